@@ -1,0 +1,330 @@
+/*
+** common/rf_common.c: diagnostics, allocation, arena, buffers.
+** See rf_common.h for the ownership rules.
+*/
+#include "rf_common.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- allocation ---------------------------------------------------- */
+
+void *rf_malloc(size_t n) { return malloc(n ? n : 1); }
+void *rf_calloc(size_t n, size_t size) { return calloc(n ? n : 1, size ? size : 1); }
+void *rf_realloc(void *p, size_t n) { return realloc(p, n ? n : 1); }
+
+char *rf_strndup(const char *s, size_t n)
+{
+    char *r = rf_malloc(n + 1);
+    if (!r) return NULL;
+    memcpy(r, s, n);
+    r[n] = 0;
+    return r;
+}
+
+char *rf_strdup(const char *s) { return rf_strndup(s, strlen(s)); }
+
+char *rf_vsprintf(const char *fmt, va_list ap)
+{
+    va_list ap2;
+    va_copy(ap2, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap2);
+    va_end(ap2);
+    if (n < 0) return NULL;
+    char *r = rf_malloc((size_t)n + 1);
+    if (!r) return NULL;
+    vsnprintf(r, (size_t)n + 1, fmt, ap);
+    return r;
+}
+
+char *rf_sprintf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *r = rf_vsprintf(fmt, ap);
+    va_end(ap);
+    return r;
+}
+
+/* ---- diagnostics --------------------------------------------------- */
+
+void rf_diags_init(rf_diags *d) { memset(d, 0, sizeof *d); }
+
+void rf_diags_free(rf_diags *d)
+{
+    for (int64_t i = 0; i < d->count; i++) free(d->items[i].msg);
+    free(d->items);
+    memset(d, 0, sizeof *d);
+}
+
+int rf_diags_full(const rf_diags *d)
+{
+    int64_t max = d->max_errors ? d->max_errors : 50;
+    return d->nerrors >= max;
+}
+
+void rf_diag_addv(rf_diags *d, rf_severity sev, rf_loc loc, const char *fmt, va_list ap)
+{
+    if (sev == RF_SEV_ERROR) d->nerrors++;
+    /* Keep counting errors past the limit, but store only the first ones. */
+    int64_t max = d->max_errors ? d->max_errors : 50;
+    if (sev == RF_SEV_ERROR && d->nerrors > max) return;
+    if (d->count == d->cap) {
+        int64_t ncap = d->cap ? d->cap * 2 : 8;
+        rf_diag *n = rf_realloc(d->items, (size_t)ncap * sizeof *n);
+        if (!n) return;
+        d->items = n;
+        d->cap = ncap;
+    }
+    char *msg = rf_vsprintf(fmt, ap);
+    if (!msg) return;
+    d->items[d->count].sev = sev;
+    d->items[d->count].loc = loc;
+    d->items[d->count].msg = msg;
+    d->count++;
+}
+
+void rf_diag_add(rf_diags *d, rf_severity sev, rf_loc loc, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    rf_diag_addv(d, sev, loc, fmt, ap);
+    va_end(ap);
+}
+
+static int loc_cmp(const rf_loc *a, const rf_loc *b)
+{
+    const char *fa = a->file ? a->file : "", *fb = b->file ? b->file : "";
+    int c = strcmp(fa, fb);
+    if (c) return c;
+    if (a->line != b->line) return a->line < b->line ? -1 : 1;
+    if (a->col != b->col) return a->col < b->col ? -1 : 1;
+    return 0;
+}
+
+void rf_diags_sort(rf_diags *d)
+{
+    /* insertion sort: stable, and lists are short */
+    for (int64_t i = 1; i < d->count; i++) {
+        rf_diag x = d->items[i];
+        int64_t j = i;
+        while (j > 0 && loc_cmp(&d->items[j - 1].loc, &x.loc) > 0) {
+            d->items[j] = d->items[j - 1];
+            j--;
+        }
+        d->items[j] = x;
+    }
+}
+
+void rf_diags_print(const rf_diags *d, FILE *out)
+{
+    static const char *names[] = {"error", "warning", "note"};
+    for (int64_t i = 0; i < d->count; i++) {
+        const rf_diag *g = &d->items[i];
+        if (g->loc.file && g->loc.line > 0)
+            fprintf(out, "%s:%d:%d: %s: %s\n", g->loc.file, g->loc.line, g->loc.col,
+                    names[g->sev], g->msg);
+        else if (g->loc.file)
+            fprintf(out, "%s: %s: %s\n", g->loc.file, names[g->sev], g->msg);
+        else
+            fprintf(out, "redfox: %s: %s\n", names[g->sev], g->msg);
+    }
+    int64_t max = d->max_errors ? d->max_errors : 50;
+    if (d->nerrors > max)
+        fprintf(out, "redfox: note: %lld more errors not shown\n", (long long)(d->nerrors - max));
+}
+
+/* ---- arena --------------------------------------------------------- */
+
+struct rf_arena_block {
+    rf_arena_block *next;
+    size_t used, size;
+    _Alignas(16) unsigned char data[];
+};
+
+void rf_arena_init(rf_arena *a) { memset(a, 0, sizeof *a); }
+
+void rf_arena_free(rf_arena *a)
+{
+    rf_arena_block *b = a->head;
+    while (b) {
+        rf_arena_block *n = b->next;
+        free(b);
+        b = n;
+    }
+    memset(a, 0, sizeof *a);
+}
+
+void *rf_arena_alloc(rf_arena *a, size_t n)
+{
+    n = (n + 15) & ~(size_t)15;
+    rf_arena_block *b = a->head;
+    if (!b || b->size - b->used < n) {
+        size_t size = n > 65536 ? n : 65536;
+        b = malloc(sizeof *b + size);
+        if (!b) return NULL;
+        b->next = a->head;
+        b->used = 0;
+        b->size = size;
+        a->head = b;
+    }
+    void *p = b->data + b->used;
+    b->used += n;
+    a->bytes += (int64_t)n;
+    memset(p, 0, n);
+    return p;
+}
+
+char *rf_arena_strndup(rf_arena *a, const char *s, size_t n)
+{
+    char *r = rf_arena_alloc(a, n + 1);
+    if (!r) return NULL;
+    memcpy(r, s, n);
+    r[n] = 0;
+    return r;
+}
+
+char *rf_arena_strdup(rf_arena *a, const char *s) { return rf_arena_strndup(a, s, strlen(s)); }
+
+char *rf_arena_sprintf(rf_arena *a, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *t = rf_vsprintf(fmt, ap);
+    va_end(ap);
+    if (!t) return NULL;
+    char *r = rf_arena_strdup(a, t);
+    free(t);
+    return r;
+}
+
+/* ---- buffers ------------------------------------------------------- */
+
+void rf_buf_init(rf_buf *b) { memset(b, 0, sizeof *b); }
+void rf_buf_free(rf_buf *b)
+{
+    free(b->data);
+    memset(b, 0, sizeof *b);
+}
+
+static int buf_reserve(rf_buf *b, int64_t extra)
+{
+    if (b->oom) return -1;
+    if (b->len + extra + 1 <= b->cap) return 0;
+    int64_t ncap = b->cap ? b->cap : 256;
+    while (ncap < b->len + extra + 1) ncap *= 2;
+    char *n = rf_realloc(b->data, (size_t)ncap);
+    if (!n) {
+        b->oom = 1;
+        return -1;
+    }
+    b->data = n;
+    b->cap = ncap;
+    return 0;
+}
+
+void rf_buf_append(rf_buf *b, const void *p, int64_t n)
+{
+    if (n <= 0 || buf_reserve(b, n)) return;
+    memcpy(b->data + b->len, p, (size_t)n);
+    b->len += n;
+    b->data[b->len] = 0;
+}
+
+void rf_buf_puts(rf_buf *b, const char *s) { rf_buf_append(b, s, (int64_t)strlen(s)); }
+void rf_buf_putc(rf_buf *b, char c) { rf_buf_append(b, &c, 1); }
+
+void rf_buf_printf(rf_buf *b, const char *fmt, ...)
+{
+    va_list ap, ap2;
+    va_start(ap, fmt);
+    va_copy(ap2, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n > 0 && !buf_reserve(b, n)) {
+        vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap2);
+        b->len += n;
+    }
+    va_end(ap2);
+}
+
+const char *rf_buf_cstr(rf_buf *b)
+{
+    if (!b->data && buf_reserve(b, 0)) return "";
+    b->data[b->len] = 0;
+    return b->data;
+}
+
+char *rf_buf_take(rf_buf *b)
+{
+    rf_buf_cstr(b);
+    char *r = b->data;
+    memset(b, 0, sizeof *b);
+    return r;
+}
+
+/* ---- vectors ------------------------------------------------------- */
+
+int rf_ptrvec_push(rf_ptrvec *v, void *p)
+{
+    if (v->count == v->cap) {
+        int64_t ncap = v->cap ? v->cap * 2 : 8;
+        void **n = rf_realloc(v->items, (size_t)ncap * sizeof *n);
+        if (!n) return -1;
+        v->items = n;
+        v->cap = ncap;
+    }
+    v->items[v->count++] = p;
+    return 0;
+}
+
+void rf_ptrvec_free(rf_ptrvec *v)
+{
+    free(v->items);
+    memset(v, 0, sizeof *v);
+}
+
+/* ---- files and hashing --------------------------------------------- */
+
+rf_status rf_read_file(const char *path, char **data, int64_t *len, const char **why)
+{
+    *data = NULL;
+    *len = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        *why = strerror(errno);
+        return RF_EIO;
+    }
+    rf_buf b;
+    rf_buf_init(&b);
+    char tmp[65536];
+    size_t n;
+    while ((n = fread(tmp, 1, sizeof tmp, f)) > 0) rf_buf_append(&b, tmp, (int64_t)n);
+    int err = ferror(f);
+    fclose(f);
+    if (err) {
+        rf_buf_free(&b);
+        *why = "read error";
+        return RF_EIO;
+    }
+    if (b.oom) {
+        rf_buf_free(&b);
+        *why = "out of memory";
+        return RF_ENOMEM;
+    }
+    *len = b.len;
+    *data = rf_buf_take(&b);
+    return *data ? RF_OK : RF_ENOMEM;
+}
+
+uint64_t rf_hash64(const void *p, size_t n, uint64_t seed)
+{
+    const unsigned char *s = p;
+    uint64_t h = 1469598103934665603ULL ^ seed;
+    for (size_t i = 0; i < n; i++) {
+        h ^= s[i];
+        h *= 1099511628211ULL;
+    }
+    return h;
+}
