@@ -33,6 +33,12 @@ typedef struct rf_loc {
     int32_t col;
 } rf_loc;
 
+static inline rf_loc rf_mkloc(const char *file, int32_t line, int32_t col)
+{
+    rf_loc l = {file, line, col};
+    return l;
+}
+
 typedef enum rf_severity { RF_SEV_ERROR, RF_SEV_WARNING, RF_SEV_NOTE } rf_severity;
 
 typedef struct rf_diag {

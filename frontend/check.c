@@ -1,0 +1,189 @@
+/*
+** frontend/check.c: the driver of the checking passes, the predicate table,
+** and rf_fe_load_file. Owns the order of the passes.
+*/
+#include "check_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int rf_type_is_numeric(rf_type t)
+{
+    return t == RF_TYPE_INT || t == RF_TYPE_DECIMAL || t == RF_TYPE_FLOAT;
+}
+
+int rf_chk_is_reserved(const char *name)
+{
+    rf_type t;
+    return rf_fe_type_from_name(name, &t) || rf_fe_builtin_lookup(name) ||
+           strncmp(name, "lang:", 5) == 0;
+}
+
+static uint64_t name_hash(const char *s) { return rf_hash64(s, strlen(s), 0); }
+
+rf_fe_pred *rf_chk_find(rf_checker *c, const char *name)
+{
+    if (!c->tabcap) return NULL;
+    uint64_t m = (uint64_t)c->tabcap - 1;
+    for (uint64_t i = name_hash(name) & m;; i = (i + 1) & m) {
+        rf_fe_pred *p = c->tab[i];
+        if (!p) return NULL;
+        if (strcmp(p->name, name) == 0) return p;
+    }
+}
+
+static int tab_insert(rf_checker *c, rf_fe_pred *p)
+{
+    if ((c->preds.count + 1) * 2 > c->tabcap) {
+        int64_t ncap = c->tabcap ? c->tabcap * 2 : 64;
+        rf_fe_pred **nt = rf_calloc((size_t)ncap, sizeof *nt);
+        if (!nt) return -1;
+        for (int64_t i = 0; i < c->tabcap; i++) {
+            rf_fe_pred *q = c->tab[i];
+            if (!q) continue;
+            uint64_t j = name_hash(q->name) & (uint64_t)(ncap - 1);
+            while (nt[j]) j = (j + 1) & (uint64_t)(ncap - 1);
+            nt[j] = q;
+        }
+        free(c->tab);
+        c->tab = nt;
+        c->tabcap = ncap;
+    }
+    uint64_t j = name_hash(p->name) & (uint64_t)(c->tabcap - 1);
+    while (c->tab[j]) j = (j + 1) & (uint64_t)(c->tabcap - 1);
+    c->tab[j] = p;
+    return 0;
+}
+
+rf_fe_pred *rf_chk_add_pred(rf_checker *c, const char *name, rf_loc loc, int32_t arity,
+                            int functional)
+{
+    rf_fe_pred *p = rf_arena_alloc(c->a, sizeof *p);
+    if (!p) goto oom;
+    p->id = (int32_t)c->preds.count;
+    p->name = name;
+    p->loc = loc;
+    p->arity = arity;
+    p->functional = functional;
+    p->limit = -1;
+    p->delimiter = '|';
+    p->types = rf_arena_alloc(c->a, (size_t)(arity + 1) * sizeof *p->types);
+    p->cols = rf_arena_alloc(c->a, (size_t)(arity + 1) * sizeof *p->cols);
+    if (!p->types || !p->cols) goto oom;
+    for (int32_t i = 0; i < arity; i++) p->types[i] = RF_TYPE_UNKNOWN;
+    if (tab_insert(c, p) || rf_ptrvec_push(&c->preds, p)) goto oom;
+    return p;
+oom:
+    c->oom = 1;
+    return NULL;
+}
+
+int rf_chk_add_rule_to_pred(rf_checker *c, rf_fe_pred *p, rf_fe_rule *r)
+{
+    if (p->nrules == p->caprules) {
+        int32_t ncap = p->caprules ? p->caprules * 2 : 4;
+        rf_fe_rule **n = rf_arena_alloc(c->a, (size_t)ncap * sizeof *n);
+        if (!n) {
+            c->oom = 1;
+            return -1;
+        }
+        if (p->nrules) memcpy(n, p->rules, (size_t)p->nrules * sizeof *n);
+        p->rules = n;
+        p->caprules = ncap;
+    }
+    p->rules[p->nrules++] = r;
+    r->head = p;
+    r->id = (int32_t)c->rules.count;
+    if (rf_ptrvec_push(&c->rules, r)) {
+        c->oom = 1;
+        return -1;
+    }
+    return 0;
+}
+
+rf_fe_expr *rf_chk_expr_new(rf_checker *c, rf_fe_expr_kind k, rf_loc loc)
+{
+    rf_fe_expr *e = rf_arena_alloc(c->a, sizeof *e);
+    if (!e) {
+        c->oom = 1;
+        return NULL;
+    }
+    e->kind = k;
+    e->loc = loc;
+    e->type = RF_TYPE_UNKNOWN;
+    e->var = -1;
+    return e;
+}
+
+void rf_chk_expr_vars(const rf_fe_expr *e, void (*fn)(void *ctx, int32_t var, rf_loc loc), void *ctx)
+{
+    if (!e) return;
+    if (e->kind == RF_FE_VAR) fn(ctx, e->var, e->loc);
+    for (int32_t i = 0; i < e->nargs; i++) rf_chk_expr_vars(e->args[i], fn, ctx);
+}
+
+rf_status rf_fe_check(const rf_ast_program *ast, rf_arena *arena, rf_fe_program **out,
+                      rf_diags *diags)
+{
+    *out = NULL;
+    rf_checker c;
+    memset(&c, 0, sizeof c);
+    c.a = arena;
+    c.d = diags;
+    c.file = ast->file;
+
+    rf_chk_declarations(&c, ast);
+    rf_chk_define_heads(&c, ast);
+    rf_chk_desugar(&c, ast);
+    rf_chk_directives(&c, ast);
+    if (!c.oom && !diags->nerrors) rf_chk_types(&c);
+
+    rf_fe_program *p = rf_arena_alloc(arena, sizeof *p);
+    if (!p) c.oom = 1;
+    if (p && !c.oom) {
+        p->file = ast->file;
+        p->npreds = (int32_t)c.preds.count;
+        p->preds = rf_arena_alloc(arena, (size_t)(c.preds.count + 1) * sizeof *p->preds);
+        p->nrules = (int32_t)c.rules.count;
+        p->rules = rf_arena_alloc(arena, (size_t)(c.rules.count + 1) * sizeof *p->rules);
+        if (!p->preds || !p->rules) c.oom = 1;
+        else {
+            for (int64_t i = 0; i < c.preds.count; i++) p->preds[i] = c.preds.items[i];
+            for (int64_t i = 0; i < c.rules.count; i++) p->rules[i] = c.rules.items[i];
+        }
+    }
+    if (!c.oom && !diags->nerrors) rf_chk_stratify(&c, p);
+
+    free(c.tab);
+    rf_ptrvec_free(&c.preds);
+    rf_ptrvec_free(&c.rules);
+    if (c.oom) return RF_ENOMEM;
+    rf_diags_sort(diags);
+    if (diags->nerrors) return RF_EUSER;
+    *out = p;
+    return RF_OK;
+}
+
+rf_status rf_fe_load_file(const char *path, rf_arena *arena, rf_ast_program **ast,
+                          rf_fe_program **prog, rf_diags *diags)
+{
+    char *src;
+    int64_t len;
+    const char *why = "";
+    *ast = NULL;
+    if (prog) *prog = NULL;
+    rf_status st = rf_read_file(path, &src, &len, &why);
+    if (st) {
+        rf_error(diags, rf_mkloc(path, 0, 0), "cannot read the program: %s", why);
+        return st == RF_ENOMEM ? RF_ENOMEM : RF_EUSER;
+    }
+    const char *file = rf_arena_strdup(arena, path);
+    if (!file) {
+        free(src);
+        return RF_ENOMEM;
+    }
+    st = rf_fe_parse(file, src, len, arena, ast, diags);
+    free(src);
+    if (st || !prog) return st;
+    return rf_fe_check(*ast, arena, prog, diags);
+}

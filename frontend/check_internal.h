@@ -1,0 +1,49 @@
+/*
+** frontend/check_internal.h: state shared by the checking passes of the
+** front end (private to frontend/): name resolution and desugaring
+** (desugar.c), safety (safety.c), types (types.c), directives
+** (directives.c) and stratification (stratify.c).
+*/
+#ifndef RF_CHECK_INTERNAL_H
+#define RF_CHECK_INTERNAL_H
+
+#include "rf_frontend.h"
+
+#define RF_TYPE_UNKNOWN ((rf_type)-1)
+
+typedef struct rf_checker {
+    rf_arena *a;
+    rf_diags *d;
+    const char *file;
+    rf_ptrvec preds;  /* rf_fe_pred* */
+    rf_ptrvec rules;  /* rf_fe_rule* */
+    /* name -> pred hash table (open addressing, power of two) */
+    rf_fe_pred **tab;
+    int64_t tabcap;
+    int32_t ntemp;    /* counter for auxiliary predicate names */
+    int oom;
+} rf_checker;
+
+rf_fe_pred *rf_chk_find(rf_checker *c, const char *name);
+rf_fe_pred *rf_chk_add_pred(rf_checker *c, const char *name, rf_loc loc, int32_t arity,
+                            int functional);
+int rf_chk_add_rule_to_pred(rf_checker *c, rf_fe_pred *p, rf_fe_rule *r);
+int rf_chk_is_reserved(const char *name); /* type names, built-ins, lang: */
+
+/* Passes, in order. Each reports into c->d; a pass may leave rules out of
+** the program when they are wrong, so later passes see only sound rules. */
+void rf_chk_declarations(rf_checker *c, const rf_ast_program *ast);
+void rf_chk_define_heads(rf_checker *c, const rf_ast_program *ast);
+void rf_chk_desugar(rf_checker *c, const rf_ast_program *ast);
+int rf_chk_safety(rf_checker *c, rf_fe_rule *r, rf_fe_lit **lits, int32_t nlits);
+void rf_chk_directives(rf_checker *c, const rf_ast_program *ast);
+void rf_chk_types(rf_checker *c);
+void rf_chk_stratify(rf_checker *c, rf_fe_program *p);
+
+/* helpers */
+rf_fe_expr *rf_chk_expr_new(rf_checker *c, rf_fe_expr_kind k, rf_loc loc);
+/* Calls fn for every variable read in e. */
+void rf_chk_expr_vars(const rf_fe_expr *e, void (*fn)(void *ctx, int32_t var, rf_loc loc), void *ctx);
+int rf_type_is_numeric(rf_type t);
+
+#endif

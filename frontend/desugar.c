@@ -1,0 +1,1049 @@
+/*
+** frontend/desugar.c: declarations, head definitions and the desugaring of
+** rules into the checked form of rf_frontend.h.
+**
+** Owns: disjunction (bodies to disjunctive normal form, one rule per
+** disjunct), nested expressions and functional applications (fresh
+** variables and atoms), wildcards (fresh variables), multi-atom heads (an
+** auxiliary predicate holding the body, computed once), aggregate arguments.
+*/
+#include "check_internal.h"
+
+#include <string.h>
+
+#define MAX_DISJUNCTS 4096
+
+/* ---- pass 1: declarations ------------------------------------------- */
+
+static int is_plain_var(const rf_ast_expr *e) { return e->kind == RF_AST_VAR; }
+
+static void declare(rf_checker *c, const rf_ast_clause *cl)
+{
+    if (cl->nheads != 1) {
+        rf_error(c->d, cl->heads[1]->loc, "a declaration has one predicate on the left of '->'");
+        return;
+    }
+    const rf_ast_atom *h = cl->heads[0];
+    if (rf_chk_is_reserved(h->name)) {
+        rf_error(c->d, h->loc, "`%s` is a built-in name and cannot be declared", h->name);
+        return;
+    }
+    rf_fe_pred *old = rf_chk_find(c, h->name);
+    if (old) {
+        rf_error(c->d, h->loc, "`%s` is declared twice (first at line %d)", h->name, old->loc.line);
+        return;
+    }
+    int bad = 0;
+    for (int32_t i = 0; i < h->nargs; i++) {
+        if (!is_plain_var(h->args[i])) {
+            rf_error(c->d, h->args[i]->loc,
+                     "a declaration names its columns with variables; argument %d of `%s` is not a variable",
+                     i + 1, h->name);
+            bad = 1;
+            continue;
+        }
+        for (int32_t j = 0; j < i; j++)
+            if (is_plain_var(h->args[j]) && strcmp(h->args[j]->name, h->args[i]->name) == 0) {
+                rf_error(c->d, h->args[i]->loc, "column name `%s` is used twice in the declaration of `%s`",
+                         h->args[i]->name, h->name);
+                bad = 1;
+            }
+    }
+    if (bad) return;
+    if (!cl->body) {
+        rf_error(c->d, h->loc, "the declaration of `%s` gives no column types (write %s(x) -> int(x).)",
+                 h->name, h->name);
+        return;
+    }
+    rf_fe_pred *p = rf_chk_add_pred(c, h->name, h->loc, h->nargs, h->functional);
+    if (!p) return;
+    p->declared = 1;
+    for (int32_t i = 0; i < h->nargs; i++) p->cols[i] = h->args[i]->name;
+    /* the right side: a conjunction of type(var) atoms */
+    const rf_ast_formula *b = cl->body;
+    const rf_ast_formula *one[1] = {b};
+    rf_ast_formula *const *items = b->kind == RF_FORM_AND ? b->items : (rf_ast_formula *const *)one;
+    int32_t n = b->kind == RF_FORM_AND ? b->nitems : 1;
+    for (int32_t k = 0; k < n; k++) {
+        const rf_ast_formula *f = items[k];
+        rf_type t;
+        if (f->kind != RF_FORM_ATOM || f->atom.functional || f->atom.nargs != 1 ||
+            !is_plain_var(f->atom.args[0]) || !rf_fe_type_from_name(f->atom.name, &t)) {
+            rf_error(c->d, f->loc,
+                     "a declaration may only give column types, as type(variable) with a type among int, float, decimal, string, boolean, date");
+            continue;
+        }
+        int32_t col = -1;
+        for (int32_t i = 0; i < h->nargs; i++)
+            if (strcmp(h->args[i]->name, f->atom.args[0]->name) == 0) col = i;
+        if (col < 0) {
+            rf_error(c->d, f->atom.args[0]->loc, "`%s` is not a column of `%s`", f->atom.args[0]->name,
+                     h->name);
+            continue;
+        }
+        if (p->types[col] != RF_TYPE_UNKNOWN) {
+            rf_error(c->d, f->loc, "column `%s` of `%s` is given a type twice", p->cols[col], h->name);
+            continue;
+        }
+        p->types[col] = t;
+    }
+    for (int32_t i = 0; i < h->nargs; i++)
+        if (p->types[i] == RF_TYPE_UNKNOWN) {
+            rf_error(c->d, h->args[i]->loc, "column `%s` of `%s` has no type in its declaration",
+                     p->cols[i], h->name);
+            p->types[i] = RF_TYPE_INT; /* keep going without cascading errors */
+        }
+}
+
+void rf_chk_declarations(rf_checker *c, const rf_ast_program *ast)
+{
+    for (int64_t i = 0; i < ast->nclauses && !c->oom; i++)
+        if (ast->clauses[i]->kind == RF_CLAUSE_DECL) declare(c, ast->clauses[i]);
+}
+
+/* ---- pass 2: predicates defined by rule heads ----------------------- */
+
+static int is_directive(const rf_ast_atom *h) { return strncmp(h->name, "lang:", 5) == 0; }
+
+void rf_chk_define_heads(rf_checker *c, const rf_ast_program *ast)
+{
+    for (int64_t i = 0; i < ast->nclauses && !c->oom; i++) {
+        const rf_ast_clause *cl = ast->clauses[i];
+        if (cl->kind != RF_CLAUSE_RULE) continue;
+        for (int32_t h = 0; h < cl->nheads; h++) {
+            const rf_ast_atom *a = cl->heads[h];
+            if (is_directive(a)) continue;
+            if (rf_chk_is_reserved(a->name)) {
+                rf_error(c->d, a->loc, "`%s` is a built-in and cannot be defined by a rule", a->name);
+                continue;
+            }
+            rf_fe_pred *p = rf_chk_find(c, a->name);
+            if (!p) rf_chk_add_pred(c, a->name, a->loc, a->nargs, a->functional);
+        }
+    }
+}
+
+/* ---- pass 3: rules -------------------------------------------------- */
+
+/* A conjunction of basic formulas (atoms, comparisons, negations of them). */
+typedef struct conj {
+    const rf_ast_formula **items;
+    int32_t n;
+} conj;
+typedef struct dnf {
+    conj *c;
+    int32_t n;
+    int too_big;
+} dnf;
+
+static dnf dnf_of(rf_checker *c, const rf_ast_formula *f);
+
+static dnf dnf_single(rf_checker *c, const rf_ast_formula *f)
+{
+    dnf r = {0, 0, 0};
+    r.c = rf_arena_alloc(c->a, sizeof *r.c);
+    const rf_ast_formula **it = rf_arena_alloc(c->a, sizeof *it);
+    if (!r.c || !it) {
+        c->oom = 1;
+        return r;
+    }
+    it[0] = f;
+    r.c[0].items = it;
+    r.c[0].n = 1;
+    r.n = 1;
+    return r;
+}
+
+static dnf dnf_and(rf_checker *c, dnf x, dnf y)
+{
+    dnf r = {0, 0, x.too_big || y.too_big};
+    if (r.too_big || (int64_t)x.n * y.n > MAX_DISJUNCTS) {
+        r.too_big = 1;
+        return r;
+    }
+    r.c = rf_arena_alloc(c->a, (size_t)(x.n * y.n + 1) * sizeof *r.c);
+    if (!r.c) {
+        c->oom = 1;
+        return r;
+    }
+    for (int32_t i = 0; i < x.n; i++)
+        for (int32_t j = 0; j < y.n; j++) {
+            conj *k = &r.c[r.n++];
+            k->n = x.c[i].n + y.c[j].n;
+            k->items = rf_arena_alloc(c->a, (size_t)k->n * sizeof *k->items);
+            if (!k->items) {
+                c->oom = 1;
+                return r;
+            }
+            memcpy(k->items, x.c[i].items, (size_t)x.c[i].n * sizeof *k->items);
+            memcpy(k->items + x.c[i].n, y.c[j].items, (size_t)y.c[j].n * sizeof *k->items);
+        }
+    return r;
+}
+
+static dnf dnf_or(rf_checker *c, dnf x, dnf y)
+{
+    dnf r = {0, 0, x.too_big || y.too_big};
+    if (r.too_big || x.n + y.n > MAX_DISJUNCTS) {
+        r.too_big = 1;
+        return r;
+    }
+    r.c = rf_arena_alloc(c->a, (size_t)(x.n + y.n + 1) * sizeof *r.c);
+    if (!r.c) {
+        c->oom = 1;
+        return r;
+    }
+    memcpy(r.c, x.c, (size_t)x.n * sizeof *r.c);
+    memcpy(r.c + x.n, y.c, (size_t)y.n * sizeof *r.c);
+    r.n = x.n + y.n;
+    return r;
+}
+
+static rf_ast_formula *mk_not(rf_checker *c, const rf_ast_formula *sub)
+{
+    rf_ast_formula *f = rf_ast_formula_new(c->a, RF_FORM_NOT, sub->loc);
+    if (!f) c->oom = 1;
+    else f->sub = (rf_ast_formula *)sub;
+    return f;
+}
+
+static dnf dnf_of(rf_checker *c, const rf_ast_formula *f)
+{
+    dnf none = {0, 0, 0};
+    if (c->oom) return none;
+    switch (f->kind) {
+    case RF_FORM_ATOM:
+    case RF_FORM_CMP: return dnf_single(c, f);
+    case RF_FORM_AND:
+    case RF_FORM_OR: {
+        dnf r = dnf_of(c, f->items[0]);
+        for (int32_t i = 1; i < f->nitems && !c->oom && !r.too_big; i++) {
+            dnf s = dnf_of(c, f->items[i]);
+            r = f->kind == RF_FORM_AND ? dnf_and(c, r, s) : dnf_or(c, r, s);
+        }
+        return r;
+    }
+    case RF_FORM_NOT: {
+        const rf_ast_formula *s = f->sub;
+        if (s->kind == RF_FORM_ATOM || s->kind == RF_FORM_CMP) return dnf_single(c, f);
+        if (s->kind == RF_FORM_NOT) return dnf_of(c, s->sub);
+        if (s->kind == RF_FORM_OR) {
+            /* !(a ; b) is !a, !b */
+            dnf r = {0, 0, 0};
+            for (int32_t i = 0; i < s->nitems && !c->oom && !r.too_big; i++) {
+                rf_ast_formula *n = mk_not(c, s->items[i]);
+                if (!n) return none;
+                dnf t = dnf_of(c, n);
+                r = i ? dnf_and(c, r, t) : t;
+            }
+            return r;
+        }
+        /* !(a, b): fine when every part is a comparison (!a ; !b) */
+        for (int32_t i = 0; i < s->nitems; i++)
+            if (s->items[i]->kind != RF_FORM_CMP) {
+                rf_error(c->d, f->loc,
+                         "negation of a conjunction that contains atoms is not supported; define a predicate for the conjunction and negate that");
+                return dnf_single(c, f); /* reported; the rule is dropped later */
+            }
+        dnf r = {0, 0, 0};
+        for (int32_t i = 0; i < s->nitems && !c->oom && !r.too_big; i++) {
+            rf_ast_formula *n = mk_not(c, s->items[i]);
+            if (!n) return none;
+            dnf t = dnf_of(c, n);
+            r = i ? dnf_or(c, r, t) : t;
+        }
+        return r;
+    }
+    }
+    return none;
+}
+
+/* The builder of one rule. */
+typedef struct rb {
+    rf_checker *c;
+    rf_fe_var *vars;
+    int32_t nvars, capvars;
+    rf_fe_lit **lits;
+    int32_t nlits, caplits;
+    int bad; /* an error was reported: drop the rule */
+} rb;
+
+static int32_t new_var(rb *b, const char *name, rf_loc loc, int wildcard, int temp)
+{
+    if (b->nvars == b->capvars) {
+        int32_t ncap = b->capvars ? b->capvars * 2 : 8;
+        rf_fe_var *n = rf_arena_alloc(b->c->a, (size_t)ncap * sizeof *n);
+        if (!n) {
+            b->c->oom = 1;
+            b->bad = 1;
+            return 0;
+        }
+        if (b->nvars) memcpy(n, b->vars, (size_t)b->nvars * sizeof *n);
+        b->vars = n;
+        b->capvars = ncap;
+    }
+    rf_fe_var *v = &b->vars[b->nvars];
+    v->name = name ? name : rf_arena_sprintf(b->c->a, "_%d", b->nvars);
+    if (!v->name) {
+        b->c->oom = 1;
+        b->bad = 1;
+        return 0;
+    }
+    v->loc = loc;
+    v->type = RF_TYPE_UNKNOWN;
+    v->wildcard = wildcard;
+    v->temp = temp;
+    return b->nvars++;
+}
+
+static int32_t named_var(rb *b, const char *name, rf_loc loc)
+{
+    for (int32_t i = 0; i < b->nvars; i++)
+        if (!b->vars[i].wildcard && !b->vars[i].temp && strcmp(b->vars[i].name, name) == 0) return i;
+    return new_var(b, name, loc, 0, 0);
+}
+
+static void push_lit(rb *b, rf_fe_lit *l)
+{
+    if (!l) {
+        b->bad = 1;
+        return;
+    }
+    if (b->nlits == b->caplits) {
+        int32_t ncap = b->caplits ? b->caplits * 2 : 8;
+        rf_fe_lit **n = rf_arena_alloc(b->c->a, (size_t)ncap * sizeof *n);
+        if (!n) {
+            b->c->oom = 1;
+            b->bad = 1;
+            return;
+        }
+        if (b->nlits) memcpy(n, b->lits, (size_t)b->nlits * sizeof *n);
+        b->lits = n;
+        b->caplits = ncap;
+    }
+    b->lits[b->nlits++] = l;
+}
+
+static rf_fe_lit *lit_new(rb *b, rf_fe_lit_kind k, rf_loc loc)
+{
+    rf_fe_lit *l = rf_arena_alloc(b->c->a, sizeof *l);
+    if (!l) {
+        b->c->oom = 1;
+        return NULL;
+    }
+    l->kind = k;
+    l->loc = loc;
+    l->var = -1;
+    return l;
+}
+
+static rf_fe_expr *var_expr(rb *b, int32_t v, rf_loc loc)
+{
+    rf_fe_expr *e = rf_chk_expr_new(b->c, RF_FE_VAR, loc);
+    if (e) e->var = v;
+    else b->bad = 1;
+    return e;
+}
+
+static rf_fe_expr **args_new(rb *b, int32_t n)
+{
+    rf_fe_expr **a = rf_arena_alloc(b->c->a, (size_t)(n + 1) * sizeof *a);
+    if (!a) {
+        b->c->oom = 1;
+        b->bad = 1;
+    }
+    return a;
+}
+
+static rf_fe_expr *flat_expr(rb *b, const rf_ast_expr *e);
+static rf_fe_expr *flat_term(rb *b, const rf_ast_expr *e, int allow_wildcard);
+
+/* A constant from a literal node; NULL when e is not a literal. */
+static rf_fe_expr *const_expr(rb *b, const rf_ast_expr *e)
+{
+    rf_fe_const k;
+    memset(&k, 0, sizeof k);
+    switch (e->kind) {
+    case RF_AST_INT:
+        if (e->ival == INT64_MIN && e->op != '~') {
+            rf_error(b->c->d, e->loc, "integer literal 9223372036854775808 is out of range for int (64-bit)");
+            b->bad = 1;
+        }
+        k.type = RF_TYPE_INT;
+        k.i = e->ival;
+        break;
+    case RF_AST_DECIMAL: k.type = RF_TYPE_DECIMAL; k.i = e->ival; break;
+    case RF_AST_FLOAT: k.type = RF_TYPE_FLOAT; k.f = e->fval; break;
+    case RF_AST_BOOL: k.type = RF_TYPE_BOOL; k.i = e->ival; break;
+    case RF_AST_DATE: k.type = RF_TYPE_DATE; k.i = e->ival; break;
+    case RF_AST_STRING: k.type = RF_TYPE_STRING; k.s = e->sval; k.slen = e->slen; break;
+    default: return NULL;
+    }
+    rf_fe_expr *x = rf_chk_expr_new(b->c, RF_FE_CONST, e->loc);
+    if (!x) {
+        b->bad = 1;
+        return NULL;
+    }
+    x->c = k;
+    x->type = k.type;
+    return x;
+}
+
+/* Resolves a user predicate used in an atom or an application. */
+static rf_fe_pred *resolve(rb *b, const char *name, rf_loc loc, int32_t nargs, int functional)
+{
+    rf_fe_pred *p = rf_chk_find(b->c, name);
+    if (!p) {
+        rf_type t;
+        if (rf_fe_type_from_name(name, &t))
+            rf_error(b->c->d, loc, "type `%s` may appear only in a declaration, after '->'", name);
+        else if (strncmp(name, "lang:", 5) == 0)
+            rf_error(b->c->d, loc, "`%s` is a directive; directives are facts of their own, like lang:output[`p] = \"p\".", name);
+        else
+            rf_error(b->c->d, loc, "undefined predicate `%s`: it is not declared and no rule defines it", name);
+        b->bad = 1;
+        return NULL;
+    }
+    if (p->functional && !functional) {
+        rf_error(b->c->d, loc, "`%s` is functional: write %s[...] = value, not %s(...)", name, name, name);
+        b->bad = 1;
+        return NULL;
+    }
+    if (!p->functional && functional) {
+        rf_error(b->c->d, loc, "`%s` is not functional: write %s(...), not %s[...]", name, name, name);
+        b->bad = 1;
+        return NULL;
+    }
+    if (p->arity != nargs) {
+        if (functional)
+            rf_error(b->c->d, loc, "`%s` takes %d key argument%s, but %d %s given", name, p->arity - 1,
+                     p->arity - 1 == 1 ? "" : "s", nargs - 1, nargs - 1 == 1 ? "is" : "are");
+        else
+            rf_error(b->c->d, loc, "`%s` takes %d argument%s, but %d %s given", name, p->arity,
+                     p->arity == 1 ? "" : "s", nargs, nargs == 1 ? "is" : "are");
+        b->bad = 1;
+        return NULL;
+    }
+    return p;
+}
+
+/* Emits pred(args..., value) for f[args] = value; value may be NULL (fresh). */
+static int32_t apply_atom(rb *b, const rf_ast_expr *app, const rf_ast_expr *value, int negated,
+                          rf_loc loc)
+{
+    rf_fe_pred *p = resolve(b, app->name, app->loc, app->nargs + 1, 1);
+    if (!p) return -1;
+    rf_fe_lit *l = lit_new(b, RF_FE_ATOM, loc);
+    rf_fe_expr **args = args_new(b, p->arity);
+    if (!l || !args) return -1;
+    l->pred = p;
+    l->negated = negated;
+    l->args = args;
+    l->nargs = p->arity;
+    for (int32_t i = 0; i < app->nargs; i++) args[i] = flat_term(b, app->args[i], negated);
+    int32_t out = -1;
+    if (value) {
+        args[app->nargs] = flat_term(b, value, 1);
+        if (args[app->nargs] && args[app->nargs]->kind == RF_FE_VAR) out = args[app->nargs]->var;
+    } else {
+        out = new_var(b, NULL, app->loc, 0, 1);
+        args[app->nargs] = var_expr(b, out, app->loc);
+    }
+    for (int32_t i = 0; i < p->arity; i++)
+        if (!args[i]) b->bad = 1;
+    push_lit(b, l);
+    return out;
+}
+
+static rf_fe_expr *flat_expr(rb *b, const rf_ast_expr *e)
+{
+    rf_checker *c = b->c;
+    if (c->oom) {
+        b->bad = 1;
+        return NULL;
+    }
+    rf_fe_expr *k = const_expr(b, e);
+    if (k) return k;
+    switch (e->kind) {
+    case RF_AST_VAR: return var_expr(b, named_var(b, e->name, e->loc), e->loc);
+    case RF_AST_WILDCARD:
+        rf_error(c->d, e->loc, "a wildcard '_' cannot be used in an expression or a comparison");
+        b->bad = 1;
+        return NULL;
+    case RF_AST_PREDREF:
+        rf_error(c->d, e->loc, "a predicate reference (`%s) may appear only in a lang: directive", e->sval);
+        b->bad = 1;
+        return NULL;
+    case RF_AST_BINOP:
+    case RF_AST_NEG: {
+        rf_fe_expr *x = rf_chk_expr_new(c, e->kind == RF_AST_BINOP ? RF_FE_BINOP : RF_FE_NEG, e->loc);
+        int32_t n = e->kind == RF_AST_BINOP ? 2 : 1;
+        rf_fe_expr **args = args_new(b, n);
+        if (!x || !args) return NULL;
+        x->op = e->op;
+        x->args = args;
+        x->nargs = n;
+        args[0] = flat_expr(b, e->lhs);
+        if (n == 2) args[1] = flat_expr(b, e->rhs);
+        for (int32_t i = 0; i < n; i++)
+            if (!args[i]) return NULL;
+        return x;
+    }
+    case RF_AST_APPLY: {
+        const rf_builtin_info *bi = rf_fe_builtin_lookup(e->name);
+        if (bi) {
+            if (bi->is_predicate) {
+                rf_error(c->d, e->loc, "`%s` is a predicate: write %s(...), not %s[...]", e->name, e->name, e->name);
+                b->bad = 1;
+                return NULL;
+            }
+            if (e->nargs != bi->nargs) {
+                rf_error(c->d, e->loc, "`%s` takes %d argument%s, but %d %s given", e->name, bi->nargs,
+                         bi->nargs == 1 ? "" : "s", e->nargs, e->nargs == 1 ? "is" : "are");
+                b->bad = 1;
+                return NULL;
+            }
+            if (bi->id == RF_BI_DATE_PARSE && e->args[0]->kind == RF_AST_STRING) {
+                /* folded here so that a bad date is a compile-time error */
+                int32_t d;
+                rf_val_err ve;
+                if (rf_val_parse_date(e->args[0]->sval, e->args[0]->slen, &d, &ve)) {
+                    rf_error(c->d, e->args[0]->loc, "date:parse of \"%s\": %s (expected YYYY-MM-DD)",
+                             e->args[0]->sval, ve.why);
+                    b->bad = 1;
+                    return NULL;
+                }
+                rf_fe_expr *x = rf_chk_expr_new(c, RF_FE_CONST, e->loc);
+                if (!x) return NULL;
+                x->c.type = x->type = RF_TYPE_DATE;
+                x->c.i = d;
+                return x;
+            }
+            rf_fe_expr *x = rf_chk_expr_new(c, RF_FE_CALL, e->loc);
+            rf_fe_expr **args = args_new(b, e->nargs);
+            if (!x || !args) return NULL;
+            x->fn = bi->id;
+            x->args = args;
+            x->nargs = e->nargs;
+            for (int32_t i = 0; i < e->nargs; i++)
+                if (!(args[i] = flat_expr(b, e->args[i]))) return NULL;
+            return x;
+        }
+        int32_t v = apply_atom(b, e, NULL, 0, e->loc);
+        if (v < 0) return NULL;
+        return var_expr(b, v, e->loc);
+    }
+    default: break;
+    }
+    b->bad = 1;
+    return NULL;
+}
+
+/* An argument of an atom: a variable, a constant, or a fresh variable equal
+** to the expression. */
+static rf_fe_expr *flat_term(rb *b, const rf_ast_expr *e, int allow_wildcard)
+{
+    if (e->kind == RF_AST_WILDCARD) {
+        if (!allow_wildcard) {
+            /* a wildcard inside f[_] used as a value is fine too: it is existential */
+        }
+        return var_expr(b, new_var(b, NULL, e->loc, 1, 0), e->loc);
+    }
+    if (e->kind == RF_AST_VAR) return var_expr(b, named_var(b, e->name, e->loc), e->loc);
+    rf_fe_expr *k = const_expr(b, e);
+    if (k) return k;
+    if (e->kind == RF_AST_APPLY && !rf_fe_builtin_lookup(e->name)) {
+        int32_t v = apply_atom(b, e, NULL, 0, e->loc);
+        return v < 0 ? NULL : var_expr(b, v, e->loc);
+    }
+    rf_fe_expr *x = flat_expr(b, e);
+    if (!x) return NULL;
+    int32_t t = new_var(b, NULL, e->loc, 0, 1);
+    rf_fe_lit *l = lit_new(b, RF_FE_CMP, e->loc);
+    if (!l) return NULL;
+    l->op = RF_CMP_EQ;
+    l->lhs = var_expr(b, t, e->loc);
+    l->rhs = x;
+    push_lit(b, l);
+    return var_expr(b, t, e->loc);
+}
+
+static int is_user_apply(const rf_ast_expr *e)
+{
+    return e->kind == RF_AST_APPLY && !rf_fe_builtin_lookup(e->name);
+}
+
+static int has_user_apply(const rf_ast_expr *e)
+{
+    if (!e) return 0;
+    if (is_user_apply(e)) return 1;
+    if (has_user_apply(e->lhs) || has_user_apply(e->rhs)) return 1;
+    for (int32_t i = 0; i < e->nargs; i++)
+        if (has_user_apply(e->args[i])) return 1;
+    return 0;
+}
+
+static rf_cmp_op invert(rf_cmp_op op)
+{
+    switch (op) {
+    case RF_CMP_EQ: return RF_CMP_NE;
+    case RF_CMP_NE: return RF_CMP_EQ;
+    case RF_CMP_LT: return RF_CMP_GE;
+    case RF_CMP_LE: return RF_CMP_GT;
+    case RF_CMP_GT: return RF_CMP_LE;
+    case RF_CMP_GE: return RF_CMP_LT;
+    }
+    return op;
+}
+
+static void body_atom(rb *b, const rf_ast_atom *a, int negated, rf_loc loc)
+{
+    const rf_builtin_info *bi = rf_fe_builtin_lookup(a->name);
+    if (bi) {
+        if (!bi->is_predicate || a->functional) {
+            if (!bi->is_predicate)
+                rf_error(b->c->d, a->loc, "`%s` is a function: write %s[...] = value", a->name, a->name);
+            else
+                rf_error(b->c->d, a->loc, "`%s` is a predicate: write %s(...)", a->name, a->name);
+            b->bad = 1;
+            return;
+        }
+        if (a->nargs != bi->nargs) {
+            rf_error(b->c->d, a->loc, "`%s` takes %d arguments, but %d %s given", a->name, bi->nargs,
+                     a->nargs, a->nargs == 1 ? "is" : "are");
+            b->bad = 1;
+            return;
+        }
+        rf_fe_lit *l = lit_new(b, RF_FE_BUILTIN, loc);
+        rf_fe_expr **args = args_new(b, a->nargs);
+        if (!l || !args) return;
+        l->fn = bi->id;
+        l->negated = negated;
+        l->args = args;
+        l->nargs = a->nargs;
+        for (int32_t i = 0; i < a->nargs; i++)
+            if (!(args[i] = flat_expr(b, a->args[i]))) return;
+        push_lit(b, l);
+        return;
+    }
+    rf_fe_pred *p = resolve(b, a->name, a->loc, a->nargs, a->functional);
+    if (!p) return;
+    rf_fe_lit *l = lit_new(b, RF_FE_ATOM, loc);
+    rf_fe_expr **args = args_new(b, a->nargs);
+    if (!l || !args) return;
+    l->pred = p;
+    l->negated = negated;
+    l->args = args;
+    l->nargs = a->nargs;
+    for (int32_t i = 0; i < a->nargs; i++)
+        if (!(args[i] = flat_term(b, a->args[i], 1))) {
+            b->bad = 1;
+            return;
+        }
+    push_lit(b, l);
+}
+
+static void body_cmp(rb *b, const rf_ast_formula *f, int negated)
+{
+    /* f[x] = v (either way round) is an atom */
+    if (f->op == RF_CMP_EQ && (is_user_apply(f->lhs) || is_user_apply(f->rhs))) {
+        const rf_ast_expr *app = is_user_apply(f->lhs) ? f->lhs : f->rhs;
+        const rf_ast_expr *val = app == f->lhs ? f->rhs : f->lhs;
+        apply_atom(b, app, val, negated, f->loc);
+        return;
+    }
+    if (negated && (has_user_apply(f->lhs) || has_user_apply(f->rhs))) {
+        rf_error(b->c->d, f->loc,
+                 "a negated comparison may not use functional predicates as values; bind the value first (f[x] = v, !(v > 3))");
+        b->bad = 1;
+        return;
+    }
+    if (f->lhs->kind == RF_AST_WILDCARD || f->rhs->kind == RF_AST_WILDCARD) {
+        rf_error(b->c->d, f->lhs->kind == RF_AST_WILDCARD ? f->lhs->loc : f->rhs->loc,
+                 "a wildcard '_' cannot be used in a comparison");
+        b->bad = 1;
+        return;
+    }
+    rf_fe_expr *l = flat_expr(b, f->lhs), *r = flat_expr(b, f->rhs);
+    if (!l || !r) return;
+    rf_fe_lit *lit = lit_new(b, RF_FE_CMP, f->loc);
+    if (!lit) return;
+    lit->op = negated ? invert(f->op) : f->op;
+    lit->lhs = l;
+    lit->rhs = r;
+    push_lit(b, lit);
+}
+
+static void body_basic(rb *b, const rf_ast_formula *f)
+{
+    switch (f->kind) {
+    case RF_FORM_ATOM: body_atom(b, &f->atom, 0, f->loc); break;
+    case RF_FORM_CMP: body_cmp(b, f, 0); break;
+    case RF_FORM_NOT:
+        if (f->sub->kind == RF_FORM_ATOM) body_atom(b, &f->sub->atom, 1, f->loc);
+        else if (f->sub->kind == RF_FORM_CMP) body_cmp(b, f->sub, 1);
+        else b->bad = 1; /* reported by dnf_of */
+        break;
+    default: b->bad = 1; break;
+    }
+}
+
+static rf_fe_rule *rule_new(rb *b, rf_loc loc)
+{
+    rf_fe_rule *r = rf_arena_alloc(b->c->a, sizeof *r);
+    if (!r) b->c->oom = 1;
+    else r->loc = loc;
+    return r;
+}
+
+/* Head arguments: variables and constants; an expression gets a fresh
+** variable bound by an assignment in the body. */
+static rf_fe_expr **head_args(rb *b, const rf_ast_atom *h)
+{
+    rf_fe_expr **args = args_new(b, h->nargs);
+    if (!args) return NULL;
+    for (int32_t i = 0; i < h->nargs; i++) {
+        const rf_ast_expr *e = h->args[i];
+        if (e->kind == RF_AST_WILDCARD) {
+            rf_error(b->c->d, e->loc, "a wildcard '_' cannot appear in a rule head");
+            b->bad = 1;
+            return NULL;
+        }
+        if (e->kind == RF_AST_PREDREF) {
+            rf_error(b->c->d, e->loc, "a predicate reference (`%s) may appear only in a lang: directive", e->sval);
+            b->bad = 1;
+            return NULL;
+        }
+        if (e->kind == RF_AST_VAR) args[i] = var_expr(b, named_var(b, e->name, e->loc), e->loc);
+        else if (!(args[i] = const_expr(b, e))) {
+            rf_fe_expr *x = flat_expr(b, e);
+            if (!x) return NULL;
+            int32_t t = new_var(b, NULL, e->loc, 0, 1);
+            rf_fe_lit *l = lit_new(b, RF_FE_CMP, e->loc);
+            if (!l) return NULL;
+            l->op = RF_CMP_EQ;
+            l->lhs = var_expr(b, t, e->loc);
+            l->rhs = x;
+            push_lit(b, l);
+            args[i] = var_expr(b, t, e->loc);
+        }
+        if (!args[i]) return NULL;
+    }
+    return args;
+}
+
+static int agg_fn_from_name(const char *s, rf_agg_fn *fn)
+{
+    static const char *n[] = {"total", "count", "min", "max", "avg"};
+    for (int i = 0; i < 5; i++)
+        if (strcmp(s, n[i]) == 0) {
+            *fn = (rf_agg_fn)i;
+            return 1;
+        }
+    return 0;
+}
+
+/* Builds one rule for head h over one conjunction (or none for a fact). */
+static void build_rule(rf_checker *c, const rf_ast_clause *cl, const rf_ast_atom *h, const conj *k)
+{
+    rb b;
+    memset(&b, 0, sizeof b);
+    b.c = c;
+    rf_fe_pred *p = rf_chk_find(c, h->name);
+    if (!p) return; /* reported by pass 2 */
+    if (p->functional != h->functional || p->arity != h->nargs) {
+        if (p->functional != h->functional)
+            rf_error(c->d, h->loc, "`%s` is %sfunctional (line %d) but this rule defines it as %s", h->name,
+                     p->functional ? "" : "not ", p->loc.line,
+                     h->functional ? "functional" : "a plain relation");
+        else
+            rf_error(c->d, h->loc, "`%s` has %d column%s (line %d) but this rule gives %d", h->name, p->arity,
+                     p->arity == 1 ? "" : "s", p->loc.line, h->nargs);
+        return;
+    }
+    rf_fe_rule *r = rule_new(&b, cl->loc);
+    if (!r) return;
+    /* body first, so that variables get their locations from the body */
+    if (k)
+        for (int32_t i = 0; i < k->n && !b.bad; i++) body_basic(&b, k->items[i]);
+    /* aggregates */
+    rf_fe_agg *aggs = NULL;
+    if (cl->naggs) {
+        aggs = rf_arena_alloc(c->a, (size_t)cl->naggs * sizeof *aggs);
+        if (!aggs) {
+            c->oom = 1;
+            return;
+        }
+        for (int32_t g = 0; g < cl->naggs && !b.bad; g++) {
+            const rf_ast_agg *ag = &cl->aggs[g];
+            rf_agg_fn fn;
+            if (!agg_fn_from_name(ag->func, &fn)) {
+                rf_error(c->d, ag->loc, "unknown aggregate function `%s` (expected total, count, min, max or avg)",
+                         ag->func);
+                b.bad = 1;
+                break;
+            }
+            if (fn == RF_AGG_COUNT && ag->arg) {
+                rf_error(c->d, ag->loc, "count() takes no argument: it counts the distinct bindings of the body");
+                b.bad = 1;
+                break;
+            }
+            if (fn != RF_AGG_COUNT && !ag->arg) {
+                rf_error(c->d, ag->loc, "%s() needs an argument, as in %s(x)", ag->func, ag->func);
+                b.bad = 1;
+                break;
+            }
+            for (int32_t j = 0; j < b.nvars; j++)
+                if (!b.vars[j].temp && !b.vars[j].wildcard && strcmp(b.vars[j].name, ag->var) == 0) {
+                    rf_error(c->d, b.vars[j].loc,
+                             "`%s` is the result of an aggregate and cannot also appear in its body", ag->var);
+                    b.bad = 1;
+                }
+            for (int32_t j = 0; j < g; j++)
+                if (strcmp(cl->aggs[j].var, ag->var) == 0) {
+                    rf_error(c->d, ag->loc, "`%s` is the result of two aggregates", ag->var);
+                    b.bad = 1;
+                }
+            if (b.bad) break;
+            aggs[g].fn = fn;
+            aggs[g].loc = ag->loc;
+            aggs[g].arg_var = -1;
+            if (ag->arg) {
+                rf_fe_expr *t = flat_term(&b, ag->arg, 0);
+                if (!t) break;
+                if (t->kind != RF_FE_VAR) {
+                    rf_error(c->d, ag->arg->loc, "the argument of %s() must depend on the body's variables", ag->func);
+                    b.bad = 1;
+                    break;
+                }
+                aggs[g].arg_var = t->var;
+            }
+        }
+        if (!b.bad)
+            for (int32_t g = 0; g < cl->naggs; g++)
+                aggs[g].out_var = new_var(&b, cl->aggs[g].var, cl->aggs[g].loc, 0, 0);
+    }
+    if (b.bad || c->oom) return;
+    r->head_args = head_args(&b, h);
+    if (b.bad || !r->head_args || c->oom) return;
+    if (cl->naggs) {
+        for (int32_t g = 0; g < cl->naggs; g++) {
+            int used = 0;
+            for (int32_t i = 0; i < h->nargs; i++)
+                if (r->head_args[i]->kind == RF_FE_VAR && r->head_args[i]->var == aggs[g].out_var) used = 1;
+            if (!used) {
+                rf_error(c->d, cl->aggs[g].loc, "the aggregate result `%s` does not appear in the head",
+                         cl->aggs[g].var);
+                b.bad = 1;
+            }
+        }
+        if (b.bad) return;
+    }
+    r->aggs = aggs;
+    r->naggs = cl->naggs;
+    r->vars = b.vars;
+    r->nvars = b.nvars;
+    r->head = p;
+    if (!rf_chk_safety(c, r, b.lits, b.nlits)) return;
+    if (!p->declared)
+        for (int32_t i = 0; i < p->arity; i++) {
+            if (p->cols[i]) continue;
+            /* undeclared columns take the first rule's variable names (output headers use them) */
+            const char *name = h->args[i]->kind == RF_AST_VAR ? h->args[i]->name : NULL;
+            for (int32_t j = 0; j < i && name; j++)
+                if (p->cols[j] && strcmp(p->cols[j], name) == 0) name = NULL;
+            p->cols[i] = name ? name : rf_arena_sprintf(c->a, "col%d", i + 1);
+        }
+    rf_chk_add_rule_to_pred(c, p, r);
+}
+
+/* Variable names of an AST expression, appended to names[] once each. */
+typedef struct namelist {
+    const char *names[256];
+    rf_loc locs[256];
+    int32_t n;
+    int overflow;
+} namelist;
+
+static void names_of_expr(namelist *nl, const rf_ast_expr *e, int depth)
+{
+    if (!e || depth > 10000) return;
+    if (e->kind == RF_AST_VAR) {
+        for (int32_t j = 0; j < nl->n; j++)
+            if (strcmp(nl->names[j], e->name) == 0) return;
+        if (nl->n == 256) {
+            nl->overflow = 1;
+            return;
+        }
+        nl->locs[nl->n] = e->loc;
+        nl->names[nl->n++] = e->name;
+        return;
+    }
+    names_of_expr(nl, e->lhs, depth + 1);
+    names_of_expr(nl, e->rhs, depth + 1);
+    for (int32_t i = 0; i < e->nargs; i++) names_of_expr(nl, e->args[i], depth + 1);
+}
+
+static void names_of_formula(namelist *nl, const rf_ast_formula *f, int depth)
+{
+    if (!f || depth > 10000) return;
+    switch (f->kind) {
+    case RF_FORM_ATOM:
+        for (int32_t i = 0; i < f->atom.nargs; i++) names_of_expr(nl, f->atom.args[i], depth + 1);
+        break;
+    case RF_FORM_CMP:
+        names_of_expr(nl, f->lhs, depth + 1);
+        names_of_expr(nl, f->rhs, depth + 1);
+        break;
+    case RF_FORM_NOT: break; /* variables only under negation are not bound there */
+    default:
+        for (int32_t i = 0; i < f->nitems; i++) names_of_formula(nl, f->items[i], depth + 1);
+    }
+}
+
+/* Creates the auxiliary predicate name(vars) with one rule per disjunct and
+** returns the one-atom conjunction that reads it. */
+static int aux_body(rf_checker *c, const rf_ast_clause *cl, const dnf *d, const namelist *nl, conj *out)
+{
+    const char *auxname = rf_arena_sprintf(c->a, "_body%d_%d", cl->loc.line, cl->loc.col);
+    if (!auxname) {
+        c->oom = 1;
+        return -1;
+    }
+    rf_fe_pred *aux = rf_chk_find(c, auxname);
+    if (!aux) aux = rf_chk_add_pred(c, auxname, cl->loc, nl->n, 0);
+    if (!aux) return -1;
+    aux->aux = 1;
+    for (int32_t i = 0; i < nl->n; i++) aux->cols[i] = nl->names[i];
+    rf_ast_atom *ah = rf_arena_alloc(c->a, sizeof *ah);
+    rf_ast_expr **aargs = rf_arena_alloc(c->a, (size_t)(nl->n + 1) * sizeof *aargs);
+    if (!ah || !aargs) {
+        c->oom = 1;
+        return -1;
+    }
+    for (int32_t i = 0; i < nl->n; i++) {
+        aargs[i] = rf_ast_expr_new(c->a, RF_AST_VAR, nl->locs[i]);
+        if (!aargs[i]) {
+            c->oom = 1;
+            return -1;
+        }
+        aargs[i]->name = nl->names[i];
+    }
+    ah->name = auxname;
+    ah->loc = cl->loc;
+    ah->args = aargs;
+    ah->nargs = nl->n;
+    rf_ast_clause body = *cl;
+    body.naggs = 0;
+    for (int32_t i = 0; i < d->n && !c->oom; i++) build_rule(c, &body, ah, &d->c[i]);
+    rf_ast_formula *f = rf_ast_formula_new(c->a, RF_FORM_ATOM, cl->loc);
+    const rf_ast_formula **one = rf_arena_alloc(c->a, sizeof *one);
+    if (!f || !one) {
+        c->oom = 1;
+        return -1;
+    }
+    f->atom = *ah;
+    one[0] = f;
+    out->items = one;
+    out->n = 1;
+    return 0;
+}
+
+/* h1(...), h2(...) <- body: the body is computed once into an auxiliary
+** predicate over the variables the heads need. */
+static void multi_head(rf_checker *c, const rf_ast_clause *cl, const dnf *d)
+{
+    namelist nl;
+    memset(&nl, 0, sizeof nl);
+    for (int32_t h = 0; h < cl->nheads; h++)
+        for (int32_t i = 0; i < cl->heads[h]->nargs; i++) names_of_expr(&nl, cl->heads[h]->args[i], 0);
+    if (nl.overflow) {
+        rf_error(c->d, cl->loc, "too many variables in the heads of one rule (at most 256)");
+        return;
+    }
+    conj k;
+    if (aux_body(c, cl, d, &nl, &k)) return;
+    rf_ast_clause body = *cl;
+    body.naggs = 0;
+    for (int32_t h = 0; h < cl->nheads && !c->oom; h++) build_rule(c, &body, cl->heads[h], &k);
+}
+
+/* An aggregate over a disjunction ranges over the union of the disjuncts'
+** bindings: the variables bound in every disjunct go into an auxiliary
+** predicate, and the aggregate reads that. */
+static void agg_over_disjunction(rf_checker *c, const rf_ast_clause *cl, const dnf *d)
+{
+    namelist all[2];
+    memset(all, 0, sizeof all);
+    namelist *common = &all[0], *cur = &all[1];
+    for (int32_t i = 0; i < d->n; i++) {
+        memset(cur, 0, sizeof *cur);
+        for (int32_t j = 0; j < d->c[i].n; j++) names_of_formula(cur, d->c[i].items[j], 0);
+        if (cur->overflow) {
+            rf_error(c->d, cl->loc, "too many variables in one rule (at most 256 in an aggregate over a disjunction)");
+            return;
+        }
+        if (i == 0) {
+            *common = *cur;
+            continue;
+        }
+        namelist keep;
+        memset(&keep, 0, sizeof keep);
+        for (int32_t a = 0; a < common->n; a++)
+            for (int32_t b = 0; b < cur->n; b++)
+                if (strcmp(common->names[a], cur->names[b]) == 0) {
+                    keep.locs[keep.n] = common->locs[a];
+                    keep.names[keep.n++] = common->names[a];
+                    break;
+                }
+        *common = keep;
+    }
+    conj k;
+    if (aux_body(c, cl, d, common, &k)) return;
+    build_rule(c, cl, cl->heads[0], &k);
+}
+
+static void desugar_clause(rf_checker *c, const rf_ast_clause *cl)
+{
+    int ndirectives = 0;
+    for (int32_t h = 0; h < cl->nheads; h++) ndirectives += is_directive(cl->heads[h]);
+    if (ndirectives) {
+        if (cl->body || ndirectives != cl->nheads) {
+            rf_error(c->d, cl->loc, "lang: directives must be facts on their own, like lang:output[`p] = \"p\".");
+        }
+        return; /* handled by rf_chk_directives */
+    }
+    for (int32_t h = 0; h < cl->nheads; h++)
+        if (rf_chk_is_reserved(cl->heads[h]->name)) return; /* reported by pass 2 */
+    if (!cl->body) {
+        if (cl->naggs) return;
+        for (int32_t h = 0; h < cl->nheads; h++) build_rule(c, cl, cl->heads[h], NULL);
+        return;
+    }
+    dnf d = dnf_of(c, cl->body);
+    if (c->oom) return;
+    if (d.too_big) {
+        rf_error(c->d, cl->body->loc, "this body expands to more than %d alternatives; split it into several rules",
+                 MAX_DISJUNCTS);
+        return;
+    }
+    if (cl->nheads > 1) {
+        if (cl->naggs) {
+            rf_error(c->d, cl->heads[1]->loc, "an aggregation rule may have only one head atom");
+            return;
+        }
+        multi_head(c, cl, &d);
+        return;
+    }
+    if (cl->naggs && d.n > 1) {
+        agg_over_disjunction(c, cl, &d);
+        return;
+    }
+    for (int32_t i = 0; i < d.n && !c->oom; i++) build_rule(c, cl, cl->heads[0], &d.c[i]);
+}
+
+void rf_chk_desugar(rf_checker *c, const rf_ast_program *ast)
+{
+    for (int64_t i = 0; i < ast->nclauses && !c->oom && !rf_diags_full(c->d); i++)
+        if (ast->clauses[i]->kind == RF_CLAUSE_RULE) desugar_clause(c, ast->clauses[i]);
+}

@@ -1,0 +1,203 @@
+/*
+** frontend/directives.c: the lang: directives (inputs and outputs).
+**
+** Owns: checking lang:input, lang:input:delimiter, lang:input:header,
+** lang:output, lang:output:orderBy and lang:output:limit, and recording them
+** on their predicates.
+*/
+#include "check_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef enum { D_INPUT, D_DELIM, D_HEADER, D_OUTPUT, D_ORDER, D_LIMIT } dkind;
+
+static const struct {
+    const char *name;
+    dkind kind;
+    rf_type type;
+} directives[] = {
+    {"lang:input", D_INPUT, RF_TYPE_STRING},
+    {"lang:input:delimiter", D_DELIM, RF_TYPE_STRING},
+    {"lang:input:header", D_HEADER, RF_TYPE_BOOL},
+    {"lang:output", D_OUTPUT, RF_TYPE_STRING},
+    {"lang:output:orderBy", D_ORDER, RF_TYPE_STRING},
+    {"lang:output:limit", D_LIMIT, RF_TYPE_INT},
+};
+
+static rf_type literal_type(const rf_ast_expr *e)
+{
+    switch (e->kind) {
+    case RF_AST_STRING: return RF_TYPE_STRING;
+    case RF_AST_BOOL: return RF_TYPE_BOOL;
+    case RF_AST_INT: return RF_TYPE_INT;
+    case RF_AST_DECIMAL: return RF_TYPE_DECIMAL;
+    case RF_AST_FLOAT: return RF_TYPE_FLOAT;
+    default: return (rf_type)-1;
+    }
+}
+
+/* "2 desc, 3" -> [(1, desc), (2, asc)] (0-based columns) */
+static int parse_order(rf_checker *c, rf_fe_pred *p, const rf_ast_expr *v)
+{
+    const char *s = v->sval;
+    int32_t n = 0, cap = 4;
+    rf_fe_order *o = rf_arena_alloc(c->a, (size_t)cap * sizeof *o);
+    if (!o) {
+        c->oom = 1;
+        return -1;
+    }
+    for (;;) {
+        while (*s == ' ' || *s == '\t') s++;
+        if (*s < '0' || *s > '9') goto bad;
+        int64_t col = 0;
+        while (*s >= '0' && *s <= '9') {
+            col = col * 10 + (*s++ - '0');
+            if (col > 1000000) goto bad;
+        }
+        if (col < 1 || col > p->arity) {
+            rf_error(c->d, v->loc, "lang:output:orderBy of `%s`: column %lld does not exist (it has %d columns)",
+                     p->name, (long long)col, p->arity);
+            return -1;
+        }
+        while (*s == ' ' || *s == '\t') s++;
+        int desc = 0;
+        if (strncmp(s, "desc", 4) == 0) {
+            desc = 1;
+            s += 4;
+        } else if (strncmp(s, "asc", 3) == 0) {
+            s += 3;
+        }
+        while (*s == ' ' || *s == '\t') s++;
+        if (n == cap) {
+            rf_fe_order *m = rf_arena_alloc(c->a, (size_t)cap * 2 * sizeof *m);
+            if (!m) {
+                c->oom = 1;
+                return -1;
+            }
+            memcpy(m, o, (size_t)n * sizeof *o);
+            o = m;
+            cap *= 2;
+        }
+        o[n].col = (int32_t)(col - 1);
+        o[n].desc = desc;
+        n++;
+        if (*s == 0) break;
+        if (*s != ',') goto bad;
+        s++;
+    }
+    p->order = o;
+    p->norder = n;
+    return 0;
+bad:
+    rf_error(c->d, v->loc,
+             "lang:output:orderBy of `%s` must be a list of 1-based column numbers, each optionally followed by asc or desc, like \"2 desc, 1\"",
+             p->name);
+    return -1;
+}
+
+static void directive(rf_checker *c, const rf_ast_atom *h, uint8_t *seen)
+{
+    int64_t k = -1;
+    for (int64_t i = 0; i < RF_ARRAY_LEN(directives); i++)
+        if (strcmp(directives[i].name, h->name) == 0) k = i;
+    if (k < 0) {
+        rf_error(c->d, h->loc,
+                 "unknown directive `%s` (known: lang:input, lang:input:delimiter, lang:input:header, lang:output, lang:output:orderBy, lang:output:limit)",
+                 h->name);
+        return;
+    }
+    if (!h->functional || h->nargs != 2 || h->args[0]->kind != RF_AST_PREDREF) {
+        rf_error(c->d, h->loc, "write the directive as %s[`predicate] = value.", h->name);
+        return;
+    }
+    const rf_ast_expr *v = h->args[1];
+    rf_type want = directives[k].type;
+    if (literal_type(v) != want) {
+        rf_error(c->d, v->loc, "the value of %s must be a %s literal", h->name, rf_fe_type_name(want));
+        return;
+    }
+    rf_fe_pred *p = rf_chk_find(c, h->args[0]->sval);
+    if (!p) {
+        rf_error(c->d, h->args[0]->loc, "%s names `%s`, which is not declared or defined", h->name,
+                 h->args[0]->sval);
+        return;
+    }
+    uint8_t *flag = &seen[(int64_t)p->id * RF_ARRAY_LEN(directives) + k];
+    if (*flag) {
+        rf_error(c->d, h->loc, "%s is given twice for `%s`", h->name, p->name);
+        return;
+    }
+    *flag = 1;
+    switch (directives[k].kind) {
+    case D_INPUT:
+        if (!p->declared) {
+            rf_error(c->d, h->loc, "input predicate `%s` must be declared with its column types", p->name);
+            return;
+        }
+        if (p->nrules) {
+            rf_error(c->d, h->loc, "`%s` is an input and cannot also have rules or facts (line %d)", p->name,
+                     p->rules[0]->loc.line);
+            return;
+        }
+        if (v->slen == 0 || memchr(v->sval, 0, (size_t)v->slen)) {
+            rf_error(c->d, v->loc, "lang:input of `%s` needs a file name", p->name);
+            return;
+        }
+        p->input_file = v->sval;
+        break;
+    case D_DELIM:
+        if (v->slen != 1 || v->sval[0] == '\n' || v->sval[0] == '\r' || v->sval[0] == 0) {
+            rf_error(c->d, v->loc, "the delimiter must be one character, not a line end");
+            return;
+        }
+        p->delimiter = v->sval[0];
+        break;
+    case D_HEADER: p->header = (int)v->ival; break;
+    case D_OUTPUT:
+        if (v->slen == 0 || strchr(v->sval, '/') || strchr(v->sval, '\\') || v->sval[0] == '.' ||
+            (int64_t)strlen(v->sval) != v->slen) {
+            rf_error(c->d, v->loc, "the output name \"%s\" must be a plain file name: not empty, no '/', not starting with '.'",
+                     v->sval);
+            return;
+        }
+        p->output_name = v->sval;
+        break;
+    case D_ORDER: parse_order(c, p, v); break;
+    case D_LIMIT:
+        if (v->ival < 0) {
+            rf_error(c->d, v->loc, "lang:output:limit must not be negative");
+            return;
+        }
+        p->limit = v->ival;
+        break;
+    }
+}
+
+void rf_chk_directives(rf_checker *c, const rf_ast_program *ast)
+{
+    uint8_t *seen = rf_calloc((size_t)(c->preds.count + 1) * RF_ARRAY_LEN(directives), 1);
+    if (!seen) {
+        c->oom = 1;
+        return;
+    }
+    for (int64_t i = 0; i < ast->nclauses && !c->oom; i++) {
+        const rf_ast_clause *cl = ast->clauses[i];
+        if (cl->kind != RF_CLAUSE_RULE || cl->body) continue;
+        for (int32_t h = 0; h < cl->nheads; h++)
+            if (strncmp(cl->heads[h]->name, "lang:", 5) == 0) directive(c, cl->heads[h], seen);
+    }
+    /* settings that need their main directive */
+    for (int64_t i = 0; i < c->preds.count; i++) {
+        rf_fe_pred *p = c->preds.items[i];
+        uint8_t *f = &seen[(int64_t)p->id * RF_ARRAY_LEN(directives)];
+        if ((f[D_DELIM] || f[D_HEADER]) && !p->input_file)
+            rf_error(c->d, p->loc, "`%s` has lang:input settings but no lang:input", p->name);
+        if ((f[D_ORDER] || f[D_LIMIT]) && !p->output_name)
+            rf_error(c->d, p->loc, "`%s` has lang:output settings but no lang:output", p->name);
+        if (p->declared && !p->input_file && !p->nrules && !p->aux)
+            rf_diag_add(c->d, RF_SEV_WARNING, p->loc, "`%s` is declared but has no rules, facts or lang:input: it is empty",
+                        p->name);
+    }
+    free(seen);
+}

@@ -1,0 +1,287 @@
+/*
+** frontend/parser.y: the LogiQL grammar (reentrant bison with locations).
+**
+** Owns: the shape of clauses, formulas and expressions. Builds rf_ast nodes
+** in the parse state's arena. On a syntax error the parser skips to the end
+** of the clause ('.') and goes on, so several errors are reported per run.
+** Precedence, loosest first: ';' then ',' then '!' then comparisons, then
+** '+' '-', then '*' '/', then unary minus.
+*/
+%define api.pure full
+%define api.prefix {rf_yy}
+%define api.token.prefix {RF_TOK_}
+%define parse.error verbose
+%locations
+%param {void *scanner}
+%parse-param {struct rf_parse_state *st}
+%expect 0
+
+%code requires {
+#include "parse_state.h"
+typedef struct rf_exprlist { rf_ast_expr **items; int32_t n, cap; } rf_exprlist;
+typedef struct rf_formlist { rf_ast_formula **items; int32_t n, cap; } rf_formlist;
+typedef struct rf_atomlist { rf_ast_atom **items; int32_t n, cap; } rf_atomlist;
+typedef struct rf_agglist { rf_ast_agg *items; int32_t n, cap; } rf_agglist;
+}
+
+%union {
+    int64_t ival;
+    double fval;
+    const char *name;
+    struct { const char *p; int64_t len; } str;
+    rf_ast_expr *expr;
+    rf_ast_formula *form;
+    rf_ast_atom *atom;
+    rf_exprlist exprs;
+    rf_atomlist atoms;
+    rf_agglist aggs;
+    rf_ast_agg agg;
+    int cmp;
+}
+
+%code {
+#include <stdlib.h>
+#include <string.h>
+int rf_yylex(RF_YYSTYPE *lval, RF_YYLTYPE *lloc, void *scanner);
+static void rf_yyerror(RF_YYLTYPE *l, void *scanner, struct rf_parse_state *st, const char *msg);
+static rf_loc L(struct rf_parse_state *st, RF_YYLTYPE l) { rf_loc r = {st->file, l.first_line, l.first_column}; return r; }
+#define A (st->arena)
+#define NEED(p) do { if (!(p)) { st->oom = 1; YYABORT; } } while (0)
+
+static int grow(void **items, int32_t *cap, int32_t n, size_t size, rf_arena *a)
+{
+    if (n < *cap) return 0;
+    int32_t ncap = *cap ? *cap * 2 : 4;
+    void *m = rf_arena_alloc(a, (size_t)ncap * size);
+    if (!m) return -1;
+    if (n) memcpy(m, *items, (size_t)n * size);
+    *items = m;
+    *cap = ncap;
+    return 0;
+}
+#define PUSH(list, x) do { if (grow((void **)&(list).items, &(list).cap, (list).n, sizeof *(list).items, A)) { st->oom = 1; YYABORT; } (list).items[(list).n++] = (x); } while (0)
+
+static rf_ast_expr *binop(struct rf_parse_state *st, char op, rf_ast_expr *l, rf_ast_expr *r, rf_loc loc)
+{
+    rf_ast_expr *e = rf_ast_expr_new(st->arena, RF_AST_BINOP, loc);
+    if (!e) return NULL;
+    e->op = op; e->lhs = l; e->rhs = r;
+    return e;
+}
+static rf_ast_formula *joinf(struct rf_parse_state *st, rf_ast_formula_kind k, rf_ast_formula *l, rf_ast_formula *r)
+{
+    /* flatten a, b, c into one AND (likewise OR) */
+    rf_formlist fl = {0, 0, 0};
+    rf_ast_formula *parts[2] = {l, r};
+    for (int i = 0; i < 2; i++) {
+        if (parts[i]->kind == k) {
+            for (int32_t j = 0; j < parts[i]->nitems; j++) {
+                if (grow((void **)&fl.items, &fl.cap, fl.n, sizeof *fl.items, st->arena)) return NULL;
+                fl.items[fl.n++] = parts[i]->items[j];
+            }
+        } else {
+            if (grow((void **)&fl.items, &fl.cap, fl.n, sizeof *fl.items, st->arena)) return NULL;
+            fl.items[fl.n++] = parts[i];
+        }
+    }
+    rf_ast_formula *f = rf_ast_formula_new(st->arena, k, l->loc);
+    if (!f) return NULL;
+    f->items = fl.items; f->nitems = fl.n;
+    return f;
+}
+static void add_clause(struct rf_parse_state *st, rf_ast_clause *c)
+{
+    if (c && rf_ptrvec_push(&st->clauses, c)) st->oom = 1;
+}
+}
+
+%token EOF 0 "end of file"
+%token LARROW "<-" RARROW "->" AGGOPEN "<<" AGGCLOSE ">>"
+%token LE "<=" GE ">=" NE "!=" LT "<" GT ">" EQ "="
+%token NOT "!" LPAREN "(" RPAREN ")" LBRACKET "[" RBRACKET "]"
+%token COMMA "," SEMI ";" DOT "." PLUS "+" MINUS "-" STAR "*" SLASH "/"
+%token AGG "agg" WILDCARD "_"
+%token <ival> INT "integer" DECIMAL "decimal" BOOL "boolean"
+%token <fval> FLOAT "float"
+%token <str> STRING "string"
+%token <name> NAME "name" PREDREF "predicate reference"
+
+%type <expr> expr term factor primary
+%type <exprs> exprs exprs1
+%type <form> formula conj lit
+%type <atom> atom headatom
+%type <atoms> heads
+%type <aggs> aggs
+%type <agg> aggone
+%type <cmp> cmpop
+
+%%
+
+program
+    : %empty
+    | program clause
+    ;
+
+clause
+    : heads DOT {
+        rf_ast_clause *c = rf_arena_alloc(A, sizeof *c); NEED(c);
+        c->kind = RF_CLAUSE_RULE; c->loc = L(st, @1);
+        c->heads = $1.items; c->nheads = $1.n;
+        add_clause(st, c);
+      }
+    | heads LARROW formula DOT {
+        rf_ast_clause *c = rf_arena_alloc(A, sizeof *c); NEED(c);
+        c->kind = RF_CLAUSE_RULE; c->loc = L(st, @1);
+        c->heads = $1.items; c->nheads = $1.n; c->body = $3;
+        add_clause(st, c);
+      }
+    | heads LARROW AGG AGGOPEN aggs AGGCLOSE formula DOT {
+        rf_ast_clause *c = rf_arena_alloc(A, sizeof *c); NEED(c);
+        c->kind = RF_CLAUSE_RULE; c->loc = L(st, @1);
+        c->heads = $1.items; c->nheads = $1.n; c->body = $7;
+        c->aggs = $5.items; c->naggs = $5.n; c->agg_loc = L(st, @3);
+        add_clause(st, c);
+      }
+    | heads RARROW formula DOT {
+        rf_ast_clause *c = rf_arena_alloc(A, sizeof *c); NEED(c);
+        c->kind = RF_CLAUSE_DECL; c->loc = L(st, @1);
+        c->heads = $1.items; c->nheads = $1.n; c->body = $3;
+        add_clause(st, c);
+      }
+    | heads RARROW DOT {
+        rf_ast_clause *c = rf_arena_alloc(A, sizeof *c); NEED(c);
+        c->kind = RF_CLAUSE_DECL; c->loc = L(st, @1);
+        c->heads = $1.items; c->nheads = $1.n; c->body = NULL;
+        add_clause(st, c);
+      }
+    | error DOT { yyerrok; }
+    ;
+
+heads
+    : headatom { $$ = (rf_atomlist){0, 0, 0}; PUSH($$, $1); }
+    | heads COMMA headatom { $$ = $1; PUSH($$, $3); }
+    ;
+
+headatom
+    : atom { $$ = $1; }
+    | NAME LBRACKET exprs RBRACKET EQ expr {
+        $$ = rf_arena_alloc(A, sizeof *$$); NEED($$);
+        $$->name = $1; $$->loc = L(st, @1); $$->functional = 1;
+        rf_exprlist l = $3; PUSH(l, $6);
+        $$->args = l.items; $$->nargs = l.n;
+      }
+    ;
+
+atom
+    : NAME LPAREN exprs RPAREN {
+        $$ = rf_arena_alloc(A, sizeof *$$); NEED($$);
+        $$->name = $1; $$->loc = L(st, @1);
+        $$->args = $3.items; $$->nargs = $3.n;
+      }
+    ;
+
+aggs
+    : aggone { $$ = (rf_agglist){0, 0, 0}; PUSH($$, $1); }
+    | aggs COMMA aggone { $$ = $1; PUSH($$, $3); }
+    ;
+
+aggone
+    : NAME EQ NAME LPAREN RPAREN { $$ = (rf_ast_agg){$1, $3, NULL, L(st, @3)}; }
+    | NAME EQ NAME LPAREN expr RPAREN { $$ = (rf_ast_agg){$1, $3, $5, L(st, @3)}; }
+    ;
+
+formula
+    : conj { $$ = $1; }
+    | formula SEMI conj { $$ = joinf(st, RF_FORM_OR, $1, $3); NEED($$); }
+    ;
+
+conj
+    : lit { $$ = $1; }
+    | conj COMMA lit { $$ = joinf(st, RF_FORM_AND, $1, $3); NEED($$); }
+    ;
+
+lit
+    : atom {
+        $$ = rf_ast_formula_new(A, RF_FORM_ATOM, $1->loc); NEED($$);
+        $$->atom = *$1;
+      }
+    | NOT lit {
+        $$ = rf_ast_formula_new(A, RF_FORM_NOT, L(st, @1)); NEED($$);
+        $$->sub = $2;
+      }
+    | expr cmpop expr {
+        $$ = rf_ast_formula_new(A, RF_FORM_CMP, L(st, @2)); NEED($$);
+        $$->op = (rf_cmp_op)$2; $$->lhs = $1; $$->rhs = $3;
+      }
+    | LPAREN formula RPAREN { $$ = $2; }
+    ;
+
+cmpop
+    : EQ { $$ = RF_CMP_EQ; } | NE { $$ = RF_CMP_NE; } | LT { $$ = RF_CMP_LT; }
+    | LE { $$ = RF_CMP_LE; } | GT { $$ = RF_CMP_GT; } | GE { $$ = RF_CMP_GE; }
+    ;
+
+expr
+    : term { $$ = $1; }
+    | expr PLUS term { $$ = binop(st, '+', $1, $3, L(st, @2)); NEED($$); }
+    | expr MINUS term { $$ = binop(st, '-', $1, $3, L(st, @2)); NEED($$); }
+    ;
+
+term
+    : factor { $$ = $1; }
+    | term STAR factor { $$ = binop(st, '*', $1, $3, L(st, @2)); NEED($$); }
+    | term SLASH factor { $$ = binop(st, '/', $1, $3, L(st, @2)); NEED($$); }
+    ;
+
+factor
+    : primary { $$ = $1; }
+    | MINUS factor {
+        /* fold -literal here so that -9223372036854775808 stays exact */
+        if ($2->kind == RF_AST_INT || $2->kind == RF_AST_DECIMAL) {
+            $$ = $2; $$->ival = (int64_t)(0 - (uint64_t)$2->ival); $$->loc = L(st, @1); $$->op = '~';
+        } else if ($2->kind == RF_AST_FLOAT) {
+            $$ = $2; $$->fval = -$2->fval; $$->loc = L(st, @1);
+        } else {
+            $$ = rf_ast_expr_new(A, RF_AST_NEG, L(st, @1)); NEED($$); $$->lhs = $2;
+        }
+      }
+    ;
+
+primary
+    : NAME { $$ = rf_ast_expr_new(A, RF_AST_VAR, L(st, @1)); NEED($$); $$->name = $1; }
+    | WILDCARD { $$ = rf_ast_expr_new(A, RF_AST_WILDCARD, L(st, @1)); NEED($$); }
+    | INT { $$ = rf_ast_expr_new(A, RF_AST_INT, L(st, @1)); NEED($$); $$->ival = $1; }
+    | DECIMAL { $$ = rf_ast_expr_new(A, RF_AST_DECIMAL, L(st, @1)); NEED($$); $$->ival = $1; }
+    | FLOAT { $$ = rf_ast_expr_new(A, RF_AST_FLOAT, L(st, @1)); NEED($$); $$->fval = $1; }
+    | BOOL { $$ = rf_ast_expr_new(A, RF_AST_BOOL, L(st, @1)); NEED($$); $$->ival = $1; }
+    | STRING {
+        $$ = rf_ast_expr_new(A, RF_AST_STRING, L(st, @1)); NEED($$);
+        $$->sval = $1.p; $$->slen = $1.len;
+      }
+    | PREDREF { $$ = rf_ast_expr_new(A, RF_AST_PREDREF, L(st, @1)); NEED($$); $$->sval = $1; }
+    | NAME LBRACKET exprs RBRACKET {
+        $$ = rf_ast_expr_new(A, RF_AST_APPLY, L(st, @1)); NEED($$);
+        $$->name = $1; $$->args = $3.items; $$->nargs = $3.n;
+      }
+    | LPAREN expr RPAREN { $$ = $2; }
+    ;
+
+exprs
+    : %empty { $$ = (rf_exprlist){0, 0, 0}; }
+    | exprs1 { $$ = $1; }
+    ;
+
+exprs1
+    : expr { $$ = (rf_exprlist){0, 0, 0}; PUSH($$, $1); }
+    | exprs1 COMMA expr { $$ = $1; PUSH($$, $3); }
+    ;
+
+%%
+
+static void rf_yyerror(RF_YYLTYPE *l, void *scanner, struct rf_parse_state *st, const char *msg)
+{
+    (void)scanner;
+    /* bison says "syntax error, unexpected X, expecting Y"; keep it, minus the prefix */
+    const char *p = strncmp(msg, "syntax error, ", 14) == 0 ? msg + 14 : msg;
+    rf_error(st->diags, L(st, *l), "syntax error: %s", p);
+}

@@ -1,0 +1,204 @@
+/*
+** frontend/rf_frontend.h: the public interface of the front end.
+**
+** Owns: parsing (source text -> rf_ast_program) and checking (AST -> the
+** checked, desugared, stratified rf_fe_program). A checked program has no
+** disjunction, no nested functional applications, no multi-atom heads and
+** no wildcards in expressions: every rule is one head atom over variables
+** and constants, and a body of atoms, comparisons, assignments and built-in
+** predicates, each variable typed. All of it lives in the rf_arena passed in.
+*/
+#ifndef RF_FRONTEND_H
+#define RF_FRONTEND_H
+
+#include "rf_ast.h"
+#include "rf_common.h"
+#include "rf_value.h"
+
+/* ---- built-ins ------------------------------------------------------- */
+
+typedef enum rf_builtin {
+    RF_BI_NONE = 0,
+    RF_BI_LIKE,          /* string:like(s, pattern)           predicate */
+    RF_BI_SUBSTRING,     /* string:substring[s, start, len]  string */
+    RF_BI_LENGTH,        /* string:length[s]                  int */
+    RF_BI_DATE_PARSE,    /* date:parse[s]                     date */
+    RF_BI_YEAR,          /* date:year[d]                      int */
+    RF_BI_MONTH,
+    RF_BI_DAY,
+    RF_BI_ADD_DAYS,      /* date:add_days[d, n]               date */
+    RF_BI_ADD_MONTHS,
+    RF_BI_ADD_YEARS,
+    RF_BI_INT_FLOAT,     /* int:float[x] */
+    RF_BI_INT_DECIMAL,   /* int:decimal[x] */
+    RF_BI_DECIMAL_FLOAT, /* decimal:float[x] */
+    RF_BI_FLOAT_DECIMAL, /* float:decimal[x] */
+    RF_BI_COUNT_
+} rf_builtin;
+
+typedef struct rf_builtin_info {
+    rf_builtin id;
+    const char *name;
+    int is_predicate; /* used as p(args) rather than f[args] = v */
+    int32_t nargs;
+    rf_type args[3];
+    rf_type result;   /* functions only */
+} rf_builtin_info;
+
+/* NULL when name is not a built-in. */
+const rf_builtin_info *rf_fe_builtin_lookup(const char *name);
+const rf_builtin_info *rf_fe_builtin_info(rf_builtin id);
+/* The type names usable in declarations: int, float, decimal, string, boolean, date. */
+int rf_fe_type_from_name(const char *name, rf_type *out);
+
+/* ---- the checked program ---------------------------------------------- */
+
+/* A constant. i holds int, decimal (scaled), boolean and date values. */
+typedef struct rf_fe_const {
+    rf_type type;
+    int64_t i;
+    double f;
+    const char *s; /* strings: bytes, NUL-terminated; slen the length */
+    int64_t slen;
+} rf_fe_const;
+
+typedef enum rf_fe_expr_kind {
+    RF_FE_VAR,   /* var */
+    RF_FE_CONST, /* c */
+    RF_FE_BINOP, /* op in + - * /, args[0], args[1] */
+    RF_FE_NEG,   /* args[0] */
+    RF_FE_CALL,  /* fn, args: a built-in function */
+    RF_FE_CAST   /* args[0] converted to type (numeric widening) */
+} rf_fe_expr_kind;
+
+typedef struct rf_fe_expr rf_fe_expr;
+struct rf_fe_expr {
+    rf_fe_expr_kind kind;
+    rf_type type;
+    rf_loc loc;
+    int32_t var;
+    rf_fe_const c;
+    char op;
+    rf_builtin fn;
+    rf_fe_expr **args;
+    int32_t nargs;
+};
+
+typedef struct rf_fe_pred rf_fe_pred;
+typedef struct rf_fe_rule rf_fe_rule;
+
+typedef enum rf_fe_lit_kind {
+    RF_FE_ATOM,    /* [!] pred(args): args are VAR or CONST */
+    RF_FE_BUILTIN, /* [!] fn(args): a built-in predicate */
+    RF_FE_CMP,     /* lhs op rhs, all variables bound before */
+    RF_FE_ASSIGN   /* var = rhs: binds var */
+} rf_fe_lit_kind;
+
+typedef struct rf_fe_lit {
+    rf_fe_lit_kind kind;
+    rf_loc loc;
+    int negated;
+    rf_fe_pred *pred;
+    rf_builtin fn;
+    rf_fe_expr **args;
+    int32_t nargs;
+    rf_cmp_op op;
+    rf_fe_expr *lhs, *rhs;
+    int32_t var;
+} rf_fe_lit;
+
+typedef struct rf_fe_var {
+    const char *name; /* "_" plus a number for wildcards and temporaries */
+    rf_type type;
+    rf_loc loc;       /* first occurrence */
+    int wildcard;     /* from '_': never read after its atom */
+    int temp;         /* introduced by desugaring */
+} rf_fe_var;
+
+typedef enum rf_agg_fn { RF_AGG_TOTAL, RF_AGG_COUNT, RF_AGG_MIN, RF_AGG_MAX, RF_AGG_AVG } rf_agg_fn;
+const char *rf_agg_fn_name(rf_agg_fn fn);
+
+typedef struct rf_fe_agg {
+    rf_agg_fn fn;
+    int32_t out_var;
+    int32_t arg_var; /* -1 for count() */
+    rf_loc loc;
+} rf_fe_agg;
+
+struct rf_fe_rule {
+    int32_t id;
+    rf_loc loc;
+    rf_fe_pred *head;
+    rf_fe_expr **head_args; /* VAR or CONST, head->arity of them */
+    rf_fe_lit **body;       /* evaluation-ready order: atoms, then the rest */
+    int32_t nbody;
+    rf_fe_var *vars;
+    int32_t nvars;
+    rf_fe_agg *aggs;        /* aggregation rule when naggs > 0 */
+    int32_t naggs;
+};
+
+typedef struct rf_fe_order { int32_t col; int desc; } rf_fe_order;
+
+struct rf_fe_pred {
+    int32_t id;
+    const char *name;
+    rf_loc loc;
+    int32_t arity;
+    int functional;   /* f[keys] = value: the last column is the value */
+    rf_type *types;
+    const char **cols;
+    int declared;
+    int aux;          /* introduced by desugaring */
+    /* lang: directives */
+    const char *input_file;
+    char delimiter;
+    int header;
+    const char *output_name;
+    rf_fe_order *order;
+    int32_t norder;
+    int64_t limit;    /* -1: none */
+    /* definition */
+    rf_fe_rule **rules;
+    int32_t nrules, caprules;
+    int32_t stratum;
+    int recursive;    /* in a recursive stratum */
+};
+
+typedef struct rf_fe_stratum {
+    rf_fe_pred **preds;
+    int32_t npreds;
+    int recursive;
+} rf_fe_stratum;
+
+typedef struct rf_fe_program {
+    const char *file;
+    rf_fe_pred **preds;   /* in order of first appearance */
+    int32_t npreds;
+    rf_fe_rule **rules;   /* all rules, facts included, in source order */
+    int32_t nrules;
+    rf_fe_stratum *strata; /* evaluation order */
+    int32_t nstrata;
+} rf_fe_program;
+
+/* Parses one source text. The tree is allocated in arena. Errors go to diags;
+** returns RF_EUSER when there were any. */
+rf_status rf_fe_parse(const char *file, const char *src, int64_t len, rf_arena *arena,
+                      rf_ast_program **out, rf_diags *diags);
+
+/* Resolves names, desugars, infers and checks types, checks safety and
+** stratifies. Returns RF_EUSER with diagnostics when the program is wrong. */
+rf_status rf_fe_check(const rf_ast_program *ast, rf_arena *arena, rf_fe_program **out,
+                      rf_diags *diags);
+
+/* Convenience: parse and check a whole file. */
+rf_status rf_fe_load_file(const char *path, rf_arena *arena, rf_ast_program **ast,
+                          rf_fe_program **prog, rf_diags *diags);
+
+/* The checked program in LogiQL-like text (for `redfox dump --rules`). */
+void rf_fe_print_program(const rf_fe_program *p, rf_buf *out);
+void rf_fe_expr_print(const rf_fe_rule *r, const rf_fe_expr *e, rf_buf *out);
+void rf_fe_const_print(const rf_fe_const *c, rf_buf *out);
+const char *rf_fe_type_name(rf_type t);
+
+#endif

@@ -1,0 +1,379 @@
+/*
+** frontend/types.c: type inference and type checking.
+**
+** Owns: the types of undeclared predicates' columns and of every variable
+** (inferred to a fixpoint from atoms, assignments, aggregates and heads),
+** then one checking pass that reports mismatches and makes numeric
+** promotions explicit (CAST nodes: int -> decimal -> float).
+*/
+#include "check_internal.h"
+
+#include <string.h>
+
+static int rank(rf_type t) { return t == RF_TYPE_INT ? 0 : t == RF_TYPE_DECIMAL ? 1 : 2; }
+
+static rf_type wider(rf_type a, rf_type b) { return rank(a) >= rank(b) ? a : b; }
+
+static const char *tn(rf_type t) { return t == RF_TYPE_UNKNOWN ? "unknown" : rf_fe_type_name(t); }
+
+static rf_fe_expr *cast_to(rf_checker *c, rf_fe_expr *e, rf_type t)
+{
+    if (e->type == t) return e;
+    if (e->kind == RF_FE_CONST) {
+        /* fold constant promotions right away */
+        if (e->c.type == RF_TYPE_INT && t == RF_TYPE_DECIMAL) {
+            int64_t v;
+            if (rf_val_dec_from_int(e->c.i, &v, NULL) == RF_OK) {
+                e->c.type = e->type = t;
+                e->c.i = v;
+                return e;
+            }
+        } else if (t == RF_TYPE_FLOAT && e->c.type == RF_TYPE_INT) {
+            e->c.f = (double)e->c.i;
+            e->c.type = e->type = t;
+            return e;
+        } else if (t == RF_TYPE_FLOAT && e->c.type == RF_TYPE_DECIMAL) {
+            e->c.f = rf_val_dec_to_float(e->c.i);
+            e->c.type = e->type = t;
+            return e;
+        }
+    }
+    rf_fe_expr *x = rf_chk_expr_new(c, RF_FE_CAST, e->loc);
+    rf_fe_expr **args = rf_arena_alloc(c->a, sizeof *args);
+    if (!x || !args) {
+        c->oom = 1;
+        return e;
+    }
+    args[0] = e;
+    x->args = args;
+    x->nargs = 1;
+    x->type = t;
+    return x;
+}
+
+/* The type of e, or RF_TYPE_UNKNOWN. With report, errors are reported,
+** e->type is set and promotions are inserted. */
+static rf_type type_of(rf_checker *c, rf_fe_rule *r, rf_fe_expr *e, int report, int *bad)
+{
+    rf_type t = RF_TYPE_UNKNOWN;
+    switch (e->kind) {
+    case RF_FE_VAR: t = r->vars[e->var].type; break;
+    case RF_FE_CONST: t = e->c.type; break;
+    case RF_FE_CAST: type_of(c, r, e->args[0], report, bad); t = e->type; break;
+    case RF_FE_NEG: {
+        rf_type a = type_of(c, r, e->args[0], report, bad);
+        if (a == RF_TYPE_UNKNOWN) break;
+        if (!rf_type_is_numeric(a)) {
+            if (report) {
+                rf_error(c->d, e->loc, "cannot negate a value of type %s", tn(a));
+                *bad = 1;
+            }
+            break;
+        }
+        t = a;
+        break;
+    }
+    case RF_FE_BINOP: {
+        rf_type a = type_of(c, r, e->args[0], report, bad);
+        rf_type b = type_of(c, r, e->args[1], report, bad);
+        if (a == RF_TYPE_UNKNOWN || b == RF_TYPE_UNKNOWN) break;
+        if (e->op == '+' && a == RF_TYPE_STRING && b == RF_TYPE_STRING) {
+            t = RF_TYPE_STRING;
+            break;
+        }
+        if (!rf_type_is_numeric(a) || !rf_type_is_numeric(b)) {
+            if (report) {
+                if (a == RF_TYPE_DATE || b == RF_TYPE_DATE)
+                    rf_error(c->d, e->loc, "cannot apply '%c' to %s and %s; use date:add_days, date:add_months or date:add_years",
+                             e->op, tn(a), tn(b));
+                else
+                    rf_error(c->d, e->loc, "cannot apply '%c' to %s and %s", e->op, tn(a), tn(b));
+                *bad = 1;
+            }
+            break;
+        }
+        t = wider(a, b);
+        if (report) {
+            e->args[0] = cast_to(c, e->args[0], t);
+            e->args[1] = cast_to(c, e->args[1], t);
+        }
+        break;
+    }
+    case RF_FE_CALL: {
+        const rf_builtin_info *bi = rf_fe_builtin_info(e->fn);
+        int known = 1;
+        for (int32_t i = 0; i < e->nargs; i++) {
+            rf_type a = type_of(c, r, e->args[i], report, bad);
+            if (a == RF_TYPE_UNKNOWN) {
+                known = 0;
+                continue;
+            }
+            if (a != bi->args[i]) {
+                if (report) {
+                    rf_error(c->d, e->args[i]->loc, "argument %d of `%s` must be %s %s, not %s", i + 1, bi->name,
+                             bi->args[i] == RF_TYPE_INT ? "an" : "a", tn(bi->args[i]), tn(a));
+                    *bad = 1;
+                }
+                known = 0;
+            }
+        }
+        t = known || !report ? bi->result : RF_TYPE_UNKNOWN;
+        break;
+    }
+    }
+    if (report) e->type = t;
+    return t;
+}
+
+static int set_var(rf_fe_rule *r, int32_t v, rf_type t)
+{
+    if (t == RF_TYPE_UNKNOWN || r->vars[v].type != RF_TYPE_UNKNOWN) return 0;
+    r->vars[v].type = t;
+    return 1;
+}
+
+static int set_col(rf_fe_pred *p, int32_t i, rf_type t)
+{
+    if (t == RF_TYPE_UNKNOWN || p->declared || p->types[i] != RF_TYPE_UNKNOWN) return 0;
+    p->types[i] = t;
+    return 1;
+}
+
+static rf_type agg_result(rf_agg_fn fn, rf_type arg)
+{
+    switch (fn) {
+    case RF_AGG_COUNT: return RF_TYPE_INT;
+    case RF_AGG_AVG:
+        if (arg == RF_TYPE_UNKNOWN) return arg;
+        return arg == RF_TYPE_FLOAT ? RF_TYPE_FLOAT : RF_TYPE_DECIMAL;
+    default: return arg;
+    }
+}
+
+static int infer_rule(rf_checker *c, rf_fe_rule *r)
+{
+    int changed = 0, bad = 0;
+    for (int32_t i = 0; i < r->nbody; i++) {
+        rf_fe_lit *l = r->body[i];
+        if (l->kind == RF_FE_ATOM) {
+            for (int32_t j = 0; j < l->nargs; j++) {
+                rf_fe_expr *a = l->args[j];
+                if (a->kind == RF_FE_VAR) {
+                    changed |= set_var(r, a->var, l->pred->types[j]);
+                    changed |= set_col(l->pred, j, r->vars[a->var].type);
+                } else if (a->kind == RF_FE_CONST) {
+                    changed |= set_col(l->pred, j, a->c.type);
+                }
+            }
+        } else if (l->kind == RF_FE_ASSIGN) {
+            changed |= set_var(r, l->var, type_of(c, r, l->rhs, 0, &bad));
+        }
+    }
+    for (int32_t g = 0; g < r->naggs; g++) {
+        rf_type a = r->aggs[g].arg_var >= 0 ? r->vars[r->aggs[g].arg_var].type : RF_TYPE_INT;
+        changed |= set_var(r, r->aggs[g].out_var, agg_result(r->aggs[g].fn, a));
+    }
+    for (int32_t i = 0; i < r->head->arity; i++) {
+        rf_fe_expr *a = r->head_args[i];
+        rf_type t = a->kind == RF_FE_VAR ? r->vars[a->var].type : a->c.type;
+        changed |= set_col(r->head, i, t);
+    }
+    return changed;
+}
+
+/* A constant stored in a column of type t: numeric constants widen. */
+static int fits_column(rf_checker *c, rf_fe_expr **slot, rf_type t)
+{
+    rf_fe_expr *e = *slot;
+    if (e->c.type == t) return 1;
+    if (rf_type_is_numeric(e->c.type) && rf_type_is_numeric(t) && rank(e->c.type) < rank(t)) {
+        *slot = cast_to(c, e, t);
+        return (*slot)->kind == RF_FE_CONST;
+    }
+    return 0;
+}
+
+static void col_desc(rf_buf *b, const rf_fe_pred *p, int32_t i)
+{
+    if (p->cols[i]) rf_buf_printf(b, "column %d (`%s`) of `%s`", i + 1, p->cols[i], p->name);
+    else rf_buf_printf(b, "column %d of `%s`", i + 1, p->name);
+}
+
+static int append_lit(rf_checker *c, rf_fe_rule *r, rf_fe_lit *l)
+{
+    rf_fe_lit **n = rf_arena_alloc(c->a, (size_t)(r->nbody + 1) * sizeof *n);
+    if (!n) {
+        c->oom = 1;
+        return -1;
+    }
+    if (r->nbody) memcpy(n, r->body, (size_t)r->nbody * sizeof *n);
+    n[r->nbody++] = l;
+    r->body = n;
+    return 0;
+}
+
+static int32_t append_var(rf_checker *c, rf_fe_rule *r, rf_type t, rf_loc loc)
+{
+    rf_fe_var *n = rf_arena_alloc(c->a, (size_t)(r->nvars + 1) * sizeof *n);
+    if (!n) {
+        c->oom = 1;
+        return -1;
+    }
+    if (r->nvars) memcpy(n, r->vars, (size_t)r->nvars * sizeof *n);
+    n[r->nvars].name = rf_arena_sprintf(c->a, "_%d", r->nvars);
+    n[r->nvars].type = t;
+    n[r->nvars].loc = loc;
+    n[r->nvars].temp = 1;
+    r->vars = n;
+    return r->nvars++;
+}
+
+static void check_rule(rf_checker *c, rf_fe_rule *r)
+{
+    int bad = 0;
+    rf_buf b;
+    rf_buf_init(&b);
+    for (int32_t v = 0; v < r->nvars; v++)
+        if (r->vars[v].type == RF_TYPE_UNKNOWN && !r->vars[v].wildcard) {
+            if (r->vars[v].temp) rf_error(c->d, r->vars[v].loc, "cannot infer the type of this expression");
+            else rf_error(c->d, r->vars[v].loc, "cannot infer the type of variable `%s`", r->vars[v].name);
+            bad = 1;
+        }
+    if (bad) {
+        rf_buf_free(&b);
+        return;
+    }
+    for (int32_t i = 0; i < r->nbody; i++) {
+        rf_fe_lit *l = r->body[i];
+        switch (l->kind) {
+        case RF_FE_ATOM:
+            for (int32_t j = 0; j < l->nargs; j++) {
+                rf_fe_expr *a = l->args[j];
+                rf_type ct = l->pred->types[j];
+                if (ct == RF_TYPE_UNKNOWN) continue; /* reported per predicate */
+                if (a->kind == RF_FE_VAR) {
+                    rf_fe_var *v = &r->vars[a->var];
+                    if (v->type == RF_TYPE_UNKNOWN) v->type = ct; /* wildcard */
+                    a->type = v->type;
+                    if (v->type != ct) {
+                        b.len = 0;
+                        col_desc(&b, l->pred, j);
+                        rf_error(c->d, a->loc, "type mismatch: `%s` is %s here, but %s is %s",
+                                 v->temp ? "the value" : v->name, tn(v->type), rf_buf_cstr(&b), tn(ct));
+                    }
+                } else if (!fits_column(c, &l->args[j], ct)) {
+                    b.len = 0;
+                    col_desc(&b, l->pred, j);
+                    rf_error(c->d, a->loc, "type mismatch: a %s constant given for %s, which is %s", tn(a->c.type),
+                             rf_buf_cstr(&b), tn(ct));
+                }
+            }
+            break;
+        case RF_FE_BUILTIN: {
+            const rf_builtin_info *bi = rf_fe_builtin_info(l->fn);
+            for (int32_t j = 0; j < l->nargs; j++) {
+                rf_type a = type_of(c, r, l->args[j], 1, &bad);
+                if (a != RF_TYPE_UNKNOWN && a != bi->args[j])
+                    rf_error(c->d, l->args[j]->loc, "argument %d of `%s` must be a %s, not %s", j + 1, bi->name,
+                             tn(bi->args[j]), tn(a));
+            }
+            break;
+        }
+        case RF_FE_CMP: {
+            rf_type a = type_of(c, r, l->lhs, 1, &bad);
+            rf_type bt = type_of(c, r, l->rhs, 1, &bad);
+            if (a == RF_TYPE_UNKNOWN || bt == RF_TYPE_UNKNOWN) break;
+            if (a == bt) break;
+            if (rf_type_is_numeric(a) && rf_type_is_numeric(bt)) {
+                rf_type w = wider(a, bt);
+                l->lhs = cast_to(c, l->lhs, w);
+                l->rhs = cast_to(c, l->rhs, w);
+                break;
+            }
+            rf_error(c->d, l->loc, "cannot compare %s with %s", tn(a), tn(bt));
+            break;
+        }
+        case RF_FE_ASSIGN: {
+            rf_type a = type_of(c, r, l->rhs, 1, &bad);
+            if (a != RF_TYPE_UNKNOWN && a != r->vars[l->var].type)
+                rf_error(c->d, l->loc, "type mismatch: `%s` is %s, but the value is %s", r->vars[l->var].name,
+                         tn(r->vars[l->var].type), tn(a));
+            break;
+        }
+        }
+    }
+    for (int32_t g = 0; g < r->naggs; g++) {
+        rf_fe_agg *ag = &r->aggs[g];
+        if (ag->arg_var < 0) continue;
+        rf_type a = r->vars[ag->arg_var].type;
+        if ((ag->fn == RF_AGG_TOTAL || ag->fn == RF_AGG_AVG) && !rf_type_is_numeric(a))
+            rf_error(c->d, ag->loc, "%s() needs a number (int, decimal or float), not %s", rf_agg_fn_name(ag->fn),
+                     tn(a));
+        if ((ag->fn == RF_AGG_MIN || ag->fn == RF_AGG_MAX) && a == RF_TYPE_BOOL)
+            rf_error(c->d, ag->loc, "%s() of a boolean is not supported", rf_agg_fn_name(ag->fn));
+    }
+    for (int32_t i = 0; i < r->head->arity; i++) {
+        rf_fe_expr *a = r->head_args[i];
+        rf_type ct = r->head->types[i];
+        if (ct == RF_TYPE_UNKNOWN) continue;
+        if (a->kind == RF_FE_CONST) {
+            if (!fits_column(c, &r->head_args[i], ct)) {
+                b.len = 0;
+                col_desc(&b, r->head, i);
+                rf_error(c->d, a->loc, "type mismatch: a %s value given for %s, which is %s", tn(a->c.type),
+                         rf_buf_cstr(&b), tn(ct));
+            }
+            continue;
+        }
+        rf_type vt = r->vars[a->var].type;
+        a->type = vt;
+        if (vt == ct) continue;
+        if (rf_type_is_numeric(vt) && rf_type_is_numeric(ct) && rank(vt) < rank(ct) && r->head->declared) {
+            /* widen through a fresh variable: head(t) <- ..., t = cast(x) */
+            int32_t t = append_var(c, r, ct, a->loc);
+            rf_fe_lit *l = rf_arena_alloc(c->a, sizeof *l);
+            rf_fe_expr *v = rf_chk_expr_new(c, RF_FE_VAR, a->loc);
+            if (t < 0 || !l || !v) {
+                c->oom = 1;
+                break;
+            }
+            v->var = t;
+            v->type = ct;
+            l->kind = RF_FE_ASSIGN;
+            l->loc = a->loc;
+            l->var = t;
+            l->rhs = cast_to(c, a, ct);
+            if (append_lit(c, r, l)) break;
+            r->head_args[i] = v;
+            continue;
+        }
+        b.len = 0;
+        col_desc(&b, r->head, i);
+        rf_error(c->d, a->loc, "type mismatch: `%s` is %s, but %s is %s", r->vars[a->var].temp ? "the value" : r->vars[a->var].name,
+                 tn(vt), rf_buf_cstr(&b), tn(ct));
+    }
+    rf_buf_free(&b);
+}
+
+void rf_chk_types(rf_checker *c)
+{
+    /* each round fixes at least one type, so this ends */
+    for (int changed = 1; changed && !c->oom;) {
+        changed = 0;
+        for (int64_t i = 0; i < c->rules.count; i++) changed |= infer_rule(c, c->rules.items[i]);
+    }
+    for (int64_t i = 0; i < c->preds.count; i++) {
+        rf_fe_pred *p = c->preds.items[i];
+        for (int32_t j = 0; j < p->arity; j++)
+            if (p->types[j] == RF_TYPE_UNKNOWN) {
+                if (p->nrules)
+                    rf_error(c->d, p->loc, "cannot infer the type of column %d of `%s`; declare it, as in %s(x) -> int(x).",
+                             j + 1, p->name, p->name);
+                else
+                    rf_error(c->d, p->loc, "`%s` has no rules, facts or declaration", p->name);
+                break;
+            }
+    }
+    if (c->d->nerrors) return;
+    for (int64_t i = 0; i < c->rules.count && !c->oom; i++) check_rule(c, c->rules.items[i]);
+}

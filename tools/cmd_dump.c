@@ -1,0 +1,96 @@
+/*
+** tools/cmd_dump.c: `redfox dump`: print any intermediate form of a program.
+*/
+#include "tools.h"
+#include "rf_frontend.h"
+#include "rf_queryplan.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *usage =
+    "usage: redfox dump WHAT PROG.logic [--format text|yaml|dot] [--no-opt]\n"
+    "\n"
+    "WHAT is one of:\n"
+    "  --ast     the syntax tree, as parsed\n"
+    "  --rules   the checked program: desugared rules, types and strata\n"
+    "  --plan    the query plan: relations and a CFG of relational commands\n"
+    "\n"
+    "options:\n"
+    "  --format F  text (default), yaml (--ast, --plan) or dot (--plan)\n"
+    "  --no-opt    show the plan before the optimization passes\n"
+    "  -h, --help  this text\n";
+
+int rf_tool_dump(int argc, char **argv)
+{
+    const char *what = NULL, *prog = NULL, *format = "text";
+    int opt = 1;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        int m;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            fputs(usage, stdout);
+            return RF_EXIT_OK;
+        }
+        if (!strcmp(a, "--ast") || !strcmp(a, "--rules") || !strcmp(a, "--plan")) {
+            if (what) return rf_tool_usage_error("dump", "give one of --ast, --rules, --plan");
+            what = a + 2;
+        } else if (!strcmp(a, "--no-opt")) {
+            opt = 0;
+        } else if ((m = rf_tool_opt_value("dump", argc, argv, &i, "--format", &format)) != 0) {
+            if (m < 0) return RF_EXIT_USAGE;
+        } else if (a[0] == '-' && a[1]) {
+            return rf_tool_usage_error("dump", "unknown option '%s'", a);
+        } else if (prog) {
+            return rf_tool_usage_error("dump", "give one program, not '%s' and '%s'", prog, a);
+        } else {
+            prog = a;
+        }
+    }
+    if (!what) return rf_tool_usage_error("dump", "say what to dump: --ast, --rules or --plan");
+    if (!prog) return rf_tool_usage_error("dump", "no program given");
+    int fmt_text = !strcmp(format, "text"), fmt_yaml = !strcmp(format, "yaml"), fmt_dot = !strcmp(format, "dot");
+    if (!fmt_text && !fmt_yaml && !fmt_dot)
+        return rf_tool_usage_error("dump", "unknown format '%s' (text, yaml or dot)", format);
+    if (!strcmp(what, "rules") && !fmt_text) return rf_tool_usage_error("dump", "--rules is printed as text only");
+    if (!strcmp(what, "ast") && fmt_dot) return rf_tool_usage_error("dump", "--ast is printed as text or yaml");
+
+    rf_arena arena;
+    rf_arena_init(&arena);
+    rf_diags d;
+    rf_diags_init(&d);
+    rf_buf out;
+    rf_buf_init(&out);
+    rf_ast_program *ast = NULL;
+    rf_fe_program *fe = NULL;
+    rf_status st;
+    if (!strcmp(what, "ast")) {
+        st = rf_fe_load_file(prog, &arena, &ast, NULL, &d);
+        if (!st) {
+            if (fmt_yaml) st = rf_ast_print_yaml(ast, &out);
+            else rf_ast_print_text(ast, &out);
+        }
+    } else {
+        st = rf_fe_load_file(prog, &arena, &ast, &fe, &d);
+        if (!st && !strcmp(what, "rules")) {
+            rf_fe_print_program(fe, &out);
+        } else if (!st) {
+            rf_qp_program *qp = NULL;
+            st = rf_qp_build(fe, &qp, &d);
+            if (!st && opt) st = rf_qp_optimize(qp, &d);
+            if (!st) {
+                if (fmt_yaml) st = rf_qp_print_yaml(qp, &out);
+                else if (fmt_dot) rf_qp_print_dot(qp, &out);
+                else rf_qp_print_text(qp, &out);
+            }
+            rf_qp_free(qp);
+        }
+    }
+    if (!st && out.oom) st = RF_ENOMEM;
+    if (!st) fwrite(out.data ? out.data : "", 1, (size_t)out.len, stdout);
+    int rc = rf_tool_finish(st, &d);
+    rf_buf_free(&out);
+    rf_diags_free(&d);
+    rf_arena_free(&arena);
+    return rc;
+}

@@ -1,0 +1,99 @@
+/*
+** tools/redfox.c: the `redfox` command: dispatch to subcommands, --help and
+** --version.
+*/
+#include "tools.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+static const char *usage =
+    "usage: redfox <command> [options]\n"
+    "\n"
+    "redfox compiles LogiQL (Datalog) programs to GPU code and runs them on an\n"
+    "NVIDIA GPU, or on the CPU where there is none.\n"
+    "\n"
+    "commands:\n"
+    "  compile PROG.logic [-o PROG.rfx]      check a program and compile it\n"
+    "  run PROG.rfx|PROG.logic --data DIR    run a program on input files\n"
+    "  dump --ast|--rules|--plan PROG.logic  print an intermediate form\n"
+    "  tpch gen|run ...                      TPC-H data and the 22 queries\n"
+    "\n"
+    "options:\n"
+    "  -h, --help       this text; `redfox <command> --help` for a command\n"
+    "  --version        print the version\n"
+    "\n"
+    "exit status: 0 success, 1 error in the program or data, 2 bad usage,\n"
+    "3 internal error\n";
+
+int rf_tool_exit_code(rf_status st)
+{
+    switch (st) {
+    case RF_OK: return RF_EXIT_OK;
+    case RF_EUSER:
+    case RF_EIO:
+    case RF_ENOMEM: return RF_EXIT_USER;
+    case RF_EUSAGE: return RF_EXIT_USAGE;
+    default: return RF_EXIT_INTERNAL;
+    }
+}
+
+int rf_tool_finish(rf_status st, rf_diags *d)
+{
+    rf_diags_print(d, stderr);
+    if (st == RF_ENOMEM) fprintf(stderr, "redfox: error: out of memory\n");
+    if (st == RF_EINTERNAL && !d->nerrors) fprintf(stderr, "redfox: internal error\n");
+    return rf_tool_exit_code(st);
+}
+
+int rf_tool_usage_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "redfox %s: ", cmd);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n(see `redfox %s --help`)\n", cmd);
+    va_end(ap);
+    return RF_EXIT_USAGE;
+}
+
+int rf_tool_opt_value(const char *cmd, int argc, char **argv, int *i, const char *name, const char **value)
+{
+    size_t n = strlen(name);
+    const char *a = argv[*i];
+    if (strncmp(a, name, n) != 0) return 0;
+    if (a[n] == '=') {
+        *value = a + n + 1;
+        return 1;
+    }
+    if (a[n] != 0) return 0;
+    if (*i + 1 >= argc) {
+        rf_tool_usage_error(cmd, "%s needs a value", name);
+        return -1;
+    }
+    *value = argv[++*i];
+    return 1;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fputs(usage, stderr);
+        return RF_EXIT_USAGE;
+    }
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
+        fputs(usage, stdout);
+        return RF_EXIT_OK;
+    }
+    if (!strcmp(cmd, "--version")) {
+        printf("redfox %s\n", RF_VERSION_STRING);
+        return RF_EXIT_OK;
+    }
+    if (!strcmp(cmd, "compile")) return rf_tool_compile(argc - 1, argv + 1);
+    if (!strcmp(cmd, "run")) return rf_tool_run(argc - 1, argv + 1);
+    if (!strcmp(cmd, "dump")) return rf_tool_dump(argc - 1, argv + 1);
+    if (!strcmp(cmd, "tpch")) return rf_tool_tpch(argc - 1, argv + 1);
+    fprintf(stderr, "redfox: unknown command '%s'\n\n%s", cmd, usage);
+    return RF_EXIT_USAGE;
+}

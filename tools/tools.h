@@ -1,0 +1,29 @@
+/*
+** tools/tools.h: the subcommands of the `redfox` command and the small
+** helpers they share. Only tools/ prints and exits; every subcommand returns
+** its exit status: 0 success, 1 an error in the user's program or data,
+** 2 bad usage, 3 internal error.
+*/
+#ifndef RF_TOOLS_H
+#define RF_TOOLS_H
+
+#include "rf_common.h"
+
+enum { RF_EXIT_OK = 0, RF_EXIT_USER = 1, RF_EXIT_USAGE = 2, RF_EXIT_INTERNAL = 3 };
+
+int rf_tool_compile(int argc, char **argv);
+int rf_tool_run(int argc, char **argv);
+int rf_tool_dump(int argc, char **argv);
+int rf_tool_tpch(int argc, char **argv);
+int rf_tool_tpch_gen(int argc, char **argv);
+
+/* Prints diagnostics to stderr and maps a status to an exit code. */
+int rf_tool_finish(rf_status st, rf_diags *d);
+int rf_tool_exit_code(rf_status st);
+/* "redfox CMD: message" on stderr, and the hint to use --help; returns 2. */
+int rf_tool_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Matches --name VALUE and --name=VALUE; advances *i. Returns 1 when matched,
+** -1 when the value is missing (an error was printed). */
+int rf_tool_opt_value(const char *cmd, int argc, char **argv, int *i, const char *name, const char **value);
+
+#endif
