@@ -1,0 +1,20 @@
+#!/bin/sh
+# tests/fuzz/run.sh [SECONDS] [TARGET]: builds the libFuzzer targets with clang
+# (AddressSanitizer and UndefinedBehaviorSanitizer on) in build-fuzz/ and runs
+# TARGET (default fuzz_frontend) for SECONDS (default 600), seeded with the
+# test programs. Crashes land in fuzz-out/TARGET/ as crash-* files: turn each
+# into a regression test under tests/bad/ or tests/logiql/.
+set -eu
+secs=${1:-600}
+target=${2:-fuzz_frontend}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+build=$root/build-fuzz
+CC=clang cmake -S "$root" -B "$build" -G Ninja -DRF_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build "$build" --target "$target"
+out=$root/fuzz-out/$target
+mkdir -p "$out/corpus"
+cp "$root"/tests/logiql/*.logic "$root"/tests/bad/*.logic "$out/corpus/" 2>/dev/null || true
+[ -d "$root/tpch/queries" ] && cp "$root"/tpch/queries/*.logic "$out/corpus/" 2>/dev/null || true
+cd "$out"
+exec "$build/tests/fuzz/$target" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
+     -max_len=8192 -dict="$root/tests/fuzz/logiql.dict" -print_final_stats=1 corpus

@@ -1,0 +1,31 @@
+#!/bin/sh
+# tests/run_cli.sh REDFOX TESTS_DIR: exit statuses and messages of the CLI.
+r=$1
+t=$2
+fail=0
+check() { # expected-status description command...
+    want=$1; what=$2; shift 2
+    "$@" >/dev/null 2>"${TMPDIR:-/tmp}/rf_cli.$$"
+    got=$?
+    if [ "$got" -ne "$want" ]; then
+        echo "FAIL: $what: exit $got, expected $want"; cat "${TMPDIR:-/tmp}/rf_cli.$$"; fail=1
+    fi
+}
+check 0 "help" "$r" --help
+check 0 "compile help" "$r" compile --help
+check 0 "dump help" "$r" dump --help
+check 0 "run help" "$r" run --help
+check 0 "tpch help" "$r" tpch --help
+check 2 "no command" "$r"
+check 2 "unknown option" "$r" compile --frobnicate "$t/logiql/even_odd.logic"
+check 2 "dump without what" "$r" dump "$t/logiql/even_odd.logic"
+check 2 "dump bad format" "$r" dump --plan --format xml "$t/logiql/even_odd.logic"
+check 2 "missing option value" "$r" dump --plan "$t/logiql/even_odd.logic" --format
+check 1 "missing file" "$r" compile "$t/does-not-exist.logic"
+check 0 "compile ok" "$r" compile "$t/logiql/even_odd.logic"
+check 0 "dump plan" "$r" dump --plan "$t/logiql/even_odd.logic"
+check 0 "dump plan yaml" "$r" dump --plan --format yaml "$t/logiql/even_odd.logic"
+check 0 "dump plan dot" "$r" dump --plan --format dot "$t/logiql/even_odd.logic"
+check 0 "dump ast yaml" "$r" dump --ast --format yaml "$t/logiql/even_odd.logic"
+rm -f "${TMPDIR:-/tmp}/rf_cli.$$"
+exit $fail
