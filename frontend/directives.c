@@ -114,7 +114,8 @@ static void directive(rf_checker *c, const rf_ast_atom *h, uint8_t *seen)
     const rf_ast_expr *v = h->args[1];
     rf_type want = directives[k].type;
     if (literal_type(v) != want) {
-        rf_error(c->d, v->loc, "the value of %s must be a %s literal", h->name, rf_fe_type_name(want));
+        rf_error(c->d, v->loc, "the value of %s must be %s %s literal", h->name,
+                 want == RF_TYPE_INT ? "an" : "a", rf_fe_type_name(want));
         return;
     }
     rf_fe_pred *p = rf_chk_find(c, h->args[0]->sval);

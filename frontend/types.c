@@ -231,18 +231,9 @@ static int32_t append_var(rf_checker *c, rf_fe_rule *r, rf_type t, rf_loc loc)
 static void check_rule(rf_checker *c, rf_fe_rule *r)
 {
     int bad = 0;
+    int64_t errors_before = c->d->nerrors;
     rf_buf b;
     rf_buf_init(&b);
-    for (int32_t v = 0; v < r->nvars; v++)
-        if (r->vars[v].type == RF_TYPE_UNKNOWN && !r->vars[v].wildcard) {
-            if (r->vars[v].temp) rf_error(c->d, r->vars[v].loc, "cannot infer the type of this expression");
-            else rf_error(c->d, r->vars[v].loc, "cannot infer the type of variable `%s`", r->vars[v].name);
-            bad = 1;
-        }
-    if (bad) {
-        rf_buf_free(&b);
-        return;
-    }
     for (int32_t i = 0; i < r->nbody; i++) {
         rf_fe_lit *l = r->body[i];
         switch (l->kind) {
@@ -349,9 +340,17 @@ static void check_rule(rf_checker *c, rf_fe_rule *r)
         }
         b.len = 0;
         col_desc(&b, r->head, i);
-        rf_error(c->d, a->loc, "type mismatch: `%s` is %s, but %s is %s", r->vars[a->var].temp ? "the value" : r->vars[a->var].name,
-                 tn(vt), rf_buf_cstr(&b), tn(ct));
+        if (vt != RF_TYPE_UNKNOWN)
+            rf_error(c->d, a->loc, "type mismatch: `%s` is %s, but %s is %s",
+                     r->vars[a->var].temp ? "the value" : r->vars[a->var].name, tn(vt), rf_buf_cstr(&b), tn(ct));
     }
+    /* only now: an unknown type is usually the echo of an error above */
+    if (c->d->nerrors == errors_before)
+        for (int32_t v = 0; v < r->nvars; v++)
+            if (r->vars[v].type == RF_TYPE_UNKNOWN && !r->vars[v].wildcard) {
+                if (r->vars[v].temp) rf_error(c->d, r->vars[v].loc, "cannot infer the type of this expression");
+                else rf_error(c->d, r->vars[v].loc, "cannot infer the type of variable `%s`", r->vars[v].name);
+            }
     rf_buf_free(&b);
 }
 
@@ -362,6 +361,8 @@ void rf_chk_types(rf_checker *c)
         changed = 0;
         for (int64_t i = 0; i < c->rules.count; i++) changed |= infer_rule(c, c->rules.items[i]);
     }
+    for (int64_t i = 0; i < c->rules.count && !c->oom; i++) check_rule(c, c->rules.items[i]);
+    if (c->d->nerrors) return;
     for (int64_t i = 0; i < c->preds.count; i++) {
         rf_fe_pred *p = c->preds.items[i];
         for (int32_t j = 0; j < p->arity; j++)
@@ -374,6 +375,5 @@ void rf_chk_types(rf_checker *c)
                 break;
             }
     }
-    if (c->d->nerrors) return;
-    for (int64_t i = 0; i < c->rules.count && !c->oom; i++) check_rule(c, c->rules.items[i]);
+
 }
