@@ -1,0 +1,749 @@
+/*
+** common/rf_value.c: parsing, arithmetic, calendar and formatting of scalar
+** values. See rf_value.h for the representation and the accepted syntax;
+** every rule that the loader, the constant folder and the output writer must
+** agree on lives here and nowhere else.
+*/
+#include "rf_value.h"
+
+#include <errno.h>
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char WHY_EMPTY[] = "empty field";
+static const char WHY_DIGITS[] = "missing digits";
+static const char WHY_CHAR[] = "unexpected character";
+static const char WHY_INT_RANGE[] = "integer out of range";
+static const char WHY_DEC_RANGE[] = "decimal out of range";
+static const char WHY_DEC_FRAC[] = "too many fraction digits (at most 6)";
+static const char WHY_FLOAT_RANGE[] = "float out of range";
+static const char WHY_DATE_FORM[] = "expected YYYY-MM-DD";
+static const char WHY_DATE[] = "invalid date";
+static const char WHY_DATE_RANGE[] = "date out of range";
+static const char WHY_BOOL[] = "expected true or false";
+static const char WHY_UTF8[] = "invalid UTF-8";
+static const char WHY_DIV0[] = "division by zero";
+static const char WHY_NOMEM[] = "out of memory";
+
+static rf_status fail(rf_val_err *e, const char *why, int64_t off)
+{
+    if (e) {
+        e->why = why;
+        e->off = off;
+    }
+    return RF_EUSER;
+}
+
+static int is_digit(char c) { return c >= '0' && c <= '9'; }
+
+const char *rf_val_type_name(rf_type t)
+{
+    switch (t) {
+    case RF_TYPE_INT: return "int";
+    case RF_TYPE_FLOAT: return "float";
+    case RF_TYPE_DECIMAL: return "decimal";
+    case RF_TYPE_STRING: return "string";
+    case RF_TYPE_BOOL: return "boolean";
+    case RF_TYPE_DATE: return "date";
+    }
+    return "?";
+}
+
+int rf_val_type_size(rf_type t)
+{
+    switch (t) {
+    case RF_TYPE_INT:
+    case RF_TYPE_FLOAT:
+    case RF_TYPE_DECIMAL: return 8;
+    case RF_TYPE_STRING: return 0;
+    case RF_TYPE_BOOL: return 1;
+    case RF_TYPE_DATE: return 4;
+    }
+    return 0;
+}
+
+/* ---- parsing -------------------------------------------------------- */
+
+/* Parses the digits [s, e) (all digits, possibly with leading zeros) into
+** *v; returns -1 when the value exceeds 'limit'. */
+static int digits_value(const char *s, const char *e, uint64_t limit, uint64_t *v)
+{
+    while (s < e && *s == '0') s++;
+    if (e - s > 20) return -1;
+    uint64_t x = 0;
+    for (; s < e; s++) {
+        unsigned d = (unsigned)(*s - '0');
+        if (x > (limit - d) / 10) return -1;
+        x = x * 10 + d;
+    }
+    *v = x;
+    return 0;
+}
+
+rf_status rf_val_parse_int(const char *p, int64_t len, int64_t *out, rf_val_err *e)
+{
+    if (len <= 0) return fail(e, WHY_EMPTY, 0);
+    int64_t i = 0;
+    int neg = 0;
+    if (p[0] == '-' || p[0] == '+') {
+        neg = p[0] == '-';
+        i = 1;
+    }
+    int64_t ds = i;
+    while (i < len && is_digit(p[i])) i++;
+    if (i == ds) return fail(e, i < len ? WHY_CHAR : WHY_DIGITS, i);
+    if (i < len) return fail(e, WHY_CHAR, i);
+    uint64_t v;
+    uint64_t limit = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
+    if (digits_value(p + ds, p + len, limit, &v)) return fail(e, WHY_INT_RANGE, 0);
+    /* two's complement negation in unsigned arithmetic avoids UB at INT64_MIN */
+    *out = neg ? (int64_t)(0 - v) : (int64_t)v;
+    return RF_OK;
+}
+
+static const int64_t POW10[19] = {1,
+                                  10,
+                                  100,
+                                  1000,
+                                  10000,
+                                  100000,
+                                  1000000,
+                                  10000000,
+                                  100000000,
+                                  1000000000,
+                                  10000000000,
+                                  100000000000,
+                                  1000000000000,
+                                  10000000000000,
+                                  100000000000000,
+                                  1000000000000000,
+                                  10000000000000000,
+                                  100000000000000000,
+                                  1000000000000000000};
+
+rf_status rf_val_parse_decimal(const char *p, int64_t len, int64_t *out, rf_val_err *e)
+{
+    if (len <= 0) return fail(e, WHY_EMPTY, 0);
+    int64_t i = 0;
+    int neg = 0;
+    if (p[0] == '-' || p[0] == '+') {
+        neg = p[0] == '-';
+        i = 1;
+    }
+    int64_t is = i;
+    while (i < len && is_digit(p[i])) i++;
+    int64_t ie = i, fs = i, fe = i;
+    if (i < len && p[i] == '.') {
+        fs = ++i;
+        while (i < len && is_digit(p[i])) i++;
+        fe = i;
+    }
+    if (ie == is && fe == fs) return fail(e, i < len ? WHY_CHAR : WHY_DIGITS, i);
+    if (i < len) return fail(e, WHY_CHAR, i);
+    if (fe - fs > RF_DEC_SCALE) return fail(e, WHY_DEC_FRAC, fs + RF_DEC_SCALE);
+    uint64_t ip, fp = 0;
+    if (digits_value(p + is, p + ie, (uint64_t)(RF_DEC_MAX / RF_DEC_ONE), &ip))
+        return fail(e, WHY_DEC_RANGE, 0);
+    for (int64_t k = fs; k < fe; k++) fp = fp * 10 + (uint64_t)(p[k] - '0');
+    fp *= (uint64_t)POW10[RF_DEC_SCALE - (fe - fs)];
+    uint64_t v = ip * (uint64_t)RF_DEC_ONE + fp; /* < 2^64: ip <= 9223372036854 */
+    if (v > (uint64_t)RF_DEC_MAX) return fail(e, WHY_DEC_RANGE, 0);
+    *out = neg ? -(int64_t)v : (int64_t)v;
+    return RF_OK;
+}
+
+/* Exact powers of ten representable in a double, for the fast path. */
+static const double DPOW10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                  1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                  1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+rf_status rf_val_parse_float(const char *p, int64_t len, double *out, rf_val_err *e)
+{
+    if (len <= 0) return fail(e, WHY_EMPTY, 0);
+    /* Validate the syntax by hand: strtod alone would accept blanks, hex,
+    ** inf and nan, and stop early instead of failing. */
+    int64_t i = 0;
+    int neg = 0;
+    if (p[0] == '-' || p[0] == '+') {
+        neg = p[0] == '-';
+        i = 1;
+    }
+    int64_t is = i;
+    while (i < len && is_digit(p[i])) i++;
+    int64_t ie = i, fs = i, fe = i;
+    if (i < len && p[i] == '.') {
+        fs = ++i;
+        while (i < len && is_digit(p[i])) i++;
+        fe = i;
+    }
+    if (ie == is && fe == fs) return fail(e, i < len ? WHY_CHAR : WHY_DIGITS, i);
+    int64_t xs = -1, xe = -1;
+    int xneg = 0;
+    if (i < len && (p[i] == 'e' || p[i] == 'E')) {
+        i++;
+        if (i < len && (p[i] == '-' || p[i] == '+')) xneg = p[i++] == '-';
+        xs = i;
+        while (i < len && is_digit(p[i])) i++;
+        xe = i;
+        if (xe == xs) return fail(e, i < len ? WHY_CHAR : WHY_DIGITS, i);
+    }
+    if (i < len) return fail(e, WHY_CHAR, i);
+
+    /* Fast path (Clinger): at most 15 significant digits and a small power of
+    ** ten give a correctly rounded result with one IEEE operation. */
+    {
+        uint64_t m = 0;
+        int nd = 0, ok = 1;
+        int64_t scale = 0;
+        for (int64_t k = is; k < ie && ok; k++) {
+            if (nd == 0 && p[k] == '0') continue;
+            if (++nd > 15) ok = 0;
+            m = m * 10 + (uint64_t)(p[k] - '0');
+        }
+        for (int64_t k = fs; k < fe && ok; k++) {
+            scale--;
+            if (nd == 0 && p[k] == '0') continue;
+            if (++nd > 15) ok = 0;
+            m = m * 10 + (uint64_t)(p[k] - '0');
+        }
+        if (ok && xs >= 0) {
+            int64_t x = 0;
+            for (int64_t k = xs; k < xe && ok; k++) {
+                x = x * 10 + (p[k] - '0');
+                if (x > 1000) ok = 0;
+            }
+            scale += xneg ? -x : x;
+        }
+        if (ok && (m == 0 || (scale >= -22 && scale <= 22))) {
+            double v = (double)m;
+            if (m != 0) v = scale < 0 ? v / DPOW10[-scale] : v * DPOW10[scale];
+            *out = neg ? -v : v;
+            return RF_OK;
+        }
+    }
+
+    char local[128];
+    char *buf = local;
+    if (len >= (int64_t)sizeof local) {
+        buf = malloc((size_t)len + 1);
+        if (!buf) {
+            if (e) {
+                e->why = WHY_NOMEM;
+                e->off = 0;
+            }
+            return RF_ENOMEM;
+        }
+    }
+    memcpy(buf, p, (size_t)len);
+    buf[len] = 0;
+    errno = 0;
+    char *end;
+    double v = strtod(buf, &end);
+    int range = errno == ERANGE && isinf(v);
+    int whole = end == buf + len;
+    if (buf != local) free(buf);
+    if (!whole) return fail(e, WHY_CHAR, 0); /* not reached: syntax checked above */
+    if (range) return fail(e, WHY_FLOAT_RANGE, 0);
+    *out = v;
+    return RF_OK;
+}
+
+int rf_val_is_leap(int32_t y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
+
+int rf_val_days_in_month(int32_t y, int32_t m)
+{
+    static const int dim[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    if (m < 1 || m > 12) return 0;
+    return m == 2 && rf_val_is_leap(y) ? 29 : dim[m - 1];
+}
+
+int rf_val_date_valid(int32_t y, int32_t m, int32_t d)
+{
+    return y >= 1 && y <= 9999 && m >= 1 && m <= 12 && d >= 1 && d <= rf_val_days_in_month(y, m);
+}
+
+rf_status rf_val_parse_date(const char *p, int64_t len, int32_t *out, rf_val_err *e)
+{
+    if (len <= 0) return fail(e, WHY_EMPTY, 0);
+    for (int64_t i = 0; i < 10; i++) {
+        if (i >= len) return fail(e, WHY_DATE_FORM, i);
+        int ok = (i == 4 || i == 7) ? p[i] == '-' : is_digit(p[i]);
+        if (!ok) return fail(e, WHY_DATE_FORM, i);
+    }
+    if (len > 10) return fail(e, WHY_CHAR, 10);
+    int32_t y = (p[0] - '0') * 1000 + (p[1] - '0') * 100 + (p[2] - '0') * 10 + (p[3] - '0');
+    int32_t m = (p[5] - '0') * 10 + (p[6] - '0');
+    int32_t d = (p[8] - '0') * 10 + (p[9] - '0');
+    if (y < 1) return fail(e, WHY_DATE, 0);
+    if (m < 1 || m > 12) return fail(e, WHY_DATE, 5);
+    if (d < 1 || d > rf_val_days_in_month(y, m)) return fail(e, WHY_DATE, 8);
+    *out = rf_val_days_from_civil(y, m, d);
+    return RF_OK;
+}
+
+rf_status rf_val_parse_bool(const char *p, int64_t len, uint8_t *out, rf_val_err *e)
+{
+    if (len == 4 && memcmp(p, "true", 4) == 0) {
+        *out = 1;
+        return RF_OK;
+    }
+    if (len == 5 && memcmp(p, "false", 5) == 0) {
+        *out = 0;
+        return RF_OK;
+    }
+    return fail(e, len <= 0 ? WHY_EMPTY : WHY_BOOL, 0);
+}
+
+int rf_val_utf8_len(const char *s, int64_t n)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    if (n <= 0) return 0;
+    unsigned c = p[0];
+    if (c < 0x80) return 1;
+    if (c < 0xC2) return 0; /* continuation byte or overlong 2-byte lead */
+    if (c < 0xE0) return n >= 2 && (p[1] & 0xC0) == 0x80 ? 2 : 0;
+    if (c < 0xF0) {
+        if (n < 3) return 0;
+        unsigned lo = c == 0xE0 ? 0xA0 : 0x80, hi = c == 0xED ? 0x9F : 0xBF;
+        if (p[1] < lo || p[1] > hi || (p[2] & 0xC0) != 0x80) return 0;
+        return 3;
+    }
+    if (c < 0xF5) {
+        if (n < 4) return 0;
+        unsigned lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
+        if (p[1] < lo || p[1] > hi || (p[2] & 0xC0) != 0x80 || (p[3] & 0xC0) != 0x80) return 0;
+        return 4;
+    }
+    return 0;
+}
+
+rf_status rf_val_check_utf8(const char *p, int64_t len, rf_val_err *e)
+{
+    int64_t i = 0;
+    while (i < len) {
+        /* ASCII runs dominate real data: test 8 bytes at a time */
+        if (len - i >= 8) {
+            uint64_t w;
+            memcpy(&w, p + i, 8);
+            if (!(w & UINT64_C(0x8080808080808080))) {
+                i += 8;
+                continue;
+            }
+        }
+        if (!((unsigned char)p[i] & 0x80)) {
+            i++;
+            continue;
+        }
+        int n = rf_val_utf8_len(p + i, len - i);
+        if (!n) return fail(e, WHY_UTF8, i);
+        i += n;
+    }
+    return RF_OK;
+}
+
+/* ---- int arithmetic ------------------------------------------------- */
+
+rf_status rf_val_int_add(int64_t a, int64_t b, int64_t *out, rf_val_err *e)
+{
+    if (__builtin_add_overflow(a, b, out)) return fail(e, WHY_INT_RANGE, 0);
+    return RF_OK;
+}
+
+rf_status rf_val_int_sub(int64_t a, int64_t b, int64_t *out, rf_val_err *e)
+{
+    if (__builtin_sub_overflow(a, b, out)) return fail(e, WHY_INT_RANGE, 0);
+    return RF_OK;
+}
+
+rf_status rf_val_int_mul(int64_t a, int64_t b, int64_t *out, rf_val_err *e)
+{
+    if (__builtin_mul_overflow(a, b, out)) return fail(e, WHY_INT_RANGE, 0);
+    return RF_OK;
+}
+
+rf_status rf_val_int_div(int64_t a, int64_t b, int64_t *out, rf_val_err *e)
+{
+    if (b == 0) return fail(e, WHY_DIV0, 0);
+    if (a == INT64_MIN && b == -1) return fail(e, WHY_INT_RANGE, 0);
+    *out = a / b;
+    return RF_OK;
+}
+
+rf_status rf_val_int_mod(int64_t a, int64_t b, int64_t *out, rf_val_err *e)
+{
+    if (b == 0) return fail(e, WHY_DIV0, 0);
+    *out = b == -1 ? 0 : a % b; /* INT64_MIN % -1 is UB in C although it is 0 */
+    return RF_OK;
+}
+
+/* ---- decimal arithmetic --------------------------------------------- */
+
+static rf_status dec_result(rf_dec128 v, int64_t *out, rf_val_err *e)
+{
+    if (v > RF_DEC_MAX || v < RF_DEC_MIN) return fail(e, WHY_DEC_RANGE, 0);
+    *out = (int64_t)v;
+    return RF_OK;
+}
+
+/* n / d rounded half away from zero; d is nonzero and within int64 range.
+** Comparing ar with ad - ar instead of 2 * ar with ad cannot overflow. */
+static rf_dec128 div_round(rf_dec128 n, rf_dec128 d)
+{
+    rf_dec128 q = n / d, r = n % d;
+    rf_dec128 ar = r < 0 ? -r : r, ad = d < 0 ? -d : d;
+    if (ar >= ad - ar) q += ((n < 0) != (d < 0)) ? -1 : 1;
+    return q;
+}
+
+rf_status rf_val_dec_add(int64_t a, int64_t b, int64_t *out, rf_val_err *e)
+{
+    return dec_result((rf_dec128)a + b, out, e);
+}
+
+rf_status rf_val_dec_sub(int64_t a, int64_t b, int64_t *out, rf_val_err *e)
+{
+    return dec_result((rf_dec128)a - b, out, e);
+}
+
+rf_status rf_val_dec_neg(int64_t a, int64_t *out, rf_val_err *e)
+{
+    return dec_result(-(rf_dec128)a, out, e);
+}
+
+rf_status rf_val_dec_mul(int64_t a, int64_t b, int64_t *out, rf_val_err *e)
+{
+    return dec_result(div_round((rf_dec128)a * b, RF_DEC_ONE), out, e);
+}
+
+rf_status rf_val_dec_div(int64_t a, int64_t b, int64_t *out, rf_val_err *e)
+{
+    if (b == 0) return fail(e, WHY_DIV0, 0);
+    return dec_result(div_round((rf_dec128)a * RF_DEC_ONE, b), out, e);
+}
+
+rf_status rf_val_dec_from_int(int64_t i, int64_t *out, rf_val_err *e)
+{
+    return dec_result((rf_dec128)i * RF_DEC_ONE, out, e);
+}
+
+int64_t rf_val_dec_to_int(int64_t d) { return d / RF_DEC_ONE; }
+
+double rf_val_dec_to_float(int64_t d) { return (double)d / 1e6; }
+
+rf_status rf_val_dec_from_float(double x, int64_t *out, rf_val_err *e)
+{
+    double r = round(x * 1e6);
+    /* NaN fails both comparisons; 2^63 bounds keep the cast defined and the
+    ** result inside the symmetric range (no double lies in (2^63-1024, 2^63)). */
+    if (!(r > -9223372036854775808.0 && r < 9223372036854775808.0))
+        return fail(e, WHY_DEC_RANGE, 0);
+    *out = (int64_t)r;
+    return RF_OK;
+}
+
+rf_status rf_val_dec128_add(rf_dec128 a, rf_dec128 b, rf_dec128 *out, rf_val_err *e)
+{
+    if (__builtin_add_overflow(a, b, out)) return fail(e, WHY_DEC_RANGE, 0);
+    return RF_OK;
+}
+
+rf_status rf_val_dec128_to_dec(rf_dec128 s, int64_t *out, rf_val_err *e)
+{
+    return dec_result(s, out, e);
+}
+
+rf_status rf_val_dec128_avg(rf_dec128 sum, int64_t count, int64_t *out, rf_val_err *e)
+{
+    if (count <= 0) return fail(e, WHY_DIV0, 0);
+    return dec_result(div_round(sum, count), out, e);
+}
+
+rf_status rf_val_int128_avg(rf_dec128 sum, int64_t count, int64_t *out, rf_val_err *e)
+{
+    if (count <= 0) return fail(e, WHY_DIV0, 0);
+    rf_dec128 scaled;
+    if (__builtin_mul_overflow(sum, (rf_dec128)RF_DEC_ONE, &scaled)) return fail(e, WHY_DEC_RANGE, 0);
+    return rf_val_dec128_avg(scaled, count, out, e);
+}
+
+/* ---- dates ---------------------------------------------------------- */
+/* Howard Hinnant's civil-calendar algorithms, in 64-bit so that no int32
+** input can overflow. */
+
+int32_t rf_val_days_from_civil(int32_t y32, int32_t m, int32_t d)
+{
+    int64_t y = (int64_t)y32 - (m <= 2);
+    int64_t era = (y >= 0 ? y : y - 399) / 400;
+    int64_t yoe = y - era * 400;
+    int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return (int32_t)(era * 146097 + doe - 719468);
+}
+
+void rf_val_civil_from_days(int32_t days, int32_t *y, int32_t *m, int32_t *d)
+{
+    int64_t z = (int64_t)days + 719468;
+    int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+    int64_t doe = z - era * 146097;
+    int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    int64_t mp = (5 * doy + 2) / 153;
+    int64_t dd = doy - (153 * mp + 2) / 5 + 1;
+    int64_t mm = mp < 10 ? mp + 3 : mp - 9;
+    *y = (int32_t)(yoe + era * 400 + (mm <= 2));
+    *m = (int32_t)mm;
+    *d = (int32_t)dd;
+}
+
+int32_t rf_val_date_year(int32_t days)
+{
+    int32_t y, m, d;
+    rf_val_civil_from_days(days, &y, &m, &d);
+    return y;
+}
+
+int32_t rf_val_date_month(int32_t days)
+{
+    int32_t y, m, d;
+    rf_val_civil_from_days(days, &y, &m, &d);
+    return m;
+}
+
+int32_t rf_val_date_day(int32_t days)
+{
+    int32_t y, m, d;
+    rf_val_civil_from_days(days, &y, &m, &d);
+    return d;
+}
+
+rf_status rf_val_date_add_days(int32_t d, int64_t n, int32_t *out, rf_val_err *e)
+{
+    int64_t r;
+    if (__builtin_add_overflow((int64_t)d, n, &r) || r < RF_DATE_MIN || r > RF_DATE_MAX)
+        return fail(e, WHY_DATE_RANGE, 0);
+    *out = (int32_t)r;
+    return RF_OK;
+}
+
+rf_status rf_val_date_add_months(int32_t days, int64_t n, int32_t *out, rf_val_err *e)
+{
+    /* 9999 years are under 120000 months: larger steps cannot land in range */
+    if (n > 200000 || n < -200000) return fail(e, WHY_DATE_RANGE, 0);
+    int32_t y, m, d;
+    rf_val_civil_from_days(days, &y, &m, &d);
+    int64_t t = (int64_t)y * 12 + (m - 1) + n;
+    int64_t ny = t >= 0 ? t / 12 : -((-t + 11) / 12);
+    int32_t nm = (int32_t)(t - ny * 12) + 1;
+    if (ny < 1 || ny > 9999) return fail(e, WHY_DATE_RANGE, 0);
+    int dim = rf_val_days_in_month((int32_t)ny, nm);
+    *out = rf_val_days_from_civil((int32_t)ny, nm, d > dim ? dim : d);
+    return RF_OK;
+}
+
+rf_status rf_val_date_add_years(int32_t d, int64_t n, int32_t *out, rf_val_err *e)
+{
+    if (n > 20000 || n < -20000) return fail(e, WHY_DATE_RANGE, 0);
+    return rf_val_date_add_months(d, n * 12, out, e);
+}
+
+/* ---- formatting ----------------------------------------------------- */
+
+__extension__ typedef unsigned __int128 rf_u128;
+
+/* Writes the decimal digits of u at dst (no sign); returns the length. */
+static int write_u64(char *dst, uint64_t u)
+{
+    char tmp[24];
+    int n = 0;
+    do {
+        tmp[n++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    for (int i = 0; i < n; i++) dst[i] = tmp[n - 1 - i];
+    return n;
+}
+
+static int write_u128(char *dst, rf_u128 u)
+{
+    char tmp[48];
+    int n = 0;
+    do {
+        tmp[n++] = (char)('0' + (int)(u % 10));
+        u /= 10;
+    } while (u);
+    for (int i = 0; i < n; i++) dst[i] = tmp[n - 1 - i];
+    return n;
+}
+
+int rf_val_write_int(char *dst, int64_t v)
+{
+    int n = 0;
+    uint64_t u = (uint64_t)v;
+    if (v < 0) {
+        dst[n++] = '-';
+        u = 0 - u;
+    }
+    n += write_u64(dst + n, u);
+    dst[n] = 0;
+    return n;
+}
+
+/* Appends ".ffffff" with trailing zeros trimmed to at least two digits. */
+static int write_frac(char *dst, uint32_t f)
+{
+    dst[0] = '.';
+    for (int i = RF_DEC_SCALE; i >= 1; i--) {
+        dst[i] = (char)('0' + f % 10);
+        f /= 10;
+    }
+    int n = 1 + RF_DEC_SCALE;
+    while (n > 3 && dst[n - 1] == '0') n--;
+    return n;
+}
+
+int rf_val_write_dec(char *dst, int64_t v)
+{
+    int n = 0;
+    uint64_t u = (uint64_t)v;
+    if (v < 0) {
+        dst[n++] = '-';
+        u = 0 - u;
+    }
+    n += write_u64(dst + n, u / (uint64_t)RF_DEC_ONE);
+    n += write_frac(dst + n, (uint32_t)(u % (uint64_t)RF_DEC_ONE));
+    dst[n] = 0;
+    return n;
+}
+
+int rf_val_write_dec128(char *dst, rf_dec128 v)
+{
+    int n = 0;
+    rf_u128 u = (rf_u128)v;
+    if (v < 0) {
+        dst[n++] = '-';
+        u = 0 - u;
+    }
+    n += write_u128(dst + n, u / (unsigned)RF_DEC_ONE);
+    n += write_frac(dst + n, (uint32_t)(u % (unsigned)RF_DEC_ONE));
+    dst[n] = 0;
+    return n;
+}
+
+static int roundtrips(const char *s, double v) { return strtod(s, NULL) == v; }
+
+int rf_val_write_float(char *dst, double v)
+{
+    const char *special = isnan(v) ? "nan" : isinf(v) ? (v < 0 ? "-inf" : "inf") : NULL;
+    if (special) {
+        strcpy(dst, special);
+        return (int)strlen(special);
+    }
+    int n = 0;
+    if (fabs(v) >= DBL_MIN || v == 0) {
+        /* For normal doubles every decimal of at most DBL_DIG digits that reads
+        ** back as v is what %.15g prints once %g strips trailing zeros, so
+        ** only 15, 16 and 17 digits need trying. */
+        for (int prec = DBL_DIG; prec <= 17; prec++) {
+            n = snprintf(dst, RF_VAL_FMT_MAX, "%.*g", prec, v);
+            if (roundtrips(dst, v)) break;
+        }
+    } else {
+        for (int prec = 1; prec <= 17; prec++) {
+            n = snprintf(dst, RF_VAL_FMT_MAX, "%.*g", prec, v);
+            if (roundtrips(dst, v)) break;
+        }
+    }
+    if (!strpbrk(dst, ".e")) {
+        dst[n++] = '.';
+        dst[n++] = '0';
+        dst[n] = 0;
+    }
+    return n;
+}
+
+int rf_val_write_date(char *dst, int32_t days)
+{
+    int32_t y, m, d;
+    rf_val_civil_from_days(days, &y, &m, &d);
+    if (y >= 0 && y <= 9999) {
+        dst[0] = (char)('0' + y / 1000);
+        dst[1] = (char)('0' + y / 100 % 10);
+        dst[2] = (char)('0' + y / 10 % 10);
+        dst[3] = (char)('0' + y % 10);
+        dst[4] = '-';
+        dst[5] = (char)('0' + m / 10);
+        dst[6] = (char)('0' + m % 10);
+        dst[7] = '-';
+        dst[8] = (char)('0' + d / 10);
+        dst[9] = (char)('0' + d % 10);
+        dst[10] = 0;
+        return 10;
+    }
+    /* outside the supported range: still print something unambiguous */
+    return snprintf(dst, RF_VAL_FMT_MAX, "%05d-%02d-%02d", (int)y, (int)m, (int)d);
+}
+
+int rf_val_write_bool(char *dst, uint8_t v)
+{
+    const char *s = v ? "true" : "false";
+    strcpy(dst, s);
+    return (int)strlen(s);
+}
+
+void rf_val_fmt_int(rf_buf *b, int64_t v)
+{
+    char t[RF_VAL_FMT_MAX];
+    rf_buf_append(b, t, rf_val_write_int(t, v));
+}
+
+void rf_val_fmt_dec(rf_buf *b, int64_t v)
+{
+    char t[RF_VAL_FMT_MAX];
+    rf_buf_append(b, t, rf_val_write_dec(t, v));
+}
+
+void rf_val_fmt_dec128(rf_buf *b, rf_dec128 v)
+{
+    char t[RF_VAL_FMT_MAX];
+    rf_buf_append(b, t, rf_val_write_dec128(t, v));
+}
+
+void rf_val_fmt_float(rf_buf *b, double v)
+{
+    char t[RF_VAL_FMT_MAX];
+    rf_buf_append(b, t, rf_val_write_float(t, v));
+}
+
+void rf_val_fmt_date(rf_buf *b, int32_t days)
+{
+    char t[RF_VAL_FMT_MAX];
+    rf_buf_append(b, t, rf_val_write_date(t, days));
+}
+
+void rf_val_fmt_bool(rf_buf *b, uint8_t v)
+{
+    char t[RF_VAL_FMT_MAX];
+    rf_buf_append(b, t, rf_val_write_bool(t, v));
+}
+
+/* ---- comparison ----------------------------------------------------- */
+
+int rf_val_cmp_int(int64_t a, int64_t b) { return (a > b) - (a < b); }
+int rf_val_cmp_dec128(rf_dec128 a, rf_dec128 b) { return (a > b) - (a < b); }
+
+int rf_val_cmp_float(double a, double b)
+{
+    int na = isnan(a), nb = isnan(b);
+    if (na || nb) return na - nb;
+    return (a > b) - (a < b);
+}
+
+int rf_val_cmp_str(const char *a, int64_t alen, const char *b, int64_t blen)
+{
+    int64_t n = alen < blen ? alen : blen;
+    int c = n > 0 ? memcmp(a, b, (size_t)n) : 0;
+    if (c) return c < 0 ? -1 : 1;
+    return (alen > blen) - (alen < blen);
+}
