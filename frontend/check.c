@@ -187,3 +187,62 @@ rf_status rf_fe_load_file(const char *path, rf_arena *arena, rf_ast_program **as
     if (st || !prog) return st;
     return rf_fe_check(*ast, arena, prog, diags);
 }
+
+/* Concatenates the clauses of several parsed files into one program. */
+static rf_status merge(rf_ast_program **parts, int32_t n, const char *name, rf_arena *arena, rf_ast_program **out)
+{
+    int64_t total = 0;
+    for (int32_t i = 0; i < n; i++) total += parts[i] ? parts[i]->nclauses : 0;
+    rf_ast_program *p = rf_arena_alloc(arena, sizeof *p);
+    rf_ast_clause **cl = rf_arena_alloc(arena, (size_t)(total + 1) * sizeof *cl);
+    if (!p || !cl) return RF_ENOMEM;
+    int64_t k = 0;
+    for (int32_t i = 0; i < n; i++)
+        for (int64_t j = 0; parts[i] && j < parts[i]->nclauses; j++) cl[k++] = parts[i]->clauses[j];
+    p->file = name;
+    p->clauses = cl;
+    p->nclauses = total;
+    *out = p;
+    return RF_OK;
+}
+
+rf_status rf_fe_load_sources(const char *const *names, const char *const *texts, const int64_t *lens, int32_t n,
+                             rf_arena *arena, rf_ast_program **ast, rf_fe_program **prog, rf_diags *diags)
+{
+    *ast = NULL;
+    if (prog) *prog = NULL;
+    rf_ast_program **parts = rf_arena_alloc(arena, (size_t)(n + 1) * sizeof *parts);
+    if (!parts || n < 1) return parts ? RF_EUSAGE : RF_ENOMEM;
+    rf_status worst = RF_OK;
+    for (int32_t i = 0; i < n; i++) {
+        rf_status st = rf_fe_parse(names[i], texts[i], lens[i], arena, &parts[i], diags);
+        if (st == RF_ENOMEM) return st;
+        if (st) worst = st;
+    }
+    rf_status st = merge(parts, n, names[n - 1], arena, ast);
+    if (st) return st;
+    if (worst || !prog) return worst;
+    return rf_fe_check(*ast, arena, prog, diags);
+}
+
+rf_status rf_fe_load_files(const char *const *paths, int32_t n, rf_arena *arena, rf_ast_program **ast,
+                           rf_fe_program **prog, rf_diags *diags)
+{
+    *ast = NULL;
+    if (prog) *prog = NULL;
+    if (n == 1) return rf_fe_load_file(paths[0], arena, ast, prog, diags);
+    rf_ast_program **parts = rf_arena_alloc(arena, (size_t)(n + 1) * sizeof *parts);
+    if (!parts || n < 1) return parts ? RF_EUSAGE : RF_ENOMEM;
+    rf_status worst = RF_OK;
+    for (int32_t i = 0; i < n; i++) {
+        rf_status st = rf_fe_load_file(paths[i], arena, &parts[i], NULL, diags);
+        if (st == RF_ENOMEM) return st;
+        if (st) worst = st;
+    }
+    const char *name = rf_arena_strdup(arena, paths[n - 1]);
+    if (!name) return RF_ENOMEM;
+    rf_status st = merge(parts, n, name, arena, ast);
+    if (st) return st;
+    if (worst || !prog) return worst;
+    return rf_fe_check(*ast, arena, prog, diags);
+}

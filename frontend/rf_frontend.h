@@ -195,6 +195,16 @@ rf_status rf_fe_check(const rf_ast_program *ast, rf_arena *arena, rf_fe_program 
 rf_status rf_fe_load_file(const char *path, rf_arena *arena, rf_ast_program **ast,
                           rf_fe_program **prog, rf_diags *diags);
 
+/* Several source files checked as one program (a shared schema and a query,
+** say); each clause keeps its own file in its locations. */
+rf_status rf_fe_load_files(const char *const *paths, int32_t n, rf_arena *arena, rf_ast_program **ast,
+                           rf_fe_program **prog, rf_diags *diags);
+
+/* The same for sources already in memory (texts[i] of lens[i] bytes named
+** names[i]; names must outlive the program). */
+rf_status rf_fe_load_sources(const char *const *names, const char *const *texts, const int64_t *lens, int32_t n,
+                             rf_arena *arena, rf_ast_program **ast, rf_fe_program **prog, rf_diags *diags);
+
 /* The checked program in LogiQL-like text (for `redfox dump --rules`). */
 void rf_fe_print_program(const rf_fe_program *p, rf_buf *out);
 void rf_fe_expr_print(const rf_fe_rule *r, const rf_fe_expr *e, rf_buf *out);
