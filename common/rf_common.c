@@ -53,7 +53,10 @@ void rf_diags_init(rf_diags *d) { memset(d, 0, sizeof *d); }
 
 void rf_diags_free(rf_diags *d)
 {
-    for (int64_t i = 0; i < d->count; i++) free(d->items[i].msg);
+    for (int64_t i = 0; i < d->count; i++) {
+        free(d->items[i].msg);
+        free((char *)d->items[i].loc.file);
+    }
     free(d->items);
     memset(d, 0, sizeof *d);
 }
@@ -79,6 +82,15 @@ void rf_diag_addv(rf_diags *d, rf_severity sev, rf_loc loc, const char *fmt, va_
     }
     char *msg = rf_vsprintf(fmt, ap);
     if (!msg) return;
+    /* own a copy of the file name: callers may free theirs before printing */
+    if (loc.file) {
+        char *f = rf_strdup(loc.file);
+        if (!f) {
+            free(msg);
+            return;
+        }
+        loc.file = f;
+    }
     d->items[d->count].sev = sev;
     d->items[d->count].loc = loc;
     d->items[d->count].msg = msg;

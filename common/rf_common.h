@@ -43,8 +43,8 @@ typedef enum rf_severity { RF_SEV_ERROR, RF_SEV_WARNING, RF_SEV_NOTE } rf_severi
 
 typedef struct rf_diag {
     rf_severity sev;
-    rf_loc loc;
-    char *msg; /* owned */
+    rf_loc loc; /* loc.file is an owned copy */
+    char *msg;  /* owned */
 } rf_diag;
 
 /* A list of diagnostics; stages append, tools/ prints. */

@@ -1,27 +1,33 @@
 /*
 ** tools/cmd_compile.c: `redfox compile`: check a program completely and
-** build its query plan.
+** write it as a .rfx file.
 */
+#include "pipeline.h"
 #include "tools.h"
-#include "rf_frontend.h"
-#include "rf_queryplan.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static const char *usage =
-    "usage: redfox compile PROG.logic [-o PROG.rfx]\n"
+    "usage: redfox compile PROG.logic [MORE.logic ...] [-o PROG.rfx] [--no-opt]\n"
     "\n"
-    "Checks the program (syntax, names, types, safety, stratification) and\n"
-    "builds and optimizes its query plan. Errors are printed as\n"
-    "file:line:col: error: message.\n"
+    "Checks the program (syntax, names, types, safety, stratification),\n"
+    "builds and optimizes its query plan, lowers it to Harmony kernels and\n"
+    "writes the result as a .rfx file for `redfox run`. Several files are\n"
+    "compiled as one program (a shared schema and a query, say). Errors are\n"
+    "printed as file:line:col: error: message.\n"
     "\n"
     "options:\n"
-    "  -o FILE     where to write the compiled program (default: PROG.rfx)\n"
+    "  -o FILE     the output file (default: the last PROG.logic with .rfx)\n"
+    "  --no-opt    skip the query-plan optimization passes\n"
     "  -h, --help  this text\n";
 
 int rf_tool_compile(int argc, char **argv)
 {
+    const char *progs[256];
+    int32_t nprogs = 0;
     const char *prog = NULL, *outp = NULL;
+    rf_tool_opts o = {0};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int m;
@@ -31,33 +37,43 @@ int rf_tool_compile(int argc, char **argv)
         }
         if ((m = rf_tool_opt_value("compile", argc, argv, &i, "-o", &outp)) != 0) {
             if (m < 0) return RF_EXIT_USAGE;
+        } else if (!strcmp(a, "--no-opt")) {
+            o.no_opt = 1;
         } else if (a[0] == '-' && a[1]) {
             return rf_tool_usage_error("compile", "unknown option '%s'", a);
-        } else if (prog) {
-            return rf_tool_usage_error("compile", "give one program, not '%s' and '%s'", prog, a);
+        } else if (nprogs == 256) {
+            return rf_tool_usage_error("compile", "too many files (at most 256)");
         } else {
-            prog = a;
+            progs[nprogs++] = prog = a;
         }
     }
     if (!prog) return rf_tool_usage_error("compile", "no program given");
+    for (int32_t i = 0; i < nprogs; i++)
+        if (rf_tool_is_rfx(progs[i]))
+            return rf_tool_usage_error("compile", "'%s' is already compiled (.rfx)", progs[i]);
+    char *defout = NULL;
+    if (!outp) {
+        size_t n = strlen(prog);
+        const char *dot = strrchr(prog, '.');
+        const char *slash = strrchr(prog, '/');
+        if (dot && (!slash || dot > slash)) n = (size_t)(dot - prog);
+        defout = rf_sprintf("%.*s.rfx", (int)n, prog);
+        if (!defout) return RF_EXIT_USER;
+        outp = defout;
+    }
     rf_arena arena;
     rf_arena_init(&arena);
     rf_diags d;
     rf_diags_init(&d);
-    rf_ast_program *ast;
-    rf_fe_program *fe;
-    rf_status st = rf_fe_load_file(prog, &arena, &ast, &fe, &d);
     rf_qp_program *qp = NULL;
-    if (!st) st = rf_qp_build(fe, &qp, &d);
-    if (!st) st = rf_qp_optimize(qp, &d);
-    if (!st && outp) {
-        rf_error(&d, rf_mkloc(outp, 0, 0),
-                 "code generation (.rfx output) is not available in this version; the program was checked");
-        st = RF_EUSAGE;
-    }
+    rf_hir_program *hir = NULL;
+    rf_status st = rf_tool_compile_logic(progs, nprogs, &o, &arena, NULL, &qp, &hir, &d);
+    if (!st) st = rf_tool_write_rfx(hir, outp, &d);
+    rf_hir_free(hir);
     rf_qp_free(qp);
     int rc = rf_tool_finish(st, &d);
     rf_diags_free(&d);
     rf_arena_free(&arena);
+    free(defout);
     return rc;
 }

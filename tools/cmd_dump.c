@@ -1,20 +1,21 @@
 /*
 ** tools/cmd_dump.c: `redfox dump`: print any intermediate form of a program.
 */
+#include "pipeline.h"
 #include "tools.h"
-#include "rf_frontend.h"
-#include "rf_queryplan.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 static const char *usage =
-    "usage: redfox dump WHAT PROG.logic [--format text|yaml|dot] [--no-opt]\n"
+    "usage: redfox dump WHAT PROG.logic|PROG.rfx [--format text|yaml|dot] [--no-opt]\n"
     "\n"
     "WHAT is one of:\n"
     "  --ast     the syntax tree, as parsed\n"
     "  --rules   the checked program: desugared rules, types and strata\n"
     "  --plan    the query plan: relations and a CFG of relational commands\n"
+    "  --harmony the Harmony IR: kernels over managed variables, scheduled\n"
+    "            (of a .logic file, or of a compiled .rfx file)\n"
     "\n"
     "options:\n"
     "  --format F  text (default), yaml (--ast, --plan) or dot (--plan)\n"
@@ -23,6 +24,8 @@ static const char *usage =
 
 int rf_tool_dump(int argc, char **argv)
 {
+    const char *progs[256];
+    int32_t nprogs = 0;
     const char *what = NULL, *prog = NULL, *format = "text";
     int opt = 1;
     for (int i = 1; i < argc; i++) {
@@ -32,8 +35,8 @@ int rf_tool_dump(int argc, char **argv)
             fputs(usage, stdout);
             return RF_EXIT_OK;
         }
-        if (!strcmp(a, "--ast") || !strcmp(a, "--rules") || !strcmp(a, "--plan")) {
-            if (what) return rf_tool_usage_error("dump", "give one of --ast, --rules, --plan");
+        if (!strcmp(a, "--ast") || !strcmp(a, "--rules") || !strcmp(a, "--plan") || !strcmp(a, "--harmony")) {
+            if (what) return rf_tool_usage_error("dump", "give one of --ast, --rules, --plan, --harmony");
             what = a + 2;
         } else if (!strcmp(a, "--no-opt")) {
             opt = 0;
@@ -41,18 +44,21 @@ int rf_tool_dump(int argc, char **argv)
             if (m < 0) return RF_EXIT_USAGE;
         } else if (a[0] == '-' && a[1]) {
             return rf_tool_usage_error("dump", "unknown option '%s'", a);
-        } else if (prog) {
-            return rf_tool_usage_error("dump", "give one program, not '%s' and '%s'", prog, a);
+        } else if (nprogs == 256) {
+            return rf_tool_usage_error("dump", "too many files (at most 256)");
         } else {
-            prog = a;
+            progs[nprogs++] = prog = a;
         }
     }
-    if (!what) return rf_tool_usage_error("dump", "say what to dump: --ast, --rules or --plan");
+    if (!what) return rf_tool_usage_error("dump", "say what to dump: --ast, --rules, --plan or --harmony");
     if (!prog) return rf_tool_usage_error("dump", "no program given");
     int fmt_text = !strcmp(format, "text"), fmt_yaml = !strcmp(format, "yaml"), fmt_dot = !strcmp(format, "dot");
     if (!fmt_text && !fmt_yaml && !fmt_dot)
         return rf_tool_usage_error("dump", "unknown format '%s' (text, yaml or dot)", format);
-    if (!strcmp(what, "rules") && !fmt_text) return rf_tool_usage_error("dump", "--rules is printed as text only");
+    if ((!strcmp(what, "rules") || !strcmp(what, "harmony")) && !fmt_text)
+        return rf_tool_usage_error("dump", "--%s is printed as text only", what);
+    if (strcmp(what, "harmony") && rf_tool_is_rfx(prog))
+        return rf_tool_usage_error("dump", "a .rfx file holds Harmony only: use --harmony");
     if (!strcmp(what, "ast") && fmt_dot) return rf_tool_usage_error("dump", "--ast is printed as text or yaml");
 
     rf_arena arena;
@@ -64,14 +70,20 @@ int rf_tool_dump(int argc, char **argv)
     rf_ast_program *ast = NULL;
     rf_fe_program *fe = NULL;
     rf_status st;
-    if (!strcmp(what, "ast")) {
-        st = rf_fe_load_file(prog, &arena, &ast, NULL, &d);
+    if (!strcmp(what, "harmony")) {
+        rf_tool_opts o = {!opt};
+        rf_hir_program *hir = NULL;
+        st = rf_tool_load_program(progs, nprogs, &o, &arena, &hir, &d);
+        if (!st) rf_hir_print_text(hir, &out);
+        rf_hir_free(hir);
+    } else if (!strcmp(what, "ast")) {
+        st = rf_fe_load_files(progs, nprogs, &arena, &ast, NULL, &d);
         if (!st) {
             if (fmt_yaml) st = rf_ast_print_yaml(ast, &out);
             else rf_ast_print_text(ast, &out);
         }
     } else {
-        st = rf_fe_load_file(prog, &arena, &ast, &fe, &d);
+        st = rf_fe_load_files(progs, nprogs, &arena, &ast, &fe, &d);
         if (!st && !strcmp(what, "rules")) {
             rf_fe_print_program(fe, &out);
         } else if (!st) {

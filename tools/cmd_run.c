@@ -1,23 +1,175 @@
 /*
-** tools/cmd_run.c: `redfox run`: run a compiled program on input files.
+** tools/cmd_run.c: `redfox run`: run a program on input files and print or
+** write its outputs.
 */
+#include "pipeline.h"
+#include "rf_runtime.h"
 #include "tools.h"
 
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static const char *usage =
-    "usage: redfox run PROG.rfx|PROG.logic --data DIR [--device auto|cpu|gpu]\n"
+    "usage: redfox run PROG.rfx|PROG.logic [--data DIR] [--device auto|cpu|gpu]\n"
     "                  [--format table|csv] [--out DIR] [--profile] [--threads N]\n"
+    "                  [--max-iterations N]\n"
     "\n"
-    "Not available in this version: the runtime is being built.\n";
+    "Runs a compiled program (or compiles a .logic file first) on the\n"
+    "lang:input files found in DIR, and prints every lang:output relation.\n"
+    "\n"
+    "options:\n"
+    "  --data DIR           where the input files are (default: .)\n"
+    "  --device D           auto (default: the GPU when there is one), cpu or gpu\n"
+    "  --format F           table (default) or csv ('|'-separated, header row)\n"
+    "  --out DIR            write DIR/NAME.csv for every output instead of printing\n"
+    "  --profile            print per-kernel device, time and rows to stderr\n"
+    "  --threads N          CPU threads (default: all cores)\n"
+    "  --max-iterations N   stop a recursive stratum after N rounds (default 1000000)\n"
+    "  -h, --help           this text\n";
+
+static int parse_int(const char *s, int64_t lo, int64_t hi, int64_t *out)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || end == s || *end || v < lo || v > hi) return 0;
+    *out = v;
+    return 1;
+}
+
+static int write_outputs(const rf_rt_result *res, const char *outdir, rf_rt_format fmt)
+{
+    int rc = RF_EXIT_OK;
+    if (outdir && mkdir(outdir, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "redfox run: cannot create %s: %s\n", outdir, strerror(errno));
+        return RF_EXIT_USER;
+    }
+    for (int32_t i = 0; i < res->noutputs; i++) {
+        const rf_rt_output *o = &res->outputs[i];
+        FILE *f = stdout;
+        char *path = NULL;
+        if (outdir) {
+            path = rf_sprintf("%s/%s.csv", outdir, o->name);
+            f = path ? fopen(path, "w") : NULL;
+            if (!f) {
+                fprintf(stderr, "redfox run: cannot write %s: %s\n", path ? path : o->name, strerror(errno));
+                free(path);
+                rc = RF_EXIT_USER;
+                continue;
+            }
+        } else if (res->noutputs > 1 || fmt == RF_RT_FORMAT_TABLE) {
+            printf("%s%s (%lld rows)\n", i ? "\n" : "", o->name, (long long)o->rel.nrows);
+        }
+        rf_status st = rf_rt_write_rel(&o->rel, o->var->colnames, res->dict, outdir ? RF_RT_FORMAT_CSV : fmt, f);
+        if (outdir) {
+            if (fclose(f) != 0 && !st) st = RF_EIO;
+        }
+        if (st) {
+            fprintf(stderr, "redfox run: error writing %s\n", path ? path : "the output");
+            rc = RF_EXIT_USER;
+        }
+        free(path);
+    }
+    if (!outdir && fflush(stdout) != 0) rc = RF_EXIT_USER;
+    return rc;
+}
+
+static void print_profile(const rf_rt_result *res)
+{
+    fprintf(stderr, "profile (device %s): load %.3f s, run %.3f s\n", res->device, res->load_seconds, res->run_seconds);
+    fprintf(stderr, "%-6s %-12s %-6s %6s %10s %12s %12s %14s\n", "kernel", "kind", "device", "calls", "ms", "rows in",
+            "rows out", "bytes moved");
+    for (int32_t i = 0; i < res->nstats; i++) {
+        const rf_rt_kstat *s = &res->stats[i];
+        if (!s->calls) continue;
+        fprintf(stderr, "k%-5d %-12s %-6s %6lld %10.3f %12lld %12lld %14lld\n", s->kernel, s->what, s->device,
+                (long long)s->calls, s->seconds * 1e3, (long long)s->rows_in, (long long)s->rows_out,
+                (long long)(s->bytes_in + s->bytes_out));
+    }
+}
 
 int rf_tool_run(int argc, char **argv)
 {
-    for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+    const char *progs[256];
+    int32_t nprogs = 0;
+    const char *prog = NULL, *data = ".", *device = "auto", *format = "table", *outdir = NULL, *threads = NULL,
+               *maxit = NULL;
+    int profile = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        int m = 0;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             fputs(usage, stdout);
             return RF_EXIT_OK;
         }
-    fprintf(stderr, "redfox run: not available in this version: the runtime is being built\n");
-    return RF_EXIT_USAGE;
+        if (!strcmp(a, "--profile")) {
+            profile = 1;
+            continue;
+        }
+        if ((m = rf_tool_opt_value("run", argc, argv, &i, "--data", &data)) ||
+            (m = rf_tool_opt_value("run", argc, argv, &i, "--device", &device)) ||
+            (m = rf_tool_opt_value("run", argc, argv, &i, "--format", &format)) ||
+            (m = rf_tool_opt_value("run", argc, argv, &i, "--out", &outdir)) ||
+            (m = rf_tool_opt_value("run", argc, argv, &i, "--threads", &threads)) ||
+            (m = rf_tool_opt_value("run", argc, argv, &i, "--max-iterations", &maxit))) {
+            if (m < 0) return RF_EXIT_USAGE;
+        } else if (a[0] == '-' && a[1]) {
+            return rf_tool_usage_error("run", "unknown option '%s'", a);
+        } else if (nprogs == 256) {
+            return rf_tool_usage_error("run", "too many files (at most 256)");
+        } else {
+            progs[nprogs++] = prog = a;
+        }
+    }
+    if (!prog) return rf_tool_usage_error("run", "no program given");
+    rf_rt_options o;
+    memset(&o, 0, sizeof o);
+    o.data_dir = data;
+    o.profile = profile;
+    if (!strcmp(device, "auto")) o.device = RF_RT_DEVICE_AUTO;
+    else if (!strcmp(device, "cpu")) o.device = RF_RT_DEVICE_CPU;
+    else if (!strcmp(device, "gpu")) o.device = RF_RT_DEVICE_GPU;
+    else return rf_tool_usage_error("run", "unknown device '%s' (auto, cpu or gpu)", device);
+    rf_rt_format fmt;
+    if (!strcmp(format, "table")) fmt = RF_RT_FORMAT_TABLE;
+    else if (!strcmp(format, "csv")) fmt = RF_RT_FORMAT_CSV;
+    else return rf_tool_usage_error("run", "unknown format '%s' (table or csv)", format);
+    int64_t v;
+    if (threads) {
+        if (!parse_int(threads, 1, 1024, &v)) return rf_tool_usage_error("run", "--threads takes a number from 1 to 1024");
+        o.threads = (int)v;
+    }
+    if (maxit) {
+        if (!parse_int(maxit, 1, INT64_MAX, &v)) return rf_tool_usage_error("run", "--max-iterations takes a positive number");
+        o.max_iterations = v;
+    }
+    struct stat sb;
+    if (stat(data, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+        fprintf(stderr, "redfox run: the data folder '%s' does not exist\n", data);
+        return RF_EXIT_USER;
+    }
+    rf_arena arena;
+    rf_arena_init(&arena);
+    rf_diags d;
+    rf_diags_init(&d);
+    rf_hir_program *hir = NULL;
+    rf_tool_opts to = {0};
+    rf_status st = rf_tool_load_program(progs, nprogs, &to, &arena, &hir, &d);
+    rf_rt_result *res = NULL;
+    if (!st) {
+        if (o.device == RF_RT_DEVICE_AUTO) fprintf(stderr, "redfox: no GPU backend in this build; running on the CPU\n");
+        st = rf_rt_run(hir, &o, &res, &d);
+    }
+    int rc = rf_tool_finish(st, &d);
+    if (!st) {
+        if (profile) print_profile(res);
+        rc = write_outputs(res, outdir, fmt);
+    }
+    rf_rt_result_free(res);
+    rf_hir_free(hir);
+    rf_diags_free(&d);
+    rf_arena_free(&arena);
+    return rc;
 }

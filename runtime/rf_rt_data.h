@@ -1,0 +1,123 @@
+/*
+** runtime/rf_rt_data.h: the run-time data model shared by the runtime's
+** modules: the string dictionary, relations (columns in memory) and index
+** vectors, expression evaluation over them, and the output writer.
+**
+** Owns: the layout of values in memory. A relation is ncols columns of
+** nrows values each; element layout by type:
+**   int, decimal  int64_t (decimal scaled by 10^6)    float  double
+**   date          int32_t (days since 1970-01-01)     boolean uint8_t
+**   string        uint32_t code into the run's rf_rt_dict
+** Equal strings have equal codes (the dictionary interns), so equality,
+** joins and grouping on strings are integer work; ordering compares bytes
+** through the dictionary. Counts and offsets are 64-bit.
+*/
+#ifndef RF_RT_DATA_H
+#define RF_RT_DATA_H
+
+#include <stdio.h>
+
+#include "rf_common.h"
+#include "rf_queryplan.h"
+#include "rf_value.h"
+
+/* ---- string dictionary ---------------------------------------------- */
+
+typedef struct rf_rt_dict rf_rt_dict;
+
+rf_rt_dict *rf_rt_dict_new(void);
+void rf_rt_dict_free(rf_rt_dict *d);
+/* The code of s (added when new). Safe to call from several threads at once. */
+rf_status rf_rt_dict_intern(rf_rt_dict *d, const char *s, int64_t len, uint32_t *code);
+/* The bytes of a code; safe while other threads intern (storage never moves). */
+const char *rf_rt_dict_str(const rf_rt_dict *d, uint32_t code, int64_t *len);
+int64_t rf_rt_dict_count(const rf_rt_dict *d);
+/* -1, 0, 1: byte order of the strings behind two codes. */
+int rf_rt_dict_cmp(const rf_rt_dict *d, uint32_t a, uint32_t b);
+/* (added by the runtime data stage)
+** 1 with *code when s is interned, else 0; never adds. Thread-safe. */
+int rf_rt_dict_find(const rf_rt_dict *d, const char *s, int64_t len, uint32_t *code);
+/* Interns n strings laid out as the loader stores them (string i is
+** bytes[off[i] .. off[i+1]), off has n+1 entries), on up to threads threads.
+** codes[i] is exactly what interning them one at a time in row order gives,
+** whatever the thread count. Other threads' interns wait while it runs. */
+rf_status rf_rt_dict_intern_many(rf_rt_dict *d, const int64_t *off, const char *bytes, int64_t n,
+                                 uint32_t *codes, int threads);
+/* Codes are below 2^31 (the top bit is free for evaluators' temporary
+** codes); interning past this many strings, or one string of 4 GiB or more,
+** fails with RF_ENOMEM. */
+#define RF_RT_DICT_MAX_CODES INT64_C(0x7fffffff)
+
+/* ---- relations and index vectors -------------------------------------- */
+
+typedef struct rf_rt_rel {
+    int64_t nrows;
+    int32_t ncols;
+    const rf_type *types; /* borrowed from the program */
+    void **cols;          /* owned: ncols malloc'ed arrays (NULL when nrows == 0) */
+} rf_rt_rel;
+
+int rf_rt_type_width(rf_type t); /* bytes per value in memory: 8, 8, 8, 4, 1, 4 */
+/* Allocates columns for nrows rows (contents undefined). */
+rf_status rf_rt_rel_alloc(rf_rt_rel *r, int32_t ncols, const rf_type *types, int64_t nrows);
+/* Shrinks or keeps the columns at nrows rows (after a filter). */
+rf_status rf_rt_rel_truncate(rf_rt_rel *r, int64_t nrows);
+void rf_rt_rel_free(rf_rt_rel *r); /* frees the columns, keeps types */
+
+/* Row indices: a selection or permutation (a), join pairs (a, b), or group
+** ids (a: group of each row, ngroups, first: first row of each group). */
+typedef struct rf_rt_index {
+    int64_t n;
+    int64_t *a, *b;
+    int64_t ngroups;
+    int64_t *first;
+} rf_rt_index;
+void rf_rt_index_free(rf_rt_index *x);
+
+/* ---- expression evaluation -------------------------------------------- */
+
+/* One input of an expression: the relation and, optionally, which of its
+** rows the r-th evaluation reads (NULL: row r itself). */
+typedef struct rf_rt_side {
+    const rf_rt_rel *rel;
+    const int64_t *rows;
+} rf_rt_side;
+
+typedef struct rf_rt_eval_ctx {
+    rf_rt_dict *dict;
+    int threads;
+    rf_loc loc;          /* where the expressions come from, for run-time errors */
+    const char *what;    /* the kernel, for messages */
+} rf_rt_eval_ctx;
+
+/* For r in [0, n): if filter (NULL: true) holds on (side0 row, side1 row),
+** appends the row of outs to *out, which is allocated here with nouts
+** columns of out_types. Rows keep their order. Run-time errors (integer or
+** decimal overflow, division by zero, a date out of range) go to d with
+** ctx->loc and return RF_EUSER. */
+rf_status rf_rt_eval_map(const rf_rt_eval_ctx *ctx, const rf_qp_expr *filter, rf_qp_expr *const *outs,
+                         int32_t nouts, const rf_type *out_types, const rf_rt_side sides[2], int64_t n,
+                         rf_rt_rel *out, rf_diags *d);
+
+/* ---- helpers for the runtime's modules (added by the runtime data stage) -- */
+
+/* A fast 64-bit hash of bytes (not FNV: 8 bytes a step); the dictionary's. */
+uint64_t rf_rt_hash_bytes(const char *p, int64_t n);
+/* Runs fn(arg, tid) for tid in [0, nthreads) on nthreads threads, the
+** calling thread being tid 0, and returns when all are done. Where a thread
+** cannot be created its tid runs on the calling thread afterwards, so fn
+** must not wait for other tids. nthreads is clamped to [1, 256]. */
+typedef void (*rf_rt_task_fn)(void *arg, int tid);
+void rf_rt_parallel(int nthreads, rf_rt_task_fn fn, void *arg);
+
+/* ---- output ----------------------------------------------------------- */
+
+typedef enum rf_rt_format { RF_RT_FORMAT_TABLE, RF_RT_FORMAT_CSV } rf_rt_format;
+
+/* TABLE: a header row and aligned columns (numbers right-aligned);
+** CSV: '|'-separated rows under a header row, no trailing '|'.
+** Values print as rf_value.h formats them. */
+rf_status rf_rt_write_rel(const rf_rt_rel *r, const char *const *colnames, const rf_rt_dict *dict,
+                          rf_rt_format format, FILE *out);
+
+#endif

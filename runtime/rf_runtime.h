@@ -1,0 +1,58 @@
+/*
+** runtime/rf_runtime.h: the public interface of the runtime: run a Harmony
+** program on input files and hand back its outputs.
+**
+** Owns: the run's values (relations, index vectors, the string dictionary)
+** until rf_rt_result_free, the interpretation of the block graph, and the
+** per-kernel profile. Devices: the CPU backend (always); the GPU backend is
+** chosen by `device` once it exists (see docs).
+*/
+#ifndef RF_RUNTIME_H
+#define RF_RUNTIME_H
+
+#include "rf_common.h"
+#include "rf_harmony.h"
+#include "rf_rt_data.h"
+
+typedef enum rf_rt_device { RF_RT_DEVICE_AUTO, RF_RT_DEVICE_CPU, RF_RT_DEVICE_GPU } rf_rt_device;
+
+typedef struct rf_rt_options {
+    const char *data_dir;    /* where lang:input files are; NULL: "." */
+    int threads;             /* <= 0: one per online CPU */
+    rf_rt_device device;
+    int profile;             /* collect per-kernel statistics */
+    int64_t max_iterations;  /* of any one loop; <= 0: 1,000,000 */
+} rf_rt_options;
+
+typedef struct rf_rt_output {
+    const char *name;          /* the lang:output name */
+    const rf_hir_var *var;     /* its columns: types and names */
+    rf_rt_rel rel;
+} rf_rt_output;
+
+typedef struct rf_rt_kstat {
+    int32_t kernel;            /* kernel id */
+    const char *what;          /* "k12 join_index" */
+    const char *device;        /* "cpu" */
+    int64_t calls;
+    double seconds;
+    int64_t rows_in, rows_out;
+    int64_t bytes_in, bytes_out;
+} rf_rt_kstat;
+
+typedef struct rf_rt_result {
+    rf_rt_dict *dict;
+    rf_rt_output *outputs;     /* in variable order */
+    int32_t noutputs;
+    rf_rt_kstat *stats;        /* one per kernel, by id (profile only) */
+    int32_t nstats;
+    double load_seconds, run_seconds;
+    const char *device;        /* where it ran */
+} rf_rt_result;
+
+/* Runs p. On success *out holds the outputs; on failure d says why (data
+** errors name file:line:col, run-time errors the rule). */
+rf_status rf_rt_run(const rf_hir_program *p, const rf_rt_options *o, rf_rt_result **out, rf_diags *d);
+void rf_rt_result_free(rf_rt_result *r);
+
+#endif

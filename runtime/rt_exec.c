@@ -1,0 +1,823 @@
+/*
+** runtime/rt_exec.c: the interpreter of Harmony programs and the CPU
+** backend's kernels.
+**
+** Owns: the values of a run (one relation, index vector or group table per
+** variable), loading the inputs, following the block graph until Halt,
+** releasing temporaries where the schedule says, the fixpoint iteration
+** limit, the functional-dependency check, and the per-kernel profile. The
+** data movement itself is skeletons/cpu (rf_cpu_*); expressions are
+** evaluated by rf_rt_eval_map.
+*/
+#include "rf_runtime.h"
+#include "rf_cpu.h"
+#include "rf_load.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+typedef struct val {
+    rf_rt_rel rel;
+    rf_rt_index idx;
+    rf_cpu_groups groups;
+    int has_groups;
+} val;
+
+typedef struct exec {
+    const rf_hir_program *p;
+    rf_rt_options o;
+    rf_diags *d;
+    rf_rt_dict *dict;
+    rf_cpu_pool *pool;
+    int threads;
+    val *vals;
+    rf_rt_result *res;
+} exec;
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static rf_cpu_kind kind_of(rf_type t)
+{
+    switch (t) {
+    case RF_TYPE_FLOAT: return RF_CPU_F64;
+    case RF_TYPE_DATE: return RF_CPU_I32;
+    case RF_TYPE_STRING: return RF_CPU_U32;
+    case RF_TYPE_BOOL: return RF_CPU_U8;
+    default: return RF_CPU_I64;
+    }
+}
+
+/* A borrowed view of a relation for the rf_cpu primitives. */
+static rf_status view_of(const rf_rt_rel *r, rf_cpu_table *t)
+{
+    t->nrows = r->nrows;
+    t->ncols = r->ncols;
+    t->cols = rf_calloc((size_t)r->ncols + 1, sizeof *t->cols);
+    if (!t->cols) return RF_ENOMEM;
+    for (int32_t c = 0; c < r->ncols; c++) {
+        t->cols[c].kind = kind_of(r->types[c]);
+        t->cols[c].data = r->nrows ? r->cols[c] : NULL;
+    }
+    return RF_OK;
+}
+
+static void val_clear(val *v)
+{
+    rf_rt_rel_free(&v->rel);
+    v->rel.nrows = 0;
+    rf_rt_index_free(&v->idx);
+    memset(&v->idx, 0, sizeof v->idx);
+    if (v->has_groups) rf_cpu_groups_free(&v->groups);
+    memset(&v->groups, 0, sizeof v->groups);
+    v->has_groups = 0;
+}
+
+static int64_t val_rows(const exec *x, int32_t var)
+{
+    const rf_hir_var *hv = x->p->vars[var];
+    const val *v = &x->vals[var];
+    if (hv->kind == RF_HIR_V_REL) return v->rel.nrows;
+    return v->has_groups ? v->groups.nrows : v->idx.n;
+}
+
+static int64_t rel_bytes(const rf_rt_rel *r)
+{
+    int64_t w = 0;
+    for (int32_t c = 0; c < r->ncols; c++) w += rf_rt_type_width(r->types[c]);
+    return w * r->nrows;
+}
+
+static rf_loc kloc(const exec *x, const rf_hir_kernel *k)
+{
+    return rf_mkloc(x->p->source, k->loc.line, k->loc.line ? k->loc.col : 0);
+}
+
+/* Moves a table made by rf_cpu into a relation with the given types. */
+static void rel_from_table(rf_rt_rel *r, int32_t ncols, const rf_type *types, rf_cpu_table *t)
+{
+    r->ncols = ncols;
+    r->types = types;
+    r->nrows = t->nrows;
+    r->cols = rf_calloc((size_t)ncols + 1, sizeof *r->cols);
+    if (!r->cols) return;
+    for (int32_t c = 0; c < ncols; c++) {
+        r->cols[c] = t->cols[c].data;
+        t->cols[c].data = NULL;
+    }
+    rf_cpu_table_free(t);
+}
+
+/* Rows of in at idx (all columns) into out. */
+static rf_status gather_rel(exec *x, const rf_rt_rel *in, const int64_t *idx, int64_t n, const rf_type *types,
+                            rf_rt_rel *out)
+{
+    rf_cpu_table v, g;
+    memset(&g, 0, sizeof g);
+    rf_status st = view_of(in, &v);
+    if (st) return st;
+    st = rf_cpu_gather_table(x->pool, &v, idx, n, &g);
+    free(v.cols);
+    if (st) return st;
+    rel_from_table(out, in->ncols, types, &g);
+    return out->cols || !in->ncols ? RF_OK : RF_ENOMEM;
+}
+
+/* ---- strings in order: byte order via ranks ------------------------- */
+
+static const rf_rt_dict *cmp_dict;
+static int code_cmp(const void *a, const void *b)
+{
+    return rf_rt_dict_cmp(cmp_dict, *(const uint32_t *)a, *(const uint32_t *)b);
+}
+
+/* ranks[i]: the byte-order rank of codes[i] among the codes present, so that
+** sorting by rank sorts by string; codes_of_rank maps back. */
+static rf_status rank_strings(exec *x, const uint32_t *codes, int64_t n, uint32_t **ranks, uint32_t **codes_of_rank)
+{
+    *ranks = NULL;
+    if (codes_of_rank) *codes_of_rank = NULL;
+    int64_t dn = rf_rt_dict_count(x->dict);
+    uint32_t *map = rf_malloc((size_t)(dn + 1) * sizeof *map);
+    uint32_t *r = rf_malloc((size_t)(n + 1) * sizeof *r);
+    uint32_t *present = NULL;
+    if (!map || !r) goto oom;
+    memset(map, 0xff, (size_t)(dn + 1) * sizeof *map);
+    int64_t np = 0;
+    for (int64_t i = 0; i < n; i++)
+        if (map[codes[i]] == UINT32_MAX) {
+            map[codes[i]] = 0;
+            np++;
+        }
+    present = rf_malloc((size_t)(np + 1) * sizeof *present);
+    if (!present) goto oom;
+    np = 0;
+    for (int64_t c = 0; c < dn; c++)
+        if (map[c] != UINT32_MAX) present[np++] = (uint32_t)c;
+    /* qsort is not reentrant with a context; the dictionary is read-only here */
+    cmp_dict = x->dict;
+    qsort(present, (size_t)np, sizeof *present, code_cmp);
+    for (int64_t i = 0; i < np; i++) map[present[i]] = (uint32_t)i;
+    for (int64_t i = 0; i < n; i++) r[i] = map[codes[i]];
+    free(map);
+    *ranks = r;
+    if (codes_of_rank) *codes_of_rank = present;
+    else free(present);
+    return RF_OK;
+oom:
+    free(map);
+    free(r);
+    free(present);
+    return RF_ENOMEM;
+}
+
+/* ---- kernels ---------------------------------------------------------- */
+
+static rf_status k_map(exec *x, const rf_hir_kernel *k, const rf_rt_side sides[2], int64_t n)
+{
+    rf_rt_eval_ctx ctx = {x->dict, x->threads, kloc(x, k), rf_hir_kind_name(k->kind)};
+    const rf_hir_var *out = x->p->vars[k->out];
+    rf_rt_rel r;
+    memset(&r, 0, sizeof r);
+    rf_status st = rf_rt_eval_map(&ctx, k->filter, k->outs, k->nouts, out->types, sides, n, &r, x->d);
+    if (st) return st;
+    val_clear(&x->vals[k->out]);
+    x->vals[k->out].rel = r;
+    return RF_OK;
+}
+
+static rf_status k_join_index(exec *x, const rf_hir_kernel *k)
+{
+    const rf_rt_rel *l = &x->vals[k->in[0]].rel, *r = &x->vals[k->in[1]].rel;
+    rf_rt_index idx;
+    memset(&idx, 0, sizeof idx);
+    rf_status st = RF_OK;
+    if (k->kind == RF_HIR_ANTI_INDEX && k->nkeys == 0) {
+        /* no shared variables: every row survives when the negated relation is empty */
+        int64_t n = r->nrows ? 0 : l->nrows;
+        idx.a = rf_malloc((size_t)(n + 1) * sizeof *idx.a);
+        if (!idx.a) return RF_ENOMEM;
+        for (int64_t i = 0; i < n; i++) idx.a[i] = i;
+        idx.n = n;
+    } else {
+        rf_cpu_table lv, rv;
+        if ((st = view_of(l, &lv))) return st;
+        if ((st = view_of(r, &rv))) {
+            free(lv.cols);
+            return st;
+        }
+        if (k->kind == RF_HIR_JOIN_INDEX)
+            st = rf_cpu_hash_join(x->pool, &lv, k->lkeys, &rv, k->rkeys, k->nkeys, &idx.a, &idx.b, &idx.n);
+        else
+            st = rf_cpu_anti_join(x->pool, &lv, k->lkeys, &rv, k->rkeys, k->nkeys, &idx.a, &idx.n);
+        free(lv.cols);
+        free(rv.cols);
+        if (st) return st;
+    }
+    val_clear(&x->vals[k->out]);
+    x->vals[k->out].idx = idx;
+    return RF_OK;
+}
+
+static rf_status k_group(exec *x, const rf_hir_kernel *k)
+{
+    const rf_rt_rel *in = &x->vals[k->in[0]].rel;
+    rf_cpu_groups g;
+    memset(&g, 0, sizeof g);
+    rf_status st = RF_OK;
+    if (k->ngroup == 0 || in->nrows == 0) {
+        /* one group holding every row (none when there are no rows) */
+        g.nrows = in->nrows;
+        g.ngroups = in->nrows ? 1 : 0;
+        g.group_of_row = rf_calloc((size_t)in->nrows + 1, sizeof *g.group_of_row);
+        g.first_row = rf_calloc(1, sizeof *g.first_row);
+        if (!g.group_of_row || !g.first_row) {
+            free(g.group_of_row);
+            free(g.first_row);
+            return RF_ENOMEM;
+        }
+    } else {
+        rf_cpu_table v;
+        if ((st = view_of(in, &v))) return st;
+        st = rf_cpu_group(x->pool, &v, k->group, k->ngroup, &g);
+        free(v.cols);
+        if (st) return st;
+    }
+    val_clear(&x->vals[k->out]);
+    x->vals[k->out].groups = g;
+    x->vals[k->out].has_groups = 1;
+    return RF_OK;
+}
+
+static rf_status agg_error(exec *x, const rf_hir_kernel *k, const char *what)
+{
+    rf_error(x->d, kloc(x, k), "aggregate: %s", what);
+    return RF_EUSER;
+}
+
+static rf_status k_reduce(exec *x, const rf_hir_kernel *k)
+{
+    const rf_rt_rel *in = &x->vals[k->in[0]].rel;
+    val *gv = &x->vals[k->idx];
+    rf_cpu_groups *g = &gv->groups;
+    const rf_hir_var *out = x->p->vars[k->out];
+    if (!gv->has_groups) return RF_EINTERNAL;
+    int64_t ng = g->ngroups;
+    rf_rt_rel r;
+    memset(&r, 0, sizeof r);
+    rf_status st = rf_rt_rel_alloc(&r, out->ncols, out->types, ng);
+    if (st) return st;
+    /* group columns: the values of each group's first row */
+    for (int32_t i = 0; i < k->ngroup; i++) {
+        int w = rf_rt_type_width(out->types[i]);
+        const char *src = in->cols[k->group[i]];
+        char *dst = r.cols[i];
+        for (int64_t gi = 0; gi < ng; gi++) memcpy(dst + gi * w, src + g->first_row[gi] * w, (size_t)w);
+    }
+    int64_t *counts = NULL;
+    for (int32_t a = 0; a < k->naggs && !st; a++) {
+        const rf_qp_agg *ag = &k->aggs[a];
+        void *dst = r.cols[k->ngroup + a];
+        rf_type at = ag->col >= 0 ? in->types[ag->col] : RF_TYPE_INT;
+        const void *src = ag->col >= 0 ? in->cols[ag->col] : NULL;
+        if ((ag->fn == RF_AGG_COUNT || ag->fn == RF_AGG_AVG) && !counts)
+            if ((st = rf_cpu_agg_count(x->pool, g, &counts))) break;
+        switch (ag->fn) {
+        case RF_AGG_COUNT: memcpy(dst, counts, (size_t)ng * sizeof *counts); break;
+        case RF_AGG_TOTAL:
+        case RF_AGG_AVG:
+            if (at == RF_TYPE_FLOAT) {
+                double *s = NULL;
+                if ((st = rf_cpu_agg_sum_f64(x->pool, g, src, &s))) break;
+                for (int64_t i = 0; i < ng; i++)
+                    ((double *)dst)[i] = ag->fn == RF_AGG_AVG ? s[i] / (double)counts[i] : s[i];
+                free(s);
+            } else {
+                rf_dec128 *s = NULL;
+                if ((st = rf_cpu_agg_sum_i64(x->pool, g, src, &s))) break;
+                for (int64_t i = 0; i < ng && !st; i++) {
+                    int64_t v = 0;
+                    rf_val_err e = {0, 0};
+                    rf_status vs;
+                    if (ag->fn == RF_AGG_AVG)
+                        vs = at == RF_TYPE_INT ? rf_val_int128_avg(s[i], counts[i], &v, &e)
+                                               : rf_val_dec128_avg(s[i], counts[i], &v, &e);
+                    else if (at == RF_TYPE_INT)
+                        vs = (s[i] > INT64_MAX || s[i] < INT64_MIN) ? RF_EUSER : (v = (int64_t)s[i], RF_OK);
+                    else
+                        vs = rf_val_dec128_to_dec(s[i], &v, &e);
+                    if (vs) st = agg_error(x, k, at == RF_TYPE_INT && ag->fn == RF_AGG_TOTAL ? "integer overflow in total()" : e.why ? e.why : "overflow");
+                    ((int64_t *)dst)[i] = v;
+                }
+                free(s);
+            }
+            break;
+        case RF_AGG_MIN:
+        case RF_AGG_MAX: {
+            rf_cpu_col vc = {kind_of(at), (void *)src}, oc = {kind_of(at), NULL};
+            uint32_t *ranks = NULL, *back = NULL;
+            if (at == RF_TYPE_STRING) {
+                if ((st = rank_strings(x, src, in->nrows, &ranks, &back))) break;
+                vc.data = ranks;
+            }
+            st = ag->fn == RF_AGG_MIN ? rf_cpu_agg_min(x->pool, g, &vc, &oc) : rf_cpu_agg_max(x->pool, g, &vc, &oc);
+            if (!st) {
+                if (at == RF_TYPE_STRING)
+                    for (int64_t i = 0; i < ng; i++) ((uint32_t *)dst)[i] = back[((uint32_t *)oc.data)[i]];
+                else
+                    memcpy(dst, oc.data, (size_t)ng * (size_t)rf_rt_type_width(at));
+            }
+            free(oc.data);
+            free(ranks);
+            free(back);
+            break;
+        }
+        }
+    }
+    free(counts);
+    if (st) {
+        rf_rt_rel_free(&r);
+        return st;
+    }
+    val_clear(&x->vals[k->out]);
+    x->vals[k->out].rel = r;
+    return RF_OK;
+}
+
+static rf_status k_concat(exec *x, const rf_hir_kernel *k)
+{
+    const rf_hir_var *out = x->p->vars[k->out];
+    int64_t total = 0;
+    for (int32_t i = 0; i < k->nin; i++) total += x->vals[k->in[i]].rel.nrows;
+    rf_rt_rel r;
+    memset(&r, 0, sizeof r);
+    rf_status st = rf_rt_rel_alloc(&r, out->ncols, out->types, total);
+    if (st) return st;
+    for (int32_t c = 0; c < out->ncols; c++) {
+        int w = rf_rt_type_width(out->types[c]);
+        int64_t at = 0;
+        for (int32_t i = 0; i < k->nin; i++) {
+            const rf_rt_rel *in = &x->vals[k->in[i]].rel;
+            if (in->nrows) memcpy((char *)r.cols[c] + at * w, in->cols[c], (size_t)(in->nrows * w));
+            at += in->nrows;
+        }
+    }
+    val_clear(&x->vals[k->out]);
+    x->vals[k->out].rel = r;
+    return RF_OK;
+}
+
+static void format_value(exec *x, const rf_rt_rel *r, int32_t c, int64_t row, rf_buf *b)
+{
+    const void *col = r->cols[c];
+    switch (r->types[c]) {
+    case RF_TYPE_INT: rf_val_fmt_int(b, ((const int64_t *)col)[row]); break;
+    case RF_TYPE_DECIMAL: rf_val_fmt_dec(b, ((const int64_t *)col)[row]); break;
+    case RF_TYPE_FLOAT: rf_val_fmt_float(b, ((const double *)col)[row]); break;
+    case RF_TYPE_DATE: rf_val_fmt_date(b, ((const int32_t *)col)[row]); break;
+    case RF_TYPE_BOOL: rf_val_fmt_bool(b, ((const uint8_t *)col)[row]); break;
+    case RF_TYPE_STRING: {
+        int64_t len;
+        const char *s = rf_rt_dict_str(x->dict, ((const uint32_t *)col)[row], &len);
+        rf_buf_putc(b, '"');
+        rf_buf_append(b, s, len > 60 ? 60 : len);
+        rf_buf_puts(b, len > 60 ? "...\"" : "\"");
+        break;
+    }
+    }
+}
+
+/* A functional predicate must not give two values for one key. */
+static rf_status check_fd(exec *x, const rf_hir_kernel *k, const rf_rt_rel *r)
+{
+    const rf_hir_var *out = x->p->vars[k->out];
+    int32_t nk = out->nkeys;
+    if (nk <= 0 || nk >= r->ncols || r->nrows < 2) return RF_OK;
+    rf_cpu_table v;
+    rf_status st = view_of(r, &v);
+    if (st) return st;
+    int32_t keys[4096];
+    for (int32_t i = 0; i < nk; i++) keys[i] = i;
+    rf_cpu_groups g;
+    memset(&g, 0, sizeof g);
+    st = rf_cpu_group(x->pool, &v, keys, nk, &g);
+    free(v.cols);
+    if (st) return st;
+    if (g.ngroups == r->nrows) {
+        rf_cpu_groups_free(&g);
+        return RF_OK;
+    }
+    /* the first row whose key was seen before: deterministic */
+    int64_t row = -1;
+    for (int64_t i = 0; i < r->nrows && row < 0; i++)
+        if (g.first_row[g.group_of_row[i]] != i) row = i;
+    int64_t first = g.first_row[g.group_of_row[row]];
+    rf_cpu_groups_free(&g);
+    rf_buf b;
+    rf_buf_init(&b);
+    rf_buf_printf(&b, "functional dependency violated: `%s` has two values for the key (", out->pred_name ? out->pred_name : out->name);
+    for (int32_t c = 0; c < nk; c++) {
+        if (c) rf_buf_puts(&b, ", ");
+        format_value(x, r, c, row, &b);
+    }
+    rf_buf_puts(&b, "): (");
+    for (int32_t c = nk; c < r->ncols; c++) {
+        if (c > nk) rf_buf_puts(&b, ", ");
+        format_value(x, r, c, first, &b);
+    }
+    rf_buf_puts(&b, ") and (");
+    for (int32_t c = nk; c < r->ncols; c++) {
+        if (c > nk) rf_buf_puts(&b, ", ");
+        format_value(x, r, c, row, &b);
+    }
+    rf_buf_putc(&b, ')');
+    rf_error(x->d, kloc(x, k), "%s", rf_buf_cstr(&b));
+    rf_buf_free(&b);
+    return RF_EUSER;
+}
+
+static rf_status k_unique(exec *x, const rf_hir_kernel *k)
+{
+    const rf_rt_rel *in = &x->vals[k->in[0]].rel;
+    const rf_hir_var *out = x->p->vars[k->out];
+    rf_cpu_table v;
+    rf_status st = view_of(in, &v);
+    if (st) return st;
+    int64_t *keep = NULL, n = 0;
+    if (k->kind == RF_HIR_DIFFERENCE) {
+        const rf_rt_rel *b = &x->vals[k->in[1]].rel;
+        rf_cpu_table bv;
+        if ((st = view_of(b, &bv))) {
+            free(v.cols);
+            return st;
+        }
+        /* in[0] may hold duplicates (a temporary): make it a set first */
+        int64_t *u = NULL, nu = 0;
+        st = rf_cpu_unique(x->pool, &v, &u, &nu);
+        if (!st && nu < in->nrows) {
+            rf_cpu_table uv;
+            memset(&uv, 0, sizeof uv);
+            st = rf_cpu_gather_table(x->pool, &v, u, nu, &uv);
+            if (!st) {
+                int64_t *kk = NULL;
+                st = rf_cpu_difference(x->pool, &uv, &bv, &kk, &n);
+                if (!st) {
+                    keep = rf_malloc((size_t)(n + 1) * sizeof *keep);
+                    if (!keep) st = RF_ENOMEM;
+                    else
+                        for (int64_t i = 0; i < n; i++) keep[i] = u[kk[i]];
+                }
+                free(kk);
+                rf_cpu_table_free(&uv);
+            }
+        } else if (!st) {
+            st = rf_cpu_difference(x->pool, &v, &bv, &keep, &n);
+        }
+        free(u);
+        free(bv.cols);
+    } else {
+        st = rf_cpu_unique(x->pool, &v, &keep, &n);
+    }
+    free(v.cols);
+    if (st) return st;
+    rf_rt_rel r;
+    memset(&r, 0, sizeof r);
+    if (n == in->nrows && k->kind == RF_HIR_UNIQUE) {
+        /* nothing dropped: keep the rows in the order unique chose */
+        st = gather_rel(x, in, keep, n, out->types, &r);
+    } else {
+        st = gather_rel(x, in, keep, n, out->types, &r);
+    }
+    free(keep);
+    if (st) return st;
+    if (k->check_fd && (st = check_fd(x, k, &r))) {
+        rf_rt_rel_free(&r);
+        return st;
+    }
+    val_clear(&x->vals[k->out]);
+    x->vals[k->out].rel = r;
+    return RF_OK;
+}
+
+static rf_status k_sort(exec *x, const rf_hir_kernel *k)
+{
+    const rf_rt_rel *in = &x->vals[k->in[0]].rel;
+    rf_cpu_table v;
+    rf_status st = view_of(in, &v);
+    if (st) return st;
+    int32_t keys[4096];
+    uint8_t desc[4096];
+    uint32_t *ranks[4096];
+    int32_t nk = k->norder < 4096 ? k->norder : 4096;
+    memset(ranks, 0, sizeof(ranks[0]) * (size_t)(nk + 1));
+    for (int32_t i = 0; i < nk && !st; i++) {
+        keys[i] = k->order[i].col;
+        desc[i] = (uint8_t)k->order[i].desc;
+        if (in->types[keys[i]] == RF_TYPE_STRING && in->nrows) {
+            /* strings sort by bytes, not by code: sort by rank instead */
+            st = rank_strings(x, in->cols[keys[i]], in->nrows, &ranks[i], NULL);
+            if (!st) v.cols[keys[i]].data = ranks[i];
+        }
+    }
+    int64_t *perm = NULL;
+    if (!st) st = rf_cpu_sort_perm(x->pool, &v, keys, desc, nk, &perm);
+    for (int32_t i = 0; i < nk; i++) free(ranks[i]);
+    free(v.cols);
+    if (st) return st;
+    val_clear(&x->vals[k->out]);
+    x->vals[k->out].idx.a = perm;
+    x->vals[k->out].idx.n = in->nrows;
+    return RF_OK;
+}
+
+static rf_status k_gather(exec *x, const rf_hir_kernel *k)
+{
+    const rf_rt_rel *in = &x->vals[k->in[0]].rel;
+    const rf_rt_index *idx = &x->vals[k->idx].idx;
+    int64_t n = idx->n;
+    if (k->limit >= 0 && k->limit < n) n = k->limit;
+    rf_rt_rel r;
+    memset(&r, 0, sizeof r);
+    rf_status st = gather_rel(x, in, idx->a, n, x->p->vars[k->out]->types, &r);
+    if (st) return st;
+    val_clear(&x->vals[k->out]);
+    x->vals[k->out].rel = r;
+    return RF_OK;
+}
+
+static rf_status k_copy(exec *x, const rf_hir_kernel *k)
+{
+    const rf_rt_rel *in = &x->vals[k->in[0]].rel;
+    const rf_hir_var *out = x->p->vars[k->out];
+    rf_rt_rel r;
+    memset(&r, 0, sizeof r);
+    rf_status st = rf_rt_rel_alloc(&r, out->ncols, out->types, in->nrows);
+    if (st) return st;
+    for (int32_t c = 0; c < out->ncols && in->nrows; c++)
+        memcpy(r.cols[c], in->cols[c], (size_t)(in->nrows * rf_rt_type_width(out->types[c])));
+    val_clear(&x->vals[k->out]);
+    x->vals[k->out].rel = r;
+    return RF_OK;
+}
+
+static rf_status k_facts(exec *x, const rf_hir_kernel *k)
+{
+    const rf_hir_var *out = x->p->vars[k->out];
+    rf_rt_rel r;
+    memset(&r, 0, sizeof r);
+    rf_status st = rf_rt_rel_alloc(&r, out->ncols, out->types, k->nrows);
+    if (st) return st;
+    for (int64_t i = 0; i < k->nrows && !st; i++)
+        for (int32_t c = 0; c < out->ncols && !st; c++) {
+            const rf_fe_const *v = &k->rows[i * out->ncols + c];
+            switch (out->types[c]) {
+            case RF_TYPE_FLOAT: ((double *)r.cols[c])[i] = v->f; break;
+            case RF_TYPE_DATE: ((int32_t *)r.cols[c])[i] = (int32_t)v->i; break;
+            case RF_TYPE_BOOL: ((uint8_t *)r.cols[c])[i] = (uint8_t)v->i; break;
+            case RF_TYPE_STRING: st = rf_rt_dict_intern(x->dict, v->s, v->slen, &((uint32_t *)r.cols[c])[i]); break;
+            default: ((int64_t *)r.cols[c])[i] = v->i; break;
+            }
+        }
+    if (st) {
+        rf_rt_rel_free(&r);
+        return st;
+    }
+    val_clear(&x->vals[k->out]);
+    x->vals[k->out].rel = r;
+    return RF_OK;
+}
+
+static rf_status run_kernel(exec *x, const rf_hir_kernel *k)
+{
+    switch (k->kind) {
+    case RF_HIR_MAP: {
+        rf_rt_side s[2] = {{&x->vals[k->in[0]].rel, NULL}, {NULL, NULL}};
+        return k_map(x, k, s, s[0].rel->nrows);
+    }
+    case RF_HIR_JOIN_MAP: {
+        const rf_rt_index *idx = &x->vals[k->idx].idx;
+        rf_rt_side s[2] = {{&x->vals[k->in[0]].rel, idx->a}, {&x->vals[k->in[1]].rel, idx->b}};
+        return k_map(x, k, s, idx->n);
+    }
+    case RF_HIR_GATHER_MAP: {
+        const rf_rt_index *idx = &x->vals[k->idx].idx;
+        rf_rt_side s[2] = {{&x->vals[k->in[0]].rel, idx->a}, {NULL, NULL}};
+        return k_map(x, k, s, idx->n);
+    }
+    case RF_HIR_JOIN_INDEX:
+    case RF_HIR_ANTI_INDEX: return k_join_index(x, k);
+    case RF_HIR_GROUP: return k_group(x, k);
+    case RF_HIR_REDUCE: return k_reduce(x, k);
+    case RF_HIR_CONCAT: return k_concat(x, k);
+    case RF_HIR_UNIQUE:
+    case RF_HIR_DIFFERENCE: return k_unique(x, k);
+    case RF_HIR_SORT: return k_sort(x, k);
+    case RF_HIR_GATHER: return k_gather(x, k);
+    case RF_HIR_COPY: return k_copy(x, k);
+    case RF_HIR_FACTS: return k_facts(x, k);
+    case RF_HIR_CLEAR:
+        val_clear(&x->vals[k->out]);
+        return RF_OK;
+    }
+    return RF_EINTERNAL;
+}
+
+/* ---- inputs ----------------------------------------------------------- */
+
+static rf_status load_input(exec *x, const rf_hir_var *v, val *dst)
+{
+    const char *dir = x->o.data_dir ? x->o.data_dir : ".";
+    char *path = rf_sprintf("%s/%s", dir, v->input_file);
+    if (!path) return RF_ENOMEM;
+    /* diagnostics keep the path: it lives as long as the result */
+    rf_rt_texttable t;
+    rf_rt_load_opts lo = {v->delimiter, v->header, x->threads};
+    rf_status st = rf_rt_load_text(path, v->types, v->ncols, &lo, &t, x->d);
+    free(path);
+    if (st) return st;
+    rf_rt_rel r;
+    memset(&r, 0, sizeof r);
+    r.nrows = t.nrows;
+    r.ncols = v->ncols;
+    r.types = v->types;
+    r.cols = rf_calloc((size_t)v->ncols + 1, sizeof *r.cols);
+    if (!r.cols) {
+        rf_rt_texttable_free(&t);
+        return RF_ENOMEM;
+    }
+    for (int32_t c = 0; c < v->ncols && !st; c++) {
+        rf_rt_textcol *tc = &t.cols[c];
+        if (v->types[c] == RF_TYPE_STRING) {
+            uint32_t *codes = rf_malloc((size_t)(t.nrows + 1) * sizeof *codes);
+            if (!codes) st = RF_ENOMEM;
+            else st = rf_rt_dict_intern_many(x->dict, tc->str_off, tc->str_bytes, t.nrows, codes, x->threads);
+            r.cols[c] = codes;
+        } else {
+            r.cols[c] = tc->data;
+            tc->data = NULL;
+        }
+    }
+    rf_rt_texttable_free(&t);
+    if (st) {
+        rf_rt_rel_free(&r);
+        return st;
+    }
+    dst->rel = r;
+    return RF_OK;
+}
+
+/* ---- the interpreter --------------------------------------------------- */
+
+static int online_cpus(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)(n > 256 ? 256 : n) : 1;
+}
+
+static rf_status run_blocks(exec *x)
+{
+    const rf_hir_program *p = x->p;
+    int64_t max_iter = x->o.max_iterations > 0 ? x->o.max_iterations : 1000000;
+    int64_t *visits = rf_calloc((size_t)p->nblocks + 1, sizeof *visits);
+    if (!visits) return RF_ENOMEM;
+    rf_status st = RF_OK;
+    int32_t b = 0;
+    while (!st) {
+        const rf_hir_block *bl = p->blocks[b];
+        if (++visits[b] > max_iter) {
+            rf_error(x->d, rf_mkloc(p->source, 0, 0),
+                     "the fixpoint of %s did not converge within %lld iterations (raise --max-iterations, or check for a rule that derives ever new values)",
+                     bl->comment ? bl->comment : "a recursive stratum", (long long)max_iter);
+            st = RF_EUSER;
+            break;
+        }
+        for (int32_t j = 0; j < bl->nkernels && !st; j++) {
+            const rf_hir_kernel *k = bl->kernels[j];
+            double t0 = x->o.profile ? now() : 0;
+            st = run_kernel(x, k);
+            if (st) break;
+            if (x->o.profile && k->id >= 0 && k->id < x->res->nstats) {
+                rf_rt_kstat *s = &x->res->stats[k->id];
+                s->calls++;
+                s->seconds += now() - t0;
+                for (int32_t i = 0; i < k->nin; i++) {
+                    s->rows_in += val_rows(x, k->in[i]);
+                    if (p->vars[k->in[i]]->kind == RF_HIR_V_REL) s->bytes_in += rel_bytes(&x->vals[k->in[i]].rel);
+                }
+                s->rows_out += val_rows(x, k->out);
+                if (p->vars[k->out]->kind == RF_HIR_V_REL) s->bytes_out += rel_bytes(&x->vals[k->out].rel);
+            }
+            for (int32_t r = 0; r < k->nrelease; r++) val_clear(&x->vals[k->release[r]]);
+        }
+        if (st) break;
+        if (bl->term == RF_HIR_T_HALT) break;
+        if (bl->term == RF_HIR_T_GOTO) {
+            b = bl->target;
+            continue;
+        }
+        int any = 0;
+        for (int32_t t = 0; t < bl->ntest && !any; t++) any = val_rows(x, bl->test[t]) > 0;
+        b = any ? bl->target : bl->else_target;
+    }
+    free(visits);
+    return st;
+}
+
+static int64_t count_kernels(const rf_hir_program *p)
+{
+    int64_t n = 0;
+    for (int32_t b = 0; b < p->nblocks; b++) n += p->blocks[b]->nkernels;
+    return n;
+}
+
+rf_status rf_rt_run(const rf_hir_program *p, const rf_rt_options *o, rf_rt_result **out, rf_diags *d)
+{
+    *out = NULL;
+    if (o->device == RF_RT_DEVICE_GPU) {
+        rf_error(d, rf_mkloc(NULL, 0, 0),
+                 "--device gpu: this build has no GPU backend yet; use --device cpu (or auto)");
+        return RF_EUSAGE;
+    }
+    exec x;
+    memset(&x, 0, sizeof x);
+    x.p = p;
+    x.o = *o;
+    x.d = d;
+    x.threads = o->threads > 0 ? o->threads : online_cpus();
+    rf_rt_result *res = rf_calloc(1, sizeof *res);
+    x.res = res;
+    x.vals = rf_calloc((size_t)p->nvars + 1, sizeof *x.vals);
+    x.dict = rf_rt_dict_new();
+    rf_status st = res && x.vals && x.dict ? RF_OK : RF_ENOMEM;
+    if (!st) st = rf_cpu_pool_new(x.threads, &x.pool);
+    if (!st) {
+        res->dict = x.dict;
+        res->device = "cpu";
+        for (int32_t v = 0; v < p->nvars; v++) {
+            x.vals[v].rel.ncols = p->vars[v]->ncols;
+            x.vals[v].rel.types = p->vars[v]->types;
+        }
+        if (o->profile) {
+            res->nstats = (int32_t)count_kernels(p);
+            res->stats = rf_calloc((size_t)res->nstats + 1, sizeof *res->stats);
+            if (!res->stats) st = RF_ENOMEM;
+            for (int32_t b = 0; b < p->nblocks && !st; b++)
+                for (int32_t j = 0; j < p->blocks[b]->nkernels; j++) {
+                    const rf_hir_kernel *k = p->blocks[b]->kernels[j];
+                    if (k->id < 0 || k->id >= res->nstats) continue;
+                    res->stats[k->id].kernel = k->id;
+                    res->stats[k->id].what = rf_hir_kind_name(k->kind);
+                    res->stats[k->id].device = "cpu";
+                }
+        }
+    }
+    double t0 = now();
+    for (int32_t v = 0; v < p->nvars && !st; v++)
+        if (p->vars[v]->role == RF_HIR_ROLE_INPUT) st = load_input(&x, p->vars[v], &x.vals[v]);
+    double t1 = now();
+    if (!st) st = run_blocks(&x);
+    double t2 = now();
+    if (!st) {
+        int32_t n = 0;
+        for (int32_t v = 0; v < p->nvars; v++) n += p->vars[v]->role == RF_HIR_ROLE_OUTPUT;
+        res->outputs = rf_calloc((size_t)n + 1, sizeof *res->outputs);
+        if (!res->outputs) st = RF_ENOMEM;
+        for (int32_t v = 0; v < p->nvars && !st; v++)
+            if (p->vars[v]->role == RF_HIR_ROLE_OUTPUT) {
+                rf_rt_output *ou = &res->outputs[res->noutputs++];
+                ou->name = p->vars[v]->output_name;
+                ou->var = p->vars[v];
+                ou->rel = x.vals[v].rel;
+                memset(&x.vals[v].rel, 0, sizeof x.vals[v].rel);
+            }
+    }
+    res->load_seconds = t1 - t0;
+    res->run_seconds = t2 - t1;
+    for (int32_t v = 0; x.vals && v < p->nvars; v++) val_clear(&x.vals[v]);
+    free(x.vals);
+    rf_cpu_pool_free(x.pool);
+    if (st) {
+        if (res) res->dict = NULL;
+        rf_rt_result_free(res);
+        rf_rt_dict_free(x.dict);
+        return st;
+    }
+    *out = res;
+    return RF_OK;
+}
+
+void rf_rt_result_free(rf_rt_result *r)
+{
+    if (!r) return;
+    for (int32_t i = 0; i < r->noutputs; i++) rf_rt_rel_free(&r->outputs[i].rel);
+    free(r->outputs);
+    free(r->stats);
+    rf_rt_dict_free(r->dict);
+    free(r);
+}

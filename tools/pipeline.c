@@ -1,0 +1,117 @@
+/*
+** tools/pipeline.c: the compiler pipeline as the commands use it:
+** LogiQL source -> checked program -> query plan -> Harmony -> .rfx, and
+** .rfx -> Harmony for `run` and `dump`.
+*/
+#include "pipeline.h"
+#include "rf_rfx.h"
+
+#include <string.h>
+
+static int has_suffix(const char *s, const char *suf)
+{
+    size_t n = strlen(s), m = strlen(suf);
+    return n >= m && strcmp(s + n - m, suf) == 0;
+}
+
+int rf_tool_is_rfx(const char *path)
+{
+    if (has_suffix(path, ".rfx")) return 1;
+    FILE *f = fopen(path, "rb");
+    if (!f) return 0;
+    char magic[RF_RFX_MAGIC_SIZE];
+    size_t n = fread(magic, 1, sizeof magic, f);
+    fclose(f);
+    return n == sizeof magic && memcmp(magic, RF_RFX_MAGIC, sizeof magic) == 0;
+}
+
+rf_status rf_tool_compile_logic(const char *const *paths, int32_t npaths, const rf_tool_opts *o, rf_arena *arena,
+                                rf_fe_program **fe, rf_qp_program **qp, rf_hir_program **hir, rf_diags *d)
+{
+    rf_ast_program *ast = NULL;
+    rf_fe_program *f = NULL;
+    rf_qp_program *q = NULL;
+    *qp = NULL;
+    if (hir) *hir = NULL;
+    rf_status st = rf_fe_load_files(paths, npaths, arena, &ast, &f, d);
+    if (fe) *fe = f;
+    if (st) return st;
+    st = rf_qp_build(f, &q, d);
+    if (!st && !o->no_opt) st = rf_qp_optimize(q, d);
+    if (!st && hir) st = rf_hir_lower(q, hir, d);
+    if (st) {
+        rf_qp_free(q);
+        return st;
+    }
+    *qp = q;
+    return RF_OK;
+}
+
+rf_status rf_tool_write_rfx(const rf_hir_program *p, const char *path, rf_diags *d)
+{
+    rf_buf hirs, schm;
+    rf_buf_init(&hirs);
+    rf_buf_init(&schm);
+    rf_status st = rf_hir_serialize(p, &hirs);
+    /* SCHM: the inputs and outputs, readable without decoding the program */
+    int32_t n = 0;
+    for (int32_t i = 0; i < p->nvars; i++)
+        n += p->vars[i]->role == RF_HIR_ROLE_INPUT || p->vars[i]->role == RF_HIR_ROLE_OUTPUT;
+    rf_rfx_put_u32(&schm, 1);
+    rf_rfx_put_u32(&schm, (uint32_t)n);
+    for (int32_t i = 0; i < p->nvars; i++) {
+        const rf_hir_var *v = p->vars[i];
+        if (v->role != RF_HIR_ROLE_INPUT && v->role != RF_HIR_ROLE_OUTPUT) continue;
+        rf_rfx_put_u8(&schm, v->role == RF_HIR_ROLE_INPUT ? 0 : 1);
+        rf_rfx_put_cstr(&schm, v->name);
+        rf_rfx_put_cstr(&schm, v->role == RF_HIR_ROLE_INPUT ? v->input_file : v->output_name);
+        rf_rfx_put_u32(&schm, (uint32_t)v->ncols);
+        for (int32_t c = 0; c < v->ncols; c++) {
+            rf_rfx_put_u8(&schm, (uint8_t)v->types[c]);
+            rf_rfx_put_cstr(&schm, v->colnames[c] ? v->colnames[c] : "");
+        }
+    }
+    if (!st && (hirs.oom || schm.oom)) st = RF_ENOMEM;
+    rf_rfx_writer *w = st ? NULL : rf_rfx_writer_new();
+    if (!st && !w) st = RF_ENOMEM;
+    if (!st) st = rf_rfx_writer_add(w, RF_RFX_TAG_SCHEMA, schm.data, (uint64_t)schm.len);
+    if (!st) st = rf_rfx_writer_add(w, RF_RFX_TAG_HARMONY, hirs.data, (uint64_t)hirs.len);
+    if (!st) st = rf_rfx_writer_write_file(w, path, d);
+    rf_rfx_writer_free(w);
+    rf_buf_free(&hirs);
+    rf_buf_free(&schm);
+    return st;
+}
+
+rf_status rf_tool_read_rfx(const char *path, rf_hir_program **hir, rf_diags *d)
+{
+    rf_rfx_file *f = NULL;
+    *hir = NULL;
+    rf_status st = rf_rfx_open_file(path, &f, d);
+    if (st) return st;
+    const void *data;
+    uint64_t size;
+    if (!rf_rfx_section(f, RF_RFX_TAG_HARMONY, &data, &size)) {
+        rf_error(d, rf_mkloc(path, 0, 0), "this .rfx file holds no program (no HIRS section)");
+        rf_rfx_close(f);
+        return RF_EUSER;
+    }
+    st = rf_hir_deserialize(path, data, size, hir, d);
+    rf_rfx_close(f);
+    return st;
+}
+
+rf_status rf_tool_load_program(const char *const *paths, int32_t npaths, const rf_tool_opts *o, rf_arena *arena,
+                               rf_hir_program **hir, rf_diags *d)
+{
+    for (int32_t i = 0; i < npaths; i++)
+        if (rf_tool_is_rfx(paths[i])) {
+            if (npaths == 1) return rf_tool_read_rfx(paths[0], hir, d);
+            rf_error(d, rf_mkloc(paths[i], 0, 0), "a compiled program (.rfx) cannot be combined with other files");
+            return RF_EUSAGE;
+        }
+    rf_qp_program *qp = NULL;
+    rf_status st = rf_tool_compile_logic(paths, npaths, o, arena, NULL, &qp, hir, d);
+    rf_qp_free(qp);
+    return st;
+}

@@ -1,0 +1,28 @@
+/*
+** tools/pipeline.h: the compiler pipeline shared by compile, run and dump.
+*/
+#ifndef RF_TOOLS_PIPELINE_H
+#define RF_TOOLS_PIPELINE_H
+
+#include "rf_frontend.h"
+#include "rf_harmony.h"
+#include "rf_queryplan.h"
+
+typedef struct rf_tool_opts {
+    int no_opt; /* skip the query-plan passes */
+} rf_tool_opts;
+
+/* 1 when path names a .rfx file (by suffix or magic bytes). */
+int rf_tool_is_rfx(const char *path);
+/* Source -> checked program -> plan (optimized unless o->no_opt) -> Harmony
+** (when hir is not NULL). The front end's data lives in arena; *qp is the
+** caller's to free. */
+rf_status rf_tool_compile_logic(const char *const *paths, int32_t npaths, const rf_tool_opts *o, rf_arena *arena,
+                                rf_fe_program **fe, rf_qp_program **qp, rf_hir_program **hir, rf_diags *d);
+rf_status rf_tool_write_rfx(const rf_hir_program *p, const char *path, rf_diags *d);
+rf_status rf_tool_read_rfx(const char *path, rf_hir_program **hir, rf_diags *d);
+/* One .rfx file, or LogiQL sources (compiled as one program), as Harmony. */
+rf_status rf_tool_load_program(const char *const *paths, int32_t npaths, const rf_tool_opts *o, rf_arena *arena,
+                               rf_hir_program **hir, rf_diags *d);
+
+#endif
