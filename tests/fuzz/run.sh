@@ -13,8 +13,21 @@ CC=clang cmake -S "$root" -B "$build" -G Ninja -DRF_FUZZ=ON -DCMAKE_BUILD_TYPE=R
 cmake --build "$build" --target "$target"
 out=$root/fuzz-out/$target
 mkdir -p "$out/corpus"
-cp "$root"/tests/logiql/*.logic "$root"/tests/bad/*.logic "$out/corpus/" 2>/dev/null || true
-[ -d "$root/tpch/queries" ] && cp "$root"/tpch/queries/*.logic "$out/corpus/" 2>/dev/null || true
+case "$target" in
+fuzz_frontend)
+    dict=$root/tests/fuzz/logiql.dict
+    cp "$root"/tests/logiql/*.logic "$root"/tests/bad/*.logic "$out/corpus/" 2>/dev/null || true
+    [ -d "$root/tpch/queries" ] && cp "$root"/tpch/queries/*.logic "$out/corpus/" 2>/dev/null || true
+    ;;
+fuzz_rfx)
+    dict=$root/tests/fuzz/rfx.dict
+    cmake --build "$build" --target test_rfx >/dev/null
+    "$build/harmony/rfx/test_rfx" seeds "$out/corpus" >/dev/null
+    ;;
+*)
+    dict=/dev/null
+    ;;
+esac
 cd "$out"
 exec "$build/tests/fuzz/$target" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
-     -max_len=8192 -dict="$root/tests/fuzz/logiql.dict" -print_final_stats=1 corpus
+     -max_len=8192 -dict="$dict" -print_final_stats=1 corpus
