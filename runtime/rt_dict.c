@@ -1,0 +1,702 @@
+/*
+** runtime/rt_dict.c: the run's string dictionary (rf_rt_dict): interning of
+** byte strings to dense uint32 codes 0..n-1 in first-interned order.
+**
+** Owns: the strings' bytes, the code -> bytes table and the hash tables.
+**
+** Layout. Interning is split into 64 stripes by the top 6 bits of the
+** string's hash; each stripe has its own mutex, open-addressing table and
+** byte arena, so threads interning different strings rarely wait for each
+** other, and a bulk intern can work stripe by stripe on tables small enough
+** to stay in cache. Codes come from one atomic counter. The code -> bytes
+** table is a fixed array of segments of growing size (segment k holds
+** 2^(k+10) entries) that are never moved or freed before the dictionary, and
+** the bytes live in arena chunks that never move either, so rf_rt_dict_str
+** and rf_rt_dict_cmp read without locks while other threads intern. Each
+** stored string is a 4-byte length, the bytes and a NUL; an entry is a
+** pointer to the bytes.
+*/
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rf_rt_data.h"
+#include <stdio.h>
+#include <time.h>
+static double tnow(void){struct timespec ts;clock_gettime(CLOCK_MONOTONIC,&ts);return ts.tv_sec+ts.tv_nsec*1e-9;}
+#define TP(x) do{ if(getenv("RF_TP")) fprintf(stderr,"%s %.3f\n",x,tnow()-t00);}while(0)
+
+#define STRIPE_BITS 6
+#define NSTRIPES (1 << STRIPE_BITS)
+#define SEG_BASE_BITS 10
+#define NSEGS 22 /* enough for codes below 2^31 */
+#define EMPTY UINT32_MAX
+#define PEND 0x80000000u                  /* a bulk intern's not yet numbered string */
+#define MAX_LEN INT64_C(0xfffffff0)      /* the length prefix is 32 bits */
+#define CHUNK_MIN ((size_t)16 << 10)
+#define CHUNK_MAX ((size_t)1 << 20)
+#define BULK_MIN 4096                    /* below this, bulk interns one by one */
+#define BULK_BATCH (INT64_C(1) << 30)    /* rows of a bulk batch: PEND | row fits 32 bits */
+
+typedef struct slot {
+    uint32_t code; /* EMPTY, a code, or PEND | batch row (during a bulk intern) */
+    uint32_t h;    /* low 32 bits of the hash: the table index and a cheap filter */
+} slot;
+
+typedef struct chunk {
+    struct chunk *next;
+} chunk; /* the bytes follow the header */
+
+typedef struct stripe {
+    _Alignas(64) pthread_mutex_t mu; /* own cache line: stripes are locked by different threads */
+    slot *tab;
+    uint64_t cap, used; /* cap is 0 or a power of two */
+    chunk *chunks;
+    char *cur;
+    size_t left, next_size;
+} stripe;
+
+struct rf_rt_dict {
+    stripe st[NSTRIPES];
+    _Atomic(const char **) seg[NSEGS];
+    pthread_mutex_t segmu;
+    _Atomic int64_t count;
+    atomic_int broken; /* a failure left a hole in the codes: every later intern fails */
+};
+
+/* ---- hashing ------------------------------------------------------------ */
+
+__extension__ typedef unsigned __int128 u128;
+
+static inline uint64_t rd64(const unsigned char *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
+
+static inline uint64_t rd32(const unsigned char *p)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+
+static inline uint64_t mum(uint64_t a, uint64_t b)
+{
+    u128 r = (u128)a * b;
+    return (uint64_t)r ^ (uint64_t)(r >> 64);
+}
+
+/* wyhash-style: 16 bytes a step through a 64x64->128 multiply. */
+uint64_t rf_rt_hash_bytes(const char *s, int64_t n)
+{
+    const uint64_t k0 = UINT64_C(0xa0761d6478bd642f), k1 = UINT64_C(0xe7037ed1a0b428db);
+    const unsigned char *p = (const unsigned char *)s;
+    uint64_t seed = UINT64_C(0x243f6a8885a308d3) ^ mum((uint64_t)n ^ k0, k1);
+    uint64_t a, b;
+    if (n <= 16) {
+        if (n >= 4) {
+            int64_t q = (n >> 3) << 2;
+            a = (rd32(p) << 32) | rd32(p + q);
+            b = (rd32(p + n - 4) << 32) | rd32(p + n - 4 - q);
+        } else if (n > 0) {
+            a = ((uint64_t)p[0] << 16) | ((uint64_t)p[n >> 1] << 8) | p[n - 1];
+            b = 0;
+        } else {
+            a = b = 0;
+        }
+    } else {
+        int64_t i = n;
+        while (i > 16) {
+            seed = mum(rd64(p) ^ k1, rd64(p + 8) ^ seed);
+            p += 16;
+            i -= 16;
+        }
+        a = rd64(p + i - 16);
+        b = rd64(p + i - 8);
+    }
+    return mum(k1 ^ (uint64_t)n, mum(a ^ k0, b ^ seed));
+}
+
+static inline int stripe_of(uint64_t h) { return (int)(h >> (64 - STRIPE_BITS)); }
+
+/* ---- code -> bytes ------------------------------------------------------ */
+
+static inline void seg_pos(uint32_t code, int *k, uint64_t *idx)
+{
+    uint64_t v = (uint64_t)code + (UINT64_C(1) << SEG_BASE_BITS);
+    int top = 63 - __builtin_clzll(v);
+    *k = top - SEG_BASE_BITS;
+    *idx = v - (UINT64_C(1) << top);
+}
+
+static int ensure_seg(rf_rt_dict *d, int k)
+{
+    if (atomic_load_explicit(&d->seg[k], memory_order_acquire)) return 0;
+    pthread_mutex_lock(&d->segmu);
+    const char **s = atomic_load_explicit(&d->seg[k], memory_order_relaxed);
+    if (!s) {
+        s = malloc(sizeof *s << (k + SEG_BASE_BITS));
+        if (s) atomic_store_explicit(&d->seg[k], s, memory_order_release);
+    }
+    pthread_mutex_unlock(&d->segmu);
+    return s ? 0 : -1;
+}
+
+static inline const char **entry_at(const rf_rt_dict *d, uint32_t code)
+{
+    int k;
+    uint64_t idx;
+    seg_pos(code, &k, &idx);
+    return atomic_load_explicit(&((rf_rt_dict *)d)->seg[k], memory_order_acquire) + idx;
+}
+
+static inline int64_t stored_len(const char *p)
+{
+    uint32_t n;
+    memcpy(&n, p - 4, 4);
+    return n;
+}
+
+/* ---- per-stripe storage ------------------------------------------------- */
+
+/* Copies s into the stripe's arena as length, bytes, NUL; NULL on OOM. */
+static char *store(stripe *st, const char *s, int64_t len)
+{
+    size_t need = (size_t)len + 5;
+    char *p;
+    if (need > CHUNK_MAX / 4) {
+        /* a long string gets a block of its own, so the current chunk goes on */
+        chunk *c = malloc(sizeof(chunk) + need);
+        if (!c) return NULL;
+        c->next = st->chunks;
+        st->chunks = c;
+        p = (char *)(c + 1);
+    } else {
+        if (need > st->left) {
+            size_t sz = st->next_size ? st->next_size : CHUNK_MIN;
+            chunk *c = malloc(sizeof(chunk) + sz);
+            if (!c) return NULL;
+            c->next = st->chunks;
+            st->chunks = c;
+            st->cur = (char *)(c + 1);
+            st->left = sz;
+            st->next_size = sz < CHUNK_MAX ? sz * 2 : CHUNK_MAX;
+        }
+        p = st->cur;
+        st->cur += need;
+        st->left -= need;
+    }
+    uint32_t n32 = (uint32_t)len;
+    memcpy(p, &n32, 4);
+    if (len) memcpy(p + 4, s, (size_t)len);
+    p[4 + len] = 0;
+    return p + 4;
+}
+
+static int tab_grow(stripe *st)
+{
+    uint64_t ncap = st->cap ? st->cap * 2 : 256;
+    if (ncap > (UINT64_C(1) << 32)) return -1; /* the index comes from 32 hash bits */
+    slot *nt = malloc(ncap * sizeof *nt);
+    if (!nt) return -1;
+    memset(nt, 0xff, ncap * sizeof *nt);
+    uint64_t m = ncap - 1;
+    for (uint64_t i = 0; i < st->cap; i++) {
+        slot s = st->tab[i];
+        if (s.code == EMPTY) continue;
+        uint64_t j = s.h & m;
+        while (nt[j].code != EMPTY) j = (j + 1) & m;
+        nt[j] = s;
+    }
+    free(st->tab);
+    st->tab = nt;
+    st->cap = ncap;
+    return 0;
+}
+
+static inline int needs_grow(const stripe *st) { return (st->used + 1) * 10 > st->cap * 7; }
+
+/* The strings of a bulk batch, for comparing with PEND slots. */
+typedef struct batch_src {
+    const int64_t *off;
+    const char *bytes;
+} batch_src;
+
+/* The slot holding s, or (found = 0) the empty slot where it would go.
+** The table must exist. */
+static inline uint64_t probe(const rf_rt_dict *d, const stripe *st, const batch_src *bs, uint32_t h,
+                             const char *s, int64_t len, int *found)
+{
+    uint64_t m = st->cap - 1, i = h & m;
+    for (;;) {
+        slot sl = st->tab[i];
+        if (sl.code == EMPTY) {
+            *found = 0;
+            return i;
+        }
+        if (sl.h == h) {
+            const char *p;
+            int64_t n;
+            if (sl.code & PEND) {
+                int64_t r = sl.code & ~PEND;
+                p = bs->bytes + bs->off[r];
+                n = bs->off[r + 1] - bs->off[r];
+            } else {
+                p = *entry_at(d, sl.code);
+                n = stored_len(p);
+            }
+            if (n == len && (len == 0 || memcmp(p, s, (size_t)len) == 0)) {
+                *found = 1;
+                return i;
+            }
+        }
+        i = (i + 1) & m;
+    }
+}
+
+static inline uint64_t empty_slot(const stripe *st, uint32_t h)
+{
+    uint64_t m = st->cap - 1, i = h & m;
+    while (st->tab[i].code != EMPTY) i = (i + 1) & m;
+    return i;
+}
+
+/* ---- public ------------------------------------------------------------- */
+
+rf_rt_dict *rf_rt_dict_new(void)
+{
+    /* the stripes are cache-line aligned, which malloc does not promise */
+    size_t sz = (sizeof(rf_rt_dict) + 63) / 64 * 64;
+    rf_rt_dict *d = aligned_alloc(64, sz);
+    if (!d) return NULL;
+    memset(d, 0, sz);
+    for (int i = 0; i < NSTRIPES; i++) pthread_mutex_init(&d->st[i].mu, NULL);
+    pthread_mutex_init(&d->segmu, NULL);
+    for (int k = 0; k < NSEGS; k++) atomic_init(&d->seg[k], NULL);
+    atomic_init(&d->count, 0);
+    atomic_init(&d->broken, 0);
+    return d;
+}
+
+void rf_rt_dict_free(rf_rt_dict *d)
+{
+    if (!d) return;
+    for (int i = 0; i < NSTRIPES; i++) {
+        stripe *st = &d->st[i];
+        pthread_mutex_destroy(&st->mu);
+        free(st->tab);
+        for (chunk *c = st->chunks, *n; c; c = n) {
+            n = c->next;
+            free(c);
+        }
+    }
+    for (int k = 0; k < NSEGS; k++) free((void *)atomic_load(&d->seg[k]));
+    pthread_mutex_destroy(&d->segmu);
+    free(d);
+}
+
+/* Adds s (known absent) under the stripe's lock. */
+static rf_status add_locked(rf_rt_dict *d, stripe *st, uint32_t h, const char *s, int64_t len, uint32_t *code)
+{
+    if (atomic_load(&d->broken)) return RF_ENOMEM;
+    if ((!st->cap || needs_grow(st)) && tab_grow(st)) return RF_ENOMEM;
+    /* store the bytes before taking a code, so that running out of memory
+    ** there leaves no hole in the codes */
+    char *p = store(st, s, len);
+    if (!p) return RF_ENOMEM;
+    int64_t c = atomic_load(&d->count);
+    do {
+        if (c >= RF_RT_DICT_MAX_CODES) return RF_ENOMEM;
+    } while (!atomic_compare_exchange_weak(&d->count, &c, c + 1));
+    int k;
+    uint64_t idx;
+    seg_pos((uint32_t)c, &k, &idx);
+    if (ensure_seg(d, k)) {
+        atomic_store(&d->broken, 1);
+        return RF_ENOMEM;
+    }
+    *entry_at(d, (uint32_t)c) = p;
+    uint64_t i = empty_slot(st, h);
+    st->tab[i].code = (uint32_t)c;
+    st->tab[i].h = h;
+    st->used++;
+    *code = (uint32_t)c;
+    return RF_OK;
+}
+
+rf_status rf_rt_dict_intern(rf_rt_dict *d, const char *s, int64_t len, uint32_t *code)
+{
+    if (len < 0) return RF_EINTERNAL;
+    if (len > MAX_LEN) return RF_ENOMEM;
+    uint64_t h64 = rf_rt_hash_bytes(s, len);
+    uint32_t h = (uint32_t)h64;
+    stripe *st = &d->st[stripe_of(h64)];
+    rf_status rc = RF_OK;
+    pthread_mutex_lock(&st->mu);
+    int found = 0;
+    uint64_t i = st->cap ? probe(d, st, NULL, h, s, len, &found) : 0;
+    if (found) *code = st->tab[i].code;
+    else rc = add_locked(d, st, h, s, len, code);
+    pthread_mutex_unlock(&st->mu);
+    return rc;
+}
+
+int rf_rt_dict_find(const rf_rt_dict *d, const char *s, int64_t len, uint32_t *code)
+{
+    if (len < 0 || len > MAX_LEN) return 0;
+    uint64_t h64 = rf_rt_hash_bytes(s, len);
+    uint32_t h = (uint32_t)h64;
+    /* the mutex is the only thing changed, and the dictionary is never const itself */
+    stripe *st = &((rf_rt_dict *)d)->st[stripe_of(h64)];
+    pthread_mutex_lock(&st->mu);
+    int found = 0;
+    uint64_t i = st->cap ? probe(d, st, NULL, h, s, len, &found) : 0;
+    if (found) *code = st->tab[i].code;
+    pthread_mutex_unlock(&st->mu);
+    return found;
+}
+
+const char *rf_rt_dict_str(const rf_rt_dict *d, uint32_t code, int64_t *len)
+{
+    if ((int64_t)code >= atomic_load_explicit(&((rf_rt_dict *)d)->count, memory_order_relaxed)) {
+        *len = 0;
+        return NULL;
+    }
+    const char *p = *entry_at(d, code);
+    *len = stored_len(p);
+    return p;
+}
+
+int64_t rf_rt_dict_count(const rf_rt_dict *d) { return atomic_load(&((rf_rt_dict *)d)->count); }
+
+int rf_rt_dict_cmp(const rf_rt_dict *d, uint32_t a, uint32_t b)
+{
+    if (a == b) return 0;
+    int64_t la, lb;
+    const char *pa = rf_rt_dict_str(d, a, &la), *pb = rf_rt_dict_str(d, b, &lb);
+    return rf_val_cmp_str(pa ? pa : "", la, pb ? pb : "", lb);
+}
+
+/* ---- bulk interning ------------------------------------------------------
+** Phases (each a parallel loop; between them the threads join):
+**   1  hash every row and count rows per stripe per task
+**   2  scatter the row numbers by stripe, in row order within a stripe
+**   3  per stripe: look each row up; a string not yet known gets a slot
+**      PEND | row of its first occurrence, and later rows point at that row
+**   4  number the first occurrences in row order (count per range, prefix
+**      sums, number), copy their bytes, then give every row its code
+**   5  per stripe: replace PEND slots by the codes
+** All stripe locks are held from 3 to 5. Codes therefore depend only on the
+** rows' order, as if interned one at a time. */
+
+typedef struct bulk {
+    rf_rt_dict *d;
+    batch_src src;
+    int64_t n;
+    uint32_t *codes;
+    int T;
+    uint64_t *h;
+    uint32_t *perm;
+    uint32_t *res; /* a code, or PEND | row of the first occurrence */
+    int64_t *pos;  /* T x NSTRIPES: counts, then scatter positions */
+    int64_t sstart[NSTRIPES + 1];
+    atomic_int next_stripe;
+    atomic_int failed;
+    int64_t *first_count; /* per task */
+    int64_t base;         /* first new code */
+    chunk **task_chunks;  /* per task: the chunks phase 4 copied into */
+} bulk;
+
+static inline void range_of(const bulk *b, int t, int64_t *lo, int64_t *hi)
+{
+    *lo = b->n * t / b->T;
+    *hi = b->n * (t + 1) / b->T;
+}
+
+static void ph_hash(void *arg, int t)
+{
+    bulk *b = arg;
+    int64_t lo, hi;
+    range_of(b, t, &lo, &hi);
+    int64_t *cnt = b->pos + (int64_t)t * NSTRIPES;
+    const int64_t *off = b->src.off;
+    for (int64_t i = lo; i < hi; i++) {
+        if (off[i + 1] - off[i] > MAX_LEN) atomic_store(&b->failed, 1);
+        uint64_t h = rf_rt_hash_bytes(b->src.bytes + off[i], off[i + 1] - off[i]);
+        b->h[i] = h;
+        cnt[stripe_of(h)]++;
+    }
+}
+
+static void ph_scatter(void *arg, int t)
+{
+    bulk *b = arg;
+    int64_t lo, hi;
+    range_of(b, t, &lo, &hi);
+    int64_t *pos = b->pos + (int64_t)t * NSTRIPES;
+    for (int64_t i = lo; i < hi; i++) b->perm[pos[stripe_of(b->h[i])]++] = (uint32_t)i;
+}
+
+#define PF 16 /* rows of prefetch distance in phase 3 */
+
+static void ph_dedupe(void *arg, int t)
+{
+    (void)t;
+    bulk *b = arg;
+    rf_rt_dict *d = b->d;
+    const int64_t *off = b->src.off;
+    const char *bytes = b->src.bytes;
+    for (;;) {
+        int s = atomic_fetch_add(&b->next_stripe, 1);
+        if (s >= NSTRIPES || atomic_load(&b->failed)) return;
+        stripe *st = &d->st[s];
+        int64_t lo = b->sstart[s], hi = b->sstart[s + 1];
+        if (lo == hi) continue;
+        for (int64_t q = lo; q < hi; q++) {
+            if (!st->cap || needs_grow(st)) {
+                if (tab_grow(st)) {
+                    atomic_store(&b->failed, 1);
+                    return;
+                }
+            }
+            /* the rows of a stripe are scattered over the input: overlap the
+            ** cache misses on their hashes and table slots */
+            if (q + PF < hi) __builtin_prefetch(&b->h[b->perm[q + PF]]);
+            if (q + PF / 2 < hi) __builtin_prefetch(&st->tab[(uint32_t)b->h[b->perm[q + PF / 2]] & (st->cap - 1)]);
+            uint32_t i = b->perm[q];
+            uint32_t h = (uint32_t)b->h[i];
+            int found;
+            uint64_t k = probe(d, st, &b->src, h, bytes + off[i], off[i + 1] - off[i], &found);
+            if (found) {
+                b->res[i] = st->tab[k].code;
+            } else {
+                st->tab[k].code = PEND | i;
+                st->tab[k].h = h;
+                st->used++;
+                b->res[i] = PEND | i;
+            }
+        }
+    }
+}
+
+static void ph_count_first(void *arg, int t)
+{
+    bulk *b = arg;
+    int64_t lo, hi, c = 0;
+    range_of(b, t, &lo, &hi);
+    for (int64_t i = lo; i < hi; i++) c += b->res[i] == (PEND | (uint32_t)i);
+    b->first_count[t] = c;
+}
+
+static void ph_number(void *arg, int t)
+{
+    bulk *b = arg;
+    int64_t lo, hi;
+    range_of(b, t, &lo, &hi);
+    int64_t code = b->first_count[t]; /* turned into this task's first code */
+    /* a private stripe-like arena; its chunks go to stripe 0 afterwards */
+    stripe arena;
+    memset(&arena, 0, sizeof arena);
+    const int64_t *off = b->src.off;
+    for (int64_t i = lo; i < hi; i++) {
+        if (b->res[i] != (PEND | (uint32_t)i)) continue;
+        char *p = store(&arena, b->src.bytes + off[i], off[i + 1] - off[i]);
+        if (!p) {
+            atomic_store(&b->failed, 1);
+            break;
+        }
+        *entry_at(b->d, (uint32_t)code) = p;
+        b->codes[i] = (uint32_t)code++;
+    }
+    b->task_chunks[t] = arena.chunks;
+}
+
+static void ph_resolve(void *arg, int t)
+{
+    bulk *b = arg;
+    int64_t lo, hi;
+    range_of(b, t, &lo, &hi);
+    for (int64_t i = lo; i < hi; i++) {
+        uint32_t r = b->res[i];
+        if (!(r & PEND)) b->codes[i] = r;
+        else if ((r & ~PEND) != (uint32_t)i) b->codes[i] = b->codes[r & ~PEND];
+    }
+}
+
+static void ph_patch(void *arg, int t)
+{
+    (void)t;
+    bulk *b = arg;
+    for (;;) {
+        int s = atomic_fetch_add(&b->next_stripe, 1);
+        if (s >= NSTRIPES) return;
+        stripe *st = &b->d->st[s];
+        for (uint64_t i = 0; i < st->cap; i++) {
+            uint32_t c = st->tab[i].code;
+            if (c != EMPTY && (c & PEND)) st->tab[i].code = b->codes[c & ~PEND];
+        }
+    }
+}
+
+/* Takes the PEND slots out again (after a failure): rebuilds the tables. */
+static void purge_pending(rf_rt_dict *d)
+{
+    for (int s = 0; s < NSTRIPES; s++) {
+        stripe *st = &d->st[s];
+        if (!st->cap) continue;
+        slot *nt = malloc(st->cap * sizeof *nt);
+        if (!nt) {
+            atomic_store(&d->broken, 1);
+            continue;
+        }
+        memset(nt, 0xff, st->cap * sizeof *nt);
+        uint64_t m = st->cap - 1, used = 0;
+        for (uint64_t i = 0; i < st->cap; i++) {
+            slot sl = st->tab[i];
+            if (sl.code == EMPTY || (sl.code & PEND)) continue;
+            uint64_t j = sl.h & m;
+            while (nt[j].code != EMPTY) j = (j + 1) & m;
+            nt[j] = sl;
+            used++;
+        }
+        free(st->tab);
+        st->tab = nt;
+        st->used = used;
+    }
+}
+
+static rf_status bulk_batch(rf_rt_dict *d, const int64_t *off, const char *bytes, int64_t n, uint32_t *codes,
+                            int T)
+{
+    bulk b;
+    memset(&b, 0, sizeof b);
+    b.d = d;
+    b.src.off = off;
+    b.src.bytes = bytes;
+    b.n = n;
+    b.codes = codes;
+    b.T = T;
+    b.h = malloc((size_t)n * sizeof *b.h);
+    b.perm = malloc((size_t)n * sizeof *b.perm);
+    b.res = malloc((size_t)n * sizeof *b.res);
+    b.pos = calloc((size_t)T * NSTRIPES, sizeof *b.pos);
+    b.first_count = calloc((size_t)T, sizeof *b.first_count);
+    b.task_chunks = calloc((size_t)T, sizeof *b.task_chunks);
+    double t00=tnow();
+    rf_status rc = RF_OK;
+    if (!b.h || !b.perm || !b.res || !b.pos || !b.first_count || !b.task_chunks) {
+        rc = RF_ENOMEM;
+        goto out;
+    }
+    atomic_init(&b.failed, 0);
+    atomic_init(&b.next_stripe, 0);
+
+    TP("alloc");rf_rt_parallel(T, ph_hash, &b);TP("hash");
+    if (atomic_load(&b.failed)) {
+        rc = RF_ENOMEM; /* a string of 4 GiB or more */
+        goto out;
+    }
+    int64_t acc = 0;
+    for (int s = 0; s < NSTRIPES; s++) {
+        b.sstart[s] = acc;
+        for (int t = 0; t < T; t++) {
+            int64_t c = b.pos[t * NSTRIPES + s];
+            b.pos[t * NSTRIPES + s] = acc;
+            acc += c;
+        }
+    }
+    b.sstart[NSTRIPES] = acc;
+    rf_rt_parallel(T, ph_scatter, &b);TP("scatter");
+
+    for (int s = 0; s < NSTRIPES; s++) pthread_mutex_lock(&d->st[s].mu);
+    if (atomic_load(&d->broken)) {
+        rc = RF_ENOMEM;
+        goto unlock;
+    }
+    atomic_store(&b.next_stripe, 0);
+    rf_rt_parallel(T, ph_dedupe, &b);TP("dedupe");
+    if (atomic_load(&b.failed)) {
+        purge_pending(d);
+        rc = RF_ENOMEM;
+        goto unlock;
+    }
+    rf_rt_parallel(T, ph_count_first, &b);TP("count");
+    int64_t base = atomic_load(&d->count), total = 0;
+    for (int t = 0; t < T; t++) {
+        int64_t c = b.first_count[t];
+        b.first_count[t] = base + total;
+        total += c;
+    }
+    if (base + total > RF_RT_DICT_MAX_CODES) {
+        purge_pending(d);
+        rc = RF_ENOMEM;
+        goto unlock;
+    }
+    if (total > 0) {
+        int klo, khi;
+        uint64_t idx;
+        seg_pos((uint32_t)base, &klo, &idx);
+        seg_pos((uint32_t)(base + total - 1), &khi, &idx);
+        for (int k = klo; k <= khi; k++)
+            if (ensure_seg(d, k)) {
+                purge_pending(d);
+                rc = RF_ENOMEM;
+                goto unlock;
+            }
+    }
+    rf_rt_parallel(T, ph_number, &b);TP("number");
+    /* the copies belong to the dictionary whatever happened */
+    for (int t = 0; t < T; t++) {
+        chunk *c = b.task_chunks[t];
+        while (c) {
+            chunk *nx = c->next;
+            c->next = d->st[0].chunks;
+            d->st[0].chunks = c;
+            c = nx;
+        }
+    }
+    if (atomic_load(&b.failed)) {
+        purge_pending(d);
+        rc = RF_ENOMEM;
+        goto unlock;
+    }
+    rf_rt_parallel(T, ph_resolve, &b);TP("resolve");
+    atomic_store(&b.next_stripe, 0);
+    rf_rt_parallel(T, ph_patch, &b);TP("patch");
+    atomic_store(&d->count, base + total);
+
+unlock:
+    for (int s = NSTRIPES - 1; s >= 0; s--) pthread_mutex_unlock(&d->st[s].mu);
+out:
+    free(b.h);
+    free(b.perm);
+    free(b.res);
+    free(b.pos);
+    free(b.first_count);
+    free(b.task_chunks);
+    return rc;
+}
+
+rf_status rf_rt_dict_intern_many(rf_rt_dict *d, const int64_t *off, const char *bytes, int64_t n,
+                                 uint32_t *codes, int threads)
+{
+    if (n <= 0) return RF_OK;
+    if (n < BULK_MIN) {
+        for (int64_t i = 0; i < n; i++) {
+            rf_status rc = rf_rt_dict_intern(d, bytes + off[i], off[i + 1] - off[i], &codes[i]);
+            if (rc) return rc;
+        }
+        return RF_OK;
+    }
+    for (int64_t lo = 0; lo < n; lo += BULK_BATCH) {
+        int64_t m = n - lo < BULK_BATCH ? n - lo : BULK_BATCH;
+        int T = threads < 1 ? 1 : threads > 64 ? 64 : threads;
+        if (T > m / (4 * BULK_MIN) + 1) T = (int)(m / (4 * BULK_MIN) + 1);
+        rf_status rc = bulk_batch(d, off + lo, bytes, m, codes + lo, T);
+        if (rc) return rc;
+    }
+    return RF_OK;
+}

@@ -1,0 +1,1306 @@
+/*
+** runtime/rt_eval.c: rf_rt_eval_map, the CPU evaluator of query-plan
+** expressions (rf_qp_expr) over one relation or over pairs of rows of two.
+**
+** Owns: the compiled form of a call's expressions, the worker threads of a
+** call, the per-call LIKE caches and the per-worker string tables.
+**
+** Shape. The rows [0, n) are split into one contiguous range per thread;
+** each thread walks its range in batches of BATCH rows. Within a batch every
+** expression node is evaluated for all selected rows at once into a typed
+** scratch vector (a column reference read straight from the column needs no
+** copy), so the per-row work is tight loops over arrays. The filter yields a
+** selection (batch indices of the rows that pass); a conjunction narrows the
+** selection argument by argument, so a later conjunct is only evaluated, and
+** can only fail, on rows where the earlier ones held. The outputs are then
+** evaluated on the selected rows only and appended to the thread's buffers,
+** which are concatenated in thread order: the result is the same for any
+** thread count.
+**
+** Errors. A thread records the lowest row of its range that failed (and for
+** that row the first failing node in evaluation order), finishes the batch
+** and stops; threads above a known failure stop early. The call reports the
+** lowest failing row over all threads, so the message does not depend on
+** the thread count.
+**
+** New strings (concatenation, substring). Threads do not add to the
+** dictionary while they run: a string already in the dictionary gets its
+** code (looked up), any other gets a temporary code PEND | i private to the
+** thread. Every string of one thread's evaluation goes through that thread's
+** table first, so equal strings always get equal codes within a row and code
+** equality stays string equality. After the threads are done the temporary
+** codes that reached the output are interned in row order. Codes therefore
+** do not depend on the thread count or on timing, and strings computed only
+** to be compared never enter the dictionary.
+*/
+#include <math.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rf_rt_data.h"
+
+#define BATCH 1024
+#define PEND 0x80000000u
+#define MIN_ROWS_PER_THREAD 4096
+#define SUBCACHE 1024 /* direct-mapped substring results per worker and node */
+#define LCHUNK ((size_t)64 << 10)
+
+typedef struct en en;
+struct en {
+    const rf_qp_expr *e;
+    rf_qp_expr_kind kind; /* a CALL of string:like is turned into LIKE */
+    rf_type type;
+    int id; /* scratch vector index */
+    int32_t nargs;
+    en **args;
+    /* COL */
+    const void *col;
+    const int64_t *rows;
+    int width;
+    /* CONST: BATCH copies of the value, shared by the threads (read only) */
+    void *cvec;
+    /* LIKE with a constant pattern */
+    int pat_const, pat_fast;
+    const char *pat;
+    int64_t patlen;
+    _Atomic unsigned char *cache; /* per code: 0 unknown, 1 false, 2 true */
+    int64_t ncache;
+    /* AND */
+    int and_slot;
+    /* string:substring with constant start and length: its result cache */
+    int sub_slot; /* -1: none */
+};
+
+typedef struct lent {
+    const char *p;
+    int64_t len;
+    uint32_t h, code;
+} lent;
+
+typedef struct lchunk {
+    struct lchunk *next;
+} lchunk;
+
+struct call;
+
+typedef struct wk {
+    struct call *c;
+    int64_t lo, hi, r0;
+    char *scratch;    /* nnodes x BATCH x 8 bytes */
+    uint16_t *fsel;   /* the filter's selection */
+    uint16_t *andbuf; /* 3 x BATCH per AND node */
+    uint32_t *subcache;
+    int64_t err_row;
+    char *err_msg;
+    int oom;
+    /* output */
+    char **obuf;
+    int64_t olen, ocap;
+    /* strings this thread computed (see the file comment) */
+    lent *ents;
+    int64_t nents, capents;
+    uint32_t *lslots; /* entry index + 1; 0 empty */
+    uint64_t lcap;
+    int64_t *pend; /* temporary code -> entry index */
+    int64_t npend, cappend;
+    lchunk *chunks;
+    char *cur;
+    size_t left;
+    char *tbuf;
+    size_t tcap;
+} wk;
+
+typedef struct call {
+    const rf_rt_eval_ctx *ctx;
+    rf_rt_dict *dict;
+    const rf_rt_side *sides;
+    en *nodes;
+    int nnodes, nand, nsub;
+    en *filter;
+    en **outs;
+    int32_t nouts;
+    const rf_type *out_types;
+    int64_t n;
+    int T;
+    wk *w;
+    _Atomic int64_t err_row;
+    int direct;
+    rf_rt_rel *out;
+    rf_diags *d;
+    rf_status st;
+} call;
+
+/* ---- strings -------------------------------------------------------------- */
+
+static inline int cp_len(const char *s, int64_t n, int64_t i)
+{
+    if (!((unsigned char)s[i] & 0x80)) return 1;
+    int k = rf_val_utf8_len(s + i, n - i);
+    return k > 0 ? k : 1; /* an invalid byte counts as one character */
+}
+
+static int64_t utf8_chars(const char *s, int64_t n)
+{
+    int64_t i = 0;
+    while (i < n && !((unsigned char)s[i] & 0x80)) i++;
+    if (i == n) return n;
+    int64_t c = i;
+    while (i < n) {
+        i += cp_len(s, n, i);
+        c++;
+    }
+    return c;
+}
+
+/* SQL LIKE, % any run, _ one character, case-sensitive, no escape: the
+** backtracking over the last %, exactly as the constant folder does it. */
+static int like_general(const char *s, int64_t n, const char *pat, int64_t m)
+{
+    int64_t i = 0, j = 0, star = -1, mark = 0;
+    while (i < n) {
+        if (j < m && pat[j] == '%') {
+            star = ++j;
+            mark = i;
+        } else if (j < m && pat[j] == '_') {
+            i += cp_len(s, n, i);
+            j++;
+        } else if (j < m && pat[j] == s[i]) {
+            i++;
+            j++;
+        } else if (star >= 0) {
+            mark += cp_len(s, n, mark);
+            i = mark;
+            j = star;
+        } else {
+            return 0;
+        }
+    }
+    while (j < m && pat[j] == '%') j++;
+    return j == m;
+}
+
+/* Can like_fast take the pattern? Its %-separated pieces must be literal
+** (no _) and valid UTF-8, so that a byte match can only start and end on a
+** character boundary and the greedy leftmost placement is exact. */
+static int like_fast_ok(const char *p, int64_t m)
+{
+    if (memchr(p, '_', (size_t)m)) return 0;
+    return rf_val_check_utf8(p, m, NULL) == RF_OK;
+}
+
+static int like_fast(const char *s, int64_t n, const char *p, int64_t m)
+{
+    const char *pct = memchr(p, '%', (size_t)m);
+    if (!pct) return n == m && memcmp(s, p, (size_t)n) == 0;
+    int64_t j = pct - p, i = j;
+    if (j > n || memcmp(s, p, (size_t)j) != 0) return 0;
+    p += j + 1;
+    m -= j + 1;
+    while ((pct = memchr(p, '%', (size_t)m))) {
+        j = pct - p;
+        if (j > 0) {
+            const char *f = memmem(s + i, (size_t)(n - i), p, (size_t)j);
+            if (!f) return 0;
+            i = f - s + j;
+        }
+        p += j + 1;
+        m -= j + 1;
+    }
+    return m == 0 || (n - m >= i && memcmp(s + n - m, p, (size_t)m) == 0);
+}
+
+/* Characters [start, start + len) of s, clipped to s, as a byte range. */
+static void substr_range(const char *s, int64_t n, int64_t start, int64_t len, int64_t *b, int64_t *e)
+{
+    int64_t end = len <= 0 ? start : start > INT64_MAX - len ? INT64_MAX : start + len;
+    if (start < 0) start = 0;
+    *b = *e = 0;
+    if (end <= start) return;
+    int64_t i = 0, k = 0;
+    while (i < n && k < start) {
+        i += cp_len(s, n, i);
+        k++;
+    }
+    int64_t bi = i;
+    while (i < n && k < end) {
+        i += cp_len(s, n, i);
+        k++;
+    }
+    *b = bi;
+    *e = i;
+}
+
+static inline const char *sget(const wk *w, uint32_t code, int64_t *len)
+{
+    if (code & PEND) {
+        const lent *e = &w->ents[w->pend[code & ~PEND]];
+        *len = e->len;
+        return e->p;
+    }
+    const char *p = rf_rt_dict_str(w->c->dict, code, len);
+    return p ? p : "";
+}
+
+static char *lstore(wk *w, const char *s, int64_t len)
+{
+    size_t need = (size_t)len + 1;
+    if (need > w->left) {
+        size_t sz = need > LCHUNK / 4 ? need : LCHUNK;
+        lchunk *c = malloc(sizeof *c + sz);
+        if (!c) return NULL;
+        c->next = w->chunks;
+        w->chunks = c;
+        if (sz == LCHUNK) {
+            w->cur = (char *)(c + 1);
+            w->left = sz;
+        } else {
+            char *p = (char *)(c + 1);
+            memcpy(p, s, (size_t)len);
+            p[len] = 0;
+            return p;
+        }
+    }
+    char *p = w->cur;
+    if (len) memcpy(p, s, (size_t)len);
+    p[len] = 0;
+    w->cur += need;
+    w->left -= need;
+    return p;
+}
+
+/* The code of a computed string (see the file comment). 0, or -1 on OOM. */
+static int lintern(wk *w, const char *s, int64_t len, uint32_t *code)
+{
+    uint64_t h64 = rf_rt_hash_bytes(s, len);
+    uint32_t h = (uint32_t)(h64 ^ (h64 >> 32));
+    if ((uint64_t)(w->nents + 1) * 2 > w->lcap) {
+        uint64_t nc = w->lcap ? w->lcap * 2 : 1024;
+        uint32_t *ns = calloc(nc, sizeof *ns);
+        if (!ns) return -1;
+        for (int64_t i = 0; i < w->nents; i++) {
+            uint64_t j = w->ents[i].h & (nc - 1);
+            while (ns[j]) j = (j + 1) & (nc - 1);
+            ns[j] = (uint32_t)(i + 1);
+        }
+        free(w->lslots);
+        w->lslots = ns;
+        w->lcap = nc;
+    }
+    uint64_t m = w->lcap - 1, i = h & m;
+    for (uint32_t sl; (sl = w->lslots[i]); i = (i + 1) & m) {
+        const lent *e = &w->ents[sl - 1];
+        if (e->h == h && e->len == len && (len == 0 || memcmp(e->p, s, (size_t)len) == 0)) {
+            *code = e->code;
+            return 0;
+        }
+    }
+    if (w->nents == w->capents) {
+        int64_t nc = w->capents ? w->capents * 2 : 256;
+        lent *ne = realloc(w->ents, (size_t)nc * sizeof *ne);
+        if (!ne) return -1;
+        w->ents = ne;
+        w->capents = nc;
+    }
+    lent e;
+    e.h = h;
+    e.len = len;
+    uint32_t dc;
+    if (rf_rt_dict_find(w->c->dict, s, len, &dc)) {
+        int64_t l;
+        e.p = rf_rt_dict_str(w->c->dict, dc, &l);
+        e.code = dc;
+    } else {
+        if (w->npend == w->cappend) {
+            int64_t nc = w->cappend ? w->cappend * 2 : 256;
+            int64_t *np = realloc(w->pend, (size_t)nc * sizeof *np);
+            if (!np) return -1;
+            w->pend = np;
+            w->cappend = nc;
+        }
+        if (w->npend >= RF_RT_DICT_MAX_CODES || !(e.p = lstore(w, s, len))) return -1;
+        e.code = PEND | (uint32_t)w->npend;
+        w->pend[w->npend++] = w->nents;
+    }
+    w->ents[w->nents++] = e;
+    w->lslots[i] = (uint32_t)w->nents;
+    *code = e.code;
+    return 0;
+}
+
+/* ---- errors ----------------------------------------------------------------- */
+
+static void fail(wk *w, const uint16_t *sel, int j, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* Records an error of the row at position j unless an earlier row failed. */
+static void fail(wk *w, const uint16_t *sel, int j, const char *fmt, ...)
+{
+    int64_t row = w->r0 + (sel ? sel[j] : j);
+    if (row >= w->err_row) return;
+    va_list ap;
+    va_start(ap, fmt);
+    char *m = rf_vsprintf(fmt, ap);
+    va_end(ap);
+    free(w->err_msg);
+    w->err_msg = m;
+    w->err_row = row;
+}
+
+static const char *fdec(char *buf, int64_t v)
+{
+    rf_val_write_dec(buf, v);
+    return buf;
+}
+
+static const char *fdate(char *buf, int32_t v)
+{
+    rf_val_write_date(buf, v);
+    return buf;
+}
+
+/* ---- evaluation --------------------------------------------------------------- */
+
+#define ROW(j) (sel ? sel[j] : (j))
+
+static inline void *scr(wk *w, const en *x) { return w->scratch + (size_t)x->id * BATCH * 8; }
+
+static const void *ev(wk *w, en *x, const uint16_t *sel, int k);
+static int ev_sel(wk *w, en *x, const uint16_t *sel, int k, uint16_t *out);
+
+#define GATHER(T)                                                                                  \
+    do {                                                                                           \
+        const T *s_ = x->col;                                                                      \
+        T *o_ = o;                                                                                 \
+        if (!rows)                                                                                 \
+            for (int j = 0; j < k; j++) o_[j] = s_[r0 + sel[j]];                                   \
+        else if (!sel)                                                                             \
+            for (int j = 0; j < k; j++) o_[j] = s_[rows[r0 + j]];                                  \
+        else                                                                                       \
+            for (int j = 0; j < k; j++) o_[j] = s_[rows[r0 + sel[j]]];                             \
+    } while (0)
+
+static const void *ev_col(wk *w, en *x, const uint16_t *sel, int k)
+{
+    const int64_t *rows = x->rows;
+    int64_t r0 = w->r0;
+    if (!rows && !sel) return (const char *)x->col + r0 * x->width;
+    void *o = scr(w, x);
+    switch (x->width) {
+    case 8: GATHER(int64_t); break;
+    case 4: GATHER(uint32_t); break;
+    default: GATHER(uint8_t); break;
+    }
+    return o;
+}
+
+static const void *ev_binop(wk *w, en *x, const uint16_t *sel, int k)
+{
+    const void *pa = ev(w, x->args[0], sel, k);
+    const void *pb = ev(w, x->args[1], sel, k);
+    void *po = scr(w, x);
+    char op = x->e->op;
+    char b1[RF_VAL_FMT_MAX], b2[RF_VAL_FMT_MAX];
+    switch (x->type) {
+    case RF_TYPE_INT: {
+        const int64_t *a = pa, *b = pb;
+        int64_t *o = po;
+        for (int j = 0; j < k; j++) {
+            int bad;
+            switch (op) {
+            case '+': bad = __builtin_add_overflow(a[j], b[j], &o[j]); break;
+            case '-': bad = __builtin_sub_overflow(a[j], b[j], &o[j]); break;
+            case '*': bad = __builtin_mul_overflow(a[j], b[j], &o[j]); break;
+            default:
+                if (b[j] == 0) {
+                    fail(w, sel, j, "division by zero in %lld / 0", (long long)a[j]);
+                    o[j] = 0;
+                    continue;
+                }
+                bad = a[j] == INT64_MIN && b[j] == -1;
+                o[j] = bad ? 0 : a[j] / b[j];
+            }
+            if (bad) {
+                fail(w, sel, j, "integer overflow in %lld %c %lld", (long long)a[j], op, (long long)b[j]);
+                o[j] = 0;
+            }
+        }
+        break;
+    }
+    case RF_TYPE_DECIMAL: {
+        /* 64-bit fast paths that give exactly rf_value.h's results (the range
+        ** is symmetric, so INT64_MIN is out of range); the 128-bit functions
+        ** otherwise */
+        const int64_t *a = pa, *b = pb;
+        int64_t *o = po;
+        for (int j = 0; j < k; j++) {
+            int64_t x1 = a[j], y = b[j], r;
+            rf_status st = RF_OK;
+            switch (op) {
+            case '+':
+                if (__builtin_add_overflow(x1, y, &r) || r == INT64_MIN) st = rf_val_dec_add(x1, y, &r, NULL);
+                break;
+            case '-':
+                if (__builtin_sub_overflow(x1, y, &r) || r == INT64_MIN) st = rf_val_dec_sub(x1, y, &r, NULL);
+                break;
+            case '*': {
+                int64_t p;
+                if (!__builtin_mul_overflow(x1, y, &p)) {
+                    int64_t q = p / RF_DEC_ONE, m = p % RF_DEC_ONE;
+                    r = q + (m >= RF_DEC_ONE / 2) - (m <= -RF_DEC_ONE / 2);
+                } else {
+                    st = rf_val_dec_mul(x1, y, &r, NULL);
+                }
+                break;
+            }
+            default: {
+                int64_t p;
+                if (y == 0) {
+                    fail(w, sel, j, "division by zero in %s / %s", fdec(b1, x1), fdec(b2, y));
+                    o[j] = 0;
+                    continue;
+                }
+                if (y != INT64_MIN && !__builtin_mul_overflow(x1, RF_DEC_ONE, &p)) {
+                    int64_t q = p / y, m = p % y;
+                    int64_t am = m < 0 ? -m : m, ay = y < 0 ? -y : y;
+                    if (am >= ay - am) q += ((p < 0) != (y < 0)) ? -1 : 1;
+                    r = q;
+                } else {
+                    st = rf_val_dec_div(x1, y, &r, NULL);
+                }
+            }
+            }
+            if (st) {
+                fail(w, sel, j, "decimal overflow in %s %c %s", fdec(b1, x1), op, fdec(b2, y));
+                r = 0;
+            }
+            o[j] = r;
+        }
+        break;
+    }
+    case RF_TYPE_FLOAT: {
+        const double *a = pa, *b = pb;
+        double *o = po;
+        switch (op) {
+        case '+': for (int j = 0; j < k; j++) o[j] = a[j] + b[j]; break;
+        case '-': for (int j = 0; j < k; j++) o[j] = a[j] - b[j]; break;
+        case '*': for (int j = 0; j < k; j++) o[j] = a[j] * b[j]; break;
+        default: for (int j = 0; j < k; j++) o[j] = a[j] / b[j]; break;
+        }
+        break;
+    }
+    default: { /* string + string */
+        const uint32_t *a = pa, *b = pb;
+        uint32_t *o = po;
+        for (int j = 0; j < k; j++) {
+            int64_t la, lb;
+            const char *sa = sget(w, a[j], &la), *sb = sget(w, b[j], &lb);
+            if (lb == 0 || la == 0) {
+                o[j] = lb == 0 ? a[j] : b[j];
+                continue;
+            }
+            size_t need = (size_t)(la + lb);
+            if (need > w->tcap) {
+                size_t nc = need > 2 * w->tcap ? need : 2 * w->tcap;
+                char *nb = realloc(w->tbuf, nc);
+                if (!nb) {
+                    w->oom = 1;
+                    return po;
+                }
+                w->tbuf = nb;
+                w->tcap = nc;
+            }
+            memcpy(w->tbuf, sa, (size_t)la);
+            memcpy(w->tbuf + la, sb, (size_t)lb);
+            if (lintern(w, w->tbuf, la + lb, &o[j])) {
+                w->oom = 1;
+                return po;
+            }
+        }
+        break;
+    }
+    }
+    return po;
+}
+
+static const void *ev_neg(wk *w, en *x, const uint16_t *sel, int k)
+{
+    const void *pa = ev(w, x->args[0], sel, k);
+    void *po = scr(w, x);
+    if (x->type == RF_TYPE_FLOAT) {
+        const double *a = pa;
+        double *o = po;
+        for (int j = 0; j < k; j++) o[j] = -a[j];
+        return po;
+    }
+    const int64_t *a = pa;
+    int64_t *o = po;
+    for (int j = 0; j < k; j++) {
+        if (a[j] == INT64_MIN) {
+            /* only an int can be INT64_MIN: decimals are symmetric */
+            fail(w, sel, j, "integer overflow in -(%lld)", (long long)a[j]);
+            o[j] = 0;
+        } else {
+            o[j] = -a[j];
+        }
+    }
+    return po;
+}
+
+/* int->decimal, int->float, decimal->float, float->decimal; shared by the
+** casts and the conversion built-ins. */
+static void convert(wk *w, rf_type from, rf_type to, const void *pa, void *po, const uint16_t *sel, int k,
+                    const char *name)
+{
+    char b1[RF_VAL_FMT_MAX];
+    if (from == to) {
+        memcpy(po, pa, (size_t)k * 8);
+    } else if (from == RF_TYPE_INT && to == RF_TYPE_DECIMAL) {
+        const int64_t *a = pa;
+        int64_t *o = po;
+        for (int j = 0; j < k; j++) {
+            int64_t r;
+            if (__builtin_mul_overflow(a[j], RF_DEC_ONE, &r) || r == INT64_MIN) {
+                fail(w, sel, j, "decimal overflow in %s[%lld]", name, (long long)a[j]);
+                r = 0;
+            }
+            o[j] = r;
+        }
+    } else if (from == RF_TYPE_INT && to == RF_TYPE_FLOAT) {
+        const int64_t *a = pa;
+        double *o = po;
+        for (int j = 0; j < k; j++) o[j] = (double)a[j];
+    } else if (from == RF_TYPE_DECIMAL && to == RF_TYPE_FLOAT) {
+        const int64_t *a = pa;
+        double *o = po;
+        for (int j = 0; j < k; j++) o[j] = (double)a[j] / 1e6; /* = rf_val_dec_to_float */
+    } else { /* float -> decimal */
+        const double *a = pa;
+        int64_t *o = po;
+        for (int j = 0; j < k; j++) {
+            if (rf_val_dec_from_float(a[j], &o[j], NULL)) {
+                rf_val_write_float(b1, a[j]);
+                fail(w, sel, j, "decimal overflow in %s[%s]", name, b1);
+                o[j] = 0;
+            }
+        }
+    }
+}
+
+static const void *ev_substring(wk *w, en *x, const uint16_t *sel, int k)
+{
+    const uint32_t *s = ev(w, x->args[0], sel, k);
+    const int64_t *st = ev(w, x->args[1], sel, k);
+    const int64_t *ln = ev(w, x->args[2], sel, k);
+    uint32_t *o = scr(w, x);
+    uint32_t *cache = x->sub_slot >= 0 ? w->subcache + (size_t)x->sub_slot * SUBCACHE * 2 : NULL;
+    for (int j = 0; j < k; j++) {
+        uint32_t in = s[j];
+        uint32_t *ce = cache && !(in & PEND) ? cache + 2 * (in & (SUBCACHE - 1)) : NULL;
+        if (ce && ce[0] == in) {
+            o[j] = ce[1];
+            continue;
+        }
+        int64_t n, b, e;
+        const char *p = sget(w, in, &n);
+        substr_range(p, n, st[j], ln[j], &b, &e);
+        if (b == 0 && e == n) {
+            o[j] = in;
+        } else if (lintern(w, p + b, e - b, &o[j])) {
+            w->oom = 1;
+            return o;
+        }
+        if (ce) {
+            ce[0] = in;
+            ce[1] = o[j];
+        }
+    }
+    return o;
+}
+
+static const void *ev_call(wk *w, en *x, const uint16_t *sel, int k)
+{
+    rf_builtin fn = x->e->fn;
+    if (fn == RF_BI_SUBSTRING) return ev_substring(w, x, sel, k);
+    const void *pa = ev(w, x->args[0], sel, k);
+    const void *pb = x->nargs > 1 ? ev(w, x->args[1], sel, k) : NULL;
+    void *po = scr(w, x);
+    char b1[RF_VAL_FMT_MAX];
+    const char *name = rf_fe_builtin_info(fn)->name;
+    switch (fn) {
+    case RF_BI_LENGTH: {
+        const uint32_t *a = pa;
+        int64_t *o = po;
+        for (int j = 0; j < k; j++) {
+            int64_t n;
+            const char *p = sget(w, a[j], &n);
+            o[j] = utf8_chars(p, n);
+        }
+        break;
+    }
+    case RF_BI_DATE_PARSE: {
+        const uint32_t *a = pa;
+        int32_t *o = po;
+        for (int j = 0; j < k; j++) {
+            int64_t n;
+            const char *p = sget(w, a[j], &n);
+            if (rf_val_parse_date(p, n, &o[j], NULL)) {
+                fail(w, sel, j, "invalid date in %s[\"%.*s%s\"]", name, (int)(n > 40 ? 40 : n), p,
+                     n > 40 ? "..." : "");
+                o[j] = 0;
+            }
+        }
+        break;
+    }
+    case RF_BI_YEAR:
+    case RF_BI_MONTH:
+    case RF_BI_DAY: {
+        const int32_t *a = pa;
+        int64_t *o = po;
+        for (int j = 0; j < k; j++) {
+            int32_t y, m, d;
+            rf_val_civil_from_days(a[j], &y, &m, &d);
+            o[j] = fn == RF_BI_YEAR ? y : fn == RF_BI_MONTH ? m : d;
+        }
+        break;
+    }
+    case RF_BI_ADD_DAYS:
+    case RF_BI_ADD_MONTHS:
+    case RF_BI_ADD_YEARS: {
+        const int32_t *a = pa;
+        const int64_t *b = pb;
+        int32_t *o = po;
+        for (int j = 0; j < k; j++) {
+            rf_status st = fn == RF_BI_ADD_DAYS     ? rf_val_date_add_days(a[j], b[j], &o[j], NULL)
+                           : fn == RF_BI_ADD_MONTHS ? rf_val_date_add_months(a[j], b[j], &o[j], NULL)
+                                                    : rf_val_date_add_years(a[j], b[j], &o[j], NULL);
+            if (st) {
+                fail(w, sel, j, "date out of range in %s[%s, %lld]", name, fdate(b1, a[j]), (long long)b[j]);
+                o[j] = 0;
+            }
+        }
+        break;
+    }
+    case RF_BI_INT_FLOAT: convert(w, RF_TYPE_INT, RF_TYPE_FLOAT, pa, po, sel, k, name); break;
+    case RF_BI_INT_DECIMAL: convert(w, RF_TYPE_INT, RF_TYPE_DECIMAL, pa, po, sel, k, name); break;
+    case RF_BI_DECIMAL_FLOAT: convert(w, RF_TYPE_DECIMAL, RF_TYPE_FLOAT, pa, po, sel, k, name); break;
+    case RF_BI_FLOAT_DECIMAL: convert(w, RF_TYPE_FLOAT, RF_TYPE_DECIMAL, pa, po, sel, k, name); break;
+    default: break; /* rejected when compiling */
+    }
+    return po;
+}
+
+static const char *conv_name(rf_type from, rf_type to)
+{
+    if (to == RF_TYPE_FLOAT) return from == RF_TYPE_INT ? "int:float" : "decimal:float";
+    return from == RF_TYPE_INT ? "int:decimal" : "float:decimal";
+}
+
+static const void *ev_cast(wk *w, en *x, const uint16_t *sel, int k)
+{
+    const void *pa = ev(w, x->args[0], sel, k);
+    if (x->args[0]->type == x->type) return pa;
+    void *po = scr(w, x);
+    convert(w, x->args[0]->type, x->type, pa, po, sel, k, conv_name(x->args[0]->type, x->type));
+    return po;
+}
+
+/* The total order of rf_val_cmp_float: -0 = 0, NaNs equal and above all. */
+static inline int fcmp(double a, double b)
+{
+    if (a < b) return -1;
+    if (a > b) return 1;
+    if (a == b) return 0;
+    return isnan(a) - isnan(b);
+}
+
+#define CMP_LOOP(T, EXPR)                                                                          \
+    do {                                                                                           \
+        const T *a = pa, *b = pb;                                                                  \
+        switch (x->e->cmp) {                                                                       \
+        case RF_CMP_EQ: for (int j = 0; j < k; j++) o[j] = (EXPR) == 0; break;                     \
+        case RF_CMP_NE: for (int j = 0; j < k; j++) o[j] = (EXPR) != 0; break;                     \
+        case RF_CMP_LT: for (int j = 0; j < k; j++) o[j] = (EXPR) < 0; break;                      \
+        case RF_CMP_LE: for (int j = 0; j < k; j++) o[j] = (EXPR) <= 0; break;                     \
+        case RF_CMP_GT: for (int j = 0; j < k; j++) o[j] = (EXPR) > 0; break;                      \
+        case RF_CMP_GE: for (int j = 0; j < k; j++) o[j] = (EXPR) >= 0; break;                     \
+        }                                                                                          \
+    } while (0)
+
+#define ICMP(u, v) (((u) > (v)) - ((u) < (v)))
+
+static int scmp(const wk *w, uint32_t a, uint32_t b)
+{
+    if (a == b) return 0;
+    int64_t la, lb;
+    const char *sa = sget(w, a, &la), *sb = sget(w, b, &lb);
+    return rf_val_cmp_str(sa, la, sb, lb);
+}
+
+static const void *ev_cmp(wk *w, en *x, const uint16_t *sel, int k)
+{
+    const void *pa = ev(w, x->args[0], sel, k);
+    const void *pb = ev(w, x->args[1], sel, k);
+    uint8_t *o = scr(w, x);
+    switch (x->args[0]->type) {
+    case RF_TYPE_INT:
+    case RF_TYPE_DECIMAL: CMP_LOOP(int64_t, ICMP(a[j], b[j])); break;
+    case RF_TYPE_DATE: CMP_LOOP(int32_t, ICMP(a[j], b[j])); break;
+    case RF_TYPE_BOOL: CMP_LOOP(uint8_t, ICMP(a[j], b[j])); break;
+    case RF_TYPE_FLOAT: CMP_LOOP(double, fcmp(a[j], b[j])); break;
+    case RF_TYPE_STRING:
+        /* equal strings have equal codes (also the temporary ones) */
+        if (x->e->cmp == RF_CMP_EQ || x->e->cmp == RF_CMP_NE) CMP_LOOP(uint32_t, ICMP(a[j], b[j]));
+        else CMP_LOOP(uint32_t, scmp(w, a[j], b[j]));
+        break;
+    }
+    return o;
+}
+
+static int like_const(const en *x, const char *s, int64_t n)
+{
+    return x->pat_fast ? like_fast(s, n, x->pat, x->patlen) : like_general(s, n, x->pat, x->patlen);
+}
+
+static const void *ev_like(wk *w, en *x, const uint16_t *sel, int k)
+{
+    const uint32_t *s = ev(w, x->args[0], sel, k);
+    uint8_t *o = scr(w, x);
+    if (x->pat_const) {
+        for (int j = 0; j < k; j++) {
+            uint32_t c = s[j];
+            int64_t n;
+            if ((int64_t)c < x->ncache) {
+                unsigned char v = atomic_load_explicit(&x->cache[c], memory_order_relaxed);
+                if (!v) {
+                    const char *p = sget(w, c, &n);
+                    v = (unsigned char)(1 + like_const(x, p, n));
+                    atomic_store_explicit(&x->cache[c], v, memory_order_relaxed);
+                }
+                o[j] = v - 1;
+            } else {
+                const char *p = sget(w, c, &n);
+                o[j] = (uint8_t)like_const(x, p, n);
+            }
+        }
+        return o;
+    }
+    const uint32_t *pt = ev(w, x->args[1], sel, k);
+    for (int j = 0; j < k; j++) {
+        int64_t n, m;
+        const char *p = sget(w, s[j], &n), *q = sget(w, pt[j], &m);
+        o[j] = (uint8_t)like_general(p, n, q, m);
+    }
+    return o;
+}
+
+static const void *ev_and(wk *w, en *x, const uint16_t *sel, int k)
+{
+    uint8_t *o = scr(w, x);
+    uint16_t *idx = w->andbuf + ((size_t)x->and_slot * 3 + 2) * BATCH;
+    memset(o, 0, (size_t)k);
+    int nk = ev_sel(w, x, sel, k, idx);
+    if (!sel) {
+        for (int q = 0; q < nk; q++) o[idx[q]] = 1;
+    } else {
+        /* both lists are increasing: map batch indices back to positions */
+        int j = 0;
+        for (int q = 0; q < nk; q++) {
+            while (sel[j] != idx[q]) j++;
+            o[j] = 1;
+        }
+    }
+    return o;
+}
+
+static const void *ev_not(wk *w, en *x, const uint16_t *sel, int k)
+{
+    const uint8_t *a = ev(w, x->args[0], sel, k);
+    uint8_t *o = scr(w, x);
+    for (int j = 0; j < k; j++) o[j] = !a[j];
+    return o;
+}
+
+static const void *ev(wk *w, en *x, const uint16_t *sel, int k)
+{
+    switch (x->kind) {
+    case RF_QP_E_COL: return ev_col(w, x, sel, k);
+    case RF_QP_E_CONST: return x->cvec; /* every element is the value: sel does not matter */
+    case RF_QP_E_BINOP: return ev_binop(w, x, sel, k);
+    case RF_QP_E_NEG: return ev_neg(w, x, sel, k);
+    case RF_QP_E_CALL: return ev_call(w, x, sel, k);
+    case RF_QP_E_CAST: return ev_cast(w, x, sel, k);
+    case RF_QP_E_CMP: return ev_cmp(w, x, sel, k);
+    case RF_QP_E_AND: return ev_and(w, x, sel, k);
+    case RF_QP_E_NOT: return ev_not(w, x, sel, k);
+    case RF_QP_E_LIKE: return ev_like(w, x, sel, k);
+    }
+    return scr(w, x);
+}
+
+/* Writes to out the batch indices of the rows of (sel, k) where x holds;
+** returns how many. out has room for k. */
+static int ev_sel(wk *w, en *x, const uint16_t *sel, int k, uint16_t *out)
+{
+    if (x->kind == RF_QP_E_AND) {
+        uint16_t *buf = w->andbuf + (size_t)x->and_slot * 3 * BATCH;
+        const uint16_t *cur = sel;
+        int ck = k;
+        for (int32_t a = 0; a < x->nargs; a++) {
+            uint16_t *dst = a == x->nargs - 1 ? out : buf + (a & 1) * BATCH;
+            ck = ev_sel(w, x->args[a], cur, ck, dst);
+            if (ck == 0) return 0;
+            cur = dst;
+        }
+        if (x->nargs == 0)
+            for (int j = 0; j < k; j++) out[j] = (uint16_t)ROW(j);
+        return ck;
+    }
+    const uint8_t *v = ev(w, x, sel, k);
+    int nk = 0;
+    if (!sel) {
+        for (int j = 0; j < k; j++) {
+            out[nk] = (uint16_t)j;
+            nk += v[j] != 0;
+        }
+    } else {
+        for (int j = 0; j < k; j++) {
+            out[nk] = sel[j];
+            nk += v[j] != 0;
+        }
+    }
+    return nk;
+}
+
+/* ---- threads ------------------------------------------------------------------- */
+
+static int grow_out(wk *w, int64_t need)
+{
+    const call *c = w->c;
+    if (need <= w->ocap) return 0;
+    int64_t nc = w->ocap ? w->ocap : BATCH;
+    while (nc < need) nc *= 2;
+    for (int32_t o = 0; o < c->nouts; o++) {
+        char *p = realloc(w->obuf[o], (size_t)nc * (size_t)rf_rt_type_width(c->out_types[o]));
+        if (!p) return -1;
+        w->obuf[o] = p;
+    }
+    w->ocap = nc;
+    return 0;
+}
+
+static void worker(void *arg, int t)
+{
+    call *c = arg;
+    wk *w = &c->w[t];
+    for (int64_t r0 = w->lo; r0 < w->hi; r0 += BATCH) {
+        if (atomic_load_explicit(&c->err_row, memory_order_relaxed) < r0) return; /* a lower row failed */
+        int k = (int)(w->hi - r0 < BATCH ? w->hi - r0 : BATCH);
+        w->r0 = r0;
+        const uint16_t *sel = NULL;
+        int kk = k;
+        if (c->filter) {
+            kk = ev_sel(w, c->filter, NULL, k, w->fsel);
+            sel = kk == k ? NULL : w->fsel;
+        }
+        /* the outputs run even when the filter failed in this batch: a row
+        ** before the failing one may fail in an output, and which row fails
+        ** first must not depend on where batches start */
+        if (kk > 0 && !w->oom) {
+            if (!c->direct && grow_out(w, w->olen + kk)) {
+                w->oom = 1;
+            } else {
+                for (int32_t o = 0; o < c->nouts; o++) {
+                    size_t wd = (size_t)rf_rt_type_width(c->out_types[o]);
+                    const void *v = ev(w, c->outs[o], sel, kk);
+                    memcpy(w->obuf[o] + (size_t)w->olen * wd, v, (size_t)kk * wd);
+                }
+                w->olen += kk;
+            }
+        }
+        if (w->err_row != INT64_MAX || w->oom) {
+            int64_t cur = atomic_load(&c->err_row);
+            while (w->err_row < cur && !atomic_compare_exchange_weak(&c->err_row, &cur, w->err_row)) {
+            }
+            if (w->oom) atomic_store(&c->err_row, -1);
+            return;
+        }
+    }
+}
+
+/* ---- compiling ------------------------------------------------------------------ */
+
+static int count_nodes(const rf_qp_expr *e)
+{
+    if (!e) return 0;
+    int n = 1;
+    for (int32_t i = 0; i < e->nargs; i++) n += count_nodes(e->args[i]);
+    return n;
+}
+
+static en *compile(call *c, const rf_qp_expr *e);
+
+static int bad(call *c, const rf_qp_expr *e, const char *why)
+{
+    rf_buf b;
+    rf_buf_init(&b);
+    rf_qp_print_expr(e, "in0", "in1", &b);
+    rf_error(c->d, c->ctx->loc, "internal error: %s%scannot evaluate `%s`: %s", c->ctx->what ? c->ctx->what : "",
+             c->ctx->what ? ": " : "", rf_buf_cstr(&b), why);
+    rf_buf_free(&b);
+    if (!c->st) c->st = RF_EINTERNAL;
+    return -1;
+}
+
+static int is_num(rf_type t) { return t == RF_TYPE_INT || t == RF_TYPE_DECIMAL || t == RF_TYPE_FLOAT; }
+
+static int check_like(call *c, en *x)
+{
+    const rf_qp_expr *e = x->e;
+    if (x->nargs != 2 || e->args[0]->type != RF_TYPE_STRING || e->args[1]->type != RF_TYPE_STRING)
+        return bad(c, e, "like of non-strings");
+    if (e->type != RF_TYPE_BOOL) return bad(c, e, "like is boolean");
+    if (e->args[1]->kind == RF_QP_E_CONST) {
+        x->pat_const = 1;
+        x->pat = e->args[1]->c.s ? e->args[1]->c.s : "";
+        x->patlen = e->args[1]->c.s ? e->args[1]->c.slen : 0;
+        x->pat_fast = like_fast_ok(x->pat, x->patlen);
+    }
+    return 0;
+}
+
+static int check_node(call *c, en *x)
+{
+    const rf_qp_expr *e = x->e;
+    for (int32_t i = 0; i < x->nargs; i++)
+        if (!e->args[i]) return bad(c, e, "missing argument");
+    switch (x->kind) {
+    case RF_QP_E_COL: {
+        if (e->side < 0 || e->side > 1 || !c->sides[e->side].rel) return bad(c, e, "no such input");
+        const rf_rt_rel *r = c->sides[e->side].rel;
+        if (e->col < 0 || e->col >= r->ncols) return bad(c, e, "no such column");
+        if (r->types[e->col] != e->type) return bad(c, e, "column type differs");
+        x->col = r->cols ? r->cols[e->col] : NULL;
+        x->rows = c->sides[e->side].rows;
+        x->width = rf_rt_type_width(e->type);
+        return 0;
+    }
+    case RF_QP_E_CONST: {
+        if (e->c.type != e->type) return bad(c, e, "constant type differs");
+        x->cvec = malloc((size_t)BATCH * 8);
+        if (!x->cvec) return c->st = RF_ENOMEM, -1;
+        switch (e->type) {
+        case RF_TYPE_INT:
+        case RF_TYPE_DECIMAL:
+            for (int j = 0; j < BATCH; j++) ((int64_t *)x->cvec)[j] = e->c.i;
+            break;
+        case RF_TYPE_FLOAT:
+            for (int j = 0; j < BATCH; j++) ((double *)x->cvec)[j] = e->c.f;
+            break;
+        case RF_TYPE_DATE:
+            for (int j = 0; j < BATCH; j++) ((int32_t *)x->cvec)[j] = (int32_t)e->c.i;
+            break;
+        case RF_TYPE_BOOL:
+            memset(x->cvec, e->c.i != 0, BATCH);
+            break;
+        case RF_TYPE_STRING: {
+            uint32_t code;
+            rf_status st = rf_rt_dict_intern(c->dict, e->c.s ? e->c.s : "", e->c.s ? e->c.slen : 0, &code);
+            if (st) return c->st = st, -1;
+            for (int j = 0; j < BATCH; j++) ((uint32_t *)x->cvec)[j] = code;
+            break;
+        }
+        }
+        return 0;
+    }
+    case RF_QP_E_BINOP:
+        if (x->nargs != 2 || e->args[0]->type != e->type || e->args[1]->type != e->type)
+            return bad(c, e, "operand types differ from the result");
+        if (!strchr("+-*/", e->op) || !e->op) return bad(c, e, "unknown operator");
+        if (!is_num(e->type) && !(e->type == RF_TYPE_STRING && e->op == '+'))
+            return bad(c, e, "operator not defined on the type");
+        return 0;
+    case RF_QP_E_NEG:
+        if (x->nargs != 1 || e->args[0]->type != e->type || !is_num(e->type))
+            return bad(c, e, "negation of a non-number");
+        return 0;
+    case RF_QP_E_CAST: {
+        rf_type f = x->nargs == 1 ? e->args[0]->type : RF_TYPE_BOOL, t = e->type;
+        if (x->nargs != 1 ||
+            !(f == t || (f == RF_TYPE_INT && (t == RF_TYPE_DECIMAL || t == RF_TYPE_FLOAT)) ||
+              (f == RF_TYPE_DECIMAL && t == RF_TYPE_FLOAT) || (f == RF_TYPE_FLOAT && t == RF_TYPE_DECIMAL)))
+            return bad(c, e, "unsupported conversion");
+        if (f == t && !is_num(t)) return bad(c, e, "unsupported conversion");
+        return 0;
+    }
+    case RF_QP_E_CALL: {
+        const rf_builtin_info *bi = e->fn > RF_BI_NONE && e->fn < RF_BI_COUNT_ ? rf_fe_builtin_info(e->fn) : NULL;
+        if (!bi) return bad(c, e, "unknown built-in");
+        if (bi->nargs != x->nargs) return bad(c, e, "wrong number of arguments");
+        for (int32_t i = 0; i < x->nargs; i++)
+            if (e->args[i]->type != bi->args[i]) return bad(c, e, "argument type differs");
+        if (e->fn == RF_BI_LIKE) {
+            x->kind = RF_QP_E_LIKE;
+            return check_like(c, x);
+        }
+        if (bi->result != e->type) return bad(c, e, "result type differs");
+        if (e->fn == RF_BI_SUBSTRING && e->args[1]->kind == RF_QP_E_CONST && e->args[2]->kind == RF_QP_E_CONST)
+            x->sub_slot = c->nsub++;
+        return 0;
+    }
+    case RF_QP_E_LIKE: return check_like(c, x);
+    case RF_QP_E_CMP:
+        if (x->nargs != 2 || e->args[0]->type != e->args[1]->type) return bad(c, e, "comparison of different types");
+        if (e->type != RF_TYPE_BOOL) return bad(c, e, "comparison is boolean");
+        if ((unsigned)e->cmp > RF_CMP_GE) return bad(c, e, "unknown comparison");
+        return 0;
+    case RF_QP_E_AND:
+    case RF_QP_E_NOT:
+        if (e->type != RF_TYPE_BOOL || (x->kind == RF_QP_E_NOT && x->nargs != 1))
+            return bad(c, e, "logic on non-booleans");
+        for (int32_t i = 0; i < x->nargs; i++)
+            if (e->args[i]->type != RF_TYPE_BOOL) return bad(c, e, "logic on non-booleans");
+        if (x->kind == RF_QP_E_AND) x->and_slot = c->nand++;
+        return 0;
+    }
+    return bad(c, e, "unknown expression kind");
+}
+
+static en *compile(call *c, const rf_qp_expr *e)
+{
+    en *x = &c->nodes[c->nnodes];
+    x->id = c->nnodes++;
+    x->e = e;
+    x->kind = e->kind;
+    x->type = e->type;
+    x->nargs = e->nargs;
+    x->sub_slot = -1;
+    if (e->nargs > 0) {
+        x->args = calloc((size_t)e->nargs, sizeof *x->args);
+        if (!x->args) {
+            c->st = RF_ENOMEM;
+            return NULL;
+        }
+        for (int32_t i = 0; i < e->nargs; i++)
+            if (e->args[i] && !(x->args[i] = compile(c, e->args[i]))) return NULL;
+    }
+    if (check_node(c, x)) return NULL;
+    return x;
+}
+
+/* ---- the call ----------------------------------------------------------------- */
+
+static void free_call(call *c)
+{
+    for (int i = 0; i < c->nnodes; i++) {
+        free(c->nodes[i].args);
+        free(c->nodes[i].cvec);
+        free((void *)c->nodes[i].cache);
+    }
+    free(c->nodes);
+    free(c->outs);
+    if (c->w) {
+        for (int t = 0; t < c->T; t++) {
+            wk *w = &c->w[t];
+            free(w->scratch);
+            free(w->fsel);
+            free(w->andbuf);
+            free(w->subcache);
+            free(w->err_msg);
+            if (w->obuf && !c->direct)
+                for (int32_t o = 0; o < c->nouts; o++) free(w->obuf[o]);
+            free(w->obuf);
+            free(w->ents);
+            free(w->lslots);
+            free(w->pend);
+            for (lchunk *ch = w->chunks, *nx; ch; ch = nx) {
+                nx = ch->next;
+                free(ch);
+            }
+            free(w->tbuf);
+        }
+        free(c->w);
+    }
+}
+
+/* Interns the temporary codes that reached the output, in row order. */
+static rf_status intern_pending(call *c)
+{
+    int any = 0;
+    for (int t = 0; t < c->T; t++) any |= c->w[t].npend > 0;
+    if (!any) return RF_OK;
+    int32_t *scols = malloc((size_t)c->nouts * sizeof *scols);
+    if (!scols) return RF_ENOMEM;
+    int32_t ns = 0;
+    for (int32_t o = 0; o < c->nouts; o++)
+        if (c->out_types[o] == RF_TYPE_STRING && c->outs[o]->kind != RF_QP_E_COL && c->outs[o]->kind != RF_QP_E_CONST)
+            scols[ns++] = o;
+    rf_status st = RF_OK;
+    int64_t row = 0;
+    for (int t = 0; t < c->T && !st; t++) {
+        wk *w = &c->w[t];
+        int64_t start = c->direct ? w->lo : row;
+        row = start + w->olen;
+        if (!w->npend || !ns) continue;
+        uint32_t *map = malloc((size_t)w->npend * sizeof *map);
+        if (!map) {
+            st = RF_ENOMEM;
+            break;
+        }
+        memset(map, 0xff, (size_t)w->npend * sizeof *map);
+        for (int64_t r = start; r < start + w->olen && !st; r++) {
+            for (int32_t q = 0; q < ns; q++) {
+                uint32_t *col = c->out->cols[scols[q]];
+                uint32_t code = col[r];
+                if (!(code & PEND)) continue;
+                uint32_t *m = &map[code & ~PEND];
+                if (*m == UINT32_MAX) {
+                    const lent *e = &w->ents[w->pend[code & ~PEND]];
+                    if ((st = rf_rt_dict_intern(c->dict, e->p, e->len, m))) break;
+                }
+                col[r] = *m;
+            }
+        }
+        free(map);
+    }
+    free(scols);
+    return st;
+}
+
+rf_status rf_rt_eval_map(const rf_rt_eval_ctx *ctx, const rf_qp_expr *filter, rf_qp_expr *const *outs,
+                         int32_t nouts, const rf_type *out_types, const rf_rt_side sides[2], int64_t n,
+                         rf_rt_rel *out, rf_diags *d)
+{
+    call c;
+    memset(&c, 0, sizeof c);
+    c.ctx = ctx;
+    c.dict = ctx->dict;
+    c.sides = sides;
+    c.nouts = nouts;
+    c.out_types = out_types;
+    c.n = n < 0 ? 0 : n;
+    c.out = out;
+    c.d = d;
+    atomic_init(&c.err_row, INT64_MAX);
+    memset(out, 0, sizeof *out);
+    out->types = out_types;
+
+    int total = count_nodes(filter);
+    for (int32_t o = 0; o < nouts; o++) total += count_nodes(outs[o]);
+    c.nodes = calloc((size_t)total + 1, sizeof *c.nodes);
+    c.outs = calloc((size_t)nouts + 1, sizeof *c.outs);
+    if (!c.nodes || !c.outs) {
+        c.st = RF_ENOMEM;
+        goto done;
+    }
+    if (filter && !(c.filter = compile(&c, filter))) goto done;
+    if (c.filter && c.filter->type != RF_TYPE_BOOL) {
+        bad(&c, filter, "the filter is not boolean");
+        goto done;
+    }
+    for (int32_t o = 0; o < nouts; o++) {
+        if (!outs[o]) {
+            rf_error(d, ctx->loc, "internal error: missing output expression");
+            c.st = RF_EINTERNAL;
+            goto done;
+        }
+        if (!(c.outs[o] = compile(&c, outs[o]))) goto done;
+        if (outs[o]->type != out_types[o]) {
+            bad(&c, outs[o], "the output column has another type");
+            goto done;
+        }
+    }
+    /* the LIKE caches cover every code that exists now: the inputs' and the constants' */
+    int64_t ncodes = rf_rt_dict_count(c.dict);
+    for (int i = 0; i < c.nnodes; i++) {
+        en *x = &c.nodes[i];
+        if (x->kind == RF_QP_E_LIKE && x->pat_const && ncodes > 0) {
+            x->cache = calloc((size_t)ncodes, 1);
+            if (!x->cache) {
+                c.st = RF_ENOMEM;
+                goto done;
+            }
+            x->ncache = ncodes;
+        }
+    }
+
+    int T = ctx->threads < 1 ? 1 : ctx->threads > 256 ? 256 : ctx->threads;
+    if (T > (c.n + MIN_ROWS_PER_THREAD - 1) / MIN_ROWS_PER_THREAD) T = (int)((c.n + MIN_ROWS_PER_THREAD - 1) / MIN_ROWS_PER_THREAD);
+    if (T < 1) T = 1;
+    c.direct = c.filter == NULL;
+    if (c.direct && (c.st = rf_rt_rel_alloc(out, nouts, out_types, c.n))) goto done;
+    c.w = calloc((size_t)T, sizeof *c.w);
+    if (!c.w) {
+        c.st = RF_ENOMEM;
+        goto done;
+    }
+    c.T = T;
+    for (int t = 0; t < T; t++) {
+        wk *w = &c.w[t];
+        w->c = &c;
+        w->lo = c.n * t / T;
+        w->hi = c.n * (t + 1) / T;
+        w->err_row = INT64_MAX;
+        w->scratch = malloc((size_t)c.nnodes * BATCH * 8 + 8);
+        w->fsel = malloc(BATCH * sizeof *w->fsel);
+        w->andbuf = malloc(((size_t)c.nand * 3 + 1) * BATCH * sizeof *w->andbuf);
+        w->subcache = malloc(((size_t)c.nsub * SUBCACHE * 2 + 1) * sizeof *w->subcache);
+        w->obuf = calloc((size_t)nouts + 1, sizeof *w->obuf);
+        if (!w->scratch || !w->fsel || !w->andbuf || !w->subcache || !w->obuf) {
+            c.st = RF_ENOMEM;
+            goto done;
+        }
+        /* an impossible input code (the top bit is never a real code's) */
+        memset(w->subcache, 0xff, ((size_t)c.nsub * SUBCACHE * 2 + 1) * sizeof *w->subcache);
+        if (c.direct) {
+            for (int32_t o = 0; o < nouts; o++)
+                w->obuf[o] = out->cols[o] ? (char *)out->cols[o] + (size_t)w->lo * (size_t)rf_rt_type_width(out_types[o])
+                                          : NULL;
+            w->ocap = w->hi - w->lo;
+        }
+    }
+
+    rf_rt_parallel(T, worker, &c);
+
+    /* the lowest failing row wins */
+    wk *first = NULL;
+    for (int t = 0; t < T; t++) {
+        if (c.w[t].oom) {
+            c.st = RF_ENOMEM;
+            goto done;
+        }
+        if (c.w[t].err_row != INT64_MAX && (!first || c.w[t].err_row < first->err_row)) first = &c.w[t];
+    }
+    if (first) {
+        const char *msg = first->err_msg ? first->err_msg : "run-time error";
+        if (ctx->what) rf_error(d, ctx->loc, "%s: %s", ctx->what, msg);
+        else rf_error(d, ctx->loc, "%s", msg);
+        c.st = RF_EUSER;
+        goto done;
+    }
+    if (!c.direct) {
+        int64_t rows = 0;
+        for (int t = 0; t < T; t++) rows += c.w[t].olen;
+        if ((c.st = rf_rt_rel_alloc(out, nouts, out_types, rows))) goto done;
+        int64_t at = 0;
+        for (int t = 0; t < T; t++) {
+            wk *w = &c.w[t];
+            for (int32_t o = 0; o < nouts && w->olen; o++) {
+                size_t wd = (size_t)rf_rt_type_width(out_types[o]);
+                memcpy((char *)out->cols[o] + (size_t)at * wd, w->obuf[o], (size_t)w->olen * wd);
+            }
+            at += w->olen;
+        }
+    }
+    c.st = intern_pending(&c);
+
+done:
+    if (c.st) {
+        rf_rt_rel_free(out);
+        out->ncols = 0;
+        if (c.st == RF_ENOMEM) rf_error(d, ctx->loc, "out of memory while evaluating %s", ctx->what ? ctx->what : "expressions");
+    }
+    rf_status st = c.st;
+    free_call(&c);
+    return st;
+}

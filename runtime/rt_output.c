@@ -1,0 +1,241 @@
+/*
+** runtime/rt_output.c: rf_rt_write_rel, the writer of a relation as text:
+** an aligned table for people or '|'-separated CSV for tools.
+**
+** Owns: the output text format. Values print as rf_value.h formats them
+** (written with its rf_val_write_* functions into a stack buffer, so no
+** allocation per value), through one 1 MiB buffer per call.
+**
+** CSV: a header row of the column names, then one row per line, fields
+** separated by '|', no trailing '|', no quoting.
+** TABLE: the names, a line of dashes under each, then the rows; columns are
+** as wide as their widest cell in characters (UTF-8 code points) and
+** separated by two spaces; int, decimal and float cells are right-aligned,
+** the others left-aligned; lines carry no trailing blanks.
+** Both: a string's '|', newline and carriage return are written as the two
+** characters \|, \n and \r, so that one row stays one line with its fields
+** intact (TPC-H text has none of them). A backslash itself is not escaped,
+** so a string that contains the two characters \| prints like one that
+** contains |. A column without a name is called colN (N counts from 1).
+*/
+#include <stdlib.h>
+#include <string.h>
+
+#include "rf_rt_data.h"
+
+#define OUTBUF ((size_t)1 << 20)
+
+typedef struct wbuf {
+    char *p;
+    size_t len, cap;
+    FILE *f;
+    int err;
+} wbuf;
+
+static void wflush(wbuf *b)
+{
+    if (b->len && fwrite(b->p, 1, b->len, b->f) != b->len) b->err = 1;
+    b->len = 0;
+}
+
+static inline void wput(wbuf *b, const char *s, size_t n)
+{
+    if (n > b->cap - b->len) {
+        wflush(b);
+        if (n > b->cap) {
+            if (fwrite(s, 1, n, b->f) != n) b->err = 1;
+            return;
+        }
+    }
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+}
+
+static inline void wputc(wbuf *b, char c)
+{
+    if (b->len == b->cap) wflush(b);
+    b->p[b->len++] = c;
+}
+
+static void wpad(wbuf *b, int64_t n)
+{
+    static const char sp[64] = "                                                               ";
+    while (n > 0) {
+        int64_t k = n < 63 ? n : 63;
+        wput(b, sp, (size_t)k);
+        n -= k;
+    }
+}
+
+static inline int special(unsigned char c) { return c == '|' || c == '\n' || c == '\r'; }
+
+static void wstr(wbuf *b, const char *s, int64_t n)
+{
+    int64_t start = 0;
+    for (int64_t i = 0; i < n; i++) {
+        if (!special((unsigned char)s[i])) continue;
+        wput(b, s + start, (size_t)(i - start));
+        wputc(b, '\\');
+        wputc(b, s[i] == '|' ? '|' : s[i] == '\n' ? 'n' : 'r');
+        start = i + 1;
+    }
+    wput(b, s + start, (size_t)(n - start));
+}
+
+/* Characters the escaped string takes. */
+static int64_t str_width(const char *s, int64_t n)
+{
+    int64_t w = 0;
+    for (int64_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        w += (c & 0xc0) != 0x80; /* not a continuation byte */
+        w += special(c);
+    }
+    return w;
+}
+
+/* A non-string cell as text in tmp (RF_VAL_FMT_MAX bytes); returns its length. */
+static int cell(const rf_rt_rel *r, int32_t c, int64_t row, char *tmp)
+{
+    const void *col = r->cols[c];
+    switch (r->types[c]) {
+    case RF_TYPE_INT: return rf_val_write_int(tmp, ((const int64_t *)col)[row]);
+    case RF_TYPE_DECIMAL: return rf_val_write_dec(tmp, ((const int64_t *)col)[row]);
+    case RF_TYPE_FLOAT: return rf_val_write_float(tmp, ((const double *)col)[row]);
+    case RF_TYPE_DATE: return rf_val_write_date(tmp, ((const int32_t *)col)[row]);
+    case RF_TYPE_BOOL: return rf_val_write_bool(tmp, ((const uint8_t *)col)[row]);
+    case RF_TYPE_STRING: break;
+    }
+    tmp[0] = 0;
+    return 0;
+}
+
+static const char *cell_str(const rf_rt_rel *r, int32_t c, int64_t row, const rf_rt_dict *dict, int64_t *n,
+                            int *bad)
+{
+    const char *s = rf_rt_dict_str(dict, ((const uint32_t *)r->cols[c])[row], n);
+    if (!s) {
+        *bad = 1;
+        *n = 0;
+        return "";
+    }
+    return s;
+}
+
+static int right_aligned(rf_type t) { return t == RF_TYPE_INT || t == RF_TYPE_DECIMAL || t == RF_TYPE_FLOAT; }
+
+static const char *colname(const char *const *names, int32_t c, char *tmp)
+{
+    if (names && names[c]) return names[c];
+    snprintf(tmp, RF_VAL_FMT_MAX, "col%d", (int)c + 1);
+    return tmp;
+}
+
+static void write_csv(const rf_rt_rel *r, const char *const *names, const rf_rt_dict *dict, wbuf *b, int *bad)
+{
+    char tmp[RF_VAL_FMT_MAX];
+    for (int32_t c = 0; c < r->ncols; c++) {
+        if (c) wputc(b, '|');
+        const char *nm = colname(names, c, tmp);
+        wput(b, nm, strlen(nm));
+    }
+    wputc(b, '\n');
+    for (int64_t row = 0; row < r->nrows && !b->err; row++) {
+        for (int32_t c = 0; c < r->ncols; c++) {
+            if (c) wputc(b, '|');
+            if (r->types[c] == RF_TYPE_STRING) {
+                int64_t n;
+                const char *s = cell_str(r, c, row, dict, &n, bad);
+                wstr(b, s, n);
+            } else {
+                /* format straight into the buffer when it has room */
+                if (b->cap - b->len < RF_VAL_FMT_MAX) wflush(b);
+                b->len += (size_t)cell(r, c, row, b->p + b->len);
+            }
+        }
+        wputc(b, '\n');
+    }
+}
+
+static rf_status write_table(const rf_rt_rel *r, const char *const *names, const rf_rt_dict *dict, wbuf *b,
+                             int *bad)
+{
+    char tmp[RF_VAL_FMT_MAX];
+    int32_t nc = r->ncols;
+    int64_t *wd = calloc((size_t)nc + 1, sizeof *wd);
+    if (!wd) return RF_ENOMEM;
+    for (int32_t c = 0; c < nc; c++) {
+        const char *nm = colname(names, c, tmp);
+        wd[c] = str_width(nm, (int64_t)strlen(nm));
+        for (int64_t row = 0; row < r->nrows; row++) {
+            int64_t w;
+            if (r->types[c] == RF_TYPE_STRING) {
+                int64_t n;
+                const char *s = cell_str(r, c, row, dict, &n, bad);
+                w = str_width(s, n);
+            } else {
+                w = cell(r, c, row, tmp);
+            }
+            if (w > wd[c]) wd[c] = w;
+        }
+    }
+    /* header and dashes */
+    for (int32_t c = 0; c < nc; c++) {
+        const char *nm = colname(names, c, tmp);
+        int64_t w = str_width(nm, (int64_t)strlen(nm));
+        if (c) wpad(b, 2);
+        if (right_aligned(r->types[c])) wpad(b, wd[c] - w);
+        wstr(b, nm, (int64_t)strlen(nm));
+        if (!right_aligned(r->types[c]) && c + 1 < nc) wpad(b, wd[c] - w);
+    }
+    wputc(b, '\n');
+    for (int32_t c = 0; c < nc; c++) {
+        if (c) wpad(b, 2);
+        for (int64_t i = 0; i < wd[c]; i++) wputc(b, '-');
+    }
+    wputc(b, '\n');
+    for (int64_t row = 0; row < r->nrows && !b->err; row++) {
+        for (int32_t c = 0; c < nc; c++) {
+            if (c) wpad(b, 2);
+            const char *s;
+            int64_t n, w;
+            if (r->types[c] == RF_TYPE_STRING) {
+                s = cell_str(r, c, row, dict, &n, bad);
+                w = str_width(s, n);
+            } else {
+                n = w = cell(r, c, row, tmp);
+                s = tmp;
+            }
+            if (right_aligned(r->types[c])) wpad(b, wd[c] - w);
+            if (r->types[c] == RF_TYPE_STRING) wstr(b, s, n);
+            else wput(b, s, (size_t)n);
+            if (!right_aligned(r->types[c]) && c + 1 < nc) wpad(b, wd[c] - w);
+        }
+        wputc(b, '\n');
+    }
+    free(wd);
+    return RF_OK;
+}
+
+rf_status rf_rt_write_rel(const rf_rt_rel *r, const char *const *colnames, const rf_rt_dict *dict,
+                          rf_rt_format format, FILE *out)
+{
+    for (int32_t c = 0; c < r->ncols; c++) {
+        if (r->types[c] == RF_TYPE_STRING && !dict && r->nrows > 0) return RF_EINTERNAL;
+        if (r->nrows > 0 && !r->cols[c]) return RF_EINTERNAL;
+    }
+    wbuf b;
+    memset(&b, 0, sizeof b);
+    b.cap = OUTBUF;
+    b.f = out;
+    if (!(b.p = malloc(b.cap))) return RF_ENOMEM;
+    int bad = 0;
+    rf_status st = RF_OK;
+    if (format == RF_RT_FORMAT_CSV) write_csv(r, colnames, dict, &b, &bad);
+    else st = write_table(r, colnames, dict, &b, &bad);
+    wflush(&b);
+    free(b.p);
+    if (st) return st;
+    if (b.err || fflush(out) != 0 || ferror(out)) return RF_EIO;
+    return bad ? RF_EINTERNAL : RF_OK;
+}
