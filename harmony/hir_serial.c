@@ -40,13 +40,13 @@ static void put_expr(rf_buf *b, const rf_qp_expr *e)
     rf_rfx_put_u8(b, (uint8_t)e->op);
     rf_rfx_put_u8(b, (uint8_t)e->cmp);
     rf_rfx_put_u8(b, (uint8_t)e->fn);
-    rf_rfx_put_u32(b, (uint32_t)e->nargs);
+    rf_rfx_put_u64(b, (uint64_t)e->nargs);
     for (int32_t i = 0; i < e->nargs; i++) put_expr(b, e->args[i]);
 }
 
 static void put_i32s(rf_buf *b, const int32_t *v, int32_t n)
 {
-    rf_rfx_put_u32(b, (uint32_t)n);
+    rf_rfx_put_u64(b, (uint64_t)n);
     for (int32_t i = 0; i < n; i++) rf_rfx_put_i32(b, v[i]);
 }
 
@@ -60,13 +60,13 @@ rf_status rf_hir_serialize(const rf_hir_program *p, rf_buf *b)
 {
     rf_rfx_put_u32(b, HIRS_VERSION);
     rf_rfx_put_cstr(b, p->source ? p->source : "");
-    rf_rfx_put_u32(b, (uint32_t)p->nvars);
+    rf_rfx_put_u64(b, (uint64_t)p->nvars);
     for (int32_t i = 0; i < p->nvars; i++) {
         const rf_hir_var *v = p->vars[i];
         rf_rfx_put_cstr(b, v->name);
         rf_rfx_put_u8(b, (uint8_t)v->kind);
         rf_rfx_put_u8(b, (uint8_t)v->role);
-        rf_rfx_put_u32(b, (uint32_t)v->ncols);
+        rf_rfx_put_u64(b, (uint64_t)v->ncols);
         for (int32_t c = 0; c < v->ncols; c++) {
             rf_rfx_put_u8(b, (uint8_t)v->types[c]);
             put_opt_str(b, v->colnames[c]);
@@ -79,7 +79,7 @@ rf_status rf_hir_serialize(const rf_hir_program *p, rf_buf *b)
         rf_rfx_put_i32(b, v->nkeys);
         put_opt_str(b, v->pred_name);
     }
-    rf_rfx_put_u32(b, (uint32_t)p->nblocks);
+    rf_rfx_put_u64(b, (uint64_t)p->nblocks);
     for (int32_t bi = 0; bi < p->nblocks; bi++) {
         const rf_hir_block *bl = p->blocks[bi];
         put_opt_str(b, bl->comment);
@@ -87,7 +87,7 @@ rf_status rf_hir_serialize(const rf_hir_program *p, rf_buf *b)
         rf_rfx_put_i32(b, bl->target);
         rf_rfx_put_i32(b, bl->else_target);
         put_i32s(b, bl->test, bl->ntest);
-        rf_rfx_put_u32(b, (uint32_t)bl->nkernels);
+        rf_rfx_put_u64(b, (uint64_t)bl->nkernels);
         for (int32_t j = 0; j < bl->nkernels; j++) {
             const rf_hir_kernel *k = bl->kernels[j];
             rf_rfx_put_i32(b, k->id);
@@ -96,12 +96,12 @@ rf_status rf_hir_serialize(const rf_hir_program *p, rf_buf *b)
             put_i32s(b, k->in, k->nin);
             rf_rfx_put_i32(b, k->idx);
             put_expr(b, k->filter);
-            rf_rfx_put_u32(b, (uint32_t)k->nouts);
+            rf_rfx_put_u64(b, (uint64_t)k->nouts);
             for (int32_t i = 0; i < k->nouts; i++) put_expr(b, k->outs[i]);
             put_i32s(b, k->lkeys, k->nkeys);
             put_i32s(b, k->rkeys, k->nkeys);
             put_i32s(b, k->group, k->ngroup);
-            rf_rfx_put_u32(b, (uint32_t)k->naggs);
+            rf_rfx_put_u64(b, (uint64_t)k->naggs);
             for (int32_t i = 0; i < k->naggs; i++) {
                 rf_rfx_put_u8(b, (uint8_t)k->aggs[i].fn);
                 rf_rfx_put_i32(b, k->aggs[i].col);
@@ -110,7 +110,7 @@ rf_status rf_hir_serialize(const rf_hir_program *p, rf_buf *b)
             rf_rfx_put_u64(b, (uint64_t)k->nrows);
             int64_t nvals = k->kind == RF_HIR_FACTS ? k->nrows * p->vars[k->out]->ncols : 0;
             for (int64_t i = 0; i < nvals; i++) put_const(b, &k->rows[i]);
-            rf_rfx_put_u32(b, (uint32_t)k->norder);
+            rf_rfx_put_u64(b, (uint64_t)k->norder);
             for (int32_t i = 0; i < k->norder; i++) {
                 rf_rfx_put_i32(b, k->order[i].col);
                 rf_rfx_put_u8(b, (uint8_t)k->order[i].desc);

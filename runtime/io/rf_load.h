@@ -52,8 +52,8 @@ typedef struct rf_rt_load_opts {
 /* Loads path into *out (zeroed first; left empty on failure). o may be NULL
 ** for the defaults. Data errors go to d as "file:line:col: expected a decimal,
 ** found \"12.3x4\": unexpected character", at most 5 of them, the earliest
-** lines of the file whatever the thread count; loc.file is path itself, so
-** path must outlive d. Returns RF_OK, RF_EUSER (bad data), RF_EIO (the file
+** lines of the file whatever the thread count; loc.file names path (the
+** diagnostics keep their own copy). Returns RF_OK, RF_EUSER (bad data), RF_EIO (the file
 ** cannot be read), RF_ENOMEM, or RF_EUSAGE (bad arguments). Results do not
 ** depend on the thread count. */
 rf_status rf_rt_load_text(const char *path, const rf_type *types, int32_t ncols,

@@ -251,7 +251,7 @@ static void expect_error(const char *name, const char *text, const rf_type *ty, 
             CHECK(!"expected diagnostic");
             fprintf(stderr, "  in %s, threads %d\n", name, th);
         }
-        if (d.count) CHECK(d.items[0].loc.file == p);
+        if (d.count) CHECK(strcmp(d.items[0].loc.file, p) == 0);
         rf_diags_free(&d);
     }
 }
@@ -312,7 +312,7 @@ static void test_files(void)
     rf_diags d;
     char *missing = rf_sprintf("%s/no_such_file.tbl", tmpdir);
     CHECK(load(missing, ty, 1, '|', 0, 1, &t, &d) == RF_EIO);
-    CHECK(d.count == 1 && d.items[0].loc.file == missing && strstr(d.items[0].msg, "No such file or directory"));
+    CHECK(d.count == 1 && strcmp(d.items[0].loc.file, missing) == 0 && strstr(d.items[0].msg, "No such file or directory"));
     rf_diags_free(&d);
     CHECK(load(tmpdir, ty, 1, '|', 0, 1, &t, &d) == RF_EIO);
     CHECK(d.count == 1 && strstr(d.items[0].msg, "Is a directory"));
