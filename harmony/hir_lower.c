@@ -247,6 +247,18 @@ static void lower_cmd(rf_hir_program *p, rf_hir_block *b, const rf_qp_cmd *c)
         break;
     }
     case RF_QP_UNION: {
+        int self = -1;
+        for (int32_t i = 0; i < c->nin; i++)
+            if (c->in[i] == c->dst) self = i;
+        if (self >= 0 && c->nin > 1) {
+            /* p = p ∪ ...: grow p in place instead of rebuilding it */
+            k = rf_hir_add_kernel(p, b, RF_HIR_INSERT, dst, c->nin);
+            if (!k) return;
+            k->in[0] = dst;
+            for (int32_t i = 0, j = 1; i < c->nin; i++)
+                if (i != self) k->in[j++] = c->in[i]->id;
+            break;
+        }
         if (c->nin == 1) {
             k = rf_hir_add_kernel(p, b, RF_HIR_UNIQUE, dst, 1);
             if (!k) return;

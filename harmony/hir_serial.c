@@ -362,6 +362,9 @@ static int kernel_ok(dec *x, const rf_hir_kernel *k)
         }
         return 1;
     }
+    case RF_HIR_INSERT:
+        if (k->nin < 2 || k->in[0] != k->out) return 0;
+        /* fall through - the inputs are relations of the result's columns */
     case RF_HIR_CONCAT:
     case RF_HIR_UNIQUE:
     case RF_HIR_DIFFERENCE:
@@ -477,7 +480,7 @@ static rf_status decode(dec *x)
             rf_rfx_get_u8(&x->rd, &kind);
             rf_rfx_get_i32(&x->rd, &out);
             if (!rf_rfx_rd_ok(&x->rd)) break;
-            if (kind > RF_HIR_CLEAR || !var_ok(x, out)) return bad(x, "bad kernel"), RF_EUSER;
+            if (kind > RF_HIR_INSERT || !var_ok(x, out)) return bad(x, "bad kernel"), RF_EUSER;
             int32_t nin = 0;
             int32_t *in = get_i32s(x, 1 << 16, &nin);
             if (!in) break;

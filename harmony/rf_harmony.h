@@ -74,7 +74,9 @@ typedef enum rf_hir_kind {
     RF_HIR_GATHER,      /* out = in0 rows in idx order, at most limit of them               */
     RF_HIR_COPY,        /* out = in0                                                         */
     RF_HIR_FACTS,       /* out = constant rows                                               */
-    RF_HIR_CLEAR        /* out = empty                                                       */
+    RF_HIR_CLEAR,       /* out = empty                                                       */
+    RF_HIR_INSERT       /* out = out ∪ in1 ∪ ... in place (in0 is out): the set a recursive
+                           predicate accumulates; devices keep a hash index on it           */
 } rf_hir_kind;
 
 const char *rf_hir_kind_name(rf_hir_kind k);

@@ -19,10 +19,11 @@
 #include <unistd.h>
 
 typedef struct val {
-    rf_rt_rel rel;
+    rf_rt_rel rel;        /* with set: rel.cols points into the set's storage */
     rf_rt_index idx;
     rf_cpu_groups groups;
     int has_groups;
+    rf_cpu_set *set;      /* a hash index on rel's rows, kept while rel only grows */
 } val;
 
 typedef struct exec {
@@ -70,6 +71,13 @@ static rf_status view_of(const rf_rt_rel *r, rf_cpu_table *t)
 
 static void val_clear(val *v)
 {
+    if (v->set) {
+        /* the columns belong to the set */
+        free(v->rel.cols);
+        v->rel.cols = NULL;
+        rf_cpu_set_free(v->set);
+        v->set = NULL;
+    }
     rf_rt_rel_free(&v->rel);
     v->rel.nrows = 0;
     rf_rt_index_free(&v->idx);
@@ -442,6 +450,86 @@ static rf_status check_fd(exec *x, const rf_hir_kernel *k, const rf_rt_rel *r)
     return RF_EUSER;
 }
 
+/* Points rel at the set's rows (after an insert moved them). */
+static rf_status rel_from_set(val *v)
+{
+    rf_cpu_table view;
+    rf_cpu_set_view(v->set, &view);
+    if (!v->rel.cols) {
+        v->rel.cols = rf_calloc((size_t)v->rel.ncols + 1, sizeof *v->rel.cols);
+        if (!v->rel.cols) return RF_ENOMEM;
+    }
+    v->rel.nrows = view.nrows;
+    for (int32_t c = 0; c < v->rel.ncols; c++) v->rel.cols[c] = view.cols[c].data;
+    return RF_OK;
+}
+
+/* Gives a relation a hash index on its rows (deduplicating it: variables read
+** as sets are sets), so that differences against it and insertions into it
+** cost time in the size of the other side only. */
+static rf_status ensure_set(exec *x, int32_t var)
+{
+    val *v = &x->vals[var];
+    if (v->set) return RF_OK;
+    rf_cpu_kind kinds[4096];
+    int32_t nc = v->rel.ncols < 4096 ? v->rel.ncols : 4096;
+    for (int32_t c = 0; c < nc; c++) kinds[c] = kind_of(v->rel.types[c]);
+    rf_cpu_set *set = NULL;
+    rf_status st = rf_cpu_set_new(nc, kinds, &set);
+    if (st) return st;
+    rf_cpu_table t;
+    if ((st = view_of(&v->rel, &t)) || (st = rf_cpu_set_insert(x->pool, set, &t, NULL, NULL))) {
+        free(t.cols);
+        rf_cpu_set_free(set);
+        return st;
+    }
+    free(t.cols);
+    rf_rt_rel_free(&v->rel);
+    v->rel.cols = NULL;
+    v->set = set;
+    return rel_from_set(v);
+}
+
+static rf_status k_insert(exec *x, const rf_hir_kernel *k)
+{
+    rf_status st = ensure_set(x, k->out);
+    val *v = &x->vals[k->out];
+    for (int32_t i = 1; i < k->nin && !st; i++) {
+        rf_cpu_table t;
+        if ((st = view_of(&x->vals[k->in[i]].rel, &t))) break;
+        st = rf_cpu_set_insert(x->pool, v->set, &t, NULL, NULL);
+        free(t.cols);
+        if (!st) st = rel_from_set(v);
+    }
+    return st;
+}
+
+/* DIFFERENCE against a relation that has (or gets) a hash index. */
+static rf_status difference_by_set(exec *x, const rf_cpu_table *a, int32_t bvar, int64_t **keep, int64_t *n)
+{
+    rf_status st = ensure_set(x, bvar);
+    if (st) return st;
+    int64_t *k1 = NULL, n1 = 0;
+    if ((st = rf_cpu_set_probe(x->pool, x->vals[bvar].set, a, 1, &k1, &n1))) return st;
+    /* a may repeat rows: keep the first of each */
+    rf_cpu_table g;
+    memset(&g, 0, sizeof g);
+    if ((st = rf_cpu_gather_table(x->pool, a, k1, n1, &g))) {
+        free(k1);
+        return st;
+    }
+    int64_t *k2 = NULL, n2 = 0;
+    st = rf_cpu_unique(x->pool, &g, &k2, &n2);
+    rf_cpu_table_free(&g);
+    if (!st) {
+        for (int64_t i = 0; i < n2; i++) k2[i] = k1[k2[i]];
+        *keep = k2;
+        *n = n2;
+    }
+    free(k1);
+    return st;
+}
+
 static rf_status k_unique(exec *x, const rf_hir_kernel *k)
 {
     const rf_rt_rel *in = &x->vals[k->in[0]].rel;
@@ -451,36 +539,7 @@ static rf_status k_unique(exec *x, const rf_hir_kernel *k)
     if (st) return st;
     int64_t *keep = NULL, n = 0;
     if (k->kind == RF_HIR_DIFFERENCE) {
-        const rf_rt_rel *b = &x->vals[k->in[1]].rel;
-        rf_cpu_table bv;
-        if ((st = view_of(b, &bv))) {
-            free(v.cols);
-            return st;
-        }
-        /* in[0] may hold duplicates (a temporary): make it a set first */
-        int64_t *u = NULL, nu = 0;
-        st = rf_cpu_unique(x->pool, &v, &u, &nu);
-        if (!st && nu < in->nrows) {
-            rf_cpu_table uv;
-            memset(&uv, 0, sizeof uv);
-            st = rf_cpu_gather_table(x->pool, &v, u, nu, &uv);
-            if (!st) {
-                int64_t *kk = NULL;
-                st = rf_cpu_difference(x->pool, &uv, &bv, &kk, &n);
-                if (!st) {
-                    keep = rf_malloc((size_t)(n + 1) * sizeof *keep);
-                    if (!keep) st = RF_ENOMEM;
-                    else
-                        for (int64_t i = 0; i < n; i++) keep[i] = u[kk[i]];
-                }
-                free(kk);
-                rf_cpu_table_free(&uv);
-            }
-        } else if (!st) {
-            st = rf_cpu_difference(x->pool, &v, &bv, &keep, &n);
-        }
-        free(u);
-        free(bv.cols);
+        st = difference_by_set(x, &v, k->in[1], &keep, &n);
     } else {
         st = rf_cpu_unique(x->pool, &v, &keep, &n);
     }
@@ -624,6 +683,7 @@ static rf_status run_kernel(exec *x, const rf_hir_kernel *k)
     case RF_HIR_CLEAR:
         val_clear(&x->vals[k->out]);
         return RF_OK;
+    case RF_HIR_INSERT: return k_insert(x, k);
     }
     return RF_EINTERNAL;
 }
