@@ -26,7 +26,8 @@ int rf_tool_tpch(int argc, char **argv)
         return RF_EXIT_OK;
     }
     if (!strcmp(cmd, "gen")) return rf_tool_tpch_gen(argc - 1, argv + 1);
-    if (!strcmp(cmd, "run") || !strcmp(cmd, "bench")) {
+    if (!strcmp(cmd, "run")) return rf_tool_tpch_run(argc - 1, argv + 1);
+    if (!strcmp(cmd, "bench")) {
         fprintf(stderr, "redfox tpch %s: not available yet: it needs the runtime (see README.md)\n", cmd);
         return RF_EXIT_USAGE;
     }

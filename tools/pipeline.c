@@ -25,18 +25,12 @@ int rf_tool_is_rfx(const char *path)
     return n == sizeof magic && memcmp(magic, RF_RFX_MAGIC, sizeof magic) == 0;
 }
 
-rf_status rf_tool_compile_logic(const char *const *paths, int32_t npaths, const rf_tool_opts *o, rf_arena *arena,
-                                rf_fe_program **fe, rf_qp_program **qp, rf_hir_program **hir, rf_diags *d)
+/* The back half of compiling: checked program -> plan -> Harmony. */
+static rf_status compile_checked(rf_fe_program *f, const rf_tool_opts *o, rf_qp_program **qp, rf_hir_program **hir,
+                                 rf_diags *d)
 {
-    rf_ast_program *ast = NULL;
-    rf_fe_program *f = NULL;
     rf_qp_program *q = NULL;
-    *qp = NULL;
-    if (hir) *hir = NULL;
-    rf_status st = rf_fe_load_files(paths, npaths, arena, &ast, &f, d);
-    if (fe) *fe = f;
-    if (st) return st;
-    st = rf_qp_build(f, &q, d);
+    rf_status st = rf_qp_build(f, &q, d);
     if (!st && !o->no_opt) st = rf_qp_optimize(q, d);
     if (!st && hir) st = rf_hir_lower(q, hir, d);
     if (st) {
@@ -45,6 +39,33 @@ rf_status rf_tool_compile_logic(const char *const *paths, int32_t npaths, const 
     }
     *qp = q;
     return RF_OK;
+}
+
+rf_status rf_tool_compile_logic(const char *const *paths, int32_t npaths, const rf_tool_opts *o, rf_arena *arena,
+                                rf_fe_program **fe, rf_qp_program **qp, rf_hir_program **hir, rf_diags *d)
+{
+    rf_ast_program *ast = NULL;
+    rf_fe_program *f = NULL;
+    *qp = NULL;
+    if (hir) *hir = NULL;
+    rf_status st = rf_fe_load_files(paths, npaths, arena, &ast, &f, d);
+    if (fe) *fe = f;
+    if (st) return st;
+    return compile_checked(f, o, qp, hir, d);
+}
+
+rf_status rf_tool_compile_sources(const char *const *names, const char *const *texts, const int64_t *lens, int32_t n,
+                                  const rf_tool_opts *o, rf_arena *arena, rf_fe_program **fe, rf_qp_program **qp,
+                                  rf_hir_program **hir, rf_diags *d)
+{
+    rf_ast_program *ast = NULL;
+    rf_fe_program *f = NULL;
+    *qp = NULL;
+    if (hir) *hir = NULL;
+    rf_status st = rf_fe_load_sources(names, texts, lens, n, arena, &ast, &f, d);
+    if (fe) *fe = f;
+    if (st) return st;
+    return compile_checked(f, o, qp, hir, d);
 }
 
 rf_status rf_tool_write_rfx(const rf_hir_program *p, const char *path, rf_diags *d)

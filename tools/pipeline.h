@@ -19,6 +19,12 @@ int rf_tool_is_rfx(const char *path);
 ** caller's to free. */
 rf_status rf_tool_compile_logic(const char *const *paths, int32_t npaths, const rf_tool_opts *o, rf_arena *arena,
                                 rf_fe_program **fe, rf_qp_program **qp, rf_hir_program **hir, rf_diags *d);
+/* The same for sources in memory (texts[i] of lens[i] bytes, named names[i]
+** in messages; names must outlive the program), e.g. the embedded TPC-H
+** queries. */
+rf_status rf_tool_compile_sources(const char *const *names, const char *const *texts, const int64_t *lens, int32_t n,
+                                  const rf_tool_opts *o, rf_arena *arena, rf_fe_program **fe, rf_qp_program **qp,
+                                  rf_hir_program **hir, rf_diags *d);
 rf_status rf_tool_write_rfx(const rf_hir_program *p, const char *path, rf_diags *d);
 rf_status rf_tool_read_rfx(const char *path, rf_hir_program **hir, rf_diags *d);
 /* One .rfx file, or LogiQL sources (compiled as one program), as Harmony. */

@@ -1,0 +1,136 @@
+/*
+** tools/cmd_tpch_gen.c: `redfox tpch gen`, the command line of the TPC-H
+** data generator (tpch/gen/).
+**
+** Owns: argument parsing, the usage text, the progress bar (on stderr, and
+** only when stderr is a terminal) and mapping results to exit statuses
+** (tools.h): 0 success, 2 bad usage, 1 a file that cannot be written or
+** memory running out, 3 an internal error.
+*/
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rf_tpch_gen.h"
+#include "tools.h"
+
+static const char usage[] =
+    "usage: redfox tpch gen --sf X --out DIR [--jobs N] [--tables LIST]\n"
+    "\n"
+    "Writes the TPC-H tables as dbgen 2.14 does, byte for byte, into\n"
+    "DIR/<table>.tbl ('|'-separated, one row per line).\n"
+    "\n"
+    "  --sf X         scale factor, 0.01 to 1000: whole numbers from 1 up,\n"
+    "                 multiples of 0.001 below 1 (SF 1 is about 1 GB)\n"
+    "  --out DIR      output folder, created if missing\n"
+    "  --jobs N       worker threads (default: the number of online CPUs);\n"
+    "                 the output does not depend on it\n"
+    "  --tables LIST  comma-separated tables to write (default: all):\n"
+    "                 customer,lineitem,nation,orders,part,partsupp,region,supplier\n"
+    "  -h, --help     show this help\n";
+
+/* The command prints its messages itself, in the form rf_tool_usage_error
+** and rf_tool_finish use, so that it links without redfox.c: the tests run
+** it through a stand-alone driver (tpch/gen/tpch_gen_cli_main.c). */
+static int bad_usage(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "redfox tpch gen: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n(see `redfox tpch gen --help`)\n");
+    return RF_EXIT_USAGE;
+}
+
+typedef struct bar {
+    int last; /* last percentage drawn, -1 before the first */
+} bar;
+
+static void draw_bar(void *ctx, int64_t done, int64_t total)
+{
+    bar *b = ctx;
+    int pct = total > 0 ? (int)(done * 100 / total) : 100;
+    if (pct == b->last) return;
+    b->last = pct;
+    char line[64];
+    int fill = pct * 40 / 100;
+    memset(line, '#', (size_t)fill);
+    memset(line + fill, '.', (size_t)(40 - fill));
+    line[40] = 0;
+    fprintf(stderr, "\rgenerating [%s] %3d%%", line, pct);
+    fflush(stderr);
+}
+
+int rf_tool_tpch_gen(int argc, char **argv)
+{
+    const char *sf_arg = NULL, *out = NULL, *jobs_arg = NULL, *tables = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            fputs(usage, stdout);
+            return RF_EXIT_OK;
+        }
+        static const char *const names[] = {"--sf", "--out", "--jobs", "--tables"};
+        const char **slots[] = {&sf_arg, &out, &jobs_arg, &tables};
+        int matched = 0;
+        for (int k = 0; k < 4 && !matched; k++) {
+            size_t n = strlen(names[k]);
+            if (strncmp(a, names[k], n) != 0) continue;
+            const char *v;
+            if (a[n] == '=') v = a + n + 1;
+            else if (a[n] == 0) {
+                if (i + 1 >= argc) return bad_usage("option '%s' needs a value", names[k]);
+                v = argv[++i];
+            } else continue;
+            *slots[k] = v;
+            matched = 1;
+        }
+        if (!matched) {
+            if (a[0] == '-') return bad_usage("unknown option '%s'", a);
+            return bad_usage("unexpected argument '%s'", a);
+        }
+    }
+    if (!sf_arg) return bad_usage("%s", "missing --sf (the scale factor)");
+    if (!out || !out[0]) return bad_usage("%s", "missing --out (the output folder)");
+
+    rf_tpch_gen_opts o;
+    memset(&o, 0, sizeof o);
+    char *end;
+    errno = 0;
+    o.sf = strtod(sf_arg, &end);
+    if (end == sf_arg || *end || errno || !isfinite(o.sf))
+        return bad_usage("scale factor '%s' is not a number", sf_arg);
+    if (jobs_arg) {
+        errno = 0;
+        long j = strtol(jobs_arg, &end, 10);
+        if (end == jobs_arg || *end || errno || j < 1 || j > 256)
+            return bad_usage("--jobs '%s' must be a whole number from 1 to 256", jobs_arg);
+        o.jobs = (int)j;
+    }
+    o.out_dir = out;
+    o.tables = tables;
+    bar b = {-1};
+    int tty = isatty(STDERR_FILENO);
+    if (tty) {
+        o.progress = draw_bar;
+        o.progress_ctx = &b;
+    }
+
+    rf_diags d;
+    rf_diags_init(&d);
+    rf_status st = rf_tpch_gen(&o, &d);
+    if (tty && b.last >= 0) fputc('\n', stderr);
+    rf_diags_print(&d, stderr);
+    rf_diags_free(&d);
+    switch (st) {
+    case RF_OK: return RF_EXIT_OK;
+    case RF_EUSAGE:
+        fprintf(stderr, "(see `redfox tpch gen --help`)\n");
+        return RF_EXIT_USAGE;
+    case RF_EUSER:
+    case RF_EIO:
+    case RF_ENOMEM: return RF_EXIT_USER;
+    default: return RF_EXIT_INTERNAL;
+    }
+}

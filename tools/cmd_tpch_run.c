@@ -1,0 +1,402 @@
+/*
+** tools/cmd_tpch_run.c: `redfox tpch run`: the 22 TPC-H queries, built into
+** the binary (tpch/queries, embedded at build time), compiled from memory
+** and run on a folder of dbgen .tbl files; optionally checked against
+** answer files (tpch/check) and timed over several repetitions.
+**
+** Owns: the command line, the per-query loop and the reports it prints; the
+** comparison rules belong to rf_tpch_check.
+*/
+#include "pipeline.h"
+#include "rf_runtime.h"
+#include "rf_tpch_check.h"
+#include "rf_tpch_queries.h"
+#include "tools.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#define NQUERIES 22
+#define MAX_REPEAT 1000
+
+static const char *usage =
+    "usage: redfox tpch run --data DIR [--queries LIST] [--device auto|cpu|gpu]\n"
+    "                       [--format table|csv] [--out DIR] [--repeat N]\n"
+    "                       [--check ANSWERS_DIR] [--threads N]\n"
+    "\n"
+    "Runs the TPC-H queries built into redfox (tpch/queries/q01.logic ..\n"
+    "q22.logic, with the validation parameters) on the dbgen .tbl files in\n"
+    "DIR, then prints a table of per-query times.\n"
+    "\n"
+    "options:\n"
+    "  --data DIR          where customer.tbl .. supplier.tbl are (required)\n"
+    "  --queries LIST      which queries, e.g. 1,3,5-7 (default: all 22)\n"
+    "  --device D          auto (default), cpu or gpu\n"
+    "  --format F          how results are printed: table (default) or csv\n"
+    "  --out DIR           write DIR/qNN.csv ('|'-separated, header row) instead\n"
+    "                      of printing the results\n"
+    "  --repeat N          run each query N times; times are the median\n"
+    "  --check DIR         compare each result with DIR/qNN.csv: PASS or FAIL\n"
+    "                      with the first difference; exit 1 on any failure\n"
+    "  --threads N         CPU threads (default: all cores)\n"
+    "  -h, --help          this text\n";
+
+typedef struct qstat {
+    int ran;              /* compiled and ran at least once */
+    int64_t rows;
+    double compile_s, load_s, run_s;
+    char device[16];      /* copied: the result that names it is freed */
+    const char *check;    /* "PASS", "FAIL", "ERROR" or "-" */
+    int usage;            /* the run refused the options: no query would run */
+} qstat;
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int parse_int(const char *s, int64_t lo, int64_t hi, int64_t *out)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || end == s || *end || v < lo || v > hi) return 0;
+    *out = v;
+    return 1;
+}
+
+/* "1,3,5-7" (a 'q' before a number is allowed: q1, Q05) into want[1..22].
+** Returns 0 with a message in why on a bad list. */
+static int parse_queries(const char *s, int want[NQUERIES + 1], const char **why)
+{
+    memset(want, 0, (NQUERIES + 1) * sizeof want[0]);
+    const char *p = s;
+    for (;;) {
+        long a, b;
+        char *end;
+        if (*p == 'q' || *p == 'Q') p++;
+        if (*p < '0' || *p > '9') goto bad;
+        a = strtol(p, &end, 10);
+        p = end;
+        b = a;
+        if (*p == '-') {
+            p++;
+            if (*p == 'q' || *p == 'Q') p++;
+            if (*p < '0' || *p > '9') goto bad;
+            b = strtol(p, &end, 10);
+            p = end;
+        }
+        if (a < 1 || b > NQUERIES || a > b) {
+            *why = "query numbers go from 1 to 22, ranges low to high";
+            return 0;
+        }
+        for (long q = a; q <= b; q++) want[q] = 1;
+        if (!*p) return 1;
+        if (*p != ',') goto bad;
+        p++;
+    }
+bad:
+    *why = "a query list is numbers and ranges separated by commas, e.g. 1,3,5-7";
+    return 0;
+}
+
+static const rf_tpch_source *find_source(const char *name)
+{
+    for (int32_t i = 0; i < rf_tpch_nsources; i++)
+        if (!strcmp(rf_tpch_sources[i].name, name)) return &rf_tpch_sources[i];
+    return NULL;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* The program's one lang:output predicate (the query's result). */
+static const rf_fe_pred *output_pred(const rf_fe_program *fe)
+{
+    for (int32_t i = 0; i < fe->npreds; i++)
+        if (fe->preds[i]->output_name) return fe->preds[i];
+    return NULL;
+}
+
+/* The result as '|'-separated text under a header row, in memory. */
+static rf_status result_csv(const rf_rt_result *res, const rf_rt_output *o, char **text, size_t *len)
+{
+    *text = NULL;
+    *len = 0;
+    FILE *f = open_memstream(text, len);
+    if (!f) return RF_ENOMEM;
+    rf_status st = rf_rt_write_rel(&o->rel, o->var->colnames, res->dict, RF_RT_FORMAT_CSV, f);
+    if (fclose(f) != 0 && !st) st = RF_ENOMEM;
+    return st;
+}
+
+static int write_file(const char *path, const char *text, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f) return 0;
+    int ok = fwrite(text, 1, len, f) == len;
+    if (fclose(f) != 0) ok = 0;
+    return ok;
+}
+
+typedef struct run_opts {
+    rf_rt_options rt;
+    rf_rt_format fmt;
+    const char *outdir, *check;
+    int repeat;
+} run_opts;
+
+/* Compiles, runs (repeat times), writes or prints, and checks query q.
+** Returns 1 when all went well. */
+static int run_query(int q, const run_opts *ro, qstat *qs)
+{
+    char qname[16], fname[32];
+    snprintf(qname, sizeof qname, "q%02d", q);
+    snprintf(fname, sizeof fname, "%s.logic", qname);
+    qs->check = "-";
+    const rf_tpch_source *schema = find_source("schema.logic"), *query = find_source(fname);
+    if (!schema || !query) {
+        fprintf(stderr, "redfox tpch run: %s is not built into this redfox\n", !schema ? "schema.logic" : fname);
+        qs->check = "ERROR";
+        return 0;
+    }
+    const char *names[2] = {schema->path, query->path};
+    const char *texts[2] = {schema->text, query->text};
+    int64_t lens[2] = {schema->len, query->len};
+
+    rf_arena arena;
+    rf_arena_init(&arena);
+    rf_diags d;
+    rf_diags_init(&d);
+    rf_fe_program *fe = NULL;
+    rf_qp_program *qp = NULL;
+    rf_hir_program *hir = NULL;
+    rf_rt_result *res = NULL;
+    rf_tool_opts to = {0};
+    char *text = NULL;
+    size_t len = 0;
+    double *loads = NULL, *runs = NULL;
+    int ok = 0;
+
+    double t0 = now_seconds();
+    rf_status st = rf_tool_compile_sources(names, texts, lens, 2, &to, &arena, &fe, &qp, &hir, &d);
+    qs->compile_s = now_seconds() - t0;
+    rf_qp_free(qp);
+    const rf_fe_pred *outp = st ? NULL : output_pred(fe);
+    if (!st && !outp) {
+        rf_error(&d, rf_mkloc(query->path, 0, 0), "the query has no lang:output predicate");
+        st = RF_EUSER;
+    }
+    loads = malloc((size_t)ro->repeat * sizeof *loads);
+    runs = malloc((size_t)ro->repeat * sizeof *runs);
+    if (!st && (!loads || !runs)) st = RF_ENOMEM;
+    for (int r = 0; !st && r < ro->repeat; r++) {
+        rf_rt_result_free(res);
+        res = NULL;
+        st = rf_rt_run(hir, &ro->rt, &res, &d);
+        if (!st) {
+            loads[r] = res->load_seconds;
+            runs[r] = res->run_seconds;
+        }
+    }
+    const rf_rt_output *out = NULL;
+    if (!st) {
+        for (int32_t i = 0; i < res->noutputs && !out; i++)
+            if (!strcmp(res->outputs[i].name, outp->output_name)) out = &res->outputs[i];
+        if (!out) {
+            rf_error(&d, rf_mkloc(query->path, 0, 0), "the run produced no output '%s'", outp->output_name);
+            st = RF_EINTERNAL;
+        }
+    }
+    if (st) {
+        if (st == RF_EUSAGE) qs->usage = 1;
+        else fprintf(stderr, "redfox tpch run: %s failed:\n", qname);
+        rf_tool_finish(st, &d);
+        qs->check = "ERROR";
+        goto done;
+    }
+    qs->ran = 1;
+    qs->rows = out->rel.nrows;
+    snprintf(qs->device, sizeof qs->device, "%s", res->device ? res->device : "?");
+    qs->load_s = median(loads, ro->repeat);
+    qs->run_s = median(runs, ro->repeat);
+    rf_diags_print(&d, stderr); /* warnings */
+    ok = 1;
+
+    if (ro->outdir || ro->check) {
+        st = result_csv(res, out, &text, &len);
+        if (st) {
+            fprintf(stderr, "redfox tpch run: %s: cannot format the result\n", qname);
+            qs->check = "ERROR";
+            ok = 0;
+            goto done;
+        }
+    }
+    if (ro->outdir) {
+        char *path = rf_sprintf("%s/%s.csv", ro->outdir, out->name);
+        if (!path || !write_file(path, text, len)) {
+            fprintf(stderr, "redfox tpch run: cannot write %s: %s\n", path ? path : out->name, strerror(errno));
+            ok = 0;
+        }
+        free(path);
+    } else {
+        printf("%s (%lld rows)\n", out->name, (long long)out->rel.nrows);
+        if (rf_rt_write_rel(&out->rel, out->var->colnames, res->dict, ro->fmt, stdout)) ok = 0;
+        printf("\n");
+    }
+    if (ro->check) {
+        int32_t order[64];
+        rf_tpch_check_opts co;
+        rf_tpch_check_opts_init(&co);
+        co.norder = outp->norder < 64 ? outp->norder : 64;
+        for (int32_t i = 0; i < co.norder; i++) order[i] = outp->order[i].col;
+        co.order_cols = order;
+        co.limit = outp->limit;
+        char *path = rf_sprintf("%s/%s.csv", ro->check, qname);
+        rf_tpch_check_result cr;
+        if (!path) {
+            memset(&cr, 0, sizeof cr);
+            snprintf(cr.message, sizeof cr.message, "out of memory");
+        } else {
+            rf_tpch_check_file(text, len, path, &co, &cr);
+        }
+        free(path);
+        qs->check = cr.ok ? "PASS" : "FAIL";
+        printf("%s %s: %s\n", qname, qs->check, cr.message);
+        if (!cr.ok) ok = 0;
+    }
+    fflush(stdout);
+done:
+    free(text);
+    free(loads);
+    free(runs);
+    rf_rt_result_free(res);
+    rf_hir_free(hir);
+    rf_diags_free(&d);
+    rf_arena_free(&arena);
+    return ok;
+}
+
+static void print_times(const qstat *qs, const int want[NQUERIES + 1], int repeat, int checked)
+{
+    printf("%-5s %10s %11s %11s %11s  %-6s%s\n", "query", "rows", "compile ms", "load ms", "run ms", "device",
+           checked ? "  check" : "");
+    double tl = 0, tr = 0, tc = 0;
+    for (int q = 1; q <= NQUERIES; q++) {
+        if (!want[q]) continue;
+        const qstat *s = &qs[q];
+        if (s->ran) {
+            printf("q%02d   %10lld %11.1f %11.1f %11.1f  %-6s", q, (long long)s->rows, s->compile_s * 1e3,
+                   s->load_s * 1e3, s->run_s * 1e3, s->device);
+            tl += s->load_s;
+            tr += s->run_s;
+            tc += s->compile_s;
+        } else {
+            printf("q%02d   %10s %11s %11s %11s  %-6s", q, "-", "-", "-", "-", "-");
+        }
+        printf("%s%s\n", checked ? "  " : "", checked ? s->check : "");
+    }
+    printf("%-5s %10s %11.1f %11.1f %11.1f%s\n", "total", "", tc * 1e3, tl * 1e3, tr * 1e3,
+           repeat > 1 ? "  (load and run: medians)" : "");
+}
+
+int rf_tool_tpch_run(int argc, char **argv)
+{
+    const char *data = NULL, *queries = NULL, *device = "auto", *format = "table", *outdir = NULL, *repeat = NULL,
+               *check = NULL, *threads = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        int m = 0;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            fputs(usage, stdout);
+            return RF_EXIT_OK;
+        }
+        if ((m = rf_tool_opt_value("tpch run", argc, argv, &i, "--data", &data)) ||
+            (m = rf_tool_opt_value("tpch run", argc, argv, &i, "--queries", &queries)) ||
+            (m = rf_tool_opt_value("tpch run", argc, argv, &i, "--device", &device)) ||
+            (m = rf_tool_opt_value("tpch run", argc, argv, &i, "--format", &format)) ||
+            (m = rf_tool_opt_value("tpch run", argc, argv, &i, "--out", &outdir)) ||
+            (m = rf_tool_opt_value("tpch run", argc, argv, &i, "--repeat", &repeat)) ||
+            (m = rf_tool_opt_value("tpch run", argc, argv, &i, "--check", &check)) ||
+            (m = rf_tool_opt_value("tpch run", argc, argv, &i, "--threads", &threads))) {
+            if (m < 0) return RF_EXIT_USAGE;
+        } else {
+            return rf_tool_usage_error("tpch run", "unknown argument '%s'", a);
+        }
+    }
+    if (!data) return rf_tool_usage_error("tpch run", "--data DIR is required");
+    int want[NQUERIES + 1];
+    if (queries) {
+        const char *why = NULL;
+        if (!parse_queries(queries, want, &why)) return rf_tool_usage_error("tpch run", "--queries %s: %s", queries, why);
+    } else {
+        for (int q = 0; q <= NQUERIES; q++) want[q] = q > 0;
+    }
+    run_opts ro;
+    memset(&ro, 0, sizeof ro);
+    ro.rt.data_dir = data;
+    ro.outdir = outdir;
+    ro.check = check;
+    ro.repeat = 1;
+    if (!strcmp(device, "auto")) ro.rt.device = RF_RT_DEVICE_AUTO;
+    else if (!strcmp(device, "cpu")) ro.rt.device = RF_RT_DEVICE_CPU;
+    else if (!strcmp(device, "gpu")) ro.rt.device = RF_RT_DEVICE_GPU;
+    else return rf_tool_usage_error("tpch run", "unknown device '%s' (auto, cpu or gpu)", device);
+    if (!strcmp(format, "table")) ro.fmt = RF_RT_FORMAT_TABLE;
+    else if (!strcmp(format, "csv")) ro.fmt = RF_RT_FORMAT_CSV;
+    else return rf_tool_usage_error("tpch run", "unknown format '%s' (table or csv)", format);
+    int64_t v;
+    if (repeat) {
+        if (!parse_int(repeat, 1, MAX_REPEAT, &v))
+            return rf_tool_usage_error("tpch run", "--repeat takes a number from 1 to %d", MAX_REPEAT);
+        ro.repeat = (int)v;
+    }
+    if (threads) {
+        if (!parse_int(threads, 1, 1024, &v))
+            return rf_tool_usage_error("tpch run", "--threads takes a number from 1 to 1024");
+        ro.rt.threads = (int)v;
+    }
+    struct stat sb;
+    if (stat(data, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+        fprintf(stderr, "redfox tpch run: the data folder '%s' does not exist\n", data);
+        return RF_EXIT_USER;
+    }
+    if (check && (stat(check, &sb) != 0 || !S_ISDIR(sb.st_mode))) {
+        fprintf(stderr, "redfox tpch run: the answers folder '%s' does not exist\n", check);
+        return RF_EXIT_USER;
+    }
+    if (outdir && mkdir(outdir, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "redfox tpch run: cannot create %s: %s\n", outdir, strerror(errno));
+        return RF_EXIT_USER;
+    }
+
+    qstat qs[NQUERIES + 1];
+    memset(qs, 0, sizeof qs);
+    int failed = 0, npass = 0, nwant = 0;
+    for (int q = 1; q <= NQUERIES; q++) {
+        if (!want[q]) continue;
+        nwant++;
+        if (!run_query(q, &ro, &qs[q])) failed++;
+        if (qs[q].usage) return RF_EXIT_USAGE; /* the same for every query: say it once */
+        npass += !strcmp(qs[q].check, "PASS");
+    }
+    printf("\n");
+    print_times(qs, want, ro.repeat, check != NULL);
+    if (check) printf("%d of %d queries pass\n", npass, nwant);
+    if (fflush(stdout) != 0) return RF_EXIT_USER;
+    return failed ? RF_EXIT_USER : RF_EXIT_OK;
+}
