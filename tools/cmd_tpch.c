@@ -10,7 +10,7 @@ static const char *usage =
     "\n"
     "commands:\n"
     "  gen --sf X --out DIR [--jobs N]   generate the eight dbgen .tbl files\n"
-    "  run --data DIR [--check DIR]      run the 22 queries (coming with the runtime)\n"
+    "  run --data DIR [--check DIR]      run the 22 queries, check the answers\n"
     "\n"
     "`redfox tpch <command> --help` describes a command.\n";
 
