@@ -1,0 +1,332 @@
+/*
+** queryplan/pass_fold.c: the "fold" pass, constant folding.
+**
+** Owns: evaluating constant subexpressions with the value functions of
+** common/rf_value.h, so that compile-time results are bit-identical to the
+** kernels' (an operation that would overflow, divide by zero or leave the
+** valid range is left for run time, where it is reported with the data that
+** caused it); simplifying conjunctions; turning commands whose filter folds
+** to false, or that read a temporary known to be empty, into Clear.
+*/
+#include "qp_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+static int utf8_len(const char *s, int64_t n, int64_t i)
+{
+    int k = rf_val_utf8_len(s + i, n - i);
+    return k > 0 ? k : 1; /* invalid bytes count as one character each */
+}
+
+static int64_t utf8_chars(const char *s, int64_t n)
+{
+    int64_t c = 0;
+    for (int64_t i = 0; i < n; i += utf8_len(s, n, i)) c++;
+    return c;
+}
+
+/* SQL LIKE: % any run, _ one character; case-sensitive, no escape. The
+** classic backtracking over the last %, linear in practice. */
+static int like(const char *s, int64_t n, const char *pat, int64_t m)
+{
+    int64_t i = 0, j = 0, star = -1, mark = 0;
+    while (i < n) {
+        if (j < m && pat[j] == '%') {
+            star = ++j;
+            mark = i;
+        } else if (j < m && pat[j] == '_') {
+            i += utf8_len(s, n, i);
+            j++;
+        } else if (j < m && pat[j] == s[i]) {
+            i++;
+            j++;
+        } else if (star >= 0) {
+            mark += utf8_len(s, n, mark);
+            i = mark;
+            j = star;
+        } else {
+            return 0;
+        }
+    }
+    while (j < m && pat[j] == '%') j++;
+    return j == m;
+}
+
+static rf_qp_expr *mk_int(rf_qp_program *p, rf_type t, int64_t v)
+{
+    rf_fe_const c;
+    memset(&c, 0, sizeof c);
+    c.type = t;
+    c.i = v;
+    return qp_e_const(p, &c);
+}
+
+static rf_qp_expr *mk_float(rf_qp_program *p, double v)
+{
+    rf_fe_const c;
+    memset(&c, 0, sizeof c);
+    c.type = RF_TYPE_FLOAT;
+    c.f = v;
+    return qp_e_const(p, &c);
+}
+
+static rf_qp_expr *mk_str(rf_qp_program *p, const char *a, int64_t na, const char *b, int64_t nb)
+{
+    char *s = qp_alloc(p, (size_t)(na + nb + 1));
+    if (!s) return NULL;
+    if (na) memcpy(s, a, (size_t)na);
+    if (nb) memcpy(s + na, b, (size_t)nb);
+    rf_fe_const c;
+    memset(&c, 0, sizeof c);
+    c.type = RF_TYPE_STRING;
+    c.s = s;
+    c.slen = na + nb;
+    return qp_e_const(p, &c);
+}
+
+static rf_qp_expr *fold_binop(rf_qp_program *p, rf_qp_expr *e)
+{
+    const rf_fe_const *a = &e->args[0]->c, *b = &e->args[1]->c;
+    int64_t r;
+    rf_status st = RF_EUSER;
+    switch (e->type) {
+    case RF_TYPE_INT:
+        switch (e->op) {
+        case '+': st = rf_val_int_add(a->i, b->i, &r, NULL); break;
+        case '-': st = rf_val_int_sub(a->i, b->i, &r, NULL); break;
+        case '*': st = rf_val_int_mul(a->i, b->i, &r, NULL); break;
+        case '/': st = rf_val_int_div(a->i, b->i, &r, NULL); break;
+        }
+        return st ? e : mk_int(p, RF_TYPE_INT, r);
+    case RF_TYPE_DECIMAL:
+        switch (e->op) {
+        case '+': st = rf_val_dec_add(a->i, b->i, &r, NULL); break;
+        case '-': st = rf_val_dec_sub(a->i, b->i, &r, NULL); break;
+        case '*': st = rf_val_dec_mul(a->i, b->i, &r, NULL); break;
+        case '/': st = rf_val_dec_div(a->i, b->i, &r, NULL); break;
+        }
+        return st ? e : mk_int(p, RF_TYPE_DECIMAL, r);
+    case RF_TYPE_FLOAT: {
+        double x = a->f, y = b->f, z;
+        switch (e->op) {
+        case '+': z = x + y; break;
+        case '-': z = x - y; break;
+        case '*': z = x * y; break;
+        case '/':
+            if (y == 0) return e;
+            z = x / y;
+            break;
+        default: return e;
+        }
+        return isfinite(z) ? mk_float(p, z) : e;
+    }
+    case RF_TYPE_STRING:
+        if (e->op != '+') return e;
+        return mk_str(p, a->s, a->slen, b->s, b->slen);
+    default: return e;
+    }
+}
+
+static rf_qp_expr *fold_call(rf_qp_program *p, rf_qp_expr *e)
+{
+    const rf_fe_const *a = &e->args[0]->c, *b = e->nargs > 1 ? &e->args[1]->c : NULL;
+    int64_t r;
+    int32_t d;
+    switch (e->fn) {
+    case RF_BI_INT_FLOAT: return mk_float(p, (double)a->i);
+    case RF_BI_INT_DECIMAL: return rf_val_dec_from_int(a->i, &r, NULL) ? e : mk_int(p, RF_TYPE_DECIMAL, r);
+    case RF_BI_DECIMAL_FLOAT: return mk_float(p, rf_val_dec_to_float(a->i));
+    case RF_BI_FLOAT_DECIMAL: return rf_val_dec_from_float(a->f, &r, NULL) ? e : mk_int(p, RF_TYPE_DECIMAL, r);
+    case RF_BI_YEAR: return mk_int(p, RF_TYPE_INT, rf_val_date_year((int32_t)a->i));
+    case RF_BI_MONTH: return mk_int(p, RF_TYPE_INT, rf_val_date_month((int32_t)a->i));
+    case RF_BI_DAY: return mk_int(p, RF_TYPE_INT, rf_val_date_day((int32_t)a->i));
+    case RF_BI_ADD_DAYS: return rf_val_date_add_days((int32_t)a->i, b->i, &d, NULL) ? e : mk_int(p, RF_TYPE_DATE, d);
+    case RF_BI_ADD_MONTHS:
+        return rf_val_date_add_months((int32_t)a->i, b->i, &d, NULL) ? e : mk_int(p, RF_TYPE_DATE, d);
+    case RF_BI_ADD_YEARS: return rf_val_date_add_years((int32_t)a->i, b->i, &d, NULL) ? e : mk_int(p, RF_TYPE_DATE, d);
+    case RF_BI_DATE_PARSE: return rf_val_parse_date(a->s, a->slen, &d, NULL) ? e : mk_int(p, RF_TYPE_DATE, d);
+    case RF_BI_LENGTH: return mk_int(p, RF_TYPE_INT, utf8_chars(a->s, a->slen));
+    case RF_BI_SUBSTRING: {
+        int64_t start = b->i, len = e->args[2]->c.i;
+        if (start < 0 || len < 0) return e; /* the run time says what that means */
+        int64_t i = 0, k = 0;
+        while (i < a->slen && k < start) {
+            i += utf8_len(a->s, a->slen, i);
+            k++;
+        }
+        int64_t j = i;
+        for (k = 0; j < a->slen && k < len; k++) j += utf8_len(a->s, a->slen, j);
+        return mk_str(p, a->s + i, j - i, "", 0);
+    }
+    default: return e;
+    }
+}
+
+static rf_qp_expr *fold(rf_qp_program *p, rf_qp_expr *e, int64_t *changes)
+{
+    if (!e || p->oom) return e;
+    for (int32_t i = 0; i < e->nargs; i++) e->args[i] = fold(p, e->args[i], changes);
+    int allconst = e->nargs > 0;
+    for (int32_t i = 0; i < e->nargs; i++) allconst &= qp_e_is_const(e->args[i]);
+    rf_qp_expr *r = e;
+    switch (e->kind) {
+    case RF_QP_E_COL:
+    case RF_QP_E_CONST: return e;
+    case RF_QP_E_BINOP:
+        if (allconst) r = fold_binop(p, e);
+        break;
+    case RF_QP_E_NEG:
+        if (!allconst) break;
+        if (e->type == RF_TYPE_INT && e->args[0]->c.i != INT64_MIN) r = mk_int(p, RF_TYPE_INT, -e->args[0]->c.i);
+        else if (e->type == RF_TYPE_DECIMAL) {
+            int64_t v;
+            if (!rf_val_dec_neg(e->args[0]->c.i, &v, NULL)) r = mk_int(p, RF_TYPE_DECIMAL, v);
+        } else if (e->type == RF_TYPE_FLOAT) {
+            r = mk_float(p, -e->args[0]->c.f);
+        }
+        break;
+    case RF_QP_E_CAST:
+        if (!allconst) break;
+        if (e->type == RF_TYPE_DECIMAL && e->args[0]->type == RF_TYPE_INT) {
+            int64_t v;
+            if (!rf_val_dec_from_int(e->args[0]->c.i, &v, NULL)) r = mk_int(p, RF_TYPE_DECIMAL, v);
+        } else if (e->type == RF_TYPE_FLOAT && e->args[0]->type == RF_TYPE_INT) {
+            r = mk_float(p, (double)e->args[0]->c.i);
+        } else if (e->type == RF_TYPE_FLOAT && e->args[0]->type == RF_TYPE_DECIMAL) {
+            r = mk_float(p, rf_val_dec_to_float(e->args[0]->c.i));
+        }
+        break;
+    case RF_QP_E_CALL:
+        if (allconst) r = fold_call(p, e);
+        break;
+    case RF_QP_E_CMP:
+        if (allconst) {
+            int c = qp_const_cmp(&e->args[0]->c, &e->args[1]->c), v = 0;
+            switch (e->cmp) {
+            case RF_CMP_EQ: v = c == 0; break;
+            case RF_CMP_NE: v = c != 0; break;
+            case RF_CMP_LT: v = c < 0; break;
+            case RF_CMP_LE: v = c <= 0; break;
+            case RF_CMP_GT: v = c > 0; break;
+            case RF_CMP_GE: v = c >= 0; break;
+            }
+            r = qp_e_bool(p, v);
+        }
+        break;
+    case RF_QP_E_LIKE:
+        if (allconst) r = qp_e_bool(p, like(e->args[0]->c.s, e->args[0]->c.slen, e->args[1]->c.s, e->args[1]->c.slen));
+        break;
+    case RF_QP_E_NOT:
+        if (allconst) r = qp_e_bool(p, !e->args[0]->c.i);
+        else if (e->args[0]->kind == RF_QP_E_NOT) r = e->args[0]->args[0];
+        break;
+    case RF_QP_E_AND: {
+        int32_t n = 0;
+        for (int32_t i = 0; i < e->nargs; i++) {
+            rf_qp_expr *x = e->args[i];
+            if (qp_e_is_const(x) && x->c.i) continue;
+            if (qp_e_is_const(x) && !x->c.i) {
+                r = qp_e_bool(p, 0);
+                break;
+            }
+            e->args[n++] = x;
+        }
+        if (r != e) break;
+        if (n == 0) r = qp_e_bool(p, 1);
+        else if (n == 1) r = e->args[0];
+        else if (n != e->nargs) {
+            e->nargs = n;
+            (*changes)++;
+        }
+        break;
+    }
+    }
+    if (!r) return e; /* out of memory: p->oom is set */
+    if (r != e) (*changes)++;
+    return r;
+}
+
+static void make_clear(rf_qp_cmd *c)
+{
+    c->op = RF_QP_CLEAR;
+    c->nin = 0;
+    c->filter = NULL;
+    c->outs = NULL;
+    c->nouts = 0;
+    c->nkeys = 0;
+    c->check_fd = 0;
+}
+
+rf_status rf_qp_pass_fold(rf_qp_program *p, rf_diags *d)
+{
+    (void)d;
+    int64_t changes = 0;
+    uint8_t *empty = rf_calloc((size_t)p->nrels + 1, 1);
+    int64_t *writes = rf_calloc((size_t)p->nrels + 1, sizeof *writes);
+    if (!empty || !writes) {
+        free(empty);
+        free(writes);
+        return RF_ENOMEM;
+    }
+    /* a relation only ever cleared is empty everywhere (declared, never defined) */
+    for (int32_t b = 0; b < p->nblocks; b++)
+        for (int32_t i = 0; i < p->blocks[b]->ncmds; i++) {
+            const rf_qp_cmd *c = p->blocks[b]->cmds[i];
+            writes[c->dst->id]++;
+            if (c->op != RF_QP_CLEAR) empty[c->dst->id] = 2;
+        }
+    for (int32_t i = 0; i < p->nrels; i++) empty[i] = writes[i] > 0 && empty[i] != 2;
+    free(writes);
+    for (int32_t b = 0; b < p->nblocks; b++) {
+        rf_qp_block *bl = p->blocks[b];
+        for (int32_t i = 0; i < bl->ncmds; i++) {
+            rf_qp_cmd *c = bl->cmds[i];
+            for (int32_t j = 0; j < c->nouts; j++) c->outs[j] = fold(p, c->outs[j], &changes);
+            if (c->filter) {
+                c->filter = fold(p, c->filter, &changes);
+                if (qp_e_is_const(c->filter)) {
+                    if (c->filter->c.i) c->filter = NULL;
+                    else make_clear(c);
+                }
+            }
+            /* a temporary known to be empty empties what depends on it row by row */
+            int reads_empty = 0;
+            switch (c->op) {
+            case RF_QP_MAPFILTER:
+            case RF_QP_ANTIJOIN:
+            case RF_QP_UNIQUE:
+            case RF_QP_COPY:
+            case RF_QP_DIFFERENCE:
+            case RF_QP_ORDERLIMIT: reads_empty = empty[c->in[0]->id]; break;
+            case RF_QP_MAPJOIN: reads_empty = empty[c->in[0]->id] || empty[c->in[1]->id]; break;
+            case RF_QP_AGGREGATE: reads_empty = empty[c->in[0]->id]; break; /* no bindings, no group */
+            case RF_QP_UNION: {
+                int32_t n = 0;
+                for (int32_t j = 0; j < c->nin; j++)
+                    if (!empty[c->in[j]->id]) c->in[n++] = c->in[j];
+                if (n != c->nin) changes++;
+                c->nin = n;
+                reads_empty = n == 0;
+                break;
+            }
+            default: break;
+            }
+            if (c->op == RF_QP_ANTIJOIN && !reads_empty && empty[c->in[1]->id]) {
+                /* nothing to subtract: the anti-join is its projection */
+                c->op = RF_QP_MAPFILTER;
+                c->nin = 1;
+                c->nkeys = 0;
+                changes++;
+            }
+            if (reads_empty) {
+                make_clear(c);
+                changes++;
+            }
+            if (c->op == RF_QP_CLEAR && c->dst->kind == RF_QP_REL_TEMP) empty[c->dst->id] = 1;
+            if (c->op != RF_QP_CLEAR) empty[c->dst->id] = 0;
+        }
+    }
+    free(empty);
+    return p->oom ? RF_ENOMEM : RF_OK;
+}

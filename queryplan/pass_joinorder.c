@@ -1,0 +1,399 @@
+/*
+** queryplan/pass_joinorder.c: the "joinorder" pass, greedy join ordering.
+**
+** Owns: finding left-deep chains of MapJoins (each join the only reader of
+** the one below it, the lower ones projecting plain columns), and
+** rebuilding a chain of three or more inputs in a better order: start from
+** the input with the smallest estimated cardinality, then repeatedly join
+** the connected input (one sharing a join-key class with those joined so
+** far) with the smallest estimate; an unconnected input is taken only when
+** no connected one is left, so cross products come last. Keys follow from
+** the classes of equal columns, each filter is applied at the first join
+** that sees all its inputs, and the top join keeps its destination and
+** outputs, so nothing outside the chain changes.
+*/
+#include "qp_internal.h"
+
+#include <stdlib.h>
+
+typedef struct chain {
+    rf_qp_cmd **node; /* bottom to top; node[i] joins leaf i+1 */
+    int32_t nnode;
+    rf_qp_rel **leaf; /* nnode + 1 */
+    int32_t *off;     /* first global column id of each leaf */
+    int32_t ncol;     /* global columns */
+    int32_t *uf;      /* union-find over global columns */
+    int32_t *gleaf, *gcol; /* global column -> (leaf, col) */
+} chain;
+
+static int32_t find(int32_t *uf, int32_t x)
+{
+    while (uf[x] != x) {
+        uf[x] = uf[uf[x]];
+        x = uf[x];
+    }
+    return x;
+}
+
+static int64_t count_reads(const rf_qp_program *p, const rf_qp_rel *r)
+{
+    int64_t n = 0;
+    for (int32_t b = 0; b < p->nblocks; b++) {
+        const rf_qp_block *bl = p->blocks[b];
+        for (int32_t i = 0; i < bl->ncmds; i++)
+            for (int32_t j = 0; j < bl->cmds[i]->nin; j++) n += bl->cmds[i]->in[j] == r;
+        for (int32_t j = 0; j < bl->term.nrels; j++) n += bl->term.rels[j] == r;
+    }
+    return n;
+}
+
+static int plain_cols(const rf_qp_cmd *c)
+{
+    for (int32_t i = 0; i < c->nouts; i++)
+        if (c->outs[i]->kind != RF_QP_E_COL) return 0;
+    return 1;
+}
+
+/* The global form of an expression of node i: COL(side = leaf, col = leaf
+** column). map[c] is the global column of output c of node i-1. */
+static rf_qp_expr *to_global(rf_qp_program *p, const chain *ch, const rf_qp_expr *e, int32_t i, const int32_t *below)
+{
+    rf_qp_expr *x = qp_e_copy(p, e);
+    if (!x) return NULL;
+    rf_qp_expr *stack[256];
+    int32_t sp = 0;
+    stack[sp++] = x;
+    while (sp) {
+        rf_qp_expr *y = stack[--sp];
+        if (y->kind == RF_QP_E_COL) {
+            int32_t g = y->side == 1 ? ch->off[i + 1] + y->col : i == 0 ? ch->off[0] + y->col : below[y->col];
+            y->side = ch->gleaf[g];
+            y->col = ch->gcol[g];
+        }
+        for (int32_t k = 0; k < y->nargs; k++) {
+            if (sp == 256) return NULL; /* absurdly deep: leave the chain alone */
+            stack[sp++] = y->args[k];
+        }
+    }
+    return x;
+}
+
+/* Global expression -> the frame of a join of acc (side 0, columns accg[])
+** and leaf b (side 1). */
+static int to_frame(const chain *ch, rf_qp_expr *e, const int32_t *accg, int32_t nacc, int32_t b)
+{
+    if (e->kind == RF_QP_E_COL) {
+        int32_t g = ch->off[e->side] + e->col;
+        if (e->side == b) {
+            e->side = 1;
+        } else {
+            int32_t k = 0;
+            while (k < nacc && accg[k] != g) k++;
+            if (k == nacc) return -1;
+            e->side = 0;
+            e->col = k;
+        }
+    }
+    for (int32_t k = 0; k < e->nargs; k++)
+        if (to_frame(ch, e->args[k], accg, nacc, b)) return -1;
+    return 0;
+}
+
+static uint64_t leaves_of(const rf_qp_expr *e)
+{
+    uint64_t m = e->kind == RF_QP_E_COL ? UINT64_C(1) << e->side : 0;
+    for (int32_t k = 0; k < e->nargs; k++) m |= leaves_of(e->args[k]);
+    return m;
+}
+
+static void mark_used(const chain *ch, const rf_qp_expr *e, uint8_t *used)
+{
+    if (e->kind == RF_QP_E_COL) used[ch->off[e->side] + e->col] = 1;
+    for (int32_t k = 0; k < e->nargs; k++) mark_used(ch, e->args[k], used);
+}
+
+/* Reorders the chain whose top is bl->cmds[top]; 1 when it changed. */
+static int reorder(rf_qp_program *p, rf_qp_block *bl, chain *ch, int32_t top)
+{
+    int32_t nl = ch->nnode + 1;
+    ch->off = qp_ints(p, nl + 1);
+    if (!ch->off) return 0;
+    ch->ncol = 0;
+    for (int32_t l = 0; l < nl; l++) {
+        ch->off[l] = ch->ncol;
+        ch->ncol += ch->leaf[l]->ncols;
+    }
+    ch->uf = qp_ints(p, ch->ncol);
+    ch->gleaf = qp_ints(p, ch->ncol);
+    ch->gcol = qp_ints(p, ch->ncol);
+    uint8_t *used = qp_alloc(p, (size_t)ch->ncol + 1);
+    rf_qp_expr **conj = NULL;
+    int32_t nconj = 0, capconj = 0;
+    if (!ch->uf || !ch->gleaf || !ch->gcol || !used) return 0;
+    for (int32_t l = 0; l < nl; l++)
+        for (int32_t c = 0; c < ch->leaf[l]->ncols; c++) {
+            int32_t g = ch->off[l] + c;
+            ch->uf[g] = g;
+            ch->gleaf[g] = l;
+            ch->gcol[g] = c;
+        }
+    /* translate the chain: keys into classes, filters into global conjuncts */
+    int32_t *below = NULL;
+    rf_qp_expr **topouts = NULL;
+    for (int32_t i = 0; i < ch->nnode; i++) {
+        const rf_qp_cmd *n = ch->node[i];
+        for (int32_t k = 0; k < n->nkeys; k++) {
+            int32_t a = i == 0 ? ch->off[0] + n->lkeys[k] : below[n->lkeys[k]];
+            int32_t b = ch->off[i + 1] + n->rkeys[k];
+            used[a] = used[b] = 1;
+            ch->uf[find(ch->uf, a)] = find(ch->uf, b);
+        }
+        int32_t nc;
+        rf_qp_expr **cs = qp_e_conjuncts(p, n->filter, &nc);
+        for (int32_t k = 0; k < nc; k++) {
+            if (nconj == capconj) {
+                capconj = capconj ? capconj * 2 : 8;
+                rf_qp_expr **m = qp_alloc(p, (size_t)capconj * sizeof *m);
+                if (!m) return 0;
+                if (nconj) memcpy(m, conj, (size_t)nconj * sizeof *m);
+                conj = m;
+            }
+            if (!(conj[nconj] = to_global(p, ch, cs[k], i, below))) return 0;
+            mark_used(ch, conj[nconj], used);
+            nconj++;
+        }
+        if (i < ch->nnode - 1) {
+            int32_t *m = qp_ints(p, n->nouts);
+            if (!m) return 0;
+            for (int32_t o = 0; o < n->nouts; o++) {
+                const rf_qp_expr *e = n->outs[o];
+                m[o] = e->side == 1 ? ch->off[i + 1] + e->col : i == 0 ? ch->off[0] + e->col : below[e->col];
+            }
+            below = m;
+        } else {
+            topouts = qp_alloc(p, (size_t)(n->nouts + 1) * sizeof *topouts);
+            if (!topouts) return 0;
+            for (int32_t o = 0; o < n->nouts; o++) {
+                if (!(topouts[o] = to_global(p, ch, n->outs[o], i, below))) return 0;
+                mark_used(ch, topouts[o], used);
+            }
+        }
+    }
+    /* greedy order */
+    int32_t *order = qp_ints(p, nl);
+    uint8_t *placed = qp_alloc(p, (size_t)nl + 1);
+    if (!order || !placed) return 0;
+    for (int32_t s = 0; s < nl; s++) {
+        int32_t best = -1, bestconn = 0;
+        for (int32_t l = 0; l < nl; l++) {
+            if (placed[l]) continue;
+            int conn = 0;
+            for (int32_t c = 0; c < ch->leaf[l]->ncols && s > 0 && !conn; c++) {
+                int32_t r = find(ch->uf, ch->off[l] + c);
+                for (int32_t g = 0; g < ch->ncol && !conn; g++)
+                    conn = placed[ch->gleaf[g]] && find(ch->uf, g) == r;
+            }
+            if (best < 0 || conn > bestconn || (conn == bestconn && ch->leaf[l]->card < ch->leaf[best]->card)) {
+                best = l;
+                bestconn = conn;
+            }
+        }
+        order[s] = best;
+        placed[best] = 1;
+    }
+    /* the first two may be swapped freely: only a different sequence counts */
+    int same = (order[0] == 0 && order[1] == 1) || (order[0] == 1 && order[1] == 0);
+    for (int32_t s = 2; s < nl && same; s++) same = order[s] == s;
+    if (same) return 0;
+
+    /* rebuild: acc holds global columns accg[0..nacc) */
+    int32_t *accg = qp_ints(p, ch->ncol), nacc = 0;
+    uint8_t *applied = qp_alloc(p, (size_t)nconj + 1);
+    rf_qp_cmd **fresh = qp_alloc(p, (size_t)nl * sizeof *fresh);
+    if (!accg || !applied || !fresh) return 0;
+    memset(placed, 0, (size_t)nl);
+    rf_qp_rel *acc = ch->leaf[order[0]];
+    for (int32_t c = 0; c < acc->ncols; c++) accg[nacc++] = ch->off[order[0]] + c;
+    placed[order[0]] = 1;
+    rf_qp_cmd *topc = bl->cmds[top];
+    for (int32_t s = 1; s < nl; s++) {
+        int32_t b = order[s];
+        rf_qp_rel *rb = ch->leaf[b];
+        int last = s == nl - 1;
+        rf_qp_cmd *c = last ? topc : qp_cmd_new(p, RF_QP_MAPJOIN, NULL, 2);
+        int32_t *lk = qp_ints(p, rb->ncols + nacc), *rk = qp_ints(p, rb->ncols + nacc), nk = 0;
+        if (!c || !lk || !rk) return 0;
+        rf_qp_expr *filter = NULL;
+        /* keys: every column of b joins a column of acc in its class; two
+        ** columns of one class on the same side are tied by a filter */
+        for (int32_t col = 0; col < rb->ncols; col++) {
+            int32_t r = find(ch->uf, ch->off[b] + col), a = -1;
+            for (int32_t k = 0; k < nacc && a < 0; k++)
+                if (find(ch->uf, accg[k]) == r) a = k;
+            if (a >= 0) {
+                lk[nk] = a;
+                rk[nk++] = col;
+                continue;
+            }
+            for (int32_t c2 = 0; c2 < col; c2++)
+                if (find(ch->uf, ch->off[b] + c2) == r) {
+                    filter = qp_e_and(p, filter, qp_e_cmp(p, RF_CMP_EQ, qp_e_col(p, 1, c2, rb->types[c2]),
+                                                          qp_e_col(p, 1, col, rb->types[col])));
+                    break;
+                }
+        }
+        if (s == 1)
+            for (int32_t k = 0; k < nacc; k++)
+                for (int32_t k2 = 0; k2 < k; k2++)
+                    if (find(ch->uf, accg[k2]) == find(ch->uf, accg[k])) {
+                        filter = qp_e_and(p, filter, qp_e_cmp(p, RF_CMP_EQ, qp_e_col(p, 0, k2, acc->types[k2]),
+                                                              qp_e_col(p, 0, k, acc->types[k])));
+                        break;
+                    }
+        placed[b] = 1;
+        uint64_t have = 0;
+        for (int32_t l = 0; l < nl; l++)
+            if (placed[l]) have |= UINT64_C(1) << l;
+        for (int32_t k = 0; k < nconj; k++) {
+            if (applied[k] || (leaves_of(conj[k]) & ~have)) continue;
+            rf_qp_expr *x = qp_e_copy(p, conj[k]);
+            if (!x || to_frame(ch, x, accg, nacc, b)) return 0;
+            filter = qp_e_and(p, filter, x);
+            applied[k] = 1;
+        }
+        rf_qp_expr **outs;
+        int32_t nouts, *ng = NULL;
+        if (last) {
+            outs = qp_alloc(p, (size_t)(topc->nouts + 1) * sizeof *outs);
+            if (!outs) return 0;
+            nouts = topc->nouts;
+            for (int32_t o = 0; o < nouts; o++) {
+                if (!(outs[o] = qp_e_copy(p, topouts[o])) || to_frame(ch, outs[o], accg, nacc, b)) return 0;
+            }
+        } else {
+            /* keep what anything above may read; projection push-down trims the rest */
+            outs = qp_alloc(p, (size_t)(nacc + rb->ncols + 1) * sizeof *outs);
+            ng = qp_ints(p, nacc + rb->ncols);
+            if (!outs || !ng) return 0;
+            nouts = 0;
+            for (int32_t k = 0; k < nacc; k++)
+                if (used[accg[k]]) {
+                    ng[nouts] = accg[k];
+                    outs[nouts++] = qp_e_col(p, 0, k, acc->types[k]);
+                }
+            for (int32_t col = 0; col < rb->ncols; col++)
+                if (used[ch->off[b] + col]) {
+                    ng[nouts] = ch->off[b] + col;
+                    outs[nouts++] = qp_e_col(p, 1, col, rb->types[col]);
+                }
+            rf_qp_rel *t = qp_temp_new(p, nouts);
+            if (!t) return 0;
+            for (int32_t o = 0; o < nouts; o++) {
+                int32_t l = ch->gleaf[ng[o]], col = ch->gcol[ng[o]];
+                t->types[o] = ch->leaf[l]->types[col];
+                t->colnames[o] = ch->leaf[l]->colnames[col];
+            }
+            c->dst = t;
+            c->loc = topc->loc;
+        }
+        c->in[0] = acc;
+        c->in[1] = rb;
+        c->lkeys = lk;
+        c->rkeys = rk;
+        c->nkeys = nk;
+        c->filter = filter;
+        c->outs = outs;
+        c->nouts = nouts;
+        if (!last) {
+            fresh[s - 1] = c;
+            acc = c->dst;
+            memcpy(accg, ng, (size_t)nouts * sizeof *accg);
+            nacc = nouts;
+        }
+    }
+    if (p->oom) return 0;
+    /* swap the old lower joins for the new ones, just above the top */
+    const char *note = ch->node[0]->note;
+    for (int32_t i = 0; i < ch->nnode - 1; i++) {
+        int32_t at = -1;
+        for (int32_t k = 0; k < bl->ncmds; k++)
+            if (bl->cmds[k] == ch->node[i]) at = k;
+        if (at >= 0) qp_block_remove(bl, at);
+    }
+    int32_t at = 0;
+    while (bl->cmds[at] != topc) at++;
+    for (int32_t s = 0; s < nl - 2; s++) qp_block_insert(p, bl, at + s, fresh[s]);
+    if (note) fresh[0]->note = note;
+    return 1;
+}
+
+rf_status rf_qp_pass_joinorder(rf_qp_program *p, rf_diags *d)
+{
+    (void)d;
+    for (int32_t b = 0; b < p->nblocks && !p->oom; b++) {
+        rf_qp_block *bl = p->blocks[b];
+        /* joins already part of a chain (rebuilt chains add joins, so this grows) */
+        int32_t ndone = 0, capdone = bl->ncmds + 1;
+        rf_qp_cmd **done = rf_calloc((size_t)capdone, sizeof *done);
+        if (!done) return RF_ENOMEM;
+        for (int32_t i = bl->ncmds - 1; i >= 0 && !p->oom; i--) {
+            rf_qp_cmd *top = bl->cmds[i];
+            if (top->op != RF_QP_MAPJOIN) continue;
+            int skip = 0;
+            for (int32_t k = 0; k < ndone && !skip; k++) skip = done[k] == top;
+            if (skip) continue;
+            /* walk down the left spine */
+            chain ch;
+            memset(&ch, 0, sizeof ch);
+            int32_t cap = 8;
+            ch.node = qp_alloc(p, (size_t)cap * sizeof *ch.node);
+            if (!ch.node) break;
+            ch.node[ch.nnode++] = top;
+            rf_qp_cmd *cur = top;
+            for (;;) {
+                rf_qp_rel *l = cur->in[0];
+                if (l->kind != RF_QP_REL_TEMP || count_reads(p, l) != 1) break;
+                int32_t w = qp_find_writer(bl, l);
+                if (w < 0 || bl->cmds[w]->op != RF_QP_MAPJOIN || !plain_cols(bl->cmds[w])) break;
+                if (ch.nnode == cap) {
+                    rf_qp_cmd **m = qp_alloc(p, (size_t)cap * 2 * sizeof *m);
+                    if (!m) break;
+                    memcpy(m, ch.node, (size_t)cap * sizeof *m);
+                    ch.node = m;
+                    cap *= 2;
+                }
+                cur = bl->cmds[w];
+                ch.node[ch.nnode++] = cur;
+            }
+            /* bottom to top */
+            for (int32_t k = 0; k < ch.nnode / 2; k++) {
+                rf_qp_cmd *t = ch.node[k];
+                ch.node[k] = ch.node[ch.nnode - 1 - k];
+                ch.node[ch.nnode - 1 - k] = t;
+            }
+            /* inner joins are part of this chain: never tops of their own */
+            if (ndone + ch.nnode > capdone) {
+                int32_t nc = (ndone + ch.nnode) * 2;
+                rf_qp_cmd **m = realloc(done, (size_t)nc * sizeof *m);
+                if (!m) {
+                    free(done);
+                    return RF_ENOMEM;
+                }
+                done = m;
+                capdone = nc;
+            }
+            for (int32_t k = 0; k < ch.nnode - 1; k++) done[ndone++] = ch.node[k];
+            if (ch.nnode < 2 || ch.nnode + 1 > 64) continue;
+            ch.leaf = qp_alloc(p, (size_t)(ch.nnode + 2) * sizeof *ch.leaf);
+            if (!ch.leaf) break;
+            ch.leaf[0] = ch.node[0]->in[0];
+            for (int32_t k = 0; k < ch.nnode; k++) ch.leaf[k + 1] = ch.node[k]->in[1];
+            reorder(p, bl, &ch, i);
+            /* the block changed under us: restart from the top's position */
+            for (int32_t k = 0; k < bl->ncmds; k++)
+                if (bl->cmds[k] == top) i = k;
+        }
+        free(done);
+    }
+    return p->oom ? RF_ENOMEM : RF_OK;
+}

@@ -1,0 +1,853 @@
+/*
+** queryplan/qp_build.c: lowering of the checked program to the query plan.
+**
+** Owns: the relations of the predicates (full, delta, new, output), the
+** pipeline of one rule (scan, joins, assignments and filters, negations,
+** aggregation, head projection), the union of a predicate's rules with its
+** functional-dependency check, the semi-naive loop of recursive strata and
+** the final OrderLimit of every output. Optimization is left to the passes:
+** the lowering is deliberately plain, so that `dump --plan --no-opt` shows
+** what each pass changed.
+*/
+#include "qp_internal.h"
+
+#include <stdlib.h>
+
+typedef struct lw {
+    rf_qp_program *p;
+    const rf_fe_program *fe;
+    rf_diags *d;
+    rf_qp_rel **full, **delta, **newr; /* by predicate id */
+    rf_qp_block *cur;
+} lw;
+
+/* The intermediate result of a rule: a relation whose column i holds rule
+** variable var[i]. last is the command that produced rel when it is a
+** temporary nobody reads yet, so that the next projection can be merged in. */
+typedef struct pipe {
+    rf_qp_rel *rel;
+    int32_t *var;
+    int32_t n;
+    rf_qp_cmd *last;
+} pipe;
+
+static int32_t col_of(const pipe *pp, int32_t v)
+{
+    for (int32_t i = 0; i < pp->n; i++)
+        if (pp->var[i] == v) return i;
+    return -1;
+}
+
+static void emit(lw *L, rf_qp_cmd *c)
+{
+    if (c) qp_block_append(L->p, L->cur, c);
+}
+
+/* Names a temporary's columns after the rule variables they hold. */
+static void name_cols(const rf_fe_rule *r, rf_qp_rel *t, const int32_t *vars)
+{
+    for (int32_t i = 0; i < t->ncols; i++)
+        t->colnames[i] = vars && vars[i] >= 0 && !r->vars[vars[i]].temp ? r->vars[vars[i]].name : NULL;
+}
+
+/* A front-end expression over the pipe's columns; assigned[v] is the
+** expression computing variable v when v is not a column yet. */
+static rf_qp_expr *lower_expr(lw *L, const rf_fe_rule *r, const pipe *pp, rf_qp_expr **assigned,
+                              const rf_fe_expr *e)
+{
+    rf_qp_program *p = L->p;
+    switch (e->kind) {
+    case RF_FE_VAR: {
+        int32_t c = col_of(pp, e->var);
+        if (c >= 0) return qp_e_col(p, 0, c, pp->rel->types[c]);
+        if (assigned && assigned[e->var]) return qp_e_copy(p, assigned[e->var]);
+        rf_error(L->d, e->loc, "internal error: variable `%s` is not bound in the plan", r->vars[e->var].name);
+        return NULL;
+    }
+    case RF_FE_CONST: return qp_e_const(p, &e->c);
+    case RF_FE_BINOP:
+    case RF_FE_NEG:
+    case RF_FE_CALL:
+    case RF_FE_CAST: {
+        rf_qp_expr_kind k = e->kind == RF_FE_BINOP ? RF_QP_E_BINOP
+                            : e->kind == RF_FE_NEG ? RF_QP_E_NEG
+                            : e->kind == RF_FE_CALL ? RF_QP_E_CALL
+                                                    : RF_QP_E_CAST;
+        rf_qp_expr *x = qp_e_new(p, k, e->type, e->nargs);
+        if (!x) return NULL;
+        x->op = e->op;
+        x->fn = e->fn;
+        for (int32_t i = 0; i < e->nargs; i++)
+            if (!(x->args[i] = lower_expr(L, r, pp, assigned, e->args[i]))) return NULL;
+        return x;
+    }
+    }
+    return NULL;
+}
+
+/* dst = map(cur) filter -> outs, merged into the command that produced cur
+** when that one is ours alone. Returns the new pipe in *cur. */
+static int emit_map(lw *L, const rf_fe_rule *r, pipe *cur, rf_qp_expr *filter, rf_qp_expr **outs, int32_t nouts,
+                    int32_t *vars)
+{
+    rf_qp_program *p = L->p;
+    if (p->oom) return -1;
+    int identity = !filter && nouts == cur->rel->ncols;
+    for (int32_t i = 0; identity && i < nouts; i++) identity = qp_e_is_col(outs[i], 0, i);
+    if (identity) {
+        cur->var = vars;
+        return 0;
+    }
+    rf_qp_cmd *last = cur->last;
+    if (last && (last->op == RF_QP_MAPFILTER || last->op == RF_QP_MAPJOIN ||
+                 (last->op == RF_QP_ANTIJOIN && !filter))) {
+        /* compose: the producer computes the projection directly */
+        rf_qp_expr *f = filter ? qp_e_subst(p, filter, 0, last->outs) : NULL;
+        rf_qp_expr **o = qp_alloc(p, (size_t)(nouts + 1) * sizeof *o);
+        if (!o) return -1;
+        for (int32_t i = 0; i < nouts; i++)
+            if (!(o[i] = qp_e_subst(p, outs[i], 0, last->outs))) return -1;
+        last->filter = qp_e_and(p, last->filter, f);
+        last->outs = o;
+        last->nouts = nouts;
+        rf_qp_rel *t = last->dst;
+        t->ncols = nouts;
+        t->types = qp_alloc(p, (size_t)(nouts + 1) * sizeof *t->types);
+        t->colnames = qp_alloc(p, (size_t)(nouts + 1) * sizeof *t->colnames);
+        if (!t->types || !t->colnames) return -1;
+        for (int32_t i = 0; i < nouts; i++) t->types[i] = o[i]->type;
+        name_cols(r, t, vars);
+        cur->var = vars;
+        cur->n = nouts;
+        return 0;
+    }
+    rf_qp_rel *t = qp_temp_new(p, nouts);
+    rf_qp_cmd *c = qp_cmd_new(p, RF_QP_MAPFILTER, t, 1);
+    if (!t || !c) return -1;
+    for (int32_t i = 0; i < nouts; i++) t->types[i] = outs[i]->type;
+    name_cols(r, t, vars);
+    c->in[0] = cur->rel;
+    c->filter = filter;
+    c->outs = outs;
+    c->nouts = nouts;
+    emit(L, c);
+    cur->rel = t;
+    cur->var = vars;
+    cur->n = nouts;
+    cur->last = c;
+    return 0;
+}
+
+/* Reads atom `l` of relation `rel`: constant arguments and repeated
+** variables become a filter, the result holds each variable once. For a
+** negated atom only the variables bound in `bound` are kept (wildcards and
+** the rest are existential). */
+static int scan_atom(lw *L, const rf_fe_rule *r, const rf_fe_lit *l, rf_qp_rel *rel, const pipe *bound, pipe *out)
+{
+    rf_qp_program *p = L->p;
+    rf_qp_expr *filter = NULL;
+    int32_t *vars = qp_ints(p, l->nargs);
+    rf_qp_expr **outs = qp_alloc(p, (size_t)(l->nargs + 1) * sizeof *outs);
+    if (!vars || !outs) return -1;
+    int32_t n = 0;
+    for (int32_t j = 0; j < l->nargs; j++) {
+        const rf_fe_expr *a = l->args[j];
+        if (a->kind == RF_FE_CONST) {
+            rf_qp_expr *k = qp_e_const(p, &a->c);
+            filter = qp_e_and(p, filter, qp_e_cmp(p, RF_CMP_EQ, qp_e_col(p, 0, j, rel->types[j]), k));
+            continue;
+        }
+        int32_t v = a->var, first = -1;
+        for (int32_t i = 0; i < j && first < 0; i++)
+            if (l->args[i]->kind == RF_FE_VAR && l->args[i]->var == v) first = i;
+        if (first >= 0) {
+            filter = qp_e_and(p, filter, qp_e_cmp(p, RF_CMP_EQ, qp_e_col(p, 0, first, rel->types[first]),
+                                                  qp_e_col(p, 0, j, rel->types[j])));
+            continue;
+        }
+        if (r->vars[v].wildcard) continue;
+        if (bound && col_of(bound, v) < 0) continue;
+        vars[n] = v;
+        outs[n++] = qp_e_col(p, 0, j, rel->types[j]);
+    }
+    out->rel = rel;
+    out->var = vars;
+    out->n = rel->ncols;
+    out->last = NULL;
+    if (p->oom) return -1;
+    return emit_map(L, r, out, filter, outs, n, vars);
+}
+
+/* cur = cur join atom l (reading rel) on the variables they share. The
+** atom's own selections go into the join's filter; the selection push-down
+** pass moves them into a scan of rel. */
+static int join_atom(lw *L, const rf_fe_rule *r, pipe *cur, const rf_fe_lit *l, rf_qp_rel *rel)
+{
+    rf_qp_program *p = L->p;
+    int32_t *lk = qp_ints(p, l->nargs), *rk = qp_ints(p, l->nargs);
+    int32_t *vars = qp_ints(p, cur->n + l->nargs);
+    rf_qp_expr **outs = qp_alloc(p, (size_t)(cur->n + l->nargs + 1) * sizeof *outs);
+    rf_qp_cmd *c = qp_cmd_new(p, RF_QP_MAPJOIN, NULL, 2);
+    if (!lk || !rk || !vars || !outs || !c) return -1;
+    int32_t nk = 0, n = 0;
+    rf_qp_expr *filter = NULL;
+    for (int32_t i = 0; i < cur->n; i++) {
+        vars[n] = cur->var[i];
+        outs[n++] = qp_e_col(p, 0, i, cur->rel->types[i]);
+    }
+    for (int32_t j = 0; j < l->nargs; j++) {
+        const rf_fe_expr *a = l->args[j];
+        if (a->kind == RF_FE_CONST) {
+            filter = qp_e_and(p, filter, qp_e_cmp(p, RF_CMP_EQ, qp_e_col(p, 1, j, rel->types[j]),
+                                                  qp_e_const(p, &a->c)));
+            continue;
+        }
+        int32_t v = a->var, lc = col_of(cur, v);
+        if (lc >= 0) {
+            lk[nk] = lc;
+            rk[nk++] = j;
+            continue;
+        }
+        int32_t first = -1;
+        for (int32_t i = 0; i < j && first < 0; i++)
+            if (l->args[i]->kind == RF_FE_VAR && l->args[i]->var == v) first = i;
+        if (first >= 0) {
+            filter = qp_e_and(p, filter, qp_e_cmp(p, RF_CMP_EQ, qp_e_col(p, 1, first, rel->types[first]),
+                                                  qp_e_col(p, 1, j, rel->types[j])));
+            continue;
+        }
+        if (r->vars[v].wildcard) continue;
+        vars[n] = v;
+        outs[n++] = qp_e_col(p, 1, j, rel->types[j]);
+    }
+    rf_qp_rel *t = qp_temp_new(p, n);
+    if (!t || p->oom) return -1;
+    for (int32_t i = 0; i < n; i++) t->types[i] = outs[i]->type;
+    name_cols(r, t, vars);
+    c->dst = t;
+    c->in[0] = cur->rel;
+    c->in[1] = rel;
+    c->lkeys = lk;
+    c->rkeys = rk;
+    c->nkeys = nk;
+    c->filter = filter;
+    c->outs = outs;
+    c->nouts = n;
+    emit(L, c);
+    cur->rel = t;
+    cur->var = vars;
+    cur->n = n;
+    cur->last = c;
+    return 0;
+}
+
+/* The relation that atom number `i` of rule r reads. */
+static rf_qp_rel *atom_rel(lw *L, const rf_fe_lit *l, int32_t i, int32_t delta_lit)
+{
+    return i == delta_lit ? L->delta[l->pred->id] : L->full[l->pred->id];
+}
+
+/* The constant of head argument i of a fact, or NULL. Desugaring turns a
+** head argument like date:parse["..."] into a variable assigned a constant
+** in the body, so such rules are facts too. */
+static const rf_fe_const *fact_value(const rf_fe_rule *r, int32_t i)
+{
+    const rf_fe_expr *a = r->head_args[i];
+    if (a->kind == RF_FE_CONST) return &a->c;
+    for (int32_t j = 0; j < r->nbody; j++) {
+        const rf_fe_lit *l = r->body[j];
+        if (l->kind == RF_FE_ASSIGN && l->var == a->var && l->rhs->kind == RF_FE_CONST) return &l->rhs->c;
+    }
+    return NULL;
+}
+
+static int is_fact(const rf_fe_rule *r)
+{
+    if (r->naggs) return 0;
+    for (int32_t j = 0; j < r->nbody; j++)
+        if (r->body[j]->kind != RF_FE_ASSIGN || r->body[j]->rhs->kind != RF_FE_CONST) return 0;
+    for (int32_t i = 0; i < r->head->arity; i++) {
+        const rf_fe_const *k = fact_value(r, i);
+        if (!k || k->type != r->head->types[i]) return 0;
+    }
+    return 1;
+}
+
+/* One rule as a pipeline; returns the relation with the head's rows (a
+** temporary, or a base relation when the rule copies one). delta_lit is the
+** body literal that reads the delta relation (-1: none). */
+static rf_qp_rel *lower_rule(lw *L, const rf_fe_rule *r, int32_t delta_lit)
+{
+    rf_qp_program *p = L->p;
+    pipe cur = {NULL, NULL, 0, NULL};
+    int32_t start = L->cur->ncmds;
+    int have = 0;
+    /* 1. positive atoms: scan the first, join the others */
+    for (int32_t i = 0; i < r->nbody; i++) {
+        const rf_fe_lit *l = r->body[i];
+        if (l->kind != RF_FE_ATOM || l->negated) continue;
+        rf_qp_rel *rel = atom_rel(L, l, i, delta_lit);
+        if (!have) {
+            if (scan_atom(L, r, l, rel, NULL, &cur)) return NULL;
+            have = 1;
+        } else if (join_atom(L, r, &cur, l, rel)) {
+            return NULL;
+        }
+    }
+    if (!have) {
+        /* no atom (p(x) <- x = 3.): start from the relation with one empty row */
+        rf_qp_rel *t = qp_temp_new(p, 0);
+        rf_qp_cmd *c = qp_cmd_new(p, RF_QP_FACTS, t, 0);
+        if (!t || !c) return NULL;
+        c->nrows = 1;
+        emit(L, c);
+        cur.rel = t;
+        cur.var = NULL;
+        cur.n = 0;
+        cur.last = NULL;
+    }
+    /* 2. assignments and filters, in body order, as one map */
+    rf_qp_expr **assigned = qp_alloc(p, (size_t)(r->nvars + 1) * sizeof *assigned);
+    int32_t *avars = qp_ints(p, r->nvars);
+    if (!assigned || !avars) return NULL;
+    int32_t nassigned = 0;
+    rf_qp_expr *filter = NULL;
+    int any = 0;
+    for (int32_t i = 0; i < r->nbody; i++) {
+        const rf_fe_lit *l = r->body[i];
+        if (l->kind == RF_FE_ASSIGN) {
+            if (!(assigned[l->var] = lower_expr(L, r, &cur, assigned, l->rhs))) return NULL;
+            avars[nassigned++] = l->var;
+            any = 1;
+        } else if (l->kind == RF_FE_CMP) {
+            rf_qp_expr *a = lower_expr(L, r, &cur, assigned, l->lhs), *b = lower_expr(L, r, &cur, assigned, l->rhs);
+            filter = qp_e_and(p, filter, qp_e_cmp(p, l->op, a, b));
+            any = 1;
+        } else if (l->kind == RF_FE_BUILTIN) {
+            rf_qp_expr *x = qp_e_new(p, l->fn == RF_BI_LIKE ? RF_QP_E_LIKE : RF_QP_E_CALL, RF_TYPE_BOOL, l->nargs);
+            if (!x) return NULL;
+            x->fn = l->fn;
+            for (int32_t j = 0; j < l->nargs; j++)
+                if (!(x->args[j] = lower_expr(L, r, &cur, assigned, l->args[j]))) return NULL;
+            if (l->negated) {
+                rf_qp_expr *n = qp_e_new(p, RF_QP_E_NOT, RF_TYPE_BOOL, 1);
+                if (!n) return NULL;
+                n->args[0] = x;
+                x = n;
+            }
+            filter = qp_e_and(p, filter, x);
+            any = 1;
+        }
+    }
+    if (p->oom) return NULL;
+    if (any) {
+        int32_t n = cur.n + nassigned;
+        int32_t *vars = qp_ints(p, n);
+        rf_qp_expr **outs = qp_alloc(p, (size_t)(n + 1) * sizeof *outs);
+        if (!vars || !outs) return NULL;
+        for (int32_t i = 0; i < cur.n; i++) {
+            vars[i] = cur.var[i];
+            outs[i] = qp_e_col(p, 0, i, cur.rel->types[i]);
+        }
+        for (int32_t i = 0; i < nassigned; i++) {
+            vars[cur.n + i] = avars[i];
+            outs[cur.n + i] = assigned[avars[i]];
+        }
+        if (emit_map(L, r, &cur, filter, outs, n, vars)) return NULL;
+    }
+    /* 3. negations: anti-join with the projection of the negated atom */
+    for (int32_t i = 0; i < r->nbody; i++) {
+        const rf_fe_lit *l = r->body[i];
+        if (l->kind != RF_FE_ATOM || !l->negated) continue;
+        pipe neg;
+        if (scan_atom(L, r, l, L->full[l->pred->id], &cur, &neg)) return NULL;
+        rf_qp_rel *t = qp_temp_new(p, cur.n);
+        rf_qp_cmd *c = qp_cmd_new(p, RF_QP_ANTIJOIN, t, 2);
+        int32_t *lk = qp_ints(p, neg.n), *rk = qp_ints(p, neg.n);
+        if (!t || !c || !lk || !rk) return NULL;
+        for (int32_t k = 0; k < neg.n; k++) {
+            lk[k] = col_of(&cur, neg.var[k]);
+            rk[k] = k;
+        }
+        for (int32_t k = 0; k < cur.n; k++) t->types[k] = cur.rel->types[k];
+        name_cols(r, t, cur.var);
+        c->in[0] = cur.rel;
+        c->in[1] = neg.rel;
+        c->lkeys = lk;
+        c->rkeys = rk;
+        c->nkeys = neg.n;
+        if (qp_cmd_identity_outs(p, c)) return NULL;
+        emit(L, c);
+        cur.rel = t;
+        cur.last = c;
+    }
+    /* 4. aggregation over the distinct bindings of the body's variables */
+    if (r->naggs) {
+        uint8_t *isout = qp_alloc(p, (size_t)r->nvars + 1), *keep = qp_alloc(p, (size_t)r->nvars + 1);
+        int32_t *gvars = qp_ints(p, r->head->arity);
+        if (!isout || !keep || !gvars) return NULL;
+        for (int32_t g = 0; g < r->naggs; g++) isout[r->aggs[g].out_var] = 1;
+        int32_t ng = 0;
+        for (int32_t i = 0; i < r->head->arity; i++) {
+            const rf_fe_expr *a = r->head_args[i];
+            if (a->kind != RF_FE_VAR || isout[a->var] || keep[a->var]) continue;
+            keep[a->var] = 1;
+            gvars[ng++] = a->var;
+        }
+        /* variables bound by atoms decide distinctness (wildcards are
+        ** existential); assigned ones are functions of them */
+        for (int32_t i = 0; i < r->nbody; i++) {
+            const rf_fe_lit *l = r->body[i];
+            if (l->kind != RF_FE_ATOM || l->negated) continue;
+            for (int32_t j = 0; j < l->nargs; j++)
+                if (l->args[j]->kind == RF_FE_VAR && !r->vars[l->args[j]->var].wildcard) keep[l->args[j]->var] = 1;
+        }
+        for (int32_t g = 0; g < r->naggs; g++)
+            if (r->aggs[g].arg_var >= 0) keep[r->aggs[g].arg_var] = 1;
+        int32_t nb = 0;
+        int32_t *bvars = qp_ints(p, cur.n);
+        rf_qp_expr **bouts = qp_alloc(p, (size_t)(cur.n + 1) * sizeof *bouts);
+        if (!bvars || !bouts) return NULL;
+        for (int32_t i = 0; i < cur.n; i++)
+            if (keep[cur.var[i]]) {
+                bvars[nb] = cur.var[i];
+                bouts[nb++] = qp_e_col(p, 0, i, cur.rel->types[i]);
+            }
+        if (emit_map(L, r, &cur, NULL, bouts, nb, bvars)) return NULL;
+        rf_qp_rel *u = qp_temp_new(p, cur.n);
+        rf_qp_cmd *uc = qp_cmd_new(p, RF_QP_UNIQUE, u, 1);
+        if (!u || !uc) return NULL;
+        for (int32_t i = 0; i < cur.n; i++) u->types[i] = cur.rel->types[i];
+        name_cols(r, u, cur.var);
+        uc->in[0] = cur.rel;
+        emit(L, uc);
+        rf_qp_rel *a = qp_temp_new(p, ng + r->naggs);
+        rf_qp_cmd *ac = qp_cmd_new(p, RF_QP_AGGREGATE, a, 1);
+        int32_t *avs = qp_ints(p, ng + r->naggs);
+        if (!a || !ac || !avs) return NULL;
+        ac->in[0] = u;
+        ac->group = qp_ints(p, ng);
+        ac->ngroup = ng;
+        ac->aggs = qp_alloc(p, (size_t)(r->naggs + 1) * sizeof *ac->aggs);
+        ac->naggs = r->naggs;
+        if (!ac->group || !ac->aggs) return NULL;
+        for (int32_t i = 0; i < ng; i++) {
+            ac->group[i] = col_of(&cur, gvars[i]);
+            a->types[i] = r->vars[gvars[i]].type;
+            avs[i] = gvars[i];
+        }
+        for (int32_t g = 0; g < r->naggs; g++) {
+            ac->aggs[g].fn = r->aggs[g].fn;
+            ac->aggs[g].col = r->aggs[g].arg_var >= 0 ? col_of(&cur, r->aggs[g].arg_var) : -1;
+            ac->aggs[g].type = r->vars[r->aggs[g].out_var].type;
+            a->types[ng + g] = ac->aggs[g].type;
+            avs[ng + g] = r->aggs[g].out_var;
+        }
+        name_cols(r, a, avs);
+        emit(L, ac);
+        cur.rel = a;
+        cur.var = avs;
+        cur.n = ng + r->naggs;
+        cur.last = NULL;
+    }
+    /* 5. the head */
+    int32_t arity = r->head->arity;
+    rf_qp_expr **hout = qp_alloc(p, (size_t)(arity + 1) * sizeof *hout);
+    int32_t *hvars = qp_ints(p, arity);
+    if (!hout || !hvars) return NULL;
+    for (int32_t i = 0; i < arity; i++) {
+        const rf_fe_expr *a = r->head_args[i];
+        hvars[i] = a->kind == RF_FE_VAR ? a->var : -1;
+        if (!(hout[i] = lower_expr(L, r, &cur, NULL, a))) return NULL;
+    }
+    if (emit_map(L, r, &cur, NULL, hout, arity, hvars)) return NULL;
+    if (cur.rel->kind == RF_QP_REL_TEMP)
+        for (int32_t i = 0; i < arity; i++) cur.rel->colnames[i] = r->head->cols[i];
+    /* remember where it came from, for the printers */
+    for (int32_t i = start; i < L->cur->ncmds; i++) L->cur->cmds[i]->loc = r->loc;
+    if (start < L->cur->ncmds) {
+        const char *note = delta_lit >= 0
+                               ? qp_sprintf(p, "%s, line %d: %s reads %s", r->head->name, r->loc.line,
+                                            r->body[delta_lit]->pred->name, L->delta[r->body[delta_lit]->pred->id]->name)
+                               : qp_sprintf(p, "%s, line %d", r->head->name, r->loc.line);
+        L->cur->cmds[start]->note = note;
+    }
+    return p->oom ? NULL : cur.rel;
+}
+
+/* ---- facts ----------------------------------------------------------- */
+
+static int row_cmp(const rf_fe_const *rows, int32_t ncols, int64_t a, int64_t b)
+{
+    for (int32_t j = 0; j < ncols; j++) {
+        int c = qp_const_cmp(&rows[a * ncols + j], &rows[b * ncols + j]);
+        if (c) return c;
+    }
+    return 0;
+}
+
+/* Merge sort of row indices: qsort has no context argument in C11. */
+static void sort_rows(const rf_fe_const *rows, int32_t ncols, int64_t *idx, int64_t *tmp, int64_t n)
+{
+    if (n < 2) return;
+    int64_t h = n / 2;
+    sort_rows(rows, ncols, idx, tmp, h);
+    sort_rows(rows, ncols, idx + h, tmp, n - h);
+    int64_t i = 0, j = h, k = 0;
+    while (i < h && j < n) tmp[k++] = row_cmp(rows, ncols, idx[j], idx[i]) < 0 ? idx[j++] : idx[i++];
+    while (i < h) tmp[k++] = idx[i++];
+    while (j < n) tmp[k++] = idx[j++];
+    memcpy(idx, tmp, (size_t)n * sizeof *idx);
+}
+
+/* The facts of predicate q, sorted and without duplicates, as one command
+** writing dst (NULL: a new temporary). NULL command when q has no facts. */
+static rf_qp_cmd *facts_cmd(lw *L, const rf_fe_pred *q, rf_qp_rel *dst)
+{
+    rf_qp_program *p = L->p;
+    int64_t n = 0;
+    for (int32_t i = 0; i < q->nrules; i++) n += is_fact(q->rules[i]);
+    if (!n) return NULL;
+    int32_t w = q->arity;
+    rf_fe_const *raw = rf_calloc((size_t)(n * w + 1), sizeof *raw);
+    int64_t *idx = rf_calloc((size_t)n + 1, sizeof *idx), *tmp = rf_calloc((size_t)n + 1, sizeof *tmp);
+    rf_qp_cmd *c = NULL;
+    if (!raw || !idx || !tmp) {
+        p->oom = 1;
+        goto done;
+    }
+    int64_t k = 0;
+    for (int32_t i = 0; i < q->nrules; i++) {
+        if (!is_fact(q->rules[i])) continue;
+        for (int32_t j = 0; j < w; j++) raw[k * w + j] = *fact_value(q->rules[i], j);
+        idx[k] = k;
+        k++;
+    }
+    sort_rows(raw, w, idx, tmp, n);
+    if (!dst) dst = qp_temp_new(p, w);
+    c = qp_cmd_new(p, RF_QP_FACTS, dst, 0);
+    if (!dst || !c) goto done;
+    if (dst->kind == RF_QP_REL_TEMP)
+        for (int32_t j = 0; j < w; j++) {
+            dst->types[j] = q->types[j];
+            dst->colnames[j] = q->cols[j];
+        }
+    c->rows = qp_alloc(p, (size_t)(n * w + 1) * sizeof *c->rows);
+    if (!c->rows) goto done;
+    int64_t m = 0;
+    for (int64_t i = 0; i < n; i++) {
+        if (m && row_cmp(raw, w, idx[i], idx[i - 1]) == 0) continue;
+        memcpy(&c->rows[m * w], &raw[idx[i] * w], (size_t)w * sizeof *raw);
+        m++;
+    }
+    c->nrows = m;
+    c->loc = q->loc;
+    c->note = qp_sprintf(p, "%s: %lld fact%s", q->name, (long long)m, m == 1 ? "" : "s");
+done:
+    free(raw);
+    free(idx);
+    free(tmp);
+    return p->oom ? NULL : c;
+}
+
+/* ---- predicates ------------------------------------------------------ */
+
+static int in_stratum(const rf_fe_pred *q, int32_t s) { return q->stratum == s; }
+
+/* dst = the set of rows of srcs[]: a union, then the check of the
+** functional dependency when dst is functional. */
+static int define(lw *L, rf_qp_rel *dst, rf_qp_rel **srcs, int32_t n)
+{
+    rf_qp_program *p = L->p;
+    int fd = dst->fd_checked;
+    if (n == 0) {
+        emit(L, qp_cmd_new(p, RF_QP_CLEAR, dst, 0));
+        return p->oom ? -1 : 0;
+    }
+    rf_qp_rel *src = srcs[0];
+    if (n > 1) {
+        rf_qp_rel *u = fd ? qp_temp_new(p, dst->ncols) : dst;
+        rf_qp_cmd *c = qp_cmd_new(p, RF_QP_UNION, u, n);
+        if (!u || !c) return -1;
+        if (fd)
+            for (int32_t j = 0; j < dst->ncols; j++) {
+                u->types[j] = dst->types[j];
+                u->colnames[j] = dst->colnames[j];
+            }
+        memcpy(c->in, srcs, (size_t)n * sizeof *srcs);
+        emit(L, c);
+        if (!fd) return 0;
+        src = u;
+    }
+    rf_qp_cmd *c = qp_cmd_new(p, RF_QP_UNIQUE, dst, 1);
+    if (!c) return -1;
+    c->in[0] = src;
+    c->check_fd = fd;
+    emit(L, c);
+    return 0;
+}
+
+/* The rules of q that read no predicate of stratum rec_stratum (-1: all
+** rules), lowered into srcs; the facts first, as one command. Returns 1
+** when the facts were written straight into q (nothing left to union). */
+static int lower_sources(lw *L, const rf_fe_pred *q, int32_t rec_stratum, rf_qp_rel ***srcs, int32_t *n)
+{
+    rf_qp_program *p = L->p;
+    *srcs = qp_alloc(p, (size_t)(q->nrules + 1) * sizeof **srcs);
+    *n = 0;
+    if (!*srcs) return -1;
+    rf_qp_rel *full = L->full[q->id];
+    int nfact = 0;
+    for (int32_t i = 0; i < q->nrules; i++) nfact += is_fact(q->rules[i]);
+    if (nfact) {
+        /* facts alone need no dedupe: write them straight into the predicate */
+        int direct = nfact == q->nrules && !full->fd_checked;
+        rf_qp_cmd *c = facts_cmd(L, q, direct ? full : NULL);
+        if (!c) return -1;
+        emit(L, c);
+        if (direct) return 1;
+        (*srcs)[(*n)++] = c->dst;
+    }
+    for (int32_t i = 0; i < q->nrules; i++) {
+        const rf_fe_rule *r = q->rules[i];
+        if (is_fact(r)) continue;
+        int rec = 0;
+        for (int32_t j = 0; j < r->nbody && rec_stratum >= 0; j++)
+            if (r->body[j]->kind == RF_FE_ATOM && !r->body[j]->negated && in_stratum(r->body[j]->pred, rec_stratum))
+                rec = 1;
+        if (rec) continue;
+        rf_qp_rel *t = lower_rule(L, r, -1);
+        if (!t) return -1;
+        (*srcs)[(*n)++] = t;
+    }
+    return 0;
+}
+
+static int lower_nonrec(lw *L, const rf_fe_pred *q)
+{
+    rf_qp_rel **srcs;
+    int32_t n;
+    int rc = lower_sources(L, q, -1, &srcs, &n);
+    if (rc) return rc < 0 ? -1 : 0;
+    return define(L, L->full[q->id], srcs, n);
+}
+
+static rf_qp_cmd *copy_cmd(lw *L, rf_qp_rel *dst, rf_qp_rel *src)
+{
+    rf_qp_cmd *c = qp_cmd_new(L->p, RF_QP_COPY, dst, 1);
+    if (c) c->in[0] = src;
+    return c;
+}
+
+static int lower_recursive(lw *L, int32_t s)
+{
+    rf_qp_program *p = L->p;
+    const rf_fe_stratum *st = &L->fe->strata[s];
+    /* init: the rules that read no predicate of this stratum */
+    for (int32_t i = 0; i < st->npreds; i++) {
+        const rf_fe_pred *q = st->preds[i];
+        rf_qp_rel **srcs;
+        int32_t n;
+        int rc = lower_sources(L, q, s, &srcs, &n);
+        if (rc < 0) return -1;
+        if (rc == 0 && define(L, L->full[q->id], srcs, n)) return -1;
+    }
+    rf_qp_rel **deltas = qp_alloc(p, (size_t)(st->npreds + 1) * sizeof *deltas);
+    if (!deltas) return -1;
+    for (int32_t i = 0; i < st->npreds; i++) {
+        deltas[i] = L->delta[st->preds[i]->id];
+        emit(L, copy_cmd(L, deltas[i], L->full[st->preds[i]->id]));
+    }
+    rf_qp_block *loop = qp_block_new(p, qp_sprintf(p, "stratum %d: semi-naive loop", s));
+    rf_qp_block *next = qp_block_new(p, qp_sprintf(p, "after stratum %d", s));
+    if (!loop || !next) return -1;
+    L->cur->term = (rf_qp_term){RF_QP_T_BRANCH, loop->id, next->id, deltas, st->npreds};
+    L->cur = loop;
+    /* each recursive rule once per body atom of this stratum, that atom
+    ** reading the delta and the others the full relations */
+    for (int32_t i = 0; i < st->npreds; i++) {
+        const rf_fe_pred *q = st->preds[i];
+        rf_qp_rel **srcs = qp_alloc(p, (size_t)(q->nrules * 4 + 1) * sizeof *srcs);
+        int32_t n = 0, cap = q->nrules * 4;
+        if (!srcs) return -1;
+        for (int32_t k = 0; k < q->nrules; k++) {
+            const rf_fe_rule *r = q->rules[k];
+            for (int32_t j = 0; j < r->nbody; j++) {
+                const rf_fe_lit *l = r->body[j];
+                if (l->kind != RF_FE_ATOM || l->negated || !in_stratum(l->pred, s)) continue;
+                rf_qp_rel *t = lower_rule(L, r, j);
+                if (!t) return -1;
+                if (n == cap) {
+                    rf_qp_rel **m = qp_alloc(p, (size_t)(cap * 2 + 1) * sizeof *m);
+                    if (!m) return -1;
+                    memcpy(m, srcs, (size_t)n * sizeof *m);
+                    srcs = m;
+                    cap *= 2;
+                }
+                srcs[n++] = t;
+            }
+        }
+        rf_qp_rel *nw = L->newr[q->id];
+        if (!n) {
+            emit(L, qp_cmd_new(p, RF_QP_CLEAR, nw, 0));
+            continue;
+        }
+        rf_qp_rel *src = srcs[0];
+        if (n > 1) {
+            rf_qp_rel *u = qp_temp_new(p, nw->ncols);
+            rf_qp_cmd *c = qp_cmd_new(p, RF_QP_UNION, u, n);
+            if (!u || !c) return -1;
+            for (int32_t j = 0; j < nw->ncols; j++) {
+                u->types[j] = nw->types[j];
+                u->colnames[j] = nw->colnames[j];
+            }
+            memcpy(c->in, srcs, (size_t)n * sizeof *srcs);
+            emit(L, c);
+            src = u;
+        }
+        rf_qp_cmd *c = qp_cmd_new(p, RF_QP_DIFFERENCE, nw, 2);
+        if (!c) return -1;
+        c->in[0] = src;
+        c->in[1] = L->full[q->id];
+        emit(L, c);
+    }
+    /* only now, so that every rule above saw the same round */
+    for (int32_t i = 0; i < st->npreds; i++) emit(L, copy_cmd(L, deltas[i], L->newr[st->preds[i]->id]));
+    for (int32_t i = 0; i < st->npreds; i++) {
+        rf_qp_rel *full = L->full[st->preds[i]->id];
+        rf_qp_cmd *c = qp_cmd_new(p, RF_QP_UNION, full, 2);
+        if (!c) return -1;
+        c->in[0] = full;
+        c->in[1] = deltas[i];
+        emit(L, c);
+        if (full->fd_checked) {
+            rf_qp_cmd *u = qp_cmd_new(p, RF_QP_UNIQUE, full, 1);
+            if (!u) return -1;
+            u->in[0] = full;
+            u->check_fd = 1;
+            emit(L, u);
+        }
+    }
+    loop->term = (rf_qp_term){RF_QP_T_BRANCH, loop->id, next->id, deltas, st->npreds};
+    L->cur = next;
+    return p->oom ? -1 : 0;
+}
+
+static rf_qp_rel *pred_rel(lw *L, const rf_fe_pred *q, rf_qp_rel_kind kind, const char *suffix)
+{
+    rf_qp_program *p = L->p;
+    const char *name = suffix ? qp_sprintf(p, "%s.%s", q->name, suffix) : q->name;
+    rf_qp_rel *r = name ? qp_rel_new(p, kind, name, q->arity) : NULL;
+    if (!r) return NULL;
+    for (int32_t j = 0; j < q->arity; j++) {
+        r->types[j] = q->types[j];
+        r->colnames[j] = q->cols[j];
+    }
+    r->pred = q;
+    r->stratum = q->stratum;
+    if (q->functional && kind != RF_QP_REL_INPUT) {
+        r->nkeys = q->arity - 1;
+        r->fd_checked = 1;
+    }
+    return r;
+}
+
+rf_status rf_qp_build_opts(const rf_fe_program *fe, const rf_qp_options *opt, rf_qp_program **out, rf_diags *d)
+{
+    *out = NULL;
+    rf_qp_program *p = rf_calloc(1, sizeof *p);
+    if (!p) return RF_ENOMEM;
+    rf_arena_init(&p->arena);
+    p->fe = fe;
+    p->inputs_are_sets = opt ? opt->inputs_are_sets : 0;
+    lw L = {p, fe, d, NULL, NULL, NULL, NULL};
+    int64_t errors = d->nerrors;
+    L.full = qp_alloc(p, (size_t)(fe->npreds + 1) * sizeof *L.full);
+    L.delta = qp_alloc(p, (size_t)(fe->npreds + 1) * sizeof *L.delta);
+    L.newr = qp_alloc(p, (size_t)(fe->npreds + 1) * sizeof *L.newr);
+    if (!L.full || !L.delta || !L.newr) goto fail;
+    /* relations: in predicate order, so that the listing follows the source */
+    for (int32_t i = 0; i < fe->npreds; i++) {
+        const rf_fe_pred *q = fe->preds[i];
+        rf_qp_rel *r = pred_rel(&L, q, q->input_file ? RF_QP_REL_INPUT : RF_QP_REL_PRED, NULL);
+        if (!r) goto fail;
+        if (q->input_file) {
+            r->input_file = q->input_file;
+            r->delimiter = q->delimiter;
+            r->header = q->header;
+        }
+        L.full[q->id] = r;
+    }
+    for (int32_t i = 0; i < fe->npreds; i++) {
+        const rf_fe_pred *q = fe->preds[i];
+        if (!q->recursive || q->input_file) continue;
+        if (!(L.delta[q->id] = pred_rel(&L, q, RF_QP_REL_DELTA, "delta"))) goto fail;
+        if (!(L.newr[q->id] = pred_rel(&L, q, RF_QP_REL_NEW, "new"))) goto fail;
+        L.delta[q->id]->nkeys = L.newr[q->id]->nkeys = -1; /* checked on the full relation */
+        L.delta[q->id]->fd_checked = L.newr[q->id]->fd_checked = 0;
+    }
+    L.cur = qp_block_new(p, "entry");
+    if (!L.cur) goto fail;
+    for (int32_t s = 0; s < fe->nstrata; s++) {
+        const rf_fe_stratum *st = &fe->strata[s];
+        if (st->recursive) {
+            if (lower_recursive(&L, s)) goto fail;
+            continue;
+        }
+        for (int32_t i = 0; i < st->npreds; i++) {
+            const rf_fe_pred *q = st->preds[i];
+            if (q->input_file) continue;
+            if (lower_nonrec(&L, q)) goto fail;
+        }
+    }
+    /* outputs, in predicate order */
+    for (int32_t i = 0; i < fe->npreds; i++) {
+        const rf_fe_pred *q = fe->preds[i];
+        if (!q->output_name) continue;
+        rf_qp_rel *o = pred_rel(&L, q, RF_QP_REL_OUTPUT, "out");
+        rf_qp_cmd *c = o ? qp_cmd_new(p, RF_QP_ORDERLIMIT, o, 1) : NULL;
+        if (!c) goto fail;
+        o->nkeys = -1;
+        o->fd_checked = 0;
+        o->output_name = q->output_name;
+        o->limit = q->limit;
+        c->in[0] = L.full[q->id];
+        c->limit = q->limit;
+        if (q->norder) {
+            c->order = (rf_fe_order *)q->order;
+            c->norder = q->norder;
+        } else {
+            c->order = qp_alloc(p, (size_t)(q->arity + 1) * sizeof *c->order);
+            if (!c->order) goto fail;
+            for (int32_t j = 0; j < q->arity; j++) c->order[j] = (rf_fe_order){j, 0};
+            c->norder = q->arity;
+        }
+        o->order = c->order;
+        o->norder = c->norder;
+        emit(&L, c);
+    }
+    L.cur->term.kind = RF_QP_T_HALT;
+    qp_sort_rels(p);
+    if (p->oom) goto fail;
+    if (d->nerrors > errors) {
+        rf_qp_free(p);
+        return RF_EINTERNAL;
+    }
+    rf_qp_infer(p);
+    rf_status st = rf_qp_verify(p, d);
+    if (st) {
+        rf_qp_free(p);
+        return st;
+    }
+    *out = p;
+    return RF_OK;
+fail:
+    rf_qp_free(p);
+    if (d->nerrors > errors) return RF_EINTERNAL;
+    return RF_ENOMEM;
+}
+
+rf_status rf_qp_build(const rf_fe_program *fe, rf_qp_program **out, rf_diags *d)
+{
+    return rf_qp_build_opts(fe, NULL, out, d);
+}

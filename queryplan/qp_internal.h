@@ -1,0 +1,101 @@
+/*
+** queryplan/qp_internal.h: helpers shared by the lowering, the passes and
+** the printers of the query plan; not part of the public interface.
+**
+** Owns: allocation in the plan's arena (a failed allocation sets p->oom, so
+** callers may test once at the end), constructors for relations, blocks,
+** commands and expressions, expression utilities (copy, compare,
+** substitute, remap columns, split conjunctions) and use counts.
+*/
+#ifndef QP_INTERNAL_H
+#define QP_INTERNAL_H
+
+#include "rf_queryplan.h"
+
+#include <string.h>
+
+void *qp_alloc(rf_qp_program *p, size_t n);
+char *qp_sprintf(rf_qp_program *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Relations: ids are always the index in p->rels. */
+rf_qp_rel *qp_rel_new(rf_qp_program *p, rf_qp_rel_kind kind, const char *name, int32_t ncols);
+rf_qp_rel *qp_temp_new(rf_qp_program *p, int32_t ncols);
+/* Drops relations that no command or terminator references; renumbers ids. */
+void qp_compact_rels(rf_qp_program *p);
+/* Canonical order: predicates (source order), outputs, temporaries by definition. */
+void qp_sort_rels(rf_qp_program *p);
+/* Gives temporaries the names t0, t1, ... in order of definition. */
+void qp_rename_temps(rf_qp_program *p);
+
+rf_qp_block *qp_block_new(rf_qp_program *p, const char *comment);
+rf_qp_cmd *qp_cmd_new(rf_qp_program *p, rf_qp_op op, rf_qp_rel *dst, int32_t nin);
+void qp_block_insert(rf_qp_program *p, rf_qp_block *b, int32_t at, rf_qp_cmd *c);
+static inline void qp_block_append(rf_qp_program *p, rf_qp_block *b, rf_qp_cmd *c)
+{
+    qp_block_insert(p, b, b->ncmds, c);
+}
+void qp_block_remove(rf_qp_block *b, int32_t at);
+/* The command's outs become the identity over in[0]. */
+int qp_cmd_identity_outs(rf_qp_program *p, rf_qp_cmd *c);
+int32_t *qp_ints(rf_qp_program *p, int32_t n);
+
+/* Expressions. Every constructor returns NULL once an allocation failed. */
+rf_qp_expr *qp_e_new(rf_qp_program *p, rf_qp_expr_kind k, rf_type t, int32_t nargs);
+rf_qp_expr *qp_e_col(rf_qp_program *p, int32_t side, int32_t col, rf_type t);
+rf_qp_expr *qp_e_const(rf_qp_program *p, const rf_fe_const *c);
+rf_qp_expr *qp_e_bool(rf_qp_program *p, int v);
+rf_qp_expr *qp_e_cmp(rf_qp_program *p, rf_cmp_op op, rf_qp_expr *a, rf_qp_expr *b);
+/* a and b, flattened; NULL stands for true on either side. */
+rf_qp_expr *qp_e_and(rf_qp_program *p, rf_qp_expr *a, rf_qp_expr *b);
+rf_qp_expr *qp_e_copy(rf_qp_program *p, const rf_qp_expr *e);
+int qp_e_equal(const rf_qp_expr *a, const rf_qp_expr *b);
+int qp_const_equal(const rf_fe_const *a, const rf_fe_const *b);
+int qp_const_cmp(const rf_fe_const *a, const rf_fe_const *b);
+/* A copy of e where COL(side, c) is a copy of outs[c]. */
+rf_qp_expr *qp_e_subst(rf_qp_program *p, const rf_qp_expr *e, int32_t side, rf_qp_expr *const *outs);
+/* In place: COL(side, c) becomes COL(side, map[c]). */
+void qp_e_remap(rf_qp_expr *e, int32_t side, const int32_t *map);
+/* In place: COL(from, c) becomes COL(to, c). */
+void qp_e_set_side(rf_qp_expr *e, int32_t from, int32_t to);
+/* Bit s set when e reads side s. */
+unsigned qp_e_sides(const rf_qp_expr *e);
+/* mark[c] = 1 for every column of side read by e. */
+void qp_e_mark_cols(const rf_qp_expr *e, int32_t side, uint8_t *mark);
+int qp_e_is_const(const rf_qp_expr *e);
+int qp_e_is_col(const rf_qp_expr *e, int32_t side, int32_t col);
+/* The conjuncts of e (e itself when not an AND); *n of them, in the arena. */
+rf_qp_expr **qp_e_conjuncts(rf_qp_program *p, rf_qp_expr *e, int32_t *n);
+
+/* Reads and writes per relation id (reads count inputs of commands and
+** terminator operands; one command reading a relation twice counts twice). */
+typedef struct qp_uses {
+    int64_t *reads, *writes;
+    int32_t n;
+} qp_uses;
+int qp_uses_compute(rf_qp_program *p, qp_uses *u);
+void qp_uses_free(qp_uses *u);
+
+/* Replaces every read of `from` (command inputs, terminator operands) by `to`. */
+void qp_replace_reads(rf_qp_program *p, rf_qp_rel *from, rf_qp_rel *to);
+/* Index of the command in b writing r, or -1. */
+int32_t qp_find_writer(const rf_qp_block *b, const rf_qp_rel *r);
+/* Whether a command in b[from, to) writes r. */
+int qp_written_between(const rf_qp_block *b, int32_t from, int32_t to, const rf_qp_rel *r);
+/* Whether command c reads relation r. */
+int qp_cmd_reads(const rf_qp_cmd *c, const rf_qp_rel *r);
+
+/* The passes (one file each). */
+rf_status rf_qp_pass_fold(rf_qp_program *p, rf_diags *d);
+rf_status rf_qp_pass_select(rf_qp_program *p, rf_diags *d);
+rf_status rf_qp_pass_joinorder(rf_qp_program *p, rf_diags *d);
+rf_status rf_qp_pass_cse(rf_qp_program *p, rf_diags *d);
+rf_status rf_qp_pass_project(rf_qp_program *p, rf_diags *d);
+rf_status rf_qp_pass_unique(rf_qp_program *p, rf_diags *d);
+rf_status rf_qp_pass_dead(rf_qp_program *p, rf_diags *d);
+
+/* Text helpers shared by the printers. */
+const char *qp_cmp_text(rf_cmp_op op);
+void qp_rel_text(const rf_qp_rel *r, rf_buf *out);   /* the relation line without its name */
+void qp_term_text(const rf_qp_term *t, rf_buf *out);
+
+#endif

@@ -1,0 +1,619 @@
+/*
+** queryplan/tests/test_qp.c: unit tests of the query-plan stage.
+**
+** Owns: loading the small LogiQL programs of this folder through the front
+** end, lowering and optimizing them, and asserting structural facts about
+** the plans (loops over deltas, folded constants, pushed-down filters, join
+** order, dead relations gone, aggregation fed by a dedupe, FD checks), plus
+** every pass run alone, and the printers (the YAML must re-parse with
+** libyaml's parser). Usage: test_qp DIR   (DIR holds the .logic programs).
+** With --dump FILE [--no-opt [PASS]] it prints a plan and with --run FILE
+** the outputs of its optimized plan on random inputs, for debugging;
+** --check FILE runs the generic and semantic checks on one more program.
+*/
+#include "qp_interp.h"
+#include "rf_queryplan.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+static int failures, checks;
+static const char *current = "";
+
+#define CHECK(cond)                                                                                        \
+    do {                                                                                                   \
+        checks++;                                                                                          \
+        if (!(cond)) {                                                                                     \
+            failures++;                                                                                    \
+            fprintf(stderr, "%s:%d: [%s] check failed: %s\n", __FILE__, __LINE__, current, #cond);         \
+        }                                                                                                  \
+    } while (0)
+
+typedef struct loaded {
+    rf_arena arena;
+    rf_diags d;
+    rf_fe_program *fe;
+    rf_qp_program *qp;
+} loaded;
+
+static const char *dir = ".";
+
+/* Loads, checks and lowers a program; optimizes it when opt. */
+static int load(loaded *l, const char *name, int opt)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    current = name;
+    rf_arena_init(&l->arena);
+    rf_diags_init(&l->d);
+    l->fe = NULL;
+    l->qp = NULL;
+    rf_ast_program *ast;
+    rf_status st = rf_fe_load_file(path, &l->arena, &ast, &l->fe, &l->d);
+    if (!st) st = rf_qp_build(l->fe, &l->qp, &l->d);
+    if (!st && opt) st = rf_qp_optimize(l->qp, &l->d);
+    if (st) {
+        fprintf(stderr, "%s: status %d\n", path, (int)st);
+        rf_diags_print(&l->d, stderr);
+    }
+    CHECK(st == RF_OK);
+    return st == RF_OK ? 0 : -1;
+}
+
+static void unload(loaded *l)
+{
+    rf_qp_free(l->qp);
+    rf_diags_free(&l->d);
+    rf_arena_free(&l->arena);
+}
+
+static rf_qp_rel *rel(const rf_qp_program *p, const char *name)
+{
+    for (int32_t i = 0; i < p->nrels; i++)
+        if (strcmp(p->rels[i]->name, name) == 0) return p->rels[i];
+    return NULL;
+}
+
+/* The command writing r (the first one), or NULL. */
+static rf_qp_cmd *writer(const rf_qp_program *p, const rf_qp_rel *r)
+{
+    for (int32_t b = 0; b < p->nblocks; b++)
+        for (int32_t i = 0; i < p->blocks[b]->ncmds; i++)
+            if (p->blocks[b]->cmds[i]->dst == r) return p->blocks[b]->cmds[i];
+    return NULL;
+}
+
+static int64_t count_op(const rf_qp_program *p, rf_qp_op op)
+{
+    int64_t n = 0;
+    for (int32_t b = 0; b < p->nblocks; b++)
+        for (int32_t i = 0; i < p->blocks[b]->ncmds; i++) n += p->blocks[b]->cmds[i]->op == op;
+    return n;
+}
+
+static int64_t reads_of(const rf_qp_program *p, const rf_qp_rel *r)
+{
+    int64_t n = 0;
+    for (int32_t b = 0; b < p->nblocks; b++) {
+        for (int32_t i = 0; i < p->blocks[b]->ncmds; i++)
+            for (int32_t j = 0; j < p->blocks[b]->cmds[i]->nin; j++) n += p->blocks[b]->cmds[i]->in[j] == r;
+        for (int32_t j = 0; j < p->blocks[b]->term.nrels; j++) n += p->blocks[b]->term.rels[j] == r;
+    }
+    return n;
+}
+
+/* Every relation a command or terminator names is in the table. */
+static void check_refs(const rf_qp_program *p)
+{
+    int ok = 1;
+    for (int32_t b = 0; b < p->nblocks; b++) {
+        const rf_qp_block *bl = p->blocks[b];
+        for (int32_t i = 0; i < bl->ncmds; i++) {
+            const rf_qp_cmd *c = bl->cmds[i];
+            ok &= c->dst->id >= 0 && c->dst->id < p->nrels && p->rels[c->dst->id] == c->dst;
+            for (int32_t j = 0; j < c->nin; j++)
+                ok &= c->in[j]->id >= 0 && c->in[j]->id < p->nrels && p->rels[c->in[j]->id] == c->in[j];
+        }
+        for (int32_t j = 0; j < bl->term.nrels; j++) ok &= p->rels[bl->term.rels[j]->id] == bl->term.rels[j];
+    }
+    CHECK(ok);
+}
+
+/* Counts expressions with constant operands that an evaluator could fold. */
+static int64_t const_ops(const rf_qp_expr *e)
+{
+    if (!e) return 0;
+    int64_t n = 0;
+    int allc = e->nargs > 0;
+    for (int32_t i = 0; i < e->nargs; i++) {
+        n += const_ops(e->args[i]);
+        allc &= e->args[i]->kind == RF_QP_E_CONST;
+    }
+    if (allc && (e->kind == RF_QP_E_BINOP || e->kind == RF_QP_E_NEG || e->kind == RF_QP_E_CAST ||
+                 e->kind == RF_QP_E_CMP || e->kind == RF_QP_E_CALL || e->kind == RF_QP_E_LIKE))
+        n++;
+    return n;
+}
+
+static int64_t program_const_ops(const rf_qp_program *p)
+{
+    int64_t n = 0;
+    for (int32_t b = 0; b < p->nblocks; b++)
+        for (int32_t i = 0; i < p->blocks[b]->ncmds; i++) {
+            const rf_qp_cmd *c = p->blocks[b]->cmds[i];
+            n += const_ops(c->filter);
+            for (int32_t o = 0; o < c->nouts; o++) n += const_ops(c->outs[o]);
+        }
+    return n;
+}
+
+static int yaml_reparses(const char *text, int64_t len)
+{
+    yaml_parser_t parser;
+    yaml_event_t ev;
+    if (!yaml_parser_initialize(&parser)) return 0;
+    yaml_parser_set_input_string(&parser, (const unsigned char *)text, (size_t)len);
+    int ok = 1, done = 0, events = 0;
+    while (!done) {
+        if (!yaml_parser_parse(&parser, &ev)) {
+            fprintf(stderr, "yaml: %s at line %zu\n", parser.problem ? parser.problem : "?", parser.problem_mark.line + 1);
+            ok = 0;
+            break;
+        }
+        done = ev.type == YAML_STREAM_END_EVENT;
+        events++;
+        yaml_event_delete(&ev);
+    }
+    yaml_parser_delete(&parser);
+    return ok && events > 10;
+}
+
+static void check_printers(const rf_qp_program *p)
+{
+    rf_buf t, y, g;
+    rf_buf_init(&t);
+    rf_buf_init(&y);
+    rf_buf_init(&g);
+    rf_qp_print_text(p, &t);
+    CHECK(!t.oom && t.len > 0 && strstr(rf_buf_cstr(&t), "relations (") != NULL);
+    CHECK(rf_qp_print_yaml(p, &y) == RF_OK);
+    CHECK(y.len > 0 && yaml_reparses(rf_buf_cstr(&y), y.len));
+    rf_qp_print_dot(p, &g);
+    CHECK(g.len > 0 && strncmp(rf_buf_cstr(&g), "digraph plan {", 14) == 0);
+    /* text output is deterministic */
+    rf_buf t2;
+    rf_buf_init(&t2);
+    rf_qp_print_text(p, &t2);
+    CHECK(t2.len == t.len && memcmp(t.data, t2.data, (size_t)t.len) == 0);
+    rf_buf_free(&t2);
+    rf_buf_free(&t);
+    rf_buf_free(&y);
+    rf_buf_free(&g);
+}
+
+/* Every program: builds, verifies, prints, optimizes, verifies, prints;
+** optimizing again keeps it valid; each pass alone keeps it valid. */
+static void test_all(const char *name)
+{
+    loaded l;
+    if (load(&l, name, 0) == 0) {
+        CHECK(rf_qp_verify(l.qp, &l.d) == RF_OK);
+        check_refs(l.qp);
+        check_printers(l.qp);
+        CHECK(rf_qp_optimize(l.qp, &l.d) == RF_OK);
+        check_refs(l.qp);
+        check_printers(l.qp);
+        CHECK(rf_qp_optimize(l.qp, &l.d) == RF_OK);
+        CHECK(rf_qp_verify(l.qp, &l.d) == RF_OK);
+        /* after dead elimination every temporary is read */
+        for (int32_t i = 0; i < l.qp->nrels; i++)
+            if (l.qp->rels[i]->kind == RF_QP_REL_TEMP) CHECK(reads_of(l.qp, l.qp->rels[i]) > 0);
+    }
+    unload(&l);
+    int32_t n;
+    const rf_qp_pass *ps = rf_qp_passes(&n);
+    for (int32_t k = 0; k < n; k++) {
+        if (load(&l, name, 0) == 0) {
+            rf_status st = rf_qp_run_pass(l.qp, ps[k].name, &l.d);
+            if (st) rf_diags_print(&l.d, stderr);
+            CHECK(st == RF_OK);
+            check_refs(l.qp);
+        }
+        unload(&l);
+    }
+}
+
+static void test_evenodd(void)
+{
+    for (int opt = 0; opt < 2; opt++) {
+        loaded l;
+        if (load(&l, "evenodd.logic", opt) == 0) {
+            const rf_qp_program *p = l.qp;
+            int loops = 0;
+            for (int32_t b = 0; b < p->nblocks; b++) {
+                const rf_qp_term *t = &p->blocks[b]->term;
+                if (t->kind != RF_QP_T_BRANCH || t->target != b) continue;
+                loops++;
+                CHECK(t->nrels == 2);
+                for (int32_t j = 0; j < t->nrels; j++) CHECK(t->rels[j]->kind == RF_QP_REL_DELTA);
+                CHECK(t->nrels == 2 && t->rels[0] == rel(p, "even.delta") && t->rels[1] == rel(p, "odd.delta"));
+                /* the loop derives new rows, updates deltas and full relations */
+                CHECK(writer(p, rel(p, "even.new")) && writer(p, rel(p, "even.new"))->op == RF_QP_DIFFERENCE);
+                int unions = 0;
+                for (int32_t i = 0; i < p->blocks[b]->ncmds; i++) {
+                    const rf_qp_cmd *c = p->blocks[b]->cmds[i];
+                    if (c->op == RF_QP_UNION && c->dst == rel(p, "even")) unions++;
+                }
+                CHECK(unions == 1);
+            }
+            CHECK(loops == 1);
+            CHECK(p->blocks[p->nblocks - 1]->term.kind == RF_QP_T_HALT);
+            CHECK(rel(p, "even.out") && rel(p, "even.out")->kind == RF_QP_REL_OUTPUT);
+            CHECK(writer(p, rel(p, "even.out"))->op == RF_QP_ORDERLIMIT);
+            CHECK(rel(p, "number")->card == 6 && rel(p, "number")->card_exact);
+        }
+        unload(&l);
+    }
+}
+
+static void test_tc(void)
+{
+    loaded l;
+    if (load(&l, "tc.logic", 1) == 0) {
+        const rf_qp_program *p = l.qp;
+        rf_qp_rel *delta = rel(p, "path.delta");
+        CHECK(delta != NULL);
+        int64_t variants = 0;
+        for (int32_t b = 0; b < p->nblocks; b++)
+            for (int32_t i = 0; i < p->blocks[b]->ncmds; i++) {
+                const rf_qp_cmd *c = p->blocks[b]->cmds[i];
+                if (c->op == RF_QP_MAPJOIN && (c->in[0] == delta || c->in[1] == delta)) variants++;
+            }
+        CHECK(variants == 2); /* path(x,y), path(y,z): one variant per recursive atom */
+        rf_qp_cmd *o = writer(p, rel(p, "reach1.out"));
+        CHECK(o && o->op == RF_QP_ORDERLIMIT && o->limit == 10 && o->norder == 1 && o->order[0].desc);
+        CHECK(rel(p, "edge")->kind == RF_QP_REL_INPUT && rel(p, "edge")->card == RF_QP_DEFAULT_INPUT_CARD);
+    }
+    unload(&l);
+}
+
+static void test_mutual(void)
+{
+    loaded l;
+    if (load(&l, "mutual.logic", 1) == 0) {
+        int found = 0;
+        for (int32_t b = 0; b < l.qp->nblocks; b++) {
+            const rf_qp_term *t = &l.qp->blocks[b]->term;
+            if (t->kind == RF_QP_T_BRANCH && t->target == b) found = t->nrels == 3;
+        }
+        CHECK(found);
+    }
+    unload(&l);
+}
+
+static void test_fold(void)
+{
+    loaded l;
+    if (load(&l, "fold.logic", 0) == 0) {
+        CHECK(program_const_ops(l.qp) > 5);
+        CHECK(rf_qp_run_pass(l.qp, "fold", &l.d) == RF_OK);
+        CHECK(program_const_ops(l.qp) == 0);
+        rf_qp_cmd *c = writer(l.qp, rel(l.qp, "c"));
+        CHECK(c && c->op == RF_QP_CLEAR); /* 2 > 3 */
+        /* a(x, y) <- t(x), y = x + 2 * 3 : the product is folded */
+        rf_qp_cmd *a = writer(l.qp, writer(l.qp, rel(l.qp, "a"))->in[0]);
+        CHECK(a && a->op == RF_QP_MAPFILTER && a->outs[1]->kind == RF_QP_E_BINOP &&
+              a->outs[1]->args[1]->kind == RF_QP_E_CONST && a->outs[1]->args[1]->c.i == 6);
+        /* the filter 1 < 2 disappears */
+        rf_qp_cmd *b = writer(l.qp, writer(l.qp, rel(l.qp, "b"))->in[0]);
+        CHECK(b && !b->filter && b->outs[1]->kind == RF_QP_E_CONST && b->outs[1]->type == RF_TYPE_DATE);
+        /* "ab" + "cd" and the string filters */
+        rf_qp_cmd *d = writer(l.qp, writer(l.qp, rel(l.qp, "d"))->in[0]);
+        CHECK(d && !d->filter && d->outs[1]->kind == RF_QP_E_CONST && d->outs[1]->c.slen == 4 &&
+              memcmp(d->outs[1]->c.s, "abcd", 4) == 0);
+        /* date:month[date:add_months[2000-01-31, 1]] = 2; -(3) < x stays a filter */
+        rf_qp_cmd *h = writer(l.qp, writer(l.qp, rel(l.qp, "h"))->in[0]);
+        CHECK(h && h->outs[1]->kind == RF_QP_E_CONST && h->outs[1]->c.i == 2 && h->filter &&
+              h->filter->args[0]->kind == RF_QP_E_CONST && h->filter->args[0]->c.i == -3);
+    }
+    unload(&l);
+    if (load(&l, "fold_runtime.logic", 0) == 0) {
+        CHECK(rf_qp_run_pass(l.qp, "fold", &l.d) == RF_OK);
+        /* the overflow (9223372036854775807 + 1) is left for run time */
+        CHECK(program_const_ops(l.qp) == 1);
+        /* x / (1 - 1): the division by zero too */
+        rf_qp_cmd *f = writer(l.qp, writer(l.qp, rel(l.qp, "f"))->in[0]);
+        CHECK(f && f->outs[1]->kind == RF_QP_E_BINOP && f->outs[1]->op == '/' &&
+              f->outs[1]->args[1]->kind == RF_QP_E_CONST && f->outs[1]->args[1]->c.i == 0);
+    }
+    unload(&l);
+}
+
+static void test_pushdown(void)
+{
+    loaded l;
+    if (load(&l, "pushdown.logic", 0) == 0) {
+        rf_qp_program *p = l.qp;
+        rf_qp_cmd *j = writer(p, writer(p, rel(p, "q"))->in[0]);
+        CHECK(j && j->op == RF_QP_MAPJOIN && j->filter && j->filter->kind == RF_QP_E_AND);
+        CHECK(rf_qp_run_pass(p, "select", &l.d) == RF_OK);
+        j = writer(p, writer(p, rel(p, "q"))->in[0]);
+        /* a > 10 sits on the scan of r, c < 5 on the scan of s; a + c != 7 stays */
+        CHECK(j && j->op == RF_QP_MAPJOIN && j->filter && j->filter->kind == RF_QP_E_CMP && j->filter->cmp == RF_CMP_NE);
+        rf_qp_cmd *sl = writer(p, j->in[0]), *sr = writer(p, j->in[1]);
+        CHECK(sl && sl->op == RF_QP_MAPFILTER && sl->in[0] == rel(p, "r") && sl->filter && sl->filter->cmp == RF_CMP_GT);
+        CHECK(sr && sr->op == RF_QP_MAPFILTER && sr->in[0] == rel(p, "s") && sr->filter && sr->filter->cmp == RF_CMP_LT);
+        /* q2: b = d becomes a join key, c = 3 a scan */
+        rf_qp_cmd *j2 = writer(p, writer(p, rel(p, "q2"))->in[0]);
+        CHECK(j2 && j2->op == RF_QP_MAPJOIN && j2->nkeys == 1 && !j2->filter);
+        CHECK(j2 && writer(p, j2->in[1]) && writer(p, j2->in[1])->filter);
+        /* q3: the constant in s(b, 42) */
+        rf_qp_cmd *j3 = writer(p, writer(p, rel(p, "q3"))->in[0]);
+        CHECK(j3 && !j3->filter && writer(p, j3->in[1]) && writer(p, j3->in[1])->in[0] == rel(p, "s"));
+        CHECK(rf_qp_run_pass(p, "project", &l.d) == RF_OK);
+        /* q3's scan of s keeps only the join column */
+        j3 = writer(p, writer(p, rel(p, "q3"))->in[0]);
+        CHECK(j3 && j3->in[1]->ncols == 1);
+    }
+    unload(&l);
+}
+
+static void test_joinorder(void)
+{
+    loaded l;
+    if (load(&l, "joinorder.logic", 1) == 0) {
+        rf_qp_program *p = l.qp;
+        int64_t joins = 0, cross = 0;
+        for (int32_t b = 0; b < p->nblocks; b++)
+            for (int32_t i = 0; i < p->blocks[b]->ncmds; i++) {
+                const rf_qp_cmd *c = p->blocks[b]->cmds[i];
+                if (c->op != RF_QP_MAPJOIN) continue;
+                joins++;
+                cross += c->nkeys == 0;
+            }
+        CHECK(joins == 3 && cross == 0);
+        /* the first join starts from the filtered facts of small */
+        rf_qp_cmd *first = NULL;
+        for (int32_t i = 0; i < p->blocks[0]->ncmds && !first; i++)
+            if (p->blocks[0]->cmds[i]->op == RF_QP_MAPJOIN) first = p->blocks[0]->cmds[i];
+        CHECK(first && writer(p, first->in[0]) && writer(p, first->in[0])->in[0] == rel(p, "small"));
+    }
+    unload(&l);
+}
+
+static void test_aggregate(void)
+{
+    loaded l;
+    if (load(&l, "aggregate.logic", 0) == 0) {
+        rf_qp_program *p = l.qp;
+        /* count() ranges over distinct bindings: the aggregate reads a dedupe */
+        rf_qp_cmd *u = writer(p, rel(p, "items"));
+        rf_qp_cmd *a = u ? writer(p, u->in[0]) : NULL;
+        CHECK(u && u->op == RF_QP_UNIQUE && u->check_fd);
+        CHECK(a && a->op == RF_QP_AGGREGATE && a->ngroup == 1 && a->naggs == 1 && a->aggs[0].fn == RF_AGG_COUNT &&
+              a->aggs[0].col == -1);
+        CHECK(a && writer(p, a->in[0])->op == RF_QP_UNIQUE);
+        rf_qp_cmd *ps = writer(p, writer(p, rel(p, "per_shop"))->in[0]);
+        CHECK(ps && ps->op == RF_QP_AGGREGATE && ps->naggs == 4 && ps->ngroup == 1);
+        rf_qp_cmd *all = writer(p, writer(p, rel(p, "all_qty"))->in[0]);
+        CHECK(all && all->op == RF_QP_AGGREGATE && all->ngroup == 0);
+        CHECK(rf_qp_optimize(p, &l.d) == RF_OK);
+        /* grouped by the key: the FD holds, the aggregate writes the predicate */
+        a = writer(p, rel(p, "items"));
+        CHECK(a && a->op == RF_QP_AGGREGATE);
+        CHECK(count_op(p, RF_QP_AGGREGATE) == 5);
+    }
+    unload(&l);
+}
+
+static void test_functional(void)
+{
+    loaded l;
+    if (load(&l, "functional.logic", 1) == 0) {
+        rf_qp_program *p = l.qp;
+        /* the facts of price satisfy the FD: checked at compile time */
+        CHECK(rel(p, "price")->fd_checked && rel(p, "price")->nkeys == 1);
+        CHECK(writer(p, rel(p, "price"))->op == RF_QP_FACTS);
+        /* cost is derived: the run time checks it */
+        rf_qp_cmd *c = writer(p, rel(p, "cost"));
+        CHECK(c && c->op == RF_QP_UNIQUE && c->check_fd);
+        /* the recursive dist is checked every round */
+        int loopcheck = 0;
+        for (int32_t b = 0; b < p->nblocks; b++)
+            for (int32_t i = 0; i < p->blocks[b]->ncmds; i++) {
+                const rf_qp_cmd *x = p->blocks[b]->cmds[i];
+                if (x->op == RF_QP_UNIQUE && x->check_fd && x->dst == rel(p, "dist") && x->in[0] == x->dst) loopcheck++;
+            }
+        CHECK(loopcheck == 1);
+    }
+    unload(&l);
+}
+
+static void test_negation(void)
+{
+    loaded l;
+    if (load(&l, "negation.logic", 1) == 0) {
+        rf_qp_program *p = l.qp;
+        CHECK(count_op(p, RF_QP_ANTIJOIN) == 4);
+        /* sink(x) <- node(x), !edge(x, _): the wildcard is no key, and the
+        ** anti-join reads edge's first column without a projection of it */
+        rf_qp_cmd *u = writer(p, rel(p, "sink"));
+        rf_qp_cmd *aj = u ? writer(p, u->in[0]) : NULL;
+        CHECK(aj && aj->op == RF_QP_ANTIJOIN && aj->nkeys == 1 && aj->in[1] == rel(p, "edge") && aj->rkeys[0] == 0);
+    }
+    unload(&l);
+}
+
+static void test_facts_and_dead(void)
+{
+    loaded l;
+    if (load(&l, "facts.logic", 0) == 0) {
+        rf_qp_program *p = l.qp;
+        CHECK(rel(p, "unused") != NULL);
+        /* the duplicate fact is stored once */
+        rf_qp_cmd *k = writer(p, rel(p, "k"));
+        CHECK(k && k->op == RF_QP_FACTS && k->nrows == 2);
+        CHECK(rf_qp_optimize(p, &l.d) == RF_OK);
+        CHECK(rel(p, "unused") == NULL);
+        /* the anti-join with the empty predicate is gone */
+        CHECK(count_op(p, RF_QP_ANTIJOIN) == 0);
+    }
+    unload(&l);
+}
+
+static void test_api(void)
+{
+    current = "api";
+    rf_qp_free(NULL);
+    loaded l;
+    if (load(&l, "evenodd.logic", 0) == 0) {
+        int64_t before = l.d.nerrors;
+        CHECK(rf_qp_run_pass(l.qp, "no-such-pass", &l.d) == RF_EUSAGE);
+        CHECK(l.d.nerrors == before + 1);
+        int32_t n;
+        const rf_qp_pass *ps = rf_qp_passes(&n);
+        CHECK(n == 7 && strcmp(ps[0].name, "fold") == 0 && strcmp(ps[n - 1].name, "dead") == 0);
+        for (int32_t k = 0; k < n; k++) CHECK(ps[k].run && ps[k].what && *ps[k].what);
+    }
+    unload(&l);
+}
+
+/* The outputs of a plan on random inputs, as text ("ERROR" on a run-time error). */
+static void run_outputs(const rf_qp_program *p, uint64_t seed, rf_buf *out)
+{
+    qpi *q = qpi_new(p);
+    if (!q) return;
+    qpi_random_inputs(q, seed, 12);
+    if (qpi_run(q, 100000)) {
+        rf_buf_printf(out, "ERROR %s\n", qpi_error(q));
+    } else {
+        for (int32_t i = 0; i < p->fe->npreds; i++) {
+            const rf_fe_pred *pr = p->fe->preds[i];
+            if (!pr->output_name) continue;
+            rf_buf_printf(out, "%s:\n", pr->output_name);
+            if (qpi_output(q, pr->output_name, out)) rf_buf_puts(out, "(missing)\n");
+        }
+    }
+    qpi_free(q);
+}
+
+/* The optimized plan, and the plan after each pass alone, compute what the
+** unoptimized plan computes. Returns the unoptimized outputs for seed 1. */
+static void test_semantics(const char *name, const char *expect)
+{
+    for (uint64_t seed = 1; seed <= 4; seed++) {
+        loaded base;
+        rf_buf want;
+        rf_buf_init(&want);
+        if (load(&base, name, 0) == 0) run_outputs(base.qp, seed, &want);
+        if (seed == 1 && expect) {
+            CHECK(strcmp(rf_buf_cstr(&want), expect) == 0);
+            if (strcmp(rf_buf_cstr(&want), expect) != 0) fprintf(stderr, "got:\n%s", rf_buf_cstr(&want));
+        }
+        int32_t n;
+        const rf_qp_pass *ps = rf_qp_passes(&n);
+        for (int32_t k = -1; k < n; k++) {
+            loaded l;
+            if (load(&l, name, 0) == 0) {
+                rf_status st = k < 0 ? rf_qp_optimize(l.qp, &l.d) : rf_qp_run_pass(l.qp, ps[k].name, &l.d);
+                CHECK(st == RF_OK);
+                rf_buf got;
+                rf_buf_init(&got);
+                run_outputs(l.qp, seed, &got);
+                int same = got.len == want.len && memcmp(rf_buf_cstr(&got), rf_buf_cstr(&want), (size_t)got.len) == 0;
+                CHECK(same);
+                if (!same)
+                    fprintf(stderr, "%s seed %llu after %s:\n--- want\n%s--- got\n%s", name, (unsigned long long)seed,
+                            k < 0 ? "all passes" : ps[k].name, rf_buf_cstr(&want), rf_buf_cstr(&got));
+                rf_buf_free(&got);
+            }
+            unload(&l);
+        }
+        rf_buf_free(&want);
+        unload(&base);
+    }
+}
+
+static int dump(const char *path, int opt, const char *pass)
+{
+    loaded l;
+    char *slash = strrchr(path, '/');
+    dir = ".";
+    if (slash) {
+        *slash = 0;
+        dir = path;
+        path = slash + 1;
+    }
+    if (load(&l, path, opt) == 0) {
+        rf_buf b;
+        rf_buf_init(&b);
+        if (pass && rf_qp_run_pass(l.qp, pass, &l.d)) rf_diags_print(&l.d, stderr);
+        rf_qp_print_text(l.qp, &b);
+        fwrite(b.data, 1, (size_t)b.len, stdout);
+        rf_buf_free(&b);
+    }
+    unload(&l);
+    return failures ? 1 : 0;
+}
+
+/* test_qp --run FILE: the outputs of the optimized plan on seed 1. */
+static int run_file(const char *path)
+{
+    loaded l;
+    char *slash = strrchr(path, '/');
+    if (slash) {
+        *slash = 0;
+        dir = path;
+        path = slash + 1;
+    }
+    if (load(&l, path, 1) == 0) {
+        rf_buf b;
+        rf_buf_init(&b);
+        run_outputs(l.qp, 1, &b);
+        fwrite(b.data, 1, (size_t)b.len, stdout);
+        rf_buf_free(&b);
+    }
+    unload(&l);
+    return failures ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc >= 3 && strcmp(argv[1], "--run") == 0) return run_file(argv[2]);
+    if (argc >= 3 && strcmp(argv[1], "--check") == 0) {
+        /* the semantic checks on one more program (used by fuzzing scripts) */
+        char *slash = strrchr(argv[2], '/');
+        if (slash) *slash = 0;
+        dir = slash ? argv[2] : ".";
+        test_all(slash ? slash + 1 : argv[2]);
+        test_semantics(slash ? slash + 1 : argv[2], NULL);
+        printf("test_qp: %d checks, %d failures\n", checks, failures);
+        return failures ? 1 : 0;
+    }
+    if (argc >= 3 && strcmp(argv[1], "--dump") == 0)
+        return dump(argv[2], !(argc > 3 && strcmp(argv[3], "--no-opt") == 0),
+                    argc > 4 && strcmp(argv[3], "--no-opt") == 0 ? argv[4] : NULL);
+    if (argc > 1) dir = argv[1];
+    static const char *programs[] = {"evenodd.logic", "tc.logic",        "mutual.logic",    "negation.logic",
+                                     "aggregate.logic", "functional.logic", "fold.logic", "fold_runtime.logic", "pushdown.logic",
+                                     "joinorder.logic", "facts.logic", "edge.logic"};
+    for (size_t i = 0; i < sizeof programs / sizeof *programs; i++) test_all(programs[i]);
+    test_evenodd();
+    test_tc();
+    test_mutual();
+    test_fold();
+    test_pushdown();
+    test_joinorder();
+    test_aggregate();
+    test_functional();
+    test_negation();
+    test_facts_and_dead();
+    test_api();
+    for (size_t i = 0; i < sizeof programs / sizeof *programs; i++)
+        test_semantics(programs[i], strcmp(programs[i], "evenodd.logic") == 0
+                                        ? "even:\n0\n2\n4\nodd:\n1\n3\n5\n" : NULL);
+    printf("test_qp: %d checks, %d failures\n", checks, failures);
+    return failures ? 1 : 0;
+}
