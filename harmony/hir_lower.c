@@ -321,8 +321,23 @@ static void lower_cmd(rf_hir_program *p, rf_hir_block *b, const rf_qp_cmd *c)
         k = rf_hir_add_kernel(p, b, RF_HIR_SORT, idx, 1);
         if (!k) return;
         k->in[0] = c->in[0]->id;
-        k->order = dup_mem(p, c->order, (size_t)c->norder * sizeof *c->order);
-        k->norder = c->norder;
+        /* ties on the requested columns break by the remaining columns,
+        ** ascending: a total order makes the output, and what a limit keeps,
+        ** the same on every device and thread count */
+        int32_t ncols = c->in[0]->ncols;
+        k->order = rf_arena_alloc(&p->arena, (size_t)(c->norder + ncols + 1) * sizeof *k->order);
+        if (!k->order) {
+            p->oom = 1;
+            return;
+        }
+        int32_t n = 0;
+        for (int32_t i = 0; i < c->norder; i++) k->order[n++] = c->order[i];
+        for (int32_t col = 0; col < ncols; col++) {
+            int seen = 0;
+            for (int32_t i = 0; i < c->norder; i++) seen |= c->order[i].col == col;
+            if (!seen) k->order[n++] = (rf_fe_order){col, 0};
+        }
+        k->norder = n;
         k2 = rf_hir_add_kernel(p, b, RF_HIR_GATHER, dst, 2);
         if (!k2) return;
         k2->in[0] = c->in[0]->id;

@@ -5,10 +5,13 @@
 ** Owns: the strings' bytes, the code -> bytes table and the hash tables.
 **
 ** Layout. Interning is split into 64 stripes by the top 6 bits of the
-** string's hash; each stripe has its own mutex, open-addressing table and
-** byte arena, so threads interning different strings rarely wait for each
-** other, and a bulk intern can work stripe by stripe on tables small enough
-** to stay in cache. Codes come from one atomic counter. The code -> bytes
+** string's 32-bit hash (the low bits index the stripe's table); each stripe
+** has its own mutex, open-addressing table and byte arena, so threads
+** interning different strings rarely wait for each other, and a bulk intern
+** can work stripe by stripe on tables small enough to stay in cache. Codes
+** come from one atomic counter (so while others intern, rf_rt_dict_count
+** may include a code whose entry is still being written: only codes a
+** caller was given are safe to read). The code -> bytes
 ** table is a fixed array of segments of growing size (segment k holds
 ** 2^(k+10) entries) that are never moved or freed before the dictionary, and
 ** the bytes live in arena chunks that never move either, so rf_rt_dict_str
@@ -22,26 +25,23 @@
 #include <string.h>
 
 #include "rf_rt_data.h"
-#include <stdio.h>
-#include <time.h>
-static double tnow(void){struct timespec ts;clock_gettime(CLOCK_MONOTONIC,&ts);return ts.tv_sec+ts.tv_nsec*1e-9;}
-#define TP(x) do{ if(getenv("RF_TP")) fprintf(stderr,"%s %.3f\n",x,tnow()-t00);}while(0)
 
 #define STRIPE_BITS 6
 #define NSTRIPES (1 << STRIPE_BITS)
 #define SEG_BASE_BITS 10
 #define NSEGS 22 /* enough for codes below 2^31 */
 #define EMPTY UINT32_MAX
-#define PEND 0x80000000u                  /* a bulk intern's not yet numbered string */
-#define MAX_LEN INT64_C(0xfffffff0)      /* the length prefix is 32 bits */
+#define PEND 0x80000000u            /* a bulk intern's not yet numbered string */
+#define MAX_LEN INT64_C(0xfffffff0) /* the length prefix is 32 bits */
+#define MAX_TAB (UINT64_C(1) << 26) /* index bits must stay below the stripe bits */
 #define CHUNK_MIN ((size_t)16 << 10)
 #define CHUNK_MAX ((size_t)1 << 20)
-#define BULK_MIN 4096                    /* below this, bulk interns one by one */
-#define BULK_BATCH (INT64_C(1) << 30)    /* rows of a bulk batch: PEND | row fits 32 bits */
+#define BULK_MIN 4096                 /* below this, bulk interns one by one */
+#define BULK_BATCH (INT64_C(1) << 30) /* rows of a bulk batch: PEND | position fits 32 bits */
 
 typedef struct slot {
-    uint32_t code; /* EMPTY, a code, or PEND | batch row (during a bulk intern) */
-    uint32_t h;    /* low 32 bits of the hash: the table index and a cheap filter */
+    uint32_t code; /* EMPTY, a code, or PEND | bucket position (during a bulk intern) */
+    uint32_t h;    /* the hash: the table index and a cheap filter */
 } slot;
 
 typedef struct chunk {
@@ -120,7 +120,13 @@ uint64_t rf_rt_hash_bytes(const char *s, int64_t n)
     return mum(k1 ^ (uint64_t)n, mum(a ^ k0, b ^ seed));
 }
 
-static inline int stripe_of(uint64_t h) { return (int)(h >> (64 - STRIPE_BITS)); }
+static inline uint32_t hash32(const char *s, int64_t n)
+{
+    uint64_t h = rf_rt_hash_bytes(s, n);
+    return (uint32_t)(h ^ (h >> 32));
+}
+
+static inline int stripe_of(uint32_t h) { return (int)(h >> (32 - STRIPE_BITS)); }
 
 /* ---- code -> bytes ------------------------------------------------------ */
 
@@ -138,7 +144,7 @@ static int ensure_seg(rf_rt_dict *d, int k)
     pthread_mutex_lock(&d->segmu);
     const char **s = atomic_load_explicit(&d->seg[k], memory_order_relaxed);
     if (!s) {
-        s = malloc(sizeof *s << (k + SEG_BASE_BITS));
+        s = rf_rt_alloc_big(sizeof *s << (k + SEG_BASE_BITS));
         if (s) atomic_store_explicit(&d->seg[k], s, memory_order_release);
     }
     pthread_mutex_unlock(&d->segmu);
@@ -196,11 +202,13 @@ static char *store(stripe *st, const char *s, int64_t len)
     return p + 4;
 }
 
-static int tab_grow(stripe *st)
+/* Doubles the table, or makes it hold at least want entries. */
+static int tab_grow_to(stripe *st, uint64_t want)
 {
     uint64_t ncap = st->cap ? st->cap * 2 : 256;
-    if (ncap > (UINT64_C(1) << 32)) return -1; /* the index comes from 32 hash bits */
-    slot *nt = malloc(ncap * sizeof *nt);
+    while (ncap * 7 / 10 < want && ncap < MAX_TAB) ncap *= 2;
+    if (ncap > MAX_TAB) return -1;
+    slot *nt = rf_rt_alloc_big(ncap * sizeof *nt);
     if (!nt) return -1;
     memset(nt, 0xff, ncap * sizeof *nt);
     uint64_t m = ncap - 1;
@@ -217,18 +225,21 @@ static int tab_grow(stripe *st)
     return 0;
 }
 
+static int tab_grow(stripe *st) { return tab_grow_to(st, 0); }
+
 static inline int needs_grow(const stripe *st) { return (st->used + 1) * 10 > st->cap * 7; }
 
 /* The strings of a bulk batch, for comparing with PEND slots. */
 typedef struct batch_src {
     const int64_t *off;
     const char *bytes;
+    const uint32_t *brow; /* bucket position -> row */
 } batch_src;
 
 /* The slot holding s, or (found = 0) the empty slot where it would go.
 ** The table must exist. */
-static inline uint64_t probe(const rf_rt_dict *d, const stripe *st, const batch_src *bs, uint32_t h,
-                             const char *s, int64_t len, int *found)
+static inline uint64_t probe(const rf_rt_dict *d, const stripe *st, const batch_src *bs, uint32_t h, const char *s,
+                             int64_t len, int *found)
 {
     uint64_t m = st->cap - 1, i = h & m;
     for (;;) {
@@ -241,7 +252,7 @@ static inline uint64_t probe(const rf_rt_dict *d, const stripe *st, const batch_
             const char *p;
             int64_t n;
             if (sl.code & PEND) {
-                int64_t r = sl.code & ~PEND;
+                int64_t r = bs->brow[sl.code & ~PEND];
                 p = bs->bytes + bs->off[r];
                 n = bs->off[r + 1] - bs->off[r];
             } else {
@@ -331,15 +342,16 @@ rf_status rf_rt_dict_intern(rf_rt_dict *d, const char *s, int64_t len, uint32_t 
 {
     if (len < 0) return RF_EINTERNAL;
     if (len > MAX_LEN) return RF_ENOMEM;
-    uint64_t h64 = rf_rt_hash_bytes(s, len);
-    uint32_t h = (uint32_t)h64;
-    stripe *st = &d->st[stripe_of(h64)];
+    uint32_t h = hash32(s, len);
+    stripe *st = &d->st[stripe_of(h)];
     rf_status rc = RF_OK;
     pthread_mutex_lock(&st->mu);
     int found = 0;
     uint64_t i = st->cap ? probe(d, st, NULL, h, s, len, &found) : 0;
-    if (found) *code = st->tab[i].code;
-    else rc = add_locked(d, st, h, s, len, code);
+    if (found)
+        *code = st->tab[i].code;
+    else
+        rc = add_locked(d, st, h, s, len, code);
     pthread_mutex_unlock(&st->mu);
     return rc;
 }
@@ -347,10 +359,9 @@ rf_status rf_rt_dict_intern(rf_rt_dict *d, const char *s, int64_t len, uint32_t 
 int rf_rt_dict_find(const rf_rt_dict *d, const char *s, int64_t len, uint32_t *code)
 {
     if (len < 0 || len > MAX_LEN) return 0;
-    uint64_t h64 = rf_rt_hash_bytes(s, len);
-    uint32_t h = (uint32_t)h64;
+    uint32_t h = hash32(s, len);
     /* the mutex is the only thing changed, and the dictionary is never const itself */
-    stripe *st = &((rf_rt_dict *)d)->st[stripe_of(h64)];
+    stripe *st = &((rf_rt_dict *)d)->st[stripe_of(h)];
     pthread_mutex_lock(&st->mu);
     int found = 0;
     uint64_t i = st->cap ? probe(d, st, NULL, h, s, len, &found) : 0;
@@ -381,14 +392,19 @@ int rf_rt_dict_cmp(const rf_rt_dict *d, uint32_t a, uint32_t b)
 }
 
 /* ---- bulk interning ------------------------------------------------------
-** Phases (each a parallel loop; between them the threads join):
-**   1  hash every row and count rows per stripe per task
-**   2  scatter the row numbers by stripe, in row order within a stripe
-**   3  per stripe: look each row up; a string not yet known gets a slot
-**      PEND | row of its first occurrence, and later rows point at that row
-**   4  number the first occurrences in row order (count per range, prefix
-**      sums, number), copy their bytes, then give every row its code
-**   5  per stripe: replace PEND slots by the codes
+** Phases (each a parallel loop; between them the threads join). Every pass
+** streams through memory: rows are bucketed by stripe, and the passes in
+** row order keep one cursor per bucket, starting where the bucketing put
+** the range's first row of that stripe.
+**   1  hash every row; count rows per stripe per range
+**   2  bucket (hash, row) by stripe, in row order within a bucket
+**   3  per stripe: look each bucketed row up; res = its code when known,
+**      else PEND | the bucket position of its first occurrence, which also
+**      goes into the table as a PEND slot so that later rows find it
+**   4  in row order: count the first occurrences per range and the bytes
+**      their copies take; after prefix sums, number and copy them; then
+**      give every row its code
+**   5  per stripe: replace the PEND slots by the codes
 ** All stripe locks are held from 3 to 5. Codes therefore depend only on the
 ** rows' order, as if interned one at a time. */
 
@@ -398,16 +414,18 @@ typedef struct bulk {
     int64_t n;
     uint32_t *codes;
     int T;
-    uint64_t *h;
-    uint32_t *perm;
-    uint32_t *res; /* a code, or PEND | row of the first occurrence */
-    int64_t *pos;  /* T x NSTRIPES: counts, then scatter positions */
+    uint32_t *h;    /* per row */
+    uint32_t *bh;   /* bucketed: hash */
+    uint32_t *brow; /* bucketed: row */
+    uint32_t *res;  /* bucketed: code, or PEND | position of the first occurrence */
+    int64_t *start; /* T x NSTRIPES: where range t's rows of stripe s are bucketed */
+    int64_t *pos;   /* T x NSTRIPES: counts, then cursors */
     int64_t sstart[NSTRIPES + 1];
     atomic_int next_stripe;
     atomic_int failed;
-    int64_t *first_count; /* per task */
-    int64_t base;         /* first new code */
-    chunk **task_chunks;  /* per task: the chunks phase 4 copied into */
+    int64_t *first_count; /* per range: first occurrences, then the first code */
+    int64_t *first_bytes; /* per range: the bytes their copies take */
+    char **task_block;    /* per range: the block the copies go to */
 } bulk;
 
 static inline void range_of(const bulk *b, int t, int64_t *lo, int64_t *hi)
@@ -425,7 +443,7 @@ static void ph_hash(void *arg, int t)
     const int64_t *off = b->src.off;
     for (int64_t i = lo; i < hi; i++) {
         if (off[i + 1] - off[i] > MAX_LEN) atomic_store(&b->failed, 1);
-        uint64_t h = rf_rt_hash_bytes(b->src.bytes + off[i], off[i + 1] - off[i]);
+        uint32_t h = hash32(b->src.bytes + off[i], off[i + 1] - off[i]);
         b->h[i] = h;
         cnt[stripe_of(h)]++;
     }
@@ -437,10 +455,13 @@ static void ph_scatter(void *arg, int t)
     int64_t lo, hi;
     range_of(b, t, &lo, &hi);
     int64_t *pos = b->pos + (int64_t)t * NSTRIPES;
-    for (int64_t i = lo; i < hi; i++) b->perm[pos[stripe_of(b->h[i])]++] = (uint32_t)i;
+    for (int64_t i = lo; i < hi; i++) {
+        uint32_t h = b->h[i];
+        int64_t q = pos[stripe_of(h)]++;
+        b->bh[q] = h;
+        b->brow[q] = (uint32_t)i;
+    }
 }
-
-#define PF 16 /* rows of prefetch distance in phase 3 */
 
 static void ph_dedupe(void *arg, int t)
 {
@@ -454,77 +475,98 @@ static void ph_dedupe(void *arg, int t)
         if (s >= NSTRIPES || atomic_load(&b->failed)) return;
         stripe *st = &d->st[s];
         int64_t lo = b->sstart[s], hi = b->sstart[s + 1];
-        if (lo == hi) continue;
+        /* after a sample of the stripe's rows, size the table once for the
+        ** share of new strings seen so far instead of doubling it again and
+        ** again (growth goes on as usual if the estimate was low) */
+        int64_t sample = lo + ((hi - lo) / 16 > 2048 ? (hi - lo) / 16 : 2048);
+        uint64_t used0 = st->used;
         for (int64_t q = lo; q < hi; q++) {
+            if (q == sample && hi - q > 2048) {
+                uint64_t fresh = st->used - used0;
+                uint64_t want = st->used + (uint64_t)((double)fresh / (double)(q - lo) * (double)(hi - q) * 1.1);
+                if (want * 10 > st->cap * 7 && tab_grow_to(st, want)) {
+                    atomic_store(&b->failed, 1);
+                    return;
+                }
+            }
             if (!st->cap || needs_grow(st)) {
                 if (tab_grow(st)) {
                     atomic_store(&b->failed, 1);
                     return;
                 }
             }
-            /* the rows of a stripe are scattered over the input: overlap the
-            ** cache misses on their hashes and table slots */
-            if (q + PF < hi) __builtin_prefetch(&b->h[b->perm[q + PF]]);
-            if (q + PF / 2 < hi) __builtin_prefetch(&st->tab[(uint32_t)b->h[b->perm[q + PF / 2]] & (st->cap - 1)]);
-            uint32_t i = b->perm[q];
-            uint32_t h = (uint32_t)b->h[i];
+            if (q + 8 < hi) __builtin_prefetch(&st->tab[b->bh[q + 8] & (st->cap - 1)]);
+            uint32_t h = b->bh[q], i = b->brow[q];
             int found;
             uint64_t k = probe(d, st, &b->src, h, bytes + off[i], off[i + 1] - off[i], &found);
             if (found) {
-                b->res[i] = st->tab[k].code;
+                b->res[q] = st->tab[k].code;
             } else {
-                st->tab[k].code = PEND | i;
+                st->tab[k].code = PEND | (uint32_t)q;
                 st->tab[k].h = h;
                 st->used++;
-                b->res[i] = PEND | i;
+                b->res[q] = PEND | (uint32_t)q;
             }
         }
     }
 }
 
-static void ph_count_first(void *arg, int t)
+/* The row-order walks of phase 4 over range t; mode 0 counts, 1 numbers,
+** 2 resolves. Numbering also writes the code over the first occurrence's
+** res, where later occurrences and PEND slots (which hold its bucket
+** position) find it. */
+static void walk(bulk *b, int t, int mode)
 {
-    bulk *b = arg;
-    int64_t lo, hi, c = 0;
-    range_of(b, t, &lo, &hi);
-    for (int64_t i = lo; i < hi; i++) c += b->res[i] == (PEND | (uint32_t)i);
-    b->first_count[t] = c;
-}
-
-static void ph_number(void *arg, int t)
-{
-    bulk *b = arg;
     int64_t lo, hi;
     range_of(b, t, &lo, &hi);
-    int64_t code = b->first_count[t]; /* turned into this task's first code */
-    /* a private stripe-like arena; its chunks go to stripe 0 afterwards */
-    stripe arena;
-    memset(&arena, 0, sizeof arena);
+    int64_t cur[NSTRIPES];
+    memcpy(cur, b->start + (int64_t)t * NSTRIPES, sizeof cur);
     const int64_t *off = b->src.off;
-    for (int64_t i = lo; i < hi; i++) {
-        if (b->res[i] != (PEND | (uint32_t)i)) continue;
-        char *p = store(&arena, b->src.bytes + off[i], off[i + 1] - off[i]);
-        if (!p) {
+    int64_t c = 0, nb = 0;
+    char *p = NULL;
+    if (mode == 1) {
+        if (!b->first_bytes[t]) return;
+        /* one block of exactly the bytes needed; it goes to stripe 0 afterwards */
+        chunk *blk = rf_rt_alloc_big(sizeof(chunk) + (size_t)b->first_bytes[t]);
+        if (!blk) {
             atomic_store(&b->failed, 1);
-            break;
+            return;
         }
-        *entry_at(b->d, (uint32_t)code) = p;
-        b->codes[i] = (uint32_t)code++;
+        b->task_block[t] = (char *)blk;
+        p = (char *)(blk + 1);
+        c = b->first_count[t];
     }
-    b->task_chunks[t] = arena.chunks;
+    for (int64_t i = lo; i < hi; i++) {
+        int64_t q = cur[stripe_of(b->h[i])]++;
+        uint32_t r = b->res[q];
+        if (mode == 2) {
+            /* first occurrences hold their codes since mode 1 */
+            b->codes[i] = r & PEND ? b->res[r & ~PEND] : r;
+            continue;
+        }
+        if (r != (PEND | (uint32_t)q)) continue;
+        uint32_t n = (uint32_t)(off[i + 1] - off[i]);
+        if (mode == 0) {
+            c++;
+            nb += n + 5;
+            continue;
+        }
+        memcpy(p, &n, 4);
+        memcpy(p + 4, b->src.bytes + off[i], n);
+        p[4 + n] = 0;
+        *entry_at(b->d, (uint32_t)c) = p + 4;
+        p += n + 5;
+        b->res[q] = (uint32_t)c++;
+    }
+    if (mode == 0) {
+        b->first_count[t] = c;
+        b->first_bytes[t] = nb;
+    }
 }
 
-static void ph_resolve(void *arg, int t)
-{
-    bulk *b = arg;
-    int64_t lo, hi;
-    range_of(b, t, &lo, &hi);
-    for (int64_t i = lo; i < hi; i++) {
-        uint32_t r = b->res[i];
-        if (!(r & PEND)) b->codes[i] = r;
-        else if ((r & ~PEND) != (uint32_t)i) b->codes[i] = b->codes[r & ~PEND];
-    }
-}
+static void ph_count_first(void *arg, int t) { walk(arg, t, 0); }
+static void ph_number(void *arg, int t) { walk(arg, t, 1); }
+static void ph_resolve(void *arg, int t) { walk(arg, t, 2); }
 
 static void ph_patch(void *arg, int t)
 {
@@ -536,7 +578,7 @@ static void ph_patch(void *arg, int t)
         stripe *st = &b->d->st[s];
         for (uint64_t i = 0; i < st->cap; i++) {
             uint32_t c = st->tab[i].code;
-            if (c != EMPTY && (c & PEND)) st->tab[i].code = b->codes[c & ~PEND];
+            if (c != EMPTY && (c & PEND)) st->tab[i].code = b->res[c & ~PEND]; /* this stripe's bucket */
         }
     }
 }
@@ -547,7 +589,7 @@ static void purge_pending(rf_rt_dict *d)
     for (int s = 0; s < NSTRIPES; s++) {
         stripe *st = &d->st[s];
         if (!st->cap) continue;
-        slot *nt = malloc(st->cap * sizeof *nt);
+        slot *nt = rf_rt_alloc_big(st->cap * sizeof *nt);
         if (!nt) {
             atomic_store(&d->broken, 1);
             continue;
@@ -568,8 +610,7 @@ static void purge_pending(rf_rt_dict *d)
     }
 }
 
-static rf_status bulk_batch(rf_rt_dict *d, const int64_t *off, const char *bytes, int64_t n, uint32_t *codes,
-                            int T)
+static rf_status bulk_batch(rf_rt_dict *d, const int64_t *off, const char *bytes, int64_t n, uint32_t *codes, int T)
 {
     bulk b;
     memset(&b, 0, sizeof b);
@@ -579,22 +620,25 @@ static rf_status bulk_batch(rf_rt_dict *d, const int64_t *off, const char *bytes
     b.n = n;
     b.codes = codes;
     b.T = T;
-    b.h = malloc((size_t)n * sizeof *b.h);
-    b.perm = malloc((size_t)n * sizeof *b.perm);
-    b.res = malloc((size_t)n * sizeof *b.res);
+    b.h = rf_rt_alloc_big((size_t)n * sizeof *b.h);
+    b.bh = rf_rt_alloc_big((size_t)n * sizeof *b.bh);
+    b.brow = rf_rt_alloc_big((size_t)n * sizeof *b.brow);
+    b.res = rf_rt_alloc_big((size_t)n * sizeof *b.res);
+    b.start = calloc((size_t)T * NSTRIPES, sizeof *b.start);
     b.pos = calloc((size_t)T * NSTRIPES, sizeof *b.pos);
     b.first_count = calloc((size_t)T, sizeof *b.first_count);
-    b.task_chunks = calloc((size_t)T, sizeof *b.task_chunks);
-    double t00=tnow();
+    b.first_bytes = calloc((size_t)T, sizeof *b.first_bytes);
+    b.task_block = calloc((size_t)T, sizeof *b.task_block);
     rf_status rc = RF_OK;
-    if (!b.h || !b.perm || !b.res || !b.pos || !b.first_count || !b.task_chunks) {
+    b.src.brow = b.brow;
+    if (!b.h || !b.bh || !b.brow || !b.res || !b.start || !b.pos || !b.first_count || !b.first_bytes || !b.task_block) {
         rc = RF_ENOMEM;
         goto out;
     }
     atomic_init(&b.failed, 0);
     atomic_init(&b.next_stripe, 0);
 
-    TP("alloc");rf_rt_parallel(T, ph_hash, &b);TP("hash");
+    rf_rt_parallel(T, ph_hash, &b);
     if (atomic_load(&b.failed)) {
         rc = RF_ENOMEM; /* a string of 4 GiB or more */
         goto out;
@@ -604,26 +648,25 @@ static rf_status bulk_batch(rf_rt_dict *d, const int64_t *off, const char *bytes
         b.sstart[s] = acc;
         for (int t = 0; t < T; t++) {
             int64_t c = b.pos[t * NSTRIPES + s];
-            b.pos[t * NSTRIPES + s] = acc;
+            b.pos[t * NSTRIPES + s] = b.start[t * NSTRIPES + s] = acc;
             acc += c;
         }
     }
     b.sstart[NSTRIPES] = acc;
-    rf_rt_parallel(T, ph_scatter, &b);TP("scatter");
+    rf_rt_parallel(T, ph_scatter, &b);
 
     for (int s = 0; s < NSTRIPES; s++) pthread_mutex_lock(&d->st[s].mu);
     if (atomic_load(&d->broken)) {
         rc = RF_ENOMEM;
         goto unlock;
     }
-    atomic_store(&b.next_stripe, 0);
-    rf_rt_parallel(T, ph_dedupe, &b);TP("dedupe");
+    rf_rt_parallel(T, ph_dedupe, &b);
     if (atomic_load(&b.failed)) {
         purge_pending(d);
         rc = RF_ENOMEM;
         goto unlock;
     }
-    rf_rt_parallel(T, ph_count_first, &b);TP("count");
+    rf_rt_parallel(T, ph_count_first, &b);
     int64_t base = atomic_load(&d->count), total = 0;
     for (int t = 0; t < T; t++) {
         int64_t c = b.first_count[t];
@@ -647,41 +690,41 @@ static rf_status bulk_batch(rf_rt_dict *d, const int64_t *off, const char *bytes
                 goto unlock;
             }
     }
-    rf_rt_parallel(T, ph_number, &b);TP("number");
+    rf_rt_parallel(T, ph_number, &b);
     /* the copies belong to the dictionary whatever happened */
     for (int t = 0; t < T; t++) {
-        chunk *c = b.task_chunks[t];
-        while (c) {
-            chunk *nx = c->next;
-            c->next = d->st[0].chunks;
-            d->st[0].chunks = c;
-            c = nx;
-        }
+        chunk *c = (chunk *)b.task_block[t];
+        if (!c) continue;
+        c->next = d->st[0].chunks;
+        d->st[0].chunks = c;
     }
     if (atomic_load(&b.failed)) {
         purge_pending(d);
         rc = RF_ENOMEM;
         goto unlock;
     }
-    rf_rt_parallel(T, ph_resolve, &b);TP("resolve");
+    rf_rt_parallel(T, ph_resolve, &b);
     atomic_store(&b.next_stripe, 0);
-    rf_rt_parallel(T, ph_patch, &b);TP("patch");
+    rf_rt_parallel(T, ph_patch, &b);
     atomic_store(&d->count, base + total);
 
 unlock:
     for (int s = NSTRIPES - 1; s >= 0; s--) pthread_mutex_unlock(&d->st[s].mu);
 out:
     free(b.h);
-    free(b.perm);
+    free(b.bh);
+    free(b.brow);
     free(b.res);
+    free(b.start);
     free(b.pos);
     free(b.first_count);
-    free(b.task_chunks);
+    free(b.first_bytes);
+    free(b.task_block);
     return rc;
 }
 
-rf_status rf_rt_dict_intern_many(rf_rt_dict *d, const int64_t *off, const char *bytes, int64_t n,
-                                 uint32_t *codes, int threads)
+rf_status rf_rt_dict_intern_many(rf_rt_dict *d, const int64_t *off, const char *bytes, int64_t n, uint32_t *codes,
+                                 int threads)
 {
     if (n <= 0) return RF_OK;
     if (n < BULK_MIN) {

@@ -13,9 +13,11 @@
 ** selection (batch indices of the rows that pass); a conjunction narrows the
 ** selection argument by argument, so a later conjunct is only evaluated, and
 ** can only fail, on rows where the earlier ones held. The outputs are then
-** evaluated on the selected rows only and appended to the thread's buffers,
-** which are concatenated in thread order: the result is the same for any
-** thread count.
+** evaluated on the selected rows only and written to the result columns,
+** which are allocated for n rows: each thread writes its rows at the start
+** of its own range, and the ranges are closed up in thread order after the
+** threads are done (then the columns shrink), so the result is the same for
+** any thread count and is written once (untouched pages cost nothing).
 **
 ** Errors. A thread records the lowest row of its range that failed (and for
 ** that row the first failing node in evaluation order), finishes the batch
@@ -32,6 +34,25 @@
 ** codes that reached the output are interned in row order. Codes therefore
 ** do not depend on the thread count or on timing, and strings computed only
 ** to be compared never enter the dictionary.
+**
+** Semantics where the language reference leaves room (the constant folder,
+** queryplan/pass_fold.c, agrees on all of them):
+**   string:like      % any run, _ one character (UTF-8 code point; an
+**                    invalid byte counts as one), case-sensitive, no escape
+**                    character; "" matches only ""
+**   string:substring characters [start, start + len) of s intersected with
+**                    [0, length): a negative start clips to 0, len <= 0 or a
+**                    start past the end gives ""
+**   string:length    code points (an invalid byte counts as one)
+**   comparisons      strings by bytes (= code point order); floats in
+**                    rf_val_cmp_float's total order (-0 = 0, NaN = NaN and
+**                    above +inf), so they agree with sorting and grouping
+**   float + - * /    plain IEEE: x / 0 is inf or nan, never an error
+**   int, decimal     overflow and division by zero are errors; int / int
+**                    truncates toward zero; decimal * and / round half away
+**                    from zero (rf_value.h, bit for bit)
+** Messages name the operation and its operands, as in
+** "k3: integer overflow in 9223372036854775807 + 1" (k3 being ctx->what).
 */
 #include <math.h>
 #include <stdarg.h>
@@ -95,9 +116,8 @@ typedef struct wk {
     int64_t err_row;
     char *err_msg;
     int oom;
-    /* output */
-    char **obuf;
-    int64_t olen, ocap;
+    /* output: this thread's rows go to out[lo ..], then to out[ostart ..] */
+    int64_t olen, ostart;
     /* strings this thread computed (see the file comment) */
     lent *ents;
     int64_t nents, capents;
@@ -126,7 +146,6 @@ typedef struct call {
     int T;
     wk *w;
     _Atomic int64_t err_row;
-    int direct;
     rf_rt_rel *out;
     rf_diags *d;
     rf_status st;
@@ -190,6 +209,22 @@ static int like_fast_ok(const char *p, int64_t m)
     return rf_val_check_utf8(p, m, NULL) == RF_OK;
 }
 
+/* memmem, with a plain first-byte scan for short haystacks, where glibc's
+** two-way setup costs more than the search */
+static const char *find(const char *h, int64_t hn, const char *nd, int64_t nn)
+{
+    if (hn > 256) return memmem(h, (size_t)hn, nd, (size_t)nn);
+    if (nn > hn) return NULL;
+    const char *end = h + (hn - nn) + 1;
+    while (h < end) {
+        h = memchr(h, nd[0], (size_t)(end - h));
+        if (!h) return NULL;
+        if (memcmp(h + 1, nd + 1, (size_t)nn - 1) == 0) return h;
+        h++;
+    }
+    return NULL;
+}
+
 static int like_fast(const char *s, int64_t n, const char *p, int64_t m)
 {
     const char *pct = memchr(p, '%', (size_t)m);
@@ -201,7 +236,7 @@ static int like_fast(const char *s, int64_t n, const char *p, int64_t m)
     while ((pct = memchr(p, '%', (size_t)m))) {
         j = pct - p;
         if (j > 0) {
-            const char *f = memmem(s + i, (size_t)(n - i), p, (size_t)j);
+            const char *f = find(s + i, n - i, p, j);
             if (!f) return 0;
             i = f - s + j;
         }
@@ -368,16 +403,16 @@ static inline void *scr(wk *w, const en *x) { return w->scratch + (size_t)x->id 
 static const void *ev(wk *w, en *x, const uint16_t *sel, int k);
 static int ev_sel(wk *w, en *x, const uint16_t *sel, int k, uint16_t *out);
 
-#define GATHER(T)                                                                                  \
-    do {                                                                                           \
-        const T *s_ = x->col;                                                                      \
-        T *o_ = o;                                                                                 \
-        if (!rows)                                                                                 \
-            for (int j = 0; j < k; j++) o_[j] = s_[r0 + sel[j]];                                   \
-        else if (!sel)                                                                             \
-            for (int j = 0; j < k; j++) o_[j] = s_[rows[r0 + j]];                                  \
-        else                                                                                       \
-            for (int j = 0; j < k; j++) o_[j] = s_[rows[r0 + sel[j]]];                             \
+#define GATHER(T)                                                                                                      \
+    do {                                                                                                               \
+        const T *s_ = x->col;                                                                                          \
+        T *o_ = o;                                                                                                     \
+        if (!rows)                                                                                                     \
+            for (int j = 0; j < k; j++) o_[j] = s_[r0 + sel[j]];                                                       \
+        else if (!sel)                                                                                                 \
+            for (int j = 0; j < k; j++) o_[j] = s_[rows[r0 + j]];                                                      \
+        else                                                                                                           \
+            for (int j = 0; j < k; j++) o_[j] = s_[rows[r0 + sel[j]]];                                                 \
     } while (0)
 
 static const void *ev_col(wk *w, en *x, const uint16_t *sel, int k)
@@ -405,26 +440,31 @@ static const void *ev_binop(wk *w, en *x, const uint16_t *sel, int k)
     case RF_TYPE_INT: {
         const int64_t *a = pa, *b = pb;
         int64_t *o = po;
-        for (int j = 0; j < k; j++) {
-            int bad;
-            switch (op) {
-            case '+': bad = __builtin_add_overflow(a[j], b[j], &o[j]); break;
-            case '-': bad = __builtin_sub_overflow(a[j], b[j], &o[j]); break;
-            case '*': bad = __builtin_mul_overflow(a[j], b[j], &o[j]); break;
-            default:
+        /* one loop per operator: -O2 does not take the switch out of the loop */
+#define INT_LOOP(BUILTIN)                                                                                              \
+    for (int j = 0; j < k; j++)                                                                                        \
+        if (BUILTIN(a[j], b[j], &o[j])) {                                                                              \
+            fail(w, sel, j, "integer overflow in %lld %c %lld", (long long)a[j], op, (long long)b[j]);                 \
+            o[j] = 0;                                                                                                  \
+        }
+        switch (op) {
+        case '+': INT_LOOP(__builtin_add_overflow); break;
+        case '-': INT_LOOP(__builtin_sub_overflow); break;
+        case '*': INT_LOOP(__builtin_mul_overflow); break;
+        default:
+            for (int j = 0; j < k; j++) {
                 if (b[j] == 0) {
                     fail(w, sel, j, "division by zero in %lld / 0", (long long)a[j]);
                     o[j] = 0;
-                    continue;
+                } else if (a[j] == INT64_MIN && b[j] == -1) {
+                    fail(w, sel, j, "integer overflow in %lld / %lld", (long long)a[j], (long long)b[j]);
+                    o[j] = 0;
+                } else {
+                    o[j] = a[j] / b[j];
                 }
-                bad = a[j] == INT64_MIN && b[j] == -1;
-                o[j] = bad ? 0 : a[j] / b[j];
-            }
-            if (bad) {
-                fail(w, sel, j, "integer overflow in %lld %c %lld", (long long)a[j], op, (long long)b[j]);
-                o[j] = 0;
             }
         }
+#undef INT_LOOP
         break;
     }
     case RF_TYPE_DECIMAL: {
@@ -433,59 +473,80 @@ static const void *ev_binop(wk *w, en *x, const uint16_t *sel, int k)
         ** otherwise */
         const int64_t *a = pa, *b = pb;
         int64_t *o = po;
-        for (int j = 0; j < k; j++) {
-            int64_t x1 = a[j], y = b[j], r;
-            rf_status st = RF_OK;
-            switch (op) {
-            case '+':
-                if (__builtin_add_overflow(x1, y, &r) || r == INT64_MIN) st = rf_val_dec_add(x1, y, &r, NULL);
-                break;
-            case '-':
-                if (__builtin_sub_overflow(x1, y, &r) || r == INT64_MIN) st = rf_val_dec_sub(x1, y, &r, NULL);
-                break;
-            case '*': {
-                int64_t p;
-                if (!__builtin_mul_overflow(x1, y, &p)) {
-                    int64_t q = p / RF_DEC_ONE, m = p % RF_DEC_ONE;
-                    r = q + (m >= RF_DEC_ONE / 2) - (m <= -RF_DEC_ONE / 2);
-                } else {
-                    st = rf_val_dec_mul(x1, y, &r, NULL);
-                }
-                break;
+#define DEC_FAIL(j)                                                                                                    \
+    do {                                                                                                               \
+        fail(w, sel, j, "decimal overflow in %s %c %s", fdec(b1, a[j]), op, fdec(b2, b[j]));                           \
+        o[j] = 0;                                                                                                      \
+    } while (0)
+        switch (op) {
+        case '+':
+            for (int j = 0; j < k; j++) {
+                int64_t r;
+                if ((__builtin_add_overflow(a[j], b[j], &r) || r == INT64_MIN) && rf_val_dec_add(a[j], b[j], &r, NULL))
+                    DEC_FAIL(j);
+                else
+                    o[j] = r;
             }
-            default: {
-                int64_t p;
+            break;
+        case '-':
+            for (int j = 0; j < k; j++) {
+                int64_t r;
+                if ((__builtin_sub_overflow(a[j], b[j], &r) || r == INT64_MIN) && rf_val_dec_sub(a[j], b[j], &r, NULL))
+                    DEC_FAIL(j);
+                else
+                    o[j] = r;
+            }
+            break;
+        case '*':
+            for (int j = 0; j < k; j++) {
+                int64_t p, r;
+                if (!__builtin_mul_overflow(a[j], b[j], &p)) {
+                    int64_t q = p / RF_DEC_ONE, m = p % RF_DEC_ONE;
+                    o[j] = q + (m >= RF_DEC_ONE / 2) - (m <= -RF_DEC_ONE / 2);
+                } else if (rf_val_dec_mul(a[j], b[j], &r, NULL)) {
+                    DEC_FAIL(j);
+                } else {
+                    o[j] = r;
+                }
+            }
+            break;
+        default:
+            for (int j = 0; j < k; j++) {
+                int64_t x1 = a[j], y = b[j], p, r;
                 if (y == 0) {
                     fail(w, sel, j, "division by zero in %s / %s", fdec(b1, x1), fdec(b2, y));
                     o[j] = 0;
-                    continue;
-                }
-                if (y != INT64_MIN && !__builtin_mul_overflow(x1, RF_DEC_ONE, &p)) {
+                } else if (y != INT64_MIN && !__builtin_mul_overflow(x1, RF_DEC_ONE, &p)) {
                     int64_t q = p / y, m = p % y;
                     int64_t am = m < 0 ? -m : m, ay = y < 0 ? -y : y;
                     if (am >= ay - am) q += ((p < 0) != (y < 0)) ? -1 : 1;
-                    r = q;
+                    o[j] = q;
+                } else if (rf_val_dec_div(x1, y, &r, NULL)) {
+                    DEC_FAIL(j);
                 } else {
-                    st = rf_val_dec_div(x1, y, &r, NULL);
+                    o[j] = r;
                 }
             }
-            }
-            if (st) {
-                fail(w, sel, j, "decimal overflow in %s %c %s", fdec(b1, x1), op, fdec(b2, y));
-                r = 0;
-            }
-            o[j] = r;
         }
+#undef DEC_FAIL
         break;
     }
     case RF_TYPE_FLOAT: {
         const double *a = pa, *b = pb;
         double *o = po;
         switch (op) {
-        case '+': for (int j = 0; j < k; j++) o[j] = a[j] + b[j]; break;
-        case '-': for (int j = 0; j < k; j++) o[j] = a[j] - b[j]; break;
-        case '*': for (int j = 0; j < k; j++) o[j] = a[j] * b[j]; break;
-        default: for (int j = 0; j < k; j++) o[j] = a[j] / b[j]; break;
+        case '+':
+            for (int j = 0; j < k; j++) o[j] = a[j] + b[j];
+            break;
+        case '-':
+            for (int j = 0; j < k; j++) o[j] = a[j] - b[j];
+            break;
+        case '*':
+            for (int j = 0; j < k; j++) o[j] = a[j] * b[j];
+            break;
+        default:
+            for (int j = 0; j < k; j++) o[j] = a[j] / b[j];
+            break;
         }
         break;
     }
@@ -574,7 +635,7 @@ static void convert(wk *w, rf_type from, rf_type to, const void *pa, void *po, c
         const int64_t *a = pa;
         double *o = po;
         for (int j = 0; j < k; j++) o[j] = (double)a[j] / 1e6; /* = rf_val_dec_to_float */
-    } else { /* float -> decimal */
+    } else {                                                   /* float -> decimal */
         const double *a = pa;
         int64_t *o = po;
         for (int j = 0; j < k; j++) {
@@ -645,8 +706,7 @@ static const void *ev_call(wk *w, en *x, const uint16_t *sel, int k)
             int64_t n;
             const char *p = sget(w, a[j], &n);
             if (rf_val_parse_date(p, n, &o[j], NULL)) {
-                fail(w, sel, j, "invalid date in %s[\"%.*s%s\"]", name, (int)(n > 40 ? 40 : n), p,
-                     n > 40 ? "..." : "");
+                fail(w, sel, j, "invalid date in %s[\"%.*s%s\"]", name, (int)(n > 40 ? 40 : n), p, n > 40 ? "..." : "");
                 o[j] = 0;
             }
         }
@@ -714,17 +774,29 @@ static inline int fcmp(double a, double b)
     return isnan(a) - isnan(b);
 }
 
-#define CMP_LOOP(T, EXPR)                                                                          \
-    do {                                                                                           \
-        const T *a = pa, *b = pb;                                                                  \
-        switch (x->e->cmp) {                                                                       \
-        case RF_CMP_EQ: for (int j = 0; j < k; j++) o[j] = (EXPR) == 0; break;                     \
-        case RF_CMP_NE: for (int j = 0; j < k; j++) o[j] = (EXPR) != 0; break;                     \
-        case RF_CMP_LT: for (int j = 0; j < k; j++) o[j] = (EXPR) < 0; break;                      \
-        case RF_CMP_LE: for (int j = 0; j < k; j++) o[j] = (EXPR) <= 0; break;                     \
-        case RF_CMP_GT: for (int j = 0; j < k; j++) o[j] = (EXPR) > 0; break;                      \
-        case RF_CMP_GE: for (int j = 0; j < k; j++) o[j] = (EXPR) >= 0; break;                     \
-        }                                                                                          \
+#define CMP_LOOP(T, EXPR)                                                                                              \
+    do {                                                                                                               \
+        const T *a = pa, *b = pb;                                                                                      \
+        switch (x->e->cmp) {                                                                                           \
+        case RF_CMP_EQ:                                                                                                \
+            for (int j = 0; j < k; j++) o[j] = (EXPR) == 0;                                                            \
+            break;                                                                                                     \
+        case RF_CMP_NE:                                                                                                \
+            for (int j = 0; j < k; j++) o[j] = (EXPR) != 0;                                                            \
+            break;                                                                                                     \
+        case RF_CMP_LT:                                                                                                \
+            for (int j = 0; j < k; j++) o[j] = (EXPR) < 0;                                                             \
+            break;                                                                                                     \
+        case RF_CMP_LE:                                                                                                \
+            for (int j = 0; j < k; j++) o[j] = (EXPR) <= 0;                                                            \
+            break;                                                                                                     \
+        case RF_CMP_GT:                                                                                                \
+            for (int j = 0; j < k; j++) o[j] = (EXPR) > 0;                                                             \
+            break;                                                                                                     \
+        case RF_CMP_GE:                                                                                                \
+            for (int j = 0; j < k; j++) o[j] = (EXPR) >= 0;                                                            \
+            break;                                                                                                     \
+        }                                                                                                              \
     } while (0)
 
 #define ICMP(u, v) (((u) > (v)) - ((u) < (v)))
@@ -750,8 +822,10 @@ static const void *ev_cmp(wk *w, en *x, const uint16_t *sel, int k)
     case RF_TYPE_FLOAT: CMP_LOOP(double, fcmp(a[j], b[j])); break;
     case RF_TYPE_STRING:
         /* equal strings have equal codes (also the temporary ones) */
-        if (x->e->cmp == RF_CMP_EQ || x->e->cmp == RF_CMP_NE) CMP_LOOP(uint32_t, ICMP(a[j], b[j]));
-        else CMP_LOOP(uint32_t, scmp(w, a[j], b[j]));
+        if (x->e->cmp == RF_CMP_EQ || x->e->cmp == RF_CMP_NE)
+            CMP_LOOP(uint32_t, ICMP(a[j], b[j]));
+        else
+            CMP_LOOP(uint32_t, scmp(w, a[j], b[j]));
         break;
     }
     return o;
@@ -874,21 +948,6 @@ static int ev_sel(wk *w, en *x, const uint16_t *sel, int k, uint16_t *out)
 
 /* ---- threads ------------------------------------------------------------------- */
 
-static int grow_out(wk *w, int64_t need)
-{
-    const call *c = w->c;
-    if (need <= w->ocap) return 0;
-    int64_t nc = w->ocap ? w->ocap : BATCH;
-    while (nc < need) nc *= 2;
-    for (int32_t o = 0; o < c->nouts; o++) {
-        char *p = realloc(w->obuf[o], (size_t)nc * (size_t)rf_rt_type_width(c->out_types[o]));
-        if (!p) return -1;
-        w->obuf[o] = p;
-    }
-    w->ocap = nc;
-    return 0;
-}
-
 static void worker(void *arg, int t)
 {
     call *c = arg;
@@ -907,16 +966,12 @@ static void worker(void *arg, int t)
         ** before the failing one may fail in an output, and which row fails
         ** first must not depend on where batches start */
         if (kk > 0 && !w->oom) {
-            if (!c->direct && grow_out(w, w->olen + kk)) {
-                w->oom = 1;
-            } else {
-                for (int32_t o = 0; o < c->nouts; o++) {
-                    size_t wd = (size_t)rf_rt_type_width(c->out_types[o]);
-                    const void *v = ev(w, c->outs[o], sel, kk);
-                    memcpy(w->obuf[o] + (size_t)w->olen * wd, v, (size_t)kk * wd);
-                }
-                w->olen += kk;
+            for (int32_t o = 0; o < c->nouts; o++) {
+                size_t wd = (size_t)rf_rt_type_width(c->out_types[o]);
+                const void *v = ev(w, c->outs[o], sel, kk);
+                memcpy((char *)c->out->cols[o] + (size_t)(w->lo + w->olen) * wd, v, (size_t)kk * wd);
             }
+            w->olen += kk;
         }
         if (w->err_row != INT64_MAX || w->oom) {
             int64_t cur = atomic_load(&c->err_row);
@@ -1000,9 +1055,7 @@ static int check_node(call *c, en *x)
         case RF_TYPE_DATE:
             for (int j = 0; j < BATCH; j++) ((int32_t *)x->cvec)[j] = (int32_t)e->c.i;
             break;
-        case RF_TYPE_BOOL:
-            memset(x->cvec, e->c.i != 0, BATCH);
-            break;
+        case RF_TYPE_BOOL: memset(x->cvec, e->c.i != 0, BATCH); break;
         case RF_TYPE_STRING: {
             uint32_t code;
             rf_status st = rf_rt_dict_intern(c->dict, e->c.s ? e->c.s : "", e->c.s ? e->c.slen : 0, &code);
@@ -1107,9 +1160,6 @@ static void free_call(call *c)
             free(w->andbuf);
             free(w->subcache);
             free(w->err_msg);
-            if (w->obuf && !c->direct)
-                for (int32_t o = 0; o < c->nouts; o++) free(w->obuf[o]);
-            free(w->obuf);
             free(w->ents);
             free(w->lslots);
             free(w->pend);
@@ -1136,11 +1186,9 @@ static rf_status intern_pending(call *c)
         if (c->out_types[o] == RF_TYPE_STRING && c->outs[o]->kind != RF_QP_E_COL && c->outs[o]->kind != RF_QP_E_CONST)
             scols[ns++] = o;
     rf_status st = RF_OK;
-    int64_t row = 0;
     for (int t = 0; t < c->T && !st; t++) {
         wk *w = &c->w[t];
-        int64_t start = c->direct ? w->lo : row;
-        row = start + w->olen;
+        int64_t start = w->ostart;
         if (!w->npend || !ns) continue;
         uint32_t *map = malloc((size_t)w->npend * sizeof *map);
         if (!map) {
@@ -1167,9 +1215,8 @@ static rf_status intern_pending(call *c)
     return st;
 }
 
-rf_status rf_rt_eval_map(const rf_rt_eval_ctx *ctx, const rf_qp_expr *filter, rf_qp_expr *const *outs,
-                         int32_t nouts, const rf_type *out_types, const rf_rt_side sides[2], int64_t n,
-                         rf_rt_rel *out, rf_diags *d)
+rf_status rf_rt_eval_map(const rf_rt_eval_ctx *ctx, const rf_qp_expr *filter, rf_qp_expr *const *outs, int32_t nouts,
+                         const rf_type *out_types, const rf_rt_side sides[2], int64_t n, rf_rt_rel *out, rf_diags *d)
 {
     call c;
     memset(&c, 0, sizeof c);
@@ -1214,7 +1261,8 @@ rf_status rf_rt_eval_map(const rf_rt_eval_ctx *ctx, const rf_qp_expr *filter, rf
     int64_t ncodes = rf_rt_dict_count(c.dict);
     for (int i = 0; i < c.nnodes; i++) {
         en *x = &c.nodes[i];
-        if (x->kind == RF_QP_E_LIKE && x->pat_const && ncodes > 0) {
+        /* (a few rows are cheaper to match than a cache the size of the dictionary) */
+        if (x->kind == RF_QP_E_LIKE && x->pat_const && ncodes > 0 && c.n >= 256) {
             x->cache = calloc((size_t)ncodes, 1);
             if (!x->cache) {
                 c.st = RF_ENOMEM;
@@ -1225,10 +1273,10 @@ rf_status rf_rt_eval_map(const rf_rt_eval_ctx *ctx, const rf_qp_expr *filter, rf
     }
 
     int T = ctx->threads < 1 ? 1 : ctx->threads > 256 ? 256 : ctx->threads;
-    if (T > (c.n + MIN_ROWS_PER_THREAD - 1) / MIN_ROWS_PER_THREAD) T = (int)((c.n + MIN_ROWS_PER_THREAD - 1) / MIN_ROWS_PER_THREAD);
+    if (T > (c.n + MIN_ROWS_PER_THREAD - 1) / MIN_ROWS_PER_THREAD)
+        T = (int)((c.n + MIN_ROWS_PER_THREAD - 1) / MIN_ROWS_PER_THREAD);
     if (T < 1) T = 1;
-    c.direct = c.filter == NULL;
-    if (c.direct && (c.st = rf_rt_rel_alloc(out, nouts, out_types, c.n))) goto done;
+    if ((c.st = rf_rt_rel_alloc(out, nouts, out_types, c.n))) goto done;
     c.w = calloc((size_t)T, sizeof *c.w);
     if (!c.w) {
         c.st = RF_ENOMEM;
@@ -1245,19 +1293,12 @@ rf_status rf_rt_eval_map(const rf_rt_eval_ctx *ctx, const rf_qp_expr *filter, rf
         w->fsel = malloc(BATCH * sizeof *w->fsel);
         w->andbuf = malloc(((size_t)c.nand * 3 + 1) * BATCH * sizeof *w->andbuf);
         w->subcache = malloc(((size_t)c.nsub * SUBCACHE * 2 + 1) * sizeof *w->subcache);
-        w->obuf = calloc((size_t)nouts + 1, sizeof *w->obuf);
-        if (!w->scratch || !w->fsel || !w->andbuf || !w->subcache || !w->obuf) {
+        if (!w->scratch || !w->fsel || !w->andbuf || !w->subcache) {
             c.st = RF_ENOMEM;
             goto done;
         }
         /* an impossible input code (the top bit is never a real code's) */
         memset(w->subcache, 0xff, ((size_t)c.nsub * SUBCACHE * 2 + 1) * sizeof *w->subcache);
-        if (c.direct) {
-            for (int32_t o = 0; o < nouts; o++)
-                w->obuf[o] = out->cols[o] ? (char *)out->cols[o] + (size_t)w->lo * (size_t)rf_rt_type_width(out_types[o])
-                                          : NULL;
-            w->ocap = w->hi - w->lo;
-        }
     }
 
     rf_rt_parallel(T, worker, &c);
@@ -1273,32 +1314,35 @@ rf_status rf_rt_eval_map(const rf_rt_eval_ctx *ctx, const rf_qp_expr *filter, rf
     }
     if (first) {
         const char *msg = first->err_msg ? first->err_msg : "run-time error";
-        if (ctx->what) rf_error(d, ctx->loc, "%s: %s", ctx->what, msg);
-        else rf_error(d, ctx->loc, "%s", msg);
+        if (ctx->what)
+            rf_error(d, ctx->loc, "%s: %s", ctx->what, msg);
+        else
+            rf_error(d, ctx->loc, "%s", msg);
         c.st = RF_EUSER;
         goto done;
     }
-    if (!c.direct) {
-        int64_t rows = 0;
-        for (int t = 0; t < T; t++) rows += c.w[t].olen;
-        if ((c.st = rf_rt_rel_alloc(out, nouts, out_types, rows))) goto done;
-        int64_t at = 0;
-        for (int t = 0; t < T; t++) {
-            wk *w = &c.w[t];
-            for (int32_t o = 0; o < nouts && w->olen; o++) {
+    /* close up the threads' ranges */
+    int64_t at = 0;
+    for (int t = 0; t < T; t++) {
+        wk *w = &c.w[t];
+        w->ostart = at;
+        if (at != w->lo && w->olen)
+            for (int32_t o = 0; o < nouts; o++) {
                 size_t wd = (size_t)rf_rt_type_width(out_types[o]);
-                memcpy((char *)out->cols[o] + (size_t)at * wd, w->obuf[o], (size_t)w->olen * wd);
+                memmove((char *)out->cols[o] + (size_t)at * wd, (char *)out->cols[o] + (size_t)w->lo * wd,
+                        (size_t)w->olen * wd);
             }
-            at += w->olen;
-        }
+        at += w->olen;
     }
+    if ((c.st = rf_rt_rel_truncate(out, at))) goto done;
     c.st = intern_pending(&c);
 
 done:
     if (c.st) {
         rf_rt_rel_free(out);
         out->ncols = 0;
-        if (c.st == RF_ENOMEM) rf_error(d, ctx->loc, "out of memory while evaluating %s", ctx->what ? ctx->what : "expressions");
+        if (c.st == RF_ENOMEM)
+            rf_error(d, ctx->loc, "out of memory while evaluating %s", ctx->what ? ctx->what : "expressions");
     }
     rf_status st = c.st;
     free_call(&c);

@@ -110,8 +110,7 @@ static int cell(const rf_rt_rel *r, int32_t c, int64_t row, char *tmp)
     return 0;
 }
 
-static const char *cell_str(const rf_rt_rel *r, int32_t c, int64_t row, const rf_rt_dict *dict, int64_t *n,
-                            int *bad)
+static const char *cell_str(const rf_rt_rel *r, int32_t c, int64_t row, const rf_rt_dict *dict, int64_t *n, int *bad)
 {
     const char *s = rf_rt_dict_str(dict, ((const uint32_t *)r->cols[c])[row], n);
     if (!s) {
@@ -157,8 +156,7 @@ static void write_csv(const rf_rt_rel *r, const char *const *names, const rf_rt_
     }
 }
 
-static rf_status write_table(const rf_rt_rel *r, const char *const *names, const rf_rt_dict *dict, wbuf *b,
-                             int *bad)
+static rf_status write_table(const rf_rt_rel *r, const char *const *names, const rf_rt_dict *dict, wbuf *b, int *bad)
 {
     char tmp[RF_VAL_FMT_MAX];
     int32_t nc = r->ncols;
@@ -207,8 +205,10 @@ static rf_status write_table(const rf_rt_rel *r, const char *const *names, const
                 s = tmp;
             }
             if (right_aligned(r->types[c])) wpad(b, wd[c] - w);
-            if (r->types[c] == RF_TYPE_STRING) wstr(b, s, n);
-            else wput(b, s, (size_t)n);
+            if (r->types[c] == RF_TYPE_STRING)
+                wstr(b, s, n);
+            else
+                wput(b, s, (size_t)n);
             if (!right_aligned(r->types[c]) && c + 1 < nc) wpad(b, wd[c] - w);
         }
         wputc(b, '\n');
@@ -217,8 +217,8 @@ static rf_status write_table(const rf_rt_rel *r, const char *const *names, const
     return RF_OK;
 }
 
-rf_status rf_rt_write_rel(const rf_rt_rel *r, const char *const *colnames, const rf_rt_dict *dict,
-                          rf_rt_format format, FILE *out)
+rf_status rf_rt_write_rel(const rf_rt_rel *r, const char *const *colnames, const rf_rt_dict *dict, rf_rt_format format,
+                          FILE *out)
 {
     for (int32_t c = 0; c < r->ncols; c++) {
         if (r->types[c] == RF_TYPE_STRING && !dict && r->nrows > 0) return RF_EINTERNAL;
@@ -231,8 +231,10 @@ rf_status rf_rt_write_rel(const rf_rt_rel *r, const char *const *colnames, const
     if (!(b.p = malloc(b.cap))) return RF_ENOMEM;
     int bad = 0;
     rf_status st = RF_OK;
-    if (format == RF_RT_FORMAT_CSV) write_csv(r, colnames, dict, &b, &bad);
-    else st = write_table(r, colnames, dict, &b, &bad);
+    if (format == RF_RT_FORMAT_CSV)
+        write_csv(r, colnames, dict, &b, &bad);
+    else
+        st = write_table(r, colnames, dict, &b, &bad);
     wflush(&b);
     free(b.p);
     if (st) return st;

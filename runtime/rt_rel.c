@@ -3,13 +3,31 @@
 ** small thread runner that the runtime's data-parallel loops share.
 **
 ** Owns: the allocation of relation columns (rf_rt_rel_alloc / _truncate /
-** _free), rf_rt_index_free, rf_rt_type_width and rf_rt_parallel.
+** _free), rf_rt_index_free, rf_rt_type_width, rf_rt_alloc_big and
+** rf_rt_parallel.
 */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "rf_rt_data.h"
+
+#define HUGE_PAGE ((size_t)2 << 20)
+
+void *rf_rt_alloc_big(size_t n)
+{
+    if (n < 2 * HUGE_PAGE) return malloc(n ? n : 1);
+    size_t sz = (n + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
+    void *p = aligned_alloc(HUGE_PAGE, sz);
+    if (!p) return malloc(n);
+#ifdef MADV_HUGEPAGE
+    /* advice only: failure changes nothing. RF_NOHUGE in the environment
+    ** turns it off, for systems where huge-page compaction stalls. */
+    if (!getenv("RF_NOHUGE")) madvise(p, sz, MADV_HUGEPAGE);
+#endif
+    return p;
+}
 
 int rf_rt_type_width(rf_type t)
 {
@@ -38,7 +56,7 @@ rf_status rf_rt_rel_alloc(rf_rt_rel *r, int32_t ncols, const rf_type *types, int
     r->ncols = ncols;
     if (nrows > 0) {
         for (int32_t c = 0; c < ncols; c++) {
-            if (!(r->cols[c] = rf_malloc((size_t)nrows * (size_t)rf_rt_type_width(types[c])))) {
+            if (!(r->cols[c] = rf_rt_alloc_big((size_t)nrows * (size_t)rf_rt_type_width(types[c])))) {
                 rf_rt_rel_free(r);
                 r->ncols = 0;
                 return RF_ENOMEM;
@@ -57,8 +75,8 @@ rf_status rf_rt_rel_truncate(rf_rt_rel *r, int64_t nrows)
         if (nrows == 0) {
             free(r->cols[c]);
             r->cols[c] = NULL;
-        } else if (nrows < r->nrows / 2) {
-            /* give memory back only when it is worth a copy; a failed shrink
+        } else {
+            /* shrinking reallocs split or remap in place; a failed shrink
             ** keeps the larger block, which is still correct */
             void *p = realloc(r->cols[c], (size_t)nrows * (size_t)rf_rt_type_width(r->types[c]));
             if (p) r->cols[c] = p;

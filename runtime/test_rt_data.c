@@ -17,13 +17,13 @@
 
 static int failures, checks;
 
-#define CHECK(cond)                                                                                \
-    do {                                                                                           \
-        checks++;                                                                                  \
-        if (!(cond)) {                                                                             \
-            failures++;                                                                            \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);               \
-        }                                                                                          \
+#define CHECK(cond)                                                                                                    \
+    do {                                                                                                               \
+        checks++;                                                                                                      \
+        if (!(cond)) {                                                                                                 \
+            failures++;                                                                                                \
+            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);                                   \
+        }                                                                                                              \
     } while (0)
 
 static uint64_t rng_state = 88172645463325252ull;
@@ -224,8 +224,10 @@ static void eval_text(rf_qp_expr *e, int columnized, char *out, size_t cap)
     rf_diags d;
     rf_diags_init(&d);
     rf_status st = rf_rt_eval_map(&ctx, NULL, &e, 1, &t, sides, 1, &res, &d);
-    if (st) snprintf(out, cap, "ERROR:%s", d.count ? d.items[0].msg : "?");
-    else text_of(&res, 0, 0, out, cap);
+    if (st)
+        snprintf(out, cap, "ERROR:%s", d.count ? d.items[0].msg : "?");
+    else
+        text_of(&res, 0, 0, out, cap);
     if (!st) rf_rt_rel_free(&res);
     rf_diags_free(&d);
     for (int c = 0; c < z.rel.ncols; c++) free(z.cols[c]);
@@ -241,8 +243,8 @@ static void expect(int line, rf_qp_expr *e, const char *want)
                                                  : strcmp(got, want) == 0;
         if (!ok) {
             failures++;
-            fprintf(stderr, "%s:%d: %s: got \"%s\", want \"%s\"\n", __FILE__, line,
-                    mode ? "columns" : "constants", got, want);
+            fprintf(stderr, "%s:%d: %s: got \"%s\", want \"%s\"\n", __FILE__, line, mode ? "columns" : "constants", got,
+                    want);
         }
     }
 }
@@ -367,8 +369,10 @@ static void test_dict_concurrent(void)
     char *seen = calloc(NCONC, 1);
     for (int i = 0; i < NCONC; i++) {
         uint32_t c = args[0].codes[i];
-        if (c >= NCONC || seen[c]) bad++;
-        else seen[c] = 1;
+        if (c >= NCONC || seen[c])
+            bad++;
+        else
+            seen[c] = 1;
     }
     CHECK(bad == 0);
     free(seen);
@@ -510,7 +514,8 @@ static void test_scalar_int(void)
     EXPECT(bin('/', ci(7), ci(-2)), "-3");
     EXPECT(bin('+', ci(INT64_MAX), ci(1)), "ERROR:k1: integer overflow in 9223372036854775807 + 1");
     EXPECT(bin('-', ci(INT64_MIN), ci(1)), "ERROR:integer overflow in -9223372036854775808 - 1");
-    EXPECT(bin('*', ci(INT64_C(4294967296)), ci(INT64_C(4294967296))), "ERROR:integer overflow in 4294967296 * 4294967296");
+    EXPECT(bin('*', ci(INT64_C(4294967296)), ci(INT64_C(4294967296))),
+           "ERROR:integer overflow in 4294967296 * 4294967296");
     EXPECT(bin('/', ci(INT64_MIN), ci(-1)), "ERROR:integer overflow in -9223372036854775808 / -1");
     EXPECT(bin('/', ci(5), ci(0)), "ERROR:k1: division by zero in 5 / 0");
     EXPECT(neg(ci(5)), "-5");
@@ -556,12 +561,15 @@ static void test_scalar_decimal(void)
                        : op == '-' ? rf_val_dec_sub(a, b, &r, NULL)
                        : op == '*' ? rf_val_dec_mul(a, b, &r, NULL)
                                    : rf_val_dec_div(a, b, &r, NULL);
-        if (st) snprintf(want, sizeof want, "ERROR:");
-        else rf_val_write_dec(want, r);
+        if (st)
+            snprintf(want, sizeof want, "ERROR:");
+        else
+            rf_val_write_dec(want, r);
         char got[256];
         eval_text(bin(op, cd(a), cd(b)), i % 2, got, sizeof got);
         if (st ? strncmp(got, "ERROR:", 6) != 0 : strcmp(got, want) != 0) {
-            if (bad++ < 5) fprintf(stderr, "decimal %lld %c %lld: got %s want %s\n", (long long)a, op, (long long)b, got, want);
+            if (bad++ < 5)
+                fprintf(stderr, "decimal %lld %c %lld: got %s want %s\n", (long long)a, op, (long long)b, got, want);
         }
     }
     CHECK(bad == 0);
@@ -580,7 +588,8 @@ static void test_scalar_float_cast(void)
     EXPECT(cast(RF_TYPE_FLOAT, cd(dec("0.1"))), "0.1");
     EXPECT(call(RF_BI_INT_FLOAT, ci(-7), NULL, NULL), "-7.0");
     EXPECT(call(RF_BI_INT_DECIMAL, ci(-7), NULL, NULL), "-7.00");
-    EXPECT(call(RF_BI_INT_DECIMAL, ci(INT64_MIN), NULL, NULL), "ERROR:decimal overflow in int:decimal[-9223372036854775808]");
+    EXPECT(call(RF_BI_INT_DECIMAL, ci(INT64_MIN), NULL, NULL),
+           "ERROR:decimal overflow in int:decimal[-9223372036854775808]");
     EXPECT(call(RF_BI_DECIMAL_FLOAT, cd(dec("12.345")), NULL, NULL), "12.345");
     EXPECT(call(RF_BI_FLOAT_DECIMAL, cf(2.0000005), NULL, NULL), "2.000001");
     EXPECT(call(RF_BI_FLOAT_DECIMAL, cf(-2.5), NULL, NULL), "-2.50");
@@ -620,18 +629,51 @@ static void test_scalar_like(void)
         const char *s, *p;
         int want;
     } cases[] = {
-        {"", "", 1},          {"a", "", 0},            {"", "%", 1},           {"abc", "%", 1},
-        {"", "_", 0},         {"a", "_", 1},           {"ab", "_", 0},         {"abc", "abc", 1},
-        {"abc", "ab", 0},     {"ab", "abc", 0},        {"abc", "a%", 1},       {"abc", "%c", 1},
-        {"abc", "%b%", 1},    {"abc", "%d%", 0},       {"abc", "a_c", 1},      {"abc", "a__", 1},
-        {"abc", "a___", 0},   {"abc", "%%", 1},        {"abc", "a%%c", 1},     {"ABC", "abc", 0},
-        {"é", "_", 1},        {"é", "__", 0},          {"aéb", "a_b", 1},      {"aéb", "a%b", 1},
-        {"日本語", "_本_", 1}, {"日本語", "%語", 1},    {"日本語", "日%", 1},   {"日本語", "%_語", 1},
-        {"x", "%_%", 1},      {"", "%_%", 0},          {"aaa", "%aa", 1},      {"aab", "%ab", 1},
-        {"abab", "%ab%ab", 1}, {"abab", "%ab%ab%ab", 0}, {"mississippi", "%iss%ppi", 1},
-        {"mississippi", "m%ss%ss%", 1}, {"mississippi", "%ss_pp%", 1}, {"mississippi", "%ss__pp%", 0}, {"mississippi", "%s_i%", 1},
-        {"a%b", "a%b", 1},   {"special requests", "%special%requests%", 1},
-        {"requests special", "%special%requests%", 0},  {"ab", "a%%%b", 1}, {"éa", "%__", 1}, {"é", "%__", 0},
+        {"", "", 1},
+        {"a", "", 0},
+        {"", "%", 1},
+        {"abc", "%", 1},
+        {"", "_", 0},
+        {"a", "_", 1},
+        {"ab", "_", 0},
+        {"abc", "abc", 1},
+        {"abc", "ab", 0},
+        {"ab", "abc", 0},
+        {"abc", "a%", 1},
+        {"abc", "%c", 1},
+        {"abc", "%b%", 1},
+        {"abc", "%d%", 0},
+        {"abc", "a_c", 1},
+        {"abc", "a__", 1},
+        {"abc", "a___", 0},
+        {"abc", "%%", 1},
+        {"abc", "a%%c", 1},
+        {"ABC", "abc", 0},
+        {"é", "_", 1},
+        {"é", "__", 0},
+        {"aéb", "a_b", 1},
+        {"aéb", "a%b", 1},
+        {"日本語", "_本_", 1},
+        {"日本語", "%語", 1},
+        {"日本語", "日%", 1},
+        {"日本語", "%_語", 1},
+        {"x", "%_%", 1},
+        {"", "%_%", 0},
+        {"aaa", "%aa", 1},
+        {"aab", "%ab", 1},
+        {"abab", "%ab%ab", 1},
+        {"abab", "%ab%ab%ab", 0},
+        {"mississippi", "%iss%ppi", 1},
+        {"mississippi", "m%ss%ss%", 1},
+        {"mississippi", "%ss_pp%", 1},
+        {"mississippi", "%ss__pp%", 0},
+        {"mississippi", "%s_i%", 1},
+        {"a%b", "a%b", 1},
+        {"special requests", "%special%requests%", 1},
+        {"requests special", "%special%requests%", 0},
+        {"ab", "a%%%b", 1},
+        {"éa", "%__", 1},
+        {"é", "%__", 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char line[256];
@@ -671,8 +713,10 @@ static void test_scalar_dates(void)
     EXPECT(call(RF_BI_ADD_DAYS, cdate("1996-02-28"), ci(1), NULL), "1996-02-29");
     EXPECT(call(RF_BI_ADD_DAYS, cdate("1995-12-31"), ci(1), NULL), "1996-01-01");
     EXPECT(call(RF_BI_ADD_DAYS, cdate("1995-01-01"), ci(-1), NULL), "1994-12-31");
-    EXPECT(call(RF_BI_ADD_DAYS, cdate("9999-12-31"), ci(1), NULL), "ERROR:date out of range in date:add_days[9999-12-31, 1]");
-    EXPECT(call(RF_BI_ADD_MONTHS, cdate("0001-01-31"), ci(-1), NULL), "ERROR:date out of range in date:add_months[0001-01-31, -1]");
+    EXPECT(call(RF_BI_ADD_DAYS, cdate("9999-12-31"), ci(1), NULL),
+           "ERROR:date out of range in date:add_days[9999-12-31, 1]");
+    EXPECT(call(RF_BI_ADD_MONTHS, cdate("0001-01-31"), ci(-1), NULL),
+           "ERROR:date out of range in date:add_months[0001-01-31, -1]");
     EXPECT(call(RF_BI_ADD_YEARS, cdate("2000-01-01"), ci(INT64_MAX), NULL), "ERROR:date out of range");
     EXPECT(call(RF_BI_YEAR, cdate("1998-12-01"), NULL, NULL), "1998");
     EXPECT(call(RF_BI_MONTH, cdate("1998-12-01"), NULL, NULL), "12");
@@ -695,10 +739,10 @@ static void test_scalar_cmp_logic(void)
         {ci(-5), ci(3)},
         {cd(dec("1.5")), cd(dec("1.500001"))},
         {cf(-0.5), cf(1e-300)},
-        {cs("B"), cs("a")},      /* bytes: upper case first */
+        {cs("B"), cs("a")}, /* bytes: upper case first */
         {cs("abc"), cs("abd")},
-        {cs("ab"), cs("abc")},   /* a proper prefix first */
-        {cs("z"), cs("é")},      /* UTF-8 byte order is code point order */
+        {cs("ab"), cs("abc")}, /* a proper prefix first */
+        {cs("z"), cs("é")},    /* UTF-8 byte order is code point order */
         {cdate("1995-01-01"), cdate("1995-01-02")},
         {cb(0), cb(1)},
     };
@@ -891,7 +935,7 @@ static void test_threads_identical(void)
         rf_qp_expr *outs[9] = {
             bin('*', m, bin('-', cd(dec("1")), cast(RF_TYPE_DECIMAL, i))),
             bin('+', call(RF_BI_SUBSTRING, s, ci(5), ci(3)), cs("/new")), /* new strings */
-            call(RF_BI_SUBSTRING, s, ci(0), ci(6)),                         /* mostly existing ones */
+            call(RF_BI_SUBSTRING, s, ci(0), ci(6)),                       /* mostly existing ones */
             call(RF_BI_ADD_MONTHS, dt, i, NULL),
             call(RF_BI_LENGTH, s, NULL, NULL),
             bin('/', fl, cast(RF_TYPE_FLOAT, i)),
@@ -899,8 +943,9 @@ static void test_threads_identical(void)
             cmp(RF_CMP_LT, s, call(RF_BI_SUBSTRING, s, ci(1), ci(4))),
             bin('/', m, cd(dec("3"))),
         };
-        rf_type ot[9] = {RF_TYPE_DECIMAL, RF_TYPE_STRING, RF_TYPE_STRING, RF_TYPE_DATE, RF_TYPE_INT,
-                         RF_TYPE_FLOAT, RF_TYPE_STRING, RF_TYPE_BOOL, RF_TYPE_DECIMAL};
+        /* static: the results borrow it */
+        static const rf_type ot[9] = {RF_TYPE_DECIMAL, RF_TYPE_STRING, RF_TYPE_STRING, RF_TYPE_DATE,   RF_TYPE_INT,
+                                      RF_TYPE_FLOAT,   RF_TYPE_STRING, RF_TYPE_BOOL,   RF_TYPE_DECIMAL};
         rf_diags d;
         CHECK(run_map(filter, outs, 9, ot, &b.rel, NULL, NULL, NULL, NBIG, th[t], &res[t], &d) == RF_OK);
         rf_diags_free(&d);
@@ -913,14 +958,67 @@ static void test_threads_identical(void)
         CHECK(rf_rt_dict_count(dicts[t]) == rf_rt_dict_count(dicts[0]));
         if (res[t].nrows != res[0].nrows) continue;
         for (int c = 0; c < 9; c++)
-            CHECK(memcmp(res[t].cols[c], res[0].cols[c], (size_t)res[0].nrows * (size_t)rf_rt_type_width(res[0].types[c])) == 0);
+            CHECK(memcmp(res[t].cols[c], res[0].cols[c],
+                         (size_t)res[0].nrows * (size_t)rf_rt_type_width(res[0].types[c])) == 0);
         int bad = 0;
         for (int64_t k = 0; k < rf_rt_dict_count(dicts[0]); k++) {
             int64_t n1, n2;
-            const char *s1 = rf_rt_dict_str(dicts[0], (uint32_t)k, &n1), *s2 = rf_rt_dict_str(dicts[t], (uint32_t)k, &n2);
+            const char *s1 = rf_rt_dict_str(dicts[0], (uint32_t)k, &n1),
+                       *s2 = rf_rt_dict_str(dicts[t], (uint32_t)k, &n2);
             bad += !(n1 == n2 && memcmp(s1, s2, (size_t)n1) == 0);
         }
         CHECK(bad == 0);
+    }
+    /* two sides through row index arrays (join pairs), on 1, 2 and 4 threads */
+    {
+        rf_rt_dict *saved = D;
+        D = dicts[0];
+        big b;
+        make_big(&b, D);
+        static const rf_type st2[2] = {RF_TYPE_INT, RF_TYPE_STRING};
+        rf_rt_rel small;
+        rf_rt_rel_alloc(&small, 2, st2, 10);
+        for (int k = 0; k < 10; k++) {
+            char t[8];
+            ((int64_t *)small.cols[0])[k] = k * 100;
+            snprintf(t, sizeof t, "s%d", k);
+            rf_rt_dict_intern(D, t, 2, &((uint32_t *)small.cols[1])[k]);
+        }
+        int64_t *ra = malloc(NBIG * sizeof *ra), *rb = malloc(NBIG * sizeof *rb);
+        for (int64_t k = 0; k < NBIG; k++) {
+            ra[k] = NBIG - 1 - k;
+            rb[k] = k % 10;
+        }
+        rf_qp_expr *jo[3] = {
+            bin('+', col(0, 0, RF_TYPE_INT), col(1, 0, RF_TYPE_INT)),
+            bin('+', col(1, 1, RF_TYPE_STRING), call(RF_BI_SUBSTRING, col(0, 2, RF_TYPE_STRING), ci(5), ci(2))),
+            col(0, 3, RF_TYPE_DATE)};
+        static const rf_type jt[3] = {RF_TYPE_INT, RF_TYPE_STRING, RF_TYPE_DATE};
+        rf_qp_expr *jf = cmp(RF_CMP_LT, col(0, 0, RF_TYPE_INT), col(1, 0, RF_TYPE_INT));
+        rf_rt_rel jr[3];
+        for (int t = 0; t < 3; t++) {
+            rf_diags d;
+            CHECK(run_map(jf, jo, 3, jt, &b.rel, ra, &small, rb, NBIG, th[t], &jr[t], &d) == RF_OK);
+            rf_diags_free(&d);
+        }
+        CHECK(jr[0].nrows > 0 && jr[0].nrows < NBIG);
+        for (int t = 1; t < 3; t++) {
+            CHECK(jr[t].nrows == jr[0].nrows);
+            for (int c = 0; c < 3 && jr[t].nrows == jr[0].nrows; c++)
+                CHECK(memcmp(jr[t].cols[c], jr[0].cols[c], (size_t)jr[0].nrows * (size_t)rf_rt_type_width(jt[c])) == 0);
+        }
+        /* the first output row is the last input row paired with small row 0 */
+        int64_t first = 0;
+        while (first < NBIG && !(((int64_t *)b.rel.cols[0])[ra[first]] < ((int64_t *)small.cols[0])[rb[first]]))
+            first++;
+        CHECK(jr[0].nrows > 0 && ((int64_t *)jr[0].cols[0])[0] ==
+                                     ((int64_t *)b.rel.cols[0])[ra[first]] + ((int64_t *)small.cols[0])[rb[first]]);
+        for (int t = 0; t < 3; t++) rf_rt_rel_free(&jr[t]);
+        free(ra);
+        free(rb);
+        rf_rt_rel_free(&small);
+        rf_rt_rel_free(&b.rel);
+        D = saved;
     }
     /* spot checks against a direct computation */
     {
@@ -958,8 +1056,8 @@ static void test_first_error(void)
         x[i] = 1 + i % 5;
         y[i] = i;
     }
-    x[20600] = 0;                     /* the filter divides by it */
-    y[20100] = INT64_C(1) << 62;      /* the output doubles it */
+    x[20600] = 0;                /* the filter divides by it */
+    y[20100] = INT64_C(1) << 62; /* the output doubles it */
     x[50000] = 0;
     rf_qp_expr *cx = col(0, 0, RF_TYPE_INT), *cy = col(0, 1, RF_TYPE_INT);
     rf_qp_expr *f = cmp(RF_CMP_GT, bin('/', ci(10), cx), ci(0));
@@ -1125,7 +1223,8 @@ static void bench(int64_t n)
         ((int32_t *)L.cols[3])[i] = 8036 + (int32_t)(rnd() % 2526);
         ((uint32_t *)L.cols[4])[i] = flags[rnd() % 3];
     }
-    rf_qp_expr *price = col(0, 0, RF_TYPE_DECIMAL), *disc = col(0, 1, RF_TYPE_DECIMAL), *tax = col(0, 2, RF_TYPE_DECIMAL);
+    rf_qp_expr *price = col(0, 0, RF_TYPE_DECIMAL), *disc = col(0, 1, RF_TYPE_DECIMAL),
+               *tax = col(0, 2, RF_TYPE_DECIMAL);
     rf_qp_expr *f = cmp(RF_CMP_LE, col(0, 3, RF_TYPE_DATE), cdate("1998-09-02"));
     rf_qp_expr *outs[3] = {col(0, 4, RF_TYPE_STRING),
                            bin('*', bin('*', price, bin('-', cd(RF_DEC_ONE), disc)), bin('+', cd(RF_DEC_ONE), tax)),

@@ -1,0 +1,293 @@
+/*
+** skeletons/cpu/cpu_agg.c: aggregate kernels over a grouping.
+**
+** Owns: count, exact integer sums, float sums, min and max per group. Two
+** strategies, chosen by the number of groups only (never by the thread
+** count, so results are reproducible): with few groups, fixed row blocks
+** each fill a small partial array and the partials are combined in block
+** order; with many groups, the rows are listed by group (CSR) and each group
+** is reduced in row order.
+*/
+#include "cpu_internal.h"
+
+enum { SMALL_G = 4096, BLOCK_ROWS = 65536, MAX_BLOCKS = 64 };
+
+typedef enum agg_op { AGG_COUNT, AGG_SUM_I64, AGG_SUM_F64, AGG_MIN, AGG_MAX } agg_op;
+
+/* Min and max compare (normalized value, IEEE 754 totalOrder of the bits):
+** a total order that agrees with the value order and also separates -0.0
+** from 0.0 and NaN payloads, so the winner does not depend on the order of
+** evaluation. */
+static inline void mm_key(rf_cpu_kind k, const void *d, int64_t r, uint64_t *nv, uint64_t *raw)
+{
+    *nv = cpu_norm_at(k, d, r);
+    if (k == RF_CPU_F64) {
+        uint64_t b;
+        memcpy(&b, (const double *)d + r, 8);
+        *raw = (b >> 63) ? ~b : (b | (UINT64_C(1) << 63));
+    } else {
+        *raw = *nv;
+    }
+}
+
+static inline int mm_better(int is_max, uint64_t n1, uint64_t r1, uint64_t n2, uint64_t r2)
+{
+    /* is (n1, r1) better than (n2, r2)? */
+    if (n1 != n2) return is_max ? n1 > n2 : n1 < n2;
+    return is_max ? r1 > r2 : r1 < r2;
+}
+
+typedef struct agg_ctx {
+    agg_op op;
+    rf_cpu_kind kind;
+    const void *vals;
+    const int64_t *gid, *order, *offsets;
+    int64_t n, G, bs;
+    /* block partials: [nblocks * G] of the accumulator type, and has-flags */
+    void *part;
+    uint8_t *has;
+    void *out;
+    uint64_t *mm; /* group mode min/max: (norm, raw) per group */
+} agg_ctx;
+
+static void agg_block(void *vp, int64_t b, int64_t e, int w)
+{
+    (void)w;
+    agg_ctx *c = vp;
+    for (int64_t blk = b; blk < e; blk++) {
+        int64_t r0 = blk * c->bs, r1 = r0 + c->bs < c->n ? r0 + c->bs : c->n;
+        uint8_t *has = c->has ? c->has + blk * c->G : NULL;
+        const int64_t *gid = c->gid;
+        switch (c->op) {
+        case AGG_COUNT: {
+            int64_t *p = (int64_t *)c->part + blk * c->G;
+            for (int64_t r = r0; r < r1; r++) p[gid[r]]++;
+            break;
+        }
+        case AGG_SUM_I64: {
+            rf_dec128 *p = (rf_dec128 *)c->part + blk * c->G;
+            const int64_t *v = c->vals;
+            for (int64_t r = r0; r < r1; r++) p[gid[r]] += v[r];
+            break;
+        }
+        case AGG_SUM_F64: {
+            double *p = (double *)c->part + blk * c->G;
+            const double *v = c->vals;
+            for (int64_t r = r0; r < r1; r++) {
+                int64_t g = gid[r];
+                if (has[g])
+                    p[g] += v[r];
+                else
+                    p[g] = v[r], has[g] = 1;
+            }
+            break;
+        }
+        default: {
+            uint64_t *p = (uint64_t *)c->part + 2 * blk * c->G;
+            int is_max = c->op == AGG_MAX;
+            for (int64_t r = r0; r < r1; r++) {
+                int64_t g = gid[r];
+                uint64_t nv, raw;
+                mm_key(c->kind, c->vals, r, &nv, &raw);
+                if (!has[g] || mm_better(is_max, nv, raw, p[2 * g], p[2 * g + 1])) {
+                    p[2 * g] = nv;
+                    p[2 * g + 1] = raw;
+                    has[g] = 1;
+                }
+            }
+            break;
+        }
+        }
+    }
+}
+
+static void agg_groups(void *vp, int64_t b, int64_t e, int w)
+{
+    (void)w;
+    agg_ctx *c = vp;
+    const int64_t *ord = c->order, *off = c->offsets;
+    for (int64_t g = b; g < e; g++) {
+        int64_t j0 = off[g], j1 = off[g + 1];
+        switch (c->op) {
+        case AGG_COUNT: ((int64_t *)c->out)[g] = j1 - j0; break;
+        case AGG_SUM_I64: {
+            const int64_t *v = c->vals;
+            rf_dec128 s = 0;
+            for (int64_t j = j0; j < j1; j++) s += v[ord[j]];
+            ((rf_dec128 *)c->out)[g] = s;
+            break;
+        }
+        case AGG_SUM_F64: {
+            const double *v = c->vals;
+            double s = v[ord[j0]];
+            for (int64_t j = j0 + 1; j < j1; j++) s += v[ord[j]];
+            ((double *)c->out)[g] = s;
+            break;
+        }
+        default: {
+            int is_max = c->op == AGG_MAX;
+            uint64_t bn, br;
+            mm_key(c->kind, c->vals, ord[j0], &bn, &br);
+            for (int64_t j = j0 + 1; j < j1; j++) {
+                uint64_t nv, raw;
+                mm_key(c->kind, c->vals, ord[j], &nv, &raw);
+                if (mm_better(is_max, nv, raw, bn, br)) bn = nv, br = raw;
+            }
+            c->mm[2 * g] = bn;
+            c->mm[2 * g + 1] = br;
+            break;
+        }
+        }
+    }
+}
+
+static void mm_decode(rf_cpu_kind k, const uint64_t *mm, int64_t G, void *out)
+{
+    for (int64_t g = 0; g < G; g++) {
+        uint64_t nv = mm[2 * g], raw = mm[2 * g + 1];
+        switch (k) {
+        case RF_CPU_I64: ((int64_t *)out)[g] = (int64_t)(nv ^ (UINT64_C(1) << 63)); break;
+        case RF_CPU_F64: {
+            uint64_t b = (raw >> 63) ? raw & ~(UINT64_C(1) << 63) : ~raw;
+            memcpy((double *)out + g, &b, 8);
+            break;
+        }
+        case RF_CPU_I32: ((int32_t *)out)[g] = (int32_t)((uint32_t)nv ^ UINT32_C(0x80000000)); break;
+        case RF_CPU_U32: ((uint32_t *)out)[g] = (uint32_t)nv; break;
+        default: ((uint8_t *)out)[g] = (uint8_t)nv; break;
+        }
+    }
+}
+
+static rf_status run_agg(rf_cpu_pool *pool, rf_cpu_groups *g, agg_op op, rf_cpu_kind kind, const void *vals,
+                         void **outp)
+{
+    *outp = NULL;
+    if (!g || g->ngroups < 0 || g->nrows < 0 || (unsigned)kind > RF_CPU_U8) return RF_EINTERNAL;
+    int64_t G = g->ngroups, n = g->nrows;
+    size_t osz = op == AGG_COUNT ? 8 : op == AGG_SUM_I64 ? sizeof(rf_dec128) : op == AGG_SUM_F64 ? 8
+                                                                           : (size_t)rf_cpu_kind_size(kind);
+    void *out = cpu_zalloc(G, osz);
+    if (!out) return RF_ENOMEM;
+    if (G == 0 || n == 0) {
+        *outp = out;
+        return RF_OK;
+    }
+    agg_ctx c = {0};
+    c.op = op;
+    c.kind = kind;
+    c.vals = vals;
+    c.n = n;
+    c.G = G;
+    c.gid = g->group_of_row;
+    c.out = out;
+    rf_status st = RF_ENOMEM;
+    if (G <= SMALL_G) {
+        int64_t nb = (n + BLOCK_ROWS - 1) / BLOCK_ROWS;
+        if (nb > MAX_BLOCKS) nb = MAX_BLOCKS;
+        c.bs = (n + nb - 1) / nb;
+        nb = (n + c.bs - 1) / c.bs;
+        size_t psz = op == AGG_COUNT ? 8 : op == AGG_SUM_I64 ? sizeof(rf_dec128) : op == AGG_SUM_F64 ? 8 : 16;
+        c.part = cpu_zalloc(nb * G, psz);
+        if (op >= AGG_SUM_F64) c.has = cpu_zalloc(nb * G, 1);
+        if (!c.part || (op >= AGG_SUM_F64 && !c.has)) goto out;
+        rf_cpu_parallel_for(pool, nb, 1, agg_block, &c);
+        uint64_t *mm = c.part; /* combined min/max land in block 0's partials */
+        for (int64_t gi = 0; gi < G; gi++) {
+            switch (op) {
+            case AGG_COUNT: {
+                int64_t s = 0;
+                for (int64_t b = 0; b < nb; b++) s += ((int64_t *)c.part)[b * G + gi];
+                ((int64_t *)out)[gi] = s;
+                break;
+            }
+            case AGG_SUM_I64: {
+                rf_dec128 s = 0;
+                for (int64_t b = 0; b < nb; b++) s += ((rf_dec128 *)c.part)[b * G + gi];
+                ((rf_dec128 *)out)[gi] = s;
+                break;
+            }
+            case AGG_SUM_F64: {
+                double s = 0;
+                int any = 0;
+                for (int64_t b = 0; b < nb; b++)
+                    if (c.has[b * G + gi]) {
+                        double x = ((double *)c.part)[b * G + gi];
+                        s = any ? s + x : x;
+                        any = 1;
+                    }
+                ((double *)out)[gi] = s;
+                break;
+            }
+            default: {
+                int any = 0, is_max = op == AGG_MAX;
+                uint64_t bn = 0, br = 0;
+                for (int64_t b = 0; b < nb; b++) {
+                    if (!c.has[b * G + gi]) continue;
+                    uint64_t nv = mm[2 * (b * G + gi)], raw = mm[2 * (b * G + gi) + 1];
+                    if (!any || mm_better(is_max, nv, raw, bn, br)) bn = nv, br = raw;
+                    any = 1;
+                }
+                mm[2 * gi] = bn;
+                mm[2 * gi + 1] = br;
+                break;
+            }
+            }
+        }
+        if (op >= AGG_MIN) mm_decode(kind, mm, G, out);
+    } else {
+        if ((st = rf_cpu_groups_order(pool, g))) goto out;
+        st = RF_ENOMEM;
+        c.order = g->order;
+        c.offsets = g->offsets;
+        if (op >= AGG_MIN && !(c.mm = cpu_alloc(2 * G, 8))) goto out;
+        rf_cpu_parallel_for(pool, G, cpu_grain(G, 4096), agg_groups, &c);
+        if (op >= AGG_MIN) mm_decode(kind, c.mm, G, out);
+    }
+    st = RF_OK;
+out:
+    free(c.part);
+    free(c.has);
+    free(c.mm);
+    if (st)
+        free(out);
+    else
+        *outp = out;
+    return st;
+}
+
+rf_status rf_cpu_agg_count(rf_cpu_pool *pool, rf_cpu_groups *g, int64_t **out)
+{
+    void *o;
+    rf_status st = run_agg(pool, g, AGG_COUNT, RF_CPU_I64, NULL, &o);
+    *out = o;
+    return st;
+}
+
+rf_status rf_cpu_agg_sum_i64(rf_cpu_pool *pool, rf_cpu_groups *g, const int64_t *vals, rf_dec128 **out)
+{
+    void *o;
+    rf_status st = run_agg(pool, g, AGG_SUM_I64, RF_CPU_I64, vals, &o);
+    *out = o;
+    return st;
+}
+
+rf_status rf_cpu_agg_sum_f64(rf_cpu_pool *pool, rf_cpu_groups *g, const double *vals, double **out)
+{
+    void *o;
+    rf_status st = run_agg(pool, g, AGG_SUM_F64, RF_CPU_F64, vals, &o);
+    *out = o;
+    return st;
+}
+
+rf_status rf_cpu_agg_min(rf_cpu_pool *pool, rf_cpu_groups *g, const rf_cpu_col *vals, rf_cpu_col *out)
+{
+    out->kind = vals->kind;
+    return run_agg(pool, g, AGG_MIN, vals->kind, vals->data, &out->data);
+}
+
+rf_status rf_cpu_agg_max(rf_cpu_pool *pool, rf_cpu_groups *g, const rf_cpu_col *vals, rf_cpu_col *out)
+{
+    out->kind = vals->kind;
+    return run_agg(pool, g, AGG_MAX, vals->kind, vals->data, &out->data);
+}

@@ -1,0 +1,554 @@
+/*
+** skeletons/cpu/cpu_ops.c: the relational operators built on the hash table.
+**
+** Owns: unique, group-by, inner / semi / anti equi-joins, difference and
+** union. Each one encodes its key columns (over the union of both sides'
+** ranges for binary operators, so that equal keys encode equally), builds
+** the shared hash table on the smaller side and probes with the other.
+*/
+#include "cpu_internal.h"
+
+/* Key columns of one or two tables, encoded alike. */
+typedef struct keys {
+    int32_t nk;
+    rf_cpu_kind *kinds;
+    const void **ldata, **rdata;
+    uint64_t *lo, *hi;
+    cpu_enc e;
+} keys;
+
+static void keys_free(keys *k)
+{
+    free(k->kinds);
+    free(k->ldata);
+    free(k->rdata);
+    free(k->lo);
+    free(k->hi);
+    cpu_enc_free(&k->e);
+}
+
+/* right may be NULL (one table). */
+static rf_status keys_init(rf_cpu_pool *pool, keys *k, const rf_cpu_table *left, const int32_t *lkeys,
+                           const rf_cpu_table *right, const int32_t *rkeys, int32_t nk)
+{
+    memset(k, 0, sizeof *k);
+    if (nk < 0) return RF_EINTERNAL;
+    k->nk = nk;
+    k->kinds = cpu_alloc(nk, sizeof *k->kinds);
+    rf_cpu_kind *rk = cpu_alloc(nk, sizeof *rk);
+    k->ldata = cpu_alloc(nk, sizeof *k->ldata);
+    k->rdata = cpu_alloc(nk, sizeof *k->rdata);
+    k->lo = cpu_alloc(nk, 8);
+    k->hi = cpu_alloc(nk, 8);
+    uint64_t *lo2 = cpu_alloc(nk, 8), *hi2 = cpu_alloc(nk, 8);
+    rf_status st = RF_ENOMEM;
+    if (!k->kinds || !rk || !k->ldata || !k->rdata || !k->lo || !k->hi || !lo2 || !hi2) goto out;
+    if ((st = cpu_table_keys(left, lkeys, nk, k->kinds, k->ldata))) goto out;
+    if (right) {
+        if ((st = cpu_table_keys(right, rkeys, nk, rk, k->rdata))) goto out;
+        for (int32_t i = 0; i < nk; i++)
+            if (rk[i] != k->kinds[i]) {
+                st = RF_EINTERNAL;
+                goto out;
+            }
+    }
+    int64_t ln = left->nrows, rn = right ? right->nrows : 0;
+    if (ln > 0) cpu_ranges(pool, nk, k->kinds, k->ldata, ln, k->lo, k->hi);
+    if (rn > 0) cpu_ranges(pool, nk, k->kinds, k->rdata, rn, lo2, hi2);
+    for (int32_t i = 0; i < nk; i++) {
+        if (ln <= 0) {
+            k->lo[i] = rn > 0 ? lo2[i] : 0;
+            k->hi[i] = rn > 0 ? hi2[i] : 0;
+        } else if (rn > 0) {
+            if (lo2[i] < k->lo[i]) k->lo[i] = lo2[i];
+            if (hi2[i] > k->hi[i]) k->hi[i] = hi2[i];
+        }
+    }
+    st = cpu_enc_init(&k->e, nk, k->kinds, NULL, k->lo, k->hi);
+out:
+    free(rk);
+    free(lo2);
+    free(hi2);
+    if (st) keys_free(k);
+    return st;
+}
+
+/* Validates key columns without reading the data. */
+static rf_status keys_check(const rf_cpu_table *left, const int32_t *lkeys, const rf_cpu_table *right,
+                            const int32_t *rkeys, int32_t nk)
+{
+    if (!left || !right || left->nrows < 0 || right->nrows < 0 || nk < 0) return RF_EINTERNAL;
+    rf_cpu_kind *a = cpu_alloc(2 * (int64_t)nk, sizeof *a);
+    const void **d = cpu_alloc(nk, sizeof *d);
+    rf_status st = RF_ENOMEM;
+    if (a && d && !(st = cpu_table_keys(left, lkeys, nk, a, d)) && !(st = cpu_table_keys(right, rkeys, nk, a + nk, d)))
+        for (int32_t i = 0; i < nk; i++)
+            if (a[i] != a[nk + i]) st = RF_EINTERNAL;
+    free(a);
+    free(d);
+    return st;
+}
+
+static rf_status all_cols(int32_t ncols, int32_t **cols)
+{
+    *cols = cpu_alloc(ncols, sizeof(int32_t));
+    if (!*cols) return RF_ENOMEM;
+    for (int32_t i = 0; i < ncols; i++) (*cols)[i] = i;
+    return RF_OK;
+}
+
+static rf_status empty_list(int64_t **out, int64_t *n)
+{
+    *n = 0;
+    *out = cpu_alloc(0, sizeof(int64_t));
+    return *out ? RF_OK : RF_ENOMEM;
+}
+
+static void iota_chunk(void *vp, int64_t b, int64_t e, int w)
+{
+    (void)w;
+    int64_t *p = vp;
+    for (int64_t i = b; i < e; i++) p[i] = i;
+}
+
+static rf_status iota_list(rf_cpu_pool *pool, int64_t n, int64_t **out, int64_t *m)
+{
+    *m = 0;
+    *out = cpu_alloc(n, sizeof(int64_t));
+    if (!*out) return RF_ENOMEM;
+    rf_cpu_parallel_for(pool, n, 0, iota_chunk, *out);
+    *m = n;
+    return RF_OK;
+}
+
+/* ---- unique, group -------------------------------------------------- */
+
+rf_status rf_cpu_unique(rf_cpu_pool *pool, const rf_cpu_table *t, int64_t **keep, int64_t *nkeep)
+{
+    *keep = NULL;
+    *nkeep = 0;
+    if (!t || t->nrows < 0 || t->ncols < 0) return RF_EINTERNAL;
+    if (t->nrows == 0) return empty_list(keep, nkeep);
+    if (t->ncols == 0) return iota_list(NULL, 1, keep, nkeep); /* every row is the empty tuple */
+    int32_t *cols;
+    if (all_cols(t->ncols, &cols)) return RF_ENOMEM;
+    keys k;
+    rf_status st = keys_init(pool, &k, t, cols, NULL, NULL, t->ncols);
+    free(cols);
+    if (st) return st;
+    cpu_ht ht;
+    st = cpu_ht_build(pool, &ht, &k.e, k.ldata, t->nrows, 0, NULL, keep, nkeep);
+    cpu_ht_free(&ht);
+    keys_free(&k);
+    return st;
+}
+
+void rf_cpu_groups_free(rf_cpu_groups *g)
+{
+    if (!g) return;
+    free(g->group_of_row);
+    free(g->first_row);
+    free(g->order);
+    free(g->offsets);
+    memset(g, 0, sizeof *g);
+}
+
+rf_status rf_cpu_group(rf_cpu_pool *pool, const rf_cpu_table *t, const int32_t *keycols, int32_t nkeys,
+                       rf_cpu_groups *g)
+{
+    memset(g, 0, sizeof *g);
+    if (!t || t->nrows < 0 || nkeys < 0) return RF_EINTERNAL;
+    int64_t n = t->nrows;
+    g->nrows = n;
+    if (n == 0 || nkeys == 0) {
+        g->ngroups = n > 0;
+        g->group_of_row = cpu_zalloc(n, sizeof(int64_t));
+        g->first_row = cpu_zalloc(1, sizeof(int64_t));
+        if (!g->group_of_row || !g->first_row) {
+            rf_cpu_groups_free(g);
+            return RF_ENOMEM;
+        }
+        return RF_OK;
+    }
+    keys k;
+    rf_status st = keys_init(pool, &k, t, keycols, NULL, NULL, nkeys);
+    if (st) return st;
+    cpu_ht ht;
+    st = cpu_ht_build(pool, &ht, &k.e, k.ldata, n, 1, &g->group_of_row, &g->first_row, &g->ngroups);
+    cpu_ht_free(&ht);
+    keys_free(&k);
+    if (st) rf_cpu_groups_free(g), g->nrows = 0;
+    return st;
+}
+
+rf_status rf_cpu_groups_order(rf_cpu_pool *pool, rf_cpu_groups *g)
+{
+    if (g->order && g->offsets) return RF_OK;
+    free(g->order);
+    free(g->offsets);
+    g->order = g->offsets = NULL;
+    int64_t m;
+    return cpu_csr(pool, g->group_of_row, g->nrows, g->ngroups, &g->order, &g->offsets, &m);
+}
+
+/* ---- inner join ----------------------------------------------------- */
+
+/* What both join outputs are made from: the group of each left row and the
+** right rows listed by group. A cross product is one group holding every
+** right row. */
+typedef struct join_plan {
+    int64_t *lg;              /* [ln] group of each left row, -1: none */
+    int64_t *order, *offsets; /* right rows by group */
+    int64_t grain, nch;
+    int64_t *counts; /* output rows before each chunk of left rows */
+    int64_t total;
+} join_plan;
+
+static void plan_free(join_plan *jp)
+{
+    free(jp->lg);
+    free(jp->order);
+    free(jp->offsets);
+    free(jp->counts);
+    memset(jp, 0, sizeof *jp);
+}
+
+static void emit_count(void *vp, int64_t b, int64_t e, int w)
+{
+    (void)w;
+    join_plan *c = vp;
+    int64_t k = 0;
+    for (int64_t l = b; l < e; l++) {
+        int64_t g = c->lg[l];
+        if (g >= 0) k += c->offsets[g + 1] - c->offsets[g];
+    }
+    c->counts[b / c->grain] = k;
+}
+
+static void zero_chunk(void *vp, int64_t b, int64_t e, int w)
+{
+    (void)w;
+    memset((int64_t *)vp + b, 0, (size_t)(e - b) * sizeof(int64_t));
+}
+
+static rf_status join_prepare(rf_cpu_pool *pool, const rf_cpu_table *left, const int32_t *lkeys,
+                              const rf_cpu_table *right, const int32_t *rkeys, int32_t nkeys, join_plan *jp)
+{
+    memset(jp, 0, sizeof *jp);
+    rf_status st = keys_check(left, lkeys, right, rkeys, nkeys);
+    if (st) return st;
+    int64_t ln = left->nrows, rn = right->nrows, G = 0, m;
+    keys k = {0};
+    cpu_ht ht = {0};
+    int64_t *bg = NULL, *F = NULL;
+    st = RF_ENOMEM;
+    if (ln == 0 || rn == 0 || nkeys == 0) {
+        /* Cross product (or empty): one group with all right rows. */
+        jp->lg = cpu_alloc(ln, sizeof(int64_t));
+        jp->offsets = cpu_alloc(2, sizeof(int64_t));
+        if (!jp->lg || !jp->offsets || iota_list(pool, rn, &jp->order, &m)) goto out;
+        rf_cpu_parallel_for(pool, ln, 0, zero_chunk, jp->lg);
+        jp->offsets[0] = 0;
+        jp->offsets[1] = rn;
+        G = 1;
+    } else {
+        if ((st = keys_init(pool, &k, left, lkeys, right, rkeys, nkeys))) goto out;
+        if (rn <= ln) {
+            /* Build on the right: its groups give the right-side lists. */
+            if ((st = cpu_ht_build(pool, &ht, &k.e, k.rdata, rn, 1, &bg, &F, &G))) goto out;
+            st = RF_ENOMEM;
+            if (!(jp->lg = cpu_alloc(ln, sizeof(int64_t)))) goto out;
+            cpu_ht_probe(pool, &ht, &k.e, k.ldata, ln, 0, jp->lg, NULL);
+        } else {
+            /* Build on the left; the probed right rows are listed by group. */
+            if ((st = cpu_ht_build(pool, &ht, &k.e, k.ldata, ln, 1, &jp->lg, &F, &G))) goto out;
+            st = RF_ENOMEM;
+            if (!(bg = cpu_alloc(rn, sizeof(int64_t)))) goto out;
+            cpu_ht_probe(pool, &ht, &k.e, k.rdata, rn, 0, bg, NULL);
+        }
+        cpu_ht_free(&ht);
+        if ((st = cpu_csr(pool, bg, rn, G, &jp->order, &jp->offsets, &m))) goto out;
+        st = RF_ENOMEM;
+    }
+    jp->grain = cpu_grain(ln, 16384);
+    jp->nch = (ln + jp->grain - 1) / jp->grain;
+    if (!(jp->counts = cpu_alloc(jp->nch, sizeof(int64_t)))) goto out;
+    rf_cpu_parallel_for(pool, ln, jp->grain, emit_count, jp);
+    int64_t tot = 0;
+    for (int64_t i = 0; i < jp->nch; i++) {
+        int64_t x = jp->counts[i];
+        if (x > INT64_MAX - tot) goto out; /* cannot be allocated anyway */
+        jp->counts[i] = tot;
+        tot += x;
+    }
+    jp->total = tot;
+    st = RF_OK;
+out:
+    cpu_ht_free(&ht);
+    free(bg);
+    free(F);
+    keys_free(&k);
+    if (st) plan_free(jp);
+    return st;
+}
+
+typedef struct emit_ctx {
+    const join_plan *jp;
+    int64_t *lidx, *ridx;
+    /* projected output */
+    int32_t ncols;
+    const rf_cpu_col *src; /* [ncols] source column of each output column */
+    const uint8_t *from_right;
+    rf_cpu_col *dst;
+} emit_ctx;
+
+static void emit_pairs(void *vp, int64_t b, int64_t e, int w)
+{
+    (void)w;
+    emit_ctx *c = vp;
+    const join_plan *jp = c->jp;
+    int64_t k = jp->counts[b / jp->grain];
+    for (int64_t l = b; l < e; l++) {
+        int64_t g = jp->lg[l];
+        if (g < 0) continue;
+        for (int64_t j = jp->offsets[g]; j < jp->offsets[g + 1]; j++) {
+            c->lidx[k] = l;
+            c->ridx[k++] = jp->order[j];
+        }
+    }
+}
+
+enum { EMIT_BUF = 1024 };
+
+/* Pairs go through a small buffer, then each output column is gathered from
+** it, so the index pairs never reach memory. */
+static void emit_flush(const emit_ctx *c, const int64_t *li, const int64_t *ri, int64_t n, int64_t at)
+{
+    for (int32_t col = 0; col < c->ncols; col++) {
+        const int64_t *idx = c->from_right[col] ? ri : li;
+        const void *s = c->src[col].data;
+        void *d = c->dst[col].data;
+        switch (rf_cpu_kind_size(c->src[col].kind)) {
+        case 8:
+            for (int64_t i = 0; i < n; i++) ((uint64_t *)d)[at + i] = ((const uint64_t *)s)[idx[i]];
+            break;
+        case 4:
+            for (int64_t i = 0; i < n; i++) ((uint32_t *)d)[at + i] = ((const uint32_t *)s)[idx[i]];
+            break;
+        default:
+            for (int64_t i = 0; i < n; i++) ((uint8_t *)d)[at + i] = ((const uint8_t *)s)[idx[i]];
+            break;
+        }
+    }
+}
+
+static void emit_cols(void *vp, int64_t b, int64_t e, int w)
+{
+    (void)w;
+    emit_ctx *c = vp;
+    const join_plan *jp = c->jp;
+    int64_t li[EMIT_BUF], ri[EMIT_BUF], n = 0;
+    int64_t k = jp->counts[b / jp->grain];
+    for (int64_t l = b; l < e; l++) {
+        int64_t g = jp->lg[l];
+        if (g < 0) continue;
+        for (int64_t j = jp->offsets[g]; j < jp->offsets[g + 1]; j++) {
+            li[n] = l;
+            ri[n++] = jp->order[j];
+            if (n == EMIT_BUF) {
+                emit_flush(c, li, ri, n, k);
+                k += n;
+                n = 0;
+            }
+        }
+    }
+    emit_flush(c, li, ri, n, k);
+}
+
+rf_status rf_cpu_hash_join(rf_cpu_pool *pool, const rf_cpu_table *left, const int32_t *lkeys,
+                           const rf_cpu_table *right, const int32_t *rkeys, int32_t nkeys, int64_t **lidx,
+                           int64_t **ridx, int64_t *n)
+{
+    *lidx = *ridx = NULL;
+    *n = 0;
+    join_plan jp;
+    rf_status st = join_prepare(pool, left, lkeys, right, rkeys, nkeys, &jp);
+    if (st) return st;
+    emit_ctx c = {&jp, cpu_alloc(jp.total, 8), cpu_alloc(jp.total, 8), 0, NULL, NULL, NULL};
+    if (!c.lidx || !c.ridx) {
+        free(c.lidx);
+        free(c.ridx);
+        plan_free(&jp);
+        return RF_ENOMEM;
+    }
+    rf_cpu_parallel_for(pool, left->nrows, jp.grain, emit_pairs, &c);
+    *lidx = c.lidx;
+    *ridx = c.ridx;
+    *n = jp.total;
+    plan_free(&jp);
+    return RF_OK;
+}
+
+rf_status rf_cpu_join_project(rf_cpu_pool *pool, const rf_cpu_table *left, const int32_t *lkeys,
+                              const rf_cpu_table *right, const int32_t *rkeys, int32_t nkeys, const int32_t *lcols,
+                              int32_t nl, const int32_t *rcols, int32_t nr, rf_cpu_table *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!left || !right || nl < 0 || nr < 0 || nl > INT32_MAX - nr) return RF_EINTERNAL;
+    for (int32_t i = 0; i < nl; i++)
+        if (lcols[i] < 0 || lcols[i] >= left->ncols) return RF_EINTERNAL;
+    for (int32_t i = 0; i < nr; i++)
+        if (rcols[i] < 0 || rcols[i] >= right->ncols) return RF_EINTERNAL;
+    join_plan jp;
+    rf_status st = join_prepare(pool, left, lkeys, right, rkeys, nkeys, &jp);
+    if (st) return st;
+    int32_t nc = nl + nr;
+    rf_cpu_col *src = cpu_alloc(nc, sizeof *src);
+    uint8_t *fr = cpu_alloc(nc, 1);
+    rf_cpu_kind *kinds = cpu_alloc(nc, sizeof *kinds);
+    st = RF_ENOMEM;
+    if (src && fr && kinds) {
+        for (int32_t i = 0; i < nc; i++) {
+            src[i] = i < nl ? left->cols[lcols[i]] : right->cols[rcols[i - nl]];
+            fr[i] = i >= nl;
+            kinds[i] = src[i].kind;
+        }
+        if (!(st = rf_cpu_table_alloc(nc, kinds, jp.total, out))) {
+            emit_ctx c = {&jp, NULL, NULL, nc, src, fr, out->cols};
+            rf_cpu_parallel_for(pool, left->nrows, jp.grain, emit_cols, &c);
+        }
+    }
+    free(src);
+    free(fr);
+    free(kinds);
+    plan_free(&jp);
+    return st;
+}
+
+/* ---- semi / anti join ----------------------------------------------- */
+
+typedef struct hit_ctx {
+    const int64_t *gid;
+    atomic_uchar *hit;
+    uint8_t *flags;
+} hit_ctx;
+
+/* Several threads may mark one group; relaxed atomic stores of the same
+** value make that well defined. */
+static void hit_mark(void *vp, int64_t b, int64_t e, int w)
+{
+    (void)w;
+    hit_ctx *c = vp;
+    for (int64_t i = b; i < e; i++)
+        if (c->gid[i] >= 0) atomic_store_explicit(&c->hit[c->gid[i]], 1, memory_order_relaxed);
+}
+
+static void hit_flags(void *vp, int64_t b, int64_t e, int w)
+{
+    (void)w;
+    hit_ctx *c = vp;
+    for (int64_t i = b; i < e; i++) c->flags[i] = atomic_load_explicit(&c->hit[c->gid[i]], memory_order_relaxed);
+}
+
+static rf_status semi_anti(rf_cpu_pool *pool, const rf_cpu_table *left, const int32_t *lkeys,
+                           const rf_cpu_table *right, const int32_t *rkeys, int32_t nkeys, uint8_t want,
+                           int64_t **keep, int64_t *nkeep)
+{
+    *keep = NULL;
+    *nkeep = 0;
+    if (!left || !right || left->nrows < 0 || right->nrows < 0 || nkeys < 0) return RF_EINTERNAL;
+    int64_t ln = left->nrows, rn = right->nrows;
+    keys k;
+    rf_status st = keys_check(left, lkeys, right, rkeys, nkeys);
+    if (st) return st;
+    if (ln == 0 || rn == 0 || nkeys == 0) {
+        if ((rn > 0) == want) return iota_list(pool, ln, keep, nkeep);
+        return empty_list(keep, nkeep);
+    }
+    if ((st = keys_init(pool, &k, left, lkeys, right, rkeys, nkeys))) return st;
+    cpu_ht ht = {0};
+    uint8_t *flags = cpu_alloc(ln, 1);
+    int64_t *lg = NULL, *rg = NULL, *F = NULL, G;
+    atomic_uchar *hit = NULL;
+    st = RF_ENOMEM;
+    if (!flags) goto out;
+    if (rn <= ln) {
+        if ((st = cpu_ht_build(pool, &ht, &k.e, k.rdata, rn, 0, NULL, &F, &G))) goto out;
+        cpu_ht_probe(pool, &ht, &k.e, k.ldata, ln, 0, NULL, flags);
+    } else {
+        if ((st = cpu_ht_build(pool, &ht, &k.e, k.ldata, ln, 1, &lg, &F, &G))) goto out;
+        st = RF_ENOMEM;
+        rg = cpu_alloc(rn, sizeof(int64_t));
+        hit = cpu_zalloc(G, sizeof *hit);
+        if (!rg || !hit) goto out;
+        cpu_ht_probe(pool, &ht, &k.e, k.rdata, rn, 0, rg, NULL);
+        hit_ctx hc = {rg, hit, flags};
+        rf_cpu_parallel_for(pool, rn, cpu_grain(rn, 16384), hit_mark, &hc);
+        hc.gid = lg;
+        rf_cpu_parallel_for(pool, ln, cpu_grain(ln, 16384), hit_flags, &hc);
+    }
+    st = cpu_compact_flags(pool, flags, want, ln, keep, nkeep);
+out:
+    cpu_ht_free(&ht);
+    free(flags);
+    free(lg);
+    free(rg);
+    free(F);
+    free(hit);
+    keys_free(&k);
+    return st;
+}
+
+rf_status rf_cpu_semi_join(rf_cpu_pool *pool, const rf_cpu_table *left, const int32_t *lkeys,
+                           const rf_cpu_table *right, const int32_t *rkeys, int32_t nkeys, int64_t **keep,
+                           int64_t *nkeep)
+{
+    return semi_anti(pool, left, lkeys, right, rkeys, nkeys, 1, keep, nkeep);
+}
+
+rf_status rf_cpu_anti_join(rf_cpu_pool *pool, const rf_cpu_table *left, const int32_t *lkeys,
+                           const rf_cpu_table *right, const int32_t *rkeys, int32_t nkeys, int64_t **keep,
+                           int64_t *nkeep)
+{
+    return semi_anti(pool, left, lkeys, right, rkeys, nkeys, 0, keep, nkeep);
+}
+
+/* ---- set operations ------------------------------------------------- */
+
+rf_status rf_cpu_difference(rf_cpu_pool *pool, const rf_cpu_table *a, const rf_cpu_table *b, int64_t **keep,
+                            int64_t *nkeep)
+{
+    *keep = NULL;
+    *nkeep = 0;
+    if (!a || !b || a->ncols != b->ncols || a->ncols < 0) return RF_EINTERNAL;
+    int32_t *cols;
+    if (all_cols(a->ncols, &cols)) return RF_ENOMEM;
+    rf_status st = semi_anti(pool, a, cols, b, cols, a->ncols, 0, keep, nkeep);
+    free(cols);
+    return st;
+}
+
+rf_status rf_cpu_union(rf_cpu_pool *pool, const rf_cpu_table *a, const rf_cpu_table *b, rf_cpu_table *out)
+{
+    memset(out, 0, sizeof *out);
+    int64_t *keep, nkeep;
+    rf_status st = rf_cpu_difference(pool, b, a, &keep, &nkeep);
+    if (st) return st;
+    rf_cpu_kind *kinds = cpu_alloc(a->ncols, sizeof *kinds);
+    if (!kinds) {
+        free(keep);
+        return RF_ENOMEM;
+    }
+    for (int32_t i = 0; i < a->ncols; i++) kinds[i] = a->cols[i].kind;
+    st = rf_cpu_table_alloc(a->ncols, kinds, a->nrows + nkeep, out);
+    free(kinds);
+    if (!st)
+        for (int32_t i = 0; i < a->ncols; i++) {
+            size_t sz = (size_t)rf_cpu_kind_size(a->cols[i].kind);
+            if (a->nrows) memcpy(out->cols[i].data, a->cols[i].data, (size_t)a->nrows * sz);
+            cpu_gather_into(pool, a->cols[i].kind, b->cols[i].data, keep, nkeep,
+                            (char *)out->cols[i].data + (size_t)a->nrows * sz);
+        }
+    free(keep);
+    return st;
+}
