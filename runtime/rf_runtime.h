@@ -16,12 +16,21 @@
 
 typedef enum rf_rt_device { RF_RT_DEVICE_AUTO, RF_RT_DEVICE_CPU, RF_RT_DEVICE_GPU } rf_rt_device;
 
+/* Input tables loaded once and shared by several runs (the TPC-H driver runs
+** 22 programs over the same eight files), with the string dictionary they
+** are coded in. A result of a run that used a cache borrows its dictionary:
+** free the results before the cache. Not for concurrent runs. */
+typedef struct rf_rt_cache rf_rt_cache;
+rf_rt_cache *rf_rt_cache_new(void);
+void rf_rt_cache_free(rf_rt_cache *c);
+
 typedef struct rf_rt_options {
     const char *data_dir;    /* where lang:input files are; NULL: "." */
     int threads;             /* <= 0: one per online CPU */
     rf_rt_device device;
     int profile;             /* collect per-kernel statistics */
     int64_t max_iterations;  /* of any one loop; <= 0: 1,000,000 */
+    rf_rt_cache *cache;      /* NULL: load inputs for this run only */
 } rf_rt_options;
 
 typedef struct rf_rt_output {
@@ -41,7 +50,8 @@ typedef struct rf_rt_kstat {
 } rf_rt_kstat;
 
 typedef struct rf_rt_result {
-    rf_rt_dict *dict;
+    rf_rt_dict *dict;          /* borrowed from the cache when the run used one */
+    int dict_borrowed;
     rf_rt_output *outputs;     /* in variable order */
     int32_t noutputs;
     rf_rt_kstat *stats;        /* one per kernel, by id (profile only) */

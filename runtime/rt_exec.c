@@ -24,7 +24,49 @@ typedef struct val {
     rf_cpu_groups groups;
     int has_groups;
     rf_cpu_set *set;      /* a hash index on rel's rows, kept while rel only grows */
+    int borrowed;         /* rel's columns belong to the input cache */
 } val;
+
+/* One cached input: the file and the types it was read with. */
+typedef struct cached {
+    char *path;
+    int32_t ncols;
+    rf_type *types;
+    char delimiter;
+    int header;
+    rf_rt_rel rel;
+} cached;
+
+struct rf_rt_cache {
+    rf_rt_dict *dict;
+    cached *items;
+    int32_t n, cap;
+};
+
+rf_rt_cache *rf_rt_cache_new(void)
+{
+    rf_rt_cache *c = rf_calloc(1, sizeof *c);
+    if (!c) return NULL;
+    c->dict = rf_rt_dict_new();
+    if (!c->dict) {
+        free(c);
+        return NULL;
+    }
+    return c;
+}
+
+void rf_rt_cache_free(rf_rt_cache *c)
+{
+    if (!c) return;
+    for (int32_t i = 0; i < c->n; i++) {
+        free(c->items[i].path);
+        free(c->items[i].types);
+        rf_rt_rel_free(&c->items[i].rel);
+    }
+    free(c->items);
+    rf_rt_dict_free(c->dict);
+    free(c);
+}
 
 typedef struct exec {
     const rf_hir_program *p;
@@ -71,6 +113,13 @@ static rf_status view_of(const rf_rt_rel *r, rf_cpu_table *t)
 
 static void val_clear(val *v)
 {
+    if (v->borrowed) {
+        /* the cache owns the columns; only the pointer array is ours */
+        free(v->rel.cols);
+        v->rel.cols = NULL;
+        v->rel.nrows = 0;
+        v->borrowed = 0;
+    }
     if (v->set) {
         /* the columns belong to the set */
         free(v->rel.cols);
@@ -484,7 +533,12 @@ static rf_status ensure_set(exec *x, int32_t var)
         return st;
     }
     free(t.cols);
-    rf_rt_rel_free(&v->rel);
+    if (v->borrowed) {
+        free(v->rel.cols);
+        v->borrowed = 0;
+    } else {
+        rf_rt_rel_free(&v->rel);
+    }
     v->rel.cols = NULL;
     v->set = set;
     return rel_from_set(v);
@@ -690,16 +744,77 @@ static rf_status run_kernel(exec *x, const rf_hir_kernel *k)
 
 /* ---- inputs ----------------------------------------------------------- */
 
+static rf_status load_file(exec *x, const rf_hir_var *v, const char *path, rf_rt_rel *out);
+
 static rf_status load_input(exec *x, const rf_hir_var *v, val *dst)
 {
     const char *dir = x->o.data_dir ? x->o.data_dir : ".";
     char *path = rf_sprintf("%s/%s", dir, v->input_file);
     if (!path) return RF_ENOMEM;
+    rf_rt_cache *c = x->o.cache;
+    if (!c) {
+        rf_status st = load_file(x, v, path, &dst->rel);
+        free(path);
+        return st;
+    }
+    cached *hit = NULL;
+    for (int32_t i = 0; i < c->n && !hit; i++) {
+        cached *e = &c->items[i];
+        if (strcmp(e->path, path) || e->ncols != v->ncols || e->delimiter != v->delimiter || e->header != v->header ||
+            memcmp(e->types, v->types, (size_t)v->ncols * sizeof *v->types))
+            continue;
+        hit = e;
+    }
+    if (!hit) {
+        if (c->n == c->cap) {
+            int32_t ncap = c->cap ? c->cap * 2 : 16;
+            cached *n = rf_realloc(c->items, (size_t)ncap * sizeof *n);
+            if (!n) {
+                free(path);
+                return RF_ENOMEM;
+            }
+            c->items = n;
+            c->cap = ncap;
+        }
+        cached e;
+        memset(&e, 0, sizeof e);
+        e.path = path;
+        e.ncols = v->ncols;
+        e.delimiter = v->delimiter;
+        e.header = v->header;
+        e.types = rf_malloc((size_t)(v->ncols + 1) * sizeof *e.types);
+        if (!e.types) {
+            free(path);
+            return RF_ENOMEM;
+        }
+        memcpy(e.types, v->types, (size_t)v->ncols * sizeof *v->types);
+        rf_status st = load_file(x, v, path, &e.rel);
+        if (st) {
+            free(path);
+            free(e.types);
+            return st;
+        }
+        e.rel.types = e.types;
+        c->items[c->n] = e;
+        hit = &c->items[c->n++];
+    } else {
+        free(path);
+    }
+    /* share the columns: kernels only read inputs */
+    dst->rel.nrows = hit->rel.nrows;
+    dst->rel.cols = rf_calloc((size_t)v->ncols + 1, sizeof *dst->rel.cols);
+    if (!dst->rel.cols) return RF_ENOMEM;
+    for (int32_t i = 0; i < v->ncols; i++) dst->rel.cols[i] = hit->rel.cols[i];
+    dst->borrowed = 1;
+    return RF_OK;
+}
+
+static rf_status load_file(exec *x, const rf_hir_var *v, const char *path, rf_rt_rel *out)
+{
     /* diagnostics keep the path: it lives as long as the result */
     rf_rt_texttable t;
     rf_rt_load_opts lo = {v->delimiter, v->header, x->threads};
     rf_status st = rf_rt_load_text(path, v->types, v->ncols, &lo, &t, x->d);
-    free(path);
     if (st) return st;
     rf_rt_rel r;
     memset(&r, 0, sizeof r);
@@ -728,7 +843,7 @@ static rf_status load_input(exec *x, const rf_hir_var *v, val *dst)
         rf_rt_rel_free(&r);
         return st;
     }
-    dst->rel = r;
+    *out = r;
     return RF_OK;
 }
 
@@ -813,11 +928,12 @@ rf_status rf_rt_run(const rf_hir_program *p, const rf_rt_options *o, rf_rt_resul
     rf_rt_result *res = rf_calloc(1, sizeof *res);
     x.res = res;
     x.vals = rf_calloc((size_t)p->nvars + 1, sizeof *x.vals);
-    x.dict = rf_rt_dict_new();
+    x.dict = o->cache ? o->cache->dict : rf_rt_dict_new();
     rf_status st = res && x.vals && x.dict ? RF_OK : RF_ENOMEM;
     if (!st) st = rf_cpu_pool_new(x.threads, &x.pool);
     if (!st) {
         res->dict = x.dict;
+        res->dict_borrowed = o->cache != NULL;
         res->device = "cpu";
         for (int32_t v = 0; v < p->nvars; v++) {
             x.vals[v].rel.ncols = p->vars[v]->ncols;
@@ -865,7 +981,7 @@ rf_status rf_rt_run(const rf_hir_program *p, const rf_rt_options *o, rf_rt_resul
     if (st) {
         if (res) res->dict = NULL;
         rf_rt_result_free(res);
-        rf_rt_dict_free(x.dict);
+        if (!o->cache) rf_rt_dict_free(x.dict);
         return st;
     }
     *out = res;
@@ -878,6 +994,6 @@ void rf_rt_result_free(rf_rt_result *r)
     for (int32_t i = 0; i < r->noutputs; i++) rf_rt_rel_free(&r->outputs[i].rel);
     free(r->outputs);
     free(r->stats);
-    rf_rt_dict_free(r->dict);
+    if (!r->dict_borrowed) rf_rt_dict_free(r->dict);
     free(r);
 }
