@@ -21,7 +21,7 @@ enum {
     SERIAL_MAX = 16384,      /* builds this small run on one thread */
     FEW_DISTINCT = 1024,     /* first rows with at most this many keys: probe mode */
     PROBE_MISS_MAX = 65536,  /* rows a probe-mode build may still insert serially */
-    PART_ROWS = 32768,       /* most rows per partition (before growth) */
+    PART_ROWS = 32768,       /* rows per partition that the partition count aims at */
     MAX_PBITS = 12
 };
 
@@ -269,12 +269,30 @@ static void part_scatter(void *vp, int64_t b, int64_t e, int w)
     }
 }
 
-/* Partitions rows [0, n) into *ent with partition p at entries
-** [poff[p], poff[p+1]) (poff: P + 1 entries, allocated here). With check,
-** a row outside e's ranges stops it early with *oor = 1. */
-static rf_status partition_rows(rf_cpu_pool *pool, const cpu_ht *ht, const cpu_enc *e, const void *const *data,
-                                int64_t n, int check, int *oor, uint64_t **ent, int64_t **poff, double *distinct)
+/* Rows partitioned by key. The rows of chunk ch (rows [ch * grain, ...))
+** that fall in partition p are the entries [seg[p * nch + ch], seg[p * nch +
+** ch + 1]), so results written into the entries can be taken back to row
+** order one chunk at a time, with writes confined to the chunk's rows. */
+typedef struct parted {
+    uint64_t *ent; /* nw key words and the row, per entry */
+    int64_t *poff; /* [P + 1]: partition p is entries [poff[p], poff[p+1]) */
+    int64_t *seg;  /* [P * nch + 1] */
+    int64_t nch, grain;
+} parted;
+
+static void parted_free(parted *pt)
 {
+    free(pt->ent);
+    free(pt->poff);
+    free(pt->seg);
+}
+
+/* Partitions rows [0, n) (allocating pt's arrays). With check, a row outside
+** e's ranges stops it early with *oor = 1. */
+static rf_status partition_rows(rf_cpu_pool *pool, const cpu_ht *ht, const cpu_enc *e, const void *const *data,
+                                int64_t n, int check, int *oor, parted *pt, double *distinct)
+{
+    memset(pt, 0, sizeof *pt);
     part_ctx c = {0};
     c.ht = ht;
     c.e = e;
@@ -291,13 +309,14 @@ static rf_status partition_rows(rf_cpu_pool *pool, const cpu_ht *ht, const cpu_e
     if (distinct && !(c.hll = cpu_zalloc(c.nch * HLL_M, 1))) distinct = NULL; /* an estimate is optional */
     c.scratch = cpu_alloc((int64_t)nt * BLK * (e->nw + 1), sizeof(uint64_t));
     c.ent = cpu_alloc(n * (e->nw + 1), sizeof(uint64_t));
-    int64_t *off = cpu_alloc(c.P + 1, sizeof(int64_t));
-    if (!c.hist || !c.bad || !c.scratch || !c.ent || !off) {
+    int64_t *off = cpu_alloc(c.P + 1, sizeof(int64_t)), *seg = cpu_alloc(c.P * c.nch + 1, sizeof(int64_t));
+    if (!c.hist || !c.bad || !c.scratch || !c.ent || !off || !seg) {
         free(c.hist);
         free(c.bad);
         free(c.scratch);
         free(c.ent);
         free(off);
+        free(seg);
         return RF_ENOMEM;
     }
     rf_cpu_parallel_for(pool, n, c.grain, part_hist, &c);
@@ -312,36 +331,64 @@ static rf_status partition_rows(rf_cpu_pool *pool, const cpu_ht *ht, const cpu_e
         free(c.scratch);
         free(c.ent);
         free(off);
+        free(seg);
         return RF_OK;
     }
-
     int64_t tot = 0;
     for (int64_t p = 0; p < c.P; p++) {
         off[p] = tot;
         for (int64_t ch = 0; ch < c.nch; ch++) {
             int64_t k = c.hist[ch * c.P + p];
-            c.hist[ch * c.P + p] = tot;
+            c.hist[ch * c.P + p] = seg[p * c.nch + ch] = tot;
             tot += k;
         }
     }
-    off[c.P] = tot;
+    off[c.P] = seg[c.P * c.nch] = tot;
     rf_cpu_parallel_for(pool, n, c.grain, part_scatter, &c);
     free(c.hist);
     free(c.scratch);
-    *ent = c.ent;
-    *poff = off;
+    pt->ent = c.ent;
+    pt->poff = off;
+    pt->seg = seg;
+    pt->nch = c.nch;
+    pt->grain = c.grain;
     return RF_OK;
 }
 
+/* The per-partition workers write each entry's result over its key word 0:
+** the key's payload, or for tables without one whether the key was new.
+** Writing straight to isnew[row] / first[row] would scatter over all rows. */
 typedef struct ins_ctx {
     cpu_ht *ht;
-    const uint64_t *ent;
+    uint64_t *ent;
     const int64_t *poff;
-    uint8_t *isnew;
-    int64_t *first;
     double per_part; /* expected distinct keys per partition, 0: unknown */
     atomic_int err;
 } ins_ctx;
+
+typedef struct unpart_ctx {
+    const parted *pt;
+    int64_t P;
+    int32_t stride, payload;
+    uint8_t *isnew;
+    int64_t *first;
+} unpart_ctx;
+
+/* Takes the entries' results back to row order, one chunk of rows at a time. */
+static void unpart_chunk(void *vp, int64_t b, int64_t e, int w)
+{
+    (void)w;
+    unpart_ctx *c = vp;
+    const parted *pt = c->pt;
+    for (int64_t ch = b; ch < e; ch++)
+        for (int64_t p = 0; p < c->P; p++)
+            for (int64_t j = pt->seg[p * pt->nch + ch]; j < pt->seg[p * pt->nch + ch + 1]; j++) {
+                const uint64_t *en = pt->ent + j * c->stride;
+                uint64_t row = en[c->stride - 1], v = en[0];
+                if (c->first) c->first[row] = (int64_t)v;
+                if (c->isnew) c->isnew[row] = c->payload ? v == row : (uint8_t)v;
+            }
+}
 
 static void ins_parts(void *vp, int64_t b, int64_t e, int w)
 {
@@ -351,8 +398,8 @@ static void ins_parts(void *vp, int64_t b, int64_t e, int w)
     for (int64_t p = b; p < e; p++) {
         if (c->ht->direct) {
             for (int64_t j = c->poff[p]; j < c->poff[p + 1]; j++) {
-                const uint64_t *ent = c->ent + 2 * j;
-                if (direct_set(c->ht, p, ent[0]) && c->isnew) c->isnew[ent[1]] = 1;
+                uint64_t *ent = c->ent + 2 * j;
+                ent[0] = (uint64_t)direct_set(c->ht, p, ent[0]);
             }
             continue;
         }
@@ -381,7 +428,7 @@ static void ins_parts(void *vp, int64_t b, int64_t e, int w)
         int64_t j0 = c->poff[p], j1 = c->poff[p + 1];
         for (int64_t j = j0; j < j1 && j < j0 + PF; j++) hs[j % PF] = cpu_hash(c->ent + j * (nw + 1), nw);
         for (int64_t j = j0; j < j1; j++) {
-            const uint64_t *key = c->ent + j * (nw + 1);
+            uint64_t *key = c->ent + j * (nw + 1);
             int64_t row = (int64_t)key[nw];
             uint64_t h = hs[j % PF];
             if (j + PF < j1) {
@@ -395,8 +442,7 @@ static void ins_parts(void *vp, int64_t b, int64_t e, int w)
                 atomic_store(&c->err, 1);
                 return;
             }
-            if (nu && c->isnew) c->isnew[row] = 1;
-            if (c->first) c->first[row] = (int64_t)s[nw];
+            key[0] = c->ht->payload ? s[nw] : (uint64_t)nu;
         }
     }
 }
@@ -433,21 +479,23 @@ rf_status cpu_ht_insert_rows(rf_cpu_pool *pool, cpu_ht *ht, const cpu_enc *e, co
         }
         return serial_insert(ht, e, data, NULL, 0, n, isnew, first);
     }
-    uint64_t *ent = NULL;
-    int64_t *poff = NULL;
+    parted pt;
     int bad = 0, fresh = ht->count == 0 && !ht->direct;
     double distinct = 0;
-    st = partition_rows(pool, ht, e, data, n, oor != NULL, &bad, &ent, &poff, fresh ? &distinct : NULL);
+    st = partition_rows(pool, ht, e, data, n, oor != NULL, &bad, &pt, fresh ? &distinct : NULL);
     if (st) return st;
     if (bad) {
         *oor = 1;
         return RF_OK;
     }
-    ins_ctx c = {ht, ent, poff, isnew, first, distinct / (double)ht->nparts, 0};
+    ins_ctx c = {ht, pt.ent, pt.poff, distinct / (double)ht->nparts, 0};
     atomic_init(&c.err, 0);
     rf_cpu_parallel_for(pool, ht->nparts, 1, ins_parts, &c);
-    free(ent);
-    free(poff);
+    if (!atomic_load(&c.err) && (isnew || first)) {
+        unpart_ctx u = {&pt, ht->nparts, e->nw + 1, ht->payload, isnew, first};
+        rf_cpu_parallel_for(pool, pt.nch, 1, unpart_chunk, &u);
+    }
+    parted_free(&pt);
     int64_t cnt = 0;
     for (int64_t p = 0; p < ht->nparts; p++) cnt += ht->direct ? ht->pcount[p] : ht->parts[p].count;
     ht->count = cnt;
