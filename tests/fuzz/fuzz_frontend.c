@@ -1,12 +1,17 @@
 /*
-** tests/fuzz/fuzz_frontend.c: libFuzzer target for the parser and the
-** checker (types, safety, directives, stratification) and the printers.
-** Any crash, hang, leak or sanitizer report is a bug.
+** tests/fuzz/fuzz_frontend.c: libFuzzer target for the whole compiler: the
+** parser, the checker (types, safety, directives, stratification), the
+** query-plan lowering and passes, the Harmony lowering and its encoding
+** (which must decode to the same bytes), and the printers. Any crash, hang,
+** leak, sanitizer report or failed round trip is a bug.
 */
 #include "rf_frontend.h"
+#include "rf_harmony.h"
+#include "rf_queryplan.h"
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -23,7 +28,32 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         rf_buf_init(&b);
         rf_ast_print_text(ast, &b);
         rf_ast_print_yaml(ast, &b);
-        if (rf_fe_check(ast, &a, &prog, &d) == RF_OK) rf_fe_print_program(prog, &b);
+        if (rf_fe_check(ast, &a, &prog, &d) == RF_OK) {
+            rf_fe_print_program(prog, &b);
+            rf_qp_program *qp = NULL;
+            if (rf_qp_build(prog, &qp, &d) == RF_OK && rf_qp_optimize(qp, &d) == RF_OK) {
+                rf_qp_print_text(qp, &b);
+                rf_hir_program *h = NULL;
+                if (rf_hir_lower(qp, &h, &d) == RF_OK) {
+                    rf_buf enc;
+                    rf_buf_init(&enc);
+                    if (rf_hir_serialize(h, &enc) == RF_OK) {
+                        rf_hir_program *h2 = NULL;
+                        if (rf_hir_deserialize("fuzz.rfx", enc.data, (uint64_t)enc.len, &h2, &d) != RF_OK) abort();
+                        rf_buf enc2;
+                        rf_buf_init(&enc2);
+                        if (rf_hir_serialize(h2, &enc2) != RF_OK || enc2.len != enc.len ||
+                            memcmp(enc.data, enc2.data, (size_t)enc.len) != 0)
+                            abort();
+                        rf_buf_free(&enc2);
+                        rf_hir_free(h2);
+                    }
+                    rf_buf_free(&enc);
+                    rf_hir_free(h);
+                }
+            }
+            rf_qp_free(qp);
+        }
         rf_buf_free(&b);
     }
     rf_buf b;

@@ -19,6 +19,24 @@ fuzz_frontend)
     cp "$root"/tests/logiql/*.logic "$root"/tests/bad/*.logic "$out/corpus/" 2>/dev/null || true
     [ -d "$root/tpch/queries" ] && cp "$root"/tpch/queries/*.logic "$out/corpus/" 2>/dev/null || true
     ;;
+fuzz_hirs)
+    # seeds: the HIRS sections of the compiled test programs
+    dict=/dev/null
+    cmake --build "$build" --target redfox >/dev/null
+    for f in "$root"/tests/e2e/*.logic "$root"/tests/logiql/*.logic; do
+        "$build/tools/redfox" compile "$f" -o "$out/seed.rfx" 2>/dev/null || continue
+        python3 - "$out/seed.rfx" "$out/corpus/$(basename "$f" .logic).hirs" <<'PY'
+import struct, sys
+data = open(sys.argv[1], 'rb').read()
+count, table = struct.unpack_from('<I', data, 32)[0], struct.unpack_from('<Q', data, 24)[0]
+for i in range(count):
+    tag, crc, off, size = struct.unpack_from('<4sIQQ', data, table + 24 * i)
+    if tag == b'HIRS':
+        open(sys.argv[2], 'wb').write(data[off:off + size])
+PY
+    done
+    rm -f "$out/seed.rfx"
+    ;;
 fuzz_rfx)
     dict=$root/tests/fuzz/rfx.dict
     cmake --build "$build" --target test_rfx >/dev/null
