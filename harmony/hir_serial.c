@@ -486,8 +486,8 @@ static rf_status decode(dec *x)
             if (!in) break;
             rf_hir_kernel *k = rf_hir_add_kernel(p, b, (rf_hir_kind)kind, out, nin);
             if (!k) return RF_ENOMEM;
-            k->id = kernel_count++;
-            (void)id;
+            k->id = id; /* ids are program order; the kernels come in scheduled order */
+            kernel_count++;
             memcpy(k->in, in, (size_t)nin * sizeof *in);
             rf_rfx_get_i32(&x->rd, &k->idx);
             for (int32_t i = 0; i < nin; i++)
@@ -567,6 +567,18 @@ static rf_status decode(dec *x)
     }
     if (!rf_rfx_rd_ok(&x->rd)) return RF_EUSER;
     if (!rf_rfx_rd_at_end(&x->rd)) return bad(x, "trailing bytes after the Harmony program"), RF_EUSER;
+    /* kernel ids (profiles index by them) must be 0 .. n-1, each once */
+    uint8_t *seen = rf_calloc((size_t)kernel_count + 1, 1);
+    if (!seen) return RF_ENOMEM;
+    int ids_ok = 1;
+    for (int32_t bi = 0; bi < p->nblocks && ids_ok; bi++)
+        for (int32_t j = 0; j < p->blocks[bi]->nkernels && ids_ok; j++) {
+            int32_t id = p->blocks[bi]->kernels[j]->id;
+            ids_ok = id >= 0 && id < kernel_count && !seen[id];
+            if (ids_ok) seen[id] = 1;
+        }
+    free(seen);
+    if (!ids_ok) return bad(x, "kernel ids are not 0 .. n-1"), RF_EUSER;
     return p->oom ? RF_ENOMEM : RF_OK;
 }
 
