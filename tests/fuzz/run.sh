@@ -37,6 +37,13 @@ PY
     done
     rm -f "$out/seed.rfx"
     ;;
+fuzz_load)
+    dict=/dev/null
+    # seeds: two type bytes, then the e2e data files and lines of the reference data
+    for f in "$root"/tests/e2e/data/*.tbl "$root"/tests/logiql/data/*.tbl; do
+        { printf '\003\002'; cat "$f"; } > "$out/corpus/$(basename "$f").seed"
+    done
+    ;;
 fuzz_rfx)
     dict=$root/tests/fuzz/rfx.dict
     cmake --build "$build" --target test_rfx >/dev/null
