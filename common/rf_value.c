@@ -747,3 +747,64 @@ int rf_val_cmp_str(const char *a, int64_t alen, const char *b, int64_t blen)
     if (c) return c < 0 ? -1 : 1;
     return (alen > blen) - (alen < blen);
 }
+
+/* ---- string functions ---------------------------------------------- */
+
+static inline int64_t cp_len(const char *s, int64_t n, int64_t i)
+{
+    if (!((unsigned char)s[i] & 0x80)) return 1;
+    int k = rf_val_utf8_len(s + i, n - i);
+    return k > 0 ? k : 1; /* an invalid byte counts as one character */
+}
+
+int64_t rf_val_utf8_chars(const char *s, int64_t n)
+{
+    int64_t i = 0;
+    while (i < n && !((unsigned char)s[i] & 0x80)) i++;
+    int64_t c = i;
+    while (i < n) {
+        i += cp_len(s, n, i);
+        c++;
+    }
+    return c;
+}
+
+void rf_val_substring(const char *s, int64_t n, int64_t start, int64_t len, int64_t *from, int64_t *to)
+{
+    int64_t i = 0, k = 0;
+    if (start < 0) start = 0;
+    while (i < n && k < start) {
+        i += cp_len(s, n, i);
+        k++;
+    }
+    int64_t j = i;
+    for (k = 0; j < n && k < len; k++) j += cp_len(s, n, j);
+    *from = i;
+    *to = j;
+}
+
+/* The classic backtracking over the last %: linear in practice. */
+int rf_val_like(const char *s, int64_t n, const char *pat, int64_t m)
+{
+    int64_t i = 0, j = 0, star = -1, mark = 0;
+    while (i < n) {
+        if (j < m && pat[j] == '%') {
+            star = ++j;
+            mark = i;
+        } else if (j < m && pat[j] == '_') {
+            i += cp_len(s, n, i);
+            j++;
+        } else if (j < m && pat[j] == s[i]) {
+            i++;
+            j++;
+        } else if (star >= 0) {
+            mark += cp_len(s, n, mark);
+            i = mark;
+            j = star;
+        } else {
+            return 0;
+        }
+    }
+    while (j < m && pat[j] == '%') j++;
+    return j == m;
+}

@@ -83,6 +83,17 @@ rf_status rf_val_check_utf8(const char *p, int64_t len, rf_val_err *e);
 /* Length (1..4) of the valid UTF-8 sequence starting at p, 0 if invalid or n == 0. */
 int rf_val_utf8_len(const char *p, int64_t n);
 
+/* ---- string functions (LogiQL semantics, shared by the constant folder
+** and the evaluators) --------------------------------------------------- */
+/* Characters are UTF-8 code points; an invalid byte counts as one. */
+int64_t rf_val_utf8_chars(const char *s, int64_t n);
+/* string:substring[s, start, len]: len characters from 0-based start, clipped
+** to s; a negative start counts as 0 and len <= 0 gives "". Sets the byte
+** range [*from, *to) of s. */
+void rf_val_substring(const char *s, int64_t n, int64_t start, int64_t len, int64_t *from, int64_t *to);
+/* SQL LIKE: % any run, _ one character; case-sensitive, no escape character. */
+int rf_val_like(const char *s, int64_t n, const char *pat, int64_t m);
+
 /* ---- int arithmetic (for constant folding) -------------------------- */
 /* Overflow and division by zero are errors; / and % truncate toward zero (C). */
 

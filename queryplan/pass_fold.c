@@ -13,46 +13,6 @@
 #include <math.h>
 #include <stdlib.h>
 
-static int utf8_len(const char *s, int64_t n, int64_t i)
-{
-    int k = rf_val_utf8_len(s + i, n - i);
-    return k > 0 ? k : 1; /* invalid bytes count as one character each */
-}
-
-static int64_t utf8_chars(const char *s, int64_t n)
-{
-    int64_t c = 0;
-    for (int64_t i = 0; i < n; i += utf8_len(s, n, i)) c++;
-    return c;
-}
-
-/* SQL LIKE: % any run, _ one character; case-sensitive, no escape. The
-** classic backtracking over the last %, linear in practice. */
-static int like(const char *s, int64_t n, const char *pat, int64_t m)
-{
-    int64_t i = 0, j = 0, star = -1, mark = 0;
-    while (i < n) {
-        if (j < m && pat[j] == '%') {
-            star = ++j;
-            mark = i;
-        } else if (j < m && pat[j] == '_') {
-            i += utf8_len(s, n, i);
-            j++;
-        } else if (j < m && pat[j] == s[i]) {
-            i++;
-            j++;
-        } else if (star >= 0) {
-            mark += utf8_len(s, n, mark);
-            i = mark;
-            j = star;
-        } else {
-            return 0;
-        }
-    }
-    while (j < m && pat[j] == '%') j++;
-    return j == m;
-}
-
 static rf_qp_expr *mk_int(rf_qp_program *p, rf_type t, int64_t v)
 {
     rf_fe_const c;
@@ -146,17 +106,10 @@ static rf_qp_expr *fold_call(rf_qp_program *p, rf_qp_expr *e)
         return rf_val_date_add_months((int32_t)a->i, b->i, &d, NULL) ? e : mk_int(p, RF_TYPE_DATE, d);
     case RF_BI_ADD_YEARS: return rf_val_date_add_years((int32_t)a->i, b->i, &d, NULL) ? e : mk_int(p, RF_TYPE_DATE, d);
     case RF_BI_DATE_PARSE: return rf_val_parse_date(a->s, a->slen, &d, NULL) ? e : mk_int(p, RF_TYPE_DATE, d);
-    case RF_BI_LENGTH: return mk_int(p, RF_TYPE_INT, utf8_chars(a->s, a->slen));
+    case RF_BI_LENGTH: return mk_int(p, RF_TYPE_INT, rf_val_utf8_chars(a->s, a->slen));
     case RF_BI_SUBSTRING: {
-        int64_t start = b->i, len = e->args[2]->c.i;
-        if (start < 0 || len < 0) return e; /* the run time says what that means */
-        int64_t i = 0, k = 0;
-        while (i < a->slen && k < start) {
-            i += utf8_len(a->s, a->slen, i);
-            k++;
-        }
-        int64_t j = i;
-        for (k = 0; j < a->slen && k < len; k++) j += utf8_len(a->s, a->slen, j);
+        int64_t i, j;
+        rf_val_substring(a->s, a->slen, b->i, e->args[2]->c.i, &i, &j);
         return mk_str(p, a->s + i, j - i, "", 0);
     }
     default: return e;
@@ -215,7 +168,7 @@ static rf_qp_expr *fold(rf_qp_program *p, rf_qp_expr *e, int64_t *changes)
         }
         break;
     case RF_QP_E_LIKE:
-        if (allconst) r = qp_e_bool(p, like(e->args[0]->c.s, e->args[0]->c.slen, e->args[1]->c.s, e->args[1]->c.slen));
+        if (allconst) r = qp_e_bool(p, rf_val_like(e->args[0]->c.s, e->args[0]->c.slen, e->args[1]->c.s, e->args[1]->c.slen));
         break;
     case RF_QP_E_NOT:
         if (allconst) r = qp_e_bool(p, !e->args[0]->c.i);
