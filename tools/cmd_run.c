@@ -29,16 +29,6 @@ static const char *usage =
     "  --max-iterations N   stop a recursive stratum after N rounds (default 1000000)\n"
     "  -h, --help           this text\n";
 
-static int parse_int(const char *s, int64_t lo, int64_t hi, int64_t *out)
-{
-    char *end;
-    errno = 0;
-    long long v = strtoll(s, &end, 10);
-    if (errno || end == s || *end || v < lo || v > hi) return 0;
-    *out = v;
-    return 1;
-}
-
 static int write_outputs(const rf_rt_result *res, const char *outdir, rf_rt_format fmt)
 {
     int rc = RF_EXIT_OK;
@@ -138,11 +128,11 @@ int rf_tool_run(int argc, char **argv)
     else return rf_tool_usage_error("run", "unknown format '%s' (table or csv)", format);
     int64_t v;
     if (threads) {
-        if (!parse_int(threads, 1, 1024, &v)) return rf_tool_usage_error("run", "--threads takes a number from 1 to 1024");
+        if (!rf_tool_parse_int(threads, 1, 1024, &v)) return rf_tool_usage_error("run", "--threads takes a number from 1 to 1024");
         o.threads = (int)v;
     }
     if (maxit) {
-        if (!parse_int(maxit, 1, INT64_MAX, &v)) return rf_tool_usage_error("run", "--max-iterations takes a positive number");
+        if (!rf_tool_parse_int(maxit, 1, INT64_MAX, &v)) return rf_tool_usage_error("run", "--max-iterations takes a positive number");
         o.max_iterations = v;
     }
     struct stat sb;

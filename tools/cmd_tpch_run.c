@@ -60,16 +60,6 @@ static double now_seconds(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static int parse_int(const char *s, int64_t lo, int64_t hi, int64_t *out)
-{
-    char *end;
-    errno = 0;
-    long long v = strtoll(s, &end, 10);
-    if (errno || end == s || *end || v < lo || v > hi) return 0;
-    *out = v;
-    return 1;
-}
-
 /* "1,3,5-7" (a 'q' before a number is allowed: q1, Q05) into want[1..22].
 ** Returns 0 with a message in why on a bad list. */
 static int parse_queries(const char *s, int want[NQUERIES + 1], const char **why)
@@ -361,12 +351,12 @@ int rf_tool_tpch_run(int argc, char **argv)
     else return rf_tool_usage_error("tpch run", "unknown format '%s' (table or csv)", format);
     int64_t v;
     if (repeat) {
-        if (!parse_int(repeat, 1, MAX_REPEAT, &v))
+        if (!rf_tool_parse_int(repeat, 1, MAX_REPEAT, &v))
             return rf_tool_usage_error("tpch run", "--repeat takes a number from 1 to %d", MAX_REPEAT);
         ro.repeat = (int)v;
     }
     if (threads) {
-        if (!parse_int(threads, 1, 1024, &v))
+        if (!rf_tool_parse_int(threads, 1, 1024, &v))
             return rf_tool_usage_error("tpch run", "--threads takes a number from 1 to 1024");
         ro.rt.threads = (int)v;
     }

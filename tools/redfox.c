@@ -4,7 +4,9 @@
 */
 #include "tools.h"
 
+#include <errno.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *usage =
@@ -72,6 +74,16 @@ int rf_tool_opt_value(const char *cmd, int argc, char **argv, int *i, const char
         return -1;
     }
     *value = argv[++*i];
+    return 1;
+}
+
+int rf_tool_parse_int(const char *s, int64_t lo, int64_t hi, int64_t *out)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || end == s || *end || v < lo || v > hi) return 0;
+    *out = v;
     return 1;
 }
 

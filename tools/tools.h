@@ -26,5 +26,7 @@ int rf_tool_usage_error(const char *cmd, const char *fmt, ...) __attribute__((fo
 /* Matches --name VALUE and --name=VALUE; advances *i. Returns 1 when matched,
 ** -1 when the value is missing (an error was printed). */
 int rf_tool_opt_value(const char *cmd, int argc, char **argv, int *i, const char *name, const char **value);
+/* 1 when s is a whole decimal number in [lo, hi], stored in *out. */
+int rf_tool_parse_int(const char *s, int64_t lo, int64_t hi, int64_t *out);
 
 #endif
