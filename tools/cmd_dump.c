@@ -2,6 +2,7 @@
 ** tools/cmd_dump.c: `redfox dump`: print any intermediate form of a program.
 */
 #include "pipeline.h"
+#include "rf_weaver.h"
 #include "tools.h"
 
 #include <stdlib.h>
@@ -16,6 +17,8 @@ static const char *usage =
     "  --plan    the query plan: relations and a CFG of relational commands\n"
     "  --harmony the Harmony IR: kernels over managed variables, scheduled\n"
     "            (of a .logic file, or of a compiled .rfx file)\n"
+    "  --fused   Kernel Weaver's fusion groups, and why each boundary between\n"
+    "            kernels is left unfused\n"
     "\n"
     "options:\n"
     "  --format F  text (default), yaml (--ast, --plan) or dot (--plan)\n"
@@ -35,8 +38,9 @@ int rf_tool_dump(int argc, char **argv)
             fputs(usage, stdout);
             return RF_EXIT_OK;
         }
-        if (!strcmp(a, "--ast") || !strcmp(a, "--rules") || !strcmp(a, "--plan") || !strcmp(a, "--harmony")) {
-            if (what) return rf_tool_usage_error("dump", "give one of --ast, --rules, --plan, --harmony");
+        if (!strcmp(a, "--ast") || !strcmp(a, "--rules") || !strcmp(a, "--plan") || !strcmp(a, "--harmony") ||
+            !strcmp(a, "--fused")) {
+            if (what) return rf_tool_usage_error("dump", "give one of --ast, --rules, --plan, --harmony, --fused");
             what = a + 2;
         } else if (!strcmp(a, "--no-opt")) {
             opt = 0;
@@ -50,14 +54,14 @@ int rf_tool_dump(int argc, char **argv)
             progs[nprogs++] = prog = a;
         }
     }
-    if (!what) return rf_tool_usage_error("dump", "say what to dump: --ast, --rules, --plan or --harmony");
+    if (!what) return rf_tool_usage_error("dump", "say what to dump: --ast, --rules, --plan, --harmony or --fused");
     if (!prog) return rf_tool_usage_error("dump", "no program given");
     int fmt_text = !strcmp(format, "text"), fmt_yaml = !strcmp(format, "yaml"), fmt_dot = !strcmp(format, "dot");
     if (!fmt_text && !fmt_yaml && !fmt_dot)
         return rf_tool_usage_error("dump", "unknown format '%s' (text, yaml or dot)", format);
-    if ((!strcmp(what, "rules") || !strcmp(what, "harmony")) && !fmt_text)
+    if ((!strcmp(what, "rules") || !strcmp(what, "harmony") || !strcmp(what, "fused")) && !fmt_text)
         return rf_tool_usage_error("dump", "--%s is printed as text only", what);
-    if (strcmp(what, "harmony") && rf_tool_is_rfx(prog))
+    if (strcmp(what, "harmony") && strcmp(what, "fused") && rf_tool_is_rfx(prog))
         return rf_tool_usage_error("dump", "a .rfx file holds Harmony only: use --harmony");
     if (!strcmp(what, "ast") && fmt_dot) return rf_tool_usage_error("dump", "--ast is printed as text or yaml");
 
@@ -70,11 +74,17 @@ int rf_tool_dump(int argc, char **argv)
     rf_ast_program *ast = NULL;
     rf_fe_program *fe = NULL;
     rf_status st;
-    if (!strcmp(what, "harmony")) {
+    if (!strcmp(what, "harmony") || !strcmp(what, "fused")) {
         rf_tool_opts o = {!opt};
         rf_hir_program *hir = NULL;
         st = rf_tool_load_program(progs, nprogs, &o, &arena, &hir, &d);
-        if (!st) rf_hir_print_text(hir, &out);
+        if (!st && !strcmp(what, "harmony")) rf_hir_print_text(hir, &out);
+        if (!st && !strcmp(what, "fused")) {
+            rf_wv_plan *w = NULL;
+            st = rf_wv_analyze(hir, NULL, &w, &d);
+            if (!st) rf_wv_print(hir, w, &out);
+            rf_wv_plan_free(w);
+        }
         rf_hir_free(hir);
     } else if (!strcmp(what, "ast")) {
         st = rf_fe_load_files(progs, nprogs, &arena, &ast, NULL, &d);

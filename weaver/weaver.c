@@ -1,0 +1,315 @@
+/*
+** weaver/weaver.c: dependence classification, fusion candidates and greedy
+** grouping (thesis 4.3: Algorithms 1 and 2) for each block of a Harmony
+** program. See rf_weaver.h.
+*/
+#include "rf_weaver.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const char *rf_wv_dep_name(rf_wv_dep d)
+{
+    static const char *n[] = {"thread", "CTA", "kernel", "input"};
+    return (unsigned)d < 4 ? n[d] : "?";
+}
+
+/* Kernels that must see all of their input before producing anything. */
+static int is_global(rf_hir_kind k)
+{
+    switch (k) {
+    case RF_HIR_GROUP:
+    case RF_HIR_REDUCE:
+    case RF_HIR_UNIQUE:
+    case RF_HIR_DIFFERENCE:
+    case RF_HIR_SORT:
+    case RF_HIR_GATHER:
+    case RF_HIR_INSERT:
+    case RF_HIR_FACTS:
+    case RF_HIR_CLEAR: return 1;
+    default: return 0;
+    }
+}
+
+/* How consumer c reads what producer p wrote (thesis 4.3.1). */
+static rf_wv_dep classify(const rf_hir_kernel *p, const rf_hir_kernel *c, const char **why)
+{
+    if (is_global(c->kind)) {
+        *why = "the consumer needs all of its input (a global sort, hash or set operation)";
+        return RF_WV_KERNEL;
+    }
+    if (is_global(p->kind)) {
+        *why = "the producer finishes only when all of its input is done";
+        return RF_WV_KERNEL;
+    }
+    switch (c->kind) {
+    case RF_HIR_MAP:
+    case RF_HIR_COPY:
+    case RF_HIR_CONCAT: *why = NULL; return RF_WV_THREAD;
+    default: *why = NULL; return RF_WV_CTA; /* joins partition their inputs per CTA */
+    }
+}
+
+static int32_t tuple_bytes(const rf_hir_var *v)
+{
+    int32_t b = 0;
+    for (int32_t c = 0; c < v->ncols; c++)
+        b += v->kind == RF_HIR_V_INDEX ? 8 : rf_val_type_size(v->types[c]) ? rf_val_type_size(v->types[c]) : 4;
+    return b;
+}
+
+static int32_t expr_nodes(const rf_qp_expr *e)
+{
+    if (!e) return 0;
+    int32_t n = 1;
+    for (int32_t i = 0; i < e->nargs; i++) n += expr_nodes(e->args[i]);
+    return n;
+}
+
+/* Registers: the tuples a thread holds (4 bytes a register) plus the
+** expression temporaries and a fixed cost for indexing. */
+static int32_t kernel_regs(const rf_hir_program *p, const rf_hir_kernel *k)
+{
+    int32_t bytes = tuple_bytes(p->vars[k->out]);
+    for (int32_t i = 0; i < k->nin; i++) bytes += tuple_bytes(p->vars[k->in[i]]);
+    int32_t nodes = expr_nodes(k->filter);
+    for (int32_t i = 0; i < k->nouts; i++) nodes += expr_nodes(k->outs[i]);
+    return 8 + bytes / 4 + nodes;
+}
+
+typedef struct vec {
+    void *items;
+    int32_t n, cap;
+} vec;
+
+static void *vpush(vec *v, size_t size)
+{
+    if (v->n == v->cap) {
+        int32_t ncap = v->cap ? v->cap * 2 : 16;
+        void *m = rf_realloc(v->items, (size_t)ncap * size);
+        if (!m) return NULL;
+        v->items = m;
+        v->cap = ncap;
+    }
+    void *slot = (char *)v->items + (size_t)v->n++ * size;
+    memset(slot, 0, size);
+    return slot;
+}
+
+static int32_t find(int32_t *parent, int32_t x)
+{
+    while (parent[x] != x) x = parent[x] = parent[parent[x]];
+    return x;
+}
+
+static rf_status analyze_block(const rf_hir_program *p, const rf_wv_budget *b, int32_t bi, vec *groups, vec *edges)
+{
+    const rf_hir_block *bl = p->blocks[bi];
+    int32_t n = bl->nkernels;
+    if (!n) return RF_OK;
+    int32_t *parent = rf_malloc((size_t)n * sizeof *parent);
+    int32_t *group_of = rf_malloc((size_t)n * sizeof *group_of);
+    int32_t first_edge = edges->n;
+    if (!parent || !group_of) {
+        free(parent);
+        free(group_of);
+        return RF_ENOMEM;
+    }
+    for (int32_t i = 0; i < n; i++) parent[i] = i;
+    /* producer-consumer edges, and input dependences between readers of a
+    ** variable not produced before them in this block */
+    for (int32_t j = 0; j < n; j++) {
+        const rf_hir_kernel *c = bl->kernels[j];
+        for (int32_t a = 0; a < c->nin; a++) {
+            int32_t v = c->in[a], prod = -1;
+            for (int32_t i = j - 1; i >= 0 && prod < 0; i--)
+                if (bl->kernels[i]->out == v) prod = i;
+            rf_wv_edge *e = vpush(edges, sizeof *e);
+            if (!e) goto oom;
+            e->block = bi;
+            e->consumer = j;
+            e->var = v;
+            if (prod >= 0) {
+                e->producer = prod;
+                e->dep = classify(bl->kernels[prod], c, &e->why);
+            } else {
+                /* the previous reader of the same outside input, if any */
+                int32_t prev = -1;
+                for (int32_t i = j - 1; i >= 0 && prev < 0; i--)
+                    for (int32_t q = 0; q < bl->kernels[i]->nin; q++)
+                        if (bl->kernels[i]->in[q] == v) prev = i;
+                if (prev < 0) {
+                    edges->n--; /* first reader of an outside input: no edge */
+                    continue;
+                }
+                e->producer = prev;
+                e->dep = RF_WV_INPUT;
+                e->why = is_global(c->kind) || is_global(bl->kernels[prev]->kind)
+                             ? "a reader is a global operation: reading the input once saves nothing"
+                             : NULL;
+                if (e->why) e->dep = RF_WV_KERNEL;
+            }
+            if (e->dep != RF_WV_KERNEL) parent[find(parent, e->producer)] = find(parent, j);
+        }
+    }
+    /* Algorithm 2: walk the schedule; a kernel joins the open group of its
+    ** candidate set while the budget holds and nothing scheduled in between
+    ** depends on the group or is depended on by the kernel. */
+    for (int32_t i = 0; i < n; i++) group_of[i] = -1;
+    int32_t *open = rf_malloc((size_t)n * sizeof *open); /* per candidate root: the open group */
+    if (!open) goto oom;
+    for (int32_t i = 0; i < n; i++) open[i] = -1;
+    for (int32_t j = 0; j < n; j++) {
+        const rf_hir_kernel *k = bl->kernels[j];
+        int32_t root = find(parent, j);
+        int32_t regs = kernel_regs(p, k);
+        int32_t smem = 0;
+        for (int32_t a = 0; a < k->nin; a++)
+            if (!is_global(k->kind) && k->kind != RF_HIR_MAP && k->kind != RF_HIR_COPY)
+                smem += b->cta_threads * tuple_bytes(p->vars[k->in[a]]);
+        int32_t g = open[root];
+        int ok = 0;
+        const char *why = NULL;
+        if (g >= 0) {
+            rf_wv_group *G = &((rf_wv_group *)groups->items)[g];
+            int32_t last = -1;
+            for (int32_t i = 0; i < G->nkernels; i++)
+                for (int32_t q = 0; q < n; q++)
+                    if (bl->kernels[q]->id == G->kernels[i] && q > last) last = q;
+            ok = 1;
+            /* a kernel in between that reads the group's results or writes what j reads breaks the group */
+            for (int32_t q = last + 1; q < j && ok; q++) {
+                if (group_of[q] == g) continue;
+                const rf_hir_kernel *m = bl->kernels[q];
+                for (int32_t i = 0; i < G->nkernels && ok; i++)
+                    for (int32_t a = 0; a < m->nin && ok; a++)
+                        for (int32_t r = 0; r <= last && ok; r++)
+                            if (group_of[r] == g && bl->kernels[r]->out == m->in[a]) ok = 0;
+                for (int32_t a = 0; a < k->nin && ok; a++)
+                    if (k->in[a] == m->out) ok = 0;
+            }
+            if (!ok) why = "a kernel scheduled in between depends on the group";
+            /* stages run one after the other in a fused kernel: registers are
+            ** reused, and a thread keeps the values it passes on (about 4) */
+            else if ((G->regs > regs ? G->regs : regs) + 4 > b->regs) ok = 0, why = "over the register budget";
+            else if (G->smem + smem > b->smem) ok = 0, why = "over the shared-memory budget";
+            if (ok) {
+                int32_t *nk = rf_realloc(G->kernels, (size_t)(G->nkernels + 1) * sizeof *nk);
+                if (!nk) goto oom2;
+                G->kernels = nk;
+                G->kernels[G->nkernels++] = k->id;
+                G->regs = (G->regs > regs ? G->regs : regs) + 4;
+                G->smem += smem;
+                group_of[j] = g;
+            }
+        }
+        if (!ok) {
+            rf_wv_group *G = vpush(groups, sizeof *G);
+            if (!G) goto oom2;
+            G->block = bi;
+            G->kernels = rf_malloc(sizeof *G->kernels);
+            if (!G->kernels) goto oom2;
+            G->kernels[0] = k->id;
+            G->nkernels = 1;
+            G->regs = regs;
+            G->smem = smem;
+            group_of[j] = groups->n - 1;
+            open[root] = groups->n - 1;
+            /* the budget reasons name the edges into this kernel */
+            for (int32_t e = first_edge; e < edges->n && why; e++) {
+                rf_wv_edge *E = &((rf_wv_edge *)edges->items)[e];
+                if (E->consumer == j && E->dep != RF_WV_KERNEL && !E->why) E->why = why;
+            }
+        }
+    }
+    /* mark fused edges; convert positions to kernel ids */
+    for (int32_t e = first_edge; e < edges->n; e++) {
+        rf_wv_edge *E = &((rf_wv_edge *)edges->items)[e];
+        E->fused = group_of[E->producer] == group_of[E->consumer];
+        if (E->fused) E->why = NULL;
+        else if (!E->why) E->why = "not in one group";
+        E->producer = bl->kernels[E->producer]->id;
+        E->consumer = bl->kernels[E->consumer]->id;
+    }
+    free(open);
+    free(parent);
+    free(group_of);
+    return RF_OK;
+oom2:
+    free(open);
+oom:
+    free(parent);
+    free(group_of);
+    return RF_ENOMEM;
+}
+
+rf_status rf_wv_analyze(const rf_hir_program *p, const rf_wv_budget *bud, rf_wv_plan **out, rf_diags *d)
+{
+    (void)d;
+    *out = NULL;
+    rf_wv_budget b = {64, 48 * 1024, 256};
+    if (bud) b = *bud;
+    vec groups = {0}, edges = {0};
+    rf_status st = RF_OK;
+    for (int32_t bi = 0; bi < p->nblocks && !st; bi++) st = analyze_block(p, &b, bi, &groups, &edges);
+    rf_wv_plan *w = st ? NULL : rf_calloc(1, sizeof *w);
+    if (!w) {
+        for (int32_t i = 0; i < groups.n; i++) free(((rf_wv_group *)groups.items)[i].kernels);
+        free(groups.items);
+        free(edges.items);
+        return st ? st : RF_ENOMEM;
+    }
+    w->groups = groups.items;
+    w->ngroups = groups.n;
+    w->edges = edges.items;
+    w->nedges = edges.n;
+    *out = w;
+    return RF_OK;
+}
+
+void rf_wv_plan_free(rf_wv_plan *w)
+{
+    if (!w) return;
+    for (int32_t i = 0; i < w->ngroups; i++) free(w->groups[i].kernels);
+    free(w->groups);
+    free(w->edges);
+    free(w);
+}
+
+static const rf_hir_kernel *kernel_by_id(const rf_hir_program *p, int32_t id)
+{
+    for (int32_t b = 0; b < p->nblocks; b++)
+        for (int32_t j = 0; j < p->blocks[b]->nkernels; j++)
+            if (p->blocks[b]->kernels[j]->id == id) return p->blocks[b]->kernels[j];
+    return NULL;
+}
+
+void rf_wv_print(const rf_hir_program *p, const rf_wv_plan *w, rf_buf *out)
+{
+    int32_t fused = 0;
+    for (int32_t i = 0; i < w->ngroups; i++) fused += w->groups[i].nkernels > 1;
+    rf_buf_printf(out, "kernel weaver: %d groups (%d fusing several kernels), %d edges\n", w->ngroups, fused, w->nedges);
+    int32_t block = -1;
+    for (int32_t i = 0; i < w->ngroups; i++) {
+        const rf_wv_group *g = &w->groups[i];
+        if (g->block != block) {
+            block = g->block;
+            rf_buf_printf(out, "block %d:\n", block);
+        }
+        rf_buf_printf(out, "  group %d (~%d registers, %d bytes shared):", i, g->regs, g->smem);
+        for (int32_t k = 0; k < g->nkernels; k++) {
+            const rf_hir_kernel *kk = kernel_by_id(p, g->kernels[k]);
+            rf_buf_printf(out, " k%d %s", g->kernels[k], kk ? rf_hir_kind_name(kk->kind) : "?");
+            if (k + 1 < g->nkernels) rf_buf_putc(out, ',');
+        }
+        rf_buf_putc(out, '\n');
+    }
+    rf_buf_puts(out, "edges:\n");
+    for (int32_t e = 0; e < w->nedges; e++) {
+        const rf_wv_edge *E = &w->edges[e];
+        rf_buf_printf(out, "  k%d -> k%d via %s: %s dependence, %s", E->producer, E->consumer, p->vars[E->var]->name,
+                      rf_wv_dep_name(E->dep), E->fused ? "fused" : "not fused: ");
+        if (!E->fused) rf_buf_puts(out, E->why ? E->why : "");
+        rf_buf_putc(out, '\n');
+    }
+}
