@@ -6,6 +6,7 @@
 #define RF_PARSE_STATE_H
 
 #include "rf_ast.h"
+#include "rf_value.h"
 
 struct rf_parse_state {
     const char *file;

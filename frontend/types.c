@@ -199,6 +199,8 @@ static void col_desc(rf_buf *b, const rf_fe_pred *p, int32_t i)
     else rf_buf_printf(b, "column %d of `%s`", i + 1, p->name);
 }
 
+/* Adds an assignment before the negations, keeping the documented body order
+** (atoms, then assignments and filters, then negations). */
 static int append_lit(rf_checker *c, rf_fe_rule *r, rf_fe_lit *l)
 {
     rf_fe_lit **n = rf_arena_alloc(c->a, (size_t)(r->nbody + 1) * sizeof *n);
@@ -206,8 +208,12 @@ static int append_lit(rf_checker *c, rf_fe_rule *r, rf_fe_lit *l)
         c->oom = 1;
         return -1;
     }
-    if (r->nbody) memcpy(n, r->body, (size_t)r->nbody * sizeof *n);
-    n[r->nbody++] = l;
+    int32_t at = r->nbody;
+    while (at > 0 && r->body[at - 1]->negated) at--;
+    if (at) memcpy(n, r->body, (size_t)at * sizeof *n);
+    n[at] = l;
+    if (r->nbody > at) memcpy(n + at + 1, r->body + at, (size_t)(r->nbody - at) * sizeof *n);
+    r->nbody++;
     r->body = n;
     return 0;
 }
