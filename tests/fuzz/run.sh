@@ -54,5 +54,7 @@ fuzz_rfx)
     ;;
 esac
 cd "$out"
+dictarg=
+[ "$dict" != /dev/null ] && dictarg=-dict=$dict
 exec "$build/tests/fuzz/$target" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
-     -max_len=8192 -dict="$dict" -print_final_stats=1 corpus
+     -max_len=8192 $dictarg -print_final_stats=1 corpus
