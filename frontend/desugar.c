@@ -539,6 +539,22 @@ static rf_fe_expr *flat_expr(rb *b, const rf_ast_expr *e)
     return NULL;
 }
 
+/* A fresh variable t and the literal t = e (an assignment once safety sees
+** that e's variables are bound). */
+static rf_fe_expr *bind_fresh(rb *b, const rf_ast_expr *e)
+{
+    rf_fe_expr *x = flat_expr(b, e);
+    if (!x) return NULL;
+    int32_t t = new_var(b, NULL, e->loc, 0, 1);
+    rf_fe_lit *l = lit_new(b, RF_FE_CMP, e->loc);
+    if (!l) return NULL;
+    l->op = RF_CMP_EQ;
+    l->lhs = var_expr(b, t, e->loc);
+    l->rhs = x;
+    push_lit(b, l);
+    return var_expr(b, t, e->loc);
+}
+
 /* An argument of an atom: a variable, a constant, or a fresh variable equal
 ** to the expression. */
 static rf_fe_expr *flat_term(rb *b, const rf_ast_expr *e, int allow_wildcard)
@@ -556,16 +572,7 @@ static rf_fe_expr *flat_term(rb *b, const rf_ast_expr *e, int allow_wildcard)
         int32_t v = apply_atom(b, e, NULL, 0, e->loc);
         return v < 0 ? NULL : var_expr(b, v, e->loc);
     }
-    rf_fe_expr *x = flat_expr(b, e);
-    if (!x) return NULL;
-    int32_t t = new_var(b, NULL, e->loc, 0, 1);
-    rf_fe_lit *l = lit_new(b, RF_FE_CMP, e->loc);
-    if (!l) return NULL;
-    l->op = RF_CMP_EQ;
-    l->lhs = var_expr(b, t, e->loc);
-    l->rhs = x;
-    push_lit(b, l);
-    return var_expr(b, t, e->loc);
+    return bind_fresh(b, e);
 }
 
 static int is_user_apply(const rf_ast_expr *e)
@@ -715,18 +722,8 @@ static rf_fe_expr **head_args(rb *b, const rf_ast_atom *h)
             return NULL;
         }
         if (e->kind == RF_AST_VAR) args[i] = var_expr(b, named_var(b, e->name, e->loc), e->loc);
-        else if (!(args[i] = const_expr(b, e))) {
-            rf_fe_expr *x = flat_expr(b, e);
-            if (!x) return NULL;
-            int32_t t = new_var(b, NULL, e->loc, 0, 1);
-            rf_fe_lit *l = lit_new(b, RF_FE_CMP, e->loc);
-            if (!l) return NULL;
-            l->op = RF_CMP_EQ;
-            l->lhs = var_expr(b, t, e->loc);
-            l->rhs = x;
-            push_lit(b, l);
-            args[i] = var_expr(b, t, e->loc);
-        }
+        else if (!(args[i] = const_expr(b, e)))
+            args[i] = bind_fresh(b, e);
         if (!args[i]) return NULL;
     }
     return args;
