@@ -186,12 +186,96 @@ static rf_status gather_rel(exec *x, const rf_rt_rel *in, const int64_t *idx, in
     return out->cols || !in->ncols ? RF_OK : RF_ENOMEM;
 }
 
+/* Whether kernel k releases variable var (it is dead after k). */
+static int releases(const rf_hir_kernel *k, int32_t var)
+{
+    for (int32_t i = 0; i < k->nrelease; i++)
+        if (k->release[i] == var) return 1;
+    return 0;
+}
+
+/* out = all rows of variable var: its columns themselves when k is var's last
+** reader and var owns them (no copy), a copy otherwise. */
+static rf_status take_or_copy(exec *x, const rf_hir_kernel *k, int32_t var, const rf_type *types, rf_rt_rel *out)
+{
+    val *v = &x->vals[var];
+    if (releases(k, var) && !v->borrowed && !v->set && v->rel.cols) {
+        int32_t nin = 0;
+        for (int32_t i = 0; i < k->nin; i++) nin += k->in[i] == var;
+        if (nin == 1) {
+            *out = v->rel;
+            out->types = types;
+            v->rel.cols = NULL;
+            v->rel.nrows = 0;
+            return RF_OK;
+        }
+    }
+    rf_status st = rf_rt_rel_alloc(out, v->rel.ncols, types, v->rel.nrows);
+    if (st) return st;
+    for (int32_t c = 0; c < v->rel.ncols && v->rel.nrows; c++)
+        memcpy(out->cols[c], v->rel.cols[c], (size_t)(v->rel.nrows * rf_rt_type_width(types[c])));
+    return RF_OK;
+}
+
 /* ---- strings in order: byte order via ranks ------------------------- */
 
 static const rf_rt_dict *cmp_dict;
 static int code_cmp(const void *a, const void *b)
 {
     return rf_rt_dict_cmp(cmp_dict, *(const uint32_t *)a, *(const uint32_t *)b);
+}
+
+static int u32_cmp(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The index of code in the ascending array u[0..m) (it is there). */
+static int64_t u32_find(const uint32_t *u, int64_t m, uint32_t code)
+{
+    int64_t lo = 0, hi = m - 1;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (u[mid] < code) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* rank_strings for few rows against a large dictionary: time in the rows,
+** not in the dictionary's size. */
+static rf_status rank_strings_few(exec *x, const uint32_t *codes, int64_t n, uint32_t **ranks,
+                                  uint32_t **codes_of_rank)
+{
+    uint32_t *u = rf_malloc((size_t)(n + 1) * sizeof *u), *byname = NULL, *rank_of_u = NULL;
+    uint32_t *r = rf_malloc((size_t)(n + 1) * sizeof *r);
+    if (!u || !r) goto oom;
+    memcpy(u, codes, (size_t)n * sizeof *u);
+    qsort(u, (size_t)n, sizeof *u, u32_cmp);
+    int64_t m = 0;
+    for (int64_t i = 0; i < n; i++)
+        if (m == 0 || u[m - 1] != u[i]) u[m++] = u[i];
+    byname = rf_malloc((size_t)(m + 1) * sizeof *byname);
+    rank_of_u = rf_malloc((size_t)(m + 1) * sizeof *rank_of_u);
+    if (!byname || !rank_of_u) goto oom;
+    memcpy(byname, u, (size_t)m * sizeof *u);
+    cmp_dict = x->dict;
+    qsort(byname, (size_t)m, sizeof *byname, code_cmp);
+    for (int64_t i = 0; i < m; i++) rank_of_u[u32_find(u, m, byname[i])] = (uint32_t)i;
+    for (int64_t i = 0; i < n; i++) r[i] = rank_of_u[u32_find(u, m, codes[i])];
+    free(u);
+    free(rank_of_u);
+    *ranks = r;
+    if (codes_of_rank) *codes_of_rank = byname;
+    else free(byname);
+    return RF_OK;
+oom:
+    free(u);
+    free(r);
+    free(byname);
+    free(rank_of_u);
+    return RF_ENOMEM;
 }
 
 /* ranks[i]: the byte-order rank of codes[i] among the codes present, so that
@@ -201,6 +285,7 @@ static rf_status rank_strings(exec *x, const uint32_t *codes, int64_t n, uint32_
     *ranks = NULL;
     if (codes_of_rank) *codes_of_rank = NULL;
     int64_t dn = rf_rt_dict_count(x->dict);
+    if (n * 8 < dn) return rank_strings_few(x, codes, n, ranks, codes_of_rank);
     uint32_t *map = rf_malloc((size_t)(dn + 1) * sizeof *map);
     uint32_t *r = rf_malloc((size_t)(n + 1) * sizeof *r);
     uint32_t *present = NULL;
@@ -338,6 +423,9 @@ static rf_status k_reduce(exec *x, const rf_hir_kernel *k)
         for (int64_t gi = 0; gi < ng; gi++) memcpy(dst + gi * w, src + g->first_row[gi] * w, (size_t)w);
     }
     int64_t *counts = NULL;
+    /* exact sums by input column, shared by total() and avg() of one column */
+    rf_dec128 **sums = rf_calloc((size_t)in->ncols + 1, sizeof *sums);
+    if (!sums) st = RF_ENOMEM;
     for (int32_t a = 0; a < k->naggs && !st; a++) {
         const rf_qp_agg *ag = &k->aggs[a];
         void *dst = r.cols[k->ngroup + a];
@@ -356,8 +444,8 @@ static rf_status k_reduce(exec *x, const rf_hir_kernel *k)
                     ((double *)dst)[i] = ag->fn == RF_AGG_AVG ? s[i] / (double)counts[i] : s[i];
                 free(s);
             } else {
-                rf_dec128 *s = NULL;
-                if ((st = rf_cpu_agg_sum_i64(x->pool, g, src, &s))) break;
+                if (!sums[ag->col] && (st = rf_cpu_agg_sum_i64(x->pool, g, src, &sums[ag->col]))) break;
+                const rf_dec128 *s = sums[ag->col];
                 for (int64_t i = 0; i < ng && !st; i++) {
                     int64_t v = 0;
                     rf_val_err e = {0, 0};
@@ -372,7 +460,6 @@ static rf_status k_reduce(exec *x, const rf_hir_kernel *k)
                     if (vs) st = agg_error(x, k, at == RF_TYPE_INT && ag->fn == RF_AGG_TOTAL ? "integer overflow in total()" : e.why ? e.why : "overflow");
                     ((int64_t *)dst)[i] = v;
                 }
-                free(s);
             }
             break;
         case RF_AGG_MIN:
@@ -398,6 +485,8 @@ static rf_status k_reduce(exec *x, const rf_hir_kernel *k)
         }
     }
     free(counts);
+    for (int32_t c = 0; sums && c < in->ncols; c++) free(sums[c]);
+    free(sums);
     if (st) {
         rf_rt_rel_free(&r);
         return st;
@@ -602,8 +691,8 @@ static rf_status k_unique(exec *x, const rf_hir_kernel *k)
     rf_rt_rel r;
     memset(&r, 0, sizeof r);
     if (n == in->nrows && k->kind == RF_HIR_UNIQUE) {
-        /* nothing dropped: keep the rows in the order unique chose */
-        st = gather_rel(x, in, keep, n, out->types, &r);
+        /* nothing dropped (keep is the identity): the input rows as they are */
+        st = take_or_copy(x, k, k->in[0], out->types, &r);
     } else {
         st = gather_rel(x, in, keep, n, out->types, &r);
     }
@@ -874,17 +963,22 @@ static rf_status run_blocks(exec *x)
         }
         for (int32_t j = 0; j < bl->nkernels && !st; j++) {
             const rf_hir_kernel *k = bl->kernels[j];
-            double t0 = x->o.profile ? now() : 0;
-            st = run_kernel(x, k);
-            if (st) break;
-            if (x->o.profile && k->id >= 0 && k->id < x->res->nstats) {
+            int profiled = x->o.profile && k->id >= 0 && k->id < x->res->nstats;
+            if (profiled) {
+                /* inputs before the kernel runs: it may take over an input's columns */
                 rf_rt_kstat *s = &x->res->stats[k->id];
-                s->calls++;
-                s->seconds += now() - t0;
                 for (int32_t i = 0; i < k->nin; i++) {
                     s->rows_in += val_rows(x, k->in[i]);
                     if (p->vars[k->in[i]]->kind == RF_HIR_V_REL) s->bytes_in += rel_bytes(&x->vals[k->in[i]].rel);
                 }
+            }
+            double t0 = x->o.profile ? now() : 0;
+            st = run_kernel(x, k);
+            if (st) break;
+            if (profiled) {
+                rf_rt_kstat *s = &x->res->stats[k->id];
+                s->calls++;
+                s->seconds += now() - t0;
                 s->rows_out += val_rows(x, k->out);
                 if (p->vars[k->out]->kind == RF_HIR_V_REL) s->bytes_out += rel_bytes(&x->vals[k->out].rel);
             }

@@ -29,6 +29,101 @@ void *rf_rt_alloc_big(size_t n)
     return p;
 }
 
+/* ---- the column pool ------------------------------------------------------
+** Fresh memory costs a page fault and the zeroing of every page on first
+** touch, which for the large columns of a plan is a third of a kernel's
+** time. Large relation columns therefore come from a process-wide pool:
+** rf_rt_rel_free (and truncation) hands a pooled block back, idle, for the
+** next column of about its size, with its pages already mapped. The pool
+** keeps at most POOL_IDLE_MAX idle bytes (beyond that, blocks are freed) and
+** tracks at most POOL_SLOTS blocks (beyond that, columns are plain
+** allocations). A column's contents never depend on the pool: every
+** allocation's rows are written before they are read. */
+
+#ifndef RF_RT_POOL_MIN
+#define RF_RT_POOL_MIN ((size_t)4 << 20)
+#endif
+#define POOL_MIN RF_RT_POOL_MIN
+#define POOL_IDLE_MAX ((size_t)1 << 30)
+#define POOL_SLOTS 512
+
+typedef struct pblock {
+    void *p;
+    size_t cap;
+    int idle;
+} pblock;
+
+static pthread_mutex_t pool_mu = PTHREAD_MUTEX_INITIALIZER;
+static pblock pool[POOL_SLOTS];
+static int pool_n;
+static size_t pool_idle;
+
+static void *col_alloc(size_t n)
+{
+    if (n < POOL_MIN) return malloc(n ? n : 1);
+    pthread_mutex_lock(&pool_mu);
+    int best = -1;
+    for (int i = 0; i < pool_n; i++)
+        if (pool[i].idle && pool[i].cap >= n && pool[i].cap - n <= n / 2 &&
+            (best < 0 || pool[i].cap < pool[best].cap))
+            best = i;
+    if (best >= 0) {
+        pool[best].idle = 0;
+        pool_idle -= pool[best].cap;
+        void *p = pool[best].p;
+        pthread_mutex_unlock(&pool_mu);
+        return p;
+    }
+    /* no idle block fits: a new one, rounded up so that it fits more sizes */
+    size_t cap = n + n / 8;
+    cap = (cap + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
+    void *p = rf_rt_alloc_big(cap);
+    if (p && pool_n < POOL_SLOTS) {
+        pool[pool_n].p = p;
+        pool[pool_n].cap = cap;
+        pool[pool_n].idle = 0;
+        pool_n++;
+    }
+    pthread_mutex_unlock(&pool_mu);
+    return p;
+}
+
+/* The pool slot of p, or -1 (the caller holds pool_mu). */
+static int pool_find(const void *p)
+{
+    for (int i = 0; i < pool_n; i++)
+        if (pool[i].p == p) return i;
+    return -1;
+}
+
+static void col_free(void *p)
+{
+    if (!p) return;
+    pthread_mutex_lock(&pool_mu);
+    int i = pool_find(p);
+    if (i >= 0 && !pool[i].idle) {
+        if (pool_idle + pool[i].cap <= POOL_IDLE_MAX) {
+            pool[i].idle = 1;
+            pool_idle += pool[i].cap;
+            p = NULL;
+        } else {
+            pool[i] = pool[--pool_n];
+        }
+    }
+    pthread_mutex_unlock(&pool_mu);
+    free(p);
+}
+
+/* The capacity of a pooled block, 0 for any other. */
+static size_t col_cap(const void *p)
+{
+    pthread_mutex_lock(&pool_mu);
+    int i = pool_find(p);
+    size_t cap = i >= 0 ? pool[i].cap : 0;
+    pthread_mutex_unlock(&pool_mu);
+    return cap;
+}
+
 int rf_rt_type_width(rf_type t)
 {
     switch (t) {
@@ -56,7 +151,7 @@ rf_status rf_rt_rel_alloc(rf_rt_rel *r, int32_t ncols, const rf_type *types, int
     r->ncols = ncols;
     if (nrows > 0) {
         for (int32_t c = 0; c < ncols; c++) {
-            if (!(r->cols[c] = rf_rt_alloc_big((size_t)nrows * (size_t)rf_rt_type_width(types[c])))) {
+            if (!(r->cols[c] = col_alloc((size_t)nrows * (size_t)rf_rt_type_width(types[c])))) {
                 rf_rt_rel_free(r);
                 r->ncols = 0;
                 return RF_ENOMEM;
@@ -72,9 +167,21 @@ rf_status rf_rt_rel_truncate(rf_rt_rel *r, int64_t nrows)
     if (nrows < 0 || nrows > r->nrows) return RF_EINTERNAL;
     if (nrows == r->nrows) return RF_OK;
     for (int32_t c = 0; c < r->ncols; c++) {
+        size_t need = (size_t)nrows * (size_t)rf_rt_type_width(r->types[c]), cap;
         if (nrows == 0) {
-            free(r->cols[c]);
+            col_free(r->cols[c]);
             r->cols[c] = NULL;
+        } else if ((cap = col_cap(r->cols[c])) > 0) {
+            /* a pooled block: much too large, it goes back for the next
+            ** kernel and the rows move to a block of their size */
+            if (need < cap / 2) {
+                void *p = col_alloc(need);
+                if (p) {
+                    memcpy(p, r->cols[c], need);
+                    col_free(r->cols[c]);
+                    r->cols[c] = p;
+                }
+            }
         } else {
             /* shrinking reallocs split or remap in place; a failed shrink
             ** keeps the larger block, which is still correct */
@@ -89,7 +196,7 @@ rf_status rf_rt_rel_truncate(rf_rt_rel *r, int64_t nrows)
 void rf_rt_rel_free(rf_rt_rel *r)
 {
     if (!r) return;
-    for (int32_t c = 0; r->cols && c < r->ncols; c++) free(r->cols[c]);
+    for (int32_t c = 0; r->cols && c < r->ncols; c++) col_free(r->cols[c]);
     free(r->cols);
     r->cols = NULL;
     r->nrows = 0;

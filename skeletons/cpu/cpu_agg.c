@@ -113,24 +113,24 @@ static void agg_groups(void *vp, int64_t b, int64_t e, int w)
         case AGG_SUM_I64: {
             const int64_t *v = c->vals;
             rf_dec128 s = 0;
-            for (int64_t j = j0; j < j1; j++) s += v[ord[j]];
+            for (int64_t j = j0; j < j1; j++) s += v[ord ? ord[j] : j];
             ((rf_dec128 *)c->out)[g] = s;
             break;
         }
         case AGG_SUM_F64: {
             const double *v = c->vals;
-            double s = v[ord[j0]];
-            for (int64_t j = j0 + 1; j < j1; j++) s += v[ord[j]];
+            double s = v[ord ? ord[j0] : j0];
+            for (int64_t j = j0 + 1; j < j1; j++) s += v[ord ? ord[j] : j];
             ((double *)c->out)[g] = s;
             break;
         }
         default: {
             int is_max = c->op == AGG_MAX;
             uint64_t bn, br;
-            mm_key(c->kind, c->vals, ord[j0], &bn, &br);
+            mm_key(c->kind, c->vals, ord ? ord[j0] : j0, &bn, &br);
             for (int64_t j = j0 + 1; j < j1; j++) {
                 uint64_t nv, raw;
-                mm_key(c->kind, c->vals, ord[j], &nv, &raw);
+                mm_key(c->kind, c->vals, ord ? ord[j] : j, &nv, &raw);
                 if (mm_better(is_max, nv, raw, bn, br)) bn = nv, br = raw;
             }
             c->mm[2 * g] = bn;
@@ -236,7 +236,8 @@ static rf_status run_agg(rf_cpu_pool *pool, rf_cpu_groups *g, agg_op op, rf_cpu_
         }
         if (op >= AGG_MIN) mm_decode(kind, mm, G, out);
     } else {
-        if ((st = rf_cpu_groups_order(pool, g))) goto out;
+        /* contiguous groups need no order: group g is rows offsets[g] .. */
+        if (!(g->contiguous && g->offsets) && (st = rf_cpu_groups_order(pool, g))) goto out;
         st = RF_ENOMEM;
         c.order = g->order;
         c.offsets = g->offsets;

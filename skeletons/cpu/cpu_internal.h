@@ -217,6 +217,17 @@ rf_status cpu_ht_build(rf_cpu_pool *pool, cpu_ht *ht, const cpu_enc *e, const vo
 void cpu_ht_probe(rf_cpu_pool *pool, const cpu_ht *ht, const cpu_enc *e, const void *const *data, int64_t n,
                   int check, int64_t *gid, uint8_t *found);
 
+/* ---- rows in key order (cpu_runs.c) -------------------------------- */
+/* Unique over columns [0, nk) / group-by on them without hashing, when one
+** of the columns is non-decreasing with short runs of equal values. Results
+** are those of the hash paths. *applied = 0 (and nothing is allocated) when
+** no column qualifies. Group: *contiguous = 1 when every group's rows are
+** adjacent (then rows are ordered by group). */
+rf_status cpu_runs_unique(rf_cpu_pool *pool, int32_t nk, const rf_cpu_kind *kinds, const void *const *data,
+                          int64_t n, int64_t **keep, int64_t *nkeep, int *applied);
+rf_status cpu_runs_group(rf_cpu_pool *pool, int32_t nk, const rf_cpu_kind *kinds, const void *const *data,
+                         int64_t n, int64_t **gid, int64_t **first, int64_t *ngroups, int *contiguous, int *applied);
+
 /* ---- sorting -------------------------------------------------------- */
 
 typedef struct cpu_kv {

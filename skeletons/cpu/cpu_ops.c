@@ -132,8 +132,23 @@ rf_status rf_cpu_unique(rf_cpu_pool *pool, const rf_cpu_table *t, int64_t **keep
     if (t->ncols == 0) return iota_list(NULL, 1, keep, nkeep); /* every row is the empty tuple */
     int32_t *cols;
     if (all_cols(t->ncols, &cols)) return RF_ENOMEM;
+    rf_status st;
+    {
+        /* rows in order of some column: no hash table */
+        rf_cpu_kind *kinds = cpu_alloc(t->ncols, sizeof *kinds);
+        const void **data = cpu_alloc(t->ncols, sizeof *data);
+        int applied = 0;
+        st = kinds && data ? cpu_table_keys(t, cols, t->ncols, kinds, data) : RF_ENOMEM;
+        if (!st) st = cpu_runs_unique(pool, t->ncols, kinds, data, t->nrows, keep, nkeep, &applied);
+        free(kinds);
+        free(data);
+        if (st || applied) {
+            free(cols);
+            return st;
+        }
+    }
     keys k;
-    rf_status st = keys_init(pool, &k, t, cols, NULL, NULL, t->ncols);
+    st = keys_init(pool, &k, t, cols, NULL, NULL, t->ncols);
     free(cols);
     if (st) return st;
     cpu_ht ht;
@@ -170,8 +185,38 @@ rf_status rf_cpu_group(rf_cpu_pool *pool, const rf_cpu_table *t, const int32_t *
         }
         return RF_OK;
     }
+    rf_status st;
+    {
+        /* rows in order of some key column: no hash table */
+        rf_cpu_kind *kinds = cpu_alloc(nkeys, sizeof *kinds);
+        const void **data = cpu_alloc(nkeys, sizeof *data);
+        int applied = 0, contiguous = 0;
+        st = kinds && data ? cpu_table_keys(t, keycols, nkeys, kinds, data) : RF_ENOMEM;
+        if (!st)
+            st = cpu_runs_group(pool, nkeys, kinds, data, n, &g->group_of_row, &g->first_row, &g->ngroups,
+                                &contiguous, &applied);
+        free(kinds);
+        free(data);
+        if (!st && applied && contiguous) {
+            /* group g is rows first_row[g] .. first_row[g + 1] - 1 */
+            g->offsets = cpu_alloc(g->ngroups + 1, sizeof(int64_t));
+            if (!g->offsets) {
+                st = RF_ENOMEM;
+            } else {
+                memcpy(g->offsets, g->first_row, (size_t)g->ngroups * sizeof(int64_t));
+                g->offsets[g->ngroups] = n;
+                g->contiguous = 1;
+            }
+        }
+        if (st) {
+            rf_cpu_groups_free(g);
+            g->nrows = 0;
+            return st;
+        }
+        if (applied) return RF_OK;
+    }
     keys k;
-    rf_status st = keys_init(pool, &k, t, keycols, NULL, NULL, nkeys);
+    st = keys_init(pool, &k, t, keycols, NULL, NULL, nkeys);
     if (st) return st;
     cpu_ht ht;
     st = cpu_ht_build(pool, &ht, &k.e, k.ldata, n, 1, &g->group_of_row, &g->first_row, &g->ngroups);
@@ -184,6 +229,11 @@ rf_status rf_cpu_group(rf_cpu_pool *pool, const rf_cpu_table *t, const int32_t *
 rf_status rf_cpu_groups_order(rf_cpu_pool *pool, rf_cpu_groups *g)
 {
     if (g->order && g->offsets) return RF_OK;
+    if (g->contiguous && g->offsets) {
+        if (!(g->order = cpu_alloc(g->nrows, sizeof(int64_t)))) return RF_ENOMEM;
+        rf_cpu_parallel_for(pool, g->nrows, 0, iota_chunk, g->order);
+        return RF_OK;
+    }
     free(g->order);
     free(g->offsets);
     g->order = g->offsets = NULL;

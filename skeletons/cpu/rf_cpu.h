@@ -122,6 +122,11 @@ typedef struct rf_cpu_groups {
     ** the aggregates build them on demand when there are many groups. */
     int64_t *order;
     int64_t *offsets; /* [ngroups + 1] */
+    /* Set by rf_cpu_group when every group's rows are adjacent (rows already
+    ** ordered by group, as in input sorted by the keys): offsets is then
+    ** filled and order may stay NULL, meaning the identity, until
+    ** rf_cpu_groups_order fills it. */
+    int contiguous;
 } rf_cpu_groups;
 
 /* Groups the rows of t by keycols[0..nkeys). nkeys = 0 puts every row in

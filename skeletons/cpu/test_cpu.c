@@ -563,6 +563,75 @@ static void test_group(void)
     rf_cpu_table_free(&t);
 }
 
+/* Rows in order of column 0 (runs of equal values, checked by brute force
+** against the hash paths' semantics): unique and group take the run path
+** when runs are short and fall back to hashing when a run is long or the
+** order breaks late. */
+static void unique_all_pools(const rf_cpu_table *t)
+{
+    int64_t *f = first_equal(t, ALL, t->ncols), *ref = NULL, nref = 0;
+    CHECK(f);
+    for (int p = 0; p < NPOOLS; p++) {
+        int64_t *keep, nk;
+        OK(rf_cpu_unique(pools[p], t, &keep, &nk));
+        if (p == 0) {
+            int64_t j = 0;
+            int ok = 1;
+            for (int64_t i = 0; i < t->nrows; i++)
+                if (f[i] == i) ok &= j < nk && keep[j++] == i;
+            CHECK(ok && j == nk);
+            ref = keep;
+            nref = nk;
+        } else {
+            CHECK(nk == nref && same_i64(keep, ref, nk));
+            free(keep);
+        }
+    }
+    free(ref);
+    free(f);
+}
+
+static void test_runs(void)
+{
+    rf_cpu_kind kinds[3] = {RF_CPU_I64, RF_CPU_U32, RF_CPU_F64};
+    int64_t runlen[] = {1, 3, 17, 64, 65, 200};
+    for (size_t ri = 0; ri < sizeof runlen / sizeof *runlen; ri++)
+        for (int brk = 0; brk < 2; brk++) {
+            rf_cpu_table t;
+            int64_t n = 6000; /* past the serial precheck: a late break fails the parallel check */
+            CHECK(mk_table(&t, 3, kinds, n, 3, 0));
+            int64_t *c0 = t.cols[0].data;
+            for (int64_t i = 0; i < n; i++) c0[i] = -50 + (i / runlen[ri]) * 3;
+            if (brk) c0[n - 10] = -1000; /* out of order, late */
+            unique_all_pools(&t);
+            int32_t k01[2] = {0, 1}, k10[2] = {1, 0};
+            group_all_pools(&t, k01, 2, 1);
+            group_all_pools(&t, k10, 2, 1);
+            group_all_pools(&t, ALL, 1, 1);
+            /* strictly increasing: every row kept, groups are the rows */
+            for (int64_t i = 0; i < n; i++) c0[i] = i;
+            unique_all_pools(&t);
+            group_all_pools(&t, k01, 2, 1);
+            rf_cpu_table_free(&t);
+        }
+    /* a sum over contiguous groups equals the hash path's */
+    rf_cpu_table t;
+    CHECK(mk_table(&t, 2, kinds, 100000, 1000, 0));
+    int64_t *c0 = t.cols[0].data;
+    for (int64_t i = 0; i < 100000; i++) c0[i] = i / 7;
+    rf_cpu_groups g;
+    OK(rf_cpu_group(pools[1], &t, ALL, 1, &g));
+    CHECK(g.contiguous && g.ngroups == (100000 + 6) / 7);
+    int64_t *cnt = NULL;
+    OK(rf_cpu_agg_count(pools[1], &g, &cnt));
+    int ok = 1;
+    for (int64_t k = 0; k < g.ngroups; k++) ok &= cnt[k] == (k < g.ngroups - 1 ? 7 : 100000 - 7 * k);
+    CHECK(ok);
+    free(cnt);
+    rf_cpu_groups_free(&g);
+    rf_cpu_table_free(&t);
+}
+
 /* ---- aggregates ------------------------------------------------------- */
 
 static int total_order_less(double a, double b)
@@ -1083,7 +1152,7 @@ static const struct {
 } tests[] = {
     {"pool", test_pool},   {"gather", test_gather}, {"sort", test_sort}, {"topk", test_topk},
     {"unique", test_unique}, {"group", test_group}, {"agg", test_agg},   {"join", test_join},
-    {"semi", test_semi},   {"set", test_set},       {"large", test_large},
+    {"semi", test_semi},   {"set", test_set},       {"large", test_large}, {"runs", test_runs},
 };
 
 int main(int argc, char **argv)

@@ -1,0 +1,243 @@
+/*
+** skeletons/cpu/cpu_runs.c: unique and group-by on rows that arrive in key
+** order.
+**
+** Owns: the detection of a non-decreasing key column with short runs of
+** equal values (data files are often written in key order, and filters,
+** maps, unique and joins keep the order of their left input), and unique
+** and group-by that use it without a hash table: equal rows (keys) share
+** their value of that column, so they lie in one run, and a run of at most
+** RUN_MAX rows is deduplicated by comparing its rows pairwise.
+**
+** Results are exactly those of the hash-based paths (first occurrences in
+** ascending row order, groups numbered by first occurrence). Chunk
+** boundaries depend only on n, and a run belongs to the chunk where it
+** starts, so nothing depends on the thread count. When no column qualifies
+** (checked on the first rows serially, then on all rows in parallel), the
+** callers fall back to hashing.
+*/
+#include "cpu_internal.h"
+
+enum {
+    RUN_MAX = 64,      /* longest run deduplicated pairwise */
+    PRECHECK = 4096,   /* rows checked serially before a parallel check */
+    MAX_TRIES = 2,     /* full-length checks per call at most */
+    RUNS_MIN_ROWS = 64 /* below this, hashing is as cheap */
+};
+
+typedef struct runs_ctx {
+    int32_t nk;
+    const rf_cpu_kind *kinds;
+    const void *const *data;
+    rf_cpu_kind rkind; /* the run column */
+    const void *rdata;
+    int64_t n, grain;
+    int64_t *counts;  /* per chunk: rows kept (unique) or groups started (group) */
+    uint8_t *bad;     /* per chunk: not sorted, or a run too long */
+    uint8_t *interl;  /* per chunk: a group's rows are not adjacent */
+    atomic_int fail;
+    /* pass 2 */
+    int64_t *keep;     /* unique: kept rows */
+    int64_t *gid;      /* group: group of each row */
+    int64_t *first;    /* group: first row of each group */
+} runs_ctx;
+
+static inline int rows_eq(const runs_ctx *c, int64_t a, int64_t b)
+{
+    for (int32_t k = 0; k < c->nk; k++)
+        if (cpu_norm_at(c->kinds[k], c->data[k], a) != cpu_norm_at(c->kinds[k], c->data[k], b)) return 0;
+    return 1;
+}
+
+/* The first run start at or after b (n when none before e's run ends). */
+static inline int64_t run_start_from(const runs_ctx *c, int64_t b, int64_t e)
+{
+    while (b > 0 && b < e && cpu_norm_at(c->rkind, c->rdata, b) == cpu_norm_at(c->rkind, c->rdata, b - 1)) b++;
+    return b;
+}
+
+/* Walks the runs that start in [b, e): for each row, its local group within
+** the run (new or the one of an earlier equal row). pass 2 writes results. */
+static void runs_chunk(runs_ctx *c, int64_t b, int64_t e, int pass)
+{
+    int64_t ch = b / c->grain;
+    if (pass == 1 && atomic_load_explicit(&c->fail, memory_order_relaxed)) return;
+    int64_t i = run_start_from(c, b, e);
+    int64_t cnt = 0, at = pass == 2 ? c->counts[ch] : 0;
+    int il = 0;
+    int64_t lg[RUN_MAX];
+    uint64_t prev = i > 0 ? cpu_norm_at(c->rkind, c->rdata, i - 1) : 0;
+    while (i < e && i < c->n) {
+        uint64_t v = cpu_norm_at(c->rkind, c->rdata, i);
+        if (i > 0 && v < prev) {
+            c->bad[ch] = 1;
+            atomic_store(&c->fail, 1);
+            return;
+        }
+        /* the run [i, j) */
+        int64_t j = i + 1;
+        while (j < c->n && j - i <= RUN_MAX && cpu_norm_at(c->rkind, c->rdata, j) == v) j++;
+        if (j - i > RUN_MAX) {
+            c->bad[ch] = 1;
+            atomic_store(&c->fail, 1);
+            return;
+        }
+        int64_t ng = 0;
+        for (int64_t r = i; r < j; r++) {
+            int64_t found = -1;
+            for (int64_t s = i; s < r && found < 0; s++)
+                if (rows_eq(c, r, s)) found = lg[s - i];
+            if (found >= 0) {
+                lg[r - i] = found;
+                if (r > i && lg[r - 1 - i] != found) il = 1;
+                if (pass == 2 && c->gid) c->gid[r] = at - ng + found;
+            } else {
+                lg[r - i] = ng++;
+                if (pass == 2) {
+                    if (c->keep) c->keep[at] = r;
+                    if (c->gid) {
+                        c->gid[r] = at;
+                        c->first[at] = r;
+                    }
+                    at++;
+                }
+                cnt++;
+            }
+        }
+        prev = v;
+        i = j;
+    }
+    if (pass == 1) {
+        c->counts[ch] = cnt;
+        c->interl[ch] = (uint8_t)il;
+    }
+}
+
+static void runs_pass1(void *vp, int64_t b, int64_t e, int w)
+{
+    (void)w;
+    runs_chunk(vp, b, e, 1);
+}
+
+static void runs_pass2(void *vp, int64_t b, int64_t e, int w)
+{
+    (void)w;
+    runs_chunk(vp, b, e, 2);
+}
+
+static void iota_chunk(void *vp, int64_t b, int64_t e, int w)
+{
+    (void)w;
+    int64_t *p = vp;
+    for (int64_t i = b; i < e; i++) p[i] = i;
+}
+
+/* Whether column (kind, data) looks non-decreasing with short runs on its
+** first rows. */
+static int precheck(rf_cpu_kind kind, const void *data, int64_t n)
+{
+    int64_t m = n < PRECHECK ? n : PRECHECK, run = 1;
+    uint64_t prev = cpu_norm_at(kind, data, 0);
+    for (int64_t i = 1; i < m; i++) {
+        uint64_t v = cpu_norm_at(kind, data, i);
+        if (v < prev) return 0;
+        run = v == prev ? run + 1 : 1;
+        if (run > RUN_MAX) return 0;
+        prev = v;
+    }
+    return 1;
+}
+
+/* Tries the run path over key columns [0, nk): 1 when it applied (outputs
+** set), 0 when it did not (nothing allocated), or an error. */
+static rf_status runs_try(rf_cpu_pool *pool, int32_t nk, const rf_cpu_kind *kinds, const void *const *data,
+                          int64_t n, int group, int64_t **keep, int64_t *nkeep, int64_t **gid, int64_t **first,
+                          int *contiguous, int *applied)
+{
+    *applied = 0;
+    if (n < RUNS_MIN_ROWS) return RF_OK;
+    int tries = 0;
+    for (int32_t k = 0; k < nk && tries < MAX_TRIES; k++) {
+        if (!precheck(kinds[k], data[k], n)) continue;
+        tries++;
+        runs_ctx c;
+        memset(&c, 0, sizeof c);
+        c.nk = nk;
+        c.kinds = kinds;
+        c.data = data;
+        c.rkind = kinds[k];
+        c.rdata = data[k];
+        c.n = n;
+        c.grain = cpu_grain(n, 16384);
+        int64_t nch = (n + c.grain - 1) / c.grain;
+        atomic_init(&c.fail, 0);
+        c.counts = cpu_zalloc(nch + 1, sizeof(int64_t));
+        c.bad = cpu_zalloc(nch, 1);
+        c.interl = cpu_zalloc(nch, 1);
+        if (!c.counts || !c.bad || !c.interl) {
+            free(c.counts);
+            free(c.bad);
+            free(c.interl);
+            return RF_ENOMEM;
+        }
+        rf_cpu_parallel_for(pool, n, c.grain, runs_pass1, &c);
+        int ok = !atomic_load(&c.fail), il = 0;
+        int64_t tot = 0;
+        for (int64_t ch = 0; ch < nch && ok; ch++) {
+            int64_t x = c.counts[ch];
+            c.counts[ch] = tot;
+            tot += x;
+            il |= c.interl[ch];
+        }
+        free(c.bad);
+        free(c.interl);
+        if (!ok) {
+            free(c.counts);
+            continue;
+        }
+        if (!group) {
+            c.keep = cpu_alloc(tot, sizeof(int64_t));
+            if (!c.keep) {
+                free(c.counts);
+                return RF_ENOMEM;
+            }
+            if (tot == n) {
+                rf_cpu_parallel_for(pool, n, 0, iota_chunk, c.keep);
+            } else {
+                rf_cpu_parallel_for(pool, n, c.grain, runs_pass2, &c);
+            }
+            *keep = c.keep;
+            *nkeep = tot;
+        } else {
+            c.gid = cpu_alloc(n, sizeof(int64_t));
+            c.first = cpu_alloc(tot, sizeof(int64_t));
+            if (!c.gid || !c.first) {
+                free(c.gid);
+                free(c.first);
+                free(c.counts);
+                return RF_ENOMEM;
+            }
+            rf_cpu_parallel_for(pool, n, c.grain, runs_pass2, &c);
+            *gid = c.gid;
+            *first = c.first;
+            *nkeep = tot;
+            *contiguous = !il;
+        }
+        free(c.counts);
+        *applied = 1;
+        return RF_OK;
+    }
+    return RF_OK;
+}
+
+rf_status cpu_runs_unique(rf_cpu_pool *pool, int32_t nk, const rf_cpu_kind *kinds, const void *const *data,
+                          int64_t n, int64_t **keep, int64_t *nkeep, int *applied)
+{
+    return runs_try(pool, nk, kinds, data, n, 0, keep, nkeep, NULL, NULL, NULL, applied);
+}
+
+rf_status cpu_runs_group(rf_cpu_pool *pool, int32_t nk, const rf_cpu_kind *kinds, const void *const *data,
+                         int64_t n, int64_t **gid, int64_t **first, int64_t *ngroups, int *contiguous, int *applied)
+{
+    return runs_try(pool, nk, kinds, data, n, 1, NULL, ngroups, gid, first, contiguous, applied);
+}
