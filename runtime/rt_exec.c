@@ -219,10 +219,11 @@ static rf_status take_or_copy(exec *x, const rf_hir_kernel *k, int32_t var, cons
 
 /* ---- strings in order: byte order via ranks ------------------------- */
 
-static const rf_rt_dict *cmp_dict;
-static int code_cmp(const void *a, const void *b)
+/* qsort_r's comparator: the dictionary comes as the context, so that two
+** runs in one process never share state. */
+static int code_cmp(const void *a, const void *b, void *dict)
 {
-    return rf_rt_dict_cmp(cmp_dict, *(const uint32_t *)a, *(const uint32_t *)b);
+    return rf_rt_dict_cmp(dict, *(const uint32_t *)a, *(const uint32_t *)b);
 }
 
 static int u32_cmp(const void *a, const void *b)
@@ -260,8 +261,7 @@ static rf_status rank_strings_few(exec *x, const uint32_t *codes, int64_t n, uin
     rank_of_u = rf_malloc((size_t)(m + 1) * sizeof *rank_of_u);
     if (!byname || !rank_of_u) goto oom;
     memcpy(byname, u, (size_t)m * sizeof *u);
-    cmp_dict = x->dict;
-    qsort(byname, (size_t)m, sizeof *byname, code_cmp);
+    qsort_r(byname, (size_t)m, sizeof *byname, code_cmp, x->dict);
     for (int64_t i = 0; i < m; i++) rank_of_u[u32_find(u, m, byname[i])] = (uint32_t)i;
     for (int64_t i = 0; i < n; i++) r[i] = rank_of_u[u32_find(u, m, codes[i])];
     free(u);
@@ -302,9 +302,7 @@ static rf_status rank_strings(exec *x, const uint32_t *codes, int64_t n, uint32_
     np = 0;
     for (int64_t c = 0; c < dn; c++)
         if (map[c] != UINT32_MAX) present[np++] = (uint32_t)c;
-    /* qsort is not reentrant with a context; the dictionary is read-only here */
-    cmp_dict = x->dict;
-    qsort(present, (size_t)np, sizeof *present, code_cmp);
+    qsort_r(present, (size_t)np, sizeof *present, code_cmp, x->dict);
     for (int64_t i = 0; i < np; i++) map[present[i]] = (uint32_t)i;
     for (int64_t i = 0; i < n; i++) r[i] = map[codes[i]];
     free(map);
