@@ -31,6 +31,8 @@ typedef struct rf_rt_options {
     int profile;             /* collect per-kernel statistics */
     int64_t max_iterations;  /* of any one loop; <= 0: 1,000,000 */
     rf_rt_cache *cache;      /* NULL: load inputs for this run only */
+    const void *ptx0;        /* the .rfx file's PTX0 section (GPU code); NULL: the */
+    uint64_t ptx0_size;      /* GPU backend compiles the program when it runs */
 } rf_rt_options;
 
 typedef struct rf_rt_output {

@@ -12,6 +12,7 @@
 #include "rf_runtime.h"
 #include "rf_cpu.h"
 #include "rf_load.h"
+#include "rf_rt_gpu.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -1003,13 +1004,45 @@ static int64_t count_kernels(const rf_hir_program *p)
     return n;
 }
 
+/* The GPU backend loads inputs through here: the CPU's rows and codes, from the cache. */
+static rf_status gpu_load(void *ctx, const rf_hir_var *v, rf_rt_dict *dict, rf_rt_rel *out, int *borrowed,
+                          rf_diags *d)
+{
+    exec *x = ctx;
+    x->dict = dict;
+    x->d = d;
+    val tmp;
+    memset(&tmp, 0, sizeof tmp);
+    tmp.rel.ncols = v->ncols;
+    tmp.rel.types = v->types;
+    rf_status st = load_input(x, v, &tmp);
+    *out = tmp.rel;
+    *borrowed = tmp.borrowed;
+    return st;
+}
+
 rf_status rf_rt_run(const rf_hir_program *p, const rf_rt_options *o, rf_rt_result **out, rf_diags *d)
 {
     *out = NULL;
-    if (o->device == RF_RT_DEVICE_GPU) {
-        rf_error(d, rf_mkloc(NULL, 0, 0),
-                 "--device gpu: this build has no GPU backend yet; use --device cpu (or auto)");
-        return RF_EUSAGE;
+    if (o->device != RF_RT_DEVICE_CPU) {
+        char why[256];
+        int gpu = rf_rt_gpu_available(why, sizeof why);
+        if (o->device == RF_RT_DEVICE_GPU && !gpu) {
+            rf_error(d, rf_mkloc(NULL, 0, 0), "--device gpu: no usable GPU: %s", why);
+            return RF_EUSER;
+        }
+        if (o->device == RF_RT_DEVICE_AUTO)
+            rf_diag_add(d, RF_SEV_NOTE, rf_mkloc(NULL, 0, 0),
+                        gpu ? "running on the GPU: %s" : "running on the CPU: no usable GPU (%s)", why);
+        if (gpu) {
+            exec lx;
+            memset(&lx, 0, sizeof lx);
+            lx.p = p;
+            lx.o = *o;
+            lx.threads = o->threads > 0 ? o->threads : online_cpus();
+            rf_rt_gpu_inputs in = {o->cache ? o->cache->dict : NULL, gpu_load, &lx};
+            return rf_rt_gpu_run(p, o->ptx0, o->ptx0_size, o, &in, out, d);
+        }
     }
     exec x;
     memset(&x, 0, sizeof x);

@@ -20,6 +20,8 @@ static const char *usage =
     "options:\n"
     "  -o FILE     the output file (default: the last PROG.logic with .rfx)\n"
     "  --no-opt    skip the query-plan optimization passes\n"
+    "  --gpu-arch A  the GPU code's target: compute_80 (default: JIT-compiled\n"
+    "              for any newer GPU), compute_90, sm_90, ...\n"
     "  -h, --help  this text\n";
 
 int rf_tool_compile(int argc, char **argv)
@@ -36,6 +38,8 @@ int rf_tool_compile(int argc, char **argv)
             return RF_EXIT_OK;
         }
         if ((m = rf_tool_opt_value("compile", argc, argv, &i, "-o", &outp)) != 0) {
+            if (m < 0) return RF_EXIT_USAGE;
+        } else if ((m = rf_tool_opt_value("compile", argc, argv, &i, "--gpu-arch", &o.gpu_arch)) != 0) {
             if (m < 0) return RF_EXIT_USAGE;
         } else if (!strcmp(a, "--no-opt")) {
             o.no_opt = 1;
@@ -68,7 +72,7 @@ int rf_tool_compile(int argc, char **argv)
     rf_qp_program *qp = NULL;
     rf_hir_program *hir = NULL;
     rf_status st = rf_tool_compile_logic(progs, nprogs, &o, &arena, NULL, &qp, &hir, &d);
-    if (!st) st = rf_tool_write_rfx(hir, outp, &d);
+    if (!st) st = rf_tool_write_rfx(hir, outp, &o, &d);
     rf_hir_free(hir);
     rf_qp_free(qp);
     int rc = rf_tool_finish(st, &d);

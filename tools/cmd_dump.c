@@ -75,9 +75,9 @@ int rf_tool_dump(int argc, char **argv)
     rf_fe_program *fe = NULL;
     rf_status st;
     if (!strcmp(what, "harmony") || !strcmp(what, "fused")) {
-        rf_tool_opts o = {!opt};
+        rf_tool_opts o = {!opt, NULL};
         rf_hir_program *hir = NULL;
-        st = rf_tool_load_program(progs, nprogs, &o, &arena, &hir, &d);
+        st = rf_tool_load_program(progs, nprogs, &o, &arena, &hir, NULL, &d);
         if (!st && !strcmp(what, "harmony")) rf_hir_print_text(hir, &out);
         if (!st && !strcmp(what, "fused")) {
             rf_wv_plan *w = NULL;

@@ -146,10 +146,13 @@ int rf_tool_run(int argc, char **argv)
     rf_diags_init(&d);
     rf_hir_program *hir = NULL;
     rf_tool_opts to = {0};
-    rf_status st = rf_tool_load_program(progs, nprogs, &to, &arena, &hir, &d);
+    rf_buf ptx0;
+    rf_buf_init(&ptx0);
+    rf_status st = rf_tool_load_program(progs, nprogs, &to, &arena, &hir, &ptx0, &d);
     rf_rt_result *res = NULL;
     if (!st) {
-        if (o.device == RF_RT_DEVICE_AUTO) fprintf(stderr, "redfox: no GPU backend in this build; running on the CPU\n");
+        o.ptx0 = ptx0.len ? ptx0.data : NULL;
+        o.ptx0_size = (uint64_t)ptx0.len;
         st = rf_rt_run(hir, &o, &res, &d);
     }
     int rc = rf_tool_finish(st, &d);
@@ -158,6 +161,7 @@ int rf_tool_run(int argc, char **argv)
         rc = write_outputs(res, outdir, fmt);
     }
     rf_rt_result_free(res);
+    rf_buf_free(&ptx0);
     rf_hir_free(hir);
     rf_diags_free(&d);
     rf_arena_free(&arena);

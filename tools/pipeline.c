@@ -4,6 +4,7 @@
 ** .rfx -> Harmony for `run` and `dump`.
 */
 #include "pipeline.h"
+#include "rf_gpu_codegen.h"
 #include "rf_rfx.h"
 
 #include <string.h>
@@ -68,11 +69,12 @@ rf_status rf_tool_compile_sources(const char *const *names, const char *const *t
     return compile_checked(f, o, qp, hir, d);
 }
 
-rf_status rf_tool_write_rfx(const rf_hir_program *p, const char *path, rf_diags *d)
+rf_status rf_tool_write_rfx(const rf_hir_program *p, const char *path, const rf_tool_opts *o, rf_diags *d)
 {
-    rf_buf hirs, schm;
+    rf_buf hirs, schm, ptx0;
     rf_buf_init(&hirs);
     rf_buf_init(&schm);
+    rf_buf_init(&ptx0);
     rf_status st = rf_hir_serialize(p, &hirs);
     /* SCHM: the inputs and outputs, readable without decoding the program */
     int32_t n = 0;
@@ -93,18 +95,22 @@ rf_status rf_tool_write_rfx(const rf_hir_program *p, const char *path, rf_diags 
         }
     }
     if (!st && (hirs.oom || schm.oom)) st = RF_ENOMEM;
+    rf_gpu_nvrtc_opts go = {o ? o->gpu_arch : NULL, NULL};
+    if (!st) st = rf_gpu_make_ptx0(p, &go, &ptx0, d);
     rf_rfx_writer *w = st ? NULL : rf_rfx_writer_new();
     if (!st && !w) st = RF_ENOMEM;
     if (!st) st = rf_rfx_writer_add(w, RF_RFX_TAG_SCHEMA, schm.data, (uint64_t)schm.len);
     if (!st) st = rf_rfx_writer_add(w, RF_RFX_TAG_HARMONY, hirs.data, (uint64_t)hirs.len);
+    if (!st && ptx0.len) st = rf_rfx_writer_add(w, RF_RFX_TAG_PTX, ptx0.data, (uint64_t)ptx0.len);
     if (!st) st = rf_rfx_writer_write_file(w, path, d);
     rf_rfx_writer_free(w);
     rf_buf_free(&hirs);
     rf_buf_free(&schm);
+    rf_buf_free(&ptx0);
     return st;
 }
 
-rf_status rf_tool_read_rfx(const char *path, rf_hir_program **hir, rf_diags *d)
+rf_status rf_tool_read_rfx(const char *path, rf_hir_program **hir, rf_buf *ptx0, rf_diags *d)
 {
     rf_rfx_file *f = NULL;
     *hir = NULL;
@@ -118,16 +124,20 @@ rf_status rf_tool_read_rfx(const char *path, rf_hir_program **hir, rf_diags *d)
         return RF_EUSER;
     }
     st = rf_hir_deserialize(path, data, size, hir, d);
+    if (!st && ptx0 && rf_rfx_section(f, RF_RFX_TAG_PTX, &data, &size)) {
+        rf_buf_append(ptx0, data, (int64_t)size);
+        if (ptx0->oom) st = RF_ENOMEM;
+    }
     rf_rfx_close(f);
     return st;
 }
 
 rf_status rf_tool_load_program(const char *const *paths, int32_t npaths, const rf_tool_opts *o, rf_arena *arena,
-                               rf_hir_program **hir, rf_diags *d)
+                               rf_hir_program **hir, rf_buf *ptx0, rf_diags *d)
 {
     for (int32_t i = 0; i < npaths; i++)
         if (rf_tool_is_rfx(paths[i])) {
-            if (npaths == 1) return rf_tool_read_rfx(paths[0], hir, d);
+            if (npaths == 1) return rf_tool_read_rfx(paths[0], hir, ptx0, d);
             rf_error(d, rf_mkloc(paths[i], 0, 0), "a compiled program (.rfx) cannot be combined with other files");
             return RF_EUSAGE;
         }

@@ -9,7 +9,8 @@
 #include "rf_queryplan.h"
 
 typedef struct rf_tool_opts {
-    int no_opt; /* skip the query-plan passes */
+    int no_opt;           /* skip the query-plan passes */
+    const char *gpu_arch; /* NVRTC target of the PTX0 section (NULL: compute_80) */
 } rf_tool_opts;
 
 /* 1 when path names a .rfx file (by suffix or magic bytes). */
@@ -25,10 +26,12 @@ rf_status rf_tool_compile_logic(const char *const *paths, int32_t npaths, const 
 rf_status rf_tool_compile_sources(const char *const *names, const char *const *texts, const int64_t *lens, int32_t n,
                                   const rf_tool_opts *o, rf_arena *arena, rf_fe_program **fe, rf_qp_program **qp,
                                   rf_hir_program **hir, rf_diags *d);
-rf_status rf_tool_write_rfx(const rf_hir_program *p, const char *path, rf_diags *d);
-rf_status rf_tool_read_rfx(const char *path, rf_hir_program **hir, rf_diags *d);
+/* SCHM, HIRS and, where NVRTC can be loaded, PTX0 (else a warning, no section). */
+rf_status rf_tool_write_rfx(const rf_hir_program *p, const char *path, const rf_tool_opts *o, rf_diags *d);
+/* ptx0 (may be NULL) receives the PTX0 section's bytes; empty when there is none. */
+rf_status rf_tool_read_rfx(const char *path, rf_hir_program **hir, rf_buf *ptx0, rf_diags *d);
 /* One .rfx file, or LogiQL sources (compiled as one program), as Harmony. */
 rf_status rf_tool_load_program(const char *const *paths, int32_t npaths, const rf_tool_opts *o, rf_arena *arena,
-                               rf_hir_program **hir, rf_diags *d);
+                               rf_hir_program **hir, rf_buf *ptx0, rf_diags *d);
 
 #endif

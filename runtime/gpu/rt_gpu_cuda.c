@@ -1,0 +1,550 @@
+/*
+** runtime/gpu/rt_gpu_cuda.c: the real GPU: the CUDA driver API opened with
+** dlopen("libcuda.so.1"), so that one redfox binary runs with or without a
+** driver, and CUB through skeletons/cub (cudart, linked statically, shares
+** the device's primary context with the driver calls here).
+**
+** Owns: the driver's function table (loaded once per process), the device
+** and its primary context (retained once, kept until exit), and per run one
+** stream, two pinned staging buffers for transfers, a small pinned buffer for
+** scalars, two events for timing, and the loaded module with its function
+** cache. Module loading JIT-compiles the PTX with the driver's linker and
+** keeps the resulting cubin on disk (<cache>/jit/<hash of PTX, GPU
+** architecture and driver version>.cubin), so a program's second run skips
+** the JIT. Every driver and cudart result is checked; failures become errors
+** naming the operation and the CUDA error.
+*/
+#include "rf_cub.h"
+#include "rt_gpu_internal.h"
+
+#include <cuda.h>
+#include <dlfcn.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct cu_api {
+    CUresult (*Init)(unsigned);
+    CUresult (*DriverGetVersion)(int *);
+    CUresult (*DeviceGetCount)(int *);
+    CUresult (*DeviceGet)(CUdevice *, int);
+    CUresult (*DeviceGetName)(char *, int, CUdevice);
+    CUresult (*DeviceGetAttribute)(int *, CUdevice_attribute, CUdevice);
+    CUresult (*DevicePrimaryCtxRetain)(CUcontext *, CUdevice);
+    CUresult (*CtxSetCurrent)(CUcontext);
+    CUresult (*MemGetInfo)(size_t *, size_t *);
+    CUresult (*MemAlloc)(CUdeviceptr *, size_t);
+    CUresult (*MemFree)(CUdeviceptr);
+    CUresult (*MemAllocHost)(void **, size_t);
+    CUresult (*MemFreeHost)(void *);
+    CUresult (*MemcpyHtoDAsync)(CUdeviceptr, const void *, size_t, CUstream);
+    CUresult (*MemcpyDtoHAsync)(void *, CUdeviceptr, size_t, CUstream);
+    CUresult (*MemcpyDtoDAsync)(CUdeviceptr, CUdeviceptr, size_t, CUstream);
+    CUresult (*MemsetD8Async)(CUdeviceptr, unsigned char, size_t, CUstream);
+    CUresult (*StreamCreate)(CUstream *, unsigned);
+    CUresult (*StreamDestroy)(CUstream);
+    CUresult (*StreamSynchronize)(CUstream);
+    CUresult (*EventCreate)(CUevent *, unsigned);
+    CUresult (*EventRecord)(CUevent, CUstream);
+    CUresult (*EventSynchronize)(CUevent);
+    CUresult (*EventElapsedTime)(float *, CUevent, CUevent);
+    CUresult (*EventDestroy)(CUevent);
+    CUresult (*ModuleLoadData)(CUmodule *, const void *);
+    CUresult (*ModuleGetFunction)(CUfunction *, CUmodule, const char *);
+    CUresult (*ModuleUnload)(CUmodule);
+    CUresult (*LinkCreate)(unsigned, CUjit_option *, void **, CUlinkState *);
+    CUresult (*LinkAddData)(CUlinkState, CUjitInputType, void *, size_t, const char *, unsigned, CUjit_option *,
+                            void **);
+    CUresult (*LinkComplete)(CUlinkState, void **, size_t *);
+    CUresult (*LinkDestroy)(CUlinkState);
+    CUresult (*LaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                             CUstream, void **, void **);
+    CUresult (*GetErrorString)(CUresult, const char **);
+    CUresult (*GetErrorName)(CUresult, const char **);
+} cu_api;
+
+/* The process-wide driver state: opened at most once. */
+static struct {
+    pthread_once_t once;
+    int ok;
+    char why[256];
+    cu_api f;
+    CUdevice dev;
+    CUcontext ctx;
+    int cc_major, cc_minor, sms, driver;
+    char name[128];
+    size_t total;
+} drv = {PTHREAD_ONCE_INIT};
+
+#define STAGE_BYTES ((size_t)16 << 20)
+#define SMALL_BYTES ((size_t)4096)
+
+typedef struct fnent {
+    char *name;
+    CUfunction fn;
+} fnent;
+
+typedef struct cu_state {
+    CUstream stream;
+    void *stage[2];
+    CUevent stage_ev[2];
+    int stage_used[2];
+    void *small;
+    CUevent mark[2];
+    CUmodule mod;
+    fnent *fns;
+    int nfns, capfns;
+} cu_state;
+
+static const char *cu_errname(CUresult r)
+{
+    const char *s = NULL;
+    if (drv.f.GetErrorName && drv.f.GetErrorName(r, &s) != CUDA_SUCCESS) s = NULL;
+    return s ? s : "CUDA_ERROR_UNKNOWN";
+}
+
+static const char *cu_errstr(CUresult r)
+{
+    const char *s = NULL;
+    if (drv.f.GetErrorString && drv.f.GetErrorString(r, &s) != CUDA_SUCCESS) s = NULL;
+    return s ? s : "unknown error";
+}
+
+static rf_status cu_fail(gdev *g, CUresult r, const char *what)
+{
+    rf_error(g->d, rf_mkloc(NULL, 0, 0), "GPU: %s failed: %s (%s)", what, cu_errstr(r), cu_errname(r));
+    return r == CUDA_ERROR_OUT_OF_MEMORY ? RF_ENOMEM : RF_EINTERNAL;
+}
+#define CU(g, call, what)                                                                                              \
+    do {                                                                                                               \
+        CUresult r_ = (call);                                                                                          \
+        if (r_ != CUDA_SUCCESS) return cu_fail((g), r_, (what));                                                     \
+    } while (0)
+
+static rf_status cub_fail(gdev *g, int err, const char *what)
+{
+    rf_error(g->d, rf_mkloc(NULL, 0, 0), "GPU: %s failed: %s", what, rf_cub_error_string(err));
+    return err == 2 /* cudaErrorMemoryAllocation */ ? RF_ENOMEM : RF_EINTERNAL;
+}
+
+/* ---- opening the driver --------------------------------------------------- */
+
+static void *sym(void *h, const char *a, const char *b)
+{
+    void *p = dlsym(h, a);
+    if (!p && b) p = dlsym(h, b);
+    return p;
+}
+
+static void drv_open(void)
+{
+    void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        snprintf(drv.why, sizeof drv.why, "no NVIDIA driver (libcuda.so.1 cannot be loaded)");
+        return;
+    }
+    cu_api *f = &drv.f;
+#define LOAD(field, name, alt)                                                                                         \
+    do {                                                                                                               \
+        *(void **)&f->field = sym(h, name, alt);                                                                       \
+        if (!f->field) {                                                                                               \
+            snprintf(drv.why, sizeof drv.why, "the NVIDIA driver lacks %s (too old?)", name);                          \
+            return;                                                                                                    \
+        }                                                                                                              \
+    } while (0)
+    LOAD(Init, "cuInit", NULL);
+    LOAD(DriverGetVersion, "cuDriverGetVersion", NULL);
+    LOAD(DeviceGetCount, "cuDeviceGetCount", NULL);
+    LOAD(DeviceGet, "cuDeviceGet", NULL);
+    LOAD(DeviceGetName, "cuDeviceGetName", NULL);
+    LOAD(DeviceGetAttribute, "cuDeviceGetAttribute", NULL);
+    LOAD(DevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", NULL);
+    LOAD(CtxSetCurrent, "cuCtxSetCurrent", NULL);
+    LOAD(MemGetInfo, "cuMemGetInfo_v2", NULL);
+    LOAD(MemAlloc, "cuMemAlloc_v2", NULL);
+    LOAD(MemFree, "cuMemFree_v2", NULL);
+    LOAD(MemAllocHost, "cuMemAllocHost_v2", NULL);
+    LOAD(MemFreeHost, "cuMemFreeHost", NULL);
+    LOAD(MemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2", NULL);
+    LOAD(MemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2", NULL);
+    LOAD(MemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2", NULL);
+    LOAD(MemsetD8Async, "cuMemsetD8Async", NULL);
+    LOAD(StreamCreate, "cuStreamCreate", NULL);
+    LOAD(StreamDestroy, "cuStreamDestroy_v2", "cuStreamDestroy");
+    LOAD(StreamSynchronize, "cuStreamSynchronize", NULL);
+    LOAD(EventCreate, "cuEventCreate", NULL);
+    LOAD(EventRecord, "cuEventRecord", NULL);
+    LOAD(EventSynchronize, "cuEventSynchronize", NULL);
+    LOAD(EventElapsedTime, "cuEventElapsedTime_v2", "cuEventElapsedTime");
+    LOAD(EventDestroy, "cuEventDestroy_v2", "cuEventDestroy");
+    LOAD(ModuleLoadData, "cuModuleLoadData", NULL);
+    LOAD(ModuleGetFunction, "cuModuleGetFunction", NULL);
+    LOAD(ModuleUnload, "cuModuleUnload", NULL);
+    /* optional: without the linker the driver JITs the PTX itself (and
+    ** keeps its own cache), only our cubin cache is lost */
+    *(void **)&f->LinkCreate = sym(h, "cuLinkCreate_v2", NULL);
+    *(void **)&f->LinkAddData = sym(h, "cuLinkAddData_v2", NULL);
+    *(void **)&f->LinkComplete = sym(h, "cuLinkComplete", NULL);
+    *(void **)&f->LinkDestroy = sym(h, "cuLinkDestroy", NULL);
+    LOAD(LaunchKernel, "cuLaunchKernel", NULL);
+    LOAD(GetErrorString, "cuGetErrorString", NULL);
+    LOAD(GetErrorName, "cuGetErrorName", NULL);
+#undef LOAD
+    CUresult r = f->Init(0);
+    if (r != CUDA_SUCCESS) {
+        snprintf(drv.why, sizeof drv.why, "the NVIDIA driver does not start: %s (%s)", cu_errstr(r), cu_errname(r));
+        return;
+    }
+    int n = 0;
+    if ((r = f->DeviceGetCount(&n)) != CUDA_SUCCESS || n == 0) {
+        snprintf(drv.why, sizeof drv.why, "no CUDA device%s%s", r ? ": " : "", r ? cu_errstr(r) : "");
+        return;
+    }
+    if ((r = f->DeviceGet(&drv.dev, 0)) != CUDA_SUCCESS ||
+        (r = f->DeviceGetName(drv.name, (int)sizeof drv.name, drv.dev)) != CUDA_SUCCESS ||
+        (r = f->DeviceGetAttribute(&drv.cc_major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, drv.dev)) !=
+            CUDA_SUCCESS ||
+        (r = f->DeviceGetAttribute(&drv.cc_minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, drv.dev)) !=
+            CUDA_SUCCESS ||
+        (r = f->DeviceGetAttribute(&drv.sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, drv.dev)) != CUDA_SUCCESS ||
+        (r = f->DriverGetVersion(&drv.driver)) != CUDA_SUCCESS) {
+        snprintf(drv.why, sizeof drv.why, "the CUDA device cannot be queried: %s", cu_errstr(r));
+        return;
+    }
+    if (drv.cc_major < 8) {
+        snprintf(drv.why, sizeof drv.why, "the GPU %s (compute capability %d.%d) is older than the 8.0 redfox needs",
+                 drv.name, drv.cc_major, drv.cc_minor);
+        return;
+    }
+    if ((r = f->DevicePrimaryCtxRetain(&drv.ctx, drv.dev)) != CUDA_SUCCESS ||
+        (r = f->CtxSetCurrent(drv.ctx)) != CUDA_SUCCESS) {
+        snprintf(drv.why, sizeof drv.why, "no CUDA context on %s: %s (%s)", drv.name, cu_errstr(r), cu_errname(r));
+        return;
+    }
+    size_t fr = 0;
+    if ((r = f->MemGetInfo(&fr, &drv.total)) != CUDA_SUCCESS) {
+        snprintf(drv.why, sizeof drv.why, "the CUDA device cannot be queried: %s", cu_errstr(r));
+        return;
+    }
+    /* cudart (CUB) binds to the same device and thereby its primary context */
+    int e = rf_cub_init(0);
+    if (e != 0) {
+        snprintf(drv.why, sizeof drv.why, "the CUDA runtime does not start on %s: %s", drv.name, rf_cub_error_string(e));
+        return;
+    }
+    drv.ok = 1;
+}
+
+int rf_gpu_cuda_probe(char *why, size_t n)
+{
+    pthread_once(&drv.once, drv_open);
+    if (why && n) {
+        if (drv.ok)
+            snprintf(why, n, "%s (sm_%d%d, %d SMs, %zu GiB, driver %d.%d)", drv.name, drv.cc_major, drv.cc_minor, drv.sms,
+                     drv.total >> 30, drv.driver / 1000, drv.driver % 1000 / 10);
+        else
+            snprintf(why, n, "%s", drv.why);
+    }
+    return drv.ok;
+}
+
+/* ---- memory and transfers ---------------------------------------------------- */
+
+static rf_status cu_mem_alloc(gdev *g, uint64_t bytes, gptr *out)
+{
+    (void)g;
+    CUdeviceptr p = 0;
+    /* no message here: the pool reports the shortage with its own numbers */
+    if (drv.f.MemAlloc(&p, (size_t)bytes) != CUDA_SUCCESS) return RF_ENOMEM;
+    *out = (gptr)p;
+    return RF_OK;
+}
+
+static void cu_mem_free(gdev *g, gptr p)
+{
+    (void)g;
+    if (p) drv.f.MemFree((CUdeviceptr)p);
+}
+
+static rf_status cu_h2d(gdev *g, gptr dst, const void *src, uint64_t n)
+{
+    cu_state *c = g->impl;
+    uint64_t done = 0;
+    int i = 0;
+    while (done < n) {
+        size_t len = n - done > STAGE_BYTES ? STAGE_BYTES : (size_t)(n - done);
+        /* the buffer's previous copy must have left it before it is refilled */
+        if (c->stage_used[i]) CU(g, drv.f.EventSynchronize(c->stage_ev[i]), "waiting for a host-to-GPU copy");
+        memcpy(c->stage[i], (const char *)src + done, len);
+        CU(g, drv.f.MemcpyHtoDAsync((CUdeviceptr)(dst + done), c->stage[i], len, c->stream), "a host-to-GPU copy");
+        CU(g, drv.f.EventRecord(c->stage_ev[i], c->stream), "recording an event");
+        c->stage_used[i] = 1;
+        done += len;
+        i ^= 1;
+    }
+    return RF_OK;
+}
+
+static rf_status cu_d2h(gdev *g, void *dst, gptr src, uint64_t n)
+{
+    cu_state *c = g->impl;
+    if (n <= SMALL_BYTES) {
+        if (!n) return RF_OK;
+        CU(g, drv.f.MemcpyDtoHAsync(c->small, (CUdeviceptr)src, (size_t)n, c->stream), "a GPU-to-host copy");
+        CU(g, drv.f.StreamSynchronize(c->stream), "waiting for the GPU");
+        memcpy(dst, c->small, (size_t)n);
+        return RF_OK;
+    }
+    uint64_t done = 0;
+    while (done < n) {
+        size_t len = n - done > STAGE_BYTES ? STAGE_BYTES : (size_t)(n - done);
+        CU(g, drv.f.MemcpyDtoHAsync(c->stage[0], (CUdeviceptr)(src + done), len, c->stream), "a GPU-to-host copy");
+        CU(g, drv.f.StreamSynchronize(c->stream), "waiting for the GPU");
+        memcpy((char *)dst + done, c->stage[0], len);
+        done += len;
+    }
+    return RF_OK;
+}
+
+static rf_status cu_d2d(gdev *g, gptr dst, gptr src, uint64_t n)
+{
+    cu_state *c = g->impl;
+    if (!n) return RF_OK;
+    CU(g, drv.f.MemcpyDtoDAsync((CUdeviceptr)dst, (CUdeviceptr)src, (size_t)n, c->stream), "a GPU-to-GPU copy");
+    return RF_OK;
+}
+
+static rf_status cu_memset8(gdev *g, gptr dst, uint8_t v, uint64_t n)
+{
+    cu_state *c = g->impl;
+    if (!n) return RF_OK;
+    CU(g, drv.f.MemsetD8Async((CUdeviceptr)dst, v, (size_t)n, c->stream), "clearing GPU memory");
+    return RF_OK;
+}
+
+static rf_status cu_sync(gdev *g)
+{
+    cu_state *c = g->impl;
+    CU(g, drv.f.StreamSynchronize(c->stream), "waiting for the GPU");
+    return RF_OK;
+}
+
+/* ---- the module ------------------------------------------------------------------ */
+
+static rf_status cu_load(gdev *g, const rf_gpu_ptx *ptx, const char *src, uint64_t srclen)
+{
+    (void)src;
+    (void)srclen;
+    cu_state *c = g->impl;
+    uint64_t h[2];
+    rf_gpu_hash128(ptx->ptx, ptx->len, h);
+    char *dir = rf_gpu_cache_dir("jit");
+    char *path = dir ? rf_sprintf("%s/%016" PRIx64 "%016" PRIx64 "-sm%d%d-drv%d.cubin", dir, h[0], h[1], drv.cc_major,
+                                  drv.cc_minor, drv.driver)
+                     : NULL;
+    if (path) {
+        char *data = NULL;
+        int64_t n = 0;
+        const char *why;
+        if (!rf_read_file(path, &data, &n, &why) && n > 0 &&
+            drv.f.ModuleLoadData(&c->mod, data) == CUDA_SUCCESS) {
+            free(data);
+            free(dir);
+            free(path);
+            return RF_OK;
+        }
+        free(data); /* absent or stale: JIT again */
+        c->mod = NULL;
+    }
+    char log[8192];
+    log[0] = 0;
+    if (!drv.f.LinkCreate || !drv.f.LinkAddData || !drv.f.LinkComplete || !drv.f.LinkDestroy) {
+        free(dir);
+        free(path);
+        CU(g, drv.f.ModuleLoadData(&c->mod, ptx->ptx), "loading the program's PTX");
+        return RF_OK;
+    }
+    CUjit_option opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+    void *vals[] = {log, (void *)(uintptr_t)sizeof log};
+    CUlinkState ls = NULL;
+    void *cubin = NULL;
+    size_t ncubin = 0;
+    CUresult r = drv.f.LinkCreate(2, opts, vals, &ls);
+    if (r == CUDA_SUCCESS)
+        r = drv.f.LinkAddData(ls, CU_JIT_INPUT_PTX, ptx->ptx, (size_t)ptx->len + 1, "redfox.ptx", 0, NULL, NULL);
+    if (r == CUDA_SUCCESS) r = drv.f.LinkComplete(ls, &cubin, &ncubin);
+    if (r == CUDA_SUCCESS) r = drv.f.ModuleLoadData(&c->mod, cubin);
+    if (r != CUDA_SUCCESS) {
+        rf_error(g->d, rf_mkloc(NULL, 0, 0), "GPU: compiling the program's PTX for %s failed: %s (%s)%s%.2000s",
+                 drv.name, cu_errstr(r), cu_errname(r), log[0] ? "\n" : "", log);
+        if (ls) drv.f.LinkDestroy(ls);
+        free(dir);
+        free(path);
+        return RF_EINTERNAL;
+    }
+    if (path) rf_gpu_cache_write(dir, path, cubin, (uint64_t)ncubin);
+    drv.f.LinkDestroy(ls);
+    free(dir);
+    free(path);
+    return RF_OK;
+}
+
+static rf_status cu_func(gdev *g, const char *name, void **fn)
+{
+    cu_state *c = g->impl;
+    for (int i = 0; i < c->nfns; i++)
+        if (!strcmp(c->fns[i].name, name)) {
+            *fn = (void *)c->fns[i].fn;
+            return RF_OK;
+        }
+    CUfunction f;
+    CUresult r = drv.f.ModuleGetFunction(&f, c->mod, name);
+    if (r != CUDA_SUCCESS) {
+        rf_error(g->d, rf_mkloc(NULL, 0, 0), "GPU: the program has no kernel %s: %s", name, cu_errstr(r));
+        return RF_EINTERNAL;
+    }
+    if (c->nfns == c->capfns) {
+        int nc = c->capfns ? 2 * c->capfns : 64;
+        fnent *n = rf_realloc(c->fns, (size_t)nc * sizeof *n);
+        if (!n) return RF_ENOMEM;
+        c->fns = n;
+        c->capfns = nc;
+    }
+    if (!(c->fns[c->nfns].name = rf_strdup(name))) return RF_ENOMEM;
+    c->fns[c->nfns++].fn = f;
+    *fn = (void *)f;
+    return RF_OK;
+}
+
+static rf_status cu_launch(gdev *g, void *fn, const char *name, uint64_t grid, const rf_gpu_args *a)
+{
+    cu_state *c = g->impl;
+    void *params[] = {(void *)a};
+    CUresult r = drv.f.LaunchKernel((CUfunction)fn, (unsigned)grid, 1, 1, RF_GPU_TILE, 1, 1, 0, c->stream, params, NULL);
+    if (r != CUDA_SUCCESS) {
+        rf_error(g->d, rf_mkloc(NULL, 0, 0), "GPU: launching %s failed: %s (%s)", name, cu_errstr(r), cu_errname(r));
+        return RF_EINTERNAL;
+    }
+    return RF_OK;
+}
+
+/* ---- CUB ---------------------------------------------------------------------------- */
+
+static rf_status cu_sort_pairs(gdev *g, gptr temp, uint64_t *tbytes, gptr kin, gptr kout, gptr vin, gptr vout,
+                               int64_t n, int b0, int b1)
+{
+    cu_state *c = g->impl;
+    size_t sz = (size_t)*tbytes;
+    int e = rf_cub_sort_pairs_u64_i64((void *)temp, &sz, (const uint64_t *)kin, (uint64_t *)kout, (const int64_t *)vin,
+                                      (int64_t *)vout, n, b0, b1, c->stream);
+    *tbytes = sz;
+    return e ? cub_fail(g, e, "radix sort") : RF_OK;
+}
+
+static rf_status cu_scan_i64(gdev *g, gptr temp, uint64_t *tbytes, gptr in, gptr out, int64_t n)
+{
+    cu_state *c = g->impl;
+    size_t sz = (size_t)*tbytes;
+    int e = rf_cub_exclusive_sum_i64((void *)temp, &sz, (const int64_t *)in, (int64_t *)out, n, c->stream);
+    *tbytes = sz;
+    return e ? cub_fail(g, e, "scan") : RF_OK;
+}
+
+static rf_status cu_scan_u8(gdev *g, gptr temp, uint64_t *tbytes, gptr in, gptr out, int64_t n)
+{
+    cu_state *c = g->impl;
+    size_t sz = (size_t)*tbytes;
+    int e = rf_cub_exclusive_sum_u8((void *)temp, &sz, (const uint8_t *)in, (int64_t *)out, n, c->stream);
+    *tbytes = sz;
+    return e ? cub_fail(g, e, "scan") : RF_OK;
+}
+
+static rf_status cu_select(gdev *g, gptr temp, uint64_t *tbytes, gptr flags, gptr out, gptr nsel, int64_t n)
+{
+    cu_state *c = g->impl;
+    size_t sz = (size_t)*tbytes;
+    int e = rf_cub_select_flagged_i64((void *)temp, &sz, NULL, (const uint8_t *)flags, (int64_t *)out, (int64_t *)nsel,
+                                      n, c->stream);
+    *tbytes = sz;
+    return e ? cub_fail(g, e, "stream compaction") : RF_OK;
+}
+
+/* ---- timing ------------------------------------------------------------------------------ */
+
+static rf_status cu_mark(gdev *g, int which)
+{
+    cu_state *c = g->impl;
+    CU(g, drv.f.EventRecord(c->mark[which & 1], c->stream), "recording an event");
+    return RF_OK;
+}
+
+static rf_status cu_elapsed(gdev *g, double *seconds)
+{
+    cu_state *c = g->impl;
+    float ms = 0;
+    CU(g, drv.f.EventSynchronize(c->mark[1]), "waiting for the GPU");
+    CU(g, drv.f.EventElapsedTime(&ms, c->mark[0], c->mark[1]), "reading an event");
+    *seconds = ms * 1e-3;
+    return RF_OK;
+}
+
+/* ---- open and close -------------------------------------------------------------------------- */
+
+static void cu_close(gdev *g)
+{
+    cu_state *c = g->impl;
+    if (!c) return;
+    /* wait for everything before the staging buffers and the module go */
+    if (c->stream) drv.f.StreamSynchronize(c->stream);
+    for (int i = 0; i < 2; i++) {
+        if (c->stage[i]) drv.f.MemFreeHost(c->stage[i]);
+        if (c->stage_ev[i]) drv.f.EventDestroy(c->stage_ev[i]);
+        if (c->mark[i]) drv.f.EventDestroy(c->mark[i]);
+    }
+    if (c->small) drv.f.MemFreeHost(c->small);
+    if (c->mod) drv.f.ModuleUnload(c->mod);
+    if (c->stream) drv.f.StreamDestroy(c->stream);
+    for (int i = 0; i < c->nfns; i++) free(c->fns[i].name);
+    free(c->fns);
+    free(c);
+    g->impl = NULL;
+}
+
+static const gdev_ops cu_ops = {cu_load,     cu_func,     cu_launch,     cu_mem_alloc, cu_mem_free,
+                                cu_h2d,      cu_d2h,      cu_d2d,        cu_memset8,   cu_sync,
+                                cu_sort_pairs, cu_scan_i64, cu_scan_u8,  cu_select,    cu_mark,
+                                cu_elapsed,  cu_close};
+
+rf_status rf_gpu_cuda_open(gdev *g, rf_diags *d, char *why, size_t nwhy)
+{
+    memset(g, 0, sizeof *g);
+    g->d = d;
+    if (!rf_gpu_cuda_probe(why, nwhy)) return RF_EUSER;
+    g->ops = &cu_ops;
+    cu_state *c = rf_calloc(1, sizeof *c);
+    if (!c) return RF_ENOMEM;
+    g->impl = c;
+    snprintf(g->desc, sizeof g->desc, "%s (sm_%d%d, %d SMs)", drv.name, drv.cc_major, drv.cc_minor, drv.sms);
+    g->sms = drv.sms;
+    g->max_grid = (uint64_t)drv.sms * 8;
+    rf_status st = RF_OK;
+    CUresult r = drv.f.CtxSetCurrent(drv.ctx);
+    size_t fr = 0, total = 0;
+    if (r == CUDA_SUCCESS) r = drv.f.MemGetInfo(&fr, &total);
+    if (r == CUDA_SUCCESS) r = drv.f.StreamCreate(&c->stream, CU_STREAM_NON_BLOCKING);
+    for (int i = 0; i < 2 && r == CUDA_SUCCESS; i++) {
+        r = drv.f.MemAllocHost(&c->stage[i], STAGE_BYTES);
+        if (r == CUDA_SUCCESS) r = drv.f.EventCreate(&c->stage_ev[i], CU_EVENT_DISABLE_TIMING);
+        if (r == CUDA_SUCCESS) r = drv.f.EventCreate(&c->mark[i], CU_EVENT_DEFAULT);
+    }
+    if (r == CUDA_SUCCESS) r = drv.f.MemAllocHost(&c->small, SMALL_BYTES);
+    if (r != CUDA_SUCCESS) st = cu_fail(g, r, "setting up the GPU");
+    g->mem_free = fr;
+    /* one arena of most of the memory: no fragmentation between arenas, and
+    ** the pool never goes back to the driver during a run */
+    const char *mb = getenv("RF_GPU_POOL_MB");
+    g->pool_first = mb && atoll(mb) > 0 ? (uint64_t)atoll(mb) << 20 : fr / 100 * 85;
+    if (st) cu_close(g);
+    return st;
+}

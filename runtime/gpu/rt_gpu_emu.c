@@ -1,0 +1,412 @@
+/*
+** runtime/gpu/rt_gpu_emu.c: the GPU emulator: the device layer for tests on
+** machines without a GPU (RF_GPU_EMULATE=1). The generated CUDA source is
+** compiled as host C++ (with rf_emu_prelude.cuh in front) into a shared
+** object, and kernels run on the CPU: the threads of a block one after the
+** other, as coroutines (ucontext) where a kernel synchronizes its block, so
+** that __syncthreads has its meaning. Device memory is host memory; the CUB
+** primitives are plain host loops with CUB's results (the radix sort is a
+** stable LSD sort over the same bits).
+**
+** Owns the compiled object (cached as <cache>/emu/<hash>.so), the coroutine
+** stacks and the function table. It finds bugs of the executor and of the
+** kernels' logic; races, memory-model and driver problems need the real GPU.
+** The C++ compiler is $RF_GPU_EMU_CXX or c++, with $RF_GPU_EMU_CXXFLAGS
+** added (-fsanitize=address, with RF_GPU_POOL_EXACT=1 and a sanitized
+** redfox, checks every kernel's memory accesses).
+*/
+#include "rt_gpu_internal.h"
+
+#include <dlfcn.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#define EMU_STACK (64 * 1024)
+
+typedef struct emu_dim3 {
+    unsigned x, y, z;
+} emu_dim3;
+
+typedef void (*kfn)(rf_gpu_args);
+
+typedef struct emu_state {
+    void *so;
+    emu_dim3 *threadIdx, *blockIdx, *blockDim, *gridDim;
+    void (**sync_fn)(void);
+    double mark_t[2];
+} emu_state;
+
+int rf_gpu_emulated(void)
+{
+    const char *e = getenv("RF_GPU_EMULATE");
+    return e && e[0] && strcmp(e, "0") != 0;
+}
+
+/* ---- coroutines for kernels that synchronize ---------------------------------- */
+
+static struct {
+    ucontext_t sched;
+    ucontext_t th[RF_GPU_TILE];
+    char *stacks;
+    int state[RF_GPU_TILE]; /* 0 runnable, 1 at a barrier, 2 done */
+    int cur;
+    kfn fn;
+    const rf_gpu_args *args;
+    emu_state *es;
+} co;
+
+static void co_sync(void)
+{
+    co.state[co.cur] = 1;
+    swapcontext(&co.th[co.cur], &co.sched);
+}
+
+static void co_entry(void)
+{
+    co.fn(*co.args);
+    co.state[co.cur] = 2;
+    /* uc_link returns to the scheduler */
+}
+
+static int run_block_coroutines(emu_state *es, kfn fn, const rf_gpu_args *a)
+{
+    if (!co.stacks && !(co.stacks = malloc((size_t)RF_GPU_TILE * EMU_STACK))) return -1;
+    co.fn = fn;
+    co.args = a;
+    co.es = es;
+    for (int t = 0; t < RF_GPU_TILE; t++) {
+        getcontext(&co.th[t]);
+        co.th[t].uc_stack.ss_sp = co.stacks + (size_t)t * EMU_STACK;
+        co.th[t].uc_stack.ss_size = EMU_STACK;
+        co.th[t].uc_link = &co.sched;
+        makecontext(&co.th[t], co_entry, 0);
+        co.state[t] = 0;
+    }
+    for (;;) {
+        int live = 0;
+        for (int t = 0; t < RF_GPU_TILE; t++) {
+            if (co.state[t] == 2) continue;
+            co.cur = t;
+            es->threadIdx->x = (unsigned)t;
+            co.state[t] = 0;
+            swapcontext(&co.sched, &co.th[t]);
+            live += co.state[t] != 2;
+        }
+        if (!live) return 0;
+    }
+}
+
+static void plain_sync(void)
+{
+    /* a kernel not named *_smem synchronized: the emulator would run it wrongly */
+    abort();
+}
+
+/* ---- the module ----------------------------------------------------------------- */
+
+static rf_status emu_load(gdev *g, const rf_gpu_ptx *ptx, const char *src, uint64_t srclen)
+{
+    (void)ptx;
+    emu_state *es = g->impl;
+    rf_buf all;
+    rf_buf_init(&all);
+    rf_buf_puts(&all, rf_gpu_emu_prelude());
+    rf_buf_append(&all, src, (int64_t)srclen);
+    if (all.oom) {
+        rf_buf_free(&all);
+        return RF_ENOMEM;
+    }
+    const char *xf = getenv("RF_GPU_EMU_CXXFLAGS");
+    if (xf) rf_buf_printf(&all, "\n// RF_GPU_EMU_CXXFLAGS: %s\n", xf);
+    uint64_t h[2];
+    rf_gpu_hash128(all.data, (uint64_t)all.len, h);
+    char *dir = rf_gpu_cache_dir("emu");
+    char *tmpdir = NULL;
+    if (!dir) {
+        char tmpl[] = "/tmp/rf_emu_XXXXXX";
+        if (!mkdtemp(tmpl)) {
+            rf_buf_free(&all);
+            rf_error(g->d, rf_mkloc(NULL, 0, 0), "GPU emulator: no folder for the compiled kernels");
+            return RF_EIO;
+        }
+        dir = rf_strdup(tmpl);
+        tmpdir = rf_strdup(tmpl);
+    }
+    char *so = rf_sprintf("%s/%016" PRIx64 "%016" PRIx64 ".so", dir, h[0], h[1]);
+    char *cpp = rf_sprintf("%s/%016" PRIx64 "%016" PRIx64 ".%ld.cpp", dir, h[0], h[1], (long)getpid());
+    char *tmpso = rf_sprintf("%s.%ld.tmp", so ? so : "", (long)getpid());
+    rf_status st = so && cpp && tmpso ? RF_OK : RF_ENOMEM;
+    if (!st && access(so, R_OK) != 0) {
+        rf_gpu_cache_write(dir, cpp, all.data, (uint64_t)all.len);
+        const char *cxx = getenv("RF_GPU_EMU_CXX"), *flags = getenv("RF_GPU_EMU_CXXFLAGS");
+        char *cmd = rf_sprintf("%s -std=c++17 -O1 -g -shared -fPIC -w %s -o '%s' '%s' 2>&1", cxx && cxx[0] ? cxx : "c++",
+                               flags ? flags : "", tmpso, cpp);
+        FILE *pp = cmd ? popen(cmd, "r") : NULL;
+        rf_buf out;
+        rf_buf_init(&out);
+        if (pp) {
+            char line[512];
+            while (fgets(line, sizeof line, pp)) rf_buf_puts(&out, line);
+        }
+        int rc = pp ? pclose(pp) : -1;
+        if (rc != 0 || rename(tmpso, so) != 0) {
+            rf_error(g->d, rf_mkloc(NULL, 0, 0), "GPU emulator: compiling the kernels as C++ failed:\n%.4000s",
+                     out.len ? rf_buf_cstr(&out) : "(no output)");
+            st = RF_EINTERNAL;
+            remove(tmpso);
+        }
+        rf_buf_free(&out);
+        remove(cpp);
+        free(cmd);
+    }
+    if (!st && !(es->so = dlopen(so, RTLD_NOW | RTLD_LOCAL))) {
+        rf_error(g->d, rf_mkloc(NULL, 0, 0), "GPU emulator: cannot load %s: %s", so, dlerror());
+        st = RF_EINTERNAL;
+    }
+    if (!st) {
+        es->threadIdx = dlsym(es->so, "threadIdx");
+        es->blockIdx = dlsym(es->so, "blockIdx");
+        es->blockDim = dlsym(es->so, "blockDim");
+        es->gridDim = dlsym(es->so, "gridDim");
+        es->sync_fn = dlsym(es->so, "rf_emu_sync_fn");
+        if (!es->threadIdx || !es->blockIdx || !es->blockDim || !es->gridDim || !es->sync_fn) {
+            rf_error(g->d, rf_mkloc(NULL, 0, 0), "GPU emulator: the compiled kernels lack the emulated built-ins");
+            st = RF_EINTERNAL;
+        }
+    }
+    if (tmpdir) {
+        remove(so);
+        rmdir(tmpdir);
+    }
+    free(tmpdir);
+    free(dir);
+    free(so);
+    free(cpp);
+    free(tmpso);
+    rf_buf_free(&all);
+    return st;
+}
+
+static rf_status emu_func(gdev *g, const char *name, void **fn)
+{
+    emu_state *es = g->impl;
+    void *f = dlsym(es->so, name);
+    if (!f) {
+        rf_error(g->d, rf_mkloc(NULL, 0, 0), "GPU emulator: the program has no kernel %s", name);
+        return RF_EINTERNAL;
+    }
+    *fn = f;
+    return RF_OK;
+}
+
+static rf_status emu_launch(gdev *g, void *fn, const char *name, uint64_t grid, const rf_gpu_args *a)
+{
+    emu_state *es = g->impl;
+    kfn f = (kfn)(uintptr_t)fn;
+    int barriers = strstr(name, "_smem") != NULL;
+    es->gridDim->x = (unsigned)grid;
+    es->blockDim->x = RF_GPU_TILE;
+    *es->sync_fn = barriers ? co_sync : plain_sync;
+    for (uint64_t b = 0; b < grid; b++) {
+        es->blockIdx->x = (unsigned)b;
+        if (barriers) {
+            if (run_block_coroutines(es, f, a)) return RF_ENOMEM;
+        } else {
+            for (unsigned t = 0; t < RF_GPU_TILE; t++) {
+                es->threadIdx->x = t;
+                f(*a);
+            }
+        }
+    }
+    return RF_OK;
+}
+
+/* ---- memory ------------------------------------------------------------------------ */
+
+static rf_status emu_mem_alloc(gdev *g, uint64_t bytes, gptr *out)
+{
+    (void)g;
+    void *p = NULL;
+    if (posix_memalign(&p, 256, (size_t)bytes)) return RF_ENOMEM;
+    *out = (gptr)(uintptr_t)p;
+    return RF_OK;
+}
+
+static void emu_mem_free(gdev *g, gptr p)
+{
+    (void)g;
+    free((void *)(uintptr_t)p);
+}
+
+#define P(x) ((void *)(uintptr_t)(x))
+
+static rf_status emu_h2d(gdev *g, gptr dst, const void *src, uint64_t n)
+{
+    (void)g;
+    if (n) memcpy(P(dst), src, (size_t)n);
+    return RF_OK;
+}
+
+static rf_status emu_d2h(gdev *g, void *dst, gptr src, uint64_t n)
+{
+    (void)g;
+    if (n) memcpy(dst, P(src), (size_t)n);
+    return RF_OK;
+}
+
+static rf_status emu_d2d(gdev *g, gptr dst, gptr src, uint64_t n)
+{
+    (void)g;
+    if (n) memmove(P(dst), P(src), (size_t)n);
+    return RF_OK;
+}
+
+static rf_status emu_memset8(gdev *g, gptr dst, uint8_t v, uint64_t n)
+{
+    (void)g;
+    if (n) memset(P(dst), v, (size_t)n);
+    return RF_OK;
+}
+
+static rf_status emu_sync(gdev *g)
+{
+    (void)g;
+    return RF_OK;
+}
+
+/* ---- the CUB primitives, on the host ---------------------------------------------- */
+
+static rf_status emu_sort_pairs(gdev *g, gptr temp, uint64_t *tbytes, gptr kin, gptr kout, gptr vin, gptr vout,
+                                int64_t n, int b0, int b1)
+{
+    (void)g;
+    if (!temp) {
+        *tbytes = (uint64_t)(n + 1) * 16;
+        return RF_OK;
+    }
+    /* stable LSD radix sort, 8 bits a pass, over bits [b0, b1) */
+    uint64_t *k = P(kout), *kt = P(temp);
+    int64_t *v = P(vout), *vt = (int64_t *)(kt + n);
+    memmove(k, P(kin), (size_t)n * 8);
+    memmove(v, P(vin), (size_t)n * 8);
+    for (int s = b0; s < b1; s += 8) {
+        int w = b1 - s < 8 ? b1 - s : 8;
+        uint64_t m = (UINT64_C(1) << w) - 1;
+        int64_t cnt[257] = {0};
+        for (int64_t i = 0; i < n; i++) cnt[((k[i] >> s) & m) + 1]++;
+        for (int d = 0; d < 256; d++) cnt[d + 1] += cnt[d];
+        for (int64_t i = 0; i < n; i++) {
+            int64_t at = cnt[(k[i] >> s) & m]++;
+            kt[at] = k[i];
+            vt[at] = v[i];
+        }
+        memcpy(k, kt, (size_t)n * 8);
+        memcpy(v, vt, (size_t)n * 8);
+    }
+    return RF_OK;
+}
+
+static rf_status emu_scan_i64(gdev *g, gptr temp, uint64_t *tbytes, gptr in, gptr out, int64_t n)
+{
+    (void)g;
+    if (!temp) {
+        *tbytes = 8;
+        return RF_OK;
+    }
+    const int64_t *a = P(in);
+    int64_t *o = P(out), s = 0;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t x = a[i];
+        o[i] = s;
+        s += x;
+    }
+    return RF_OK;
+}
+
+static rf_status emu_scan_u8(gdev *g, gptr temp, uint64_t *tbytes, gptr in, gptr out, int64_t n)
+{
+    (void)g;
+    if (!temp) {
+        *tbytes = 8;
+        return RF_OK;
+    }
+    const uint8_t *a = P(in);
+    int64_t *o = P(out), s = 0;
+    for (int64_t i = 0; i < n; i++) {
+        o[i] = s;
+        s += a[i];
+    }
+    return RF_OK;
+}
+
+static rf_status emu_select(gdev *g, gptr temp, uint64_t *tbytes, gptr flags, gptr out, gptr nsel, int64_t n)
+{
+    (void)g;
+    if (!temp) {
+        *tbytes = 8;
+        return RF_OK;
+    }
+    const uint8_t *f = P(flags);
+    int64_t *o = P(out), m = 0;
+    for (int64_t i = 0; i < n; i++)
+        if (f[i]) o[m++] = i;
+    *(int64_t *)P(nsel) = m;
+    return RF_OK;
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static rf_status emu_mark(gdev *g, int which)
+{
+    emu_state *es = g->impl;
+    es->mark_t[which & 1] = now();
+    return RF_OK;
+}
+
+static rf_status emu_elapsed(gdev *g, double *seconds)
+{
+    emu_state *es = g->impl;
+    *seconds = es->mark_t[1] - es->mark_t[0];
+    return RF_OK;
+}
+
+static void emu_close(gdev *g)
+{
+    emu_state *es = g->impl;
+    if (!es) return;
+    if (es->so) dlclose(es->so);
+    free(es);
+    g->impl = NULL;
+}
+
+static const gdev_ops emu_ops = {emu_load,  emu_func,     emu_launch,    emu_mem_alloc, emu_mem_free, emu_h2d,
+                                 emu_d2h,   emu_d2d,      emu_memset8,   emu_sync,      emu_sort_pairs, emu_scan_i64,
+                                 emu_scan_u8, emu_select, emu_mark,      emu_elapsed,   emu_close};
+
+rf_status rf_gpu_emu_open(gdev *g, rf_diags *d)
+{
+    memset(g, 0, sizeof *g);
+    g->d = d;
+    g->ops = &emu_ops;
+    emu_state *es = rf_calloc(1, sizeof *es);
+    if (!es) return RF_ENOMEM;
+    g->impl = es;
+    snprintf(g->desc, sizeof g->desc, "emulated GPU (RF_GPU_EMULATE: kernels run on the CPU)");
+    g->sms = 1;
+    /* two blocks: enough to exercise the grid-stride loops and cross-block
+    ** atomics (RF_GPU_EMU_GRID asks for more) */
+    const char *eg = getenv("RF_GPU_EMU_GRID");
+    g->max_grid = eg && atoi(eg) > 0 ? (uint64_t)atoi(eg) : 2;
+    g->mem_free = UINT64_C(64) << 30;
+    return RF_OK;
+}

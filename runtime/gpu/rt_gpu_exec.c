@@ -1,0 +1,1860 @@
+/*
+** runtime/gpu/rt_gpu_exec.c: the GPU executor: interprets the Harmony block
+** graph as rt_exec.c does, with every value resident on the GPU.
+**
+** Owns the device values of a run (relations, index vectors, groupings, the
+** hash index of a set that grows in place), the kernel algorithms built from
+** the generated kernels and the CUB primitives, the per-code string tables
+** that the host computes, and the fallbacks that run a kernel on the host
+** (string work over two columns, float aggregates: their results depend on
+** the order of additions, which only the CPU code reproduces).
+**
+** Row order. Every kernel produces the rows in exactly the order the CPU
+** backend does: filters keep input order (flags, scan, scatter); joins emit
+** pairs by left row, then right row (the build side is radix-sorted by hash,
+** which keeps rows of one hash ascending); distinct rows and groups are
+** numbered by first occurrence (hash tables keep the lowest equal row with
+** atomicMin); sorts are stable LSD radix sorts. So outputs, error messages
+** and fixpoints are byte for byte the CPU's.
+**
+** Errors. Kernels record the lowest failing row in an error word; the host
+** then re-evaluates that one row with the CPU evaluator, which words the
+** message exactly as a CPU run does. Counts are read back after kernels
+** whose output size depends on the data (one synchronization each); nothing
+** else waits for the GPU until the outputs are copied back.
+*/
+#include "rf_cpu.h"
+#include "rf_load.h"
+#include "rf_rt_gpu.h"
+#include "rt_gpu_internal.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define TILE RF_GPU_TILE
+
+typedef struct gset {
+    gbuf tab;     /* u64 slots: row numbers, RF_EMPTY when free */
+    uint64_t cap; /* slots, a power of two */
+} gset;
+
+typedef struct gval {
+    int64_t nrows; /* REL rows; index entries; groups: rows grouped */
+    int64_t cap;   /* REL: rows the columns have room for */
+    gbuf *cols;    /* REL: ncols buffers, NULL when nothing is allocated */
+    gbuf a, b;     /* index vectors */
+    int has_groups;
+    int64_t ngroups;
+    gbuf gid, first;
+    gset *set;
+} gval;
+
+typedef struct gx {
+    const rf_hir_program *p;
+    rf_rt_options o;
+    rf_diags *d;
+    rf_rt_dict *dict;
+    rf_cpu_pool *cpool;
+    int threads;
+    gdev g;
+    int g_open;
+    gpool *pool;
+    gval *vals;
+    rf_rt_result *res;
+    rf_gpu_kplan *plans; /* by kernel id */
+    const rf_rt_gpu_inputs *inputs;
+    int32_t nkernels;
+    int on_host; /* the current kernel ran (partly) on the host */
+} gx;
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static rf_loc kloc(const gx *x, const rf_hir_kernel *k)
+{
+    return rf_mkloc(x->p->source, k->loc.line, k->loc.line ? k->loc.col : 0);
+}
+
+static int wid(rf_type t) { return rf_rt_type_width(t); }
+
+static uint64_t pow2_at_least(uint64_t n)
+{
+    uint64_t c = 16;
+    while (c < n) c <<= 1;
+    return c;
+}
+
+/* ---- device helpers ------------------------------------------------------- */
+
+static rf_status galloc(gx *x, uint64_t bytes, gbuf *b) { return rf_gpool_alloc(x->pool, bytes, b); }
+static void gfree(gx *x, gbuf *b) { rf_gpool_release(x->pool, b); }
+
+static rf_status launch(gx *x, const char *name, int64_t work, const rf_gpu_args *a)
+{
+    if (work <= 0) return RF_OK;
+    void *fn;
+    rf_status st = x->g.ops->func(&x->g, name, &fn);
+    if (st) return st;
+    uint64_t grid = ((uint64_t)work + TILE - 1) / TILE;
+    if (grid > x->g.max_grid) grid = x->g.max_grid;
+    return x->g.ops->launch(&x->g, fn, name, grid, a);
+}
+
+static rf_status hlaunch(gx *x, const char *sig, const char *op, int64_t work, const rf_gpu_args *a)
+{
+    char name[RF_GPU_MAXC + 64];
+    snprintf(name, sizeof name, "rfh_%s_%s", sig, op);
+    return launch(x, name, work, a);
+}
+
+static rf_status get_i64(gx *x, gptr src, int64_t *v) { return x->g.ops->d2h(&x->g, v, src, 8); }
+
+static rf_status put_u64(gx *x, gptr dst, uint64_t v) { return x->g.ops->h2d(&x->g, dst, &v, 8); }
+
+/* An error word set to "no failure". */
+static rf_status err_word(gx *x, gbuf *e)
+{
+    rf_status st = galloc(x, 8, e);
+    if (!st) st = x->g.ops->memset8(&x->g, e->p, 0xff, 8);
+    return st;
+}
+
+/* pos[0..n] = exclusive scan of byte flags[0..n) (flags has n + 1 bytes, the
+** last set to 0 here); *total = pos[n]. */
+static rf_status scan_flags(gx *x, gptr flags, int64_t n, gbuf *pos, int64_t *total)
+{
+    rf_status st = x->g.ops->memset8(&x->g, flags + (uint64_t)n, 0, 1);
+    if (!st) st = galloc(x, (uint64_t)(n + 1) * 8, pos);
+    uint64_t tb = 0;
+    if (!st) st = x->g.ops->scan_u8(&x->g, 0, &tb, flags, pos->p, n + 1);
+    gbuf t = {0, 0};
+    if (!st) st = galloc(x, tb ? tb : 8, &t);
+    if (!st) st = x->g.ops->scan_u8(&x->g, t.p, &tb, flags, pos->p, n + 1);
+    gfree(x, &t);
+    if (!st) st = get_i64(x, pos->p + (uint64_t)n * 8, total);
+    return st;
+}
+
+/* The same for 64-bit counts (counts has n + 1 entries, the last set to 0 here). */
+static rf_status scan_counts(gx *x, gptr counts, int64_t n, gbuf *pos, int64_t *total)
+{
+    rf_status st = put_u64(x, counts + (uint64_t)n * 8, 0);
+    if (!st) st = galloc(x, (uint64_t)(n + 1) * 8, pos);
+    uint64_t tb = 0;
+    if (!st) st = x->g.ops->scan_i64(&x->g, 0, &tb, counts, pos->p, n + 1);
+    gbuf t = {0, 0};
+    if (!st) st = galloc(x, tb ? tb : 8, &t);
+    if (!st) st = x->g.ops->scan_i64(&x->g, t.p, &tb, counts, pos->p, n + 1);
+    gfree(x, &t);
+    if (!st) st = get_i64(x, pos->p + (uint64_t)n * 8, total);
+    return st;
+}
+
+/* The i in [0, n) with flags[i] != 0, ascending, into a fresh *out (*m of them). */
+static rf_status select_flags(gx *x, gptr flags, int64_t n, gbuf *out, int64_t *m)
+{
+    gbuf cnt = {0, 0}, t = {0, 0};
+    uint64_t tb = 0;
+    rf_status st = galloc(x, (uint64_t)n * 8, out);
+    if (!st) st = galloc(x, 8, &cnt);
+    if (!st) st = x->g.ops->select(&x->g, 0, &tb, flags, out->p, cnt.p, n);
+    if (!st) st = galloc(x, tb ? tb : 8, &t);
+    if (!st) st = x->g.ops->select(&x->g, t.p, &tb, flags, out->p, cnt.p, n);
+    gfree(x, &t);
+    if (!st) st = get_i64(x, cnt.p, m);
+    gfree(x, &cnt);
+    if (st) gfree(x, out);
+    return st;
+}
+
+/* Stable sort of (keys, vals) by key bits [0, bits): results in fresh buffers. */
+static rf_status sort_pairs(gx *x, gptr keys, gptr vals, int64_t n, int bits, gbuf *kout, gbuf *vout)
+{
+    uint64_t tb = 0;
+    gbuf t = {0, 0};
+    rf_status st = galloc(x, (uint64_t)n * 8, kout);
+    if (!st) st = galloc(x, (uint64_t)n * 8, vout);
+    if (!st) st = x->g.ops->sort_pairs(&x->g, 0, &tb, keys, kout->p, vals, vout->p, n, 0, bits);
+    if (!st) st = galloc(x, tb ? tb : 8, &t);
+    if (!st) st = x->g.ops->sort_pairs(&x->g, t.p, &tb, keys, kout->p, vals, vout->p, n, 0, bits);
+    gfree(x, &t);
+    return st;
+}
+
+static rf_status iota(gx *x, int64_t n, gbuf *out)
+{
+    rf_status st = galloc(x, (uint64_t)n * 8, out);
+    rf_gpu_args a;
+    memset(&a, 0, sizeof a);
+    a.n = n;
+    a.p[0] = out->p;
+    if (!st) st = launch(x, "rf_iota", n, &a);
+    return st;
+}
+
+/* ---- values ---------------------------------------------------------------- */
+
+static void set_free(gx *x, gset **s)
+{
+    if (!*s) return;
+    gfree(x, &(*s)->tab);
+    free(*s);
+    *s = NULL;
+}
+
+static void val_clear(gx *x, gval *v, int32_t ncols)
+{
+    if (v->cols) {
+        for (int32_t c = 0; c < ncols; c++) gfree(x, &v->cols[c]);
+        free(v->cols);
+        v->cols = NULL;
+    }
+    gfree(x, &v->a);
+    gfree(x, &v->b);
+    gfree(x, &v->gid);
+    gfree(x, &v->first);
+    set_free(x, &v->set);
+    v->nrows = v->cap = v->ngroups = 0;
+    v->has_groups = 0;
+}
+
+static void var_clear(gx *x, int32_t var) { val_clear(x, &x->vals[var], x->p->vars[var]->ncols); }
+
+/* Replaces variable var's value by *v (which is emptied). */
+static void var_set(gx *x, int32_t var, gval *v)
+{
+    var_clear(x, var);
+    x->vals[var] = *v;
+    memset(v, 0, sizeof *v);
+}
+
+static int64_t var_rows(const gx *x, int32_t var) { return x->vals[var].nrows; }
+
+static int64_t var_bytes(const gx *x, int32_t var)
+{
+    const rf_hir_var *hv = x->p->vars[var];
+    if (hv->kind != RF_HIR_V_REL) return 0;
+    int64_t w = 0;
+    for (int32_t c = 0; c < hv->ncols; c++) w += wid(hv->types[c]);
+    return w * x->vals[var].nrows;
+}
+
+/* Columns for rows rows (room for cap >= rows). */
+static rf_status rel_alloc(gx *x, gval *v, const rf_type *types, int32_t ncols, int64_t rows, int64_t cap)
+{
+    memset(v, 0, sizeof *v);
+    v->nrows = rows;
+    v->cap = cap;
+    if (cap <= 0 || ncols == 0) return RF_OK;
+    v->cols = rf_calloc((size_t)ncols, sizeof *v->cols);
+    if (!v->cols) return RF_ENOMEM;
+    for (int32_t c = 0; c < ncols; c++) {
+        rf_status st = galloc(x, (uint64_t)cap * (uint64_t)wid(types[c]), &v->cols[c]);
+        if (st) {
+            val_clear(x, v, ncols);
+            return st;
+        }
+    }
+    return RF_OK;
+}
+
+static gptr colp(const gval *v, int32_t c) { return v->cols ? v->cols[c].p : 0; }
+
+/* out = rows idx[0..n) of in (all columns). */
+static rf_status rel_gather(gx *x, const gval *in, const rf_type *types, int32_t ncols, gptr idx, int64_t n,
+                            gval *out)
+{
+    rf_status st = rel_alloc(x, out, types, ncols, n, n);
+    if (st || n == 0 || ncols == 0) return st;
+    rf_gpu_args a;
+    memset(&a, 0, sizeof a);
+    a.n = n;
+    a.x[0] = ncols;
+    a.r0 = idx;
+    for (int32_t c = 0; c < ncols; c++) {
+        a.k[c] = (uint64_t)wid(types[c]);
+        a.c0[c] = colp(in, c);
+        a.o[c] = colp(out, c);
+    }
+    st = launch(x, "rf_gather", n, &a);
+    if (st) val_clear(x, out, ncols);
+    return st;
+}
+
+/* ---- host copies ------------------------------------------------------------ */
+
+static rf_status host_rel(gx *x, int32_t var, rf_rt_rel *r)
+{
+    const rf_hir_var *hv = x->p->vars[var];
+    const gval *v = &x->vals[var];
+    memset(r, 0, sizeof *r);
+    rf_status st = rf_rt_rel_alloc(r, hv->ncols, hv->types, v->nrows);
+    for (int32_t c = 0; c < hv->ncols && !st && v->nrows; c++)
+        st = x->g.ops->d2h(&x->g, r->cols[c], colp(v, c), (uint64_t)v->nrows * (uint64_t)wid(hv->types[c]));
+    if (st) rf_rt_rel_free(r);
+    return st;
+}
+
+static rf_status host_i64(gx *x, gptr src, int64_t n, int64_t **out)
+{
+    *out = rf_malloc((size_t)(n + 1) * 8);
+    if (!*out) return RF_ENOMEM;
+    rf_status st = n ? x->g.ops->d2h(&x->g, *out, src, (uint64_t)n * 8) : RF_OK;
+    if (st) {
+        free(*out);
+        *out = NULL;
+    }
+    return st;
+}
+
+static rf_status upload_rel(gx *x, const rf_rt_rel *r, const rf_type *types, int32_t ncols, gval *out)
+{
+    rf_status st = rel_alloc(x, out, types, ncols, r->nrows, r->nrows);
+    for (int32_t c = 0; c < ncols && !st && r->nrows; c++)
+        st = x->g.ops->h2d(&x->g, colp(out, c), r->cols[c], (uint64_t)r->nrows * (uint64_t)wid(types[c]));
+    if (st) val_clear(x, out, ncols);
+    return st;
+}
+
+/* ---- string codes: ranges, ranks, per-code tables ----------------------------- */
+
+/* The codes that column col holds at rows (NULL: 0..n-1): their range
+** [*lo, *hi] and a byte per code of the range, 1 where present (owned). */
+static rf_status code_set(gx *x, gptr col, gptr rows, int64_t n, int64_t *lo, int64_t *hi, uint8_t **bits)
+{
+    *bits = NULL;
+    *lo = 0;
+    *hi = -1;
+    if (n <= 0) return RF_OK;
+    gbuf mm = {0, 0};
+    uint64_t init[2] = {UINT64_MAX, 0}, got[2];
+    rf_status st = galloc(x, 16, &mm);
+    if (!st) st = x->g.ops->h2d(&x->g, mm.p, init, 16);
+    rf_gpu_args a;
+    memset(&a, 0, sizeof a);
+    a.n = n;
+    a.c0[0] = col;
+    a.r0 = rows;
+    a.p[0] = mm.p;
+    if (!st) st = launch(x, "rf_code_range", n, &a);
+    if (!st) st = x->g.ops->d2h(&x->g, got, mm.p, 16);
+    gfree(x, &mm);
+    if (st) return st;
+    *lo = (int64_t)got[0];
+    *hi = (int64_t)got[1];
+    int64_t span = *hi - *lo + 1;
+    gbuf bm = {0, 0};
+    if (!(*bits = rf_malloc((size_t)span))) return RF_ENOMEM;
+    st = galloc(x, (uint64_t)span, &bm);
+    if (!st) st = x->g.ops->memset8(&x->g, bm.p, 0, (uint64_t)span);
+    a.p[0] = bm.p;
+    a.x[0] = *lo;
+    if (!st) st = launch(x, "rf_code_mark", n, &a);
+    if (!st) st = x->g.ops->d2h(&x->g, *bits, bm.p, (uint64_t)span);
+    gfree(x, &bm);
+    if (st) {
+        free(*bits);
+        *bits = NULL;
+    }
+    return st;
+}
+
+static const rf_rt_dict *rank_dict;
+static int rank_cmp(const void *a, const void *b)
+{
+    return rf_rt_dict_cmp(rank_dict, *(const uint32_t *)a, *(const uint32_t *)b);
+}
+
+/* Byte-order ranks of the codes present in col (all n rows), as on the CPU:
+** ranks (u32 per code from *lo) and, if back is not NULL, the code of each
+** rank. Empty when n == 0. */
+static rf_status string_ranks(gx *x, gptr col, int64_t n, gbuf *ranks, int64_t *lo, gbuf *back)
+{
+    int64_t hi;
+    uint8_t *bits = NULL;
+    rf_status st = code_set(x, col, 0, n, lo, &hi, &bits);
+    if (st || n <= 0) return st;
+    int64_t span = hi - *lo + 1, np = 0;
+    for (int64_t i = 0; i < span; i++) np += bits[i] != 0;
+    uint32_t *present = rf_malloc((size_t)(np + 1) * 4), *rank = rf_calloc((size_t)span, 4);
+    if (!present || !rank) st = RF_ENOMEM;
+    if (!st) {
+        np = 0;
+        for (int64_t i = 0; i < span; i++)
+            if (bits[i]) present[np++] = (uint32_t)(*lo + i);
+        rank_dict = x->dict;
+        qsort(present, (size_t)np, sizeof *present, rank_cmp);
+        for (int64_t i = 0; i < np; i++) rank[present[i] - *lo] = (uint32_t)i;
+        st = galloc(x, (uint64_t)span * 4, ranks);
+        if (!st) st = x->g.ops->h2d(&x->g, ranks->p, rank, (uint64_t)span * 4);
+        if (!st && back) {
+            st = galloc(x, (uint64_t)np * 4, back);
+            if (!st) st = x->g.ops->h2d(&x->g, back->p, present, (uint64_t)np * 4);
+        }
+    }
+    free(bits);
+    free(present);
+    free(rank);
+    return st;
+}
+
+/* A copy of e with the column (side, col) read as side 0, column 0. */
+static rf_qp_expr *remap_expr(const rf_qp_expr *e, int32_t side, int32_t col)
+{
+    rf_qp_expr *c = rf_calloc(1, sizeof *c);
+    if (!c) return NULL;
+    *c = *e;
+    c->args = NULL;
+    if (e->kind == RF_QP_E_COL && e->side == side && e->col == col) {
+        c->side = 0;
+        c->col = 0;
+    }
+    if (e->nargs) {
+        c->args = rf_calloc((size_t)e->nargs, sizeof *c->args);
+        if (!c->args) {
+            free(c);
+            return NULL;
+        }
+        for (int32_t i = 0; i < e->nargs; i++)
+            if (!(c->args[i] = remap_expr(e->args[i], side, col))) {
+                c->nargs = i;
+                return c; /* the caller sees the NULL argument and frees */
+            }
+    }
+    return c;
+}
+
+static void free_expr(rf_qp_expr *e)
+{
+    if (!e) return;
+    for (int32_t i = 0; i < e->nargs; i++) free_expr(e->args[i]);
+    free(e->args);
+    free(e);
+}
+
+static int expr_complete(const rf_qp_expr *e)
+{
+    if (!e) return 0;
+    for (int32_t i = 0; i < e->nargs; i++)
+        if (!expr_complete(e->args[i])) return 0;
+    return 1;
+}
+
+/* The first argument of a date:parse island: its string. */
+static rf_status island_dates(gx *x, const rf_qp_expr *e, const uint32_t *codes, int64_t m, int64_t *out)
+{
+    const rf_qp_expr *s = e->args[0];
+    for (int64_t i = 0; i < m; i++) {
+        const char *p;
+        int64_t len;
+        uint32_t code = codes ? codes[i] : 0;
+        if (s->kind == RF_QP_E_CONST) {
+            p = s->c.s ? s->c.s : "";
+            len = s->c.s ? s->c.slen : 0;
+        } else {
+            p = rf_rt_dict_str(x->dict, code, &len);
+            if (!p) p = "", len = 0;
+        }
+        int32_t dv;
+        out[i] = rf_val_parse_date(p, len, &dv, NULL) ? INT64_MIN : dv;
+    }
+    return RF_OK;
+}
+
+/* Table j of a map kernel: the island's value for every code its column
+** holds at the rows the kernel reads (or its one value without a column). */
+static rf_status build_island(gx *x, const rf_hir_kernel *k, const rf_gpu_island *is, const gval *side, gptr rows,
+                              int64_t n, gbuf *table, int64_t *base)
+{
+    const rf_qp_expr *e = is->e;
+    int64_t lo = 0, hi = 0, m = 0;
+    uint8_t *bits = NULL;
+    uint32_t *codes = NULL;
+    *base = 0;
+    rf_status st = RF_OK;
+    if (is->side >= 0) {
+        st = code_set(x, colp(side, is->col), rows, n, &lo, &hi, &bits);
+        if (st || n <= 0) return st;
+        int64_t span = hi - lo + 1;
+        for (int64_t i = 0; i < span; i++) m += bits[i] != 0;
+        if (!(codes = rf_malloc((size_t)(m + 1) * 4))) st = RF_ENOMEM;
+        m = 0;
+        for (int64_t i = 0; i < span && !st; i++)
+            if (bits[i]) codes[m++] = (uint32_t)(lo + i);
+        *base = lo;
+    } else {
+        m = 1;
+        hi = lo = 0;
+    }
+    int64_t span = hi - lo + 1;
+    int w = e->type == RF_TYPE_BOOL ? 1 : e->type == RF_TYPE_STRING ? 4 : 8;
+    char *tab = st ? NULL : rf_calloc((size_t)span, (size_t)w);
+    if (!st && !tab) st = RF_ENOMEM;
+    if (!st && e->kind == RF_QP_E_CALL && e->fn == RF_BI_DATE_PARSE) {
+        int64_t *vals = rf_malloc((size_t)m * 8);
+        if (!vals) st = RF_ENOMEM;
+        if (!st) st = island_dates(x, e, codes, m, vals);
+        for (int64_t i = 0; i < m && !st; i++) ((int64_t *)tab)[codes ? codes[i] - lo : 0] = vals[i];
+        free(vals);
+    } else if (!st) {
+        /* the CPU evaluator over one row per code: its semantics, exactly */
+        rf_qp_expr *ex = remap_expr(e, is->side, is->col);
+        if (!ex || !expr_complete(ex)) st = RF_ENOMEM;
+        rf_rt_rel in, out;
+        memset(&in, 0, sizeof in);
+        memset(&out, 0, sizeof out);
+        rf_type st_type = RF_TYPE_STRING;
+        void *colv[1] = {codes};
+        in.nrows = m;
+        in.ncols = is->side >= 0 ? 1 : 0;
+        in.types = &st_type;
+        in.cols = colv;
+        rf_rt_side sides[2] = {{&in, NULL}, {NULL, NULL}};
+        rf_rt_eval_ctx ctx = {x->dict, x->threads, kloc(x, k), rf_hir_kind_name(k->kind)};
+        rf_type ot = e->type;
+        if (!st) st = rf_rt_eval_map(&ctx, NULL, &ex, 1, &ot, sides, m, &out, x->d);
+        if (!st && out.nrows != m) st = RF_EINTERNAL;
+        for (int64_t i = 0; i < m && !st; i++) {
+            int64_t at = codes ? codes[i] - lo : 0;
+            memcpy(tab + at * w, (const char *)out.cols[0] + i * w, (size_t)w);
+        }
+        rf_rt_rel_free(&out);
+        free_expr(ex);
+    }
+    if (!st) st = galloc(x, (uint64_t)span * (uint64_t)w, table);
+    if (!st) st = x->g.ops->h2d(&x->g, table->p, tab, (uint64_t)span * (uint64_t)w);
+    free(tab);
+    free(bits);
+    free(codes);
+    return st;
+}
+
+/* ---- map, join_map, gather_map --------------------------------------------------- */
+
+/* One row of a side, copied to the host (all columns). */
+static rf_status host_row(gx *x, int32_t var, gptr rows, int64_t r, rf_rt_rel *out)
+{
+    const rf_hir_var *hv = x->p->vars[var];
+    const gval *v = &x->vals[var];
+    int64_t row = r;
+    rf_status st = rows ? get_i64(x, rows + (uint64_t)r * 8, &row) : RF_OK;
+    if (!st) st = rf_rt_rel_alloc(out, hv->ncols, hv->types, 1);
+    for (int32_t c = 0; c < hv->ncols && !st; c++) {
+        int w = wid(hv->types[c]);
+        st = x->g.ops->d2h(&x->g, out->cols[c], colp(v, c) + (uint64_t)row * (uint64_t)w, (uint64_t)w);
+    }
+    return st;
+}
+
+/* The message for the lowest failing row: the CPU evaluator on that row. */
+static rf_status map_error(gx *x, const rf_hir_kernel *k, const int32_t vars[2], const gptr rows[2], int64_t row)
+{
+    rf_rt_rel r[2], tmp;
+    memset(r, 0, sizeof r);
+    memset(&tmp, 0, sizeof tmp);
+    rf_rt_side sides[2] = {{NULL, NULL}, {NULL, NULL}};
+    rf_status st = RF_OK;
+    for (int s = 0; s < 2 && !st; s++)
+        if (vars[s] >= 0) {
+            st = host_row(x, vars[s], rows[s], row, &r[s]);
+            sides[s].rel = &r[s];
+        }
+    rf_rt_eval_ctx ctx = {x->dict, 1, kloc(x, k), rf_hir_kind_name(k->kind)};
+    if (!st) {
+        st = rf_rt_eval_map(&ctx, k->filter, k->outs, k->nouts, x->p->vars[k->out]->types, sides, 1, &tmp, x->d);
+        if (!st) {
+            rf_error(x->d, kloc(x, k), "internal error: k%d: the GPU reported a run-time error in row %" PRId64
+                                       " that the CPU evaluator does not see",
+                     k->id, row);
+            st = RF_EINTERNAL;
+        }
+    }
+    rf_rt_rel_free(&tmp);
+    rf_rt_rel_free(&r[0]);
+    rf_rt_rel_free(&r[1]);
+    return st;
+}
+
+/* The kernel on the host: inputs down, rt_eval.c, the result up. */
+static rf_status map_on_host(gx *x, const rf_hir_kernel *k, const int32_t vars[2], const gval *idx, int64_t n)
+{
+    rf_rt_rel r[2], out;
+    memset(r, 0, sizeof r);
+    memset(&out, 0, sizeof out);
+    int64_t *ra = NULL, *rb = NULL;
+    rf_status st = RF_OK;
+    for (int s = 0; s < 2 && !st; s++)
+        if (vars[s] >= 0) st = host_rel(x, vars[s], &r[s]);
+    if (!st && idx) st = host_i64(x, idx->a.p, idx->nrows, &ra);
+    if (!st && idx && vars[1] >= 0) st = host_i64(x, idx->b.p, idx->nrows, &rb);
+    rf_rt_side sides[2] = {{vars[0] >= 0 ? &r[0] : NULL, ra}, {vars[1] >= 0 ? &r[1] : NULL, rb}};
+    rf_rt_eval_ctx ctx = {x->dict, x->threads, kloc(x, k), rf_hir_kind_name(k->kind)};
+    const rf_hir_var *ov = x->p->vars[k->out];
+    if (!st) st = rf_rt_eval_map(&ctx, k->filter, k->outs, k->nouts, ov->types, sides, n, &out, x->d);
+    gval v;
+    memset(&v, 0, sizeof v);
+    if (!st) st = upload_rel(x, &out, ov->types, ov->ncols, &v);
+    if (!st) var_set(x, k->out, &v);
+    rf_rt_rel_free(&out);
+    rf_rt_rel_free(&r[0]);
+    rf_rt_rel_free(&r[1]);
+    free(ra);
+    free(rb);
+    x->on_host = 1;
+    return st;
+}
+
+static rf_status k_map(gx *x, const rf_hir_kernel *k)
+{
+    int32_t vars[2] = {k->in[0], k->kind == RF_HIR_JOIN_MAP ? k->in[1] : -1};
+    const gval *idx = k->kind == RF_HIR_MAP ? NULL : &x->vals[k->idx];
+    gptr rows[2] = {idx ? idx->a.p : 0, idx && vars[1] >= 0 ? idx->b.p : 0};
+    int64_t n = idx ? idx->nrows : x->vals[k->in[0]].nrows;
+    const rf_gpu_kplan *pl = &x->plans[k->id];
+    if (!pl->gpu) return map_on_host(x, k, vars, idx, n);
+    const rf_hir_var *ov = x->p->vars[k->out];
+    gval out;
+    memset(&out, 0, sizeof out);
+    if (n == 0) {
+        var_set(x, k->out, &out);
+        return RF_OK;
+    }
+    rf_gpu_args a;
+    memset(&a, 0, sizeof a);
+    a.n = n;
+    a.r0 = rows[0];
+    a.r1 = rows[1];
+    for (int s = 0; s < 2; s++) {
+        if (vars[s] < 0) continue;
+        const gval *v = &x->vals[vars[s]];
+        for (int32_t c = 0; c < x->p->vars[vars[s]]->ncols; c++) {
+            if (s == 0)
+                a.c0[c] = colp(v, c);
+            else
+                a.c1[c] = colp(v, c);
+        }
+    }
+    rf_status st = RF_OK;
+    for (int32_t i = 0; i < pl->nconst && !st; i++) {
+        const rf_qp_expr *c = pl->consts[i];
+        uint32_t code;
+        st = rf_rt_dict_intern(x->dict, c->c.s ? c->c.s : "", c->c.s ? c->c.slen : 0, &code);
+        a.k[i] = code;
+    }
+    gbuf tabs[RF_GPU_MAX_ISLANDS];
+    memset(tabs, 0, sizeof tabs);
+    for (int32_t j = 0; j < pl->nisland && !st; j++) {
+        const rf_gpu_island *is = &pl->islands[j];
+        int32_t sv = is->side >= 0 ? vars[is->side] : -1;
+        int64_t base = 0;
+        st = build_island(x, k, is, sv >= 0 ? &x->vals[sv] : NULL, is->side >= 0 ? rows[is->side] : 0, n, &tabs[j],
+                          &base);
+        a.t[j] = tabs[j].p;
+        a.k[8 + j] = (uint64_t)base;
+    }
+    gbuf err = {0, 0}, flags = {0, 0}, pos = {0, 0};
+    int64_t count = n;
+    char name[64];
+    if (!st) st = err_word(x, &err);
+    a.p[1] = err.p;
+    if (!st && k->filter) {
+        st = galloc(x, (uint64_t)n + 1, &flags);
+        a.p[0] = flags.p;
+        snprintf(name, sizeof name, "rfk%d_flags", k->id);
+        if (!st) st = launch(x, name, n, &a);
+        if (!st) st = scan_flags(x, flags.p, n, &pos, &count);
+        a.p[2] = pos.p;
+    }
+    if (!st) st = rel_alloc(x, &out, ov->types, ov->ncols, count, count);
+    for (int32_t c = 0; c < ov->ncols && !st; c++) a.o[c] = colp(&out, c);
+    snprintf(name, sizeof name, "rfk%d_write", k->id);
+    if (!st && count > 0) st = launch(x, name, n, &a);
+    int64_t bad = -1;
+    if (!st) st = get_i64(x, err.p, &bad);
+    if (!st && bad != -1) st = map_error(x, k, vars, rows, bad);
+    gfree(x, &err);
+    gfree(x, &flags);
+    gfree(x, &pos);
+    for (int32_t j = 0; j < RF_GPU_MAX_ISLANDS; j++) gfree(x, &tabs[j]);
+    if (st) {
+        val_clear(x, &out, ov->ncols);
+        return st;
+    }
+    var_set(x, k->out, &out);
+    return RF_OK;
+}
+
+/* ---- joins ---------------------------------------------------------------------------- */
+
+typedef struct jtab {
+    gbuf hs, js, tk, tv;
+    uint64_t mask;
+    int64_t n;
+} jtab;
+
+static void jtab_free(gx *x, jtab *t)
+{
+    gfree(x, &t->hs);
+    gfree(x, &t->js);
+    gfree(x, &t->tk);
+    gfree(x, &t->tv);
+}
+
+/* The build side: rows sorted by key hash, a table from hash to run start. */
+static rf_status join_build(gx *x, const char *sig, const rf_gpu_args *keys, int64_t nr, jtab *t)
+{
+    memset(t, 0, sizeof *t);
+    t->n = nr;
+    gbuf h = {0, 0}, r = {0, 0};
+    rf_gpu_args a = *keys;
+    a.n = nr;
+    rf_status st = galloc(x, (uint64_t)nr * 8, &h);
+    if (!st) st = galloc(x, (uint64_t)nr * 8, &r);
+    a.p[0] = h.p;
+    a.p[1] = r.p;
+    if (!st) st = hlaunch(x, sig, "join_hash", nr, &a);
+    if (!st) st = sort_pairs(x, h.p, r.p, nr, 64, &t->hs, &t->js);
+    gfree(x, &h);
+    gfree(x, &r);
+    uint64_t cap = pow2_at_least((uint64_t)nr * 2);
+    t->mask = cap - 1;
+    if (!st) st = galloc(x, cap * 8, &t->tk);
+    if (!st) st = galloc(x, cap * 8, &t->tv);
+    if (!st) st = x->g.ops->memset8(&x->g, t->tk.p, 0xff, cap * 8);
+    memset(&a, 0, sizeof a);
+    a.n = nr;
+    a.p[0] = t->hs.p;
+    a.p[1] = t->tk.p;
+    a.p[2] = t->tv.p;
+    a.x[0] = (int64_t)t->mask;
+    if (!st) st = launch(x, "rf_join_runs", nr, &a);
+    if (st) jtab_free(x, t);
+    return st;
+}
+
+static rf_status k_join_index(gx *x, const rf_hir_kernel *k)
+{
+    const gval *l = &x->vals[k->in[0]], *r = &x->vals[k->in[1]];
+    int anti = k->kind == RF_HIR_ANTI_INDEX;
+    int64_t nl = l->nrows, nr = r->nrows;
+    gval out;
+    memset(&out, 0, sizeof out);
+    rf_status st = RF_OK;
+    if (anti && (k->nkeys == 0 || nr == 0)) {
+        /* no shared variables: every row survives when the negated relation is empty */
+        int64_t n = nr ? 0 : nl;
+        st = iota(x, n, &out.a);
+        out.nrows = n;
+    } else if (!anti && k->nkeys == 0) {
+        if (nr && nl > INT64_MAX / nr) {
+            rf_error(x->d, kloc(x, k), "a cross product of %" PRId64 " by %" PRId64 " rows is too large", nl, nr);
+            return RF_EUSER;
+        }
+        int64_t n = nl * nr;
+        st = galloc(x, (uint64_t)n * 8, &out.a);
+        if (!st) st = galloc(x, (uint64_t)n * 8, &out.b);
+        rf_gpu_args a;
+        memset(&a, 0, sizeof a);
+        a.n = n;
+        a.x[0] = nr;
+        a.p[0] = out.a.p;
+        a.p[1] = out.b.p;
+        if (!st) st = launch(x, "rf_cross", n, &a);
+        out.nrows = n;
+    } else if (nl == 0 || nr == 0) {
+        out.nrows = 0;
+    } else {
+        char sig[RF_GPU_MAXC + 1];
+        rf_gpu_sig(x->p->vars[k->in[0]]->types, k->lkeys, k->nkeys, sig);
+        rf_gpu_args a;
+        memset(&a, 0, sizeof a);
+        for (int32_t i = 0; i < k->nkeys; i++) {
+            a.c0[i] = colp(l, k->lkeys[i]);
+            a.c1[i] = colp(r, k->rkeys[i]);
+        }
+        jtab t;
+        st = join_build(x, sig, &a, nr, &t);
+        if (st) return st;
+        a.n = nl;
+        a.m = nr;
+        a.p[0] = t.hs.p;
+        a.p[1] = t.js.p;
+        a.p[2] = t.tk.p;
+        a.p[3] = t.tv.p;
+        a.x[0] = (int64_t)t.mask;
+        if (anti) {
+            gbuf flags = {0, 0};
+            st = galloc(x, (uint64_t)nl, &flags);
+            a.p[4] = flags.p;
+            if (!st) st = hlaunch(x, sig, "anti_flags", nl, &a);
+            if (!st) st = select_flags(x, flags.p, nl, &out.a, &out.nrows);
+            gfree(x, &flags);
+        } else {
+            gbuf cnt = {0, 0}, pos = {0, 0};
+            int64_t total = 0;
+            st = galloc(x, (uint64_t)(nl + 1) * 8, &cnt);
+            a.p[4] = cnt.p;
+            if (!st) st = hlaunch(x, sig, "join_count", nl, &a);
+            if (!st) st = scan_counts(x, cnt.p, nl, &pos, &total);
+            if (!st) st = galloc(x, (uint64_t)total * 8, &out.a);
+            if (!st) st = galloc(x, (uint64_t)total * 8, &out.b);
+            a.p[5] = pos.p;
+            a.p[6] = out.a.p;
+            a.p[7] = out.b.p;
+            if (!st && total > 0) st = hlaunch(x, sig, "join_write", nl, &a);
+            out.nrows = total;
+            gfree(x, &cnt);
+            gfree(x, &pos);
+        }
+        jtab_free(x, &t);
+    }
+    if (st) {
+        val_clear(x, &out, 0);
+        return st;
+    }
+    var_set(x, k->out, &out);
+    return RF_OK;
+}
+
+/* ---- hash tables of first occurrences --------------------------------------------------- */
+
+typedef struct keycols {
+    int32_t n;
+    gptr cols[RF_GPU_MAXC];
+    char sig[RF_GPU_MAXC + 1];
+} keycols;
+
+static void keys_of(const gval *v, const rf_type *types, const int32_t *cols, int32_t n, keycols *kc)
+{
+    kc->n = n;
+    for (int32_t i = 0; i < n; i++) kc->cols[i] = colp(v, cols ? cols[i] : i);
+    rf_gpu_sig(types, cols, n, kc->sig);
+}
+
+/* flags[i] (n + 1 bytes) = 1 where row i is the first of its key among the
+** rows with want[i] != 0 (want 0: all rows); slot and tab as left by the
+** insert, for grp_finish. */
+static rf_status first_flags(gx *x, const keycols *kc, int64_t n, gptr want, gbuf *tab, gbuf *slot, gbuf *flags)
+{
+    uint64_t cap = pow2_at_least((uint64_t)n * 2);
+    rf_status st = galloc(x, cap * 8, tab);
+    if (!st) st = x->g.ops->memset8(&x->g, tab->p, 0xff, cap * 8);
+    if (!st) st = galloc(x, (uint64_t)n * 8, slot);
+    rf_gpu_args a;
+    memset(&a, 0, sizeof a);
+    a.n = n;
+    for (int32_t i = 0; i < kc->n; i++) a.c0[i] = kc->cols[i];
+    a.p[0] = tab->p;
+    a.p[1] = slot->p;
+    a.p[2] = want;
+    a.x[0] = (int64_t)(cap - 1);
+    if (!st) st = hlaunch(x, kc->sig, "grp_insert", n, &a);
+    if (!st) st = galloc(x, (uint64_t)n + 1, flags);
+    memset(&a, 0, sizeof a);
+    a.n = n;
+    a.p[0] = tab->p;
+    a.p[1] = slot->p;
+    a.p[2] = flags->p;
+    if (!st) st = launch(x, "rf_grp_flag", n, &a);
+    return st;
+}
+
+/* Groups of n rows by keys: group of each row, first row of each group. */
+static rf_status group_rows(gx *x, const keycols *kc, int64_t n, gval *g)
+{
+    gbuf tab = {0, 0}, slot = {0, 0}, flags = {0, 0}, pos = {0, 0};
+    int64_t ng = 0;
+    rf_status st = first_flags(x, kc, n, 0, &tab, &slot, &flags);
+    if (!st) st = scan_flags(x, flags.p, n, &pos, &ng);
+    if (!st) st = galloc(x, (uint64_t)n * 8, &g->gid);
+    if (!st) st = galloc(x, (uint64_t)ng * 8, &g->first);
+    rf_gpu_args a;
+    memset(&a, 0, sizeof a);
+    a.n = n;
+    a.p[0] = tab.p;
+    a.p[1] = slot.p;
+    a.p[2] = flags.p;
+    a.p[3] = pos.p;
+    a.p[4] = g->gid.p;
+    a.p[5] = g->first.p;
+    if (!st) st = launch(x, "rf_grp_finish", n, &a);
+    g->has_groups = 1;
+    g->nrows = n;
+    g->ngroups = ng;
+    gfree(x, &tab);
+    gfree(x, &slot);
+    gfree(x, &flags);
+    gfree(x, &pos);
+    return st;
+}
+
+/* The first occurrence of every distinct row of v (rows with want != 0), ascending. */
+static rf_status distinct_rows(gx *x, const gval *v, const rf_hir_var *hv, gptr want, gbuf *keep, int64_t *m)
+{
+    keycols kc;
+    keys_of(v, hv->types, NULL, hv->ncols, &kc);
+    gbuf tab = {0, 0}, slot = {0, 0}, flags = {0, 0};
+    rf_status st = first_flags(x, &kc, v->nrows, want, &tab, &slot, &flags);
+    gfree(x, &tab);
+    gfree(x, &slot);
+    if (!st) st = select_flags(x, flags.p, v->nrows, keep, m);
+    gfree(x, &flags);
+    return st;
+}
+
+static rf_status k_group(gx *x, const rf_hir_kernel *k)
+{
+    const gval *in = &x->vals[k->in[0]];
+    int64_t n = in->nrows;
+    gval g;
+    memset(&g, 0, sizeof g);
+    rf_status st = RF_OK;
+    if (k->ngroup == 0 || n == 0) {
+        /* one group holding every row (none when there are no rows) */
+        g.has_groups = 1;
+        g.nrows = n;
+        g.ngroups = n ? 1 : 0;
+        st = galloc(x, (uint64_t)n * 8, &g.gid);
+        if (!st) st = x->g.ops->memset8(&x->g, g.gid.p, 0, (uint64_t)n * 8);
+        if (!st && n) st = galloc(x, 8, &g.first);
+        if (!st && n) st = put_u64(x, g.first.p, 0);
+    } else {
+        keycols kc;
+        keys_of(in, x->p->vars[k->in[0]]->types, k->group, k->ngroup, &kc);
+        st = group_rows(x, &kc, n, &g);
+    }
+    if (st) {
+        val_clear(x, &g, 0);
+        return st;
+    }
+    var_set(x, k->out, &g);
+    return RF_OK;
+}
+
+/* ---- sets: the hash index of a relation that only grows ------------------------------------ */
+
+static rf_status set_table(gx *x, int32_t var, uint64_t cap)
+{
+    const rf_hir_var *hv = x->p->vars[var];
+    gval *v = &x->vals[var];
+    gset *s = rf_calloc(1, sizeof *s);
+    if (!s) return RF_ENOMEM;
+    s->cap = cap;
+    rf_status st = galloc(x, cap * 8, &s->tab);
+    if (!st) st = x->g.ops->memset8(&x->g, s->tab.p, 0xff, cap * 8);
+    keycols kc;
+    keys_of(v, hv->types, NULL, hv->ncols, &kc);
+    rf_gpu_args a;
+    memset(&a, 0, sizeof a);
+    a.n = v->nrows;
+    for (int32_t c = 0; c < kc.n; c++) a.c0[c] = kc.cols[c];
+    a.p[0] = s->tab.p;
+    a.x[0] = (int64_t)(cap - 1);
+    if (!st) st = hlaunch(x, kc.sig, "set_build", v->nrows, &a);
+    if (st) {
+        set_free(x, &s);
+        return st;
+    }
+    set_free(x, &v->set);
+    v->set = s;
+    return RF_OK;
+}
+
+/* Gives a relation a hash index on its rows, deduplicating it (first
+** occurrences in order) as the CPU's ensure_set does. */
+static rf_status ensure_set(gx *x, int32_t var)
+{
+    gval *v = &x->vals[var];
+    if (v->set) return RF_OK;
+    const rf_hir_var *hv = x->p->vars[var];
+    rf_status st = RF_OK;
+    if (v->nrows > 1) {
+        gbuf keep = {0, 0};
+        int64_t m = 0;
+        st = distinct_rows(x, v, hv, 0, &keep, &m);
+        if (!st && m < v->nrows) {
+            gval nv;
+            st = rel_gather(x, v, hv->types, hv->ncols, keep.p, m, &nv);
+            if (!st) {
+                val_clear(x, v, hv->ncols);
+                *v = nv;
+            }
+        }
+        gfree(x, &keep);
+    }
+    if (!st) st = set_table(x, var, pow2_at_least((uint64_t)v->nrows * 2));
+    return st;
+}
+
+/* Room for rows more rows in a set's columns and table. */
+static rf_status set_reserve(gx *x, int32_t var, int64_t more)
+{
+    gval *v = &x->vals[var];
+    const rf_hir_var *hv = x->p->vars[var];
+    int64_t need = v->nrows + more;
+    if ((uint64_t)need * 2 > v->set->cap) {
+        rf_status st = set_table(x, var, pow2_at_least((uint64_t)need * 2));
+        if (st) return st;
+    }
+    if (need > v->cap) {
+        int64_t cap = v->cap * 2 > need ? v->cap * 2 : need;
+        gval nv;
+        rf_status st = rel_alloc(x, &nv, hv->types, hv->ncols, v->nrows, cap);
+        for (int32_t c = 0; c < hv->ncols && !st; c++)
+            st = x->g.ops->d2d(&x->g, colp(&nv, c), colp(v, c), (uint64_t)v->nrows * (uint64_t)wid(hv->types[c]));
+        if (st) {
+            val_clear(x, &nv, hv->ncols);
+            return st;
+        }
+        for (int32_t c = 0; c < hv->ncols && v->cols; c++) gfree(x, &v->cols[c]);
+        free(v->cols);
+        v->cols = nv.cols;
+        v->cap = cap;
+    }
+    return RF_OK;
+}
+
+static rf_status k_insert(gx *x, const rf_hir_kernel *k)
+{
+    int32_t var = k->out;
+    rf_status st = ensure_set(x, var);
+    const rf_hir_var *hv = x->p->vars[var];
+    for (int32_t i = 1; i < k->nin && !st; i++) {
+        const gval *t = &x->vals[k->in[i]];
+        int64_t tn = t->nrows;
+        if (tn == 0) continue;
+        if ((st = set_reserve(x, var, tn))) break;
+        gval *v = &x->vals[var];
+        int64_t N = v->nrows, M = 0;
+        keycols kc;
+        keys_of(v, hv->types, NULL, hv->ncols, &kc);
+        gbuf slot = {0, 0}, flags = {0, 0}, pos = {0, 0};
+        rf_gpu_args a;
+        memset(&a, 0, sizeof a);
+        a.n = tn;
+        a.m = N;
+        for (int32_t c = 0; c < hv->ncols; c++) {
+            a.c0[c] = colp(v, c);
+            a.c1[c] = colp(t, c);
+        }
+        a.p[0] = v->set->tab.p;
+        a.x[0] = (int64_t)(v->set->cap - 1);
+        st = galloc(x, (uint64_t)tn * 8, &slot);
+        a.p[1] = slot.p;
+        if (!st) st = hlaunch(x, kc.sig, "set_insert", tn, &a);
+        if (!st) st = galloc(x, (uint64_t)tn + 1, &flags);
+        rf_gpu_args f;
+        memset(&f, 0, sizeof f);
+        f.n = tn;
+        f.p[0] = v->set->tab.p;
+        f.p[1] = slot.p;
+        f.p[2] = flags.p;
+        f.x[1] = N;
+        if (!st) st = launch(x, "rf_grp_flag", tn, &f);
+        if (!st) st = scan_flags(x, flags.p, tn, &pos, &M);
+        if (!st && M > 0) {
+            memset(&a, 0, sizeof a);
+            a.n = tn;
+            a.x[0] = hv->ncols;
+            a.x[1] = N;
+            for (int32_t c = 0; c < hv->ncols; c++) {
+                a.k[c] = (uint64_t)wid(hv->types[c]);
+                a.c1[c] = colp(t, c);
+                a.o[c] = colp(v, c);
+            }
+            a.p[0] = v->set->tab.p;
+            a.p[1] = slot.p;
+            a.p[2] = flags.p;
+            a.p[3] = pos.p;
+            st = launch(x, "rf_set_append", tn, &a);
+        }
+        if (!st) v->nrows = N + M;
+        gfree(x, &slot);
+        gfree(x, &flags);
+        gfree(x, &pos);
+    }
+    return st;
+}
+
+/* ---- unique, difference ------------------------------------------------------------------------ */
+
+static void format_value(gx *x, const rf_rt_rel *r, int32_t c, int64_t row, rf_buf *b)
+{
+    const void *col = r->cols[c];
+    switch (r->types[c]) {
+    case RF_TYPE_INT: rf_val_fmt_int(b, ((const int64_t *)col)[row]); break;
+    case RF_TYPE_DECIMAL: rf_val_fmt_dec(b, ((const int64_t *)col)[row]); break;
+    case RF_TYPE_FLOAT: rf_val_fmt_float(b, ((const double *)col)[row]); break;
+    case RF_TYPE_DATE: rf_val_fmt_date(b, ((const int32_t *)col)[row]); break;
+    case RF_TYPE_BOOL: rf_val_fmt_bool(b, ((const uint8_t *)col)[row]); break;
+    case RF_TYPE_STRING: {
+        int64_t len;
+        const char *s = rf_rt_dict_str(x->dict, ((const uint32_t *)col)[row], &len);
+        rf_buf_putc(b, '"');
+        rf_buf_append(b, s, len > 60 ? 60 : len);
+        rf_buf_puts(b, len > 60 ? "...\"" : "\"");
+        break;
+    }
+    }
+}
+
+/* A functional predicate must not give two values for one key (rt_exec.c's
+** check_fd, same message, same rows). */
+static rf_status check_fd(gx *x, const rf_hir_kernel *k, const gval *r)
+{
+    const rf_hir_var *out = x->p->vars[k->out];
+    int32_t nk = out->nkeys;
+    if (nk <= 0 || nk >= out->ncols || r->nrows < 2) return RF_OK;
+    keycols kc;
+    keys_of(r, out->types, NULL, nk, &kc);
+    gval g;
+    memset(&g, 0, sizeof g);
+    rf_status st = group_rows(x, &kc, r->nrows, &g);
+    if (st || g.ngroups == r->nrows) {
+        val_clear(x, &g, 0);
+        return st;
+    }
+    int64_t *gid = NULL, *first = NULL;
+    st = host_i64(x, g.gid.p, r->nrows, &gid);
+    if (!st) st = host_i64(x, g.first.p, g.ngroups, &first);
+    val_clear(x, &g, 0);
+    /* the first row whose key was seen before: deterministic */
+    int64_t row = -1;
+    for (int64_t i = 0; !st && i < r->nrows && row < 0; i++)
+        if (first[gid[i]] != i) row = i;
+    if (!st && row < 0) st = RF_EINTERNAL;
+    int64_t frow = st ? 0 : first[gid[row]];
+    free(gid);
+    free(first);
+    if (st) return st;
+    /* the two rows, on the host */
+    rf_rt_rel two;
+    memset(&two, 0, sizeof two);
+    st = rf_rt_rel_alloc(&two, out->ncols, out->types, 2);
+    for (int32_t c = 0; c < out->ncols && !st; c++) {
+        uint64_t w = (uint64_t)wid(out->types[c]);
+        st = x->g.ops->d2h(&x->g, two.cols[c], colp(r, c) + (uint64_t)frow * w, w);
+        if (!st) st = x->g.ops->d2h(&x->g, (char *)two.cols[c] + w, colp(r, c) + (uint64_t)row * w, w);
+    }
+    if (st) {
+        rf_rt_rel_free(&two);
+        return st;
+    }
+    rf_buf b;
+    rf_buf_init(&b);
+    rf_buf_printf(&b, "functional dependency violated: `%s` has two values for the key (",
+                  out->pred_name ? out->pred_name : out->name);
+    for (int32_t c = 0; c < nk; c++) {
+        if (c) rf_buf_puts(&b, ", ");
+        format_value(x, &two, c, 1, &b);
+    }
+    rf_buf_puts(&b, "): (");
+    for (int32_t c = nk; c < out->ncols; c++) {
+        if (c > nk) rf_buf_puts(&b, ", ");
+        format_value(x, &two, c, 0, &b);
+    }
+    rf_buf_puts(&b, ") and (");
+    for (int32_t c = nk; c < out->ncols; c++) {
+        if (c > nk) rf_buf_puts(&b, ", ");
+        format_value(x, &two, c, 1, &b);
+    }
+    rf_buf_putc(&b, ')');
+    rf_error(x->d, kloc(x, k), "%s", rf_buf_cstr(&b));
+    rf_buf_free(&b);
+    rf_rt_rel_free(&two);
+    return RF_EUSER;
+}
+
+static rf_status k_unique(gx *x, const rf_hir_kernel *k)
+{
+    const rf_hir_var *hv = x->p->vars[k->in[0]], *ov = x->p->vars[k->out];
+    gbuf keep = {0, 0};
+    int64_t m = 0;
+    rf_status st = RF_OK;
+    if (k->kind == RF_HIR_DIFFERENCE) {
+        st = ensure_set(x, k->in[1]);
+        const gval *a = &x->vals[k->in[0]], *b = &x->vals[k->in[1]];
+        int64_t n = a->nrows;
+        if (!st && n > 0) {
+            keycols kc;
+            keys_of(a, hv->types, NULL, hv->ncols, &kc);
+            gbuf absent = {0, 0};
+            rf_gpu_args p;
+            memset(&p, 0, sizeof p);
+            p.n = n;
+            p.m = b->nrows;
+            for (int32_t c = 0; c < hv->ncols; c++) {
+                p.c0[c] = colp(b, c);
+                p.c1[c] = colp(a, c);
+            }
+            p.p[0] = b->set->tab.p;
+            p.x[0] = (int64_t)(b->set->cap - 1);
+            st = galloc(x, (uint64_t)n, &absent);
+            p.p[2] = absent.p;
+            if (!st) st = hlaunch(x, kc.sig, "set_probe", n, &p);
+            /* a may repeat rows: keep the first of each */
+            if (!st) st = distinct_rows(x, a, hv, absent.p, &keep, &m);
+            gfree(x, &absent);
+        }
+    } else if (x->vals[k->in[0]].nrows > 0) {
+        st = distinct_rows(x, &x->vals[k->in[0]], hv, 0, &keep, &m);
+    }
+    gval r;
+    memset(&r, 0, sizeof r);
+    if (!st) st = rel_gather(x, &x->vals[k->in[0]], ov->types, ov->ncols, keep.p, m, &r);
+    gfree(x, &keep);
+    if (!st && k->check_fd) st = check_fd(x, k, &r);
+    if (st) {
+        val_clear(x, &r, ov->ncols);
+        return st;
+    }
+    var_set(x, k->out, &r);
+    return RF_OK;
+}
+
+/* ---- reduce ------------------------------------------------------------------------------------ */
+
+static rf_status agg_error(gx *x, const rf_hir_kernel *k, const char *what)
+{
+    rf_error(x->d, kloc(x, k), "aggregate: %s", what);
+    return RF_EUSER;
+}
+
+/* The CPU's conversion of the sums, to word the error the GPU found. */
+static rf_status sum_error(gx *x, const rf_hir_kernel *k, const rf_qp_agg *ag, rf_type at, gptr acc, gptr counts,
+                           int64_t ng)
+{
+    uint64_t *s = rf_malloc((size_t)(2 * ng + 1) * 8);
+    int64_t *cnt = rf_malloc((size_t)(ng + 1) * 8);
+    rf_status st = s && cnt ? RF_OK : RF_ENOMEM;
+    if (!st) st = x->g.ops->d2h(&x->g, s, acc, (uint64_t)ng * 16);
+    if (!st && counts) st = x->g.ops->d2h(&x->g, cnt, counts, (uint64_t)ng * 8);
+    for (int64_t i = 0; i < ng && !st; i++) {
+        rf_dec128 v128 = (rf_dec128)(((unsigned __int128)s[2 * i + 1] << 64) | s[2 * i]);
+        int64_t v = 0;
+        rf_val_err e = {0, 0};
+        rf_status vs;
+        if (ag->fn == RF_AGG_AVG)
+            vs = at == RF_TYPE_INT ? rf_val_int128_avg(v128, cnt[i], &v, &e) : rf_val_dec128_avg(v128, cnt[i], &v, &e);
+        else if (at == RF_TYPE_INT)
+            vs = (v128 > INT64_MAX || v128 < INT64_MIN) ? RF_EUSER : RF_OK;
+        else
+            vs = rf_val_dec128_to_dec(v128, &v, &e);
+        if (vs)
+            st = agg_error(x, k,
+                           at == RF_TYPE_INT && ag->fn == RF_AGG_TOTAL ? "integer overflow in total()"
+                           : e.why                                     ? e.why
+                                                                       : "overflow");
+    }
+    free(s);
+    free(cnt);
+    if (!st) {
+        rf_error(x->d, kloc(x, k), "internal error: k%d: the GPU reported an overflow the CPU does not see", k->id);
+        st = RF_EINTERNAL;
+    }
+    return st;
+}
+
+/* Float aggregates on the host: their value depends on the order of the
+** additions, which rf_cpu_agg_* fixes. */
+static rf_status float_agg(gx *x, const rf_qp_agg *ag, const gval *in, int32_t col, const rf_cpu_groups *hg,
+                           const int64_t *counts, gptr dst)
+{
+    int64_t n = in->nrows, ng = hg->ngroups;
+    double *vals = rf_malloc((size_t)(n + 1) * 8), *res = rf_malloc((size_t)(ng + 1) * 8);
+    rf_status st = vals && res ? RF_OK : RF_ENOMEM;
+    if (!st && n) st = x->g.ops->d2h(&x->g, vals, colp(in, col), (uint64_t)n * 8);
+    rf_cpu_groups g = *hg; /* the aggregate may add order arrays: freed below */
+    g.order = g.offsets = NULL;
+    if (!st) {
+        if (ag->fn == RF_AGG_MIN || ag->fn == RF_AGG_MAX) {
+            rf_cpu_col vc = {RF_CPU_F64, vals}, oc = {RF_CPU_F64, NULL};
+            st = ag->fn == RF_AGG_MIN ? rf_cpu_agg_min(x->cpool, &g, &vc, &oc) : rf_cpu_agg_max(x->cpool, &g, &vc, &oc);
+            if (!st) memcpy(res, oc.data, (size_t)ng * 8);
+            free(oc.data);
+        } else {
+            double *s = NULL;
+            st = rf_cpu_agg_sum_f64(x->cpool, &g, vals, &s);
+            for (int64_t i = 0; i < ng && !st; i++) res[i] = ag->fn == RF_AGG_AVG ? s[i] / (double)counts[i] : s[i];
+            free(s);
+        }
+    }
+    free(g.order);
+    free(g.offsets);
+    if (!st && ng) st = x->g.ops->h2d(&x->g, dst, res, (uint64_t)ng * 8);
+    free(vals);
+    free(res);
+    x->on_host = 1;
+    return st;
+}
+
+static rf_status k_reduce(gx *x, const rf_hir_kernel *k)
+{
+    const gval *in = &x->vals[k->in[0]];
+    const gval *gv = &x->vals[k->idx];
+    const rf_hir_var *iv = x->p->vars[k->in[0]], *ov = x->p->vars[k->out];
+    if (!gv->has_groups) return RF_EINTERNAL;
+    int64_t ng = gv->ngroups, n = in->nrows;
+    gval r;
+    rf_status st = rel_alloc(x, &r, ov->types, ov->ncols, ng, ng);
+    if (st) return st;
+    rf_gpu_args a;
+    /* group columns: the values of each group's first row */
+    if (k->ngroup > 0 && ng > 0) {
+        memset(&a, 0, sizeof a);
+        a.n = ng;
+        a.x[0] = k->ngroup;
+        a.r0 = gv->first.p;
+        for (int32_t i = 0; i < k->ngroup; i++) {
+            a.k[i] = (uint64_t)wid(ov->types[i]);
+            a.c0[i] = colp(in, k->group[i]);
+            a.o[i] = colp(&r, i);
+        }
+        st = launch(x, "rf_gather", ng, &a);
+    }
+    int small = ng <= RF_GPU_SMALLG;
+    gbuf counts = {0, 0};
+    int64_t *hcounts = NULL;
+    rf_cpu_groups hg;
+    memset(&hg, 0, sizeof hg);
+    int have_hg = 0;
+    for (int32_t ai = 0; ai < k->naggs && !st && ng > 0; ai++) {
+        const rf_qp_agg *ag = &k->aggs[ai];
+        gptr dst = colp(&r, k->ngroup + ai);
+        rf_type at = ag->col >= 0 ? iv->types[ag->col] : RF_TYPE_INT;
+        if ((ag->fn == RF_AGG_COUNT || ag->fn == RF_AGG_AVG) && !counts.p) {
+            st = galloc(x, (uint64_t)ng * 8, &counts);
+            if (!st) st = x->g.ops->memset8(&x->g, counts.p, 0, (uint64_t)ng * 8);
+            memset(&a, 0, sizeof a);
+            a.n = n;
+            a.m = ng;
+            a.p[0] = gv->gid.p;
+            a.p[1] = counts.p;
+            if (!st) st = launch(x, small ? "rf_red_count_smem" : "rf_red_count", n, &a);
+            if (st) break;
+        }
+        if (ag->fn == RF_AGG_COUNT) {
+            st = x->g.ops->d2d(&x->g, dst, counts.p, (uint64_t)ng * 8);
+            continue;
+        }
+        if (at == RF_TYPE_FLOAT) {
+            if (!have_hg) {
+                hg.nrows = n;
+                hg.ngroups = ng;
+                st = host_i64(x, gv->gid.p, n, &hg.group_of_row);
+                if (!st) st = host_i64(x, gv->first.p, ng, &hg.first_row);
+                have_hg = 1;
+            }
+            if (!st && ag->fn == RF_AGG_AVG && !hcounts) st = host_i64(x, counts.p, ng, &hcounts);
+            if (!st) st = float_agg(x, ag, in, ag->col, &hg, hcounts, dst);
+            continue;
+        }
+        gbuf acc = {0, 0}, err = {0, 0}, ranks = {0, 0}, back = {0, 0};
+        int op, kind = 0;
+        memset(&a, 0, sizeof a);
+        a.n = n;
+        a.m = ng;
+        a.p[0] = gv->gid.p;
+        a.c0[0] = colp(in, ag->col);
+        if (ag->fn == RF_AGG_TOTAL || ag->fn == RF_AGG_AVG) {
+            op = (ag->fn == RF_AGG_TOTAL ? 1 : 3) + (at == RF_TYPE_DECIMAL);
+            st = galloc(x, (uint64_t)ng * 16, &acc);
+            if (!st) st = x->g.ops->memset8(&x->g, acc.p, 0, (uint64_t)ng * 16);
+            a.p[1] = acc.p;
+            if (!st) st = launch(x, small ? "rf_red_sum_smem" : "rf_red_sum", n, &a);
+        } else {
+            int is_max = ag->fn == RF_AGG_MAX;
+            op = is_max ? 6 : 5;
+            kind = at == RF_TYPE_DATE ? 2 : at == RF_TYPE_STRING ? 3 : at == RF_TYPE_BOOL ? 4 : 0;
+            a.x[0] = kind;
+            if (kind == 3) {
+                int64_t lo = 0;
+                st = string_ranks(x, colp(in, ag->col), n, &ranks, &lo, &back);
+                a.t[0] = ranks.p;
+                a.x[2] = lo;
+            }
+            if (!st) st = galloc(x, (uint64_t)ng * 8, &acc);
+            if (!st) st = x->g.ops->memset8(&x->g, acc.p, is_max ? 0 : 0xff, (uint64_t)ng * 8);
+            a.p[1] = acc.p;
+            if (!st)
+                st = launch(x, is_max ? (small ? "rf_red_max_smem" : "rf_red_max") : (small ? "rf_red_min_smem" : "rf_red_min"),
+                            n, &a);
+        }
+        if (!st) st = err_word(x, &err);
+        memset(&a, 0, sizeof a);
+        a.m = ng;
+        a.x[0] = op;
+        a.x[1] = kind;
+        a.p[1] = acc.p;
+        a.p[2] = counts.p;
+        a.p[3] = err.p;
+        a.o[0] = dst;
+        a.t[1] = back.p;
+        if (!st) st = launch(x, "rf_red_final", ng, &a);
+        int64_t bad = -1;
+        if (!st && op <= 4) st = get_i64(x, err.p, &bad);
+        if (!st && bad != -1) st = sum_error(x, k, ag, at, acc.p, counts.p, ng);
+        gfree(x, &acc);
+        gfree(x, &err);
+        gfree(x, &ranks);
+        gfree(x, &back);
+    }
+    gfree(x, &counts);
+    free(hcounts);
+    free(hg.group_of_row);
+    free(hg.first_row);
+    if (st) {
+        val_clear(x, &r, ov->ncols);
+        return st;
+    }
+    var_set(x, k->out, &r);
+    return RF_OK;
+}
+
+/* ---- concat, sort, gather, copy, facts ------------------------------------------------------------ */
+
+static rf_status k_concat(gx *x, const rf_hir_kernel *k)
+{
+    const rf_hir_var *ov = x->p->vars[k->out];
+    int64_t total = 0;
+    for (int32_t i = 0; i < k->nin; i++) total += x->vals[k->in[i]].nrows;
+    gval r;
+    rf_status st = rel_alloc(x, &r, ov->types, ov->ncols, total, total);
+    for (int32_t c = 0; c < ov->ncols && !st; c++) {
+        uint64_t w = (uint64_t)wid(ov->types[c]), at = 0;
+        for (int32_t i = 0; i < k->nin && !st; i++) {
+            const gval *in = &x->vals[k->in[i]];
+            if (in->nrows) st = x->g.ops->d2d(&x->g, colp(&r, c) + at * w, colp(in, c), (uint64_t)in->nrows * w);
+            at += (uint64_t)in->nrows;
+        }
+    }
+    if (st) {
+        val_clear(x, &r, ov->ncols);
+        return st;
+    }
+    var_set(x, k->out, &r);
+    return RF_OK;
+}
+
+static rf_status k_sort(gx *x, const rf_hir_kernel *k)
+{
+    const gval *in = &x->vals[k->in[0]];
+    const rf_hir_var *iv = x->p->vars[k->in[0]];
+    int64_t n = in->nrows;
+    gval out;
+    memset(&out, 0, sizeof out);
+    rf_status st = iota(x, n, &out.a);
+    out.nrows = n;
+    for (int32_t i = k->norder - 1; i >= 0 && !st && n > 1; i--) {
+        int32_t col = k->order[i].col;
+        rf_type t = iv->types[col];
+        int kind = t == RF_TYPE_FLOAT ? 1 : t == RF_TYPE_DATE ? 2 : t == RF_TYPE_STRING ? 3 : t == RF_TYPE_BOOL ? 4 : 0;
+        int bits = kind <= 1 ? 64 : kind == 4 ? 8 : 32;
+        if (k->order[i].desc) bits = 64;
+        gbuf ranks = {0, 0}, keys = {0, 0}, ks = {0, 0}, perm = {0, 0};
+        int64_t lo = 0;
+        rf_gpu_args a;
+        memset(&a, 0, sizeof a);
+        if (kind == 3) {
+            /* strings sort by bytes, not by code: sort by rank instead */
+            st = string_ranks(x, colp(in, col), n, &ranks, &lo, NULL);
+            a.t[0] = ranks.p;
+            a.x[2] = lo;
+        }
+        if (!st) st = galloc(x, (uint64_t)n * 8, &keys);
+        a.n = n;
+        a.c0[0] = colp(in, col);
+        a.r0 = out.a.p;
+        a.x[0] = kind;
+        a.x[1] = k->order[i].desc != 0;
+        a.p[0] = keys.p;
+        if (!st) st = launch(x, "rf_sort_key", n, &a);
+        if (!st) st = sort_pairs(x, keys.p, out.a.p, n, bits, &ks, &perm);
+        if (!st) {
+            gfree(x, &out.a);
+            out.a = perm;
+            memset(&perm, 0, sizeof perm);
+        }
+        gfree(x, &ranks);
+        gfree(x, &keys);
+        gfree(x, &ks);
+        gfree(x, &perm);
+    }
+    if (st) {
+        val_clear(x, &out, 0);
+        return st;
+    }
+    var_set(x, k->out, &out);
+    return RF_OK;
+}
+
+static rf_status k_gather(gx *x, const rf_hir_kernel *k)
+{
+    const gval *idx = &x->vals[k->idx];
+    const rf_hir_var *ov = x->p->vars[k->out];
+    int64_t n = idx->nrows;
+    if (k->limit >= 0 && k->limit < n) n = k->limit;
+    gval r;
+    rf_status st = rel_gather(x, &x->vals[k->in[0]], ov->types, ov->ncols, idx->a.p, n, &r);
+    if (st) return st;
+    var_set(x, k->out, &r);
+    return RF_OK;
+}
+
+static rf_status k_copy(gx *x, const rf_hir_kernel *k)
+{
+    const gval *in = &x->vals[k->in[0]];
+    const rf_hir_var *ov = x->p->vars[k->out];
+    gval r;
+    rf_status st = rel_alloc(x, &r, ov->types, ov->ncols, in->nrows, in->nrows);
+    for (int32_t c = 0; c < ov->ncols && !st && in->nrows; c++)
+        st = x->g.ops->d2d(&x->g, colp(&r, c), colp(in, c), (uint64_t)in->nrows * (uint64_t)wid(ov->types[c]));
+    if (st) {
+        val_clear(x, &r, ov->ncols);
+        return st;
+    }
+    var_set(x, k->out, &r);
+    return RF_OK;
+}
+
+static rf_status k_facts(gx *x, const rf_hir_kernel *k)
+{
+    const rf_hir_var *out = x->p->vars[k->out];
+    rf_rt_rel r;
+    memset(&r, 0, sizeof r);
+    rf_status st = rf_rt_rel_alloc(&r, out->ncols, out->types, k->nrows);
+    for (int64_t i = 0; i < k->nrows && !st; i++)
+        for (int32_t c = 0; c < out->ncols && !st; c++) {
+            const rf_fe_const *v = &k->rows[i * out->ncols + c];
+            switch (out->types[c]) {
+            case RF_TYPE_FLOAT: ((double *)r.cols[c])[i] = v->f; break;
+            case RF_TYPE_DATE: ((int32_t *)r.cols[c])[i] = (int32_t)v->i; break;
+            case RF_TYPE_BOOL: ((uint8_t *)r.cols[c])[i] = (uint8_t)v->i; break;
+            case RF_TYPE_STRING: st = rf_rt_dict_intern(x->dict, v->s, v->slen, &((uint32_t *)r.cols[c])[i]); break;
+            default: ((int64_t *)r.cols[c])[i] = v->i; break;
+            }
+        }
+    gval g;
+    memset(&g, 0, sizeof g);
+    if (!st) st = upload_rel(x, &r, out->types, out->ncols, &g);
+    rf_rt_rel_free(&r);
+    if (st) return st;
+    var_set(x, k->out, &g);
+    return RF_OK;
+}
+
+static rf_status run_kernel(gx *x, const rf_hir_kernel *k)
+{
+    switch (k->kind) {
+    case RF_HIR_MAP:
+    case RF_HIR_JOIN_MAP:
+    case RF_HIR_GATHER_MAP: return k_map(x, k);
+    case RF_HIR_JOIN_INDEX:
+    case RF_HIR_ANTI_INDEX: return k_join_index(x, k);
+    case RF_HIR_GROUP: return k_group(x, k);
+    case RF_HIR_REDUCE: return k_reduce(x, k);
+    case RF_HIR_CONCAT: return k_concat(x, k);
+    case RF_HIR_UNIQUE:
+    case RF_HIR_DIFFERENCE: return k_unique(x, k);
+    case RF_HIR_SORT: return k_sort(x, k);
+    case RF_HIR_GATHER: return k_gather(x, k);
+    case RF_HIR_COPY: return k_copy(x, k);
+    case RF_HIR_FACTS: return k_facts(x, k);
+    case RF_HIR_CLEAR: var_clear(x, k->out); return RF_OK;
+    case RF_HIR_INSERT: return k_insert(x, k);
+    }
+    return RF_EINTERNAL;
+}
+
+/* ---- inputs: loaded on the host (the dictionary lives there), then copied once ---- */
+
+static rf_status load_input(gx *x, int32_t var)
+{
+    const rf_hir_var *v = x->p->vars[var];
+    if (x->inputs && x->inputs->load) {
+        rf_rt_rel r;
+        memset(&r, 0, sizeof r);
+        r.ncols = v->ncols;
+        r.types = v->types;
+        int borrowed = 0;
+        rf_status st = x->inputs->load(x->inputs->ctx, v, x->dict, &r, &borrowed, x->d);
+        gval g;
+        memset(&g, 0, sizeof g);
+        if (!st) st = upload_rel(x, &r, v->types, v->ncols, &g);
+        if (borrowed) {
+            free(r.cols);
+        } else {
+            r.types = v->types;
+            rf_rt_rel_free(&r);
+        }
+        if (!st) var_set(x, var, &g);
+        return st;
+    }
+    const char *dir = x->o.data_dir ? x->o.data_dir : ".";
+    char *path = rf_sprintf("%s/%s", dir, v->input_file);
+    if (!path) return RF_ENOMEM;
+    rf_rt_texttable t;
+    rf_rt_load_opts lo = {v->delimiter, v->header, x->threads};
+    rf_status st = rf_rt_load_text(path, v->types, v->ncols, &lo, &t, x->d);
+    free(path);
+    if (st) return st;
+    rf_rt_rel r;
+    memset(&r, 0, sizeof r);
+    r.nrows = t.nrows;
+    r.ncols = v->ncols;
+    r.types = v->types;
+    r.cols = rf_calloc((size_t)v->ncols + 1, sizeof *r.cols);
+    if (!r.cols) {
+        rf_rt_texttable_free(&t);
+        return RF_ENOMEM;
+    }
+    for (int32_t c = 0; c < v->ncols && !st; c++) {
+        rf_rt_textcol *tc = &t.cols[c];
+        if (v->types[c] == RF_TYPE_STRING) {
+            uint32_t *codes = rf_malloc((size_t)(t.nrows + 1) * sizeof *codes);
+            if (!codes)
+                st = RF_ENOMEM;
+            else
+                st = rf_rt_dict_intern_many(x->dict, tc->str_off, tc->str_bytes, t.nrows, codes, x->threads);
+            r.cols[c] = codes;
+        } else {
+            r.cols[c] = tc->data;
+            tc->data = NULL;
+        }
+    }
+    rf_rt_texttable_free(&t);
+    gval g;
+    memset(&g, 0, sizeof g);
+    if (!st) st = upload_rel(x, &r, v->types, v->ncols, &g);
+    rf_rt_rel_free(&r);
+    if (!st) var_set(x, var, &g);
+    return st;
+}
+
+/* ---- the interpreter ---------------------------------------------------------------- */
+
+static rf_status run_blocks(gx *x)
+{
+    const rf_hir_program *p = x->p;
+    int64_t max_iter = x->o.max_iterations > 0 ? x->o.max_iterations : 1000000;
+    int64_t *visits = rf_calloc((size_t)p->nblocks + 1, sizeof *visits);
+    if (!visits) return RF_ENOMEM;
+    rf_status st = RF_OK;
+    int32_t b = 0;
+    while (!st) {
+        const rf_hir_block *bl = p->blocks[b];
+        if (++visits[b] > max_iter) {
+            rf_error(x->d, rf_mkloc(p->source, 0, 0),
+                     "the fixpoint of %s did not converge within %lld iterations (raise --max-iterations, or check for a rule that derives ever new values)",
+                     bl->comment ? bl->comment : "a recursive stratum", (long long)max_iter);
+            st = RF_EUSER;
+            break;
+        }
+        for (int32_t j = 0; j < bl->nkernels && !st; j++) {
+            const rf_hir_kernel *k = bl->kernels[j];
+            int prof = x->o.profile && k->id >= 0 && k->id < x->res->nstats;
+            if (prof) {
+                /* inputs before the kernel runs: insert grows its first input */
+                rf_rt_kstat *s = &x->res->stats[k->id];
+                for (int32_t i = 0; i < k->nin; i++) {
+                    s->rows_in += var_rows(x, k->in[i]);
+                    s->bytes_in += var_bytes(x, k->in[i]);
+                }
+            }
+            double t0 = now();
+            if (prof) st = x->g.ops->mark(&x->g, 0);
+            x->on_host = 0;
+            if (!st) st = run_kernel(x, k);
+            if (st) break;
+            if (prof) {
+                double secs = 0;
+                if ((st = x->g.ops->mark(&x->g, 1)) || (st = x->g.ops->elapsed(&x->g, &secs))) break;
+                rf_rt_kstat *s = &x->res->stats[k->id];
+                s->calls++;
+                /* host work (string tables, fallbacks) counts in wall time */
+                double wall = now() - t0;
+                s->seconds += x->on_host || wall > secs * 4 ? wall : secs;
+                if (x->on_host && x->plans[k->id].gpu) s->device = "gpu+cpu";
+                s->rows_out += var_rows(x, k->out);
+                s->bytes_out += var_bytes(x, k->out);
+            }
+            for (int32_t r = 0; r < k->nrelease; r++) var_clear(x, k->release[r]);
+        }
+        if (st) break;
+        if (bl->term == RF_HIR_T_HALT) break;
+        if (bl->term == RF_HIR_T_GOTO) {
+            b = bl->target;
+            continue;
+        }
+        int any = 0;
+        for (int32_t t = 0; t < bl->ntest && !any; t++) any = var_rows(x, bl->test[t]) > 0;
+        b = any ? bl->target : bl->else_target;
+    }
+    free(visits);
+    return st;
+}
+
+static int online_cpus(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)(n > 256 ? 256 : n) : 1;
+}
+
+int rf_rt_gpu_available(char *why, size_t n)
+{
+    if (rf_gpu_emulated()) {
+        if (why && n) snprintf(why, n, "an emulated GPU (RF_GPU_EMULATE is set: kernels run on the CPU)");
+        return 1;
+    }
+    return rf_gpu_cuda_probe(why, n);
+}
+
+/* The program's kernels: the PTX0 section when it fits this build and
+** program, else the source compiled now (NVRTC, cached). */
+static rf_status load_program(gx *x, const void *ptx0, uint64_t ptx0_size)
+{
+    rf_buf src;
+    rf_buf_init(&src);
+    rf_status st = rf_gpu_codegen(x->p, &src, x->d);
+    if (st) {
+        rf_buf_free(&src);
+        return st;
+    }
+    rf_gpu_ptx ptx;
+    memset(&ptx, 0, sizeof ptx);
+    int have = 0;
+    if (ptx0 && ptx0_size) {
+        uint64_t h[2];
+        rf_gpu_hash128(rf_buf_cstr(&src), (uint64_t)src.len, h);
+        rf_diags quiet;
+        rf_diags_init(&quiet);
+        /* a PTX0 section that does not match is not an error: it is compiled anew */
+        if (!rf_gpu_ptx0_decode(x->p->source, ptx0, ptx0_size, &ptx, &quiet) && !strcmp(ptx.abi, rf_gpu_abi_tag()) &&
+            ptx.src_hash[0] == h[0] && ptx.src_hash[1] == h[1])
+            have = 1;
+        else
+            rf_gpu_ptx_free(&ptx);
+        rf_diags_free(&quiet);
+    }
+    if (!have && !rf_gpu_emulated()) st = rf_gpu_nvrtc_compile(rf_buf_cstr(&src), (uint64_t)src.len, NULL, &ptx, x->d);
+    if (!st) st = x->g.ops->load(&x->g, &ptx, rf_buf_cstr(&src), (uint64_t)src.len);
+    rf_gpu_ptx_free(&ptx);
+    rf_buf_free(&src);
+    return st;
+}
+
+rf_status rf_rt_gpu_run(const rf_hir_program *p, const void *ptx0, uint64_t ptx0_size, const rf_rt_options *o,
+                        const rf_rt_gpu_inputs *inputs, rf_rt_result **out, rf_diags *d)
+{
+    *out = NULL;
+    gx x;
+    memset(&x, 0, sizeof x);
+    x.p = p;
+    x.o = *o;
+    x.d = d;
+    x.inputs = inputs;
+    int dict_borrowed = inputs && inputs->dict;
+    x.threads = o->threads > 0 ? o->threads : online_cpus();
+    char why[256];
+    rf_status st;
+    if (rf_gpu_emulated())
+        st = rf_gpu_emu_open(&x.g, d);
+    else
+        st = rf_gpu_cuda_open(&x.g, d, why, sizeof why);
+    if (st == RF_EUSER) {
+        rf_error(d, rf_mkloc(NULL, 0, 0), "no usable GPU: %s", why);
+        return st;
+    }
+    if (st) return st;
+    x.g_open = 1;
+    rf_rt_result *res = rf_calloc(1, sizeof *res);
+    x.res = res;
+    x.vals = rf_calloc((size_t)p->nvars + 1, sizeof *x.vals);
+    x.dict = dict_borrowed ? inputs->dict : rf_rt_dict_new();
+    int32_t nk = 0;
+    for (int32_t b = 0; b < p->nblocks; b++)
+        for (int32_t j = 0; j < p->blocks[b]->nkernels; j++)
+            if (p->blocks[b]->kernels[j]->id >= nk) nk = p->blocks[b]->kernels[j]->id + 1;
+    x.nkernels = nk;
+    x.plans = rf_calloc((size_t)nk + 1, sizeof *x.plans);
+    st = res && x.vals && x.dict && x.plans ? RF_OK : RF_ENOMEM;
+    if (!st) st = rf_cpu_pool_new(x.threads, &x.cpool);
+    if (!st) st = rf_gpool_new(&x.g, &x.pool);
+    x.g.pool = x.pool;
+    if (!st) {
+        res->dict = x.dict;
+        res->dict_borrowed = dict_borrowed;
+        res->device = "gpu";
+        for (int32_t b = 0; b < p->nblocks; b++)
+            for (int32_t j = 0; j < p->blocks[b]->nkernels; j++) {
+                const rf_hir_kernel *k = p->blocks[b]->kernels[j];
+                if (k->id >= 0 && k->id < nk) rf_gpu_kplan_build(p, k, &x.plans[k->id]);
+            }
+        if (o->profile) {
+            res->nstats = nk;
+            res->stats = rf_calloc((size_t)nk + 1, sizeof *res->stats);
+            if (!res->stats) st = RF_ENOMEM;
+            for (int32_t b = 0; b < p->nblocks && !st; b++)
+                for (int32_t j = 0; j < p->blocks[b]->nkernels; j++) {
+                    const rf_hir_kernel *k = p->blocks[b]->kernels[j];
+                    if (k->id < 0 || k->id >= nk) continue;
+                    res->stats[k->id].kernel = k->id;
+                    res->stats[k->id].what = rf_hir_kind_name(k->kind);
+                    res->stats[k->id].device = x.plans[k->id].gpu ? "gpu" : "cpu";
+                }
+        }
+    }
+    double t0 = now();
+    if (!st) st = load_program(&x, ptx0, ptx0_size);
+    for (int32_t v = 0; v < p->nvars && !st; v++)
+        if (p->vars[v]->role == RF_HIR_ROLE_INPUT) st = load_input(&x, v);
+    if (!st) st = x.g.ops->sync(&x.g);
+    double t1 = now();
+    if (!st) st = run_blocks(&x);
+    if (!st) st = x.g.ops->sync(&x.g);
+    double t2 = now();
+    if (!st) {
+        int32_t n = 0;
+        for (int32_t v = 0; v < p->nvars; v++) n += p->vars[v]->role == RF_HIR_ROLE_OUTPUT;
+        res->outputs = rf_calloc((size_t)n + 1, sizeof *res->outputs);
+        if (!res->outputs) st = RF_ENOMEM;
+        for (int32_t v = 0; v < p->nvars && !st; v++)
+            if (p->vars[v]->role == RF_HIR_ROLE_OUTPUT) {
+                rf_rt_output *ou = &res->outputs[res->noutputs];
+                ou->name = p->vars[v]->output_name;
+                ou->var = p->vars[v];
+                st = host_rel(&x, v, &ou->rel);
+                if (!st) res->noutputs++;
+            }
+    }
+    if (res) {
+        res->load_seconds = t1 - t0;
+        res->run_seconds = t2 - t1;
+    }
+    for (int32_t v = 0; x.vals && v < p->nvars; v++) var_clear(&x, v);
+    free(x.vals);
+    free(x.plans);
+    rf_gpool_free(x.pool);
+    if (x.g_open) x.g.ops->close(&x.g);
+    rf_cpu_pool_free(x.cpool);
+    if (st) {
+        /* (rf_rt_result_free lives in rt_exec.c, which calls into this file) */
+        if (res) {
+            for (int32_t i = 0; i < res->noutputs; i++) rf_rt_rel_free(&res->outputs[i].rel);
+            free(res->outputs);
+            free(res->stats);
+            free(res);
+        }
+        if (!dict_borrowed) rf_rt_dict_free(x.dict);
+        return st;
+    }
+    *out = res;
+    return RF_OK;
+}

@@ -1,0 +1,22 @@
+/*
+** runtime/gpu/rt_gpu_nocuda.c: the real-GPU entry points of a build made
+** without the CUDA toolkit (no CUB library): there is never a usable GPU.
+** The emulator (rt_gpu_emu.c) still works, for tests.
+*/
+#include "rt_gpu_internal.h"
+
+#include <string.h>
+
+int rf_gpu_cuda_probe(char *why, size_t n)
+{
+    if (why && n) snprintf(why, n, "this redfox was built without the CUDA toolkit (CPU only)");
+    return 0;
+}
+
+rf_status rf_gpu_cuda_open(gdev *g, rf_diags *d, char *why, size_t nwhy)
+{
+    memset(g, 0, sizeof *g);
+    g->d = d;
+    rf_gpu_cuda_probe(why, nwhy);
+    return RF_EUSER;
+}

@@ -1,0 +1,219 @@
+/*
+** runtime/gpu/rt_gpu_pool.c: the GPU memory pool.
+**
+** Owns a few big device allocations (arenas) and their sub-allocation: a
+** best-fit free list per arena, kept sorted by offset so that freed ranges
+** merge with their neighbours. Operators never call the driver to allocate:
+** cuMemAlloc and cuMemFree synchronize the device and cost milliseconds for
+** large sizes. The first arena is what the device suggests (on a real GPU
+** most of its free memory, taken once; RF_GPU_POOL_MB overrides), more
+** arenas grow geometrically while the device has memory; a request that fits
+** nowhere is RF_ENOMEM with a message giving the sizes.
+*/
+#include "rt_gpu_internal.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ALIGN 256u
+#define FIRST_ARENA (UINT64_C(1) << 30)
+#define MAX_ARENAS 64
+
+typedef struct frange {
+    uint64_t off, len;
+} frange;
+
+typedef struct arena {
+    gptr base;
+    uint64_t size;
+    frange *fr; /* free ranges, sorted by offset, never adjacent */
+    int64_t nfr, capfr;
+} arena;
+
+struct gpool {
+    gdev *g;
+    arena ar[MAX_ARENAS];
+    int nar;
+    uint64_t reserved, in_use, peak;
+    int exact; /* RF_GPU_POOL_EXACT: one device allocation per buffer, so that
+                  memory checkers see the bounds of each (debugging only) */
+};
+
+rf_status rf_gpool_new(gdev *g, gpool **out)
+{
+    gpool *pl = rf_calloc(1, sizeof *pl);
+    if (!pl) return RF_ENOMEM;
+    pl->g = g;
+    const char *e = getenv("RF_GPU_POOL_EXACT");
+    pl->exact = e && e[0] && strcmp(e, "0") != 0;
+    *out = pl;
+    return RF_OK;
+}
+
+void rf_gpool_free(gpool *pl)
+{
+    if (!pl) return;
+    for (int i = 0; i < pl->nar; i++) {
+        pl->g->ops->mem_free(pl->g, pl->ar[i].base);
+        free(pl->ar[i].fr);
+    }
+    free(pl);
+}
+
+uint64_t rf_gpool_in_use(const gpool *pl) { return pl->in_use; }
+uint64_t rf_gpool_peak(const gpool *pl) { return pl->peak; }
+
+static int fr_insert(arena *a, int64_t at, uint64_t off, uint64_t len)
+{
+    if (a->nfr == a->capfr) {
+        int64_t nc = a->capfr ? 2 * a->capfr : 64;
+        frange *n = rf_realloc(a->fr, (size_t)nc * sizeof *n);
+        if (!n) return -1;
+        a->fr = n;
+        a->capfr = nc;
+    }
+    memmove(&a->fr[at + 1], &a->fr[at], (size_t)(a->nfr - at) * sizeof *a->fr);
+    a->fr[at].off = off;
+    a->fr[at].len = len;
+    a->nfr++;
+    return 0;
+}
+
+static void fr_remove(arena *a, int64_t at)
+{
+    memmove(&a->fr[at], &a->fr[at + 1], (size_t)(a->nfr - at - 1) * sizeof *a->fr);
+    a->nfr--;
+}
+
+static int add_arena(gpool *pl, uint64_t need)
+{
+    if (pl->nar == MAX_ARENAS) return -1;
+    uint64_t size = pl->nar ? pl->ar[pl->nar - 1].size * 2 : pl->g->pool_first ? pl->g->pool_first : FIRST_ARENA;
+    if (size < need) size = need;
+    /* leave the driver, the module and CUB's launches some room */
+    uint64_t cap = pl->g->mem_free > pl->reserved + (UINT64_C(512) << 20)
+                       ? pl->g->mem_free - pl->reserved - (UINT64_C(512) << 20)
+                       : 0;
+    if (size > cap) size = cap;
+    if (size < need) return -1;
+    size = (size + ALIGN - 1) / ALIGN * ALIGN;
+    arena *a = &pl->ar[pl->nar];
+    memset(a, 0, sizeof *a);
+    /* the driver may refuse what it reported free (fragmentation, other
+    ** processes): ask for less, down to what is needed */
+    while (pl->g->ops->mem_alloc(pl->g, size, &a->base)) {
+        if (size / 2 < need) return -1;
+        size = (size / 2 + ALIGN - 1) / ALIGN * ALIGN;
+    }
+    a->size = size;
+    if (fr_insert(a, 0, 0, size)) {
+        pl->g->ops->mem_free(pl->g, a->base);
+        return -1;
+    }
+    pl->reserved += size;
+    pl->nar++;
+    return 0;
+}
+
+static int try_alloc(gpool *pl, uint64_t n, gptr *p)
+{
+    int best_a = -1;
+    int64_t best_i = -1;
+    uint64_t best_len = UINT64_MAX;
+    for (int ai = 0; ai < pl->nar; ai++) {
+        arena *a = &pl->ar[ai];
+        for (int64_t i = 0; i < a->nfr; i++)
+            if (a->fr[i].len >= n && a->fr[i].len < best_len) {
+                best_len = a->fr[i].len;
+                best_a = ai;
+                best_i = i;
+            }
+    }
+    if (best_a < 0) return -1;
+    arena *a = &pl->ar[best_a];
+    frange *f = &a->fr[best_i];
+    *p = a->base + f->off;
+    f->off += n;
+    f->len -= n;
+    if (f->len == 0) fr_remove(a, best_i);
+    return 0;
+}
+
+rf_status rf_gpool_alloc(gpool *pl, uint64_t bytes, gbuf *b)
+{
+    b->p = 0;
+    b->n = 0;
+    if (bytes == 0) return RF_OK;
+    uint64_t n = (bytes + ALIGN - 1) / ALIGN * ALIGN;
+    if (n < bytes) n = UINT64_MAX; /* wrapped: fails below */
+    gptr p;
+    if (pl->exact) {
+        if (pl->g->ops->mem_alloc(pl->g, bytes, &p)) {
+            rf_error(pl->g->d, rf_mkloc(NULL, 0, 0), "out of GPU memory: %" PRIu64 " MiB wanted", bytes >> 20);
+            return RF_ENOMEM;
+        }
+        b->p = p;
+        b->n = n;
+        pl->in_use += n;
+        if (pl->in_use > pl->peak) pl->peak = pl->in_use;
+        return RF_OK;
+    }
+    if (try_alloc(pl, n, &p)) {
+        if (n == UINT64_MAX || add_arena(pl, n) || try_alloc(pl, n, &p)) {
+            rf_error(pl->g->d, rf_mkloc(NULL, 0, 0),
+                     "out of GPU memory: %" PRIu64 " MiB wanted, %" PRIu64 " MiB in use of %" PRIu64
+                     " MiB the device had free (run on the CPU with --device cpu)",
+                     bytes >> 20, pl->in_use >> 20, pl->g->mem_free >> 20);
+            return RF_ENOMEM;
+        }
+    }
+    b->p = p;
+    b->n = n;
+    pl->in_use += n;
+    if (pl->in_use > pl->peak) pl->peak = pl->in_use;
+    return RF_OK;
+}
+
+void rf_gpool_release(gpool *pl, gbuf *b)
+{
+    if (!b->p) return;
+    if (pl->exact) {
+        pl->g->ops->mem_free(pl->g, b->p);
+        pl->in_use -= b->n;
+        b->p = 0;
+        b->n = 0;
+        return;
+    }
+    for (int ai = 0; ai < pl->nar; ai++) {
+        arena *a = &pl->ar[ai];
+        if (b->p < a->base || b->p >= a->base + a->size) continue;
+        uint64_t off = b->p - a->base, len = b->n;
+        int64_t lo = 0, hi = a->nfr;
+        while (lo < hi) {
+            int64_t mid = (lo + hi) / 2;
+            if (a->fr[mid].off < off)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        /* lo: the first free range after the freed one */
+        int prev = lo > 0 && a->fr[lo - 1].off + a->fr[lo - 1].len == off;
+        int next = lo < a->nfr && off + len == a->fr[lo].off;
+        if (prev && next) {
+            a->fr[lo - 1].len += len + a->fr[lo].len;
+            fr_remove(a, lo);
+        } else if (prev) {
+            a->fr[lo - 1].len += len;
+        } else if (next) {
+            a->fr[lo].off = off;
+            a->fr[lo].len += len;
+        } else if (fr_insert(a, lo, off, len)) {
+            /* no memory for the bookkeeping: the range stays lost until the run ends */
+        }
+        break;
+    }
+    pl->in_use -= b->n;
+    b->p = 0;
+    b->n = 0;
+}

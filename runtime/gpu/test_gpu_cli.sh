@@ -1,0 +1,36 @@
+#!/bin/sh
+# runtime/gpu/test_gpu_cli.sh REDFOX E2E_DIR: the device choice on the
+# command line. Without a GPU: --device gpu fails with exit 1 and a message
+# naming the GPU, --device auto runs on the CPU and says so on stderr. With a
+# GPU: --device gpu runs there and auto says it picked the GPU. Either way
+# the output equals the CPU's. Exit 77 while redfox does not call the GPU
+# backend yet.
+set -u
+redfox=$1
+dir=$2
+tmp=${TMPDIR:-/tmp}/rf_gpu_cli.$$
+mkdir -p "$tmp"
+trap 'rm -rf "$tmp"' EXIT
+unset RF_GPU_EMULATE
+prog="$dir/tc.logic"
+"$redfox" run "$prog" --data "$dir/data" --device cpu --format csv >"$tmp/cpu" 2>"$tmp/cpu.err" || {
+    echo "FAIL: the CPU run failed"; cat "$tmp/cpu.err"; exit 1; }
+"$redfox" run "$prog" --data "$dir/data" --device gpu --format csv >"$tmp/gpu" 2>"$tmp/gpu.err"
+rc=$?
+if grep -q "no GPU backend" "$tmp/gpu.err"; then echo "SKIP: this redfox does not call the GPU backend yet"; exit 77; fi
+"$redfox" run "$prog" --data "$dir/data" --device auto --format csv >"$tmp/auto" 2>"$tmp/auto.err"
+arc=$?
+if [ $arc -ne 0 ]; then echo "FAIL: --device auto exited $arc"; cat "$tmp/auto.err"; exit 1; fi
+if ! cmp -s "$tmp/cpu" "$tmp/auto"; then echo "FAIL: --device auto gives another output than the CPU"; exit 1; fi
+if [ $rc -eq 0 ]; then
+    # there is a GPU
+    if ! cmp -s "$tmp/cpu" "$tmp/gpu"; then echo "FAIL: --device gpu gives another output than the CPU"; exit 1; fi
+    if ! grep -qi "gpu" "$tmp/auto.err"; then echo "FAIL: --device auto does not say it runs on the GPU"; cat "$tmp/auto.err"; exit 1; fi
+    echo "ok (with a GPU)"
+    exit 0
+fi
+if [ $rc -ne 1 ]; then echo "FAIL: --device gpu without a GPU exited $rc, expected 1"; cat "$tmp/gpu.err"; exit 1; fi
+if [ -s "$tmp/gpu" ]; then echo "FAIL: --device gpu without a GPU printed results (a silent fallback?)"; exit 1; fi
+if ! grep -qi "gpu" "$tmp/gpu.err"; then echo "FAIL: the --device gpu error does not name the GPU"; cat "$tmp/gpu.err"; exit 1; fi
+if ! grep -qi "cpu" "$tmp/auto.err"; then echo "FAIL: --device auto does not say it runs on the CPU"; cat "$tmp/auto.err"; exit 1; fi
+echo "ok (without a GPU)"

@@ -1,0 +1,364 @@
+/*
+** skeletons/cuda/nvrtc.c: NVRTC, loaded with dlopen, and the on-disk cache
+** of its output; the PTX0 section of .rfx files.
+**
+** Owns: the NVRTC library handle (opened once per process, never closed:
+** NVRTC keeps global state that dlclose would tear down under its own
+** threads), the compile options every program is built with, the cache
+** (RF_GPU_CACHE_DIR, $XDG_CACHE_HOME/redfox or ~/.cache/redfox, file
+** nvrtc/<hash of source, architecture, options and NVRTC version>.ptx,
+** written through a temporary file and a rename so that a concurrent reader
+** never sees half a file), and the PTX0 encoding.
+**
+** Options: --fmad=false because the CPU evaluator never contracts a * b + c
+** into one rounding (float results must agree bit for bit); --device-int128
+** for the exact decimal arithmetic.
+*/
+#include "rf_gpu_codegen.h"
+#include "rf_rfx.h"
+
+#include <dlfcn.h>
+#include <zlib.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+typedef int (*nv_version_fn)(int *, int *);
+typedef int (*nv_create_fn)(void **, const char *, const char *, int, const char *const *, const char *const *);
+typedef int (*nv_compile_fn)(void *, int, const char *const *);
+typedef int (*nv_size_fn)(void *, size_t *);
+typedef int (*nv_get_fn)(void *, char *);
+typedef int (*nv_destroy_fn)(void **);
+typedef const char *(*nv_errstr_fn)(int);
+
+static struct {
+    pthread_once_t once;
+    void *h;
+    char why[256];
+    int major, minor;
+    nv_create_fn create;
+    nv_compile_fn compile;
+    nv_size_fn log_size, ptx_size;
+    nv_get_fn log, ptx;
+    nv_destroy_fn destroy;
+    nv_errstr_fn errstr;
+} nv = {PTHREAD_ONCE_INIT};
+
+static void nv_open(void)
+{
+    /* RF_NVRTC_LIB names the library (and only it: also a way to test
+    ** machines without NVRTC); else the usual names, then CUDA's default
+    ** folder, which is often not on the loader's path */
+    const char *env = getenv("RF_NVRTC_LIB");
+    const char *names[] = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so",
+                           "/usr/local/cuda/lib64/libnvrtc.so.13", "/usr/local/cuda/lib64/libnvrtc.so.12",
+                           "/usr/local/cuda/lib64/libnvrtc.so"};
+    if (env && env[0])
+        nv.h = dlopen(env, RTLD_NOW | RTLD_LOCAL);
+    else
+        for (size_t i = 0; i < sizeof names / sizeof names[0] && !nv.h; i++)
+            nv.h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+    if (!nv.h) {
+        snprintf(nv.why, sizeof nv.why, "NVRTC (libnvrtc.so) cannot be loaded: %s", dlerror());
+        return;
+    }
+    nv_version_fn version = (nv_version_fn)dlsym(nv.h, "nvrtcVersion");
+    nv.create = (nv_create_fn)dlsym(nv.h, "nvrtcCreateProgram");
+    nv.compile = (nv_compile_fn)dlsym(nv.h, "nvrtcCompileProgram");
+    nv.log_size = (nv_size_fn)dlsym(nv.h, "nvrtcGetProgramLogSize");
+    nv.log = (nv_get_fn)dlsym(nv.h, "nvrtcGetProgramLog");
+    nv.ptx_size = (nv_size_fn)dlsym(nv.h, "nvrtcGetPTXSize");
+    nv.ptx = (nv_get_fn)dlsym(nv.h, "nvrtcGetPTX");
+    nv.destroy = (nv_destroy_fn)dlsym(nv.h, "nvrtcDestroyProgram");
+    nv.errstr = (nv_errstr_fn)dlsym(nv.h, "nvrtcGetErrorString");
+    if (!version || !nv.create || !nv.compile || !nv.log_size || !nv.log || !nv.ptx_size || !nv.ptx || !nv.destroy ||
+        !nv.errstr || version(&nv.major, &nv.minor) != 0) {
+        snprintf(nv.why, sizeof nv.why, "the NVRTC library found lacks the functions redfox needs");
+        nv.h = NULL; /* left loaded: see the file comment */
+    }
+}
+
+int rf_gpu_nvrtc_available(char *why, size_t n)
+{
+    pthread_once(&nv.once, nv_open);
+    if (!nv.h && why && n) snprintf(why, n, "%s", nv.why);
+    return nv.h != NULL;
+}
+
+void rf_gpu_hash128(const void *data, uint64_t n, uint64_t out[2])
+{
+    out[0] = rf_hash64(data, (size_t)n, UINT64_C(0xcbf29ce484222325)) ^ n;
+    out[1] = rf_hash64(data, (size_t)n, UINT64_C(0x84222325cbf29ce4)) + n * UINT64_C(0x9e3779b97f4a7c15);
+}
+
+void rf_gpu_ptx_free(rf_gpu_ptx *x)
+{
+    if (!x) return;
+    free(x->ptx);
+    free(x->arch);
+    free(x->abi);
+    memset(x, 0, sizeof *x);
+}
+
+/* ---- the cache --------------------------------------------------------------- */
+
+static char *cache_root(const char *dir)
+{
+    if (dir) return dir[0] ? rf_strdup(dir) : NULL;
+    if (getenv("RF_NO_GPU_CACHE")) return NULL;
+    const char *e = getenv("RF_GPU_CACHE_DIR");
+    if (e) return e[0] ? rf_strdup(e) : NULL;
+    e = getenv("XDG_CACHE_HOME");
+    if (e && e[0]) return rf_sprintf("%s/redfox", e);
+    e = getenv("HOME");
+    if (e && e[0]) return rf_sprintf("%s/.cache/redfox", e);
+    return NULL;
+}
+
+/* mkdir -p; failures show up when the file is written */
+static void make_dirs(char *path)
+{
+    for (char *p = path + 1; *p; p++)
+        if (*p == '/') {
+            *p = 0;
+            mkdir(path, 0777);
+            *p = '/';
+        }
+    mkdir(path, 0777);
+}
+
+static char *read_all(const char *path, uint64_t *len)
+{
+    char *data = NULL;
+    int64_t n = 0;
+    const char *why;
+    if (rf_read_file(path, &data, &n, &why)) return NULL;
+    *len = (uint64_t)n;
+    return data;
+}
+
+char *rf_gpu_cache_dir(const char *sub)
+{
+    char *root = cache_root(NULL);
+    char *dir = root ? rf_sprintf("%s/%s", root, sub) : NULL;
+    free(root);
+    return dir;
+}
+
+void rf_gpu_cache_write(const char *dir, const char *path, const void *data, uint64_t len)
+{
+    char *d = rf_strdup(dir);
+    if (!d) return;
+    make_dirs(d);
+    free(d);
+    char *tmp = rf_sprintf("%s.%ld.tmp", path, (long)getpid());
+    if (!tmp) return;
+    FILE *f = fopen(tmp, "wb");
+    int ok = f && fwrite(data, 1, (size_t)len, f) == (size_t)len;
+    if (f && fclose(f) != 0) ok = 0;
+    if (!ok || rename(tmp, path) != 0) remove(tmp);
+    free(tmp);
+}
+
+/* ---- compiling ----------------------------------------------------------------- */
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+rf_status rf_gpu_nvrtc_compile(const char *src, uint64_t len, const rf_gpu_nvrtc_opts *o, rf_gpu_ptx *out,
+                               rf_diags *d)
+{
+    memset(out, 0, sizeof *out);
+    const char *arch = o && o->arch ? o->arch : "compute_80";
+    char why[256];
+    if (!rf_gpu_nvrtc_available(why, sizeof why)) {
+        rf_error(d, rf_mkloc(NULL, 0, 0), "%s", why);
+        return RF_EUSER;
+    }
+    char archopt[64];
+    snprintf(archopt, sizeof archopt, "--gpu-architecture=%s", arch);
+    const char *opts[] = {archopt, "-std=c++17", "--fmad=false", "--device-int128"};
+    int nopts = (int)(sizeof opts / sizeof opts[0]);
+
+    /* the cache key covers everything that shapes the PTX */
+    rf_gpu_hash128(src, len, out->src_hash);
+    rf_buf key;
+    rf_buf_init(&key);
+    rf_buf_printf(&key, "%016" PRIx64 "%016" PRIx64 " nvrtc %d.%d", out->src_hash[0], out->src_hash[1], nv.major,
+                  nv.minor);
+    for (int i = 0; i < nopts; i++) rf_buf_printf(&key, " %s", opts[i]);
+    uint64_t kh[2];
+    rf_gpu_hash128(key.data, (uint64_t)key.len, kh);
+    rf_buf_free(&key);
+    char *root = cache_root(o ? o->cache_dir : NULL);
+    char *dir = root ? rf_sprintf("%s/nvrtc", root) : NULL;
+    char *path = dir ? rf_sprintf("%s/%016" PRIx64 "%016" PRIx64 ".ptx", dir, kh[0], kh[1]) : NULL;
+    free(root);
+    out->arch = rf_strdup(arch);
+    out->abi = rf_strdup(rf_gpu_abi_tag());
+    if (!out->arch || !out->abi) {
+        free(dir);
+        free(path);
+        rf_gpu_ptx_free(out);
+        return RF_ENOMEM;
+    }
+    if (path) {
+        uint64_t n = 0;
+        char *ptx = read_all(path, &n);
+        if (ptx && n > 0 && strstr(ptx, ".version") && strstr(ptx, ".target")) {
+            out->ptx = ptx;
+            out->len = n;
+            out->from_cache = 1;
+            free(dir);
+            free(path);
+            return RF_OK;
+        }
+        free(ptx);
+    }
+
+    double t0 = now();
+    void *prog = NULL;
+    rf_status st = RF_OK;
+    int rc = nv.create(&prog, src, "redfox_program.cu", 0, NULL, NULL);
+    if (rc != 0) {
+        rf_error(d, rf_mkloc(NULL, 0, 0), "NVRTC: cannot create a program: %s", nv.errstr(rc));
+        st = rc == 1 ? RF_ENOMEM : RF_EINTERNAL;
+    }
+    if (!st) {
+        rc = nv.compile(prog, nopts, opts);
+        if (rc != 0) {
+            size_t ln = 0;
+            char *log = NULL;
+            if (nv.log_size(prog, &ln) == 0 && ln > 0 && (log = malloc(ln + 1)) && nv.log(prog, log) == 0)
+                log[ln] = 0;
+            rf_error(d, rf_mkloc(NULL, 0, 0), "internal error: NVRTC rejected the generated CUDA source (%s):\n%.4000s",
+                     nv.errstr(rc), log ? log : "(no log)");
+            free(log);
+            st = RF_EINTERNAL;
+        }
+    }
+    if (!st) {
+        size_t n = 0;
+        if ((rc = nv.ptx_size(prog, &n)) != 0 || n == 0) {
+            rf_error(d, rf_mkloc(NULL, 0, 0), "NVRTC: no PTX: %s", nv.errstr(rc));
+            st = RF_EINTERNAL;
+        } else if (!(out->ptx = malloc(n + 1))) {
+            st = RF_ENOMEM;
+        } else if ((rc = nv.ptx(prog, out->ptx)) != 0) {
+            rf_error(d, rf_mkloc(NULL, 0, 0), "NVRTC: no PTX: %s", nv.errstr(rc));
+            st = RF_EINTERNAL;
+        } else {
+            out->ptx[n] = 0;
+            out->len = strlen(out->ptx); /* NVRTC counts the NUL */
+        }
+    }
+    if (prog) nv.destroy(&prog);
+    out->seconds = now() - t0;
+    if (!st && path) rf_gpu_cache_write(dir, path, out->ptx, out->len);
+    free(dir);
+    free(path);
+    if (st) rf_gpu_ptx_free(out);
+    return st;
+}
+
+rf_status rf_gpu_compile_program(const rf_hir_program *p, const rf_gpu_nvrtc_opts *o, rf_gpu_ptx *out,
+                                 rf_diags *d)
+{
+    memset(out, 0, sizeof *out);
+    rf_buf src;
+    rf_buf_init(&src);
+    rf_status st = rf_gpu_codegen(p, &src, d);
+    if (!st) st = rf_gpu_nvrtc_compile(rf_buf_cstr(&src), (uint64_t)src.len, o, out, d);
+    rf_buf_free(&src);
+    return st;
+}
+
+rf_status rf_gpu_make_ptx0(const rf_hir_program *p, const rf_gpu_nvrtc_opts *o, rf_buf *sec, rf_diags *d)
+{
+    char why[256];
+    if (!rf_gpu_nvrtc_available(why, sizeof why)) {
+        rf_diag_add(d, RF_SEV_WARNING, rf_mkloc(p->source, 0, 0),
+                    "no GPU code in this .rfx: %s (the program runs on the CPU, or is compiled for the GPU when run)",
+                    why);
+        return RF_OK;
+    }
+    rf_gpu_ptx x;
+    rf_status st = rf_gpu_compile_program(p, o, &x, d);
+    if (st) return st;
+    st = rf_gpu_ptx0_encode(&x, sec);
+    rf_gpu_ptx_free(&x);
+    return st;
+}
+
+/* ---- PTX0 ------------------------------------------------------------------------ */
+
+/* PTX is verbose text: zlib shrinks it about eightfold, which keeps .rfx
+** files (and build folders full of them) small. */
+rf_status rf_gpu_ptx0_encode(const rf_gpu_ptx *x, rf_buf *out)
+{
+    uLongf zn = compressBound((uLong)x->len);
+    unsigned char *z = rf_malloc((size_t)zn + 1);
+    if (!z) return RF_ENOMEM;
+    if (compress2(z, &zn, (const Bytef *)x->ptx, (uLong)x->len, 6) != Z_OK) {
+        free(z);
+        return RF_ENOMEM; /* zlib fails only for memory here */
+    }
+    rf_rfx_put_u32(out, 1);
+    rf_rfx_put_cstr(out, x->abi ? x->abi : "");
+    rf_rfx_put_cstr(out, x->arch ? x->arch : "");
+    rf_rfx_put_u64(out, x->src_hash[0]);
+    rf_rfx_put_u64(out, x->src_hash[1]);
+    rf_rfx_put_u64(out, x->len);
+    rf_rfx_put_str(out, z, (uint64_t)zn);
+    free(z);
+    return out->oom ? RF_ENOMEM : RF_OK;
+}
+
+rf_status rf_gpu_ptx0_decode(const char *file, const void *data, uint64_t size, rf_gpu_ptx *out, rf_diags *d)
+{
+    memset(out, 0, sizeof *out);
+    rf_rfx_rd rd;
+    rf_rfx_rd_init(&rd, data, size);
+    uint32_t version = 0;
+    const char *abi = NULL, *arch = NULL, *z = NULL;
+    uint64_t nabi = 0, narch = 0, nz = 0, nptx = 0;
+    rf_rfx_get_u32(&rd, &version);
+    rf_rfx_get_str(&rd, &abi, &nabi);
+    rf_rfx_get_str(&rd, &arch, &narch);
+    rf_rfx_get_u64(&rd, &out->src_hash[0]);
+    rf_rfx_get_u64(&rd, &out->src_hash[1]);
+    rf_rfx_get_u64(&rd, &nptx);
+    rf_rfx_get_str(&rd, &z, &nz);
+    /* (no PTX is a gigabyte: the bound keeps a corrupt length from allocating much) */
+    int ok = rf_rfx_rd_at_end(&rd) && version == 1 && nptx < (UINT64_C(1) << 30);
+    out->ptx = ok ? rf_malloc((size_t)nptx + 1) : NULL;
+    uLongf got = (uLongf)nptx;
+    if (ok && !out->ptx) return RF_ENOMEM;
+    if (ok && (uncompress((Bytef *)out->ptx, &got, (const Bytef *)z, (uLong)nz) != Z_OK || got != nptx ||
+               memchr(out->ptx, 0, (size_t)nptx)))
+        ok = 0;
+    if (!ok) {
+        rf_gpu_ptx_free(out);
+        rf_error(d, rf_mkloc(file, 0, 0), "the PTX0 section is malformed%s",
+                 version > 1 ? " (a newer format version)" : "");
+        return RF_EUSER;
+    }
+    out->ptx[nptx] = 0;
+    out->len = nptx;
+    out->abi = rf_strndup(abi ? abi : "", (size_t)nabi);
+    out->arch = rf_strndup(arch ? arch : "", (size_t)narch);
+    if (!out->abi || !out->arch) {
+        rf_gpu_ptx_free(out);
+        return RF_ENOMEM;
+    }
+    return RF_OK;
+}

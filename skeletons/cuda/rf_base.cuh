@@ -1,0 +1,253 @@
+// skeletons/cuda/rf_base.cuh: what every GPU skeleton shares: the kernel
+// argument block, grid-stride loops, value normalization, hashing, error
+// recording and the scalar semantics of rt_eval.c / rf_value.h (exact int and
+// decimal arithmetic with overflow detection, dates, the float total order).
+//
+// Owns the device-side ABI: rf::Args must stay byte-identical to
+// rf_gpu_args in rf_gpu_codegen.h (every field is 8 bytes wide, so there is
+// no padding to disagree on). The code generator pastes this file first into
+// every program; it is also compiled as host C++ by the emulator, so it uses
+// only what rf_emu_prelude.cuh provides: no warp intrinsics.
+#ifndef RF_BASE_CUH
+#define RF_BASE_CUH
+
+namespace rf {
+
+typedef long long i64;
+typedef unsigned long long u64;
+typedef int i32;
+typedef unsigned int u32;
+typedef unsigned char u8;
+typedef signed char i8;
+typedef __int128 i128;
+
+#define RF_MAXC 64
+#define RF_NK 16
+#define RF_NT 16
+#define RF_EMPTY (~0ull)
+#define RF_I64_MAX 9223372036854775807LL
+#define RF_I64_MIN (-9223372036854775807LL - 1)
+#define RF_DEC_ONE 1000000LL
+
+// One argument block for every kernel, passed by value. Which fields a
+// kernel reads is documented at the kernel; unused fields are zero.
+struct Args {
+    i64 n, m;                 // items of this launch; a second size
+    i64 x[6];                 // small integer parameters
+    const void *c0[RF_MAXC];  // columns of the first input (or its key columns)
+    const void *c1[RF_MAXC];  // columns of the second input
+    void *o[RF_MAXC];         // output columns
+    const i64 *r0, *r1;       // row indices into c0 / c1, or NULL: row r itself
+    void *p[12];              // work arrays (flags, positions, tables, the error word)
+    u64 k[RF_NK];             // scalar parameters (string constant codes, table bases)
+    const void *t[RF_NT];     // lookup tables (per-string-code results)
+};
+
+__device__ __forceinline__ i64 tid() { return (i64)blockIdx.x * blockDim.x + threadIdx.x; }
+__device__ __forceinline__ i64 nthreads() { return (i64)blockDim.x * gridDim.x; }
+#define RF_FOR(i, n) for (rf::i64 i = rf::tid(); i < (rf::i64)(n); i += rf::nthreads())
+
+// The lowest failing item wins, as on the CPU (which reports the lowest row).
+__device__ __forceinline__ void fail(void *err, i64 row) { atomicMin((u64 *)err, (u64)row); }
+
+__device__ __forceinline__ u64 dbits(double x) { return (u64)__double_as_longlong(x); }
+__device__ __forceinline__ double bitsd(u64 b) { return __longlong_as_double((long long)b); }
+
+template <class T> __device__ __forceinline__ T ld(const void *c, i64 r) { return ((const T *)c)[r]; }
+template <class T> __device__ __forceinline__ void st(void *c, i64 r, T v) { ((T *)c)[r] = v; }
+
+// ---- normalized values: unsigned order is the value order, equal images are
+// equal values (floats: -0.0 == 0.0, every NaN one image above +inf), exactly
+// as skeletons/cpu's cpu_norm_*.
+__device__ __forceinline__ u64 norm(i64 x) { return (u64)x ^ (1ull << 63); }
+__device__ __forceinline__ u64 norm(i32 x) { return (u64)((u32)x ^ 0x80000000u); }
+__device__ __forceinline__ u64 norm(u32 x) { return (u64)x; }
+__device__ __forceinline__ u64 norm(u8 x) { return (u64)x; }
+__device__ __forceinline__ u64 norm(double x)
+{
+    if (x != x) return ~0ull;
+    if (x == 0) return 1ull << 63;
+    u64 b = dbits(x);
+    return (b >> 63) ? ~b : (b | (1ull << 63));
+}
+// Inverses (floats never need one: their aggregates run on the host).
+__device__ __forceinline__ i64 denorm_i64(u64 v) { return (i64)(v ^ (1ull << 63)); }
+__device__ __forceinline__ i32 denorm_i32(u64 v) { return (i32)((u32)v ^ 0x80000000u); }
+
+// ---- hashing: a multiply-xorshift mix per value and murmur's finalizer; the
+// result is never RF_EMPTY, which marks free slots of hash tables.
+__device__ __forceinline__ u64 hmix(u64 h, u64 v)
+{
+    h ^= v * 0x9e3779b97f4a7c15ull;
+    h = (h << 27) | (h >> 37);
+    return h * 0xbf58476d1ce4e5b9ull + 0x94d049bb133111ebull;
+}
+__device__ __forceinline__ u64 hfin(u64 h)
+{
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ull;
+    h ^= h >> 33;
+    return h == RF_EMPTY ? RF_EMPTY - 1 : h;
+}
+#define RF_HSEED 0x243f6a8885a308d3ull
+
+// ---- int arithmetic: false on overflow or division by zero ----------------
+__device__ __forceinline__ bool add_i(i64 a, i64 b, i64 *o)
+{
+    i64 s = (i64)((u64)a + (u64)b);
+    if (((a ^ s) & (b ^ s)) < 0) return false;
+    *o = s;
+    return true;
+}
+__device__ __forceinline__ bool sub_i(i64 a, i64 b, i64 *o)
+{
+    i64 s = (i64)((u64)a - (u64)b);
+    if (((a ^ b) & (a ^ s)) < 0) return false;
+    *o = s;
+    return true;
+}
+__device__ __forceinline__ bool mul_i(i64 a, i64 b, i64 *o)
+{
+    i128 p = (i128)a * (i128)b;
+    if (p > (i128)RF_I64_MAX || p < (i128)RF_I64_MIN) return false;
+    *o = (i64)p;
+    return true;
+}
+__device__ __forceinline__ bool div_i(i64 a, i64 b, i64 *o)
+{
+    if (b == 0 || (a == RF_I64_MIN && b == -1)) return false;
+    *o = a / b;
+    return true;
+}
+__device__ __forceinline__ bool neg_i(i64 a, i64 *o)
+{
+    if (a == RF_I64_MIN) return false;
+    *o = -a;
+    return true;
+}
+
+// ---- decimals: int64 scaled by 10^6, range [-INT64_MAX, INT64_MAX]; * and /
+// round half away from zero (rf_value.c's div_round, bit for bit).
+__device__ __forceinline__ bool dec_res(i128 v, i64 *o)
+{
+    if (v > (i128)RF_I64_MAX || v < -(i128)RF_I64_MAX) return false;
+    *o = (i64)v;
+    return true;
+}
+__device__ __forceinline__ i128 div_round(i128 n, i128 d)
+{
+    i128 q = n / d, r = n % d;
+    i128 ar = r < 0 ? -r : r, ad = d < 0 ? -d : d;
+    if (ar >= ad - ar) q += ((n < 0) != (d < 0)) ? -1 : 1;
+    return q;
+}
+__device__ __forceinline__ bool add_d(i64 a, i64 b, i64 *o) { return dec_res((i128)a + b, o); }
+__device__ __forceinline__ bool sub_d(i64 a, i64 b, i64 *o) { return dec_res((i128)a - b, o); }
+__device__ __forceinline__ bool mul_d(i64 a, i64 b, i64 *o)
+{
+    return dec_res(div_round((i128)a * (i128)b, (i128)RF_DEC_ONE), o);
+}
+__device__ __forceinline__ bool div_d(i64 a, i64 b, i64 *o)
+{
+    if (b == 0) return false;
+    return dec_res(div_round((i128)a * (i128)RF_DEC_ONE, (i128)b), o);
+}
+__device__ __forceinline__ bool neg_d(i64 a, i64 *o)
+{
+    if (a == RF_I64_MIN) return false; /* not a decimal; kept as the CPU does */
+    *o = -a;
+    return true;
+}
+
+// ---- conversions (rf_value.h's formulas) ----------------------------------
+__device__ __forceinline__ bool int_to_dec(i64 a, i64 *o) { return dec_res((i128)a * (i128)RF_DEC_ONE, o); }
+__device__ __forceinline__ double int_to_float(i64 a) { return (double)a; }
+__device__ __forceinline__ double dec_to_float(i64 a) { return (double)a / 1e6; }
+__device__ __forceinline__ bool float_to_dec(double x, i64 *o)
+{
+    double r = round(x * 1e6);
+    if (!(r > -9223372036854775808.0 && r < 9223372036854775808.0)) return false;
+    *o = (i64)r;
+    return true;
+}
+
+// ---- the float total order: -0 == 0, NaNs equal and above everything ------
+__device__ __forceinline__ int fcmp(double a, double b)
+{
+    if (a < b) return -1;
+    if (a > b) return 1;
+    if (a == b) return 0;
+    return (a != a) - (b != b);
+}
+template <class T> __device__ __forceinline__ int icmp(T a, T b) { return (a > b) - (a < b); }
+
+// ---- dates: days since 1970-01-01, years 1..9999 (Hinnant's algorithms) -----
+#define RF_DATE_MIN (-719162)
+#define RF_DATE_MAX 2932896
+__device__ __forceinline__ void civil(i32 days, i32 *y, i32 *m, i32 *d)
+{
+    i64 z = (i64)days + 719468;
+    i64 era = (z >= 0 ? z : z - 146096) / 146097;
+    i64 doe = z - era * 146097;
+    i64 yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    i64 doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    i64 mp = (5 * doy + 2) / 153;
+    i64 dd = doy - (153 * mp + 2) / 5 + 1;
+    i64 mm = mp < 10 ? mp + 3 : mp - 9;
+    *y = (i32)(yoe + era * 400 + (mm <= 2));
+    *m = (i32)mm;
+    *d = (i32)dd;
+}
+__device__ __forceinline__ i32 days_from_civil(i32 y32, i32 m, i32 d)
+{
+    i64 y = (i64)y32 - (m <= 2);
+    i64 era = (y >= 0 ? y : y - 399) / 400;
+    i64 yoe = y - era * 400;
+    i64 doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    i64 doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return (i32)(era * 146097 + doe - 719468);
+}
+__device__ __forceinline__ int days_in_month(i32 y, i32 m)
+{
+    const int dm[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    if (m < 1 || m > 12) return 0;
+    bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    return m == 2 && leap ? 29 : dm[m - 1];
+}
+__device__ __forceinline__ i64 date_part(i32 days, int which)
+{
+    i32 y, m, d;
+    civil(days, &y, &m, &d);
+    return which == 0 ? y : which == 1 ? m : d;
+}
+__device__ __forceinline__ bool add_days(i32 d, i64 n, i32 *o)
+{
+    i64 r;
+    if (!add_i((i64)d, n, &r) || r < RF_DATE_MIN || r > RF_DATE_MAX) return false;
+    *o = (i32)r;
+    return true;
+}
+__device__ __forceinline__ bool add_months(i32 days, i64 n, i32 *o)
+{
+    if (n > 200000 || n < -200000) return false;
+    i32 y, m, d;
+    civil(days, &y, &m, &d);
+    i64 t = (i64)y * 12 + (m - 1) + n;
+    i64 ny = t >= 0 ? t / 12 : -((-t + 11) / 12);
+    i32 nm = (i32)(t - ny * 12) + 1;
+    if (ny < 1 || ny > 9999) return false;
+    int dim = days_in_month((i32)ny, nm);
+    *o = days_from_civil((i32)ny, nm, d > dim ? dim : d);
+    return true;
+}
+__device__ __forceinline__ bool add_years(i32 d, i64 n, i32 *o)
+{
+    if (n > 20000 || n < -20000) return false;
+    return add_months(d, n * 12, o);
+}
+
+} // namespace rf
+
+#endif

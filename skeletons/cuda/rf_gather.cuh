@@ -1,0 +1,101 @@
+// skeletons/cuda/rf_gather.cuh: the data-movement skeletons of GATHER,
+// GATHER_MAP's index work, CONCAT and the helpers the other kernels need
+// (index vectors, cross products, the code range and code set of a string
+// column, whose per-code results the host computes once per dictionary entry).
+//
+// Owns nothing but the loops; every kernel is type-agnostic (byte widths in
+// k[]), so one instantiation serves every program.
+//   gather      n rows out; x[0] ncols; k[c] width; c0[c] source; o[c]
+//               destination; r0 rows to take
+//   iota        n; p[0] i64 out: x[0] + i
+//   cross       n = left * right pairs; x[0] right rows; p[0], p[1] i64 out
+//   code_range  n; c0[0] u32 codes; r0 rows (NULL: all); p[0] u64[2]: min, max
+//               (the host sets them to RF_EMPTY and 0 first)
+//   code_mark   n; c0[0] codes; r0; p[0] u8 bitmap over codes x[0]..: set 1
+//   sort_key    n; c0[0] column; r0 the current permutation; x[0] storage kind
+//               (0 i64, 1 f64, 2 i32, 3 u32 rank, 4 u8); x[1] descending;
+//               t[0] u32 ranks of string codes from x[2]; p[0] u64 keys out
+#ifndef RF_GATHER_CUH
+#define RF_GATHER_CUH
+
+namespace rf {
+
+template <int TILE> __device__ __forceinline__ void gather(const Args &a)
+{
+    int nc = (int)a.x[0];
+    RF_FOR(i, a.n)
+    {
+        i64 r = a.r0[i];
+        for (int c = 0; c < nc; c++) {
+            switch (a.k[c]) {
+            case 8: ((u64 *)a.o[c])[i] = ((const u64 *)a.c0[c])[r]; break;
+            case 4: ((u32 *)a.o[c])[i] = ((const u32 *)a.c0[c])[r]; break;
+            default: ((u8 *)a.o[c])[i] = ((const u8 *)a.c0[c])[r]; break;
+            }
+        }
+    }
+}
+
+template <int TILE> __device__ __forceinline__ void iota(const Args &a)
+{
+    i64 *o = (i64 *)a.p[0];
+    RF_FOR(i, a.n) o[i] = a.x[0] + i;
+}
+
+template <int TILE> __device__ __forceinline__ void cross(const Args &a)
+{
+    i64 *l = (i64 *)a.p[0], *r = (i64 *)a.p[1];
+    i64 nr = a.x[0];
+    RF_FOR(i, a.n)
+    {
+        l[i] = i / nr;
+        r[i] = i % nr;
+    }
+}
+
+template <int TILE> __device__ __forceinline__ void code_range(const Args &a)
+{
+    const u32 *c = (const u32 *)a.c0[0];
+    u64 *mm = (u64 *)a.p[0];
+    u64 lo = RF_EMPTY, hi = 0;
+    RF_FOR(i, a.n)
+    {
+        u64 v = c[a.r0 ? a.r0[i] : i];
+        lo = v < lo ? v : lo;
+        hi = v > hi ? v : hi;
+    }
+    if (lo != RF_EMPTY) {
+        atomicMin(&mm[0], lo);
+        atomicMax(&mm[1], hi);
+    }
+}
+
+template <int TILE> __device__ __forceinline__ void code_mark(const Args &a)
+{
+    const u32 *c = (const u32 *)a.c0[0];
+    u8 *bits = (u8 *)a.p[0];
+    RF_FOR(i, a.n) bits[(i64)c[a.r0 ? a.r0[i] : i] - a.x[0]] = 1;
+}
+
+template <int TILE> __device__ __forceinline__ void sort_key(const Args &a)
+{
+    u64 *out = (u64 *)a.p[0];
+    u64 flip = a.x[1] ? ~0ull : 0ull;
+    RF_FOR(i, a.n)
+    {
+        i64 r = a.r0 ? a.r0[i] : i;
+        u64 v;
+        switch (a.x[0]) {
+        case 0: v = norm(ld<i64>(a.c0[0], r)); break;
+        case 1: v = norm(ld<double>(a.c0[0], r)); break;
+        case 2: v = norm(ld<i32>(a.c0[0], r)); break;
+        case 3: v = ((const u32 *)a.t[0])[(i64)ld<u32>(a.c0[0], r) - a.x[2]]; break;
+        default: v = ld<u8>(a.c0[0], r); break;
+        }
+        out[i] = v ^ flip;
+    }
+}
+
+} // namespace rf
+
+#endif

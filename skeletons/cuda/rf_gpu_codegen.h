@@ -1,0 +1,152 @@
+/*
+** skeletons/cuda/rf_gpu_codegen.h: the GPU code generator: a Harmony program
+** becomes one CUDA C++ source (the skeleton templates, skeletons/cuda/rf_*.cuh,
+** embedded at build time, instantiated once per kernel with its expressions
+** compiled to device functions), which NVRTC compiles to PTX.
+**
+** Owns: the kernel argument block shared by host and device (rf_gpu_args,
+** the twin of rf::Args in rf_base.cuh), the per-kernel plan that the code
+** generator and the GPU runtime both follow (which string subexpressions the
+** host computes once per dictionary code, which string constants a kernel
+** needs, whether a kernel can run on the GPU at all), the kernel naming
+** scheme, NVRTC (loaded with dlopen, so redfox runs where it is absent) with
+** its on-disk cache of PTX keyed by a hash of the source, and the encoding of
+** the PTX0 section of .rfx files. Nothing here prints; diagnostics go to
+** rf_diags.
+**
+** Kernel names (extern "C", so PTX keeps them):
+**   rf_<name>               type-agnostic helpers (rf_gather, rf_red_sum, ...)
+**   rfh_<sig>_<op>          hash-table kernels for one tuple of key types;
+**                           <sig> has one letter per key column (rf_gpu_sig)
+**   rfk<id>_flags, _write   the filter and output passes of map kernel <id>
+** Kernels whose name ends in "_smem" synchronize threads of a block.
+*/
+#ifndef RF_GPU_CODEGEN_H
+#define RF_GPU_CODEGEN_H
+
+#include "rf_common.h"
+#include "rf_harmony.h"
+
+/* ---- the argument block (every field 8 bytes: no padding) -------------- */
+
+#define RF_GPU_MAXC 64 /* columns per side of a kernel (wider relations stay on the host) */
+#define RF_GPU_NK 16
+#define RF_GPU_NT 16
+#define RF_GPU_TILE 256 /* threads per block of every kernel */
+#define RF_GPU_SMALLG 1024 /* groups up to which reductions pre-aggregate in shared memory */
+
+typedef struct rf_gpu_args {
+    int64_t n, m;
+    int64_t x[6];
+    uint64_t c0[RF_GPU_MAXC], c1[RF_GPU_MAXC], o[RF_GPU_MAXC];
+    uint64_t r0, r1;
+    uint64_t p[12];
+    uint64_t k[RF_GPU_NK]; /* k[0..8): string constant codes; k[8..16): island base codes */
+    uint64_t t[RF_GPU_NT]; /* t[0..8): island tables */
+} rf_gpu_args;
+
+/* ---- the per-kernel plan ------------------------------------------------ */
+
+#define RF_GPU_MAX_CONSTS 8
+#define RF_GPU_MAX_ISLANDS 8
+
+/* A string subexpression that the host evaluates once per dictionary code of
+** its one column (side, col), or once when it has no column (side -1); the
+** GPU reads the result from a table indexed by code - base:
+**   boolean -> u8, int -> i64, string -> u32 code,
+**   date -> i64 (INT64_MIN: the string is no valid date, a run-time error). */
+typedef struct rf_gpu_island {
+    const rf_qp_expr *e;
+    int32_t side, col;
+} rf_gpu_island;
+
+typedef struct rf_gpu_kplan {
+    int gpu;          /* 1: the kernel runs on the GPU; 0: on the host (why) */
+    const char *why;
+    int32_t nconst;   /* string constants read by GPU code, codes in k[i] */
+    const rf_qp_expr *consts[RF_GPU_MAX_CONSTS];
+    int32_t nisland;  /* tables t[i], base code k[8 + i] */
+    rf_gpu_island islands[RF_GPU_MAX_ISLANDS];
+} rf_gpu_kplan;
+
+/* Plans a MAP, JOIN_MAP or GATHER_MAP kernel (filter first, then the outputs,
+** in a fixed walk, so the generator and the runtime agree on slots). Other
+** kinds get gpu = 1 and nothing else. */
+void rf_gpu_kplan_build(const rf_hir_program *p, const rf_hir_kernel *k, rf_gpu_kplan *out);
+
+/* The storage letter of a type: L int64 (int, decimal), D double, I int32
+** (date), U uint32 (string code), B byte (boolean). */
+char rf_gpu_type_letter(rf_type t);
+/* The signature of columns cols[0..n) of types (all columns if cols is NULL)
+** into buf (n + 1 bytes). */
+void rf_gpu_sig(const rf_type *types, const int32_t *cols, int32_t n, char *buf);
+
+/* ---- source and PTX ----------------------------------------------------- */
+
+/* A version of the kernel ABI and the skeletons: PTX made by another
+** version is not used (the runtime regenerates it). */
+const char *rf_gpu_abi_tag(void);
+
+/* The CUDA C++ source of the whole program (appended to src). RF_EUSER with a
+** diagnostic for what the GPU backend cannot take (a relation wider than
+** RF_GPU_MAXC columns). */
+rf_status rf_gpu_codegen(const rf_hir_program *p, rf_buf *src, rf_diags *d);
+
+/* The skeleton prelude for compiling a generated source as host C++ (the
+** emulator): prepend it. */
+const char *rf_gpu_emu_prelude(void);
+
+typedef struct rf_gpu_nvrtc_opts {
+    const char *arch;      /* "compute_80" (default, NULL), "compute_90", "sm_90", ... */
+    const char *cache_dir; /* NULL: $RF_GPU_CACHE_DIR, $XDG_CACHE_HOME/redfox or
+                              ~/.cache/redfox; "": no cache */
+} rf_gpu_nvrtc_opts;
+
+typedef struct rf_gpu_ptx {
+    char *ptx;            /* NUL-terminated PTX text (owned) */
+    uint64_t len;         /* bytes, without the NUL */
+    char *arch;           /* the architecture it targets (owned) */
+    char *abi;            /* rf_gpu_abi_tag() of the generator (owned) */
+    uint64_t src_hash[2]; /* the hash of the source it was compiled from */
+    int from_cache;       /* NVRTC's output came from the disk cache */
+    double seconds;       /* time spent in NVRTC (0 from the cache) */
+} rf_gpu_ptx;
+
+void rf_gpu_ptx_free(rf_gpu_ptx *x);
+
+/* 1 when NVRTC can be loaded; else 0 and why. */
+int rf_gpu_nvrtc_available(char *why, size_t n);
+
+/* The cache folder <root>/<sub> (root: $RF_GPU_CACHE_DIR, $XDG_CACHE_HOME/redfox
+** or ~/.cache/redfox; none when RF_NO_GPU_CACHE is set): owned, NULL if none. */
+char *rf_gpu_cache_dir(const char *sub);
+/* Writes a cache file through a temporary file and a rename (creating dir);
+** failures leave no file and are not errors (a cache is optional). */
+void rf_gpu_cache_write(const char *dir, const char *path, const void *data, uint64_t len);
+
+/* 128-bit hash of bytes (two 64-bit lanes), for cache keys. */
+void rf_gpu_hash128(const void *data, uint64_t n, uint64_t out[2]);
+
+/* Compiles a source to PTX, through the cache. RF_EUSER with a warning-free
+** error when NVRTC cannot be loaded; RF_EINTERNAL with NVRTC's log when the
+** source does not compile (a bug of the generator). */
+rf_status rf_gpu_nvrtc_compile(const char *src, uint64_t len, const rf_gpu_nvrtc_opts *o, rf_gpu_ptx *out,
+                               rf_diags *d);
+
+/* Code generation and NVRTC in one call, for `redfox compile` and the runtime. */
+rf_status rf_gpu_compile_program(const rf_hir_program *p, const rf_gpu_nvrtc_opts *o, rf_gpu_ptx *out,
+                                 rf_diags *d);
+
+/* For `redfox compile`: compiles p and, where that works, appends the PTX0
+** section content to sec (sec->len stays 0 otherwise). When NVRTC cannot be
+** loaded, compiling still succeeds: a warning goes to d and no section is
+** made. Other failures are errors. */
+rf_status rf_gpu_make_ptx0(const rf_hir_program *p, const rf_gpu_nvrtc_opts *o, rf_buf *sec, rf_diags *d);
+
+/* The PTX0 section: u32 version 1, str abi, str arch, u64 src_hash[2],
+** u64 PTX length, str the PTX compressed with zlib. */
+rf_status rf_gpu_ptx0_encode(const rf_gpu_ptx *x, rf_buf *out);
+/* RF_EUSER with an error naming file for a malformed section. */
+rf_status rf_gpu_ptx0_decode(const char *file, const void *data, uint64_t size, rf_gpu_ptx *out, rf_diags *d);
+
+#endif

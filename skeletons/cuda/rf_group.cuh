@@ -1,0 +1,184 @@
+// skeletons/cuda/rf_group.cuh: the skeletons of GROUP, UNIQUE, DIFFERENCE and
+// INSERT: open-addressing hash tables whose slots hold row numbers.
+//
+// Owns the table protocols. A slot is RF_EMPTY or the number of a row that
+// represents every equal row; for a table over one input, atomicMin keeps
+// the lowest equal row there, so "row i is the first of its kind" is
+// "table[slot of i] == i" whatever the thread schedule: groups are numbered
+// by first occurrence and distinct rows keep their first occurrence, in row
+// order, exactly as the CPU backend does. KS is a key class (rf_join.cuh).
+//   grp_insert  n rows; c0 keys; p[0] u64 table; x[0] mask; p[1] i64 slot of
+//               each row out (-1: skipped); p[2] u8 rows to take (NULL: all)
+//   grp_flag    n rows; p[0] table; p[1] slots; p[2] u8 out: 1 where row i is the
+//               first of its kind; x[1] id offset (row i is id x[1] + i)
+//   grp_finish  n rows; p[0] table; p[1] slots; p[2] flags; p[3] i64 scan of
+//               the flags; p[4] i64 group of each row out; p[5] i64 first
+//               row of each group out
+// A set (the growing relation of INSERT, the right side of DIFFERENCE) is a
+// table over its own distinct rows 0..N-1, whose columns are c0:
+//   set_build   n distinct rows; c0; p[0] table; x[0] mask (no comparisons)
+//   set_insert  n candidate rows c1; m = N set rows c0; p[0] table; x[0] mask;
+//               p[1] i64 slot out (-1: already in the set). A candidate
+//               enters as id N + i, and atomicMin keeps the first of equal
+//               candidates; grp_flag with x[1] = N then finds the new rows.
+//   set_append  n candidates; c1 their columns; o set columns; x[0] ncols;
+//               x[1] N; k[c] byte width of column c; p[0] table; p[1] slots;
+//               p[2] flags; p[3] scan of the flags: appends the new rows and
+//               points their slots at their final row numbers
+//   set_probe   n rows c1; m = N set rows c0; p[0] table; x[0] mask; p[2] u8
+//               out: 1 where the row is NOT in the set
+#ifndef RF_GROUP_CUH
+#define RF_GROUP_CUH
+
+namespace rf {
+
+__device__ __forceinline__ u64 vload(const u64 *p) { return *(const volatile u64 *)p; }
+
+template <class KS, int TILE> __device__ __forceinline__ void grp_insert(const Args &a)
+{
+    u64 *tab = (u64 *)a.p[0];
+    i64 *slot = (i64 *)a.p[1];
+    const u8 *want = (const u8 *)a.p[2];
+    u64 mask = (u64)a.x[0];
+    RF_FOR(i, a.n)
+    {
+        if (want && !want[i]) {
+            slot[i] = -1;
+            continue;
+        }
+        for (u64 s = KS::hash(a.c0, i) & mask;; s = (s + 1) & mask) {
+            u64 cur = vload(&tab[s]);
+            if (cur == RF_EMPTY) {
+                cur = atomicCAS(&tab[s], RF_EMPTY, (u64)i);
+                if (cur == RF_EMPTY) {
+                    slot[i] = (i64)s;
+                    break;
+                }
+            }
+            if (KS::eq(a.c0, (i64)cur, a.c0, i)) {
+                atomicMin(&tab[s], (u64)i);
+                slot[i] = (i64)s;
+                break;
+            }
+        }
+    }
+}
+
+template <int TILE> __device__ __forceinline__ void grp_flag(const Args &a)
+{
+    const u64 *tab = (const u64 *)a.p[0];
+    const i64 *slot = (const i64 *)a.p[1];
+    u8 *flags = (u8 *)a.p[2];
+    RF_FOR(i, a.n)
+    {
+        i64 s = slot[i];
+        flags[i] = s >= 0 && tab[s] == (u64)(a.x[1] + i) ? 1 : 0;
+    }
+}
+
+template <int TILE> __device__ __forceinline__ void grp_finish(const Args &a)
+{
+    const u64 *tab = (const u64 *)a.p[0];
+    const i64 *slot = (const i64 *)a.p[1];
+    const u8 *flags = (const u8 *)a.p[2];
+    const i64 *pos = (const i64 *)a.p[3];
+    i64 *gid = (i64 *)a.p[4];
+    i64 *first = (i64 *)a.p[5];
+    RF_FOR(i, a.n)
+    {
+        i64 s = slot[i];
+        if (s < 0) continue;
+        gid[i] = pos[tab[s]];
+        if (flags[i]) first[pos[i]] = i;
+    }
+}
+
+template <class KS, int TILE> __device__ __forceinline__ void set_build(const Args &a)
+{
+    u64 *tab = (u64 *)a.p[0];
+    u64 mask = (u64)a.x[0];
+    RF_FOR(i, a.n)
+    {
+        for (u64 s = KS::hash(a.c0, i) & mask;; s = (s + 1) & mask)
+            if (atomicCAS(&tab[s], RF_EMPTY, (u64)i) == RF_EMPTY) break;
+    }
+}
+
+template <class KS, int TILE> __device__ __forceinline__ void set_insert(const Args &a)
+{
+    u64 *tab = (u64 *)a.p[0];
+    i64 *slot = (i64 *)a.p[1];
+    u64 mask = (u64)a.x[0];
+    u64 N = (u64)a.m;
+    RF_FOR(i, a.n)
+    {
+        u64 me = N + (u64)i;
+        for (u64 s = KS::hash(a.c1, i) & mask;; s = (s + 1) & mask) {
+            u64 cur = vload(&tab[s]);
+            if (cur == RF_EMPTY) {
+                cur = atomicCAS(&tab[s], RF_EMPTY, me);
+                if (cur == RF_EMPTY) {
+                    slot[i] = (i64)s;
+                    break;
+                }
+            }
+            bool eq = cur < N ? KS::eq(a.c0, (i64)cur, a.c1, i) : KS::eq(a.c1, (i64)(cur - N), a.c1, i);
+            if (eq) {
+                if (cur < N) {
+                    slot[i] = -1;
+                } else {
+                    atomicMin(&tab[s], me);
+                    slot[i] = (i64)s;
+                }
+                break;
+            }
+        }
+    }
+}
+
+template <int TILE> __device__ __forceinline__ void set_append(const Args &a)
+{
+    u64 *tab = (u64 *)a.p[0];
+    const i64 *slot = (const i64 *)a.p[1];
+    const u8 *flags = (const u8 *)a.p[2];
+    const i64 *pos = (const i64 *)a.p[3];
+    int nc = (int)a.x[0];
+    i64 N = a.x[1];
+    RF_FOR(i, a.n)
+    {
+        if (!flags[i]) continue;
+        i64 w = N + pos[i];
+        for (int c = 0; c < nc; c++) {
+            switch (a.k[c]) {
+            case 8: ((u64 *)a.o[c])[w] = ((const u64 *)a.c1[c])[i]; break;
+            case 4: ((u32 *)a.o[c])[w] = ((const u32 *)a.c1[c])[i]; break;
+            default: ((u8 *)a.o[c])[w] = ((const u8 *)a.c1[c])[i]; break;
+            }
+        }
+        tab[slot[i]] = (u64)w;
+    }
+}
+
+template <class KS, int TILE> __device__ __forceinline__ void set_probe(const Args &a)
+{
+    const u64 *tab = (const u64 *)a.p[0];
+    u8 *flags = (u8 *)a.p[2];
+    u64 mask = (u64)a.x[0];
+    RF_FOR(i, a.n)
+    {
+        u8 absent = 1;
+        for (u64 s = KS::hash(a.c1, i) & mask;; s = (s + 1) & mask) {
+            u64 cur = tab[s];
+            if (cur == RF_EMPTY) break;
+            if (KS::eq(a.c0, (i64)cur, a.c1, i)) {
+                absent = 0;
+                break;
+            }
+        }
+        flags[i] = absent;
+    }
+}
+
+} // namespace rf
+
+#endif

@@ -1,0 +1,133 @@
+// skeletons/cuda/rf_join.cuh: the skeletons of JOIN_INDEX and ANTI_INDEX:
+// a hash join that builds on the right input and probes with the left one.
+//
+// Owns the build and probe passes. KS is a key class made by the code
+// generator for one tuple of key types, with
+//   static u64 hash(const void *const *cols, i64 r);
+//   static bool eq(const void *const *a, i64 i, const void *const *b, i64 j);
+// Build: join_hash gives each right row its hash; the host radix-sorts the
+// (hash, row) pairs, which keeps the rows of one hash in ascending order;
+// join_runs enters the start of every run of equal hashes into an
+// open-addressing table (key: the hash). Probe: join_count counts each left
+// row's matches, the host scans the counts into write positions, join_write
+// writes the pairs. So the pairs come out ordered by left row, then right
+// row, exactly as on the CPU, whatever the thread schedule.
+//   join_hash   n right rows; c1 right keys; p[0] u64 hashes out; p[1] i64 rows out
+//   join_runs   n right rows; p[0] sorted hashes; p[1] u64 table keys; p[2] i64
+//               table values (run starts); x[0] table mask
+//   join_count  n left rows; m right rows; c0/c1 keys; p[0] sorted hashes;
+//               p[1] sorted rows; p[2], p[3] table; x[0] mask; p[4] i64 counts out
+//   join_write  as join_count, plus p[5] i64 positions; p[6], p[7] i64 pairs out
+//   anti_flags  as join_count, but p[4] u8 out: 1 where the left row has no match
+#ifndef RF_JOIN_CUH
+#define RF_JOIN_CUH
+
+namespace rf {
+
+__device__ __forceinline__ i64 find_run(const u64 *tk, const i64 *tv, u64 mask, u64 h)
+{
+    for (u64 s = h & mask;; s = (s + 1) & mask) {
+        u64 k = tk[s];
+        if (k == h) return tv[s];
+        if (k == RF_EMPTY) return -1;
+    }
+}
+
+template <class KS, int TILE> __device__ __forceinline__ void join_hash(const Args &a)
+{
+    u64 *h = (u64 *)a.p[0];
+    i64 *rows = (i64 *)a.p[1];
+    RF_FOR(r, a.n)
+    {
+        h[r] = KS::hash(a.c1, r);
+        rows[r] = r;
+    }
+}
+
+template <int TILE> __device__ __forceinline__ void join_runs(const Args &a)
+{
+    const u64 *hs = (const u64 *)a.p[0];
+    u64 *tk = (u64 *)a.p[1];
+    i64 *tv = (i64 *)a.p[2];
+    u64 mask = (u64)a.x[0];
+    RF_FOR(i, a.n)
+    {
+        u64 h = hs[i];
+        if (i > 0 && hs[i - 1] == h) continue;
+        for (u64 s = h & mask;; s = (s + 1) & mask) {
+            if (atomicCAS(&tk[s], RF_EMPTY, h) == RF_EMPTY) {
+                tv[s] = i;
+                break;
+            }
+        }
+    }
+}
+
+// Calls f(j) for every right row j matching left row i, in ascending j.
+template <class KS, class F> __device__ __forceinline__ void join_matches(const Args &a, i64 i, F &f)
+{
+    const u64 *hs = (const u64 *)a.p[0];
+    const i64 *js = (const i64 *)a.p[1];
+    u64 h = KS::hash(a.c0, i);
+    i64 k = find_run((const u64 *)a.p[2], (const i64 *)a.p[3], (u64)a.x[0], h);
+    if (k < 0) return;
+    for (; k < a.m && hs[k] == h; k++) {
+        i64 j = js[k];
+        if (KS::eq(a.c0, i, a.c1, j) && !f(j)) return;
+    }
+}
+
+struct count_f {
+    i64 n;
+    __device__ __forceinline__ bool operator()(i64) { n++; return true; }
+};
+struct any_f {
+    bool any;
+    __device__ __forceinline__ bool operator()(i64) { any = true; return false; }
+};
+struct write_f {
+    i64 *a, *b, w, i;
+    __device__ __forceinline__ bool operator()(i64 j)
+    {
+        a[w] = i;
+        b[w] = j;
+        w++;
+        return true;
+    }
+};
+
+template <class KS, int TILE> __device__ __forceinline__ void join_count(const Args &a)
+{
+    i64 *cnt = (i64 *)a.p[4];
+    RF_FOR(i, a.n)
+    {
+        count_f f = {0};
+        join_matches<KS>(a, i, f);
+        cnt[i] = f.n;
+    }
+}
+
+template <class KS, int TILE> __device__ __forceinline__ void join_write(const Args &a)
+{
+    const i64 *pos = (const i64 *)a.p[5];
+    RF_FOR(i, a.n)
+    {
+        write_f f = {(i64 *)a.p[6], (i64 *)a.p[7], pos[i], i};
+        join_matches<KS>(a, i, f);
+    }
+}
+
+template <class KS, int TILE> __device__ __forceinline__ void anti_flags(const Args &a)
+{
+    u8 *flags = (u8 *)a.p[4];
+    RF_FOR(i, a.n)
+    {
+        any_f f = {false};
+        join_matches<KS>(a, i, f);
+        flags[i] = f.any ? 0 : 1;
+    }
+}
+
+} // namespace rf
+
+#endif
