@@ -2,6 +2,7 @@
 ** tools/cmd_dump.c: `redfox dump`: print any intermediate form of a program.
 */
 #include "pipeline.h"
+#include "rf_gpu_codegen.h"
 #include "rf_weaver.h"
 #include "tools.h"
 
@@ -19,6 +20,9 @@ static const char *usage =
     "            (of a .logic file, or of a compiled .rfx file)\n"
     "  --fused   Kernel Weaver's fusion groups, and why each boundary between\n"
     "            kernels is left unfused\n"
+    "  --cuda    the CUDA C++ source generated for the GPU kernels\n"
+    "  --ptx     the PTX of the GPU kernels: the PTX0 section of a .rfx file,\n"
+    "            or compiled by NVRTC from a .logic file\n"
     "\n"
     "options:\n"
     "  --format F  text (default), yaml (--ast, --plan) or dot (--plan)\n"
@@ -39,8 +43,9 @@ int rf_tool_dump(int argc, char **argv)
             return RF_EXIT_OK;
         }
         if (!strcmp(a, "--ast") || !strcmp(a, "--rules") || !strcmp(a, "--plan") || !strcmp(a, "--harmony") ||
-            !strcmp(a, "--fused")) {
-            if (what) return rf_tool_usage_error("dump", "give one of --ast, --rules, --plan, --harmony, --fused");
+            !strcmp(a, "--fused") || !strcmp(a, "--cuda") || !strcmp(a, "--ptx")) {
+            if (what)
+                return rf_tool_usage_error("dump", "give one of --ast, --rules, --plan, --harmony, --fused, --cuda, --ptx");
             what = a + 2;
         } else if (!strcmp(a, "--no-opt")) {
             opt = 0;
@@ -54,15 +59,16 @@ int rf_tool_dump(int argc, char **argv)
             progs[nprogs++] = prog = a;
         }
     }
-    if (!what) return rf_tool_usage_error("dump", "say what to dump: --ast, --rules, --plan, --harmony or --fused");
+    if (!what) return rf_tool_usage_error("dump", "say what to dump: --ast, --rules, --plan, --harmony, --fused, --cuda or --ptx");
     if (!prog) return rf_tool_usage_error("dump", "no program given");
     int fmt_text = !strcmp(format, "text"), fmt_yaml = !strcmp(format, "yaml"), fmt_dot = !strcmp(format, "dot");
     if (!fmt_text && !fmt_yaml && !fmt_dot)
         return rf_tool_usage_error("dump", "unknown format '%s' (text, yaml or dot)", format);
-    if ((!strcmp(what, "rules") || !strcmp(what, "harmony") || !strcmp(what, "fused")) && !fmt_text)
+    int hir_based = !strcmp(what, "harmony") || !strcmp(what, "fused") || !strcmp(what, "cuda") || !strcmp(what, "ptx");
+    if ((!strcmp(what, "rules") || hir_based) && !fmt_text)
         return rf_tool_usage_error("dump", "--%s is printed as text only", what);
-    if (strcmp(what, "harmony") && strcmp(what, "fused") && rf_tool_is_rfx(prog))
-        return rf_tool_usage_error("dump", "a .rfx file holds Harmony only: use --harmony");
+    if (!hir_based && rf_tool_is_rfx(prog))
+        return rf_tool_usage_error("dump", "a .rfx file holds Harmony and PTX only: use --harmony, --fused, --cuda or --ptx");
     if (!strcmp(what, "ast") && fmt_dot) return rf_tool_usage_error("dump", "--ast is printed as text or yaml");
 
     rf_arena arena;
@@ -74,10 +80,14 @@ int rf_tool_dump(int argc, char **argv)
     rf_ast_program *ast = NULL;
     rf_fe_program *fe = NULL;
     rf_status st;
-    if (!strcmp(what, "harmony") || !strcmp(what, "fused")) {
-        rf_tool_opts o = {!opt, NULL};
+    if (hir_based) {
+        rf_tool_opts o;
+        memset(&o, 0, sizeof o);
+        o.no_opt = !opt;
         rf_hir_program *hir = NULL;
-        st = rf_tool_load_program(progs, nprogs, &o, &arena, &hir, NULL, &d);
+        rf_buf ptx0;
+        rf_buf_init(&ptx0);
+        st = rf_tool_load_program(progs, nprogs, &o, &arena, &hir, &ptx0, &d);
         if (!st && !strcmp(what, "harmony")) rf_hir_print_text(hir, &out);
         if (!st && !strcmp(what, "fused")) {
             rf_wv_plan *w = NULL;
@@ -85,6 +95,22 @@ int rf_tool_dump(int argc, char **argv)
             if (!st) rf_wv_print(hir, w, &out);
             rf_wv_plan_free(w);
         }
+        if (!st && !strcmp(what, "cuda")) st = rf_gpu_codegen(hir, &out, &d);
+        if (!st && !strcmp(what, "ptx")) {
+            rf_gpu_ptx x;
+            memset(&x, 0, sizeof x);
+            if (ptx0.len) st = rf_gpu_ptx0_decode(prog, ptx0.data, (uint64_t)ptx0.len, &x, &d);
+            else if (rf_tool_is_rfx(prog)) {
+                rf_error(&d, rf_mkloc(prog, 0, 0), "this .rfx file has no PTX (it was compiled where NVRTC was missing)");
+                st = RF_EUSER;
+            } else {
+                rf_gpu_nvrtc_opts no = {NULL, NULL};
+                st = rf_gpu_compile_program(hir, &no, &x, &d);
+            }
+            if (!st) rf_buf_append(&out, x.ptx, (int64_t)x.len);
+            rf_gpu_ptx_free(&x);
+        }
+        rf_buf_free(&ptx0);
         rf_hir_free(hir);
     } else if (!strcmp(what, "ast")) {
         st = rf_fe_load_files(progs, nprogs, &arena, &ast, NULL, &d);
