@@ -158,6 +158,38 @@ if has sanitizer; then
     else
         note "memcheck 22 queries SF 0.1" FAIL 0 "no compute-sanitizer or no data"
     fi
+    # racecheck (shared-memory hazards) over the 22 queries at SF 0.01 and
+    # memcheck + racecheck over the end-to-end programs
+    d1="$work/sf0.01"
+    [ -f "$d1/.done" ] || gen 0.01
+    if [ -x "$cs" ] && [ -f "$d1/.done" ]; then
+        echo "== compute-sanitizer racecheck, SF 0.01"
+        t0=$(now)
+        mkdir -p "$work/out-race"
+        RF_GPU_POOL_EXACT=1 "$cs" --tool racecheck --error-exitcode 99 --print-limit 20 \
+            "$redfox" tpch run --data "$d1" --device gpu --out "$work/out-race" >"$work/racecheck.log" 2>&1
+        rc=$?
+        tail -n 5 "$work/racecheck.log"
+        st=ok
+        [ $rc -ne 0 ] && st=FAIL
+        note "racecheck 22 queries SF 0.01" "$st" "$(( $(now) - t0 ))" "exit $rc"
+        echo "== compute-sanitizer memcheck and racecheck, end-to-end programs"
+        t0=$(now)
+        bad=0
+        n=0
+        for prog in "$root"/tests/e2e/*.logic "$root"/tests/logiql/*.logic; do
+            grep -q '^// expect-error' "$prog" && continue
+            for tool in memcheck racecheck; do
+                n=$((n + 1))
+                RF_GPU_POOL_EXACT=1 "$cs" --tool $tool --error-exitcode 99 \
+                    "$redfox" run "$prog" --device gpu --data "$(dirname "$prog")/data" >"$work/san-e2e.log" 2>&1 ||
+                    { bad=$((bad + 1)); echo "  $tool FAILED on $prog"; tail -n 5 "$work/san-e2e.log"; }
+            done
+        done
+        st=ok
+        [ $bad -ne 0 ] && st=FAIL
+        note "sanitizers on e2e programs" "$st" "$(( $(now) - t0 ))" "$((n - bad))/$n clean"
+    fi
 fi
 
 # ---- 5. the table ---------------------------------------------------------------------
