@@ -23,7 +23,8 @@ typedef enum rf_status {
     RF_EUSAGE = 2,    /* bad command-line usage */
     RF_EINTERNAL = 3, /* a bug or an unexpected system failure */
     RF_ENOMEM = 4,    /* out of host memory (reported as exit 1 with a message) */
-    RF_EIO = 5        /* a file could not be read or written */
+    RF_EIO = 5,       /* a file could not be read or written */
+    RF_EDEVMEM = 6    /* the GPU's memory is exhausted (the runtime then uses the CPU) */
 } rf_status;
 
 /* A position in a source or data file; line and col are 1-based, 0 = unknown. */

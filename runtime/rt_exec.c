@@ -1041,7 +1041,21 @@ rf_status rf_rt_run(const rf_hir_program *p, const rf_rt_options *o, rf_rt_resul
             lx.o = *o;
             lx.threads = o->threads > 0 ? o->threads : online_cpus();
             rf_rt_gpu_inputs in = {o->cache ? o->cache->dict : NULL, gpu_load, &lx};
-            return rf_rt_gpu_run(p, o->ptx0, o->ptx0_size, o, &in, out, d);
+            /* a GPU whose memory cannot hold the program's data: the CPU
+            ** runs it instead, and says so (thesis chapter 6 would partition) */
+            rf_diags gd;
+            rf_diags_init(&gd);
+            rf_status gst = rf_rt_gpu_run(p, o->ptx0, o->ptx0_size, o, &in, out, &gd);
+            if (gst != RF_EDEVMEM) {
+                for (int64_t i = 0; i < gd.count; i++)
+                    rf_diag_add(d, gd.items[i].sev, gd.items[i].loc, "%s", gd.items[i].msg);
+                rf_diags_free(&gd);
+                return gst;
+            }
+            for (int64_t i = 0; i < gd.count; i++)
+                if (gd.items[i].sev == RF_SEV_ERROR)
+                    rf_diag_add(d, RF_SEV_WARNING, gd.items[i].loc, "%s: running on the CPU instead", gd.items[i].msg);
+            rf_diags_free(&gd);
         }
     }
     exec x;

@@ -34,7 +34,8 @@ int rf_tool_exit_code(rf_status st)
     case RF_OK: return RF_EXIT_OK;
     case RF_EUSER:
     case RF_EIO:
-    case RF_ENOMEM: return RF_EXIT_USER;
+    case RF_ENOMEM:
+    case RF_EDEVMEM: return RF_EXIT_USER;
     case RF_EUSAGE: return RF_EXIT_USAGE;
     default: return RF_EXIT_INTERNAL;
     }

@@ -407,6 +407,8 @@ rf_status rf_gpu_emu_open(gdev *g, rf_diags *d)
     ** atomics (RF_GPU_EMU_GRID asks for more) */
     const char *eg = getenv("RF_GPU_EMU_GRID");
     g->max_grid = eg && atoi(eg) > 0 ? (uint64_t)atoi(eg) : 2;
-    g->mem_free = UINT64_C(64) << 30;
+    /* RF_GPU_EMU_MEM_MB: a smaller emulated device, to test running out of it */
+    const char *mm = getenv("RF_GPU_EMU_MEM_MB");
+    g->mem_free = mm && atoll(mm) > 0 ? (uint64_t)atoll(mm) << 20 : UINT64_C(64) << 30;
     return RF_OK;
 }

@@ -8,7 +8,8 @@
 ** large sizes. The first arena is what the device suggests (on a real GPU
 ** most of its free memory, taken once; RF_GPU_POOL_MB overrides), more
 ** arenas grow geometrically while the device has memory; a request that fits
-** nowhere is RF_ENOMEM with a message giving the sizes.
+** nowhere is RF_EDEVMEM with a message giving the sizes (the runtime then
+** runs the program on the CPU and says so).
 */
 #include "rt_gpu_internal.h"
 
@@ -151,7 +152,7 @@ rf_status rf_gpool_alloc(gpool *pl, uint64_t bytes, gbuf *b)
     if (pl->exact) {
         if (pl->g->ops->mem_alloc(pl->g, bytes, &p)) {
             rf_error(pl->g->d, rf_mkloc(NULL, 0, 0), "out of GPU memory: %" PRIu64 " MiB wanted", bytes >> 20);
-            return RF_ENOMEM;
+            return RF_EDEVMEM;
         }
         b->p = p;
         b->n = n;
@@ -163,9 +164,9 @@ rf_status rf_gpool_alloc(gpool *pl, uint64_t bytes, gbuf *b)
         if (n == UINT64_MAX || add_arena(pl, n) || try_alloc(pl, n, &p)) {
             rf_error(pl->g->d, rf_mkloc(NULL, 0, 0),
                      "out of GPU memory: %" PRIu64 " MiB wanted, %" PRIu64 " MiB in use of %" PRIu64
-                     " MiB the device had free (run on the CPU with --device cpu)",
+                     " MiB the device had free",
                      bytes >> 20, pl->in_use >> 20, pl->g->mem_free >> 20);
-            return RF_ENOMEM;
+            return RF_EDEVMEM;
         }
     }
     b->p = p;
