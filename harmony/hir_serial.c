@@ -546,12 +546,14 @@ static rf_status decode(dec *x)
                 uint8_t desc = 0;
                 rf_rfx_get_i32(&x->rd, &k->order[i].col);
                 rf_rfx_get_u8(&x->rd, &desc);
-                k->order[i].desc = desc != 0;
+                if (desc > 1) return bad(x, "bad sort direction"), RF_EUSER;
+                k->order[i].desc = desc;
             }
             uint8_t fd = 0;
             rf_rfx_get_i64(&x->rd, &k->limit);
             rf_rfx_get_u8(&x->rd, &fd);
-            k->check_fd = fd != 0;
+            if (fd > 1) return bad(x, "bad functional-dependency flag"), RF_EUSER;
+            k->check_fd = fd;
             k->release = get_i32s(x, 1 << 20, &k->nrelease);
             rf_rfx_get_i32(&x->rd, &k->loc.line);
             rf_rfx_get_i32(&x->rd, &k->loc.col);
