@@ -338,6 +338,8 @@ static void lower_cmd(rf_hir_program *p, rf_hir_block *b, const rf_qp_cmd *c)
             if (!seen) k->order[n++] = (rf_fe_order){col, 0};
         }
         k->norder = n;
+        /* only the first `limit` places of the order are read */
+        k->limit = c->limit;
         k2 = rf_hir_add_kernel(p, b, RF_HIR_GATHER, dst, 2);
         if (!k2) return;
         k2->in[0] = c->in[0]->id;

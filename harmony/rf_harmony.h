@@ -70,7 +70,9 @@ typedef enum rf_hir_kind {
     RF_HIR_CONCAT,      /* out = in0 ++ in1 ++ ... (bag)                                     */
     RF_HIR_UNIQUE,      /* out = distinct rows of in0; check_fd: report an FD violation    */
     RF_HIR_DIFFERENCE,  /* out = distinct rows of in0 not in in1                            */
-    RF_HIR_SORT,        /* idx = the stable permutation of in0 by order                    */
+    RF_HIR_SORT,        /* idx = the stable permutation of in0 by order; with a limit only
+                           its first `limit` places must be right (and it may be shorter
+                           than in0, but not than the limit)                                */
     RF_HIR_GATHER,      /* out = in0 rows in idx order, at most limit of them               */
     RF_HIR_COPY,        /* out = in0                                                         */
     RF_HIR_FACTS,       /* out = constant rows                                               */

@@ -706,12 +706,105 @@ static rf_status k_unique(exec *x, const rf_hir_kernel *k)
     return RF_OK;
 }
 
+/* A key whose unsigned order is the column's order (ascending), for the
+** numeric and date types: floats in the total order of rf_val_cmp_float. */
+static uint64_t order_key(const rf_rt_rel *r, int32_t col, int64_t row)
+{
+    switch (r->types[col]) {
+    case RF_TYPE_FLOAT: {
+        double d = ((const double *)r->cols[col])[row];
+        if (d != d) return UINT64_MAX; /* every NaN after +inf */
+        if (d == 0) d = 0;             /* -0 == 0 */
+        uint64_t b;
+        memcpy(&b, &d, sizeof b);
+        return (b >> 63) ? ~b : b | (UINT64_C(1) << 63);
+    }
+    case RF_TYPE_DATE: return (uint64_t)(int64_t)((const int32_t *)r->cols[col])[row] ^ (UINT64_C(1) << 63);
+    case RF_TYPE_BOOL: return ((const uint8_t *)r->cols[col])[row];
+    default: return (uint64_t)((const int64_t *)r->cols[col])[row] ^ (UINT64_C(1) << 63);
+    }
+}
+
+/* The k-th smallest of v[0..n) (v is reordered): quickselect. */
+static uint64_t kth_smallest(uint64_t *v, int64_t n, int64_t k)
+{
+    int64_t lo = 0, hi = n - 1;
+    while (lo < hi) {
+        uint64_t pivot = v[lo + (hi - lo) / 2];
+        int64_t i = lo, j = hi;
+        while (i <= j) {
+            while (v[i] < pivot) i++;
+            while (v[j] > pivot) j--;
+            if (i <= j) {
+                uint64_t t = v[i];
+                v[i++] = v[j];
+                v[j--] = t;
+            }
+        }
+        if (k <= j) hi = j;
+        else if (k >= i) lo = i;
+        else return v[k];
+    }
+    return v[k];
+}
+
+/* With a limit, only the rows whose first key is at least as good as the
+** limit-th best first key can be among the first `limit` rows: selecting
+** them is linear, and the full sort (string ranks included) then runs on
+** them alone. NULL rows: no pruning applies. */
+static rf_status limit_candidates(const rf_hir_kernel *k, const rf_rt_rel *in, int64_t **rows, int64_t *n)
+{
+    *rows = NULL;
+    *n = in->nrows;
+    int64_t limit = k->limit;
+    if (limit < 0 || k->norder < 1 || in->nrows < 4 * limit + 4096) return RF_OK;
+    int32_t col = k->order[0].col;
+    if (in->types[col] == RF_TYPE_STRING) return RF_OK;
+    int64_t nr = in->nrows;
+    uint64_t *keys = rf_malloc((size_t)nr * sizeof *keys);
+    if (!keys) return RF_ENOMEM;
+    uint64_t flip = k->order[0].desc ? UINT64_MAX : 0;
+    for (int64_t i = 0; i < nr; i++) keys[i] = order_key(in, col, i) ^ flip;
+    uint64_t t = limit ? kth_smallest(keys, nr, limit - 1) : 0;
+    int64_t m = 0;
+    for (int64_t i = 0; i < nr && limit; i++) m += (order_key(in, col, i) ^ flip) <= t;
+    int64_t *r = rf_malloc((size_t)(m + 1) * sizeof *r);
+    if (!r) {
+        free(keys);
+        return RF_ENOMEM;
+    }
+    m = 0;
+    for (int64_t i = 0; i < nr && limit; i++)
+        if ((order_key(in, col, i) ^ flip) <= t) r[m++] = i;
+    free(keys);
+    *rows = r;
+    *n = m;
+    return RF_OK;
+}
+
 static rf_status k_sort(exec *x, const rf_hir_kernel *k)
 {
-    const rf_rt_rel *in = &x->vals[k->in[0]].rel;
-    rf_cpu_table v;
-    rf_status st = view_of(in, &v);
+    const rf_rt_rel *all = &x->vals[k->in[0]].rel;
+    int64_t *cand = NULL, ncand = 0;
+    rf_status st = limit_candidates(k, all, &cand, &ncand);
     if (st) return st;
+    /* sort the candidates only (all rows when nothing could be pruned) */
+    rf_rt_rel sub;
+    memset(&sub, 0, sizeof sub);
+    const rf_rt_rel *in = all;
+    if (cand) {
+        if ((st = gather_rel(x, all, cand, ncand, all->types, &sub))) {
+            free(cand);
+            return st;
+        }
+        in = &sub;
+    }
+    rf_cpu_table v;
+    if ((st = view_of(in, &v))) {
+        rf_rt_rel_free(&sub);
+        free(cand);
+        return st;
+    }
     int32_t keys[4096];
     uint8_t desc[4096];
     uint32_t *ranks[4096];
@@ -730,10 +823,14 @@ static rf_status k_sort(exec *x, const rf_hir_kernel *k)
     if (!st) st = rf_cpu_sort_perm(x->pool, &v, keys, desc, nk, &perm);
     for (int32_t i = 0; i < nk; i++) free(ranks[i]);
     free(v.cols);
+    rf_rt_rel_free(&sub);
+    if (!st && cand)
+        for (int64_t i = 0; i < ncand; i++) perm[i] = cand[perm[i]];
+    free(cand);
     if (st) return st;
     val_clear(&x->vals[k->out]);
     x->vals[k->out].idx.a = perm;
-    x->vals[k->out].idx.n = in->nrows;
+    x->vals[k->out].idx.n = in == all ? all->nrows : ncand;
     return RF_OK;
 }
 
