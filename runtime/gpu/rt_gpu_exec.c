@@ -366,10 +366,10 @@ static rf_status code_set(gx *x, gptr col, gptr rows, int64_t n, int64_t *lo, in
     return st;
 }
 
-static const rf_rt_dict *rank_dict;
-static int rank_cmp(const void *a, const void *b)
+/* qsort_r's comparator: the dictionary is the context (no shared state). */
+static int rank_cmp(const void *a, const void *b, void *dict)
 {
-    return rf_rt_dict_cmp(rank_dict, *(const uint32_t *)a, *(const uint32_t *)b);
+    return rf_rt_dict_cmp(dict, *(const uint32_t *)a, *(const uint32_t *)b);
 }
 
 /* Byte-order ranks of the codes present in col (all n rows), as on the CPU:
@@ -389,8 +389,7 @@ static rf_status string_ranks(gx *x, gptr col, int64_t n, gbuf *ranks, int64_t *
         np = 0;
         for (int64_t i = 0; i < span; i++)
             if (bits[i]) present[np++] = (uint32_t)(*lo + i);
-        rank_dict = x->dict;
-        qsort(present, (size_t)np, sizeof *present, rank_cmp);
+        qsort_r(present, (size_t)np, sizeof *present, rank_cmp, (void *)x->dict);
         for (int64_t i = 0; i < np; i++) rank[present[i] - *lo] = (uint32_t)i;
         st = galloc(x, (uint64_t)span * 4, ranks);
         if (!st) st = x->g.ops->h2d(&x->g, ranks->p, rank, (uint64_t)span * 4);
@@ -1443,21 +1442,20 @@ static rf_status k_concat(gx *x, const rf_hir_kernel *k)
     return RF_OK;
 }
 
-static rf_status k_sort(gx *x, const rf_hir_kernel *k)
+/* The stable permutation of the n rows of in by order[0..norder): one radix
+** sort per key, least significant first. */
+static rf_status sort_rows(gx *x, const gval *in, const rf_type *types, const rf_fe_order *order, int32_t norder,
+                           int64_t n, gval *out)
 {
-    const gval *in = &x->vals[k->in[0]];
-    const rf_hir_var *iv = x->p->vars[k->in[0]];
-    int64_t n = in->nrows;
-    gval out;
-    memset(&out, 0, sizeof out);
-    rf_status st = iota(x, n, &out.a);
-    out.nrows = n;
-    for (int32_t i = k->norder - 1; i >= 0 && !st && n > 1; i--) {
-        int32_t col = k->order[i].col;
-        rf_type t = iv->types[col];
+    memset(out, 0, sizeof *out);
+    rf_status st = iota(x, n, &out->a);
+    out->nrows = n;
+    for (int32_t i = norder - 1; i >= 0 && !st && n > 1; i--) {
+        int32_t col = order[i].col;
+        rf_type t = types[col];
         int kind = t == RF_TYPE_FLOAT ? 1 : t == RF_TYPE_DATE ? 2 : t == RF_TYPE_STRING ? 3 : t == RF_TYPE_BOOL ? 4 : 0;
         int bits = kind <= 1 ? 64 : kind == 4 ? 8 : 32;
-        if (k->order[i].desc) bits = 64;
+        if (order[i].desc) bits = 64;
         gbuf ranks = {0, 0}, keys = {0, 0}, ks = {0, 0}, perm = {0, 0};
         int64_t lo = 0;
         rf_gpu_args a;
@@ -1471,15 +1469,15 @@ static rf_status k_sort(gx *x, const rf_hir_kernel *k)
         if (!st) st = galloc(x, (uint64_t)n * 8, &keys);
         a.n = n;
         a.c0[0] = colp(in, col);
-        a.r0 = out.a.p;
+        a.r0 = out->a.p;
         a.x[0] = kind;
-        a.x[1] = k->order[i].desc != 0;
+        a.x[1] = order[i].desc != 0;
         a.p[0] = keys.p;
         if (!st) st = launch(x, "rf_sort_key", n, &a);
-        if (!st) st = sort_pairs(x, keys.p, out.a.p, n, bits, &ks, &perm);
+        if (!st) st = sort_pairs(x, keys.p, out->a.p, n, bits, &ks, &perm);
         if (!st) {
-            gfree(x, &out.a);
-            out.a = perm;
+            gfree(x, &out->a);
+            out->a = perm;
             memset(&perm, 0, sizeof perm);
         }
         gfree(x, &ranks);
@@ -1487,10 +1485,85 @@ static rf_status k_sort(gx *x, const rf_hir_kernel *k)
         gfree(x, &ks);
         gfree(x, &perm);
     }
-    if (st) {
-        val_clear(x, &out, 0);
-        return st;
+    if (st) val_clear(x, out, 0);
+    return st;
+}
+
+/* With a limit, only the rows whose first key ties with or beats the
+** limit-th place can reach the first places: sort by the first key alone,
+** find where its ties end, and sort just those rows by the whole order (no
+** string ranks of the rest). The result is shorter than in: GATHER reads
+** only its first `limit` places. 1 in *done when it applied. */
+static rf_status sort_limited(gx *x, const rf_hir_kernel *k, const gval *in, const rf_hir_var *iv, gval *out, int *done)
+{
+    *done = 0;
+    int64_t n = in->nrows, limit = k->limit;
+    if (limit < 1 || k->norder < 2 || n < 4 * limit + 4096 || iv->types[k->order[0].col] == RF_TYPE_STRING)
+        return RF_OK;
+    gval first;
+    rf_status st = sort_rows(x, in, iv->types, k->order, 1, n, &first);
+    if (st) return st;
+    /* the first key of the rows in sorted order, then where the ties with
+    ** the limit-th row end (read back in chunks from there) */
+    gval byfirst;
+    st = rel_gather(x, in, iv->types, iv->ncols, first.a.p, n, &byfirst);
+    int32_t col = k->order[0].col;
+    int w = wid(iv->types[col]);
+    int64_t m = limit;
+    char ref[8], buf[8 * 4096];
+    if (!st) st = x->g.ops->d2h(&x->g, ref, colp(&byfirst, col) + (gptr)((limit - 1) * w), (uint64_t)w);
+    for (int64_t at = limit; !st && at < n;) {
+        int64_t c = n - at < 4096 ? n - at : 4096;
+        st = x->g.ops->d2h(&x->g, buf, colp(&byfirst, col) + (gptr)(at * w), (uint64_t)(c * w));
+        int64_t j = 0;
+        while (!st && j < c && memcmp(buf + j * w, ref, (size_t)w) == 0) j++;
+        m = at + j;
+        if (j < c) break;
+        at += c;
     }
+    gval part;
+    memset(&part, 0, sizeof part);
+    /* the candidates are the first m rows of byfirst: sort them fully */
+    if (!st) {
+        gval cand = byfirst;
+        cand.nrows = m;
+        st = sort_rows(x, &cand, iv->types, k->order, k->norder, m, &part);
+    }
+    /* compose: out[i] = first[part[i]], on the host (m is small) */
+    int64_t *pa = NULL, *fa = NULL;
+    if (!st) {
+        pa = rf_malloc((size_t)m * 8);
+        fa = rf_malloc((size_t)m * 8);
+        if (!pa || !fa) st = RF_ENOMEM;
+    }
+    if (!st) st = x->g.ops->d2h(&x->g, pa, part.a.p, (uint64_t)m * 8);
+    if (!st) st = x->g.ops->d2h(&x->g, fa, first.a.p, (uint64_t)m * 8);
+    if (!st) {
+        for (int64_t i = 0; i < m; i++) pa[i] = fa[pa[i]];
+        memset(out, 0, sizeof *out);
+        st = galloc(x, (uint64_t)m * 8, &out->a);
+        if (!st) st = x->g.ops->h2d(&x->g, out->a.p, pa, (uint64_t)m * 8);
+        out->nrows = m;
+        if (st) val_clear(x, out, 0);
+    }
+    free(pa);
+    free(fa);
+    val_clear(x, &part, 0);
+    val_clear(x, &byfirst, iv->ncols);
+    val_clear(x, &first, 0);
+    if (!st) *done = 1;
+    return st;
+}
+
+static rf_status k_sort(gx *x, const rf_hir_kernel *k)
+{
+    const gval *in = &x->vals[k->in[0]];
+    const rf_hir_var *iv = x->p->vars[k->in[0]];
+    gval out;
+    int done = 0;
+    rf_status st = sort_limited(x, k, in, iv, &out, &done);
+    if (!st && !done) st = sort_rows(x, in, iv->types, k->order, k->norder, in->nrows, &out);
+    if (st) return st;
     var_set(x, k->out, &out);
     return RF_OK;
 }
