@@ -771,16 +771,23 @@ int64_t rf_val_utf8_chars(const char *s, int64_t n)
 
 void rf_val_substring(const char *s, int64_t n, int64_t start, int64_t len, int64_t *from, int64_t *to)
 {
-    int64_t i = 0, k = 0;
+    /* characters [start, start + len), clipped to [0, length of s) */
+    int64_t end = len <= 0 ? start : start > INT64_MAX - len ? INT64_MAX : start + len;
     if (start < 0) start = 0;
+    *from = *to = 0;
+    if (end <= start) return;
+    int64_t i = 0, k = 0;
     while (i < n && k < start) {
         i += cp_len(s, n, i);
         k++;
     }
-    int64_t j = i;
-    for (k = 0; j < n && k < len; k++) j += cp_len(s, n, j);
-    *from = i;
-    *to = j;
+    int64_t b = i;
+    while (i < n && k < end) {
+        i += cp_len(s, n, i);
+        k++;
+    }
+    *from = b;
+    *to = i;
 }
 
 /* The classic backtracking over the last %: linear in practice. */

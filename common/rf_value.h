@@ -87,9 +87,9 @@ int rf_val_utf8_len(const char *p, int64_t n);
 ** and the evaluators) --------------------------------------------------- */
 /* Characters are UTF-8 code points; an invalid byte counts as one. */
 int64_t rf_val_utf8_chars(const char *s, int64_t n);
-/* string:substring[s, start, len]: len characters from 0-based start, clipped
-** to s; a negative start counts as 0 and len <= 0 gives "". Sets the byte
-** range [*from, *to) of s. */
+/* string:substring[s, start, len]: the characters [start, start + len)
+** (0-based) clipped to s, so a negative start shortens the result and
+** len <= 0 gives "". Sets the byte range [*from, *to) of s. */
 void rf_val_substring(const char *s, int64_t n, int64_t start, int64_t len, int64_t *from, int64_t *to);
 /* SQL LIKE: % any run, _ one character; case-sensitive, no escape character. */
 int rf_val_like(const char *s, int64_t n, const char *pat, int64_t m);

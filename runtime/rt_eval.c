@@ -151,54 +151,7 @@ typedef struct call {
     rf_status st;
 } call;
 
-/* ---- strings -------------------------------------------------------------- */
-
-static inline int cp_len(const char *s, int64_t n, int64_t i)
-{
-    if (!((unsigned char)s[i] & 0x80)) return 1;
-    int k = rf_val_utf8_len(s + i, n - i);
-    return k > 0 ? k : 1; /* an invalid byte counts as one character */
-}
-
-static int64_t utf8_chars(const char *s, int64_t n)
-{
-    int64_t i = 0;
-    while (i < n && !((unsigned char)s[i] & 0x80)) i++;
-    if (i == n) return n;
-    int64_t c = i;
-    while (i < n) {
-        i += cp_len(s, n, i);
-        c++;
-    }
-    return c;
-}
-
-/* SQL LIKE, % any run, _ one character, case-sensitive, no escape: the
-** backtracking over the last %, exactly as the constant folder does it. */
-static int like_general(const char *s, int64_t n, const char *pat, int64_t m)
-{
-    int64_t i = 0, j = 0, star = -1, mark = 0;
-    while (i < n) {
-        if (j < m && pat[j] == '%') {
-            star = ++j;
-            mark = i;
-        } else if (j < m && pat[j] == '_') {
-            i += cp_len(s, n, i);
-            j++;
-        } else if (j < m && pat[j] == s[i]) {
-            i++;
-            j++;
-        } else if (star >= 0) {
-            mark += cp_len(s, n, mark);
-            i = mark;
-            j = star;
-        } else {
-            return 0;
-        }
-    }
-    while (j < m && pat[j] == '%') j++;
-    return j == m;
-}
+/* ---- strings (the general matchers are rf_val_like and friends) ----------- */
 
 /* Can like_fast take the pattern? Its %-separated pieces must be literal
 ** (no _) and valid UTF-8, so that a byte match can only start and end on a
@@ -247,26 +200,6 @@ static int like_fast(const char *s, int64_t n, const char *p, int64_t m)
 }
 
 /* Characters [start, start + len) of s, clipped to s, as a byte range. */
-static void substr_range(const char *s, int64_t n, int64_t start, int64_t len, int64_t *b, int64_t *e)
-{
-    int64_t end = len <= 0 ? start : start > INT64_MAX - len ? INT64_MAX : start + len;
-    if (start < 0) start = 0;
-    *b = *e = 0;
-    if (end <= start) return;
-    int64_t i = 0, k = 0;
-    while (i < n && k < start) {
-        i += cp_len(s, n, i);
-        k++;
-    }
-    int64_t bi = i;
-    while (i < n && k < end) {
-        i += cp_len(s, n, i);
-        k++;
-    }
-    *b = bi;
-    *e = i;
-}
-
 static inline const char *sget(const wk *w, uint32_t code, int64_t *len)
 {
     if (code & PEND) {
@@ -664,7 +597,7 @@ static const void *ev_substring(wk *w, en *x, const uint16_t *sel, int k)
         }
         int64_t n, b, e;
         const char *p = sget(w, in, &n);
-        substr_range(p, n, st[j], ln[j], &b, &e);
+        rf_val_substring(p, n, st[j], ln[j], &b, &e);
         if (b == 0 && e == n) {
             o[j] = in;
         } else if (lintern(w, p + b, e - b, &o[j])) {
@@ -695,7 +628,7 @@ static const void *ev_call(wk *w, en *x, const uint16_t *sel, int k)
         for (int j = 0; j < k; j++) {
             int64_t n;
             const char *p = sget(w, a[j], &n);
-            o[j] = utf8_chars(p, n);
+            o[j] = rf_val_utf8_chars(p, n);
         }
         break;
     }
@@ -833,7 +766,7 @@ static const void *ev_cmp(wk *w, en *x, const uint16_t *sel, int k)
 
 static int like_const(const en *x, const char *s, int64_t n)
 {
-    return x->pat_fast ? like_fast(s, n, x->pat, x->patlen) : like_general(s, n, x->pat, x->patlen);
+    return x->pat_fast ? like_fast(s, n, x->pat, x->patlen) : rf_val_like(s, n, x->pat, x->patlen);
 }
 
 static const void *ev_like(wk *w, en *x, const uint16_t *sel, int k)
@@ -863,7 +796,7 @@ static const void *ev_like(wk *w, en *x, const uint16_t *sel, int k)
     for (int j = 0; j < k; j++) {
         int64_t n, m;
         const char *p = sget(w, s[j], &n), *q = sget(w, pt[j], &m);
-        o[j] = (uint8_t)like_general(p, n, q, m);
+        o[j] = (uint8_t)rf_val_like(p, n, q, m);
     }
     return o;
 }
