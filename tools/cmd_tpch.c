@@ -11,6 +11,7 @@ static const char *usage =
     "commands:\n"
     "  gen --sf X --out DIR [--jobs N]   generate the eight dbgen .tbl files\n"
     "  run --data DIR [--check DIR]      run the 22 queries, check the answers\n"
+    "  bench --data DIR --sf X           time them: medians, bandwidth floor, power\n"
     "\n"
     "`redfox tpch <command> --help` describes a command.\n";
 
@@ -27,10 +28,7 @@ int rf_tool_tpch(int argc, char **argv)
     }
     if (!strcmp(cmd, "gen")) return rf_tool_tpch_gen(argc - 1, argv + 1);
     if (!strcmp(cmd, "run")) return rf_tool_tpch_run(argc - 1, argv + 1);
-    if (!strcmp(cmd, "bench")) {
-        fprintf(stderr, "redfox tpch %s: not available yet: it needs the runtime (see README.md)\n", cmd);
-        return RF_EXIT_USAGE;
-    }
+    if (!strcmp(cmd, "bench")) return rf_tool_tpch_bench(argc - 1, argv + 1);
     fprintf(stderr, "redfox tpch: unknown command '%s'\n\n%s", cmd, usage);
     return RF_EXIT_USAGE;
 }

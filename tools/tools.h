@@ -17,6 +17,7 @@ int rf_tool_dump(int argc, char **argv);
 int rf_tool_tpch(int argc, char **argv);
 int rf_tool_tpch_gen(int argc, char **argv);
 int rf_tool_tpch_run(int argc, char **argv);
+int rf_tool_tpch_bench(int argc, char **argv);
 
 /* Prints diagnostics to stderr and maps a status to an exit code. */
 int rf_tool_finish(rf_status st, rf_diags *d);

@@ -1,0 +1,50 @@
+#!/bin/sh
+# tests/run_tpch_bench.sh REDFOX DATA_DIR: `redfox tpch bench` on the CPU at
+# SF 0.01: two queries, one timed run each, and the --json file it writes has
+# the documented keys; bad usage exits 2. Skipped (77) without the data.
+r=$1
+data=$2
+[ -f "$data/lineitem.tbl" ] || { echo "skip: no TPC-H data in $data"; exit 77; }
+tmp=${TMPDIR:-/tmp}/rf_tpch_bench.$$
+mkdir -p "$tmp" || exit 1
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+usage() { # description command...
+    what=$1; shift
+    "$@" >/dev/null 2>"$tmp/err"
+    got=$?
+    if [ "$got" -ne 2 ]; then echo "FAIL: $what: exit $got, expected 2"; cat "$tmp/err"; fail=1; fi
+}
+usage "no --data" "$r" tpch bench --sf 0.01
+usage "no --sf" "$r" tpch bench --data "$data"
+usage "bad --sf" "$r" tpch bench --data "$data" --sf zero
+usage "bad --repeat" "$r" tpch bench --data "$data" --sf 0.01 --repeat 0
+usage "bad --queries" "$r" tpch bench --data "$data" --sf 0.01 --queries 23
+usage "bad --device" "$r" tpch bench --data "$data" --sf 0.01 --device tpu
+usage "bad --bandwidth" "$r" tpch bench --data "$data" --sf 0.01 --bandwidth -1
+usage "unknown option" "$r" tpch bench --data "$data" --sf 0.01 --frobnicate
+"$r" tpch bench --help >/dev/null || { echo "FAIL: --help"; fail=1; }
+
+printf 'load 0.1 s\nq01 12.5 ms\nq06 1.0 ms\ntotal 13 ms, geometric mean 3.5 ms\n' >"$tmp/duckdb.txt"
+if ! "$r" tpch bench --data "$data" --sf 0.01 --device cpu --threads 2 --repeat 1 --queries 1,6 \
+        --duckdb "$tmp/duckdb.txt" --json "$tmp/bench.json" >"$tmp/out" 2>"$tmp/err"; then
+    echo "FAIL: tpch bench exited $?"; cat "$tmp/out" "$tmp/err"; exit 1
+fi
+grep -q '^q01 ' "$tmp/out" && grep -q '^q06 ' "$tmp/out" && grep -q 'geometric mean' "$tmp/out" ||
+    { echo "FAIL: the table lacks q01, q06 or the summary"; cat "$tmp/out"; fail=1; }
+python3 - "$tmp/bench.json" <<'PY' || fail=1
+import json, sys
+d = json.load(open(sys.argv[1]))
+for k in ("device", "sf", "date", "queries", "total_ms", "geomean_ms", "power"):
+    assert k in d, "missing key %s" % k
+assert d["device"] == "cpu" and d["sf"] == 0.01 and d["power"] is None, d
+qs = d["queries"]
+assert [q["q"] for q in qs] == [1, 6], qs
+for q in qs:
+    for k in ("q", "median_ms", "cold_ms", "bytes", "floor_ms", "ratio", "duckdb_ms"):
+        assert k in q, "missing key %s in %r" % (k, q)
+    assert q["median_ms"] > 0 and q["cold_ms"] > 0 and q["bytes"] > 0 and q["floor_ms"] > 0, q
+assert qs[0]["duckdb_ms"] == 12.5 and qs[1]["duckdb_ms"] == 1.0, qs
+assert abs(d["total_ms"] - sum(q["median_ms"] for q in qs)) < 1e-3 * d["total_ms"] + 1e-6, d
+PY
+exit $fail

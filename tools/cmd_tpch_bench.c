@@ -1,0 +1,582 @@
+/*
+** tools/cmd_tpch_bench.c: `redfox tpch bench`: times the 22 embedded TPC-H
+** queries (as `redfox tpch run` compiles them) so that runs can be compared
+** over time and with DuckDB: the median time with the data resident, the
+** cold time (inputs copied in), the bytes the kernels moved and the
+** bandwidth floor they imply, and the TPC-H power metric; as a table and,
+** with --json, as one JSON object.
+**
+** Owns: the command line, the timing protocol and the reports. The query
+** list syntax, the embedded sources and the shared input cache are those of
+** cmd_tpch_run.c (the few small helpers are repeated here).
+*/
+#include "pipeline.h"
+#include "rf_rt_gpu.h"
+#include "rf_runtime.h"
+#include "rf_tpch_queries.h"
+#include "tools.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#define NQUERIES 22
+#define MAX_REPEAT 1000
+
+static const char *usage =
+    "usage: redfox tpch bench --data DIR --sf X [--device auto|cpu|gpu] [--repeat N]\n"
+    "                         [--queries LIST] [--bandwidth GBPS] [--json FILE]\n"
+    "                         [--duckdb FILE] [--threads N]\n"
+    "\n"
+    "Times the TPC-H queries built into redfox on the dbgen .tbl files in DIR\n"
+    "(generated at scale factor X). The tables are parsed into host memory once,\n"
+    "before any timing. Then, per query: one cold run, which is also the warm-up;\n"
+    "N timed runs; one more run with per-kernel statistics for the byte counts.\n"
+    "\n"
+    "columns:\n"
+    "  median ms   median of the N runs' times, inputs already in place (on the\n"
+    "              GPU: resident in device memory); what the summary uses\n"
+    "  cold ms     the cold run: inputs copied from host memory (to the GPU) and\n"
+    "              the program loaded, plus the run\n"
+    "  MB moved    bytes read plus bytes written by the query's kernels, as they\n"
+    "              actually moved them: an upper bound of what the query must read\n"
+    "  floor ms    MB moved / bandwidth: the time at full memory bandwidth\n"
+    "  ratio       median / floor (1 would be bandwidth-bound at full speed)\n"
+    "  DuckDB ms   from --duckdb; speedup = DuckDB ms / median ms\n"
+    "\n"
+    "summary: the total and geometric mean of the medians and, when all 22 ran,\n"
+    "Power@SF = 3600 * SF / (geometric mean of the 22 query times in seconds).\n"
+    "The refresh functions RF1 and RF2 are not run: this is not an official\n"
+    "TPC-H power or QphH result.\n"
+    "\n"
+    "options:\n"
+    "  --data DIR          where customer.tbl .. supplier.tbl are (required)\n"
+    "  --sf X              the data's scale factor, e.g. 1 or 0.01 (required)\n"
+    "  --device D          auto (default), cpu or gpu\n"
+    "  --repeat N          timed runs per query after the warm-up (default 5)\n"
+    "  --queries LIST      which queries, e.g. 1,3,5-7 (default: all 22)\n"
+    "  --bandwidth GBPS    memory bandwidth for the floor, in GB/s (10^9 bytes).\n"
+    "                      Default: 4300 on a GPU named H200, 3000 on an H100\n"
+    "                      (the measured device-to-device copy rates, bytes read\n"
+    "                      plus written, of docs/GPU.md), 20 on the CPU; none on\n"
+    "                      other GPUs\n"
+    "  --json FILE         also write the results as one JSON object: device,\n"
+    "                      device_name, sf, date, repeat, bandwidth_gbps, queries:\n"
+    "                      [{q, median_ms, cold_ms, bytes, floor_ms, ratio,\n"
+    "                      duckdb_ms}], total_ms, geomean_ms, power (null where\n"
+    "                      not known)\n"
+    "  --duckdb FILE       DuckDB's times to compare with: what\n"
+    "                      bench/duckdb/tpch.mjs prints, i.e. lines 'q01 197.5 ms'\n"
+    "                      (other lines are ignored), or a JSON object such as\n"
+    "                      {\"q01\": 197.5, \"q06\": 31}; milliseconds, any subset\n"
+    "  --threads N         CPU threads (default: all cores)\n"
+    "  -h, --help          this text\n";
+
+typedef struct bstat {
+    int ran;
+    double median_s, cold_s;
+    int64_t bytes;        /* -1: not known */
+    double duckdb_ms;     /* < 0: not given */
+} bstat;
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* "1,3,5-7" (q1, Q05 allowed) into want[1..22]; as in cmd_tpch_run.c. */
+static int parse_queries(const char *s, int want[NQUERIES + 1], const char **why)
+{
+    memset(want, 0, (NQUERIES + 1) * sizeof want[0]);
+    const char *p = s;
+    for (;;) {
+        long a, b;
+        char *end;
+        if (*p == 'q' || *p == 'Q') p++;
+        if (*p < '0' || *p > '9') goto bad;
+        a = strtol(p, &end, 10);
+        p = end;
+        b = a;
+        if (*p == '-') {
+            p++;
+            if (*p == 'q' || *p == 'Q') p++;
+            if (*p < '0' || *p > '9') goto bad;
+            b = strtol(p, &end, 10);
+            p = end;
+        }
+        if (a < 1 || b > NQUERIES || a > b) {
+            *why = "query numbers go from 1 to 22, ranges low to high";
+            return 0;
+        }
+        for (long q = a; q <= b; q++) want[q] = 1;
+        if (!*p) return 1;
+        if (*p != ',') goto bad;
+        p++;
+    }
+bad:
+    *why = "a query list is numbers and ranges separated by commas, e.g. 1,3,5-7";
+    return 0;
+}
+
+static const rf_tpch_source *find_source(const char *name)
+{
+    for (int32_t i = 0; i < rf_tpch_nsources; i++)
+        if (!strcmp(rf_tpch_sources[i].name, name)) return &rf_tpch_sources[i];
+    return NULL;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* A positive decimal number (1, 0.01, 1e3). */
+static int parse_pos_double(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || *end || errno || !(v > 0) || !isfinite(v)) return 0;
+    *out = v;
+    return 1;
+}
+
+/* DuckDB's times: every "q<digits>" token (not inside a word) followed by
+** optional quote, blanks or ':' and a number, e.g. "q01 197.5 ms" or
+** "\"q1\": 197.5". Returns 0 with errno set when the file cannot be read. */
+static int read_duckdb(const char *path, double ms[NQUERIES + 1], int *found)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return 0;
+    char *text = NULL;
+    size_t len = 0, cap = 0;
+    for (;;) {
+        if (len + 4096 + 1 > cap) {
+            cap = cap ? cap * 2 : 8192;
+            char *t = realloc(text, cap);
+            if (!t) {
+                free(text);
+                fclose(f);
+                errno = ENOMEM;
+                return 0;
+            }
+            text = t;
+        }
+        size_t n = fread(text + len, 1, 4096, f);
+        len += n;
+        if (n < 4096) break;
+    }
+    int err = ferror(f);
+    fclose(f);
+    if (err) {
+        free(text);
+        errno = EIO;
+        return 0;
+    }
+    text[len] = 0;
+    *found = 0;
+    for (size_t i = 0; i < len; i++) {
+        if ((text[i] != 'q' && text[i] != 'Q') || (i > 0 && (isalnum((unsigned char)text[i - 1]) || text[i - 1] == '_')))
+            continue;
+        const char *p = text + i + 1;
+        if (!isdigit((unsigned char)*p)) continue;
+        char *end;
+        long q = strtol(p, &end, 10);
+        p = end;
+        if (isalnum((unsigned char)*p) || q < 1 || q > NQUERIES) continue;
+        if (*p == '"') p++;
+        while (*p == ' ' || *p == '\t' || *p == ':') p++;
+        double v = strtod(p, &end);
+        if (end == p || !(v >= 0) || !isfinite(v)) continue;
+        if (ms[q] < 0) ++*found;
+        ms[q] = v;
+    }
+    free(text);
+    return 1;
+}
+
+/* Compiles query q and times it; st_out receives the first failure. */
+static int bench_query(int q, const rf_rt_options *rt0, int repeat, bstat *bs, const char **device, rf_status *st_out)
+{
+    char fname[32];
+    snprintf(fname, sizeof fname, "q%02d.logic", q);
+    const rf_tpch_source *schema = find_source("schema.logic"), *query = find_source(fname);
+    if (!schema || !query) {
+        fprintf(stderr, "redfox tpch bench: %s is not built into this redfox\n", !schema ? "schema.logic" : fname);
+        *st_out = RF_EINTERNAL;
+        return 0;
+    }
+    const char *names[2] = {schema->path, query->path};
+    const char *texts[2] = {schema->text, query->text};
+    int64_t lens[2] = {schema->len, query->len};
+
+    rf_arena arena;
+    rf_arena_init(&arena);
+    rf_diags d;
+    rf_diags_init(&d);
+    rf_fe_program *fe = NULL;
+    rf_qp_program *qp = NULL;
+    rf_hir_program *hir = NULL;
+    rf_rt_result *res = NULL;
+    rf_tool_opts to = {0};
+    rf_rt_options rt = *rt0;
+    double *runs = malloc((size_t)repeat * sizeof *runs);
+    rf_status st = runs ? rf_tool_compile_sources(names, texts, lens, 2, &to, &arena, &fe, &qp, &hir, &d) : RF_ENOMEM;
+    rf_qp_free(qp);
+    /* 0: parse the inputs not yet in the host cache (not timed); 1: cold run
+    ** and warm-up; 2 .. repeat+1: timed; repeat+2: profiled, for the bytes */
+    for (int r = 0; !st && r < repeat + 3; r++) {
+        rf_rt_result_free(res);
+        res = NULL;
+        rt.profile = r == repeat + 2;
+        st = rf_rt_run(hir, &rt, &res, &d);
+        if (st) break;
+        if (r == 0) {
+            *device = res->device; /* a static string of the runtime */
+            /* the first run's warnings; its notes ("running on the GPU: ...")
+            ** for the first query only; later runs say the same again */
+            static int noted;
+            rf_diags keep;
+            rf_diags_init(&keep);
+            for (int64_t i = 0; i < d.count; i++)
+                if (d.items[i].sev != RF_SEV_NOTE || !noted)
+                    rf_diag_add(&keep, d.items[i].sev, d.items[i].loc, "%s", d.items[i].msg);
+            noted = 1;
+            rf_diags_print(&keep, stderr);
+            rf_diags_free(&keep);
+        }
+        rf_diags_free(&d);
+        rf_diags_init(&d);
+        if (r == 1) bs->cold_s = res->load_seconds + res->run_seconds;
+        if (r >= 2 && r < repeat + 2) runs[r - 2] = res->run_seconds;
+        if (r == repeat + 2) {
+            bs->bytes = res->nstats > 0 ? 0 : -1;
+            for (int32_t k = 0; k < res->nstats; k++) bs->bytes += res->stats[k].bytes_in + res->stats[k].bytes_out;
+        }
+    }
+    if (st) {
+        if (st != RF_EUSAGE) fprintf(stderr, "redfox tpch bench: q%02d failed:\n", q);
+        rf_tool_finish(st, &d);
+        *st_out = st;
+    } else {
+        bs->ran = 1;
+        bs->median_s = median(runs, repeat);
+    }
+    free(runs);
+    rf_rt_result_free(res);
+    rf_hir_free(hir);
+    rf_diags_free(&d);
+    rf_arena_free(&arena);
+    return !st;
+}
+
+/* "Intel(R) Xeon(R) ..." from /proc/cpuinfo, else "CPU". */
+static void cpu_name(char *out, size_t n)
+{
+    snprintf(out, n, "CPU");
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f) return;
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, "model name", 10)) continue;
+        const char *p = strchr(line, ':');
+        if (!p) break;
+        for (p++; *p == ' ' || *p == '\t'; p++) {}
+        snprintf(out, n, "%s", p);
+        out[strcspn(out, "\n")] = 0;
+        break;
+    }
+    fclose(f);
+}
+
+static void json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
+        else if (c < 0x20) fprintf(f, "\\u%04x", c);
+        else fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+static void json_num(FILE *f, double v, int ok)
+{
+    if (ok && isfinite(v)) fprintf(f, "%.6g", v);
+    else fputs("null", f);
+}
+
+typedef struct report {
+    const char *device;
+    char device_name[256];
+    double sf, bw_gbps; /* bw_gbps <= 0: no floor */
+    int repeat;
+    char date[32];
+    double total_ms, geomean_ms, power;
+    int nran, all22;
+} report;
+
+static double floor_ms(const report *r, const bstat *s)
+{
+    return s->bytes >= 0 && r->bw_gbps > 0 ? (double)s->bytes / (r->bw_gbps * 1e9) * 1e3 : -1;
+}
+
+static void print_table(const report *r, const bstat *bs, const int want[NQUERIES + 1])
+{
+    printf("redfox tpch bench: SF %g, %s (%s), %s, median of %d run%s\n\n", r->sf, r->device, r->device_name, r->date,
+           r->repeat, r->repeat > 1 ? "s" : "");
+    printf("%-5s %11s %11s %11s %10s %8s %11s %8s\n", "query", "median ms", "cold ms", "MB moved", "floor ms", "ratio",
+           "DuckDB ms", "speedup");
+    for (int q = 1; q <= NQUERIES; q++) {
+        if (!want[q]) continue;
+        const bstat *s = &bs[q];
+        char med[32] = "-", cold[32] = "-", mb[32] = "-", fl[32] = "-", ra[32] = "-", dk[32] = "-", sp[32] = "-";
+        if (s->ran) {
+            double f = floor_ms(r, s);
+            snprintf(med, sizeof med, "%.2f", s->median_s * 1e3);
+            snprintf(cold, sizeof cold, "%.2f", s->cold_s * 1e3);
+            if (s->bytes >= 0) snprintf(mb, sizeof mb, "%.1f", (double)s->bytes / 1e6);
+            if (f > 0) {
+                snprintf(fl, sizeof fl, "%.3f", f);
+                snprintf(ra, sizeof ra, "%.1f", s->median_s * 1e3 / f);
+            }
+            if (s->duckdb_ms > 0 && s->median_s > 0) snprintf(sp, sizeof sp, "%.2fx", s->duckdb_ms / (s->median_s * 1e3));
+        }
+        if (s->duckdb_ms >= 0) snprintf(dk, sizeof dk, "%.1f", s->duckdb_ms);
+        printf("q%02d   %11s %11s %11s %10s %8s %11s %8s\n", q, med, cold, mb, fl, ra, dk, sp);
+    }
+    printf("\n%d quer%s: total %.2f ms, geometric mean %.3f ms\n", r->nran, r->nran == 1 ? "y" : "ies", r->total_ms,
+           r->geomean_ms);
+    if (r->all22)
+        printf("Power@%g = 3600 * SF / geometric mean (s) = %.1f (refresh functions RF1/RF2 not run: not an "
+               "official TPC-H power or QphH result)\n",
+               r->sf, r->power);
+    else
+        printf("Power@SF: only over all 22 queries\n");
+    if (r->bw_gbps > 0) printf("floor: bytes moved / %g GB/s\n", r->bw_gbps);
+    else printf("floor: no bandwidth known for this device (give --bandwidth GBPS)\n");
+}
+
+static int write_json(const char *path, const report *r, const bstat *bs, const int want[NQUERIES + 1])
+{
+    FILE *f = fopen(path, "w");
+    if (!f) return 0;
+    fputs("{\n  \"device\": ", f);
+    json_string(f, r->device);
+    fputs(",\n  \"device_name\": ", f);
+    json_string(f, r->device_name);
+    fprintf(f, ",\n  \"sf\": %.6g,\n  \"date\": ", r->sf);
+    json_string(f, r->date);
+    fprintf(f, ",\n  \"repeat\": %d,\n  \"bandwidth_gbps\": ", r->repeat);
+    json_num(f, r->bw_gbps, r->bw_gbps > 0);
+    fputs(",\n  \"queries\": [", f);
+    int first = 1;
+    for (int q = 1; q <= NQUERIES; q++) {
+        if (!want[q]) continue;
+        const bstat *s = &bs[q];
+        double fl = s->ran ? floor_ms(r, s) : -1;
+        fprintf(f, "%s\n    {\"q\": %d, \"median_ms\": ", first ? "" : ",", q);
+        json_num(f, s->median_s * 1e3, s->ran);
+        fputs(", \"cold_ms\": ", f);
+        json_num(f, s->cold_s * 1e3, s->ran);
+        fputs(", \"bytes\": ", f);
+        if (s->ran && s->bytes >= 0) fprintf(f, "%lld", (long long)s->bytes);
+        else fputs("null", f);
+        fputs(", \"floor_ms\": ", f);
+        json_num(f, fl, fl > 0);
+        fputs(", \"ratio\": ", f);
+        json_num(f, fl > 0 ? s->median_s * 1e3 / fl : 0, fl > 0);
+        fputs(", \"duckdb_ms\": ", f);
+        json_num(f, s->duckdb_ms, s->duckdb_ms >= 0);
+        fputc('}', f);
+        first = 0;
+    }
+    fputs("\n  ],\n  \"total_ms\": ", f);
+    json_num(f, r->total_ms, r->nran > 0);
+    fputs(",\n  \"geomean_ms\": ", f);
+    json_num(f, r->geomean_ms, r->nran > 0);
+    fputs(",\n  \"power\": ", f);
+    json_num(f, r->power, r->all22);
+    fputs("\n}\n", f);
+    int ok = !ferror(f);
+    if (fclose(f) != 0) ok = 0;
+    return ok;
+}
+
+int rf_tool_tpch_bench(int argc, char **argv)
+{
+    const char *C = "tpch bench";
+    const char *data = NULL, *sfs = NULL, *queries = NULL, *device = "auto", *repeat = NULL, *bws = NULL,
+               *json = NULL, *duckdb = NULL, *threads = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        int m = 0;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            fputs(usage, stdout);
+            return RF_EXIT_OK;
+        }
+        if ((m = rf_tool_opt_value(C, argc, argv, &i, "--data", &data)) ||
+            (m = rf_tool_opt_value(C, argc, argv, &i, "--sf", &sfs)) ||
+            (m = rf_tool_opt_value(C, argc, argv, &i, "--queries", &queries)) ||
+            (m = rf_tool_opt_value(C, argc, argv, &i, "--device", &device)) ||
+            (m = rf_tool_opt_value(C, argc, argv, &i, "--repeat", &repeat)) ||
+            (m = rf_tool_opt_value(C, argc, argv, &i, "--bandwidth", &bws)) ||
+            (m = rf_tool_opt_value(C, argc, argv, &i, "--json", &json)) ||
+            (m = rf_tool_opt_value(C, argc, argv, &i, "--duckdb", &duckdb)) ||
+            (m = rf_tool_opt_value(C, argc, argv, &i, "--threads", &threads))) {
+            if (m < 0) return RF_EXIT_USAGE;
+        } else {
+            return rf_tool_usage_error(C, "unknown argument '%s'", a);
+        }
+    }
+    if (!data) return rf_tool_usage_error(C, "--data DIR is required");
+    if (!sfs) return rf_tool_usage_error(C, "--sf X (the data's scale factor) is required");
+    report r;
+    memset(&r, 0, sizeof r);
+    if (!parse_pos_double(sfs, &r.sf)) return rf_tool_usage_error(C, "--sf takes a positive number, e.g. 1 or 0.01");
+    int want[NQUERIES + 1];
+    if (queries) {
+        const char *why = NULL;
+        if (!parse_queries(queries, want, &why)) return rf_tool_usage_error(C, "--queries %s: %s", queries, why);
+    } else {
+        for (int q = 0; q <= NQUERIES; q++) want[q] = q > 0;
+    }
+    rf_rt_options rt;
+    memset(&rt, 0, sizeof rt);
+    rt.data_dir = data;
+    if (!strcmp(device, "auto")) rt.device = RF_RT_DEVICE_AUTO;
+    else if (!strcmp(device, "cpu")) rt.device = RF_RT_DEVICE_CPU;
+    else if (!strcmp(device, "gpu")) rt.device = RF_RT_DEVICE_GPU;
+    else return rf_tool_usage_error(C, "unknown device '%s' (auto, cpu or gpu)", device);
+    int64_t v;
+    r.repeat = 5;
+    if (repeat) {
+        if (!rf_tool_parse_int(repeat, 1, MAX_REPEAT, &v))
+            return rf_tool_usage_error(C, "--repeat takes a number from 1 to %d", MAX_REPEAT);
+        r.repeat = (int)v;
+    }
+    if (threads) {
+        if (!rf_tool_parse_int(threads, 1, 1024, &v)) return rf_tool_usage_error(C, "--threads takes a number from 1 to 1024");
+        rt.threads = (int)v;
+    }
+    r.bw_gbps = -1;
+    if (bws && !parse_pos_double(bws, &r.bw_gbps))
+        return rf_tool_usage_error(C, "--bandwidth takes a positive number of GB/s, e.g. 3000");
+    bstat bs[NQUERIES + 1];
+    memset(bs, 0, sizeof bs);
+    for (int q = 0; q <= NQUERIES; q++) bs[q].duckdb_ms = -1, bs[q].bytes = -1;
+    if (duckdb) {
+        double ms[NQUERIES + 1];
+        int found = 0;
+        for (int q = 0; q <= NQUERIES; q++) ms[q] = -1;
+        if (!read_duckdb(duckdb, ms, &found)) {
+            fprintf(stderr, "redfox tpch bench: cannot read %s: %s\n", duckdb, strerror(errno));
+            return RF_EXIT_USER;
+        }
+        if (!found) {
+            fprintf(stderr, "redfox tpch bench: %s holds no query times ('q01 197.5 ms' lines or {\"q01\": 197.5})\n",
+                    duckdb);
+            return RF_EXIT_USER;
+        }
+        for (int q = 1; q <= NQUERIES; q++) bs[q].duckdb_ms = ms[q];
+    }
+    struct stat sb;
+    if (stat(data, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+        fprintf(stderr, "redfox tpch bench: the data folder '%s' does not exist\n", data);
+        return RF_EXIT_USER;
+    }
+    if (rt.device == RF_RT_DEVICE_GPU) { /* once, not for each of the queries */
+        char why[256];
+        if (!rf_rt_gpu_available(why, sizeof why)) {
+            fprintf(stderr, "redfox tpch bench: --device gpu: no usable GPU: %s\n", why);
+            return RF_EXIT_USER;
+        }
+    }
+    /* the date, and the JSON file opened early so that a bad path fails fast */
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(r.date, sizeof r.date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    if (json) {
+        FILE *f = fopen(json, "w");
+        if (!f) {
+            fprintf(stderr, "redfox tpch bench: cannot write %s: %s\n", json, strerror(errno));
+            return RF_EXIT_USER;
+        }
+        fclose(f);
+    }
+
+    rt.cache = rf_rt_cache_new();
+    if (!rt.cache) {
+        fprintf(stderr, "redfox tpch bench: out of memory\n");
+        return RF_EXIT_USER;
+    }
+    int failed = 0;
+    double t0 = now_seconds();
+    for (int q = 1; q <= NQUERIES; q++) {
+        if (!want[q]) continue;
+        const char *dev = NULL;
+        rf_status st = RF_OK;
+        if (!bench_query(q, &rt, r.repeat, &bs[q], &dev, &st)) {
+            if (st == RF_EUSAGE) { /* the same for every query: say it once */
+                rf_rt_cache_free(rt.cache);
+                return RF_EXIT_USAGE;
+            }
+            failed++;
+            continue;
+        }
+        if (!r.device) r.device = dev;
+        fprintf(stderr, "q%02d: %.2f ms\n", q, bs[q].median_s * 1e3);
+    }
+    rf_rt_cache_free(rt.cache);
+    fprintf(stderr, "benchmark took %.1f s\n", now_seconds() - t0);
+    if (!r.device) r.device = rt.device == RF_RT_DEVICE_GPU ? "gpu" : "cpu";
+
+    if (!strcmp(r.device, "cpu")) {
+        cpu_name(r.device_name, sizeof r.device_name);
+        if (r.bw_gbps <= 0) r.bw_gbps = 20;
+    } else {
+        if (!rf_rt_gpu_available(r.device_name, sizeof r.device_name)) snprintf(r.device_name, sizeof r.device_name, "GPU");
+        if (r.bw_gbps <= 0) {
+            if (strstr(r.device_name, "H200")) r.bw_gbps = 4300;
+            else if (strstr(r.device_name, "H100")) r.bw_gbps = 3000;
+        }
+    }
+    double logsum = 0;
+    for (int q = 1; q <= NQUERIES; q++) {
+        if (!want[q] || !bs[q].ran) continue;
+        r.nran++;
+        r.total_ms += bs[q].median_s * 1e3;
+        logsum += log(bs[q].median_s > 0 ? bs[q].median_s : 1e-9);
+    }
+    if (r.nran) {
+        r.geomean_ms = exp(logsum / r.nran) * 1e3;
+        r.all22 = r.nran == NQUERIES;
+        r.power = 3600 * r.sf / (r.geomean_ms / 1e3);
+    }
+    if (!r.nran) {
+        fprintf(stderr, "redfox tpch bench: no query ran\n");
+        return RF_EXIT_USER;
+    }
+    print_table(&r, bs, want);
+    if (fflush(stdout) != 0) return RF_EXIT_USER;
+    if (json && !write_json(json, &r, bs, want)) {
+        fprintf(stderr, "redfox tpch bench: cannot write %s: %s\n", json, strerror(errno));
+        return RF_EXIT_USER;
+    }
+    return failed ? RF_EXIT_USER : RF_EXIT_OK;
+}
