@@ -15,6 +15,7 @@
 #include "rf_runtime.h"
 #include "rf_tpch_queries.h"
 #include "tools.h"
+#include "tpch_tool.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -24,7 +25,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#define NQUERIES 22
+#define NQUERIES RF_TPCH_NQUERIES
 #define MAX_REPEAT 1000
 
 static const char *usage =
@@ -83,65 +84,6 @@ typedef struct bstat {
     double duckdb_ms;     /* < 0: not given */
 } bstat;
 
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* "1,3,5-7" (q1, Q05 allowed) into want[1..22]; as in cmd_tpch_run.c. */
-static int parse_queries(const char *s, int want[NQUERIES + 1], const char **why)
-{
-    memset(want, 0, (NQUERIES + 1) * sizeof want[0]);
-    const char *p = s;
-    for (;;) {
-        long a, b;
-        char *end;
-        if (*p == 'q' || *p == 'Q') p++;
-        if (*p < '0' || *p > '9') goto bad;
-        a = strtol(p, &end, 10);
-        p = end;
-        b = a;
-        if (*p == '-') {
-            p++;
-            if (*p == 'q' || *p == 'Q') p++;
-            if (*p < '0' || *p > '9') goto bad;
-            b = strtol(p, &end, 10);
-            p = end;
-        }
-        if (a < 1 || b > NQUERIES || a > b) {
-            *why = "query numbers go from 1 to 22, ranges low to high";
-            return 0;
-        }
-        for (long q = a; q <= b; q++) want[q] = 1;
-        if (!*p) return 1;
-        if (*p != ',') goto bad;
-        p++;
-    }
-bad:
-    *why = "a query list is numbers and ranges separated by commas, e.g. 1,3,5-7";
-    return 0;
-}
-
-static const rf_tpch_source *find_source(const char *name)
-{
-    for (int32_t i = 0; i < rf_tpch_nsources; i++)
-        if (!strcmp(rf_tpch_sources[i].name, name)) return &rf_tpch_sources[i];
-    return NULL;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 /* A positive decimal number (1, 0.01, 1e3). */
 static int parse_pos_double(const char *s, double *out)
@@ -213,7 +155,7 @@ static int bench_query(int q, const rf_rt_options *rt0, int repeat, bstat *bs, c
 {
     char fname[32];
     snprintf(fname, sizeof fname, "q%02d.logic", q);
-    const rf_tpch_source *schema = find_source("schema.logic"), *query = find_source(fname);
+    const rf_tpch_source *schema = rf_tpch_find_source("schema.logic"), *query = rf_tpch_find_source(fname);
     if (!schema || !query) {
         fprintf(stderr, "redfox tpch bench: %s is not built into this redfox\n", !schema ? "schema.logic" : fname);
         *st_out = RF_EINTERNAL;
@@ -273,7 +215,7 @@ static int bench_query(int q, const rf_rt_options *rt0, int repeat, bstat *bs, c
         *st_out = st;
     } else {
         bs->ran = 1;
-        bs->median_s = median(runs, repeat);
+        bs->median_s = rf_tpch_median(runs, repeat);
     }
     free(runs);
     rf_rt_result_free(res);
@@ -451,7 +393,7 @@ int rf_tool_tpch_bench(int argc, char **argv)
     int want[NQUERIES + 1];
     if (queries) {
         const char *why = NULL;
-        if (!parse_queries(queries, want, &why)) return rf_tool_usage_error(C, "--queries %s: %s", queries, why);
+        if (!rf_tpch_parse_queries(queries, want, &why)) return rf_tool_usage_error(C, "--queries %s: %s", queries, why);
     } else {
         for (int q = 0; q <= NQUERIES; q++) want[q] = q > 0;
     }
@@ -526,7 +468,7 @@ int rf_tool_tpch_bench(int argc, char **argv)
         return RF_EXIT_USER;
     }
     int failed = 0;
-    double t0 = now_seconds();
+    double t0 = rf_tpch_now();
     for (int q = 1; q <= NQUERIES; q++) {
         if (!want[q]) continue;
         const char *dev = NULL;
@@ -543,7 +485,7 @@ int rf_tool_tpch_bench(int argc, char **argv)
         fprintf(stderr, "q%02d: %.2f ms\n", q, bs[q].median_s * 1e3);
     }
     rf_rt_cache_free(rt.cache);
-    fprintf(stderr, "benchmark took %.1f s\n", now_seconds() - t0);
+    fprintf(stderr, "benchmark took %.1f s\n", rf_tpch_now() - t0);
     if (!r.device) r.device = rt.device == RF_RT_DEVICE_GPU ? "gpu" : "cpu";
 
     if (!strcmp(r.device, "cpu")) {

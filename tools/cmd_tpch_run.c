@@ -12,6 +12,7 @@
 #include "rf_tpch_check.h"
 #include "rf_tpch_queries.h"
 #include "tools.h"
+#include "tpch_tool.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -19,7 +20,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#define NQUERIES 22
+#define NQUERIES RF_TPCH_NQUERIES
 #define MAX_REPEAT 1000
 
 static const char *usage =
@@ -52,67 +53,6 @@ typedef struct qstat {
     const char *check;    /* "PASS", "FAIL", "ERROR" or "-" */
     int usage;            /* the run refused the options: no query would run */
 } qstat;
-
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* "1,3,5-7" (a 'q' before a number is allowed: q1, Q05) into want[1..22].
-** Returns 0 with a message in why on a bad list. */
-static int parse_queries(const char *s, int want[NQUERIES + 1], const char **why)
-{
-    memset(want, 0, (NQUERIES + 1) * sizeof want[0]);
-    const char *p = s;
-    for (;;) {
-        long a, b;
-        char *end;
-        if (*p == 'q' || *p == 'Q') p++;
-        if (*p < '0' || *p > '9') goto bad;
-        a = strtol(p, &end, 10);
-        p = end;
-        b = a;
-        if (*p == '-') {
-            p++;
-            if (*p == 'q' || *p == 'Q') p++;
-            if (*p < '0' || *p > '9') goto bad;
-            b = strtol(p, &end, 10);
-            p = end;
-        }
-        if (a < 1 || b > NQUERIES || a > b) {
-            *why = "query numbers go from 1 to 22, ranges low to high";
-            return 0;
-        }
-        for (long q = a; q <= b; q++) want[q] = 1;
-        if (!*p) return 1;
-        if (*p != ',') goto bad;
-        p++;
-    }
-bad:
-    *why = "a query list is numbers and ranges separated by commas, e.g. 1,3,5-7";
-    return 0;
-}
-
-static const rf_tpch_source *find_source(const char *name)
-{
-    for (int32_t i = 0; i < rf_tpch_nsources; i++)
-        if (!strcmp(rf_tpch_sources[i].name, name)) return &rf_tpch_sources[i];
-    return NULL;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 /* The program's one lang:output predicate (the query's result). */
 static const rf_fe_pred *output_pred(const rf_fe_program *fe)
@@ -158,7 +98,7 @@ static int run_query(int q, const run_opts *ro, qstat *qs)
     snprintf(qname, sizeof qname, "q%02d", q);
     snprintf(fname, sizeof fname, "%s.logic", qname);
     qs->check = "-";
-    const rf_tpch_source *schema = find_source("schema.logic"), *query = find_source(fname);
+    const rf_tpch_source *schema = rf_tpch_find_source("schema.logic"), *query = rf_tpch_find_source(fname);
     if (!schema || !query) {
         fprintf(stderr, "redfox tpch run: %s is not built into this redfox\n", !schema ? "schema.logic" : fname);
         qs->check = "ERROR";
@@ -182,9 +122,9 @@ static int run_query(int q, const run_opts *ro, qstat *qs)
     double *loads = NULL, *runs = NULL;
     int ok = 0;
 
-    double t0 = now_seconds();
+    double t0 = rf_tpch_now();
     rf_status st = rf_tool_compile_sources(names, texts, lens, 2, &to, &arena, &fe, &qp, &hir, &d);
-    qs->compile_s = now_seconds() - t0;
+    qs->compile_s = rf_tpch_now() - t0;
     rf_qp_free(qp);
     const rf_fe_pred *outp = st ? NULL : output_pred(fe);
     if (!st && !outp) {
@@ -222,8 +162,8 @@ static int run_query(int q, const run_opts *ro, qstat *qs)
     qs->ran = 1;
     qs->rows = out->rel.nrows;
     snprintf(qs->device, sizeof qs->device, "%s", res->device ? res->device : "?");
-    qs->load_s = median(loads, ro->repeat);
-    qs->run_s = median(runs, ro->repeat);
+    qs->load_s = rf_tpch_median(loads, ro->repeat);
+    qs->run_s = rf_tpch_median(runs, ro->repeat);
     rf_diags_print(&d, stderr); /* warnings */
     ok = 1;
 
@@ -332,7 +272,7 @@ int rf_tool_tpch_run(int argc, char **argv)
     int want[NQUERIES + 1];
     if (queries) {
         const char *why = NULL;
-        if (!parse_queries(queries, want, &why)) return rf_tool_usage_error("tpch run", "--queries %s: %s", queries, why);
+        if (!rf_tpch_parse_queries(queries, want, &why)) return rf_tool_usage_error("tpch run", "--queries %s: %s", queries, why);
     } else {
         for (int q = 0; q <= NQUERIES; q++) want[q] = q > 0;
     }

@@ -1,0 +1,71 @@
+/*
+** tools/tpch_tool.c: what `redfox tpch run` and `redfox tpch bench` share:
+** the query list option, the built-in query sources, timing and medians.
+*/
+#include "tpch_tool.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+double rf_tpch_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* "1,3,5-7" (a 'q' before a number is allowed: q1, Q05) into want[1..22].
+** Returns 0 with a message in why on a bad list. */
+int rf_tpch_parse_queries(const char *s, int want[RF_TPCH_NQUERIES + 1], const char **why)
+{
+    memset(want, 0, (RF_TPCH_NQUERIES + 1) * sizeof want[0]);
+    const char *p = s;
+    for (;;) {
+        long a, b;
+        char *end;
+        if (*p == 'q' || *p == 'Q') p++;
+        if (*p < '0' || *p > '9') goto bad;
+        a = strtol(p, &end, 10);
+        p = end;
+        b = a;
+        if (*p == '-') {
+            p++;
+            if (*p == 'q' || *p == 'Q') p++;
+            if (*p < '0' || *p > '9') goto bad;
+            b = strtol(p, &end, 10);
+            p = end;
+        }
+        if (a < 1 || b > RF_TPCH_NQUERIES || a > b) {
+            *why = "query numbers go from 1 to 22, ranges low to high";
+            return 0;
+        }
+        for (long q = a; q <= b; q++) want[q] = 1;
+        if (!*p) return 1;
+        if (*p != ',') goto bad;
+        p++;
+    }
+bad:
+    *why = "a query list is numbers and ranges separated by commas, e.g. 1,3,5-7";
+    return 0;
+}
+
+const rf_tpch_source *rf_tpch_find_source(const char *name)
+{
+    for (int32_t i = 0; i < rf_tpch_nsources; i++)
+        if (!strcmp(rf_tpch_sources[i].name, name)) return &rf_tpch_sources[i];
+    return NULL;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+double rf_tpch_median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
