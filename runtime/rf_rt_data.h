@@ -115,6 +115,13 @@ void *rf_rt_alloc_big(size_t n);
 typedef void (*rf_rt_task_fn)(void *arg, int tid);
 void rf_rt_parallel(int nthreads, rf_rt_task_fn fn, void *arg);
 
+/* One value as a diagnostic shows it (strings quoted, cut at 60 bytes). */
+void rf_rt_format_value(const rf_rt_dict *dict, const rf_rt_rel *r, int32_t col, int64_t row, rf_buf *b);
+/* The functional-dependency error both devices report: pred has two values
+** for the key of rows `first` and `row` (the first nkeys columns). */
+void rf_rt_fd_message(const rf_rt_dict *dict, const char *pred, const rf_rt_rel *r, int32_t nkeys, int64_t first,
+                      int64_t row, rf_buf *b);
+
 /* ---- output ----------------------------------------------------------- */
 
 typedef enum rf_rt_format { RF_RT_FORMAT_TABLE, RF_RT_FORMAT_CSV } rf_rt_format;

@@ -250,3 +250,44 @@ void rf_rt_parallel(int nthreads, rf_rt_task_fn fn, void *arg)
     for (int i = 1; i < nthreads; i++)
         if (started[i]) pthread_join(th[i], NULL);
 }
+
+void rf_rt_format_value(const rf_rt_dict *dict, const rf_rt_rel *r, int32_t c, int64_t row, rf_buf *b)
+{
+    const void *col = r->cols[c];
+    switch (r->types[c]) {
+    case RF_TYPE_INT: rf_val_fmt_int(b, ((const int64_t *)col)[row]); break;
+    case RF_TYPE_DECIMAL: rf_val_fmt_dec(b, ((const int64_t *)col)[row]); break;
+    case RF_TYPE_FLOAT: rf_val_fmt_float(b, ((const double *)col)[row]); break;
+    case RF_TYPE_DATE: rf_val_fmt_date(b, ((const int32_t *)col)[row]); break;
+    case RF_TYPE_BOOL: rf_val_fmt_bool(b, ((const uint8_t *)col)[row]); break;
+    case RF_TYPE_STRING: {
+        int64_t len;
+        const char *s = rf_rt_dict_str(dict, ((const uint32_t *)col)[row], &len);
+        rf_buf_putc(b, '"');
+        rf_buf_append(b, s, len > 60 ? 60 : len);
+        rf_buf_puts(b, len > 60 ? "...\"" : "\"");
+        break;
+    }
+    }
+}
+
+void rf_rt_fd_message(const rf_rt_dict *dict, const char *pred, const rf_rt_rel *r, int32_t nk, int64_t first,
+                      int64_t row, rf_buf *b)
+{
+    rf_buf_printf(b, "functional dependency violated: `%s` has two values for the key (", pred);
+    for (int32_t c = 0; c < nk; c++) {
+        if (c) rf_buf_puts(b, ", ");
+        rf_rt_format_value(dict, r, c, row, b);
+    }
+    rf_buf_puts(b, "): (");
+    for (int32_t c = nk; c < r->ncols; c++) {
+        if (c > nk) rf_buf_puts(b, ", ");
+        rf_rt_format_value(dict, r, c, first, b);
+    }
+    rf_buf_puts(b, ") and (");
+    for (int32_t c = nk; c < r->ncols; c++) {
+        if (c > nk) rf_buf_puts(b, ", ");
+        rf_rt_format_value(dict, r, c, row, b);
+    }
+    rf_buf_putc(b, ')');
+}

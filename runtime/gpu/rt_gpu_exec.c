@@ -1084,25 +1084,6 @@ static rf_status k_insert(gx *x, const rf_hir_kernel *k)
 
 /* ---- unique, difference ------------------------------------------------------------------------ */
 
-static void format_value(gx *x, const rf_rt_rel *r, int32_t c, int64_t row, rf_buf *b)
-{
-    const void *col = r->cols[c];
-    switch (r->types[c]) {
-    case RF_TYPE_INT: rf_val_fmt_int(b, ((const int64_t *)col)[row]); break;
-    case RF_TYPE_DECIMAL: rf_val_fmt_dec(b, ((const int64_t *)col)[row]); break;
-    case RF_TYPE_FLOAT: rf_val_fmt_float(b, ((const double *)col)[row]); break;
-    case RF_TYPE_DATE: rf_val_fmt_date(b, ((const int32_t *)col)[row]); break;
-    case RF_TYPE_BOOL: rf_val_fmt_bool(b, ((const uint8_t *)col)[row]); break;
-    case RF_TYPE_STRING: {
-        int64_t len;
-        const char *s = rf_rt_dict_str(x->dict, ((const uint32_t *)col)[row], &len);
-        rf_buf_putc(b, '"');
-        rf_buf_append(b, s, len > 60 ? 60 : len);
-        rf_buf_puts(b, len > 60 ? "...\"" : "\"");
-        break;
-    }
-    }
-}
 
 /* A functional predicate must not give two values for one key (rt_exec.c's
 ** check_fd, same message, same rows). */
@@ -1148,23 +1129,7 @@ static rf_status check_fd(gx *x, const rf_hir_kernel *k, const gval *r)
     }
     rf_buf b;
     rf_buf_init(&b);
-    rf_buf_printf(&b, "functional dependency violated: `%s` has two values for the key (",
-                  out->pred_name ? out->pred_name : out->name);
-    for (int32_t c = 0; c < nk; c++) {
-        if (c) rf_buf_puts(&b, ", ");
-        format_value(x, &two, c, 1, &b);
-    }
-    rf_buf_puts(&b, "): (");
-    for (int32_t c = nk; c < out->ncols; c++) {
-        if (c > nk) rf_buf_puts(&b, ", ");
-        format_value(x, &two, c, 0, &b);
-    }
-    rf_buf_puts(&b, ") and (");
-    for (int32_t c = nk; c < out->ncols; c++) {
-        if (c > nk) rf_buf_puts(&b, ", ");
-        format_value(x, &two, c, 1, &b);
-    }
-    rf_buf_putc(&b, ')');
+    rf_rt_fd_message(x->dict, out->pred_name ? out->pred_name : out->name, &two, nk, 0, 1, &b);
     rf_error(x->d, kloc(x, k), "%s", rf_buf_cstr(&b));
     rf_buf_free(&b);
     rf_rt_rel_free(&two);
