@@ -67,4 +67,10 @@ typedef struct rf_rt_result {
 rf_status rf_rt_run(const rf_hir_program *p, const rf_rt_options *o, rf_rt_result **out, rf_diags *d);
 void rf_rt_result_free(rf_rt_result *r);
 
+/* For the devices' interpreters: counts one entry into block b and reports
+** a fixpoint that did not converge within o->max_iterations (default
+** 1,000,000) as RF_EUSER. visits has p->nblocks counters, zeroed at start. */
+rf_status rf_rt_enter_block(const rf_hir_program *p, const rf_rt_options *o, int32_t b, int64_t *visits,
+                            rf_diags *d);
+
 #endif

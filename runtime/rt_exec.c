@@ -1006,23 +1006,28 @@ static int online_cpus(void)
     return n > 0 ? (int)(n > 256 ? 256 : n) : 1;
 }
 
+rf_status rf_rt_enter_block(const rf_hir_program *p, const rf_rt_options *o, int32_t b, int64_t *visits,
+                            rf_diags *d)
+{
+    int64_t max_iter = o->max_iterations > 0 ? o->max_iterations : 1000000;
+    if (++visits[b] <= max_iter) return RF_OK;
+    const rf_hir_block *bl = p->blocks[b];
+    rf_error(d, rf_mkloc(p->source, 0, 0),
+             "the fixpoint of %s did not converge within %lld iterations (raise --max-iterations, or check for a rule that derives ever new values)",
+             bl->comment ? bl->comment : "a recursive stratum", (long long)max_iter);
+    return RF_EUSER;
+}
+
 static rf_status run_blocks(exec *x)
 {
     const rf_hir_program *p = x->p;
-    int64_t max_iter = x->o.max_iterations > 0 ? x->o.max_iterations : 1000000;
     int64_t *visits = rf_calloc((size_t)p->nblocks + 1, sizeof *visits);
     if (!visits) return RF_ENOMEM;
     rf_status st = RF_OK;
     int32_t b = 0;
     while (!st) {
         const rf_hir_block *bl = p->blocks[b];
-        if (++visits[b] > max_iter) {
-            rf_error(x->d, rf_mkloc(p->source, 0, 0),
-                     "the fixpoint of %s did not converge within %lld iterations (raise --max-iterations, or check for a rule that derives ever new values)",
-                     bl->comment ? bl->comment : "a recursive stratum", (long long)max_iter);
-            st = RF_EUSER;
-            break;
-        }
+        if ((st = rf_rt_enter_block(p, &x->o, b, visits, x->d))) break;
         for (int32_t j = 0; j < bl->nkernels && !st; j++) {
             const rf_hir_kernel *k = bl->kernels[j];
             int profiled = x->o.profile && k->id >= 0 && k->id < x->res->nstats;

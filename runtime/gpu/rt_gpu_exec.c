@@ -1681,20 +1681,13 @@ static rf_status load_input(gx *x, int32_t var)
 static rf_status run_blocks(gx *x)
 {
     const rf_hir_program *p = x->p;
-    int64_t max_iter = x->o.max_iterations > 0 ? x->o.max_iterations : 1000000;
     int64_t *visits = rf_calloc((size_t)p->nblocks + 1, sizeof *visits);
     if (!visits) return RF_ENOMEM;
     rf_status st = RF_OK;
     int32_t b = 0;
     while (!st) {
         const rf_hir_block *bl = p->blocks[b];
-        if (++visits[b] > max_iter) {
-            rf_error(x->d, rf_mkloc(p->source, 0, 0),
-                     "the fixpoint of %s did not converge within %lld iterations (raise --max-iterations, or check for a rule that derives ever new values)",
-                     bl->comment ? bl->comment : "a recursive stratum", (long long)max_iter);
-            st = RF_EUSER;
-            break;
-        }
+        if ((st = rf_rt_enter_block(p, &x->o, b, visits, x->d))) break;
         for (int32_t j = 0; j < bl->nkernels && !st; j++) {
             const rf_hir_kernel *k = bl->kernels[j];
             int prof = x->o.profile && k->id >= 0 && k->id < x->res->nstats;
