@@ -66,20 +66,6 @@ static int write_outputs(const rf_rt_result *res, const char *outdir, rf_rt_form
     return rc;
 }
 
-static void print_profile(const rf_rt_result *res)
-{
-    fprintf(stderr, "profile (device %s): load %.3f s, run %.3f s\n", res->device, res->load_seconds, res->run_seconds);
-    fprintf(stderr, "%-6s %-12s %-6s %6s %10s %12s %12s %14s\n", "kernel", "kind", "device", "calls", "ms", "rows in",
-            "rows out", "bytes moved");
-    for (int32_t i = 0; i < res->nstats; i++) {
-        const rf_rt_kstat *s = &res->stats[i];
-        if (!s->calls) continue;
-        fprintf(stderr, "k%-5d %-12s %-6s %6lld %10.3f %12lld %12lld %14lld\n", s->kernel, s->what, s->device,
-                (long long)s->calls, s->seconds * 1e3, (long long)s->rows_in, (long long)s->rows_out,
-                (long long)(s->bytes_in + s->bytes_out));
-    }
-}
-
 int rf_tool_run(int argc, char **argv)
 {
     const char *progs[256];
@@ -157,7 +143,7 @@ int rf_tool_run(int argc, char **argv)
     }
     int rc = rf_tool_finish(st, &d);
     if (!st) {
-        if (profile) print_profile(res);
+        if (profile) rf_tool_print_profile(res, stderr);
         rc = write_outputs(res, outdir, fmt);
     }
     rf_rt_result_free(res);

@@ -26,7 +26,7 @@
 static const char *usage =
     "usage: redfox tpch run --data DIR [--queries LIST] [--device auto|cpu|gpu]\n"
     "                       [--format table|csv] [--out DIR] [--repeat N]\n"
-    "                       [--check ANSWERS_DIR] [--threads N]\n"
+    "                       [--check ANSWERS_DIR] [--threads N] [--profile]\n"
     "\n"
     "Runs the TPC-H queries built into redfox (tpch/queries/q01.logic ..\n"
     "q22.logic, with the validation parameters) on the dbgen .tbl files in\n"
@@ -43,6 +43,8 @@ static const char *usage =
     "  --check DIR         compare each result with DIR/qNN.csv: PASS or FAIL\n"
     "                      with the first difference; exit 1 on any failure\n"
     "  --threads N         CPU threads (default: all cores)\n"
+    "  --profile           per-kernel device, time and rows of each query's\n"
+    "                      last run, on stderr\n"
     "  -h, --help          this text\n";
 
 typedef struct qstat {
@@ -88,6 +90,7 @@ typedef struct run_opts {
     rf_rt_format fmt;
     const char *outdir, *check;
     int repeat;
+    int profile;
 } run_opts;
 
 /* Compiles, runs (repeat times), writes or prints, and checks query q.
@@ -158,6 +161,10 @@ static int run_query(int q, const run_opts *ro, qstat *qs)
         rf_tool_finish(st, &d);
         qs->check = "ERROR";
         goto done;
+    }
+    if (ro->profile) {
+        fprintf(stderr, "%s ", qname);
+        rf_tool_print_profile(res, stderr);
     }
     qs->ran = 1;
     qs->rows = out->rel.nrows;
@@ -248,12 +255,17 @@ int rf_tool_tpch_run(int argc, char **argv)
 {
     const char *data = NULL, *queries = NULL, *device = "auto", *format = "table", *outdir = NULL, *repeat = NULL,
                *check = NULL, *threads = NULL;
+    int profile = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int m = 0;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             fputs(usage, stdout);
             return RF_EXIT_OK;
+        }
+        if (!strcmp(a, "--profile")) {
+            profile = 1;
+            continue;
         }
         if ((m = rf_tool_opt_value("tpch run", argc, argv, &i, "--data", &data)) ||
             (m = rf_tool_opt_value("tpch run", argc, argv, &i, "--queries", &queries)) ||
@@ -282,6 +294,8 @@ int rf_tool_tpch_run(int argc, char **argv)
     ro.outdir = outdir;
     ro.check = check;
     ro.repeat = 1;
+    ro.profile = profile;
+    ro.rt.profile = profile;
     if (!strcmp(device, "auto")) ro.rt.device = RF_RT_DEVICE_AUTO;
     else if (!strcmp(device, "cpu")) ro.rt.device = RF_RT_DEVICE_CPU;
     else if (!strcmp(device, "gpu")) ro.rt.device = RF_RT_DEVICE_GPU;

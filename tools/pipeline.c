@@ -146,3 +146,17 @@ rf_status rf_tool_load_program(const char *const *paths, int32_t npaths, const r
     rf_qp_free(qp);
     return st;
 }
+
+void rf_tool_print_profile(const rf_rt_result *res, FILE *f)
+{
+    fprintf(f, "profile (device %s): load %.3f s, run %.3f s\n", res->device, res->load_seconds, res->run_seconds);
+    fprintf(f, "%-6s %-12s %-6s %6s %10s %12s %12s %14s\n", "kernel", "kind", "device", "calls", "ms", "rows in",
+            "rows out", "bytes moved");
+    for (int32_t i = 0; i < res->nstats; i++) {
+        const rf_rt_kstat *s = &res->stats[i];
+        if (!s->calls) continue;
+        fprintf(f, "k%-5d %-12s %-6s %6lld %10.3f %12lld %12lld %14lld\n", s->kernel, s->what, s->device,
+                (long long)s->calls, s->seconds * 1e3, (long long)s->rows_in, (long long)s->rows_out,
+                (long long)(s->bytes_in + s->bytes_out));
+    }
+}

@@ -7,6 +7,9 @@
 #include "rf_frontend.h"
 #include "rf_harmony.h"
 #include "rf_queryplan.h"
+#include "rf_runtime.h"
+
+#include <stdio.h>
 
 typedef struct rf_tool_opts {
     int no_opt;           /* skip the query-plan passes */
@@ -33,5 +36,8 @@ rf_status rf_tool_read_rfx(const char *path, rf_hir_program **hir, rf_buf *ptx0,
 /* One .rfx file, or LogiQL sources (compiled as one program), as Harmony. */
 rf_status rf_tool_load_program(const char *const *paths, int32_t npaths, const rf_tool_opts *o, rf_arena *arena,
                                rf_hir_program **hir, rf_buf *ptx0, rf_diags *d);
+
+/* `--profile`: the run's load and run time, then one line per kernel that ran. */
+void rf_tool_print_profile(const rf_rt_result *res, FILE *f);
 
 #endif
