@@ -515,6 +515,9 @@ typedef struct probe_ctx {
     int64_t base, grain; /* chunks start at row base */
     int64_t *misses;     /* per chunk, optional */
     uint64_t *scratch;   /* per worker: BLK * (nw + 1) words + BLK bytes */
+    /* hit lists (instead of gid / found): chunk c writes its matching rows
+    ** and their payloads from index c * grain on, and its count to nhit[c] */
+    int64_t *hit_row, *hit_gid, *nhit;
 } probe_ctx;
 
 static void probe_chunk(void *vp, int64_t b, int64_t e, int w)
@@ -525,7 +528,7 @@ static void probe_chunk(void *vp, int64_t b, int64_t e, int w)
     uint64_t *buf = c->scratch + (int64_t)w * BLK * (nw + 2);
     uint64_t *hs = buf + (int64_t)BLK * nw;
     uint8_t *ok = (uint8_t *)(hs + BLK);
-    int64_t miss = 0;
+    int64_t miss = 0, nh = 0;
     for (int64_t x = c->base + b; x < c->base + e; x += BLK) {
         int64_t m = c->base + e - x < BLK ? c->base + e - x : BLK;
         if (c->check) memset(ok, 1, (size_t)m);
@@ -542,6 +545,17 @@ static void probe_chunk(void *vp, int64_t b, int64_t e, int w)
             const cpu_htpart *p = &ht->parts[cpu_part_of(ht, h)];
             __builtin_prefetch(p->slots + (h & ((uint64_t)p->cap - 1)) * (uint64_t)ht->stride);
         }
+        if (c->hit_row) {
+            int64_t *hr = c->hit_row + b, *hg = c->hit_gid + b;
+            for (int64_t i = 0; i < m; i++) {
+                const uint64_t *s = (!c->check || ok[i]) ? cpu_ht_find(ht, buf + i * nw, hs[i]) : NULL;
+                if (s) {
+                    hr[nh] = x + i;
+                    hg[nh++] = (int64_t)s[nw];
+                }
+            }
+            continue;
+        }
         for (int64_t i = 0; i < m; i++) {
             const uint64_t *s = (!c->check || ok[i]) ? cpu_ht_find(ht, buf + i * nw, hs[i]) : NULL;
             if (c->gid) c->gid[x + i] = s ? (int64_t)s[nw] : -1;
@@ -550,13 +564,14 @@ static void probe_chunk(void *vp, int64_t b, int64_t e, int w)
         }
     }
     if (c->misses) c->misses[b / c->grain] = miss;
+    if (c->nhit) c->nhit[b / c->grain] = nh;
 }
 
 static rf_status probe_range(rf_cpu_pool *pool, const cpu_ht *ht, const cpu_enc *e, const void *const *data,
                              int64_t begin, int64_t end, int check, int64_t *gid, uint8_t *found, int64_t *misses)
 {
     int nt = rf_cpu_pool_threads(pool);
-    probe_ctx c = {ht, e, data, NULL, check, gid, found, begin, cpu_grain(end - begin, 4096), NULL, NULL};
+    probe_ctx c = {ht, e, data, NULL, check, gid, found, begin, cpu_grain(end - begin, 4096), NULL, NULL, NULL, NULL, NULL};
     c.scratch = cpu_alloc((int64_t)nt * BLK * (e->nw + 2), sizeof(uint64_t));
     int64_t nch = (end - begin + c.grain - 1) / c.grain;
     if (misses) c.misses = cpu_zalloc(nch, sizeof(int64_t));
@@ -581,6 +596,19 @@ void cpu_ht_probe(rf_cpu_pool *pool, const cpu_ht *ht, const cpu_enc *e, const v
     /* Fall back to one thread rather than fail when scratch is unavailable. */
     if (n > 0 && probe_range(pool, ht, e, data, 0, n, check, gid, found, NULL))
         probe_range(NULL, ht, e, data, 0, n, check, gid, found, NULL);
+}
+
+rf_status cpu_ht_probe_hits(rf_cpu_pool *pool, const cpu_ht *ht, const cpu_enc *e, const void *const *data,
+                            int64_t n, int64_t grain, int64_t *hit_row, int64_t *hit_gid, int64_t *nhit)
+{
+    if (n <= 0) return RF_OK;
+    int nt = rf_cpu_pool_threads(pool);
+    probe_ctx c = {ht, e, data, NULL, 1, NULL, NULL, 0, grain, NULL, NULL, hit_row, hit_gid, nhit};
+    c.scratch = cpu_alloc((int64_t)nt * BLK * (e->nw + 2), sizeof(uint64_t));
+    if (!c.scratch) return RF_ENOMEM;
+    rf_cpu_parallel_for(pool, n, grain, probe_chunk, &c);
+    free(c.scratch);
+    return RF_OK;
 }
 
 /* ---- builds with group numbering ------------------------------------ */

@@ -216,6 +216,15 @@ rf_status cpu_ht_build(rf_cpu_pool *pool, cpu_ht *ht, const cpu_enc *e, const vo
 ** values outside e's ranges (they are absent). */
 void cpu_ht_probe(rf_cpu_pool *pool, const cpu_ht *ht, const cpu_enc *e, const void *const *data, int64_t n,
                   int check, int64_t *gid, uint8_t *found);
+/* The same as lists of hits, for probes where most rows miss: rows [0, n)
+** are probed in chunks of grain rows (a multiple of the probe block), and
+** chunk c writes the rows that match, ascending, to hit_row[c * grain ...],
+** their payloads to hit_gid[c * grain ...] and their number to nhit[c].
+** Only the hits are written, so [hit_row and hit_gid] may be large
+** allocations that are never touched beyond them. Rows may hold values
+** outside e's ranges (they miss). */
+rf_status cpu_ht_probe_hits(rf_cpu_pool *pool, const cpu_ht *ht, const cpu_enc *e, const void *const *data,
+                            int64_t n, int64_t grain, int64_t *hit_row, int64_t *hit_gid, int64_t *nhit);
 
 /* ---- rows in key order (cpu_runs.c) -------------------------------- */
 /* Unique over columns [0, nk) / group-by on them without hashing, when one

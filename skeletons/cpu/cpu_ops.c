@@ -27,9 +27,15 @@ static void keys_free(keys *k)
     cpu_enc_free(&k->e);
 }
 
+/* Whose values the encoding's ranges cover: both sides, or only the side a
+** hash table is built on (the other side is then probed with range checks:
+** a value outside the built side's range cannot match, and scanning a big
+** probe side for its range costs a pass over it). */
+enum { RANGE_BOTH, RANGE_LEFT, RANGE_RIGHT };
+
 /* right may be NULL (one table). */
 static rf_status keys_init(rf_cpu_pool *pool, keys *k, const rf_cpu_table *left, const int32_t *lkeys,
-                           const rf_cpu_table *right, const int32_t *rkeys, int32_t nk)
+                           const rf_cpu_table *right, const int32_t *rkeys, int32_t nk, int range_of)
 {
     memset(k, 0, sizeof *k);
     if (nk < 0) return RF_EINTERNAL;
@@ -52,7 +58,8 @@ static rf_status keys_init(rf_cpu_pool *pool, keys *k, const rf_cpu_table *left,
                 goto out;
             }
     }
-    int64_t ln = left->nrows, rn = right ? right->nrows : 0;
+    int64_t ln = range_of == RANGE_RIGHT ? 0 : left->nrows;
+    int64_t rn = right && range_of != RANGE_LEFT ? right->nrows : 0;
     if (ln > 0) cpu_ranges(pool, nk, k->kinds, k->ldata, ln, k->lo, k->hi);
     if (rn > 0) cpu_ranges(pool, nk, k->kinds, k->rdata, rn, lo2, hi2);
     for (int32_t i = 0; i < nk; i++) {
@@ -148,7 +155,7 @@ rf_status rf_cpu_unique(rf_cpu_pool *pool, const rf_cpu_table *t, int64_t **keep
         }
     }
     keys k;
-    st = keys_init(pool, &k, t, cols, NULL, NULL, t->ncols);
+    st = keys_init(pool, &k, t, cols, NULL, NULL, t->ncols, RANGE_BOTH);
     free(cols);
     if (st) return st;
     cpu_ht ht;
@@ -216,7 +223,7 @@ rf_status rf_cpu_group(rf_cpu_pool *pool, const rf_cpu_table *t, const int32_t *
         if (applied) return RF_OK;
     }
     keys k;
-    st = keys_init(pool, &k, t, keycols, NULL, NULL, nkeys);
+    st = keys_init(pool, &k, t, keycols, NULL, NULL, nkeys, RANGE_BOTH);
     if (st) return st;
     cpu_ht ht;
     st = cpu_ht_build(pool, &ht, &k.e, k.ldata, n, 1, &g->group_of_row, &g->first_row, &g->ngroups);
@@ -243,12 +250,17 @@ rf_status rf_cpu_groups_order(rf_cpu_pool *pool, rf_cpu_groups *g)
 
 /* ---- inner join ----------------------------------------------------- */
 
-/* What both join outputs are made from: the group of each left row and the
-** right rows listed by group. A cross product is one group holding every
-** right row. */
+/* What both join outputs are made from: the left rows with their groups,
+** and the right rows listed by group. A cross product is one group holding
+** every right row. Left rows come chunk by chunk (grain rows each): either
+** every row of the chunk with its group in lg (-1: none), or, when the
+** right side was built and the left probed, only the rows that matched
+** (hit lists: most rows of a big probe side usually miss, and a list of
+** hits is all that later passes then read). */
 typedef struct join_plan {
-    int64_t *lg;              /* [ln] group of each left row, -1: none */
-    int64_t *order, *offsets; /* right rows by group */
+    int64_t *lg;                      /* [ln] group of each left row, -1: none (no hit lists) */
+    int64_t *hit_row, *hit_gid, *nhit; /* hit lists: chunk c's from index c * grain, nhit[c] of them */
+    int64_t *order, *offsets;         /* right rows by group; NULL: group g is right row g alone */
     int64_t grain, nch;
     int64_t *counts; /* output rows before each chunk of left rows */
     int64_t total;
@@ -257,21 +269,44 @@ typedef struct join_plan {
 static void plan_free(join_plan *jp)
 {
     free(jp->lg);
+    free(jp->hit_row);
+    free(jp->hit_gid);
+    free(jp->nhit);
     free(jp->order);
     free(jp->offsets);
     free(jp->counts);
     memset(jp, 0, sizeof *jp);
 }
 
+/* Runs BODY for each output pair (L, R) of the left rows [b, e), a chunk,
+** in output order: by left row, then by the right row's place in its
+** group. */
+#define JP_FOR_PAIRS(jp, b, e, L, R, BODY)                                                                    \
+    do {                                                                                                       \
+        const join_plan *jp_ = (jp);                                                                           \
+        int64_t nh_ = jp_->hit_row ? jp_->nhit[(b) / jp_->grain] : (e) - (b);                                 \
+        for (int64_t h_ = 0; h_ < nh_; h_++) {                                                                 \
+            int64_t L = jp_->hit_row ? jp_->hit_row[(b) + h_] : (b) + h_;                                     \
+            int64_t g_ = jp_->hit_row ? jp_->hit_gid[(b) + h_] : jp_->lg[L];                                  \
+            if (g_ < 0) continue;                                                                              \
+            if (!jp_->offsets) {                                                                               \
+                int64_t R = g_;                                                                                \
+                BODY;                                                                                          \
+            } else {                                                                                           \
+                for (int64_t j_ = jp_->offsets[g_]; j_ < jp_->offsets[g_ + 1]; j_++) {                        \
+                    int64_t R = jp_->order[j_];                                                                \
+                    BODY;                                                                                      \
+                }                                                                                              \
+            }                                                                                                  \
+        }                                                                                                      \
+    } while (0)
+
 static void emit_count(void *vp, int64_t b, int64_t e, int w)
 {
     (void)w;
     join_plan *c = vp;
     int64_t k = 0;
-    for (int64_t l = b; l < e; l++) {
-        int64_t g = c->lg[l];
-        if (g >= 0) k += c->offsets[g + 1] - c->offsets[g];
-    }
+    JP_FOR_PAIRS(c, b, e, l, r, ((void)l, (void)r, k++));
     c->counts[b / c->grain] = k;
 }
 
@@ -291,6 +326,8 @@ static rf_status join_prepare(rf_cpu_pool *pool, const rf_cpu_table *left, const
     keys k = {0};
     cpu_ht ht = {0};
     int64_t *bg = NULL, *F = NULL;
+    jp->grain = cpu_grain(ln, 16384);
+    jp->nch = (ln + jp->grain - 1) / jp->grain;
     st = RF_ENOMEM;
     if (ln == 0 || rn == 0 || nkeys == 0) {
         /* Cross product (or empty): one group with all right rows. */
@@ -301,27 +338,33 @@ static rf_status join_prepare(rf_cpu_pool *pool, const rf_cpu_table *left, const
         jp->offsets[0] = 0;
         jp->offsets[1] = rn;
         G = 1;
+    } else if (rn <= ln) {
+        /* Build on the right, probe the left into hit lists. */
+        if ((st = keys_init(pool, &k, left, lkeys, right, rkeys, nkeys, RANGE_RIGHT))) goto out;
+        if ((st = cpu_ht_build(pool, &ht, &k.e, k.rdata, rn, 1, &bg, &F, &G))) goto out;
+        st = RF_ENOMEM;
+        jp->hit_row = cpu_alloc(ln, sizeof(int64_t));
+        jp->hit_gid = cpu_alloc(ln, sizeof(int64_t));
+        jp->nhit = cpu_alloc(jp->nch, sizeof(int64_t));
+        if (!jp->hit_row || !jp->hit_gid || !jp->nhit) goto out;
+        if ((st = cpu_ht_probe_hits(pool, &ht, &k.e, k.ldata, ln, jp->grain, jp->hit_row, jp->hit_gid, jp->nhit)))
+            goto out;
+        cpu_ht_free(&ht);
+        /* distinct right keys: groups are numbered by first occurrence, so
+        ** group g is right row g and needs no list */
+        if (G < rn && (st = cpu_csr(pool, bg, rn, G, &jp->order, &jp->offsets, &m))) goto out;
+        st = RF_ENOMEM;
     } else {
-        if ((st = keys_init(pool, &k, left, lkeys, right, rkeys, nkeys))) goto out;
-        if (rn <= ln) {
-            /* Build on the right: its groups give the right-side lists. */
-            if ((st = cpu_ht_build(pool, &ht, &k.e, k.rdata, rn, 1, &bg, &F, &G))) goto out;
-            st = RF_ENOMEM;
-            if (!(jp->lg = cpu_alloc(ln, sizeof(int64_t)))) goto out;
-            cpu_ht_probe(pool, &ht, &k.e, k.ldata, ln, 0, jp->lg, NULL);
-        } else {
-            /* Build on the left; the probed right rows are listed by group. */
-            if ((st = cpu_ht_build(pool, &ht, &k.e, k.ldata, ln, 1, &jp->lg, &F, &G))) goto out;
-            st = RF_ENOMEM;
-            if (!(bg = cpu_alloc(rn, sizeof(int64_t)))) goto out;
-            cpu_ht_probe(pool, &ht, &k.e, k.rdata, rn, 0, bg, NULL);
-        }
+        /* Build on the left; the probed right rows are listed by group. */
+        if ((st = keys_init(pool, &k, left, lkeys, right, rkeys, nkeys, RANGE_LEFT))) goto out;
+        if ((st = cpu_ht_build(pool, &ht, &k.e, k.ldata, ln, 1, &jp->lg, &F, &G))) goto out;
+        st = RF_ENOMEM;
+        if (!(bg = cpu_alloc(rn, sizeof(int64_t)))) goto out;
+        cpu_ht_probe(pool, &ht, &k.e, k.rdata, rn, 1, bg, NULL);
         cpu_ht_free(&ht);
         if ((st = cpu_csr(pool, bg, rn, G, &jp->order, &jp->offsets, &m))) goto out;
         st = RF_ENOMEM;
     }
-    jp->grain = cpu_grain(ln, 16384);
-    jp->nch = (ln + jp->grain - 1) / jp->grain;
     if (!(jp->counts = cpu_alloc(jp->nch, sizeof(int64_t)))) goto out;
     rf_cpu_parallel_for(pool, ln, jp->grain, emit_count, jp);
     int64_t tot = 0;
@@ -358,14 +401,7 @@ static void emit_pairs(void *vp, int64_t b, int64_t e, int w)
     emit_ctx *c = vp;
     const join_plan *jp = c->jp;
     int64_t k = jp->counts[b / jp->grain];
-    for (int64_t l = b; l < e; l++) {
-        int64_t g = jp->lg[l];
-        if (g < 0) continue;
-        for (int64_t j = jp->offsets[g]; j < jp->offsets[g + 1]; j++) {
-            c->lidx[k] = l;
-            c->ridx[k++] = jp->order[j];
-        }
-    }
+    JP_FOR_PAIRS(jp, b, e, l, r, (c->lidx[k] = l, c->ridx[k++] = r));
 }
 
 enum { EMIT_BUF = 1024 };
@@ -399,19 +435,15 @@ static void emit_cols(void *vp, int64_t b, int64_t e, int w)
     const join_plan *jp = c->jp;
     int64_t li[EMIT_BUF], ri[EMIT_BUF], n = 0;
     int64_t k = jp->counts[b / jp->grain];
-    for (int64_t l = b; l < e; l++) {
-        int64_t g = jp->lg[l];
-        if (g < 0) continue;
-        for (int64_t j = jp->offsets[g]; j < jp->offsets[g + 1]; j++) {
-            li[n] = l;
-            ri[n++] = jp->order[j];
-            if (n == EMIT_BUF) {
-                emit_flush(c, li, ri, n, k);
-                k += n;
-                n = 0;
-            }
+    JP_FOR_PAIRS(jp, b, e, l, r, {
+        li[n] = l;
+        ri[n++] = r;
+        if (n == EMIT_BUF) {
+            emit_flush(c, li, ri, n, k);
+            k += n;
+            n = 0;
         }
-    }
+    });
     emit_flush(c, li, ri, n, k);
 }
 
@@ -515,7 +547,7 @@ static rf_status semi_anti(rf_cpu_pool *pool, const rf_cpu_table *left, const in
         if ((rn > 0) == want) return iota_list(pool, ln, keep, nkeep);
         return empty_list(keep, nkeep);
     }
-    if ((st = keys_init(pool, &k, left, lkeys, right, rkeys, nkeys))) return st;
+    if ((st = keys_init(pool, &k, left, lkeys, right, rkeys, nkeys, RANGE_BOTH))) return st;
     cpu_ht ht = {0};
     uint8_t *flags = cpu_alloc(ln, 1);
     int64_t *lg = NULL, *rg = NULL, *F = NULL, G;
