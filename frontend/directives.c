@@ -2,15 +2,15 @@
 ** frontend/directives.c: the lang: directives (inputs and outputs).
 **
 ** Owns: checking lang:input, lang:input:delimiter, lang:input:header,
-** lang:output, lang:output:orderBy and lang:output:limit, and recording them
-** on their predicates.
+** lang:input:key, lang:output, lang:output:orderBy and lang:output:limit,
+** and recording them on their predicates.
 */
 #include "check_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-typedef enum { D_INPUT, D_DELIM, D_HEADER, D_OUTPUT, D_ORDER, D_LIMIT } dkind;
+typedef enum { D_INPUT, D_DELIM, D_HEADER, D_KEY, D_OUTPUT, D_ORDER, D_LIMIT } dkind;
 
 static const struct {
     const char *name;
@@ -20,6 +20,7 @@ static const struct {
     {"lang:input", D_INPUT, RF_TYPE_STRING},
     {"lang:input:delimiter", D_DELIM, RF_TYPE_STRING},
     {"lang:input:header", D_HEADER, RF_TYPE_BOOL},
+    {"lang:input:key", D_KEY, RF_TYPE_STRING},
     {"lang:output", D_OUTPUT, RF_TYPE_STRING},
     {"lang:output:orderBy", D_ORDER, RF_TYPE_STRING},
     {"lang:output:limit", D_LIMIT, RF_TYPE_INT},
@@ -96,6 +97,48 @@ bad:
     return -1;
 }
 
+/* "l_orderkey, l_linenumber" -> the 0-based columns of those names */
+static void parse_key(rf_checker *c, rf_fe_pred *p, const rf_ast_expr *v)
+{
+    const char *s = v->sval, *end = v->sval + v->slen;
+    int32_t *cols = rf_arena_alloc(c->a, (size_t)(p->arity + 1) * sizeof *cols);
+    if (!cols) {
+        c->oom = 1;
+        return;
+    }
+    int32_t n = 0;
+    for (;;) {
+        while (s < end && (*s == ' ' || *s == '\t')) s++;
+        const char *w = s;
+        while (s < end && *s != ',' && *s != ' ' && *s != '\t') s++;
+        int64_t wl = s - w;
+        while (s < end && (*s == ' ' || *s == '\t')) s++;
+        if (wl == 0 || (s < end && *s != ',')) {
+            rf_error(c->d, v->loc,
+                     "lang:input:key of `%s` must be a list of its column names, like \"%s\"", p->name,
+                     p->arity > 0 && p->cols && p->cols[0] ? p->cols[0] : "c1, c2");
+            return;
+        }
+        int32_t col = -1;
+        for (int32_t i = 0; i < p->arity && col < 0; i++)
+            if (p->cols && p->cols[i] && (int64_t)strlen(p->cols[i]) == wl && !memcmp(p->cols[i], w, (size_t)wl)) col = i;
+        if (col < 0) {
+            rf_error(c->d, v->loc, "lang:input:key of `%s`: `%.*s` is not one of its columns", p->name, (int)wl, w);
+            return;
+        }
+        for (int32_t i = 0; i < n; i++)
+            if (cols[i] == col) {
+                rf_error(c->d, v->loc, "lang:input:key of `%s` names `%s` twice", p->name, p->cols[col]);
+                return;
+            }
+        cols[n++] = col;
+        if (s == end) break;
+        s++; /* the comma */
+    }
+    p->input_key = cols;
+    p->ninput_key = n;
+}
+
 static void directive(rf_checker *c, const rf_ast_atom *h, uint8_t *seen)
 {
     int64_t k = -1;
@@ -103,7 +146,7 @@ static void directive(rf_checker *c, const rf_ast_atom *h, uint8_t *seen)
         if (strcmp(directives[i].name, h->name) == 0) k = i;
     if (k < 0) {
         rf_error(c->d, h->loc,
-                 "unknown directive `%s` (known: lang:input, lang:input:delimiter, lang:input:header, lang:output, lang:output:orderBy, lang:output:limit)",
+                 "unknown directive `%s` (known: lang:input, lang:input:delimiter, lang:input:header, lang:input:key, lang:output, lang:output:orderBy, lang:output:limit)",
                  h->name);
         return;
     }
@@ -155,6 +198,7 @@ static void directive(rf_checker *c, const rf_ast_atom *h, uint8_t *seen)
         p->delimiter = v->sval[0];
         break;
     case D_HEADER: p->header = (int)v->ival; break;
+    case D_KEY: parse_key(c, p, v); break;
     case D_OUTPUT:
         if (v->slen == 0 || strchr(v->sval, '/') || strchr(v->sval, '\\') || v->sval[0] == '.' ||
             (int64_t)strlen(v->sval) != v->slen) {
@@ -192,7 +236,7 @@ void rf_chk_directives(rf_checker *c, const rf_ast_program *ast)
     for (int64_t i = 0; i < c->preds.count; i++) {
         rf_fe_pred *p = c->preds.items[i];
         uint8_t *f = &seen[(int64_t)p->id * RF_ARRAY_LEN(directives)];
-        if ((f[D_DELIM] || f[D_HEADER]) && !p->input_file)
+        if ((f[D_DELIM] || f[D_HEADER] || f[D_KEY]) && !p->input_file)
             rf_error(c->d, p->loc, "`%s` has lang:input settings but no lang:input", p->name);
         if ((f[D_ORDER] || f[D_LIMIT]) && !p->output_name)
             rf_error(c->d, p->loc, "`%s` has lang:output settings but no lang:output", p->name);

@@ -154,6 +154,8 @@ struct rf_fe_pred {
     const char *input_file;
     char delimiter;
     int header;
+    int32_t *input_key;  /* lang:input:key: columns no two rows agree on (checked at load) */
+    int32_t ninput_key;  /* 0: no key declared */
     const char *output_name;
     rf_fe_order *order;
     int32_t norder;

@@ -373,6 +373,15 @@ rf_status rf_hir_lower(const rf_qp_program *qp, rf_hir_program **out, rf_diags *
         v->input_file = rf_hir_strdup(p, r->input_file);
         v->delimiter = r->delimiter;
         v->header = r->header;
+        if (r->ninput_key > 0) {
+            v->input_key = rf_arena_alloc(&p->arena, (size_t)r->ninput_key * sizeof *v->input_key);
+            if (!v->input_key) {
+                p->oom = 1;
+                break;
+            }
+            memcpy(v->input_key, r->input_key, (size_t)r->ninput_key * sizeof *v->input_key);
+            v->ninput_key = r->ninput_key;
+        }
         v->output_name = rf_hir_strdup(p, r->output_name);
         if (r->fd_checked) {
             v->nkeys = r->nkeys;

@@ -86,6 +86,9 @@ void rf_hir_print_text(const rf_hir_program *p, rf_buf *out)
                           v->kind == RF_HIR_V_INDEX ? "index" : rf_val_type_name(v->types[c]));
         rf_buf_printf(out, ") ~%lld rows", (long long)v->card);
         if (v->input_file) rf_buf_printf(out, " input \"%s\"", v->input_file);
+        for (int32_t k = 0; k < v->ninput_key; k++)
+            rf_buf_printf(out, "%s%s%s", k ? ", " : " key (", v->colnames[v->input_key[k]] ? v->colnames[v->input_key[k]] : "_",
+                          k == v->ninput_key - 1 ? ")" : "");
         if (v->output_name) rf_buf_printf(out, " output \"%s\"", v->output_name);
         if (v->nkeys) rf_buf_printf(out, " key %d of %s", v->nkeys, v->pred_name);
         rf_buf_putc(out, '\n');

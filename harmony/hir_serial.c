@@ -13,7 +13,7 @@
 
 #include <string.h>
 
-#define HIRS_VERSION 1
+#define HIRS_VERSION 2 /* 2: input keys */
 #define MAX_EXPR_DEPTH 200
 
 /* ---- encoding --------------------------------------------------------- */
@@ -75,6 +75,7 @@ rf_status rf_hir_serialize(const rf_hir_program *p, rf_buf *b)
         put_opt_str(b, v->input_file);
         rf_rfx_put_u8(b, (uint8_t)v->delimiter);
         rf_rfx_put_u8(b, (uint8_t)v->header);
+        put_i32s(b, v->input_key, v->ninput_key);
         put_opt_str(b, v->output_name);
         rf_rfx_put_i32(b, v->nkeys);
         put_opt_str(b, v->pred_name);
@@ -410,7 +411,10 @@ static rf_status decode(dec *x)
     rf_hir_program *p = x->p;
     uint32_t version = 0;
     rf_rfx_get_u32(&x->rd, &version);
-    if (rf_rfx_rd_ok(&x->rd) && version != HIRS_VERSION) return bad(x, "unsupported Harmony section version"), RF_EUSER;
+    if (rf_rfx_rd_ok(&x->rd) && version < HIRS_VERSION)
+        return bad(x, "the program was compiled by an older redfox (Harmony section version older than this one's): compile it again"), RF_EUSER;
+    if (rf_rfx_rd_ok(&x->rd) && version != HIRS_VERSION)
+        return bad(x, "the program was compiled by a newer redfox (unknown Harmony section version)"), RF_EUSER;
     p->source = get_cstr(x);
     int32_t nvars = 0;
     if (!get_count(x, INT32_MAX / 2, 8, &nvars)) return RF_EUSER;
@@ -439,6 +443,17 @@ static rf_status decode(dec *x)
         rf_rfx_get_u8(&x->rd, &header);
         v->delimiter = (char)delim;
         v->header = header;
+        int32_t nik = 0;
+        int32_t *ik = get_i32s(x, 4096, &nik);
+        if (!ik) break;
+        if (nik > 0 && v->role != RF_HIR_ROLE_INPUT) return bad(x, "a key on a variable that is not an input"), RF_EUSER;
+        for (int32_t i = 0; i < nik; i++) {
+            if (ik[i] < 0 || ik[i] >= v->ncols) return bad(x, "bad input key column"), RF_EUSER;
+            for (int32_t j = 0; j < i; j++)
+                if (ik[j] == ik[i]) return bad(x, "an input key names a column twice"), RF_EUSER;
+        }
+        v->input_key = nik ? ik : NULL;
+        v->ninput_key = nik;
         v->output_name = get_opt_str(x);
         rf_rfx_get_i32(&x->rd, &v->nkeys);
         v->pred_name = get_opt_str(x);

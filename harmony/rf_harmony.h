@@ -49,6 +49,8 @@ typedef struct rf_hir_var {
     const char *input_file;
     char delimiter;
     int header;
+    int32_t *input_key;     /* lang:input:key: columns no two rows may share (the loader checks) */
+    int32_t ninput_key;
     /* OUTPUT */
     const char *output_name;
     /* a functional dependency on the first nkeys columns: the predicate's name

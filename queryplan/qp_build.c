@@ -775,6 +775,8 @@ rf_status rf_qp_build_opts(const rf_fe_program *fe, const rf_qp_options *opt, rf
             r->input_file = q->input_file;
             r->delimiter = q->delimiter;
             r->header = q->header;
+            r->input_key = q->input_key;
+            r->ninput_key = q->ninput_key;
         }
         L.full[q->id] = r;
     }

@@ -196,6 +196,12 @@ void qp_rel_text(const rf_qp_rel *r, rf_buf *out)
     if (r->stratum >= 0) rf_buf_printf(out, " stratum=%d", r->stratum);
     if (r->nkeys >= 0) rf_buf_printf(out, " key=%d%s", r->nkeys, r->fd_checked ? " fd-checked" : "");
     if (r->unique) rf_buf_puts(out, " unique");
+    if (r->keyset) {
+        rf_buf_puts(out, " rowkey(");
+        for (int32_t i = 0, n = 0; i < 64; i++)
+            if (r->keyset >> i & 1) rf_buf_printf(out, "%s%d", n++ ? ", " : "", i);
+        rf_buf_putc(out, ')');
+    }
     if (r->nsort > 0) {
         rf_buf_puts(out, " sorted(");
         for (int32_t i = 0; i < r->nsort; i++)
@@ -209,6 +215,11 @@ void qp_rel_text(const rf_qp_rel *r, rf_buf *out)
         rf_buf_puts(out, "\" delimiter=");
         print_delim(r->delimiter, out);
         if (r->header) rf_buf_puts(out, " header");
+        if (r->ninput_key) {
+            rf_buf_puts(out, " key(");
+            for (int32_t i = 0; i < r->ninput_key; i++) rf_buf_printf(out, "%s%d", i ? ", " : "", r->input_key[i]);
+            rf_buf_putc(out, ')');
+        }
     }
     if (r->kind == RF_QP_REL_OUTPUT) {
         rf_buf_printf(out, " name=\"%s\" order(", r->output_name ? r->output_name : "");

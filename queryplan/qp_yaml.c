@@ -161,6 +161,13 @@ static void rel_yaml(ye *y, const rf_qp_rel *r)
     kv_num(y, "keys", r->nkeys);
     kv_bool(y, "fd_checked", r->fd_checked);
     kv_bool(y, "unique", r->unique);
+    if (r->keyset) {
+        str(y, "rowkey");
+        seq_start(y, 1);
+        for (int32_t i = 0; i < 64; i++)
+            if (r->keyset >> i & 1) num(y, i);
+        seq_end(y);
+    }
     if (r->nsort > 0) {
         str(y, "sorted");
         order_list(y, r->sort, r->nsort);
@@ -174,6 +181,12 @@ static void rel_yaml(ye *y, const rf_qp_rel *r)
         kv_str(y, "file", r->input_file);
         kv_str(y, "delimiter", delim);
         kv_bool(y, "header", r->header);
+        if (r->ninput_key) {
+            str(y, "key");
+            seq_start(y, 1);
+            for (int32_t i = 0; i < r->ninput_key; i++) num(y, r->input_key[i]);
+            seq_end(y);
+        }
         map_end(y);
     }
     if (r->kind == RF_QP_REL_OUTPUT) {

@@ -49,6 +49,8 @@ typedef struct rf_qp_rel {
     int32_t nkeys;     /* >= 0: the first nkeys columns are a key (a functional dependency;
                           0: at most one row); -1: no key known */
     int fd_checked;    /* nkeys comes from a functional predicate: writers check it */
+    uint64_t keyset;   /* columns (bit c: column c < 64) no two rows agree on; 0: none known.
+                          From an input's lang:input:key, carried through maps and joins */
     int unique;        /* duplicate-free (set semantics guaranteed) */
     int32_t nsort;     /* > 0: rows are sorted by sort[0..nsort) */
     rf_fe_order *sort; /* columns and directions of the known order */
@@ -59,6 +61,8 @@ typedef struct rf_qp_rel {
     const char *input_file;
     char delimiter;
     int header;
+    const int32_t *input_key; /* lang:input:key columns (checked by the loader) */
+    int32_t ninput_key;
     /* OUTPUT: the lang:output settings (order always filled: default all columns ascending). */
     const char *output_name;
     const rf_fe_order *order;

@@ -25,6 +25,7 @@
 */
 #include "rf_cpu.h"
 #include "rf_load.h"
+#include "rf_rt_input.h"
 #include "rf_rt_gpu.h"
 #include "rt_gpu_internal.h"
 
@@ -1638,36 +1639,10 @@ static rf_status load_input(gx *x, int32_t var)
     const char *dir = x->o.data_dir ? x->o.data_dir : ".";
     char *path = rf_sprintf("%s/%s", dir, v->input_file);
     if (!path) return RF_ENOMEM;
-    rf_rt_texttable t;
-    rf_rt_load_opts lo = {v->delimiter, v->header, x->threads};
-    rf_status st = rf_rt_load_text(path, v->types, v->ncols, &lo, &t, x->d);
+    rf_rt_rel r;
+    rf_status st = rf_rt_load_input(path, v, x->dict, x->cpool, x->threads, &r, x->d);
     free(path);
     if (st) return st;
-    rf_rt_rel r;
-    memset(&r, 0, sizeof r);
-    r.nrows = t.nrows;
-    r.ncols = v->ncols;
-    r.types = v->types;
-    r.cols = rf_calloc((size_t)v->ncols + 1, sizeof *r.cols);
-    if (!r.cols) {
-        rf_rt_texttable_free(&t);
-        return RF_ENOMEM;
-    }
-    for (int32_t c = 0; c < v->ncols && !st; c++) {
-        rf_rt_textcol *tc = &t.cols[c];
-        if (v->types[c] == RF_TYPE_STRING) {
-            uint32_t *codes = rf_malloc((size_t)(t.nrows + 1) * sizeof *codes);
-            if (!codes)
-                st = RF_ENOMEM;
-            else
-                st = rf_rt_dict_intern_many(x->dict, tc->str_off, tc->str_bytes, t.nrows, codes, x->threads);
-            r.cols[c] = codes;
-        } else {
-            r.cols[c] = tc->data;
-            tc->data = NULL;
-        }
-    }
-    rf_rt_texttable_free(&t);
     gval g;
     memset(&g, 0, sizeof g);
     if (!st) st = upload_rel(x, &r, v->types, v->ncols, &g);

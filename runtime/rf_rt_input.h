@@ -1,0 +1,21 @@
+/*
+** runtime/rf_rt_input.h: reading an input predicate's file (lang:input)
+** into a relation, the same way for the CPU and the GPU backends.
+*/
+#ifndef RF_RT_INPUT_H
+#define RF_RT_INPUT_H
+
+#include "rf_cpu.h"
+#include "rf_harmony.h"
+#include "rf_load.h"
+#include "rf_rt_data.h"
+
+/* Loads path as input variable v into *out (zeroed first; empty on
+** failure), interning its strings into dict, on `threads` threads; checks
+** v's declared key (pool may be NULL: one thread). Errors name the file and
+** line: bad data (the loader's), or two lines with one key. Diagnostics
+** copy path. */
+rf_status rf_rt_load_input(const char *path, const rf_hir_var *v, rf_rt_dict *dict, rf_cpu_pool *pool, int threads,
+                           rf_rt_rel *out, rf_diags *d);
+
+#endif
