@@ -31,6 +31,7 @@ typedef struct runs_ctx {
     const void *const *data;
     rf_cpu_kind rkind; /* the run column */
     const void *rdata;
+    int32_t rcol;      /* its index among the key columns */
     int64_t n, grain;
     int64_t *counts;  /* per chunk: rows kept (unique) or groups started (group) */
     uint8_t *bad;     /* per chunk: not sorted, or a run too long */
@@ -42,74 +43,108 @@ typedef struct runs_ctx {
     int64_t *first;    /* group: first row of each group */
 } runs_ctx;
 
+/* Rows a and b of one run agree on the run column by construction: only
+** the other key columns are compared. */
 static inline int rows_eq(const runs_ctx *c, int64_t a, int64_t b)
 {
-    for (int32_t k = 0; k < c->nk; k++)
-        if (cpu_norm_at(c->kinds[k], c->data[k], a) != cpu_norm_at(c->kinds[k], c->data[k], b)) return 0;
+    for (int32_t k = 0; k < c->nk; k++) {
+        if (k == c->rcol) continue;
+        const void *d = c->data[k];
+        switch (c->kinds[k]) {
+        case RF_CPU_I64:
+            if (((const int64_t *)d)[a] != ((const int64_t *)d)[b]) return 0;
+            break;
+        case RF_CPU_I32:
+        case RF_CPU_U32:
+            if (((const uint32_t *)d)[a] != ((const uint32_t *)d)[b]) return 0;
+            break;
+        case RF_CPU_U8:
+            if (((const uint8_t *)d)[a] != ((const uint8_t *)d)[b]) return 0;
+            break;
+        default: /* floats: -0.0 equals 0.0, NaNs equal each other */
+            if (cpu_norm_at(c->kinds[k], d, a) != cpu_norm_at(c->kinds[k], d, b)) return 0;
+        }
+    }
     return 1;
 }
 
-/* The first run start at or after b (n when none before e's run ends). */
-static inline int64_t run_start_from(const runs_ctx *c, int64_t b, int64_t e)
-{
-    while (b > 0 && b < e && cpu_norm_at(c->rkind, c->rdata, b) == cpu_norm_at(c->rkind, c->rdata, b - 1)) b++;
-    return b;
-}
-
 /* Walks the runs that start in [b, e): for each row, its local group within
-** the run (new or the one of an earlier equal row). pass 2 writes results. */
+** the run (new or the one of an earlier equal row). pass 2 writes results.
+** One instance per type of the run column, so that the walk, which touches
+** every row, reads it without a switch per value. */
+#define RUNS_CHUNK(NAME, RV)                                                                                       \
+    static void NAME(runs_ctx *c, int64_t b, int64_t e, int pass)                                                 \
+    {                                                                                                              \
+        int64_t ch = b / c->grain;                                                                                 \
+        if (pass == 1 && atomic_load_explicit(&c->fail, memory_order_relaxed)) return;                             \
+        while (b > 0 && b < e && RV(b) == RV(b - 1)) b++;                                                          \
+        int64_t i = b;                                                                                             \
+        int64_t cnt = 0, at = pass == 2 ? c->counts[ch] : 0;                                                       \
+        int il = 0;                                                                                                \
+        int64_t lg[RUN_MAX];                                                                                       \
+        uint64_t prev = i > 0 ? RV(i - 1) : 0;                                                                     \
+        while (i < e && i < c->n) {                                                                                \
+            uint64_t v = RV(i);                                                                                    \
+            if (i > 0 && v < prev) {                                                                               \
+                c->bad[ch] = 1;                                                                                    \
+                atomic_store(&c->fail, 1);                                                                         \
+                return;                                                                                            \
+            }                                                                                                      \
+            /* the run [i, j) */                                                                                   \
+            int64_t j = i + 1;                                                                                     \
+            while (j < c->n && j - i <= RUN_MAX && RV(j) == v) j++;                                                \
+            if (j - i > RUN_MAX) {                                                                                 \
+                c->bad[ch] = 1;                                                                                    \
+                atomic_store(&c->fail, 1);                                                                         \
+                return;                                                                                            \
+            }                                                                                                      \
+            int64_t ng = 0;                                                                                        \
+            for (int64_t r = i; r < j; r++) {                                                                      \
+                int64_t found = -1;                                                                                \
+                for (int64_t s = i; s < r && found < 0; s++)                                                       \
+                    if (rows_eq(c, r, s)) found = lg[s - i];                                                       \
+                if (found >= 0) {                                                                                  \
+                    lg[r - i] = found;                                                                             \
+                    if (r > i && lg[r - 1 - i] != found) il = 1;                                                   \
+                    if (pass == 2 && c->gid) c->gid[r] = at - ng + found;                                          \
+                } else {                                                                                           \
+                    lg[r - i] = ng++;                                                                              \
+                    if (pass == 2) {                                                                               \
+                        if (c->keep) c->keep[at] = r;                                                              \
+                        if (c->gid) {                                                                              \
+                            c->gid[r] = at;                                                                        \
+                            c->first[at] = r;                                                                      \
+                        }                                                                                          \
+                        at++;                                                                                      \
+                    }                                                                                              \
+                    cnt++;                                                                                         \
+                }                                                                                                  \
+            }                                                                                                      \
+            prev = v;                                                                                              \
+            i = j;                                                                                                 \
+        }                                                                                                          \
+        if (pass == 1) {                                                                                           \
+            c->counts[ch] = cnt;                                                                                   \
+            c->interl[ch] = (uint8_t)il;                                                                           \
+        }                                                                                                          \
+    }
+
+#define RV_I64(i) cpu_norm_i64(((const int64_t *)c->rdata)[i])
+#define RV_I32(i) cpu_norm_i32(((const int32_t *)c->rdata)[i])
+#define RV_U32(i) ((uint64_t)((const uint32_t *)c->rdata)[i])
+#define RV_ANY(i) cpu_norm_at(c->rkind, c->rdata, i)
+RUNS_CHUNK(runs_chunk_i64, RV_I64)
+RUNS_CHUNK(runs_chunk_i32, RV_I32)
+RUNS_CHUNK(runs_chunk_u32, RV_U32)
+RUNS_CHUNK(runs_chunk_any, RV_ANY)
+
 static void runs_chunk(runs_ctx *c, int64_t b, int64_t e, int pass)
 {
-    int64_t ch = b / c->grain;
-    if (pass == 1 && atomic_load_explicit(&c->fail, memory_order_relaxed)) return;
-    int64_t i = run_start_from(c, b, e);
-    int64_t cnt = 0, at = pass == 2 ? c->counts[ch] : 0;
-    int il = 0;
-    int64_t lg[RUN_MAX];
-    uint64_t prev = i > 0 ? cpu_norm_at(c->rkind, c->rdata, i - 1) : 0;
-    while (i < e && i < c->n) {
-        uint64_t v = cpu_norm_at(c->rkind, c->rdata, i);
-        if (i > 0 && v < prev) {
-            c->bad[ch] = 1;
-            atomic_store(&c->fail, 1);
-            return;
-        }
-        /* the run [i, j) */
-        int64_t j = i + 1;
-        while (j < c->n && j - i <= RUN_MAX && cpu_norm_at(c->rkind, c->rdata, j) == v) j++;
-        if (j - i > RUN_MAX) {
-            c->bad[ch] = 1;
-            atomic_store(&c->fail, 1);
-            return;
-        }
-        int64_t ng = 0;
-        for (int64_t r = i; r < j; r++) {
-            int64_t found = -1;
-            for (int64_t s = i; s < r && found < 0; s++)
-                if (rows_eq(c, r, s)) found = lg[s - i];
-            if (found >= 0) {
-                lg[r - i] = found;
-                if (r > i && lg[r - 1 - i] != found) il = 1;
-                if (pass == 2 && c->gid) c->gid[r] = at - ng + found;
-            } else {
-                lg[r - i] = ng++;
-                if (pass == 2) {
-                    if (c->keep) c->keep[at] = r;
-                    if (c->gid) {
-                        c->gid[r] = at;
-                        c->first[at] = r;
-                    }
-                    at++;
-                }
-                cnt++;
-            }
-        }
-        prev = v;
-        i = j;
-    }
-    if (pass == 1) {
-        c->counts[ch] = cnt;
-        c->interl[ch] = (uint8_t)il;
+    switch (c->rkind) {
+    case RF_CPU_I64: runs_chunk_i64(c, b, e, pass); break;
+    case RF_CPU_I32: runs_chunk_i32(c, b, e, pass); break;
+    case RF_CPU_U32: runs_chunk_u32(c, b, e, pass); break;
+    default: runs_chunk_any(c, b, e, pass); break;
     }
 }
 
@@ -167,6 +202,7 @@ static rf_status runs_try(rf_cpu_pool *pool, int32_t nk, const rf_cpu_kind *kind
         c.data = data;
         c.rkind = kinds[k];
         c.rdata = data[k];
+        c.rcol = k;
         c.n = n;
         c.grain = cpu_grain(n, 16384);
         int64_t nch = (n + c.grain - 1) / c.grain;
