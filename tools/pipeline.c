@@ -95,7 +95,7 @@ rf_status rf_tool_write_rfx(const rf_hir_program *p, const char *path, const rf_
         }
     }
     if (!st && (hirs.oom || schm.oom)) st = RF_ENOMEM;
-    rf_gpu_nvrtc_opts go = {o ? o->gpu_arch : NULL, NULL};
+    rf_gpu_nvrtc_opts go = {o ? o->gpu_arch : NULL, NULL, o ? o->no_fuse : 0};
     if (!st) st = rf_gpu_make_ptx0(p, &go, &ptx0, d);
     rf_rfx_writer *w = st ? NULL : rf_rfx_writer_new();
     if (!st && !w) st = RF_ENOMEM;
