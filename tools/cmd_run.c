@@ -14,7 +14,7 @@
 static const char *usage =
     "usage: redfox run PROG.rfx|PROG.logic [--data DIR] [--device auto|cpu|gpu]\n"
     "                  [--format table|csv] [--out DIR] [--profile] [--threads N]\n"
-    "                  [--max-iterations N]\n"
+    "                  [--max-iterations N] [--no-fuse]\n"
     "\n"
     "Runs a compiled program (or compiles a .logic file first) on the\n"
     "lang:input files found in DIR, and prints every lang:output relation.\n"
@@ -24,7 +24,13 @@ static const char *usage =
     "  --device D           auto (default: the GPU when there is one), cpu or gpu\n"
     "  --format F           table (default) or csv ('|'-separated, header row)\n"
     "  --out DIR            write DIR/NAME.csv for every output instead of printing\n"
-    "  --profile            print per-kernel device, time and rows to stderr\n"
+    "  --profile            print per-kernel device, time and rows to stderr (GPU:\n"
+    "                       kernels fused by the Kernel Weaver show device\n"
+    "                       \"fused\", the first one the whole fused kernel's time;\n"
+    "                       \"-\" rows: a result kept in registers, never written)\n"
+    "  --no-fuse            GPU: run every kernel separately, without the Kernel\n"
+    "                       Weaver's fused kernels (default: fused; `redfox dump\n"
+    "                       --fused` lists them). Results are identical either way\n"
     "  --threads N          CPU threads (default: all cores)\n"
     "  --max-iterations N   stop a recursive stratum after N rounds (default 1000000)\n"
     "  -h, --help           this text\n";
@@ -68,15 +74,24 @@ static int write_outputs(const rf_rt_result *res, const char *outdir, rf_rt_form
 
 static void print_profile(const rf_rt_result *res)
 {
-    fprintf(stderr, "profile (device %s): load %.3f s, run %.3f s\n", res->device, res->load_seconds, res->run_seconds);
+    fprintf(stderr, "profile (device %s): load %.6f s, run %.6f s\n", res->device, res->load_seconds, res->run_seconds);
     fprintf(stderr, "%-6s %-12s %-6s %6s %10s %12s %12s %14s\n", "kernel", "kind", "device", "calls", "ms", "rows in",
             "rows out", "bytes moved");
     for (int32_t i = 0; i < res->nstats; i++) {
         const rf_rt_kstat *s = &res->stats[i];
         if (!s->calls) continue;
-        fprintf(stderr, "k%-5d %-12s %-6s %6lld %10.3f %12lld %12lld %14lld\n", s->kernel, s->what, s->device,
-                (long long)s->calls, s->seconds * 1e3, (long long)s->rows_in, (long long)s->rows_out,
+        char rin[24], rout[24];
+        snprintf(rin, sizeof rin, "%lld", (long long)s->rows_in);
+        snprintf(rout, sizeof rout, "%lld", (long long)s->rows_out);
+        fprintf(stderr, "k%-5d %-12s %-6s %6lld %10.3f %12s %12s %14lld\n", s->kernel, s->what, s->device,
+                (long long)s->calls, s->seconds * 1e3, s->rows_in < 0 ? "-" : rin, s->rows_out < 0 ? "-" : rout,
                 (long long)(s->bytes_in + s->bytes_out));
+    }
+    if (!strcmp(res->device, "gpu")) {
+        int64_t moved = 0;
+        for (int32_t i = 0; i < res->nstats; i++) moved += res->stats[i].bytes_in + res->stats[i].bytes_out;
+        fprintf(stderr, "gpu: %d fused kernel runs, peak device memory %llu bytes, %lld bytes moved\n",
+                (int)res->gpu_fused, (unsigned long long)res->gpu_peak_bytes, (long long)moved);
     }
 }
 
@@ -86,7 +101,7 @@ int rf_tool_run(int argc, char **argv)
     int32_t nprogs = 0;
     const char *prog = NULL, *data = ".", *device = "auto", *format = "table", *outdir = NULL, *threads = NULL,
                *maxit = NULL;
-    int profile = 0;
+    int profile = 0, no_fuse = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int m = 0;
@@ -96,6 +111,10 @@ int rf_tool_run(int argc, char **argv)
         }
         if (!strcmp(a, "--profile")) {
             profile = 1;
+            continue;
+        }
+        if (!strcmp(a, "--no-fuse")) {
+            no_fuse = 1;
             continue;
         }
         if ((m = rf_tool_opt_value("run", argc, argv, &i, "--data", &data)) ||
@@ -118,6 +137,7 @@ int rf_tool_run(int argc, char **argv)
     memset(&o, 0, sizeof o);
     o.data_dir = data;
     o.profile = profile;
+    o.no_fuse = no_fuse;
     if (!strcmp(device, "auto")) o.device = RF_RT_DEVICE_AUTO;
     else if (!strcmp(device, "cpu")) o.device = RF_RT_DEVICE_CPU;
     else if (!strcmp(device, "gpu")) o.device = RF_RT_DEVICE_GPU;

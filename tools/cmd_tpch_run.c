@@ -26,7 +26,7 @@
 static const char *usage =
     "usage: redfox tpch run --data DIR [--queries LIST] [--device auto|cpu|gpu]\n"
     "                       [--format table|csv] [--out DIR] [--repeat N]\n"
-    "                       [--check ANSWERS_DIR] [--threads N]\n"
+    "                       [--check ANSWERS_DIR] [--threads N] [--no-fuse]\n"
     "\n"
     "Runs the TPC-H queries built into redfox (tpch/queries/q01.logic ..\n"
     "q22.logic, with the validation parameters) on the dbgen .tbl files in\n"
@@ -43,6 +43,8 @@ static const char *usage =
     "  --check DIR         compare each result with DIR/qNN.csv: PASS or FAIL\n"
     "                      with the first difference; exit 1 on any failure\n"
     "  --threads N         CPU threads (default: all cores)\n"
+    "  --no-fuse           GPU: no Kernel Weaver fusion, every kernel separately\n"
+    "                      (same results; for comparing times)\n"
     "  -h, --help          this text\n";
 
 typedef struct qstat {
@@ -248,12 +250,17 @@ int rf_tool_tpch_run(int argc, char **argv)
 {
     const char *data = NULL, *queries = NULL, *device = "auto", *format = "table", *outdir = NULL, *repeat = NULL,
                *check = NULL, *threads = NULL;
+    int no_fuse = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int m = 0;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             fputs(usage, stdout);
             return RF_EXIT_OK;
+        }
+        if (!strcmp(a, "--no-fuse")) {
+            no_fuse = 1;
+            continue;
         }
         if ((m = rf_tool_opt_value("tpch run", argc, argv, &i, "--data", &data)) ||
             (m = rf_tool_opt_value("tpch run", argc, argv, &i, "--queries", &queries)) ||
@@ -279,6 +286,7 @@ int rf_tool_tpch_run(int argc, char **argv)
     run_opts ro;
     memset(&ro, 0, sizeof ro);
     ro.rt.data_dir = data;
+    ro.rt.no_fuse = no_fuse;
     ro.outdir = outdir;
     ro.check = check;
     ro.repeat = 1;

@@ -1947,31 +1947,28 @@ static int ptx0_fits(gx *x, const void *ptx0, uint64_t ptx0_size, const rf_buf *
 
 /* The program's kernels: the PTX0 section when it fits this build and
 ** program, else the source compiled now (NVRTC, cached). The fused source
-** holds every unfused kernel too, so a run with --no-fuse also takes the
-** PTX of a .rfx compiled with fusion (it just launches no fused kernel). */
+** holds every unfused kernel too: it is the one compiled, also for runs with
+** --no-fuse (which launch no fused kernel), so both share the caches; the
+** PTX0 of a .rfx compiled with --no-fuse serves runs with --no-fuse. */
 static rf_status load_program(gx *x, const void *ptx0, uint64_t ptx0_size)
 {
     rf_buf src;
     rf_buf_init(&src);
-    rf_status st = rf_gpu_codegen(x->p, !x->o.no_fuse, &src, x->d);
-    if (st) {
-        rf_buf_free(&src);
-        return st;
-    }
+    rf_status st = rf_gpu_codegen(x->p, 1, &src, x->d);
     rf_gpu_ptx ptx;
     memset(&ptx, 0, sizeof ptx);
     int have = 0;
-    if (ptx0 && ptx0_size) {
+    if (!st && ptx0 && ptx0_size) {
         have = ptx0_fits(x, ptx0, ptx0_size, &src, &ptx);
         if (!have && x->o.no_fuse) {
-            rf_buf fsrc;
-            rf_buf_init(&fsrc);
-            st = rf_gpu_codegen(x->p, 1, &fsrc, x->d);
-            if (!st && (have = ptx0_fits(x, ptx0, ptx0_size, &fsrc, &ptx))) {
+            rf_buf usrc;
+            rf_buf_init(&usrc);
+            st = rf_gpu_codegen(x->p, 0, &usrc, x->d);
+            if (!st && (have = ptx0_fits(x, ptx0, ptx0_size, &usrc, &ptx))) {
                 rf_buf_free(&src);
-                src = fsrc;
+                src = usrc;
             } else {
-                rf_buf_free(&fsrc);
+                rf_buf_free(&usrc);
             }
         }
     }
