@@ -1601,13 +1601,15 @@ static rf_status k_fused(gx *x, const rf_gpu_funit *u, int *ran)
 {
     const rf_hir_kernel *h = u->m[0].k; /* every head reads what the first stage reads */
     int32_t vars[2] = {h->in[0], h->kind == RF_HIR_JOIN_MAP ? h->in[1] : -1};
-    const gval *idx = h->kind == RF_HIR_MAP ? NULL : &x->vals[h->idx];
+    /* with a join source the rows are left rows, each with its matches */
+    const gval *idx = h->kind == RF_HIR_MAP || u->src ? NULL : &x->vals[h->idx];
     gptr rows[2] = {idx ? idx->a.p : 0, idx && vars[1] >= 0 ? idx->b.p : 0};
     int64_t n = idx ? idx->nrows : x->vals[h->in[0]].nrows;
+    int64_t nr = u->src ? x->vals[vars[1]].nrows : 0;
     *ran = 1;
     gval outs[RF_GPU_FUSE_MAX];
     memset(outs, 0, sizeof outs);
-    if (n == 0) {
+    if (n == 0 || (u->src && nr == 0)) {
         for (int32_t m = 0; m < u->n; m++)
             if (u->m[m].mat >= 0) var_set(x, u->m[m].k->out, &outs[m]);
         return RF_OK;
@@ -1646,8 +1648,11 @@ static rf_status k_fused(gx *x, const rf_gpu_funit *u, int *ran)
             int32_t slot = mb->kisland + j;
             int64_t base = 0;
             if (mb->parent >= 0) st = RF_EINTERNAL;
+            /* (with a join source: every code of the side's column, a
+            ** superset of those the pairs reach; string tables cannot fail) */
+            int64_t tn = u->src && sv >= 0 ? x->vals[sv].nrows : n;
             if (!st)
-                st = build_island(x, mb->k, is, sv >= 0 ? &x->vals[sv] : NULL, is->side >= 0 ? rows[is->side] : 0, n,
+                st = build_island(x, mb->k, is, sv >= 0 ? &x->vals[sv] : NULL, is->side >= 0 ? rows[is->side] : 0, tn,
                                   &tabs[slot], &base);
             a.t[slot] = tabs[slot].p;
             a.k[8 + slot] = (uint64_t)base;
@@ -1657,9 +1662,32 @@ static rf_status k_fused(gx *x, const rf_gpu_funit *u, int *ran)
     uint64_t n1 = (uint64_t)n + 1;
     int64_t bad[RF_GPU_FUSE_MAX], count[RF_GPU_FUSE_MAX];
     char name[64];
+    jtab jt;
+    memset(&jt, 0, sizeof jt);
+    if (!st && u->src) {
+        /* the build side, as k_join_index makes it */
+        const rf_hir_kernel *j = u->src;
+        char sig[RF_GPU_MAXC + 1];
+        rf_gpu_sig(x->p->vars[j->in[0]]->types, j->lkeys, j->nkeys, sig);
+        rf_gpu_args ka;
+        memset(&ka, 0, sizeof ka);
+        for (int32_t i = 0; i < j->nkeys; i++) {
+            ka.c0[i] = colp(&x->vals[j->in[0]], j->lkeys[i]);
+            ka.c1[i] = colp(&x->vals[j->in[1]], j->rkeys[i]);
+        }
+        st = join_build(x, sig, &ka, nr, &jt);
+        a.m = nr;
+        a.p[4] = jt.hs.p;
+        a.p[5] = jt.js.p;
+        a.p[6] = jt.tk.p;
+        a.p[7] = jt.tv.p;
+        a.x[0] = (int64_t)jt.mask;
+    }
+    /* per written output: a flag per row, or with a join source a count per left row */
+    uint64_t fw = u->src ? 8 : 1;
     if (!st) st = galloc(x, (uint64_t)u->n * 8, &err);
     if (!st) st = x->g.ops->memset8(&x->g, err.p, 0xff, (uint64_t)u->n * 8);
-    if (!st && u->nmat) st = galloc(x, n1 * (uint64_t)u->nmat, &flags);
+    if (!st && u->nmat) st = galloc(x, n1 * fw * (uint64_t)u->nmat, &flags);
     a.p[0] = err.p;
     a.p[1] = flags.p;
     snprintf(name, sizeof name, "rfg%d_flags", u->id);
@@ -1671,12 +1699,18 @@ static rf_status k_fused(gx *x, const rf_gpu_funit *u, int *ran)
     if (!st && *ran && u->nmat) {
         st = galloc(x, n1 * 8 * (uint64_t)u->nmat, &pos);
         uint64_t tb = 0;
-        if (!st) st = x->g.ops->scan_u8(&x->g, 0, &tb, flags.p, pos.p, n + 1);
+        if (!st && u->src) st = x->g.ops->scan_i64(&x->g, 0, &tb, flags.p, pos.p, n + 1);
+        else if (!st) st = x->g.ops->scan_u8(&x->g, 0, &tb, flags.p, pos.p, n + 1);
         if (!st) st = galloc(x, tb ? tb : 8, &t);
         for (int32_t s = 0; s < u->nmat && !st; s++) {
-            gptr f = flags.p + (uint64_t)s * n1, q = pos.p + (uint64_t)s * n1 * 8;
-            st = x->g.ops->memset8(&x->g, f + (uint64_t)n, 0, 1);
-            if (!st) st = x->g.ops->scan_u8(&x->g, t.p, &tb, f, q, n + 1);
+            gptr f = flags.p + (uint64_t)s * n1 * fw, q = pos.p + (uint64_t)s * n1 * 8;
+            if (u->src) {
+                st = put_u64(x, f + (uint64_t)n * 8, 0);
+                if (!st) st = x->g.ops->scan_i64(&x->g, t.p, &tb, f, q, n + 1);
+            } else {
+                st = x->g.ops->memset8(&x->g, f + (uint64_t)n, 0, 1);
+                if (!st) st = x->g.ops->scan_u8(&x->g, t.p, &tb, f, q, n + 1);
+            }
             if (!st) st = get_i64(x, q + (uint64_t)n * 8, &count[s]);
         }
         gfree(x, &t);
@@ -1706,6 +1740,7 @@ static rf_status k_fused(gx *x, const rf_gpu_funit *u, int *ran)
     gfree(x, &err);
     gfree(x, &flags);
     gfree(x, &pos);
+    jtab_free(x, &jt);
     for (int32_t j = 0; j < RF_GPU_MAX_ISLANDS; j++) gfree(x, &tabs[j]);
     for (int32_t m = 0; m < u->n; m++) {
         const rf_gpu_fmember *mb = &u->m[m];
@@ -1827,7 +1862,7 @@ static rf_status run_blocks(gx *x)
                 const rf_gpu_funit *u = &x->fplan->units[fu];
                 int32_t m = x->fplan->member_of[k->id];
                 double t0 = now(), secs = 0;
-                if (m == 0) {
+                if (u->src ? m < 0 : m == 0) {
                     int ran = 0;
                     if (prof) st = x->g.ops->mark(&x->g, 0);
                     int64_t in_rows = 0, in_bytes = 0;
@@ -1853,10 +1888,16 @@ static rf_status run_blocks(gx *x)
                         /* stages whose output stays in registers have no row
                         ** count (-1); the input is read once, by the first */
                         rf_rt_kstat *s = &x->res->stats[k->id];
-                        const rf_gpu_fmember *mb = &u->m[m];
                         s->calls++;
                         s->device = "fused";
-                        if (m > 0 && mb->parent < 0) s->rows_in += var_rows(x, k->in[0]);
+                        if (m < 0) {
+                            s->rows_out = -1; /* the pairs, never written */
+                            for (int32_t r = 0; r < k->nrelease; r++) var_clear(x, k->release[r]);
+                            continue;
+                        }
+                        const rf_gpu_fmember *mb = &u->m[m];
+                        if (u->src) s->rows_in = -1; /* reads the pairs */
+                        else if (m > 0 && mb->parent < 0) s->rows_in += var_rows(x, k->in[0]);
                         else if (mb->parent >= 0 && u->m[mb->parent].mat >= 0)
                             s->rows_in += var_rows(x, u->m[mb->parent].k->out);
                         else if (mb->parent >= 0) s->rows_in = -1;

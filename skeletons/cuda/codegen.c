@@ -550,35 +550,34 @@ static rf_status gen_map_kernel(const rf_hir_program *p, const rf_hir_kernel *k,
 /* ---- fused kernels ----------------------------------------------------------- */
 
 /* One kernel for the stages of a fused unit (rf_gpu_fplan): every row of the
-** input runs the stages in schedule order, a stage only where the stage it
-** reads passed; values a later stage reads stay in registers m<stage>_<col>.
-** The flags pass (W false) writes one flag per written output and records a
-** failing row per stage in the error words p[0][stage]; the write pass
-** recomputes the row (rows no written output keeps are skipped on their
-** flags) and stores written outputs at their scanned positions.
+** input runs the stages in schedule order (stages()), a stage only where the
+** stage it reads passed; values a later stage reads stay in registers
+** m<stage>_<col>. A written output s is stored at w[s] in the write pass
+** (W) and hit[s] says whether the row reached it.
+**
+** Without a join source, a row is a row of the input (through r0/r1 for an
+** index): the flags pass writes one flag per written output, the host scans
+** them, the write pass recomputes the rows that some written output keeps.
 **   p[0] u64 error word per stage; p[1] u8 flags, written output s at
 **   s * (n + 1); p[2] i64 positions, the same layout; o[] the written
-**   outputs' columns, one after the other. */
+**   outputs' columns, one after the other.
+** With a join source (a probe), a row is a left row and the stages run for
+** each of its matches in ascending right row: the count pass writes per
+** written output the left row's count, the host scans them, the write pass
+** writes at the scanned positions. So rows come ordered by left row, then
+** right row, as the unfused join_index + join_map give them.
+**   c0 / c1 the left and right relations (no r0 / r1); n left rows, m right
+**   rows; p[0] error words; p[1] i64 counts (layout as above); p[2] i64
+**   positions; p[4..7] the build side (sorted hashes, their rows, the run
+**   table's keys and values), x[0] the table mask. */
 static rf_status gen_fused_kernel(const rf_hir_program *p, const rf_gpu_funit *u, rf_buf *b, rf_diags *d)
 {
+    int32_t nm = u->nmat > 0 ? u->nmat : 1;
     rf_buf_printf(b, "struct G%d {\n", u->id);
-    rf_buf_puts(b, "    template <bool W> static __device__ __forceinline__ void row(const rf::Args &a, rf::i64 r)\n    {\n");
-    rf_buf_puts(b, "        const rf::i64 n1 = a.n + 1;\n"
-                   "        rf::u8 *flags = (rf::u8 *)a.p[1];\n"
-                   "        const rf::i64 *pos = (const rf::i64 *)a.p[2];\n"
-                   "        (void)n1; (void)flags; (void)pos;\n");
-    if (u->nmat > 0) {
-        rf_buf_puts(b, "        if (W && !(0");
-        for (int32_t s = 0; s < u->nmat; s++) rf_buf_printf(b, " | flags[%d * n1 + r]", s);
-        rf_buf_puts(b, ")) return;\n");
-    }
-    int used[2] = {0, 0};
-    for (int32_t m = 0; m < u->n; m++)
-        if (u->m[m].parent < 0) {
-            uses_sides(u->m[m].k->filter, used);
-            for (int32_t i = 0; i < u->m[m].k->nouts; i++) uses_sides(u->m[m].k->outs[i], used);
-        }
-    row_indices(b, used);
+    rf_buf_puts(b, "    template <bool W>\n"
+                   "    static __device__ __forceinline__ void stages(const rf::Args &a, rf::i64 r, rf::i64 q0, rf::i64 q1,\n"
+                   "                                                  const rf::i64 *w, bool *hit)\n    {\n"
+                   "        (void)r; (void)q0; (void)q1; (void)w; (void)hit;\n");
     int bad = 0, nv = 0;
     for (int32_t m = 0; m < u->n; m++) {
         const rf_gpu_fmember *mb = &u->m[m];
@@ -605,19 +604,72 @@ static rf_status gen_fused_kernel(const rf_hir_program *p, const rf_gpu_funit *u
             if (mb->has_children) rf_buf_printf(b, "            m%d_%d = v%d;\n", m, i, v);
             if (mb->mat >= 0) {
                 if (ov->types[i] == RF_TYPE_BOOL)
-                    rf_buf_printf(b, "            if (W) rf::st<rf::u8>(a.o[%d], pos[%d * n1 + r], (rf::u8)(v%d ? 1 : 0));\n",
+                    rf_buf_printf(b, "            if (W) rf::st<rf::u8>(a.o[%d], w[%d], (rf::u8)(v%d ? 1 : 0));\n",
                                   mb->ocol + i, mb->mat, v);
                 else
-                    rf_buf_printf(b, "            if (W) rf::st<%s>(a.o[%d], pos[%d * n1 + r], v%d);\n", stype(ov->types[i]),
+                    rf_buf_printf(b, "            if (W) rf::st<%s>(a.o[%d], w[%d], v%d);\n", stype(ov->types[i]),
                                   mb->ocol + i, mb->mat, v);
             }
         }
         rf_buf_printf(b, "            p%d = true;\n        } while (0);\n", m);
-        if (mb->mat >= 0) rf_buf_printf(b, "        if (!W) flags[%d * n1 + r] = p%d ? 1 : 0;\n", mb->mat, m);
+        if (mb->mat >= 0) rf_buf_printf(b, "        hit[%d] = p%d;\n", mb->mat, m);
         nv = g.nv;
         bad |= g.bad;
     }
-    rf_buf_puts(b, "    }\n};\n");
+    rf_buf_puts(b, "    }\n");
+    if (!u->src) {
+        rf_buf_puts(b, "    template <bool W> static __device__ __forceinline__ void row(const rf::Args &a, rf::i64 r)\n    {\n");
+        rf_buf_puts(b, "        const rf::i64 n1 = a.n + 1;\n"
+                       "        rf::u8 *flags = (rf::u8 *)a.p[1];\n"
+                       "        const rf::i64 *pos = (const rf::i64 *)a.p[2];\n"
+                       "        (void)n1; (void)flags; (void)pos;\n");
+        if (u->nmat > 0) {
+            rf_buf_puts(b, "        if (W && !(0");
+            for (int32_t s = 0; s < u->nmat; s++) rf_buf_printf(b, " | flags[%d * n1 + r]", s);
+            rf_buf_puts(b, ")) return;\n");
+        }
+        rf_buf_printf(b, "        rf::i64 w[%d];\n        bool hit[%d];\n", nm, nm);
+        rf_buf_printf(b, "        for (int s = 0; s < %d; s++) {\n            w[s] = W && pos ? pos[s * n1 + r] : 0;\n"
+                         "            hit[s] = false;\n        }\n", nm);
+        rf_buf_puts(b, "        stages<W>(a, r, a.r0 ? a.r0[r] : r, a.r1 ? a.r1[r] : r, w, hit);\n");
+        if (u->nmat > 0)
+            rf_buf_printf(b, "        if (!W)\n            for (int s = 0; s < %d; s++) flags[s * n1 + r] = hit[s] ? 1 : 0;\n",
+                          u->nmat);
+        rf_buf_puts(b, "    }\n};\n");
+    } else {
+        const rf_hir_kernel *j = u->src;
+        char sig[RF_GPU_MAXC + 1];
+        rf_gpu_sig(p->vars[j->in[0]]->types, j->lkeys, j->nkeys, sig);
+        rf_buf_printf(b, "    template <bool W> struct F {\n"
+                         "        const rf::Args *a;\n        rf::i64 r;\n        rf::i64 w[%d], c[%d];\n"
+                         "        __device__ __forceinline__ bool operator()(rf::i64 j)\n        {\n"
+                         "            bool hit[%d];\n"
+                         "            for (int s = 0; s < %d; s++) hit[s] = false;\n"
+                         "            stages<W>(*a, r, r, j, w, hit);\n"
+                         "            for (int s = 0; s < %d; s++)\n"
+                         "                if (hit[s]) {\n                    c[s]++;\n                    w[s]++;\n                }\n"
+                         "            return true;\n        }\n    };\n",
+                      nm, nm, nm, nm, nm);
+        rf_buf_puts(b, "    template <bool W> static __device__ __forceinline__ void row(const rf::Args &a, rf::i64 r)\n    {\n");
+        rf_buf_puts(b, "        const rf::i64 n1 = a.n + 1;\n"
+                       "        rf::i64 *cnt = (rf::i64 *)a.p[1];\n"
+                       "        const rf::i64 *pos = (const rf::i64 *)a.p[2];\n"
+                       "        (void)cnt; (void)pos;\n");
+        rf_buf_printf(b, "        const void *lk[%d] = {", j->nkeys);
+        for (int32_t i = 0; i < j->nkeys; i++) rf_buf_printf(b, "%sa.c0[%d]", i ? ", " : "", j->lkeys[i]);
+        rf_buf_printf(b, "};\n        const void *rk[%d] = {", j->nkeys);
+        for (int32_t i = 0; i < j->nkeys; i++) rf_buf_printf(b, "%sa.c1[%d]", i ? ", " : "", j->rkeys[i]);
+        rf_buf_puts(b, "};\n");
+        rf_buf_puts(b, "        F<W> f;\n        f.a = &a;\n        f.r = r;\n");
+        rf_buf_printf(b, "        for (int s = 0; s < %d; s++) {\n            f.w[s] = W && pos ? pos[s * n1 + r] : 0;\n"
+                         "            f.c[s] = 0;\n        }\n", nm);
+        rf_buf_printf(b, "        rf::join_matches_k<KS_%s>(lk, rk, (const rf::u64 *)a.p[4], (const rf::i64 *)a.p[5],\n"
+                         "                                 (const rf::u64 *)a.p[6], (const rf::i64 *)a.p[7], (rf::u64)a.x[0], a.m, r, f);\n",
+                      sig);
+        if (u->nmat > 0)
+            rf_buf_printf(b, "        if (!W)\n            for (int s = 0; s < %d; s++) cnt[s * n1 + r] = f.c[s];\n", u->nmat);
+        rf_buf_puts(b, "    }\n};\n");
+    }
     rf_buf_printf(b,
                   "extern \"C\" __global__ void __launch_bounds__(%d) rfg%d_flags(rf::Args a) { RF_FOR(r, a.n) G%d::row<false>(a, r); }\n"
                   "extern \"C\" __global__ void __launch_bounds__(%d) rfg%d_write(rf::Args a) { RF_FOR(r, a.n) G%d::row<true>(a, r); }\n\n",

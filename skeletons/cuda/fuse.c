@@ -43,6 +43,7 @@ static int32_t pos_of(const rf_hir_block *bl, const rf_hir_kernel *k)
 
 static int in_unit(const rf_gpu_funit *u, const rf_hir_kernel *k)
 {
+    if (u->src == k) return 1;
     for (int32_t i = 0; i < u->n; i++)
         if (u->m[i].k == k) return 1;
     return 0;
@@ -51,7 +52,7 @@ static int in_unit(const rf_gpu_funit *u, const rf_hir_kernel *k)
 /* Can k, scheduled at position pk, run at the position of u's first stage? */
 static int movable(const rf_hir_block *bl, const rf_gpu_funit *u, const rf_hir_kernel *k, int32_t pk)
 {
-    int32_t first = pos_of(bl, u->m[0].k);
+    int32_t first = pos_of(bl, u->src ? u->src : u->m[0].k);
     for (int32_t q = first + 1; q < pk; q++) {
         const rf_hir_kernel *m = bl->kernels[q];
         if (in_unit(u, m)) continue;
@@ -85,6 +86,32 @@ static int needed_outside(const rf_hir_program *p, const rf_gpu_funit *u, int32_
     return 0;
 }
 
+/* Are u->src's pairs read only by u's stages that consume them (join_map
+** stages reading the same two relations)? */
+static int pairs_private(const rf_hir_program *p, const rf_gpu_funit *u)
+{
+    int32_t var = u->src->out;
+    if (p->vars[var]->role != RF_HIR_ROLE_TEMP) return 0;
+    for (int32_t b = 0; b < p->nblocks; b++) {
+        const rf_hir_block *bl = p->blocks[b];
+        for (int32_t t = 0; t < bl->ntest; t++)
+            if (bl->test[t] == var) return 0;
+        for (int32_t j = 0; j < bl->nkernels; j++) {
+            const rf_hir_kernel *k = bl->kernels[j];
+            if (k == u->src) continue;
+            if (k->out == var) return 0;
+            if (!reads(k, var)) continue;
+            int ok = 0;
+            for (int32_t m = 0; m < u->n; m++)
+                if (u->m[m].k == k && u->m[m].parent < 0 && k->kind == RF_HIR_JOIN_MAP && k->idx == var &&
+                    k->in[0] == u->src->in[0] && k->in[1] == u->src->in[1])
+                    ok = 1;
+            if (!ok) return 0;
+        }
+    }
+    return 1;
+}
+
 static const char *const WHY_KIND = "not a map stage (the generator fuses map, join_map and gather_map stages)";
 static const char *const WHY_ALONE = "no other map stage of its group reads its input or its output";
 
@@ -102,8 +129,24 @@ static rf_status plan_group(const rf_hir_program *p, const rf_wv_group *g, int32
         if (!k || id < 0 || id >= f->nkernels) continue;
         f->group_of[id] = gi;
         if (g->nkernels < 2) continue;
+        if (k->kind == RF_HIR_JOIN_INDEX && k->nkeys > 0 && k->nkeys <= RF_GPU_MAXC) {
+            /* a probe whose pairs the join_map stages after it may consume */
+            if (f->nunits == *cap) {
+                int32_t nc = *cap ? *cap * 2 : 8;
+                rf_gpu_funit *nu = rf_realloc(f->units, (size_t)nc * sizeof *nu);
+                if (!nu) return RF_ENOMEM;
+                f->units = nu;
+                *cap = nc;
+            }
+            rf_gpu_funit *u = &f->units[f->nunits++];
+            memset(u, 0, sizeof *u);
+            u->block = g->block;
+            u->wgroup = gi;
+            u->src = k;
+            continue;
+        }
         if (!is_map(k->kind)) {
-            f->why[id] = WHY_KIND;
+            f->why[id] = k->kind == RF_HIR_JOIN_INDEX ? "a cross product (no keys)" : WHY_KIND;
             continue;
         }
         rf_gpu_kplan pl;
@@ -119,6 +162,11 @@ static rf_status plan_group(const rf_hir_program *p, const rf_wv_group *g, int32
             for (int32_t u = first_unit; u < f->nunits && unit < 0; u++)
                 for (int32_t m = 0; m < f->units[u].n; m++)
                     if (f->units[u].m[m].k->out == k->in[0]) unit = u, parent = m;
+        if (unit < 0 && k->kind == RF_HIR_JOIN_MAP)
+            for (int32_t u = first_unit; u < f->nunits && unit < 0; u++) {
+                const rf_hir_kernel *src = f->units[u].src;
+                if (src && src->out == k->idx && src->in[0] == k->in[0] && src->in[1] == k->in[1]) unit = u;
+            }
         if (unit < 0)
             for (int32_t u = first_unit; u < f->nunits && unit < 0; u++)
                 for (int32_t m = 0; m < f->units[u].n && unit < 0; m++)
@@ -163,7 +211,13 @@ static rf_status plan_group(const rf_hir_program *p, const rf_wv_group *g, int32
     int32_t w = first_unit;
     for (int32_t ui = first_unit; ui < f->nunits; ui++) {
         rf_gpu_funit *u = &f->units[ui];
-        const char *why = u->n < 2 ? WHY_ALONE : NULL;
+        if (u->src && !pairs_private(p, u)) {
+            /* the pairs are needed as such: the probe stays its own kernel
+            ** and its join_map stages read the pairs */
+            f->why[u->src->id] = u->n ? "its pairs are read outside the fused kernel" : WHY_ALONE;
+            u->src = NULL;
+        }
+        const char *why = u->n < (u->src ? 1 : 2) ? WHY_ALONE : NULL;
         int32_t ocol = 0, kc = 0, ki = 0;
         u->nmat = 0;
         for (int32_t m = 0; m < u->n && !why; m++) {
@@ -187,6 +241,11 @@ static rf_status plan_group(const rf_hir_program *p, const rf_wv_group *g, int32
         }
         if (w != ui) f->units[w] = *u;
         f->units[w].id = w;
+        if (f->units[w].src) {
+            f->unit_of[f->units[w].src->id] = w;
+            f->member_of[f->units[w].src->id] = -1;
+            f->why[f->units[w].src->id] = NULL;
+        }
         for (int32_t m = 0; m < f->units[w].n; m++) {
             f->unit_of[f->units[w].m[m].k->id] = w;
             f->member_of[f->units[w].m[m].k->id] = m;
@@ -247,11 +306,12 @@ void rf_gpu_fplan_free(rf_gpu_fplan *f)
 void rf_gpu_fplan_print(const rf_hir_program *p, const rf_gpu_fplan *f, rf_buf *out)
 {
     int32_t stages = 0;
-    for (int32_t u = 0; u < f->nunits; u++) stages += f->units[u].n;
+    for (int32_t u = 0; u < f->nunits; u++) stages += f->units[u].n + (f->units[u].src != NULL);
     rf_buf_printf(out, "GPU code generator: %d fused kernels (%d kernels in them)\n", f->nunits, stages);
     for (int32_t u = 0; u < f->nunits; u++) {
         const rf_gpu_funit *U = &f->units[u];
         rf_buf_printf(out, "  rfg%d (group %d): ", u, U->wgroup);
+        if (U->src) rf_buf_printf(out, "k%d join_index (probe; pairs not written), ", U->src->id);
         for (int32_t m = 0; m < U->n; m++) {
             const rf_gpu_fmember *mb = &U->m[m];
             rf_buf_printf(out, "%sk%d %s", m ? ", " : "", mb->k->id, rf_hir_kind_name(mb->k->kind));

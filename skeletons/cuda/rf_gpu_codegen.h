@@ -95,8 +95,14 @@ void rf_gpu_sig(const rf_type *types, const int32_t *cols, int32_t n, char *buf)
 ** written only when something outside the fused kernel reads it (one flags
 ** pass, one scan per written output, one write pass: one stream compaction
 ** however long the chain). The fused kernel runs where its first stage was
-** scheduled. Everything else in a group (join indexes, global operations)
-** stays its own kernel, and why is recorded for `redfox dump --fused`. */
+** scheduled. A hash join's probe (JOIN_INDEX with keys) fuses with the
+** join_map stages that read its pairs when nothing else does (the thesis's
+** partition / compute / gather kernel): the build side's table is made as
+** before, then each left row's matches are consumed as they are found, so
+** the pairs are never written (a count pass, a scan per written output, a
+** write pass; rows stay ordered by left row, then right row). Everything
+** else in a group (global operations, anti-joins, cross products) stays its
+** own kernel, and why is recorded for `redfox dump --fused`. */
 
 #define RF_GPU_FUSE_MAX 16 /* stages per fused kernel */
 
@@ -112,6 +118,7 @@ typedef struct rf_gpu_fmember {
 
 typedef struct rf_gpu_funit {
     int32_t id, block, wgroup; /* wgroup: the Kernel Weaver group it comes from */
+    const rf_hir_kernel *src;  /* a JOIN_INDEX whose pairs the stages consume, or NULL */
     int32_t n;
     rf_gpu_fmember m[RF_GPU_FUSE_MAX]; /* in schedule order */
     int32_t nmat;                      /* written outputs */
@@ -122,7 +129,7 @@ typedef struct rf_gpu_fplan {
     int32_t nunits;
     int32_t nkernels;     /* kernel ids < nkernels */
     int32_t *unit_of;     /* by kernel id: its fused kernel, -1 */
-    int32_t *member_of;   /* by kernel id: its stage in that kernel */
+    int32_t *member_of;   /* by kernel id: its stage in that kernel (-1: the unit's src) */
     const char **why;     /* by kernel id: why a kernel of a multi-kernel group is not in a fused kernel */
     int32_t *group_of;    /* by kernel id: its Kernel Weaver group */
 } rf_gpu_fplan;
