@@ -163,10 +163,15 @@ static rf_status analyze_block(const rf_hir_program *p, const rf_wv_budget *b, i
         const rf_hir_kernel *k = bl->kernels[j];
         int32_t root = find(parent, j);
         int32_t regs = kernel_regs(p, k);
+        /* shared memory: a probe stages a tile of its left keys per CTA;
+        ** map stages (join_map, gather_map included: they read rows through
+        ** their index) stage nothing, as the GPU code generator makes them */
         int32_t smem = 0;
-        for (int32_t a = 0; a < k->nin; a++)
-            if (!is_global(k->kind) && k->kind != RF_HIR_MAP && k->kind != RF_HIR_COPY)
-                smem += b->cta_threads * tuple_bytes(p->vars[k->in[a]]);
+        if (k->kind == RF_HIR_JOIN_INDEX || k->kind == RF_HIR_ANTI_INDEX)
+            for (int32_t c = 0; c < k->nkeys; c++) {
+                rf_type t = p->vars[k->in[0]]->types[k->lkeys[c]];
+                smem += b->cta_threads * (rf_val_type_size(t) ? rf_val_type_size(t) : 4);
+            }
         int32_t g = open[root];
         int ok = 0;
         const char *why = NULL;
