@@ -353,7 +353,8 @@ static int write_json(const char *path, const report *r, const bstat *bs, const 
         fputs(", \"duckdb_ms\": ", f);
         json_num(f, s->duckdb_ms, s->duckdb_ms >= 0);
         fputs(", \"gpu_peak_bytes\": ", f);
-        json_num(f, (double)s->gpu_peak, s->ran && s->gpu_peak > 0);
+        if (s->ran && s->gpu_peak > 0) fprintf(f, "%lld", (long long)s->gpu_peak);
+        else fputs("null", f);
         fprintf(f, ", \"fused_kernels\": %d", (int)s->fused);
         fputc('}', f);
         first = 0;

@@ -122,6 +122,8 @@ if [ -n "$tpch_data" ]; then
     q_ms "$out/tpch-fused.json" | sort -n >"$out/tpch-fused.cols"
     q_ms "$out/tpch-nofuse.json" | sort -n >"$out/tpch-nofuse.cols"
     printf "%-5s %12s %12s %8s %12s %12s %8s\n" query "fused ms" "no-fuse ms" speedup "fused MB" "no-fuse MB" fused
-    join "$out/tpch-fused.cols" "$out/tpch-nofuse.cols" | awk '{
-        printf "q%02d   %12.2f %12.2f %7.2fx %12.1f %12.1f %8d\n", $1, $2, $6, ($2 > 0 ? $6 / $2 : 0), $3 / 1e6, $7 / 1e6, $5 }'
+    awk 'NR == FNR { f[$1] = $0; next }
+         ($1 in f) { split(f[$1], a, " ")
+                     printf "q%02d   %12.2f %12.2f %7.2fx %12.1f %12.1f %8d\n", $1, a[2], $2, (a[2] > 0 ? $2 / a[2] : 0),
+                            a[3] / 1e6, $3 / 1e6, a[5] }' "$out/tpch-fused.cols" "$out/tpch-nofuse.cols"
 fi
