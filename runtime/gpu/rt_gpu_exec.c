@@ -1605,11 +1605,14 @@ static rf_status k_fused(gx *x, const rf_gpu_funit *u, int *ran)
     const gval *idx = h->kind == RF_HIR_MAP || u->src ? NULL : &x->vals[h->idx];
     gptr rows[2] = {idx ? idx->a.p : 0, idx && vars[1] >= 0 ? idx->b.p : 0};
     int64_t n = idx ? idx->nrows : x->vals[h->in[0]].nrows;
-    int64_t nr = u->src ? x->vals[vars[1]].nrows : 0;
+    int64_t nr = u->src ? x->vals[u->src->in[1]].nrows : 0;
+    /* a join source counts each left row's rows per written output; an
+    ** anti-join source flags left rows as a plain fused kernel does */
+    int counts = u->src && u->src->kind == RF_HIR_JOIN_INDEX;
     *ran = 1;
     gval outs[RF_GPU_FUSE_MAX];
     memset(outs, 0, sizeof outs);
-    if (n == 0 || (u->src && nr == 0)) {
+    if (n == 0 || (counts && nr == 0)) {
         for (int32_t m = 0; m < u->n; m++)
             if (u->m[m].mat >= 0) var_set(x, u->m[m].k->out, &outs[m]);
         return RF_OK;
@@ -1664,7 +1667,7 @@ static rf_status k_fused(gx *x, const rf_gpu_funit *u, int *ran)
     char name[64];
     jtab jt;
     memset(&jt, 0, sizeof jt);
-    if (!st && u->src) {
+    if (!st && u->src && nr > 0) {
         /* the build side, as k_join_index makes it */
         const rf_hir_kernel *j = u->src;
         char sig[RF_GPU_MAXC + 1];
@@ -1676,6 +1679,7 @@ static rf_status k_fused(gx *x, const rf_gpu_funit *u, int *ran)
             ka.c1[i] = colp(&x->vals[j->in[1]], j->rkeys[i]);
         }
         st = join_build(x, sig, &ka, nr, &jt);
+        for (int32_t c = 0; c < x->p->vars[j->in[1]]->ncols; c++) a.c1[c] = colp(&x->vals[j->in[1]], c);
         a.m = nr;
         a.p[4] = jt.hs.p;
         a.p[5] = jt.js.p;
@@ -1684,7 +1688,7 @@ static rf_status k_fused(gx *x, const rf_gpu_funit *u, int *ran)
         a.x[0] = (int64_t)jt.mask;
     }
     /* per written output: a flag per row, or with a join source a count per left row */
-    uint64_t fw = u->src ? 8 : 1;
+    uint64_t fw = counts ? 8 : 1;
     if (!st) st = galloc(x, (uint64_t)u->n * 8, &err);
     if (!st) st = x->g.ops->memset8(&x->g, err.p, 0xff, (uint64_t)u->n * 8);
     if (!st && u->nmat) st = galloc(x, n1 * fw * (uint64_t)u->nmat, &flags);
@@ -1699,12 +1703,12 @@ static rf_status k_fused(gx *x, const rf_gpu_funit *u, int *ran)
     if (!st && *ran && u->nmat) {
         st = galloc(x, n1 * 8 * (uint64_t)u->nmat, &pos);
         uint64_t tb = 0;
-        if (!st && u->src) st = x->g.ops->scan_i64(&x->g, 0, &tb, flags.p, pos.p, n + 1);
+        if (!st && counts) st = x->g.ops->scan_i64(&x->g, 0, &tb, flags.p, pos.p, n + 1);
         else if (!st) st = x->g.ops->scan_u8(&x->g, 0, &tb, flags.p, pos.p, n + 1);
         if (!st) st = galloc(x, tb ? tb : 8, &t);
         for (int32_t s = 0; s < u->nmat && !st; s++) {
             gptr f = flags.p + (uint64_t)s * n1 * fw, q = pos.p + (uint64_t)s * n1 * 8;
-            if (u->src) {
+            if (counts) {
                 st = put_u64(x, f + (uint64_t)n * 8, 0);
                 if (!st) st = x->g.ops->scan_i64(&x->g, t.p, &tb, f, q, n + 1);
             } else {

@@ -561,6 +561,9 @@ static rf_status gen_map_kernel(const rf_hir_program *p, const rf_hir_kernel *k,
 **   p[0] u64 error word per stage; p[1] u8 flags, written output s at
 **   s * (n + 1); p[2] i64 positions, the same layout; o[] the written
 **   outputs' columns, one after the other.
+** With an anti-join source, a row is a left row and the stages run where it
+** has no match (as above otherwise: flags, scan, write; c1 the right side's
+** columns, the build side in p[4..7] and x[0], m right rows).
 ** With a join source (a probe), a row is a left row and the stages run for
 ** each of its matches in ascending right row: the count pass writes per
 ** written output the left row's count, the host scans them, the write pass
@@ -617,7 +620,8 @@ static rf_status gen_fused_kernel(const rf_hir_program *p, const rf_gpu_funit *u
         bad |= g.bad;
     }
     rf_buf_puts(b, "    }\n");
-    if (!u->src) {
+    int anti = u->src && u->src->kind == RF_HIR_ANTI_INDEX;
+    if (!u->src || anti) {
         rf_buf_puts(b, "    template <bool W> static __device__ __forceinline__ void row(const rf::Args &a, rf::i64 r)\n    {\n");
         rf_buf_puts(b, "        const rf::i64 n1 = a.n + 1;\n"
                        "        rf::u8 *flags = (rf::u8 *)a.p[1];\n"
@@ -631,7 +635,25 @@ static rf_status gen_fused_kernel(const rf_hir_program *p, const rf_gpu_funit *u
         rf_buf_printf(b, "        rf::i64 w[%d];\n        bool hit[%d];\n", nm, nm);
         rf_buf_printf(b, "        for (int s = 0; s < %d; s++) {\n            w[s] = W && pos ? pos[s * n1 + r] : 0;\n"
                          "            hit[s] = false;\n        }\n", nm);
-        rf_buf_puts(b, "        stages<W>(a, r, a.r0 ? a.r0[r] : r, a.r1 ? a.r1[r] : r, w, hit);\n");
+        if (anti) {
+            /* an anti-join's probe: the left row goes on where it has no
+            ** match (every row, when the right side is empty: m == 0) */
+            const rf_hir_kernel *j = u->src;
+            char sig[RF_GPU_MAXC + 1];
+            rf_gpu_sig(p->vars[j->in[0]]->types, j->lkeys, j->nkeys, sig);
+            rf_buf_printf(b, "        const void *lk[%d] = {", j->nkeys);
+            for (int32_t i = 0; i < j->nkeys; i++) rf_buf_printf(b, "%sa.c0[%d]", i ? ", " : "", j->lkeys[i]);
+            rf_buf_printf(b, "};\n        const void *rk[%d] = {", j->nkeys);
+            for (int32_t i = 0; i < j->nkeys; i++) rf_buf_printf(b, "%sa.c1[%d]", i ? ", " : "", j->rkeys[i]);
+            rf_buf_puts(b, "};\n        rf::any_f pf = {false};\n");
+            rf_buf_printf(b, "        if (a.m > 0)\n"
+                             "            rf::join_matches_k<KS_%s>(lk, rk, (const rf::u64 *)a.p[4], (const rf::i64 *)a.p[5],\n"
+                             "                                     (const rf::u64 *)a.p[6], (const rf::i64 *)a.p[7], (rf::u64)a.x[0], a.m, r, pf);\n"
+                             "        if (!pf.any) stages<W>(a, r, r, r, w, hit);\n",
+                          sig);
+        } else {
+            rf_buf_puts(b, "        stages<W>(a, r, a.r0 ? a.r0[r] : r, a.r1 ? a.r1[r] : r, w, hit);\n");
+        }
         if (u->nmat > 0)
             rf_buf_printf(b, "        if (!W)\n            for (int s = 0; s < %d; s++) flags[s * n1 + r] = hit[s] ? 1 : 0;\n",
                           u->nmat);

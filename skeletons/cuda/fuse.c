@@ -86,8 +86,16 @@ static int needed_outside(const rf_hir_program *p, const rf_gpu_funit *u, int32_
     return 0;
 }
 
-/* Are u->src's pairs read only by u's stages that consume them (join_map
-** stages reading the same two relations)? */
+/* Does stage k consume what probe src makes: a join_map of the join's pairs
+** and its two relations, or a gather_map of an anti-join's left rows? */
+static int consumes(const rf_hir_kernel *src, const rf_hir_kernel *k)
+{
+    if (!src || k->idx != src->out || k->in[0] != src->in[0]) return 0;
+    if (src->kind == RF_HIR_JOIN_INDEX) return k->kind == RF_HIR_JOIN_MAP && k->in[1] == src->in[1];
+    return k->kind == RF_HIR_GATHER_MAP;
+}
+
+/* Are u->src's pairs read only by u's stages that consume them? */
 static int pairs_private(const rf_hir_program *p, const rf_gpu_funit *u)
 {
     int32_t var = u->src->out;
@@ -103,9 +111,7 @@ static int pairs_private(const rf_hir_program *p, const rf_gpu_funit *u)
             if (!reads(k, var)) continue;
             int ok = 0;
             for (int32_t m = 0; m < u->n; m++)
-                if (u->m[m].k == k && u->m[m].parent < 0 && k->kind == RF_HIR_JOIN_MAP && k->idx == var &&
-                    k->in[0] == u->src->in[0] && k->in[1] == u->src->in[1])
-                    ok = 1;
+                if (u->m[m].k == k && u->m[m].parent < 0 && consumes(u->src, k)) ok = 1;
             if (!ok) return 0;
         }
     }
@@ -129,8 +135,10 @@ static rf_status plan_group(const rf_hir_program *p, const rf_wv_group *g, int32
         if (!k || id < 0 || id >= f->nkernels) continue;
         f->group_of[id] = gi;
         if (g->nkernels < 2) continue;
-        if (k->kind == RF_HIR_JOIN_INDEX && k->nkeys > 0 && k->nkeys <= RF_GPU_MAXC) {
-            /* a probe whose pairs the join_map stages after it may consume */
+        if ((k->kind == RF_HIR_JOIN_INDEX || k->kind == RF_HIR_ANTI_INDEX) && k->nkeys > 0 &&
+            k->nkeys <= RF_GPU_MAXC) {
+            /* a probe whose pairs (or, for an anti-join, whose selected left
+            ** rows) the join_map (gather_map) stages after it may consume */
             if (f->nunits == *cap) {
                 int32_t nc = *cap ? *cap * 2 : 8;
                 rf_gpu_funit *nu = rf_realloc(f->units, (size_t)nc * sizeof *nu);
@@ -146,7 +154,9 @@ static rf_status plan_group(const rf_hir_program *p, const rf_wv_group *g, int32
             continue;
         }
         if (!is_map(k->kind)) {
-            f->why[id] = k->kind == RF_HIR_JOIN_INDEX ? "a cross product (no keys)" : WHY_KIND;
+            f->why[id] = k->kind == RF_HIR_JOIN_INDEX   ? "a cross product (no keys)"
+                         : k->kind == RF_HIR_ANTI_INDEX ? "an anti-join without keys"
+                                                        : WHY_KIND;
             continue;
         }
         rf_gpu_kplan pl;
@@ -162,11 +172,9 @@ static rf_status plan_group(const rf_hir_program *p, const rf_wv_group *g, int32
             for (int32_t u = first_unit; u < f->nunits && unit < 0; u++)
                 for (int32_t m = 0; m < f->units[u].n; m++)
                     if (f->units[u].m[m].k->out == k->in[0]) unit = u, parent = m;
-        if (unit < 0 && k->kind == RF_HIR_JOIN_MAP)
-            for (int32_t u = first_unit; u < f->nunits && unit < 0; u++) {
-                const rf_hir_kernel *src = f->units[u].src;
-                if (src && src->out == k->idx && src->in[0] == k->in[0] && src->in[1] == k->in[1]) unit = u;
-            }
+        if (unit < 0 && (k->kind == RF_HIR_JOIN_MAP || k->kind == RF_HIR_GATHER_MAP))
+            for (int32_t u = first_unit; u < f->nunits && unit < 0; u++)
+                if (consumes(f->units[u].src, k)) unit = u;
         if (unit < 0)
             for (int32_t u = first_unit; u < f->nunits && unit < 0; u++)
                 for (int32_t m = 0; m < f->units[u].n && unit < 0; m++)
@@ -311,7 +319,9 @@ void rf_gpu_fplan_print(const rf_hir_program *p, const rf_gpu_fplan *f, rf_buf *
     for (int32_t u = 0; u < f->nunits; u++) {
         const rf_gpu_funit *U = &f->units[u];
         rf_buf_printf(out, "  rfg%d (group %d): ", u, U->wgroup);
-        if (U->src) rf_buf_printf(out, "k%d join_index (probe; pairs not written), ", U->src->id);
+        if (U->src)
+            rf_buf_printf(out, "k%d %s (probe; %s not written), ", U->src->id, rf_hir_kind_name(U->src->kind),
+                          U->src->kind == RF_HIR_JOIN_INDEX ? "pairs" : "selected rows");
         for (int32_t m = 0; m < U->n; m++) {
             const rf_gpu_fmember *mb = &U->m[m];
             rf_buf_printf(out, "%sk%d %s", m ? ", " : "", mb->k->id, rf_hir_kind_name(mb->k->kind));
