@@ -10,8 +10,8 @@
 ** and the reason every unfused boundary stays a boundary.
 **
 ** The GPU code generator consumes the groups (skeletons/cuda/fuse.c): within
-** a group it fuses map stages (thread and input dependences) and hash-join
-** probes with the join_map stages reading their pairs into one kernel that
+** a group it fuses map stages (thread and input dependences) and join and
+** anti-join probes with the stages reading their results into one kernel that
 ** runs where the group's first such kernel was scheduled; so a kernel joins
 ** a group only if nothing scheduled in between writes what it reads, or
 ** reads or writes what it writes. The budgets model that generated code: a

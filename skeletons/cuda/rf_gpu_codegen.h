@@ -100,9 +100,11 @@ void rf_gpu_sig(const rf_type *types, const int32_t *cols, int32_t n, char *buf)
 ** partition / compute / gather kernel): the build side's table is made as
 ** before, then each left row's matches are consumed as they are found, so
 ** the pairs are never written (a count pass, a scan per written output, a
-** write pass; rows stay ordered by left row, then right row). Everything
-** else in a group (global operations, anti-joins, cross products) stays its
-** own kernel, and why is recorded for `redfox dump --fused`. */
+** write pass; rows stay ordered by left row, then right row). Likewise an
+** anti-join's probe (ANTI_INDEX with keys) with the gather_map stages
+** reading the left rows it keeps. Everything else in a group (global
+** operations, cross products) stays its own kernel, and why is recorded for
+** `redfox dump --fused`. */
 
 #define RF_GPU_FUSE_MAX 16 /* stages per fused kernel */
 
@@ -118,7 +120,7 @@ typedef struct rf_gpu_fmember {
 
 typedef struct rf_gpu_funit {
     int32_t id, block, wgroup; /* wgroup: the Kernel Weaver group it comes from */
-    const rf_hir_kernel *src;  /* a JOIN_INDEX whose pairs the stages consume, or NULL */
+    const rf_hir_kernel *src;  /* a JOIN_INDEX (ANTI_INDEX) whose pairs (rows) the stages consume, or NULL */
     int32_t n;
     rf_gpu_fmember m[RF_GPU_FUSE_MAX]; /* in schedule order */
     int32_t nmat;                      /* written outputs */
