@@ -1650,12 +1650,13 @@ static rf_status k_fused(gx *x, const rf_gpu_funit *u, int *ran)
             int32_t sv = is->side >= 0 ? vars[is->side] : -1;
             int32_t slot = mb->kisland + j;
             int64_t base = 0;
-            if (mb->parent >= 0) st = RF_EINTERNAL;
-            /* (with a join source: every code of the side's column, a
-            ** superset of those the pairs reach; string tables cannot fail) */
-            int64_t tn = u->src && sv >= 0 ? x->vals[sv].nrows : n;
+            if (mb->parent >= 0 || u->src) {
+                rf_error(x->d, kloc(x, mb->k), "internal error: fused kernel rfg%d: a string table in a stage that "
+                                               "does not read the kernel's input rows", u->id);
+                st = RF_EINTERNAL;
+            }
             if (!st)
-                st = build_island(x, mb->k, is, sv >= 0 ? &x->vals[sv] : NULL, is->side >= 0 ? rows[is->side] : 0, tn,
+                st = build_island(x, mb->k, is, sv >= 0 ? &x->vals[sv] : NULL, is->side >= 0 ? rows[is->side] : 0, n,
                                   &tabs[slot], &base);
             a.t[slot] = tabs[slot].p;
             a.k[8 + slot] = (uint64_t)base;

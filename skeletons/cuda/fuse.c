@@ -172,13 +172,17 @@ static rf_status plan_group(const rf_hir_program *p, const rf_wv_group *g, int32
             for (int32_t u = first_unit; u < f->nunits && unit < 0; u++)
                 for (int32_t m = 0; m < f->units[u].n; m++)
                     if (f->units[u].m[m].k->out == k->in[0]) unit = u, parent = m;
-        if (unit < 0 && (k->kind == RF_HIR_JOIN_MAP || k->kind == RF_HIR_GATHER_MAP))
+        /* (a string table is built for the codes a stage's rows hold: with a
+        ** probe those rows are not known before the kernel runs) */
+        if (unit < 0 && (k->kind == RF_HIR_JOIN_MAP || k->kind == RF_HIR_GATHER_MAP) && pl.nisland == 0)
             for (int32_t u = first_unit; u < f->nunits && unit < 0; u++)
                 if (consumes(f->units[u].src, k)) unit = u;
         if (unit < 0)
             for (int32_t u = first_unit; u < f->nunits && unit < 0; u++)
                 for (int32_t m = 0; m < f->units[u].n && unit < 0; m++)
-                    if (f->units[u].m[m].parent < 0 && same_input(f->units[u].m[m].k, k)) unit = u;
+                    if (f->units[u].m[m].parent < 0 && same_input(f->units[u].m[m].k, k) &&
+                        !(f->units[u].src && pl.nisland))
+                        unit = u;
         if (unit >= 0) {
             rf_gpu_funit *u = &f->units[unit];
             int32_t nconst = 0, nisland = 0;
