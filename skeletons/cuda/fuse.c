@@ -319,7 +319,10 @@ void rf_gpu_fplan_print(const rf_hir_program *p, const rf_gpu_fplan *f, rf_buf *
 {
     int32_t stages = 0;
     for (int32_t u = 0; u < f->nunits; u++) stages += f->units[u].n + (f->units[u].src != NULL);
-    rf_buf_printf(out, "GPU code generator: %d fused kernels (%d kernels in them)\n", f->nunits, stages);
+    rf_buf_printf(out,
+                  "GPU code generator: %d fused kernels (%d kernels in them); this is what runs: every other kernel "
+                  "is a GPU kernel of its own\n",
+                  f->nunits, stages);
     for (int32_t u = 0; u < f->nunits; u++) {
         const rf_gpu_funit *U = &f->units[u];
         rf_buf_printf(out, "  rfg%d (group %d): ", u, U->wgroup);
