@@ -33,6 +33,7 @@ typedef struct rf_rt_options {
     rf_rt_cache *cache;      /* NULL: load inputs for this run only */
     const void *ptx0;        /* the .rfx file's PTX0 section (GPU code); NULL: the */
     uint64_t ptx0_size;      /* GPU backend compiles the program when it runs */
+    int no_fuse;             /* GPU: run every kernel separately (no Kernel Weaver fusion) */
 } rf_rt_options;
 
 typedef struct rf_rt_output {
@@ -60,6 +61,8 @@ typedef struct rf_rt_result {
     int32_t nstats;
     double load_seconds, run_seconds;
     const char *device;        /* where it ran */
+    uint64_t gpu_peak_bytes;   /* GPU: the most device memory the run's values held at once */
+    int32_t gpu_fused;         /* GPU: fused kernels run (each run of one counts) */
 } rf_rt_result;
 
 /* Runs p. On success *out holds the outputs; on failure d says why (data

@@ -9,7 +9,7 @@
 #include <string.h>
 
 static const char *usage =
-    "usage: redfox compile PROG.logic [MORE.logic ...] [-o PROG.rfx] [--no-opt]\n"
+    "usage: redfox compile PROG.logic [MORE.logic ...] [-o PROG.rfx] [--no-opt] [--no-fuse]\n"
     "\n"
     "Checks the program (syntax, names, types, safety, stratification),\n"
     "builds and optimizes its query plan, lowers it to Harmony kernels and\n"
@@ -20,6 +20,9 @@ static const char *usage =
     "options:\n"
     "  -o FILE     the output file (default: the last PROG.logic with .rfx)\n"
     "  --no-opt    skip the query-plan optimization passes\n"
+    "  --no-fuse   GPU code without Kernel Weaver's fused kernels: the PTX\n"
+    "              that `redfox run --no-fuse` uses (a run with fusion then\n"
+    "              compiles the fused kernels with NVRTC when it starts)\n"
     "  --gpu-arch A  the GPU code's target: compute_80 (default: JIT-compiled\n"
     "              for any newer GPU), compute_90, sm_90, ...\n"
     "  -h, --help  this text\n";
@@ -43,6 +46,8 @@ int rf_tool_compile(int argc, char **argv)
             if (m < 0) return RF_EXIT_USAGE;
         } else if (!strcmp(a, "--no-opt")) {
             o.no_opt = 1;
+        } else if (!strcmp(a, "--no-fuse")) {
+            o.no_fuse = 1;
         } else if (a[0] == '-' && a[1]) {
             return rf_tool_usage_error("compile", "unknown option '%s'", a);
         } else if (nprogs == 256) {

@@ -10,7 +10,7 @@
 #include <string.h>
 
 static const char *usage =
-    "usage: redfox dump WHAT PROG.logic|PROG.rfx [--format text|yaml|dot] [--no-opt]\n"
+    "usage: redfox dump WHAT PROG.logic|PROG.rfx [--format text|yaml|dot] [--no-opt] [--no-fuse]\n"
     "\n"
     "WHAT is one of:\n"
     "  --ast     the syntax tree, as parsed\n"
@@ -19,7 +19,11 @@ static const char *usage =
     "  --harmony the Harmony IR: kernels over managed variables, scheduled\n"
     "            (of a .logic file, or of a compiled .rfx file)\n"
     "  --fused   Kernel Weaver's fusion groups, and why each boundary between\n"
-    "            kernels is left unfused\n"
+    "            kernels is left unfused; then the fused GPU kernels the code\n"
+    "            generator makes of the groups (rfg<N>: which kernels, which\n"
+    "            outputs stay in registers) and why each other kernel of a\n"
+    "            group runs as its own kernel. This is what `redfox run\n"
+    "            --device gpu` runs (unless --no-fuse)\n"
     "  --cuda    the CUDA C++ source generated for the GPU kernels\n"
     "  --ptx     the PTX of the GPU kernels: the PTX0 section of a .rfx file,\n"
     "            or compiled by NVRTC from a .logic file\n"
@@ -27,6 +31,8 @@ static const char *usage =
     "options:\n"
     "  --format F  text (default), yaml (--ast, --plan) or dot (--plan)\n"
     "  --no-opt    show the plan before the optimization passes\n"
+    "  --no-fuse   --cuda, --ptx, --fused: without fused kernels (as `redfox\n"
+    "              run --no-fuse` runs)\n"
     "  -h, --help  this text\n";
 
 int rf_tool_dump(int argc, char **argv)
@@ -34,7 +40,7 @@ int rf_tool_dump(int argc, char **argv)
     const char *progs[256];
     int32_t nprogs = 0;
     const char *what = NULL, *prog = NULL, *format = "text";
-    int opt = 1;
+    int opt = 1, fuse = 1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int m;
@@ -49,6 +55,8 @@ int rf_tool_dump(int argc, char **argv)
             what = a + 2;
         } else if (!strcmp(a, "--no-opt")) {
             opt = 0;
+        } else if (!strcmp(a, "--no-fuse")) {
+            fuse = 0;
         } else if ((m = rf_tool_opt_value("dump", argc, argv, &i, "--format", &format)) != 0) {
             if (m < 0) return RF_EXIT_USAGE;
         } else if (a[0] == '-' && a[1]) {
@@ -94,17 +102,22 @@ int rf_tool_dump(int argc, char **argv)
             st = rf_wv_analyze(hir, NULL, &w, &d);
             if (!st) rf_wv_print(hir, w, &out);
             rf_wv_plan_free(w);
+            rf_gpu_fplan *f = NULL;
+            if (!st) st = rf_gpu_fplan_build(hir, fuse, &f, &d);
+            if (!st && !fuse) rf_buf_puts(&out, "GPU code generator: no fused kernels (--no-fuse)\n");
+            else if (!st) rf_gpu_fplan_print(hir, f, &out);
+            rf_gpu_fplan_free(f);
         }
-        if (!st && !strcmp(what, "cuda")) st = rf_gpu_codegen(hir, &out, &d);
+        if (!st && !strcmp(what, "cuda")) st = rf_gpu_codegen(hir, fuse, &out, &d);
         if (!st && !strcmp(what, "ptx")) {
             rf_gpu_ptx x;
             memset(&x, 0, sizeof x);
-            if (ptx0.len) st = rf_gpu_ptx0_decode(prog, ptx0.data, (uint64_t)ptx0.len, &x, &d);
-            else if (rf_tool_is_rfx(prog)) {
+            if (ptx0.len && fuse) st = rf_gpu_ptx0_decode(prog, ptx0.data, (uint64_t)ptx0.len, &x, &d);
+            else if (rf_tool_is_rfx(prog) && fuse) {
                 rf_error(&d, rf_mkloc(prog, 0, 0), "this .rfx file has no PTX (it was compiled where NVRTC was missing)");
                 st = RF_EUSER;
             } else {
-                rf_gpu_nvrtc_opts no = {NULL, NULL};
+                rf_gpu_nvrtc_opts no = {NULL, NULL, !fuse};
                 st = rf_gpu_compile_program(hir, &no, &x, &d);
             }
             if (!st) rf_buf_append(&out, x.ptx, (int64_t)x.len);

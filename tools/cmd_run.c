@@ -14,7 +14,7 @@
 static const char *usage =
     "usage: redfox run PROG.rfx|PROG.logic [--data DIR] [--device auto|cpu|gpu]\n"
     "                  [--format table|csv] [--out DIR] [--profile] [--threads N]\n"
-    "                  [--max-iterations N]\n"
+    "                  [--max-iterations N] [--no-fuse]\n"
     "\n"
     "Runs a compiled program (or compiles a .logic file first) on the\n"
     "lang:input files found in DIR, and prints every lang:output relation.\n"
@@ -24,7 +24,13 @@ static const char *usage =
     "  --device D           auto (default: the GPU when there is one), cpu or gpu\n"
     "  --format F           table (default) or csv ('|'-separated, header row)\n"
     "  --out DIR            write DIR/NAME.csv for every output instead of printing\n"
-    "  --profile            print per-kernel device, time and rows to stderr\n"
+    "  --profile            print per-kernel device, time and rows to stderr (GPU:\n"
+    "                       kernels fused by the Kernel Weaver show device\n"
+    "                       \"fused\", the first one the whole fused kernel's time;\n"
+    "                       \"-\" rows: a result kept in registers, never written)\n"
+    "  --no-fuse            GPU: run every kernel separately, without the Kernel\n"
+    "                       Weaver's fused kernels (default: fused; `redfox dump\n"
+    "                       --fused` lists them). Results are identical either way\n"
     "  --threads N          CPU threads (default: all cores)\n"
     "  --max-iterations N   stop a recursive stratum after N rounds (default 1000000)\n"
     "  -h, --help           this text\n";
@@ -72,7 +78,7 @@ int rf_tool_run(int argc, char **argv)
     int32_t nprogs = 0;
     const char *prog = NULL, *data = ".", *device = "auto", *format = "table", *outdir = NULL, *threads = NULL,
                *maxit = NULL;
-    int profile = 0;
+    int profile = 0, no_fuse = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int m = 0;
@@ -82,6 +88,10 @@ int rf_tool_run(int argc, char **argv)
         }
         if (!strcmp(a, "--profile")) {
             profile = 1;
+            continue;
+        }
+        if (!strcmp(a, "--no-fuse")) {
+            no_fuse = 1;
             continue;
         }
         if ((m = rf_tool_opt_value("run", argc, argv, &i, "--data", &data)) ||
@@ -104,6 +114,7 @@ int rf_tool_run(int argc, char **argv)
     memset(&o, 0, sizeof o);
     o.data_dir = data;
     o.profile = profile;
+    o.no_fuse = no_fuse;
     if (!strcmp(device, "auto")) o.device = RF_RT_DEVICE_AUTO;
     else if (!strcmp(device, "cpu")) o.device = RF_RT_DEVICE_CPU;
     else if (!strcmp(device, "gpu")) o.device = RF_RT_DEVICE_GPU;

@@ -31,7 +31,7 @@
 static const char *usage =
     "usage: redfox tpch bench --data DIR --sf X [--device auto|cpu|gpu] [--repeat N]\n"
     "                         [--queries LIST] [--bandwidth GBPS] [--json FILE]\n"
-    "                         [--duckdb FILE] [--threads N]\n"
+    "                         [--duckdb FILE] [--threads N] [--no-fuse]\n"
     "\n"
     "Times the TPC-H queries built into redfox on the dbgen .tbl files in DIR\n"
     "(generated at scale factor X). The tables are parsed into host memory once,\n"
@@ -68,13 +68,15 @@ static const char *usage =
     "  --json FILE         also write the results as one JSON object: device,\n"
     "                      device_name, sf, date, repeat, bandwidth_gbps, queries:\n"
     "                      [{q, median_ms, cold_ms, bytes, floor_ms, ratio,\n"
-    "                      duckdb_ms}], total_ms, geomean_ms, power (null where\n"
-    "                      not known)\n"
+    "                      duckdb_ms, gpu_peak_bytes, fused_kernels}], total_ms,\n"
+    "                      geomean_ms, power (null where not known), fused\n"
     "  --duckdb FILE       DuckDB's times to compare with: what\n"
     "                      bench/duckdb/tpch.mjs prints, i.e. lines 'q01 197.5 ms'\n"
     "                      (other lines are ignored), or a JSON object such as\n"
     "                      {\"q01\": 197.5, \"q06\": 31}; milliseconds, any subset\n"
     "  --threads N         CPU threads (default: all cores)\n"
+    "  --no-fuse           GPU: no Kernel Weaver fusion, every kernel separately;\n"
+    "                      compare with a run without it (the JSON says \"fused\")\n"
     "  -h, --help          this text\n";
 
 typedef struct bstat {
@@ -82,6 +84,8 @@ typedef struct bstat {
     double median_s, cold_s;
     int64_t bytes;        /* -1: not known */
     double duckdb_ms;     /* < 0: not given */
+    int64_t gpu_peak;     /* GPU: peak device memory of the profiled run */
+    int32_t fused;        /* GPU: fused kernel runs in the profiled run */
 } bstat;
 
 
@@ -207,6 +211,8 @@ static int bench_query(int q, const rf_rt_options *rt0, int repeat, bstat *bs, c
         if (r == repeat + 2) {
             bs->bytes = res->nstats > 0 ? 0 : -1;
             for (int32_t k = 0; k < res->nstats; k++) bs->bytes += res->stats[k].bytes_in + res->stats[k].bytes_out;
+            bs->gpu_peak = (int64_t)res->gpu_peak_bytes;
+            bs->fused = res->gpu_fused;
         }
     }
     if (st) {
@@ -270,6 +276,7 @@ typedef struct report {
     char date[32];
     double total_ms, geomean_ms, power;
     int nran, all22;
+    int no_fuse;
 } report;
 
 static double floor_ms(const report *r, const bstat *s)
@@ -279,8 +286,9 @@ static double floor_ms(const report *r, const bstat *s)
 
 static void print_table(const report *r, const bstat *bs, const int want[NQUERIES + 1])
 {
-    printf("redfox tpch bench: SF %g, %s (%s), %s, median of %d run%s\n\n", r->sf, r->device, r->device_name, r->date,
-           r->repeat, r->repeat > 1 ? "s" : "");
+    printf("redfox tpch bench: SF %g, %s (%s), %s, median of %d run%s%s\n\n", r->sf, r->device, r->device_name, r->date,
+           r->repeat, r->repeat > 1 ? "s" : "",
+           strcmp(r->device, "gpu") ? "" : r->no_fuse ? ", no kernel fusion" : ", kernel fusion on");
     printf("%-5s %11s %11s %11s %10s %8s %11s %8s\n", "query", "median ms", "cold ms", "MB moved", "floor ms", "ratio",
            "DuckDB ms", "speedup");
     for (int q = 1; q <= NQUERIES; q++) {
@@ -344,6 +352,10 @@ static int write_json(const char *path, const report *r, const bstat *bs, const 
         json_num(f, fl > 0 ? s->median_s * 1e3 / fl : 0, fl > 0);
         fputs(", \"duckdb_ms\": ", f);
         json_num(f, s->duckdb_ms, s->duckdb_ms >= 0);
+        fputs(", \"gpu_peak_bytes\": ", f);
+        if (s->ran && s->gpu_peak > 0) fprintf(f, "%lld", (long long)s->gpu_peak);
+        else fputs("null", f);
+        fprintf(f, ", \"fused_kernels\": %d", (int)s->fused);
         fputc('}', f);
         first = 0;
     }
@@ -353,6 +365,7 @@ static int write_json(const char *path, const report *r, const bstat *bs, const 
     json_num(f, r->geomean_ms, r->nran > 0);
     fputs(",\n  \"power\": ", f);
     json_num(f, r->power, r->all22);
+    fprintf(f, ",\n  \"fused\": %s", r->no_fuse ? "false" : "true");
     fputs("\n}\n", f);
     int ok = !ferror(f);
     if (fclose(f) != 0) ok = 0;
@@ -364,12 +377,17 @@ int rf_tool_tpch_bench(int argc, char **argv)
     const char *C = "tpch bench";
     const char *data = NULL, *sfs = NULL, *queries = NULL, *device = "auto", *repeat = NULL, *bws = NULL,
                *json = NULL, *duckdb = NULL, *threads = NULL;
+    int no_fuse = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int m = 0;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             fputs(usage, stdout);
             return RF_EXIT_OK;
+        }
+        if (!strcmp(a, "--no-fuse")) {
+            no_fuse = 1;
+            continue;
         }
         if ((m = rf_tool_opt_value(C, argc, argv, &i, "--data", &data)) ||
             (m = rf_tool_opt_value(C, argc, argv, &i, "--sf", &sfs)) ||
@@ -400,6 +418,8 @@ int rf_tool_tpch_bench(int argc, char **argv)
     rf_rt_options rt;
     memset(&rt, 0, sizeof rt);
     rt.data_dir = data;
+    rt.no_fuse = no_fuse;
+    r.no_fuse = no_fuse;
     if (!strcmp(device, "auto")) rt.device = RF_RT_DEVICE_AUTO;
     else if (!strcmp(device, "cpu")) rt.device = RF_RT_DEVICE_CPU;
     else if (!strcmp(device, "gpu")) rt.device = RF_RT_DEVICE_GPU;

@@ -27,6 +27,7 @@ static const char *usage =
     "usage: redfox tpch run --data DIR [--queries LIST] [--device auto|cpu|gpu]\n"
     "                       [--format table|csv] [--out DIR] [--repeat N]\n"
     "                       [--check ANSWERS_DIR] [--threads N] [--profile]\n"
+    "                       [--no-fuse]\n"
     "\n"
     "Runs the TPC-H queries built into redfox (tpch/queries/q01.logic ..\n"
     "q22.logic, with the validation parameters) on the dbgen .tbl files in\n"
@@ -45,6 +46,8 @@ static const char *usage =
     "  --threads N         CPU threads (default: all cores)\n"
     "  --profile           per-kernel device, time and rows of each query's\n"
     "                      last run, on stderr\n"
+    "  --no-fuse           GPU: no Kernel Weaver fusion, every kernel separately\n"
+    "                      (same results; for comparing times)\n"
     "  -h, --help          this text\n";
 
 typedef struct qstat {
@@ -256,6 +259,7 @@ int rf_tool_tpch_run(int argc, char **argv)
     const char *data = NULL, *queries = NULL, *device = "auto", *format = "table", *outdir = NULL, *repeat = NULL,
                *check = NULL, *threads = NULL;
     int profile = 0;
+    int no_fuse = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int m = 0;
@@ -265,6 +269,10 @@ int rf_tool_tpch_run(int argc, char **argv)
         }
         if (!strcmp(a, "--profile")) {
             profile = 1;
+            continue;
+        }
+        if (!strcmp(a, "--no-fuse")) {
+            no_fuse = 1;
             continue;
         }
         if ((m = rf_tool_opt_value("tpch run", argc, argv, &i, "--data", &data)) ||
@@ -291,6 +299,7 @@ int rf_tool_tpch_run(int argc, char **argv)
     run_opts ro;
     memset(&ro, 0, sizeof ro);
     ro.rt.data_dir = data;
+    ro.rt.no_fuse = no_fuse;
     ro.outdir = outdir;
     ro.check = check;
     ro.repeat = 1;

@@ -5,7 +5,8 @@
 #      .expected files and with the CPU backend)
 #   2. TPC-H data: redfox tpch gen at SF 0.1, 1 and 10
 #   3. the 22 queries on the GPU and on the CPU at SF 1 and 10, outputs
-#      compared byte for byte, times taken from `redfox tpch run`
+#      compared byte for byte (the GPU with Kernel Weaver fusion and with
+#      --no-fuse), times taken from `redfox tpch run`
 #   4. compute-sanitizer memcheck over the 22 queries at SF 0.1
 #   5. a short table of all that, last
 #
@@ -133,6 +134,26 @@ if has tpch; then
         note "TPC-H SF $sf CPU" "$([ $crc -eq 0 ] && echo ok || echo FAIL)" "$(( t1 - t0 ))" "run total ${ctot:-?} ms (median of $rep)"
         note "TPC-H SF $sf GPU" "$([ $grc -eq 0 ] && echo ok || echo FAIL)" "$(( t2 - t1 ))" "run total ${gtot:-?} ms (median of $rep)"
         note "TPC-H SF $sf GPU = CPU bytes" "$st" 0 "$same/22 identical${diffq:+; differ:$diffq}"
+        # the same without Kernel Weaver fusion: identical bytes too
+        echo "== TPC-H SF $sf: GPU --no-fuse"
+        t3=$(now)
+        rm -rf "$work/out-gpunf-sf$sf"
+        mkdir -p "$work/out-gpunf-sf$sf"
+        "$redfox" tpch run --data "$d" --device gpu --no-fuse --repeat $rep --out "$work/out-gpunf-sf$sf" \
+            >"$work/gpunf-sf$sf.log" 2>&1
+        nrc=$?
+        tail -n 24 "$work/gpunf-sf$sf.log"
+        same=0
+        diffq=""
+        for n in 01 02 03 04 05 06 07 08 09 10 11 12 13 14 15 16 17 18 19 20 21 22; do
+            c="$work/out-cpu-sf$sf/q$n.csv"
+            g="$work/out-gpunf-sf$sf/q$n.csv"
+            if [ -f "$c" ] && [ -f "$g" ] && cmp -s "$c" "$g"; then same=$((same + 1)); else diffq="$diffq q$n"; fi
+        done
+        ntot=$(awk '/^total/{print $4}' "$work/gpunf-sf$sf.log")
+        st=ok
+        [ $nrc -ne 0 ] || [ $same -ne 22 ] && st=FAIL
+        note "TPC-H SF $sf GPU --no-fuse = CPU" "$st" "$(( $(now) - t3 ))" "$same/22 identical${diffq:+; differ:$diffq}; run total ${ntot:-?} ms"
     done
 fi
 

@@ -95,7 +95,7 @@ rf_status rf_tool_write_rfx(const rf_hir_program *p, const char *path, const rf_
         }
     }
     if (!st && (hirs.oom || schm.oom)) st = RF_ENOMEM;
-    rf_gpu_nvrtc_opts go = {o ? o->gpu_arch : NULL, NULL};
+    rf_gpu_nvrtc_opts go = {o ? o->gpu_arch : NULL, NULL, o ? o->no_fuse : 0};
     if (!st) st = rf_gpu_make_ptx0(p, &go, &ptx0, d);
     rf_rfx_writer *w = st ? NULL : rf_rfx_writer_new();
     if (!st && !w) st = RF_ENOMEM;
@@ -149,14 +149,23 @@ rf_status rf_tool_load_program(const char *const *paths, int32_t npaths, const r
 
 void rf_tool_print_profile(const rf_rt_result *res, FILE *f)
 {
-    fprintf(f, "profile (device %s): load %.3f s, run %.3f s\n", res->device, res->load_seconds, res->run_seconds);
+    fprintf(f, "profile (device %s): load %.6f s, run %.6f s\n", res->device, res->load_seconds, res->run_seconds);
     fprintf(f, "%-6s %-12s %-6s %6s %10s %12s %12s %14s\n", "kernel", "kind", "device", "calls", "ms", "rows in",
             "rows out", "bytes moved");
     for (int32_t i = 0; i < res->nstats; i++) {
         const rf_rt_kstat *s = &res->stats[i];
         if (!s->calls) continue;
-        fprintf(f, "k%-5d %-12s %-6s %6lld %10.3f %12lld %12lld %14lld\n", s->kernel, s->what, s->device,
-                (long long)s->calls, s->seconds * 1e3, (long long)s->rows_in, (long long)s->rows_out,
+        char rin[24], rout[24];
+        snprintf(rin, sizeof rin, "%lld", (long long)s->rows_in);
+        snprintf(rout, sizeof rout, "%lld", (long long)s->rows_out);
+        fprintf(f, "k%-5d %-12s %-6s %6lld %10.3f %12s %12s %14lld\n", s->kernel, s->what, s->device,
+                (long long)s->calls, s->seconds * 1e3, s->rows_in < 0 ? "-" : rin, s->rows_out < 0 ? "-" : rout,
                 (long long)(s->bytes_in + s->bytes_out));
+    }
+    if (!strcmp(res->device, "gpu")) {
+        int64_t moved = 0;
+        for (int32_t i = 0; i < res->nstats; i++) moved += res->stats[i].bytes_in + res->stats[i].bytes_out;
+        fprintf(f, "gpu: %d fused kernel runs, peak device memory %llu bytes, %lld bytes moved\n", (int)res->gpu_fused,
+                (unsigned long long)res->gpu_peak_bytes, (long long)moved);
     }
 }

@@ -14,6 +14,7 @@
 typedef struct rf_tool_opts {
     int no_opt;           /* skip the query-plan passes */
     const char *gpu_arch; /* NVRTC target of the PTX0 section (NULL: compute_80) */
+    int no_fuse;          /* the PTX0 section without Kernel Weaver's fused kernels */
 } rf_tool_opts;
 
 /* 1 when path names a .rfx file (by suffix or magic bytes). */

@@ -7,8 +7,16 @@
 ** between kernel dependences (Algorithm 1), the greedy grouping of each
 ** candidate under a register and shared-memory budget estimated from the
 ** tuple types (Algorithm 2), input dependences (kernels reading one input),
-** and the reason every unfused boundary stays a boundary. Fused code
-** generation consumes the groups (GPU code generator).
+** and the reason every unfused boundary stays a boundary.
+**
+** The GPU code generator consumes the groups (skeletons/cuda/fuse.c): within
+** a group it fuses map stages (thread and input dependences) and join and
+** anti-join probes with the stages reading their results into one kernel that
+** runs where the group's first such kernel was scheduled; so a kernel joins
+** a group only if nothing scheduled in between writes what it reads, or
+** reads or writes what it writes. The budgets model that generated code: a
+** probe stages a tile of its keys in shared memory, map stages none.
+** `redfox dump --fused` prints both this analysis and the fused kernels.
 */
 #ifndef RF_WEAVER_H
 #define RF_WEAVER_H

@@ -163,28 +163,34 @@ static rf_status analyze_block(const rf_hir_program *p, const rf_wv_budget *b, i
         const rf_hir_kernel *k = bl->kernels[j];
         int32_t root = find(parent, j);
         int32_t regs = kernel_regs(p, k);
+        /* shared memory: a probe stages a tile of its left keys per CTA;
+        ** map stages (join_map, gather_map included: they read rows through
+        ** their index) stage nothing, as the GPU code generator makes them */
         int32_t smem = 0;
-        for (int32_t a = 0; a < k->nin; a++)
-            if (!is_global(k->kind) && k->kind != RF_HIR_MAP && k->kind != RF_HIR_COPY)
-                smem += b->cta_threads * tuple_bytes(p->vars[k->in[a]]);
+        if (k->kind == RF_HIR_JOIN_INDEX || k->kind == RF_HIR_ANTI_INDEX)
+            for (int32_t c = 0; c < k->nkeys; c++) {
+                rf_type t = p->vars[k->in[0]]->types[k->lkeys[c]];
+                smem += b->cta_threads * (rf_val_type_size(t) ? rf_val_type_size(t) : 4);
+            }
         int32_t g = open[root];
         int ok = 0;
         const char *why = NULL;
         if (g >= 0) {
             rf_wv_group *G = &((rf_wv_group *)groups->items)[g];
-            int32_t last = -1;
+            int32_t first = n;
             for (int32_t i = 0; i < G->nkernels; i++)
                 for (int32_t q = 0; q < n; q++)
-                    if (bl->kernels[q]->id == G->kernels[i] && q > last) last = q;
+                    if (bl->kernels[q]->id == G->kernels[i] && q < first) first = q;
             ok = 1;
-            /* a kernel in between that reads the group's results or writes what j reads breaks the group */
-            for (int32_t q = last + 1; q < j && ok; q++) {
+            /* the fused kernel runs where the group's first kernel was
+            ** scheduled: j moves up past the kernels in between, so none of
+            ** them may write what j reads, or read or write what j writes */
+            for (int32_t q = first + 1; q < j && ok; q++) {
                 if (group_of[q] == g) continue;
                 const rf_hir_kernel *m = bl->kernels[q];
-                for (int32_t i = 0; i < G->nkernels && ok; i++)
-                    for (int32_t a = 0; a < m->nin && ok; a++)
-                        for (int32_t r = 0; r <= last && ok; r++)
-                            if (group_of[r] == g && bl->kernels[r]->out == m->in[a]) ok = 0;
+                if (m->out == k->out) ok = 0;
+                for (int32_t a = 0; a < m->nin && ok; a++)
+                    if (m->in[a] == k->out) ok = 0;
                 for (int32_t a = 0; a < k->nin && ok; a++)
                     if (k->in[a] == m->out) ok = 0;
             }

@@ -69,6 +69,8 @@ typedef struct gx {
     const rf_rt_gpu_inputs *inputs;
     int32_t nkernels;
     int on_host; /* the current kernel ran (partly) on the host */
+    rf_gpu_fplan *fplan; /* the fused kernels (none with --no-fuse) */
+    uint8_t *fdone;      /* by unit: it ran fused in this visit of its block */
 } gx;
 
 static double now(void)
@@ -1589,6 +1591,174 @@ static rf_status k_facts(gx *x, const rf_hir_kernel *k)
     return RF_OK;
 }
 
+/* ---- fused kernels (Kernel Weaver groups) ---------------------------------------- */
+
+/* Runs fused kernel u (all of its stages) at the position of its first
+** stage. *ran = 0 when a stage met a run-time error: nothing is kept, and
+** the stages then run one by one, so that the error and its message are
+** exactly the CPU's (the first failing kernel in schedule order, its lowest
+** failing row). */
+static rf_status k_fused(gx *x, const rf_gpu_funit *u, int *ran)
+{
+    const rf_hir_kernel *h = u->m[0].k; /* every head reads what the first stage reads */
+    int32_t vars[2] = {h->in[0], h->kind == RF_HIR_JOIN_MAP ? h->in[1] : -1};
+    /* with a join source the rows are left rows, each with its matches */
+    const gval *idx = h->kind == RF_HIR_MAP || u->src ? NULL : &x->vals[h->idx];
+    gptr rows[2] = {idx ? idx->a.p : 0, idx && vars[1] >= 0 ? idx->b.p : 0};
+    int64_t n = idx ? idx->nrows : x->vals[h->in[0]].nrows;
+    int64_t nr = u->src ? x->vals[u->src->in[1]].nrows : 0;
+    /* a join source counts each left row's rows per written output; an
+    ** anti-join source flags left rows as a plain fused kernel does */
+    int counts = u->src && u->src->kind == RF_HIR_JOIN_INDEX;
+    *ran = 1;
+    gval outs[RF_GPU_FUSE_MAX];
+    memset(outs, 0, sizeof outs);
+    if (n == 0 || (counts && nr == 0)) {
+        for (int32_t m = 0; m < u->n; m++)
+            if (u->m[m].mat >= 0) var_set(x, u->m[m].k->out, &outs[m]);
+        return RF_OK;
+    }
+    rf_gpu_args a;
+    memset(&a, 0, sizeof a);
+    a.n = n;
+    a.r0 = rows[0];
+    a.r1 = rows[1];
+    for (int s = 0; s < 2; s++) {
+        if (vars[s] < 0) continue;
+        const gval *v = &x->vals[vars[s]];
+        for (int32_t c = 0; c < x->p->vars[vars[s]]->ncols; c++) {
+            if (s == 0)
+                a.c0[c] = colp(v, c);
+            else
+                a.c1[c] = colp(v, c);
+        }
+    }
+    rf_status st = RF_OK;
+    gbuf tabs[RF_GPU_MAX_ISLANDS];
+    memset(tabs, 0, sizeof tabs);
+    for (int32_t m = 0; m < u->n && !st; m++) {
+        const rf_gpu_fmember *mb = &u->m[m];
+        const rf_gpu_kplan *pl = &x->plans[mb->k->id];
+        for (int32_t i = 0; i < pl->nconst && !st; i++) {
+            const rf_qp_expr *c = pl->consts[i];
+            uint32_t code;
+            st = rf_rt_dict_intern(x->dict, c->c.s ? c->c.s : "", c->c.s ? c->c.slen : 0, &code);
+            a.k[mb->kconst + i] = code;
+        }
+        /* string tables: only stages reading the input have them (fuse.c) */
+        for (int32_t j = 0; j < pl->nisland && !st; j++) {
+            const rf_gpu_island *is = &pl->islands[j];
+            int32_t sv = is->side >= 0 ? vars[is->side] : -1;
+            int32_t slot = mb->kisland + j;
+            int64_t base = 0;
+            if (mb->parent >= 0 || u->src) {
+                rf_error(x->d, kloc(x, mb->k), "internal error: fused kernel rfg%d: a string table in a stage that "
+                                               "does not read the kernel's input rows", u->id);
+                st = RF_EINTERNAL;
+            }
+            if (!st)
+                st = build_island(x, mb->k, is, sv >= 0 ? &x->vals[sv] : NULL, is->side >= 0 ? rows[is->side] : 0, n,
+                                  &tabs[slot], &base);
+            a.t[slot] = tabs[slot].p;
+            a.k[8 + slot] = (uint64_t)base;
+        }
+    }
+    gbuf err = {0, 0}, flags = {0, 0}, pos = {0, 0}, t = {0, 0};
+    uint64_t n1 = (uint64_t)n + 1;
+    int64_t bad[RF_GPU_FUSE_MAX], count[RF_GPU_FUSE_MAX];
+    char name[64];
+    jtab jt;
+    memset(&jt, 0, sizeof jt);
+    if (!st && u->src && nr > 0) {
+        /* the build side, as k_join_index makes it */
+        const rf_hir_kernel *j = u->src;
+        char sig[RF_GPU_MAXC + 1];
+        rf_gpu_sig(x->p->vars[j->in[0]]->types, j->lkeys, j->nkeys, sig);
+        rf_gpu_args ka;
+        memset(&ka, 0, sizeof ka);
+        for (int32_t i = 0; i < j->nkeys; i++) {
+            ka.c0[i] = colp(&x->vals[j->in[0]], j->lkeys[i]);
+            ka.c1[i] = colp(&x->vals[j->in[1]], j->rkeys[i]);
+        }
+        st = join_build(x, sig, &ka, nr, &jt);
+        for (int32_t c = 0; c < x->p->vars[j->in[1]]->ncols; c++) a.c1[c] = colp(&x->vals[j->in[1]], c);
+        a.m = nr;
+        a.p[4] = jt.hs.p;
+        a.p[5] = jt.js.p;
+        a.p[6] = jt.tk.p;
+        a.p[7] = jt.tv.p;
+        a.x[0] = (int64_t)jt.mask;
+    }
+    /* per written output: a flag per row, or with a join source a count per left row */
+    uint64_t fw = counts ? 8 : 1;
+    if (!st) st = galloc(x, (uint64_t)u->n * 8, &err);
+    if (!st) st = x->g.ops->memset8(&x->g, err.p, 0xff, (uint64_t)u->n * 8);
+    if (!st && u->nmat) st = galloc(x, n1 * fw * (uint64_t)u->nmat, &flags);
+    a.p[0] = err.p;
+    a.p[1] = flags.p;
+    snprintf(name, sizeof name, "rfg%d_flags", u->id);
+    if (!st) st = launch(x, name, n, &a);
+    if (!st) st = x->g.ops->d2h(&x->g, bad, err.p, (uint64_t)u->n * 8);
+    for (int32_t m = 0; m < u->n && !st; m++)
+        if (bad[m] != -1) *ran = 0;
+    /* one exclusive scan per written output */
+    if (!st && *ran && u->nmat) {
+        st = galloc(x, n1 * 8 * (uint64_t)u->nmat, &pos);
+        uint64_t tb = 0;
+        if (!st && counts) st = x->g.ops->scan_i64(&x->g, 0, &tb, flags.p, pos.p, n + 1);
+        else if (!st) st = x->g.ops->scan_u8(&x->g, 0, &tb, flags.p, pos.p, n + 1);
+        if (!st) st = galloc(x, tb ? tb : 8, &t);
+        for (int32_t s = 0; s < u->nmat && !st; s++) {
+            gptr f = flags.p + (uint64_t)s * n1 * fw, q = pos.p + (uint64_t)s * n1 * 8;
+            if (counts) {
+                st = put_u64(x, f + (uint64_t)n * 8, 0);
+                if (!st) st = x->g.ops->scan_i64(&x->g, t.p, &tb, f, q, n + 1);
+            } else {
+                st = x->g.ops->memset8(&x->g, f + (uint64_t)n, 0, 1);
+                if (!st) st = x->g.ops->scan_u8(&x->g, t.p, &tb, f, q, n + 1);
+            }
+            if (!st) st = get_i64(x, q + (uint64_t)n * 8, &count[s]);
+        }
+        gfree(x, &t);
+        a.p[2] = pos.p;
+    }
+    int64_t any = 0;
+    for (int32_t m = 0; m < u->n && !st && *ran; m++) {
+        const rf_gpu_fmember *mb = &u->m[m];
+        if (mb->mat < 0) continue;
+        const rf_hir_var *ov = x->p->vars[mb->k->out];
+        int64_t c = count[mb->mat];
+        any += c;
+        st = rel_alloc(x, &outs[m], ov->types, ov->ncols, c, c);
+        for (int32_t i = 0; i < ov->ncols && !st; i++) a.o[mb->ocol + i] = colp(&outs[m], i);
+    }
+    snprintf(name, sizeof name, "rfg%d_write", u->id);
+    if (!st && *ran && any > 0) {
+        st = launch(x, name, n, &a);
+        if (!st) st = x->g.ops->d2h(&x->g, bad, err.p, (uint64_t)u->n * 8);
+        for (int32_t m = 0; m < u->n && !st; m++)
+            if (bad[m] != -1) {
+                rf_error(x->d, kloc(x, u->m[m].k),
+                         "internal error: fused kernel rfg%d: a run-time error in the write pass only", u->id);
+                st = RF_EINTERNAL;
+            }
+    }
+    gfree(x, &err);
+    gfree(x, &flags);
+    gfree(x, &pos);
+    jtab_free(x, &jt);
+    for (int32_t j = 0; j < RF_GPU_MAX_ISLANDS; j++) gfree(x, &tabs[j]);
+    for (int32_t m = 0; m < u->n; m++) {
+        const rf_gpu_fmember *mb = &u->m[m];
+        if (mb->mat < 0) continue;
+        if (st || !*ran)
+            val_clear(x, &outs[m], x->p->vars[mb->k->out]->ncols);
+        else
+            var_set(x, mb->k->out, &outs[m]);
+    }
+    return st;
+}
+
 static rf_status run_kernel(gx *x, const rf_hir_kernel *k)
 {
     switch (k->kind) {
@@ -1666,6 +1836,62 @@ static rf_status run_blocks(gx *x)
         for (int32_t j = 0; j < bl->nkernels && !st; j++) {
             const rf_hir_kernel *k = bl->kernels[j];
             int prof = x->o.profile && k->id >= 0 && k->id < x->res->nstats;
+            int32_t fu = x->fplan && k->id >= 0 && k->id < x->fplan->nkernels ? x->fplan->unit_of[k->id] : -1;
+            if (fu >= 0) {
+                /* a stage of a fused kernel: the whole kernel runs at its first stage */
+                const rf_gpu_funit *u = &x->fplan->units[fu];
+                int32_t m = x->fplan->member_of[k->id];
+                double t0 = now(), secs = 0;
+                if (u->src ? m < 0 : m == 0) {
+                    int ran = 0;
+                    if (prof) st = x->g.ops->mark(&x->g, 0);
+                    int64_t in_rows = 0, in_bytes = 0;
+                    for (int32_t i = 0; i < k->nin && prof; i++) {
+                        in_rows += var_rows(x, k->in[i]);
+                        in_bytes += var_bytes(x, k->in[i]);
+                    }
+                    if (!st) st = k_fused(x, u, &ran);
+                    if (!st && prof && (st = x->g.ops->mark(&x->g, 1)) == RF_OK) st = x->g.ops->elapsed(&x->g, &secs);
+                    if (st) break;
+                    x->fdone[fu] = (uint8_t)ran;
+                    x->res->gpu_fused += ran;
+                    if (ran && prof) {
+                        rf_rt_kstat *s = &x->res->stats[k->id];
+                        double wall = now() - t0;
+                        s->seconds += wall > secs * 4 ? wall : secs;
+                        s->rows_in += in_rows;
+                        s->bytes_in += in_bytes;
+                    }
+                }
+                if (x->fdone[fu]) {
+                    if (prof) {
+                        /* stages whose output stays in registers have no row
+                        ** count (-1); the input is read once, by the first */
+                        rf_rt_kstat *s = &x->res->stats[k->id];
+                        s->calls++;
+                        s->device = "fused";
+                        if (m < 0) {
+                            s->rows_out = -1; /* the pairs, never written */
+                            for (int32_t r = 0; r < k->nrelease; r++) var_clear(x, k->release[r]);
+                            continue;
+                        }
+                        const rf_gpu_fmember *mb = &u->m[m];
+                        if (u->src) s->rows_in = -1; /* reads the pairs */
+                        else if (m > 0 && mb->parent < 0) s->rows_in += var_rows(x, k->in[0]);
+                        else if (mb->parent >= 0 && u->m[mb->parent].mat >= 0)
+                            s->rows_in += var_rows(x, u->m[mb->parent].k->out);
+                        else if (mb->parent >= 0) s->rows_in = -1;
+                        if (mb->mat >= 0) {
+                            s->rows_out += var_rows(x, k->out);
+                            s->bytes_out += var_bytes(x, k->out);
+                        } else {
+                            s->rows_out = -1;
+                        }
+                    }
+                    for (int32_t r = 0; r < k->nrelease; r++) var_clear(x, k->release[r]);
+                    continue;
+                }
+            }
             if (prof) {
                 /* inputs before the kernel runs: insert grows its first input */
                 rf_rt_kstat *s = &x->res->stats[k->id];
@@ -1722,34 +1948,53 @@ int rf_rt_gpu_available(char *why, size_t n)
     return rf_gpu_cuda_probe(why, n);
 }
 
+/* Does a PTX0 section hold the PTX of exactly this source? (*ptx filled when so) */
+static int ptx0_fits(gx *x, const void *ptx0, uint64_t ptx0_size, const rf_buf *src, rf_gpu_ptx *ptx)
+{
+    uint64_t h[2];
+    rf_gpu_hash128(src->data ? src->data : "", (uint64_t)src->len, h);
+    rf_diags quiet;
+    rf_diags_init(&quiet);
+    int have = 0;
+    /* a PTX0 section that does not match is not an error: it is compiled anew */
+    if (!rf_gpu_ptx0_decode(x->p->source, ptx0, ptx0_size, ptx, &quiet) && !strcmp(ptx->abi, rf_gpu_abi_tag()) &&
+        ptx->src_hash[0] == h[0] && ptx->src_hash[1] == h[1])
+        have = 1;
+    else
+        rf_gpu_ptx_free(ptx);
+    rf_diags_free(&quiet);
+    return have;
+}
+
 /* The program's kernels: the PTX0 section when it fits this build and
-** program, else the source compiled now (NVRTC, cached). */
+** program, else the source compiled now (NVRTC, cached). The fused source
+** holds every unfused kernel too: it is the one compiled, also for runs with
+** --no-fuse (which launch no fused kernel), so both share the caches; the
+** PTX0 of a .rfx compiled with --no-fuse serves runs with --no-fuse. */
 static rf_status load_program(gx *x, const void *ptx0, uint64_t ptx0_size)
 {
     rf_buf src;
     rf_buf_init(&src);
-    rf_status st = rf_gpu_codegen(x->p, &src, x->d);
-    if (st) {
-        rf_buf_free(&src);
-        return st;
-    }
+    rf_status st = rf_gpu_codegen(x->p, 1, &src, x->d);
     rf_gpu_ptx ptx;
     memset(&ptx, 0, sizeof ptx);
     int have = 0;
-    if (ptx0 && ptx0_size) {
-        uint64_t h[2];
-        rf_gpu_hash128(rf_buf_cstr(&src), (uint64_t)src.len, h);
-        rf_diags quiet;
-        rf_diags_init(&quiet);
-        /* a PTX0 section that does not match is not an error: it is compiled anew */
-        if (!rf_gpu_ptx0_decode(x->p->source, ptx0, ptx0_size, &ptx, &quiet) && !strcmp(ptx.abi, rf_gpu_abi_tag()) &&
-            ptx.src_hash[0] == h[0] && ptx.src_hash[1] == h[1])
-            have = 1;
-        else
-            rf_gpu_ptx_free(&ptx);
-        rf_diags_free(&quiet);
+    if (!st && ptx0 && ptx0_size) {
+        have = ptx0_fits(x, ptx0, ptx0_size, &src, &ptx);
+        if (!have && x->o.no_fuse) {
+            rf_buf usrc;
+            rf_buf_init(&usrc);
+            st = rf_gpu_codegen(x->p, 0, &usrc, x->d);
+            if (!st && (have = ptx0_fits(x, ptx0, ptx0_size, &usrc, &ptx))) {
+                rf_buf_free(&src);
+                src = usrc;
+            } else {
+                rf_buf_free(&usrc);
+            }
+        }
     }
-    if (!have && !rf_gpu_emulated()) st = rf_gpu_nvrtc_compile(rf_buf_cstr(&src), (uint64_t)src.len, NULL, &ptx, x->d);
+    if (!st && !have && !rf_gpu_emulated())
+        st = rf_gpu_nvrtc_compile(rf_buf_cstr(&src), (uint64_t)src.len, NULL, &ptx, x->d);
     if (!st) st = x->g.ops->load(&x->g, &ptx, rf_buf_cstr(&src), (uint64_t)src.len);
     rf_gpu_ptx_free(&ptx);
     rf_buf_free(&src);
@@ -1817,6 +2062,8 @@ rf_status rf_rt_gpu_run(const rf_hir_program *p, const void *ptx0, uint64_t ptx0
                 }
         }
     }
+    if (!st) st = rf_gpu_fplan_build(p, !o->no_fuse, &x.fplan, d);
+    if (!st && !(x.fdone = rf_calloc((size_t)x.fplan->nunits + 1, 1))) st = RF_ENOMEM;
     double t0 = now();
     if (!st) st = load_program(&x, ptx0, ptx0_size);
     for (int32_t v = 0; v < p->nvars && !st; v++)
@@ -1843,7 +2090,10 @@ rf_status rf_rt_gpu_run(const rf_hir_program *p, const void *ptx0, uint64_t ptx0
     if (res) {
         res->load_seconds = t1 - t0;
         res->run_seconds = t2 - t1;
+        if (x.pool) res->gpu_peak_bytes = rf_gpool_peak(x.pool);
     }
+    rf_gpu_fplan_free(x.fplan);
+    free(x.fdone);
     for (int32_t v = 0; x.vals && v < p->nvars; v++) var_clear(&x, v);
     free(x.vals);
     free(x.plans);

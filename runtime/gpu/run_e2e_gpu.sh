@@ -1,14 +1,16 @@
 #!/bin/sh
-# runtime/gpu/run_e2e_gpu.sh TEST_GPU_RUN MODE PROG.logic: runs an
+# runtime/gpu/run_e2e_gpu.sh TEST_GPU_RUN MODE PROG.logic [FLAGS]: runs an
 # end-to-end program through the GPU backend (MODE gpu) or its emulator
 # (MODE emu), compares the CSV output with PROG.expected and with the CPU
 # backend's (byte for byte), or, for "// expect-error: TEXT" programs,
 # demands exit 1 with TEXT and the CPU's very messages. "// args:" lines
-# pass options on (--max-iterations). Exit 77 where there is no GPU.
+# pass options on (--max-iterations); FLAGS too (--no-fuse: every kernel
+# separately, no Kernel Weaver fusion). Exit 77 where there is no GPU.
 set -u
 drv=$1
 mode=$2
 prog=$3
+extra=${4:-}
 dir=$(dirname "$prog")
 name=$(basename "$prog" .logic)
 tmp=${TMPDIR:-/tmp}/rf_gpu_e2e.$$
@@ -20,7 +22,7 @@ flags="--compare"
 [ "$mode" = emu ] && flags="$flags --emulate"
 # the run takes its PTX the way a .rfx hands it over (the emulator checks
 # that the section round-trips, then compiles the source itself)
-flags="$flags --ptx"
+flags="$flags --ptx $extra"
 # shellcheck disable=SC2086
 "$drv" $flags --data "$dir/data" $args "$prog" >"$tmp/out" 2>"$tmp/err"
 rc=$?

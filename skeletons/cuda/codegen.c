@@ -28,7 +28,7 @@ extern const char rf_gpu_src_rf_base[], rf_gpu_src_rf_map[], rf_gpu_src_rf_join[
 
 /* Bumped whenever the argument block or a kernel protocol changes, so that
 ** PTX stored in an older .rfx is regenerated instead of misused. */
-#define RF_GPU_ABI_VERSION 1
+#define RF_GPU_ABI_VERSION 2
 
 const char *rf_gpu_emu_prelude(void) { return rf_gpu_src_rf_emu_prelude; }
 
@@ -201,6 +201,11 @@ typedef struct gen {
     int nv;
     int depth;
     int bad; /* something the plan should have excluded */
+    /* fused stages: where side-0 columns live when a stage reads an earlier
+    ** stage's registers ("m<stage>_<col>"; -1: the input's columns), and the
+    ** stage's first string-constant and string-table slots */
+    int32_t regs_of;
+    int32_t kconst, kisland;
 } gen;
 
 static const char *ctype(rf_type t)
@@ -264,11 +269,12 @@ static int emit(gen *g, const rf_qp_expr *e);
 static int emit_island(gen *g, const rf_qp_expr *e, int j, const rf_gpu_island *is)
 {
     int code = -1;
+    int jt = g->kisland + j; /* the table's slot */
     if (is->side >= 0) {
         code = g->nv++;
         ind(g);
         rf_buf_printf(g->b, "rf::i64 v%d = (rf::i64)rf::ld<rf::u32>(a.c%d[%d], q%d) - (rf::i64)a.k[%d];\n", code,
-                      is->side, is->col, is->side, 8 + j);
+                      is->side, is->col, is->side, 8 + g->kisland + j);
     }
     char idx[32];
     if (code >= 0)
@@ -279,16 +285,16 @@ static int emit_island(gen *g, const rf_qp_expr *e, int j, const rf_gpu_island *
     switch (e->type) {
     case RF_TYPE_BOOL:
         v = new_var(g, e->type);
-        rf_buf_printf(g->b, " = ((const rf::u8 *)a.t[%d])[%s] != 0;\n", j, idx);
+        rf_buf_printf(g->b, " = ((const rf::u8 *)a.t[%d])[%s] != 0;\n", jt, idx);
         break;
     case RF_TYPE_STRING:
         v = new_var(g, e->type);
-        rf_buf_printf(g->b, " = ((const rf::u32 *)a.t[%d])[%s];\n", j, idx);
+        rf_buf_printf(g->b, " = ((const rf::u32 *)a.t[%d])[%s];\n", jt, idx);
         break;
     case RF_TYPE_DATE: {
         int w = g->nv++;
         ind(g);
-        rf_buf_printf(g->b, "rf::i64 v%d = ((const rf::i64 *)a.t[%d])[%s];\n", w, j, idx);
+        rf_buf_printf(g->b, "rf::i64 v%d = ((const rf::i64 *)a.t[%d])[%s];\n", w, jt, idx);
         ind(g);
         rf_buf_printf(g->b, "if (v%d == RF_I64_MIN) %s\n", w, g->failstmt);
         v = new_var(g, e->type);
@@ -297,7 +303,7 @@ static int emit_island(gen *g, const rf_qp_expr *e, int j, const rf_gpu_island *
     }
     default:
         v = new_var(g, e->type);
-        rf_buf_printf(g->b, " = ((const rf::i64 *)a.t[%d])[%s];\n", j, idx);
+        rf_buf_printf(g->b, " = ((const rf::i64 *)a.t[%d])[%s];\n", jt, idx);
         break;
     }
     return v;
@@ -344,7 +350,9 @@ static int emit(gen *g, const rf_qp_expr *e)
     switch (e->kind) {
     case RF_QP_E_COL:
         v = new_var(g, e->type);
-        if (e->type == RF_TYPE_BOOL)
+        if (g->regs_of >= 0 && e->side == 0)
+            rf_buf_printf(g->b, " = m%d_%d;\n", g->regs_of, e->col);
+        else if (e->type == RF_TYPE_BOOL)
             rf_buf_printf(g->b, " = rf::ld<rf::u8>(a.c%d[%d], q%d) != 0;\n", e->side, e->col, e->side);
         else
             rf_buf_printf(g->b, " = rf::ld<%s>(a.c%d[%d], q%d);\n", stype(e->type), e->side, e->col, e->side);
@@ -365,7 +373,7 @@ static int emit(gen *g, const rf_qp_expr *e)
             for (int32_t i = 0; i < g->pl->nconst; i++)
                 if (g->pl->consts[i] == e) slot = i;
             if (slot < 0) g->bad = 1;
-            rf_buf_printf(g->b, " = (rf::u32)a.k[%d];\n", slot < 0 ? 0 : slot);
+            rf_buf_printf(g->b, " = (rf::u32)a.k[%d];\n", g->kconst + (slot < 0 ? 0 : slot));
             break;
         }
         default:
@@ -494,7 +502,7 @@ static rf_status gen_map_kernel(const rf_hir_program *p, const rf_hir_kernel *k,
     rf_gpu_kplan pl;
     rf_gpu_kplan_build(p, k, &pl);
     if (!pl.gpu) return RF_OK; /* runs on the host */
-    gen g = {b, &pl, NULL, 0, 0, 0};
+    gen g = {b, &pl, NULL, 0, 0, 0, -1, 0, 0};
     int used[2] = {0, 0};
     rf_buf_printf(b, "struct K%d {\n", k->id);
     rf_buf_puts(b, "    static __device__ __forceinline__ bool filter(const rf::Args &a, rf::i64 r, bool &ok)\n    {\n");
@@ -534,6 +542,163 @@ static rf_status gen_map_kernel(const rf_hir_program *p, const rf_hir_kernel *k,
     if (g.bad) {
         rf_error(d, rf_mkloc(p->source, k->loc.line, k->loc.col),
                  "internal error: k%d: an expression the GPU code generator cannot translate", k->id);
+        return RF_EINTERNAL;
+    }
+    return RF_OK;
+}
+
+/* ---- fused kernels ----------------------------------------------------------- */
+
+/* One kernel for the stages of a fused unit (rf_gpu_fplan): every row of the
+** input runs the stages in schedule order (stages()), a stage only where the
+** stage it reads passed; values a later stage reads stay in registers
+** m<stage>_<col>. A written output s is stored at w[s] in the write pass
+** (W) and hit[s] says whether the row reached it.
+**
+** Without a join source, a row is a row of the input (through r0/r1 for an
+** index): the flags pass writes one flag per written output, the host scans
+** them, the write pass recomputes the rows that some written output keeps.
+**   p[0] u64 error word per stage; p[1] u8 flags, written output s at
+**   s * (n + 1); p[2] i64 positions, the same layout; o[] the written
+**   outputs' columns, one after the other.
+** With an anti-join source, a row is a left row and the stages run where it
+** has no match (as above otherwise: flags, scan, write; c1 the right side's
+** columns, the build side in p[4..7] and x[0], m right rows).
+** With a join source (a probe), a row is a left row and the stages run for
+** each of its matches in ascending right row: the count pass writes per
+** written output the left row's count, the host scans them, the write pass
+** writes at the scanned positions. So rows come ordered by left row, then
+** right row, as the unfused join_index + join_map give them.
+**   c0 / c1 the left and right relations (no r0 / r1); n left rows, m right
+**   rows; p[0] error words; p[1] i64 counts (layout as above); p[2] i64
+**   positions; p[4..7] the build side (sorted hashes, their rows, the run
+**   table's keys and values), x[0] the table mask. */
+static rf_status gen_fused_kernel(const rf_hir_program *p, const rf_gpu_funit *u, rf_buf *b, rf_diags *d)
+{
+    int32_t nm = u->nmat > 0 ? u->nmat : 1;
+    rf_buf_printf(b, "struct G%d {\n", u->id);
+    rf_buf_puts(b, "    template <bool W>\n"
+                   "    static __device__ __forceinline__ void stages(const rf::Args &a, rf::i64 r, rf::i64 q0, rf::i64 q1,\n"
+                   "                                                  const rf::i64 *w, bool *hit)\n    {\n"
+                   "        (void)r; (void)q0; (void)q1; (void)w; (void)hit;\n");
+    int bad = 0, nv = 0;
+    for (int32_t m = 0; m < u->n; m++) {
+        const rf_gpu_fmember *mb = &u->m[m];
+        const rf_hir_kernel *k = mb->k;
+        const rf_hir_var *ov = p->vars[k->out];
+        rf_gpu_kplan pl;
+        rf_gpu_kplan_build(p, k, &pl);
+        char fail[96];
+        snprintf(fail, sizeof fail, "{ rf::fail((rf::u64 *)a.p[0] + %d, r); break; }", m);
+        gen g = {b, &pl, fail, nv, 0, 0, mb->parent, mb->kconst, mb->kisland};
+        rf_buf_printf(b, "        // stage %d: k%d %s\n        bool p%d = false;\n", m, k->id, rf_hir_kind_name(k->kind), m);
+        if (mb->has_children)
+            for (int32_t c = 0; c < ov->ncols; c++)
+                rf_buf_printf(b, "        %s m%d_%d = %s();\n", ctype(ov->types[c]), m, c, ctype(ov->types[c]));
+        rf_buf_puts(b, "        do {\n");
+        g.depth = 1;
+        if (mb->parent >= 0) rf_buf_printf(b, "            if (!p%d) break;\n", mb->parent);
+        if (k->filter) {
+            int v = emit(&g, k->filter);
+            rf_buf_printf(b, "            if (!v%d) break;\n", v);
+        }
+        for (int32_t i = 0; i < k->nouts; i++) {
+            int v = emit(&g, k->outs[i]);
+            if (mb->has_children) rf_buf_printf(b, "            m%d_%d = v%d;\n", m, i, v);
+            if (mb->mat >= 0) {
+                if (ov->types[i] == RF_TYPE_BOOL)
+                    rf_buf_printf(b, "            if (W) rf::st<rf::u8>(a.o[%d], w[%d], (rf::u8)(v%d ? 1 : 0));\n",
+                                  mb->ocol + i, mb->mat, v);
+                else
+                    rf_buf_printf(b, "            if (W) rf::st<%s>(a.o[%d], w[%d], v%d);\n", stype(ov->types[i]),
+                                  mb->ocol + i, mb->mat, v);
+            }
+        }
+        rf_buf_printf(b, "            p%d = true;\n        } while (0);\n", m);
+        if (mb->mat >= 0) rf_buf_printf(b, "        hit[%d] = p%d;\n", mb->mat, m);
+        nv = g.nv;
+        bad |= g.bad;
+    }
+    rf_buf_puts(b, "    }\n");
+    int anti = u->src && u->src->kind == RF_HIR_ANTI_INDEX;
+    if (!u->src || anti) {
+        rf_buf_puts(b, "    template <bool W> static __device__ __forceinline__ void row(const rf::Args &a, rf::i64 r)\n    {\n");
+        rf_buf_puts(b, "        const rf::i64 n1 = a.n + 1;\n"
+                       "        rf::u8 *flags = (rf::u8 *)a.p[1];\n"
+                       "        const rf::i64 *pos = (const rf::i64 *)a.p[2];\n"
+                       "        (void)n1; (void)flags; (void)pos;\n");
+        if (u->nmat > 0) {
+            rf_buf_puts(b, "        if (W && !(0");
+            for (int32_t s = 0; s < u->nmat; s++) rf_buf_printf(b, " | flags[%d * n1 + r]", s);
+            rf_buf_puts(b, ")) return;\n");
+        }
+        rf_buf_printf(b, "        rf::i64 w[%d];\n        bool hit[%d];\n", nm, nm);
+        rf_buf_printf(b, "        for (int s = 0; s < %d; s++) {\n            w[s] = W && pos ? pos[s * n1 + r] : 0;\n"
+                         "            hit[s] = false;\n        }\n", nm);
+        if (anti) {
+            /* an anti-join's probe: the left row goes on where it has no
+            ** match (every row, when the right side is empty: m == 0) */
+            const rf_hir_kernel *j = u->src;
+            char sig[RF_GPU_MAXC + 1];
+            rf_gpu_sig(p->vars[j->in[0]]->types, j->lkeys, j->nkeys, sig);
+            rf_buf_printf(b, "        const void *lk[%d] = {", j->nkeys);
+            for (int32_t i = 0; i < j->nkeys; i++) rf_buf_printf(b, "%sa.c0[%d]", i ? ", " : "", j->lkeys[i]);
+            rf_buf_printf(b, "};\n        const void *rk[%d] = {", j->nkeys);
+            for (int32_t i = 0; i < j->nkeys; i++) rf_buf_printf(b, "%sa.c1[%d]", i ? ", " : "", j->rkeys[i]);
+            rf_buf_puts(b, "};\n        rf::any_f pf = {false};\n");
+            rf_buf_printf(b, "        if (a.m > 0)\n"
+                             "            rf::join_matches_k<KS_%s>(lk, rk, (const rf::u64 *)a.p[4], (const rf::i64 *)a.p[5],\n"
+                             "                                     (const rf::u64 *)a.p[6], (const rf::i64 *)a.p[7], (rf::u64)a.x[0], a.m, r, pf);\n"
+                             "        if (!pf.any) stages<W>(a, r, r, r, w, hit);\n",
+                          sig);
+        } else {
+            rf_buf_puts(b, "        stages<W>(a, r, a.r0 ? a.r0[r] : r, a.r1 ? a.r1[r] : r, w, hit);\n");
+        }
+        if (u->nmat > 0)
+            rf_buf_printf(b, "        if (!W)\n            for (int s = 0; s < %d; s++) flags[s * n1 + r] = hit[s] ? 1 : 0;\n",
+                          u->nmat);
+        rf_buf_puts(b, "    }\n};\n");
+    } else {
+        const rf_hir_kernel *j = u->src;
+        char sig[RF_GPU_MAXC + 1];
+        rf_gpu_sig(p->vars[j->in[0]]->types, j->lkeys, j->nkeys, sig);
+        rf_buf_printf(b, "    template <bool W> struct F {\n"
+                         "        const rf::Args *a;\n        rf::i64 r;\n        rf::i64 w[%d], c[%d];\n"
+                         "        __device__ __forceinline__ bool operator()(rf::i64 j)\n        {\n"
+                         "            bool hit[%d];\n"
+                         "            for (int s = 0; s < %d; s++) hit[s] = false;\n"
+                         "            stages<W>(*a, r, r, j, w, hit);\n"
+                         "            for (int s = 0; s < %d; s++)\n"
+                         "                if (hit[s]) {\n                    c[s]++;\n                    w[s]++;\n                }\n"
+                         "            return true;\n        }\n    };\n",
+                      nm, nm, nm, nm, nm);
+        rf_buf_puts(b, "    template <bool W> static __device__ __forceinline__ void row(const rf::Args &a, rf::i64 r)\n    {\n");
+        rf_buf_puts(b, "        const rf::i64 n1 = a.n + 1;\n"
+                       "        rf::i64 *cnt = (rf::i64 *)a.p[1];\n"
+                       "        const rf::i64 *pos = (const rf::i64 *)a.p[2];\n"
+                       "        (void)cnt; (void)pos;\n");
+        rf_buf_printf(b, "        const void *lk[%d] = {", j->nkeys);
+        for (int32_t i = 0; i < j->nkeys; i++) rf_buf_printf(b, "%sa.c0[%d]", i ? ", " : "", j->lkeys[i]);
+        rf_buf_printf(b, "};\n        const void *rk[%d] = {", j->nkeys);
+        for (int32_t i = 0; i < j->nkeys; i++) rf_buf_printf(b, "%sa.c1[%d]", i ? ", " : "", j->rkeys[i]);
+        rf_buf_puts(b, "};\n");
+        rf_buf_puts(b, "        F<W> f;\n        f.a = &a;\n        f.r = r;\n");
+        rf_buf_printf(b, "        for (int s = 0; s < %d; s++) {\n            f.w[s] = W && pos ? pos[s * n1 + r] : 0;\n"
+                         "            f.c[s] = 0;\n        }\n", nm);
+        rf_buf_printf(b, "        rf::join_matches_k<KS_%s>(lk, rk, (const rf::u64 *)a.p[4], (const rf::i64 *)a.p[5],\n"
+                         "                                 (const rf::u64 *)a.p[6], (const rf::i64 *)a.p[7], (rf::u64)a.x[0], a.m, r, f);\n",
+                      sig);
+        if (u->nmat > 0)
+            rf_buf_printf(b, "        if (!W)\n            for (int s = 0; s < %d; s++) cnt[s * n1 + r] = f.c[s];\n", u->nmat);
+        rf_buf_puts(b, "    }\n};\n");
+    }
+    rf_buf_printf(b,
+                  "extern \"C\" __global__ void __launch_bounds__(%d) rfg%d_flags(rf::Args a) { RF_FOR(r, a.n) G%d::row<false>(a, r); }\n"
+                  "extern \"C\" __global__ void __launch_bounds__(%d) rfg%d_write(rf::Args a) { RF_FOR(r, a.n) G%d::row<true>(a, r); }\n\n",
+                  RF_GPU_TILE, u->id, u->id, RF_GPU_TILE, u->id, u->id);
+    if (bad) {
+        rf_error(d, rf_mkloc(p->source, u->m[0].k->loc.line, u->m[0].k->loc.col),
+                 "internal error: fused kernel rfg%d: an expression the GPU code generator cannot translate", u->id);
         return RF_EINTERNAL;
     }
     return RF_OK;
@@ -684,7 +849,7 @@ static const char *const generic_kernels[][2] = {
     {"red_final", "rf::red_final<%d>(a)"},
 };
 
-rf_status rf_gpu_codegen(const rf_hir_program *p, rf_buf *src, rf_diags *d)
+rf_status rf_gpu_codegen(const rf_hir_program *p, int fuse, rf_buf *src, rf_diags *d)
 {
     for (int32_t v = 0; v < p->nvars; v++)
         if (p->vars[v]->kind == RF_HIR_V_REL && p->vars[v]->ncols > RF_GPU_MAXC) {
@@ -730,6 +895,13 @@ rf_status rf_gpu_codegen(const rf_hir_program *p, rf_buf *src, rf_diags *d)
             if (k->kind == RF_HIR_MAP || k->kind == RF_HIR_JOIN_MAP || k->kind == RF_HIR_GATHER_MAP)
                 st = gen_map_kernel(p, k, src, d);
         }
+    if (!st && fuse) {
+        rf_gpu_fplan *f = NULL;
+        st = rf_gpu_fplan_build(p, 1, &f, d);
+        if (!st && f->nunits) rf_buf_puts(src, "// ---- fused kernels (Kernel Weaver)\n");
+        for (int32_t u = 0; !st && u < f->nunits; u++) st = gen_fused_kernel(p, &f->units[u], src, d);
+        rf_gpu_fplan_free(f);
+    }
     if (!st && src->oom) st = RF_ENOMEM;
     return st;
 }

@@ -276,7 +276,7 @@ rf_status rf_gpu_compile_program(const rf_hir_program *p, const rf_gpu_nvrtc_opt
     memset(out, 0, sizeof *out);
     rf_buf src;
     rf_buf_init(&src);
-    rf_status st = rf_gpu_codegen(p, &src, d);
+    rf_status st = rf_gpu_codegen(p, !(o && o->no_fuse), &src, d);
     if (!st) st = rf_gpu_nvrtc_compile(rf_buf_cstr(&src), (uint64_t)src.len, o, out, d);
     rf_buf_free(&src);
     return st;

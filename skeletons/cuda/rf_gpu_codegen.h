@@ -19,6 +19,9 @@
 **   rfh_<sig>_<op>          hash-table kernels for one tuple of key types;
 **                           <sig> has one letter per key column (rf_gpu_sig)
 **   rfk<id>_flags, _write   the filter and output passes of map kernel <id>
+**   rfg<u>_flags, _write    the same two passes of fused kernel <u>: several
+**                           map stages of one Kernel Weaver group in one
+**                           kernel (rf_gpu_fplan)
 ** Kernels whose name ends in "_smem" synchronize threads of a block.
 */
 #ifndef RF_GPU_CODEGEN_H
@@ -81,16 +84,78 @@ char rf_gpu_type_letter(rf_type t);
 ** into buf (n + 1 bytes). */
 void rf_gpu_sig(const rf_type *types, const int32_t *cols, int32_t n, char *buf);
 
+/* ---- fusion: Kernel Weaver groups made one kernel ----------------------- */
+
+/* The code generator fuses the map stages (MAP, JOIN_MAP, GATHER_MAP with
+** their filters) of one Kernel Weaver group into one kernel when they form a
+** tree over one input: thread dependences (a MAP reading the output of an
+** earlier stage: its values stay in registers) and input dependences (stages
+** reading the same relation, or the same join or gather index, in one
+** pass). Every row of the input runs the whole tree; a stage's output is
+** written only when something outside the fused kernel reads it (one flags
+** pass, one scan per written output, one write pass: one stream compaction
+** however long the chain). The fused kernel runs where its first stage was
+** scheduled. A hash join's probe (JOIN_INDEX with keys) fuses with the
+** join_map stages that read its pairs when nothing else does (the thesis's
+** partition / compute / gather kernel): the build side's table is made as
+** before, then each left row's matches are consumed as they are found, so
+** the pairs are never written (a count pass, a scan per written output, a
+** write pass; rows stay ordered by left row, then right row). Likewise an
+** anti-join's probe (ANTI_INDEX with keys) with the gather_map stages
+** reading the left rows it keeps. Everything else in a group (global
+** operations, cross products) stays its own kernel, and why is recorded for
+** `redfox dump --fused`. */
+
+#define RF_GPU_FUSE_MAX 16 /* stages per fused kernel */
+
+typedef struct rf_gpu_fmember {
+    const rf_hir_kernel *k;
+    int32_t parent;      /* the stage whose output this one reads; -1: reads the kernel's input */
+    int32_t mat;         /* which written output it is (flags, positions); -1: not written */
+    int32_t ocol;        /* its first output column in a.o[] when written */
+    int32_t kconst;      /* its string constants' first slot in a.k[] */
+    int32_t kisland;     /* its string tables' first slot in a.t[] (bases in a.k[8 + ...]) */
+    int has_children;    /* a later stage reads its values */
+} rf_gpu_fmember;
+
+typedef struct rf_gpu_funit {
+    int32_t id, block, wgroup; /* wgroup: the Kernel Weaver group it comes from */
+    const rf_hir_kernel *src;  /* a JOIN_INDEX (ANTI_INDEX) whose pairs (rows) the stages consume, or NULL */
+    int32_t n;
+    rf_gpu_fmember m[RF_GPU_FUSE_MAX]; /* in schedule order */
+    int32_t nmat;                      /* written outputs */
+} rf_gpu_funit;
+
+typedef struct rf_gpu_fplan {
+    rf_gpu_funit *units;
+    int32_t nunits;
+    int32_t nkernels;     /* kernel ids < nkernels */
+    int32_t *unit_of;     /* by kernel id: its fused kernel, -1 */
+    int32_t *member_of;   /* by kernel id: its stage in that kernel (-1: the unit's src) */
+    const char **why;     /* by kernel id: why a kernel of a multi-kernel group is not in a fused kernel */
+    int32_t *group_of;    /* by kernel id: its Kernel Weaver group */
+} rf_gpu_fplan;
+
+/* The fused kernels of p (none when fuse is 0: then every group runs as
+** separate kernels). */
+rf_status rf_gpu_fplan_build(const rf_hir_program *p, int fuse, rf_gpu_fplan **out, rf_diags *d);
+void rf_gpu_fplan_free(rf_gpu_fplan *f);
+/* For `redfox dump --fused`: what the code generator made of each group. */
+void rf_gpu_fplan_print(const rf_hir_program *p, const rf_gpu_fplan *f, rf_buf *out);
+
 /* ---- source and PTX ----------------------------------------------------- */
 
 /* A version of the kernel ABI and the skeletons: PTX made by another
 ** version is not used (the runtime regenerates it). */
 const char *rf_gpu_abi_tag(void);
 
-/* The CUDA C++ source of the whole program (appended to src). RF_EUSER with a
+/* The CUDA C++ source of the whole program (appended to src): every kernel
+** unfused, and with fuse also the fused kernels of rf_gpu_fplan_build (the
+** runtime falls back on the unfused ones where a fused kernel meets a
+** run-time error, so that the message is the CPU's). RF_EUSER with a
 ** diagnostic for what the GPU backend cannot take (a relation wider than
 ** RF_GPU_MAXC columns). */
-rf_status rf_gpu_codegen(const rf_hir_program *p, rf_buf *src, rf_diags *d);
+rf_status rf_gpu_codegen(const rf_hir_program *p, int fuse, rf_buf *src, rf_diags *d);
 
 /* The skeleton prelude for compiling a generated source as host C++ (the
 ** emulator): prepend it. */
@@ -100,6 +165,7 @@ typedef struct rf_gpu_nvrtc_opts {
     const char *arch;      /* "compute_80" (default, NULL), "compute_90", "sm_90", ... */
     const char *cache_dir; /* NULL: $RF_GPU_CACHE_DIR, $XDG_CACHE_HOME/redfox or
                               ~/.cache/redfox; "": no cache */
+    int no_fuse;           /* the source without fused kernels (--no-fuse) */
 } rf_gpu_nvrtc_opts;
 
 typedef struct rf_gpu_ptx {

@@ -19,6 +19,8 @@
 //               p[1] sorted rows; p[2], p[3] table; x[0] mask; p[4] i64 counts out
 //   join_write  as join_count, plus p[5] i64 positions; p[6], p[7] i64 pairs out
 //   anti_flags  as join_count, but p[4] u8 out: 1 where the left row has no match
+// A fused kernel (codegen.c) probes with join_matches_k and consumes each
+// pair at once instead of writing it.
 #ifndef RF_JOIN_CUH
 #define RF_JOIN_CUH
 
@@ -63,18 +65,27 @@ template <int TILE> __device__ __forceinline__ void join_runs(const Args &a)
     }
 }
 
-// Calls f(j) for every right row j matching left row i, in ascending j.
+// Calls f(j) for every right row j matching left row i, in ascending j:
+// lk / rk the key columns of the two sides; hs, js, tk, tv, mask, m the
+// build side (sorted hashes, their rows, the run table, right rows).
+template <class KS, class F>
+__device__ __forceinline__ void join_matches_k(const void *const *lk, const void *const *rk, const u64 *hs,
+                                               const i64 *js, const u64 *tk, const i64 *tv, u64 mask, i64 m, i64 i,
+                                               F &f)
+{
+    u64 h = KS::hash(lk, i);
+    i64 k = find_run(tk, tv, mask, h);
+    if (k < 0) return;
+    for (; k < m && hs[k] == h; k++) {
+        i64 j = js[k];
+        if (KS::eq(lk, i, rk, j) && !f(j)) return;
+    }
+}
+
 template <class KS, class F> __device__ __forceinline__ void join_matches(const Args &a, i64 i, F &f)
 {
-    const u64 *hs = (const u64 *)a.p[0];
-    const i64 *js = (const i64 *)a.p[1];
-    u64 h = KS::hash(a.c0, i);
-    i64 k = find_run((const u64 *)a.p[2], (const i64 *)a.p[3], (u64)a.x[0], h);
-    if (k < 0) return;
-    for (; k < a.m && hs[k] == h; k++) {
-        i64 j = js[k];
-        if (KS::eq(a.c0, i, a.c1, j) && !f(j)) return;
-    }
+    join_matches_k<KS>(a.c0, a.c1, (const u64 *)a.p[0], (const i64 *)a.p[1], (const u64 *)a.p[2],
+                       (const i64 *)a.p[3], (u64)a.x[0], a.m, i, f);
 }
 
 struct count_f {

@@ -65,12 +65,12 @@ int main(int argc, char **argv)
     double t1 = now();
     rf_buf src;
     rf_buf_init(&src);
-    if (!st) st = rf_gpu_codegen(hir, &src, &d);
+    if (!st) st = rf_gpu_codegen(hir, 1, &src, &d);
     double t2 = now();
     if (!st && srcout && !write_file(srcout, rf_buf_cstr(&src), src.len)) fprintf(stderr, "cannot write %s\n", srcout);
     rf_gpu_ptx ptx;
     memset(&ptx, 0, sizeof ptx);
-    rf_gpu_nvrtc_opts o = {arch, ""};
+    rf_gpu_nvrtc_opts o = {arch, "", 0};
     if (!st) st = rf_gpu_nvrtc_compile(rf_buf_cstr(&src), (uint64_t)src.len, &o, &ptx, &d);
     double t3 = now();
     if (!st && ptxout && !write_file(ptxout, ptx.ptx, (int64_t)ptx.len)) fprintf(stderr, "cannot write %s\n", ptxout);

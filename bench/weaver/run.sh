@@ -1,0 +1,129 @@
+#!/bin/sh
+# bench/weaver/run.sh: the Kernel Weaver benchmark (issue 6, thesis Figure 24).
+#
+# usage: bench/weaver/run.sh BUILD OUT [--sf "0.1 1"] [--repeat N] [--bandwidth GBPS]
+#                            [--tpch-data DIR --tpch-sf X] [--device gpu|cpu]
+#
+# For each scale factor, generates TPC-H data (redfox tpch gen; lineitem is
+# about 75 MB of columns at SF 0.1 and 750 MB at SF 1, the 64 MB .. 1 GB of
+# the issue) unless OUT/data-sfX exists, compiles the five pattern programs
+# (bench/weaver/p*.logic with tpch/queries/schema.logic) and runs each with
+# Kernel Weaver fusion and with --no-fuse, --profile, REPEAT times. Prints
+# and writes OUT/weaver.csv: pattern, sf, mode, median run ms, fused kernel
+# runs, peak GPU memory (MB), bytes moved (MB: read + written by the kernels,
+# as --profile counts them), the bandwidth floor (ms at GBPS) and the ratio.
+# With --tpch-data, also `redfox tpch bench` on that data with and without
+# fusion (OUT/tpch-fused.json, OUT/tpch-nofuse.json) and a per-query table.
+# Every result is checked: fused and unfused outputs must be identical.
+#
+# Without a GPU, RF_GPU_EMULATE=1 runs it through the emulator (tiny sizes:
+# --sf 0.01; the ctest bench_weaver_emulated does so).
+set -eu
+if [ $# -lt 2 ]; then
+    sed -n '4,6p' "$0" | sed 's/^# //' >&2
+    exit 2
+fi
+build=$1
+out=$2
+shift 2
+sfs="0.1 1"
+repeat=3
+bw=4300
+tpch_data=""
+tpch_sf=""
+device=gpu
+while [ $# -gt 0 ]; do
+    case $1 in
+    --sf) sfs=$2; shift 2 ;;
+    --repeat) repeat=$2; shift 2 ;;
+    --bandwidth) bw=$2; shift 2 ;;
+    --tpch-data) tpch_data=$2; shift 2 ;;
+    --tpch-sf) tpch_sf=$2; shift 2 ;;
+    --device) device=$2; shift 2 ;;
+    *) echo "run.sh: unknown argument $1" >&2; exit 2 ;;
+    esac
+done
+here=$(cd "$(dirname "$0")" && pwd)
+src=$(cd "$here/../.." && pwd)
+redfox=$build/tools/redfox
+[ -x "$redfox" ] || { echo "run.sh: no $redfox (build first)" >&2; exit 2; }
+mkdir -p "$out"
+csv=$out/weaver.csv
+echo "pattern,sf,mode,median_ms,fused_runs,peak_mb,moved_mb,floor_ms,ratio" >"$csv"
+
+# median of the numbers on stdin
+median() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+for sf in $sfs; do
+    data=$out/data-sf$sf
+    if [ ! -f "$data/lineitem.tbl" ]; then
+        echo "== generating TPC-H SF $sf into $data"
+        "$redfox" tpch gen --sf "$sf" --out "$data" >/dev/null
+    fi
+    for p in p1_selects p2_joins p3_join3 p4_shared p5_arith; do
+        rfx=$out/$p.rfx
+        "$redfox" compile "$src/tpch/queries/schema.logic" "$here/$p.logic" -o "$rfx" 2>"$out/$p.compile.err" ||
+            { cat "$out/$p.compile.err" >&2; exit 1; }
+        "$redfox" dump --fused "$rfx" >"$out/$p.fused.txt"
+        for mode in fused nofuse; do
+            flag=""
+            [ $mode = nofuse ] && flag="--no-fuse"
+            : >"$out/$p.$sf.$mode.times"
+            i=0
+            while [ $i -lt "$repeat" ]; do
+                # shellcheck disable=SC2086
+                "$redfox" run "$rfx" --data "$data" --device "$device" --profile --format csv $flag \
+                    >"$out/$p.$sf.$mode.out" 2>"$out/$p.$sf.$mode.err" ||
+                    { echo "run.sh: $p $mode failed:" >&2; cat "$out/$p.$sf.$mode.err" >&2; exit 1; }
+                sed -n 's/^profile (device [a-z]*): load [0-9.]* s, run \([0-9.]*\) s$/\1/p' "$out/$p.$sf.$mode.err" |
+                    awk '{ printf "%.6f\n", $1 * 1000 }' >>"$out/$p.$sf.$mode.times"
+                i=$((i + 1))
+            done
+            ms=$(median <"$out/$p.$sf.$mode.times")
+            line=$(grep '^gpu: ' "$out/$p.$sf.$mode.err" || true)
+            fused=$(echo "$line" | sed -n 's/^gpu: \([0-9]*\) fused kernel runs.*/\1/p')
+            peak=$(echo "$line" | sed -n 's/.*peak device memory \([0-9]*\) bytes.*/\1/p')
+            moved=$(echo "$line" | sed -n 's/.*, \([0-9]*\) bytes moved$/\1/p')
+            if [ -z "$line" ]; then
+                # the CPU: bytes from the profile table's last column
+                moved=$(awk '/^k[0-9]/ { s += $NF } END { print s + 0 }' "$out/$p.$sf.$mode.err")
+                fused=0 peak=0
+            fi
+            awk -v p="$p" -v sf="$sf" -v m="$mode" -v ms="$ms" -v f="${fused:-0}" -v pk="${peak:-0}" \
+                -v mv="${moved:-0}" -v bw="$bw" 'BEGIN {
+                    fl = mv / (bw * 1e9) * 1e3
+                    printf "%s,%s,%s,%.3f,%d,%.1f,%.1f,%.4f,%.1f\n", p, sf, m, ms, f, pk / 1e6, mv / 1e6, fl,
+                           (fl > 0 ? ms / fl : 0) }' >>"$csv"
+        done
+        if ! cmp -s "$out/$p.$sf.fused.out" "$out/$p.$sf.nofuse.out"; then
+            echo "run.sh: FAIL: $p at SF $sf: fused and unfused outputs differ" >&2
+            diff "$out/$p.$sf.fused.out" "$out/$p.$sf.nofuse.out" >&2 || true
+            exit 1
+        fi
+    done
+done
+
+echo "Kernel Weaver patterns (thesis Figure 24), device $device, median of $repeat runs, floor at $bw GB/s"
+awk -F, 'NR == 1 { printf "%-11s %6s %-7s %10s %6s %9s %9s %9s %7s\n", "pattern", "sf", "mode", "ms", "fused", "peak MB",
+                   "moved MB", "floor ms", "ratio"; next }
+         { printf "%-11s %6s %-7s %10.3f %6d %9.1f %9.1f %9.4f %7.1f\n", $1, $2, $3, $4, $5, $6, $7, $8, $9 }' "$csv"
+echo "(written to $csv; which kernels fused: $out/p*.fused.txt)"
+
+if [ -n "$tpch_data" ]; then
+    [ -n "$tpch_sf" ] || { echo "run.sh: --tpch-data needs --tpch-sf" >&2; exit 2; }
+    echo
+    echo "== TPC-H SF $tpch_sf, fused and --no-fuse"
+    "$redfox" tpch bench --data "$tpch_data" --sf "$tpch_sf" --device "$device" --repeat "$repeat" \
+        --json "$out/tpch-fused.json" >"$out/tpch-fused.txt"
+    "$redfox" tpch bench --data "$tpch_data" --sf "$tpch_sf" --device "$device" --repeat "$repeat" --no-fuse \
+        --json "$out/tpch-nofuse.json" >"$out/tpch-nofuse.txt"
+    # one query per line in the JSON: {"q": N, "median_ms": X, ..., "bytes": B, ...}
+    q_ms() { sed -n 's/.*{"q": \([0-9]*\), "median_ms": \([0-9.eE+-]*\|null\), .*"bytes": \([0-9]*\|null\), .*"gpu_peak_bytes": \([0-9.eE+-]*\|null\), "fused_kernels": \([0-9]*\).*/\1 \2 \3 \4 \5/p' "$1"; }
+    q_ms "$out/tpch-fused.json" | sort -n >"$out/tpch-fused.cols"
+    q_ms "$out/tpch-nofuse.json" | sort -n >"$out/tpch-nofuse.cols"
+    printf "%-5s %12s %12s %8s %12s %12s %8s\n" query "fused ms" "no-fuse ms" speedup "fused MB" "no-fuse MB" fused
+    awk 'NR == FNR { f[$1] = $0; next }
+         ($1 in f) { split(f[$1], a, " ")
+                     printf "q%02d   %12.2f %12.2f %7.2fx %12.1f %12.1f %8d\n", $1, a[2], $2, (a[2] > 0 ? $2 / a[2] : 0),
+                            a[3] / 1e6, $3 / 1e6, a[5] }' "$out/tpch-fused.cols" "$out/tpch-nofuse.cols"
+fi

@@ -1,0 +1,349 @@
+/*
+** skeletons/cuda/fuse.c: which kernels of each Kernel Weaver group the GPU
+** code generator fuses into one kernel (rf_gpu_fplan), and why the others
+** stay separate. See rf_gpu_codegen.h, "fusion".
+**
+** Owns the rules that make a fused kernel correct to run at the position of
+** its first stage: every stage is a map stage the GPU runs (no host
+** fallback), stages read either the fused kernel's one input or an earlier
+** stage's output, and no kernel scheduled in between reads or writes what a
+** later stage reads or writes. The code generator (codegen.c) and the GPU
+** executor (runtime/gpu) both follow the plan made here, so they agree on
+** every slot of the argument block.
+*/
+#include "rf_gpu_codegen.h"
+#include "rf_weaver.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int is_map(rf_hir_kind k) { return k == RF_HIR_MAP || k == RF_HIR_JOIN_MAP || k == RF_HIR_GATHER_MAP; }
+
+/* Same input: the same kind reading the same relations through the same index. */
+static int same_input(const rf_hir_kernel *a, const rf_hir_kernel *b)
+{
+    if (a->kind != b->kind || a->idx != b->idx || a->in[0] != b->in[0]) return 0;
+    return a->kind != RF_HIR_JOIN_MAP || a->in[1] == b->in[1];
+}
+
+static int reads(const rf_hir_kernel *k, int32_t var)
+{
+    for (int32_t i = 0; i < k->nin; i++)
+        if (k->in[i] == var) return 1;
+    return k->idx == var;
+}
+
+/* Position of kernel k in its block. */
+static int32_t pos_of(const rf_hir_block *bl, const rf_hir_kernel *k)
+{
+    for (int32_t j = 0; j < bl->nkernels; j++)
+        if (bl->kernels[j] == k) return j;
+    return -1;
+}
+
+static int in_unit(const rf_gpu_funit *u, const rf_hir_kernel *k)
+{
+    if (u->src == k) return 1;
+    for (int32_t i = 0; i < u->n; i++)
+        if (u->m[i].k == k) return 1;
+    return 0;
+}
+
+/* Can k, scheduled at position pk, run at the position of u's first stage? */
+static int movable(const rf_hir_block *bl, const rf_gpu_funit *u, const rf_hir_kernel *k, int32_t pk)
+{
+    int32_t first = pos_of(bl, u->src ? u->src : u->m[0].k);
+    for (int32_t q = first + 1; q < pk; q++) {
+        const rf_hir_kernel *m = bl->kernels[q];
+        if (in_unit(u, m)) continue;
+        if (reads(k, m->out) || m->out == k->out || reads(m, k->out)) return 0;
+    }
+    return 1;
+}
+
+/* Is var read or written outside unit u (or visible outside its block)? */
+static int needed_outside(const rf_hir_program *p, const rf_gpu_funit *u, int32_t var, const rf_hir_kernel *writer)
+{
+    /* a predicate's relation that nothing else reads needs no rows (only
+    ** inputs and outputs are seen outside the program) */
+    if (p->vars[var]->role == RF_HIR_ROLE_INPUT || p->vars[var]->role == RF_HIR_ROLE_OUTPUT) return 1;
+    for (int32_t b = 0; b < p->nblocks; b++) {
+        const rf_hir_block *bl = p->blocks[b];
+        for (int32_t t = 0; t < bl->ntest; t++)
+            if (bl->test[t] == var) return 1;
+        for (int32_t j = 0; j < bl->nkernels; j++) {
+            const rf_hir_kernel *k = bl->kernels[j];
+            if (k == writer) continue;
+            if (k->out == var) return 1; /* another definition: keep this one real */
+            if (!in_unit(u, k) && reads(k, var)) return 1;
+            if (in_unit(u, k) && reads(k, var)) {
+                /* a stage reading var other than as its parent's output */
+                for (int32_t i = 0; i < u->n; i++)
+                    if (u->m[i].k == k && (u->m[i].parent < 0 || u->m[u->m[i].parent].k != writer)) return 1;
+            }
+        }
+    }
+    return 0;
+}
+
+/* Does stage k consume what probe src makes: a join_map of the join's pairs
+** and its two relations, or a gather_map of an anti-join's left rows? */
+static int consumes(const rf_hir_kernel *src, const rf_hir_kernel *k)
+{
+    if (!src || k->idx != src->out || k->in[0] != src->in[0]) return 0;
+    if (src->kind == RF_HIR_JOIN_INDEX) return k->kind == RF_HIR_JOIN_MAP && k->in[1] == src->in[1];
+    return k->kind == RF_HIR_GATHER_MAP;
+}
+
+/* Are u->src's pairs read only by u's stages that consume them? */
+static int pairs_private(const rf_hir_program *p, const rf_gpu_funit *u)
+{
+    int32_t var = u->src->out;
+    if (p->vars[var]->role != RF_HIR_ROLE_TEMP) return 0;
+    for (int32_t b = 0; b < p->nblocks; b++) {
+        const rf_hir_block *bl = p->blocks[b];
+        for (int32_t t = 0; t < bl->ntest; t++)
+            if (bl->test[t] == var) return 0;
+        for (int32_t j = 0; j < bl->nkernels; j++) {
+            const rf_hir_kernel *k = bl->kernels[j];
+            if (k == u->src) continue;
+            if (k->out == var) return 0;
+            if (!reads(k, var)) continue;
+            int ok = 0;
+            for (int32_t m = 0; m < u->n; m++)
+                if (u->m[m].k == k && u->m[m].parent < 0 && consumes(u->src, k)) ok = 1;
+            if (!ok) return 0;
+        }
+    }
+    return 1;
+}
+
+static const char *const WHY_KIND = "not a map stage (the generator fuses map, join_map and gather_map stages)";
+static const char *const WHY_ALONE = "no other map stage of its group reads its input or its output";
+
+/* The units of one Kernel Weaver group. */
+static rf_status plan_group(const rf_hir_program *p, const rf_wv_group *g, int32_t gi, rf_gpu_fplan *f,
+                            int32_t *cap)
+{
+    const rf_hir_block *bl = p->blocks[g->block];
+    int32_t first_unit = f->nunits;
+    for (int32_t i = 0; i < g->nkernels; i++) {
+        int32_t id = g->kernels[i];
+        const rf_hir_kernel *k = NULL;
+        for (int32_t j = 0; j < bl->nkernels && !k; j++)
+            if (bl->kernels[j]->id == id) k = bl->kernels[j];
+        if (!k || id < 0 || id >= f->nkernels) continue;
+        f->group_of[id] = gi;
+        if (g->nkernels < 2) continue;
+        if ((k->kind == RF_HIR_JOIN_INDEX || k->kind == RF_HIR_ANTI_INDEX) && k->nkeys > 0 &&
+            k->nkeys <= RF_GPU_MAXC) {
+            /* a probe whose pairs (or, for an anti-join, whose selected left
+            ** rows) the join_map (gather_map) stages after it may consume */
+            if (f->nunits == *cap) {
+                int32_t nc = *cap ? *cap * 2 : 8;
+                rf_gpu_funit *nu = rf_realloc(f->units, (size_t)nc * sizeof *nu);
+                if (!nu) return RF_ENOMEM;
+                f->units = nu;
+                *cap = nc;
+            }
+            rf_gpu_funit *u = &f->units[f->nunits++];
+            memset(u, 0, sizeof *u);
+            u->block = g->block;
+            u->wgroup = gi;
+            u->src = k;
+            continue;
+        }
+        if (!is_map(k->kind)) {
+            f->why[id] = k->kind == RF_HIR_JOIN_INDEX   ? "a cross product (no keys)"
+                         : k->kind == RF_HIR_ANTI_INDEX ? "an anti-join without keys"
+                                                        : WHY_KIND;
+            continue;
+        }
+        rf_gpu_kplan pl;
+        rf_gpu_kplan_build(p, k, &pl);
+        if (!pl.gpu) {
+            f->why[id] = pl.why ? pl.why : "it runs on the host";
+            continue;
+        }
+        int32_t pk = pos_of(bl, k);
+        /* a thread dependence on a stage already placed, else an input dependence */
+        int32_t unit = -1, parent = -1;
+        if (k->kind == RF_HIR_MAP && pl.nisland == 0)
+            for (int32_t u = first_unit; u < f->nunits && unit < 0; u++)
+                for (int32_t m = 0; m < f->units[u].n; m++)
+                    if (f->units[u].m[m].k->out == k->in[0]) unit = u, parent = m;
+        /* (a string table is built for the codes a stage's rows hold: with a
+        ** probe those rows are not known before the kernel runs) */
+        if (unit < 0 && (k->kind == RF_HIR_JOIN_MAP || k->kind == RF_HIR_GATHER_MAP) && pl.nisland == 0)
+            for (int32_t u = first_unit; u < f->nunits && unit < 0; u++)
+                if (consumes(f->units[u].src, k)) unit = u;
+        if (unit < 0)
+            for (int32_t u = first_unit; u < f->nunits && unit < 0; u++)
+                for (int32_t m = 0; m < f->units[u].n && unit < 0; m++)
+                    if (f->units[u].m[m].parent < 0 && same_input(f->units[u].m[m].k, k) &&
+                        !(f->units[u].src && pl.nisland))
+                        unit = u;
+        if (unit >= 0) {
+            rf_gpu_funit *u = &f->units[unit];
+            int32_t nconst = 0, nisland = 0;
+            for (int32_t m = 0; m < u->n; m++) {
+                rf_gpu_kplan q;
+                rf_gpu_kplan_build(p, u->m[m].k, &q);
+                nconst += q.nconst;
+                nisland += q.nisland;
+            }
+            if (u->n == RF_GPU_FUSE_MAX || nconst + pl.nconst > RF_GPU_MAX_CONSTS ||
+                nisland + pl.nisland > RF_GPU_MAX_ISLANDS || !movable(bl, u, k, pk)) {
+                unit = -1;
+                parent = -1;
+            }
+        }
+        if (unit < 0) {
+            if (f->nunits == *cap) {
+                int32_t nc = *cap ? *cap * 2 : 8;
+                rf_gpu_funit *nu = rf_realloc(f->units, (size_t)nc * sizeof *nu);
+                if (!nu) return RF_ENOMEM;
+                f->units = nu;
+                *cap = nc;
+            }
+            unit = f->nunits++;
+            memset(&f->units[unit], 0, sizeof f->units[unit]);
+            f->units[unit].block = g->block;
+            f->units[unit].wgroup = gi;
+        }
+        rf_gpu_funit *u = &f->units[unit];
+        rf_gpu_fmember *mb = &u->m[u->n++];
+        memset(mb, 0, sizeof *mb);
+        mb->k = k;
+        mb->parent = parent;
+        mb->mat = -1;
+        if (parent >= 0) u->m[parent].has_children = 1;
+    }
+    /* drop single stages; decide what is written; assign slots */
+    int32_t w = first_unit;
+    for (int32_t ui = first_unit; ui < f->nunits; ui++) {
+        rf_gpu_funit *u = &f->units[ui];
+        if (u->src && !pairs_private(p, u)) {
+            /* the pairs are needed as such: the probe stays its own kernel
+            ** and its join_map stages read the pairs */
+            f->why[u->src->id] = u->n ? "its pairs are read outside the fused kernel" : WHY_ALONE;
+            u->src = NULL;
+        }
+        const char *why = u->n < (u->src ? 1 : 2) ? WHY_ALONE : NULL;
+        int32_t ocol = 0, kc = 0, ki = 0;
+        u->nmat = 0;
+        for (int32_t m = 0; m < u->n && !why; m++) {
+            rf_gpu_fmember *mb = &u->m[m];
+            rf_gpu_kplan q;
+            rf_gpu_kplan_build(p, mb->k, &q);
+            mb->kconst = kc;
+            mb->kisland = ki;
+            kc += q.nconst;
+            ki += q.nisland;
+            if (needed_outside(p, u, mb->k->out, mb->k)) {
+                mb->mat = u->nmat++;
+                mb->ocol = ocol;
+                ocol += p->vars[mb->k->out]->ncols;
+            }
+        }
+        if (!why && ocol > RF_GPU_MAXC) why = "its stages write more columns than one GPU kernel takes";
+        if (why) {
+            for (int32_t m = 0; m < u->n; m++) f->why[u->m[m].k->id] = why;
+            continue;
+        }
+        if (w != ui) f->units[w] = *u;
+        f->units[w].id = w;
+        if (f->units[w].src) {
+            f->unit_of[f->units[w].src->id] = w;
+            f->member_of[f->units[w].src->id] = -1;
+            f->why[f->units[w].src->id] = NULL;
+        }
+        for (int32_t m = 0; m < f->units[w].n; m++) {
+            f->unit_of[f->units[w].m[m].k->id] = w;
+            f->member_of[f->units[w].m[m].k->id] = m;
+            f->why[f->units[w].m[m].k->id] = NULL;
+        }
+        w++;
+    }
+    f->nunits = w;
+    return RF_OK;
+}
+
+rf_status rf_gpu_fplan_build(const rf_hir_program *p, int fuse, rf_gpu_fplan **out, rf_diags *d)
+{
+    *out = NULL;
+    rf_gpu_fplan *f = rf_calloc(1, sizeof *f);
+    if (!f) return RF_ENOMEM;
+    int32_t nk = 0;
+    for (int32_t b = 0; b < p->nblocks; b++)
+        for (int32_t j = 0; j < p->blocks[b]->nkernels; j++)
+            if (p->blocks[b]->kernels[j]->id >= nk) nk = p->blocks[b]->kernels[j]->id + 1;
+    f->nkernels = nk;
+    f->unit_of = rf_malloc((size_t)(nk + 1) * sizeof *f->unit_of);
+    f->member_of = rf_calloc((size_t)nk + 1, sizeof *f->member_of);
+    f->group_of = rf_malloc((size_t)(nk + 1) * sizeof *f->group_of);
+    f->why = rf_calloc((size_t)nk + 1, sizeof *f->why);
+    if (!f->unit_of || !f->member_of || !f->group_of || !f->why) {
+        rf_gpu_fplan_free(f);
+        return RF_ENOMEM;
+    }
+    for (int32_t i = 0; i < nk; i++) f->unit_of[i] = f->group_of[i] = -1;
+    rf_status st = RF_OK;
+    if (fuse) {
+        rf_wv_plan *w = NULL;
+        st = rf_wv_analyze(p, NULL, &w, d);
+        int32_t cap = 0;
+        for (int32_t g = 0; !st && g < w->ngroups; g++) st = plan_group(p, &w->groups[g], g, f, &cap);
+        rf_wv_plan_free(w);
+    }
+    if (st) {
+        rf_gpu_fplan_free(f);
+        return st;
+    }
+    *out = f;
+    return RF_OK;
+}
+
+void rf_gpu_fplan_free(rf_gpu_fplan *f)
+{
+    if (!f) return;
+    free(f->units);
+    free(f->unit_of);
+    free(f->member_of);
+    free(f->group_of);
+    free(f->why);
+    free(f);
+}
+
+void rf_gpu_fplan_print(const rf_hir_program *p, const rf_gpu_fplan *f, rf_buf *out)
+{
+    int32_t stages = 0;
+    for (int32_t u = 0; u < f->nunits; u++) stages += f->units[u].n + (f->units[u].src != NULL);
+    rf_buf_printf(out,
+                  "GPU code generator: %d fused kernels (%d kernels in them); this is what runs: every other kernel "
+                  "is a GPU kernel of its own\n",
+                  f->nunits, stages);
+    for (int32_t u = 0; u < f->nunits; u++) {
+        const rf_gpu_funit *U = &f->units[u];
+        rf_buf_printf(out, "  rfg%d (group %d): ", u, U->wgroup);
+        if (U->src)
+            rf_buf_printf(out, "k%d %s (probe; %s not written), ", U->src->id, rf_hir_kind_name(U->src->kind),
+                          U->src->kind == RF_HIR_JOIN_INDEX ? "pairs" : "selected rows");
+        for (int32_t m = 0; m < U->n; m++) {
+            const rf_gpu_fmember *mb = &U->m[m];
+            rf_buf_printf(out, "%sk%d %s", m ? ", " : "", mb->k->id, rf_hir_kind_name(mb->k->kind));
+            if (mb->parent >= 0) rf_buf_printf(out, " <- k%d", U->m[mb->parent].k->id);
+            rf_buf_puts(out, mb->mat >= 0 ? " (written)" : " (registers only)");
+        }
+        rf_buf_putc(out, '\n');
+    }
+    for (int32_t id = 0; id < f->nkernels; id++)
+        if (f->why[id]) {
+            const rf_hir_kernel *k = NULL;
+            for (int32_t b = 0; b < p->nblocks && !k; b++)
+                for (int32_t j = 0; j < p->blocks[b]->nkernels && !k; j++)
+                    if (p->blocks[b]->kernels[j]->id == id) k = p->blocks[b]->kernels[j];
+            rf_buf_printf(out, "  k%d %s (group %d) runs as its own kernel: %s\n", id,
+                          k ? rf_hir_kind_name(k->kind) : "?", f->group_of[id], f->why[id]);
+        }
+}
