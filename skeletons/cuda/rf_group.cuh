@@ -56,7 +56,10 @@ template <class KS, int TILE> __device__ __forceinline__ void grp_insert(const A
                 }
             }
             if (KS::eq(a.c0, (i64)cur, a.c0, i)) {
-                atomicMin(&tab[s], (u64)i);
+                // a slot only ever decreases: when it already holds a lower
+                // row, the atomic would change nothing (with few groups,
+                // nearly every row; skipping it avoids their contention)
+                if (cur > (u64)i) atomicMin(&tab[s], (u64)i);
                 slot[i] = (i64)s;
                 break;
             }
@@ -127,7 +130,7 @@ template <class KS, int TILE> __device__ __forceinline__ void set_insert(const A
                 if (cur < N) {
                     slot[i] = -1;
                 } else {
-                    atomicMin(&tab[s], me);
+                    if (cur > me) atomicMin(&tab[s], me);
                     slot[i] = (i64)s;
                 }
                 break;

@@ -8,7 +8,10 @@
 // u64, sums as two u64 words (a carry from the low word goes to the high
 // one; the high word also takes the sign extension), min and max as the
 // normalized u64 image of the value. With few groups (m <= RF_SMALLG) the
-// *_smem variants accumulate per block in shared memory first. Float
+// *_smem variants accumulate per block in shared memory first, and each
+// thread sums its own rows of the first RF_TINYG groups in registers before
+// that (a thread sees hundreds of rows: with a handful of groups, as in a
+// report by two flags, atomics on a few words would otherwise serialize). Float
 // aggregates run on the host (their result depends on the order of adds).
 //   red_count   n rows; m groups; p[0] i64 group of each row; p[1] u64 counts
 //   red_sum     ...; c0[0] i64 values; p[1] u64[2m] sums (low, high per group)
@@ -24,6 +27,7 @@
 namespace rf {
 
 #define RF_SMALLG 1024
+#define RF_TINYG 8
 
 __device__ __forceinline__ void add128(u64 *lo, u64 *hi, u64 vlo, u64 vhi)
 {
@@ -54,9 +58,20 @@ template <int TILE> __device__ __forceinline__ void red_count_smem(const Args &a
     __shared__ u64 s[RF_SMALLG];
     const i64 *gid = (const i64 *)a.p[0];
     u64 *cnt = (u64 *)a.p[1];
+    u64 mine[RF_TINYG];
+    for (int g = 0; g < RF_TINYG; g++) mine[g] = 0;
     for (i64 g = threadIdx.x; g < a.m; g += blockDim.x) s[g] = 0;
     __syncthreads();
-    RF_FOR(i, a.n) atomicAdd(&s[gid[i]], 1ull);
+    RF_FOR(i, a.n)
+    {
+        i64 g = gid[i];
+        if (g < RF_TINYG)
+            mine[g]++;
+        else
+            atomicAdd(&s[g], 1ull);
+    }
+    for (int g = 0; g < RF_TINYG && g < a.m; g++)
+        if (mine[g]) atomicAdd(&s[g], mine[g]);
     __syncthreads();
     for (i64 g = threadIdx.x; g < a.m; g += blockDim.x)
         if (s[g]) atomicAdd(&cnt[g], s[g]);
@@ -80,13 +95,24 @@ template <int TILE> __device__ __forceinline__ void red_sum_smem(const Args &a)
     const i64 *gid = (const i64 *)a.p[0];
     const i64 *v = (const i64 *)a.c0[0];
     u64 *acc = (u64 *)a.p[1];
+    u64 lo[RF_TINYG], hi[RF_TINYG];
+    for (int g = 0; g < RF_TINYG; g++) lo[g] = hi[g] = 0;
     for (i64 g = threadIdx.x; g < 2 * a.m; g += blockDim.x) s[g] = 0;
     __syncthreads();
     RF_FOR(i, a.n)
     {
         i64 g = gid[i], x = v[i];
-        add128(&s[2 * g], &s[2 * g + 1], (u64)x, x < 0 ? ~0ull : 0ull);
+        u64 xl = (u64)x, xh = x < 0 ? ~0ull : 0ull;
+        if (g < RF_TINYG) {
+            u64 o = lo[g];
+            lo[g] = o + xl;
+            hi[g] += xh + (lo[g] < o ? 1ull : 0ull);
+        } else {
+            add128(&s[2 * g], &s[2 * g + 1], xl, xh);
+        }
     }
+    for (int g = 0; g < RF_TINYG && g < a.m; g++)
+        if (lo[g] || hi[g]) add128(&s[2 * g], &s[2 * g + 1], lo[g], hi[g]);
     __syncthreads();
     for (i64 g = threadIdx.x; g < a.m; g += blockDim.x)
         if (s[2 * g] || s[2 * g + 1]) add128(&acc[2 * g], &acc[2 * g + 1], s[2 * g], s[2 * g + 1]);
