@@ -50,6 +50,43 @@ typedef struct agg_ctx {
     uint64_t *mm; /* group mode min/max: (norm, raw) per group */
 } agg_ctx;
 
+/* With a handful of groups, consecutive rows keep hitting the same few
+** accumulators, and each add waits for the previous one to the same group
+** (a 128-bit one, through memory). LANES independent sets of 64-bit
+** accumulators, rows taken round robin, break that chain; a lane that would
+** overflow 64 bits first moves its sum into the exact 128-bit total. */
+enum { LANES = 4, LANE_G = 16 };
+
+static void count_lanes(const int64_t *gid, int64_t r0, int64_t r1, int64_t G, int64_t *p)
+{
+    int64_t acc[LANES][LANE_G];
+    memset(acc, 0, sizeof acc);
+    int64_t r = r0;
+    for (; r + LANES <= r1; r += LANES)
+        for (int l = 0; l < LANES; l++) acc[l][gid[r + l]]++;
+    for (; r < r1; r++) acc[0][gid[r]]++;
+    for (int64_t g = 0; g < G; g++)
+        for (int l = 0; l < LANES; l++) p[g] += acc[l][g];
+}
+
+static void sum_lanes(const int64_t *gid, const int64_t *v, int64_t r0, int64_t r1, int64_t G, rf_dec128 *p)
+{
+    int64_t acc[LANES][LANE_G];
+    memset(acc, 0, sizeof acc);
+    int64_t r = r0;
+    for (; r + LANES <= r1; r += LANES)
+        for (int l = 0; l < LANES; l++) {
+            int64_t *a = &acc[l][gid[r + l]], old = *a;
+            if (__builtin_add_overflow(old, v[r + l], a)) {
+                p[gid[r + l]] += old;
+                *a = v[r + l];
+            }
+        }
+    for (; r < r1; r++) p[gid[r]] += v[r];
+    for (int64_t g = 0; g < G; g++)
+        for (int l = 0; l < LANES; l++) p[g] += acc[l][g];
+}
+
 static void agg_block(void *vp, int64_t b, int64_t e, int w)
 {
     (void)w;
@@ -61,12 +98,20 @@ static void agg_block(void *vp, int64_t b, int64_t e, int w)
         switch (c->op) {
         case AGG_COUNT: {
             int64_t *p = (int64_t *)c->part + blk * c->G;
+            if (c->G <= LANE_G) {
+                count_lanes(gid, r0, r1, c->G, p);
+                break;
+            }
             for (int64_t r = r0; r < r1; r++) p[gid[r]]++;
             break;
         }
         case AGG_SUM_I64: {
             rf_dec128 *p = (rf_dec128 *)c->part + blk * c->G;
             const int64_t *v = c->vals;
+            if (c->G <= LANE_G) {
+                sum_lanes(gid, v, r0, r1, c->G, p);
+                break;
+            }
             for (int64_t r = r0; r < r1; r++) p[gid[r]] += v[r];
             break;
         }
