@@ -68,6 +68,7 @@ typedef struct gx {
     const rf_rt_gpu_inputs *inputs;
     int32_t nkernels;
     int on_host; /* the current kernel ran (partly) on the host */
+    gstr str;    /* the dictionary on the device, string tables (rt_gpu_str.c) */
 } gx;
 
 static double now(void)
@@ -366,42 +367,12 @@ static rf_status code_set(gx *x, gptr col, gptr rows, int64_t n, int64_t *lo, in
     return st;
 }
 
-/* qsort_r's comparator: the dictionary is the context (no shared state). */
-static int rank_cmp(const void *a, const void *b, void *dict)
-{
-    return rf_rt_dict_cmp(dict, *(const uint32_t *)a, *(const uint32_t *)b);
-}
-
 /* Byte-order ranks of the codes present in col (all n rows), as on the CPU:
 ** ranks (u32 per code from *lo) and, if back is not NULL, the code of each
-** rank. Empty when n == 0. */
+** rank. Empty when n == 0. Computed on the device (rt_gpu_str.c). */
 static rf_status string_ranks(gx *x, gptr col, int64_t n, gbuf *ranks, int64_t *lo, gbuf *back)
 {
-    int64_t hi;
-    uint8_t *bits = NULL;
-    rf_status st = code_set(x, col, 0, n, lo, &hi, &bits);
-    if (st || n <= 0) return st;
-    int64_t span = hi - *lo + 1, np = 0;
-    for (int64_t i = 0; i < span; i++) np += bits[i] != 0;
-    uint32_t *present = rf_malloc((size_t)(np + 1) * 4), *rank = rf_calloc((size_t)span, 4);
-    if (!present || !rank) st = RF_ENOMEM;
-    if (!st) {
-        np = 0;
-        for (int64_t i = 0; i < span; i++)
-            if (bits[i]) present[np++] = (uint32_t)(*lo + i);
-        qsort_r(present, (size_t)np, sizeof *present, rank_cmp, (void *)x->dict);
-        for (int64_t i = 0; i < np; i++) rank[present[i] - *lo] = (uint32_t)i;
-        st = galloc(x, (uint64_t)span * 4, ranks);
-        if (!st) st = x->g.ops->h2d(&x->g, ranks->p, rank, (uint64_t)span * 4);
-        if (!st && back) {
-            st = galloc(x, (uint64_t)np * 4, back);
-            if (!st) st = x->g.ops->h2d(&x->g, back->p, present, (uint64_t)np * 4);
-        }
-    }
-    free(bits);
-    free(present);
-    free(rank);
-    return st;
+    return rf_gpu_str_ranks(&x->str, col, n, ranks, lo, back);
 }
 
 /* A copy of e with the column (side, col) read as side 0, column 0. */
@@ -472,6 +443,9 @@ static rf_status island_dates(gx *x, const rf_qp_expr *e, const uint32_t *codes,
 static rf_status build_island(gx *x, const rf_hir_kernel *k, const rf_gpu_island *is, const gval *side, gptr rows,
                               int64_t n, gbuf *table, int64_t *base)
 {
+    if (is->dev)
+        return rf_gpu_str_island(&x->str, k->id, (int32_t)(is - x->plans[k->id].islands), is, colp(side, is->col), rows,
+                                 n, table, base);
     const rf_qp_expr *e = is->e;
     int64_t lo = 0, hi = 0, m = 0;
     uint8_t *bits = NULL;
@@ -1732,6 +1706,30 @@ static rf_status run_blocks(gx *x)
     return st;
 }
 
+/* Does a kernel read string bytes on the device (device islands, string
+** sort keys, min/max of strings)? Then the dictionary is copied up front. */
+static int needs_dict(const gx *x)
+{
+    const rf_hir_program *p = x->p;
+    for (int32_t b = 0; b < p->nblocks; b++)
+        for (int32_t j = 0; j < p->blocks[b]->nkernels; j++) {
+            const rf_hir_kernel *k = p->blocks[b]->kernels[j];
+            const rf_hir_var *in0 = k->nin > 0 ? p->vars[k->in[0]] : NULL;
+            if (k->id >= 0 && k->id < x->nkernels)
+                for (int32_t i = 0; i < x->plans[k->id].nisland; i++)
+                    if (x->plans[k->id].islands[i].dev) return 1;
+            if (k->kind == RF_HIR_SORT && in0)
+                for (int32_t i = 0; i < k->norder; i++)
+                    if (in0->types[k->order[i].col] == RF_TYPE_STRING) return 1;
+            if (k->kind == RF_HIR_REDUCE && in0)
+                for (int32_t i = 0; i < k->naggs; i++)
+                    if ((k->aggs[i].fn == RF_AGG_MIN || k->aggs[i].fn == RF_AGG_MAX) &&
+                        k->aggs[i].col >= 0 && in0->types[k->aggs[i].col] == RF_TYPE_STRING)
+                        return 1;
+        }
+    return 0;
+}
+
 static int online_cpus(void)
 {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -1819,6 +1817,9 @@ rf_status rf_rt_gpu_run(const rf_hir_program *p, const void *ptx0, uint64_t ptx0
     if (!st) st = rf_cpu_pool_new(x.threads, &x.cpool);
     if (!st) st = rf_gpool_new(&x.g, &x.pool);
     x.g.pool = x.pool;
+    x.str.g = &x.g;
+    x.str.pool = x.pool;
+    x.str.dict = x.dict;
     if (!st) {
         res->dict = x.dict;
         res->dict_borrowed = dict_borrowed;
@@ -1846,6 +1847,8 @@ rf_status rf_rt_gpu_run(const rf_hir_program *p, const void *ptx0, uint64_t ptx0
     if (!st) st = load_program(&x, ptx0, ptx0_size);
     for (int32_t v = 0; v < p->nvars && !st; v++)
         if (p->vars[v]->role == RF_HIR_ROLE_INPUT) st = load_input(&x, v);
+    /* the dictionary is data like the columns: copied with them */
+    if (!st && needs_dict(&x)) st = rf_gpu_dict_sync(&x.str, 0);
     if (!st) st = x.g.ops->sync(&x.g);
     double t1 = now();
     if (!st) st = run_blocks(&x);
@@ -1870,6 +1873,7 @@ rf_status rf_rt_gpu_run(const rf_hir_program *p, const void *ptx0, uint64_t ptx0
         res->run_seconds = t2 - t1;
     }
     for (int32_t v = 0; x.vals && v < p->nvars; v++) var_clear(&x, v);
+    if (x.pool) rf_gpu_dict_free(&x.str);
     free(x.vals);
     free(x.plans);
     rf_gpool_free(x.pool);

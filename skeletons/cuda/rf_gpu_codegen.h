@@ -19,6 +19,7 @@
 **   rfh_<sig>_<op>          hash-table kernels for one tuple of key types;
 **                           <sig> has one letter per key column (rf_gpu_sig)
 **   rfk<id>_flags, _write   the filter and output passes of map kernel <id>
+**   rfk<id>_isl<j>          the per-code table of island j of kernel <id>
 ** Kernels whose name ends in "_smem" synchronize threads of a block.
 */
 #ifndef RF_GPU_CODEGEN_H
@@ -58,6 +59,9 @@ typedef struct rf_gpu_args {
 typedef struct rf_gpu_island {
     const rf_qp_expr *e;
     int32_t side, col;
+    int dev; /* 1: the GPU computes the table itself (kernel rfk<id>_isl<j>,
+                rf_gpu_island_on_device); a string result then comes as byte
+                ranges (from << 32 | to) whose distinct pieces the host interns */
 } rf_gpu_island;
 
 typedef struct rf_gpu_kplan {
@@ -73,6 +77,13 @@ typedef struct rf_gpu_kplan {
 ** in a fixed walk, so the generator and the runtime agree on slots). Other
 ** kinds get gpu = 1 and nothing else. */
 void rf_gpu_kplan_build(const rf_hir_program *p, const rf_hir_kernel *k, rf_gpu_kplan *out);
+
+/* 1 when the GPU can compute island is's table per dictionary code from the
+** device-resident dictionary (codegen_str.c says which islands). */
+int rf_gpu_island_on_device(const rf_gpu_island *is);
+/* Appends the per-code kernels of plan pl's device islands (kernel kid);
+** nonzero if an expression could not be translated (a bug). */
+int rf_gpu_gen_islands(rf_buf *b, int32_t kid, const rf_gpu_kplan *pl);
 
 /* The storage letter of a type: L int64 (int, decimal), D double, I int32
 ** (date), U uint32 (string code), B byte (boolean). */
