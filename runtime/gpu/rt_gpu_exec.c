@@ -5,9 +5,10 @@
 ** Owns the device values of a run (relations, index vectors, groupings, the
 ** hash index of a set that grows in place), the kernel algorithms built from
 ** the generated kernels and the CUB primitives, the per-code string tables
-** that the host computes, and the fallbacks that run a kernel on the host
-** (string work over two columns, float aggregates: their results depend on
-** the order of additions, which only the CPU code reproduces).
+** that the host computes (those the GPU computes, and the dictionary's
+** device copy, are rt_gpu_str.c's), and the fallbacks that run a kernel on
+** the host (string work over two columns, float aggregates: their results
+** depend on the order of additions, which only the CPU code reproduces).
 **
 ** Row order. Every kernel produces the rows in exactly the order the CPU
 ** backend does: filters keep input order (flags, scan, scatter); joins emit
@@ -237,15 +238,6 @@ static void var_set(gx *x, int32_t var, gval *v)
 }
 
 static int64_t var_rows(const gx *x, int32_t var) { return x->vals[var].nrows; }
-
-static int64_t var_bytes(const gx *x, int32_t var)
-{
-    const rf_hir_var *hv = x->p->vars[var];
-    if (hv->kind != RF_HIR_V_REL) return 0;
-    int64_t w = 0;
-    for (int32_t c = 0; c < hv->ncols; c++) w += wid(hv->types[c]);
-    return w * x->vals[var].nrows;
-}
 
 /* Columns for rows rows (room for cap >= rows). */
 static rf_status rel_alloc(gx *x, gval *v, const rf_type *types, int32_t ncols, int64_t rows, int64_t cap)
@@ -1656,7 +1648,16 @@ static rf_status run_blocks(gx *x)
 {
     const rf_hir_program *p = x->p;
     int64_t *visits = rf_calloc((size_t)p->nblocks + 1, sizeof *visits);
-    if (!visits) return RF_ENOMEM;
+    int32_t maxin = 1;
+    for (int32_t bi = 0; bi < p->nblocks; bi++)
+        for (int32_t j = 0; j < p->blocks[bi]->nkernels; j++)
+            if (p->blocks[bi]->kernels[j]->nin > maxin) maxin = p->blocks[bi]->kernels[j]->nin;
+    int64_t *in_rows = rf_calloc((size_t)maxin, sizeof *in_rows); /* for --profile */
+    if (!visits || !in_rows) {
+        free(visits);
+        free(in_rows);
+        return RF_ENOMEM;
+    }
     rf_status st = RF_OK;
     int32_t b = 0;
     while (!st) {
@@ -1665,13 +1666,15 @@ static rf_status run_blocks(gx *x)
         for (int32_t j = 0; j < bl->nkernels && !st; j++) {
             const rf_hir_kernel *k = bl->kernels[j];
             int prof = x->o.profile && k->id >= 0 && k->id < x->res->nstats;
+            int64_t out_before = 0;
             if (prof) {
                 /* inputs before the kernel runs: insert grows its first input */
                 rf_rt_kstat *s = &x->res->stats[k->id];
                 for (int32_t i = 0; i < k->nin; i++) {
                     s->rows_in += var_rows(x, k->in[i]);
-                    s->bytes_in += var_bytes(x, k->in[i]);
+                    in_rows[i] = var_rows(x, k->in[i]);
                 }
+                out_before = var_rows(x, k->out);
             }
             double t0 = now();
             if (prof) st = x->g.ops->mark(&x->g, 0);
@@ -1688,7 +1691,11 @@ static rf_status run_blocks(gx *x)
                 s->seconds += x->on_host || wall > secs * 4 ? wall : secs;
                 if (x->on_host && x->plans[k->id].gpu) s->device = "gpu+cpu";
                 s->rows_out += var_rows(x, k->out);
-                s->bytes_out += var_bytes(x, k->out);
+                /* only the columns the kernel uses (harmony/hir_bytes.c) */
+                int64_t bi = 0, bo = 0;
+                rf_hir_kernel_bytes(x->p, k, in_rows, out_before, var_rows(x, k->out), &bi, &bo);
+                s->bytes_in += bi;
+                s->bytes_out += bo;
             }
             for (int32_t r = 0; r < k->nrelease; r++) var_clear(x, k->release[r]);
         }
@@ -1703,6 +1710,7 @@ static rf_status run_blocks(gx *x)
         b = any ? bl->target : bl->else_target;
     }
     free(visits);
+    free(in_rows);
     return st;
 }
 
