@@ -1828,6 +1828,7 @@ rf_status rf_rt_gpu_run(const rf_hir_program *p, const void *ptx0, uint64_t ptx0
     x.str.g = &x.g;
     x.str.pool = x.pool;
     x.str.dict = x.dict;
+    x.str.threads = x.threads;
     if (!st) {
         res->dict = x.dict;
         res->dict_borrowed = dict_borrowed;

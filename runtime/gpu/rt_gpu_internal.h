@@ -105,6 +105,7 @@ typedef struct gstr {
     gdev *g;
     gpool *pool;
     rf_rt_dict *dict;
+    int threads; /* host threads for copying the dictionary */
     gdict dd;
     uint64_t copied; /* bytes of dictionary copied to the device so far */
 } gstr;

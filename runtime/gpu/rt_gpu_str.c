@@ -24,7 +24,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define STAGE_CODES (INT64_C(1) << 20)
 #define STAGE_BYTES ((uint64_t)64 << 20)
 
 static rf_status slaunch(gstr *s, const char *name, int64_t work, const rf_gpu_args *a)
@@ -85,64 +84,122 @@ static rf_status dict_reserve(gstr *s, int64_t ncodes, uint64_t nbytes)
     return st;
 }
 
+/* The parallel parts of a copy of codes [c0, c1): lengths, then offsets
+** (relative to base), then the bytes of codes [b0, b1) into buf. */
+typedef struct dsync {
+    const rf_rt_dict *dict;
+    int64_t c0, c1, b0, b1;
+    uint64_t base;
+    uint64_t *offs; /* offs[i] = end of code c0 + i (absolute) */
+    uint64_t *tsum; /* per thread: bytes of its slice */
+    char *buf;
+    int T, phase;
+} dsync;
+
+static void slice(int64_t lo, int64_t hi, int T, int t, int64_t *a, int64_t *b)
+{
+    int64_t n = hi - lo, per = (n + T - 1) / T;
+    *a = lo + per * t;
+    *b = *a + per;
+    if (*a > hi) *a = hi;
+    if (*b > hi) *b = hi;
+}
+
+static void dsync_task(void *arg, int t)
+{
+    dsync *ds = arg;
+    int64_t a, b;
+    if (ds->phase == 2) {
+        slice(ds->b0, ds->b1, ds->T, t, &a, &b);
+        uint64_t start = ds->b0 > ds->c0 ? ds->offs[ds->b0 - ds->c0 - 1] : ds->base;
+        for (int64_t c = a; c < b; c++) {
+            int64_t len = 0;
+            const char *p = rf_rt_dict_str(ds->dict, (uint32_t)c, &len);
+            uint64_t end = ds->offs[c - ds->c0];
+            if (len) memcpy(ds->buf + (end - (uint64_t)len - start), p, (size_t)len);
+        }
+        return;
+    }
+    slice(ds->c0, ds->c1, ds->T, t, &a, &b);
+    if (ds->phase == 0) {
+        uint64_t sum = 0;
+        for (int64_t c = a; c < b; c++) {
+            int64_t len = 0;
+            rf_rt_dict_str(ds->dict, (uint32_t)c, &len);
+            sum += (uint64_t)len;
+            ds->offs[c - ds->c0] = sum;
+        }
+        ds->tsum[t] = sum;
+    } else {
+        uint64_t add = ds->base;
+        for (int i = 0; i < t; i++) add += ds->tsum[i];
+        for (int64_t c = a; c < b; c++) ds->offs[c - ds->c0] += add;
+    }
+}
+
 rf_status rf_gpu_dict_sync(gstr *s, int64_t need)
 {
     gdict *dd = &s->dd;
     int64_t cnt = rf_rt_dict_count(s->dict);
     if (need > cnt) return RF_EINTERNAL; /* a code the dictionary never gave */
     if (cnt <= dd->n && dd->off.p) return RF_OK;
-    uint64_t add = 0;
-    for (int64_t c = dd->n; c < cnt; c++) {
-        int64_t len = 0;
-        rf_rt_dict_str(s->dict, (uint32_t)c, &len);
-        add += (uint64_t)len;
+    int T = s->threads < 1 ? 1 : s->threads > 64 ? 64 : s->threads;
+    if ((cnt - dd->n) < 65536) T = 1; /* (an extension by a few codes) */
+    dsync ds;
+    memset(&ds, 0, sizeof ds);
+    ds.dict = s->dict;
+    ds.c0 = dd->n;
+    ds.c1 = cnt;
+    ds.base = dd->nbytes;
+    ds.T = T;
+    uint64_t tsum[64];
+    ds.tsum = tsum;
+    ds.offs = rf_malloc((size_t)(cnt - dd->n + 1) * 8);
+    ds.buf = rf_malloc((size_t)STAGE_BYTES);
+    rf_status st = ds.offs && ds.buf ? RF_OK : RF_ENOMEM;
+    if (!st) {
+        rf_rt_parallel(T, dsync_task, &ds);
+        ds.phase = 1;
+        rf_rt_parallel(T, dsync_task, &ds);
     }
-    rf_status st = dict_reserve(s, cnt, dd->nbytes + add);
-    if (st) return st;
-    if (dd->n == 0) {
+    uint64_t total = cnt > dd->n && ds.offs ? ds.offs[cnt - dd->n - 1] : dd->nbytes;
+    if (!st) st = dict_reserve(s, cnt, total);
+    if (!st && dd->n == 0) {
         uint64_t zero = 0;
         st = s->g->ops->h2d(s->g, dd->off.p, &zero, 8);
     }
-    uint64_t *offs = rf_malloc((size_t)STAGE_CODES * 8);
-    char *bytes = rf_malloc((size_t)STAGE_BYTES);
-    if (!offs || !bytes) st = RF_ENOMEM;
-    int64_t c = dd->n;
-    while (!st && c < cnt) {
-        /* a batch: up to STAGE_CODES codes and STAGE_BYTES bytes (a longer
-        ** string goes alone, straight from the dictionary) */
-        int64_t c0 = c, k = 0;
-        uint64_t b0 = dd->nbytes, nb = 0;
-        const char *alone = NULL;
-        while (c < cnt && k < STAGE_CODES) {
+    /* the bytes, in batches of at most STAGE_BYTES (a longer string goes
+    ** alone, straight from the dictionary) */
+    ds.phase = 2;
+    for (int64_t c = dd->n; c < cnt && !st;) {
+        uint64_t start = c > dd->n ? ds.offs[c - dd->n - 1] : dd->nbytes;
+        int64_t e = c;
+        while (e < cnt && ds.offs[e - dd->n] - start <= STAGE_BYTES) e++;
+        if (e == c) {
             int64_t len = 0;
             const char *p = rf_rt_dict_str(s->dict, (uint32_t)c, &len);
-            if ((uint64_t)len > STAGE_BYTES) {
-                if (k == 0) {
-                    alone = p;
-                    nb = (uint64_t)len;
-                    offs[k++] = b0 + nb;
-                    c++;
-                }
-                break;
-            }
-            if (nb + (uint64_t)len > STAGE_BYTES) break;
-            if (len) memcpy(bytes + nb, p, (size_t)len);
-            nb += (uint64_t)len;
-            offs[k++] = b0 + nb;
+            st = s->g->ops->h2d(s->g, dd->bytes.p + start, p, (uint64_t)len);
             c++;
+            continue;
         }
-        if (nb) st = s->g->ops->h2d(s->g, dd->bytes.p + b0, alone ? alone : bytes, nb);
-        if (!st) st = s->g->ops->h2d(s->g, dd->off.p + (uint64_t)(c0 + 1) * 8, offs, (uint64_t)k * 8);
-        if (!st) {
-            dd->nbytes = b0 + nb;
-            dd->n = c;
-            s->copied += nb + (uint64_t)k * 8;
-        }
+        ds.b0 = c;
+        ds.b1 = e;
+        rf_rt_parallel(e - c >= 65536 ? T : 1, dsync_task, &ds);
+        uint64_t nb = ds.offs[e - 1 - dd->n] - start;
+        if (nb) st = s->g->ops->h2d(s->g, dd->bytes.p + start, ds.buf, nb);
+        c = e;
     }
-    /* the staging buffers are host memory the copies read: wait for them */
+    if (!st && cnt > dd->n)
+        st = s->g->ops->h2d(s->g, dd->off.p + (uint64_t)(dd->n + 1) * 8, ds.offs, (uint64_t)(cnt - dd->n) * 8);
+    /* the host buffers are read by the copies: wait for them */
     if (!st) st = s->g->ops->sync(s->g);
-    free(offs);
-    free(bytes);
+    if (!st) {
+        s->copied += total - dd->nbytes + (uint64_t)(cnt - dd->n) * 8;
+        dd->nbytes = total;
+        dd->n = cnt;
+    }
+    free(ds.offs);
+    free(ds.buf);
     return st;
 }
 
@@ -197,13 +254,17 @@ static rf_status select_flags(gstr *s, gptr flags, int64_t n, gbuf *out, int64_t
 ** interned on the host (only those), spread back over the span. */
 static rf_status intern_views(gstr *s, rf_gpu_args *a, int64_t span, int64_t lo, gbuf *table)
 {
-    gbuf slots = {0, 0}, flags = {0, 0}, reps = {0, 0}, rv = {0, 0}, rc = {0, 0};
-    uint64_t cap = pow2_at_least((uint64_t)span * 2);
-    int64_t m = 0;
+    gbuf slots = {0, 0}, flags = {0, 0}, reps = {0, 0}, rv = {0, 0}, rc = {0, 0}, pres = {0, 0};
+    int64_t m = 0, np = 0;
     uint64_t *hv = NULL;
     int64_t *hr = NULL;
     uint32_t *hc = NULL;
-    rf_status st = rf_gpool_alloc(s->pool, cap * 8, &slots);
+    /* the table has room for twice the codes present (not the span: the
+    ** codes of a column need not be dense) */
+    rf_status st = select_flags(s, a->p[0], span, &pres, &np);
+    rf_gpool_release(s->pool, &pres);
+    uint64_t cap = pow2_at_least((uint64_t)np * 2);
+    if (!st) st = rf_gpool_alloc(s->pool, cap * 8, &slots);
     if (!st) st = s->g->ops->memset8(s->g, slots.p, 0xff, cap * 8);
     a->p[4] = slots.p;
     a->x[1] = (int64_t)(cap - 1);
