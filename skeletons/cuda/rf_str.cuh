@@ -211,7 +211,9 @@ __device__ __forceinline__ u64 *str_slot(const Args &a, i64 i, bool insert)
             if (cur == RF_EMPTY) return &slots[h];
         }
         if (str_eq(view_str(a, lo + cur, views[cur]), s)) {
-            if (insert) atomicMin(&slots[h], (u64)i); // the lowest index represents the view
+            // the lowest index represents the view (read first: many codes
+            // may share a few pieces, and atomics on one word serialize)
+            if (insert && (u64)i < cur) atomicMin(&slots[h], (u64)i);
             return &slots[h];
         }
         h = (h + 1) & mask;
