@@ -7,12 +7,14 @@
 ** Owns the rule of what runs where: an island over a column is evaluated on
 ** the device when it is made only of the column, string and int constants,
 ** string:substring (constant start and length), string:like, string:length
-** and string comparisons, and its result is a boolean, an int, or a string
+** and string comparisons, or is date:parse of the column (its table marks
+** the strings that are no date: the kernel reading it reports the row, and
+** the host words the error), and its result is a boolean, an int, or a string
 ** that is a piece of the column's own string (substring of substring ... of
 ** the column): such a piece is handed back as a byte range, and only the
 ** distinct pieces are interned, on the host. Concatenation makes bytes that
-** exist nowhere and date:parse reports errors; islands with them stay on the
-** host (rt_gpu_exec.c's build_island).
+** exist nowhere: islands with it stay on the host (rt_gpu_exec.c's
+** build_island), as do islands without a column (one value).
 */
 #include "rf_gpu_codegen.h"
 
@@ -36,6 +38,9 @@ static int dev_node(const rf_qp_expr *e)
         }
         if (e->fn == RF_BI_LIKE && e->nargs == 2) break;
         if (e->fn == RF_BI_LENGTH && e->nargs == 1) break;
+        /* (as the island's root only: it yields a date, which nothing in an
+        ** island takes) */
+        if (e->fn == RF_BI_DATE_PARSE && e->nargs == 1) break;
         return 0;
     case RF_QP_E_CMP:
         if (e->nargs != 2 || !e->args[0] || e->args[0]->type != RF_TYPE_STRING) return 0;
@@ -61,7 +66,8 @@ int rf_gpu_island_on_device(const rf_gpu_island *is)
     if (is->side < 0 || !dev_node(e)) return 0;
     switch (e->type) {
     case RF_TYPE_BOOL:
-    case RF_TYPE_INT: return 1;
+    case RF_TYPE_INT:
+    case RF_TYPE_DATE: return 1;
     case RF_TYPE_STRING: return piece_of_col(e);
     default: return 0;
     }
@@ -124,6 +130,11 @@ static int semit(sgen *g, const rf_qp_expr *e)
             v = snew(g, "rf::i64");
             rf_buf_printf(g->b, "rf::str_chars(v%d);\n", x);
             return v;
+        case RF_BI_DATE_PARSE:
+            x = semit(g, e->args[0]);
+            v = snew(g, "rf::i64");
+            rf_buf_printf(g->b, "rf::str_date(v%d);\n", x);
+            return v;
         case RF_BI_SUBSTRING:
             x = semit(g, e->args[0]);
             y = semit(g, e->args[1]);
@@ -161,7 +172,10 @@ int rf_gpu_gen_islands(rf_buf *b, int32_t kid, const rf_gpu_kplan *pl)
     for (int32_t j = 0; j < pl->nisland; j++) {
         const rf_gpu_island *is = &pl->islands[j];
         if (!is->dev) continue;
-        const char *rt = is->e->type == RF_TYPE_BOOL ? "rf::u8" : is->e->type == RF_TYPE_INT ? "rf::i64" : "rf::u64";
+        /* (dates: i64 days, RF_I64_MIN where the string is no date) */
+        const char *rt = is->e->type == RF_TYPE_BOOL                               ? "rf::u8"
+                         : is->e->type == RF_TYPE_INT || is->e->type == RF_TYPE_DATE ? "rf::i64"
+                                                                                    : "rf::u64";
         rf_buf_printf(b, "struct KI%d_%d {\n", kid, j);
         rf_buf_printf(b, "    static __device__ __forceinline__ %s eval(const rf::Args &a, rf::u64 code)\n    {\n", rt);
         rf_buf_puts(b, "        const rf::sv s = rf::dict_str(a, code);\n");

@@ -173,6 +173,23 @@ __device__ __forceinline__ u64 str_hash(sv s)
     return hfin(hmix(h, w));
 }
 
+// rf_val_parse_date: "YYYY-MM-DD" exactly, year >= 1, a real day; the days
+// since 1970-01-01, or RF_I64_MIN for a string that is no date (the island's
+// table keeps that mark: the kernel that reads it reports a run-time error)
+__device__ __forceinline__ i64 str_date(sv s)
+{
+    if (s.n != 10) return RF_I64_MIN;
+    for (int i = 0; i < 10; i++) {
+        bool ok = (i == 4 || i == 7) ? s.p[i] == '-' : (s.p[i] >= '0' && s.p[i] <= '9');
+        if (!ok) return RF_I64_MIN;
+    }
+    i32 y = (s.p[0] - '0') * 1000 + (s.p[1] - '0') * 100 + (s.p[2] - '0') * 10 + (s.p[3] - '0');
+    i32 m = (s.p[5] - '0') * 10 + (s.p[6] - '0');
+    i32 d = (s.p[8] - '0') * 10 + (s.p[9] - '0');
+    if (y < 1 || m < 1 || m > 12 || d < 1 || d > days_in_month(y, m)) return RF_I64_MIN;
+    return (i64)days_from_civil(y, m, d);
+}
+
 // The per-code table of an island: K::eval(a, code) gives the value
 template <class K, class T, int TILE> __device__ __forceinline__ void isl_tab(const Args &a)
 {
