@@ -624,6 +624,13 @@ static rf_status k_map(gx *x, const rf_hir_kernel *k)
         a.t[j] = tabs[j].p;
         a.k[8 + j] = (uint64_t)base;
     }
+    if (pl->nrowstr > 0 && !st) {
+        /* string work over two columns reads the rows' strings from the
+        ** dictionary's device copy: every code a column can hold is there */
+        st = rf_gpu_dict_sync(&x->str, 0);
+        a.t[RF_GPU_TDICT] = x->str.dd.off.p;
+        a.t[RF_GPU_TDICT + 1] = x->str.dd.bytes.p;
+    }
     gbuf err = {0, 0}, flags = {0, 0}, pos = {0, 0};
     int64_t count = n;
     char name[64];
@@ -1723,9 +1730,11 @@ static int needs_dict(const gx *x)
         for (int32_t j = 0; j < p->blocks[b]->nkernels; j++) {
             const rf_hir_kernel *k = p->blocks[b]->kernels[j];
             const rf_hir_var *in0 = k->nin > 0 ? p->vars[k->in[0]] : NULL;
-            if (k->id >= 0 && k->id < x->nkernels)
+            if (k->id >= 0 && k->id < x->nkernels) {
+                if (x->plans[k->id].nrowstr > 0) return 1;
                 for (int32_t i = 0; i < x->plans[k->id].nisland; i++)
                     if (x->plans[k->id].islands[i].dev) return 1;
+            }
             if (k->kind == RF_HIR_SORT && in0)
                 for (int32_t i = 0; i < k->norder; i++)
                     if (in0->types[k->order[i].col] == RF_TYPE_STRING) return 1;

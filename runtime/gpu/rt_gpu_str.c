@@ -344,8 +344,8 @@ rf_status rf_gpu_str_island(gstr *s, int32_t kid, int32_t j, const rf_gpu_island
     a.x[0] = lo;
     a.p[0] = bm.p;
     a.p[1] = out.p;
-    a.p[2] = s->dd.off.p;
-    a.p[3] = s->dd.bytes.p;
+    a.t[RF_GPU_TDICT] = s->dd.off.p;
+    a.t[RF_GPU_TDICT + 1] = s->dd.bytes.p;
     char name[64];
     snprintf(name, sizeof name, "rfk%d_isl%d", kid, j);
     if (!st) st = slaunch(s, name, span, &a);
@@ -392,8 +392,8 @@ rf_status rf_gpu_str_ranks(gstr *s, gptr col, int64_t n, gbuf *ranks, int64_t *l
     memset(&a, 0, sizeof a);
     a.n = np;
     a.x[1] = *lo;
-    a.p[2] = s->dd.off.p;
-    a.p[3] = s->dd.bytes.p;
+    a.t[RF_GPU_TDICT] = s->dd.off.p;
+    a.t[RF_GPU_TDICT + 1] = s->dd.bytes.p;
     uint64_t maxlen = 0;
     if (!st) st = rf_gpool_alloc(s->pool, (uint64_t)np * 8, &keys);
     if (!st) st = rf_gpool_alloc(s->pool, 8, &mx);

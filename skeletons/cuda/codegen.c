@@ -164,6 +164,10 @@ static void plan_expr(rf_gpu_kplan *pl, const rf_qp_expr *e)
             return;
         }
         if (host_op(e)) {
+            if (rf_gpu_row_on_device(e) && pl->nrowstr < RF_GPU_MAX_ISLANDS) {
+                pl->rowstr[pl->nrowstr++] = e;
+                return;
+            }
             pl->gpu = 0;
             pl->why = "a string operation over two columns (computed on the host)";
             return;
@@ -341,6 +345,8 @@ static int emit(gen *g, const rf_qp_expr *e)
 {
     for (int32_t j = 0; j < g->pl->nisland; j++)
         if (g->pl->islands[j].e == e) return emit_island(g, e, j, &g->pl->islands[j]);
+    for (int32_t j = 0; j < g->pl->nrowstr; j++)
+        if (g->pl->rowstr[j] == e) return rf_gpu_emit_rowstr(g->b, e, &g->nv, g->depth, &g->bad);
     int v;
     switch (e->kind) {
     case RF_QP_E_COL:

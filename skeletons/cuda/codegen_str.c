@@ -15,6 +15,11 @@
 ** distinct pieces are interned, on the host. Concatenation makes bytes that
 ** exist nowhere: islands with it stay on the host (rt_gpu_exec.c's
 ** build_island), as do islands without a column (one value).
+**
+** String work over two columns (string:like(a, b), a < b) cannot be a table
+** by code; made of the same operations, with a boolean or int result, it is
+** evaluated per row in the map kernel itself, reading both strings from the
+** device dictionary (rf_gpu_emit_rowstr).
 */
 #include "rf_gpu_codegen.h"
 
@@ -75,14 +80,17 @@ int rf_gpu_island_on_device(const rf_gpu_island *is)
 
 typedef struct sgen {
     rf_buf *b;
-    int nv;
+    int *nv;   /* the variable counter (shared with the map kernel's code) */
+    int row;   /* 1: columns are read per row (any side); 0: the island's code */
+    int depth; /* indentation */
     int bad;
 } sgen;
 
 static int snew(sgen *g, const char *type)
 {
-    int v = g->nv++;
-    rf_buf_printf(g->b, "        %s v%d = ", type, v);
+    int v = (*g->nv)++;
+    for (int i = 0; i < g->depth + 2; i++) rf_buf_puts(g->b, "    ");
+    rf_buf_printf(g->b, "%s v%d = ", type, v);
     return v;
 }
 
@@ -92,7 +100,11 @@ static int semit(sgen *g, const rf_qp_expr *e)
     switch (e->kind) {
     case RF_QP_E_COL:
         v = snew(g, "rf::sv");
-        rf_buf_puts(g->b, "s;\n");
+        if (g->row)
+            rf_buf_printf(g->b, "rf::dict_str(a, (rf::u64)rf::ld<rf::u32>(a.c%d[%d], q%d));\n", e->side, e->col,
+                          e->side);
+        else
+            rf_buf_puts(g->b, "s;\n");
         return v;
     case RF_QP_E_CONST:
         if (e->type == RF_TYPE_INT) {
@@ -166,6 +178,19 @@ static int semit(sgen *g, const rf_qp_expr *e)
     return v;
 }
 
+int rf_gpu_row_on_device(const rf_qp_expr *e)
+{
+    return (e->type == RF_TYPE_BOOL || e->type == RF_TYPE_INT) && dev_node(e);
+}
+
+int rf_gpu_emit_rowstr(rf_buf *b, const rf_qp_expr *e, int *nv, int depth, int *bad)
+{
+    sgen g = {b, nv, 1, depth, 0};
+    int v = semit(&g, e);
+    *bad |= g.bad;
+    return v;
+}
+
 int rf_gpu_gen_islands(rf_buf *b, int32_t kid, const rf_gpu_kplan *pl)
 {
     int bad = 0;
@@ -179,7 +204,8 @@ int rf_gpu_gen_islands(rf_buf *b, int32_t kid, const rf_gpu_kplan *pl)
         rf_buf_printf(b, "struct KI%d_%d {\n", kid, j);
         rf_buf_printf(b, "    static __device__ __forceinline__ %s eval(const rf::Args &a, rf::u64 code)\n    {\n", rt);
         rf_buf_puts(b, "        const rf::sv s = rf::dict_str(a, code);\n");
-        sgen g = {b, 0, 0};
+        int nv = 0;
+        sgen g = {b, &nv, 0, 0, 0};
         int v = semit(&g, is->e);
         if (is->e->type == RF_TYPE_STRING)
             rf_buf_printf(b,

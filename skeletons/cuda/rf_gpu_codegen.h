@@ -35,6 +35,7 @@
 #define RF_GPU_NT 16
 #define RF_GPU_TILE 256 /* threads per block of every kernel */
 #define RF_GPU_SMALLG 1024 /* groups up to which reductions pre-aggregate in shared memory */
+#define RF_GPU_TDICT 14    /* t[14]: u64 offsets, t[15]: bytes of the device dictionary (rf_str.cuh) */
 
 typedef struct rf_gpu_args {
     int64_t n, m;
@@ -43,7 +44,7 @@ typedef struct rf_gpu_args {
     uint64_t r0, r1;
     uint64_t p[12];
     uint64_t k[RF_GPU_NK]; /* k[0..8): string constant codes; k[8..16): island base codes */
-    uint64_t t[RF_GPU_NT]; /* t[0..8): island tables */
+    uint64_t t[RF_GPU_NT]; /* t[0..8): island tables; t[14], t[15]: the dictionary (RF_GPU_TDICT) */
 } rf_gpu_args;
 
 /* ---- the per-kernel plan ------------------------------------------------ */
@@ -71,6 +72,9 @@ typedef struct rf_gpu_kplan {
     const rf_qp_expr *consts[RF_GPU_MAX_CONSTS];
     int32_t nisland;  /* tables t[i], base code k[8 + i] */
     rf_gpu_island islands[RF_GPU_MAX_ISLANDS];
+    int32_t nrowstr;  /* string work over two columns, evaluated per row on the
+                         GPU from the dictionary (t[RF_GPU_TDICT], t[RF_GPU_TDICT + 1]) */
+    const rf_qp_expr *rowstr[RF_GPU_MAX_ISLANDS];
 } rf_gpu_kplan;
 
 /* Plans a MAP, JOIN_MAP or GATHER_MAP kernel (filter first, then the outputs,
@@ -81,6 +85,13 @@ void rf_gpu_kplan_build(const rf_hir_program *p, const rf_hir_kernel *k, rf_gpu_
 /* 1 when the GPU can compute island is's table per dictionary code from the
 ** device-resident dictionary (codegen_str.c says which islands). */
 int rf_gpu_island_on_device(const rf_gpu_island *is);
+/* 1 when string work over two columns (e) can run per row in a map kernel:
+** the island operations, a boolean or int result. */
+int rf_gpu_row_on_device(const rf_qp_expr *e);
+/* Emits e per row (columns read from the dictionary by their codes) into a
+** map kernel's code: returns its variable (numbered from *nv); *bad set if e
+** is not one rf_gpu_row_on_device accepts. */
+int rf_gpu_emit_rowstr(rf_buf *b, const rf_qp_expr *e, int *nv, int depth, int *bad);
 /* Appends the per-code kernels of plan pl's device islands (kernel kid);
 ** nonzero if an expression could not be translated (a bug). */
 int rf_gpu_gen_islands(rf_buf *b, int32_t kid, const rf_gpu_kplan *pl);

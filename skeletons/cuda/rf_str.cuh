@@ -12,9 +12,11 @@
 //   island tables (generated per island as rfk<id>_isl<j>, rf::isl_tab<K>):
 //     n codes of the span lo = x[0] ..; p[0] u8 bitmap of the codes present
 //     (NULL: all); p[1] the table (u8 bool, i64 int, u64 string view:
-//     from << 32 | to, byte offsets into the code's own string); p[2] u64
-//     dictionary offsets; p[3] the dictionary bytes
-//   str_dedup   n, x[0], p[0], p[2], p[3] as above; p[1] u64 views; p[4] u64
+//     from << 32 | to, byte offsets into the code's own string)
+//   every kernel that reads string bytes (these and the map kernels with
+//   string work over two columns): t[RF_TDICT] u64 dictionary offsets,
+//   t[RF_TDICT + 1] the dictionary bytes
+//   str_dedup   n, x[0], p[0] as above; p[1] u64 views; p[4] u64
 //               hash slots (RF_EMPTY when free), x[1] slot mask: every
 //               distinct view's slot keeps the lowest span index holding it
 //   str_rep     same; p[5] u8 flags out: 1 at the lowest index of each view
@@ -24,7 +26,7 @@
 //   str_scatter n representatives p[7] (i64 span indices) with their codes
 //               p[8] (u32) into p[6]
 //   str_chunk   n; c0[0] i64 span indices (the sort's values), codes from
-//               x[1]; p[2], p[3] the dictionary; x[0] chunk (8 bytes from
+//               x[1]; x[0] chunk (8 bytes from
 //               byte 8 * x[0], zero-padded, big-endian) or -1: the length,
 //               whose maximum also goes to p[1] (u64, atomicMax); p[0] u64
 //               keys out
@@ -35,6 +37,8 @@
 
 namespace rf {
 
+#define RF_TDICT 14 // = RF_GPU_TDICT of rf_gpu_codegen.h
+
 struct sv {
     const u8 *p;
     i64 n;
@@ -42,9 +46,9 @@ struct sv {
 
 __device__ __forceinline__ sv dict_str(const Args &a, u64 code)
 {
-    const u64 *off = (const u64 *)a.p[2];
+    const u64 *off = (const u64 *)a.t[RF_TDICT];
     sv s;
-    s.p = (const u8 *)a.p[3] + off[code];
+    s.p = (const u8 *)a.t[RF_TDICT + 1] + off[code];
     s.n = (i64)(off[code + 1] - off[code]);
     return s;
 }
