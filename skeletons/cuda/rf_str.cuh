@@ -2,11 +2,13 @@
 // code: the bytes of the run's string dictionary live on the device (u64
 // offsets, one more than codes, and the bytes), so LIKE, substring, length
 // and string comparisons of a kernel's string subexpressions (its "islands",
-// see rf_gpu_codegen.h) are computed here into per-code tables, and string
-// ranks for sorting come from radix sorts of 8-byte chunks.
+// see rf_gpu_codegen.h) are computed here into per-code tables (or per row,
+// for string work over two columns), and string ranks for sorting come from
+// radix sorts of 8-byte chunks.
 //
 // Owns the device twins of common/rf_value.c's string functions (UTF-8
-// sequence length, characters, substring, SQL LIKE, byte-order comparison):
+// sequence length, characters, substring, SQL LIKE, byte-order comparison,
+// date parsing):
 // they must give exactly the CPU's results, so they are line-by-line ports;
 // and the generic kernels of the string tables:
 //   island tables (generated per island as rfk<id>_isl<j>, rf::isl_tab<K>):
@@ -26,10 +28,9 @@
 //   str_scatter n representatives p[7] (i64 span indices) with their codes
 //               p[8] (u32) into p[6]
 //   str_chunk   n; c0[0] i64 span indices (the sort's values), codes from
-//               x[1]; x[0] chunk (8 bytes from
-//               byte 8 * x[0], zero-padded, big-endian) or -1: the length,
-//               whose maximum also goes to p[1] (u64, atomicMax); p[0] u64
-//               keys out
+//               x[1]; x[0] chunk (8 bytes from byte 8 * x[0], zero-padded,
+//               big-endian) or -1: the length, whose maximum also goes to
+//               p[1] (u64, atomicMax); p[0] u64 keys out
 //   rank_scatter n; c0[0] i64 span indices in rank order, codes from x[0];
 //               p[0] u32 ranks by span index; p[1] (if set) u32 code by rank
 #ifndef RF_STR_CUH
