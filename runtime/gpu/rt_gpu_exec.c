@@ -7,8 +7,9 @@
 ** the generated kernels and the CUB primitives, the per-code string tables
 ** that the host computes (those the GPU computes, and the dictionary's
 ** device copy, are rt_gpu_str.c's), and the fallbacks that run a kernel on
-** the host (string work over two columns, float aggregates: their results
-** depend on the order of additions, which only the CPU code reproduces).
+** the host (string concatenation over two columns, float aggregates: their
+** results depend on the order of additions, which only the CPU code
+** reproduces).
 **
 ** Row order. Every kernel produces the rows in exactly the order the CPU
 ** backend does: filters keep input order (flags, scan, scatter); joins emit
