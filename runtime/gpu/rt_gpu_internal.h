@@ -106,6 +106,7 @@ typedef struct gstr {
     gpool *pool;
     rf_rt_dict *dict;
     int threads; /* host threads for copying the dictionary */
+    int64_t batch_codes; /* codes copied per batch (0: 8 M; tests set fewer) */
     gdict dd;
     uint64_t copied; /* bytes of dictionary copied to the device so far */
 } gstr;

@@ -24,7 +24,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define STAGE_BYTES ((uint64_t)64 << 20)
 
 static rf_status slaunch(gstr *s, const char *name, int64_t work, const rf_gpu_args *a)
 {
@@ -84,16 +83,20 @@ static rf_status dict_reserve(gstr *s, int64_t ncodes, uint64_t nbytes)
     return st;
 }
 
-/* The parallel parts of a copy of codes [c0, c1): lengths, then offsets
-** (relative to base), then the bytes of codes [b0, b1) into buf. */
+/* One batch of a copy, codes [c0, c1), in one pass: each thread copies the
+** bytes of its slice into its own buffer (a string's bytes are read once:
+** the dictionary keeps strings in per-stripe arenas, so consecutive codes
+** are far apart in memory and every string costs a cache miss) and notes
+** each code's end relative to its slice; offsets become absolute after. */
 typedef struct dsync {
     const rf_rt_dict *dict;
-    int64_t c0, c1, b0, b1;
-    uint64_t base;
-    uint64_t *offs; /* offs[i] = end of code c0 + i (absolute) */
-    uint64_t *tsum; /* per thread: bytes of its slice */
-    char *buf;
-    int T, phase;
+    int64_t c0, c1;
+    int T;
+    uint64_t *offs;    /* offs[i]: end of code c0 + i */
+    char *buf[64];     /* per thread */
+    uint64_t len[64];  /* bytes in buf[t] */
+    uint64_t add[64];  /* where buf[t] starts (absolute), for the fix-up */
+    int oom, phase;
 } dsync;
 
 static void slice(int64_t lo, int64_t hi, int T, int t, int64_t *a, int64_t *b)
@@ -109,33 +112,36 @@ static void dsync_task(void *arg, int t)
 {
     dsync *ds = arg;
     int64_t a, b;
-    if (ds->phase == 2) {
-        slice(ds->b0, ds->b1, ds->T, t, &a, &b);
-        uint64_t start = ds->b0 > ds->c0 ? ds->offs[ds->b0 - ds->c0 - 1] : ds->base;
-        for (int64_t c = a; c < b; c++) {
-            int64_t len = 0;
-            const char *p = rf_rt_dict_str(ds->dict, (uint32_t)c, &len);
-            uint64_t end = ds->offs[c - ds->c0];
-            if (len) memcpy(ds->buf + (end - (uint64_t)len - start), p, (size_t)len);
-        }
+    slice(ds->c0, ds->c1, ds->T, t, &a, &b);
+    if (ds->phase == 1) {
+        for (int64_t c = a; c < b; c++) ds->offs[c - ds->c0] += ds->add[t];
         return;
     }
-    slice(ds->c0, ds->c1, ds->T, t, &a, &b);
-    if (ds->phase == 0) {
-        uint64_t sum = 0;
-        for (int64_t c = a; c < b; c++) {
-            int64_t len = 0;
-            rf_rt_dict_str(ds->dict, (uint32_t)c, &len);
-            sum += (uint64_t)len;
-            ds->offs[c - ds->c0] = sum;
+    uint64_t n = 0, cap = 0;
+    char *buf = NULL;
+    for (int64_t c = a; c < b; c++) {
+        int64_t len = 0;
+        const char *p = rf_rt_dict_str(ds->dict, (uint32_t)c, &len);
+        if (n + (uint64_t)len > cap) {
+            uint64_t nc = cap ? cap * 2 : ((uint64_t)1 << 20);
+            while (nc < n + (uint64_t)len) nc *= 2;
+            char *nb = realloc(buf, (size_t)nc);
+            if (!nb) {
+                ds->oom = 1;
+                break;
+            }
+            buf = nb;
+            cap = nc;
         }
-        ds->tsum[t] = sum;
-    } else {
-        uint64_t add = ds->base;
-        for (int i = 0; i < t; i++) add += ds->tsum[i];
-        for (int64_t c = a; c < b; c++) ds->offs[c - ds->c0] += add;
+        if (len) memcpy(buf + n, p, (size_t)len);
+        n += (uint64_t)len;
+        ds->offs[c - ds->c0] = n;
     }
+    ds->buf[t] = buf;
+    ds->len[t] = n;
 }
+
+#define BATCH_CODES (INT64_C(1) << 23)
 
 rf_status rf_gpu_dict_sync(gstr *s, int64_t need)
 {
@@ -143,63 +149,59 @@ rf_status rf_gpu_dict_sync(gstr *s, int64_t need)
     int64_t cnt = rf_rt_dict_count(s->dict);
     if (need > cnt) return RF_EINTERNAL; /* a code the dictionary never gave */
     if (cnt <= dd->n && dd->off.p) return RF_OK;
-    int T = s->threads < 1 ? 1 : s->threads > 64 ? 64 : s->threads;
-    if ((cnt - dd->n) < 65536) T = 1; /* (an extension by a few codes) */
-    dsync ds;
-    memset(&ds, 0, sizeof ds);
-    ds.dict = s->dict;
-    ds.c0 = dd->n;
-    ds.c1 = cnt;
-    ds.base = dd->nbytes;
-    ds.T = T;
-    uint64_t tsum[64];
-    ds.tsum = tsum;
-    ds.offs = rf_malloc((size_t)(cnt - dd->n + 1) * 8);
-    ds.buf = rf_malloc((size_t)STAGE_BYTES);
-    rf_status st = ds.offs && ds.buf ? RF_OK : RF_ENOMEM;
-    if (!st) {
-        rf_rt_parallel(T, dsync_task, &ds);
-        ds.phase = 1;
-        rf_rt_parallel(T, dsync_task, &ds);
-    }
-    uint64_t total = cnt > dd->n && ds.offs ? ds.offs[cnt - dd->n - 1] : dd->nbytes;
-    if (!st) st = dict_reserve(s, cnt, total);
+    int Tmax = s->threads < 1 ? 1 : s->threads > 64 ? 64 : s->threads;
+    int64_t batch = s->batch_codes > 0 ? s->batch_codes : BATCH_CODES;
+    uint64_t *offs = rf_malloc((size_t)batch * 8);
+    rf_status st = offs ? RF_OK : RF_ENOMEM;
     if (!st && dd->n == 0) {
+        /* (room for the codes there are: later batches rarely move it) */
+        st = dict_reserve(s, cnt, 0);
         uint64_t zero = 0;
-        st = s->g->ops->h2d(s->g, dd->off.p, &zero, 8);
+        if (!st) st = s->g->ops->h2d(s->g, dd->off.p, &zero, 8);
     }
-    /* the bytes, in batches of at most STAGE_BYTES (a longer string goes
-    ** alone, straight from the dictionary) */
-    ds.phase = 2;
-    for (int64_t c = dd->n; c < cnt && !st;) {
-        uint64_t start = c > dd->n ? ds.offs[c - dd->n - 1] : dd->nbytes;
-        int64_t e = c;
-        while (e < cnt && ds.offs[e - dd->n] - start <= STAGE_BYTES) e++;
-        if (e == c) {
-            int64_t len = 0;
-            const char *p = rf_rt_dict_str(s->dict, (uint32_t)c, &len);
-            st = s->g->ops->h2d(s->g, dd->bytes.p + start, p, (uint64_t)len);
-            c++;
-            continue;
+    int64_t first_code = dd->n;
+    uint64_t first_bytes = dd->nbytes;
+    while (!st && dd->n < cnt) {
+        dsync ds;
+        memset(&ds, 0, sizeof ds);
+        ds.dict = s->dict;
+        ds.c0 = dd->n;
+        ds.c1 = cnt - dd->n > batch ? dd->n + batch : cnt;
+        ds.offs = offs;
+        /* (an extension by a few codes: one thread) */
+        ds.T = ds.c1 - ds.c0 < 65536 && !s->batch_codes ? 1 : Tmax;
+        rf_rt_parallel(ds.T, dsync_task, &ds);
+        uint64_t at = dd->nbytes;
+        for (int t = 0; t < ds.T; t++) {
+            ds.add[t] = at;
+            at += ds.len[t];
         }
-        ds.b0 = c;
-        ds.b1 = e;
-        rf_rt_parallel(e - c >= 65536 ? T : 1, dsync_task, &ds);
-        uint64_t nb = ds.offs[e - 1 - dd->n] - start;
-        if (nb) st = s->g->ops->h2d(s->g, dd->bytes.p + start, ds.buf, nb);
-        c = e;
+        if (ds.oom) st = RF_ENOMEM;
+        if (!st) {
+            ds.phase = 1;
+            rf_rt_parallel(ds.T, dsync_task, &ds);
+            /* room for the rest too, estimated from the bytes per code so
+            ** far (an eighth more): the bytes rarely move more than once */
+            uint64_t want = at;
+            if (at > dd->bytes.n && cnt > ds.c1)
+                want += (uint64_t)((double)(at - first_bytes) / (double)(ds.c1 - first_code) *
+                                   (double)(cnt - ds.c1) * 1.125);
+            st = dict_reserve(s, cnt, want);
+        }
+        for (int t = 0; t < ds.T && !st; t++)
+            if (ds.len[t]) st = s->g->ops->h2d(s->g, dd->bytes.p + ds.add[t], ds.buf[t], ds.len[t]);
+        if (!st)
+            st = s->g->ops->h2d(s->g, dd->off.p + (uint64_t)(ds.c0 + 1) * 8, offs, (uint64_t)(ds.c1 - ds.c0) * 8);
+        /* the host buffers are read by the copies: wait for them */
+        if (!st) st = s->g->ops->sync(s->g);
+        for (int t = 0; t < ds.T; t++) free(ds.buf[t]);
+        if (!st) {
+            s->copied += at - dd->nbytes + (uint64_t)(ds.c1 - ds.c0) * 8;
+            dd->nbytes = at;
+            dd->n = ds.c1;
+        }
     }
-    if (!st && cnt > dd->n)
-        st = s->g->ops->h2d(s->g, dd->off.p + (uint64_t)(dd->n + 1) * 8, ds.offs, (uint64_t)(cnt - dd->n) * 8);
-    /* the host buffers are read by the copies: wait for them */
-    if (!st) st = s->g->ops->sync(s->g);
-    if (!st) {
-        s->copied += total - dd->nbytes + (uint64_t)(cnt - dd->n) * 8;
-        dd->nbytes = total;
-        dd->n = cnt;
-    }
-    free(ds.offs);
-    free(ds.buf);
+    free(offs);
     return st;
 }
 

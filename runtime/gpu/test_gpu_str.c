@@ -3,7 +3,7 @@
 ** (rt_gpu_str.c) on the emulated device: the first copy, extensions that fit
 ** the slack and ones that outgrow it (the buffers move, by device-to-device
 ** copies), empty strings, a string longer than the slack, and many codes
-** copied by several threads; after each sync the device's offsets and bytes
+** copied by several threads, in one batch or many; after each sync the device's offsets and bytes
 ** must be exactly the host dictionary's. Exit 0 on success, 1 with a message.
 */
 #include "rf_rt_data.h"
@@ -96,6 +96,13 @@ int main(void)
     for (int64_t k = 0; k < 200000 && !bad; k++) bad |= add(dict, "c", k, -1);
     bad |= add(dict, "long", 3, (int64_t)3 << 20);
     bad |= rf_gpu_dict_sync(&s, 0) != RF_OK || check(&s, "large extension");
+    /* a fresh copy in many small batches, several threads each: the bytes
+    ** move as the estimate of the room needed changes */
+    rf_gpu_dict_free(&s);
+    s.batch_codes = 1000;
+    bad |= rf_gpu_dict_sync(&s, 0) != RF_OK || check(&s, "copy in batches");
+    for (int64_t k = 0; k < 5000 && !bad; k++) bad |= add(dict, "d", k, k % 7 ? -1 : 300);
+    bad |= rf_gpu_dict_sync(&s, 0) != RF_OK || check(&s, "extension in batches");
     /* a code above the dictionary's count is a bug of the caller */
     if (!bad && rf_gpu_dict_sync(&s, rf_rt_dict_count(dict) + 1) != RF_EINTERNAL) {
         fprintf(stderr, "a code the dictionary never gave was accepted\n");
