@@ -8,7 +8,8 @@
 ** the inputs are loaded, with the inputs (so its copy counts as loading, not
 ** as running), and extended in place when a kernel meets a code interned
 ** later (constants, facts, strings made on the host): capacity is kept with
-** some slack, so an extension is usually one small copy of the new tail.
+** some slack, so an extension is usually one small copy of the new tail. The
+** host's threads gather the bytes in batches of codes, each string read once.
 **
 ** Results are the CPU's exactly: the device functions are ports of
 ** common/rf_value.c (skeletons/cuda/rf_str.cuh); a string an island makes
@@ -23,7 +24,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-
 
 static rf_status slaunch(gstr *s, const char *name, int64_t work, const rf_gpu_args *a)
 {
