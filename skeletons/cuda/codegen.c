@@ -2,8 +2,9 @@
 ** skeletons/cuda/codegen.c: Harmony program -> one CUDA C++ source.
 **
 ** Owns: the per-kernel plan (rf_gpu_kplan: which string subexpressions become
-** per-code tables computed on the host, which string constants a kernel
-** reads), the translation of rf_qp_expr trees into device code with the
+** per-code tables - computed on the GPU or on the host, as codegen_str.c
+** decides - or run per row from the device dictionary, which string
+** constants a kernel reads), the translation of rf_qp_expr trees into device code with the
 ** CPU's evaluation order and error rules, the key classes of every tuple of
 ** key types the program hashes on, and the assembly of the source: the
 ** skeleton texts (embedded at build time), then the instantiations.

@@ -6,8 +6,9 @@
 **
 ** Owns: the kernel argument block shared by host and device (rf_gpu_args,
 ** the twin of rf::Args in rf_base.cuh), the per-kernel plan that the code
-** generator and the GPU runtime both follow (which string subexpressions the
-** host computes once per dictionary code, which string constants a kernel
+** generator and the GPU runtime both follow (which string subexpressions are
+** computed once per dictionary code, on the GPU or the host, which string
+** work runs per row from the device dictionary, which string constants a kernel
 ** needs, whether a kernel can run on the GPU at all), the kernel naming
 ** scheme, NVRTC (loaded with dlopen, so redfox runs where it is absent) with
 ** its on-disk cache of PTX keyed by a hash of the source, and the encoding of
@@ -52,7 +53,8 @@ typedef struct rf_gpu_args {
 #define RF_GPU_MAX_CONSTS 8
 #define RF_GPU_MAX_ISLANDS 8
 
-/* A string subexpression that the host evaluates once per dictionary code of
+/* A string subexpression evaluated once per dictionary code (on the GPU when
+** dev, else on the host) of
 ** its one column (side, col), or once when it has no column (side -1); the
 ** GPU reads the result from a table indexed by code - base:
 **   boolean -> u8, int -> i64, string -> u32 code,
