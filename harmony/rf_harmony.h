@@ -139,6 +139,13 @@ typedef struct rf_hir_program {
     int oom;
 } rf_hir_program;
 
+/* The bytes kernel k has to read and write at least (hir_bytes.c): the
+** columns it uses, at their stored widths, once per row it touches, and 8
+** bytes per row-index entry. in_rows: the rows (entries) of k->in[] before
+** it ran; out_before, out_rows: its output's rows before and after. */
+void rf_hir_kernel_bytes(const rf_hir_program *p, const rf_hir_kernel *k, const int64_t *in_rows, int64_t out_before,
+                         int64_t out_rows, int64_t *bytes_in, int64_t *bytes_out);
+
 /* Lowers an optimized plan, then schedules it. */
 rf_status rf_hir_lower(const rf_qp_program *qp, rf_hir_program **out, rf_diags *d);
 /* List-schedules each block (a kernel runs once its inputs exist, preferring

@@ -49,7 +49,7 @@ typedef struct rf_rt_kstat {
     int64_t calls;
     double seconds;
     int64_t rows_in, rows_out;
-    int64_t bytes_in, bytes_out;
+    int64_t bytes_in, bytes_out; /* the columns the kernel uses (rf_hir_kernel_bytes) */
 } rf_rt_kstat;
 
 typedef struct rf_rt_result {

@@ -146,13 +146,6 @@ static int64_t val_rows(const exec *x, int32_t var)
     return v->has_groups ? v->groups.nrows : v->idx.n;
 }
 
-static int64_t rel_bytes(const rf_rt_rel *r)
-{
-    int64_t w = 0;
-    for (int32_t c = 0; c < r->ncols; c++) w += rf_rt_type_width(r->types[c]);
-    return w * r->nrows;
-}
-
 static rf_loc kloc(const exec *x, const rf_hir_kernel *k)
 {
     return rf_mkloc(x->p->source, k->loc.line, k->loc.line ? k->loc.col : 0);
@@ -990,7 +983,16 @@ static rf_status run_blocks(exec *x)
 {
     const rf_hir_program *p = x->p;
     int64_t *visits = rf_calloc((size_t)p->nblocks + 1, sizeof *visits);
-    if (!visits) return RF_ENOMEM;
+    int32_t maxin = 1;
+    for (int32_t bi = 0; bi < p->nblocks; bi++)
+        for (int32_t j = 0; j < p->blocks[bi]->nkernels; j++)
+            if (p->blocks[bi]->kernels[j]->nin > maxin) maxin = p->blocks[bi]->kernels[j]->nin;
+    int64_t *in_rows = rf_calloc((size_t)maxin, sizeof *in_rows); /* for --profile */
+    if (!visits || !in_rows) {
+        free(visits);
+        free(in_rows);
+        return RF_ENOMEM;
+    }
     rf_status st = RF_OK;
     int32_t b = 0;
     while (!st) {
@@ -999,13 +1001,15 @@ static rf_status run_blocks(exec *x)
         for (int32_t j = 0; j < bl->nkernels && !st; j++) {
             const rf_hir_kernel *k = bl->kernels[j];
             int profiled = x->o.profile && k->id >= 0 && k->id < x->res->nstats;
+            int64_t out_before = 0;
             if (profiled) {
                 /* inputs before the kernel runs: it may take over an input's columns */
                 rf_rt_kstat *s = &x->res->stats[k->id];
                 for (int32_t i = 0; i < k->nin; i++) {
-                    s->rows_in += val_rows(x, k->in[i]);
-                    if (p->vars[k->in[i]]->kind == RF_HIR_V_REL) s->bytes_in += rel_bytes(&x->vals[k->in[i]].rel);
+                    in_rows[i] = val_rows(x, k->in[i]);
+                    s->rows_in += in_rows[i];
                 }
+                out_before = val_rows(x, k->out);
             }
             double t0 = x->o.profile ? now() : 0;
             st = run_kernel(x, k);
@@ -1015,7 +1019,11 @@ static rf_status run_blocks(exec *x)
                 s->calls++;
                 s->seconds += now() - t0;
                 s->rows_out += val_rows(x, k->out);
-                if (p->vars[k->out]->kind == RF_HIR_V_REL) s->bytes_out += rel_bytes(&x->vals[k->out].rel);
+                /* only the columns the kernel uses (harmony/hir_bytes.c) */
+                int64_t bi = 0, bo = 0;
+                rf_hir_kernel_bytes(p, k, in_rows, out_before, val_rows(x, k->out), &bi, &bo);
+                s->bytes_in += bi;
+                s->bytes_out += bo;
             }
             for (int32_t r = 0; r < k->nrelease; r++) val_clear(&x->vals[k->release[r]]);
         }
@@ -1030,6 +1038,7 @@ static rf_status run_blocks(exec *x)
         b = any ? bl->target : bl->else_target;
     }
     free(visits);
+    free(in_rows);
     return st;
 }
 

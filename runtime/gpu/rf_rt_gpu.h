@@ -6,8 +6,8 @@
 ** Owns, for the duration of one run: the device (driver opened with dlopen),
 ** its memory pool, the module loaded from the program's PTX (JIT-compiled
 ** and cached on disk), and the device-resident values of every variable.
-** Inputs are loaded on the host (the string dictionary stays there) and
-** copied to the GPU once; outputs come back once at the end as host
+** Inputs are loaded on the host (strings interned there) and copied to the
+** GPU once, with the string dictionary's bytes where kernels read them; outputs come back once at the end as host
 ** relations in the rf_rt_result, which rf_rt_result_free releases as for
 ** the CPU backend. Nothing here prints.
 **

@@ -5,9 +5,11 @@
 ** Owns the device values of a run (relations, index vectors, groupings, the
 ** hash index of a set that grows in place), the kernel algorithms built from
 ** the generated kernels and the CUB primitives, the per-code string tables
-** that the host computes, and the fallbacks that run a kernel on the host
-** (string work over two columns, float aggregates: their results depend on
-** the order of additions, which only the CPU code reproduces).
+** that the host computes (those the GPU computes, and the dictionary's
+** device copy, are rt_gpu_str.c's), and the fallbacks that run a kernel on
+** the host (string concatenation over two columns, float aggregates: their
+** results depend on the order of additions, which only the CPU code
+** reproduces).
 **
 ** Row order. Every kernel produces the rows in exactly the order the CPU
 ** backend does: filters keep input order (flags, scan, scatter); joins emit
@@ -71,7 +73,11 @@ typedef struct gx {
     int on_host; /* the current kernel ran (partly) on the host */
     rf_gpu_fplan *fplan; /* the fused kernels (none with --no-fuse) */
     uint8_t *fdone;      /* by unit: it ran fused in this visit of its block */
+    gstr str;    /* the dictionary on the device, string tables (rt_gpu_str.c) */
 } gx;
+
+/* Fused stages (maps, join maps, gather maps) read at most this many variables. */
+enum { FUSED_MAX_IN = 8 };
 
 static double now(void)
 {
@@ -240,15 +246,6 @@ static void var_set(gx *x, int32_t var, gval *v)
 
 static int64_t var_rows(const gx *x, int32_t var) { return x->vals[var].nrows; }
 
-static int64_t var_bytes(const gx *x, int32_t var)
-{
-    const rf_hir_var *hv = x->p->vars[var];
-    if (hv->kind != RF_HIR_V_REL) return 0;
-    int64_t w = 0;
-    for (int32_t c = 0; c < hv->ncols; c++) w += wid(hv->types[c]);
-    return w * x->vals[var].nrows;
-}
-
 /* Columns for rows rows (room for cap >= rows). */
 static rf_status rel_alloc(gx *x, gval *v, const rf_type *types, int32_t ncols, int64_t rows, int64_t cap)
 {
@@ -369,42 +366,12 @@ static rf_status code_set(gx *x, gptr col, gptr rows, int64_t n, int64_t *lo, in
     return st;
 }
 
-/* qsort_r's comparator: the dictionary is the context (no shared state). */
-static int rank_cmp(const void *a, const void *b, void *dict)
-{
-    return rf_rt_dict_cmp(dict, *(const uint32_t *)a, *(const uint32_t *)b);
-}
-
 /* Byte-order ranks of the codes present in col (all n rows), as on the CPU:
 ** ranks (u32 per code from *lo) and, if back is not NULL, the code of each
-** rank. Empty when n == 0. */
+** rank. Empty when n == 0. Computed on the device (rt_gpu_str.c). */
 static rf_status string_ranks(gx *x, gptr col, int64_t n, gbuf *ranks, int64_t *lo, gbuf *back)
 {
-    int64_t hi;
-    uint8_t *bits = NULL;
-    rf_status st = code_set(x, col, 0, n, lo, &hi, &bits);
-    if (st || n <= 0) return st;
-    int64_t span = hi - *lo + 1, np = 0;
-    for (int64_t i = 0; i < span; i++) np += bits[i] != 0;
-    uint32_t *present = rf_malloc((size_t)(np + 1) * 4), *rank = rf_calloc((size_t)span, 4);
-    if (!present || !rank) st = RF_ENOMEM;
-    if (!st) {
-        np = 0;
-        for (int64_t i = 0; i < span; i++)
-            if (bits[i]) present[np++] = (uint32_t)(*lo + i);
-        qsort_r(present, (size_t)np, sizeof *present, rank_cmp, (void *)x->dict);
-        for (int64_t i = 0; i < np; i++) rank[present[i] - *lo] = (uint32_t)i;
-        st = galloc(x, (uint64_t)span * 4, ranks);
-        if (!st) st = x->g.ops->h2d(&x->g, ranks->p, rank, (uint64_t)span * 4);
-        if (!st && back) {
-            st = galloc(x, (uint64_t)np * 4, back);
-            if (!st) st = x->g.ops->h2d(&x->g, back->p, present, (uint64_t)np * 4);
-        }
-    }
-    free(bits);
-    free(present);
-    free(rank);
-    return st;
+    return rf_gpu_str_ranks(&x->str, col, n, ranks, lo, back);
 }
 
 /* A copy of e with the column (side, col) read as side 0, column 0. */
@@ -475,6 +442,9 @@ static rf_status island_dates(gx *x, const rf_qp_expr *e, const uint32_t *codes,
 static rf_status build_island(gx *x, const rf_hir_kernel *k, const rf_gpu_island *is, const gval *side, gptr rows,
                               int64_t n, gbuf *table, int64_t *base)
 {
+    if (is->dev)
+        return rf_gpu_str_island(&x->str, k->id, (int32_t)(is - x->plans[k->id].islands), is, colp(side, is->col), rows,
+                                 n, table, base);
     const rf_qp_expr *e = is->e;
     int64_t lo = 0, hi = 0, m = 0;
     uint8_t *bits = NULL;
@@ -660,6 +630,13 @@ static rf_status k_map(gx *x, const rf_hir_kernel *k)
                           &base);
         a.t[j] = tabs[j].p;
         a.k[8 + j] = (uint64_t)base;
+    }
+    if (pl->nrowstr > 0 && !st) {
+        /* string work over two columns reads the rows' strings from the
+        ** dictionary's device copy: every code a column can hold is there */
+        st = rf_gpu_dict_sync(&x->str, 0);
+        a.t[RF_GPU_TDICT] = x->str.dd.off.p;
+        a.t[RF_GPU_TDICT + 1] = x->str.dd.bytes.p;
     }
     gbuf err = {0, 0}, flags = {0, 0}, pos = {0, 0};
     int64_t count = n;
@@ -1827,7 +1804,16 @@ static rf_status run_blocks(gx *x)
 {
     const rf_hir_program *p = x->p;
     int64_t *visits = rf_calloc((size_t)p->nblocks + 1, sizeof *visits);
-    if (!visits) return RF_ENOMEM;
+    int32_t maxin = 1;
+    for (int32_t bi = 0; bi < p->nblocks; bi++)
+        for (int32_t j = 0; j < p->blocks[bi]->nkernels; j++)
+            if (p->blocks[bi]->kernels[j]->nin > maxin) maxin = p->blocks[bi]->kernels[j]->nin;
+    int64_t *in_rows = rf_calloc((size_t)maxin, sizeof *in_rows); /* for --profile */
+    if (!visits || !in_rows) {
+        free(visits);
+        free(in_rows);
+        return RF_ENOMEM;
+    }
     rf_status st = RF_OK;
     int32_t b = 0;
     while (!st) {
@@ -1845,11 +1831,14 @@ static rf_status run_blocks(gx *x)
                 if (u->src ? m < 0 : m == 0) {
                     int ran = 0;
                     if (prof) st = x->g.ops->mark(&x->g, 0);
-                    int64_t in_rows = 0, in_bytes = 0;
-                    for (int32_t i = 0; i < k->nin && prof; i++) {
-                        in_rows += var_rows(x, k->in[i]);
-                        in_bytes += var_bytes(x, k->in[i]);
+                    /* what the first stage reads (harmony/hir_bytes.c); its
+                    ** output, when written, is charged below with the others */
+                    int64_t in_rows = 0, in_bytes = 0, rows_of[FUSED_MAX_IN], bo = 0;
+                    for (int32_t i = 0; i < k->nin && i < FUSED_MAX_IN && prof; i++) {
+                        rows_of[i] = var_rows(x, k->in[i]);
+                        in_rows += rows_of[i];
                     }
+                    if (prof && k->nin <= FUSED_MAX_IN) rf_hir_kernel_bytes(x->p, k, rows_of, 0, 0, &in_bytes, &bo);
                     if (!st) st = k_fused(x, u, &ran);
                     if (!st && prof && (st = x->g.ops->mark(&x->g, 1)) == RF_OK) st = x->g.ops->elapsed(&x->g, &secs);
                     if (st) break;
@@ -1882,8 +1871,10 @@ static rf_status run_blocks(gx *x)
                             s->rows_in += var_rows(x, u->m[mb->parent].k->out);
                         else if (mb->parent >= 0) s->rows_in = -1;
                         if (mb->mat >= 0) {
-                            s->rows_out += var_rows(x, k->out);
-                            s->bytes_out += var_bytes(x, k->out);
+                            int64_t nout = var_rows(x, k->out), bi = 0, bw = 0, zero[FUSED_MAX_IN] = {0};
+                            if (k->nin <= FUSED_MAX_IN) rf_hir_kernel_bytes(x->p, k, zero, 0, nout, &bi, &bw);
+                            s->rows_out += nout;
+                            s->bytes_out += bw;
                         } else {
                             s->rows_out = -1;
                         }
@@ -1892,13 +1883,15 @@ static rf_status run_blocks(gx *x)
                     continue;
                 }
             }
+            int64_t out_before = 0;
             if (prof) {
                 /* inputs before the kernel runs: insert grows its first input */
                 rf_rt_kstat *s = &x->res->stats[k->id];
                 for (int32_t i = 0; i < k->nin; i++) {
                     s->rows_in += var_rows(x, k->in[i]);
-                    s->bytes_in += var_bytes(x, k->in[i]);
+                    in_rows[i] = var_rows(x, k->in[i]);
                 }
+                out_before = var_rows(x, k->out);
             }
             double t0 = now();
             if (prof) st = x->g.ops->mark(&x->g, 0);
@@ -1915,7 +1908,11 @@ static rf_status run_blocks(gx *x)
                 s->seconds += x->on_host || wall > secs * 4 ? wall : secs;
                 if (x->on_host && x->plans[k->id].gpu) s->device = "gpu+cpu";
                 s->rows_out += var_rows(x, k->out);
-                s->bytes_out += var_bytes(x, k->out);
+                /* only the columns the kernel uses (harmony/hir_bytes.c) */
+                int64_t bi = 0, bo = 0;
+                rf_hir_kernel_bytes(x->p, k, in_rows, out_before, var_rows(x, k->out), &bi, &bo);
+                s->bytes_in += bi;
+                s->bytes_out += bo;
             }
             for (int32_t r = 0; r < k->nrelease; r++) var_clear(x, k->release[r]);
         }
@@ -1930,7 +1927,34 @@ static rf_status run_blocks(gx *x)
         b = any ? bl->target : bl->else_target;
     }
     free(visits);
+    free(in_rows);
     return st;
+}
+
+/* Does a kernel read string bytes on the device (device islands, string
+** sort keys, min/max of strings)? Then the dictionary is copied up front. */
+static int needs_dict(const gx *x)
+{
+    const rf_hir_program *p = x->p;
+    for (int32_t b = 0; b < p->nblocks; b++)
+        for (int32_t j = 0; j < p->blocks[b]->nkernels; j++) {
+            const rf_hir_kernel *k = p->blocks[b]->kernels[j];
+            const rf_hir_var *in0 = k->nin > 0 ? p->vars[k->in[0]] : NULL;
+            if (k->id >= 0 && k->id < x->nkernels) {
+                if (x->plans[k->id].nrowstr > 0) return 1;
+                for (int32_t i = 0; i < x->plans[k->id].nisland; i++)
+                    if (x->plans[k->id].islands[i].dev) return 1;
+            }
+            if (k->kind == RF_HIR_SORT && in0)
+                for (int32_t i = 0; i < k->norder; i++)
+                    if (in0->types[k->order[i].col] == RF_TYPE_STRING) return 1;
+            if (k->kind == RF_HIR_REDUCE && in0)
+                for (int32_t i = 0; i < k->naggs; i++)
+                    if ((k->aggs[i].fn == RF_AGG_MIN || k->aggs[i].fn == RF_AGG_MAX) &&
+                        k->aggs[i].col >= 0 && in0->types[k->aggs[i].col] == RF_TYPE_STRING)
+                        return 1;
+        }
+    return 0;
 }
 
 static int online_cpus(void)
@@ -2039,6 +2063,10 @@ rf_status rf_rt_gpu_run(const rf_hir_program *p, const void *ptx0, uint64_t ptx0
     if (!st) st = rf_cpu_pool_new(x.threads, &x.cpool);
     if (!st) st = rf_gpool_new(&x.g, &x.pool);
     x.g.pool = x.pool;
+    x.str.g = &x.g;
+    x.str.pool = x.pool;
+    x.str.dict = x.dict;
+    x.str.threads = x.threads;
     if (!st) {
         res->dict = x.dict;
         res->dict_borrowed = dict_borrowed;
@@ -2068,6 +2096,8 @@ rf_status rf_rt_gpu_run(const rf_hir_program *p, const void *ptx0, uint64_t ptx0
     if (!st) st = load_program(&x, ptx0, ptx0_size);
     for (int32_t v = 0; v < p->nvars && !st; v++)
         if (p->vars[v]->role == RF_HIR_ROLE_INPUT) st = load_input(&x, v);
+    /* the dictionary is data like the columns: copied with them */
+    if (!st && needs_dict(&x)) st = rf_gpu_dict_sync(&x.str, 0);
     if (!st) st = x.g.ops->sync(&x.g);
     double t1 = now();
     if (!st) st = run_blocks(&x);
@@ -2095,6 +2125,7 @@ rf_status rf_rt_gpu_run(const rf_hir_program *p, const void *ptx0, uint64_t ptx0
     rf_gpu_fplan_free(x.fplan);
     free(x.fdone);
     for (int32_t v = 0; x.vals && v < p->nvars; v++) var_clear(&x, v);
+    if (x.pool) rf_gpu_dict_free(&x.str);
     free(x.vals);
     free(x.plans);
     rf_gpool_free(x.pool);

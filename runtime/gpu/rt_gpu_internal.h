@@ -89,4 +89,39 @@ void rf_gpool_release(gpool *pl, gbuf *b); /* empties b */
 uint64_t rf_gpool_in_use(const gpool *pl);
 uint64_t rf_gpool_peak(const gpool *pl);
 
+/* ---- strings on the device (rt_gpu_str.c) ------------------------------- */
+
+typedef struct rf_rt_dict rf_rt_dict;
+
+/* The device copy of the dictionary: codes 0..n-1, offsets off[0..n] (u64)
+** into bytes (nbytes used); both buffers have room to grow. */
+typedef struct gdict {
+    gbuf off, bytes;
+    int64_t n;
+    uint64_t nbytes;
+} gdict;
+
+typedef struct gstr {
+    gdev *g;
+    gpool *pool;
+    rf_rt_dict *dict;
+    int threads; /* host threads for copying the dictionary */
+    int64_t batch_codes; /* codes copied per batch (0: 8 M; tests set fewer) */
+    gdict dd;
+    uint64_t copied; /* bytes of dictionary copied to the device so far */
+} gstr;
+
+/* Copies the codes the device lacks (every code the dictionary has now) when
+** need (a code count) or the dictionary outgrew the device copy. */
+rf_status rf_gpu_dict_sync(gstr *s, int64_t need);
+void rf_gpu_dict_free(gstr *s);
+/* Island j of map kernel kid on the device: its table over the codes that
+** column col holds at rows (NULL: 0..n-1), indexed by code - *base (u8
+** booleans, i64 ints, u32 string codes). */
+rf_status rf_gpu_str_island(gstr *s, int32_t kid, int32_t j, const rf_gpu_island *is, gptr col, gptr rows, int64_t n,
+                            gbuf *table, int64_t *base);
+/* Byte-order ranks of the codes present in col (n rows): u32 per code from
+** *lo; back (if not NULL): the code of each rank. */
+rf_status rf_gpu_str_ranks(gstr *s, gptr col, int64_t n, gbuf *ranks, int64_t *lo, gbuf *back);
+
 #endif

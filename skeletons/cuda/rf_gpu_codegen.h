@@ -6,8 +6,9 @@
 **
 ** Owns: the kernel argument block shared by host and device (rf_gpu_args,
 ** the twin of rf::Args in rf_base.cuh), the per-kernel plan that the code
-** generator and the GPU runtime both follow (which string subexpressions the
-** host computes once per dictionary code, which string constants a kernel
+** generator and the GPU runtime both follow (which string subexpressions are
+** computed once per dictionary code, on the GPU or the host, which string
+** work runs per row from the device dictionary, which string constants a kernel
 ** needs, whether a kernel can run on the GPU at all), the kernel naming
 ** scheme, NVRTC (loaded with dlopen, so redfox runs where it is absent) with
 ** its on-disk cache of PTX keyed by a hash of the source, and the encoding of
@@ -19,6 +20,7 @@
 **   rfh_<sig>_<op>          hash-table kernels for one tuple of key types;
 **                           <sig> has one letter per key column (rf_gpu_sig)
 **   rfk<id>_flags, _write   the filter and output passes of map kernel <id>
+**   rfk<id>_isl<j>          the per-code table of island j of kernel <id>
 **   rfg<u>_flags, _write    the same two passes of fused kernel <u>: several
 **                           map stages of one Kernel Weaver group in one
 **                           kernel (rf_gpu_fplan)
@@ -37,6 +39,7 @@
 #define RF_GPU_NT 16
 #define RF_GPU_TILE 256 /* threads per block of every kernel */
 #define RF_GPU_SMALLG 1024 /* groups up to which reductions pre-aggregate in shared memory */
+#define RF_GPU_TDICT 14    /* t[14]: u64 offsets, t[15]: bytes of the device dictionary (rf_str.cuh) */
 
 typedef struct rf_gpu_args {
     int64_t n, m;
@@ -45,7 +48,7 @@ typedef struct rf_gpu_args {
     uint64_t r0, r1;
     uint64_t p[12];
     uint64_t k[RF_GPU_NK]; /* k[0..8): string constant codes; k[8..16): island base codes */
-    uint64_t t[RF_GPU_NT]; /* t[0..8): island tables */
+    uint64_t t[RF_GPU_NT]; /* t[0..8): island tables; t[14], t[15]: the dictionary (RF_GPU_TDICT) */
 } rf_gpu_args;
 
 /* ---- the per-kernel plan ------------------------------------------------ */
@@ -53,7 +56,8 @@ typedef struct rf_gpu_args {
 #define RF_GPU_MAX_CONSTS 8
 #define RF_GPU_MAX_ISLANDS 8
 
-/* A string subexpression that the host evaluates once per dictionary code of
+/* A string subexpression evaluated once per dictionary code (on the GPU when
+** dev, else on the host) of
 ** its one column (side, col), or once when it has no column (side -1); the
 ** GPU reads the result from a table indexed by code - base:
 **   boolean -> u8, int -> i64, string -> u32 code,
@@ -61,6 +65,9 @@ typedef struct rf_gpu_args {
 typedef struct rf_gpu_island {
     const rf_qp_expr *e;
     int32_t side, col;
+    int dev; /* 1: the GPU computes the table itself (kernel rfk<id>_isl<j>,
+                rf_gpu_island_on_device); a string result then comes as byte
+                ranges (from << 32 | to) whose distinct pieces the host interns */
 } rf_gpu_island;
 
 typedef struct rf_gpu_kplan {
@@ -70,12 +77,29 @@ typedef struct rf_gpu_kplan {
     const rf_qp_expr *consts[RF_GPU_MAX_CONSTS];
     int32_t nisland;  /* tables t[i], base code k[8 + i] */
     rf_gpu_island islands[RF_GPU_MAX_ISLANDS];
+    int32_t nrowstr;  /* string work over two columns, evaluated per row on the
+                         GPU from the dictionary (t[RF_GPU_TDICT], t[RF_GPU_TDICT + 1]) */
+    const rf_qp_expr *rowstr[RF_GPU_MAX_ISLANDS];
 } rf_gpu_kplan;
 
 /* Plans a MAP, JOIN_MAP or GATHER_MAP kernel (filter first, then the outputs,
 ** in a fixed walk, so the generator and the runtime agree on slots). Other
 ** kinds get gpu = 1 and nothing else. */
 void rf_gpu_kplan_build(const rf_hir_program *p, const rf_hir_kernel *k, rf_gpu_kplan *out);
+
+/* 1 when the GPU can compute island is's table per dictionary code from the
+** device-resident dictionary (codegen_str.c says which islands). */
+int rf_gpu_island_on_device(const rf_gpu_island *is);
+/* 1 when string work over two columns (e) can run per row in a map kernel:
+** the island operations, a boolean or int result. */
+int rf_gpu_row_on_device(const rf_qp_expr *e);
+/* Emits e per row (columns read from the dictionary by their codes) into a
+** map kernel's code: returns its variable (numbered from *nv); *bad set if e
+** is not one rf_gpu_row_on_device accepts. */
+int rf_gpu_emit_rowstr(rf_buf *b, const rf_qp_expr *e, int *nv, int depth, int *bad);
+/* Appends the per-code kernels of plan pl's device islands (kernel kid);
+** nonzero if an expression could not be translated (a bug). */
+int rf_gpu_gen_islands(rf_buf *b, int32_t kid, const rf_gpu_kplan *pl);
 
 /* The storage letter of a type: L int64 (int, decimal), D double, I int32
 ** (date), U uint32 (string code), B byte (boolean). */

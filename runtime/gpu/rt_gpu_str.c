@@ -1,0 +1,451 @@
+/*
+** runtime/gpu/rt_gpu_str.c: string work on the GPU: the run's string
+** dictionary resident on the device, per-code island tables computed there,
+** and byte-order ranks of string codes from radix sorts.
+**
+** Owns the device copy of the dictionary (gdict: u64 offsets for codes
+** 0..n-1 plus one, and the bytes, in code order). It is copied once after
+** the inputs are loaded, with the inputs (so its copy counts as loading, not
+** as running), and extended in place when a kernel meets a code interned
+** later (constants, facts, strings made on the host): capacity is kept with
+** some slack, so an extension is usually one small copy of the new tail. The
+** host's threads gather the bytes in batches of codes, each string read once.
+**
+** Results are the CPU's exactly: the device functions are ports of
+** common/rf_value.c (skeletons/cuda/rf_str.cuh); a string an island makes
+** is a byte range of the code's own string, and the host interns only the
+** distinct ranges (one per distinct result), so the result codes are the
+** dictionary's own. Ranks sort the codes present by their bytes with one
+** stable radix sort per 8-byte chunk, least significant first, after one by
+** length: the order of rf_val_cmp_str (bytes, then length) exactly.
+*/
+#include "rf_rt_data.h"
+#include "rt_gpu_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static rf_status slaunch(gstr *s, const char *name, int64_t work, const rf_gpu_args *a)
+{
+    if (work <= 0) return RF_OK;
+    void *fn;
+    rf_status st = s->g->ops->func(s->g, name, &fn);
+    if (st) return st;
+    uint64_t grid = ((uint64_t)work + RF_GPU_TILE - 1) / RF_GPU_TILE;
+    if (grid > s->g->max_grid) grid = s->g->max_grid;
+    return s->g->ops->launch(s->g, fn, name, grid, a);
+}
+
+static uint64_t pow2_at_least(uint64_t n)
+{
+    uint64_t c = 16;
+    while (c < n) c <<= 1;
+    return c;
+}
+
+void rf_gpu_dict_free(gstr *s)
+{
+    rf_gpool_release(s->pool, &s->dd.off);
+    rf_gpool_release(s->pool, &s->dd.bytes);
+    memset(&s->dd, 0, sizeof s->dd);
+}
+
+/* Room for ncodes codes and nbytes bytes, keeping what is there. */
+static rf_status dict_reserve(gstr *s, int64_t ncodes, uint64_t nbytes)
+{
+    gdict *dd = &s->dd;
+    rf_status st = RF_OK;
+    if ((uint64_t)(ncodes + 1) * 8 > dd->off.n) {
+        /* slack: an extension by constants or facts should not copy it all */
+        uint64_t want = (uint64_t)(ncodes + ncodes / 16 + 65536 + 1) * 8;
+        gbuf nb = {0, 0};
+        st = rf_gpool_alloc(s->pool, want, &nb);
+        if (!st && dd->off.p) st = s->g->ops->d2d(s->g, nb.p, dd->off.p, (uint64_t)(dd->n + 1) * 8);
+        if (st) {
+            rf_gpool_release(s->pool, &nb);
+            return st;
+        }
+        rf_gpool_release(s->pool, &dd->off);
+        dd->off = nb;
+    }
+    if (nbytes > dd->bytes.n || !dd->bytes.p) {
+        uint64_t want = nbytes + nbytes / 16 + ((uint64_t)1 << 20);
+        gbuf nb = {0, 0};
+        st = rf_gpool_alloc(s->pool, want, &nb);
+        if (!st && dd->bytes.p && dd->nbytes) st = s->g->ops->d2d(s->g, nb.p, dd->bytes.p, dd->nbytes);
+        if (st) {
+            rf_gpool_release(s->pool, &nb);
+            return st;
+        }
+        rf_gpool_release(s->pool, &dd->bytes);
+        dd->bytes = nb;
+    }
+    return st;
+}
+
+/* One batch of a copy, codes [c0, c1), in one pass: each thread copies the
+** bytes of its slice into its own buffer (a string's bytes are read once:
+** the dictionary keeps strings in per-stripe arenas, so consecutive codes
+** are far apart in memory and every string costs a cache miss) and notes
+** each code's end relative to its slice; offsets become absolute after. */
+typedef struct dsync {
+    const rf_rt_dict *dict;
+    int64_t c0, c1;
+    int T;
+    uint64_t *offs;    /* offs[i]: end of code c0 + i */
+    char *buf[64];     /* per thread */
+    uint64_t len[64];  /* bytes in buf[t] */
+    uint64_t add[64];  /* where buf[t] starts (absolute), for the fix-up */
+    int oom, phase;
+} dsync;
+
+static void slice(int64_t lo, int64_t hi, int T, int t, int64_t *a, int64_t *b)
+{
+    int64_t n = hi - lo, per = (n + T - 1) / T;
+    *a = lo + per * t;
+    *b = *a + per;
+    if (*a > hi) *a = hi;
+    if (*b > hi) *b = hi;
+}
+
+static void dsync_task(void *arg, int t)
+{
+    dsync *ds = arg;
+    int64_t a, b;
+    slice(ds->c0, ds->c1, ds->T, t, &a, &b);
+    if (ds->phase == 1) {
+        for (int64_t c = a; c < b; c++) ds->offs[c - ds->c0] += ds->add[t];
+        return;
+    }
+    uint64_t n = 0, cap = 0;
+    char *buf = NULL;
+    for (int64_t c = a; c < b; c++) {
+        int64_t len = 0;
+        const char *p = rf_rt_dict_str(ds->dict, (uint32_t)c, &len);
+        if (n + (uint64_t)len > cap) {
+            uint64_t nc = cap ? cap * 2 : ((uint64_t)1 << 20);
+            while (nc < n + (uint64_t)len) nc *= 2;
+            char *nb = realloc(buf, (size_t)nc);
+            if (!nb) {
+                ds->oom = 1;
+                break;
+            }
+            buf = nb;
+            cap = nc;
+        }
+        if (len) memcpy(buf + n, p, (size_t)len);
+        n += (uint64_t)len;
+        ds->offs[c - ds->c0] = n;
+    }
+    ds->buf[t] = buf;
+    ds->len[t] = n;
+}
+
+#define BATCH_CODES (INT64_C(1) << 23)
+
+rf_status rf_gpu_dict_sync(gstr *s, int64_t need)
+{
+    gdict *dd = &s->dd;
+    int64_t cnt = rf_rt_dict_count(s->dict);
+    if (need > cnt) return RF_EINTERNAL; /* a code the dictionary never gave */
+    if (cnt <= dd->n && dd->off.p) return RF_OK;
+    int Tmax = s->threads < 1 ? 1 : s->threads > 64 ? 64 : s->threads;
+    int64_t batch = s->batch_codes > 0 ? s->batch_codes : BATCH_CODES;
+    uint64_t *offs = rf_malloc((size_t)batch * 8);
+    rf_status st = offs ? RF_OK : RF_ENOMEM;
+    if (!st && dd->n == 0) {
+        /* (room for the codes there are: later batches rarely move it) */
+        st = dict_reserve(s, cnt, 0);
+        uint64_t zero = 0;
+        if (!st) st = s->g->ops->h2d(s->g, dd->off.p, &zero, 8);
+    }
+    int64_t first_code = dd->n;
+    uint64_t first_bytes = dd->nbytes;
+    while (!st && dd->n < cnt) {
+        dsync ds;
+        memset(&ds, 0, sizeof ds);
+        ds.dict = s->dict;
+        ds.c0 = dd->n;
+        ds.c1 = cnt - dd->n > batch ? dd->n + batch : cnt;
+        ds.offs = offs;
+        /* (an extension by a few codes: one thread) */
+        ds.T = ds.c1 - ds.c0 < 65536 && !s->batch_codes ? 1 : Tmax;
+        rf_rt_parallel(ds.T, dsync_task, &ds);
+        uint64_t at = dd->nbytes;
+        for (int t = 0; t < ds.T; t++) {
+            ds.add[t] = at;
+            at += ds.len[t];
+        }
+        if (ds.oom) st = RF_ENOMEM;
+        if (!st) {
+            ds.phase = 1;
+            rf_rt_parallel(ds.T, dsync_task, &ds);
+            /* room for the rest too, estimated from the bytes per code so
+            ** far (an eighth more): the bytes rarely move more than once */
+            uint64_t want = at;
+            if (at > dd->bytes.n && cnt > ds.c1)
+                want += (uint64_t)((double)(at - first_bytes) / (double)(ds.c1 - first_code) *
+                                   (double)(cnt - ds.c1) * 1.125);
+            st = dict_reserve(s, cnt, want);
+        }
+        for (int t = 0; t < ds.T && !st; t++)
+            if (ds.len[t]) st = s->g->ops->h2d(s->g, dd->bytes.p + ds.add[t], ds.buf[t], ds.len[t]);
+        if (!st)
+            st = s->g->ops->h2d(s->g, dd->off.p + (uint64_t)(ds.c0 + 1) * 8, offs, (uint64_t)(ds.c1 - ds.c0) * 8);
+        /* the host buffers are read by the copies: wait for them */
+        if (!st) st = s->g->ops->sync(s->g);
+        for (int t = 0; t < ds.T; t++) free(ds.buf[t]);
+        if (!st) {
+            s->copied += at - dd->nbytes + (uint64_t)(ds.c1 - ds.c0) * 8;
+            dd->nbytes = at;
+            dd->n = ds.c1;
+        }
+    }
+    free(offs);
+    return st;
+}
+
+/* The codes column col holds at rows (NULL: 0..n-1): their range [*lo, *hi]
+** and a device bitmap over it, 1 where present. */
+static rf_status dev_code_set(gstr *s, gptr col, gptr rows, int64_t n, int64_t *lo, int64_t *hi, gbuf *bm)
+{
+    gbuf mm = {0, 0};
+    uint64_t init[2] = {UINT64_MAX, 0}, got[2];
+    rf_status st = rf_gpool_alloc(s->pool, 16, &mm);
+    if (!st) st = s->g->ops->h2d(s->g, mm.p, init, 16);
+    rf_gpu_args a;
+    memset(&a, 0, sizeof a);
+    a.n = n;
+    a.c0[0] = col;
+    a.r0 = rows;
+    a.p[0] = mm.p;
+    if (!st) st = slaunch(s, "rf_code_range", n, &a);
+    if (!st) st = s->g->ops->d2h(s->g, got, mm.p, 16);
+    rf_gpool_release(s->pool, &mm);
+    if (st) return st;
+    *lo = (int64_t)got[0];
+    *hi = (int64_t)got[1];
+    uint64_t span = (uint64_t)(*hi - *lo + 1);
+    st = rf_gpool_alloc(s->pool, span + 1, bm);
+    if (!st) st = s->g->ops->memset8(s->g, bm->p, 0, span + 1);
+    a.p[0] = bm->p;
+    a.x[0] = *lo;
+    if (!st) st = slaunch(s, "rf_code_mark", n, &a);
+    if (st) rf_gpool_release(s->pool, bm);
+    return st;
+}
+
+/* The span indices where flags (n bytes) are 1: *out (i64, owned), *m. */
+static rf_status select_flags(gstr *s, gptr flags, int64_t n, gbuf *out, int64_t *m)
+{
+    uint64_t tb = 0;
+    gbuf t = {0, 0}, cnt = {0, 0};
+    rf_status st = rf_gpool_alloc(s->pool, (uint64_t)n * 8, out);
+    if (!st) st = rf_gpool_alloc(s->pool, 8, &cnt);
+    if (!st) st = s->g->ops->select(s->g, 0, &tb, flags, out->p, cnt.p, n);
+    if (!st) st = rf_gpool_alloc(s->pool, tb ? tb : 8, &t);
+    if (!st) st = s->g->ops->select(s->g, t.p, &tb, flags, out->p, cnt.p, n);
+    rf_gpool_release(s->pool, &t);
+    if (!st) st = s->g->ops->d2h(s->g, m, cnt.p, 8);
+    rf_gpool_release(s->pool, &cnt);
+    if (st) rf_gpool_release(s->pool, out);
+    return st;
+}
+
+/* The views of a string island -> codes: distinct views found on the device,
+** interned on the host (only those), spread back over the span. */
+static rf_status intern_views(gstr *s, rf_gpu_args *a, int64_t span, int64_t lo, gbuf *table)
+{
+    gbuf slots = {0, 0}, flags = {0, 0}, reps = {0, 0}, rv = {0, 0}, rc = {0, 0}, pres = {0, 0};
+    int64_t m = 0, np = 0;
+    uint64_t *hv = NULL;
+    int64_t *hr = NULL;
+    uint32_t *hc = NULL;
+    /* the table has room for twice the codes present (not the span: the
+    ** codes of a column need not be dense) */
+    rf_status st = select_flags(s, a->p[0], span, &pres, &np);
+    rf_gpool_release(s->pool, &pres);
+    uint64_t cap = pow2_at_least((uint64_t)np * 2);
+    if (!st) st = rf_gpool_alloc(s->pool, cap * 8, &slots);
+    if (!st) st = s->g->ops->memset8(s->g, slots.p, 0xff, cap * 8);
+    a->p[4] = slots.p;
+    a->x[1] = (int64_t)(cap - 1);
+    if (!st) st = slaunch(s, "rf_str_dedup", span, a);
+    if (!st) st = rf_gpool_alloc(s->pool, (uint64_t)span + 1, &flags);
+    a->p[5] = flags.p;
+    if (!st) st = slaunch(s, "rf_str_rep", span, a);
+    if (!st) st = select_flags(s, flags.p, span, &reps, &m);
+    if (!st && m > 0) {
+        /* the representatives' views, gathered, then read back */
+        rf_gpu_args g;
+        memset(&g, 0, sizeof g);
+        st = rf_gpool_alloc(s->pool, (uint64_t)m * 8, &rv);
+        g.n = m;
+        g.x[0] = 1;
+        g.k[0] = 8;
+        g.r0 = reps.p;
+        g.c0[0] = a->p[1];
+        g.o[0] = rv.p;
+        if (!st) st = slaunch(s, "rf_gather", m, &g);
+        hv = rf_malloc((size_t)m * 8);
+        hr = rf_malloc((size_t)m * 8);
+        hc = rf_malloc((size_t)m * 4);
+        if (!st && (!hv || !hr || !hc)) st = RF_ENOMEM;
+        if (!st) st = s->g->ops->d2h(s->g, hv, rv.p, (uint64_t)m * 8);
+        if (!st) st = s->g->ops->d2h(s->g, hr, reps.p, (uint64_t)m * 8);
+        for (int64_t q = 0; q < m && !st; q++) {
+            int64_t len = 0;
+            const char *p = rf_rt_dict_str(s->dict, (uint32_t)(lo + hr[q]), &len);
+            uint64_t from = hv[q] >> 32, to = hv[q] & 0xffffffffu;
+            if (!p || to < from || (int64_t)to > len)
+                st = RF_EINTERNAL;
+            else
+                st = rf_rt_dict_intern(s->dict, p + from, (int64_t)(to - from), &hc[q]);
+        }
+        if (!st) st = rf_gpool_alloc(s->pool, (uint64_t)m * 4, &rc);
+        if (!st) st = s->g->ops->h2d(s->g, rc.p, hc, (uint64_t)m * 4);
+    }
+    if (!st) st = rf_gpool_alloc(s->pool, (uint64_t)span * 4, table);
+    a->p[6] = table->p;
+    a->p[7] = reps.p;
+    a->p[8] = rc.p;
+    a->n = m;
+    if (!st) st = slaunch(s, "rf_str_scatter", m, a);
+    a->n = span;
+    if (!st) st = slaunch(s, "rf_str_resolve", span, a);
+    /* hv, hc are read by the copies above: wait before freeing them */
+    if (!st) st = s->g->ops->sync(s->g);
+    free(hv);
+    free(hr);
+    free(hc);
+    rf_gpool_release(s->pool, &slots);
+    rf_gpool_release(s->pool, &flags);
+    rf_gpool_release(s->pool, &reps);
+    rf_gpool_release(s->pool, &rv);
+    rf_gpool_release(s->pool, &rc);
+    if (st) rf_gpool_release(s->pool, table);
+    return st;
+}
+
+rf_status rf_gpu_str_island(gstr *s, int32_t kid, int32_t j, const rf_gpu_island *is, gptr col, gptr rows, int64_t n,
+                            gbuf *table, int64_t *base)
+{
+    *base = 0;
+    if (n <= 0) return RF_OK;
+    int64_t lo, hi;
+    gbuf bm = {0, 0}, out = {0, 0};
+    rf_status st = dev_code_set(s, col, rows, n, &lo, &hi, &bm);
+    if (st) return st;
+    int64_t span = hi - lo + 1;
+    st = rf_gpu_dict_sync(s, hi + 1);
+    int w = is->e->type == RF_TYPE_BOOL ? 1 : 8;
+    if (!st) st = rf_gpool_alloc(s->pool, (uint64_t)span * (uint64_t)w, &out);
+    rf_gpu_args a;
+    memset(&a, 0, sizeof a);
+    a.n = span;
+    a.x[0] = lo;
+    a.p[0] = bm.p;
+    a.p[1] = out.p;
+    a.t[RF_GPU_TDICT] = s->dd.off.p;
+    a.t[RF_GPU_TDICT + 1] = s->dd.bytes.p;
+    char name[64];
+    snprintf(name, sizeof name, "rfk%d_isl%d", kid, j);
+    if (!st) st = slaunch(s, name, span, &a);
+    if (!st && is->e->type == RF_TYPE_STRING) {
+        st = intern_views(s, &a, span, lo, table);
+        rf_gpool_release(s->pool, &out);
+    } else if (!st) {
+        *table = out;
+        memset(&out, 0, sizeof out);
+    }
+    rf_gpool_release(s->pool, &out);
+    rf_gpool_release(s->pool, &bm);
+    *base = lo;
+    return st;
+}
+
+/* Stable sort of (keys, vals) by key bits [0, bits), into fresh buffers. */
+static rf_status ssort(gstr *s, gptr keys, gptr vals, int64_t n, int bits, gbuf *kout, gbuf *vout)
+{
+    uint64_t tb = 0;
+    gbuf t = {0, 0};
+    rf_status st = rf_gpool_alloc(s->pool, (uint64_t)n * 8, kout);
+    if (!st) st = rf_gpool_alloc(s->pool, (uint64_t)n * 8, vout);
+    if (!st) st = s->g->ops->sort_pairs(s->g, 0, &tb, keys, kout->p, vals, vout->p, n, 0, bits);
+    if (!st) st = rf_gpool_alloc(s->pool, tb ? tb : 8, &t);
+    if (!st) st = s->g->ops->sort_pairs(s->g, t.p, &tb, keys, kout->p, vals, vout->p, n, 0, bits);
+    rf_gpool_release(s->pool, &t);
+    return st;
+}
+
+rf_status rf_gpu_str_ranks(gstr *s, gptr col, int64_t n, gbuf *ranks, int64_t *lo, gbuf *back)
+{
+    int64_t hi, np = 0;
+    gbuf bm = {0, 0}, idx = {0, 0}, keys = {0, 0}, mx = {0, 0};
+    *lo = 0;
+    if (n <= 0) return RF_OK;
+    rf_status st = dev_code_set(s, col, 0, n, lo, &hi, &bm);
+    if (st) return st;
+    int64_t span = hi - *lo + 1;
+    if (!st) st = rf_gpu_dict_sync(s, hi + 1);
+    if (!st) st = select_flags(s, bm.p, span, &idx, &np);
+    rf_gpool_release(s->pool, &bm);
+    rf_gpu_args a;
+    memset(&a, 0, sizeof a);
+    a.n = np;
+    a.x[1] = *lo;
+    a.t[RF_GPU_TDICT] = s->dd.off.p;
+    a.t[RF_GPU_TDICT + 1] = s->dd.bytes.p;
+    uint64_t maxlen = 0;
+    if (!st) st = rf_gpool_alloc(s->pool, (uint64_t)np * 8, &keys);
+    if (!st) st = rf_gpool_alloc(s->pool, 8, &mx);
+    if (!st) st = s->g->ops->memset8(s->g, mx.p, 0, 8);
+    /* least significant first: the length (which orders a string after
+    ** its zero-padded equals), then the chunks from the last to the first */
+    for (int64_t c = -1; !st; c--) {
+        if (c == -1) {
+            a.x[0] = -1;
+            a.p[1] = mx.p;
+        } else {
+            a.x[0] = c;
+            a.p[1] = 0;
+        }
+        a.c0[0] = idx.p;
+        a.p[0] = keys.p;
+        st = slaunch(s, "rf_str_chunk", np, &a);
+        int bits = 64;
+        if (!st && c == -1) {
+            st = s->g->ops->d2h(s->g, &maxlen, mx.p, 8);
+            bits = 1;
+            while (bits < 64 && (maxlen >> bits)) bits++;
+        }
+        gbuf ks = {0, 0}, vs = {0, 0};
+        if (!st && np > 1) st = ssort(s, keys.p, idx.p, np, bits, &ks, &vs);
+        if (!st && np > 1) {
+            rf_gpool_release(s->pool, &idx);
+            idx = vs;
+            memset(&vs, 0, sizeof vs);
+        }
+        rf_gpool_release(s->pool, &ks);
+        rf_gpool_release(s->pool, &vs);
+        if (c == -1) c = (int64_t)((maxlen + 7) / 8); /* the next round reads chunk c - 1 */
+        if (c == 0) break;
+    }
+    rf_gpool_release(s->pool, &keys);
+    rf_gpool_release(s->pool, &mx);
+    if (!st) st = rf_gpool_alloc(s->pool, (uint64_t)span * 4, ranks);
+    if (!st && back) st = rf_gpool_alloc(s->pool, (uint64_t)np * 4, back);
+    memset(&a, 0, sizeof a);
+    a.n = np;
+    a.x[0] = *lo;
+    a.c0[0] = idx.p;
+    a.p[0] = ranks->p;
+    a.p[1] = back ? back->p : 0;
+    if (!st) st = slaunch(s, "rf_rank_scatter", np, &a);
+    rf_gpool_release(s->pool, &idx);
+    if (st) {
+        rf_gpool_release(s->pool, ranks);
+        if (back) rf_gpool_release(s->pool, back);
+    }
+    return st;
+}
