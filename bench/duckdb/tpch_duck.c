@@ -1,0 +1,152 @@
+/*
+** bench/duckdb/tpch_duck.c: the 22 TPC-H validation queries in DuckDB, through
+** its C API, on machines without node (the GPU machine): the DuckDB side of the
+** comparisons in docs/BENCHMARKS.md. libduckdb.so is loaded with dlopen (the
+** one that @duckdb/node-bindings-linux-x64 1.5.6 ships works), so no DuckDB
+** headers are needed to build it:
+**   cc -O2 -o tpch_duck bench/duckdb/tpch_duck.c -ldl
+**   ./tpch_duck LIBDUCKDB.so DATA_DIR SQL_DIR [THREADS] [REPEATS]
+** Loads the eight dbgen .tbl files into an in-memory database, then prints
+** the best of REPEATS runs per query ("q01 197.3 ms") and the total and
+** geometric mean, like bench/duckdb/tpch.mjs.
+*/
+#include <dlfcn.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* The parts of duckdb.h used here (C API, stable since 1.0). */
+typedef void *duckdb_database, *duckdb_connection;
+typedef struct {
+    uint64_t column_count, row_count, rows_changed;
+    void *columns;
+    char *error_message;
+    void *internal_data;
+} duckdb_result;
+
+static int (*d_open)(const char *, duckdb_database *);
+static int (*d_connect)(duckdb_database, duckdb_connection *);
+static int (*d_query)(duckdb_connection, const char *, duckdb_result *);
+static void (*d_destroy)(duckdb_result *);
+static const char *(*d_error)(duckdb_result *);
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+static int run(duckdb_connection c, const char *sql)
+{
+    duckdb_result r;
+    memset(&r, 0, sizeof r);
+    int st = d_query(c, sql, &r);
+    if (st != 0) fprintf(stderr, "duckdb: %s\n", d_error(&r) ? d_error(&r) : "error");
+    d_destroy(&r);
+    return st == 0;
+}
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *s = malloc((size_t)n + 1);
+    if (s && fread(s, 1, (size_t)n, f) != (size_t)n) {
+        free(s);
+        s = NULL;
+    }
+    if (s) s[n] = 0;
+    fclose(f);
+    return s;
+}
+
+static const char *tables[][2] = {
+    {"nation", "n_nationkey INT, n_name VARCHAR, n_regionkey INT, n_comment VARCHAR"},
+    {"region", "r_regionkey INT, r_name VARCHAR, r_comment VARCHAR"},
+    {"part", "p_partkey INT, p_name VARCHAR, p_mfgr VARCHAR, p_brand VARCHAR, p_type VARCHAR, p_size INT, "
+             "p_container VARCHAR, p_retailprice DECIMAL(15,2), p_comment VARCHAR"},
+    {"supplier", "s_suppkey INT, s_name VARCHAR, s_address VARCHAR, s_nationkey INT, s_phone VARCHAR, "
+                 "s_acctbal DECIMAL(15,2), s_comment VARCHAR"},
+    {"partsupp", "ps_partkey INT, ps_suppkey INT, ps_availqty INT, ps_supplycost DECIMAL(15,2), ps_comment VARCHAR"},
+    {"customer", "c_custkey INT, c_name VARCHAR, c_address VARCHAR, c_nationkey INT, c_phone VARCHAR, "
+                 "c_acctbal DECIMAL(15,2), c_mktsegment VARCHAR, c_comment VARCHAR"},
+    {"orders", "o_orderkey INT, o_custkey INT, o_orderstatus VARCHAR, o_totalprice DECIMAL(15,2), o_orderdate DATE, "
+               "o_orderpriority VARCHAR, o_clerk VARCHAR, o_shippriority INT, o_comment VARCHAR"},
+    {"lineitem", "l_orderkey INT, l_partkey INT, l_suppkey INT, l_linenumber INT, l_quantity DECIMAL(15,2), "
+                 "l_extendedprice DECIMAL(15,2), l_discount DECIMAL(15,2), l_tax DECIMAL(15,2), l_returnflag VARCHAR, "
+                 "l_linestatus VARCHAR, l_shipdate DATE, l_commitdate DATE, l_receiptdate DATE, l_shipinstruct VARCHAR, "
+                 "l_shipmode VARCHAR, l_comment VARCHAR"},
+};
+
+int main(int argc, char **argv)
+{
+    if (argc < 4) {
+        fprintf(stderr, "usage: tpch_duck LIBDUCKDB.so DATA_DIR SQL_DIR [THREADS] [REPEATS]\n");
+        return 2;
+    }
+    const char *threads = argc > 4 ? argv[4] : "2";
+    int repeats = argc > 5 ? atoi(argv[5]) : 3;
+    void *h = dlopen(argv[1], RTLD_NOW);
+    if (!h) {
+        fprintf(stderr, "tpch_duck: %s\n", dlerror());
+        return 1;
+    }
+    *(void **)&d_open = dlsym(h, "duckdb_open");
+    *(void **)&d_connect = dlsym(h, "duckdb_connect");
+    *(void **)&d_query = dlsym(h, "duckdb_query");
+    *(void **)&d_destroy = dlsym(h, "duckdb_destroy_result");
+    *(void **)&d_error = dlsym(h, "duckdb_result_error");
+    if (!d_open || !d_connect || !d_query || !d_destroy || !d_error) {
+        fprintf(stderr, "tpch_duck: %s lacks the C API\n", argv[1]);
+        return 1;
+    }
+    duckdb_database db;
+    duckdb_connection con;
+    if (d_open(NULL, &db) != 0 || d_connect(db, &con) != 0) {
+        fprintf(stderr, "tpch_duck: cannot open an in-memory database\n");
+        return 1;
+    }
+    char sql[4096];
+    snprintf(sql, sizeof sql, "SET threads = %s", threads);
+    if (!run(con, sql)) return 1;
+    double t0 = now();
+    for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
+        snprintf(sql, sizeof sql, "CREATE TABLE %s (%s, dummy VARCHAR)", tables[i][0], tables[i][1]);
+        if (!run(con, sql)) return 1;
+        snprintf(sql, sizeof sql, "COPY %s FROM '%s/%s.tbl' (DELIMITER '|', HEADER false)", tables[i][0], argv[2],
+                 tables[i][0]);
+        if (!run(con, sql)) return 1;
+    }
+    printf("load %.2f s\n", now() - t0);
+    double total = 0, logsum = 0;
+    for (int q = 1; q <= 22; q++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/q%02d.sql", argv[3], q);
+        char *text = slurp(path);
+        if (!text) {
+            fprintf(stderr, "tpch_duck: cannot read %s\n", path);
+            return 1;
+        }
+        double best = 1e30;
+        for (int r = 0; r < repeats; r++) {
+            double a = now();
+            if (!run(con, text)) return 1;
+            double t = (now() - a) * 1e3;
+            if (t < best) best = t;
+        }
+        free(text);
+        total += best;
+        logsum += log(best);
+        printf("q%02d %.1f ms\n", q, best);
+        fflush(stdout);
+    }
+    printf("total %.0f ms, geometric mean %.1f ms\n", total, exp(logsum / 22));
+    return 0;
+}
