@@ -73,20 +73,26 @@ static void co_entry(void)
     /* uc_link returns to the scheduler */
 }
 
+/* Thread t's context, on its own stack, entering co_entry. getcontext
+** returns twice in principle, so it lives in a function of its own: the
+** caller's loop variables then cannot be clobbered (-Wclobbered). */
+static __attribute__((noinline)) void co_prepare(int t)
+{
+    getcontext(&co.th[t]);
+    co.th[t].uc_stack.ss_sp = co.stacks + (size_t)t * EMU_STACK;
+    co.th[t].uc_stack.ss_size = EMU_STACK;
+    co.th[t].uc_link = &co.sched;
+    makecontext(&co.th[t], co_entry, 0);
+    co.state[t] = 0;
+}
+
 static int run_block_coroutines(emu_state *es, kfn fn, const rf_gpu_args *a)
 {
     if (!co.stacks && !(co.stacks = malloc((size_t)RF_GPU_TILE * EMU_STACK))) return -1;
     co.fn = fn;
     co.args = a;
     co.es = es;
-    for (int t = 0; t < RF_GPU_TILE; t++) {
-        getcontext(&co.th[t]);
-        co.th[t].uc_stack.ss_sp = co.stacks + (size_t)t * EMU_STACK;
-        co.th[t].uc_stack.ss_size = EMU_STACK;
-        co.th[t].uc_link = &co.sched;
-        makecontext(&co.th[t], co_entry, 0);
-        co.state[t] = 0;
-    }
+    for (int t = 0; t < RF_GPU_TILE; t++) co_prepare(t);
     for (;;) {
         int live = 0;
         for (int t = 0; t < RF_GPU_TILE; t++) {
