@@ -136,7 +136,14 @@ typedef struct dnf {
     int too_big;
 } dnf;
 
-static dnf dnf_of(rf_checker *c, const rf_ast_formula *f);
+/* Variable names a body binds outside its disjunctions: those of its
+** top-level positive atoms and of `v = expr` comparisons at top level. */
+typedef struct bound_names {
+    const char **names;
+    int32_t n, cap;
+} bound_names;
+
+static dnf dnf_of(rf_checker *c, const rf_ast_formula *f, const bound_names *bn);
 
 static dnf dnf_single(rf_checker *c, const rf_ast_formula *f)
 {
@@ -207,7 +214,69 @@ static rf_ast_formula *mk_not(rf_checker *c, const rf_ast_formula *sub)
     return f;
 }
 
-static dnf dnf_of(rf_checker *c, const rf_ast_formula *f)
+/* An expression of variables, constants and arithmetic only. */
+static int pure_expr(const rf_ast_expr *e)
+{
+    switch (e->kind) {
+    case RF_AST_VAR:
+    case RF_AST_INT:
+    case RF_AST_DECIMAL:
+    case RF_AST_FLOAT:
+    case RF_AST_STRING:
+    case RF_AST_BOOL:
+    case RF_AST_DATE: return 1;
+    case RF_AST_BINOP: return pure_expr(e->lhs) && pure_expr(e->rhs);
+    case RF_AST_NEG: return pure_expr(e->lhs);
+    case RF_AST_APPLY: /* a built-in function (not a predicate: that would be a join) */
+        if (!rf_fe_builtin_lookup(e->name)) return 0;
+        for (int32_t i = 0; i < e->nargs; i++)
+            if (!pure_expr(e->args[i])) return 0;
+        return 1;
+    default: return 0;
+    }
+}
+
+static int name_bound(const bound_names *bn, const char *name)
+{
+    for (int32_t i = 0; i < bn->n; i++)
+        if (!strcmp(bn->names[i], name)) return 1;
+    return 0;
+}
+
+static int expr_names_bound(const rf_ast_expr *e, const bound_names *bn)
+{
+    switch (e->kind) {
+    case RF_AST_VAR: return name_bound(bn, e->name);
+    case RF_AST_BINOP: return expr_names_bound(e->lhs, bn) && expr_names_bound(e->rhs, bn);
+    case RF_AST_NEG: return expr_names_bound(e->lhs, bn);
+    case RF_AST_APPLY:
+        for (int32_t i = 0; i < e->nargs; i++)
+            if (!expr_names_bound(e->args[i], bn)) return 0;
+        return 1;
+    default: return 1;
+    }
+}
+
+/* A disjunction that is only a filter: comparisons of pure expressions
+** (under and, or, not) over variables the rest of the body binds. It
+** becomes one OR literal, evaluated as one condition, instead of one rule
+** per disjunct that would repeat every join of the body. */
+static int filter_only(const rf_ast_formula *f, const bound_names *bn)
+{
+    switch (f->kind) {
+    case RF_FORM_CMP:
+        return pure_expr(f->lhs) && pure_expr(f->rhs) && expr_names_bound(f->lhs, bn) && expr_names_bound(f->rhs, bn);
+    case RF_FORM_NOT: return filter_only(f->sub, bn);
+    case RF_FORM_AND:
+    case RF_FORM_OR:
+        for (int32_t i = 0; i < f->nitems; i++)
+            if (!filter_only(f->items[i], bn)) return 0;
+        return 1;
+    default: return 0;
+    }
+}
+
+static dnf dnf_of(rf_checker *c, const rf_ast_formula *f, const bound_names *bn)
 {
     dnf none = {0, 0, 0};
     if (c->oom) return none;
@@ -216,9 +285,11 @@ static dnf dnf_of(rf_checker *c, const rf_ast_formula *f)
     case RF_FORM_CMP: return dnf_single(c, f);
     case RF_FORM_AND:
     case RF_FORM_OR: {
-        dnf r = dnf_of(c, f->items[0]);
+        if (f->kind == RF_FORM_OR && bn && filter_only(f, bn)) return dnf_single(c, f);
+        const bound_names *sub = f->kind == RF_FORM_AND ? bn : NULL;
+        dnf r = dnf_of(c, f->items[0], sub);
         for (int32_t i = 1; i < f->nitems && !c->oom && !r.too_big; i++) {
-            dnf s = dnf_of(c, f->items[i]);
+            dnf s = dnf_of(c, f->items[i], sub);
             r = f->kind == RF_FORM_AND ? dnf_and(c, r, s) : dnf_or(c, r, s);
         }
         return r;
@@ -226,14 +297,14 @@ static dnf dnf_of(rf_checker *c, const rf_ast_formula *f)
     case RF_FORM_NOT: {
         const rf_ast_formula *s = f->sub;
         if (s->kind == RF_FORM_ATOM || s->kind == RF_FORM_CMP) return dnf_single(c, f);
-        if (s->kind == RF_FORM_NOT) return dnf_of(c, s->sub);
+        if (s->kind == RF_FORM_NOT) return dnf_of(c, s->sub, NULL);
         if (s->kind == RF_FORM_OR) {
             /* !(a ; b) is !a, !b */
             dnf r = {0, 0, 0};
             for (int32_t i = 0; i < s->nitems && !c->oom && !r.too_big; i++) {
                 rf_ast_formula *n = mk_not(c, s->items[i]);
                 if (!n) return none;
-                dnf t = dnf_of(c, n);
+                dnf t = dnf_of(c, n, NULL);
                 r = i ? dnf_and(c, r, t) : t;
             }
             return r;
@@ -249,7 +320,7 @@ static dnf dnf_of(rf_checker *c, const rf_ast_formula *f)
         for (int32_t i = 0; i < s->nitems && !c->oom && !r.too_big; i++) {
             rf_ast_formula *n = mk_not(c, s->items[i]);
             if (!n) return none;
-            dnf t = dnf_of(c, n);
+            dnf t = dnf_of(c, n, NULL);
             r = i ? dnf_or(c, r, t) : t;
         }
         return r;
@@ -681,11 +752,129 @@ static void body_cmp(rb *b, const rf_ast_formula *f, int negated)
     push_lit(b, lit);
 }
 
+static void body_basic(rb *b, const rf_ast_formula *f);
+
+/* The one variable an expression reads: its id, -2 for none, -1 for several. */
+static int32_t only_var(const rf_fe_expr *e)
+{
+    if (e->kind == RF_FE_VAR) return e->var;
+    if (e->kind == RF_FE_CONST) return -2;
+    int32_t v = -2;
+    for (int32_t i = 0; i < e->nargs; i++) {
+        int32_t a = only_var(e->args[i]);
+        if (a == -1 || (a >= 0 && v >= 0 && a != v)) return -1;
+        if (a >= 0) v = a;
+    }
+    return v;
+}
+
+static int32_t cmp_var(const rf_fe_lit *x)
+{
+    int32_t a = only_var(x->lhs), b = only_var(x->rhs);
+    if (a == -1 || b == -1 || (a >= 0 && b >= 0 && a != b)) return -1;
+    return a >= 0 ? a : b;
+}
+
+/* For each variable that every alternative of an OR literal constrains on
+** its own (v = "FRANCE" in one, v = "GERMANY" in the other), the implied
+** disjunction over that variable alone, as one more literal. It restates
+** part of the OR, so it changes no result; but it reads one variable, so the
+** planner can apply it where that variable enters the plan (a small nation
+** table, say) instead of after every join. */
+static void implied_filters(rb *b, const rf_fe_lit *or)
+{
+    for (int32_t a0 = 0; a0 < or->altn[0]; a0++) {
+        int32_t v = cmp_var(or->alts[0][a0]);
+        if (v < 0) continue;
+        int dup = 0; /* one implied literal per variable */
+        for (int32_t k = 0; k < a0; k++) dup |= cmp_var(or->alts[0][k]) == v;
+        if (dup) continue;
+        int every = 1;
+        for (int32_t a = 1; a < or->nalts && every; a++) {
+            int has = 0;
+            for (int32_t j = 0; j < or->altn[a]; j++) has |= cmp_var(or->alts[a][j]) == v;
+            every = has;
+        }
+        if (!every) continue;
+        rf_fe_lit *l = lit_new(b, RF_FE_OR, or->loc);
+        rf_fe_lit ***alts = rf_arena_alloc(b->c->a, (size_t)or->nalts * sizeof *alts);
+        int32_t *altn = rf_arena_alloc(b->c->a, (size_t)or->nalts * sizeof *altn);
+        if (!l || !alts || !altn) {
+            b->c->oom = 1;
+            b->bad = 1;
+            return;
+        }
+        for (int32_t a = 0; a < or->nalts; a++) {
+            alts[a] = rf_arena_alloc(b->c->a, (size_t)or->altn[a] * sizeof **alts);
+            if (!alts[a]) {
+                b->c->oom = 1;
+                b->bad = 1;
+                return;
+            }
+            altn[a] = 0;
+            for (int32_t j = 0; j < or->altn[a]; j++)
+                if (cmp_var(or->alts[a][j]) == v) alts[a][altn[a]++] = or->alts[a][j];
+        }
+        l->alts = alts;
+        l->altn = altn;
+        l->nalts = or->nalts;
+        push_lit(b, l);
+    }
+}
+
+/* A filter-only disjunction (filter_only): its own DNF, each conjunction
+** translated into CMP literals of its own, kept together as one literal. */
+static void body_or(rb *b, const rf_ast_formula *f)
+{
+    dnf d = dnf_of(b->c, f, NULL);
+    if (b->c->oom || d.too_big) {
+        if (d.too_big)
+            rf_error(b->c->d, f->loc, "this disjunction expands to more than %d alternatives; split it into several rules",
+                     MAX_DISJUNCTS);
+        b->bad = 1;
+        return;
+    }
+    rf_fe_lit *l = lit_new(b, RF_FE_OR, f->loc);
+    rf_fe_lit ***alts = rf_arena_alloc(b->c->a, (size_t)(d.n + 1) * sizeof *alts);
+    int32_t *altn = rf_arena_alloc(b->c->a, (size_t)(d.n + 1) * sizeof *altn);
+    if (!l || !alts || !altn) {
+        b->c->oom = 1;
+        b->bad = 1;
+        return;
+    }
+    rf_fe_lit **saved = b->lits;
+    int32_t nsaved = b->nlits, capsaved = b->caplits;
+    for (int32_t i = 0; i < d.n && !b->bad; i++) {
+        b->lits = NULL;
+        b->nlits = b->caplits = 0;
+        for (int32_t j = 0; j < d.c[i].n && !b->bad; j++) body_basic(b, d.c[i].items[j]);
+        for (int32_t j = 0; j < b->nlits && !b->bad; j++)
+            if (b->lits[j]->kind != RF_FE_CMP) {
+                /* filter_only admits comparisons only: never drop a rule unsaid */
+                rf_error(b->c->d, f->loc, "internal error: a disjunction taken for a filter produced a literal of kind %d",
+                         (int)b->lits[j]->kind);
+                b->bad = 1;
+            }
+        alts[i] = b->lits;
+        altn[i] = b->nlits;
+    }
+    b->lits = saved;
+    b->nlits = nsaved;
+    b->caplits = capsaved;
+    if (b->bad) return;
+    l->alts = alts;
+    l->altn = altn;
+    l->nalts = d.n;
+    push_lit(b, l);
+    implied_filters(b, l);
+}
+
 static void body_basic(rb *b, const rf_ast_formula *f)
 {
     switch (f->kind) {
     case RF_FORM_ATOM: body_atom(b, &f->atom, 0, f->loc); break;
     case RF_FORM_CMP: body_cmp(b, f, 0); break;
+    case RF_FORM_OR: body_or(b, f); break;
     case RF_FORM_NOT:
         if (f->sub->kind == RF_FORM_ATOM) body_atom(b, &f->sub->atom, 1, f->loc);
         else if (f->sub->kind == RF_FORM_CMP) body_cmp(b, f->sub, 1);
@@ -1000,6 +1189,43 @@ static void agg_over_disjunction(rf_checker *c, const rf_ast_clause *cl, const d
     build_rule(c, cl, cl->heads[0], &k);
 }
 
+static void add_name(rf_checker *c, bound_names *bn, const char *name)
+{
+    if (name_bound(bn, name)) return;
+    if (bn->n == bn->cap) {
+        int32_t ncap = bn->cap ? bn->cap * 2 : 16;
+        const char **n = rf_arena_alloc(c->a, (size_t)ncap * sizeof *n);
+        if (!n) {
+            c->oom = 1;
+            return;
+        }
+        if (bn->n) memcpy(n, bn->names, (size_t)bn->n * sizeof *n);
+        bn->names = n;
+        bn->cap = ncap;
+    }
+    bn->names[bn->n++] = name;
+}
+
+/* The names bound_names describes, from the conjunction at the top of a body. */
+static void collect_bound(rf_checker *c, const rf_ast_formula *f, bound_names *bn)
+{
+    switch (f->kind) {
+    case RF_FORM_AND:
+        for (int32_t i = 0; i < f->nitems && !c->oom; i++) collect_bound(c, f->items[i], bn);
+        break;
+    case RF_FORM_ATOM:
+        for (int32_t i = 0; i < f->atom.nargs; i++)
+            if (f->atom.args[i]->kind == RF_AST_VAR) add_name(c, bn, f->atom.args[i]->name);
+        break;
+    case RF_FORM_CMP:
+        if (f->op != RF_CMP_EQ) break;
+        if (f->lhs->kind == RF_AST_VAR) add_name(c, bn, f->lhs->name);
+        if (f->rhs->kind == RF_AST_VAR) add_name(c, bn, f->rhs->name);
+        break;
+    default: break;
+    }
+}
+
 static void desugar_clause(rf_checker *c, const rf_ast_clause *cl)
 {
     int ndirectives = 0;
@@ -1017,7 +1243,9 @@ static void desugar_clause(rf_checker *c, const rf_ast_clause *cl)
         for (int32_t h = 0; h < cl->nheads; h++) build_rule(c, cl, cl->heads[h], NULL);
         return;
     }
-    dnf d = dnf_of(c, cl->body);
+    bound_names bn = {0, 0, 0};
+    if (cl->nheads == 1) collect_bound(c, cl->body, &bn);
+    dnf d = dnf_of(c, cl->body, cl->nheads == 1 && !c->oom ? &bn : NULL);
     if (c->oom) return;
     if (d.too_big) {
         rf_error(c->d, cl->body->loc, "this body expands to more than %d alternatives; split it into several rules",

@@ -115,6 +115,20 @@ static void print_rule(const rf_fe_rule *r, rf_buf *out)
             rf_buf_printf(out, "%s := ", r->vars[l->var].name);
             rf_fe_expr_print(r, l->rhs, out);
             break;
+        case RF_FE_OR:
+            rf_buf_putc(out, '(');
+            for (int32_t a = 0; a < l->nalts; a++) {
+                if (a) rf_buf_puts(out, " ; ");
+                for (int32_t j = 0; j < l->altn[a]; j++) {
+                    const rf_fe_lit *x = l->alts[a][j];
+                    if (j) rf_buf_puts(out, ", ");
+                    rf_fe_expr_print(r, x->lhs, out);
+                    rf_buf_printf(out, " %s ", rf_cmp_op_name(x->op));
+                    rf_fe_expr_print(r, x->rhs, out);
+                }
+            }
+            rf_buf_putc(out, ')');
+            break;
         }
     }
     rf_buf_puts(out, ".\n");

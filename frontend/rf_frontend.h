@@ -91,7 +91,9 @@ typedef enum rf_fe_lit_kind {
     RF_FE_ATOM,    /* [!] pred(args): args are VAR or CONST */
     RF_FE_BUILTIN, /* [!] fn(args): a built-in predicate */
     RF_FE_CMP,     /* lhs op rhs, all variables bound before */
-    RF_FE_ASSIGN   /* var = rhs: binds var */
+    RF_FE_ASSIGN,  /* var = rhs: binds var */
+    RF_FE_OR       /* alts[0] ; alts[1] ; ...: each a conjunction of CMP literals whose
+                      variables are all bound by the rest of the body (one filter) */
 } rf_fe_lit_kind;
 
 typedef struct rf_fe_lit {
@@ -105,6 +107,9 @@ typedef struct rf_fe_lit {
     rf_cmp_op op;
     rf_fe_expr *lhs, *rhs;
     int32_t var;
+    struct rf_fe_lit ***alts; /* OR: nalts conjunctions of altn[i] CMP literals */
+    int32_t *altn;
+    int32_t nalts;
 } rf_fe_lit;
 
 typedef struct rf_fe_var {

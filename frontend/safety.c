@@ -108,6 +108,15 @@ int rf_chk_safety(rf_checker *c, rf_fe_rule *r, rf_fe_lit **lits, int32_t nlits)
                     order[n++] = l;
                     placed[i] = changed = 1;
                 }
+            } else if (l->kind == RF_FE_OR) {
+                int all = 1;
+                for (int32_t a = 0; a < l->nalts; a++)
+                    for (int32_t j = 0; j < l->altn[a]; j++)
+                        all &= expr_bound(&s, l->alts[a][j]->lhs) && expr_bound(&s, l->alts[a][j]->rhs);
+                if (all) {
+                    order[n++] = l;
+                    placed[i] = changed = 1;
+                }
             }
         }
     }
@@ -125,6 +134,12 @@ int rf_chk_safety(rf_checker *c, rf_fe_rule *r, rf_fe_lit **lits, int32_t nlits)
             rf_chk_expr_vars(l->rhs, report_unbound, &s);
         } else if (l->kind == RF_FE_BUILTIN) {
             for (int32_t j = 0; j < l->nargs; j++) rf_chk_expr_vars(l->args[j], report_unbound, &s);
+        } else if (l->kind == RF_FE_OR) {
+            for (int32_t a = 0; a < l->nalts; a++)
+                for (int32_t j = 0; j < l->altn[a]; j++) {
+                    rf_chk_expr_vars(l->alts[a][j]->lhs, report_unbound, &s);
+                    rf_chk_expr_vars(l->alts[a][j]->rhs, report_unbound, &s);
+                }
         } else if (l->negated) {
             for (int32_t j = 0; j < l->nargs; j++)
                 if (l->args[j]->kind == RF_FE_VAR && !r->vars[l->args[j]->var].wildcard)

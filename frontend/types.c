@@ -234,6 +234,21 @@ static int32_t append_var(rf_checker *c, rf_fe_rule *r, rf_type t, rf_loc loc)
     return r->nvars++;
 }
 
+/* A comparison: like types, or numbers widened to the wider type. */
+static void type_cmp(rf_checker *c, rf_fe_rule *r, rf_fe_lit *l, int *bad)
+{
+    rf_type a = type_of(c, r, l->lhs, 1, bad);
+    rf_type bt = type_of(c, r, l->rhs, 1, bad);
+    if (a == RF_TYPE_UNKNOWN || bt == RF_TYPE_UNKNOWN || a == bt) return;
+    if (rf_type_is_numeric(a) && rf_type_is_numeric(bt)) {
+        rf_type w = wider(a, bt);
+        l->lhs = cast_to(c, l->lhs, w);
+        l->rhs = cast_to(c, l->rhs, w);
+        return;
+    }
+    rf_error(c->d, l->loc, "cannot compare %s with %s", tn(a), tn(bt));
+}
+
 static void check_rule(rf_checker *c, rf_fe_rule *r)
 {
     int bad = 0;
@@ -276,20 +291,11 @@ static void check_rule(rf_checker *c, rf_fe_rule *r)
             }
             break;
         }
-        case RF_FE_CMP: {
-            rf_type a = type_of(c, r, l->lhs, 1, &bad);
-            rf_type bt = type_of(c, r, l->rhs, 1, &bad);
-            if (a == RF_TYPE_UNKNOWN || bt == RF_TYPE_UNKNOWN) break;
-            if (a == bt) break;
-            if (rf_type_is_numeric(a) && rf_type_is_numeric(bt)) {
-                rf_type w = wider(a, bt);
-                l->lhs = cast_to(c, l->lhs, w);
-                l->rhs = cast_to(c, l->rhs, w);
-                break;
-            }
-            rf_error(c->d, l->loc, "cannot compare %s with %s", tn(a), tn(bt));
+        case RF_FE_CMP: type_cmp(c, r, l, &bad); break;
+        case RF_FE_OR:
+            for (int32_t a = 0; a < l->nalts; a++)
+                for (int32_t j = 0; j < l->altn[a]; j++) type_cmp(c, r, l->alts[a][j], &bad);
             break;
-        }
         case RF_FE_ASSIGN: {
             rf_type a = type_of(c, r, l->rhs, 1, &bad);
             if (a != RF_TYPE_UNKNOWN && a != r->vars[l->var].type)
