@@ -752,75 +752,110 @@ static void body_cmp(rb *b, const rf_ast_formula *f, int negated)
     push_lit(b, lit);
 }
 
-static void body_basic(rb *b, const rf_ast_formula *f);
-
-/* The one variable an expression reads: its id, -2 for none, -1 for several. */
-static int32_t only_var(const rf_fe_expr *e)
+/* Whether every variable expression e reads is marked in in_group, and
+** whether it reads one at all (*any). */
+static int vars_within(const rf_fe_expr *e, const uint8_t *in_group, int *any)
 {
-    if (e->kind == RF_FE_VAR) return e->var;
-    if (e->kind == RF_FE_CONST) return -2;
-    int32_t v = -2;
-    for (int32_t i = 0; i < e->nargs; i++) {
-        int32_t a = only_var(e->args[i]);
-        if (a == -1 || (a >= 0 && v >= 0 && a != v)) return -1;
-        if (a >= 0) v = a;
+    if (e->kind == RF_FE_VAR) {
+        *any = 1;
+        return in_group[e->var];
     }
-    return v;
+    for (int32_t i = 0; i < e->nargs; i++)
+        if (!vars_within(e->args[i], in_group, any)) return 0;
+    return 1;
 }
 
-static int32_t cmp_var(const rf_fe_lit *x)
+static int cmp_within(const rf_fe_lit *x, const uint8_t *in_group)
 {
-    int32_t a = only_var(x->lhs), b = only_var(x->rhs);
-    if (a == -1 || b == -1 || (a >= 0 && b >= 0 && a != b)) return -1;
-    return a >= 0 ? a : b;
+    int any = 0;
+    return vars_within(x->lhs, in_group, &any) && vars_within(x->rhs, in_group, &any) && any;
 }
 
-/* For each variable that every alternative of an OR literal constrains on
-** its own (v = "FRANCE" in one, v = "GERMANY" in the other), the implied
-** disjunction over that variable alone, as one more literal. It restates
-** part of the OR, so it changes no result; but it reads one variable, so the
-** planner can apply it where that variable enters the plan (a small nation
-** table, say) instead of after every join. */
-static void implied_filters(rb *b, const rf_fe_lit *or)
+/* The implied filter of OR literal `or` on one group of variables (those of
+** one atom, or one variable no atom binds): per alternative, its
+** comparisons that read only the group. When every alternative has some, their
+** disjunction follows from `or`, and is added as a literal of its own: it
+** changes no result, but the planner can apply it where the group enters the
+** plan (TPC-H Q19's part classes on part, Q7's two nations on each nation
+** scan) instead of after the joins. Nothing is added when it would be `or`
+** itself. */
+static void implied_on(rb *b, const rf_fe_lit *or, const uint8_t *in_group)
 {
-    for (int32_t a0 = 0; a0 < or->altn[0]; a0++) {
-        int32_t v = cmp_var(or->alts[0][a0]);
-        if (v < 0) continue;
-        int dup = 0; /* one implied literal per variable */
-        for (int32_t k = 0; k < a0; k++) dup |= cmp_var(or->alts[0][k]) == v;
-        if (dup) continue;
-        int every = 1;
-        for (int32_t a = 1; a < or->nalts && every; a++) {
-            int has = 0;
-            for (int32_t j = 0; j < or->altn[a]; j++) has |= cmp_var(or->alts[a][j]) == v;
-            every = has;
-        }
-        if (!every) continue;
-        rf_fe_lit *l = lit_new(b, RF_FE_OR, or->loc);
-        rf_fe_lit ***alts = rf_arena_alloc(b->c->a, (size_t)or->nalts * sizeof *alts);
-        int32_t *altn = rf_arena_alloc(b->c->a, (size_t)or->nalts * sizeof *altn);
-        if (!l || !alts || !altn) {
+    int32_t picked = 0, total = 0;
+    for (int32_t a = 0; a < or->nalts; a++) {
+        int32_t k = 0;
+        for (int32_t j = 0; j < or->altn[a]; j++) k += cmp_within(or->alts[a][j], in_group);
+        if (!k) return;
+        picked += k;
+        total += or->altn[a];
+    }
+    if (picked == total) return;
+    rf_fe_lit *l = lit_new(b, RF_FE_OR, or->loc);
+    rf_fe_lit ***alts = rf_arena_alloc(b->c->a, (size_t)or->nalts * sizeof *alts);
+    int32_t *altn = rf_arena_alloc(b->c->a, (size_t)or->nalts * sizeof *altn);
+    if (!l || !alts || !altn) {
+        b->c->oom = 1;
+        b->bad = 1;
+        return;
+    }
+    for (int32_t a = 0; a < or->nalts; a++) {
+        alts[a] = rf_arena_alloc(b->c->a, (size_t)or->altn[a] * sizeof **alts);
+        if (!alts[a]) {
             b->c->oom = 1;
             b->bad = 1;
             return;
         }
-        for (int32_t a = 0; a < or->nalts; a++) {
-            alts[a] = rf_arena_alloc(b->c->a, (size_t)or->altn[a] * sizeof **alts);
-            if (!alts[a]) {
-                b->c->oom = 1;
-                b->bad = 1;
-                return;
-            }
-            altn[a] = 0;
-            for (int32_t j = 0; j < or->altn[a]; j++)
-                if (cmp_var(or->alts[a][j]) == v) alts[a][altn[a]++] = or->alts[a][j];
+        altn[a] = 0;
+        for (int32_t j = 0; j < or->altn[a]; j++)
+            if (cmp_within(or->alts[a][j], in_group)) alts[a][altn[a]++] = or->alts[a][j];
+    }
+    l->alts = alts;
+    l->altn = altn;
+    l->nalts = or->nalts;
+    push_lit(b, l);
+}
+
+/* implied_on for every OR literal of the body, over the variables of each
+** positive atom and over each variable that no atom binds. */
+static void implied_filters(rb *b)
+{
+    int32_t n0 = b->nlits, nors = 0;
+    for (int32_t i = 0; i < n0; i++) nors += b->lits[i]->kind == RF_FE_OR;
+    if (!nors) return;
+    uint8_t *in_group = rf_arena_alloc(b->c->a, (size_t)b->nvars + 1), *in_atom = rf_arena_alloc(b->c->a, (size_t)b->nvars + 1);
+    if (!in_group || !in_atom) {
+        b->c->oom = 1;
+        b->bad = 1;
+        return;
+    }
+    memset(in_atom, 0, (size_t)b->nvars + 1);
+    for (int32_t i = 0; i < n0; i++) {
+        const rf_fe_lit *a = b->lits[i];
+        if (a->kind != RF_FE_ATOM || a->negated) continue;
+        for (int32_t j = 0; j < a->nargs; j++)
+            if (a->args[j]->kind == RF_FE_VAR) in_atom[a->args[j]->var] = 1;
+    }
+    for (int32_t o = 0; o < n0 && !b->bad; o++) {
+        const rf_fe_lit *or = b->lits[o];
+        if (or->kind != RF_FE_OR) continue;
+        for (int32_t i = 0; i < n0 && !b->bad; i++) {
+            const rf_fe_lit *a = b->lits[i];
+            if (a->kind != RF_FE_ATOM || a->negated) continue;
+            memset(in_group, 0, (size_t)b->nvars + 1);
+            for (int32_t j = 0; j < a->nargs; j++)
+                if (a->args[j]->kind == RF_FE_VAR) in_group[a->args[j]->var] = 1;
+            implied_on(b, or, in_group);
         }
-        l->alts = alts;
-        l->altn = altn;
-        l->nalts = or->nalts;
-        push_lit(b, l);
+        for (int32_t v = 0; v < b->nvars && !b->bad; v++) {
+            if (in_atom[v]) continue;
+            memset(in_group, 0, (size_t)b->nvars + 1);
+            in_group[v] = 1;
+            implied_on(b, or, in_group);
+        }
     }
 }
+
+static void body_basic(rb *b, const rf_ast_formula *f);
 
 /* A filter-only disjunction (filter_only): its own DNF, each conjunction
 ** translated into CMP literals of its own, kept together as one literal. */
@@ -866,7 +901,6 @@ static void body_or(rb *b, const rf_ast_formula *f)
     l->altn = altn;
     l->nalts = d.n;
     push_lit(b, l);
-    implied_filters(b, l);
 }
 
 static void body_basic(rb *b, const rf_ast_formula *f)
@@ -952,6 +986,7 @@ static void build_rule(rf_checker *c, const rf_ast_clause *cl, const rf_ast_atom
     /* body first, so that variables get their locations from the body */
     if (k)
         for (int32_t i = 0; i < k->n && !b.bad; i++) body_basic(&b, k->items[i]);
+    if (!b.bad) implied_filters(&b);
     /* aggregates */
     rf_fe_agg *aggs = NULL;
     if (cl->naggs) {
