@@ -629,7 +629,7 @@ static rf_status k_map(gx *x, const rf_hir_kernel *k)
         st = build_island(x, k, is, sv >= 0 ? &x->vals[sv] : NULL, is->side >= 0 ? rows[is->side] : 0, n, &tabs[j],
                           &base);
         a.t[j] = tabs[j].p;
-        a.k[8 + j] = (uint64_t)base;
+        a.k[RF_GPU_KISLAND + j] = (uint64_t)base;
     }
     if (pl->nrowstr > 0 && !st) {
         /* string work over two columns reads the rows' strings from the
@@ -1637,7 +1637,7 @@ static rf_status k_fused(gx *x, const rf_gpu_funit *u, int *ran)
                 st = build_island(x, mb->k, is, sv >= 0 ? &x->vals[sv] : NULL, is->side >= 0 ? rows[is->side] : 0, n,
                                   &tabs[slot], &base);
             a.t[slot] = tabs[slot].p;
-            a.k[8 + slot] = (uint64_t)base;
+            a.k[RF_GPU_KISLAND + slot] = (uint64_t)base;
         }
     }
     gbuf err = {0, 0}, flags = {0, 0}, pos = {0, 0}, t = {0, 0};

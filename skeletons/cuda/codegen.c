@@ -29,7 +29,7 @@ extern const char rf_gpu_src_rf_base[], rf_gpu_src_rf_map[], rf_gpu_src_rf_join[
 
 /* Bumped whenever the argument block or a kernel protocol changes, so that
 ** PTX stored in an older .rfx is regenerated instead of misused. */
-#define RF_GPU_ABI_VERSION 2
+#define RF_GPU_ABI_VERSION 3 /* 3: k[] of 64 (32 string constants, island bases from k[32]) */
 
 const char *rf_gpu_emu_prelude(void) { return rf_gpu_src_rf_emu_prelude; }
 
@@ -280,7 +280,7 @@ static int emit_island(gen *g, const rf_qp_expr *e, int j, const rf_gpu_island *
         code = g->nv++;
         ind(g);
         rf_buf_printf(g->b, "rf::i64 v%d = (rf::i64)rf::ld<rf::u32>(a.c%d[%d], q%d) - (rf::i64)a.k[%d];\n", code,
-                      is->side, is->col, is->side, 8 + g->kisland + j);
+                      is->side, is->col, is->side, RF_GPU_KISLAND + g->kisland + j);
     }
     char idx[32];
     if (code >= 0)

@@ -22,7 +22,7 @@ typedef signed char i8;
 typedef __int128 i128;
 
 #define RF_MAXC 64
-#define RF_NK 16
+#define RF_NK 64
 #define RF_NT 16
 #define RF_EMPTY (~0ull)
 #define RF_I64_MAX 9223372036854775807LL
