@@ -140,3 +140,12 @@ void rf_hir_kernel_bytes(const rf_hir_program *p, const rf_hir_kernel *k, const 
     *bytes_in = bi;
     *bytes_out = bo;
 }
+
+int32_t rf_hir_max_inputs(const rf_hir_program *p)
+{
+    int32_t m = 1;
+    for (int32_t b = 0; b < p->nblocks; b++)
+        for (int32_t j = 0; j < p->blocks[b]->nkernels; j++)
+            if (p->blocks[b]->kernels[j]->nin > m) m = p->blocks[b]->kernels[j]->nin;
+    return m;
+}

@@ -139,6 +139,9 @@ typedef struct rf_hir_program {
     int oom;
 } rf_hir_program;
 
+/* The most inputs any kernel of p has (at least 1): the size of a per-input scratch array. */
+int32_t rf_hir_max_inputs(const rf_hir_program *p);
+
 /* The bytes kernel k has to read and write at least (hir_bytes.c): the
 ** columns it uses, at their stored widths, once per row it touches, and 8
 ** bytes per row-index entry. in_rows: the rows (entries) of k->in[] before

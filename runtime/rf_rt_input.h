@@ -10,6 +10,9 @@
 #include "rf_load.h"
 #include "rf_rt_data.h"
 
+/* The CPU primitives' kind of a column of type t (rf_rt_data.h's layout). */
+rf_cpu_kind rf_rt_cpu_kind(rf_type t);
+
 /* Loads path as input variable v into *out (zeroed first; empty on
 ** failure), interning its strings into dict, on `threads` threads; checks
 ** v's declared key (pool may be NULL: one thread). Errors name the file and

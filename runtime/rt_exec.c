@@ -88,17 +88,6 @@ static double now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static rf_cpu_kind kind_of(rf_type t)
-{
-    switch (t) {
-    case RF_TYPE_FLOAT: return RF_CPU_F64;
-    case RF_TYPE_DATE: return RF_CPU_I32;
-    case RF_TYPE_STRING: return RF_CPU_U32;
-    case RF_TYPE_BOOL: return RF_CPU_U8;
-    default: return RF_CPU_I64;
-    }
-}
-
 /* A borrowed view of a relation for the rf_cpu primitives. */
 static rf_status view_of(const rf_rt_rel *r, rf_cpu_table *t)
 {
@@ -107,7 +96,7 @@ static rf_status view_of(const rf_rt_rel *r, rf_cpu_table *t)
     t->cols = rf_calloc((size_t)r->ncols + 1, sizeof *t->cols);
     if (!t->cols) return RF_ENOMEM;
     for (int32_t c = 0; c < r->ncols; c++) {
-        t->cols[c].kind = kind_of(r->types[c]);
+        t->cols[c].kind = rf_rt_cpu_kind(r->types[c]);
         t->cols[c].data = r->nrows ? r->cols[c] : NULL;
     }
     return RF_OK;
@@ -457,7 +446,7 @@ static rf_status k_reduce(exec *x, const rf_hir_kernel *k)
             break;
         case RF_AGG_MIN:
         case RF_AGG_MAX: {
-            rf_cpu_col vc = {kind_of(at), (void *)src}, oc = {kind_of(at), NULL};
+            rf_cpu_col vc = {rf_rt_cpu_kind(at), (void *)src}, oc = {rf_rt_cpu_kind(at), NULL};
             uint32_t *ranks = NULL, *back = NULL;
             if (at == RF_TYPE_STRING) {
                 if ((st = rank_strings(x, src, in->nrows, &ranks, &back))) break;
@@ -570,7 +559,7 @@ static rf_status ensure_set(exec *x, int32_t var)
     if (v->set) return RF_OK;
     rf_cpu_kind kinds[4096];
     int32_t nc = v->rel.ncols < 4096 ? v->rel.ncols : 4096;
-    for (int32_t c = 0; c < nc; c++) kinds[c] = kind_of(v->rel.types[c]);
+    for (int32_t c = 0; c < nc; c++) kinds[c] = rf_rt_cpu_kind(v->rel.types[c]);
     rf_cpu_set *set = NULL;
     rf_status st = rf_cpu_set_new(nc, kinds, &set);
     if (st) return st;
@@ -983,10 +972,7 @@ static rf_status run_blocks(exec *x)
 {
     const rf_hir_program *p = x->p;
     int64_t *visits = rf_calloc((size_t)p->nblocks + 1, sizeof *visits);
-    int32_t maxin = 1;
-    for (int32_t bi = 0; bi < p->nblocks; bi++)
-        for (int32_t j = 0; j < p->blocks[bi]->nkernels; j++)
-            if (p->blocks[bi]->kernels[j]->nin > maxin) maxin = p->blocks[bi]->kernels[j]->nin;
+    int32_t maxin = rf_hir_max_inputs(p);
     int64_t *in_rows = rf_calloc((size_t)maxin, sizeof *in_rows); /* for --profile */
     if (!visits || !in_rows) {
         free(visits);

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static rf_cpu_kind kind_of(rf_type t)
+rf_cpu_kind rf_rt_cpu_kind(rf_type t)
 {
     switch (t) {
     case RF_TYPE_FLOAT: return RF_CPU_F64;
@@ -33,7 +33,7 @@ static rf_status check_key(rf_cpu_pool *pool, const rf_hir_var *v, const rf_rt_r
     if (r->nrows < 2) return RF_OK;
     rf_cpu_table t = {r->nrows, v->ncols, rf_calloc((size_t)v->ncols + 1, sizeof(rf_cpu_col))};
     if (!t.cols) return RF_ENOMEM;
-    for (int32_t c = 0; c < v->ncols; c++) t.cols[c] = (rf_cpu_col){kind_of(v->types[c]), r->cols[c]};
+    for (int32_t c = 0; c < v->ncols; c++) t.cols[c] = (rf_cpu_col){rf_rt_cpu_kind(v->types[c]), r->cols[c]};
     rf_cpu_groups g;
     rf_status st = rf_cpu_group(pool, &t, v->input_key, v->ninput_key, &g);
     free(t.cols);

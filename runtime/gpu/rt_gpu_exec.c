@@ -526,6 +526,37 @@ static rf_status host_row(gx *x, int32_t var, gptr rows, int64_t r, rf_rt_rel *o
 }
 
 /* The message for the lowest failing row: the CPU evaluator on that row. */
+/* A map-like kernel's operands: the columns of its (up to) two sides and
+** their row indices (0: row r itself). */
+static void args_sides(gx *x, rf_gpu_args *a, const int32_t vars[2], const gptr rows[2])
+{
+    a->r0 = rows[0];
+    a->r1 = rows[1];
+    for (int s = 0; s < 2; s++) {
+        if (vars[s] < 0) continue;
+        const gval *v = &x->vals[vars[s]];
+        for (int32_t c = 0; c < x->p->vars[vars[s]]->ncols; c++) {
+            if (s == 0)
+                a->c0[c] = colp(v, c);
+            else
+                a->c1[c] = colp(v, c);
+        }
+    }
+}
+
+/* The codes of a kernel plan's string constants, into a->k[at ...]. */
+static rf_status args_consts(gx *x, const rf_gpu_kplan *pl, rf_gpu_args *a, int32_t at)
+{
+    rf_status st = RF_OK;
+    for (int32_t i = 0; i < pl->nconst && !st; i++) {
+        const rf_qp_expr *c = pl->consts[i];
+        uint32_t code = 0;
+        st = rf_rt_dict_intern(x->dict, c->c.s ? c->c.s : "", c->c.s ? c->c.slen : 0, &code);
+        a->k[at + i] = code;
+    }
+    return st;
+}
+
 static rf_status map_error(gx *x, const rf_hir_kernel *k, const int32_t vars[2], const gptr rows[2], int64_t row)
 {
     rf_rt_rel r[2], tmp;
@@ -601,25 +632,9 @@ static rf_status k_map(gx *x, const rf_hir_kernel *k)
     rf_gpu_args a;
     memset(&a, 0, sizeof a);
     a.n = n;
-    a.r0 = rows[0];
-    a.r1 = rows[1];
-    for (int s = 0; s < 2; s++) {
-        if (vars[s] < 0) continue;
-        const gval *v = &x->vals[vars[s]];
-        for (int32_t c = 0; c < x->p->vars[vars[s]]->ncols; c++) {
-            if (s == 0)
-                a.c0[c] = colp(v, c);
-            else
-                a.c1[c] = colp(v, c);
-        }
-    }
+    args_sides(x, &a, vars, rows);
     rf_status st = RF_OK;
-    for (int32_t i = 0; i < pl->nconst && !st; i++) {
-        const rf_qp_expr *c = pl->consts[i];
-        uint32_t code;
-        st = rf_rt_dict_intern(x->dict, c->c.s ? c->c.s : "", c->c.s ? c->c.slen : 0, &code);
-        a.k[i] = code;
-    }
+    if (!st) st = args_consts(x, pl, &a, 0);
     gbuf tabs[RF_GPU_MAX_ISLANDS];
     memset(tabs, 0, sizeof tabs);
     for (int32_t j = 0; j < pl->nisland && !st; j++) {
@@ -1598,30 +1613,14 @@ static rf_status k_fused(gx *x, const rf_gpu_funit *u, int *ran)
     rf_gpu_args a;
     memset(&a, 0, sizeof a);
     a.n = n;
-    a.r0 = rows[0];
-    a.r1 = rows[1];
-    for (int s = 0; s < 2; s++) {
-        if (vars[s] < 0) continue;
-        const gval *v = &x->vals[vars[s]];
-        for (int32_t c = 0; c < x->p->vars[vars[s]]->ncols; c++) {
-            if (s == 0)
-                a.c0[c] = colp(v, c);
-            else
-                a.c1[c] = colp(v, c);
-        }
-    }
+    args_sides(x, &a, vars, rows);
     rf_status st = RF_OK;
     gbuf tabs[RF_GPU_MAX_ISLANDS];
     memset(tabs, 0, sizeof tabs);
     for (int32_t m = 0; m < u->n && !st; m++) {
         const rf_gpu_fmember *mb = &u->m[m];
         const rf_gpu_kplan *pl = &x->plans[mb->k->id];
-        for (int32_t i = 0; i < pl->nconst && !st; i++) {
-            const rf_qp_expr *c = pl->consts[i];
-            uint32_t code;
-            st = rf_rt_dict_intern(x->dict, c->c.s ? c->c.s : "", c->c.s ? c->c.slen : 0, &code);
-            a.k[mb->kconst + i] = code;
-        }
+        if (!st) st = args_consts(x, pl, &a, mb->kconst);
         /* string tables: only stages reading the input have them (fuse.c) */
         for (int32_t j = 0; j < pl->nisland && !st; j++) {
             const rf_gpu_island *is = &pl->islands[j];
@@ -1804,10 +1803,7 @@ static rf_status run_blocks(gx *x)
 {
     const rf_hir_program *p = x->p;
     int64_t *visits = rf_calloc((size_t)p->nblocks + 1, sizeof *visits);
-    int32_t maxin = 1;
-    for (int32_t bi = 0; bi < p->nblocks; bi++)
-        for (int32_t j = 0; j < p->blocks[bi]->nkernels; j++)
-            if (p->blocks[bi]->kernels[j]->nin > maxin) maxin = p->blocks[bi]->kernels[j]->nin;
+    int32_t maxin = rf_hir_max_inputs(p);
     int64_t *in_rows = rf_calloc((size_t)maxin, sizeof *in_rows); /* for --profile */
     if (!visits || !in_rows) {
         free(visits);
