@@ -16,7 +16,7 @@ mkdir -p "$out/corpus"
 case "$target" in
 fuzz_frontend)
     dict=$root/tests/fuzz/logiql.dict
-    cp "$root"/tests/logiql/*.logic "$root"/tests/bad/*.logic "$out/corpus/" 2>/dev/null || true
+    cp "$root"/tests/logiql/*.logic "$root"/tests/bad/*.logic "$root"/tests/e2e/*.logic "$out/corpus/" 2>/dev/null || true
     [ -d "$root/tpch/queries" ] && cp "$root"/tpch/queries/*.logic "$out/corpus/" 2>/dev/null || true
     ;;
 fuzz_hirs)
