@@ -21,4 +21,10 @@ rf_cpu_kind rf_rt_cpu_kind(rf_type t);
 rf_status rf_rt_load_input(const char *path, const rf_hir_var *v, rf_rt_dict *dict, rf_cpu_pool *pool, int threads,
                            rf_rt_rel *out, rf_diags *d);
 
+/* The check of v's declared key alone, on relation r already loaded from
+** path (a cached input read by a program that declares a key its first
+** reader did not). */
+rf_status rf_rt_check_input_key(const char *path, const rf_hir_var *v, const rf_rt_dict *dict, rf_cpu_pool *pool,
+                                const rf_rt_rel *r, rf_diags *d);
+
 #endif

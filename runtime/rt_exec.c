@@ -37,7 +37,23 @@ typedef struct cached {
     char delimiter;
     int header;
     rf_rt_rel rel;
+    /* the keys checked on these rows: a program declaring another one
+    ** checks it before it counts on it (each as a column bit mask) */
+    uint64_t keys_checked[8];
+    int32_t nkeys_checked;
 } cached;
+
+/* v's declared key as a column mask; 0 for none, or for one past column 63
+** (then it is checked every time). */
+static uint64_t key_mask(const rf_hir_var *v)
+{
+    uint64_t m = 0;
+    for (int32_t i = 0; i < v->ninput_key; i++) {
+        if (v->input_key[i] >= 64) return 0;
+        m |= UINT64_C(1) << v->input_key[i];
+    }
+    return m;
+}
 
 struct rf_rt_cache {
     rf_rt_dict *dict;
@@ -929,10 +945,18 @@ static rf_status load_input(exec *x, const rf_hir_var *v, val *dst)
             return st;
         }
         e.rel.types = e.types;
+        if (key_mask(v)) e.keys_checked[e.nkeys_checked++] = key_mask(v); /* rf_rt_load_input checked it */
         c->items[c->n] = e;
         hit = &c->items[c->n++];
     } else {
+        uint64_t km = key_mask(v);
+        int known = 0;
+        for (int32_t i = 0; i < hit->nkeys_checked && km; i++) known |= hit->keys_checked[i] == km;
+        rf_status st = RF_OK;
+        if (v->ninput_key > 0 && !known) st = rf_rt_check_input_key(path, v, x->dict, x->pool, &hit->rel, x->d);
         free(path);
+        if (st) return st;
+        if (km && !known && hit->nkeys_checked < 8) hit->keys_checked[hit->nkeys_checked++] = km;
     }
     /* share the columns: kernels only read inputs */
     dst->rel.nrows = hit->rel.nrows;

@@ -73,6 +73,19 @@ static void key_error(const rf_hir_var *v, const char *path, const rf_rt_dict *d
     rf_buf_free(&b);
 }
 
+rf_status rf_rt_check_input_key(const char *path, const rf_hir_var *v, const rf_rt_dict *dict, rf_cpu_pool *pool,
+                                const rf_rt_rel *r, rf_diags *d)
+{
+    if (v->ninput_key <= 0) return RF_OK;
+    int64_t first, dup;
+    rf_status st = check_key(pool, v, r, &first, &dup);
+    if (!st && dup >= 0) {
+        key_error(v, path, dict, r, first, dup, d);
+        st = RF_EUSER;
+    }
+    return st;
+}
+
 rf_status rf_rt_load_input(const char *path, const rf_hir_var *v, rf_rt_dict *dict, rf_cpu_pool *pool, int threads,
                            rf_rt_rel *out, rf_diags *d)
 {
@@ -104,14 +117,7 @@ rf_status rf_rt_load_input(const char *path, const rf_hir_var *v, rf_rt_dict *di
         }
     }
     rf_rt_texttable_free(&t);
-    if (!st && v->ninput_key > 0) {
-        int64_t first, dup;
-        st = check_key(pool, v, &r, &first, &dup);
-        if (!st && dup >= 0) {
-            key_error(v, path, dict, &r, first, dup, d);
-            st = RF_EUSER;
-        }
-    }
+    if (!st) st = rf_rt_check_input_key(path, v, dict, pool, &r, d);
     if (st) {
         rf_rt_rel_free(&r);
         return st;
