@@ -159,31 +159,16 @@ static int read_duckdb(const char *path, double ms[NQUERIES + 1], int *found)
 /* Compiles query q and times it; st_out receives the first failure. */
 static int bench_query(int q, const rf_rt_options *rt0, int repeat, bstat *bs, const char **device, rf_status *st_out)
 {
-    char fname[32];
-    snprintf(fname, sizeof fname, "q%02d.logic", q);
-    const rf_tpch_source *schema = rf_tpch_find_source("schema.logic"), *query = rf_tpch_find_source(fname);
-    if (!schema || !query) {
-        fprintf(stderr, "redfox tpch bench: %s is not built into this redfox\n", !schema ? "schema.logic" : fname);
-        *st_out = RF_EINTERNAL;
-        return 0;
-    }
-    const char *names[2] = {schema->path, query->path};
-    const char *texts[2] = {schema->text, query->text};
-    int64_t lens[2] = {schema->len, query->len};
-
     rf_arena arena;
     rf_arena_init(&arena);
     rf_diags d;
     rf_diags_init(&d);
     rf_fe_program *fe = NULL;
-    rf_qp_program *qp = NULL;
     rf_hir_program *hir = NULL;
     rf_rt_result *res = NULL;
-    rf_tool_opts to = {0};
     rf_rt_options rt = *rt0;
     double *runs = malloc((size_t)repeat * sizeof *runs);
-    rf_status st = runs ? rf_tool_compile_sources(names, texts, lens, 2, &to, &arena, &fe, &qp, &hir, &d) : RF_ENOMEM;
-    rf_qp_free(qp);
+    rf_status st = runs ? rf_tpch_compile_query(q, &arena, &fe, &hir, NULL, &d) : RF_ENOMEM;
     /* 0: parse the inputs not yet in the host cache (not timed); 1: cold run
     ** and warm-up; 2 .. repeat+1: timed; repeat+2: profiled, for the bytes */
     for (int r = 0; !st && r < repeat + 3; r++) {

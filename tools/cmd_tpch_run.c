@@ -100,41 +100,29 @@ typedef struct run_opts {
 ** Returns 1 when all went well. */
 static int run_query(int q, const run_opts *ro, qstat *qs)
 {
-    char qname[16], fname[32];
+    char qname[16];
     snprintf(qname, sizeof qname, "q%02d", q);
-    snprintf(fname, sizeof fname, "%s.logic", qname);
     qs->check = "-";
-    const rf_tpch_source *schema = rf_tpch_find_source("schema.logic"), *query = rf_tpch_find_source(fname);
-    if (!schema || !query) {
-        fprintf(stderr, "redfox tpch run: %s is not built into this redfox\n", !schema ? "schema.logic" : fname);
-        qs->check = "ERROR";
-        return 0;
-    }
-    const char *names[2] = {schema->path, query->path};
-    const char *texts[2] = {schema->text, query->text};
-    int64_t lens[2] = {schema->len, query->len};
 
     rf_arena arena;
     rf_arena_init(&arena);
     rf_diags d;
     rf_diags_init(&d);
     rf_fe_program *fe = NULL;
-    rf_qp_program *qp = NULL;
     rf_hir_program *hir = NULL;
     rf_rt_result *res = NULL;
-    rf_tool_opts to = {0};
     char *text = NULL;
     size_t len = 0;
     double *loads = NULL, *runs = NULL;
     int ok = 0;
+    const char *qpath = NULL;
 
     double t0 = rf_tpch_now();
-    rf_status st = rf_tool_compile_sources(names, texts, lens, 2, &to, &arena, &fe, &qp, &hir, &d);
+    rf_status st = rf_tpch_compile_query(q, &arena, &fe, &hir, &qpath, &d);
     qs->compile_s = rf_tpch_now() - t0;
-    rf_qp_free(qp);
     const rf_fe_pred *outp = st ? NULL : output_pred(fe);
     if (!st && !outp) {
-        rf_error(&d, rf_mkloc(query->path, 0, 0), "the query has no lang:output predicate");
+        rf_error(&d, rf_mkloc(qpath, 0, 0), "the query has no lang:output predicate");
         st = RF_EUSER;
     }
     loads = malloc((size_t)ro->repeat * sizeof *loads);
@@ -154,7 +142,7 @@ static int run_query(int q, const run_opts *ro, qstat *qs)
         for (int32_t i = 0; i < res->noutputs && !out; i++)
             if (!strcmp(res->outputs[i].name, outp->output_name)) out = &res->outputs[i];
         if (!out) {
-            rf_error(&d, rf_mkloc(query->path, 0, 0), "the run produced no output '%s'", outp->output_name);
+            rf_error(&d, rf_mkloc(qpath, 0, 0), "the run produced no output '%s'", outp->output_name);
             st = RF_EINTERNAL;
         }
     }

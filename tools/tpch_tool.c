@@ -3,8 +3,10 @@
 ** the query list option, the built-in query sources, timing and medians.
 */
 #include "tpch_tool.h"
+#include "pipeline.h"
 
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
@@ -55,6 +57,27 @@ const rf_tpch_source *rf_tpch_find_source(const char *name)
     for (int32_t i = 0; i < rf_tpch_nsources; i++)
         if (!strcmp(rf_tpch_sources[i].name, name)) return &rf_tpch_sources[i];
     return NULL;
+}
+
+rf_status rf_tpch_compile_query(int q, rf_arena *arena, rf_fe_program **fe, rf_hir_program **hir,
+                                const char **query_path, rf_diags *d)
+{
+    char fname[32];
+    snprintf(fname, sizeof fname, "q%02d.logic", q);
+    const rf_tpch_source *schema = rf_tpch_find_source("schema.logic"), *query = rf_tpch_find_source(fname);
+    if (query_path) *query_path = query ? query->path : fname;
+    if (!schema || !query) {
+        rf_error(d, rf_mkloc(fname, 0, 0), "%s is not built into this redfox", !schema ? "schema.logic" : fname);
+        return RF_EINTERNAL;
+    }
+    const char *names[2] = {schema->path, query->path};
+    const char *texts[2] = {schema->text, query->text};
+    int64_t lens[2] = {schema->len, query->len};
+    rf_tool_opts to = {0};
+    rf_qp_program *qp = NULL;
+    rf_status st = rf_tool_compile_sources(names, texts, lens, 2, &to, arena, fe, &qp, hir, d);
+    rf_qp_free(qp);
+    return st;
 }
 
 static int cmp_double(const void *a, const void *b)

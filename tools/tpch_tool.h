@@ -4,6 +4,8 @@
 #ifndef RF_TPCH_TOOL_H
 #define RF_TPCH_TOOL_H
 
+#include "rf_frontend.h"
+#include "rf_harmony.h"
 #include "rf_tpch_queries.h"
 
 #define RF_TPCH_NQUERIES 22
@@ -15,6 +17,11 @@ double rf_tpch_now(void);
 int rf_tpch_parse_queries(const char *s, int want[RF_TPCH_NQUERIES + 1], const char **why);
 /* The embedded source named name ("q01.logic", "schema.logic"), or NULL. */
 const rf_tpch_source *rf_tpch_find_source(const char *name);
+/* Compiles the embedded schema.logic with query q's qNN.logic (the front
+** end's data in arena; *query_path, when given, names the query's source).
+** Errors, a query not built into this redfox included, go to d. */
+rf_status rf_tpch_compile_query(int q, rf_arena *arena, rf_fe_program **fe, rf_hir_program **hir,
+                                const char **query_path, rf_diags *d);
 /* The median of v[0..n) (v is sorted in place). */
 double rf_tpch_median(double *v, int n);
 
