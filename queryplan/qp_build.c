@@ -326,8 +326,7 @@ static rf_qp_rel *lower_rule(lw *L, const rf_fe_rule *r, int32_t delta_lit)
         } else if (l->kind == RF_FE_OR) {
             /* a ; b ; ... as not (not a and not b and ...): the plan's
             ** expressions have and and not only */
-            rf_qp_expr *all = qp_e_new(p, RF_QP_E_AND, RF_TYPE_BOOL, l->nalts);
-            if (!all) return NULL;
+            rf_qp_expr *all = NULL;
             for (int32_t a = 0; a < l->nalts; a++) {
                 rf_qp_expr *conj = NULL;
                 for (int32_t j = 0; j < l->altn[a]; j++) {
@@ -335,16 +334,9 @@ static rf_qp_rel *lower_rule(lw *L, const rf_fe_rule *r, int32_t delta_lit)
                     rf_qp_expr *lhs = lower_expr(L, r, &cur, assigned, x->lhs), *rhs = lower_expr(L, r, &cur, assigned, x->rhs);
                     conj = qp_e_and(p, conj, qp_e_cmp(p, x->op, lhs, rhs));
                 }
-                rf_qp_expr *n = qp_e_new(p, RF_QP_E_NOT, RF_TYPE_BOOL, 1);
-                if (!n || !conj) return NULL;
-                n->args[0] = conj;
-                all->args[a] = n;
+                all = qp_e_and(p, all, qp_e_not(p, conj));
             }
-            rf_qp_expr *n = qp_e_new(p, RF_QP_E_NOT, RF_TYPE_BOOL, 1);
-            if (!n) return NULL;
-            n->args[0] = l->nalts == 1 ? all->args[0]->args[0] : all;
-            if (l->nalts == 1) n = n->args[0];
-            filter = qp_e_and(p, filter, n);
+            filter = qp_e_and(p, filter, qp_e_not(p, all));
             any = 1;
         } else if (l->kind == RF_FE_BUILTIN) {
             rf_qp_expr *x = qp_e_new(p, l->fn == RF_BI_LIKE ? RF_QP_E_LIKE : RF_QP_E_CALL, RF_TYPE_BOOL, l->nargs);
@@ -352,12 +344,7 @@ static rf_qp_rel *lower_rule(lw *L, const rf_fe_rule *r, int32_t delta_lit)
             x->fn = l->fn;
             for (int32_t j = 0; j < l->nargs; j++)
                 if (!(x->args[j] = lower_expr(L, r, &cur, assigned, l->args[j]))) return NULL;
-            if (l->negated) {
-                rf_qp_expr *n = qp_e_new(p, RF_QP_E_NOT, RF_TYPE_BOOL, 1);
-                if (!n) return NULL;
-                n->args[0] = x;
-                x = n;
-            }
+            if (l->negated && !(x = qp_e_not(p, x))) return NULL;
             filter = qp_e_and(p, filter, x);
             any = 1;
         }

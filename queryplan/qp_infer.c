@@ -238,13 +238,11 @@ void rf_qp_infer(rf_qp_program *p)
             r->unique = p->inputs_are_sets;
             /* a declared key (the loader rejects a file that breaks it) */
             if (r->ninput_key > 0) {
-                uint64_t m = 0;
-                for (int32_t k = 0; k < r->ninput_key; k++)
-                    m |= r->input_key[k] < 64 ? UINT64_C(1) << r->input_key[k] : 0;
-                int all = 1;
-                for (int32_t k = 0; k < r->ninput_key; k++) all = all && r->input_key[k] < 64;
                 r->unique = 1;
-                r->keyset = all ? m : 0;
+                for (int32_t k = 0; k < r->ninput_key; k++)
+                    r->keyset |= r->input_key[k] < 64 ? UINT64_C(1) << r->input_key[k] : 0;
+                for (int32_t k = 0; k < r->ninput_key; k++)
+                    if (r->input_key[k] >= 64) r->keyset = 0; /* not expressible: no row key */
             }
         } else {
             r->card = 0;

@@ -47,6 +47,8 @@ rf_qp_expr *qp_e_bool(rf_qp_program *p, int v);
 rf_qp_expr *qp_e_cmp(rf_qp_program *p, rf_cmp_op op, rf_qp_expr *a, rf_qp_expr *b);
 /* a and b, flattened; NULL stands for true on either side. */
 rf_qp_expr *qp_e_and(rf_qp_program *p, rf_qp_expr *a, rf_qp_expr *b);
+/* not a (not not a is a); NULL stays NULL (an allocation failed: p->oom). */
+rf_qp_expr *qp_e_not(rf_qp_program *p, rf_qp_expr *a);
 rf_qp_expr *qp_e_copy(rf_qp_program *p, const rf_qp_expr *e);
 int qp_e_equal(const rf_qp_expr *a, const rf_qp_expr *b);
 int qp_const_equal(const rf_fe_const *a, const rf_fe_const *b);

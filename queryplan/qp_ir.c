@@ -189,6 +189,15 @@ rf_qp_expr *qp_e_and(rf_qp_program *p, rf_qp_expr *a, rf_qp_expr *b)
     return e;
 }
 
+rf_qp_expr *qp_e_not(rf_qp_program *p, rf_qp_expr *a)
+{
+    if (!a) return NULL;
+    if (a->kind == RF_QP_E_NOT) return a->args[0];
+    rf_qp_expr *e = qp_e_new(p, RF_QP_E_NOT, RF_TYPE_BOOL, 1);
+    if (e) e->args[0] = a;
+    return e;
+}
+
 rf_qp_expr *qp_e_copy(rf_qp_program *p, const rf_qp_expr *e)
 {
     if (!e) return NULL;

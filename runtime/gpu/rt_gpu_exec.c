@@ -1791,7 +1791,7 @@ static rf_status load_input(gx *x, int32_t var)
     if (st) return st;
     gval g;
     memset(&g, 0, sizeof g);
-    if (!st) st = upload_rel(x, &r, v->types, v->ncols, &g);
+    st = upload_rel(x, &r, v->types, v->ncols, &g);
     rf_rt_rel_free(&r);
     if (!st) var_set(x, var, &g);
     return st;
