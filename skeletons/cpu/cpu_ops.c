@@ -547,7 +547,8 @@ static rf_status semi_anti(rf_cpu_pool *pool, const rf_cpu_table *left, const in
         if ((rn > 0) == want) return iota_list(pool, ln, keep, nkeep);
         return empty_list(keep, nkeep);
     }
-    if ((st = keys_init(pool, &k, left, lkeys, right, rkeys, nkeys, RANGE_BOTH))) return st;
+    /* the ranges of the side built on; the other is probed with range checks */
+    if ((st = keys_init(pool, &k, left, lkeys, right, rkeys, nkeys, rn <= ln ? RANGE_RIGHT : RANGE_LEFT))) return st;
     cpu_ht ht = {0};
     uint8_t *flags = cpu_alloc(ln, 1);
     int64_t *lg = NULL, *rg = NULL, *F = NULL, G;
@@ -556,14 +557,14 @@ static rf_status semi_anti(rf_cpu_pool *pool, const rf_cpu_table *left, const in
     if (!flags) goto out;
     if (rn <= ln) {
         if ((st = cpu_ht_build(pool, &ht, &k.e, k.rdata, rn, 0, NULL, &F, &G))) goto out;
-        cpu_ht_probe(pool, &ht, &k.e, k.ldata, ln, 0, NULL, flags);
+        cpu_ht_probe(pool, &ht, &k.e, k.ldata, ln, 1, NULL, flags);
     } else {
         if ((st = cpu_ht_build(pool, &ht, &k.e, k.ldata, ln, 1, &lg, &F, &G))) goto out;
         st = RF_ENOMEM;
         rg = cpu_alloc(rn, sizeof(int64_t));
         hit = cpu_zalloc(G, sizeof *hit);
         if (!rg || !hit) goto out;
-        cpu_ht_probe(pool, &ht, &k.e, k.rdata, rn, 0, rg, NULL);
+        cpu_ht_probe(pool, &ht, &k.e, k.rdata, rn, 1, rg, NULL);
         hit_ctx hc = {rg, hit, flags};
         rf_cpu_parallel_for(pool, rn, cpu_grain(rn, 16384), hit_mark, &hc);
         hc.gid = lg;
