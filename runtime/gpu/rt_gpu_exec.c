@@ -135,35 +135,33 @@ static rf_status err_word(gx *x, gbuf *e)
     return st;
 }
 
-/* pos[0..n] = exclusive scan of byte flags[0..n) (flags has n + 1 bytes, the
-** last set to 0 here); *total = pos[n]. */
-static rf_status scan_flags(gx *x, gptr flags, int64_t n, gbuf *pos, int64_t *total)
+/* pos[0..n] = exclusive scan of in[0..n), whose entry n is set to 0 here
+** (in has n + 1 entries: bytes when wide is 0, 64-bit counts when 1);
+** *total = pos[n]. */
+static rf_status scan_excl(gx *x, int wide, gptr in, int64_t n, gbuf *pos, int64_t *total)
 {
-    rf_status st = x->g.ops->memset8(&x->g, flags + (uint64_t)n, 0, 1);
+    rf_status (*scan)(gdev *, gptr, uint64_t *, gptr, gptr, int64_t) = wide ? x->g.ops->scan_i64 : x->g.ops->scan_u8;
+    rf_status st = wide ? put_u64(x, in + (uint64_t)n * 8, 0) : x->g.ops->memset8(&x->g, in + (uint64_t)n, 0, 1);
     if (!st) st = galloc(x, (uint64_t)(n + 1) * 8, pos);
     uint64_t tb = 0;
-    if (!st) st = x->g.ops->scan_u8(&x->g, 0, &tb, flags, pos->p, n + 1);
+    if (!st) st = scan(&x->g, 0, &tb, in, pos->p, n + 1);
     gbuf t = {0, 0};
     if (!st) st = galloc(x, tb ? tb : 8, &t);
-    if (!st) st = x->g.ops->scan_u8(&x->g, t.p, &tb, flags, pos->p, n + 1);
+    if (!st) st = scan(&x->g, t.p, &tb, in, pos->p, n + 1);
     gfree(x, &t);
     if (!st) st = get_i64(x, pos->p + (uint64_t)n * 8, total);
     return st;
 }
 
-/* The same for 64-bit counts (counts has n + 1 entries, the last set to 0 here). */
+/* Exclusive scans of byte flags and of 64-bit counts (see scan_excl). */
+static rf_status scan_flags(gx *x, gptr flags, int64_t n, gbuf *pos, int64_t *total)
+{
+    return scan_excl(x, 0, flags, n, pos, total);
+}
+
 static rf_status scan_counts(gx *x, gptr counts, int64_t n, gbuf *pos, int64_t *total)
 {
-    rf_status st = put_u64(x, counts + (uint64_t)n * 8, 0);
-    if (!st) st = galloc(x, (uint64_t)(n + 1) * 8, pos);
-    uint64_t tb = 0;
-    if (!st) st = x->g.ops->scan_i64(&x->g, 0, &tb, counts, pos->p, n + 1);
-    gbuf t = {0, 0};
-    if (!st) st = galloc(x, tb ? tb : 8, &t);
-    if (!st) st = x->g.ops->scan_i64(&x->g, t.p, &tb, counts, pos->p, n + 1);
-    gfree(x, &t);
-    if (!st) st = get_i64(x, pos->p + (uint64_t)n * 8, total);
-    return st;
+    return scan_excl(x, 1, counts, n, pos, total);
 }
 
 /* The i in [0, n) with flags[i] != 0, ascending, into a fresh *out (*m of them). */
