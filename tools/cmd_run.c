@@ -115,19 +115,9 @@ int rf_tool_run(int argc, char **argv)
     o.data_dir = data;
     o.profile = profile;
     o.no_fuse = no_fuse;
-    if (!strcmp(device, "auto")) o.device = RF_RT_DEVICE_AUTO;
-    else if (!strcmp(device, "cpu")) o.device = RF_RT_DEVICE_CPU;
-    else if (!strcmp(device, "gpu")) o.device = RF_RT_DEVICE_GPU;
-    else return rf_tool_usage_error("run", "unknown device '%s' (auto, cpu or gpu)", device);
     rf_rt_format fmt;
-    if (!strcmp(format, "table")) fmt = RF_RT_FORMAT_TABLE;
-    else if (!strcmp(format, "csv")) fmt = RF_RT_FORMAT_CSV;
-    else return rf_tool_usage_error("run", "unknown format '%s' (table or csv)", format);
+    if (!rf_tool_run_options("run", device, threads, format, &o, &fmt)) return RF_EXIT_USAGE;
     int64_t v;
-    if (threads) {
-        if (!rf_tool_parse_int(threads, 1, 1024, &v)) return rf_tool_usage_error("run", "--threads takes a number from 1 to 1024");
-        o.threads = (int)v;
-    }
     if (maxit) {
         if (!rf_tool_parse_int(maxit, 1, INT64_MAX, &v)) return rf_tool_usage_error("run", "--max-iterations takes a positive number");
         o.max_iterations = v;

@@ -407,20 +407,13 @@ int rf_tool_tpch_bench(int argc, char **argv)
     rt.data_dir = data;
     rt.no_fuse = no_fuse;
     r.no_fuse = no_fuse;
-    if (!strcmp(device, "auto")) rt.device = RF_RT_DEVICE_AUTO;
-    else if (!strcmp(device, "cpu")) rt.device = RF_RT_DEVICE_CPU;
-    else if (!strcmp(device, "gpu")) rt.device = RF_RT_DEVICE_GPU;
-    else return rf_tool_usage_error(C, "unknown device '%s' (auto, cpu or gpu)", device);
+    if (!rf_tool_run_options(C, device, threads, NULL, &rt, NULL)) return RF_EXIT_USAGE;
     int64_t v;
     r.repeat = 5;
     if (repeat) {
         if (!rf_tool_parse_int(repeat, 1, MAX_REPEAT, &v))
             return rf_tool_usage_error(C, "--repeat takes a number from 1 to %d", MAX_REPEAT);
         r.repeat = (int)v;
-    }
-    if (threads) {
-        if (!rf_tool_parse_int(threads, 1, 1024, &v)) return rf_tool_usage_error(C, "--threads takes a number from 1 to 1024");
-        rt.threads = (int)v;
     }
     r.bw_gbps = -1;
     if (bws && !parse_pos_double(bws, &r.bw_gbps))

@@ -293,23 +293,12 @@ int rf_tool_tpch_run(int argc, char **argv)
     ro.repeat = 1;
     ro.profile = profile;
     ro.rt.profile = profile;
-    if (!strcmp(device, "auto")) ro.rt.device = RF_RT_DEVICE_AUTO;
-    else if (!strcmp(device, "cpu")) ro.rt.device = RF_RT_DEVICE_CPU;
-    else if (!strcmp(device, "gpu")) ro.rt.device = RF_RT_DEVICE_GPU;
-    else return rf_tool_usage_error("tpch run", "unknown device '%s' (auto, cpu or gpu)", device);
-    if (!strcmp(format, "table")) ro.fmt = RF_RT_FORMAT_TABLE;
-    else if (!strcmp(format, "csv")) ro.fmt = RF_RT_FORMAT_CSV;
-    else return rf_tool_usage_error("tpch run", "unknown format '%s' (table or csv)", format);
+    if (!rf_tool_run_options("tpch run", device, threads, format, &ro.rt, &ro.fmt)) return RF_EXIT_USAGE;
     int64_t v;
     if (repeat) {
         if (!rf_tool_parse_int(repeat, 1, MAX_REPEAT, &v))
             return rf_tool_usage_error("tpch run", "--repeat takes a number from 1 to %d", MAX_REPEAT);
         ro.repeat = (int)v;
-    }
-    if (threads) {
-        if (!rf_tool_parse_int(threads, 1, 1024, &v))
-            return rf_tool_usage_error("tpch run", "--threads takes a number from 1 to 1024");
-        ro.rt.threads = (int)v;
     }
     struct stat sb;
     if (stat(data, &sb) != 0 || !S_ISDIR(sb.st_mode)) {

@@ -4,6 +4,7 @@
 ** .rfx -> Harmony for `run` and `dump`.
 */
 #include "pipeline.h"
+#include "tools.h"
 #include "rf_gpu_codegen.h"
 #include "rf_rfx.h"
 
@@ -145,6 +146,25 @@ rf_status rf_tool_load_program(const char *const *paths, int32_t npaths, const r
     rf_status st = rf_tool_compile_logic(paths, npaths, o, arena, NULL, &qp, hir, d);
     rf_qp_free(qp);
     return st;
+}
+
+int rf_tool_run_options(const char *cmd, const char *device, const char *threads, const char *format, rf_rt_options *o,
+                        rf_rt_format *fmt)
+{
+    if (!strcmp(device, "auto")) o->device = RF_RT_DEVICE_AUTO;
+    else if (!strcmp(device, "cpu")) o->device = RF_RT_DEVICE_CPU;
+    else if (!strcmp(device, "gpu")) o->device = RF_RT_DEVICE_GPU;
+    else return rf_tool_usage_error(cmd, "unknown device '%s' (auto, cpu or gpu)", device), 0;
+    if (fmt && !strcmp(format, "table")) *fmt = RF_RT_FORMAT_TABLE;
+    else if (fmt && !strcmp(format, "csv")) *fmt = RF_RT_FORMAT_CSV;
+    else if (fmt) return rf_tool_usage_error(cmd, "unknown format '%s' (table or csv)", format), 0;
+    int64_t v;
+    if (threads) {
+        if (!rf_tool_parse_int(threads, 1, 1024, &v))
+            return rf_tool_usage_error(cmd, "--threads takes a number from 1 to 1024"), 0;
+        o->threads = (int)v;
+    }
+    return 1;
 }
 
 void rf_tool_print_profile(const rf_rt_result *res, FILE *f)
