@@ -582,14 +582,82 @@ static rf_status gen_map_kernel(const rf_hir_program *p, const rf_hir_kernel *k,
 **   rows; p[0] error words; p[1] i64 counts (layout as above); p[2] i64
 **   positions; p[4..7] the build side (sorted hashes, their rows, the run
 **   table's keys and values), x[0] the table mask. */
+/* A fused total (rf_gpu_ftotal): where its stage passes, the row is counted
+** in acc[t.acc] and each total or average's argument is added to its
+** 128-bit sum acc[t.acc + 1 + 2i] (low), acc[t.acc + 2 + 2i] (high), in the
+** thread's registers. Counts need no sum of their own. */
+static void gen_total_rows(const rf_gpu_ftotal *t, rf_buf *b)
+{
+    const rf_hir_kernel *r = t->reduce;
+    rf_buf_printf(b, "        if (acc && p%d) {\n            acc[%d]++;\n", t->stage, t->acc);
+    for (int32_t i = 0; i < r->naggs; i++) {
+        const rf_qp_agg *ag = &r->aggs[i];
+        if (ag->fn == RF_AGG_COUNT) continue;
+        int32_t lo = t->acc + 1 + 2 * i;
+        rf_buf_printf(b,
+                      "            {\n                rf::i64 v = (rf::i64)m%d_%d;\n                rf::u64 o = acc[%d];\n"
+                      "                acc[%d] = o + (rf::u64)v;\n"
+                      "                acc[%d] += (v < 0 ? ~0ull : 0ull) + (acc[%d] < o ? 1ull : 0ull);\n            }\n",
+                      t->stage, ag->col, lo, lo, lo + 1, lo);
+    }
+    rf_buf_puts(b, "        }\n");
+}
+
+/* The totals' kernel: every thread sums its rows in registers
+** (G<id>::row), the CTA adds its threads' sums in shared memory, and
+** one thread per CTA adds the CTA's to the result p[3] (layout as above) by
+** atomics: sums of integers, so the result does not depend on the order.
+** p[0] error words; the rest of the arguments as the flags pass has them. */
+static void gen_total_kernel(const rf_gpu_funit *u, rf_buf *b)
+{
+    int32_t nacc = u->nacc;
+    rf_buf_printf(b,
+                  "extern \"C\" __global__ void __launch_bounds__(%d) rfg%d_total_smem(rf::Args a)\n{\n"
+                  "    __shared__ rf::u64 s[%d];\n"
+                  "    rf::u64 acc[%d];\n"
+                  "    for (int i = 0; i < %d; i++) acc[i] = 0;\n"
+                  "    for (int i = threadIdx.x; i < %d; i += blockDim.x) s[i] = 0;\n"
+                  "    __syncthreads();\n"
+                  "    RF_FOR(r, a.n) G%d::row<false>(a, r, acc);\n",
+                  RF_GPU_TILE, u->id, nacc, nacc, nacc, nacc, u->id);
+    for (int32_t t = 0; t < u->ntot; t++) {
+        const rf_gpu_ftotal *T = &u->tot[t];
+        rf_buf_printf(b, "    if (acc[%d]) atomicAdd(&s[%d], acc[%d]);\n", T->acc, T->acc, T->acc);
+    }
+    for (int32_t t = 0; t < u->ntot; t++) {
+        const rf_gpu_ftotal *T = &u->tot[t];
+        for (int32_t i = 0; i < T->reduce->naggs; i++) {
+            if (T->reduce->aggs[i].fn == RF_AGG_COUNT) continue;
+            int32_t lo = T->acc + 1 + 2 * i;
+            rf_buf_printf(b, "    if (acc[%d] || acc[%d]) rf::add128(&s[%d], &s[%d], acc[%d], acc[%d]);\n", lo, lo + 1,
+                          lo, lo + 1, lo, lo + 1);
+        }
+    }
+    rf_buf_printf(b,
+                  "    __syncthreads();\n"
+                  "    if (threadIdx.x == 0) {\n"
+                  "        rf::u64 *out = (rf::u64 *)a.p[3];\n");
+    for (int32_t t = 0; t < u->ntot; t++) {
+        const rf_gpu_ftotal *T = &u->tot[t];
+        rf_buf_printf(b, "        if (s[%d]) atomicAdd(&out[%d], s[%d]);\n", T->acc, T->acc, T->acc);
+        for (int32_t i = 0; i < T->reduce->naggs; i++) {
+            if (T->reduce->aggs[i].fn == RF_AGG_COUNT) continue;
+            int32_t lo = T->acc + 1 + 2 * i;
+            rf_buf_printf(b, "        if (s[%d] || s[%d]) rf::add128(&out[%d], &out[%d], s[%d], s[%d]);\n", lo, lo + 1,
+                          lo, lo + 1, lo, lo + 1);
+        }
+    }
+    rf_buf_puts(b, "    }\n}\n\n");
+}
+
 static rf_status gen_fused_kernel(const rf_hir_program *p, const rf_gpu_funit *u, rf_buf *b, rf_diags *d)
 {
     int32_t nm = u->nmat > 0 ? u->nmat : 1;
     rf_buf_printf(b, "struct G%d {\n", u->id);
     rf_buf_puts(b, "    template <bool W>\n"
                    "    static __device__ __forceinline__ void stages(const rf::Args &a, rf::i64 r, rf::i64 q0, rf::i64 q1,\n"
-                   "                                                  const rf::i64 *w, bool *hit)\n    {\n"
-                   "        (void)r; (void)q0; (void)q1; (void)w; (void)hit;\n");
+                   "                                                  const rf::i64 *w, bool *hit, rf::u64 *acc)\n    {\n"
+                   "        (void)r; (void)q0; (void)q1; (void)w; (void)hit; (void)acc;\n");
     int bad = 0, nv = 0;
     for (int32_t m = 0; m < u->n; m++) {
         const rf_gpu_fmember *mb = &u->m[m];
@@ -625,13 +693,16 @@ static rf_status gen_fused_kernel(const rf_hir_program *p, const rf_gpu_funit *u
         }
         rf_buf_printf(b, "            p%d = true;\n        } while (0);\n", m);
         if (mb->mat >= 0) rf_buf_printf(b, "        hit[%d] = p%d;\n", mb->mat, m);
+        for (int32_t t = 0; t < u->ntot; t++)
+            if (u->tot[t].stage == m) gen_total_rows(&u->tot[t], b);
         nv = g.nv;
         bad |= g.bad;
     }
     rf_buf_puts(b, "    }\n");
     int anti = u->src && u->src->kind == RF_HIR_ANTI_INDEX;
     if (!u->src || anti) {
-        rf_buf_puts(b, "    template <bool W> static __device__ __forceinline__ void row(const rf::Args &a, rf::i64 r)\n    {\n");
+        rf_buf_puts(b, "    template <bool W> static __device__ __forceinline__ void row(const rf::Args &a, rf::i64 r,\n"
+                       "                                                             rf::u64 *acc = nullptr)\n    {\n");
         rf_buf_puts(b, "        const rf::i64 n1 = a.n + 1;\n"
                        "        rf::u8 *flags = (rf::u8 *)a.p[1];\n"
                        "        const rf::i64 *pos = (const rf::i64 *)a.p[2];\n"
@@ -658,10 +729,10 @@ static rf_status gen_fused_kernel(const rf_hir_program *p, const rf_gpu_funit *u
             rf_buf_printf(b, "        if (a.m > 0)\n"
                              "            rf::join_matches_k<KS_%s>(lk, rk, (const rf::u64 *)a.p[4], (const rf::i64 *)a.p[5],\n"
                              "                                     (const rf::u64 *)a.p[6], (const rf::i64 *)a.p[7], (rf::u64)a.x[0], a.m, r, pf);\n"
-                             "        if (!pf.any) stages<W>(a, r, r, r, w, hit);\n",
+                             "        if (!pf.any) stages<W>(a, r, r, r, w, hit, acc);\n",
                           sig);
         } else {
-            rf_buf_puts(b, "        stages<W>(a, r, a.r0 ? a.r0[r] : r, a.r1 ? a.r1[r] : r, w, hit);\n");
+            rf_buf_puts(b, "        stages<W>(a, r, a.r0 ? a.r0[r] : r, a.r1 ? a.r1[r] : r, w, hit, acc);\n");
         }
         if (u->nmat > 0)
             rf_buf_printf(b, "        if (!W)\n            for (int s = 0; s < %d; s++) flags[s * n1 + r] = hit[s] ? 1 : 0;\n",
@@ -672,16 +743,17 @@ static rf_status gen_fused_kernel(const rf_hir_program *p, const rf_gpu_funit *u
         char sig[RF_GPU_MAXC + 1];
         rf_gpu_sig(p->vars[j->in[0]]->types, j->lkeys, j->nkeys, sig);
         rf_buf_printf(b, "    template <bool W> struct F {\n"
-                         "        const rf::Args *a;\n        rf::i64 r;\n        rf::i64 w[%d], c[%d];\n"
+                         "        const rf::Args *a;\n        rf::i64 r;\n        rf::u64 *acc;\n        rf::i64 w[%d], c[%d];\n"
                          "        __device__ __forceinline__ bool operator()(rf::i64 j)\n        {\n"
                          "            bool hit[%d];\n"
                          "            for (int s = 0; s < %d; s++) hit[s] = false;\n"
-                         "            stages<W>(*a, r, r, j, w, hit);\n"
+                         "            stages<W>(*a, r, r, j, w, hit, acc);\n"
                          "            for (int s = 0; s < %d; s++)\n"
                          "                if (hit[s]) {\n                    c[s]++;\n                    w[s]++;\n                }\n"
                          "            return true;\n        }\n    };\n",
                       nm, nm, nm, nm, nm);
-        rf_buf_puts(b, "    template <bool W> static __device__ __forceinline__ void row(const rf::Args &a, rf::i64 r)\n    {\n");
+        rf_buf_puts(b, "    template <bool W> static __device__ __forceinline__ void row(const rf::Args &a, rf::i64 r,\n"
+                       "                                                             rf::u64 *acc = nullptr)\n    {\n");
         rf_buf_puts(b, "        const rf::i64 n1 = a.n + 1;\n"
                        "        rf::i64 *cnt = (rf::i64 *)a.p[1];\n"
                        "        const rf::i64 *pos = (const rf::i64 *)a.p[2];\n"
@@ -691,7 +763,7 @@ static rf_status gen_fused_kernel(const rf_hir_program *p, const rf_gpu_funit *u
         rf_buf_printf(b, "};\n        const void *rk[%d] = {", j->nkeys);
         for (int32_t i = 0; i < j->nkeys; i++) rf_buf_printf(b, "%sa.c1[%d]", i ? ", " : "", j->rkeys[i]);
         rf_buf_puts(b, "};\n");
-        rf_buf_puts(b, "        F<W> f;\n        f.a = &a;\n        f.r = r;\n");
+        rf_buf_puts(b, "        F<W> f;\n        f.a = &a;\n        f.r = r;\n        f.acc = acc;\n");
         rf_buf_printf(b, "        for (int s = 0; s < %d; s++) {\n            f.w[s] = W && pos ? pos[s * n1 + r] : 0;\n"
                          "            f.c[s] = 0;\n        }\n", nm);
         rf_buf_printf(b, "        rf::join_matches_k<KS_%s>(lk, rk, (const rf::u64 *)a.p[4], (const rf::i64 *)a.p[5],\n"
@@ -705,6 +777,7 @@ static rf_status gen_fused_kernel(const rf_hir_program *p, const rf_gpu_funit *u
                   "extern \"C\" __global__ void __launch_bounds__(%d) rfg%d_flags(rf::Args a) { RF_FOR(r, a.n) G%d::row<false>(a, r); }\n"
                   "extern \"C\" __global__ void __launch_bounds__(%d) rfg%d_write(rf::Args a) { RF_FOR(r, a.n) G%d::row<true>(a, r); }\n\n",
                   RF_GPU_TILE, u->id, u->id, RF_GPU_TILE, u->id, u->id);
+    if (u->ntot) gen_total_kernel(u, b);
     if (bad) {
         rf_error(d, rf_mkloc(p->source, u->m[0].k->loc.line, u->m[0].k->loc.col),
                  "internal error: fused kernel rfg%d: an expression the GPU code generator cannot translate", u->id);
