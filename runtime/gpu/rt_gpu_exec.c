@@ -1914,7 +1914,15 @@ static rf_status run_blocks(gx *x)
                         rows_of[i] = var_rows(x, k->in[i]);
                         in_rows += rows_of[i];
                     }
-                    if (prof && k->nin <= FUSED_MAX_IN) rf_hir_kernel_bytes(x->p, k, rows_of, 0, 0, &in_bytes, &bo);
+                    if (prof && !u->src) {
+                        /* the columns its stages, written outputs and totals need, once per row */
+                        const gval *ix = k->kind == RF_HIR_MAP ? NULL : &x->vals[k->idx];
+                        int64_t r2[2] = {ix ? ix->nrows : var_rows(x, k->in[0]),
+                                         ix ? ix->nrows : (k->nin > 1 ? var_rows(x, k->in[1]) : 0)};
+                        in_bytes = rf_gpu_funit_input_bytes(x->p, u, r2) + (ix ? ix->nrows * 8 * (k->nin > 1 ? 2 : 1) : 0);
+                    } else if (prof && k->nin <= FUSED_MAX_IN) {
+                        rf_hir_kernel_bytes(x->p, k, rows_of, 0, 0, &in_bytes, &bo);
+                    }
                     if (!st) st = k_fused(x, u, &ran);
                     if (!st && prof && (st = x->g.ops->mark(&x->g, 1)) == RF_OK) st = x->g.ops->elapsed(&x->g, &secs);
                     if (st) break;

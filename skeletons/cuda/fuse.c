@@ -419,6 +419,61 @@ void rf_gpu_fplan_free(rf_gpu_fplan *f)
     free(f);
 }
 
+/* ---- what a fused kernel reads ---------------------------------------------------- */
+
+static int64_t col_width(rf_type t)
+{
+    return t == RF_TYPE_STRING || t == RF_TYPE_DATE ? 4 : t == RF_TYPE_BOOL ? 1 : 8;
+}
+
+static void mark_side(const rf_qp_expr *e, int32_t side, uint8_t *mark, int32_t ncols)
+{
+    if (!e) return;
+    if (e->kind == RF_QP_E_COL && e->side == side && e->col >= 0 && e->col < ncols) mark[e->col] = 1;
+    for (int32_t i = 0; i < e->nargs; i++) mark_side(e->args[i], side, mark, ncols);
+}
+
+int64_t rf_gpu_funit_input_bytes(const rf_hir_program *p, const rf_gpu_funit *u, const int64_t *rows)
+{
+    /* which output columns of each stage something needs: a written output
+    ** all of them, a total its arguments, a child stage what it reads */
+    uint8_t need[RF_GPU_FUSE_MAX][RF_GPU_MAXC];
+    memset(need, 0, sizeof need);
+    for (int32_t m = 0; m < u->n; m++) {
+        int32_t nc = p->vars[u->m[m].k->out]->ncols;
+        if (u->m[m].mat >= 0)
+            for (int32_t c = 0; c < nc && c < RF_GPU_MAXC; c++) need[m][c] = 1;
+    }
+    for (int32_t t = 0; t < u->ntot; t++)
+        for (int32_t i = 0; i < u->tot[t].reduce->naggs; i++) {
+            int32_t c = u->tot[t].reduce->aggs[i].col;
+            if (c >= 0 && c < RF_GPU_MAXC) need[u->tot[t].stage][c] = 1;
+        }
+    uint8_t in[2][RF_GPU_MAXC];
+    memset(in, 0, sizeof in);
+    for (int32_t m = u->n - 1; m >= 0; m--) {
+        const rf_hir_kernel *k = u->m[m].k;
+        int32_t par = u->m[m].parent;
+        for (int32_t side = 0; side < 2; side++) {
+            uint8_t *mark = par >= 0 ? (side ? NULL : need[par]) : in[side];
+            if (!mark || (side && (par >= 0 || k->nin < 2))) continue;
+            int32_t nc = p->vars[par >= 0 ? u->m[par].k->out : k->in[side]]->ncols;
+            if (nc > RF_GPU_MAXC) nc = RF_GPU_MAXC;
+            mark_side(k->filter, side, mark, nc);
+            for (int32_t c = 0; c < k->nouts; c++)
+                if (c < RF_GPU_MAXC && need[m][c]) mark_side(k->outs[c], side, mark, nc);
+        }
+    }
+    const rf_hir_kernel *h = u->m[0].k;
+    int64_t b = 0;
+    for (int32_t side = 0; side < 2 && side < h->nin; side++) {
+        const rf_hir_var *v = p->vars[h->in[side]];
+        for (int32_t c = 0; c < v->ncols && c < RF_GPU_MAXC; c++)
+            if (in[side][c]) b += col_width(v->types[c]) * rows[side];
+    }
+    return b;
+}
+
 void rf_gpu_fplan_print(const rf_hir_program *p, const rf_gpu_fplan *f, rf_buf *out)
 {
     int32_t stages = 0;

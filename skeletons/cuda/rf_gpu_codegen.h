@@ -187,6 +187,10 @@ typedef struct rf_gpu_fplan {
 ** separate kernels). */
 rf_status rf_gpu_fplan_build(const rf_hir_program *p, int fuse, rf_gpu_fplan **out, rf_diags *d);
 void rf_gpu_fplan_free(rf_gpu_fplan *f);
+/* The bytes a fused kernel without a join source must read at least: each
+** input column some stage, written output or total needs, once per row
+** (rows[i]: the rows of the first stage's in[i], or of its index). */
+int64_t rf_gpu_funit_input_bytes(const rf_hir_program *p, const rf_gpu_funit *u, const int64_t *rows);
 /* For `redfox dump --fused`: what the code generator made of each group. */
 void rf_gpu_fplan_print(const rf_hir_program *p, const rf_gpu_fplan *f, rf_buf *out);
 
