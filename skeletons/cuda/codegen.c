@@ -212,6 +212,9 @@ typedef struct gen {
     ** stage's first string-constant and string-table slots */
     int32_t regs_of;
     int32_t kconst, kisland;
+    /* columns loaded up front (hoist_loads): hset[side][col] says v<hv> holds it */
+    uint8_t hset[2][RF_GPU_MAXC];
+    int hv[2][RF_GPU_MAXC];
 } gen;
 
 static const char *ctype(rf_type t)
@@ -357,6 +360,11 @@ static int emit(gen *g, const rf_qp_expr *e)
     int v;
     switch (e->kind) {
     case RF_QP_E_COL:
+        if (e->side >= 0 && e->side < 2 && e->col >= 0 && e->col < RF_GPU_MAXC && g->hset[e->side][e->col]) {
+            v = new_var(g, e->type);
+            rf_buf_printf(g->b, " = v%d;\n", g->hv[e->side][e->col]);
+            return v;
+        }
         v = new_var(g, e->type);
         if (g->regs_of >= 0 && e->side == 0)
             rf_buf_printf(g->b, " = m%d_%d;\n", g->regs_of, e->col);
@@ -499,6 +507,29 @@ static void uses_sides(const rf_qp_expr *e, int used[2])
     for (int32_t i = 0; i < e->nargs; i++) uses_sides(e->args[i], used);
 }
 
+/* Loads every input column e reads before e is evaluated: a filter's
+** conjuncts are evaluated in order and stop at the first false one, so
+** their loads would otherwise wait for one another; loaded up front they are
+** all in flight at once (loading a column of a valid row cannot fail). The
+** columns of string tables and of string work are left to them. */
+static void hoist_loads(gen *g, const rf_qp_expr *e)
+{
+    if (!e) return;
+    for (int32_t j = 0; j < g->pl->nisland; j++)
+        if (g->pl->islands[j].e == e) return;
+    for (int32_t j = 0; j < g->pl->nrowstr; j++)
+        if (g->pl->rowstr[j] == e) return;
+    if (e->kind == RF_QP_E_COL) {
+        if (e->side < 0 || e->side > 1 || e->col < 0 || e->col >= RF_GPU_MAXC) return;
+        if (g->hset[e->side][e->col] || (g->regs_of >= 0 && e->side == 0)) return;
+        int v = emit(g, e);
+        g->hset[e->side][e->col] = 1;
+        g->hv[e->side][e->col] = v;
+        return;
+    }
+    for (int32_t i = 0; i < e->nargs; i++) hoist_loads(g, e->args[i]);
+}
+
 static void row_indices(rf_buf *b, const int used[2])
 {
     for (int s = 0; s < 2; s++)
@@ -510,7 +541,7 @@ static rf_status gen_map_kernel(const rf_hir_program *p, const rf_hir_kernel *k,
     rf_gpu_kplan pl;
     rf_gpu_kplan_build(p, k, &pl);
     if (!pl.gpu) return RF_OK; /* runs on the host */
-    gen g = {b, &pl, NULL, 0, 0, 0, -1, 0, 0};
+    gen g = {.b = b, .pl = &pl, .regs_of = -1};
     int used[2] = {0, 0};
     rf_buf_printf(b, "struct K%d {\n", k->id);
     rf_buf_puts(b, "    static __device__ __forceinline__ bool filter(const rf::Args &a, rf::i64 r, bool &ok)\n    {\n");
@@ -518,7 +549,9 @@ static rf_status gen_map_kernel(const rf_hir_program *p, const rf_hir_kernel *k,
         uses_sides(k->filter, used);
         row_indices(b, used);
         g.failstmt = "{ ok = false; return false; }";
+        hoist_loads(&g, k->filter);
         int v = emit(&g, k->filter);
+        memset(g.hset, 0, sizeof g.hset); /* outs() is another function */
         rf_buf_printf(b, "        return v%d;\n", v);
     } else {
         rf_buf_puts(b, "        (void)a; (void)r; (void)ok;\n        return true;\n");
@@ -667,7 +700,7 @@ static rf_status gen_fused_kernel(const rf_hir_program *p, const rf_gpu_funit *u
         rf_gpu_kplan_build(p, k, &pl);
         char fail[96];
         snprintf(fail, sizeof fail, "{ rf::fail((rf::u64 *)a.p[0] + %d, r); break; }", m);
-        gen g = {b, &pl, fail, nv, 0, 0, mb->parent, mb->kconst, mb->kisland};
+        gen g = {.b = b, .pl = &pl, .failstmt = fail, .nv = nv, .regs_of = mb->parent, .kconst = mb->kconst, .kisland = mb->kisland};
         rf_buf_printf(b, "        // stage %d: k%d %s\n        bool p%d = false;\n", m, k->id, rf_hir_kind_name(k->kind), m);
         if (mb->has_children)
             for (int32_t c = 0; c < ov->ncols; c++)
@@ -676,6 +709,7 @@ static rf_status gen_fused_kernel(const rf_hir_program *p, const rf_gpu_funit *u
         g.depth = 1;
         if (mb->parent >= 0) rf_buf_printf(b, "            if (!p%d) break;\n", mb->parent);
         if (k->filter) {
+            hoist_loads(&g, k->filter);
             int v = emit(&g, k->filter);
             rf_buf_printf(b, "            if (!v%d) break;\n", v);
         }
