@@ -708,8 +708,13 @@ static rf_status gen_fused_kernel(const rf_hir_program *p, const rf_gpu_funit *u
         rf_buf_puts(b, "        do {\n");
         g.depth = 1;
         if (mb->parent >= 0) rf_buf_printf(b, "            if (!p%d) break;\n", mb->parent);
+        /* a stage reading the input loads its filter's columns first; in a
+        ** kernel of totals (one pass, every row) its outputs' too, so that
+        ** nothing between a row's loads waits for another of them (a kernel
+        ** that writes rows has a flags pass, which needs only the filter's) */
+        hoist_loads(&g, k->filter);
+        for (int32_t i = 0; i < k->nouts && mb->parent < 0 && u->ntot; i++) hoist_loads(&g, k->outs[i]);
         if (k->filter) {
-            hoist_loads(&g, k->filter);
             int v = emit(&g, k->filter);
             rf_buf_printf(b, "            if (!v%d) break;\n", v);
         }
