@@ -199,7 +199,8 @@ static void attach_total(const rf_hir_program *p, const rf_hir_block *bl, rf_gpu
     }
 }
 
-static const char *const WHY_KIND = "not a map stage (the generator fuses map, join_map and gather_map stages)";
+static const char *const WHY_KIND =
+    "not a map stage (the generator fuses map, join_map and gather_map stages, and totals without group columns)";
 static const char *const WHY_ALONE = "no other map stage of its group reads its input or its output";
 
 /* The units of one Kernel Weaver group. */
