@@ -666,21 +666,22 @@ static void prefetch_cols(const rf_gpu_kplan *pl, const rf_qp_expr *e, uint8_t c
     for (int32_t i = 0; i < e->nargs; i++) prefetch_cols(pl, e->args[i], cols);
 }
 
-/* G<id>::L, a row's prefetched columns, and G<id>::load, which fills it: in a
-** kernel of totals over the input's rows (no join source) each thread loads
-** several rows before it runs the stages on them, so that the loads of
-** several rows are in flight at once. Empty for every other fused kernel. */
+/* G<id>::L, a row's prefetched columns, and G<id>::load, which fills it: in
+** the flags pass or the totals' kernel of a fused kernel over the input's
+** rows (no join source) each thread loads several rows before it runs the
+** stages on them, so that the loads of several rows are in flight at once:
+** the head stages' filter columns, and in a kernel of totals their outputs'
+** columns too. Empty for a kernel with a join source. */
 static void gen_prefetch(const rf_hir_program *p, const rf_gpu_funit *u, rf_buf *b)
 {
     uint8_t cols[2][RF_GPU_MAXC];
     memset(cols, 0, sizeof cols);
-    int on = u->ntot > 0 && !u->src;
-    for (int32_t m = 0; m < u->n && on; m++) {
+    for (int32_t m = 0; m < u->n && !u->src; m++) {
         if (u->m[m].parent >= 0) continue;
         rf_gpu_kplan pl;
         rf_gpu_kplan_build(p, u->m[m].k, &pl);
         prefetch_cols(&pl, u->m[m].k->filter, cols);
-        for (int32_t i = 0; i < u->m[m].k->nouts; i++) prefetch_cols(&pl, u->m[m].k->outs[i], cols);
+        for (int32_t i = 0; i < u->m[m].k->nouts && u->ntot; i++) prefetch_cols(&pl, u->m[m].k->outs[i], cols);
     }
     rf_buf_puts(b, "    struct L {\n");
     for (int s = 0; s < 2; s++)
@@ -705,6 +706,25 @@ static void gen_prefetch(const rf_hir_program *p, const rf_gpu_funit *u, rf_buf 
     rf_buf_puts(b, "    }\n");
 }
 
+/* The grid-stride loop of a fused kernel without a join source whose
+** threads load RF_PREFETCH rows (G<id>::load) before they run the stages on
+** any of them (row<false>, with acc). */
+static void gen_prefetch_loop(const rf_gpu_funit *u, rf_buf *b, const char *acc)
+{
+    rf_buf_printf(b,
+                  "    const rf::i64 step = rf::nthreads();\n"
+                  "    rf::i64 r = rf::tid();\n"
+                  "    for (; r + (%d - 1) * step < a.n; r += %d * step) {\n"
+                  "        G%d::L l[%d];\n"
+                  "#pragma unroll\n"
+                  "        for (int k = 0; k < %d; k++) G%d::load(a, r + k * step, l[k]);\n"
+                  "#pragma unroll\n"
+                  "        for (int k = 0; k < %d; k++) G%d::row<false>(a, r + k * step, %s, &l[k]);\n"
+                  "    }\n"
+                  "    for (; r < a.n; r += step) G%d::row<false>(a, r, %s);\n",
+                  RF_PREFETCH, RF_PREFETCH, u->id, RF_PREFETCH, RF_PREFETCH, u->id, RF_PREFETCH, u->id, acc, u->id, acc);
+}
+
 /* The totals' kernel: every thread sums its rows in registers
 ** (G<id>::row), the CTA adds its threads' sums in shared memory, and
 ** one thread per CTA adds the CTA's to the result p[3] (layout as above) by
@@ -722,19 +742,7 @@ static void gen_total_kernel(const rf_gpu_funit *u, rf_buf *b)
                   "    __syncthreads();\n",
                   RF_GPU_TILE, u->id, nacc, nacc, nacc, nacc);
     if (!u->src)
-        /* RF_PREFETCH rows per thread loaded before any is summed (G<id>::L) */
-        rf_buf_printf(b,
-                      "    const rf::i64 step = rf::nthreads();\n"
-                      "    rf::i64 r = rf::tid();\n"
-                      "    for (; r + (%d - 1) * step < a.n; r += %d * step) {\n"
-                      "        G%d::L l[%d];\n"
-                      "#pragma unroll\n"
-                      "        for (int k = 0; k < %d; k++) G%d::load(a, r + k * step, l[k]);\n"
-                      "#pragma unroll\n"
-                      "        for (int k = 0; k < %d; k++) G%d::row<false>(a, r + k * step, acc, &l[k]);\n"
-                      "    }\n"
-                      "    for (; r < a.n; r += step) G%d::row<false>(a, r, acc);\n",
-                      RF_PREFETCH, RF_PREFETCH, u->id, RF_PREFETCH, RF_PREFETCH, u->id, RF_PREFETCH, u->id, u->id);
+        gen_prefetch_loop(u, b, "acc"); /* RF_PREFETCH rows per thread loaded before any is summed */
     else
         rf_buf_printf(b, "    RF_FOR(r, a.n) G%d::row<false>(a, r, acc);\n", u->id);
     for (int32_t t = 0; t < u->ntot; t++) {
@@ -787,7 +795,7 @@ static rf_status gen_fused_kernel(const rf_hir_program *p, const rf_gpu_funit *u
         char fail[96];
         snprintf(fail, sizeof fail, "{ rf::fail((rf::u64 *)a.p[0] + %d, r); break; }", m);
         gen g = {.b = b, .pl = &pl, .failstmt = fail, .nv = nv, .regs_of = mb->parent, .kconst = mb->kconst, .kisland = mb->kisland,
-                 .pre = u->ntot > 0 && !u->src && mb->parent < 0};
+                 .pre = !u->src && mb->parent < 0};
         rf_buf_printf(b, "        // stage %d: k%d %s\n        bool p%d = false;\n", m, k->id, rf_hir_kind_name(k->kind), m);
         if (mb->has_children)
             for (int32_t c = 0; c < ov->ncols; c++)
@@ -899,10 +907,20 @@ static rf_status gen_fused_kernel(const rf_hir_program *p, const rf_gpu_funit *u
             rf_buf_printf(b, "        if (!W)\n            for (int s = 0; s < %d; s++) cnt[s * n1 + r] = f.c[s];\n", u->nmat);
         rf_buf_puts(b, "    }\n};\n");
     }
+    if (!u->src) {
+        /* the flags pass loads RF_PREFETCH rows' filter columns per thread before it runs the stages (G<id>::L) */
+        rf_buf_printf(b, "extern \"C\" __global__ void __launch_bounds__(%d) rfg%d_flags(rf::Args a)\n{\n", RF_GPU_TILE,
+                      u->id);
+        gen_prefetch_loop(u, b, "nullptr");
+        rf_buf_puts(b, "}\n");
+    } else {
+        rf_buf_printf(b,
+                      "extern \"C\" __global__ void __launch_bounds__(%d) rfg%d_flags(rf::Args a) { RF_FOR(r, a.n) G%d::row<false>(a, r); }\n",
+                      RF_GPU_TILE, u->id, u->id);
+    }
     rf_buf_printf(b,
-                  "extern \"C\" __global__ void __launch_bounds__(%d) rfg%d_flags(rf::Args a) { RF_FOR(r, a.n) G%d::row<false>(a, r); }\n"
                   "extern \"C\" __global__ void __launch_bounds__(%d) rfg%d_write(rf::Args a) { RF_FOR(r, a.n) G%d::row<true>(a, r); }\n\n",
-                  RF_GPU_TILE, u->id, u->id, RF_GPU_TILE, u->id, u->id);
+                  RF_GPU_TILE, u->id, u->id);
     if (u->ntot) gen_total_kernel(u, b);
     if (bad) {
         rf_error(d, rf_mkloc(p->source, u->m[0].k->loc.line, u->m[0].k->loc.col),
