@@ -576,6 +576,8 @@ static rf_status gen_map_kernel(const rf_hir_program *p, const rf_hir_kernel *k,
     row_indices(b, used);
     rf_buf_puts(b, "        (void)r; (void)w; (void)ok;\n");
     g.failstmt = "{ ok = false; return; }";
+    /* the write pass runs for kept rows only: all their columns at once */
+    for (int32_t i = 0; i < k->nouts; i++) hoist_loads(&g, k->outs[i]);
     const rf_hir_var *out = p->vars[k->out];
     for (int32_t i = 0; i < k->nouts; i++) {
         rf_buf_puts(b, "        {\n");
