@@ -325,6 +325,7 @@ static rf_status join_prepare(rf_cpu_pool *pool, const rf_cpu_table *left, const
     int64_t ln = left->nrows, rn = right->nrows, G = 0, m;
     keys k = {0};
     cpu_ht ht = {0};
+    cpu_dense dx = {0};
     int64_t *bg = NULL, *F = NULL;
     jp->grain = cpu_grain(ln, 16384);
     jp->nch = (ln + jp->grain - 1) / jp->grain;
@@ -341,15 +342,22 @@ static rf_status join_prepare(rf_cpu_pool *pool, const rf_cpu_table *left, const
     } else if (rn <= ln) {
         /* Build on the right, probe the left into hit lists. */
         if ((st = keys_init(pool, &k, left, lkeys, right, rkeys, nkeys, RANGE_RIGHT))) goto out;
-        if ((st = cpu_ht_build(pool, &ht, &k.e, k.rdata, rn, 1, &bg, &F, &G))) goto out;
+        int dense = cpu_dense_fits(&k.e, rn);
+        if (dense) st = cpu_dense_build(pool, &dx, &k.e, k.rdata, rn, &bg, &F, &G);
+        else st = cpu_ht_build(pool, &ht, &k.e, k.rdata, rn, 1, &bg, &F, &G);
+        if (st) goto out;
         st = RF_ENOMEM;
         jp->hit_row = cpu_alloc(ln, sizeof(int64_t));
         jp->hit_gid = cpu_alloc(ln, sizeof(int64_t));
         jp->nhit = cpu_alloc(jp->nch, sizeof(int64_t));
         if (!jp->hit_row || !jp->hit_gid || !jp->nhit) goto out;
-        if ((st = cpu_ht_probe_hits(pool, &ht, &k.e, k.ldata, ln, jp->grain, jp->hit_row, jp->hit_gid, jp->nhit)))
+        if (dense)
+            cpu_dense_probe_hits(pool, &dx, &k.e, k.ldata, ln, jp->grain, jp->hit_row, jp->hit_gid, jp->nhit);
+        else if ((st = cpu_ht_probe_hits(pool, &ht, &k.e, k.ldata, ln, jp->grain, jp->hit_row, jp->hit_gid,
+                                         jp->nhit)))
             goto out;
         cpu_ht_free(&ht);
+        cpu_dense_free(&dx);
         /* distinct right keys: groups are numbered by first occurrence, so
         ** group g is right row g and needs no list */
         if (G < rn && (st = cpu_csr(pool, bg, rn, G, &jp->order, &jp->offsets, &m))) goto out;
@@ -357,11 +365,16 @@ static rf_status join_prepare(rf_cpu_pool *pool, const rf_cpu_table *left, const
     } else {
         /* Build on the left; the probed right rows are listed by group. */
         if ((st = keys_init(pool, &k, left, lkeys, right, rkeys, nkeys, RANGE_LEFT))) goto out;
-        if ((st = cpu_ht_build(pool, &ht, &k.e, k.ldata, ln, 1, &jp->lg, &F, &G))) goto out;
+        int dense = cpu_dense_fits(&k.e, ln);
+        if (dense) st = cpu_dense_build(pool, &dx, &k.e, k.ldata, ln, &jp->lg, &F, &G);
+        else st = cpu_ht_build(pool, &ht, &k.e, k.ldata, ln, 1, &jp->lg, &F, &G);
+        if (st) goto out;
         st = RF_ENOMEM;
         if (!(bg = cpu_alloc(rn, sizeof(int64_t)))) goto out;
-        cpu_ht_probe(pool, &ht, &k.e, k.rdata, rn, 1, bg, NULL);
+        if (dense) cpu_dense_probe(pool, &dx, &k.e, k.rdata, rn, bg, NULL);
+        else cpu_ht_probe(pool, &ht, &k.e, k.rdata, rn, 1, bg, NULL);
         cpu_ht_free(&ht);
+        cpu_dense_free(&dx);
         if ((st = cpu_csr(pool, bg, rn, G, &jp->order, &jp->offsets, &m))) goto out;
         st = RF_ENOMEM;
     }
@@ -378,6 +391,7 @@ static rf_status join_prepare(rf_cpu_pool *pool, const rf_cpu_table *left, const
     st = RF_OK;
 out:
     cpu_ht_free(&ht);
+    cpu_dense_free(&dx);
     free(bg);
     free(F);
     keys_free(&k);
@@ -550,21 +564,31 @@ static rf_status semi_anti(rf_cpu_pool *pool, const rf_cpu_table *left, const in
     /* the ranges of the side built on; the other is probed with range checks */
     if ((st = keys_init(pool, &k, left, lkeys, right, rkeys, nkeys, rn <= ln ? RANGE_RIGHT : RANGE_LEFT))) return st;
     cpu_ht ht = {0};
+    cpu_dense dx = {0};
     uint8_t *flags = cpu_alloc(ln, 1);
     int64_t *lg = NULL, *rg = NULL, *F = NULL, G;
     atomic_uchar *hit = NULL;
     st = RF_ENOMEM;
     if (!flags) goto out;
     if (rn <= ln) {
-        if ((st = cpu_ht_build(pool, &ht, &k.e, k.rdata, rn, 0, NULL, &F, &G))) goto out;
-        cpu_ht_probe(pool, &ht, &k.e, k.ldata, ln, 1, NULL, flags);
+        if (cpu_dense_fits(&k.e, rn)) {
+            if ((st = cpu_dense_build(pool, &dx, &k.e, k.rdata, rn, NULL, &F, &G))) goto out;
+            cpu_dense_probe(pool, &dx, &k.e, k.ldata, ln, NULL, flags);
+        } else {
+            if ((st = cpu_ht_build(pool, &ht, &k.e, k.rdata, rn, 0, NULL, &F, &G))) goto out;
+            cpu_ht_probe(pool, &ht, &k.e, k.ldata, ln, 1, NULL, flags);
+        }
     } else {
-        if ((st = cpu_ht_build(pool, &ht, &k.e, k.ldata, ln, 1, &lg, &F, &G))) goto out;
+        int dense = cpu_dense_fits(&k.e, ln);
+        if (dense) st = cpu_dense_build(pool, &dx, &k.e, k.ldata, ln, &lg, &F, &G);
+        else st = cpu_ht_build(pool, &ht, &k.e, k.ldata, ln, 1, &lg, &F, &G);
+        if (st) goto out;
         st = RF_ENOMEM;
         rg = cpu_alloc(rn, sizeof(int64_t));
         hit = cpu_zalloc(G, sizeof *hit);
         if (!rg || !hit) goto out;
-        cpu_ht_probe(pool, &ht, &k.e, k.rdata, rn, 1, rg, NULL);
+        if (dense) cpu_dense_probe(pool, &dx, &k.e, k.rdata, rn, rg, NULL);
+        else cpu_ht_probe(pool, &ht, &k.e, k.rdata, rn, 1, rg, NULL);
         hit_ctx hc = {rg, hit, flags};
         rf_cpu_parallel_for(pool, rn, cpu_grain(rn, 16384), hit_mark, &hc);
         hc.gid = lg;
@@ -573,6 +597,7 @@ static rf_status semi_anti(rf_cpu_pool *pool, const rf_cpu_table *left, const in
     st = cpu_compact_flags(pool, flags, want, ln, keep, nkeep);
 out:
     cpu_ht_free(&ht);
+    cpu_dense_free(&dx);
     free(flags);
     free(lg);
     free(rg);

@@ -770,20 +770,25 @@ typedef struct join_case {
     rf_cpu_kind kinds[2];
     int64_t ln, rn;
     uint64_t domain;
+    int wide; /* values spread over the kind's range: hashed, not a dense index */
 } join_case;
 
 static const join_case join_cases[] = {
-    {1, {RF_CPU_I64}, 500, 2000, 300},
-    {1, {RF_CPU_I64}, 2000, 500, 300},
-    {1, {RF_CPU_I64}, 700, 700, 5000},
-    {2, {RF_CPU_F64, RF_CPU_U8}, 1500, 900, 20},
-    {2, {RF_CPU_I32, RF_CPU_U32}, 800, 1600, 15},
-    {1, {RF_CPU_U32}, 300, 200, 1}, /* all keys equal: 60,000 pairs */
-    {1, {RF_CPU_F64}, 0, 100, 5},
-    {1, {RF_CPU_F64}, 100, 0, 5},
-    {1, {RF_CPU_I64}, 1, 1, 1},
-    {0, {RF_CPU_I64}, 70, 30, 5}, /* cross product */
-    {1, {RF_CPU_I64}, 30000, 20000, 40000}, /* past the serial build size */
+    {1, {RF_CPU_I64}, 500, 2000, 300, 0},
+    {1, {RF_CPU_I64}, 2000, 500, 300, 0},
+    {1, {RF_CPU_I64}, 700, 700, 5000, 0},
+    {2, {RF_CPU_F64, RF_CPU_U8}, 1500, 900, 20, 0},
+    {2, {RF_CPU_I32, RF_CPU_U32}, 800, 1600, 15, 0},
+    {1, {RF_CPU_U32}, 300, 200, 1, 0}, /* all keys equal: 60,000 pairs */
+    {1, {RF_CPU_F64}, 0, 100, 5, 0},
+    {1, {RF_CPU_F64}, 100, 0, 5, 0},
+    {1, {RF_CPU_I64}, 1, 1, 1, 0},
+    {0, {RF_CPU_I64}, 70, 30, 5, 0}, /* cross product */
+    {1, {RF_CPU_I64}, 30000, 20000, 40000, 0}, /* past the serial build size */
+    {1, {RF_CPU_I64}, 500, 2000, 300, 1},
+    {1, {RF_CPU_I64}, 2000, 500, 300, 1},
+    {2, {RF_CPU_I32, RF_CPU_U32}, 800, 1600, 15, 1},
+    {1, {RF_CPU_I64}, 30000, 20000, 40000, 1},
 };
 
 static void test_join(void)
@@ -793,8 +798,8 @@ static void test_join(void)
         rf_cpu_kind lk[3] = {jc->kinds[0], jc->kinds[1], RF_CPU_I32}, rk[3] = {RF_CPU_U8, jc->kinds[0], jc->kinds[1]};
         int32_t nk = jc->nk, lkeys[2] = {0, 1}, rkeys[2] = {1, 2};
         rf_cpu_table l, r;
-        CHECK(mk_table(&l, 3, lk, jc->ln, jc->domain, 0));
-        CHECK(mk_table(&r, 3, rk, jc->rn, jc->domain, 0));
+        CHECK(mk_table(&l, 3, lk, jc->ln, jc->domain, jc->wide));
+        CHECK(mk_table(&r, 3, rk, jc->rn, jc->domain, jc->wide));
         /* reference: nested loops in (left, right) order */
         int64_t cap = jc->ln * jc->rn + 1, nref = 0;
         int64_t *rl = malloc((size_t)cap * 8), *rr = malloc((size_t)cap * 8);
@@ -871,8 +876,8 @@ static void test_semi(void)
         rf_cpu_kind k2[2] = {jc->kinds[0], jc->kinds[1]};
         int32_t nc = jc->nk ? jc->nk : 1;
         rf_cpu_table l, r;
-        CHECK(mk_table(&l, nc, k2, jc->ln, jc->domain, 0));
-        CHECK(mk_table(&r, nc, k2, jc->rn, jc->domain, 0));
+        CHECK(mk_table(&l, nc, k2, jc->ln, jc->domain, jc->wide));
+        CHECK(mk_table(&r, nc, k2, jc->rn, jc->domain, jc->wide));
         char *has = calloc((size_t)jc->ln + 1, 1);
         CHECK(has);
         for (int64_t i = 0; i < jc->ln; i++)
@@ -1144,6 +1149,67 @@ static void test_large(void)
     rf_cpu_table_free(&t2);
 }
 
+/* ---- dense key indexes ------------------------------------------------ */
+
+/* Joins whose built side has distinct keys (every third integer from 10)
+** and whose probe side runs over a wider range in key order, then in a
+** scrambled order: the dense index (bitmap and ranks) answers, and values
+** below and above the built range miss. The key of left row i is i - 50
+** (or a permutation of that); right row j holds 10 + 3 * j. */
+static void test_dense(void)
+{
+    const int64_t sizes[][2] = {{300000, 20000}, {20000, 300000}, {70000, 70000}};
+    for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
+        int64_t ln = sizes[si][0], rn = sizes[si][1];
+        for (int scramble = 0; scramble < 2; scramble++) {
+            rf_cpu_kind k1 = RF_CPU_I64;
+            rf_cpu_table l, r;
+            CHECK(rf_cpu_table_alloc(1, &k1, ln, &l) == RF_OK && rf_cpu_table_alloc(1, &k1, rn, &r) == RF_OK);
+            int64_t *lv = l.cols[0].data, *rv = r.cols[0].data;
+            for (int64_t i = 0; i < ln; i++) lv[i] = (scramble ? (i * 7919) % ln : i) - 50;
+            for (int64_t j = 0; j < rn; j++) rv[j] = 10 + 3 * j;
+            int64_t nref = 0;
+            for (int64_t i = 0; i < ln; i++) nref += lv[i] >= 10 && (lv[i] - 10) % 3 == 0 && (lv[i] - 10) / 3 < rn;
+            for (int p = 0; p < NPOOLS; p++) {
+                int64_t *li, *ri, n;
+                OK(rf_cpu_hash_join(pools[p], &l, ALL, &r, ALL, 1, &li, &ri, &n));
+                int ok = n == nref;
+                for (int64_t x = 0; x < n && ok; x++) {
+                    ok &= lv[li[x]] == rv[ri[x]];
+                    if (x) ok &= li[x] > li[x - 1];
+                }
+                CHECK(ok);
+                free(li);
+                free(ri);
+                int64_t *keep, nkeep;
+                OK(rf_cpu_semi_join(pools[p], &l, ALL, &r, ALL, 1, &keep, &nkeep));
+                CHECK(nkeep == nref);
+                free(keep);
+                OK(rf_cpu_anti_join(pools[p], &l, ALL, &r, ALL, 1, &keep, &nkeep));
+                CHECK(nkeep == ln - nref);
+                free(keep);
+            }
+            rf_cpu_table_free(&l);
+            rf_cpu_table_free(&r);
+        }
+    }
+    /* repeated built keys: groups by first occurrence, pairs in right-row order */
+    int64_t a[] = {5, 9, 5, 7, 100}, b[] = {9, 5, 9, 9, 5, 6};
+    rf_cpu_col ca = {RF_CPU_I64, a}, cb = {RF_CPU_I64, b};
+    rf_cpu_table ta = {5, 1, &ca}, tb = {6, 1, &cb};
+    int64_t *li, *ri, n;
+    OK(rf_cpu_hash_join(pools[1], &ta, ALL, &tb, ALL, 1, &li, &ri, &n));
+    int64_t wl[] = {0, 0, 1, 1, 1, 2, 2}, wr[] = {1, 4, 0, 2, 3, 1, 4};
+    CHECK(n == 7 && same_i64(li, wl, 7) && same_i64(ri, wr, 7));
+    free(li);
+    free(ri);
+    OK(rf_cpu_hash_join(pools[1], &tb, ALL, &ta, ALL, 1, &li, &ri, &n));
+    int64_t wl2[] = {0, 1, 1, 2, 3, 4, 4}, wr2[] = {1, 0, 2, 1, 1, 0, 2};
+    CHECK(n == 7 && same_i64(li, wl2, 7) && same_i64(ri, wr2, 7));
+    free(li);
+    free(ri);
+}
+
 /* ---- driver ----------------------------------------------------------- */
 
 static const struct {
@@ -1153,6 +1219,7 @@ static const struct {
     {"pool", test_pool},   {"gather", test_gather}, {"sort", test_sort}, {"topk", test_topk},
     {"unique", test_unique}, {"group", test_group}, {"agg", test_agg},   {"join", test_join},
     {"semi", test_semi},   {"set", test_set},       {"large", test_large}, {"runs", test_runs},
+    {"dense", test_dense},
 };
 
 int main(int argc, char **argv)

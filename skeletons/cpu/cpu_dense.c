@@ -1,0 +1,217 @@
+/*
+** skeletons/cpu/cpu_dense.c: dense key indexes, the hash table's stand-in
+** for one-word keys from a small range.
+**
+** Owns: building a bitmap of the keys present with a rank per 64-bit word
+** (and a group id per rank), and probing it. Join keys are mostly integer
+** ids drawn from a range not much larger than the table (order, part,
+** supplier keys): then a bit per possible key is smaller than a hash table
+** slot per key, a probe is a bit test and a popcount instead of a hash and
+** a search, and probe rows that arrive in key order (a data file written
+** in key order, and everything that keeps its order) walk the bitmap
+** forward instead of hashing to random slots.
+**
+** Results are those of cpu_ht_build (ids: groups numbered by first
+** occurrence) and of its probes; nothing depends on the thread count.
+*/
+#include "cpu_internal.h"
+
+enum {
+    BLK = 256,                 /* rows encoded at a time */
+    DENSE_BITS_PER_ROW = 64,   /* a bitmap of at most this many bits per built row */
+    DENSE_SLACK = 1 << 16      /* ... plus this many, for small tables */
+};
+
+/* The largest word-0 value e can produce: each column's field at its top. */
+static uint64_t max_key(const cpu_enc *e)
+{
+    uint64_t m = 0;
+    for (int32_t c = 0; c < e->nk; c++) {
+        const cpu_kcol *k = &e->k[c];
+        if (k->word != 0 || k->bits == 0) continue;
+        m |= ((k->hi - k->lo) + k->add) << k->shift;
+    }
+    return m;
+}
+
+int cpu_dense_fits(const cpu_enc *e, int64_t n)
+{
+    if (e->nw != 1 || e->lead || n <= 0 || n >= (int64_t)UINT32_MAX) return 0;
+    if (e->wbits[0] > 40) return 0;
+    uint64_t nbits = max_key(e) + 1;
+    return nbits <= (uint64_t)n * DENSE_BITS_PER_ROW + DENSE_SLACK;
+}
+
+void cpu_dense_free(cpu_dense *d)
+{
+    free(d->bits);
+    free(d->base);
+    free(d->gid);
+    memset(d, 0, sizeof *d);
+}
+
+/* The rank of key k among the keys present (k is present). */
+static inline int64_t dense_rank(const cpu_dense *d, uint64_t k)
+{
+    uint64_t w = d->bits[k >> 6], below = w & ((UINT64_C(1) << (k & 63)) - 1);
+    return (int64_t)d->base[k >> 6] + __builtin_popcountll(below);
+}
+
+typedef struct dbuild_ctx {
+    cpu_dense *d;
+    const cpu_enc *e;
+    const void *const *data;
+    int64_t *gid_of_row;
+    atomic_int dup;
+} dbuild_ctx;
+
+/* Sets the bits of rows [b, e); two rows with one key set dup. */
+static void dense_set(void *vp, int64_t b, int64_t e, int w)
+{
+    (void)w;
+    dbuild_ctx *c = vp;
+    uint64_t buf[BLK];
+    int dup = 0;
+    for (int64_t x = b; x < e; x += BLK) {
+        int64_t m = e - x < BLK ? e - x : BLK;
+        cpu_encode(c->e, c->data, NULL, x, x + m, 0, buf, NULL);
+        for (int64_t i = 0; i < m; i++) {
+            uint64_t bit = UINT64_C(1) << (buf[i] & 63);
+            uint64_t old = __atomic_fetch_or(&c->d->bits[buf[i] >> 6], bit, __ATOMIC_RELAXED);
+            dup |= (old & bit) != 0;
+        }
+    }
+    if (dup) atomic_store(&c->dup, 1);
+}
+
+/* Distinct keys: row r is group r; gid[rank] = r. */
+static void dense_ids(void *vp, int64_t b, int64_t e, int w)
+{
+    (void)w;
+    dbuild_ctx *c = vp;
+    uint64_t buf[BLK];
+    for (int64_t x = b; x < e; x += BLK) {
+        int64_t m = e - x < BLK ? e - x : BLK;
+        cpu_encode(c->e, c->data, NULL, x, x + m, 0, buf, NULL);
+        for (int64_t i = 0; i < m; i++) {
+            c->d->gid[dense_rank(c->d, buf[i])] = x + i;
+            if (c->gid_of_row) c->gid_of_row[x + i] = x + i;
+        }
+    }
+}
+
+rf_status cpu_dense_build(rf_cpu_pool *pool, cpu_dense *d, const cpu_enc *e, const void *const *data, int64_t n,
+                          int64_t **gid_of_row, int64_t **first_row, int64_t *ngroups)
+{
+    memset(d, 0, sizeof *d);
+    if (gid_of_row) *gid_of_row = NULL;
+    *first_row = NULL;
+    *ngroups = 0;
+    uint64_t nbits = max_key(e) + 1;
+    int64_t nwords = (int64_t)((nbits + 63) >> 6);
+    d->nbits = (int64_t)nbits;
+    d->bits = cpu_zalloc(nwords, sizeof(uint64_t));
+    d->base = cpu_alloc(nwords, sizeof(uint32_t));
+    int64_t *F = NULL, *gr = gid_of_row ? cpu_alloc(n, sizeof(int64_t)) : NULL;
+    if (!d->bits || !d->base || (gid_of_row && !gr)) goto oom;
+    dbuild_ctx c = {d, e, data, gr, 0};
+    atomic_init(&c.dup, 0);
+    int64_t grain = cpu_grain(n, 16384);
+    rf_cpu_parallel_for(pool, n, grain, dense_set, &c);
+    int64_t tot = 0;
+    for (int64_t i = 0; i < nwords; i++) {
+        d->base[i] = (uint32_t)tot;
+        tot += __builtin_popcountll(d->bits[i]);
+    }
+    d->ndistinct = tot;
+    d->gid = cpu_alloc(tot, sizeof(int64_t));
+    F = cpu_alloc(tot, sizeof(int64_t));
+    if (!d->gid || !F) goto oom;
+    if (!atomic_load(&c.dup)) {
+        rf_cpu_parallel_for(pool, n, grain, dense_ids, &c);
+        for (int64_t i = 0; i < n; i++) F[i] = i;
+    } else {
+        /* repeated keys: groups numbered by first occurrence, in row order */
+        for (int64_t i = 0; i < tot; i++) d->gid[i] = -1;
+        uint64_t buf[BLK];
+        int64_t G = 0;
+        for (int64_t x = 0; x < n; x += BLK) {
+            int64_t m = n - x < BLK ? n - x : BLK;
+            cpu_encode(e, data, NULL, x, x + m, 0, buf, NULL);
+            for (int64_t i = 0; i < m; i++) {
+                int64_t *g = &d->gid[dense_rank(d, buf[i])];
+                if (*g < 0) {
+                    *g = G;
+                    F[G++] = x + i;
+                }
+                if (gr) gr[x + i] = *g;
+            }
+        }
+    }
+    if (gid_of_row) *gid_of_row = gr;
+    *first_row = F;
+    *ngroups = tot;
+    return RF_OK;
+oom:
+    free(gr);
+    free(F);
+    cpu_dense_free(d);
+    return RF_ENOMEM;
+}
+
+typedef struct dprobe_ctx {
+    const cpu_dense *d;
+    const cpu_enc *e;
+    const void *const *data;
+    int64_t grain;
+    int64_t *gid;
+    uint8_t *found;
+    int64_t *hit_row, *hit_gid, *nhit;
+} dprobe_ctx;
+
+static void dense_probe_chunk(void *vp, int64_t b, int64_t e, int w)
+{
+    (void)w;
+    dprobe_ctx *c = vp;
+    const cpu_dense *d = c->d;
+    uint64_t buf[BLK];
+    uint8_t ok[BLK];
+    int64_t nh = 0;
+    int64_t *hr = c->hit_row ? c->hit_row + b : NULL, *hg = c->hit_gid ? c->hit_gid + b : NULL;
+    for (int64_t x = b; x < e; x += BLK) {
+        int64_t m = e - x < BLK ? e - x : BLK;
+        memset(ok, 1, (size_t)m);
+        cpu_encode(c->e, c->data, NULL, x, x + m, 0, buf, ok);
+        for (int64_t i = 0; i < m; i++) {
+            uint64_t k = buf[i];
+            /* a row outside the ranges encodes to garbage: test ok first */
+            int hit = ok[i] && k < (uint64_t)d->nbits && ((d->bits[k >> 6] >> (k & 63)) & 1);
+            if (hr) {
+                if (hit) {
+                    hr[nh] = x + i;
+                    hg[nh++] = d->gid[dense_rank(d, k)];
+                }
+                continue;
+            }
+            if (c->gid) c->gid[x + i] = hit ? d->gid[dense_rank(d, k)] : -1;
+            if (c->found) c->found[x + i] = (uint8_t)hit;
+        }
+    }
+    if (c->nhit) c->nhit[b / c->grain] = nh;
+}
+
+void cpu_dense_probe(rf_cpu_pool *pool, const cpu_dense *d, const cpu_enc *e, const void *const *data, int64_t n,
+                     int64_t *gid, uint8_t *found)
+{
+    if (n <= 0) return;
+    dprobe_ctx c = {d, e, data, cpu_grain(n, 4096), gid, found, NULL, NULL, NULL};
+    rf_cpu_parallel_for(pool, n, c.grain, dense_probe_chunk, &c);
+}
+
+void cpu_dense_probe_hits(rf_cpu_pool *pool, const cpu_dense *d, const cpu_enc *e, const void *const *data,
+                          int64_t n, int64_t grain, int64_t *hit_row, int64_t *hit_gid, int64_t *nhit)
+{
+    if (n <= 0) return;
+    dprobe_ctx c = {d, e, data, grain, NULL, NULL, hit_row, hit_gid, nhit};
+    rf_cpu_parallel_for(pool, n, grain, dense_probe_chunk, &c);
+}
