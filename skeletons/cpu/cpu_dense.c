@@ -19,7 +19,7 @@
 enum {
     BLK = 256,                 /* rows encoded at a time */
     DENSE_BITS_PER_ROW = 64,   /* a bitmap of at most this many bits per built row */
-    DENSE_SLACK = 1 << 16      /* ... plus this many, for small tables */
+    DENSE_SLACK = 1 << 21      /* ... plus this many (a 256 KiB bitmap stays in cache) */
 };
 
 /* The largest word-0 value e can produce: each column's field at its top. */
