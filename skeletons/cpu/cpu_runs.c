@@ -32,6 +32,7 @@ typedef struct runs_ctx {
     rf_cpu_kind rkind; /* the run column */
     const void *rdata;
     int32_t rcol;      /* its index among the key columns */
+    const void *odata; /* two key columns, the other one 64-bit integers: it */
     int64_t n, grain;
     int64_t *counts;  /* per chunk: rows kept (unique) or groups started (group) */
     uint8_t *bad;     /* per chunk: not sorted, or a run too long */
@@ -72,7 +73,7 @@ static inline int rows_eq(const runs_ctx *c, int64_t a, int64_t b)
 ** the run (new or the one of an earlier equal row). pass 2 writes results.
 ** One instance per type of the run column, so that the walk, which touches
 ** every row, reads it without a switch per value. */
-#define RUNS_CHUNK(NAME, RV)                                                                                       \
+#define RUNS_CHUNK(NAME, RV, EQ)                                                                                   \
     static void NAME(runs_ctx *c, int64_t b, int64_t e, int pass)                                                 \
     {                                                                                                              \
         int64_t ch = b / c->grain;                                                                                 \
@@ -102,7 +103,7 @@ static inline int rows_eq(const runs_ctx *c, int64_t a, int64_t b)
             for (int64_t r = i; r < j; r++) {                                                                      \
                 int64_t found = -1;                                                                                \
                 for (int64_t s = i; s < r && found < 0; s++)                                                       \
-                    if (rows_eq(c, r, s)) found = lg[s - i];                                                       \
+                    if (EQ(c, r, s)) found = lg[s - i];                                                            \
                 if (found >= 0) {                                                                                  \
                     lg[r - i] = found;                                                                             \
                     if (r > i && lg[r - 1 - i] != found) il = 1;                                                   \
@@ -133,13 +134,70 @@ static inline int rows_eq(const runs_ctx *c, int64_t a, int64_t b)
 #define RV_I32(i) cpu_norm_i32(((const int32_t *)c->rdata)[i])
 #define RV_U32(i) ((uint64_t)((const uint32_t *)c->rdata)[i])
 #define RV_ANY(i) cpu_norm_at(c->rkind, c->rdata, i)
-RUNS_CHUNK(runs_chunk_i64, RV_I64)
-RUNS_CHUNK(runs_chunk_i32, RV_I32)
-RUNS_CHUNK(runs_chunk_u32, RV_U32)
-RUNS_CHUNK(runs_chunk_any, RV_ANY)
+/* Two key columns, the other one 64-bit: compared directly. */
+#define EQ_OTHER_I64(c, a, b) (((const int64_t *)(c)->odata)[a] == ((const int64_t *)(c)->odata)[b])
+RUNS_CHUNK(runs_chunk_i64, RV_I64, rows_eq)
+RUNS_CHUNK(runs_chunk_i64_i64, RV_I64, EQ_OTHER_I64)
+RUNS_CHUNK(runs_chunk_i32, RV_I32, rows_eq)
+RUNS_CHUNK(runs_chunk_u32, RV_U32, rows_eq)
+RUNS_CHUNK(runs_chunk_any, RV_ANY, rows_eq)
+
+/* One key column: every run is one group (or one kept row), so a run starts
+** wherever the value changes; no pairwise comparisons. Rows past e that
+** continue the chunk's last run belong to this chunk. */
+#define RUNS_ONE(NAME, RV)                                                                                         \
+    static void NAME(runs_ctx *c, int64_t b, int64_t e, int pass)                                                 \
+    {                                                                                                              \
+        int64_t ch = b / c->grain;                                                                                 \
+        if (pass == 1 && atomic_load_explicit(&c->fail, memory_order_relaxed)) return;                             \
+        while (b > 0 && b < e && RV(b) == RV(b - 1)) b++;                                                          \
+        int64_t cnt = 0, at = pass == 2 ? c->counts[ch] : 0, i = b;                                                \
+        uint64_t prev = i > 0 ? RV(i - 1) : 0;                                                                     \
+        for (; i < e; i++) {                                                                                       \
+            uint64_t v = RV(i);                                                                                    \
+            if (i > 0 && v < prev) {                                                                               \
+                c->bad[ch] = 1;                                                                                    \
+                atomic_store(&c->fail, 1);                                                                         \
+                return;                                                                                            \
+            }                                                                                                      \
+            if (i == 0 || v != prev) {                                                                             \
+                cnt++;                                                                                             \
+                if (pass == 2) {                                                                                   \
+                    if (c->keep) c->keep[at] = i;                                                                  \
+                    if (c->first) c->first[at] = i;                                                                \
+                    at++;                                                                                          \
+                }                                                                                                  \
+            }                                                                                                      \
+            if (pass == 2 && c->gid) c->gid[i] = at - 1;                                                           \
+            prev = v;                                                                                              \
+        }                                                                                                          \
+        if (pass == 2 && c->gid && i > b)                                                                          \
+            for (; i < c->n && RV(i) == prev; i++) c->gid[i] = at - 1;                                             \
+        if (pass == 1) {                                                                                           \
+            c->counts[ch] = cnt;                                                                                   \
+            c->interl[ch] = 0;                                                                                     \
+        }                                                                                                          \
+    }
+RUNS_ONE(runs_one_i64, RV_I64)
+RUNS_ONE(runs_one_i32, RV_I32)
+RUNS_ONE(runs_one_u32, RV_U32)
+RUNS_ONE(runs_one_any, RV_ANY)
 
 static void runs_chunk(runs_ctx *c, int64_t b, int64_t e, int pass)
 {
+    if (c->nk == 1) {
+        switch (c->rkind) {
+        case RF_CPU_I64: runs_one_i64(c, b, e, pass); break;
+        case RF_CPU_I32: runs_one_i32(c, b, e, pass); break;
+        case RF_CPU_U32: runs_one_u32(c, b, e, pass); break;
+        default: runs_one_any(c, b, e, pass); break;
+        }
+        return;
+    }
+    if (c->rkind == RF_CPU_I64 && c->odata) {
+        runs_chunk_i64_i64(c, b, e, pass);
+        return;
+    }
     switch (c->rkind) {
     case RF_CPU_I64: runs_chunk_i64(c, b, e, pass); break;
     case RF_CPU_I32: runs_chunk_i32(c, b, e, pass); break;
@@ -203,6 +261,7 @@ static rf_status runs_try(rf_cpu_pool *pool, int32_t nk, const rf_cpu_kind *kind
         c.rkind = kinds[k];
         c.rdata = data[k];
         c.rcol = k;
+        if (nk == 2 && kinds[1 - k] == RF_CPU_I64) c.odata = data[1 - k];
         c.n = n;
         c.grain = cpu_grain(n, 16384);
         int64_t nch = (n + c.grain - 1) / c.grain;

@@ -614,6 +614,48 @@ static void test_runs(void)
             group_all_pools(&t, k01, 2, 1);
             rf_cpu_table_free(&t);
         }
+    /* one key column, and two 64-bit ones, over many chunks: runs that
+    ** cross chunk boundaries. Rows are in c0 order, so the first row equal
+    ** to row i (on c0, or on c0 and c1) lies in i's run of c0. */
+    rf_cpu_kind k2[2] = {RF_CPU_I64, RF_CPU_I64};
+    int64_t runlen2[] = {1, 5, 40, 300};
+    for (size_t ri = 0; ri < sizeof runlen2 / sizeof *runlen2; ri++) {
+        rf_cpu_table t2;
+        int64_t n = 200000, L = runlen2[ri];
+        CHECK(mk_table(&t2, 2, k2, n, 4, 0));
+        int64_t *c0 = t2.cols[0].data, *c1 = t2.cols[1].data;
+        for (int64_t i = 0; i < n; i++) c0[i] = (i / L) * 2 - 7;
+        int64_t *f1 = malloc((size_t)n * 8), *f2 = malloc((size_t)n * 8), nf2 = 0;
+        CHECK(f1 && f2);
+        for (int64_t i = 0; i < n; i++) {
+            f1[i] = f2[i] = (i / L) * L;
+            while (c1[f2[i]] != c1[i]) f2[i]++;
+            nf2 += f2[i] == i;
+        }
+        int32_t k01[2] = {0, 1}, k10[2] = {1, 0};
+        for (int p = 0; p < NPOOLS; p++) {
+            int64_t *keep, nk;
+            OK(rf_cpu_unique(pools[p], &t2, &keep, &nk));
+            int ok = nk == nf2;
+            for (int64_t i = 0, j = 0; i < n && ok; i++)
+                if (f2[i] == i) ok &= keep[j++] == i;
+            CHECK(ok);
+            free(keep);
+            for (int v = 0; v < 3; v++) {
+                rf_cpu_groups g;
+                const int64_t *f = v == 2 ? f1 : f2;
+                OK(rf_cpu_group(pools[p], &t2, v == 0 ? k01 : v == 1 ? k10 : ALL, v == 2 ? 1 : 2, &g));
+                check_groups(&t2, v == 0 ? k01 : v == 1 ? k10 : ALL, v == 2 ? 1 : 2, &g, 0);
+                ok = 1;
+                for (int64_t i = 0; i < n; i++) ok &= g.first_row[g.group_of_row[i]] == f[i];
+                CHECK(ok);
+                rf_cpu_groups_free(&g);
+            }
+        }
+        free(f1);
+        free(f2);
+        rf_cpu_table_free(&t2);
+    }
     /* a sum over contiguous groups equals the hash path's */
     rf_cpu_table t;
     CHECK(mk_table(&t, 2, kinds, 100000, 1000, 0));
