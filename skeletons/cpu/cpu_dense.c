@@ -215,3 +215,68 @@ void cpu_dense_probe_hits(rf_cpu_pool *pool, const cpu_dense *d, const cpu_enc *
     dprobe_ctx c = {d, e, data, grain, NULL, NULL, hit_row, hit_gid, nhit};
     rf_cpu_parallel_for(pool, n, grain, dense_probe_chunk, &c);
 }
+
+/* ---- unique over a dense key range ---------------------------------- */
+
+typedef struct duniq_ctx {
+    const cpu_enc *e;
+    const void *const *data;
+    int64_t n, nwords, nparts;
+    uint64_t *keys; /* [n] encoded */
+    uint64_t *bits;
+    uint8_t *isnew;
+} duniq_ctx;
+
+static void duniq_encode(void *vp, int64_t b, int64_t e, int w)
+{
+    (void)w;
+    duniq_ctx *c = vp;
+    for (int64_t x = b; x < e; x += BLK) {
+        int64_t m = e - x < BLK ? e - x : BLK;
+        cpu_encode(c->e, c->data, NULL, x, x + m, 0, c->keys + x, NULL);
+    }
+}
+
+/* Part p owns the keys of bitmap words [p * nwords / nparts, ...): it walks
+** every row in order and marks the first row of each of its keys, so the
+** first occurrences are exact whatever the number of parts. */
+static void duniq_part(void *vp, int64_t b, int64_t e, int w)
+{
+    (void)w;
+    duniq_ctx *c = vp;
+    for (int64_t p = b; p < e; p++) {
+        uint64_t lo = (uint64_t)(p * c->nwords / c->nparts) << 6, hi = (uint64_t)((p + 1) * c->nwords / c->nparts) << 6;
+        for (int64_t i = 0; i < c->n; i++) {
+            uint64_t k = c->keys[i];
+            if (k < lo || k >= hi) continue;
+            uint64_t *wd = &c->bits[k >> 6], bit = UINT64_C(1) << (k & 63);
+            if (!(*wd & bit)) {
+                *wd |= bit;
+                c->isnew[i] = 1;
+            }
+        }
+    }
+}
+
+rf_status cpu_dense_unique(rf_cpu_pool *pool, const cpu_enc *e, const void *const *data, int64_t n, int64_t **keep,
+                           int64_t *nkeep)
+{
+    *keep = NULL;
+    *nkeep = 0;
+    duniq_ctx c = {e, data, n, (int64_t)((max_key(e) + 1 + 63) >> 6), 0, NULL, NULL, NULL};
+    c.nparts = rf_cpu_pool_threads(pool);
+    if (c.nparts > c.nwords) c.nparts = c.nwords;
+    c.keys = cpu_alloc(n, sizeof(uint64_t));
+    c.bits = cpu_zalloc(c.nwords, sizeof(uint64_t));
+    c.isnew = cpu_zalloc(n, 1);
+    rf_status st = RF_ENOMEM;
+    if (c.keys && c.bits && c.isnew) {
+        rf_cpu_parallel_for(pool, n, cpu_grain(n, 16384), duniq_encode, &c);
+        rf_cpu_parallel_for(pool, c.nparts, 1, duniq_part, &c);
+        st = cpu_compact_flags(pool, c.isnew, 1, n, keep, nkeep);
+    }
+    free(c.keys);
+    free(c.bits);
+    free(c.isnew);
+    return st;
+}

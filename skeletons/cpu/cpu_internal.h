@@ -249,6 +249,10 @@ void cpu_dense_free(cpu_dense *d);
 /* As cpu_ht_probe with check (rows may be outside e's ranges). */
 void cpu_dense_probe(rf_cpu_pool *pool, const cpu_dense *d, const cpu_enc *e, const void *const *data, int64_t n,
                      int64_t *gid, uint8_t *found);
+/* Unique over rows [0, n) encoded by e (cpu_dense_fits): the first row of
+** each key, ascending, as cpu_ht_build without ids gives them. */
+rf_status cpu_dense_unique(rf_cpu_pool *pool, const cpu_enc *e, const void *const *data, int64_t n, int64_t **keep,
+                           int64_t *nkeep);
 /* As cpu_ht_probe_hits. */
 void cpu_dense_probe_hits(rf_cpu_pool *pool, const cpu_dense *d, const cpu_enc *e, const void *const *data,
                           int64_t n, int64_t grain, int64_t *hit_row, int64_t *hit_gid, int64_t *nhit);

@@ -158,9 +158,13 @@ rf_status rf_cpu_unique(rf_cpu_pool *pool, const rf_cpu_table *t, int64_t **keep
     st = keys_init(pool, &k, t, cols, NULL, NULL, t->ncols, RANGE_BOTH);
     free(cols);
     if (st) return st;
-    cpu_ht ht;
-    st = cpu_ht_build(pool, &ht, &k.e, k.ldata, t->nrows, 0, NULL, keep, nkeep);
-    cpu_ht_free(&ht);
+    if (cpu_dense_fits(&k.e, t->nrows)) {
+        st = cpu_dense_unique(pool, &k.e, k.ldata, t->nrows, keep, nkeep);
+    } else {
+        cpu_ht ht;
+        st = cpu_ht_build(pool, &ht, &k.e, k.ldata, t->nrows, 0, NULL, keep, nkeep);
+        cpu_ht_free(&ht);
+    }
     keys_free(&k);
     return st;
 }

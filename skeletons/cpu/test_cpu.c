@@ -1235,6 +1235,47 @@ static void test_dense(void)
             rf_cpu_table_free(&r);
         }
     }
+    /* unique over keys from a small range, in scrambled order: the first
+    ** row of each key (two columns packed into one word) */
+    {
+        rf_cpu_kind kk[2] = {RF_CPU_I64, RF_CPU_I32};
+        rf_cpu_table t;
+        int64_t n = 300000;
+        CHECK(rf_cpu_table_alloc(2, kk, n, &t) == RF_OK);
+        int64_t *a0 = t.cols[0].data;
+        int32_t *a1 = t.cols[1].data;
+        char *seen = calloc(100000 * 2, 1);
+        CHECK(seen);
+        int64_t nref = 0;
+        for (int64_t i = 0; i < n; i++) {
+            a0[i] = 1000 + (i * 7919) % 100000;
+            a1[i] = (int32_t)(i % 3 == 0);
+            int64_t key = (a0[i] - 1000) * 2 + a1[i];
+            if (!seen[key]) seen[key] = 1, nref++;
+        }
+        int64_t *ref = NULL;
+        for (int p = 0; p < NPOOLS; p++) {
+            int64_t *keep, nk;
+            OK(rf_cpu_unique(pools[p], &t, &keep, &nk));
+            CHECK(nk == nref);
+            if (!ref) {
+                memset(seen, 0, 100000 * 2);
+                int ok = 1;
+                for (int64_t i = 0, j = 0; i < n; i++) {
+                    int64_t key = (a0[i] - 1000) * 2 + a1[i];
+                    if (!seen[key]) seen[key] = 1, ok &= j < nk && keep[j++] == i;
+                }
+                CHECK(ok);
+                ref = keep;
+            } else {
+                CHECK(same_i64(keep, ref, nk));
+                free(keep);
+            }
+        }
+        free(ref);
+        free(seen);
+        rf_cpu_table_free(&t);
+    }
     /* repeated built keys: groups by first occurrence, pairs in right-row order */
     int64_t a[] = {5, 9, 5, 7, 100}, b[] = {9, 5, 9, 9, 5, 6};
     rf_cpu_col ca = {RF_CPU_I64, a}, cb = {RF_CPU_I64, b};
