@@ -351,6 +351,18 @@ static int ev_sel(wk *w, en *x, const uint16_t *sel, int k, uint16_t *out);
             for (int j = 0; j < k; j++) o_[j] = s_[rows[r0 + sel[j]]];                                                 \
     } while (0)
 
+/* A column's selected rows gathered into o (k elements). */
+static void gather_col(const wk *w, const en *x, const uint16_t *sel, int k, void *o)
+{
+    const int64_t *rows = x->rows;
+    int64_t r0 = w->r0;
+    switch (x->width) {
+    case 8: GATHER(int64_t); break;
+    case 4: GATHER(uint32_t); break;
+    default: GATHER(uint8_t); break;
+    }
+}
+
 static const void *ev_col(wk *w, en *x, const uint16_t *sel, int k)
 {
     const int64_t *rows = x->rows;
@@ -945,8 +957,14 @@ static void worker(void *arg, int t)
         if (kk > 0 && !w->oom) {
             for (int32_t o = 0; o < c->nouts; o++) {
                 size_t wd = (size_t)rf_rt_type_width(c->out_types[o]);
-                const void *v = ev(w, c->outs[o], sel, kk);
-                memcpy((char *)c->out->cols[o] + (size_t)at * wd, v, (size_t)kk * wd);
+                char *dst = (char *)c->out->cols[o] + (size_t)at * wd;
+                en *x = c->outs[o];
+                if (x->kind == RF_QP_E_COL && (sel || x->rows)) {
+                    gather_col(w, x, sel, kk, dst); /* straight into the output */
+                } else {
+                    const void *v = ev(w, x, sel, kk);
+                    memcpy(dst, v, (size_t)kk * wd);
+                }
             }
             at += kk;
         }
