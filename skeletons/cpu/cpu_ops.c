@@ -320,6 +320,19 @@ static void zero_chunk(void *vp, int64_t b, int64_t e, int w)
     memset((int64_t *)vp + b, 0, (size_t)(e - b) * sizeof(int64_t));
 }
 
+typedef struct remap_ctx {
+    int64_t *order;
+    const int64_t *rows;
+} remap_ctx;
+
+/* order[i] = rows[order[i]]: hit indices to right rows. */
+static void remap_chunk(void *vp, int64_t b, int64_t e, int w)
+{
+    (void)w;
+    remap_ctx *c = vp;
+    for (int64_t i = b; i < e; i++) c->order[i] = c->rows[c->order[i]];
+}
+
 static rf_status join_prepare(rf_cpu_pool *pool, const rf_cpu_table *left, const int32_t *lkeys,
                               const rf_cpu_table *right, const int32_t *rkeys, int32_t nkeys, join_plan *jp)
 {
@@ -373,13 +386,42 @@ static rf_status join_prepare(rf_cpu_pool *pool, const rf_cpu_table *left, const
         if (dense) st = cpu_dense_build(pool, &dx, &k.e, k.ldata, ln, &jp->lg, &F, &G);
         else st = cpu_ht_build(pool, &ht, &k.e, k.ldata, ln, 1, &jp->lg, &F, &G);
         if (st) goto out;
+        /* The right side is probed into lists of hits (most of a big side
+        ** usually misses), and only the hits are listed by group. */
         st = RF_ENOMEM;
-        if (!(bg = cpu_alloc(rn, sizeof(int64_t)))) goto out;
-        if (dense) cpu_dense_probe(pool, &dx, &k.e, k.rdata, rn, bg, NULL);
-        else cpu_ht_probe(pool, &ht, &k.e, k.rdata, rn, 1, bg, NULL);
+        int64_t rgrain = cpu_grain(rn, 16384), rnch = (rn + rgrain - 1) / rgrain, H = 0;
+        int64_t *hrow = cpu_alloc(rn, sizeof(int64_t)), *nh = cpu_alloc(rnch, sizeof(int64_t));
+        bg = cpu_alloc(rn, sizeof(int64_t));
+        if (!hrow || !nh || !bg) {
+            free(hrow);
+            free(nh);
+            goto out;
+        }
+        if (dense) cpu_dense_probe_hits(pool, &dx, &k.e, k.rdata, rn, rgrain, hrow, bg, nh);
+        else st = cpu_ht_probe_hits(pool, &ht, &k.e, k.rdata, rn, rgrain, hrow, bg, nh);
         cpu_ht_free(&ht);
         cpu_dense_free(&dx);
-        if ((st = cpu_csr(pool, bg, rn, G, &jp->order, &jp->offsets, &m))) goto out;
+        if (!dense && st) {
+            free(hrow);
+            free(nh);
+            goto out;
+        }
+        /* close up the chunks' lists (each moves down, in chunk order) */
+        for (int64_t ch = 0; ch < rnch; ch++) {
+            if (H != ch * rgrain) {
+                memmove(hrow + H, hrow + ch * rgrain, (size_t)nh[ch] * sizeof(int64_t));
+                memmove(bg + H, bg + ch * rgrain, (size_t)nh[ch] * sizeof(int64_t));
+            }
+            H += nh[ch];
+        }
+        free(nh);
+        st = cpu_csr(pool, bg, H, G, &jp->order, &jp->offsets, &m);
+        if (!st) {
+            remap_ctx rc = {jp->order, hrow};
+            rf_cpu_parallel_for(pool, m, cpu_grain(m, 16384), remap_chunk, &rc);
+        }
+        free(hrow);
+        if (st) goto out;
         st = RF_ENOMEM;
     }
     if (!(jp->counts = cpu_alloc(jp->nch, sizeof(int64_t)))) goto out;
