@@ -280,3 +280,107 @@ rf_status cpu_dense_unique(rf_cpu_pool *pool, const cpu_enc *e, const void *cons
     free(c.isnew);
     return st;
 }
+
+/* ---- group-by over a small key range -------------------------------- */
+
+enum { DGROUP_MAX_BITS = 1 << 16 };
+
+int cpu_dense_group_fits(const cpu_enc *e, int64_t n)
+{
+    if (e->nw != 1 || e->lead || n <= 0) return 0;
+    uint64_t nbits = max_key(e) + 1;
+    return nbits <= DGROUP_MAX_BITS && nbits <= (uint64_t)n * 4;
+}
+
+typedef struct dgroup_ctx {
+    const cpu_enc *e;
+    const void *const *data;
+    int64_t n, grain, nbits;
+    uint64_t *keys;    /* [n] encoded */
+    int64_t *stamp;    /* per worker [nbits]: chunk + 1 that last saw the key */
+    int64_t *lfirst;   /* chunk ch's new keys' first rows at [ch * grain ...] */
+    int64_t *lcount;   /* per chunk */
+    const int64_t *gmap; /* pass 2: key -> group */
+    int64_t *gid;
+} dgroup_ctx;
+
+/* Pass 1: each chunk's keys, encoded, and the first row of each key within
+** the chunk, in row order. */
+static void dgroup_local(void *vp, int64_t b, int64_t e, int w)
+{
+    dgroup_ctx *c = vp;
+    int64_t ch = b / c->grain, cnt = 0, *st = c->stamp + (int64_t)w * c->nbits, *lf = c->lfirst + b;
+    for (int64_t x = b; x < e; x += BLK) {
+        int64_t m = e - x < BLK ? e - x : BLK;
+        cpu_encode(c->e, c->data, NULL, x, x + m, 0, c->keys + x, NULL);
+        for (int64_t i = x; i < x + m; i++) {
+            uint64_t k = c->keys[i];
+            if (st[k] != ch + 1) {
+                st[k] = ch + 1;
+                lf[cnt++] = i;
+            }
+        }
+    }
+    c->lcount[ch] = cnt;
+}
+
+static void dgroup_ids(void *vp, int64_t b, int64_t e, int w)
+{
+    (void)w;
+    dgroup_ctx *c = vp;
+    for (int64_t i = b; i < e; i++) c->gid[i] = c->gmap[c->keys[i]];
+}
+
+rf_status cpu_dense_group(rf_cpu_pool *pool, const cpu_enc *e, const void *const *data, int64_t n,
+                          int64_t **gid_of_row, int64_t **first_row, int64_t *ngroups)
+{
+    *gid_of_row = *first_row = NULL;
+    *ngroups = 0;
+    dgroup_ctx c = {0};
+    c.e = e;
+    c.data = data;
+    c.n = n;
+    c.grain = cpu_grain(n, 16384);
+    c.nbits = (int64_t)max_key(e) + 1;
+    int64_t nch = (n + c.grain - 1) / c.grain, nt = rf_cpu_pool_threads(pool), G = 0;
+    c.keys = cpu_alloc(n, sizeof(uint64_t));
+    c.stamp = cpu_zalloc(nt * c.nbits, sizeof(int64_t));
+    c.lfirst = cpu_alloc(n, sizeof(int64_t));
+    c.lcount = cpu_alloc(nch, sizeof(int64_t));
+    int64_t *gmap = cpu_alloc(c.nbits, sizeof(int64_t)), *F = NULL;
+    c.gid = cpu_alloc(n, sizeof(int64_t));
+    rf_status st = RF_ENOMEM;
+    if (!c.keys || !c.stamp || !c.lfirst || !c.lcount || !gmap || !c.gid) goto out;
+    rf_cpu_parallel_for(pool, n, c.grain, dgroup_local, &c);
+    /* groups numbered by first occurrence: the chunks' new keys, in order */
+    for (int64_t k = 0; k < c.nbits; k++) gmap[k] = -1;
+    int64_t tot = 0;
+    for (int64_t ch = 0; ch < nch; ch++) tot += c.lcount[ch];
+    if (!(F = cpu_alloc(tot < c.nbits ? tot : c.nbits, sizeof(int64_t)))) goto out;
+    for (int64_t ch = 0; ch < nch; ch++)
+        for (int64_t j = 0; j < c.lcount[ch]; j++) {
+            int64_t row = c.lfirst[ch * c.grain + j];
+            uint64_t k = c.keys[row];
+            if (gmap[k] < 0) {
+                gmap[k] = G;
+                F[G++] = row;
+            }
+        }
+    c.gmap = gmap;
+    rf_cpu_parallel_for(pool, n, c.grain, dgroup_ids, &c);
+    *gid_of_row = c.gid;
+    *first_row = F;
+    *ngroups = G;
+    c.gid = NULL;
+    F = NULL;
+    st = RF_OK;
+out:
+    free(c.keys);
+    free(c.stamp);
+    free(c.lfirst);
+    free(c.lcount);
+    free(gmap);
+    free(c.gid);
+    free(F);
+    return st;
+}

@@ -253,6 +253,11 @@ void cpu_dense_probe(rf_cpu_pool *pool, const cpu_dense *d, const cpu_enc *e, co
 ** each key, ascending, as cpu_ht_build without ids gives them. */
 rf_status cpu_dense_unique(rf_cpu_pool *pool, const cpu_enc *e, const void *const *data, int64_t n, int64_t **keep,
                            int64_t *nkeep);
+/* Group-by over keys below 2^16 (and not many more than the rows): group
+** ids by first occurrence and first rows, as cpu_ht_build with ids. */
+int cpu_dense_group_fits(const cpu_enc *e, int64_t n);
+rf_status cpu_dense_group(rf_cpu_pool *pool, const cpu_enc *e, const void *const *data, int64_t n,
+                          int64_t **gid_of_row, int64_t **first_row, int64_t *ngroups);
 /* As cpu_ht_probe_hits. */
 void cpu_dense_probe_hits(rf_cpu_pool *pool, const cpu_dense *d, const cpu_enc *e, const void *const *data,
                           int64_t n, int64_t grain, int64_t *hit_row, int64_t *hit_gid, int64_t *nhit);

@@ -229,9 +229,13 @@ rf_status rf_cpu_group(rf_cpu_pool *pool, const rf_cpu_table *t, const int32_t *
     keys k;
     st = keys_init(pool, &k, t, keycols, NULL, NULL, nkeys, RANGE_BOTH);
     if (st) return st;
-    cpu_ht ht;
-    st = cpu_ht_build(pool, &ht, &k.e, k.ldata, n, 1, &g->group_of_row, &g->first_row, &g->ngroups);
-    cpu_ht_free(&ht);
+    if (cpu_dense_group_fits(&k.e, n)) {
+        st = cpu_dense_group(pool, &k.e, k.ldata, n, &g->group_of_row, &g->first_row, &g->ngroups);
+    } else {
+        cpu_ht ht;
+        st = cpu_ht_build(pool, &ht, &k.e, k.ldata, n, 1, &g->group_of_row, &g->first_row, &g->ngroups);
+        cpu_ht_free(&ht);
+    }
     keys_free(&k);
     if (st) rf_cpu_groups_free(g), g->nrows = 0;
     return st;

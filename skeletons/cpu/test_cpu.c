@@ -1276,6 +1276,19 @@ static void test_dense(void)
         free(seen);
         rf_cpu_table_free(&t);
     }
+    /* group-by over keys from a small range (one packed word), scrambled */
+    {
+        rf_cpu_kind kk[2] = {RF_CPU_I32, RF_CPU_U8};
+        rf_cpu_table t;
+        CHECK(mk_table(&t, 2, kk, 100000, 37, 0));
+        group_all_pools(&t, ALL, 2, 1);
+        group_all_pools(&t, ALL, 1, 1);
+        rf_cpu_table_free(&t);
+        rf_cpu_kind k1 = RF_CPU_I64;
+        CHECK(mk_table(&t, 1, &k1, 60000, 1500, 0));
+        group_all_pools(&t, ALL, 1, 1);
+        rf_cpu_table_free(&t);
+    }
     /* repeated built keys: groups by first occurrence, pairs in right-row order */
     int64_t a[] = {5, 9, 5, 7, 100}, b[] = {9, 5, 9, 9, 5, 6};
     rf_cpu_col ca = {RF_CPU_I64, a}, cb = {RF_CPU_I64, b};
