@@ -424,6 +424,22 @@ static rf_status k_reduce(exec *x, const rf_hir_kernel *k)
     /* exact sums by input column, shared by total() and avg() of one column */
     rf_dec128 **sums = rf_calloc((size_t)in->ncols + 1, sizeof *sums);
     if (!sums) st = RF_ENOMEM;
+    {
+        /* the integer and decimal columns summed, all in one pass */
+        int32_t cols[16], nc = 0;
+        const int64_t *vals[16];
+        rf_dec128 *outs[16];
+        for (int32_t a = 0; a < k->naggs && !st && nc < 16; a++) {
+            const rf_qp_agg *ag = &k->aggs[a];
+            if ((ag->fn != RF_AGG_TOTAL && ag->fn != RF_AGG_AVG) || ag->col < 0 || in->types[ag->col] == RF_TYPE_FLOAT)
+                continue;
+            int dup = 0;
+            for (int32_t j = 0; j < nc; j++) dup |= cols[j] == ag->col;
+            if (!dup) cols[nc] = ag->col, vals[nc++] = in->cols[ag->col];
+        }
+        if (nc > 1 && !st && !(st = rf_cpu_agg_sums_i64(x->pool, g, nc, vals, outs)))
+            for (int32_t j = 0; j < nc; j++) sums[cols[j]] = outs[j];
+    }
     for (int32_t a = 0; a < k->naggs && !st; a++) {
         const rf_qp_agg *ag = &k->aggs[a];
         void *dst = r.cols[k->ngroup + a];

@@ -337,3 +337,88 @@ rf_status rf_cpu_agg_max(rf_cpu_pool *pool, rf_cpu_groups *g, const rf_cpu_col *
     out->kind = vals->kind;
     return run_agg(pool, g, AGG_MAX, vals->kind, vals->data, &out->data);
 }
+
+/* ---- several exact sums in one pass --------------------------------- */
+
+enum { MULTI_MAX = 16 };
+
+typedef struct msum_ctx {
+    const int64_t *gid;
+    const int64_t *const *vals;
+    int32_t nc;
+    int64_t n, G, bs;
+    rf_dec128 *part; /* [nblocks][nc][G] */
+} msum_ctx;
+
+/* sum_lanes for nc columns, the group ids read once per row */
+static void msum_block(void *vp, int64_t b, int64_t e, int w)
+{
+    (void)w;
+    msum_ctx *c = vp;
+    int64_t acc[MULTI_MAX][LANES][LANE_G];
+    for (int64_t blk = b; blk < e; blk++) {
+        int64_t r0 = blk * c->bs, r1 = r0 + c->bs < c->n ? r0 + c->bs : c->n;
+        rf_dec128 *p = c->part + blk * c->nc * c->G;
+        memset(acc, 0, sizeof acc);
+        int64_t r = r0;
+        for (; r + LANES <= r1; r += LANES)
+            for (int l = 0; l < LANES; l++) {
+                int64_t g = c->gid[r + l];
+                for (int32_t k = 0; k < c->nc; k++) {
+                    int64_t *a = &acc[k][l][g], old = *a, v = c->vals[k][r + l];
+                    if (__builtin_add_overflow(old, v, a)) {
+                        p[k * c->G + g] += old;
+                        *a = v;
+                    }
+                }
+            }
+        for (; r < r1; r++)
+            for (int32_t k = 0; k < c->nc; k++) p[k * c->G + c->gid[r]] += c->vals[k][r];
+        for (int32_t k = 0; k < c->nc; k++)
+            for (int64_t g = 0; g < c->G; g++)
+                for (int l = 0; l < LANES; l++) p[k * c->G + g] += acc[k][l][g];
+    }
+}
+
+rf_status rf_cpu_agg_sums_i64(rf_cpu_pool *pool, rf_cpu_groups *g, int32_t ncols, const int64_t *const *vals,
+                              rf_dec128 **out)
+{
+    for (int32_t k = 0; k < ncols; k++) out[k] = NULL;
+    if (!g || ncols < 0 || g->ngroups < 0 || g->nrows < 0) return RF_EINTERNAL;
+    int64_t G = g->ngroups, n = g->nrows;
+    if (G == 0 || n == 0 || G > LANE_G || ncols > MULTI_MAX || ncols < 2) {
+        /* one column at a time */
+        for (int32_t k = 0; k < ncols; k++) {
+            rf_status st = rf_cpu_agg_sum_i64(pool, g, vals[k], &out[k]);
+            if (st) {
+                for (int32_t j = 0; j < k; j++) free(out[j]), out[j] = NULL;
+                return st;
+            }
+        }
+        return RF_OK;
+    }
+    /* the same blocks as run_agg's, so each sum is exact either way */
+    msum_ctx c = {g->group_of_row, vals, ncols, n, G, 0, NULL};
+    int64_t nb = (n + BLOCK_ROWS - 1) / BLOCK_ROWS;
+    if (nb > MAX_BLOCKS) nb = MAX_BLOCKS;
+    c.bs = (n + nb - 1) / nb;
+    nb = (n + c.bs - 1) / c.bs;
+    c.part = cpu_zalloc(nb * ncols * G, sizeof(rf_dec128));
+    rf_status st = RF_ENOMEM;
+    if (!c.part) return st;
+    for (int32_t k = 0; k < ncols; k++)
+        if (!(out[k] = cpu_zalloc(G, sizeof(rf_dec128)))) goto out;
+    rf_cpu_parallel_for(pool, nb, 1, msum_block, &c);
+    for (int32_t k = 0; k < ncols; k++)
+        for (int64_t gi = 0; gi < G; gi++) {
+            rf_dec128 s = 0;
+            for (int64_t b = 0; b < nb; b++) s += c.part[(b * ncols + k) * G + gi];
+            out[k][gi] = s;
+        }
+    st = RF_OK;
+out:
+    free(c.part);
+    if (st)
+        for (int32_t k = 0; k < ncols; k++) free(out[k]), out[k] = NULL;
+    return st;
+}

@@ -150,6 +150,10 @@ void rf_cpu_groups_free(rf_cpu_groups *g);
 rf_status rf_cpu_agg_count(rf_cpu_pool *pool, rf_cpu_groups *g, int64_t **out);
 rf_status rf_cpu_agg_sum_i64(rf_cpu_pool *pool, rf_cpu_groups *g, const int64_t *vals, rf_dec128 **out);
 rf_status rf_cpu_agg_sum_f64(rf_cpu_pool *pool, rf_cpu_groups *g, const double *vals, double **out);
+/* rf_cpu_agg_sum_i64 of ncols columns at once (out[c] for vals[c]): with few
+** groups, one pass reads the group ids once for all of them. */
+rf_status rf_cpu_agg_sums_i64(rf_cpu_pool *pool, rf_cpu_groups *g, int32_t ncols, const int64_t *const *vals,
+                              rf_dec128 **out);
 /* vals of any kind; out->kind = vals->kind and out->data is allocated. */
 rf_status rf_cpu_agg_min(rf_cpu_pool *pool, rf_cpu_groups *g, const rf_cpu_col *vals, rf_cpu_col *out);
 rf_status rf_cpu_agg_max(rf_cpu_pool *pool, rf_cpu_groups *g, const rf_cpu_col *vals, rf_cpu_col *out);

@@ -803,6 +803,34 @@ static void test_agg(void)
     CHECK(g.ngroups == 1 && s[0] == (rf_dec128)INT64_MAX * 2 - 5); /* exact beyond 64 bits */
     free(s);
     rf_cpu_groups_free(&g);
+    /* several sums in one pass equal the sums one by one, overflowing lanes
+    ** and all, for few groups (one pass) and many (column by column) */
+    for (int gi = 0; gi < 2; gi++) {
+        rf_cpu_kind kk = RF_CPU_I64, vk[3] = {RF_CPU_I64, RF_CPU_I64, RF_CPU_I64};
+        rf_cpu_table keys, vals;
+        CHECK(mk_table(&keys, 1, &kk, 200000, gi ? 5000 : 9, 0));
+        CHECK(mk_table(&vals, 3, vk, 200000, 1000, 1));
+        int64_t *v2 = vals.cols[2].data;
+        for (int64_t i = 0; i < 200000; i++) v2[i] = INT64_MAX - (i % 5); /* lanes overflow */
+        const int64_t *vp[3] = {vals.cols[0].data, vals.cols[1].data, v2};
+        for (int p = 0; p < NPOOLS; p++) {
+            rf_cpu_groups gg;
+            OK(rf_cpu_group(pools[p], &keys, ALL, 1, &gg));
+            rf_dec128 *multi[3], *one;
+            OK(rf_cpu_agg_sums_i64(pools[p], &gg, 3, vp, multi));
+            for (int c = 0; c < 3; c++) {
+                OK(rf_cpu_agg_sum_i64(pools[p], &gg, vp[c], &one));
+                int ok = 1;
+                for (int64_t k = 0; k < gg.ngroups; k++) ok &= one[k] == multi[c][k];
+                CHECK(ok);
+                free(one);
+                free(multi[c]);
+            }
+            rf_cpu_groups_free(&gg);
+        }
+        rf_cpu_table_free(&keys);
+        rf_cpu_table_free(&vals);
+    }
 }
 
 /* ---- joins ------------------------------------------------------------ */
