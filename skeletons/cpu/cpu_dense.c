@@ -19,7 +19,8 @@
 enum {
     BLK = 256,                 /* rows encoded at a time */
     DENSE_BITS_PER_ROW = 64,   /* a bitmap of at most this many bits per built row */
-    DENSE_SLACK = 1 << 21      /* ... plus this many (a 256 KiB bitmap stays in cache) */
+    DENSE_SLACK = 1 << 21,     /* ... plus this many (a 256 KiB bitmap stays in cache) */
+    DENSE_PROBE_MAX = 1 << 24  /* bits at most for a small table probed by many rows */
 };
 
 /* The largest word-0 value e can produce: each column's field at its top. */
@@ -34,12 +35,15 @@ static uint64_t max_key(const cpu_enc *e)
     return m;
 }
 
-int cpu_dense_fits(const cpu_enc *e, int64_t n)
+int cpu_dense_fits(const cpu_enc *e, int64_t n, int64_t nprobe)
 {
     if (e->nw != 1 || e->lead || n <= 0 || n >= (int64_t)UINT32_MAX) return 0;
     if (e->wbits[0] > 40) return 0;
     uint64_t nbits = max_key(e) + 1;
-    return nbits <= (uint64_t)n * DENSE_BITS_PER_ROW + DENSE_SLACK;
+    /* or a bitmap of up to 2 MiB when the probe side has 8 rows per bit or
+    ** more: clearing it costs less than hashing them */
+    return nbits <= (uint64_t)n * DENSE_BITS_PER_ROW + DENSE_SLACK ||
+           (nbits <= DENSE_PROBE_MAX && nbits <= (uint64_t)nprobe * 8);
 }
 
 void cpu_dense_free(cpu_dense *d)

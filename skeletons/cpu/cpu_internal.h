@@ -239,9 +239,9 @@ typedef struct cpu_dense {
     int64_t ndistinct;
 } cpu_dense;
 
-/* Whether an index on n rows encoded by e may be dense (one word, a small
-** range of values). */
-int cpu_dense_fits(const cpu_enc *e, int64_t n);
+/* Whether an index on n rows encoded by e, probed by nprobe rows, may be
+** dense (one word, a small range of values). */
+int cpu_dense_fits(const cpu_enc *e, int64_t n, int64_t nprobe);
 /* As cpu_ht_build with ids, for an encoding that cpu_dense_fits. */
 rf_status cpu_dense_build(rf_cpu_pool *pool, cpu_dense *d, const cpu_enc *e, const void *const *data, int64_t n,
                           int64_t **gid_of_row, int64_t **first_row, int64_t *ngroups);

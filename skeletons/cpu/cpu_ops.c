@@ -158,7 +158,7 @@ rf_status rf_cpu_unique(rf_cpu_pool *pool, const rf_cpu_table *t, int64_t **keep
     st = keys_init(pool, &k, t, cols, NULL, NULL, t->ncols, RANGE_BOTH);
     free(cols);
     if (st) return st;
-    if (cpu_dense_fits(&k.e, t->nrows)) {
+    if (cpu_dense_fits(&k.e, t->nrows, 0)) {
         st = cpu_dense_unique(pool, &k.e, k.ldata, t->nrows, keep, nkeep);
     } else {
         cpu_ht ht;
@@ -363,7 +363,7 @@ static rf_status join_prepare(rf_cpu_pool *pool, const rf_cpu_table *left, const
     } else if (rn <= ln) {
         /* Build on the right, probe the left into hit lists. */
         if ((st = keys_init(pool, &k, left, lkeys, right, rkeys, nkeys, RANGE_RIGHT))) goto out;
-        int dense = cpu_dense_fits(&k.e, rn);
+        int dense = cpu_dense_fits(&k.e, rn, ln);
         if (dense) st = cpu_dense_build(pool, &dx, &k.e, k.rdata, rn, &bg, &F, &G);
         else st = cpu_ht_build(pool, &ht, &k.e, k.rdata, rn, 1, &bg, &F, &G);
         if (st) goto out;
@@ -386,7 +386,7 @@ static rf_status join_prepare(rf_cpu_pool *pool, const rf_cpu_table *left, const
     } else {
         /* Build on the left; the probed right rows are listed by group. */
         if ((st = keys_init(pool, &k, left, lkeys, right, rkeys, nkeys, RANGE_LEFT))) goto out;
-        int dense = cpu_dense_fits(&k.e, ln);
+        int dense = cpu_dense_fits(&k.e, ln, rn);
         if (dense) st = cpu_dense_build(pool, &dx, &k.e, k.ldata, ln, &jp->lg, &F, &G);
         else st = cpu_ht_build(pool, &ht, &k.e, k.ldata, ln, 1, &jp->lg, &F, &G);
         if (st) goto out;
@@ -621,7 +621,7 @@ static rf_status semi_anti(rf_cpu_pool *pool, const rf_cpu_table *left, const in
     st = RF_ENOMEM;
     if (!flags) goto out;
     if (rn <= ln) {
-        if (cpu_dense_fits(&k.e, rn)) {
+        if (cpu_dense_fits(&k.e, rn, ln)) {
             if ((st = cpu_dense_build(pool, &dx, &k.e, k.rdata, rn, NULL, &F, &G))) goto out;
             cpu_dense_probe(pool, &dx, &k.e, k.ldata, ln, NULL, flags);
         } else {
@@ -629,7 +629,7 @@ static rf_status semi_anti(rf_cpu_pool *pool, const rf_cpu_table *left, const in
             cpu_ht_probe(pool, &ht, &k.e, k.ldata, ln, 1, NULL, flags);
         }
     } else {
-        int dense = cpu_dense_fits(&k.e, ln);
+        int dense = cpu_dense_fits(&k.e, ln, rn);
         if (dense) st = cpu_dense_build(pool, &dx, &k.e, k.ldata, ln, &lg, &F, &G);
         else st = cpu_ht_build(pool, &ht, &k.e, k.ldata, ln, 1, &lg, &F, &G);
         if (st) goto out;
