@@ -872,10 +872,39 @@ static rf_status k_facts(exec *x, const rf_hir_kernel *k)
     return RF_OK;
 }
 
+/* A map without a filter whose outputs are columns of an input that the
+** cache owns (they live as long as the run) takes those columns as they
+** are: a projection needs no copy. Not for output relations, which the
+** result takes over and frees. 1 when it did. */
+static int map_borrows(exec *x, const rf_hir_kernel *k)
+{
+    const val *in = &x->vals[k->in[0]];
+    const rf_hir_var *ov = x->p->vars[k->out];
+    if (k->filter || !in->borrowed || ov->role == RF_HIR_ROLE_OUTPUT || k->nouts != ov->ncols) return 0;
+    for (int32_t o = 0; o < k->nouts; o++) {
+        const rf_qp_expr *e = k->outs[o];
+        if (!e || e->kind != RF_QP_E_COL || e->side != 0 || e->col < 0 || e->col >= in->rel.ncols ||
+            in->rel.types[e->col] != ov->types[o])
+            return 0;
+    }
+    void **cols = rf_calloc((size_t)ov->ncols + 1, sizeof *cols);
+    if (!cols) return 0; /* the copying path reports the lack of memory */
+    for (int32_t o = 0; o < k->nouts; o++) cols[o] = in->rel.cols[k->outs[o]->col];
+    val *v = &x->vals[k->out];
+    val_clear(v);
+    v->rel.ncols = ov->ncols;
+    v->rel.types = ov->types;
+    v->rel.nrows = in->rel.nrows;
+    v->rel.cols = cols;
+    v->borrowed = 1;
+    return 1;
+}
+
 static rf_status run_kernel(exec *x, const rf_hir_kernel *k)
 {
     switch (k->kind) {
     case RF_HIR_MAP: {
+        if (map_borrows(x, k)) return RF_OK;
         rf_rt_side s[2] = {{&x->vals[k->in[0]].rel, NULL}, {NULL, NULL}};
         return k_map(x, k, s, s[0].rel->nrows);
     }
