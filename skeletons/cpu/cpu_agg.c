@@ -171,6 +171,24 @@ static void agg_groups(void *vp, int64_t b, int64_t e, int w)
         }
         default: {
             int is_max = c->op == AGG_MAX;
+            if (c->kind == RF_CPU_I64) {
+                /* integers: the value order is the order, nothing to normalize */
+                const int64_t *v = c->vals;
+                int64_t b = v[ord ? ord[j0] : j0];
+                if (!ord) {
+                    if (is_max)
+                        for (int64_t j = j0 + 1; j < j1; j++) b = v[j] > b ? v[j] : b;
+                    else
+                        for (int64_t j = j0 + 1; j < j1; j++) b = v[j] < b ? v[j] : b;
+                } else {
+                    for (int64_t j = j0 + 1; j < j1; j++) {
+                        int64_t x = v[ord[j]];
+                        b = is_max ? (x > b ? x : b) : (x < b ? x : b);
+                    }
+                }
+                c->mm[2 * g] = c->mm[2 * g + 1] = cpu_norm_i64(b);
+                break;
+            }
             uint64_t bn, br;
             mm_key(c->kind, c->vals, ord ? ord[j0] : j0, &bn, &br);
             for (int64_t j = j0 + 1; j < j1; j++) {
