@@ -15,10 +15,9 @@
 ** can only fail, on rows where the earlier ones held. With a filter, a first
 ** pass keeps each batch's selection as bits and counts the rows kept; a
 ** second pass evaluates the outputs on the selected rows only and writes
-** them straight to the result columns (allocated for n rows), each thread
+** them straight to the result columns (of the size counted), each thread
 ** from the sum of the counts of the threads before it, so the result is the
-** same for any thread count and is written once, in place (untouched pages
-** cost nothing; then the columns shrink).
+** same for any thread count and is written once, in place.
 **
 ** Errors. A thread records the lowest row of its range that failed (and for
 ** that row the first failing node in evaluation order), finishes the batch
@@ -1271,7 +1270,6 @@ rf_status rf_rt_eval_map(const rf_rt_eval_ctx *ctx, const rf_qp_expr *filter, rf
     if (T > (c.n + MIN_ROWS_PER_THREAD - 1) / MIN_ROWS_PER_THREAD)
         T = (int)((c.n + MIN_ROWS_PER_THREAD - 1) / MIN_ROWS_PER_THREAD);
     if (T < 1) T = 1;
-    if ((c.st = rf_rt_rel_alloc(out, nouts, out_types, c.n))) goto done;
     c.w = calloc((size_t)T, sizeof *c.w);
     if (!c.w) {
         c.st = RF_ENOMEM;
@@ -1305,6 +1303,9 @@ rf_status rf_rt_eval_map(const rf_rt_eval_ctx *ctx, const rf_qp_expr *filter, rf
         c.w[t].ostart = c.filter ? at : c.w[t].lo;
         at += c.w[t].olen;
     }
+    /* the columns get the rows kept, counted (no shrinking copy after a
+    ** selective filter), or all n */
+    if ((c.st = rf_rt_rel_alloc(out, nouts, out_types, c.filter ? at : c.n))) goto done;
     rf_rt_parallel(T, worker, &c);
     at = 0;
     for (int t = 0; t < T; t++) at += c.w[t].olen;
