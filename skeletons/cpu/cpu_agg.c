@@ -186,7 +186,7 @@ static void agg_groups(void *vp, int64_t b, int64_t e, int w)
                         b = is_max ? (x > b ? x : b) : (x < b ? x : b);
                     }
                 }
-                c->mm[2 * g] = c->mm[2 * g + 1] = cpu_norm_i64(b);
+                ((int64_t *)c->out)[g] = b; /* the result itself: no decoding */
                 break;
             }
             uint64_t bn, br;
@@ -304,9 +304,10 @@ static rf_status run_agg(rf_cpu_pool *pool, rf_cpu_groups *g, agg_op op, rf_cpu_
         st = RF_ENOMEM;
         c.order = g->order;
         c.offsets = g->offsets;
-        if (op >= AGG_MIN && !(c.mm = cpu_alloc(2 * G, 8))) goto out;
+        int direct = kind == RF_CPU_I64; /* min / max of integers land in out */
+        if (op >= AGG_MIN && !direct && !(c.mm = cpu_alloc(2 * G, 8))) goto out;
         rf_cpu_parallel_for(pool, G, cpu_grain(G, 4096), agg_groups, &c);
-        if (op >= AGG_MIN) mm_decode(kind, c.mm, G, out);
+        if (op >= AGG_MIN && !direct) mm_decode(kind, c.mm, G, out);
     }
     st = RF_OK;
 out:
