@@ -447,9 +447,26 @@ static rf_status k_reduce(exec *x, const rf_hir_kernel *k)
         if (nc > 1 && !st && !(st = rf_cpu_agg_sums_i64(x->pool, g, nc, vals, outs)))
             for (int32_t j = 0; j < nc; j++) sums[cols[j]] = outs[j];
     }
+    /* min and max of one integer column: one pass for both */
+    uint8_t done[256] = {0};
+    for (int32_t a = 0; a < k->naggs && a < 256 && !st; a++) {
+        const rf_qp_agg *ag = &k->aggs[a];
+        if ((ag->fn != RF_AGG_MIN && ag->fn != RF_AGG_MAX) || ag->col < 0 || done[a] ||
+            rf_rt_cpu_kind(in->types[ag->col]) != RF_CPU_I64 || in->types[ag->col] == RF_TYPE_FLOAT)
+            continue;
+        for (int32_t b = a + 1; b < k->naggs && b < 256; b++) {
+            const rf_qp_agg *bg = &k->aggs[b];
+            if (bg->col != ag->col || done[b] || bg->fn != (ag->fn == RF_AGG_MIN ? RF_AGG_MAX : RF_AGG_MIN)) continue;
+            int32_t amin = ag->fn == RF_AGG_MIN ? a : b, amax = amin == a ? b : a;
+            st = rf_cpu_agg_minmax_i64(x->pool, g, in->cols[ag->col], r.cols[k->ngroup + amin], r.cols[k->ngroup + amax]);
+            done[a] = done[b] = 1;
+            break;
+        }
+    }
     for (int32_t a = 0; a < k->naggs && !st; a++) {
         const rf_qp_agg *ag = &k->aggs[a];
         void *dst = r.cols[k->ngroup + a];
+        if (a < 256 && done[a]) continue;
         rf_type at = ag->col >= 0 ? in->types[ag->col] : RF_TYPE_INT;
         const void *src = ag->col >= 0 ? in->cols[ag->col] : NULL;
         if ((ag->fn == RF_AGG_COUNT || ag->fn == RF_AGG_AVG) && !counts)

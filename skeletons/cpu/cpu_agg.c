@@ -441,3 +441,55 @@ out:
         for (int32_t k = 0; k < ncols; k++) free(out[k]), out[k] = NULL;
     return st;
 }
+
+/* ---- min and max of one column in one pass -------------------------- */
+
+typedef struct mm2_ctx {
+    const int64_t *vals, *order, *offsets;
+    int64_t *mn, *mx;
+} mm2_ctx;
+
+static void mm2_groups(void *vp, int64_t b, int64_t e, int w)
+{
+    (void)w;
+    mm2_ctx *c = vp;
+    const int64_t *v = c->vals, *ord = c->order;
+    for (int64_t g = b; g < e; g++) {
+        int64_t j0 = c->offsets[g], j1 = c->offsets[g + 1];
+        int64_t lo = v[ord ? ord[j0] : j0], hi = lo;
+        for (int64_t j = j0 + 1; j < j1; j++) {
+            int64_t x = v[ord ? ord[j] : j];
+            lo = x < lo ? x : lo;
+            hi = x > hi ? x : hi;
+        }
+        c->mn[g] = lo;
+        c->mx[g] = hi;
+    }
+}
+
+rf_status rf_cpu_agg_minmax_i64(rf_cpu_pool *pool, rf_cpu_groups *g, const int64_t *vals, int64_t *mn, int64_t *mx)
+{
+    if (!g || g->ngroups < 0 || g->nrows < 0) return RF_EINTERNAL;
+    int64_t G = g->ngroups;
+    if (G == 0 || g->nrows == 0) return RF_OK;
+    if (G <= SMALL_G) {
+        /* few groups: the row-block paths, one after the other */
+        rf_cpu_col vc = {RF_CPU_I64, (void *)vals}, a = {RF_CPU_I64, NULL}, b = {RF_CPU_I64, NULL};
+        rf_status st = rf_cpu_agg_min(pool, g, &vc, &a);
+        if (!st) st = rf_cpu_agg_max(pool, g, &vc, &b);
+        if (!st) {
+            memcpy(mn, a.data, (size_t)G * sizeof *mn);
+            memcpy(mx, b.data, (size_t)G * sizeof *mx);
+        }
+        free(a.data);
+        free(b.data);
+        return st;
+    }
+    if (!(g->contiguous && g->offsets)) {
+        rf_status st = rf_cpu_groups_order(pool, g);
+        if (st) return st;
+    }
+    mm2_ctx c = {vals, g->contiguous && g->offsets ? NULL : g->order, g->offsets, mn, mx};
+    rf_cpu_parallel_for(pool, G, cpu_grain(G, 4096), mm2_groups, &c);
+    return RF_OK;
+}

@@ -803,6 +803,34 @@ static void test_agg(void)
     CHECK(g.ngroups == 1 && s[0] == (rf_dec128)INT64_MAX * 2 - 5); /* exact beyond 64 bits */
     free(s);
     rf_cpu_groups_free(&g);
+    /* min and max in one pass equal min and max one by one: few groups,
+    ** many groups in row order (contiguous) and scattered */
+    for (int gi = 0; gi < 3; gi++) {
+        rf_cpu_kind kk = RF_CPU_I64;
+        rf_cpu_table keys, vals;
+        CHECK(mk_table(&keys, 1, &kk, 100000, gi ? 20000 : 9, 0));
+        CHECK(mk_table(&vals, 1, &kk, 100000, 1000, 1));
+        if (gi == 2)
+            for (int64_t i = 0; i < 100000; i++) ((int64_t *)keys.cols[0].data)[i] = i / 5;
+        for (int p = 0; p < NPOOLS; p++) {
+            rf_cpu_groups gg;
+            OK(rf_cpu_group(pools[p], &keys, ALL, 1, &gg));
+            int64_t *mn = malloc((size_t)gg.ngroups * 8 + 8), *mx = malloc((size_t)gg.ngroups * 8 + 8);
+            CHECK(mn && mx);
+            OK(rf_cpu_agg_minmax_i64(pools[p], &gg, vals.cols[0].data, mn, mx));
+            rf_cpu_col a = {RF_CPU_I64, NULL}, b = {RF_CPU_I64, NULL};
+            OK(rf_cpu_agg_min(pools[p], &gg, &vals.cols[0], &a));
+            OK(rf_cpu_agg_max(pools[p], &gg, &vals.cols[0], &b));
+            CHECK(same_i64(mn, a.data, gg.ngroups) && same_i64(mx, b.data, gg.ngroups));
+            free(a.data);
+            free(b.data);
+            free(mn);
+            free(mx);
+            rf_cpu_groups_free(&gg);
+        }
+        rf_cpu_table_free(&keys);
+        rf_cpu_table_free(&vals);
+    }
     /* several sums in one pass equal the sums one by one, overflowing lanes
     ** and all, for few groups (one pass) and many (column by column) */
     for (int gi = 0; gi < 2; gi++) {
