@@ -12,12 +12,12 @@
 ** copy), so the per-row work is tight loops over arrays. The filter yields a
 ** selection (batch indices of the rows that pass); a conjunction narrows the
 ** selection argument by argument, so a later conjunct is only evaluated, and
-** can only fail, on rows where the earlier ones held. The outputs are then
-** evaluated on the selected rows only and written to the result columns,
-** which are allocated for n rows: each thread writes its rows at the start
-** of its own range, and the ranges are closed up in thread order after the
-** threads are done (then the columns shrink), so the result is the same for
-** any thread count and is written once (untouched pages cost nothing).
+** can only fail, on rows where the earlier ones held. With a filter, a first
+** pass keeps each batch's selection as bits and counts the rows kept; a
+** second pass evaluates the outputs on the selected rows only and writes
+** them straight to the result columns (of the size counted), each thread
+** from the sum of the counts of the threads before it, so the result is the
+** same for any thread count and is written once, in place.
 **
 ** Errors. A thread records the lowest row of its range that failed (and for
 ** that row the first failing node in evaluation order), finishes the batch
@@ -116,8 +116,10 @@ typedef struct wk {
     int64_t err_row;
     char *err_msg;
     int oom;
-    /* output: this thread's rows go to out[lo ..], then to out[ostart ..] */
+    /* output: this thread's olen rows go to out[ostart ..] */
     int64_t olen, ostart;
+    uint64_t *selbits; /* pass 1: the filter's selection, BATCH bits per batch */
+    int64_t nb1;       /* batches pass 1 evaluated */
     /* strings this thread computed (see the file comment) */
     lent *ents;
     int64_t nents, capents;
@@ -347,6 +349,18 @@ static int ev_sel(wk *w, en *x, const uint16_t *sel, int k, uint16_t *out);
         else                                                                                                           \
             for (int j = 0; j < k; j++) o_[j] = s_[rows[r0 + sel[j]]];                                                 \
     } while (0)
+
+/* A column's selected rows gathered into o (k elements). */
+static void gather_col(const wk *w, const en *x, const uint16_t *sel, int k, void *o)
+{
+    const int64_t *rows = x->rows;
+    int64_t r0 = w->r0;
+    switch (x->width) {
+    case 8: GATHER(int64_t); break;
+    case 4: GATHER(uint32_t); break;
+    default: GATHER(uint8_t); break;
+    }
+}
 
 static const void *ev_col(wk *w, en *x, const uint16_t *sel, int k)
 {
@@ -881,18 +895,59 @@ static int ev_sel(wk *w, en *x, const uint16_t *sel, int k, uint16_t *out)
 
 /* ---- threads ------------------------------------------------------------------- */
 
+/* Publishes a thread's failure (or out of memory) to the others. */
+static void publish_err(call *c, wk *w)
+{
+    int64_t cur = atomic_load(&c->err_row);
+    while (w->err_row < cur && !atomic_compare_exchange_weak(&c->err_row, &cur, w->err_row)) {
+    }
+    if (w->oom) atomic_store(&c->err_row, -1);
+}
+
+/* Pass 1 (with a filter only): the filter's selection of every batch, as
+** bits, and the number of rows kept, so that pass 2 can write each thread's
+** rows straight to their final place. */
+static void worker_filter(void *arg, int t)
+{
+    call *c = arg;
+    wk *w = &c->w[t];
+    int64_t b = 0;
+    for (int64_t r0 = w->lo; r0 < w->hi; r0 += BATCH, b++) {
+        if (atomic_load_explicit(&c->err_row, memory_order_relaxed) < r0) return; /* a lower row failed */
+        int k = (int)(w->hi - r0 < BATCH ? w->hi - r0 : BATCH);
+        w->r0 = r0;
+        int kk = ev_sel(w, c->filter, NULL, k, w->fsel);
+        uint64_t *bits = w->selbits + b * (BATCH / 64);
+        memset(bits, 0, (BATCH / 64) * sizeof *bits);
+        for (int j = 0; j < kk; j++) bits[w->fsel[j] >> 6] |= UINT64_C(1) << (w->fsel[j] & 63);
+        w->olen += kk;
+        w->nb1 = b + 1;
+        if (w->err_row != INT64_MAX || w->oom) {
+            publish_err(c, w);
+            return;
+        }
+    }
+}
+
+/* Pass 2: the outputs of the selected rows, written from ostart on. */
 static void worker(void *arg, int t)
 {
     call *c = arg;
     wk *w = &c->w[t];
-    for (int64_t r0 = w->lo; r0 < w->hi; r0 += BATCH) {
+    int64_t at = w->ostart, nb = c->filter ? w->nb1 : (w->hi - w->lo + BATCH - 1) / BATCH;
+    int64_t err1 = w->err_row; /* the filter's failure, if any: in batch nb - 1 */
+    for (int64_t b = 0; b < nb; b++) {
+        int64_t r0 = w->lo + b * BATCH;
         if (atomic_load_explicit(&c->err_row, memory_order_relaxed) < r0) return; /* a lower row failed */
         int k = (int)(w->hi - r0 < BATCH ? w->hi - r0 : BATCH);
         w->r0 = r0;
         const uint16_t *sel = NULL;
         int kk = k;
         if (c->filter) {
-            kk = ev_sel(w, c->filter, NULL, k, w->fsel);
+            const uint64_t *bits = w->selbits + b * (BATCH / 64);
+            kk = 0;
+            for (int q = 0; q < BATCH / 64; q++)
+                for (uint64_t m = bits[q]; m; m &= m - 1) w->fsel[kk++] = (uint16_t)(q * 64 + __builtin_ctzll(m));
             sel = kk == k ? NULL : w->fsel;
         }
         /* the outputs run even when the filter failed in this batch: a row
@@ -901,19 +956,24 @@ static void worker(void *arg, int t)
         if (kk > 0 && !w->oom) {
             for (int32_t o = 0; o < c->nouts; o++) {
                 size_t wd = (size_t)rf_rt_type_width(c->out_types[o]);
-                const void *v = ev(w, c->outs[o], sel, kk);
-                memcpy((char *)c->out->cols[o] + (size_t)(w->lo + w->olen) * wd, v, (size_t)kk * wd);
+                char *dst = (char *)c->out->cols[o] + (size_t)at * wd;
+                en *x = c->outs[o];
+                if (x->kind == RF_QP_E_COL && (sel || x->rows)) {
+                    gather_col(w, x, sel, kk, dst); /* straight into the output */
+                } else {
+                    const void *v = ev(w, x, sel, kk);
+                    memcpy(dst, v, (size_t)kk * wd);
+                }
             }
-            w->olen += kk;
+            at += kk;
         }
-        if (w->err_row != INT64_MAX || w->oom) {
-            int64_t cur = atomic_load(&c->err_row);
-            while (w->err_row < cur && !atomic_compare_exchange_weak(&c->err_row, &cur, w->err_row)) {
-            }
-            if (w->oom) atomic_store(&c->err_row, -1);
+        if (!c->filter) w->olen = at - w->ostart;
+        if (w->err_row != err1 || w->oom) {
+            publish_err(c, w);
             return;
         }
     }
+    if (w->err_row != INT64_MAX) publish_err(c, w);
 }
 
 /* ---- compiling ------------------------------------------------------------------ */
@@ -1090,6 +1150,7 @@ static void free_call(call *c)
             wk *w = &c->w[t];
             free(w->scratch);
             free(w->fsel);
+            free(w->selbits);
             free(w->andbuf);
             free(w->subcache);
             free(w->err_msg);
@@ -1209,7 +1270,6 @@ rf_status rf_rt_eval_map(const rf_rt_eval_ctx *ctx, const rf_qp_expr *filter, rf
     if (T > (c.n + MIN_ROWS_PER_THREAD - 1) / MIN_ROWS_PER_THREAD)
         T = (int)((c.n + MIN_ROWS_PER_THREAD - 1) / MIN_ROWS_PER_THREAD);
     if (T < 1) T = 1;
-    if ((c.st = rf_rt_rel_alloc(out, nouts, out_types, c.n))) goto done;
     c.w = calloc((size_t)T, sizeof *c.w);
     if (!c.w) {
         c.st = RF_ENOMEM;
@@ -1226,7 +1286,8 @@ rf_status rf_rt_eval_map(const rf_rt_eval_ctx *ctx, const rf_qp_expr *filter, rf
         w->fsel = malloc(BATCH * sizeof *w->fsel);
         w->andbuf = malloc(((size_t)c.nand * 3 + 1) * BATCH * sizeof *w->andbuf);
         w->subcache = malloc(((size_t)c.nsub * SUBCACHE * 2 + 1) * sizeof *w->subcache);
-        if (!w->scratch || !w->fsel || !w->andbuf || !w->subcache) {
+        if (c.filter) w->selbits = malloc((size_t)((w->hi - w->lo) / BATCH + 1) * (BATCH / 64) * sizeof *w->selbits);
+        if (!w->scratch || !w->fsel || !w->andbuf || !w->subcache || (c.filter && !w->selbits)) {
             c.st = RF_ENOMEM;
             goto done;
         }
@@ -1234,7 +1295,20 @@ rf_status rf_rt_eval_map(const rf_rt_eval_ctx *ctx, const rf_qp_expr *filter, rf
         memset(w->subcache, 0xff, ((size_t)c.nsub * SUBCACHE * 2 + 1) * sizeof *w->subcache);
     }
 
+    /* each thread's rows start where the previous threads' end: counted
+    ** by the filter pass, or all of them without a filter */
+    if (c.filter) rf_rt_parallel(T, worker_filter, &c);
+    int64_t at = 0;
+    for (int t = 0; t < T; t++) {
+        c.w[t].ostart = c.filter ? at : c.w[t].lo;
+        at += c.w[t].olen;
+    }
+    /* the columns get the rows kept, counted (no shrinking copy after a
+    ** selective filter), or all n */
+    if ((c.st = rf_rt_rel_alloc(out, nouts, out_types, c.filter ? at : c.n))) goto done;
     rf_rt_parallel(T, worker, &c);
+    at = 0;
+    for (int t = 0; t < T; t++) at += c.w[t].olen;
 
     /* the lowest failing row wins */
     wk *first = NULL;
@@ -1253,19 +1327,6 @@ rf_status rf_rt_eval_map(const rf_rt_eval_ctx *ctx, const rf_qp_expr *filter, rf
             rf_error(d, ctx->loc, "%s", msg);
         c.st = RF_EUSER;
         goto done;
-    }
-    /* close up the threads' ranges */
-    int64_t at = 0;
-    for (int t = 0; t < T; t++) {
-        wk *w = &c.w[t];
-        w->ostart = at;
-        if (at != w->lo && w->olen)
-            for (int32_t o = 0; o < nouts; o++) {
-                size_t wd = (size_t)rf_rt_type_width(out_types[o]);
-                memmove((char *)out->cols[o] + (size_t)at * wd, (char *)out->cols[o] + (size_t)w->lo * wd,
-                        (size_t)w->olen * wd);
-            }
-        at += w->olen;
     }
     if ((c.st = rf_rt_rel_truncate(out, at))) goto done;
     c.st = intern_pending(&c);

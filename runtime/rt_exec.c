@@ -418,15 +418,55 @@ static rf_status k_reduce(exec *x, const rf_hir_kernel *k)
         int w = rf_rt_type_width(out->types[i]);
         const char *src = in->cols[k->group[i]];
         char *dst = r.cols[i];
-        for (int64_t gi = 0; gi < ng; gi++) memcpy(dst + gi * w, src + g->first_row[gi] * w, (size_t)w);
+        const int64_t *fr = g->first_row;
+        /* typed copies: a memcpy call per group costs more than the copy */
+        if (w == 8)
+            for (int64_t gi = 0; gi < ng; gi++) ((int64_t *)dst)[gi] = ((const int64_t *)src)[fr[gi]];
+        else if (w == 4)
+            for (int64_t gi = 0; gi < ng; gi++) ((uint32_t *)dst)[gi] = ((const uint32_t *)src)[fr[gi]];
+        else
+            for (int64_t gi = 0; gi < ng; gi++) memcpy(dst + gi * w, src + fr[gi] * w, (size_t)w);
     }
     int64_t *counts = NULL;
     /* exact sums by input column, shared by total() and avg() of one column */
     rf_dec128 **sums = rf_calloc((size_t)in->ncols + 1, sizeof *sums);
     if (!sums) st = RF_ENOMEM;
+    {
+        /* the integer and decimal columns summed, all in one pass */
+        int32_t cols[16], nc = 0;
+        const int64_t *vals[16];
+        rf_dec128 *outs[16];
+        for (int32_t a = 0; a < k->naggs && !st && nc < 16; a++) {
+            const rf_qp_agg *ag = &k->aggs[a];
+            if ((ag->fn != RF_AGG_TOTAL && ag->fn != RF_AGG_AVG) || ag->col < 0 || in->types[ag->col] == RF_TYPE_FLOAT)
+                continue;
+            int dup = 0;
+            for (int32_t j = 0; j < nc; j++) dup |= cols[j] == ag->col;
+            if (!dup) cols[nc] = ag->col, vals[nc++] = in->cols[ag->col];
+        }
+        if (nc > 1 && !st && !(st = rf_cpu_agg_sums_i64(x->pool, g, nc, vals, outs)))
+            for (int32_t j = 0; j < nc; j++) sums[cols[j]] = outs[j];
+    }
+    /* min and max of one integer column: one pass for both */
+    uint8_t done[256] = {0};
+    for (int32_t a = 0; a < k->naggs && a < 256 && !st; a++) {
+        const rf_qp_agg *ag = &k->aggs[a];
+        if ((ag->fn != RF_AGG_MIN && ag->fn != RF_AGG_MAX) || ag->col < 0 || done[a] ||
+            rf_rt_cpu_kind(in->types[ag->col]) != RF_CPU_I64 || in->types[ag->col] == RF_TYPE_FLOAT)
+            continue;
+        for (int32_t b = a + 1; b < k->naggs && b < 256; b++) {
+            const rf_qp_agg *bg = &k->aggs[b];
+            if (bg->col != ag->col || done[b] || bg->fn != (ag->fn == RF_AGG_MIN ? RF_AGG_MAX : RF_AGG_MIN)) continue;
+            int32_t amin = ag->fn == RF_AGG_MIN ? a : b, amax = amin == a ? b : a;
+            st = rf_cpu_agg_minmax_i64(x->pool, g, in->cols[ag->col], r.cols[k->ngroup + amin], r.cols[k->ngroup + amax]);
+            done[a] = done[b] = 1;
+            break;
+        }
+    }
     for (int32_t a = 0; a < k->naggs && !st; a++) {
         const rf_qp_agg *ag = &k->aggs[a];
         void *dst = r.cols[k->ngroup + a];
+        if (a < 256 && done[a]) continue;
         rf_type at = ag->col >= 0 ? in->types[ag->col] : RF_TYPE_INT;
         const void *src = ag->col >= 0 ? in->cols[ag->col] : NULL;
         if ((ag->fn == RF_AGG_COUNT || ag->fn == RF_AGG_AVG) && !counts)
@@ -856,10 +896,39 @@ static rf_status k_facts(exec *x, const rf_hir_kernel *k)
     return RF_OK;
 }
 
+/* A map without a filter whose outputs are columns of an input that the
+** cache owns (they live as long as the run) takes those columns as they
+** are: a projection needs no copy. Not for output relations, which the
+** result takes over and frees. 1 when it did. */
+static int map_borrows(exec *x, const rf_hir_kernel *k)
+{
+    const val *in = &x->vals[k->in[0]];
+    const rf_hir_var *ov = x->p->vars[k->out];
+    if (k->filter || !in->borrowed || ov->role == RF_HIR_ROLE_OUTPUT || k->nouts != ov->ncols) return 0;
+    for (int32_t o = 0; o < k->nouts; o++) {
+        const rf_qp_expr *e = k->outs[o];
+        if (!e || e->kind != RF_QP_E_COL || e->side != 0 || e->col < 0 || e->col >= in->rel.ncols ||
+            in->rel.types[e->col] != ov->types[o])
+            return 0;
+    }
+    void **cols = rf_calloc((size_t)ov->ncols + 1, sizeof *cols);
+    if (!cols) return 0; /* the copying path reports the lack of memory */
+    for (int32_t o = 0; o < k->nouts; o++) cols[o] = in->rel.cols[k->outs[o]->col];
+    val *v = &x->vals[k->out];
+    val_clear(v);
+    v->rel.ncols = ov->ncols;
+    v->rel.types = ov->types;
+    v->rel.nrows = in->rel.nrows;
+    v->rel.cols = cols;
+    v->borrowed = 1;
+    return 1;
+}
+
 static rf_status run_kernel(exec *x, const rf_hir_kernel *k)
 {
     switch (k->kind) {
     case RF_HIR_MAP: {
+        if (map_borrows(x, k)) return RF_OK;
         rf_rt_side s[2] = {{&x->vals[k->in[0]].rel, NULL}, {NULL, NULL}};
         return k_map(x, k, s, s[0].rel->nrows);
     }

@@ -171,6 +171,24 @@ static void agg_groups(void *vp, int64_t b, int64_t e, int w)
         }
         default: {
             int is_max = c->op == AGG_MAX;
+            if (c->kind == RF_CPU_I64) {
+                /* integers: the value order is the order, nothing to normalize */
+                const int64_t *v = c->vals;
+                int64_t b = v[ord ? ord[j0] : j0];
+                if (!ord) {
+                    if (is_max)
+                        for (int64_t j = j0 + 1; j < j1; j++) b = v[j] > b ? v[j] : b;
+                    else
+                        for (int64_t j = j0 + 1; j < j1; j++) b = v[j] < b ? v[j] : b;
+                } else {
+                    for (int64_t j = j0 + 1; j < j1; j++) {
+                        int64_t x = v[ord[j]];
+                        b = is_max ? (x > b ? x : b) : (x < b ? x : b);
+                    }
+                }
+                ((int64_t *)c->out)[g] = b; /* the result itself: no decoding */
+                break;
+            }
             uint64_t bn, br;
             mm_key(c->kind, c->vals, ord ? ord[j0] : j0, &bn, &br);
             for (int64_t j = j0 + 1; j < j1; j++) {
@@ -286,9 +304,10 @@ static rf_status run_agg(rf_cpu_pool *pool, rf_cpu_groups *g, agg_op op, rf_cpu_
         st = RF_ENOMEM;
         c.order = g->order;
         c.offsets = g->offsets;
-        if (op >= AGG_MIN && !(c.mm = cpu_alloc(2 * G, 8))) goto out;
+        int direct = kind == RF_CPU_I64; /* min / max of integers land in out */
+        if (op >= AGG_MIN && !direct && !(c.mm = cpu_alloc(2 * G, 8))) goto out;
         rf_cpu_parallel_for(pool, G, cpu_grain(G, 4096), agg_groups, &c);
-        if (op >= AGG_MIN) mm_decode(kind, c.mm, G, out);
+        if (op >= AGG_MIN && !direct) mm_decode(kind, c.mm, G, out);
     }
     st = RF_OK;
 out:
@@ -336,4 +355,141 @@ rf_status rf_cpu_agg_max(rf_cpu_pool *pool, rf_cpu_groups *g, const rf_cpu_col *
 {
     out->kind = vals->kind;
     return run_agg(pool, g, AGG_MAX, vals->kind, vals->data, &out->data);
+}
+
+/* ---- several exact sums in one pass --------------------------------- */
+
+enum { MULTI_MAX = 16 };
+
+typedef struct msum_ctx {
+    const int64_t *gid;
+    const int64_t *const *vals;
+    int32_t nc;
+    int64_t n, G, bs;
+    rf_dec128 *part; /* [nblocks][nc][G] */
+} msum_ctx;
+
+/* sum_lanes for nc columns, the group ids read once per row */
+static void msum_block(void *vp, int64_t b, int64_t e, int w)
+{
+    (void)w;
+    msum_ctx *c = vp;
+    int64_t acc[MULTI_MAX][LANES][LANE_G];
+    for (int64_t blk = b; blk < e; blk++) {
+        int64_t r0 = blk * c->bs, r1 = r0 + c->bs < c->n ? r0 + c->bs : c->n;
+        rf_dec128 *p = c->part + blk * c->nc * c->G;
+        memset(acc, 0, sizeof acc);
+        int64_t r = r0;
+        for (; r + LANES <= r1; r += LANES)
+            for (int l = 0; l < LANES; l++) {
+                int64_t g = c->gid[r + l];
+                for (int32_t k = 0; k < c->nc; k++) {
+                    int64_t *a = &acc[k][l][g], old = *a, v = c->vals[k][r + l];
+                    if (__builtin_add_overflow(old, v, a)) {
+                        p[k * c->G + g] += old;
+                        *a = v;
+                    }
+                }
+            }
+        for (; r < r1; r++)
+            for (int32_t k = 0; k < c->nc; k++) p[k * c->G + c->gid[r]] += c->vals[k][r];
+        for (int32_t k = 0; k < c->nc; k++)
+            for (int64_t g = 0; g < c->G; g++)
+                for (int l = 0; l < LANES; l++) p[k * c->G + g] += acc[k][l][g];
+    }
+}
+
+rf_status rf_cpu_agg_sums_i64(rf_cpu_pool *pool, rf_cpu_groups *g, int32_t ncols, const int64_t *const *vals,
+                              rf_dec128 **out)
+{
+    for (int32_t k = 0; k < ncols; k++) out[k] = NULL;
+    if (!g || ncols < 0 || g->ngroups < 0 || g->nrows < 0) return RF_EINTERNAL;
+    int64_t G = g->ngroups, n = g->nrows;
+    if (G == 0 || n == 0 || G > LANE_G || ncols > MULTI_MAX || ncols < 2) {
+        /* one column at a time */
+        for (int32_t k = 0; k < ncols; k++) {
+            rf_status st = rf_cpu_agg_sum_i64(pool, g, vals[k], &out[k]);
+            if (st) {
+                for (int32_t j = 0; j < k; j++) free(out[j]), out[j] = NULL;
+                return st;
+            }
+        }
+        return RF_OK;
+    }
+    /* the same blocks as run_agg's, so each sum is exact either way */
+    msum_ctx c = {g->group_of_row, vals, ncols, n, G, 0, NULL};
+    int64_t nb = (n + BLOCK_ROWS - 1) / BLOCK_ROWS;
+    if (nb > MAX_BLOCKS) nb = MAX_BLOCKS;
+    c.bs = (n + nb - 1) / nb;
+    nb = (n + c.bs - 1) / c.bs;
+    c.part = cpu_zalloc(nb * ncols * G, sizeof(rf_dec128));
+    rf_status st = RF_ENOMEM;
+    if (!c.part) return st;
+    for (int32_t k = 0; k < ncols; k++)
+        if (!(out[k] = cpu_zalloc(G, sizeof(rf_dec128)))) goto out;
+    rf_cpu_parallel_for(pool, nb, 1, msum_block, &c);
+    for (int32_t k = 0; k < ncols; k++)
+        for (int64_t gi = 0; gi < G; gi++) {
+            rf_dec128 s = 0;
+            for (int64_t b = 0; b < nb; b++) s += c.part[(b * ncols + k) * G + gi];
+            out[k][gi] = s;
+        }
+    st = RF_OK;
+out:
+    free(c.part);
+    if (st)
+        for (int32_t k = 0; k < ncols; k++) free(out[k]), out[k] = NULL;
+    return st;
+}
+
+/* ---- min and max of one column in one pass -------------------------- */
+
+typedef struct mm2_ctx {
+    const int64_t *vals, *order, *offsets;
+    int64_t *mn, *mx;
+} mm2_ctx;
+
+static void mm2_groups(void *vp, int64_t b, int64_t e, int w)
+{
+    (void)w;
+    mm2_ctx *c = vp;
+    const int64_t *v = c->vals, *ord = c->order;
+    for (int64_t g = b; g < e; g++) {
+        int64_t j0 = c->offsets[g], j1 = c->offsets[g + 1];
+        int64_t lo = v[ord ? ord[j0] : j0], hi = lo;
+        for (int64_t j = j0 + 1; j < j1; j++) {
+            int64_t x = v[ord ? ord[j] : j];
+            lo = x < lo ? x : lo;
+            hi = x > hi ? x : hi;
+        }
+        c->mn[g] = lo;
+        c->mx[g] = hi;
+    }
+}
+
+rf_status rf_cpu_agg_minmax_i64(rf_cpu_pool *pool, rf_cpu_groups *g, const int64_t *vals, int64_t *mn, int64_t *mx)
+{
+    if (!g || g->ngroups < 0 || g->nrows < 0) return RF_EINTERNAL;
+    int64_t G = g->ngroups;
+    if (G == 0 || g->nrows == 0) return RF_OK;
+    if (G <= SMALL_G) {
+        /* few groups: the row-block paths, one after the other */
+        rf_cpu_col vc = {RF_CPU_I64, (void *)vals}, a = {RF_CPU_I64, NULL}, b = {RF_CPU_I64, NULL};
+        rf_status st = rf_cpu_agg_min(pool, g, &vc, &a);
+        if (!st) st = rf_cpu_agg_max(pool, g, &vc, &b);
+        if (!st) {
+            memcpy(mn, a.data, (size_t)G * sizeof *mn);
+            memcpy(mx, b.data, (size_t)G * sizeof *mx);
+        }
+        free(a.data);
+        free(b.data);
+        return st;
+    }
+    if (!(g->contiguous && g->offsets)) {
+        rf_status st = rf_cpu_groups_order(pool, g);
+        if (st) return st;
+    }
+    mm2_ctx c = {vals, g->contiguous && g->offsets ? NULL : g->order, g->offsets, mn, mx};
+    rf_cpu_parallel_for(pool, G, cpu_grain(G, 4096), mm2_groups, &c);
+    return RF_OK;
 }

@@ -226,6 +226,42 @@ void cpu_ht_probe(rf_cpu_pool *pool, const cpu_ht *ht, const cpu_enc *e, const v
 rf_status cpu_ht_probe_hits(rf_cpu_pool *pool, const cpu_ht *ht, const cpu_enc *e, const void *const *data,
                             int64_t n, int64_t grain, int64_t *hit_row, int64_t *hit_gid, int64_t *nhit);
 
+/* ---- dense key indexes (cpu_dense.c) ------------------------------- */
+/* For one-word keys below a bound not much larger than the row count: a
+** bitmap of the keys present, the rank of each word's first key, and a
+** group id per rank (groups numbered by first occurrence, as in
+** cpu_ht_build with ids). */
+typedef struct cpu_dense {
+    int64_t nbits;    /* keys are < nbits */
+    uint64_t *bits;
+    uint32_t *base;   /* [nbits / 64] keys present before each word */
+    int64_t *gid;     /* [ndistinct] group of each present key, by rank */
+    int64_t ndistinct;
+} cpu_dense;
+
+/* Whether an index on n rows encoded by e, probed by nprobe rows, may be
+** dense (one word, a small range of values). */
+int cpu_dense_fits(const cpu_enc *e, int64_t n, int64_t nprobe);
+/* As cpu_ht_build with ids, for an encoding that cpu_dense_fits. */
+rf_status cpu_dense_build(rf_cpu_pool *pool, cpu_dense *d, const cpu_enc *e, const void *const *data, int64_t n,
+                          int64_t **gid_of_row, int64_t **first_row, int64_t *ngroups);
+void cpu_dense_free(cpu_dense *d);
+/* As cpu_ht_probe with check (rows may be outside e's ranges). */
+void cpu_dense_probe(rf_cpu_pool *pool, const cpu_dense *d, const cpu_enc *e, const void *const *data, int64_t n,
+                     int64_t *gid, uint8_t *found);
+/* Unique over rows [0, n) encoded by e (cpu_dense_fits): the first row of
+** each key, ascending, as cpu_ht_build without ids gives them. */
+rf_status cpu_dense_unique(rf_cpu_pool *pool, const cpu_enc *e, const void *const *data, int64_t n, int64_t **keep,
+                           int64_t *nkeep);
+/* Group-by over keys below 2^16 (and not many more than the rows): group
+** ids by first occurrence and first rows, as cpu_ht_build with ids. */
+int cpu_dense_group_fits(const cpu_enc *e, int64_t n);
+rf_status cpu_dense_group(rf_cpu_pool *pool, const cpu_enc *e, const void *const *data, int64_t n,
+                          int64_t **gid_of_row, int64_t **first_row, int64_t *ngroups);
+/* As cpu_ht_probe_hits. */
+void cpu_dense_probe_hits(rf_cpu_pool *pool, const cpu_dense *d, const cpu_enc *e, const void *const *data,
+                          int64_t n, int64_t grain, int64_t *hit_row, int64_t *hit_gid, int64_t *nhit);
+
 /* ---- rows in key order (cpu_runs.c) -------------------------------- */
 /* Unique over columns [0, nk) / group-by on them without hashing, when one
 ** of the columns is non-decreasing with short runs of equal values. Results

@@ -139,17 +139,26 @@ rf_status cpu_enc_init(cpu_enc *e, int32_t nk, const rf_cpu_kind *kinds, const u
 
 /* ---- encoding ------------------------------------------------------- */
 
+/* set: the column fills its word alone (assigned, not or-ed in) */
 #define ENC_BODY(IDX, CHECK)                                                                                   \
-    for (int64_t i = 0; i < cnt; i++) {                                                                        \
-        uint64_t v = NORM(x[IDX]);                                                                             \
-        if (CHECK && (v < lo || v > hi)) ok[i] = 0;                                                            \
-        out[i * stride] |= (((v ^ flip) - fb) + add) << shift;                                                 \
+    if (set) {                                                                                                 \
+        for (int64_t i = 0; i < cnt; i++) {                                                                    \
+            uint64_t v = NORM(x[IDX]);                                                                         \
+            if (CHECK && (v < lo || v > hi)) ok[i] = 0;                                                        \
+            out[i * stride] = (((v ^ flip) - fb) + add) << shift;                                              \
+        }                                                                                                      \
+    } else {                                                                                                   \
+        for (int64_t i = 0; i < cnt; i++) {                                                                    \
+            uint64_t v = NORM(x[IDX]);                                                                         \
+            if (CHECK && (v < lo || v > hi)) ok[i] = 0;                                                        \
+            out[i * stride] |= (((v ^ flip) - fb) + add) << shift;                                             \
+        }                                                                                                      \
     }
 
 #define ENC_FN(NAME, T)                                                                                        \
     static void NAME(const T *x, const int64_t *rows, int64_t begin, int64_t cnt, uint64_t *out,              \
                      int64_t stride, uint64_t flip, uint64_t fb, uint64_t add, int shift, uint64_t lo,         \
-                     uint64_t hi, uint8_t *ok)                                                                 \
+                     uint64_t hi, uint8_t *ok, int set)                                                        \
     {                                                                                                          \
         if (rows) {                                                                                            \
             rows += begin;                                                                                     \
@@ -187,7 +196,9 @@ void cpu_encode(const cpu_enc *e, const void *const *data, const int64_t *rows, 
 {
     int64_t cnt = end - begin;
     int64_t stride = word < 0 ? e->nw : 1;
-    memset(out, 0, (size_t)(cnt * stride) * sizeof *out);
+    /* one column in one word (the usual join key): it is assigned */
+    int set = e->nk == 1 && !e->lead && e->nw == 1;
+    if (!set) memset(out, 0, (size_t)(cnt * stride) * sizeof *out);
     if (e->lead && word <= 0)
         for (int64_t i = 0; i < cnt; i++) out[i * stride] = 1;
     for (int32_t c = 0; c < e->nk; c++) {
@@ -200,11 +211,11 @@ void cpu_encode(const cpu_enc *e, const void *const *data, const int64_t *rows, 
         int shift = k->bits ? k->shift : 0;
         uint64_t add = k->bits ? k->add : 0;
         switch (k->kind) {
-        case RF_CPU_I64: enc_i64(data[c], rows, begin, cnt, o, stride, flip, fb, add, shift, k->lo, k->hi, ok); break;
-        case RF_CPU_F64: enc_f64(data[c], rows, begin, cnt, o, stride, flip, fb, add, shift, k->lo, k->hi, ok); break;
-        case RF_CPU_I32: enc_i32(data[c], rows, begin, cnt, o, stride, flip, fb, add, shift, k->lo, k->hi, ok); break;
-        case RF_CPU_U32: enc_u32(data[c], rows, begin, cnt, o, stride, flip, fb, add, shift, k->lo, k->hi, ok); break;
-        default: enc_u8(data[c], rows, begin, cnt, o, stride, flip, fb, add, shift, k->lo, k->hi, ok); break;
+        case RF_CPU_I64: enc_i64(data[c], rows, begin, cnt, o, stride, flip, fb, add, shift, k->lo, k->hi, ok, set); break;
+        case RF_CPU_F64: enc_f64(data[c], rows, begin, cnt, o, stride, flip, fb, add, shift, k->lo, k->hi, ok, set); break;
+        case RF_CPU_I32: enc_i32(data[c], rows, begin, cnt, o, stride, flip, fb, add, shift, k->lo, k->hi, ok, set); break;
+        case RF_CPU_U32: enc_u32(data[c], rows, begin, cnt, o, stride, flip, fb, add, shift, k->lo, k->hi, ok, set); break;
+        default: enc_u8(data[c], rows, begin, cnt, o, stride, flip, fb, add, shift, k->lo, k->hi, ok, set); break;
         }
     }
 }

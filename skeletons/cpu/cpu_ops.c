@@ -158,9 +158,13 @@ rf_status rf_cpu_unique(rf_cpu_pool *pool, const rf_cpu_table *t, int64_t **keep
     st = keys_init(pool, &k, t, cols, NULL, NULL, t->ncols, RANGE_BOTH);
     free(cols);
     if (st) return st;
-    cpu_ht ht;
-    st = cpu_ht_build(pool, &ht, &k.e, k.ldata, t->nrows, 0, NULL, keep, nkeep);
-    cpu_ht_free(&ht);
+    if (cpu_dense_fits(&k.e, t->nrows, 0)) {
+        st = cpu_dense_unique(pool, &k.e, k.ldata, t->nrows, keep, nkeep);
+    } else {
+        cpu_ht ht;
+        st = cpu_ht_build(pool, &ht, &k.e, k.ldata, t->nrows, 0, NULL, keep, nkeep);
+        cpu_ht_free(&ht);
+    }
     keys_free(&k);
     return st;
 }
@@ -225,9 +229,13 @@ rf_status rf_cpu_group(rf_cpu_pool *pool, const rf_cpu_table *t, const int32_t *
     keys k;
     st = keys_init(pool, &k, t, keycols, NULL, NULL, nkeys, RANGE_BOTH);
     if (st) return st;
-    cpu_ht ht;
-    st = cpu_ht_build(pool, &ht, &k.e, k.ldata, n, 1, &g->group_of_row, &g->first_row, &g->ngroups);
-    cpu_ht_free(&ht);
+    if (cpu_dense_group_fits(&k.e, n)) {
+        st = cpu_dense_group(pool, &k.e, k.ldata, n, &g->group_of_row, &g->first_row, &g->ngroups);
+    } else {
+        cpu_ht ht;
+        st = cpu_ht_build(pool, &ht, &k.e, k.ldata, n, 1, &g->group_of_row, &g->first_row, &g->ngroups);
+        cpu_ht_free(&ht);
+    }
     keys_free(&k);
     if (st) rf_cpu_groups_free(g), g->nrows = 0;
     return st;
@@ -316,6 +324,19 @@ static void zero_chunk(void *vp, int64_t b, int64_t e, int w)
     memset((int64_t *)vp + b, 0, (size_t)(e - b) * sizeof(int64_t));
 }
 
+typedef struct remap_ctx {
+    int64_t *order;
+    const int64_t *rows;
+} remap_ctx;
+
+/* order[i] = rows[order[i]]: hit indices to right rows. */
+static void remap_chunk(void *vp, int64_t b, int64_t e, int w)
+{
+    (void)w;
+    remap_ctx *c = vp;
+    for (int64_t i = b; i < e; i++) c->order[i] = c->rows[c->order[i]];
+}
+
 static rf_status join_prepare(rf_cpu_pool *pool, const rf_cpu_table *left, const int32_t *lkeys,
                               const rf_cpu_table *right, const int32_t *rkeys, int32_t nkeys, join_plan *jp)
 {
@@ -325,6 +346,7 @@ static rf_status join_prepare(rf_cpu_pool *pool, const rf_cpu_table *left, const
     int64_t ln = left->nrows, rn = right->nrows, G = 0, m;
     keys k = {0};
     cpu_ht ht = {0};
+    cpu_dense dx = {0};
     int64_t *bg = NULL, *F = NULL;
     jp->grain = cpu_grain(ln, 16384);
     jp->nch = (ln + jp->grain - 1) / jp->grain;
@@ -341,15 +363,22 @@ static rf_status join_prepare(rf_cpu_pool *pool, const rf_cpu_table *left, const
     } else if (rn <= ln) {
         /* Build on the right, probe the left into hit lists. */
         if ((st = keys_init(pool, &k, left, lkeys, right, rkeys, nkeys, RANGE_RIGHT))) goto out;
-        if ((st = cpu_ht_build(pool, &ht, &k.e, k.rdata, rn, 1, &bg, &F, &G))) goto out;
+        int dense = cpu_dense_fits(&k.e, rn, ln);
+        if (dense) st = cpu_dense_build(pool, &dx, &k.e, k.rdata, rn, &bg, &F, &G);
+        else st = cpu_ht_build(pool, &ht, &k.e, k.rdata, rn, 1, &bg, &F, &G);
+        if (st) goto out;
         st = RF_ENOMEM;
         jp->hit_row = cpu_alloc(ln, sizeof(int64_t));
         jp->hit_gid = cpu_alloc(ln, sizeof(int64_t));
         jp->nhit = cpu_alloc(jp->nch, sizeof(int64_t));
         if (!jp->hit_row || !jp->hit_gid || !jp->nhit) goto out;
-        if ((st = cpu_ht_probe_hits(pool, &ht, &k.e, k.ldata, ln, jp->grain, jp->hit_row, jp->hit_gid, jp->nhit)))
+        if (dense)
+            cpu_dense_probe_hits(pool, &dx, &k.e, k.ldata, ln, jp->grain, jp->hit_row, jp->hit_gid, jp->nhit);
+        else if ((st = cpu_ht_probe_hits(pool, &ht, &k.e, k.ldata, ln, jp->grain, jp->hit_row, jp->hit_gid,
+                                         jp->nhit)))
             goto out;
         cpu_ht_free(&ht);
+        cpu_dense_free(&dx);
         /* distinct right keys: groups are numbered by first occurrence, so
         ** group g is right row g and needs no list */
         if (G < rn && (st = cpu_csr(pool, bg, rn, G, &jp->order, &jp->offsets, &m))) goto out;
@@ -357,12 +386,46 @@ static rf_status join_prepare(rf_cpu_pool *pool, const rf_cpu_table *left, const
     } else {
         /* Build on the left; the probed right rows are listed by group. */
         if ((st = keys_init(pool, &k, left, lkeys, right, rkeys, nkeys, RANGE_LEFT))) goto out;
-        if ((st = cpu_ht_build(pool, &ht, &k.e, k.ldata, ln, 1, &jp->lg, &F, &G))) goto out;
+        int dense = cpu_dense_fits(&k.e, ln, rn);
+        if (dense) st = cpu_dense_build(pool, &dx, &k.e, k.ldata, ln, &jp->lg, &F, &G);
+        else st = cpu_ht_build(pool, &ht, &k.e, k.ldata, ln, 1, &jp->lg, &F, &G);
+        if (st) goto out;
+        /* The right side is probed into lists of hits (most of a big side
+        ** usually misses), and only the hits are listed by group. */
         st = RF_ENOMEM;
-        if (!(bg = cpu_alloc(rn, sizeof(int64_t)))) goto out;
-        cpu_ht_probe(pool, &ht, &k.e, k.rdata, rn, 1, bg, NULL);
+        int64_t rgrain = cpu_grain(rn, 16384), rnch = (rn + rgrain - 1) / rgrain, H = 0;
+        int64_t *hrow = cpu_alloc(rn, sizeof(int64_t)), *nh = cpu_alloc(rnch, sizeof(int64_t));
+        bg = cpu_alloc(rn, sizeof(int64_t));
+        if (!hrow || !nh || !bg) {
+            free(hrow);
+            free(nh);
+            goto out;
+        }
+        if (dense) cpu_dense_probe_hits(pool, &dx, &k.e, k.rdata, rn, rgrain, hrow, bg, nh);
+        else st = cpu_ht_probe_hits(pool, &ht, &k.e, k.rdata, rn, rgrain, hrow, bg, nh);
         cpu_ht_free(&ht);
-        if ((st = cpu_csr(pool, bg, rn, G, &jp->order, &jp->offsets, &m))) goto out;
+        cpu_dense_free(&dx);
+        if (!dense && st) {
+            free(hrow);
+            free(nh);
+            goto out;
+        }
+        /* close up the chunks' lists (each moves down, in chunk order) */
+        for (int64_t ch = 0; ch < rnch; ch++) {
+            if (H != ch * rgrain) {
+                memmove(hrow + H, hrow + ch * rgrain, (size_t)nh[ch] * sizeof(int64_t));
+                memmove(bg + H, bg + ch * rgrain, (size_t)nh[ch] * sizeof(int64_t));
+            }
+            H += nh[ch];
+        }
+        free(nh);
+        st = cpu_csr(pool, bg, H, G, &jp->order, &jp->offsets, &m);
+        if (!st) {
+            remap_ctx rc = {jp->order, hrow};
+            rf_cpu_parallel_for(pool, m, cpu_grain(m, 16384), remap_chunk, &rc);
+        }
+        free(hrow);
+        if (st) goto out;
         st = RF_ENOMEM;
     }
     if (!(jp->counts = cpu_alloc(jp->nch, sizeof(int64_t)))) goto out;
@@ -378,6 +441,7 @@ static rf_status join_prepare(rf_cpu_pool *pool, const rf_cpu_table *left, const
     st = RF_OK;
 out:
     cpu_ht_free(&ht);
+    cpu_dense_free(&dx);
     free(bg);
     free(F);
     keys_free(&k);
@@ -550,21 +614,31 @@ static rf_status semi_anti(rf_cpu_pool *pool, const rf_cpu_table *left, const in
     /* the ranges of the side built on; the other is probed with range checks */
     if ((st = keys_init(pool, &k, left, lkeys, right, rkeys, nkeys, rn <= ln ? RANGE_RIGHT : RANGE_LEFT))) return st;
     cpu_ht ht = {0};
+    cpu_dense dx = {0};
     uint8_t *flags = cpu_alloc(ln, 1);
     int64_t *lg = NULL, *rg = NULL, *F = NULL, G;
     atomic_uchar *hit = NULL;
     st = RF_ENOMEM;
     if (!flags) goto out;
     if (rn <= ln) {
-        if ((st = cpu_ht_build(pool, &ht, &k.e, k.rdata, rn, 0, NULL, &F, &G))) goto out;
-        cpu_ht_probe(pool, &ht, &k.e, k.ldata, ln, 1, NULL, flags);
+        if (cpu_dense_fits(&k.e, rn, ln)) {
+            if ((st = cpu_dense_build(pool, &dx, &k.e, k.rdata, rn, NULL, &F, &G))) goto out;
+            cpu_dense_probe(pool, &dx, &k.e, k.ldata, ln, NULL, flags);
+        } else {
+            if ((st = cpu_ht_build(pool, &ht, &k.e, k.rdata, rn, 0, NULL, &F, &G))) goto out;
+            cpu_ht_probe(pool, &ht, &k.e, k.ldata, ln, 1, NULL, flags);
+        }
     } else {
-        if ((st = cpu_ht_build(pool, &ht, &k.e, k.ldata, ln, 1, &lg, &F, &G))) goto out;
+        int dense = cpu_dense_fits(&k.e, ln, rn);
+        if (dense) st = cpu_dense_build(pool, &dx, &k.e, k.ldata, ln, &lg, &F, &G);
+        else st = cpu_ht_build(pool, &ht, &k.e, k.ldata, ln, 1, &lg, &F, &G);
+        if (st) goto out;
         st = RF_ENOMEM;
         rg = cpu_alloc(rn, sizeof(int64_t));
         hit = cpu_zalloc(G, sizeof *hit);
         if (!rg || !hit) goto out;
-        cpu_ht_probe(pool, &ht, &k.e, k.rdata, rn, 1, rg, NULL);
+        if (dense) cpu_dense_probe(pool, &dx, &k.e, k.rdata, rn, rg, NULL);
+        else cpu_ht_probe(pool, &ht, &k.e, k.rdata, rn, 1, rg, NULL);
         hit_ctx hc = {rg, hit, flags};
         rf_cpu_parallel_for(pool, rn, cpu_grain(rn, 16384), hit_mark, &hc);
         hc.gid = lg;
@@ -573,6 +647,7 @@ static rf_status semi_anti(rf_cpu_pool *pool, const rf_cpu_table *left, const in
     st = cpu_compact_flags(pool, flags, want, ln, keep, nkeep);
 out:
     cpu_ht_free(&ht);
+    cpu_dense_free(&dx);
     free(flags);
     free(lg);
     free(rg);

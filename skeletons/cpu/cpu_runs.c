@@ -32,15 +32,20 @@ typedef struct runs_ctx {
     rf_cpu_kind rkind; /* the run column */
     const void *rdata;
     int32_t rcol;      /* its index among the key columns */
+    const void *odata; /* two key columns, the other one 64-bit integers: it */
     int64_t n, grain;
     int64_t *counts;  /* per chunk: rows kept (unique) or groups started (group) */
+    int64_t *start, *end; /* per chunk: the rows its runs cover */
     uint8_t *bad;     /* per chunk: not sorted, or a run too long */
     uint8_t *interl;  /* per chunk: a group's rows are not adjacent */
     atomic_int fail;
-    /* pass 2 */
-    int64_t *keep;     /* unique: kept rows */
-    int64_t *gid;      /* group: group of each row */
-    int64_t *first;    /* group: first row of each group */
+    /* chunk ch writes the first rows of its groups (unique: the kept rows)
+    ** to firsts[start[ch] ...]: the i-th of them is at least start[ch] + i,
+    ** so chunks never overlap; they are closed up afterwards */
+    int64_t *firsts;
+    int64_t *gid;      /* group: group of each row, first within its chunk */
+    int64_t *off;      /* per chunk: groups before it (after the walk) */
+    int64_t *out;      /* closed-up firsts */
 } runs_ctx;
 
 /* Rows a and b of one run agree on the run column by construction: only
@@ -69,17 +74,17 @@ static inline int rows_eq(const runs_ctx *c, int64_t a, int64_t b)
 }
 
 /* Walks the runs that start in [b, e): for each row, its local group within
-** the run (new or the one of an earlier equal row). pass 2 writes results.
+** the run (new or the one of an earlier equal row), numbered within the chunk.
 ** One instance per type of the run column, so that the walk, which touches
 ** every row, reads it without a switch per value. */
-#define RUNS_CHUNK(NAME, RV)                                                                                       \
-    static void NAME(runs_ctx *c, int64_t b, int64_t e, int pass)                                                 \
+#define RUNS_CHUNK(NAME, RV, EQ)                                                                                   \
+    static void NAME(runs_ctx *c, int64_t b, int64_t e)                                                           \
     {                                                                                                              \
         int64_t ch = b / c->grain;                                                                                 \
-        if (pass == 1 && atomic_load_explicit(&c->fail, memory_order_relaxed)) return;                             \
+        if (atomic_load_explicit(&c->fail, memory_order_relaxed)) return;                                          \
         while (b > 0 && b < e && RV(b) == RV(b - 1)) b++;                                                          \
         int64_t i = b;                                                                                             \
-        int64_t cnt = 0, at = pass == 2 ? c->counts[ch] : 0;                                                       \
+        int64_t cnt = 0, *out = c->firsts + b;                                                                     \
         int il = 0;                                                                                                \
         int64_t lg[RUN_MAX];                                                                                       \
         uint64_t prev = i > 0 ? RV(i - 1) : 0;                                                                     \
@@ -102,69 +107,114 @@ static inline int rows_eq(const runs_ctx *c, int64_t a, int64_t b)
             for (int64_t r = i; r < j; r++) {                                                                      \
                 int64_t found = -1;                                                                                \
                 for (int64_t s = i; s < r && found < 0; s++)                                                       \
-                    if (rows_eq(c, r, s)) found = lg[s - i];                                                       \
+                    if (EQ(c, r, s)) found = lg[s - i];                                                            \
                 if (found >= 0) {                                                                                  \
                     lg[r - i] = found;                                                                             \
                     if (r > i && lg[r - 1 - i] != found) il = 1;                                                   \
-                    if (pass == 2 && c->gid) c->gid[r] = at - ng + found;                                          \
+                    if (c->gid) c->gid[r] = cnt - ng + found;                                                      \
                 } else {                                                                                           \
                     lg[r - i] = ng++;                                                                              \
-                    if (pass == 2) {                                                                               \
-                        if (c->keep) c->keep[at] = r;                                                              \
-                        if (c->gid) {                                                                              \
-                            c->gid[r] = at;                                                                        \
-                            c->first[at] = r;                                                                      \
-                        }                                                                                          \
-                        at++;                                                                                      \
-                    }                                                                                              \
+                    out[cnt] = r;                                                                                  \
+                    if (c->gid) c->gid[r] = cnt;                                                                   \
                     cnt++;                                                                                         \
                 }                                                                                                  \
             }                                                                                                      \
             prev = v;                                                                                              \
             i = j;                                                                                                 \
         }                                                                                                          \
-        if (pass == 1) {                                                                                           \
-            c->counts[ch] = cnt;                                                                                   \
-            c->interl[ch] = (uint8_t)il;                                                                           \
-        }                                                                                                          \
+        c->start[ch] = b;                                                                                          \
+        c->end[ch] = i > b ? i : b;                                                                                \
+        c->counts[ch] = cnt;                                                                                       \
+        c->interl[ch] = (uint8_t)il;                                                                               \
     }
 
 #define RV_I64(i) cpu_norm_i64(((const int64_t *)c->rdata)[i])
 #define RV_I32(i) cpu_norm_i32(((const int32_t *)c->rdata)[i])
 #define RV_U32(i) ((uint64_t)((const uint32_t *)c->rdata)[i])
 #define RV_ANY(i) cpu_norm_at(c->rkind, c->rdata, i)
-RUNS_CHUNK(runs_chunk_i64, RV_I64)
-RUNS_CHUNK(runs_chunk_i32, RV_I32)
-RUNS_CHUNK(runs_chunk_u32, RV_U32)
-RUNS_CHUNK(runs_chunk_any, RV_ANY)
+/* Two key columns, the other one 64-bit: compared directly. */
+#define EQ_OTHER_I64(c, a, b) (((const int64_t *)(c)->odata)[a] == ((const int64_t *)(c)->odata)[b])
+RUNS_CHUNK(runs_chunk_i64, RV_I64, rows_eq)
+RUNS_CHUNK(runs_chunk_i64_i64, RV_I64, EQ_OTHER_I64)
+RUNS_CHUNK(runs_chunk_i32, RV_I32, rows_eq)
+RUNS_CHUNK(runs_chunk_u32, RV_U32, rows_eq)
+RUNS_CHUNK(runs_chunk_any, RV_ANY, rows_eq)
 
-static void runs_chunk(runs_ctx *c, int64_t b, int64_t e, int pass)
+/* One key column: every run is one group (or one kept row), so a run starts
+** wherever the value changes; no pairwise comparisons. Rows past e that
+** continue the chunk's last run belong to this chunk. */
+#define RUNS_ONE(NAME, RV)                                                                                         \
+    static void NAME(runs_ctx *c, int64_t b, int64_t e)                                                           \
+    {                                                                                                              \
+        int64_t ch = b / c->grain;                                                                                 \
+        if (atomic_load_explicit(&c->fail, memory_order_relaxed)) return;                                          \
+        while (b > 0 && b < e && RV(b) == RV(b - 1)) b++;                                                          \
+        int64_t cnt = 0, i = b, *out = c->firsts + b;                                                              \
+        uint64_t prev = i > 0 ? RV(i - 1) : 0;                                                                     \
+        for (; i < e; i++) {                                                                                       \
+            uint64_t v = RV(i);                                                                                    \
+            if (i > 0 && v < prev) {                                                                               \
+                c->bad[ch] = 1;                                                                                    \
+                atomic_store(&c->fail, 1);                                                                         \
+                return;                                                                                            \
+            }                                                                                                      \
+            if (i == 0 || v != prev) out[cnt++] = i;                                                               \
+            if (c->gid) c->gid[i] = cnt - 1;                                                                       \
+            prev = v;                                                                                              \
+        }                                                                                                          \
+        if (i > b)                                                                                                 \
+            for (; i < c->n && RV(i) == prev; i++)                                                                 \
+                if (c->gid) c->gid[i] = cnt - 1;                                                                   \
+        c->start[ch] = b;                                                                                          \
+        c->end[ch] = i;                                                                                            \
+        c->counts[ch] = cnt;                                                                                       \
+        c->interl[ch] = 0;                                                                                         \
+    }
+RUNS_ONE(runs_one_i64, RV_I64)
+RUNS_ONE(runs_one_i32, RV_I32)
+RUNS_ONE(runs_one_u32, RV_U32)
+RUNS_ONE(runs_one_any, RV_ANY)
+
+static void runs_chunk(runs_ctx *c, int64_t b, int64_t e)
 {
+    if (c->nk == 1) {
+        switch (c->rkind) {
+        case RF_CPU_I64: runs_one_i64(c, b, e); break;
+        case RF_CPU_I32: runs_one_i32(c, b, e); break;
+        case RF_CPU_U32: runs_one_u32(c, b, e); break;
+        default: runs_one_any(c, b, e); break;
+        }
+        return;
+    }
+    if (c->rkind == RF_CPU_I64 && c->odata) {
+        runs_chunk_i64_i64(c, b, e);
+        return;
+    }
     switch (c->rkind) {
-    case RF_CPU_I64: runs_chunk_i64(c, b, e, pass); break;
-    case RF_CPU_I32: runs_chunk_i32(c, b, e, pass); break;
-    case RF_CPU_U32: runs_chunk_u32(c, b, e, pass); break;
-    default: runs_chunk_any(c, b, e, pass); break;
+    case RF_CPU_I64: runs_chunk_i64(c, b, e); break;
+    case RF_CPU_I32: runs_chunk_i32(c, b, e); break;
+    case RF_CPU_U32: runs_chunk_u32(c, b, e); break;
+    default: runs_chunk_any(c, b, e); break;
     }
 }
 
-static void runs_pass1(void *vp, int64_t b, int64_t e, int w)
+static void runs_walk(void *vp, int64_t b, int64_t e, int w)
 {
     (void)w;
-    runs_chunk(vp, b, e, 1);
+    runs_chunk(vp, b, e);
 }
 
-static void runs_pass2(void *vp, int64_t b, int64_t e, int w)
+/* Closes up chunks [b, e)'s first rows and numbers their rows' groups. */
+static void runs_fix(void *vp, int64_t b, int64_t e, int w)
 {
     (void)w;
-    runs_chunk(vp, b, e, 2);
-}
-
-static void iota_chunk(void *vp, int64_t b, int64_t e, int w)
-{
-    (void)w;
-    int64_t *p = vp;
-    for (int64_t i = b; i < e; i++) p[i] = i;
+    runs_ctx *c = vp;
+    for (int64_t ch = b; ch < e; ch++) {
+        int64_t o = c->off[ch];
+        if (c->out != c->firsts) memcpy(c->out + o, c->firsts + c->start[ch], (size_t)c->counts[ch] * sizeof(int64_t));
+        if (c->gid && o)
+            for (int64_t r = c->start[ch]; r < c->end[ch]; r++) c->gid[r] += o;
+    }
 }
 
 /* Whether column (kind, data) looks non-decreasing with short runs on its
@@ -203,65 +253,68 @@ static rf_status runs_try(rf_cpu_pool *pool, int32_t nk, const rf_cpu_kind *kind
         c.rkind = kinds[k];
         c.rdata = data[k];
         c.rcol = k;
+        if (nk == 2 && kinds[1 - k] == RF_CPU_I64) c.odata = data[1 - k];
         c.n = n;
         c.grain = cpu_grain(n, 16384);
         int64_t nch = (n + c.grain - 1) / c.grain;
         atomic_init(&c.fail, 0);
         c.counts = cpu_zalloc(nch + 1, sizeof(int64_t));
+        c.start = cpu_zalloc(nch, sizeof(int64_t));
+        c.end = cpu_zalloc(nch, sizeof(int64_t));
+        c.off = cpu_zalloc(nch, sizeof(int64_t));
         c.bad = cpu_zalloc(nch, 1);
         c.interl = cpu_zalloc(nch, 1);
-        if (!c.counts || !c.bad || !c.interl) {
-            free(c.counts);
-            free(c.bad);
-            free(c.interl);
-            return RF_ENOMEM;
+        c.firsts = cpu_alloc(n, sizeof(int64_t));
+        if (group) c.gid = cpu_alloc(n, sizeof(int64_t));
+        rf_status st = RF_OK;
+        if (!c.counts || !c.start || !c.end || !c.off || !c.bad || !c.interl || !c.firsts || (group && !c.gid)) {
+            st = RF_ENOMEM;
+            goto next;
         }
-        rf_cpu_parallel_for(pool, n, c.grain, runs_pass1, &c);
-        int ok = !atomic_load(&c.fail), il = 0;
+        /* one walk: each chunk numbers its own groups; then the chunks'
+        ** results are closed up and renumbered in one cheap pass */
+        rf_cpu_parallel_for(pool, n, c.grain, runs_walk, &c);
+        if (atomic_load(&c.fail)) goto next;
+        int il = 0;
         int64_t tot = 0;
-        for (int64_t ch = 0; ch < nch && ok; ch++) {
-            int64_t x = c.counts[ch];
-            c.counts[ch] = tot;
-            tot += x;
+        for (int64_t ch = 0; ch < nch; ch++) {
+            c.off[ch] = tot;
+            tot += c.counts[ch];
             il |= c.interl[ch];
         }
-        free(c.bad);
-        free(c.interl);
-        if (!ok) {
-            free(c.counts);
-            continue;
+        /* every row a group (kept): firsts is the identity already */
+        if (tot == n) {
+            c.out = c.firsts;
+            c.firsts = NULL;
+        } else if (!(c.out = cpu_alloc(tot, sizeof(int64_t)))) {
+            st = RF_ENOMEM;
+            goto next;
+        }
+        if (c.firsts || c.gid) {
+            if (!c.firsts) c.firsts = c.out; /* runs_fix copies nothing then */
+            rf_cpu_parallel_for(pool, nch, 1, runs_fix, &c);
+            if (c.firsts == c.out) c.firsts = NULL;
         }
         if (!group) {
-            c.keep = cpu_alloc(tot, sizeof(int64_t));
-            if (!c.keep) {
-                free(c.counts);
-                return RF_ENOMEM;
-            }
-            if (tot == n) {
-                rf_cpu_parallel_for(pool, n, 0, iota_chunk, c.keep);
-            } else {
-                rf_cpu_parallel_for(pool, n, c.grain, runs_pass2, &c);
-            }
-            *keep = c.keep;
-            *nkeep = tot;
+            *keep = c.out;
         } else {
-            c.gid = cpu_alloc(n, sizeof(int64_t));
-            c.first = cpu_alloc(tot, sizeof(int64_t));
-            if (!c.gid || !c.first) {
-                free(c.gid);
-                free(c.first);
-                free(c.counts);
-                return RF_ENOMEM;
-            }
-            rf_cpu_parallel_for(pool, n, c.grain, runs_pass2, &c);
             *gid = c.gid;
-            *first = c.first;
-            *nkeep = tot;
+            *first = c.out;
             *contiguous = !il;
+            c.gid = NULL;
         }
-        free(c.counts);
+        *nkeep = tot;
         *applied = 1;
-        return RF_OK;
+    next:
+        free(c.counts);
+        free(c.start);
+        free(c.end);
+        free(c.off);
+        free(c.bad);
+        free(c.interl);
+        free(c.firsts);
+        free(c.gid);
+        if (st || *applied) return st;
     }
     return RF_OK;
 }

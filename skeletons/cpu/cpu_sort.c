@@ -129,11 +129,79 @@ static void csr_bounds(void *vp, int64_t b, int64_t e, int w)
     }
 }
 
+/* Counting sort for groups few enough that one counter array per part of
+** the rows is cheap: parts count their rows per group, the counts become
+** each part's write positions (group by group, parts in order), and each
+** part places its rows. Stable, so the result is the radix sort's whatever
+** the number of parts. */
+typedef struct cnt_ctx {
+    const int64_t *ids;
+    int64_t n, P, G;
+    int64_t *pos; /* [P][G] counts, then write positions */
+    int64_t *order;
+} cnt_ctx;
+
+static void cnt_count(void *vp, int64_t b, int64_t e, int w)
+{
+    (void)w;
+    cnt_ctx *c = vp;
+    for (int64_t p = b; p < e; p++) {
+        int64_t *h = c->pos + p * c->G, i1 = c->n * (p + 1) / c->P;
+        for (int64_t i = c->n * p / c->P; i < i1; i++)
+            if (c->ids[i] >= 0) h[c->ids[i]]++;
+    }
+}
+
+static void cnt_place(void *vp, int64_t b, int64_t e, int w)
+{
+    (void)w;
+    cnt_ctx *c = vp;
+    for (int64_t p = b; p < e; p++) {
+        int64_t *h = c->pos + p * c->G, i1 = c->n * (p + 1) / c->P;
+        for (int64_t i = c->n * p / c->P; i < i1; i++)
+            if (c->ids[i] >= 0) c->order[h[c->ids[i]]++] = i;
+    }
+}
+
+enum { CNT_MAX_G = 1 << 20 };
+
+static rf_status csr_counting(rf_cpu_pool *pool, const int64_t *ids, int64_t n, int64_t G, int64_t **order,
+                              int64_t **offsets, int64_t *m)
+{
+    cnt_ctx c = {ids, n, rf_cpu_pool_threads(pool), G, NULL, NULL};
+    int64_t *off = cpu_alloc(G + 1, sizeof(int64_t));
+    c.pos = cpu_zalloc(c.P * G, sizeof(int64_t));
+    if (!off || !c.pos) goto oom;
+    rf_cpu_parallel_for(pool, c.P, 1, cnt_count, &c);
+    int64_t tot = 0;
+    for (int64_t g = 0; g < G; g++) {
+        off[g] = tot;
+        for (int64_t p = 0; p < c.P; p++) {
+            int64_t k = c.pos[p * G + g];
+            c.pos[p * G + g] = tot;
+            tot += k;
+        }
+    }
+    off[G] = tot;
+    if (!(c.order = cpu_alloc(tot, sizeof(int64_t)))) goto oom;
+    rf_cpu_parallel_for(pool, c.P, 1, cnt_place, &c);
+    free(c.pos);
+    *order = c.order;
+    *offsets = off;
+    *m = tot;
+    return RF_OK;
+oom:
+    free(off);
+    free(c.pos);
+    return RF_ENOMEM;
+}
+
 rf_status cpu_csr(rf_cpu_pool *pool, const int64_t *ids, int64_t n, int64_t ngroups, int64_t **order,
                   int64_t **offsets, int64_t *m)
 {
     *order = *offsets = NULL;
     *m = 0;
+    if (ngroups > 0 && ngroups <= CNT_MAX_G && ngroups <= n) return csr_counting(pool, ids, n, ngroups, order, offsets, m);
     csr_ctx c = {0};
     c.ids = ids;
     c.G = ngroups;

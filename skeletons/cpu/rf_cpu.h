@@ -150,6 +150,13 @@ void rf_cpu_groups_free(rf_cpu_groups *g);
 rf_status rf_cpu_agg_count(rf_cpu_pool *pool, rf_cpu_groups *g, int64_t **out);
 rf_status rf_cpu_agg_sum_i64(rf_cpu_pool *pool, rf_cpu_groups *g, const int64_t *vals, rf_dec128 **out);
 rf_status rf_cpu_agg_sum_f64(rf_cpu_pool *pool, rf_cpu_groups *g, const double *vals, double **out);
+/* rf_cpu_agg_sum_i64 of ncols columns at once (out[c] for vals[c]): with few
+** groups, one pass reads the group ids once for all of them. */
+rf_status rf_cpu_agg_sums_i64(rf_cpu_pool *pool, rf_cpu_groups *g, int32_t ncols, const int64_t *const *vals,
+                              rf_dec128 **out);
+/* The min and the max of 64-bit integers per group at once, into mn and mx
+** (ngroups entries each, provided by the caller). */
+rf_status rf_cpu_agg_minmax_i64(rf_cpu_pool *pool, rf_cpu_groups *g, const int64_t *vals, int64_t *mn, int64_t *mx);
 /* vals of any kind; out->kind = vals->kind and out->data is allocated. */
 rf_status rf_cpu_agg_min(rf_cpu_pool *pool, rf_cpu_groups *g, const rf_cpu_col *vals, rf_cpu_col *out);
 rf_status rf_cpu_agg_max(rf_cpu_pool *pool, rf_cpu_groups *g, const rf_cpu_col *vals, rf_cpu_col *out);

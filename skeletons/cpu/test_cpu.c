@@ -614,6 +614,48 @@ static void test_runs(void)
             group_all_pools(&t, k01, 2, 1);
             rf_cpu_table_free(&t);
         }
+    /* one key column, and two 64-bit ones, over many chunks: runs that
+    ** cross chunk boundaries. Rows are in c0 order, so the first row equal
+    ** to row i (on c0, or on c0 and c1) lies in i's run of c0. */
+    rf_cpu_kind k2[2] = {RF_CPU_I64, RF_CPU_I64};
+    int64_t runlen2[] = {1, 5, 40, 300};
+    for (size_t ri = 0; ri < sizeof runlen2 / sizeof *runlen2; ri++) {
+        rf_cpu_table t2;
+        int64_t n = 200000, L = runlen2[ri];
+        CHECK(mk_table(&t2, 2, k2, n, 4, 0));
+        int64_t *c0 = t2.cols[0].data, *c1 = t2.cols[1].data;
+        for (int64_t i = 0; i < n; i++) c0[i] = (i / L) * 2 - 7;
+        int64_t *f1 = malloc((size_t)n * 8), *f2 = malloc((size_t)n * 8), nf2 = 0;
+        CHECK(f1 && f2);
+        for (int64_t i = 0; i < n; i++) {
+            f1[i] = f2[i] = (i / L) * L;
+            while (c1[f2[i]] != c1[i]) f2[i]++;
+            nf2 += f2[i] == i;
+        }
+        int32_t k01[2] = {0, 1}, k10[2] = {1, 0};
+        for (int p = 0; p < NPOOLS; p++) {
+            int64_t *keep, nk;
+            OK(rf_cpu_unique(pools[p], &t2, &keep, &nk));
+            int ok = nk == nf2;
+            for (int64_t i = 0, j = 0; i < n && ok; i++)
+                if (f2[i] == i) ok &= keep[j++] == i;
+            CHECK(ok);
+            free(keep);
+            for (int v = 0; v < 3; v++) {
+                rf_cpu_groups g;
+                const int64_t *f = v == 2 ? f1 : f2;
+                OK(rf_cpu_group(pools[p], &t2, v == 0 ? k01 : v == 1 ? k10 : ALL, v == 2 ? 1 : 2, &g));
+                check_groups(&t2, v == 0 ? k01 : v == 1 ? k10 : ALL, v == 2 ? 1 : 2, &g, 0);
+                ok = 1;
+                for (int64_t i = 0; i < n; i++) ok &= g.first_row[g.group_of_row[i]] == f[i];
+                CHECK(ok);
+                rf_cpu_groups_free(&g);
+            }
+        }
+        free(f1);
+        free(f2);
+        rf_cpu_table_free(&t2);
+    }
     /* a sum over contiguous groups equals the hash path's */
     rf_cpu_table t;
     CHECK(mk_table(&t, 2, kinds, 100000, 1000, 0));
@@ -761,6 +803,62 @@ static void test_agg(void)
     CHECK(g.ngroups == 1 && s[0] == (rf_dec128)INT64_MAX * 2 - 5); /* exact beyond 64 bits */
     free(s);
     rf_cpu_groups_free(&g);
+    /* min and max in one pass equal min and max one by one: few groups,
+    ** many groups in row order (contiguous) and scattered */
+    for (int gi = 0; gi < 3; gi++) {
+        rf_cpu_kind kk = RF_CPU_I64;
+        rf_cpu_table keys, vals;
+        CHECK(mk_table(&keys, 1, &kk, 100000, gi ? 20000 : 9, 0));
+        CHECK(mk_table(&vals, 1, &kk, 100000, 1000, 1));
+        if (gi == 2)
+            for (int64_t i = 0; i < 100000; i++) ((int64_t *)keys.cols[0].data)[i] = i / 5;
+        for (int p = 0; p < NPOOLS; p++) {
+            rf_cpu_groups gg;
+            OK(rf_cpu_group(pools[p], &keys, ALL, 1, &gg));
+            int64_t *mn = malloc((size_t)gg.ngroups * 8 + 8), *mx = malloc((size_t)gg.ngroups * 8 + 8);
+            CHECK(mn && mx);
+            OK(rf_cpu_agg_minmax_i64(pools[p], &gg, vals.cols[0].data, mn, mx));
+            rf_cpu_col a = {RF_CPU_I64, NULL}, b = {RF_CPU_I64, NULL};
+            OK(rf_cpu_agg_min(pools[p], &gg, &vals.cols[0], &a));
+            OK(rf_cpu_agg_max(pools[p], &gg, &vals.cols[0], &b));
+            CHECK(same_i64(mn, a.data, gg.ngroups) && same_i64(mx, b.data, gg.ngroups));
+            free(a.data);
+            free(b.data);
+            free(mn);
+            free(mx);
+            rf_cpu_groups_free(&gg);
+        }
+        rf_cpu_table_free(&keys);
+        rf_cpu_table_free(&vals);
+    }
+    /* several sums in one pass equal the sums one by one, overflowing lanes
+    ** and all, for few groups (one pass) and many (column by column) */
+    for (int gi = 0; gi < 2; gi++) {
+        rf_cpu_kind kk = RF_CPU_I64, vk[3] = {RF_CPU_I64, RF_CPU_I64, RF_CPU_I64};
+        rf_cpu_table keys, vals;
+        CHECK(mk_table(&keys, 1, &kk, 200000, gi ? 5000 : 9, 0));
+        CHECK(mk_table(&vals, 3, vk, 200000, 1000, 1));
+        int64_t *v2 = vals.cols[2].data;
+        for (int64_t i = 0; i < 200000; i++) v2[i] = INT64_MAX - (i % 5); /* lanes overflow */
+        const int64_t *vp[3] = {vals.cols[0].data, vals.cols[1].data, v2};
+        for (int p = 0; p < NPOOLS; p++) {
+            rf_cpu_groups gg;
+            OK(rf_cpu_group(pools[p], &keys, ALL, 1, &gg));
+            rf_dec128 *multi[3], *one;
+            OK(rf_cpu_agg_sums_i64(pools[p], &gg, 3, vp, multi));
+            for (int c = 0; c < 3; c++) {
+                OK(rf_cpu_agg_sum_i64(pools[p], &gg, vp[c], &one));
+                int ok = 1;
+                for (int64_t k = 0; k < gg.ngroups; k++) ok &= one[k] == multi[c][k];
+                CHECK(ok);
+                free(one);
+                free(multi[c]);
+            }
+            rf_cpu_groups_free(&gg);
+        }
+        rf_cpu_table_free(&keys);
+        rf_cpu_table_free(&vals);
+    }
 }
 
 /* ---- joins ------------------------------------------------------------ */
@@ -770,20 +868,25 @@ typedef struct join_case {
     rf_cpu_kind kinds[2];
     int64_t ln, rn;
     uint64_t domain;
+    int wide; /* values spread over the kind's range: hashed, not a dense index */
 } join_case;
 
 static const join_case join_cases[] = {
-    {1, {RF_CPU_I64}, 500, 2000, 300},
-    {1, {RF_CPU_I64}, 2000, 500, 300},
-    {1, {RF_CPU_I64}, 700, 700, 5000},
-    {2, {RF_CPU_F64, RF_CPU_U8}, 1500, 900, 20},
-    {2, {RF_CPU_I32, RF_CPU_U32}, 800, 1600, 15},
-    {1, {RF_CPU_U32}, 300, 200, 1}, /* all keys equal: 60,000 pairs */
-    {1, {RF_CPU_F64}, 0, 100, 5},
-    {1, {RF_CPU_F64}, 100, 0, 5},
-    {1, {RF_CPU_I64}, 1, 1, 1},
-    {0, {RF_CPU_I64}, 70, 30, 5}, /* cross product */
-    {1, {RF_CPU_I64}, 30000, 20000, 40000}, /* past the serial build size */
+    {1, {RF_CPU_I64}, 500, 2000, 300, 0},
+    {1, {RF_CPU_I64}, 2000, 500, 300, 0},
+    {1, {RF_CPU_I64}, 700, 700, 5000, 0},
+    {2, {RF_CPU_F64, RF_CPU_U8}, 1500, 900, 20, 0},
+    {2, {RF_CPU_I32, RF_CPU_U32}, 800, 1600, 15, 0},
+    {1, {RF_CPU_U32}, 300, 200, 1, 0}, /* all keys equal: 60,000 pairs */
+    {1, {RF_CPU_F64}, 0, 100, 5, 0},
+    {1, {RF_CPU_F64}, 100, 0, 5, 0},
+    {1, {RF_CPU_I64}, 1, 1, 1, 0},
+    {0, {RF_CPU_I64}, 70, 30, 5, 0}, /* cross product */
+    {1, {RF_CPU_I64}, 30000, 20000, 40000, 0}, /* past the serial build size */
+    {1, {RF_CPU_I64}, 500, 2000, 300, 1},
+    {1, {RF_CPU_I64}, 2000, 500, 300, 1},
+    {2, {RF_CPU_I32, RF_CPU_U32}, 800, 1600, 15, 1},
+    {1, {RF_CPU_I64}, 30000, 20000, 40000, 1},
 };
 
 static void test_join(void)
@@ -793,8 +896,8 @@ static void test_join(void)
         rf_cpu_kind lk[3] = {jc->kinds[0], jc->kinds[1], RF_CPU_I32}, rk[3] = {RF_CPU_U8, jc->kinds[0], jc->kinds[1]};
         int32_t nk = jc->nk, lkeys[2] = {0, 1}, rkeys[2] = {1, 2};
         rf_cpu_table l, r;
-        CHECK(mk_table(&l, 3, lk, jc->ln, jc->domain, 0));
-        CHECK(mk_table(&r, 3, rk, jc->rn, jc->domain, 0));
+        CHECK(mk_table(&l, 3, lk, jc->ln, jc->domain, jc->wide));
+        CHECK(mk_table(&r, 3, rk, jc->rn, jc->domain, jc->wide));
         /* reference: nested loops in (left, right) order */
         int64_t cap = jc->ln * jc->rn + 1, nref = 0;
         int64_t *rl = malloc((size_t)cap * 8), *rr = malloc((size_t)cap * 8);
@@ -871,8 +974,8 @@ static void test_semi(void)
         rf_cpu_kind k2[2] = {jc->kinds[0], jc->kinds[1]};
         int32_t nc = jc->nk ? jc->nk : 1;
         rf_cpu_table l, r;
-        CHECK(mk_table(&l, nc, k2, jc->ln, jc->domain, 0));
-        CHECK(mk_table(&r, nc, k2, jc->rn, jc->domain, 0));
+        CHECK(mk_table(&l, nc, k2, jc->ln, jc->domain, jc->wide));
+        CHECK(mk_table(&r, nc, k2, jc->rn, jc->domain, jc->wide));
         char *has = calloc((size_t)jc->ln + 1, 1);
         CHECK(has);
         for (int64_t i = 0; i < jc->ln; i++)
@@ -1144,6 +1247,121 @@ static void test_large(void)
     rf_cpu_table_free(&t2);
 }
 
+/* ---- dense key indexes ------------------------------------------------ */
+
+/* Joins whose built side has distinct keys (every third integer from 10)
+** and whose probe side runs over a wider range in key order, then in a
+** scrambled order: the dense index (bitmap and ranks) answers, and values
+** below and above the built range miss. The key of left row i is i - 50
+** (or a permutation of that); right row j holds 10 + 3 * j. */
+static void test_dense(void)
+{
+    const int64_t sizes[][2] = {{300000, 20000}, {20000, 300000}, {70000, 70000}};
+    for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
+        int64_t ln = sizes[si][0], rn = sizes[si][1];
+        for (int scramble = 0; scramble < 2; scramble++) {
+            rf_cpu_kind k1 = RF_CPU_I64;
+            rf_cpu_table l, r;
+            CHECK(rf_cpu_table_alloc(1, &k1, ln, &l) == RF_OK && rf_cpu_table_alloc(1, &k1, rn, &r) == RF_OK);
+            int64_t *lv = l.cols[0].data, *rv = r.cols[0].data;
+            for (int64_t i = 0; i < ln; i++) lv[i] = (scramble ? (i * 7919) % ln : i) - 50;
+            for (int64_t j = 0; j < rn; j++) rv[j] = 10 + 3 * j;
+            int64_t nref = 0;
+            for (int64_t i = 0; i < ln; i++) nref += lv[i] >= 10 && (lv[i] - 10) % 3 == 0 && (lv[i] - 10) / 3 < rn;
+            for (int p = 0; p < NPOOLS; p++) {
+                int64_t *li, *ri, n;
+                OK(rf_cpu_hash_join(pools[p], &l, ALL, &r, ALL, 1, &li, &ri, &n));
+                int ok = n == nref;
+                for (int64_t x = 0; x < n && ok; x++) {
+                    ok &= lv[li[x]] == rv[ri[x]];
+                    if (x) ok &= li[x] > li[x - 1];
+                }
+                CHECK(ok);
+                free(li);
+                free(ri);
+                int64_t *keep, nkeep;
+                OK(rf_cpu_semi_join(pools[p], &l, ALL, &r, ALL, 1, &keep, &nkeep));
+                CHECK(nkeep == nref);
+                free(keep);
+                OK(rf_cpu_anti_join(pools[p], &l, ALL, &r, ALL, 1, &keep, &nkeep));
+                CHECK(nkeep == ln - nref);
+                free(keep);
+            }
+            rf_cpu_table_free(&l);
+            rf_cpu_table_free(&r);
+        }
+    }
+    /* unique over keys from a small range, in scrambled order: the first
+    ** row of each key (two columns packed into one word) */
+    {
+        rf_cpu_kind kk[2] = {RF_CPU_I64, RF_CPU_I32};
+        rf_cpu_table t;
+        int64_t n = 300000;
+        CHECK(rf_cpu_table_alloc(2, kk, n, &t) == RF_OK);
+        int64_t *a0 = t.cols[0].data;
+        int32_t *a1 = t.cols[1].data;
+        char *seen = calloc(100000 * 2, 1);
+        CHECK(seen);
+        int64_t nref = 0;
+        for (int64_t i = 0; i < n; i++) {
+            a0[i] = 1000 + (i * 7919) % 100000;
+            a1[i] = (int32_t)(i % 3 == 0);
+            int64_t key = (a0[i] - 1000) * 2 + a1[i];
+            if (!seen[key]) seen[key] = 1, nref++;
+        }
+        int64_t *ref = NULL;
+        for (int p = 0; p < NPOOLS; p++) {
+            int64_t *keep, nk;
+            OK(rf_cpu_unique(pools[p], &t, &keep, &nk));
+            CHECK(nk == nref);
+            if (!ref) {
+                memset(seen, 0, 100000 * 2);
+                int ok = 1;
+                for (int64_t i = 0, j = 0; i < n; i++) {
+                    int64_t key = (a0[i] - 1000) * 2 + a1[i];
+                    if (!seen[key]) seen[key] = 1, ok &= j < nk && keep[j++] == i;
+                }
+                CHECK(ok);
+                ref = keep;
+            } else {
+                CHECK(same_i64(keep, ref, nk));
+                free(keep);
+            }
+        }
+        free(ref);
+        free(seen);
+        rf_cpu_table_free(&t);
+    }
+    /* group-by over keys from a small range (one packed word), scrambled */
+    {
+        rf_cpu_kind kk[2] = {RF_CPU_I32, RF_CPU_U8};
+        rf_cpu_table t;
+        CHECK(mk_table(&t, 2, kk, 100000, 37, 0));
+        group_all_pools(&t, ALL, 2, 1);
+        group_all_pools(&t, ALL, 1, 1);
+        rf_cpu_table_free(&t);
+        rf_cpu_kind k1 = RF_CPU_I64;
+        CHECK(mk_table(&t, 1, &k1, 60000, 1500, 0));
+        group_all_pools(&t, ALL, 1, 1);
+        rf_cpu_table_free(&t);
+    }
+    /* repeated built keys: groups by first occurrence, pairs in right-row order */
+    int64_t a[] = {5, 9, 5, 7, 100}, b[] = {9, 5, 9, 9, 5, 6};
+    rf_cpu_col ca = {RF_CPU_I64, a}, cb = {RF_CPU_I64, b};
+    rf_cpu_table ta = {5, 1, &ca}, tb = {6, 1, &cb};
+    int64_t *li, *ri, n;
+    OK(rf_cpu_hash_join(pools[1], &ta, ALL, &tb, ALL, 1, &li, &ri, &n));
+    int64_t wl[] = {0, 0, 1, 1, 1, 2, 2}, wr[] = {1, 4, 0, 2, 3, 1, 4};
+    CHECK(n == 7 && same_i64(li, wl, 7) && same_i64(ri, wr, 7));
+    free(li);
+    free(ri);
+    OK(rf_cpu_hash_join(pools[1], &tb, ALL, &ta, ALL, 1, &li, &ri, &n));
+    int64_t wl2[] = {0, 1, 1, 2, 3, 4, 4}, wr2[] = {1, 0, 2, 1, 1, 0, 2};
+    CHECK(n == 7 && same_i64(li, wl2, 7) && same_i64(ri, wr2, 7));
+    free(li);
+    free(ri);
+}
+
 /* ---- driver ----------------------------------------------------------- */
 
 static const struct {
@@ -1153,6 +1371,7 @@ static const struct {
     {"pool", test_pool},   {"gather", test_gather}, {"sort", test_sort}, {"topk", test_topk},
     {"unique", test_unique}, {"group", test_group}, {"agg", test_agg},   {"join", test_join},
     {"semi", test_semi},   {"set", test_set},       {"large", test_large}, {"runs", test_runs},
+    {"dense", test_dense},
 };
 
 int main(int argc, char **argv)
