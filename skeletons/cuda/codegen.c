@@ -215,7 +215,6 @@ typedef struct gen {
     /* columns loaded up front (hoist_loads): hset[side][col] says v<hv> holds it */
     uint8_t hset[2][RF_GPU_MAXC];
     int hv[2][RF_GPU_MAXC];
-    int pre; /* hoisted loads may come from a prefetched row (G<id>::L *pre) */
 } gen;
 
 static const char *ctype(rf_type t)
@@ -523,19 +522,7 @@ static void hoist_loads(gen *g, const rf_qp_expr *e)
     if (e->kind == RF_QP_E_COL) {
         if (e->side < 0 || e->side > 1 || e->col < 0 || e->col >= RF_GPU_MAXC) return;
         if (g->hset[e->side][e->col] || (g->regs_of >= 0 && e->side == 0)) return;
-        int v;
-        if (g->pre) {
-            v = g->nv++;
-            ind(g);
-            if (e->type == RF_TYPE_BOOL)
-                rf_buf_printf(g->b, "bool v%d = pre ? pre->c%d_%d : rf::ld<rf::u8>(a.c%d[%d], q%d) != 0;\n", v, e->side,
-                              e->col, e->side, e->col, e->side);
-            else
-                rf_buf_printf(g->b, "%s v%d = pre ? pre->c%d_%d : rf::ld<%s>(a.c%d[%d], q%d);\n", ctype(e->type), v,
-                              e->side, e->col, stype(e->type), e->side, e->col, e->side);
-        } else {
-            v = emit(g, e);
-        }
+        int v = emit(g, e);
         g->hset[e->side][e->col] = 1;
         g->hv[e->side][e->col] = v;
         return;
@@ -651,82 +638,6 @@ static void gen_total_rows(const rf_gpu_ftotal *t, rf_buf *b)
     rf_buf_puts(b, "        }\n");
 }
 
-/* The input columns the stages reading the input load up front (as
-** hoist_loads finds them): cols[side][col] = 1 + type. */
-static void prefetch_cols(const rf_gpu_kplan *pl, const rf_qp_expr *e, uint8_t cols[2][RF_GPU_MAXC])
-{
-    if (!e) return;
-    for (int32_t j = 0; j < pl->nisland; j++)
-        if (pl->islands[j].e == e) return;
-    for (int32_t j = 0; j < pl->nrowstr; j++)
-        if (pl->rowstr[j] == e) return;
-    if (e->kind == RF_QP_E_COL) {
-        if (e->side >= 0 && e->side < 2 && e->col >= 0 && e->col < RF_GPU_MAXC)
-            cols[e->side][e->col] = (uint8_t)(1 + e->type);
-        return;
-    }
-    for (int32_t i = 0; i < e->nargs; i++) prefetch_cols(pl, e->args[i], cols);
-}
-
-/* G<id>::L, a row's prefetched columns, and G<id>::load, which fills it: in
-** the flags pass or the totals' kernel of a fused kernel over the input's
-** rows (no join source) each thread loads several rows before it runs the
-** stages on them, so that the loads of several rows are in flight at once:
-** the head stages' filter columns, and in a kernel of totals their outputs'
-** columns too. Empty for a kernel with a join source. */
-static void gen_prefetch(const rf_hir_program *p, const rf_gpu_funit *u, rf_buf *b)
-{
-    uint8_t cols[2][RF_GPU_MAXC];
-    memset(cols, 0, sizeof cols);
-    for (int32_t m = 0; m < u->n && !u->src; m++) {
-        if (u->m[m].parent >= 0) continue;
-        rf_gpu_kplan pl;
-        rf_gpu_kplan_build(p, u->m[m].k, &pl);
-        prefetch_cols(&pl, u->m[m].k->filter, cols);
-        for (int32_t i = 0; i < u->m[m].k->nouts && u->ntot; i++) prefetch_cols(&pl, u->m[m].k->outs[i], cols);
-    }
-    rf_buf_puts(b, "    struct L {\n");
-    for (int s = 0; s < 2; s++)
-        for (int c = 0; c < RF_GPU_MAXC; c++)
-            if (cols[s][c]) rf_buf_printf(b, "        %s c%d_%d;\n", ctype((rf_type)(cols[s][c] - 1)), s, c);
-    rf_buf_puts(b, "    };\n"
-                   "    static __device__ __forceinline__ void load(const rf::Args &a, rf::i64 r, L &l)\n    {\n"
-                   "        (void)a; (void)r; (void)l;\n");
-    for (int s = 0; s < 2; s++) {
-        int any = 0;
-        for (int c = 0; c < RF_GPU_MAXC; c++) any |= cols[s][c] != 0;
-        if (any) rf_buf_printf(b, "        const rf::i64 q%d = a.r%d ? a.r%d[r] : r;\n", s, s, s);
-        for (int c = 0; c < RF_GPU_MAXC; c++) {
-            if (!cols[s][c]) continue;
-            rf_type t = (rf_type)(cols[s][c] - 1);
-            if (t == RF_TYPE_BOOL)
-                rf_buf_printf(b, "        l.c%d_%d = rf::ld<rf::u8>(a.c%d[%d], q%d) != 0;\n", s, c, s, c, s);
-            else
-                rf_buf_printf(b, "        l.c%d_%d = rf::ld<%s>(a.c%d[%d], q%d);\n", s, c, stype(t), s, c, s);
-        }
-    }
-    rf_buf_puts(b, "    }\n");
-}
-
-/* The grid-stride loop of a fused kernel without a join source whose
-** threads load RF_PREFETCH rows (G<id>::load) before they run the stages on
-** any of them (row<false>, with acc). */
-static void gen_prefetch_loop(const rf_gpu_funit *u, rf_buf *b, const char *acc)
-{
-    rf_buf_printf(b,
-                  "    const rf::i64 step = rf::nthreads();\n"
-                  "    rf::i64 r = rf::tid();\n"
-                  "    for (; r + (%d - 1) * step < a.n; r += %d * step) {\n"
-                  "        G%d::L l[%d];\n"
-                  "#pragma unroll\n"
-                  "        for (int k = 0; k < %d; k++) G%d::load(a, r + k * step, l[k]);\n"
-                  "#pragma unroll\n"
-                  "        for (int k = 0; k < %d; k++) G%d::row<false>(a, r + k * step, %s, &l[k]);\n"
-                  "    }\n"
-                  "    for (; r < a.n; r += step) G%d::row<false>(a, r, %s);\n",
-                  RF_PREFETCH, RF_PREFETCH, u->id, RF_PREFETCH, RF_PREFETCH, u->id, RF_PREFETCH, u->id, acc, u->id, acc);
-}
-
 /* The totals' kernel: every thread sums its rows in registers
 ** (G<id>::row), the CTA adds its threads' sums in shared memory, and
 ** one thread per CTA adds the CTA's to the result p[3] (layout as above) by
@@ -741,12 +652,9 @@ static void gen_total_kernel(const rf_gpu_funit *u, rf_buf *b)
                   "    rf::u64 acc[%d];\n"
                   "    for (int i = 0; i < %d; i++) acc[i] = 0;\n"
                   "    for (int i = threadIdx.x; i < %d; i += blockDim.x) s[i] = 0;\n"
-                  "    __syncthreads();\n",
-                  RF_GPU_TILE, u->id, nacc, nacc, nacc, nacc);
-    if (!u->src)
-        gen_prefetch_loop(u, b, "acc"); /* RF_PREFETCH rows per thread loaded before any is summed */
-    else
-        rf_buf_printf(b, "    RF_FOR(r, a.n) G%d::row<false>(a, r, acc);\n", u->id);
+                  "    __syncthreads();\n"
+                  "    RF_FOR(r, a.n) G%d::row<false>(a, r, acc);\n",
+                  RF_GPU_TILE, u->id, nacc, nacc, nacc, nacc, u->id);
     for (int32_t t = 0; t < u->ntot; t++) {
         const rf_gpu_ftotal *T = &u->tot[t];
         rf_buf_printf(b, "    if (acc[%d]) atomicAdd(&s[%d], acc[%d]);\n", T->acc, T->acc, T->acc);
@@ -781,12 +689,10 @@ static rf_status gen_fused_kernel(const rf_hir_program *p, const rf_gpu_funit *u
 {
     int32_t nm = u->nmat > 0 ? u->nmat : 1;
     rf_buf_printf(b, "struct G%d {\n", u->id);
-    gen_prefetch(p, u, b);
     rf_buf_puts(b, "    template <bool W>\n"
                    "    static __device__ __forceinline__ void stages(const rf::Args &a, rf::i64 r, rf::i64 q0, rf::i64 q1,\n"
-                   "                                                  const rf::i64 *w, bool *hit, rf::u64 *acc,\n"
-                   "                                                  const L *pre)\n    {\n"
-                   "        (void)r; (void)q0; (void)q1; (void)w; (void)hit; (void)acc; (void)pre;\n");
+                   "                                                  const rf::i64 *w, bool *hit, rf::u64 *acc)\n    {\n"
+                   "        (void)r; (void)q0; (void)q1; (void)w; (void)hit; (void)acc;\n");
     int bad = 0, nv = 0;
     for (int32_t m = 0; m < u->n; m++) {
         const rf_gpu_fmember *mb = &u->m[m];
@@ -796,8 +702,7 @@ static rf_status gen_fused_kernel(const rf_hir_program *p, const rf_gpu_funit *u
         rf_gpu_kplan_build(p, k, &pl);
         char fail[96];
         snprintf(fail, sizeof fail, "{ rf::fail((rf::u64 *)a.p[0] + %d, r); break; }", m);
-        gen g = {.b = b, .pl = &pl, .failstmt = fail, .nv = nv, .regs_of = mb->parent, .kconst = mb->kconst, .kisland = mb->kisland,
-                 .pre = !u->src && mb->parent < 0};
+        gen g = {.b = b, .pl = &pl, .failstmt = fail, .nv = nv, .regs_of = mb->parent, .kconst = mb->kconst, .kisland = mb->kisland};
         rf_buf_printf(b, "        // stage %d: k%d %s\n        bool p%d = false;\n", m, k->id, rf_hir_kind_name(k->kind), m);
         if (mb->has_children)
             for (int32_t c = 0; c < ov->ncols; c++)
@@ -838,7 +743,7 @@ static rf_status gen_fused_kernel(const rf_hir_program *p, const rf_gpu_funit *u
     int anti = u->src && u->src->kind == RF_HIR_ANTI_INDEX;
     if (!u->src || anti) {
         rf_buf_puts(b, "    template <bool W> static __device__ __forceinline__ void row(const rf::Args &a, rf::i64 r,\n"
-                       "                                                             rf::u64 *acc = nullptr, const L *pre = nullptr)\n    {\n");
+                       "                                                             rf::u64 *acc = nullptr)\n    {\n");
         rf_buf_puts(b, "        const rf::i64 n1 = a.n + 1;\n"
                        "        rf::u8 *flags = (rf::u8 *)a.p[1];\n"
                        "        const rf::i64 *pos = (const rf::i64 *)a.p[2];\n"
@@ -865,10 +770,10 @@ static rf_status gen_fused_kernel(const rf_hir_program *p, const rf_gpu_funit *u
             rf_buf_printf(b, "        if (a.m > 0)\n"
                              "            rf::join_matches_k<KS_%s>(lk, rk, (const rf::u64 *)a.p[4], (const rf::i64 *)a.p[5],\n"
                              "                                     (const rf::u64 *)a.p[6], (const rf::i64 *)a.p[7], (rf::u64)a.x[0], a.m, r, pf);\n"
-                             "        if (!pf.any) stages<W>(a, r, r, r, w, hit, acc, nullptr);\n",
+                             "        if (!pf.any) stages<W>(a, r, r, r, w, hit, acc);\n",
                           sig);
         } else {
-            rf_buf_puts(b, "        stages<W>(a, r, a.r0 ? a.r0[r] : r, a.r1 ? a.r1[r] : r, w, hit, acc, pre);\n");
+            rf_buf_puts(b, "        stages<W>(a, r, a.r0 ? a.r0[r] : r, a.r1 ? a.r1[r] : r, w, hit, acc);\n");
         }
         if (u->nmat > 0)
             rf_buf_printf(b, "        if (!W)\n            for (int s = 0; s < %d; s++) flags[s * n1 + r] = hit[s] ? 1 : 0;\n",
@@ -883,13 +788,13 @@ static rf_status gen_fused_kernel(const rf_hir_program *p, const rf_gpu_funit *u
                          "        __device__ __forceinline__ bool operator()(rf::i64 j)\n        {\n"
                          "            bool hit[%d];\n"
                          "            for (int s = 0; s < %d; s++) hit[s] = false;\n"
-                         "            stages<W>(*a, r, r, j, w, hit, acc, nullptr);\n"
+                         "            stages<W>(*a, r, r, j, w, hit, acc);\n"
                          "            for (int s = 0; s < %d; s++)\n"
                          "                if (hit[s]) {\n                    c[s]++;\n                    w[s]++;\n                }\n"
                          "            return true;\n        }\n    };\n",
                       nm, nm, nm, nm, nm);
         rf_buf_puts(b, "    template <bool W> static __device__ __forceinline__ void row(const rf::Args &a, rf::i64 r,\n"
-                       "                                                             rf::u64 *acc = nullptr, const L *pre = nullptr)\n    {\n");
+                       "                                                             rf::u64 *acc = nullptr)\n    {\n");
         rf_buf_puts(b, "        const rf::i64 n1 = a.n + 1;\n"
                        "        rf::i64 *cnt = (rf::i64 *)a.p[1];\n"
                        "        const rf::i64 *pos = (const rf::i64 *)a.p[2];\n"
@@ -909,20 +814,10 @@ static rf_status gen_fused_kernel(const rf_hir_program *p, const rf_gpu_funit *u
             rf_buf_printf(b, "        if (!W)\n            for (int s = 0; s < %d; s++) cnt[s * n1 + r] = f.c[s];\n", u->nmat);
         rf_buf_puts(b, "    }\n};\n");
     }
-    if (!u->src) {
-        /* the flags pass loads RF_PREFETCH rows' filter columns per thread before it runs the stages (G<id>::L) */
-        rf_buf_printf(b, "extern \"C\" __global__ void __launch_bounds__(%d) rfg%d_flags(rf::Args a)\n{\n", RF_GPU_TILE,
-                      u->id);
-        gen_prefetch_loop(u, b, "nullptr");
-        rf_buf_puts(b, "}\n");
-    } else {
-        rf_buf_printf(b,
-                      "extern \"C\" __global__ void __launch_bounds__(%d) rfg%d_flags(rf::Args a) { RF_FOR(r, a.n) G%d::row<false>(a, r); }\n",
-                      RF_GPU_TILE, u->id, u->id);
-    }
     rf_buf_printf(b,
+                  "extern \"C\" __global__ void __launch_bounds__(%d) rfg%d_flags(rf::Args a) { RF_FOR(r, a.n) G%d::row<false>(a, r); }\n"
                   "extern \"C\" __global__ void __launch_bounds__(%d) rfg%d_write(rf::Args a) { RF_FOR(r, a.n) G%d::row<true>(a, r); }\n\n",
-                  RF_GPU_TILE, u->id, u->id);
+                  RF_GPU_TILE, u->id, u->id, RF_GPU_TILE, u->id, u->id);
     if (u->ntot) gen_total_kernel(u, b);
     if (bad) {
         rf_error(d, rf_mkloc(p->source, u->m[0].k->loc.line, u->m[0].k->loc.col),

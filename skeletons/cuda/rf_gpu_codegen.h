@@ -149,7 +149,6 @@ typedef struct rf_gpu_fmember {
 
 #define RF_GPU_FUSE_AGGS 8   /* aggregates of one fused total */
 #define RF_GPU_FUSE_TOTALS 8 /* totals per fused kernel */
-#define RF_PREFETCH 4        /* rows a thread of a totals kernel loads before it sums them */
 #define RF_GPU_MEMBER_TOTAL (-2) /* member_of: the GROUP or REDUCE of a fused total */
 
 /* A total (thesis 4.3.1, a CTA dependence): the GROUP and REDUCE without
