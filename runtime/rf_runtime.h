@@ -63,6 +63,11 @@ typedef struct rf_rt_result {
     const char *device;        /* where it ran */
     uint64_t gpu_peak_bytes;   /* GPU: the most device memory the run's values held at once */
     int32_t gpu_fused;         /* GPU: fused kernels run (each run of one counts) */
+    /* GPU, the run (not the load): calls and host seconds of kernel
+    ** launches, waits for the GPU (results read back, synchronizations) and
+    ** CUB primitives */
+    int64_t gpu_launches, gpu_waits, gpu_cub_calls;
+    double gpu_launch_seconds, gpu_wait_seconds, gpu_cub_seconds;
 } rf_rt_result;
 
 /* Runs p. On success *out holds the outputs; on failure d says why (data

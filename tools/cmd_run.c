@@ -14,7 +14,7 @@
 static const char *usage =
     "usage: redfox run PROG.rfx|PROG.logic [--data DIR] [--device auto|cpu|gpu]\n"
     "                  [--format table|csv] [--out DIR] [--profile] [--threads N]\n"
-    "                  [--max-iterations N] [--no-fuse]\n"
+    "                  [--max-iterations N] [--no-fuse] [--repeat N]\n"
     "\n"
     "Runs a compiled program (or compiles a .logic file first) on the\n"
     "lang:input files found in DIR, and prints every lang:output relation.\n"
@@ -33,6 +33,10 @@ static const char *usage =
     "                       --fused` lists them). Results are identical either way\n"
     "  --threads N          CPU threads (default: all cores)\n"
     "  --max-iterations N   stop a recursive stratum after N rounds (default 1000000)\n"
+    "  --repeat N           run the program N times in this process (inputs loaded\n"
+    "                       each time) and print each run's load and run time to\n"
+    "                       stderr; outputs and --profile are the last run's. The\n"
+    "                       first run also pays for starting the GPU's kernels\n"
     "  -h, --help           this text\n";
 
 static int write_outputs(const rf_rt_result *res, const char *outdir, rf_rt_format fmt)
@@ -77,7 +81,7 @@ int rf_tool_run(int argc, char **argv)
     const char *progs[256];
     int32_t nprogs = 0;
     const char *prog = NULL, *data = ".", *device = "auto", *format = "table", *outdir = NULL, *threads = NULL,
-               *maxit = NULL;
+               *maxit = NULL, *repeat_s = NULL;
     int profile = 0, no_fuse = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -99,7 +103,8 @@ int rf_tool_run(int argc, char **argv)
             (m = rf_tool_opt_value("run", argc, argv, &i, "--format", &format)) ||
             (m = rf_tool_opt_value("run", argc, argv, &i, "--out", &outdir)) ||
             (m = rf_tool_opt_value("run", argc, argv, &i, "--threads", &threads)) ||
-            (m = rf_tool_opt_value("run", argc, argv, &i, "--max-iterations", &maxit))) {
+            (m = rf_tool_opt_value("run", argc, argv, &i, "--max-iterations", &maxit)) ||
+            (m = rf_tool_opt_value("run", argc, argv, &i, "--repeat", &repeat_s))) {
             if (m < 0) return RF_EXIT_USAGE;
         } else if (a[0] == '-' && a[1]) {
             return rf_tool_usage_error("run", "unknown option '%s'", a);
@@ -122,6 +127,9 @@ int rf_tool_run(int argc, char **argv)
         if (!rf_tool_parse_int(maxit, 1, INT64_MAX, &v)) return rf_tool_usage_error("run", "--max-iterations takes a positive number");
         o.max_iterations = v;
     }
+    int64_t repeat = 1;
+    if (repeat_s && !rf_tool_parse_int(repeat_s, 1, 1000000, &repeat))
+        return rf_tool_usage_error("run", "--repeat takes a number from 1 to 1000000");
     struct stat sb;
     if (stat(data, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
         fprintf(stderr, "redfox run: the data folder '%s' does not exist\n", data);
@@ -140,7 +148,14 @@ int rf_tool_run(int argc, char **argv)
     if (!st) {
         o.ptx0 = ptx0.len ? ptx0.data : NULL;
         o.ptx0_size = (uint64_t)ptx0.len;
-        st = rf_rt_run(hir, &o, &res, &d);
+        for (int64_t r = 0; r < repeat && !st; r++) {
+            rf_rt_result_free(res);
+            res = NULL;
+            st = rf_rt_run(hir, &o, &res, &d);
+            if (!st && repeat > 1)
+                fprintf(stderr, "run %lld of %lld (device %s): load %.6f s, run %.6f s\n", (long long)(r + 1),
+                        (long long)repeat, res->device, res->load_seconds, res->run_seconds);
+        }
     }
     int rc = rf_tool_finish(st, &d);
     if (!st) {

@@ -50,7 +50,7 @@ typedef struct rf_wv_group {
     int32_t smem;     /* estimated shared memory per CTA, bytes */
 } rf_wv_group;
 
-/* What one fused kernel may use (defaults: 64 registers, 48 KiB). */
+/* What one fused kernel may use (defaults: 96 registers, 48 KiB). */
 typedef struct rf_wv_budget {
     int32_t regs;
     int32_t smem;

@@ -1588,6 +1588,80 @@ static rf_status k_facts(gx *x, const rf_hir_kernel *k)
 ** the stages then run one by one, so that the error and its message are
 ** exactly the CPU's (the first failing kernel in schedule order, its lowest
 ** failing row). */
+/* The relation of fused total t's reduce from its sums at acc (the row count
+** rows): one row when rows were counted, none otherwise, as k_group and
+** k_reduce give it. */
+static rf_status fused_total_result(gx *x, const rf_gpu_ftotal *t, gptr acc, int64_t rows)
+{
+    const rf_hir_kernel *k = t->reduce;
+    const rf_hir_var *iv = x->p->vars[k->in[0]], *ov = x->p->vars[k->out];
+    int64_t ng = rows > 0;
+    gval r;
+    rf_status st = rel_alloc(x, &r, ov->types, ov->ncols, ng, ng);
+    gbuf err = {0, 0};
+    if (!st && ng) st = err_word(x, &err);
+    for (int32_t i = 0; i < k->naggs && !st && ng; i++) {
+        const rf_qp_agg *ag = &k->aggs[i];
+        gptr dst = colp(&r, i);
+        if (ag->fn == RF_AGG_COUNT) {
+            st = x->g.ops->d2d(&x->g, dst, acc, 8);
+            continue;
+        }
+        rf_type at = iv->types[ag->col];
+        rf_gpu_args a;
+        memset(&a, 0, sizeof a);
+        a.m = 1;
+        a.x[0] = (ag->fn == RF_AGG_TOTAL ? 1 : 3) + (at == RF_TYPE_DECIMAL);
+        a.p[1] = acc + (uint64_t)(1 + 2 * i) * 8;
+        a.p[2] = acc;
+        a.p[3] = err.p;
+        a.o[0] = dst;
+        st = launch(x, "rf_red_final", 1, &a);
+    }
+    int64_t bad = -1;
+    if (!st && ng) st = get_i64(x, err.p, &bad);
+    for (int32_t i = 0; i < k->naggs && !st && bad != -1; i++) {
+        const rf_qp_agg *ag = &k->aggs[i];
+        if (ag->fn != RF_AGG_COUNT)
+            st = sum_error(x, k, ag, iv->types[ag->col], acc + (uint64_t)(1 + 2 * i) * 8, acc, 1);
+    }
+    gfree(x, &err);
+    if (st) {
+        val_clear(x, &r, ov->ncols);
+        return st;
+    }
+    var_set(x, k->out, &r);
+    return RF_OK;
+}
+
+/* A fused kernel with totals (rf_gpu_ftotal): one pass that sums, no rows
+** written. A stage's run-time error leaves *ran 0: the stages then run one
+** by one (and the groups and reduces after them), for the CPU's message. */
+static rf_status fused_totals(gx *x, const rf_gpu_funit *u, rf_gpu_args *a, int64_t n, int *ran)
+{
+    /* the error words and the sums in one buffer: one read brings both */
+    uint64_t words = (uint64_t)u->n + (uint64_t)u->nacc;
+    int64_t host[RF_GPU_FUSE_MAX + RF_GPU_FUSE_TOTALS * (1 + 2 * RF_GPU_FUSE_AGGS)];
+    gbuf buf = {0, 0};
+    char name[64];
+    rf_status st = galloc(x, words * 8, &buf);
+    if (!st) st = x->g.ops->memset8(&x->g, buf.p, 0xff, (uint64_t)u->n * 8);
+    if (!st) st = x->g.ops->memset8(&x->g, buf.p + (uint64_t)u->n * 8, 0, (uint64_t)u->nacc * 8);
+    gptr acc = buf.p + (uint64_t)u->n * 8;
+    a->p[0] = buf.p;
+    a->p[3] = acc;
+    snprintf(name, sizeof name, "rfg%d_total_smem", u->id);
+    if (!st) st = launch(x, name, n, a);
+    if (!st) st = x->g.ops->d2h(&x->g, host, buf.p, words * 8);
+    *ran = 1;
+    for (int32_t m = 0; m < u->n && !st; m++)
+        if (host[m] != -1) *ran = 0;
+    for (int32_t t = 0; t < u->ntot && !st && *ran; t++)
+        st = fused_total_result(x, &u->tot[t], acc + (uint64_t)u->tot[t].acc * 8, host[u->n + u->tot[t].acc]);
+    gfree(x, &buf);
+    return st;
+}
+
 static rf_status k_fused(gx *x, const rf_gpu_funit *u, int *ran)
 {
     const rf_hir_kernel *h = u->m[0].k; /* every head reads what the first stage reads */
@@ -1606,7 +1680,9 @@ static rf_status k_fused(gx *x, const rf_gpu_funit *u, int *ran)
     if (n == 0 || (counts && nr == 0)) {
         for (int32_t m = 0; m < u->n; m++)
             if (u->m[m].mat >= 0) var_set(x, u->m[m].k->out, &outs[m]);
-        return RF_OK;
+        rf_status st = RF_OK;
+        for (int32_t t = 0; t < u->ntot && !st; t++) st = fused_total_result(x, &u->tot[t], 0, 0);
+        return st;
     }
     rf_gpu_args a;
     memset(&a, 0, sizeof a);
@@ -1662,6 +1738,12 @@ static rf_status k_fused(gx *x, const rf_gpu_funit *u, int *ran)
         a.p[6] = jt.tk.p;
         a.p[7] = jt.tv.p;
         a.x[0] = (int64_t)jt.mask;
+    }
+    if (u->ntot) {
+        if (!st) st = fused_totals(x, u, &a, n, ran);
+        jtab_free(x, &jt);
+        for (int32_t j = 0; j < RF_GPU_MAX_ISLANDS; j++) gfree(x, &tabs[j]);
+        return st;
     }
     /* per written output: a flag per row, or with a join source a count per left row */
     uint64_t fw = counts ? 8 : 1;
@@ -1822,7 +1904,7 @@ static rf_status run_blocks(gx *x)
                 const rf_gpu_funit *u = &x->fplan->units[fu];
                 int32_t m = x->fplan->member_of[k->id];
                 double t0 = now(), secs = 0;
-                if (u->src ? m < 0 : m == 0) {
+                if (u->src ? m == -1 : m == 0) {
                     int ran = 0;
                     if (prof) st = x->g.ops->mark(&x->g, 0);
                     /* what the first stage reads (harmony/hir_bytes.c); its
@@ -1832,7 +1914,15 @@ static rf_status run_blocks(gx *x)
                         rows_of[i] = var_rows(x, k->in[i]);
                         in_rows += rows_of[i];
                     }
-                    if (prof && k->nin <= FUSED_MAX_IN) rf_hir_kernel_bytes(x->p, k, rows_of, 0, 0, &in_bytes, &bo);
+                    if (prof && !u->src) {
+                        /* the columns its stages, written outputs and totals need, once per row */
+                        const gval *ix = k->kind == RF_HIR_MAP ? NULL : &x->vals[k->idx];
+                        int64_t r2[2] = {ix ? ix->nrows : var_rows(x, k->in[0]),
+                                         ix ? ix->nrows : (k->nin > 1 ? var_rows(x, k->in[1]) : 0)};
+                        in_bytes = rf_gpu_funit_input_bytes(x->p, u, r2) + (ix ? ix->nrows * 8 * (k->nin > 1 ? 2 : 1) : 0);
+                    } else if (prof && k->nin <= FUSED_MAX_IN) {
+                        rf_hir_kernel_bytes(x->p, k, rows_of, 0, 0, &in_bytes, &bo);
+                    }
                     if (!st) st = k_fused(x, u, &ran);
                     if (!st && prof && (st = x->g.ops->mark(&x->g, 1)) == RF_OK) st = x->g.ops->elapsed(&x->g, &secs);
                     if (st) break;
@@ -1853,6 +1943,18 @@ static rf_status run_blocks(gx *x)
                         rf_rt_kstat *s = &x->res->stats[k->id];
                         s->calls++;
                         s->device = "fused";
+                        if (m == RF_GPU_MEMBER_TOTAL) {
+                            /* the total's rows are its registers' sums; the reduce's result is written */
+                            s->rows_in = -1;
+                            s->rows_out = k->kind == RF_HIR_REDUCE ? var_rows(x, k->out) : -1;
+                            if (k->kind == RF_HIR_REDUCE) {
+                                int64_t bi = 0, bw = 0, zero[FUSED_MAX_IN] = {0};
+                                if (k->nin <= FUSED_MAX_IN) rf_hir_kernel_bytes(x->p, k, zero, 0, s->rows_out, &bi, &bw);
+                                s->bytes_out += bw;
+                            }
+                            for (int32_t r = 0; r < k->nrelease; r++) var_clear(x, k->release[r]);
+                            continue;
+                        }
                         if (m < 0) {
                             s->rows_out = -1; /* the pairs, never written */
                             for (int32_t r = 0; r < k->nrelease; r++) var_clear(x, k->release[r]);
@@ -2043,6 +2145,7 @@ rf_status rf_rt_gpu_run(const rf_hir_program *p, const void *ptx0, uint64_t ptx0
     }
     if (st) return st;
     x.g_open = 1;
+    rf_gpu_acct_install(&x.g);
     rf_rt_result *res = rf_calloc(1, sizeof *res);
     x.res = res;
     x.vals = rf_calloc((size_t)p->nvars + 1, sizeof *x.vals);
@@ -2094,9 +2197,18 @@ rf_status rf_rt_gpu_run(const rf_hir_program *p, const void *ptx0, uint64_t ptx0
     if (!st && needs_dict(&x)) st = rf_gpu_dict_sync(&x.str, 0);
     if (!st) st = x.g.ops->sync(&x.g);
     double t1 = now();
+    rf_gpu_acct_reset(&x.g);
     if (!st) st = run_blocks(&x);
     if (!st) st = x.g.ops->sync(&x.g);
     double t2 = now();
+    if (res) {
+        res->gpu_launches = (int64_t)x.g.acct.calls[RF_GPU_ACCT_LAUNCH];
+        res->gpu_waits = (int64_t)x.g.acct.calls[RF_GPU_ACCT_WAIT];
+        res->gpu_cub_calls = (int64_t)x.g.acct.calls[RF_GPU_ACCT_CUB];
+        res->gpu_launch_seconds = x.g.acct.seconds[RF_GPU_ACCT_LAUNCH];
+        res->gpu_wait_seconds = x.g.acct.seconds[RF_GPU_ACCT_WAIT];
+        res->gpu_cub_seconds = x.g.acct.seconds[RF_GPU_ACCT_CUB];
+    }
     if (!st) {
         int32_t n = 0;
         for (int32_t v = 0; v < p->nvars; v++) n += p->vars[v]->role == RF_HIR_ROLE_OUTPUT;

@@ -53,8 +53,17 @@ typedef struct gdev_ops {
     void (*close)(gdev *g);
 } gdev_ops;
 
+/* Host time per class of device operation (rt_gpu_acct.c). */
+enum { RF_GPU_ACCT_LAUNCH, RF_GPU_ACCT_WAIT, RF_GPU_ACCT_CUB, RF_GPU_ACCT_OTHER, RF_GPU_ACCT_N };
+typedef struct gdev_acct {
+    uint64_t calls[RF_GPU_ACCT_N];
+    double seconds[RF_GPU_ACCT_N];
+} gdev_acct;
+
 struct gdev {
     const gdev_ops *ops;
+    const gdev_ops *inner; /* the device's own operations under the accounting wrapper */
+    gdev_acct acct;
     void *impl;
     rf_diags *d;
     gpool *pool;
@@ -64,6 +73,10 @@ struct gdev {
     uint64_t mem_free;  /* bytes of device memory free at start */
     uint64_t pool_first; /* the size of the pool's first arena (0: 1 GiB) */
 };
+
+/* Wraps g's operations in the accounting layer (once); reset zeroes the counts. */
+void rf_gpu_acct_install(gdev *g);
+void rf_gpu_acct_reset(gdev *g);
 
 /* Opens the real device (RF_OK) or says why not (RF_EUSER, why filled). */
 rf_status rf_gpu_cuda_open(gdev *g, rf_diags *d, char *why, size_t nwhy);

@@ -212,6 +212,10 @@ typedef struct gen {
     ** stage's first string-constant and string-table slots */
     int32_t regs_of;
     int32_t kconst, kisland;
+    /* columns loaded up front (hoist_loads): hset[side][col] says v<hv> holds it */
+    uint8_t hset[2][RF_GPU_MAXC];
+    int hv[2][RF_GPU_MAXC];
+    int pre; /* hoisted loads may come from a prefetched row (G<id>::L *pre) */
 } gen;
 
 static const char *ctype(rf_type t)
@@ -357,6 +361,11 @@ static int emit(gen *g, const rf_qp_expr *e)
     int v;
     switch (e->kind) {
     case RF_QP_E_COL:
+        if (e->side >= 0 && e->side < 2 && e->col >= 0 && e->col < RF_GPU_MAXC && g->hset[e->side][e->col]) {
+            v = new_var(g, e->type);
+            rf_buf_printf(g->b, " = v%d;\n", g->hv[e->side][e->col]);
+            return v;
+        }
         v = new_var(g, e->type);
         if (g->regs_of >= 0 && e->side == 0)
             rf_buf_printf(g->b, " = m%d_%d;\n", g->regs_of, e->col);
@@ -499,6 +508,41 @@ static void uses_sides(const rf_qp_expr *e, int used[2])
     for (int32_t i = 0; i < e->nargs; i++) uses_sides(e->args[i], used);
 }
 
+/* Loads every input column e reads before e is evaluated: a filter's
+** conjuncts are evaluated in order and stop at the first false one, so
+** their loads would otherwise wait for one another; loaded up front they are
+** all in flight at once (loading a column of a valid row cannot fail). The
+** columns of string tables and of string work are left to them. */
+static void hoist_loads(gen *g, const rf_qp_expr *e)
+{
+    if (!e) return;
+    for (int32_t j = 0; j < g->pl->nisland; j++)
+        if (g->pl->islands[j].e == e) return;
+    for (int32_t j = 0; j < g->pl->nrowstr; j++)
+        if (g->pl->rowstr[j] == e) return;
+    if (e->kind == RF_QP_E_COL) {
+        if (e->side < 0 || e->side > 1 || e->col < 0 || e->col >= RF_GPU_MAXC) return;
+        if (g->hset[e->side][e->col] || (g->regs_of >= 0 && e->side == 0)) return;
+        int v;
+        if (g->pre) {
+            v = g->nv++;
+            ind(g);
+            if (e->type == RF_TYPE_BOOL)
+                rf_buf_printf(g->b, "bool v%d = pre ? pre->c%d_%d : rf::ld<rf::u8>(a.c%d[%d], q%d) != 0;\n", v, e->side,
+                              e->col, e->side, e->col, e->side);
+            else
+                rf_buf_printf(g->b, "%s v%d = pre ? pre->c%d_%d : rf::ld<%s>(a.c%d[%d], q%d);\n", ctype(e->type), v,
+                              e->side, e->col, stype(e->type), e->side, e->col, e->side);
+        } else {
+            v = emit(g, e);
+        }
+        g->hset[e->side][e->col] = 1;
+        g->hv[e->side][e->col] = v;
+        return;
+    }
+    for (int32_t i = 0; i < e->nargs; i++) hoist_loads(g, e->args[i]);
+}
+
 static void row_indices(rf_buf *b, const int used[2])
 {
     for (int s = 0; s < 2; s++)
@@ -510,7 +554,7 @@ static rf_status gen_map_kernel(const rf_hir_program *p, const rf_hir_kernel *k,
     rf_gpu_kplan pl;
     rf_gpu_kplan_build(p, k, &pl);
     if (!pl.gpu) return RF_OK; /* runs on the host */
-    gen g = {b, &pl, NULL, 0, 0, 0, -1, 0, 0};
+    gen g = {.b = b, .pl = &pl, .regs_of = -1};
     int used[2] = {0, 0};
     rf_buf_printf(b, "struct K%d {\n", k->id);
     rf_buf_puts(b, "    static __device__ __forceinline__ bool filter(const rf::Args &a, rf::i64 r, bool &ok)\n    {\n");
@@ -518,7 +562,9 @@ static rf_status gen_map_kernel(const rf_hir_program *p, const rf_hir_kernel *k,
         uses_sides(k->filter, used);
         row_indices(b, used);
         g.failstmt = "{ ok = false; return false; }";
+        hoist_loads(&g, k->filter);
         int v = emit(&g, k->filter);
+        memset(g.hset, 0, sizeof g.hset); /* outs() is another function */
         rf_buf_printf(b, "        return v%d;\n", v);
     } else {
         rf_buf_puts(b, "        (void)a; (void)r; (void)ok;\n        return true;\n");
@@ -530,6 +576,8 @@ static rf_status gen_map_kernel(const rf_hir_program *p, const rf_hir_kernel *k,
     row_indices(b, used);
     rf_buf_puts(b, "        (void)r; (void)w; (void)ok;\n");
     g.failstmt = "{ ok = false; return; }";
+    /* the write pass runs for kept rows only: all their columns at once */
+    for (int32_t i = 0; i < k->nouts; i++) hoist_loads(&g, k->outs[i]);
     const rf_hir_var *out = p->vars[k->out];
     for (int32_t i = 0; i < k->nouts; i++) {
         rf_buf_puts(b, "        {\n");
@@ -582,14 +630,163 @@ static rf_status gen_map_kernel(const rf_hir_program *p, const rf_hir_kernel *k,
 **   rows; p[0] error words; p[1] i64 counts (layout as above); p[2] i64
 **   positions; p[4..7] the build side (sorted hashes, their rows, the run
 **   table's keys and values), x[0] the table mask. */
+/* A fused total (rf_gpu_ftotal): where its stage passes, the row is counted
+** in acc[t.acc] and each total or average's argument is added to its
+** 128-bit sum acc[t.acc + 1 + 2i] (low), acc[t.acc + 2 + 2i] (high), in the
+** thread's registers. Counts need no sum of their own. */
+static void gen_total_rows(const rf_gpu_ftotal *t, rf_buf *b)
+{
+    const rf_hir_kernel *r = t->reduce;
+    rf_buf_printf(b, "        if (acc && p%d) {\n            acc[%d]++;\n", t->stage, t->acc);
+    for (int32_t i = 0; i < r->naggs; i++) {
+        const rf_qp_agg *ag = &r->aggs[i];
+        if (ag->fn == RF_AGG_COUNT) continue;
+        int32_t lo = t->acc + 1 + 2 * i;
+        rf_buf_printf(b,
+                      "            {\n                rf::i64 v = (rf::i64)m%d_%d;\n                rf::u64 o = acc[%d];\n"
+                      "                acc[%d] = o + (rf::u64)v;\n"
+                      "                acc[%d] += (v < 0 ? ~0ull : 0ull) + (acc[%d] < o ? 1ull : 0ull);\n            }\n",
+                      t->stage, ag->col, lo, lo, lo + 1, lo);
+    }
+    rf_buf_puts(b, "        }\n");
+}
+
+/* The input columns the stages reading the input load up front (as
+** hoist_loads finds them): cols[side][col] = 1 + type. */
+static void prefetch_cols(const rf_gpu_kplan *pl, const rf_qp_expr *e, uint8_t cols[2][RF_GPU_MAXC])
+{
+    if (!e) return;
+    for (int32_t j = 0; j < pl->nisland; j++)
+        if (pl->islands[j].e == e) return;
+    for (int32_t j = 0; j < pl->nrowstr; j++)
+        if (pl->rowstr[j] == e) return;
+    if (e->kind == RF_QP_E_COL) {
+        if (e->side >= 0 && e->side < 2 && e->col >= 0 && e->col < RF_GPU_MAXC)
+            cols[e->side][e->col] = (uint8_t)(1 + e->type);
+        return;
+    }
+    for (int32_t i = 0; i < e->nargs; i++) prefetch_cols(pl, e->args[i], cols);
+}
+
+/* G<id>::L, a row's prefetched columns, and G<id>::load, which fills it: in
+** the flags pass or the totals' kernel of a fused kernel over the input's
+** rows (no join source) each thread loads several rows before it runs the
+** stages on them, so that the loads of several rows are in flight at once:
+** the head stages' filter columns, and in a kernel of totals their outputs'
+** columns too. Empty for a kernel with a join source. */
+static void gen_prefetch(const rf_hir_program *p, const rf_gpu_funit *u, rf_buf *b)
+{
+    uint8_t cols[2][RF_GPU_MAXC];
+    memset(cols, 0, sizeof cols);
+    for (int32_t m = 0; m < u->n && !u->src; m++) {
+        if (u->m[m].parent >= 0) continue;
+        rf_gpu_kplan pl;
+        rf_gpu_kplan_build(p, u->m[m].k, &pl);
+        prefetch_cols(&pl, u->m[m].k->filter, cols);
+        for (int32_t i = 0; i < u->m[m].k->nouts && u->ntot; i++) prefetch_cols(&pl, u->m[m].k->outs[i], cols);
+    }
+    rf_buf_puts(b, "    struct L {\n");
+    for (int s = 0; s < 2; s++)
+        for (int c = 0; c < RF_GPU_MAXC; c++)
+            if (cols[s][c]) rf_buf_printf(b, "        %s c%d_%d;\n", ctype((rf_type)(cols[s][c] - 1)), s, c);
+    rf_buf_puts(b, "    };\n"
+                   "    static __device__ __forceinline__ void load(const rf::Args &a, rf::i64 r, L &l)\n    {\n"
+                   "        (void)a; (void)r; (void)l;\n");
+    for (int s = 0; s < 2; s++) {
+        int any = 0;
+        for (int c = 0; c < RF_GPU_MAXC; c++) any |= cols[s][c] != 0;
+        if (any) rf_buf_printf(b, "        const rf::i64 q%d = a.r%d ? a.r%d[r] : r;\n", s, s, s);
+        for (int c = 0; c < RF_GPU_MAXC; c++) {
+            if (!cols[s][c]) continue;
+            rf_type t = (rf_type)(cols[s][c] - 1);
+            if (t == RF_TYPE_BOOL)
+                rf_buf_printf(b, "        l.c%d_%d = rf::ld<rf::u8>(a.c%d[%d], q%d) != 0;\n", s, c, s, c, s);
+            else
+                rf_buf_printf(b, "        l.c%d_%d = rf::ld<%s>(a.c%d[%d], q%d);\n", s, c, stype(t), s, c, s);
+        }
+    }
+    rf_buf_puts(b, "    }\n");
+}
+
+/* The grid-stride loop of a fused kernel without a join source whose
+** threads load RF_PREFETCH rows (G<id>::load) before they run the stages on
+** any of them (row<false>, with acc). */
+static void gen_prefetch_loop(const rf_gpu_funit *u, rf_buf *b, const char *acc)
+{
+    rf_buf_printf(b,
+                  "    const rf::i64 step = rf::nthreads();\n"
+                  "    rf::i64 r = rf::tid();\n"
+                  "    for (; r + (%d - 1) * step < a.n; r += %d * step) {\n"
+                  "        G%d::L l[%d];\n"
+                  "#pragma unroll\n"
+                  "        for (int k = 0; k < %d; k++) G%d::load(a, r + k * step, l[k]);\n"
+                  "#pragma unroll\n"
+                  "        for (int k = 0; k < %d; k++) G%d::row<false>(a, r + k * step, %s, &l[k]);\n"
+                  "    }\n"
+                  "    for (; r < a.n; r += step) G%d::row<false>(a, r, %s);\n",
+                  RF_PREFETCH, RF_PREFETCH, u->id, RF_PREFETCH, RF_PREFETCH, u->id, RF_PREFETCH, u->id, acc, u->id, acc);
+}
+
+/* The totals' kernel: every thread sums its rows in registers
+** (G<id>::row), the CTA adds its threads' sums in shared memory, and
+** one thread per CTA adds the CTA's to the result p[3] (layout as above) by
+** atomics: sums of integers, so the result does not depend on the order.
+** p[0] error words; the rest of the arguments as the flags pass has them. */
+static void gen_total_kernel(const rf_gpu_funit *u, rf_buf *b)
+{
+    int32_t nacc = u->nacc;
+    rf_buf_printf(b,
+                  "extern \"C\" __global__ void __launch_bounds__(%d) rfg%d_total_smem(rf::Args a)\n{\n"
+                  "    __shared__ rf::u64 s[%d];\n"
+                  "    rf::u64 acc[%d];\n"
+                  "    for (int i = 0; i < %d; i++) acc[i] = 0;\n"
+                  "    for (int i = threadIdx.x; i < %d; i += blockDim.x) s[i] = 0;\n"
+                  "    __syncthreads();\n",
+                  RF_GPU_TILE, u->id, nacc, nacc, nacc, nacc);
+    if (!u->src)
+        gen_prefetch_loop(u, b, "acc"); /* RF_PREFETCH rows per thread loaded before any is summed */
+    else
+        rf_buf_printf(b, "    RF_FOR(r, a.n) G%d::row<false>(a, r, acc);\n", u->id);
+    for (int32_t t = 0; t < u->ntot; t++) {
+        const rf_gpu_ftotal *T = &u->tot[t];
+        rf_buf_printf(b, "    if (acc[%d]) atomicAdd(&s[%d], acc[%d]);\n", T->acc, T->acc, T->acc);
+    }
+    for (int32_t t = 0; t < u->ntot; t++) {
+        const rf_gpu_ftotal *T = &u->tot[t];
+        for (int32_t i = 0; i < T->reduce->naggs; i++) {
+            if (T->reduce->aggs[i].fn == RF_AGG_COUNT) continue;
+            int32_t lo = T->acc + 1 + 2 * i;
+            rf_buf_printf(b, "    if (acc[%d] || acc[%d]) rf::add128(&s[%d], &s[%d], acc[%d], acc[%d]);\n", lo, lo + 1,
+                          lo, lo + 1, lo, lo + 1);
+        }
+    }
+    rf_buf_printf(b,
+                  "    __syncthreads();\n"
+                  "    if (threadIdx.x == 0) {\n"
+                  "        rf::u64 *out = (rf::u64 *)a.p[3];\n");
+    for (int32_t t = 0; t < u->ntot; t++) {
+        const rf_gpu_ftotal *T = &u->tot[t];
+        rf_buf_printf(b, "        if (s[%d]) atomicAdd(&out[%d], s[%d]);\n", T->acc, T->acc, T->acc);
+        for (int32_t i = 0; i < T->reduce->naggs; i++) {
+            if (T->reduce->aggs[i].fn == RF_AGG_COUNT) continue;
+            int32_t lo = T->acc + 1 + 2 * i;
+            rf_buf_printf(b, "        if (s[%d] || s[%d]) rf::add128(&out[%d], &out[%d], s[%d], s[%d]);\n", lo, lo + 1,
+                          lo, lo + 1, lo, lo + 1);
+        }
+    }
+    rf_buf_puts(b, "    }\n}\n\n");
+}
+
 static rf_status gen_fused_kernel(const rf_hir_program *p, const rf_gpu_funit *u, rf_buf *b, rf_diags *d)
 {
     int32_t nm = u->nmat > 0 ? u->nmat : 1;
     rf_buf_printf(b, "struct G%d {\n", u->id);
+    gen_prefetch(p, u, b);
     rf_buf_puts(b, "    template <bool W>\n"
                    "    static __device__ __forceinline__ void stages(const rf::Args &a, rf::i64 r, rf::i64 q0, rf::i64 q1,\n"
-                   "                                                  const rf::i64 *w, bool *hit)\n    {\n"
-                   "        (void)r; (void)q0; (void)q1; (void)w; (void)hit;\n");
+                   "                                                  const rf::i64 *w, bool *hit, rf::u64 *acc,\n"
+                   "                                                  const L *pre)\n    {\n"
+                   "        (void)r; (void)q0; (void)q1; (void)w; (void)hit; (void)acc; (void)pre;\n");
     int bad = 0, nv = 0;
     for (int32_t m = 0; m < u->n; m++) {
         const rf_gpu_fmember *mb = &u->m[m];
@@ -599,7 +796,8 @@ static rf_status gen_fused_kernel(const rf_hir_program *p, const rf_gpu_funit *u
         rf_gpu_kplan_build(p, k, &pl);
         char fail[96];
         snprintf(fail, sizeof fail, "{ rf::fail((rf::u64 *)a.p[0] + %d, r); break; }", m);
-        gen g = {b, &pl, fail, nv, 0, 0, mb->parent, mb->kconst, mb->kisland};
+        gen g = {.b = b, .pl = &pl, .failstmt = fail, .nv = nv, .regs_of = mb->parent, .kconst = mb->kconst, .kisland = mb->kisland,
+                 .pre = !u->src && mb->parent < 0};
         rf_buf_printf(b, "        // stage %d: k%d %s\n        bool p%d = false;\n", m, k->id, rf_hir_kind_name(k->kind), m);
         if (mb->has_children)
             for (int32_t c = 0; c < ov->ncols; c++)
@@ -607,6 +805,12 @@ static rf_status gen_fused_kernel(const rf_hir_program *p, const rf_gpu_funit *u
         rf_buf_puts(b, "        do {\n");
         g.depth = 1;
         if (mb->parent >= 0) rf_buf_printf(b, "            if (!p%d) break;\n", mb->parent);
+        /* a stage reading the input loads its filter's columns first; in a
+        ** kernel of totals (one pass, every row) its outputs' too, so that
+        ** nothing between a row's loads waits for another of them (a kernel
+        ** that writes rows has a flags pass, which needs only the filter's) */
+        hoist_loads(&g, k->filter);
+        for (int32_t i = 0; i < k->nouts && mb->parent < 0 && u->ntot; i++) hoist_loads(&g, k->outs[i]);
         if (k->filter) {
             int v = emit(&g, k->filter);
             rf_buf_printf(b, "            if (!v%d) break;\n", v);
@@ -625,13 +829,16 @@ static rf_status gen_fused_kernel(const rf_hir_program *p, const rf_gpu_funit *u
         }
         rf_buf_printf(b, "            p%d = true;\n        } while (0);\n", m);
         if (mb->mat >= 0) rf_buf_printf(b, "        hit[%d] = p%d;\n", mb->mat, m);
+        for (int32_t t = 0; t < u->ntot; t++)
+            if (u->tot[t].stage == m) gen_total_rows(&u->tot[t], b);
         nv = g.nv;
         bad |= g.bad;
     }
     rf_buf_puts(b, "    }\n");
     int anti = u->src && u->src->kind == RF_HIR_ANTI_INDEX;
     if (!u->src || anti) {
-        rf_buf_puts(b, "    template <bool W> static __device__ __forceinline__ void row(const rf::Args &a, rf::i64 r)\n    {\n");
+        rf_buf_puts(b, "    template <bool W> static __device__ __forceinline__ void row(const rf::Args &a, rf::i64 r,\n"
+                       "                                                             rf::u64 *acc = nullptr, const L *pre = nullptr)\n    {\n");
         rf_buf_puts(b, "        const rf::i64 n1 = a.n + 1;\n"
                        "        rf::u8 *flags = (rf::u8 *)a.p[1];\n"
                        "        const rf::i64 *pos = (const rf::i64 *)a.p[2];\n"
@@ -658,10 +865,10 @@ static rf_status gen_fused_kernel(const rf_hir_program *p, const rf_gpu_funit *u
             rf_buf_printf(b, "        if (a.m > 0)\n"
                              "            rf::join_matches_k<KS_%s>(lk, rk, (const rf::u64 *)a.p[4], (const rf::i64 *)a.p[5],\n"
                              "                                     (const rf::u64 *)a.p[6], (const rf::i64 *)a.p[7], (rf::u64)a.x[0], a.m, r, pf);\n"
-                             "        if (!pf.any) stages<W>(a, r, r, r, w, hit);\n",
+                             "        if (!pf.any) stages<W>(a, r, r, r, w, hit, acc, nullptr);\n",
                           sig);
         } else {
-            rf_buf_puts(b, "        stages<W>(a, r, a.r0 ? a.r0[r] : r, a.r1 ? a.r1[r] : r, w, hit);\n");
+            rf_buf_puts(b, "        stages<W>(a, r, a.r0 ? a.r0[r] : r, a.r1 ? a.r1[r] : r, w, hit, acc, pre);\n");
         }
         if (u->nmat > 0)
             rf_buf_printf(b, "        if (!W)\n            for (int s = 0; s < %d; s++) flags[s * n1 + r] = hit[s] ? 1 : 0;\n",
@@ -672,16 +879,17 @@ static rf_status gen_fused_kernel(const rf_hir_program *p, const rf_gpu_funit *u
         char sig[RF_GPU_MAXC + 1];
         rf_gpu_sig(p->vars[j->in[0]]->types, j->lkeys, j->nkeys, sig);
         rf_buf_printf(b, "    template <bool W> struct F {\n"
-                         "        const rf::Args *a;\n        rf::i64 r;\n        rf::i64 w[%d], c[%d];\n"
+                         "        const rf::Args *a;\n        rf::i64 r;\n        rf::u64 *acc;\n        rf::i64 w[%d], c[%d];\n"
                          "        __device__ __forceinline__ bool operator()(rf::i64 j)\n        {\n"
                          "            bool hit[%d];\n"
                          "            for (int s = 0; s < %d; s++) hit[s] = false;\n"
-                         "            stages<W>(*a, r, r, j, w, hit);\n"
+                         "            stages<W>(*a, r, r, j, w, hit, acc, nullptr);\n"
                          "            for (int s = 0; s < %d; s++)\n"
                          "                if (hit[s]) {\n                    c[s]++;\n                    w[s]++;\n                }\n"
                          "            return true;\n        }\n    };\n",
                       nm, nm, nm, nm, nm);
-        rf_buf_puts(b, "    template <bool W> static __device__ __forceinline__ void row(const rf::Args &a, rf::i64 r)\n    {\n");
+        rf_buf_puts(b, "    template <bool W> static __device__ __forceinline__ void row(const rf::Args &a, rf::i64 r,\n"
+                       "                                                             rf::u64 *acc = nullptr, const L *pre = nullptr)\n    {\n");
         rf_buf_puts(b, "        const rf::i64 n1 = a.n + 1;\n"
                        "        rf::i64 *cnt = (rf::i64 *)a.p[1];\n"
                        "        const rf::i64 *pos = (const rf::i64 *)a.p[2];\n"
@@ -691,7 +899,7 @@ static rf_status gen_fused_kernel(const rf_hir_program *p, const rf_gpu_funit *u
         rf_buf_printf(b, "};\n        const void *rk[%d] = {", j->nkeys);
         for (int32_t i = 0; i < j->nkeys; i++) rf_buf_printf(b, "%sa.c1[%d]", i ? ", " : "", j->rkeys[i]);
         rf_buf_puts(b, "};\n");
-        rf_buf_puts(b, "        F<W> f;\n        f.a = &a;\n        f.r = r;\n");
+        rf_buf_puts(b, "        F<W> f;\n        f.a = &a;\n        f.r = r;\n        f.acc = acc;\n");
         rf_buf_printf(b, "        for (int s = 0; s < %d; s++) {\n            f.w[s] = W && pos ? pos[s * n1 + r] : 0;\n"
                          "            f.c[s] = 0;\n        }\n", nm);
         rf_buf_printf(b, "        rf::join_matches_k<KS_%s>(lk, rk, (const rf::u64 *)a.p[4], (const rf::i64 *)a.p[5],\n"
@@ -701,10 +909,21 @@ static rf_status gen_fused_kernel(const rf_hir_program *p, const rf_gpu_funit *u
             rf_buf_printf(b, "        if (!W)\n            for (int s = 0; s < %d; s++) cnt[s * n1 + r] = f.c[s];\n", u->nmat);
         rf_buf_puts(b, "    }\n};\n");
     }
+    if (!u->src) {
+        /* the flags pass loads RF_PREFETCH rows' filter columns per thread before it runs the stages (G<id>::L) */
+        rf_buf_printf(b, "extern \"C\" __global__ void __launch_bounds__(%d) rfg%d_flags(rf::Args a)\n{\n", RF_GPU_TILE,
+                      u->id);
+        gen_prefetch_loop(u, b, "nullptr");
+        rf_buf_puts(b, "}\n");
+    } else {
+        rf_buf_printf(b,
+                      "extern \"C\" __global__ void __launch_bounds__(%d) rfg%d_flags(rf::Args a) { RF_FOR(r, a.n) G%d::row<false>(a, r); }\n",
+                      RF_GPU_TILE, u->id, u->id);
+    }
     rf_buf_printf(b,
-                  "extern \"C\" __global__ void __launch_bounds__(%d) rfg%d_flags(rf::Args a) { RF_FOR(r, a.n) G%d::row<false>(a, r); }\n"
                   "extern \"C\" __global__ void __launch_bounds__(%d) rfg%d_write(rf::Args a) { RF_FOR(r, a.n) G%d::row<true>(a, r); }\n\n",
-                  RF_GPU_TILE, u->id, u->id, RF_GPU_TILE, u->id, u->id);
+                  RF_GPU_TILE, u->id, u->id);
+    if (u->ntot) gen_total_kernel(u, b);
     if (bad) {
         rf_error(d, rf_mkloc(p->source, u->m[0].k->loc.line, u->m[0].k->loc.col),
                  "internal error: fused kernel rfg%d: an expression the GPU code generator cannot translate", u->id);

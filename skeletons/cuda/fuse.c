@@ -44,6 +44,8 @@ static int32_t pos_of(const rf_hir_block *bl, const rf_hir_kernel *k)
 static int in_unit(const rf_gpu_funit *u, const rf_hir_kernel *k)
 {
     if (u->src == k) return 1;
+    for (int32_t t = 0; k && t < u->ntot; t++)
+        if (u->tot[t].group == k || u->tot[t].reduce == k) return 1;
     for (int32_t i = 0; i < u->n; i++)
         if (u->m[i].k == k) return 1;
     return 0;
@@ -118,7 +120,87 @@ static int pairs_private(const rf_hir_program *p, const rf_gpu_funit *u)
     return 1;
 }
 
-static const char *const WHY_KIND = "not a map stage (the generator fuses map, join_map and gather_map stages)";
+/* Is aggregate ag of reduce r one a fused total computes (exact integer sums)? */
+static int total_agg(const rf_hir_program *p, const rf_hir_kernel *r, const rf_qp_agg *ag)
+{
+    if (ag->fn == RF_AGG_COUNT) return 1;
+    if (ag->fn != RF_AGG_TOTAL && ag->fn != RF_AGG_AVG) return 0;
+    if (ag->col < 0 || ag->col >= p->vars[r->in[0]]->ncols) return 0;
+    rf_type t = p->vars[r->in[0]]->types[ag->col];
+    return t == RF_TYPE_INT || t == RF_TYPE_DECIMAL;
+}
+
+/* Does any kernel other than those allowed read var (or is var seen outside)? */
+static int read_by_others(const rf_hir_program *p, int32_t var, const rf_hir_kernel *a, const rf_hir_kernel *b,
+                          const rf_gpu_funit *u, int32_t stage)
+{
+    if (p->vars[var]->role == RF_HIR_ROLE_INPUT || p->vars[var]->role == RF_HIR_ROLE_OUTPUT) return 1;
+    for (int32_t bi = 0; bi < p->nblocks; bi++) {
+        const rf_hir_block *bl = p->blocks[bi];
+        for (int32_t t = 0; t < bl->ntest; t++)
+            if (bl->test[t] == var) return 1;
+        for (int32_t j = 0; j < bl->nkernels; j++) {
+            const rf_hir_kernel *k = bl->kernels[j];
+            if (k == a || k == b) continue;
+            if (u && stage >= 0 && k == u->m[stage].k) continue; /* its writer */
+            if (k->out == var || reads(k, var)) {
+                int child = 0;
+                for (int32_t m = 0; u && m < u->n; m++)
+                    if (u->m[m].k == k && u->m[m].parent == stage) child = 1;
+                if (!child) return 1;
+            }
+        }
+    }
+    return 0;
+}
+
+/* Makes reduce r (and the group it reads) a total of a unit's stage when
+** that is all that reads the stage's rows (rf_gpu_ftotal). */
+static void attach_total(const rf_hir_program *p, const rf_hir_block *bl, rf_gpu_fplan *f, int32_t first_unit,
+                         const rf_hir_kernel *r)
+{
+    if (r->ngroup != 0 || r->naggs < 1 || r->naggs > RF_GPU_FUSE_AGGS || r->nin < 1 || r->idx < 0) return;
+    for (int32_t i = 0; i < r->naggs; i++)
+        if (!total_agg(p, r, &r->aggs[i])) {
+            f->why[r->id] = "a total of floats, or a min or max, is not summed in a fused kernel";
+            return;
+        }
+    const rf_hir_kernel *g = NULL;
+    for (int32_t j = 0; j < bl->nkernels && !g; j++)
+        if (bl->kernels[j]->out == r->idx) g = bl->kernels[j];
+    if (!g || g->kind != RF_HIR_GROUP || g->ngroup != 0 || g->in[0] != r->in[0]) return;
+    for (int32_t ui = first_unit; ui < f->nunits; ui++) {
+        rf_gpu_funit *u = &f->units[ui];
+        int32_t s = -1;
+        for (int32_t m = 0; m < u->n; m++)
+            if (u->m[m].k->out == r->in[0]) s = m;
+        if (s < 0) continue;
+        if (u->ntot == RF_GPU_FUSE_TOTALS) {
+            f->why[r->id] = "its fused kernel has as many totals as one kernel takes";
+            return;
+        }
+        if (read_by_others(p, r->in[0], g, r, u, s) || read_by_others(p, g->out, r, g, NULL, -1)) {
+            f->why[r->id] = "the rows it totals are also read elsewhere";
+            return;
+        }
+        rf_gpu_ftotal *t = &u->tot[u->ntot++];
+        t->group = g;
+        t->reduce = r;
+        t->stage = s;
+        t->acc = u->nacc;
+        if (!movable(bl, u, g, pos_of(bl, g)) || !movable(bl, u, r, pos_of(bl, r))) {
+            u->ntot--;
+            f->why[r->id] = "a kernel scheduled in between depends on the total";
+            return;
+        }
+        u->nacc += 1 + 2 * r->naggs;
+        u->m[s].has_children = 1; /* its values stay in registers for the sums */
+        return;
+    }
+}
+
+static const char *const WHY_KIND =
+    "not a map stage (the generator fuses map, join_map and gather_map stages, and totals without group columns)";
 static const char *const WHY_ALONE = "no other map stage of its group reads its input or its output";
 
 /* The units of one Kernel Weaver group. */
@@ -219,6 +301,11 @@ static rf_status plan_group(const rf_hir_program *p, const rf_wv_group *g, int32
         mb->mat = -1;
         if (parent >= 0) u->m[parent].has_children = 1;
     }
+    /* totals over a stage's rows */
+    for (int32_t i = 0; i < g->nkernels; i++)
+        for (int32_t j = 0; j < bl->nkernels; j++)
+            if (bl->kernels[j]->id == g->kernels[i] && bl->kernels[j]->kind == RF_HIR_REDUCE)
+                attach_total(p, bl, f, first_unit, bl->kernels[j]);
     /* drop single stages; decide what is written; assign slots */
     int32_t w = first_unit;
     for (int32_t ui = first_unit; ui < f->nunits; ui++) {
@@ -229,7 +316,17 @@ static rf_status plan_group(const rf_hir_program *p, const rf_wv_group *g, int32
             f->why[u->src->id] = u->n ? "its pairs are read outside the fused kernel" : WHY_ALONE;
             u->src = NULL;
         }
-        const char *why = u->n < (u->src ? 1 : 2) ? WHY_ALONE : NULL;
+        if (u->ntot) {
+            /* a total's kernel writes no rows: a unit that must also write some keeps its totals apart */
+            int writes = 0;
+            for (int32_t m = 0; m < u->n && !writes; m++) writes = needed_outside(p, u, u->m[m].k->out, u->m[m].k);
+            if (writes) {
+                for (int32_t t = 0; t < u->ntot; t++)
+                    f->why[u->tot[t].reduce->id] = "its fused kernel also writes rows, and a total's kernel writes none";
+                u->ntot = u->nacc = 0;
+            }
+        }
+        const char *why = u->n < (u->src || u->ntot ? 1 : 2) ? WHY_ALONE : NULL;
         int32_t ocol = 0, kc = 0, ki = 0;
         u->nmat = 0;
         for (int32_t m = 0; m < u->n && !why; m++) {
@@ -262,6 +359,14 @@ static rf_status plan_group(const rf_hir_program *p, const rf_wv_group *g, int32
             f->unit_of[f->units[w].m[m].k->id] = w;
             f->member_of[f->units[w].m[m].k->id] = m;
             f->why[f->units[w].m[m].k->id] = NULL;
+        }
+        for (int32_t t = 0; t < f->units[w].ntot; t++) {
+            const rf_hir_kernel *gr[2] = {f->units[w].tot[t].group, f->units[w].tot[t].reduce};
+            for (int32_t i = 0; i < 2; i++) {
+                f->unit_of[gr[i]->id] = w;
+                f->member_of[gr[i]->id] = RF_GPU_MEMBER_TOTAL;
+                f->why[gr[i]->id] = NULL;
+            }
         }
         w++;
     }
@@ -315,10 +420,66 @@ void rf_gpu_fplan_free(rf_gpu_fplan *f)
     free(f);
 }
 
+/* ---- what a fused kernel reads ---------------------------------------------------- */
+
+static int64_t col_width(rf_type t)
+{
+    return t == RF_TYPE_STRING || t == RF_TYPE_DATE ? 4 : t == RF_TYPE_BOOL ? 1 : 8;
+}
+
+static void mark_side(const rf_qp_expr *e, int32_t side, uint8_t *mark, int32_t ncols)
+{
+    if (!e) return;
+    if (e->kind == RF_QP_E_COL && e->side == side && e->col >= 0 && e->col < ncols) mark[e->col] = 1;
+    for (int32_t i = 0; i < e->nargs; i++) mark_side(e->args[i], side, mark, ncols);
+}
+
+int64_t rf_gpu_funit_input_bytes(const rf_hir_program *p, const rf_gpu_funit *u, const int64_t *rows)
+{
+    /* which output columns of each stage something needs: a written output
+    ** all of them, a total its arguments, a child stage what it reads */
+    uint8_t need[RF_GPU_FUSE_MAX][RF_GPU_MAXC];
+    memset(need, 0, sizeof need);
+    for (int32_t m = 0; m < u->n; m++) {
+        int32_t nc = p->vars[u->m[m].k->out]->ncols;
+        if (u->m[m].mat >= 0)
+            for (int32_t c = 0; c < nc && c < RF_GPU_MAXC; c++) need[m][c] = 1;
+    }
+    for (int32_t t = 0; t < u->ntot; t++)
+        for (int32_t i = 0; i < u->tot[t].reduce->naggs; i++) {
+            int32_t c = u->tot[t].reduce->aggs[i].col;
+            if (c >= 0 && c < RF_GPU_MAXC) need[u->tot[t].stage][c] = 1;
+        }
+    uint8_t in[2][RF_GPU_MAXC];
+    memset(in, 0, sizeof in);
+    for (int32_t m = u->n - 1; m >= 0; m--) {
+        const rf_hir_kernel *k = u->m[m].k;
+        int32_t par = u->m[m].parent;
+        for (int32_t side = 0; side < 2; side++) {
+            uint8_t *mark = par >= 0 ? (side ? NULL : need[par]) : in[side];
+            if (!mark || (side && (par >= 0 || k->nin < 2))) continue;
+            int32_t nc = p->vars[par >= 0 ? u->m[par].k->out : k->in[side]]->ncols;
+            if (nc > RF_GPU_MAXC) nc = RF_GPU_MAXC;
+            mark_side(k->filter, side, mark, nc);
+            for (int32_t c = 0; c < k->nouts; c++)
+                if (c < RF_GPU_MAXC && need[m][c]) mark_side(k->outs[c], side, mark, nc);
+        }
+    }
+    const rf_hir_kernel *h = u->m[0].k;
+    int64_t b = 0;
+    for (int32_t side = 0; side < 2 && side < h->nin; side++) {
+        const rf_hir_var *v = p->vars[h->in[side]];
+        for (int32_t c = 0; c < v->ncols && c < RF_GPU_MAXC; c++)
+            if (in[side][c]) b += col_width(v->types[c]) * rows[side];
+    }
+    return b;
+}
+
 void rf_gpu_fplan_print(const rf_hir_program *p, const rf_gpu_fplan *f, rf_buf *out)
 {
     int32_t stages = 0;
-    for (int32_t u = 0; u < f->nunits; u++) stages += f->units[u].n + (f->units[u].src != NULL);
+    for (int32_t u = 0; u < f->nunits; u++)
+        stages += f->units[u].n + (f->units[u].src != NULL) + 2 * f->units[u].ntot;
     rf_buf_printf(out,
                   "GPU code generator: %d fused kernels (%d kernels in them); this is what runs: every other kernel "
                   "is a GPU kernel of its own\n",
@@ -335,6 +496,9 @@ void rf_gpu_fplan_print(const rf_hir_program *p, const rf_gpu_fplan *f, rf_buf *
             if (mb->parent >= 0) rf_buf_printf(out, " <- k%d", U->m[mb->parent].k->id);
             rf_buf_puts(out, mb->mat >= 0 ? " (written)" : " (registers only)");
         }
+        for (int32_t t = 0; t < U->ntot; t++)
+            rf_buf_printf(out, ", k%d group and k%d reduce <- k%d (a total: per-CTA partial sums, combined by atomics)",
+                          U->tot[t].group->id, U->tot[t].reduce->id, U->m[U->tot[t].stage].k->id);
         rf_buf_putc(out, '\n');
     }
     for (int32_t id = 0; id < f->nkernels; id++)

@@ -147,7 +147,17 @@ __device__ __forceinline__ bool add_d(i64 a, i64 b, i64 *o) { return dec_res((i1
 __device__ __forceinline__ bool sub_d(i64 a, i64 b, i64 *o) { return dec_res((i128)a - b, o); }
 __device__ __forceinline__ bool mul_d(i64 a, i64 b, i64 *o)
 {
-    return dec_res(div_round((i128)a * (i128)b, (i128)RF_DEC_ONE), o);
+    i128 p = (i128)a * (i128)b;
+    if (p >= (i128)RF_I64_MIN && p <= (i128)RF_I64_MAX) {
+        // the usual case: the product fits 64 bits, where dividing by the
+        // constant scale is a multiplication (a 128-bit division is a long
+        // call); the quotient is then well inside the decimal range
+        i64 n = (i64)p, q = n / RF_DEC_ONE, r = n % RF_DEC_ONE, ar = r < 0 ? -r : r;
+        if (ar >= RF_DEC_ONE - ar) q += n < 0 ? -1 : 1;
+        *o = q;
+        return true;
+    }
+    return dec_res(div_round(p, (i128)RF_DEC_ONE), o);
 }
 __device__ __forceinline__ bool div_d(i64 a, i64 b, i64 *o)
 {

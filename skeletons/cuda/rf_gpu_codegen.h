@@ -147,12 +147,31 @@ typedef struct rf_gpu_fmember {
     int has_children;    /* a later stage reads its values */
 } rf_gpu_fmember;
 
+#define RF_GPU_FUSE_AGGS 8   /* aggregates of one fused total */
+#define RF_GPU_FUSE_TOTALS 8 /* totals per fused kernel */
+#define RF_PREFETCH 4        /* rows a thread of a totals kernel loads before it sums them */
+#define RF_GPU_MEMBER_TOTAL (-2) /* member_of: the GROUP or REDUCE of a fused total */
+
+/* A total (thesis 4.3.1, a CTA dependence): the GROUP and REDUCE without
+** group columns that read a stage's output, whose rows are then never
+** written: each thread sums the rows it passes in registers, each CTA
+** combines its threads' sums in shared memory, and CTAs add theirs to the
+** result by atomics (counts, and totals and averages of ints and decimals:
+** the exact, order-free 128-bit sums of rf_reduce.cuh). */
+typedef struct rf_gpu_ftotal {
+    const rf_hir_kernel *group, *reduce;
+    int32_t stage; /* the stage whose rows it sums */
+    int32_t acc;   /* its first accumulator word: the row count, then (low, high) per aggregate */
+} rf_gpu_ftotal;
+
 typedef struct rf_gpu_funit {
     int32_t id, block, wgroup; /* wgroup: the Kernel Weaver group it comes from */
     const rf_hir_kernel *src;  /* a JOIN_INDEX (ANTI_INDEX) whose pairs (rows) the stages consume, or NULL */
     int32_t n;
     rf_gpu_fmember m[RF_GPU_FUSE_MAX]; /* in schedule order */
     int32_t nmat;                      /* written outputs */
+    rf_gpu_ftotal tot[RF_GPU_FUSE_TOTALS]; /* a fused kernel with totals writes no rows */
+    int32_t ntot, nacc;                    /* totals; their accumulator words */
 } rf_gpu_funit;
 
 typedef struct rf_gpu_fplan {
@@ -169,6 +188,10 @@ typedef struct rf_gpu_fplan {
 ** separate kernels). */
 rf_status rf_gpu_fplan_build(const rf_hir_program *p, int fuse, rf_gpu_fplan **out, rf_diags *d);
 void rf_gpu_fplan_free(rf_gpu_fplan *f);
+/* The bytes a fused kernel without a join source must read at least: each
+** input column some stage, written output or total needs, once per row
+** (rows[i]: the rows of the first stage's in[i], or of its index). */
+int64_t rf_gpu_funit_input_bytes(const rf_hir_program *p, const rf_gpu_funit *u, const int64_t *rows);
 /* For `redfox dump --fused`: what the code generator made of each group. */
 void rf_gpu_fplan_print(const rf_hir_program *p, const rf_gpu_fplan *f, rf_buf *out);
 

@@ -2,12 +2,16 @@
 ** tests/fuzz/fuzz_frontend.c: libFuzzer target for the whole compiler: the
 ** parser, the checker (types, safety, directives, stratification), the
 ** query-plan lowering and passes, the Harmony lowering and its encoding
-** (which must decode to the same bytes), and the printers. Any crash, hang,
-** leak, sanitizer report or failed round trip is a bug.
+** (which must decode to the same bytes), Kernel Weaver's analysis, the GPU
+** code generator's fusion plan and CUDA source (fused and not; no NVRTC),
+** and the printers. Any crash, hang, leak, sanitizer report or failed round
+** trip is a bug.
 */
 #include "rf_frontend.h"
+#include "rf_gpu_codegen.h"
 #include "rf_harmony.h"
 #include "rf_queryplan.h"
+#include "rf_weaver.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -49,6 +53,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                         rf_hir_free(h2);
                     }
                     rf_buf_free(&enc);
+                    rf_wv_plan *w = NULL;
+                    if (rf_wv_analyze(h, NULL, &w, &d) == RF_OK) {
+                        rf_wv_print(h, w, &b);
+                        rf_wv_plan_free(w);
+                    }
+                    rf_gpu_fplan *f = NULL;
+                    if (rf_gpu_fplan_build(h, 1, &f, &d) == RF_OK) {
+                        rf_gpu_fplan_print(h, f, &b);
+                        rf_gpu_fplan_free(f);
+                    }
+                    for (int fuse = 0; fuse < 2; fuse++) {
+                        rf_buf src;
+                        rf_buf_init(&src);
+                        (void)rf_gpu_codegen(h, fuse, &src, &d);
+                        rf_buf_free(&src);
+                    }
                     rf_hir_free(h);
                 }
             }
