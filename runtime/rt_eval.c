@@ -174,7 +174,8 @@ static const char *find(const char *h, int64_t hn, const char *nd, int64_t nn)
     while (h < end) {
         h = memchr(h, nd[0], (size_t)(end - h));
         if (!h) return NULL;
-        if (memcmp(h + 1, nd + 1, (size_t)nn - 1) == 0) return h;
+        /* the second byte first: most first-byte matches end there, without a call */
+        if (nn == 1 || (h[1] == nd[1] && (nn == 2 || memcmp(h + 2, nd + 2, (size_t)nn - 2) == 0))) return h;
         h++;
     }
     return NULL;
@@ -185,7 +186,7 @@ static int like_fast(const char *s, int64_t n, const char *p, int64_t m)
     const char *pct = memchr(p, '%', (size_t)m);
     if (!pct) return n == m && memcmp(s, p, (size_t)n) == 0;
     int64_t j = pct - p, i = j;
-    if (j > n || memcmp(s, p, (size_t)j) != 0) return 0;
+    if (j > n || (j && memcmp(s, p, (size_t)j) != 0)) return 0;
     p += j + 1;
     m -= j + 1;
     while ((pct = memchr(p, '%', (size_t)m))) {

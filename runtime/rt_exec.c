@@ -385,7 +385,7 @@ static rf_status k_group(exec *x, const rf_hir_kernel *k)
     } else {
         rf_cpu_table v;
         if ((st = view_of(in, &v))) return st;
-        st = rf_cpu_group(x->pool, &v, k->group, k->ngroup, &g);
+        st = rf_cpu_group_for_agg(x->pool, &v, k->group, k->ngroup, &g);
         free(v.cols);
         if (st) return st;
     }

@@ -10,7 +10,7 @@
 */
 #include "cpu_internal.h"
 
-enum { SMALL_G = 4096, BLOCK_ROWS = 65536, MAX_BLOCKS = 64 };
+enum { SMALL_G = CPU_AGG_SMALL_G, BLOCK_ROWS = 65536, MAX_BLOCKS = 64 };
 
 typedef enum agg_op { AGG_COUNT, AGG_SUM_I64, AGG_SUM_F64, AGG_MIN, AGG_MAX } agg_op;
 

@@ -270,8 +270,15 @@ void cpu_dense_probe_hits(rf_cpu_pool *pool, const cpu_dense *d, const cpu_enc *
 ** adjacent (then rows are ordered by group). */
 rf_status cpu_runs_unique(rf_cpu_pool *pool, int32_t nk, const rf_cpu_kind *kinds, const void *const *data,
                           int64_t n, int64_t **keep, int64_t *nkeep, int *applied);
+/* lazy: one key column and more than CPU_AGG_SMALL_G groups leave *gid NULL
+** (the groups are contiguous; aggregates over them read offsets only). */
 rf_status cpu_runs_group(rf_cpu_pool *pool, int32_t nk, const rf_cpu_kind *kinds, const void *const *data,
-                         int64_t n, int64_t **gid, int64_t **first, int64_t *ngroups, int *contiguous, int *applied);
+                         int64_t n, int lazy, int64_t **gid, int64_t **first, int64_t *ngroups, int *contiguous,
+                         int *applied);
+
+/* Aggregates with at most this many groups run over row blocks and read
+** group_of_row; with more, over the rows listed by group. */
+enum { CPU_AGG_SMALL_G = 4096 };
 
 /* ---- sorting -------------------------------------------------------- */
 

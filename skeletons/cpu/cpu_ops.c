@@ -179,8 +179,8 @@ void rf_cpu_groups_free(rf_cpu_groups *g)
     memset(g, 0, sizeof *g);
 }
 
-rf_status rf_cpu_group(rf_cpu_pool *pool, const rf_cpu_table *t, const int32_t *keycols, int32_t nkeys,
-                       rf_cpu_groups *g)
+static rf_status group_impl(rf_cpu_pool *pool, const rf_cpu_table *t, const int32_t *keycols, int32_t nkeys,
+                            int lazy, rf_cpu_groups *g)
 {
     memset(g, 0, sizeof *g);
     if (!t || t->nrows < 0 || nkeys < 0) return RF_EINTERNAL;
@@ -204,7 +204,7 @@ rf_status rf_cpu_group(rf_cpu_pool *pool, const rf_cpu_table *t, const int32_t *
         int applied = 0, contiguous = 0;
         st = kinds && data ? cpu_table_keys(t, keycols, nkeys, kinds, data) : RF_ENOMEM;
         if (!st)
-            st = cpu_runs_group(pool, nkeys, kinds, data, n, &g->group_of_row, &g->first_row, &g->ngroups,
+            st = cpu_runs_group(pool, nkeys, kinds, data, n, lazy, &g->group_of_row, &g->first_row, &g->ngroups,
                                 &contiguous, &applied);
         free(kinds);
         free(data);
@@ -239,6 +239,18 @@ rf_status rf_cpu_group(rf_cpu_pool *pool, const rf_cpu_table *t, const int32_t *
     keys_free(&k);
     if (st) rf_cpu_groups_free(g), g->nrows = 0;
     return st;
+}
+
+rf_status rf_cpu_group(rf_cpu_pool *pool, const rf_cpu_table *t, const int32_t *keycols, int32_t nkeys,
+                       rf_cpu_groups *g)
+{
+    return group_impl(pool, t, keycols, nkeys, 0, g);
+}
+
+rf_status rf_cpu_group_for_agg(rf_cpu_pool *pool, const rf_cpu_table *t, const int32_t *keycols, int32_t nkeys,
+                               rf_cpu_groups *g)
+{
+    return group_impl(pool, t, keycols, nkeys, 1, g);
 }
 
 rf_status rf_cpu_groups_order(rf_cpu_pool *pool, rf_cpu_groups *g)

@@ -217,6 +217,29 @@ static void runs_fix(void *vp, int64_t b, int64_t e, int w)
     }
 }
 
+typedef struct label_ctx {
+    const int64_t *first; /* ascending first rows of contiguous groups */
+    int64_t G, n;
+    int64_t *gid;
+} label_ctx;
+
+/* gid of rows [b, e) from the groups' first rows */
+static void label_rows(void *vp, int64_t b, int64_t e, int w)
+{
+    (void)w;
+    label_ctx *c = vp;
+    int64_t lo = 0, hi = c->G - 1; /* the last group starting at or before b */
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo + 1) / 2;
+        if (c->first[mid] <= b) lo = mid;
+        else hi = mid - 1;
+    }
+    for (int64_t g = lo, r = b; r < e; g++) {
+        int64_t end = g + 1 < c->G ? c->first[g + 1] : c->n;
+        for (; r < e && r < end; r++) c->gid[r] = g;
+    }
+}
+
 /* Whether column (kind, data) looks non-decreasing with short runs on its
 ** first rows. */
 static int precheck(rf_cpu_kind kind, const void *data, int64_t n)
@@ -265,9 +288,11 @@ static rf_status runs_try(rf_cpu_pool *pool, int32_t nk, const rf_cpu_kind *kind
         c.bad = cpu_zalloc(nch, 1);
         c.interl = cpu_zalloc(nch, 1);
         c.firsts = cpu_alloc(n, sizeof(int64_t));
-        if (group) c.gid = cpu_alloc(n, sizeof(int64_t));
+        /* one key column: groups are runs, and lazily labelled (below) */
+        int lazy = group == 2 && nk == 1;
+        if (group && !lazy) c.gid = cpu_alloc(n, sizeof(int64_t));
         rf_status st = RF_OK;
-        if (!c.counts || !c.start || !c.end || !c.off || !c.bad || !c.interl || !c.firsts || (group && !c.gid)) {
+        if (!c.counts || !c.start || !c.end || !c.off || !c.bad || !c.interl || !c.firsts || (group && !lazy && !c.gid)) {
             st = RF_ENOMEM;
             goto next;
         }
@@ -294,6 +319,16 @@ static rf_status runs_try(rf_cpu_pool *pool, int32_t nk, const rf_cpu_kind *kind
             if (!c.firsts) c.firsts = c.out; /* runs_fix copies nothing then */
             rf_cpu_parallel_for(pool, nch, 1, runs_fix, &c);
             if (c.firsts == c.out) c.firsts = NULL;
+        }
+        if (lazy && tot <= CPU_AGG_SMALL_G) {
+            /* few groups: the aggregates read the group of each row */
+            if (!(c.gid = cpu_alloc(n, sizeof(int64_t)))) {
+                free(c.out);
+                st = RF_ENOMEM;
+                goto next;
+            }
+            label_ctx lc = {c.out, tot, n, c.gid};
+            rf_cpu_parallel_for(pool, n, cpu_grain(n, 16384), label_rows, &lc);
         }
         if (!group) {
             *keep = c.out;
@@ -326,7 +361,8 @@ rf_status cpu_runs_unique(rf_cpu_pool *pool, int32_t nk, const rf_cpu_kind *kind
 }
 
 rf_status cpu_runs_group(rf_cpu_pool *pool, int32_t nk, const rf_cpu_kind *kinds, const void *const *data,
-                         int64_t n, int64_t **gid, int64_t **first, int64_t *ngroups, int *contiguous, int *applied)
+                         int64_t n, int lazy, int64_t **gid, int64_t **first, int64_t *ngroups, int *contiguous,
+                         int *applied)
 {
-    return runs_try(pool, nk, kinds, data, n, 1, NULL, ngroups, gid, first, contiguous, applied);
+    return runs_try(pool, nk, kinds, data, n, lazy ? 2 : 1, NULL, ngroups, gid, first, contiguous, applied);
 }

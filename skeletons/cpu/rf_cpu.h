@@ -133,6 +133,11 @@ typedef struct rf_cpu_groups {
 ** one group (no group when t has no rows). */
 rf_status rf_cpu_group(rf_cpu_pool *pool, const rf_cpu_table *t, const int32_t *keycols, int32_t nkeys,
                        rf_cpu_groups *g);
+/* As rf_cpu_group, for a grouping that only the rf_cpu_agg_* functions read:
+** group_of_row may stay NULL when the groups are contiguous and many (the
+** aggregates then read offsets), which saves labelling every row. */
+rf_status rf_cpu_group_for_agg(rf_cpu_pool *pool, const rf_cpu_table *t, const int32_t *keycols, int32_t nkeys,
+                               rf_cpu_groups *g);
 /* Fills g->order and g->offsets if they are NULL. */
 rf_status rf_cpu_groups_order(rf_cpu_pool *pool, rf_cpu_groups *g);
 void rf_cpu_groups_free(rf_cpu_groups *g);

@@ -656,6 +656,42 @@ static void test_runs(void)
         free(f2);
         rf_cpu_table_free(&t2);
     }
+    /* groupings for aggregates only: one sorted key column leaves the rows
+    ** unlabelled when the groups are many, and labels them when few; the
+    ** aggregates agree with those over a full grouping */
+    for (int gi = 0; gi < 2; gi++) {
+        rf_cpu_kind kk[2] = {RF_CPU_I64, RF_CPU_I64};
+        rf_cpu_table t2;
+        int64_t n = 150000, per = gi ? 7 : 1000; /* 21,429 or 150 groups */
+        CHECK(mk_table(&t2, 2, kk, n, 1000, 1));
+        for (int64_t i = 0; i < n; i++) ((int64_t *)t2.cols[0].data)[i] = i / per;
+        for (int p = 0; p < NPOOLS; p++) {
+            rf_cpu_groups full, lazy;
+            OK(rf_cpu_group(pools[p], &t2, ALL, 1, &full));
+            OK(rf_cpu_group_for_agg(pools[p], &t2, ALL, 1, &lazy));
+            CHECK(lazy.ngroups == full.ngroups && same_i64(lazy.first_row, full.first_row, full.ngroups));
+            CHECK(gi ? lazy.group_of_row == NULL : same_i64(lazy.group_of_row, full.group_of_row, n));
+            int64_t *c1, *c2, m1[21430], m2[21430], x1[21430], x2[21430];
+            rf_dec128 *s1, *s2;
+            OK(rf_cpu_agg_count(pools[p], &full, &c1));
+            OK(rf_cpu_agg_count(pools[p], &lazy, &c2));
+            OK(rf_cpu_agg_sum_i64(pools[p], &full, t2.cols[1].data, &s1));
+            OK(rf_cpu_agg_sum_i64(pools[p], &lazy, t2.cols[1].data, &s2));
+            OK(rf_cpu_agg_minmax_i64(pools[p], &full, t2.cols[1].data, m1, x1));
+            OK(rf_cpu_agg_minmax_i64(pools[p], &lazy, t2.cols[1].data, m2, x2));
+            int ok = 1;
+            for (int64_t k = 0; k < full.ngroups; k++)
+                ok &= c1[k] == c2[k] && s1[k] == s2[k] && m1[k] == m2[k] && x1[k] == x2[k];
+            CHECK(ok);
+            free(c1);
+            free(c2);
+            free(s1);
+            free(s2);
+            rf_cpu_groups_free(&full);
+            rf_cpu_groups_free(&lazy);
+        }
+        rf_cpu_table_free(&t2);
+    }
     /* a sum over contiguous groups equals the hash path's */
     rf_cpu_table t;
     CHECK(mk_table(&t, 2, kinds, 100000, 1000, 0));
