@@ -472,7 +472,9 @@ static rf_status k_reduce(exec *x, const rf_hir_kernel *k)
         if ((ag->fn == RF_AGG_COUNT || ag->fn == RF_AGG_AVG) && !counts)
             if ((st = rf_cpu_agg_count(x->pool, g, &counts))) break;
         switch (ag->fn) {
-        case RF_AGG_COUNT: memcpy(dst, counts, (size_t)ng * sizeof *counts); break;
+        case RF_AGG_COUNT:
+            if (ng) memcpy(dst, counts, (size_t)ng * sizeof *counts); /* no groups: dst may be NULL */
+            break;
         case RF_AGG_TOTAL:
         case RF_AGG_AVG:
             if (at == RF_TYPE_FLOAT) {
@@ -513,7 +515,7 @@ static rf_status k_reduce(exec *x, const rf_hir_kernel *k)
                 if (at == RF_TYPE_STRING)
                     for (int64_t i = 0; i < ng; i++) ((uint32_t *)dst)[i] = back[((uint32_t *)oc.data)[i]];
                 else
-                    memcpy(dst, oc.data, (size_t)ng * (size_t)rf_rt_type_width(at));
+                    if (ng) memcpy(dst, oc.data, (size_t)ng * (size_t)rf_rt_type_width(at));
             }
             free(oc.data);
             free(ranks);
