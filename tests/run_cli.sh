@@ -31,5 +31,16 @@ check 0 "dump harmony" "$r" dump --harmony "$t/logiql/even_odd.logic"
 check 0 "dump fused" "$r" dump --fused "$t/logiql/even_odd.logic"
 check 0 "dump cuda" "$r" dump --cuda "$t/logiql/even_odd.logic"
 check 2 "dump ptx as yaml" "$r" dump --ptx --format yaml "$t/logiql/even_odd.logic"
+check 2 "run --repeat 0" "$r" run "$t/logiql/even_odd.logic" --repeat 0
+check 2 "run --repeat not a number" "$r" run "$t/logiql/even_odd.logic" --repeat x
+# --repeat N: one time line per run on stderr, the outputs once (the last run's)
+out=$("$r" run "$t/logiql/even_odd.logic" --device cpu --repeat 3 --format csv 2>"${TMPDIR:-/tmp}/rf_cli_rep.$$")
+once=$("$r" run "$t/logiql/even_odd.logic" --device cpu --format csv 2>/dev/null)
+lines=$(grep -c '^run [123] of 3 (device cpu): load [0-9.]* s, run [0-9.]* s$' "${TMPDIR:-/tmp}/rf_cli_rep.$$")
+if [ "$lines" -ne 3 ] || [ "$out" != "$once" ]; then
+    echo "FAIL: run --repeat 3: $lines time lines, outputs equal: $([ "$out" = "$once" ] && echo yes || echo no)"
+    cat "${TMPDIR:-/tmp}/rf_cli_rep.$$"; fail=1
+fi
+rm -f "${TMPDIR:-/tmp}/rf_cli_rep.$$"
 rm -f "${TMPDIR:-/tmp}/rf_cli.$$"
 exit $fail
