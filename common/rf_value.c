@@ -414,17 +414,7 @@ rf_status rf_val_dec_neg(int64_t a, int64_t *out, rf_val_err *e)
 
 rf_status rf_val_dec_mul(int64_t a, int64_t b, int64_t *out, rf_val_err *e)
 {
-    rf_dec128 p = (rf_dec128)a * b;
-    if (p >= INT64_MIN && p <= INT64_MAX) {
-        /* the usual case: the product fits 64 bits, where dividing by the
-        ** constant scale is a multiplication (a 128-bit division is a call);
-        ** the quotient is then well inside the decimal range */
-        int64_t n = (int64_t)p, q = n / RF_DEC_ONE, r = n % RF_DEC_ONE;
-        if ((r < 0 ? -r : r) >= RF_DEC_ONE - (r < 0 ? -r : r)) q += n < 0 ? -1 : 1;
-        *out = q;
-        return RF_OK;
-    }
-    return dec_result(div_round(p, RF_DEC_ONE), out, e);
+    return dec_result(div_round((rf_dec128)a * b, RF_DEC_ONE), out, e);
 }
 
 rf_status rf_val_dec_div(int64_t a, int64_t b, int64_t *out, rf_val_err *e)
