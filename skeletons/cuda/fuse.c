@@ -130,30 +130,6 @@ static int total_agg(const rf_hir_program *p, const rf_hir_kernel *r, const rf_q
     return t == RF_TYPE_INT || t == RF_TYPE_DECIMAL;
 }
 
-/* Does any kernel other than those allowed read var (or is var seen outside)? */
-static int read_by_others(const rf_hir_program *p, int32_t var, const rf_hir_kernel *a, const rf_hir_kernel *b,
-                          const rf_gpu_funit *u, int32_t stage)
-{
-    if (p->vars[var]->role == RF_HIR_ROLE_INPUT || p->vars[var]->role == RF_HIR_ROLE_OUTPUT) return 1;
-    for (int32_t bi = 0; bi < p->nblocks; bi++) {
-        const rf_hir_block *bl = p->blocks[bi];
-        for (int32_t t = 0; t < bl->ntest; t++)
-            if (bl->test[t] == var) return 1;
-        for (int32_t j = 0; j < bl->nkernels; j++) {
-            const rf_hir_kernel *k = bl->kernels[j];
-            if (k == a || k == b) continue;
-            if (u && stage >= 0 && k == u->m[stage].k) continue; /* its writer */
-            if (k->out == var || reads(k, var)) {
-                int child = 0;
-                for (int32_t m = 0; u && m < u->n; m++)
-                    if (u->m[m].k == k && u->m[m].parent == stage) child = 1;
-                if (!child) return 1;
-            }
-        }
-    }
-    return 0;
-}
-
 /* Makes reduce r (and the group it reads) a total of a unit's stage when
 ** that is all that reads the stage's rows (rf_gpu_ftotal). */
 static void attach_total(const rf_hir_program *p, const rf_hir_block *bl, rf_gpu_fplan *f, int32_t first_unit,
@@ -179,18 +155,21 @@ static void attach_total(const rf_hir_program *p, const rf_hir_block *bl, rf_gpu
             f->why[r->id] = "its fused kernel has as many totals as one kernel takes";
             return;
         }
-        if (read_by_others(p, r->in[0], g, r, u, s) || read_by_others(p, g->out, r, g, NULL, -1)) {
-            f->why[r->id] = "the rows it totals are also read elsewhere";
-            return;
-        }
+        /* tried as part of the unit: then nothing outside it may need the
+        ** stage's rows or the group's index, and both must move up */
         rf_gpu_ftotal *t = &u->tot[u->ntot++];
         t->group = g;
         t->reduce = r;
         t->stage = s;
         t->acc = u->nacc;
-        if (!movable(bl, u, g, pos_of(bl, g)) || !movable(bl, u, r, pos_of(bl, r))) {
+        const char *why = NULL;
+        if (needed_outside(p, u, r->in[0], u->m[s].k) || needed_outside(p, u, g->out, g))
+            why = "the rows it totals are also read elsewhere";
+        else if (!movable(bl, u, g, pos_of(bl, g)) || !movable(bl, u, r, pos_of(bl, r)))
+            why = "a kernel scheduled in between depends on the total";
+        if (why) {
             u->ntot--;
-            f->why[r->id] = "a kernel scheduled in between depends on the total";
+            f->why[r->id] = why;
             return;
         }
         u->nacc += 1 + 2 * r->naggs;
