@@ -1583,11 +1583,6 @@ static rf_status k_facts(gx *x, const rf_hir_kernel *k)
 
 /* ---- fused kernels (Kernel Weaver groups) ---------------------------------------- */
 
-/* Runs fused kernel u (all of its stages) at the position of its first
-** stage. *ran = 0 when a stage met a run-time error: nothing is kept, and
-** the stages then run one by one, so that the error and its message are
-** exactly the CPU's (the first failing kernel in schedule order, its lowest
-** failing row). */
 /* The relation of fused total t's reduce from its sums at acc (the row count
 ** rows): one row when rows were counted, none otherwise, as k_group and
 ** k_reduce give it. */
@@ -1662,6 +1657,11 @@ static rf_status fused_totals(gx *x, const rf_gpu_funit *u, rf_gpu_args *a, int6
     return st;
 }
 
+/* Runs fused kernel u (all of its stages) at the position of its first
+** stage. *ran = 0 when a stage met a run-time error: nothing is kept, and
+** the stages then run one by one, so that the error and its message are
+** exactly the CPU's (the first failing kernel in schedule order, its lowest
+** failing row). */
 static rf_status k_fused(gx *x, const rf_gpu_funit *u, int *ran)
 {
     const rf_hir_kernel *h = u->m[0].k; /* every head reads what the first stage reads */
