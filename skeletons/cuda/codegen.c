@@ -643,6 +643,22 @@ static void gen_total_rows(const rf_gpu_ftotal *t, rf_buf *b)
 ** one thread per CTA adds the CTA's to the result p[3] (layout as above) by
 ** atomics: sums of integers, so the result does not depend on the order.
 ** p[0] error words; the rest of the arguments as the flags pass has them. */
+/* Adds every total's words of src[] to dst[] by atomics (shared or global
+** memory), at the given indentation: the count, then each sum's two words. */
+static void gen_total_adds(const rf_gpu_funit *u, rf_buf *b, const char *dst, const char *src, const char *ind)
+{
+    for (int32_t t = 0; t < u->ntot; t++) {
+        const rf_gpu_ftotal *T = &u->tot[t];
+        rf_buf_printf(b, "%sif (%s[%d]) atomicAdd(&%s[%d], %s[%d]);\n", ind, src, T->acc, dst, T->acc, src, T->acc);
+        for (int32_t i = 0; i < T->reduce->naggs; i++) {
+            if (T->reduce->aggs[i].fn == RF_AGG_COUNT) continue;
+            int32_t lo = T->acc + 1 + 2 * i;
+            rf_buf_printf(b, "%sif (%s[%d] || %s[%d]) rf::add128(&%s[%d], &%s[%d], %s[%d], %s[%d]);\n", ind, src, lo, src,
+                          lo + 1, dst, lo, dst, lo + 1, src, lo, src, lo + 1);
+        }
+    }
+}
+
 static void gen_total_kernel(const rf_gpu_funit *u, rf_buf *b)
 {
     int32_t nacc = u->nacc;
@@ -655,33 +671,11 @@ static void gen_total_kernel(const rf_gpu_funit *u, rf_buf *b)
                   "    __syncthreads();\n"
                   "    RF_FOR(r, a.n) G%d::row<false>(a, r, acc);\n",
                   RF_GPU_TILE, u->id, nacc, nacc, nacc, nacc, u->id);
-    for (int32_t t = 0; t < u->ntot; t++) {
-        const rf_gpu_ftotal *T = &u->tot[t];
-        rf_buf_printf(b, "    if (acc[%d]) atomicAdd(&s[%d], acc[%d]);\n", T->acc, T->acc, T->acc);
-    }
-    for (int32_t t = 0; t < u->ntot; t++) {
-        const rf_gpu_ftotal *T = &u->tot[t];
-        for (int32_t i = 0; i < T->reduce->naggs; i++) {
-            if (T->reduce->aggs[i].fn == RF_AGG_COUNT) continue;
-            int32_t lo = T->acc + 1 + 2 * i;
-            rf_buf_printf(b, "    if (acc[%d] || acc[%d]) rf::add128(&s[%d], &s[%d], acc[%d], acc[%d]);\n", lo, lo + 1,
-                          lo, lo + 1, lo, lo + 1);
-        }
-    }
-    rf_buf_printf(b,
-                  "    __syncthreads();\n"
-                  "    if (threadIdx.x == 0) {\n"
-                  "        rf::u64 *out = (rf::u64 *)a.p[3];\n");
-    for (int32_t t = 0; t < u->ntot; t++) {
-        const rf_gpu_ftotal *T = &u->tot[t];
-        rf_buf_printf(b, "        if (s[%d]) atomicAdd(&out[%d], s[%d]);\n", T->acc, T->acc, T->acc);
-        for (int32_t i = 0; i < T->reduce->naggs; i++) {
-            if (T->reduce->aggs[i].fn == RF_AGG_COUNT) continue;
-            int32_t lo = T->acc + 1 + 2 * i;
-            rf_buf_printf(b, "        if (s[%d] || s[%d]) rf::add128(&out[%d], &out[%d], s[%d], s[%d]);\n", lo, lo + 1,
-                          lo, lo + 1, lo, lo + 1);
-        }
-    }
+    gen_total_adds(u, b, "s", "acc", "    ");
+    rf_buf_puts(b, "    __syncthreads();\n"
+                   "    if (threadIdx.x == 0) {\n"
+                   "        rf::u64 *out = (rf::u64 *)a.p[3];\n");
+    gen_total_adds(u, b, "out", "s", "        ");
     rf_buf_puts(b, "    }\n}\n\n");
 }
 
