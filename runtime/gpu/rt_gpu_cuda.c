@@ -53,6 +53,10 @@ typedef struct cu_api {
     CUresult (*ModuleLoadData)(CUmodule *, const void *);
     CUresult (*ModuleGetFunction)(CUfunction *, CUmodule, const char *);
     CUresult (*ModuleUnload)(CUmodule);
+    CUresult (*ModuleGetFunctionCount)(unsigned *, CUmodule);              /* optional (12.4) */
+    CUresult (*ModuleEnumerateFunctions)(CUfunction *, unsigned, CUmodule); /* optional (12.4) */
+    CUresult (*FuncGetName)(const char **, CUfunction);                    /* optional (12.3) */
+    CUresult (*FuncLoad)(CUfunction);                                      /* optional (12.4) */
     CUresult (*LinkCreate)(unsigned, CUjit_option *, void **, CUlinkState *);
     CUresult (*LinkAddData)(CUlinkState, CUjitInputType, void *, size_t, const char *, unsigned, CUjit_option *,
                             void **);
@@ -181,6 +185,12 @@ static void drv_open(void)
     LOAD(ModuleLoadData, "cuModuleLoadData", NULL);
     LOAD(ModuleGetFunction, "cuModuleGetFunction", NULL);
     LOAD(ModuleUnload, "cuModuleUnload", NULL);
+    /* optional: without them the kernels are looked up (and, with the
+    ** driver's lazy loading, put on the GPU) at their first launch */
+    *(void **)&f->ModuleGetFunctionCount = sym(h, "cuModuleGetFunctionCount", NULL);
+    *(void **)&f->ModuleEnumerateFunctions = sym(h, "cuModuleEnumerateFunctions", NULL);
+    *(void **)&f->FuncGetName = sym(h, "cuFuncGetName", NULL);
+    *(void **)&f->FuncLoad = sym(h, "cuFuncLoad", NULL);
     /* optional: without the linker the driver JITs the PTX itself (and
     ** keeps its own cache), only our cubin cache is lost */
     *(void **)&f->LinkCreate = sym(h, "cuLinkCreate_v2", NULL);
@@ -332,7 +342,7 @@ static rf_status cu_sync(gdev *g)
 
 /* ---- the module ------------------------------------------------------------------ */
 
-static rf_status cu_load(gdev *g, const rf_gpu_ptx *ptx, const char *src, uint64_t srclen)
+static rf_status cu_load_module(gdev *g, const rf_gpu_ptx *ptx, const char *src, uint64_t srclen)
 {
     (void)src;
     (void)srclen;
@@ -390,6 +400,58 @@ static rf_status cu_load(gdev *g, const rf_gpu_ptx *ptx, const char *src, uint64
     return RF_OK;
 }
 
+static rf_status fn_add(cu_state *c, const char *name, CUfunction f)
+{
+    if (c->nfns == c->capfns) {
+        int nc = c->capfns ? 2 * c->capfns : 64;
+        fnent *n = rf_realloc(c->fns, (size_t)nc * sizeof *n);
+        if (!n) return RF_ENOMEM;
+        c->fns = n;
+        c->capfns = nc;
+    }
+    if (!(c->fns[c->nfns].name = rf_strdup(name))) return RF_ENOMEM;
+    c->fns[c->nfns++].fn = f;
+    return RF_OK;
+}
+
+/* Every kernel of the module, looked up and put on the GPU now: with the
+** driver's lazy loading (the default since CUDA 12.2) each kernel would
+** otherwise be loaded at its first launch, inside the timed run, on every
+** run (each run loads the module anew). Needs the 12.4 driver API; without
+** it the kernels load at their first launch, as before. */
+static rf_status cu_load_functions(gdev *g)
+{
+    cu_state *c = g->impl;
+    unsigned n = 0;
+    if (!drv.f.ModuleGetFunctionCount || !drv.f.ModuleEnumerateFunctions || !drv.f.FuncGetName ||
+        drv.f.ModuleGetFunctionCount(&n, c->mod) != CUDA_SUCCESS || n == 0)
+        return RF_OK;
+    CUfunction *fs = rf_calloc(n, sizeof *fs);
+    if (!fs) return RF_ENOMEM;
+    rf_status st = RF_OK;
+    if (drv.f.ModuleEnumerateFunctions(fs, n, c->mod) == CUDA_SUCCESS)
+        for (unsigned i = 0; i < n && !st; i++) {
+            const char *name = NULL;
+            if (drv.f.FuncGetName(&name, fs[i]) != CUDA_SUCCESS || !name) continue;
+            if (drv.f.FuncLoad) {
+                CUresult r = drv.f.FuncLoad(fs[i]);
+                if (r != CUDA_SUCCESS) {
+                    st = cu_fail(g, r, "loading a kernel onto the GPU");
+                    break;
+                }
+            }
+            st = fn_add(c, name, fs[i]);
+        }
+    free(fs);
+    return st;
+}
+
+static rf_status cu_load(gdev *g, const rf_gpu_ptx *ptx, const char *src, uint64_t srclen)
+{
+    rf_status st = cu_load_module(g, ptx, src, srclen);
+    return st ? st : cu_load_functions(g);
+}
+
 static rf_status cu_func(gdev *g, const char *name, void **fn)
 {
     cu_state *c = g->impl;
@@ -404,17 +466,9 @@ static rf_status cu_func(gdev *g, const char *name, void **fn)
         rf_error(g->d, rf_mkloc(NULL, 0, 0), "GPU: the program has no kernel %s: %s", name, cu_errstr(r));
         return RF_EINTERNAL;
     }
-    if (c->nfns == c->capfns) {
-        int nc = c->capfns ? 2 * c->capfns : 64;
-        fnent *n = rf_realloc(c->fns, (size_t)nc * sizeof *n);
-        if (!n) return RF_ENOMEM;
-        c->fns = n;
-        c->capfns = nc;
-    }
-    if (!(c->fns[c->nfns].name = rf_strdup(name))) return RF_ENOMEM;
-    c->fns[c->nfns++].fn = f;
-    *fn = (void *)f;
-    return RF_OK;
+    rf_status st = fn_add(c, name, f);
+    if (!st) *fn = (void *)f;
+    return st;
 }
 
 static rf_status cu_launch(gdev *g, void *fn, const char *name, uint64_t grid, const rf_gpu_args *a)
