@@ -64,10 +64,12 @@ typedef struct rf_rt_result {
     uint64_t gpu_peak_bytes;   /* GPU: the most device memory the run's values held at once */
     int32_t gpu_fused;         /* GPU: fused kernels run (each run of one counts) */
     /* GPU, the run (not the load): calls and host seconds of kernel
-    ** launches, waits for the GPU (results read back, synchronizations) and
-    ** CUB primitives */
-    int64_t gpu_launches, gpu_waits, gpu_cub_calls;
-    double gpu_launch_seconds, gpu_wait_seconds, gpu_cub_seconds;
+    ** launches, waits for the GPU (results read back, synchronizations),
+    ** CUB primitives and the rest (copies to and on the GPU, clears, kernel
+    ** lookups) */
+    int64_t gpu_launches, gpu_waits, gpu_cub_calls, gpu_other_calls;
+    double gpu_launch_seconds, gpu_wait_seconds, gpu_cub_seconds, gpu_other_seconds;
+    char *gpu_trace;           /* GPU with RF_GPU_TRACE set: one line per device operation of the run (owned) */
 } rf_rt_result;
 
 /* Runs p. On success *out holds the outputs; on failure d says why (data

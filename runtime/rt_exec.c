@@ -1259,6 +1259,7 @@ void rf_rt_result_free(rf_rt_result *r)
     for (int32_t i = 0; i < r->noutputs; i++) rf_rt_rel_free(&r->outputs[i].rel);
     free(r->outputs);
     free(r->stats);
+    free(r->gpu_trace);
     if (!r->dict_borrowed) rf_rt_dict_free(r->dict);
     free(r);
 }

@@ -152,6 +152,7 @@ int rf_tool_run(int argc, char **argv)
             rf_rt_result_free(res);
             res = NULL;
             st = rf_rt_run(hir, &o, &res, &d);
+            if (!st && res->gpu_trace) fputs(res->gpu_trace, stderr);
             if (!st && repeat > 1)
                 fprintf(stderr, "run %lld of %lld (device %s): load %.6f s, run %.6f s\n", (long long)(r + 1),
                         (long long)repeat, res->device, res->load_seconds, res->run_seconds);

@@ -188,9 +188,10 @@ void rf_tool_print_profile(const rf_rt_result *res, FILE *f)
         fprintf(f, "gpu: %d fused kernel runs, peak device memory %llu bytes, %lld bytes moved\n", (int)res->gpu_fused,
                 (unsigned long long)res->gpu_peak_bytes, (long long)moved);
         fprintf(f,
-                "gpu host time: %lld launches %.3f ms, %lld waits for the GPU %.3f ms, %lld CUB calls %.3f ms "
-                "(besides the profile's own wait after each kernel)\n",
+                "gpu host time: %lld launches %.3f ms, %lld waits for the GPU %.3f ms, %lld CUB calls %.3f ms, "
+                "%lld other calls %.3f ms (besides the profile's own wait after each kernel)\n",
                 (long long)res->gpu_launches, res->gpu_launch_seconds * 1e3, (long long)res->gpu_waits,
-                res->gpu_wait_seconds * 1e3, (long long)res->gpu_cub_calls, res->gpu_cub_seconds * 1e3);
+                res->gpu_wait_seconds * 1e3, (long long)res->gpu_cub_calls, res->gpu_cub_seconds * 1e3,
+                (long long)res->gpu_other_calls, res->gpu_other_seconds * 1e3);
     }
 }

@@ -5,15 +5,22 @@
 ** counts, per class of operation, the calls and the host time spent in them:
 ** kernel launches, waits for the GPU (transfers to the host and
 ** synchronizations, which wait for all queued work), CUB primitives, and the
-** rest (copies to the GPU, clears, copies on the GPU). `--profile` prints
+** rest (copies to the GPU, clears, copies on the GPU, kernel lookups, which
+** with the driver's lazy loading also put a kernel on the GPU). `--profile` prints
 ** them: a run whose time is mostly waiting with little work per wait is
 ** bound by synchronizations, not by the GPU's memory bandwidth.
 **
 ** The wrapper is installed for every run (two clock reads per operation);
-** nothing here changes what the device does.
+** nothing here changes what the device does. With RF_GPU_TRACE set (to
+** anything but 0), every operation of the run is also noted, one line each:
+** when it started (ms since the run began), the host time it took, and what
+** it was; the run hands the text over in rf_rt_result.gpu_trace (`redfox
+** run` prints it). A debugging aid for finding host-side gaps; the lines are
+** kept in memory so that writing them does not make gaps of its own.
 */
 #include "rt_gpu_internal.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -24,12 +31,20 @@ static double acct_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-#define TIMED(g, cls, call)                                                                                        \
+static void trace(gdev *g, double t0, double t1, const char *what, const char *name, uint64_t n)
+{
+    rf_buf_printf(&g->acct.trace_text, "gpu trace: %9.3f ms %8.3f ms  %s%s%s n=%llu\n", (t0 - g->acct.start) * 1e3,
+                  (t1 - t0) * 1e3, what, name ? " " : "", name ? name : "", (unsigned long long)n);
+}
+
+#define TIMED_AS(g, cls, what, name, n, call)                                                                      \
     do {                                                                                                           \
         double t0_ = acct_now();                                                                                   \
         rf_status st_ = (call);                                                                                    \
+        double t1_ = acct_now();                                                                                   \
         (g)->acct.calls[cls]++;                                                                                    \
-        (g)->acct.seconds[cls] += acct_now() - t0_;                                                                \
+        (g)->acct.seconds[cls] += t1_ - t0_;                                                                       \
+        if ((g)->acct.trace) trace((g), t0_, t1_, (what), (name), (uint64_t)(n));                                  \
         return st_;                                                                                                \
     } while (0)
 
@@ -38,11 +53,14 @@ static rf_status a_load(gdev *g, const rf_gpu_ptx *ptx, const char *src, uint64_
     return g->inner->load(g, ptx, src, srclen);
 }
 
-static rf_status a_func(gdev *g, const char *name, void **fn) { return g->inner->func(g, name, fn); }
+static rf_status a_func(gdev *g, const char *name, void **fn)
+{
+    TIMED_AS(g, RF_GPU_ACCT_OTHER, "func", name, 0, g->inner->func(g, name, fn));
+}
 
 static rf_status a_launch(gdev *g, void *fn, const char *name, uint64_t grid, const rf_gpu_args *a)
 {
-    TIMED(g, RF_GPU_ACCT_LAUNCH, g->inner->launch(g, fn, name, grid, a));
+    TIMED_AS(g, RF_GPU_ACCT_LAUNCH, "launch", name, a->n, g->inner->launch(g, fn, name, grid, a));
 }
 
 static rf_status a_mem_alloc(gdev *g, uint64_t bytes, gptr *out) { return g->inner->mem_alloc(g, bytes, out); }
@@ -50,49 +68,49 @@ static void a_mem_free(gdev *g, gptr p) { g->inner->mem_free(g, p); }
 
 static rf_status a_h2d(gdev *g, gptr dst, const void *src, uint64_t n)
 {
-    TIMED(g, RF_GPU_ACCT_OTHER, g->inner->h2d(g, dst, src, n));
+    TIMED_AS(g, RF_GPU_ACCT_OTHER, "h2d", NULL, n, g->inner->h2d(g, dst, src, n));
 }
 
 static rf_status a_d2h(gdev *g, void *dst, gptr src, uint64_t n)
 {
-    TIMED(g, RF_GPU_ACCT_WAIT, g->inner->d2h(g, dst, src, n));
+    TIMED_AS(g, RF_GPU_ACCT_WAIT, "d2h", NULL, n, g->inner->d2h(g, dst, src, n));
 }
 
 static rf_status a_d2d(gdev *g, gptr dst, gptr src, uint64_t n)
 {
-    TIMED(g, RF_GPU_ACCT_OTHER, g->inner->d2d(g, dst, src, n));
+    TIMED_AS(g, RF_GPU_ACCT_OTHER, "d2d", NULL, n, g->inner->d2d(g, dst, src, n));
 }
 
 static rf_status a_memset8(gdev *g, gptr dst, uint8_t v, uint64_t n)
 {
-    TIMED(g, RF_GPU_ACCT_OTHER, g->inner->memset8(g, dst, v, n));
+    TIMED_AS(g, RF_GPU_ACCT_OTHER, "memset", NULL, n, g->inner->memset8(g, dst, v, n));
 }
 
-static rf_status a_sync(gdev *g) { TIMED(g, RF_GPU_ACCT_WAIT, g->inner->sync(g)); }
+static rf_status a_sync(gdev *g) { TIMED_AS(g, RF_GPU_ACCT_WAIT, "sync", NULL, 0, g->inner->sync(g)); }
 
 static rf_status a_sort_pairs(gdev *g, gptr temp, uint64_t *tbytes, gptr kin, gptr kout, gptr vin, gptr vout,
                               int64_t n, int b0, int b1)
 {
     if (!temp) return g->inner->sort_pairs(g, temp, tbytes, kin, kout, vin, vout, n, b0, b1);
-    TIMED(g, RF_GPU_ACCT_CUB, g->inner->sort_pairs(g, temp, tbytes, kin, kout, vin, vout, n, b0, b1));
+    TIMED_AS(g, RF_GPU_ACCT_CUB, "cub sort", NULL, n, g->inner->sort_pairs(g, temp, tbytes, kin, kout, vin, vout, n, b0, b1));
 }
 
 static rf_status a_scan_i64(gdev *g, gptr temp, uint64_t *tbytes, gptr in, gptr out, int64_t n)
 {
     if (!temp) return g->inner->scan_i64(g, temp, tbytes, in, out, n);
-    TIMED(g, RF_GPU_ACCT_CUB, g->inner->scan_i64(g, temp, tbytes, in, out, n));
+    TIMED_AS(g, RF_GPU_ACCT_CUB, "cub scan", NULL, n, g->inner->scan_i64(g, temp, tbytes, in, out, n));
 }
 
 static rf_status a_scan_u8(gdev *g, gptr temp, uint64_t *tbytes, gptr in, gptr out, int64_t n)
 {
     if (!temp) return g->inner->scan_u8(g, temp, tbytes, in, out, n);
-    TIMED(g, RF_GPU_ACCT_CUB, g->inner->scan_u8(g, temp, tbytes, in, out, n));
+    TIMED_AS(g, RF_GPU_ACCT_CUB, "cub scan", NULL, n, g->inner->scan_u8(g, temp, tbytes, in, out, n));
 }
 
 static rf_status a_select(gdev *g, gptr temp, uint64_t *tbytes, gptr flags, gptr out, gptr nsel, int64_t n)
 {
     if (!temp) return g->inner->select(g, temp, tbytes, flags, out, nsel, n);
-    TIMED(g, RF_GPU_ACCT_CUB, g->inner->select(g, temp, tbytes, flags, out, nsel, n));
+    TIMED_AS(g, RF_GPU_ACCT_CUB, "cub select", NULL, n, g->inner->select(g, temp, tbytes, flags, out, nsel, n));
 }
 
 static rf_status a_mark(gdev *g, int which) { return g->inner->mark(g, which); }
@@ -113,4 +131,12 @@ void rf_gpu_acct_install(gdev *g)
     g->ops = &acct_ops;
 }
 
-void rf_gpu_acct_reset(gdev *g) { memset(&g->acct, 0, sizeof g->acct); }
+void rf_gpu_acct_reset(gdev *g)
+{
+    rf_buf_free(&g->acct.trace_text);
+    memset(&g->acct, 0, sizeof g->acct);
+    rf_buf_init(&g->acct.trace_text);
+    const char *e = getenv("RF_GPU_TRACE");
+    g->acct.trace = e && e[0] && strcmp(e, "0") != 0;
+    g->acct.start = acct_now();
+}

@@ -686,7 +686,7 @@ static rf_status k_map(gx *x, const rf_hir_kernel *k)
 /* ---- joins ---------------------------------------------------------------------------- */
 
 typedef struct jtab {
-    gbuf hs, js, tk, tv;
+    gbuf hs, js, start; /* hashes sorted by bucket, their rows, each bucket's start */
     uint64_t mask;
     int64_t n;
 } jtab;
@@ -695,11 +695,11 @@ static void jtab_free(gx *x, jtab *t)
 {
     gfree(x, &t->hs);
     gfree(x, &t->js);
-    gfree(x, &t->tk);
-    gfree(x, &t->tv);
+    gfree(x, &t->start);
 }
 
-/* The build side: rows sorted by key hash, a table from hash to run start. */
+/* The build side (rf_join.cuh): rows sorted by their key hash's bucket, and
+** where each bucket starts. */
 static rf_status join_build(gx *x, const char *sig, const rf_gpu_args *keys, int64_t nr, jtab *t)
 {
     memset(t, 0, sizeof *t);
@@ -711,20 +711,20 @@ static rf_status join_build(gx *x, const char *sig, const rf_gpu_args *keys, int
     if (!st) st = galloc(x, (uint64_t)nr * 8, &r);
     a.p[0] = h.p;
     a.p[1] = r.p;
+    uint64_t cap = pow2_at_least((uint64_t)nr * 2);
+    int bits = 0;
+    while ((UINT64_C(1) << bits) < cap) bits++;
+    t->mask = cap - 1;
     if (!st) st = hlaunch(x, sig, "join_hash", nr, &a);
-    if (!st) st = sort_pairs(x, h.p, r.p, nr, 64, &t->hs, &t->js);
+    if (!st) st = sort_pairs(x, h.p, r.p, nr, bits, &t->hs, &t->js);
     gfree(x, &h);
     gfree(x, &r);
-    uint64_t cap = pow2_at_least((uint64_t)nr * 2);
-    t->mask = cap - 1;
-    if (!st) st = galloc(x, cap * 8, &t->tk);
-    if (!st) st = galloc(x, cap * 8, &t->tv);
-    if (!st) st = x->g.ops->memset8(&x->g, t->tk.p, 0xff, cap * 8);
+    if (!st) st = galloc(x, cap * 8, &t->start);
+    if (!st) st = x->g.ops->memset8(&x->g, t->start.p, 0xff, cap * 8);
     memset(&a, 0, sizeof a);
     a.n = nr;
     a.p[0] = t->hs.p;
-    a.p[1] = t->tk.p;
-    a.p[2] = t->tv.p;
+    a.p[1] = t->start.p;
     a.x[0] = (int64_t)t->mask;
     if (!st) st = launch(x, "rf_join_runs", nr, &a);
     if (st) jtab_free(x, t);
@@ -778,8 +778,7 @@ static rf_status k_join_index(gx *x, const rf_hir_kernel *k)
         a.m = nr;
         a.p[0] = t.hs.p;
         a.p[1] = t.js.p;
-        a.p[2] = t.tk.p;
-        a.p[3] = t.tv.p;
+        a.p[2] = t.start.p;
         a.x[0] = (int64_t)t.mask;
         if (anti) {
             gbuf flags = {0, 0};
@@ -1593,8 +1592,11 @@ static rf_status fused_total_result(gx *x, const rf_gpu_ftotal *t, gptr acc, int
     int64_t ng = rows > 0;
     gval r;
     rf_status st = rel_alloc(x, &r, ov->types, ov->ncols, ng, ng);
+    /* counts cannot overflow (fewer than 2^63 rows): only sums need the error word */
+    int sums = 0;
+    for (int32_t i = 0; i < k->naggs; i++) sums += k->aggs[i].fn != RF_AGG_COUNT;
     gbuf err = {0, 0};
-    if (!st && ng) st = err_word(x, &err);
+    if (!st && ng && sums) st = err_word(x, &err);
     for (int32_t i = 0; i < k->naggs && !st && ng; i++) {
         const rf_qp_agg *ag = &k->aggs[i];
         gptr dst = colp(&r, i);
@@ -1614,7 +1616,7 @@ static rf_status fused_total_result(gx *x, const rf_gpu_ftotal *t, gptr acc, int
         st = launch(x, "rf_red_final", 1, &a);
     }
     int64_t bad = -1;
-    if (!st && ng) st = get_i64(x, err.p, &bad);
+    if (!st && ng && sums) st = get_i64(x, err.p, &bad);
     for (int32_t i = 0; i < k->naggs && !st && bad != -1; i++) {
         const rf_qp_agg *ag = &k->aggs[i];
         if (ag->fn != RF_AGG_COUNT)
@@ -1735,8 +1737,7 @@ static rf_status k_fused(gx *x, const rf_gpu_funit *u, int *ran)
         a.m = nr;
         a.p[4] = jt.hs.p;
         a.p[5] = jt.js.p;
-        a.p[6] = jt.tk.p;
-        a.p[7] = jt.tv.p;
+        a.p[6] = jt.start.p;
         a.x[0] = (int64_t)jt.mask;
     }
     if (u->ntot) {
@@ -1747,18 +1748,17 @@ static rf_status k_fused(gx *x, const rf_gpu_funit *u, int *ran)
     }
     /* per written output: a flag per row, or with a join source a count per left row */
     uint64_t fw = counts ? 8 : 1;
-    if (!st) st = galloc(x, (uint64_t)u->n * 8, &err);
+    /* the error words, then each written output's row count: one read brings all */
+    if (!st) st = galloc(x, (uint64_t)(u->n + u->nmat) * 8, &err);
     if (!st) st = x->g.ops->memset8(&x->g, err.p, 0xff, (uint64_t)u->n * 8);
     if (!st && u->nmat) st = galloc(x, n1 * fw * (uint64_t)u->nmat, &flags);
     a.p[0] = err.p;
     a.p[1] = flags.p;
     snprintf(name, sizeof name, "rfg%d_flags", u->id);
     if (!st) st = launch(x, name, n, &a);
-    if (!st) st = x->g.ops->d2h(&x->g, bad, err.p, (uint64_t)u->n * 8);
-    for (int32_t m = 0; m < u->n && !st; m++)
-        if (bad[m] != -1) *ran = 0;
-    /* one exclusive scan per written output */
-    if (!st && *ran && u->nmat) {
+    /* one exclusive scan per written output, queued behind the flags pass
+    ** (a stage error discards them) */
+    if (!st && u->nmat) {
         st = galloc(x, n1 * 8 * (uint64_t)u->nmat, &pos);
         uint64_t tb = 0;
         if (!st && counts) st = x->g.ops->scan_i64(&x->g, 0, &tb, flags.p, pos.p, n + 1);
@@ -1766,18 +1766,21 @@ static rf_status k_fused(gx *x, const rf_gpu_funit *u, int *ran)
         if (!st) st = galloc(x, tb ? tb : 8, &t);
         for (int32_t s = 0; s < u->nmat && !st; s++) {
             gptr f = flags.p + (uint64_t)s * n1 * fw, q = pos.p + (uint64_t)s * n1 * 8;
-            if (counts) {
-                st = put_u64(x, f + (uint64_t)n * 8, 0);
-                if (!st) st = x->g.ops->scan_i64(&x->g, t.p, &tb, f, q, n + 1);
-            } else {
-                st = x->g.ops->memset8(&x->g, f + (uint64_t)n, 0, 1);
-                if (!st) st = x->g.ops->scan_u8(&x->g, t.p, &tb, f, q, n + 1);
-            }
-            if (!st) st = get_i64(x, q + (uint64_t)n * 8, &count[s]);
+            st = x->g.ops->memset8(&x->g, f + (uint64_t)n * fw, 0, fw);
+            if (!st && counts) st = x->g.ops->scan_i64(&x->g, t.p, &tb, f, q, n + 1);
+            else if (!st) st = x->g.ops->scan_u8(&x->g, t.p, &tb, f, q, n + 1);
+            if (!st) st = x->g.ops->d2d(&x->g, err.p + (uint64_t)(u->n + s) * 8, q + (uint64_t)n * 8, 8);
         }
         gfree(x, &t);
         a.p[2] = pos.p;
     }
+    int64_t words[RF_GPU_FUSE_MAX * 2];
+    if (!st) st = x->g.ops->d2h(&x->g, words, err.p, (uint64_t)(u->n + u->nmat) * 8);
+    for (int32_t m = 0; m < u->n && !st; m++) {
+        bad[m] = words[m];
+        if (bad[m] != -1) *ran = 0;
+    }
+    for (int32_t s = 0; s < u->nmat && !st; s++) count[s] = words[u->n + s];
     int64_t any = 0;
     for (int32_t m = 0; m < u->n && !st && *ran; m++) {
         const rf_gpu_fmember *mb = &u->m[m];
@@ -2208,6 +2211,9 @@ rf_status rf_rt_gpu_run(const rf_hir_program *p, const void *ptx0, uint64_t ptx0
         res->gpu_launch_seconds = x.g.acct.seconds[RF_GPU_ACCT_LAUNCH];
         res->gpu_wait_seconds = x.g.acct.seconds[RF_GPU_ACCT_WAIT];
         res->gpu_cub_seconds = x.g.acct.seconds[RF_GPU_ACCT_CUB];
+        res->gpu_other_calls = (int64_t)x.g.acct.calls[RF_GPU_ACCT_OTHER];
+        res->gpu_other_seconds = x.g.acct.seconds[RF_GPU_ACCT_OTHER];
+        if (x.g.acct.trace && x.g.acct.trace_text.len) res->gpu_trace = rf_strdup(rf_buf_cstr(&x.g.acct.trace_text));
     }
     if (!st) {
         int32_t n = 0;
@@ -2235,6 +2241,7 @@ rf_status rf_rt_gpu_run(const rf_hir_program *p, const void *ptx0, uint64_t ptx0
     free(x.vals);
     free(x.plans);
     rf_gpool_free(x.pool);
+    rf_buf_free(&x.g.acct.trace_text);
     if (x.g_open) x.g.ops->close(&x.g);
     rf_cpu_pool_free(x.cpool);
     if (st) {
@@ -2243,6 +2250,7 @@ rf_status rf_rt_gpu_run(const rf_hir_program *p, const void *ptx0, uint64_t ptx0
             for (int32_t i = 0; i < res->noutputs; i++) rf_rt_rel_free(&res->outputs[i].rel);
             free(res->outputs);
             free(res->stats);
+            free(res->gpu_trace);
             free(res);
         }
         if (!dict_borrowed) rf_rt_dict_free(x.dict);

@@ -58,6 +58,9 @@ enum { RF_GPU_ACCT_LAUNCH, RF_GPU_ACCT_WAIT, RF_GPU_ACCT_CUB, RF_GPU_ACCT_OTHER,
 typedef struct gdev_acct {
     uint64_t calls[RF_GPU_ACCT_N];
     double seconds[RF_GPU_ACCT_N];
+    int trace;      /* RF_GPU_TRACE set: every operation of the run, as text in trace_text */
+    rf_buf trace_text;
+    double start;   /* the run's start, for the trace's times */
 } gdev_acct;
 
 struct gdev {

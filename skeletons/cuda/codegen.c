@@ -615,8 +615,8 @@ static rf_status gen_map_kernel(const rf_hir_program *p, const rf_hir_kernel *k,
 ** right row, as the unfused join_index + join_map give them.
 **   c0 / c1 the left and right relations (no r0 / r1); n left rows, m right
 **   rows; p[0] error words; p[1] i64 counts (layout as above); p[2] i64
-**   positions; p[4..7] the build side (sorted hashes, their rows, the run
-**   table's keys and values), x[0] the table mask. */
+**   positions; p[4..6] the build side (hashes sorted by bucket, their rows,
+**   the bucket starts), x[0] the bucket mask. */
 /* A fused total (rf_gpu_ftotal): where its stage passes, the row is counted
 ** in acc[t.acc] and each total or average's argument is added to its
 ** 128-bit sum acc[t.acc + 1 + 2i] (low), acc[t.acc + 2 + 2i] (high), in the
@@ -763,7 +763,7 @@ static rf_status gen_fused_kernel(const rf_hir_program *p, const rf_gpu_funit *u
             rf_buf_puts(b, "};\n        rf::any_f pf = {false};\n");
             rf_buf_printf(b, "        if (a.m > 0)\n"
                              "            rf::join_matches_k<KS_%s>(lk, rk, (const rf::u64 *)a.p[4], (const rf::i64 *)a.p[5],\n"
-                             "                                     (const rf::u64 *)a.p[6], (const rf::i64 *)a.p[7], (rf::u64)a.x[0], a.m, r, pf);\n"
+                             "                                     (const rf::i64 *)a.p[6], (rf::u64)a.x[0], a.m, r, pf);\n"
                              "        if (!pf.any) stages<W>(a, r, r, r, w, hit, acc);\n",
                           sig);
         } else {
@@ -802,7 +802,7 @@ static rf_status gen_fused_kernel(const rf_hir_program *p, const rf_gpu_funit *u
         rf_buf_printf(b, "        for (int s = 0; s < %d; s++) {\n            f.w[s] = W && pos ? pos[s * n1 + r] : 0;\n"
                          "            f.c[s] = 0;\n        }\n", nm);
         rf_buf_printf(b, "        rf::join_matches_k<KS_%s>(lk, rk, (const rf::u64 *)a.p[4], (const rf::i64 *)a.p[5],\n"
-                         "                                 (const rf::u64 *)a.p[6], (const rf::i64 *)a.p[7], (rf::u64)a.x[0], a.m, r, f);\n",
+                         "                                 (const rf::i64 *)a.p[6], (rf::u64)a.x[0], a.m, r, f);\n",
                       sig);
         if (u->nmat > 0)
             rf_buf_printf(b, "        if (!W)\n            for (int s = 0; s < %d; s++) cnt[s * n1 + r] = f.c[s];\n", u->nmat);

@@ -6,17 +6,19 @@
 //   static u64 hash(const void *const *cols, i64 r);
 //   static bool eq(const void *const *a, i64 i, const void *const *b, i64 j);
 // Build: join_hash gives each right row its hash; the host radix-sorts the
-// (hash, row) pairs, which keeps the rows of one hash in ascending order;
-// join_runs enters the start of every run of equal hashes into an
-// open-addressing table (key: the hash). Probe: join_count counts each left
+// (hash, row) pairs on the hash's low bits (its bucket: hash & mask, about
+// two buckets per row), which keeps the rows of one bucket in ascending
+// order; join_runs writes where each bucket starts (-1: empty). A probe reads
+// its bucket's start and walks the bucket: one random read to find it, and
+// the sort needs only log2(buckets) bits, not 64. Probe: join_count counts each left
 // row's matches, the host scans the counts into write positions, join_write
 // writes the pairs. So the pairs come out ordered by left row, then right
 // row, exactly as on the CPU, whatever the thread schedule.
 //   join_hash   n right rows; c1 right keys; p[0] u64 hashes out; p[1] i64 rows out
-//   join_runs   n right rows; p[0] sorted hashes; p[1] u64 table keys; p[2] i64
-//               table values (run starts); x[0] table mask
+//   join_runs   n right rows; p[0] hashes sorted by bucket; p[1] i64 bucket
+//               starts (cleared to -1 by the host); x[0] bucket mask
 //   join_count  n left rows; m right rows; c0/c1 keys; p[0] sorted hashes;
-//               p[1] sorted rows; p[2], p[3] table; x[0] mask; p[4] i64 counts out
+//               p[1] sorted rows; p[2] bucket starts; x[0] mask; p[4] i64 counts out
 //   join_write  as join_count, plus p[5] i64 positions; p[6], p[7] i64 pairs out
 //   anti_flags  as join_count, but p[4] u8 out: 1 where the left row has no match
 // A fused kernel (codegen.c) probes with join_matches_k and consumes each
@@ -25,15 +27,6 @@
 #define RF_JOIN_CUH
 
 namespace rf {
-
-__device__ __forceinline__ i64 find_run(const u64 *tk, const i64 *tv, u64 mask, u64 h)
-{
-    for (u64 s = h & mask;; s = (s + 1) & mask) {
-        u64 k = tk[s];
-        if (k == h) return tv[s];
-        if (k == RF_EMPTY) return -1;
-    }
-}
 
 template <class KS, int TILE> __device__ __forceinline__ void join_hash(const Args &a)
 {
@@ -49,34 +42,27 @@ template <class KS, int TILE> __device__ __forceinline__ void join_hash(const Ar
 template <int TILE> __device__ __forceinline__ void join_runs(const Args &a)
 {
     const u64 *hs = (const u64 *)a.p[0];
-    u64 *tk = (u64 *)a.p[1];
-    i64 *tv = (i64 *)a.p[2];
+    i64 *start = (i64 *)a.p[1];
     u64 mask = (u64)a.x[0];
     RF_FOR(i, a.n)
     {
-        u64 h = hs[i];
-        if (i > 0 && hs[i - 1] == h) continue;
-        for (u64 s = h & mask;; s = (s + 1) & mask) {
-            if (atomicCAS(&tk[s], RF_EMPTY, h) == RF_EMPTY) {
-                tv[s] = i;
-                break;
-            }
-        }
+        u64 b = hs[i] & mask;
+        if (i == 0 || (hs[i - 1] & mask) != b) start[b] = i;
     }
 }
 
 // Calls f(j) for every right row j matching left row i, in ascending j:
-// lk / rk the key columns of the two sides; hs, js, tk, tv, mask, m the
-// build side (sorted hashes, their rows, the run table, right rows).
+// lk / rk the key columns of the two sides; hs, js, start, mask, m the
+// build side (hashes sorted by bucket, their rows, the bucket starts, right rows).
 template <class KS, class F>
 __device__ __forceinline__ void join_matches_k(const void *const *lk, const void *const *rk, const u64 *hs,
-                                               const i64 *js, const u64 *tk, const i64 *tv, u64 mask, i64 m, i64 i,
-                                               F &f)
+                                               const i64 *js, const i64 *start, u64 mask, i64 m, i64 i, F &f)
 {
-    u64 h = KS::hash(lk, i);
-    i64 k = find_run(tk, tv, mask, h);
+    u64 h = KS::hash(lk, i), b = h & mask;
+    i64 k = start[b];
     if (k < 0) return;
-    for (; k < m && hs[k] == h; k++) {
+    for (; k < m && (hs[k] & mask) == b; k++) {
+        if (hs[k] != h) continue;
         i64 j = js[k];
         if (KS::eq(lk, i, rk, j) && !f(j)) return;
     }
@@ -84,8 +70,8 @@ __device__ __forceinline__ void join_matches_k(const void *const *lk, const void
 
 template <class KS, class F> __device__ __forceinline__ void join_matches(const Args &a, i64 i, F &f)
 {
-    join_matches_k<KS>(a.c0, a.c1, (const u64 *)a.p[0], (const i64 *)a.p[1], (const u64 *)a.p[2],
-                       (const i64 *)a.p[3], (u64)a.x[0], a.m, i, f);
+    join_matches_k<KS>(a.c0, a.c1, (const u64 *)a.p[0], (const i64 *)a.p[1], (const i64 *)a.p[2], (u64)a.x[0],
+                       a.m, i, f);
 }
 
 struct count_f {
