@@ -1517,6 +1517,13 @@ static rf_status k_sort(gx *x, const rf_hir_kernel *k)
     const gval *in = &x->vals[k->in[0]];
     const rf_hir_var *iv = x->p->vars[k->in[0]];
     gval out;
+    if (in->nrows <= 1) {
+        /* no index: the identity order (rel_gather reads row i itself), no launch */
+        memset(&out, 0, sizeof out);
+        out.nrows = in->nrows;
+        var_set(x, k->out, &out);
+        return RF_OK;
+    }
     int done = 0;
     rf_status st = sort_limited(x, k, in, iv, &out, &done);
     if (!st && !done) st = sort_rows(x, in, iv->types, k->order, k->norder, in->nrows, &out);
@@ -1525,12 +1532,30 @@ static rf_status k_sort(gx *x, const rf_hir_kernel *k)
     return RF_OK;
 }
 
+/* Whether kernel k releases variable v when it ends (its last reader). */
+static int releases(const rf_hir_kernel *k, int32_t v)
+{
+    for (int32_t r = 0; r < k->nrelease; r++)
+        if (k->release[r] == v) return 1;
+    return 0;
+}
+
 static rf_status k_gather(gx *x, const rf_hir_kernel *k)
 {
     const gval *idx = &x->vals[k->idx];
-    const rf_hir_var *ov = x->p->vars[k->out];
+    const rf_hir_var *ov = x->p->vars[k->out], *iv = x->p->vars[k->in[0]];
     int64_t n = idx->nrows;
     if (k->limit >= 0 && k->limit < n) n = k->limit;
+    gval *in = &x->vals[k->in[0]];
+    if (!idx->a.p && n == in->nrows && k->in[0] != k->out && releases(k, k->in[0]) && !in->set && !in->has_groups &&
+        ov->ncols == iv->ncols && !memcmp(ov->types, iv->types, (size_t)ov->ncols * sizeof *ov->types)) {
+        /* every row in its own order, and this is the input's last use: its
+        ** columns become the output's, with no copy */
+        gval r = *in;
+        memset(in, 0, sizeof *in);
+        var_set(x, k->out, &r);
+        return RF_OK;
+    }
     gval r;
     rf_status st = rel_gather(x, &x->vals[k->in[0]], ov->types, ov->ncols, idx->a.p, n, &r);
     if (st) return st;

@@ -6,7 +6,7 @@
 // Owns nothing but the loops; every kernel is type-agnostic (byte widths in
 // k[]), so one instantiation serves every program.
 //   gather      n rows out; x[0] ncols; k[c] width; c0[c] source; o[c]
-//               destination; r0 rows to take
+//               destination; r0 rows to take (NULL: row i itself)
 //   iota        n; p[0] i64 out: x[0] + i
 //   cross       n = left * right pairs; x[0] right rows; p[0], p[1] i64 out
 //   code_range  n; c0[0] u32 codes; r0 rows (NULL: all); p[0] u64[2]: min, max
@@ -25,7 +25,7 @@ template <int TILE> __device__ __forceinline__ void gather(const Args &a)
     int nc = (int)a.x[0];
     RF_FOR(i, a.n)
     {
-        i64 r = a.r0[i];
+        i64 r = a.r0 ? a.r0[i] : i;
         for (int c = 0; c < nc; c++) {
             switch (a.k[c]) {
             case 8: ((u64 *)a.o[c])[i] = ((const u64 *)a.c0[c])[r]; break;
