@@ -16,7 +16,9 @@
 ** pairs by left row, then right row (the build side is radix-sorted by hash,
 ** which keeps rows of one hash ascending); distinct rows and groups are
 ** numbered by first occurrence (hash tables keep the lowest equal row with
-** atomicMin); sorts are stable LSD radix sorts. So outputs, error messages
+** atomicMin; rows ordered by their first column are deduplicated by a walk
+** over each run of equal first columns, which keeps the same rows); sorts
+** are stable LSD radix sorts. So outputs, error messages
 ** and fixpoints are byte for byte the CPU's.
 **
 ** Errors. Kernels record the lowest failing row in an error word; the host
@@ -164,20 +166,31 @@ static rf_status scan_counts(gx *x, gptr counts, int64_t n, gbuf *pos, int64_t *
     return scan_excl(x, 1, counts, n, pos, total);
 }
 
+/* The i in [0, n) with flags[i] != 0, ascending, into a fresh *out; their
+** count goes to the device word cnt, and the nw words from cnt on come back
+** into w (w[0]: the count) in one wait, so that a status word a kernel left
+** next to the count costs no wait of its own. */
+static rf_status select_into(gx *x, gptr flags, int64_t n, gbuf *out, gptr cnt, int64_t *w, int nw)
+{
+    gbuf t = {0, 0};
+    uint64_t tb = 0;
+    rf_status st = galloc(x, (uint64_t)n * 8, out);
+    if (!st) st = x->g.ops->select(&x->g, 0, &tb, flags, out->p, cnt, n);
+    if (!st) st = galloc(x, tb ? tb : 8, &t);
+    if (!st) st = x->g.ops->select(&x->g, t.p, &tb, flags, out->p, cnt, n);
+    gfree(x, &t);
+    if (!st) st = x->g.ops->d2h(&x->g, w, cnt, (uint64_t)nw * 8);
+    if (st) gfree(x, out);
+    return st;
+}
+
 /* The i in [0, n) with flags[i] != 0, ascending, into a fresh *out (*m of them). */
 static rf_status select_flags(gx *x, gptr flags, int64_t n, gbuf *out, int64_t *m)
 {
-    gbuf cnt = {0, 0}, t = {0, 0};
-    uint64_t tb = 0;
-    rf_status st = galloc(x, (uint64_t)n * 8, out);
-    if (!st) st = galloc(x, 8, &cnt);
-    if (!st) st = x->g.ops->select(&x->g, 0, &tb, flags, out->p, cnt.p, n);
-    if (!st) st = galloc(x, tb ? tb : 8, &t);
-    if (!st) st = x->g.ops->select(&x->g, t.p, &tb, flags, out->p, cnt.p, n);
-    gfree(x, &t);
-    if (!st) st = get_i64(x, cnt.p, m);
+    gbuf cnt = {0, 0};
+    rf_status st = galloc(x, 8, &cnt);
+    if (!st) st = select_into(x, flags, n, out, cnt.p, m, 1);
     gfree(x, &cnt);
-    if (st) gfree(x, out);
     return st;
 }
 
@@ -887,11 +900,66 @@ static rf_status group_rows(gx *x, const keycols *kc, int64_t n, gval *g)
     return st;
 }
 
+/* Rows ordered by their first column (data files written in key order, and
+** the filters, maps, joins and uniques that keep their left input's order)
+** are deduplicated without a hash table: runs_first compares each row with
+** the earlier rows of its run of equal first columns, at most RUNS_LIMIT of
+** them (a longer search is reported and the caller hashes). RUNS_MIN_ROWS:
+** below it one hashing pass costs about as little as the attempt; the
+** environment's RF_GPU_RUNS_MIN replaces it (tests: small inputs through the
+** ordered path, and through the fallback). */
+enum { RUNS_LIMIT = 32, RUNS_MIN_ROWS = 1 << 16 };
+
+static int64_t runs_min_rows(void)
+{
+    const char *e = getenv("RF_GPU_RUNS_MIN");
+    if (!e || !*e) return RUNS_MIN_ROWS;
+    char *end;
+    long long v = strtoll(e, &end, 10);
+    return *end || v < 0 ? RUNS_MIN_ROWS : (int64_t)v;
+}
+
+/* distinct_rows by the walk over runs; *ok = 0 (and nothing kept) when the
+** rows are not ordered by their first column or a run is too long. The
+** status word rides back with the select's count: no extra wait. */
+static rf_status runs_distinct(gx *x, const keycols *kc, int64_t n, gptr want, gbuf *keep, int64_t *m, int *ok)
+{
+    *ok = 0;
+    gbuf flags = {0, 0}, cs = {0, 0};
+    rf_status st = galloc(x, (uint64_t)n + 1, &flags);
+    if (!st) st = galloc(x, 16, &cs); /* the select's count, the status word */
+    if (!st) st = x->g.ops->memset8(&x->g, cs.p + 8, 0, 8);
+    rf_gpu_args a;
+    memset(&a, 0, sizeof a);
+    a.n = n;
+    for (int32_t i = 0; i < kc->n; i++) a.c0[i] = kc->cols[i];
+    a.p[0] = flags.p;
+    a.p[1] = want;
+    a.p[2] = cs.p + 8;
+    a.x[0] = RUNS_LIMIT;
+    if (!st) st = hlaunch(x, kc->sig, "runs_first", n, &a);
+    int64_t w[2] = {0, 0};
+    if (!st) st = select_into(x, flags.p, n, keep, cs.p, w, 2);
+    gfree(x, &flags);
+    gfree(x, &cs);
+    if (!st && w[1] != 0) gfree(x, keep); /* not ordered, or a run too long */
+    else if (!st) {
+        *m = w[0];
+        *ok = 1;
+    }
+    return st;
+}
+
 /* The first occurrence of every distinct row of v (rows with want != 0), ascending. */
 static rf_status distinct_rows(gx *x, const gval *v, const rf_hir_var *hv, gptr want, gbuf *keep, int64_t *m)
 {
     keycols kc;
     keys_of(v, hv->types, NULL, hv->ncols, &kc);
+    if (kc.n > 0 && v->nrows > 0 && v->nrows >= runs_min_rows()) {
+        int ok = 0;
+        rf_status st = runs_distinct(x, &kc, v->nrows, want, keep, m, &ok);
+        if (st || ok) return st;
+    }
     gbuf tab = {0, 0}, slot = {0, 0}, flags = {0, 0};
     rf_status st = first_flags(x, &kc, v->nrows, want, &tab, &slot, &flags);
     gfree(x, &tab);
