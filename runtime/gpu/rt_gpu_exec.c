@@ -1197,6 +1197,33 @@ static rf_status check_fd(gx *x, const rf_hir_kernel *k, const gval *r)
     return RF_EUSER;
 }
 
+/* A unique that keeps every row of its input (in[0]) needs no gather: the
+** result takes the input's columns when this kernel is the input's last
+** reader (the scheduler then releases it right after: hir_schedule.c; each
+** variable owns its buffers, so no one else sees them), else a copy. */
+static rf_status rel_all(gx *x, const rf_hir_kernel *k, gval *r)
+{
+    const rf_hir_var *hv = x->p->vars[k->in[0]], *ov = x->p->vars[k->out];
+    gval *in = &x->vals[k->in[0]];
+    int same = hv->ncols == ov->ncols && k->in[0] != k->out && in->cols;
+    for (int32_t c = 0; c < ov->ncols && same; c++) same = wid(hv->types[c]) == wid(ov->types[c]);
+    int last = 0;
+    for (int32_t i = 0; i < k->nrelease && same; i++) last |= k->release[i] == k->in[0];
+    if (last) {
+        memset(r, 0, sizeof *r);
+        r->nrows = in->nrows;
+        r->cap = in->cap;
+        r->cols = in->cols;
+        in->cols = NULL;
+        return RF_OK;
+    }
+    rf_status st = rel_alloc(x, r, ov->types, ov->ncols, in->nrows, in->nrows);
+    for (int32_t c = 0; c < ov->ncols && !st; c++)
+        st = x->g.ops->d2d(&x->g, colp(r, c), colp(in, c), (uint64_t)in->nrows * (uint64_t)wid(ov->types[c]));
+    if (st) val_clear(x, r, ov->ncols);
+    return st;
+}
+
 static rf_status k_unique(gx *x, const rf_hir_kernel *k)
 {
     const rf_hir_var *hv = x->p->vars[k->in[0]], *ov = x->p->vars[k->out];
@@ -1233,7 +1260,8 @@ static rf_status k_unique(gx *x, const rf_hir_kernel *k)
     }
     gval r;
     memset(&r, 0, sizeof r);
-    if (!st) st = rel_gather(x, &x->vals[k->in[0]], ov->types, ov->ncols, keep.p, m, &r);
+    if (!st && m > 0 && m == x->vals[k->in[0]].nrows) st = rel_all(x, k, &r);
+    else if (!st) st = rel_gather(x, &x->vals[k->in[0]], ov->types, ov->ncols, keep.p, m, &r);
     gfree(x, &keep);
     if (!st && k->check_fd) st = check_fd(x, k, &r);
     if (st) {
