@@ -138,20 +138,29 @@ static rf_status err_word(gx *x, gbuf *e)
 }
 
 /* pos[0..n] = exclusive scan of in[0..n), whose entry n is set to 0 here
-** (in has n + 1 entries: bytes when wide is 0, 64-bit counts when 1);
-** *total = pos[n]. */
-static rf_status scan_excl(gx *x, int wide, gptr in, int64_t n, gbuf *pos, int64_t *total)
+** (in has n + 1 entries: bytes when wide is 0, 64-bit counts when 1), into
+** pos allocated by the caller (n + nw entries): the nw words from pos[n] on
+** come back into w (w[0]: the total, pos[n]) in one wait, so that a status
+** word a kernel left after pos[n] costs no wait of its own. */
+static rf_status scan_into(gx *x, int wide, gptr in, int64_t n, gptr pos, int64_t *w, int nw)
 {
     rf_status (*scan)(gdev *, gptr, uint64_t *, gptr, gptr, int64_t) = wide ? x->g.ops->scan_i64 : x->g.ops->scan_u8;
     rf_status st = wide ? put_u64(x, in + (uint64_t)n * 8, 0) : x->g.ops->memset8(&x->g, in + (uint64_t)n, 0, 1);
-    if (!st) st = galloc(x, (uint64_t)(n + 1) * 8, pos);
     uint64_t tb = 0;
-    if (!st) st = scan(&x->g, 0, &tb, in, pos->p, n + 1);
+    if (!st) st = scan(&x->g, 0, &tb, in, pos, n + 1);
     gbuf t = {0, 0};
     if (!st) st = galloc(x, tb ? tb : 8, &t);
-    if (!st) st = scan(&x->g, t.p, &tb, in, pos->p, n + 1);
+    if (!st) st = scan(&x->g, t.p, &tb, in, pos, n + 1);
     gfree(x, &t);
-    if (!st) st = get_i64(x, pos->p + (uint64_t)n * 8, total);
+    if (!st) st = x->g.ops->d2h(&x->g, w, pos + (uint64_t)n * 8, (uint64_t)nw * 8);
+    return st;
+}
+
+/* scan_into a fresh *pos: *total = pos[n]. */
+static rf_status scan_excl(gx *x, int wide, gptr in, int64_t n, gbuf *pos, int64_t *total)
+{
+    rf_status st = galloc(x, (uint64_t)(n + 1) * 8, pos);
+    if (!st) st = scan_into(x, wide, in, n, pos->p, total, 1);
     return st;
 }
 
@@ -843,6 +852,25 @@ static void keys_of(const gval *v, const rf_type *types, const int32_t *cols, in
     rf_gpu_sig(types, cols, n, kc->sig);
 }
 
+/* Rows ordered by their first column (data files written in key order, and
+** the filters, maps, joins and uniques that keep their left input's order)
+** are deduplicated (grouped by keys whose first column orders them) without
+** a hash table: runs_first compares each row with the earlier rows of its
+** run of equal first columns, at most RUNS_LIMIT of them (a longer search is
+** reported and the caller hashes). RUNS_MIN_ROWS: below it one hashing pass
+** costs about as little as the attempt; the environment's RF_GPU_RUNS_MIN
+** replaces it (tests: small inputs through the walk, and its fallbacks). */
+enum { RUNS_LIMIT = 32, RUNS_MIN_ROWS = 1 << 16 };
+
+static int64_t runs_min_rows(void)
+{
+    const char *e = getenv("RF_GPU_RUNS_MIN");
+    if (!e || !*e) return RUNS_MIN_ROWS;
+    char *end;
+    long long v = strtoll(e, &end, 10);
+    return *end || v < 0 ? RUNS_MIN_ROWS : (int64_t)v;
+}
+
 /* flags[i] (n + 1 bytes) = 1 where row i is the first of its key among the
 ** rows with want[i] != 0 (want 0: all rows); slot and tab as left by the
 ** insert, for grp_finish. */
@@ -871,9 +899,60 @@ static rf_status first_flags(gx *x, const keycols *kc, int64_t n, gptr want, gbu
     return st;
 }
 
+/* group_rows by the walk over runs (each row's lowest equal row, then the
+** scan of the first occurrences numbers the groups); *ok = 0 (nothing made)
+** when the rows are not ordered by their first key or a run is too long.
+** The status word rides back with the scan's total: no extra wait. */
+static rf_status runs_group(gx *x, const keycols *kc, int64_t n, gval *g, int *ok)
+{
+    *ok = 0;
+    gbuf flags = {0, 0}, rep = {0, 0}, pos = {0, 0};
+    rf_status st = galloc(x, (uint64_t)n + 1, &flags);
+    if (!st) st = galloc(x, (uint64_t)n * 8, &rep);
+    if (!st) st = galloc(x, (uint64_t)(n + 2) * 8, &pos); /* the scan, the status word */
+    if (!st) st = x->g.ops->memset8(&x->g, pos.p + (uint64_t)(n + 1) * 8, 0, 8);
+    rf_gpu_args a;
+    memset(&a, 0, sizeof a);
+    a.n = n;
+    for (int32_t i = 0; i < kc->n; i++) a.c0[i] = kc->cols[i];
+    a.p[0] = flags.p;
+    a.p[2] = pos.p + (uint64_t)(n + 1) * 8;
+    a.p[3] = rep.p;
+    a.x[0] = RUNS_LIMIT;
+    if (!st) st = hlaunch(x, kc->sig, "runs_first", n, &a);
+    int64_t w[2] = {0, 0};
+    if (!st) st = scan_into(x, 0, flags.p, n, pos.p, w, 2);
+    if (!st && w[1] == 0) {
+        int64_t ng = w[0];
+        st = galloc(x, (uint64_t)n * 8, &g->gid);
+        if (!st) st = galloc(x, (uint64_t)ng * 8, &g->first);
+        memset(&a, 0, sizeof a);
+        a.n = n;
+        a.p[1] = rep.p;
+        a.p[2] = flags.p;
+        a.p[3] = pos.p;
+        a.p[4] = g->gid.p;
+        a.p[5] = g->first.p;
+        if (!st) st = launch(x, "rf_grp_finish", n, &a);
+        g->has_groups = 1;
+        g->nrows = n;
+        g->ngroups = ng;
+        *ok = 1;
+    }
+    gfree(x, &flags);
+    gfree(x, &rep);
+    gfree(x, &pos);
+    return st;
+}
+
 /* Groups of n rows by keys: group of each row, first row of each group. */
 static rf_status group_rows(gx *x, const keycols *kc, int64_t n, gval *g)
 {
+    if (kc->n > 0 && n > 0 && n >= runs_min_rows()) {
+        int ok = 0;
+        rf_status st = runs_group(x, kc, n, g, &ok);
+        if (st || ok) return st;
+    }
     gbuf tab = {0, 0}, slot = {0, 0}, flags = {0, 0}, pos = {0, 0};
     int64_t ng = 0;
     rf_status st = first_flags(x, kc, n, 0, &tab, &slot, &flags);
@@ -898,25 +977,6 @@ static rf_status group_rows(gx *x, const keycols *kc, int64_t n, gval *g)
     gfree(x, &flags);
     gfree(x, &pos);
     return st;
-}
-
-/* Rows ordered by their first column (data files written in key order, and
-** the filters, maps, joins and uniques that keep their left input's order)
-** are deduplicated without a hash table: runs_first compares each row with
-** the earlier rows of its run of equal first columns, at most RUNS_LIMIT of
-** them (a longer search is reported and the caller hashes). RUNS_MIN_ROWS:
-** below it one hashing pass costs about as little as the attempt; the
-** environment's RF_GPU_RUNS_MIN replaces it (tests: small inputs through the
-** ordered path, and through the fallback). */
-enum { RUNS_LIMIT = 32, RUNS_MIN_ROWS = 1 << 16 };
-
-static int64_t runs_min_rows(void)
-{
-    const char *e = getenv("RF_GPU_RUNS_MIN");
-    if (!e || !*e) return RUNS_MIN_ROWS;
-    char *end;
-    long long v = strtoll(e, &end, 10);
-    return *end || v < 0 ? RUNS_MIN_ROWS : (int64_t)v;
 }
 
 /* distinct_rows by the walk over runs; *ok = 0 (and nothing kept) when the

@@ -935,12 +935,12 @@ static rf_status collect_sigs(const rf_hir_program *p, sigset *ss)
                 if (k->nkeys > 0) st = sig_add(ss, in0->types, k->lkeys, k->nkeys, OP_JOIN_HASH | OP_ANTI_FLAGS);
                 break;
             case RF_HIR_GROUP:
-                if (k->ngroup > 0) st = sig_add(ss, in0->types, k->group, k->ngroup, OP_GRP_INSERT);
+                if (k->ngroup > 0) st = sig_add(ss, in0->types, k->group, k->ngroup, OP_RUNS_FIRST | OP_GRP_INSERT);
                 break;
             case RF_HIR_UNIQUE:
                 st = sig_add(ss, in0->types, NULL, in0->ncols, OP_RUNS_FIRST | OP_GRP_INSERT);
                 if (!st && k->check_fd && out->nkeys > 0 && out->nkeys < out->ncols)
-                    st = sig_add(ss, out->types, NULL, out->nkeys, OP_GRP_INSERT);
+                    st = sig_add(ss, out->types, NULL, out->nkeys, OP_RUNS_FIRST | OP_GRP_INSERT);
                 break;
             case RF_HIR_DIFFERENCE: st = sig_add(ss, out->types, NULL, out->ncols, set_ops | OP_SET_PROBE); break;
             case RF_HIR_INSERT: st = sig_add(ss, out->types, NULL, out->ncols, set_ops | OP_SET_INSERT); break;

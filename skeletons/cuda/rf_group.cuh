@@ -14,7 +14,8 @@
 //               first of its kind; x[1] id offset (row i is id x[1] + i)
 //   grp_finish  n rows; p[0] table; p[1] slots; p[2] flags; p[3] i64 scan of
 //               the flags; p[4] i64 group of each row out; p[5] i64 first
-//               row of each group out
+//               row of each group out. p[0] NULL: p[1] holds each row's
+//               first equal row itself (runs_first's p[3])
 // A set (the growing relation of INSERT, the right side of DIFFERENCE) is a
 // table over its own distinct rows 0..N-1, whose columns are c0:
 //   set_build   n distinct rows; c0; p[0] table; x[0] mask (no comparisons)
@@ -40,7 +41,10 @@
 //               to RF_RUNS_LONG when a row found no equal row within x[0]
 //               rows back but its run goes on, to RF_RUNS_UNORDERED when the
 //               first column decreases somewhere; the flags are then
-//               meaningless and the caller hashes instead
+//               meaningless and the caller hashes instead. p[3] (groups;
+//               NULL: unique) i64 out: the first row equal to row i (-1
+//               where want is 0): the walk then goes on to the lowest equal
+//               row of the run, rather than stopping at the nearest
 #ifndef RF_GROUP_CUH
 #define RF_GROUP_CUH
 
@@ -105,7 +109,7 @@ template <int TILE> __device__ __forceinline__ void grp_finish(const Args &a)
     {
         i64 s = slot[i];
         if (s < 0) continue;
-        gid[i] = pos[tab[s]];
+        gid[i] = pos[tab ? tab[s] : (u64)s];
         if (flags[i]) first[pos[i]] = i;
     }
 }
@@ -210,10 +214,11 @@ template <class KS, int TILE> __device__ __forceinline__ void runs_first(const A
     u8 *flags = (u8 *)a.p[0];
     const u8 *want = (const u8 *)a.p[1];
     u64 *status = (u64 *)a.p[2];
+    i64 *rep = (i64 *)a.p[3];
     i64 lim = a.x[0];
     RF_FOR(i, a.n)
     {
-        u8 first = 1;
+        i64 low = i; // the lowest equal row found
         u64 key = KS::k0(a.c0, i);
         if (i > 0 && KS::k0(a.c0, i - 1) > key) {
             runs_status(status, RF_RUNS_UNORDERED);
@@ -225,14 +230,15 @@ template <class KS, int TILE> __device__ __forceinline__ void runs_first(const A
                     break;
                 }
                 if ((!want || want[j]) && KS::eq(a.c0, j, a.c0, i)) {
-                    first = 0;
-                    break;
+                    low = j;
+                    if (!rep) break;
                 }
             }
         } else {
-            first = 0;
+            low = -1;
         }
-        flags[i] = first;
+        flags[i] = low == i ? 1 : 0;
+        if (rep) rep[i] = low;
     }
 }
 
