@@ -16,7 +16,9 @@
 ** pairs by left row, then right row (the build side is radix-sorted by hash,
 ** which keeps rows of one hash ascending); distinct rows and groups are
 ** numbered by first occurrence (hash tables keep the lowest equal row with
-** atomicMin); sorts are stable LSD radix sorts. So outputs, error messages
+** atomicMin; rows ordered by their first column are deduplicated by a walk
+** over each run of equal first columns, which keeps the same rows); sorts
+** are stable LSD radix sorts. So outputs, error messages
 ** and fixpoints are byte for byte the CPU's.
 **
 ** Errors. Kernels record the lowest failing row in an error word; the host
@@ -136,20 +138,29 @@ static rf_status err_word(gx *x, gbuf *e)
 }
 
 /* pos[0..n] = exclusive scan of in[0..n), whose entry n is set to 0 here
-** (in has n + 1 entries: bytes when wide is 0, 64-bit counts when 1);
-** *total = pos[n]. */
-static rf_status scan_excl(gx *x, int wide, gptr in, int64_t n, gbuf *pos, int64_t *total)
+** (in has n + 1 entries: bytes when wide is 0, 64-bit counts when 1), into
+** pos allocated by the caller (n + nw entries): the nw words from pos[n] on
+** come back into w (w[0]: the total, pos[n]) in one wait, so that a status
+** word a kernel left after pos[n] costs no wait of its own. */
+static rf_status scan_into(gx *x, int wide, gptr in, int64_t n, gptr pos, int64_t *w, int nw)
 {
     rf_status (*scan)(gdev *, gptr, uint64_t *, gptr, gptr, int64_t) = wide ? x->g.ops->scan_i64 : x->g.ops->scan_u8;
     rf_status st = wide ? put_u64(x, in + (uint64_t)n * 8, 0) : x->g.ops->memset8(&x->g, in + (uint64_t)n, 0, 1);
-    if (!st) st = galloc(x, (uint64_t)(n + 1) * 8, pos);
     uint64_t tb = 0;
-    if (!st) st = scan(&x->g, 0, &tb, in, pos->p, n + 1);
+    if (!st) st = scan(&x->g, 0, &tb, in, pos, n + 1);
     gbuf t = {0, 0};
     if (!st) st = galloc(x, tb ? tb : 8, &t);
-    if (!st) st = scan(&x->g, t.p, &tb, in, pos->p, n + 1);
+    if (!st) st = scan(&x->g, t.p, &tb, in, pos, n + 1);
     gfree(x, &t);
-    if (!st) st = get_i64(x, pos->p + (uint64_t)n * 8, total);
+    if (!st) st = x->g.ops->d2h(&x->g, w, pos + (uint64_t)n * 8, (uint64_t)nw * 8);
+    return st;
+}
+
+/* scan_into a fresh *pos: *total = pos[n]. */
+static rf_status scan_excl(gx *x, int wide, gptr in, int64_t n, gbuf *pos, int64_t *total)
+{
+    rf_status st = galloc(x, (uint64_t)(n + 1) * 8, pos);
+    if (!st) st = scan_into(x, wide, in, n, pos->p, total, 1);
     return st;
 }
 
@@ -164,20 +175,31 @@ static rf_status scan_counts(gx *x, gptr counts, int64_t n, gbuf *pos, int64_t *
     return scan_excl(x, 1, counts, n, pos, total);
 }
 
+/* The i in [0, n) with flags[i] != 0, ascending, into a fresh *out; their
+** count goes to the device word cnt, and the nw words from cnt on come back
+** into w (w[0]: the count) in one wait, so that a status word a kernel left
+** next to the count costs no wait of its own. */
+static rf_status select_into(gx *x, gptr flags, int64_t n, gbuf *out, gptr cnt, int64_t *w, int nw)
+{
+    gbuf t = {0, 0};
+    uint64_t tb = 0;
+    rf_status st = galloc(x, (uint64_t)n * 8, out);
+    if (!st) st = x->g.ops->select(&x->g, 0, &tb, flags, out->p, cnt, n);
+    if (!st) st = galloc(x, tb ? tb : 8, &t);
+    if (!st) st = x->g.ops->select(&x->g, t.p, &tb, flags, out->p, cnt, n);
+    gfree(x, &t);
+    if (!st) st = x->g.ops->d2h(&x->g, w, cnt, (uint64_t)nw * 8);
+    if (st) gfree(x, out);
+    return st;
+}
+
 /* The i in [0, n) with flags[i] != 0, ascending, into a fresh *out (*m of them). */
 static rf_status select_flags(gx *x, gptr flags, int64_t n, gbuf *out, int64_t *m)
 {
-    gbuf cnt = {0, 0}, t = {0, 0};
-    uint64_t tb = 0;
-    rf_status st = galloc(x, (uint64_t)n * 8, out);
-    if (!st) st = galloc(x, 8, &cnt);
-    if (!st) st = x->g.ops->select(&x->g, 0, &tb, flags, out->p, cnt.p, n);
-    if (!st) st = galloc(x, tb ? tb : 8, &t);
-    if (!st) st = x->g.ops->select(&x->g, t.p, &tb, flags, out->p, cnt.p, n);
-    gfree(x, &t);
-    if (!st) st = get_i64(x, cnt.p, m);
+    gbuf cnt = {0, 0};
+    rf_status st = galloc(x, 8, &cnt);
+    if (!st) st = select_into(x, flags, n, out, cnt.p, m, 1);
     gfree(x, &cnt);
-    if (st) gfree(x, out);
     return st;
 }
 
@@ -829,6 +851,25 @@ static void keys_of(const gval *v, const rf_type *types, const int32_t *cols, in
     rf_gpu_sig(types, cols, n, kc->sig);
 }
 
+/* Rows ordered by their first column (data files written in key order, and
+** the filters, maps, joins and uniques that keep their left input's order)
+** are deduplicated (grouped by keys whose first column orders them) without
+** a hash table: runs_first compares each row with the earlier rows of its
+** run of equal first columns, at most RUNS_LIMIT of them (a longer search is
+** reported and the caller hashes). RUNS_MIN_ROWS: below it one hashing pass
+** costs about as little as the attempt; the environment's RF_GPU_RUNS_MIN
+** replaces it (tests: small inputs through the walk, and its fallbacks). */
+enum { RUNS_LIMIT = 32, RUNS_MIN_ROWS = 1 << 16 };
+
+static int64_t runs_min_rows(void)
+{
+    const char *e = getenv("RF_GPU_RUNS_MIN");
+    if (!e || !*e) return RUNS_MIN_ROWS;
+    char *end;
+    long long v = strtoll(e, &end, 10);
+    return *end || v < 0 ? RUNS_MIN_ROWS : (int64_t)v;
+}
+
 /* flags[i] (n + 1 bytes) = 1 where row i is the first of its key among the
 ** rows with want[i] != 0 (want 0: all rows); slot and tab as left by the
 ** insert, for grp_finish. */
@@ -857,9 +898,60 @@ static rf_status first_flags(gx *x, const keycols *kc, int64_t n, gptr want, gbu
     return st;
 }
 
+/* group_rows by the walk over runs (each row's lowest equal row, then the
+** scan of the first occurrences numbers the groups); *ok = 0 (nothing made)
+** when the rows are not ordered by their first key or a run is too long.
+** The status word rides back with the scan's total: no extra wait. */
+static rf_status runs_group(gx *x, const keycols *kc, int64_t n, gval *g, int *ok)
+{
+    *ok = 0;
+    gbuf flags = {0, 0}, rep = {0, 0}, pos = {0, 0};
+    rf_status st = galloc(x, (uint64_t)n + 1, &flags);
+    if (!st) st = galloc(x, (uint64_t)n * 8, &rep);
+    if (!st) st = galloc(x, (uint64_t)(n + 2) * 8, &pos); /* the scan, the status word */
+    if (!st) st = x->g.ops->memset8(&x->g, pos.p + (uint64_t)(n + 1) * 8, 0, 8);
+    rf_gpu_args a;
+    memset(&a, 0, sizeof a);
+    a.n = n;
+    for (int32_t i = 0; i < kc->n; i++) a.c0[i] = kc->cols[i];
+    a.p[0] = flags.p;
+    a.p[2] = pos.p + (uint64_t)(n + 1) * 8;
+    a.p[3] = rep.p;
+    a.x[0] = RUNS_LIMIT;
+    if (!st) st = hlaunch(x, kc->sig, "runs_first", n, &a);
+    int64_t w[2] = {0, 0};
+    if (!st) st = scan_into(x, 0, flags.p, n, pos.p, w, 2);
+    if (!st && w[1] == 0) {
+        int64_t ng = w[0];
+        st = galloc(x, (uint64_t)n * 8, &g->gid);
+        if (!st) st = galloc(x, (uint64_t)ng * 8, &g->first);
+        memset(&a, 0, sizeof a);
+        a.n = n;
+        a.p[1] = rep.p;
+        a.p[2] = flags.p;
+        a.p[3] = pos.p;
+        a.p[4] = g->gid.p;
+        a.p[5] = g->first.p;
+        if (!st) st = launch(x, "rf_grp_finish", n, &a);
+        g->has_groups = 1;
+        g->nrows = n;
+        g->ngroups = ng;
+        *ok = 1;
+    }
+    gfree(x, &flags);
+    gfree(x, &rep);
+    gfree(x, &pos);
+    return st;
+}
+
 /* Groups of n rows by keys: group of each row, first row of each group. */
 static rf_status group_rows(gx *x, const keycols *kc, int64_t n, gval *g)
 {
+    if (kc->n > 0 && n > 0 && n >= runs_min_rows()) {
+        int ok = 0;
+        rf_status st = runs_group(x, kc, n, g, &ok);
+        if (st || ok) return st;
+    }
     gbuf tab = {0, 0}, slot = {0, 0}, flags = {0, 0}, pos = {0, 0};
     int64_t ng = 0;
     rf_status st = first_flags(x, kc, n, 0, &tab, &slot, &flags);
@@ -886,11 +978,47 @@ static rf_status group_rows(gx *x, const keycols *kc, int64_t n, gval *g)
     return st;
 }
 
+/* distinct_rows by the walk over runs; *ok = 0 (and nothing kept) when the
+** rows are not ordered by their first column or a run is too long. The
+** status word rides back with the select's count: no extra wait. */
+static rf_status runs_distinct(gx *x, const keycols *kc, int64_t n, gptr want, gbuf *keep, int64_t *m, int *ok)
+{
+    *ok = 0;
+    gbuf flags = {0, 0}, cs = {0, 0};
+    rf_status st = galloc(x, (uint64_t)n + 1, &flags);
+    if (!st) st = galloc(x, 16, &cs); /* the select's count, the status word */
+    if (!st) st = x->g.ops->memset8(&x->g, cs.p + 8, 0, 8);
+    rf_gpu_args a;
+    memset(&a, 0, sizeof a);
+    a.n = n;
+    for (int32_t i = 0; i < kc->n; i++) a.c0[i] = kc->cols[i];
+    a.p[0] = flags.p;
+    a.p[1] = want;
+    a.p[2] = cs.p + 8;
+    a.x[0] = RUNS_LIMIT;
+    if (!st) st = hlaunch(x, kc->sig, "runs_first", n, &a);
+    int64_t w[2] = {0, 0};
+    if (!st) st = select_into(x, flags.p, n, keep, cs.p, w, 2);
+    gfree(x, &flags);
+    gfree(x, &cs);
+    if (!st && w[1] != 0) gfree(x, keep); /* not ordered, or a run too long */
+    else if (!st) {
+        *m = w[0];
+        *ok = 1;
+    }
+    return st;
+}
+
 /* The first occurrence of every distinct row of v (rows with want != 0), ascending. */
 static rf_status distinct_rows(gx *x, const gval *v, const rf_hir_var *hv, gptr want, gbuf *keep, int64_t *m)
 {
     keycols kc;
     keys_of(v, hv->types, NULL, hv->ncols, &kc);
+    if (kc.n > 0 && v->nrows > 0 && v->nrows >= runs_min_rows()) {
+        int ok = 0;
+        rf_status st = runs_distinct(x, &kc, v->nrows, want, keep, m, &ok);
+        if (st || ok) return st;
+    }
     gbuf tab = {0, 0}, slot = {0, 0}, flags = {0, 0};
     rf_status st = first_flags(x, &kc, v->nrows, want, &tab, &slot, &flags);
     gfree(x, &tab);
@@ -1128,6 +1256,33 @@ static rf_status check_fd(gx *x, const rf_hir_kernel *k, const gval *r)
     return RF_EUSER;
 }
 
+/* A unique that keeps every row of its input (in[0]) needs no gather: the
+** result takes the input's columns when this kernel is the input's last
+** reader (the scheduler then releases it right after: hir_schedule.c; each
+** variable owns its buffers, so no one else sees them), else a copy. */
+static rf_status rel_all(gx *x, const rf_hir_kernel *k, gval *r)
+{
+    const rf_hir_var *hv = x->p->vars[k->in[0]], *ov = x->p->vars[k->out];
+    gval *in = &x->vals[k->in[0]];
+    int same = hv->ncols == ov->ncols && k->in[0] != k->out && in->cols;
+    for (int32_t c = 0; c < ov->ncols && same; c++) same = wid(hv->types[c]) == wid(ov->types[c]);
+    int last = 0;
+    for (int32_t i = 0; i < k->nrelease && same; i++) last |= k->release[i] == k->in[0];
+    if (last) {
+        memset(r, 0, sizeof *r);
+        r->nrows = in->nrows;
+        r->cap = in->cap;
+        r->cols = in->cols;
+        in->cols = NULL;
+        return RF_OK;
+    }
+    rf_status st = rel_alloc(x, r, ov->types, ov->ncols, in->nrows, in->nrows);
+    for (int32_t c = 0; c < ov->ncols && !st; c++)
+        st = x->g.ops->d2d(&x->g, colp(r, c), colp(in, c), (uint64_t)in->nrows * (uint64_t)wid(ov->types[c]));
+    if (st) val_clear(x, r, ov->ncols);
+    return st;
+}
+
 static rf_status k_unique(gx *x, const rf_hir_kernel *k)
 {
     const rf_hir_var *hv = x->p->vars[k->in[0]], *ov = x->p->vars[k->out];
@@ -1164,7 +1319,8 @@ static rf_status k_unique(gx *x, const rf_hir_kernel *k)
     }
     gval r;
     memset(&r, 0, sizeof r);
-    if (!st) st = rel_gather(x, &x->vals[k->in[0]], ov->types, ov->ncols, keep.p, m, &r);
+    if (!st && m > 0 && m == x->vals[k->in[0]].nrows) st = rel_all(x, k, &r);
+    else if (!st) st = rel_gather(x, &x->vals[k->in[0]], ov->types, ov->ncols, keep.p, m, &r);
     gfree(x, &keep);
     if (!st && k->check_fd) st = check_fd(x, k, &r);
     if (st) {

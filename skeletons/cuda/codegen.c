@@ -833,10 +833,11 @@ enum {
     OP_GRP_INSERT = 1 << 4,
     OP_SET_BUILD = 1 << 5,
     OP_SET_INSERT = 1 << 6,
-    OP_SET_PROBE = 1 << 7
+    OP_SET_PROBE = 1 << 7,
+    OP_RUNS_FIRST = 1 << 8 /* (a key class of at least one column) */
 };
-static const char *const op_names[] = {"join_hash",  "join_count", "join_write", "anti_flags",
-                                       "grp_insert", "set_build",  "set_insert", "set_probe"};
+static const char *const op_names[] = {"join_hash",  "join_count", "join_write", "anti_flags", "grp_insert",
+                                       "set_build",  "set_insert", "set_probe",  "runs_first"};
 
 typedef struct sigset {
     char **s;
@@ -898,7 +899,14 @@ static void gen_key_class(rf_buf *b, const char *sig, unsigned ops)
         else
             rf_buf_printf(b, "\n            && rf::ld<%s>(a[%d], i) == rf::ld<%s>(b[%d], j)", t, i, t, i);
     }
-    rf_buf_puts(b, ";\n    }\n};\n");
+    rf_buf_puts(b, ";\n    }\n");
+    if (n > 0)
+        /* the first column's order, for rows that arrive ordered by it (runs_first) */
+        rf_buf_printf(b,
+                      "    static __device__ __forceinline__ rf::u64 k0(const void *const *c, rf::i64 r) { return rf::norm(rf::ld<%s>(c[0], r)); }\n",
+                      letter_type(sig[0]));
+    rf_buf_puts(b, "};\n");
+    if (n == 0) ops &= ~(unsigned)OP_RUNS_FIRST;
     for (size_t i = 0; i < sizeof op_names / sizeof op_names[0]; i++)
         if (ops & (1u << i))
             rf_buf_printf(b,
@@ -916,8 +924,8 @@ static rf_status collect_sigs(const rf_hir_program *p, sigset *ss)
             const rf_hir_var *in0 = k->nin > 0 ? p->vars[k->in[0]] : NULL;
             const rf_hir_var *out = p->vars[k->out];
             /* (a set's table is built by set_build, and a set is made
-            ** distinct first by grp_insert) */
-            const unsigned set_ops = OP_GRP_INSERT | OP_SET_BUILD;
+            ** distinct first by runs_first or grp_insert) */
+            const unsigned set_ops = OP_RUNS_FIRST | OP_GRP_INSERT | OP_SET_BUILD;
             switch (k->kind) {
             case RF_HIR_JOIN_INDEX:
                 if (k->nkeys > 0)
@@ -927,12 +935,12 @@ static rf_status collect_sigs(const rf_hir_program *p, sigset *ss)
                 if (k->nkeys > 0) st = sig_add(ss, in0->types, k->lkeys, k->nkeys, OP_JOIN_HASH | OP_ANTI_FLAGS);
                 break;
             case RF_HIR_GROUP:
-                if (k->ngroup > 0) st = sig_add(ss, in0->types, k->group, k->ngroup, OP_GRP_INSERT);
+                if (k->ngroup > 0) st = sig_add(ss, in0->types, k->group, k->ngroup, OP_RUNS_FIRST | OP_GRP_INSERT);
                 break;
             case RF_HIR_UNIQUE:
-                st = sig_add(ss, in0->types, NULL, in0->ncols, OP_GRP_INSERT);
+                st = sig_add(ss, in0->types, NULL, in0->ncols, OP_RUNS_FIRST | OP_GRP_INSERT);
                 if (!st && k->check_fd && out->nkeys > 0 && out->nkeys < out->ncols)
-                    st = sig_add(ss, out->types, NULL, out->nkeys, OP_GRP_INSERT);
+                    st = sig_add(ss, out->types, NULL, out->nkeys, OP_RUNS_FIRST | OP_GRP_INSERT);
                 break;
             case RF_HIR_DIFFERENCE: st = sig_add(ss, out->types, NULL, out->ncols, set_ops | OP_SET_PROBE); break;
             case RF_HIR_INSERT: st = sig_add(ss, out->types, NULL, out->ncols, set_ops | OP_SET_INSERT); break;

@@ -1,5 +1,6 @@
 // skeletons/cuda/rf_group.cuh: the skeletons of GROUP, UNIQUE, DIFFERENCE and
-// INSERT: open-addressing hash tables whose slots hold row numbers.
+// INSERT: open-addressing hash tables whose slots hold row numbers, and the
+// walk over runs that deduplicates rows ordered by their first column.
 //
 // Owns the table protocols. A slot is RF_EMPTY or the number of a row that
 // represents every equal row; for a table over one input, atomicMin keeps
@@ -13,7 +14,8 @@
 //               first of its kind; x[1] id offset (row i is id x[1] + i)
 //   grp_finish  n rows; p[0] table; p[1] slots; p[2] flags; p[3] i64 scan of
 //               the flags; p[4] i64 group of each row out; p[5] i64 first
-//               row of each group out
+//               row of each group out. p[0] NULL: p[1] holds each row's
+//               first equal row itself (runs_first's p[3])
 // A set (the growing relation of INSERT, the right side of DIFFERENCE) is a
 // table over its own distinct rows 0..N-1, whose columns are c0:
 //   set_build   n distinct rows; c0; p[0] table; x[0] mask (no comparisons)
@@ -27,6 +29,22 @@
 //               points their slots at their final row numbers
 //   set_probe   n rows c1; m = N set rows c0; p[0] table; x[0] mask; p[2] u8
 //               out: 1 where the row is NOT in the set
+// Rows that arrive ordered by their first column need no table: equal rows
+// share that column's value, so they lie in one run of equal values, and a
+// row is the first of its kind when no earlier row of its run equals it.
+// KS::k0 is the first column's normalized value (unsigned order = value
+// order, equal images = equal values, as KS::eq sees them):
+//   runs_first  n rows; c0 columns; p[0] u8 out: 1 where row i is the first
+//               of its kind among the rows with want != 0 (what grp_insert
+//               and grp_flag give); p[1] u8 rows to take (NULL: all);
+//               p[2] u64 status word, 0 before the launch: raised (atomicMax)
+//               to RF_RUNS_LONG when a row found no equal row within x[0]
+//               rows back but its run goes on, to RF_RUNS_UNORDERED when the
+//               first column decreases somewhere; the flags are then
+//               meaningless and the caller hashes instead. p[3] (groups;
+//               NULL: unique) i64 out: the first row equal to row i (-1
+//               where want is 0): the walk then goes on to the lowest equal
+//               row of the run, rather than stopping at the nearest
 #ifndef RF_GROUP_CUH
 #define RF_GROUP_CUH
 
@@ -91,7 +109,7 @@ template <int TILE> __device__ __forceinline__ void grp_finish(const Args &a)
     {
         i64 s = slot[i];
         if (s < 0) continue;
-        gid[i] = pos[tab[s]];
+        gid[i] = pos[tab ? tab[s] : (u64)s];
         if (flags[i]) first[pos[i]] = i;
     }
 }
@@ -179,6 +197,48 @@ template <class KS, int TILE> __device__ __forceinline__ void set_probe(const Ar
             }
         }
         flags[i] = absent;
+    }
+}
+
+#define RF_RUNS_LONG 1ull
+#define RF_RUNS_UNORDERED 2ull
+
+__device__ __forceinline__ void runs_status(u64 *w, u64 v)
+{
+    // once one thread has reported, the others need not contend for the word
+    if (vload(w) < v) atomicMax(w, v);
+}
+
+template <class KS, int TILE> __device__ __forceinline__ void runs_first(const Args &a)
+{
+    u8 *flags = (u8 *)a.p[0];
+    const u8 *want = (const u8 *)a.p[1];
+    u64 *status = (u64 *)a.p[2];
+    i64 *rep = (i64 *)a.p[3];
+    i64 lim = a.x[0];
+    RF_FOR(i, a.n)
+    {
+        i64 low = i; // the lowest equal row found
+        u64 key = KS::k0(a.c0, i);
+        if (i > 0 && KS::k0(a.c0, i - 1) > key) {
+            runs_status(status, RF_RUNS_UNORDERED);
+        } else if (!want || want[i]) {
+            // the rows before i with its first column, nearest first
+            for (i64 j = i - 1; j >= 0 && KS::k0(a.c0, j) == key; j--) {
+                if (i - j > lim) {
+                    runs_status(status, RF_RUNS_LONG);
+                    break;
+                }
+                if ((!want || want[j]) && KS::eq(a.c0, j, a.c0, i)) {
+                    low = j;
+                    if (!rep) break;
+                }
+            }
+        } else {
+            low = -1;
+        }
+        flags[i] = low == i ? 1 : 0;
+        if (rep) rep[i] = low;
     }
 }
 
