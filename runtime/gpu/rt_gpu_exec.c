@@ -1256,11 +1256,12 @@ static rf_status check_fd(gx *x, const rf_hir_kernel *k, const gval *r)
     return RF_EUSER;
 }
 
-/* A unique that keeps every row of its input (in[0]) needs no gather: the
-** result takes the input's columns when this kernel is the input's last
-** reader (the scheduler then releases it right after: hir_schedule.c; each
-** variable owns its buffers, so no one else sees them), else a copy. */
-static rf_status rel_all(gx *x, const rf_hir_kernel *k, gval *r)
+/* A kernel whose result is every row of its input (in[0]) in order (a
+** unique that keeps all, a gather in identity order) needs no copy when it
+** is the input's last reader (the scheduler then releases it right after:
+** hir_schedule.c; each variable owns its buffers, so no one else sees them):
+** the result takes the input's columns. 1 when it did. */
+static int take_columns(gx *x, const rf_hir_kernel *k, gval *r)
 {
     const rf_hir_var *hv = x->p->vars[k->in[0]], *ov = x->p->vars[k->out];
     gval *in = &x->vals[k->in[0]];
@@ -1268,14 +1269,21 @@ static rf_status rel_all(gx *x, const rf_hir_kernel *k, gval *r)
     for (int32_t c = 0; c < ov->ncols && same; c++) same = wid(hv->types[c]) == wid(ov->types[c]);
     int last = 0;
     for (int32_t i = 0; i < k->nrelease && same; i++) last |= k->release[i] == k->in[0];
-    if (last) {
-        memset(r, 0, sizeof *r);
-        r->nrows = in->nrows;
-        r->cap = in->cap;
-        r->cols = in->cols;
-        in->cols = NULL;
-        return RF_OK;
-    }
+    if (!last) return 0;
+    memset(r, 0, sizeof *r);
+    r->nrows = in->nrows;
+    r->cap = in->cap;
+    r->cols = in->cols;
+    in->cols = NULL;
+    return 1;
+}
+
+/* Every row of in[0] as the result: its columns, or a copy of them. */
+static rf_status rel_all(gx *x, const rf_hir_kernel *k, gval *r)
+{
+    if (take_columns(x, k, r)) return RF_OK;
+    const rf_hir_var *ov = x->p->vars[k->out];
+    const gval *in = &x->vals[k->in[0]];
     rf_status st = rel_alloc(x, r, ov->types, ov->ncols, in->nrows, in->nrows);
     for (int32_t c = 0; c < ov->ncols && !st; c++)
         st = x->g.ops->d2d(&x->g, colp(r, c), colp(in, c), (uint64_t)in->nrows * (uint64_t)wid(ov->types[c]));
@@ -1688,31 +1696,18 @@ static rf_status k_sort(gx *x, const rf_hir_kernel *k)
     return RF_OK;
 }
 
-/* Whether kernel k releases variable v when it ends (its last reader). */
-static int releases(const rf_hir_kernel *k, int32_t v)
-{
-    for (int32_t r = 0; r < k->nrelease; r++)
-        if (k->release[r] == v) return 1;
-    return 0;
-}
-
 static rf_status k_gather(gx *x, const rf_hir_kernel *k)
 {
     const gval *idx = &x->vals[k->idx];
-    const rf_hir_var *ov = x->p->vars[k->out], *iv = x->p->vars[k->in[0]];
+    const rf_hir_var *ov = x->p->vars[k->out];
     int64_t n = idx->nrows;
     if (k->limit >= 0 && k->limit < n) n = k->limit;
-    gval *in = &x->vals[k->in[0]];
-    if (!idx->a.p && n == in->nrows && k->in[0] != k->out && releases(k, k->in[0]) && !in->set && !in->has_groups &&
-        ov->ncols == iv->ncols && !memcmp(ov->types, iv->types, (size_t)ov->ncols * sizeof *ov->types)) {
-        /* every row in its own order, and this is the input's last use: its
-        ** columns become the output's, with no copy */
-        gval r = *in;
-        memset(in, 0, sizeof *in);
+    gval r;
+    /* the identity order (a sort of at most one row) over every row */
+    if (!idx->a.p && n == x->vals[k->in[0]].nrows && take_columns(x, k, &r)) {
         var_set(x, k->out, &r);
         return RF_OK;
     }
-    gval r;
     rf_status st = rel_gather(x, &x->vals[k->in[0]], ov->types, ov->ncols, idx->a.p, n, &r);
     if (st) return st;
     var_set(x, k->out, &r);
