@@ -60,7 +60,8 @@ typedef struct rf_qp_rel {
                           0: at most one row); -1: no key known */
     int fd_checked;    /* nkeys comes from a functional predicate: writers check it */
     uint64_t keyset;   /* columns (bit c: column c < 64) no two rows agree on; 0: none known.
-                          From an input's lang:input:key, carried through maps and joins */
+                          From an input's lang:input:key, carried through maps and joins;
+                          a dedupe's whole row, shrunk by fds */
     int32_t nfds;      /* functional dependencies fds[0..nfds) besides keyset and nkeys */
     rf_qp_fd fds[RF_QP_MAX_FDS];
     int unique;        /* duplicate-free (set semantics guaranteed) */
