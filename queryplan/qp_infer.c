@@ -434,8 +434,11 @@ void rf_qp_infer(rf_qp_program *p)
                     x.nsort = 0;
                 }
                 /* a recursive relation grows round by round from rows of several
-                ** rules: no dependency is claimed for it */
-                if (d->pred && d->pred->recursive) x.nfds = 0;
+                ** rules: no dependency is claimed for it, nor a key made from one */
+                if (d->pred && d->pred->recursive) {
+                    x.nfds = 0;
+                    if (c->op == RF_QP_UNIQUE) x.keyset = c->in[0]->keyset;
+                }
                 int64_t card = (int64_t)x.card;
                 if (!seen[d->id]) {
                     seen[d->id] = 1;

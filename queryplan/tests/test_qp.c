@@ -457,7 +457,8 @@ static void test_fds(void)
         const rf_qp_rel *lo = rel(p, "lo");
         CHECK(lo && lo->keyset == 0x5 && lo->nfds == 1 && lo->fds[0].lhs == 0x1 && lo->fds[0].rhs == 0x2);
         CHECK(rel(p, "lo2") && rel(p, "lo2")->nfds == 0);
-        static const char *deduped[] = {"lo", "lob", "np", "lo2c", "pn"};
+        CHECK(rel(p, "reach") && rel(p, "reach")->nfds == 0 && rel(p, "reach")->keyset == 0);
+        static const char *deduped[] = {"lo", "lob", "np", "lo2c", "pn", "rn"};
         for (size_t i = 0; i < sizeof deduped / sizeof *deduped; i++) {
             const rf_qp_cmd *w = rel(p, deduped[i]) ? writer(p, rel(p, deduped[i])) : NULL;
             CHECK(w && w->op == RF_QP_UNIQUE);
