@@ -202,6 +202,15 @@ void qp_rel_text(const rf_qp_rel *r, rf_buf *out)
             if (r->keyset >> i & 1) rf_buf_printf(out, "%s%d", n++ ? ", " : "", i);
         rf_buf_putc(out, ')');
     }
+    for (int32_t f = 0; f < r->nfds; f++) {
+        rf_buf_puts(out, " fd(");
+        for (int32_t i = 0, n = 0; i < 64; i++)
+            if (r->fds[f].lhs >> i & 1) rf_buf_printf(out, "%s%d", n++ ? ", " : "", i);
+        rf_buf_puts(out, " ->");
+        for (int32_t i = 0, n = 0; i < 64; i++)
+            if (r->fds[f].rhs >> i & 1) rf_buf_printf(out, "%s%d", n++ ? ", " : " ", i);
+        rf_buf_putc(out, ')');
+    }
     if (r->nsort > 0) {
         rf_buf_puts(out, " sorted(");
         for (int32_t i = 0; i < r->nsort; i++)

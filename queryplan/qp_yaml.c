@@ -168,6 +168,25 @@ static void rel_yaml(ye *y, const rf_qp_rel *r)
             if (r->keyset >> i & 1) num(y, i);
         seq_end(y);
     }
+    if (r->nfds > 0) {
+        str(y, "fds");
+        seq_start(y, 0);
+        for (int32_t f = 0; f < r->nfds; f++) {
+            map_start(y, 1);
+            str(y, "lhs");
+            seq_start(y, 1);
+            for (int32_t i = 0; i < 64; i++)
+                if (r->fds[f].lhs >> i & 1) num(y, i);
+            seq_end(y);
+            str(y, "rhs");
+            seq_start(y, 1);
+            for (int32_t i = 0; i < 64; i++)
+                if (r->fds[f].rhs >> i & 1) num(y, i);
+            seq_end(y);
+            map_end(y);
+        }
+        seq_end(y);
+    }
     if (r->nsort > 0) {
         str(y, "sorted");
         order_list(y, r->sort, r->nsort);

@@ -35,6 +35,16 @@ const char *rf_qp_rel_kind_name(rf_qp_rel_kind k);
 /* Default estimated cardinality of an input relation whose size is unknown. */
 #define RF_QP_DEFAULT_INPUT_CARD INT64_C(1000000)
 
+/* A functional dependency over a relation's columns (bit c: column c < 64):
+** any two rows that agree on the columns lhs agree on the columns rhs too
+** (rows repeated whole included, so it holds of bags). Inferred from declared
+** keys through maps and joins (qp_infer.c); at most RF_QP_MAX_FDS per
+** relation, the rest are forgotten, which only loses precision. */
+typedef struct rf_qp_fd {
+    uint64_t lhs, rhs;
+} rf_qp_fd;
+#define RF_QP_MAX_FDS 8
+
 typedef struct rf_qp_rel {
     int32_t id;              /* index in rf_qp_program.rels (renumbered by passes) */
     const char *name;        /* "edge", "path.delta", "path.new", "even.out", "t12" */
@@ -50,7 +60,10 @@ typedef struct rf_qp_rel {
                           0: at most one row); -1: no key known */
     int fd_checked;    /* nkeys comes from a functional predicate: writers check it */
     uint64_t keyset;   /* columns (bit c: column c < 64) no two rows agree on; 0: none known.
-                          From an input's lang:input:key, carried through maps and joins */
+                          From an input's lang:input:key, carried through maps and joins;
+                          a dedupe's whole row, shrunk by fds */
+    int32_t nfds;      /* functional dependencies fds[0..nfds) besides keyset and nkeys */
+    rf_qp_fd fds[RF_QP_MAX_FDS];
     int unique;        /* duplicate-free (set semantics guaranteed) */
     int32_t nsort;     /* > 0: rows are sorted by sort[0..nsort) */
     rf_fe_order *sort; /* columns and directions of the known order */

@@ -443,6 +443,27 @@ static rf_fe_const random_value(qpi *q, rf_type t, uint64_t *seed)
     return c;
 }
 
+/* A declared key holds of every input the loader accepts: of the rows that
+** agree on the key columns (a row repeated whole included), the first stays. */
+static void keep_key(table *t, const rf_qp_rel *r)
+{
+    int64_t m = 0;
+    for (int64_t i = 0; i < t->n; i++) {
+        int dup = 0;
+        for (int64_t k = 0; k < m && !dup; k++) {
+            dup = 1;
+            for (int32_t j = 0; j < r->ninput_key && dup; j++) {
+                int32_t c = r->input_key[j];
+                dup = cmp_rows(&t->v[k * t->w + c], &t->v[i * t->w + c], 1) == 0;
+            }
+        }
+        if (dup) continue;
+        if (m != i) memcpy(&t->v[m * t->w], &t->v[i * t->w], (size_t)t->w * sizeof *t->v);
+        m++;
+    }
+    t->n = m;
+}
+
 void qpi_random_inputs(qpi *q, uint64_t seed, int64_t rows)
 {
     for (int32_t i = 0; i < q->p->nrels; i++) {
@@ -460,6 +481,7 @@ void qpi_random_inputs(qpi *q, uint64_t seed, int64_t rows)
         /* input files may repeat rows: one duplicate exercises the dedupes */
         if (t->n && !(seed & 1)) push(q, t, &t->v[0]);
         if (q->p->inputs_are_sets) dedupe(t);
+        if (r->ninput_key > 0) keep_key(t, r);
     }
 }
 
