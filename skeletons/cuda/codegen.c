@@ -530,6 +530,19 @@ static void hoist_loads(gen *g, const rf_qp_expr *e)
     for (int32_t i = 0; i < e->nargs; i++) hoist_loads(g, e->args[i]);
 }
 
+/* Pins (rf::pin) the loads hoist_loads made since hset was `before`: they
+** stay where they are, all in flight at once. Only loads that are used: a
+** pinned value is live, so a column nothing reads would be loaded anyway. */
+static void pin_hoisted(gen *g, uint8_t before[2][RF_GPU_MAXC])
+{
+    for (int s = 0; s < 2; s++)
+        for (int c = 0; c < RF_GPU_MAXC; c++)
+            if (g->hset[s][c] && !before[s][c]) {
+                rf_buf_printf(g->b, "%*srf::pin(v%d);\n", 8 + 4 * g->depth, "", g->hv[s][c]);
+                before[s][c] = 1;
+            }
+}
+
 static void row_indices(rf_buf *b, const int used[2])
 {
     for (int s = 0; s < 2; s++)
@@ -549,7 +562,10 @@ static rf_status gen_map_kernel(const rf_hir_program *p, const rf_hir_kernel *k,
         uses_sides(k->filter, used);
         row_indices(b, used);
         g.failstmt = "{ ok = false; return false; }";
+        uint8_t before[2][RF_GPU_MAXC];
+        memset(before, 0, sizeof before);
         hoist_loads(&g, k->filter);
+        pin_hoisted(&g, before);
         int v = emit(&g, k->filter);
         memset(g.hset, 0, sizeof g.hset); /* outs() is another function */
         rf_buf_printf(b, "        return v%d;\n", v);
@@ -679,6 +695,35 @@ static void gen_total_kernel(const rf_gpu_funit *u, rf_buf *b)
     rf_buf_puts(b, "    }\n}\n\n");
 }
 
+/* The input columns a later stage's filter reads through its parents'
+** registers, where each parent on the way copies the column unchanged
+** (a chain of selects): they decide a row's fate like the first filter's
+** columns, so they are loaded with them (pre[m]: what stage m, which reads
+** the input, loads up front besides its filter's columns). */
+typedef struct prelist {
+    const rf_qp_expr *e[RF_GPU_MAXC];
+    int32_t n;
+} prelist;
+
+static void trace_filter_cols(const rf_gpu_funit *u, int32_t m, const rf_qp_expr *e, prelist *pre)
+{
+    if (!e) return;
+    if (e->kind == RF_QP_E_COL && e->side == 0) {
+        int32_t par = u->m[m].parent;
+        const rf_hir_kernel *pk = par >= 0 ? u->m[par].k : NULL;
+        if (!pk || e->col < 0 || e->col >= pk->nouts) return;
+        const rf_qp_expr *o = pk->outs[e->col];
+        if (o->kind != RF_QP_E_COL) return;
+        if (u->m[par].parent >= 0) {
+            trace_filter_cols(u, par, o, pre);
+        } else if (o->side >= 0 && o->side < 2 && pre[par].n < RF_GPU_MAXC) {
+            pre[par].e[pre[par].n++] = o;
+        }
+        return;
+    }
+    for (int32_t i = 0; i < e->nargs; i++) trace_filter_cols(u, m, e->args[i], pre);
+}
+
 static rf_status gen_fused_kernel(const rf_hir_program *p, const rf_gpu_funit *u, rf_buf *b, rf_diags *d)
 {
     int32_t nm = u->nmat > 0 ? u->nmat : 1;
@@ -688,6 +733,42 @@ static rf_status gen_fused_kernel(const rf_hir_program *p, const rf_gpu_funit *u
                    "                                                  const rf::i64 *w, bool *hit, rf::u64 *acc)\n    {\n"
                    "        (void)r; (void)q0; (void)q1; (void)w; (void)hit; (void)acc;\n");
     int bad = 0, nv = 0;
+    /* the input columns that decide a row's fate or that every row needs
+    ** (the stages reading the input all read the same row): the filter's of
+    ** each such stage, those later filters read through unchanged copies
+    ** (trace_filter_cols), and where such a stage has no filter, its used
+    ** outputs'. Loaded and pinned before the first stage runs, a row waits
+    ** once for all of them, not once per stage or branch. (Columns only a
+    ** passing row's outputs need stay where they are: a selective filter then
+    ** saves their bytes.) */
+    uint8_t rset[2][RF_GPU_MAXC], pinned[2][RF_GPU_MAXC], need[RF_GPU_FUSE_MAX][RF_GPU_MAXC], in[2][RF_GPU_MAXC];
+    int rv[2][RF_GPU_MAXC];
+    memset(rset, 0, sizeof rset);
+    memset(pinned, 0, sizeof pinned);
+    memset(rv, 0, sizeof rv);
+    rf_gpu_funit_needs(p, u, need, in);
+    prelist pre[RF_GPU_FUSE_MAX];
+    memset(pre, 0, sizeof pre);
+    for (int32_t m = 0; m < u->n; m++)
+        if (u->m[m].parent >= 0) trace_filter_cols(u, m, u->m[m].k->filter, pre);
+    for (int32_t m = 0; m < u->n; m++) {
+        const rf_gpu_fmember *mb = &u->m[m];
+        if (mb->parent >= 0) continue;
+        rf_gpu_kplan pl;
+        rf_gpu_kplan_build(p, mb->k, &pl);
+        gen g = {.b = b, .pl = &pl, .nv = nv, .regs_of = -1, .kconst = mb->kconst, .kisland = mb->kisland};
+        memcpy(g.hset, rset, sizeof rset);
+        memcpy(g.hv, rv, sizeof rv);
+        hoist_loads(&g, mb->k->filter);
+        for (int32_t c = 0; c < mb->k->nouts && c < RF_GPU_MAXC && !mb->k->filter; c++)
+            if (need[m][c]) hoist_loads(&g, mb->k->outs[c]);
+        for (int32_t i = 0; i < pre[m].n; i++) hoist_loads(&g, pre[m].e[i]);
+        pin_hoisted(&g, pinned);
+        memcpy(rset, g.hset, sizeof rset);
+        memcpy(rv, g.hv, sizeof rv);
+        nv = g.nv;
+        bad |= g.bad;
+    }
     for (int32_t m = 0; m < u->n; m++) {
         const rf_gpu_fmember *mb = &u->m[m];
         const rf_hir_kernel *k = mb->k;
@@ -697,6 +778,10 @@ static rf_status gen_fused_kernel(const rf_hir_program *p, const rf_gpu_funit *u
         char fail[96];
         snprintf(fail, sizeof fail, "{ rf::fail((rf::u64 *)a.p[0] + %d, r); break; }", m);
         gen g = {.b = b, .pl = &pl, .failstmt = fail, .nv = nv, .regs_of = mb->parent, .kconst = mb->kconst, .kisland = mb->kisland};
+        if (mb->parent < 0) {
+            memcpy(g.hset, rset, sizeof rset);
+            memcpy(g.hv, rv, sizeof rv);
+        }
         rf_buf_printf(b, "        // stage %d: k%d %s\n        bool p%d = false;\n", m, k->id, rf_hir_kind_name(k->kind), m);
         if (mb->has_children)
             for (int32_t c = 0; c < ov->ncols; c++)

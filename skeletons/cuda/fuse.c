@@ -413,12 +413,12 @@ static void mark_side(const rf_qp_expr *e, int32_t side, uint8_t *mark, int32_t 
     for (int32_t i = 0; i < e->nargs; i++) mark_side(e->args[i], side, mark, ncols);
 }
 
-int64_t rf_gpu_funit_input_bytes(const rf_hir_program *p, const rf_gpu_funit *u, const int64_t *rows)
+void rf_gpu_funit_needs(const rf_hir_program *p, const rf_gpu_funit *u, uint8_t need[RF_GPU_FUSE_MAX][RF_GPU_MAXC],
+                        uint8_t in[2][RF_GPU_MAXC])
 {
     /* which output columns of each stage something needs: a written output
     ** all of them, a total its arguments, a child stage what it reads */
-    uint8_t need[RF_GPU_FUSE_MAX][RF_GPU_MAXC];
-    memset(need, 0, sizeof need);
+    memset(need, 0, sizeof(uint8_t[RF_GPU_FUSE_MAX][RF_GPU_MAXC]));
     for (int32_t m = 0; m < u->n; m++) {
         int32_t nc = p->vars[u->m[m].k->out]->ncols;
         if (u->m[m].mat >= 0)
@@ -429,8 +429,7 @@ int64_t rf_gpu_funit_input_bytes(const rf_hir_program *p, const rf_gpu_funit *u,
             int32_t c = u->tot[t].reduce->aggs[i].col;
             if (c >= 0 && c < RF_GPU_MAXC) need[u->tot[t].stage][c] = 1;
         }
-    uint8_t in[2][RF_GPU_MAXC];
-    memset(in, 0, sizeof in);
+    memset(in, 0, sizeof(uint8_t[2][RF_GPU_MAXC]));
     for (int32_t m = u->n - 1; m >= 0; m--) {
         const rf_hir_kernel *k = u->m[m].k;
         int32_t par = u->m[m].parent;
@@ -444,6 +443,12 @@ int64_t rf_gpu_funit_input_bytes(const rf_hir_program *p, const rf_gpu_funit *u,
                 if (c < RF_GPU_MAXC && need[m][c]) mark_side(k->outs[c], side, mark, nc);
         }
     }
+}
+
+int64_t rf_gpu_funit_input_bytes(const rf_hir_program *p, const rf_gpu_funit *u, const int64_t *rows)
+{
+    uint8_t need[RF_GPU_FUSE_MAX][RF_GPU_MAXC], in[2][RF_GPU_MAXC];
+    rf_gpu_funit_needs(p, u, need, in);
     const rf_hir_kernel *h = u->m[0].k;
     int64_t b = 0;
     for (int32_t side = 0; side < 2 && side < h->nin; side++) {

@@ -56,6 +56,21 @@ __device__ __forceinline__ double bitsd(u64 b) { return __longlong_as_double((lo
 template <class T> __device__ __forceinline__ T ld(const void *c, i64 r) { return ((const T *)c)[r]; }
 template <class T> __device__ __forceinline__ void st(void *c, i64 r, T v) { ((T *)c)[r] = v; }
 
+// Keeps a load where the generator put it (no code of its own): the compiler
+// sinks a load into the branch that first needs it, so a filter's conjuncts,
+// evaluated in order and stopping at the first false one, would each wait for
+// their own load in turn. Pinned, a row's loads are all in flight at once (and
+// the conjuncts usually become predicated instructions, no branches).
+#ifdef __CUDA_ARCH__
+__device__ __forceinline__ void pin(i64 v) { asm volatile("" ::"l"(v)); }
+__device__ __forceinline__ void pin(u32 v) { asm volatile("" ::"r"(v)); }
+__device__ __forceinline__ void pin(i32 v) { asm volatile("" ::"r"(v)); }
+__device__ __forceinline__ void pin(double v) { asm volatile("" ::"d"(v)); }
+__device__ __forceinline__ void pin(bool v) { asm volatile("" ::"r"((u32)v)); }
+#else
+template <class T> inline void pin(T) {}
+#endif
+
 // ---- normalized values: unsigned order is the value order, equal images are
 // equal values (floats: -0.0 == 0.0, every NaN one image above +inf), exactly
 // as skeletons/cpu's cpu_norm_*.

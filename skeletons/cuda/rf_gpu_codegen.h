@@ -191,6 +191,11 @@ void rf_gpu_fplan_free(rf_gpu_fplan *f);
 ** input column some stage, written output or total needs, once per row
 ** (rows[i]: the rows of the first stage's in[i], or of its index). */
 int64_t rf_gpu_funit_input_bytes(const rf_hir_program *p, const rf_gpu_funit *u, const int64_t *rows);
+/* What of a fused kernel is used: need[m][c] whether stage m's output column
+** c is (written, summed by a total, or read by a later stage), in[side][c]
+** whether the input's column c is. */
+void rf_gpu_funit_needs(const rf_hir_program *p, const rf_gpu_funit *u, uint8_t need[RF_GPU_FUSE_MAX][RF_GPU_MAXC],
+                        uint8_t in[2][RF_GPU_MAXC]);
 /* For `redfox dump --fused`: what the code generator made of each group. */
 void rf_gpu_fplan_print(const rf_hir_program *p, const rf_gpu_fplan *f, rf_buf *out);
 
