@@ -41,6 +41,22 @@ if [ "$lines" -ne 3 ] || [ "$out" != "$once" ]; then
     echo "FAIL: run --repeat 3: $lines time lines, outputs equal: $([ "$out" = "$once" ] && echo yes || echo no)"
     cat "${TMPDIR:-/tmp}/rf_cli_rep.$$"; fail=1
 fi
+# --repeat with input files (read once, shared by the runs): the same outputs
+# as one run, on the CPU and on the emulated GPU
+for dev in cpu emu; do
+    if [ $dev = emu ]; then env="RF_GPU_EMULATE=1"; flag="--device gpu"; else env="RF_NONE=1"; flag="--device cpu"; fi
+    out=$(env $env "$r" run "$t/e2e/aggregates.logic" $flag --data "$t/e2e/data" --repeat 3 --format csv 2>/dev/null)
+    once=$(env $env "$r" run "$t/e2e/aggregates.logic" $flag --data "$t/e2e/data" --format csv 2>/dev/null)
+    if [ -z "$out" ] || [ "$out" != "$once" ]; then
+        echo "FAIL: run --repeat 3 with inputs ($dev): outputs differ from one run"; fail=1
+    fi
+done
+# RF_GPU_TRACE: the run's device operations on stderr, launches among them
+RF_GPU_EMULATE=1 RF_GPU_TRACE=1 "$r" run "$t/e2e/aggregates.logic" --device gpu --data "$t/e2e/data" \
+    >/dev/null 2>"${TMPDIR:-/tmp}/rf_cli_rep.$$"
+if ! grep -q '^gpu trace: *[0-9.]* ms *[0-9.]* ms  launch [a-z_0-9]* n=[0-9]*$' "${TMPDIR:-/tmp}/rf_cli_rep.$$"; then
+    echo "FAIL: RF_GPU_TRACE=1: no launch lines"; cat "${TMPDIR:-/tmp}/rf_cli_rep.$$"; fail=1
+fi
 rm -f "${TMPDIR:-/tmp}/rf_cli_rep.$$"
 rm -f "${TMPDIR:-/tmp}/rf_cli.$$"
 exit $fail
