@@ -57,6 +57,8 @@ typedef struct gval {
     gset *set;
 } gval;
 
+enum { WCHECK_WORDS = 256 }; /* deferred error words (gx.wcheck) */
+
 typedef struct gx {
     const rf_hir_program *p;
     rf_rt_options o;
@@ -76,6 +78,12 @@ typedef struct gx {
     rf_gpu_fplan *fplan; /* the fused kernels (none with --no-fuse) */
     uint8_t *fdone;      /* by unit: it ran fused in this visit of its block */
     gstr str;    /* the dictionary on the device, string tables (rt_gpu_str.c) */
+    /* error words of fused write passes, read once at the end (wcheck_flush):
+    ** their stages already passed the flags pass, so an error there is an
+    ** internal one, not worth a wait per kernel */
+    gbuf wcheck;
+    int64_t wcheck_used;
+    const rf_hir_kernel *wcheck_of[WCHECK_WORDS];
 } gx;
 
 /* Fused stages (maps, join maps, gather maps) read at most this many variables. */
@@ -135,6 +143,38 @@ static rf_status err_word(gx *x, gbuf *e)
     rf_status st = galloc(x, 8, e);
     if (!st) st = x->g.ops->memset8(&x->g, e->p, 0xff, 8);
     return st;
+}
+
+/* Reads the deferred error words back (one wait) and clears them. */
+static rf_status wcheck_flush(gx *x)
+{
+    if (!x->wcheck_used) return RF_OK;
+    int64_t w[WCHECK_WORDS];
+    rf_status st = x->g.ops->d2h(&x->g, w, x->wcheck.p, (uint64_t)x->wcheck_used * 8);
+    for (int64_t i = 0; i < x->wcheck_used && !st; i++)
+        if (w[i] != -1) {
+            rf_error(x->d, kloc(x, x->wcheck_of[i]),
+                     "internal error: a fused kernel met a run-time error in its write pass only");
+            st = RF_EINTERNAL;
+        }
+    if (!st) st = x->g.ops->memset8(&x->g, x->wcheck.p, 0xff, (uint64_t)x->wcheck_used * 8);
+    x->wcheck_used = 0;
+    return st;
+}
+
+/* Room for the deferred error words of fused kernel u's stages: *at. */
+static rf_status wcheck_take(gx *x, const rf_gpu_funit *u, gptr *at)
+{
+    rf_status st = RF_OK;
+    if (!x->wcheck.p) {
+        st = galloc(x, WCHECK_WORDS * 8, &x->wcheck);
+        if (!st) st = x->g.ops->memset8(&x->g, x->wcheck.p, 0xff, WCHECK_WORDS * 8);
+    }
+    if (!st && x->wcheck_used + u->n > WCHECK_WORDS) st = wcheck_flush(x);
+    if (st) return st;
+    *at = x->wcheck.p + (uint64_t)x->wcheck_used * 8;
+    for (int32_t m = 0; m < u->n; m++) x->wcheck_of[x->wcheck_used++] = u->m[m].k;
+    return RF_OK;
 }
 
 /* pos[0..n] = exclusive scan of in[0..n), whose entry n is set to 0 here
@@ -1969,14 +2009,8 @@ static rf_status k_fused(gx *x, const rf_gpu_funit *u, int *ran)
     }
     snprintf(name, sizeof name, "rfg%d_write", u->id);
     if (!st && *ran && any > 0) {
-        st = launch(x, name, n, &a);
-        if (!st) st = x->g.ops->d2h(&x->g, bad, err.p, (uint64_t)u->n * 8);
-        for (int32_t m = 0; m < u->n && !st; m++)
-            if (bad[m] != -1) {
-                rf_error(x->d, kloc(x, u->m[m].k),
-                         "internal error: fused kernel rfg%d: a run-time error in the write pass only", u->id);
-                st = RF_EINTERNAL;
-            }
+        st = wcheck_take(x, u, &a.p[0]);
+        if (!st) st = launch(x, name, n, &a);
     }
     gfree(x, &err);
     gfree(x, &flags);
@@ -2378,6 +2412,8 @@ rf_status rf_rt_gpu_run(const rf_hir_program *p, const void *ptx0, uint64_t ptx0
     double t1 = now();
     rf_gpu_acct_reset(&x.g);
     if (!st) st = run_blocks(&x);
+    if (!st) st = wcheck_flush(&x);
+    gfree(&x, &x.wcheck);
     if (!st) st = x.g.ops->sync(&x.g);
     double t2 = now();
     if (res) {
