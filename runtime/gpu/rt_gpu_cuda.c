@@ -57,6 +57,7 @@ typedef struct cu_api {
     CUresult (*ModuleEnumerateFunctions)(CUfunction *, unsigned, CUmodule); /* optional (12.4) */
     CUresult (*FuncGetName)(const char **, CUfunction);                    /* optional (12.3) */
     CUresult (*FuncLoad)(CUfunction);                                      /* optional (12.4) */
+    CUresult (*OccupancyMaxActiveBlocksPerMultiprocessor)(int *, CUfunction, int, size_t); /* optional */
     CUresult (*LinkCreate)(unsigned, CUjit_option *, void **, CUlinkState *);
     CUresult (*LinkAddData)(CUlinkState, CUjitInputType, void *, size_t, const char *, unsigned, CUjit_option *,
                             void **);
@@ -84,9 +85,11 @@ static struct {
 #define STAGE_BYTES ((size_t)16 << 20)
 #define SMALL_BYTES ((size_t)4096)
 
+/* A kernel of the module; what cu_func hands out (stable: allocated one by one). */
 typedef struct fnent {
     char *name;
     CUfunction fn;
+    unsigned max_grid; /* blocks that are resident at once on the whole GPU (0: unknown) */
 } fnent;
 
 typedef struct cu_state {
@@ -97,7 +100,7 @@ typedef struct cu_state {
     void *small;
     CUevent mark[2];
     CUmodule mod;
-    fnent *fns;
+    fnent **fns;
     int nfns, capfns;
 } cu_state;
 
@@ -191,6 +194,7 @@ static void drv_open(void)
     *(void **)&f->ModuleEnumerateFunctions = sym(h, "cuModuleEnumerateFunctions", NULL);
     *(void **)&f->FuncGetName = sym(h, "cuFuncGetName", NULL);
     *(void **)&f->FuncLoad = sym(h, "cuFuncLoad", NULL);
+    *(void **)&f->OccupancyMaxActiveBlocksPerMultiprocessor = sym(h, "cuOccupancyMaxActiveBlocksPerMultiprocessor", NULL);
     /* optional: without the linker the driver JITs the PTX itself (and
     ** keeps its own cache), only our cubin cache is lost */
     *(void **)&f->LinkCreate = sym(h, "cuLinkCreate_v2", NULL);
@@ -400,17 +404,29 @@ static rf_status cu_load_module(gdev *g, const rf_gpu_ptx *ptx, const char *src,
     return RF_OK;
 }
 
-static rf_status fn_add(cu_state *c, const char *name, CUfunction f)
+/* Every kernel is a grid-stride loop (RF_FOR): one wave of resident blocks
+** covers any size, and more blocks than fit at once only add a tail wave. */
+static rf_status fn_add(cu_state *c, const char *name, CUfunction f, fnent **out)
 {
     if (c->nfns == c->capfns) {
         int nc = c->capfns ? 2 * c->capfns : 64;
-        fnent *n = rf_realloc(c->fns, (size_t)nc * sizeof *n);
+        fnent **n = rf_realloc(c->fns, (size_t)nc * sizeof *n);
         if (!n) return RF_ENOMEM;
         c->fns = n;
         c->capfns = nc;
     }
-    if (!(c->fns[c->nfns].name = rf_strdup(name))) return RF_ENOMEM;
-    c->fns[c->nfns++].fn = f;
+    fnent *e = rf_calloc(1, sizeof *e);
+    if (!e || !(e->name = rf_strdup(name))) {
+        free(e);
+        return RF_ENOMEM;
+    }
+    e->fn = f;
+    int per_sm = 0;
+    if (drv.f.OccupancyMaxActiveBlocksPerMultiprocessor &&
+        drv.f.OccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, f, RF_GPU_TILE, 0) == CUDA_SUCCESS && per_sm > 0)
+        e->max_grid = (unsigned)per_sm * (unsigned)drv.sms;
+    c->fns[c->nfns++] = e;
+    if (out) *out = e;
     return RF_OK;
 }
 
@@ -440,7 +456,7 @@ static rf_status cu_load_functions(gdev *g)
                     break;
                 }
             }
-            st = fn_add(c, name, fs[i]);
+            st = fn_add(c, name, fs[i], NULL);
         }
     free(fs);
     return st;
@@ -456,8 +472,8 @@ static rf_status cu_func(gdev *g, const char *name, void **fn)
 {
     cu_state *c = g->impl;
     for (int i = 0; i < c->nfns; i++)
-        if (!strcmp(c->fns[i].name, name)) {
-            *fn = (void *)c->fns[i].fn;
+        if (!strcmp(c->fns[i]->name, name)) {
+            *fn = c->fns[i];
             return RF_OK;
         }
     CUfunction f;
@@ -466,16 +482,19 @@ static rf_status cu_func(gdev *g, const char *name, void **fn)
         rf_error(g->d, rf_mkloc(NULL, 0, 0), "GPU: the program has no kernel %s: %s", name, cu_errstr(r));
         return RF_EINTERNAL;
     }
-    rf_status st = fn_add(c, name, f);
-    if (!st) *fn = (void *)f;
+    fnent *e = NULL;
+    rf_status st = fn_add(c, name, f, &e);
+    if (!st) *fn = e;
     return st;
 }
 
 static rf_status cu_launch(gdev *g, void *fn, const char *name, uint64_t grid, const rf_gpu_args *a)
 {
     cu_state *c = g->impl;
+    const fnent *e = fn;
+    if (e->max_grid && grid > e->max_grid) grid = e->max_grid;
     void *params[] = {(void *)a};
-    CUresult r = drv.f.LaunchKernel((CUfunction)fn, (unsigned)grid, 1, 1, RF_GPU_TILE, 1, 1, 0, c->stream, params, NULL);
+    CUresult r = drv.f.LaunchKernel(e->fn, (unsigned)grid, 1, 1, RF_GPU_TILE, 1, 1, 0, c->stream, params, NULL);
     if (r != CUDA_SUCCESS) {
         rf_error(g->d, rf_mkloc(NULL, 0, 0), "GPU: launching %s failed: %s (%s)", name, cu_errstr(r), cu_errname(r));
         return RF_EINTERNAL;
@@ -559,7 +578,10 @@ static void cu_close(gdev *g)
     if (c->small) drv.f.MemFreeHost(c->small);
     if (c->mod) drv.f.ModuleUnload(c->mod);
     if (c->stream) drv.f.StreamDestroy(c->stream);
-    for (int i = 0; i < c->nfns; i++) free(c->fns[i].name);
+    for (int i = 0; i < c->nfns; i++) {
+        free(c->fns[i]->name);
+        free(c->fns[i]);
+    }
     free(c->fns);
     free(c);
     g->impl = NULL;
