@@ -793,6 +793,58 @@ static rf_status join_build(gx *x, const char *sig, const rf_gpu_args *keys, int
     return st;
 }
 
+/* A join whose left side is far smaller than its right: a probe walks all
+** of its matches alone, so few left rows with many matches each leave the GPU
+** idle (q11: one nation row, 4,000 suppliers of it, in one thread). Then the
+** build is on the left and the right rows probe, one thread each; the pairs
+** are sorted back into left-then-right order (a stable radix sort on the
+** left row, log2(left rows) bits), the order the CPU gives. */
+static int join_skewed(int64_t nl, int64_t nr) { return nl > 0 && nr / 32 > nl; }
+
+static rf_status join_swapped(gx *x, const rf_hir_kernel *k, const char *sig, gval *out)
+{
+    const gval *l = &x->vals[k->in[0]], *r = &x->vals[k->in[1]];
+    int64_t nl = l->nrows, nr = r->nrows;
+    rf_gpu_args a;
+    memset(&a, 0, sizeof a);
+    for (int32_t i = 0; i < k->nkeys; i++) {
+        a.c0[i] = colp(r, k->rkeys[i]);
+        a.c1[i] = colp(l, k->lkeys[i]);
+    }
+    jtab t;
+    rf_status st = join_build(x, sig, &a, nl, &t);
+    if (st) return st;
+    a.n = nr;
+    a.m = nl;
+    a.p[0] = t.hs.p;
+    a.p[1] = t.js.p;
+    a.p[2] = t.start.p;
+    a.x[0] = (int64_t)t.mask;
+    gbuf cnt = {0, 0}, pos = {0, 0}, rl = {0, 0}, rr = {0, 0};
+    int64_t total = 0;
+    st = galloc(x, (uint64_t)(nr + 1) * 8, &cnt);
+    a.p[4] = cnt.p;
+    if (!st) st = hlaunch(x, sig, "join_count", nr, &a);
+    if (!st) st = scan_counts(x, cnt.p, nr, &pos, &total);
+    /* (right, left) pairs ordered by right row, then left row */
+    if (!st) st = galloc(x, (uint64_t)total * 8, &rr);
+    if (!st) st = galloc(x, (uint64_t)total * 8, &rl);
+    a.p[5] = pos.p;
+    a.p[6] = rr.p;
+    a.p[7] = rl.p;
+    if (!st && total > 0) st = hlaunch(x, sig, "join_write", nr, &a);
+    int bits = 1;
+    while (bits < 63 && (INT64_C(1) << bits) < nl) bits++;
+    if (!st && total > 0) st = sort_pairs(x, rl.p, rr.p, total, bits, &out->a, &out->b);
+    out->nrows = total;
+    gfree(x, &cnt);
+    gfree(x, &pos);
+    gfree(x, &rl);
+    gfree(x, &rr);
+    jtab_free(x, &t);
+    return st;
+}
+
 static rf_status k_join_index(gx *x, const rf_hir_kernel *k)
 {
     const gval *l = &x->vals[k->in[0]], *r = &x->vals[k->in[1]];
@@ -824,6 +876,10 @@ static rf_status k_join_index(gx *x, const rf_hir_kernel *k)
         out.nrows = n;
     } else if (nl == 0 || nr == 0) {
         out.nrows = 0;
+    } else if (!anti && join_skewed(nl, nr)) {
+        char sig[RF_GPU_MAXC + 1];
+        rf_gpu_sig(x->p->vars[k->in[0]]->types, k->lkeys, k->nkeys, sig);
+        st = join_swapped(x, k, sig, &out);
     } else {
         char sig[RF_GPU_MAXC + 1];
         rf_gpu_sig(x->p->vars[k->in[0]]->types, k->lkeys, k->nkeys, sig);
@@ -1892,6 +1948,12 @@ static rf_status k_fused(gx *x, const rf_gpu_funit *u, int *ran)
     /* a join source counts each left row's rows per written output; an
     ** anti-join source flags left rows as a plain fused kernel does */
     int counts = u->src && u->src->kind == RF_HIR_JOIN_INDEX;
+    /* a join source whose probes would each walk many matches alone runs
+    ** unfused, with the build on its small side (join_skewed) */
+    if (counts && join_skewed(n, nr)) {
+        *ran = 0;
+        return RF_OK;
+    }
     *ran = 1;
     gval outs[RF_GPU_FUSE_MAX];
     memset(outs, 0, sizeof outs);
