@@ -115,15 +115,21 @@ static uint64_t pow2_at_least(uint64_t n)
 static rf_status galloc(gx *x, uint64_t bytes, gbuf *b) { return rf_gpool_alloc(x->pool, bytes, b); }
 static void gfree(gx *x, gbuf *b) { rf_gpool_release(x->pool, b); }
 
-static rf_status launch(gx *x, const char *name, int64_t work, const rf_gpu_args *a)
+static rf_status launch_max(gx *x, const char *name, int64_t work, const rf_gpu_args *a, uint64_t max_grid)
 {
     if (work <= 0) return RF_OK;
     void *fn;
     rf_status st = x->g.ops->func(&x->g, name, &fn);
     if (st) return st;
     uint64_t grid = ((uint64_t)work + TILE - 1) / TILE;
-    if (grid > x->g.max_grid) grid = x->g.max_grid;
+    if (grid > max_grid) grid = max_grid;
+    if (grid < 1) grid = 1;
     return x->g.ops->launch(&x->g, fn, name, grid, a);
+}
+
+static rf_status launch(gx *x, const char *name, int64_t work, const rf_gpu_args *a)
+{
+    return launch_max(x, name, work, a, x->g.max_grid);
 }
 
 static rf_status hlaunch(gx *x, const char *sig, const char *op, int64_t work, const rf_gpu_args *a)
@@ -1920,7 +1926,10 @@ static rf_status fused_totals(gx *x, const rf_gpu_funit *u, rf_gpu_args *a, int6
     a->p[0] = buf.p;
     a->p[3] = acc;
     snprintf(name, sizeof name, "rfg%d_total_smem", u->id);
-    if (!st) st = launch(x, name, n, a);
+    /* four rows per thread and round (codegen.c gen_total_kernel) and half
+    ** the blocks: on an H200 15-25% faster than one row and all the blocks
+    ** (docs/BENCHMARKS.md, fourth session) */
+    if (!st) st = launch_max(x, name, n, a, x->g.max_grid >= 4 ? x->g.max_grid / 2 : x->g.max_grid);
     if (!st) st = x->g.ops->d2h(&x->g, host, buf.p, words * 8);
     *ran = 1;
     for (int32_t m = 0; m < u->n && !st; m++)

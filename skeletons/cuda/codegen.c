@@ -685,8 +685,19 @@ static void gen_total_kernel(const rf_gpu_funit *u, rf_buf *b)
                   "    for (int i = 0; i < %d; i++) acc[i] = 0;\n"
                   "    for (int i = threadIdx.x; i < %d; i += blockDim.x) s[i] = 0;\n"
                   "    __syncthreads();\n"
-                  "    RF_FOR(r, a.n) G%d::row<false>(a, r, acc);\n",
-                  RF_GPU_TILE, u->id, nacc, nacc, nacc, nacc, u->id);
+                  /* four rows per round: with the loads pinned ahead of each
+                  ** row's stages, a thread then has four rows' loads in
+                  ** flight (the runtime launches half the blocks: RF_GPU_TOTAL_GRID) */
+                  "    const rf::i64 T = rf::nthreads();\n"
+                  "    rf::i64 r = rf::tid();\n"
+                  "    for (; r + 3 * T < a.n; r += 4 * T) {\n"
+                  "        G%d::row<false>(a, r, acc);\n"
+                  "        G%d::row<false>(a, r + T, acc);\n"
+                  "        G%d::row<false>(a, r + 2 * T, acc);\n"
+                  "        G%d::row<false>(a, r + 3 * T, acc);\n"
+                  "    }\n"
+                  "    for (; r < a.n; r += T) G%d::row<false>(a, r, acc);\n",
+                  RF_GPU_TILE, u->id, nacc, nacc, nacc, nacc, u->id, u->id, u->id, u->id, u->id);
     gen_total_adds(u, b, "s", "acc", "    ");
     rf_buf_puts(b, "    __syncthreads();\n"
                    "    if (threadIdx.x == 0) {\n"
