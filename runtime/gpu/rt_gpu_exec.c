@@ -807,47 +807,68 @@ static rf_status join_build(gx *x, const char *sig, const rf_gpu_args *keys, int
 ** left row, log2(left rows) bits), the order the CPU gives. */
 static int join_skewed(int64_t nl, int64_t nr) { return nl > 0 && nr / 32 > nl; }
 
+/* The build on `build` (its key columns bk) and the probe arguments for the
+** rows of `probe` (keys pk): a.n probe rows, a.m build rows, p[0..2] and
+** x[0] the build (rf_join.cuh). */
+static rf_status probe_setup(gx *x, const char *sig, const gval *probe, const int32_t *pk, const gval *build,
+                             const int32_t *bk, int32_t nkeys, jtab *t, rf_gpu_args *a)
+{
+    memset(a, 0, sizeof *a);
+    for (int32_t i = 0; i < nkeys; i++) {
+        a->c0[i] = colp(probe, pk[i]);
+        a->c1[i] = colp(build, bk[i]);
+    }
+    rf_status st = join_build(x, sig, a, build->nrows, t);
+    if (st) return st;
+    a->n = probe->nrows;
+    a->m = build->nrows;
+    a->p[0] = t->hs.p;
+    a->p[1] = t->js.p;
+    a->p[2] = t->start.p;
+    a->x[0] = (int64_t)t->mask;
+    return RF_OK;
+}
+
+/* The matching (probe row, build row) pairs, by probe row, then build row. */
+static rf_status join_pairs(gx *x, const char *sig, const gval *probe, const int32_t *pk, const gval *build,
+                            const int32_t *bk, int32_t nkeys, gbuf *pp, gbuf *pb, int64_t *total)
+{
+    jtab t;
+    rf_gpu_args a;
+    rf_status st = probe_setup(x, sig, probe, pk, build, bk, nkeys, &t, &a);
+    if (st) return st;
+    int64_t n = probe->nrows;
+    gbuf cnt = {0, 0}, pos = {0, 0};
+    *total = 0;
+    st = galloc(x, (uint64_t)(n + 1) * 8, &cnt);
+    a.p[4] = cnt.p;
+    if (!st) st = hlaunch(x, sig, "join_count", n, &a);
+    if (!st) st = scan_counts(x, cnt.p, n, &pos, total);
+    if (!st) st = galloc(x, (uint64_t)*total * 8, pp);
+    if (!st) st = galloc(x, (uint64_t)*total * 8, pb);
+    a.p[5] = pos.p;
+    a.p[6] = pp->p;
+    a.p[7] = pb->p;
+    if (!st && *total > 0) st = hlaunch(x, sig, "join_write", n, &a);
+    gfree(x, &cnt);
+    gfree(x, &pos);
+    jtab_free(x, &t);
+    return st;
+}
+
 static rf_status join_swapped(gx *x, const rf_hir_kernel *k, const char *sig, gval *out)
 {
     const gval *l = &x->vals[k->in[0]], *r = &x->vals[k->in[1]];
-    int64_t nl = l->nrows, nr = r->nrows;
-    rf_gpu_args a;
-    memset(&a, 0, sizeof a);
-    for (int32_t i = 0; i < k->nkeys; i++) {
-        a.c0[i] = colp(r, k->rkeys[i]);
-        a.c1[i] = colp(l, k->lkeys[i]);
-    }
-    jtab t;
-    rf_status st = join_build(x, sig, &a, nl, &t);
-    if (st) return st;
-    a.n = nr;
-    a.m = nl;
-    a.p[0] = t.hs.p;
-    a.p[1] = t.js.p;
-    a.p[2] = t.start.p;
-    a.x[0] = (int64_t)t.mask;
-    gbuf cnt = {0, 0}, pos = {0, 0}, rl = {0, 0}, rr = {0, 0};
+    gbuf rr = {0, 0}, rl = {0, 0};
     int64_t total = 0;
-    st = galloc(x, (uint64_t)(nr + 1) * 8, &cnt);
-    a.p[4] = cnt.p;
-    if (!st) st = hlaunch(x, sig, "join_count", nr, &a);
-    if (!st) st = scan_counts(x, cnt.p, nr, &pos, &total);
     /* (right, left) pairs ordered by right row, then left row */
-    if (!st) st = galloc(x, (uint64_t)total * 8, &rr);
-    if (!st) st = galloc(x, (uint64_t)total * 8, &rl);
-    a.p[5] = pos.p;
-    a.p[6] = rr.p;
-    a.p[7] = rl.p;
-    if (!st && total > 0) st = hlaunch(x, sig, "join_write", nr, &a);
+    rf_status st = join_pairs(x, sig, r, k->rkeys, l, k->lkeys, k->nkeys, &rr, &rl, &total);
     int bits = 1;
-    while (bits < 63 && (INT64_C(1) << bits) < nl) bits++;
+    while (bits < 63 && (INT64_C(1) << bits) < l->nrows) bits++;
     if (!st && total > 0) st = sort_pairs(x, rl.p, rr.p, total, bits, &out->a, &out->b);
     out->nrows = total;
-    gfree(x, &cnt);
-    gfree(x, &pos);
     gfree(x, &rl);
     gfree(x, &rr);
-    jtab_free(x, &t);
     return st;
 }
 
@@ -889,46 +910,21 @@ static rf_status k_join_index(gx *x, const rf_hir_kernel *k)
     } else {
         char sig[RF_GPU_MAXC + 1];
         rf_gpu_sig(x->p->vars[k->in[0]]->types, k->lkeys, k->nkeys, sig);
-        rf_gpu_args a;
-        memset(&a, 0, sizeof a);
-        for (int32_t i = 0; i < k->nkeys; i++) {
-            a.c0[i] = colp(l, k->lkeys[i]);
-            a.c1[i] = colp(r, k->rkeys[i]);
-        }
-        jtab t;
-        st = join_build(x, sig, &a, nr, &t);
-        if (st) return st;
-        a.n = nl;
-        a.m = nr;
-        a.p[0] = t.hs.p;
-        a.p[1] = t.js.p;
-        a.p[2] = t.start.p;
-        a.x[0] = (int64_t)t.mask;
         if (anti) {
+            jtab t;
+            rf_gpu_args a;
+            st = probe_setup(x, sig, l, k->lkeys, r, k->rkeys, k->nkeys, &t, &a);
+            if (st) return st;
             gbuf flags = {0, 0};
             st = galloc(x, (uint64_t)nl, &flags);
             a.p[4] = flags.p;
             if (!st) st = hlaunch(x, sig, "anti_flags", nl, &a);
             if (!st) st = select_flags(x, flags.p, nl, &out.a, &out.nrows);
             gfree(x, &flags);
+            jtab_free(x, &t);
         } else {
-            gbuf cnt = {0, 0}, pos = {0, 0};
-            int64_t total = 0;
-            st = galloc(x, (uint64_t)(nl + 1) * 8, &cnt);
-            a.p[4] = cnt.p;
-            if (!st) st = hlaunch(x, sig, "join_count", nl, &a);
-            if (!st) st = scan_counts(x, cnt.p, nl, &pos, &total);
-            if (!st) st = galloc(x, (uint64_t)total * 8, &out.a);
-            if (!st) st = galloc(x, (uint64_t)total * 8, &out.b);
-            a.p[5] = pos.p;
-            a.p[6] = out.a.p;
-            a.p[7] = out.b.p;
-            if (!st && total > 0) st = hlaunch(x, sig, "join_write", nl, &a);
-            out.nrows = total;
-            gfree(x, &cnt);
-            gfree(x, &pos);
+            st = join_pairs(x, sig, l, k->lkeys, r, k->rkeys, k->nkeys, &out.a, &out.b, &out.nrows);
         }
-        jtab_free(x, &t);
     }
     if (st) {
         val_clear(x, &out, 0);
@@ -1000,6 +996,29 @@ static rf_status first_flags(gx *x, const keycols *kc, int64_t n, gptr want, gbu
     return st;
 }
 
+/* The groups of n rows (rf_grp_finish): each row's group and each group's
+** first row, from the first-row flags, their scan and, per row, its slot in
+** the hash table tab or (tab 0) the lowest equal row the walk over runs found. */
+static rf_status finish_groups(gx *x, gptr tab, gptr slot, gptr flags, gptr pos, int64_t n, int64_t ng, gval *g)
+{
+    rf_status st = galloc(x, (uint64_t)n * 8, &g->gid);
+    if (!st) st = galloc(x, (uint64_t)ng * 8, &g->first);
+    rf_gpu_args a;
+    memset(&a, 0, sizeof a);
+    a.n = n;
+    a.p[0] = tab;
+    a.p[1] = slot;
+    a.p[2] = flags;
+    a.p[3] = pos;
+    a.p[4] = g->gid.p;
+    a.p[5] = g->first.p;
+    if (!st) st = launch(x, "rf_grp_finish", n, &a);
+    g->has_groups = 1;
+    g->nrows = n;
+    g->ngroups = ng;
+    return st;
+}
+
 /* group_rows by the walk over runs (each row's lowest equal row, then the
 ** scan of the first occurrences numbers the groups); *ok = 0 (nothing made)
 ** when the rows are not ordered by their first key or a run is too long.
@@ -1024,20 +1043,7 @@ static rf_status runs_group(gx *x, const keycols *kc, int64_t n, gval *g, int *o
     int64_t w[2] = {0, 0};
     if (!st) st = scan_into(x, 0, flags.p, n, pos.p, w, 2);
     if (!st && w[1] == 0) {
-        int64_t ng = w[0];
-        st = galloc(x, (uint64_t)n * 8, &g->gid);
-        if (!st) st = galloc(x, (uint64_t)ng * 8, &g->first);
-        memset(&a, 0, sizeof a);
-        a.n = n;
-        a.p[1] = rep.p;
-        a.p[2] = flags.p;
-        a.p[3] = pos.p;
-        a.p[4] = g->gid.p;
-        a.p[5] = g->first.p;
-        if (!st) st = launch(x, "rf_grp_finish", n, &a);
-        g->has_groups = 1;
-        g->nrows = n;
-        g->ngroups = ng;
+        st = finish_groups(x, 0, rep.p, flags.p, pos.p, n, w[0], g);
         *ok = 1;
     }
     gfree(x, &flags);
@@ -1058,21 +1064,7 @@ static rf_status group_rows(gx *x, const keycols *kc, int64_t n, gval *g)
     int64_t ng = 0;
     rf_status st = first_flags(x, kc, n, 0, &tab, &slot, &flags);
     if (!st) st = scan_flags(x, flags.p, n, &pos, &ng);
-    if (!st) st = galloc(x, (uint64_t)n * 8, &g->gid);
-    if (!st) st = galloc(x, (uint64_t)ng * 8, &g->first);
-    rf_gpu_args a;
-    memset(&a, 0, sizeof a);
-    a.n = n;
-    a.p[0] = tab.p;
-    a.p[1] = slot.p;
-    a.p[2] = flags.p;
-    a.p[3] = pos.p;
-    a.p[4] = g->gid.p;
-    a.p[5] = g->first.p;
-    if (!st) st = launch(x, "rf_grp_finish", n, &a);
-    g->has_groups = 1;
-    g->nrows = n;
-    g->ngroups = ng;
+    if (!st) st = finish_groups(x, tab.p, slot.p, flags.p, pos.p, n, ng, g);
     gfree(x, &tab);
     gfree(x, &slot);
     gfree(x, &flags);
