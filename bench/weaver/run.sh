@@ -2,7 +2,7 @@
 # bench/weaver/run.sh: the Kernel Weaver benchmark (issue 6, thesis Figure 24).
 #
 # usage: bench/weaver/run.sh BUILD OUT [--sf "0.1 1"] [--repeat N] [--bandwidth GBPS]
-#                            [--tpch-data DIR --tpch-sf X] [--device gpu|cpu]
+#                            [--tpch-data DIR --tpch-sf X] [--device gpu|cpu] [--ncu]
 #
 # For each scale factor, generates TPC-H data (redfox tpch gen; lineitem is
 # about 75 MB of columns at SF 0.1 and 750 MB at SF 1, the 64 MB .. 1 GB of
@@ -17,6 +17,10 @@
 # With --tpch-data, also `redfox tpch bench` on that data with and without
 # fusion (OUT/tpch-fused.json, OUT/tpch-nofuse.json) and a per-query table.
 # Every result is checked: fused and unfused outputs must be identical.
+# With --ncu (on the GPU machine, where Nsight Compute is installed), each
+# fused pattern also runs under `ncu --clock-control none` (two runs in one
+# process; the second's kernels count): the sum of its kernels' GPU times
+# against the floor, without the host's part of a run (OUT/weaver-kernels.csv).
 #
 # Without a GPU, RF_GPU_EMULATE=1 runs it through the emulator (tiny sizes:
 # --sf 0.01; the ctest bench_weaver_emulated does so).
@@ -34,6 +38,7 @@ bw=4300
 tpch_data=""
 tpch_sf=""
 device=gpu
+ncu=0
 while [ $# -gt 0 ]; do
     case $1 in
     --sf) sfs=$2; shift 2 ;;
@@ -42,6 +47,7 @@ while [ $# -gt 0 ]; do
     --tpch-data) tpch_data=$2; shift 2 ;;
     --tpch-sf) tpch_sf=$2; shift 2 ;;
     --device) device=$2; shift 2 ;;
+    --ncu) ncu=1; shift ;;
     *) echo "run.sh: unknown argument $1" >&2; exit 2 ;;
     esac
 done
@@ -49,8 +55,11 @@ here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
 redfox=$build/tools/redfox
 [ -x "$redfox" ] || { echo "run.sh: no $redfox (build first)" >&2; exit 2; }
+if [ $ncu = 1 ] && ! command -v ncu >/dev/null 2>&1; then echo "run.sh: --ncu: no ncu on the PATH" >&2; exit 2; fi
 mkdir -p "$out"
 csv=$out/weaver.csv
+kcsv=$out/weaver-kernels.csv
+[ $ncu = 1 ] && echo "pattern,sf,kernels,kernel_ms,floor_ms,ratio" >"$kcsv"
 echo "pattern,sf,mode,median_ms,fused_runs,peak_mb,moved_mb,floor_ms,ratio" >"$csv"
 
 # median of the numbers on stdin
@@ -96,6 +105,18 @@ for sf in $sfs; do
                 moved=$(awk '/^k[0-9]/ { s += $NF } END { print s + 0 }' "$out/$p.$sf.$mode.err")
                 fused=0 peak=0
             fi
+            if [ $ncu = 1 ] && [ $mode = fused ]; then
+                # one line per kernel: "ID",...,"gpu__time_duration.sum","ns","12,345"
+                # shellcheck disable=SC2086
+                ncu --clock-control none --metrics gpu__time_duration.sum --csv "$redfox" run "$rfx" --data "$data" \
+                    --device "$device" --repeat 2 $flag 2>/dev/null | grep '^"[0-9]' >"$out/$p.$sf.ncu.csv" || true
+                awk -F'","' -v p="$p" -v sf="$sf" -v mv="${moved:-0}" -v bw="$bw" '
+                    { v = $NF; gsub(/[",]/, "", v); t[NR] = v }
+                    END { s = 0; for (i = int(NR / 2) + 1; i <= NR; i++) s += t[i]
+                          ms = s / 1e6; fl = mv / (bw * 1e9) * 1e3
+                          printf "%s,%s,%d,%.4f,%.4f,%.2f\n", p, sf, NR - int(NR / 2), ms, fl, (fl > 0 ? ms / fl : 0) }' \
+                    "$out/$p.$sf.ncu.csv" >>"$kcsv"
+            fi
             awk -v p="$p" -v sf="$sf" -v m="$mode" -v ms="$ms" -v f="${fused:-0}" -v pk="${peak:-0}" \
                 -v mv="${moved:-0}" -v bw="$bw" 'BEGIN {
                     fl = mv / (bw * 1e9) * 1e3
@@ -115,6 +136,12 @@ awk -F, 'NR == 1 { printf "%-11s %6s %-7s %10s %6s %9s %9s %9s %7s\n", "pattern"
                    "moved MB", "floor ms", "ratio"; next }
          { printf "%-11s %6s %-7s %10.3f %6d %9.1f %9.1f %9.4f %7.1f\n", $1, $2, $3, $4, $5, $6, $7, $8, $9 }' "$csv"
 echo "(written to $csv; which kernels fused: $out/p*.fused.txt)"
+if [ $ncu = 1 ]; then
+    echo "Fused runs' kernels alone (ncu, GPU time of the second of two runs), floor at $bw GB/s"
+    awk -F, 'NR == 1 { printf "%-11s %6s %8s %10s %9s %7s\n", "pattern", "sf", "kernels", "kernel ms", "floor ms", "ratio"; next }
+             { printf "%-11s %6s %8d %10.4f %9.4f %7.2f\n", $1, $2, $3, $4, $5, $6 }' "$kcsv"
+    echo "(written to $kcsv)"
+fi
 
 if [ -n "$tpch_data" ]; then
     [ -n "$tpch_sf" ] || { echo "run.sh: --tpch-data needs --tpch-sf" >&2; exit 2; }
