@@ -82,6 +82,15 @@ void rf_diag_addv(rf_diags *d, rf_severity sev, rf_loc loc, const char *fmt, va_
     }
     char *msg = rf_vsprintf(fmt, ap);
     if (!msg) return;
+    /* a note or warning said again (a program run several times) is said once */
+    for (int64_t i = 0; i < d->count && sev != RF_SEV_ERROR; i++) {
+        const rf_diag *o = &d->items[i];
+        if (o->sev == sev && o->loc.line == loc.line && o->loc.col == loc.col && !strcmp(o->msg, msg) &&
+            !strcmp(o->loc.file ? o->loc.file : "", loc.file ? loc.file : "")) {
+            free(msg);
+            return;
+        }
+    }
     /* own a copy of the file name: callers may free theirs before printing */
     if (loc.file) {
         char *f = rf_strdup(loc.file);

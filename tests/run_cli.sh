@@ -51,6 +51,12 @@ for dev in cpu emu; do
         echo "FAIL: run --repeat 3 with inputs ($dev): outputs differ from one run"; fail=1
     fi
 done
+# --repeat with --device auto: the note saying where the runs ran comes once
+"$r" run "$t/e2e/aggregates.logic" --data "$t/e2e/data" --repeat 3 >/dev/null 2>"${TMPDIR:-/tmp}/rf_cli_rep.$$"
+notes=$(grep -c 'running on the' "${TMPDIR:-/tmp}/rf_cli_rep.$$")
+if [ "$notes" -ne 1 ]; then
+    echo "FAIL: run --repeat 3: $notes notes on where it ran, expected 1"; cat "${TMPDIR:-/tmp}/rf_cli_rep.$$"; fail=1
+fi
 # RF_GPU_TRACE: the run's device operations on stderr, launches among them
 RF_GPU_EMULATE=1 RF_GPU_TRACE=1 "$r" run "$t/e2e/aggregates.logic" --device gpu --data "$t/e2e/data" \
     >/dev/null 2>"${TMPDIR:-/tmp}/rf_cli_rep.$$"
