@@ -110,6 +110,14 @@ static uint64_t pow2_at_least(uint64_t n)
     return c;
 }
 
+/* The bits that hold every value below n (at least 1): a radix sort's width. */
+static int bits_below(uint64_t n)
+{
+    int b = 1;
+    while (b < 64 && (UINT64_C(1) << b) < n) b++;
+    return b;
+}
+
 /* ---- device helpers ------------------------------------------------------- */
 
 static rf_status galloc(gx *x, uint64_t bytes, gbuf *b) { return rf_gpool_alloc(x->pool, bytes, b); }
@@ -187,18 +195,20 @@ static rf_status wcheck_take(gx *x, const rf_gpu_funit *u, gptr *at)
 ** (in has n + 1 entries: bytes when wide is 0, 64-bit counts when 1), into
 ** pos allocated by the caller (n + nw entries): the nw words from pos[n] on
 ** come back into w (w[0]: the total, pos[n]) in one wait, so that a status
-** word a kernel left after pos[n] costs no wait of its own. */
+** word a kernel left after pos[n] costs no wait of its own (nw 0: no wait;
+** the caller reads pos[n] later). */
 static rf_status scan_into(gx *x, int wide, gptr in, int64_t n, gptr pos, int64_t *w, int nw)
 {
     rf_status (*scan)(gdev *, gptr, uint64_t *, gptr, gptr, int64_t) = wide ? x->g.ops->scan_i64 : x->g.ops->scan_u8;
-    rf_status st = wide ? put_u64(x, in + (uint64_t)n * 8, 0) : x->g.ops->memset8(&x->g, in + (uint64_t)n, 0, 1);
+    uint64_t w1 = wide ? 8 : 1;
+    rf_status st = x->g.ops->memset8(&x->g, in + (uint64_t)n * w1, 0, w1);
     uint64_t tb = 0;
     if (!st) st = scan(&x->g, 0, &tb, in, pos, n + 1);
     gbuf t = {0, 0};
     if (!st) st = galloc(x, tb ? tb : 8, &t);
     if (!st) st = scan(&x->g, t.p, &tb, in, pos, n + 1);
     gfree(x, &t);
-    if (!st) st = x->g.ops->d2h(&x->g, w, pos + (uint64_t)n * 8, (uint64_t)nw * 8);
+    if (!st && nw > 0) st = x->g.ops->d2h(&x->g, w, pos + (uint64_t)n * 8, (uint64_t)nw * 8);
     return st;
 }
 
@@ -780,11 +790,9 @@ static rf_status join_build(gx *x, const char *sig, const rf_gpu_args *keys, int
     a.p[0] = h.p;
     a.p[1] = r.p;
     uint64_t cap = pow2_at_least((uint64_t)nr * 2);
-    int bits = 0;
-    while ((UINT64_C(1) << bits) < cap) bits++;
     t->mask = cap - 1;
     if (!st) st = hlaunch(x, sig, "join_hash", nr, &a);
-    if (!st) st = sort_pairs(x, h.p, r.p, nr, bits, &t->hs, &t->js);
+    if (!st) st = sort_pairs(x, h.p, r.p, nr, bits_below(cap), &t->hs, &t->js);
     gfree(x, &h);
     gfree(x, &r);
     if (!st) st = galloc(x, cap * 8, &t->start);
@@ -863,9 +871,7 @@ static rf_status join_swapped(gx *x, const rf_hir_kernel *k, const char *sig, gv
     int64_t total = 0;
     /* (right, left) pairs ordered by right row, then left row */
     rf_status st = join_pairs(x, sig, r, k->rkeys, l, k->lkeys, k->nkeys, &rr, &rl, &total);
-    int bits = 1;
-    while (bits < 63 && (INT64_C(1) << bits) < l->nrows) bits++;
-    if (!st && total > 0) st = sort_pairs(x, rl.p, rr.p, total, bits, &out->a, &out->b);
+    if (!st && total > 0) st = sort_pairs(x, rl.p, rr.p, total, bits_below((uint64_t)l->nrows), &out->a, &out->b);
     out->nrows = total;
     gfree(x, &rl);
     gfree(x, &rr);
@@ -903,14 +909,12 @@ static rf_status k_join_index(gx *x, const rf_hir_kernel *k)
         out.nrows = n;
     } else if (nl == 0 || nr == 0) {
         out.nrows = 0;
-    } else if (!anti && join_skewed(nl, nr)) {
-        char sig[RF_GPU_MAXC + 1];
-        rf_gpu_sig(x->p->vars[k->in[0]]->types, k->lkeys, k->nkeys, sig);
-        st = join_swapped(x, k, sig, &out);
     } else {
         char sig[RF_GPU_MAXC + 1];
         rf_gpu_sig(x->p->vars[k->in[0]]->types, k->lkeys, k->nkeys, sig);
-        if (anti) {
+        if (!anti && join_skewed(nl, nr)) {
+            st = join_swapped(x, k, sig, &out);
+        } else if (anti) {
             jtab t;
             rf_gpu_args a;
             st = probe_setup(x, sig, l, k->lkeys, r, k->rkeys, k->nkeys, &t, &a);
@@ -1994,9 +1998,9 @@ static rf_status k_fused(gx *x, const rf_gpu_funit *u, int *ran)
             a.k[RF_GPU_KISLAND + slot] = (uint64_t)base;
         }
     }
-    gbuf err = {0, 0}, flags = {0, 0}, pos = {0, 0}, t = {0, 0};
+    gbuf err = {0, 0}, flags = {0, 0}, pos = {0, 0};
     uint64_t n1 = (uint64_t)n + 1;
-    int64_t bad[RF_GPU_FUSE_MAX], count[RF_GPU_FUSE_MAX];
+    int64_t count[RF_GPU_FUSE_MAX];
     char name[64];
     jtab jt;
     memset(&jt, 0, sizeof jt);
@@ -2039,26 +2043,17 @@ static rf_status k_fused(gx *x, const rf_gpu_funit *u, int *ran)
     ** (a stage error discards them) */
     if (!st && u->nmat) {
         st = galloc(x, n1 * 8 * (uint64_t)u->nmat, &pos);
-        uint64_t tb = 0;
-        if (!st && counts) st = x->g.ops->scan_i64(&x->g, 0, &tb, flags.p, pos.p, n + 1);
-        else if (!st) st = x->g.ops->scan_u8(&x->g, 0, &tb, flags.p, pos.p, n + 1);
-        if (!st) st = galloc(x, tb ? tb : 8, &t);
         for (int32_t s = 0; s < u->nmat && !st; s++) {
             gptr f = flags.p + (uint64_t)s * n1 * fw, q = pos.p + (uint64_t)s * n1 * 8;
-            st = x->g.ops->memset8(&x->g, f + (uint64_t)n * fw, 0, fw);
-            if (!st && counts) st = x->g.ops->scan_i64(&x->g, t.p, &tb, f, q, n + 1);
-            else if (!st) st = x->g.ops->scan_u8(&x->g, t.p, &tb, f, q, n + 1);
+            st = scan_into(x, counts, f, n, q, NULL, 0);
             if (!st) st = x->g.ops->d2d(&x->g, err.p + (uint64_t)(u->n + s) * 8, q + (uint64_t)n * 8, 8);
         }
-        gfree(x, &t);
         a.p[2] = pos.p;
     }
     int64_t words[RF_GPU_FUSE_MAX * 2];
     if (!st) st = x->g.ops->d2h(&x->g, words, err.p, (uint64_t)(u->n + u->nmat) * 8);
-    for (int32_t m = 0; m < u->n && !st; m++) {
-        bad[m] = words[m];
-        if (bad[m] != -1) *ran = 0;
-    }
+    for (int32_t m = 0; m < u->n && !st; m++)
+        if (words[m] != -1) *ran = 0;
     for (int32_t s = 0; s < u->nmat && !st; s++) count[s] = words[u->n + s];
     int64_t any = 0;
     for (int32_t m = 0; m < u->n && !st && *ran; m++) {

@@ -609,30 +609,6 @@ static rf_status gen_map_kernel(const rf_hir_program *p, const rf_hir_kernel *k,
 
 /* ---- fused kernels ----------------------------------------------------------- */
 
-/* One kernel for the stages of a fused unit (rf_gpu_fplan): every row of the
-** input runs the stages in schedule order (stages()), a stage only where the
-** stage it reads passed; values a later stage reads stay in registers
-** m<stage>_<col>. A written output s is stored at w[s] in the write pass
-** (W) and hit[s] says whether the row reached it.
-**
-** Without a join source, a row is a row of the input (through r0/r1 for an
-** index): the flags pass writes one flag per written output, the host scans
-** them, the write pass recomputes the rows that some written output keeps.
-**   p[0] u64 error word per stage; p[1] u8 flags, written output s at
-**   s * (n + 1); p[2] i64 positions, the same layout; o[] the written
-**   outputs' columns, one after the other.
-** With an anti-join source, a row is a left row and the stages run where it
-** has no match (as above otherwise: flags, scan, write; c1 the right side's
-** columns, the build side in p[4..7] and x[0], m right rows).
-** With a join source (a probe), a row is a left row and the stages run for
-** each of its matches in ascending right row: the count pass writes per
-** written output the left row's count, the host scans them, the write pass
-** writes at the scanned positions. So rows come ordered by left row, then
-** right row, as the unfused join_index + join_map give them.
-**   c0 / c1 the left and right relations (no r0 / r1); n left rows, m right
-**   rows; p[0] error words; p[1] i64 counts (layout as above); p[2] i64
-**   positions; p[4..6] the build side (hashes sorted by bucket, their rows,
-**   the bucket starts), x[0] the bucket mask. */
 /* A fused total (rf_gpu_ftotal): where its stage passes, the row is counted
 ** in acc[t.acc] and each total or average's argument is added to its
 ** 128-bit sum acc[t.acc + 1 + 2i] (low), acc[t.acc + 2 + 2i] (high), in the
@@ -654,11 +630,6 @@ static void gen_total_rows(const rf_gpu_ftotal *t, rf_buf *b)
     rf_buf_puts(b, "        }\n");
 }
 
-/* The totals' kernel: every thread sums its rows in registers
-** (G<id>::row), the CTA adds its threads' sums in shared memory, and
-** one thread per CTA adds the CTA's to the result p[3] (layout as above) by
-** atomics: sums of integers, so the result does not depend on the order.
-** p[0] error words; the rest of the arguments as the flags pass has them. */
 /* Adds every total's words of src[] to dst[] by atomics (shared or global
 ** memory), at the given indentation: the count, then each sum's two words. */
 static void gen_total_adds(const rf_gpu_funit *u, rf_buf *b, const char *dst, const char *src, const char *ind)
@@ -675,6 +646,11 @@ static void gen_total_adds(const rf_gpu_funit *u, rf_buf *b, const char *dst, co
     }
 }
 
+/* The totals' kernel: every thread sums its rows in registers
+** (G<id>::row), the CTA adds its threads' sums in shared memory, and
+** one thread per CTA adds the CTA's to the result p[3] (layout: gen_total_rows) by
+** atomics: sums of integers, so the result does not depend on the order.
+** p[0] error words; the rest of the arguments as the flags pass has them. */
 static void gen_total_kernel(const rf_gpu_funit *u, rf_buf *b)
 {
     int32_t nacc = u->nacc;
@@ -687,7 +663,8 @@ static void gen_total_kernel(const rf_gpu_funit *u, rf_buf *b)
                   "    __syncthreads();\n"
                   /* four rows per round: with the loads pinned ahead of each
                   ** row's stages, a thread then has four rows' loads in
-                  ** flight (the runtime launches half the blocks: RF_GPU_TOTAL_GRID) */
+                  ** flight (the runtime launches half the blocks: fused_totals
+                  ** in rt_gpu_exec.c) */
                   "    const rf::i64 T = rf::nthreads();\n"
                   "    rf::i64 r = rf::tid();\n"
                   "    for (; r + 3 * T < a.n; r += 4 * T) {\n"
@@ -735,6 +712,30 @@ static void trace_filter_cols(const rf_gpu_funit *u, int32_t m, const rf_qp_expr
     for (int32_t i = 0; i < e->nargs; i++) trace_filter_cols(u, m, e->args[i], pre);
 }
 
+/* One kernel for the stages of a fused unit (rf_gpu_fplan): every row of the
+** input runs the stages in schedule order (stages()), a stage only where the
+** stage it reads passed; values a later stage reads stay in registers
+** m<stage>_<col>. A written output s is stored at w[s] in the write pass
+** (W) and hit[s] says whether the row reached it.
+**
+** Without a join source, a row is a row of the input (through r0/r1 for an
+** index): the flags pass writes one flag per written output, the host scans
+** them, the write pass recomputes the rows that some written output keeps.
+**   p[0] u64 error word per stage; p[1] u8 flags, written output s at
+**   s * (n + 1); p[2] i64 positions, the same layout; o[] the written
+**   outputs' columns, one after the other.
+** With an anti-join source, a row is a left row and the stages run where it
+** has no match (as above otherwise: flags, scan, write; c1 the right side's
+** columns, the build side in p[4..7] and x[0], m right rows).
+** With a join source (a probe), a row is a left row and the stages run for
+** each of its matches in ascending right row: the count pass writes per
+** written output the left row's count, the host scans them, the write pass
+** writes at the scanned positions. So rows come ordered by left row, then
+** right row, as the unfused join_index + join_map give them.
+**   c0 / c1 the left and right relations (no r0 / r1); n left rows, m right
+**   rows; p[0] error words; p[1] i64 counts (layout as above); p[2] i64
+**   positions; p[4..6] the build side (hashes sorted by bucket, their rows,
+**   the bucket starts), x[0] the bucket mask. */
 static rf_status gen_fused_kernel(const rf_hir_program *p, const rf_gpu_funit *u, rf_buf *b, rf_diags *d)
 {
     int32_t nm = u->nmat > 0 ? u->nmat : 1;
@@ -800,10 +801,10 @@ static rf_status gen_fused_kernel(const rf_hir_program *p, const rf_gpu_funit *u
         rf_buf_puts(b, "        do {\n");
         g.depth = 1;
         if (mb->parent >= 0) rf_buf_printf(b, "            if (!p%d) break;\n", mb->parent);
-        /* a stage reading the input loads its filter's columns first; in a
-        ** kernel of totals (one pass, every row) its outputs' too, so that
-        ** nothing between a row's loads waits for another of them (a kernel
-        ** that writes rows has a flags pass, which needs only the filter's) */
+        /* what the row-wide loads above left out (a filter over a join
+        ** pair's right row; in a kernel of totals, the outputs of a stage
+        ** with a filter) is loaded before the stage's filter, unpinned: the
+        ** compiler may still sink it behind the filter */
         hoist_loads(&g, k->filter);
         for (int32_t i = 0; i < k->nouts && mb->parent < 0 && u->ntot; i++) hoist_loads(&g, k->outs[i]);
         if (k->filter) {
