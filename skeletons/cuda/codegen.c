@@ -987,6 +987,19 @@ static void gen_key_class(rf_buf *b, const char *sig, unsigned ops)
     for (int i = 0; i < n; i++)
         rf_buf_printf(b, "        h = rf::hmix(h, rf::norm(rf::ld<%s>(c[%d], r)));\n", letter_type(sig[i]), i);
     rf_buf_puts(b, "        return rf::hfin(h);\n    }\n");
+    /* the join's hash: the first column's low RF_JOIN_RUN_BITS bits added to
+    ** a mix of the rest, so that keys close in value land in neighbouring
+    ** buckets (rf_join.cuh says why) */
+    rf_buf_puts(b, "    static __device__ __forceinline__ rf::u64 jhash(const void *const *c, rf::i64 r)\n    {\n");
+    if (n == 0) {
+        rf_buf_puts(b, "        return hash(c, r);\n    }\n");
+    } else {
+        rf_buf_printf(b, "        rf::u64 k = rf::norm(rf::ld<%s>(c[0], r));\n", letter_type(sig[0]));
+        rf_buf_puts(b, "        rf::u64 h = rf::hmix(RF_HSEED, k >> RF_JOIN_RUN_BITS);\n");
+        for (int i = 1; i < n; i++)
+            rf_buf_printf(b, "        h = rf::hmix(h, rf::norm(rf::ld<%s>(c[%d], r)));\n", letter_type(sig[i]), i);
+        rf_buf_puts(b, "        return rf::hfin(h) + (k & ((1ull << RF_JOIN_RUN_BITS) - 1));\n    }\n");
+    }
     rf_buf_puts(b, "    static __device__ __forceinline__ bool eq(const void *const *a, rf::i64 i, const void *const *b, rf::i64 j)\n    {\n");
     rf_buf_puts(b, "        (void)a; (void)i; (void)b; (void)j;\n        return true");
     for (int i = 0; i < n; i++) {

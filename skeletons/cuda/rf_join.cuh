@@ -3,7 +3,7 @@
 //
 // Owns the build and probe passes. KS is a key class made by the code
 // generator for one tuple of key types, with
-//   static u64 hash(const void *const *cols, i64 r);
+//   static u64 jhash(const void *const *cols, i64 r);
 //   static bool eq(const void *const *a, i64 i, const void *const *b, i64 j);
 // Build: join_hash gives each right row its hash; the host radix-sorts the
 // (hash, row) pairs on the hash's low bits (its bucket: hash & mask, about
@@ -23,8 +23,17 @@
 //   anti_flags  as join_count, but p[4] u8 out: 1 where the left row has no match
 // A fused kernel (codegen.c) probes with join_matches_k and consumes each
 // pair at once instead of writing it.
+// The hash (KS::jhash) keeps locality: it is a mix of the key without the
+// first column's low RF_JOIN_RUN_BITS bits, plus those bits. Keys that differ
+// only there (an aligned run of 256 values) get consecutive buckets, so the
+// probes of left rows ordered by the key (lineitem by l_orderkey against
+// orders) read neighbouring bucket starts and build entries, not one random
+// sector each; runs of values are still scattered over the table as a whole.
 #ifndef RF_JOIN_CUH
 #define RF_JOIN_CUH
+
+// the key bits that keep their order in the join's hash (KS::jhash)
+#define RF_JOIN_RUN_BITS 8
 
 namespace rf {
 
@@ -34,7 +43,7 @@ template <class KS, int TILE> __device__ __forceinline__ void join_hash(const Ar
     i64 *rows = (i64 *)a.p[1];
     RF_FOR(r, a.n)
     {
-        h[r] = KS::hash(a.c1, r);
+        h[r] = KS::jhash(a.c1, r);
         rows[r] = r;
     }
 }
@@ -58,7 +67,7 @@ template <class KS, class F>
 __device__ __forceinline__ void join_matches_k(const void *const *lk, const void *const *rk, const u64 *hs,
                                                const i64 *js, const i64 *start, u64 mask, i64 m, i64 i, F &f)
 {
-    u64 h = KS::hash(lk, i), b = h & mask;
+    u64 h = KS::jhash(lk, i), b = h & mask;
     i64 k = start[b];
     if (k < 0) return;
     for (; k < m && (hs[k] & mask) == b; k++) {
