@@ -147,6 +147,38 @@ static rf_status hlaunch(gx *x, const char *sig, const char *op, int64_t work, c
     return launch(x, name, work, a);
 }
 
+/* One empty launch at the end of the load. After the host's part of a load
+** (reading and copying the inputs, no kernel for a second or more) the
+** first launch and the first clear of a run took 25-35 us each on an H100,
+** against 4-5 us when a kernel ran just before (docs/BENCHMARKS.md, fifth
+** session): the GPU's start belongs to the load, like loading the kernels. */
+static rf_status wake(gx *x)
+{
+    rf_gpu_args a;
+    memset(&a, 0, sizeof a);
+    void *fn;
+    rf_status st = x->g.ops->func(&x->g, "rf_gather", &fn);
+    return st ? st : x->g.ops->launch(&x->g, fn, "rf_gather", 1, &a);
+}
+
+/* A copy on the GPU. Up to 64 KiB it is a gather kernel in identity order:
+** a launch costs 4-5 us on an H100, a copy by the driver 11-20 us (measured
+** with 8 bytes, docs/BENCHMARKS.md, fifth session); beyond, the driver's. */
+static rf_status dcopy(gx *x, gptr dst, gptr src, uint64_t n)
+{
+    if (n == 0) return RF_OK;
+    if (n > (UINT64_C(64) << 10)) return x->g.ops->d2d(&x->g, dst, src, n);
+    uint64_t w = ((dst | src | n) & 7) == 0 ? 8 : ((dst | src | n) & 3) == 0 ? 4 : 1;
+    rf_gpu_args a;
+    memset(&a, 0, sizeof a);
+    a.n = (int64_t)(n / w);
+    a.x[0] = 1;
+    a.k[0] = w;
+    a.c0[0] = src;
+    a.o[0] = dst;
+    return launch(x, "rf_gather", a.n, &a);
+}
+
 static rf_status get_i64(gx *x, gptr src, int64_t *v) { return x->g.ops->d2h(&x->g, v, src, 8); }
 
 static rf_status put_u64(gx *x, gptr dst, uint64_t v) { return x->g.ops->h2d(&x->g, dst, &v, 8); }
@@ -1225,7 +1257,7 @@ static rf_status set_reserve(gx *x, int32_t var, int64_t more)
         gval nv;
         rf_status st = rel_alloc(x, &nv, hv->types, hv->ncols, v->nrows, cap);
         for (int32_t c = 0; c < hv->ncols && !st; c++)
-            st = x->g.ops->d2d(&x->g, colp(&nv, c), colp(v, c), (uint64_t)v->nrows * (uint64_t)wid(hv->types[c]));
+            st = dcopy(x, colp(&nv, c), colp(v, c), (uint64_t)v->nrows * (uint64_t)wid(hv->types[c]));
         if (st) {
             val_clear(x, &nv, hv->ncols);
             return st;
@@ -1384,7 +1416,7 @@ static rf_status rel_all(gx *x, const rf_hir_kernel *k, gval *r)
     const gval *in = &x->vals[k->in[0]];
     rf_status st = rel_alloc(x, r, ov->types, ov->ncols, in->nrows, in->nrows);
     for (int32_t c = 0; c < ov->ncols && !st; c++)
-        st = x->g.ops->d2d(&x->g, colp(r, c), colp(in, c), (uint64_t)in->nrows * (uint64_t)wid(ov->types[c]));
+        st = dcopy(x, colp(r, c), colp(in, c), (uint64_t)in->nrows * (uint64_t)wid(ov->types[c]));
     if (st) val_clear(x, r, ov->ncols);
     return st;
 }
@@ -1559,7 +1591,7 @@ static rf_status k_reduce(gx *x, const rf_hir_kernel *k)
             if (st) break;
         }
         if (ag->fn == RF_AGG_COUNT) {
-            st = x->g.ops->d2d(&x->g, dst, counts.p, (uint64_t)ng * 8);
+            st = dcopy(x, dst, counts.p, (uint64_t)ng * 8);
             continue;
         }
         if (at == RF_TYPE_FLOAT) {
@@ -1649,7 +1681,7 @@ static rf_status k_concat(gx *x, const rf_hir_kernel *k)
         uint64_t w = (uint64_t)wid(ov->types[c]), at = 0;
         for (int32_t i = 0; i < k->nin && !st; i++) {
             const gval *in = &x->vals[k->in[i]];
-            if (in->nrows) st = x->g.ops->d2d(&x->g, colp(&r, c) + at * w, colp(in, c), (uint64_t)in->nrows * w);
+            if (in->nrows) st = dcopy(x, colp(&r, c) + at * w, colp(in, c), (uint64_t)in->nrows * w);
             at += (uint64_t)in->nrows;
         }
     }
@@ -1819,7 +1851,7 @@ static rf_status k_copy(gx *x, const rf_hir_kernel *k)
     gval r;
     rf_status st = rel_alloc(x, &r, ov->types, ov->ncols, in->nrows, in->nrows);
     for (int32_t c = 0; c < ov->ncols && !st && in->nrows; c++)
-        st = x->g.ops->d2d(&x->g, colp(&r, c), colp(in, c), (uint64_t)in->nrows * (uint64_t)wid(ov->types[c]));
+        st = dcopy(x, colp(&r, c), colp(in, c), (uint64_t)in->nrows * (uint64_t)wid(ov->types[c]));
     if (st) {
         val_clear(x, &r, ov->ncols);
         return st;
@@ -1875,7 +1907,9 @@ static rf_status fused_total_result(gx *x, const rf_gpu_ftotal *t, gptr acc, int
         const rf_qp_agg *ag = &k->aggs[i];
         gptr dst = colp(&r, i);
         if (ag->fn == RF_AGG_COUNT) {
-            st = x->g.ops->d2d(&x->g, dst, acc, 8);
+            /* the count came back with the error words: a copy from the
+            ** host (4 us on an H100) is cheaper than one on the GPU (11-20 us) */
+            st = put_u64(x, dst, (uint64_t)rows);
             continue;
         }
         rf_type at = iv->types[ag->col];
@@ -2046,7 +2080,7 @@ static rf_status k_fused(gx *x, const rf_gpu_funit *u, int *ran)
         for (int32_t s = 0; s < u->nmat && !st; s++) {
             gptr f = flags.p + (uint64_t)s * n1 * fw, q = pos.p + (uint64_t)s * n1 * 8;
             st = scan_into(x, counts, f, n, q, NULL, 0);
-            if (!st) st = x->g.ops->d2d(&x->g, err.p + (uint64_t)(u->n + s) * 8, q + (uint64_t)n * 8, 8);
+            if (!st) st = dcopy(x, err.p + (uint64_t)(u->n + s) * 8, q + (uint64_t)n * 8, 8);
         }
         a.p[2] = pos.p;
     }
@@ -2466,6 +2500,7 @@ rf_status rf_rt_gpu_run(const rf_hir_program *p, const void *ptx0, uint64_t ptx0
         if (p->vars[v]->role == RF_HIR_ROLE_INPUT) st = load_input(&x, v);
     /* the dictionary is data like the columns: copied with them */
     if (!st && needs_dict(&x)) st = rf_gpu_dict_sync(&x.str, 0);
+    if (!st) st = wake(&x);
     if (!st) st = x.g.ops->sync(&x.g);
     double t1 = now();
     rf_gpu_acct_reset(&x.g);
