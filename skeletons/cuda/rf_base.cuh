@@ -109,15 +109,7 @@ __device__ __forceinline__ u64 hfin(u64 h)
 #define RF_HSEED 0x243f6a8885a308d3ull
 
 #ifdef __CUDA_ARCH__
-__device__ __forceinline__ int clz64(u64 x)
-{
-    // PTX's clz, not __clzll: compiling __clzll left NVRTC's process in a state
-    // where LeakSanitizer's tracer crashes at exit (ASan build, ctest
-    // gpu_codegen_e2e_aggregates, every time); with the inline PTX it does not
-    unsigned n;
-    asm("clz.b64 %0, %1;" : "=r"(n) : "l"(x));
-    return (int)n;
-}
+__device__ __forceinline__ int clz64(u64 x) { return __clzll((long long)x); }
 #else
 inline int clz64(u64 x) { return x ? __builtin_clzll(x) : 64; }
 #endif
