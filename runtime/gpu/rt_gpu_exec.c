@@ -154,11 +154,9 @@ static rf_status hlaunch(gx *x, const char *sig, const char *op, int64_t work, c
 ** session): the GPU's start belongs to the load, like loading the kernels. */
 static rf_status wake(gx *x)
 {
-    rf_gpu_args a;
+    rf_gpu_args a; /* no rows: one block that does nothing */
     memset(&a, 0, sizeof a);
-    void *fn;
-    rf_status st = x->g.ops->func(&x->g, "rf_gather", &fn);
-    return st ? st : x->g.ops->launch(&x->g, fn, "rf_gather", 1, &a);
+    return launch(x, "rf_gather", 1, &a);
 }
 
 /* A copy on the GPU. Up to 64 KiB it is a gather kernel in identity order:
