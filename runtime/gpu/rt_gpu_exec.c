@@ -55,6 +55,7 @@ typedef struct gval {
     int64_t ngroups;
     gbuf gid, first;
     gset *set;
+    int distinct; /* REL: its maker dropped repeated rows (rf_gpu_dedupe_cols) */
 } gval;
 
 enum { WCHECK_WORDS = 256 }; /* deferred error words (gx.wcheck) */
@@ -720,6 +721,34 @@ static rf_status map_on_host(gx *x, const rf_hir_kernel *k, const int32_t vars[2
     return st;
 }
 
+/* Rows ordered by their first column (data files written in key order, and
+** the filters, maps, joins and uniques that keep their left input's order)
+** are deduplicated (grouped by keys whose first column orders them) without
+** a hash table: runs_first compares each row with the earlier rows of its
+** run of equal first columns, at most RUNS_LIMIT of them (a longer search is
+** reported and the caller hashes). RUNS_MIN_ROWS: below it one hashing pass
+** costs about as little as the attempt; the environment's RF_GPU_RUNS_MIN
+** replaces it (tests: small inputs through the walk, and its fallbacks). */
+enum { RUNS_LIMIT = 32, RUNS_MIN_ROWS = 1 << 16 };
+
+static int64_t runs_min_rows(void)
+{
+    const char *e = getenv("RF_GPU_RUNS_MIN");
+    if (!e || !*e) return RUNS_MIN_ROWS;
+    char *end;
+    long long v = strtoll(e, &end, 10);
+    return *end || v < 0 ? RUNS_MIN_ROWS : (int64_t)v;
+}
+
+/* Does k drop its output's repeated rows itself this time (fuse.c,
+** rf_gpu_dedupe_cols: only a unique reads them)? Over as many rows as the
+** unique's walk over runs would take (runs_min_rows). */
+static int repeats_dropped(gx *x, const rf_hir_kernel *k, int64_t n)
+{
+    int32_t cols[RF_GPU_MAXC];
+    return n > 0 && n >= runs_min_rows() && rf_gpu_dedupe_cols(x->p, k, cols) > 0;
+}
+
 static rf_status k_map(gx *x, const rf_hir_kernel *k)
 {
     int32_t vars[2] = {k->in[0], k->kind == RF_HIR_JOIN_MAP ? k->in[1] : -1};
@@ -762,15 +791,27 @@ static rf_status k_map(gx *x, const rf_hir_kernel *k)
     gbuf err = {0, 0}, flags = {0, 0}, pos = {0, 0};
     int64_t count = n;
     char name[64];
+    int dedupe = repeats_dropped(x, k, n);
     if (!st) st = err_word(x, &err);
     a.p[1] = err.p;
-    if (!st && k->filter) {
+    if (!st && (k->filter || dedupe)) {
         st = galloc(x, (uint64_t)n + 1, &flags);
+        if (!st) st = galloc(x, (uint64_t)(n + 2) * 8, &pos); /* the scan, the walk's status word */
         a.p[0] = flags.p;
-        snprintf(name, sizeof name, "rfk%d_flags", k->id);
-        if (!st) st = launch(x, name, n, &a);
-        if (!st) st = scan_flags(x, flags.p, n, &pos, &count);
         a.p[2] = pos.p;
+        a.p[3] = pos.p + (uint64_t)(n + 1) * 8;
+        snprintf(name, sizeof name, "rfk%d_flags", k->id);
+        for (int pass = 0; pass < 2 && !st; pass++) {
+            /* the second pass only where the walk gave way: every row kept */
+            a.x[5] = dedupe ? RUNS_LIMIT : 0;
+            if (dedupe) st = x->g.ops->memset8(&x->g, a.p[3], 0, 8);
+            if (!st) st = launch(x, name, n, &a);
+            int64_t w[2] = {0, 0};
+            if (!st) st = scan_into(x, 0, flags.p, n, pos.p, w, dedupe ? 2 : 1);
+            count = w[0];
+            if (!dedupe || w[1] == 0) break;
+            dedupe = 0;
+        }
     }
     if (!st) st = rel_alloc(x, &out, ov->types, ov->ncols, count, count);
     for (int32_t c = 0; c < ov->ncols && !st; c++) a.o[c] = colp(&out, c);
@@ -787,6 +828,7 @@ static rf_status k_map(gx *x, const rf_hir_kernel *k)
         val_clear(x, &out, ov->ncols);
         return st;
     }
+    out.distinct = dedupe;
     var_set(x, k->out, &out);
     return RF_OK;
 }
@@ -985,25 +1027,6 @@ static void keys_of(const gval *v, const rf_type *types, const int32_t *cols, in
     kc->n = n;
     for (int32_t i = 0; i < n; i++) kc->cols[i] = colp(v, cols ? cols[i] : i);
     rf_gpu_sig(types, cols, n, kc->sig);
-}
-
-/* Rows ordered by their first column (data files written in key order, and
-** the filters, maps, joins and uniques that keep their left input's order)
-** are deduplicated (grouped by keys whose first column orders them) without
-** a hash table: runs_first compares each row with the earlier rows of its
-** run of equal first columns, at most RUNS_LIMIT of them (a longer search is
-** reported and the caller hashes). RUNS_MIN_ROWS: below it one hashing pass
-** costs about as little as the attempt; the environment's RF_GPU_RUNS_MIN
-** replaces it (tests: small inputs through the walk, and its fallbacks). */
-enum { RUNS_LIMIT = 32, RUNS_MIN_ROWS = 1 << 16 };
-
-static int64_t runs_min_rows(void)
-{
-    const char *e = getenv("RF_GPU_RUNS_MIN");
-    if (!e || !*e) return RUNS_MIN_ROWS;
-    char *end;
-    long long v = strtoll(e, &end, 10);
-    return *end || v < 0 ? RUNS_MIN_ROWS : (int64_t)v;
 }
 
 /* flags[i] (n + 1 bytes) = 1 where row i is the first of its key among the
@@ -1454,6 +1477,8 @@ static rf_status k_unique(gx *x, const rf_hir_kernel *k)
             if (!st) st = distinct_rows(x, a, hv, absent.p, &keep, &m);
             gfree(x, &absent);
         }
+    } else if (x->vals[k->in[0]].distinct) {
+        m = x->vals[k->in[0]].nrows; /* its maker dropped the repeats */
     } else if (x->vals[k->in[0]].nrows > 0) {
         st = distinct_rows(x, &x->vals[k->in[0]], hv, 0, &keep, &m);
     }
@@ -2067,27 +2092,36 @@ static rf_status k_fused(gx *x, const rf_gpu_funit *u, int *ran)
     }
     /* per written output: a flag per row, or with a join source a count per left row */
     uint64_t fw = counts ? 8 : 1;
-    /* the error words, then each written output's row count: one read brings all */
-    if (!st) st = galloc(x, (uint64_t)(u->n + u->nmat) * 8, &err);
-    if (!st) st = x->g.ops->memset8(&x->g, err.p, 0xff, (uint64_t)u->n * 8);
+    /* the error words, then each written output's row count, then the status
+    ** word of the walk that drops repeats (u->dedupe): one read brings all */
+    int dedupe = counts && u->dedupe && repeats_dropped(x, u->m[0].k, n);
+    int32_t nw = u->n + u->nmat + 1;
+    if (!st) st = galloc(x, (uint64_t)nw * 8, &err);
     if (!st && u->nmat) st = galloc(x, n1 * fw * (uint64_t)u->nmat, &flags);
+    if (!st && u->nmat) st = galloc(x, n1 * 8 * (uint64_t)u->nmat, &pos);
     a.p[0] = err.p;
     a.p[1] = flags.p;
+    a.p[2] = pos.p;
+    a.p[3] = err.p + (uint64_t)(nw - 1) * 8;
     snprintf(name, sizeof name, "rfg%d_flags", u->id);
-    if (!st) st = launch(x, name, n, &a);
-    /* one exclusive scan per written output, queued behind the flags pass
-    ** (a stage error discards them) */
-    if (!st && u->nmat) {
-        st = galloc(x, n1 * 8 * (uint64_t)u->nmat, &pos);
+    int64_t words[RF_GPU_FUSE_MAX * 2 + 1];
+    for (int pass = 0; pass < 2 && !st; pass++) {
+        /* the second pass only where the walk gave way: every row kept */
+        a.x[5] = dedupe ? RUNS_LIMIT : 0;
+        st = x->g.ops->memset8(&x->g, err.p, 0xff, (uint64_t)u->n * 8);
+        if (!st && dedupe) st = x->g.ops->memset8(&x->g, a.p[3], 0, 8);
+        if (!st) st = launch(x, name, n, &a);
+        /* one exclusive scan per written output, queued behind the flags pass
+        ** (a stage error discards them) */
         for (int32_t s = 0; s < u->nmat && !st; s++) {
             gptr f = flags.p + (uint64_t)s * n1 * fw, q = pos.p + (uint64_t)s * n1 * 8;
             st = scan_into(x, counts, f, n, q, NULL, 0);
             if (!st) st = dcopy(x, err.p + (uint64_t)(u->n + s) * 8, q + (uint64_t)n * 8, 8);
         }
-        a.p[2] = pos.p;
+        if (!st) st = x->g.ops->d2h(&x->g, words, err.p, (uint64_t)nw * 8);
+        if (st || !dedupe || words[nw - 1] == 0) break;
+        dedupe = 0;
     }
-    int64_t words[RF_GPU_FUSE_MAX * 2];
-    if (!st) st = x->g.ops->d2h(&x->g, words, err.p, (uint64_t)(u->n + u->nmat) * 8);
     for (int32_t m = 0; m < u->n && !st; m++)
         if (words[m] != -1) *ran = 0;
     for (int32_t s = 0; s < u->nmat && !st; s++) count[s] = words[u->n + s];
@@ -2114,10 +2148,12 @@ static rf_status k_fused(gx *x, const rf_gpu_funit *u, int *ran)
     for (int32_t m = 0; m < u->n; m++) {
         const rf_gpu_fmember *mb = &u->m[m];
         if (mb->mat < 0) continue;
-        if (st || !*ran)
+        if (st || !*ran) {
             val_clear(x, &outs[m], x->p->vars[mb->k->out]->ncols);
-        else
+        } else {
+            outs[m].distinct = dedupe;
             var_set(x, mb->k->out, &outs[m]);
+        }
     }
     return st;
 }
@@ -2276,7 +2312,8 @@ static rf_status run_blocks(gx *x)
                         if (mb->mat >= 0) {
                             int64_t nout = var_rows(x, k->out), bi = 0, bw = 0, zero[FUSED_MAX_IN] = {0};
                             if (k->nin <= FUSED_MAX_IN) rf_hir_kernel_bytes(x->p, k, zero, 0, nout, &bi, &bw);
-                            s->rows_out += nout;
+                            /* (repeats dropped where made: fewer rows than the CPU's, uncounted) */
+                            s->rows_out = x->vals[k->out].distinct || s->rows_out < 0 ? -1 : s->rows_out + nout;
                             s->bytes_out += bw;
                         } else {
                             s->rows_out = -1;
@@ -2291,9 +2328,12 @@ static rf_status run_blocks(gx *x)
                 /* inputs before the kernel runs: insert grows its first input */
                 rf_rt_kstat *s = &x->res->stats[k->id];
                 for (int32_t i = 0; i < k->nin; i++) {
-                    s->rows_in += var_rows(x, k->in[i]);
+                    if (s->rows_in >= 0) s->rows_in += var_rows(x, k->in[i]);
                     in_rows[i] = var_rows(x, k->in[i]);
                 }
+                /* a unique of rows whose repeats were dropped where made:
+                ** fewer rows in than the CPU's (rows_out stays comparable) */
+                if (k->kind == RF_HIR_UNIQUE && x->vals[k->in[0]].distinct) s->rows_in = -1;
                 out_before = var_rows(x, k->out);
             }
             double t0 = now();
@@ -2310,7 +2350,8 @@ static rf_status run_blocks(gx *x)
                 double wall = now() - t0;
                 s->seconds += x->on_host || wall > secs * 4 ? wall : secs;
                 if (x->on_host && x->plans[k->id].gpu) s->device = "gpu+cpu";
-                s->rows_out += var_rows(x, k->out);
+                /* (repeats dropped where made: fewer rows than the CPU's, uncounted) */
+                s->rows_out = x->vals[k->out].distinct || s->rows_out < 0 ? -1 : s->rows_out + var_rows(x, k->out);
                 /* only the columns the kernel uses (harmony/hir_bytes.c) */
                 int64_t bi = 0, bo = 0;
                 rf_hir_kernel_bytes(x->p, k, in_rows, out_before, var_rows(x, k->out), &bi, &bo);

@@ -29,7 +29,7 @@ extern const char rf_gpu_src_rf_base[], rf_gpu_src_rf_map[], rf_gpu_src_rf_join[
 
 /* Bumped whenever the argument block or a kernel protocol changes, so that
 ** PTX stored in an older .rfx is regenerated instead of misused. */
-#define RF_GPU_ABI_VERSION 3 /* 3: k[] of 64 (32 string constants, island bases from k[32]) */
+#define RF_GPU_ABI_VERSION 4 /* 4: x[5] and p[3] of map and join count passes: repeats dropped */
 
 const char *rf_gpu_emu_prelude(void) { return rf_gpu_src_rf_emu_prelude; }
 
@@ -549,6 +549,40 @@ static void row_indices(rf_buf *b, const int used[2])
         if (used[s]) rf_buf_printf(b, "        const rf::i64 q%d = a.r%d ? a.r%d[r] : r;\n", s, s, s);
 }
 
+/* Emits `const void *NAME[n] = {a.c0[..], ...}`: the left-side output
+** columns k's repeats are judged by (rf_gpu_dedupe_cols), and the signature
+** of their key class into sig; returns n (0: k drops no repeats). */
+static int32_t gen_repeat_cols(const rf_hir_program *p, const rf_hir_kernel *k, rf_buf *b, const char *name,
+                               char sig[RF_GPU_MAXC + 1])
+{
+    int32_t cols[RF_GPU_MAXC];
+    int32_t n = rf_gpu_dedupe_cols(p, k, cols);
+    if (n == 0) return 0;
+    rf_gpu_sig(p->vars[k->in[0]]->types, cols, n, sig);
+    rf_buf_printf(b, "        const void *%s[%d] = {", name, n);
+    for (int32_t i = 0; i < n; i++) rf_buf_printf(b, "%sa.c0[%d]", i ? ", " : "", cols[i]);
+    rf_buf_puts(b, "};\n");
+    return n;
+}
+
+/* K<id>::repeat (rf_map.cuh): a row repeats an earlier row of its run when
+** that row passes the filter too (the outputs are the compared columns). */
+static void gen_map_repeat(const rf_hir_program *p, const rf_hir_kernel *k, rf_buf *b)
+{
+    rf_buf_puts(b, "    static __device__ __forceinline__ bool repeat(const rf::Args &a, rf::i64 r, bool f)\n    {\n");
+    char sig[RF_GPU_MAXC + 1];
+    if (k->kind != RF_HIR_MAP || !gen_repeat_cols(p, k, b, "dc", sig)) {
+        rf_buf_puts(b, "        (void)a; (void)r; (void)f;\n        return false;\n    }\n");
+        return;
+    }
+    rf_buf_puts(b, "        auto same = [&](rf::i64 j) {\n"
+                   "            bool ok = true;\n"
+                   "            bool g = filter(a, j, ok);\n"
+                   "            return g && ok;\n"
+                   "        };\n");
+    rf_buf_printf(b, "        return rf::runs_repeat<KS_%s>(dc, r, a.x[5], (rf::u64 *)a.p[3], f, same);\n    }\n", sig);
+}
+
 static rf_status gen_map_kernel(const rf_hir_program *p, const rf_hir_kernel *k, rf_buf *b, rf_diags *d)
 {
     rf_gpu_kplan pl;
@@ -593,7 +627,9 @@ static rf_status gen_map_kernel(const rf_hir_program *p, const rf_hir_kernel *k,
             rf_buf_printf(b, "            rf::st<%s>(a.o[%d], w, v%d);\n", stype(out->types[i]), i, v);
         rf_buf_puts(b, "        }\n");
     }
-    rf_buf_puts(b, "    }\n};\n");
+    rf_buf_puts(b, "    }\n");
+    gen_map_repeat(p, k, b);
+    rf_buf_puts(b, "};\n");
     if (rf_gpu_gen_islands(b, k->id, &pl)) g.bad = 1;
     rf_buf_printf(b,
                   "extern \"C\" __global__ void __launch_bounds__(%d) rfk%d_flags(rf::Args a) { rf::map_flags<K%d, %d>(a); }\n"
@@ -874,15 +910,26 @@ static rf_status gen_fused_kernel(const rf_hir_program *p, const rf_gpu_funit *u
         const rf_hir_kernel *j = u->src;
         char sig[RF_GPU_MAXC + 1];
         rf_gpu_sig(p->vars[j->in[0]]->types, j->lkeys, j->nkeys, sig);
+        /* dropping repeats (u->dedupe, a.x[5] > 0): where every right-side
+        ** output is a key column, all of a row's matches make one row (the
+        ** first is kept: one); otherwise a second match raises the status */
+        int one = 1;
+        for (int32_t i = 0; u->dedupe && i < u->m[0].k->nouts; i++) {
+            const rf_qp_expr *e = u->m[0].k->outs[i];
+            int key = e->side != 1;
+            for (int32_t q = 0; q < j->nkeys && !key; q++) key = j->rkeys[q] == e->col;
+            one &= key;
+        }
         rf_buf_printf(b, "    template <bool W> struct F {\n"
                          "        const rf::Args *a;\n        rf::i64 r;\n        rf::u64 *acc;\n        rf::i64 w[%d], c[%d];\n"
+                         "        bool one;\n"
                          "        __device__ __forceinline__ bool operator()(rf::i64 j)\n        {\n"
                          "            bool hit[%d];\n"
                          "            for (int s = 0; s < %d; s++) hit[s] = false;\n"
                          "            stages<W>(*a, r, r, j, w, hit, acc);\n"
                          "            for (int s = 0; s < %d; s++)\n"
                          "                if (hit[s]) {\n                    c[s]++;\n                    w[s]++;\n                }\n"
-                         "            return true;\n        }\n    };\n",
+                         "            return !(one && c[0] > 0);\n        }\n    };\n",
                       nm, nm, nm, nm, nm);
         rf_buf_puts(b, "    template <bool W> static __device__ __forceinline__ void row(const rf::Args &a, rf::i64 r,\n"
                        "                                                             rf::u64 *acc = nullptr)\n    {\n");
@@ -895,7 +942,32 @@ static rf_status gen_fused_kernel(const rf_hir_program *p, const rf_gpu_funit *u
         rf_buf_printf(b, "};\n        const void *rk[%d] = {", j->nkeys);
         for (int32_t i = 0; i < j->nkeys; i++) rf_buf_printf(b, "%sa.c1[%d]", i ? ", " : "", j->rkeys[i]);
         rf_buf_puts(b, "};\n");
+        if (u->nmat > 0)
+            /* the write pass skips the rows the count pass gave no rows */
+            rf_buf_printf(b, "        if (W && pos) {\n            bool any = false;\n"
+                             "            for (int s = 0; s < %d; s++) any |= pos[s * n1 + r + 1] != pos[s * n1 + r];\n"
+                             "            if (!any) return;\n        }\n",
+                          u->nmat);
+        char dsig[RF_GPU_MAXC + 1];
+        if (u->dedupe && gen_repeat_cols(p, u->m[0].k, b, "dc", dsig)) {
+            /* a left row equal to an earlier one of its run in the left-side
+            ** outputs and the keys has the same matches: only repeats */
+            rf_buf_printf(b, "        if (!W && a.x[5] > 0) {\n"
+                             "            rf::u64 *status = (rf::u64 *)a.p[3];\n"
+                             "            auto same = [&](rf::i64 q) {\n"
+                             "                if (KS_%s::eq(lk, q, lk, r)) return true;\n"
+                             "                rf::runs_status(status, RF_RUNS_AMBIGUOUS);\n"
+                             "                return false;\n"
+                             "            };\n"
+                             "            if (rf::runs_repeat<KS_%s>(dc, r, a.x[5], status, true, same)) {\n"
+                             "                cnt[r] = 0;\n"
+                             "                return;\n"
+                             "            }\n"
+                             "        }\n",
+                          sig, dsig);
+        }
         rf_buf_puts(b, "        F<W> f;\n        f.a = &a;\n        f.r = r;\n        f.acc = acc;\n");
+        rf_buf_printf(b, "        f.one = %s;\n", u->dedupe && one ? "a.x[5] > 0" : "false");
         rf_buf_printf(b, "        for (int s = 0; s < %d; s++) {\n            f.w[s] = W && pos ? pos[s * n1 + r] : 0;\n"
                          "            f.c[s] = 0;\n        }\n", nm);
         rf_buf_printf(b, "        rf::join_matches_k<KS_%s>(lk, rk, (const rf::u64 *)a.p[4], (const rf::i64 *)a.p[5],\n"
@@ -903,6 +975,8 @@ static rf_status gen_fused_kernel(const rf_hir_program *p, const rf_gpu_funit *u
                       sig);
         if (u->nmat > 0)
             rf_buf_printf(b, "        if (!W)\n            for (int s = 0; s < %d; s++) cnt[s * n1 + r] = f.c[s];\n", u->nmat);
+        if (u->dedupe && !one)
+            rf_buf_puts(b, "        if (!W && a.x[5] > 0 && f.c[0] > 1) rf::runs_status((rf::u64 *)a.p[3], RF_RUNS_AMBIGUOUS);\n");
         rf_buf_puts(b, "    }\n};\n");
     }
     rf_buf_printf(b,
@@ -1036,6 +1110,10 @@ static rf_status collect_sigs(const rf_hir_program *p, sigset *ss)
             /* (a set's table is built by set_build, and a set is made
             ** distinct first by runs_first or grp_insert) */
             const unsigned set_ops = OP_RUNS_FIRST | OP_GRP_INSERT | OP_SET_BUILD;
+            int32_t dcols[RF_GPU_MAXC];
+            int32_t nd = k->kind == RF_HIR_MAP || k->kind == RF_HIR_JOIN_MAP ? rf_gpu_dedupe_cols(p, k, dcols) : 0;
+            if (nd > 0) st = sig_add(ss, in0->types, dcols, nd, 0);
+            if (st) break;
             switch (k->kind) {
             case RF_HIR_JOIN_INDEX:
                 if (k->nkeys > 0)

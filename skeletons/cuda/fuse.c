@@ -120,6 +120,42 @@ static int pairs_private(const rf_hir_program *p, const rf_gpu_funit *u)
     return 1;
 }
 
+int32_t rf_gpu_dedupe_cols(const rf_hir_program *p, const rf_hir_kernel *k, int32_t cols[RF_GPU_MAXC])
+{
+    if (k->kind == RF_HIR_MAP) {
+        if (k->idx >= 0 || k->nin != 1) return 0;
+    } else if (k->kind != RF_HIR_JOIN_MAP || k->filter) {
+        return 0;
+    }
+    int32_t var = k->out, n = 0;
+    if (p->vars[var]->role != RF_HIR_ROLE_TEMP || k->nouts != p->vars[var]->ncols || k->nouts < 1 ||
+        k->nouts > RF_GPU_MAXC)
+        return 0;
+    for (int32_t i = 0; i < k->nouts; i++) {
+        const rf_qp_expr *e = k->outs[i];
+        if (e->kind != RF_QP_E_COL || e->side < 0 || e->side >= k->nin || (i == 0 && e->side != 0) || e->col < 0 ||
+            e->col >= p->vars[k->in[e->side]]->ncols)
+            return 0;
+        if (e->side == 0) cols[n++] = e->col;
+    }
+    /* its one reader: a unique of the whole row, and nothing else writes it */
+    int32_t readers = 0;
+    for (int32_t b = 0; b < p->nblocks; b++) {
+        const rf_hir_block *bl = p->blocks[b];
+        for (int32_t t = 0; t < bl->ntest; t++)
+            if (bl->test[t] == var) return 0;
+        for (int32_t j = 0; j < bl->nkernels; j++) {
+            const rf_hir_kernel *o = bl->kernels[j];
+            if (o == k) continue;
+            if (o->out == var) return 0;
+            if (!reads(o, var)) continue;
+            if (o->kind != RF_HIR_UNIQUE || o->nin != 1 || o->in[0] != var || o->idx >= 0) return 0;
+            readers++;
+        }
+    }
+    return readers == 1 ? n : 0;
+}
+
 /* Is aggregate ag of reduce r one a fused total computes (exact integer sums)? */
 static int total_agg(const rf_hir_program *p, const rf_hir_kernel *r, const rf_qp_agg *ag)
 {
@@ -329,6 +365,12 @@ static rf_status plan_group(const rf_hir_program *p, const rf_wv_group *g, int32
         }
         if (w != ui) f->units[w] = *u;
         f->units[w].id = w;
+        {
+            rf_gpu_funit *U = &f->units[w];
+            int32_t dc[RF_GPU_MAXC];
+            U->dedupe = U->src && U->src->kind == RF_HIR_JOIN_INDEX && U->n == 1 && !U->ntot && U->m[0].mat == 0 &&
+                        U->m[0].parent < 0 && rf_gpu_dedupe_cols(p, U->m[0].k, dc) > 0;
+        }
         if (f->units[w].src) {
             f->unit_of[f->units[w].src->id] = w;
             f->member_of[f->units[w].src->id] = -1;

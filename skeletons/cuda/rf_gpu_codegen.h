@@ -171,6 +171,8 @@ typedef struct rf_gpu_funit {
     int32_t nmat;                      /* written outputs */
     rf_gpu_ftotal tot[RF_GPU_FUSE_TOTALS]; /* a fused kernel with totals writes no rows */
     int32_t ntot, nacc;                    /* totals; their accumulator words */
+    int dedupe; /* a join source's one stage, read only by a unique: the kernel drops repeated rows
+                   itself (rf_gpu_dedupe_cols) when the runtime asks it to */
 } rf_gpu_funit;
 
 typedef struct rf_gpu_fplan {
@@ -196,6 +198,17 @@ int64_t rf_gpu_funit_input_bytes(const rf_hir_program *p, const rf_gpu_funit *u,
 ** whether the input's column c is. */
 void rf_gpu_funit_needs(const rf_hir_program *p, const rf_gpu_funit *u, uint8_t need[RF_GPU_FUSE_MAX][RF_GPU_MAXC],
                         uint8_t in[2][RF_GPU_MAXC]);
+/* Repeated rows dropped where they are made. A MAP over a relation (no
+** index) or a JOIN_MAP without a filter, whose outputs are plain columns (the
+** first from the left side), and whose output is a temporary read only by a
+** UNIQUE (which keeps each row's first occurrence, in order), may drop those
+** rows itself when its input arrives ordered by that first column: a row
+** goes where an earlier row of its run of equal first columns is equal
+** (runs_repeat in rf_group.cuh; the unique then takes the rows as they are).
+** Returns how many output columns come from the left side (their input
+** columns into cols, the output's first column first), 0 where k may not. */
+int32_t rf_gpu_dedupe_cols(const rf_hir_program *p, const rf_hir_kernel *k, int32_t cols[RF_GPU_MAXC]);
+
 /* For `redfox dump --fused`: what the code generator made of each group. */
 void rf_gpu_fplan_print(const rf_hir_program *p, const rf_gpu_fplan *f, rf_buf *out);
 

@@ -45,6 +45,15 @@
 //               NULL: unique) i64 out: the first row equal to row i (-1
 //               where want is 0): the walk then goes on to the lowest equal
 //               row of the run, rather than stopping at the nearest
+// The same walk inside a kernel that makes the rows (a map or a join's count
+// pass, fuse.c rf_gpu_dedupe_cols), over columns it reads rather than writes:
+//   runs_repeat(c, r, lim, status, walk, same): is row r a repeat of an
+//               earlier row of its run of equal KS::k0(c, .)? Every row must
+//               make the call (each checks the order against the row before
+//               it); walk false: that check only (row r is no row of the
+//               output). same(j) says whether row j, equal to r in the
+//               columns c, makes the same output as r; it may raise the
+//               status itself. Status and limit as for runs_first.
 #ifndef RF_GROUP_CUH
 #define RF_GROUP_CUH
 
@@ -207,6 +216,27 @@ __device__ __forceinline__ void runs_status(u64 *w, u64 v)
 {
     // once one thread has reported, the others need not contend for the word
     if (vload(w) < v) atomicMax(w, v);
+}
+
+#define RF_RUNS_AMBIGUOUS 4ull
+
+template <class KS, class S>
+__device__ __forceinline__ bool runs_repeat(const void *const *c, i64 r, i64 lim, u64 *status, bool walk, S &same)
+{
+    u64 key = KS::k0(c, r);
+    if (r > 0 && KS::k0(c, r - 1) > key) {
+        runs_status(status, RF_RUNS_UNORDERED);
+        return false;
+    }
+    if (!walk) return false;
+    for (i64 j = r - 1; j >= 0 && KS::k0(c, j) == key; j--) {
+        if (r - j > lim) {
+            runs_status(status, RF_RUNS_LONG);
+            return false;
+        }
+        if (KS::eq(c, j, c, r) && same(j)) return true;
+    }
+    return false;
 }
 
 template <class KS, int TILE> __device__ __forceinline__ void runs_first(const Args &a)
