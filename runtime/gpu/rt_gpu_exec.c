@@ -791,7 +791,7 @@ static rf_status k_map(gx *x, const rf_hir_kernel *k)
     gbuf err = {0, 0}, flags = {0, 0}, pos = {0, 0};
     int64_t count = n;
     char name[64];
-    int dedupe = repeats_dropped(x, k, n);
+    int dedupe = k->kind == RF_HIR_MAP && repeats_dropped(x, k, n); /* (a join_map: only fused, k_fused) */
     if (!st) st = err_word(x, &err);
     a.p[1] = err.p;
     if (!st && (k->filter || dedupe)) {
