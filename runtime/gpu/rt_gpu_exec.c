@@ -2102,14 +2102,33 @@ static rf_status k_fused(gx *x, const rf_gpu_funit *u, int *ran)
     a.p[0] = err.p;
     a.p[1] = flags.p;
     a.p[2] = pos.p;
-    a.p[3] = err.p + (uint64_t)(nw - 1) * 8;
+    a.p[7] = err.p + (uint64_t)(nw - 1) * 8;
+    /* the left rows first of their kind in the compared columns (which
+    ** hold the join's keys): runs_first over the left relation */
+    gbuf first = {0, 0};
+    rf_gpu_args ra;
+    keycols dk;
+    memset(&ra, 0, sizeof ra);
+    if (!st && dedupe) {
+        int32_t dcols[RF_GPU_MAXC];
+        int32_t nd = rf_gpu_dedupe_cols(x->p, u->m[0].k, dcols);
+        keys_of(&x->vals[vars[0]], x->p->vars[vars[0]]->types, dcols, nd, &dk);
+        st = galloc(x, (uint64_t)n + 1, &first);
+        ra.n = n;
+        for (int32_t i = 0; i < dk.n; i++) ra.c0[i] = dk.cols[i];
+        ra.p[0] = first.p;
+        ra.p[2] = a.p[7];
+        ra.x[0] = RUNS_LIMIT;
+        a.p[3] = first.p;
+    }
     snprintf(name, sizeof name, "rfg%d_flags", u->id);
     int64_t words[RF_GPU_FUSE_MAX * 2 + 1];
     for (int pass = 0; pass < 2 && !st; pass++) {
         /* the second pass only where the walk gave way: every row kept */
         a.x[5] = dedupe ? RUNS_LIMIT : 0;
         st = x->g.ops->memset8(&x->g, err.p, 0xff, (uint64_t)u->n * 8);
-        if (!st && dedupe) st = x->g.ops->memset8(&x->g, a.p[3], 0, 8);
+        if (!st && dedupe) st = x->g.ops->memset8(&x->g, a.p[7], 0, 8);
+        if (!st && dedupe) st = hlaunch(x, dk.sig, "runs_first", n, &ra);
         if (!st) st = launch(x, name, n, &a);
         /* one exclusive scan per written output, queued behind the flags pass
         ** (a stage error discards them) */
@@ -2143,6 +2162,7 @@ static rf_status k_fused(gx *x, const rf_gpu_funit *u, int *ran)
     gfree(x, &err);
     gfree(x, &flags);
     gfree(x, &pos);
+    gfree(x, &first);
     jtab_free(x, &jt);
     for (int32_t j = 0; j < RF_GPU_MAX_ISLANDS; j++) gfree(x, &tabs[j]);
     for (int32_t m = 0; m < u->n; m++) {

@@ -533,12 +533,12 @@ static void hoist_loads(gen *g, const rf_qp_expr *e)
 /* Pins (rf::pin) the loads hoist_loads made since hset was `before`: they
 ** stay where they are, all in flight at once. Only loads that are used: a
 ** pinned value is live, so a column nothing reads would be loaded anyway. */
-static void pin_hoisted(gen *g, uint8_t before[2][RF_GPU_MAXC])
+static void pin_hoisted(gen *g, uint8_t before[2][RF_GPU_MAXC], const char *guard)
 {
     for (int s = 0; s < 2; s++)
         for (int c = 0; c < RF_GPU_MAXC; c++)
             if (g->hset[s][c] && !before[s][c]) {
-                rf_buf_printf(g->b, "%*srf::pin(v%d);\n", 8 + 4 * g->depth, "", g->hv[s][c]);
+                rf_buf_printf(g->b, "%*s%srf::pin(v%d);\n", 8 + 4 * g->depth, "", guard, g->hv[s][c]);
                 before[s][c] = 1;
             }
 }
@@ -599,7 +599,7 @@ static rf_status gen_map_kernel(const rf_hir_program *p, const rf_hir_kernel *k,
         uint8_t before[2][RF_GPU_MAXC];
         memset(before, 0, sizeof before);
         hoist_loads(&g, k->filter);
-        pin_hoisted(&g, before);
+        pin_hoisted(&g, before, "");
         int v = emit(&g, k->filter);
         memset(g.hset, 0, sizeof g.hset); /* outs() is another function */
         rf_buf_printf(b, "        return v%d;\n", v);
@@ -808,10 +808,13 @@ static rf_status gen_fused_kernel(const rf_hir_program *p, const rf_gpu_funit *u
         memcpy(g.hset, rset, sizeof rset);
         memcpy(g.hv, rv, sizeof rv);
         hoist_loads(&g, mb->k->filter);
+        for (int32_t i = 0; i < pre[m].n; i++) hoist_loads(&g, pre[m].e[i]);
+        pin_hoisted(&g, pinned, "");
         for (int32_t c = 0; c < mb->k->nouts && c < RF_GPU_MAXC && !mb->k->filter; c++)
             if (need[m][c]) hoist_loads(&g, mb->k->outs[c]);
-        for (int32_t i = 0; i < pre[m].n; i++) hoist_loads(&g, pre[m].e[i]);
-        pin_hoisted(&g, pinned);
+        /* outputs only: the flags or count pass (W false) of a kernel
+        ** without totals does not need them at all */
+        pin_hoisted(&g, pinned, u->ntot ? "" : "if (W) ");
         memcpy(rset, g.hset, sizeof rset);
         memcpy(rv, g.hv, sizeof rv);
         nv = g.nv;
@@ -948,24 +951,14 @@ static rf_status gen_fused_kernel(const rf_hir_program *p, const rf_gpu_funit *u
                              "            for (int s = 0; s < %d; s++) any |= pos[s * n1 + r + 1] != pos[s * n1 + r];\n"
                              "            if (!any) return;\n        }\n",
                           u->nmat);
-        char dsig[RF_GPU_MAXC + 1];
-        if (u->dedupe && gen_repeat_cols(p, u->m[0].k, b, "dc", dsig)) {
-            /* a left row equal to an earlier one of its run in the left-side
-            ** outputs and the keys has the same matches: only repeats */
-            rf_buf_printf(b, "        if (!W && a.x[5] > 0) {\n"
-                             "            rf::u64 *status = (rf::u64 *)a.p[3];\n"
-                             "            auto same = [&](rf::i64 q) {\n"
-                             "                if (KS_%s::eq(lk, q, lk, r)) return true;\n"
-                             "                rf::runs_status(status, RF_RUNS_AMBIGUOUS);\n"
-                             "                return false;\n"
-                             "            };\n"
-                             "            if (rf::runs_repeat<KS_%s>(dc, r, a.x[5], status, true, same)) {\n"
-                             "                cnt[r] = 0;\n"
-                             "                return;\n"
-                             "            }\n"
-                             "        }\n",
-                          sig, dsig);
-        }
+        if (u->dedupe)
+            /* a left row that repeats an earlier one in the compared columns
+            ** (runs_first's flags in p[3]; they hold the keys) has the same
+            ** matches: only repeats */
+            rf_buf_puts(b, "        if (!W && a.x[5] > 0 && !((const rf::u8 *)a.p[3])[r]) {\n"
+                           "            cnt[r] = 0;\n"
+                           "            return;\n"
+                           "        }\n");
         rf_buf_puts(b, "        F<W> f;\n        f.a = &a;\n        f.r = r;\n        f.acc = acc;\n");
         rf_buf_printf(b, "        f.one = %s;\n", u->dedupe && one ? "a.x[5] > 0" : "false");
         rf_buf_printf(b, "        for (int s = 0; s < %d; s++) {\n            f.w[s] = W && pos ? pos[s * n1 + r] : 0;\n"
@@ -976,7 +969,7 @@ static rf_status gen_fused_kernel(const rf_hir_program *p, const rf_gpu_funit *u
         if (u->nmat > 0)
             rf_buf_printf(b, "        if (!W)\n            for (int s = 0; s < %d; s++) cnt[s * n1 + r] = f.c[s];\n", u->nmat);
         if (u->dedupe && !one)
-            rf_buf_puts(b, "        if (!W && a.x[5] > 0 && f.c[0] > 1) rf::runs_status((rf::u64 *)a.p[3], RF_RUNS_AMBIGUOUS);\n");
+            rf_buf_puts(b, "        if (!W && a.x[5] > 0 && f.c[0] > 1) rf::runs_status((rf::u64 *)a.p[7], RF_RUNS_AMBIGUOUS);\n");
         rf_buf_puts(b, "    }\n};\n");
     }
     rf_buf_printf(b,
@@ -1112,7 +1105,7 @@ static rf_status collect_sigs(const rf_hir_program *p, sigset *ss)
             const unsigned set_ops = OP_RUNS_FIRST | OP_GRP_INSERT | OP_SET_BUILD;
             int32_t dcols[RF_GPU_MAXC];
             int32_t nd = k->kind == RF_HIR_MAP || k->kind == RF_HIR_JOIN_MAP ? rf_gpu_dedupe_cols(p, k, dcols) : 0;
-            if (nd > 0) st = sig_add(ss, in0->types, dcols, nd, 0);
+            if (nd > 0) st = sig_add(ss, in0->types, dcols, nd, k->kind == RF_HIR_JOIN_MAP ? OP_RUNS_FIRST : 0);
             if (st) break;
             switch (k->kind) {
             case RF_HIR_JOIN_INDEX:

@@ -368,8 +368,18 @@ static rf_status plan_group(const rf_hir_program *p, const rf_wv_group *g, int32
         {
             rf_gpu_funit *U = &f->units[w];
             int32_t dc[RF_GPU_MAXC];
-            U->dedupe = U->src && U->src->kind == RF_HIR_JOIN_INDEX && U->n == 1 && !U->ntot && U->m[0].mat == 0 &&
-                        U->m[0].parent < 0 && rf_gpu_dedupe_cols(p, U->m[0].k, dc) > 0;
+            int32_t nd = U->src && U->src->kind == RF_HIR_JOIN_INDEX && U->n == 1 && !U->ntot && U->m[0].mat == 0 &&
+                                 U->m[0].parent < 0
+                             ? rf_gpu_dedupe_cols(p, U->m[0].k, dc)
+                             : 0;
+            /* left rows equal in the compared columns must have the same
+            ** matches: the join's left keys are among those columns */
+            for (int32_t i = 0; nd > 0 && i < U->src->nkeys; i++) {
+                int in = 0;
+                for (int32_t c = 0; c < nd && !in; c++) in = dc[c] == U->src->lkeys[i];
+                if (!in) nd = 0;
+            }
+            U->dedupe = nd > 0;
         }
         if (f->units[w].src) {
             f->unit_of[f->units[w].src->id] = w;

@@ -171,8 +171,11 @@ typedef struct rf_gpu_funit {
     int32_t nmat;                      /* written outputs */
     rf_gpu_ftotal tot[RF_GPU_FUSE_TOTALS]; /* a fused kernel with totals writes no rows */
     int32_t ntot, nacc;                    /* totals; their accumulator words */
-    int dedupe; /* a join source's one stage, read only by a unique: the kernel drops repeated rows
-                   itself (rf_gpu_dedupe_cols) when the runtime asks it to */
+    int dedupe; /* a join source's one stage, read only by a unique, whose compared left columns
+                   (rf_gpu_dedupe_cols) hold the join's left keys: the count pass drops the left
+                   rows that runs_first over those columns did not flag first, when the runtime
+                   asks it to, and the left rows' second matches (one where every right-side
+                   output is a key column, else a second match raises the status word p[7]) */
 } rf_gpu_funit;
 
 typedef struct rf_gpu_fplan {
