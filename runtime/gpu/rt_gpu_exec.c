@@ -745,8 +745,7 @@ static int64_t runs_min_rows(void)
 ** unique's walk over runs would take (runs_min_rows). */
 static int repeats_dropped(gx *x, const rf_hir_kernel *k, int64_t n)
 {
-    int32_t cols[RF_GPU_MAXC];
-    return n > 0 && n >= runs_min_rows() && rf_gpu_dedupe_cols(x->p, k, cols) > 0;
+    return x->plans[k->id].ndedupe > 0 && n > 0 && n >= runs_min_rows();
 }
 
 static rf_status k_map(gx *x, const rf_hir_kernel *k)
@@ -2110,9 +2109,8 @@ static rf_status k_fused(gx *x, const rf_gpu_funit *u, int *ran)
     keycols dk;
     memset(&ra, 0, sizeof ra);
     if (!st && dedupe) {
-        int32_t dcols[RF_GPU_MAXC];
-        int32_t nd = rf_gpu_dedupe_cols(x->p, u->m[0].k, dcols);
-        keys_of(&x->vals[vars[0]], x->p->vars[vars[0]]->types, dcols, nd, &dk);
+        const rf_gpu_kplan *dp = &x->plans[u->m[0].k->id];
+        keys_of(&x->vals[vars[0]], x->p->vars[vars[0]]->types, dp->dedupe, dp->ndedupe, &dk);
         st = galloc(x, (uint64_t)n + 1, &first);
         ra.n = n;
         for (int32_t i = 0; i < dk.n; i++) ra.c0[i] = dk.cols[i];

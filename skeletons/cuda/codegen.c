@@ -196,6 +196,7 @@ void rf_gpu_kplan_build(const rf_hir_program *p, const rf_hir_kernel *k, rf_gpu_
     }
     plan_expr(out, k->filter);
     for (int32_t i = 0; i < k->nouts; i++) plan_expr(out, k->outs[i]);
+    out->ndedupe = rf_gpu_dedupe_cols(p, k, out->dedupe);
 }
 
 /* ---- expressions ------------------------------------------------------------ */
@@ -549,32 +550,20 @@ static void row_indices(rf_buf *b, const int used[2])
         if (used[s]) rf_buf_printf(b, "        const rf::i64 q%d = a.r%d ? a.r%d[r] : r;\n", s, s, s);
 }
 
-/* Emits `const void *NAME[n] = {a.c0[..], ...}`: the left-side output
-** columns k's repeats are judged by (rf_gpu_dedupe_cols), and the signature
-** of their key class into sig; returns n (0: k drops no repeats). */
-static int32_t gen_repeat_cols(const rf_hir_program *p, const rf_hir_kernel *k, rf_buf *b, const char *name,
-                               char sig[RF_GPU_MAXC + 1])
-{
-    int32_t cols[RF_GPU_MAXC];
-    int32_t n = rf_gpu_dedupe_cols(p, k, cols);
-    if (n == 0) return 0;
-    rf_gpu_sig(p->vars[k->in[0]]->types, cols, n, sig);
-    rf_buf_printf(b, "        const void *%s[%d] = {", name, n);
-    for (int32_t i = 0; i < n; i++) rf_buf_printf(b, "%sa.c0[%d]", i ? ", " : "", cols[i]);
-    rf_buf_puts(b, "};\n");
-    return n;
-}
-
 /* K<id>::repeat (rf_map.cuh): a row repeats an earlier row of its run when
 ** that row passes the filter too (the outputs are the compared columns). */
-static void gen_map_repeat(const rf_hir_program *p, const rf_hir_kernel *k, rf_buf *b)
+static void gen_map_repeat(const rf_hir_program *p, const rf_hir_kernel *k, const rf_gpu_kplan *pl, rf_buf *b)
 {
     rf_buf_puts(b, "    static __device__ __forceinline__ bool repeat(const rf::Args &a, rf::i64 r, bool f)\n    {\n");
-    char sig[RF_GPU_MAXC + 1];
-    if (k->kind != RF_HIR_MAP || !gen_repeat_cols(p, k, b, "dc", sig)) {
+    if (k->kind != RF_HIR_MAP || pl->ndedupe == 0) {
         rf_buf_puts(b, "        (void)a; (void)r; (void)f;\n        return false;\n    }\n");
         return;
     }
+    char sig[RF_GPU_MAXC + 1];
+    rf_gpu_sig(p->vars[k->in[0]]->types, pl->dedupe, pl->ndedupe, sig);
+    rf_buf_printf(b, "        const void *dc[%d] = {", pl->ndedupe);
+    for (int32_t i = 0; i < pl->ndedupe; i++) rf_buf_printf(b, "%sa.c0[%d]", i ? ", " : "", pl->dedupe[i]);
+    rf_buf_puts(b, "};\n");
     rf_buf_puts(b, "        auto same = [&](rf::i64 j) {\n"
                    "            bool ok = true;\n"
                    "            bool g = filter(a, j, ok);\n"
@@ -628,7 +617,7 @@ static rf_status gen_map_kernel(const rf_hir_program *p, const rf_hir_kernel *k,
         rf_buf_puts(b, "        }\n");
     }
     rf_buf_puts(b, "    }\n");
-    gen_map_repeat(p, k, b);
+    gen_map_repeat(p, k, &pl, b);
     rf_buf_puts(b, "};\n");
     if (rf_gpu_gen_islands(b, k->id, &pl)) g.bad = 1;
     rf_buf_printf(b,

@@ -85,6 +85,8 @@ typedef struct rf_gpu_kplan {
     int32_t nrowstr;  /* string work over two columns, evaluated per row on the
                          GPU from the dictionary (t[RF_GPU_TDICT], t[RF_GPU_TDICT + 1]) */
     const rf_qp_expr *rowstr[RF_GPU_MAX_ISLANDS];
+    int32_t ndedupe;  /* rf_gpu_dedupe_cols: the left columns its repeats are judged by (0: none) */
+    int32_t dedupe[RF_GPU_MAXC];
 } rf_gpu_kplan;
 
 /* Plans a MAP, JOIN_MAP or GATHER_MAP kernel (filter first, then the outputs,
@@ -207,7 +209,8 @@ void rf_gpu_funit_needs(const rf_hir_program *p, const rf_gpu_funit *u, uint8_t 
 ** UNIQUE (which keeps each row's first occurrence, in order), may drop those
 ** rows itself when its input arrives ordered by that first column: a row
 ** goes where an earlier row of its run of equal first columns is equal
-** (runs_repeat in rf_group.cuh; the unique then takes the rows as they are).
+** (a map: runs_repeat in rf_group.cuh; a fused join: runs_first over its
+** left rows, rf_gpu_funit.dedupe), and the unique takes the rows as they are.
 ** Returns how many output columns come from the left side (their input
 ** columns into cols, the output's first column first), 0 where k may not. */
 int32_t rf_gpu_dedupe_cols(const rf_hir_program *p, const rf_hir_kernel *k, int32_t cols[RF_GPU_MAXC]);
