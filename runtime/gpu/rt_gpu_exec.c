@@ -78,6 +78,9 @@ typedef struct gx {
     int on_host; /* the current kernel ran (partly) on the host */
     rf_gpu_fplan *fplan; /* the fused kernels (none with --no-fuse) */
     uint8_t *fdone;      /* by unit: it ran fused in this visit of its block */
+    /* by variable, in a program of one block (each kernel runs once): the
+    ** last kernel reading it; NULL in programs of several blocks */
+    const rf_hir_kernel **last_reader;
     gstr str;    /* the dictionary on the device, string tables (rt_gpu_str.c) */
     /* error words of fused write passes, read once at the end (wcheck_flush):
     ** their stages already passed the flags pass, so an error there is an
@@ -1423,6 +1426,9 @@ static int take_columns(gx *x, const rf_hir_kernel *k, gval *r)
     for (int32_t c = 0; c < ov->ncols && same; c++) same = wid(hv->types[c]) == wid(ov->types[c]);
     int last = 0;
     for (int32_t i = 0; i < k->nrelease && same; i++) last |= k->release[i] == k->in[0];
+    /* a predicate's relation that no later kernel reads is as dead (only
+    ** outputs are read after the run): the output's copy of a total, say */
+    if (same && !last && x->last_reader && hv->role == RF_HIR_ROLE_PRED) last = x->last_reader[k->in[0]] == k;
     if (!last) return 0;
     memset(r, 0, sizeof *r);
     r->nrows = in->nrows;
@@ -1503,6 +1509,31 @@ static rf_status agg_error(gx *x, const rf_hir_kernel *k, const char *what)
     return RF_EUSER;
 }
 
+/* Agg ag's value from a group's exact sum s of n rows, by the CPU's rules
+** (rf_value.h), into *v; RF_EUSER with the CPU's message where they fail. */
+static rf_status sum_final(gx *x, const rf_hir_kernel *k, const rf_qp_agg *ag, rf_type at, rf_dec128 s, int64_t n,
+                           int64_t *v)
+{
+    rf_val_err e = {0, 0};
+    rf_status vs;
+    *v = 0;
+    if (ag->fn == RF_AGG_AVG) {
+        vs = at == RF_TYPE_INT ? rf_val_int128_avg(s, n, v, &e) : rf_val_dec128_avg(s, n, v, &e);
+    } else if (at == RF_TYPE_INT) {
+        vs = (s > INT64_MAX || s < INT64_MIN) ? RF_EUSER : RF_OK;
+        if (!vs) *v = (int64_t)s;
+    } else {
+        vs = rf_val_dec128_to_dec(s, v, &e);
+    }
+    if (!vs) return RF_OK;
+    return agg_error(x, k,
+                     at == RF_TYPE_INT && ag->fn == RF_AGG_TOTAL ? "integer overflow in total()"
+                     : e.why                                     ? e.why
+                                                                 : "overflow");
+}
+
+static rf_dec128 sum_of(const uint64_t *w) { return (rf_dec128)(((unsigned __int128)w[1] << 64) | w[0]); }
+
 /* The CPU's conversion of the sums, to word the error the GPU found. */
 static rf_status sum_error(gx *x, const rf_hir_kernel *k, const rf_qp_agg *ag, rf_type at, gptr acc, gptr counts,
                            int64_t ng)
@@ -1513,21 +1544,8 @@ static rf_status sum_error(gx *x, const rf_hir_kernel *k, const rf_qp_agg *ag, r
     if (!st) st = x->g.ops->d2h(&x->g, s, acc, (uint64_t)ng * 16);
     if (!st && counts) st = x->g.ops->d2h(&x->g, cnt, counts, (uint64_t)ng * 8);
     for (int64_t i = 0; i < ng && !st; i++) {
-        rf_dec128 v128 = (rf_dec128)(((unsigned __int128)s[2 * i + 1] << 64) | s[2 * i]);
-        int64_t v = 0;
-        rf_val_err e = {0, 0};
-        rf_status vs;
-        if (ag->fn == RF_AGG_AVG)
-            vs = at == RF_TYPE_INT ? rf_val_int128_avg(v128, cnt[i], &v, &e) : rf_val_dec128_avg(v128, cnt[i], &v, &e);
-        else if (at == RF_TYPE_INT)
-            vs = (v128 > INT64_MAX || v128 < INT64_MIN) ? RF_EUSER : RF_OK;
-        else
-            vs = rf_val_dec128_to_dec(v128, &v, &e);
-        if (vs)
-            st = agg_error(x, k,
-                           at == RF_TYPE_INT && ag->fn == RF_AGG_TOTAL ? "integer overflow in total()"
-                           : e.why                                     ? e.why
-                                                                       : "overflow");
+        int64_t v;
+        st = sum_final(x, k, ag, at, sum_of(&s[2 * i]), cnt[i], &v);
     }
     free(s);
     free(cnt);
@@ -1914,49 +1932,25 @@ static rf_status k_facts(gx *x, const rf_hir_kernel *k)
 
 /* ---- fused kernels (Kernel Weaver groups) ---------------------------------------- */
 
-/* The relation of fused total t's reduce from its sums at acc (the row count
-** rows): one row when rows were counted, none otherwise, as k_group and
-** k_reduce give it. */
-static rf_status fused_total_result(gx *x, const rf_gpu_ftotal *t, gptr acc, int64_t rows)
+/* The relation of fused total t's reduce from its sums, read back to the
+** host (acc: the count, then each aggregate's two words; gen_total_rows):
+** one row when rows were counted, none otherwise, as k_group and k_reduce
+** give it. The host has the sums already, so it finishes them itself by the
+** CPU's rules (a copy from the host is 4 us on an H100, a launch of
+** rf_red_final and the read of its error word twice that). */
+static rf_status fused_total_result(gx *x, const rf_gpu_ftotal *t, const uint64_t *acc, int64_t rows)
 {
     const rf_hir_kernel *k = t->reduce;
     const rf_hir_var *iv = x->p->vars[k->in[0]], *ov = x->p->vars[k->out];
     int64_t ng = rows > 0;
     gval r;
     rf_status st = rel_alloc(x, &r, ov->types, ov->ncols, ng, ng);
-    /* counts cannot overflow (fewer than 2^63 rows): only sums need the error word */
-    int sums = 0;
-    for (int32_t i = 0; i < k->naggs; i++) sums += k->aggs[i].fn != RF_AGG_COUNT;
-    gbuf err = {0, 0};
-    if (!st && ng && sums) st = err_word(x, &err);
     for (int32_t i = 0; i < k->naggs && !st && ng; i++) {
         const rf_qp_agg *ag = &k->aggs[i];
-        gptr dst = colp(&r, i);
-        if (ag->fn == RF_AGG_COUNT) {
-            /* the count came back with the error words: a copy from the
-            ** host (4 us on an H100) is cheaper than one on the GPU (11-20 us) */
-            st = put_u64(x, dst, (uint64_t)rows);
-            continue;
-        }
-        rf_type at = iv->types[ag->col];
-        rf_gpu_args a;
-        memset(&a, 0, sizeof a);
-        a.m = 1;
-        a.x[0] = (ag->fn == RF_AGG_TOTAL ? 1 : 3) + (at == RF_TYPE_DECIMAL);
-        a.p[1] = acc + (uint64_t)(1 + 2 * i) * 8;
-        a.p[2] = acc;
-        a.p[3] = err.p;
-        a.o[0] = dst;
-        st = launch(x, "rf_red_final", 1, &a);
+        int64_t v = rows;
+        if (ag->fn != RF_AGG_COUNT) st = sum_final(x, k, ag, iv->types[ag->col], sum_of(&acc[1 + 2 * i]), rows, &v);
+        if (!st) st = put_u64(x, colp(&r, i), (uint64_t)v);
     }
-    int64_t bad = -1;
-    if (!st && ng && sums) st = get_i64(x, err.p, &bad);
-    for (int32_t i = 0; i < k->naggs && !st && bad != -1; i++) {
-        const rf_qp_agg *ag = &k->aggs[i];
-        if (ag->fn != RF_AGG_COUNT)
-            st = sum_error(x, k, ag, iv->types[ag->col], acc + (uint64_t)(1 + 2 * i) * 8, acc, 1);
-    }
-    gfree(x, &err);
     if (st) {
         val_clear(x, &r, ov->ncols);
         return st;
@@ -1976,8 +1970,9 @@ static rf_status fused_totals(gx *x, const rf_gpu_funit *u, rf_gpu_args *a, int6
     gbuf buf = {0, 0};
     char name[64];
     rf_status st = galloc(x, words * 8, &buf);
-    if (!st) st = x->g.ops->memset8(&x->g, buf.p, 0xff, (uint64_t)u->n * 8);
-    if (!st) st = x->g.ops->memset8(&x->g, buf.p + (uint64_t)u->n * 8, 0, (uint64_t)u->nacc * 8);
+    /* "no failure" and zero sums, in one copy rather than two clears */
+    for (uint64_t w = 0; w < words; w++) host[w] = w < (uint64_t)u->n ? -1 : 0;
+    if (!st) st = x->g.ops->h2d(&x->g, buf.p, host, words * 8);
     gptr acc = buf.p + (uint64_t)u->n * 8;
     a->p[0] = buf.p;
     a->p[3] = acc;
@@ -1991,7 +1986,7 @@ static rf_status fused_totals(gx *x, const rf_gpu_funit *u, rf_gpu_args *a, int6
     for (int32_t m = 0; m < u->n && !st; m++)
         if (host[m] != -1) *ran = 0;
     for (int32_t t = 0; t < u->ntot && !st && *ran; t++)
-        st = fused_total_result(x, &u->tot[t], acc + (uint64_t)u->tot[t].acc * 8, host[u->n + u->tot[t].acc]);
+        st = fused_total_result(x, &u->tot[t], (const uint64_t *)&host[u->n + u->tot[t].acc], host[u->n + u->tot[t].acc]);
     gfree(x, &buf);
     return st;
 }
@@ -2026,7 +2021,7 @@ static rf_status k_fused(gx *x, const rf_gpu_funit *u, int *ran)
         for (int32_t m = 0; m < u->n; m++)
             if (u->m[m].mat >= 0) var_set(x, u->m[m].k->out, &outs[m]);
         rf_status st = RF_OK;
-        for (int32_t t = 0; t < u->ntot && !st; t++) st = fused_total_result(x, &u->tot[t], 0, 0);
+        for (int32_t t = 0; t < u->ntot && !st; t++) st = fused_total_result(x, &u->tot[t], NULL, 0);
         return st;
     }
     rf_gpu_args a;
@@ -2553,6 +2548,13 @@ rf_status rf_rt_gpu_run(const rf_hir_program *p, const void *ptx0, uint64_t ptx0
                 }
         }
     }
+    if (!st && p->nblocks == 1) {
+        x.last_reader = rf_calloc((size_t)p->nvars + 1, sizeof *x.last_reader);
+        if (!x.last_reader) st = RF_ENOMEM;
+        for (int32_t j = 0; !st && j < p->blocks[0]->nkernels; j++)
+            for (int32_t i = 0; i < p->blocks[0]->kernels[j]->nin; i++)
+                if (p->blocks[0]->kernels[j]->in[i] >= 0) x.last_reader[p->blocks[0]->kernels[j]->in[i]] = p->blocks[0]->kernels[j];
+    }
     if (!st) st = rf_gpu_fplan_build(p, !o->no_fuse, &x.fplan, d);
     if (!st && !(x.fdone = rf_calloc((size_t)x.fplan->nunits + 1, 1))) st = RF_ENOMEM;
     double t0 = now();
@@ -2602,6 +2604,7 @@ rf_status rf_rt_gpu_run(const rf_hir_program *p, const void *ptx0, uint64_t ptx0
     }
     rf_gpu_fplan_free(x.fplan);
     free(x.fdone);
+    free(x.last_reader);
     for (int32_t v = 0; x.vals && v < p->nvars; v++) var_clear(&x, v);
     if (x.pool) rf_gpu_dict_free(&x.str);
     free(x.vals);

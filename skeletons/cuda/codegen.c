@@ -216,6 +216,7 @@ typedef struct gen {
     /* columns loaded up front (hoist_loads): hset[side][col] says v<hv> holds it */
     uint8_t hset[2][RF_GPU_MAXC];
     int hv[2][RF_GPU_MAXC];
+    rf_type ht[2][RF_GPU_MAXC];
 } gen;
 
 static const char *ctype(rf_type t)
@@ -526,6 +527,7 @@ static void hoist_loads(gen *g, const rf_qp_expr *e)
         int v = emit(g, e);
         g->hset[e->side][e->col] = 1;
         g->hv[e->side][e->col] = v;
+        g->ht[e->side][e->col] = e->type;
         return;
     }
     for (int32_t i = 0; i < e->nargs; i++) hoist_loads(g, e->args[i]);
@@ -686,20 +688,25 @@ static void gen_total_kernel(const rf_gpu_funit *u, rf_buf *b)
                   "    for (int i = 0; i < %d; i++) acc[i] = 0;\n"
                   "    for (int i = threadIdx.x; i < %d; i += blockDim.x) s[i] = 0;\n"
                   "    __syncthreads();\n"
-                  /* four rows per round: with the loads pinned ahead of each
-                  ** row's stages, a thread then has four rows' loads in
-                  ** flight (the runtime launches half the blocks: fused_totals
-                  ** in rt_gpu_exec.c) */
+                  /* four rows per round, and without a join source
+                  ** G::row4 issues the four rows' loads before the first
+                  ** row's stages run (the runtime launches half the
+                  ** blocks: fused_totals in rt_gpu_exec.c) */
                   "    const rf::i64 T = rf::nthreads();\n"
                   "    rf::i64 r = rf::tid();\n"
-                  "    for (; r + 3 * T < a.n; r += 4 * T) {\n"
-                  "        G%d::row<false>(a, r, acc);\n"
-                  "        G%d::row<false>(a, r + T, acc);\n"
-                  "        G%d::row<false>(a, r + 2 * T, acc);\n"
-                  "        G%d::row<false>(a, r + 3 * T, acc);\n"
-                  "    }\n"
-                  "    for (; r < a.n; r += T) G%d::row<false>(a, r, acc);\n",
-                  RF_GPU_TILE, u->id, nacc, nacc, nacc, nacc, u->id, u->id, u->id, u->id, u->id);
+                  "    for (; r + 3 * T < a.n; r += 4 * T) {\n",
+                  RF_GPU_TILE, u->id, nacc, nacc, nacc, nacc);
+    if (!u->src && u->nmat == 0)
+        rf_buf_printf(b, "        G%d::row4(a, r, T, acc);\n", u->id);
+    else
+        rf_buf_printf(b, "        G%d::row<false>(a, r, acc);\n"
+                         "        G%d::row<false>(a, r + T, acc);\n"
+                         "        G%d::row<false>(a, r + 2 * T, acc);\n"
+                         "        G%d::row<false>(a, r + 3 * T, acc);\n",
+                      u->id, u->id, u->id, u->id);
+    rf_buf_printf(b, "    }\n"
+                     "    for (; r < a.n; r += T) G%d::row<false>(a, r, acc);\n",
+                  u->id);
     gen_total_adds(u, b, "s", "acc", "    ");
     rf_buf_puts(b, "    __syncthreads();\n"
                    "    if (threadIdx.x == 0) {\n"
@@ -764,11 +771,12 @@ static void trace_filter_cols(const rf_gpu_funit *u, int32_t m, const rf_qp_expr
 static rf_status gen_fused_kernel(const rf_hir_program *p, const rf_gpu_funit *u, rf_buf *b, rf_diags *d)
 {
     int32_t nm = u->nmat > 0 ? u->nmat : 1;
-    rf_buf_printf(b, "struct G%d {\n", u->id);
-    rf_buf_puts(b, "    template <bool W>\n"
-                   "    static __device__ __forceinline__ void stages(const rf::Args &a, rf::i64 r, rf::i64 q0, rf::i64 q1,\n"
-                   "                                                  const rf::i64 *w, bool *hit, rf::u64 *acc)\n    {\n"
-                   "        (void)r; (void)q0; (void)q1; (void)w; (void)hit; (void)acc;\n");
+    /* without a join source, a row's up-front loads (below) are a struct
+    ** of their own (L: load, then pin, then stages): the totals kernel
+    ** issues four rows' loads before the first row's stages run. Inside
+    ** stages, a failing operation's store to the error words may alias the
+    ** columns, so the compiler cannot move the next row's loads above it */
+    int split = !u->src;
     int bad = 0, nv = 0;
     /* the input columns that decide a row's fate or that every row needs
     ** (the stages reading the input all read the same row): the filter's of
@@ -779,36 +787,87 @@ static rf_status gen_fused_kernel(const rf_hir_program *p, const rf_gpu_funit *u
     ** passing row's outputs need stay where they are: a selective filter then
     ** saves their bytes.) */
     uint8_t rset[2][RF_GPU_MAXC], pinned[2][RF_GPU_MAXC], need[RF_GPU_FUSE_MAX][RF_GPU_MAXC], in[2][RF_GPU_MAXC];
+    uint8_t always[2][RF_GPU_MAXC]; /* pinned in every pass, not only the write pass */
     int rv[2][RF_GPU_MAXC];
+    rf_type rt[2][RF_GPU_MAXC];
     memset(rset, 0, sizeof rset);
     memset(pinned, 0, sizeof pinned);
+    memset(always, 0, sizeof always);
     memset(rv, 0, sizeof rv);
+    memset(rt, 0, sizeof rt);
     rf_gpu_funit_needs(p, u, need, in);
     prelist pre[RF_GPU_FUSE_MAX];
     memset(pre, 0, sizeof pre);
     for (int32_t m = 0; m < u->n; m++)
         if (u->m[m].parent >= 0) trace_filter_cols(u, m, u->m[m].k->filter, pre);
+    rf_buf hb; /* the up-front loads and pins, as the top of stages has them */
+    rf_buf_init(&hb);
     for (int32_t m = 0; m < u->n; m++) {
         const rf_gpu_fmember *mb = &u->m[m];
         if (mb->parent >= 0) continue;
         rf_gpu_kplan pl;
         rf_gpu_kplan_build(p, mb->k, &pl);
-        gen g = {.b = b, .pl = &pl, .nv = nv, .regs_of = -1, .kconst = mb->kconst, .kisland = mb->kisland};
+        gen g = {.b = &hb, .pl = &pl, .nv = nv, .regs_of = -1, .kconst = mb->kconst, .kisland = mb->kisland};
         memcpy(g.hset, rset, sizeof rset);
         memcpy(g.hv, rv, sizeof rv);
+        memcpy(g.ht, rt, sizeof rt);
         hoist_loads(&g, mb->k->filter);
         for (int32_t i = 0; i < pre[m].n; i++) hoist_loads(&g, pre[m].e[i]);
+        uint8_t before[2][RF_GPU_MAXC];
+        memcpy(before, pinned, sizeof before);
         pin_hoisted(&g, pinned, "");
+        for (int s = 0; s < 2; s++)
+            for (int c = 0; c < RF_GPU_MAXC; c++) always[s][c] |= pinned[s][c] && !before[s][c];
         for (int32_t c = 0; c < mb->k->nouts && c < RF_GPU_MAXC && !mb->k->filter; c++)
             if (need[m][c]) hoist_loads(&g, mb->k->outs[c]);
         /* outputs only: the flags or count pass (W false) of a kernel
         ** without totals does not need them at all */
         pin_hoisted(&g, pinned, u->ntot ? "" : "if (W) ");
+        if (u->ntot) memcpy(always, pinned, sizeof always);
         memcpy(rset, g.hset, sizeof rset);
         memcpy(rv, g.hv, sizeof rv);
+        memcpy(rt, g.ht, sizeof rt);
         nv = g.nv;
         bad |= g.bad;
     }
+    rf_buf_printf(b, "struct G%d {\n", u->id);
+    if (split) {
+        rf_buf_puts(b, "    struct L {\n");
+        for (int s = 0; s < 2; s++)
+            for (int c = 0; c < RF_GPU_MAXC; c++)
+                if (rset[s][c]) rf_buf_printf(b, "        %s v%d;\n", ctype(rt[s][c]), rv[s][c]);
+        rf_buf_puts(b, "    };\n"
+                       "    static __device__ __forceinline__ void load(const rf::Args &a, rf::i64 q0, rf::i64 q1, L &l)\n    {\n"
+                       "        (void)a; (void)q0; (void)q1; (void)l;\n");
+        for (int s = 0; s < 2; s++)
+            for (int c = 0; c < RF_GPU_MAXC; c++) {
+                if (!rset[s][c]) continue;
+                if (rt[s][c] == RF_TYPE_BOOL)
+                    rf_buf_printf(b, "        l.v%d = rf::ld<rf::u8>(a.c%d[%d], q%d) != 0;\n", rv[s][c], s, c, s);
+                else
+                    rf_buf_printf(b, "        l.v%d = rf::ld<%s>(a.c%d[%d], q%d);\n", rv[s][c], stype(rt[s][c]), s, c, s);
+            }
+        rf_buf_puts(b, "    }\n"
+                       "    template <bool W> static __device__ __forceinline__ void pin(const L &l)\n    {\n"
+                       "        (void)l;\n");
+        for (int s = 0; s < 2; s++)
+            for (int c = 0; c < RF_GPU_MAXC; c++)
+                if (pinned[s][c]) rf_buf_printf(b, "        %srf::pin(l.v%d);\n", always[s][c] ? "" : "if (W) ", rv[s][c]);
+        rf_buf_puts(b, "    }\n");
+    }
+    rf_buf_printf(b, "    template <bool W>\n"
+                     "    static __device__ __forceinline__ void stages(const rf::Args &a, rf::i64 r, rf::i64 q0, rf::i64 q1,\n"
+                     "                                                  const rf::i64 *w, bool *hit, rf::u64 *acc%s)\n    {\n"
+                     "        (void)r; (void)q0; (void)q1; (void)w; (void)hit; (void)acc;\n",
+                  split ? ", const L &l" : "");
+    if (split) {
+        for (int s = 0; s < 2; s++)
+            for (int c = 0; c < RF_GPU_MAXC; c++)
+                if (rset[s][c]) rf_buf_printf(b, "        %s v%d = l.v%d;\n", ctype(rt[s][c]), rv[s][c], rv[s][c]);
+    } else {
+        rf_buf_puts(b, rf_buf_cstr(&hb));
+    }
+    rf_buf_free(&hb);
     for (int32_t m = 0; m < u->n; m++) {
         const rf_gpu_fmember *mb = &u->m[m];
         const rf_hir_kernel *k = mb->k;
@@ -892,12 +951,39 @@ static rf_status gen_fused_kernel(const rf_hir_program *p, const rf_gpu_funit *u
                              "        if (!pf.any) stages<W>(a, r, r, r, w, hit, acc);\n",
                           sig);
         } else {
-            rf_buf_puts(b, "        stages<W>(a, r, a.r0 ? a.r0[r] : r, a.r1 ? a.r1[r] : r, w, hit, acc);\n");
+            rf_buf_puts(b, "        const rf::i64 q0 = a.r0 ? a.r0[r] : r, q1 = a.r1 ? a.r1[r] : r;\n"
+                           "        L l;\n"
+                           "        load(a, q0, q1, l);\n"
+                           "        pin<W>(l);\n"
+                           "        stages<W>(a, r, q0, q1, w, hit, acc, l);\n");
         }
         if (u->nmat > 0)
             rf_buf_printf(b, "        if (!W)\n            for (int s = 0; s < %d; s++) flags[s * n1 + r] = hit[s] ? 1 : 0;\n",
                           u->nmat);
-        rf_buf_puts(b, "    }\n};\n");
+        rf_buf_puts(b, "    }\n");
+        if (split && u->ntot && u->nmat == 0) {
+            /* the totals kernel's round of four rows (gen_total_kernel): all
+            ** their loads in flight before the first row's stages */
+            rf_buf_printf(b, "    static __device__ __forceinline__ void row4(const rf::Args &a, rf::i64 r, rf::i64 T, rf::u64 *acc)\n"
+                             "    {\n"
+                             "        L l[4];\n"
+                             "        rf::i64 q0[4], q1[4];\n"
+                             "        rf::i64 w[%d];\n"
+                             "        bool hit[%d];\n",
+                          nm, nm);
+            for (int i = 0; i < 4; i++)
+                rf_buf_printf(b, "        q0[%d] = a.r0 ? a.r0[r + %d * T] : r + %d * T;\n"
+                                 "        q1[%d] = a.r1 ? a.r1[r + %d * T] : r + %d * T;\n"
+                                 "        load(a, q0[%d], q1[%d], l[%d]);\n",
+                              i, i, i, i, i, i, i, i, i);
+            for (int i = 0; i < 4; i++) rf_buf_printf(b, "        pin<false>(l[%d]);\n", i);
+            for (int i = 0; i < 4; i++)
+                rf_buf_printf(b, "        for (int s = 0; s < %d; s++) {\n            w[s] = 0;\n            hit[s] = false;\n        }\n"
+                                 "        stages<false>(a, r + %d * T, q0[%d], q1[%d], w, hit, acc, l[%d]);\n",
+                              nm, i, i, i, i);
+            rf_buf_puts(b, "    }\n");
+        }
+        rf_buf_puts(b, "};\n");
     } else {
         const rf_hir_kernel *j = u->src;
         char sig[RF_GPU_MAXC + 1];
