@@ -151,12 +151,6 @@ static rf_status hlaunch(gx *x, const char *sig, const char *op, int64_t work, c
     return launch(x, name, work, a);
 }
 
-/* runs_first over n rows (rf_group.cuh), four rows a thread (RF_RUNS_ROWS). */
-static rf_status runs_first(gx *x, const char *sig, int64_t n, const rf_gpu_args *a)
-{
-    return hlaunch(x, sig, "runs_first_smem", (n + 3) / 4, a);
-}
-
 /* One empty launch at the end of the load. After the host's part of a load
 ** (reading and copying the inputs, no kernel for a second or more) the
 ** first launch and the first clear of a run took 25-35 us each on an H100,
@@ -1108,7 +1102,7 @@ static rf_status runs_group(gx *x, const keycols *kc, int64_t n, gval *g, int *o
     a.p[2] = pos.p + (uint64_t)(n + 1) * 8;
     a.p[3] = rep.p;
     a.x[0] = RUNS_LIMIT;
-    if (!st) st = runs_first(x, kc->sig, n, &a);
+    if (!st) st = hlaunch(x, kc->sig, "runs_first", n, &a);
     int64_t w[2] = {0, 0};
     if (!st) st = scan_into(x, 0, flags.p, n, pos.p, w, 2);
     if (!st && w[1] == 0) {
@@ -1159,7 +1153,7 @@ static rf_status runs_distinct(gx *x, const keycols *kc, int64_t n, gptr want, g
     a.p[1] = want;
     a.p[2] = cs.p + 8;
     a.x[0] = RUNS_LIMIT;
-    if (!st) st = runs_first(x, kc->sig, n, &a);
+    if (!st) st = hlaunch(x, kc->sig, "runs_first", n, &a);
     int64_t w[2] = {0, 0};
     if (!st) st = select_into(x, flags.p, n, keep, cs.p, w, 2);
     gfree(x, &flags);
@@ -2127,7 +2121,7 @@ static rf_status k_fused(gx *x, const rf_gpu_funit *u, int *ran)
         a.x[5] = dedupe ? RUNS_LIMIT : 0;
         st = x->g.ops->memset8(&x->g, err.p, 0xff, (uint64_t)u->n * 8);
         if (!st && dedupe) st = x->g.ops->memset8(&x->g, a.p[7], 0, 8);
-        if (!st && dedupe) st = runs_first(x, dk.sig, n, &ra);
+        if (!st && dedupe) st = hlaunch(x, dk.sig, "runs_first", n, &ra);
         if (!st) st = launch(x, name, n, &a);
         /* one exclusive scan per written output, queued behind the flags pass
         ** (a stage error discards them) */

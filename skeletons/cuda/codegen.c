@@ -1076,7 +1076,7 @@ enum {
     OP_RUNS_FIRST = 1 << 8 /* (a key class of at least one column) */
 };
 static const char *const op_names[] = {"join_hash",  "join_count", "join_write", "anti_flags", "grp_insert",
-                                       "set_build",  "set_insert", "set_probe",  "runs_first_smem"};
+                                       "set_build",  "set_insert", "set_probe",  "runs_first"};
 
 typedef struct sigset {
     char **s;

@@ -34,7 +34,7 @@
 // row is the first of its kind when no earlier row of its run equals it.
 // KS::k0 is the first column's normalized value (unsigned order = value
 // order, equal images = equal values, as KS::eq sees them):
-//   runs_first_smem  n rows; c0 columns; p[0] u8 out: 1 where row i is the first
+//   runs_first  n rows; c0 columns; p[0] u8 out: 1 where row i is the first
 //               of its kind among the rows with want != 0 (what grp_insert
 //               and grp_flag give); p[1] u8 rows to take (NULL: all);
 //               p[2] u64 status word, 0 before the launch: raised (atomicMax)
@@ -239,64 +239,36 @@ __device__ __forceinline__ bool runs_repeat(const void *const *c, i64 r, i64 lim
     return false;
 }
 
-// The rows go by tiles of RF_RUNS_ROWS * TILE: a block first reads their
-// first column and that of the RF_RUNS_HALO rows before them into shared
-// memory (coalesced, each thread's loads all in flight), then each thread
-// walks its rows' runs there; a walk past the halo reads memory. (Walking in
-// memory, each row's loads waited on its walk's compares: p2 at SF 7 moved
-// its bytes at a third of the bandwidth, docs/BENCHMARKS.md, sixth session.)
-// The barriers make it runs_first_smem (the emulator's name for them).
-#define RF_RUNS_ROWS 4
-#define RF_RUNS_HALO 32
-
-template <class KS, int TILE> __device__ __forceinline__ void runs_first_smem(const Args &a)
+template <class KS, int TILE> __device__ __forceinline__ void runs_first(const Args &a)
 {
-    const i64 span = (i64)RF_RUNS_ROWS * TILE, seen = span + RF_RUNS_HALO;
-    __shared__ u64 sk[RF_RUNS_ROWS * TILE + RF_RUNS_HALO];
     u8 *flags = (u8 *)a.p[0];
     const u8 *want = (const u8 *)a.p[1];
     u64 *status = (u64 *)a.p[2];
     i64 *rep = (i64 *)a.p[3];
-    const i64 lim = a.x[0];
-    for (i64 base = (i64)blockIdx.x * span; base < a.n; base += (i64)gridDim.x * span) {
-        const i64 lo = base - RF_RUNS_HALO;
-        u64 v[RF_RUNS_ROWS + 1];
-        for (int q = 0; q <= RF_RUNS_ROWS; q++) {
-            const i64 t = threadIdx.x + (i64)q * TILE, j = lo + t;
-            v[q] = t < seen && j >= 0 && j < a.n ? KS::k0(a.c0, j) : 0;
-        }
-        for (int q = 0; q <= RF_RUNS_ROWS; q++) {
-            const i64 t = threadIdx.x + (i64)q * TILE;
-            if (t < seen) sk[t] = v[q];
-        }
-        __syncthreads();
-        auto key_at = [&](i64 j) { return j >= lo ? sk[j - lo] : KS::k0(a.c0, j); };
-        for (int q = 0; q < RF_RUNS_ROWS; q++) {
-            const i64 i = base + threadIdx.x + (i64)q * TILE;
-            if (i >= a.n) break;
-            i64 low = i; // the lowest equal row found
-            const u64 key = key_at(i);
-            if (i > 0 && key_at(i - 1) > key) {
-                runs_status(status, RF_RUNS_UNORDERED);
-            } else if (!want || want[i]) {
-                // the rows before i with its first column, nearest first
-                for (i64 j = i - 1; j >= 0 && key_at(j) == key; j--) {
-                    if (i - j > lim) {
-                        runs_status(status, RF_RUNS_LONG);
-                        break;
-                    }
-                    if ((!want || want[j]) && KS::eq(a.c0, j, a.c0, i)) {
-                        low = j;
-                        if (!rep) break;
-                    }
+    i64 lim = a.x[0];
+    RF_FOR(i, a.n)
+    {
+        i64 low = i; // the lowest equal row found
+        u64 key = KS::k0(a.c0, i);
+        if (i > 0 && KS::k0(a.c0, i - 1) > key) {
+            runs_status(status, RF_RUNS_UNORDERED);
+        } else if (!want || want[i]) {
+            // the rows before i with its first column, nearest first
+            for (i64 j = i - 1; j >= 0 && KS::k0(a.c0, j) == key; j--) {
+                if (i - j > lim) {
+                    runs_status(status, RF_RUNS_LONG);
+                    break;
                 }
-            } else {
-                low = -1;
+                if ((!want || want[j]) && KS::eq(a.c0, j, a.c0, i)) {
+                    low = j;
+                    if (!rep) break;
+                }
             }
-            flags[i] = low == i ? 1 : 0;
-            if (rep) rep[i] = low;
+        } else {
+            low = -1;
         }
-        __syncthreads();
+        flags[i] = low == i ? 1 : 0;
+        if (rep) rep[i] = low;
     }
 }
 
