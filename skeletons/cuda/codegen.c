@@ -678,7 +678,7 @@ static void gen_total_adds(const rf_gpu_funit *u, rf_buf *b, const char *dst, co
 ** one thread per CTA adds the CTA's to the result p[3] (layout: gen_total_rows) by
 ** atomics: sums of integers, so the result does not depend on the order.
 ** p[0] error words; the rest of the arguments as the flags pass has them. */
-static void gen_total_kernel(const rf_gpu_funit *u, rf_buf *b)
+static void gen_total_kernel(const rf_gpu_funit *u, rf_buf *b, int row4)
 {
     int32_t nacc = u->nacc;
     rf_buf_printf(b,
@@ -696,8 +696,8 @@ static void gen_total_kernel(const rf_gpu_funit *u, rf_buf *b)
                   "    rf::i64 r = rf::tid();\n"
                   "    for (; r + 3 * T < a.n; r += 4 * T) {\n",
                   RF_GPU_TILE, u->id, nacc, nacc, nacc, nacc);
-    if (!u->src && u->nmat == 0)
-        rf_buf_printf(b, "        G%d::row4(a, r, T, acc);\n", u->id);
+    if (row4)
+        rf_buf_printf(b, "        G%d::row4<false>(a, r, T, acc);\n", u->id);
     else
         rf_buf_printf(b, "        G%d::row<false>(a, r, acc);\n"
                          "        G%d::row<false>(a, r + T, acc);\n"
@@ -964,7 +964,8 @@ static rf_status gen_fused_kernel(const rf_hir_program *p, const rf_gpu_funit *u
         if (split && u->ntot && u->nmat == 0) {
             /* the totals kernel's round of four rows (gen_total_kernel): all
             ** their loads in flight before the first row's stages */
-            rf_buf_printf(b, "    static __device__ __forceinline__ void row4(const rf::Args &a, rf::i64 r, rf::i64 T, rf::u64 *acc)\n"
+            rf_buf_printf(b, "    template <bool W>\n"
+                             "    static __device__ __forceinline__ void row4(const rf::Args &a, rf::i64 r, rf::i64 T, rf::u64 *acc)\n"
                              "    {\n"
                              "        L l[4];\n"
                              "        rf::i64 q0[4], q1[4];\n"
@@ -976,10 +977,10 @@ static rf_status gen_fused_kernel(const rf_hir_program *p, const rf_gpu_funit *u
                                  "        q1[%d] = a.r1 ? a.r1[r + %d * T] : r + %d * T;\n"
                                  "        load(a, q0[%d], q1[%d], l[%d]);\n",
                               i, i, i, i, i, i, i, i, i);
-            for (int i = 0; i < 4; i++) rf_buf_printf(b, "        pin<false>(l[%d]);\n", i);
+            for (int i = 0; i < 4; i++) rf_buf_printf(b, "        pin<W>(l[%d]);\n", i);
             for (int i = 0; i < 4; i++)
                 rf_buf_printf(b, "        for (int s = 0; s < %d; s++) {\n            w[s] = 0;\n            hit[s] = false;\n        }\n"
-                                 "        stages<false>(a, r + %d * T, q0[%d], q1[%d], w, hit, acc, l[%d]);\n",
+                                 "        stages<W>(a, r + %d * T, q0[%d], q1[%d], w, hit, acc, l[%d]);\n",
                               nm, i, i, i, i);
             rf_buf_puts(b, "    }\n");
         }
@@ -1009,49 +1010,104 @@ static rf_status gen_fused_kernel(const rf_hir_program *p, const rf_gpu_funit *u
                          "                if (hit[s]) {\n                    c[s]++;\n                    w[s]++;\n                }\n"
                          "            return !(one && c[0] > 0);\n        }\n    };\n",
                       nm, nm, nm, nm, nm);
-        rf_buf_puts(b, "    template <bool W> static __device__ __forceinline__ void row(const rf::Args &a, rf::i64 r,\n"
-                       "                                                             rf::u64 *acc = nullptr)\n    {\n");
-        rf_buf_puts(b, "        const rf::i64 n1 = a.n + 1;\n"
-                       "        rf::i64 *cnt = (rf::i64 *)a.p[1];\n"
+        /* a row's probe in three steps (rf::probe: start, peek, walk), so
+        ** that row4 has four rows' first loads in flight before it walks */
+        const char *build = "(const rf::u64 *)a.p[4], (const rf::i64 *)a.p[5]"; /* hs, js */
+        char keys[16 * RF_GPU_MAXC + 64];
+        int kl = snprintf(keys, sizeof keys, "        const void *lk[%d] = {", j->nkeys);
+        for (int32_t i = 0; i < j->nkeys; i++)
+            kl += snprintf(keys + kl, sizeof keys - (size_t)kl, "%sa.c0[%d]", i ? ", " : "", j->lkeys[i]);
+        kl += snprintf(keys + kl, sizeof keys - (size_t)kl, "};\n        const void *rk[%d] = {", j->nkeys);
+        for (int32_t i = 0; i < j->nkeys; i++)
+            kl += snprintf(keys + kl, sizeof keys - (size_t)kl, "%sa.c1[%d]", i ? ", " : "", j->rkeys[i]);
+        snprintf(keys + kl, sizeof keys - (size_t)kl, "};\n        (void)lk; (void)rk;\n");
+        /* pre: whether row r probes (1), has nothing to do (0), or repeats
+        ** an earlier row and counts none (2); no stores and no branches, so
+        ** that row4's four calls have their loads in flight together */
+        rf_buf_puts(b, "    template <bool W> static __device__ __forceinline__ int pre(const rf::Args &a, rf::i64 r)\n    {\n"
+                       "        const rf::i64 n1 = a.n + 1;\n"
                        "        const rf::i64 *pos = (const rf::i64 *)a.p[2];\n"
-                       "        (void)cnt; (void)pos;\n");
-        rf_buf_printf(b, "        const void *lk[%d] = {", j->nkeys);
-        for (int32_t i = 0; i < j->nkeys; i++) rf_buf_printf(b, "%sa.c0[%d]", i ? ", " : "", j->lkeys[i]);
-        rf_buf_printf(b, "};\n        const void *rk[%d] = {", j->nkeys);
-        for (int32_t i = 0; i < j->nkeys; i++) rf_buf_printf(b, "%sa.c1[%d]", i ? ", " : "", j->rkeys[i]);
-        rf_buf_puts(b, "};\n");
+                       "        (void)n1; (void)pos; (void)r;\n"
+                       "        int g = 1;\n");
         if (u->nmat > 0)
             /* the write pass skips the rows the count pass gave no rows */
             rf_buf_printf(b, "        if (W && pos) {\n            bool any = false;\n"
                              "            for (int s = 0; s < %d; s++) any |= pos[s * n1 + r + 1] != pos[s * n1 + r];\n"
-                             "            if (!any) return;\n        }\n",
+                             "            g = any ? 1 : 0;\n        }\n",
                           u->nmat);
         if (u->dedupe)
             /* a left row that repeats an earlier one in the compared columns
             ** (runs_first's flags in p[3]; they hold the keys) has the same
             ** matches: only repeats */
-            rf_buf_puts(b, "        if (!W && a.x[5] > 0 && !((const rf::u8 *)a.p[3])[r]) {\n"
-                           "            cnt[r] = 0;\n"
-                           "            return;\n"
-                           "        }\n");
+            rf_buf_puts(b, "        if (!W && a.x[5] > 0 && !((const rf::u8 *)a.p[3])[r]) g = 2;\n");
+        rf_buf_puts(b, "        return g;\n    }\n");
+        /* none: the count of a row that repeats an earlier one */
+        rf_buf_puts(b, "    template <bool W> static __device__ __forceinline__ void none(const rf::Args &a, rf::i64 r)\n    {\n"
+                       "        if (!W) ((rf::i64 *)a.p[1])[r] = 0;\n    }\n");
+        /* walk: the matches of a row that probes, from its peeked first entry */
+        rf_buf_printf(b, "    template <bool W>\n"
+                         "    static __device__ __forceinline__ void walk(const rf::Args &a, rf::i64 r, rf::u64 *acc, rf::probe<KS_%s> &pr)\n"
+                         "    {\n"
+                         "        const rf::i64 n1 = a.n + 1;\n"
+                         "        rf::i64 *cnt = (rf::i64 *)a.p[1];\n"
+                         "        const rf::i64 *pos = (const rf::i64 *)a.p[2];\n"
+                         "        (void)n1; (void)cnt; (void)pos;\n%s",
+                      sig, keys);
         rf_buf_puts(b, "        F<W> f;\n        f.a = &a;\n        f.r = r;\n        f.acc = acc;\n");
         rf_buf_printf(b, "        f.one = %s;\n", u->dedupe && one ? "a.x[5] > 0" : "false");
         rf_buf_printf(b, "        for (int s = 0; s < %d; s++) {\n            f.w[s] = W && pos ? pos[s * n1 + r] : 0;\n"
                          "            f.c[s] = 0;\n        }\n", nm);
-        rf_buf_printf(b, "        rf::join_matches_k<KS_%s>(lk, rk, (const rf::u64 *)a.p[4], (const rf::i64 *)a.p[5],\n"
-                         "                                 (const rf::i64 *)a.p[6], (rf::u64)a.x[0], a.m, r, f);\n",
-                      sig);
+        rf_buf_printf(b, "        pr.walk(lk, rk, %s, (rf::u64)a.x[0], a.m, r, f);\n", build);
         if (u->nmat > 0)
             rf_buf_printf(b, "        if (!W)\n            for (int s = 0; s < %d; s++) cnt[s * n1 + r] = f.c[s];\n", u->nmat);
         if (u->dedupe && !one)
             rf_buf_puts(b, "        if (!W && a.x[5] > 0 && f.c[0] > 1) rf::runs_status((rf::u64 *)a.p[7], RF_RUNS_AMBIGUOUS);\n");
+        rf_buf_puts(b, "    }\n");
+        rf_buf_printf(b, "    template <bool W> static __device__ __forceinline__ void row(const rf::Args &a, rf::i64 r,\n"
+                         "                                                             rf::u64 *acc = nullptr)\n    {\n"
+                         "        const int g = pre<W>(a, r);\n"
+                         "        if (g == 2) none<W>(a, r);\n"
+                         "        if (g != 1) return;\n%s"
+                         "        rf::probe<KS_%s> pr;\n"
+                         "        pr.start(lk, (const rf::i64 *)a.p[6], (rf::u64)a.x[0], r);\n"
+                         "        pr.peek(%s, a.m);\n"
+                         "        walk<W>(a, r, acc, pr);\n    }\n",
+                      keys, sig, build);
+        /* rows r, r + T, r + 2T, r + 3T */
+        rf_buf_printf(b, "    template <bool W>\n"
+                         "    static __device__ __forceinline__ void row4(const rf::Args &a, rf::i64 r, rf::i64 T, rf::u64 *acc = nullptr)\n"
+                         "    {\n%s"
+                         "        rf::probe<KS_%s> pr[4];\n"
+                         "        int go[4];\n",
+                      keys, sig);
+        for (int q = 0; q < 4; q++) rf_buf_printf(b, "        go[%d] = pre<W>(a, r + %d * T);\n", q, q);
+        for (int q = 0; q < 4; q++)
+            rf_buf_printf(b, "        if (go[%d] == 1)\n            pr[%d].start(lk, (const rf::i64 *)a.p[6], (rf::u64)a.x[0], r + %d * T);\n"
+                             "        else\n            pr[%d].none();\n",
+                          q, q, q, q);
+        for (int q = 0; q < 4; q++) rf_buf_printf(b, "        pr[%d].peek(%s, a.m);\n", q, build);
+        for (int q = 0; q < 4; q++)
+            rf_buf_printf(b, "        if (go[%d] == 1)\n            walk<W>(a, r + %d * T, acc, pr[%d]);\n"
+                             "        else if (go[%d] == 2)\n            none<W>(a, r + %d * T);\n",
+                          q, q, q, q, q);
         rf_buf_puts(b, "    }\n};\n");
     }
-    rf_buf_printf(b,
-                  "extern \"C\" __global__ void __launch_bounds__(%d) rfg%d_flags(rf::Args a) { RF_FOR(r, a.n) G%d::row<false>(a, r); }\n"
-                  "extern \"C\" __global__ void __launch_bounds__(%d) rfg%d_write(rf::Args a) { RF_FOR(r, a.n) G%d::row<true>(a, r); }\n\n",
-                  RF_GPU_TILE, u->id, u->id, RF_GPU_TILE, u->id, u->id);
-    if (u->ntot) gen_total_kernel(u, b);
+    int row4 = (u->src && !anti) || (split && u->ntot && u->nmat == 0);
+    for (int wr = 0; wr < 2; wr++) {
+        const char *W = wr ? "true" : "false";
+        rf_buf_printf(b, "extern \"C\" __global__ void __launch_bounds__(%d) rfg%d_%s(rf::Args a)\n{\n", RF_GPU_TILE, u->id,
+                      wr ? "write" : "flags");
+        if (row4 && u->src)
+            rf_buf_printf(b, "    const rf::i64 T = rf::nthreads();\n"
+                             "    rf::i64 r = rf::tid();\n"
+                             "    for (; r + 3 * T < a.n; r += 4 * T) G%d::row4<%s>(a, r, T);\n"
+                             "    for (; r < a.n; r += T) G%d::row<%s>(a, r);\n}\n",
+                          u->id, W, u->id, W);
+        else
+            rf_buf_printf(b, "    RF_FOR(r, a.n) G%d::row<%s>(a, r);\n}\n", u->id, W);
+    }
+    rf_buf_putc(b, '\n');
+    if (u->ntot) gen_total_kernel(u, b, row4);
     if (bad) {
         rf_error(d, rf_mkloc(p->source, u->m[0].k->loc.line, u->m[0].k->loc.col),
                  "internal error: fused kernel rfg%d: an expression the GPU code generator cannot translate", u->id);

@@ -60,21 +60,55 @@ template <int TILE> __device__ __forceinline__ void join_runs(const Args &a)
     }
 }
 
-// Calls f(j) for every right row j matching left row i, in ascending j:
-// lk / rk the key columns of the two sides; hs, js, start, mask, m the
-// build side (hashes sorted by bucket, their rows, the bucket starts, right rows).
+// One left row's probe in three steps, so that a thread can have several
+// rows' probes under way at once (the loads of each step depend on the
+// step before; done row by row, a thread waits on each in turn):
+//   start  the row's hash and where its bucket starts (k < 0: empty)
+//   peek   the bucket's first entry: its hash e and right row j
+//   walk   calls f(j) for every right row j matching left row i, in
+//          ascending j (f returns false to stop)
+// hs, js, start, mask, m: the build side (hashes sorted by bucket, their
+// rows, the bucket starts, right rows); lk / rk the key columns.
+template <class KS> struct probe {
+    u64 h, e;
+    i64 k, j;
+    __device__ __forceinline__ void start(const void *const *lk, const i64 *starts, u64 mask, i64 i)
+    {
+        h = KS::jhash(lk, i);
+        k = starts[h & mask];
+    }
+    __device__ __forceinline__ void none() { k = -1; }
+    __device__ __forceinline__ void peek(const u64 *hs, const i64 *js, i64 m)
+    {
+        bool in = k >= 0 && k < m;
+        e = in ? hs[k] : 0;
+        j = in ? js[k] : 0;
+    }
+    template <class F>
+    __device__ __forceinline__ void walk(const void *const *lk, const void *const *rk, const u64 *hs, const i64 *js,
+                                         u64 mask, i64 m, i64 i, F &f)
+    {
+        if (k < 0 || k >= m) return;
+        const u64 b = h & mask;
+        if ((e & mask) != b) return;
+        if (e == h && KS::eq(lk, i, rk, j) && !f(j)) return;
+        for (i64 q = k + 1; q < m && (hs[q] & mask) == b; q++) {
+            if (hs[q] != h) continue;
+            i64 r = js[q];
+            if (KS::eq(lk, i, rk, r) && !f(r)) return;
+        }
+    }
+};
+
+// Calls f(j) for every right row j matching left row i, in ascending j.
 template <class KS, class F>
 __device__ __forceinline__ void join_matches_k(const void *const *lk, const void *const *rk, const u64 *hs,
                                                const i64 *js, const i64 *start, u64 mask, i64 m, i64 i, F &f)
 {
-    u64 h = KS::jhash(lk, i), b = h & mask;
-    i64 k = start[b];
-    if (k < 0) return;
-    for (; k < m && (hs[k] & mask) == b; k++) {
-        if (hs[k] != h) continue;
-        i64 j = js[k];
-        if (KS::eq(lk, i, rk, j) && !f(j)) return;
-    }
+    probe<KS> p;
+    p.start(lk, start, mask, i);
+    p.peek(hs, js, m);
+    p.walk(lk, rk, hs, js, mask, m, i, f);
 }
 
 template <class KS, class F> __device__ __forceinline__ void join_matches(const Args &a, i64 i, F &f)
