@@ -21,10 +21,8 @@
 //               p[1] sorted rows; p[2] bucket starts; x[0] mask; p[4] i64 counts out
 //   join_write  as join_count, plus p[5] i64 positions; p[6], p[7] i64 pairs out
 //   anti_flags  as join_count, but p[4] u8 out: 1 where the left row has no match
-// A fused kernel (codegen.c) probes with rf::probe (or join_matches_k) and
-// consumes each pair at once instead of writing it. Probes go four left rows
-// a thread at a time (join_rows, G::row4): each step of a probe waits on the
-// loads of the step before, so one row at a time a thread mostly waits.
+// A fused kernel (codegen.c) probes with join_matches_k and consumes each
+// pair at once instead of writing it.
 // The hash (KS::jhash) keeps locality: it is a mix of the key without the
 // first column's low RF_JOIN_RUN_BITS bits, plus those bits. Keys that differ
 // only there (an aligned run of 256 values) get consecutive buckets, so the
@@ -113,6 +111,12 @@ __device__ __forceinline__ void join_matches_k(const void *const *lk, const void
     p.walk(lk, rk, hs, js, mask, m, i, f);
 }
 
+template <class KS, class F> __device__ __forceinline__ void join_matches(const Args &a, i64 i, F &f)
+{
+    join_matches_k<KS>(a.c0, a.c1, (const u64 *)a.p[0], (const i64 *)a.p[1], (const i64 *)a.p[2], (u64)a.x[0],
+                       a.m, i, f);
+}
+
 struct count_f {
     i64 n;
     __device__ __forceinline__ bool operator()(i64) { n++; return true; }
@@ -132,68 +136,36 @@ struct write_f {
     }
 };
 
-// Calls g(i, p) for every left row i with its probe p started and peeked
-// (join_matches' arguments): a thread takes four rows a round, whose first
-// loads are then in flight together.
-template <class KS, class G> __device__ __forceinline__ void join_rows(const Args &a, G &g)
-{
-    const u64 *hs = (const u64 *)a.p[0];
-    const i64 *js = (const i64 *)a.p[1], *starts = (const i64 *)a.p[2];
-    const u64 mask = (u64)a.x[0];
-    const i64 T = nthreads();
-    i64 i = tid();
-    for (; i + 3 * T < a.n; i += 4 * T) {
-        probe<KS> p[4];
-#pragma unroll
-        for (int q = 0; q < 4; q++) p[q].start(a.c0, starts, mask, i + q * T);
-#pragma unroll
-        for (int q = 0; q < 4; q++) p[q].peek(hs, js, a.m);
-#pragma unroll
-        for (int q = 0; q < 4; q++) g(i + q * T, p[q]);
-    }
-    for (; i < a.n; i += T) {
-        probe<KS> p;
-        p.start(a.c0, starts, mask, i);
-        p.peek(hs, js, a.m);
-        g(i, p);
-    }
-}
-
-template <class KS, class F> __device__ __forceinline__ void join_walk(const Args &a, i64 i, probe<KS> &p, F &f)
-{
-    p.walk(a.c0, a.c1, (const u64 *)a.p[0], (const i64 *)a.p[1], (u64)a.x[0], a.m, i, f);
-}
-
 template <class KS, int TILE> __device__ __forceinline__ void join_count(const Args &a)
 {
     i64 *cnt = (i64 *)a.p[4];
-    auto g = [&](i64 i, probe<KS> &p) {
+    RF_FOR(i, a.n)
+    {
         count_f f = {0};
-        join_walk(a, i, p, f);
+        join_matches<KS>(a, i, f);
         cnt[i] = f.n;
-    };
-    join_rows<KS>(a, g);
+    }
 }
 
 template <class KS, int TILE> __device__ __forceinline__ void join_write(const Args &a)
 {
     const i64 *pos = (const i64 *)a.p[5];
-    auto g = [&](i64 i, probe<KS> &p) {
+    RF_FOR(i, a.n)
+    {
         write_f f = {(i64 *)a.p[6], (i64 *)a.p[7], pos[i], i};
-        join_walk(a, i, p, f);
-    };
-    join_rows<KS>(a, g);
+        join_matches<KS>(a, i, f);
+    }
 }
 
 template <class KS, int TILE> __device__ __forceinline__ void anti_flags(const Args &a)
 {
     u8 *flags = (u8 *)a.p[4];
-    auto g = [&](i64 i, probe<KS> &p) {
+    RF_FOR(i, a.n)
+    {
         any_f f = {false};
-        join_walk(a, i, p, f);
+        join_matches<KS>(a, i, f);
         flags[i] = f.any ? 0 : 1;
-    };
-    join_rows<KS>(a, g);
+    }
 }
 
 } // namespace rf
