@@ -1097,14 +1097,10 @@ static rf_status gen_fused_kernel(const rf_hir_program *p, const rf_gpu_funit *u
         const char *W = wr ? "true" : "false";
         rf_buf_printf(b, "extern \"C\" __global__ void __launch_bounds__(%d) rfg%d_%s(rf::Args a)\n{\n", RF_GPU_TILE, u->id,
                       wr ? "write" : "flags");
-        if (row4 && u->src)
-            rf_buf_printf(b, "    const rf::i64 T = rf::nthreads();\n"
-                             "    rf::i64 r = rf::tid();\n"
-                             "    for (; r + 3 * T < a.n; r += 4 * T) G%d::row4<%s>(a, r, T);\n"
-                             "    for (; r < a.n; r += T) G%d::row<%s>(a, r);\n}\n",
-                          u->id, W, u->id, W);
-        else
-            rf_buf_printf(b, "    RF_FOR(r, a.n) G%d::row<%s>(a, r);\n}\n", u->id, W);
+        /* a row a round: four (row4) made the H100's p2 flags and write
+        ** passes slower (0.64 -> 0.72 and 1.17 -> 1.35 ms at SF 7) while its
+        ** total kernel gained (0.96 -> 0.80 ms) */
+        rf_buf_printf(b, "    RF_FOR(r, a.n) G%d::row<%s>(a, r);\n}\n", u->id, W);
     }
     rf_buf_putc(b, '\n');
     if (u->ntot) gen_total_kernel(u, b, row4);
