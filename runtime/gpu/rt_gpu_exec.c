@@ -796,7 +796,32 @@ static rf_status k_map(gx *x, const rf_hir_kernel *k)
     int dedupe = k->kind == RF_HIR_MAP && repeats_dropped(x, k, n); /* (a join_map: only fused, k_fused) */
     if (!st) st = err_word(x, &err);
     a.p[1] = err.p;
-    if (!st && (k->filter || dedupe)) {
+    int onepass = (k->filter || dedupe) && rf_gpu_onepass();
+    if (!st && onepass) {
+        /* one kernel (rf_map.cuh's map_onepass) into room for every row: the
+        ** tiles' words, then the tile counter, the rows written and the
+        ** walk's status word */
+        int64_t nt = (n + 4 * RF_GPU_TILE - 1) / (4 * RF_GPU_TILE);
+        st = galloc(x, (uint64_t)(nt + 3) * 8, &pos);
+        if (!st) st = rel_alloc(x, &out, ov->types, ov->ncols, n, n);
+        for (int32_t c = 0; c < ov->ncols && !st; c++) a.o[c] = colp(&out, c);
+        a.p[0] = pos.p;
+        a.p[2] = pos.p + (uint64_t)nt * 8;
+        a.p[3] = pos.p + (uint64_t)(nt + 2) * 8;
+        snprintf(name, sizeof name, "rfk%d_onepass_smem", k->id);
+        for (int pass = 0; pass < 2 && !st; pass++) {
+            /* the second pass only where the walk gave way: every row kept */
+            a.x[5] = dedupe ? RUNS_LIMIT : 0;
+            st = x->g.ops->memset8(&x->g, pos.p, 0, (uint64_t)(nt + 3) * 8);
+            if (!st) st = launch(x, name, nt * RF_GPU_TILE, &a);
+            int64_t w[2] = {0, 0};
+            if (!st) st = x->g.ops->d2h(&x->g, w, a.p[2] + 8, sizeof w);
+            count = w[0];
+            if (!dedupe || w[1] == 0) break;
+            dedupe = 0;
+        }
+        out.nrows = count;
+    } else if (!st && (k->filter || dedupe)) {
         st = galloc(x, (uint64_t)n + 1, &flags);
         if (!st) st = galloc(x, (uint64_t)(n + 2) * 8, &pos); /* the scan, the walk's status word */
         a.p[0] = flags.p;
@@ -815,10 +840,12 @@ static rf_status k_map(gx *x, const rf_hir_kernel *k)
             dedupe = 0;
         }
     }
-    if (!st) st = rel_alloc(x, &out, ov->types, ov->ncols, count, count);
-    for (int32_t c = 0; c < ov->ncols && !st; c++) a.o[c] = colp(&out, c);
-    snprintf(name, sizeof name, "rfk%d_write", k->id);
-    if (!st && count > 0) st = launch(x, name, n, &a);
+    if (!onepass) {
+        if (!st) st = rel_alloc(x, &out, ov->types, ov->ncols, count, count);
+        for (int32_t c = 0; c < ov->ncols && !st; c++) a.o[c] = colp(&out, c);
+        snprintf(name, sizeof name, "rfk%d_write", k->id);
+        if (!st && count > 0) st = launch(x, name, n, &a);
+    }
     int64_t bad = -1;
     if (!st) st = get_i64(x, err.p, &bad);
     if (!st && bad != -1) st = map_error(x, k, vars, rows, bad);

@@ -33,6 +33,12 @@ extern const char rf_gpu_src_rf_base[], rf_gpu_src_rf_map[], rf_gpu_src_rf_join[
 
 const char *rf_gpu_emu_prelude(void) { return rf_gpu_src_rf_emu_prelude; }
 
+int rf_gpu_onepass(void)
+{
+    const char *e = getenv("RF_GPU_ONEPASS");
+    return e && !strcmp(e, "1");
+}
+
 const char *rf_gpu_abi_tag(void)
 {
     static char tag[64];
@@ -626,6 +632,11 @@ static rf_status gen_map_kernel(const rf_hir_program *p, const rf_hir_kernel *k,
                   "extern \"C\" __global__ void __launch_bounds__(%d) rfk%d_flags(rf::Args a) { rf::map_flags<K%d, %d>(a); }\n"
                   "extern \"C\" __global__ void __launch_bounds__(%d) rfk%d_write(rf::Args a) { rf::map_write<K%d, %d>(a); }\n\n",
                   RF_GPU_TILE, k->id, k->id, RF_GPU_TILE, RF_GPU_TILE, k->id, k->id, RF_GPU_TILE);
+    if (rf_gpu_onepass() && (k->filter || pl.ndedupe > 0))
+        rf_buf_printf(b,
+                      "extern \"C\" __global__ void __launch_bounds__(%d) rfk%d_onepass_smem(rf::Args a) "
+                      "{ rf::map_onepass<K%d, %d>(a); }\n\n",
+                      RF_GPU_TILE, k->id, k->id, RF_GPU_TILE);
     if (g.bad) {
         rf_error(d, rf_mkloc(p->source, k->loc.line, k->loc.col),
                  "internal error: k%d: an expression the GPU code generator cannot translate", k->id);

@@ -220,6 +220,14 @@ void rf_gpu_fplan_print(const rf_hir_program *p, const rf_gpu_fplan *f, rf_buf *
 
 /* ---- source and PTX ----------------------------------------------------- */
 
+/* Whether the environment asks for the experimental one-pass maps
+** (RF_GPU_ONEPASS=1: rf_map.cuh's map_onepass): the generator then adds a
+** rfk<N>_onepass_smem kernel to each map with a filter or a walk, and the
+** runtime runs it instead of the flags pass, the scan and the write pass.
+** Read at each call: the generator and the runtime must agree, and the
+** source hash tells a .rfx made without it. */
+int rf_gpu_onepass(void);
+
 /* A version of the kernel ABI and the skeletons: PTX made by another
 ** version is not used (the runtime regenerates it). */
 const char *rf_gpu_abi_tag(void);

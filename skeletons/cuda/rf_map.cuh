@@ -17,6 +17,18 @@
 //   map_write  n rows; p[0] flags (NULL: every row passes); p[2] i64 write
 //              positions (the exclusive scan of the flags; NULL: w = r);
 //              p[1] error word; o[] output columns
+//   map_onepass (experimental, RF_GPU_ONEPASS: runtime/gpu/README.md) both
+//              passes in one kernel, named *_smem (it synchronizes its
+//              block): a block takes tiles of 4 x TILE rows in order from a
+//              counter, scans its rows' flags in shared memory, and finds the
+//              rows before its tile by a decoupled look-back (each tile
+//              publishes its count, then its inclusive prefix; a tile adds up
+//              its predecessors' words until one holds a prefix), so rows
+//              keep the input's order without a flags array or a scan.
+//              p[0] u64 tile words (one a tile, zero), p[2] u64 [0] the tile
+//              counter, [1] rows written (both zero), p[1] error word,
+//              p[3]/x[5] the walk as for map_flags; o[] output columns with
+//              room for n rows
 // Sides: c0/r0 (and c1/r1 for joins) as in rf::Args. TILE is the block size.
 #ifndef RF_MAP_CUH
 #define RF_MAP_CUH
@@ -49,6 +61,96 @@ template <class K, int TILE> __device__ __forceinline__ void map_write(const Arg
         bool ok = true;
         K::outs(a, r, pos ? pos[r] : r, ok);
         if (!ok) fail(a.p[1], r);
+    }
+}
+
+// a tile's word: its count (RF_TILE_AGG) or the rows up to its end
+// (RF_TILE_PRE); prefixes compare above counts, so both publish by atomicMax
+#define RF_TILE_AGG (1ull << 62)
+#define RF_TILE_PRE (2ull << 62)
+#define RF_TILE_VAL ((1ull << 62) - 1)
+
+// The rows before tile t: its predecessors' words, nearest first, until a
+// prefix (a predecessor's block is running: it took its tile before t)
+__device__ __forceinline__ u64 tile_lookback(u64 *tiles, i64 t)
+{
+    u64 base = 0;
+    for (i64 j = t - 1; j >= 0;) {
+        u64 w = atomicAdd(&tiles[j], 0ull);
+        if (!w) continue;
+        base += w & RF_TILE_VAL;
+        if (w & RF_TILE_PRE) break;
+        j--;
+    }
+    return base;
+}
+
+template <class K, int TILE> __device__ __forceinline__ void map_onepass(const Args &a)
+{
+    // four 16-bit counts a thread (rows q * TILE + thread, q < 4): one scan
+    // numbers all four rounds of the tile
+    __shared__ u64 s[TILE];
+    __shared__ u64 tile_s, base_s;
+    u64 *tiles = (u64 *)a.p[0];
+    u64 *ctl = (u64 *)a.p[2];
+    const i64 T4 = 4 * (i64)TILE;
+    const i64 ntiles = (a.n + T4 - 1) / T4;
+    const int me = (int)threadIdx.x;
+    for (;;) {
+        if (me == 0) tile_s = atomicAdd(&ctl[0], 1ull);
+        __syncthreads();
+        const i64 t = (i64)tile_s;
+        if (t >= ntiles) break;
+        const i64 r0 = t * T4 + me;
+        bool f[4];
+        u64 mine = 0;
+        for (int q = 0; q < 4; q++) {
+            const i64 r = r0 + q * TILE;
+            f[q] = false;
+            if (r < a.n) {
+                bool ok = true;
+                f[q] = K::filter(a, r, ok);
+                if (!ok) {
+                    fail(a.p[1], r);
+                    f[q] = false;
+                }
+                if (a.x[5] > 0 && K::repeat(a, r, f[q])) f[q] = false;
+            }
+            mine |= (u64)(f[q] ? 1 : 0) << (16 * q);
+        }
+        s[me] = mine;
+        __syncthreads();
+        for (int d = 1; d < TILE; d <<= 1) {
+            u64 v = me >= d ? s[me - d] : 0;
+            __syncthreads();
+            s[me] += v;
+            __syncthreads();
+        }
+        const u64 before = s[me] - mine, all = s[TILE - 1];
+        if (me == 0) {
+            u64 agg = 0;
+            for (int q = 0; q < 4; q++) agg += (all >> (16 * q)) & 0xffff;
+            u64 base = 0;
+            if (t > 0) {
+                atomicMax(&tiles[t], RF_TILE_AGG | agg);
+                base = tile_lookback(tiles, t);
+            }
+            atomicMax(&tiles[t], RF_TILE_PRE | (base + agg));
+            if (t == ntiles - 1) ctl[1] = base + agg;
+            base_s = base;
+        }
+        __syncthreads();
+        i64 w = (i64)base_s;
+        for (int q = 0; q < 4; q++) {
+            if (f[q]) {
+                const i64 r = r0 + q * TILE;
+                bool ok = true;
+                K::outs(a, r, w + (i64)((before >> (16 * q)) & 0xffff), ok);
+                if (!ok) fail(a.p[1], r);
+            }
+            w += (i64)((all >> (16 * q)) & 0xffff);
+        }
+        __syncthreads(); // s, tile_s and base_s serve the next tile
     }
 }
 
