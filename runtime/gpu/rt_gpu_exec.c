@@ -794,18 +794,20 @@ static rf_status k_map(gx *x, const rf_hir_kernel *k)
     int64_t count = n;
     char name[64];
     int dedupe = k->kind == RF_HIR_MAP && repeats_dropped(x, k, n); /* (a join_map: only fused, k_fused) */
-    if (!st) st = err_word(x, &err);
-    a.p[1] = err.p;
     int onepass = (k->filter || dedupe) && rf_gpu_onepass();
+    int64_t bad = -1;
+    if (!st && !onepass) st = err_word(x, &err);
+    a.p[1] = err.p;
     if (!st && onepass) {
         /* one kernel (rf_map.cuh's map_onepass) into room for every row: the
-        ** tiles' words, then the tile counter, the rows written and the
-        ** walk's status word */
+        ** tiles' words, then the tile counter, the rows written, the walk's
+        ** status word and an error word, the last three read back at once */
         int64_t nt = (n + 4 * RF_GPU_TILE - 1) / (4 * RF_GPU_TILE);
-        st = galloc(x, (uint64_t)(nt + 3) * 8, &pos);
+        st = galloc(x, (uint64_t)(nt + 4) * 8, &pos);
         if (!st) st = rel_alloc(x, &out, ov->types, ov->ncols, n, n);
         for (int32_t c = 0; c < ov->ncols && !st; c++) a.o[c] = colp(&out, c);
         a.p[0] = pos.p;
+        a.p[1] = pos.p + (uint64_t)(nt + 3) * 8;
         a.p[2] = pos.p + (uint64_t)nt * 8;
         a.p[3] = pos.p + (uint64_t)(nt + 2) * 8;
         snprintf(name, sizeof name, "rfk%d_onepass_smem", k->id);
@@ -813,10 +815,12 @@ static rf_status k_map(gx *x, const rf_hir_kernel *k)
             /* the second pass only where the walk gave way: every row kept */
             a.x[5] = dedupe ? RUNS_LIMIT : 0;
             st = x->g.ops->memset8(&x->g, pos.p, 0, (uint64_t)(nt + 3) * 8);
+            if (!st) st = x->g.ops->memset8(&x->g, a.p[1], 0xff, 8);
             if (!st) st = launch(x, name, nt * RF_GPU_TILE, &a);
-            int64_t w[2] = {0, 0};
+            int64_t w[3] = {0, 0, -1};
             if (!st) st = x->g.ops->d2h(&x->g, w, a.p[2] + 8, sizeof w);
             count = w[0];
+            bad = w[2];
             if (!dedupe || w[1] == 0) break;
             dedupe = 0;
         }
@@ -845,9 +849,8 @@ static rf_status k_map(gx *x, const rf_hir_kernel *k)
         for (int32_t c = 0; c < ov->ncols && !st; c++) a.o[c] = colp(&out, c);
         snprintf(name, sizeof name, "rfk%d_write", k->id);
         if (!st && count > 0) st = launch(x, name, n, &a);
+        if (!st) st = get_i64(x, err.p, &bad);
     }
-    int64_t bad = -1;
-    if (!st) st = get_i64(x, err.p, &bad);
     if (!st && bad != -1) st = map_error(x, k, vars, rows, bad);
     gfree(x, &err);
     gfree(x, &flags);
