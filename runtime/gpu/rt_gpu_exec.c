@@ -2026,6 +2026,58 @@ static rf_status fused_totals(gx *x, const rf_gpu_funit *u, rf_gpu_args *a, int6
 ** the stages then run one by one, so that the error and its message are
 ** exactly the CPU's (the first failing kernel in schedule order, its lowest
 ** failing row). */
+/* The experimental one-pass kernel of a fused join (RF_GPU_ONEPASS,
+** rf_join.cuh's join_onepass) into room for n rows in each written output.
+** As the passes of k_fused leave them: words (the error words, each written
+** output's row count, the walk's status word), *dedupe, and outs[] with
+** their columns (sized by k_fused from the counts); *done where it ran to
+** the end. Not done, with outs[] cleared, where an output would have more
+** than n rows: the two passes run instead. */
+static rf_status fused_onepass(gx *x, const rf_gpu_funit *u, rf_gpu_args *a, int64_t n, const rf_gpu_args *ra,
+                               const keycols *dk, int *dedupe, gval *outs, int64_t *words, int *done)
+{
+    int32_t nw = u->n + u->nmat + 1;
+    int64_t nt = (n + 4 * RF_GPU_TILE - 1) / (4 * RF_GPU_TILE);
+    uint64_t tw = (uint64_t)(nt * u->nmat + 1 + u->nmat) * 8; /* the tiles' words, the counter, the counts */
+    gbuf tiles = {0, 0};
+    char name[64];
+    rf_status st = galloc(x, tw, &tiles);
+    for (int32_t m = 0; m < u->n && !st; m++) {
+        const rf_gpu_fmember *mb = &u->m[m];
+        if (mb->mat < 0) continue;
+        const rf_hir_var *ov = x->p->vars[mb->k->out];
+        st = rel_alloc(x, &outs[m], ov->types, ov->ncols, 0, n);
+        for (int32_t i = 0; i < ov->ncols && !st; i++) a->o[mb->ocol + i] = colp(&outs[m], i);
+    }
+    gptr ctl = tiles.p + (uint64_t)(nt * u->nmat) * 8;
+    a->p[8] = tiles.p;
+    a->p[9] = ctl;
+    snprintf(name, sizeof name, "rfg%d_onepass_smem", u->id);
+    for (int pass = 0; pass < 2 && !st; pass++) {
+        /* the second pass only where the walk gave way: every row kept */
+        a->x[5] = *dedupe ? RUNS_LIMIT : 0;
+        st = x->g.ops->memset8(&x->g, a->p[0], 0xff, (uint64_t)u->n * 8);
+        if (!st && *dedupe) st = x->g.ops->memset8(&x->g, a->p[7], 0, 8);
+        if (!st) st = x->g.ops->memset8(&x->g, tiles.p, 0, tw);
+        if (!st && *dedupe) st = hlaunch(x, dk->sig, "runs_first", n, ra);
+        if (!st) st = launch(x, name, nt * RF_GPU_TILE, a);
+        /* the counts go next to the error words: one read brings all */
+        if (!st) st = dcopy(x, a->p[0] + (uint64_t)u->n * 8, ctl + 8, (uint64_t)u->nmat * 8);
+        if (!st) st = x->g.ops->d2h(&x->g, words, a->p[0], (uint64_t)nw * 8);
+        if (st || !*dedupe || words[nw - 1] == 0) break;
+        *dedupe = 0;
+    }
+    int fits = 1;
+    for (int32_t s = 0; s < u->nmat && !st; s++) fits &= words[u->n + s] <= n;
+    gfree(x, &tiles);
+    a->p[8] = a->p[9] = 0;
+    if (st || !fits)
+        for (int32_t m = 0; m < u->n; m++)
+            if (u->m[m].mat >= 0) val_clear(x, &outs[m], x->p->vars[u->m[m].k->out]->ncols);
+    *done = !st && fits;
+    return st;
+}
+
 static rf_status k_fused(gx *x, const rf_gpu_funit *u, int *ran)
 {
     const rf_hir_kernel *h = u->m[0].k; /* every head reads what the first stage reads */
@@ -2121,11 +2173,7 @@ static rf_status k_fused(gx *x, const rf_gpu_funit *u, int *ran)
     int dedupe = counts && u->dedupe && repeats_dropped(x, u->m[0].k, n);
     int32_t nw = u->n + u->nmat + 1;
     if (!st) st = galloc(x, (uint64_t)nw * 8, &err);
-    if (!st && u->nmat) st = galloc(x, n1 * fw * (uint64_t)u->nmat, &flags);
-    if (!st && u->nmat) st = galloc(x, n1 * 8 * (uint64_t)u->nmat, &pos);
     a.p[0] = err.p;
-    a.p[1] = flags.p;
-    a.p[2] = pos.p;
     a.p[7] = err.p + (uint64_t)(nw - 1) * 8;
     /* the left rows first of their kind in the compared columns (which
     ** hold the join's keys): runs_first over the left relation */
@@ -2144,9 +2192,15 @@ static rf_status k_fused(gx *x, const rf_gpu_funit *u, int *ran)
         ra.x[0] = RUNS_LIMIT;
         a.p[3] = first.p;
     }
-    snprintf(name, sizeof name, "rfg%d_flags", u->id);
     int64_t words[RF_GPU_FUSE_MAX * 2 + 1];
-    for (int pass = 0; pass < 2 && !st; pass++) {
+    int done = 0; /* the one-pass kernel wrote the outputs */
+    if (!st && counts && u->nmat > 0 && rf_gpu_onepass()) st = fused_onepass(x, u, &a, n, &ra, &dk, &dedupe, outs, words, &done);
+    if (!st && !done && u->nmat) st = galloc(x, n1 * fw * (uint64_t)u->nmat, &flags);
+    if (!st && !done && u->nmat) st = galloc(x, n1 * 8 * (uint64_t)u->nmat, &pos);
+    a.p[1] = flags.p;
+    a.p[2] = pos.p;
+    snprintf(name, sizeof name, "rfg%d_flags", u->id);
+    for (int pass = 0; pass < 2 && !st && !done; pass++) {
         /* the second pass only where the walk gave way: every row kept */
         a.x[5] = dedupe ? RUNS_LIMIT : 0;
         st = x->g.ops->memset8(&x->g, err.p, 0xff, (uint64_t)u->n * 8);
@@ -2168,7 +2222,7 @@ static rf_status k_fused(gx *x, const rf_gpu_funit *u, int *ran)
         if (words[m] != -1) *ran = 0;
     for (int32_t s = 0; s < u->nmat && !st; s++) count[s] = words[u->n + s];
     int64_t any = 0;
-    for (int32_t m = 0; m < u->n && !st && *ran; m++) {
+    for (int32_t m = 0; m < u->n && !st && *ran && !done; m++) {
         const rf_gpu_fmember *mb = &u->m[m];
         if (mb->mat < 0) continue;
         const rf_hir_var *ov = x->p->vars[mb->k->out];
@@ -2177,8 +2231,10 @@ static rf_status k_fused(gx *x, const rf_gpu_funit *u, int *ran)
         st = rel_alloc(x, &outs[m], ov->types, ov->ncols, c, c);
         for (int32_t i = 0; i < ov->ncols && !st; i++) a.o[mb->ocol + i] = colp(&outs[m], i);
     }
+    for (int32_t m = 0; m < u->n && !st && *ran && done; m++)
+        if (u->m[m].mat >= 0) outs[m].nrows = count[u->m[m].mat];
     snprintf(name, sizeof name, "rfg%d_write", u->id);
-    if (!st && *ran && any > 0) {
+    if (!st && *ran && any > 0 && !done) {
         st = wcheck_take(x, u, &a.p[0]);
         if (!st) st = launch(x, name, n, &a);
     }

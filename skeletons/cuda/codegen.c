@@ -1101,7 +1101,37 @@ static rf_status gen_fused_kernel(const rf_hir_program *p, const rf_gpu_funit *u
             rf_buf_printf(b, "        if (go[%d] == 1)\n            walk<W>(a, r + %d * T, acc, pr[%d]);\n"
                              "        else if (go[%d] == 2)\n            none<W>(a, r + %d * T);\n",
                           q, q, q, q, q);
-        rf_buf_puts(b, "    }\n};\n");
+        rf_buf_puts(b, "    }\n");
+        if (rf_gpu_onepass() && u->nmat > 0 && !u->ntot) {
+            /* the one-pass kernel's walks (rf_join.cuh's join_onepass): a
+            ** row's counts into c, then its rows from the positions w */
+            rf_buf_printf(b, "    static __device__ __forceinline__ void count1(const rf::Args &a, rf::i64 r, rf::i64 *c)\n    {\n"
+                             "        for (int s = 0; s < %d; s++) c[s] = 0;\n"
+                             "        if (pre<false>(a, r) != 1) return;\n%s",
+                          nm, keys);
+            rf_buf_printf(b, "        rf::probe<KS_%s> pr;\n"
+                             "        pr.start(lk, (const rf::i64 *)a.p[6], (rf::u64)a.x[0], r);\n"
+                             "        pr.peek(%s, a.m);\n"
+                             "        F<false> f;\n        f.a = &a;\n        f.r = r;\n        f.acc = nullptr;\n"
+                             "        f.one = %s;\n"
+                             "        for (int s = 0; s < %d; s++) {\n            f.w[s] = 0;\n            f.c[s] = 0;\n        }\n"
+                             "        pr.walk(lk, rk, %s, (rf::u64)a.x[0], a.m, r, f);\n"
+                             "        for (int s = 0; s < %d; s++) c[s] = f.c[s];\n",
+                          sig, build, u->dedupe && one ? "a.x[5] > 0" : "false", nm, build, nm);
+            if (u->dedupe && !one)
+                rf_buf_puts(b, "        if (a.x[5] > 0 && f.c[0] > 1) rf::runs_status((rf::u64 *)a.p[7], RF_RUNS_AMBIGUOUS);\n");
+            rf_buf_puts(b, "    }\n");
+            rf_buf_printf(b, "    static __device__ __forceinline__ void emit1(const rf::Args &a, rf::i64 r, const rf::i64 *w)\n    {\n%s"
+                             "        rf::probe<KS_%s> pr;\n"
+                             "        pr.start(lk, (const rf::i64 *)a.p[6], (rf::u64)a.x[0], r);\n"
+                             "        pr.peek(%s, a.m);\n"
+                             "        F<true> f;\n        f.a = &a;\n        f.r = r;\n        f.acc = nullptr;\n"
+                             "        f.one = %s;\n"
+                             "        for (int s = 0; s < %d; s++) {\n            f.w[s] = w[s];\n            f.c[s] = 0;\n        }\n"
+                             "        pr.walk(lk, rk, %s, (rf::u64)a.x[0], a.m, r, f);\n    }\n",
+                          keys, sig, build, u->dedupe && one ? "a.x[5] > 0" : "false", nm, build);
+        }
+        rf_buf_puts(b, "};\n");
     }
     int row4 = (u->src && !anti) || (split && u->ntot && u->nmat == 0);
     for (int wr = 0; wr < 2; wr++) {
@@ -1113,6 +1143,10 @@ static rf_status gen_fused_kernel(const rf_hir_program *p, const rf_gpu_funit *u
         ** total kernel gained (0.96 -> 0.80 ms) */
         rf_buf_printf(b, "    RF_FOR(r, a.n) G%d::row<%s>(a, r);\n}\n", u->id, W);
     }
+    if (u->src && !anti && rf_gpu_onepass() && u->nmat > 0 && !u->ntot)
+        rf_buf_printf(b, "extern \"C\" __global__ void __launch_bounds__(%d) rfg%d_onepass_smem(rf::Args a)\n"
+                         "{\n    rf::join_onepass<G%d, %d, %d>(a);\n}\n",
+                      RF_GPU_TILE, u->id, u->id, u->nmat, RF_GPU_TILE);
     rf_buf_putc(b, '\n');
     if (u->ntot) gen_total_kernel(u, b, row4);
     if (bad) {

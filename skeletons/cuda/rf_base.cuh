@@ -304,6 +304,76 @@ __device__ __forceinline__ bool add_years(i32 d, i64 n, i32 *o)
     return add_months(d, n * 12, o);
 }
 
+// ---- the decoupled look-back of the one-pass kernels (rf_map.cuh's
+// map_onepass, rf_join.cuh's join_onepass): blocks take tiles in order from a
+// counter and number their rows by the rows of the tiles before.
+// a tile's word: its count (RF_TILE_AGG) or the rows up to its end
+// (RF_TILE_PRE); prefixes compare above counts, so both publish by atomicMax
+#define RF_TILE_AGG (1ull << 62)
+#define RF_TILE_PRE (2ull << 62)
+#define RF_TILE_VAL ((1ull << 62) - 1)
+
+// The rows before tile t: its predecessors' words, nearest first, until a
+// prefix (a predecessor's block is running: it took its tile before t)
+__device__ __forceinline__ u64 tile_lookback(u64 *tiles, i64 t)
+{
+    u64 base = 0;
+    for (i64 j = t - 1; j >= 0;) {
+        u64 w = atomicAdd(&tiles[j], 0ull);
+        if (!w) continue;
+        base += w & RF_TILE_VAL;
+        if (w & RF_TILE_PRE) break;
+        j--;
+    }
+    return base;
+}
+
+// The tiles of 4 x TILE rows of n rows
+template <int TILE> __device__ __forceinline__ i64 tiles_of(i64 n) { return (n + 4 * (i64)TILE - 1) / (4 * (i64)TILE); }
+
+// The block's next tile, taken by its thread 0 from the counter (tiles in
+// order: a tile's predecessors were all taken by running blocks), or -1 past
+// the last; every thread calls it, slot is shared memory
+__device__ __forceinline__ i64 next_tile(u64 *counter, u64 *slot, i64 ntiles)
+{
+    if (threadIdx.x == 0) *slot = atomicAdd(counter, 1ull);
+    __syncthreads();
+    const i64 t = (i64)*slot;
+    return t < ntiles ? t : -1;
+}
+
+// Publishes tile t's count agg and returns the rows before the tile (one
+// thread of the block calls it)
+__device__ __forceinline__ u64 tile_prefix(u64 *tiles, i64 t, u64 agg)
+{
+    u64 base = 0;
+    if (t > 0) {
+        atomicMax(&tiles[t], RF_TILE_AGG | agg);
+        base = tile_lookback(tiles, t);
+    }
+    atomicMax(&tiles[t], RF_TILE_PRE | (base + agg));
+    return base;
+}
+
+// The block's inclusive scan of v (every thread calls it; s: TILE words of
+// shared memory, free again when it returns); *all gets the block's total
+template <int TILE> __device__ __forceinline__ u64 block_scan(u64 *s, u64 v, u64 *all)
+{
+    const int me = (int)threadIdx.x;
+    s[me] = v;
+    __syncthreads();
+    for (int d = 1; d < TILE; d <<= 1) {
+        u64 o = me >= d ? s[me - d] : 0;
+        __syncthreads();
+        s[me] += o;
+        __syncthreads();
+    }
+    const u64 r = s[me];
+    *all = s[TILE - 1];
+    __syncthreads();
+    return r;
+}
+
 } // namespace rf
 
 #endif

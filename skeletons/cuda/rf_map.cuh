@@ -64,27 +64,6 @@ template <class K, int TILE> __device__ __forceinline__ void map_write(const Arg
     }
 }
 
-// a tile's word: its count (RF_TILE_AGG) or the rows up to its end
-// (RF_TILE_PRE); prefixes compare above counts, so both publish by atomicMax
-#define RF_TILE_AGG (1ull << 62)
-#define RF_TILE_PRE (2ull << 62)
-#define RF_TILE_VAL ((1ull << 62) - 1)
-
-// The rows before tile t: its predecessors' words, nearest first, until a
-// prefix (a predecessor's block is running: it took its tile before t)
-__device__ __forceinline__ u64 tile_lookback(u64 *tiles, i64 t)
-{
-    u64 base = 0;
-    for (i64 j = t - 1; j >= 0;) {
-        u64 w = atomicAdd(&tiles[j], 0ull);
-        if (!w) continue;
-        base += w & RF_TILE_VAL;
-        if (w & RF_TILE_PRE) break;
-        j--;
-    }
-    return base;
-}
-
 template <class K, int TILE> __device__ __forceinline__ void map_onepass(const Args &a)
 {
     // four 16-bit counts a thread (rows q * TILE + thread, q < 4): one scan
@@ -93,14 +72,9 @@ template <class K, int TILE> __device__ __forceinline__ void map_onepass(const A
     __shared__ u64 tile_s, base_s;
     u64 *tiles = (u64 *)a.p[0];
     u64 *ctl = (u64 *)a.p[2];
-    const i64 T4 = 4 * (i64)TILE;
-    const i64 ntiles = (a.n + T4 - 1) / T4;
+    const i64 T4 = 4 * (i64)TILE, ntiles = tiles_of<TILE>(a.n);
     const int me = (int)threadIdx.x;
-    for (;;) {
-        if (me == 0) tile_s = atomicAdd(&ctl[0], 1ull);
-        __syncthreads();
-        const i64 t = (i64)tile_s;
-        if (t >= ntiles) break;
+    for (i64 t; (t = next_tile(&ctl[0], &tile_s, ntiles)) >= 0;) {
         const i64 r0 = t * T4 + me;
         bool f[4];
         u64 mine = 0;
@@ -118,24 +92,12 @@ template <class K, int TILE> __device__ __forceinline__ void map_onepass(const A
             }
             mine |= (u64)(f[q] ? 1 : 0) << (16 * q);
         }
-        s[me] = mine;
-        __syncthreads();
-        for (int d = 1; d < TILE; d <<= 1) {
-            u64 v = me >= d ? s[me - d] : 0;
-            __syncthreads();
-            s[me] += v;
-            __syncthreads();
-        }
-        const u64 before = s[me] - mine, all = s[TILE - 1];
+        u64 all = 0;
+        const u64 before = block_scan<TILE>(s, mine, &all) - mine;
         if (me == 0) {
             u64 agg = 0;
             for (int q = 0; q < 4; q++) agg += (all >> (16 * q)) & 0xffff;
-            u64 base = 0;
-            if (t > 0) {
-                atomicMax(&tiles[t], RF_TILE_AGG | agg);
-                base = tile_lookback(tiles, t);
-            }
-            atomicMax(&tiles[t], RF_TILE_PRE | (base + agg));
+            const u64 base = tile_prefix(tiles, t, agg);
             if (t == ntiles - 1) ctl[1] = base + agg;
             base_s = base;
         }
