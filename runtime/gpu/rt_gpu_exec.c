@@ -2026,8 +2026,9 @@ static rf_status fused_totals(gx *x, const rf_gpu_funit *u, rf_gpu_args *a, int6
 ** the stages then run one by one, so that the error and its message are
 ** exactly the CPU's (the first failing kernel in schedule order, its lowest
 ** failing row). */
-/* The experimental one-pass kernel of a fused join (RF_GPU_ONEPASS,
-** rf_join.cuh's join_onepass) into room for n rows in each written output.
+/* The experimental one-pass kernel of a fused kernel that writes rows
+** (RF_GPU_ONEPASS, rf_map.cuh's fused_onepass) into room for n rows in each
+** written output.
 ** As the passes of k_fused leave them: words (the error words, each written
 ** output's row count, the walk's status word), *dedupe, and outs[] with
 ** their columns (sized by k_fused from the counts); *done where it ran to
@@ -2194,7 +2195,8 @@ static rf_status k_fused(gx *x, const rf_gpu_funit *u, int *ran)
     }
     int64_t words[RF_GPU_FUSE_MAX * 2 + 1];
     int done = 0; /* the one-pass kernel wrote the outputs */
-    if (!st && counts && u->nmat > 0 && rf_gpu_onepass()) st = fused_onepass(x, u, &a, n, &ra, &dk, &dedupe, outs, words, &done);
+    if (!st && (!u->src || counts) && u->nmat > 0 && rf_gpu_onepass())
+        st = fused_onepass(x, u, &a, n, &ra, &dk, &dedupe, outs, words, &done);
     if (!st && !done && u->nmat) st = galloc(x, n1 * fw * (uint64_t)u->nmat, &flags);
     if (!st && !done && u->nmat) st = galloc(x, n1 * 8 * (uint64_t)u->nmat, &pos);
     a.p[1] = flags.p;

@@ -972,6 +972,27 @@ static rf_status gen_fused_kernel(const rf_hir_program *p, const rf_gpu_funit *u
             rf_buf_printf(b, "        if (!W)\n            for (int s = 0; s < %d; s++) flags[s * n1 + r] = hit[s] ? 1 : 0;\n",
                           u->nmat);
         rf_buf_puts(b, "    }\n");
+        if (!u->src && rf_gpu_onepass() && u->nmat > 0 && !u->ntot) {
+            /* the one-pass kernel's two looks at a row (rf_map.cuh's
+            ** fused_onepass): which outputs it goes to (c), then its rows
+            ** at the positions w */
+            const char *look = "        const rf::i64 q0 = a.r0 ? a.r0[r] : r, q1 = a.r1 ? a.r1[r] : r;\n"
+                               "        L l;\n"
+                               "        load(a, q0, q1, l);\n";
+            rf_buf_printf(b, "    static __device__ __forceinline__ void count1(const rf::Args &a, rf::i64 r, rf::i64 *c)\n    {\n"
+                             "        rf::i64 w[%d];\n        bool hit[%d];\n"
+                             "        for (int s = 0; s < %d; s++) {\n            w[s] = 0;\n            hit[s] = false;\n        }\n"
+                             "%s        pin<false>(l);\n"
+                             "        stages<false>(a, r, q0, q1, w, hit, nullptr, l);\n"
+                             "        for (int s = 0; s < %d; s++) c[s] = hit[s] ? 1 : 0;\n    }\n",
+                          nm, nm, nm, look, u->nmat);
+            rf_buf_printf(b, "    static __device__ __forceinline__ void emit1(const rf::Args &a, rf::i64 r, const rf::i64 *w0)\n    {\n"
+                             "        rf::i64 w[%d];\n        bool hit[%d];\n"
+                             "        for (int s = 0; s < %d; s++) {\n            w[s] = w0[s];\n            hit[s] = false;\n        }\n"
+                             "%s        pin<true>(l);\n"
+                             "        stages<true>(a, r, q0, q1, w, hit, nullptr, l);\n    }\n",
+                          nm, nm, nm, look);
+        }
         if (split && u->ntot && u->nmat == 0) {
             /* the totals kernel's round of four rows (gen_total_kernel): all
             ** their loads in flight before the first row's stages */
@@ -1103,7 +1124,7 @@ static rf_status gen_fused_kernel(const rf_hir_program *p, const rf_gpu_funit *u
                           q, q, q, q, q);
         rf_buf_puts(b, "    }\n");
         if (rf_gpu_onepass() && u->nmat > 0 && !u->ntot) {
-            /* the one-pass kernel's walks (rf_join.cuh's join_onepass): a
+            /* the one-pass kernel's walks (rf_map.cuh's fused_onepass): a
             ** row's counts into c, then its rows from the positions w */
             rf_buf_printf(b, "    static __device__ __forceinline__ void count1(const rf::Args &a, rf::i64 r, rf::i64 *c)\n    {\n"
                              "        for (int s = 0; s < %d; s++) c[s] = 0;\n"
@@ -1143,9 +1164,9 @@ static rf_status gen_fused_kernel(const rf_hir_program *p, const rf_gpu_funit *u
         ** total kernel gained (0.96 -> 0.80 ms) */
         rf_buf_printf(b, "    RF_FOR(r, a.n) G%d::row<%s>(a, r);\n}\n", u->id, W);
     }
-    if (u->src && !anti && rf_gpu_onepass() && u->nmat > 0 && !u->ntot)
+    if (!anti && rf_gpu_onepass() && u->nmat > 0 && !u->ntot)
         rf_buf_printf(b, "extern \"C\" __global__ void __launch_bounds__(%d) rfg%d_onepass_smem(rf::Args a)\n"
-                         "{\n    rf::join_onepass<G%d, %d, %d>(a);\n}\n",
+                         "{\n    rf::fused_onepass<G%d, %d, %d>(a);\n}\n",
                       RF_GPU_TILE, u->id, u->id, u->nmat, RF_GPU_TILE);
     rf_buf_putc(b, '\n');
     if (u->ntot) gen_total_kernel(u, b, row4);

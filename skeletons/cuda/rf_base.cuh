@@ -305,7 +305,7 @@ __device__ __forceinline__ bool add_years(i32 d, i64 n, i32 *o)
 }
 
 // ---- the decoupled look-back of the one-pass kernels (rf_map.cuh's
-// map_onepass, rf_join.cuh's join_onepass): blocks take tiles in order from a
+// map_onepass and fused_onepass): blocks take tiles in order from a
 // counter and number their rows by the rows of the tiles before.
 // a tile's word: its count (RF_TILE_AGG) or the rows up to its end
 // (RF_TILE_PRE); prefixes compare above counts, so both publish by atomicMax

@@ -221,11 +221,12 @@ void rf_gpu_fplan_print(const rf_hir_program *p, const rf_gpu_fplan *f, rf_buf *
 /* ---- source and PTX ----------------------------------------------------- */
 
 /* Whether the environment asks for the experimental one-pass kernels
-** (RF_GPU_ONEPASS=1: rf_map.cuh's map_onepass, rf_join.cuh's join_onepass):
-** the generator then adds a rfk<N>_onepass_smem kernel to each map with a
-** filter or a walk and a rfg<N>_onepass_smem kernel to each fused join that
-** writes rows, and the runtime runs them instead of the flags or count
-** pass, the scan and the write pass.
+** (RF_GPU_ONEPASS=1: rf_map.cuh's map_onepass and fused_onepass): the
+** generator then adds a rfk<N>_onepass_smem kernel to each map with a
+** filter or a walk and a rfg<N>_onepass_smem kernel to each fused kernel
+** that writes rows (not an anti-join's, not one with totals), and the
+** runtime runs them instead of the flags or count pass, the scans and the
+** write pass.
 ** Read at each call: the generator and the runtime must agree, and the
 ** source hash tells a .rfx made without it. */
 int rf_gpu_onepass(void);

@@ -23,24 +23,6 @@
 //   anti_flags  as join_count, but p[4] u8 out: 1 where the left row has no match
 // A fused kernel (codegen.c) probes with join_matches_k and consumes each
 // pair at once instead of writing it.
-//   join_onepass (experimental, RF_GPU_ONEPASS; a kernel named *_smem) a
-//               fused join's count and write passes in one: each thread
-//               counts its four consecutive left rows' rows per written
-//               output (G::count1), the block scans them, the tile finds the
-//               rows before it by the decoupled look-back (rf_base.cuh), and
-//               the thread walks its rows' matches again, from cache, to
-//               write them (G::emit1). Outputs have room for n rows each: a
-//               row whose rows would go beyond is not written, and the host,
-//               seeing more than n rows, runs the two passes instead. p[8]
-//               u64 tile words (NM a tile: output s's at s * tiles + t), p[9]
-//               u64 [0] the tile counter, [1 + s] the rows of output s (all
-//               zero); the rest as the fused flags pass has them
-// The hash (KS::jhash) keeps locality: it is a mix of the key without the
-// first column's low RF_JOIN_RUN_BITS bits, plus those bits. Keys that differ
-// only there (an aligned run of 256 values) get consecutive buckets, so the
-// probes of left rows ordered by the key (lineitem by l_orderkey against
-// orders) read neighbouring bucket starts and build entries, not one random
-// sector each; runs of values are still scattered over the table as a whole.
 #ifndef RF_JOIN_CUH
 #define RF_JOIN_CUH
 
@@ -177,51 +159,6 @@ template <class KS, int TILE> __device__ __forceinline__ void anti_flags(const A
         any_f f = {false};
         join_matches<KS>(a, i, f);
         flags[i] = f.any ? 0 : 1;
-    }
-}
-
-template <class G, int NM, int TILE> __device__ __forceinline__ void join_onepass(const Args &a)
-{
-    __shared__ u64 s[TILE];
-    __shared__ u64 tile_s;
-    __shared__ u64 base_s[NM];
-    u64 *tiles = (u64 *)a.p[8];
-    u64 *ctl = (u64 *)a.p[9];
-    const i64 T4 = 4 * (i64)TILE, ntiles = tiles_of<TILE>(a.n);
-    const int me = (int)threadIdx.x;
-    for (i64 t; (t = next_tile(&ctl[0], &tile_s, ntiles)) >= 0;) {
-        // four consecutive rows a thread: one scan a written output numbers them
-        const i64 r0 = t * T4 + 4 * (i64)me;
-        i64 c[4][NM], w[NM];
-        for (int k = 0; k < NM; k++) w[k] = 0;
-        for (int q = 0; q < 4; q++) {
-            if (r0 + q < a.n)
-                G::count1(a, r0 + q, c[q]);
-            else
-                for (int k = 0; k < NM; k++) c[q][k] = 0;
-            for (int k = 0; k < NM; k++) w[k] += c[q][k];
-        }
-        for (int k = 0; k < NM; k++) {
-            u64 all = 0;
-            w[k] = (i64)(block_scan<TILE>(s, (u64)w[k], &all) - (u64)w[k]);
-            if (me == 0) {
-                const u64 base = tile_prefix(tiles + k * ntiles, t, all);
-                if (t == ntiles - 1) ctl[1 + k] = base + all;
-                base_s[k] = base;
-            }
-        }
-        __syncthreads();
-        for (int k = 0; k < NM; k++) w[k] += (i64)base_s[k];
-        for (int q = 0; q < 4; q++) {
-            bool any = false, fits = true;
-            for (int k = 0; k < NM; k++) {
-                any |= c[q][k] > 0;
-                fits &= w[k] + c[q][k] <= a.n;
-            }
-            if (any && fits) G::emit1(a, r0 + q, w);
-            for (int k = 0; k < NM; k++) w[k] += c[q][k];
-        }
-        __syncthreads(); // tile_s and base_s serve the next tile
     }
 }
 
