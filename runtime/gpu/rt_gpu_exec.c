@@ -751,6 +751,10 @@ static int repeats_dropped(gx *x, const rf_hir_kernel *k, int64_t n)
     return x->plans[k->id].ndedupe > 0 && n > 0 && n >= runs_min_rows();
 }
 
+/* The tiles of the one-pass kernels (rf_base.cuh's tiles_of): 4 x
+** RF_GPU_TILE rows each. */
+static int64_t onepass_tiles(int64_t n) { return (n + 4 * RF_GPU_TILE - 1) / (4 * RF_GPU_TILE); }
+
 static rf_status k_map(gx *x, const rf_hir_kernel *k)
 {
     int32_t vars[2] = {k->in[0], k->kind == RF_HIR_JOIN_MAP ? k->in[1] : -1};
@@ -802,7 +806,7 @@ static rf_status k_map(gx *x, const rf_hir_kernel *k)
         /* one kernel (rf_map.cuh's map_onepass) into room for every row: the
         ** tiles' words, then the tile counter, the rows written, the walk's
         ** status word and an error word, the last three read back at once */
-        int64_t nt = (n + 4 * RF_GPU_TILE - 1) / (4 * RF_GPU_TILE);
+        int64_t nt = onepass_tiles(n);
         st = galloc(x, (uint64_t)(nt + 4) * 8, &pos);
         if (!st) st = rel_alloc(x, &out, ov->types, ov->ncols, n, n);
         for (int32_t c = 0; c < ov->ncols && !st; c++) a.o[c] = colp(&out, c);
@@ -2021,11 +2025,6 @@ static rf_status fused_totals(gx *x, const rf_gpu_funit *u, rf_gpu_args *a, int6
     return st;
 }
 
-/* Runs fused kernel u (all of its stages) at the position of its first
-** stage. *ran = 0 when a stage met a run-time error: nothing is kept, and
-** the stages then run one by one, so that the error and its message are
-** exactly the CPU's (the first failing kernel in schedule order, its lowest
-** failing row). */
 /* The experimental one-pass kernel of a fused kernel that writes rows
 ** (RF_GPU_ONEPASS, rf_map.cuh's fused_onepass) into room for n rows in each
 ** written output.
@@ -2038,7 +2037,7 @@ static rf_status fused_onepass(gx *x, const rf_gpu_funit *u, rf_gpu_args *a, int
                                const keycols *dk, int *dedupe, gval *outs, int64_t *words, int *done)
 {
     int32_t nw = u->n + u->nmat + 1;
-    int64_t nt = (n + 4 * RF_GPU_TILE - 1) / (4 * RF_GPU_TILE);
+    int64_t nt = onepass_tiles(n);
     uint64_t tw = (uint64_t)(nt * u->nmat + 1 + u->nmat) * 8; /* the tiles' words, the counter, the counts */
     gbuf tiles = {0, 0};
     char name[64];
@@ -2079,6 +2078,11 @@ static rf_status fused_onepass(gx *x, const rf_gpu_funit *u, rf_gpu_args *a, int
     return st;
 }
 
+/* Runs fused kernel u (all of its stages) at the position of its first
+** stage. *ran = 0 when a stage met a run-time error: nothing is kept, and
+** the stages then run one by one, so that the error and its message are
+** exactly the CPU's (the first failing kernel in schedule order, its lowest
+** failing row). */
 static rf_status k_fused(gx *x, const rf_gpu_funit *u, int *ran)
 {
     const rf_hir_kernel *h = u->m[0].k; /* every head reads what the first stage reads */

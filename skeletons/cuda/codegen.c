@@ -779,6 +779,27 @@ static void trace_filter_cols(const rf_gpu_funit *u, int32_t m, const rf_qp_expr
 **   rows; p[0] error words; p[1] i64 counts (layout as above); p[2] i64
 **   positions; p[4..6] the build side (hashes sorted by bucket, their rows,
 **   the bucket starts), x[0] the bucket mask. */
+/* A join-source unit's probe of row r as generated code: the key columns
+** (keys), then pr started and peeked (build: the sorted hashes and rows). */
+static void gen_probe_open(rf_buf *b, const char *keys, const char *sig, const char *build)
+{
+    rf_buf_printf(b, "%s        rf::probe<KS_%s> pr;\n"
+                     "        pr.start(lk, (const rf::i64 *)a.p[6], (rf::u64)a.x[0], r);\n"
+                     "        pr.peek(%s, a.m);\n",
+                  keys, sig, build);
+}
+
+/* The walk of pr's matches with a fresh F<W> (no totals: acc is null),
+** each written output's position from w0 ("0" or "w[s]") */
+static void gen_probe_walk(rf_buf *b, int W, const char *one, int nm, const char *w0, const char *build)
+{
+    rf_buf_printf(b, "        F<%s> f;\n        f.a = &a;\n        f.r = r;\n        f.acc = nullptr;\n"
+                     "        f.one = %s;\n"
+                     "        for (int s = 0; s < %d; s++) {\n            f.w[s] = %s;\n            f.c[s] = 0;\n        }\n"
+                     "        pr.walk(lk, rk, %s, (rf::u64)a.x[0], a.m, r, f);\n",
+                  W ? "true" : "false", one, nm, w0, build);
+}
+
 static rf_status gen_fused_kernel(const rf_hir_program *p, const rf_gpu_funit *u, rf_buf *b, rf_diags *d)
 {
     int32_t nm = u->nmat > 0 ? u->nmat : 1;
@@ -1095,16 +1116,13 @@ static rf_status gen_fused_kernel(const rf_hir_program *p, const rf_gpu_funit *u
         if (u->dedupe && !one)
             rf_buf_puts(b, "        if (!W && a.x[5] > 0 && f.c[0] > 1) rf::runs_status((rf::u64 *)a.p[7], RF_RUNS_AMBIGUOUS);\n");
         rf_buf_puts(b, "    }\n");
-        rf_buf_printf(b, "    template <bool W> static __device__ __forceinline__ void row(const rf::Args &a, rf::i64 r,\n"
-                         "                                                             rf::u64 *acc = nullptr)\n    {\n"
-                         "        const int g = pre<W>(a, r);\n"
-                         "        if (g == 2) none<W>(a, r);\n"
-                         "        if (g != 1) return;\n%s"
-                         "        rf::probe<KS_%s> pr;\n"
-                         "        pr.start(lk, (const rf::i64 *)a.p[6], (rf::u64)a.x[0], r);\n"
-                         "        pr.peek(%s, a.m);\n"
-                         "        walk<W>(a, r, acc, pr);\n    }\n",
-                      keys, sig, build);
+        rf_buf_puts(b, "    template <bool W> static __device__ __forceinline__ void row(const rf::Args &a, rf::i64 r,\n"
+                       "                                                             rf::u64 *acc = nullptr)\n    {\n"
+                       "        const int g = pre<W>(a, r);\n"
+                       "        if (g == 2) none<W>(a, r);\n"
+                       "        if (g != 1) return;\n");
+        gen_probe_open(b, keys, sig, build);
+        rf_buf_puts(b, "        walk<W>(a, r, acc, pr);\n    }\n");
         /* rows r, r + T, r + 2T, r + 3T */
         rf_buf_printf(b, "    template <bool W>\n"
                          "    static __device__ __forceinline__ void row4(const rf::Args &a, rf::i64 r, rf::i64 T, rf::u64 *acc = nullptr)\n"
@@ -1126,31 +1144,21 @@ static rf_status gen_fused_kernel(const rf_hir_program *p, const rf_gpu_funit *u
         if (rf_gpu_onepass() && u->nmat > 0 && !u->ntot) {
             /* the one-pass kernel's walks (rf_map.cuh's fused_onepass): a
             ** row's counts into c, then its rows from the positions w */
+            const char *fone = u->dedupe && one ? "a.x[5] > 0" : "false";
             rf_buf_printf(b, "    static __device__ __forceinline__ void count1(const rf::Args &a, rf::i64 r, rf::i64 *c)\n    {\n"
                              "        for (int s = 0; s < %d; s++) c[s] = 0;\n"
-                             "        if (pre<false>(a, r) != 1) return;\n%s",
-                          nm, keys);
-            rf_buf_printf(b, "        rf::probe<KS_%s> pr;\n"
-                             "        pr.start(lk, (const rf::i64 *)a.p[6], (rf::u64)a.x[0], r);\n"
-                             "        pr.peek(%s, a.m);\n"
-                             "        F<false> f;\n        f.a = &a;\n        f.r = r;\n        f.acc = nullptr;\n"
-                             "        f.one = %s;\n"
-                             "        for (int s = 0; s < %d; s++) {\n            f.w[s] = 0;\n            f.c[s] = 0;\n        }\n"
-                             "        pr.walk(lk, rk, %s, (rf::u64)a.x[0], a.m, r, f);\n"
-                             "        for (int s = 0; s < %d; s++) c[s] = f.c[s];\n",
-                          sig, build, u->dedupe && one ? "a.x[5] > 0" : "false", nm, build, nm);
+                             "        if (pre<false>(a, r) != 1) return;\n",
+                          nm);
+            gen_probe_open(b, keys, sig, build);
+            gen_probe_walk(b, 0, fone, nm, "0", build);
+            rf_buf_printf(b, "        for (int s = 0; s < %d; s++) c[s] = f.c[s];\n", nm);
             if (u->dedupe && !one)
                 rf_buf_puts(b, "        if (a.x[5] > 0 && f.c[0] > 1) rf::runs_status((rf::u64 *)a.p[7], RF_RUNS_AMBIGUOUS);\n");
             rf_buf_puts(b, "    }\n");
-            rf_buf_printf(b, "    static __device__ __forceinline__ void emit1(const rf::Args &a, rf::i64 r, const rf::i64 *w)\n    {\n%s"
-                             "        rf::probe<KS_%s> pr;\n"
-                             "        pr.start(lk, (const rf::i64 *)a.p[6], (rf::u64)a.x[0], r);\n"
-                             "        pr.peek(%s, a.m);\n"
-                             "        F<true> f;\n        f.a = &a;\n        f.r = r;\n        f.acc = nullptr;\n"
-                             "        f.one = %s;\n"
-                             "        for (int s = 0; s < %d; s++) {\n            f.w[s] = w[s];\n            f.c[s] = 0;\n        }\n"
-                             "        pr.walk(lk, rk, %s, (rf::u64)a.x[0], a.m, r, f);\n    }\n",
-                          keys, sig, build, u->dedupe && one ? "a.x[5] > 0" : "false", nm, build);
+            rf_buf_puts(b, "    static __device__ __forceinline__ void emit1(const rf::Args &a, rf::i64 r, const rf::i64 *w)\n    {\n");
+            gen_probe_open(b, keys, sig, build);
+            gen_probe_walk(b, 1, fone, nm, "w[s]", build);
+            rf_buf_puts(b, "    }\n");
         }
         rf_buf_puts(b, "};\n");
     }

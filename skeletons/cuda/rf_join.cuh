@@ -23,6 +23,12 @@
 //   anti_flags  as join_count, but p[4] u8 out: 1 where the left row has no match
 // A fused kernel (codegen.c) probes with join_matches_k and consumes each
 // pair at once instead of writing it.
+// The hash (KS::jhash) keeps locality: it is a mix of the key without the
+// first column's low RF_JOIN_RUN_BITS bits, plus those bits. Keys that differ
+// only there (an aligned run of 256 values) get consecutive buckets, so the
+// probes of left rows ordered by the key (lineitem by l_orderkey against
+// orders) read neighbouring bucket starts and build entries, not one random
+// sector each; runs of values are still scattered over the table as a whole.
 #ifndef RF_JOIN_CUH
 #define RF_JOIN_CUH
 
