@@ -798,7 +798,7 @@ static rf_status k_map(gx *x, const rf_hir_kernel *k)
     int64_t count = n;
     char name[64];
     int dedupe = k->kind == RF_HIR_MAP && repeats_dropped(x, k, n); /* (a join_map: only fused, k_fused) */
-    int onepass = (k->filter || dedupe) && rf_gpu_onepass();
+    int onepass = (k->filter || dedupe) && rf_gpu_onepass(0);
     int64_t bad = -1;
     if (!st && !onepass) st = err_word(x, &err);
     a.p[1] = err.p;
@@ -2199,7 +2199,7 @@ static rf_status k_fused(gx *x, const rf_gpu_funit *u, int *ran)
     }
     int64_t words[RF_GPU_FUSE_MAX * 2 + 1];
     int done = 0; /* the one-pass kernel wrote the outputs */
-    if (!st && (!u->src || counts) && u->nmat > 0 && rf_gpu_onepass())
+    if (!st && (!u->src || counts) && u->nmat > 0 && rf_gpu_onepass(1))
         st = fused_onepass(x, u, &a, n, &ra, &dk, &dedupe, outs, words, &done);
     if (!st && !done && u->nmat) st = galloc(x, n1 * fw * (uint64_t)u->nmat, &flags);
     if (!st && !done && u->nmat) st = galloc(x, n1 * 8 * (uint64_t)u->nmat, &pos);

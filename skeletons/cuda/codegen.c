@@ -33,10 +33,12 @@ extern const char rf_gpu_src_rf_base[], rf_gpu_src_rf_map[], rf_gpu_src_rf_join[
 
 const char *rf_gpu_emu_prelude(void) { return rf_gpu_src_rf_emu_prelude; }
 
-int rf_gpu_onepass(void)
+int rf_gpu_onepass(int fused)
 {
     const char *e = getenv("RF_GPU_ONEPASS");
-    return e && !strcmp(e, "1");
+    if (e && (!strcmp(e, "0") || !strcmp(e, "off"))) return 0;
+    if (e && (!strcmp(e, "1") || !strcmp(e, "all"))) return 1;
+    return !fused; /* the default, "maps": rf_gpu_codegen.h says why */
 }
 
 const char *rf_gpu_abi_tag(void)
@@ -632,7 +634,7 @@ static rf_status gen_map_kernel(const rf_hir_program *p, const rf_hir_kernel *k,
                   "extern \"C\" __global__ void __launch_bounds__(%d) rfk%d_flags(rf::Args a) { rf::map_flags<K%d, %d>(a); }\n"
                   "extern \"C\" __global__ void __launch_bounds__(%d) rfk%d_write(rf::Args a) { rf::map_write<K%d, %d>(a); }\n\n",
                   RF_GPU_TILE, k->id, k->id, RF_GPU_TILE, RF_GPU_TILE, k->id, k->id, RF_GPU_TILE);
-    if (rf_gpu_onepass() && (k->filter || pl.ndedupe > 0))
+    if (rf_gpu_onepass(0) && (k->filter || pl.ndedupe > 0))
         rf_buf_printf(b,
                       "extern \"C\" __global__ void __launch_bounds__(%d) rfk%d_onepass_smem(rf::Args a) "
                       "{ rf::map_onepass<K%d, %d>(a); }\n\n",
@@ -993,7 +995,7 @@ static rf_status gen_fused_kernel(const rf_hir_program *p, const rf_gpu_funit *u
             rf_buf_printf(b, "        if (!W)\n            for (int s = 0; s < %d; s++) flags[s * n1 + r] = hit[s] ? 1 : 0;\n",
                           u->nmat);
         rf_buf_puts(b, "    }\n");
-        if (!u->src && rf_gpu_onepass() && u->nmat > 0 && !u->ntot) {
+        if (!u->src && rf_gpu_onepass(1) && u->nmat > 0 && !u->ntot) {
             /* the one-pass kernel's two looks at a row (rf_map.cuh's
             ** fused_onepass): which outputs it goes to (c), then its rows
             ** at the positions w */
@@ -1141,7 +1143,7 @@ static rf_status gen_fused_kernel(const rf_hir_program *p, const rf_gpu_funit *u
                              "        else if (go[%d] == 2)\n            none<W>(a, r + %d * T);\n",
                           q, q, q, q, q);
         rf_buf_puts(b, "    }\n");
-        if (rf_gpu_onepass() && u->nmat > 0 && !u->ntot) {
+        if (rf_gpu_onepass(1) && u->nmat > 0 && !u->ntot) {
             /* the one-pass kernel's walks (rf_map.cuh's fused_onepass): a
             ** row's counts into c, then its rows from the positions w */
             const char *fone = u->dedupe && one ? "a.x[5] > 0" : "false";
@@ -1172,7 +1174,7 @@ static rf_status gen_fused_kernel(const rf_hir_program *p, const rf_gpu_funit *u
         ** total kernel gained (0.96 -> 0.80 ms) */
         rf_buf_printf(b, "    RF_FOR(r, a.n) G%d::row<%s>(a, r);\n}\n", u->id, W);
     }
-    if (!anti && rf_gpu_onepass() && u->nmat > 0 && !u->ntot)
+    if (!anti && rf_gpu_onepass(1) && u->nmat > 0 && !u->ntot)
         rf_buf_printf(b, "extern \"C\" __global__ void __launch_bounds__(%d) rfg%d_onepass_smem(rf::Args a)\n"
                          "{\n    rf::fused_onepass<G%d, %d, %d>(a);\n}\n",
                       RF_GPU_TILE, u->id, u->id, u->nmat, RF_GPU_TILE);
