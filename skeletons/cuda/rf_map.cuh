@@ -17,7 +17,7 @@
 //   map_write  n rows; p[0] flags (NULL: every row passes); p[2] i64 write
 //              positions (the exclusive scan of the flags; NULL: w = r);
 //              p[1] error word; o[] output columns
-//   map_onepass (experimental, RF_GPU_ONEPASS: runtime/gpu/README.md) both
+//   map_onepass (the default for maps; RF_GPU_ONEPASS: rf_gpu_codegen.h) both
 //              passes in one kernel, named *_smem (it synchronizes its
 //              block): a block takes tiles of 4 x TILE rows in order from a
 //              counter, scans its rows' flags in shared memory, and finds the
@@ -30,7 +30,7 @@
 //              counter, [1] rows written (both zero), p[1] error word,
 //              p[3]/x[5] the walk as for map_flags; o[] output columns with
 //              room for n rows
-//   fused_onepass (experimental, RF_GPU_ONEPASS; named *_smem) a fused
+//   fused_onepass (RF_GPU_ONEPASS=1 only: slower for p2's join; *_smem) a fused
 //              kernel's (codegen.c) flags or count pass, scans and write pass
 //              in one: each thread counts its four consecutive rows' rows per
 //              written output (G::count1; a fused join walks each left row's
