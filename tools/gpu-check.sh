@@ -2,7 +2,8 @@
 # tools/gpu-check.sh: everything the GPU machine checks, in one go, on a bare
 # machine that has only the source tree and a carried build folder:
 #   1. ctest -L gpu (the end-to-end programs on the GPU, compared with their
-#      .expected files and with the CPU backend)
+#      .expected files and with the CPU backend; the 22 TPC-H queries at SF
+#      0.01, GPU against CPU, on data generated where ../shared is missing)
 #   2. TPC-H data: redfox tpch gen at SF 0.1, 1 and 10
 #   3. the 22 queries on the GPU and on the CPU at SF 1 and 10, outputs
 #      compared byte for byte (the GPU with Kernel Weaver fusion and with
@@ -66,6 +67,18 @@ if has ctest; then
     if [ -n "$bld_cfg" ] && [ ! -e "$bld_cfg" ]; then mkdir -p "$(dirname "$bld_cfg")" 2>/dev/null && ln -s "$build" "$bld_cfg" 2>/dev/null; fi
     tdir=$build
     [ -n "$bld_cfg" ] && [ -e "$bld_cfg" ] && tdir=$bld_cfg
+    # the GPU TPC-H tests read SF 0.01 data from the shared folder, which does
+    # not travel to the GPU machine: generate it there (they compare the GPU
+    # with the CPU on the same data, so generated data serves as well)
+    shared_cfg=$(sed -n 's/^RF_SHARED_DIR:PATH=//p' "$build/CMakeCache.txt")
+    ref=$shared_cfg/tpch/reference/sf0.01
+    if [ -n "$shared_cfg" ] && [ ! -f "$ref/lineitem.tbl" ]; then
+        if mkdir -p "$ref" 2>/dev/null && "$redfox" tpch gen --sf 0.01 --out "$ref" >"$work/gen-ref.log" 2>&1; then
+            echo "== generated the SF 0.01 data the tests expect in $ref"
+        else
+            echo "gpu-check: could not generate $ref: the GPU TPC-H tests will skip" >&2
+        fi
+    fi
     echo "== ctest -L gpu"
     (cd "$tdir" && ctest -L '^gpu$' --output-on-failure -j4 --timeout 300) >"$work/ctest.log" 2>&1
     rc=$?
