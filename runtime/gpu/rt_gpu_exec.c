@@ -872,8 +872,9 @@ static rf_status k_map(gx *x, const rf_hir_kernel *k)
 /* ---- joins ---------------------------------------------------------------------------- */
 
 typedef struct jtab {
-    gbuf hs, js, start; /* hashes sorted by bucket, their rows, each bucket's start */
-    uint64_t mask;
+    gbuf hs, js, start; /* hashes sorted by bucket, their rows (none: ordered), each bucket's start */
+    uint64_t mask, base;
+    int64_t rot1; /* 0: the mixing hash; else an ordered build's rotation + 1 */
     int64_t n;
 } jtab;
 
@@ -884,29 +885,90 @@ static void jtab_free(gx *x, jtab *t)
     gfree(x, &t->start);
 }
 
+/* The hash's parameters of t's builds and probes (rf_join.cuh struct jh). */
+static void jtab_args(const jtab *t, rf_gpu_args *a)
+{
+    a->x[0] = (int64_t)t->mask;
+    a->x[1] = (int64_t)t->base;
+    a->x[2] = t->rot1;
+}
+
+/* A build whose right side has one key column, in ascending order, skips
+** the sort (rf_join.cuh: the ordered build) from ORDERED_MIN_ROWS right rows
+** on: below, the sort costs about what join_range's read back does. The
+** environment's RF_GPU_ORDERED_MIN replaces it ("off": never; tests: small
+** builds that way).
+** ORDERED_MAX_ROT: the most key bits the ordered hash drops from a bucket
+** (at most 16 distinct keys share one; TPC-H's order keys, 8 of every 32
+** values, take 1 bit at SF 1 and 2 at SF 7 and 10). */
+enum { ORDERED_MIN_ROWS = 1 << 16, ORDERED_MAX_ROT = 4 };
+
+static int64_t ordered_min_rows(void)
+{
+    const char *e = getenv("RF_GPU_ORDERED_MIN");
+    if (!e || !*e) return ORDERED_MIN_ROWS;
+    if (!strcmp(e, "off")) return INT64_MAX;
+    char *end;
+    long long v = strtoll(e, &end, 10);
+    return *end || v < 0 ? ORDERED_MIN_ROWS : (int64_t)v;
+}
+
+/* Sets t's base and rot1 for an ordered build where the nr rows of keys
+** (one column) ascend and span few enough values for t's buckets; leaves
+** them 0 (the mixing hash) otherwise. */
+static rf_status join_order(gx *x, const char *sig, const rf_gpu_args *keys, int64_t nr, jtab *t)
+{
+    if (strlen(sig) != 1 || nr < ordered_min_rows()) return RF_OK;
+    const uint64_t init[3] = {UINT64_MAX, 0, 0};
+    uint64_t w[3];
+    gbuf b = {0, 0};
+    rf_gpu_args a = *keys;
+    a.n = nr;
+    rf_status st = galloc(x, sizeof w, &b);
+    a.p[0] = b.p;
+    if (!st) st = x->g.ops->h2d(&x->g, b.p, init, sizeof init);
+    if (!st) st = hlaunch(x, sig, "join_range_smem", nr, &a);
+    if (!st) st = x->g.ops->d2h(&x->g, w, b.p, sizeof w);
+    gfree(x, &b);
+    if (st || w[2] || w[0] > w[1]) return st;
+    int64_t rot = 0;
+    while (rot < 64 && ((w[1] - w[0]) >> rot) > t->mask) rot++;
+    if (rot > ORDERED_MAX_ROT) return RF_OK;
+    t->base = w[0];
+    t->rot1 = rot + 1;
+    return RF_OK;
+}
+
 /* The build side (rf_join.cuh): rows sorted by their key hash's bucket, and
 ** where each bucket starts. */
 static rf_status join_build(gx *x, const char *sig, const rf_gpu_args *keys, int64_t nr, jtab *t)
 {
     memset(t, 0, sizeof *t);
     t->n = nr;
-    gbuf h = {0, 0}, r = {0, 0};
-    rf_gpu_args a = *keys;
-    a.n = nr;
-    rf_status st = galloc(x, (uint64_t)nr * 8, &h);
-    if (!st) st = galloc(x, (uint64_t)nr * 8, &r);
-    a.p[0] = h.p;
-    a.p[1] = r.p;
     uint64_t cap = pow2_at_least((uint64_t)nr * 2);
     /* the radix sort takes 8 bits a pass: where two buckets per row would
     ** leave one bit to a last pass, one per row saves the pass (orders at
     ** SF 7 and 10: 25 -> 24 bits, 4 -> 3 passes) */
     if (bits_below(cap) % 8 == 1 && cap >= 512 && cap / 2 >= (uint64_t)nr) cap /= 2;
     t->mask = cap - 1;
+    rf_status st = join_order(x, sig, keys, nr, t);
+    gbuf h = {0, 0}, r = {0, 0};
+    rf_gpu_args a = *keys;
+    a.n = nr;
+    jtab_args(t, &a);
+    if (!st) st = galloc(x, (uint64_t)nr * 8, &h);
+    if (!st && !t->rot1) st = galloc(x, (uint64_t)nr * 8, &r);
+    a.p[0] = h.p;
+    a.p[1] = r.p;
     if (!st) st = hlaunch(x, sig, "join_hash", nr, &a);
-    if (!st) st = sort_pairs(x, h.p, r.p, nr, bits_below(cap), &t->hs, &t->js);
-    gfree(x, &h);
-    gfree(x, &r);
+    if (t->rot1) {
+        /* in bucket order already: entry q is right row q */
+        t->hs = h;
+    } else {
+        if (!st) st = sort_pairs(x, h.p, r.p, nr, bits_below(cap), &t->hs, &t->js);
+        gfree(x, &h);
+        gfree(x, &r);
+    }
     if (!st) st = galloc(x, cap * 8, &t->start);
     if (!st) st = x->g.ops->memset8(&x->g, t->start.p, 0xff, cap * 8);
     memset(&a, 0, sizeof a);
@@ -945,7 +1007,7 @@ static rf_status probe_setup(gx *x, const char *sig, const gval *probe, const in
     a->p[0] = t->hs.p;
     a->p[1] = t->js.p;
     a->p[2] = t->start.p;
-    a->x[0] = (int64_t)t->mask;
+    jtab_args(t, a);
     return RF_OK;
 }
 
@@ -2163,7 +2225,7 @@ static rf_status k_fused(gx *x, const rf_gpu_funit *u, int *ran)
         a.p[4] = jt.hs.p;
         a.p[5] = jt.js.p;
         a.p[6] = jt.start.p;
-        a.x[0] = (int64_t)jt.mask;
+        jtab_args(&jt, &a);
     }
     if (u->ntot) {
         if (!st) st = fused_totals(x, u, &a, n, ran);

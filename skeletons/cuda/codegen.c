@@ -779,14 +779,15 @@ static void trace_filter_cols(const rf_gpu_funit *u, int32_t m, const rf_qp_expr
 ** right row, as the unfused join_index + join_map give them.
 **   c0 / c1 the left and right relations (no r0 / r1); n left rows, m right
 **   rows; p[0] error words; p[1] i64 counts (layout as above); p[2] i64
-**   positions; p[4..6] the build side (hashes sorted by bucket, their rows,
-**   the bucket starts), x[0] the bucket mask. */
+**   positions; p[4..6] the build side (hashes sorted by bucket, their rows
+**   or null, the bucket starts), x[0..2] the hash's parameters (rf_join.cuh
+**   struct jh). */
 /* A join-source unit's probe of row r as generated code: the key columns
 ** (keys), then pr started and peeked (build: the sorted hashes and rows). */
 static void gen_probe_open(rf_buf *b, const char *keys, const char *sig, const char *build)
 {
     rf_buf_printf(b, "%s        rf::probe<KS_%s> pr;\n"
-                     "        pr.start(lk, (const rf::i64 *)a.p[6], (rf::u64)a.x[0], r);\n"
+                     "        pr.start(lk, (const rf::i64 *)a.p[6], rf::jh::of(a), r);\n"
                      "        pr.peek(%s, a.m);\n",
                   keys, sig, build);
 }
@@ -981,7 +982,7 @@ static rf_status gen_fused_kernel(const rf_hir_program *p, const rf_gpu_funit *u
             rf_buf_puts(b, "};\n        rf::any_f pf = {false};\n");
             rf_buf_printf(b, "        if (a.m > 0)\n"
                              "            rf::join_matches_k<KS_%s>(lk, rk, (const rf::u64 *)a.p[4], (const rf::i64 *)a.p[5],\n"
-                             "                                     (const rf::i64 *)a.p[6], (rf::u64)a.x[0], a.m, r, pf);\n"
+                             "                                     (const rf::i64 *)a.p[6], rf::jh::of(a), a.m, r, pf);\n"
                              "        if (!pf.any) stages<W>(a, r, r, r, w, hit, acc);\n",
                           sig);
         } else {
@@ -1134,7 +1135,7 @@ static rf_status gen_fused_kernel(const rf_hir_program *p, const rf_gpu_funit *u
                       keys, sig);
         for (int q = 0; q < 4; q++) rf_buf_printf(b, "        go[%d] = pre<W>(a, r + %d * T);\n", q, q);
         for (int q = 0; q < 4; q++)
-            rf_buf_printf(b, "        if (go[%d] == 1)\n            pr[%d].start(lk, (const rf::i64 *)a.p[6], (rf::u64)a.x[0], r + %d * T);\n"
+            rf_buf_printf(b, "        if (go[%d] == 1)\n            pr[%d].start(lk, (const rf::i64 *)a.p[6], rf::jh::of(a), r + %d * T);\n"
                              "        else\n            pr[%d].none();\n",
                           q, q, q, q);
         for (int q = 0; q < 4; q++) rf_buf_printf(b, "        pr[%d].peek(%s, a.m);\n", q, build);
@@ -1201,10 +1202,11 @@ enum {
     OP_SET_BUILD = 1 << 5,
     OP_SET_INSERT = 1 << 6,
     OP_SET_PROBE = 1 << 7,
-    OP_RUNS_FIRST = 1 << 8 /* (a key class of at least one column) */
+    OP_RUNS_FIRST = 1 << 8, /* (a key class of at least one column) */
+    OP_JOIN_RANGE = 1 << 9  /* (of one column: the ordered build, rf_join.cuh) */
 };
-static const char *const op_names[] = {"join_hash",  "join_count", "join_write", "anti_flags", "grp_insert",
-                                       "set_build",  "set_insert", "set_probe",  "runs_first"};
+static const char *const op_names[] = {"join_hash", "join_count", "join_write", "anti_flags", "grp_insert",
+                                       "set_build", "set_insert", "set_probe",  "runs_first", "join_range_smem"};
 
 typedef struct sigset {
     char **s;
@@ -1260,11 +1262,14 @@ static void gen_key_class(rf_buf *b, const char *sig, unsigned ops)
     /* the join's hash: the first column's low RF_JOIN_RUN_BITS bits added to
     ** a mix of the rest, so that keys close in value land in neighbouring
     ** buckets (rf_join.cuh says why) */
-    rf_buf_puts(b, "    static __device__ __forceinline__ rf::u64 jhash(const void *const *c, rf::i64 r)\n    {\n");
+    rf_buf_puts(b, "    static __device__ __forceinline__ rf::u64 jhash(const void *const *c, rf::i64 r, rf::u64 base, rf::i64 rot1)\n"
+                   "    {\n        (void)base; (void)rot1;\n");
     if (n == 0) {
         rf_buf_puts(b, "        return hash(c, r);\n    }\n");
     } else {
         rf_buf_printf(b, "        rf::u64 k = rf::norm(rf::ld<%s>(c[0], r));\n", letter_type(sig[0]));
+        /* an ordered build's hash (rf_join.cuh): one key column only */
+        if (n == 1) rf_buf_puts(b, "        if (rot1 > 0) return rf::rotr(k - base, rot1 - 1);\n");
         rf_buf_puts(b, "        rf::u64 h = rf::hmix(RF_HSEED, k >> RF_JOIN_RUN_BITS);\n");
         for (int i = 1; i < n; i++)
             rf_buf_printf(b, "        h = rf::hmix(h, rf::norm(rf::ld<%s>(c[%d], r)));\n", letter_type(sig[i]), i);
@@ -1287,6 +1292,7 @@ static void gen_key_class(rf_buf *b, const char *sig, unsigned ops)
                       letter_type(sig[0]));
     rf_buf_puts(b, "};\n");
     if (n == 0) ops &= ~(unsigned)OP_RUNS_FIRST;
+    if (n != 1) ops &= ~(unsigned)OP_JOIN_RANGE;
     for (size_t i = 0; i < sizeof op_names / sizeof op_names[0]; i++)
         if (ops & (1u << i))
             rf_buf_printf(b,
@@ -1313,10 +1319,12 @@ static rf_status collect_sigs(const rf_hir_program *p, sigset *ss)
             switch (k->kind) {
             case RF_HIR_JOIN_INDEX:
                 if (k->nkeys > 0)
-                    st = sig_add(ss, in0->types, k->lkeys, k->nkeys, OP_JOIN_HASH | OP_JOIN_COUNT | OP_JOIN_WRITE);
+                    st = sig_add(ss, in0->types, k->lkeys, k->nkeys,
+                                 OP_JOIN_RANGE | OP_JOIN_HASH | OP_JOIN_COUNT | OP_JOIN_WRITE);
                 break;
             case RF_HIR_ANTI_INDEX:
-                if (k->nkeys > 0) st = sig_add(ss, in0->types, k->lkeys, k->nkeys, OP_JOIN_HASH | OP_ANTI_FLAGS);
+                if (k->nkeys > 0)
+                    st = sig_add(ss, in0->types, k->lkeys, k->nkeys, OP_JOIN_RANGE | OP_JOIN_HASH | OP_ANTI_FLAGS);
                 break;
             case RF_HIR_GROUP:
                 if (k->ngroup > 0) st = sig_add(ss, in0->types, k->group, k->ngroup, OP_RUNS_FIRST | OP_GRP_INSERT);
