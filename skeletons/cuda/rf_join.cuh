@@ -159,9 +159,17 @@ template <class KS> struct probe {
         if (k < 0 || k >= m) return;
         const u64 b = h & mask;
         if ((e & mask) != b) return;
+        // an ordered build (no row array) keeps a bucket's entries in key
+        // order, and so in hash order (the rotated bits are the key's low
+        // bits, the rest is the bucket): past h, no entry can match
+        const bool ord = !js;
+        if (ord && e > h) return;
         if (e == h && KS::eq(lk, i, rk, j) && !f(j)) return;
         for (i64 q = k + 1; q < m && (hs[q] & mask) == b; q++) {
-            if (hs[q] != h) continue;
+            if (hs[q] != h) {
+                if (ord && hs[q] > h) return;
+                continue;
+            }
             i64 r = js ? js[q] : q;
             if (KS::eq(lk, i, rk, r) && !f(r)) return;
         }
