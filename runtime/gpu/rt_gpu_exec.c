@@ -734,14 +734,19 @@ static rf_status map_on_host(gx *x, const rf_hir_kernel *k, const int32_t vars[2
 ** replaces it (tests: small inputs through the walk, and its fallbacks). */
 enum { RUNS_LIMIT = 32, RUNS_MIN_ROWS = 1 << 16 };
 
-static int64_t runs_min_rows(void)
+/* A row threshold from the environment's variable name: a count, or "off"
+** (never: INT64_MAX); dflt where it is unset or not a count. */
+static int64_t env_rows(const char *name, int64_t dflt)
 {
-    const char *e = getenv("RF_GPU_RUNS_MIN");
-    if (!e || !*e) return RUNS_MIN_ROWS;
+    const char *e = getenv(name);
+    if (!e || !*e) return dflt;
+    if (!strcmp(e, "off")) return INT64_MAX;
     char *end;
     long long v = strtoll(e, &end, 10);
-    return *end || v < 0 ? RUNS_MIN_ROWS : (int64_t)v;
+    return *end || v < 0 ? dflt : (int64_t)v;
 }
+
+static int64_t runs_min_rows(void) { return env_rows("RF_GPU_RUNS_MIN", RUNS_MIN_ROWS); }
 
 /* Does k drop its output's repeated rows itself this time (fuse.c,
 ** rf_gpu_dedupe_cols: only a unique reads them)? Over as many rows as the
@@ -903,15 +908,7 @@ static void jtab_args(const jtab *t, rf_gpu_args *a)
 ** values, take 1 bit at SF 1 and 2 at SF 7 and 10). */
 enum { ORDERED_MIN_ROWS = 1 << 16, ORDERED_MAX_ROT = 4 };
 
-static int64_t ordered_min_rows(void)
-{
-    const char *e = getenv("RF_GPU_ORDERED_MIN");
-    if (!e || !*e) return ORDERED_MIN_ROWS;
-    if (!strcmp(e, "off")) return INT64_MAX;
-    char *end;
-    long long v = strtoll(e, &end, 10);
-    return *end || v < 0 ? ORDERED_MIN_ROWS : (int64_t)v;
-}
+static int64_t ordered_min_rows(void) { return env_rows("RF_GPU_ORDERED_MIN", ORDERED_MIN_ROWS); }
 
 /* Sets t's base and rot1 for an ordered build where the nr rows of keys
 ** (one column) ascend and span few enough values for t's buckets; leaves
