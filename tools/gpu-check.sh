@@ -17,6 +17,7 @@
 #   --steps LIST  some of ctest,gen,tpch,sanitizer (default: all), e.g. to
 #                 split the work over several commands that share --work
 #   --sf LIST     the scale factors of step 3 (default "1 10")
+#   --jobs N      ctest's parallel tests in step 1 (default 4)
 # Exit 0 when every step that ran passed. Keeps going after failures, so that
 # one run shows everything.
 set -u
@@ -25,13 +26,15 @@ build=""
 work=/tmp/rf-gpu-check
 steps="ctest,gen,tpch,sanitizer"
 sfs="1 10"
+jobs=4
 while [ $# -gt 0 ]; do
     case "$1" in
     --build) build=$2; shift 2 ;;
     --work) work=$2; shift 2 ;;
     --steps) steps=$2; shift 2 ;;
     --sf) sfs=$2; shift 2 ;;
-    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+    --jobs) jobs=$2; shift 2 ;;
+    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
     *) echo "gpu-check: unknown argument $1" >&2; exit 2 ;;
     esac
 done
@@ -80,7 +83,7 @@ if has ctest; then
         fi
     fi
     echo "== ctest -L gpu"
-    (cd "$tdir" && ctest -L '^gpu$' --output-on-failure -j4 --timeout 300) >"$work/ctest.log" 2>&1
+    (cd "$tdir" && ctest -L '^gpu$' --output-on-failure -j"$jobs" --timeout 300) >"$work/ctest.log" 2>&1
     rc=$?
     tail -n 15 "$work/ctest.log"
     res=$(grep -E "tests passed|tests failed" "$work/ctest.log" | tail -n 1)

@@ -158,20 +158,28 @@ template <class KS> struct probe {
     {
         if (k < 0 || k >= m) return;
         const u64 b = h & mask;
-        if ((e & mask) != b) return;
         // an ordered build (no row array) keeps a bucket's entries in key
         // order, and so in hash order (the rotated bits are the key's low
         // bits, the rest is the bucket): past h, no entry can match
         const bool ord = !js;
-        if (ord && e > h) return;
-        if (e == h && KS::eq(lk, i, rk, j) && !f(j)) return;
-        for (i64 q = k + 1; q < m && (hs[q] & mask) == b; q++) {
-            if (hs[q] != h) {
-                if (ord && hs[q] > h) return;
-                continue;
+        i64 q = k, r = j;
+        u64 x = e;
+        for (;;) {
+            // find the next match, then call f outside this loop: f is the
+            // fused kernel's whole stage code, and called inside, a warp ran
+            // it once for every step at which one of its rows matched (the
+            // H100's p2 write pass at SF 7, four keys a bucket: 1.69 -> 1.04 ms)
+            for (;;) {
+                if ((x & mask) != b || (ord && x > h)) return;
+                if (x == h) {
+                    if (q != k) r = js ? js[q] : q; // the peek loaded entry k's
+                    if (KS::eq(lk, i, rk, r)) break;
+                }
+                if (++q >= m) return;
+                x = hs[q];
             }
-            i64 r = js ? js[q] : q;
-            if (KS::eq(lk, i, rk, r) && !f(r)) return;
+            if (!f(r) || ++q >= m) return;
+            x = hs[q];
         }
     }
 };
