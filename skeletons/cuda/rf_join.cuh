@@ -24,8 +24,9 @@
 // entry (no row array: the entry's index is the right row). Every bucket
 // holds at most 2^rot distinct keys (the host keeps rot <= 4: rt_gpu_exec.c
 // ORDERED_MAX_ROT). The rotation keeps every bit of the key, so equal
-// hashes still mean equal keys, and a probe's key outside the build's
-// range finds no equal hash (only, at worst, a bucket to look in). The host
+// hashes mean equal keys (a probe compares the hashes only, and loads no
+// right key), and a probe's key outside the build's range finds no equal
+// hash (only, at worst, a bucket to look in). The host
 // passes the hash's parameters to every build and probe launch in x[0..2]
 // (struct jh); x[2] == 0 is the mixing hash.
 //   join_range_smem  n right rows; c1 right keys; p[0] u64[3]: the least and
@@ -160,7 +161,9 @@ template <class KS> struct probe {
         const u64 b = h & mask;
         // an ordered build (no row array) keeps a bucket's entries in key
         // order, and so in hash order (the rotated bits are the key's low
-        // bits, the rest is the bucket): past h, no entry can match
+        // bits, the rest is the bucket): past h, no entry can match. Its
+        // hash is a rotation of its one key's image, so an equal hash is an
+        // equal key: no load of the right key after the hash's
         const bool ord = !js;
         i64 q = k, r = j;
         u64 x = e;
@@ -173,7 +176,7 @@ template <class KS> struct probe {
                 if ((x & mask) != b || (ord && x > h)) return;
                 if (x == h) {
                     if (q != k) r = js ? js[q] : q; // the peek loaded entry k's
-                    if (KS::eq(lk, i, rk, r)) break;
+                    if (ord || KS::eq(lk, i, rk, r)) break;
                 }
                 if (++q >= m) return;
                 x = hs[q];
