@@ -65,7 +65,7 @@ static const char *usage =
     "  --bandwidth GBPS    memory bandwidth for the floor, in GB/s (10^9 bytes).\n"
     "                      Default: 4300 on a GPU named H200, 3000 on an H100\n"
     "                      (the measured device-to-device copy rates, bytes read\n"
-    "                      plus written, of docs/GPU.md), 20 on the CPU; none on\n"
+    "                      plus written, docs/BENCHMARKS.md), 20 on the CPU; none on\n"
     "                      other GPUs\n"
     "  --json FILE         also write the results as one JSON object: device,\n"
     "                      device_name, sf, date, repeat, bandwidth_gbps, queries:\n"
