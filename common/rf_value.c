@@ -25,6 +25,7 @@ static const char WHY_DATE_RANGE[] = "date out of range";
 static const char WHY_BOOL[] = "expected true or false";
 static const char WHY_UTF8[] = "invalid UTF-8";
 static const char WHY_DIV0[] = "division by zero";
+static const char WHY_SHIFT[] = "shift count out of range (0 to 63)";
 static const char WHY_NOMEM[] = "out of memory";
 
 static rf_status fail(rf_val_err *e, const char *why, int64_t off)
@@ -375,6 +376,21 @@ rf_status rf_val_int_mod(int64_t a, int64_t b, int64_t *out, rf_val_err *e)
 {
     if (b == 0) return fail(e, WHY_DIV0, 0);
     *out = b == -1 ? 0 : a % b; /* INT64_MIN % -1 is UB in C although it is 0 */
+    return RF_OK;
+}
+
+rf_status rf_val_int_shl(int64_t a, int64_t n, int64_t *out, rf_val_err *e)
+{
+    if (n < 0 || n > 63) return fail(e, WHY_SHIFT, 0);
+    *out = (int64_t)((uint64_t)a << n);
+    return RF_OK;
+}
+
+rf_status rf_val_int_shr(int64_t a, int64_t n, int64_t *out, rf_val_err *e)
+{
+    if (n < 0 || n > 63) return fail(e, WHY_SHIFT, 0);
+    /* written without >> on a negative value, whose result C leaves to the implementation */
+    *out = a < 0 ? ~(~a >> n) : a >> n;
     return RF_OK;
 }
 

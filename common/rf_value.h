@@ -102,6 +102,12 @@ rf_status rf_val_int_sub(int64_t a, int64_t b, int64_t *out, rf_val_err *e);
 rf_status rf_val_int_mul(int64_t a, int64_t b, int64_t *out, rf_val_err *e);
 rf_status rf_val_int_div(int64_t a, int64_t b, int64_t *out, rf_val_err *e);
 rf_status rf_val_int_mod(int64_t a, int64_t b, int64_t *out, rf_val_err *e);
+/* int:shl[a, n] and int:shr[a, n]: the 64 bits of a shifted by n (0 to 63;
+** any other count is an error, never C's undefined behaviour). shl drops
+** the bits shifted out (no overflow error: a bit operation); shr is
+** arithmetic (copies of the sign bit come in). */
+rf_status rf_val_int_shl(int64_t a, int64_t n, int64_t *out, rf_val_err *e);
+rf_status rf_val_int_shr(int64_t a, int64_t n, int64_t *out, rf_val_err *e);
 
 /* ---- decimal arithmetic --------------------------------------------- */
 /* Arguments and results are scaled by 10^6. mul and div round half away from

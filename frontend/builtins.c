@@ -27,6 +27,12 @@ static const rf_builtin_info builtins[] = {
     {RF_BI_INT_DECIMAL, "int:decimal", 0, 1, {I}, DEC},
     {RF_BI_DECIMAL_FLOAT, "decimal:float", 0, 1, {DEC}, F},
     {RF_BI_FLOAT_DECIMAL, "float:decimal", 0, 1, {F}, DEC},
+    {RF_BI_BITAND, "int:bitand", 0, 2, {I, I}, I},
+    {RF_BI_BITOR, "int:bitor", 0, 2, {I, I}, I},
+    {RF_BI_BITXOR, "int:bitxor", 0, 2, {I, I}, I},
+    {RF_BI_BITNOT, "int:bitnot", 0, 1, {I}, I},
+    {RF_BI_SHL, "int:shl", 0, 2, {I, I}, I},
+    {RF_BI_SHR, "int:shr", 0, 2, {I, I}, I},
 };
 
 const rf_builtin_info *rf_fe_builtin_lookup(const char *name)

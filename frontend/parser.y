@@ -5,7 +5,7 @@
 ** in the parse state's arena. On a syntax error the parser skips to the end
 ** of the clause ('.') and goes on, so several errors are reported per run.
 ** Precedence, loosest first: ';' then ',' then '!' then comparisons, then
-** '+' '-', then '*' '/', then unary minus.
+** '+' '-', then '*' '/' '%', then unary minus.
 */
 %define api.pure full
 %define api.prefix {rf_yy}
@@ -99,7 +99,7 @@ static void add_clause(struct rf_parse_state *st, rf_ast_clause *c)
 %token LARROW "<-" RARROW "->" AGGOPEN "<<" AGGCLOSE ">>"
 %token LE "<=" GE ">=" NE "!=" LT "<" GT ">" EQ "="
 %token NOT "!" LPAREN "(" RPAREN ")" LBRACKET "[" RBRACKET "]"
-%token COMMA "," SEMI ";" DOT "." PLUS "+" MINUS "-" STAR "*" SLASH "/"
+%token COMMA "," SEMI ";" DOT "." PLUS "+" MINUS "-" STAR "*" SLASH "/" PERCENT "%"
 %token AGG "agg" WILDCARD "_"
 %token <ival> INT "integer" DECIMAL "decimal" BOOL "boolean"
 %token <fval> FLOAT "float"
@@ -231,6 +231,7 @@ term
     : factor { $$ = $1; }
     | term STAR factor { $$ = binop(st, '*', $1, $3, L(st, @2)); NEED($$); }
     | term SLASH factor { $$ = binop(st, '/', $1, $3, L(st, @2)); NEED($$); }
+    | term PERCENT factor { $$ = binop(st, '%', $1, $3, L(st, @2)); NEED($$); }
     ;
 
 factor

@@ -21,7 +21,7 @@ typedef enum rf_ast_expr_kind {
     RF_AST_BOOL,     /* ival 0/1 */
     RF_AST_DATE,     /* ival: days since 1970-01-01 (only from folding date:parse) */
     RF_AST_PREDREF,  /* `name: sval */
-    RF_AST_BINOP,    /* op, lhs, rhs: + - * / */
+    RF_AST_BINOP,    /* op, lhs, rhs: + - * / % */
     RF_AST_NEG,      /* -lhs */
     RF_AST_APPLY     /* name[args]: a functional predicate or built-in used as a value */
 } rf_ast_expr_kind;
@@ -30,7 +30,7 @@ typedef struct rf_ast_expr rf_ast_expr;
 struct rf_ast_expr {
     rf_ast_expr_kind kind;
     rf_loc loc;
-    char op;           /* BINOP: '+', '-', '*', '/' */
+    char op;           /* BINOP: '+', '-', '*', '/', '%' */
     const char *name;  /* VAR, APPLY */
     int64_t ival;
     double fval;

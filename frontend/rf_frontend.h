@@ -33,6 +33,12 @@ typedef enum rf_builtin {
     RF_BI_INT_DECIMAL,   /* int:decimal[x] */
     RF_BI_DECIMAL_FLOAT, /* decimal:float[x] */
     RF_BI_FLOAT_DECIMAL, /* float:decimal[x] */
+    RF_BI_BITAND,        /* int:bitand[x, y]                  int: bitwise, two's complement */
+    RF_BI_BITOR,         /* int:bitor[x, y] */
+    RF_BI_BITXOR,        /* int:bitxor[x, y] */
+    RF_BI_BITNOT,        /* int:bitnot[x] */
+    RF_BI_SHL,           /* int:shl[x, n]: n in 0..63, else a run-time error */
+    RF_BI_SHR,           /* int:shr[x, n]: arithmetic */
     RF_BI_COUNT_
 } rf_builtin;
 
@@ -65,7 +71,7 @@ typedef struct rf_fe_const {
 typedef enum rf_fe_expr_kind {
     RF_FE_VAR,   /* var */
     RF_FE_CONST, /* c */
-    RF_FE_BINOP, /* op in + - * /, args[0], args[1] */
+    RF_FE_BINOP, /* op in + - * / % (% on int only), args[0], args[1] */
     RF_FE_NEG,   /* args[0] */
     RF_FE_CALL,  /* fn, args: a built-in function */
     RF_FE_CAST   /* args[0] converted to type (numeric widening) */

@@ -92,6 +92,15 @@ static rf_type type_of(rf_checker *c, rf_fe_rule *r, rf_fe_expr *e, int report, 
             }
             break;
         }
+        if (e->op == '%' && (a != RF_TYPE_INT || b != RF_TYPE_INT)) {
+            /* an integer remainder: no promotion, a decimal or float operand is an error */
+            if (report) {
+                rf_error(c->d, e->loc, "cannot apply '%%' to %s and %s: '%%' is the remainder of int by int", tn(a),
+                         tn(b));
+                *bad = 1;
+            }
+            break;
+        }
         t = wider(a, b);
         if (report) {
             e->args[0] = cast_to(c, e->args[0], t);

@@ -274,7 +274,8 @@ static rf_qp_expr *get_expr(dec *x, const sides *s, int depth, int allow_null)
     case RF_QP_E_CONST: ok = nargs == 0 && e->c.type == e->type; break;
     case RF_QP_E_BINOP:
         ok = nargs == 2 && a[0]->type == e->type && a[1]->type == e->type &&
-             ((num(e->type) && strchr("+-*/", e->op) && e->op) || (e->type == RF_TYPE_STRING && e->op == '+'));
+             ((num(e->type) && strchr("+-*/", e->op) && e->op) || (e->type == RF_TYPE_STRING && e->op == '+') ||
+              (e->type == RF_TYPE_INT && e->op == '%'));
         break;
     case RF_QP_E_NEG: ok = nargs == 1 && num(e->type) && a[0]->type == e->type; break;
     case RF_QP_E_CALL: {

@@ -57,6 +57,7 @@ static rf_qp_expr *fold_binop(rf_qp_program *p, rf_qp_expr *e)
         case '-': st = rf_val_int_sub(a->i, b->i, &r, NULL); break;
         case '*': st = rf_val_int_mul(a->i, b->i, &r, NULL); break;
         case '/': st = rf_val_int_div(a->i, b->i, &r, NULL); break;
+        case '%': st = rf_val_int_mod(a->i, b->i, &r, NULL); break;
         }
         return st ? e : mk_int(p, RF_TYPE_INT, r);
     case RF_TYPE_DECIMAL:
@@ -98,6 +99,12 @@ static rf_qp_expr *fold_call(rf_qp_program *p, rf_qp_expr *e)
     case RF_BI_INT_DECIMAL: return rf_val_dec_from_int(a->i, &r, NULL) ? e : mk_int(p, RF_TYPE_DECIMAL, r);
     case RF_BI_DECIMAL_FLOAT: return mk_float(p, rf_val_dec_to_float(a->i));
     case RF_BI_FLOAT_DECIMAL: return rf_val_dec_from_float(a->f, &r, NULL) ? e : mk_int(p, RF_TYPE_DECIMAL, r);
+    case RF_BI_BITAND: return mk_int(p, RF_TYPE_INT, a->i & b->i);
+    case RF_BI_BITOR: return mk_int(p, RF_TYPE_INT, a->i | b->i);
+    case RF_BI_BITXOR: return mk_int(p, RF_TYPE_INT, a->i ^ b->i);
+    case RF_BI_BITNOT: return mk_int(p, RF_TYPE_INT, ~a->i);
+    case RF_BI_SHL: return rf_val_int_shl(a->i, b->i, &r, NULL) ? e : mk_int(p, RF_TYPE_INT, r);
+    case RF_BI_SHR: return rf_val_int_shr(a->i, b->i, &r, NULL) ? e : mk_int(p, RF_TYPE_INT, r);
     case RF_BI_YEAR: return mk_int(p, RF_TYPE_INT, rf_val_date_year((int32_t)a->i));
     case RF_BI_MONTH: return mk_int(p, RF_TYPE_INT, rf_val_date_month((int32_t)a->i));
     case RF_BI_DAY: return mk_int(p, RF_TYPE_INT, rf_val_date_day((int32_t)a->i));

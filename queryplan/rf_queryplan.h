@@ -96,7 +96,7 @@ typedef struct rf_qp_rel {
 typedef enum rf_qp_expr_kind {
     RF_QP_E_COL,   /* side, col */
     RF_QP_E_CONST, /* c */
-    RF_QP_E_BINOP, /* op in + - * / on args[0], args[1]; + on strings concatenates */
+    RF_QP_E_BINOP, /* op in + - * / on args[0], args[1], % on ints; + on strings concatenates */
     RF_QP_E_NEG,   /* -args[0] */
     RF_QP_E_CALL,  /* fn(args): a built-in function of rf_frontend.h */
     RF_QP_E_CAST,  /* args[0] converted to type: int->decimal, int->float, decimal->float */

@@ -49,8 +49,10 @@
 **                    above +inf), so they agree with sorting and grouping
 **   float + - * /    plain IEEE: x / 0 is inf or nan, never an error
 **   int, decimal     overflow and division by zero are errors; int / int
-**                    truncates toward zero; decimal * and / round half away
-**                    from zero (rf_value.h, bit for bit)
+**                    truncates toward zero, int % int is its remainder (the
+**                    dividend's sign; x % 0 an error, INT64_MIN % -1 = 0);
+**                    decimal * and / round half away from zero (rf_value.h,
+**                    bit for bit)
 ** Messages name the operation and its operands, as in
 ** "k3: integer overflow in 9223372036854775807 + 1" (k3 being ctx->what).
 */
@@ -399,6 +401,18 @@ static const void *ev_binop(wk *w, en *x, const uint16_t *sel, int k)
         case '+': INT_LOOP(__builtin_add_overflow); break;
         case '-': INT_LOOP(__builtin_sub_overflow); break;
         case '*': INT_LOOP(__builtin_mul_overflow); break;
+        case '%':
+            /* the remainder of truncated division (C's), so it has the dividend's
+            ** sign; INT64_MIN % -1 is 0 (C leaves it undefined) */
+            for (int j = 0; j < k; j++) {
+                if (b[j] == 0) {
+                    fail(w, sel, j, "division by zero in %lld %% 0", (long long)a[j]);
+                    o[j] = 0;
+                } else {
+                    o[j] = b[j] == -1 ? 0 : a[j] % b[j];
+                }
+            }
+            break;
         default:
             for (int j = 0; j < k; j++) {
                 if (b[j] == 0) {
@@ -684,6 +698,40 @@ static const void *ev_call(wk *w, en *x, const uint16_t *sel, int k)
                                                     : rf_val_date_add_years(a[j], b[j], &o[j], NULL);
             if (st) {
                 fail(w, sel, j, "date out of range in %s[%s, %lld]", name, fdate(b1, a[j]), (long long)b[j]);
+                o[j] = 0;
+            }
+        }
+        break;
+    }
+    case RF_BI_BITAND:
+    case RF_BI_BITOR:
+    case RF_BI_BITXOR: {
+        const int64_t *a = pa, *b = pb;
+        int64_t *o = po;
+        if (fn == RF_BI_BITAND)
+            for (int j = 0; j < k; j++) o[j] = a[j] & b[j];
+        else if (fn == RF_BI_BITOR)
+            for (int j = 0; j < k; j++) o[j] = a[j] | b[j];
+        else
+            for (int j = 0; j < k; j++) o[j] = a[j] ^ b[j];
+        break;
+    }
+    case RF_BI_BITNOT: {
+        const int64_t *a = pa;
+        int64_t *o = po;
+        for (int j = 0; j < k; j++) o[j] = ~a[j];
+        break;
+    }
+    case RF_BI_SHL:
+    case RF_BI_SHR: {
+        const int64_t *a = pa, *b = pb;
+        int64_t *o = po;
+        for (int j = 0; j < k; j++) {
+            rf_status st = fn == RF_BI_SHL ? rf_val_int_shl(a[j], b[j], &o[j], NULL)
+                                           : rf_val_int_shr(a[j], b[j], &o[j], NULL);
+            if (st) {
+                fail(w, sel, j, "shift count %lld out of range (0 to 63) in %s[%lld, %lld]", (long long)b[j], name,
+                     (long long)a[j], (long long)b[j]);
                 o[j] = 0;
             }
         }
@@ -1063,7 +1111,8 @@ static int check_node(call *c, en *x)
     case RF_QP_E_BINOP:
         if (x->nargs != 2 || e->args[0]->type != e->type || e->args[1]->type != e->type)
             return bad(c, e, "operand types differ from the result");
-        if (!strchr("+-*/", e->op) || !e->op) return bad(c, e, "unknown operator");
+        if (!strchr("+-*/%", e->op) || !e->op) return bad(c, e, "unknown operator");
+        if (e->op == '%' && e->type != RF_TYPE_INT) return bad(c, e, "operator not defined on the type");
         if (!is_num(e->type) && !(e->type == RF_TYPE_STRING && e->op == '+'))
             return bad(c, e, "operator not defined on the type");
         return 0;

@@ -163,6 +163,7 @@ static rf_fe_const eval(qpi *q, const rf_qp_expr *e, const rf_fe_const *r0, cons
             case '+': st = dec ? rf_val_dec_add(a.i, b.i, &r.i, NULL) : rf_val_int_add(a.i, b.i, &r.i, NULL); break;
             case '-': st = dec ? rf_val_dec_sub(a.i, b.i, &r.i, NULL) : rf_val_int_sub(a.i, b.i, &r.i, NULL); break;
             case '*': st = dec ? rf_val_dec_mul(a.i, b.i, &r.i, NULL) : rf_val_int_mul(a.i, b.i, &r.i, NULL); break;
+            case '%': st = rf_val_int_mod(a.i, b.i, &r.i, NULL); break;
             default: st = dec ? rf_val_dec_div(a.i, b.i, &r.i, NULL) : rf_val_int_div(a.i, b.i, &r.i, NULL); break;
             }
             if (st) fail(q, "arithmetic error");
@@ -195,6 +196,12 @@ static rf_fe_const eval(qpi *q, const rf_qp_expr *e, const rf_fe_const *r0, cons
         case RF_BI_INT_DECIMAL: st = rf_val_dec_from_int(x[0].i, &r.i, NULL); break;
         case RF_BI_DECIMAL_FLOAT: r.f = rf_val_dec_to_float(x[0].i); break;
         case RF_BI_FLOAT_DECIMAL: st = rf_val_dec_from_float(x[0].f, &r.i, NULL); break;
+        case RF_BI_BITAND: r.i = x[0].i & x[1].i; break;
+        case RF_BI_BITOR: r.i = x[0].i | x[1].i; break;
+        case RF_BI_BITXOR: r.i = x[0].i ^ x[1].i; break;
+        case RF_BI_BITNOT: r.i = ~x[0].i; break;
+        case RF_BI_SHL: st = rf_val_int_shl(x[0].i, x[1].i, &r.i, NULL); break;
+        case RF_BI_SHR: st = rf_val_int_shr(x[0].i, x[1].i, &r.i, NULL); break;
         case RF_BI_YEAR: r.i = rf_val_date_year((int32_t)x[0].i); break;
         case RF_BI_MONTH: r.i = rf_val_date_month((int32_t)x[0].i); break;
         case RF_BI_DAY: r.i = rf_val_date_day((int32_t)x[0].i); break;

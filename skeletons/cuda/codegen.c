@@ -334,6 +334,7 @@ static const char *dec_fn(char op, int dec)
     case '+': return dec ? "rf::add_d" : "rf::add_i";
     case '-': return dec ? "rf::sub_d" : "rf::sub_i";
     case '*': return dec ? "rf::mul_d" : "rf::mul_i";
+    case '%': return "rf::mod_i"; /* int only (the checker) */
     default: return dec ? "rf::div_d" : "rf::div_i";
     }
 }
@@ -459,6 +460,23 @@ static int emit(gen *g, const rf_qp_expr *e)
                     : e->fn == RF_BI_ADD_MONTHS ? "add_months"
                                                 : "add_years",
                     a, b, v);
+            return v;
+        case RF_BI_BITAND:
+        case RF_BI_BITOR:
+        case RF_BI_BITXOR:
+            v = new_var(g, e->type);
+            rf_buf_printf(g->b, " = v%d %c v%d;\n", a, e->fn == RF_BI_BITAND ? '&' : e->fn == RF_BI_BITOR ? '|' : '^',
+                          b);
+            return v;
+        case RF_BI_BITNOT:
+            v = new_var(g, e->type);
+            rf_buf_printf(g->b, " = ~v%d;\n", a);
+            return v;
+        case RF_BI_SHL:
+        case RF_BI_SHR:
+            v = new_var(g, e->type);
+            rf_buf_puts(g->b, ";\n");
+            checked(g, "rf::%s(v%d, v%d, &v%d)", e->fn == RF_BI_SHL ? "shl_i" : "shr_i", a, b, v);
             return v;
         case RF_BI_INT_FLOAT: return emit_convert(g, RF_TYPE_INT, RF_TYPE_FLOAT, a);
         case RF_BI_INT_DECIMAL: return emit_convert(g, RF_TYPE_INT, RF_TYPE_DECIMAL, a);

@@ -142,6 +142,28 @@ __device__ __forceinline__ bool div_i(i64 a, i64 b, i64 *o)
     *o = a / b;
     return true;
 }
+// the remainder of truncated division (rt_eval.c's, bit for bit):
+// INT64_MIN % -1 is 0, never the trap of the hardware division
+__device__ __forceinline__ bool mod_i(i64 a, i64 b, i64 *o)
+{
+    if (b == 0) return false;
+    *o = b == -1 ? 0 : a % b;
+    return true;
+}
+// int:shl and int:shr (rf_value.c's, bit for bit): a count outside 0..63 is
+// an error, never the hardware's own idea of it
+__device__ __forceinline__ bool shl_i(i64 a, i64 n, i64 *o)
+{
+    if (n < 0 || n > 63) return false;
+    *o = (i64)((u64)a << n);
+    return true;
+}
+__device__ __forceinline__ bool shr_i(i64 a, i64 n, i64 *o)
+{
+    if (n < 0 || n > 63) return false;
+    *o = a < 0 ? ~(~a >> n) : a >> n;
+    return true;
+}
 __device__ __forceinline__ bool neg_i(i64 a, i64 *o)
 {
     if (a == RF_I64_MIN) return false;
