@@ -50,7 +50,7 @@ static void declare(rf_checker *c, const rf_ast_clause *cl)
             }
     }
     if (bad) return;
-    if (!cl->body) {
+    if (!cl->body && h->nargs > 0) {
         rf_error(c->d, h->loc, "the declaration of `%s` gives no column types (write %s(x) -> int(x).)",
                  h->name, h->name);
         return;
@@ -59,6 +59,7 @@ static void declare(rf_checker *c, const rf_ast_clause *cl)
     if (!p) return;
     p->declared = 1;
     for (int32_t i = 0; i < h->nargs; i++) p->cols[i] = h->args[i]->name;
+    if (!cl->body) return; /* a() -> . declares a nullary predicate: it holds or not */
     /* the right side: a conjunction of type(var) atoms */
     const rf_ast_formula *b = cl->body;
     const rf_ast_formula *one[1] = {b};

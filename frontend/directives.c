@@ -179,6 +179,13 @@ static void directive(rf_checker *c, const rf_ast_atom *h, uint8_t *seen)
             rf_error(c->d, h->loc, "input predicate `%s` must be declared with its column types", p->name);
             return;
         }
+        if (p->arity == 0) {
+            /* a file of rows without fields says nothing a fact cannot */
+            rf_error(c->d, h->loc,
+                     "`%s` has no columns and cannot be read from a file; state it with the fact %s(). or derive it by a rule",
+                     p->name, p->name);
+            return;
+        }
         if (p->nrules) {
             rf_error(c->d, h->loc, "`%s` is an input and cannot also have rules or facts (line %d)", p->name,
                      p->rules[0]->loc.line);
