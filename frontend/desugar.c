@@ -310,13 +310,11 @@ static dnf dnf_of(rf_checker *c, const rf_ast_formula *f, const bound_names *bn)
             }
             return r;
         }
-        /* !(a, b): fine when every part is a comparison (!a ; !b) */
+        /* !(a, b) of comparisons only is (!a ; !b); with atoms (or deeper
+        ** negations) it stays one item, negating an auxiliary predicate
+        ** (body_not_conj) */
         for (int32_t i = 0; i < s->nitems; i++)
-            if (s->items[i]->kind != RF_FORM_CMP) {
-                rf_error(c->d, f->loc,
-                         "negation of a conjunction that contains atoms is not supported; define a predicate for the conjunction and negate that");
-                return dnf_single(c, f); /* reported; the rule is dropped later */
-            }
+            if (s->items[i]->kind != RF_FORM_CMP) return dnf_single(c, f);
         dnf r = {0, 0, 0};
         for (int32_t i = 0; i < s->nitems && !c->oom && !r.too_big; i++) {
             rf_ast_formula *n = mk_not(c, s->items[i]);
@@ -338,6 +336,10 @@ typedef struct rb {
     rf_fe_lit **lits;
     int32_t nlits, caplits;
     int bad; /* an error was reported: drop the rule */
+    /* the rule being built, for a negated conjunction (body_not_conj) */
+    const rf_ast_clause *cl;
+    const rf_ast_atom *head;
+    const conj *k;
 } rb;
 
 static int32_t new_var(rb *b, const char *name, rf_loc loc, int wildcard, int temp)
@@ -857,6 +859,7 @@ static void implied_filters(rb *b)
 }
 
 static void body_basic(rb *b, const rf_ast_formula *f);
+static void body_not_conj(rb *b, const rf_ast_formula *f);
 
 /* A filter-only disjunction (filter_only): its own DNF, each conjunction
 ** translated into CMP literals of its own, kept together as one literal. */
@@ -913,6 +916,7 @@ static void body_basic(rb *b, const rf_ast_formula *f)
     case RF_FORM_NOT:
         if (f->sub->kind == RF_FORM_ATOM) body_atom(b, &f->sub->atom, 1, f->loc);
         else if (f->sub->kind == RF_FORM_CMP) body_cmp(b, f->sub, 1);
+        else if (f->sub->kind == RF_FORM_AND) body_not_conj(b, f);
         else b->bad = 1; /* reported by dnf_of */
         break;
     default: b->bad = 1; break;
@@ -970,6 +974,9 @@ static void build_rule(rf_checker *c, const rf_ast_clause *cl, const rf_ast_atom
     rb b;
     memset(&b, 0, sizeof b);
     b.c = c;
+    b.cl = cl;
+    b.head = h;
+    b.k = k;
     rf_fe_pred *p = rf_chk_find(c, h->name);
     if (!p) return; /* reported by pass 2 */
     if (p->functional != h->functional || p->arity != h->nargs) {
@@ -1121,6 +1128,250 @@ static void names_of_formula(namelist *nl, const rf_ast_formula *f, int depth)
     default:
         for (int32_t i = 0; i < f->nitems; i++) names_of_formula(nl, f->items[i], depth + 1);
     }
+}
+
+/* ---- negated conjunctions ---------------------------------------------- */
+
+static void add_name(rf_checker *c, bound_names *bn, const char *name);
+static void collect_bound(rf_checker *c, const rf_ast_formula *f, bound_names *bn);
+
+/* Every variable name of f, under negations too. */
+static void names_all(namelist *nl, const rf_ast_formula *f, int depth)
+{
+    if (!f || depth > 10000) return;
+    switch (f->kind) {
+    case RF_FORM_ATOM:
+        for (int32_t i = 0; i < f->atom.nargs; i++) names_of_expr(nl, f->atom.args[i], depth + 1);
+        break;
+    case RF_FORM_CMP:
+        names_of_expr(nl, f->lhs, depth + 1);
+        names_of_expr(nl, f->rhs, depth + 1);
+        break;
+    case RF_FORM_NOT: names_all(nl, f->sub, depth + 1); break;
+    default:
+        for (int32_t i = 0; i < f->nitems; i++) names_all(nl, f->items[i], depth + 1);
+    }
+}
+
+static int nl_has(const namelist *nl, const char *name)
+{
+    for (int32_t i = 0; i < nl->n; i++)
+        if (strcmp(nl->names[i], name) == 0) return 1;
+    return 0;
+}
+
+static void nl_add(namelist *nl, const char *name, rf_loc loc)
+{
+    if (nl_has(nl, name)) return;
+    if (nl->n == 256) {
+        nl->overflow = 1;
+        return;
+    }
+    nl->locs[nl->n] = loc;
+    nl->names[nl->n++] = name;
+}
+
+/* The names a conjunction binds by itself: the plain variables of its
+** positive atoms (not built-in predicates), the variable sides of its
+** top-level `=`, the plain keys of f[x] = v. A subset of what safety
+** accepts: where it misses one, body_not_conj adds context it did not
+** need, which costs time, never a wrong answer. */
+static void binds_of(rf_checker *c, const rf_ast_formula *f, bound_names *bn)
+{
+    switch (f->kind) {
+    case RF_FORM_AND:
+        for (int32_t i = 0; i < f->nitems && !c->oom; i++) binds_of(c, f->items[i], bn);
+        break;
+    case RF_FORM_ATOM:
+        if (rf_fe_builtin_lookup(f->atom.name)) break;
+        for (int32_t i = 0; i < f->atom.nargs; i++)
+            if (f->atom.args[i]->kind == RF_AST_VAR) add_name(c, bn, f->atom.args[i]->name);
+        break;
+    case RF_FORM_CMP: {
+        if (f->op != RF_CMP_EQ) break;
+        const rf_ast_expr *side[2] = {f->lhs, f->rhs};
+        for (int i = 0; i < 2; i++) {
+            if (side[i]->kind == RF_AST_VAR) add_name(c, bn, side[i]->name);
+            if (is_user_apply(side[i]))
+                for (int32_t j = 0; j < side[i]->nargs; j++)
+                    if (side[i]->args[j]->kind == RF_AST_VAR) add_name(c, bn, side[i]->args[j]->name);
+        }
+        break;
+    }
+    default: break;
+    }
+}
+
+/* A formula as written (roughly), for messages about the auxiliary
+** predicate that stands for it. */
+static void formula_text(const rf_ast_formula *f, rf_buf *out, int depth)
+{
+    if (depth > 50) {
+        rf_buf_puts(out, "...");
+        return;
+    }
+    switch (f->kind) {
+    case RF_FORM_ATOM: {
+        const rf_ast_atom *a = &f->atom;
+        int32_t nkeys = a->functional ? a->nargs - 1 : a->nargs;
+        rf_buf_printf(out, "%s%c", a->name, a->functional ? '[' : '(');
+        for (int32_t i = 0; i < nkeys; i++) {
+            if (i) rf_buf_puts(out, ", ");
+            rf_ast_expr_print(a->args[i], out);
+        }
+        rf_buf_putc(out, a->functional ? ']' : ')');
+        if (a->functional && a->nargs > 0) {
+            rf_buf_puts(out, " = ");
+            rf_ast_expr_print(a->args[a->nargs - 1], out);
+        }
+        break;
+    }
+    case RF_FORM_CMP:
+        rf_ast_expr_print(f->lhs, out);
+        rf_buf_printf(out, " %s ", rf_cmp_op_name(f->op));
+        rf_ast_expr_print(f->rhs, out);
+        break;
+    case RF_FORM_NOT:
+        rf_buf_putc(out, '!');
+        formula_text(f->sub, out, depth + 1);
+        break;
+    default:
+        rf_buf_putc(out, '(');
+        for (int32_t i = 0; i < f->nitems; i++) {
+            if (i) rf_buf_puts(out, f->kind == RF_FORM_AND ? ", " : "; ");
+            formula_text(f->items[i], out, depth + 1);
+        }
+        rf_buf_putc(out, ')');
+    }
+}
+
+/* !(a, b, ...) with atoms: an auxiliary predicate _notLINE_COL over the
+** conjunction's variables that the rest of the rule also uses (the others
+** are existential inside the negation), defined by the conjunction, and
+** negated here. When the conjunction reads such a variable without binding
+** it (a comparison with a variable of the rest of the body), the
+** auxiliary rule repeats the literals of the body that bind it. */
+static void body_not_conj(rb *b, const rf_ast_formula *f)
+{
+    rf_checker *c = b->c;
+    const rf_ast_formula *sub = f->sub;
+    namelist *nl = rf_arena_alloc(c->a, 4 * sizeof *nl);
+    if (!nl) {
+        c->oom = 1;
+        b->bad = 1;
+        return;
+    }
+    memset(nl, 0, 4 * sizeof *nl);
+    namelist *inner = &nl[0], *outer = &nl[1], *shared = &nl[2], *need = &nl[3];
+    names_all(inner, sub, 0);
+    if (b->head)
+        for (int32_t i = 0; i < b->head->nargs; i++) names_of_expr(outer, b->head->args[i], 0);
+    if (b->cl)
+        for (int32_t g = 0; g < b->cl->naggs; g++) names_of_expr(outer, b->cl->aggs[g].arg, 0);
+    if (b->k)
+        for (int32_t j = 0; j < b->k->n; j++)
+            if (b->k->items[j] != f) names_all(outer, b->k->items[j], 0);
+    for (int32_t i = 0; i < inner->n; i++)
+        if (nl_has(outer, inner->names[i])) nl_add(shared, inner->names[i], inner->locs[i]);
+    bound_names bn = {0, 0, 0};
+    binds_of(c, sub, &bn);
+    for (int32_t i = 0; i < shared->n; i++)
+        if (!name_bound(&bn, shared->names[i])) nl_add(need, shared->names[i], shared->locs[i]);
+    int32_t nk = b->k ? b->k->n : 0;
+    const rf_ast_formula **items = rf_arena_alloc(c->a, (size_t)(nk + sub->nitems + 1) * sizeof *items);
+    uint8_t *in = rf_arena_alloc(c->a, (size_t)nk + 1);
+    if (!items || !in) {
+        c->oom = 1;
+        b->bad = 1;
+        return;
+    }
+    memset(in, 0, (size_t)nk + 1);
+    /* the context: positive literals of the rest of the body that mention a
+    ** needed variable; a comparison or built-in needs its own variables in turn */
+    for (int changed = need->n > 0; changed && !need->overflow;) {
+        changed = 0;
+        for (int32_t j = 0; j < nk; j++) {
+            const rf_ast_formula *it = b->k->items[j];
+            if (in[j] || it == f || (it->kind != RF_FORM_ATOM && it->kind != RF_FORM_CMP)) continue;
+            namelist its;
+            memset(&its, 0, sizeof its);
+            names_all(&its, it, 0);
+            int hit = 0;
+            for (int32_t x = 0; x < its.n && !hit; x++) hit = nl_has(need, its.names[x]);
+            if (!hit) continue;
+            in[j] = 1;
+            changed = 1;
+            if (it->kind == RF_FORM_CMP || rf_fe_builtin_lookup(it->atom.name))
+                for (int32_t x = 0; x < its.n; x++) nl_add(need, its.names[x], its.locs[x]);
+        }
+    }
+    if (inner->overflow || outer->overflow || shared->overflow || need->overflow) {
+        rf_error(c->d, f->loc, "too many variables around this negation (at most 256)");
+        b->bad = 1;
+        return;
+    }
+    int32_t n = 0;
+    for (int32_t j = 0; j < nk; j++)
+        if (in[j]) items[n++] = b->k->items[j];
+    for (int32_t i = 0; i < sub->nitems; i++) items[n++] = sub->items[i];
+    rf_ast_formula *body = rf_ast_formula_new(c->a, RF_FORM_AND, sub->loc);
+    const char *name = rf_arena_sprintf(c->a, "_not%d_%d", f->loc.line, f->loc.col);
+    for (int32_t t = 2; name && rf_chk_find(c, name); t++)
+        name = rf_arena_sprintf(c->a, "_not%d_%d_%d", f->loc.line, f->loc.col, t);
+    rf_ast_atom *ah = rf_arena_alloc(c->a, sizeof *ah);
+    rf_ast_expr **aargs = rf_arena_alloc(c->a, (size_t)(shared->n + 1) * sizeof *aargs);
+    rf_buf text;
+    rf_buf_init(&text);
+    rf_buf_putc(&text, '!');
+    formula_text(sub, &text, 0);
+    const char *shown = rf_arena_strdup(c->a, rf_buf_cstr(&text));
+    rf_buf_free(&text);
+    if (!body || !name || !ah || !aargs || !shown) {
+        c->oom = 1;
+        b->bad = 1;
+        return;
+    }
+    body->items = (rf_ast_formula **)items;
+    body->nitems = n;
+    for (int32_t i = 0; i < shared->n; i++) {
+        if (!(aargs[i] = rf_ast_expr_new(c->a, RF_AST_VAR, shared->locs[i]))) {
+            c->oom = 1;
+            b->bad = 1;
+            return;
+        }
+        aargs[i]->name = shared->names[i];
+    }
+    ah->name = name;
+    ah->loc = f->loc;
+    ah->args = aargs;
+    ah->nargs = shared->n;
+    rf_fe_pred *aux = rf_chk_add_pred(c, name, f->loc, shared->n, 0);
+    if (!aux) {
+        b->bad = 1;
+        return;
+    }
+    aux->aux = 2;
+    aux->shown = shown;
+    for (int32_t i = 0; i < shared->n; i++) aux->cols[i] = shared->names[i];
+    rf_ast_clause auxcl;
+    memset(&auxcl, 0, sizeof auxcl);
+    auxcl.kind = RF_CLAUSE_RULE;
+    auxcl.loc = f->loc;
+    auxcl.heads = &ah;
+    auxcl.nheads = 1;
+    auxcl.body = body;
+    bound_names abn = {0, 0, 0};
+    collect_bound(c, body, &abn);
+    dnf d = dnf_of(c, body, c->oom ? NULL : &abn);
+    if (c->oom || d.too_big) {
+        if (d.too_big)
+            rf_error(c->d, f->loc, "this negation expands to more than %d alternatives; split it into several rules",
+                     MAX_DISJUNCTS);
+        b->bad = 1;
+        return;
+    }
+    for (int32_t i = 0; i < d.n && !c->oom; i++) build_rule(c, &auxcl, ah, &d.c[i]);
+    body_atom(b, ah, 1, f->loc);
 }
 
 /* Creates the auxiliary predicate name(vars) with one rule per disjunct and

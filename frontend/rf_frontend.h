@@ -160,7 +160,8 @@ struct rf_fe_pred {
     rf_type *types;
     const char **cols;
     int declared;
-    int aux;          /* introduced by desugaring */
+    int aux;          /* introduced by desugaring: 1 a shared body, 2 a negated conjunction */
+    const char *shown; /* aux 2: the conjunction as written, !(a(x), b(x)), for messages */
     /* lang: directives */
     const char *input_file;
     char delimiter;

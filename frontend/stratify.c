@@ -62,6 +62,10 @@ static int build(rf_checker *c, graph *g)
     return 0;
 }
 
+/* A predicate as messages name it: the auxiliary predicate of a negated
+** conjunction by the conjunction as written (it has a "!" of its own). */
+static const char *shown(const rf_fe_pred *p) { return p->aux == 2 && p->shown ? p->shown : p->name; }
+
 /* The path from `from` to `to` inside one component, as text. */
 static void cycle_text(rf_checker *c, graph *g, const int32_t *comp, int32_t from, int32_t to, rf_buf *out)
 {
@@ -90,7 +94,7 @@ static void cycle_text(rf_checker *c, graph *g, const int32_t *comp, int32_t fro
     for (int32_t v = to; v >= 0 && np < 64; v = prev[v]) path[np++] = v;
     for (int32_t i = np - 1; i >= 0; i--) {
         rf_fe_pred *p = c->preds.items[path[i]];
-        rf_buf_printf(out, "%s%s", p->name, i ? " <- " : "");
+        rf_buf_printf(out, "%s%s", shown(p), i ? " <- " : "");
     }
     free(prev);
     free(queue);
@@ -203,10 +207,12 @@ void rf_chk_stratify(rf_checker *c, rf_fe_program *prog)
             rf_buf_init(&b);
             cycle_text(c, &g, comp, x->to, v, &b);
             rf_fe_pred *h = c->preds.items[v], *t = c->preds.items[x->to];
+            int own = t->aux == 2 && t->shown; /* shown(t) says "!" itself */
             rf_error(c->d, x->loc,
                      "%s through recursion: `%s` depends on %s`%s`, which depends on `%s` (cycle: %s <- %s%s)",
-                     x->kind == 1 ? "negation" : "aggregation", h->name, x->kind == 1 ? "!" : "an aggregate over ",
-                     t->name, h->name, h->name, x->kind == 1 ? "!" : "agg ", rf_buf_cstr(&b));
+                     x->kind == 1 ? "negation" : "aggregation", shown(h),
+                     x->kind == 1 ? (own ? "" : "!") : "an aggregate over ", shown(t), shown(h), shown(h),
+                     x->kind == 1 ? (own ? "" : "!") : "agg ", rf_buf_cstr(&b));
             rf_buf_free(&b);
         }
     prog->strata = strata;
