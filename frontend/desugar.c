@@ -145,6 +145,7 @@ typedef struct bound_names {
 } bound_names;
 
 static dnf dnf_of(rf_checker *c, const rf_ast_formula *f, const bound_names *bn);
+static int has_user_apply(const rf_ast_expr *e);
 
 static dnf dnf_single(rf_checker *c, const rf_ast_formula *f)
 {
@@ -314,7 +315,9 @@ static dnf dnf_of(rf_checker *c, const rf_ast_formula *f, const bound_names *bn)
         ** negations) it stays one item, negating an auxiliary predicate
         ** (body_not_conj) */
         for (int32_t i = 0; i < s->nitems; i++)
-            if (s->items[i]->kind != RF_FORM_CMP) return dnf_single(c, f);
+            if (s->items[i]->kind != RF_FORM_CMP || has_user_apply(s->items[i]->lhs) ||
+                has_user_apply(s->items[i]->rhs))
+                return dnf_single(c, f); /* f[x] = v is an atom too */
         dnf r = {0, 0, 0};
         for (int32_t i = 0; i < s->nitems && !c->oom && !r.too_big; i++) {
             rf_ast_formula *n = mk_not(c, s->items[i]);
