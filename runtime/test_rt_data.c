@@ -521,6 +521,24 @@ static void test_scalar_int(void)
     EXPECT(neg(ci(5)), "-5");
     EXPECT(neg(ci(INT64_MIN)), "ERROR:integer overflow in -(-9223372036854775808)");
     EXPECT(bin('*', ci(INT64_MIN), ci(1)), "-9223372036854775808");
+    /* % : the remainder of truncated division, the dividend's sign */
+    EXPECT(bin('%', ci(7), ci(3)), "1");
+    EXPECT(bin('%', ci(-7), ci(3)), "-1");
+    EXPECT(bin('%', ci(7), ci(-3)), "1");
+    EXPECT(bin('%', ci(-7), ci(-3)), "-1");
+    EXPECT(bin('%', ci(INT64_MIN), ci(-1)), "0");
+    EXPECT(bin('%', ci(INT64_MIN), ci(INT64_MAX)), "-1");
+    EXPECT(bin('%', ci(5), ci(0)), "ERROR:k1: division by zero in 5 % 0");
+    /* the bitwise built-ins */
+    EXPECT(call(RF_BI_BITAND, ci(12), ci(-3), NULL), "12");
+    EXPECT(call(RF_BI_BITOR, ci(12), ci(3), NULL), "15");
+    EXPECT(call(RF_BI_BITXOR, ci(-1), ci(5), NULL), "-6");
+    EXPECT(call(RF_BI_BITNOT, ci(INT64_MAX), NULL, NULL), "-9223372036854775808");
+    EXPECT(call(RF_BI_SHL, ci(3), ci(62), NULL), "-4611686018427387904");
+    EXPECT(call(RF_BI_SHR, ci(-5), ci(1), NULL), "-3");
+    EXPECT(call(RF_BI_SHR, ci(INT64_MIN), ci(63), NULL), "-1");
+    EXPECT(call(RF_BI_SHL, ci(1), ci(64), NULL), "ERROR:shift count 64 out of range (0 to 63) in int:shl[1, 64]");
+    EXPECT(call(RF_BI_SHR, ci(1), ci(-1), NULL), "ERROR:shift count -1 out of range (0 to 63) in int:shr[1, -1]");
 }
 
 static void test_scalar_decimal(void)
