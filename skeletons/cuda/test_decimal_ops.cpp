@@ -6,6 +6,9 @@
 // dec_res((i128)a - b), at the edges (0, +-1, +-10^6, halves, 2^31, 2^32,
 // 2^62, INT64_MIN/MAX and their neighbours, pairwise) and for 20 million
 // random pairs of random magnitudes (seeded: the same pairs every run).
+// Likewise mod_i (%), shl_i and shr_i (int:shl, int:shr) against 128-bit
+// definitions that use neither C's % on int64 nor >> on a negative value,
+// shift counts from -2 to 66 included.
 // Built and run by test_decimal_ops.sh; exit 0 when all agree.
 #include <cstdio>
 #include <random>
@@ -16,6 +19,30 @@ using namespace rf;
 static bool ref_mul(i64 a, i64 b, i64 *o) { return dec_res(div_round((i128)a * (i128)b, (i128)RF_DEC_ONE), o); }
 static bool ref_add(i64 a, i64 b, i64 *o) { return dec_res((i128)a + b, o); }
 static bool ref_sub(i64 a, i64 b, i64 *o) { return dec_res((i128)a - b, o); }
+
+// the remainder of truncated division; INT64_MIN % -1 is 0
+static bool ref_mod(i64 a, i64 b, i64 *o)
+{
+    if (b == 0) return false;
+    i128 q = (i128)a / (i128)b;
+    *o = (i64)((i128)a - q * (i128)b);
+    return true;
+}
+// the low 64 bits of a * 2^n; floor(a / 2^n)
+static bool ref_shl(i64 a, i64 n, i64 *o)
+{
+    if (n < 0 || n > 63) return false;
+    *o = (i64)(u64)(((unsigned __int128)(u64)a * ((unsigned __int128)1 << n)));
+    return true;
+}
+static bool ref_shr(i64 a, i64 n, i64 *o)
+{
+    if (n < 0 || n > 63) return false;
+    i128 d = (i128)1 << n, q = (i128)a / d;
+    if ((i128)a % d != 0 && a < 0) q -= 1;
+    *o = (i64)q;
+    return true;
+}
 
 static long bad = 0, cases = 0;
 
@@ -37,6 +64,15 @@ static void all(i64 a, i64 b)
     check("mul_d", mul_d, ref_mul, a, b);
     check("add_d", add_d, ref_add, a, b);
     check("sub_d", sub_d, ref_sub, a, b);
+    check("mod_i", mod_i, ref_mod, a, b);
+}
+
+static void shifts(i64 a)
+{
+    for (i64 n = -2; n <= 66; n++) {
+        check("shl_i", shl_i, ref_shl, a, n);
+        check("shr_i", shr_i, ref_shr, a, n);
+    }
 }
 
 int main()
@@ -49,6 +85,11 @@ int main()
                 for (int sb = -1; sb <= 1; sb += 2)
                     for (int da = -2; da <= 2; da++)
                         for (int db = -2; db <= 2; db++) all(sa * a0 + da, sb * b0 + db);
+    for (i64 a0 : edges)
+        for (int sa = -1; sa <= 1; sa += 2)
+            for (int da = -2; da <= 2; da++) shifts(sa * a0 + da);
+    shifts(RF_I64_MIN);
+    shifts(RF_I64_MAX);
     all(RF_I64_MIN, 1);
     all(RF_I64_MIN, -1);
     all(RF_I64_MIN, RF_DEC_ONE);
@@ -61,6 +102,7 @@ int main()
         if (g() & 1) a = -a;
         if (g() & 1) b = -b;
         all(a, b);
+        if (i % 64 == 0) shifts(a);
     }
     printf("%ld cases, %ld disagree\n", cases, bad);
     return bad != 0;
