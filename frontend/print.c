@@ -149,9 +149,11 @@ void rf_fe_print_program(const rf_fe_program *p, rf_buf *out)
                 else if (j) rf_buf_puts(out, ", ");
                 rf_buf_printf(out, "%s %s", q->cols[j] ? q->cols[j] : "_", rf_fe_type_name(q->types[j]));
             }
-            rf_buf_printf(out, "%s%s%s%s%s\n", q->functional ? "" : ")", q->declared ? " declared" : "",
+            rf_buf_printf(out, "%s%s%s%s%s", q->functional ? "" : ")", q->declared ? " declared" : "",
                           q->input_file ? " input=" : "", q->input_file ? q->input_file : "",
                           q->output_name ? " output" : "");
+            if (q->aux == 2 && q->shown) rf_buf_printf(out, " negated as %s", q->shown);
+            rf_buf_putc(out, '\n');
             for (int32_t j = 0; j < q->nrules; j++) print_rule(q->rules[j], out);
         }
     }
