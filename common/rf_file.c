@@ -15,6 +15,7 @@
 */
 #include "rf_file.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -256,6 +257,32 @@ void rf_file_out_abort(rf_file_out *f)
     free(f->tmp);
     free(f->path);
     f->tmp = f->path = NULL;
+}
+
+int64_t rf_file_remove_stale(const char *path)
+{
+    char *dir = rf_file_dirname(path);
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    char *prefix = rf_sprintf(".%.180s.redfox-", base);
+    DIR *dd = dir && prefix ? opendir(dir) : NULL;
+    int64_t n = 0;
+    struct dirent *e;
+    size_t pl = prefix ? strlen(prefix) : 0;
+    while (dd && (e = readdir(dd))) {
+        if (strncmp(e->d_name, prefix, pl) != 0) continue;
+        char *end;
+        long pid = strtol(e->d_name + pl, &end, 10);
+        unsigned counter;
+        int used = 0;
+        if (pid <= 0 || *end != '-' || sscanf(end + 1, "%u.tmp%n", &counter, &used) != 1 || end[1 + used]) continue;
+        if (pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue; /* alive */
+        if (unlinkat(dirfd(dd), e->d_name, 0) == 0) n++;
+    }
+    if (dd) closedir(dd);
+    free(prefix);
+    free(dir);
+    return n;
 }
 
 /* ---- the folder's lock ---------------------------------------------- */

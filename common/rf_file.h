@@ -75,6 +75,11 @@ rf_status rf_file_sync_dir(const char *path, rf_diags *d);
 /* The folder part of path ("." when it has none); caller frees. */
 char *rf_file_dirname(const char *path);
 
+/* Removes temporaries of path (".NAME.redfox-PID-N.tmp" in its folder)
+** left by a process that no longer runs (killed by SIGKILL, say). Call it
+** while holding the folder's lock. Returns how many were removed. */
+int64_t rf_file_remove_stale(const char *path);
+
 /* The advisory lock of an output folder: flock(LOCK_EX) on DIR/.redfox.lock
 ** (created if missing, never through a link). rf_file_lock_try returns RF_OK
 ** with *fd >= 0 when it holds the lock, RF_OK with *fd = -1 and *busy_fd the
