@@ -1,7 +1,7 @@
 /*
 ** runtime/gpu/test_gpu_run.c: the GPU backend's test driver: compiles LogiQL
 ** files to Harmony, runs the program through rf_rt_gpu_run and prints the
-** outputs exactly as `redfox run --format csv` does. With --compare it also
+** outputs exactly as `redfox run --format tbl` does. With --compare it also
 ** runs the program on the CPU (rf_rt_run) and fails unless both give the
 ** same bytes, or fail with the same messages.
 **
