@@ -124,11 +124,19 @@ void rf_rt_fd_message(const rf_rt_dict *dict, const char *pred, const rf_rt_rel 
 
 /* ---- output ----------------------------------------------------------- */
 
-typedef enum rf_rt_format { RF_RT_FORMAT_TABLE, RF_RT_FORMAT_CSV } rf_rt_format;
+typedef enum rf_rt_format { RF_RT_FORMAT_TABLE, RF_RT_FORMAT_TBL, RF_RT_FORMAT_CSV } rf_rt_format;
 
 /* TABLE: a header row and aligned columns (numbers right-aligned);
-** CSV: '|'-separated rows under a header row, no trailing '|'.
+** TBL: '|'-separated rows under a header row, no trailing '|', no quoting;
+** CSV: RFC 4180, comma-separated under a header row, fields quoted when
+** they hold a comma, quote, CR or LF (rt_output.c has the details).
 ** Values print as rf_value.h formats them. */
+/* Receives the text: 0 when all n bytes were taken, -1 on failure (the
+** callback keeps the reason). */
+typedef int (*rf_rt_write_fn)(void *ctx, const void *p, int64_t n);
+rf_status rf_rt_write_rel_to(const rf_rt_rel *r, const char *const *colnames, const rf_rt_dict *dict,
+                             rf_rt_format format, rf_rt_write_fn fn, void *ctx);
+/* The same into a stdio stream, flushed; on RF_EIO errno holds the reason. */
 rf_status rf_rt_write_rel(const rf_rt_rel *r, const char *const *colnames, const rf_rt_dict *dict,
                           rf_rt_format format, FILE *out);
 

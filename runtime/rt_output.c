@@ -1,23 +1,32 @@
 /*
 ** runtime/rt_output.c: rf_rt_write_rel, the writer of a relation as text:
-** an aligned table for people or '|'-separated CSV for tools.
+** an aligned table for people, RFC 4180 CSV or '|'-separated text for tools.
 **
-** Owns: the output text format. Values print as rf_value.h formats them
+** Owns: the output text formats. Values print as rf_value.h formats them
 ** (written with its rf_val_write_* functions into a stack buffer, so no
-** allocation per value), through one 1 MiB buffer per call.
+** allocation per value), through one 1 MiB buffer per call into a write
+** callback (a FILE, or a file written aside: common/rf_file.h).
 **
-** CSV: a header row of the column names, then one row per line, fields
-** separated by '|', no trailing '|', no quoting.
+** CSV (RFC 4180): a header row of the column names, then one row per line,
+** fields separated by ','. A field that contains a comma, a double quote, a
+** carriage return or a line feed is quoted, a quote inside doubled
+** ("O""Brien"); nothing else is escaped, so strings come back byte for
+** byte. In a one-column relation an empty string is written "" so that its
+** row is not a blank line (which readers skip). Lines end in LF, as text
+** on Unix does; RFC 4180 readers accept it.
+** TBL: the header row, then one row per line, fields separated by '|', no
+** trailing '|', no quoting (the format of TPC-H's .tbl answers).
 ** TABLE: the names, a line of dashes under each, then the rows; columns are
 ** as wide as their widest cell in characters (UTF-8 code points) and
 ** separated by two spaces; int, decimal and float cells are right-aligned,
 ** the others left-aligned; lines carry no trailing blanks.
-** Both: a string's '|', newline and carriage return are written as the two
-** characters \|, \n and \r, so that one row stays one line with its fields
-** intact (TPC-H text has none of them). A backslash itself is not escaped,
-** so a string that contains the two characters \| prints like one that
-** contains |. A column without a name is called colN (N counts from 1).
+** TBL and TABLE: a string's '|', newline and carriage return are written as
+** the two characters \|, \n and \r, so that one row stays one line with its
+** fields intact (TPC-H text has none of them). A backslash itself is not
+** escaped, so a string that contains the two characters \| prints like one
+** that contains |. A column without a name is called colN (N counts from 1).
 */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,13 +37,19 @@
 typedef struct wbuf {
     char *p;
     size_t len, cap;
-    FILE *f;
+    rf_rt_write_fn fn;
+    void *ctx;
     int err;
 } wbuf;
 
+static void wsend(wbuf *b, const char *s, size_t n)
+{
+    if (!b->err && n && b->fn(b->ctx, s, (int64_t)n) != 0) b->err = 1;
+}
+
 static void wflush(wbuf *b)
 {
-    if (b->len && fwrite(b->p, 1, b->len, b->f) != b->len) b->err = 1;
+    wsend(b, b->p, b->len);
     b->len = 0;
 }
 
@@ -43,7 +58,7 @@ static inline void wput(wbuf *b, const char *s, size_t n)
     if (n > b->cap - b->len) {
         wflush(b);
         if (n > b->cap) {
-            if (fwrite(s, 1, n, b->f) != n) b->err = 1;
+            wsend(b, s, n);
             return;
         }
     }
@@ -130,7 +145,58 @@ static const char *colname(const char *const *names, int32_t c, char *tmp)
     return tmp;
 }
 
+/* An RFC 4180 field: quoted when it holds a comma, quote, CR or LF (or
+** must not vanish as an empty line), quotes doubled. */
+static void wcsv(wbuf *b, const char *s, int64_t n, int quote_empty)
+{
+    int q = n == 0 && quote_empty;
+    for (int64_t i = 0; i < n && !q; i++) {
+        char c = s[i];
+        q = c == ',' || c == '"' || c == '\r' || c == '\n';
+    }
+    if (!q) {
+        wput(b, s, (size_t)n);
+        return;
+    }
+    wputc(b, '"');
+    int64_t start = 0;
+    for (int64_t i = 0; i < n; i++) {
+        if (s[i] != '"') continue;
+        wput(b, s + start, (size_t)(i + 1 - start)); /* through the quote, */
+        start = i;                                    /* which is then written again */
+    }
+    wput(b, s + start, (size_t)(n - start));
+    wputc(b, '"');
+}
+
 static void write_csv(const rf_rt_rel *r, const char *const *names, const rf_rt_dict *dict, wbuf *b, int *bad)
+{
+    char tmp[RF_VAL_FMT_MAX];
+    int one = r->ncols == 1;
+    for (int32_t c = 0; c < r->ncols; c++) {
+        if (c) wputc(b, ',');
+        const char *nm = colname(names, c, tmp);
+        wcsv(b, nm, (int64_t)strlen(nm), one);
+    }
+    wputc(b, '\n');
+    for (int64_t row = 0; row < r->nrows && !b->err; row++) {
+        for (int32_t c = 0; c < r->ncols; c++) {
+            if (c) wputc(b, ',');
+            if (r->types[c] == RF_TYPE_STRING) {
+                int64_t n;
+                const char *s = cell_str(r, c, row, dict, &n, bad);
+                wcsv(b, s, n, one);
+            } else {
+                /* numbers, dates and booleans never hold a comma or a quote */
+                if (b->cap - b->len < RF_VAL_FMT_MAX) wflush(b);
+                b->len += (size_t)cell(r, c, row, b->p + b->len);
+            }
+        }
+        wputc(b, '\n');
+    }
+}
+
+static void write_tbl(const rf_rt_rel *r, const char *const *names, const rf_rt_dict *dict, wbuf *b, int *bad)
 {
     char tmp[RF_VAL_FMT_MAX];
     for (int32_t c = 0; c < r->ncols; c++) {
@@ -217,8 +283,8 @@ static rf_status write_table(const rf_rt_rel *r, const char *const *names, const
     return RF_OK;
 }
 
-rf_status rf_rt_write_rel(const rf_rt_rel *r, const char *const *colnames, const rf_rt_dict *dict, rf_rt_format format,
-                          FILE *out)
+rf_status rf_rt_write_rel_to(const rf_rt_rel *r, const char *const *colnames, const rf_rt_dict *dict,
+                             rf_rt_format format, rf_rt_write_fn fn, void *ctx)
 {
     for (int32_t c = 0; c < r->ncols; c++) {
         if (r->types[c] == RF_TYPE_STRING && !dict && r->nrows > 0) return RF_EINTERNAL;
@@ -227,17 +293,50 @@ rf_status rf_rt_write_rel(const rf_rt_rel *r, const char *const *colnames, const
     wbuf b;
     memset(&b, 0, sizeof b);
     b.cap = OUTBUF;
-    b.f = out;
+    b.fn = fn;
+    b.ctx = ctx;
     if (!(b.p = malloc(b.cap))) return RF_ENOMEM;
     int bad = 0;
     rf_status st = RF_OK;
     if (format == RF_RT_FORMAT_CSV)
         write_csv(r, colnames, dict, &b, &bad);
+    else if (format == RF_RT_FORMAT_TBL)
+        write_tbl(r, colnames, dict, &b, &bad);
     else
         st = write_table(r, colnames, dict, &b, &bad);
     wflush(&b);
     free(b.p);
     if (st) return st;
-    if (b.err || fflush(out) != 0 || ferror(out)) return RF_EIO;
+    if (b.err) return RF_EIO;
     return bad ? RF_EINTERNAL : RF_OK;
+}
+
+typedef struct file_sink {
+    FILE *f;
+    int err_no;
+} file_sink;
+
+static int file_write(void *ctx, const void *p, int64_t n)
+{
+    file_sink *s = ctx;
+    errno = 0;
+    if (fwrite(p, 1, (size_t)n, s->f) == (size_t)n) return 0;
+    s->err_no = errno ? errno : EIO;
+    return -1;
+}
+
+rf_status rf_rt_write_rel(const rf_rt_rel *r, const char *const *colnames, const rf_rt_dict *dict, rf_rt_format format,
+                          FILE *out)
+{
+    file_sink s = {out, 0};
+    rf_status st = rf_rt_write_rel_to(r, colnames, dict, format, file_write, &s);
+    if (!st || st == RF_EIO) {
+        errno = 0;
+        if (fflush(out) != 0 || ferror(out)) {
+            if (!s.err_no) s.err_no = errno ? errno : EIO;
+            st = RF_EIO;
+        }
+    }
+    if (st == RF_EIO) errno = s.err_no;
+    return st;
 }

@@ -1121,6 +1121,43 @@ static char *capture(const rf_rt_rel *r, const char *const *names, rf_rt_format 
     return s;
 }
 
+/* RFC 4180: quoted only where needed, quotes doubled, no backslash escapes,
+** and a one-column empty string that is not a blank line. */
+static void test_output_rfc_csv(void)
+{
+    rf_type t[3] = {RF_TYPE_INT, RF_TYPE_STRING, RF_TYPE_DECIMAL};
+    rf_rt_rel r;
+    rf_rt_rel_alloc(&r, 3, t, 6);
+    const char *sv[6] = {"plain", "a,b", "say \"hi\"", "two\nlines", "cr\rhere", "back\\slash|pipe"};
+    for (int i = 0; i < 6; i++) {
+        ((int64_t *)r.cols[0])[i] = i - 2;
+        rf_rt_dict_intern(D, sv[i], (int64_t)strlen(sv[i]), &((uint32_t *)r.cols[1])[i]);
+        ((int64_t *)r.cols[2])[i] = dec("-1.5");
+    }
+    const char *names[3] = {"id", "na,me", NULL};
+    char *csv = capture(&r, names, RF_RT_FORMAT_CSV);
+    const char *want = "id,\"na,me\",col3\n"
+                       "-2,plain,-1.50\n"
+                       "-1,\"a,b\",-1.50\n"
+                       "0,\"say \"\"hi\"\"\",-1.50\n"
+                       "1,\"two\nlines\",-1.50\n"
+                       "2,\"cr\rhere\",-1.50\n"
+                       "3,back\\slash|pipe,-1.50\n";
+    CHECK(strcmp(csv, want) == 0);
+    if (strcmp(csv, want)) fprintf(stderr, "rfc csv:\n%s", csv);
+    free(csv);
+    rf_rt_rel_free(&r);
+    rf_type ts[1] = {RF_TYPE_STRING};
+    rf_rt_rel_alloc(&r, 1, ts, 2);
+    rf_rt_dict_intern(D, "", 0, &((uint32_t *)r.cols[0])[0]);
+    rf_rt_dict_intern(D, "x", 1, &((uint32_t *)r.cols[0])[1]);
+    const char *n1[1] = {"s"};
+    csv = capture(&r, n1, RF_RT_FORMAT_CSV);
+    CHECK(strcmp(csv, "s\n\"\"\nx\n") == 0);
+    free(csv);
+    rf_rt_rel_free(&r);
+}
+
 static void test_output(void)
 {
     rf_type t[6] = {RF_TYPE_INT, RF_TYPE_STRING, RF_TYPE_DECIMAL, RF_TYPE_FLOAT, RF_TYPE_DATE, RF_TYPE_BOOL};
@@ -1140,7 +1177,7 @@ static void test_output(void)
         ((uint8_t *)r.cols[5])[i] = (uint8_t)(i != 1);
     }
     const char *names[6] = {"id", "name", "price", "ratio", NULL, "ok"};
-    char *csv = capture(&r, names, RF_RT_FORMAT_CSV);
+    char *csv = capture(&r, names, RF_RT_FORMAT_TBL);
     const char *want_csv = "id|name|price|ratio|col5|ok\n"
                            "1|plain|1.50|0.1|1995-03-15|true\n"
                            "-42|naïve\\|x|-0.1234|-2.0|2000-02-29|false\n"
@@ -1161,17 +1198,21 @@ static void test_output(void)
     rf_rt_rel e;
     rf_rt_rel_alloc(&e, 2, t, 0);
     const char *n2[2] = {"a", "b"};
-    csv = capture(&e, n2, RF_RT_FORMAT_CSV);
+    csv = capture(&e, n2, RF_RT_FORMAT_TBL);
     CHECK(strcmp(csv, "a|b\n") == 0);
+    free(csv);
+    csv = capture(&e, n2, RF_RT_FORMAT_CSV);
+    CHECK(strcmp(csv, "a,b\n") == 0);
     tab = capture(&e, n2, RF_RT_FORMAT_TABLE);
     CHECK(strcmp(tab, "a  b\n-  -\n") == 0);
     free(csv);
     free(tab);
     rf_rt_rel_free(&e);
+    test_output_rfc_csv();
     /* truncate keeps the first rows */
     CHECK(rf_rt_rel_truncate(&r, 1) == RF_OK && r.nrows == 1);
     CHECK(rf_rt_rel_truncate(&r, 2) == RF_EINTERNAL);
-    csv = capture(&r, names, RF_RT_FORMAT_CSV);
+    csv = capture(&r, names, RF_RT_FORMAT_TBL);
     CHECK(strcmp(csv, "id|name|price|ratio|col5|ok\n1|plain|1.50|0.1|1995-03-15|true\n") == 0);
     free(csv);
     CHECK(rf_rt_rel_truncate(&r, 0) == RF_OK && r.nrows == 0 && r.cols[0] == NULL);
@@ -1299,6 +1340,9 @@ static void bench(int64_t n)
     double t0 = now();
     rf_rt_write_rel(&W, wn, D, RF_RT_FORMAT_CSV, devnull);
     printf("write %lld rows as CSV (to /dev/null): %.3f s\n", (long long)m, now() - t0);
+    t0 = now();
+    rf_rt_write_rel(&W, wn, D, RF_RT_FORMAT_TBL, devnull);
+    printf("write %lld rows as tbl (to /dev/null): %.3f s\n", (long long)m, now() - t0);
     t0 = now();
     rf_rt_write_rel(&W, wn, D, RF_RT_FORMAT_TABLE, devnull);
     printf("write %lld rows as a table (to /dev/null): %.3f s\n", (long long)m, now() - t0);

@@ -1,6 +1,6 @@
 #!/bin/sh
 # tests/run_e2e.sh REDFOX PROG.logic: compiles the program to a .rfx file,
-# runs the .rfx with --device cpu on tests/e2e/data, and compares the CSV
+# runs the .rfx with --device cpu on tests/e2e/data, and compares the tbl
 # output with PROG.expected. A program whose first line is
 # "// expect-error: TEXT" must instead fail with exit status 1 and print TEXT.
 # "// args: ..." adds options to `redfox run`. RF_UPDATE_GOLDEN=1 rewrites
@@ -21,7 +21,7 @@ if [ $rc -ne 0 ]; then
     echo "FAIL: compile exited $rc"; cat "$tmp/compile.err"; exit 1
 fi
 # shellcheck disable=SC2086
-"$redfox" run "$tmp/$name.rfx" --data "$dir/data" --device cpu --format csv $args >"$tmp/out" 2>"$tmp/err"
+"$redfox" run "$tmp/$name.rfx" --data "$dir/data" --device cpu --format tbl $args >"$tmp/out" 2>"$tmp/err"
 rc=$?
 if [ -n "$experr" ]; then
     if [ $rc -ne 1 ]; then echo "FAIL: exit $rc, expected 1"; cat "$tmp/err"; exit 1; fi
@@ -30,7 +30,7 @@ if [ -n "$experr" ]; then
 fi
 if [ $rc -ne 0 ]; then echo "FAIL: run exited $rc"; cat "$tmp/err"; exit 1; fi
 # the same result with one thread and from the source directly (determinism)
-"$redfox" run "$prog" --data "$dir/data" --device cpu --format csv --threads 1 $args >"$tmp/out1" 2>/dev/null
+"$redfox" run "$prog" --data "$dir/data" --device cpu --format tbl --threads 1 $args >"$tmp/out1" 2>/dev/null
 if ! cmp -s "$tmp/out" "$tmp/out1"; then echo "FAIL: output differs between --threads 1 and the default"; diff "$tmp/out" "$tmp/out1" | head; exit 1; fi
 if [ "${RF_UPDATE_GOLDEN:-0}" = 1 ]; then cp "$tmp/out" "$dir/$name.expected"; echo "updated $dir/$name.expected"; exit 0; fi
 if ! diff -u "$dir/$name.expected" "$tmp/out"; then echo "FAIL: output differs from $name.expected"; exit 1; fi

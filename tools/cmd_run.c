@@ -3,6 +3,7 @@
 ** write its outputs.
 */
 #include "pipeline.h"
+#include "rf_file.h"
 #include "rf_runtime.h"
 #include "tools.h"
 
@@ -13,7 +14,7 @@
 
 static const char *usage =
     "usage: redfox run PROG.rfx|PROG.logic [--data DIR] [--device auto|cpu|gpu]\n"
-    "                  [--format table|csv] [--out DIR] [--profile] [--threads N]\n"
+    "                  [--format table|csv|tbl] [--out DIR] [--profile] [--threads N]\n"
     "                  [--max-iterations N] [--no-fuse] [--repeat N]\n"
     "\n"
     "Runs a compiled program (or compiles a .logic file first) on the\n"
@@ -22,8 +23,26 @@ static const char *usage =
     "options:\n"
     "  --data DIR           where the input files are (default: .)\n"
     "  --device D           auto (default: the GPU when there is one), cpu or gpu\n"
-    "  --format F           table (default) or csv ('|'-separated, header row)\n"
-    "  --out DIR            write DIR/NAME.csv for every output instead of printing\n"
+    "  --format F           table: aligned columns for people (the default on\n"
+    "                       standard output); csv: RFC 4180, comma-separated\n"
+    "                       with a header row, fields quoted when they hold a\n"
+    "                       comma, quote or line break, quotes doubled (the\n"
+    "                       default with --out); tbl: '|'-separated with a header\n"
+    "                       row, a string's |, newline and CR written \\|, \\n, \\r\n"
+    "                       With several outputs on standard output, each comes\n"
+    "                       under a line \"NAME (N rows)\", a blank line between\n"
+    "                       them (with one csv or tbl output, only its rows);\n"
+    "                       use --out for one clean file per output\n"
+    "  --out DIR            write DIR/NAME.csv (csv), DIR/NAME.tbl (tbl) or\n"
+    "                       DIR/NAME.txt (table) for every output instead of\n"
+    "                       printing; DIR is created if missing. Files are written\n"
+    "                       aside and renamed into place only when all were\n"
+    "                       written and synced, so a failed or killed run leaves\n"
+    "                       the folder's files as they were (a crash during the\n"
+    "                       final renames may leave some new, some old). A second\n"
+    "                       run writing the same DIR waits for the first to finish\n"
+    "                       (a lock on DIR/.redfox.lock). An output file that is a\n"
+    "                       symbolic link is refused, never written through\n"
     "  --profile            print per-kernel device, time and rows to stderr (GPU:\n"
     "                       kernels fused by the Kernel Weaver show device\n"
     "                       \"fused\", the first one the whole fused kernel's time;\n"
@@ -41,40 +60,96 @@ static const char *usage =
     "                       the GPU's kernels\n"
     "  -h, --help           this text\n";
 
+static int print_outputs(const rf_rt_result *res, rf_rt_format fmt)
+{
+    for (int32_t i = 0; i < res->noutputs; i++) {
+        const rf_rt_output *o = &res->outputs[i];
+        if (res->noutputs > 1 || fmt == RF_RT_FORMAT_TABLE)
+            printf("%s%s (%lld rows)\n", i ? "\n" : "", o->name, (long long)o->rel.nrows);
+        rf_status st = rf_rt_write_rel(&o->rel, o->var->colnames, res->dict, fmt, stdout);
+        if (st == RF_EIO) {
+            fprintf(stderr, "redfox run: cannot write the output: %s\n", strerror(errno));
+            return RF_EXIT_USER;
+        }
+        if (st) {
+            fprintf(stderr, "redfox run: cannot write %s: %s\n", o->name,
+                    st == RF_ENOMEM ? "out of memory" : "internal error");
+            return rf_tool_exit_code(st);
+        }
+    }
+    if (fflush(stdout) != 0) {
+        fprintf(stderr, "redfox run: cannot write the output: %s\n", strerror(errno));
+        return RF_EXIT_USER;
+    }
+    return RF_EXIT_OK;
+}
+
+static const char *format_ext(rf_rt_format fmt)
+{
+    return fmt == RF_RT_FORMAT_CSV ? "csv" : fmt == RF_RT_FORMAT_TBL ? "tbl" : "txt";
+}
+
+/* Every output into DIR/NAME.EXT under the folder's lock: all written aside
+** and synced, then all renamed, or none. */
 static int write_outputs(const rf_rt_result *res, const char *outdir, rf_rt_format fmt)
 {
-    int rc = RF_EXIT_OK;
-    if (outdir && mkdir(outdir, 0777) != 0 && errno != EEXIST) {
+    struct stat sb;
+    if (mkdir(outdir, 0777) != 0 && errno != EEXIST) {
         fprintf(stderr, "redfox run: cannot create %s: %s\n", outdir, strerror(errno));
         return RF_EXIT_USER;
     }
-    for (int32_t i = 0; i < res->noutputs; i++) {
-        const rf_rt_output *o = &res->outputs[i];
-        FILE *f = stdout;
-        char *path = NULL;
-        if (outdir) {
-            path = rf_sprintf("%s/%s.csv", outdir, o->name);
-            f = path ? fopen(path, "w") : NULL;
-            if (!f) {
-                fprintf(stderr, "redfox run: cannot write %s: %s\n", path ? path : o->name, strerror(errno));
-                free(path);
-                rc = RF_EXIT_USER;
-                continue;
-            }
-        } else if (res->noutputs > 1 || fmt == RF_RT_FORMAT_TABLE) {
-            printf("%s%s (%lld rows)\n", i ? "\n" : "", o->name, (long long)o->rel.nrows);
-        }
-        rf_status st = rf_rt_write_rel(&o->rel, o->var->colnames, res->dict, outdir ? RF_RT_FORMAT_CSV : fmt, f);
-        if (outdir) {
-            if (fclose(f) != 0 && !st) st = RF_EIO;
-        }
-        if (st) {
-            fprintf(stderr, "redfox run: error writing %s\n", path ? path : "the output");
-            rc = RF_EXIT_USER;
-        }
-        free(path);
+    if (stat(outdir, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+        fprintf(stderr, "redfox run: --out %s: not a folder\n", outdir);
+        return RF_EXIT_USER;
     }
-    if (!outdir && fflush(stdout) != 0) rc = RF_EXIT_USER;
+    rf_diags d;
+    rf_diags_init(&d);
+    int lock = -1, busy = -1;
+    rf_status st = rf_file_lock_try(outdir, &lock, &busy, &d);
+    if (!st && lock < 0) {
+        fprintf(stderr, "redfox run: waiting for another run writing to %s (it holds %s/%s)\n", outdir, outdir,
+                RF_FILE_LOCK_NAME);
+        st = rf_file_lock_wait(outdir, busy, &d);
+        lock = busy;
+    }
+    rf_file_out *files = st ? NULL : rf_calloc((size_t)res->noutputs + 1, sizeof *files);
+    if (!st && !files) {
+        rf_error(&d, rf_mkloc(NULL, 0, 0), "out of memory");
+        st = RF_ENOMEM;
+    }
+    for (int32_t i = 0; files && i < res->noutputs; i++) rf_file_out_init(&files[i]);
+    for (int32_t i = 0; !st && i < res->noutputs; i++) {
+        const rf_rt_output *o = &res->outputs[i];
+        if (strchr(o->name, '/')) {
+            rf_error(&d, rf_mkloc(NULL, 0, 0), "the output name '%s' cannot be a file name", o->name);
+            st = RF_EUSER;
+            break;
+        }
+        char *path = rf_sprintf("%s/%s.%s", outdir, o->name, format_ext(fmt));
+        if (!path) {
+            rf_error(&d, rf_mkloc(NULL, 0, 0), "out of memory");
+            st = RF_ENOMEM;
+            break;
+        }
+        rf_file_remove_stale(path);
+        st = rf_file_out_open(&files[i], path, &d);
+        free(path);
+        if (st) break;
+        st = rf_rt_write_rel_to(&o->rel, o->var->colnames, res->dict, fmt, rf_file_out_write_cb, &files[i]);
+        if (st && st != RF_EIO)
+            rf_error(&d, rf_mkloc(files[i].path, 0, 0), "cannot write: %s",
+                     st == RF_ENOMEM ? "out of memory" : "internal error");
+        rf_status cst = rf_file_out_close(&files[i], &d);
+        if (!st) st = cst;
+    }
+    /* the only window: a crash between two renames leaves some new, some old */
+    for (int32_t i = 0; !st && i < res->noutputs; i++) st = rf_file_out_rename(&files[i], &d);
+    if (!st && res->noutputs) st = rf_file_sync_dir(files[0].path, &d);
+    for (int32_t i = 0; files && i < res->noutputs; i++) rf_file_out_abort(&files[i]);
+    free(files);
+    rf_file_unlock(lock);
+    int rc = rf_tool_finish(st, &d);
+    rf_diags_free(&d);
     return rc;
 }
 
@@ -82,7 +157,7 @@ int rf_tool_run(int argc, char **argv)
 {
     const char *progs[256];
     int32_t nprogs = 0;
-    const char *prog = NULL, *data = ".", *device = "auto", *format = "table", *outdir = NULL, *threads = NULL,
+    const char *prog = NULL, *data = ".", *device = "auto", *format = NULL, *outdir = NULL, *threads = NULL,
                *maxit = NULL, *repeat_s = NULL;
     int profile = 0, no_fuse = 0;
     for (int i = 1; i < argc; i++) {
@@ -123,6 +198,7 @@ int rf_tool_run(int argc, char **argv)
     o.profile = profile;
     o.no_fuse = no_fuse;
     rf_rt_format fmt;
+    if (!format) format = outdir ? "csv" : "table";
     if (!rf_tool_run_options("run", device, threads, format, &o, &fmt)) return RF_EXIT_USAGE;
     int64_t v;
     if (maxit) {
@@ -165,7 +241,7 @@ int rf_tool_run(int argc, char **argv)
     int rc = rf_tool_finish(st, &d);
     if (!st) {
         if (profile) rf_tool_print_profile(res, stderr);
-        rc = write_outputs(res, outdir, fmt);
+        rc = outdir ? write_outputs(res, outdir, fmt) : print_outputs(res, fmt);
     }
     rf_rt_result_free(res); /* before the cache: it borrows the cache's dictionary */
     rf_rt_cache_free(o.cache);

@@ -11,6 +11,7 @@
 ** cmd_tpch_run.c (the few small helpers are repeated here).
 */
 #include "pipeline.h"
+#include "rf_file.h"
 #include "rf_rt_gpu.h"
 #include "rf_runtime.h"
 #include "rf_tpch_queries.h"
@@ -308,10 +309,17 @@ static void print_table(const report *r, const bstat *bs, const int want[NQUERIE
     else printf("floor: no bandwidth known for this device (give --bandwidth GBPS)\n");
 }
 
+/* The JSON object built in memory, then written aside and renamed into
+** place (common/rf_file.h); prints why it could not be. */
 static int write_json(const char *path, const report *r, const bstat *bs, const int want[NQUERIES + 1])
 {
-    FILE *f = fopen(path, "w");
-    if (!f) return 0;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f) {
+        fprintf(stderr, "redfox tpch bench: cannot write %s: out of memory\n", path);
+        return 0;
+    }
     fputs("{\n  \"device\": ", f);
     json_string(f, r->device);
     fputs(",\n  \"device_name\": ", f);
@@ -356,7 +364,24 @@ static int write_json(const char *path, const report *r, const bstat *bs, const 
     fputs("\n}\n", f);
     int ok = !ferror(f);
     if (fclose(f) != 0) ok = 0;
-    return ok;
+    if (!ok) {
+        fprintf(stderr, "redfox tpch bench: cannot write %s: out of memory\n", path);
+        free(text);
+        return 0;
+    }
+    rf_diags d;
+    rf_diags_init(&d);
+    rf_file_out out;
+    rf_status st = rf_file_out_open(&out, path, &d);
+    if (!st) {
+        rf_file_out_write(&out, text, (int64_t)len);
+        st = rf_file_out_commit(&out, &d);
+    }
+    rf_file_out_abort(&out);
+    rf_diags_print(&d, stderr);
+    rf_diags_free(&d);
+    free(text);
+    return st == RF_OK;
 }
 
 int rf_tool_tpch_bench(int argc, char **argv)
@@ -453,13 +478,14 @@ int rf_tool_tpch_bench(int argc, char **argv)
     struct tm tm;
     gmtime_r(&t, &tm);
     strftime(r.date, sizeof r.date, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    if (json) {
-        FILE *f = fopen(json, "w");
-        if (!f) {
-            fprintf(stderr, "redfox tpch bench: cannot write %s: %s\n", json, strerror(errno));
-            return RF_EXIT_USER;
-        }
-        fclose(f);
+    if (json) { /* a temporary created and removed: the file itself is written at the end */
+        rf_diags d;
+        rf_diags_init(&d);
+        rf_file_out probe;
+        rf_status st = rf_file_out_open(&probe, json, &d);
+        rf_file_out_abort(&probe);
+        if (st) return rf_tool_finish(st, &d);
+        rf_diags_free(&d);
     }
 
     rt.cache = rf_rt_cache_new();
@@ -516,9 +542,6 @@ int rf_tool_tpch_bench(int argc, char **argv)
     }
     print_table(&r, bs, want);
     if (fflush(stdout) != 0) return RF_EXIT_USER;
-    if (json && !write_json(json, &r, bs, want)) {
-        fprintf(stderr, "redfox tpch bench: cannot write %s: %s\n", json, strerror(errno));
-        return RF_EXIT_USER;
-    }
+    if (json && !write_json(json, &r, bs, want)) return RF_EXIT_USER;
     return failed ? RF_EXIT_USER : RF_EXIT_OK;
 }

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "rf_file.h"
 #include "rf_tpch_gen.h"
 #include "tools.h"
 
@@ -25,7 +26,11 @@ static const char usage[] =
     "\n"
     "  --sf X         scale factor, 0.01 to 1000: whole numbers from 1 up,\n"
     "                 multiples of 0.001 below 1 (SF 1 is about 1 GB)\n"
-    "  --out DIR      output folder, created if missing\n"
+    "  --out DIR      output folder, created if missing. The files are written\n"
+    "                 aside and renamed into place once all are complete, so a\n"
+    "                 failed or killed run leaves the old ones; a second run on\n"
+    "                 the same folder waits (a lock on DIR/.redfox.lock); a\n"
+    "                 symbolic link at DIR/<table>.tbl is refused\n"
     "  --jobs N       worker threads (default: the number of online CPUs);\n"
     "                 the output does not depend on it\n"
     "  --tables LIST  comma-separated tables to write (default: all):\n"
@@ -62,8 +67,15 @@ static void draw_bar(void *ctx, int64_t done, int64_t total)
     fflush(stderr);
 }
 
+static void say_wait(void *ctx, const char *lock_path)
+{
+    (void)ctx;
+    fprintf(stderr, "redfox tpch gen: waiting for another process writing the folder (it holds %s)\n", lock_path);
+}
+
 int rf_tool_tpch_gen(int argc, char **argv)
 {
+    rf_file_cleanup_on_signals(); /* also when run without the redfox dispatcher */
     const char *sf_arg = NULL, *out = NULL, *jobs_arg = NULL, *tables = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -110,6 +122,7 @@ int rf_tool_tpch_gen(int argc, char **argv)
     }
     o.out_dir = out;
     o.tables = tables;
+    o.on_wait = say_wait;
     bar b = {-1};
     int tty = isatty(STDERR_FILENO);
     if (tty) {

@@ -8,6 +8,7 @@
 ** comparison rules belong to rf_tpch_check.
 */
 #include "pipeline.h"
+#include "rf_file.h"
 #include "rf_runtime.h"
 #include "rf_tpch_check.h"
 #include "rf_tpch_queries.h"
@@ -25,7 +26,7 @@
 
 static const char *usage =
     "usage: redfox tpch run --data DIR [--queries LIST] [--device auto|cpu|gpu]\n"
-    "                       [--format table|csv] [--out DIR] [--repeat N]\n"
+    "                       [--format table|csv|tbl] [--out DIR] [--repeat N]\n"
     "                       [--check ANSWERS_DIR] [--threads N] [--profile]\n"
     "                       [--no-fuse]\n"
     "\n"
@@ -37,9 +38,15 @@ static const char *usage =
     "  --data DIR          where customer.tbl .. supplier.tbl are (required)\n"
     "  --queries LIST      which queries, e.g. 1,3,5-7 (default: all 22)\n"
     "  --device D          auto (default), cpu or gpu\n"
-    "  --format F          how results are printed: table (default) or csv\n"
-    "  --out DIR           write DIR/qNN.csv ('|'-separated, header row) instead\n"
-    "                      of printing the results\n"
+    "  --format F          how results are printed: table (default), csv (RFC\n"
+    "                      4180, comma-separated) or tbl ('|'-separated)\n"
+    "  --out DIR           write DIR/qNN.csv instead of printing the results, in\n"
+    "                      the answers' format ('|'-separated, header row, as\n"
+    "                      --check reads). Written aside and renamed into place\n"
+    "                      at the end, all or none: only when every query ran and\n"
+    "                      its file was written. A second run writing the same DIR\n"
+    "                      waits (a lock on DIR/.redfox.lock); a file there that\n"
+    "                      is a symbolic link is refused, never written through\n"
     "  --repeat N          run each query N times; times are the median\n"
     "  --check DIR         compare each result with DIR/qNN.csv: PASS or FAIL\n"
     "                      with the first difference; exit 1 on any failure\n"
@@ -56,6 +63,7 @@ typedef struct qstat {
     double compile_s, load_s, run_s;
     char device[16];      /* copied: the result that names it is freed */
     const char *check;    /* "PASS", "FAIL", "ERROR" or "-" */
+    int write_failed;     /* its --out file could not be written */
     int usage;            /* the run refused the options: no query would run */
 } qstat;
 
@@ -67,25 +75,33 @@ static const rf_fe_pred *output_pred(const rf_fe_program *fe)
     return NULL;
 }
 
-/* The result as '|'-separated text under a header row, in memory. */
+/* The result as '|'-separated text under a header row (the answers'
+** format), in memory. */
 static rf_status result_csv(const rf_rt_result *res, const rf_rt_output *o, char **text, size_t *len)
 {
     *text = NULL;
     *len = 0;
     FILE *f = open_memstream(text, len);
     if (!f) return RF_ENOMEM;
-    rf_status st = rf_rt_write_rel(&o->rel, o->var->colnames, res->dict, RF_RT_FORMAT_CSV, f);
+    rf_status st = rf_rt_write_rel(&o->rel, o->var->colnames, res->dict, RF_RT_FORMAT_TBL, f);
     if (fclose(f) != 0 && !st) st = RF_ENOMEM;
     return st;
 }
 
-static int write_file(const char *path, const char *text, size_t len)
+/* Writes the text aside as path (renamed at the end of the run); prints why not. */
+static int write_file(rf_file_out *f, const char *path, const char *text, size_t len)
 {
-    FILE *f = fopen(path, "wb");
-    if (!f) return 0;
-    int ok = fwrite(text, 1, len, f) == len;
-    if (fclose(f) != 0) ok = 0;
-    return ok;
+    rf_diags d;
+    rf_diags_init(&d);
+    rf_file_remove_stale(path);
+    rf_status st = rf_file_out_open(f, path, &d);
+    if (!st) {
+        rf_file_out_write(f, text, (int64_t)len);
+        st = rf_file_out_close(f, &d);
+    }
+    rf_diags_print(&d, stderr);
+    rf_diags_free(&d);
+    return st == RF_OK;
 }
 
 typedef struct run_opts {
@@ -98,7 +114,7 @@ typedef struct run_opts {
 
 /* Compiles, runs (repeat times), writes or prints, and checks query q.
 ** Returns 1 when all went well. */
-static int run_query(int q, const run_opts *ro, qstat *qs)
+static int run_query(int q, const run_opts *ro, qstat *qs, rf_file_out *file)
 {
     char qname[16];
     snprintf(qname, sizeof qname, "q%02d", q);
@@ -176,8 +192,9 @@ static int run_query(int q, const run_opts *ro, qstat *qs)
     }
     if (ro->outdir) {
         char *path = rf_sprintf("%s/%s.csv", ro->outdir, out->name);
-        if (!path || !write_file(path, text, len)) {
-            fprintf(stderr, "redfox tpch run: cannot write %s: %s\n", path ? path : out->name, strerror(errno));
+        if (!path) fprintf(stderr, "redfox tpch run: out of memory\n");
+        if (!path || !write_file(file, path, text, len)) {
+            qs->write_failed = 1;
             ok = 0;
         }
         free(path);
@@ -313,28 +330,77 @@ int rf_tool_tpch_run(int argc, char **argv)
         fprintf(stderr, "redfox tpch run: cannot create %s: %s\n", outdir, strerror(errno));
         return RF_EXIT_USER;
     }
+    rf_file_out files[NQUERIES + 1];
+    for (int q = 0; q <= NQUERIES; q++) rf_file_out_init(&files[q]);
+    int lock = -1;
+    if (outdir) {
+        rf_diags d;
+        rf_diags_init(&d);
+        int busy = -1;
+        rf_status st = rf_file_lock_try(outdir, &lock, &busy, &d);
+        if (!st && lock < 0) {
+            fprintf(stderr, "redfox tpch run: waiting for another run writing to %s (it holds %s/%s)\n", outdir,
+                    outdir, RF_FILE_LOCK_NAME);
+            st = rf_file_lock_wait(outdir, busy, &d);
+            lock = busy;
+        }
+        if (st) {
+            rf_file_unlock(lock);
+            return rf_tool_finish(st, &d);
+        }
+        rf_diags_free(&d);
+    }
 
     qstat qs[NQUERIES + 1];
     memset(qs, 0, sizeof qs);
-    int failed = 0, npass = 0, nwant = 0;
+    int failed = 0, npass = 0, nwant = 0, unwritten = 0;
     /* the eight tables are loaded once and shared by the queries */
     ro.rt.cache = rf_rt_cache_new();
     if (!ro.rt.cache) {
         fprintf(stderr, "redfox tpch run: out of memory\n");
+        rf_file_unlock(lock);
         return RF_EXIT_USER;
     }
     for (int q = 1; q <= NQUERIES; q++) {
         if (!want[q]) continue;
         nwant++;
-        if (!run_query(q, &ro, &qs[q])) failed++;
+        if (!run_query(q, &ro, &qs[q], &files[q])) failed++;
         if (qs[q].usage) { /* the same for every query: say it once */
             rf_rt_cache_free(ro.rt.cache);
+            for (int k = 0; k <= NQUERIES; k++) rf_file_out_abort(&files[k]);
+            rf_file_unlock(lock);
             return RF_EXIT_USAGE;
         }
         npass += !strcmp(qs[q].check, "PASS");
+        unwritten += !qs[q].ran || qs[q].write_failed;
     }
     printf("\n");
     rf_rt_cache_free(ro.rt.cache);
+    if (outdir) {
+        /* all or none: the files of a run that lost a query would pass for a whole one */
+        rf_diags d;
+        rf_diags_init(&d);
+        rf_status st = RF_OK;
+        if (unwritten) {
+            fprintf(stderr, "redfox tpch run: nothing written to %s: %d quer%s did not run or could not be written\n",
+                    outdir, unwritten, unwritten == 1 ? "y" : "ies");
+        } else {
+            int any = 0;
+            for (int q = 1; q <= NQUERIES && !st; q++)
+                if (want[q]) {
+                    st = rf_file_out_rename(&files[q], &d);
+                    any = q;
+                }
+            if (!st && any) st = rf_file_sync_dir(files[any].path, &d);
+        }
+        for (int q = 0; q <= NQUERIES; q++) rf_file_out_abort(&files[q]);
+        rf_file_unlock(lock);
+        if (st) {
+            rf_tool_finish(st, &d);
+            failed++;
+        }
+        rf_diags_free(&d);
+    }
     print_times(qs, want, ro.repeat, check != NULL);
     if (check) printf("%d of %d queries pass\n", npass, nwant);
     if (fflush(stdout) != 0) return RF_EXIT_USER;

@@ -157,7 +157,8 @@ int rf_tool_run_options(const char *cmd, const char *device, const char *threads
     else return rf_tool_usage_error(cmd, "unknown device '%s' (auto, cpu or gpu)", device), 0;
     if (fmt && !strcmp(format, "table")) *fmt = RF_RT_FORMAT_TABLE;
     else if (fmt && !strcmp(format, "csv")) *fmt = RF_RT_FORMAT_CSV;
-    else if (fmt) return rf_tool_usage_error(cmd, "unknown format '%s' (table or csv)", format), 0;
+    else if (fmt && !strcmp(format, "tbl")) *fmt = RF_RT_FORMAT_TBL;
+    else if (fmt) return rf_tool_usage_error(cmd, "unknown format '%s' (table, csv or tbl)", format), 0;
     int64_t v;
     if (threads) {
         if (!rf_tool_parse_int(threads, 1, 1024, &v))

@@ -39,7 +39,7 @@ rf_status rf_tool_load_program(const char *const *paths, int32_t npaths, const r
                                rf_hir_program **hir, rf_buf *ptx0, rf_diags *d);
 
 /* --device (auto, cpu, gpu), --threads (1..1024; NULL: all cores) into o and,
-** when fmt is not NULL, --format (table, csv) into *fmt. Returns 1, or 0
+** when fmt is not NULL, --format (table, csv, tbl) into *fmt. Returns 1, or 0
 ** after printing cmd's usage error. */
 int rf_tool_run_options(const char *cmd, const char *device, const char *threads, const char *format, rf_rt_options *o,
                         rf_rt_format *fmt);

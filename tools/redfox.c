@@ -2,6 +2,7 @@
 ** tools/redfox.c: the `redfox` command: dispatch to subcommands, --help and
 ** --version.
 */
+#include "rf_file.h"
 #include "tools.h"
 
 #include <errno.h>
@@ -112,6 +113,7 @@ static void set_memory_policy(void)
 int main(int argc, char **argv)
 {
     set_memory_policy();
+    rf_file_cleanup_on_signals(); /* no temporaries left behind by ^C or kill */
     if (argc < 2) {
         fputs(usage, stderr);
         return RF_EXIT_USAGE;

@@ -9,6 +9,7 @@
 ** because a checksum guards against accidents, not against a crafted file.
 */
 #include "rf_rfx.h"
+#include "rf_file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -280,46 +281,20 @@ rf_status rf_rfx_writer_write_file(rf_rfx_writer *w, const char *path, rf_diags 
         rf_error(d, loc, "cannot write the program: %s", w->why);
         return w->err;
     }
-    /* A fresh name in the same folder, so that rename() is atomic; O_EXCL
-    ** because two compilations may write the same output at once. */
-    static atomic_uint counter;
-    char *tmp = NULL;
-    int fd = -1;
-    for (int tries = 0; tries < 100 && fd < 0; tries++) {
-        free(tmp);
-        tmp = rf_sprintf("%s.tmp.%ld.%u", path, (long)getpid(), atomic_fetch_add(&counter, 1));
-        if (!tmp) {
-            rf_error(d, loc, "cannot write the program: out of memory");
-            return RF_ENOMEM;
-        }
-        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        if (fd < 0 && errno != EEXIST) break;
+    /* Written aside and renamed into place (common/rf_file.h): a reader
+    ** never sees a part, a failure leaves the old file, a link is not
+    ** followed, a device (/dev/null) is written in place. */
+    rf_file_out f;
+    rf_status st = rf_file_out_open(&f, path, d);
+    if (st == RF_OK) {
+        sink s = {NULL, f.fd, 0};
+        st = write_image(w, &s);
+        if (st != RF_OK) rf_error(d, loc, "cannot write: out of memory (or the program is too large)");
+        else if (s.err_no) f.err_no = s.err_no; /* reported by the commit */
+        if (st == RF_OK) st = rf_file_out_commit(&f, d);
     }
-    if (fd < 0) {
-        rf_error(d, loc, "cannot write: %s", strerror(errno));
-        free(tmp);
-        return RF_EIO;
-    }
-    sink s = {NULL, fd, 0};
-    rf_status st = write_image(w, &s);
-    /* fsync before rename: otherwise a crash can leave the new name pointing
-    ** at an empty file on some file systems. */
-    if (st == RF_OK && !s.err_no && fsync(fd) != 0) s.err_no = errno;
-    if (close(fd) != 0 && !s.err_no) s.err_no = errno;
-    if (st == RF_OK && !s.err_no && rename(tmp, path) != 0) s.err_no = errno;
-    if (st != RF_OK || s.err_no) {
-        int e = s.err_no;
-        unlink(tmp);
-        free(tmp);
-        if (st != RF_OK) {
-            rf_error(d, loc, "cannot write: out of memory (or the program is too large)");
-            return st;
-        }
-        rf_error(d, loc, "cannot write: %s", strerror(e));
-        return RF_EIO;
-    }
-    free(tmp);
-    return RF_OK;
+    rf_file_out_abort(&f);
+    return st;
 }
 
 /* ---- reader ----------------------------------------------------------- */

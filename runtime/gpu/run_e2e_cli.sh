@@ -1,7 +1,7 @@
 #!/bin/sh
 # runtime/gpu/run_e2e_cli.sh REDFOX PROG.logic: an end-to-end program
 # through the command line on the GPU: `redfox compile` (the .rfx carries
-# the PTX0 section), `redfox run --device gpu --format csv`, compared with
+# the PTX0 section), `redfox run --device gpu --format tbl`, compared with
 # PROG.expected; "// expect-error: TEXT" programs must exit 1 with TEXT.
 # Exit 77 where there is no usable GPU.
 set -u
@@ -18,7 +18,7 @@ if ! "$redfox" compile "$prog" -o "$tmp/$name.rfx" 2>"$tmp/compile.err"; then
     echo "FAIL: compile"; cat "$tmp/compile.err"; exit 1
 fi
 # shellcheck disable=SC2086
-"$redfox" run "$tmp/$name.rfx" --data "$dir/data" --device gpu --format csv $args >"$tmp/out" 2>"$tmp/err"
+"$redfox" run "$tmp/$name.rfx" --data "$dir/data" --device gpu --format tbl $args >"$tmp/out" 2>"$tmp/err"
 rc=$?
 if grep -q "no usable GPU\|no GPU backend" "$tmp/err"; then echo "SKIP: $(head -n 1 "$tmp/err")"; exit 77; fi
 if [ -n "$experr" ]; then

@@ -1,7 +1,7 @@
 #!/bin/sh
 # runtime/gpu/run_e2e_gpu.sh TEST_GPU_RUN MODE PROG.logic [FLAGS]: runs an
 # end-to-end program through the GPU backend (MODE gpu) or its emulator
-# (MODE emu), compares the CSV output with PROG.expected and with the CPU
+# (MODE emu), compares the tbl output with PROG.expected and with the CPU
 # backend's (byte for byte), or, for "// expect-error: TEXT" programs,
 # demands exit 1 with TEXT and the CPU's very messages. "// args:" lines
 # pass options on (--max-iterations); FLAGS too (--no-fuse: every kernel

@@ -1,7 +1,7 @@
 /*
 ** runtime/gpu/test_gpu_run.c: the GPU backend's test driver: compiles LogiQL
 ** files to Harmony, runs the program through rf_rt_gpu_run and prints the
-** outputs exactly as `redfox run --format csv` does. With --compare it also
+** outputs exactly as `redfox run --format tbl` does. With --compare it also
 ** runs the program on the CPU (rf_rt_run) and fails unless both give the
 ** same bytes, or fail with the same messages.
 **
@@ -25,7 +25,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* What `redfox run --format csv` writes to stdout for a result. */
+/* What `redfox run --format tbl` writes to stdout for a result (the e2e tests' .expected format). */
 static char *render(const rf_rt_result *res, size_t *len)
 {
     char *buf = NULL;
@@ -34,7 +34,7 @@ static char *render(const rf_rt_result *res, size_t *len)
     for (int32_t i = 0; i < res->noutputs; i++) {
         const rf_rt_output *o = &res->outputs[i];
         if (res->noutputs > 1) fprintf(f, "%s%s (%lld rows)\n", i ? "\n" : "", o->name, (long long)o->rel.nrows);
-        rf_rt_write_rel(&o->rel, o->var->colnames, res->dict, RF_RT_FORMAT_CSV, f);
+        rf_rt_write_rel(&o->rel, o->var->colnames, res->dict, RF_RT_FORMAT_TBL, f);
     }
     fclose(f);
     return buf;

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "rf_file.h"
 #include "rf_tpch_gen.h"
 #include "tpch_internal.h"
 
@@ -59,8 +60,10 @@ typedef struct run {
     rf_tpch_ctx *ctx;
     task *tasks;
     int64_t ntasks;
-    int fd[NFILES];
+    int fd[NFILES];      /* file[f].fd, or -1 */
     char *path[NFILES];
+    rf_file_out file[NFILES]; /* written aside, renamed at the end */
+    int lock;
 
     pthread_mutex_t mu;
     pthread_cond_t cv;
@@ -286,6 +289,18 @@ static rf_status open_outputs(run *r, const int want[NFILES], rf_diags *d)
         rf_error(d, nowhere, "cannot create the output folder '%s': %s", dir, strerror(errno));
         return RF_EIO;
     }
+    int busy = -1;
+    rf_status lst = rf_file_lock_try(dir, &r->lock, &busy, d);
+    if (!lst && r->lock < 0) {
+        if (r->o->on_wait) {
+            char *lp = rf_sprintf("%s/%s", dir, RF_FILE_LOCK_NAME);
+            r->o->on_wait(r->o->on_wait_ctx, lp ? lp : dir);
+            free(lp);
+        }
+        lst = rf_file_lock_wait(dir, busy, d);
+        r->lock = busy;
+    }
+    if (lst) return lst;
     size_t dl = strlen(dir);
     const char *sep = (dl && dir[dl - 1] == '/') ? "" : "/";
     for (int f = 0; f < NFILES; f++) {
@@ -295,15 +310,12 @@ static rf_status open_outputs(run *r, const int want[NFILES], rf_diags *d)
             rf_error(d, nowhere, "out of memory");
             return RF_ENOMEM;
         }
-        /* Replace, not truncate: truncating a file whose old pages are still
-        ** being written back waits for the disk, and ext4 then flushes the
-        ** new data on close; an unlinked old file just goes away. */
-        unlink(r->path[f]);
-        r->fd[f] = open(r->path[f], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-        if (r->fd[f] < 0) {
-            rf_error(d, nowhere, "cannot create '%s': %s", r->path[f], strerror(errno));
-            return RF_EIO;
-        }
+        /* Aside, then renamed: never truncated in place (which also waits
+        ** for the old file's pages being written back) */
+        rf_file_remove_stale(r->path[f]);
+        rf_status st = rf_file_out_open(&r->file[f], r->path[f], d);
+        if (st) return st;
+        r->fd[f] = r->file[f].fd;
     }
     return RF_OK;
 }
@@ -370,7 +382,11 @@ rf_status rf_tpch_gen(const rf_tpch_gen_opts *o, rf_diags *d)
     run r;
     memset(&r, 0, sizeof r);
     r.o = o;
-    for (int f = 0; f < NFILES; f++) r.fd[f] = -1;
+    for (int f = 0; f < NFILES; f++) {
+        r.fd[f] = -1;
+        rf_file_out_init(&r.file[f]);
+    }
+    r.lock = -1;
     rf_tpch_dists ds;
     int have_ds = 0;
     char *pool = NULL;
@@ -426,15 +442,19 @@ rf_status rf_tpch_gen(const rf_tpch_gen_opts *o, rf_diags *d)
     for (int64_t i = 0; i < r.nspare; i++) free(r.spare[i].data);
 
 done:
+    /* all synced, then all renamed; half-written tables would pass for
+    ** whole ones, so on any failure none is renamed */
+    for (int f = 0; f < NFILES && st == RF_OK; f++)
+        if (r.fd[f] >= 0) st = rf_file_out_close(&r.file[f], d);
+    int last = -1;
+    for (int f = 0; f < NFILES && st == RF_OK; f++)
+        if (r.fd[f] >= 0 && (st = rf_file_out_rename(&r.file[f], d)) == RF_OK) last = f;
+    if (st == RF_OK && last >= 0) st = rf_file_sync_dir(r.path[last], d);
     for (int f = 0; f < NFILES; f++) {
-        if (r.fd[f] >= 0 && close(r.fd[f]) != 0 && st == RF_OK) {
-            st = RF_EIO;
-            rf_error(d, nowhere, "cannot write '%s': %s", r.path[f], strerror(errno));
-        }
-        /* half-written tables would pass for whole ones: remove them */
-        if (r.fd[f] >= 0 && st != RF_OK) unlink(r.path[f]);
+        rf_file_out_abort(&r.file[f]);
         free(r.path[f]);
     }
+    rf_file_unlock(r.lock);
     free(r.err);
     free(r.spare);
     free(r.tasks);

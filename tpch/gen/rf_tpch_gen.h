@@ -30,10 +30,16 @@ typedef struct rf_tpch_gen_opts {
     ** total on success. May be NULL. */
     void (*progress)(void *ctx, int64_t done, int64_t total);
     void *progress_ctx;
+    /* Called before waiting for another process that holds out_dir's lock
+    ** (common/rf_file.h); may be NULL. */
+    void (*on_wait)(void *ctx, const char *lock_path);
+    void *on_wait_ctx;
 } rf_tpch_gen_opts;
 
 /* Generates <out_dir>/<table>.tbl for the selected tables, replacing files
-** of those names. Returns RF_OK, RF_EUSAGE for bad options, RF_EIO when a
+** of those names: written aside and renamed into place only once all were
+** written and synced, under the folder's lock, so a failed or killed run
+** leaves the old files (common/rf_file.h). Returns RF_OK, RF_EUSAGE for bad options, RF_EIO when a
 ** file cannot be created or written, RF_ENOMEM or RF_EINTERNAL; details are
 ** appended to d, and the files of a failed run are removed rather than left
 ** half written. Output is the same whatever the number of jobs. Uses about

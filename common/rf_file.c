@@ -1,0 +1,332 @@
+/*
+** common/rf_file.c: write aside, then rename into place (rf_file.h).
+**
+** Owns: temporaries' names, the signal-cleanup registry and its handler,
+** the output folder's lock.
+**
+** The registry is a fixed array of atomic pointers to temporaries' names,
+** so that the handler (which may run on any thread, at any moment) only
+** loads pointers and calls unlink(), both async-signal-safe. A name is
+** freed only after its slot was cleared and no handler has started: once
+** one has, the process is about to end and nothing is freed any more (a
+** thread that would free spins until the signal ends it). More pending
+** temporaries than slots are still written aside and renamed; only their
+** removal on a signal is lost.
+*/
+#include "rf_file.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define NSLOTS 1024
+
+static _Atomic(char *) slots[NSLOTS];
+static atomic_int handler_started;
+static atomic_uint name_counter;
+
+static int slot_take(char *name)
+{
+    for (int i = 0; i < NSLOTS; i++) {
+        char *expect = NULL;
+        if (atomic_compare_exchange_strong(&slots[i], &expect, name)) return i;
+    }
+    return -1;
+}
+
+/* Clears a slot; returns only when the name it held may be freed. */
+static void slot_release(int i)
+{
+    if (i < 0) return;
+    atomic_store(&slots[i], NULL);
+    while (atomic_load(&handler_started)) sched_yield(); /* the process is ending */
+}
+
+static void on_signal(int sig)
+{
+    atomic_store(&handler_started, 1);
+    for (int i = 0; i < NSLOTS; i++) {
+        char *p = atomic_load(&slots[i]);
+        if (p) unlink(p);
+    }
+    /* SA_RESETHAND restored the default action; the signal is blocked until
+    ** this handler returns, then ends the process with the usual status. */
+    raise(sig);
+}
+
+void rf_file_cleanup_on_signals(void)
+{
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        struct sigaction old, sa;
+        if (sigaction(sigs[i], NULL, &old) != 0 || old.sa_handler == SIG_IGN) continue; /* nohup */
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_signal;
+        sa.sa_flags = SA_RESETHAND;
+        sigemptyset(&sa.sa_mask);
+        sigaction(sigs[i], &sa, NULL);
+    }
+    signal(SIGXFSZ, SIG_IGN);
+}
+
+/* ---- the protocol --------------------------------------------------- */
+
+void rf_file_out_init(rf_file_out *f)
+{
+    memset(f, 0, sizeof *f);
+    f->fd = -1;
+    f->slot = -1;
+}
+
+char *rf_file_dirname(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    if (!s) return rf_strdup(".");
+    if (s == path) return rf_strdup("/");
+    return rf_strndup(path, (size_t)(s - path));
+}
+
+static rf_status fail(rf_file_out *f, rf_diags *d, const char *what, int e)
+{
+    if (!f->err_no) f->err_no = e ? e : EIO;
+    if (!f->reported) {
+        rf_error(d, rf_mkloc(f->path, 0, 0), "cannot %s: %s", what, strerror(f->err_no));
+        f->reported = 1;
+    }
+    return f->err_no == ENOMEM ? RF_ENOMEM : RF_EIO;
+}
+
+/* DIR/.BASE.redfox-PID-N.tmp, the base cut so that the name fits NAME_MAX. */
+static char *temp_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    size_t dlen = slash ? (size_t)(slash - path + 1) : 0;
+    const char *base = path + dlen;
+    int blen = (int)strlen(base);
+    if (blen > 180) blen = 180;
+    return rf_sprintf("%.*s.%.*s.redfox-%ld-%u.tmp", (int)dlen, path, blen, base, (long)getpid(),
+                      atomic_fetch_add(&name_counter, 1));
+}
+
+rf_status rf_file_out_open(rf_file_out *f, const char *path, rf_diags *d)
+{
+    rf_file_out_init(f);
+    if (!(f->path = rf_strdup(path))) {
+        rf_error(d, rf_mkloc(NULL, 0, 0), "out of memory");
+        return RF_ENOMEM;
+    }
+    rf_loc loc = rf_mkloc(path, 0, 0);
+    struct stat sb;
+    if (lstat(path, &sb) == 0) {
+        if (S_ISLNK(sb.st_mode)) {
+            rf_error(d, loc,
+                     "cannot write: it is a symbolic link, and redfox does not write through links "
+                     "(remove it or choose another name)");
+            f->reported = 1;
+            f->err_no = ELOOP;
+            return RF_EIO;
+        }
+        if (S_ISDIR(sb.st_mode)) return fail(f, d, "write", EISDIR);
+        if (S_ISCHR(sb.st_mode) || S_ISFIFO(sb.st_mode) || S_ISSOCK(sb.st_mode)) {
+            f->direct = 1;
+            f->fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+            if (f->fd < 0) return fail(f, d, "write", errno);
+            return RF_OK;
+        }
+    } else if (errno != ENOENT) {
+        return fail(f, d, "write", errno);
+    }
+    for (int tries = 0; tries < 100 && f->fd < 0; tries++) {
+        free(f->tmp);
+        if (!(f->tmp = temp_name(path))) return fail(f, d, "write", ENOMEM);
+        f->fd = open(f->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+        if (f->fd < 0 && errno != EEXIST) break;
+    }
+    if (f->fd < 0) {
+        int e = errno;
+        free(f->tmp);
+        f->tmp = NULL;
+        return fail(f, d, "write", e);
+    }
+    f->slot = slot_take(f->tmp);
+    return RF_OK;
+}
+
+rf_status rf_file_out_write(rf_file_out *f, const void *p, int64_t n)
+{
+    if (f->err_no || f->fd < 0) {
+        if (!f->err_no) f->err_no = EBADF;
+        return RF_EIO;
+    }
+    const char *s = p;
+    while (n > 0) {
+        size_t part = n > ((int64_t)1 << 30) ? (size_t)1 << 30 : (size_t)n;
+        ssize_t w = write(f->fd, s, part);
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            f->err_no = errno;
+            return RF_EIO;
+        }
+        if (w == 0) { /* should not happen for files; avoid spinning */
+            f->err_no = ENOSPC;
+            return RF_EIO;
+        }
+        s += w;
+        n -= w;
+    }
+    return RF_OK;
+}
+
+int rf_file_out_write_cb(void *ctx, const void *p, int64_t n) { return rf_file_out_write(ctx, p, n) ? -1 : 0; }
+
+rf_status rf_file_out_close(rf_file_out *f, rf_diags *d)
+{
+    if (f->err_no) {
+        if (f->fd >= 0) close(f->fd);
+        f->fd = -1;
+        return fail(f, d, "write", f->err_no);
+    }
+    if (f->fd < 0) return f->closed ? RF_OK : fail(f, d, "write", EBADF);
+    int e = 0;
+    /* fsync before the rename: otherwise a crash may leave the new name on
+    ** an empty file. Devices and pipes may refuse it; they keep nothing. */
+    if (fsync(f->fd) != 0 && !(f->direct && (errno == EINVAL || errno == EROFS || errno == ENOTSUP))) e = errno;
+    if (close(f->fd) != 0 && !e && errno != EINTR) e = errno;
+    f->fd = -1;
+    if (e) return fail(f, d, "write", e);
+    f->closed = 1;
+    return RF_OK;
+}
+
+rf_status rf_file_out_rename(rf_file_out *f, rf_diags *d)
+{
+    if (!f->closed) return fail(f, d, "write", f->err_no ? f->err_no : EBADF);
+    if (f->direct || !f->tmp) return RF_OK;
+    if (rename(f->tmp, f->path) != 0) return fail(f, d, "replace it", errno);
+    slot_release(f->slot);
+    f->slot = -1;
+    free(f->tmp);
+    f->tmp = NULL;
+    return RF_OK;
+}
+
+rf_status rf_file_sync_dir(const char *path, rf_diags *d)
+{
+    char *dir = rf_file_dirname(path);
+    if (!dir) {
+        rf_error(d, rf_mkloc(NULL, 0, 0), "out of memory");
+        return RF_ENOMEM;
+    }
+    int e = 0;
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) e = errno;
+    else {
+        /* some file systems cannot sync a folder; their renames are as
+        ** durable as they get */
+        if (fsync(fd) != 0 && errno != EINVAL && errno != EROFS && errno != ENOTSUP) e = errno;
+        close(fd);
+    }
+    if (e) rf_error(d, rf_mkloc(dir, 0, 0), "cannot sync the folder: %s", strerror(e));
+    free(dir);
+    return e ? RF_EIO : RF_OK;
+}
+
+rf_status rf_file_out_commit(rf_file_out *f, rf_diags *d)
+{
+    rf_status st = rf_file_out_close(f, d);
+    if (!st) st = rf_file_out_rename(f, d);
+    if (!st && !f->direct) st = rf_file_sync_dir(f->path, d);
+    return st;
+}
+
+void rf_file_out_abort(rf_file_out *f)
+{
+    if (f->fd >= 0) close(f->fd);
+    f->fd = -1;
+    if (f->tmp) unlink(f->tmp);
+    slot_release(f->slot);
+    f->slot = -1;
+    free(f->tmp);
+    free(f->path);
+    f->tmp = f->path = NULL;
+}
+
+int64_t rf_file_remove_stale(const char *path)
+{
+    char *dir = rf_file_dirname(path);
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    char *prefix = rf_sprintf(".%.180s.redfox-", base);
+    DIR *dd = dir && prefix ? opendir(dir) : NULL;
+    int64_t n = 0;
+    struct dirent *e;
+    size_t pl = prefix ? strlen(prefix) : 0;
+    while (dd && (e = readdir(dd))) {
+        if (strncmp(e->d_name, prefix, pl) != 0) continue;
+        char *end;
+        long pid = strtol(e->d_name + pl, &end, 10);
+        unsigned counter;
+        int used = 0;
+        if (pid <= 0 || *end != '-' || sscanf(end + 1, "%u.tmp%n", &counter, &used) != 1 || end[1 + used]) continue;
+        if (pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue; /* alive */
+        if (unlinkat(dirfd(dd), e->d_name, 0) == 0) n++;
+    }
+    if (dd) closedir(dd);
+    free(prefix);
+    free(dir);
+    return n;
+}
+
+/* ---- the folder's lock ---------------------------------------------- */
+
+rf_status rf_file_lock_try(const char *dir, int *fd, int *busy_fd, rf_diags *d)
+{
+    *fd = *busy_fd = -1;
+    char *lp = rf_sprintf("%s/%s", dir, RF_FILE_LOCK_NAME);
+    if (!lp) {
+        rf_error(d, rf_mkloc(NULL, 0, 0), "out of memory");
+        return RF_ENOMEM;
+    }
+    int l = open(lp, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (l < 0) {
+        int e = errno;
+        rf_error(d, rf_mkloc(lp, 0, 0), "cannot lock the output folder: %s", strerror(e));
+        free(lp);
+        return RF_EIO;
+    }
+    int r;
+    while ((r = flock(l, LOCK_EX | LOCK_NB)) != 0 && errno == EINTR) {}
+    if (r == 0) *fd = l;
+    else if (errno == EWOULDBLOCK) *busy_fd = l;
+    else {
+        int e = errno;
+        close(l);
+        rf_error(d, rf_mkloc(lp, 0, 0), "cannot lock the output folder: %s", strerror(e));
+        free(lp);
+        return RF_EIO;
+    }
+    free(lp);
+    return RF_OK;
+}
+
+rf_status rf_file_lock_wait(const char *dir, int busy_fd, rf_diags *d)
+{
+    int r;
+    while ((r = flock(busy_fd, LOCK_EX)) != 0 && errno == EINTR) {}
+    if (r == 0) return RF_OK;
+    rf_error(d, rf_mkloc(dir, 0, 0), "cannot lock the output folder: %s", strerror(errno));
+    return RF_EIO;
+}
+
+void rf_file_unlock(int fd)
+{
+    if (fd >= 0) close(fd); /* closing the last descriptor releases the flock */
+}

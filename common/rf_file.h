@@ -1,0 +1,99 @@
+/*
+** common/rf_file.h: writing files so that nothing is lost: write aside,
+** then rename into place.
+**
+** Owns: the safe-write protocol every writer of a user-visible file uses
+** (.rfx programs, run outputs, TPC-H tables, reports), the advisory lock on
+** an output folder, and the removal of temporaries when SIGINT, SIGTERM or
+** SIGHUP ends the process.
+**
+** The protocol. rf_file_out_open creates a temporary in the target's folder
+** (".NAME.redfox-PID-N.tmp", O_CREAT|O_EXCL|O_NOFOLLOW, a fresh name) and
+** registers it for removal on a signal; writes go there; rf_file_out_close
+** flushes it to the disk (fsync) and closes it; rf_file_out_rename renames
+** it over the final name (atomic on a POSIX file system: a reader sees the
+** old file or the new one, never a part); rf_file_sync_dir makes the rename
+** itself durable. rf_file_out_commit does the three for a single file.
+** rf_file_out_abort removes the temporary at any point and is a no-op after
+** a commit, so cleanup code may always call it. A writer of several files
+** that must change together opens all, writes all, closes all and only then
+** renames all: a failure before the renames leaves every final name as it
+** was. The renames themselves are one system call each; a crash between two
+** of them leaves some files new and some old (there is no atomic rename of
+** several files on POSIX).
+**
+** Symbolic links are never written through: a final name that is a link
+** is refused (RF_EIO, the error says why) before anything is written; a
+** link planted there later is replaced by the rename, not followed. A final
+** name that is a character device, FIFO or socket (/dev/null, /dev/full, a
+** named pipe) is written in place: such files have no contents to keep.
+** A folder holding the final name may itself be reached through links (it
+** is the user's choice of folder).
+**
+** Errors are reported into an rf_diags at the file ("PATH: error: cannot
+** write: No space left on device"), with the system's reason (strerror).
+*/
+#ifndef RF_FILE_H
+#define RF_FILE_H
+
+#include "rf_common.h"
+
+/* A file being written aside. Zero it with rf_file_out_init before use. */
+typedef struct rf_file_out {
+    char *path;   /* the final name (owned copy) */
+    char *tmp;    /* the temporary (owned); NULL when direct or once renamed */
+    int fd;       /* -1 when closed */
+    int direct;   /* a device, FIFO or socket written in place */
+    int slot;     /* the signal-cleanup slot, -1 for none */
+    int err_no;   /* the first failure's errno, 0 if none */
+    int reported; /* the failure was added to the diagnostics */
+    int closed;   /* rf_file_out_close succeeded */
+} rf_file_out;
+
+void rf_file_out_init(rf_file_out *f);
+/* Creates the temporary for path (or opens a device in place). */
+rf_status rf_file_out_open(rf_file_out *f, const char *path, rf_diags *d);
+/* Writes n bytes, retrying short writes and EINTR. On failure returns RF_EIO
+** and records the reason; rf_file_out_close reports it. Later writes after a
+** failure do nothing and return RF_EIO. */
+rf_status rf_file_out_write(rf_file_out *f, const void *p, int64_t n);
+/* rf_file_out_write as a callback: ctx is the rf_file_out; 0 ok, -1 failed. */
+int rf_file_out_write_cb(void *ctx, const void *p, int64_t n);
+/* fsync and close; reports any write, sync or close failure. */
+rf_status rf_file_out_close(rf_file_out *f, rf_diags *d);
+/* After a successful close: renames the temporary over the final name. */
+rf_status rf_file_out_rename(rf_file_out *f, rf_diags *d);
+/* close + rename + rf_file_sync_dir of the final name's folder. */
+rf_status rf_file_out_commit(rf_file_out *f, rf_diags *d);
+/* Closes and removes the temporary if there is one; frees everything. Safe
+** on an initialised, failed or committed rf_file_out, and twice. */
+void rf_file_out_abort(rf_file_out *f);
+
+/* fsync of the folder holding path (for the renames in it to last). */
+rf_status rf_file_sync_dir(const char *path, rf_diags *d);
+
+/* The folder part of path ("." when it has none); caller frees. */
+char *rf_file_dirname(const char *path);
+
+/* Removes temporaries of path (".NAME.redfox-PID-N.tmp" in its folder)
+** left by a process that no longer runs (killed by SIGKILL, say). Call it
+** while holding the folder's lock. Returns how many were removed. */
+int64_t rf_file_remove_stale(const char *path);
+
+/* The advisory lock of an output folder: flock(LOCK_EX) on DIR/.redfox.lock
+** (created if missing, never through a link). rf_file_lock_try returns RF_OK
+** with *fd >= 0 when it holds the lock, RF_OK with *fd = -1 and *busy_fd the
+** open lock file when another process holds it (then rf_file_lock_wait
+** blocks until it is free), and an error otherwise. */
+#define RF_FILE_LOCK_NAME ".redfox.lock"
+rf_status rf_file_lock_try(const char *dir, int *fd, int *busy_fd, rf_diags *d);
+rf_status rf_file_lock_wait(const char *dir, int busy_fd, rf_diags *d);
+void rf_file_unlock(int fd);
+
+/* Installs handlers for SIGINT, SIGTERM and SIGHUP (where not ignored) that
+** remove the registered temporaries and then end the process by the same
+** signal; also ignores SIGXFSZ, so that a file-size limit is a write error
+** ("File too large") rather than a crash. For tools/ to call once. */
+void rf_file_cleanup_on_signals(void);
+
+#endif

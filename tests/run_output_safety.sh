@@ -1,0 +1,217 @@
+#!/bin/sh
+# tests/run_output_safety.sh REDFOX TC_GRAPH CASE: outputs are written aside
+# and renamed into place (common/rf_file.h). CASE is one of:
+#   concurrent  two runs on one --out folder at once: the folder ends equal
+#               to one run's output exactly, both files from the same run
+#   kill        runs killed with SIGKILL and SIGTERM while writing: the old
+#               files stay intact, SIGTERM leaves no temporary, the next run
+#               removes SIGKILL's
+#   symlink     a symbolic link at an output's name is refused and its target
+#               untouched; nothing in the folder changes
+#   full        disk full and file-size limits: the error names the reason,
+#               nothing partial under a final name, devices stay devices
+#   csv         --format csv is RFC 4180: quoting of comma, quote and line
+#               breaks, doubled quotes, read back by a CSV reader when
+#               python3 is there
+set -u
+redfox=$1
+tc_graph=$2
+case_=$3
+tmp=${TMPDIR:-/tmp}/rf_outsafe.$$
+rm -rf "$tmp"
+mkdir -p "$tmp"
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+cat >"$tmp/tc.logic" <<'EOF'
+edge(x, y) -> int(x), int(y).
+lang:input[`edge] = "edges.tbl".
+path(x, y) <- edge(x, y).
+path(x, z) <- path(x, y), edge(y, z).
+path_count[] = n <- agg<<n = count()>> path(x, y).
+lang:output[`path] = "path".
+lang:output[`path_count] = "path_count".
+EOF
+"$redfox" compile "$tmp/tc.logic" -o "$tmp/tc.rfx" || fail "compile"
+
+# data sets: a big graph (millions of paths, tens of MB of CSV) and a small one
+mkdata() { mkdir -p "$tmp/$1" && "$tc_graph" "$2" "$3" "$4" >"$tmp/$1/edges.tbl" || fail "tc_graph"; }
+run() { "$redfox" run "$tmp/tc.rfx" --device cpu --data "$tmp/$1" --out "$2"; }
+# the folder holds exactly the two outputs (and the lock file)
+only_outputs() {
+    extra=$(ls -A "$1" | grep -v -x -e path.csv -e path_count.csv -e .redfox.lock)
+    [ -z "$extra" ] || fail "$2: unexpected files in the folder: $extra"
+}
+same_as() { cmp -s "$1/path.csv" "$2/path.csv" && cmp -s "$1/path_count.csv" "$2/path_count.csv"; }
+
+case $case_ in
+concurrent)
+    mkdata a 1500 3000 1
+    mkdata b 1500 3000 2
+    run a "$tmp/ref_a" 2>/dev/null || fail "run a"
+    run b "$tmp/ref_b" 2>/dev/null || fail "run b"
+    same_as "$tmp/ref_a" "$tmp/ref_b" && fail "the two data sets give the same output"
+    for trial in 1 2 3; do
+        out=$tmp/out$trial
+        "$redfox" run "$tmp/tc.rfx" --device cpu --data "$tmp/a" --out "$out" 2>"$tmp/err_a" &
+        pa=$!
+        "$redfox" run "$tmp/tc.rfx" --device cpu --data "$tmp/b" --out "$out" 2>"$tmp/err_b" &
+        pb=$!
+        wait $pa; ra=$?
+        wait $pb; rb=$?
+        [ $ra -eq 0 ] || { cat "$tmp/err_a"; fail "trial $trial: run a exited $ra"; }
+        [ $rb -eq 0 ] || { cat "$tmp/err_b"; fail "trial $trial: run b exited $rb"; }
+        if ! same_as "$out" "$tmp/ref_a" && ! same_as "$out" "$tmp/ref_b"; then
+            fail "trial $trial: the folder matches neither run (or mixes them)"
+        fi
+        only_outputs "$out" "trial $trial"
+        grep -h . "$tmp/err_a" "$tmp/err_b" | grep -v -q "waiting for another run" &&
+            fail "trial $trial: unexpected messages: $(cat "$tmp/err_a" "$tmp/err_b")"
+    done
+    ;;
+kill)
+    mkdata big 1500 3000 3
+    mkdata small 40 60 4
+    run small "$tmp/ref_small" || fail "run small"
+    caught=0
+    for sig in KILL TERM KILL TERM KILL TERM; do
+        out=$tmp/out_$sig
+        rm -rf "$out"
+        run small "$out" || fail "run small"
+        # redfox itself in the background (not a shell function: $! would be a subshell)
+        "$redfox" run "$tmp/tc.rfx" --device cpu --data "$tmp/big" --out "$out" 2>/dev/null &
+        pid=$!
+        # wait for a temporary to appear, then kill: the run is writing
+        i=0
+        seen=0
+        while [ $i -lt 3000 ] && kill -0 $pid 2>/dev/null; do
+            if ls -A "$out" | grep -q '\.redfox-.*\.tmp$'; then seen=1; break; fi
+            sleep 0.002 2>/dev/null || sleep 1
+            i=$((i + 1))
+        done
+        kill -$sig $pid 2>/dev/null
+        wait $pid
+        rc=$?
+        if [ $seen -eq 1 ] && [ $rc -gt 128 ]; then
+            caught=$((caught + 1))
+            same_as "$out" "$tmp/ref_small" || fail "SIG$sig mid-write: the old files changed"
+            if [ $sig = TERM ]; then
+                only_outputs "$out" "SIGTERM mid-write left a temporary:"
+            else
+                ls -A "$out" | grep -q '\.redfox-.*\.tmp$' || echo "note: SIGKILL left no temporary"
+                run small "$out" || fail "run after SIGKILL"
+                only_outputs "$out" "the run after SIGKILL did not remove the stale temporary:"
+            fi
+        else
+            # the run ended before the kill: it must then be complete
+            [ $rc -eq 0 ] || [ $rc -gt 128 ] || fail "run big exited $rc"
+            if [ $rc -eq 0 ]; then
+                run big "$tmp/ref_big" 2>/dev/null || fail "run big"
+                same_as "$out" "$tmp/ref_big" || fail "a finished run's files differ"
+            else
+                same_as "$out" "$tmp/ref_small" || fail "killed before writing: the old files changed"
+            fi
+        fi
+        ls -A "$out" | grep -v -x -e path.csv -e path_count.csv -e .redfox.lock -e '\..*\.redfox-.*\.tmp' &&
+            fail "unexpected files after SIG$sig"
+    done
+    [ $caught -ge 2 ] || fail "caught a run mid-write only $caught times in 6"
+    echo "killed mid-write $caught times in 6"
+    ;;
+symlink)
+    mkdata small 40 60 4
+    out=$tmp/out
+    run small "$out" || fail "run"
+    cp "$out/path_count.csv" "$tmp/count_before"
+    echo "do not touch" >"$tmp/victim"
+    rm "$out/path.csv"
+    ln -s "$tmp/victim" "$out/path.csv"
+    mkdata other 50 80 5
+    run other "$out" 2>"$tmp/err"
+    rc=$?
+    [ $rc -eq 1 ] || fail "exit $rc with a link at path.csv, expected 1"
+    grep -q "path.csv.*symbolic link" "$tmp/err" || fail "the error does not name the link: $(cat "$tmp/err")"
+    [ "$(cat "$tmp/victim")" = "do not touch" ] || fail "the link's target was written"
+    [ -L "$out/path.csv" ] || fail "the link was removed"
+    cmp -s "$out/path_count.csv" "$tmp/count_before" || fail "the other output changed"
+    ls -A "$out" | grep -q '\.tmp$' && fail "a temporary was left"
+    # compile -o through a link: refused too
+    ln -s "$tmp/victim" "$tmp/prog.rfx"
+    "$redfox" compile "$tmp/tc.logic" -o "$tmp/prog.rfx" 2>"$tmp/err" && fail "compile wrote through a link"
+    grep -q "symbolic link" "$tmp/err" || fail "compile's error: $(cat "$tmp/err")"
+    [ "$(cat "$tmp/victim")" = "do not touch" ] || fail "compile wrote the link's target"
+    ;;
+full)
+    mkdata small 40 60 4
+    # standard output on a full device
+    if [ -c /dev/full ]; then
+        "$redfox" run "$tmp/tc.rfx" --device cpu --data "$tmp/small" --format csv >/dev/full 2>"$tmp/err"
+        rc=$?
+        [ $rc -eq 1 ] || fail "run >/dev/full exited $rc"
+        grep -q "No space left on device" "$tmp/err" || fail "run >/dev/full: $(cat "$tmp/err")"
+        "$redfox" compile "$tmp/tc.logic" -o /dev/full 2>"$tmp/err"
+        rc=$?
+        [ $rc -eq 1 ] || fail "compile -o /dev/full exited $rc"
+        grep -q "/dev/full.*No space left on device" "$tmp/err" || fail "compile -o /dev/full: $(cat "$tmp/err")"
+        [ -c /dev/full ] || fail "/dev/full is no longer a device"
+        "$redfox" compile "$tmp/tc.logic" -o /dev/null || fail "compile -o /dev/null"
+        [ -c /dev/null ] || fail "/dev/null is no longer a device"
+    else
+        echo "no /dev/full: skipped its part"
+    fi
+    # a file-size limit (as a full disk, on a file the run writes): the reason, the old files kept
+    out=$tmp/out
+    run small "$out" || fail "run small"
+    mkdata big 600 1200 6
+    (ulimit -f 64 && run big "$out") 2>"$tmp/err"
+    rc=$?
+    [ $rc -eq 1 ] || fail "run over the file-size limit exited $rc"
+    grep -q "path.csv.*File too large" "$tmp/err" || fail "the error lacks the reason: $(cat "$tmp/err")"
+    run small "$tmp/ref_small" || fail "run small"
+    same_as "$out" "$tmp/ref_small" || fail "the old files changed"
+    only_outputs "$out" "after the failed write"
+    # tpch gen: the same
+    "$redfox" tpch gen --sf 0.01 --tables nation --out "$tmp/tbl" || fail "tpch gen nation"
+    cp "$tmp/tbl/nation.tbl" "$tmp/nation_before"
+    (ulimit -f 64 && "$redfox" tpch gen --sf 0.01 --tables nation,customer --out "$tmp/tbl") 2>"$tmp/err"
+    rc=$?
+    [ $rc -eq 1 ] || fail "tpch gen over the limit exited $rc"
+    grep -q "File too large" "$tmp/err" || fail "tpch gen's error: $(cat "$tmp/err")"
+    [ -e "$tmp/tbl/customer.tbl" ] && fail "tpch gen left a partial customer.tbl"
+    cmp -s "$tmp/tbl/nation.tbl" "$tmp/nation_before" || fail "tpch gen changed nation.tbl"
+    ls -A "$tmp/tbl" | grep -q '\.tmp$' && fail "tpch gen left a temporary"
+    ;;
+csv)
+    cat >"$tmp/q.logic" <<'EOF'
+s(i, t) -> int(i), string(t).
+s(1, "plain").
+s(2, "a,b").
+s(3, "say \"hi\"").
+s(4, "two\nlines").
+s(5, "").
+s(6, "back\\slash|pipe").
+lang:output[`s] = "s".
+EOF
+    "$redfox" run "$tmp/q.logic" --device cpu --format csv >"$tmp/out.csv" 2>"$tmp/err" || fail "run: $(cat "$tmp/err")"
+    printf '%s\n' 'i,t' '1,plain' '2,"a,b"' '3,"say ""hi"""' '4,"two' 'lines"' '5,' '6,back\slash|pipe' >"$tmp/want.csv"
+    diff -u "$tmp/want.csv" "$tmp/out.csv" || fail "--format csv differs from RFC 4180"
+    "$redfox" run "$tmp/q.logic" --device cpu --out "$tmp/o" 2>"$tmp/err" || fail "run --out: $(cat "$tmp/err")"
+    cmp -s "$tmp/o/s.csv" "$tmp/want.csv" || fail "--out wrote another CSV than --format csv"
+    "$redfox" run "$tmp/q.logic" --device cpu --format tbl --out "$tmp/o" || fail "run --format tbl --out"
+    printf '%s\n' 'i|t' '1|plain' '2|a,b' '3|say "hi"' '4|two\nlines' '5|' '6|back\slash\|pipe' >"$tmp/want.tbl"
+    diff -u "$tmp/want.tbl" "$tmp/o/s.tbl" || fail "--format tbl changed"
+    if command -v python3 >/dev/null 2>&1; then
+        python3 - "$tmp/out.csv" <<'EOF' || fail "a CSV reader does not read back the strings"
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1], newline="")))
+want = [["i", "t"], ["1", "plain"], ["2", "a,b"], ["3", 'say "hi"'], ["4", "two\nlines"], ["5", ""],
+        ["6", "back\\slash|pipe"]]
+sys.exit(0 if rows == want else 1)
+EOF
+    else
+        echo "no python3: the round trip through a CSV reader skipped"
+    fi
+    ;;
+*) fail "unknown case $case_" ;;
+esac
+exit 0
