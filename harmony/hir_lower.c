@@ -386,6 +386,10 @@ rf_status rf_hir_lower(const rf_qp_program *qp, rf_hir_program **out, rf_diags *
         if (r->fd_checked) {
             v->nkeys = r->nkeys;
             v->pred_name = rf_hir_strdup(p, r->pred ? r->pred->name : r->name);
+        } else if (r->kind == RF_QP_REL_INPUT && r->pred && r->pred->functional && r->ncols > 1) {
+            /* the loader checks a functional input's dependency */
+            v->nkeys = r->ncols - 1;
+            v->pred_name = rf_hir_strdup(p, r->pred->name);
         }
     }
     for (int32_t i = 0; i < qp->nblocks && !p->oom; i++) {

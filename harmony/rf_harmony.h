@@ -54,7 +54,8 @@ typedef struct rf_hir_var {
     /* OUTPUT */
     const char *output_name;
     /* a functional dependency on the first nkeys columns: the predicate's name
-    ** is reported with the key when a Unique kernel finds a violation */
+    ** is reported with the key when a Unique kernel finds a violation (an
+    ** INPUT's is checked by the loader: a functional predicate's file) */
     int32_t nkeys;
     const char *pred_name;
 } rf_hir_var;

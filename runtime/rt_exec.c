@@ -41,6 +41,7 @@ typedef struct cached {
     ** checks it before it counts on it (each as a column bit mask) */
     uint64_t keys_checked[8];
     int32_t nkeys_checked;
+    int fd_checked; /* a functional predicate's dependency (first ncols - 1 columns) */
 } cached;
 
 /* v's declared key as a column mask; 0 for none, or for one past column 63
@@ -1017,6 +1018,7 @@ static rf_status load_input(exec *x, const rf_hir_var *v, val *dst)
         }
         e.rel.types = e.types;
         if (key_mask(v)) e.keys_checked[e.nkeys_checked++] = key_mask(v); /* rf_rt_load_input checked it */
+        e.fd_checked = rf_rt_input_is_functional(v);
         c->items[c->n] = e;
         hit = &c->items[c->n++];
     } else {
@@ -1025,6 +1027,10 @@ static rf_status load_input(exec *x, const rf_hir_var *v, val *dst)
         for (int32_t i = 0; i < hit->nkeys_checked && km; i++) known |= hit->keys_checked[i] == km;
         rf_status st = RF_OK;
         if (v->ninput_key > 0 && !known) st = rf_rt_check_input_key(path, v, x->dict, x->pool, &hit->rel, x->d);
+        if (!st && rf_rt_input_is_functional(v) && !hit->fd_checked) {
+            st = rf_rt_check_input_fd(path, v, x->dict, x->pool, &hit->rel, x->d);
+            if (!st) hit->fd_checked = 1;
+        }
         free(path);
         if (st) return st;
         if (km && !known && hit->nkeys_checked < 8) hit->keys_checked[hit->nkeys_checked++] = km;

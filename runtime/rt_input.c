@@ -3,11 +3,18 @@
 ** both devices.
 **
 ** Owns: the conversion of the loader's text columns into a relation (strings
-** interned into the run's dictionary), and the check of a declared
-** lang:input:key: no two rows of the file may agree on the key's columns.
-** The query plan counts on the key (it drops the dedupes it makes needless),
-** so a file that breaks it is an error naming both lines, never a wrong
-** answer.
+** interned into the run's dictionary), and the checks of what the program
+** says about an input's rows:
+**   - a declared lang:input:key: no two rows of the file may agree on the
+**     key's columns (a row repeated whole breaks it too). The query plan
+**     counts on the key (it drops the dedupes it makes needless), so a file
+**     that breaks it is an error naming both lines, never a wrong answer.
+**   - a functional predicate (f[k1, k2] = v): no two rows may agree on the
+**     key columns and differ in the value, as for facts written in the
+**     program. Predicates are sets, so a row repeated whole is one fact and
+**     is accepted (unless a lang:input:key forbids it).
+** Both are one hash grouping of the key columns (rf_cpu_group, parallel);
+** a key that the declared one implies is not checked again.
 */
 #include "rf_rt_input.h"
 
@@ -25,9 +32,24 @@ rf_cpu_kind rf_rt_cpu_kind(rf_type t)
     }
 }
 
-/* The first row whose key an earlier row has, with that earlier row. */
-static rf_status check_key(rf_cpu_pool *pool, const rf_hir_var *v, const rf_rt_rel *r, int64_t *first,
-                           int64_t *dup)
+/* Do rows a and b of r agree on columns [c0, ncols)? */
+static int same_tail(const rf_hir_var *v, const rf_rt_rel *r, int32_t c0, int64_t a, int64_t b)
+{
+    for (int32_t c = c0; c < v->ncols; c++) {
+        size_t w = (size_t)rf_val_type_size(v->types[c]);
+        if (v->types[c] == RF_TYPE_STRING) w = sizeof(uint32_t); /* dictionary codes */
+        const char *col = r->cols[c];
+        if (memcmp(col + (size_t)a * w, col + (size_t)b * w, w)) return 0;
+    }
+    return 1;
+}
+
+/* The first row whose key (columns keys[0..nkeys)) an earlier row has, with
+** that earlier row; with value_from >= 0, only a row that also differs from
+** the earlier one in columns [value_from, ncols) counts (a functional
+** dependency). */
+static rf_status check_key(rf_cpu_pool *pool, const rf_hir_var *v, const rf_rt_rel *r, const int32_t *keys,
+                           int32_t nkeys, int32_t value_from, int64_t *first, int64_t *dup)
 {
     *first = *dup = -1;
     if (r->nrows < 2) return RF_OK;
@@ -35,55 +57,141 @@ static rf_status check_key(rf_cpu_pool *pool, const rf_hir_var *v, const rf_rt_r
     if (!t.cols) return RF_ENOMEM;
     for (int32_t c = 0; c < v->ncols; c++) t.cols[c] = (rf_cpu_col){rf_rt_cpu_kind(v->types[c]), r->cols[c]};
     rf_cpu_groups g;
-    rf_status st = rf_cpu_group(pool, &t, v->input_key, v->ninput_key, &g);
+    rf_status st = rf_cpu_group(pool, &t, keys, nkeys, &g);
     free(t.cols);
     if (st) return st;
     if (g.ngroups < r->nrows) {
         /* groups are numbered by first occurrence: the first row that is not
-        ** its group's first row repeats an earlier key */
-        for (int64_t i = 0; i < r->nrows; i++)
-            if (g.first_row[g.group_of_row[i]] != i) {
-                *first = g.first_row[g.group_of_row[i]];
+        ** its group's first row repeats an earlier key; for a dependency, the
+        ** first row that differs from its group's first row is the first
+        ** that differs from any earlier row of its group */
+        for (int64_t i = 0; i < r->nrows; i++) {
+            int64_t f = g.first_row[g.group_of_row[i]];
+            if (f != i && (value_from < 0 || !same_tail(v, r, value_from, f, i))) {
+                *first = f;
                 *dup = i;
                 break;
             }
+        }
     }
     rf_cpu_groups_free(&g);
     return RF_OK;
 }
 
+/* The file line of row i: rows map to lines one to one, unless a quoted
+** field carried a record over several lines (lines: the loader's, or NULL). */
+static int64_t line_of(const rf_hir_var *v, const int64_t *lines, int64_t i)
+{
+    return lines ? lines[i] : i + 1 + (v->header ? 1 : 0);
+}
+
+static void put_cols(rf_buf *b, const rf_hir_var *v, const int32_t *cols, int32_t n)
+{
+    rf_buf_putc(b, '(');
+    for (int32_t k = 0; k < n; k++)
+        rf_buf_printf(b, "%s%s", k ? ", " : "", v->colnames[cols[k]] ? v->colnames[cols[k]] : "_");
+    rf_buf_putc(b, ')');
+}
+
+static void put_vals(rf_buf *b, const rf_rt_dict *dict, const rf_rt_rel *r, const int32_t *cols, int32_t n,
+                     int64_t row)
+{
+    rf_buf_putc(b, '(');
+    for (int32_t k = 0; k < n; k++) {
+        if (k) rf_buf_puts(b, ", ");
+        rf_rt_format_value(dict, r, cols[k], row, b);
+    }
+    rf_buf_putc(b, ')');
+}
+
 static void key_error(const rf_hir_var *v, const char *path, const rf_rt_dict *dict, const rf_rt_rel *r,
-                      int64_t first, int64_t dup, rf_diags *d)
+                      const int64_t *lines, int64_t first, int64_t dup, rf_diags *d)
 {
     rf_buf b;
     rf_buf_init(&b);
-    int64_t line = dup + 1 + (v->header ? 1 : 0), fline = first + 1 + (v->header ? 1 : 0);
-    rf_buf_puts(&b, "the key (");
-    for (int32_t k = 0; k < v->ninput_key; k++)
-        rf_buf_printf(&b, "%s%s", k ? ", " : "", v->colnames[v->input_key[k]] ? v->colnames[v->input_key[k]] : "_");
-    rf_buf_puts(&b, ") = (");
-    for (int32_t k = 0; k < v->ninput_key; k++) {
-        if (k) rf_buf_puts(&b, ", ");
-        rf_rt_format_value(dict, r, v->input_key[k], dup, &b);
-    }
-    rf_buf_printf(&b, ") of line %lld is already on line %lld (lang:input:key of `%s`)", (long long)line,
+    int64_t line = line_of(v, lines, dup), fline = line_of(v, lines, first);
+    rf_buf_puts(&b, "the key ");
+    put_cols(&b, v, v->input_key, v->ninput_key);
+    rf_buf_puts(&b, " = ");
+    put_vals(&b, dict, r, v->input_key, v->ninput_key, dup);
+    rf_buf_printf(&b, " of line %lld is already on line %lld (lang:input:key of `%s`)", (long long)line,
                   (long long)fline, v->name);
     rf_loc loc = rf_mkloc(path, line <= INT32_MAX ? (int32_t)line : 0, 1);
     rf_error(d, loc, "%s", b.data ? b.data : "the input breaks its key");
     rf_buf_free(&b);
 }
 
+static void fd_error(const rf_hir_var *v, const char *path, const rf_rt_dict *dict, const rf_rt_rel *r,
+                     const int32_t *cols, const int64_t *lines, int64_t first, int64_t dup, rf_diags *d)
+{
+    rf_buf b;
+    rf_buf_init(&b);
+    int64_t line = line_of(v, lines, dup), fline = line_of(v, lines, first);
+    int32_t nk = v->nkeys, nv = v->ncols - v->nkeys;
+    rf_buf_printf(&b, "functional dependency violated: `%s` has two values for the key ", v->name);
+    put_cols(&b, v, cols, nk);
+    rf_buf_puts(&b, " = ");
+    put_vals(&b, dict, r, cols, nk, dup);
+    rf_buf_puts(&b, ": ");
+    put_vals(&b, dict, r, cols + nk, nv, dup);
+    rf_buf_printf(&b, " on line %lld, but ", (long long)line);
+    put_vals(&b, dict, r, cols + nk, nv, first);
+    rf_buf_printf(&b, " is already on line %lld", (long long)fline);
+    rf_loc loc = rf_mkloc(path, line <= INT32_MAX ? (int32_t)line : 0, 1);
+    rf_error(d, loc, "%s", b.data ? b.data : "the input breaks its functional dependency");
+    rf_buf_free(&b);
+}
+
+/* Does the declared key make the functional dependency hold (every key
+** column among the dependency's key columns)? */
+static int key_implies_fd(const rf_hir_var *v)
+{
+    if (v->ninput_key <= 0) return 0;
+    for (int32_t k = 0; k < v->ninput_key; k++)
+        if (v->input_key[k] >= v->nkeys) return 0;
+    return 1;
+}
+
+static rf_status check_input(const char *path, const rf_hir_var *v, const rf_rt_dict *dict, rf_cpu_pool *pool,
+                             const rf_rt_rel *r, const int64_t *lines, int check_declared, int check_fd,
+                             rf_diags *d)
+{
+    int64_t first, dup;
+    rf_status st = RF_OK;
+    if (check_declared && v->ninput_key > 0) {
+        st = check_key(pool, v, r, v->input_key, v->ninput_key, -1, &first, &dup);
+        if (!st && dup >= 0) {
+            key_error(v, path, dict, r, lines, first, dup, d);
+            return RF_EUSER;
+        }
+    }
+    if (!st && check_fd && rf_rt_input_is_functional(v) && !key_implies_fd(v)) {
+        int32_t cols[4096];
+        for (int32_t c = 0; c < v->ncols; c++) cols[c] = c;
+        st = check_key(pool, v, r, cols, v->nkeys, v->nkeys, &first, &dup);
+        if (!st && dup >= 0) {
+            fd_error(v, path, dict, r, cols, lines, first, dup, d);
+            return RF_EUSER;
+        }
+    }
+    return st;
+}
+
+int rf_rt_input_is_functional(const rf_hir_var *v)
+{
+    return v->nkeys > 0 && v->nkeys < v->ncols && v->ncols <= 4096;
+}
+
 rf_status rf_rt_check_input_key(const char *path, const rf_hir_var *v, const rf_rt_dict *dict, rf_cpu_pool *pool,
                                 const rf_rt_rel *r, rf_diags *d)
 {
-    if (v->ninput_key <= 0) return RF_OK;
-    int64_t first, dup;
-    rf_status st = check_key(pool, v, r, &first, &dup);
-    if (!st && dup >= 0) {
-        key_error(v, path, dict, r, first, dup, d);
-        st = RF_EUSER;
-    }
-    return st;
+    return check_input(path, v, dict, pool, r, NULL, 1, 0, d);
+}
+
+rf_status rf_rt_check_input_fd(const char *path, const rf_hir_var *v, const rf_rt_dict *dict, rf_cpu_pool *pool,
+                               const rf_rt_rel *r, rf_diags *d)
+{
+    return check_input(path, v, dict, pool, r, NULL, 0, 1, d);
 }
 
 rf_status rf_rt_load_input(const char *path, const rf_hir_var *v, rf_rt_dict *dict, rf_cpu_pool *pool, int threads,
@@ -91,7 +199,7 @@ rf_status rf_rt_load_input(const char *path, const rf_hir_var *v, rf_rt_dict *di
 {
     memset(out, 0, sizeof *out);
     rf_rt_texttable t;
-    rf_rt_load_opts lo = {v->delimiter, v->header, threads};
+    rf_rt_load_opts lo = {v->delimiter, v->header, threads, v->name};
     rf_status st = rf_rt_load_text(path, v->types, v->ncols, &lo, &t, d);
     if (st) return st;
     rf_rt_rel r;
@@ -116,8 +224,11 @@ rf_status rf_rt_load_input(const char *path, const rf_hir_var *v, rf_rt_dict *di
             tc->data = NULL;
         }
     }
+    int64_t *lines = t.lines; /* kept for the messages of the checks */
+    t.lines = NULL;
     rf_rt_texttable_free(&t);
-    if (!st) st = rf_rt_check_input_key(path, v, dict, pool, &r, d);
+    if (!st) st = check_input(path, v, dict, pool, &r, lines, 1, 1, d);
+    free(lines);
     if (st) {
         rf_rt_rel_free(&r);
         return st;

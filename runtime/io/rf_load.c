@@ -18,6 +18,14 @@
 ** to rf_value's parsers for anything unusual, which keeps one definition of
 ** what is valid: the fast path only ever accepts text that the rf_value
 ** parser accepts with the same value.
+**
+** Quotes (RFC 4180): phase 1 also looks for a '"' (block by block, while the
+** text is in the cache). A file without one (dbgen's) is split at every '\n'
+** and parsed by code that never looks for quotes, exactly as above. A file
+** with one is split into records by a sequential quote-aware pass instead (a
+** '\n' inside quotes does not end a record), which also picks the chunk
+** boundaries; its parse stays parallel, by the quote-aware instance of the
+** same parser.
 */
 #include "rf_load.h"
 
@@ -36,6 +44,7 @@
 #define MAX_THREADS 256
 #define AUTO_CHUNK (8LL << 20)  /* automatic thread count: bytes per thread at least */
 #define QUOTE_MAX 40            /* characters of a bad field shown in a message */
+#define HINT_LINE_MAX (1 << 16) /* a first line longer than this gets no hints */
 
 typedef struct load_err {
     int64_t line, col;
@@ -55,6 +64,7 @@ typedef struct chunk {
     int skip_first;        /* the header line is in this chunk */
     int64_t nl;            /* phase 1: '\n' count */
     int64_t rows;          /* phase 1: records */
+    int has_quote;         /* phase 1: a '"' in [beg, end) */
     int64_t row0;          /* first output row */
     int64_t line0;         /* file line number of beg */
     sbuf *sb;              /* per column; used for string columns */
@@ -70,19 +80,28 @@ struct job {
     const rf_type *types;
     int32_t ncols;
     char delim;
-    int fast; /* the delimiter cannot occur inside a number or a date */
+    int fast;   /* the delimiter cannot occur inside a number or a date */
+    int quoted; /* the file holds a '"': records may span lines, fields may be quoted */
     rf_rt_textcol *cols;
+    int64_t *lines; /* quoted files: each row's first line */
     int64_t nrows;
 };
 
 /* ---- errors --------------------------------------------------------- */
 
-static void chunk_err(chunk *c, int64_t line, int64_t col, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+/* Records an error at the byte pos of the record that starts at ls on line
+** 'line'; a quoted field may have carried the record over several lines. */
+static void chunk_err_at(chunk *c, const char *ls, int64_t line, const char *pos, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
 
-static void chunk_err(chunk *c, int64_t line, int64_t col, const char *fmt, ...)
+static void chunk_err_at(chunk *c, const char *ls, int64_t line, const char *pos, const char *fmt, ...)
 {
     if (c->nerr >= MAX_ERRS) return;
+    const char *bol = ls;
+    for (const char *q = ls; q < pos && (q = memchr(q, '\n', (size_t)(pos - q))) != NULL; q++) {
+        line++;
+        bol = q + 1;
+    }
     va_list ap;
     va_start(ap, fmt);
     char *msg = rf_vsprintf(fmt, ap);
@@ -92,7 +111,7 @@ static void chunk_err(chunk *c, int64_t line, int64_t col, const char *fmt, ...)
         return;
     }
     c->errs[c->nerr].line = line;
-    c->errs[c->nerr].col = col;
+    c->errs[c->nerr].col = (pos - bol) + 1;
     c->errs[c->nerr].msg = msg;
     c->nerr++;
 }
@@ -156,12 +175,12 @@ static void field_err(chunk *c, int64_t line, const char *ls, const char *f, int
 {
     char q[QUOTE_BUF];
     quote_field(q, f, n);
-    chunk_err(c, line, (f - ls) + e->off + 1, "expected %s, found %s: %s", type_article(t), q, e->why);
+    chunk_err_at(c, ls, line, f + e->off, "expected %s, found %s: %s", type_article(t), q, e->why);
 }
 
 /* ---- growable string bytes ------------------------------------------ */
 
-static int sbuf_append(sbuf *s, const char *p, int64_t n)
+static inline __attribute__((always_inline)) int sbuf_append(sbuf *s, const char *p, int64_t n)
 {
     if (n == 0) return 0;
     if (s->len + n > s->cap) {
@@ -185,12 +204,15 @@ static inline const char *field_end(const char *p, const char *le, char delim)
     return e ? e : le;
 }
 
-/* Finds the end of a string field and whether it holds any byte >= 0x80, in
-** one pass, 8 bytes at a time: most fields are short, where memchr's call
-** overhead dominates, and pure ASCII needs no UTF-8 check. */
-static inline const char *scan_string(const char *p, const char *le, char delim, int *nonascii)
+/* Finds the end of a string field and whether it holds any byte >= 0x80 or
+** any NUL byte (then it needs a closer look), in one pass, 8 bytes at a time:
+** most fields are short, where memchr's call overhead dominates, and pure
+** ASCII without NULs needs no check. */
+static inline const char *scan_string(const char *p, const char *le, char delim, int *suspect)
 {
     const uint64_t ones = UINT64_C(0x0101010101010101), highs = UINT64_C(0x8080808080808080);
+    /* acc's high bits: a byte >= 0x80, or a zero byte ((w - ones) & ~w flags
+    ** the lowest exactly, and one above only over a true one below it) */
     uint64_t acc = 0;
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     const uint64_t dm = ones * (unsigned char)delim;
@@ -200,21 +222,76 @@ static inline const char *scan_string(const char *p, const char *le, char delim,
         uint64_t x = w ^ dm;
         /* the lowest flagged byte is exactly the first delimiter */
         uint64_t z = (x - ones) & ~x & highs;
+        uint64_t sus = w | ((w - ones) & ~w);
         if (z) {
             int i = __builtin_ctzll(z) >> 3;
-            if (i) acc |= w & (~UINT64_C(0) >> (64 - 8 * i));
-            *nonascii = (acc & highs) != 0;
+            if (i) acc |= sus & (~UINT64_C(0) >> (64 - 8 * i));
+            *suspect = (acc & highs) != 0;
             return p + i;
         }
-        acc |= w;
+        acc |= sus;
         p += 8;
     }
 #else
     (void)ones;
 #endif
-    while (p < le && *p != delim) acc |= (unsigned char)*p++;
-    *nonascii = (acc & highs) != 0;
+    while (p < le && *p != delim) {
+        acc |= (unsigned char)*p | (*p ? 0 : 0x80);
+        p++;
+    }
+    *suspect = (acc & highs) != 0;
     return p;
+}
+
+/* The closer look at a string field [f, f + n) that scan_string flagged:
+** NUL bytes and invalid UTF-8 are errors. Returns 0, or -1 after recording one. */
+__attribute__((noinline)) static int check_text(chunk *c, const char *ls, int64_t line, const char *f, int64_t n)
+{
+    const char *z = memchr(f, 0, (size_t)n);
+    if (z) {
+        chunk_err_at(c, ls, line, z, "a NUL byte in a string field: strings may not contain NUL bytes");
+        return -1;
+    }
+    rf_val_err e;
+    if (rf_val_check_utf8(f, n, &e) == RF_OK) return 0;
+    char q[QUOTE_BUF];
+    quote_field(q, f, n);
+    chunk_err_at(c, ls, line, f + e.off, "expected %s, found %s: %s", type_article(RF_TYPE_STRING), q, e.why);
+    return -1;
+}
+
+/* The end of the record that starts at p: its '\n' (or end), skipping quoted
+** fields, in which '\n' is data; *inner counts those '\n'. A quote that is
+** never closed runs to the end. */
+static const char *record_end(const char *p, const char *end, char delim, int64_t *inner)
+{
+    int at_start = 1;
+    *inner = 0;
+    while (p < end) {
+        char ch = *p;
+        if (ch == '"' && at_start) {
+            const char *q = p + 1;
+            for (;;) {
+                const char *cq = memchr(q, '"', (size_t)(end - q));
+                if (!cq) cq = end;
+                for (const char *n = q; (n = memchr(n, '\n', (size_t)(cq - n))) != NULL; n++) (*inner)++;
+                if (cq == end) return end;
+                q = cq + 1;
+                if (q < end && *q == '"') {
+                    q++;
+                    continue;
+                }
+                break;
+            }
+            p = q;
+            at_start = 0;
+            continue;
+        }
+        if (ch == '\n') return p;
+        at_start = ch == delim;
+        p++;
+    }
+    return end;
 }
 
 /* Days since 1970-01-01 of January 1st of each year 0..9999 and of the first
@@ -235,9 +312,84 @@ static inline int is_dig(char c) { return (unsigned)(c - '0') < 10; }
 
 static const int64_t SCALE[7] = {1000000, 100000, 10000, 1000, 100, 10, 1};
 
+/* Parses the quoted field at f (its opening '"') of the record [ls, le)
+** as column k of output row 'row'. Returns the delimiter or le after it, or
+** NULL after recording an error (or with c->oom set). Returning the position
+** (not writing through a pointer) keeps parse_line's cursor in a register. */
+__attribute__((noinline)) static const char *parse_quoted(chunk *c, int32_t k, int64_t row, const char *ls,
+                                                          const char *le, int64_t line, const char *f)
+{
+    const job *j = c->job;
+    const char *cs = f + 1, *q = cs;
+    int doubled = 0;
+    for (;;) {
+        q = memchr(q, '"', (size_t)(le - q));
+        if (!q) {
+            chunk_err_at(c, ls, line, f, "unterminated quoted field: the '\"' opened here is never closed");
+            return NULL;
+        }
+        if (q + 1 < le && q[1] == '"') {
+            doubled = 1;
+            q += 2;
+            continue;
+        }
+        break;
+    }
+    const char *ce = q, *after = q + 1;
+    if (after != le && *after != j->delim) {
+        chunk_err_at(c, ls, line, after,
+                     "unexpected character after the closing '\"' of a quoted field (a '\"' inside one is written '\"\"')");
+        return NULL;
+    }
+    rf_rt_textcol *col = &j->cols[k];
+    rf_type t = j->types[k];
+    int64_t n = ce - cs;
+    rf_val_err e;
+    rf_status st = RF_OK;
+    switch (t) {
+    case RF_TYPE_STRING: {
+        if (check_text(c, ls, line, cs, n)) return NULL;
+        sbuf *s = &c->sb[k];
+        col->str_off[row] = s->len;
+        int fail = 0;
+        if (!doubled) {
+            fail = sbuf_append(s, cs, n);
+        } else {
+            /* each '""' is one '"': copy up to and including its first quote */
+            for (const char *p = cs; p < ce && !fail;) {
+                const char *dq = memchr(p, '"', (size_t)(ce - p));
+                const char *stop = dq ? dq + 1 : ce;
+                fail = sbuf_append(s, p, stop - p);
+                p = dq ? dq + 2 : ce;
+            }
+        }
+        if (fail) {
+            c->oom = 1;
+            return NULL;
+        }
+        return after;
+    }
+    case RF_TYPE_INT: st = rf_val_parse_int(cs, n, &((int64_t *)col->data)[row], &e); break;
+    case RF_TYPE_DECIMAL: st = rf_val_parse_decimal(cs, n, &((int64_t *)col->data)[row], &e); break;
+    case RF_TYPE_DATE: st = rf_val_parse_date(cs, n, &((int32_t *)col->data)[row], &e); break;
+    case RF_TYPE_BOOL: st = rf_val_parse_bool(cs, n, &((uint8_t *)col->data)[row], &e); break;
+    case RF_TYPE_FLOAT:
+        st = rf_val_parse_float(cs, n, &((double *)col->data)[row], &e);
+        if (st == RF_ENOMEM) {
+            c->oom = 1;
+            return NULL;
+        }
+        break;
+    }
+    if (st == RF_OK) return after;
+    field_err(c, line, ls, cs, n, t, &e);
+    return NULL;
+}
+
 /* Parses the record [ls, le) into output row 'row'. Returns 0, or -1 after
 ** recording an error (or on exhausted memory, with c->oom set). */
-static int parse_line(chunk *c, const char *ls, const char *le, int64_t row, int64_t line)
+static inline __attribute__((always_inline)) int parse_line(chunk *c, const char *ls, const char *le, int64_t row,
+                                                            int64_t line, const int quoted)
 {
     const job *j = c->job;
     const char delim = j->delim;
@@ -246,7 +398,7 @@ static int parse_line(chunk *c, const char *ls, const char *le, int64_t row, int
     rf_val_err e;
 
     if (ls == le && !(ncols == 1 && j->types[0] == RF_TYPE_STRING)) {
-        chunk_err(c, line, 1, "missing fields: the line is empty (expected %d field%s)", (int)ncols,
+        chunk_err_at(c, ls, line, ls, "missing fields: the line is empty (expected %d field%s)", (int)ncols,
                   ncols == 1 ? "" : "s");
         return -1;
     }
@@ -259,6 +411,10 @@ static int parse_line(chunk *c, const char *ls, const char *le, int64_t row, int
         }
         const char *f = p;
         if (f == le && k > 0 && t != RF_TYPE_STRING) goto missing;
+        if (quoted && f < le && *f == '"') {
+            if (!(p = parse_quoted(c, k, row, ls, le, line, f))) return -1;
+            continue;
+        }
         switch (t) {
         case RF_TYPE_INT: {
             if (j->fast) {
@@ -355,9 +511,9 @@ static int parse_line(chunk *c, const char *ls, const char *le, int64_t row, int
             break;
         }
         case RF_TYPE_STRING: {
-            int nonascii;
-            const char *fe = scan_string(f, le, delim, &nonascii);
-            if (nonascii && rf_val_check_utf8(f, fe - f, &e) != RF_OK) goto bad;
+            int suspect;
+            const char *fe = scan_string(f, le, delim, &suspect);
+            if (suspect && check_text(c, ls, line, f, fe - f)) return -1;
             sbuf *s = &c->sb[k];
             col->str_off[row] = s->len;
             if (sbuf_append(s, f, fe - f)) {
@@ -368,28 +524,203 @@ static int parse_line(chunk *c, const char *ls, const char *le, int64_t row, int
             break;
         }
         default:
-            chunk_err(c, line, 1, "internal error: unknown column type %d", (int)t);
+            chunk_err_at(c, ls, line, ls, "internal error: unknown column type %d", (int)t);
             return -1;
+
         bad:
             field_err(c, line, ls, f, field_end(f, le, delim) - f, t, &e);
             return -1;
         missing:
-            chunk_err(c, line, (le - ls) + 1, "missing field %d (expected %d field%s)", (int)k + 1,
+            chunk_err_at(c, ls, line, le, "missing field %d (expected %d field%s)", (int)k + 1,
                       (int)ncols, ncols == 1 ? "" : "s");
             return -1;
         }
     }
     /* p is at le or at a delimiter; one delimiter right before le is dbgen's */
     if (p != le && p + 1 != le) {
-        const char *r = p + 1, *re = le;
-        if (re[-1] == delim) re--;
-        int64_t extra = 1;
-        for (const char *q = r; (q = memchr(q, delim, (size_t)(re - q))) != NULL; q++) extra++;
-        chunk_err(c, line, (r - ls) + 1, "extra field(s): found %lld fields, expected %d",
-                  (long long)(ncols + extra), (int)ncols);
+        const char *r = p + 1;
+        int64_t extra = 1; /* the field at r */
+        for (const char *q = r;;) {
+            if (quoted && *q == '"') {
+                /* a quoted field: its delimiters are data */
+                for (q++; q < le; q++) {
+                    if (*q != '"') continue;
+                    if (q + 1 < le && q[1] == '"') {
+                        q++;
+                        continue;
+                    }
+                    q++;
+                    break;
+                }
+            }
+            const char *dq = memchr(q, delim, (size_t)(le - q));
+            if (!dq || dq + 1 == le) break; /* the last field, or dbgen's trailing delimiter */
+            q = dq + 1;
+            extra++;
+        }
+        chunk_err_at(c, ls, line, r, "extra field(s): found %lld fields, expected %d",
+                     (long long)(ncols + extra), (int)ncols);
         return -1;
     }
     return 0;
+}
+
+/* ---- hints for a first line that does not parse -------------------- */
+
+/* From the record start p: sets *le to its end (without a '\r' before the
+** '\n') and returns the next record's start (end if none). */
+static const char *next_record(const char *p, const char *end, char delim, int quoted, const char **le)
+{
+    int64_t inner;
+    const char *nl = quoted ? record_end(p, end, delim, &inner) : memchr(p, '\n', (size_t)(end - p));
+    if (!nl) nl = end;
+    const char *e = nl;
+    if (e > p && e[-1] == '\r') e--;
+    *le = e;
+    return nl < end ? nl + 1 : end;
+}
+
+/* Does the record [ls, le) parse as a row of j's types with delimiter d? */
+static int parses_with(const job *j, char d, const char *ls, const char *le)
+{
+    job sj = *j;
+    sj.delim = d;
+    sj.quoted = 1; /* quote-aware parsing of one record is right for every file */
+    sj.lines = NULL;
+    sj.fast = !memchr("0123456789+-.", d, 13);
+    sj.cols = rf_calloc((size_t)j->ncols, sizeof *sj.cols);
+    int64_t *slots = rf_calloc((size_t)j->ncols + 1, sizeof *slots);
+    chunk sc;
+    memset(&sc, 0, sizeof sc);
+    sc.job = &sj;
+    sc.sb = rf_calloc((size_t)j->ncols, sizeof *sc.sb);
+    int ok = 0;
+    if (sj.cols && slots && sc.sb) {
+        for (int32_t k = 0; k < j->ncols; k++) {
+            sj.cols[k].type = j->types[k];
+            sj.cols[k].data = &slots[k];
+            sj.cols[k].str_off = &slots[k];
+        }
+        ok = parse_line(&sc, ls, le, 0, 1, 1) == 0 && !sc.oom;
+    }
+    for (int k = 0; k < sc.nerr; k++) free(sc.errs[k].msg);
+    for (int32_t k = 0; sc.sb && k < j->ncols; k++) free(sc.sb[k].p);
+    free(sc.sb);
+    free(slots);
+    free(sj.cols);
+    return ok;
+}
+
+static int name_like(const char *s, const char *e)
+{
+    if (s == e || !(*s == '_' || (unsigned)((*s | 0x20) - 'a') < 26u)) return 0;
+    for (; s < e; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (!(ch == '_' || ch == ' ' || ch == '-' || ch == '.' || ch == ':' || (unsigned)((ch | 0x20) - 'a') < 26u || is_dig((char)ch)))
+            return 0;
+    }
+    return 1;
+}
+
+static int value_parses(rf_type t, const char *s, int64_t n)
+{
+    int64_t i;
+    int32_t dt;
+    double f;
+    uint8_t b;
+    switch (t) {
+    case RF_TYPE_INT: return rf_val_parse_int(s, n, &i, NULL) == RF_OK;
+    case RF_TYPE_DECIMAL: return rf_val_parse_decimal(s, n, &i, NULL) == RF_OK;
+    case RF_TYPE_DATE: return rf_val_parse_date(s, n, &dt, NULL) == RF_OK;
+    case RF_TYPE_FLOAT: return rf_val_parse_float(s, n, &f, NULL) == RF_OK;
+    case RF_TYPE_BOOL: return rf_val_parse_bool(s, n, &b, NULL) == RF_OK;
+    case RF_TYPE_STRING: return 1;
+    }
+    return 0;
+}
+
+/* Is [ls, le) split by d a header: one name per column, where at least one
+** column that is not a string cannot read its name? */
+static int header_like(const job *j, char d, const char *ls, const char *le)
+{
+    int32_t k = 0;
+    int names_fail = 0;
+    for (const char *p = ls;;) {
+        const char *fs, *fe;
+        if (k == j->ncols) return 0;
+        if (p < le && *p == '"') {
+            fs = p + 1;
+            fe = memchr(fs, '"', (size_t)(le - fs));
+            if (!fe) return 0;
+            p = fe + 1;
+        } else {
+            int64_t left = le - p;
+            if (left < 0) return 0;
+            fs = p;
+            fe = memchr(p, d, (size_t)left);
+            if (!fe) fe = le;
+            p = fe;
+        }
+        if (!name_like(fs, fe)) return 0;
+        if (!value_parses(j->types[k], fs, fe - fs)) names_fail = 1;
+        k++;
+        if (p == le) break;
+        if (*p != d || ++p == le) break; /* something after a quoted name, or a trailing delimiter */
+    }
+    return k == j->ncols && names_fail;
+}
+
+static const char *delim_word(char d)
+{
+    switch (d) {
+    case ',': return "comma";
+    case '\t': return "tab";
+    case ';': return "semicolon";
+    default: return "'|'";
+    }
+}
+
+/* "hint: ..." lines for the first record when it failed to parse on line
+** err_line with j's delimiter, or NULL: it parses with another common
+** delimiter, or it looks like a header (and the record after it parses). */
+static char *first_line_hint(const job *j, int header, const char *pred, int64_t err_line)
+{
+    const char *end = j->data + j->size;
+    const char cands[5] = {j->delim, ',', '|', '\t', ';'};
+    const char *pn = pred ? pred : "PREDICATE";
+    for (int ci = 0; ci < 5; ci++) {
+        char d = cands[ci];
+        if (ci > 0 && d == j->delim) continue;
+        const char *p = j->data, *ls, *le, *le2 = NULL;
+        if (header) {
+            if (p >= end) return NULL;
+            p = next_record(p, end, d, 1, &le);
+        }
+        if (p >= end) return NULL;
+        ls = p;
+        p = next_record(p, end, d, 1, &le);
+        if (ci == 0) {
+            /* the error must be on the first record's (first) line */
+            int64_t line = 1;
+            for (const char *q = j->data; q < ls && (q = memchr(q, '\n', (size_t)(ls - q))) != NULL; q++) line++;
+            if (line != err_line) return NULL;
+        }
+        if (le - ls > HINT_LINE_MAX) return NULL;
+        const char *ls2 = p;
+        if (ls2 < end) next_record(ls2, end, d, 1, &le2);
+        char lit[3] = {d, 0, 0};
+        if (d == '\t') memcpy(lit, "\\t", 3);
+        if (ci > 0 && parses_with(j, d, ls, le))
+            return rf_sprintf("hint: the file looks %s-separated; add lang:input:delimiter[`%s] = \"%s\".",
+                              delim_word(d), pn, lit);
+        if (!header && header_like(j, d, ls, le) && (ls2 >= end || parses_with(j, d, ls2, le2))) {
+            if (ci == 0) return rf_sprintf("hint: the first line looks like a header; add lang:input:header[`%s] = true.", pn);
+            return rf_sprintf("hint: the file looks %s-separated; add lang:input:delimiter[`%s] = \"%s\".\n"
+                              "hint: the first line looks like a header; add lang:input:header[`%s] = true.",
+                              delim_word(d), pn, lit, pn);
+        }
+    }
+    return NULL;
 }
 
 /* ---- the phases ----------------------------------------------------- */
@@ -399,11 +730,19 @@ static void *phase_count(void *arg)
     chunk *c = arg;
     const job *j = c->job;
     int64_t nl = 0;
-    const char *p = c->beg;
-    while (p < c->end && (p = memchr(p, '\n', (size_t)(c->end - p))) != NULL) {
-        nl++;
-        p++;
+    int quote = 0;
+    /* blocks of 64 KiB: the search for '"' reads what the count just read */
+    for (const char *b = c->beg; b < c->end;) {
+        const char *be = c->end - b > 65536 ? b + 65536 : c->end;
+        const char *p = b;
+        while (p < be && (p = memchr(p, '\n', (size_t)(be - p))) != NULL) {
+            nl++;
+            p++;
+        }
+        if (!quote) quote = memchr(b, '"', (size_t)(be - b)) != NULL;
+        b = be;
     }
+    c->has_quote = quote;
     c->nl = nl;
     c->rows = nl;
     if (c->end == j->data + j->size && c->end > c->beg && c->end[-1] != '\n') c->rows++;
@@ -411,28 +750,72 @@ static void *phase_count(void *arg)
     return NULL;
 }
 
-static void *phase_parse(void *arg)
+/* Quoted files, after split_records: the '\n' count of each chunk. */
+static void *phase_newlines(void *arg)
 {
     chunk *c = arg;
+    int64_t nl = 0;
+    for (const char *p = c->beg; p < c->end && (p = memchr(p, '\n', (size_t)(c->end - p))) != NULL; p++) nl++;
+    c->nl = nl;
+    return NULL;
+}
+
+/* Quoted files: chunk boundaries at record starts (the first at or after
+** i * size / n, chunk 0 holding at least the first record) and each chunk's
+** record count, in one sequential quote-aware pass. */
+static void split_records(const job *j, chunk *cs, int n)
+{
+    const char *p = j->data, *end = j->data + j->size;
+    for (int i = 0; i < n; i++) {
+        const char *target = i == n - 1 ? end : j->data + (int64_t)((rf_dec128)j->size * (i + 1) / n);
+        int64_t rows = 0, inner;
+        cs[i].beg = p;
+        while (p < end && (p < target || (i == 0 && rows == 0))) {
+            const char *re = record_end(p, end, j->delim, &inner);
+            rows++;
+            p = re < end ? re + 1 : end;
+        }
+        cs[i].end = p;
+        cs[i].rows = rows;
+        if (cs[i].skip_first && cs[i].rows > 0) cs[i].rows--;
+    }
+}
+
+/* The parse of one chunk; quoted is a constant in each caller, so that the
+** loop over dbgen's lines carries nothing of the quoted one. */
+static inline __attribute__((always_inline)) void parse_chunk(chunk *c, const int quoted)
+{
     const char *p = c->beg, *end = c->end;
-    int64_t line = c->line0, row = c->row0, last = c->row0 + c->rows;
+    const char delim = c->job->delim;
+    int64_t line = c->line0, row = c->row0, last = c->row0 + c->rows, inner = 0;
     if (c->skip_first && p < end) {
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
-        p = nl ? nl + 1 : end;
-        line++;
+        const char *nl = quoted ? record_end(p, end, delim, &inner) : memchr(p, '\n', (size_t)(end - p));
+        p = nl && nl < end ? nl + 1 : end;
+        line += 1 + inner;
     }
     while (p < end && row < last) {
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        const char *nl = quoted ? record_end(p, end, delim, &inner) : memchr(p, '\n', (size_t)(end - p));
+        if (nl == end) nl = NULL;
         const char *le = nl ? nl : end;
         const char *next = nl ? nl + 1 : end;
         if (le > p && le[-1] == '\r') le--;
-        if (parse_line(c, p, le, row, line)) {
+        if (quoted) c->job->lines[row] = line;
+        if (parse_line(c, p, le, row, line, quoted)) {
             if (c->oom || c->nerr >= MAX_ERRS) break;
         }
         row++;
-        line++;
+        line += 1 + inner;
         p = next;
     }
+}
+
+static void *phase_parse(void *arg)
+{
+    chunk *c = arg;
+    if (c->job->quoted)
+        parse_chunk(c, 1);
+    else
+        parse_chunk(c, 0);
     return NULL;
 }
 
@@ -482,7 +865,43 @@ static const char *os_reason(int err, char *buf, size_t n)
     return strerror_r(err, buf, n);
 }
 
-static rf_status map_file(const char *path, mapped *m, rf_diags *d)
+/* path made absolute (from the working folder), for messages; NULL on
+** exhausted memory. */
+static char *full_path(const char *path)
+{
+    if (path[0] == '/') return rf_strdup(path);
+    char cwd[4096];
+    if (!getcwd(cwd, sizeof cwd)) return rf_strdup(path);
+    while (path[0] == '.' && path[1] == '/') path += 2;
+    return rf_sprintf("%s%s%s", cwd, strcmp(cwd, "/") ? "/" : "", path);
+}
+
+/* The error for a file that cannot be opened: the input predicate, the full
+** path looked for, the system's reason, and a missing folder named as such. */
+static void open_error(const char *path, const char *pred, int err, rf_diags *d)
+{
+    char eb[256];
+    rf_loc loc = {path, 0, 0};
+    char *full = full_path(path);
+    const char *fp = full ? full : path;
+    const char *slash = strrchr(fp, '/');
+    char *dir = slash && slash > fp ? rf_strndup(fp, (size_t)(slash - fp)) : NULL;
+    struct stat ds;
+    int no_dir = err == ENOENT && dir && stat(dir, &ds) != 0;
+    rf_buf b;
+    rf_buf_init(&b);
+    if (pred)
+        rf_buf_printf(&b, "cannot open the file of input `%s`, %s: %s", pred, fp, os_reason(err, eb, sizeof eb));
+    else
+        rf_buf_printf(&b, "cannot open file %s: %s", fp, os_reason(err, eb, sizeof eb));
+    if (no_dir) rf_buf_printf(&b, " (the data folder %s does not exist)", dir);
+    rf_error(d, loc, "%s", b.data ? b.data : "cannot open file");
+    rf_buf_free(&b);
+    free(dir);
+    free(full);
+}
+
+static rf_status map_file(const char *path, const char *pred, mapped *m, rf_diags *d)
 {
     char eb[256];
     memset(m, 0, sizeof *m);
@@ -490,7 +909,7 @@ static rf_status map_file(const char *path, mapped *m, rf_diags *d)
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         int err = errno;
-        rf_error(d, loc, "cannot open file: %s", os_reason(err, eb, sizeof eb));
+        open_error(path, pred, err, d);
         return err == ENOMEM ? RF_ENOMEM : RF_EIO;
     }
     struct stat st;
@@ -568,6 +987,7 @@ void rf_rt_texttable_free(rf_rt_texttable *t)
         free(t->cols[k].str_bytes);
     }
     free(t->cols);
+    free(t->lines);
     memset(t, 0, sizeof *t);
 }
 
@@ -595,8 +1015,8 @@ rf_status rf_rt_load_text(const char *path, const rf_type *types, int32_t ncols,
         st = RF_EUSAGE;
         goto done_nofile;
     }
-    if (delim == '\n' || delim == '\r') {
-        rf_error(d, floc, "the delimiter cannot be a line end");
+    if (delim == '\n' || delim == '\r' || delim == '"') {
+        rf_error(d, floc, "the delimiter cannot be a line end or '\"' (which quotes fields)");
         st = RF_EUSAGE;
         goto done_nofile;
     }
@@ -610,7 +1030,7 @@ rf_status rf_rt_load_text(const char *path, const rf_type *types, int32_t ncols,
 
     pthread_once(&year_days_once, year_days_init);
     mapped m;
-    st = map_file(path, &m, d);
+    st = map_file(path, o ? o->pred : NULL, &m, d);
     if (st != RF_OK) goto done_nofile;
 
     job j = {.data = m.data, .size = m.size, .types = types, .ncols = ncols, .delim = delim};
@@ -650,6 +1070,11 @@ rf_status rf_rt_load_text(const char *path, const rf_type *types, int32_t ncols,
     }
 
     run_all(cs, n, phase_count);
+    for (int i = 0; i < n; i++) j.quoted |= cs[i].has_quote;
+    if (j.quoted) {
+        split_records(&j, cs, n);
+        run_all(cs, n, phase_newlines);
+    }
     {
         int64_t rows = 0, line = 1;
         for (int i = 0; i < n; i++) {
@@ -672,6 +1097,7 @@ rf_status rf_rt_load_text(const char *path, const rf_type *types, int32_t ncols,
             if (!col->data) goto oom;
         }
     }
+    if (j.quoted && !(j.lines = rf_malloc((size_t)(j.nrows + 1) * sizeof *j.lines))) goto oom;
     for (int i = 0; i < n; i++) {
         cs[i].sb = rf_calloc((size_t)ncols, sizeof(sbuf));
         cs[i].sbase = rf_calloc((size_t)ncols, sizeof(int64_t));
@@ -680,12 +1106,26 @@ rf_status rf_rt_load_text(const char *path, const rf_type *types, int32_t ncols,
 
     run_all(cs, n, phase_parse);
 
+
     {
         int any_oom = 0, nerr = 0;
         for (int i = 0; i < n; i++) any_oom |= cs[i].oom;
         /* a chunk that ran out of memory stopped early, so its errors would
         ** depend on the thread count: report only the exhausted memory */
         if (any_oom) goto oom;
+        /* a first line that would parse with another delimiter, or is a
+        ** header: one error, with the hint, instead of one per line */
+        const load_err *e0 = NULL;
+        for (int i = 0; i < n && !e0; i++)
+            if (cs[i].nerr) e0 = &cs[i].errs[0];
+        char *hint = e0 ? first_line_hint(&j, header, o ? o->pred : NULL, e0->line) : NULL;
+        if (hint) {
+            rf_loc loc = {path, (int32_t)e0->line, (int32_t)e0->col};
+            if (e0->col > INT32_MAX) loc.col = 0;
+            rf_error(d, loc, "%s\n%s", e0->msg, hint);
+            free(hint);
+            nerr = MAX_ERRS;
+        }
         /* chunks are in file order and each chunk's errors in line order */
         for (int i = 0; i < n && nerr < MAX_ERRS; i++) {
             for (int k = 0; k < cs[i].nerr && nerr < MAX_ERRS; k++, nerr++) {
@@ -699,7 +1139,7 @@ rf_status rf_rt_load_text(const char *path, const rf_type *types, int32_t ncols,
                 }
             }
         }
-        if (nerr) {
+        if (nerr || e0) {
             st = RF_EUSER;
             goto fail;
         }
@@ -732,7 +1172,9 @@ rf_status rf_rt_load_text(const char *path, const rf_type *types, int32_t ncols,
     out->nrows = j.nrows;
     out->ncols = ncols;
     out->cols = j.cols;
+    out->lines = j.lines;
     j.cols = NULL;
+    j.lines = NULL;
     st = RF_OK;
     goto done;
 
@@ -741,11 +1183,12 @@ oom:
     st = RF_ENOMEM;
 fail:
     if (j.cols) {
-        rf_rt_texttable t = {0, ncols, j.cols};
+        rf_rt_texttable t = {0, ncols, j.cols, NULL};
         rf_rt_texttable_free(&t);
         j.cols = NULL;
     }
 done:
+    free(j.lines);
     if (cs) {
         for (int i = 0; i < n; i++) {
             for (int k = 0; k < cs[i].nerr; k++) free(cs[i].errs[k].msg);

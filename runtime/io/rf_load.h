@@ -6,16 +6,30 @@
 ** each data / str_off / str_bytes array is one malloc block, so a caller
 ** may take one over (and free() it) after setting the pointer to NULL.
 **
-** Format: one record per line, "\n" or "\r\n" line ends, the last line may
-** lack its line end; fields separated by the delimiter, no quoting; each
-** field is parsed as its column type by common/rf_value.h. A delimiter right
-** before the line end (dbgen writes one) is accepted. With header = 1 the
-** first line is skipped. An empty file has 0 rows. An empty line is an error
-** (missing fields), except in a table of one string column, where it is the
-** empty string. An empty last field of a non-string column is reported as
-** missing; of a string column it is the empty string ("a|b|" in a table of
-** three string columns is ("a", "b", "")). No quoting or escaping: a field
-** cannot contain the delimiter.
+** Format: RFC 4180 records with a configurable delimiter. One record per
+** line, "\n" or "\r\n" line ends, the last line may lack its line end;
+** fields separated by the delimiter; each field is parsed as its column type
+** by common/rf_value.h. A field that starts with '"' is quoted: it ends at
+** the next '"' that is not doubled, must be followed by the delimiter or the
+** line end, and its text is what lies between the quotes with each '""' made
+** one '"'; delimiters, "\n" and "\r\n" inside quotes are data (a record
+** then spans several lines). A '"' inside an unquoted field is an ordinary
+** byte. A quote without its closing quote is an error at the opening quote.
+** A delimiter right before the line end (dbgen writes one) is accepted.
+** With header = 1 the first record is skipped. An empty file has 0 rows. An
+** empty line is an error (missing fields), except in a table of one string
+** column, where it is the empty string. An empty last field of a non-string
+** column is reported as missing; of a string column it is the empty string
+** ("a|b|" in a table of three string columns is ("a", "b", "")). A NUL byte
+** in a string field is an error.
+** Files without any '"' (dbgen's .tbl files) take the fast path of plain
+** line splitting; a file with quotes is split into records by one quote-aware
+** pass before the parallel parse.
+** When the first record fails to parse and would parse with another common
+** delimiter (',' '|' '\t' ';'), or looks like a header (names where the
+** types are numbers, dates or booleans), a single error is reported for it,
+** with "hint: ..." lines naming the lang:input:delimiter / lang:input:header
+** setting to add.
 ** Line numbers in errors count every line of the file, header included;
 ** columns are 1-based byte columns of the offending character (the start of
 ** the field for errors about the whole value). Past line 2^31-1, where
@@ -40,20 +54,25 @@ typedef struct rf_rt_texttable {
     int64_t nrows;
     int32_t ncols;
     rf_rt_textcol *cols;
+    int64_t *lines; /* a file with quotes: the line on which each row starts
+                       (a quoted field may span lines); NULL otherwise, where
+                       row i is on line i + 1 (+ 1 after a header) */
 } rf_rt_texttable;
 
 typedef struct rf_rt_load_opts {
-    char delimiter; /* 0 means '|'; '\n' and '\r' are refused */
+    char delimiter; /* 0 means '|'; '\n', '\r' and '"' are refused */
     int header;     /* 1: skip the first line */
     int threads;    /* > 0: split into exactly this many chunks (at most 256);
                        <= 0: one per online CPU, at most one per 8 MiB of text */
+    const char *pred; /* the input predicate, named in errors and hints; may be NULL */
 } rf_rt_load_opts;
 
 /* Loads path into *out (zeroed first; left empty on failure). o may be NULL
 ** for the defaults. Data errors go to d as "file:line:col: expected a decimal,
 ** found \"12.3x4\": unexpected character", at most 5 of them, the earliest
 ** lines of the file whatever the thread count; loc.file names path (the
-** diagnostics keep their own copy). Returns RF_OK, RF_EUSER (bad data), RF_EIO (the file
+** diagnostics keep their own copy). A file that cannot be opened is an error
+** naming its full path (and o->pred). Returns RF_OK, RF_EUSER (bad data), RF_EIO (the file
 ** cannot be read), RF_ENOMEM, or RF_EUSAGE (bad arguments). Results do not
 ** depend on the thread count. */
 rf_status rf_rt_load_text(const char *path, const rf_type *types, int32_t ncols,

@@ -49,7 +49,7 @@ static const char *write_file(const char *name, const char *text, int64_t len)
 static rf_status load(const char *path, const rf_type *types, int32_t ncols, char delim, int header,
                       int threads, rf_rt_texttable *t, rf_diags *d)
 {
-    rf_rt_load_opts o = {delim, header, threads};
+    rf_rt_load_opts o = {delim, header, threads, NULL};
     rf_diags_init(d);
     return rf_rt_load_text(path, types, ncols, &o, t, d);
 }
@@ -300,7 +300,8 @@ static void test_bad_data(void)
     expect_error("e28.tbl",
                  "1|0123456789012345678901234567890123456789012345678901234567890123456789|\n", I3, 3, 1,
                  3, "found \"0123456789012345678901234567890123456789...\": integer out of range");
-    expect_error("e29.tbl", "1|\"q\"\\\x01|3|\n", I3, 3, 1, 3, "found \"\\\"q\\\"\\\\\\x01\"");
+    expect_error("e29.tbl", "1|q\"\\\x01|3|\n", I3, 3, 1, 3, "found \"q\\\"\\\\\\x01\"");
+    expect_error("e29q.tbl", "1|\"q\"\\\x01|3|\n", I3, 3, 1, 6, "unexpected character after the closing '\"' of a quoted field");
     /* no final newline, error on the last line */
     expect_error("e30.tbl", "1|2|3|\n4|5|z", I3, 3, 2, 5, "found \"z\"");
 }
@@ -330,6 +331,222 @@ static void test_files(void)
     /* a NULL rf_diags is allowed */
     CHECK(rf_rt_load_text(missing, ty, 1, NULL, &t, NULL) == RF_EIO);
     free(missing);
+}
+
+/* Loads text with delimiter delim, header, threads, NULL-named predicate. */
+static rf_status load_text(const char *name, const char *text, int64_t len, const rf_type *ty, int32_t ncols,
+                           char delim, int header, int threads, rf_rt_texttable *t, rf_diags *d)
+{
+    const char *p = write_file(name, text, len);
+    return load(p, ty, ncols, delim, header, threads, t, d);
+}
+#define LOADT(name, lit, ty, n, delim, header, threads, t, d)                                      \
+    load_text(name, lit, (int64_t)sizeof(lit) - 1, ty, n, delim, header, threads, t, d)
+
+/* RFC 4180: quotes, doubled quotes, delimiters and line ends inside quotes,
+** CRLF, a header with quoted names; the same with every thread count. */
+static void test_csv(void)
+{
+    static const rf_type ty[] = {RF_TYPE_INT, RF_TYPE_STRING, RF_TYPE_DECIMAL, RF_TYPE_STRING};
+    static const char text[] = "\"id\",\"name\",\"price\",note\r\n"
+                               "1,\"O\"\"Brien\",\"2.50\",plain\r\n"
+                               "2,\"a, b\",3,\"two\nlines\"\r\n"
+                               "3,\"\",4.5,\"crlf\r\ninside\"\r\n"
+                               "4,x\"y,5,\"\"\"\"\r\n"
+                               "5,\"\",6,\n";
+    for (int th = 1; th <= 8; th++) {
+        rf_rt_texttable t;
+        rf_diags d;
+        CHECK(LOADT("q.csv", text, ty, 4, ',', 1, th, &t, &d) == RF_OK);
+        CHECK(d.count == 0);
+        CHECK(t.nrows == 5);
+        if (t.nrows == 5) {
+            CHECK(I64(&t, 0, 0) == 1 && I64(&t, 0, 4) == 5);
+            CHECK(str_is(&t.cols[1], 0, "O\"Brien") && str_is(&t.cols[1], 1, "a, b") && str_is(&t.cols[1], 2, "") &&
+                  str_is(&t.cols[1], 3, "x\"y") && str_is(&t.cols[1], 4, ""));
+            CHECK(I64(&t, 2, 0) == 2500000 && I64(&t, 2, 1) == 3000000 && I64(&t, 2, 2) == 4500000);
+            CHECK(str_is(&t.cols[3], 0, "plain") && str_is(&t.cols[3], 1, "two\nlines") &&
+                  str_is(&t.cols[3], 2, "crlf\r\ninside") && str_is(&t.cols[3], 3, "\"") && str_is(&t.cols[3], 4, ""));
+            /* rows 2 and 3 span two lines each */
+            CHECK(t.lines && t.lines[0] == 2 && t.lines[1] == 3 && t.lines[2] == 5 && t.lines[3] == 7 && t.lines[4] == 8);
+        }
+        rf_rt_texttable_free(&t);
+        rf_diags_free(&d);
+    }
+    /* a file without quotes has no line table: rows are lines */
+    {
+        rf_rt_texttable t;
+        rf_diags d;
+        CHECK(LOADT("plain.csv", "1,a,2,b\r\n2,c,3,d\r\n", ty, 4, ',', 0, 2, &t, &d) == RF_OK && t.nrows == 2 &&
+              t.lines == NULL);
+        rf_rt_texttable_free(&t);
+        rf_diags_free(&d);
+    }
+    /* a quoted header with a line end in it is one record */
+    {
+        static const rf_type s2[] = {RF_TYPE_STRING, RF_TYPE_INT};
+        rf_rt_texttable t;
+        rf_diags d;
+        CHECK(LOADT("qh.csv", "\"a\nb\";c\nx;1\n", s2, 2, ';', 1, 3, &t, &d) == RF_OK && t.nrows == 1);
+        if (t.nrows == 1) CHECK(str_is(&t.cols[0], 0, "x") && I64(&t, 1, 0) == 1 && t.lines[0] == 3);
+        rf_rt_texttable_free(&t);
+        rf_diags_free(&d);
+    }
+    /* a tab delimiter, dbgen's trailing delimiter after a quoted field */
+    {
+        static const rf_type s2[] = {RF_TYPE_STRING, RF_TYPE_STRING};
+        rf_rt_texttable t;
+        rf_diags d;
+        CHECK(LOADT("t.tsv", "\"a\tb\"\tc\t\n", s2, 2, '\t', 0, 1, &t, &d) == RF_OK && t.nrows == 1);
+        if (t.nrows == 1) CHECK(str_is(&t.cols[0], 0, "a\tb") && str_is(&t.cols[1], 0, "c"));
+        rf_rt_texttable_free(&t);
+        rf_diags_free(&d);
+    }
+}
+
+/* Loads text and expects exactly one error at line:col containing msg, for
+** 1 and 3 threads. */
+static void expect_error_with(const char *name, const char *text, int64_t len, const rf_type *ty, int32_t ncols,
+                              char delim, int header, int line, int col, const char *msg)
+{
+    for (int th = 1; th <= 3; th += 2) {
+        rf_rt_texttable t;
+        rf_diags d;
+        CHECK(load_text(name, text, len, ty, ncols, delim, header, th, &t, &d) == RF_EUSER);
+        CHECK(d.count == 1);
+        if (!diag_is(&d, 0, line, col, msg)) {
+            CHECK(!"expected diagnostic");
+            fprintf(stderr, "  in %s, threads %d\n", name, th);
+        }
+        rf_rt_texttable_free(&t);
+        rf_diags_free(&d);
+    }
+}
+#define EXPECT_ERR(name, lit, ty, n, delim, header, line, col, msg)                                \
+    expect_error_with(name, lit, (int64_t)sizeof(lit) - 1, ty, n, delim, header, line, col, msg)
+
+static void test_csv_errors(void)
+{
+    static const rf_type is[] = {RF_TYPE_INT, RF_TYPE_STRING};
+    static const rf_type ii[] = {RF_TYPE_INT, RF_TYPE_INT};
+    EXPECT_ERR("u1.csv", "1,a\n2,\"never closed\n3,c\n", is, 2, ',', 0, 2, 3,
+               "unterminated quoted field: the '\"' opened here is never closed");
+    EXPECT_ERR("u2.csv", "1,\"ab\"c\n", is, 2, ',', 0, 1, 7, "unexpected character after the closing '\"'");
+    /* the error of a quoted delimiter blames the right field, on the right line */
+    EXPECT_ERR("u3.csv", "1,\"a\nb\"\n\"2,x\",c\n", is, 2, ',', 0, 3, 3, "expected an int, found \"2,x\"");
+    EXPECT_ERR("u4.csv", "1,\"a\"\n2,b\n3,\"c\nd\",e\n", is, 2, ',', 0, 4, 4, "extra field(s): found 3 fields, expected 2");
+    /* NUL bytes in strings, quoted or not; 8-byte words and the tail */
+    EXPECT_ERR("n1.csv", "1,abcdefghij\0klmnop\n", is, 2, ',', 0, 1, 13, "a NUL byte in a string field");
+    EXPECT_ERR("n2.csv", "1,ok\n2,a\0\n", is, 2, ',', 0, 2, 4, "a NUL byte in a string field");
+    EXPECT_ERR("n3.csv", "1,\"x\n\0\"\n", is, 2, ',', 0, 2, 1, "a NUL byte in a string field");
+    EXPECT_ERR("n4.csv", "1,abcdefg\0\n", is, 2, ',', 0, 1, 10, "a NUL byte in a string field");
+    /* hints: one error for a first line that a header or another delimiter explains */
+    EXPECT_ERR("h1.csv", "src,dst\n1,2\n2,3\n3,4\n4,5\n5,6\n", ii, 2, '|', 0, 1, 1,
+               "expected an int, found \"src,dst\": unexpected character\n"
+               "hint: the file looks comma-separated; add lang:input:delimiter[`PREDICATE] = \",\".\n"
+               "hint: the first line looks like a header; add lang:input:header[`PREDICATE] = true.");
+    EXPECT_ERR("h2.csv", "1;2\n2;3\n3;4\n4;5\n5;6\n6;7\n", ii, 2, ',', 0, 1, 2,
+               "hint: the file looks semicolon-separated; add lang:input:delimiter[`PREDICATE] = \";\".");
+    EXPECT_ERR("h3.tsv", "1\t2\n", ii, 2, '|', 0, 1, 2,
+               "hint: the file looks tab-separated; add lang:input:delimiter[`PREDICATE] = \"\\t\".");
+    EXPECT_ERR("h4.tbl", "src|dst\n1|2\n", ii, 2, '|', 0, 1, 1,
+               "found \"src\": unexpected character\n"
+               "hint: the first line looks like a header; add lang:input:header[`PREDICATE] = true.");
+    EXPECT_ERR("h5.csv", "\"src\",\"dst\"\r\n1,2\r\n", ii, 2, '|', 0, 1, 6,
+               "hint: the file looks comma-separated; add lang:input:delimiter[`PREDICATE] = \",\".\n"
+               "hint: the first line looks like a header; add lang:input:header[`PREDICATE] = true.");
+    /* with a header already skipped, the first data line gets the delimiter hint */
+    EXPECT_ERR("h6.csv", "a|b\n1,2\n3,4\n", ii, 2, '|', 1, 2, 2, "hint: the file looks comma-separated");
+    /* no hint: plain bad data keeps its errors (several), a header whose next line is bad too */
+    {
+        static const char bad[] = "1,x\n2,y\n3,z\n";
+        static const char hdr[] = "a,b\n1,x\n";
+        rf_rt_texttable t;
+        rf_diags d;
+        CHECK(load_text("nh1.csv", bad, (int64_t)sizeof bad - 1, ii, 2, ',', 0, 1, &t, &d) == RF_EUSER);
+        CHECK(d.count == 3 && !strstr(d.items[0].msg, "hint"));
+        rf_diags_free(&d);
+        CHECK(load_text("nh2.csv", hdr, (int64_t)sizeof hdr - 1, ii, 2, ',', 0, 1, &t, &d) == RF_EUSER);
+        CHECK(d.count == 2 && !strstr(d.items[0].msg, "hint"));
+        rf_diags_free(&d);
+    }
+    /* the hint names the predicate */
+    {
+        static const char text[] = "src,dst\n1,2\n";
+        const char *p = write_file("hp.csv", text, (int64_t)sizeof text - 1);
+        rf_rt_load_opts o = {'|', 0, 1, "edge"};
+        rf_rt_texttable t;
+        rf_diags d;
+        rf_diags_init(&d);
+        CHECK(rf_rt_load_text(p, ii, 2, &o, &t, &d) == RF_EUSER);
+        CHECK(d.count == 1 && strstr(d.items[0].msg, "lang:input:delimiter[`edge] = \",\".") &&
+              strstr(d.items[0].msg, "lang:input:header[`edge] = true."));
+        rf_diags_free(&d);
+    }
+    /* '"' cannot be the delimiter */
+    {
+        rf_rt_texttable t;
+        rf_diags d;
+        CHECK(LOADT("dq.csv", "1\"2\n", ii, 2, '"', 0, 1, &t, &d) == RF_EUSAGE);
+        rf_diags_free(&d);
+    }
+}
+
+/* A missing file: the message names the input predicate and the full path. */
+static void test_missing_named(void)
+{
+    static const rf_type ty[] = {RF_TYPE_INT};
+    char cwd[4096];
+    CHECK(getcwd(cwd, sizeof cwd) != NULL);
+    rf_rt_load_opts o = {'|', 0, 1, "edge"};
+    rf_rt_texttable t;
+    rf_diags d;
+    rf_diags_init(&d);
+    CHECK(rf_rt_load_text("./no_such_dir_rf/edge.csv", ty, 1, &o, &t, &d) == RF_EIO);
+    char *want = rf_sprintf("cannot open the file of input `edge`, %s%sno_such_dir_rf/edge.csv: No such file or "
+                            "directory (the data folder %s%sno_such_dir_rf does not exist)",
+                            cwd, strcmp(cwd, "/") ? "/" : "", cwd, strcmp(cwd, "/") ? "/" : "");
+    CHECK(d.count == 1 && strcmp(d.items[0].msg, want) == 0);
+    free(want);
+    rf_diags_free(&d);
+}
+
+/* Quoted files split into chunks: every thread count gives the same table. */
+static void test_csv_threads(void)
+{
+    static const rf_type ty[] = {RF_TYPE_INT, RF_TYPE_STRING, RF_TYPE_DECIMAL};
+    rf_buf b;
+    rf_buf_init(&b);
+    for (int64_t i = 0; i < 4000; i++) {
+        switch (i % 5) {
+        case 0: rf_buf_printf(&b, "%lld,plain%lld,%lld.5\n", (long long)i, (long long)i, (long long)i); break;
+        case 1: rf_buf_printf(&b, "%lld,\"q,%lld\n\"\"x\"\"\",\"%lld\"\r\n", (long long)i, (long long)i, (long long)i); break;
+        case 2: rf_buf_printf(&b, "\"%lld\",\"\",1\n", (long long)i); break;
+        case 3: rf_buf_printf(&b, "%lld,\"\n\n\n\",2\n", (long long)i); break;
+        default: rf_buf_printf(&b, "%lld,a\"b,3", (long long)i); rf_buf_puts(&b, i == 3999 ? "" : "\n"); break;
+        }
+    }
+    int64_t len = b.len;
+    char *text = rf_buf_take(&b);
+    const char *p = write_file("gen.csv", text, len);
+    free(text);
+    rf_rt_texttable ref, t;
+    rf_diags d;
+    CHECK(load(p, ty, 3, ',', 0, 1, &ref, &d) == RF_OK && ref.nrows == 4000);
+    rf_diags_free(&d);
+    if (ref.nrows == 4000) {
+        CHECK(str_is(&ref.cols[1], 1, "q,1\n\"x\"") && str_is(&ref.cols[1], 3, "\n\n\n") && str_is(&ref.cols[1], 4, "a\"b"));
+        CHECK(I64(&ref, 0, 2) == 2 && I64(&ref, 2, 1) == 1000000);
+        CHECK(ref.lines[0] == 1 && ref.lines[1] == 2 && ref.lines[2] == 4 && ref.lines[3] == 5 && ref.lines[4] == 9);
+    }
+    for (int th = 2; th <= 13; th += 11) {
+        CHECK(load(p, ty, 3, ',', 0, th, &t, &d) == RF_OK);
+        CHECK(tables_equal(&ref, &t));
+        CHECK(t.lines && ref.lines && memcmp(t.lines, ref.lines, (size_t)ref.nrows * sizeof *t.lines) == 0);
+        rf_rt_texttable_free(&t);
+        rf_diags_free(&d);
+    }
+    rf_rt_texttable_free(&ref);
 }
 
 /* A generated file of n rows of every type; row i is a function of i. */
@@ -539,6 +756,10 @@ int main(int argc, char **argv)
     test_bad_data();
     test_files();
     test_threads();
+    test_csv();
+    test_csv_errors();
+    test_missing_named();
+    test_csv_threads();
     for (int i = 0; i < nmade; i++) {
         unlink(made[i]);
         free(made[i]);

@@ -18,7 +18,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static rf_status load(const char *path, const rf_type *types, int32_t n, int threads, int header, rf_rt_texttable *t,
                       rf_diags *d)
 {
-    rf_rt_load_opts o = {'|', header, threads};
+    rf_rt_load_opts o = {'|', header, threads, NULL};
     return rf_rt_load_text(path, types, n, &o, t, d);
 }
 
