@@ -198,8 +198,13 @@ static void directive(rf_checker *c, const rf_ast_atom *h, uint8_t *seen)
         p->input_file = v->sval;
         break;
     case D_DELIM:
-        if (v->slen != 1 || v->sval[0] == '\n' || v->sval[0] == '\r' || v->sval[0] == 0) {
-            rf_error(c->d, v->loc, "the delimiter must be one character, not a line end");
+        if (v->slen != 1 || v->sval[0] == '\n' || v->sval[0] == '\r' || v->sval[0] == 0 ||
+            (unsigned char)v->sval[0] >= 0x80) {
+            rf_error(c->d, v->loc, "the delimiter must be one character (ASCII), not a line end");
+            return;
+        }
+        if (v->sval[0] == '"') {
+            rf_error(c->d, v->loc, "the delimiter cannot be '\"': it quotes fields (RFC 4180)");
             return;
         }
         p->delimiter = v->sval[0];
