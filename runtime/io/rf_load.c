@@ -526,7 +526,6 @@ static inline __attribute__((always_inline)) int parse_line(chunk *c, const char
         default:
             chunk_err_at(c, ls, line, ls, "internal error: unknown column type %d", (int)t);
             return -1;
-
         bad:
             field_err(c, line, ls, f, field_end(f, le, delim) - f, t, &e);
             return -1;
