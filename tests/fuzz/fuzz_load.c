@@ -1,8 +1,9 @@
 /*
 ** tests/fuzz/fuzz_load.c: libFuzzer target for the text data reader. The
-** first byte picks the column types (up to 6 columns, every type), the rest
-** is the file; it must load or be rejected with located errors, identically
-** with 1 and 3 threads.
+** first byte picks the column types (up to 6 columns, every type), the
+** second the header flag and the delimiter ('|' or ','), the rest is the
+** file (quotes included); it must load or be rejected with located errors,
+** identically with 1 and 3 threads.
 */
 #include "rf_load.h"
 
@@ -15,10 +16,10 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static rf_status load(const char *path, const rf_type *types, int32_t n, int threads, int header, rf_rt_texttable *t,
-                      rf_diags *d)
+static rf_status load(const char *path, const rf_type *types, int32_t n, int threads, int header, char delim,
+                      rf_rt_texttable *t, rf_diags *d)
 {
-    rf_rt_load_opts o = {'|', header, threads, NULL};
+    rf_rt_load_opts o = {delim, header, threads, NULL};
     return rf_rt_load_text(path, types, n, &o, t, d);
 }
 
@@ -29,6 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int32_t n = 1 + data[0] % 6;
     for (int32_t i = 0; i < n; i++) types[i] = (rf_type)((data[0] / 6 + (unsigned)i * (data[1] % 7 + 1)) % 6);
     int header = data[1] >> 7;
+    char delim = data[1] & 0x40 ? ',' : '|';
     int fd = memfd_create("fuzz_load", 0);
     if (fd < 0) return 0;
     if (write(fd, data + 2, size - 2) != (ssize_t)(size - 2)) {
@@ -41,10 +43,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     rf_diags da, db;
     rf_diags_init(&da);
     rf_diags_init(&db);
-    rf_status sa = load(path, types, n, 1, header, &a, &da);
-    rf_status sb = load(path, types, n, 3, header, &b, &db);
+    rf_status sa = load(path, types, n, 1, header, delim, &a, &da);
+    rf_status sb = load(path, types, n, 3, header, delim, &b, &db);
     /* the thread count must change nothing */
-    if (sa != sb || a.nrows != b.nrows || da.count != db.count) abort();
+    if (sa != sb || a.nrows != b.nrows || da.count != db.count || !a.lines != !b.lines) abort();
+    if (a.lines && memcmp(a.lines, b.lines, (size_t)a.nrows * sizeof *a.lines)) abort();
     for (int64_t i = 0; i < da.count; i++)
         if (strcmp(da.items[i].msg, db.items[i].msg) || da.items[i].loc.line != db.items[i].loc.line ||
             da.items[i].loc.col != db.items[i].loc.col)

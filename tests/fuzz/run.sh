@@ -43,6 +43,10 @@ fuzz_load)
     for f in "$root"/tests/e2e/data/*.tbl "$root"/tests/logiql/data/*.tbl; do
         { printf '\003\002'; cat "$f"; } > "$out/corpus/$(basename "$f").seed"
     done
+    # and the CSV files, read with ',' (second byte 0x42)
+    for f in "$root"/tests/e2e/data/*.csv; do
+        { printf '\003\102'; cat "$f"; } > "$out/corpus/$(basename "$f").seed"
+    done
     ;;
 fuzz_rfx)
     dict=$root/tests/fuzz/rfx.dict
