@@ -122,6 +122,21 @@ void rf_chk_expr_vars(const rf_fe_expr *e, void (*fn)(void *ctx, int32_t var, rf
     for (int32_t i = 0; i < e->nargs; i++) rf_chk_expr_vars(e->args[i], fn, ctx);
 }
 
+/* A program that shows nothing is almost always a mistake (an empty pipe,
+** a forgotten directive): say so rather than run in silence. */
+static void warn_no_output(const rf_ast_program *ast, const rf_fe_program *p, rf_diags *d)
+{
+    if (!ast->nclauses) {
+        rf_diag_add(d, RF_SEV_WARNING, rf_mkloc(ast->file, 0, 0), "the program is empty: it has no clauses");
+        return;
+    }
+    for (int32_t i = 0; i < p->npreds; i++)
+        if (p->preds[i]->output_name) return;
+    rf_diag_add(d, RF_SEV_WARNING, rf_mkloc(ast->file, 0, 0),
+                "the program has no lang:output, so it prints and writes nothing (add lang:output[`p] = \"p\". for "
+                "each predicate p to show)");
+}
+
 rf_status rf_fe_check(const rf_ast_program *ast, rf_arena *arena, rf_fe_program **out,
                       rf_diags *diags)
 {
@@ -153,6 +168,7 @@ rf_status rf_fe_check(const rf_ast_program *ast, rf_arena *arena, rf_fe_program 
         }
     }
     if (!c.oom && !diags->nerrors) rf_chk_stratify(&c, p);
+    if (!c.oom && !diags->nerrors) warn_no_output(ast, p, diags);
 
     free(c.tab);
     rf_ptrvec_free(&c.preds);

@@ -13,12 +13,17 @@
 #include <sys/stat.h>
 
 static const char *usage =
-    "usage: redfox run PROG.rfx|PROG.logic [--data DIR] [--device auto|cpu|gpu]\n"
+    "usage: redfox run PROG.rfx|PROG.logic|- [--data DIR] [--device auto|cpu|gpu]\n"
     "                  [--format table|csv|tbl] [--out DIR] [--profile] [--threads N]\n"
     "                  [--max-iterations N] [--no-fuse] [--repeat N]\n"
     "\n"
-    "Runs a compiled program (or compiles a .logic file first) on the\n"
+    "Runs a compiled program (or compiles .logic files first) on the\n"
     "lang:input files found in DIR, and prints every lang:output relation.\n"
+    "'-' reads the program (LogiQL or .rfx) from standard input, named\n"
+    "<stdin> in messages; so do /dev/stdin, pipes and FIFOs. A recursive\n"
+    "stratum runs until it derives nothing new, however many rounds that\n"
+    "takes; on a terminal, one that runs over a second shows its round and\n"
+    "its predicates' sizes on stderr as it goes.\n"
     "\n"
     "options:\n"
     "  --data DIR           where the input files are (default: .)\n"
@@ -51,7 +56,10 @@ static const char *usage =
     "                       Weaver's fused kernels (default: fused; `redfox dump\n"
     "                       --fused` lists them). Results are identical either way\n"
     "  --threads N          CPU threads (default: all cores)\n"
-    "  --max-iterations N   stop a recursive stratum after N rounds (default 1000000)\n"
+    "  --max-iterations N   stop with an error when a recursive stratum has run\n"
+    "                       N rounds without reaching its fixpoint; the error\n"
+    "                       names its predicates and their sizes (default: no\n"
+    "                       limit)\n"
     "  --repeat N           run the program N times in this process and print each\n"
     "                       run's load and run time to stderr; outputs and\n"
     "                       --profile are the last run's. The input files are read\n"
@@ -221,7 +229,7 @@ int rf_tool_run(int argc, char **argv)
     rf_tool_opts to = {0};
     rf_buf ptx0;
     rf_buf_init(&ptx0);
-    rf_status st = rf_tool_load_program(progs, nprogs, &to, &arena, &hir, &ptx0, &d);
+    rf_status st = rf_tool_load_program(progs, nprogs, &to, &arena, &hir, &ptx0, NULL, &d);
     rf_rt_result *res = NULL;
     /* repeated runs share the parsed inputs, as `tpch run` does */
     if (!st && repeat > 1 && !(o.cache = rf_rt_cache_new())) st = RF_ENOMEM;
