@@ -7,7 +7,7 @@
 ** the names of a dropped clause are kept (rf_parse_drop_clause) so that the
 ** checker does not call them undefined. A clause that runs into the next
 ** line's start where a '.' could end it is reported as a missing '.', just
-** after its last token.
+** after its last token, and only that clause is dropped.
 ** Precedence, loosest first: ';' then ',' then '!' then comparisons, then
 ** '+' '-', then '*' '/' '%', then unary minus.
 */
@@ -320,6 +320,9 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, void *scanner, struct 
     if (dot_expected && st->prev_end_line > 0 && (got == YYSYMBOL_YYEOF || at->first_line > st->prev_end_line)) {
         rf_error(st->diags, rf_mkloc(st->file, st->prev_end_line, st->prev_end_col),
                  "syntax error: missing '.' at the end of this clause");
+        /* recovery drops this clause; the lexer then gives a '.' and the
+        ** skipped token again, so the next clause is still checked */
+        st->replay = 1;
         return 0;
     }
     rf_buf b;
