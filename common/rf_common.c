@@ -63,7 +63,7 @@ void rf_diags_free(rf_diags *d)
 
 int rf_diags_full(const rf_diags *d)
 {
-    int64_t max = d->max_errors ? d->max_errors : 50;
+    int64_t max = d->max_errors ? d->max_errors : 1000;
     return d->nerrors >= max;
 }
 
@@ -71,7 +71,7 @@ void rf_diag_addv(rf_diags *d, rf_severity sev, rf_loc loc, const char *fmt, va_
 {
     if (sev == RF_SEV_ERROR) d->nerrors++;
     /* Keep counting errors past the limit, but store only the first ones. */
-    int64_t max = d->max_errors ? d->max_errors : 50;
+    int64_t max = d->max_errors ? d->max_errors : 1000;
     if (sev == RF_SEV_ERROR && d->nerrors > max) return;
     if (d->count == d->cap) {
         int64_t ncap = d->cap ? d->cap * 2 : 8;
@@ -141,8 +141,10 @@ void rf_diags_sort(rf_diags *d)
 void rf_diags_print(const rf_diags *d, FILE *out)
 {
     static const char *names[] = {"error", "warning", "note"};
+    int64_t shown = 0;
     for (int64_t i = 0; i < d->count; i++) {
         const rf_diag *g = &d->items[i];
+        if (g->sev == RF_SEV_ERROR && shown++ >= RF_DIAGS_SHOWN) continue;
         if (g->loc.file && g->loc.line > 0)
             fprintf(out, "%s:%d:%d: %s: %s\n", g->loc.file, g->loc.line, g->loc.col,
                     names[g->sev], g->msg);
@@ -151,9 +153,9 @@ void rf_diags_print(const rf_diags *d, FILE *out)
         else
             fprintf(out, "redfox: %s: %s\n", names[g->sev], g->msg);
     }
-    int64_t max = d->max_errors ? d->max_errors : 50;
-    if (d->nerrors > max)
-        fprintf(out, "redfox: note: %lld more errors not shown\n", (long long)(d->nerrors - max));
+    if (d->nerrors > RF_DIAGS_SHOWN)
+        fprintf(out, "redfox: %lld more error%s\n", (long long)(d->nerrors - RF_DIAGS_SHOWN),
+                d->nerrors - RF_DIAGS_SHOWN == 1 ? "" : "s");
 }
 
 /* ---- arena --------------------------------------------------------- */

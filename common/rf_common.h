@@ -53,8 +53,11 @@ typedef struct rf_diags {
     rf_diag *items;
     int64_t count, cap;
     int64_t nerrors;
-    int64_t max_errors; /* stop collecting after this many errors (0 = 50) */
+    int64_t max_errors; /* stop collecting after this many errors (0 = 1000) */
 } rf_diags;
+
+/* Errors rf_diags_print shows; the rest are counted in one line. */
+#define RF_DIAGS_SHOWN 20
 
 void rf_diags_init(rf_diags *d);
 void rf_diags_free(rf_diags *d);
@@ -67,7 +70,8 @@ void rf_diag_addv(rf_diags *d, rf_severity sev, rf_loc loc, const char *fmt, va_
 int rf_diags_full(const rf_diags *d);
 /* Sorts by file, line, column (stable), so output is deterministic. */
 void rf_diags_sort(rf_diags *d);
-/* Writes "file:line:col: error: message" lines. */
+/* Writes "file:line:col: error: message" lines: every warning and note, the
+** first RF_DIAGS_SHOWN errors, then "N more errors" when there were more. */
 void rf_diags_print(const rf_diags *d, FILE *out);
 
 /* Checked allocation: abort with a message on exhausted memory is not

@@ -42,6 +42,11 @@ const rf_builtin_info *rf_fe_builtin_lookup(const char *name)
     return NULL;
 }
 
+const rf_builtin_info *rf_fe_builtin_at(int64_t i)
+{
+    return i >= 0 && i < (int64_t)RF_ARRAY_LEN(builtins) ? &builtins[i] : NULL;
+}
+
 const rf_builtin_info *rf_fe_builtin_info(rf_builtin id)
 {
     for (int64_t i = 0; i < RF_ARRAY_LEN(builtins); i++)

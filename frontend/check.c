@@ -21,6 +21,32 @@ int rf_chk_is_reserved(const char *name)
 
 static uint64_t name_hash(const char *s) { return rf_hash64(s, strlen(s), 0); }
 
+static int broken_init(rf_checker *c, const rf_ast_program *ast)
+{
+    if (!ast->nbroken_names) return 0;
+    int64_t cap = 16;
+    while (cap < ast->nbroken_names * 2) cap *= 2;
+    c->broken = rf_calloc((size_t)cap, sizeof *c->broken);
+    if (!c->broken) return -1;
+    c->brokencap = cap;
+    for (int64_t i = 0; i < ast->nbroken_names; i++) {
+        const char *n = ast->broken_names[i];
+        uint64_t j = name_hash(n) & (uint64_t)(cap - 1);
+        while (c->broken[j] && strcmp(c->broken[j], n)) j = (j + 1) & (uint64_t)(cap - 1);
+        c->broken[j] = n;
+    }
+    return 0;
+}
+
+int rf_chk_in_broken_clause(const rf_checker *c, const char *name)
+{
+    if (!c->brokencap) return 0;
+    for (uint64_t j = name_hash(name) & (uint64_t)(c->brokencap - 1);; j = (j + 1) & (uint64_t)(c->brokencap - 1)) {
+        if (!c->broken[j]) return 0;
+        if (!strcmp(c->broken[j], name)) return 1;
+    }
+}
+
 rf_fe_pred *rf_chk_find(rf_checker *c, const char *name)
 {
     if (!c->tabcap) return NULL;
@@ -122,6 +148,21 @@ void rf_chk_expr_vars(const rf_fe_expr *e, void (*fn)(void *ctx, int32_t var, rf
     for (int32_t i = 0; i < e->nargs; i++) rf_chk_expr_vars(e->args[i], fn, ctx);
 }
 
+/* A program that shows nothing is almost always a mistake (an empty pipe,
+** a forgotten directive): say so rather than run in silence. */
+static void warn_no_output(const rf_ast_program *ast, const rf_fe_program *p, rf_diags *d)
+{
+    if (!ast->nclauses) {
+        rf_diag_add(d, RF_SEV_WARNING, rf_mkloc(ast->file, 0, 0), "the program is empty: it has no clauses");
+        return;
+    }
+    for (int32_t i = 0; i < p->npreds; i++)
+        if (p->preds[i]->output_name) return;
+    rf_diag_add(d, RF_SEV_WARNING, rf_mkloc(ast->file, 0, 0),
+                "the program has no lang:output, so it prints and writes nothing (add lang:output[`p] = \"p\". for "
+                "each predicate p to show)");
+}
+
 rf_status rf_fe_check(const rf_ast_program *ast, rf_arena *arena, rf_fe_program **out,
                       rf_diags *diags)
 {
@@ -131,12 +172,16 @@ rf_status rf_fe_check(const rf_ast_program *ast, rf_arena *arena, rf_fe_program 
     c.a = arena;
     c.d = diags;
     c.file = ast->file;
+    if (broken_init(&c, ast)) c.oom = 1;
 
+    /* Every pass runs on what the passes before it kept (a wrong rule is
+    ** left out), so that one compile reports every independent error. */
     rf_chk_declarations(&c, ast);
     rf_chk_define_heads(&c, ast);
     rf_chk_desugar(&c, ast);
     rf_chk_directives(&c, ast);
-    if (!c.oom && !diags->nerrors) rf_chk_types(&c);
+    c.errors_before_types = diags->nerrors;
+    if (!c.oom) rf_chk_types(&c);
 
     rf_fe_program *p = rf_arena_alloc(arena, sizeof *p);
     if (!p) c.oom = 1;
@@ -152,9 +197,11 @@ rf_status rf_fe_check(const rf_ast_program *ast, rf_arena *arena, rf_fe_program 
             for (int64_t i = 0; i < c.rules.count; i++) p->rules[i] = c.rules.items[i];
         }
     }
-    if (!c.oom && !diags->nerrors) rf_chk_stratify(&c, p);
+    if (!c.oom) rf_chk_stratify(&c, p);
+    if (!c.oom && !diags->nerrors) warn_no_output(ast, p, diags);
 
     free(c.tab);
+    free(c.broken);
     rf_ptrvec_free(&c.preds);
     rf_ptrvec_free(&c.rules);
     if (c.oom) return RF_ENOMEM;
@@ -162,6 +209,24 @@ rf_status rf_fe_check(const rf_ast_program *ast, rf_arena *arena, rf_fe_program 
     if (diags->nerrors) return RF_EUSER;
     *out = p;
     return RF_OK;
+}
+
+/* Checks what parsed, also after syntax errors (error recovery dropped the
+** broken clauses), so that one compile reports every independent error;
+** the program is handed out only when there were none. */
+static rf_status check_parsed(rf_status parsed, const rf_ast_program *ast, rf_arena *arena, rf_fe_program **prog,
+                              rf_diags *diags)
+{
+    if (parsed == RF_ENOMEM || !ast || !prog) {
+        rf_diags_sort(diags);
+        return parsed;
+    }
+    rf_status st = rf_fe_check(ast, arena, prog, diags);
+    if (parsed && st != RF_ENOMEM) {
+        *prog = NULL;
+        return parsed;
+    }
+    return st;
 }
 
 rf_status rf_fe_load_file(const char *path, rf_arena *arena, rf_ast_program **ast,
@@ -184,24 +249,29 @@ rf_status rf_fe_load_file(const char *path, rf_arena *arena, rf_ast_program **as
     }
     st = rf_fe_parse(file, src, len, arena, ast, diags);
     free(src);
-    if (st || !prog) return st;
-    return rf_fe_check(*ast, arena, prog, diags);
+    return check_parsed(st, *ast, arena, prog, diags);
 }
 
 /* Concatenates the clauses of several parsed files into one program. */
 static rf_status merge(rf_ast_program **parts, int32_t n, const char *name, rf_arena *arena, rf_ast_program **out)
 {
-    int64_t total = 0;
+    int64_t total = 0, nbroken = 0;
     for (int32_t i = 0; i < n; i++) total += parts[i] ? parts[i]->nclauses : 0;
+    for (int32_t i = 0; i < n; i++) nbroken += parts[i] ? parts[i]->nbroken_names : 0;
     rf_ast_program *p = rf_arena_alloc(arena, sizeof *p);
     rf_ast_clause **cl = rf_arena_alloc(arena, (size_t)(total + 1) * sizeof *cl);
-    if (!p || !cl) return RF_ENOMEM;
-    int64_t k = 0;
-    for (int32_t i = 0; i < n; i++)
+    const char **bn = rf_arena_alloc(arena, (size_t)(nbroken + 1) * sizeof *bn);
+    if (!p || !cl || !bn) return RF_ENOMEM;
+    int64_t k = 0, kb = 0;
+    for (int32_t i = 0; i < n; i++) {
         for (int64_t j = 0; parts[i] && j < parts[i]->nclauses; j++) cl[k++] = parts[i]->clauses[j];
+        for (int64_t j = 0; parts[i] && j < parts[i]->nbroken_names; j++) bn[kb++] = parts[i]->broken_names[j];
+    }
     p->file = name;
     p->clauses = cl;
     p->nclauses = total;
+    p->broken_names = bn;
+    p->nbroken_names = nbroken;
     *out = p;
     return RF_OK;
 }
@@ -221,8 +291,7 @@ rf_status rf_fe_load_sources(const char *const *names, const char *const *texts,
     }
     rf_status st = merge(parts, n, names[n - 1], arena, ast);
     if (st) return st;
-    if (worst || !prog) return worst;
-    return rf_fe_check(*ast, arena, prog, diags);
+    return check_parsed(worst, *ast, arena, prog, diags);
 }
 
 rf_status rf_fe_load_files(const char *const *paths, int32_t n, rf_arena *arena, rf_ast_program **ast,
@@ -243,6 +312,5 @@ rf_status rf_fe_load_files(const char *const *paths, int32_t n, rf_arena *arena,
     if (!name) return RF_ENOMEM;
     rf_status st = merge(parts, n, name, arena, ast);
     if (st) return st;
-    if (worst || !prog) return worst;
-    return rf_fe_check(*ast, arena, prog, diags);
+    return check_parsed(worst, *ast, arena, prog, diags);
 }

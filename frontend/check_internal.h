@@ -22,6 +22,12 @@ typedef struct rf_checker {
     int64_t tabcap;
     int32_t ntemp;    /* counter for auxiliary predicate names */
     int oom;
+    /* names in clauses dropped for syntax errors (a set, open addressing) */
+    const char **broken;
+    int64_t brokencap;
+    /* errors reported before the type pass: inference gaps are then
+    ** usually their echo (a dropped rule typed nothing), not news */
+    int64_t errors_before_types;
 } rf_checker;
 
 rf_fe_pred *rf_chk_find(rf_checker *c, const char *name);
@@ -29,6 +35,15 @@ rf_fe_pred *rf_chk_add_pred(rf_checker *c, const char *name, rf_loc loc, int32_t
                             int functional);
 int rf_chk_add_rule_to_pred(rf_checker *c, rf_fe_pred *p, rf_fe_rule *r);
 int rf_chk_is_reserved(const char *name); /* type names, built-ins, lang: */
+/* 1 when name appears in a clause that a syntax error dropped: errors that
+** it is undefined would be echoes of that one. */
+int rf_chk_in_broken_clause(const rf_checker *c, const char *name);
+/* The nearest of n candidate names to name, by edit distance, when near
+** enough to be a likely typo; else NULL (suggest.c). */
+const char *rf_chk_suggest(const char *name, const char *const *cands, int64_t n);
+/* The same over the program's predicates and, when builtins is set, the
+** built-in names. */
+const char *rf_chk_suggest_name(const rf_checker *c, const char *name, int builtins);
 
 /* Passes, in order. Each reports into c->d; a pass may leave rules out of
 ** the program when they are wrong, so later passes see only sound rules. */

@@ -466,6 +466,34 @@ static rf_fe_expr *const_expr(rb *b, const rf_ast_expr *e)
     return x;
 }
 
+/* A name in a built-in's namespace (string:, date:, int:, ...) that is no
+** built-in is most likely a misspelt one. */
+static int builtin_namespace(const char *name)
+{
+    const char *colon = strchr(name, ':');
+    if (!colon) return 0;
+    for (int64_t i = 0;; i++) {
+        const rf_builtin_info *bi = rf_fe_builtin_at(i);
+        if (!bi) return 0;
+        if (!strncmp(bi->name, name, (size_t)(colon - name + 1))) return 1;
+    }
+}
+
+/* An unknown name, with the nearest known one when it looks like a typo. */
+static void undefined(rf_checker *c, const char *name, rf_loc loc)
+{
+    int bns = builtin_namespace(name);
+    const char *near = rf_chk_suggest_name(c, name, 1);
+    if (bns)
+        rf_error(c->d, loc, "unknown built-in `%s`%s%s%s", name, near ? "; did you mean `" : "", near ? near : "",
+                 near ? "`?" : "");
+    else if (near)
+        rf_error(c->d, loc, "undefined predicate `%s`: it is not declared and no rule defines it; did you mean `%s`?",
+                 name, near);
+    else
+        rf_error(c->d, loc, "undefined predicate `%s`: it is not declared and no rule defines it", name);
+}
+
 /* Resolves a user predicate used in an atom or an application. */
 static rf_fe_pred *resolve(rb *b, const char *name, rf_loc loc, int32_t nargs, int functional)
 {
@@ -476,8 +504,8 @@ static rf_fe_pred *resolve(rb *b, const char *name, rf_loc loc, int32_t nargs, i
             rf_error(b->c->d, loc, "type `%s` may appear only in a declaration, after '->'", name);
         else if (strncmp(name, "lang:", 5) == 0)
             rf_error(b->c->d, loc, "`%s` is a directive; directives are facts of their own, like lang:output[`p] = \"p\".", name);
-        else
-            rf_error(b->c->d, loc, "undefined predicate `%s`: it is not declared and no rule defines it", name);
+        else if (!rf_chk_in_broken_clause(b->c, name))
+            undefined(b->c, name, loc);
         b->bad = 1;
         return NULL;
     }

@@ -145,9 +145,15 @@ static void directive(rf_checker *c, const rf_ast_atom *h, uint8_t *seen)
     for (int64_t i = 0; i < RF_ARRAY_LEN(directives); i++)
         if (strcmp(directives[i].name, h->name) == 0) k = i;
     if (k < 0) {
-        rf_error(c->d, h->loc,
-                 "unknown directive `%s` (known: lang:input, lang:input:delimiter, lang:input:header, lang:input:key, lang:output, lang:output:orderBy, lang:output:limit)",
-                 h->name);
+        const char *names[RF_ARRAY_LEN(directives)];
+        for (int64_t i = 0; i < RF_ARRAY_LEN(directives); i++) names[i] = directives[i].name;
+        const char *near = rf_chk_suggest(h->name, names, RF_ARRAY_LEN(directives));
+        if (near)
+            rf_error(c->d, h->loc, "unknown directive `%s`; did you mean `%s`?", h->name, near);
+        else
+            rf_error(c->d, h->loc,
+                     "unknown directive `%s` (known: lang:input, lang:input:delimiter, lang:input:header, lang:input:key, lang:output, lang:output:orderBy, lang:output:limit)",
+                     h->name);
         return;
     }
     if (!h->functional || h->nargs != 2 || h->args[0]->kind != RF_AST_PREDREF) {
@@ -163,8 +169,10 @@ static void directive(rf_checker *c, const rf_ast_atom *h, uint8_t *seen)
     }
     rf_fe_pred *p = rf_chk_find(c, h->args[0]->sval);
     if (!p) {
-        rf_error(c->d, h->args[0]->loc, "%s names `%s`, which is not declared or defined", h->name,
-                 h->args[0]->sval);
+        const char *near = rf_chk_suggest_name(c, h->args[0]->sval, 0);
+        if (rf_chk_in_broken_clause(c, h->args[0]->sval)) return; /* its clause had a syntax error */
+        rf_error(c->d, h->args[0]->loc, "%s names `%s`, which is not declared or defined%s%s%s", h->name,
+                 h->args[0]->sval, near ? "; did you mean `" : "", near ? near : "", near ? "`?" : "");
         return;
     }
     uint8_t *flag = &seen[(int64_t)p->id * RF_ARRAY_LEN(directives) + k];
@@ -252,7 +260,8 @@ void rf_chk_directives(rf_checker *c, const rf_ast_program *ast)
             rf_error(c->d, p->loc, "`%s` has lang:input settings but no lang:input", p->name);
         if ((f[D_ORDER] || f[D_LIMIT]) && !p->output_name)
             rf_error(c->d, p->loc, "`%s` has lang:output settings but no lang:output", p->name);
-        if (p->declared && !p->input_file && !p->nrules && !p->aux)
+        /* not after errors: the rules may have been left out for them */
+        if (p->declared && !p->input_file && !p->nrules && !p->aux && !c->d->nerrors)
             rf_diag_add(c->d, RF_SEV_WARNING, p->loc, "`%s` is declared but has no rules, facts or lang:input: it is empty",
                         p->name);
     }

@@ -100,24 +100,29 @@ rf_status rf_fe_parse(const char *file, const char *src, int64_t len, rf_arena *
     rf_yy_delete_buffer(b, scanner);
     rf_yylex_destroy(scanner);
     rf_buf_free(&st.str);
-    if (st.oom) {
-        rf_ptrvec_free(&st.clauses);
-        return RF_ENOMEM;
+    if (rc != 0) {
+        /* the input ended inside a broken clause: its names are unreliable too */
+        st.clause_mark = st.dot_mark;
+        rf_parse_drop_clause(&st);
     }
-    rf_ast_program *p = rf_arena_alloc(arena, sizeof *p);
-    if (!p) {
-        rf_ptrvec_free(&st.clauses);
-        return RF_ENOMEM;
+    rf_ast_program *p = st.oom ? NULL : rf_arena_alloc(arena, sizeof *p);
+    if (p) {
+        p->file = file;
+        p->nclauses = st.clauses.count;
+        p->clauses = rf_arena_alloc(arena, (size_t)(st.clauses.count + 1) * sizeof *p->clauses);
+        p->nbroken_names = st.broken.count;
+        p->broken_names = rf_arena_alloc(arena, (size_t)(st.broken.count + 1) * sizeof *p->broken_names);
+        if (p->clauses && p->broken_names) {
+            for (int64_t i = 0; i < st.clauses.count; i++) p->clauses[i] = st.clauses.items[i];
+            for (int64_t i = 0; i < st.broken.count; i++) p->broken_names[i] = st.broken.items[i];
+        } else {
+            p = NULL;
+        }
     }
-    p->file = file;
-    p->nclauses = st.clauses.count;
-    p->clauses = rf_arena_alloc(arena, (size_t)(st.clauses.count + 1) * sizeof *p->clauses);
-    if (!p->clauses) {
-        rf_ptrvec_free(&st.clauses);
-        return RF_ENOMEM;
-    }
-    for (int64_t i = 0; i < st.clauses.count; i++) p->clauses[i] = st.clauses.items[i];
     rf_ptrvec_free(&st.clauses);
+    rf_ptrvec_free(&st.names);
+    rf_ptrvec_free(&st.broken);
+    if (!p) return RF_ENOMEM;
     *out = p;
     if (len > INT32_MAX) {
         rf_error(diags, rf_mkloc(file, 0, 0), "source file larger than 2 GiB");

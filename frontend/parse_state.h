@@ -19,7 +19,24 @@ struct rf_parse_state {
     int oom;
     rf_ptrvec clauses;   /* rf_ast_clause* in source order */
     int64_t depth;       /* nesting depth guard */
+    /* for error recovery and its messages (lexer.l's rf_yylex) */
+    int32_t prev_end_line, prev_end_col; /* just after the token before the last */
+    int32_t end_line, end_col;           /* just after the last token */
+    rf_ptrvec names;     /* every NAME token's text, in order */
+    int64_t clause_mark; /* names[] from here on are in the clause being read */
+    int64_t dot_mark;    /* names[] up to here were read before the last '.' */
+    rf_ptrvec broken;    /* names of clauses dropped for a syntax error */
+    /* the last token read, kept so that after a missing '.' the lexer can
+    ** hand the parser a '.' and then this token again (lexer.l's rf_yylex):
+    ** the clause on the next line is then parsed, not skipped */
+    int last_tok;
+    _Alignas(16) unsigned char last_val[128]; /* its YYSTYPE */
+    int32_t last_loc[4];                      /* its YYLTYPE */
+    int replay;          /* 1: hand out a '.', 2: then last_tok again */
 };
+
+/* Marks the names of the clause that error recovery just dropped. */
+void rf_parse_drop_clause(struct rf_parse_state *st);
 
 int rf_lex_int(struct rf_parse_state *st, const char *text, rf_loc loc, int64_t *out);
 int rf_lex_decimal(struct rf_parse_state *st, const char *text, rf_loc loc, int64_t *out);

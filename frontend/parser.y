@@ -3,14 +3,18 @@
 **
 ** Owns: the shape of clauses, formulas and expressions. Builds rf_ast nodes
 ** in the parse state's arena. On a syntax error the parser skips to the end
-** of the clause ('.') and goes on, so several errors are reported per run.
+** of the clause ('.') and goes on, so several errors are reported per run;
+** the names of a dropped clause are kept (rf_parse_drop_clause) so that the
+** checker does not call them undefined. A clause that runs into the next
+** line's start where a '.' could end it is reported as a missing '.', just
+** after its last token, and only that clause is dropped.
 ** Precedence, loosest first: ';' then ',' then '!' then comparisons, then
 ** '+' '-', then '*' '/' '%', then unary minus.
 */
 %define api.pure full
 %define api.prefix {rf_yy}
 %define api.token.prefix {RF_TOK_}
-%define parse.error verbose
+%define parse.error custom
 %locations
 %param {void *scanner}
 %parse-param {struct rf_parse_state *st}
@@ -154,7 +158,7 @@ clause
         c->heads = $1.items; c->nheads = $1.n; c->body = NULL;
         add_clause(st, c);
       }
-    | error DOT { yyerrok; }
+    | error DOT { rf_parse_drop_clause(st); yyerrok; }
     ;
 
 heads
@@ -282,7 +286,57 @@ exprs1
 static void rf_yyerror(RF_YYLTYPE *l, void *scanner, struct rf_parse_state *st, const char *msg)
 {
     (void)scanner;
-    /* bison says "syntax error, unexpected X, expecting Y"; keep it, minus the prefix */
-    const char *p = strncmp(msg, "syntax error, ", 14) == 0 ? msg + 14 : msg;
-    rf_error(st->diags, L(st, *l), "syntax error: %s", p);
+    /* bison's own messages ("memory exhausted"); syntax errors come through
+    ** yyreport_syntax_error */
+    rf_error(st->diags, L(st, *l), "%s", msg);
+}
+
+/* A token kind as users know it: its spelling in quotes, or what it is
+** ("name", "integer", "end of file"). */
+static void token_text(rf_buf *b, yysymbol_kind_t k)
+{
+    const char *n = yysymbol_name(k);
+    if (k == YYSYMBOL_YYEOF || k >= YYSYMBOL_INT) rf_buf_puts(b, n);
+    else rf_buf_printf(b, "'%s'", n);
+}
+
+static int yyreport_syntax_error(const yypcontext_t *ctx, void *scanner, struct rf_parse_state *st)
+{
+    (void)scanner;
+    enum { MAX_EXPECTED = 6 };
+    yysymbol_kind_t exp[MAX_EXPECTED];
+    int nexp = yypcontext_expected_tokens(ctx, exp, MAX_EXPECTED);
+    yysymbol_kind_t got = yypcontext_token(ctx);
+    const RF_YYLTYPE *at = yypcontext_location(ctx);
+    int dot_expected = 0;
+    for (int i = 0; i < nexp; i++) dot_expected |= exp[i] == YYSYMBOL_DOT;
+    if (nexp == 0 && got != YYSYMBOL_DOT) {
+        /* more than MAX_EXPECTED: ask whether '.' is one of them */
+        yysymbol_kind_t all[64];
+        int nall = yypcontext_expected_tokens(ctx, all, 64);
+        for (int i = 0; i < nall; i++) dot_expected |= all[i] == YYSYMBOL_DOT;
+    }
+    /* the clause ends at a line end but has no '.': say so where it ends */
+    if (dot_expected && st->prev_end_line > 0 && (got == YYSYMBOL_YYEOF || at->first_line > st->prev_end_line)) {
+        rf_error(st->diags, rf_mkloc(st->file, st->prev_end_line, st->prev_end_col),
+                 "syntax error: missing '.' at the end of this clause");
+        /* recovery drops this clause; the lexer then gives a '.' and the
+        ** skipped token again, so the next clause is still checked */
+        st->replay = 1;
+        return 0;
+    }
+    rf_buf b;
+    rf_buf_init(&b);
+    rf_buf_puts(&b, "syntax error: unexpected ");
+    token_text(&b, got);
+    if (nexp > 0) {
+        rf_buf_puts(&b, ", expecting ");
+        for (int i = 0; i < nexp; i++) {
+            rf_buf_puts(&b, i == 0 ? "" : i + 1 == nexp ? " or " : ", ");
+            token_text(&b, exp[i]);
+        }
+    }
+    rf_error(st->diags, L(st, *at), "%s", b.oom ? "syntax error" : rf_buf_cstr(&b));
+    rf_buf_free(&b);
+    return 0;
 }

@@ -101,6 +101,10 @@ typedef struct rf_ast_program {
     const char *file;
     rf_ast_clause **clauses;
     int64_t nclauses;
+    /* names in clauses dropped for a syntax error: the checker does not call
+    ** them undefined (the clause may have declared or defined them) */
+    const char **broken_names;
+    int64_t nbroken_names;
 } rf_ast_program;
 
 /* Node constructors used by the parser; all allocate in the arena. */

@@ -54,6 +54,8 @@ typedef struct rf_builtin_info {
 /* NULL when name is not a built-in. */
 const rf_builtin_info *rf_fe_builtin_lookup(const char *name);
 const rf_builtin_info *rf_fe_builtin_info(rf_builtin id);
+/* The i-th built-in, or NULL past the last (for suggestions). */
+const rf_builtin_info *rf_fe_builtin_at(int64_t i);
 /* The type names usable in declarations: int, float, decimal, string, boolean, date. */
 int rf_fe_type_from_name(const char *name, rf_type *out);
 

@@ -243,6 +243,31 @@ static int32_t append_var(rf_checker *c, rf_fe_rule *r, rf_type t, rf_loc loc)
     return r->nvars++;
 }
 
+/* 1 when e reads a variable that desugaring introduced (its name means
+** nothing to the user). */
+static int reads_temp(const rf_fe_rule *r, const rf_fe_expr *e)
+{
+    if (e->kind == RF_FE_VAR) return r->vars[e->var].temp || r->vars[e->var].name[0] == '_';
+    for (int32_t i = 0; i < e->nargs; i++)
+        if (reads_temp(r, e->args[i])) return 1;
+    return 0;
+}
+
+/* An operand as the user wrote it: `x`, 3, "a", `(x + 1)`; an expression
+** over desugaring's own variables only as "the value". */
+static void operand_text(const rf_fe_rule *r, const rf_fe_expr *e, rf_buf *out)
+{
+    if (e->kind == RF_FE_CONST) {
+        rf_fe_const_print(&e->c, out);
+    } else if (reads_temp(r, e) || e->kind == RF_FE_CAST) {
+        rf_buf_puts(out, "the value");
+    } else {
+        rf_buf_putc(out, '`');
+        rf_fe_expr_print(r, e, out);
+        rf_buf_putc(out, '`');
+    }
+}
+
 /* A comparison: like types, or numbers widened to the wider type. */
 static void type_cmp(rf_checker *c, rf_fe_rule *r, rf_fe_lit *l, int *bad)
 {
@@ -255,7 +280,15 @@ static void type_cmp(rf_checker *c, rf_fe_rule *r, rf_fe_lit *l, int *bad)
         l->rhs = cast_to(c, l->rhs, w);
         return;
     }
-    rf_error(c->d, l->loc, "cannot compare %s with %s", tn(a), tn(bt));
+    rf_buf da, db;
+    rf_buf_init(&da);
+    rf_buf_init(&db);
+    operand_text(r, l->lhs, &da);
+    operand_text(r, l->rhs, &db);
+    rf_error(c->d, l->loc, "cannot compare %s with %s: %s is %s, %s is %s", tn(a), tn(bt), rf_buf_cstr(&da), tn(a),
+             rf_buf_cstr(&db), tn(bt));
+    rf_buf_free(&da);
+    rf_buf_free(&db);
 }
 
 static void check_rule(rf_checker *c, rf_fe_rule *r)
@@ -365,8 +398,9 @@ static void check_rule(rf_checker *c, rf_fe_rule *r)
             rf_error(c->d, a->loc, "type mismatch: `%s` is %s, but %s is %s",
                      r->vars[a->var].temp ? "the value" : r->vars[a->var].name, tn(vt), rf_buf_cstr(&b), tn(ct));
     }
-    /* only now: an unknown type is usually the echo of an error above */
-    if (c->d->nerrors == errors_before)
+    /* only now: an unknown type is usually the echo of an error above, or
+    ** of a rule an earlier pass left out */
+    if (c->d->nerrors == errors_before && !c->errors_before_types)
         for (int32_t v = 0; v < r->nvars; v++)
             if (r->vars[v].type == RF_TYPE_UNKNOWN && !r->vars[v].wildcard) {
                 if (r->vars[v].temp) rf_error(c->d, r->vars[v].loc, "cannot infer the type of this expression");

@@ -24,16 +24,32 @@ typedef struct rf_rt_cache rf_rt_cache;
 rf_rt_cache *rf_rt_cache_new(void);
 void rf_rt_cache_free(rf_rt_cache *c);
 
+/* A long fixpoint's progress, for a display (tools/ draws it on a terminal):
+** reported once a semi-naive loop has run a second, then about ten times a
+** second, and once with done set when it ends (clear the display). */
+typedef struct rf_rt_progress {
+    int64_t round;             /* rounds of the loop so far */
+    double seconds;            /* since the loop began */
+    int32_t n;                 /* its predicates (the first 16) */
+    int32_t more;              /* and how many besides */
+    const char *const *names;
+    const int64_t *rows;       /* the tuples of each so far */
+    int done;
+} rf_rt_progress;
+typedef void (*rf_rt_progress_fn)(void *ctx, const rf_rt_progress *p);
+
 typedef struct rf_rt_options {
     const char *data_dir;    /* where lang:input files are; NULL: "." */
     int threads;             /* <= 0: one per online CPU */
     rf_rt_device device;
     int profile;             /* collect per-kernel statistics */
-    int64_t max_iterations;  /* of any one loop; <= 0: 1,000,000 */
+    int64_t max_iterations;  /* rounds of any one loop, then an error; <= 0: no bound */
     rf_rt_cache *cache;      /* NULL: load inputs for this run only */
     const void *ptx0;        /* the .rfx file's PTX0 section (GPU code); NULL: the */
     uint64_t ptx0_size;      /* GPU backend compiles the program when it runs */
     int no_fuse;             /* GPU: run every kernel separately (no Kernel Weaver fusion) */
+    rf_rt_progress_fn progress; /* NULL: no progress reports */
+    void *progress_ctx;
 } rf_rt_options;
 
 typedef struct rf_rt_output {
@@ -76,11 +92,5 @@ typedef struct rf_rt_result {
 ** errors name file:line:col, run-time errors the rule). */
 rf_status rf_rt_run(const rf_hir_program *p, const rf_rt_options *o, rf_rt_result **out, rf_diags *d);
 void rf_rt_result_free(rf_rt_result *r);
-
-/* For the devices' interpreters: counts one entry into block b and reports
-** a fixpoint that did not converge within o->max_iterations (default
-** 1,000,000) as RF_EUSER. visits has p->nblocks counters, zeroed at start. */
-rf_status rf_rt_enter_block(const rf_hir_program *p, const rf_rt_options *o, int32_t b, int64_t *visits,
-                            rf_diags *d);
 
 #endif

@@ -10,6 +10,7 @@
 ** evaluated by rf_rt_eval_map.
 */
 #include "rf_runtime.h"
+#include "rf_rt_fixpoint.h"
 #include "rf_cpu.h"
 #include "rf_load.h"
 #include "rf_rt_input.h"
@@ -1057,26 +1058,17 @@ static int online_cpus(void)
     return n > 0 ? (int)(n > 256 ? 256 : n) : 1;
 }
 
-rf_status rf_rt_enter_block(const rf_hir_program *p, const rf_rt_options *o, int32_t b, int64_t *visits,
-                            rf_diags *d)
-{
-    int64_t max_iter = o->max_iterations > 0 ? o->max_iterations : 1000000;
-    if (++visits[b] <= max_iter) return RF_OK;
-    const rf_hir_block *bl = p->blocks[b];
-    rf_error(d, rf_mkloc(p->source, 0, 0),
-             "the fixpoint of %s did not converge within %lld iterations (raise --max-iterations, or check for a rule that derives ever new values)",
-             bl->comment ? bl->comment : "a recursive stratum", (long long)max_iter);
-    return RF_EUSER;
-}
+static int64_t rows_of_var(const void *ctx, int32_t var) { return val_rows(ctx, var); }
 
 static rf_status run_blocks(exec *x)
 {
     const rf_hir_program *p = x->p;
-    int64_t *visits = rf_calloc((size_t)p->nblocks + 1, sizeof *visits);
+    rf_rt_fixpoint fx;
+    rf_status fst = rf_rt_fixpoint_init(&fx, p, &x->o, rows_of_var, x);
     int32_t maxin = rf_hir_max_inputs(p);
     int64_t *in_rows = rf_calloc((size_t)maxin, sizeof *in_rows); /* for --profile */
-    if (!visits || !in_rows) {
-        free(visits);
+    if (fst || !in_rows) {
+        rf_rt_fixpoint_end(&fx);
         free(in_rows);
         return RF_ENOMEM;
     }
@@ -1084,7 +1076,7 @@ static rf_status run_blocks(exec *x)
     int32_t b = 0;
     while (!st) {
         const rf_hir_block *bl = p->blocks[b];
-        if ((st = rf_rt_enter_block(p, &x->o, b, visits, x->d))) break;
+        if ((st = rf_rt_fixpoint_enter(&fx, b, x->d))) break;
         for (int32_t j = 0; j < bl->nkernels && !st; j++) {
             const rf_hir_kernel *k = bl->kernels[j];
             int profiled = x->o.profile && k->id >= 0 && k->id < x->res->nstats;
@@ -1124,7 +1116,7 @@ static rf_status run_blocks(exec *x)
         for (int32_t t = 0; t < bl->ntest && !any; t++) any = val_rows(x, bl->test[t]) > 0;
         b = any ? bl->target : bl->else_target;
     }
-    free(visits);
+    rf_rt_fixpoint_end(&fx);
     free(in_rows);
     return st;
 }

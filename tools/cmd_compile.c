@@ -10,15 +10,21 @@
 
 static const char *usage =
     "usage: redfox compile PROG.logic [MORE.logic ...] [-o PROG.rfx] [--no-opt] [--no-fuse]\n"
+    "       redfox compile - -o PROG.rfx     (the program from standard input)\n"
     "\n"
     "Checks the program (syntax, names, types, safety, stratification),\n"
     "builds and optimizes its query plan, lowers it to Harmony kernels and\n"
     "writes the result as a .rfx file for `redfox run`. Several files are\n"
-    "compiled as one program (a shared schema and a query, say). Errors are\n"
-    "printed as file:line:col: error: message.\n"
+    "compiled as one program (a shared schema and a query, say). '-' reads\n"
+    "the program from standard input (named <stdin> in messages); so do\n"
+    "/dev/stdin, pipes and FIFOs. Errors are printed as\n"
+    "file:line:col: error: message, every independent error of the program\n"
+    "at once (the first 20, then how many more). An empty program, or one\n"
+    "without a lang:output, compiles with a warning.\n"
     "\n"
     "options:\n"
-    "  -o FILE     the output file (default: the last PROG.logic with .rfx),\n"
+    "  -o FILE     the output file (default: the last PROG.logic with .rfx;\n"
+    "              needed when the program is read from standard input),\n"
     "              written aside and renamed into place: a failed compile\n"
     "              leaves the old file; a symbolic link there is refused,\n"
     "              never written through; a device (/dev/null) is written\n"
@@ -64,6 +70,8 @@ int rf_tool_compile(int argc, char **argv)
         if (rf_tool_is_rfx(progs[i]))
             return rf_tool_usage_error("compile", "'%s' is already compiled (.rfx)", progs[i]);
     char *defout = NULL;
+    if (!outp && rf_tool_is_stream(prog))
+        return rf_tool_usage_error("compile", "give -o FILE for a program read from '%s' (not a regular file)", prog);
     if (!outp) {
         size_t n = strlen(prog);
         const char *dot = strrchr(prog, '.');

@@ -10,7 +10,10 @@
 #include <string.h>
 
 static const char *usage =
-    "usage: redfox dump WHAT PROG.logic|PROG.rfx [--format text|yaml|dot] [--no-opt] [--no-fuse]\n"
+    "usage: redfox dump WHAT PROG.logic|PROG.rfx|- [--format text|yaml|dot] [--no-opt] [--no-fuse]\n"
+    "\n"
+    "The program may be several .logic files (one program), or '-' to read\n"
+    "it from standard input (so may /dev/stdin, a pipe or a FIFO).\n"
     "\n"
     "WHAT is one of:\n"
     "  --ast     the syntax tree, as parsed\n"
@@ -95,7 +98,8 @@ int rf_tool_dump(int argc, char **argv)
         rf_hir_program *hir = NULL;
         rf_buf ptx0;
         rf_buf_init(&ptx0);
-        st = rf_tool_load_program(progs, nprogs, &o, &arena, &hir, &ptx0, &d);
+        int was_rfx = 0;
+        st = rf_tool_load_program(progs, nprogs, &o, &arena, &hir, &ptx0, &was_rfx, &d);
         if (!st && !strcmp(what, "harmony")) rf_hir_print_text(hir, &out);
         if (!st && !strcmp(what, "fused")) {
             rf_wv_plan *w = NULL;
@@ -113,7 +117,7 @@ int rf_tool_dump(int argc, char **argv)
             rf_gpu_ptx x;
             memset(&x, 0, sizeof x);
             if (ptx0.len && fuse) st = rf_gpu_ptx0_decode(prog, ptx0.data, (uint64_t)ptx0.len, &x, &d);
-            else if (rf_tool_is_rfx(prog) && fuse) {
+            else if (was_rfx && fuse) {
                 rf_error(&d, rf_mkloc(prog, 0, 0), "this .rfx file has no PTX (it was compiled where NVRTC was missing)");
                 st = RF_EUSER;
             } else {
@@ -126,13 +130,13 @@ int rf_tool_dump(int argc, char **argv)
         rf_buf_free(&ptx0);
         rf_hir_free(hir);
     } else if (!strcmp(what, "ast")) {
-        st = rf_fe_load_files(progs, nprogs, &arena, &ast, NULL, &d);
+        st = rf_tool_load_ast(progs, nprogs, &arena, &ast, NULL, &d);
         if (!st) {
             if (fmt_yaml) st = rf_ast_print_yaml(ast, &out);
             else rf_ast_print_text(ast, &out);
         }
     } else {
-        st = rf_fe_load_files(progs, nprogs, &arena, &ast, &fe, &d);
+        st = rf_tool_load_ast(progs, nprogs, &arena, &ast, &fe, &d);
         if (!st && !strcmp(what, "rules")) {
             rf_fe_print_program(fe, &out);
         } else if (!st) {

@@ -10,15 +10,22 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static const char *usage =
-    "usage: redfox run PROG.rfx|PROG.logic [--data DIR] [--device auto|cpu|gpu]\n"
+    "usage: redfox run PROG.rfx|PROG.logic|- [--data DIR] [--device auto|cpu|gpu]\n"
     "                  [--format table|csv|tbl] [--out DIR] [--profile] [--threads N]\n"
     "                  [--max-iterations N] [--no-fuse] [--repeat N]\n"
     "\n"
-    "Runs a compiled program (or compiles a .logic file first) on the\n"
+    "Runs a compiled program (or compiles .logic files first) on the\n"
     "lang:input files found in DIR, and prints every lang:output relation.\n"
+    "'-' reads the program (LogiQL or .rfx) from standard input, named\n"
+    "<stdin> in messages; so do /dev/stdin, pipes and FIFOs. A recursive\n"
+    "stratum runs until it derives nothing new, however many rounds that\n"
+    "takes; on a terminal, one that runs over a second shows its round and\n"
+    "its predicates' sizes on stderr as it goes.\n"
     "\n"
     "options:\n"
     "  --data DIR           where the input files are (default: .)\n"
@@ -51,7 +58,10 @@ static const char *usage =
     "                       Weaver's fused kernels (default: fused; `redfox dump\n"
     "                       --fused` lists them). Results are identical either way\n"
     "  --threads N          CPU threads (default: all cores)\n"
-    "  --max-iterations N   stop a recursive stratum after N rounds (default 1000000)\n"
+    "  --max-iterations N   stop with an error when a recursive stratum has run\n"
+    "                       N rounds without reaching its fixpoint; the error\n"
+    "                       names its predicates and their sizes (default: no\n"
+    "                       limit)\n"
     "  --repeat N           run the program N times in this process and print each\n"
     "                       run's load and run time to stderr; outputs and\n"
     "                       --profile are the last run's. The input files are read\n"
@@ -59,6 +69,32 @@ static const char *usage =
     "                       its device again. The first run also pays for starting\n"
     "                       the GPU's kernels\n"
     "  -h, --help           this text\n";
+
+/* A long fixpoint's round and its predicates' sizes, redrawn in place on
+** stderr (a terminal: cmd_run sets this only then), cleared at the end. */
+static void draw_progress(void *ctx, const rf_rt_progress *p)
+{
+    (void)ctx;
+    if (p->done) {
+        fputs("\r\033[K", stderr);
+        fflush(stderr);
+        return;
+    }
+    struct winsize ws;
+    int width = ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 20 ? ws.ws_col : 80;
+    char line[512];
+    int n = snprintf(line, sizeof line, "redfox: fixpoint round %lld (%.0f s):", (long long)p->round, p->seconds);
+    for (int32_t i = 0; i < p->n && n > 0 && n < (int)sizeof line; i++)
+        n += snprintf(line + n, sizeof line - (size_t)n, " %s %lld%s", p->names[i], (long long)p->rows[i],
+                      i + 1 < p->n ? "," : "");
+    if (p->more && n > 0 && n < (int)sizeof line)
+        n += snprintf(line + n, sizeof line - (size_t)n, " and %d more", (int)p->more);
+    if (n > 0 && n < (int)sizeof line && n < width - 1)
+        snprintf(line + n, sizeof line - (size_t)n, " tuples");
+    /* one line, never wrapped: a wrapped line would not be redrawn in place */
+    fprintf(stderr, "\r%.*s\033[K", width - 1, line);
+    fflush(stderr);
+}
 
 static int print_outputs(const rf_rt_result *res, rf_rt_format fmt)
 {
@@ -197,6 +233,7 @@ int rf_tool_run(int argc, char **argv)
     o.data_dir = data;
     o.profile = profile;
     o.no_fuse = no_fuse;
+    if (isatty(STDERR_FILENO)) o.progress = draw_progress;
     rf_rt_format fmt;
     if (!format) format = outdir ? "csv" : "table";
     if (!rf_tool_run_options("run", device, threads, format, &o, &fmt)) return RF_EXIT_USAGE;
@@ -221,7 +258,7 @@ int rf_tool_run(int argc, char **argv)
     rf_tool_opts to = {0};
     rf_buf ptx0;
     rf_buf_init(&ptx0);
-    rf_status st = rf_tool_load_program(progs, nprogs, &to, &arena, &hir, &ptx0, &d);
+    rf_status st = rf_tool_load_program(progs, nprogs, &to, &arena, &hir, &ptx0, NULL, &d);
     rf_rt_result *res = NULL;
     /* repeated runs share the parsed inputs, as `tpch run` does */
     if (!st && repeat > 1 && !(o.cache = rf_rt_cache_new())) st = RF_ENOMEM;

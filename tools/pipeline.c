@@ -8,7 +8,10 @@
 #include "rf_gpu_codegen.h"
 #include "rf_rfx.h"
 
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static int has_suffix(const char *s, const char *suf)
 {
@@ -16,15 +19,103 @@ static int has_suffix(const char *s, const char *suf)
     return n >= m && strcmp(s + n - m, suf) == 0;
 }
 
-int rf_tool_is_rfx(const char *path)
+int rf_tool_is_rfx(const char *path) { return has_suffix(path, ".rfx"); }
+
+int rf_tool_is_stream(const char *path)
 {
-    if (has_suffix(path, ".rfx")) return 1;
-    FILE *f = fopen(path, "rb");
-    if (!f) return 0;
-    char magic[RF_RFX_MAGIC_SIZE];
-    size_t n = fread(magic, 1, sizeof magic, f);
-    fclose(f);
-    return n == sizeof magic && memcmp(magic, RF_RFX_MAGIC, sizeof magic) == 0;
+    struct stat sb;
+    return !strcmp(path, "-") || (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode));
+}
+
+/* Reads all of f; 0, or an errno value. */
+static int read_all(FILE *f, rf_buf *b)
+{
+    char tmp[65536];
+    size_t n;
+    errno = 0;
+    while ((n = fread(tmp, 1, sizeof tmp, f)) > 0) rf_buf_append(b, tmp, (int64_t)n);
+    if (ferror(f)) return errno ? errno : EIO;
+    return b->oom ? ENOMEM : 0;
+}
+
+rf_status rf_tool_read_sources(const char *const *paths, int32_t n, rf_arena *arena, rf_tool_sources *s, rf_diags *d)
+{
+    memset(s, 0, sizeof *s);
+    s->names = rf_arena_alloc(arena, (size_t)(n + 1) * sizeof *s->names);
+    s->texts = rf_calloc((size_t)n + 1, sizeof *s->texts);
+    s->lens = rf_calloc((size_t)n + 1, sizeof *s->lens);
+    if (!s->names || !s->texts || !s->lens) return RF_ENOMEM;
+    s->n = n;
+    int stdin_used = 0;
+    rf_status worst = RF_OK;
+    for (int32_t i = 0; i < n; i++) {
+        /* "-" is standard input; any other path is opened, so that /dev/stdin,
+        ** pipes and FIFOs work too. Each is read once, whole: nothing reads
+        ** a stream twice (once to tell a .rfx file by its first bytes, once
+        ** for the text). */
+        int std = !strcmp(paths[i], "-");
+        const char *name = rf_arena_strdup(arena, std ? "<stdin>" : paths[i]);
+        if (!name) return RF_ENOMEM;
+        s->names[i] = name;
+        if (std && stdin_used++) {
+            rf_error(d, rf_mkloc(name, 0, 0), "standard input ('-') can be read only once");
+            worst = RF_EUSAGE;
+            continue;
+        }
+        FILE *f = std ? stdin : fopen(paths[i], "rb");
+        if (!f) {
+            rf_error(d, rf_mkloc(name, 0, 0), "cannot read the program: %s", strerror(errno));
+            if (!worst) worst = RF_EUSER;
+            continue;
+        }
+        rf_buf b;
+        rf_buf_init(&b);
+        int err = read_all(f, &b);
+        if (!std) fclose(f);
+        if (err) {
+            rf_buf_free(&b);
+            if (err == ENOMEM) return RF_ENOMEM;
+            rf_error(d, rf_mkloc(name, 0, 0), "cannot read the program: %s", strerror(err));
+            if (!worst) worst = RF_EUSER;
+            continue;
+        }
+        s->lens[i] = b.len;
+        s->texts[i] = b.len ? rf_buf_take(&b) : rf_strdup("");
+        if (!s->texts[i]) return RF_ENOMEM;
+    }
+    return worst;
+}
+
+void rf_tool_sources_free(rf_tool_sources *s)
+{
+    for (int32_t i = 0; s->texts && i < s->n; i++) free((char *)s->texts[i]);
+    free(s->texts);
+    free(s->lens);
+    memset(s, 0, sizeof *s);
+}
+
+int rf_tool_source_is_rfx(const rf_tool_sources *s, int32_t i)
+{
+    if (has_suffix(s->names[i], ".rfx")) return 1;
+    return s->lens[i] >= RF_RFX_MAGIC_SIZE && memcmp(s->texts[i], RF_RFX_MAGIC, RF_RFX_MAGIC_SIZE) == 0;
+}
+
+rf_status rf_tool_load_ast(const char *const *paths, int32_t npaths, rf_arena *arena, rf_ast_program **ast,
+                           rf_fe_program **fe, rf_diags *d)
+{
+    rf_tool_sources s;
+    *ast = NULL;
+    if (fe) *fe = NULL;
+    rf_status st = rf_tool_read_sources(paths, npaths, arena, &s, d);
+    for (int32_t i = 0; i < s.n && !st; i++)
+        if (rf_tool_source_is_rfx(&s, i)) {
+            rf_error(d, rf_mkloc(s.names[i], 0, 0),
+                     "a compiled program (.rfx) holds Harmony and PTX only: use --harmony, --fused, --cuda or --ptx");
+            st = RF_EUSAGE;
+        }
+    if (!st) st = rf_fe_load_sources(s.names, s.texts, s.lens, s.n, arena, ast, fe, d);
+    rf_tool_sources_free(&s);
+    return st;
 }
 
 /* The back half of compiling: checked program -> plan -> Harmony. */
@@ -46,14 +137,19 @@ static rf_status compile_checked(rf_fe_program *f, const rf_tool_opts *o, rf_qp_
 rf_status rf_tool_compile_logic(const char *const *paths, int32_t npaths, const rf_tool_opts *o, rf_arena *arena,
                                 rf_fe_program **fe, rf_qp_program **qp, rf_hir_program **hir, rf_diags *d)
 {
-    rf_ast_program *ast = NULL;
-    rf_fe_program *f = NULL;
+    rf_tool_sources s;
     *qp = NULL;
     if (hir) *hir = NULL;
-    rf_status st = rf_fe_load_files(paths, npaths, arena, &ast, &f, d);
-    if (fe) *fe = f;
-    if (st) return st;
-    return compile_checked(f, o, qp, hir, d);
+    if (fe) *fe = NULL;
+    rf_status st = rf_tool_read_sources(paths, npaths, arena, &s, d);
+    for (int32_t i = 0; i < s.n && !st; i++)
+        if (rf_tool_source_is_rfx(&s, i)) {
+            rf_error(d, rf_mkloc(s.names[i], 0, 0), "this is a compiled program (.rfx), not LogiQL source");
+            st = RF_EUSAGE;
+        }
+    if (!st) st = rf_tool_compile_sources(s.names, s.texts, s.lens, s.n, o, arena, fe, qp, hir, d);
+    rf_tool_sources_free(&s);
+    return st;
 }
 
 rf_status rf_tool_compile_sources(const char *const *names, const char *const *texts, const int64_t *lens, int32_t n,
@@ -111,20 +207,17 @@ rf_status rf_tool_write_rfx(const rf_hir_program *p, const char *path, const rf_
     return st;
 }
 
-rf_status rf_tool_read_rfx(const char *path, rf_hir_program **hir, rf_buf *ptx0, rf_diags *d)
+/* The program (and the PTX0 section, when ptx0 is not NULL) of an open .rfx file; closes f. */
+static rf_status hir_of_rfx(rf_rfx_file *f, const char *name, rf_hir_program **hir, rf_buf *ptx0, rf_diags *d)
 {
-    rf_rfx_file *f = NULL;
-    *hir = NULL;
-    rf_status st = rf_rfx_open_file(path, &f, d);
-    if (st) return st;
     const void *data;
     uint64_t size;
     if (!rf_rfx_section(f, RF_RFX_TAG_HARMONY, &data, &size)) {
-        rf_error(d, rf_mkloc(path, 0, 0), "this .rfx file holds no program (no HIRS section)");
+        rf_error(d, rf_mkloc(name, 0, 0), "this .rfx file holds no program (no HIRS section)");
         rf_rfx_close(f);
         return RF_EUSER;
     }
-    st = rf_hir_deserialize(path, data, size, hir, d);
+    rf_status st = rf_hir_deserialize(name, data, size, hir, d);
     if (!st && ptx0 && rf_rfx_section(f, RF_RFX_TAG_PTX, &data, &size)) {
         rf_buf_append(ptx0, data, (int64_t)size);
         if (ptx0->oom) st = RF_ENOMEM;
@@ -133,18 +226,38 @@ rf_status rf_tool_read_rfx(const char *path, rf_hir_program **hir, rf_buf *ptx0,
     return st;
 }
 
-rf_status rf_tool_load_program(const char *const *paths, int32_t npaths, const rf_tool_opts *o, rf_arena *arena,
-                               rf_hir_program **hir, rf_buf *ptx0, rf_diags *d)
+rf_status rf_tool_read_rfx(const char *path, rf_hir_program **hir, rf_buf *ptx0, rf_diags *d)
 {
-    for (int32_t i = 0; i < npaths; i++)
-        if (rf_tool_is_rfx(paths[i])) {
-            if (npaths == 1) return rf_tool_read_rfx(paths[0], hir, ptx0, d);
-            rf_error(d, rf_mkloc(paths[i], 0, 0), "a compiled program (.rfx) cannot be combined with other files");
-            return RF_EUSAGE;
-        }
-    rf_qp_program *qp = NULL;
-    rf_status st = rf_tool_compile_logic(paths, npaths, o, arena, NULL, &qp, hir, d);
-    rf_qp_free(qp);
+    rf_rfx_file *f = NULL;
+    *hir = NULL;
+    rf_status st = rf_rfx_open_file(path, &f, d);
+    return st ? st : hir_of_rfx(f, path, hir, ptx0, d);
+}
+
+rf_status rf_tool_load_program(const char *const *paths, int32_t npaths, const rf_tool_opts *o, rf_arena *arena,
+                               rf_hir_program **hir, rf_buf *ptx0, int *is_rfx, rf_diags *d)
+{
+    rf_tool_sources s;
+    *hir = NULL;
+    if (is_rfx) *is_rfx = 0;
+    rf_status st = rf_tool_read_sources(paths, npaths, arena, &s, d);
+    int32_t rfx = -1;
+    for (int32_t i = 0; i < s.n && !st && rfx < 0; i++)
+        if (rf_tool_source_is_rfx(&s, i)) rfx = i;
+    if (!st && rfx >= 0 && npaths > 1) {
+        rf_error(d, rf_mkloc(s.names[rfx], 0, 0), "a compiled program (.rfx) cannot be combined with other files");
+        st = RF_EUSAGE;
+    } else if (!st && rfx >= 0) {
+        if (is_rfx) *is_rfx = 1;
+        rf_rfx_file *f = NULL;
+        st = rf_rfx_open_bytes(s.names[0], s.texts[0], (uint64_t)s.lens[0], &f, d);
+        if (!st) st = hir_of_rfx(f, s.names[0], hir, ptx0, d);
+    } else if (!st) {
+        rf_qp_program *qp = NULL;
+        st = rf_tool_compile_sources(s.names, s.texts, s.lens, s.n, o, arena, NULL, &qp, hir, d);
+        rf_qp_free(qp);
+    }
+    rf_tool_sources_free(&s);
     return st;
 }
 

@@ -17,8 +17,30 @@ typedef struct rf_tool_opts {
     int no_fuse;          /* the PTX0 section without Kernel Weaver's fused kernels */
 } rf_tool_opts;
 
-/* 1 when path names a .rfx file (by suffix or magic bytes). */
+/* 1 when path ends in .rfx (nothing is read: the path may be a pipe). */
 int rf_tool_is_rfx(const char *path);
+/* 1 for "-" (standard input) and any path that is not a regular file (a
+** pipe, a FIFO, /dev/stdin, process substitution). */
+int rf_tool_is_stream(const char *path);
+
+/* Program files as given on the command line, each read once and whole:
+** "-" is standard input (named "<stdin>" in messages); other paths are
+** opened, so /dev/stdin, pipes and FIFOs work too. names live in the arena;
+** texts are the caller's until rf_tool_sources_free. A file that cannot be
+** read is an error naming it (RF_EUSER), "-" given twice RF_EUSAGE. */
+typedef struct rf_tool_sources {
+    int32_t n;
+    const char **names;
+    const char **texts;
+    int64_t *lens;
+} rf_tool_sources;
+rf_status rf_tool_read_sources(const char *const *paths, int32_t n, rf_arena *arena, rf_tool_sources *s, rf_diags *d);
+void rf_tool_sources_free(rf_tool_sources *s);
+/* 1 when source i is a .rfx file (by its name's suffix or its magic bytes). */
+int rf_tool_source_is_rfx(const rf_tool_sources *s, int32_t i);
+/* Parses (and, when fe is not NULL, checks) program files as one program. */
+rf_status rf_tool_load_ast(const char *const *paths, int32_t npaths, rf_arena *arena, rf_ast_program **ast,
+                           rf_fe_program **fe, rf_diags *d);
 /* Source -> checked program -> plan (optimized unless o->no_opt) -> Harmony
 ** (when hir is not NULL). The front end's data lives in arena; *qp is the
 ** caller's to free. */
@@ -34,9 +56,10 @@ rf_status rf_tool_compile_sources(const char *const *names, const char *const *t
 rf_status rf_tool_write_rfx(const rf_hir_program *p, const char *path, const rf_tool_opts *o, rf_diags *d);
 /* ptx0 (may be NULL) receives the PTX0 section's bytes; empty when there is none. */
 rf_status rf_tool_read_rfx(const char *path, rf_hir_program **hir, rf_buf *ptx0, rf_diags *d);
-/* One .rfx file, or LogiQL sources (compiled as one program), as Harmony. */
+/* One .rfx file, or LogiQL sources (compiled as one program), as Harmony;
+** *is_rfx (may be NULL) says which it was. */
 rf_status rf_tool_load_program(const char *const *paths, int32_t npaths, const rf_tool_opts *o, rf_arena *arena,
-                               rf_hir_program **hir, rf_buf *ptx0, rf_diags *d);
+                               rf_hir_program **hir, rf_buf *ptx0, int *is_rfx, rf_diags *d);
 
 /* --device (auto, cpu, gpu), --threads (1..1024; NULL: all cores) into o and,
 ** when fmt is not NULL, --format (table, csv, tbl) into *fmt. Returns 1, or 0

@@ -30,6 +30,7 @@
 #include "rf_cpu.h"
 #include "rf_load.h"
 #include "rf_rt_input.h"
+#include "rf_rt_fixpoint.h"
 #include "rf_rt_gpu.h"
 #include "rt_gpu_internal.h"
 
@@ -2386,14 +2387,17 @@ static rf_status load_input(gx *x, int32_t var)
 
 /* ---- the interpreter ---------------------------------------------------------------- */
 
+static int64_t rows_of_var(const void *ctx, int32_t var) { return var_rows(ctx, var); }
+
 static rf_status run_blocks(gx *x)
 {
     const rf_hir_program *p = x->p;
-    int64_t *visits = rf_calloc((size_t)p->nblocks + 1, sizeof *visits);
+    rf_rt_fixpoint fx;
+    rf_status fst = rf_rt_fixpoint_init(&fx, p, &x->o, rows_of_var, x);
     int32_t maxin = rf_hir_max_inputs(p);
     int64_t *in_rows = rf_calloc((size_t)maxin, sizeof *in_rows); /* for --profile */
-    if (!visits || !in_rows) {
-        free(visits);
+    if (fst || !in_rows) {
+        rf_rt_fixpoint_end(&fx);
         free(in_rows);
         return RF_ENOMEM;
     }
@@ -2401,7 +2405,7 @@ static rf_status run_blocks(gx *x)
     int32_t b = 0;
     while (!st) {
         const rf_hir_block *bl = p->blocks[b];
-        if ((st = rf_rt_enter_block(p, &x->o, b, visits, x->d))) break;
+        if ((st = rf_rt_fixpoint_enter(&fx, b, x->d))) break;
         for (int32_t j = 0; j < bl->nkernels && !st; j++) {
             const rf_hir_kernel *k = bl->kernels[j];
             int prof = x->o.profile && k->id >= 0 && k->id < x->res->nstats;
@@ -2534,7 +2538,7 @@ static rf_status run_blocks(gx *x)
         for (int32_t t = 0; t < bl->ntest && !any; t++) any = var_rows(x, bl->test[t]) > 0;
         b = any ? bl->target : bl->else_target;
     }
-    free(visits);
+    rf_rt_fixpoint_end(&fx);
     free(in_rows);
     return st;
 }
