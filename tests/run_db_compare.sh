@@ -12,6 +12,7 @@ redfox=$1
 device=$2
 data=$3
 shift 3
+if [ ! -d "$data" ]; then echo "skipped: no data folder $data"; exit 77; fi
 last=""
 for p in "$@"; do last=$p; done
 tmp=${TMPDIR:-/tmp}/rf_db_cmp.$$
