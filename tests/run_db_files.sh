@@ -104,6 +104,17 @@ cp "$tmp/t.good" "$tmp/data/t.tbl"
 # a second import replaces the database
 "$redfox" import "$tmp/prog.logic" --data "$tmp/data" --out "$tmp/db" 2>"$tmp/err" || fail "re-import"
 run_db "$tmp/db" && cmp -s "$tmp/db.out" "$tmp/text.out" || fail "the re-imported database"
+# a functional predicate given two values for one key: refused at import
+cat >"$tmp/fn.logic" <<'P'
+price[k] = v -> int(k), decimal(v).
+lang:input[`price] = "price.tbl".
+out(k, v) <- price[k] = v.
+lang:output[`out] = "out".
+P
+mkdir "$tmp/fn"; printf '1|2.5|\n2|3.0|\n1|2.50|\n1|4.0|\n' >"$tmp/fn/price.tbl"
+"$redfox" import "$tmp/fn.logic" --data "$tmp/fn" --out "$tmp/fn.db" 2>"$tmp/err"
+[ $? -eq 1 ] && grep -q "price.tbl:4:1: error: functional dependency violated: .price. has two values for the key (1): (2.50) and (4.00) (lines 1 and 4)" "$tmp/err" || { cat "$tmp/err"; fail "functional dependency at import"; }
+[ -e "$tmp/fn.db" ] && fail "a refused import left a database"
 # usage
 "$redfox" import "$tmp/prog.logic" --data "$tmp/data" >/dev/null 2>&1; [ $? -eq 2 ] || fail "import without --out: not 2"
 "$redfox" import --out "$tmp/x" >/dev/null 2>&1; [ $? -eq 2 ] || fail "import without a program: not 2"

@@ -214,12 +214,57 @@ rf_status rf_import_file(rf_importer *imp, int32_t tid, const char *path, rf_dia
     return st;
 }
 
-/* The key of table i, checked on its columns read back from the new files
-** with the runtime's check (the same message as the text path). */
+/* The first row whose value columns differ from an earlier row with the same
+** first nfd columns (a functional predicate given two values), with that
+** earlier row; -1 when none. */
+static rf_status fd_conflict(rf_cpu_pool *pool, const rf_import_table *t, const rf_rt_rel *r, int64_t *first,
+                             int64_t *row)
+{
+    *first = *row = -1;
+    if (r->nrows < 2) return RF_OK;
+    rf_cpu_table ct = {r->nrows, t->ncols, rf_calloc((size_t)t->ncols + 1, sizeof(rf_cpu_col))};
+    int32_t *keys = rf_calloc((size_t)t->nfd + 1, sizeof *keys);
+    if (!ct.cols || !keys) {
+        free(ct.cols);
+        free(keys);
+        return RF_ENOMEM;
+    }
+    for (int32_t c = 0; c < t->ncols; c++) ct.cols[c] = (rf_cpu_col){rf_rt_cpu_kind(t->types[c]), r->cols[c]};
+    for (int32_t k = 0; k < t->nfd; k++) keys[k] = k;
+    rf_cpu_groups g;
+    rf_status st = rf_cpu_group(pool, &ct, keys, t->nfd, &g);
+    free(ct.cols);
+    free(keys);
+    if (st) return st;
+    for (int64_t i = 0; i < r->nrows && *row < 0; i++) {
+        int64_t f = g.first_row[g.group_of_row[i]];
+        if (f == i) continue;
+        for (int32_t c = t->nfd; c < t->ncols; c++) {
+            int differs;
+            if (t->types[c] == RF_TYPE_FLOAT) {
+                differs = ((const double *)r->cols[c])[f] != ((const double *)r->cols[c])[i];
+            } else {
+                int w = rf_rt_type_width(t->types[c]);
+                differs = memcmp((const char *)r->cols[c] + f * w, (const char *)r->cols[c] + i * w, (size_t)w) != 0;
+            }
+            if (differs) {
+                *first = f;
+                *row = i;
+                break;
+            }
+        }
+    }
+    rf_cpu_groups_free(&g);
+    return RF_OK;
+}
+
+/* The key and the functional dependency of table i, checked on its columns
+** read back from the new files: the key with the runtime's check (the same
+** message as the text path), the dependency as a functional predicate's. */
 static rf_status check_key(rf_importer *imp, itable *it, rf_cpu_pool *pool, rf_diags *d)
 {
     const rf_import_table *t = &it->t;
-    if (t->nkey <= 0) return RF_OK;
+    if (t->nkey <= 0 && t->nfd <= 0) return RF_OK;
     rf_hir_var v;
     memset(&v, 0, sizeof v);
     v.name = t->pred;
@@ -237,11 +282,24 @@ static rf_status check_key(rf_importer *imp, itable *it, rf_cpu_pool *pool, rf_d
     memset(&own, 0, sizeof own);
     rf_status st = want && dict ? RF_OK : RF_ENOMEM;
     for (int32_t k = 0; k < t->nkey && !st; k++) want[t->key[k]] = 1;
+    if (t->nfd > 0 && want) memset(want, 1, (size_t)t->ncols);
     /* v without its key: read the key columns; then check them as the text path does */
     if (!st) st = rf_rt_load_input_db(rf_db_writer_db(imp->w), &v, want, dict, pool, imp->threads, &rel, &own, d);
     v.input_key = (int32_t *)t->key;
     v.ninput_key = t->nkey;
-    if (!st) st = rf_rt_check_input_key(it->path ? it->path : t->file, &v, dict, pool, &rel, d);
+    const char *path = it->path ? it->path : t->file;
+    if (!st && t->nkey > 0) st = rf_rt_check_input_key(path, &v, dict, pool, &rel, d);
+    int64_t first, row;
+    if (!st && t->nfd > 0 && !(st = fd_conflict(pool, t, &rel, &first, &row)) && row >= 0) {
+        rf_buf b;
+        rf_buf_init(&b);
+        rf_rt_fd_message(dict, t->pred, &rel, t->nfd, first, row, &b);
+        int64_t line = row + 1 + (t->header ? 1 : 0), fline = first + 1 + (t->header ? 1 : 0);
+        rf_error(d, rf_mkloc(path, line <= INT32_MAX ? (int32_t)line : 0, 1), "%s (lines %lld and %lld)",
+                 b.data ? b.data : "functional dependency violated", (long long)fline, (long long)line);
+        rf_buf_free(&b);
+        st = RF_EUSER;
+    }
     free(rel.cols);
     rf_rt_dbcols_free(&own);
     rf_rt_dict_free(dict);
@@ -255,7 +313,7 @@ rf_status rf_import_commit(rf_importer *imp, rf_diags *d)
     rf_cpu_pool *pool = NULL;
     for (int32_t i = 0; i < imp->n && !st; i++) st = rf_db_writer_end_table(imp->w, imp->tabs[i].tid, d);
     for (int32_t i = 0; i < imp->n && !st; i++) {
-        if (imp->tabs[i].t.nkey <= 0) continue;
+        if (imp->tabs[i].t.nkey <= 0 && imp->tabs[i].t.nfd <= 0) continue;
         if (!pool && (st = rf_cpu_pool_new(imp->threads, &pool))) break;
         st = check_key(imp, &imp->tabs[i], pool, d);
     }
@@ -288,12 +346,12 @@ rf_status rf_import_tables_of(const rf_fe_program *fe, const rf_hir_program *hir
             const rf_fe_pred *p = fe->preds[i];
             if (!p->input_file) continue;
             *t = (rf_import_table){p->input_file, p->name, p->arity, p->types, p->cols, p->delimiter, p->header,
-                                   p->ninput_key, p->input_key};
+                                   p->ninput_key, p->input_key, p->functional ? p->arity - 1 : 0};
         } else {
             const rf_hir_var *v = hir->vars[i];
             if (v->role != RF_HIR_ROLE_INPUT || v->kind != RF_HIR_V_REL) continue;
             *t = (rf_import_table){v->input_file, v->name, v->ncols, v->types, v->colnames, v->delimiter, v->header,
-                                   v->ninput_key, v->input_key};
+                                   v->ninput_key, v->input_key, v->nkeys > 0 && v->nkeys < v->ncols ? v->nkeys : 0};
         }
         k++;
     }

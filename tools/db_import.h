@@ -20,6 +20,7 @@ typedef struct rf_import_table {
     int header;
     int32_t nkey;       /* lang:input:key, checked before commit */
     const int32_t *key;
+    int32_t nfd;        /* a functional predicate: its first nfd columns determine the rest (checked) */
 } rf_import_table;
 
 typedef struct rf_importer rf_importer;
@@ -36,7 +37,8 @@ rf_status rf_import_text(rf_importer *imp, int32_t tid, const char *path, const 
                          rf_diags *d);
 /* Reads path whole, a block of lines at a time, as table tid. */
 rf_status rf_import_file(rf_importer *imp, int32_t tid, const char *path, rf_diags *d);
-/* Ends every table, checks the declared keys, and puts the database in place. */
+/* Ends every table, checks the declared keys and functional dependencies,
+** and puts the database in place. */
 rf_status rf_import_commit(rf_importer *imp, rf_diags *d);
 /* Frees imp; without a commit, nothing is left behind. */
 void rf_import_free(rf_importer *imp);
