@@ -218,7 +218,7 @@ static uint64_t hash_bytes(const char *p, int64_t n)
         n -= 8;
     }
     uint64_t x = 0;
-    memcpy(&x, p, (size_t)n);
+    if (n) memcpy(&x, p, (size_t)n);
     h = (h ^ x) * 0xc4ceb9fe1a85ec53ULL;
     h ^= h >> 32;
     return h;
@@ -250,7 +250,7 @@ static int64_t dict_code(wcol *wc, const char *s, int64_t n)
         if (!e) break;
         int64_t i = (int64_t)e - 1;
         if (wc->hash[i] == h && (int64_t)(wc->off[i + 1] - wc->off[i]) == n &&
-            !memcmp(wc->bytes + wc->off[i], s, (size_t)n))
+            (n == 0 || !memcmp(wc->bytes + wc->off[i], s, (size_t)n)))
             return i;
         j = (j + 1) & (wc->nslots - 1);
     }
@@ -275,7 +275,7 @@ static int64_t dict_code(wcol *wc, const char *s, int64_t n)
     }
     int64_t i = wc->ndict++;
     if (i == 0) wc->off[0] = 0;
-    memcpy(wc->bytes + wc->nbytes, s, (size_t)n);
+    if (n) memcpy(wc->bytes + wc->nbytes, s, (size_t)n);
     wc->nbytes += (uint64_t)n;
     wc->off[i + 1] = wc->nbytes;
     wc->hash[i] = h;
@@ -401,8 +401,8 @@ rf_status rf_db_writer_finish_column(rf_db_writer *w, int32_t tid, int32_t c, rf
             wc->off = NULL;
         } else {
             col->dict_crc = rf_db_crc32c(0, wc->off, (int64_t)(wc->ndict + 1) * 8);
-            col->dict_crc = rf_db_crc32c(col->dict_crc, wc->bytes, (int64_t)wc->nbytes);
-            st = fd < 0 || write_all(fd, wc->off, (wc->ndict + 1) * 8) || write_all(fd, wc->bytes, (int64_t)wc->nbytes)
+            if (wc->nbytes) col->dict_crc = rf_db_crc32c(col->dict_crc, wc->bytes, (int64_t)wc->nbytes);
+            st = fd < 0 || write_all(fd, wc->off, (wc->ndict + 1) * 8) || (wc->nbytes && write_all(fd, wc->bytes, (int64_t)wc->nbytes))
                      ? io_error(d, path, "write a dictionary")
                      : RF_OK;
         }

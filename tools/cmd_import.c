@@ -89,15 +89,15 @@ int rf_tool_import(int argc, char **argv)
     rf_importer *imp = NULL;
     if (!st) st = rf_import_new(out, (int)threads, isatty(STDERR_FILENO), &imp, &d);
     for (int32_t i = 0; i < ntabs && !st; i++) {
-        int32_t tid, before = i;
+        int32_t tid;
         st = rf_import_add(imp, &tabs[i], &tid, &d);
-        (void)before;
         if (st) break;
         int first = 1;
         for (int32_t j = 0; j < i && first; j++) first = strcmp(tabs[j].file, tabs[i].file) != 0;
         if (!first) continue; /* a second predicate of the same file */
         char *path = rf_sprintf("%s/%s", data, tabs[i].file);
         st = path ? rf_import_file(imp, tid, path, &d) : RF_ENOMEM;
+        if (!st) st = rf_import_end(imp, tid, &d); /* its dictionaries' memory back before the next file */
         free(path);
     }
     if (!st) st = rf_import_commit(imp, &d);

@@ -30,6 +30,7 @@
 typedef struct itable {
     rf_import_table t;
     int32_t tid;
+    int ended;         /* its columns are closed and its checks done */
     int64_t lines;     /* lines of text taken so far */
     char *path;        /* the text file, for key errors */
 } itable;
@@ -307,17 +308,25 @@ static rf_status check_key(rf_importer *imp, itable *it, rf_cpu_pool *pool, rf_d
     return st;
 }
 
+rf_status rf_import_end(rf_importer *imp, int32_t tid, rf_diags *d)
+{
+    itable *it = &imp->tabs[tid];
+    if (it->ended) return RF_OK;
+    rf_status st = rf_db_writer_end_table(imp->w, it->tid, d);
+    if (!st && (it->t.nkey > 0 || it->t.nfd > 0)) {
+        rf_cpu_pool *pool = NULL;
+        st = rf_cpu_pool_new(imp->threads, &pool);
+        if (!st) st = check_key(imp, it, pool, d);
+        rf_cpu_pool_free(pool);
+    }
+    if (!st) it->ended = 1;
+    return st;
+}
+
 rf_status rf_import_commit(rf_importer *imp, rf_diags *d)
 {
     rf_status st = RF_OK;
-    rf_cpu_pool *pool = NULL;
-    for (int32_t i = 0; i < imp->n && !st; i++) st = rf_db_writer_end_table(imp->w, imp->tabs[i].tid, d);
-    for (int32_t i = 0; i < imp->n && !st; i++) {
-        if (imp->tabs[i].t.nkey <= 0 && imp->tabs[i].t.nfd <= 0) continue;
-        if (!pool && (st = rf_cpu_pool_new(imp->threads, &pool))) break;
-        st = check_key(imp, &imp->tabs[i], pool, d);
-    }
-    rf_cpu_pool_free(pool);
+    for (int32_t i = 0; i < imp->n && !st; i++) st = rf_import_end(imp, i, d);
     if (!st) st = rf_db_writer_commit(imp->w, d);
     return st;
 }

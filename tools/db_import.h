@@ -37,7 +37,10 @@ rf_status rf_import_text(rf_importer *imp, int32_t tid, const char *path, const 
                          rf_diags *d);
 /* Reads path whole, a block of lines at a time, as table tid. */
 rf_status rf_import_file(rf_importer *imp, int32_t tid, const char *path, rf_diags *d);
-/* Ends every table, checks the declared keys and functional dependencies,
+/* Ends table tid: its files are closed and its dictionaries' memory freed,
+** then its key and functional dependency are checked. No more rows after. */
+rf_status rf_import_end(rf_importer *imp, int32_t tid, rf_diags *d);
+/* Ends every table not yet ended, checks the declared keys and functional dependencies,
 ** and puts the database in place. */
 rf_status rf_import_commit(rf_importer *imp, rf_diags *d);
 /* Frees imp; without a commit, nothing is left behind. */
