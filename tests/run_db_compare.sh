@@ -47,8 +47,8 @@ fi
 if ! cmp -s "$tmp/out.text" "$tmp/out.db"; then
     echo "FAIL: output from the database differs from text"; diff "$tmp/out.text" "$tmp/out.db" | head -20; exit 1
 fi
-grep -v ": note: " "$tmp/err.text" >"$tmp/e1"
-grep -v ": note: " "$tmp/err.db" >"$tmp/e2"
+grep -v ": note: \|^==[0-9]*==WARNING: ASan" "$tmp/err.text" >"$tmp/e1"
+grep -v ": note: \|^==[0-9]*==WARNING: ASan" "$tmp/err.db" >"$tmp/e2"
 if ! cmp -s "$tmp/e1" "$tmp/e2"; then
     echo "FAIL: messages differ"; diff "$tmp/e1" "$tmp/e2" | head -20; exit 1
 fi
