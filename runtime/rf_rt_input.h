@@ -6,6 +6,7 @@
 #define RF_RT_INPUT_H
 
 #include "rf_cpu.h"
+#include "rf_db.h"
 #include "rf_harmony.h"
 #include "rf_load.h"
 #include "rf_rt_data.h"
@@ -37,5 +38,30 @@ int rf_rt_input_is_functional(const rf_hir_var *v);
 ** program whose predicate is functional where its first reader's was not). */
 rf_status rf_rt_check_input_fd(const char *path, const rf_hir_var *v, const rf_rt_dict *dict, rf_cpu_pool *pool,
                                const rf_rt_rel *r, rf_diags *d);
+
+/* ---- from a database (rt_db_input.c) ---------------------------------- */
+
+/* read[c] = 1 for each column c of input variable var that a kernel of p
+** reads (p->vars[var]->ncols entries). */
+void rf_rt_input_cols_read(const rf_hir_program *p, int32_t var, uint8_t *read);
+
+/* The memory behind a relation read from a database: per column a mapping
+** (a column file, or zero pages) or an owned array (string codes), and
+** whether it holds the data (1) or stands in for it (2, zero pages). */
+typedef struct rf_rt_dbcols {
+    int32_t ncols;
+    rf_db_map *maps;
+    void **owned;
+    uint8_t *loaded;
+} rf_rt_dbcols;
+void rf_rt_dbcols_free(rf_rt_dbcols *c);
+
+/* Reads input v from db into *rel, whose columns *own holds: the columns
+** want marks (NULL: all), and v's key columns when the import did not check
+** v's key (which is then checked here); the others are zero pages. Called
+** again on the same rel and own, it adds columns not yet read. Errors name
+** the file: a table missing or of other types, a damaged file. */
+rf_status rf_rt_load_input_db(const rf_db *db, const rf_hir_var *v, const uint8_t *want, rf_rt_dict *dict,
+                              rf_cpu_pool *pool, int threads, rf_rt_rel *rel, rf_rt_dbcols *own, rf_diags *d);
 
 #endif

@@ -43,6 +43,7 @@ typedef struct cached {
     uint64_t keys_checked[8];
     int32_t nkeys_checked;
     int fd_checked; /* a functional predicate's dependency (first ncols - 1 columns) */
+    rf_rt_dbcols *db;     /* read from a database: the columns' memory (rel.cols points into it) */
 } cached;
 
 /* v's declared key as a column mask; 0 for none, or for one past column 63
@@ -81,7 +82,13 @@ void rf_rt_cache_free(rf_rt_cache *c)
     for (int32_t i = 0; i < c->n; i++) {
         free(c->items[i].path);
         free(c->items[i].types);
-        rf_rt_rel_free(&c->items[i].rel);
+        if (c->items[i].db) {
+            free(c->items[i].rel.cols);
+            rf_rt_dbcols_free(c->items[i].db);
+            free(c->items[i].db);
+        } else {
+            rf_rt_rel_free(&c->items[i].rel);
+        }
     }
     free(c->items);
     rf_rt_dict_free(c->dict);
@@ -97,6 +104,8 @@ typedef struct exec {
     int threads;
     val *vals;
     rf_rt_result *res;
+    rf_db *db;            /* --data names a database (opened at the first input) */
+    int db_looked;
 } exec;
 
 static double now(void)
@@ -969,12 +978,39 @@ static rf_status run_kernel(exec *x, const rf_hir_kernel *k)
 
 static rf_status load_file(exec *x, const rf_hir_var *v, const char *path, rf_rt_rel *out);
 
+/* From a database: the columns of v that the program reads, into the cache
+** entry e (a new one, or one an earlier program read other columns of). */
+static rf_status load_db(exec *x, const rf_hir_var *v, cached *e)
+{
+    uint8_t *want = rf_malloc((size_t)v->ncols + 1);
+    if (!want) return RF_ENOMEM;
+    if (v->id >= 0 && v->id < x->p->nvars && x->p->vars[v->id] == v) rf_rt_input_cols_read(x->p, v->id, want);
+    else memset(want, 1, (size_t)v->ncols);
+    if (!e->db && !(e->db = rf_calloc(1, sizeof *e->db))) {
+        free(want);
+        return RF_ENOMEM;
+    }
+    rf_status st = rf_rt_load_input_db(x->db, v, want, x->dict, x->pool, x->threads, &e->rel, e->db, x->d);
+    free(want);
+    return st;
+}
+
 static rf_status load_input(exec *x, const rf_hir_var *v, val *dst)
 {
     const char *dir = x->o.data_dir ? x->o.data_dir : ".";
     char *path = rf_sprintf("%s/%s", dir, v->input_file);
     if (!path) return RF_ENOMEM;
     rf_rt_cache *c = x->o.cache;
+    if (!x->db_looked) {
+        x->db_looked = 1;
+        if (rf_db_is_database(dir)) {
+            rf_status st = c ? rf_db_open(dir, &x->db, x->d) : RF_EINTERNAL; /* rf_rt_run gives a cache */
+            if (st) {
+                free(path);
+                return st;
+            }
+        }
+    }
     if (!c) {
         rf_status st = load_file(x, v, path, &dst->rel);
         free(path);
@@ -1011,10 +1047,15 @@ static rf_status load_input(exec *x, const rf_hir_var *v, val *dst)
             return RF_ENOMEM;
         }
         memcpy(e.types, v->types, (size_t)v->ncols * sizeof *v->types);
-        rf_status st = load_file(x, v, path, &e.rel);
+        rf_status st = x->db ? load_db(x, v, &e) : load_file(x, v, path, &e.rel);
         if (st) {
             free(path);
             free(e.types);
+            if (e.db) {
+                free(e.rel.cols);
+                rf_rt_dbcols_free(e.db);
+                free(e.db);
+            }
             return st;
         }
         e.rel.types = e.types;
@@ -1027,10 +1068,14 @@ static rf_status load_input(exec *x, const rf_hir_var *v, val *dst)
         int known = 0;
         for (int32_t i = 0; i < hit->nkeys_checked && km; i++) known |= hit->keys_checked[i] == km;
         rf_status st = RF_OK;
-        if (v->ninput_key > 0 && !known) st = rf_rt_check_input_key(path, v, x->dict, x->pool, &hit->rel, x->d);
-        if (!st && rf_rt_input_is_functional(v) && !hit->fd_checked) {
-            st = rf_rt_check_input_fd(path, v, x->dict, x->pool, &hit->rel, x->d);
-            if (!st) hit->fd_checked = 1;
+        if (hit->db) {
+            st = load_db(x, v, hit); /* the columns this program reads that earlier ones did not */
+        } else {
+            if (v->ninput_key > 0 && !known) st = rf_rt_check_input_key(path, v, x->dict, x->pool, &hit->rel, x->d);
+            if (!st && rf_rt_input_is_functional(v) && !hit->fd_checked) {
+                st = rf_rt_check_input_fd(path, v, x->dict, x->pool, &hit->rel, x->d);
+                if (!st) hit->fd_checked = 1;
+            }
         }
         free(path);
         if (st) return st;
@@ -1145,7 +1190,26 @@ static rf_status gpu_load(void *ctx, const rf_hir_var *v, rf_rt_dict *dict, rf_r
     return st;
 }
 
+static rf_status run(const rf_hir_program *p, const rf_rt_options *o, rf_rt_result **out, rf_diags *d);
+
 rf_status rf_rt_run(const rf_hir_program *p, const rf_rt_options *o, rf_rt_result **out, rf_diags *d)
+{
+    const char *dir = o->data_dir ? o->data_dir : ".";
+    if (o->cache || !rf_db_is_database(dir)) return run(p, o, out, d);
+    /* a database's columns are mapped, not owned by the run: a cache of this
+    ** run holds them, and the result keeps only the dictionary */
+    rf_rt_options oo = *o;
+    if (!(oo.cache = rf_rt_cache_new())) return RF_ENOMEM;
+    rf_status st = run(p, &oo, out, d);
+    if (!st) {
+        (*out)->dict_borrowed = 0;
+        oo.cache->dict = NULL;
+    }
+    rf_rt_cache_free(oo.cache);
+    return st;
+}
+
+static rf_status run(const rf_hir_program *p, const rf_rt_options *o, rf_rt_result **out, rf_diags *d)
 {
     *out = NULL;
     if (o->device != RF_RT_DEVICE_CPU) {
@@ -1170,6 +1234,7 @@ rf_status rf_rt_run(const rf_hir_program *p, const rf_rt_options *o, rf_rt_resul
             rf_diags gd;
             rf_diags_init(&gd);
             rf_status gst = rf_rt_gpu_run(p, o->ptx0, o->ptx0_size, o, &in, out, &gd);
+            rf_db_close(lx.db);
             if (gst != RF_EDEVMEM) {
                 for (int64_t i = 0; i < gd.count; i++)
                     rf_diag_add(d, gd.items[i].sev, gd.items[i].loc, "%s", gd.items[i].msg);
@@ -1240,6 +1305,7 @@ rf_status rf_rt_run(const rf_hir_program *p, const rf_rt_options *o, rf_rt_resul
     res->run_seconds = t2 - t1;
     for (int32_t v = 0; x.vals && v < p->nvars; v++) val_clear(&x.vals[v]);
     free(x.vals);
+    rf_db_close(x.db);
     rf_cpu_pool_free(x.pool);
     if (st) {
         if (res) res->dict = NULL;

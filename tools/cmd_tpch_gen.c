@@ -19,7 +19,7 @@
 #include "tools.h"
 
 static const char usage[] =
-    "usage: redfox tpch gen --sf X --out DIR [--jobs N] [--tables LIST]\n"
+    "usage: redfox tpch gen --sf X --out DIR [--jobs N] [--tables LIST] [--format tbl|db]\n"
     "\n"
     "Writes the TPC-H tables as dbgen 2.14 does, byte for byte, into\n"
     "DIR/<table>.tbl ('|'-separated, one row per line).\n"
@@ -35,7 +35,13 @@ static const char usage[] =
     "                 the output does not depend on it\n"
     "  --tables LIST  comma-separated tables to write (default: all):\n"
     "                 customer,lineitem,nation,orders,part,partsupp,region,supplier\n"
+    "  --format F     tbl (default): the .tbl files; db: a redfox database\n"
+    "                 (docs/DATABASE.md) with the schema of the TPC-H queries,\n"
+    "                 written directly (no text files), for `tpch run --data DIR`\n"
     "  -h, --help     show this help\n";
+
+/* --format db (tools/cmd_tpch_gen_db.c; the stand-alone test driver has a stub). */
+rf_status rf_tool_tpch_gen_db(rf_tpch_gen_opts *o, rf_diags *d);
 
 /* The command prints its messages itself, in the form rf_tool_usage_error
 ** and rf_tool_finish use, so that it links without redfox.c: the tests run
@@ -76,17 +82,17 @@ static void say_wait(void *ctx, const char *lock_path)
 int rf_tool_tpch_gen(int argc, char **argv)
 {
     rf_file_cleanup_on_signals(); /* also when run without the redfox dispatcher */
-    const char *sf_arg = NULL, *out = NULL, *jobs_arg = NULL, *tables = NULL;
+    const char *sf_arg = NULL, *out = NULL, *jobs_arg = NULL, *tables = NULL, *format = "tbl";
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             fputs(usage, stdout);
             return RF_EXIT_OK;
         }
-        static const char *const names[] = {"--sf", "--out", "--jobs", "--tables"};
-        const char **slots[] = {&sf_arg, &out, &jobs_arg, &tables};
+        static const char *const names[] = {"--sf", "--out", "--jobs", "--tables", "--format"};
+        const char **slots[] = {&sf_arg, &out, &jobs_arg, &tables, &format};
         int matched = 0;
-        for (int k = 0; k < 4 && !matched; k++) {
+        for (int k = 0; k < 5 && !matched; k++) {
             size_t n = strlen(names[k]);
             if (strncmp(a, names[k], n) != 0) continue;
             const char *v;
@@ -105,6 +111,7 @@ int rf_tool_tpch_gen(int argc, char **argv)
     }
     if (!sf_arg) return bad_usage("%s", "missing --sf (the scale factor)");
     if (!out || !out[0]) return bad_usage("%s", "missing --out (the output folder)");
+    if (strcmp(format, "tbl") && strcmp(format, "db")) return bad_usage("--format '%s' must be tbl or db", format);
 
     rf_tpch_gen_opts o;
     memset(&o, 0, sizeof o);
@@ -132,7 +139,7 @@ int rf_tool_tpch_gen(int argc, char **argv)
 
     rf_diags d;
     rf_diags_init(&d);
-    rf_status st = rf_tpch_gen(&o, &d);
+    rf_status st = !strcmp(format, "db") ? rf_tool_tpch_gen_db(&o, &d) : rf_tpch_gen(&o, &d);
     if (tty && b.last >= 0) fputc('\n', stderr);
     rf_diags_print(&d, stderr);
     rf_diags_free(&d);

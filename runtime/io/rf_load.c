@@ -968,6 +968,7 @@ static rf_status map_file(const char *path, const char *pred, mapped *m, rf_diag
 
 static void unmap_file(mapped *m)
 {
+    if (m->is_mmap < 0) return; /* the caller's memory */
     if (m->is_mmap)
         munmap(m->data, (size_t)m->size);
     else
@@ -996,8 +997,23 @@ static int online_cpus(void)
     return n < 1 ? 1 : n > MAX_THREADS ? MAX_THREADS : (int)n;
 }
 
+static rf_status load(const char *path, const char *mem, int64_t memsize, int64_t first_line, const rf_type *types,
+                      int32_t ncols, const rf_rt_load_opts *o, rf_rt_texttable *out, rf_diags *d);
+
 rf_status rf_rt_load_text(const char *path, const rf_type *types, int32_t ncols,
                           const rf_rt_load_opts *o, rf_rt_texttable *out, rf_diags *d)
+{
+    return load(path, NULL, 0, 1, types, ncols, o, out, d);
+}
+
+rf_status rf_rt_load_mem(const char *name, const char *data, int64_t size, int64_t first_line, const rf_type *types,
+                         int32_t ncols, const rf_rt_load_opts *o, rf_rt_texttable *out, rf_diags *d)
+{
+    return load(name, data ? data : "", data ? size : 0, first_line, types, ncols, o, out, d);
+}
+
+static rf_status load(const char *path, const char *mem, int64_t memsize, int64_t first_line, const rf_type *types,
+                      int32_t ncols, const rf_rt_load_opts *o, rf_rt_texttable *out, rf_diags *d)
 {
     rf_diags scratch;
     rf_diags_init(&scratch);
@@ -1029,8 +1045,14 @@ rf_status rf_rt_load_text(const char *path, const rf_type *types, int32_t ncols,
 
     pthread_once(&year_days_once, year_days_init);
     mapped m;
-    st = map_file(path, o ? o->pred : NULL, &m, d);
-    if (st != RF_OK) goto done_nofile;
+    if (mem) {
+        m.data = (char *)mem; /* only read */
+        m.size = memsize;
+        m.is_mmap = -1;       /* not ours to release */
+    } else {
+        st = map_file(path, o ? o->pred : NULL, &m, d);
+        if (st != RF_OK) goto done_nofile;
+    }
 
     job j = {.data = m.data, .size = m.size, .types = types, .ncols = ncols, .delim = delim};
     j.fast = !memchr("0123456789+-.", delim, 13);
@@ -1075,7 +1097,7 @@ rf_status rf_rt_load_text(const char *path, const rf_type *types, int32_t ncols,
         run_all(cs, n, phase_newlines);
     }
     {
-        int64_t rows = 0, line = 1;
+        int64_t rows = 0, line = first_line;
         for (int i = 0; i < n; i++) {
             cs[i].row0 = rows;
             cs[i].line0 = line;

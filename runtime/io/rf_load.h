@@ -78,6 +78,14 @@ typedef struct rf_rt_load_opts {
 rf_status rf_rt_load_text(const char *path, const rf_type *types, int32_t ncols,
                           const rf_rt_load_opts *o, rf_rt_texttable *out, rf_diags *d);
 
+/* The same for text already in memory (streaming readers: `redfox import`
+** reads a file a block of whole lines at a time, `tpch gen --format db` parses
+** the generator's rows): data[0..size) is parsed as a file would be, name is
+** the file that errors name, and first_line the line number of data's first
+** line (header applies to that line). data is only read. */
+rf_status rf_rt_load_mem(const char *name, const char *data, int64_t size, int64_t first_line, const rf_type *types,
+                         int32_t ncols, const rf_rt_load_opts *o, rf_rt_texttable *out, rf_diags *d);
+
 /* Frees every array; safe on a zeroed or already freed table. */
 void rf_rt_texttable_free(rf_rt_texttable *t);
 

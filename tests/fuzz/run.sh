@@ -48,6 +48,11 @@ fuzz_load)
         { printf '\003\102'; cat "$f"; } > "$out/corpus/$(basename "$f").seed"
     done
     ;;
+fuzz_db)
+    dict=/dev/null
+    cmake --build "$build" --target redfox >/dev/null
+    sh "$root/tests/fuzz/db_seeds.sh" "$build/tools/redfox" "$out/corpus"
+    ;;
 fuzz_rfx)
     dict=$root/tests/fuzz/rfx.dict
     cmake --build "$build" --target test_rfx >/dev/null

@@ -156,12 +156,21 @@ static void write_ready(run *r)
         pthread_mutex_unlock(&r->mu);
         const kind_info *k = &kinds[t->kind];
         int bad = -1;
-        if (t->want_a && write_all(r->fd[k->file_a], t->a.data, t->a.len)) bad = k->file_a;
+        rf_status sst = RF_OK;
+        if (r->o->sink) {
+            /* rows to the caller instead of a file, in file order */
+            if (t->want_a) sst = r->o->sink(r->o->sink_ctx, file_table[k->file_a], t->a.data, t->a.len);
+            if (!sst && t->want_b) sst = r->o->sink(r->o->sink_ctx, file_table[k->file_b], t->b.data, t->b.len);
+        } else if (t->want_a && write_all(r->fd[k->file_a], t->a.data, t->a.len)) bad = k->file_a;
         else if (t->want_b && write_all(r->fd[k->file_b], t->b.data, t->b.len)) bad = k->file_b;
         int e = errno;
         pthread_mutex_lock(&r->mu);
         give_buffer(r, &t->a);
         give_buffer(r, &t->b);
+        if (sst) {
+            fail(r, sst, NULL); /* the sink said why */
+            break;
+        }
         if (bad >= 0) {
             fail(r, RF_EIO, rf_sprintf("cannot write '%s': %s", r->path[bad], strerror(e)));
             break;
@@ -392,7 +401,7 @@ rf_status rf_tpch_gen(const rf_tpch_gen_opts *o, rf_diags *d)
     char *pool = NULL;
     rf_tpch_ctx *ctx = NULL;
 
-    if ((st = open_outputs(&r, want, d)) != RF_OK) goto done;
+    if (!o->sink && (st = open_outputs(&r, want, d)) != RF_OK) goto done;
     if ((st = rf_tpch_dists_load(&ds, d)) != RF_OK) goto done;
     have_ds = 1;
     if (!(ctx = rf_malloc(sizeof *ctx))) {
@@ -433,7 +442,7 @@ rf_status rf_tpch_gen(const rf_tpch_gen_opts *o, rf_diags *d)
     pthread_mutex_destroy(&r.mu);
     if (r.st != RF_OK) {
         st = r.st;
-        rf_error(d, nowhere, "%s", r.err ? r.err : "out of memory");
+        if (r.err || !o->sink) rf_error(d, nowhere, "%s", r.err ? r.err : "out of memory");
     }
     for (int64_t i = 0; i < r.ntasks; i++) {
         free(r.tasks[i].a.data);

@@ -34,6 +34,13 @@ typedef struct rf_tpch_gen_opts {
     ** (common/rf_file.h); may be NULL. */
     void (*on_wait)(void *ctx, const char *lock_path);
     void *on_wait_ctx;
+    /* When set, no files are written: each table's rows go to sink instead,
+    ** as the text a .tbl file would hold, in file order (chunks of whole
+    ** lines, one call at a time). table is "lineitem" etc. A status other
+    ** than RF_OK stops the generator, which then returns it (the sink adds
+    ** its own diagnostics). out_dir is then only checked to be given. */
+    rf_status (*sink)(void *ctx, const char *table, const char *data, int64_t len);
+    void *sink_ctx;
 } rf_tpch_gen_opts;
 
 /* Generates <out_dir>/<table>.tbl for the selected tables, replacing files

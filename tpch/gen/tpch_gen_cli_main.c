@@ -5,7 +5,17 @@
 ** the redfox dispatcher would (argv[0] is "gen"), so the tests exercise the
 ** real command line without depending on the dispatcher.
 */
+#include "rf_tpch_gen.h"
+
 int rf_tool_tpch_gen(int argc, char **argv);
+
+/* --format db needs the whole redfox (the schema's compiler, the database). */
+rf_status rf_tool_tpch_gen_db(rf_tpch_gen_opts *o, rf_diags *d);
+rf_status rf_tool_tpch_gen_db(rf_tpch_gen_opts *o, rf_diags *d)
+{
+    rf_error(d, rf_mkloc(o->out_dir, 0, 0), "--format db is only in the redfox command");
+    return RF_EUSAGE;
+}
 
 int main(int argc, char **argv)
 {

@@ -1,0 +1,154 @@
+/*
+** db/rf_db.h: the redfox database, a directory of typed column files with a
+** checksummed manifest (docs/DATABASE.md specifies it), written by `redfox
+** import` and `redfox tpch gen --format db` and read by `--data DB`.
+**
+** Owns: the format (the manifest's encoding and validation, CRC-32C), the
+** writer (a temporary directory renamed into place on commit) and the reader
+** (the manifest decoded and checked; columns and dictionaries memory-mapped
+** and verified on demand). Value layouts are those of the runtime
+** (runtime/rf_rt_data.h): int and decimal int64 (decimal scaled by 10^6),
+** float IEEE binary64, date int32 days since 1970-01-01, boolean one byte
+** 0/1, string a uint32 code into the column's own dictionary. Errors name the
+** file they are about and return RF_EUSER (a damaged or foreign database),
+** RF_EIO (a file that cannot be read or written) or RF_ENOMEM.
+*/
+#ifndef RF_DB_H
+#define RF_DB_H
+
+#include <stdint.h>
+
+#include "rf_common.h"
+#include "rf_value.h"
+
+#define RF_DB_MANIFEST "manifest.rfdb"
+#define RF_DB_MAJOR 1
+#define RF_DB_MINOR 0
+#define RF_DB_BLOCK_ROWS 65536 /* rows per min/max block, as written */
+#define RF_DB_MAX_COLS 4096
+#define RF_DB_MAX_TABLES 65536
+#define RF_DB_MAX_DICT INT64_C(0x7fffffff) /* entries of one column's dictionary */
+
+/* CRC-32C (Castagnoli): reflected polynomial 0x82F63B78, init and final XOR
+** 0xFFFFFFFF; crc32c("123456789") = 0xE3069283. Continue a running CRC by
+** passing the previous result as crc (0 to start). */
+uint32_t rf_db_crc32c(uint32_t crc, const void *p, int64_t n);
+
+/* Bytes per value of a column of type t in a column file: 8, 8, 8, 4, 1, 4. */
+int rf_db_type_width(rf_type t);
+
+/* 1 when dir holds a manifest (a database, perhaps a damaged one). */
+int rf_db_is_database(const char *dir);
+
+/* ---- the decoded manifest --------------------------------------------- */
+
+typedef struct rf_db_block {
+    int64_t min, max; /* float columns: the bit patterns of doubles */
+} rf_db_block;
+
+typedef struct rf_db_column {
+    char *name;          /* "" when the program gave none */
+    rf_type type;
+    char *file;          /* the column file, relative to the database */
+    uint64_t size;       /* nrows * width */
+    uint32_t crc;
+    char *dict_file;     /* strings only, else NULL */
+    uint64_t dict_count, dict_size;
+    uint32_t dict_crc;
+    int64_t nblocks;
+    rf_db_block *blocks; /* per block of block_rows rows: min and max */
+} rf_db_column;
+
+typedef struct rf_db_table {
+    char *name;          /* the input file name a lang:input declaration gives */
+    int64_t nrows;
+    uint32_t block_rows;
+    int32_t ncols;
+    int32_t nkey;        /* the key checked at import (lang:input:key), 0: none */
+    int32_t *key;
+    rf_db_column *cols;
+} rf_db_table;
+
+typedef struct rf_db {
+    rf_arena arena;      /* every string and array below */
+    char *dir;
+    char *writer;        /* the redfox version that wrote it */
+    uint16_t major, minor;
+    int32_t ntables;
+    rf_db_table *tables;
+} rf_db;
+
+/* Reads and checks dir/manifest.rfdb (header, checksums, every field; see
+** docs/DATABASE.md "Validation"). Column files are not opened here. */
+rf_status rf_db_open(const char *dir, rf_db **out, rf_diags *d);
+/* The same for manifest bytes in memory (the fuzz target); dir names the
+** database in messages and is where column files are looked for. */
+rf_status rf_db_open_bytes(const char *dir, const uint8_t *data, int64_t size, rf_db **out, rf_diags *d);
+void rf_db_close(rf_db *db);
+/* The table of that name, or NULL. */
+const rf_db_table *rf_db_find_table(const rf_db *db, const char *name);
+
+/* ---- reading columns -------------------------------------------------- */
+
+/* A read-only mapping of one file (or of zero pages, for an unread column). */
+typedef struct rf_db_map {
+    void *addr;
+    uint64_t len;
+} rf_db_map;
+void rf_db_unmap(rf_db_map *m);
+
+/* Maps table t's column c and checks it: the file's size, its CRC-32C, and
+** that every value is one the type allows (dates 0001..9999, booleans 0/1,
+** decimals not INT64_MIN, floats finite; string codes below the dictionary's
+** count). *data points at nrows values (NULL for an empty table). */
+rf_status rf_db_map_column(const rf_db *db, const rf_db_table *t, int32_t c, rf_db_map *m, const void **data,
+                           rf_diags *d);
+
+/* Maps a string column's dictionary and checks it (size, CRC-32C, offsets in
+** order and within the file, each entry valid UTF-8). Entry i is
+** bytes[off[i] .. off[i+1]); off has dict_count + 1 entries. */
+rf_status rf_db_map_dict(const rf_db *db, const rf_db_table *t, int32_t c, rf_db_map *m, const uint64_t **off,
+                         const char **bytes, rf_diags *d);
+
+/* nbytes of zero pages, read-only, costing no memory until read: the stand-in
+** for a column the program never reads. */
+rf_status rf_db_map_zeros(uint64_t nbytes, rf_db_map *m);
+
+/* ---- writing ---------------------------------------------------------- */
+
+typedef struct rf_db_writer rf_db_writer;
+
+/* Starts a database that commit puts at dir: files go to a new temporary
+** directory beside it (DIR.tmp.PID.N). dir must not exist, or be a database
+** (replaced on commit), or an empty directory. */
+rf_status rf_db_writer_new(const char *dir, const char *writer_version, rf_db_writer **out, rf_diags *d);
+/* Adds a table; *tid is its number. colnames[c] may be NULL. key: the
+** columns the caller checks to be a key before commit (nkey 0: none). */
+rf_status rf_db_writer_table(rf_db_writer *w, const char *name, int32_t ncols, const rf_type *types,
+                             const char *const *colnames, int32_t nkey, const int32_t *key, int32_t *tid,
+                             rf_diags *d);
+/* Appends n rows to column c of table tid: values (non-strings) at the
+** runtime's widths, or strings as the text loader gives them (string i is
+** bytes[off[i] .. off[i+1])). Different columns may be appended from
+** different threads at once; one column's appends must be in row order and
+** from one thread at a time. Every column of a table must get the same
+** number of rows. */
+rf_status rf_db_writer_append(rf_db_writer *w, int32_t tid, int32_t c, int64_t n, const void *values,
+                              const int64_t *off, const char *bytes, rf_diags *d);
+/* Ends table tid's column c (writes its dictionary, closes its files). */
+rf_status rf_db_writer_finish_column(rf_db_writer *w, int32_t tid, int32_t c, rf_diags *d);
+/* Ends every column of table tid (those not yet ended, one after another)
+** and sets its row count; every column must have the same number of rows. */
+rf_status rf_db_writer_end_table(rf_db_writer *w, int32_t tid, rf_diags *d);
+/* The database written so far, in the temporary directory: finished columns
+** of ended tables can be read back with rf_db_map_column (to check keys
+** before commit). */
+const rf_db *rf_db_writer_db(const rf_db_writer *w);
+/* Writes the manifest, syncs every file, and renames the directory into
+** place (an existing database there is replaced). */
+rf_status rf_db_writer_commit(rf_db_writer *w, rf_diags *d);
+/* Removes the temporary directory (after a failure) and frees w; safe after
+** commit and on NULL. */
+void rf_db_writer_free(rf_db_writer *w);
+
+#endif

@@ -1,0 +1,248 @@
+/*
+** runtime/rt_db_input.c: an input predicate read from a redfox database
+** (db/, docs/DATABASE.md) instead of a text file: `--data DB`.
+**
+** Owns: which columns of an input a program reads (rf_rt_input_cols_read),
+** and turning a database table into the relation the runtime expects
+** (rf_rt_data.h's layouts): numeric columns are the mapped files themselves
+** (no copy), string columns go through the column's own dictionary into the
+** run's (each distinct string interned once, then one table lookup a row),
+** and columns the program never reads are zero pages that cost nothing. Only
+** the columns read are opened and verified (their CRC-32C, their values).
+** A key the program declares is not checked again when the import checked
+** the same one (the manifest says so).
+*/
+#include "rf_rt_input.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void mark_expr(const rf_qp_expr *e, int32_t side, uint8_t *read, int32_t ncols)
+{
+    if (!e) return;
+    if (e->kind == RF_QP_E_COL && e->side == side && e->col >= 0 && e->col < ncols) read[e->col] = 1;
+    for (int32_t i = 0; i < e->nargs; i++) mark_expr(e->args[i], side, read, ncols);
+}
+
+static void mark_list(const int32_t *cols, int32_t n, uint8_t *read, int32_t ncols)
+{
+    for (int32_t i = 0; i < n; i++)
+        if (cols[i] >= 0 && cols[i] < ncols) read[cols[i]] = 1;
+}
+
+void rf_rt_input_cols_read(const rf_hir_program *p, int32_t var, uint8_t *read)
+{
+    int32_t nc = p->vars[var]->ncols;
+    memset(read, 0, (size_t)nc);
+    for (int32_t b = 0; b < p->nblocks; b++)
+        for (int32_t j = 0; j < p->blocks[b]->nkernels; j++) {
+            const rf_hir_kernel *k = p->blocks[b]->kernels[j];
+            if (k->out == var) {
+                memset(read, 1, (size_t)nc); /* written: whatever happens, keep it whole */
+                return;
+            }
+            for (int32_t i = 0; i < k->nin; i++) {
+                if (k->in[i] != var) continue;
+                switch (k->kind) {
+                case RF_HIR_MAP:
+                case RF_HIR_GATHER_MAP:
+                case RF_HIR_JOIN_MAP:
+                    if (i > 1 || (i == 1 && k->kind != RF_HIR_JOIN_MAP)) goto all;
+                    mark_expr(k->filter, i, read, nc);
+                    for (int32_t o = 0; o < k->nouts; o++) mark_expr(k->outs[o], i, read, nc);
+                    break;
+                case RF_HIR_JOIN_INDEX:
+                case RF_HIR_ANTI_INDEX:
+                    if (i == 0) mark_list(k->lkeys, k->nkeys, read, nc);
+                    else if (i == 1) mark_list(k->rkeys, k->nkeys, read, nc);
+                    else goto all;
+                    break;
+                case RF_HIR_GROUP:
+                    if (i) goto all;
+                    mark_list(k->group, k->ngroup, read, nc);
+                    break;
+                case RF_HIR_REDUCE:
+                    if (i) goto all;
+                    mark_list(k->group, k->ngroup, read, nc);
+                    for (int32_t a = 0; a < k->naggs; a++)
+                        if (k->aggs[a].col >= 0 && k->aggs[a].col < nc) read[k->aggs[a].col] = 1;
+                    break;
+                case RF_HIR_SORT:
+                    if (i) goto all;
+                    for (int32_t o = 0; o < k->norder; o++)
+                        if (k->order[o].col >= 0 && k->order[o].col < nc) read[k->order[o].col] = 1;
+                    break;
+                default:
+                all:
+                    /* gathers, copies, unions, differences, inserts: whole rows */
+                    memset(read, 1, (size_t)nc);
+                    return;
+                }
+            }
+        }
+}
+
+void rf_rt_dbcols_free(rf_rt_dbcols *c)
+{
+    if (!c) return;
+    for (int32_t i = 0; i < c->ncols; i++) {
+        rf_db_unmap(&c->maps[i]);
+        free(c->owned[i]);
+    }
+    free(c->maps);
+    free(c->owned);
+    free(c->loaded);
+    memset(c, 0, sizeof *c);
+}
+
+typedef struct remap_job {
+    const uint32_t *in;
+    uint32_t *out;
+    const uint32_t *map;
+    int64_t n;
+    int nthreads;
+} remap_job;
+
+static void remap_part(void *arg, int tid)
+{
+    remap_job *j = arg;
+    int64_t lo = j->n * tid / j->nthreads, hi = j->n * (tid + 1) / j->nthreads;
+    for (int64_t i = lo; i < hi; i++) j->out[i] = j->map[j->in[i]];
+}
+
+/* Column c of t into the run: mapped, or its codes moved into dict's. */
+static rf_status load_col(const rf_db *db, const rf_db_table *t, int32_t c, rf_rt_dict *dict, int threads,
+                          rf_rt_dbcols *own, void **col, rf_diags *d)
+{
+    const void *data = NULL;
+    rf_db_map m = {0, 0};
+    rf_status st = rf_db_map_column(db, t, c, &m, &data, d);
+    if (st) return st;
+    if (t->cols[c].type != RF_TYPE_STRING) {
+        rf_db_unmap(&own->maps[c]);
+        own->maps[c] = m;
+        *col = (void *)data;
+        return RF_OK;
+    }
+    rf_db_map dm = {0, 0};
+    const uint64_t *off;
+    const char *bytes;
+    st = rf_db_map_dict(db, t, c, &dm, &off, &bytes, d);
+    uint64_t nd = t->cols[c].dict_count;
+    uint32_t *map = NULL, *codes = NULL;
+    if (!st) {
+        map = rf_malloc(((size_t)nd + 1) * sizeof *map);
+        codes = rf_rt_alloc_big(((size_t)t->nrows + 1) * sizeof *codes);
+        if (!map || !codes) st = RF_ENOMEM;
+    }
+    /* the dictionary is in order of first appearance, so interning it in
+    ** code order gives the codes interning the rows would */
+    if (!st && nd) st = rf_rt_dict_intern_many(dict, (const int64_t *)off, bytes, (int64_t)nd, map, threads);
+    if (!st) {
+        remap_job j = {data, codes, map, t->nrows, threads < 1 ? 1 : threads};
+        if (t->nrows < 65536) j.nthreads = 1;
+        rf_rt_parallel(j.nthreads, remap_part, &j);
+    }
+    free(map);
+    rf_db_unmap(&dm);
+    rf_db_unmap(&m);
+    if (st) {
+        free(codes);
+        return st;
+    }
+    rf_db_unmap(&own->maps[c]);
+    free(own->owned[c]);
+    own->owned[c] = codes;
+    *col = codes;
+    return RF_OK;
+}
+
+/* 1 when the import checked exactly the key v declares. */
+static int key_checked(const rf_db_table *t, const rf_hir_var *v)
+{
+    if (t->nkey != v->ninput_key) return 0;
+    for (int32_t i = 0; i < v->ninput_key; i++) {
+        int found = 0;
+        for (int32_t j = 0; j < t->nkey; j++) found |= t->key[j] == v->input_key[i];
+        if (!found) return 0;
+    }
+    return 1;
+}
+
+static const char *type_list(const rf_type *ty, int32_t n, rf_buf *b)
+{
+    rf_buf_putc(b, '(');
+    for (int32_t i = 0; i < n; i++) rf_buf_printf(b, "%s%s", i ? ", " : "", rf_val_type_name(ty[i]));
+    rf_buf_putc(b, ')');
+    return rf_buf_cstr(b);
+}
+
+rf_status rf_rt_load_input_db(const rf_db *db, const rf_hir_var *v, const uint8_t *want, rf_rt_dict *dict,
+                              rf_cpu_pool *pool, int threads, rf_rt_rel *rel, rf_rt_dbcols *own, rf_diags *d)
+{
+    char *mpath = rf_sprintf("%s/%s", db->dir, RF_DB_MANIFEST);
+    if (!mpath) return RF_ENOMEM;
+    rf_loc mloc = rf_mkloc(mpath, 0, 0);
+    rf_status st = RF_OK;
+    const rf_db_table *t = rf_db_find_table(db, v->input_file);
+    if (!t) {
+        rf_error(d, mloc, "the database has no table '%s' (the input of `%s`): import it with a program that declares it",
+                 v->input_file, v->name);
+        st = RF_EUSER;
+        goto done;
+    }
+    int same = t->ncols == v->ncols;
+    for (int32_t c = 0; same && c < v->ncols; c++) same = t->cols[c].type == v->types[c];
+    if (!same) {
+        rf_type *tt = rf_calloc((size_t)t->ncols + 1, sizeof *tt);
+        rf_buf a, b;
+        rf_buf_init(&a);
+        rf_buf_init(&b);
+        for (int32_t c = 0; tt && c < t->ncols; c++) tt[c] = t->cols[c].type;
+        rf_error(d, mloc, "the database's table '%s' has columns %s, but `%s` declares %s: import the data again with this program",
+                 t->name, tt ? type_list(tt, t->ncols, &a) : "?", v->name, type_list(v->types, v->ncols, &b));
+        free(tt);
+        rf_buf_free(&a);
+        rf_buf_free(&b);
+        st = RF_EUSER;
+        goto done;
+    }
+    int check_key = v->ninput_key > 0 && !key_checked(t, v);
+    if (!own->ncols) {
+        own->ncols = v->ncols;
+        own->maps = rf_calloc((size_t)v->ncols, sizeof *own->maps);
+        own->owned = rf_calloc((size_t)v->ncols, sizeof *own->owned);
+        own->loaded = rf_calloc((size_t)v->ncols, 1);
+        if (!own->maps || !own->owned || !own->loaded) {
+            st = RF_ENOMEM;
+            goto done;
+        }
+    }
+    if (!rel->cols) {
+        rel->cols = rf_calloc((size_t)v->ncols + 1, sizeof *rel->cols);
+        if (!rel->cols) {
+            st = RF_ENOMEM;
+            goto done;
+        }
+    }
+    rel->nrows = t->nrows;
+    rel->ncols = v->ncols;
+    rel->types = v->types;
+    for (int32_t c = 0; c < v->ncols && !st; c++) {
+        int need = !want || want[c];
+        for (int32_t k = 0; check_key && k < v->ninput_key; k++) need |= v->input_key[k] == c;
+        if (own->loaded[c] == 1 || (!need && own->loaded[c] == 2)) continue;
+        if (need) {
+            st = load_col(db, t, c, dict, threads, own, &rel->cols[c], d);
+            if (!st) own->loaded[c] = 1;
+        } else {
+            st = rf_db_map_zeros((uint64_t)t->nrows * (uint64_t)rf_db_type_width(v->types[c]), &own->maps[c]);
+            rel->cols[c] = own->maps[c].addr;
+            if (!st) own->loaded[c] = 2;
+        }
+    }
+    if (!st && check_key) st = rf_rt_check_input_key(mpath, v, dict, pool, rel, d);
+done:
+    free(mpath);
+    return st;
+}

@@ -1,0 +1,121 @@
+#!/bin/sh
+# tests/run_db_files.sh REDFOX: the redfox database's files (docs/DATABASE.md):
+# a damaged or truncated manifest, column or dictionary is refused with the
+# file named and exit 1 (a damaged column the program does not read is never
+# opened); two processes reading one database at once agree with each other
+# and with the text; a failed import leaves nothing behind and never replaces
+# a folder that is not a database; types that do not match are refused.
+set -u
+redfox=$1
+tmp=${TMPDIR:-/tmp}/rf_db_files.$$
+mkdir -p "$tmp/data"
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+cat >"$tmp/prog.logic" <<'P'
+t(k, s, d, x) -> int(k), string(s), date(d), decimal(x).
+lang:input[`t] = "t.tbl".
+lang:input:key[`t] = "k".
+out(n, s, m) <- agg<<n = count(), m = max(k)>> t(k, s, _, _).
+lang:output[`out] = "out".
+P
+# 200,000 rows: four min/max blocks, and enough work for two processes to overlap
+awk 'BEGIN { for (i = 1; i <= 200000; i++) printf "%d|s%d|2000-01-%02d|%d.%02d|\n", i, i % 97, i % 28 + 1, i % 1000, i % 100 }' >"$tmp/data/t.tbl"
+"$redfox" run "$tmp/prog.logic" --data "$tmp/data" --device cpu --format csv >"$tmp/text.out" 2>"$tmp/err" || fail "text run"; 
+"$redfox" import "$tmp/prog.logic" --data "$tmp/data" --out "$tmp/db" 2>"$tmp/err" || { cat "$tmp/err"; fail "import"; }
+[ -f "$tmp/db/manifest.rfdb" ] || fail "no manifest"
+ls "$tmp" | grep -q "\.tmp\." && fail "the import left its temporary folder"
+run_db() { "$redfox" run "$tmp/prog.logic" --data "$1" --device cpu --format csv >"$tmp/db.out" 2>"$tmp/db.err"; }
+run_db "$tmp/db" || { cat "$tmp/db.err"; fail "run from the database"; }
+cmp -s "$tmp/text.out" "$tmp/db.out" || fail "output from the database differs from text"
+
+# two processes at once
+"$redfox" run "$tmp/prog.logic" --data "$tmp/db" --device cpu --format csv >"$tmp/p1.out" 2>/dev/null &
+p1=$!
+"$redfox" run "$tmp/prog.logic" --data "$tmp/db" --device cpu --format csv >"$tmp/p2.out" 2>/dev/null &
+p2=$!
+wait $p1 || fail "first concurrent reader"
+wait $p2 || fail "second concurrent reader"
+cmp -s "$tmp/p1.out" "$tmp/text.out" && cmp -s "$tmp/p2.out" "$tmp/text.out" || fail "concurrent readers disagree"
+
+# damage: each case on a fresh copy; expect exit 1 and the file named
+flip() { # FILE OFFSET: one byte xor 0x01
+    b=$(od -An -tu1 -j "$2" -N 1 "$1" | tr -d ' ')
+    printf "$(printf '\\%03o' $(( b ^ 1 )))" | dd of="$1" bs=1 seek="$2" conv=notrunc 2>/dev/null
+}
+refused() { # NAME FILE-IN-MESSAGE
+    run_db "$tmp/bad"
+    rc=$?
+    [ $rc -eq 1 ] || { cat "$tmp/db.err"; fail "$1: exit $rc, expected 1"; }
+    grep -q "$2" "$tmp/db.err" || { cat "$tmp/db.err"; fail "$1: the message does not name $2"; }
+    grep -qi "error" "$tmp/db.err" || fail "$1: no error message"
+}
+fresh() { rm -rf "$tmp/bad"; cp -r "$tmp/db" "$tmp/bad"; }
+man=manifest.rfdb
+size=$(wc -c <"$tmp/db/$man")
+for at in 0 9 20 30 40 61 64 70 100 $((size / 2)) $((size - 1)); do
+    fresh; flip "$tmp/bad/$man" $at; refused "manifest byte $at flipped" "$man"
+done
+fresh; head -c $((size - 3)) "$tmp/db/$man" >"$tmp/bad/$man"; refused "manifest truncated" "$man"
+fresh; : >"$tmp/bad/$man"; refused "manifest empty" "$man"
+fresh; flip "$tmp/bad/t00000.c00000.col" 12345; refused "key column flipped" "t00000.c00000.col"
+fresh; head -c 1000 "$tmp/db/t00000.c00000.col" >"$tmp/bad/t00000.c00000.col"; refused "column truncated" "t00000.c00000.col"
+fresh; cat "$tmp/db/t00000.c00001.col" "$tmp/db/t00000.c00001.col" >"$tmp/bad/t00000.c00001.col"; refused "column too long" "t00000.c00001.col"
+fresh; rm "$tmp/bad/t00000.c00001.col"; refused "column missing" "t00000.c00001.col"
+fresh; flip "$tmp/bad/t00000.c00001.col" 4; refused "string codes flipped" "t00000.c00001.col"
+fresh; flip "$tmp/bad/t00000.c00001.dict" 3; refused "dictionary offsets flipped" "t00000.c00001.dict"
+dsize=$(wc -c <"$tmp/db/t00000.c00001.dict")
+fresh; flip "$tmp/bad/t00000.c00001.dict" $((dsize - 2)); refused "dictionary bytes flipped" "t00000.c00001.dict"
+fresh; head -c $((dsize - 1)) "$tmp/db/t00000.c00001.dict" >"$tmp/bad/t00000.c00001.dict"; refused "dictionary truncated" "t00000.c00001.dict"
+# the date and decimal columns are never read by this program: never opened
+fresh; flip "$tmp/bad/t00000.c00002.col" 100; rm "$tmp/bad/t00000.c00003.col"
+run_db "$tmp/bad" || { cat "$tmp/db.err"; fail "a damaged column the program does not read stopped it"; }
+cmp -s "$tmp/db.out" "$tmp/text.out" || fail "output with an unread damaged column"
+# ... but a program that reads them refuses
+cat >"$tmp/prog2.logic" <<'P'
+t(k, s, d, x) -> int(k), string(s), date(d), decimal(x).
+lang:input[`t] = "t.tbl".
+late(d) <- t(_, _, d, _).
+lang:output[`late] = "late".
+P
+"$redfox" run "$tmp/prog2.logic" --data "$tmp/bad" --device cpu >/dev/null 2>"$tmp/db.err"
+[ $? -eq 1 ] && grep -q "t00000.c00002.col" "$tmp/db.err" || { cat "$tmp/db.err"; fail "a damaged read column was not refused"; }
+
+# other types than the database's: refused, naming the manifest
+sed 's/int(k), string(s)/string(k), string(s)/' "$tmp/prog.logic" >"$tmp/prog3.logic"
+"$redfox" run "$tmp/prog3.logic" --data "$tmp/db" --device cpu >/dev/null 2>"$tmp/db.err"
+[ $? -eq 1 ] && grep -q "manifest.rfdb.*import the data again" "$tmp/db.err" || { cat "$tmp/db.err"; fail "mismatched types"; }
+
+# a failed import (bad data, a broken key) leaves nothing and keeps the old database
+cp "$tmp/data/t.tbl" "$tmp/t.good"
+echo "7|x|2000-02-30|1.0|" >>"$tmp/data/t.tbl"
+"$redfox" import "$tmp/prog.logic" --data "$tmp/data" --out "$tmp/db" 2>"$tmp/err"
+[ $? -eq 1 ] && grep -q "t.tbl:200001:" "$tmp/err" || { cat "$tmp/err"; fail "bad data: exit or message"; }
+cp "$tmp/t.good" "$tmp/data/t.tbl"; echo "7|x|2000-02-03|1.0|" >>"$tmp/data/t.tbl"
+"$redfox" import "$tmp/prog.logic" --data "$tmp/data" --out "$tmp/db" 2>"$tmp/err"
+[ $? -eq 1 ] && grep -q "t.tbl:200001:1: error: the key (k) = (7) of line 200001 is already on line 7" "$tmp/err" || { cat "$tmp/err"; fail "a broken key: exit or message"; }
+ls "$tmp" | grep -q "\.tmp\.\|\.old\." && fail "a failed import left files"
+run_db "$tmp/db" && cmp -s "$tmp/db.out" "$tmp/text.out" || fail "a failed import damaged the old database"
+# never replaces a folder that is not a database
+mkdir "$tmp/notdb"; echo keep >"$tmp/notdb/file"
+cp "$tmp/t.good" "$tmp/data/t.tbl"
+"$redfox" import "$tmp/prog.logic" --data "$tmp/data" --out "$tmp/notdb" 2>"$tmp/err"
+[ $? -eq 1 ] && [ -f "$tmp/notdb/file" ] || { cat "$tmp/err"; fail "replaced a folder that is not a database"; }
+# a second import replaces the database
+"$redfox" import "$tmp/prog.logic" --data "$tmp/data" --out "$tmp/db" 2>"$tmp/err" || fail "re-import"
+run_db "$tmp/db" && cmp -s "$tmp/db.out" "$tmp/text.out" || fail "the re-imported database"
+# a functional predicate given two values for one key: refused at import
+cat >"$tmp/fn.logic" <<'P'
+price[k] = v -> int(k), decimal(v).
+lang:input[`price] = "price.tbl".
+out(k, v) <- price[k] = v.
+lang:output[`out] = "out".
+P
+mkdir "$tmp/fn"; printf '1|2.5|\n2|3.0|\n1|2.50|\n1|4.0|\n' >"$tmp/fn/price.tbl"
+"$redfox" import "$tmp/fn.logic" --data "$tmp/fn" --out "$tmp/fn.db" 2>"$tmp/err"
+[ $? -eq 1 ] && grep -q "price.tbl:4:1: error: functional dependency violated: .price. has two values for the key (1): (2.50) and (4.00) (lines 1 and 4)" "$tmp/err" || { cat "$tmp/err"; fail "functional dependency at import"; }
+[ -e "$tmp/fn.db" ] && fail "a refused import left a database"
+# usage
+"$redfox" import "$tmp/prog.logic" --data "$tmp/data" >/dev/null 2>&1; [ $? -eq 2 ] || fail "import without --out: not 2"
+"$redfox" import --out "$tmp/x" >/dev/null 2>&1; [ $? -eq 2 ] || fail "import without a program: not 2"
+echo "ok"

@@ -1,0 +1,25 @@
+#!/bin/sh
+# tests/run_db_tpch.sh REDFOX ANSWERS: `redfox tpch gen --format db` at SF 0.01
+# gives, byte for byte, the database that `redfox import` makes of the .tbl
+# files `tpch gen` writes; `tpch run` from it answers the 22 queries
+# correctly (when ANSWERS, the SF 0.01 answers, exist) and `tpch bench` runs
+# on it.
+set -u
+redfox=$1
+answers=$2
+tmp=${TMPDIR:-/tmp}/rf_db_tpch.$$
+mkdir -p "$tmp"
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+src=$(dirname "$0")/../tpch/queries/schema.logic
+"$redfox" tpch gen --sf 0.01 --format db --out "$tmp/gen.db" || fail "tpch gen --format db"
+"$redfox" tpch gen --sf 0.01 --out "$tmp/text" || fail "tpch gen"
+"$redfox" import "$src" --data "$tmp/text" --out "$tmp/imp.db" || fail "import"
+diff -r "$tmp/gen.db" "$tmp/imp.db" || fail "tpch gen --format db and import of the text differ"
+if [ -f "$answers/q01.csv" ]; then
+    "$redfox" tpch run --data "$tmp/gen.db" --device cpu --check "$answers" >"$tmp/run.out" 2>&1 || { cat "$tmp/run.out"; fail "tpch run --check from the database"; }
+    grep -q "22 of 22 queries pass" "$tmp/run.out" || { cat "$tmp/run.out"; fail "not all 22 pass"; }
+fi
+"$redfox" tpch bench --data "$tmp/gen.db" --sf 0.01 --device cpu --repeat 1 --queries 6,13 >"$tmp/bench.out" 2>&1 || { cat "$tmp/bench.out"; fail "tpch bench from the database"; }
+grep -q "^q06 " "$tmp/bench.out" || { cat "$tmp/bench.out"; fail "tpch bench printed no Q06"; }
+echo ok

@@ -1,0 +1,111 @@
+/*
+** tools/cmd_import.c: `redfox import`: a program's input files into a redfox
+** database (docs/DATABASE.md), which `--data` then reads instead of text.
+**
+** Owns: the command line, its usage text and its exit statuses; the work is
+** tools/db_import.c's.
+*/
+#include "db_import.h"
+#include "pipeline.h"
+#include "tools.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char *usage =
+    "usage: redfox import PROG.logic|PROG.rfx [--data DIR] --out DB [--threads N]\n"
+    "\n"
+    "Reads the input files that the program's lang:input declarations name\n"
+    "(from DIR, as `redfox run` would) and writes them as a redfox database\n"
+    "DB: typed column files, one string dictionary per column, per-block\n"
+    "min/max, checksums (docs/DATABASE.md). `redfox run --data DB` then reads\n"
+    "only the columns a program uses. Declared keys (lang:input:key) are\n"
+    "checked here, once. A .logic program contributes every input it declares;\n"
+    "a .rfx program the inputs it reads. DB is written under a temporary name\n"
+    "and renamed into place when complete: an existing database there is\n"
+    "replaced, anything else is left alone.\n"
+    "\n"
+    "options:\n"
+    "  --data DIR    where the input files are (default: .)\n"
+    "  --out DB      the database to write\n"
+    "  --threads N   threads (default: all cores)\n"
+    "  -h, --help    this text\n";
+
+int rf_tool_import(int argc, char **argv)
+{
+    const char *progs[256];
+    int32_t nprogs = 0;
+    const char *data = ".", *out = NULL, *threads_s = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        int m = 0;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            fputs(usage, stdout);
+            return RF_EXIT_OK;
+        }
+        if ((m = rf_tool_opt_value("import", argc, argv, &i, "--data", &data)) ||
+            (m = rf_tool_opt_value("import", argc, argv, &i, "--out", &out)) ||
+            (m = rf_tool_opt_value("import", argc, argv, &i, "--threads", &threads_s))) {
+            if (m < 0) return RF_EXIT_USAGE;
+        } else if (a[0] == '-' && a[1]) {
+            return rf_tool_usage_error("import", "unknown option '%s'", a);
+        } else if (nprogs == 256) {
+            return rf_tool_usage_error("import", "too many files (at most 256)");
+        } else {
+            progs[nprogs++] = a;
+        }
+    }
+    if (!nprogs) return rf_tool_usage_error("import", "no program given");
+    if (!out || !out[0]) return rf_tool_usage_error("import", "--out DB is required");
+    int64_t threads = 0;
+    if (threads_s && !rf_tool_parse_int(threads_s, 1, 1024, &threads))
+        return rf_tool_usage_error("import", "--threads takes a number from 1 to 1024");
+    struct stat sb;
+    if (stat(data, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+        fprintf(stderr, "redfox import: the data folder '%s' does not exist\n", data);
+        return RF_EXIT_USER;
+    }
+    rf_arena arena;
+    rf_arena_init(&arena);
+    rf_diags d;
+    rf_diags_init(&d);
+    rf_fe_program *fe = NULL;
+    rf_qp_program *qp = NULL;
+    rf_hir_program *hir = NULL;
+    rf_tool_opts to = {0};
+    rf_status st;
+    if (nprogs == 1 && rf_tool_is_rfx(progs[0])) st = rf_tool_read_rfx(progs[0], &hir, NULL, &d);
+    else st = rf_tool_compile_logic(progs, nprogs, &to, &arena, &fe, &qp, NULL, &d);
+    rf_import_table *tabs = NULL;
+    int32_t ntabs = 0;
+    if (!st) st = rf_import_tables_of(fe, hir, &arena, &tabs, &ntabs);
+    if (!st && ntabs == 0) {
+        rf_error(&d, rf_mkloc(progs[0], 0, 0), "the program declares no input (lang:input): nothing to import");
+        st = RF_EUSER;
+    }
+    rf_importer *imp = NULL;
+    if (!st) st = rf_import_new(out, (int)threads, isatty(STDERR_FILENO), &imp, &d);
+    for (int32_t i = 0; i < ntabs && !st; i++) {
+        int32_t tid;
+        st = rf_import_add(imp, &tabs[i], &tid, &d);
+        if (st) break;
+        int first = 1;
+        for (int32_t j = 0; j < i && first; j++) first = strcmp(tabs[j].file, tabs[i].file) != 0;
+        if (!first) continue; /* a second predicate of the same file */
+        char *path = rf_sprintf("%s/%s", data, tabs[i].file);
+        st = path ? rf_import_file(imp, tid, path, &d) : RF_ENOMEM;
+        if (!st) st = rf_import_end(imp, tid, &d); /* its dictionaries' memory back before the next file */
+        free(path);
+    }
+    if (!st) st = rf_import_commit(imp, &d);
+    rf_import_free(imp);
+    int rc = rf_tool_finish(st, &d);
+    rf_qp_free(qp);
+    rf_hir_free(hir);
+    rf_diags_free(&d);
+    rf_arena_free(&arena);
+    return rc;
+}

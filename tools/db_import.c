@@ -1,0 +1,417 @@
+/*
+** tools/db_import.c: text rows into a redfox database: the work behind
+** `redfox import` and `redfox tpch gen --format db`.
+**
+** Owns: reading input files a block of whole lines at a time (64 MiB, so
+** memory stays bounded by the block, the columns' write buffers and the
+** string dictionaries, not by the file), parsing each block with the text
+** loader (runtime/io: the same parsers, the same file:line:col errors,
+** parallel within the block), appending its columns to the database writer
+** on one thread per column, the key check (the runtime's own, on the key
+** columns read back from the new files), and the progress line.
+*/
+#include "db_import.h"
+
+#include "rf_cpu.h"
+#include "rf_db.h"
+#include "rf_load.h"
+#include "rf_rt_input.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define BLOCK (64LL << 20)
+
+typedef struct itable {
+    rf_import_table t;
+    int32_t tid;
+    int ended;         /* its columns are closed and its checks done */
+    int64_t lines;     /* lines of text taken so far */
+    char *path;        /* the text file, for key errors */
+} itable;
+
+struct rf_importer {
+    rf_db_writer *w;
+    int threads;
+    int progress;
+    itable *tabs;
+    int32_t n, cap;
+};
+
+static int online_cpus(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > 256 ? 256 : (int)n;
+}
+
+rf_status rf_import_new(const char *out, int threads, int progress, rf_importer **imp, rf_diags *d)
+{
+    *imp = NULL;
+    rf_importer *m = rf_calloc(1, sizeof *m);
+    if (!m) return RF_ENOMEM;
+    m->threads = threads > 0 ? threads : online_cpus();
+    m->progress = progress;
+    rf_status st = rf_db_writer_new(out, RF_VERSION_STRING, &m->w, d);
+    if (st) {
+        free(m);
+        return st;
+    }
+    *imp = m;
+    return RF_OK;
+}
+
+rf_status rf_import_add(rf_importer *imp, const rf_import_table *t, int32_t *tid, rf_diags *d)
+{
+    for (int32_t i = 0; i < imp->n; i++) {
+        const rf_import_table *o = &imp->tabs[i].t;
+        if (strcmp(o->file, t->file)) continue;
+        if (o->ncols != t->ncols || memcmp(o->types, t->types, (size_t)t->ncols * sizeof *t->types) ||
+            o->delimiter != t->delimiter || o->header != t->header) {
+            rf_error(d, rf_mkloc(t->file, 0, 0), "`%s` and `%s` both read this file, with different columns or format",
+                     o->pred, t->pred);
+            return RF_EUSER;
+        }
+        *tid = i;
+        return RF_OK;
+    }
+    if (imp->n == imp->cap) {
+        int32_t nc = imp->cap ? imp->cap * 2 : 16;
+        itable *nt = rf_realloc(imp->tabs, (size_t)nc * sizeof *nt);
+        if (!nt) return RF_ENOMEM;
+        imp->tabs = nt;
+        imp->cap = nc;
+    }
+    itable *it = &imp->tabs[imp->n];
+    memset(it, 0, sizeof *it);
+    it->t = *t;
+    rf_status st = rf_db_writer_table(imp->w, t->file, t->ncols, t->types, t->colnames, t->nkey, t->key, &it->tid, d);
+    if (st) return st;
+    *tid = imp->n++;
+    return RF_OK;
+}
+
+typedef struct append_job {
+    rf_importer *imp;
+    itable *it;
+    rf_rt_texttable *tt;
+    int nthreads;
+    rf_status st[RF_DB_MAX_COLS];
+    rf_diags ds[64];
+} append_job;
+
+static void append_part(void *arg, int tid)
+{
+    append_job *j = arg;
+    for (int32_t c = tid; c < j->it->t.ncols; c += j->nthreads) {
+        const rf_rt_textcol *col = &j->tt->cols[c];
+        j->st[c] = rf_db_writer_append(j->imp->w, j->it->tid, c, j->tt->nrows, col->data, col->str_off, col->str_bytes,
+                                       &j->ds[tid]);
+        if (j->st[c]) break;
+    }
+}
+
+/* Where the last whole record of buf[0, len) ends (0: none yet). buf starts
+** at a record's start. A record ends at a line end outside quotes (RFC
+** 4180: a field that starts with '"' runs to the '"' not doubled, and may
+** hold line ends), so a quoted field is never cut in two; the rules are the
+** loader's (runtime/io/rf_load.c). Without any '"' it is the last line end. */
+static int64_t record_end(const char *buf, int64_t len, char delim)
+{
+    if (!delim) delim = '|';
+    if (!memchr(buf, '"', (size_t)len)) {
+        const char *nl = memrchr(buf, '\n', (size_t)len);
+        return nl ? nl - buf + 1 : 0;
+    }
+    int64_t end = 0;
+    int at_start = 1, quoted = 0;
+    for (int64_t i = 0; i < len; i++) {
+        char c = buf[i];
+        if (quoted) {
+            if (c == '"') {
+                if (i + 1 < len && buf[i + 1] == '"') i++;
+                else quoted = 0;
+            }
+        } else if (c == '"' && at_start) {
+            quoted = 1;
+            at_start = 0;
+        } else if (c == '\n') {
+            end = i + 1;
+            at_start = 1;
+        } else {
+            at_start = c == delim;
+        }
+    }
+    return end;
+}
+
+/* The lines data[0, size) spans: its line ends, and one more for a last
+** line without one. */
+static int64_t lines_in(const char *data, int64_t size)
+{
+    int64_t n = 0;
+    for (const char *p = data, *e = data + size; p < e; p++) {
+        p = memchr(p, '\n', (size_t)(e - p));
+        if (!p) break;
+        n++;
+    }
+    if (size > 0 && data[size - 1] != '\n') n++;
+    return n;
+}
+
+rf_status rf_import_text(rf_importer *imp, int32_t tid, const char *path, const char *data, int64_t size, rf_diags *d)
+{
+    itable *it = &imp->tabs[tid];
+    if (!it->path && !(it->path = rf_strdup(path))) return RF_ENOMEM;
+    rf_rt_load_opts lo = {it->t.delimiter, it->lines == 0 ? it->t.header : 0, imp->threads, it->t.pred};
+    if (size < (8LL << 20)) lo.threads = 1;
+    rf_rt_texttable tt;
+    rf_status st = rf_rt_load_mem(path, data, size, it->lines + 1, it->t.types, it->t.ncols, &lo, &tt, d);
+    if (st) return st;
+    it->lines += lines_in(data, size); /* a quoted field may span lines */
+    append_job *j = rf_calloc(1, sizeof *j);
+    if (!j) {
+        rf_rt_texttable_free(&tt);
+        return RF_ENOMEM;
+    }
+    j->imp = imp;
+    j->it = it;
+    j->tt = &tt;
+    j->nthreads = imp->threads < it->t.ncols ? imp->threads : it->t.ncols;
+    if (j->nthreads > 64) j->nthreads = 64;
+    if (tt.nrows < 4096) j->nthreads = 1;
+    for (int i = 0; i < j->nthreads; i++) rf_diags_init(&j->ds[i]);
+    rf_rt_parallel(j->nthreads, append_part, j);
+    for (int i = 0; i < j->nthreads; i++) {
+        for (int64_t k = 0; k < j->ds[i].count; k++)
+            rf_diag_add(d, j->ds[i].items[k].sev, j->ds[i].items[k].loc, "%s", j->ds[i].items[k].msg);
+        rf_diags_free(&j->ds[i]);
+    }
+    for (int32_t c = 0; c < it->t.ncols && !st; c++) st = j->st[c];
+    free(j);
+    rf_rt_texttable_free(&tt);
+    return st;
+}
+
+static void show_progress(const char *path, int64_t done, int64_t total)
+{
+    if (total > 0)
+        fprintf(stderr, "\rimporting %s: %3d%% (%lld of %lld MB)", path, (int)(done * 100 / total),
+                (long long)(done >> 20), (long long)(total >> 20));
+    else
+        fprintf(stderr, "\rimporting %s: %lld MB", path, (long long)(done >> 20));
+    fflush(stderr);
+}
+
+rf_status rf_import_file(rf_importer *imp, int32_t tid, const char *path, rf_diags *d)
+{
+    rf_loc loc = rf_mkloc(path, 0, 0);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat sb;
+    if (fd < 0 || fstat(fd, &sb) != 0 || S_ISDIR(sb.st_mode)) {
+        rf_error(d, loc, "cannot open file: %s", fd < 0 ? strerror(errno) : "it is a folder");
+        if (fd >= 0) close(fd);
+        return RF_EIO;
+    }
+    int64_t total = S_ISREG(sb.st_mode) ? (int64_t)sb.st_size : 0, done = 0;
+    int64_t cap = BLOCK, len = 0;
+    char *buf = rf_malloc((size_t)cap);
+    rf_status st = buf ? RF_OK : RF_ENOMEM;
+    int eof = 0;
+    if (!imp->tabs[tid].path && !(imp->tabs[tid].path = rf_strdup(path))) st = RF_ENOMEM;
+    while (!st && !eof) {
+        if (len == cap) {
+            /* one line longer than the block: a larger one */
+            char *nb = rf_realloc(buf, (size_t)cap * 2);
+            if (!nb) {
+                st = RF_ENOMEM;
+                break;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+        ssize_t r = read(fd, buf + len, (size_t)(cap - len));
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) {
+            rf_error(d, loc, "cannot read file: %s", strerror(errno));
+            st = RF_EIO;
+            break;
+        }
+        if (r == 0) eof = 1;
+        len += r;
+        if (!eof && len < cap) continue;
+        /* whole lines: up to the last line end (all of it at the end) */
+        int64_t cut = len;
+        if (!eof) {
+            cut = record_end(buf, len, imp->tabs[tid].t.delimiter);
+            if (cut == 0) continue;
+        }
+        if (cut > 0 || imp->tabs[tid].lines == 0) st = rf_import_text(imp, tid, path, buf, cut, d);
+        memmove(buf, buf + cut, (size_t)(len - cut));
+        len -= cut;
+        done += cut;
+        if (imp->progress) show_progress(path, done, total);
+    }
+    if (imp->progress) fputc('\n', stderr);
+    free(buf);
+    close(fd);
+    return st;
+}
+
+/* The first row whose value columns differ from an earlier row with the same
+** first nfd columns (a functional predicate given two values), with that
+** earlier row; -1 when none. */
+static rf_status fd_conflict(rf_cpu_pool *pool, const rf_import_table *t, const rf_rt_rel *r, int64_t *first,
+                             int64_t *row)
+{
+    *first = *row = -1;
+    if (r->nrows < 2) return RF_OK;
+    rf_cpu_table ct = {r->nrows, t->ncols, rf_calloc((size_t)t->ncols + 1, sizeof(rf_cpu_col))};
+    int32_t *keys = rf_calloc((size_t)t->nfd + 1, sizeof *keys);
+    if (!ct.cols || !keys) {
+        free(ct.cols);
+        free(keys);
+        return RF_ENOMEM;
+    }
+    for (int32_t c = 0; c < t->ncols; c++) ct.cols[c] = (rf_cpu_col){rf_rt_cpu_kind(t->types[c]), r->cols[c]};
+    for (int32_t k = 0; k < t->nfd; k++) keys[k] = k;
+    rf_cpu_groups g;
+    rf_status st = rf_cpu_group(pool, &ct, keys, t->nfd, &g);
+    free(ct.cols);
+    free(keys);
+    if (st) return st;
+    for (int64_t i = 0; i < r->nrows && *row < 0; i++) {
+        int64_t f = g.first_row[g.group_of_row[i]];
+        if (f == i) continue;
+        for (int32_t c = t->nfd; c < t->ncols; c++) {
+            int differs;
+            if (t->types[c] == RF_TYPE_FLOAT) {
+                differs = ((const double *)r->cols[c])[f] != ((const double *)r->cols[c])[i];
+            } else {
+                int w = rf_rt_type_width(t->types[c]);
+                differs = memcmp((const char *)r->cols[c] + f * w, (const char *)r->cols[c] + i * w, (size_t)w) != 0;
+            }
+            if (differs) {
+                *first = f;
+                *row = i;
+                break;
+            }
+        }
+    }
+    rf_cpu_groups_free(&g);
+    return RF_OK;
+}
+
+/* The key and the functional dependency of table i, checked on its columns
+** read back from the new files: the key with the runtime's check (the same
+** message as the text path), the dependency as a functional predicate's. */
+static rf_status check_key(rf_importer *imp, itable *it, rf_cpu_pool *pool, rf_diags *d)
+{
+    const rf_import_table *t = &it->t;
+    if (t->nkey <= 0 && t->nfd <= 0) return RF_OK;
+    rf_hir_var v;
+    memset(&v, 0, sizeof v);
+    v.name = t->pred;
+    v.ncols = t->ncols;
+    v.types = (rf_type *)t->types;
+    v.colnames = (const char **)t->colnames;
+    v.input_file = t->file;
+    v.delimiter = t->delimiter;
+    v.header = t->header;
+    uint8_t *want = rf_calloc((size_t)t->ncols, 1);
+    rf_rt_dict *dict = rf_rt_dict_new();
+    rf_rt_rel rel;
+    memset(&rel, 0, sizeof rel);
+    rf_rt_dbcols own;
+    memset(&own, 0, sizeof own);
+    rf_status st = want && dict ? RF_OK : RF_ENOMEM;
+    for (int32_t k = 0; k < t->nkey && !st; k++) want[t->key[k]] = 1;
+    if (t->nfd > 0 && want) memset(want, 1, (size_t)t->ncols);
+    /* v without its key: read the key columns; then check them as the text path does */
+    if (!st) st = rf_rt_load_input_db(rf_db_writer_db(imp->w), &v, want, dict, pool, imp->threads, &rel, &own, d);
+    v.input_key = (int32_t *)t->key;
+    v.ninput_key = t->nkey;
+    const char *path = it->path ? it->path : t->file;
+    if (!st && t->nkey > 0) st = rf_rt_check_input_key(path, &v, dict, pool, &rel, d);
+    int64_t first, row;
+    if (!st && t->nfd > 0 && !(st = fd_conflict(pool, t, &rel, &first, &row)) && row >= 0) {
+        rf_buf b;
+        rf_buf_init(&b);
+        rf_rt_fd_message(dict, t->pred, &rel, t->nfd, first, row, &b);
+        int64_t line = row + 1 + (t->header ? 1 : 0), fline = first + 1 + (t->header ? 1 : 0);
+        rf_error(d, rf_mkloc(path, line <= INT32_MAX ? (int32_t)line : 0, 1), "%s (lines %lld and %lld)",
+                 b.data ? b.data : "functional dependency violated", (long long)fline, (long long)line);
+        rf_buf_free(&b);
+        st = RF_EUSER;
+    }
+    free(rel.cols);
+    rf_rt_dbcols_free(&own);
+    rf_rt_dict_free(dict);
+    free(want);
+    return st;
+}
+
+rf_status rf_import_end(rf_importer *imp, int32_t tid, rf_diags *d)
+{
+    itable *it = &imp->tabs[tid];
+    if (it->ended) return RF_OK;
+    rf_status st = rf_db_writer_end_table(imp->w, it->tid, d);
+    if (!st && (it->t.nkey > 0 || it->t.nfd > 0)) {
+        rf_cpu_pool *pool = NULL;
+        st = rf_cpu_pool_new(imp->threads, &pool);
+        if (!st) st = check_key(imp, it, pool, d);
+        rf_cpu_pool_free(pool);
+    }
+    if (!st) it->ended = 1;
+    return st;
+}
+
+rf_status rf_import_commit(rf_importer *imp, rf_diags *d)
+{
+    rf_status st = RF_OK;
+    for (int32_t i = 0; i < imp->n && !st; i++) st = rf_import_end(imp, i, d);
+    if (!st) st = rf_db_writer_commit(imp->w, d);
+    return st;
+}
+
+void rf_import_free(rf_importer *imp)
+{
+    if (!imp) return;
+    rf_db_writer_free(imp->w);
+    for (int32_t i = 0; i < imp->n; i++) free(imp->tabs[i].path);
+    free(imp->tabs);
+    free(imp);
+}
+
+rf_status rf_import_tables_of(const rf_fe_program *fe, const rf_hir_program *hir, rf_arena *arena,
+                              rf_import_table **out, int32_t *n)
+{
+    *out = NULL;
+    *n = 0;
+    int32_t cap = fe ? fe->npreds : hir->nvars;
+    rf_import_table *ts = rf_arena_alloc(arena, ((size_t)cap + 1) * sizeof *ts);
+    if (!ts) return RF_ENOMEM;
+    int32_t k = 0;
+    for (int32_t i = 0; i < cap; i++) {
+        rf_import_table *t = &ts[k];
+        if (fe) {
+            const rf_fe_pred *p = fe->preds[i];
+            if (!p->input_file) continue;
+            *t = (rf_import_table){p->input_file, p->name, p->arity, p->types, p->cols, p->delimiter, p->header,
+                                   p->ninput_key, p->input_key, p->functional ? p->arity - 1 : 0};
+        } else {
+            const rf_hir_var *v = hir->vars[i];
+            if (v->role != RF_HIR_ROLE_INPUT || v->kind != RF_HIR_V_REL) continue;
+            *t = (rf_import_table){v->input_file, v->name, v->ncols, v->types, v->colnames, v->delimiter, v->header,
+                                   v->ninput_key, v->input_key, v->nkeys > 0 && v->nkeys < v->ncols ? v->nkeys : 0};
+        }
+        k++;
+    }
+    *out = ts;
+    *n = k;
+    return RF_OK;
+}

@@ -1,0 +1,55 @@
+/*
+** tools/db_import.h: turning rows of text into a redfox database (db/),
+** shared by `redfox import` and `redfox tpch gen --format db`.
+*/
+#ifndef RF_TOOLS_DB_IMPORT_H
+#define RF_TOOLS_DB_IMPORT_H
+
+#include "rf_common.h"
+#include "rf_frontend.h"
+#include "rf_harmony.h"
+
+/* One table: what a lang:input declaration says about its file. */
+typedef struct rf_import_table {
+    const char *file;   /* the input file name, the table's name in the database */
+    const char *pred;   /* the predicate, for messages */
+    int32_t ncols;
+    const rf_type *types;
+    const char *const *colnames;
+    char delimiter;
+    int header;
+    int32_t nkey;       /* lang:input:key, checked before commit */
+    const int32_t *key;
+    int32_t nfd;        /* a functional predicate: its first nfd columns determine the rest (checked) */
+} rf_import_table;
+
+typedef struct rf_importer rf_importer;
+
+/* A database to be written at out; threads <= 0: one per online CPU;
+** progress: a line on stderr as files are read (callers pass isatty). */
+rf_status rf_import_new(const char *out, int threads, int progress, rf_importer **imp, rf_diags *d);
+/* Adds a table; *tid numbers it. A second table of the same file must have
+** the same columns (then *tid is the first's). */
+rf_status rf_import_add(rf_importer *imp, const rf_import_table *t, int32_t *tid, rf_diags *d);
+/* Whole lines of table tid's text, continuing what came before (errors name
+** path with the line numbers of the whole file). */
+rf_status rf_import_text(rf_importer *imp, int32_t tid, const char *path, const char *data, int64_t size,
+                         rf_diags *d);
+/* Reads path whole, a block of lines at a time, as table tid. */
+rf_status rf_import_file(rf_importer *imp, int32_t tid, const char *path, rf_diags *d);
+/* Ends table tid: its files are closed and its dictionaries' memory freed,
+** then its key and functional dependency are checked. No more rows after. */
+rf_status rf_import_end(rf_importer *imp, int32_t tid, rf_diags *d);
+/* Ends every table not yet ended, checks the declared keys and functional dependencies,
+** and puts the database in place. */
+rf_status rf_import_commit(rf_importer *imp, rf_diags *d);
+/* Frees imp; without a commit, nothing is left behind. */
+void rf_import_free(rf_importer *imp);
+
+/* The input tables a checked program declares (all of them, used or not),
+** or, for a compiled program, those its Harmony program reads. *out is
+** allocated in arena. */
+rf_status rf_import_tables_of(const rf_fe_program *fe, const rf_hir_program *hir, rf_arena *arena,
+                              rf_import_table **out, int32_t *n);
+
+#endif
