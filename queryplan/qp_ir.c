@@ -428,6 +428,34 @@ void qp_sort_rels(rf_qp_program *p)
         p->oom = 1;
         return;
     }
+    /* each predicate's delta and new relations, in table order: lists
+    ** threaded through next[] from first[pred id] (linear, not a scan of
+    ** the table per predicate) */
+    int32_t maxpred = -1;
+    for (int32_t i = 0; i < p->nrels; i++)
+        if (p->rels[i]->pred && p->rels[i]->pred->id > maxpred) maxpred = p->rels[i]->pred->id;
+    int32_t *first = rf_malloc((size_t)(maxpred + 2) * sizeof *first);
+    int32_t *tail = rf_malloc((size_t)(maxpred + 2) * sizeof *tail);
+    int32_t *next = rf_malloc((size_t)(p->nrels + 1) * sizeof *next);
+    if (!first || !tail || !next) {
+        free(v);
+        free(put);
+        free(first);
+        free(tail);
+        free(next);
+        p->oom = 1;
+        return;
+    }
+    for (int32_t i = 0; i <= maxpred; i++) first[i] = tail[i] = -1;
+    for (int32_t j = 0; j < p->nrels; j++) {
+        rf_qp_rel *x = p->rels[j];
+        next[j] = -1;
+        if ((x->kind != RF_QP_REL_DELTA && x->kind != RF_QP_REL_NEW) || !x->pred) continue;
+        int32_t id = x->pred->id;
+        if (tail[id] < 0) first[id] = j;
+        else next[tail[id]] = j;
+        tail[id] = j;
+    }
     int32_t n = 0;
     for (int32_t i = 0; i < p->nrels; i++) {
         rf_qp_rel *r = p->rels[i];
@@ -435,14 +463,16 @@ void qp_sort_rels(rf_qp_program *p)
         v[n++] = r;
         put[i] = 1;
         /* a predicate's delta and new relations right after it */
-        for (int32_t j = 0; j < p->nrels; j++) {
-            rf_qp_rel *x = p->rels[j];
-            if ((x->kind == RF_QP_REL_DELTA || x->kind == RF_QP_REL_NEW) && x->pred == r->pred && !put[j]) {
-                v[n++] = x;
+        if (!r->pred) continue;
+        for (int32_t j = first[r->pred->id]; j >= 0; j = next[j])
+            if (!put[j]) {
+                v[n++] = p->rels[j];
                 put[j] = 1;
             }
-        }
     }
+    free(first);
+    free(tail);
+    free(next);
     for (int32_t i = 0; i < p->nrels; i++)
         if (!put[i] && p->rels[i]->kind != RF_QP_REL_TEMP && p->rels[i]->kind != RF_QP_REL_OUTPUT) {
             v[n++] = p->rels[i];
