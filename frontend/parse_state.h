@@ -19,6 +19,7 @@ struct rf_parse_state {
     int oom;
     rf_ptrvec clauses;   /* rf_ast_clause* in source order */
     int64_t depth;       /* nesting depth guard */
+    int too_deep;        /* nesting or an expression passed its limit (reported): the parse stopped */
 };
 
 int rf_lex_int(struct rf_parse_state *st, const char *text, rf_loc loc, int64_t *out);

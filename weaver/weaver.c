@@ -111,6 +111,27 @@ static int32_t kernel_regs(const rf_hir_program *p, const rf_hir_kernel *k)
     return 8 + (int32_t)((bi + bo) / 4) + nodes + acc;
 }
 
+/* Expression nodes a kernel's code holds: a fused kernel is one function for
+** NVRTC, whose time grows faster than the function (1,000 chained additions
+** take 1.4 s of CPU, 2,000 take 8 s), so a group holds at most
+** MAX_GROUP_NODES of them (one kernel may hold more: it has no choice). */
+#define MAX_GROUP_NODES 1200
+
+static int64_t expr_nodes(const rf_qp_expr *e)
+{
+    if (!e) return 0;
+    int64_t n = 1;
+    for (int32_t i = 0; i < e->nargs; i++) n += expr_nodes(e->args[i]);
+    return n;
+}
+
+static int64_t kernel_nodes(const rf_hir_kernel *k)
+{
+    int64_t n = expr_nodes(k->filter);
+    for (int32_t i = 0; i < k->nouts; i++) n += expr_nodes(k->outs[i]);
+    return n;
+}
+
 typedef struct vec {
     void *items;
     int32_t n, cap;
@@ -161,9 +182,10 @@ static rf_status analyze_block(const rf_hir_program *p, const rf_wv_budget *b, i
     int32_t *ebegin = rf_malloc((size_t)(n + 1) * sizeof *ebegin);  /* edges into j: [ebegin[j], ebegin[j+1]) */
     int32_t *gfirst = rf_malloc((size_t)n * sizeof *gfirst);        /* per group opened here: its first position */
     int32_t *open = rf_malloc((size_t)n * sizeof *open);            /* per candidate root: the open group */
+    int64_t *gnodes = rf_malloc((size_t)n * sizeof *gnodes);        /* per group opened here: its expression nodes */
     int32_t first_edge = edges->n, first_group = groups->n;
     rf_status st = RF_OK;
-    if (!parent || !group_of || !wprev || !rprev || !rpos || !ebegin || !gfirst || !open) goto oom;
+    if (!parent || !group_of || !wprev || !rprev || !rpos || !ebegin || !gfirst || !open || !gnodes) goto oom;
     for (int32_t i = 0; i < n; i++) parent[i] = i;
     /* producer-consumer edges, and input dependences between readers of a
     ** variable not produced before them in this block */
@@ -217,6 +239,7 @@ static rf_status analyze_block(const rf_hir_program *p, const rf_wv_budget *b, i
         const rf_hir_kernel *k = bl->kernels[j];
         int32_t root = find(parent, j);
         int32_t regs = kernel_regs(p, k);
+        int64_t nodes = kernel_nodes(k);
         /* shared memory: a probe stages a tile of its left keys per CTA;
         ** map stages (join_map, gather_map included: they read rows through
         ** their index) stage nothing, as the GPU code generator makes them */
@@ -253,6 +276,8 @@ static rf_status analyze_block(const rf_hir_program *p, const rf_wv_budget *b, i
                                         : (G->regs > regs ? G->regs : regs) + 4;
             if (ok && after > b->regs) ok = 0, why = "over the register budget";
             else if (ok && G->smem + smem > b->smem) ok = 0, why = "over the shared-memory budget";
+            else if (ok && gnodes[g - first_group] + nodes > MAX_GROUP_NODES)
+                ok = 0, why = "over the code-size budget (NVRTC's time grows faster than a kernel's code)";
             if (ok) {
                 int32_t *nk = rf_realloc(G->kernels, (size_t)(G->nkernels + 1) * sizeof *nk);
                 if (!nk) goto oom;
@@ -260,6 +285,7 @@ static rf_status analyze_block(const rf_hir_program *p, const rf_wv_budget *b, i
                 G->kernels[G->nkernels++] = k->id;
                 G->regs = after;
                 G->smem += smem;
+                gnodes[g - first_group] += nodes;
                 group_of[j] = g;
             }
         }
@@ -275,6 +301,7 @@ static rf_status analyze_block(const rf_hir_program *p, const rf_wv_budget *b, i
             G->smem = smem;
             group_of[j] = groups->n - 1;
             gfirst[groups->n - 1 - first_group] = j;
+            gnodes[groups->n - 1 - first_group] = nodes;
             open[root] = groups->n - 1;
             /* the budget reasons name the edges into this kernel */
             for (int32_t e = ebegin[j]; e < ebegin[j + 1] && why; e++) {
@@ -302,6 +329,7 @@ done:
         for (int32_t a = 0; a < c->nin; a++) ax->last_read[c->in[a]] = -1;
     }
     free(open);
+    free(gnodes);
     free(gfirst);
     free(ebegin);
     free(rpos);
