@@ -93,4 +93,8 @@ must_refuse inlined "expression nested too deeply once the variables it uses are
   awk 'BEGIN { for (i = 2; i <= 40; i++) printf ", t%d = t%d * t%d", i, i - 1, i - 1 }'
   printf ', y = t40 + 1.\nlang:output[`out] = "out".\n'; } > "$tmp/doubling.logic"
 must_refuse doubling "expression too large (more than"
+# an out-of-range literal drops its rule: its predicate has a wrong rule, not "no rules"
+printf 'p(x) -> int(x).\np(x) <- x = 9223372036854775808.\nlang:output[`p] = "out".\n' > "$tmp/literal.logic"
+must_refuse literal "integer literal 9223372036854775808 is out of range"
+if grep -q "warning" "$tmp/err"; then echo "FAIL: literal: a false warning"; cat "$tmp/err"; fail=1; fi
 exit $fail
