@@ -116,7 +116,7 @@ typedef enum rf_qp_expr_kind {
 ** compiles in seconds (measured: 1,000 chained additions 1.4 s, 2,000: 8 s,
 ** 3,600: 48 s of CPU). */
 #define RF_QP_MAX_EXPR_HEIGHT 1100
-#define RF_QP_MAX_EXPR_NODES 20000
+#define RF_QP_MAX_EXPR_NODES 2500
 
 typedef struct rf_qp_expr rf_qp_expr;
 struct rf_qp_expr {
