@@ -11,6 +11,7 @@ rf_ast_expr *rf_ast_expr_new(rf_arena *a, rf_ast_expr_kind kind, rf_loc loc)
     if (e) {
         e->kind = kind;
         e->loc = loc;
+        e->height = 0;
     }
     return e;
 }

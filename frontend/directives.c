@@ -252,6 +252,23 @@ void rf_chk_directives(rf_checker *c, const rf_ast_program *ast)
         for (int32_t h = 0; h < cl->nheads; h++)
             if (strncmp(cl->heads[h]->name, "lang:", 5) == 0) directive(c, cl->heads[h], seen);
     }
+    /* predicates some clause defines, whether or not its rule survived
+    ** checking (a rule with an error is dropped: its predicate is not
+    ** "without rules", it has a wrong one) */
+    uint8_t *defined = rf_calloc((size_t)c->preds.count + 1, 1);
+    if (!defined) {
+        free(seen);
+        c->oom = 1;
+        return;
+    }
+    for (int64_t i = 0; i < ast->nclauses; i++) {
+        const rf_ast_clause *cl = ast->clauses[i];
+        if (cl->kind != RF_CLAUSE_RULE) continue;
+        for (int32_t h = 0; h < cl->nheads; h++) {
+            rf_fe_pred *q = rf_chk_find(c, cl->heads[h]->name);
+            if (q && q->id >= 0 && q->id < c->preds.count) defined[q->id] = 1;
+        }
+    }
     /* settings that need their main directive */
     for (int64_t i = 0; i < c->preds.count; i++) {
         rf_fe_pred *p = c->preds.items[i];
@@ -261,9 +278,10 @@ void rf_chk_directives(rf_checker *c, const rf_ast_program *ast)
         if ((f[D_ORDER] || f[D_LIMIT]) && !p->output_name)
             rf_error(c->d, p->loc, "`%s` has lang:output settings but no lang:output", p->name);
         /* not after errors: the rules may have been left out for them */
-        if (p->declared && !p->input_file && !p->nrules && !p->aux && !c->d->nerrors)
+        if (p->declared && !p->input_file && !p->nrules && !p->aux && !defined[p->id] && !c->d->nerrors)
             rf_diag_add(c->d, RF_SEV_WARNING, p->loc, "`%s` is declared but has no rules, facts or lang:input: it is empty",
                         p->name);
     }
+    free(defined);
     free(seen);
 }

@@ -128,6 +128,6 @@ rf_status rf_fe_parse(const char *file, const char *src, int64_t len, rf_arena *
         rf_error(diags, rf_mkloc(file, 0, 0), "source file larger than 2 GiB");
         return RF_EUSER;
     }
-    if (rc == 2) return RF_ENOMEM;
+    if (rc == 2 && !st.too_deep) return RF_ENOMEM;
     return (rc != 0 || diags->nerrors) ? RF_EUSER : RF_OK;
 }

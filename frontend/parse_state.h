@@ -33,6 +33,7 @@ struct rf_parse_state {
     _Alignas(16) unsigned char last_val[128]; /* its YYSTYPE */
     int32_t last_loc[4];                      /* its YYLTYPE */
     int replay;          /* 1: hand out a '.', 2: then last_tok again */
+    int too_deep;        /* nesting or an expression passed its limit (reported): the parse stopped */
 };
 
 /* Marks the names of the clause that error recovery just dropped. */

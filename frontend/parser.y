@@ -51,6 +51,20 @@ static void rf_yyerror(RF_YYLTYPE *l, void *scanner, struct rf_parse_state *st, 
 static rf_loc L(struct rf_parse_state *st, RF_YYLTYPE l) { rf_loc r = {st->file, l.first_line, l.first_column}; return r; }
 #define A (st->arena)
 #define NEED(p) do { if (!(p)) { st->oom = 1; YYABORT; } } while (0)
+/* bison's stack limit: deeper nesting is reported as "nested too deeply" */
+#define YYMAXDEPTH RF_AST_MAX_PARSE_DEPTH
+/* An expression node over operands whose height is known: its own height, or
+** an error (and the parse stops) past RF_AST_MAX_EXPR_HEIGHT. */
+#define HEIGHT(e, h) do { \
+        (e)->height = (h); \
+        if ((e)->height > RF_AST_MAX_EXPR_HEIGHT) { \
+            rf_error(st->diags, (e)->loc, "expression nested too deeply (more than %d levels): compute part of it in a rule of its own", \
+                     RF_AST_MAX_EXPR_HEIGHT); \
+            st->too_deep = 1; \
+            YYABORT; \
+        } \
+    } while (0)
+static int32_t hmax(const rf_ast_expr *a, const rf_ast_expr *b) { return a->height > b->height ? a->height : b->height; }
 
 static int grow(void **items, int32_t *cap, int32_t n, size_t size, rf_arena *a)
 {
@@ -227,15 +241,15 @@ cmpop
 
 expr
     : term { $$ = $1; }
-    | expr PLUS term { $$ = binop(st, '+', $1, $3, L(st, @2)); NEED($$); }
-    | expr MINUS term { $$ = binop(st, '-', $1, $3, L(st, @2)); NEED($$); }
+    | expr PLUS term { $$ = binop(st, '+', $1, $3, L(st, @2)); NEED($$); HEIGHT($$, hmax($1, $3) + 1); }
+    | expr MINUS term { $$ = binop(st, '-', $1, $3, L(st, @2)); NEED($$); HEIGHT($$, hmax($1, $3) + 1); }
     ;
 
 term
     : factor { $$ = $1; }
-    | term STAR factor { $$ = binop(st, '*', $1, $3, L(st, @2)); NEED($$); }
-    | term SLASH factor { $$ = binop(st, '/', $1, $3, L(st, @2)); NEED($$); }
-    | term PERCENT factor { $$ = binop(st, '%', $1, $3, L(st, @2)); NEED($$); }
+    | term STAR factor { $$ = binop(st, '*', $1, $3, L(st, @2)); NEED($$); HEIGHT($$, hmax($1, $3) + 1); }
+    | term SLASH factor { $$ = binop(st, '/', $1, $3, L(st, @2)); NEED($$); HEIGHT($$, hmax($1, $3) + 1); }
+    | term PERCENT factor { $$ = binop(st, '%', $1, $3, L(st, @2)); NEED($$); HEIGHT($$, hmax($1, $3) + 1); }
     ;
 
 factor
@@ -248,6 +262,7 @@ factor
             $$ = $2; $$->fval = -$2->fval; $$->loc = L(st, @1);
         } else {
             $$ = rf_ast_expr_new(A, RF_AST_NEG, L(st, @1)); NEED($$); $$->lhs = $2;
+            HEIGHT($$, $2->height + 1);
         }
       }
     ;
@@ -267,6 +282,10 @@ primary
     | NAME LBRACKET exprs RBRACKET {
         $$ = rf_ast_expr_new(A, RF_AST_APPLY, L(st, @1)); NEED($$);
         $$->name = $1; $$->args = $3.items; $$->nargs = $3.n;
+        int32_t h = 0;
+        for (int32_t i = 0; i < $3.n; i++)
+            if ($3.items[i]->height > h) h = $3.items[i]->height;
+        HEIGHT($$, h + 1);
       }
     | LPAREN expr RPAREN { $$ = $2; }
     ;
@@ -286,6 +305,13 @@ exprs1
 static void rf_yyerror(RF_YYLTYPE *l, void *scanner, struct rf_parse_state *st, const char *msg)
 {
     (void)scanner;
+    if (!strcmp(msg, "memory exhausted") && !st->oom) {
+        /* the parser's stack is full: nesting, not memory */
+        rf_error(st->diags, L(st, *l), "nested too deeply (more than %d levels of parentheses, brackets and prefix operators)",
+                 RF_AST_MAX_PARSE_DEPTH);
+        st->too_deep = 1;
+        return;
+    }
     /* bison's own messages ("memory exhausted"); syntax errors come through
     ** yyreport_syntax_error */
     rf_error(st->diags, L(st, *l), "%s", msg);

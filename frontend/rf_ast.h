@@ -39,7 +39,20 @@ struct rf_ast_expr {
     rf_ast_expr *lhs, *rhs;
     rf_ast_expr **args; /* APPLY */
     int32_t nargs;
+    int32_t height;     /* operators nested: 0 for a leaf, else 1 + the highest operand's (the parser keeps it
+                           at most RF_AST_MAX_EXPR_HEIGHT, so every walk over an expression
+                           recurses at most that deep) */
 };
+
+/* The deepest expression a program may hold: an operator chain or nesting of
+** more levels is an error ("expression nested too deeply") naming the
+** operator where the limit is passed. Each later stage's recursion over an
+** expression is bounded by a small multiple of it (substituted assignments,
+** composed maps: see RF_QP_MAX_EXPR_HEIGHT). */
+#define RF_AST_MAX_EXPR_HEIGHT 1000
+/* The parser's stack: parentheses, brackets and prefix operators ('-', '!')
+** open at once. Deeper nesting is an error ("nested too deeply"). */
+#define RF_AST_MAX_PARSE_DEPTH 4000
 
 typedef enum rf_cmp_op { RF_CMP_EQ, RF_CMP_NE, RF_CMP_LT, RF_CMP_LE, RF_CMP_GT, RF_CMP_GE } rf_cmp_op;
 const char *rf_cmp_op_name(rf_cmp_op op);

@@ -14,7 +14,9 @@
 #include <string.h>
 
 #define HIRS_VERSION 2 /* 2: input keys */
-#define MAX_EXPR_DEPTH 200
+/* what a plan holds at most (RF_QP_MAX_EXPR_HEIGHT), and the few levels a
+** filter's conjunctions and negations add */
+#define MAX_EXPR_DEPTH (RF_QP_MAX_EXPR_HEIGHT + 64)
 
 /* ---- encoding --------------------------------------------------------- */
 

@@ -19,9 +19,11 @@ static int propagate(rf_qp_program *p, uint8_t *live)
     int any = 0;
     for (int changed = 1; changed;) {
         changed = 0;
-        for (int32_t b = 0; b < p->nblocks; b++) {
+        /* backwards, as liveness flows: a chain of n rules settles in one
+        ** sweep rather than n */
+        for (int32_t b = p->nblocks - 1; b >= 0; b--) {
             const rf_qp_block *bl = p->blocks[b];
-            for (int32_t i = 0; i < bl->ncmds; i++) {
+            for (int32_t i = bl->ncmds - 1; i >= 0; i--) {
                 const rf_qp_cmd *c = bl->cmds[i];
                 if (!live[c->dst->id]) continue;
                 for (int32_t j = 0; j < c->nin; j++)
@@ -79,36 +81,38 @@ done:
     free(stack);
 }
 
-/* A block reached only by a goto from the block before it is appended to it. */
+/* A block reached only by a goto from one block is appended to that block;
+** one pass: predecessor counts stay right as a block takes over the
+** terminator of the one it absorbs, so chains merge without recounting. */
 static void merge_blocks(rf_qp_program *p)
 {
-    for (int merged = 1; merged && !p->oom;) {
-        merged = 0;
-        int32_t *preds = rf_calloc((size_t)p->nblocks + 1, sizeof *preds);
-        if (!preds) {
-            p->oom = 1;
-            return;
-        }
-        for (int32_t b = 0; b < p->nblocks; b++) {
-            const rf_qp_term *t = &p->blocks[b]->term;
-            if (t->kind != RF_QP_T_HALT) preds[t->target]++;
-            if (t->kind == RF_QP_T_BRANCH) preds[t->else_target]++;
-        }
-        for (int32_t b = 0; b < p->nblocks && !merged; b++) {
-            rf_qp_block *a = p->blocks[b];
-            if (a->term.kind != RF_QP_T_GOTO) continue;
+    int32_t *preds = rf_calloc((size_t)p->nblocks + 1, sizeof *preds);
+    if (!preds) {
+        p->oom = 1;
+        return;
+    }
+    for (int32_t b = 0; b < p->nblocks; b++) {
+        const rf_qp_term *t = &p->blocks[b]->term;
+        if (t->kind != RF_QP_T_HALT) preds[t->target]++;
+        if (t->kind == RF_QP_T_BRANCH) preds[t->else_target]++;
+    }
+    int merged = 0;
+    for (int32_t b = 0; b < p->nblocks && !p->oom; b++) {
+        rf_qp_block *a = p->blocks[b];
+        while (a->term.kind == RF_QP_T_GOTO && !p->oom) {
             int32_t t = a->term.target;
-            if (t == b || t == 0 || preds[t] != 1) continue;
+            if (t == b || t == 0 || preds[t] != 1) break;
             rf_qp_block *c = p->blocks[t];
             for (int32_t i = 0; i < c->ncmds; i++) qp_block_append(p, a, c->cmds[i]);
             a->term = c->term;
             c->ncmds = 0;
             c->term.kind = RF_QP_T_HALT; /* unreachable now; renumbering drops it */
+            preds[t] = 0;
             merged = 1;
         }
-        free(preds);
-        if (merged) renumber_blocks(p);
     }
+    free(preds);
+    if (merged) renumber_blocks(p);
 }
 
 rf_status rf_qp_pass_dead(rf_qp_program *p, rf_diags *d)

@@ -42,7 +42,12 @@ static rf_qp_rel *push_down(rf_qp_program *p, rf_qp_block *bl, rf_qp_cmd *consum
     int32_t w = r->kind == RF_QP_REL_TEMP ? qp_find_writer(bl, r) : -1;
     if (w >= 0 && count_reads(p, r) == 1) {
         rf_qp_cmd *P = bl->cmds[w];
-        switch (P->op) {
+        /* the producer's expressions go into the filter: not past the plan's bounds */
+        int fits = 1;
+        if (P->op == RF_QP_MAPFILTER || P->op == RF_QP_MAPJOIN || P->op == RF_QP_ANTIJOIN)
+            for (int32_t k = 0; k < n && fits > 0; k++) fits = qp_e_subst_fits(p, conj[k], 0, P->outs, P->nouts);
+        if (fits < 0) return NULL;
+        switch (fits ? P->op : RF_QP_FACTS) { /* FACTS: none of the cases, so a new scan */
         case RF_QP_MAPFILTER:
         case RF_QP_MAPJOIN:
             for (int32_t k = 0; k < n; k++) P->filter = qp_e_and(p, P->filter, qp_e_subst(p, conj[k], 0, P->outs));

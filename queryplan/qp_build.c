@@ -19,6 +19,7 @@ typedef struct lw {
     rf_diags *d;
     rf_qp_rel **full, **delta, **newr; /* by predicate id */
     rf_qp_block *cur;
+    int limit_error; /* an expression passed the plan's bounds (reported): the program's error, not ours */
 } lw;
 
 /* The intermediate result of a rule: a relation whose column i holds rule
@@ -52,19 +53,37 @@ static void name_cols(const rf_fe_rule *r, rf_qp_rel *t, const int32_t *vars)
 
 /* A front-end expression over the pipe's columns; assigned[v] is the
 ** expression computing variable v when v is not a column yet. */
-static rf_qp_expr *lower_expr(lw *L, const rf_fe_rule *r, const pipe *pp, rf_qp_expr **assigned,
-                              const rf_fe_expr *e)
+/* The expressions of a rule's assigned variables, substituted where the
+** variables are used, with each one's height and node count: a use costs
+** what its definition costs, so the bounds hold before anything is copied. */
+typedef struct inlined {
+    rf_qp_expr **e;
+    int32_t *height;
+    int64_t *nodes;
+} inlined;
+
+/* e over the pipe's columns and the assigned variables; *h gets its height
+** and *n grows by its nodes. NULL (reported) past the plan's bounds. */
+static rf_qp_expr *lower_expr_h(lw *L, const rf_fe_rule *r, const pipe *pp, const inlined *in, const rf_fe_expr *e,
+                                int32_t *h, int64_t *n)
 {
     rf_qp_program *p = L->p;
+    *h = 1;
     switch (e->kind) {
     case RF_FE_VAR: {
         int32_t c = col_of(pp, e->var);
+        *n += 1;
         if (c >= 0) return qp_e_col(p, 0, c, pp->rel->types[c]);
-        if (assigned && assigned[e->var]) return qp_e_copy(p, assigned[e->var]);
+        if (in && in->e[e->var]) {
+            *h = in->height[e->var];
+            *n += in->nodes[e->var] - 1;
+            if (*n > RF_QP_MAX_EXPR_NODES) return NULL; /* reported by the caller */
+            return qp_e_copy(p, in->e[e->var]);
+        }
         rf_error(L->d, e->loc, "internal error: variable `%s` is not bound in the plan", r->vars[e->var].name);
         return NULL;
     }
-    case RF_FE_CONST: return qp_e_const(p, &e->c);
+    case RF_FE_CONST: *n += 1; return qp_e_const(p, &e->c);
     case RF_FE_BINOP:
     case RF_FE_NEG:
     case RF_FE_CALL:
@@ -77,12 +96,52 @@ static rf_qp_expr *lower_expr(lw *L, const rf_fe_rule *r, const pipe *pp, rf_qp_
         if (!x) return NULL;
         x->op = e->op;
         x->fn = e->fn;
-        for (int32_t i = 0; i < e->nargs; i++)
-            if (!(x->args[i] = lower_expr(L, r, pp, assigned, e->args[i]))) return NULL;
+        *n += 1;
+        int32_t best = 0;
+        for (int32_t i = 0; i < e->nargs; i++) {
+            int32_t hi = 0;
+            if (!(x->args[i] = lower_expr_h(L, r, pp, in, e->args[i], &hi, n))) return NULL;
+            if (hi > best) best = hi;
+        }
+        *h = best + 1;
         return x;
     }
     }
     return NULL;
+}
+
+/* lower_expr_h for one literal's expression, with the bounds checked: an
+** error at the literal when substituting its assigned variables makes it too
+** deep or too large. */
+static rf_qp_expr *lower_expr_in(lw *L, const rf_fe_rule *r, const pipe *pp, const inlined *in, const rf_fe_expr *e,
+                                 rf_loc loc, int32_t *hout, int64_t *nout)
+{
+    int32_t h = 0;
+    int64_t n = 0;
+    rf_qp_expr *x = lower_expr_h(L, r, pp, in, e, &h, &n);
+    if (hout) *hout = h;
+    if (nout) *nout = n;
+    if (L->p->oom) return NULL;
+    if (n > RF_QP_MAX_EXPR_NODES) {
+        rf_error(L->d, loc,
+                 "expression too large (more than %d operations, counting the definitions of the variables it uses): compute part of it in a rule of its own",
+                 RF_QP_MAX_EXPR_NODES);
+        L->limit_error = 1;
+        return NULL;
+    }
+    if (x && h > RF_QP_MAX_EXPR_HEIGHT) {
+        rf_error(L->d, loc,
+                 "expression nested too deeply once the variables it uses are replaced by their definitions (more than %d levels): compute part of it in a rule of its own",
+                 RF_QP_MAX_EXPR_HEIGHT);
+        L->limit_error = 1;
+        return NULL;
+    }
+    return x;
+}
+
+static rf_qp_expr *lower_expr(lw *L, const rf_fe_rule *r, const pipe *pp, const inlined *in, const rf_fe_expr *e)
+{
+    return lower_expr_in(L, r, pp, in, e, e->loc, NULL, NULL);
 }
 
 /* dst = map(cur) filter -> outs, merged into the command that produced cur
@@ -99,7 +158,14 @@ static int emit_map(lw *L, const rf_fe_rule *r, pipe *cur, rf_qp_expr *filter, r
         return 0;
     }
     rf_qp_cmd *last = cur->last;
-    if (last && (last->op == RF_QP_MAPFILTER || last->op == RF_QP_MAPJOIN ||
+    /* composing puts the producer's expressions into ours: not past the bounds */
+    int fits = 1;
+    if (last && (last->op == RF_QP_MAPFILTER || last->op == RF_QP_MAPJOIN || last->op == RF_QP_ANTIJOIN)) {
+        if (filter) fits = qp_e_subst_fits(p, filter, 0, last->outs, last->nouts);
+        for (int32_t i = 0; i < nouts && fits > 0; i++) fits = qp_e_subst_fits(p, outs[i], 0, last->outs, last->nouts);
+        if (fits < 0) return -1;
+    }
+    if (last && fits && (last->op == RF_QP_MAPFILTER || last->op == RF_QP_MAPJOIN ||
                  (last->op == RF_QP_ANTIJOIN && !filter))) {
         /* compose: the producer computes the projection directly */
         rf_qp_expr *f = filter ? qp_e_subst(p, filter, 0, last->outs) : NULL;
@@ -309,18 +375,20 @@ static rf_qp_rel *lower_rule(lw *L, const rf_fe_rule *r, int32_t delta_lit)
     /* 2. assignments and filters, in body order, as one map */
     rf_qp_expr **assigned = qp_alloc(p, (size_t)(r->nvars + 1) * sizeof *assigned);
     int32_t *avars = qp_ints(p, r->nvars);
-    if (!assigned || !avars) return NULL;
+    inlined in = {assigned, qp_ints(p, r->nvars), qp_alloc(p, (size_t)(r->nvars + 1) * sizeof(int64_t))};
+    if (!assigned || !avars || !in.height || !in.nodes) return NULL;
     int32_t nassigned = 0;
     rf_qp_expr *filter = NULL;
     int any = 0;
     for (int32_t i = 0; i < r->nbody; i++) {
         const rf_fe_lit *l = r->body[i];
         if (l->kind == RF_FE_ASSIGN) {
-            if (!(assigned[l->var] = lower_expr(L, r, &cur, assigned, l->rhs))) return NULL;
+            if (!(assigned[l->var] = lower_expr_in(L, r, &cur, &in, l->rhs, l->loc, &in.height[l->var], &in.nodes[l->var])))
+                return NULL;
             avars[nassigned++] = l->var;
             any = 1;
         } else if (l->kind == RF_FE_CMP) {
-            rf_qp_expr *a = lower_expr(L, r, &cur, assigned, l->lhs), *b = lower_expr(L, r, &cur, assigned, l->rhs);
+            rf_qp_expr *a = lower_expr(L, r, &cur, &in, l->lhs), *b = lower_expr(L, r, &cur, &in, l->rhs);
             filter = qp_e_and(p, filter, qp_e_cmp(p, l->op, a, b));
             any = 1;
         } else if (l->kind == RF_FE_OR) {
@@ -331,7 +399,7 @@ static rf_qp_rel *lower_rule(lw *L, const rf_fe_rule *r, int32_t delta_lit)
                 rf_qp_expr *conj = NULL;
                 for (int32_t j = 0; j < l->altn[a]; j++) {
                     const rf_fe_lit *x = l->alts[a][j];
-                    rf_qp_expr *lhs = lower_expr(L, r, &cur, assigned, x->lhs), *rhs = lower_expr(L, r, &cur, assigned, x->rhs);
+                    rf_qp_expr *lhs = lower_expr(L, r, &cur, &in, x->lhs), *rhs = lower_expr(L, r, &cur, &in, x->rhs);
                     conj = qp_e_and(p, conj, qp_e_cmp(p, x->op, lhs, rhs));
                 }
                 all = qp_e_and(p, all, qp_e_not(p, conj));
@@ -343,7 +411,7 @@ static rf_qp_rel *lower_rule(lw *L, const rf_fe_rule *r, int32_t delta_lit)
             if (!x) return NULL;
             x->fn = l->fn;
             for (int32_t j = 0; j < l->nargs; j++)
-                if (!(x->args[j] = lower_expr(L, r, &cur, assigned, l->args[j]))) return NULL;
+                if (!(x->args[j] = lower_expr(L, r, &cur, &in, l->args[j]))) return NULL;
             if (l->negated && !(x = qp_e_not(p, x))) return NULL;
             filter = qp_e_and(p, filter, x);
             any = 1;
@@ -770,7 +838,7 @@ rf_status rf_qp_build_opts(const rf_fe_program *fe, const rf_qp_options *opt, rf
     rf_arena_init(&p->arena);
     p->fe = fe;
     p->inputs_are_sets = opt ? opt->inputs_are_sets : 0;
-    lw L = {p, fe, d, NULL, NULL, NULL, NULL};
+    lw L = {p, fe, d, NULL, NULL, NULL, NULL, 0};
     int64_t errors = d->nerrors;
     L.full = qp_alloc(p, (size_t)(fe->npreds + 1) * sizeof *L.full);
     L.delta = qp_alloc(p, (size_t)(fe->npreds + 1) * sizeof *L.delta);
@@ -843,7 +911,7 @@ rf_status rf_qp_build_opts(const rf_fe_program *fe, const rf_qp_options *opt, rf
     if (p->oom) goto fail;
     if (d->nerrors > errors) {
         rf_qp_free(p);
-        return RF_EINTERNAL;
+        return L.limit_error ? RF_EUSER : RF_EINTERNAL;
     }
     rf_qp_infer(p);
     rf_status st = rf_qp_verify(p, d);
@@ -855,7 +923,7 @@ rf_status rf_qp_build_opts(const rf_fe_program *fe, const rf_qp_options *opt, rf
     return RF_OK;
 fail:
     rf_qp_free(p);
-    if (d->nerrors > errors) return RF_EINTERNAL;
+    if (d->nerrors > errors) return L.limit_error ? RF_EUSER : RF_EINTERNAL;
     return RF_ENOMEM;
 }
 

@@ -55,6 +55,12 @@ int qp_const_equal(const rf_fe_const *a, const rf_fe_const *b);
 int qp_const_cmp(const rf_fe_const *a, const rf_fe_const *b);
 /* A copy of e where COL(side, c) is a copy of outs[c]. */
 rf_qp_expr *qp_e_subst(rf_qp_program *p, const rf_qp_expr *e, int32_t side, rf_qp_expr *const *outs);
+/* An expression's height (0 for NULL) and node count. */
+int32_t qp_e_height(const rf_qp_expr *e);
+int64_t qp_e_nodes(const rf_qp_expr *e);
+/* Whether qp_e_subst(e, side, outs) stays within RF_QP_MAX_EXPR_HEIGHT and
+** RF_QP_MAX_EXPR_NODES (-1: no room to tell, p->oom set). */
+int qp_e_subst_fits(rf_qp_program *p, const rf_qp_expr *e, int32_t side, rf_qp_expr *const *outs, int32_t nouts);
 /* In place: COL(side, c) becomes COL(side, map[c]). */
 void qp_e_remap(rf_qp_expr *e, int32_t side, const int32_t *map);
 /* In place: COL(from, c) becomes COL(to, c). */

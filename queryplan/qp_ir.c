@@ -272,6 +272,66 @@ rf_qp_expr *qp_e_subst(rf_qp_program *p, const rf_qp_expr *e, int32_t side, rf_q
     return x;
 }
 
+int32_t qp_e_height(const rf_qp_expr *e)
+{
+    if (!e) return 0;
+    int32_t h = 0;
+    for (int32_t i = 0; i < e->nargs; i++) {
+        int32_t x = qp_e_height(e->args[i]);
+        if (x > h) h = x;
+    }
+    return h + 1;
+}
+
+int64_t qp_e_nodes(const rf_qp_expr *e)
+{
+    if (!e) return 0;
+    int64_t n = 1;
+    for (int32_t i = 0; i < e->nargs; i++) n += qp_e_nodes(e->args[i]);
+    return n;
+}
+
+/* The height of e with each COL(side, c) replaced by an expression of
+** height oh[c] and os[c] nodes; the nodes are added to *nodes. */
+static int32_t subst_size(const rf_qp_expr *e, int32_t side, const int32_t *oh, const int64_t *os, int32_t nouts,
+                          int64_t *nodes)
+{
+    if (!e) return 0;
+    if (e->kind == RF_QP_E_COL && e->side == side) {
+        if (e->col < 0 || e->col >= nouts) return 1;
+        *nodes += os[e->col];
+        return oh[e->col];
+    }
+    *nodes += 1;
+    int32_t h = 0;
+    for (int32_t i = 0; i < e->nargs; i++) {
+        int32_t x = subst_size(e->args[i], side, oh, os, nouts, nodes);
+        if (x > h) h = x;
+    }
+    return h + 1;
+}
+
+int qp_e_subst_fits(rf_qp_program *p, const rf_qp_expr *e, int32_t side, rf_qp_expr *const *outs, int32_t nouts)
+{
+    int32_t *oh = rf_malloc((size_t)(nouts + 1) * sizeof *oh);
+    int64_t *os = rf_malloc((size_t)(nouts + 1) * sizeof *os);
+    if (!oh || !os) {
+        free(oh);
+        free(os);
+        p->oom = 1;
+        return -1;
+    }
+    for (int32_t c = 0; c < nouts; c++) {
+        oh[c] = qp_e_height(outs[c]);
+        os[c] = qp_e_nodes(outs[c]);
+    }
+    int64_t nodes = 0;
+    int32_t h = subst_size(e, side, oh, os, nouts, &nodes);
+    free(oh);
+    free(os);
+    return h <= RF_QP_MAX_EXPR_HEIGHT && nodes <= RF_QP_MAX_EXPR_NODES;
+}
+
 void qp_e_remap(rf_qp_expr *e, int32_t side, const int32_t *map)
 {
     if (!e) return;
@@ -428,6 +488,34 @@ void qp_sort_rels(rf_qp_program *p)
         p->oom = 1;
         return;
     }
+    /* each predicate's delta and new relations, in table order: lists
+    ** threaded through next[] from first[pred id] (linear, not a scan of
+    ** the table per predicate) */
+    int32_t maxpred = -1;
+    for (int32_t i = 0; i < p->nrels; i++)
+        if (p->rels[i]->pred && p->rels[i]->pred->id > maxpred) maxpred = p->rels[i]->pred->id;
+    int32_t *first = rf_malloc((size_t)(maxpred + 2) * sizeof *first);
+    int32_t *tail = rf_malloc((size_t)(maxpred + 2) * sizeof *tail);
+    int32_t *next = rf_malloc((size_t)(p->nrels + 1) * sizeof *next);
+    if (!first || !tail || !next) {
+        free(v);
+        free(put);
+        free(first);
+        free(tail);
+        free(next);
+        p->oom = 1;
+        return;
+    }
+    for (int32_t i = 0; i <= maxpred; i++) first[i] = tail[i] = -1;
+    for (int32_t j = 0; j < p->nrels; j++) {
+        rf_qp_rel *x = p->rels[j];
+        next[j] = -1;
+        if ((x->kind != RF_QP_REL_DELTA && x->kind != RF_QP_REL_NEW) || !x->pred) continue;
+        int32_t id = x->pred->id;
+        if (tail[id] < 0) first[id] = j;
+        else next[tail[id]] = j;
+        tail[id] = j;
+    }
     int32_t n = 0;
     for (int32_t i = 0; i < p->nrels; i++) {
         rf_qp_rel *r = p->rels[i];
@@ -435,14 +523,16 @@ void qp_sort_rels(rf_qp_program *p)
         v[n++] = r;
         put[i] = 1;
         /* a predicate's delta and new relations right after it */
-        for (int32_t j = 0; j < p->nrels; j++) {
-            rf_qp_rel *x = p->rels[j];
-            if ((x->kind == RF_QP_REL_DELTA || x->kind == RF_QP_REL_NEW) && x->pred == r->pred && !put[j]) {
-                v[n++] = x;
+        if (!r->pred) continue;
+        for (int32_t j = first[r->pred->id]; j >= 0; j = next[j])
+            if (!put[j]) {
+                v[n++] = p->rels[j];
                 put[j] = 1;
             }
-        }
     }
+    free(first);
+    free(tail);
+    free(next);
     for (int32_t i = 0; i < p->nrels; i++)
         if (!put[i] && p->rels[i]->kind != RF_QP_REL_TEMP && p->rels[i]->kind != RF_QP_REL_OUTPUT) {
             v[n++] = p->rels[i];

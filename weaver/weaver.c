@@ -111,6 +111,27 @@ static int32_t kernel_regs(const rf_hir_program *p, const rf_hir_kernel *k)
     return 8 + (int32_t)((bi + bo) / 4) + nodes + acc;
 }
 
+/* Expression nodes a kernel's code holds: a fused kernel is one function for
+** NVRTC, whose time grows faster than the function (1,000 chained additions
+** take 1.4 s of CPU, 2,000 take 8 s), so a group holds at most
+** MAX_GROUP_NODES of them (one kernel may hold more: it has no choice). */
+#define MAX_GROUP_NODES 1200
+
+static int64_t expr_nodes(const rf_qp_expr *e)
+{
+    if (!e) return 0;
+    int64_t n = 1;
+    for (int32_t i = 0; i < e->nargs; i++) n += expr_nodes(e->args[i]);
+    return n;
+}
+
+static int64_t kernel_nodes(const rf_hir_kernel *k)
+{
+    int64_t n = expr_nodes(k->filter);
+    for (int32_t i = 0; i < k->nouts; i++) n += expr_nodes(k->outs[i]);
+    return n;
+}
+
 typedef struct vec {
     void *items;
     int32_t n, cap;
@@ -136,28 +157,44 @@ static int32_t find(int32_t *parent, int32_t x)
     return x;
 }
 
-static rf_status analyze_block(const rf_hir_program *p, const rf_wv_budget *b, int32_t bi, vec *groups, vec *edges)
+/* Per variable, where it was last written and read so far in the block
+** (positions), with each position's previous one for the same variable:
+** the scans below look only at the accesses they need, so a block of n
+** kernels costs about n, not n * n. Reset after each block where touched. */
+typedef struct access_index {
+    int32_t *last_write; /* per variable: position of its latest writer, -1 */
+    int32_t *last_read;  /* per variable: latest reader occurrence, -1 */
+} access_index;
+
+static rf_status analyze_block(const rf_hir_program *p, const rf_wv_budget *b, int32_t bi, vec *groups, vec *edges,
+                               access_index *ax)
 {
     const rf_hir_block *bl = p->blocks[bi];
     int32_t n = bl->nkernels;
     if (!n) return RF_OK;
+    int64_t nocc = 0;
+    for (int32_t j = 0; j < n; j++) nocc += bl->kernels[j]->nin;
     int32_t *parent = rf_malloc((size_t)n * sizeof *parent);
     int32_t *group_of = rf_malloc((size_t)n * sizeof *group_of);
-    int32_t first_edge = edges->n;
-    if (!parent || !group_of) {
-        free(parent);
-        free(group_of);
-        return RF_ENOMEM;
-    }
+    int32_t *wprev = rf_malloc((size_t)n * sizeof *wprev);          /* previous writer of the same variable */
+    int32_t *rprev = rf_malloc((size_t)(nocc + 1) * sizeof *rprev); /* previous reader occurrence */
+    int32_t *rpos = rf_malloc((size_t)(nocc + 1) * sizeof *rpos);   /* occurrence -> position */
+    int32_t *ebegin = rf_malloc((size_t)(n + 1) * sizeof *ebegin);  /* edges into j: [ebegin[j], ebegin[j+1]) */
+    int32_t *gfirst = rf_malloc((size_t)n * sizeof *gfirst);        /* per group opened here: its first position */
+    int32_t *open = rf_malloc((size_t)n * sizeof *open);            /* per candidate root: the open group */
+    int64_t *gnodes = rf_malloc((size_t)n * sizeof *gnodes);        /* per group opened here: its expression nodes */
+    int32_t first_edge = edges->n, first_group = groups->n;
+    rf_status st = RF_OK;
+    if (!parent || !group_of || !wprev || !rprev || !rpos || !ebegin || !gfirst || !open || !gnodes) goto oom;
     for (int32_t i = 0; i < n; i++) parent[i] = i;
     /* producer-consumer edges, and input dependences between readers of a
     ** variable not produced before them in this block */
+    int64_t occ = 0;
     for (int32_t j = 0; j < n; j++) {
         const rf_hir_kernel *c = bl->kernels[j];
+        ebegin[j] = edges->n;
         for (int32_t a = 0; a < c->nin; a++) {
-            int32_t v = c->in[a], prod = -1;
-            for (int32_t i = j - 1; i >= 0 && prod < 0; i--)
-                if (bl->kernels[i]->out == v) prod = i;
+            int32_t v = c->in[a], prod = ax->last_write[v];
             rf_wv_edge *e = vpush(edges, sizeof *e);
             if (!e) goto oom;
             e->block = bi;
@@ -168,10 +205,7 @@ static rf_status analyze_block(const rf_hir_program *p, const rf_wv_budget *b, i
                 e->dep = classify(bl->kernels[prod], c, &e->why);
             } else {
                 /* the previous reader of the same outside input, if any */
-                int32_t prev = -1;
-                for (int32_t i = j - 1; i >= 0 && prev < 0; i--)
-                    for (int32_t q = 0; q < bl->kernels[i]->nin; q++)
-                        if (bl->kernels[i]->in[q] == v) prev = i;
+                int32_t prev = ax->last_read[v] >= 0 ? rpos[ax->last_read[v]] : -1;
                 if (prev < 0) {
                     edges->n--; /* first reader of an outside input: no edge */
                     continue;
@@ -185,18 +219,27 @@ static rf_status analyze_block(const rf_hir_program *p, const rf_wv_budget *b, i
             }
             if (e->dep != RF_WV_KERNEL) parent[find(parent, e->producer)] = find(parent, j);
         }
+        /* j's accesses become visible to the kernels after it */
+        for (int32_t a = 0; a < c->nin; a++, occ++) {
+            int32_t v = c->in[a];
+            rpos[occ] = j;
+            rprev[occ] = ax->last_read[v];
+            ax->last_read[v] = (int32_t)occ;
+        }
+        wprev[j] = ax->last_write[c->out];
+        ax->last_write[c->out] = j;
     }
+    ebegin[n] = edges->n;
     /* Algorithm 2: walk the schedule; a kernel joins the open group of its
     ** candidate set while the budget holds and nothing scheduled in between
     ** depends on the group or is depended on by the kernel. */
     for (int32_t i = 0; i < n; i++) group_of[i] = -1;
-    int32_t *open = rf_malloc((size_t)n * sizeof *open); /* per candidate root: the open group */
-    if (!open) goto oom;
     for (int32_t i = 0; i < n; i++) open[i] = -1;
     for (int32_t j = 0; j < n; j++) {
         const rf_hir_kernel *k = bl->kernels[j];
         int32_t root = find(parent, j);
         int32_t regs = kernel_regs(p, k);
+        int64_t nodes = kernel_nodes(k);
         /* shared memory: a probe stages a tile of its left keys per CTA;
         ** map stages (join_map, gather_map included: they read rows through
         ** their index) stage nothing, as the GPU code generator makes them */
@@ -211,23 +254,20 @@ static rf_status analyze_block(const rf_hir_program *p, const rf_wv_budget *b, i
         const char *why = NULL;
         if (g >= 0) {
             rf_wv_group *G = &((rf_wv_group *)groups->items)[g];
-            int32_t first = n;
-            for (int32_t i = 0; i < G->nkernels; i++)
-                for (int32_t q = 0; q < n; q++)
-                    if (bl->kernels[q]->id == G->kernels[i] && q < first) first = q;
+            int32_t first = gfirst[g - first_group];
             ok = 1;
             /* the fused kernel runs where the group's first kernel was
             ** scheduled: j moves up past the kernels in between, so none of
-            ** them may write what j reads, or read or write what j writes */
-            for (int32_t q = first + 1; q < j && ok; q++) {
-                if (group_of[q] == g) continue;
-                const rf_hir_kernel *m = bl->kernels[q];
-                if (m->out == k->out) ok = 0;
-                for (int32_t a = 0; a < m->nin && ok; a++)
-                    if (m->in[a] == k->out) ok = 0;
-                for (int32_t a = 0; a < k->nin && ok; a++)
-                    if (k->in[a] == m->out) ok = 0;
-            }
+            ** them may write what j reads, or read or write what j writes.
+            ** The accesses before j of each variable, newest first, down to
+            ** the group's first position. */
+            for (int32_t q = ax->last_write[k->out]; q > first && ok; q = wprev[q])
+                if (q < j && group_of[q] != g) ok = 0; /* writes what j writes */
+            for (int32_t o = ax->last_read[k->out]; o >= 0 && rpos[o] > first && ok; o = rprev[o])
+                if (rpos[o] < j && group_of[rpos[o]] != g) ok = 0; /* reads what j writes */
+            for (int32_t a = 0; a < k->nin && ok; a++)
+                for (int32_t q = ax->last_write[k->in[a]]; q > first && ok; q = wprev[q])
+                    if (q < j && group_of[q] != g) ok = 0; /* writes what j reads */
             if (!ok) why = "a kernel scheduled in between depends on the group";
             /* stages run one after the other in a fused kernel: registers are
             ** reused, and a thread keeps the values it passes on (about 4) */
@@ -236,30 +276,35 @@ static rf_status analyze_block(const rf_hir_program *p, const rf_wv_budget *b, i
                                         : (G->regs > regs ? G->regs : regs) + 4;
             if (ok && after > b->regs) ok = 0, why = "over the register budget";
             else if (ok && G->smem + smem > b->smem) ok = 0, why = "over the shared-memory budget";
+            else if (ok && gnodes[g - first_group] + nodes > MAX_GROUP_NODES)
+                ok = 0, why = "over the code-size budget (NVRTC's time grows faster than a kernel's code)";
             if (ok) {
                 int32_t *nk = rf_realloc(G->kernels, (size_t)(G->nkernels + 1) * sizeof *nk);
-                if (!nk) goto oom2;
+                if (!nk) goto oom;
                 G->kernels = nk;
                 G->kernels[G->nkernels++] = k->id;
                 G->regs = after;
                 G->smem += smem;
+                gnodes[g - first_group] += nodes;
                 group_of[j] = g;
             }
         }
         if (!ok) {
             rf_wv_group *G = vpush(groups, sizeof *G);
-            if (!G) goto oom2;
+            if (!G) goto oom;
             G->block = bi;
             G->kernels = rf_malloc(sizeof *G->kernels);
-            if (!G->kernels) goto oom2;
+            if (!G->kernels) goto oom;
             G->kernels[0] = k->id;
             G->nkernels = 1;
             G->regs = regs;
             G->smem = smem;
             group_of[j] = groups->n - 1;
+            gfirst[groups->n - 1 - first_group] = j;
+            gnodes[groups->n - 1 - first_group] = nodes;
             open[root] = groups->n - 1;
             /* the budget reasons name the edges into this kernel */
-            for (int32_t e = first_edge; e < edges->n && why; e++) {
+            for (int32_t e = ebegin[j]; e < ebegin[j + 1] && why; e++) {
                 rf_wv_edge *E = &((rf_wv_edge *)edges->items)[e];
                 if (E->consumer == j && E->dep != RF_WV_KERNEL && !E->why) E->why = why;
             }
@@ -274,16 +319,25 @@ static rf_status analyze_block(const rf_hir_program *p, const rf_wv_budget *b, i
         E->producer = bl->kernels[E->producer]->id;
         E->consumer = bl->kernels[E->consumer]->id;
     }
-    free(open);
-    free(parent);
-    free(group_of);
-    return RF_OK;
-oom2:
-    free(open);
+    goto done;
 oom:
+    st = RF_ENOMEM;
+done:
+    for (int32_t j = 0; j < n; j++) {
+        const rf_hir_kernel *c = bl->kernels[j];
+        ax->last_write[c->out] = -1;
+        for (int32_t a = 0; a < c->nin; a++) ax->last_read[c->in[a]] = -1;
+    }
+    free(open);
+    free(gnodes);
+    free(gfirst);
+    free(ebegin);
+    free(rpos);
+    free(rprev);
+    free(wprev);
     free(parent);
     free(group_of);
-    return RF_ENOMEM;
+    return st;
 }
 
 rf_status rf_wv_analyze(const rf_hir_program *p, const rf_wv_budget *bud, rf_wv_plan **out, rf_diags *d)
@@ -296,8 +350,14 @@ rf_status rf_wv_analyze(const rf_hir_program *p, const rf_wv_budget *bud, rf_wv_
     rf_wv_budget b = {96, 48 * 1024, 256};
     if (bud) b = *bud;
     vec groups = {0}, edges = {0};
-    rf_status st = RF_OK;
-    for (int32_t bi = 0; bi < p->nblocks && !st; bi++) st = analyze_block(p, &b, bi, &groups, &edges);
+    access_index ax;
+    ax.last_write = rf_malloc(((size_t)p->nvars + 1) * sizeof *ax.last_write);
+    ax.last_read = rf_malloc(((size_t)p->nvars + 1) * sizeof *ax.last_read);
+    rf_status st = ax.last_write && ax.last_read ? RF_OK : RF_ENOMEM;
+    for (int32_t v = 0; !st && v < p->nvars; v++) ax.last_write[v] = ax.last_read[v] = -1;
+    for (int32_t bi = 0; bi < p->nblocks && !st; bi++) st = analyze_block(p, &b, bi, &groups, &edges, &ax);
+    free(ax.last_write);
+    free(ax.last_read);
     rf_wv_plan *w = st ? NULL : rf_calloc(1, sizeof *w);
     if (!w) {
         for (int32_t i = 0; i < groups.n; i++) free(((rf_wv_group *)groups.items)[i].kernels);

@@ -220,16 +220,15 @@ static const char *const WHY_ALONE = "no other map stage of its group reads its 
 
 /* The units of one Kernel Weaver group. */
 static rf_status plan_group(const rf_hir_program *p, const rf_wv_group *g, int32_t gi, rf_gpu_fplan *f,
-                            int32_t *cap)
+                            int32_t *cap, const rf_hir_kernel *const *by_id)
 {
     const rf_hir_block *bl = p->blocks[g->block];
     int32_t first_unit = f->nunits;
     for (int32_t i = 0; i < g->nkernels; i++) {
         int32_t id = g->kernels[i];
-        const rf_hir_kernel *k = NULL;
-        for (int32_t j = 0; j < bl->nkernels && !k; j++)
-            if (bl->kernels[j]->id == id) k = bl->kernels[j];
-        if (!k || id < 0 || id >= f->nkernels) continue;
+        if (id < 0 || id >= f->nkernels) continue;
+        const rf_hir_kernel *k = by_id[id];
+        if (!k) continue; /* ids are unique in a program: the one kernel of that id */
         f->group_of[id] = gi;
         if (g->nkernels < 2) continue;
         if ((k->kind == RF_HIR_JOIN_INDEX || k->kind == RF_HIR_ANTI_INDEX) && k->nkeys > 0 &&
@@ -429,7 +428,16 @@ rf_status rf_gpu_fplan_build(const rf_hir_program *p, int fuse, rf_gpu_fplan **o
         rf_wv_plan *w = NULL;
         st = rf_wv_analyze(p, NULL, &w, d);
         int32_t cap = 0;
-        for (int32_t g = 0; !st && g < w->ngroups; g++) st = plan_group(p, &w->groups[g], g, f, &cap);
+        /* kernels by id, where the groups name them (a lookup, not a scan of the block per member) */
+        const rf_hir_kernel **by_id = st ? NULL : rf_calloc((size_t)nk + 1, sizeof *by_id);
+        if (!st && !by_id) st = RF_ENOMEM;
+        for (int32_t b = 0; !st && b < p->nblocks; b++)
+            for (int32_t j = 0; j < p->blocks[b]->nkernels; j++) {
+                const rf_hir_kernel *k = p->blocks[b]->kernels[j];
+                if (k->id >= 0 && k->id < nk) by_id[k->id] = k;
+            }
+        for (int32_t g = 0; !st && g < w->ngroups; g++) st = plan_group(p, &w->groups[g], g, f, &cap, by_id);
+        free(by_id);
         rf_wv_plan_free(w);
     }
     if (st) {

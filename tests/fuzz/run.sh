@@ -37,6 +37,11 @@ PY
     done
     rm -f "$out/seed.rfx"
     ;;
+fuzz_deep)
+    # seeds: a recipe per shape (shape byte, 16-bit size, choices)
+    dict=/dev/null
+    cp "$root"/tests/fuzz/regress/deep/* "$out/corpus/"
+    ;;
 fuzz_load)
     dict=/dev/null
     # seeds: two type bytes, then the e2e data files and lines of the reference data

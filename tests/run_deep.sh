@@ -1,0 +1,100 @@
+#!/bin/sh
+# tests/run_deep.sh REDFOX CHAIN_RULES: large and deep programs, generated
+# here (not committed): a chain of CHAIN_RULES rules and the longest allowed
+# expression compile and run (CPU and the GPU emulator) with the right
+# answer and within a time limit; every limit past that is an error naming
+# file:line:col with exit status 1, never a crash, a hang or an internal
+# error. Sizes: see tests/CMakeLists.txt (smaller under the sanitizers).
+set -u
+redfox=$1
+chain=$2
+tmp=${TMPDIR:-/tmp}/rf_deep.$$
+mkdir -p "$tmp"
+trap 'rm -rf "$tmp"' EXIT
+export RF_GPU_CACHE_DIR="$tmp/cache"
+fail=0
+printf '1\n2\n3\n' > "$tmp/in.csv"
+# rows of the output relation, one per line, from `run --format csv` (header dropped)
+rows() { tail -n +2 "$1" | tr -d ' ' | tr '\n' ' '; }
+
+# must_run NAME EXPECTED-ROWS SECONDS: compile and run NAME.logic on the CPU
+# and, where asked, the GPU emulator
+must_run() {
+    start=$(date +%s)
+    if ! "$redfox" compile "$tmp/$1.logic" -o "$tmp/$1.rfx" 2>"$tmp/err"; then
+        echo "FAIL: $1: compile"; cat "$tmp/err"; fail=1; return
+    fi
+    "$redfox" run "$tmp/$1.rfx" --device cpu --data "$tmp" --format csv > "$tmp/out" 2>"$tmp/err"
+    if [ $? -ne 0 ] || [ "$(rows "$tmp/out")" != "$2" ]; then
+        echo "FAIL: $1: cpu run: got '$(rows "$tmp/out")', expected '$2'"; cat "$tmp/err"; fail=1
+    fi
+    if [ "${4:-}" = emu ]; then
+        RF_GPU_EMULATE=1 "$redfox" run "$tmp/$1.rfx" --device gpu --data "$tmp" --format csv > "$tmp/out" 2>"$tmp/err"
+        if [ $? -ne 0 ] || [ "$(rows "$tmp/out")" != "$2" ]; then
+            echo "FAIL: $1: emulated gpu run: got '$(rows "$tmp/out")', expected '$2'"; cat "$tmp/err"; fail=1
+        fi
+    fi
+    took=$(( $(date +%s) - start ))
+    if [ "$took" -gt "$3" ]; then echo "FAIL: $1: took $took s, more than $3 s"; fail=1; fi
+}
+
+# must_refuse NAME MESSAGE: exit status 1 and "NAME.logic:LINE:COL: error: MESSAGE"
+must_refuse() {
+    "$redfox" compile "$tmp/$1.logic" -o "$tmp/$1.rfx" >/dev/null 2>"$tmp/err"
+    rc=$?
+    if [ $rc -ne 1 ] || ! grep -q "^$tmp/$1.logic:[0-9]*:[0-9]*: error: $2" "$tmp/err"; then
+        echo "FAIL: $1: exit $rc, expected 1 and \"$2\""; head -c 2000 "$tmp/err"; fail=1
+    fi
+}
+
+header() { printf 'lang:input[`in] = "in.csv".\nin(x) -> int(x).\n'; }
+
+# a chain of rules: p1(x) <- p0(x). p2(x) <- p1(x). ...
+{ printf 'lang:input[`p0] = "in.csv".\np0(x) -> int(x).\n'
+  awk -v n="$chain" 'BEGIN { for (i = 1; i <= n; i++) printf "p%d(x) <- p%d(x).\n", i, i - 1 }'
+  printf 'lang:output[`p%d] = "out".\n' "$chain"; } > "$tmp/chain.logic"
+must_run chain "1 2 3 " 300
+# the emulator compiles the plan's kernels with the host's C++ compiler: a shorter chain
+{ printf 'lang:input[`p0] = "in.csv".\np0(x) -> int(x).\n'
+  awk 'BEGIN { for (i = 1; i <= 1000; i++) printf "p%d(x) <- p%d(x).\n", i, i - 1 }'
+  printf 'lang:output[`p1000] = "out".\n'; } > "$tmp/chain_emu.logic"
+must_run chain_emu "1 2 3 " 300 emu
+
+# the longest expression allowed: x + x + ... + x, 1000 levels (1001 terms); x - ... also
+sum() { awk -v n="$1" -v op="$2" 'BEGIN { printf "x"; for (i = 1; i < n; i++) printf " %s x", op }'; }
+{ header; printf 'out(x, y) <- in(x), y = '; sum 1001 +; printf '.\nlang:output[`out] = "out".\n'; } > "$tmp/sum.logic"
+must_run sum "1|1001 2|2002 3|3003 " 300 emu
+{ header; printf 'out(x, y) <- in(x), y = 5000 - '; sum 1000 -; printf '.\nlang:output[`out] = "out".\n'; } > "$tmp/diff.logic"
+must_run diff "1|4000 2|3000 3|2000 " 300
+
+# past the limits
+{ header; printf 'out(x, y) <- in(x), y = '; sum 1002 +; printf '.\nlang:output[`out] = "out".\n'; } > "$tmp/sum_over.logic"
+must_refuse sum_over "expression nested too deeply (more than 1000 levels)"
+{ header; printf 'out(x, y) <- in(x), y = '; sum 100000 +; printf '.\nlang:output[`out] = "out".\n'; } > "$tmp/sum_100k.logic"
+must_refuse sum_100k "expression nested too deeply (more than 1000 levels)"
+{ header; printf 'out(x, y) <- in(x), y = '
+  awk 'BEGIN { for (i = 0; i < 1200; i++) printf "(x + "; printf "x"; for (i = 0; i < 1200; i++) printf ")" }'
+  printf '.\nlang:output[`out] = "out".\n'; } > "$tmp/right_nested.logic"
+must_refuse right_nested "expression nested too deeply (more than 1000 levels)"
+{ header; printf 'out(x, y) <- in(x), y = '
+  awk 'BEGIN { for (i = 0; i < 5000; i++) printf "("; printf "x"; for (i = 0; i < 5000; i++) printf ")" }'
+  printf '.\nlang:output[`out] = "out".\n'; } > "$tmp/parens.logic"
+must_refuse parens "nested too deeply (more than 4000 levels"
+{ header; printf 'out(x) <- in(x), '
+  awk 'BEGIN { for (i = 0; i < 5000; i++) printf "!" }'
+  printf 'in(x).\nlang:output[`out] = "out".\n'; } > "$tmp/nots.logic"
+must_refuse nots "nested too deeply (more than 4000 levels"
+# assignments substituted into their uses: deeper than the plan takes
+{ header; printf 'out(x, y) <- in(x), t1 = '; sum 600 +; printf ', t2 = t1 + '; sum 600 +
+  printf ', y = t2 + 1.\nlang:output[`out] = "out".\n'; } > "$tmp/inlined.logic"
+must_refuse inlined "expression nested too deeply once the variables it uses are replaced by their definitions"
+# ... or larger: each t doubles
+{ header; printf 'out(x, y) <- in(x), t1 = x + x'
+  awk 'BEGIN { for (i = 2; i <= 40; i++) printf ", t%d = t%d * t%d", i, i - 1, i - 1 }'
+  printf ', y = t40 + 1.\nlang:output[`out] = "out".\n'; } > "$tmp/doubling.logic"
+must_refuse doubling "expression too large (more than"
+# an out-of-range literal drops its rule: its predicate has a wrong rule, not "no rules"
+printf 'p(x) -> int(x).\np(x) <- x = 9223372036854775808.\nlang:output[`p] = "out".\n' > "$tmp/literal.logic"
+must_refuse literal "integer literal 9223372036854775808 is out of range"
+if grep -q "warning" "$tmp/err"; then echo "FAIL: literal: a false warning"; cat "$tmp/err"; fail=1; fi
+exit $fail
