@@ -14,7 +14,7 @@ trap 'rm -rf "$tmp"' EXIT
 export RF_GPU_CACHE_DIR="$tmp/cache"
 fail=0
 printf '1\n2\n3\n' > "$tmp/in.csv"
-# rows of the output relation, one per line, from `run --format csv` (header dropped)
+# rows of the output relation, one per line, from `run --format tbl` (header dropped)
 rows() { tail -n +2 "$1" | tr -d ' ' | tr '\n' ' '; }
 
 # must_run NAME EXPECTED-ROWS SECONDS: compile and run NAME.logic on the CPU
@@ -24,12 +24,12 @@ must_run() {
     if ! "$redfox" compile "$tmp/$1.logic" -o "$tmp/$1.rfx" 2>"$tmp/err"; then
         echo "FAIL: $1: compile"; cat "$tmp/err"; fail=1; return
     fi
-    "$redfox" run "$tmp/$1.rfx" --device cpu --data "$tmp" --format csv > "$tmp/out" 2>"$tmp/err"
+    "$redfox" run "$tmp/$1.rfx" --device cpu --data "$tmp" --format tbl > "$tmp/out" 2>"$tmp/err"
     if [ $? -ne 0 ] || [ "$(rows "$tmp/out")" != "$2" ]; then
         echo "FAIL: $1: cpu run: got '$(rows "$tmp/out")', expected '$2'"; cat "$tmp/err"; fail=1
     fi
     if [ "${4:-}" = emu ]; then
-        RF_GPU_EMULATE=1 "$redfox" run "$tmp/$1.rfx" --device gpu --data "$tmp" --format csv > "$tmp/out" 2>"$tmp/err"
+        RF_GPU_EMULATE=1 "$redfox" run "$tmp/$1.rfx" --device gpu --data "$tmp" --format tbl > "$tmp/out" 2>"$tmp/err"
         if [ $? -ne 0 ] || [ "$(rows "$tmp/out")" != "$2" ]; then
             echo "FAIL: $1: emulated gpu run: got '$(rows "$tmp/out")', expected '$2'"; cat "$tmp/err"; fail=1
         fi
