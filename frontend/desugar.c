@@ -1046,7 +1046,7 @@ static void build_rule(rf_checker *c, const rf_ast_clause *cl, const rf_ast_atom
                 break;
             }
             if (fn == RF_AGG_COUNT && ag->arg) {
-                rf_error(c->d, ag->loc, "count() takes no argument: it counts the distinct bindings of the body");
+                rf_error(c->d, ag->loc, "count() takes no argument: it counts the solutions of the body");
                 b.bad = 1;
                 break;
             }

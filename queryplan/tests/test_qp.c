@@ -388,7 +388,7 @@ static void test_aggregate(void)
     loaded l;
     if (load(&l, "aggregate.logic", 0) == 0) {
         rf_qp_program *p = l.qp;
-        /* count() ranges over distinct bindings: the aggregate reads a dedupe */
+        /* count() ranges over the body's solutions: the aggregate reads a dedupe of every column */
         rf_qp_cmd *u = writer(p, rel(p, "items"));
         rf_qp_cmd *a = u ? writer(p, u->in[0]) : NULL;
         CHECK(u && u->op == RF_QP_UNIQUE && u->check_fd);
