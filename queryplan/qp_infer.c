@@ -136,7 +136,8 @@ static int known_col(const rf_qp_cmd *c, int32_t s, int32_t k, uint64_t fixed)
 ** known from its output row: those reproduced, those a top-level conjunct
 ** equates with a constant (`p(1, x)`) and those it equates with a known
 ** column (a repeated variable, `p(x, x)`). Rows that give one output row
-** agree on all of them. */
+** agree on all of them. Floats are left out: -0.0 and 0.0 are equal but
+** distinct values, as are two NaNs that no comparison equates. */
 static uint64_t known_cols(const rf_qp_cmd *c, int32_t s)
 {
     const rf_qp_rel *in = c->in[s];
@@ -154,7 +155,9 @@ static uint64_t known_cols(const rf_qp_cmd *c, int32_t s)
             if (e->kind != RF_QP_E_CMP || e->cmp != RF_CMP_EQ || e->nargs != 2) continue;
             for (int32_t a = 0; a < 2; a++) {
                 const rf_qp_expr *x = e->args[a], *y = e->args[1 - a];
-                if (x->kind != RF_QP_E_COL || x->side != s || x->col >= 64 || (fixed >> x->col & 1)) continue;
+                if (x->kind != RF_QP_E_COL || x->side != s || x->col >= 64 || (fixed >> x->col & 1) ||
+                    x->type == RF_TYPE_FLOAT)
+                    continue;
                 int known = y->kind == RF_QP_E_CONST ||
                             (y->kind == RF_QP_E_COL && y->side >= 0 && y->side < c->nin &&
                              known_col(c, y->side, y->col, y->side == s ? fixed : 0));
