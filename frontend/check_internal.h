@@ -21,6 +21,12 @@ typedef struct rf_checker {
     rf_fe_pred **tab;
     int64_t tabcap;
     int32_t ntemp;    /* counter for auxiliary predicate names */
+    /* wildcards of an aggregate's body that every disjunct shares (the same
+    ** AST node): while its auxiliary predicate is built, each is the named
+    ** variable wild_names[i], a column of that predicate (desugar.c) */
+    const rf_ast_expr **wild_nodes;
+    const char **wild_names;
+    int32_t nwild;
     int oom;
     /* names in clauses dropped for syntax errors (a set, open addressing) */
     const char **broken;

@@ -668,6 +668,8 @@ static rf_fe_expr *flat_term(rb *b, const rf_ast_expr *e, int allow_wildcard)
         if (!allow_wildcard) {
             /* a wildcard inside f[_] used as a value is fine too: it is existential */
         }
+        for (int32_t i = 0; i < b->c->nwild; i++)
+            if (b->c->wild_nodes[i] == e) return var_expr(b, named_var(b, b->c->wild_names[i], e->loc), e->loc);
         return var_expr(b, new_var(b, NULL, e->loc, 1, 0), e->loc);
     }
     if (e->kind == RF_AST_VAR) return var_expr(b, named_var(b, e->name, e->loc), e->loc);
@@ -1044,7 +1046,7 @@ static void build_rule(rf_checker *c, const rf_ast_clause *cl, const rf_ast_atom
                 break;
             }
             if (fn == RF_AGG_COUNT && ag->arg) {
-                rf_error(c->d, ag->loc, "count() takes no argument: it counts the distinct bindings of the body");
+                rf_error(c->d, ag->loc, "count() takes no argument: it counts the solutions of the body");
                 b.bad = 1;
                 break;
             }
@@ -1472,9 +1474,40 @@ static void multi_head(rf_checker *c, const rf_ast_clause *cl, const dnf *d)
     for (int32_t h = 0; h < cl->nheads && !c->oom; h++) build_rule(c, &body, cl->heads[h], &k);
 }
 
+/* The wildcards of the positive parts of formula f (atoms and f[x] = v),
+** appended to w[] once each; *n counts them up to cap. */
+static void wildcards_of_expr(const rf_ast_expr *e, const rf_ast_expr **w, int32_t *n, int32_t cap, int depth)
+{
+    if (!e || depth > 10000) return;
+    if (e->kind == RF_AST_WILDCARD) {
+        for (int32_t i = 0; i < *n; i++)
+            if (w[i] == e) return;
+        if (*n < cap) w[(*n)++] = e;
+        return;
+    }
+    wildcards_of_expr(e->lhs, w, n, cap, depth + 1);
+    wildcards_of_expr(e->rhs, w, n, cap, depth + 1);
+    for (int32_t i = 0; i < e->nargs; i++) wildcards_of_expr(e->args[i], w, n, cap, depth + 1);
+}
+
+static void wildcards_of_formula(const rf_ast_formula *f, const rf_ast_expr **w, int32_t *n, int32_t cap)
+{
+    if (f->kind == RF_FORM_ATOM)
+        for (int32_t i = 0; i < f->atom.nargs; i++) wildcards_of_expr(f->atom.args[i], w, n, cap, 0);
+    else if (f->kind == RF_FORM_CMP) {
+        wildcards_of_expr(f->lhs, w, n, cap, 0);
+        wildcards_of_expr(f->rhs, w, n, cap, 0);
+    }
+}
+
 /* An aggregate over a disjunction ranges over the union of the disjuncts'
 ** bindings: the variables bound in every disjunct go into an auxiliary
-** predicate, and the aggregate reads that. */
+** predicate, and the aggregate reads that. A wildcard is a variable of its
+** own occurrence, so it is common to the disjuncts when the disjunctive
+** normal form copied its atom into each of them (it stands outside the
+** disjunction, as in p(x, _), (q(x) ; r(x))): it is then a column of the
+** auxiliary predicate too and counts; a wildcard inside one disjunct is
+** that disjunct's own, existential like its other private variables. */
 static void agg_over_disjunction(rf_checker *c, const rf_ast_clause *cl, const dnf *d)
 {
     namelist all[2];
@@ -1502,8 +1535,55 @@ static void agg_over_disjunction(rf_checker *c, const rf_ast_clause *cl, const d
                 }
         *common = keep;
     }
+    /* the wildcards every disjunct shares, named "_#1", "_#2"... (no
+    ** variable can be spelled so) for the time of the auxiliary rules */
+    enum { MAXW = 256 };
+    const rf_ast_expr *shared[MAXW], *mine[MAXW];
+    int32_t nshared = 0;
+    for (int32_t i = 0; i < d->n; i++) {
+        int32_t nmine = 0;
+        for (int32_t j = 0; j < d->c[i].n; j++) wildcards_of_formula(d->c[i].items[j], mine, &nmine, MAXW);
+        if (i == 0) {
+            memcpy(shared, mine, (size_t)nmine * sizeof *mine);
+            nshared = nmine;
+            continue;
+        }
+        int32_t m = 0;
+        for (int32_t a = 0; a < nshared; a++)
+            for (int32_t b = 0; b < nmine; b++)
+                if (shared[a] == mine[b]) {
+                    shared[m++] = shared[a];
+                    break;
+                }
+        nshared = m;
+    }
+    const char **names = rf_arena_alloc(c->a, (size_t)(nshared + 1) * sizeof *names);
+    if (!names) {
+        c->oom = 1;
+        return;
+    }
+    if (common->n + nshared > 256) {
+        rf_error(c->d, cl->loc, "too many variables in one rule (at most 256 in an aggregate over a disjunction)");
+        return;
+    }
+    for (int32_t i = 0; i < nshared; i++) {
+        names[i] = rf_arena_sprintf(c->a, "_#%d", (int)i + 1);
+        if (!names[i]) {
+            c->oom = 1;
+            return;
+        }
+        common->locs[common->n] = shared[i]->loc;
+        common->names[common->n++] = names[i];
+    }
+    c->wild_nodes = shared;
+    c->wild_names = names;
+    c->nwild = nshared;
     conj k;
-    if (aux_body(c, cl, d, common, &k)) return;
+    int rc = aux_body(c, cl, d, common, &k);
+    c->wild_nodes = NULL;
+    c->wild_names = NULL;
+    c->nwild = 0;
+    if (rc) return;
     build_rule(c, cl, cl->heads[0], &k);
 }
 

@@ -7,7 +7,10 @@
 ** key), and with them the functional-dependency check when the input
 ** provably satisfies it (its key is a prefix of the checked key, as for an
 ** aggregate grouped by the key). The producer then writes the destination
-** directly when it can; otherwise the Unique becomes a Copy.
+** directly when it can; otherwise the Unique becomes a Copy. A dropped
+** dedupe read every column of its input; the columns only it read (an
+** aggregate's wildcards, which made its input's rows distinct) are then
+** dropped by projection push-down, run again here.
 */
 #include "qp_internal.h"
 
@@ -37,8 +40,8 @@ static int facts_satisfy_fd(const rf_qp_cmd *f, int32_t nkeys)
 
 rf_status rf_qp_pass_unique(rf_qp_program *p, rf_diags *d)
 {
-    (void)d;
     rf_qp_infer(p);
+    int dropped = 0;
     for (int32_t b = 0; b < p->nblocks && !p->oom; b++) {
         rf_qp_block *bl = p->blocks[b];
         for (int32_t i = 0; i < bl->ncmds; i++) {
@@ -56,6 +59,7 @@ rf_status rf_qp_pass_unique(rf_qp_program *p, rf_diags *d)
                 if (!holds && w >= 0 && bl->cmds[w]->op == RF_QP_FACTS) holds = facts_satisfy_fd(bl->cmds[w], dst->nkeys);
                 if (!holds) continue;
             }
+            dropped = 1;
             int direct = w >= 0 && w < i && count_reads(p, in) == 1;
             for (int32_t k = w + 1; k < i && direct; k++)
                 direct = !qp_cmd_reads(bl->cmds[k], dst) && bl->cmds[k]->dst != dst;
@@ -79,5 +83,6 @@ rf_status rf_qp_pass_unique(rf_qp_program *p, rf_diags *d)
             }
         }
     }
-    return p->oom ? RF_ENOMEM : RF_OK;
+    if (p->oom) return RF_ENOMEM;
+    return dropped ? rf_qp_pass_project(p, d) : RF_OK;
 }

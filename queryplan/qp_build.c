@@ -204,6 +204,24 @@ static int emit_map(lw *L, const rf_fe_rule *r, pipe *cur, rf_qp_expr *filter, r
     return 0;
 }
 
+/* Whether the wildcards of a positive atom of r are kept as columns: in an
+** aggregation they are anonymous variables, and the aggregate ranges over
+** the distinct bindings of every variable, theirs included (a wildcard
+** never changes the result); elsewhere they are existential. */
+static int keeps_wildcards(const rf_fe_rule *r) { return r->naggs > 0; }
+
+/* Whether positive atom l of a rule without aggregation names no variable
+** (only wildcards and constants): it is then an existence test, evaluated
+** once and crossed with the rest of the body as zero or one empty row,
+** instead of a cross product with every matching tuple. */
+static int existence_atom(const rf_fe_rule *r, const rf_fe_lit *l)
+{
+    if (l->kind != RF_FE_ATOM || l->negated || keeps_wildcards(r)) return 0;
+    for (int32_t j = 0; j < l->nargs; j++)
+        if (l->args[j]->kind == RF_FE_VAR && !r->vars[l->args[j]->var].wildcard) return 0;
+    return 1;
+}
+
 /* Reads atom `l` of relation `rel`: constant arguments and repeated
 ** variables become a filter, the result holds each variable once. For a
 ** negated atom only the variables bound in `bound` are kept (wildcards and
@@ -231,7 +249,7 @@ static int scan_atom(lw *L, const rf_fe_rule *r, const rf_fe_lit *l, rf_qp_rel *
                                                   qp_e_col(p, 0, j, rel->types[j])));
             continue;
         }
-        if (r->vars[v].wildcard) continue;
+        if (r->vars[v].wildcard && (bound || !keeps_wildcards(r))) continue;
         if (bound && col_of(bound, v) < 0) continue;
         vars[n] = v;
         outs[n++] = qp_e_col(p, 0, j, rel->types[j]);
@@ -282,7 +300,7 @@ static int join_atom(lw *L, const rf_fe_rule *r, pipe *cur, const rf_fe_lit *l, 
                                                   qp_e_col(p, 1, j, rel->types[j])));
             continue;
         }
-        if (r->vars[v].wildcard) continue;
+        if (r->vars[v].wildcard && !keeps_wildcards(r)) continue;
         vars[n] = v;
         outs[n++] = qp_e_col(p, 1, j, rel->types[j]);
     }
@@ -305,6 +323,47 @@ static int join_atom(lw *L, const rf_fe_rule *r, pipe *cur, const rf_fe_lit *l, 
     cur->n = n;
     cur->last = c;
     return 0;
+}
+
+/* cur = cur x (does atom l hold?): the atom projected onto no column and
+** deduped is one empty row or none, so the rest of the body is kept or
+** emptied without ever pairing its rows with the atom's tuples. With no
+** pipe yet (have == 0), that row starts it. */
+static int exists_atom(lw *L, const rf_fe_rule *r, const rf_fe_lit *l, rf_qp_rel *rel, pipe *cur, int have)
+{
+    rf_qp_program *p = L->p;
+    pipe e;
+    if (scan_atom(L, r, l, rel, NULL, &e)) return -1;
+    rf_qp_rel *u = qp_temp_new(p, 0);
+    rf_qp_cmd *uc = qp_cmd_new(p, RF_QP_UNIQUE, u, 1);
+    if (!u || !uc) return -1;
+    uc->in[0] = e.rel;
+    emit(L, uc);
+    if (!have) {
+        *cur = (pipe){u, NULL, 0, NULL};
+        return 0;
+    }
+    int32_t *vars = qp_ints(p, cur->n);
+    rf_qp_expr **outs = qp_alloc(p, (size_t)(cur->n + 1) * sizeof *outs);
+    rf_qp_rel *t = qp_temp_new(p, cur->n);
+    rf_qp_cmd *c = qp_cmd_new(p, RF_QP_MAPJOIN, t, 2);
+    if (!vars || !outs || !t || !c || p->oom) return -1;
+    for (int32_t i = 0; i < cur->n; i++) {
+        vars[i] = cur->var[i];
+        outs[i] = qp_e_col(p, 0, i, cur->rel->types[i]);
+        t->types[i] = cur->rel->types[i];
+    }
+    name_cols(r, t, vars);
+    c->in[0] = cur->rel;
+    c->in[1] = u;
+    c->lkeys = qp_ints(p, 0);
+    c->rkeys = qp_ints(p, 0);
+    c->nkeys = 0;
+    c->outs = outs;
+    c->nouts = cur->n;
+    emit(L, c);
+    *cur = (pipe){t, vars, cur->n, c};
+    return p->oom ? -1 : 0;
 }
 
 /* The relation that atom number `i` of rule r reads. */
@@ -352,6 +411,7 @@ static rf_qp_rel *lower_rule(lw *L, const rf_fe_rule *r, int32_t delta_lit)
     for (int32_t i = 0; i < r->nbody; i++) {
         const rf_fe_lit *l = r->body[i];
         if (l->kind != RF_FE_ATOM || l->negated) continue;
+        if (existence_atom(r, l)) continue;
         rf_qp_rel *rel = atom_rel(L, l, i, delta_lit);
         if (!have) {
             if (scan_atom(L, r, l, rel, NULL, &cur)) return NULL;
@@ -359,6 +419,13 @@ static rf_qp_rel *lower_rule(lw *L, const rf_fe_rule *r, int32_t delta_lit)
         } else if (join_atom(L, r, &cur, l, rel)) {
             return NULL;
         }
+    }
+    /* existence tests: after the joins, so that join ordering sees the chain */
+    for (int32_t i = 0; i < r->nbody; i++) {
+        const rf_fe_lit *l = r->body[i];
+        if (!existence_atom(r, l)) continue;
+        if (exists_atom(L, r, l, atom_rel(L, l, i, delta_lit), &cur, have)) return NULL;
+        have = 1;
     }
     if (!have) {
         /* no atom (p(x) <- x = 3.): start from the relation with one empty row */
@@ -459,7 +526,8 @@ static rf_qp_rel *lower_rule(lw *L, const rf_fe_rule *r, int32_t delta_lit)
         cur.rel = t;
         cur.last = c;
     }
-    /* 4. aggregation over the distinct bindings of the body's variables */
+    /* 4. aggregation over the body's solutions: the distinct bindings of
+    ** every variable of its positive atoms, wildcards included */
     if (r->naggs) {
         uint8_t *isout = qp_alloc(p, (size_t)r->nvars + 1), *keep = qp_alloc(p, (size_t)r->nvars + 1);
         int32_t *gvars = qp_ints(p, r->head->arity);
@@ -472,13 +540,15 @@ static rf_qp_rel *lower_rule(lw *L, const rf_fe_rule *r, int32_t delta_lit)
             keep[a->var] = 1;
             gvars[ng++] = a->var;
         }
-        /* variables bound by atoms decide distinctness (wildcards are
-        ** existential); assigned ones are functions of them */
+        /* the variables of the positive atoms, wildcards included, decide
+        ** distinctness: one binding of them is one combination of body
+        ** tuples (a constant or repeated variable adds nothing); assigned
+        ** variables are functions of them */
         for (int32_t i = 0; i < r->nbody; i++) {
             const rf_fe_lit *l = r->body[i];
             if (l->kind != RF_FE_ATOM || l->negated) continue;
             for (int32_t j = 0; j < l->nargs; j++)
-                if (l->args[j]->kind == RF_FE_VAR && !r->vars[l->args[j]->var].wildcard) keep[l->args[j]->var] = 1;
+                if (l->args[j]->kind == RF_FE_VAR) keep[l->args[j]->var] = 1;
         }
         for (int32_t g = 0; g < r->naggs; g++)
             if (r->aggs[g].arg_var >= 0) keep[r->aggs[g].arg_var] = 1;

@@ -124,19 +124,64 @@ static uint64_t map_keyset(const rf_qp_cmd *c, int32_t s, uint64_t cols)
     return r;
 }
 
+/* Whether column k of side s is known from the output row: reproduced by
+** an output, or (fixed, a set of side-s columns) already known. */
+static int known_col(const rf_qp_cmd *c, int32_t s, int32_t k, uint64_t fixed)
+{
+    if (k < 64 && (fixed >> k & 1)) return 1;
+    return k < c->in[s]->ncols && out_of(c, s, k) >= 0;
+}
+
+/* The columns of side s below 64 that every row passing c's filter has
+** known from its output row: those reproduced, those a top-level conjunct
+** equates with a constant (`p(1, x)`) and those it equates with a known
+** column (a repeated variable, `p(x, x)`). Rows that give one output row
+** agree on all of them. Floats are left out: -0.0 and 0.0 are equal but
+** distinct values, as are two NaNs that no comparison equates. */
+static uint64_t known_cols(const rf_qp_cmd *c, int32_t s)
+{
+    const rf_qp_rel *in = c->in[s];
+    uint64_t fixed = 0;
+    for (int32_t k = 0; k < in->ncols && k < 64; k++)
+        if (out_of(c, s, k) >= 0) fixed |= UINT64_C(1) << k;
+    const rf_qp_expr *f = c->filter;
+    if (!f || c->op == RF_QP_AGGREGATE) return fixed;
+    const rf_qp_expr *const *conj = f->kind == RF_QP_E_AND ? (const rf_qp_expr *const *)f->args : &f;
+    int32_t n = f->kind == RF_QP_E_AND ? f->nargs : 1;
+    for (int changed = 1; changed;) {
+        changed = 0;
+        for (int32_t i = 0; i < n; i++) {
+            const rf_qp_expr *e = conj[i];
+            if (e->kind != RF_QP_E_CMP || e->cmp != RF_CMP_EQ || e->nargs != 2) continue;
+            for (int32_t a = 0; a < 2; a++) {
+                const rf_qp_expr *x = e->args[a], *y = e->args[1 - a];
+                if (x->kind != RF_QP_E_COL || x->side != s || x->col >= 64 || (fixed >> x->col & 1) ||
+                    x->type == RF_TYPE_FLOAT)
+                    continue;
+                int known = y->kind == RF_QP_E_CONST ||
+                            (y->kind == RF_QP_E_COL && y->side >= 0 && y->side < c->nin &&
+                             known_col(c, y->side, y->col, y->side == s ? fixed : 0));
+                if (known) {
+                    fixed |= UINT64_C(1) << x->col;
+                    changed = 1;
+                }
+            }
+        }
+    }
+    return fixed;
+}
+
 /* Whether every column of side s (or its leading key columns, or its row
-** key, when the relation has one) is reproduced by the outputs: then
+** key, when the relation has one) is known from the outputs: then
 ** distinct rows of s give distinct output rows. */
 static int covers(const rf_qp_cmd *c, int32_t s)
 {
     const rf_qp_rel *in = c->in[s];
     if (in->keyset && map_keyset(c, s, in->keyset)) return 1;
     if (in->ncols <= 64) {
-        /* the reproduced columns determine the rest: two rows that give one
+        /* the known columns determine the rest: two rows that give one
         ** output row agree on every column */
-        uint64_t seen = 0;
-        for (int32_t k = 0; k < in->ncols; k++)
-            if (out_of(c, s, k) >= 0) seen |= UINT64_C(1) << k;
+        uint64_t seen = known_cols(c, s);
         if (rel_closure(in, seen) == low_cols(in->ncols)) return 1;
     }
     int32_t need = in->nkeys >= 0 ? in->nkeys : in->ncols;
@@ -350,6 +395,8 @@ static props cmd_props(const rf_qp_cmd *c)
         keep_fds(a, &r);
         break;
     }
+    /* a set without columns holds the empty row or nothing (existence tests) */
+    if (r.unique && c->dst->ncols == 0 && r.card > 1) r.card = 1;
     /* a dependency whose left-hand side holds the row key says nothing more */
     int32_t nfds = 0;
     for (int32_t i = 0; i < r.nfds; i++)

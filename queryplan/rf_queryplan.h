@@ -146,8 +146,9 @@ typedef enum rf_qp_op {
                          to outs (over side 0 only) */
     RF_QP_AGGREGATE,  /* in[0] grouped by group[] columns; dst = group columns, then one
                          column per aggs[]; no group columns: one row, or none when empty.
-                         Every row of in[0] counts (LogiQL's distinct bindings come from
-                         the Unique that the lowering puts before it) */
+                         Every row of in[0] counts (LogiQL's body solutions, the distinct
+                         bindings of all atom columns, come from the Unique that the
+                         lowering puts before it, or from rows known to be distinct) */
     RF_QP_UNION,      /* set union of in[0..nin) (the result is duplicate-free) */
     RF_QP_DIFFERENCE, /* distinct rows of in[0] that are not in in[1] */
     RF_QP_UNIQUE,     /* distinct rows of in[0]; with check_fd, a run-time error when two
