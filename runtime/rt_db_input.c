@@ -208,6 +208,9 @@ rf_status rf_rt_load_input_db(const rf_db *db, const rf_hir_var *v, const uint8_
         goto done;
     }
     int check_key = v->ninput_key > 0 && !key_checked(t, v);
+    /* a functional predicate's dependency is checked on every read: the
+    ** database does not record which programs' dependencies its rows meet */
+    int check_fd = rf_rt_input_is_functional(v);
     if (!own->ncols) {
         own->ncols = v->ncols;
         own->maps = rf_calloc((size_t)v->ncols, sizeof *own->maps);
@@ -231,6 +234,7 @@ rf_status rf_rt_load_input_db(const rf_db *db, const rf_hir_var *v, const uint8_
     for (int32_t c = 0; c < v->ncols && !st; c++) {
         int need = !want || want[c];
         for (int32_t k = 0; check_key && k < v->ninput_key; k++) need |= v->input_key[k] == c;
+        need |= check_fd;
         if (own->loaded[c] == 1 || (!need && own->loaded[c] == 2)) continue;
         if (need) {
             st = load_col(db, t, c, dict, threads, own, &rel->cols[c], d);
@@ -242,6 +246,7 @@ rf_status rf_rt_load_input_db(const rf_db *db, const rf_hir_var *v, const uint8_
         }
     }
     if (!st && check_key) st = rf_rt_check_input_key(mpath, v, dict, pool, rel, d);
+    if (!st && check_fd) st = rf_rt_check_input_fd(mpath, v, dict, pool, rel, d);
 done:
     free(mpath);
     return st;

@@ -1,0 +1,23 @@
+#!/bin/sh
+# tests/run_db_functional.sh REDFOX E2E_DIR: a table imported into a database
+# as a relation, then read by a program that declares it functional, is
+# checked like a file: two values for one key are an error (exit 1).
+set -u
+redfox=$1
+dir=$2
+tmp=${TMPDIR:-/tmp}/rf_db_fd.$$
+mkdir -p "$tmp"
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+cat >"$tmp/imp.logic" <<'P'
+price(p, v) -> int(p), decimal(v).
+lang:input[`price] = "fd_prices.csv".
+lang:input:delimiter[`price] = ",".
+lang:output[`price] = "price".
+P
+"$redfox" import "$tmp/imp.logic" --data "$dir/data" --out "$tmp/db" >/dev/null 2>"$tmp/err" || { cat "$tmp/err"; fail "import"; }
+"$redfox" run "$dir/input_fd_violation.logic" --data "$tmp/db" --device cpu >/dev/null 2>"$tmp/err"
+rc=$?
+[ $rc -eq 1 ] || { cat "$tmp/err"; fail "exit $rc, expected 1"; }
+grep -qF 'functional dependency violated: `price` has two values for the key (p) = (1)' "$tmp/err" || { cat "$tmp/err"; fail "message"; }
+echo ok
