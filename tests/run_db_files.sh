@@ -113,7 +113,7 @@ lang:output[`out] = "out".
 P
 mkdir "$tmp/fn"; printf '1|2.5|\n2|3.0|\n1|2.50|\n1|4.0|\n' >"$tmp/fn/price.tbl"
 "$redfox" import "$tmp/fn.logic" --data "$tmp/fn" --out "$tmp/fn.db" 2>"$tmp/err"
-[ $? -eq 1 ] && grep -q "price.tbl:4:1: error: functional dependency violated: .price. has two values for the key (1): (2.50) and (4.00) (lines 1 and 4)" "$tmp/err" || { cat "$tmp/err"; fail "functional dependency at import"; }
+[ $? -eq 1 ] && grep -q "price.tbl:4:1: error: functional dependency violated: .price. has two values for the key (k) = (1): (4.00) on line 4, but (2.50) is already on line 1" "$tmp/err" || { cat "$tmp/err"; fail "functional dependency at import"; }
 [ -e "$tmp/fn.db" ] && fail "a refused import left a database"
 # usage
 "$redfox" import "$tmp/prog.logic" --data "$tmp/data" >/dev/null 2>&1; [ $? -eq 2 ] || fail "import without --out: not 2"

@@ -213,7 +213,10 @@ rf_status rf_import_file(rf_importer *imp, int32_t tid, const char *path, rf_dia
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     struct stat sb;
     if (fd < 0 || fstat(fd, &sb) != 0 || S_ISDIR(sb.st_mode)) {
-        rf_error(d, loc, "cannot open file: %s", fd < 0 ? strerror(errno) : "it is a folder");
+        if (fd < 0)
+            rf_rt_load_open_error(path, imp->tabs[tid].t.pred, errno, d);
+        else
+            rf_error(d, loc, "cannot open file: it is a folder");
         if (fd >= 0) close(fd);
         return RF_EIO;
     }
@@ -262,53 +265,9 @@ rf_status rf_import_file(rf_importer *imp, int32_t tid, const char *path, rf_dia
     return st;
 }
 
-/* The first row whose value columns differ from an earlier row with the same
-** first nfd columns (a functional predicate given two values), with that
-** earlier row; -1 when none. */
-static rf_status fd_conflict(rf_cpu_pool *pool, const rf_import_table *t, const rf_rt_rel *r, int64_t *first,
-                             int64_t *row)
-{
-    *first = *row = -1;
-    if (r->nrows < 2) return RF_OK;
-    rf_cpu_table ct = {r->nrows, t->ncols, rf_calloc((size_t)t->ncols + 1, sizeof(rf_cpu_col))};
-    int32_t *keys = rf_calloc((size_t)t->nfd + 1, sizeof *keys);
-    if (!ct.cols || !keys) {
-        free(ct.cols);
-        free(keys);
-        return RF_ENOMEM;
-    }
-    for (int32_t c = 0; c < t->ncols; c++) ct.cols[c] = (rf_cpu_col){rf_rt_cpu_kind(t->types[c]), r->cols[c]};
-    for (int32_t k = 0; k < t->nfd; k++) keys[k] = k;
-    rf_cpu_groups g;
-    rf_status st = rf_cpu_group(pool, &ct, keys, t->nfd, &g);
-    free(ct.cols);
-    free(keys);
-    if (st) return st;
-    for (int64_t i = 0; i < r->nrows && *row < 0; i++) {
-        int64_t f = g.first_row[g.group_of_row[i]];
-        if (f == i) continue;
-        for (int32_t c = t->nfd; c < t->ncols; c++) {
-            int differs;
-            if (t->types[c] == RF_TYPE_FLOAT) {
-                differs = ((const double *)r->cols[c])[f] != ((const double *)r->cols[c])[i];
-            } else {
-                int w = rf_rt_type_width(t->types[c]);
-                differs = memcmp((const char *)r->cols[c] + f * w, (const char *)r->cols[c] + i * w, (size_t)w) != 0;
-            }
-            if (differs) {
-                *first = f;
-                *row = i;
-                break;
-            }
-        }
-    }
-    rf_cpu_groups_free(&g);
-    return RF_OK;
-}
-
 /* The key and the functional dependency of table i, checked on its columns
-** read back from the new files: the key with the runtime's check (the same
-** message as the text path), the dependency as a functional predicate's. */
+** read back from the new files, with the runtime's checks (the same messages
+** as the text path). */
 static rf_status check_key(rf_importer *imp, itable *it, rf_cpu_pool *pool, rf_diags *d)
 {
     const rf_import_table *t = &it->t;
@@ -337,17 +296,9 @@ static rf_status check_key(rf_importer *imp, itable *it, rf_cpu_pool *pool, rf_d
     v.ninput_key = t->nkey;
     const char *path = it->path ? it->path : t->file;
     if (!st && t->nkey > 0) st = rf_rt_check_input_key(path, &v, dict, pool, &rel, d);
-    int64_t first, row;
-    if (!st && t->nfd > 0 && !(st = fd_conflict(pool, t, &rel, &first, &row)) && row >= 0) {
-        rf_buf b;
-        rf_buf_init(&b);
-        rf_rt_fd_message(dict, t->pred, &rel, t->nfd, first, row, &b);
-        int64_t line = row + 1 + (t->header ? 1 : 0), fline = first + 1 + (t->header ? 1 : 0);
-        rf_error(d, rf_mkloc(path, line <= INT32_MAX ? (int32_t)line : 0, 1), "%s (lines %lld and %lld)",
-                 b.data ? b.data : "functional dependency violated", (long long)fline, (long long)line);
-        rf_buf_free(&b);
-        st = RF_EUSER;
-    }
+    /* the dependency with the runtime's check too: the text path's message */
+    v.nkeys = t->nfd;
+    if (!st && t->nfd > 0) st = rf_rt_check_input_fd(path, &v, dict, pool, &rel, d);
     free(rel.cols);
     rf_rt_dbcols_free(&own);
     rf_rt_dict_free(dict);

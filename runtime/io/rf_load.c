@@ -877,7 +877,7 @@ static char *full_path(const char *path)
 
 /* The error for a file that cannot be opened: the input predicate, the full
 ** path looked for, the system's reason, and a missing folder named as such. */
-static void open_error(const char *path, const char *pred, int err, rf_diags *d)
+void rf_rt_load_open_error(const char *path, const char *pred, int err, rf_diags *d)
 {
     char eb[256];
     rf_loc loc = {path, 0, 0};
@@ -908,7 +908,7 @@ static rf_status map_file(const char *path, const char *pred, mapped *m, rf_diag
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         int err = errno;
-        open_error(path, pred, err, d);
+        rf_rt_load_open_error(path, pred, err, d);
         return err == ENOMEM ? RF_ENOMEM : RF_EIO;
     }
     struct stat st;

@@ -86,6 +86,11 @@ rf_status rf_rt_load_text(const char *path, const rf_type *types, int32_t ncols,
 rf_status rf_rt_load_mem(const char *name, const char *data, int64_t size, int64_t first_line, const rf_type *types,
                          int32_t ncols, const rf_rt_load_opts *o, rf_rt_texttable *out, rf_diags *d);
 
+/* The error for a file that cannot be opened (errno err): the input
+** predicate pred (may be NULL), the full path looked for, the reason, and a
+** missing data folder named as such. */
+void rf_rt_load_open_error(const char *path, const char *pred, int err, rf_diags *d);
+
 /* Frees every array; safe on a zeroed or already freed table. */
 void rf_rt_texttable_free(rf_rt_texttable *t);
 
