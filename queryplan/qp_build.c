@@ -962,6 +962,22 @@ rf_status rf_qp_build_opts(const rf_fe_program *fe, const rf_qp_options *opt, rf
         o->output_name = q->output_name;
         o->limit = q->limit;
         c->in[0] = L.full[q->id];
+        if (q->input_file && !p->inputs_are_sets) {
+            /* a file may hold a row twice, and a predicate is a set: an
+            ** input printed as it is needs the dedupe its readers get
+            ** after a projection (pass_unique drops it where a key says
+            ** the rows are distinct) */
+            rf_qp_rel *u = qp_temp_new(p, q->arity);
+            rf_qp_cmd *uc = u ? qp_cmd_new(p, RF_QP_UNIQUE, u, 1) : NULL;
+            if (!uc) goto fail;
+            for (int32_t j = 0; j < q->arity; j++) {
+                u->types[j] = q->types[j];
+                u->colnames[j] = q->cols[j];
+            }
+            uc->in[0] = L.full[q->id];
+            emit(&L, uc);
+            c->in[0] = u;
+        }
         c->limit = q->limit;
         if (q->norder) {
             c->order = (rf_fe_order *)q->order;
