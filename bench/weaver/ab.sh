@@ -1,7 +1,7 @@
 #!/bin/sh
 # bench/weaver/ab.sh: the Kernel Weaver patterns with and without a setting
 # of the environment, on one machine and the same data: the measurement that
-# decides whether an experimental setting (RF_GPU_ONEPASS=1) goes on.
+# decides whether an experimental setting goes on.
 #
 # usage: bench/weaver/ab.sh BUILD OUT VAR=VALUE [bench/weaver/run.sh options]
 #

@@ -800,11 +800,14 @@ static rf_status k_map(gx *x, const rf_hir_kernel *k)
         a.t[RF_GPU_TDICT] = x->str.dd.off.p;
         a.t[RF_GPU_TDICT + 1] = x->str.dd.bytes.p;
     }
-    gbuf err = {0, 0}, flags = {0, 0}, pos = {0, 0};
+    gbuf err = {0, 0}, pos = {0, 0};
     int64_t count = n;
     char name[64];
     int dedupe = k->kind == RF_HIR_MAP && repeats_dropped(x, k, n); /* (a join_map: only fused, k_fused) */
-    int onepass = (k->filter || dedupe) && rf_gpu_onepass(0);
+    /* a filter or a walk: one kernel (rf_map.cuh's map_onepass; on the H100
+    ** at SF 7 p3's map took 1.01 ms in one pass against 1.27 ms in two,
+    ** docs/BENCHMARKS.md, ninth session); else the write pass alone */
+    int onepass = k->filter || dedupe;
     int64_t bad = -1;
     if (!st && !onepass) st = err_word(x, &err);
     a.p[1] = err.p;
@@ -835,26 +838,7 @@ static rf_status k_map(gx *x, const rf_hir_kernel *k)
             dedupe = 0;
         }
         out.nrows = count;
-    } else if (!st && (k->filter || dedupe)) {
-        st = galloc(x, (uint64_t)n + 1, &flags);
-        if (!st) st = galloc(x, (uint64_t)(n + 2) * 8, &pos); /* the scan, the walk's status word */
-        a.p[0] = flags.p;
-        a.p[2] = pos.p;
-        a.p[3] = pos.p + (uint64_t)(n + 1) * 8;
-        snprintf(name, sizeof name, "rfk%d_flags", k->id);
-        for (int pass = 0; pass < 2 && !st; pass++) {
-            /* the second pass only where the walk gave way: every row kept */
-            a.x[5] = dedupe ? RUNS_LIMIT : 0;
-            if (dedupe) st = x->g.ops->memset8(&x->g, a.p[3], 0, 8);
-            if (!st) st = launch(x, name, n, &a);
-            int64_t w[2] = {0, 0};
-            if (!st) st = scan_into(x, 0, flags.p, n, pos.p, w, dedupe ? 2 : 1);
-            count = w[0];
-            if (!dedupe || w[1] == 0) break;
-            dedupe = 0;
-        }
-    }
-    if (!onepass) {
+    } else if (!onepass) {
         if (!st) st = rel_alloc(x, &out, ov->types, ov->ncols, count, count);
         for (int32_t c = 0; c < ov->ncols && !st; c++) a.o[c] = colp(&out, c);
         snprintf(name, sizeof name, "rfk%d_write", k->id);
@@ -863,7 +847,6 @@ static rf_status k_map(gx *x, const rf_hir_kernel *k)
     }
     if (!st && bad != -1) st = map_error(x, k, vars, rows, bad);
     gfree(x, &err);
-    gfree(x, &flags);
     gfree(x, &pos);
     for (int32_t j = 0; j < RF_GPU_MAX_ISLANDS; j++) gfree(x, &tabs[j]);
     if (st) {
@@ -2085,59 +2068,6 @@ static rf_status fused_totals(gx *x, const rf_gpu_funit *u, rf_gpu_args *a, int6
     return st;
 }
 
-/* The experimental one-pass kernel of a fused kernel that writes rows
-** (RF_GPU_ONEPASS, rf_map.cuh's fused_onepass) into room for n rows in each
-** written output.
-** As the passes of k_fused leave them: words (the error words, each written
-** output's row count, the walk's status word), *dedupe, and outs[] with
-** their columns (sized by k_fused from the counts); *done where it ran to
-** the end. Not done, with outs[] cleared, where an output would have more
-** than n rows: the two passes run instead. */
-static rf_status fused_onepass(gx *x, const rf_gpu_funit *u, rf_gpu_args *a, int64_t n, const rf_gpu_args *ra,
-                               const keycols *dk, int *dedupe, gval *outs, int64_t *words, int *done)
-{
-    int32_t nw = u->n + u->nmat + 1;
-    int64_t nt = onepass_tiles(n);
-    uint64_t tw = (uint64_t)(nt * u->nmat + 1 + u->nmat) * 8; /* the tiles' words, the counter, the counts */
-    gbuf tiles = {0, 0};
-    char name[64];
-    rf_status st = galloc(x, tw, &tiles);
-    for (int32_t m = 0; m < u->n && !st; m++) {
-        const rf_gpu_fmember *mb = &u->m[m];
-        if (mb->mat < 0) continue;
-        const rf_hir_var *ov = x->p->vars[mb->k->out];
-        st = rel_alloc(x, &outs[m], ov->types, ov->ncols, 0, n);
-        for (int32_t i = 0; i < ov->ncols && !st; i++) a->o[mb->ocol + i] = colp(&outs[m], i);
-    }
-    gptr ctl = tiles.p + (uint64_t)(nt * u->nmat) * 8;
-    a->p[8] = tiles.p;
-    a->p[9] = ctl;
-    snprintf(name, sizeof name, "rfg%d_onepass_smem", u->id);
-    for (int pass = 0; pass < 2 && !st; pass++) {
-        /* the second pass only where the walk gave way: every row kept */
-        a->x[5] = *dedupe ? RUNS_LIMIT : 0;
-        st = x->g.ops->memset8(&x->g, a->p[0], 0xff, (uint64_t)u->n * 8);
-        if (!st && *dedupe) st = x->g.ops->memset8(&x->g, a->p[7], 0, 8);
-        if (!st) st = x->g.ops->memset8(&x->g, tiles.p, 0, tw);
-        if (!st && *dedupe) st = hlaunch(x, dk->sig, "runs_first", n, ra);
-        if (!st) st = launch(x, name, nt * RF_GPU_TILE, a);
-        /* the counts go next to the error words: one read brings all */
-        if (!st) st = dcopy(x, a->p[0] + (uint64_t)u->n * 8, ctl + 8, (uint64_t)u->nmat * 8);
-        if (!st) st = x->g.ops->d2h(&x->g, words, a->p[0], (uint64_t)nw * 8);
-        if (st || !*dedupe || words[nw - 1] == 0) break;
-        *dedupe = 0;
-    }
-    int fits = 1;
-    for (int32_t s = 0; s < u->nmat && !st; s++) fits &= words[u->n + s] <= n;
-    gfree(x, &tiles);
-    a->p[8] = a->p[9] = 0;
-    if (st || !fits)
-        for (int32_t m = 0; m < u->n; m++)
-            if (u->m[m].mat >= 0) val_clear(x, &outs[m], x->p->vars[u->m[m].k->out]->ncols);
-    *done = !st && fits;
-    return st;
-}
-
 /* Runs fused kernel u (all of its stages) at the position of its first
 ** stage. *ran = 0 when a stage met a run-time error: nothing is kept, and
 ** the stages then run one by one, so that the error and its message are
@@ -2258,15 +2188,12 @@ static rf_status k_fused(gx *x, const rf_gpu_funit *u, int *ran)
         a.p[3] = first.p;
     }
     int64_t words[RF_GPU_FUSE_MAX * 2 + 1];
-    int done = 0; /* the one-pass kernel wrote the outputs */
-    if (!st && (!u->src || counts) && u->nmat > 0 && rf_gpu_onepass(1))
-        st = fused_onepass(x, u, &a, n, &ra, &dk, &dedupe, outs, words, &done);
-    if (!st && !done && u->nmat) st = galloc(x, n1 * fw * (uint64_t)u->nmat, &flags);
-    if (!st && !done && u->nmat) st = galloc(x, n1 * 8 * (uint64_t)u->nmat, &pos);
+    if (!st && u->nmat) st = galloc(x, n1 * fw * (uint64_t)u->nmat, &flags);
+    if (!st && u->nmat) st = galloc(x, n1 * 8 * (uint64_t)u->nmat, &pos);
     a.p[1] = flags.p;
     a.p[2] = pos.p;
     snprintf(name, sizeof name, "rfg%d_flags", u->id);
-    for (int pass = 0; pass < 2 && !st && !done; pass++) {
+    for (int pass = 0; pass < 2 && !st; pass++) {
         /* the second pass only where the walk gave way: every row kept */
         a.x[5] = dedupe ? RUNS_LIMIT : 0;
         st = x->g.ops->memset8(&x->g, err.p, 0xff, (uint64_t)u->n * 8);
@@ -2288,7 +2215,7 @@ static rf_status k_fused(gx *x, const rf_gpu_funit *u, int *ran)
         if (words[m] != -1) *ran = 0;
     for (int32_t s = 0; s < u->nmat && !st; s++) count[s] = words[u->n + s];
     int64_t any = 0;
-    for (int32_t m = 0; m < u->n && !st && *ran && !done; m++) {
+    for (int32_t m = 0; m < u->n && !st && *ran; m++) {
         const rf_gpu_fmember *mb = &u->m[m];
         if (mb->mat < 0) continue;
         const rf_hir_var *ov = x->p->vars[mb->k->out];
@@ -2297,10 +2224,8 @@ static rf_status k_fused(gx *x, const rf_gpu_funit *u, int *ran)
         st = rel_alloc(x, &outs[m], ov->types, ov->ncols, c, c);
         for (int32_t i = 0; i < ov->ncols && !st; i++) a.o[mb->ocol + i] = colp(&outs[m], i);
     }
-    for (int32_t m = 0; m < u->n && !st && *ran && done; m++)
-        if (u->m[m].mat >= 0) outs[m].nrows = count[u->m[m].mat];
     snprintf(name, sizeof name, "rfg%d_write", u->id);
-    if (!st && *ran && any > 0 && !done) {
+    if (!st && *ran && any > 0) {
         st = wcheck_take(x, u, &a.p[0]);
         if (!st) st = launch(x, name, n, &a);
     }

@@ -33,14 +33,6 @@ extern const char rf_gpu_src_rf_base[], rf_gpu_src_rf_map[], rf_gpu_src_rf_join[
 
 const char *rf_gpu_emu_prelude(void) { return rf_gpu_src_rf_emu_prelude; }
 
-int rf_gpu_onepass(int fused)
-{
-    const char *e = getenv("RF_GPU_ONEPASS");
-    if (e && (!strcmp(e, "0") || !strcmp(e, "off"))) return 0;
-    if (e && (!strcmp(e, "1") || !strcmp(e, "all"))) return 1;
-    return !fused; /* the default, "maps": rf_gpu_codegen.h says why */
-}
-
 const char *rf_gpu_abi_tag(void)
 {
     static char tag[64];
@@ -652,7 +644,7 @@ static rf_status gen_map_kernel(const rf_hir_program *p, const rf_hir_kernel *k,
                   "extern \"C\" __global__ void __launch_bounds__(%d) rfk%d_flags(rf::Args a) { rf::map_flags<K%d, %d>(a); }\n"
                   "extern \"C\" __global__ void __launch_bounds__(%d) rfk%d_write(rf::Args a) { rf::map_write<K%d, %d>(a); }\n\n",
                   RF_GPU_TILE, k->id, k->id, RF_GPU_TILE, RF_GPU_TILE, k->id, k->id, RF_GPU_TILE);
-    if (rf_gpu_onepass(0) && (k->filter || pl.ndedupe > 0))
+    if (k->filter || pl.ndedupe > 0)
         rf_buf_printf(b,
                       "extern \"C\" __global__ void __launch_bounds__(%d) rfk%d_onepass_smem(rf::Args a) "
                       "{ rf::map_onepass<K%d, %d>(a); }\n\n",
@@ -808,17 +800,6 @@ static void gen_probe_open(rf_buf *b, const char *keys, const char *sig, const c
                      "        pr.start(lk, (const rf::i64 *)a.p[6], rf::jh::of(a), r);\n"
                      "        pr.peek(%s, a.m);\n",
                   keys, sig, build);
-}
-
-/* The walk of pr's matches with a fresh F<W> (no totals: acc is null),
-** each written output's position from w0 ("0" or "w[s]") */
-static void gen_probe_walk(rf_buf *b, int W, const char *one, int nm, const char *w0, const char *build)
-{
-    rf_buf_printf(b, "        F<%s> f;\n        f.a = &a;\n        f.r = r;\n        f.acc = nullptr;\n"
-                     "        f.one = %s;\n"
-                     "        for (int s = 0; s < %d; s++) {\n            f.w[s] = %s;\n            f.c[s] = 0;\n        }\n"
-                     "        pr.walk(lk, rk, %s, (rf::u64)a.x[0], a.m, r, f);\n",
-                  W ? "true" : "false", one, nm, w0, build);
 }
 
 static rf_status gen_fused_kernel(const rf_hir_program *p, const rf_gpu_funit *u, rf_buf *b, rf_diags *d)
@@ -1014,27 +995,6 @@ static rf_status gen_fused_kernel(const rf_hir_program *p, const rf_gpu_funit *u
             rf_buf_printf(b, "        if (!W)\n            for (int s = 0; s < %d; s++) flags[s * n1 + r] = hit[s] ? 1 : 0;\n",
                           u->nmat);
         rf_buf_puts(b, "    }\n");
-        if (!u->src && rf_gpu_onepass(1) && u->nmat > 0 && !u->ntot) {
-            /* the one-pass kernel's two looks at a row (rf_map.cuh's
-            ** fused_onepass): which outputs it goes to (c), then its rows
-            ** at the positions w */
-            const char *look = "        const rf::i64 q0 = a.r0 ? a.r0[r] : r, q1 = a.r1 ? a.r1[r] : r;\n"
-                               "        L l;\n"
-                               "        load(a, q0, q1, l);\n";
-            rf_buf_printf(b, "    static __device__ __forceinline__ void count1(const rf::Args &a, rf::i64 r, rf::i64 *c)\n    {\n"
-                             "        rf::i64 w[%d];\n        bool hit[%d];\n"
-                             "        for (int s = 0; s < %d; s++) {\n            w[s] = 0;\n            hit[s] = false;\n        }\n"
-                             "%s        pin<false>(l);\n"
-                             "        stages<false>(a, r, q0, q1, w, hit, nullptr, l);\n"
-                             "        for (int s = 0; s < %d; s++) c[s] = hit[s] ? 1 : 0;\n    }\n",
-                          nm, nm, nm, look, u->nmat);
-            rf_buf_printf(b, "    static __device__ __forceinline__ void emit1(const rf::Args &a, rf::i64 r, const rf::i64 *w0)\n    {\n"
-                             "        rf::i64 w[%d];\n        bool hit[%d];\n"
-                             "        for (int s = 0; s < %d; s++) {\n            w[s] = w0[s];\n            hit[s] = false;\n        }\n"
-                             "%s        pin<true>(l);\n"
-                             "        stages<true>(a, r, q0, q1, w, hit, nullptr, l);\n    }\n",
-                          nm, nm, nm, look);
-        }
         if (split && u->ntot && u->nmat == 0) {
             /* the totals kernel's round of four rows (gen_total_kernel): all
             ** their loads in flight before the first row's stages */
@@ -1162,25 +1122,6 @@ static rf_status gen_fused_kernel(const rf_hir_program *p, const rf_gpu_funit *u
                              "        else if (go[%d] == 2)\n            none<W>(a, r + %d * T);\n",
                           q, q, q, q, q);
         rf_buf_puts(b, "    }\n");
-        if (rf_gpu_onepass(1) && u->nmat > 0 && !u->ntot) {
-            /* the one-pass kernel's walks (rf_map.cuh's fused_onepass): a
-            ** row's counts into c, then its rows from the positions w */
-            const char *fone = u->dedupe && one ? "a.x[5] > 0" : "false";
-            rf_buf_printf(b, "    static __device__ __forceinline__ void count1(const rf::Args &a, rf::i64 r, rf::i64 *c)\n    {\n"
-                             "        for (int s = 0; s < %d; s++) c[s] = 0;\n"
-                             "        if (pre<false>(a, r) != 1) return;\n",
-                          nm);
-            gen_probe_open(b, keys, sig, build);
-            gen_probe_walk(b, 0, fone, nm, "0", build);
-            rf_buf_printf(b, "        for (int s = 0; s < %d; s++) c[s] = f.c[s];\n", nm);
-            if (u->dedupe && !one)
-                rf_buf_puts(b, "        if (a.x[5] > 0 && f.c[0] > 1) rf::runs_status((rf::u64 *)a.p[7], RF_RUNS_AMBIGUOUS);\n");
-            rf_buf_puts(b, "    }\n");
-            rf_buf_puts(b, "    static __device__ __forceinline__ void emit1(const rf::Args &a, rf::i64 r, const rf::i64 *w)\n    {\n");
-            gen_probe_open(b, keys, sig, build);
-            gen_probe_walk(b, 1, fone, nm, "w[s]", build);
-            rf_buf_puts(b, "    }\n");
-        }
         rf_buf_puts(b, "};\n");
     }
     int row4 = (u->src && !anti) || (split && u->ntot && u->nmat == 0);
@@ -1193,10 +1134,6 @@ static rf_status gen_fused_kernel(const rf_hir_program *p, const rf_gpu_funit *u
         ** total kernel gained (0.96 -> 0.80 ms) */
         rf_buf_printf(b, "    RF_FOR(r, a.n) G%d::row<%s>(a, r);\n}\n", u->id, W);
     }
-    if (!anti && rf_gpu_onepass(1) && u->nmat > 0 && !u->ntot)
-        rf_buf_printf(b, "extern \"C\" __global__ void __launch_bounds__(%d) rfg%d_onepass_smem(rf::Args a)\n"
-                         "{\n    rf::fused_onepass<G%d, %d, %d>(a);\n}\n",
-                      RF_GPU_TILE, u->id, u->id, u->nmat, RF_GPU_TILE);
     rf_buf_putc(b, '\n');
     if (u->ntot) gen_total_kernel(u, b, row4);
     if (bad) {

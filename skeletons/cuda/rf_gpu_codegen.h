@@ -220,18 +220,6 @@ void rf_gpu_fplan_print(const rf_hir_program *p, const rf_gpu_fplan *f, rf_buf *
 
 /* ---- source and PTX ----------------------------------------------------- */
 
-/* Whether one-pass kernels (rf_map.cuh's map_onepass and fused_onepass)
-** replace a flags or count pass, a scan and a write pass: for a map of its
-** own with a filter or a walk (fused = 0; the generator adds its
-** rfk<N>_onepass_smem kernel) or for a fused kernel that writes rows, not
-** an anti-join's, not one with totals (fused = 1; rfg<N>_onepass_smem).
-** RF_GPU_ONEPASS: unset or "maps", maps only (the default: on the H100 a
-** map's one pass beat its two, a fused join's lost: docs/BENCHMARKS.md);
-** "1" or "all", both; "0" or "off", neither.
-** Read at each call: the generator and the runtime must agree, and the
-** source hash tells a .rfx made with another setting. */
-int rf_gpu_onepass(int fused);
-
 /* A version of the kernel ABI and the skeletons: PTX made by another
 ** version is not used (the runtime regenerates it). */
 const char *rf_gpu_abi_tag(void);
