@@ -13,6 +13,7 @@
 #include "rf_common.h"
 #include "rf_harmony.h"
 #include "rf_rt_data.h"
+#include "rf_rt_tuning.h"
 
 typedef enum rf_rt_device { RF_RT_DEVICE_AUTO, RF_RT_DEVICE_CPU, RF_RT_DEVICE_GPU } rf_rt_device;
 
@@ -50,6 +51,7 @@ typedef struct rf_rt_options {
     int no_fuse;             /* GPU: run every kernel separately (no Kernel Weaver fusion) */
     rf_rt_progress_fn progress; /* NULL: no progress reports */
     void *progress_ctx;
+    const rf_rt_tuning *tuning; /* thresholds and switches (--set); NULL: the defaults */
 } rf_rt_options;
 
 typedef struct rf_rt_output {

@@ -36,13 +36,6 @@ static rf_status slaunch(gstr *s, const char *name, int64_t work, const rf_gpu_a
     return s->g->ops->launch(s->g, fn, name, grid, a);
 }
 
-static uint64_t pow2_at_least(uint64_t n)
-{
-    uint64_t c = 16;
-    while (c < n) c <<= 1;
-    return c;
-}
-
 void rf_gpu_dict_free(gstr *s)
 {
     rf_gpool_release(s->pool, &s->dd.off);
