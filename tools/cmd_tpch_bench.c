@@ -503,7 +503,7 @@ int rf_tool_tpch_bench(int argc, char **argv)
         return RF_EXIT_USER;
     }
     int failed = 0;
-    double t0 = rf_tpch_now();
+    double t0 = rf_now();
     for (int q = 1; q <= NQUERIES; q++) {
         if (!want[q]) continue;
         const char *dev = NULL;
@@ -520,7 +520,7 @@ int rf_tool_tpch_bench(int argc, char **argv)
         fprintf(stderr, "q%02d: %.2f ms\n", q, bs[q].median_s * 1e3);
     }
     rf_rt_cache_free(rt.cache);
-    fprintf(stderr, "benchmark took %.1f s\n", rf_tpch_now() - t0);
+    fprintf(stderr, "benchmark took %.1f s\n", rf_now() - t0);
     if (!r.device) r.device = rt.device == RF_RT_DEVICE_GPU ? "gpu" : "cpu";
 
     if (!strcmp(r.device, "cpu")) {

@@ -135,9 +135,9 @@ static int run_query(int q, const run_opts *ro, qstat *qs, rf_file_out *file)
     int ok = 0;
     const char *qpath = NULL;
 
-    double t0 = rf_tpch_now();
+    double t0 = rf_now();
     rf_status st = rf_tpch_compile_query(q, &arena, &fe, &hir, &qpath, &d);
-    qs->compile_s = rf_tpch_now() - t0;
+    qs->compile_s = rf_now() - t0;
     const rf_fe_pred *outp = st ? NULL : output_pred(fe);
     if (!st && !outp) {
         rf_error(&d, rf_mkloc(qpath, 0, 0), "the query has no lang:output predicate");
