@@ -4,8 +4,7 @@
 ** embedded at build time, instantiated once per kernel with its expressions
 ** compiled to device functions), which NVRTC compiles to PTX.
 **
-** Owns: the kernel argument block shared by host and device (rf_gpu_args,
-** the twin of rf::Args in rf_base.cuh), the per-kernel plan that the code
+** Owns: the per-kernel plan that the code
 ** generator and the GPU runtime both follow (which string subexpressions are
 ** computed once per dictionary code, on the GPU or the host, which string
 ** work runs per row from the device dictionary, which string constants a kernel
@@ -30,35 +29,20 @@
 #define RF_GPU_CODEGEN_H
 
 #include "rf_common.h"
+#include "rf_gpu_args.h"
 #include "rf_harmony.h"
 
-/* ---- the argument block (every field 8 bytes: no padding) -------------- */
+/* ---- the argument block: rf_gpu_args.h --------------------------------- */
 
-#define RF_GPU_MAXC 64 /* columns per side of a kernel (wider relations stay on the host) */
-#define RF_GPU_NK 64 /* one per column (widths) where a kernel needs that */
-#define RF_GPU_NT 16
+#define RF_GPU_MAXC RF_ARGS_MAXC /* columns per side of a kernel (wider relations stay on the host) */
 #define RF_GPU_TILE 256 /* threads per block of every kernel */
 #define RF_GPU_SMALLG 1024 /* groups up to which reductions pre-aggregate in shared memory */
-#define RF_GPU_TDICT 14    /* t[14]: u64 offsets, t[15]: bytes of the device dictionary (rf_str.cuh) */
-
-/* The argument block is passed by value to every kernel: it must stay
-** within the 4 KiB of kernel parameters (2,352 bytes now). */
-typedef struct rf_gpu_args {
-    int64_t n, m;
-    int64_t x[6];
-    uint64_t c0[RF_GPU_MAXC], c1[RF_GPU_MAXC], o[RF_GPU_MAXC];
-    uint64_t r0, r1;
-    uint64_t p[12];
-    uint64_t k[RF_GPU_NK]; /* column widths (gathers); or k[0..32): string constant codes,
-                              k[32..40): island base codes (RF_GPU_KISLAND) */
-    uint64_t t[RF_GPU_NT]; /* t[0..8): island tables; t[14], t[15]: the dictionary (RF_GPU_TDICT) */
-} rf_gpu_args;
-_Static_assert(sizeof(rf_gpu_args) <= 4096, "kernel parameters are limited to 4 KiB");
+#define RF_GPU_TDICT RF_ARGS_TDICT /* t[14]: u64 offsets, t[15]: bytes of the device dictionary (rf_str.cuh) */
 
 /* ---- the per-kernel plan ------------------------------------------------ */
 
-#define RF_GPU_MAX_CONSTS 32 /* string constants one kernel reads (a filter of 3 brands and 12 containers: 15) */
-#define RF_GPU_KISLAND 32    /* k[RF_GPU_KISLAND + i]: the base code of island i */
+#define RF_GPU_MAX_CONSTS RF_ARGS_MAX_CONSTS /* string constants one kernel reads (a filter of 3 brands and 12 containers: 15) */
+#define RF_GPU_KISLAND RF_ARGS_KISLAND       /* k[RF_GPU_KISLAND + i]: the base code of island i */
 #define RF_GPU_MAX_ISLANDS 8
 
 /* A string subexpression evaluated once per dictionary code (on the GPU when
