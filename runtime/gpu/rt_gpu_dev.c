@@ -48,8 +48,8 @@ rf_status rf_gx_dcopy(gx *x, gptr dst, gptr src, uint64_t n)
     rf_gpu_args a;
     memset(&a, 0, sizeof a);
     a.n = (int64_t)(n / w);
-    a.x[0] = 1;
-    a.k[0] = w;
+    RF_A_NCOLS(a) = 1;
+    RF_A_WIDTH(a, 0) = w;
     a.c0[0] = src;
     a.o[0] = dst;
     return rf_gx_launch(x, "rf_gather", a.n, &a);
@@ -183,7 +183,7 @@ rf_status rf_gx_iota(gx *x, int64_t n, gbuf *out)
     rf_gpu_args a;
     memset(&a, 0, sizeof a);
     a.n = n;
-    a.p[0] = out->p;
+    RF_A_IOTA_OUT(a) = out->p;
     if (!st) st = rf_gx_launch(x, "rf_iota", n, &a);
     return st;
 }
@@ -252,10 +252,10 @@ rf_status rf_gx_rel_gather(gx *x, const gval *in, const rf_type *types, int32_t 
     rf_gpu_args a;
     memset(&a, 0, sizeof a);
     a.n = n;
-    a.x[0] = ncols;
+    RF_A_NCOLS(a) = ncols;
     a.r0 = idx;
     for (int32_t c = 0; c < ncols; c++) {
-        a.k[c] = (uint64_t)wid(types[c]);
+        RF_A_WIDTH(a, c) = (uint64_t)wid(types[c]);
         a.c0[c] = colp(in, c);
         a.o[c] = colp(out, c);
     }

@@ -55,8 +55,8 @@ static rf_status fused_totals(gx *x, const rf_gpu_funit *u, rf_gpu_args *a, int6
     for (uint64_t w = 0; w < words; w++) host[w] = w < (uint64_t)u->n ? -1 : 0;
     if (!st) st = x->g.ops->h2d(&x->g, buf.p, host, words * 8);
     gptr acc = buf.p + (uint64_t)u->n * 8;
-    a->p[0] = buf.p;
-    a->p[3] = acc;
+    RF_A_FUSED_ERR(*a) = buf.p;
+    RF_A_FUSED_ACC(*a) = acc;
     snprintf(name, sizeof name, "rfg%d_total_smem", u->id);
     /* four rows per thread and round (codegen.c gen_total_kernel) and half
     ** the blocks: on an H200 15-25% faster than one row and all the blocks
@@ -130,8 +130,8 @@ rf_status rf_gx_k_fused(gx *x, const rf_gpu_funit *u, int *ran)
             if (!st)
                 st = rf_gx_build_island(x, mb->k, is, sv >= 0 ? &x->vals[sv] : NULL, is->side >= 0 ? rows[is->side] : 0, n,
                                   &tabs[slot], &base);
-            a.t[slot] = tabs[slot].p;
-            a.k[RF_GPU_KISLAND + slot] = (uint64_t)base;
+            RF_A_ISLAND_TABLE(a, slot) = tabs[slot].p;
+            RF_A_ISLAND_BASE(a, slot) = (uint64_t)base;
         }
     }
     gbuf err = {0, 0}, flags = {0, 0}, pos = {0, 0};
@@ -154,9 +154,9 @@ rf_status rf_gx_k_fused(gx *x, const rf_gpu_funit *u, int *ran)
         st = rf_gx_join_build(x, sig, &ka, nr, &jt);
         for (int32_t c = 0; c < x->p->vars[j->in[1]]->ncols; c++) a.c1[c] = colp(&x->vals[j->in[1]], c);
         a.m = nr;
-        a.p[4] = jt.hs.p;
-        a.p[5] = jt.js.p;
-        a.p[6] = jt.start.p;
+        RF_A_FUSED_HASHES(a) = jt.hs.p;
+        RF_A_FUSED_ROWS(a) = jt.js.p;
+        RF_A_FUSED_STARTS(a) = jt.start.p;
         rf_gx_jtab_args(&jt, &a);
     }
     if (u->ntot) {
@@ -172,8 +172,8 @@ rf_status rf_gx_k_fused(gx *x, const rf_gpu_funit *u, int *ran)
     int dedupe = counts && u->dedupe && rf_gx_repeats_dropped(x, u->m[0].k, n);
     int32_t nw = u->n + u->nmat + 1;
     if (!st) st = galloc(x, (uint64_t)nw * 8, &err);
-    a.p[0] = err.p;
-    a.p[7] = err.p + (uint64_t)(nw - 1) * 8;
+    RF_A_FUSED_ERR(a) = err.p;
+    RF_A_FUSED_RUNS_STATUS(a) = err.p + (uint64_t)(nw - 1) * 8;
     /* the left rows first of their kind in the compared columns (which
     ** hold the join's keys): runs_first over the left relation */
     gbuf first = {0, 0};
@@ -186,22 +186,22 @@ rf_status rf_gx_k_fused(gx *x, const rf_gpu_funit *u, int *ran)
         st = galloc(x, (uint64_t)n + 1, &first);
         ra.n = n;
         for (int32_t i = 0; i < dk.n; i++) ra.c0[i] = dk.cols[i];
-        ra.p[0] = first.p;
-        ra.p[2] = a.p[7];
-        ra.x[0] = RUNS_LIMIT;
-        a.p[3] = first.p;
+        RF_A_RUNS_FLAGS_OUT(ra) = first.p;
+        RF_A_RUNS_STATUS(ra) = RF_A_FUSED_RUNS_STATUS(a);
+        RF_A_RUNS_LIMIT(ra) = RUNS_LIMIT;
+        RF_A_FUSED_FIRST(a) = first.p;
     }
     int64_t words[RF_GPU_FUSE_MAX * 2 + 1];
     if (!st && u->nmat) st = galloc(x, n1 * fw * (uint64_t)u->nmat, &flags);
     if (!st && u->nmat) st = galloc(x, n1 * 8 * (uint64_t)u->nmat, &pos);
-    a.p[1] = flags.p;
-    a.p[2] = pos.p;
+    RF_A_FUSED_FLAGS(a) = flags.p;
+    RF_A_FUSED_POS(a) = pos.p;
     snprintf(name, sizeof name, "rfg%d_flags", u->id);
     for (int pass = 0; pass < 2 && !st; pass++) {
         /* the second pass only where the walk gave way: every row kept */
-        a.x[5] = dedupe ? RUNS_LIMIT : 0;
+        RF_A_RUNS_WALK(a) = dedupe ? RUNS_LIMIT : 0;
         st = x->g.ops->memset8(&x->g, err.p, 0xff, (uint64_t)u->n * 8);
-        if (!st && dedupe) st = x->g.ops->memset8(&x->g, a.p[7], 0, 8);
+        if (!st && dedupe) st = x->g.ops->memset8(&x->g, RF_A_FUSED_RUNS_STATUS(a), 0, 8);
         if (!st && dedupe) st = rf_gx_hlaunch(x, dk.sig, "runs_first", n, &ra);
         if (!st) st = rf_gx_launch(x, name, n, &a);
         /* one exclusive scan per written output, queued behind the flags pass
@@ -230,7 +230,7 @@ rf_status rf_gx_k_fused(gx *x, const rf_gpu_funit *u, int *ran)
     }
     snprintf(name, sizeof name, "rfg%d_write", u->id);
     if (!st && *ran && any > 0) {
-        st = rf_gx_wcheck_take(x, u, &a.p[0]);
+        st = rf_gx_wcheck_take(x, u, &RF_A_FUSED_ERR(a));
         if (!st) st = rf_gx_launch(x, name, n, &a);
     }
     gfree(x, &err);

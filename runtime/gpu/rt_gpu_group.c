@@ -33,17 +33,17 @@ static rf_status first_flags(gx *x, const keycols *kc, int64_t n, gptr want, gbu
     memset(&a, 0, sizeof a);
     a.n = n;
     for (int32_t i = 0; i < kc->n; i++) a.c0[i] = kc->cols[i];
-    a.p[0] = tab->p;
-    a.p[1] = slot->p;
-    a.p[2] = want;
-    a.x[0] = (int64_t)(cap - 1);
+    RF_A_GRP_TABLE(a) = tab->p;
+    RF_A_GRP_SLOTS(a) = slot->p;
+    RF_A_GRP_WANT(a) = want;
+    RF_A_GRP_MASK(a) = (int64_t)(cap - 1);
     if (!st) st = rf_gx_hlaunch(x, kc->sig, "grp_insert", n, &a);
     if (!st) st = galloc(x, (uint64_t)n + 1, flags);
     memset(&a, 0, sizeof a);
     a.n = n;
-    a.p[0] = tab->p;
-    a.p[1] = slot->p;
-    a.p[2] = flags->p;
+    RF_A_GRP_TABLE(a) = tab->p;
+    RF_A_GRP_SLOTS(a) = slot->p;
+    RF_A_GRP_FLAGS(a) = flags->p;
     if (!st) st = rf_gx_launch(x, "rf_grp_flag", n, &a);
     return st;
 }
@@ -58,12 +58,12 @@ static rf_status finish_groups(gx *x, gptr tab, gptr slot, gptr flags, gptr pos,
     rf_gpu_args a;
     memset(&a, 0, sizeof a);
     a.n = n;
-    a.p[0] = tab;
-    a.p[1] = slot;
-    a.p[2] = flags;
-    a.p[3] = pos;
-    a.p[4] = g->gid.p;
-    a.p[5] = g->first.p;
+    RF_A_GRP_TABLE(a) = tab;
+    RF_A_GRP_SLOTS(a) = slot;
+    RF_A_GRP_FLAGS(a) = flags;
+    RF_A_GRP_SCAN(a) = pos;
+    RF_A_GRP_GROUP_OUT(a) = g->gid.p;
+    RF_A_GRP_FIRST_OUT(a) = g->first.p;
     if (!st) st = rf_gx_launch(x, "rf_grp_finish", n, &a);
     g->has_groups = 1;
     g->nrows = n;
@@ -87,10 +87,10 @@ static rf_status runs_group(gx *x, const keycols *kc, int64_t n, gval *g, int *o
     memset(&a, 0, sizeof a);
     a.n = n;
     for (int32_t i = 0; i < kc->n; i++) a.c0[i] = kc->cols[i];
-    a.p[0] = flags.p;
-    a.p[2] = pos.p + (uint64_t)(n + 1) * 8;
-    a.p[3] = rep.p;
-    a.x[0] = RUNS_LIMIT;
+    RF_A_RUNS_FLAGS_OUT(a) = flags.p;
+    RF_A_RUNS_STATUS(a) = pos.p + (uint64_t)(n + 1) * 8;
+    RF_A_RUNS_FIRST_OUT(a) = rep.p;
+    RF_A_RUNS_LIMIT(a) = RUNS_LIMIT;
     if (!st) st = rf_gx_hlaunch(x, kc->sig, "runs_first", n, &a);
     int64_t w[2] = {0, 0};
     if (!st) st = rf_gx_scan_into(x, 0, flags.p, n, pos.p, w, 2);
@@ -138,10 +138,10 @@ static rf_status runs_distinct(gx *x, const keycols *kc, int64_t n, gptr want, g
     memset(&a, 0, sizeof a);
     a.n = n;
     for (int32_t i = 0; i < kc->n; i++) a.c0[i] = kc->cols[i];
-    a.p[0] = flags.p;
-    a.p[1] = want;
-    a.p[2] = cs.p + 8;
-    a.x[0] = RUNS_LIMIT;
+    RF_A_RUNS_FLAGS_OUT(a) = flags.p;
+    RF_A_RUNS_WANT(a) = want;
+    RF_A_RUNS_STATUS(a) = cs.p + 8;
+    RF_A_RUNS_LIMIT(a) = RUNS_LIMIT;
     if (!st) st = rf_gx_hlaunch(x, kc->sig, "runs_first", n, &a);
     int64_t w[2] = {0, 0};
     if (!st) st = rf_gx_select_into(x, flags.p, n, keep, cs.p, w, 2);
@@ -220,8 +220,8 @@ static rf_status set_table(gx *x, int32_t var, uint64_t cap)
     memset(&a, 0, sizeof a);
     a.n = v->nrows;
     for (int32_t c = 0; c < kc.n; c++) a.c0[c] = kc.cols[c];
-    a.p[0] = s->tab.p;
-    a.x[0] = (int64_t)(cap - 1);
+    RF_A_GRP_TABLE(a) = s->tab.p;
+    RF_A_GRP_MASK(a) = (int64_t)(cap - 1);
     if (!st) st = rf_gx_hlaunch(x, kc.sig, "set_build", v->nrows, &a);
     if (st) {
         rf_gx_set_free(x, &s);
@@ -309,35 +309,35 @@ rf_status rf_gx_k_insert(gx *x, const rf_hir_kernel *k)
             a.c0[c] = colp(v, c);
             a.c1[c] = colp(t, c);
         }
-        a.p[0] = v->set->tab.p;
-        a.x[0] = (int64_t)(v->set->cap - 1);
+        RF_A_GRP_TABLE(a) = v->set->tab.p;
+        RF_A_GRP_MASK(a) = (int64_t)(v->set->cap - 1);
         st = galloc(x, (uint64_t)tn * 8, &slot);
-        a.p[1] = slot.p;
+        RF_A_GRP_SLOTS(a) = slot.p;
         if (!st) st = rf_gx_hlaunch(x, kc.sig, "set_insert", tn, &a);
         if (!st) st = galloc(x, (uint64_t)tn + 1, &flags);
         rf_gpu_args f;
         memset(&f, 0, sizeof f);
         f.n = tn;
-        f.p[0] = v->set->tab.p;
-        f.p[1] = slot.p;
-        f.p[2] = flags.p;
-        f.x[1] = N;
+        RF_A_GRP_TABLE(f) = v->set->tab.p;
+        RF_A_GRP_SLOTS(f) = slot.p;
+        RF_A_GRP_FLAGS(f) = flags.p;
+        RF_A_GRP_ID_BASE(f) = N;
         if (!st) st = rf_gx_launch(x, "rf_grp_flag", tn, &f);
         if (!st) st = rf_gx_scan_flags(x, flags.p, tn, &pos, &M);
         if (!st && M > 0) {
             memset(&a, 0, sizeof a);
             a.n = tn;
-            a.x[0] = hv->ncols;
-            a.x[1] = N;
+            RF_A_NCOLS(a) = hv->ncols;
+            RF_A_GRP_ID_BASE(a) = N;
             for (int32_t c = 0; c < hv->ncols; c++) {
-                a.k[c] = (uint64_t)wid(hv->types[c]);
+                RF_A_WIDTH(a, c) = (uint64_t)wid(hv->types[c]);
                 a.c1[c] = colp(t, c);
                 a.o[c] = colp(v, c);
             }
-            a.p[0] = v->set->tab.p;
-            a.p[1] = slot.p;
-            a.p[2] = flags.p;
-            a.p[3] = pos.p;
+            RF_A_GRP_TABLE(a) = v->set->tab.p;
+            RF_A_GRP_SLOTS(a) = slot.p;
+            RF_A_GRP_FLAGS(a) = flags.p;
+            RF_A_GRP_SCAN(a) = pos.p;
             st = rf_gx_launch(x, "rf_set_append", tn, &a);
         }
         if (!st) v->nrows = N + M;
@@ -461,10 +461,10 @@ rf_status rf_gx_k_unique(gx *x, const rf_hir_kernel *k)
                 p.c0[c] = colp(b, c);
                 p.c1[c] = colp(a, c);
             }
-            p.p[0] = b->set->tab.p;
-            p.x[0] = (int64_t)(b->set->cap - 1);
+            RF_A_GRP_TABLE(p) = b->set->tab.p;
+            RF_A_GRP_MASK(p) = (int64_t)(b->set->cap - 1);
             st = galloc(x, (uint64_t)n, &absent);
-            p.p[2] = absent.p;
+            RF_A_SET_ABSENT_OUT(p) = absent.p;
             if (!st) st = rf_gx_hlaunch(x, kc.sig, "set_probe", n, &p);
             /* a may repeat rows: keep the first of each */
             if (!st) st = distinct_rows(x, a, hv, absent.p, &keep, &m);

@@ -34,7 +34,7 @@ static rf_status code_set(gx *x, gptr col, gptr rows, int64_t n, int64_t *lo, in
     a.n = n;
     a.c0[0] = col;
     a.r0 = rows;
-    a.p[0] = mm.p;
+    RF_A_CODE_RANGE_OUT(a) = mm.p;
     if (!st) st = rf_gx_launch(x, "rf_code_range", n, &a);
     if (!st) st = x->g.ops->d2h(&x->g, got, mm.p, 16);
     gfree(x, &mm);
@@ -46,8 +46,8 @@ static rf_status code_set(gx *x, gptr col, gptr rows, int64_t n, int64_t *lo, in
     if (!(*bits = rf_malloc((size_t)span))) return RF_ENOMEM;
     st = galloc(x, (uint64_t)span, &bm);
     if (!st) st = x->g.ops->memset8(&x->g, bm.p, 0, (uint64_t)span);
-    a.p[0] = bm.p;
-    a.x[0] = *lo;
+    RF_A_CODE_BITS_OUT(a) = bm.p;
+    RF_A_CODE_LO(a) = *lo;
     if (!st) st = rf_gx_launch(x, "rf_code_mark", n, &a);
     if (!st) st = x->g.ops->d2h(&x->g, *bits, bm.p, (uint64_t)span);
     gfree(x, &bm);

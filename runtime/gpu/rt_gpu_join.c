@@ -22,9 +22,9 @@ void rf_gx_jtab_free(gx *x, jtab *t)
 /* The hash's parameters of t's builds and probes (rf_join.cuh struct jh). */
 void rf_gx_jtab_args(const jtab *t, rf_gpu_args *a)
 {
-    a->x[0] = (int64_t)t->mask;
-    a->x[1] = (int64_t)t->base;
-    a->x[2] = t->rot1;
+    RF_A_JH_MASK(*a) = (int64_t)t->mask;
+    RF_A_JH_BASE(*a) = (int64_t)t->base;
+    RF_A_JH_ROT1(*a) = t->rot1;
 }
 
 /* A build whose right side has one key column, in ascending order, skips
@@ -48,7 +48,7 @@ static rf_status join_order(gx *x, const char *sig, const rf_gpu_args *keys, int
     rf_gpu_args a = *keys;
     a.n = nr;
     rf_status st = galloc(x, sizeof w, &b);
-    a.p[0] = b.p;
+    RF_A_JOIN_RANGE_OUT(a) = b.p;
     if (!st) st = x->g.ops->h2d(&x->g, b.p, init, sizeof init);
     if (!st) st = rf_gx_hlaunch(x, sig, "join_range_smem", nr, &a);
     if (!st) st = x->g.ops->d2h(&x->g, w, b.p, sizeof w);
@@ -81,8 +81,8 @@ rf_status rf_gx_join_build(gx *x, const char *sig, const rf_gpu_args *keys, int6
     rf_gx_jtab_args(t, &a);
     if (!st) st = galloc(x, (uint64_t)nr * 8, &h);
     if (!st && !t->rot1) st = galloc(x, (uint64_t)nr * 8, &r);
-    a.p[0] = h.p;
-    a.p[1] = r.p;
+    RF_A_JOIN_HASH_OUT(a) = h.p;
+    RF_A_JOIN_ROW_OUT(a) = r.p;
     if (!st) st = rf_gx_hlaunch(x, sig, "join_hash", nr, &a);
     if (t->rot1) {
         /* in bucket order already: entry q is right row q */
@@ -96,9 +96,9 @@ rf_status rf_gx_join_build(gx *x, const char *sig, const rf_gpu_args *keys, int6
     if (!st) st = x->g.ops->memset8(&x->g, t->start.p, 0xff, cap * 8);
     memset(&a, 0, sizeof a);
     a.n = nr;
-    a.p[0] = t->hs.p;
-    a.p[1] = t->start.p;
-    a.x[0] = (int64_t)t->mask;
+    RF_A_JOIN_RUNS_HASHES(a) = t->hs.p;
+    RF_A_JOIN_RUNS_STARTS(a) = t->start.p;
+    RF_A_JH_MASK(a) = (int64_t)t->mask;
     if (!st) st = rf_gx_launch(x, "rf_join_runs", nr, &a);
     if (st) rf_gx_jtab_free(x, t);
     return st;
@@ -119,9 +119,9 @@ static rf_status probe_setup(gx *x, const char *sig, const gval *probe, const in
     if (st) return st;
     a->n = probe->nrows;
     a->m = build->nrows;
-    a->p[0] = t->hs.p;
-    a->p[1] = t->js.p;
-    a->p[2] = t->start.p;
+    RF_A_JOIN_HASHES(*a) = t->hs.p;
+    RF_A_JOIN_ROWS(*a) = t->js.p;
+    RF_A_JOIN_STARTS(*a) = t->start.p;
     rf_gx_jtab_args(t, a);
     return RF_OK;
 }
@@ -138,14 +138,14 @@ static rf_status join_pairs(gx *x, const char *sig, const gval *probe, const int
     gbuf cnt = {0, 0}, pos = {0, 0};
     *total = 0;
     st = galloc(x, (uint64_t)(n + 1) * 8, &cnt);
-    a.p[4] = cnt.p;
+    RF_A_JOIN_COUNTS_OUT(a) = cnt.p;
     if (!st) st = rf_gx_hlaunch(x, sig, "join_count", n, &a);
     if (!st) st = rf_gx_scan_counts(x, cnt.p, n, &pos, total);
     if (!st) st = galloc(x, (uint64_t)*total * 8, pp);
     if (!st) st = galloc(x, (uint64_t)*total * 8, pb);
-    a.p[5] = pos.p;
-    a.p[6] = pp->p;
-    a.p[7] = pb->p;
+    RF_A_JOIN_POS(a) = pos.p;
+    RF_A_JOIN_LEFT_OUT(a) = pp->p;
+    RF_A_JOIN_RIGHT_OUT(a) = pb->p;
     if (!st && *total > 0) st = rf_gx_hlaunch(x, sig, "join_write", n, &a);
     gfree(x, &cnt);
     gfree(x, &pos);
@@ -191,9 +191,9 @@ rf_status rf_gx_k_join_index(gx *x, const rf_hir_kernel *k)
         rf_gpu_args a;
         memset(&a, 0, sizeof a);
         a.n = n;
-        a.x[0] = nr;
-        a.p[0] = out.a.p;
-        a.p[1] = out.b.p;
+        RF_A_CROSS_RIGHT_ROWS(a) = nr;
+        RF_A_CROSS_LEFT_OUT(a) = out.a.p;
+        RF_A_CROSS_RIGHT_OUT(a) = out.b.p;
         if (!st) st = rf_gx_launch(x, "rf_cross", n, &a);
         out.nrows = n;
     } else if (nl == 0 || nr == 0) {
@@ -210,7 +210,7 @@ rf_status rf_gx_k_join_index(gx *x, const rf_hir_kernel *k)
             if (st) return st;
             gbuf flags = {0, 0};
             st = galloc(x, (uint64_t)nl, &flags);
-            a.p[4] = flags.p;
+            RF_A_ANTI_FLAGS_OUT(a) = flags.p;
             if (!st) st = rf_gx_hlaunch(x, sig, "anti_flags", nl, &a);
             if (!st) st = rf_gx_select_flags(x, flags.p, nl, &out.a, &out.nrows);
             gfree(x, &flags);

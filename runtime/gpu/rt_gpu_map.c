@@ -30,7 +30,7 @@ void rf_gx_args_sides(gx *x, rf_gpu_args *a, const int32_t vars[2], const gptr r
     }
 }
 
-/* The codes of a kernel plan's string constants, into a->k[at ...]. */
+/* The codes of a kernel plan's string constants, into RF_A_CONST(*a, at ...). */
 rf_status rf_gx_args_consts(gx *x, const rf_gpu_kplan *pl, rf_gpu_args *a, int32_t at)
 {
     rf_status st = RF_OK;
@@ -38,7 +38,7 @@ rf_status rf_gx_args_consts(gx *x, const rf_gpu_kplan *pl, rf_gpu_args *a, int32
         const rf_qp_expr *c = pl->consts[i];
         uint32_t code = 0;
         st = rf_rt_dict_intern(x->dict, c->c.s ? c->c.s : "", c->c.s ? c->c.slen : 0, &code);
-        a->k[at + i] = code;
+        RF_A_CONST(*a, at + i) = code;
     }
     return st;
 }
@@ -84,15 +84,15 @@ rf_status rf_gx_k_map(gx *x, const rf_hir_kernel *k)
         int64_t base = 0;
         st = rf_gx_build_island(x, k, is, sv >= 0 ? &x->vals[sv] : NULL, is->side >= 0 ? rows[is->side] : 0, n, &tabs[j],
                           &base);
-        a.t[j] = tabs[j].p;
-        a.k[RF_GPU_KISLAND + j] = (uint64_t)base;
+        RF_A_ISLAND_TABLE(a, j) = tabs[j].p;
+        RF_A_ISLAND_BASE(a, j) = (uint64_t)base;
     }
     if (pl->nrowstr > 0 && !st) {
         /* string work over two columns reads the rows' strings from the
         ** dictionary's device copy: every code a column can hold is there */
         st = rf_gpu_dict_sync(&x->str, 0);
-        a.t[RF_GPU_TDICT] = x->str.dd.off.p;
-        a.t[RF_GPU_TDICT + 1] = x->str.dd.bytes.p;
+        RF_A_DICT_OFFSETS(a) = x->str.dd.off.p;
+        RF_A_DICT_BYTES(a) = x->str.dd.bytes.p;
     }
     gbuf err = {0, 0}, pos = {0, 0};
     int64_t count = n;
@@ -104,7 +104,7 @@ rf_status rf_gx_k_map(gx *x, const rf_hir_kernel *k)
     int onepass = k->filter || dedupe;
     int64_t bad = -1;
     if (!st && !onepass) st = rf_gx_err_word(x, &err);
-    a.p[1] = err.p;
+    RF_A_MAP_ERR(a) = err.p;
     if (!st && onepass) {
         /* one kernel (rf_map.cuh's map_onepass) into room for every row: the
         ** tiles' words, then the tile counter, the rows written, the walk's
@@ -113,19 +113,19 @@ rf_status rf_gx_k_map(gx *x, const rf_hir_kernel *k)
         st = galloc(x, (uint64_t)(nt + 4) * 8, &pos);
         if (!st) st = rf_gx_rel_alloc(x, &out, ov->types, ov->ncols, n, n);
         for (int32_t c = 0; c < ov->ncols && !st; c++) a.o[c] = colp(&out, c);
-        a.p[0] = pos.p;
-        a.p[1] = pos.p + (uint64_t)(nt + 3) * 8;
-        a.p[2] = pos.p + (uint64_t)nt * 8;
-        a.p[3] = pos.p + (uint64_t)(nt + 2) * 8;
+        RF_A_MAP_TILES(a) = pos.p;
+        RF_A_MAP_ERR(a) = pos.p + (uint64_t)(nt + 3) * 8;
+        RF_A_MAP_CTL(a) = pos.p + (uint64_t)nt * 8;
+        RF_A_MAP_RUNS_STATUS(a) = pos.p + (uint64_t)(nt + 2) * 8;
         snprintf(name, sizeof name, "rfk%d_onepass_smem", k->id);
         for (int pass = 0; pass < 2 && !st; pass++) {
             /* the second pass only where the walk gave way: every row kept */
-            a.x[5] = dedupe ? RUNS_LIMIT : 0;
+            RF_A_RUNS_WALK(a) = dedupe ? RUNS_LIMIT : 0;
             st = x->g.ops->memset8(&x->g, pos.p, 0, (uint64_t)(nt + 3) * 8);
-            if (!st) st = x->g.ops->memset8(&x->g, a.p[1], 0xff, 8);
+            if (!st) st = x->g.ops->memset8(&x->g, RF_A_MAP_ERR(a), 0xff, 8);
             if (!st) st = rf_gx_launch(x, name, nt * RF_GPU_TILE, &a);
             int64_t w[3] = {0, 0, -1};
-            if (!st) st = x->g.ops->d2h(&x->g, w, a.p[2] + 8, sizeof w);
+            if (!st) st = x->g.ops->d2h(&x->g, w, RF_A_MAP_CTL(a) + 8, sizeof w);
             count = w[0];
             bad = w[2];
             if (!dedupe || w[1] == 0) break;

@@ -78,10 +78,10 @@ rf_status rf_gx_k_reduce(gx *x, const rf_hir_kernel *k)
     if (k->ngroup > 0 && ng > 0) {
         memset(&a, 0, sizeof a);
         a.n = ng;
-        a.x[0] = k->ngroup;
+        RF_A_NCOLS(a) = k->ngroup;
         a.r0 = gv->first.p;
         for (int32_t i = 0; i < k->ngroup; i++) {
-            a.k[i] = (uint64_t)wid(ov->types[i]);
+            RF_A_WIDTH(a, i) = (uint64_t)wid(ov->types[i]);
             a.c0[i] = colp(in, k->group[i]);
             a.o[i] = colp(&r, i);
         }
@@ -103,8 +103,8 @@ rf_status rf_gx_k_reduce(gx *x, const rf_hir_kernel *k)
             memset(&a, 0, sizeof a);
             a.n = n;
             a.m = ng;
-            a.p[0] = gv->gid.p;
-            a.p[1] = counts.p;
+            RF_A_RED_GROUPS(a) = gv->gid.p;
+            RF_A_RED_ACC(a) = counts.p;
             if (!st) st = rf_gx_launch(x, small ? "rf_red_count_smem" : "rf_red_count", n, &a);
             if (st) break;
         }
@@ -129,28 +129,28 @@ rf_status rf_gx_k_reduce(gx *x, const rf_hir_kernel *k)
         memset(&a, 0, sizeof a);
         a.n = n;
         a.m = ng;
-        a.p[0] = gv->gid.p;
+        RF_A_RED_GROUPS(a) = gv->gid.p;
         a.c0[0] = colp(in, ag->col);
         if (ag->fn == RF_AGG_TOTAL || ag->fn == RF_AGG_AVG) {
             op = (ag->fn == RF_AGG_TOTAL ? 1 : 3) + (at == RF_TYPE_DECIMAL);
             st = galloc(x, (uint64_t)ng * 16, &acc);
             if (!st) st = x->g.ops->memset8(&x->g, acc.p, 0, (uint64_t)ng * 16);
-            a.p[1] = acc.p;
+            RF_A_RED_ACC(a) = acc.p;
             if (!st) st = rf_gx_launch(x, small ? "rf_red_sum_smem" : "rf_red_sum", n, &a);
         } else {
             int is_max = ag->fn == RF_AGG_MAX;
             op = is_max ? 6 : 5;
             kind = at == RF_TYPE_DATE ? 2 : at == RF_TYPE_STRING ? 3 : at == RF_TYPE_BOOL ? 4 : 0;
-            a.x[0] = kind;
+            RF_A_SORT_KIND(a) = kind;
             if (kind == 3) {
                 int64_t lo = 0;
                 st = string_ranks(x, colp(in, ag->col), n, &ranks, &lo, &back);
-                a.t[0] = ranks.p;
-                a.x[2] = lo;
+                RF_A_RANKS(a) = ranks.p;
+                RF_A_RANK_LO(a) = lo;
             }
             if (!st) st = galloc(x, (uint64_t)ng * 8, &acc);
             if (!st) st = x->g.ops->memset8(&x->g, acc.p, is_max ? 0 : 0xff, (uint64_t)ng * 8);
-            a.p[1] = acc.p;
+            RF_A_RED_ACC(a) = acc.p;
             if (!st)
                 st = rf_gx_launch(x, is_max ? (small ? "rf_red_max_smem" : "rf_red_max") : (small ? "rf_red_min_smem" : "rf_red_min"),
                             n, &a);
@@ -158,13 +158,13 @@ rf_status rf_gx_k_reduce(gx *x, const rf_hir_kernel *k)
         if (!st) st = rf_gx_err_word(x, &err);
         memset(&a, 0, sizeof a);
         a.m = ng;
-        a.x[0] = op;
-        a.x[1] = kind;
-        a.p[1] = acc.p;
-        a.p[2] = counts.p;
-        a.p[3] = err.p;
+        RF_A_RED_OP(a) = op;
+        RF_A_RED_KIND(a) = kind;
+        RF_A_RED_ACC(a) = acc.p;
+        RF_A_RED_COUNTS(a) = counts.p;
+        RF_A_RED_ERR(a) = err.p;
         a.o[0] = dst;
-        a.t[1] = back.p;
+        RF_A_RED_BACK(a) = back.p;
         if (!st) st = rf_gx_launch(x, "rf_red_final", ng, &a);
         int64_t bad = -1;
         if (!st && op <= 4) st = get_i64(x, err.p, &bad);

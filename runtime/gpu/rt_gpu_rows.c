@@ -55,16 +55,16 @@ static rf_status sort_rows(gx *x, const gval *in, const rf_type *types, const rf
         if (kind == 3) {
             /* strings sort by bytes, not by code: sort by rank instead */
             st = string_ranks(x, colp(in, col), n, &ranks, &lo, NULL);
-            a.t[0] = ranks.p;
-            a.x[2] = lo;
+            RF_A_RANKS(a) = ranks.p;
+            RF_A_RANK_LO(a) = lo;
         }
         if (!st) st = galloc(x, (uint64_t)n * 8, &keys);
         a.n = n;
         a.c0[0] = colp(in, col);
         a.r0 = out->a.p;
-        a.x[0] = kind;
-        a.x[1] = order[i].desc != 0;
-        a.p[0] = keys.p;
+        RF_A_SORT_KIND(a) = kind;
+        RF_A_SORT_DESC(a) = order[i].desc != 0;
+        RF_A_SORT_KEYS_OUT(a) = keys.p;
         if (!st) st = rf_gx_launch(x, "rf_sort_key", n, &a);
         if (!st) st = rf_gx_sort_pairs(x, keys.p, out->a.p, n, bits, &ks, &perm);
         if (!st) {
