@@ -51,10 +51,10 @@ rf_status rf_gx_run_blocks(gx *x)
                     if (prof) st = x->g.ops->mark(&x->g, 0);
                     /* what the first stage reads (harmony/hir_bytes.c); its
                     ** output, when written, is charged below with the others */
-                    int64_t in_rows = 0, in_bytes = 0, rows_of[FUSED_MAX_IN], bo = 0;
+                    int64_t first_rows = 0, in_bytes = 0, rows_of[FUSED_MAX_IN], bo = 0;
                     for (int32_t i = 0; i < k->nin && i < FUSED_MAX_IN && prof; i++) {
                         rows_of[i] = var_rows(x, k->in[i]);
-                        in_rows += rows_of[i];
+                        first_rows += rows_of[i];
                     }
                     if (prof && !u->src) {
                         /* the columns its stages, written outputs and totals need, once per row */
@@ -74,7 +74,7 @@ rf_status rf_gx_run_blocks(gx *x)
                         rf_rt_kstat *s = &x->res->stats[k->id];
                         double wall = rf_now() - t0;
                         s->seconds += wall > secs * 4 ? wall : secs;
-                        s->rows_in += in_rows;
+                        s->rows_in += first_rows;
                         s->bytes_in += in_bytes;
                     }
                 }
