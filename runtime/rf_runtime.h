@@ -95,4 +95,9 @@ typedef struct rf_rt_result {
 rf_status rf_rt_run(const rf_hir_program *p, const rf_rt_options *o, rf_rt_result **out, rf_diags *d);
 void rf_rt_result_free(rf_rt_result *r);
 
+/* A FACTS kernel's rows (the constants the program states) as a host
+** relation of variable out's columns, strings interned in dict (rt_facts.c,
+** library rf_rt_input, which both executors link). */
+rf_status rf_rt_facts(const rf_hir_kernel *k, const rf_hir_var *out, rf_rt_dict *dict, rf_rt_rel *r);
+
 #endif

@@ -876,26 +876,9 @@ static rf_status k_copy(exec *x, const rf_hir_kernel *k)
 
 static rf_status k_facts(exec *x, const rf_hir_kernel *k)
 {
-    const rf_hir_var *out = x->p->vars[k->out];
     rf_rt_rel r;
-    memset(&r, 0, sizeof r);
-    rf_status st = rf_rt_rel_alloc(&r, out->ncols, out->types, k->nrows);
+    rf_status st = rf_rt_facts(k, x->p->vars[k->out], x->dict, &r);
     if (st) return st;
-    for (int64_t i = 0; i < k->nrows && !st; i++)
-        for (int32_t c = 0; c < out->ncols && !st; c++) {
-            const rf_fe_const *v = &k->rows[i * out->ncols + c];
-            switch (out->types[c]) {
-            case RF_TYPE_FLOAT: ((double *)r.cols[c])[i] = v->f; break;
-            case RF_TYPE_DATE: ((int32_t *)r.cols[c])[i] = (int32_t)v->i; break;
-            case RF_TYPE_BOOL: ((uint8_t *)r.cols[c])[i] = (uint8_t)v->i; break;
-            case RF_TYPE_STRING: st = rf_rt_dict_intern(x->dict, v->s, v->slen, &((uint32_t *)r.cols[c])[i]); break;
-            default: ((int64_t *)r.cols[c])[i] = v->i; break;
-            }
-        }
-    if (st) {
-        rf_rt_rel_free(&r);
-        return st;
-    }
     val_clear(&x->vals[k->out]);
     x->vals[k->out].rel = r;
     return RF_OK;

@@ -117,22 +117,12 @@ rf_status rf_gx_k_fused(gx *x, const rf_gpu_funit *u, int *ran)
         const rf_gpu_kplan *pl = &x->plans[mb->k->id];
         if (!st) st = rf_gx_args_consts(x, pl, &a, mb->kconst);
         /* string tables: only stages reading the input have them (fuse.c) */
-        for (int32_t j = 0; j < pl->nisland && !st; j++) {
-            const rf_gpu_island *is = &pl->islands[j];
-            int32_t sv = is->side >= 0 ? vars[is->side] : -1;
-            int32_t slot = mb->kisland + j;
-            int64_t base = 0;
-            if (mb->parent >= 0 || u->src) {
-                rf_error(x->d, kloc(x, mb->k), "internal error: fused kernel rfg%d: a string table in a stage that "
-                                               "does not read the kernel's input rows", u->id);
-                st = RF_EINTERNAL;
-            }
-            if (!st)
-                st = rf_gx_build_island(x, mb->k, is, sv >= 0 ? &x->vals[sv] : NULL, is->side >= 0 ? rows[is->side] : 0, n,
-                                  &tabs[slot], &base);
-            RF_A_ISLAND_TABLE(a, slot) = tabs[slot].p;
-            RF_A_ISLAND_BASE(a, slot) = (uint64_t)base;
+        if (!st && pl->nisland > 0 && (mb->parent >= 0 || u->src)) {
+            rf_error(x->d, kloc(x, mb->k), "internal error: fused kernel rfg%d: a string table in a stage that "
+                                           "does not read the kernel's input rows", u->id);
+            st = RF_EINTERNAL;
         }
+        if (!st) st = rf_gx_args_islands(x, mb->k, vars, rows, n, mb->kisland, tabs, &a);
     }
     gbuf err = {0, 0}, flags = {0, 0}, pos = {0, 0};
     uint64_t n1 = (uint64_t)n + 1;

@@ -152,6 +152,9 @@ void rf_gpu_dict_free(gstr *s);
 ** booleans, i64 ints, u32 string codes). */
 rf_status rf_gpu_str_island(gstr *s, int32_t kid, int32_t j, const rf_gpu_island *is, gptr col, gptr rows, int64_t n,
                             gbuf *table, int64_t *base);
+/* The codes column col holds at rows (NULL: 0..n-1): their range [*lo, *hi]
+** and a device bitmap over it (*bm, a byte per code), 1 where present. */
+rf_status rf_gpu_code_set(gstr *s, gptr col, gptr rows, int64_t n, int64_t *lo, int64_t *hi, gbuf *bm);
 /* Byte-order ranks of the codes present in col (n rows): u32 per code from
 ** *lo; back (if not NULL): the code of each rank. */
 rf_status rf_gpu_str_ranks(gstr *s, gptr col, int64_t n, gbuf *ranks, int64_t *lo, gbuf *back);
@@ -329,6 +332,8 @@ rf_status rf_gx_float_agg(gx *x, const rf_qp_agg *ag, const gval *in, int32_t co
 /* rt_gpu_map.c: maps */
 void rf_gx_args_sides(gx *x, rf_gpu_args *a, const int32_t vars[2], const gptr rows[2]);
 rf_status rf_gx_args_consts(gx *x, const rf_gpu_kplan *pl, rf_gpu_args *a, int32_t at);
+rf_status rf_gx_args_islands(gx *x, const rf_hir_kernel *k, const int32_t vars[2], const gptr rows[2], int64_t n,
+                             int32_t slot0, gbuf *tabs, rf_gpu_args *a);
 int rf_gx_repeats_dropped(gx *x, const rf_hir_kernel *k, int64_t n);
 rf_status rf_gx_k_map(gx *x, const rf_hir_kernel *k);
 

@@ -43,6 +43,26 @@ rf_status rf_gx_args_consts(gx *x, const rf_gpu_kplan *pl, rf_gpu_args *a, int32
     return st;
 }
 
+/* The string tables of kernel k's plan (its islands over the n rows of
+** its sides) into tabs[slot0 ...] and their slots in a. */
+rf_status rf_gx_args_islands(gx *x, const rf_hir_kernel *k, const int32_t vars[2], const gptr rows[2], int64_t n,
+                             int32_t slot0, gbuf *tabs, rf_gpu_args *a)
+{
+    const rf_gpu_kplan *pl = &x->plans[k->id];
+    rf_status st = RF_OK;
+    for (int32_t j = 0; j < pl->nisland && !st; j++) {
+        const rf_gpu_island *is = &pl->islands[j];
+        int32_t sv = is->side >= 0 ? vars[is->side] : -1;
+        int32_t slot = slot0 + j;
+        int64_t base = 0;
+        st = rf_gx_build_island(x, k, is, sv >= 0 ? &x->vals[sv] : NULL, is->side >= 0 ? rows[is->side] : 0, n,
+                                &tabs[slot], &base);
+        RF_A_ISLAND_TABLE(*a, slot) = tabs[slot].p;
+        RF_A_ISLAND_BASE(*a, slot) = (uint64_t)base;
+    }
+    return st;
+}
+
 /* Does k drop its output's repeated rows itself this time (fuse.c,
 ** rf_gpu_dedupe_cols: only a unique reads them)? Over as many rows as the
 ** unique's walk over runs would take (runs_min_rows). */
@@ -78,15 +98,7 @@ rf_status rf_gx_k_map(gx *x, const rf_hir_kernel *k)
     if (!st) st = rf_gx_args_consts(x, pl, &a, 0);
     gbuf tabs[RF_GPU_MAX_ISLANDS];
     memset(tabs, 0, sizeof tabs);
-    for (int32_t j = 0; j < pl->nisland && !st; j++) {
-        const rf_gpu_island *is = &pl->islands[j];
-        int32_t sv = is->side >= 0 ? vars[is->side] : -1;
-        int64_t base = 0;
-        st = rf_gx_build_island(x, k, is, sv >= 0 ? &x->vals[sv] : NULL, is->side >= 0 ? rows[is->side] : 0, n, &tabs[j],
-                          &base);
-        RF_A_ISLAND_TABLE(a, j) = tabs[j].p;
-        RF_A_ISLAND_BASE(a, j) = (uint64_t)base;
-    }
+    if (!st) st = rf_gx_args_islands(x, k, vars, rows, n, 0, tabs, &a);
     if (pl->nrowstr > 0 && !st) {
         /* string work over two columns reads the rows' strings from the
         ** dictionary's device copy: every code a column can hold is there */

@@ -153,7 +153,7 @@ rf_status rf_gx_k_reduce(gx *x, const rf_hir_kernel *k)
             RF_A_RED_ACC(a) = acc.p;
             if (!st)
                 st = rf_gx_launch(x, is_max ? (small ? "rf_red_max_smem" : "rf_red_max") : (small ? "rf_red_min_smem" : "rf_red_min"),
-                            n, &a);
+                                  n, &a);
         }
         if (!st) st = rf_gx_err_word(x, &err);
         memset(&a, 0, sizeof a);

@@ -205,22 +205,11 @@ rf_status rf_gx_k_facts(gx *x, const rf_hir_kernel *k)
 {
     const rf_hir_var *out = x->p->vars[k->out];
     rf_rt_rel r;
-    memset(&r, 0, sizeof r);
-    rf_status st = rf_rt_rel_alloc(&r, out->ncols, out->types, k->nrows);
-    for (int64_t i = 0; i < k->nrows && !st; i++)
-        for (int32_t c = 0; c < out->ncols && !st; c++) {
-            const rf_fe_const *v = &k->rows[i * out->ncols + c];
-            switch (out->types[c]) {
-            case RF_TYPE_FLOAT: ((double *)r.cols[c])[i] = v->f; break;
-            case RF_TYPE_DATE: ((int32_t *)r.cols[c])[i] = (int32_t)v->i; break;
-            case RF_TYPE_BOOL: ((uint8_t *)r.cols[c])[i] = (uint8_t)v->i; break;
-            case RF_TYPE_STRING: st = rf_rt_dict_intern(x->dict, v->s, v->slen, &((uint32_t *)r.cols[c])[i]); break;
-            default: ((int64_t *)r.cols[c])[i] = v->i; break;
-            }
-        }
+    rf_status st = rf_rt_facts(k, out, x->dict, &r);
+    if (st) return st;
     gval g;
     memset(&g, 0, sizeof g);
-    if (!st) st = rf_gx_upload_rel(x, &r, out->types, out->ncols, &g);
+    st = rf_gx_upload_rel(x, &r, out->types, out->ncols, &g);
     rf_rt_rel_free(&r);
     if (st) return st;
     rf_gx_var_set(x, k->out, &g);

@@ -198,9 +198,7 @@ rf_status rf_gpu_dict_sync(gstr *s, int64_t need)
     return st;
 }
 
-/* The codes column col holds at rows (NULL: 0..n-1): their range [*lo, *hi]
-** and a device bitmap over it, 1 where present. */
-static rf_status dev_code_set(gstr *s, gptr col, gptr rows, int64_t n, int64_t *lo, int64_t *hi, gbuf *bm)
+rf_status rf_gpu_code_set(gstr *s, gptr col, gptr rows, int64_t n, int64_t *lo, int64_t *hi, gbuf *bm)
 {
     gbuf mm = {0, 0};
     uint64_t init[2] = {UINT64_MAX, 0}, got[2];
@@ -327,7 +325,7 @@ rf_status rf_gpu_str_island(gstr *s, int32_t kid, int32_t j, const rf_gpu_island
     if (n <= 0) return RF_OK;
     int64_t lo, hi;
     gbuf bm = {0, 0}, out = {0, 0};
-    rf_status st = dev_code_set(s, col, rows, n, &lo, &hi, &bm);
+    rf_status st = rf_gpu_code_set(s, col, rows, n, &lo, &hi, &bm);
     if (st) return st;
     int64_t span = hi - lo + 1;
     st = rf_gpu_dict_sync(s, hi + 1);
@@ -377,7 +375,7 @@ rf_status rf_gpu_str_ranks(gstr *s, gptr col, int64_t n, gbuf *ranks, int64_t *l
     gbuf bm = {0, 0}, idx = {0, 0}, keys = {0, 0}, mx = {0, 0};
     *lo = 0;
     if (n <= 0) return RF_OK;
-    rf_status st = dev_code_set(s, col, 0, n, lo, &hi, &bm);
+    rf_status st = rf_gpu_code_set(s, col, 0, n, lo, &hi, &bm);
     if (st) return st;
     int64_t span = hi - *lo + 1;
     if (!st) st = rf_gpu_dict_sync(s, hi + 1);
