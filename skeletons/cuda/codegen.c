@@ -713,7 +713,7 @@ static void gen_total_kernel(const rf_gpu_funit *u, rf_buf *b, int row4)
                   /* four rows per round, and without a join source
                   ** G::row4 issues the four rows' loads before the first
                   ** row's stages run (the runtime launches half the
-                  ** blocks: fused_totals in rt_gpu_exec.c) */
+                  ** blocks: fused_totals in rt_gpu_fused.c) */
                   "    const rf::i64 T = rf::nthreads();\n"
                   "    rf::i64 r = rf::tid();\n"
                   "    for (; r + 3 * T < a.n; r += 4 * T) {\n",
