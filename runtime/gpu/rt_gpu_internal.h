@@ -1,12 +1,14 @@
 /*
-** runtime/gpu/rt_gpu_internal.h: the device layer under the GPU executor.
+** runtime/gpu/rt_gpu_internal.h: the GPU executor's inside: the device
+** layer under it, and what the executor's files share.
 **
-** Owns the interface between the executor (rt_gpu_exec.c), which knows
-** Harmony, and a device: the real one (rt_gpu_cuda.c: the CUDA driver opened
+** Owns the interface between the executor (rt_gpu_exec.c and the files it is
+** split into, last section), which knows Harmony, and a device: the real one (rt_gpu_cuda.c: the CUDA driver opened
 ** with dlopen, CUB through skeletons/cub) or the emulator (rt_gpu_emu.c: the
 ** same generated kernels compiled as host C++, for tests on machines without
 ** a GPU). Also the memory pool (rt_gpu_pool.c): big device allocations,
-** sub-allocated, so that no operator allocates device memory itself.
+** sub-allocated, so that no operator allocates device memory itself. And the
+** executor's shared types (gx: a run; gval: a device value) and functions.
 **
 ** Device addresses are gptr (CUdeviceptr on the real device, a host address
 ** in the emulator). Every operation returns an rf_status and, on failure,
@@ -159,12 +161,12 @@ rf_status rf_gpu_code_set(gstr *s, gptr col, gptr rows, int64_t n, int64_t *lo, 
 ** *lo; back (if not NULL): the code of each rank. */
 rf_status rf_gpu_str_ranks(gstr *s, gptr col, int64_t n, gbuf *ranks, int64_t *lo, gbuf *back);
 
-
 /* ==== the executor (rt_gpu_exec.c and the files it is split into) =========
 ** As SQLite splits where.c behind whereInt.h, the executor is split by role,
 ** each file naming what it owns:
 **   rt_gpu_exec.c    a run from start to end; one kernel dispatched by kind
-**   rt_gpu_walk.c    the walk of the block graph, the profile's bookkeeping
+**   rt_gpu_walk.c    one block's kernels (runtime/rt_walk.c walks the blocks),
+**                    the profile's bookkeeping
 **   rt_gpu_dev.c     launches, scans, selects, sorts; device values
 **   rt_gpu_map.c     MAP, JOIN_MAP, GATHER_MAP
 **   rt_gpu_join.c    JOIN_INDEX, ANTI_INDEX (builds, probes)
