@@ -4,15 +4,15 @@
 ** embedded at build time, instantiated once per kernel with its expressions
 ** compiled to device functions), which NVRTC compiles to PTX.
 **
-** Owns: the per-kernel plan that the code
-** generator and the GPU runtime both follow (which string subexpressions are
-** computed once per dictionary code, on the GPU or the host, which string
-** work runs per row from the device dictionary, which string constants a kernel
-** needs, whether a kernel can run on the GPU at all), the kernel naming
-** scheme, NVRTC (loaded with dlopen, so redfox runs where it is absent) with
-** its on-disk cache of PTX keyed by a hash of the source, and the encoding of
-** the PTX0 section of .rfx files. Nothing here prints; diagnostics go to
-** rf_diags.
+** Owns: the per-kernel plan that the code generator and the GPU runtime
+** both follow (which string subexpressions are computed once per
+** dictionary code, on the GPU or the host, which string work runs per row
+** from the device dictionary, which string constants a kernel needs,
+** whether a kernel can run on the GPU at all), the kernel naming scheme,
+** NVRTC (loaded with dlopen, so redfox runs where it is absent) with its
+** on-disk cache of PTX keyed by a hash of the source, and the encoding of
+** the PTX0 section of .rfx files. The kernel argument block is
+** rf_gpu_args.h's. Nothing here prints; diagnostics go to rf_diags.
 **
 ** Kernel names (extern "C", so PTX keeps them):
 **   rf_<name>               type-agnostic helpers (rf_gather, rf_red_sum, ...)
