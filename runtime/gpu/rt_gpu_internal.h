@@ -165,7 +165,7 @@ rf_status rf_gpu_str_ranks(gstr *s, gptr col, int64_t n, gbuf *ranks, int64_t *l
 ** As SQLite splits where.c behind whereInt.h, the executor is split by role,
 ** each file naming what it owns:
 **   rt_gpu_exec.c    a run from start to end; one kernel dispatched by kind
-**   rt_gpu_walk.c    one block's kernels (runtime/rt_walk.c walks the blocks),
+**   rt_gpu_walk.c    the walk of the block graph (rounds: rf_rt_fixpoint),
 **                    the profile's bookkeeping
 **   rt_gpu_dev.c     launches, scans, selects, sorts; device values
 **   rt_gpu_map.c     MAP, JOIN_MAP, GATHER_MAP
