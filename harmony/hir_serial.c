@@ -450,10 +450,10 @@ static rf_status decode(dec *x)
         int32_t *ik = get_i32s(x, 4096, &nik);
         if (!ik) break;
         if (nik > 0 && v->role != RF_HIR_ROLE_INPUT) return bad(x, "a key on a variable that is not an input"), RF_EUSER;
-        for (int32_t i = 0; i < nik; i++) {
-            if (ik[i] < 0 || ik[i] >= v->ncols) return bad(x, "bad input key column"), RF_EUSER;
-            for (int32_t j = 0; j < i; j++)
-                if (ik[j] == ik[i]) return bad(x, "an input key names a column twice"), RF_EUSER;
+        for (int32_t q = 0; q < nik; q++) {
+            if (ik[q] < 0 || ik[q] >= v->ncols) return bad(x, "bad input key column"), RF_EUSER;
+            for (int32_t j = 0; j < q; j++)
+                if (ik[j] == ik[q]) return bad(x, "an input key names a column twice"), RF_EUSER;
         }
         v->input_key = nik ? ik : NULL;
         v->ninput_key = nik;

@@ -104,10 +104,13 @@ rf_status rf_rt_eval_map(const rf_rt_eval_ctx *ctx, const rf_qp_expr *filter, rf
 /* A fast 64-bit hash of bytes (not FNV: 8 bytes a step); the dictionary's. */
 uint64_t rf_rt_hash_bytes(const char *p, int64_t n);
 /* malloc for large arrays (columns, hash tables): from 4 MiB on, 2 MiB
-** aligned and advised to use huge pages (unless RF_NOHUGE is set in the
-** environment), which saves most of the page faults of the first touch.
+** aligned and advised to use huge pages (unless the tuning says
+** hugepages=off), which saves most of the page faults of the first touch.
 ** Release with free(); realloc works on it. */
 void *rf_rt_alloc_big(size_t n);
+/* Whether rf_rt_alloc_big advises huge pages (the tuning's hugepages; on by
+** default), for the whole process. */
+void rf_rt_hugepages(int on);
 /* Runs fn(arg, tid) for tid in [0, nthreads) on nthreads threads, the
 ** calling thread being tid 0, and returns when all are done. Where a thread
 ** cannot be created its tid runs on the calling thread afterwards, so fn

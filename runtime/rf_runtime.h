@@ -13,6 +13,7 @@
 #include "rf_common.h"
 #include "rf_harmony.h"
 #include "rf_rt_data.h"
+#include "rf_rt_tuning.h"
 
 typedef enum rf_rt_device { RF_RT_DEVICE_AUTO, RF_RT_DEVICE_CPU, RF_RT_DEVICE_GPU } rf_rt_device;
 
@@ -50,6 +51,7 @@ typedef struct rf_rt_options {
     int no_fuse;             /* GPU: run every kernel separately (no Kernel Weaver fusion) */
     rf_rt_progress_fn progress; /* NULL: no progress reports */
     void *progress_ctx;
+    const rf_rt_tuning *tuning; /* thresholds and switches (--set); NULL: the defaults */
 } rf_rt_options;
 
 typedef struct rf_rt_output {
@@ -92,5 +94,10 @@ typedef struct rf_rt_result {
 ** errors name file:line:col, run-time errors the rule). */
 rf_status rf_rt_run(const rf_hir_program *p, const rf_rt_options *o, rf_rt_result **out, rf_diags *d);
 void rf_rt_result_free(rf_rt_result *r);
+
+/* A FACTS kernel's rows (the constants the program states) as a host
+** relation of variable out's columns, strings interned in dict (rt_facts.c,
+** library rf_rt_input, which both executors link). */
+rf_status rf_rt_facts(const rf_hir_kernel *k, const rf_hir_var *out, rf_rt_dict *dict, rf_rt_rel *r);
 
 #endif

@@ -15,11 +15,10 @@
 #include "rf_load.h"
 #include "rf_rt_input.h"
 #include "rf_rt_gpu.h"
+#include "rf_sys.h"
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 typedef struct val {
     rf_rt_rel rel;        /* with set: rel.cols points into the set's storage */
@@ -107,13 +106,6 @@ typedef struct exec {
     rf_db *db;            /* --data names a database (opened at the first input) */
     int db_looked;
 } exec;
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* A borrowed view of a relation for the rf_cpu primitives. */
 static rf_status view_of(const rf_rt_rel *r, rf_cpu_table *t)
@@ -884,26 +876,9 @@ static rf_status k_copy(exec *x, const rf_hir_kernel *k)
 
 static rf_status k_facts(exec *x, const rf_hir_kernel *k)
 {
-    const rf_hir_var *out = x->p->vars[k->out];
     rf_rt_rel r;
-    memset(&r, 0, sizeof r);
-    rf_status st = rf_rt_rel_alloc(&r, out->ncols, out->types, k->nrows);
+    rf_status st = rf_rt_facts(k, x->p->vars[k->out], x->dict, &r);
     if (st) return st;
-    for (int64_t i = 0; i < k->nrows && !st; i++)
-        for (int32_t c = 0; c < out->ncols && !st; c++) {
-            const rf_fe_const *v = &k->rows[i * out->ncols + c];
-            switch (out->types[c]) {
-            case RF_TYPE_FLOAT: ((double *)r.cols[c])[i] = v->f; break;
-            case RF_TYPE_DATE: ((int32_t *)r.cols[c])[i] = (int32_t)v->i; break;
-            case RF_TYPE_BOOL: ((uint8_t *)r.cols[c])[i] = (uint8_t)v->i; break;
-            case RF_TYPE_STRING: st = rf_rt_dict_intern(x->dict, v->s, v->slen, &((uint32_t *)r.cols[c])[i]); break;
-            default: ((int64_t *)r.cols[c])[i] = v->i; break;
-            }
-        }
-    if (st) {
-        rf_rt_rel_free(&r);
-        return st;
-    }
     val_clear(&x->vals[k->out]);
     x->vals[k->out].rel = r;
     return RF_OK;
@@ -1097,12 +1072,6 @@ static rf_status load_file(exec *x, const rf_hir_var *v, const char *path, rf_rt
 
 /* ---- the interpreter --------------------------------------------------- */
 
-static int online_cpus(void)
-{
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? (int)(n > 256 ? 256 : n) : 1;
-}
-
 static int64_t rows_of_var(const void *ctx, int32_t var) { return val_rows(ctx, var); }
 
 static rf_status run_blocks(exec *x)
@@ -1135,13 +1104,13 @@ static rf_status run_blocks(exec *x)
                 }
                 out_before = val_rows(x, k->out);
             }
-            double t0 = x->o.profile ? now() : 0;
+            double t0 = x->o.profile ? rf_now() : 0;
             st = run_kernel(x, k);
             if (st) break;
             if (profiled) {
                 rf_rt_kstat *s = &x->res->stats[k->id];
                 s->calls++;
-                s->seconds += now() - t0;
+                s->seconds += rf_now() - t0;
                 s->rows_out += val_rows(x, k->out);
                 /* only the columns the kernel uses (harmony/hir_bytes.c) */
                 int64_t bi = 0, bo = 0;
@@ -1227,7 +1196,7 @@ static rf_status run(const rf_hir_program *p, const rf_rt_options *o, rf_rt_resu
             memset(&lx, 0, sizeof lx);
             lx.p = p;
             lx.o = *o;
-            lx.threads = o->threads > 0 ? o->threads : online_cpus();
+            lx.threads = o->threads > 0 ? o->threads : rf_online_cpus();
             rf_rt_gpu_inputs in = {o->cache ? o->cache->dict : NULL, gpu_load, &lx};
             /* a GPU whose memory cannot hold the program's data: the CPU
             ** runs it instead, and says so (thesis chapter 6 would partition) */
@@ -1252,7 +1221,7 @@ static rf_status run(const rf_hir_program *p, const rf_rt_options *o, rf_rt_resu
     x.p = p;
     x.o = *o;
     x.d = d;
-    x.threads = o->threads > 0 ? o->threads : online_cpus();
+    x.threads = o->threads > 0 ? o->threads : rf_online_cpus();
     rf_rt_result *res = rf_calloc(1, sizeof *res);
     x.res = res;
     x.vals = rf_calloc((size_t)p->nvars + 1, sizeof *x.vals);
@@ -1281,12 +1250,12 @@ static rf_status run(const rf_hir_program *p, const rf_rt_options *o, rf_rt_resu
                 }
         }
     }
-    double t0 = now();
+    double t0 = rf_now();
     for (int32_t v = 0; v < p->nvars && !st; v++)
         if (p->vars[v]->role == RF_HIR_ROLE_INPUT) st = load_input(&x, p->vars[v], &x.vals[v]);
-    double t1 = now();
+    double t1 = rf_now();
     if (!st) st = run_blocks(&x);
-    double t2 = now();
+    double t2 = rf_now();
     if (!st) {
         int32_t n = 0;
         for (int32_t v = 0; v < p->nvars; v++) n += p->vars[v]->role == RF_HIR_ROLE_OUTPUT;

@@ -15,6 +15,12 @@
 
 #define HUGE_PAGE ((size_t)2 << 20)
 
+/* The tuning's hugepages (process-wide: columns are allocated far from any
+** run's options). */
+static int hugepages = 1;
+
+void rf_rt_hugepages(int on) { hugepages = on != 0; }
+
 void *rf_rt_alloc_big(size_t n)
 {
     if (n < 2 * HUGE_PAGE) return malloc(n ? n : 1);
@@ -22,9 +28,9 @@ void *rf_rt_alloc_big(size_t n)
     void *p = aligned_alloc(HUGE_PAGE, sz);
     if (!p) return malloc(n);
 #ifdef MADV_HUGEPAGE
-    /* advice only: failure changes nothing. RF_NOHUGE in the environment
+    /* advice only: failure changes nothing. The setting hugepages=off
     ** turns it off, for systems where huge-page compaction stalls. */
-    if (!getenv("RF_NOHUGE")) madvise(p, sz, MADV_HUGEPAGE);
+    if (hugepages) madvise(p, sz, MADV_HUGEPAGE);
 #endif
     return p;
 }

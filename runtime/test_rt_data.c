@@ -11,9 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "rf_rt_data.h"
+#include "rf_sys.h"
 
 static int failures, checks;
 
@@ -33,13 +33,6 @@ static uint64_t rnd(void)
     rng_state ^= rng_state >> 7;
     rng_state ^= rng_state << 17;
     return rng_state;
-}
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 /* ---- expression builders (in one arena, freed at exit) ------------------ */
@@ -1249,18 +1242,18 @@ static void bench(int64_t n)
     uint32_t *codes = malloc((size_t)n * sizeof *codes);
     for (int th = 1; th <= 2; th++) {
         rf_rt_dict *d = rf_rt_dict_new();
-        double t0 = now();
+        double t0 = rf_now();
         rf_rt_dict_intern_many(d, off, bytes, n, codes, th);
-        double t1 = now();
+        double t1 = rf_now();
         printf("intern_many, %d thread%s: %.3f s (%lld distinct)\n", th, th > 1 ? "s" : "", t1 - t0,
                (long long)rf_rt_dict_count(d));
         rf_rt_dict_free(d);
     }
     {
         rf_rt_dict *d = rf_rt_dict_new();
-        double t0 = now();
+        double t0 = rf_now();
         for (int64_t i = 0; i < n; i++) rf_rt_dict_intern(d, bytes + off[i], off[i + 1] - off[i], &codes[i]);
-        printf("rf_rt_dict_intern one by one: %.3f s\n", now() - t0);
+        printf("rf_rt_dict_intern one by one: %.3f s\n", rf_now() - t0);
         rf_rt_dict_free(d);
     }
     free(codes);
@@ -1292,9 +1285,9 @@ static void bench(int64_t n)
     for (int th = 1; th <= 2; th++) {
         rf_rt_rel res;
         rf_diags d;
-        double t0 = now();
+        double t0 = rf_now();
         rf_status st = run_map(f, outs, 3, ot, &L, NULL, NULL, NULL, n, th, &res, &d);
-        double t1 = now();
+        double t1 = rf_now();
         printf("eval filter + price*(1-disc)*(1+tax) + price*(1-disc), %d thread%s: %.3f s (%lld rows out, st %d)\n",
                th, th > 1 ? "s" : "", t1 - t0, (long long)res.nrows, (int)st);
         rf_rt_rel_free(&res);
@@ -1312,10 +1305,10 @@ static void bench(int64_t n)
         for (int th = 1; th <= 2; th++) {
             rf_rt_rel res;
             rf_diags d;
-            double t0 = now();
+            double t0 = rf_now();
             run_map(lf, lo, 1, st1, &S, NULL, NULL, NULL, n, th, &res, &d);
             printf("eval like(s, \"%%#0000%%-1%%\") on distinct strings, %d thread%s: %.3f s (%lld rows out)\n", th,
-                   th > 1 ? "s" : "", now() - t0, (long long)res.nrows);
+                   th > 1 ? "s" : "", rf_now() - t0, (long long)res.nrows);
             rf_rt_rel_free(&res);
             rf_diags_free(&d);
         }
@@ -1337,15 +1330,15 @@ static void bench(int64_t n)
     }
     const char *wn[5] = {"orderkey", "flag", "price", "disc", "shipdate"};
     FILE *devnull = fopen("/dev/null", "w");
-    double t0 = now();
+    double t0 = rf_now();
     rf_rt_write_rel(&W, wn, D, RF_RT_FORMAT_CSV, devnull);
-    printf("write %lld rows as CSV (to /dev/null): %.3f s\n", (long long)m, now() - t0);
-    t0 = now();
+    printf("write %lld rows as CSV (to /dev/null): %.3f s\n", (long long)m, rf_now() - t0);
+    t0 = rf_now();
     rf_rt_write_rel(&W, wn, D, RF_RT_FORMAT_TBL, devnull);
-    printf("write %lld rows as tbl (to /dev/null): %.3f s\n", (long long)m, now() - t0);
-    t0 = now();
+    printf("write %lld rows as tbl (to /dev/null): %.3f s\n", (long long)m, rf_now() - t0);
+    t0 = rf_now();
     rf_rt_write_rel(&W, wn, D, RF_RT_FORMAT_TABLE, devnull);
-    printf("write %lld rows as a table (to /dev/null): %.3f s\n", (long long)m, now() - t0);
+    printf("write %lld rows as a table (to /dev/null): %.3f s\n", (long long)m, rf_now() - t0);
     fclose(devnull);
     rf_rt_rel_free(&W);
     rf_rt_rel_free(&L);

@@ -17,7 +17,7 @@
 static const char *usage =
     "usage: redfox run PROG.rfx|PROG.logic|- [--data DIR] [--device auto|cpu|gpu]\n"
     "                  [--format table|csv|tbl] [--out DIR] [--profile] [--threads N]\n"
-    "                  [--max-iterations N] [--no-fuse] [--repeat N]\n"
+    "                  [--max-iterations N] [--no-fuse] [--repeat N] [--set NAME=VALUE]\n"
     "\n"
     "Runs a compiled program (or compiles .logic files first) on the\n"
     "lang:input files found in DIR, and prints every lang:output relation.\n"
@@ -70,6 +70,7 @@ static const char *usage =
     "                       once (the first run's load); each run copies them to\n"
     "                       its device again. The first run also pays for starting\n"
     "                       the GPU's kernels\n"
+    "  --set NAME=VALUE     a tuning setting (below; repeatable)\n"
     "  -h, --help           this text\n";
 
 /* A long fixpoint's round and its predicates' sizes, redrawn in place on
@@ -198,11 +199,14 @@ int rf_tool_run(int argc, char **argv)
     const char *prog = NULL, *data = ".", *device = "auto", *format = NULL, *outdir = NULL, *threads = NULL,
                *maxit = NULL, *repeat_s = NULL;
     int profile = 0, no_fuse = 0;
+    rf_rt_tuning tune;
+    rf_rt_tuning_init(&tune);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int m = 0;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             fputs(usage, stdout);
+            rf_tool_print_settings(stdout);
             return RF_EXIT_OK;
         }
         if (!strcmp(a, "--profile")) {
@@ -213,7 +217,8 @@ int rf_tool_run(int argc, char **argv)
             no_fuse = 1;
             continue;
         }
-        if ((m = rf_tool_opt_value("run", argc, argv, &i, "--data", &data)) ||
+        if ((m = rf_tool_opt_set("run", argc, argv, &i, &tune)) ||
+            (m = rf_tool_opt_value("run", argc, argv, &i, "--data", &data)) ||
             (m = rf_tool_opt_value("run", argc, argv, &i, "--device", &device)) ||
             (m = rf_tool_opt_value("run", argc, argv, &i, "--format", &format)) ||
             (m = rf_tool_opt_value("run", argc, argv, &i, "--out", &outdir)) ||
@@ -236,6 +241,8 @@ int rf_tool_run(int argc, char **argv)
     o.profile = profile;
     o.no_fuse = no_fuse;
     if (isatty(STDERR_FILENO)) o.progress = draw_progress;
+    o.tuning = &tune;
+    rf_tool_apply_tuning(&tune);
     rf_rt_format fmt;
     if (!format) format = outdir ? "csv" : "table";
     if (!rf_tool_run_options("run", device, threads, format, &o, &fmt)) return RF_EXIT_USAGE;

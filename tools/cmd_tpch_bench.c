@@ -33,6 +33,7 @@ static const char *usage =
     "usage: redfox tpch bench --data DIR --sf X [--device auto|cpu|gpu] [--repeat N]\n"
     "                         [--queries LIST] [--bandwidth GBPS] [--json FILE]\n"
     "                         [--duckdb FILE] [--threads N] [--no-fuse]\n"
+    "                         [--set NAME=VALUE]\n"
     "\n"
     "Times the TPC-H queries built into redfox on the dbgen .tbl files in DIR\n"
     "(generated at scale factor X). The tables are parsed into host memory once,\n"
@@ -81,6 +82,7 @@ static const char *usage =
     "  --threads N         CPU threads (default: all cores)\n"
     "  --no-fuse           GPU: no Kernel Weaver fusion, every kernel separately;\n"
     "                      compare with a run without it (the JSON says \"fused\")\n"
+    "  --set NAME=VALUE    a tuning setting (below; repeatable)\n"
     "  -h, --help          this text\n";
 
 typedef struct bstat {
@@ -391,18 +393,22 @@ int rf_tool_tpch_bench(int argc, char **argv)
     const char *data = NULL, *sfs = NULL, *queries = NULL, *device = "auto", *repeat = NULL, *bws = NULL,
                *json = NULL, *duckdb = NULL, *threads = NULL;
     int no_fuse = 0;
+    rf_rt_tuning tune;
+    rf_rt_tuning_init(&tune);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int m = 0;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             fputs(usage, stdout);
+            rf_tool_print_settings(stdout);
             return RF_EXIT_OK;
         }
         if (!strcmp(a, "--no-fuse")) {
             no_fuse = 1;
             continue;
         }
-        if ((m = rf_tool_opt_value(C, argc, argv, &i, "--data", &data)) ||
+        if ((m = rf_tool_opt_set(C, argc, argv, &i, &tune)) ||
+            (m = rf_tool_opt_value(C, argc, argv, &i, "--data", &data)) ||
             (m = rf_tool_opt_value(C, argc, argv, &i, "--sf", &sfs)) ||
             (m = rf_tool_opt_value(C, argc, argv, &i, "--queries", &queries)) ||
             (m = rf_tool_opt_value(C, argc, argv, &i, "--device", &device)) ||
@@ -432,6 +438,8 @@ int rf_tool_tpch_bench(int argc, char **argv)
     memset(&rt, 0, sizeof rt);
     rt.data_dir = data;
     rt.no_fuse = no_fuse;
+    rt.tuning = &tune;
+    rf_tool_apply_tuning(&tune);
     r.no_fuse = no_fuse;
     if (!rf_tool_run_options(C, device, threads, NULL, &rt, NULL)) return RF_EXIT_USAGE;
     int64_t v;
@@ -495,7 +503,7 @@ int rf_tool_tpch_bench(int argc, char **argv)
         return RF_EXIT_USER;
     }
     int failed = 0;
-    double t0 = rf_tpch_now();
+    double t0 = rf_now();
     for (int q = 1; q <= NQUERIES; q++) {
         if (!want[q]) continue;
         const char *dev = NULL;
@@ -512,7 +520,7 @@ int rf_tool_tpch_bench(int argc, char **argv)
         fprintf(stderr, "q%02d: %.2f ms\n", q, bs[q].median_s * 1e3);
     }
     rf_rt_cache_free(rt.cache);
-    fprintf(stderr, "benchmark took %.1f s\n", rf_tpch_now() - t0);
+    fprintf(stderr, "benchmark took %.1f s\n", rf_now() - t0);
     if (!r.device) r.device = rt.device == RF_RT_DEVICE_GPU ? "gpu" : "cpu";
 
     if (!strcmp(r.device, "cpu")) {

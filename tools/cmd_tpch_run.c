@@ -28,7 +28,7 @@ static const char *usage =
     "usage: redfox tpch run --data DIR [--queries LIST] [--device auto|cpu|gpu]\n"
     "                       [--format table|csv|tbl] [--out DIR] [--repeat N]\n"
     "                       [--check ANSWERS_DIR] [--threads N] [--profile]\n"
-    "                       [--no-fuse]\n"
+    "                       [--no-fuse] [--set NAME=VALUE]\n"
     "\n"
     "Runs the TPC-H queries built into redfox (tpch/queries/q01.logic ..\n"
     "q22.logic, with the validation parameters) on the dbgen .tbl files in\n"
@@ -56,6 +56,7 @@ static const char *usage =
     "                      last run, on stderr\n"
     "  --no-fuse           GPU: no Kernel Weaver fusion, every kernel separately\n"
     "                      (same results; for comparing times)\n"
+    "  --set NAME=VALUE    a tuning setting (below; repeatable)\n"
     "  -h, --help          this text\n";
 
 typedef struct qstat {
@@ -134,9 +135,9 @@ static int run_query(int q, const run_opts *ro, qstat *qs, rf_file_out *file)
     int ok = 0;
     const char *qpath = NULL;
 
-    double t0 = rf_tpch_now();
+    double t0 = rf_now();
     rf_status st = rf_tpch_compile_query(q, &arena, &fe, &hir, &qpath, &d);
-    qs->compile_s = rf_tpch_now() - t0;
+    qs->compile_s = rf_now() - t0;
     const rf_fe_pred *outp = st ? NULL : output_pred(fe);
     if (!st && !outp) {
         rf_error(&d, rf_mkloc(qpath, 0, 0), "the query has no lang:output predicate");
@@ -266,11 +267,14 @@ int rf_tool_tpch_run(int argc, char **argv)
                *check = NULL, *threads = NULL;
     int profile = 0;
     int no_fuse = 0;
+    rf_rt_tuning tune;
+    rf_rt_tuning_init(&tune);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int m = 0;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             fputs(usage, stdout);
+            rf_tool_print_settings(stdout);
             return RF_EXIT_OK;
         }
         if (!strcmp(a, "--profile")) {
@@ -281,7 +285,8 @@ int rf_tool_tpch_run(int argc, char **argv)
             no_fuse = 1;
             continue;
         }
-        if ((m = rf_tool_opt_value("tpch run", argc, argv, &i, "--data", &data)) ||
+        if ((m = rf_tool_opt_set("tpch run", argc, argv, &i, &tune)) ||
+            (m = rf_tool_opt_value("tpch run", argc, argv, &i, "--data", &data)) ||
             (m = rf_tool_opt_value("tpch run", argc, argv, &i, "--queries", &queries)) ||
             (m = rf_tool_opt_value("tpch run", argc, argv, &i, "--device", &device)) ||
             (m = rf_tool_opt_value("tpch run", argc, argv, &i, "--format", &format)) ||
@@ -306,6 +311,8 @@ int rf_tool_tpch_run(int argc, char **argv)
     memset(&ro, 0, sizeof ro);
     ro.rt.data_dir = data;
     ro.rt.no_fuse = no_fuse;
+    ro.rt.tuning = &tune;
+    rf_tool_apply_tuning(&tune);
     ro.outdir = outdir;
     ro.check = check;
     ro.repeat = 1;

@@ -281,6 +281,27 @@ int rf_tool_run_options(const char *cmd, const char *device, const char *threads
     return 1;
 }
 
+int rf_tool_opt_set(const char *cmd, int argc, char **argv, int *i, rf_rt_tuning *t)
+{
+    const char *v = NULL;
+    int m = rf_tool_opt_value(cmd, argc, argv, i, "--set", &v);
+    if (m <= 0) return m;
+    char why[200];
+    if (rf_rt_tuning_set(t, v, why, sizeof why)) return rf_tool_usage_error(cmd, "--set: %s", why), -1;
+    return 1;
+}
+
+void rf_tool_print_settings(FILE *f)
+{
+    rf_buf b;
+    rf_buf_init(&b);
+    rf_rt_tuning_help(&b, "  ");
+    fprintf(f, "\nsettings (--set NAME=VALUE; they change how a run computes, never what):\n%s", rf_buf_cstr(&b));
+    rf_buf_free(&b);
+}
+
+void rf_tool_apply_tuning(const rf_rt_tuning *t) { rf_rt_hugepages(t->hugepages); }
+
 void rf_tool_print_profile(const rf_rt_result *res, FILE *f)
 {
     fprintf(f, "profile (device %s): load %.6f s, run %.6f s\n", res->device, res->load_seconds, res->run_seconds);

@@ -67,6 +67,15 @@ rf_status rf_tool_load_program(const char *const *paths, int32_t npaths, const r
 int rf_tool_run_options(const char *cmd, const char *device, const char *threads, const char *format, rf_rt_options *o,
                         rf_rt_format *fmt);
 
+/* `--set NAME=VALUE` at argv[*i] (repeatable): the tuning setting applied to
+** t. Returns 1 when matched, 0 when argv[*i] is another option, -1 after
+** printing cmd's usage error (an unknown name, a value of the wrong kind). */
+int rf_tool_opt_set(const char *cmd, int argc, char **argv, int *i, rf_rt_tuning *t);
+/* For --help: the settings --set takes, with their defaults and meanings. */
+void rf_tool_print_settings(FILE *f);
+/* Applies the process-wide part of a tuning (huge pages for host columns). */
+void rf_tool_apply_tuning(const rf_rt_tuning *t);
+
 /* `--profile`: the run's load and run time, then one line per kernel that ran. */
 void rf_tool_print_profile(const rf_rt_result *res, FILE *f);
 

@@ -1,6 +1,6 @@
 /*
 ** tools/tpch_tool.c: what `redfox tpch run` and `redfox tpch bench` share:
-** the query list option, the built-in query sources, timing and medians.
+** the query list option, the built-in query sources and medians.
 */
 #include "tpch_tool.h"
 #include "pipeline.h"
@@ -8,14 +8,6 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
-
-double rf_tpch_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* "1,3,5-7" (a 'q' before a number is allowed: q1, Q05) into want[1..22].
 ** Returns 0 with a message in why on a bad list. */

@@ -6,12 +6,11 @@
 
 #include "rf_frontend.h"
 #include "rf_harmony.h"
+#include "rf_sys.h"
 #include "rf_tpch_queries.h"
 
 #define RF_TPCH_NQUERIES 22
 
-/* Seconds on a monotonic clock. */
-double rf_tpch_now(void);
 /* "1,3,5-7" (a 'q' before a number is allowed: q1, Q05) into want[1..22].
 ** Returns 0 with a message in why on a bad list. */
 int rf_tpch_parse_queries(const char *s, int want[RF_TPCH_NQUERIES + 1], const char **why);

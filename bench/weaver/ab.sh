@@ -1,12 +1,13 @@
 #!/bin/sh
-# bench/weaver/ab.sh: the Kernel Weaver patterns with and without a setting
-# of the environment, on one machine and the same data: the measurement that
-# decides whether an experimental setting (RF_GPU_ONEPASS=1) goes on.
+# bench/weaver/ab.sh: the Kernel Weaver patterns with and without a tuning
+# setting (`--set NAME=VALUE`, rf_rt_tuning.h), on one machine and the same
+# data: the measurement that decides a setting's default, or whether an
+# experiment stays.
 #
-# usage: bench/weaver/ab.sh BUILD OUT VAR=VALUE [bench/weaver/run.sh options]
+# usage: bench/weaver/ab.sh BUILD OUT NAME=VALUE [bench/weaver/run.sh options]
 #
-# Runs bench/weaver/run.sh into OUT/a as the environment is, then into OUT/b
-# with VAR=VALUE (OUT/a's data, linked, not generated again), and prints
+# Runs bench/weaver/run.sh into OUT/a with the defaults, then into OUT/b
+# with --set NAME=VALUE (OUT/a's data, linked, not generated again), and prints
 # and writes to OUT/ab.txt, one file (the GPU machine brings back few):
 # each pattern's median ms without and with the setting, their ratio, and
 # with --ncu the fused runs' kernels, one line per kernel (ncu's GPU time of
@@ -23,7 +24,7 @@ setting=$3
 shift 3
 case $setting in
 *=*) ;;
-*) echo "ab.sh: VAR=VALUE expected, not $setting" >&2; exit 2 ;;
+*) echo "ab.sh: NAME=VALUE expected, not $setting" >&2; exit 2 ;;
 esac
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$out/a" "$out/b"
@@ -31,13 +32,13 @@ sh "$here/run.sh" "$build" "$out/a" "$@" >"$out/a.txt" 2>&1 || { cat "$out/a.txt
 for d in "$out"/a/data-sf*; do
     [ -d "$d" ] && [ ! -e "$out/b/$(basename "$d")" ] && ln -s "$d" "$out/b/$(basename "$d")"
 done
-env "$setting" sh "$here/run.sh" "$build" "$out/b" "$@" >"$out/b.txt" 2>&1 || { cat "$out/b.txt" >&2; exit 1; }
+sh "$here/run.sh" "$build" "$out/b" "$@" --set "$setting" >"$out/b.txt" 2>&1 || { cat "$out/b.txt" >&2; exit 1; }
 for f in "$out"/a/*.fused.out; do
     g=$out/b/$(basename "$f")
     cmp -s "$f" "$g" || { echo "ab.sh: FAIL: $(basename "$f") differs with $setting" >&2; exit 1; }
 done
 {
-    echo "Kernel Weaver patterns: a = as the environment is, b = with $setting (median ms)"
+    echo "Kernel Weaver patterns: a = the defaults, b = with --set $setting (median ms)"
     printf "%-11s %6s %-7s %10s %10s %7s\n" pattern sf mode "a ms" "b ms" "b / a"
     awk -F, 'NR == FNR { if (FNR > 1) a[$1 "," $2 "," $3] = $4; next }
              FNR > 1 && ($1 "," $2 "," $3) in a {

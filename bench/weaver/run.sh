@@ -3,6 +3,7 @@
 #
 # usage: bench/weaver/run.sh BUILD OUT [--sf "0.1 1"] [--repeat N] [--bandwidth GBPS]
 #                            [--tpch-data DIR --tpch-sf X] [--device gpu|cpu] [--ncu]
+#                            [--set NAME=VALUE]...
 #
 # For each scale factor, generates TPC-H data (redfox tpch gen; lineitem is
 # about 75 MB of columns at SF 0.1 and 750 MB at SF 1, the 64 MB .. 1 GB of
@@ -26,7 +27,7 @@
 # --sf 0.01; the ctest bench_weaver_emulated does so).
 set -eu
 if [ $# -lt 2 ]; then
-    sed -n '4,6p' "$0" | sed 's/^# //' >&2
+    sed -n '4,7p' "$0" | sed 's/^# //' >&2
     exit 2
 fi
 build=$1
@@ -39,6 +40,7 @@ tpch_data=""
 tpch_sf=""
 device=gpu
 ncu=0
+sets=""
 while [ $# -gt 0 ]; do
     case $1 in
     --sf) sfs=$2; shift 2 ;;
@@ -48,6 +50,7 @@ while [ $# -gt 0 ]; do
     --tpch-sf) tpch_sf=$2; shift 2 ;;
     --device) device=$2; shift 2 ;;
     --ncu) ncu=1; shift ;;
+    --set) sets="$sets --set $2"; shift 2 ;;
     *) echo "run.sh: unknown argument $1" >&2; exit 2 ;;
     esac
 done
@@ -83,14 +86,14 @@ for sf in $sfs; do
             # pays for starting the GPU's kernels (not timed), without --profile
             # (its per-kernel marks wait for the GPU after every kernel)
             # shellcheck disable=SC2086
-            "$redfox" run "$rfx" --data "$data" --device "$device" --repeat $((repeat + 1)) --format csv $flag \
+            "$redfox" run "$rfx" --data "$data" --device "$device" --repeat $((repeat + 1)) --format csv $flag $sets \
                 >"$out/$p.$sf.$mode.out" 2>"$out/$p.$sf.$mode.times.err" ||
                 { echo "run.sh: $p $mode failed:" >&2; cat "$out/$p.$sf.$mode.times.err" >&2; exit 1; }
             sed -n 's/^run \([0-9]*\) of [0-9]* (device [a-z]*): load [0-9.]* s, run \([0-9.]*\) s$/\1 \2/p' \
                 "$out/$p.$sf.$mode.times.err" | awk '$1 > 1 { printf "%.6f\n", $2 * 1000 }' >"$out/$p.$sf.$mode.times"
             # bytes moved, peak memory and fused kernels: one profiled run
             # shellcheck disable=SC2086
-            "$redfox" run "$rfx" --data "$data" --device "$device" --profile --format csv $flag \
+            "$redfox" run "$rfx" --data "$data" --device "$device" --profile --format csv $flag $sets \
                 >"$out/$p.$sf.$mode.out2" 2>"$out/$p.$sf.$mode.err" ||
                 { echo "run.sh: $p $mode failed:" >&2; cat "$out/$p.$sf.$mode.err" >&2; exit 1; }
             cmp -s "$out/$p.$sf.$mode.out" "$out/$p.$sf.$mode.out2" ||
@@ -109,7 +112,7 @@ for sf in $sfs; do
                 # one line per kernel: "ID",...,"gpu__time_duration.sum","ns","12,345"
                 # shellcheck disable=SC2086
                 ncu --clock-control none --metrics gpu__time_duration.sum --csv "$redfox" run "$rfx" --data "$data" \
-                    --device "$device" --repeat 2 $flag 2>/dev/null | grep '^"[0-9]' >"$out/$p.$sf.ncu.csv" || true
+                    --device "$device" --repeat 2 $flag $sets 2>/dev/null | grep '^"[0-9]' >"$out/$p.$sf.ncu.csv" || true
                 awk -F'","' -v p="$p" -v sf="$sf" -v mv="${moved:-0}" -v bw="$bw" '
                     { v = $NF; gsub(/[",]/, "", v); t[NR] = v }
                     END { s = 0; for (i = int(NR / 2) + 1; i <= NR; i++) s += t[i]
@@ -147,9 +150,9 @@ if [ -n "$tpch_data" ]; then
     [ -n "$tpch_sf" ] || { echo "run.sh: --tpch-data needs --tpch-sf" >&2; exit 2; }
     echo
     echo "== TPC-H SF $tpch_sf, fused and --no-fuse"
-    "$redfox" tpch bench --data "$tpch_data" --sf "$tpch_sf" --device "$device" --repeat "$repeat" \
+    "$redfox" tpch bench --data "$tpch_data" --sf "$tpch_sf" --device "$device" --repeat "$repeat" $sets \
         --json "$out/tpch-fused.json" >"$out/tpch-fused.txt"
-    "$redfox" tpch bench --data "$tpch_data" --sf "$tpch_sf" --device "$device" --repeat "$repeat" --no-fuse \
+    "$redfox" tpch bench --data "$tpch_data" --sf "$tpch_sf" --device "$device" --repeat "$repeat" $sets --no-fuse \
         --json "$out/tpch-nofuse.json" >"$out/tpch-nofuse.txt"
     # one query per line in the JSON: {"q": N, "median_ms": X, ..., "bytes": B, ...}
     q_ms() { sed -n 's/.*{"q": \([0-9]*\), "median_ms": \([0-9.eE+-]*\|null\), .*"bytes": \([0-9]*\|null\), .*"gpu_peak_bytes": \([0-9.eE+-]*\|null\), "fused_kernels": \([0-9]*\).*/\1 \2 \3 \4 \5/p' "$1"; }

@@ -19,17 +19,10 @@
 ** kept in memory so that writing them does not make gaps of its own.
 */
 #include "rt_gpu_internal.h"
+#include "rf_sys.h"
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-static double acct_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static void trace(gdev *g, double t0, double t1, const char *what, const char *name, uint64_t n)
 {
@@ -39,9 +32,9 @@ static void trace(gdev *g, double t0, double t1, const char *what, const char *n
 
 #define TIMED_AS(g, cls, what, name, n, call)                                                                      \
     do {                                                                                                           \
-        double t0_ = acct_now();                                                                                   \
+        double t0_ = rf_now();                                                                                   \
         rf_status st_ = (call);                                                                                    \
-        double t1_ = acct_now();                                                                                   \
+        double t1_ = rf_now();                                                                                   \
         (g)->acct.calls[cls]++;                                                                                    \
         (g)->acct.seconds[cls] += t1_ - t0_;                                                                       \
         if ((g)->acct.trace) trace((g), t0_, t1_, (what), (name), (uint64_t)(n));                                  \
@@ -138,5 +131,5 @@ void rf_gpu_acct_reset(gdev *g)
     rf_buf_init(&g->acct.trace_text);
     const char *e = getenv("RF_GPU_TRACE");
     g->acct.trace = e && e[0] && strcmp(e, "0") != 0;
-    g->acct.start = acct_now();
+    g->acct.start = rf_now();
 }

@@ -16,13 +16,13 @@
 ** redfox, checks every kernel's memory accesses).
 */
 #include "rt_gpu_internal.h"
+#include "rf_sys.h"
 
 #include <dlfcn.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
-#include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -365,17 +365,10 @@ static rf_status emu_select(gdev *g, gptr temp, uint64_t *tbytes, gptr flags, gp
     return RF_OK;
 }
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static rf_status emu_mark(gdev *g, int which)
 {
     emu_state *es = g->impl;
-    es->mark_t[which & 1] = now();
+    es->mark_t[which & 1] = rf_now();
     return RF_OK;
 }
 

@@ -1,12 +1,14 @@
 /*
-** runtime/gpu/rt_gpu_internal.h: the device layer under the GPU executor.
+** runtime/gpu/rt_gpu_internal.h: the GPU executor's inside: the device
+** layer under it, and what the executor's files share.
 **
-** Owns the interface between the executor (rt_gpu_exec.c), which knows
-** Harmony, and a device: the real one (rt_gpu_cuda.c: the CUDA driver opened
+** Owns the interface between the executor (rt_gpu_exec.c and the files it is
+** split into, last section), which knows Harmony, and a device: the real one (rt_gpu_cuda.c: the CUDA driver opened
 ** with dlopen, CUB through skeletons/cub) or the emulator (rt_gpu_emu.c: the
 ** same generated kernels compiled as host C++, for tests on machines without
 ** a GPU). Also the memory pool (rt_gpu_pool.c): big device allocations,
-** sub-allocated, so that no operator allocates device memory itself.
+** sub-allocated, so that no operator allocates device memory itself. And the
+** executor's shared types (gx: a run; gval: a device value) and functions.
 **
 ** Device addresses are gptr (CUdeviceptr on the real device, a host address
 ** in the emulator). Every operation returns an rf_status and, on failure,
@@ -105,6 +107,22 @@ void rf_gpool_release(gpool *pl, gbuf *b); /* empties b */
 uint64_t rf_gpool_in_use(const gpool *pl);
 uint64_t rf_gpool_peak(const gpool *pl);
 
+/* Hash table sizes: the least power of two >= n, at least 16. */
+static inline uint64_t pow2_at_least(uint64_t n)
+{
+    uint64_t c = 16;
+    while (c < n) c <<= 1;
+    return c;
+}
+
+/* The bits that hold every value below n (at least 1): a radix sort's width. */
+static inline int bits_below(uint64_t n)
+{
+    int b = 1;
+    while (b < 64 && (UINT64_C(1) << b) < n) b++;
+    return b;
+}
+
 /* ---- strings on the device (rt_gpu_str.c) ------------------------------- */
 
 typedef struct rf_rt_dict rf_rt_dict;
@@ -136,8 +154,223 @@ void rf_gpu_dict_free(gstr *s);
 ** booleans, i64 ints, u32 string codes). */
 rf_status rf_gpu_str_island(gstr *s, int32_t kid, int32_t j, const rf_gpu_island *is, gptr col, gptr rows, int64_t n,
                             gbuf *table, int64_t *base);
+/* The codes column col holds at rows (NULL: 0..n-1): their range [*lo, *hi]
+** and a device bitmap over it (*bm, a byte per code), 1 where present. */
+rf_status rf_gpu_code_set(gstr *s, gptr col, gptr rows, int64_t n, int64_t *lo, int64_t *hi, gbuf *bm);
 /* Byte-order ranks of the codes present in col (n rows): u32 per code from
 ** *lo; back (if not NULL): the code of each rank. */
 rf_status rf_gpu_str_ranks(gstr *s, gptr col, int64_t n, gbuf *ranks, int64_t *lo, gbuf *back);
+
+/* ==== the executor (rt_gpu_exec.c and the files it is split into) =========
+** As SQLite splits where.c behind whereInt.h, the executor is split by role,
+** each file naming what it owns:
+**   rt_gpu_exec.c    a run from start to end; one kernel dispatched by kind
+**   rt_gpu_walk.c    the walk of the block graph (rounds: rf_rt_fixpoint),
+**                    the profile's bookkeeping
+**   rt_gpu_dev.c     launches, scans, selects, sorts; device values
+**   rt_gpu_map.c     MAP, JOIN_MAP, GATHER_MAP
+**   rt_gpu_join.c    JOIN_INDEX, ANTI_INDEX (builds, probes)
+**   rt_gpu_group.c   GROUP, UNIQUE, DIFFERENCE, INSERT (first occurrences, sets)
+**   rt_gpu_reduce.c  REDUCE
+**   rt_gpu_rows.c    CONCAT, SORT, GATHER, COPY, FACTS
+**   rt_gpu_fused.c   Kernel Weaver's fused kernels
+**   rt_gpu_host.c    host fallbacks: string tables by code, error messages,
+**                    maps and float aggregates on the host
+** Functions shared between them carry rf_gx_ ("GPU executor"). */
+
+#include "rf_cpu.h"
+#include "rf_rt_gpu.h"
+#include "rf_runtime.h"
+
+#define TILE RF_GPU_TILE
+
+typedef struct gset {
+    gbuf tab;     /* u64 slots: row numbers, RF_EMPTY when free */
+    uint64_t cap; /* slots, a power of two */
+} gset;
+
+typedef struct gval {
+    int64_t nrows; /* REL rows; index entries; groups: rows grouped */
+    int64_t cap;   /* REL: rows the columns have room for */
+    gbuf *cols;    /* REL: ncols buffers, NULL when nothing is allocated */
+    gbuf a, b;     /* index vectors */
+    int has_groups;
+    int64_t ngroups;
+    gbuf gid, first;
+    gset *set;
+    int distinct; /* REL: its maker dropped repeated rows (rf_gpu_dedupe_cols) */
+} gval;
+
+enum { WCHECK_WORDS = 256 }; /* deferred error words (gx.wcheck) */
+
+typedef struct gx {
+    const rf_hir_program *p;
+    rf_rt_options o;
+    rf_diags *d;
+    rf_rt_dict *dict;
+    rf_cpu_pool *cpool;
+    int threads;
+    gdev g;
+    int g_open;
+    gpool *pool;
+    gval *vals;
+    rf_rt_result *res;
+    rf_gpu_kplan *plans; /* by kernel id */
+    const rf_rt_gpu_inputs *inputs;
+    rf_rt_tuning tune; /* o.tuning, or the defaults */
+    int32_t nkernels;
+    int on_host; /* the current kernel ran (partly) on the host */
+    rf_gpu_fplan *fplan; /* the fused kernels (none with --no-fuse) */
+    uint8_t *fdone;      /* by unit: it ran fused in this visit of its block */
+    /* by variable, in a program of one block (each kernel runs once): the
+    ** last kernel reading it; NULL in programs of several blocks */
+    const rf_hir_kernel **last_reader;
+    gstr str;    /* the dictionary on the device, string tables (rt_gpu_str.c) */
+    /* error words of fused write passes, read once at the end (rf_gx_wcheck_flush):
+    ** their stages already passed the flags pass, so an error there is an
+    ** internal one, not worth a wait per kernel */
+    gbuf wcheck;
+    int64_t wcheck_used;
+    const rf_hir_kernel *wcheck_of[WCHECK_WORDS];
+} gx;
+
+/* ---- joins ---------------------------------------------------------------------------- */
+
+typedef struct jtab {
+    gbuf hs, js, start; /* hashes sorted by bucket, their rows (none: ordered), each bucket's start */
+    uint64_t mask, base;
+    int64_t rot1; /* 0: the mixing hash; else an ordered build's rotation + 1 */
+    int64_t n;
+} jtab;
+
+/* ---- hash tables of first occurrences --------------------------------------------------- */
+
+typedef struct keycols {
+    int32_t n;
+    gptr cols[RF_GPU_MAXC];
+    char sig[RF_GPU_MAXC + 1];
+} keycols;
+
+/* Rows ordered by their first column (data files written in key order, and
+** the filters, maps, joins and uniques that keep their left input's order)
+** are deduplicated (grouped by keys whose first column orders them) without
+** a hash table: runs_first compares each row with the earlier rows of its
+** run of equal first columns, at most RUNS_LIMIT of them (a longer search is
+** reported and the caller hashes). From the tuning's gpu_runs_min rows on
+** (65536: below, one hashing pass costs about as little as the attempt;
+** tests set 1: small inputs through the walk, and its fallbacks). */
+enum { RUNS_LIMIT = 32 };
+
+static inline rf_loc kloc(const gx *x, const rf_hir_kernel *k)
+{
+    return rf_mkloc(x->p->source, k->loc.line, k->loc.line ? k->loc.col : 0);
+}
+
+static inline int wid(rf_type t) { return rf_rt_type_width(t); }
+
+static inline rf_status galloc(gx *x, uint64_t bytes, gbuf *b) { return rf_gpool_alloc(x->pool, bytes, b); }
+static inline void gfree(gx *x, gbuf *b) { rf_gpool_release(x->pool, b); }
+
+static inline rf_status get_i64(gx *x, gptr src, int64_t *v) { return x->g.ops->d2h(&x->g, v, src, 8); }
+
+static inline rf_status put_u64(gx *x, gptr dst, uint64_t v) { return x->g.ops->h2d(&x->g, dst, &v, 8); }
+
+static inline int64_t var_rows(const gx *x, int32_t var) { return x->vals[var].nrows; }
+
+static inline gptr colp(const gval *v, int32_t c) { return v->cols ? v->cols[c].p : 0; }
+
+static inline rf_dec128 sum_of(const uint64_t *w) { return (rf_dec128)(((unsigned __int128)w[1] << 64) | w[0]); }
+
+/* A join whose left side is far smaller than its right: a probe walks all
+** of its matches alone, so few left rows with many matches each leave the GPU
+** idle (q11: one nation row, 4,000 suppliers of it, in one thread). Then the
+** build is on the left and the right rows probe, one thread each; the pairs
+** are sorted back into left-then-right order (a stable radix sort on the
+** left row, log2(left rows) bits), the order the CPU gives. */
+static inline int join_skewed(int64_t nl, int64_t nr) { return nl > 0 && nr / 32 > nl; }
+
+/* Byte-order ranks of the codes present in col (all n rows), as on the CPU:
+** ranks (u32 per code from *lo) and, if back is not NULL, the code of each
+** rank. Empty when n == 0. Computed on the device (rt_gpu_str.c). */
+static inline rf_status string_ranks(gx *x, gptr col, int64_t n, gbuf *ranks, int64_t *lo, gbuf *back)
+{
+    return rf_gpu_str_ranks(&x->str, col, n, ranks, lo, back);
+}
+
+/* rt_gpu_dev.c: device primitives and values */
+rf_status rf_gx_launch_max(gx *x, const char *name, int64_t work, const rf_gpu_args *a, uint64_t max_grid);
+rf_status rf_gx_launch(gx *x, const char *name, int64_t work, const rf_gpu_args *a);
+rf_status rf_gx_hlaunch(gx *x, const char *sig, const char *op, int64_t work, const rf_gpu_args *a);
+rf_status rf_gx_dcopy(gx *x, gptr dst, gptr src, uint64_t n);
+rf_status rf_gx_err_word(gx *x, gbuf *e);
+rf_status rf_gx_wcheck_flush(gx *x);
+rf_status rf_gx_wcheck_take(gx *x, const rf_gpu_funit *u, gptr *at);
+rf_status rf_gx_scan_into(gx *x, int wide, gptr in, int64_t n, gptr pos, int64_t *w, int nw);
+rf_status rf_gx_scan_flags(gx *x, gptr flags, int64_t n, gbuf *pos, int64_t *total);
+rf_status rf_gx_scan_counts(gx *x, gptr counts, int64_t n, gbuf *pos, int64_t *total);
+rf_status rf_gx_select_into(gx *x, gptr flags, int64_t n, gbuf *out, gptr cnt, int64_t *w, int nw);
+rf_status rf_gx_select_flags(gx *x, gptr flags, int64_t n, gbuf *out, int64_t *m);
+rf_status rf_gx_sort_pairs(gx *x, gptr keys, gptr vals, int64_t n, int bits, gbuf *kout, gbuf *vout);
+rf_status rf_gx_iota(gx *x, int64_t n, gbuf *out);
+void rf_gx_set_free(gx *x, gset **s);
+void rf_gx_val_clear(gx *x, gval *v, int32_t ncols);
+void rf_gx_var_clear(gx *x, int32_t var);
+void rf_gx_var_set(gx *x, int32_t var, gval *v);
+rf_status rf_gx_rel_alloc(gx *x, gval *v, const rf_type *types, int32_t ncols, int64_t rows, int64_t cap);
+rf_status rf_gx_rel_gather(gx *x, const gval *in, const rf_type *types, int32_t ncols, gptr idx, int64_t n,
+                            gval *out);
+rf_status rf_gx_host_rel(gx *x, int32_t var, rf_rt_rel *r);
+rf_status rf_gx_host_i64(gx *x, gptr src, int64_t n, int64_t **out);
+rf_status rf_gx_upload_rel(gx *x, const rf_rt_rel *r, const rf_type *types, int32_t ncols, gval *out);
+
+/* rt_gpu_host.c: on the host */
+rf_status rf_gx_build_island(gx *x, const rf_hir_kernel *k, const rf_gpu_island *is, const gval *side, gptr rows,
+                              int64_t n, gbuf *table, int64_t *base);
+rf_status rf_gx_map_error(gx *x, const rf_hir_kernel *k, const int32_t vars[2], const gptr rows[2], int64_t row);
+rf_status rf_gx_map_on_host(gx *x, const rf_hir_kernel *k, const int32_t vars[2], const gval *idx, int64_t n);
+rf_status rf_gx_float_agg(gx *x, const rf_qp_agg *ag, const gval *in, int32_t col, const rf_cpu_groups *hg,
+                           const int64_t *counts, gptr dst);
+
+/* rt_gpu_map.c: maps */
+void rf_gx_args_sides(gx *x, rf_gpu_args *a, const int32_t vars[2], const gptr rows[2]);
+rf_status rf_gx_args_consts(gx *x, const rf_gpu_kplan *pl, rf_gpu_args *a, int32_t at);
+rf_status rf_gx_args_islands(gx *x, const rf_hir_kernel *k, const int32_t vars[2], const gptr rows[2], int64_t n,
+                             int32_t slot0, gbuf *tabs, rf_gpu_args *a);
+int rf_gx_repeats_dropped(gx *x, const rf_hir_kernel *k, int64_t n);
+rf_status rf_gx_k_map(gx *x, const rf_hir_kernel *k);
+
+/* rt_gpu_join.c: joins */
+void rf_gx_jtab_free(gx *x, jtab *t);
+void rf_gx_jtab_args(const jtab *t, rf_gpu_args *a);
+rf_status rf_gx_join_build(gx *x, const char *sig, const rf_gpu_args *keys, int64_t nr, jtab *t);
+rf_status rf_gx_k_join_index(gx *x, const rf_hir_kernel *k);
+
+/* rt_gpu_group.c: groups, distinct rows, sets */
+void rf_gx_keys_of(const gval *v, const rf_type *types, const int32_t *cols, int32_t n, keycols *kc);
+rf_status rf_gx_k_group(gx *x, const rf_hir_kernel *k);
+rf_status rf_gx_k_insert(gx *x, const rf_hir_kernel *k);
+int rf_gx_take_columns(gx *x, const rf_hir_kernel *k, gval *r);
+rf_status rf_gx_k_unique(gx *x, const rf_hir_kernel *k);
+
+/* rt_gpu_reduce.c: reductions */
+rf_status rf_gx_sum_final(gx *x, const rf_hir_kernel *k, const rf_qp_agg *ag, rf_type at, rf_dec128 s, int64_t n,
+                           int64_t *v);
+rf_status rf_gx_k_reduce(gx *x, const rf_hir_kernel *k);
+
+/* rt_gpu_rows.c: kernels that move rows */
+rf_status rf_gx_k_concat(gx *x, const rf_hir_kernel *k);
+rf_status rf_gx_k_sort(gx *x, const rf_hir_kernel *k);
+rf_status rf_gx_k_gather(gx *x, const rf_hir_kernel *k);
+rf_status rf_gx_k_copy(gx *x, const rf_hir_kernel *k);
+rf_status rf_gx_k_facts(gx *x, const rf_hir_kernel *k);
+
+/* rt_gpu_fused.c: fused kernels */
+rf_status rf_gx_k_fused(gx *x, const rf_gpu_funit *u, int *ran);
+
+/* rt_gpu_walk.c: the block walk */
+rf_status rf_gx_run_blocks(gx *x);
+
+/* rt_gpu_exec.c: the run */
+rf_status rf_gx_run_kernel(gx *x, const rf_hir_kernel *k);
 
 #endif

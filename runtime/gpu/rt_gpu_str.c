@@ -36,13 +36,6 @@ static rf_status slaunch(gstr *s, const char *name, int64_t work, const rf_gpu_a
     return s->g->ops->launch(s->g, fn, name, grid, a);
 }
 
-static uint64_t pow2_at_least(uint64_t n)
-{
-    uint64_t c = 16;
-    while (c < n) c <<= 1;
-    return c;
-}
-
 void rf_gpu_dict_free(gstr *s)
 {
     rf_gpool_release(s->pool, &s->dd.off);
@@ -205,9 +198,7 @@ rf_status rf_gpu_dict_sync(gstr *s, int64_t need)
     return st;
 }
 
-/* The codes column col holds at rows (NULL: 0..n-1): their range [*lo, *hi]
-** and a device bitmap over it, 1 where present. */
-static rf_status dev_code_set(gstr *s, gptr col, gptr rows, int64_t n, int64_t *lo, int64_t *hi, gbuf *bm)
+rf_status rf_gpu_code_set(gstr *s, gptr col, gptr rows, int64_t n, int64_t *lo, int64_t *hi, gbuf *bm)
 {
     gbuf mm = {0, 0};
     uint64_t init[2] = {UINT64_MAX, 0}, got[2];
@@ -218,7 +209,7 @@ static rf_status dev_code_set(gstr *s, gptr col, gptr rows, int64_t n, int64_t *
     a.n = n;
     a.c0[0] = col;
     a.r0 = rows;
-    a.p[0] = mm.p;
+    RF_A_CODE_RANGE_OUT(a) = mm.p;
     if (!st) st = slaunch(s, "rf_code_range", n, &a);
     if (!st) st = s->g->ops->d2h(s->g, got, mm.p, 16);
     rf_gpool_release(s->pool, &mm);
@@ -228,8 +219,8 @@ static rf_status dev_code_set(gstr *s, gptr col, gptr rows, int64_t n, int64_t *
     uint64_t span = (uint64_t)(*hi - *lo + 1);
     st = rf_gpool_alloc(s->pool, span + 1, bm);
     if (!st) st = s->g->ops->memset8(s->g, bm->p, 0, span + 1);
-    a.p[0] = bm->p;
-    a.x[0] = *lo;
+    RF_A_CODE_BITS_OUT(a) = bm->p;
+    RF_A_CODE_LO(a) = *lo;
     if (!st) st = slaunch(s, "rf_code_mark", n, &a);
     if (st) rf_gpool_release(s->pool, bm);
     return st;
@@ -263,16 +254,16 @@ static rf_status intern_views(gstr *s, rf_gpu_args *a, int64_t span, int64_t lo,
     uint32_t *hc = NULL;
     /* the table has room for twice the codes present (not the span: the
     ** codes of a column need not be dense) */
-    rf_status st = select_flags(s, a->p[0], span, &pres, &np);
+    rf_status st = select_flags(s, RF_A_STR_PRESENT(*a), span, &pres, &np);
     rf_gpool_release(s->pool, &pres);
     uint64_t cap = pow2_at_least((uint64_t)np * 2);
     if (!st) st = rf_gpool_alloc(s->pool, cap * 8, &slots);
     if (!st) st = s->g->ops->memset8(s->g, slots.p, 0xff, cap * 8);
-    a->p[4] = slots.p;
-    a->x[1] = (int64_t)(cap - 1);
+    RF_A_STR_SLOTS(*a) = slots.p;
+    RF_A_STR_MASK(*a) = (int64_t)(cap - 1);
     if (!st) st = slaunch(s, "rf_str_dedup", span, a);
     if (!st) st = rf_gpool_alloc(s->pool, (uint64_t)span + 1, &flags);
-    a->p[5] = flags.p;
+    RF_A_STR_REP_OUT(*a) = flags.p;
     if (!st) st = slaunch(s, "rf_str_rep", span, a);
     if (!st) st = select_flags(s, flags.p, span, &reps, &m);
     if (!st && m > 0) {
@@ -281,10 +272,10 @@ static rf_status intern_views(gstr *s, rf_gpu_args *a, int64_t span, int64_t lo,
         memset(&g, 0, sizeof g);
         st = rf_gpool_alloc(s->pool, (uint64_t)m * 8, &rv);
         g.n = m;
-        g.x[0] = 1;
-        g.k[0] = 8;
+        RF_A_NCOLS(g) = 1;
+        RF_A_WIDTH(g, 0) = 8;
         g.r0 = reps.p;
-        g.c0[0] = a->p[1];
+        g.c0[0] = RF_A_STR_TABLE(*a);
         g.o[0] = rv.p;
         if (!st) st = slaunch(s, "rf_gather", m, &g);
         hv = rf_malloc((size_t)m * 8);
@@ -306,9 +297,9 @@ static rf_status intern_views(gstr *s, rf_gpu_args *a, int64_t span, int64_t lo,
         if (!st) st = s->g->ops->h2d(s->g, rc.p, hc, (uint64_t)m * 4);
     }
     if (!st) st = rf_gpool_alloc(s->pool, (uint64_t)span * 4, table);
-    a->p[6] = table->p;
-    a->p[7] = reps.p;
-    a->p[8] = rc.p;
+    RF_A_STR_CODES(*a) = table->p;
+    RF_A_STR_REPS(*a) = reps.p;
+    RF_A_STR_REP_CODES(*a) = rc.p;
     a->n = m;
     if (!st) st = slaunch(s, "rf_str_scatter", m, a);
     a->n = span;
@@ -334,7 +325,7 @@ rf_status rf_gpu_str_island(gstr *s, int32_t kid, int32_t j, const rf_gpu_island
     if (n <= 0) return RF_OK;
     int64_t lo, hi;
     gbuf bm = {0, 0}, out = {0, 0};
-    rf_status st = dev_code_set(s, col, rows, n, &lo, &hi, &bm);
+    rf_status st = rf_gpu_code_set(s, col, rows, n, &lo, &hi, &bm);
     if (st) return st;
     int64_t span = hi - lo + 1;
     st = rf_gpu_dict_sync(s, hi + 1);
@@ -343,11 +334,11 @@ rf_status rf_gpu_str_island(gstr *s, int32_t kid, int32_t j, const rf_gpu_island
     rf_gpu_args a;
     memset(&a, 0, sizeof a);
     a.n = span;
-    a.x[0] = lo;
-    a.p[0] = bm.p;
-    a.p[1] = out.p;
-    a.t[RF_GPU_TDICT] = s->dd.off.p;
-    a.t[RF_GPU_TDICT + 1] = s->dd.bytes.p;
+    RF_A_CODE_LO(a) = lo;
+    RF_A_STR_PRESENT(a) = bm.p;
+    RF_A_STR_TABLE(a) = out.p;
+    RF_A_DICT_OFFSETS(a) = s->dd.off.p;
+    RF_A_DICT_BYTES(a) = s->dd.bytes.p;
     char name[64];
     snprintf(name, sizeof name, "rfk%d_isl%d", kid, j);
     if (!st) st = slaunch(s, name, span, &a);
@@ -384,7 +375,7 @@ rf_status rf_gpu_str_ranks(gstr *s, gptr col, int64_t n, gbuf *ranks, int64_t *l
     gbuf bm = {0, 0}, idx = {0, 0}, keys = {0, 0}, mx = {0, 0};
     *lo = 0;
     if (n <= 0) return RF_OK;
-    rf_status st = dev_code_set(s, col, 0, n, lo, &hi, &bm);
+    rf_status st = rf_gpu_code_set(s, col, 0, n, lo, &hi, &bm);
     if (st) return st;
     int64_t span = hi - *lo + 1;
     if (!st) st = rf_gpu_dict_sync(s, hi + 1);
@@ -393,9 +384,9 @@ rf_status rf_gpu_str_ranks(gstr *s, gptr col, int64_t n, gbuf *ranks, int64_t *l
     rf_gpu_args a;
     memset(&a, 0, sizeof a);
     a.n = np;
-    a.x[1] = *lo;
-    a.t[RF_GPU_TDICT] = s->dd.off.p;
-    a.t[RF_GPU_TDICT + 1] = s->dd.bytes.p;
+    RF_A_CHUNK_CODE_LO(a) = *lo;
+    RF_A_DICT_OFFSETS(a) = s->dd.off.p;
+    RF_A_DICT_BYTES(a) = s->dd.bytes.p;
     uint64_t maxlen = 0;
     if (!st) st = rf_gpool_alloc(s->pool, (uint64_t)np * 8, &keys);
     if (!st) st = rf_gpool_alloc(s->pool, 8, &mx);
@@ -404,14 +395,14 @@ rf_status rf_gpu_str_ranks(gstr *s, gptr col, int64_t n, gbuf *ranks, int64_t *l
     ** its zero-padded equals), then the chunks from the last to the first */
     for (int64_t c = -1; !st; c--) {
         if (c == -1) {
-            a.x[0] = -1;
-            a.p[1] = mx.p;
+            RF_A_CHUNK(a) = -1;
+            RF_A_CHUNK_MAXLEN(a) = mx.p;
         } else {
-            a.x[0] = c;
-            a.p[1] = 0;
+            RF_A_CHUNK(a) = c;
+            RF_A_CHUNK_MAXLEN(a) = 0;
         }
         a.c0[0] = idx.p;
-        a.p[0] = keys.p;
+        RF_A_CHUNK_KEYS_OUT(a) = keys.p;
         st = slaunch(s, "rf_str_chunk", np, &a);
         int bits = 64;
         if (!st && c == -1) {
@@ -437,10 +428,10 @@ rf_status rf_gpu_str_ranks(gstr *s, gptr col, int64_t n, gbuf *ranks, int64_t *l
     if (!st && back) st = rf_gpool_alloc(s->pool, (uint64_t)np * 4, back);
     memset(&a, 0, sizeof a);
     a.n = np;
-    a.x[0] = *lo;
+    RF_A_CODE_LO(a) = *lo;
     a.c0[0] = idx.p;
-    a.p[0] = ranks->p;
-    a.p[1] = back ? back->p : 0;
+    RF_A_RANK_OUT(a) = ranks->p;
+    RF_A_RANK_BACK(a) = back ? back->p : 0;
     if (!st) st = slaunch(s, "rf_rank_scatter", np, &a);
     rf_gpool_release(s->pool, &idx);
     if (st) {

@@ -1,16 +1,18 @@
 #!/bin/sh
-# runtime/gpu/run_e2e_gpu.sh TEST_GPU_RUN MODE PROG.logic [FLAGS]: runs an
+# runtime/gpu/run_e2e_gpu.sh TEST_GPU_RUN MODE PROG.logic [FLAGS...]: runs an
 # end-to-end program through the GPU backend (MODE gpu) or its emulator
 # (MODE emu), compares the tbl output with PROG.expected and with the CPU
 # backend's (byte for byte), or, for "// expect-error: TEXT" programs,
 # demands exit 1 with TEXT and the CPU's very messages. "// args:" lines
 # pass options on (--max-iterations); FLAGS too (--no-fuse: every kernel
-# separately, no Kernel Weaver fusion). Exit 77 where there is no GPU.
+# separately, no Kernel Weaver fusion; --set NAME=VALUE: a tuning setting).
+# Exit 77 where there is no GPU.
 set -u
 drv=$1
 mode=$2
 prog=$3
-extra=${4:-}
+shift 3
+extra="$*"
 dir=$(dirname "$prog")
 name=$(basename "$prog" .logic)
 tmp=${TMPDIR:-/tmp}/rf_gpu_e2e.$$

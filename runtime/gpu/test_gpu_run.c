@@ -6,10 +6,12 @@
 ** same bytes, or fail with the same messages.
 **
 ** usage: test_gpu_run [--emulate] [--compare] [--data DIR] [--max-iterations N]
-**                     [--profile] [--ptx] [--no-fuse] [--skip-missing-data] PROG.logic...
+**                     [--profile] [--ptx] [--no-fuse] [--set NAME=VALUE]...
+**                     [--skip-missing-data] PROG.logic...
 ** --emulate sets RF_GPU_EMULATE=1 (kernels run on the CPU); --ptx compiles
 ** the PTX first and hands it over as a .rfx PTX0 section would be; --no-fuse
-** runs every kernel separately (no Kernel Weaver fusion);
+** runs every kernel separately (no Kernel Weaver fusion); --set changes a
+** tuning setting (rf_rt_tuning.h) for both runs;
 ** --skip-missing-data exits 77 when the data folder does not exist.
 ** Exit: 0 ok, 1 the run (or the comparison) failed, 77 no usable GPU.
 */
@@ -56,6 +58,8 @@ int main(int argc, char **argv)
     const char *files[64], *data = ".";
     int nfiles = 0, compare = 0, profile = 0, with_ptx = 0, skip_missing = 0, no_fuse = 0;
     int64_t maxit = 0;
+    rf_rt_tuning tune;
+    rf_rt_tuning_init(&tune);
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--emulate")) setenv("RF_GPU_EMULATE", "1", 1);
         else if (!strcmp(argv[i], "--compare")) compare = 1;
@@ -63,6 +67,13 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--ptx")) with_ptx = 1;
         else if (!strcmp(argv[i], "--no-fuse")) no_fuse = 1;
         else if (!strcmp(argv[i], "--data") && i + 1 < argc) data = argv[++i];
+        else if (!strcmp(argv[i], "--set") && i + 1 < argc) {
+            char why[200];
+            if (rf_rt_tuning_set(&tune, argv[++i], why, sizeof why)) {
+                fprintf(stderr, "test_gpu_run: --set: %s\n", why);
+                return 2;
+            }
+        }
         else if (!strcmp(argv[i], "--skip-missing-data")) skip_missing = 1;
         else if (!strcmp(argv[i], "--max-iterations") && i + 1 < argc) maxit = atoll(argv[++i]);
         else if (nfiles < 64) files[nfiles++] = argv[i];
@@ -135,6 +146,8 @@ int main(int argc, char **argv)
     o.profile = profile || compare;
     o.max_iterations = maxit;
     o.no_fuse = no_fuse;
+    o.tuning = &tune;
+    rf_rt_hugepages(tune.hugepages);
     rf_rt_result *res = NULL;
     st = rf_rt_gpu_run(hir, ptx0.len ? ptx0.data : NULL, (uint64_t)ptx0.len, &o, NULL, &res, &d);
     size_t glen = 0;

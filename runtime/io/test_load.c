@@ -7,6 +7,7 @@
 **                             times loading a lineitem.tbl (not a test)
 */
 #include "rf_load.h"
+#include "rf_sys.h"
 
 #include <errno.h>
 #include <math.h>
@@ -14,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 static int failures, checks;
@@ -712,21 +712,14 @@ static int run_tpch(const char *path)
     return failures ? 1 : 0;
 }
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 static int run_bench(const char *path, int threads, int reps)
 {
     for (int i = 0; i < reps; i++) {
         rf_rt_texttable t;
         rf_diags d;
-        double t0 = now();
+        double t0 = rf_now();
         rf_status st = load(path, LINEITEM, 16, '|', 0, threads, &t, &d);
-        double t1 = now();
+        double t1 = rf_now();
         rf_diags_print(&d, stderr);
         struct stat sb;
         double mb = stat(path, &sb) == 0 ? (double)sb.st_size / 1e6 : 0;

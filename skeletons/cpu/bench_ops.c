@@ -7,16 +7,9 @@
 */
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include "rf_cpu.h"
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
+#include "rf_sys.h"
 
 static uint64_t rs = 88172645463325252u;
 static uint64_t rnd(void)
@@ -29,9 +22,9 @@ static uint64_t rnd(void)
 
 #define TIME(name, call)                                                                                       \
     do {                                                                                                       \
-        double t0_ = now();                                                                                    \
+        double t0_ = rf_now();                                                                                    \
         rf_status st_ = (call);                                                                                \
-        double t_ = now() - t0_;                                                                               \
+        double t_ = rf_now() - t0_;                                                                               \
         if (st_) {                                                                                             \
             fprintf(stderr, "bench_cpu_ops: %s failed (%d)\n", name, (int)st_);                               \
             return 1;                                                                                          \

@@ -22,9 +22,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "rf_cpu.h"
+#include "rf_sys.h"
 
 static uint64_t rng_state = 0x9E3779B97F4A7C15u;
 static uint64_t rng(void)
@@ -33,13 +33,6 @@ static uint64_t rng(void)
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
     return z ^ (z >> 31);
-}
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 #define CK(x)                                                                                                  \
@@ -98,7 +91,7 @@ int main(int argc, char **argv)
     double best = 1e30;
     int64_t tuples = 0, rounds = 0, derived = 0;
     for (int run = 0; run < runs; run++) {
-        double t0 = now();
+        double t0 = rf_now();
         int64_t *keep, nkeep;
         rf_cpu_table edge, delta;
         CK(rf_cpu_unique(pool, &raw, &keep, &nkeep));
@@ -159,7 +152,7 @@ int main(int argc, char **argv)
         }
         rf_cpu_table_free(&delta);
         rf_cpu_table_free(&edge);
-        double t = now() - t0;
+        double t = rf_now() - t0;
         if (t < best) best = t;
         printf("run %d: %.3f s\n", run + 1, t);
     }

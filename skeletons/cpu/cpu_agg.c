@@ -174,19 +174,19 @@ static void agg_groups(void *vp, int64_t b, int64_t e, int w)
             if (c->kind == RF_CPU_I64) {
                 /* integers: the value order is the order, nothing to normalize */
                 const int64_t *v = c->vals;
-                int64_t b = v[ord ? ord[j0] : j0];
+                int64_t best = v[ord ? ord[j0] : j0];
                 if (!ord) {
                     if (is_max)
-                        for (int64_t j = j0 + 1; j < j1; j++) b = v[j] > b ? v[j] : b;
+                        for (int64_t j = j0 + 1; j < j1; j++) best = v[j] > best ? v[j] : best;
                     else
-                        for (int64_t j = j0 + 1; j < j1; j++) b = v[j] < b ? v[j] : b;
+                        for (int64_t j = j0 + 1; j < j1; j++) best = v[j] < best ? v[j] : best;
                 } else {
                     for (int64_t j = j0 + 1; j < j1; j++) {
                         int64_t x = v[ord[j]];
-                        b = is_max ? (x > b ? x : b) : (x < b ? x : b);
+                        best = is_max ? (x > best ? x : best) : (x < best ? x : best);
                     }
                 }
-                ((int64_t *)c->out)[g] = b; /* the result itself: no decoding */
+                ((int64_t *)c->out)[g] = best; /* the result itself: no decoding */
                 break;
             }
             uint64_t bn, br;

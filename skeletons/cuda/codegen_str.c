@@ -13,7 +13,7 @@
 ** that is a piece of the column's own string (substring of substring ... of
 ** the column): such a piece is handed back as a byte range, and only the
 ** distinct pieces are interned, on the host. Concatenation makes bytes that
-** exist nowhere: islands with it stay on the host (rt_gpu_exec.c's
+** exist nowhere: islands with it stay on the host (rt_gpu_host.c's
 ** build_island), as do islands without a column (one value).
 **
 ** String work over two columns (string:like(a, b), a < b) cannot be a table

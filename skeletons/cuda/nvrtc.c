@@ -16,6 +16,7 @@
 */
 #include "rf_gpu_codegen.h"
 #include "rf_rfx.h"
+#include "rf_sys.h"
 
 #include <dlfcn.h>
 #include <zlib.h>
@@ -25,7 +26,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 typedef int (*nv_version_fn)(int *, int *);
@@ -167,13 +167,6 @@ void rf_gpu_cache_write(const char *dir, const char *path, const void *data, uin
 
 /* ---- compiling ----------------------------------------------------------------- */
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 rf_status rf_gpu_nvrtc_compile(const char *src, uint64_t len, const rf_gpu_nvrtc_opts *o, rf_gpu_ptx *out,
                                rf_diags *d)
 {
@@ -225,7 +218,7 @@ rf_status rf_gpu_nvrtc_compile(const char *src, uint64_t len, const rf_gpu_nvrtc
         free(ptx);
     }
 
-    double t0 = now();
+    double t0 = rf_now();
     void *prog = NULL;
     rf_status st = RF_OK;
     int rc = nv.create(&prog, src, "redfox_program.cu", 0, NULL, NULL);
@@ -262,7 +255,7 @@ rf_status rf_gpu_nvrtc_compile(const char *src, uint64_t len, const rf_gpu_nvrtc
         }
     }
     if (prog) nv.destroy(&prog);
-    out->seconds = now() - t0;
+    out->seconds = rf_now() - t0;
     if (!st && path) rf_gpu_cache_write(dir, path, out->ptx, out->len);
     free(dir);
     free(path);

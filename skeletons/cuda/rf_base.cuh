@@ -3,11 +3,11 @@
 // recording and the scalar semantics of rt_eval.c / rf_value.h (exact int and
 // decimal arithmetic with overflow detection, dates, the float total order).
 //
-// Owns the device-side ABI: rf::Args must stay byte-identical to
-// rf_gpu_args in rf_gpu_codegen.h (every field is 8 bytes wide, so there is
-// no padding to disagree on). The code generator pastes this file first into
-// every program; it is also compiled as host C++ by the emulator, so it uses
-// only what rf_emu_prelude.cuh provides: no warp intrinsics.
+// The argument block, rf::Args, comes from rf_gpu_args.h, which the code
+// generator pastes before this file into every program (one definition for
+// the host's C and the device's C++, checked on both sides). This file is
+// also compiled as host C++ by the emulator, so it uses only what
+// rf_emu_prelude.cuh provides: no warp intrinsics.
 #ifndef RF_BASE_CUH
 #define RF_BASE_CUH
 
@@ -21,27 +21,16 @@ typedef unsigned char u8;
 typedef signed char i8;
 typedef __int128 i128;
 
-#define RF_MAXC 64
-#define RF_NK 64
-#define RF_NT 16
+#define RF_MAXC RF_ARGS_MAXC
+#define RF_NK RF_ARGS_NK
+#define RF_NT RF_ARGS_NT
 #define RF_EMPTY (~0ull)
 #define RF_I64_MAX 9223372036854775807LL
 #define RF_I64_MIN (-9223372036854775807LL - 1)
 #define RF_DEC_ONE 1000000LL
 
-// One argument block for every kernel, passed by value. Which fields a
-// kernel reads is documented at the kernel; unused fields are zero.
-struct Args {
-    i64 n, m;                 // items of this launch; a second size
-    i64 x[6];                 // small integer parameters
-    const void *c0[RF_MAXC];  // columns of the first input (or its key columns)
-    const void *c1[RF_MAXC];  // columns of the second input
-    void *o[RF_MAXC];         // output columns
-    const i64 *r0, *r1;       // row indices into c0 / c1, or NULL: row r itself
-    void *p[12];              // work arrays (flags, positions, tables, the error word)
-    u64 k[RF_NK];             // scalar parameters (string constant codes, table bases)
-    const void *t[RF_NT];     // lookup tables (per-string-code results)
-};
+// One argument block for every kernel, passed by value (rf_gpu_args.h). Which
+// fields a kernel reads is documented at the kernel; unused fields are zero.
 
 __device__ __forceinline__ i64 tid() { return (i64)blockIdx.x * blockDim.x + threadIdx.x; }
 __device__ __forceinline__ i64 nthreads() { return (i64)blockDim.x * gridDim.x; }

@@ -4,16 +4,15 @@
 ** embedded at build time, instantiated once per kernel with its expressions
 ** compiled to device functions), which NVRTC compiles to PTX.
 **
-** Owns: the kernel argument block shared by host and device (rf_gpu_args,
-** the twin of rf::Args in rf_base.cuh), the per-kernel plan that the code
-** generator and the GPU runtime both follow (which string subexpressions are
-** computed once per dictionary code, on the GPU or the host, which string
-** work runs per row from the device dictionary, which string constants a kernel
-** needs, whether a kernel can run on the GPU at all), the kernel naming
-** scheme, NVRTC (loaded with dlopen, so redfox runs where it is absent) with
-** its on-disk cache of PTX keyed by a hash of the source, and the encoding of
-** the PTX0 section of .rfx files. Nothing here prints; diagnostics go to
-** rf_diags.
+** Owns: the per-kernel plan that the code generator and the GPU runtime
+** both follow (which string subexpressions are computed once per
+** dictionary code, on the GPU or the host, which string work runs per row
+** from the device dictionary, which string constants a kernel needs,
+** whether a kernel can run on the GPU at all), the kernel naming scheme,
+** NVRTC (loaded with dlopen, so redfox runs where it is absent) with its
+** on-disk cache of PTX keyed by a hash of the source, and the encoding of
+** the PTX0 section of .rfx files. The kernel argument block is
+** rf_gpu_args.h's. Nothing here prints; diagnostics go to rf_diags.
 **
 ** Kernel names (extern "C", so PTX keeps them):
 **   rf_<name>               type-agnostic helpers (rf_gather, rf_red_sum, ...)
@@ -30,35 +29,20 @@
 #define RF_GPU_CODEGEN_H
 
 #include "rf_common.h"
+#include "rf_gpu_args.h"
 #include "rf_harmony.h"
 
-/* ---- the argument block (every field 8 bytes: no padding) -------------- */
+/* ---- the argument block: rf_gpu_args.h --------------------------------- */
 
-#define RF_GPU_MAXC 64 /* columns per side of a kernel (wider relations stay on the host) */
-#define RF_GPU_NK 64 /* one per column (widths) where a kernel needs that */
-#define RF_GPU_NT 16
+#define RF_GPU_MAXC RF_ARGS_MAXC /* columns per side of a kernel (wider relations stay on the host) */
 #define RF_GPU_TILE 256 /* threads per block of every kernel */
 #define RF_GPU_SMALLG 1024 /* groups up to which reductions pre-aggregate in shared memory */
-#define RF_GPU_TDICT 14    /* t[14]: u64 offsets, t[15]: bytes of the device dictionary (rf_str.cuh) */
-
-/* The argument block is passed by value to every kernel: it must stay
-** within the 4 KiB of kernel parameters (2,352 bytes now). */
-typedef struct rf_gpu_args {
-    int64_t n, m;
-    int64_t x[6];
-    uint64_t c0[RF_GPU_MAXC], c1[RF_GPU_MAXC], o[RF_GPU_MAXC];
-    uint64_t r0, r1;
-    uint64_t p[12];
-    uint64_t k[RF_GPU_NK]; /* column widths (gathers); or k[0..32): string constant codes,
-                              k[32..40): island base codes (RF_GPU_KISLAND) */
-    uint64_t t[RF_GPU_NT]; /* t[0..8): island tables; t[14], t[15]: the dictionary (RF_GPU_TDICT) */
-} rf_gpu_args;
-_Static_assert(sizeof(rf_gpu_args) <= 4096, "kernel parameters are limited to 4 KiB");
+#define RF_GPU_TDICT RF_ARGS_TDICT /* t[14]: u64 offsets, t[15]: bytes of the device dictionary (rf_str.cuh) */
 
 /* ---- the per-kernel plan ------------------------------------------------ */
 
-#define RF_GPU_MAX_CONSTS 32 /* string constants one kernel reads (a filter of 3 brands and 12 containers: 15) */
-#define RF_GPU_KISLAND 32    /* k[RF_GPU_KISLAND + i]: the base code of island i */
+#define RF_GPU_MAX_CONSTS RF_ARGS_MAX_CONSTS /* string constants one kernel reads (a filter of 3 brands and 12 containers: 15) */
+#define RF_GPU_KISLAND RF_ARGS_KISLAND       /* k[RF_GPU_KISLAND + i]: the base code of island i */
 #define RF_GPU_MAX_ISLANDS 8
 
 /* A string subexpression evaluated once per dictionary code (on the GPU when
@@ -219,18 +203,6 @@ int32_t rf_gpu_dedupe_cols(const rf_hir_program *p, const rf_hir_kernel *k, int3
 void rf_gpu_fplan_print(const rf_hir_program *p, const rf_gpu_fplan *f, rf_buf *out);
 
 /* ---- source and PTX ----------------------------------------------------- */
-
-/* Whether one-pass kernels (rf_map.cuh's map_onepass and fused_onepass)
-** replace a flags or count pass, a scan and a write pass: for a map of its
-** own with a filter or a walk (fused = 0; the generator adds its
-** rfk<N>_onepass_smem kernel) or for a fused kernel that writes rows, not
-** an anti-join's, not one with totals (fused = 1; rfg<N>_onepass_smem).
-** RF_GPU_ONEPASS: unset or "maps", maps only (the default: on the H100 a
-** map's one pass beat its two, a fused join's lost: docs/BENCHMARKS.md);
-** "1" or "all", both; "0" or "off", neither.
-** Read at each call: the generator and the runtime must agree, and the
-** source hash tells a .rfx made with another setting. */
-int rf_gpu_onepass(int fused);
 
 /* A version of the kernel ABI and the skeletons: PTX made by another
 ** version is not used (the runtime regenerates it). */

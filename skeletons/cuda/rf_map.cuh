@@ -17,7 +17,7 @@
 //   map_write  n rows; p[0] flags (NULL: every row passes); p[2] i64 write
 //              positions (the exclusive scan of the flags; NULL: w = r);
 //              p[1] error word; o[] output columns
-//   map_onepass (the default for maps; RF_GPU_ONEPASS: rf_gpu_codegen.h) both
+//   map_onepass (a map with a filter or a walk: it beat the two passes) both
 //              passes in one kernel, named *_smem (it synchronizes its
 //              block): a block takes tiles of 4 x TILE rows in order from a
 //              counter, scans its rows' flags in shared memory, and finds the
@@ -30,18 +30,6 @@
 //              counter, [1] rows written (both zero), p[1] error word,
 //              p[3]/x[5] the walk as for map_flags; o[] output columns with
 //              room for n rows
-//   fused_onepass (RF_GPU_ONEPASS=1 only: slower for p2's join; *_smem) a fused
-//              kernel's (codegen.c) flags or count pass, scans and write pass
-//              in one: each thread counts its four consecutive rows' rows per
-//              written output (G::count1; a fused join walks each left row's
-//              matches), the block scans them, the tile finds the rows before
-//              it by the look-back, and the thread looks at its rows again,
-//              from cache, to write them (G::emit1). Outputs have room for n
-//              rows each: a row whose rows would go beyond is not written,
-//              and the host, seeing more than n rows (a join), runs the
-//              passes instead. p[8] u64 tile words (NM a tile: output s's at
-//              s * tiles + t), p[9] u64 [0] the tile counter, [1 + s] the rows
-//              of output s (all zero); the rest as the flags pass has them
 // Sides: c0/r0 (and c1/r1 for joins) as in rf::Args. TILE is the block size.
 #ifndef RF_MAP_CUH
 #define RF_MAP_CUH
@@ -126,51 +114,6 @@ template <class K, int TILE> __device__ __forceinline__ void map_onepass(const A
             w += (i64)((all >> (16 * q)) & 0xffff);
         }
         __syncthreads(); // s, tile_s and base_s serve the next tile
-    }
-}
-
-template <class G, int NM, int TILE> __device__ __forceinline__ void fused_onepass(const Args &a)
-{
-    __shared__ u64 s[TILE];
-    __shared__ u64 tile_s;
-    __shared__ u64 base_s[NM];
-    u64 *tiles = (u64 *)a.p[8];
-    u64 *ctl = (u64 *)a.p[9];
-    const i64 T4 = 4 * (i64)TILE, ntiles = tiles_of<TILE>(a.n);
-    const int me = (int)threadIdx.x;
-    for (i64 t; (t = next_tile(&ctl[0], &tile_s, ntiles)) >= 0;) {
-        // four consecutive rows a thread: one scan a written output numbers them
-        const i64 r0 = t * T4 + 4 * (i64)me;
-        i64 c[4][NM], w[NM];
-        for (int k = 0; k < NM; k++) w[k] = 0;
-        for (int q = 0; q < 4; q++) {
-            if (r0 + q < a.n)
-                G::count1(a, r0 + q, c[q]);
-            else
-                for (int k = 0; k < NM; k++) c[q][k] = 0;
-            for (int k = 0; k < NM; k++) w[k] += c[q][k];
-        }
-        for (int k = 0; k < NM; k++) {
-            u64 all = 0;
-            w[k] = (i64)(block_scan<TILE>(s, (u64)w[k], &all) - (u64)w[k]);
-            if (me == 0) {
-                const u64 base = tile_prefix(tiles + k * ntiles, t, all);
-                if (t == ntiles - 1) ctl[1 + k] = base + all;
-                base_s[k] = base;
-            }
-        }
-        __syncthreads();
-        for (int k = 0; k < NM; k++) w[k] += (i64)base_s[k];
-        for (int q = 0; q < 4; q++) {
-            bool any = false, fits = true;
-            for (int k = 0; k < NM; k++) {
-                any |= c[q][k] > 0;
-                fits &= w[k] + c[q][k] <= a.n;
-            }
-            if (any && fits) G::emit1(a, r0 + q, w);
-            for (int k = 0; k < NM; k++) w[k] += c[q][k];
-        }
-        __syncthreads(); // tile_s and base_s serve the next tile
     }
 }
 

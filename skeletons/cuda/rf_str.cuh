@@ -38,7 +38,7 @@
 
 namespace rf {
 
-#define RF_TDICT 14 // = RF_GPU_TDICT of rf_gpu_codegen.h
+#define RF_TDICT RF_ARGS_TDICT // rf_gpu_args.h
 
 struct sv {
     const u8 *p;

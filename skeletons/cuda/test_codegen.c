@@ -9,17 +9,10 @@
 #include "rf_gpu_codegen.h"
 #include "rf_harmony.h"
 #include "rf_queryplan.h"
+#include "rf_sys.h"
 
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static int write_file(const char *path, const char *data, int64_t n)
 {
@@ -57,22 +50,22 @@ int main(int argc, char **argv)
     rf_fe_program *fe = NULL;
     rf_qp_program *qp = NULL;
     rf_hir_program *hir = NULL;
-    double t0 = now();
+    double t0 = rf_now();
     rf_status st = rf_fe_load_files(files, nfiles, &arena, &ast, &fe, &d);
     if (!st) st = rf_qp_build(fe, &qp, &d);
     if (!st) st = rf_qp_optimize(qp, &d);
     if (!st) st = rf_hir_lower(qp, &hir, &d);
-    double t1 = now();
+    double t1 = rf_now();
     rf_buf src;
     rf_buf_init(&src);
     if (!st) st = rf_gpu_codegen(hir, 1, &src, &d);
-    double t2 = now();
+    double t2 = rf_now();
     if (!st && srcout && !write_file(srcout, rf_buf_cstr(&src), src.len)) fprintf(stderr, "cannot write %s\n", srcout);
     rf_gpu_ptx ptx;
     memset(&ptx, 0, sizeof ptx);
     rf_gpu_nvrtc_opts o = {arch, "", 0};
     if (!st) st = rf_gpu_nvrtc_compile(rf_buf_cstr(&src), (uint64_t)src.len, &o, &ptx, &d);
-    double t3 = now();
+    double t3 = rf_now();
     if (!st && ptxout && !write_file(ptxout, ptx.ptx, (int64_t)ptx.len)) fprintf(stderr, "cannot write %s\n", ptxout);
     if (!st && (!ptx.ptx || !strstr(ptx.ptx, ".entry"))) {
         fprintf(stderr, "FAIL: the PTX holds no kernel\n");

@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <random>
 #include "rf_emu_prelude.cuh"
+#include "rf_gpu_args.h"
 #include "rf_base.cuh"
 using namespace rf;
 

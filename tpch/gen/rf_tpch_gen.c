@@ -19,6 +19,7 @@
 
 #include "rf_file.h"
 #include "rf_tpch_gen.h"
+#include "rf_sys.h"
 #include "tpch_internal.h"
 
 static const rf_loc nowhere = {NULL, 0, 0};
@@ -382,10 +383,7 @@ rf_status rf_tpch_gen(const rf_tpch_gen_opts *o, rf_diags *d)
         return st;
     }
     int jobs = o->jobs;
-    if (jobs <= 0) {
-        long n = sysconf(_SC_NPROCESSORS_ONLN);
-        jobs = n < 1 ? 1 : (int)n;
-    }
+    if (jobs <= 0) jobs = rf_online_cpus();
     if (jobs > 256) jobs = 256;
 
     run r;

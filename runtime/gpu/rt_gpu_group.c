@@ -1,0 +1,490 @@
+/*
+** runtime/gpu/rt_gpu_group.c: groups, distinct rows and sets on the GPU
+** (GROUP, UNIQUE, DIFFERENCE, INSERT).
+**
+** Owns: first occurrences by hash table (slots keep the lowest equal row)
+** or by the walk over runs of an ordered first column, groups numbered by
+** first occurrence, the hash index of a set that grows in place, and the
+** functional-dependency check with the CPU's message.
+*/
+#include "rt_gpu_internal.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+void rf_gx_keys_of(const gval *v, const rf_type *types, const int32_t *cols, int32_t n, keycols *kc)
+{
+    kc->n = n;
+    for (int32_t i = 0; i < n; i++) kc->cols[i] = colp(v, cols ? cols[i] : i);
+    rf_gpu_sig(types, cols, n, kc->sig);
+}
+
+/* flags[i] (n + 1 bytes) = 1 where row i is the first of its key among the
+** rows with want[i] != 0 (want 0: all rows); slot and tab as left by the
+** insert, for grp_finish. */
+static rf_status first_flags(gx *x, const keycols *kc, int64_t n, gptr want, gbuf *tab, gbuf *slot, gbuf *flags)
+{
+    uint64_t cap = pow2_at_least((uint64_t)n * 2);
+    rf_status st = galloc(x, cap * 8, tab);
+    if (!st) st = x->g.ops->memset8(&x->g, tab->p, 0xff, cap * 8);
+    if (!st) st = galloc(x, (uint64_t)n * 8, slot);
+    rf_gpu_args a;
+    memset(&a, 0, sizeof a);
+    a.n = n;
+    for (int32_t i = 0; i < kc->n; i++) a.c0[i] = kc->cols[i];
+    RF_A_GRP_TABLE(a) = tab->p;
+    RF_A_GRP_SLOTS(a) = slot->p;
+    RF_A_GRP_WANT(a) = want;
+    RF_A_GRP_MASK(a) = (int64_t)(cap - 1);
+    if (!st) st = rf_gx_hlaunch(x, kc->sig, "grp_insert", n, &a);
+    if (!st) st = galloc(x, (uint64_t)n + 1, flags);
+    memset(&a, 0, sizeof a);
+    a.n = n;
+    RF_A_GRP_TABLE(a) = tab->p;
+    RF_A_GRP_SLOTS(a) = slot->p;
+    RF_A_GRP_FLAGS(a) = flags->p;
+    if (!st) st = rf_gx_launch(x, "rf_grp_flag", n, &a);
+    return st;
+}
+
+/* The groups of n rows (rf_grp_finish): each row's group and each group's
+** first row, from the first-row flags, their scan and, per row, its slot in
+** the hash table tab or (tab 0) the lowest equal row the walk over runs found. */
+static rf_status finish_groups(gx *x, gptr tab, gptr slot, gptr flags, gptr pos, int64_t n, int64_t ng, gval *g)
+{
+    rf_status st = galloc(x, (uint64_t)n * 8, &g->gid);
+    if (!st) st = galloc(x, (uint64_t)ng * 8, &g->first);
+    rf_gpu_args a;
+    memset(&a, 0, sizeof a);
+    a.n = n;
+    RF_A_GRP_TABLE(a) = tab;
+    RF_A_GRP_SLOTS(a) = slot;
+    RF_A_GRP_FLAGS(a) = flags;
+    RF_A_GRP_SCAN(a) = pos;
+    RF_A_GRP_GROUP_OUT(a) = g->gid.p;
+    RF_A_GRP_FIRST_OUT(a) = g->first.p;
+    if (!st) st = rf_gx_launch(x, "rf_grp_finish", n, &a);
+    g->has_groups = 1;
+    g->nrows = n;
+    g->ngroups = ng;
+    return st;
+}
+
+/* group_rows by the walk over runs (each row's lowest equal row, then the
+** scan of the first occurrences numbers the groups); *ok = 0 (nothing made)
+** when the rows are not ordered by their first key or a run is too long.
+** The status word rides back with the scan's total: no extra wait. */
+static rf_status runs_group(gx *x, const keycols *kc, int64_t n, gval *g, int *ok)
+{
+    *ok = 0;
+    gbuf flags = {0, 0}, rep = {0, 0}, pos = {0, 0};
+    rf_status st = galloc(x, (uint64_t)n + 1, &flags);
+    if (!st) st = galloc(x, (uint64_t)n * 8, &rep);
+    if (!st) st = galloc(x, (uint64_t)(n + 2) * 8, &pos); /* the scan, the status word */
+    if (!st) st = x->g.ops->memset8(&x->g, pos.p + (uint64_t)(n + 1) * 8, 0, 8);
+    rf_gpu_args a;
+    memset(&a, 0, sizeof a);
+    a.n = n;
+    for (int32_t i = 0; i < kc->n; i++) a.c0[i] = kc->cols[i];
+    RF_A_RUNS_FLAGS_OUT(a) = flags.p;
+    RF_A_RUNS_STATUS(a) = pos.p + (uint64_t)(n + 1) * 8;
+    RF_A_RUNS_FIRST_OUT(a) = rep.p;
+    RF_A_RUNS_LIMIT(a) = RUNS_LIMIT;
+    if (!st) st = rf_gx_hlaunch(x, kc->sig, "runs_first", n, &a);
+    int64_t w[2] = {0, 0};
+    if (!st) st = rf_gx_scan_into(x, 0, flags.p, n, pos.p, w, 2);
+    if (!st && w[1] == 0) {
+        st = finish_groups(x, 0, rep.p, flags.p, pos.p, n, w[0], g);
+        *ok = 1;
+    }
+    gfree(x, &flags);
+    gfree(x, &rep);
+    gfree(x, &pos);
+    return st;
+}
+
+/* Groups of n rows by keys: group of each row, first row of each group. */
+static rf_status group_rows(gx *x, const keycols *kc, int64_t n, gval *g)
+{
+    if (kc->n > 0 && n > 0 && n >= x->tune.gpu_runs_min) {
+        int ok = 0;
+        rf_status st = runs_group(x, kc, n, g, &ok);
+        if (st || ok) return st;
+    }
+    gbuf tab = {0, 0}, slot = {0, 0}, flags = {0, 0}, pos = {0, 0};
+    int64_t ng = 0;
+    rf_status st = first_flags(x, kc, n, 0, &tab, &slot, &flags);
+    if (!st) st = rf_gx_scan_flags(x, flags.p, n, &pos, &ng);
+    if (!st) st = finish_groups(x, tab.p, slot.p, flags.p, pos.p, n, ng, g);
+    gfree(x, &tab);
+    gfree(x, &slot);
+    gfree(x, &flags);
+    gfree(x, &pos);
+    return st;
+}
+
+/* distinct_rows by the walk over runs; *ok = 0 (and nothing kept) when the
+** rows are not ordered by their first column or a run is too long. The
+** status word rides back with the select's count: no extra wait. */
+static rf_status runs_distinct(gx *x, const keycols *kc, int64_t n, gptr want, gbuf *keep, int64_t *m, int *ok)
+{
+    *ok = 0;
+    gbuf flags = {0, 0}, cs = {0, 0};
+    rf_status st = galloc(x, (uint64_t)n + 1, &flags);
+    if (!st) st = galloc(x, 16, &cs); /* the select's count, the status word */
+    if (!st) st = x->g.ops->memset8(&x->g, cs.p + 8, 0, 8);
+    rf_gpu_args a;
+    memset(&a, 0, sizeof a);
+    a.n = n;
+    for (int32_t i = 0; i < kc->n; i++) a.c0[i] = kc->cols[i];
+    RF_A_RUNS_FLAGS_OUT(a) = flags.p;
+    RF_A_RUNS_WANT(a) = want;
+    RF_A_RUNS_STATUS(a) = cs.p + 8;
+    RF_A_RUNS_LIMIT(a) = RUNS_LIMIT;
+    if (!st) st = rf_gx_hlaunch(x, kc->sig, "runs_first", n, &a);
+    int64_t w[2] = {0, 0};
+    if (!st) st = rf_gx_select_into(x, flags.p, n, keep, cs.p, w, 2);
+    gfree(x, &flags);
+    gfree(x, &cs);
+    if (!st && w[1] != 0) gfree(x, keep); /* not ordered, or a run too long */
+    else if (!st) {
+        *m = w[0];
+        *ok = 1;
+    }
+    return st;
+}
+
+/* The first occurrence of every distinct row of v (rows with want != 0), ascending. */
+static rf_status distinct_rows(gx *x, const gval *v, const rf_hir_var *hv, gptr want, gbuf *keep, int64_t *m)
+{
+    keycols kc;
+    rf_gx_keys_of(v, hv->types, NULL, hv->ncols, &kc);
+    if (kc.n > 0 && v->nrows > 0 && v->nrows >= x->tune.gpu_runs_min) {
+        int ok = 0;
+        rf_status st = runs_distinct(x, &kc, v->nrows, want, keep, m, &ok);
+        if (st || ok) return st;
+    }
+    gbuf tab = {0, 0}, slot = {0, 0}, flags = {0, 0};
+    rf_status st = first_flags(x, &kc, v->nrows, want, &tab, &slot, &flags);
+    gfree(x, &tab);
+    gfree(x, &slot);
+    if (!st) st = rf_gx_select_flags(x, flags.p, v->nrows, keep, m);
+    gfree(x, &flags);
+    return st;
+}
+
+rf_status rf_gx_k_group(gx *x, const rf_hir_kernel *k)
+{
+    const gval *in = &x->vals[k->in[0]];
+    int64_t n = in->nrows;
+    gval g;
+    memset(&g, 0, sizeof g);
+    rf_status st = RF_OK;
+    if (k->ngroup == 0 || n == 0) {
+        /* one group holding every row (none when there are no rows) */
+        g.has_groups = 1;
+        g.nrows = n;
+        g.ngroups = n ? 1 : 0;
+        st = galloc(x, (uint64_t)n * 8, &g.gid);
+        if (!st) st = x->g.ops->memset8(&x->g, g.gid.p, 0, (uint64_t)n * 8);
+        if (!st && n) st = galloc(x, 8, &g.first);
+        if (!st && n) st = put_u64(x, g.first.p, 0);
+    } else {
+        keycols kc;
+        rf_gx_keys_of(in, x->p->vars[k->in[0]]->types, k->group, k->ngroup, &kc);
+        st = group_rows(x, &kc, n, &g);
+    }
+    if (st) {
+        rf_gx_val_clear(x, &g, 0);
+        return st;
+    }
+    rf_gx_var_set(x, k->out, &g);
+    return RF_OK;
+}
+
+/* ---- sets: the hash index of a relation that only grows ------------------------------------ */
+
+static rf_status set_table(gx *x, int32_t var, uint64_t cap)
+{
+    const rf_hir_var *hv = x->p->vars[var];
+    gval *v = &x->vals[var];
+    gset *s = rf_calloc(1, sizeof *s);
+    if (!s) return RF_ENOMEM;
+    s->cap = cap;
+    rf_status st = galloc(x, cap * 8, &s->tab);
+    if (!st) st = x->g.ops->memset8(&x->g, s->tab.p, 0xff, cap * 8);
+    keycols kc;
+    rf_gx_keys_of(v, hv->types, NULL, hv->ncols, &kc);
+    rf_gpu_args a;
+    memset(&a, 0, sizeof a);
+    a.n = v->nrows;
+    for (int32_t c = 0; c < kc.n; c++) a.c0[c] = kc.cols[c];
+    RF_A_GRP_TABLE(a) = s->tab.p;
+    RF_A_GRP_MASK(a) = (int64_t)(cap - 1);
+    if (!st) st = rf_gx_hlaunch(x, kc.sig, "set_build", v->nrows, &a);
+    if (st) {
+        rf_gx_set_free(x, &s);
+        return st;
+    }
+    rf_gx_set_free(x, &v->set);
+    v->set = s;
+    return RF_OK;
+}
+
+/* Gives a relation a hash index on its rows, deduplicating it (first
+** occurrences in order) as the CPU's ensure_set does. */
+static rf_status ensure_set(gx *x, int32_t var)
+{
+    gval *v = &x->vals[var];
+    if (v->set) return RF_OK;
+    const rf_hir_var *hv = x->p->vars[var];
+    rf_status st = RF_OK;
+    if (v->nrows > 1) {
+        gbuf keep = {0, 0};
+        int64_t m = 0;
+        st = distinct_rows(x, v, hv, 0, &keep, &m);
+        if (!st && m < v->nrows) {
+            gval nv;
+            st = rf_gx_rel_gather(x, v, hv->types, hv->ncols, keep.p, m, &nv);
+            if (!st) {
+                rf_gx_val_clear(x, v, hv->ncols);
+                *v = nv;
+            }
+        }
+        gfree(x, &keep);
+    }
+    if (!st) st = set_table(x, var, pow2_at_least((uint64_t)v->nrows * 2));
+    return st;
+}
+
+/* Room for rows more rows in a set's columns and table. */
+static rf_status set_reserve(gx *x, int32_t var, int64_t more)
+{
+    gval *v = &x->vals[var];
+    const rf_hir_var *hv = x->p->vars[var];
+    int64_t need = v->nrows + more;
+    if ((uint64_t)need * 2 > v->set->cap) {
+        rf_status st = set_table(x, var, pow2_at_least((uint64_t)need * 2));
+        if (st) return st;
+    }
+    if (need > v->cap) {
+        int64_t cap = v->cap * 2 > need ? v->cap * 2 : need;
+        gval nv;
+        rf_status st = rf_gx_rel_alloc(x, &nv, hv->types, hv->ncols, v->nrows, cap);
+        for (int32_t c = 0; c < hv->ncols && !st; c++)
+            st = rf_gx_dcopy(x, colp(&nv, c), colp(v, c), (uint64_t)v->nrows * (uint64_t)wid(hv->types[c]));
+        if (st) {
+            rf_gx_val_clear(x, &nv, hv->ncols);
+            return st;
+        }
+        for (int32_t c = 0; c < hv->ncols && v->cols; c++) gfree(x, &v->cols[c]);
+        free(v->cols);
+        v->cols = nv.cols;
+        v->cap = cap;
+    }
+    return RF_OK;
+}
+
+rf_status rf_gx_k_insert(gx *x, const rf_hir_kernel *k)
+{
+    int32_t var = k->out;
+    rf_status st = ensure_set(x, var);
+    const rf_hir_var *hv = x->p->vars[var];
+    for (int32_t i = 1; i < k->nin && !st; i++) {
+        const gval *t = &x->vals[k->in[i]];
+        int64_t tn = t->nrows;
+        if (tn == 0) continue;
+        if ((st = set_reserve(x, var, tn))) break;
+        gval *v = &x->vals[var];
+        int64_t N = v->nrows, M = 0;
+        keycols kc;
+        rf_gx_keys_of(v, hv->types, NULL, hv->ncols, &kc);
+        gbuf slot = {0, 0}, flags = {0, 0}, pos = {0, 0};
+        rf_gpu_args a;
+        memset(&a, 0, sizeof a);
+        a.n = tn;
+        a.m = N;
+        for (int32_t c = 0; c < hv->ncols; c++) {
+            a.c0[c] = colp(v, c);
+            a.c1[c] = colp(t, c);
+        }
+        RF_A_GRP_TABLE(a) = v->set->tab.p;
+        RF_A_GRP_MASK(a) = (int64_t)(v->set->cap - 1);
+        st = galloc(x, (uint64_t)tn * 8, &slot);
+        RF_A_GRP_SLOTS(a) = slot.p;
+        if (!st) st = rf_gx_hlaunch(x, kc.sig, "set_insert", tn, &a);
+        if (!st) st = galloc(x, (uint64_t)tn + 1, &flags);
+        rf_gpu_args f;
+        memset(&f, 0, sizeof f);
+        f.n = tn;
+        RF_A_GRP_TABLE(f) = v->set->tab.p;
+        RF_A_GRP_SLOTS(f) = slot.p;
+        RF_A_GRP_FLAGS(f) = flags.p;
+        RF_A_GRP_ID_BASE(f) = N;
+        if (!st) st = rf_gx_launch(x, "rf_grp_flag", tn, &f);
+        if (!st) st = rf_gx_scan_flags(x, flags.p, tn, &pos, &M);
+        if (!st && M > 0) {
+            memset(&a, 0, sizeof a);
+            a.n = tn;
+            RF_A_NCOLS(a) = hv->ncols;
+            RF_A_GRP_ID_BASE(a) = N;
+            for (int32_t c = 0; c < hv->ncols; c++) {
+                RF_A_WIDTH(a, c) = (uint64_t)wid(hv->types[c]);
+                a.c1[c] = colp(t, c);
+                a.o[c] = colp(v, c);
+            }
+            RF_A_GRP_TABLE(a) = v->set->tab.p;
+            RF_A_GRP_SLOTS(a) = slot.p;
+            RF_A_GRP_FLAGS(a) = flags.p;
+            RF_A_GRP_SCAN(a) = pos.p;
+            st = rf_gx_launch(x, "rf_set_append", tn, &a);
+        }
+        if (!st) v->nrows = N + M;
+        gfree(x, &slot);
+        gfree(x, &flags);
+        gfree(x, &pos);
+    }
+    return st;
+}
+
+/* ---- unique, difference ------------------------------------------------------------------------ */
+
+/* A functional predicate must not give two values for one key (rt_exec.c's
+** check_fd, same message, same rows). */
+static rf_status check_fd(gx *x, const rf_hir_kernel *k, const gval *r)
+{
+    const rf_hir_var *out = x->p->vars[k->out];
+    int32_t nk = out->nkeys;
+    if (nk <= 0 || nk >= out->ncols || r->nrows < 2) return RF_OK;
+    keycols kc;
+    rf_gx_keys_of(r, out->types, NULL, nk, &kc);
+    gval g;
+    memset(&g, 0, sizeof g);
+    rf_status st = group_rows(x, &kc, r->nrows, &g);
+    if (st || g.ngroups == r->nrows) {
+        rf_gx_val_clear(x, &g, 0);
+        return st;
+    }
+    int64_t *gid = NULL, *first = NULL;
+    st = rf_gx_host_i64(x, g.gid.p, r->nrows, &gid);
+    if (!st) st = rf_gx_host_i64(x, g.first.p, g.ngroups, &first);
+    rf_gx_val_clear(x, &g, 0);
+    /* the first row whose key was seen before: deterministic */
+    int64_t row = -1;
+    for (int64_t i = 0; !st && i < r->nrows && row < 0; i++)
+        if (first[gid[i]] != i) row = i;
+    if (!st && row < 0) st = RF_EINTERNAL;
+    int64_t frow = st ? 0 : first[gid[row]];
+    free(gid);
+    free(first);
+    if (st) return st;
+    /* the two rows, on the host */
+    rf_rt_rel two;
+    memset(&two, 0, sizeof two);
+    st = rf_rt_rel_alloc(&two, out->ncols, out->types, 2);
+    for (int32_t c = 0; c < out->ncols && !st; c++) {
+        uint64_t w = (uint64_t)wid(out->types[c]);
+        st = x->g.ops->d2h(&x->g, two.cols[c], colp(r, c) + (uint64_t)frow * w, w);
+        if (!st) st = x->g.ops->d2h(&x->g, (char *)two.cols[c] + w, colp(r, c) + (uint64_t)row * w, w);
+    }
+    if (st) {
+        rf_rt_rel_free(&two);
+        return st;
+    }
+    rf_buf b;
+    rf_buf_init(&b);
+    rf_rt_fd_message(x->dict, out->pred_name ? out->pred_name : out->name, &two, nk, 0, 1, &b);
+    rf_error(x->d, kloc(x, k), "%s", rf_buf_cstr(&b));
+    rf_buf_free(&b);
+    rf_rt_rel_free(&two);
+    return RF_EUSER;
+}
+
+/* A kernel whose result is every row of its input (in[0]) in order (a
+** unique that keeps all, a gather in identity order) needs no copy when it
+** is the input's last reader (the scheduler then releases it right after:
+** hir_schedule.c; each variable owns its buffers, so no one else sees them):
+** the result takes the input's columns. 1 when it did. */
+int rf_gx_take_columns(gx *x, const rf_hir_kernel *k, gval *r)
+{
+    const rf_hir_var *hv = x->p->vars[k->in[0]], *ov = x->p->vars[k->out];
+    gval *in = &x->vals[k->in[0]];
+    int same = hv->ncols == ov->ncols && k->in[0] != k->out && in->cols;
+    for (int32_t c = 0; c < ov->ncols && same; c++) same = wid(hv->types[c]) == wid(ov->types[c]);
+    int last = 0;
+    for (int32_t i = 0; i < k->nrelease && same; i++) last |= k->release[i] == k->in[0];
+    /* a predicate's relation that no later kernel reads is as dead (only
+    ** outputs are read after the run): the output's copy of a total, say */
+    if (same && !last && x->last_reader && hv->role == RF_HIR_ROLE_PRED) last = x->last_reader[k->in[0]] == k;
+    if (!last) return 0;
+    memset(r, 0, sizeof *r);
+    r->nrows = in->nrows;
+    r->cap = in->cap;
+    r->cols = in->cols;
+    in->cols = NULL;
+    return 1;
+}
+
+/* Every row of in[0] as the result: its columns, or a copy of them. */
+static rf_status rel_all(gx *x, const rf_hir_kernel *k, gval *r)
+{
+    if (rf_gx_take_columns(x, k, r)) return RF_OK;
+    const rf_hir_var *ov = x->p->vars[k->out];
+    const gval *in = &x->vals[k->in[0]];
+    rf_status st = rf_gx_rel_alloc(x, r, ov->types, ov->ncols, in->nrows, in->nrows);
+    for (int32_t c = 0; c < ov->ncols && !st; c++)
+        st = rf_gx_dcopy(x, colp(r, c), colp(in, c), (uint64_t)in->nrows * (uint64_t)wid(ov->types[c]));
+    if (st) rf_gx_val_clear(x, r, ov->ncols);
+    return st;
+}
+
+rf_status rf_gx_k_unique(gx *x, const rf_hir_kernel *k)
+{
+    const rf_hir_var *hv = x->p->vars[k->in[0]], *ov = x->p->vars[k->out];
+    gbuf keep = {0, 0};
+    int64_t m = 0;
+    rf_status st = RF_OK;
+    if (k->kind == RF_HIR_DIFFERENCE) {
+        st = ensure_set(x, k->in[1]);
+        const gval *a = &x->vals[k->in[0]], *b = &x->vals[k->in[1]];
+        int64_t n = a->nrows;
+        if (!st && n > 0) {
+            keycols kc;
+            rf_gx_keys_of(a, hv->types, NULL, hv->ncols, &kc);
+            gbuf absent = {0, 0};
+            rf_gpu_args p;
+            memset(&p, 0, sizeof p);
+            p.n = n;
+            p.m = b->nrows;
+            for (int32_t c = 0; c < hv->ncols; c++) {
+                p.c0[c] = colp(b, c);
+                p.c1[c] = colp(a, c);
+            }
+            RF_A_GRP_TABLE(p) = b->set->tab.p;
+            RF_A_GRP_MASK(p) = (int64_t)(b->set->cap - 1);
+            st = galloc(x, (uint64_t)n, &absent);
+            RF_A_SET_ABSENT_OUT(p) = absent.p;
+            if (!st) st = rf_gx_hlaunch(x, kc.sig, "set_probe", n, &p);
+            /* a may repeat rows: keep the first of each */
+            if (!st) st = distinct_rows(x, a, hv, absent.p, &keep, &m);
+            gfree(x, &absent);
+        }
+    } else if (x->vals[k->in[0]].distinct) {
+        m = x->vals[k->in[0]].nrows; /* its maker dropped the repeats */
+    } else if (x->vals[k->in[0]].nrows > 0) {
+        st = distinct_rows(x, &x->vals[k->in[0]], hv, 0, &keep, &m);
+    }
+    gval r;
+    memset(&r, 0, sizeof r);
+    if (!st && m > 0 && m == x->vals[k->in[0]].nrows) st = rel_all(x, k, &r);
+    else if (!st) st = rf_gx_rel_gather(x, &x->vals[k->in[0]], ov->types, ov->ncols, keep.p, m, &r);
+    gfree(x, &keep);
+    if (!st && k->check_fd) st = check_fd(x, k, &r);
+    if (st) {
+        rf_gx_val_clear(x, &r, ov->ncols);
+        return st;
+    }
+    rf_gx_var_set(x, k->out, &r);
+    return RF_OK;
+}

@@ -1,0 +1,187 @@
+/*
+** runtime/gpu/rt_gpu_reduce.c: REDUCE on the GPU.
+**
+** Owns: counts, exact 128-bit sums and averages of ints and decimals,
+** min and max (strings by byte-order rank), finished by the CPU's rules
+** (sum_final also finishes a fused kernel's totals), and the CPU's message
+** where a result is out of range.
+*/
+#include "rt_gpu_internal.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+static rf_status agg_error(gx *x, const rf_hir_kernel *k, const char *what)
+{
+    rf_error(x->d, kloc(x, k), "aggregate: %s", what);
+    return RF_EUSER;
+}
+
+/* Agg ag's value from a group's exact sum s of n rows, by the CPU's rules
+** (rf_value.h), into *v; RF_EUSER with the CPU's message where they fail. */
+rf_status rf_gx_sum_final(gx *x, const rf_hir_kernel *k, const rf_qp_agg *ag, rf_type at, rf_dec128 s, int64_t n,
+                           int64_t *v)
+{
+    rf_val_err e = {0, 0};
+    rf_status vs;
+    *v = 0;
+    if (ag->fn == RF_AGG_AVG) {
+        vs = at == RF_TYPE_INT ? rf_val_int128_avg(s, n, v, &e) : rf_val_dec128_avg(s, n, v, &e);
+    } else if (at == RF_TYPE_INT) {
+        vs = (s > INT64_MAX || s < INT64_MIN) ? RF_EUSER : RF_OK;
+        if (!vs) *v = (int64_t)s;
+    } else {
+        vs = rf_val_dec128_to_dec(s, v, &e);
+    }
+    if (!vs) return RF_OK;
+    return agg_error(x, k,
+                     at == RF_TYPE_INT && ag->fn == RF_AGG_TOTAL ? "integer overflow in total()"
+                     : e.why                                     ? e.why
+                                                                 : "overflow");
+}
+
+/* The CPU's conversion of the sums, to word the error the GPU found. */
+static rf_status sum_error(gx *x, const rf_hir_kernel *k, const rf_qp_agg *ag, rf_type at, gptr acc, gptr counts,
+                           int64_t ng)
+{
+    uint64_t *s = rf_malloc((size_t)(2 * ng + 1) * 8);
+    int64_t *cnt = rf_malloc((size_t)(ng + 1) * 8);
+    rf_status st = s && cnt ? RF_OK : RF_ENOMEM;
+    if (!st) st = x->g.ops->d2h(&x->g, s, acc, (uint64_t)ng * 16);
+    if (!st && counts) st = x->g.ops->d2h(&x->g, cnt, counts, (uint64_t)ng * 8);
+    for (int64_t i = 0; i < ng && !st; i++) {
+        int64_t v;
+        st = rf_gx_sum_final(x, k, ag, at, sum_of(&s[2 * i]), cnt[i], &v);
+    }
+    free(s);
+    free(cnt);
+    if (!st) {
+        rf_error(x->d, kloc(x, k), "internal error: k%d: the GPU reported an overflow the CPU does not see", k->id);
+        st = RF_EINTERNAL;
+    }
+    return st;
+}
+
+rf_status rf_gx_k_reduce(gx *x, const rf_hir_kernel *k)
+{
+    const gval *in = &x->vals[k->in[0]];
+    const gval *gv = &x->vals[k->idx];
+    const rf_hir_var *iv = x->p->vars[k->in[0]], *ov = x->p->vars[k->out];
+    if (!gv->has_groups) return RF_EINTERNAL;
+    int64_t ng = gv->ngroups, n = in->nrows;
+    gval r;
+    rf_status st = rf_gx_rel_alloc(x, &r, ov->types, ov->ncols, ng, ng);
+    if (st) return st;
+    rf_gpu_args a;
+    /* group columns: the values of each group's first row */
+    if (k->ngroup > 0 && ng > 0) {
+        memset(&a, 0, sizeof a);
+        a.n = ng;
+        RF_A_NCOLS(a) = k->ngroup;
+        a.r0 = gv->first.p;
+        for (int32_t i = 0; i < k->ngroup; i++) {
+            RF_A_WIDTH(a, i) = (uint64_t)wid(ov->types[i]);
+            a.c0[i] = colp(in, k->group[i]);
+            a.o[i] = colp(&r, i);
+        }
+        st = rf_gx_launch(x, "rf_gather", ng, &a);
+    }
+    int small = ng <= RF_GPU_SMALLG;
+    gbuf counts = {0, 0};
+    int64_t *hcounts = NULL;
+    rf_cpu_groups hg;
+    memset(&hg, 0, sizeof hg);
+    int have_hg = 0;
+    for (int32_t ai = 0; ai < k->naggs && !st && ng > 0; ai++) {
+        const rf_qp_agg *ag = &k->aggs[ai];
+        gptr dst = colp(&r, k->ngroup + ai);
+        rf_type at = ag->col >= 0 ? iv->types[ag->col] : RF_TYPE_INT;
+        if ((ag->fn == RF_AGG_COUNT || ag->fn == RF_AGG_AVG) && !counts.p) {
+            st = galloc(x, (uint64_t)ng * 8, &counts);
+            if (!st) st = x->g.ops->memset8(&x->g, counts.p, 0, (uint64_t)ng * 8);
+            memset(&a, 0, sizeof a);
+            a.n = n;
+            a.m = ng;
+            RF_A_RED_GROUPS(a) = gv->gid.p;
+            RF_A_RED_ACC(a) = counts.p;
+            if (!st) st = rf_gx_launch(x, small ? "rf_red_count_smem" : "rf_red_count", n, &a);
+            if (st) break;
+        }
+        if (ag->fn == RF_AGG_COUNT) {
+            st = rf_gx_dcopy(x, dst, counts.p, (uint64_t)ng * 8);
+            continue;
+        }
+        if (at == RF_TYPE_FLOAT) {
+            if (!have_hg) {
+                hg.nrows = n;
+                hg.ngroups = ng;
+                st = rf_gx_host_i64(x, gv->gid.p, n, &hg.group_of_row);
+                if (!st) st = rf_gx_host_i64(x, gv->first.p, ng, &hg.first_row);
+                have_hg = 1;
+            }
+            if (!st && ag->fn == RF_AGG_AVG && !hcounts) st = rf_gx_host_i64(x, counts.p, ng, &hcounts);
+            if (!st) st = rf_gx_float_agg(x, ag, in, ag->col, &hg, hcounts, dst);
+            continue;
+        }
+        gbuf acc = {0, 0}, err = {0, 0}, ranks = {0, 0}, back = {0, 0};
+        int op, kind = 0;
+        memset(&a, 0, sizeof a);
+        a.n = n;
+        a.m = ng;
+        RF_A_RED_GROUPS(a) = gv->gid.p;
+        a.c0[0] = colp(in, ag->col);
+        if (ag->fn == RF_AGG_TOTAL || ag->fn == RF_AGG_AVG) {
+            op = (ag->fn == RF_AGG_TOTAL ? 1 : 3) + (at == RF_TYPE_DECIMAL);
+            st = galloc(x, (uint64_t)ng * 16, &acc);
+            if (!st) st = x->g.ops->memset8(&x->g, acc.p, 0, (uint64_t)ng * 16);
+            RF_A_RED_ACC(a) = acc.p;
+            if (!st) st = rf_gx_launch(x, small ? "rf_red_sum_smem" : "rf_red_sum", n, &a);
+        } else {
+            int is_max = ag->fn == RF_AGG_MAX;
+            op = is_max ? 6 : 5;
+            kind = at == RF_TYPE_DATE ? 2 : at == RF_TYPE_STRING ? 3 : at == RF_TYPE_BOOL ? 4 : 0;
+            RF_A_SORT_KIND(a) = kind;
+            if (kind == 3) {
+                int64_t lo = 0;
+                st = string_ranks(x, colp(in, ag->col), n, &ranks, &lo, &back);
+                RF_A_RANKS(a) = ranks.p;
+                RF_A_RANK_LO(a) = lo;
+            }
+            if (!st) st = galloc(x, (uint64_t)ng * 8, &acc);
+            if (!st) st = x->g.ops->memset8(&x->g, acc.p, is_max ? 0 : 0xff, (uint64_t)ng * 8);
+            RF_A_RED_ACC(a) = acc.p;
+            if (!st)
+                st = rf_gx_launch(x, is_max ? (small ? "rf_red_max_smem" : "rf_red_max") : (small ? "rf_red_min_smem" : "rf_red_min"),
+                                  n, &a);
+        }
+        if (!st) st = rf_gx_err_word(x, &err);
+        memset(&a, 0, sizeof a);
+        a.m = ng;
+        RF_A_RED_OP(a) = op;
+        RF_A_RED_KIND(a) = kind;
+        RF_A_RED_ACC(a) = acc.p;
+        RF_A_RED_COUNTS(a) = counts.p;
+        RF_A_RED_ERR(a) = err.p;
+        a.o[0] = dst;
+        RF_A_RED_BACK(a) = back.p;
+        if (!st) st = rf_gx_launch(x, "rf_red_final", ng, &a);
+        int64_t bad = -1;
+        if (!st && op <= 4) st = get_i64(x, err.p, &bad);
+        if (!st && bad != -1) st = sum_error(x, k, ag, at, acc.p, counts.p, ng);
+        gfree(x, &acc);
+        gfree(x, &err);
+        gfree(x, &ranks);
+        gfree(x, &back);
+    }
+    gfree(x, &counts);
+    free(hcounts);
+    free(hg.group_of_row);
+    free(hg.first_row);
+    if (st) {
+        rf_gx_val_clear(x, &r, ov->ncols);
+        return st;
+    }
+    rf_gx_var_set(x, k->out, &r);
+    return RF_OK;
+}

@@ -1,0 +1,217 @@
+/*
+** runtime/gpu/rt_gpu_rows.c: kernels that move rows on the GPU.
+**
+** Owns: CONCAT, SORT (stable LSD radix sorts, one per key, strings by rank;
+** a limited sort that fully sorts only the rows that can reach the first
+** places), GATHER, COPY and FACTS.
+*/
+#include "rt_gpu_internal.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+rf_status rf_gx_k_concat(gx *x, const rf_hir_kernel *k)
+{
+    const rf_hir_var *ov = x->p->vars[k->out];
+    int64_t total = 0;
+    for (int32_t i = 0; i < k->nin; i++) total += x->vals[k->in[i]].nrows;
+    gval r;
+    rf_status st = rf_gx_rel_alloc(x, &r, ov->types, ov->ncols, total, total);
+    for (int32_t c = 0; c < ov->ncols && !st; c++) {
+        uint64_t w = (uint64_t)wid(ov->types[c]), at = 0;
+        for (int32_t i = 0; i < k->nin && !st; i++) {
+            const gval *in = &x->vals[k->in[i]];
+            if (in->nrows) st = rf_gx_dcopy(x, colp(&r, c) + at * w, colp(in, c), (uint64_t)in->nrows * w);
+            at += (uint64_t)in->nrows;
+        }
+    }
+    if (st) {
+        rf_gx_val_clear(x, &r, ov->ncols);
+        return st;
+    }
+    rf_gx_var_set(x, k->out, &r);
+    return RF_OK;
+}
+
+/* The stable permutation of the n rows of in by order[0..norder): one radix
+** sort per key, least significant first. */
+static rf_status sort_rows(gx *x, const gval *in, const rf_type *types, const rf_fe_order *order, int32_t norder,
+                           int64_t n, gval *out)
+{
+    memset(out, 0, sizeof *out);
+    rf_status st = rf_gx_iota(x, n, &out->a);
+    out->nrows = n;
+    for (int32_t i = norder - 1; i >= 0 && !st && n > 1; i--) {
+        int32_t col = order[i].col;
+        rf_type t = types[col];
+        int kind = t == RF_TYPE_FLOAT ? 1 : t == RF_TYPE_DATE ? 2 : t == RF_TYPE_STRING ? 3 : t == RF_TYPE_BOOL ? 4 : 0;
+        int bits = kind <= 1 ? 64 : kind == 4 ? 8 : 32;
+        if (order[i].desc) bits = 64;
+        gbuf ranks = {0, 0}, keys = {0, 0}, ks = {0, 0}, perm = {0, 0};
+        int64_t lo = 0;
+        rf_gpu_args a;
+        memset(&a, 0, sizeof a);
+        if (kind == 3) {
+            /* strings sort by bytes, not by code: sort by rank instead */
+            st = string_ranks(x, colp(in, col), n, &ranks, &lo, NULL);
+            RF_A_RANKS(a) = ranks.p;
+            RF_A_RANK_LO(a) = lo;
+        }
+        if (!st) st = galloc(x, (uint64_t)n * 8, &keys);
+        a.n = n;
+        a.c0[0] = colp(in, col);
+        a.r0 = out->a.p;
+        RF_A_SORT_KIND(a) = kind;
+        RF_A_SORT_DESC(a) = order[i].desc != 0;
+        RF_A_SORT_KEYS_OUT(a) = keys.p;
+        if (!st) st = rf_gx_launch(x, "rf_sort_key", n, &a);
+        if (!st) st = rf_gx_sort_pairs(x, keys.p, out->a.p, n, bits, &ks, &perm);
+        if (!st) {
+            gfree(x, &out->a);
+            out->a = perm;
+            memset(&perm, 0, sizeof perm);
+        }
+        gfree(x, &ranks);
+        gfree(x, &keys);
+        gfree(x, &ks);
+        gfree(x, &perm);
+    }
+    if (st) rf_gx_val_clear(x, out, 0);
+    return st;
+}
+
+/* With a limit, only the rows whose first key ties with or beats the
+** limit-th place can reach the first places: sort by the first key alone,
+** find where its ties end, and sort just those rows by the whole order (no
+** string ranks of the rest). The result is shorter than in: GATHER reads
+** only its first `limit` places. 1 in *done when it applied. */
+static rf_status sort_limited(gx *x, const rf_hir_kernel *k, const gval *in, const rf_hir_var *iv, gval *out, int *done)
+{
+    *done = 0;
+    int64_t n = in->nrows, limit = k->limit;
+    if (limit < 1 || k->norder < 2 || n < 4 * limit + 4096 || iv->types[k->order[0].col] == RF_TYPE_STRING)
+        return RF_OK;
+    gval first;
+    rf_status st = sort_rows(x, in, iv->types, k->order, 1, n, &first);
+    if (st) return st;
+    /* the first key of the rows in sorted order, then where the ties with
+    ** the limit-th row end (read back in chunks from there) */
+    gval byfirst;
+    st = rf_gx_rel_gather(x, in, iv->types, iv->ncols, first.a.p, n, &byfirst);
+    int32_t col = k->order[0].col;
+    int w = wid(iv->types[col]);
+    int64_t m = limit;
+    char ref[8], buf[8 * 4096];
+    if (!st) st = x->g.ops->d2h(&x->g, ref, colp(&byfirst, col) + (gptr)((limit - 1) * w), (uint64_t)w);
+    for (int64_t at = limit; !st && at < n;) {
+        int64_t c = n - at < 4096 ? n - at : 4096;
+        st = x->g.ops->d2h(&x->g, buf, colp(&byfirst, col) + (gptr)(at * w), (uint64_t)(c * w));
+        int64_t j = 0;
+        while (!st && j < c && memcmp(buf + j * w, ref, (size_t)w) == 0) j++;
+        m = at + j;
+        if (j < c) break;
+        at += c;
+    }
+    gval part;
+    memset(&part, 0, sizeof part);
+    /* the candidates are the first m rows of byfirst: sort them fully */
+    if (!st) {
+        gval cand = byfirst;
+        cand.nrows = m;
+        st = sort_rows(x, &cand, iv->types, k->order, k->norder, m, &part);
+    }
+    /* compose: out[i] = first[part[i]], on the host (m is small) */
+    int64_t *pa = NULL, *fa = NULL;
+    if (!st) {
+        pa = rf_malloc((size_t)m * 8);
+        fa = rf_malloc((size_t)m * 8);
+        if (!pa || !fa) st = RF_ENOMEM;
+    }
+    if (!st) st = x->g.ops->d2h(&x->g, pa, part.a.p, (uint64_t)m * 8);
+    if (!st) st = x->g.ops->d2h(&x->g, fa, first.a.p, (uint64_t)m * 8);
+    if (!st) {
+        for (int64_t i = 0; i < m; i++) pa[i] = fa[pa[i]];
+        memset(out, 0, sizeof *out);
+        st = galloc(x, (uint64_t)m * 8, &out->a);
+        if (!st) st = x->g.ops->h2d(&x->g, out->a.p, pa, (uint64_t)m * 8);
+        out->nrows = m;
+        if (st) rf_gx_val_clear(x, out, 0);
+    }
+    free(pa);
+    free(fa);
+    rf_gx_val_clear(x, &part, 0);
+    rf_gx_val_clear(x, &byfirst, iv->ncols);
+    rf_gx_val_clear(x, &first, 0);
+    if (!st) *done = 1;
+    return st;
+}
+
+rf_status rf_gx_k_sort(gx *x, const rf_hir_kernel *k)
+{
+    const gval *in = &x->vals[k->in[0]];
+    const rf_hir_var *iv = x->p->vars[k->in[0]];
+    gval out;
+    if (in->nrows <= 1) {
+        /* no index: the identity order (rel_gather reads row i itself), no launch */
+        memset(&out, 0, sizeof out);
+        out.nrows = in->nrows;
+        rf_gx_var_set(x, k->out, &out);
+        return RF_OK;
+    }
+    int done = 0;
+    rf_status st = sort_limited(x, k, in, iv, &out, &done);
+    if (!st && !done) st = sort_rows(x, in, iv->types, k->order, k->norder, in->nrows, &out);
+    if (st) return st;
+    rf_gx_var_set(x, k->out, &out);
+    return RF_OK;
+}
+
+rf_status rf_gx_k_gather(gx *x, const rf_hir_kernel *k)
+{
+    const gval *idx = &x->vals[k->idx];
+    const rf_hir_var *ov = x->p->vars[k->out];
+    int64_t n = idx->nrows;
+    if (k->limit >= 0 && k->limit < n) n = k->limit;
+    gval r;
+    /* the identity order (a sort of at most one row) over every row */
+    if (!idx->a.p && n == x->vals[k->in[0]].nrows && rf_gx_take_columns(x, k, &r)) {
+        rf_gx_var_set(x, k->out, &r);
+        return RF_OK;
+    }
+    rf_status st = rf_gx_rel_gather(x, &x->vals[k->in[0]], ov->types, ov->ncols, idx->a.p, n, &r);
+    if (st) return st;
+    rf_gx_var_set(x, k->out, &r);
+    return RF_OK;
+}
+
+rf_status rf_gx_k_copy(gx *x, const rf_hir_kernel *k)
+{
+    const gval *in = &x->vals[k->in[0]];
+    const rf_hir_var *ov = x->p->vars[k->out];
+    gval r;
+    rf_status st = rf_gx_rel_alloc(x, &r, ov->types, ov->ncols, in->nrows, in->nrows);
+    for (int32_t c = 0; c < ov->ncols && !st && in->nrows; c++)
+        st = rf_gx_dcopy(x, colp(&r, c), colp(in, c), (uint64_t)in->nrows * (uint64_t)wid(ov->types[c]));
+    if (st) {
+        rf_gx_val_clear(x, &r, ov->ncols);
+        return st;
+    }
+    rf_gx_var_set(x, k->out, &r);
+    return RF_OK;
+}
+
+rf_status rf_gx_k_facts(gx *x, const rf_hir_kernel *k)
+{
+    const rf_hir_var *out = x->p->vars[k->out];
+    rf_rt_rel r;
+    rf_status st = rf_rt_facts(k, out, x->dict, &r);
+    if (st) return st;
+    gval g;
+    memset(&g, 0, sizeof g);
+    st = rf_gx_upload_rel(x, &r, out->types, out->ncols, &g);
+    rf_rt_rel_free(&r);
+    if (st) return st;
+    rf_gx_var_set(x, k->out, &g);
+    return RF_OK;
+}

@@ -1,0 +1,38 @@
+/*
+** runtime/rf_rt_tuning.h: the run's tuning, one typed struct.
+**
+** Owns: the settings that change how a run computes, never what (row
+** thresholds of the GPU's algorithms, huge pages for big host columns):
+** their names, types, defaults and meanings in one table (rt_tuning.c),
+** the parser of `name=value` (the command line's `--set`), and the text that
+** lists them for --help. A setting that lost its measurement is deleted,
+** not kept here.
+*/
+#ifndef RF_RT_TUNING_H
+#define RF_RT_TUNING_H
+
+#include "rf_common.h"
+
+typedef struct rf_rt_tuning {
+    /* gpu_runs_min: rows from which unique, difference and group-by first
+    ** try the walk over runs of an ordered first column (INT64_MAX: never) */
+    int64_t gpu_runs_min;
+    /* gpu_ordered_min: right rows from which a join whose build side has one
+    ** key column checks whether it ascends and then skips the sort
+    ** (INT64_MAX: never) */
+    int64_t gpu_ordered_min;
+    /* hugepages: 1, advise transparent huge pages for big host columns */
+    int hugepages;
+} rf_rt_tuning;
+
+/* The defaults. */
+void rf_rt_tuning_init(rf_rt_tuning *t);
+/* The defaults, shared (for options that name no tuning). */
+const rf_rt_tuning *rf_rt_tuning_default(void);
+/* Applies one "name=value": RF_EUSAGE with the reason in why (n bytes) for
+** an unknown name or a value of the wrong kind. */
+rf_status rf_rt_tuning_set(rf_rt_tuning *t, const char *assign, char *why, size_t n);
+/* One line per setting (name, default, meaning) for --help, indented. */
+void rf_rt_tuning_help(rf_buf *out, const char *indent);
+
+#endif

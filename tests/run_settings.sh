@@ -1,0 +1,59 @@
+#!/bin/sh
+# tests/run_settings.sh REDFOX TESTS_DIR: the tuning settings (--set
+# NAME=VALUE, runtime/rf_rt_tuning.h): listed in --help with their defaults,
+# refused with exit 2 when unknown or of the wrong kind, and in effect: the
+# emulated GPU walks the runs of an ordered column from gpu_runs_min rows on
+# and checks a build side's order from gpu_ordered_min rows on.
+r=$1
+t=$2
+tmp=${TMPDIR:-/tmp}/rf_settings.$$
+mkdir -p "$tmp"
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+check() { # expected-status description command...
+    want=$1; what=$2; shift 2
+    "$@" >"$tmp/out" 2>"$tmp/err"
+    got=$?
+    if [ "$got" -ne "$want" ]; then
+        echo "FAIL: $what: exit $got, expected $want"; cat "$tmp/err"; fail=1
+    fi
+}
+prog=$t/e2e/unique_runs_rec.logic
+data=$t/e2e/data
+for cmd in "run" "tpch run" "tpch bench"; do
+    # shellcheck disable=SC2086
+    "$r" $cmd --help >"$tmp/help" 2>&1
+    for s in "gpu_runs_min (default 65536)" "gpu_ordered_min (default 65536)" "hugepages (default on)" "--set NAME=VALUE"; do
+        grep -qF -- "$s" "$tmp/help" || { echo "FAIL: $cmd --help lacks: $s"; fail=1; }
+    done
+done
+check 2 "unknown setting" "$r" run "$prog" --data "$data" --device cpu --set nope=1
+grep -q "unknown setting 'nope'" "$tmp/err" || { echo "FAIL: unknown setting: no message"; cat "$tmp/err"; fail=1; }
+check 2 "a count expected" "$r" run "$prog" --data "$data" --device cpu --set gpu_runs_min=many
+grep -q "gpu_runs_min takes a count of rows or off, not 'many'" "$tmp/err" || { echo "FAIL: bad count: no message"; fail=1; }
+check 2 "on or off expected" "$r" run "$prog" --data "$data" --device cpu --set hugepages=maybe
+check 2 "no value" "$r" run "$prog" --data "$data" --device cpu --set gpu_runs_min
+check 2 "set without an argument" "$r" run "$prog" --data "$data" --device cpu --set
+check 2 "tpch run: unknown setting" "$r" tpch run --data "$tmp" --set nope=1
+check 2 "tpch bench: unknown setting" "$r" tpch bench --data "$tmp" --sf 1 --set nope=1
+# hugepages=off: same outputs
+"$r" run "$prog" --data "$data" --device cpu --format csv >"$tmp/a" 2>&1
+check 0 "hugepages=off runs" "$r" run "$prog" --data "$data" --device cpu --format csv --set hugepages=off
+cmp -s "$tmp/a" "$tmp/out" || { echo "FAIL: hugepages=off changed the output"; fail=1; }
+# in effect on the (emulated) GPU: the device operations show the walk
+ops() { # count of launches of kernels matching $1 under settings $2...
+    pat=$1; shift
+    RF_GPU_EMULATE=1 RF_GPU_TRACE=1 "$r" run "$@" --device gpu --format csv 2>"$tmp/trace" >"$tmp/gout" || {
+        echo "FAIL: emulated run $*"; cat "$tmp/trace"; fail=1; }
+    grep -c "$pat" "$tmp/trace"
+}
+if [ "$(ops runs_first "$prog" --data "$data")" -ne 0 ]; then echo "FAIL: the walk ran below gpu_runs_min"; fail=1; fi
+if [ "$(ops runs_first "$prog" --data "$data" --set gpu_runs_min=1)" -eq 0 ]; then echo "FAIL: gpu_runs_min=1: no walk"; fail=1; fi
+cmp -s "$tmp/a" "$tmp/gout" || { echo "FAIL: gpu_runs_min=1 changed the output"; fail=1; }
+jprog=$t/e2e/join_ordered.logic
+if [ "$(ops join_range "$jprog" --data "$data")" -ne 0 ]; then echo "FAIL: an ordered build below gpu_ordered_min"; fail=1; fi
+if [ "$(ops join_range "$jprog" --data "$data" --set gpu_ordered_min=0)" -eq 0 ]; then echo "FAIL: gpu_ordered_min=0: no ordered build"; fail=1; fi
+if [ "$(ops join_range "$jprog" --data "$data" --set gpu_ordered_min=off --set gpu_runs_min=off)" -ne 0 ]; then
+    echo "FAIL: gpu_ordered_min=off: an ordered build"; fail=1
+fi
+exit $fail
