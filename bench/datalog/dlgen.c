@@ -337,15 +337,19 @@ static void write_column(const char *name, const int64_t *v, int64_t n)
     close_out(f);
 }
 
-/* `count` distinct random nodes below n, in the order drawn. */
-static int64_t *pick_distinct(int64_t n, int64_t count)
+/* `count` distinct random nodes below n, in the order drawn; with edges,
+** tails of random edges (nodes with a way out, hubs more often, as a search
+** from a real graph's node would start). */
+static int64_t *pick_distinct(int64_t n, int64_t count, const edge_set *edges)
 {
     if (count < 1 || count > n) die("sources must be from 1 to n");
     int64_t *v = xcalloc((size_t)count, sizeof *v);
     edge_set seen;
     es_init(&seen, count);
+    int64_t tries = 0;
     for (int64_t k = 0; k < count;) {
-        int64_t x = rng_below(n);
+        if (edges && ++tries > 100 * count + 1000) die("too few nodes with edges for sources=");
+        int64_t x = edges && edges->n ? edges->a[rng_below(edges->n)] : rng_below(n);
         if (es_add(&seen, x, 0)) v[k++] = x;
     }
     free(seen.slots);
@@ -498,7 +502,7 @@ static void bench_reach(int expect)
     gen_graph(&e, 0);
     write_pairs("edge.facts", &e);
     int64_t n = graph_nodes(), k = param_get("sources", 10);
-    int64_t *src = pick_distinct(n, k);
+    int64_t *src = pick_distinct(n, k, &e);
     write_column("source.facts", src, k);
     if (!expect) return;
     need_ref_size(n);
@@ -521,7 +525,7 @@ static void bench_csda(int expect)
     gen_graph(&arc, 0);
     write_pairs("arc.facts", &arc);
     int64_t n = graph_nodes(), k = param_get("sources", 10);
-    int64_t *src = pick_distinct(n, k);
+    int64_t *src = pick_distinct(n, k, NULL);
     edge_set ne;
     es_init(&ne, k);
     for (int64_t i = 0; i < k; i++) {
@@ -552,7 +556,7 @@ static void bench_cspa(int expect)
         die("cspa: need n >= 2, 0 <= deref <= n, assign >= 0, 1 <= alpha <= 6");
     int64_t nodes = vars + nd;
     if (nodes >= (INT64_C(1) << 31)) die("cspa: too many nodes");
-    int64_t *ptrs = pick_distinct(vars, nd > 0 ? nd : 1);
+    int64_t *ptrs = pick_distinct(vars, nd > 0 ? nd : 1, NULL);
     edge_set deref, assign;
     es_init(&deref, nd);
     for (int64_t i = 0; i < nd; i++) es_add(&deref, ptrs[i], vars + i);
@@ -652,7 +656,7 @@ static void bench_hops(int expect)
     write_pairs("edge.facts", &e);
     int64_t n = graph_nodes(), k = param_get("sources", 1), bound = param_get("bound", 16);
     if (bound < 0) die("bound must be >= 0");
-    int64_t *src = pick_distinct(n, k);
+    int64_t *src = pick_distinct(n, k, &e);
     write_column("hop_source.facts", src, k);
     write_column("hop_bound.facts", &bound, 1);
     if (!expect) return;
