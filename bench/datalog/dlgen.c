@@ -268,15 +268,19 @@ static void gen_layered(edge_set *s, int64_t n, int64_t w, int64_t extra)
     }
 }
 
-/* A control-flow-like graph for CSDA: statements in sequence (i -> i + 1
-** mostly), forward branches and short loops within a procedure-sized window,
-** and a few calls to anywhere (far per mille of the nodes). */
+/* A control-flow-like graph for CSDA: statements in sequence (i -> i + 1),
+** procedures of about 100 statements whose last one returns to a random
+** place, forward branches and short loops within a procedure-sized window,
+** and calls to anywhere (far per mille of the statements). */
 static void gen_cfg(edge_set *s, int64_t n, int64_t far)
 {
     if (n < 2) die("cfg: need n >= 2");
     for (int64_t i = 0; i < n; i++) {
-        if (i + 1 < n && rng_below(100) < 85) add_edge(s, i, i + 1, 0);
-        if (rng_below(100) < 25) {
+        if (rng_below(100) == 0 || i + 1 == n)
+            add_edge(s, i, rng_below(n), 0); /* return */
+        else
+            add_edge(s, i, i + 1, 0);
+        if (rng_below(100) < 20) {
             int64_t j = i + 2 + rng_below(64);
             if (j < n) add_edge(s, i, j, 0);
         }
