@@ -118,6 +118,16 @@ static void *xcalloc(size_t n, size_t size)
     return p;
 }
 
+/* splitmix64's finalizer: every key bit reaches the low bits the mask keeps */
+static uint64_t es_hash(uint64_t key)
+{
+    key ^= key >> 30;
+    key *= UINT64_C(0xBF58476D1CE4E5B9);
+    key ^= key >> 27;
+    key *= UINT64_C(0x94D049BB133111EB);
+    return key ^ (key >> 31);
+}
+
 static void es_init(edge_set *s, int64_t expect)
 {
     memset(s, 0, sizeof *s);
@@ -136,7 +146,7 @@ static void es_grow_slots(edge_set *s)
     s->mask = cap - 1;
     for (uint64_t i = 0; i < oldcap; i++) {
         if (!old[i]) continue;
-        uint64_t h = (old[i] * UINT64_C(0x9E3779B97F4A7C15)) >> 17;
+        uint64_t h = es_hash(old[i]);
         while (s->slots[h & s->mask]) h++;
         s->slots[h & s->mask] = old[i];
     }
@@ -148,7 +158,7 @@ static int es_add(edge_set *s, int64_t a, int64_t b)
 {
     if ((uint64_t)(s->n + 1) * 2 > s->mask + 1) es_grow_slots(s);
     uint64_t key = ((uint64_t)a << 32 | (uint64_t)b) + 1;
-    uint64_t h = (key * UINT64_C(0x9E3779B97F4A7C15)) >> 17;
+    uint64_t h = es_hash(key);
     for (;; h++) {
         uint64_t *slot = &s->slots[h & s->mask];
         if (!*slot) {

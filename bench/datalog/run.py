@@ -57,19 +57,19 @@ SIZES = {
         ("csda", "cfg", ["graph=cfg", "n=200000", "far=5", "sources=50"]),
         ("cspa", "c20k", ["n=20000", "assign=7000", "deref=20000", "alpha=3"]),
         ("tri", "rmat", ["graph=rmat", "n=65536", "m=500000"]),
-        ("clique4", "rmat", ["graph=rmat", "n=16384", "m=100000"]),
+        ("clique4", "rmat", ["graph=rmat", "n=8192", "m=40000"]),
         ("hops", "rmat", ["graph=rmat", "n=200000", "m=800000", "sources=1", "bound=12"]),
     ],
     "gpu": [
         ("tc", "u10500", ["graph=uniform", "n=10500", "m=42000"]),
         ("sg", "tree", ["graph=layered", "n=50001", "w=2000"]),
-        ("reach", "rmat", ["graph=rmat", "n=1048576", "m=4194304", "sources=160"]),
-        ("reach", "grid", ["graph=grid", "n=250000", "w=500", "keep=90", "sources=400"]),
-        ("csda", "cfg", ["graph=cfg", "n=2000000", "far=5", "sources=100"]),
-        ("cspa", "httpd", ["n=600000", "assign=360000", "deref=600000", "alpha=3"]),
-        ("tri", "rmat", ["graph=rmat", "n=1048576", "m=10000000"]),
-        ("clique4", "rmat", ["graph=rmat", "n=262144", "m=2000000"]),
+        ("reach", "rmat", ["graph=rmat", "n=1048576", "m=4194304", "sources=300"]),
+        ("csda", "cfg", ["graph=cfg", "n=2000000", "far=5", "sources=55"]),
+        ("cspa", "c250k", ["n=250000", "assign=50000", "deref=250000", "alpha=3"]),
+        ("tri", "rmat", ["graph=rmat", "n=131072", "m=1000000"]),
+        ("clique4", "rmat", ["graph=rmat", "n=16384", "m=100000"]),
         ("hops", "rmat", ["graph=rmat", "n=1000000", "m=4000000", "sources=1", "bound=16"]),
+        ("reach", "grid", ["graph=grid", "n=250000", "w=500", "keep=90", "sources=400"]),
     ],
 }
 
@@ -244,24 +244,37 @@ def parse_repeat(out):
     return best
 
 
+def run_timeout(args):
+    """Seconds the next engine run may take: --timeout, cut to what --budget leaves."""
+    if not args.budget:
+        return args.timeout
+    return max(1.0, min(args.timeout, DEADLINE - time.monotonic()))
+
+
+def budget_spent(args):
+    return bool(args.budget) and DEADLINE - time.monotonic() < 5
+
+
 def run_redfox(args, redfox, prog, data, device, workdir):
     """One benchmark on one redfox device: a dict of measurements and answers."""
     r = {"ok": False}
+    if budget_spent(args):
+        return {"ok": False, "error": "skipped (--budget spent)"}
     base = [redfox, "run", prog, "--data", data, "--device", device]
     if device == "cpu":
         base += ["--threads", str(args.threads)]
     out1 = os.path.join(workdir, "out-" + device)
     shutil.rmtree(out1, ignore_errors=True)
-    st, wall, rss, out = timed_rss(base + ["--profile", "--out", out1], timeout=args.timeout)
+    st, wall, rss, out = timed_rss(base + ["--profile", "--out", out1], timeout=run_timeout(args))
     if st != 0:
         r["error"] = "timeout" if st == "timeout" else "exit %s: %s" % (st, out.strip().splitlines()[-1:] if out.strip() else "")
         return r
     load, run, peak = parse_profile(out)
     r.update(ok=True, whole=wall, rss=rss, load=load, run=run, gpu_peak=peak, answers=read_stats(out1, "|", True))
-    if device == "gpu" and args.repeat > 1:
+    if device == "gpu" and args.repeat > 1 and not budget_spent(args):
         out2 = os.path.join(workdir, "out-gpu-repeat")
         shutil.rmtree(out2, ignore_errors=True)
-        st, _, _, out = timed_rss(base + ["--repeat", str(args.repeat), "--out", out2], timeout=args.timeout)
+        st, _, _, out = timed_rss(base + ["--repeat", str(args.repeat), "--out", out2], timeout=run_timeout(args))
         if st != 0:
             r.update(ok=False, error="--repeat: " + ("timeout" if st == "timeout" else "exit %s" % st))
             return r
@@ -275,6 +288,8 @@ def run_redfox(args, redfox, prog, data, device, workdir):
 
 def run_souffle(args, bench, exe, env, data, workdir):
     r = {"ok": False}
+    if budget_spent(args):
+        return {"ok": False, "error": "skipped (--budget spent)"}
     out = os.path.join(workdir, "out-souffle")
     shutil.rmtree(out, ignore_errors=True)
     os.makedirs(out)
@@ -282,7 +297,7 @@ def run_souffle(args, bench, exe, env, data, workdir):
         cmd = ["souffle", "-j%d" % args.threads, "-F", data, "-D", out, os.path.join(args.programs, bench + ".dl")]
     else:
         cmd = [exe, "-j%d" % args.threads, "-F", data, "-D", out]
-    st, wall, rss, text = timed_rss(cmd, env=env, timeout=args.timeout)
+    st, wall, rss, text = timed_rss(cmd, env=env, timeout=run_timeout(args))
     if st != 0:
         r["error"] = "timeout" if st == "timeout" else "exit %s: %s" % (st, text.strip()[-200:])
         return r
@@ -325,13 +340,14 @@ def main():
     ap.add_argument("--repeat", type=int, default=3, help="GPU runs in one process for the warm run time (default 3)")
     ap.add_argument("--timeout", type=float, default=300, help="seconds per engine run (default 300)")
     ap.add_argument("--budget", type=float, default=0,
-                    help="seconds: start no further benchmark after this long (the table keeps what ran)")
+                    help="seconds for the whole suite: runs are cut (and the rest skipped) to end by then")
     ap.add_argument("--seed", type=int, default=1, help="dlgen seed (default 1)")
     ap.add_argument("--check", action="store_true", help="also check answers against dlgen's reference (ci sizes)")
     ap.add_argument("--programs", default=HERE, help="folder of the .logic and .dl programs (default: this folder)")
     ap.add_argument("--rebuild-dlgen", action="store_true", help="compile dlgen.c even when BUILD has one")
     args = ap.parse_args()
-    global TMPDIR
+    global TMPDIR, DEADLINE
+    DEADLINE = time.monotonic() + args.budget
     args.out = os.path.abspath(args.out)
     args.build = os.path.abspath(args.build)
     os.makedirs(args.out, exist_ok=True)
@@ -359,9 +375,8 @@ def main():
         sjobs, senv = start_souffle_compiles(args, sorted({c[0] for c in cases}), home)
     rows = []
     bad = 0
-    started = time.monotonic()
     for bench, label, params in cases:
-        if args.budget and time.monotonic() - started > args.budget:
+        if budget_spent(args):
             print("run.py: --budget spent; %s %s and the rest skipped" % (bench, label), file=sys.stderr)
             bad += 1
             break
@@ -376,7 +391,12 @@ def main():
         if "souffle" in engines:
             exe, p, log = sjobs[bench]
             if p is not None:
-                if p.wait() != 0:
+                try:
+                    rc = p.wait(timeout=run_timeout(args))
+                except subprocess.TimeoutExpired:
+                    p.kill()
+                    rc = p.wait()
+                if rc != 0:
                     res["souffle"] = {"ok": False, "error": "souffle -o failed (%s.log)" % exe}
                 log.close()
                 sjobs[bench] = (exe, None, None)
@@ -457,4 +477,5 @@ def write_tables(args, rows, engines, quiet=False):
 
 if __name__ == "__main__":
     TMPDIR = "."
+    DEADLINE = 0.0
     sys.exit(main())
