@@ -305,24 +305,41 @@ def run_souffle(args, bench, exe, env, data, workdir):
     return r
 
 
-def generate(args, dlgen, bench, label, params):
-    folder = os.path.join(args.out, "data", "%s-%s" % (bench, label))
-    stamp = os.path.join(folder, "dlgen.args")
+def generate_all(args, dlgen, cases):
+    """Writes every case's inputs (dlgen processes in parallel); returns {(bench, label): folder}."""
     with open(dlgen, "rb") as fh:  # a rebuilt generator may draw other inputs
         gen_tag = hashlib.sha256(fh.read()).hexdigest()[:12]
-    want = " ".join([gen_tag, bench, str(args.seed)] + params + (["--expect"] if args.check else []))
-    if os.path.exists(stamp):
-        with open(stamp) as fh:
-            if fh.read().strip() == want:
-                return folder, 0.0
-    shutil.rmtree(folder, ignore_errors=True)
-    os.makedirs(folder)
-    t0 = time.monotonic()
-    cmd = [dlgen, bench, folder, str(args.seed)] + params + (["--expect"] if args.check else [])
-    subprocess.check_call(cmd)
+    folders, running = {}, []
+    for bench, label, params in cases:
+        folder = os.path.join(args.out, "data", "%s-%s" % (bench, label))
+        folders[(bench, label)] = folder
+        stamp = os.path.join(folder, "dlgen.args")
+        want = " ".join([gen_tag, bench, str(args.seed)] + params + (["--expect"] if args.check else []))
+        if os.path.exists(stamp):
+            with open(stamp) as fh:
+                if fh.read().strip() == want:
+                    continue
+        shutil.rmtree(folder, ignore_errors=True)
+        os.makedirs(folder)
+        cmd = [dlgen, bench, folder, str(args.seed)] + params + (["--expect"] if args.check else [])
+        while len(running) >= max(1, args.threads):
+            running[0][0].wait()
+            running = [r for r in running if r[0].poll() is None or finish_gen(r)]
+        running.append((subprocess.Popen(cmd), stamp, want))
+    for r in running:
+        r[0].wait()
+        finish_gen(r)
+    return folders
+
+
+def finish_gen(r):
+    """Stamps a finished dlgen run's folder; False (so it leaves the running list)."""
+    p, stamp, want = r
+    if p.returncode != 0:
+        fail_usage("dlgen failed: %s" % " ".join(p.args))
     with open(stamp, "w") as fh:
         fh.write(want + "\n")
-    return folder, time.monotonic() - t0
+    return False
 
 
 def main():
@@ -373,6 +390,9 @@ def main():
     if "souffle" in engines:
         home = souffle_home(args)
         sjobs, senv = start_souffle_compiles(args, sorted({c[0] for c in cases}), home)
+    t0 = time.monotonic()
+    folders = generate_all(args, dlgen, cases)
+    print("inputs ready in %.1f s (%s)" % (time.monotonic() - t0, os.path.join(args.out, "data")), flush=True)
     rows = []
     bad = 0
     for bench, label, params in cases:
@@ -380,7 +400,7 @@ def main():
             print("run.py: --budget spent; %s %s and the rest skipped" % (bench, label), file=sys.stderr)
             bad += 1
             break
-        data, gen_s = generate(args, dlgen, bench, label, params)
+        data = folders[(bench, label)]
         work = os.path.join(args.out, "runs", "%s-%s" % (bench, label))
         os.makedirs(work, exist_ok=True)
         prog = os.path.join(args.programs, bench + ".logic")
