@@ -119,8 +119,11 @@ def timed_rss(cmd, env=None, timeout=None):
     return status, wall, rss, out
 
 
-def read_stats(folder, sep, header):
-    """{relation: (count, checksum)} from one engine's output files."""
+def read_stats(folder, header):
+    """{relation: (count, checksum)} from one engine's output files.
+
+    redfox's --format csv has a header row and commas (an older redfox: '|');
+    Soufflé's .csv output has tabs and no header."""
     res = {}
     if not os.path.isdir(folder):
         return res
@@ -133,7 +136,7 @@ def read_stats(folder, sep, header):
             lines = lines[1:]
         n, s = 0, 0
         if lines:
-            parts = lines[0].split(sep)
+            parts = re.split(r"[,|\t]", lines[0])
             n, s = int(parts[0]), int(parts[1])
         res[f[:-4]] = (n, s)
     return res
@@ -260,7 +263,7 @@ def run_redfox(args, redfox, prog, data, device, workdir):
     r = {"ok": False}
     if budget_spent(args):
         return {"ok": False, "error": "skipped (--budget spent)"}
-    base = [redfox, "run", prog, "--data", data, "--device", device]
+    base = [redfox, "run", prog, "--data", data, "--device", device, "--format", "csv"]
     if device == "cpu":
         base += ["--threads", str(args.threads)]
     out1 = os.path.join(workdir, "out-" + device)
@@ -270,7 +273,7 @@ def run_redfox(args, redfox, prog, data, device, workdir):
         r["error"] = "timeout" if st == "timeout" else "exit %s: %s" % (st, out.strip().splitlines()[-1:] if out.strip() else "")
         return r
     load, run, peak = parse_profile(out)
-    r.update(ok=True, whole=wall, rss=rss, load=load, run=run, gpu_peak=peak, answers=read_stats(out1, "|", True))
+    r.update(ok=True, whole=wall, rss=rss, load=load, run=run, gpu_peak=peak, answers=read_stats(out1, True))
     if device == "gpu" and args.repeat > 1 and not budget_spent(args):
         out2 = os.path.join(workdir, "out-gpu-repeat")
         shutil.rmtree(out2, ignore_errors=True)
@@ -281,7 +284,7 @@ def run_redfox(args, redfox, prog, data, device, workdir):
         load, run = parse_repeat(out)
         if run is not None:
             r["load"], r["run"] = load, run
-        if read_stats(out2, "|", True) != r["answers"]:
+        if read_stats(out2, True) != r["answers"]:
             r.update(ok=False, error="--repeat gave other answers")
     return r
 
@@ -301,7 +304,7 @@ def run_souffle(args, bench, exe, env, data, workdir):
     if st != 0:
         r["error"] = "timeout" if st == "timeout" else "exit %s: %s" % (st, text.strip()[-200:])
         return r
-    r.update(ok=True, whole=wall, rss=rss, answers=read_stats(out, "\t", False))
+    r.update(ok=True, whole=wall, rss=rss, answers=read_stats(out, False))
     return r
 
 
