@@ -65,7 +65,7 @@ SIZES = {
         ("sg", "tree", ["graph=layered", "n=50001", "w=2000"]),
         ("reach", "rmat", ["graph=rmat", "n=1048576", "m=4194304", "sources=300"]),
         ("csda", "cfg", ["graph=cfg", "n=2000000", "far=5", "sources=55"]),
-        ("cspa", "c250k", ["n=250000", "assign=50000", "deref=250000", "alpha=3"]),
+        ("cspa", "c400k", ["n=400000", "assign=120000", "deref=400000", "alpha=3"]),
         ("tri", "rmat", ["graph=rmat", "n=131072", "m=1000000"]),
         ("clique4", "rmat", ["graph=rmat", "n=16384", "m=100000"]),
         ("hops", "rmat", ["graph=rmat", "n=1000000", "m=4000000", "sources=1", "bound=16"]),
