@@ -62,7 +62,7 @@ SIZES = {
     ],
     "gpu": [
         ("tc", "u10500", ["graph=uniform", "n=10500", "m=42000"]),
-        ("sg", "tree", ["graph=layered", "n=50001", "w=2000"]),
+        ("sg", "tree", ["graph=layered", "n=52001", "w=2000"]),
         ("reach", "rmat", ["graph=rmat", "n=1048576", "m=4194304", "sources=300"]),
         ("csda", "cfg", ["graph=cfg", "n=2000000", "far=5", "sources=55"]),
         ("cspa", "c400k", ["n=400000", "assign=120000", "deref=400000", "alpha=3"]),
