@@ -396,7 +396,7 @@ def main():
     t0 = time.monotonic()
     folders = generate_all(args, dlgen, cases)
     print("inputs ready in %.1f s (%s)" % (time.monotonic() - t0, os.path.join(args.out, "data")), flush=True)
-    if sjobs:  # nothing timed runs beside the compilers
+    if any(p is not None for _, p, _ in sjobs.values()):  # nothing timed runs beside the compilers
         t0 = time.monotonic()
         for b, (exe, p, log) in sorted(sjobs.items()):
             if p is None:
