@@ -5,10 +5,14 @@
 ** one that @duckdb/node-bindings-linux-x64 1.5.6 ships works), so no DuckDB
 ** headers are needed to build it:
 **   cc -O2 -o tpch_duck bench/duckdb/tpch_duck.c -ldl
-**   ./tpch_duck LIBDUCKDB.so DATA_DIR SQL_DIR [THREADS] [REPEATS]
+**   ./tpch_duck LIBDUCKDB.so DATA_DIR SQL_DIR [THREADS] [REPEATS] [DBFILE] [QUERIES]
 ** Loads the eight dbgen .tbl files into an in-memory database, then prints
 ** the best of REPEATS runs per query ("q01 197.3 ms") and the total and
 ** geometric mean, like bench/duckdb/tpch.mjs.
+** DBFILE (other than "-") is a DuckDB database file: loaded from DATA_DIR
+** when it does not exist, opened as it is when it does (the fresh-process
+** comparisons with `redfox run --data DB` in bench/fresh/run.py).
+** QUERIES is a comma-separated list of query numbers ("1,6,18"; default all).
 */
 #include <dlfcn.h>
 #include <math.h>
@@ -88,7 +92,7 @@ static const char *tables[][2] = {
 int main(int argc, char **argv)
 {
     if (argc < 4) {
-        fprintf(stderr, "usage: tpch_duck LIBDUCKDB.so DATA_DIR SQL_DIR [THREADS] [REPEATS]\n");
+        fprintf(stderr, "usage: tpch_duck LIBDUCKDB.so DATA_DIR SQL_DIR [THREADS] [REPEATS] [DBFILE] [QUERIES]\n");
         return 2;
     }
     const char *threads = argc > 4 ? argv[4] : "2";
@@ -107,26 +111,49 @@ int main(int argc, char **argv)
         fprintf(stderr, "tpch_duck: %s lacks the C API\n", argv[1]);
         return 1;
     }
+    const char *dbfile = argc > 6 && strcmp(argv[6], "-") != 0 ? argv[6] : NULL;
+    int want[23] = {0};
+    if (argc > 7 && strcmp(argv[7], "all") != 0) {
+        for (const char *p = argv[7]; *p;) {
+            int q = atoi(p);
+            if (q >= 1 && q <= 22) want[q] = 1;
+            while (*p && *p != ',') p++;
+            if (*p == ',') p++;
+        }
+    } else {
+        for (int q = 1; q <= 22; q++) want[q] = 1;
+    }
+    FILE *probe = dbfile ? fopen(dbfile, "rb") : NULL;
+    int load = probe == NULL;
+    if (probe) fclose(probe);
     duckdb_database db;
     duckdb_connection con;
-    if (d_open(NULL, &db) != 0 || d_connect(db, &con) != 0) {
-        fprintf(stderr, "tpch_duck: cannot open an in-memory database\n");
+    double topen = now();
+    if (d_open(dbfile, &db) != 0 || d_connect(db, &con) != 0) {
+        fprintf(stderr, "tpch_duck: cannot open %s\n", dbfile ? dbfile : "an in-memory database");
         return 1;
     }
+    if (!load) printf("open %.3f s\n", now() - topen);
     char sql[4096];
     snprintf(sql, sizeof sql, "SET threads = %s", threads);
     if (!run(con, sql)) return 1;
     double t0 = now();
-    for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
+    for (size_t i = 0; load && i < sizeof tables / sizeof tables[0]; i++) {
         snprintf(sql, sizeof sql, "CREATE TABLE %s (%s, dummy VARCHAR)", tables[i][0], tables[i][1]);
         if (!run(con, sql)) return 1;
         snprintf(sql, sizeof sql, "COPY %s FROM '%s/%s.tbl' (DELIMITER '|', HEADER false)", tables[i][0], argv[2],
                  tables[i][0]);
         if (!run(con, sql)) return 1;
     }
-    printf("load %.2f s\n", now() - t0);
+    if (load) {
+        if (dbfile && !run(con, "CHECKPOINT")) return 1;
+        printf("load %.2f s\n", now() - t0);
+    }
     double total = 0, logsum = 0;
+    int nq = 0;
     for (int q = 1; q <= 22; q++) {
+        if (!want[q]) continue;
+        nq++;
         char path[4096];
         snprintf(path, sizeof path, "%s/q%02d.sql", argv[3], q);
         char *text = slurp(path);
@@ -147,6 +174,6 @@ int main(int argc, char **argv)
         printf("q%02d %.1f ms\n", q, best);
         fflush(stdout);
     }
-    printf("total %.0f ms, geometric mean %.1f ms\n", total, exp(logsum / 22));
+    if (nq) printf("total %.0f ms, geometric mean %.1f ms\n", total, exp(logsum / nq));
     return 0;
 }
