@@ -1,21 +1,17 @@
 /*
-** runtime/rt_exec.c: the interpreter of Harmony programs and the CPU
-** backend's kernels.
+** runtime/cpu/rt_cpu_exec.c: the CPU executor: rf_rt_cpu_device, the device
+** executor interface (runtime/rt_device.h) on the host, and its kernels.
 **
-** Owns: the values of a run (one relation, index vector or group table per
-** variable), loading the inputs, following the block graph until Halt,
-** releasing temporaries where the schedule says, the fixpoint iteration
-** limit, the functional-dependency check, and the per-kernel profile. The
-** data movement itself is skeletons/cpu (rf_cpu_*); expressions are
-** evaluated by rf_rt_eval_map.
+** Owns: the values of a run on the CPU (one relation, index vector or group
+** table per variable; input columns borrowed from the input cache), the
+** kernels by kind, releasing values when the driver says, and the
+** functional-dependency check. The driver (runtime/rt_run.c) walks the
+** blocks and loads the inputs; the data movement itself is skeletons/cpu
+** (rf_cpu_*); expressions are evaluated by rf_rt_eval_map.
 */
-#include "rf_runtime.h"
-#include "rf_rt_fixpoint.h"
+#include "rt_device.h"
 #include "rf_cpu.h"
-#include "rf_load.h"
 #include "rf_rt_input.h"
-#include "rf_rt_gpu.h"
-#include "rf_sys.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -29,71 +25,6 @@ typedef struct val {
     int borrowed;         /* rel's columns belong to the input cache */
 } val;
 
-/* One cached input: the file and the types it was read with. */
-typedef struct cached {
-    char *path;
-    int32_t ncols;
-    rf_type *types;
-    char delimiter;
-    int header;
-    rf_rt_rel rel;
-    /* the keys checked on these rows: a program declaring another one
-    ** checks it before it counts on it (each as a column bit mask) */
-    uint64_t keys_checked[8];
-    int32_t nkeys_checked;
-    int fd_checked; /* a functional predicate's dependency (first ncols - 1 columns) */
-    rf_rt_dbcols *db;     /* read from a database: the columns' memory (rel.cols points into it) */
-} cached;
-
-/* v's declared key as a column mask; 0 for none, or for one past column 63
-** (then it is checked every time). */
-static uint64_t key_mask(const rf_hir_var *v)
-{
-    uint64_t m = 0;
-    for (int32_t i = 0; i < v->ninput_key; i++) {
-        if (v->input_key[i] >= 64) return 0;
-        m |= UINT64_C(1) << v->input_key[i];
-    }
-    return m;
-}
-
-struct rf_rt_cache {
-    rf_rt_dict *dict;
-    cached *items;
-    int32_t n, cap;
-};
-
-rf_rt_cache *rf_rt_cache_new(void)
-{
-    rf_rt_cache *c = rf_calloc(1, sizeof *c);
-    if (!c) return NULL;
-    c->dict = rf_rt_dict_new();
-    if (!c->dict) {
-        free(c);
-        return NULL;
-    }
-    return c;
-}
-
-void rf_rt_cache_free(rf_rt_cache *c)
-{
-    if (!c) return;
-    for (int32_t i = 0; i < c->n; i++) {
-        free(c->items[i].path);
-        free(c->items[i].types);
-        if (c->items[i].db) {
-            free(c->items[i].rel.cols);
-            rf_rt_dbcols_free(c->items[i].db);
-            free(c->items[i].db);
-        } else {
-            rf_rt_rel_free(&c->items[i].rel);
-        }
-    }
-    free(c->items);
-    rf_rt_dict_free(c->dict);
-    free(c);
-}
-
 typedef struct exec {
     const rf_hir_program *p;
     rf_rt_options o;
@@ -102,9 +33,6 @@ typedef struct exec {
     rf_cpu_pool *pool;
     int threads;
     val *vals;
-    rf_rt_result *res;
-    rf_db *db;            /* --data names a database (opened at the first input) */
-    int db_looked;
 } exec;
 
 /* A borrowed view of a relation for the rf_cpu primitives. */
@@ -949,350 +877,82 @@ static rf_status run_kernel(exec *x, const rf_hir_kernel *k)
     return RF_EINTERNAL;
 }
 
-/* ---- inputs ----------------------------------------------------------- */
+/* ---- the device ---------------------------------------------------------- */
 
-static rf_status load_file(exec *x, const rf_hir_var *v, const char *path, rf_rt_rel *out);
-
-/* From a database: the columns of v that the program reads, into the cache
-** entry e (a new one, or one an earlier program read other columns of). */
-static rf_status load_db(exec *x, const rf_hir_var *v, cached *e)
+static rf_status cpu_open(const rf_rt_env *env, void **dev)
 {
-    uint8_t *want = rf_malloc((size_t)v->ncols + 1);
-    if (!want) return RF_ENOMEM;
-    if (v->id >= 0 && v->id < x->p->nvars && x->p->vars[v->id] == v) rf_rt_input_cols_read(x->p, v->id, want);
-    else memset(want, 1, (size_t)v->ncols);
-    if (!e->db && !(e->db = rf_calloc(1, sizeof *e->db))) {
-        free(want);
+    exec *x = rf_calloc(1, sizeof *x);
+    if (!x) return RF_ENOMEM;
+    x->p = env->p;
+    x->o = *env->o;
+    x->d = env->d;
+    x->dict = env->dict;
+    x->pool = env->pool;
+    x->threads = env->threads;
+    x->vals = rf_calloc((size_t)env->p->nvars + 1, sizeof *x->vals);
+    if (!x->vals) {
+        free(x);
         return RF_ENOMEM;
     }
-    rf_status st = rf_rt_load_input_db(x->db, v, want, x->dict, x->pool, x->threads, &e->rel, e->db, x->d);
-    free(want);
-    return st;
-}
-
-static rf_status load_input(exec *x, const rf_hir_var *v, val *dst)
-{
-    const char *dir = x->o.data_dir ? x->o.data_dir : ".";
-    char *path = rf_sprintf("%s/%s", dir, v->input_file);
-    if (!path) return RF_ENOMEM;
-    rf_rt_cache *c = x->o.cache;
-    if (!x->db_looked) {
-        x->db_looked = 1;
-        if (rf_db_is_database(dir)) {
-            rf_status st = c ? rf_db_open(dir, &x->db, x->d) : RF_EINTERNAL; /* rf_rt_run gives a cache */
-            if (st) {
-                free(path);
-                return st;
-            }
-        }
+    for (int32_t v = 0; v < env->p->nvars; v++) {
+        x->vals[v].rel.ncols = env->p->vars[v]->ncols;
+        x->vals[v].rel.types = env->p->vars[v]->types;
     }
-    if (!c) {
-        rf_status st = load_file(x, v, path, &dst->rel);
-        free(path);
-        return st;
-    }
-    cached *hit = NULL;
-    for (int32_t i = 0; i < c->n && !hit; i++) {
-        cached *e = &c->items[i];
-        if (strcmp(e->path, path) || e->ncols != v->ncols || e->delimiter != v->delimiter || e->header != v->header ||
-            memcmp(e->types, v->types, (size_t)v->ncols * sizeof *v->types))
-            continue;
-        hit = e;
-    }
-    if (!hit) {
-        if (c->n == c->cap) {
-            int32_t ncap = c->cap ? c->cap * 2 : 16;
-            cached *n = rf_realloc(c->items, (size_t)ncap * sizeof *n);
-            if (!n) {
-                free(path);
-                return RF_ENOMEM;
-            }
-            c->items = n;
-            c->cap = ncap;
-        }
-        cached e;
-        memset(&e, 0, sizeof e);
-        e.path = path;
-        e.ncols = v->ncols;
-        e.delimiter = v->delimiter;
-        e.header = v->header;
-        e.types = rf_malloc((size_t)(v->ncols + 1) * sizeof *e.types);
-        if (!e.types) {
-            free(path);
-            return RF_ENOMEM;
-        }
-        memcpy(e.types, v->types, (size_t)v->ncols * sizeof *v->types);
-        rf_status st = x->db ? load_db(x, v, &e) : load_file(x, v, path, &e.rel);
-        if (st) {
-            free(path);
-            free(e.types);
-            if (e.db) {
-                free(e.rel.cols);
-                rf_rt_dbcols_free(e.db);
-                free(e.db);
-            }
-            return st;
-        }
-        e.rel.types = e.types;
-        if (key_mask(v)) e.keys_checked[e.nkeys_checked++] = key_mask(v); /* rf_rt_load_input checked it */
-        e.fd_checked = rf_rt_input_is_functional(v);
-        c->items[c->n] = e;
-        hit = &c->items[c->n++];
-    } else {
-        uint64_t km = key_mask(v);
-        int known = 0;
-        for (int32_t i = 0; i < hit->nkeys_checked && km; i++) known |= hit->keys_checked[i] == km;
-        rf_status st = RF_OK;
-        if (hit->db) {
-            st = load_db(x, v, hit); /* the columns this program reads that earlier ones did not */
-        } else {
-            if (v->ninput_key > 0 && !known) st = rf_rt_check_input_key(path, v, x->dict, x->pool, &hit->rel, x->d);
-            if (!st && rf_rt_input_is_functional(v) && !hit->fd_checked) {
-                st = rf_rt_check_input_fd(path, v, x->dict, x->pool, &hit->rel, x->d);
-                if (!st) hit->fd_checked = 1;
-            }
-        }
-        free(path);
-        if (st) return st;
-        if (km && !known && hit->nkeys_checked < 8) hit->keys_checked[hit->nkeys_checked++] = km;
-    }
-    /* share the columns: kernels only read inputs */
-    dst->rel.nrows = hit->rel.nrows;
-    dst->rel.cols = rf_calloc((size_t)v->ncols + 1, sizeof *dst->rel.cols);
-    if (!dst->rel.cols) return RF_ENOMEM;
-    for (int32_t i = 0; i < v->ncols; i++) dst->rel.cols[i] = hit->rel.cols[i];
-    dst->borrowed = 1;
+    *dev = x;
     return RF_OK;
 }
 
-static rf_status load_file(exec *x, const rf_hir_var *v, const char *path, rf_rt_rel *out)
+static const char *cpu_where(void *dev, const rf_hir_kernel *k)
 {
-    return rf_rt_load_input(path, v, x->dict, x->pool, x->threads, out, x->d);
+    (void)dev;
+    (void)k;
+    return "cpu";
 }
 
-/* ---- the interpreter --------------------------------------------------- */
-
-static int64_t rows_of_var(const void *ctx, int32_t var) { return val_rows(ctx, var); }
-
-static rf_status run_blocks(exec *x)
+static rf_status cpu_nothing(void *dev)
 {
-    const rf_hir_program *p = x->p;
-    rf_rt_fixpoint fx;
-    rf_status fst = rf_rt_fixpoint_init(&fx, p, &x->o, rows_of_var, x);
-    int32_t maxin = rf_hir_max_inputs(p);
-    int64_t *in_rows = rf_calloc((size_t)maxin, sizeof *in_rows); /* for --profile */
-    if (fst || !in_rows) {
-        rf_rt_fixpoint_end(&fx);
-        free(in_rows);
-        return RF_ENOMEM;
-    }
-    rf_status st = RF_OK;
-    int32_t b = 0;
-    while (!st) {
-        const rf_hir_block *bl = p->blocks[b];
-        if ((st = rf_rt_fixpoint_enter(&fx, b, x->d))) break;
-        for (int32_t j = 0; j < bl->nkernels && !st; j++) {
-            const rf_hir_kernel *k = bl->kernels[j];
-            int profiled = x->o.profile && k->id >= 0 && k->id < x->res->nstats;
-            int64_t out_before = 0;
-            if (profiled) {
-                /* inputs before the kernel runs: it may take over an input's columns */
-                rf_rt_kstat *s = &x->res->stats[k->id];
-                for (int32_t i = 0; i < k->nin; i++) {
-                    in_rows[i] = val_rows(x, k->in[i]);
-                    s->rows_in += in_rows[i];
-                }
-                out_before = val_rows(x, k->out);
-            }
-            double t0 = x->o.profile ? rf_now() : 0;
-            st = run_kernel(x, k);
-            if (st) break;
-            if (profiled) {
-                rf_rt_kstat *s = &x->res->stats[k->id];
-                s->calls++;
-                s->seconds += rf_now() - t0;
-                s->rows_out += val_rows(x, k->out);
-                /* only the columns the kernel uses (harmony/hir_bytes.c) */
-                int64_t bi = 0, bo = 0;
-                rf_hir_kernel_bytes(p, k, in_rows, out_before, val_rows(x, k->out), &bi, &bo);
-                s->bytes_in += bi;
-                s->bytes_out += bo;
-            }
-            for (int32_t r = 0; r < k->nrelease; r++) val_clear(&x->vals[k->release[r]]);
-        }
-        if (st) break;
-        if (bl->term == RF_HIR_T_HALT) break;
-        if (bl->term == RF_HIR_T_GOTO) {
-            b = bl->target;
-            continue;
-        }
-        int any = 0;
-        for (int32_t t = 0; t < bl->ntest && !any; t++) any = val_rows(x, bl->test[t]) > 0;
-        b = any ? bl->target : bl->else_target;
-    }
-    rf_rt_fixpoint_end(&fx);
-    free(in_rows);
-    return st;
-}
-
-static int64_t count_kernels(const rf_hir_program *p)
-{
-    int64_t n = 0;
-    for (int32_t b = 0; b < p->nblocks; b++) n += p->blocks[b]->nkernels;
-    return n;
-}
-
-/* The GPU backend loads inputs through here: the CPU's rows and codes, from the cache. */
-static rf_status gpu_load(void *ctx, const rf_hir_var *v, rf_rt_dict *dict, rf_rt_rel *out, int *borrowed,
-                          rf_diags *d)
-{
-    exec *x = ctx;
-    x->dict = dict;
-    x->d = d;
-    val tmp;
-    memset(&tmp, 0, sizeof tmp);
-    tmp.rel.ncols = v->ncols;
-    tmp.rel.types = v->types;
-    rf_status st = load_input(x, v, &tmp);
-    *out = tmp.rel;
-    *borrowed = tmp.borrowed;
-    return st;
-}
-
-static rf_status run(const rf_hir_program *p, const rf_rt_options *o, rf_rt_result **out, rf_diags *d);
-
-rf_status rf_rt_run(const rf_hir_program *p, const rf_rt_options *o, rf_rt_result **out, rf_diags *d)
-{
-    const char *dir = o->data_dir ? o->data_dir : ".";
-    if (o->cache || !rf_db_is_database(dir)) return run(p, o, out, d);
-    /* a database's columns are mapped, not owned by the run: a cache of this
-    ** run holds them, and the result keeps only the dictionary */
-    rf_rt_options oo = *o;
-    if (!(oo.cache = rf_rt_cache_new())) return RF_ENOMEM;
-    rf_status st = run(p, &oo, out, d);
-    if (!st) {
-        (*out)->dict_borrowed = 0;
-        oo.cache->dict = NULL;
-    }
-    rf_rt_cache_free(oo.cache);
-    return st;
-}
-
-static rf_status run(const rf_hir_program *p, const rf_rt_options *o, rf_rt_result **out, rf_diags *d)
-{
-    *out = NULL;
-    if (o->device != RF_RT_DEVICE_CPU) {
-        char why[256];
-        int gpu = rf_rt_gpu_available(why, sizeof why);
-        if (o->device == RF_RT_DEVICE_GPU && !gpu) {
-            rf_error(d, rf_mkloc(NULL, 0, 0), "--device gpu: no usable GPU: %s", why);
-            return RF_EUSER;
-        }
-        if (o->device == RF_RT_DEVICE_AUTO)
-            rf_diag_add(d, RF_SEV_NOTE, rf_mkloc(NULL, 0, 0),
-                        gpu ? "running on the GPU: %s" : "running on the CPU: no usable GPU (%s)", why);
-        if (gpu) {
-            exec lx;
-            memset(&lx, 0, sizeof lx);
-            lx.p = p;
-            lx.o = *o;
-            lx.threads = o->threads > 0 ? o->threads : rf_online_cpus();
-            rf_rt_gpu_inputs in = {o->cache ? o->cache->dict : NULL, gpu_load, &lx};
-            /* a GPU whose memory cannot hold the program's data: the CPU
-            ** runs it instead, and says so (thesis chapter 6 would partition) */
-            rf_diags gd;
-            rf_diags_init(&gd);
-            rf_status gst = rf_rt_gpu_run(p, o->ptx0, o->ptx0_size, o, &in, out, &gd);
-            rf_db_close(lx.db);
-            if (gst != RF_EDEVMEM) {
-                for (int64_t i = 0; i < gd.count; i++)
-                    rf_diag_add(d, gd.items[i].sev, gd.items[i].loc, "%s", gd.items[i].msg);
-                rf_diags_free(&gd);
-                return gst;
-            }
-            for (int64_t i = 0; i < gd.count; i++)
-                if (gd.items[i].sev == RF_SEV_ERROR)
-                    rf_diag_add(d, RF_SEV_WARNING, gd.items[i].loc, "%s: running on the CPU instead", gd.items[i].msg);
-            rf_diags_free(&gd);
-        }
-    }
-    exec x;
-    memset(&x, 0, sizeof x);
-    x.p = p;
-    x.o = *o;
-    x.d = d;
-    x.threads = o->threads > 0 ? o->threads : rf_online_cpus();
-    rf_rt_result *res = rf_calloc(1, sizeof *res);
-    x.res = res;
-    x.vals = rf_calloc((size_t)p->nvars + 1, sizeof *x.vals);
-    x.dict = o->cache ? o->cache->dict : rf_rt_dict_new();
-    rf_status st = res && x.vals && x.dict ? RF_OK : RF_ENOMEM;
-    if (!st) st = rf_cpu_pool_new(x.threads, &x.pool);
-    if (!st) {
-        res->dict = x.dict;
-        res->dict_borrowed = o->cache != NULL;
-        res->device = "cpu";
-        for (int32_t v = 0; v < p->nvars; v++) {
-            x.vals[v].rel.ncols = p->vars[v]->ncols;
-            x.vals[v].rel.types = p->vars[v]->types;
-        }
-        if (o->profile) {
-            res->nstats = (int32_t)count_kernels(p);
-            res->stats = rf_calloc((size_t)res->nstats + 1, sizeof *res->stats);
-            if (!res->stats) st = RF_ENOMEM;
-            for (int32_t b = 0; b < p->nblocks && !st; b++)
-                for (int32_t j = 0; j < p->blocks[b]->nkernels; j++) {
-                    const rf_hir_kernel *k = p->blocks[b]->kernels[j];
-                    if (k->id < 0 || k->id >= res->nstats) continue;
-                    res->stats[k->id].kernel = k->id;
-                    res->stats[k->id].what = rf_hir_kind_name(k->kind);
-                    res->stats[k->id].device = "cpu";
-                }
-        }
-    }
-    double t0 = rf_now();
-    for (int32_t v = 0; v < p->nvars && !st; v++)
-        if (p->vars[v]->role == RF_HIR_ROLE_INPUT) st = load_input(&x, p->vars[v], &x.vals[v]);
-    double t1 = rf_now();
-    if (!st) st = run_blocks(&x);
-    double t2 = rf_now();
-    if (!st) {
-        int32_t n = 0;
-        for (int32_t v = 0; v < p->nvars; v++) n += p->vars[v]->role == RF_HIR_ROLE_OUTPUT;
-        res->outputs = rf_calloc((size_t)n + 1, sizeof *res->outputs);
-        if (!res->outputs) st = RF_ENOMEM;
-        for (int32_t v = 0; v < p->nvars && !st; v++)
-            if (p->vars[v]->role == RF_HIR_ROLE_OUTPUT) {
-                rf_rt_output *ou = &res->outputs[res->noutputs++];
-                ou->name = p->vars[v]->output_name;
-                ou->var = p->vars[v];
-                ou->rel = x.vals[v].rel;
-                memset(&x.vals[v].rel, 0, sizeof x.vals[v].rel);
-            }
-    }
-    res->load_seconds = t1 - t0;
-    res->run_seconds = t2 - t1;
-    for (int32_t v = 0; x.vals && v < p->nvars; v++) val_clear(&x.vals[v]);
-    free(x.vals);
-    rf_db_close(x.db);
-    rf_cpu_pool_free(x.pool);
-    if (st) {
-        if (res) res->dict = NULL;
-        rf_rt_result_free(res);
-        if (!o->cache) rf_rt_dict_free(x.dict);
-        return st;
-    }
-    *out = res;
+    (void)dev;
     return RF_OK;
 }
 
-void rf_rt_result_free(rf_rt_result *r)
+static rf_status cpu_load(void *dev, int32_t var, rf_rt_rel *rel, int borrowed)
 {
-    if (!r) return;
-    for (int32_t i = 0; i < r->noutputs; i++) rf_rt_rel_free(&r->outputs[i].rel);
-    free(r->outputs);
-    free(r->stats);
-    free(r->gpu_trace);
-    if (!r->dict_borrowed) rf_rt_dict_free(r->dict);
-    free(r);
+    exec *x = dev;
+    val *v = &x->vals[var];
+    v->rel.nrows = rel->nrows;
+    v->rel.cols = rel->cols;
+    v->borrowed = borrowed;
+    return RF_OK;
 }
+
+static rf_status cpu_run(void *dev, const rf_hir_kernel *k, rf_rt_kprof *prof)
+{
+    (void)prof; /* the driver's wall clock is the CPU's time */
+    return run_kernel(dev, k);
+}
+
+static int64_t cpu_rows(const void *dev, int32_t var) { return val_rows(dev, var); }
+
+/* The output's columns themselves: the result takes them over. */
+static rf_status cpu_to_host(void *dev, int32_t var, rf_rt_rel *out)
+{
+    exec *x = dev;
+    *out = x->vals[var].rel;
+    memset(&x->vals[var].rel, 0, sizeof x->vals[var].rel);
+    return RF_OK;
+}
+
+static void cpu_free(void *dev, int32_t var) { val_clear(&((exec *)dev)->vals[var]); }
+
+static void cpu_close(void *dev)
+{
+    exec *x = dev;
+    for (int32_t v = 0; x->vals && v < x->p->nvars; v++) val_clear(&x->vals[v]);
+    free(x->vals);
+    free(x);
+}
+
+const rf_rt_device_ops rf_rt_cpu_device = {
+    "cpu",      cpu_open, cpu_where, cpu_nothing, cpu_load, cpu_nothing, cpu_run, cpu_rows, cpu_nothing,
+    cpu_to_host, cpu_free, cpu_close,
+};

@@ -1,11 +1,13 @@
 /*
-** runtime/gpu/rt_gpu_exec.c: the GPU executor's entry: rf_rt_gpu_run.
+** runtime/gpu/rt_gpu_exec.c: the GPU executor's entry: rf_rt_gpu_device,
+** the device executor interface (runtime/rt_device.h) on the GPU.
 **
-** Owns: a run from start to end: the device opened (real or emulated), the
-** kernel plans and fused kernels planned, the program's kernels loaded (the
-** .rfx's PTX0 when it fits, else NVRTC), inputs loaded on the host and
-** copied once, the block walk (rt_gpu_walk.c), outputs copied back, and
-** the dispatch of one kernel by kind to the file that runs it.
+** Owns: the device's life in a run: opened (real or emulated), the kernel
+** plans and fused kernels planned, the program's kernels loaded (the .rfx's
+** PTX0 when it fits, else NVRTC), the inputs the driver read on the host
+** copied once, outputs copied back, the device's figures in the result; and
+** the dispatch of one kernel by kind to the file that runs it (the driver,
+** runtime/rt_run.c, walks the blocks; rt_gpu_stage.c runs one of them).
 **
 ** Row order. Every kernel produces the rows in exactly the order the CPU
 ** backend does: filters keep input order (flags, scan, scatter); joins emit
@@ -25,8 +27,6 @@
 */
 #include "rt_gpu_internal.h"
 
-#include "rf_load.h"
-#include "rf_rt_input.h"
 #include "rf_sys.h"
 #include <stdlib.h>
 #include <string.h>
@@ -68,39 +68,20 @@ rf_status rf_gx_run_kernel(gx *x, const rf_hir_kernel *k)
 
 /* ---- inputs: loaded on the host (the dictionary lives there), then copied once ---- */
 
-static rf_status load_input(gx *x, int32_t var)
+/* Uploads input variable var's host rows (read by the driver) and frees them. */
+static rf_status gpu_load(void *dev, int32_t var, rf_rt_rel *r, int borrowed)
 {
+    gx *x = dev;
     const rf_hir_var *v = x->p->vars[var];
-    if (x->inputs && x->inputs->load) {
-        rf_rt_rel r;
-        memset(&r, 0, sizeof r);
-        r.ncols = v->ncols;
-        r.types = v->types;
-        int borrowed = 0;
-        rf_status st = x->inputs->load(x->inputs->ctx, v, x->dict, &r, &borrowed, x->d);
-        gval g;
-        memset(&g, 0, sizeof g);
-        if (!st) st = rf_gx_upload_rel(x, &r, v->types, v->ncols, &g);
-        if (borrowed) {
-            free(r.cols);
-        } else {
-            r.types = v->types;
-            rf_rt_rel_free(&r);
-        }
-        if (!st) rf_gx_var_set(x, var, &g);
-        return st;
-    }
-    const char *dir = x->o.data_dir ? x->o.data_dir : ".";
-    char *path = rf_sprintf("%s/%s", dir, v->input_file);
-    if (!path) return RF_ENOMEM;
-    rf_rt_rel r;
-    rf_status st = rf_rt_load_input(path, v, x->dict, x->cpool, x->threads, &r, x->d);
-    free(path);
-    if (st) return st;
     gval g;
     memset(&g, 0, sizeof g);
-    st = rf_gx_upload_rel(x, &r, v->types, v->ncols, &g);
-    rf_rt_rel_free(&r);
+    rf_status st = rf_gx_upload_rel(x, r, v->types, v->ncols, &g);
+    if (borrowed) {
+        free(r->cols);
+    } else {
+        r->types = v->types;
+        rf_rt_rel_free(r);
+    }
     if (!st) rf_gx_var_set(x, var, &g);
     return st;
 }
@@ -193,150 +174,146 @@ static rf_status load_program(gx *x, const void *ptx0, uint64_t ptx0_size)
     return st;
 }
 
-rf_status rf_rt_gpu_run(const rf_hir_program *p, const void *ptx0, uint64_t ptx0_size, const rf_rt_options *o,
-                        const rf_rt_gpu_inputs *inputs, rf_rt_result **out, rf_diags *d)
+/* ---- the device (rt_device.h) ---------------------------------------------- */
+
+/* The device opened (real or emulated), the kernel plans and fused kernels
+** planned. */
+static rf_status gpu_open(const rf_rt_env *env, void **dev)
 {
-    *out = NULL;
-    gx x;
-    memset(&x, 0, sizeof x);
-    x.p = p;
-    x.o = *o;
-    x.tune = o->tuning ? *o->tuning : *rf_rt_tuning_default();
-    x.d = d;
-    x.inputs = inputs;
-    int dict_borrowed = inputs && inputs->dict;
-    x.threads = o->threads > 0 ? o->threads : rf_online_cpus();
+    const rf_hir_program *p = env->p;
+    const rf_rt_options *o = env->o;
+    gx *x = rf_calloc(1, sizeof *x);
+    if (!x) return RF_ENOMEM;
+    *dev = x;
+    x->p = p;
+    x->o = *o;
+    x->tune = o->tuning ? *o->tuning : *rf_rt_tuning_default();
+    x->d = env->d;
+    x->dict = env->dict;
+    x->cpool = env->pool;
+    x->threads = env->threads;
+    x->res = env->res;
     char why[256];
     rf_status st;
     if (rf_gpu_emulated())
-        st = rf_gpu_emu_open(&x.g, d);
+        st = rf_gpu_emu_open(&x->g, env->d);
     else
-        st = rf_gpu_cuda_open(&x.g, d, why, sizeof why);
+        st = rf_gpu_cuda_open(&x->g, env->d, why, sizeof why);
     if (st == RF_EUSER) {
-        rf_error(d, rf_mkloc(NULL, 0, 0), "no usable GPU: %s", why);
+        rf_error(env->d, rf_mkloc(NULL, 0, 0), "no usable GPU: %s", why);
         return st;
     }
     if (st) return st;
-    x.g_open = 1;
-    rf_gpu_acct_install(&x.g);
-    rf_rt_result *res = rf_calloc(1, sizeof *res);
-    x.res = res;
-    x.vals = rf_calloc((size_t)p->nvars + 1, sizeof *x.vals);
-    x.dict = dict_borrowed ? inputs->dict : rf_rt_dict_new();
+    x->g_open = 1;
+    rf_gpu_acct_install(&x->g);
+    x->vals = rf_calloc((size_t)p->nvars + 1, sizeof *x->vals);
     int32_t nk = 0;
     for (int32_t b = 0; b < p->nblocks; b++)
         for (int32_t j = 0; j < p->blocks[b]->nkernels; j++)
             if (p->blocks[b]->kernels[j]->id >= nk) nk = p->blocks[b]->kernels[j]->id + 1;
-    x.nkernels = nk;
-    x.plans = rf_calloc((size_t)nk + 1, sizeof *x.plans);
-    st = res && x.vals && x.dict && x.plans ? RF_OK : RF_ENOMEM;
-    if (!st) st = rf_cpu_pool_new(x.threads, &x.cpool);
-    if (!st) st = rf_gpool_new(&x.g, &x.pool);
-    x.g.pool = x.pool;
-    x.str.g = &x.g;
-    x.str.pool = x.pool;
-    x.str.dict = x.dict;
-    x.str.threads = x.threads;
-    if (!st) {
-        res->dict = x.dict;
-        res->dict_borrowed = dict_borrowed;
-        res->device = "gpu";
+    x->nkernels = nk;
+    x->plans = rf_calloc((size_t)nk + 1, sizeof *x->plans);
+    st = x->vals && x->plans ? RF_OK : RF_ENOMEM;
+    if (!st) st = rf_gpool_new(&x->g, &x->pool);
+    x->g.pool = x->pool;
+    x->str.g = &x->g;
+    x->str.pool = x->pool;
+    x->str.dict = x->dict;
+    x->str.threads = x->threads;
+    if (!st)
         for (int32_t b = 0; b < p->nblocks; b++)
             for (int32_t j = 0; j < p->blocks[b]->nkernels; j++) {
                 const rf_hir_kernel *k = p->blocks[b]->kernels[j];
-                if (k->id >= 0 && k->id < nk) rf_gpu_kplan_build(p, k, &x.plans[k->id]);
+                if (k->id >= 0 && k->id < nk) rf_gpu_kplan_build(p, k, &x->plans[k->id]);
             }
-        if (o->profile) {
-            res->nstats = nk;
-            res->stats = rf_calloc((size_t)nk + 1, sizeof *res->stats);
-            if (!res->stats) st = RF_ENOMEM;
-            for (int32_t b = 0; b < p->nblocks && !st; b++)
-                for (int32_t j = 0; j < p->blocks[b]->nkernels; j++) {
-                    const rf_hir_kernel *k = p->blocks[b]->kernels[j];
-                    if (k->id < 0 || k->id >= nk) continue;
-                    res->stats[k->id].kernel = k->id;
-                    res->stats[k->id].what = rf_hir_kind_name(k->kind);
-                    res->stats[k->id].device = x.plans[k->id].gpu ? "gpu" : "cpu";
-                }
-        }
-    }
     if (!st && p->nblocks == 1) {
-        x.last_reader = rf_calloc((size_t)p->nvars + 1, sizeof *x.last_reader);
-        if (!x.last_reader) st = RF_ENOMEM;
+        x->last_reader = rf_calloc((size_t)p->nvars + 1, sizeof *x->last_reader);
+        if (!x->last_reader) st = RF_ENOMEM;
         for (int32_t j = 0; !st && j < p->blocks[0]->nkernels; j++)
             for (int32_t i = 0; i < p->blocks[0]->kernels[j]->nin; i++)
-                if (p->blocks[0]->kernels[j]->in[i] >= 0) x.last_reader[p->blocks[0]->kernels[j]->in[i]] = p->blocks[0]->kernels[j];
+                if (p->blocks[0]->kernels[j]->in[i] >= 0) x->last_reader[p->blocks[0]->kernels[j]->in[i]] = p->blocks[0]->kernels[j];
     }
-    if (!st) st = rf_gpu_fplan_build(p, !o->no_fuse, &x.fplan, d);
-    if (!st && !(x.fdone = rf_calloc((size_t)x.fplan->nunits + 1, 1))) st = RF_ENOMEM;
-    double t0 = rf_now();
-    if (!st) st = load_program(&x, ptx0, ptx0_size);
-    for (int32_t v = 0; v < p->nvars && !st; v++)
-        if (p->vars[v]->role == RF_HIR_ROLE_INPUT) st = load_input(&x, v);
-    /* the dictionary is data like the columns: copied with them */
-    if (!st && needs_dict(&x)) st = rf_gpu_dict_sync(&x.str, 0);
-    if (!st) st = wake(&x);
-    if (!st) st = x.g.ops->sync(&x.g);
-    double t1 = rf_now();
-    rf_gpu_acct_reset(&x.g);
-    if (!st) st = rf_gx_run_blocks(&x);
-    if (!st) st = rf_gx_wcheck_flush(&x);
-    gfree(&x, &x.wcheck);
-    if (!st) st = x.g.ops->sync(&x.g);
-    double t2 = rf_now();
-    if (res) {
-        res->gpu_launches = (int64_t)x.g.acct.calls[RF_GPU_ACCT_LAUNCH];
-        res->gpu_waits = (int64_t)x.g.acct.calls[RF_GPU_ACCT_WAIT];
-        res->gpu_cub_calls = (int64_t)x.g.acct.calls[RF_GPU_ACCT_CUB];
-        res->gpu_launch_seconds = x.g.acct.seconds[RF_GPU_ACCT_LAUNCH];
-        res->gpu_wait_seconds = x.g.acct.seconds[RF_GPU_ACCT_WAIT];
-        res->gpu_cub_seconds = x.g.acct.seconds[RF_GPU_ACCT_CUB];
-        res->gpu_other_calls = (int64_t)x.g.acct.calls[RF_GPU_ACCT_OTHER];
-        res->gpu_other_seconds = x.g.acct.seconds[RF_GPU_ACCT_OTHER];
-        if (x.g.acct.trace && x.g.acct.trace_text.len) res->gpu_trace = rf_strdup(rf_buf_cstr(&x.g.acct.trace_text));
-    }
-    if (!st) {
-        int32_t n = 0;
-        for (int32_t v = 0; v < p->nvars; v++) n += p->vars[v]->role == RF_HIR_ROLE_OUTPUT;
-        res->outputs = rf_calloc((size_t)n + 1, sizeof *res->outputs);
-        if (!res->outputs) st = RF_ENOMEM;
-        for (int32_t v = 0; v < p->nvars && !st; v++)
-            if (p->vars[v]->role == RF_HIR_ROLE_OUTPUT) {
-                rf_rt_output *ou = &res->outputs[res->noutputs];
-                ou->name = p->vars[v]->output_name;
-                ou->var = p->vars[v];
-                st = rf_gx_host_rel(&x, v, &ou->rel);
-                if (!st) res->noutputs++;
-            }
-    }
-    if (res) {
-        res->load_seconds = t1 - t0;
-        res->run_seconds = t2 - t1;
-        if (x.pool) res->gpu_peak_bytes = rf_gpool_peak(x.pool);
-    }
-    rf_gpu_fplan_free(x.fplan);
-    free(x.fdone);
-    free(x.last_reader);
-    for (int32_t v = 0; x.vals && v < p->nvars; v++) rf_gx_var_clear(&x, v);
-    if (x.pool) rf_gpu_dict_free(&x.str);
-    free(x.vals);
-    free(x.plans);
-    rf_gpool_free(x.pool);
-    rf_buf_free(&x.g.acct.trace_text);
-    if (x.g_open) x.g.ops->close(&x.g);
-    rf_cpu_pool_free(x.cpool);
-    if (st) {
-        /* (rf_rt_result_free lives in rt_exec.c, which calls into this file) */
-        if (res) {
-            for (int32_t i = 0; i < res->noutputs; i++) rf_rt_rel_free(&res->outputs[i].rel);
-            free(res->outputs);
-            free(res->stats);
-            free(res->gpu_trace);
-            free(res);
-        }
-        if (!dict_borrowed) rf_rt_dict_free(x.dict);
-        return st;
-    }
-    *out = res;
-    return RF_OK;
+    if (!st) st = rf_gpu_fplan_build(p, !o->no_fuse, &x->fplan, env->d);
+    if (!st && !(x->fdone = rf_calloc((size_t)x->fplan->nunits + 1, 1))) st = RF_ENOMEM;
+    return st;
 }
+
+static const char *gpu_where(void *dev, const rf_hir_kernel *k)
+{
+    const gx *x = dev;
+    return k->id >= 0 && k->id < x->nkernels && x->plans[k->id].gpu ? "gpu" : "cpu";
+}
+
+/* The program's kernels loaded: part of the load. */
+static rf_status gpu_load_begin(void *dev)
+{
+    gx *x = dev;
+    return load_program(x, x->o.ptx0, x->o.ptx0_size);
+}
+
+static rf_status gpu_load_end(void *dev)
+{
+    gx *x = dev;
+    rf_status st = RF_OK;
+    /* the dictionary is data like the columns: copied with them */
+    if (needs_dict(x)) st = rf_gpu_dict_sync(&x->str, 0);
+    if (!st) st = wake(x);
+    if (!st) st = x->g.ops->sync(&x->g);
+    rf_gpu_acct_reset(&x->g); /* the run's device operations are counted from here */
+    return st;
+}
+
+static rf_status gpu_run(void *dev, const rf_hir_kernel *k, rf_rt_kprof *prof) { return rf_gx_run(dev, k, prof); }
+
+static int64_t gpu_rows(const void *dev, int32_t var) { return var_rows(dev, var); }
+
+/* The deferred error words read, the device's work waited for, its figures
+** into the result. */
+static rf_status gpu_finish(void *dev)
+{
+    gx *x = dev;
+    rf_status st = rf_gx_wcheck_flush(x);
+    gfree(x, &x->wcheck);
+    if (!st) st = x->g.ops->sync(&x->g);
+    rf_rt_result *res = x->res;
+    res->gpu_launches = (int64_t)x->g.acct.calls[RF_GPU_ACCT_LAUNCH];
+    res->gpu_waits = (int64_t)x->g.acct.calls[RF_GPU_ACCT_WAIT];
+    res->gpu_cub_calls = (int64_t)x->g.acct.calls[RF_GPU_ACCT_CUB];
+    res->gpu_launch_seconds = x->g.acct.seconds[RF_GPU_ACCT_LAUNCH];
+    res->gpu_wait_seconds = x->g.acct.seconds[RF_GPU_ACCT_WAIT];
+    res->gpu_cub_seconds = x->g.acct.seconds[RF_GPU_ACCT_CUB];
+    res->gpu_other_calls = (int64_t)x->g.acct.calls[RF_GPU_ACCT_OTHER];
+    res->gpu_other_seconds = x->g.acct.seconds[RF_GPU_ACCT_OTHER];
+    if (x->g.acct.trace && x->g.acct.trace_text.len) res->gpu_trace = rf_strdup(rf_buf_cstr(&x->g.acct.trace_text));
+    return st;
+}
+
+/* Outputs come back once, at the end. */
+static rf_status gpu_to_host(void *dev, int32_t var, rf_rt_rel *out) { return rf_gx_host_rel(dev, var, out); }
+
+static void gpu_free(void *dev, int32_t var) { rf_gx_var_clear(dev, var); }
+
+static void gpu_close(void *dev)
+{
+    gx *x = dev;
+    if (x->pool && x->res) x->res->gpu_peak_bytes = rf_gpool_peak(x->pool);
+    rf_gpu_fplan_free(x->fplan);
+    free(x->fdone);
+    free(x->last_reader);
+    for (int32_t v = 0; x->vals && v < x->p->nvars; v++) rf_gx_var_clear(x, v);
+    if (x->pool) {
+        gfree(x, &x->wcheck);
+        rf_gpu_dict_free(&x->str);
+    }
+    free(x->vals);
+    free(x->plans);
+    rf_gpool_free(x->pool);
+    rf_buf_free(&x->g.acct.trace_text);
+    if (x->g_open) x->g.ops->close(&x->g);
+    free(x);
+}
+
+const rf_rt_device_ops rf_rt_gpu_device = {
+    "gpu",       gpu_open, gpu_where, gpu_load_begin, gpu_load, gpu_load_end, gpu_run, gpu_rows, gpu_finish,
+    gpu_to_host, gpu_free, gpu_close,
+};

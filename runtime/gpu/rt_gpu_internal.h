@@ -164,9 +164,10 @@ rf_status rf_gpu_str_ranks(gstr *s, gptr col, int64_t n, gbuf *ranks, int64_t *l
 /* ==== the executor (rt_gpu_exec.c and the files it is split into) =========
 ** As SQLite splits where.c behind whereInt.h, the executor is split by role,
 ** each file naming what it owns:
-**   rt_gpu_exec.c    a run from start to end; one kernel dispatched by kind
-**   rt_gpu_walk.c    the walk of the block graph (rounds: rf_rt_fixpoint),
-**                    the profile's bookkeeping
+**   rt_gpu_exec.c    the device's operations (rt_device.h); one kernel
+**                    dispatched by kind
+**   rt_gpu_stage.c   one kernel of the driver's walk: fused stages, the
+**                    profile's GPU figures
 **   rt_gpu_dev.c     launches, scans, selects, sorts; device values
 **   rt_gpu_map.c     MAP, JOIN_MAP, GATHER_MAP
 **   rt_gpu_join.c    JOIN_INDEX, ANTI_INDEX (builds, probes)
@@ -181,6 +182,7 @@ rf_status rf_gpu_str_ranks(gstr *s, gptr col, int64_t n, gbuf *ranks, int64_t *l
 #include "rf_cpu.h"
 #include "rf_rt_gpu.h"
 #include "rf_runtime.h"
+#include "rt_device.h"
 
 #define TILE RF_GPU_TILE
 
@@ -208,15 +210,14 @@ typedef struct gx {
     rf_rt_options o;
     rf_diags *d;
     rf_rt_dict *dict;
-    rf_cpu_pool *cpool;
+    rf_cpu_pool *cpool;  /* the driver's host threads */
     int threads;
     gdev g;
     int g_open;
     gpool *pool;
     gval *vals;
-    rf_rt_result *res;
+    rf_rt_result *res;   /* the driver's result: the GPU's figures go there */
     rf_gpu_kplan *plans; /* by kernel id */
-    const rf_rt_gpu_inputs *inputs;
     rf_rt_tuning tune; /* o.tuning, or the defaults */
     int32_t nkernels;
     int on_host; /* the current kernel ran (partly) on the host */
@@ -367,8 +368,8 @@ rf_status rf_gx_k_facts(gx *x, const rf_hir_kernel *k);
 /* rt_gpu_fused.c: fused kernels */
 rf_status rf_gx_k_fused(gx *x, const rf_gpu_funit *u, int *ran);
 
-/* rt_gpu_walk.c: the block walk */
-rf_status rf_gx_run_blocks(gx *x);
+/* rt_gpu_stage.c: one kernel of the driver's walk (rf_rt_device_ops.run) */
+rf_status rf_gx_run(gx *x, const rf_hir_kernel *k, rf_rt_kprof *prof);
 
 /* rt_gpu_exec.c: the run */
 rf_status rf_gx_run_kernel(gx *x, const rf_hir_kernel *k);

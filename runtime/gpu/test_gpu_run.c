@@ -1,6 +1,6 @@
 /*
 ** runtime/gpu/test_gpu_run.c: the GPU backend's test driver: compiles LogiQL
-** files to Harmony, runs the program through rf_rt_gpu_run and prints the
+** files to Harmony, runs the program on the GPU device (rf_rt_run_on) and prints the
 ** outputs exactly as `redfox run --format tbl` does. With --compare it also
 ** runs the program on the CPU (rf_rt_run) and fails unless both give the
 ** same bytes, or fail with the same messages.
@@ -21,6 +21,7 @@
 #include "rf_queryplan.h"
 #include "rf_rt_gpu.h"
 #include "rf_runtime.h"
+#include "rt_device.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -149,7 +150,9 @@ int main(int argc, char **argv)
     o.tuning = &tune;
     rf_rt_hugepages(tune.hugepages);
     rf_rt_result *res = NULL;
-    st = rf_rt_gpu_run(hir, ptx0.len ? ptx0.data : NULL, (uint64_t)ptx0.len, &o, NULL, &res, &d);
+    o.ptx0 = ptx0.len ? ptx0.data : NULL;
+    o.ptx0_size = (uint64_t)ptx0.len;
+    st = rf_rt_run_on(&rf_rt_gpu_device, hir, &o, &res, &d);
     size_t glen = 0;
     char *gout = st ? NULL : render(res, &glen);
     char *gerr = render_diags(&d);

@@ -1,0 +1,89 @@
+/*
+** runtime/rt_device.h: the device executor interface: what a device (the
+** CPU, the GPU, tomorrow partitions of a relation out of core or the ranks
+** of an MPI job) does for the one driver, runtime/rt_run.c.
+**
+** Owns: the table of operations a device implements (rf_rt_device_ops, in
+** the manner of SQLite's sqlite3_vfs and of the GPU's own gdev_ops one layer
+** down), the run's shared state a device receives (rf_rt_env), and what one
+** kernel's run tells the profile (rf_rt_kprof).
+**
+** Who calls whom. The driver (rt_run.c) chooses the device, loads the
+** inputs on the host (rt_inputs.c: files, databases, the input cache),
+** walks the block graph (fixpoints through rf_rt_fixpoint, the
+** --max-iterations bound, releases of dead values), keeps the profile and
+** collects the outputs. It calls a device only through this table; a device
+** calls nothing of the driver's nor of another device. The CPU executor
+** (runtime/cpu, rf_rt_cpu_device) and the GPU executor (runtime/gpu,
+** rf_rt_gpu_device) both implement it.
+**
+** Values. A device holds one value per program variable (a relation, an
+** index vector or a group table) in its own memory, named by the variable's
+** number; the driver never sees them except through rows and to_host.
+*/
+#ifndef RF_RT_DEVICE_H
+#define RF_RT_DEVICE_H
+
+#include "rf_cpu.h"
+#include "rf_runtime.h"
+
+/* One run as the driver sets it up for the device. */
+typedef struct rf_rt_env {
+    const rf_hir_program *p;
+    const rf_rt_options *o;
+    rf_rt_dict *dict;    /* the run's strings (the driver owns it) */
+    rf_cpu_pool *pool;   /* host threads (the driver owns them) */
+    int threads;         /* their number */
+    rf_rt_result *res;   /* the result being made: a device adds its own figures */
+    rf_diags *d;         /* errors, worded as the CPU words them */
+} rf_rt_env;
+
+/* What one profiled kernel's run tells the driver's profile (rf_rt_kstat):
+** the driver counts calls, wall time, rows and bytes; a device may refine. */
+typedef struct rf_rt_kprof {
+    rf_rt_kstat *s;        /* the kernel's statistics (read-write for a device that charges itself) */
+    int charged;           /* set: the device charged this call itself (a stage of a fused kernel) */
+    double device_seconds; /* >= 0: the time measured on the device (else the wall time counts) */
+    int on_host;           /* set: host work (fallbacks) took part: the wall time counts */
+    int rows_in_unknown;   /* set: the rows read are not the CPU's (repeats dropped earlier) */
+    int rows_out_unknown;  /* set: likewise the rows written */
+    const char *device;    /* not NULL: where this call ran ("gpu+cpu") */
+} rf_rt_kprof;
+
+typedef struct rf_rt_device_ops {
+    const char *name; /* "cpu", "gpu": rf_rt_result.device */
+    /* Opens the device for a run of env->p (env stays valid until close); *dev: its state. */
+    rf_status (*open)(const rf_rt_env *env, void **dev);
+    /* Where kernel k runs, for the profile ("cpu", "gpu"). */
+    const char *(*where)(void *dev, const rf_hir_kernel *k);
+    /* The load begins: the device readies its code (the GPU loads the program's kernels). */
+    rf_status (*load_begin)(void *dev);
+    /* Takes input variable var's rows: rel's columns become the device's, or
+    ** with borrowed only rel->cols itself (the columns belong to a cache). */
+    rf_status (*load)(void *dev, int32_t var, rf_rt_rel *rel, int borrowed);
+    /* Every input is loaded: the device is ready to run (copies done). */
+    rf_status (*load_end)(void *dev);
+    /* Runs kernel k on the values it holds; prof: NULL unless k is profiled. */
+    rf_status (*run)(void *dev, const rf_hir_kernel *k, rf_rt_kprof *prof);
+    /* The rows (index entries, rows grouped) variable var holds now. */
+    int64_t (*rows)(const void *dev, int32_t var);
+    /* The walk is over: waits for the device's work, adds its figures to env->res. */
+    rf_status (*finish)(void *dev);
+    /* Output variable var as a host relation, owned by the caller from now on. */
+    rf_status (*to_host)(void *dev, int32_t var, rf_rt_rel *out);
+    /* Releases variable var's value (it is dead, or cleared). */
+    void (*free)(void *dev, int32_t var);
+    /* Frees every value and the device itself (also after a failure). */
+    void (*close)(void *dev);
+} rf_rt_device_ops;
+
+/* The two devices (runtime/cpu/rt_cpu_exec.c, runtime/gpu/rt_gpu_exec.c). */
+extern const rf_rt_device_ops rf_rt_cpu_device;
+extern const rf_rt_device_ops rf_rt_gpu_device;
+
+/* Runs p on one device, no fallback (rt_run.c; rf_rt_run chooses the
+** device and falls back to the CPU when GPU memory runs out). */
+rf_status rf_rt_run_on(const rf_rt_device_ops *dev, const rf_hir_program *p, const rf_rt_options *o,
+                       rf_rt_result **out, rf_diags *d);
+
+#endif

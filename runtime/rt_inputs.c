@@ -1,0 +1,226 @@
+/*
+** runtime/rt_inputs.c: the inputs of a run, read on the host for any device:
+** the input cache shared by several runs (rf_rt_cache), the files and the
+** databases behind --data, the declared keys and functional dependencies
+** checked once per cached file.
+**
+** Owns: the cache's entries (the columns read, or a database's mapped
+** columns) until rf_rt_cache_free, and a run's database handle.
+*/
+#include "rt_inputs.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* One cached input: the file and the types it was read with. */
+typedef struct cached {
+    char *path;
+    int32_t ncols;
+    rf_type *types;
+    char delimiter;
+    int header;
+    rf_rt_rel rel;
+    /* the keys checked on these rows: a program declaring another one
+    ** checks it before it counts on it (each as a column bit mask) */
+    uint64_t keys_checked[8];
+    int32_t nkeys_checked;
+    int fd_checked; /* a functional predicate's dependency (first ncols - 1 columns) */
+    rf_rt_dbcols *db;     /* read from a database: the columns' memory (rel.cols points into it) */
+} cached;
+
+/* v's declared key as a column mask; 0 for none, or for one past column 63
+** (then it is checked every time). */
+static uint64_t key_mask(const rf_hir_var *v)
+{
+    uint64_t m = 0;
+    for (int32_t i = 0; i < v->ninput_key; i++) {
+        if (v->input_key[i] >= 64) return 0;
+        m |= UINT64_C(1) << v->input_key[i];
+    }
+    return m;
+}
+
+struct rf_rt_cache {
+    rf_rt_dict *dict;
+    cached *items;
+    int32_t n, cap;
+};
+
+rf_rt_cache *rf_rt_cache_new(void)
+{
+    rf_rt_cache *c = rf_calloc(1, sizeof *c);
+    if (!c) return NULL;
+    c->dict = rf_rt_dict_new();
+    if (!c->dict) {
+        free(c);
+        return NULL;
+    }
+    return c;
+}
+
+void rf_rt_cache_free(rf_rt_cache *c)
+{
+    if (!c) return;
+    for (int32_t i = 0; i < c->n; i++) {
+        free(c->items[i].path);
+        free(c->items[i].types);
+        if (c->items[i].db) {
+            free(c->items[i].rel.cols);
+            rf_rt_dbcols_free(c->items[i].db);
+            free(c->items[i].db);
+        } else {
+            rf_rt_rel_free(&c->items[i].rel);
+        }
+    }
+    free(c->items);
+    rf_rt_dict_free(c->dict);
+    free(c);
+}
+
+static rf_status load_file(rf_rt_inputs *x, const rf_hir_var *v, const char *path, rf_rt_rel *out);
+
+/* From a database: the columns of v that the program reads, into the cache
+** entry e (a new one, or one an earlier program read other columns of). */
+static rf_status load_db(rf_rt_inputs *x, const rf_hir_var *v, cached *e)
+{
+    uint8_t *want = rf_malloc((size_t)v->ncols + 1);
+    if (!want) return RF_ENOMEM;
+    if (v->id >= 0 && v->id < x->p->nvars && x->p->vars[v->id] == v) rf_rt_input_cols_read(x->p, v->id, want);
+    else memset(want, 1, (size_t)v->ncols);
+    if (!e->db && !(e->db = rf_calloc(1, sizeof *e->db))) {
+        free(want);
+        return RF_ENOMEM;
+    }
+    rf_status st = rf_rt_load_input_db(x->db, v, want, x->dict, x->pool, x->threads, &e->rel, e->db, x->d);
+    free(want);
+    return st;
+}
+
+static rf_status load_input(rf_rt_inputs *x, const rf_hir_var *v, rf_rt_rel *dst, int *borrowed)
+{
+    const char *dir = x->o->data_dir ? x->o->data_dir : ".";
+    char *path = rf_sprintf("%s/%s", dir, v->input_file);
+    if (!path) return RF_ENOMEM;
+    rf_rt_cache *c = x->o->cache;
+    if (!x->db_looked) {
+        x->db_looked = 1;
+        if (rf_db_is_database(dir)) {
+            rf_status st = c ? rf_db_open(dir, &x->db, x->d) : RF_EINTERNAL; /* rf_rt_run gives a cache */
+            if (st) {
+                free(path);
+                return st;
+            }
+        }
+    }
+    if (!c) {
+        rf_status st = load_file(x, v, path, dst);
+        free(path);
+        return st;
+    }
+    cached *hit = NULL;
+    for (int32_t i = 0; i < c->n && !hit; i++) {
+        cached *e = &c->items[i];
+        if (strcmp(e->path, path) || e->ncols != v->ncols || e->delimiter != v->delimiter || e->header != v->header ||
+            memcmp(e->types, v->types, (size_t)v->ncols * sizeof *v->types))
+            continue;
+        hit = e;
+    }
+    if (!hit) {
+        if (c->n == c->cap) {
+            int32_t ncap = c->cap ? c->cap * 2 : 16;
+            cached *n = rf_realloc(c->items, (size_t)ncap * sizeof *n);
+            if (!n) {
+                free(path);
+                return RF_ENOMEM;
+            }
+            c->items = n;
+            c->cap = ncap;
+        }
+        cached e;
+        memset(&e, 0, sizeof e);
+        e.path = path;
+        e.ncols = v->ncols;
+        e.delimiter = v->delimiter;
+        e.header = v->header;
+        e.types = rf_malloc((size_t)(v->ncols + 1) * sizeof *e.types);
+        if (!e.types) {
+            free(path);
+            return RF_ENOMEM;
+        }
+        memcpy(e.types, v->types, (size_t)v->ncols * sizeof *v->types);
+        rf_status st = x->db ? load_db(x, v, &e) : load_file(x, v, path, &e.rel);
+        if (st) {
+            free(path);
+            free(e.types);
+            if (e.db) {
+                free(e.rel.cols);
+                rf_rt_dbcols_free(e.db);
+                free(e.db);
+            }
+            return st;
+        }
+        e.rel.types = e.types;
+        if (key_mask(v)) e.keys_checked[e.nkeys_checked++] = key_mask(v); /* rf_rt_load_input checked it */
+        e.fd_checked = rf_rt_input_is_functional(v);
+        c->items[c->n] = e;
+        hit = &c->items[c->n++];
+    } else {
+        uint64_t km = key_mask(v);
+        int known = 0;
+        for (int32_t i = 0; i < hit->nkeys_checked && km; i++) known |= hit->keys_checked[i] == km;
+        rf_status st = RF_OK;
+        if (hit->db) {
+            st = load_db(x, v, hit); /* the columns this program reads that earlier ones did not */
+        } else {
+            if (v->ninput_key > 0 && !known) st = rf_rt_check_input_key(path, v, x->dict, x->pool, &hit->rel, x->d);
+            if (!st && rf_rt_input_is_functional(v) && !hit->fd_checked) {
+                st = rf_rt_check_input_fd(path, v, x->dict, x->pool, &hit->rel, x->d);
+                if (!st) hit->fd_checked = 1;
+            }
+        }
+        free(path);
+        if (st) return st;
+        if (km && !known && hit->nkeys_checked < 8) hit->keys_checked[hit->nkeys_checked++] = km;
+    }
+    /* share the columns: kernels only read inputs */
+    dst->nrows = hit->rel.nrows;
+    dst->cols = rf_calloc((size_t)v->ncols + 1, sizeof *dst->cols);
+    if (!dst->cols) return RF_ENOMEM;
+    for (int32_t i = 0; i < v->ncols; i++) dst->cols[i] = hit->rel.cols[i];
+    *borrowed = 1;
+    return RF_OK;
+}
+
+static rf_status load_file(rf_rt_inputs *x, const rf_hir_var *v, const char *path, rf_rt_rel *out)
+{
+    return rf_rt_load_input(path, v, x->dict, x->pool, x->threads, out, x->d);
+}
+
+/* ---- a run's inputs ------------------------------------------------------- */
+
+void rf_rt_inputs_init(rf_rt_inputs *in, const rf_rt_env *env)
+{
+    memset(in, 0, sizeof *in);
+    in->p = env->p;
+    in->o = env->o;
+    in->dict = env->dict;
+    in->pool = env->pool;
+    in->threads = env->threads;
+    in->d = env->d;
+}
+
+rf_status rf_rt_inputs_read(rf_rt_inputs *in, const rf_hir_var *v, rf_rt_rel *out, int *borrowed)
+{
+    *borrowed = 0;
+    return load_input(in, v, out, borrowed);
+}
+
+void rf_rt_inputs_close(rf_rt_inputs *in)
+{
+    rf_db_close(in->db);
+    in->db = NULL;
+}
+
+rf_rt_dict *rf_rt_cache_dict(rf_rt_cache *c) { return c->dict; }
+
+void rf_rt_cache_take_dict(rf_rt_cache *c) { c->dict = NULL; }

@@ -1,0 +1,276 @@
+/*
+** runtime/rt_run.c: the one driver of a run: rf_rt_run.
+**
+** Owns: the choice of device (--device, the GPU's availability) and the
+** fallback to the CPU when GPU memory cannot hold the program's data; for
+** one run on one device (rf_rt_run_on): the result, the string dictionary
+** (the cache's, or the run's own), the host threads, the input load timed as
+** the load (rt_inputs.c reads, the device takes), the walk of the block graph
+** (blocks, their kernels in order, terminators, the fixpoint watch
+** rf_rt_fixpoint with the --max-iterations bound, releases of dead values),
+** the per-kernel profile, and the outputs. A device is reached only through
+** rf_rt_device_ops (rt_device.h).
+*/
+#include "rf_rt_fixpoint.h"
+#include "rf_rt_gpu.h"
+#include "rf_sys.h"
+#include "rt_device.h"
+#include "rt_inputs.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the walk ----------------------------------------------------------- */
+
+/* Runs kernel k on the device, and charges it to the profile when it is
+** profiled: calls, time, rows and the bytes of the columns it uses. */
+static rf_status run_kernel(const rf_rt_device_ops *dv, void *dev, const rf_rt_env *env, const rf_hir_kernel *k,
+                            int64_t *in_rows)
+{
+    rf_rt_result *res = env->res;
+    int profiled = env->o->profile && k->id >= 0 && k->id < res->nstats;
+    if (!profiled) return dv->run(dev, k, NULL);
+    rf_rt_kprof kp;
+    memset(&kp, 0, sizeof kp);
+    kp.s = &res->stats[k->id];
+    kp.device_seconds = -1;
+    /* inputs before the kernel runs: it may take over an input's columns,
+    ** and an insert grows its first input */
+    for (int32_t i = 0; i < k->nin; i++) in_rows[i] = dv->rows(dev, k->in[i]);
+    int64_t out_before = dv->rows(dev, k->out);
+    double t0 = rf_now();
+    rf_status st = dv->run(dev, k, &kp);
+    if (st || kp.charged) return st;
+    rf_rt_kstat *s = kp.s;
+    double wall = rf_now() - t0;
+    s->calls++;
+    /* a device time far below the wall time: host work took the rest */
+    s->seconds += kp.device_seconds < 0 || kp.on_host || wall > kp.device_seconds * 4 ? wall : kp.device_seconds;
+    if (kp.device) s->device = kp.device;
+    /* -1 (no count comparable with the CPU's) stays */
+    if (kp.rows_in_unknown) s->rows_in = -1;
+    for (int32_t i = 0; i < k->nin && s->rows_in >= 0; i++) s->rows_in += in_rows[i];
+    int64_t out_rows = dv->rows(dev, k->out);
+    s->rows_out = kp.rows_out_unknown || s->rows_out < 0 ? -1 : s->rows_out + out_rows;
+    /* only the columns the kernel uses (harmony/hir_bytes.c) */
+    int64_t bi = 0, bo = 0;
+    rf_hir_kernel_bytes(env->p, k, in_rows, out_before, out_rows, &bi, &bo);
+    s->bytes_in += bi;
+    s->bytes_out += bo;
+    return RF_OK;
+}
+
+/* Follows the block graph from block 0 until Halt. */
+static rf_status walk(const rf_rt_device_ops *dv, void *dev, const rf_rt_env *env)
+{
+    const rf_hir_program *p = env->p;
+    rf_rt_fixpoint fx;
+    rf_status fst = rf_rt_fixpoint_init(&fx, p, env->o, dv->rows, dev);
+    int32_t maxin = rf_hir_max_inputs(p);
+    int64_t *in_rows = rf_calloc((size_t)maxin + 1, sizeof *in_rows); /* for --profile */
+    if (fst || !in_rows) {
+        rf_rt_fixpoint_end(&fx);
+        free(in_rows);
+        return RF_ENOMEM;
+    }
+    rf_status st = RF_OK;
+    int32_t b = 0;
+    while (!st) {
+        const rf_hir_block *bl = p->blocks[b];
+        if ((st = rf_rt_fixpoint_enter(&fx, b, env->d))) break;
+        for (int32_t j = 0; j < bl->nkernels && !st; j++) {
+            const rf_hir_kernel *k = bl->kernels[j];
+            if ((st = run_kernel(dv, dev, env, k, in_rows))) break;
+            for (int32_t r = 0; r < k->nrelease; r++) dv->free(dev, k->release[r]);
+        }
+        if (st) break;
+        if (bl->term == RF_HIR_T_HALT) break;
+        if (bl->term == RF_HIR_T_GOTO) {
+            b = bl->target;
+            continue;
+        }
+        int any = 0;
+        for (int32_t t = 0; t < bl->ntest && !any; t++) any = dv->rows(dev, bl->test[t]) > 0;
+        b = any ? bl->target : bl->else_target;
+    }
+    rf_rt_fixpoint_end(&fx);
+    free(in_rows);
+    return st;
+}
+
+/* ---- one run on one device ------------------------------------------------ */
+
+static int32_t count_kernels(const rf_hir_program *p)
+{
+    int32_t n = 0;
+    for (int32_t b = 0; b < p->nblocks; b++) n += p->blocks[b]->nkernels;
+    return n;
+}
+
+/* The profile's records, one per kernel (ids are dense, in program order). */
+static rf_status stats_new(const rf_rt_device_ops *dv, void *dev, const rf_hir_program *p, rf_rt_result *res)
+{
+    res->nstats = count_kernels(p);
+    res->stats = rf_calloc((size_t)res->nstats + 1, sizeof *res->stats);
+    if (!res->stats) return RF_ENOMEM;
+    for (int32_t b = 0; b < p->nblocks; b++)
+        for (int32_t j = 0; j < p->blocks[b]->nkernels; j++) {
+            const rf_hir_kernel *k = p->blocks[b]->kernels[j];
+            if (k->id < 0 || k->id >= res->nstats) continue;
+            res->stats[k->id].kernel = k->id;
+            res->stats[k->id].what = rf_hir_kind_name(k->kind);
+            res->stats[k->id].device = dv->where(dev, k);
+        }
+    return RF_OK;
+}
+
+static rf_status outputs(const rf_rt_device_ops *dv, void *dev, const rf_hir_program *p, rf_rt_result *res)
+{
+    int32_t n = 0;
+    for (int32_t v = 0; v < p->nvars; v++) n += p->vars[v]->role == RF_HIR_ROLE_OUTPUT;
+    res->outputs = rf_calloc((size_t)n + 1, sizeof *res->outputs);
+    if (!res->outputs) return RF_ENOMEM;
+    for (int32_t v = 0; v < p->nvars; v++)
+        if (p->vars[v]->role == RF_HIR_ROLE_OUTPUT) {
+            rf_rt_output *ou = &res->outputs[res->noutputs];
+            ou->name = p->vars[v]->output_name;
+            ou->var = p->vars[v];
+            rf_status st = dv->to_host(dev, v, &ou->rel);
+            if (st) return st;
+            res->noutputs++;
+        }
+    return RF_OK;
+}
+
+/* Reads every input on the host and hands it to the device. */
+static rf_status load_inputs(const rf_rt_device_ops *dv, void *dev, rf_rt_inputs *in)
+{
+    const rf_hir_program *p = in->p;
+    rf_status st = dv->load_begin(dev);
+    for (int32_t v = 0; v < p->nvars && !st; v++)
+        if (p->vars[v]->role == RF_HIR_ROLE_INPUT) {
+            rf_rt_rel r;
+            memset(&r, 0, sizeof r);
+            r.ncols = p->vars[v]->ncols;
+            r.types = p->vars[v]->types;
+            int borrowed = 0;
+            st = rf_rt_inputs_read(in, p->vars[v], &r, &borrowed);
+            if (!st) st = dv->load(dev, v, &r, borrowed);
+        }
+    if (!st) st = dv->load_end(dev);
+    return st;
+}
+
+rf_status rf_rt_run_on(const rf_rt_device_ops *dv, const rf_hir_program *p, const rf_rt_options *o,
+                       rf_rt_result **out, rf_diags *d)
+{
+    *out = NULL;
+    rf_rt_env env;
+    memset(&env, 0, sizeof env);
+    env.p = p;
+    env.o = o;
+    env.d = d;
+    env.threads = o->threads > 0 ? o->threads : rf_online_cpus();
+    rf_rt_result *res = rf_calloc(1, sizeof *res);
+    env.res = res;
+    env.dict = o->cache ? rf_rt_cache_dict(o->cache) : rf_rt_dict_new();
+    rf_status st = res && env.dict ? RF_OK : RF_ENOMEM;
+    if (!st) st = rf_cpu_pool_new(env.threads, &env.pool);
+    void *dev = NULL;
+    if (!st) {
+        res->dict = env.dict;
+        res->dict_borrowed = o->cache != NULL;
+        res->device = dv->name;
+        st = dv->open(&env, &dev);
+    }
+    if (!st && o->profile) st = stats_new(dv, dev, p, res);
+    rf_rt_inputs in;
+    rf_rt_inputs_init(&in, &env);
+    double t0 = rf_now();
+    if (!st) st = load_inputs(dv, dev, &in);
+    double t1 = rf_now();
+    if (!st) st = walk(dv, dev, &env);
+    if (!st) st = dv->finish(dev);
+    double t2 = rf_now();
+    if (!st) st = outputs(dv, dev, p, res);
+    if (res) {
+        res->load_seconds = t1 - t0;
+        res->run_seconds = t2 - t1;
+    }
+    if (dev) dv->close(dev);
+    rf_rt_inputs_close(&in);
+    rf_cpu_pool_free(env.pool);
+    if (st) {
+        if (res) res->dict = NULL;
+        rf_rt_result_free(res);
+        if (!o->cache) rf_rt_dict_free(env.dict);
+        return st;
+    }
+    *out = res;
+    return RF_OK;
+}
+
+/* ---- the device and the fallback ------------------------------------------- */
+
+/* On the GPU where one is chosen; a GPU whose memory cannot hold the
+** program's data leaves the run to the CPU, which says so (thesis chapter 6
+** would partition: a device of partitions would plug in here). */
+static rf_status run(const rf_hir_program *p, const rf_rt_options *o, rf_rt_result **out, rf_diags *d)
+{
+    *out = NULL;
+    if (o->device != RF_RT_DEVICE_CPU) {
+        char why[256];
+        int gpu = rf_rt_gpu_available(why, sizeof why);
+        if (o->device == RF_RT_DEVICE_GPU && !gpu) {
+            rf_error(d, rf_mkloc(NULL, 0, 0), "--device gpu: no usable GPU: %s", why);
+            return RF_EUSER;
+        }
+        if (o->device == RF_RT_DEVICE_AUTO)
+            rf_diag_add(d, RF_SEV_NOTE, rf_mkloc(NULL, 0, 0),
+                        gpu ? "running on the GPU: %s" : "running on the CPU: no usable GPU (%s)", why);
+        if (gpu) {
+            rf_diags gd;
+            rf_diags_init(&gd);
+            rf_status gst = rf_rt_run_on(&rf_rt_gpu_device, p, o, out, &gd);
+            if (gst != RF_EDEVMEM) {
+                for (int64_t i = 0; i < gd.count; i++)
+                    rf_diag_add(d, gd.items[i].sev, gd.items[i].loc, "%s", gd.items[i].msg);
+                rf_diags_free(&gd);
+                return gst;
+            }
+            for (int64_t i = 0; i < gd.count; i++)
+                if (gd.items[i].sev == RF_SEV_ERROR)
+                    rf_diag_add(d, RF_SEV_WARNING, gd.items[i].loc, "%s: running on the CPU instead", gd.items[i].msg);
+            rf_diags_free(&gd);
+        }
+    }
+    return rf_rt_run_on(&rf_rt_cpu_device, p, o, out, d);
+}
+
+rf_status rf_rt_run(const rf_hir_program *p, const rf_rt_options *o, rf_rt_result **out, rf_diags *d)
+{
+    const char *dir = o->data_dir ? o->data_dir : ".";
+    if (o->cache || !rf_db_is_database(dir)) return run(p, o, out, d);
+    /* a database's columns are mapped, not owned by the run: a cache of this
+    ** run holds them, and the result keeps only the dictionary */
+    rf_rt_options oo = *o;
+    if (!(oo.cache = rf_rt_cache_new())) return RF_ENOMEM;
+    rf_status st = run(p, &oo, out, d);
+    if (!st) {
+        (*out)->dict_borrowed = 0;
+        rf_rt_cache_take_dict(oo.cache);
+    }
+    rf_rt_cache_free(oo.cache);
+    return st;
+}
+
+void rf_rt_result_free(rf_rt_result *r)
+{
+    if (!r) return;
+    for (int32_t i = 0; i < r->noutputs; i++) rf_rt_rel_free(&r->outputs[i].rel);
+    free(r->outputs);
+    free(r->stats);
+    free(r->gpu_trace);
+    if (!r->dict_borrowed) rf_rt_dict_free(r->dict);
+    free(r);
+}
