@@ -1,0 +1,617 @@
+/*
+** runtime/rt_eval_ops.c: the CPU evaluator's operations: one expression
+** node evaluated over a batch of selected rows (rt_eval.c describes the
+** design).
+**
+** Owns: the semantics of each operation on the CPU (arithmetic with its
+** overflow errors, casts, string functions, comparisons, LIKE, AND and NOT
+** narrowing a selection), as rt_eval.c's opening comment states them.
+*/
+#include "rt_eval_internal.h"
+
+/* ---- evaluation --------------------------------------------------------------- */
+
+#define ROW(j) (sel ? sel[j] : (j))
+
+
+
+#define GATHER(T)                                                                                                      \
+    do {                                                                                                               \
+        const T *s_ = x->col;                                                                                          \
+        T *o_ = o;                                                                                                     \
+        if (!rows)                                                                                                     \
+            for (int j = 0; j < k; j++) o_[j] = s_[r0 + sel[j]];                                                       \
+        else if (!sel)                                                                                                 \
+            for (int j = 0; j < k; j++) o_[j] = s_[rows[r0 + j]];                                                      \
+        else                                                                                                           \
+            for (int j = 0; j < k; j++) o_[j] = s_[rows[r0 + sel[j]]];                                                 \
+    } while (0)
+
+/* A column's selected rows gathered into o (k elements). */
+void rf_rt_ev_gather_col(const wk *w, const en *x, const uint16_t *sel, int k, void *o)
+{
+    const int64_t *rows = x->rows;
+    int64_t r0 = w->r0;
+    switch (x->width) {
+    case 8: GATHER(int64_t); break;
+    case 4: GATHER(uint32_t); break;
+    default: GATHER(uint8_t); break;
+    }
+}
+
+static const void *ev_col(wk *w, en *x, const uint16_t *sel, int k)
+{
+    const int64_t *rows = x->rows;
+    int64_t r0 = w->r0;
+    if (!rows && !sel) return (const char *)x->col + r0 * x->width;
+    void *o = scr(w, x);
+    switch (x->width) {
+    case 8: GATHER(int64_t); break;
+    case 4: GATHER(uint32_t); break;
+    default: GATHER(uint8_t); break;
+    }
+    return o;
+}
+
+static const void *ev_binop(wk *w, en *x, const uint16_t *sel, int k)
+{
+    const void *pa = rf_rt_ev(w, x->args[0], sel, k);
+    const void *pb = rf_rt_ev(w, x->args[1], sel, k);
+    void *po = scr(w, x);
+    char op = x->e->op;
+    char b1[RF_VAL_FMT_MAX], b2[RF_VAL_FMT_MAX];
+    switch (x->type) {
+    case RF_TYPE_INT: {
+        const int64_t *a = pa, *b = pb;
+        int64_t *o = po;
+        /* one loop per operator: -O2 does not take the switch out of the loop */
+#define INT_LOOP(BUILTIN)                                                                                              \
+    for (int j = 0; j < k; j++)                                                                                        \
+        if (BUILTIN(a[j], b[j], &o[j])) {                                                                              \
+            rf_rt_ev_fail(w, sel, j, "integer overflow in %lld %c %lld", (long long)a[j], op, (long long)b[j]);                 \
+            o[j] = 0;                                                                                                  \
+        }
+        switch (op) {
+        case '+': INT_LOOP(__builtin_add_overflow); break;
+        case '-': INT_LOOP(__builtin_sub_overflow); break;
+        case '*': INT_LOOP(__builtin_mul_overflow); break;
+        case '%':
+            /* the remainder of truncated division (C's), so it has the dividend's
+            ** sign; INT64_MIN % -1 is 0 (C leaves it undefined) */
+            for (int j = 0; j < k; j++) {
+                if (b[j] == 0) {
+                    rf_rt_ev_fail(w, sel, j, "division by zero in %lld %% 0", (long long)a[j]);
+                    o[j] = 0;
+                } else {
+                    o[j] = b[j] == -1 ? 0 : a[j] % b[j];
+                }
+            }
+            break;
+        default:
+            for (int j = 0; j < k; j++) {
+                if (b[j] == 0) {
+                    rf_rt_ev_fail(w, sel, j, "division by zero in %lld / 0", (long long)a[j]);
+                    o[j] = 0;
+                } else if (a[j] == INT64_MIN && b[j] == -1) {
+                    rf_rt_ev_fail(w, sel, j, "integer overflow in %lld / %lld", (long long)a[j], (long long)b[j]);
+                    o[j] = 0;
+                } else {
+                    o[j] = a[j] / b[j];
+                }
+            }
+        }
+#undef INT_LOOP
+        break;
+    }
+    case RF_TYPE_DECIMAL: {
+        /* 64-bit fast paths that give exactly rf_value.h's results (the range
+        ** is symmetric, so INT64_MIN is out of range); the 128-bit functions
+        ** otherwise */
+        const int64_t *a = pa, *b = pb;
+        int64_t *o = po;
+#define DEC_FAIL(j)                                                                                                    \
+    do {                                                                                                               \
+        rf_rt_ev_fail(w, sel, j, "decimal overflow in %s %c %s", fdec(b1, a[j]), op, fdec(b2, b[j]));                           \
+        o[j] = 0;                                                                                                      \
+    } while (0)
+        switch (op) {
+        case '+':
+            for (int j = 0; j < k; j++) {
+                int64_t r;
+                if ((__builtin_add_overflow(a[j], b[j], &r) || r == INT64_MIN) && rf_val_dec_add(a[j], b[j], &r, NULL))
+                    DEC_FAIL(j);
+                else
+                    o[j] = r;
+            }
+            break;
+        case '-':
+            for (int j = 0; j < k; j++) {
+                int64_t r;
+                if ((__builtin_sub_overflow(a[j], b[j], &r) || r == INT64_MIN) && rf_val_dec_sub(a[j], b[j], &r, NULL))
+                    DEC_FAIL(j);
+                else
+                    o[j] = r;
+            }
+            break;
+        case '*':
+            for (int j = 0; j < k; j++) {
+                int64_t p, r;
+                if (!__builtin_mul_overflow(a[j], b[j], &p)) {
+                    int64_t q = p / RF_DEC_ONE, m = p % RF_DEC_ONE;
+                    o[j] = q + (m >= RF_DEC_ONE / 2) - (m <= -RF_DEC_ONE / 2);
+                } else if (rf_val_dec_mul(a[j], b[j], &r, NULL)) {
+                    DEC_FAIL(j);
+                } else {
+                    o[j] = r;
+                }
+            }
+            break;
+        default:
+            for (int j = 0; j < k; j++) {
+                int64_t x1 = a[j], y = b[j], p, r;
+                if (y == 0) {
+                    rf_rt_ev_fail(w, sel, j, "division by zero in %s / %s", fdec(b1, x1), fdec(b2, y));
+                    o[j] = 0;
+                } else if (y != INT64_MIN && !__builtin_mul_overflow(x1, RF_DEC_ONE, &p)) {
+                    int64_t q = p / y, m = p % y;
+                    int64_t am = m < 0 ? -m : m, ay = y < 0 ? -y : y;
+                    if (am >= ay - am) q += ((p < 0) != (y < 0)) ? -1 : 1;
+                    o[j] = q;
+                } else if (rf_val_dec_div(x1, y, &r, NULL)) {
+                    DEC_FAIL(j);
+                } else {
+                    o[j] = r;
+                }
+            }
+        }
+#undef DEC_FAIL
+        break;
+    }
+    case RF_TYPE_FLOAT: {
+        const double *a = pa, *b = pb;
+        double *o = po;
+        switch (op) {
+        case '+':
+            for (int j = 0; j < k; j++) o[j] = a[j] + b[j];
+            break;
+        case '-':
+            for (int j = 0; j < k; j++) o[j] = a[j] - b[j];
+            break;
+        case '*':
+            for (int j = 0; j < k; j++) o[j] = a[j] * b[j];
+            break;
+        default:
+            for (int j = 0; j < k; j++) o[j] = a[j] / b[j];
+            break;
+        }
+        break;
+    }
+    default: { /* string + string */
+        const uint32_t *a = pa, *b = pb;
+        uint32_t *o = po;
+        for (int j = 0; j < k; j++) {
+            int64_t la, lb;
+            const char *sa = sget(w, a[j], &la), *sb = sget(w, b[j], &lb);
+            if (lb == 0 || la == 0) {
+                o[j] = lb == 0 ? a[j] : b[j];
+                continue;
+            }
+            size_t need = (size_t)(la + lb);
+            if (need > w->tcap) {
+                size_t nc = need > 2 * w->tcap ? need : 2 * w->tcap;
+                char *nb = realloc(w->tbuf, nc);
+                if (!nb) {
+                    w->oom = 1;
+                    return po;
+                }
+                w->tbuf = nb;
+                w->tcap = nc;
+            }
+            memcpy(w->tbuf, sa, (size_t)la);
+            memcpy(w->tbuf + la, sb, (size_t)lb);
+            if (rf_rt_ev_intern(w, w->tbuf, la + lb, &o[j])) {
+                w->oom = 1;
+                return po;
+            }
+        }
+        break;
+    }
+    }
+    return po;
+}
+
+static const void *ev_neg(wk *w, en *x, const uint16_t *sel, int k)
+{
+    const void *pa = rf_rt_ev(w, x->args[0], sel, k);
+    void *po = scr(w, x);
+    if (x->type == RF_TYPE_FLOAT) {
+        const double *a = pa;
+        double *o = po;
+        for (int j = 0; j < k; j++) o[j] = -a[j];
+        return po;
+    }
+    const int64_t *a = pa;
+    int64_t *o = po;
+    for (int j = 0; j < k; j++) {
+        if (a[j] == INT64_MIN) {
+            /* only an int can be INT64_MIN: decimals are symmetric */
+            rf_rt_ev_fail(w, sel, j, "integer overflow in -(%lld)", (long long)a[j]);
+            o[j] = 0;
+        } else {
+            o[j] = -a[j];
+        }
+    }
+    return po;
+}
+
+/* int->decimal, int->float, decimal->float, float->decimal; shared by the
+** casts and the conversion built-ins. */
+static void convert(wk *w, rf_type from, rf_type to, const void *pa, void *po, const uint16_t *sel, int k,
+                    const char *name)
+{
+    char b1[RF_VAL_FMT_MAX];
+    if (from == to) {
+        memcpy(po, pa, (size_t)k * 8);
+    } else if (from == RF_TYPE_INT && to == RF_TYPE_DECIMAL) {
+        const int64_t *a = pa;
+        int64_t *o = po;
+        for (int j = 0; j < k; j++) {
+            int64_t r;
+            if (__builtin_mul_overflow(a[j], RF_DEC_ONE, &r) || r == INT64_MIN) {
+                rf_rt_ev_fail(w, sel, j, "decimal overflow in %s[%lld]", name, (long long)a[j]);
+                r = 0;
+            }
+            o[j] = r;
+        }
+    } else if (from == RF_TYPE_INT && to == RF_TYPE_FLOAT) {
+        const int64_t *a = pa;
+        double *o = po;
+        for (int j = 0; j < k; j++) o[j] = (double)a[j];
+    } else if (from == RF_TYPE_DECIMAL && to == RF_TYPE_FLOAT) {
+        const int64_t *a = pa;
+        double *o = po;
+        for (int j = 0; j < k; j++) o[j] = (double)a[j] / 1e6; /* = rf_val_dec_to_float */
+    } else {                                                   /* float -> decimal */
+        const double *a = pa;
+        int64_t *o = po;
+        for (int j = 0; j < k; j++) {
+            if (rf_val_dec_from_float(a[j], &o[j], NULL)) {
+                rf_val_write_float(b1, a[j]);
+                rf_rt_ev_fail(w, sel, j, "decimal overflow in %s[%s]", name, b1);
+                o[j] = 0;
+            }
+        }
+    }
+}
+
+static const void *ev_substring(wk *w, en *x, const uint16_t *sel, int k)
+{
+    const uint32_t *s = rf_rt_ev(w, x->args[0], sel, k);
+    const int64_t *st = rf_rt_ev(w, x->args[1], sel, k);
+    const int64_t *ln = rf_rt_ev(w, x->args[2], sel, k);
+    uint32_t *o = scr(w, x);
+    uint32_t *cache = x->sub_slot >= 0 ? w->subcache + (size_t)x->sub_slot * SUBCACHE * 2 : NULL;
+    for (int j = 0; j < k; j++) {
+        uint32_t in = s[j];
+        uint32_t *ce = cache && !(in & PEND) ? cache + 2 * (in & (SUBCACHE - 1)) : NULL;
+        if (ce && ce[0] == in) {
+            o[j] = ce[1];
+            continue;
+        }
+        int64_t n, b, e;
+        const char *p = sget(w, in, &n);
+        rf_val_substring(p, n, st[j], ln[j], &b, &e);
+        if (b == 0 && e == n) {
+            o[j] = in;
+        } else if (rf_rt_ev_intern(w, p + b, e - b, &o[j])) {
+            w->oom = 1;
+            return o;
+        }
+        if (ce) {
+            ce[0] = in;
+            ce[1] = o[j];
+        }
+    }
+    return o;
+}
+
+static const void *ev_call(wk *w, en *x, const uint16_t *sel, int k)
+{
+    rf_builtin fn = x->e->fn;
+    if (fn == RF_BI_SUBSTRING) return ev_substring(w, x, sel, k);
+    const void *pa = rf_rt_ev(w, x->args[0], sel, k);
+    const void *pb = x->nargs > 1 ? rf_rt_ev(w, x->args[1], sel, k) : NULL;
+    void *po = scr(w, x);
+    char b1[RF_VAL_FMT_MAX];
+    const char *name = rf_fe_builtin_info(fn)->name;
+    switch (fn) {
+    case RF_BI_LENGTH: {
+        const uint32_t *a = pa;
+        int64_t *o = po;
+        for (int j = 0; j < k; j++) {
+            int64_t n;
+            const char *p = sget(w, a[j], &n);
+            o[j] = rf_val_utf8_chars(p, n);
+        }
+        break;
+    }
+    case RF_BI_DATE_PARSE: {
+        const uint32_t *a = pa;
+        int32_t *o = po;
+        for (int j = 0; j < k; j++) {
+            int64_t n;
+            const char *p = sget(w, a[j], &n);
+            if (rf_val_parse_date(p, n, &o[j], NULL)) {
+                rf_rt_ev_fail(w, sel, j, "invalid date in %s[\"%.*s%s\"]", name, (int)(n > 40 ? 40 : n), p, n > 40 ? "..." : "");
+                o[j] = 0;
+            }
+        }
+        break;
+    }
+    case RF_BI_YEAR:
+    case RF_BI_MONTH:
+    case RF_BI_DAY: {
+        const int32_t *a = pa;
+        int64_t *o = po;
+        for (int j = 0; j < k; j++) {
+            int32_t y, m, d;
+            rf_val_civil_from_days(a[j], &y, &m, &d);
+            o[j] = fn == RF_BI_YEAR ? y : fn == RF_BI_MONTH ? m : d;
+        }
+        break;
+    }
+    case RF_BI_ADD_DAYS:
+    case RF_BI_ADD_MONTHS:
+    case RF_BI_ADD_YEARS: {
+        const int32_t *a = pa;
+        const int64_t *b = pb;
+        int32_t *o = po;
+        for (int j = 0; j < k; j++) {
+            rf_status st = fn == RF_BI_ADD_DAYS     ? rf_val_date_add_days(a[j], b[j], &o[j], NULL)
+                           : fn == RF_BI_ADD_MONTHS ? rf_val_date_add_months(a[j], b[j], &o[j], NULL)
+                                                    : rf_val_date_add_years(a[j], b[j], &o[j], NULL);
+            if (st) {
+                rf_rt_ev_fail(w, sel, j, "date out of range in %s[%s, %lld]", name, fdate(b1, a[j]), (long long)b[j]);
+                o[j] = 0;
+            }
+        }
+        break;
+    }
+    case RF_BI_BITAND:
+    case RF_BI_BITOR:
+    case RF_BI_BITXOR: {
+        const int64_t *a = pa, *b = pb;
+        int64_t *o = po;
+        if (fn == RF_BI_BITAND)
+            for (int j = 0; j < k; j++) o[j] = a[j] & b[j];
+        else if (fn == RF_BI_BITOR)
+            for (int j = 0; j < k; j++) o[j] = a[j] | b[j];
+        else
+            for (int j = 0; j < k; j++) o[j] = a[j] ^ b[j];
+        break;
+    }
+    case RF_BI_BITNOT: {
+        const int64_t *a = pa;
+        int64_t *o = po;
+        for (int j = 0; j < k; j++) o[j] = ~a[j];
+        break;
+    }
+    case RF_BI_SHL:
+    case RF_BI_SHR: {
+        const int64_t *a = pa, *b = pb;
+        int64_t *o = po;
+        for (int j = 0; j < k; j++) {
+            rf_status st = fn == RF_BI_SHL ? rf_val_int_shl(a[j], b[j], &o[j], NULL)
+                                           : rf_val_int_shr(a[j], b[j], &o[j], NULL);
+            if (st) {
+                rf_rt_ev_fail(w, sel, j, "shift count %lld out of range (0 to 63) in %s[%lld, %lld]", (long long)b[j], name,
+                     (long long)a[j], (long long)b[j]);
+                o[j] = 0;
+            }
+        }
+        break;
+    }
+    case RF_BI_INT_FLOAT: convert(w, RF_TYPE_INT, RF_TYPE_FLOAT, pa, po, sel, k, name); break;
+    case RF_BI_INT_DECIMAL: convert(w, RF_TYPE_INT, RF_TYPE_DECIMAL, pa, po, sel, k, name); break;
+    case RF_BI_DECIMAL_FLOAT: convert(w, RF_TYPE_DECIMAL, RF_TYPE_FLOAT, pa, po, sel, k, name); break;
+    case RF_BI_FLOAT_DECIMAL: convert(w, RF_TYPE_FLOAT, RF_TYPE_DECIMAL, pa, po, sel, k, name); break;
+    default: break; /* rejected when compiling */
+    }
+    return po;
+}
+
+static const char *conv_name(rf_type from, rf_type to)
+{
+    if (to == RF_TYPE_FLOAT) return from == RF_TYPE_INT ? "int:float" : "decimal:float";
+    return from == RF_TYPE_INT ? "int:decimal" : "float:decimal";
+}
+
+static const void *ev_cast(wk *w, en *x, const uint16_t *sel, int k)
+{
+    const void *pa = rf_rt_ev(w, x->args[0], sel, k);
+    if (x->args[0]->type == x->type) return pa;
+    void *po = scr(w, x);
+    convert(w, x->args[0]->type, x->type, pa, po, sel, k, conv_name(x->args[0]->type, x->type));
+    return po;
+}
+
+/* The total order of rf_val_cmp_float: -0 = 0, NaNs equal and above all. */
+static inline int fcmp(double a, double b)
+{
+    if (a < b) return -1;
+    if (a > b) return 1;
+    if (a == b) return 0;
+    return isnan(a) - isnan(b);
+}
+
+#define CMP_LOOP(T, EXPR)                                                                                              \
+    do {                                                                                                               \
+        const T *a = pa, *b = pb;                                                                                      \
+        switch (x->e->cmp) {                                                                                           \
+        case RF_CMP_EQ:                                                                                                \
+            for (int j = 0; j < k; j++) o[j] = (EXPR) == 0;                                                            \
+            break;                                                                                                     \
+        case RF_CMP_NE:                                                                                                \
+            for (int j = 0; j < k; j++) o[j] = (EXPR) != 0;                                                            \
+            break;                                                                                                     \
+        case RF_CMP_LT:                                                                                                \
+            for (int j = 0; j < k; j++) o[j] = (EXPR) < 0;                                                             \
+            break;                                                                                                     \
+        case RF_CMP_LE:                                                                                                \
+            for (int j = 0; j < k; j++) o[j] = (EXPR) <= 0;                                                            \
+            break;                                                                                                     \
+        case RF_CMP_GT:                                                                                                \
+            for (int j = 0; j < k; j++) o[j] = (EXPR) > 0;                                                             \
+            break;                                                                                                     \
+        case RF_CMP_GE:                                                                                                \
+            for (int j = 0; j < k; j++) o[j] = (EXPR) >= 0;                                                            \
+            break;                                                                                                     \
+        }                                                                                                              \
+    } while (0)
+
+#define ICMP(u, v) (((u) > (v)) - ((u) < (v)))
+
+static int scmp(const wk *w, uint32_t a, uint32_t b)
+{
+    if (a == b) return 0;
+    int64_t la, lb;
+    const char *sa = sget(w, a, &la), *sb = sget(w, b, &lb);
+    return rf_val_cmp_str(sa, la, sb, lb);
+}
+
+static const void *ev_cmp(wk *w, en *x, const uint16_t *sel, int k)
+{
+    const void *pa = rf_rt_ev(w, x->args[0], sel, k);
+    const void *pb = rf_rt_ev(w, x->args[1], sel, k);
+    uint8_t *o = scr(w, x);
+    switch (x->args[0]->type) {
+    case RF_TYPE_INT:
+    case RF_TYPE_DECIMAL: CMP_LOOP(int64_t, ICMP(a[j], b[j])); break;
+    case RF_TYPE_DATE: CMP_LOOP(int32_t, ICMP(a[j], b[j])); break;
+    case RF_TYPE_BOOL: CMP_LOOP(uint8_t, ICMP(a[j], b[j])); break;
+    case RF_TYPE_FLOAT: CMP_LOOP(double, fcmp(a[j], b[j])); break;
+    case RF_TYPE_STRING:
+        /* equal strings have equal codes (also the temporary ones) */
+        if (x->e->cmp == RF_CMP_EQ || x->e->cmp == RF_CMP_NE)
+            CMP_LOOP(uint32_t, ICMP(a[j], b[j]));
+        else
+            CMP_LOOP(uint32_t, scmp(w, a[j], b[j]));
+        break;
+    }
+    return o;
+}
+
+static int like_const(const en *x, const char *s, int64_t n)
+{
+    return x->pat_fast ? rf_rt_ev_like_fast(s, n, x->pat, x->patlen) : rf_val_like(s, n, x->pat, x->patlen);
+}
+
+static const void *ev_like(wk *w, en *x, const uint16_t *sel, int k)
+{
+    const uint32_t *s = rf_rt_ev(w, x->args[0], sel, k);
+    uint8_t *o = scr(w, x);
+    if (x->pat_const) {
+        for (int j = 0; j < k; j++) {
+            uint32_t c = s[j];
+            int64_t n;
+            if ((int64_t)c < x->ncache) {
+                unsigned char v = atomic_load_explicit(&x->cache[c], memory_order_relaxed);
+                if (!v) {
+                    const char *p = sget(w, c, &n);
+                    v = (unsigned char)(1 + like_const(x, p, n));
+                    atomic_store_explicit(&x->cache[c], v, memory_order_relaxed);
+                }
+                o[j] = v - 1;
+            } else {
+                const char *p = sget(w, c, &n);
+                o[j] = (uint8_t)like_const(x, p, n);
+            }
+        }
+        return o;
+    }
+    const uint32_t *pt = rf_rt_ev(w, x->args[1], sel, k);
+    for (int j = 0; j < k; j++) {
+        int64_t n, m;
+        const char *p = sget(w, s[j], &n), *q = sget(w, pt[j], &m);
+        o[j] = (uint8_t)rf_val_like(p, n, q, m);
+    }
+    return o;
+}
+
+static const void *ev_and(wk *w, en *x, const uint16_t *sel, int k)
+{
+    uint8_t *o = scr(w, x);
+    uint16_t *idx = w->andbuf + ((size_t)x->and_slot * 3 + 2) * BATCH;
+    memset(o, 0, (size_t)k);
+    int nk = rf_rt_ev_sel(w, x, sel, k, idx);
+    if (!sel) {
+        for (int q = 0; q < nk; q++) o[idx[q]] = 1;
+    } else {
+        /* both lists are increasing: map batch indices back to positions */
+        int j = 0;
+        for (int q = 0; q < nk; q++) {
+            while (sel[j] != idx[q]) j++;
+            o[j] = 1;
+        }
+    }
+    return o;
+}
+
+static const void *ev_not(wk *w, en *x, const uint16_t *sel, int k)
+{
+    const uint8_t *a = rf_rt_ev(w, x->args[0], sel, k);
+    uint8_t *o = scr(w, x);
+    for (int j = 0; j < k; j++) o[j] = !a[j];
+    return o;
+}
+
+const void *rf_rt_ev(wk *w, en *x, const uint16_t *sel, int k)
+{
+    switch (x->kind) {
+    case RF_QP_E_COL: return ev_col(w, x, sel, k);
+    case RF_QP_E_CONST: return x->cvec; /* every element is the value: sel does not matter */
+    case RF_QP_E_BINOP: return ev_binop(w, x, sel, k);
+    case RF_QP_E_NEG: return ev_neg(w, x, sel, k);
+    case RF_QP_E_CALL: return ev_call(w, x, sel, k);
+    case RF_QP_E_CAST: return ev_cast(w, x, sel, k);
+    case RF_QP_E_CMP: return ev_cmp(w, x, sel, k);
+    case RF_QP_E_AND: return ev_and(w, x, sel, k);
+    case RF_QP_E_NOT: return ev_not(w, x, sel, k);
+    case RF_QP_E_LIKE: return ev_like(w, x, sel, k);
+    }
+    return scr(w, x);
+}
+
+/* Writes to out the batch indices of the rows of (sel, k) where x holds;
+** returns how many. out has room for k. */
+int rf_rt_ev_sel(wk *w, en *x, const uint16_t *sel, int k, uint16_t *out)
+{
+    if (x->kind == RF_QP_E_AND) {
+        uint16_t *buf = w->andbuf + (size_t)x->and_slot * 3 * BATCH;
+        const uint16_t *cur = sel;
+        int ck = k;
+        for (int32_t a = 0; a < x->nargs; a++) {
+            uint16_t *dst = a == x->nargs - 1 ? out : buf + (a & 1) * BATCH;
+            ck = rf_rt_ev_sel(w, x->args[a], cur, ck, dst);
+            if (ck == 0) return 0;
+            cur = dst;
+        }
+        if (x->nargs == 0)
+            for (int j = 0; j < k; j++) out[j] = (uint16_t)ROW(j);
+        return ck;
+    }
+    const uint8_t *v = rf_rt_ev(w, x, sel, k);
+    int nk = 0;
+    if (!sel) {
+        for (int j = 0; j < k; j++) {
+            out[nk] = (uint16_t)j;
+            nk += v[j] != 0;
+        }
+    } else {
+        for (int j = 0; j < k; j++) {
+            out[nk] = sel[j];
+            nk += v[j] != 0;
+        }
+    }
+    return nk;
+}
