@@ -350,8 +350,8 @@ rf_status rf_gx_k_insert(gx *x, const rf_hir_kernel *k)
 
 /* ---- unique, difference ------------------------------------------------------------------------ */
 
-/* A functional predicate must not give two values for one key (rt_exec.c's
-** check_fd, same message, same rows). */
+/* A functional predicate must not give two values for one key (the CPU
+** executor's check_fd, runtime/cpu: same message, same rows). */
 static rf_status check_fd(gx *x, const rf_hir_kernel *k, const gval *r)
 {
     const rf_hir_var *out = x->p->vars[k->out];
