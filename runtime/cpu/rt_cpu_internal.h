@@ -1,0 +1,75 @@
+/*
+** runtime/cpu/rt_cpu_internal.h: the CPU executor's inside: what its files
+** share.
+**
+** Owns: the executor's types (exec: a run on the CPU; val: one variable's
+** value) and the functions its files share (rf_cx_: "CPU executor"). The
+** executor is split by role, as the GPU's is behind rt_gpu_internal.h:
+**   rt_cpu_exec.c    values, the device's operations (rt_device.h), one
+**                    kernel dispatched by kind; maps, joins, groups, concat,
+**                    gather, copy, facts
+**   rt_cpu_reduce.c  REDUCE: counts, exact sums, averages, min and max
+**   rt_cpu_sets.c    UNIQUE, DIFFERENCE, INSERT on hash sets; the
+**                    functional-dependency check
+**   rt_cpu_sort.c    SORT (with a limit: candidates first); strings in byte
+**                    order through ranks
+*/
+#ifndef RT_CPU_INTERNAL_H
+#define RT_CPU_INTERNAL_H
+
+#include "rf_cpu.h"
+#include "rf_rt_input.h"
+#include "rt_device.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct val {
+    rf_rt_rel rel;        /* with set: rel.cols points into the set's storage */
+    rf_rt_index idx;
+    rf_cpu_groups groups;
+    int has_groups;
+    rf_cpu_set *set;      /* a hash index on rel's rows, kept while rel only grows */
+    int borrowed;         /* rel's columns belong to the input cache */
+} val;
+
+typedef struct exec {
+    const rf_hir_program *p;
+    rf_rt_options o;
+    rf_diags *d;
+    rf_rt_dict *dict;
+    rf_cpu_pool *pool;
+    int threads;
+    val *vals;
+} exec;
+
+static inline rf_loc kloc(const exec *x, const rf_hir_kernel *k)
+{
+    return rf_mkloc(x->p->source, k->loc.line, k->loc.line ? k->loc.col : 0);
+}
+
+/* rt_cpu_exec.c: values */
+/* A borrowed view of a relation for the rf_cpu primitives (free t->cols). */
+rf_status rf_cx_view_of(const rf_rt_rel *r, rf_cpu_table *t);
+void rf_cx_val_clear(val *v);
+/* Rows of in at idx (all columns) into out. */
+rf_status rf_cx_gather_rel(exec *x, const rf_rt_rel *in, const int64_t *idx, int64_t n, const rf_type *types,
+                           rf_rt_rel *out);
+/* out = all rows of variable var: its columns themselves when k is var's last
+** reader and var owns them (no copy), a copy otherwise. */
+rf_status rf_cx_take_or_copy(exec *x, const rf_hir_kernel *k, int32_t var, const rf_type *types, rf_rt_rel *out);
+
+/* rt_cpu_sort.c */
+/* ranks[i]: the byte-order rank of codes[i] among the codes present, so that
+** sorting by rank sorts by string; codes_of_rank (if not NULL) maps back. */
+rf_status rf_cx_rank_strings(exec *x, const uint32_t *codes, int64_t n, uint32_t **ranks, uint32_t **codes_of_rank);
+rf_status rf_cx_k_sort(exec *x, const rf_hir_kernel *k);
+
+/* rt_cpu_reduce.c */
+rf_status rf_cx_k_reduce(exec *x, const rf_hir_kernel *k);
+
+/* rt_cpu_sets.c */
+rf_status rf_cx_k_insert(exec *x, const rf_hir_kernel *k);
+rf_status rf_cx_k_unique(exec *x, const rf_hir_kernel *k);
+
+#endif

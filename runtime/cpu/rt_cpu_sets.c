@@ -1,0 +1,162 @@
+/*
+** runtime/cpu/rt_cpu_sets.c: UNIQUE, DIFFERENCE and INSERT on the CPU.
+**
+** Owns: a relation's hash set (rf_cpu_set, kept while the relation only
+** grows, so that differences against it and insertions into it cost time
+** in the other side only), distinct rows by first occurrence, and the
+** functional-dependency check with its message.
+*/
+#include "rt_cpu_internal.h"
+
+/* A functional predicate must not give two values for one key. */
+static rf_status check_fd(exec *x, const rf_hir_kernel *k, const rf_rt_rel *r)
+{
+    const rf_hir_var *out = x->p->vars[k->out];
+    int32_t nk = out->nkeys;
+    if (nk <= 0 || nk >= r->ncols || r->nrows < 2) return RF_OK;
+    rf_cpu_table v;
+    rf_status st = rf_cx_view_of(r, &v);
+    if (st) return st;
+    int32_t keys[4096];
+    for (int32_t i = 0; i < nk; i++) keys[i] = i;
+    rf_cpu_groups g;
+    memset(&g, 0, sizeof g);
+    st = rf_cpu_group(x->pool, &v, keys, nk, &g);
+    free(v.cols);
+    if (st) return st;
+    if (g.ngroups == r->nrows) {
+        rf_cpu_groups_free(&g);
+        return RF_OK;
+    }
+    /* the first row whose key was seen before: deterministic */
+    int64_t row = -1;
+    for (int64_t i = 0; i < r->nrows && row < 0; i++)
+        if (g.first_row[g.group_of_row[i]] != i) row = i;
+    int64_t first = g.first_row[g.group_of_row[row]];
+    rf_cpu_groups_free(&g);
+    rf_buf b;
+    rf_buf_init(&b);
+    rf_rt_fd_message(x->dict, out->pred_name ? out->pred_name : out->name, r, nk, first, row, &b);
+    rf_error(x->d, kloc(x, k), "%s", rf_buf_cstr(&b));
+    rf_buf_free(&b);
+    return RF_EUSER;
+}
+
+/* Points rel at the set's rows (after an insert moved them). */
+static rf_status rel_from_set(val *v)
+{
+    rf_cpu_table view;
+    rf_cpu_set_view(v->set, &view);
+    if (!v->rel.cols) {
+        v->rel.cols = rf_calloc((size_t)v->rel.ncols + 1, sizeof *v->rel.cols);
+        if (!v->rel.cols) return RF_ENOMEM;
+    }
+    v->rel.nrows = view.nrows;
+    for (int32_t c = 0; c < v->rel.ncols; c++) v->rel.cols[c] = view.cols[c].data;
+    return RF_OK;
+}
+
+/* Gives a relation a hash index on its rows (deduplicating it: variables read
+** as sets are sets), so that differences against it and insertions into it
+** cost time in the size of the other side only. */
+static rf_status ensure_set(exec *x, int32_t var)
+{
+    val *v = &x->vals[var];
+    if (v->set) return RF_OK;
+    rf_cpu_kind kinds[4096];
+    int32_t nc = v->rel.ncols < 4096 ? v->rel.ncols : 4096;
+    for (int32_t c = 0; c < nc; c++) kinds[c] = rf_rt_cpu_kind(v->rel.types[c]);
+    rf_cpu_set *set = NULL;
+    rf_status st = rf_cpu_set_new(nc, kinds, &set);
+    if (st) return st;
+    rf_cpu_table t;
+    if ((st = rf_cx_view_of(&v->rel, &t)) || (st = rf_cpu_set_insert(x->pool, set, &t, NULL, NULL))) {
+        free(t.cols);
+        rf_cpu_set_free(set);
+        return st;
+    }
+    free(t.cols);
+    if (v->borrowed) {
+        free(v->rel.cols);
+        v->borrowed = 0;
+    } else {
+        rf_rt_rel_free(&v->rel);
+    }
+    v->rel.cols = NULL;
+    v->set = set;
+    return rel_from_set(v);
+}
+
+rf_status rf_cx_k_insert(exec *x, const rf_hir_kernel *k)
+{
+    rf_status st = ensure_set(x, k->out);
+    val *v = &x->vals[k->out];
+    for (int32_t i = 1; i < k->nin && !st; i++) {
+        rf_cpu_table t;
+        if ((st = rf_cx_view_of(&x->vals[k->in[i]].rel, &t))) break;
+        st = rf_cpu_set_insert(x->pool, v->set, &t, NULL, NULL);
+        free(t.cols);
+        if (!st) st = rel_from_set(v);
+    }
+    return st;
+}
+
+/* DIFFERENCE against a relation that has (or gets) a hash index. */
+static rf_status difference_by_set(exec *x, const rf_cpu_table *a, int32_t bvar, int64_t **keep, int64_t *n)
+{
+    rf_status st = ensure_set(x, bvar);
+    if (st) return st;
+    int64_t *k1 = NULL, n1 = 0;
+    if ((st = rf_cpu_set_probe(x->pool, x->vals[bvar].set, a, 1, &k1, &n1))) return st;
+    /* a may repeat rows: keep the first of each */
+    rf_cpu_table g;
+    memset(&g, 0, sizeof g);
+    if ((st = rf_cpu_gather_table(x->pool, a, k1, n1, &g))) {
+        free(k1);
+        return st;
+    }
+    int64_t *k2 = NULL, n2 = 0;
+    st = rf_cpu_unique(x->pool, &g, &k2, &n2);
+    rf_cpu_table_free(&g);
+    if (!st) {
+        for (int64_t i = 0; i < n2; i++) k2[i] = k1[k2[i]];
+        *keep = k2;
+        *n = n2;
+    }
+    free(k1);
+    return st;
+}
+
+rf_status rf_cx_k_unique(exec *x, const rf_hir_kernel *k)
+{
+    const rf_rt_rel *in = &x->vals[k->in[0]].rel;
+    const rf_hir_var *out = x->p->vars[k->out];
+    rf_cpu_table v;
+    rf_status st = rf_cx_view_of(in, &v);
+    if (st) return st;
+    int64_t *keep = NULL, n = 0;
+    if (k->kind == RF_HIR_DIFFERENCE) {
+        st = difference_by_set(x, &v, k->in[1], &keep, &n);
+    } else {
+        st = rf_cpu_unique(x->pool, &v, &keep, &n);
+    }
+    free(v.cols);
+    if (st) return st;
+    rf_rt_rel r;
+    memset(&r, 0, sizeof r);
+    if (n == in->nrows && k->kind == RF_HIR_UNIQUE) {
+        /* nothing dropped (keep is the identity): the input rows as they are */
+        st = rf_cx_take_or_copy(x, k, k->in[0], out->types, &r);
+    } else {
+        st = rf_cx_gather_rel(x, in, keep, n, out->types, &r);
+    }
+    free(keep);
+    if (st) return st;
+    if (k->check_fd && (st = check_fd(x, k, &r))) {
+        rf_rt_rel_free(&r);
+        return st;
+    }
+    rf_cx_val_clear(&x->vals[k->out]);
+    x->vals[k->out].rel = r;
+    return RF_OK;
+}
