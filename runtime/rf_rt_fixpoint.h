@@ -1,6 +1,6 @@
 /*
-** runtime/rf_rt_fixpoint.h: the watch over the block graph that both
-** devices' interpreters (the CPU's and the GPU's, emulated or not) keep.
+** runtime/rf_rt_fixpoint.h: the watch over the block graph that the
+** driver's walk keeps (runtime/rt_run.c), whatever the device.
 **
 ** Owns: the rounds of every block, the --max-iterations bound (none by
 ** default: a recursion runs until it derives nothing new, as in Soufflé),

@@ -2,10 +2,10 @@
 ** runtime/rf_runtime.h: the public interface of the runtime: run a Harmony
 ** program on input files and hand back its outputs.
 **
-** Owns: the run's values (relations, index vectors, the string dictionary)
-** until rf_rt_result_free, the interpretation of the block graph, and the
-** per-kernel profile. Devices: the CPU backend (always); the GPU backend is
-** chosen by `device` once it exists (see docs).
+** Owns: the run's results (outputs, the string dictionary, the per-kernel
+** profile) until rf_rt_result_free. One driver (rt_run.c) walks the block
+** graph on a device behind rt_device.h: the CPU executor (always) or the
+** GPU executor, chosen by `device` (runtime/README.md shows the design).
 */
 #ifndef RF_RUNTIME_H
 #define RF_RUNTIME_H
