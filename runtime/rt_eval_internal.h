@@ -4,8 +4,9 @@
 **
 ** Owns: the compiled expression (en), a worker thread's state (wk) and a
 ** call's (call), and the functions the files share: rt_eval.c (a call: the
-** compiled form, threads, strings computed, errors) and rt_eval_ops.c (the
-** evaluation of one node over a batch of rows). rt_eval.c's opening comment
+** compiled form, threads, errors, the strings computed interned at the end)
+** and rt_eval_ops.c (the evaluation of one node over a batch of rows, the
+** strings a thread computes, LIKE). rt_eval.c's opening comment
 ** describes the design.
 */
 #ifndef RT_EVAL_INTERNAL_H
@@ -135,9 +136,7 @@ static inline const char *fdate(char *buf, int32_t v)
 
 static inline void *scr(wk *w, const en *x) { return w->scratch + (size_t)x->id * BATCH * 8; }
 
-/* rt_eval.c: strings computed by a thread, LIKE, errors */
-int rf_rt_ev_intern(wk *w, const char *s, int64_t len, uint32_t *code);
-int rf_rt_ev_like_fast(const char *s, int64_t n, const char *p, int64_t m);
+/* rt_eval.c: errors */
 /* Records an error of the row at position j unless an earlier row failed. */
 void rf_rt_ev_fail(wk *w, const uint16_t *sel, int j, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 

@@ -5,9 +5,138 @@
 **
 ** Owns: the semantics of each operation on the CPU (arithmetic with its
 ** overflow errors, casts, string functions, comparisons, LIKE, AND and NOT
-** narrowing a selection), as rt_eval.c's opening comment states them.
+** narrowing a selection), as rt_eval.c's opening comment states them, and
+** the strings a thread computes entered in its table (rt_eval.c frees the
+** tables and interns what reached the output).
 */
 #include "rt_eval_internal.h"
+
+/* ---- strings a thread computes, LIKE (see rt_eval.c's opening comment) ---- */
+
+/* memmem, with a plain first-byte scan for short haystacks, where glibc's
+** two-way setup costs more than the search */
+static const char *find(const char *h, int64_t hn, const char *nd, int64_t nn)
+{
+    if (hn > 256) return memmem(h, (size_t)hn, nd, (size_t)nn);
+    if (nn > hn) return NULL;
+    const char *end = h + (hn - nn) + 1;
+    while (h < end) {
+        h = memchr(h, nd[0], (size_t)(end - h));
+        if (!h) return NULL;
+        /* the second byte first: most first-byte matches end there, without a call */
+        if (nn == 1 || (h[1] == nd[1] && (nn == 2 || memcmp(h + 2, nd + 2, (size_t)nn - 2) == 0))) return h;
+        h++;
+    }
+    return NULL;
+}
+
+static int like_fast(const char *s, int64_t n, const char *p, int64_t m)
+{
+    const char *pct = memchr(p, '%', (size_t)m);
+    if (!pct) return n == m && memcmp(s, p, (size_t)n) == 0;
+    int64_t j = pct - p, i = j;
+    if (j > n || (j && memcmp(s, p, (size_t)j) != 0)) return 0;
+    p += j + 1;
+    m -= j + 1;
+    while ((pct = memchr(p, '%', (size_t)m))) {
+        j = pct - p;
+        if (j > 0) {
+            const char *f = find(s + i, n - i, p, j);
+            if (!f) return 0;
+            i = f - s + j;
+        }
+        p += j + 1;
+        m -= j + 1;
+    }
+    return m == 0 || (n - m >= i && memcmp(s + n - m, p, (size_t)m) == 0);
+}
+
+
+static char *lstore(wk *w, const char *s, int64_t len)
+{
+    size_t need = (size_t)len + 1;
+    if (need > w->left) {
+        size_t sz = need > LCHUNK / 4 ? need : LCHUNK;
+        lchunk *c = malloc(sizeof *c + sz);
+        if (!c) return NULL;
+        c->next = w->chunks;
+        w->chunks = c;
+        if (sz == LCHUNK) {
+            w->cur = (char *)(c + 1);
+            w->left = sz;
+        } else {
+            char *p = (char *)(c + 1);
+            memcpy(p, s, (size_t)len);
+            p[len] = 0;
+            return p;
+        }
+    }
+    char *p = w->cur;
+    if (len) memcpy(p, s, (size_t)len);
+    p[len] = 0;
+    w->cur += need;
+    w->left -= need;
+    return p;
+}
+
+/* The code of a computed string (see the file comment). 0, or -1 on OOM. */
+static int lintern(wk *w, const char *s, int64_t len, uint32_t *code)
+{
+    uint64_t h64 = rf_rt_hash_bytes(s, len);
+    uint32_t h = (uint32_t)(h64 ^ (h64 >> 32));
+    if ((uint64_t)(w->nents + 1) * 2 > w->lcap) {
+        uint64_t nc = w->lcap ? w->lcap * 2 : 1024;
+        uint32_t *ns = calloc(nc, sizeof *ns);
+        if (!ns) return -1;
+        for (int64_t i = 0; i < w->nents; i++) {
+            uint64_t j = w->ents[i].h & (nc - 1);
+            while (ns[j]) j = (j + 1) & (nc - 1);
+            ns[j] = (uint32_t)(i + 1);
+        }
+        free(w->lslots);
+        w->lslots = ns;
+        w->lcap = nc;
+    }
+    uint64_t m = w->lcap - 1, i = h & m;
+    for (uint32_t sl; (sl = w->lslots[i]); i = (i + 1) & m) {
+        const lent *e = &w->ents[sl - 1];
+        if (e->h == h && e->len == len && (len == 0 || memcmp(e->p, s, (size_t)len) == 0)) {
+            *code = e->code;
+            return 0;
+        }
+    }
+    if (w->nents == w->capents) {
+        int64_t nc = w->capents ? w->capents * 2 : 256;
+        lent *ne = realloc(w->ents, (size_t)nc * sizeof *ne);
+        if (!ne) return -1;
+        w->ents = ne;
+        w->capents = nc;
+    }
+    lent e;
+    e.h = h;
+    e.len = len;
+    uint32_t dc;
+    if (rf_rt_dict_find(w->c->dict, s, len, &dc)) {
+        int64_t l;
+        e.p = rf_rt_dict_str(w->c->dict, dc, &l);
+        e.code = dc;
+    } else {
+        if (w->npend == w->cappend) {
+            int64_t nc = w->cappend ? w->cappend * 2 : 256;
+            int64_t *np = realloc(w->pend, (size_t)nc * sizeof *np);
+            if (!np) return -1;
+            w->pend = np;
+            w->cappend = nc;
+        }
+        if (w->npend >= RF_RT_DICT_MAX_CODES || !(e.p = lstore(w, s, len))) return -1;
+        e.code = PEND | (uint32_t)w->npend;
+        w->pend[w->npend++] = w->nents;
+    }
+    w->ents[w->nents++] = e;
+    w->lslots[i] = (uint32_t)w->nents;
+    *code = e.code;
+    return 0;
+}
 
 /* ---- evaluation --------------------------------------------------------------- */
 
@@ -209,7 +338,7 @@ static const void *ev_binop(wk *w, en *x, const uint16_t *sel, int k)
             }
             memcpy(w->tbuf, sa, (size_t)la);
             memcpy(w->tbuf + la, sb, (size_t)lb);
-            if (rf_rt_ev_intern(w, w->tbuf, la + lb, &o[j])) {
+            if (lintern(w, w->tbuf, la + lb, &o[j])) {
                 w->oom = 1;
                 return po;
             }
@@ -303,7 +432,7 @@ static const void *ev_substring(wk *w, en *x, const uint16_t *sel, int k)
         rf_val_substring(p, n, st[j], ln[j], &b, &e);
         if (b == 0 && e == n) {
             o[j] = in;
-        } else if (rf_rt_ev_intern(w, p + b, e - b, &o[j])) {
+        } else if (lintern(w, p + b, e - b, &o[j])) {
             w->oom = 1;
             return o;
         }
@@ -503,7 +632,7 @@ static const void *ev_cmp(wk *w, en *x, const uint16_t *sel, int k)
 
 static int like_const(const en *x, const char *s, int64_t n)
 {
-    return x->pat_fast ? rf_rt_ev_like_fast(s, n, x->pat, x->patlen) : rf_val_like(s, n, x->pat, x->patlen);
+    return x->pat_fast ? like_fast(s, n, x->pat, x->patlen) : rf_val_like(s, n, x->pat, x->patlen);
 }
 
 static const void *ev_like(wk *w, en *x, const uint16_t *sel, int k)
