@@ -16,4 +16,20 @@ void rf_db_encode(const rf_db *db, rf_buf *out);
 /* 1 when s[0..n) may name a file of the database. */
 int rf_db_file_name_ok(const char *s, uint64_t n);
 
+/* A string column's dictionary (db_dict.c). */
+typedef struct rf_db_dict rf_db_dict;
+rf_db_dict *rf_db_dict_new(void);
+void rf_db_dict_free(rf_db_dict *dc);
+/* Distinct strings so far. */
+int64_t rf_db_dict_count(const rf_db_dict *dc);
+/* The codes of n more rows (string i is bytes[off[i] .. off[i+1])), adding
+** new strings: nthreads threads through par (NULL: this thread). 0, or -1
+** when memory ran out, -2 past RF_DB_MAX_DICT entries. */
+int rf_db_dict_encode(rf_db_dict *dc, int64_t n, const int64_t *off, const char *bytes, uint32_t *codes,
+                      int nthreads, rf_db_parallel_fn par);
+/* Writes the dictionary file's bytes to fd: *crc their CRC-32C, *size their
+** count. 0, or -1 with errno set. */
+int rf_db_dict_write(const rf_db_dict *dc, int fd, uint32_t *crc, uint64_t *size);
+uint64_t rf_db_hash_bytes(const char *p, int64_t n);
+
 #endif

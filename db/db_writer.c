@@ -34,14 +34,7 @@ typedef struct wcol {
     int64_t rows, in_block;
     int64_t capblocks;
     int finished;
-    /* strings: the dictionary */
-    uint64_t *off;      /* ndict + 1 */
-    uint64_t *hash;     /* per entry */
-    char *bytes;
-    uint64_t nbytes, capbytes;
-    int64_t ndict, capdict;
-    uint32_t *slot;     /* code + 1, 0 empty */
-    uint64_t nslots;
+    rf_db_dict *dict;   /* strings: the dictionary (db_dict.c) */
     uint32_t *codes;    /* scratch for one append */
     int64_t capcodes;
 } wcol;
@@ -204,85 +197,6 @@ static rf_status put(const rf_db_writer *w, rf_db_column *col, wcol *wc, const v
     return RF_OK;
 }
 
-/* ---- the dictionary -------------------------------------------------- */
-
-static uint64_t hash_bytes(const char *p, int64_t n)
-{
-    uint64_t h = 0x9e3779b97f4a7c15ULL ^ (uint64_t)n * 0xff51afd7ed558ccdULL;
-    while (n >= 8) {
-        uint64_t x;
-        memcpy(&x, p, 8);
-        h = (h ^ x) * 0x9e3779b97f4a7c15ULL;
-        h ^= h >> 29;
-        p += 8;
-        n -= 8;
-    }
-    uint64_t x = 0;
-    if (n) memcpy(&x, p, (size_t)n);
-    h = (h ^ x) * 0xc4ceb9fe1a85ec53ULL;
-    h ^= h >> 32;
-    return h;
-}
-
-static int dict_grow_slots(wcol *wc)
-{
-    uint64_t ns = wc->nslots ? wc->nslots * 2 : 1024;
-    uint32_t *s = rf_calloc((size_t)ns, sizeof *s);
-    if (!s) return -1;
-    for (int64_t i = 0; i < wc->ndict; i++) {
-        uint64_t j = wc->hash[i] & (ns - 1);
-        while (s[j]) j = (j + 1) & (ns - 1);
-        s[j] = (uint32_t)(i + 1);
-    }
-    free(wc->slot);
-    wc->slot = s;
-    wc->nslots = ns;
-    return 0;
-}
-
-/* The code of s, added when new; -1 on exhausted memory, -2 past the limit. */
-static int64_t dict_code(wcol *wc, const char *s, int64_t n)
-{
-    if ((uint64_t)(wc->ndict + 1) * 2 > wc->nslots && dict_grow_slots(wc)) return -1;
-    uint64_t h = hash_bytes(s, n), j = h & (wc->nslots - 1);
-    for (;;) {
-        uint32_t e = wc->slot[j];
-        if (!e) break;
-        int64_t i = (int64_t)e - 1;
-        if (wc->hash[i] == h && (int64_t)(wc->off[i + 1] - wc->off[i]) == n &&
-            (n == 0 || !memcmp(wc->bytes + wc->off[i], s, (size_t)n)))
-            return i;
-        j = (j + 1) & (wc->nslots - 1);
-    }
-    if (wc->ndict >= RF_DB_MAX_DICT) return -2;
-    if (wc->ndict + 2 > wc->capdict) {
-        int64_t nc = wc->capdict ? wc->capdict * 2 : 1024;
-        uint64_t *no = rf_realloc(wc->off, (size_t)nc * sizeof *no);
-        if (!no) return -1;
-        wc->off = no;
-        uint64_t *nh = rf_realloc(wc->hash, (size_t)nc * sizeof *nh);
-        if (!nh) return -1;
-        wc->hash = nh;
-        wc->capdict = nc;
-    }
-    if (wc->nbytes + (uint64_t)n > wc->capbytes) {
-        uint64_t nc = wc->capbytes ? wc->capbytes * 2 : 65536;
-        while (nc < wc->nbytes + (uint64_t)n) nc *= 2;
-        char *nb = rf_realloc(wc->bytes, (size_t)nc);
-        if (!nb) return -1;
-        wc->bytes = nb;
-        wc->capbytes = nc;
-    }
-    int64_t i = wc->ndict++;
-    if (i == 0) wc->off[0] = 0;
-    if (n) memcpy(wc->bytes + wc->nbytes, s, (size_t)n);
-    wc->nbytes += (uint64_t)n;
-    wc->off[i + 1] = wc->nbytes;
-    wc->hash[i] = h;
-    wc->slot[j] = (uint32_t)(i + 1);
-    return i;
-}
-
 /* ---- appending -------------------------------------------------------- */
 
 static void block_update(rf_db_column *col, wcol *wc, int64_t i, int64_t v)
@@ -348,6 +262,24 @@ static rf_status blocks_add(rf_db_column *col, wcol *wc, uint32_t block_rows, co
     return RF_OK;
 }
 
+rf_status rf_db_writer_encode(rf_db_writer *w, int32_t tid, int32_t c, int64_t n, const int64_t *off,
+                              const char *bytes, uint32_t *codes, int nthreads, rf_db_parallel_fn par,
+                              rf_diags *d)
+{
+    rf_db_table *t = &w->db.tables[tid];
+    wcol *wc = &w->w[tid][c];
+    if (wc->finished || t->cols[c].type != RF_TYPE_STRING) return RF_EINTERNAL;
+    if (!wc->dict && !(wc->dict = rf_db_dict_new())) return RF_ENOMEM;
+    int r = rf_db_dict_encode(wc->dict, n, off, bytes, codes, nthreads, par);
+    if (r == -1) return RF_ENOMEM;
+    if (r == -2) {
+        rf_error(d, rf_mkloc(t->name, 0, 0), "column %d has more than %lld distinct strings", (int)c + 1,
+                 (long long)RF_DB_MAX_DICT);
+        return RF_EUSER;
+    }
+    return RF_OK;
+}
+
 rf_status rf_db_writer_append(rf_db_writer *w, int32_t tid, int32_t c, int64_t n, const void *values,
                               const int64_t *off, const char *bytes, rf_diags *d)
 {
@@ -356,23 +288,15 @@ rf_status rf_db_writer_append(rf_db_writer *w, int32_t tid, int32_t c, int64_t n
     wcol *wc = &w->w[tid][c];
     if (wc->finished) return RF_EINTERNAL;
     if (n <= 0) return RF_OK;
-    if (col->type == RF_TYPE_STRING) {
+    if (col->type == RF_TYPE_STRING && off) {
         if (n > wc->capcodes) {
             free(wc->codes);
             wc->codes = rf_malloc((size_t)n * sizeof *wc->codes);
             if (!wc->codes) return RF_ENOMEM;
             wc->capcodes = n;
         }
-        for (int64_t i = 0; i < n; i++) {
-            int64_t code = dict_code(wc, bytes + off[i], off[i + 1] - off[i]);
-            if (code == -1) return RF_ENOMEM;
-            if (code == -2) {
-                rf_error(d, rf_mkloc(t->name, 0, 0), "column %d has more than %lld distinct strings", (int)c + 1,
-                         (long long)RF_DB_MAX_DICT);
-                return RF_EUSER;
-            }
-            wc->codes[i] = (uint32_t)code;
-        }
+        rf_status st = rf_db_writer_encode(w, tid, c, n, off, bytes, wc->codes, 1, NULL, d);
+        if (st) return st;
         values = wc->codes;
     }
     rf_status st = blocks_add(col, wc, t->block_rows, values, n);
@@ -393,31 +317,18 @@ rf_status rf_db_writer_finish_column(rf_db_writer *w, int32_t tid, int32_t c, rf
         char *path = rf_sprintf("%s/%s", w->tmp_dir, col->dict_file);
         if (!path) return RF_ENOMEM;
         int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        if (wc->ndict == 0) {
-            uint64_t z = 0;
-            wc->off = &z; /* one offset, 0 */
-            col->dict_crc = rf_db_crc32c(0, &z, 8);
-            st = fd < 0 || write_all(fd, &z, 8) ? io_error(d, path, "write a dictionary") : RF_OK;
-            wc->off = NULL;
-        } else {
-            col->dict_crc = rf_db_crc32c(0, wc->off, (int64_t)(wc->ndict + 1) * 8);
-            if (wc->nbytes) col->dict_crc = rf_db_crc32c(col->dict_crc, wc->bytes, (int64_t)wc->nbytes);
-            st = fd < 0 || write_all(fd, wc->off, (wc->ndict + 1) * 8) || (wc->nbytes && write_all(fd, wc->bytes, (int64_t)wc->nbytes))
-                     ? io_error(d, path, "write a dictionary")
-                     : RF_OK;
-        }
-        col->dict_count = (uint64_t)wc->ndict;
-        col->dict_size = (uint64_t)(wc->ndict + 1) * 8 + wc->nbytes;
+        if (!wc->dict && !(wc->dict = rf_db_dict_new())) st = RF_ENOMEM;
+        uint64_t size = 0;
+        if (!st && (fd < 0 || rf_db_dict_write(wc->dict, fd, &col->dict_crc, &size)))
+            st = io_error(d, path, "write a dictionary");
+        col->dict_count = (uint64_t)rf_db_dict_count(wc->dict);
+        col->dict_size = size;
         if (fd >= 0 && close(fd) != 0 && !st) st = io_error(d, path, "write a dictionary");
         free(path);
-        free(wc->off);
-        free(wc->hash);
-        free(wc->bytes);
-        free(wc->slot);
+        rf_db_dict_free(wc->dict);
+        wc->dict = NULL;
         free(wc->codes);
-        wc->off = wc->hash = NULL;
-        wc->bytes = NULL;
-        wc->slot = wc->codes = NULL;
+        wc->codes = NULL;
         if (st) return st;
     }
     if (close(wc->fd) != 0) {
@@ -569,10 +480,7 @@ void rf_db_writer_free(rf_db_writer *w)
             wcol *wc = &w->w[i][c];
             if (wc->fd >= 0) close(wc->fd);
             free(wc->buf);
-            free(wc->off);
-            free(wc->hash);
-            free(wc->bytes);
-            free(wc->slot);
+            rf_db_dict_free(wc->dict);
             free(wc->codes);
             free(w->db.tables[i].cols[c].blocks);
         }

@@ -129,12 +129,25 @@ rf_status rf_db_writer_table(rf_db_writer *w, const char *name, int32_t ncols, c
                              rf_diags *d);
 /* Appends n rows to column c of table tid: values (non-strings) at the
 ** runtime's widths, or strings as the text loader gives them (string i is
-** bytes[off[i] .. off[i+1])). Different columns may be appended from
+** bytes[off[i] .. off[i+1])), or a string column's codes from
+** rf_db_writer_encode in values with off NULL. Different columns may be appended from
 ** different threads at once; one column's appends must be in row order and
 ** from one thread at a time. Every column of a table must get the same
 ** number of rows. */
 rf_status rf_db_writer_append(rf_db_writer *w, int32_t tid, int32_t c, int64_t n, const void *values,
                               const int64_t *off, const char *bytes, rf_diags *d);
+/* Runs fn(arg, t) for t in [0, nthreads) on nthreads threads and returns
+** when all are done (the runtime's rf_rt_parallel fits). */
+typedef void (*rf_db_task_fn)(void *arg, int t);
+typedef void (*rf_db_parallel_fn)(int nthreads, rf_db_task_fn fn, void *arg);
+/* The codes of n more rows of string column c (as rf_db_writer_append
+** takes them), added to its dictionary with nthreads threads through par;
+** then rf_db_writer_append(w, tid, c, n, codes, NULL, NULL, d) appends
+** them. The codes do not depend on nthreads. Same threading rule as
+** append: one column from one thread at a time (par's threads excepted). */
+rf_status rf_db_writer_encode(rf_db_writer *w, int32_t tid, int32_t c, int64_t n, const int64_t *off,
+                              const char *bytes, uint32_t *codes, int nthreads, rf_db_parallel_fn par,
+                              rf_diags *d);
 /* Ends table tid's column c (writes its dictionary, closes its files). */
 rf_status rf_db_writer_finish_column(rf_db_writer *w, int32_t tid, int32_t c, rf_diags *d);
 /* Ends every column of table tid (those not yet ended, one after another)

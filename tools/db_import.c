@@ -6,8 +6,9 @@
 ** memory stays bounded by the block, the columns' write buffers and the
 ** string dictionaries, not by the file), parsing each block with the text
 ** loader (runtime/io: the same parsers, the same file:line:col errors,
-** parallel within the block), appending its columns to the database writer
-** on one thread per column, the key check (the runtime's own, on the key
+** parallel within the block), encoding its string columns with every
+** thread (db/db_dict.c), appending its columns to the database writer on
+** one thread per column, ending the columns in parallel, the key check (the runtime's own, on the key
 ** columns read back from the new files), and the progress line.
 */
 #include "db_import.h"
@@ -99,18 +100,42 @@ typedef struct append_job {
     rf_importer *imp;
     itable *it;
     rf_rt_texttable *tt;
+    uint32_t **codes;  /* per column: a string column's codes, else NULL */
     int nthreads;
     rf_status st[RF_DB_MAX_COLS];
     rf_diags ds[64];
 } append_job;
 
+/* Thread tid appends its share of the columns (string columns as the codes
+** the encoding step gave them). */
 static void append_part(void *arg, int tid)
 {
     append_job *j = arg;
     for (int32_t c = tid; c < j->it->t.ncols; c += j->nthreads) {
         const rf_rt_textcol *col = &j->tt->cols[c];
-        j->st[c] = rf_db_writer_append(j->imp->w, j->it->tid, c, j->tt->nrows, col->data, col->str_off, col->str_bytes,
-                                       &j->ds[tid]);
+        if (j->codes[c])
+            j->st[c] = rf_db_writer_append(j->imp->w, j->it->tid, c, j->tt->nrows, j->codes[c], NULL, NULL, &j->ds[tid]);
+        else
+            j->st[c] = rf_db_writer_append(j->imp->w, j->it->tid, c, j->tt->nrows, col->data, col->str_off,
+                                           col->str_bytes, &j->ds[tid]);
+        if (j->st[c]) break;
+    }
+}
+
+typedef struct finish_job {
+    rf_importer *imp;
+    itable *it;
+    int nthreads;
+    rf_status st[RF_DB_MAX_COLS];
+    rf_diags ds[64];
+} finish_job;
+
+/* Thread tid ends its share of the columns (writes their dictionaries). */
+static void finish_part(void *arg, int tid)
+{
+    finish_job *j = arg;
+    for (int32_t c = tid; c < j->it->t.ncols; c += j->nthreads) {
+        j->st[c] = rf_db_writer_finish_column(j->imp->w, j->it->tid, c, &j->ds[tid]);
         if (j->st[c]) break;
     }
 }
@@ -181,17 +206,32 @@ rf_status rf_import_text(rf_importer *imp, int32_t tid, const char *path, const 
     j->imp = imp;
     j->it = it;
     j->tt = &tt;
+    j->codes = rf_calloc((size_t)it->t.ncols, sizeof *j->codes);
+    if (!j->codes) st = RF_ENOMEM;
+    /* string columns first, one at a time with every thread (a column of
+    ** mostly distinct strings, a comment, would otherwise hold one thread
+    ** while the others wait); then every column's values on a thread each */
+    for (int32_t c = 0; c < it->t.ncols && !st; c++) {
+        if (it->t.types[c] != RF_TYPE_STRING) continue;
+        j->codes[c] = rf_malloc((size_t)(tt.nrows > 0 ? tt.nrows : 1) * sizeof **j->codes);
+        if (!j->codes[c]) st = RF_ENOMEM;
+        if (!st)
+            st = rf_db_writer_encode(imp->w, it->tid, c, tt.nrows, tt.cols[c].str_off, tt.cols[c].str_bytes, j->codes[c],
+                                     imp->threads, rf_rt_parallel, d);
+    }
     j->nthreads = imp->threads < it->t.ncols ? imp->threads : it->t.ncols;
     if (j->nthreads > 64) j->nthreads = 64;
     if (tt.nrows < 4096) j->nthreads = 1;
     for (int i = 0; i < j->nthreads; i++) rf_diags_init(&j->ds[i]);
-    rf_rt_parallel(j->nthreads, append_part, j);
+    if (!st) rf_rt_parallel(j->nthreads, append_part, j);
     for (int i = 0; i < j->nthreads; i++) {
         for (int64_t k = 0; k < j->ds[i].count; k++)
             rf_diag_add(d, j->ds[i].items[k].sev, j->ds[i].items[k].loc, "%s", j->ds[i].items[k].msg);
         rf_diags_free(&j->ds[i]);
     }
     for (int32_t c = 0; c < it->t.ncols && !st; c++) st = j->st[c];
+    for (int32_t c = 0; j->codes && c < it->t.ncols; c++) free(j->codes[c]);
+    free(j->codes);
     free(j);
     rf_rt_texttable_free(&tt);
     return st;
@@ -310,7 +350,24 @@ rf_status rf_import_end(rf_importer *imp, int32_t tid, rf_diags *d)
 {
     itable *it = &imp->tabs[tid];
     if (it->ended) return RF_OK;
-    rf_status st = rf_db_writer_end_table(imp->w, it->tid, d);
+    /* the columns end on threads of their own (dictionaries written at once) */
+    finish_job *j = rf_calloc(1, sizeof *j);
+    if (!j) return RF_ENOMEM;
+    j->imp = imp;
+    j->it = it;
+    j->nthreads = imp->threads < it->t.ncols ? imp->threads : it->t.ncols;
+    if (j->nthreads > 64) j->nthreads = 64;
+    for (int i = 0; i < j->nthreads; i++) rf_diags_init(&j->ds[i]);
+    rf_rt_parallel(j->nthreads, finish_part, j);
+    rf_status st = RF_OK;
+    for (int i = 0; i < j->nthreads; i++) {
+        for (int64_t k = 0; k < j->ds[i].count; k++)
+            rf_diag_add(d, j->ds[i].items[k].sev, j->ds[i].items[k].loc, "%s", j->ds[i].items[k].msg);
+        rf_diags_free(&j->ds[i]);
+    }
+    for (int32_t c = 0; c < it->t.ncols && !st; c++) st = j->st[c];
+    free(j);
+    if (!st) st = rf_db_writer_end_table(imp->w, it->tid, d);
     if (!st && (it->t.nkey > 0 || it->t.nfd > 0)) {
         rf_cpu_pool *pool = NULL;
         st = rf_cpu_pool_new(imp->threads, &pool);

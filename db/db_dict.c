@@ -1,0 +1,328 @@
+/*
+** db/db_dict.c: a string column's dictionary, built by several threads.
+**
+** Owns: the distinct strings of one column in order of first appearance
+** (docs/DATABASE.md, "Dictionaries") and the codes of appended rows. The
+** strings are split into 64 shards by their hash, each with its own hash
+** table, so that threads insert into different shards at once without
+** locks. A string's code is its rank in order of first appearance; it is
+** assigned after the shards have seen a batch, by one pass over a flag byte
+** per row in row order, so codes (and the file) do not depend on the
+** number of threads. Also writing the dictionary file.
+**
+** Memory: per distinct string about 28 bytes besides its bytes (offset,
+** hash, code, slot, and its place in code order).
+*/
+#include "db_internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define NSHARD 64
+#define SHARD_OF(h) ((int)((h) >> 58))
+
+typedef struct shard {
+    uint64_t *off;   /* nent + 1 offsets into bytes */
+    uint64_t *hash;  /* per entry */
+    uint32_t *code;  /* per entry: its code */
+    char *bytes;
+    uint64_t nbytes, capbytes;
+    int64_t nent, capent;
+    uint32_t *slot;  /* entry + 1, 0 empty */
+    uint64_t nslots;
+} shard;
+
+struct rf_db_dict {
+    shard sh[NSHARD];
+    int64_t n;           /* distinct strings so far */
+    uint64_t *order;     /* code -> shard << 32 | entry */
+    int64_t caporder;
+    uint64_t nbytes;     /* bytes of all entries */
+    /* scratch of one batch */
+    uint64_t *h;
+    uint32_t *loc;
+    uint8_t *first;
+    int64_t capscratch;
+};
+
+uint64_t rf_db_hash_bytes(const char *p, int64_t n)
+{
+    uint64_t h = 0x9e3779b97f4a7c15ULL ^ (uint64_t)n * 0xff51afd7ed558ccdULL;
+    while (n >= 8) {
+        uint64_t x;
+        memcpy(&x, p, 8);
+        h = (h ^ x) * 0x9e3779b97f4a7c15ULL;
+        h ^= h >> 29;
+        p += 8;
+        n -= 8;
+    }
+    uint64_t x = 0;
+    if (n) memcpy(&x, p, (size_t)n);
+    h = (h ^ x) * 0xc4ceb9fe1a85ec53ULL;
+    h ^= h >> 32;
+    return h;
+}
+
+rf_db_dict *rf_db_dict_new(void) { return rf_calloc(1, sizeof(rf_db_dict)); }
+
+void rf_db_dict_free(rf_db_dict *dc)
+{
+    if (!dc) return;
+    for (int s = 0; s < NSHARD; s++) {
+        shard *sh = &dc->sh[s];
+        free(sh->off);
+        free(sh->hash);
+        free(sh->code);
+        free(sh->bytes);
+        free(sh->slot);
+    }
+    free(dc->order);
+    free(dc->h);
+    free(dc->loc);
+    free(dc->first);
+    free(dc);
+}
+
+int64_t rf_db_dict_count(const rf_db_dict *dc) { return dc ? dc->n : 0; }
+
+static int grow_slots(shard *sh)
+{
+    uint64_t ns = sh->nslots ? sh->nslots * 2 : 256;
+    uint32_t *s = rf_calloc((size_t)ns, sizeof *s);
+    if (!s) return -1;
+    for (int64_t i = 0; i < sh->nent; i++) {
+        uint64_t j = sh->hash[i] & (ns - 1);
+        while (s[j]) j = (j + 1) & (ns - 1);
+        s[j] = (uint32_t)(i + 1);
+    }
+    free(sh->slot);
+    sh->slot = s;
+    sh->nslots = ns;
+    return 0;
+}
+
+/* The entry of string s (hash h) in sh, added when new (*added = 1); -1 when
+** memory ran out. */
+static int64_t shard_find(shard *sh, uint64_t h, const char *s, int64_t n, int *added)
+{
+    *added = 0;
+    if ((uint64_t)(sh->nent + 1) * 2 > sh->nslots && grow_slots(sh)) return -1;
+    uint64_t j = h & (sh->nslots - 1);
+    for (;;) {
+        uint32_t e = sh->slot[j];
+        if (!e) break;
+        int64_t i = (int64_t)e - 1;
+        if (sh->hash[i] == h && (int64_t)(sh->off[i + 1] - sh->off[i]) == n &&
+            (n == 0 || !memcmp(sh->bytes + sh->off[i], s, (size_t)n)))
+            return i;
+        j = (j + 1) & (sh->nslots - 1);
+    }
+    if (sh->nent + 2 > sh->capent) {
+        int64_t nc = sh->capent ? sh->capent * 2 : 256;
+        uint64_t *no = rf_realloc(sh->off, (size_t)nc * sizeof *no);
+        if (!no) return -1;
+        sh->off = no;
+        uint64_t *nh = rf_realloc(sh->hash, (size_t)nc * sizeof *nh);
+        if (!nh) return -1;
+        sh->hash = nh;
+        uint32_t *ncd = rf_realloc(sh->code, (size_t)nc * sizeof *ncd);
+        if (!ncd) return -1;
+        sh->code = ncd;
+        sh->capent = nc;
+    }
+    if (sh->nbytes + (uint64_t)n > sh->capbytes) {
+        uint64_t nc = sh->capbytes ? sh->capbytes * 2 : 16384;
+        while (nc < sh->nbytes + (uint64_t)n) nc *= 2;
+        char *nb = rf_realloc(sh->bytes, (size_t)nc);
+        if (!nb) return -1;
+        sh->bytes = nb;
+        sh->capbytes = nc;
+    }
+    int64_t i = sh->nent++;
+    if (i == 0) sh->off[0] = 0;
+    if (n) memcpy(sh->bytes + sh->nbytes, s, (size_t)n);
+    sh->nbytes += (uint64_t)n;
+    sh->off[i + 1] = sh->nbytes;
+    sh->hash[i] = h;
+    sh->slot[j] = (uint32_t)(i + 1);
+    *added = 1;
+    return i;
+}
+
+typedef struct batch {
+    rf_db_dict *dc;
+    int64_t n;
+    const int64_t *off;
+    const char *bytes;
+    uint32_t *codes;
+    int nthreads;
+    int oom[256];
+} batch;
+
+static void hash_part(void *arg, int t)
+{
+    batch *b = arg;
+    int64_t lo = b->n * t / b->nthreads, hi = b->n * (t + 1) / b->nthreads;
+    for (int64_t i = lo; i < hi; i++) b->dc->h[i] = rf_db_hash_bytes(b->bytes + b->off[i], b->off[i + 1] - b->off[i]);
+}
+
+/* Thread t inserts the rows of its shards, in row order. */
+static void insert_part(void *arg, int t)
+{
+    batch *b = arg;
+    rf_db_dict *dc = b->dc;
+    int s0 = NSHARD * t / b->nthreads, s1 = NSHARD * (t + 1) / b->nthreads;
+    if (s0 == s1) return;
+    for (int64_t i = 0; i < b->n; i++) {
+        int s = SHARD_OF(dc->h[i]);
+        if (s < s0 || s >= s1) continue;
+        int added;
+        int64_t e = shard_find(&dc->sh[s], dc->h[i], b->bytes + b->off[i], b->off[i + 1] - b->off[i], &added);
+        if (e < 0) {
+            b->oom[t] = 1;
+            return;
+        }
+        dc->loc[i] = (uint32_t)e;
+        dc->first[i] = (uint8_t)added;
+    }
+}
+
+static void code_part(void *arg, int t)
+{
+    batch *b = arg;
+    rf_db_dict *dc = b->dc;
+    int64_t lo = b->n * t / b->nthreads, hi = b->n * (t + 1) / b->nthreads;
+    for (int64_t i = lo; i < hi; i++) b->codes[i] = dc->sh[SHARD_OF(dc->h[i])].code[dc->loc[i]];
+}
+
+static void run_serial(int nthreads, rf_db_task_fn fn, void *arg)
+{
+    for (int t = 0; t < nthreads; t++) fn(arg, t);
+}
+
+int rf_db_dict_encode(rf_db_dict *dc, int64_t n, const int64_t *off, const char *bytes, uint32_t *codes,
+                      int nthreads, rf_db_parallel_fn par)
+{
+    if (n <= 0) return 0;
+    if (!par || nthreads < 1) nthreads = 1;
+    if (nthreads > 256) nthreads = 256;
+    if (n < 4096) nthreads = 1;
+    if (nthreads == 1) par = run_serial;
+    if (n > dc->capscratch) {
+        free(dc->h);
+        free(dc->loc);
+        free(dc->first);
+        dc->h = rf_malloc((size_t)n * sizeof *dc->h);
+        dc->loc = rf_malloc((size_t)n * sizeof *dc->loc);
+        dc->first = rf_malloc((size_t)n);
+        dc->capscratch = dc->h && dc->loc && dc->first ? n : 0;
+        if (!dc->capscratch) return -1;
+    }
+    batch *b = rf_calloc(1, sizeof *b);
+    if (!b) return -1;
+    *b = (batch){dc, n, off, bytes, codes, nthreads, {0}};
+    par(nthreads, hash_part, b);
+    par(nthreads < NSHARD ? nthreads : NSHARD, insert_part, b);
+    int oom = 0;
+    for (int t = 0; t < nthreads; t++) oom |= b->oom[t];
+    if (oom) {
+        free(b);
+        return -1;
+    }
+    /* codes in order of first appearance: one pass in row order */
+    for (int64_t i = 0; i < n; i++) {
+        if (!dc->first[i]) continue;
+        if (dc->n >= RF_DB_MAX_DICT) {
+            free(b);
+            return -2;
+        }
+        if (dc->n == dc->caporder) {
+            int64_t nc = dc->caporder ? dc->caporder * 2 : 1024;
+            uint64_t *no = rf_realloc(dc->order, (size_t)nc * sizeof *no);
+            if (!no) {
+                free(b);
+                return -1;
+            }
+            dc->order = no;
+            dc->caporder = nc;
+        }
+        int s = SHARD_OF(dc->h[i]);
+        shard *sh = &dc->sh[s];
+        uint32_t e = dc->loc[i];
+        sh->code[e] = (uint32_t)dc->n;
+        dc->order[dc->n++] = (uint64_t)s << 32 | e;
+        dc->nbytes += sh->off[e + 1] - sh->off[e];
+    }
+    par(nthreads, code_part, b);
+    free(b);
+    return 0;
+}
+
+static int write_all(int fd, const void *p, int64_t n)
+{
+    const char *c = p;
+    while (n > 0) {
+        ssize_t r = write(fd, c, (size_t)(n > (1 << 30) ? (1 << 30) : n));
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) return -1;
+        c += r;
+        n -= r;
+    }
+    return 0;
+}
+
+int rf_db_dict_write(const rf_db_dict *dc, int fd, uint32_t *crc, uint64_t *size)
+{
+    /* the offsets, then the bytes, in code order, through one buffer */
+    enum { CHUNK = 1 << 20 };
+    char *buf = rf_malloc(CHUNK);
+    if (!buf) return -1;
+    uint32_t c = 0;
+    int64_t len = 0;
+    uint64_t at = 0, total = 0;
+#define EMIT(ptr, k)                                                                                           \
+    do {                                                                                                       \
+        const char *src_ = (const char *)(ptr);                                                                \
+        int64_t left_ = (int64_t)(k);                                                                          \
+        while (left_ > 0) {                                                                                    \
+            int64_t m_ = CHUNK - len < left_ ? CHUNK - len : left_;                                            \
+            memcpy(buf + len, src_, (size_t)m_);                                                               \
+            len += m_;                                                                                         \
+            src_ += m_;                                                                                        \
+            left_ -= m_;                                                                                       \
+            if (len == CHUNK) {                                                                                \
+                c = rf_db_crc32c(c, buf, len);                                                                 \
+                if (write_all(fd, buf, len)) goto fail;                                                        \
+                total += (uint64_t)len;                                                                        \
+                len = 0;                                                                                       \
+            }                                                                                                  \
+        }                                                                                                      \
+    } while (0)
+    EMIT(&at, 8);
+    for (int64_t i = 0; i < dc->n; i++) {
+        const shard *sh = &dc->sh[dc->order[i] >> 32];
+        uint32_t e = (uint32_t)dc->order[i];
+        at += sh->off[e + 1] - sh->off[e];
+        EMIT(&at, 8);
+    }
+    for (int64_t i = 0; i < dc->n; i++) {
+        const shard *sh = &dc->sh[dc->order[i] >> 32];
+        uint32_t e = (uint32_t)dc->order[i];
+        EMIT(sh->bytes + sh->off[e], sh->off[e + 1] - sh->off[e]);
+    }
+#undef EMIT
+    if (len) {
+        c = rf_db_crc32c(c, buf, len);
+        if (write_all(fd, buf, len)) goto fail;
+        total += (uint64_t)len;
+    }
+    free(buf);
+    *crc = c;
+    *size = total;
+    return 0;
+fail:
+    free(buf);
+    return -1;
+}
