@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 static const char *usage =
-    "usage: redfox import PROG.logic|PROG.rfx [--data DIR] --out DB [--threads N]\n"
+    "usage: redfox import PROG.logic|PROG.rfx [--data DIR] --out DB [--threads N] [--profile]\n"
     "\n"
     "Reads the input files that the program's lang:input declarations name\n"
     "(from DIR, as `redfox run` would) and writes them as a redfox database\n"
@@ -32,6 +32,9 @@ static const char *usage =
     "  --data DIR    where the input files are (default: .)\n"
     "  --out DB      the database to write\n"
     "  --threads N   threads (default: all cores)\n"
+    "  --profile     print where the time went to stderr: reading the files,\n"
+    "                parsing, string dictionaries, column files, ending the\n"
+    "                columns, key checks, syncing and renaming\n"
     "  -h, --help    this text\n";
 
 int rf_tool_import(int argc, char **argv)
@@ -39,12 +42,17 @@ int rf_tool_import(int argc, char **argv)
     const char *progs[256];
     int32_t nprogs = 0;
     const char *data = ".", *out = NULL, *threads_s = NULL;
+    int profile = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int m = 0;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             fputs(usage, stdout);
             return RF_EXIT_OK;
+        }
+        if (!strcmp(a, "--profile")) {
+            profile = 1;
+            continue;
         }
         if ((m = rf_tool_opt_value("import", argc, argv, &i, "--data", &data)) ||
             (m = rf_tool_opt_value("import", argc, argv, &i, "--out", &out)) ||
@@ -101,6 +109,14 @@ int rf_tool_import(int argc, char **argv)
         free(path);
     }
     if (!st) st = rf_import_commit(imp, &d);
+    if (profile && imp) {
+        rf_import_times t;
+        rf_import_get_times(imp, &t);
+        fprintf(stderr,
+                "import profile: %.1f MB of text; read %.3f s, parse %.3f s, dictionaries %.3f s, column files %.3f s, "
+                "ending columns %.3f s, key checks %.3f s, sync and rename %.3f s\n",
+                (double)t.bytes / 1e6, t.read, t.parse, t.encode, t.append, t.end, t.keys, t.commit);
+    }
     rf_import_free(imp);
     int rc = rf_tool_finish(st, &d);
     rf_qp_free(qp);

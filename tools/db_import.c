@@ -17,6 +17,7 @@
 #include "rf_db.h"
 #include "rf_load.h"
 #include "rf_rt_input.h"
+#include "rf_sys.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -40,6 +41,7 @@ struct rf_importer {
     rf_db_writer *w;
     int threads;
     int progress;
+    rf_import_times times;
     itable *tabs;
     int32_t n, cap;
 };
@@ -195,7 +197,11 @@ rf_status rf_import_text(rf_importer *imp, int32_t tid, const char *path, const 
     rf_rt_load_opts lo = {it->t.delimiter, it->lines == 0 ? it->t.header : 0, imp->threads, it->t.pred};
     if (size < (8LL << 20)) lo.threads = 1;
     rf_rt_texttable tt;
+    double t0 = rf_now();
     rf_status st = rf_rt_load_mem(path, data, size, it->lines + 1, it->t.types, it->t.ncols, &lo, &tt, d);
+    double t1 = rf_now();
+    imp->times.parse += t1 - t0;
+    imp->times.bytes += size;
     if (st) return st;
     it->lines += lines_in(data, size); /* a quoted field may span lines */
     append_job *j = rf_calloc(1, sizeof *j);
@@ -219,11 +225,14 @@ rf_status rf_import_text(rf_importer *imp, int32_t tid, const char *path, const 
             st = rf_db_writer_encode(imp->w, it->tid, c, tt.nrows, tt.cols[c].str_off, tt.cols[c].str_bytes, j->codes[c],
                                      imp->threads, rf_rt_parallel, d);
     }
+    double t2 = rf_now();
+    imp->times.encode += t2 - t1;
     j->nthreads = imp->threads < it->t.ncols ? imp->threads : it->t.ncols;
     if (j->nthreads > 64) j->nthreads = 64;
     if (tt.nrows < 4096) j->nthreads = 1;
     for (int i = 0; i < j->nthreads; i++) rf_diags_init(&j->ds[i]);
     if (!st) rf_rt_parallel(j->nthreads, append_part, j);
+    imp->times.append += rf_now() - t2;
     for (int i = 0; i < j->nthreads; i++) {
         for (int64_t k = 0; k < j->ds[i].count; k++)
             rf_diag_add(d, j->ds[i].items[k].sev, j->ds[i].items[k].loc, "%s", j->ds[i].items[k].msg);
@@ -277,7 +286,9 @@ rf_status rf_import_file(rf_importer *imp, int32_t tid, const char *path, rf_dia
             buf = nb;
             cap *= 2;
         }
+        double t0 = rf_now();
         ssize_t r = read(fd, buf + len, (size_t)(cap - len));
+        imp->times.read += rf_now() - t0;
         if (r < 0 && errno == EINTR) continue;
         if (r < 0) {
             rf_error(d, loc, "cannot read file: %s", strerror(errno));
@@ -350,6 +361,7 @@ rf_status rf_import_end(rf_importer *imp, int32_t tid, rf_diags *d)
 {
     itable *it = &imp->tabs[tid];
     if (it->ended) return RF_OK;
+    double t0 = rf_now();
     /* the columns end on threads of their own (dictionaries written at once) */
     finish_job *j = rf_calloc(1, sizeof *j);
     if (!j) return RF_ENOMEM;
@@ -368,12 +380,15 @@ rf_status rf_import_end(rf_importer *imp, int32_t tid, rf_diags *d)
     for (int32_t c = 0; c < it->t.ncols && !st; c++) st = j->st[c];
     free(j);
     if (!st) st = rf_db_writer_end_table(imp->w, it->tid, d);
+    double t1 = rf_now();
+    imp->times.end += t1 - t0;
     if (!st && (it->t.nkey > 0 || it->t.nfd > 0)) {
         rf_cpu_pool *pool = NULL;
         st = rf_cpu_pool_new(imp->threads, &pool);
         if (!st) st = check_key(imp, it, pool, d);
         rf_cpu_pool_free(pool);
     }
+    imp->times.keys += rf_now() - t1;
     if (!st) it->ended = 1;
     return st;
 }
@@ -382,9 +397,13 @@ rf_status rf_import_commit(rf_importer *imp, rf_diags *d)
 {
     rf_status st = RF_OK;
     for (int32_t i = 0; i < imp->n && !st; i++) st = rf_import_end(imp, i, d);
+    double t0 = rf_now();
     if (!st) st = rf_db_writer_commit(imp->w, d);
+    imp->times.commit += rf_now() - t0;
     return st;
 }
+
+void rf_import_get_times(const rf_importer *imp, rf_import_times *out) { *out = imp->times; }
 
 void rf_import_free(rf_importer *imp)
 {

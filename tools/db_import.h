@@ -45,6 +45,18 @@ rf_status rf_import_end(rf_importer *imp, int32_t tid, rf_diags *d);
 rf_status rf_import_commit(rf_importer *imp, rf_diags *d);
 /* Frees imp; without a commit, nothing is left behind. */
 void rf_import_free(rf_importer *imp);
+/* Where an import's time went, in seconds of wall clock (`import --profile`). */
+typedef struct rf_import_times {
+    double read;     /* reading the files (one thread) */
+    double parse;    /* the text loader, every thread */
+    double encode;   /* string dictionaries, every thread */
+    double append;   /* column values to their files, a thread per column */
+    double end;      /* ending the columns: dictionaries written */
+    double keys;     /* key and functional-dependency checks */
+    double commit;   /* syncing every file, the manifest, the rename */
+    int64_t bytes;   /* text read */
+} rf_import_times;
+void rf_import_get_times(const rf_importer *imp, rf_import_times *out);
 
 /* The input tables a checked program declares (all of them, used or not),
 ** or, for a compiled program, those its Harmony program reads. *out is
