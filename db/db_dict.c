@@ -5,13 +5,16 @@
 ** (docs/DATABASE.md, "Dictionaries") and the codes of appended rows. The
 ** strings are split into 64 shards by their hash, each with its own hash
 ** table, so that threads insert into different shards at once without
-** locks. A string's code is its rank in order of first appearance; it is
-** assigned after the shards have seen a batch, by one pass over a flag byte
-** per row in row order, so codes (and the file) do not depend on the
-** number of threads. Also writing the dictionary file.
+** locks. A batch of rows goes in four parallel passes: hash and look up
+** (the dictionary is only read, so a column of few distinct strings, all in
+** one shard, is parallel too), insert what was absent (each thread its
+** shards, in row order), count each range's first appearances, and number
+** them: a string's code is its rank in order of first appearance, which
+** does not depend on the number of threads (nor does the file). Also
+** writing the dictionary file.
 **
-** Memory: per distinct string about 28 bytes besides its bytes (offset,
-** hash, code, slot, and its place in code order).
+** Memory: per distinct string about 36 bytes besides its bytes (offset,
+** hash, code, two slots, and its place in code order).
 */
 #include "db_internal.h"
 
@@ -30,7 +33,8 @@ typedef struct shard {
     char *bytes;
     uint64_t nbytes, capbytes;
     int64_t nent, capent;
-    uint32_t *slot;  /* entry + 1, 0 empty */
+    uint64_t *slot;  /* (hash >> 32) << 32 | (entry + 1); 0 empty: the hash's
+                        high half tells most misses apart without reading the entry */
     uint64_t nslots;
 } shard;
 
@@ -45,6 +49,7 @@ struct rf_db_dict {
     uint32_t *loc;
     uint8_t *first;
     int64_t capscratch;
+    int mostly_new;      /* the last batch was mostly first appearances */
 };
 
 uint64_t rf_db_hash_bytes(const char *p, int64_t n)
@@ -87,20 +92,43 @@ void rf_db_dict_free(rf_db_dict *dc)
 
 int64_t rf_db_dict_count(const rf_db_dict *dc) { return dc ? dc->n : 0; }
 
+#define SLOT(h, e) ((((h) >> 32) << 32) | ((uint64_t)(e) + 1))
+#define SLOT_ENTRY(v) ((int64_t)(uint32_t)(v)-1)
+#define SLOT_TAG_OK(v, h) ((v) >> 32 == (h) >> 32)
+
 static int grow_slots(shard *sh)
 {
     uint64_t ns = sh->nslots ? sh->nslots * 2 : 256;
-    uint32_t *s = rf_calloc((size_t)ns, sizeof *s);
+    uint64_t *s = rf_calloc((size_t)ns, sizeof *s);
     if (!s) return -1;
     for (int64_t i = 0; i < sh->nent; i++) {
         uint64_t j = sh->hash[i] & (ns - 1);
         while (s[j]) j = (j + 1) & (ns - 1);
-        s[j] = (uint32_t)(i + 1);
+        s[j] = SLOT(sh->hash[i], i);
     }
     free(sh->slot);
     sh->slot = s;
     sh->nslots = ns;
     return 0;
+}
+
+static int same_entry(const shard *sh, int64_t i, uint64_t h, const char *s, int64_t n)
+{
+    return sh->hash[i] == h && (int64_t)(sh->off[i + 1] - sh->off[i]) == n &&
+           (n == 0 || !memcmp(sh->bytes + sh->off[i], s, (size_t)n));
+}
+
+/* The entry of string s (hash h) in sh, or -1 when absent; only reads. */
+static int64_t shard_lookup(const shard *sh, uint64_t h, const char *s, int64_t n)
+{
+    if (!sh->nslots) return -1;
+    uint64_t j = h & (sh->nslots - 1);
+    for (;;) {
+        uint64_t v = sh->slot[j];
+        if (!v) return -1;
+        if (SLOT_TAG_OK(v, h) && same_entry(sh, SLOT_ENTRY(v), h, s, n)) return SLOT_ENTRY(v);
+        j = (j + 1) & (sh->nslots - 1);
+    }
 }
 
 /* The entry of string s (hash h) in sh, added when new (*added = 1); -1 when
@@ -111,12 +139,9 @@ static int64_t shard_find(shard *sh, uint64_t h, const char *s, int64_t n, int *
     if ((uint64_t)(sh->nent + 1) * 2 > sh->nslots && grow_slots(sh)) return -1;
     uint64_t j = h & (sh->nslots - 1);
     for (;;) {
-        uint32_t e = sh->slot[j];
-        if (!e) break;
-        int64_t i = (int64_t)e - 1;
-        if (sh->hash[i] == h && (int64_t)(sh->off[i + 1] - sh->off[i]) == n &&
-            (n == 0 || !memcmp(sh->bytes + sh->off[i], s, (size_t)n)))
-            return i;
+        uint64_t v = sh->slot[j];
+        if (!v) break;
+        if (SLOT_TAG_OK(v, h) && same_entry(sh, SLOT_ENTRY(v), h, s, n)) return SLOT_ENTRY(v);
         j = (j + 1) & (sh->nslots - 1);
     }
     if (sh->nent + 2 > sh->capent) {
@@ -146,7 +171,7 @@ static int64_t shard_find(shard *sh, uint64_t h, const char *s, int64_t n, int *
     sh->nbytes += (uint64_t)n;
     sh->off[i + 1] = sh->nbytes;
     sh->hash[i] = h;
-    sh->slot[j] = (uint32_t)(i + 1);
+    sh->slot[j] = SLOT(h, i);
     *added = 1;
     return i;
 }
@@ -159,23 +184,46 @@ typedef struct batch {
     uint32_t *codes;
     int nthreads;
     int oom[256];
+    int64_t nnew[256];     /* rows of first appearance in thread t's range */
+    uint64_t newbytes[256];
 } batch;
 
+/* Row states in dc->first: */
+#define ROW_KNOWN 0 /* its string was in the dictionary: loc is its entry */
+#define ROW_ABSENT 1 /* not found before this batch: its shard's thread inserts it */
+#define ROW_FIRST 2 /* the first appearance of a new string: gets the next code */
+
+/* Thread t hashes its range of rows and finds those already in the
+** dictionary (no thread writes to it in this phase): a column of few
+** distinct strings, all in one shard, is then parallel from its second
+** batch on. */
 static void hash_part(void *arg, int t)
 {
     batch *b = arg;
+    rf_db_dict *dc = b->dc;
     int64_t lo = b->n * t / b->nthreads, hi = b->n * (t + 1) / b->nthreads;
-    for (int64_t i = lo; i < hi; i++) b->dc->h[i] = rf_db_hash_bytes(b->bytes + b->off[i], b->off[i + 1] - b->off[i]);
+    for (int64_t i = lo; i < hi; i++) {
+        const char *str = b->bytes + b->off[i];
+        int64_t len = b->off[i + 1] - b->off[i];
+        uint64_t h = rf_db_hash_bytes(str, len);
+        dc->h[i] = h;
+        /* a column of mostly distinct strings (a comment) skips the lookup:
+        ** the insert pass finds the few repeats anyway */
+        int64_t e = dc->mostly_new ? -1 : shard_lookup(&dc->sh[SHARD_OF(h)], h, str, len);
+        dc->first[i] = e < 0 ? ROW_ABSENT : ROW_KNOWN;
+        if (e >= 0) dc->loc[i] = (uint32_t)e;
+    }
 }
 
-/* Thread t inserts the rows of its shards, in row order. */
+/* Thread t inserts the absent rows of its shards, in row order. */
 static void insert_part(void *arg, int t)
 {
     batch *b = arg;
     rf_db_dict *dc = b->dc;
-    int s0 = NSHARD * t / b->nthreads, s1 = NSHARD * (t + 1) / b->nthreads;
-    if (s0 == s1) return;
+    int nt = b->nthreads < NSHARD ? b->nthreads : NSHARD;
+    int s0 = NSHARD * t / nt, s1 = NSHARD * (t + 1) / nt;
     for (int64_t i = 0; i < b->n; i++) {
+        if (dc->first[i] != ROW_ABSENT) continue;
         int s = SHARD_OF(dc->h[i]);
         if (s < s0 || s >= s1) continue;
         int added;
@@ -185,8 +233,36 @@ static void insert_part(void *arg, int t)
             return;
         }
         dc->loc[i] = (uint32_t)e;
-        dc->first[i] = (uint8_t)added;
+        dc->first[i] = added ? ROW_FIRST : ROW_KNOWN;
     }
+}
+
+static void count_part(void *arg, int t)
+{
+    batch *b = arg;
+    int64_t lo = b->n * t / b->nthreads, hi = b->n * (t + 1) / b->nthreads, k = 0;
+    for (int64_t i = lo; i < hi; i++) k += b->dc->first[i] == ROW_FIRST;
+    b->nnew[t] = k;
+}
+
+/* Thread t gives the new strings of its range their codes: those before
+** its range (nnew of the earlier threads, turned into a base) come first. */
+static void assign_part(void *arg, int t)
+{
+    batch *b = arg;
+    rf_db_dict *dc = b->dc;
+    int64_t lo = b->n * t / b->nthreads, hi = b->n * (t + 1) / b->nthreads, code = b->nnew[t];
+    uint64_t bytes = 0;
+    for (int64_t i = lo; i < hi; i++) {
+        if (dc->first[i] != ROW_FIRST) continue;
+        int s = SHARD_OF(dc->h[i]);
+        shard *sh = &dc->sh[s];
+        uint32_t e = dc->loc[i];
+        sh->code[e] = (uint32_t)code;
+        dc->order[code++] = (uint64_t)s << 32 | e;
+        bytes += sh->off[e + 1] - sh->off[e];
+    }
+    b->newbytes[t] = bytes;
 }
 
 static void code_part(void *arg, int t)
@@ -222,7 +298,7 @@ int rf_db_dict_encode(rf_db_dict *dc, int64_t n, const int64_t *off, const char 
     }
     batch *b = rf_calloc(1, sizeof *b);
     if (!b) return -1;
-    *b = (batch){dc, n, off, bytes, codes, nthreads, {0}};
+    *b = (batch){dc, n, off, bytes, codes, nthreads, {0}, {0}, {0}};
     par(nthreads, hash_part, b);
     par(nthreads < NSHARD ? nthreads : NSHARD, insert_part, b);
     int oom = 0;
@@ -231,30 +307,34 @@ int rf_db_dict_encode(rf_db_dict *dc, int64_t n, const int64_t *off, const char 
         free(b);
         return -1;
     }
-    /* codes in order of first appearance: one pass in row order */
-    for (int64_t i = 0; i < n; i++) {
-        if (!dc->first[i]) continue;
-        if (dc->n >= RF_DB_MAX_DICT) {
-            free(b);
-            return -2;
-        }
-        if (dc->n == dc->caporder) {
-            int64_t nc = dc->caporder ? dc->caporder * 2 : 1024;
-            uint64_t *no = rf_realloc(dc->order, (size_t)nc * sizeof *no);
-            if (!no) {
-                free(b);
-                return -1;
-            }
-            dc->order = no;
-            dc->caporder = nc;
-        }
-        int s = SHARD_OF(dc->h[i]);
-        shard *sh = &dc->sh[s];
-        uint32_t e = dc->loc[i];
-        sh->code[e] = (uint32_t)dc->n;
-        dc->order[dc->n++] = (uint64_t)s << 32 | e;
-        dc->nbytes += sh->off[e + 1] - sh->off[e];
+    /* codes in order of first appearance: each thread's new strings counted,
+    ** the counts turned into bases, then numbered in row order */
+    par(nthreads, count_part, b);
+    int64_t total = dc->n;
+    for (int t = 0; t < nthreads; t++) {
+        int64_t k = b->nnew[t];
+        b->nnew[t] = total;
+        total += k;
     }
+    if (total > RF_DB_MAX_DICT) {
+        free(b);
+        return -2;
+    }
+    if (total > dc->caporder) {
+        int64_t nc = dc->caporder ? dc->caporder : 1024;
+        while (nc < total) nc *= 2;
+        uint64_t *no = rf_realloc(dc->order, (size_t)nc * sizeof *no);
+        if (!no) {
+            free(b);
+            return -1;
+        }
+        dc->order = no;
+        dc->caporder = nc;
+    }
+    par(nthreads, assign_part, b);
+    dc->mostly_new = (total - dc->n) * 2 > n;
+    dc->n = total;
+    for (int t = 0; t < nthreads; t++) dc->nbytes += b->newbytes[t];
     par(nthreads, code_part, b);
     free(b);
     return 0;

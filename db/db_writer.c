@@ -175,6 +175,11 @@ static rf_status flush(const rf_db_writer *w, rf_db_column *col, wcol *wc, rf_di
         free(path);
         return st;
     }
+#ifdef SYNC_FILE_RANGE_WRITE
+    /* start writing it to disk now, so that commit's fsync finds little left
+    ** to do (best effort: an error shows at that fsync) */
+    sync_file_range(wc->fd, (off64_t)col->size, (off64_t)wc->buflen, SYNC_FILE_RANGE_WRITE);
+#endif
     col->size += (uint64_t)wc->buflen;
     wc->buflen = 0;
     return RF_OK;
