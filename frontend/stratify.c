@@ -6,6 +6,14 @@
 ** aggregation rule), Tarjan's algorithm (iterative, so deep programs cannot
 ** overflow the stack), the evaluation order of the strata, and the error
 ** for negation or aggregation through recursion, naming the cycle.
+**
+** A negated conjunction !(a(x), y < z) is an auxiliary predicate A whose
+** rules may repeat literals of the rule around it (its context: they bind
+** z for the comparison). The negation depends only on what the conjunction
+** itself names: A's context edges order A (it is evaluated in the stratum of
+** what they read, before the rules that negate it: queryplan/qp_build.c),
+** and the edge p -> !A is a negation through recursion only when one of A's
+** own edges (not a context edge) stays in p's component.
 */
 #include "check_internal.h"
 
@@ -14,7 +22,8 @@
 
 typedef struct edge {
     int32_t to;
-    int kind; /* 0 positive, 1 negation, 2 aggregation */
+    int kind;    /* 0 positive, 1 negation, 2 aggregation, 3 negation of a conjunction (target aux 2) */
+    int context; /* an aux-2 predicate's edge to a literal repeated from the rule that negates it */
     rf_loc loc;
 } edge;
 
@@ -23,6 +32,68 @@ typedef struct graph {
     int64_t *start; /* CSR: edges of node v are e[start[v] .. start[v+1]) */
     edge *e;
 } graph;
+
+static int same_loc(rf_loc a, rf_loc b)
+{
+    return a.line == b.line && a.col == b.col && (a.file == b.file || (a.file && b.file && !strcmp(a.file, b.file)));
+}
+
+/* The rules that negate each aux-2 predicate (CSR by predicate id). */
+typedef struct negators {
+    int64_t *start;
+    const rf_fe_rule **rules;
+} negators;
+
+static int negators_build(rf_checker *c, negators *ng)
+{
+    int32_t n = (int32_t)c->preds.count;
+    int64_t m = 0;
+    ng->start = rf_calloc((size_t)n + 2, sizeof *ng->start);
+    if (!ng->start) return -1;
+    for (int pass = 0; pass < 2; pass++) {
+        int64_t *fill = NULL;
+        if (pass) {
+            for (int32_t v = 0; v < n; v++) ng->start[v + 1] += ng->start[v];
+            m = ng->start[n];
+            ng->rules = rf_malloc((size_t)(m + 1) * sizeof *ng->rules);
+            fill = rf_malloc((size_t)(n + 1) * sizeof *fill);
+            if (!ng->rules || !fill) {
+                free(fill);
+                return -1;
+            }
+            memcpy(fill, ng->start, (size_t)n * sizeof *fill);
+        }
+        for (int64_t i = 0; i < c->rules.count; i++) {
+            const rf_fe_rule *r = c->rules.items[i];
+            for (int32_t j = 0; j < r->nbody; j++) {
+                const rf_fe_lit *l = r->body[j];
+                if (l->kind != RF_FE_ATOM || !l->negated || l->pred->aux != 2) continue;
+                if (pass)
+                    ng->rules[fill[l->pred->id]++] = r;
+                else
+                    ng->start[l->pred->id + 1]++;
+            }
+        }
+        free(fill);
+    }
+    return 0;
+}
+
+/* Is l, a positive atom of a rule of aux (a negated conjunction's
+** predicate), one the desugaring repeated from a rule that negates aux (the
+** same predicate at the same place)? The conjunction's own atoms are written
+** inside its parentheses, so never at the place of a literal outside them. */
+static int is_context(const negators *ng, const rf_fe_pred *aux, const rf_fe_lit *l)
+{
+    for (int64_t i = ng->start[aux->id]; i < ng->start[aux->id + 1]; i++) {
+        const rf_fe_rule *r = ng->rules[i];
+        for (int32_t j = 0; j < r->nbody; j++) {
+            const rf_fe_lit *o = r->body[j];
+            if (o->kind == RF_FE_ATOM && !o->negated && o->pred == l->pred && same_loc(o->loc, l->loc)) return 1;
+        }
+    }
+    return 0;
+}
 
 static int build(rf_checker *c, graph *g)
 {
@@ -47,6 +118,13 @@ static int build(rf_checker *c, graph *g)
         return -1;
     }
     memcpy(fill, g->start, (size_t)n * sizeof *fill);
+    negators ng = {NULL, NULL};
+    if (negators_build(c, &ng)) {
+        free(ng.start);
+        free(ng.rules);
+        free(fill);
+        return -1;
+    }
     for (int64_t i = 0; i < c->rules.count; i++) {
         rf_fe_rule *r = c->rules.items[i];
         for (int32_t j = 0; j < r->nbody; j++) {
@@ -54,10 +132,13 @@ static int build(rf_checker *c, graph *g)
             if (l->kind != RF_FE_ATOM) continue;
             edge *e = &g->e[fill[r->head->id]++];
             e->to = l->pred->id;
-            e->kind = r->naggs ? 2 : l->negated ? 1 : 0;
+            e->kind = r->naggs ? 2 : !l->negated ? 0 : l->pred->aux == 2 ? 3 : 1;
+            e->context = r->head->aux == 2 && !l->negated && is_context(&ng, r->head, l);
             e->loc = l->loc;
         }
     }
+    free(ng.start);
+    free(ng.rules);
     free(fill);
     return 0;
 }
@@ -66,7 +147,18 @@ static int build(rf_checker *c, graph *g)
 ** conjunction by the conjunction as written (it has a "!" of its own). */
 static const char *shown(const rf_fe_pred *p) { return p->aux == 2 && p->shown ? p->shown : p->name; }
 
-/* The path from `from` to `to` inside one component, as text. */
+/* Does aux-2 predicate a have an edge of its own (not a context edge) that
+** stays in its component? Then negating it goes through recursion. (A
+** negated conjunction nested in it is checked on its own edge.) */
+static int own_edge_in(const graph *g, const int32_t *comp, int32_t a)
+{
+    for (int64_t k = g->start[a]; k < g->start[a + 1]; k++)
+        if (!g->e[k].context && g->e[k].kind != 3 && comp[g->e[k].to] == comp[a]) return 1;
+    return 0;
+}
+
+/* The path from `from` to `to` inside one component, as text; a path out
+** of a negated conjunction's predicate starts with one of its own edges. */
 static void cycle_text(rf_checker *c, graph *g, const int32_t *comp, int32_t from, int32_t to, rf_buf *out)
 {
     int32_t *prev = rf_malloc((size_t)g->n * sizeof *prev);
@@ -84,7 +176,7 @@ static void cycle_text(rf_checker *c, graph *g, const int32_t *comp, int32_t fro
         int32_t v = queue[qh++];
         for (int64_t k = g->start[v]; k < g->start[v + 1]; k++) {
             int32_t w = g->e[k].to;
-            if (comp[w] != comp[from] || prev[w] != -2) continue;
+            if (comp[w] != comp[from] || prev[w] != -2 || (v == from && g->e[k].context)) continue;
             prev[w] = v;
             queue[qt++] = w;
         }
@@ -203,6 +295,7 @@ void rf_chk_stratify(rf_checker *c, rf_fe_program *prog)
         for (int64_t e = g.start[v]; e < g.start[v + 1]; e++) {
             edge *x = &g.e[e];
             if (!x->kind || comp[x->to] != comp[v]) continue;
+            if (x->kind == 3 && !own_edge_in(&g, comp, x->to)) continue; /* only its context recurses */
             rf_buf b;
             rf_buf_init(&b);
             cycle_text(c, &g, comp, x->to, v, &b);
@@ -210,9 +303,9 @@ void rf_chk_stratify(rf_checker *c, rf_fe_program *prog)
             int own = t->aux == 2 && t->shown; /* shown(t) says "!" itself */
             rf_error(c->d, x->loc,
                      "%s through recursion: `%s` depends on %s`%s`, which depends on `%s` (cycle: %s <- %s%s)",
-                     x->kind == 1 ? "negation" : "aggregation", shown(h),
-                     x->kind == 1 ? (own ? "" : "!") : "an aggregate over ", shown(t), shown(h), shown(h),
-                     x->kind == 1 ? (own ? "" : "!") : "agg ", rf_buf_cstr(&b));
+                     x->kind != 2 ? "negation" : "aggregation", shown(h),
+                     x->kind != 2 ? (own ? "" : "!") : "an aggregate over ", shown(t), shown(h), shown(h),
+                     x->kind != 2 ? (own ? "" : "!") : "agg ", rf_buf_cstr(&b));
             rf_buf_free(&b);
         }
     prog->strata = strata;

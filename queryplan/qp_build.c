@@ -787,6 +787,78 @@ static rf_qp_cmd *copy_cmd(lw *L, rf_qp_rel *dst, rf_qp_rel *src)
     return c;
 }
 
+/* One round of q's recursive rules: each once per body atom of stratum s,
+** that atom reading the delta and the others the full relations; q.new =
+** what they derive that q does not hold yet. */
+static int lower_round(lw *L, int32_t s, const rf_fe_pred *q)
+{
+    rf_qp_program *p = L->p;
+    rf_qp_rel **srcs = qp_alloc(p, (size_t)(q->nrules * 4 + 1) * sizeof *srcs);
+    int32_t n = 0, cap = q->nrules * 4;
+    if (!srcs) return -1;
+    for (int32_t k = 0; k < q->nrules; k++) {
+        const rf_fe_rule *r = q->rules[k];
+        for (int32_t j = 0; j < r->nbody; j++) {
+            const rf_fe_lit *l = r->body[j];
+            if (l->kind != RF_FE_ATOM || l->negated || !in_stratum(l->pred, s)) continue;
+            rf_qp_rel *t = lower_rule(L, r, j);
+            if (!t) return -1;
+            if (n == cap) {
+                rf_qp_rel **m = qp_alloc(p, (size_t)(cap * 2 + 1) * sizeof *m);
+                if (!m) return -1;
+                memcpy(m, srcs, (size_t)n * sizeof *m);
+                srcs = m;
+                cap *= 2;
+            }
+            srcs[n++] = t;
+        }
+    }
+    rf_qp_rel *nw = L->newr[q->id];
+    if (!n) {
+        emit(L, qp_cmd_new(p, RF_QP_CLEAR, nw, 0));
+        return p->oom ? -1 : 0;
+    }
+    rf_qp_rel *src = srcs[0];
+    if (n > 1) {
+        rf_qp_rel *u = qp_temp_new(p, nw->ncols);
+        rf_qp_cmd *c = qp_cmd_new(p, RF_QP_UNION, u, n);
+        if (!u || !c) return -1;
+        for (int32_t j = 0; j < nw->ncols; j++) {
+            u->types[j] = nw->types[j];
+            u->colnames[j] = nw->colnames[j];
+        }
+        memcpy(c->in, srcs, (size_t)n * sizeof *srcs);
+        emit(L, c);
+        src = u;
+    }
+    rf_qp_cmd *c = qp_cmd_new(p, RF_QP_DIFFERENCE, nw, 2);
+    if (!c) return -1;
+    c->in[0] = src;
+    c->in[1] = L->full[q->id];
+    emit(L, c);
+    return 0;
+}
+
+/* q = q + q.delta (checked again when q is functional). */
+static int add_delta(lw *L, const rf_fe_pred *q, rf_qp_rel *delta)
+{
+    rf_qp_program *p = L->p;
+    rf_qp_rel *full = L->full[q->id];
+    rf_qp_cmd *c = qp_cmd_new(p, RF_QP_UNION, full, 2);
+    if (!c) return -1;
+    c->in[0] = full;
+    c->in[1] = delta;
+    emit(L, c);
+    if (full->fd_checked) {
+        rf_qp_cmd *u = qp_cmd_new(p, RF_QP_UNIQUE, full, 1);
+        if (!u) return -1;
+        u->in[0] = full;
+        u->check_fd = 1;
+        emit(L, u);
+    }
+    return p->oom ? -1 : 0;
+}
+
 static int lower_recursive(lw *L, int32_t s)
 {
     rf_qp_program *p = L->p;
@@ -811,71 +883,23 @@ static int lower_recursive(lw *L, int32_t s)
     if (!loop || !next) return -1;
     L->cur->term = (rf_qp_term){RF_QP_T_BRANCH, loop->id, next->id, deltas, st->npreds};
     L->cur = loop;
-    /* each recursive rule once per body atom of this stratum, that atom
-    ** reading the delta and the others the full relations */
-    for (int32_t i = 0; i < st->npreds; i++) {
-        const rf_fe_pred *q = st->preds[i];
-        rf_qp_rel **srcs = qp_alloc(p, (size_t)(q->nrules * 4 + 1) * sizeof *srcs);
-        int32_t n = 0, cap = q->nrules * 4;
-        if (!srcs) return -1;
-        for (int32_t k = 0; k < q->nrules; k++) {
-            const rf_fe_rule *r = q->rules[k];
-            for (int32_t j = 0; j < r->nbody; j++) {
-                const rf_fe_lit *l = r->body[j];
-                if (l->kind != RF_FE_ATOM || l->negated || !in_stratum(l->pred, s)) continue;
-                rf_qp_rel *t = lower_rule(L, r, j);
-                if (!t) return -1;
-                if (n == cap) {
-                    rf_qp_rel **m = qp_alloc(p, (size_t)(cap * 2 + 1) * sizeof *m);
-                    if (!m) return -1;
-                    memcpy(m, srcs, (size_t)n * sizeof *m);
-                    srcs = m;
-                    cap *= 2;
-                }
-                srcs[n++] = t;
-            }
-        }
-        rf_qp_rel *nw = L->newr[q->id];
-        if (!n) {
-            emit(L, qp_cmd_new(p, RF_QP_CLEAR, nw, 0));
-            continue;
-        }
-        rf_qp_rel *src = srcs[0];
-        if (n > 1) {
-            rf_qp_rel *u = qp_temp_new(p, nw->ncols);
-            rf_qp_cmd *c = qp_cmd_new(p, RF_QP_UNION, u, n);
-            if (!u || !c) return -1;
-            for (int32_t j = 0; j < nw->ncols; j++) {
-                u->types[j] = nw->types[j];
-                u->colnames[j] = nw->colnames[j];
-            }
-            memcpy(c->in, srcs, (size_t)n * sizeof *srcs);
-            emit(L, c);
-            src = u;
-        }
-        rf_qp_cmd *c = qp_cmd_new(p, RF_QP_DIFFERENCE, nw, 2);
-        if (!c) return -1;
-        c->in[0] = src;
-        c->in[1] = L->full[q->id];
-        emit(L, c);
+    /* A negated conjunction's predicate whose context reads this stratum
+    ** (frontend/stratify.c) is brought up to date first in each round, so
+    ** that the rules negating it see it complete for the round's relations;
+    ** nested ones (created later: higher ids) before those around them. */
+    for (int32_t i = st->npreds - 1; i >= 0; i--) {
+        if (st->preds[i]->aux != 2) continue;
+        if (lower_round(L, s, st->preds[i])) return -1;
+        emit(L, copy_cmd(L, deltas[i], L->newr[st->preds[i]->id]));
+        if (add_delta(L, st->preds[i], deltas[i])) return -1;
     }
+    for (int32_t i = 0; i < st->npreds; i++)
+        if (st->preds[i]->aux != 2 && lower_round(L, s, st->preds[i])) return -1;
     /* only now, so that every rule above saw the same round */
-    for (int32_t i = 0; i < st->npreds; i++) emit(L, copy_cmd(L, deltas[i], L->newr[st->preds[i]->id]));
-    for (int32_t i = 0; i < st->npreds; i++) {
-        rf_qp_rel *full = L->full[st->preds[i]->id];
-        rf_qp_cmd *c = qp_cmd_new(p, RF_QP_UNION, full, 2);
-        if (!c) return -1;
-        c->in[0] = full;
-        c->in[1] = deltas[i];
-        emit(L, c);
-        if (full->fd_checked) {
-            rf_qp_cmd *u = qp_cmd_new(p, RF_QP_UNIQUE, full, 1);
-            if (!u) return -1;
-            u->in[0] = full;
-            u->check_fd = 1;
-            emit(L, u);
-        }
-    }
+    for (int32_t i = 0; i < st->npreds; i++)
+        if (st->preds[i]->aux != 2) emit(L, copy_cmd(L, deltas[i], L->newr[st->preds[i]->id]));
+    for (int32_t i = 0; i < st->npreds; i++)
+        if (st->preds[i]->aux != 2 && add_delta(L, st->preds[i], deltas[i])) return -1;
     loop->term = (rf_qp_term){RF_QP_T_BRANCH, loop->id, next->id, deltas, st->npreds};
     L->cur = next;
     return p->oom ? -1 : 0;
