@@ -63,6 +63,24 @@ RF_GPU_EMULATE=1 RF_GPU_TRACE=1 "$r" run "$t/e2e/aggregates.logic" --device gpu 
 if ! grep -q '^gpu trace: *[0-9.]* ms *[0-9.]* ms  launch [a-z_0-9]* n=[0-9]*$' "${TMPDIR:-/tmp}/rf_cli_rep.$$"; then
     echo "FAIL: RF_GPU_TRACE=1: no launch lines"; cat "${TMPDIR:-/tmp}/rf_cli_rep.$$"; fail=1
 fi
+# A missing data folder: needed only by a program with inputs, and then named
+# with the first input that reads it, after the program's own errors
+e="${TMPDIR:-/tmp}/rf_cli_data.$$"
+check 0 "no inputs, no data folder" "$r" run "$t/logiql/even_odd.logic" --data "$t/no-such-folder"
+check 1 "inputs, no data folder" "$r" run "$t/e2e/tc.logic" --data "$t/no-such-folder"
+"$r" run "$t/e2e/tc.logic" --data "$t/no-such-folder" 2>"$e" >/dev/null
+if ! grep -qxF "redfox: error: the data folder $t/no-such-folder does not exist: input \`edge\` reads $t/no-such-folder/edges.tbl" "$e"; then
+    echo "FAIL: missing data folder: the message names neither the folder nor the input"; cat "$e"; fail=1
+fi
+"$r" run "$t/e2e/tc.logic" --data "$t/e2e/tc.logic" 2>"$e" >/dev/null
+if ! grep -qF "the data folder $t/e2e/tc.logic is not a folder: input \`edge\`" "$e"; then
+    echo "FAIL: --data a file: not named as such"; cat "$e"; fail=1
+fi
+printf 'p(x) -> int(x).\np(x) <- q(x).\n' | "$r" run - --data "$t/no-such-folder" 2>"$e" >/dev/null
+if ! grep -q "undefined predicate" "$e" || grep -q "data folder" "$e"; then
+    echo "FAIL: a program error comes before the data folder's"; cat "$e"; fail=1
+fi
+rm -f "$e"
 rm -f "${TMPDIR:-/tmp}/rf_cli_rep.$$"
 rm -f "${TMPDIR:-/tmp}/rf_cli.$$"
 exit $fail

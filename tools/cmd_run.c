@@ -192,6 +192,23 @@ static int write_outputs(const rf_rt_result *res, const char *outdir, rf_rt_form
     return rc;
 }
 
+/* The data folder is needed only by a program that reads input files: then
+** a missing one is an error naming the folder and the first input that
+** reads it. */
+static rf_status check_data_folder(const rf_hir_program *p, const char *data, rf_diags *d)
+{
+    const rf_hir_var *first = NULL;
+    for (int32_t i = 0; i < p->nvars && !first; i++)
+        if (p->vars[i]->input_file) first = p->vars[i];
+    struct stat sb;
+    if (!first || (stat(data, &sb) == 0 && S_ISDIR(sb.st_mode))) return RF_OK;
+    int exists = stat(data, &sb) == 0;
+    const char *pred = first->pred_name ? first->pred_name : first->name;
+    rf_error(d, rf_mkloc(NULL, 0, 0), "the data folder %s %s: input `%s` reads %s/%s", data,
+             exists ? "is not a folder" : "does not exist", pred, data, first->input_file);
+    return RF_EUSER;
+}
+
 int rf_tool_run(int argc, char **argv)
 {
     const char *progs[256];
@@ -254,11 +271,6 @@ int rf_tool_run(int argc, char **argv)
     int64_t repeat = 1;
     if (repeat_s && !rf_tool_parse_int(repeat_s, 1, 1000000, &repeat))
         return rf_tool_usage_error("run", "--repeat takes a number from 1 to 1000000");
-    struct stat sb;
-    if (stat(data, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
-        fprintf(stderr, "redfox run: the data folder '%s' does not exist\n", data);
-        return RF_EXIT_USER;
-    }
     rf_arena arena;
     rf_arena_init(&arena);
     rf_diags d;
@@ -269,6 +281,7 @@ int rf_tool_run(int argc, char **argv)
     rf_buf_init(&ptx0);
     rf_status st = rf_tool_load_program(progs, nprogs, &to, &arena, &hir, &ptx0, NULL, &d);
     rf_rt_result *res = NULL;
+    if (!st) st = check_data_folder(hir, data, &d);
     /* repeated runs share the parsed inputs, as `tpch run` does */
     if (!st && repeat > 1 && !(o.cache = rf_rt_cache_new())) st = RF_ENOMEM;
     if (!st) {
