@@ -10,6 +10,7 @@
 #include "rf_harmony.h"
 #include "rf_load.h"
 #include "rf_rt_data.h"
+#include "rf_runtime.h"
 
 /* The CPU primitives' kind of a column of type t (rf_rt_data.h's layout). */
 rf_cpu_kind rf_rt_cpu_kind(rf_type t);
@@ -23,6 +24,11 @@ rf_cpu_kind rf_rt_cpu_kind(rf_type t);
 ** path. */
 rf_status rf_rt_load_input(const char *path, const rf_hir_var *v, rf_rt_dict *dict, rf_cpu_pool *pool, int threads,
                            rf_rt_rel *out, rf_diags *d);
+
+/* The same, telling fn (when not NULL) how far the load is once it has
+** run a second (rf_rt_load_progress). */
+rf_status rf_rt_load_input_shown(const char *path, const rf_hir_var *v, rf_rt_dict *dict, rf_cpu_pool *pool,
+                                 int threads, rf_rt_load_progress_fn fn, void *ctx, rf_rt_rel *out, rf_diags *d);
 
 /* The check of v's declared key alone, on relation r already loaded from
 ** path (a cached input read by a program that declares a key its first

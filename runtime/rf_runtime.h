@@ -39,6 +39,19 @@ typedef struct rf_rt_progress {
 } rf_rt_progress;
 typedef void (*rf_rt_progress_fn)(void *ctx, const rf_rt_progress *p);
 
+/* The load of an input file, for a display (tools/ draws it on a terminal):
+** reported once a load has run a second, then about ten times a second, and
+** once with done set when it ends (clear the display). */
+typedef struct rf_rt_load_progress {
+    const char *pred;          /* the input predicate */
+    const char *path;          /* its file */
+    const char *phase;         /* "reading", "parsing", "interning strings", "checking" */
+    int64_t done, total;       /* bytes of the file so far, of total (0: not known, or no bytes to count) */
+    double seconds;            /* since the load began */
+    int done_all;              /* the load has ended: clear the display */
+} rf_rt_load_progress;
+typedef void (*rf_rt_load_progress_fn)(void *ctx, const rf_rt_load_progress *p);
+
 typedef struct rf_rt_options {
     const char *data_dir;    /* where lang:input files are; NULL: "." */
     int threads;             /* <= 0: one per online CPU */
@@ -50,7 +63,8 @@ typedef struct rf_rt_options {
     uint64_t ptx0_size;      /* GPU backend compiles the program when it runs */
     int no_fuse;             /* GPU: run every kernel separately (no Kernel Weaver fusion) */
     rf_rt_progress_fn progress; /* NULL: no progress reports */
-    void *progress_ctx;
+    rf_rt_load_progress_fn load_progress; /* NULL: none for the input files' loads */
+    void *progress_ctx;         /* for both */
     const rf_rt_tuning *tuning; /* thresholds and switches (--set); NULL: the defaults */
 } rf_rt_options;
 

@@ -15,8 +15,11 @@
 **     is accepted (unless a lang:input:key forbids it).
 ** Both are one hash grouping of the key columns (rf_cpu_group, parallel);
 ** a key that the declared one implies is not checked again.
+** Also the progress of a load for a display (rf_rt_load_progress): its
+** phase and bytes, once it has run a second.
 */
 #include "rf_rt_input.h"
+#include "rf_sys.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -194,14 +197,57 @@ rf_status rf_rt_check_input_fd(const char *path, const rf_hir_var *v, const rf_r
     return check_input(path, v, dict, pool, r, NULL, 0, 1, d);
 }
 
+/* ---- the progress of a load ------------------------------------------- */
+
+#define SHOW_AFTER_S 1.0  /* a load is shown once it has run this long */
+#define SHOW_EVERY_S 0.1  /* then redrawn this often */
+
+typedef struct watch {
+    rf_rt_load_progress_fn fn;
+    void *ctx;
+    const char *pred, *path;
+    double t0, last;
+    int shown;
+} watch;
+
+static void tell(void *arg, const char *phase, int64_t done, int64_t total)
+{
+    watch *w = arg;
+    if (!w->fn) return;
+    double t = rf_now();
+    if (t - w->t0 < SHOW_AFTER_S || (w->shown && t - w->last < SHOW_EVERY_S)) return;
+    rf_rt_load_progress pr = {w->pred, w->path, phase, done, total, t - w->t0, 0};
+    w->fn(w->ctx, &pr);
+    w->shown = 1;
+    w->last = t;
+}
+
+static void tell_end(watch *w)
+{
+    if (!w->fn || !w->shown) return;
+    rf_rt_load_progress pr = {w->pred, w->path, NULL, 0, 0, rf_now() - w->t0, 1};
+    w->fn(w->ctx, &pr);
+    w->shown = 0;
+}
+
 rf_status rf_rt_load_input(const char *path, const rf_hir_var *v, rf_rt_dict *dict, rf_cpu_pool *pool, int threads,
                            rf_rt_rel *out, rf_diags *d)
 {
+    return rf_rt_load_input_shown(path, v, dict, pool, threads, NULL, NULL, out, d);
+}
+
+rf_status rf_rt_load_input_shown(const char *path, const rf_hir_var *v, rf_rt_dict *dict, rf_cpu_pool *pool,
+                                 int threads, rf_rt_load_progress_fn fn, void *ctx, rf_rt_rel *out, rf_diags *d)
+{
+    watch w = {fn, ctx, v->pred_name ? v->pred_name : v->name, path, fn ? rf_now() : 0, 0, 0};
     memset(out, 0, sizeof *out);
     rf_rt_texttable t;
-    rf_rt_load_opts lo = {v->delimiter, v->header, threads, v->name};
+    rf_rt_load_opts lo = {v->delimiter, v->header, threads, v->name, fn ? tell : NULL, &w};
     rf_status st = rf_rt_load_text(path, v->types, v->ncols, &lo, &t, d);
-    if (st) return st;
+    if (st) {
+        tell_end(&w);
+        return st;
+    }
     rf_rt_rel r;
     memset(&r, 0, sizeof r);
     r.nrows = t.nrows;
@@ -210,11 +256,13 @@ rf_status rf_rt_load_input(const char *path, const rf_hir_var *v, rf_rt_dict *di
     r.cols = rf_calloc((size_t)v->ncols + 1, sizeof *r.cols);
     if (!r.cols) {
         rf_rt_texttable_free(&t);
+        tell_end(&w);
         return RF_ENOMEM;
     }
     for (int32_t c = 0; c < v->ncols && !st; c++) {
         rf_rt_textcol *tc = &t.cols[c];
         if (v->types[c] == RF_TYPE_STRING) {
+            tell(&w, "interning strings", 0, 0);
             uint32_t *codes = rf_malloc((size_t)(t.nrows + 1) * sizeof *codes);
             if (!codes) st = RF_ENOMEM;
             else st = rf_rt_dict_intern_many(dict, tc->str_off, tc->str_bytes, t.nrows, codes, threads);
@@ -227,8 +275,10 @@ rf_status rf_rt_load_input(const char *path, const rf_hir_var *v, rf_rt_dict *di
     int64_t *lines = t.lines; /* kept for the messages of the checks */
     t.lines = NULL;
     rf_rt_texttable_free(&t);
+    if (!st && (v->ninput_key > 0 || rf_rt_input_is_functional(v))) tell(&w, "checking", 0, 0);
     if (!st) st = check_input(path, v, dict, pool, &r, lines, 1, 1, d);
     free(lines);
+    tell_end(&w);
     if (st) {
         rf_rt_rel_free(&r);
         return st;

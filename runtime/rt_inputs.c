@@ -193,7 +193,8 @@ static rf_status load_input(rf_rt_inputs *x, const rf_hir_var *v, rf_rt_rel *dst
 
 static rf_status load_file(rf_rt_inputs *x, const rf_hir_var *v, const char *path, rf_rt_rel *out)
 {
-    return rf_rt_load_input(path, v, x->dict, x->pool, x->threads, out, x->d);
+    return rf_rt_load_input_shown(path, v, x->dict, x->pool, x->threads, x->o->load_progress, x->o->progress_ctx,
+                                  out, x->d);
 }
 
 /* ---- a run's inputs ------------------------------------------------------- */

@@ -10,7 +10,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -25,7 +24,8 @@ static const char *usage =
     "<stdin> in messages; so do /dev/stdin, pipes and FIFOs. A recursive\n"
     "stratum runs until it derives nothing new, however many rounds that\n"
     "takes; on a terminal, one that runs over a second shows its round and\n"
-    "its predicates' sizes on stderr as it goes.\n"
+    "its predicates' sizes on stderr as it goes, and so does the load of an\n"
+    "input file that takes over a second (the input, its phase and bytes).\n"
     "\n"
     "options:\n"
     "  --data DIR           where the input files are (default: .), or a redfox\n"
@@ -72,32 +72,6 @@ static const char *usage =
     "                       the GPU's kernels\n"
     "  --set NAME=VALUE     a tuning setting (below; repeatable)\n"
     "  -h, --help           this text\n";
-
-/* A long fixpoint's round and its predicates' sizes, redrawn in place on
-** stderr (a terminal: cmd_run sets this only then), cleared at the end. */
-static void draw_progress(void *ctx, const rf_rt_progress *p)
-{
-    (void)ctx;
-    if (p->done) {
-        fputs("\r\033[K", stderr);
-        fflush(stderr);
-        return;
-    }
-    struct winsize ws;
-    int width = ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 20 ? ws.ws_col : 80;
-    char line[512];
-    int n = snprintf(line, sizeof line, "redfox: fixpoint round %lld (%.0f s):", (long long)p->round, p->seconds);
-    for (int32_t i = 0; i < p->n && n > 0 && n < (int)sizeof line; i++)
-        n += snprintf(line + n, sizeof line - (size_t)n, " %s %lld%s", p->names[i], (long long)p->rows[i],
-                      i + 1 < p->n ? "," : "");
-    if (p->more && n > 0 && n < (int)sizeof line)
-        n += snprintf(line + n, sizeof line - (size_t)n, " and %d more", (int)p->more);
-    if (n > 0 && n < (int)sizeof line && n < width - 1)
-        snprintf(line + n, sizeof line - (size_t)n, " tuples");
-    /* one line, never wrapped: a wrapped line would not be redrawn in place */
-    fprintf(stderr, "\r%.*s\033[K", width - 1, line);
-    fflush(stderr);
-}
 
 static int print_outputs(const rf_rt_result *res, rf_rt_format fmt)
 {
@@ -257,7 +231,7 @@ int rf_tool_run(int argc, char **argv)
     o.data_dir = data;
     o.profile = profile;
     o.no_fuse = no_fuse;
-    if (isatty(STDERR_FILENO)) o.progress = draw_progress;
+    rf_tool_show_progress(&o);
     o.tuning = &tune;
     rf_tool_apply_tuning(&tune);
     rf_rt_format fmt;

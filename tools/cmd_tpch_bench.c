@@ -439,6 +439,7 @@ int rf_tool_tpch_bench(int argc, char **argv)
     rt.data_dir = data;
     rt.no_fuse = no_fuse;
     rt.tuning = &tune;
+    rf_tool_show_progress(&rt); /* the inputs' loads, on a terminal */
     rf_tool_apply_tuning(&tune);
     r.no_fuse = no_fuse;
     if (!rf_tool_run_options(C, device, threads, NULL, &rt, NULL)) return RF_EXIT_USAGE;

@@ -312,6 +312,7 @@ int rf_tool_tpch_run(int argc, char **argv)
     ro.rt.data_dir = data;
     ro.rt.no_fuse = no_fuse;
     ro.rt.tuning = &tune;
+    rf_tool_show_progress(&ro.rt); /* the inputs' loads, on a terminal */
     rf_tool_apply_tuning(&tune);
     ro.outdir = outdir;
     ro.check = check;

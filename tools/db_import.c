@@ -194,7 +194,8 @@ rf_status rf_import_text(rf_importer *imp, int32_t tid, const char *path, const 
 {
     itable *it = &imp->tabs[tid];
     if (!it->path && !(it->path = rf_strdup(path))) return RF_ENOMEM;
-    rf_rt_load_opts lo = {it->t.delimiter, it->lines == 0 ? it->t.header : 0, imp->threads, it->t.pred};
+    rf_rt_load_opts lo = {.delimiter = it->t.delimiter, .header = it->lines == 0 ? it->t.header : 0,
+                          .threads = imp->threads, .pred = it->t.pred};
     if (size < (8LL << 20)) lo.threads = 1;
     rf_rt_texttable tt;
     double t0 = rf_now();

@@ -9,6 +9,8 @@
 
 #include "rf_common.h"
 
+struct rf_rt_options;
+
 enum { RF_EXIT_OK = 0, RF_EXIT_USER = 1, RF_EXIT_USAGE = 2, RF_EXIT_INTERNAL = 3 };
 
 int rf_tool_compile(int argc, char **argv);
@@ -28,6 +30,12 @@ int rf_tool_usage_error(const char *cmd, const char *fmt, ...) __attribute__((fo
 /* Matches --name VALUE and --name=VALUE; advances *i. Returns 1 when matched,
 ** -1 when the value is missing (an error was printed). */
 int rf_tool_opt_value(const char *cmd, int argc, char **argv, int *i, const char *name, const char **value);
+/* Where stderr is a terminal, o reports a long fixpoint and a long load of
+** an input file there, as one line redrawn in place (tools/progress.c). */
+void rf_tool_show_progress(struct rf_rt_options *o);
+/* That line: text fitted to the terminal, drawn over the last; cleared. */
+void rf_tool_progress_line(const char *text);
+void rf_tool_progress_clear(void);
 /* 1 when s is a whole decimal number in [lo, hi], stored in *out. */
 int rf_tool_parse_int(const char *s, int64_t lo, int64_t hi, int64_t *out);
 

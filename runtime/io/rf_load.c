@@ -2,12 +2,14 @@
 ** runtime/io/rf_load.c: parallel parsing of delimited text into columns.
 ** See rf_load.h for the format and the ownership of the results.
 **
-** The file is mapped (or read when it cannot be mapped) and split at line
-** boundaries into one chunk per thread. Three parallel phases:
+** The file is mapped (or read when it cannot be mapped: rf_load_file.c) and
+** split at line boundaries into one chunk per thread. Three parallel phases:
 **   1. count the lines of each chunk, so that every chunk knows its first
 **      output row and its first line number before parsing;
 **   2. parse each chunk straight into the final column arrays (strings go
 **      to a per-chunk byte buffer, their offsets are chunk-relative);
+** (the caller's thread takes chunk 0, and reports the progress of the
+** first two from its own: chunks are equal parts of the file), then
 **   3. gather the string bytes of every chunk into one array per column
 **      (chunk 0's buffer is grown in place) and rebase the offsets.
 ** Two passes over the text cost less than growing and concatenating every
@@ -28,16 +30,14 @@
 ** same parser.
 */
 #include "rf_load.h"
+#include "rf_load_file.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #define MAX_ERRS 5              /* errors kept per chunk and reported in all */
@@ -85,7 +85,19 @@ struct job {
     rf_rt_textcol *cols;
     int64_t *lines; /* quoted files: each row's first line */
     int64_t nrows;
+    const rf_rt_load_opts *o; /* its progress callback, heard from chunk 0 */
+    int nchunks;
 };
+
+/* Chunk 0's progress through a phase, as the whole file's (every chunk is
+** about as large and runs at once); only the caller's thread reports. */
+static void report(const chunk *c, const char *phase, const char *at)
+{
+    const job *j = c->job;
+    if (c->beg != j->data || !j->o || !j->o->progress) return;
+    int64_t done = (int64_t)(at - c->beg) * j->nchunks;
+    j->o->progress(j->o->progress_ctx, phase, done < j->size ? done : j->size, j->size);
+}
 
 /* ---- errors --------------------------------------------------------- */
 
@@ -740,6 +752,7 @@ static void *phase_count(void *arg)
         }
         if (!quote) quote = memchr(b, '"', (size_t)(be - b)) != NULL;
         b = be;
+        if (((b - c->beg) & ((1 << 20) - 1)) == 0) report(c, "reading", b);
     }
     c->has_quote = quote;
     c->nl = nl;
@@ -805,6 +818,7 @@ static inline __attribute__((always_inline)) void parse_chunk(chunk *c, const in
         row++;
         line += 1 + inner;
         p = next;
+        if ((row & 0xffff) == 0) report(c, "parsing", p);
     }
 }
 
@@ -848,132 +862,6 @@ static void run_all(chunk *cs, int n, void *(*fn)(void *))
         else
             fn(&cs[i]);
     }
-}
-
-/* ---- the file ------------------------------------------------------- */
-
-typedef struct mapped {
-    char *data;
-    int64_t size;
-    int is_mmap;
-} mapped;
-
-static const char *os_reason(int err, char *buf, size_t n)
-{
-    /* the GNU strerror_r (we build with _GNU_SOURCE) may return a static string */
-    return strerror_r(err, buf, n);
-}
-
-/* path made absolute (from the working folder), for messages; NULL on
-** exhausted memory. */
-static char *full_path(const char *path)
-{
-    if (path[0] == '/') return rf_strdup(path);
-    char cwd[4096];
-    if (!getcwd(cwd, sizeof cwd)) return rf_strdup(path);
-    while (path[0] == '.' && path[1] == '/') path += 2;
-    return rf_sprintf("%s%s%s", cwd, strcmp(cwd, "/") ? "/" : "", path);
-}
-
-/* The error for a file that cannot be opened: the input predicate, the full
-** path looked for, the system's reason, and a missing folder named as such. */
-void rf_rt_load_open_error(const char *path, const char *pred, int err, rf_diags *d)
-{
-    char eb[256];
-    rf_loc loc = {path, 0, 0};
-    char *full = full_path(path);
-    const char *fp = full ? full : path;
-    const char *slash = strrchr(fp, '/');
-    char *dir = slash && slash > fp ? rf_strndup(fp, (size_t)(slash - fp)) : NULL;
-    struct stat ds;
-    int no_dir = err == ENOENT && dir && stat(dir, &ds) != 0;
-    rf_buf b;
-    rf_buf_init(&b);
-    if (pred)
-        rf_buf_printf(&b, "cannot open the file of input `%s`, %s: %s", pred, fp, os_reason(err, eb, sizeof eb));
-    else
-        rf_buf_printf(&b, "cannot open file %s: %s", fp, os_reason(err, eb, sizeof eb));
-    if (no_dir) rf_buf_printf(&b, " (the data folder %s does not exist)", dir);
-    rf_error(d, loc, "%s", b.data ? b.data : "cannot open file");
-    rf_buf_free(&b);
-    free(dir);
-    free(full);
-}
-
-static rf_status map_file(const char *path, const char *pred, mapped *m, rf_diags *d)
-{
-    char eb[256];
-    memset(m, 0, sizeof *m);
-    rf_loc loc = {path, 0, 0};
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        int err = errno;
-        rf_rt_load_open_error(path, pred, err, d);
-        return err == ENOMEM ? RF_ENOMEM : RF_EIO;
-    }
-    struct stat st;
-    if (fstat(fd, &st) != 0) {
-        rf_error(d, loc, "cannot read file: %s", os_reason(errno, eb, sizeof eb));
-        close(fd);
-        return RF_EIO;
-    }
-    if (S_ISDIR(st.st_mode)) {
-        rf_error(d, loc, "cannot read file: %s", os_reason(EISDIR, eb, sizeof eb));
-        close(fd);
-        return RF_EIO;
-    }
-    if (S_ISREG(st.st_mode) && st.st_size > 0) {
-        void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-        if (p != MAP_FAILED) {
-            close(fd);
-            m->data = p;
-            m->size = (int64_t)st.st_size;
-            m->is_mmap = 1;
-            return RF_OK;
-        }
-    }
-    /* pipes, special files, or no mmap: read it all */
-    int64_t cap = S_ISREG(st.st_mode) && st.st_size > 0 ? (int64_t)st.st_size + 1 : 1 << 20, len = 0;
-    char *buf = rf_malloc((size_t)cap);
-    for (;;) {
-        if (!buf) {
-            close(fd);
-            rf_error(d, loc, "out of memory reading the file");
-            return RF_ENOMEM;
-        }
-        if (len == cap) {
-            char *nb = rf_realloc(buf, (size_t)cap * 2);
-            if (!nb) free(buf);
-            buf = nb;
-            cap *= 2;
-            continue;
-        }
-        size_t want = (size_t)(cap - len) > (1u << 30) ? (1u << 30) : (size_t)(cap - len);
-        ssize_t r = read(fd, buf + len, want);
-        if (r < 0 && errno == EINTR) continue;
-        if (r < 0) {
-            rf_error(d, loc, "cannot read file: %s", os_reason(errno, eb, sizeof eb));
-            free(buf);
-            close(fd);
-            return RF_EIO;
-        }
-        if (r == 0) break;
-        len += r;
-    }
-    close(fd);
-    m->data = buf;
-    m->size = len;
-    return RF_OK;
-}
-
-static void unmap_file(mapped *m)
-{
-    if (m->is_mmap < 0) return; /* the caller's memory */
-    if (m->is_mmap)
-        munmap(m->data, (size_t)m->size);
-    else
-        free(m->data);
-    memset(m, 0, sizeof *m);
 }
 
 /* ---- the loader ----------------------------------------------------- */
@@ -1044,17 +932,17 @@ static rf_status load(const char *path, const char *mem, int64_t memsize, int64_
     }
 
     pthread_once(&year_days_once, year_days_init);
-    mapped m;
+    rf_rt_mapped m;
     if (mem) {
         m.data = (char *)mem; /* only read */
         m.size = memsize;
         m.is_mmap = -1;       /* not ours to release */
     } else {
-        st = map_file(path, o ? o->pred : NULL, &m, d);
+        st = rf_rt_file_map(path, o, &m, d);
         if (st != RF_OK) goto done_nofile;
     }
 
-    job j = {.data = m.data, .size = m.size, .types = types, .ncols = ncols, .delim = delim};
+    job j = {.data = m.data, .size = m.size, .types = types, .ncols = ncols, .delim = delim, .o = o};
     j.fast = !memchr("0123456789+-.", delim, 13);
 
     int n;
@@ -1065,6 +953,7 @@ static rf_status load(const char *path, const char *mem, int64_t memsize, int64_
         n = online_cpus();
         if (by_size < n) n = (int)by_size;
     }
+    j.nchunks = n;
     chunk *cs = rf_calloc((size_t)n, sizeof *cs);
     j.cols = rf_calloc((size_t)ncols, sizeof *j.cols);
     if (!cs || !j.cols) goto oom;
@@ -1220,7 +1109,7 @@ done:
         }
         free(cs);
     }
-    unmap_file(&m);
+    rf_rt_file_unmap(&m);
 done_nofile:
     rf_diags_free(&scratch);
     return st;

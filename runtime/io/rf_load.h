@@ -65,6 +65,12 @@ typedef struct rf_rt_load_opts {
     int threads;    /* > 0: split into exactly this many chunks (at most 256);
                        <= 0: one per online CPU, at most one per 8 MiB of text */
     const char *pred; /* the input predicate, named in errors and hints; may be NULL */
+    /* NULL, or told on the caller's thread how far the load is: its phase
+    ** ("reading": a pipe's bytes as they come, a file's as its lines are
+    ** counted; "parsing") and the bytes of the file done of total (0: not
+    ** known yet), about every MiB or 65,536 rows */
+    void (*progress)(void *ctx, const char *phase, int64_t done, int64_t total);
+    void *progress_ctx;
 } rf_rt_load_opts;
 
 /* Loads path into *out (zeroed first; left empty on failure). o may be NULL

@@ -49,7 +49,7 @@ static const char *write_file(const char *name, const char *text, int64_t len)
 static rf_status load(const char *path, const rf_type *types, int32_t ncols, char delim, int header,
                       int threads, rf_rt_texttable *t, rf_diags *d)
 {
-    rf_rt_load_opts o = {delim, header, threads, NULL};
+    rf_rt_load_opts o = {.delimiter = delim, .header = header, .threads = threads};
     rf_diags_init(d);
     return rf_rt_load_text(path, types, ncols, &o, t, d);
 }
@@ -474,7 +474,7 @@ static void test_csv_errors(void)
     {
         static const char text[] = "src,dst\n1,2\n";
         const char *p = write_file("hp.csv", text, (int64_t)sizeof text - 1);
-        rf_rt_load_opts o = {'|', 0, 1, "edge"};
+        rf_rt_load_opts o = {.delimiter = '|', .threads = 1, .pred = "edge"};
         rf_rt_texttable t;
         rf_diags d;
         rf_diags_init(&d);
@@ -498,7 +498,7 @@ static void test_missing_named(void)
     static const rf_type ty[] = {RF_TYPE_INT};
     char cwd[4096];
     CHECK(getcwd(cwd, sizeof cwd) != NULL);
-    rf_rt_load_opts o = {'|', 0, 1, "edge"};
+    rf_rt_load_opts o = {.delimiter = '|', .threads = 1, .pred = "edge"};
     rf_rt_texttable t;
     rf_diags d;
     rf_diags_init(&d);

@@ -19,7 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static rf_status load(const char *path, const rf_type *types, int32_t n, int threads, int header, char delim,
                       rf_rt_texttable *t, rf_diags *d)
 {
-    rf_rt_load_opts o = {delim, header, threads, NULL};
+    rf_rt_load_opts o = {.delimiter = delim, .header = header, .threads = threads};
     return rf_rt_load_text(path, types, n, &o, t, d);
 }
 

@@ -1,0 +1,138 @@
+/*
+** runtime/io/rf_load_file.c: an input file brought into memory for the
+** loader (runtime/io/rf_load.c).
+**
+** Owns: opening the file, mapping a regular file or reading any other
+** (a pipe, a FIFO, a special file) whole, with the progress of that read,
+** releasing it, and the error for a file that cannot be opened (the input
+** predicate, the full path looked for, the reason, a missing folder named).
+*/
+#include "rf_load_file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char *os_reason(int err, char *buf, size_t n)
+{
+    /* the GNU strerror_r (we build with _GNU_SOURCE) may return a static string */
+    return strerror_r(err, buf, n);
+}
+
+/* path made absolute (from the working folder), for messages; NULL on
+** exhausted memory. */
+static char *full_path(const char *path)
+{
+    if (path[0] == '/') return rf_strdup(path);
+    char cwd[4096];
+    if (!getcwd(cwd, sizeof cwd)) return rf_strdup(path);
+    while (path[0] == '.' && path[1] == '/') path += 2;
+    return rf_sprintf("%s%s%s", cwd, strcmp(cwd, "/") ? "/" : "", path);
+}
+
+/* The error for a file that cannot be opened: the input predicate, the full
+** path looked for, the system's reason, and a missing folder named as such. */
+void rf_rt_load_open_error(const char *path, const char *pred, int err, rf_diags *d)
+{
+    char eb[256];
+    rf_loc loc = {path, 0, 0};
+    char *full = full_path(path);
+    const char *fp = full ? full : path;
+    const char *slash = strrchr(fp, '/');
+    char *dir = slash && slash > fp ? rf_strndup(fp, (size_t)(slash - fp)) : NULL;
+    struct stat ds;
+    int no_dir = err == ENOENT && dir && stat(dir, &ds) != 0;
+    rf_buf b;
+    rf_buf_init(&b);
+    if (pred)
+        rf_buf_printf(&b, "cannot open the file of input `%s`, %s: %s", pred, fp, os_reason(err, eb, sizeof eb));
+    else
+        rf_buf_printf(&b, "cannot open file %s: %s", fp, os_reason(err, eb, sizeof eb));
+    if (no_dir) rf_buf_printf(&b, " (the data folder %s does not exist)", dir);
+    rf_error(d, loc, "%s", b.data ? b.data : "cannot open file");
+    rf_buf_free(&b);
+    free(dir);
+    free(full);
+}
+
+rf_status rf_rt_file_map(const char *path, const rf_rt_load_opts *o, rf_rt_mapped *m, rf_diags *d)
+{
+    const char *pred = o ? o->pred : NULL;
+    char eb[256];
+    memset(m, 0, sizeof *m);
+    rf_loc loc = {path, 0, 0};
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        int err = errno;
+        rf_rt_load_open_error(path, pred, err, d);
+        return err == ENOMEM ? RF_ENOMEM : RF_EIO;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        rf_error(d, loc, "cannot read file: %s", os_reason(errno, eb, sizeof eb));
+        close(fd);
+        return RF_EIO;
+    }
+    if (S_ISDIR(st.st_mode)) {
+        rf_error(d, loc, "cannot read file: %s", os_reason(EISDIR, eb, sizeof eb));
+        close(fd);
+        return RF_EIO;
+    }
+    if (S_ISREG(st.st_mode) && st.st_size > 0) {
+        void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (p != MAP_FAILED) {
+            close(fd);
+            m->data = p;
+            m->size = (int64_t)st.st_size;
+            m->is_mmap = 1;
+            return RF_OK;
+        }
+    }
+    /* pipes, special files, or no mmap: read it all */
+    int64_t cap = S_ISREG(st.st_mode) && st.st_size > 0 ? (int64_t)st.st_size + 1 : 1 << 20, len = 0;
+    char *buf = rf_malloc((size_t)cap);
+    for (;;) {
+        if (!buf) {
+            close(fd);
+            rf_error(d, loc, "out of memory reading the file");
+            return RF_ENOMEM;
+        }
+        if (len == cap) {
+            char *nb = rf_realloc(buf, (size_t)cap * 2);
+            if (!nb) free(buf);
+            buf = nb;
+            cap *= 2;
+            continue;
+        }
+        size_t want = (size_t)(cap - len) > (1u << 30) ? (1u << 30) : (size_t)(cap - len);
+        ssize_t r = read(fd, buf + len, want);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) {
+            rf_error(d, loc, "cannot read file: %s", os_reason(errno, eb, sizeof eb));
+            free(buf);
+            close(fd);
+            return RF_EIO;
+        }
+        if (r == 0) break;
+        len += r;
+        if (o && o->progress) o->progress(o->progress_ctx, "reading", len, S_ISREG(st.st_mode) ? (int64_t)st.st_size : 0);
+    }
+    close(fd);
+    m->data = buf;
+    m->size = len;
+    return RF_OK;
+}
+
+void rf_rt_file_unmap(rf_rt_mapped *m)
+{
+    if (m->is_mmap < 0) return; /* the caller's memory */
+    if (m->is_mmap)
+        munmap(m->data, (size_t)m->size);
+    else
+        free(m->data);
+    memset(m, 0, sizeof *m);
+}
