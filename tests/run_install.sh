@@ -28,4 +28,23 @@ if [ $rc -ne 0 ]; then echo "FAIL: the quick start exited $rc"; cat "$tmp/err"; 
 if ! diff -u "$src/examples/quickstart/destinations.expected" "$tmp/out"; then
     echo "FAIL: the quick start's output differs from examples/quickstart/destinations.expected"; exit 1
 fi
+# README shows the program, the file and the output as they are: its
+# indented blocks after each lead-in line equal the example's files.
+block() { # the indented block (blank lines inside kept) after the first line holding $1 and a blank line
+    awk -v pat="$1" 'found == 2 && /^    / { for (; blank > 0; blank--) print ""; print substr($0, 5); next }
+                     found == 2 && /^$/ { blank++; next }
+                     found == 2 { exit }
+                     found == 1 && /^$/ { found = 2; next }
+                     found == 0 && index($0, pat) { found = 1 }' "$src/README.md"
+}
+block 'examples/quickstart/reach.logic` reads' >"$tmp/readme_prog"
+block '`examples/quickstart/flights.csv`:' >"$tmp/readme_csv"
+awk '/^    \$ cd examples\/quickstart/ { on = 1; next } on && /^    / { print substr($0, 5); next } on { exit }' \
+    "$src/README.md" >"$tmp/readme_out"
+diff -u "$src/examples/quickstart/reach.logic" "$tmp/readme_prog" >/dev/null ||
+    { echo "FAIL: README's quick start program differs from examples/quickstart/reach.logic"; diff -u "$src/examples/quickstart/reach.logic" "$tmp/readme_prog"; exit 1; }
+diff -u "$src/examples/quickstart/flights.csv" "$tmp/readme_csv" >/dev/null ||
+    { echo "FAIL: README's flights.csv differs from examples/quickstart/flights.csv"; diff -u "$src/examples/quickstart/flights.csv" "$tmp/readme_csv"; exit 1; }
+diff -u "$src/examples/quickstart/destinations.expected" "$tmp/readme_out" >/dev/null ||
+    { echo "FAIL: README's quick start output differs from what it prints"; diff -u "$src/examples/quickstart/destinations.expected" "$tmp/readme_out"; exit 1; }
 echo ok

@@ -22,14 +22,17 @@ static const char *usage =
     "  run PROG.rfx|PROG.logic --data DIR    run a program on input files (or a database)\n"
     "  import PROG --data DIR --out DB       input files into a redfox database\n"
     "  dump --ast|--rules|--plan PROG.logic  print an intermediate form\n"
-    "  tpch gen|run ...                      TPC-H data and the 22 queries\n"
+    "  tpch gen|run|bench ...                TPC-H data, the 22 queries, their timings\n"
     "\n"
     "options:\n"
     "  -h, --help       this text; `redfox <command> --help` for a command\n"
     "  --version        print the version\n"
     "\n"
     "exit status: 0 success, 1 error in the program or data, 2 bad usage,\n"
-    "3 internal error\n";
+    "3 internal error\n"
+    "\n"
+    "The language: LANGUAGE.md, installed with README.md and the examples in\n"
+    "share/doc/redfox (docs/ and examples/ of the source); `man redfox`.\n";
 
 int rf_tool_exit_code(rf_status st)
 {
