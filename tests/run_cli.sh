@@ -80,7 +80,13 @@ printf 'p(x) -> int(x).\np(x) <- q(x).\n' | "$r" run - --data "$t/no-such-folder
 if ! grep -q "undefined predicate" "$e" || grep -q "data folder" "$e"; then
     echo "FAIL: a program error comes before the data folder's"; cat "$e"; fail=1
 fi
-rm -f "$e"
+# tpch run says where the queries run once, not once per query
+if "$r" tpch gen --sf 0.01 --out "$e.tpch" >/dev/null 2>&1; then
+    "$r" tpch run --data "$e.tpch" --queries 1,6,14 >/dev/null 2>"$e"
+    notes=$(grep -c 'running on the' "$e")
+    [ "$notes" -eq 1 ] || { echo "FAIL: tpch run: $notes notes on where it ran, expected 1"; cat "$e"; fail=1; }
+fi
+rm -rf "$e" "$e.tpch"
 rm -f "${TMPDIR:-/tmp}/rf_cli_rep.$$"
 rm -f "${TMPDIR:-/tmp}/rf_cli.$$"
 exit $fail
