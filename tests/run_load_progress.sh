@@ -32,7 +32,9 @@ for dev in cpu emu; do
         no "$dev: exit $?"
     wait
     [ "$(tail -n 1 "$tmp/out")" = 6 ] || { no "$dev: wrong output"; cat "$tmp/out"; }
-    [ -s "$tmp/err" ] && { no "$dev: stderr not empty when it is not a terminal"; cat "$tmp/err"; }
+    # (the sanitizers' note on the emulator's coroutines is not ours)
+    grep -v "ASan doesn't fully support makecontext" "$tmp/err" >"$tmp/err2"
+    [ -s "$tmp/err2" ] && { no "$dev: stderr not empty when it is not a terminal"; cat "$tmp/err2"; }
     if ! command -v script >/dev/null 2>&1; then
         echo "note: no script(1); progress on a terminal not checked"
         continue
