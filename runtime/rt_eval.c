@@ -55,8 +55,9 @@
 **                    dividend's sign; x % 0 an error, INT64_MIN % -1 = 0);
 **                    decimal * and / round half away from zero (rf_value.h,
 **                    bit for bit)
-** Messages name the operation and its operands, as in
-** "k3: integer overflow in 9223372036854775807 + 1" (k3 being ctx->what).
+** Messages name the operation and its operands, as in "integer overflow in
+** 9223372036854775807 + 1", at the rule's location (ctx->what, the kernel,
+** appears only in internal errors).
 */
 #include "rt_eval_internal.h"
 
@@ -520,11 +521,9 @@ rf_status rf_rt_eval_map(const rf_rt_eval_ctx *ctx, const rf_qp_expr *filter, rf
         if (c.w[t].err_row != INT64_MAX && (!first || c.w[t].err_row < first->err_row)) first = &c.w[t];
     }
     if (first) {
-        const char *msg = first->err_msg ? first->err_msg : "run-time error";
-        if (ctx->what)
-            rf_error(d, ctx->loc, "%s: %s", ctx->what, msg);
-        else
-            rf_error(d, ctx->loc, "%s", msg);
+        /* at the rule's location; the kernel's kind (ctx->what) is the
+        ** plan's word, not the user's, so it stays out of the message */
+        rf_error(d, ctx->loc, "%s", first->err_msg ? first->err_msg : "run-time error");
         c.st = RF_EUSER;
         goto done;
     }
