@@ -158,7 +158,8 @@ static void gen_probe_open(rf_buf *b, const char *keys, const char *sig, const c
                   keys, sig, build);
 }
 
-rf_status rf_cg_gen_fused_kernel(const rf_hir_program *p, const rf_gpu_funit *u, rf_buf *b, rf_diags *d)
+rf_status rf_cg_gen_fused_kernel(const rf_hir_program *p, const rf_gpu_plan *plan, const rf_gpu_funit *u, rf_buf *b,
+                                 rf_diags *d)
 {
     int32_t nm = u->nmat > 0 ? u->nmat : 1;
     /* without a join source, a row's up-front loads (below) are a struct
@@ -195,9 +196,8 @@ rf_status rf_cg_gen_fused_kernel(const rf_hir_program *p, const rf_gpu_funit *u,
     for (int32_t m = 0; m < u->n; m++) {
         const rf_gpu_fmember *mb = &u->m[m];
         if (mb->parent >= 0) continue;
-        rf_gpu_kplan pl;
-        rf_gpu_kplan_build(p, mb->k, &pl);
-        rf_cg_gen g = {.b = &hb, .pl = &pl, .nv = nv, .regs_of = -1, .kconst = mb->kconst, .kisland = mb->kisland};
+        const rf_gpu_kplan *pl = &plan->k[mb->k->id];
+        rf_cg_gen g = {.b = &hb, .pl = pl, .nv = nv, .regs_of = -1, .kconst = mb->kconst, .kisland = mb->kisland};
         memcpy(g.hset, rset, sizeof rset);
         memcpy(g.hv, rv, sizeof rv);
         memcpy(g.ht, rt, sizeof rt);
@@ -262,11 +262,10 @@ rf_status rf_cg_gen_fused_kernel(const rf_hir_program *p, const rf_gpu_funit *u,
         const rf_gpu_fmember *mb = &u->m[m];
         const rf_hir_kernel *k = mb->k;
         const rf_hir_var *ov = p->vars[k->out];
-        rf_gpu_kplan pl;
-        rf_gpu_kplan_build(p, k, &pl);
+        const rf_gpu_kplan *pl = &plan->k[k->id];
         char fail[96];
         snprintf(fail, sizeof fail, "{ rf::fail((rf::u64 *)a.p[0] + %d, r); break; }", m);
-        rf_cg_gen g = {.b = b, .pl = &pl, .failstmt = fail, .nv = nv, .regs_of = mb->parent, .kconst = mb->kconst, .kisland = mb->kisland};
+        rf_cg_gen g = {.b = b, .pl = pl, .failstmt = fail, .nv = nv, .regs_of = mb->parent, .kconst = mb->kconst, .kisland = mb->kisland};
         if (mb->parent < 0) {
             memcpy(g.hset, rset, sizeof rset);
             memcpy(g.hv, rv, sizeof rv);

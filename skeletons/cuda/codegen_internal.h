@@ -45,6 +45,7 @@ void rf_cg_pin_hoisted(rf_cg_gen *g, uint8_t before[2][RF_GPU_MAXC], const char 
 /* The row index q<side> of each side used. */
 void rf_cg_row_indices(rf_buf *b, const int used[2]);
 /* The fused kernel of unit u (struct G<id> and its rfg<id>_* kernels). */
-rf_status rf_cg_gen_fused_kernel(const rf_hir_program *p, const rf_gpu_funit *u, rf_buf *b, rf_diags *d);
+rf_status rf_cg_gen_fused_kernel(const rf_hir_program *p, const rf_gpu_plan *plan, const rf_gpu_funit *u, rf_buf *b,
+                                 rf_diags *d);
 
 #endif
