@@ -269,7 +269,7 @@ int rf_tool_run(int argc, char **argv)
         o.ptx0_size = (uint64_t)ptx0.len;
         o.gpu_plan = gpln.len ? gpln.data : NULL;
         o.gpu_plan_size = (uint64_t)gpln.len;
-        o.rfx_file = is_rfx ? progs[0] : NULL;
+        o.rfx_file = !is_rfx ? NULL : strcmp(progs[0], "-") ? progs[0] : "<stdin>"; /* (as messages name it) */
         for (int64_t r = 0; r < repeat && !st; r++) {
             rf_rt_result_free(res);
             res = NULL;

@@ -408,6 +408,23 @@ static void get_unit(dec *x, int32_t u)
             ocol += nout;
         }
     }
+    /* the shapes the executor and the generator take: stages reading the
+    ** input all read the same one (a join source's pairs or rows, or one
+    ** relation through one index), a later stage reads its parent's rows */
+    for (int32_t m = 0; m < U->n && rf_rfx_rd_ok(&x->rd); m++) {
+        const rf_hir_kernel *k = U->m[m].k, *h = U->m[0].k;
+        int ok;
+        if (U->m[m].parent >= 0)
+            ok = k->nin >= 1 && k->in[0] == U->m[U->m[m].parent].k->out;
+        else if (U->src)
+            ok = k->idx == U->src->out && k->in[0] == U->src->in[0] &&
+                 (U->src->kind == RF_HIR_JOIN_INDEX ? k->kind == RF_HIR_JOIN_MAP && k->in[1] == U->src->in[1]
+                                                    : k->kind == RF_HIR_GATHER_MAP);
+        else
+            ok = h->kind == k->kind && h->idx == k->idx && h->in[0] == k->in[0] &&
+                 (k->kind != RF_HIR_JOIN_MAP || h->in[1] == k->in[1]) && U->m[0].parent < 0;
+        if (!ok) rf_rfx_rd_fail(&x->rd);
+    }
     /* a stage's registers are declared where a later stage (or a total) reads them */
     for (int32_t m = 0; m < U->n && rf_rfx_rd_ok(&x->rd); m++)
         if (U->m[m].parent >= 0 && !U->m[U->m[m].parent].has_children) rf_rfx_rd_fail(&x->rd);
@@ -428,6 +445,9 @@ static void get_unit(dec *x, int32_t u)
             !U->m[T->stage].has_children)
             rf_rfx_rd_fail(&x->rd);
         const rf_hir_kernel *sk = U->m[T->stage < 0 || T->stage >= U->n ? 0 : T->stage].k;
+        /* the group and the reduce over the stage's rows, the reduce through the group's index */
+        if (T->group->in[0] != sk->out || T->reduce->in[0] != sk->out || T->reduce->idx != T->group->out)
+            rf_rfx_rd_fail(&x->rd);
         for (int32_t i = 0; i < T->reduce->naggs && rf_rfx_rd_ok(&x->rd); i++)
             if (T->reduce->aggs[i].col >= x->p->vars[sk->out]->ncols) rf_rfx_rd_fail(&x->rd);
     }
