@@ -108,7 +108,7 @@ int rf_tool_dump(int argc, char **argv)
         if (!st && need_plan && gpln.len)
             st = rf_gpu_plan_decode(prog, hir, gpln.data, (uint64_t)gpln.len, &plan, &d);
         else if (!st && need_plan)
-            st = rf_gpu_plan_build(hir, &plan, &d);
+            st = rf_gpu_plan_build(hir, 0, &plan, &d);
         if (!st && !strcmp(what, "harmony")) rf_hir_print_text(hir, &out);
         if (!st && !strcmp(what, "fused")) {
             rf_wv_plan *w = NULL;

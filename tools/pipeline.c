@@ -205,7 +205,7 @@ rf_status rf_tool_write_rfx(const rf_hir_program *p, const char *path, const rf_
     if (!st && !gpu_ok && rf_gpu_nvrtc_available(why, sizeof why)) {
         st = rf_gpu_plan_check(p, d); /* an error where NVRTC would compile it, as always */
     } else if (!st && gpu_ok) {
-        st = rf_gpu_plan_build(p, &plan, d);
+        st = rf_gpu_plan_build(p, 1, &plan, d);
         if (!st) st = rf_gpu_plan_encode(p, plan, &gpln);
     }
     rf_gpu_nvrtc_opts go = {o ? o->gpu_arch : NULL, o ? o->cache_dir : NULL, o ? o->no_fuse : 0};

@@ -137,7 +137,7 @@ static rf_status ptx0_check(gx *x, const rf_gpu_plan *plan, const rf_gpu_ptx *pt
     char *opts[2] = {rf_gpu_ptx_opts(1), rf_gpu_ptx_opts(0)}; /* [0] unfused, [1] fused */
     rf_status st = opts[0] && opts[1] ? RF_OK : RF_ENOMEM;
     int variant = st ? -1 : !strcmp(ptx->opts, opts[1]) ? 1 : !strcmp(ptx->opts, opts[0]) ? 0 : -1;
-    if (variant >= 0 && !strcmp(ptx->abi, rf_gpu_abi_tag())) {
+    if (variant >= 0 && plan->hashed && !strcmp(ptx->abi, rf_gpu_abi_tag())) {
         rf_gpu_ptx want = *ptx;
         memcpy(want.src_hash, plan->src_hash[variant], sizeof want.src_hash);
         uint64_t key[2];
@@ -181,7 +181,7 @@ static rf_status load_program(gx *x, const rf_gpu_plan *plan, const void *ptx0, 
         rf_gpu_hash128(src.data ? src.data : "", (uint64_t)src.len, h);
         /* the plans generate the source they were made with, or they are
         ** another generator's (which the GPLN's tag should have said) */
-        if (!st && (h[0] != plan->src_hash[1][0] || h[1] != plan->src_hash[1][1])) {
+        if (!st && plan->hashed && (h[0] != plan->src_hash[1][0] || h[1] != plan->src_hash[1][1])) {
             rf_error(x->d, rf_mkloc(program_file(x), 0, 0),
                      "the GPU plans (section GPLN) are stale: they do not generate the source they were made with; "
                      "recompile the program with this redfox (redfox compile)");
@@ -206,7 +206,7 @@ static rf_status get_plan(gx *x, rf_gpu_plan **plan)
     const rf_rt_options *o = &x->o;
     if (o->gpu_plan)
         return rf_gpu_plan_decode(program_file(x), x->p, o->gpu_plan, o->gpu_plan_size, plan, x->d);
-    if (!o->rfx_file) return rf_gpu_plan_build(x->p, plan, x->d);
+    if (!o->rfx_file) return rf_gpu_plan_build(x->p, 0, plan, x->d); /* (no PTX0 to bind: no hashes) */
     rf_status st = rf_gpu_plan_check(x->p, x->d);
     if (st) return st;
     rf_error(x->d, rf_mkloc(o->rfx_file, 0, 0),

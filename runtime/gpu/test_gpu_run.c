@@ -115,7 +115,7 @@ int main(int argc, char **argv)
     rf_buf_init(&ptx0);
     rf_buf_init(&gpln);
     rf_gpu_plan *plan = NULL;
-    st = rf_gpu_plan_build(hir, &plan, &d);
+    st = rf_gpu_plan_build(hir, 1, &plan, &d);
     if (!st) st = rf_gpu_plan_encode(hir, plan, &gpln);
     rf_gpu_nvrtc_opts nopts = {NULL, NULL, no_fuse};
     if (!st && with_ptx) st = rf_gpu_make_ptx0(hir, plan, &nopts, &ptx0, &d);

@@ -73,7 +73,7 @@ rf_status rf_gpu_plan_check(const rf_hir_program *p, rf_diags *d)
     return RF_OK;
 }
 
-rf_status rf_gpu_plan_build(const rf_hir_program *p, rf_gpu_plan **out, rf_diags *d)
+rf_status rf_gpu_plan_build(const rf_hir_program *p, int hash, rf_gpu_plan **out, rf_diags *d)
 {
     *out = NULL;
     rf_status st = rf_gpu_plan_check(p, d);
@@ -88,7 +88,7 @@ rf_status rf_gpu_plan_build(const rf_hir_program *p, rf_gpu_plan **out, rf_diags
     st = rf_gpu_fplan_build(p, 1, &pl->f, d);
     /* the sources these plans make, with and without the fused kernels:
     ** what a PTX0 section must have been compiled from to serve a run */
-    for (int fuse = 0; fuse < 2 && !st; fuse++) {
+    for (int fuse = 0; fuse < 2 && !st && hash; fuse++) {
         rf_buf src;
         rf_buf_init(&src);
         st = rf_gpu_codegen(p, pl, fuse, &src, d);
@@ -99,6 +99,7 @@ rf_status rf_gpu_plan_build(const rf_hir_program *p, rf_gpu_plan **out, rf_diags
         rf_gpu_plan_free(pl);
         return st;
     }
+    pl->hashed = hash;
     *out = pl;
     return RF_OK;
 }
@@ -152,6 +153,7 @@ static void put_opt(rf_buf *b, const char *s)
 
 rf_status rf_gpu_plan_encode(const rf_hir_program *p, const rf_gpu_plan *pl, rf_buf *b)
 {
+    if (!pl->hashed) return RF_EINTERNAL; /* a stored plan names its sources */
     const rf_hir_kernel **by_id = rf_calloc((size_t)pl->nkernels + 1, sizeof *by_id);
     if (!by_id) return RF_ENOMEM;
     for (int32_t bi = 0; bi < p->nblocks; bi++)
@@ -510,6 +512,7 @@ rf_status rf_gpu_plan_decode(const char *file, const rf_hir_program *p, const vo
     if (!x.pl || !x.by_id || !x.block_of) st = RF_ENOMEM;
     if (!st) {
         memcpy(x.pl->src_hash, hash, sizeof hash);
+        x.pl->hashed = 1;
         for (int32_t b = 0; b < p->nblocks; b++)
             for (int32_t j = 0; j < p->blocks[b]->nkernels; j++) {
                 const rf_hir_kernel *k = p->blocks[b]->kernels[j];

@@ -213,17 +213,19 @@ typedef struct rf_gpu_plan {
     rf_gpu_kplan *k;         /* by kernel id */
     rf_gpu_fplan *f;         /* the fused kernels (runs with --no-fuse launch none) */
     uint64_t src_hash[2][2]; /* rf_gpu_hash128 of rf_gpu_codegen's source: [0] without fused kernels, [1] with */
+    int hashed;              /* src_hash is known (plans for a .rfx; a run planning its own program skips it) */
     rf_arena arena;          /* decoded strings */
 } rf_gpu_plan;
 
 /* RF_EUSER with an error naming the program for what the GPU backend cannot
 ** take (a relation wider than RF_GPU_MAXC columns). */
 rf_status rf_gpu_plan_check(const rf_hir_program *p, rf_diags *d);
-/* Plans p (kernel plans, Kernel Weaver's groups made fused kernels) and
-** hashes the sources it generates. RF_EUSER as rf_gpu_plan_check. */
-rf_status rf_gpu_plan_build(const rf_hir_program *p, rf_gpu_plan **out, rf_diags *d);
+/* Plans p (kernel plans, Kernel Weaver's groups made fused kernels) and,
+** with hash, hashes the sources it generates (two code generations: for a
+** plan to be stored). RF_EUSER as rf_gpu_plan_check. */
+rf_status rf_gpu_plan_build(const rf_hir_program *p, int hash, rf_gpu_plan **out, rf_diags *d);
 void rf_gpu_plan_free(rf_gpu_plan *pl);
-/* The GPLN section's contents (appended to out). */
+/* The GPLN section's contents (appended to out) of hashed plans (else RF_EINTERNAL). */
 rf_status rf_gpu_plan_encode(const rf_hir_program *p, const rf_gpu_plan *pl, rf_buf *out);
 /* Decodes a GPLN section against p (the HIRS of the same file), checking
 ** every kernel, expression, slot and count. RF_EUSER with one error naming

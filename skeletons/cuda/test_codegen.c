@@ -63,7 +63,7 @@ int main(int argc, char **argv)
     rf_gpu_plan *plan = NULL, *back = NULL;
     rf_buf gpln;
     rf_buf_init(&gpln);
-    if (!st) st = rf_gpu_plan_build(hir, &plan, &d);
+    if (!st) st = rf_gpu_plan_build(hir, 1, &plan, &d);
     if (!st) st = rf_gpu_plan_encode(hir, plan, &gpln);
     if (!st) st = rf_gpu_plan_decode("test.rfx", hir, gpln.data, (uint64_t)gpln.len, &back, &d);
     if (!st) st = rf_gpu_codegen(hir, back, 1, &src, &d);

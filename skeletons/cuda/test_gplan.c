@@ -87,7 +87,7 @@ int main(int argc, char **argv)
     rf_gpu_plan *plan = NULL;
     rf_buf enc;
     rf_buf_init(&enc);
-    if (!st) st = rf_gpu_plan_build(hir, &plan, &d);
+    if (!st) st = rf_gpu_plan_build(hir, 1, &plan, &d);
     if (!st) st = rf_gpu_plan_encode(hir, plan, &enc);
     if (st) {
         rf_diags_print(&d, stderr);

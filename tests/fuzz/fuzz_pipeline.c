@@ -66,7 +66,7 @@ void rf_fuzz_compile(const char *name, const char *data, size_t size)
                         rf_gpu_fplan_free(f);
                     }
                     rf_gpu_plan *pl = NULL;
-                    if (rf_gpu_plan_build(h, &pl, &d) == RF_OK) {
+                    if (rf_gpu_plan_build(h, 1, &pl, &d) == RF_OK) {
                         /* the plans round-trip through their section */
                         rf_buf enc3;
                         rf_buf_init(&enc3);
