@@ -25,7 +25,7 @@
 ** major version and any minor version (newer minors only add sections that
 ** older readers may skip); see docs/RFX.md for what bumps which. */
 #define RF_RFX_FORMAT_MAJOR 1
-#define RF_RFX_FORMAT_MINOR 0
+#define RF_RFX_FORMAT_MINOR 1 /* 1: the GPLN section (the GPU plans) */
 
 /* "\x89RFX\r\n\x1a\n": the high byte catches 7-bit transfers, the CR LF and
 ** LF catch line-ending conversion, ^Z stops a DOS `type`. */
