@@ -2,7 +2,8 @@
 ** runtime/rf_rt_tuning.h: the run's tuning, one typed struct.
 **
 ** Owns: the settings that change how a run computes, never what (row
-** thresholds of the GPU's algorithms, huge pages for big host columns):
+** thresholds of the GPU's algorithms, huge pages for big host columns, the
+** GPU memory pool, the device trace, where the GPU caches live):
 ** their names, types, defaults and meanings in one table (rt_tuning.c),
 ** the parser of `name=value` (the command line's `--set`), and the text that
 ** lists them for --help. A setting that lost its measurement is deleted,
@@ -23,6 +24,20 @@ typedef struct rf_rt_tuning {
     int64_t gpu_ordered_min;
     /* hugepages: 1, advise transparent huge pages for big host columns */
     int hugepages;
+    /* gpu_pool_mb: the GPU memory pool's first arena in MiB (0: 85 % of the
+    ** memory free when the run starts) */
+    int64_t gpu_pool_mb;
+    /* gpu_pool_exact: 1, one device allocation per buffer instead of the
+    ** pool's arenas, so that memory checkers (compute-sanitizer, or ASan in
+    ** the emulator) see every buffer's bounds; for debugging */
+    int gpu_pool_exact;
+    /* gpu_trace: 1, the run's result carries one line per device operation
+    ** (rf_rt_result.gpu_trace; `redfox run` prints it on stderr) */
+    int gpu_trace;
+    /* cache_dir: where the NVRTC, JIT and emulator caches live (borrowed
+    ** from the string it was set from); NULL: $XDG_CACHE_HOME/redfox, else
+    ** ~/.cache/redfox; "": no cache */
+    const char *cache_dir;
 } rf_rt_tuning;
 
 /* The defaults. */
@@ -30,7 +45,8 @@ void rf_rt_tuning_init(rf_rt_tuning *t);
 /* The defaults, shared (for options that name no tuning). */
 const rf_rt_tuning *rf_rt_tuning_default(void);
 /* Applies one "name=value": RF_EUSAGE with the reason in why (n bytes) for
-** an unknown name or a value of the wrong kind. */
+** an unknown name or a value of the wrong kind. A path setting keeps a
+** pointer into assign, which must outlive t. */
 rf_status rf_rt_tuning_set(rf_rt_tuning *t, const char *assign, char *why, size_t n);
 /* One line per setting (name, default, meaning) for --help, indented. */
 void rf_rt_tuning_help(rf_buf *out, const char *indent);

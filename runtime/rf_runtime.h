@@ -61,6 +61,10 @@ typedef struct rf_rt_options {
     rf_rt_cache *cache;      /* NULL: load inputs for this run only */
     const void *ptx0;        /* the .rfx file's PTX0 section (GPU code); NULL: the */
     uint64_t ptx0_size;      /* GPU backend compiles the program when it runs */
+    const void *gpu_plan;    /* the .rfx file's GPLN section (the GPU plans); NULL: */
+    uint64_t gpu_plan_size;  /* the GPU backend plans the program when it runs */
+    const char *rfx_file;    /* the .rfx file the program came from, for messages: a GPU
+                                run then needs its GPLN; NULL: compiled in this process */
     int no_fuse;             /* GPU: run every kernel separately (no Kernel Weaver fusion) */
     rf_rt_progress_fn progress; /* NULL: no progress reports */
     rf_rt_load_progress_fn load_progress; /* NULL: none for the input files' loads */
@@ -101,7 +105,7 @@ typedef struct rf_rt_result {
     ** lookups) */
     int64_t gpu_launches, gpu_waits, gpu_cub_calls, gpu_other_calls;
     double gpu_launch_seconds, gpu_wait_seconds, gpu_cub_seconds, gpu_other_seconds;
-    char *gpu_trace;           /* GPU with RF_GPU_TRACE set: one line per device operation of the run (owned) */
+    char *gpu_trace;           /* GPU with the gpu_trace setting: one line per device operation of the run (owned) */
 } rf_rt_result;
 
 /* Runs p. On success *out holds the outputs; on failure d says why (data

@@ -1,7 +1,8 @@
 /*
 ** runtime/rt_tuning.c: the table of tuning settings and its parser.
 **
-** Owns: each setting's name, kind, default and meaning (the one place a
+** Owns: each setting's name, kind (a count of rows, a switch, a size in
+** MiB, a path), default and meaning (the one place a
 ** setting is defined: rf_rt_tuning's fields are reached through it), the
 ** parser of `name=value` and the --help text. See rf_rt_tuning.h.
 */
@@ -10,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef enum { ROWS, SWITCH } kind;
+typedef enum { ROWS, SWITCH, MIB, PATH } kind;
 
 typedef struct setting {
     const char *name;
@@ -32,6 +33,20 @@ static const setting settings[] = {
     {"hugepages", SWITCH, offsetof(rf_rt_tuning, hugepages), 1,
      "advise transparent huge pages for big host columns (on or off; off where huge-page "
      "compaction stalls the system)"},
+    {"gpu_pool_mb", MIB, offsetof(rf_rt_tuning, gpu_pool_mb), 0,
+     "the GPU memory pool's first arena in MiB (auto: 85 % of the GPU memory free when the "
+     "run starts; later arenas double)"},
+    {"gpu_pool_exact", SWITCH, offsetof(rf_rt_tuning, gpu_pool_exact), 0,
+     "one GPU allocation per buffer instead of the pool's arenas, so that memory checkers "
+     "(compute-sanitizer, ASan in the emulator) see each buffer's bounds; for debugging, "
+     "slower (on or off)"},
+    {"gpu_trace", SWITCH, offsetof(rf_rt_tuning, gpu_trace), 0,
+     "print every device operation of a GPU run on stderr: its start (ms into the run), "
+     "host time, what (launch, copy, clear, wait, CUB call, kernel lookup) and its size "
+     "(on or off)"},
+    {"cache_dir", PATH, offsetof(rf_rt_tuning, cache_dir), 0,
+     "where the NVRTC, GPU JIT and emulator caches live (default $XDG_CACHE_HOME/redfox, "
+     "else ~/.cache/redfox; empty: no cache; also --cache-dir DIR, --no-cache)"},
 };
 
 void rf_rt_tuning_init(rf_rt_tuning *t)
@@ -39,7 +54,8 @@ void rf_rt_tuning_init(rf_rt_tuning *t)
     memset(t, 0, sizeof *t);
     for (size_t i = 0; i < sizeof settings / sizeof settings[0]; i++) {
         char *at = (char *)t + settings[i].off;
-        if (settings[i].k == ROWS) *(int64_t *)at = settings[i].dflt;
+        if (settings[i].k == ROWS || settings[i].k == MIB) *(int64_t *)at = settings[i].dflt;
+        else if (settings[i].k == PATH) *(const char **)at = NULL;
         else *(int *)at = (int)settings[i].dflt;
     }
 }
@@ -77,14 +93,21 @@ rf_status rf_rt_tuning_set(rf_rt_tuning *t, const char *assign, char *why, size_
             }
             return RF_OK;
         }
-        if (!strcmp(v, "off")) {
-            *(int64_t *)at = INT64_MAX;
+        if (s->k == PATH) {
+            *(const char **)at = v;
+            return RF_OK;
+        }
+        if (!strcmp(v, s->k == MIB ? "auto" : "off")) {
+            *(int64_t *)at = s->k == MIB ? 0 : INT64_MAX;
             return RF_OK;
         }
         char *end;
         long long x = *v >= '0' && *v <= '9' ? strtoll(v, &end, 10) : -1;
-        if (x < 0 || *end) {
-            snprintf(why, n, "%s takes a count of rows or off, not '%s'", s->name, v);
+        /* (MiB: up to 2^40, so that the bytes fit in 64 bits) */
+        if (x < 0 || *end || (s->k == MIB && (x == 0 || x > (1LL << 40)))) {
+            snprintf(why, n, s->k == MIB ? "%s takes a size in MiB (1 or more) or auto, not '%s'"
+                                         : "%s takes a count of rows or off, not '%s'",
+                     s->name, v);
             return RF_EUSAGE;
         }
         *(int64_t *)at = (int64_t)x;
@@ -100,6 +123,8 @@ void rf_rt_tuning_help(rf_buf *out, const char *indent)
         const setting *s = &settings[i];
         char d[32];
         if (s->k == SWITCH) snprintf(d, sizeof d, "%s", s->dflt ? "on" : "off");
+        else if (s->k == MIB) snprintf(d, sizeof d, "auto");
+        else if (s->k == PATH) snprintf(d, sizeof d, "the user's cache");
         else snprintf(d, sizeof d, "%lld", (long long)s->dflt);
         rf_buf_printf(out, "%s%s (default %s): ", indent, s->name, d);
         /* the meaning, wrapped at 78 columns, continued under the name */

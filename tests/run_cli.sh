@@ -57,11 +57,11 @@ notes=$(grep -c 'running on the' "${TMPDIR:-/tmp}/rf_cli_rep.$$")
 if [ "$notes" -ne 1 ]; then
     echo "FAIL: run --repeat 3: $notes notes on where it ran, expected 1"; cat "${TMPDIR:-/tmp}/rf_cli_rep.$$"; fail=1
 fi
-# RF_GPU_TRACE: the run's device operations on stderr, launches among them
-RF_GPU_EMULATE=1 RF_GPU_TRACE=1 "$r" run "$t/e2e/aggregates.logic" --device gpu --data "$t/e2e/data" \
+# --set gpu_trace=on: the run's device operations on stderr, launches among them
+RF_GPU_EMULATE=1 "$r" run "$t/e2e/aggregates.logic" --device gpu --data "$t/e2e/data" --set gpu_trace=on \
     >/dev/null 2>"${TMPDIR:-/tmp}/rf_cli_rep.$$"
 if ! grep -q '^gpu trace: *[0-9.]* ms *[0-9.]* ms  launch [a-z_0-9]* n=[0-9]*$' "${TMPDIR:-/tmp}/rf_cli_rep.$$"; then
-    echo "FAIL: RF_GPU_TRACE=1: no launch lines"; cat "${TMPDIR:-/tmp}/rf_cli_rep.$$"; fail=1
+    echo "FAIL: --set gpu_trace=on: no launch lines"; cat "${TMPDIR:-/tmp}/rf_cli_rep.$$"; fail=1
 fi
 # A missing data folder: needed only by a program with inputs, and then named
 # with the first input that reads it, after the program's own errors
@@ -87,6 +87,24 @@ if "$r" tpch gen --sf 0.01 --out "$e.tpch" >/dev/null 2>&1; then
     [ "$notes" -eq 1 ] || { echo "FAIL: tpch run: $notes notes on where it ran, expected 1"; cat "$e"; fail=1; }
 fi
 rm -rf "$e" "$e.tpch"
+# the trace is off by default, whatever the environment says (no knobs there)
+RF_GPU_EMULATE=1 RF_GPU_TRACE=1 "$r" run "$t/e2e/aggregates.logic" --device gpu --data "$t/e2e/data" \
+    >/dev/null 2>"${TMPDIR:-/tmp}/rf_cli_rep.$$"
+if grep -q '^gpu trace:' "${TMPDIR:-/tmp}/rf_cli_rep.$$"; then
+    echo "FAIL: a trace without --set gpu_trace=on"; fail=1
+fi
+# --cache-dir DIR: the emulator's compiled program is cached there; --no-cache: nowhere
+rm -rf "${TMPDIR:-/tmp}/rf_cli_cache.$$"
+RF_GPU_EMULATE=1 "$r" run "$t/e2e/aggregates.logic" --device gpu --data "$t/e2e/data" \
+    --cache-dir "${TMPDIR:-/tmp}/rf_cli_cache.$$" >/dev/null 2>&1
+if ! ls "${TMPDIR:-/tmp}/rf_cli_cache.$$/emu/" 2>/dev/null | grep -q .; then
+    echo "FAIL: --cache-dir: nothing cached there"; fail=1
+fi
+rm -rf "${TMPDIR:-/tmp}/rf_cli_cache.$$"
+XDG_CACHE_HOME="${TMPDIR:-/tmp}/rf_cli_cache.$$" RF_GPU_EMULATE=1 "$r" run "$t/e2e/aggregates.logic" --device gpu \
+    --data "$t/e2e/data" --no-cache >/dev/null 2>&1
+if [ -e "${TMPDIR:-/tmp}/rf_cli_cache.$$" ]; then echo "FAIL: --no-cache: something was cached"; fail=1; fi
+rm -rf "${TMPDIR:-/tmp}/rf_cli_cache.$$"
 rm -f "${TMPDIR:-/tmp}/rf_cli_rep.$$"
 rm -f "${TMPDIR:-/tmp}/rf_cli.$$"
 exit $fail

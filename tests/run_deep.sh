@@ -11,7 +11,7 @@ chain=$2
 tmp=${TMPDIR:-/tmp}/rf_deep.$$
 mkdir -p "$tmp"
 trap 'rm -rf "$tmp"' EXIT
-export RF_GPU_CACHE_DIR="$tmp/cache"
+export XDG_CACHE_HOME="$tmp/cache" # (the GPU caches: $XDG_CACHE_HOME/redfox)
 fail=0
 printf '1\n2\n3\n' > "$tmp/in.csv"
 # rows of the output relation, one per line, from `run --format tbl` (header dropped)

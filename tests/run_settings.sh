@@ -43,7 +43,7 @@ cmp -s "$tmp/a" "$tmp/out" || { echo "FAIL: hugepages=off changed the output"; f
 # in effect on the (emulated) GPU: the device operations show the walk
 ops() { # count of launches of kernels matching $1 under settings $2...
     pat=$1; shift
-    RF_GPU_EMULATE=1 RF_GPU_TRACE=1 "$r" run "$@" --device gpu --format csv 2>"$tmp/trace" >"$tmp/gout" || {
+    RF_GPU_EMULATE=1 "$r" run "$@" --device gpu --format csv --set gpu_trace=on 2>"$tmp/trace" >"$tmp/gout" || {
         echo "FAIL: emulated run $*"; cat "$tmp/trace"; fail=1; }
     grep -c "$pat" "$tmp/trace"
 }

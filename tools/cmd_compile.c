@@ -10,6 +10,7 @@
 
 static const char *usage =
     "usage: redfox compile PROG.logic [MORE.logic ...] [-o PROG.rfx] [--no-opt] [--no-fuse]\n"
+    "                      [--gpu-arch A] [--cache-dir DIR | --no-cache]\n"
     "       redfox compile - -o PROG.rfx     (the program from standard input)\n"
     "\n"
     "Checks the program (syntax, names, types, safety, stratification),\n"
@@ -34,6 +35,8 @@ static const char *usage =
     "              compiles the fused kernels with NVRTC when it starts)\n"
     "  --gpu-arch A  the GPU code's target: compute_80 (default: JIT-compiled\n"
     "              for any newer GPU), compute_90, sm_90, ...\n"
+    "  --cache-dir DIR  where NVRTC's output is cached (default\n"
+    "              $XDG_CACHE_HOME/redfox, else ~/.cache/redfox); --no-cache: none\n"
     "  -h, --help  this text\n";
 
 int rf_tool_compile(int argc, char **argv)
@@ -53,6 +56,11 @@ int rf_tool_compile(int argc, char **argv)
             if (m < 0) return RF_EXIT_USAGE;
         } else if ((m = rf_tool_opt_value("compile", argc, argv, &i, "--gpu-arch", &o.gpu_arch)) != 0) {
             if (m < 0) return RF_EXIT_USAGE;
+        } else if ((m = rf_tool_opt_value("compile", argc, argv, &i, "--cache-dir", &o.cache_dir)) != 0) {
+            if (m < 0) return RF_EXIT_USAGE;
+            if (!o.cache_dir[0]) return rf_tool_usage_error("compile", "--cache-dir takes a folder (--no-cache: none)");
+        } else if (!strcmp(a, "--no-cache")) {
+            o.cache_dir = "";
         } else if (!strcmp(a, "--no-opt")) {
             o.no_opt = 1;
         } else if (!strcmp(a, "--no-fuse")) {

@@ -96,10 +96,19 @@ int rf_tool_dump(int argc, char **argv)
         memset(&o, 0, sizeof o);
         o.no_opt = !opt;
         rf_hir_program *hir = NULL;
-        rf_buf ptx0;
+        rf_buf ptx0, gpln;
         rf_buf_init(&ptx0);
+        rf_buf_init(&gpln);
         int was_rfx = 0;
-        st = rf_tool_load_program(progs, nprogs, &o, &arena, &hir, &ptx0, &was_rfx, &d);
+        st = rf_tool_load_program(progs, nprogs, &o, &arena, &hir, &ptx0, &gpln, &was_rfx, &d);
+        /* the GPU plans: a .rfx file's own (GPLN), else made now */
+        rf_gpu_plan *plan = NULL;
+        int need_plan = !strcmp(what, "cuda") || (!strcmp(what, "ptx") && !(ptx0.len && fuse)) ||
+                        (!strcmp(what, "fused") && gpln.len);
+        if (!st && need_plan && gpln.len)
+            st = rf_gpu_plan_decode(prog, hir, gpln.data, (uint64_t)gpln.len, &plan, &d);
+        else if (!st && need_plan)
+            st = rf_gpu_plan_build(hir, 0, &plan, &d);
         if (!st && !strcmp(what, "harmony")) rf_hir_print_text(hir, &out);
         if (!st && !strcmp(what, "fused")) {
             rf_wv_plan *w = NULL;
@@ -107,12 +116,12 @@ int rf_tool_dump(int argc, char **argv)
             if (!st) rf_wv_print(hir, w, &out);
             rf_wv_plan_free(w);
             rf_gpu_fplan *f = NULL;
-            if (!st) st = rf_gpu_fplan_build(hir, fuse, &f, &d);
+            if (!st && !plan) st = rf_gpu_fplan_build(hir, fuse, &f, &d);
             if (!st && !fuse) rf_buf_puts(&out, "GPU code generator: no fused kernels (--no-fuse)\n");
-            else if (!st) rf_gpu_fplan_print(hir, f, &out);
+            else if (!st) rf_gpu_fplan_print(hir, plan ? plan->f : f, &out);
             rf_gpu_fplan_free(f);
         }
-        if (!st && !strcmp(what, "cuda")) st = rf_gpu_codegen(hir, fuse, &out, &d);
+        if (!st && !strcmp(what, "cuda")) st = rf_gpu_codegen(hir, plan, fuse, &out, &d);
         if (!st && !strcmp(what, "ptx")) {
             rf_gpu_ptx x;
             memset(&x, 0, sizeof x);
@@ -122,11 +131,13 @@ int rf_tool_dump(int argc, char **argv)
                 st = RF_EUSER;
             } else {
                 rf_gpu_nvrtc_opts no = {NULL, NULL, !fuse};
-                st = rf_gpu_compile_program(hir, &no, &x, &d);
+                st = rf_gpu_compile_program(hir, plan, &no, &x, &d);
             }
             if (!st) rf_buf_append(&out, x.ptx, (int64_t)x.len);
             rf_gpu_ptx_free(&x);
         }
+        rf_gpu_plan_free(plan);
+        rf_buf_free(&gpln);
         rf_buf_free(&ptx0);
         rf_hir_free(hir);
     } else if (!strcmp(what, "ast")) {

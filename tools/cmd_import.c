@@ -85,7 +85,7 @@ int rf_tool_import(int argc, char **argv)
     rf_hir_program *hir = NULL;
     rf_tool_opts to = {0};
     rf_status st;
-    if (nprogs == 1 && rf_tool_is_rfx(progs[0])) st = rf_tool_read_rfx(progs[0], &hir, NULL, &d);
+    if (nprogs == 1 && rf_tool_is_rfx(progs[0])) st = rf_tool_read_rfx(progs[0], &hir, NULL, NULL, &d);
     else st = rf_tool_compile_logic(progs, nprogs, &to, &arena, &fe, &qp, NULL, &d);
     rf_import_table *tabs = NULL;
     int32_t ntabs = 0;

@@ -17,6 +17,7 @@ static const char *usage =
     "usage: redfox run PROG.rfx|PROG.logic|- [--data DIR] [--device auto|cpu|gpu]\n"
     "                  [--format table|csv|tbl] [--out DIR] [--profile] [--threads N]\n"
     "                  [--max-iterations N] [--no-fuse] [--repeat N] [--set NAME=VALUE]\n"
+    "                  [--cache-dir DIR | --no-cache]\n"
     "\n"
     "Runs a compiled program (or compiles .logic files first) on the\n"
     "lang:input files found in DIR, and prints every lang:output relation.\n"
@@ -71,6 +72,9 @@ static const char *usage =
     "                       its device again. The first run also pays for starting\n"
     "                       the GPU's kernels\n"
     "  --set NAME=VALUE     a tuning setting (below; repeatable)\n"
+    "  --cache-dir DIR      where the GPU's compiled code is cached (NVRTC, JIT,\n"
+    "                       emulator; default $XDG_CACHE_HOME/redfox, else\n"
+    "                       ~/.cache/redfox); --no-cache: none\n"
     "  -h, --help           this text\n";
 
 static int print_outputs(const rf_rt_result *res, rf_rt_format fmt)
@@ -251,9 +255,11 @@ int rf_tool_run(int argc, char **argv)
     rf_diags_init(&d);
     rf_hir_program *hir = NULL;
     rf_tool_opts to = {0};
-    rf_buf ptx0;
+    rf_buf ptx0, gpln;
     rf_buf_init(&ptx0);
-    rf_status st = rf_tool_load_program(progs, nprogs, &to, &arena, &hir, &ptx0, NULL, &d);
+    rf_buf_init(&gpln);
+    int is_rfx = 0;
+    rf_status st = rf_tool_load_program(progs, nprogs, &to, &arena, &hir, &ptx0, &gpln, &is_rfx, &d);
     rf_rt_result *res = NULL;
     if (!st) st = check_data_folder(hir, data, &d);
     /* repeated runs share the parsed inputs, as `tpch run` does */
@@ -261,6 +267,9 @@ int rf_tool_run(int argc, char **argv)
     if (!st) {
         o.ptx0 = ptx0.len ? ptx0.data : NULL;
         o.ptx0_size = (uint64_t)ptx0.len;
+        o.gpu_plan = gpln.len ? gpln.data : NULL;
+        o.gpu_plan_size = (uint64_t)gpln.len;
+        o.rfx_file = !is_rfx ? NULL : strcmp(progs[0], "-") ? progs[0] : "<stdin>"; /* (as messages name it) */
         for (int64_t r = 0; r < repeat && !st; r++) {
             rf_rt_result_free(res);
             res = NULL;
@@ -279,6 +288,7 @@ int rf_tool_run(int argc, char **argv)
     rf_rt_result_free(res); /* before the cache: it borrows the cache's dictionary */
     rf_rt_cache_free(o.cache);
     rf_buf_free(&ptx0);
+    rf_buf_free(&gpln);
     rf_hir_free(hir);
     rf_diags_free(&d);
     rf_arena_free(&arena);

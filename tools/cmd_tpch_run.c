@@ -57,6 +57,8 @@ static const char *usage =
     "  --no-fuse           GPU: no Kernel Weaver fusion, every kernel separately\n"
     "                      (same results; for comparing times)\n"
     "  --set NAME=VALUE    a tuning setting (below; repeatable)\n"
+    "  --cache-dir DIR     where the GPU's compiled code is cached (default\n"
+    "                      $XDG_CACHE_HOME/redfox, else ~/.cache/redfox); --no-cache: none\n"
     "  -h, --help          this text\n";
 
 typedef struct qstat {

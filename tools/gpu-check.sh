@@ -46,7 +46,7 @@ redfox=$build/tools/redfox
 if [ ! -x "$redfox" ]; then echo "gpu-check: no redfox in $build/tools" >&2; exit 2; fi
 mkdir -p "$work"
 # caches of NVRTC's PTX and the driver's JIT live with the rest of the run
-export RF_GPU_CACHE_DIR="$work/cache"
+export XDG_CACHE_HOME="$work/cache" # ($XDG_CACHE_HOME/redfox)
 # (RF_CHECK_EMULATE=1 runs the script against the emulator, to test the script)
 if [ "${RF_CHECK_EMULATE:-0}" = 1 ]; then export RF_GPU_EMULATE=1; else unset RF_GPU_EMULATE; fi
 summary="$work/summary.txt"
@@ -184,8 +184,9 @@ if has sanitizer; then
         mkdir -p "$work/out-san"
         # one device allocation per buffer: inside the pool's one big
         # allocation memcheck could not see a buffer's bounds
-        RF_GPU_POOL_EXACT=1 "$cs" --tool memcheck --error-exitcode 99 --print-limit 20 \
-            "$redfox" tpch run --data "$d" --device gpu --out "$work/out-san" >"$work/sanitizer.log" 2>&1
+        "$cs" --tool memcheck --error-exitcode 99 --print-limit 20 \
+            "$redfox" tpch run --data "$d" --device gpu --set gpu_pool_exact=on --out "$work/out-san" \
+            >"$work/sanitizer.log" 2>&1
         rc=$?
         tail -n 30 "$work/sanitizer.log"
         errs=$(sed -n 's/.*ERROR SUMMARY: \([0-9]*\) error.*/\1/p' "$work/sanitizer.log" | tail -n 1)
@@ -203,8 +204,9 @@ if has sanitizer; then
         echo "== compute-sanitizer racecheck, SF 0.01"
         t0=$(now)
         mkdir -p "$work/out-race"
-        RF_GPU_POOL_EXACT=1 "$cs" --tool racecheck --error-exitcode 99 --print-limit 20 \
-            "$redfox" tpch run --data "$d1" --device gpu --out "$work/out-race" >"$work/racecheck.log" 2>&1
+        "$cs" --tool racecheck --error-exitcode 99 --print-limit 20 \
+            "$redfox" tpch run --data "$d1" --device gpu --set gpu_pool_exact=on --out "$work/out-race" \
+            >"$work/racecheck.log" 2>&1
         rc=$?
         tail -n 5 "$work/racecheck.log"
         st=ok
@@ -218,8 +220,9 @@ if has sanitizer; then
             grep -q '^// expect-error' "$prog" && continue
             for tool in memcheck racecheck; do
                 n=$((n + 1))
-                RF_GPU_POOL_EXACT=1 "$cs" --tool $tool --error-exitcode 99 \
-                    "$redfox" run "$prog" --device gpu --data "$(dirname "$prog")/data" >"$work/san-e2e.log" 2>&1 ||
+                "$cs" --tool $tool --error-exitcode 99 \
+                    "$redfox" run "$prog" --device gpu --set gpu_pool_exact=on --data "$(dirname "$prog")/data" \
+                    >"$work/san-e2e.log" 2>&1 ||
                     { bad=$((bad + 1)); echo "  $tool FAILED on $prog"; tail -n 5 "$work/san-e2e.log"; }
             done
         done

@@ -192,13 +192,32 @@ rf_status rf_tool_write_rfx(const rf_hir_program *p, const char *path, const rf_
         }
     }
     if (!st && (hirs.oom || schm.oom)) st = RF_ENOMEM;
-    rf_gpu_nvrtc_opts go = {o ? o->gpu_arch : NULL, NULL, o ? o->no_fuse : 0};
-    if (!st) st = rf_gpu_make_ptx0(p, &go, &ptx0, d);
+    /* GPLN: the GPU plans, made once here so that runs only read them; a
+    ** program the GPU backend cannot take gets none (it runs on the CPU) */
+    rf_gpu_plan *plan = NULL;
+    rf_buf gpln;
+    rf_buf_init(&gpln);
+    rf_diags quiet;
+    rf_diags_init(&quiet);
+    int gpu_ok = rf_gpu_plan_check(p, &quiet) == RF_OK;
+    rf_diags_free(&quiet);
+    char why[8];
+    if (!st && !gpu_ok && rf_gpu_nvrtc_available(why, sizeof why)) {
+        st = rf_gpu_plan_check(p, d); /* an error where NVRTC would compile it, as always */
+    } else if (!st && gpu_ok) {
+        st = rf_gpu_plan_build(p, 1, &plan, d);
+        if (!st) st = rf_gpu_plan_encode(p, plan, &gpln);
+    }
+    rf_gpu_nvrtc_opts go = {o ? o->gpu_arch : NULL, o ? o->cache_dir : NULL, o ? o->no_fuse : 0};
+    if (!st && plan) st = rf_gpu_make_ptx0(p, plan, &go, &ptx0, d);
+    rf_gpu_plan_free(plan);
     rf_rfx_writer *w = st ? NULL : rf_rfx_writer_new();
     if (!st && !w) st = RF_ENOMEM;
     if (!st) st = rf_rfx_writer_add(w, RF_RFX_TAG_SCHEMA, schm.data, (uint64_t)schm.len);
     if (!st) st = rf_rfx_writer_add(w, RF_RFX_TAG_HARMONY, hirs.data, (uint64_t)hirs.len);
+    if (!st && gpln.len) st = rf_rfx_writer_add(w, RF_RFX_TAG_GPU_PLAN, gpln.data, (uint64_t)gpln.len);
     if (!st && ptx0.len) st = rf_rfx_writer_add(w, RF_RFX_TAG_PTX, ptx0.data, (uint64_t)ptx0.len);
+    rf_buf_free(&gpln);
     if (!st) st = rf_rfx_writer_write_file(w, path, d);
     rf_rfx_writer_free(w);
     rf_buf_free(&hirs);
@@ -208,7 +227,8 @@ rf_status rf_tool_write_rfx(const rf_hir_program *p, const char *path, const rf_
 }
 
 /* The program (and the PTX0 section, when ptx0 is not NULL) of an open .rfx file; closes f. */
-static rf_status hir_of_rfx(rf_rfx_file *f, const char *name, rf_hir_program **hir, rf_buf *ptx0, rf_diags *d)
+static rf_status hir_of_rfx(rf_rfx_file *f, const char *name, rf_hir_program **hir, rf_buf *ptx0, rf_buf *gpln,
+                            rf_diags *d)
 {
     const void *data;
     uint64_t size;
@@ -222,20 +242,24 @@ static rf_status hir_of_rfx(rf_rfx_file *f, const char *name, rf_hir_program **h
         rf_buf_append(ptx0, data, (int64_t)size);
         if (ptx0->oom) st = RF_ENOMEM;
     }
+    if (!st && gpln && rf_rfx_section(f, RF_RFX_TAG_GPU_PLAN, &data, &size)) {
+        rf_buf_append(gpln, data, (int64_t)size);
+        if (gpln->oom) st = RF_ENOMEM;
+    }
     rf_rfx_close(f);
     return st;
 }
 
-rf_status rf_tool_read_rfx(const char *path, rf_hir_program **hir, rf_buf *ptx0, rf_diags *d)
+rf_status rf_tool_read_rfx(const char *path, rf_hir_program **hir, rf_buf *ptx0, rf_buf *gpln, rf_diags *d)
 {
     rf_rfx_file *f = NULL;
     *hir = NULL;
     rf_status st = rf_rfx_open_file(path, &f, d);
-    return st ? st : hir_of_rfx(f, path, hir, ptx0, d);
+    return st ? st : hir_of_rfx(f, path, hir, ptx0, gpln, d);
 }
 
 rf_status rf_tool_load_program(const char *const *paths, int32_t npaths, const rf_tool_opts *o, rf_arena *arena,
-                               rf_hir_program **hir, rf_buf *ptx0, int *is_rfx, rf_diags *d)
+                               rf_hir_program **hir, rf_buf *ptx0, rf_buf *gpln, int *is_rfx, rf_diags *d)
 {
     rf_tool_sources s;
     *hir = NULL;
@@ -251,7 +275,7 @@ rf_status rf_tool_load_program(const char *const *paths, int32_t npaths, const r
         if (is_rfx) *is_rfx = 1;
         rf_rfx_file *f = NULL;
         st = rf_rfx_open_bytes(s.names[0], s.texts[0], (uint64_t)s.lens[0], &f, d);
-        if (!st) st = hir_of_rfx(f, s.names[0], hir, ptx0, d);
+        if (!st) st = hir_of_rfx(f, s.names[0], hir, ptx0, gpln, d);
     } else if (!st) {
         rf_qp_program *qp = NULL;
         st = rf_tool_compile_sources(s.names, s.texts, s.lens, s.n, o, arena, NULL, &qp, hir, d);
@@ -284,7 +308,16 @@ int rf_tool_run_options(const char *cmd, const char *device, const char *threads
 int rf_tool_opt_set(const char *cmd, int argc, char **argv, int *i, rf_rt_tuning *t)
 {
     const char *v = NULL;
-    int m = rf_tool_opt_value(cmd, argc, argv, i, "--set", &v);
+    /* the cache's named options: --cache-dir DIR is cache_dir=DIR, --no-cache cache_dir= */
+    if (!strcmp(argv[*i], "--no-cache")) {
+        t->cache_dir = "";
+        return 1;
+    }
+    int m = rf_tool_opt_value(cmd, argc, argv, i, "--cache-dir", &v);
+    if (m > 0 && !v[0]) return rf_tool_usage_error(cmd, "--cache-dir takes a folder (--no-cache: none)"), -1;
+    if (m > 0) t->cache_dir = v;
+    if (m) return m;
+    m = rf_tool_opt_value(cmd, argc, argv, i, "--set", &v);
     if (m <= 0) return m;
     char why[200];
     if (rf_rt_tuning_set(t, v, why, sizeof why)) return rf_tool_usage_error(cmd, "--set: %s", why), -1;

@@ -15,6 +15,7 @@ typedef struct rf_tool_opts {
     int no_opt;           /* skip the query-plan passes */
     const char *gpu_arch; /* NVRTC target of the PTX0 section (NULL: compute_80) */
     int no_fuse;          /* the PTX0 section without Kernel Weaver's fused kernels */
+    const char *cache_dir; /* NVRTC's cache (NULL: the user's cache folder; "": none) */
 } rf_tool_opts;
 
 /* 1 when path ends in .rfx (nothing is read: the path may be a pipe). */
@@ -52,14 +53,16 @@ rf_status rf_tool_compile_logic(const char *const *paths, int32_t npaths, const 
 rf_status rf_tool_compile_sources(const char *const *names, const char *const *texts, const int64_t *lens, int32_t n,
                                   const rf_tool_opts *o, rf_arena *arena, rf_fe_program **fe, rf_qp_program **qp,
                                   rf_hir_program **hir, rf_diags *d);
-/* SCHM, HIRS and, where NVRTC can be loaded, PTX0 (else a warning, no section). */
+/* SCHM, HIRS, GPLN (the GPU plans, for programs the GPU backend takes) and,
+** where NVRTC can be loaded, PTX0 (else a warning, no section). */
 rf_status rf_tool_write_rfx(const rf_hir_program *p, const char *path, const rf_tool_opts *o, rf_diags *d);
-/* ptx0 (may be NULL) receives the PTX0 section's bytes; empty when there is none. */
-rf_status rf_tool_read_rfx(const char *path, rf_hir_program **hir, rf_buf *ptx0, rf_diags *d);
+/* ptx0 and gpln (may be NULL) receive the PTX0 and GPLN sections' bytes;
+** empty when there is none. */
+rf_status rf_tool_read_rfx(const char *path, rf_hir_program **hir, rf_buf *ptx0, rf_buf *gpln, rf_diags *d);
 /* One .rfx file, or LogiQL sources (compiled as one program), as Harmony;
 ** *is_rfx (may be NULL) says which it was. */
 rf_status rf_tool_load_program(const char *const *paths, int32_t npaths, const rf_tool_opts *o, rf_arena *arena,
-                               rf_hir_program **hir, rf_buf *ptx0, int *is_rfx, rf_diags *d);
+                               rf_hir_program **hir, rf_buf *ptx0, rf_buf *gpln, int *is_rfx, rf_diags *d);
 
 /* --device (auto, cpu, gpu), --threads (1..1024; NULL: all cores) into o and,
 ** when fmt is not NULL, --format (table, csv, tbl) into *fmt. Returns 1, or 0

@@ -6,7 +6,7 @@
 ** (which assembles sections into a file image), the loader (which validates
 ** every size, offset and checksum before handing out a section), and the
 ** bounds-checked stream used to encode and decode the contents of sections.
-** It does not know what the sections mean: SCHM, HIRS, STRS and PTX0 are
+** It does not know what the sections mean: SCHM, HIRS, STRS, GPLN and PTX0 are
 ** encoded by their owners with the stream functions below.
 **
 ** Errors go to an rf_diags list with rf_loc{path, 0, 0}; nothing here prints.
@@ -25,7 +25,7 @@
 ** major version and any minor version (newer minors only add sections that
 ** older readers may skip); see docs/RFX.md for what bumps which. */
 #define RF_RFX_FORMAT_MAJOR 1
-#define RF_RFX_FORMAT_MINOR 0
+#define RF_RFX_FORMAT_MINOR 1 /* 1: the GPLN section (the GPU plans) */
 
 /* "\x89RFX\r\n\x1a\n": the high byte catches 7-bit transfers, the CR LF and
 ** LF catch line-ending conversion, ^Z stops a DOS `type`. */
@@ -48,6 +48,7 @@
 #define RF_RFX_TAG_HARMONY "HIRS" /* Harmony IR: kernels and control flow */
 #define RF_RFX_TAG_STRINGS "STRS" /* string constants */
 #define RF_RFX_TAG_PTX "PTX0"     /* PTX of the GPU kernels */
+#define RF_RFX_TAG_GPU_PLAN "GPLN" /* the GPU kernel and fusion plans */
 
 /* CRC-32 (zlib's, the ISO-HDLC / PNG polynomial) of any length, also > 4 GiB. */
 uint32_t rf_rfx_crc32(const void *data, uint64_t size);

@@ -27,6 +27,12 @@
 int rf_rt_gpu_available(char *why, size_t n);
 
 /* The GPU executor itself is rf_rt_gpu_device (runtime/rt_device.h), which
-** the driver runs (runtime/rt_run.c). */
+** the driver runs (runtime/rt_run.c). It follows the plans of o->gpu_plan
+** (the .rfx file's GPLN section; a program not from a .rfx, o->rfx_file
+** NULL, is planned when it opens) and loads o->ptx0 (the .rfx's PTX0) when
+** its key binds it to those plans, else the source generated from the plans,
+** compiled by NVRTC (through the disk cache). A PTX0 made with other options
+** or by another ABI is compiled anew; one of other plans is an error naming
+** the file, as are stale, damaged or missing plans. */
 
 #endif

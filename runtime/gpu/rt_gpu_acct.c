@@ -11,8 +11,8 @@
 ** bound by synchronizations, not by the GPU's memory bandwidth.
 **
 ** The wrapper is installed for every run (two clock reads per operation);
-** nothing here changes what the device does. With RF_GPU_TRACE set (to
-** anything but 0), every operation of the run is also noted, one line each:
+** nothing here changes what the device does. With the gpu_trace setting
+** (`--set gpu_trace=on`), every operation of the run is also noted, one line each:
 ** when it started (ms since the run began), the host time it took, and what
 ** it was; the run hands the text over in rf_rt_result.gpu_trace (`redfox
 ** run` prints it). A debugging aid for finding host-side gaps; the lines are
@@ -124,12 +124,11 @@ void rf_gpu_acct_install(gdev *g)
     g->ops = &acct_ops;
 }
 
-void rf_gpu_acct_reset(gdev *g)
+void rf_gpu_acct_reset(gdev *g, int trace)
 {
     rf_buf_free(&g->acct.trace_text);
     memset(&g->acct, 0, sizeof g->acct);
     rf_buf_init(&g->acct.trace_text);
-    const char *e = getenv("RF_GPU_TRACE");
-    g->acct.trace = e && e[0] && strcmp(e, "0") != 0;
+    g->acct.trace = trace;
     g->acct.start = rf_now();
 }

@@ -353,7 +353,7 @@ static rf_status cu_load_module(gdev *g, const rf_gpu_ptx *ptx, const char *src,
     cu_state *c = g->impl;
     uint64_t h[2];
     rf_gpu_hash128(ptx->ptx, ptx->len, h);
-    char *dir = rf_gpu_cache_dir("jit");
+    char *dir = rf_gpu_cache_dir(g->cache_dir, "jit");
     char *path = dir ? rf_sprintf("%s/%016" PRIx64 "%016" PRIx64 "-sm%d%d-drv%d.cubin", dir, h[0], h[1], drv.cc_major,
                                   drv.cc_minor, drv.driver)
                      : NULL;
@@ -619,8 +619,7 @@ rf_status rf_gpu_cuda_open(gdev *g, rf_diags *d, char *why, size_t nwhy)
     g->mem_free = fr;
     /* one arena of most of the memory: no fragmentation between arenas, and
     ** the pool never goes back to the driver during a run */
-    const char *mb = getenv("RF_GPU_POOL_MB");
-    g->pool_first = mb && atoll(mb) > 0 ? (uint64_t)atoll(mb) << 20 : fr / 100 * 85;
+    g->pool_first = fr / 100 * 85; /* (the run's gpu_pool_mb may set another) */
     if (st) cu_close(g);
     return st;
 }

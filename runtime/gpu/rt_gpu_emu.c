@@ -12,7 +12,7 @@
 ** stacks and the function table. It finds bugs of the executor and of the
 ** kernels' logic; races, memory-model and driver problems need the real GPU.
 ** The C++ compiler is $RF_GPU_EMU_CXX or c++, with $RF_GPU_EMU_CXXFLAGS
-** added (-fsanitize=address, with RF_GPU_POOL_EXACT=1 and a sanitized
+** added (-fsanitize=address, with --set gpu_pool_exact=on and a sanitized
 ** redfox, checks every kernel's memory accesses).
 */
 #include "rt_gpu_internal.h"
@@ -131,7 +131,7 @@ static rf_status emu_load(gdev *g, const rf_gpu_ptx *ptx, const char *src, uint6
     if (xf) rf_buf_printf(&all, "\n// RF_GPU_EMU_CXXFLAGS: %s\n", xf);
     uint64_t h[2];
     rf_gpu_hash128(all.data, (uint64_t)all.len, h);
-    char *dir = rf_gpu_cache_dir("emu");
+    char *dir = rf_gpu_cache_dir(g->cache_dir, "emu");
     char *tmpdir = NULL;
     if (!dir) {
         char tmpl[] = "/tmp/rf_emu_XXXXXX";

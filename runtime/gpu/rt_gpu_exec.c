@@ -2,9 +2,10 @@
 ** runtime/gpu/rt_gpu_exec.c: the GPU executor's entry: rf_rt_gpu_device,
 ** the device executor interface (runtime/rt_device.h) on the GPU.
 **
-** Owns: the device's life in a run: opened (real or emulated), the kernel
-** plans and fused kernels planned, the program's kernels loaded (the .rfx's
-** PTX0 when it fits, else NVRTC), the inputs the driver read on the host
+** Owns: the device's life in a run: opened (real or emulated), the
+** program's GPU plans read (the .rfx's GPLN: kernel plans and fused kernels,
+** made once by `redfox compile`), the program's kernels loaded (the .rfx's
+** PTX0 when its key binds it to those plans, else NVRTC), the inputs the driver read on the host
 ** copied once, outputs copied back, the device's figures in the result; and
 ** the dispatch of one kernel by kind to the file that runs it (the driver,
 ** runtime/rt_run.c, walks the blocks; rt_gpu_stage.c runs one of them).
@@ -121,63 +122,103 @@ int rf_rt_gpu_available(char *why, size_t n)
     return rf_gpu_cuda_probe(why, n);
 }
 
-/* Does a PTX0 section hold the PTX of exactly this source? (*ptx filled when so) */
-static int ptx0_fits(gx *x, const void *ptx0, uint64_t ptx0_size, const rf_buf *src, rf_gpu_ptx *ptx)
+/* The file named in messages about the program's sections. */
+static const char *program_file(const gx *x) { return x->o.rfx_file ? x->o.rfx_file : x->p->source; }
+
+/* Does the PTX0 section serve this run (*have)? Its key, recomputed from the
+** plans' hash of the source, this redfox's ABI tag and the section's options
+** and target, must match: else the section belongs to another program or
+** plan, an error. PTX of the source with the fused kernels serves every run;
+** of the source without them (compiled with --no-fuse), runs with --no-fuse.
+** PTX made with other options or another ABI is compiled anew, not refused. */
+static rf_status ptx0_check(gx *x, const rf_gpu_plan *plan, const rf_gpu_ptx *ptx, int *have)
 {
-    uint64_t h[2];
-    rf_gpu_hash128(src->data ? src->data : "", (uint64_t)src->len, h);
-    rf_diags quiet;
-    rf_diags_init(&quiet);
-    int have = 0;
-    /* a PTX0 section that does not match is not an error: it is compiled anew */
-    if (!rf_gpu_ptx0_decode(x->p->source, ptx0, ptx0_size, ptx, &quiet) && !strcmp(ptx->abi, rf_gpu_abi_tag()) &&
-        ptx->src_hash[0] == h[0] && ptx->src_hash[1] == h[1])
-        have = 1;
-    else
-        rf_gpu_ptx_free(ptx);
-    rf_diags_free(&quiet);
-    return have;
+    *have = 0;
+    char *opts[2] = {rf_gpu_ptx_opts(1), rf_gpu_ptx_opts(0)}; /* [0] unfused, [1] fused */
+    rf_status st = opts[0] && opts[1] ? RF_OK : RF_ENOMEM;
+    int variant = st ? -1 : !strcmp(ptx->opts, opts[1]) ? 1 : !strcmp(ptx->opts, opts[0]) ? 0 : -1;
+    if (variant >= 0 && plan->hashed && !strcmp(ptx->abi, rf_gpu_abi_tag())) {
+        rf_gpu_ptx want = *ptx;
+        memcpy(want.src_hash, plan->src_hash[variant], sizeof want.src_hash);
+        uint64_t key[2];
+        rf_gpu_ptx_key(&want, key);
+        if (key[0] != ptx->key[0] || key[1] != ptx->key[1]) {
+            rf_error(x->d, rf_mkloc(program_file(x), 0, 0),
+                     "the PTX0 section was not compiled from this program's GPU plans (section GPLN): recompile "
+                     "the program (redfox compile)");
+            st = RF_EUSER;
+        } else {
+            *have = variant == 1 || x->o.no_fuse;
+        }
+    }
+    free(opts[0]);
+    free(opts[1]);
+    return st;
 }
 
-/* The program's kernels: the PTX0 section when it fits this build and
-** program, else the source compiled now (NVRTC, cached). The fused source
-** holds every unfused kernel too: it is the one compiled, also for runs with
-** --no-fuse (which launch no fused kernel), so both share the caches; the
-** PTX0 of a .rfx compiled with --no-fuse serves runs with --no-fuse. */
-static rf_status load_program(gx *x, const void *ptx0, uint64_t ptx0_size)
+/* The program's kernels: the PTX0 section when it serves this run, else the
+** source generated from the plans, compiled now (NVRTC, cached). The source
+** generated holds the fused kernels and every unfused one: it is the one
+** compiled, also for runs with --no-fuse (which launch no fused kernel), so
+** both share the caches. No source is generated where PTX0 serves, except
+** for the emulator, which compiles the source itself. */
+static rf_status load_program(gx *x, const rf_gpu_plan *plan, const void *ptx0, uint64_t ptx0_size)
 {
-    rf_buf src;
-    rf_buf_init(&src);
-    rf_status st = rf_gpu_codegen(x->p, 1, &src, x->d);
     rf_gpu_ptx ptx;
     memset(&ptx, 0, sizeof ptx);
     int have = 0;
-    if (!st && ptx0 && ptx0_size) {
-        have = ptx0_fits(x, ptx0, ptx0_size, &src, &ptx);
-        if (!have && x->o.no_fuse) {
-            rf_buf usrc;
-            rf_buf_init(&usrc);
-            st = rf_gpu_codegen(x->p, 0, &usrc, x->d);
-            if (!st && (have = ptx0_fits(x, ptx0, ptx0_size, &usrc, &ptx))) {
-                rf_buf_free(&src);
-                src = usrc;
-            } else {
-                rf_buf_free(&usrc);
-            }
+    rf_status st = RF_OK;
+    if (ptx0 && ptx0_size) {
+        st = rf_gpu_ptx0_decode(program_file(x), ptx0, ptx0_size, &ptx, x->d);
+        if (!st) st = ptx0_check(x, plan, &ptx, &have);
+        if (!have) rf_gpu_ptx_free(&ptx);
+    }
+    rf_buf src;
+    rf_buf_init(&src);
+    if (!st && (!have || rf_gpu_emulated())) {
+        st = rf_gpu_codegen(x->p, plan, 1, &src, x->d);
+        uint64_t h[2];
+        rf_gpu_hash128(src.data ? src.data : "", (uint64_t)src.len, h);
+        /* the plans generate the source they were made with, or they are
+        ** another generator's (which the GPLN's tag should have said) */
+        if (!st && plan->hashed && (h[0] != plan->src_hash[1][0] || h[1] != plan->src_hash[1][1])) {
+            rf_error(x->d, rf_mkloc(program_file(x), 0, 0),
+                     "the GPU plans (section GPLN) are stale: they do not generate the source they were made with; "
+                     "recompile the program with this redfox (redfox compile)");
+            st = RF_EUSER;
+        }
+        if (!st && !have && !rf_gpu_emulated())
+        {
+            rf_gpu_nvrtc_opts no = {NULL, x->tune.cache_dir, 0};
+            st = rf_gpu_nvrtc_compile(rf_buf_cstr(&src), (uint64_t)src.len, &no, &ptx, x->d);
         }
     }
-    if (!st && !have && !rf_gpu_emulated())
-        st = rf_gpu_nvrtc_compile(rf_buf_cstr(&src), (uint64_t)src.len, NULL, &ptx, x->d);
     if (!st) st = x->g.ops->load(&x->g, &ptx, rf_buf_cstr(&src), (uint64_t)src.len);
     rf_gpu_ptx_free(&ptx);
     rf_buf_free(&src);
     return st;
 }
 
+/* The plans the run follows: the .rfx file's GPLN section, or for a program
+** compiled in this process, made now (that compile's planning). */
+static rf_status get_plan(gx *x, rf_gpu_plan **plan)
+{
+    const rf_rt_options *o = &x->o;
+    if (o->gpu_plan)
+        return rf_gpu_plan_decode(program_file(x), x->p, o->gpu_plan, o->gpu_plan_size, plan, x->d);
+    if (!o->rfx_file) return rf_gpu_plan_build(x->p, 0, plan, x->d); /* (no PTX0 to bind: no hashes) */
+    rf_status st = rf_gpu_plan_check(x->p, x->d);
+    if (st) return st;
+    rf_error(x->d, rf_mkloc(o->rfx_file, 0, 0),
+             "this .rfx file holds no GPU plans (section GPLN): it was compiled by an older redfox; recompile it "
+             "(redfox compile), or run it with --device cpu");
+    return RF_EUSER;
+}
+
 /* ---- the device (rt_device.h) ---------------------------------------------- */
 
-/* The device opened (real or emulated), the kernel plans and fused kernels
-** planned. */
+/* The device opened (real or emulated), the program's GPU plans read (or,
+** for a program compiled in this process, made). */
 static rf_status gpu_open(const rf_rt_env *env, void **dev)
 {
     const rf_hir_program *p = env->p;
@@ -205,6 +246,9 @@ static rf_status gpu_open(const rf_rt_env *env, void **dev)
     }
     if (st) return st;
     x->g_open = 1;
+    if (x->tune.gpu_pool_mb > 0) x->g.pool_first = (uint64_t)x->tune.gpu_pool_mb << 20;
+    x->g.pool_exact = x->tune.gpu_pool_exact;
+    x->g.cache_dir = x->tune.cache_dir;
     rf_gpu_acct_install(&x->g);
     x->vals = rf_calloc((size_t)p->nvars + 1, sizeof *x->vals);
     int32_t nk = 0;
@@ -212,20 +256,15 @@ static rf_status gpu_open(const rf_rt_env *env, void **dev)
         for (int32_t j = 0; j < p->blocks[b]->nkernels; j++)
             if (p->blocks[b]->kernels[j]->id >= nk) nk = p->blocks[b]->kernels[j]->id + 1;
     x->nkernels = nk;
-    x->plans = rf_calloc((size_t)nk + 1, sizeof *x->plans);
-    st = x->vals && x->plans ? RF_OK : RF_ENOMEM;
+    st = x->vals ? RF_OK : RF_ENOMEM;
+    if (!st) st = get_plan(x, &x->plan);
+    if (!st) x->plans = x->plan->k;
     if (!st) st = rf_gpool_new(&x->g, &x->pool);
     x->g.pool = x->pool;
     x->str.g = &x->g;
     x->str.pool = x->pool;
     x->str.dict = x->dict;
     x->str.threads = x->threads;
-    if (!st)
-        for (int32_t b = 0; b < p->nblocks; b++)
-            for (int32_t j = 0; j < p->blocks[b]->nkernels; j++) {
-                const rf_hir_kernel *k = p->blocks[b]->kernels[j];
-                if (k->id >= 0 && k->id < nk) rf_gpu_kplan_build(p, k, &x->plans[k->id]);
-            }
     if (!st && p->nblocks == 1) {
         x->last_reader = rf_calloc((size_t)p->nvars + 1, sizeof *x->last_reader);
         if (!x->last_reader) st = RF_ENOMEM;
@@ -233,7 +272,9 @@ static rf_status gpu_open(const rf_rt_env *env, void **dev)
             for (int32_t i = 0; i < p->blocks[0]->kernels[j]->nin; i++)
                 if (p->blocks[0]->kernels[j]->in[i] >= 0) x->last_reader[p->blocks[0]->kernels[j]->in[i]] = p->blocks[0]->kernels[j];
     }
-    if (!st) st = rf_gpu_fplan_build(p, !o->no_fuse, &x->fplan, env->d);
+    /* (with --no-fuse: a plan of no fused kernels) */
+    if (!st && o->no_fuse) st = rf_gpu_fplan_build(p, 0, &x->nofuse, env->d);
+    if (!st) x->fplan = o->no_fuse ? x->nofuse : x->plan->f;
     if (!st && !(x->fdone = rf_calloc((size_t)x->fplan->nunits + 1, 1))) st = RF_ENOMEM;
     return st;
 }
@@ -248,7 +289,7 @@ static const char *gpu_where(void *dev, const rf_hir_kernel *k)
 static rf_status gpu_load_begin(void *dev)
 {
     gx *x = dev;
-    return load_program(x, x->o.ptx0, x->o.ptx0_size);
+    return load_program(x, x->plan, x->o.ptx0, x->o.ptx0_size);
 }
 
 static rf_status gpu_load_end(void *dev)
@@ -259,7 +300,7 @@ static rf_status gpu_load_end(void *dev)
     if (needs_dict(x)) st = rf_gpu_dict_sync(&x->str, 0);
     if (!st) st = wake(x);
     if (!st) st = x->g.ops->sync(&x->g);
-    rf_gpu_acct_reset(&x->g); /* the run's device operations are counted from here */
+    rf_gpu_acct_reset(&x->g, x->tune.gpu_trace); /* the run's device operations are counted from here */
     return st;
 }
 
@@ -297,7 +338,8 @@ static void gpu_close(void *dev)
 {
     gx *x = dev;
     if (x->pool && x->res) x->res->gpu_peak_bytes = rf_gpool_peak(x->pool);
-    rf_gpu_fplan_free(x->fplan);
+    rf_gpu_fplan_free(x->nofuse);
+    rf_gpu_plan_free(x->plan);
     free(x->fdone);
     free(x->last_reader);
     for (int32_t v = 0; x->vals && v < x->p->nvars; v++) rf_gx_var_clear(x, v);
@@ -306,7 +348,6 @@ static void gpu_close(void *dev)
         rf_gpu_dict_free(&x->str);
     }
     free(x->vals);
-    free(x->plans);
     rf_gpool_free(x->pool);
     rf_buf_free(&x->g.acct.trace_text);
     if (x->g_open) x->g.ops->close(&x->g);

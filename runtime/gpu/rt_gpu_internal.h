@@ -60,7 +60,7 @@ enum { RF_GPU_ACCT_LAUNCH, RF_GPU_ACCT_WAIT, RF_GPU_ACCT_CUB, RF_GPU_ACCT_OTHER,
 typedef struct gdev_acct {
     uint64_t calls[RF_GPU_ACCT_N];
     double seconds[RF_GPU_ACCT_N];
-    int trace;      /* RF_GPU_TRACE set: every operation of the run, as text in trace_text */
+    int trace;      /* the gpu_trace setting: every operation of the run, as text in trace_text */
     rf_buf trace_text;
     double start;   /* the run's start, for the trace's times */
 } gdev_acct;
@@ -77,11 +77,14 @@ struct gdev {
     uint64_t max_grid;  /* blocks per launch at most (grid-stride loops do the rest) */
     uint64_t mem_free;  /* bytes of device memory free at start */
     uint64_t pool_first; /* the size of the pool's first arena (0: 1 GiB) */
+    int pool_exact;     /* one device allocation per buffer (the gpu_pool_exact setting) */
+    const char *cache_dir; /* the JIT and emulator caches' root (rf_gpu_cache_dir; the cache_dir setting) */
 };
 
-/* Wraps g's operations in the accounting layer (once); reset zeroes the counts. */
+/* Wraps g's operations in the accounting layer (once); reset zeroes the
+** counts and, with trace, records every operation from then on. */
 void rf_gpu_acct_install(gdev *g);
-void rf_gpu_acct_reset(gdev *g);
+void rf_gpu_acct_reset(gdev *g, int trace);
 
 /* Opens the real device (RF_OK) or says why not (RF_EUSER, why filled). */
 rf_status rf_gpu_cuda_open(gdev *g, rf_diags *d, char *why, size_t nwhy);
@@ -217,7 +220,9 @@ typedef struct gx {
     gpool *pool;
     gval *vals;
     rf_rt_result *res;   /* the driver's result: the GPU's figures go there */
-    rf_gpu_kplan *plans; /* by kernel id */
+    rf_gpu_plan *plan;   /* the program's GPU plans (GPLN), owned */
+    rf_gpu_fplan *nofuse; /* with --no-fuse: no fused kernels (owned) */
+    rf_gpu_kplan *plans; /* by kernel id: plan->k */
     rf_rt_tuning tune; /* o.tuning, or the defaults */
     int32_t nkernels;
     int on_host; /* the current kernel ran (partly) on the host */

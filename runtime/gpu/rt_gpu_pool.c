@@ -6,7 +6,7 @@
 ** merge with their neighbours. Operators never call the driver to allocate:
 ** cuMemAlloc and cuMemFree synchronize the device and cost milliseconds for
 ** large sizes. The first arena is what the device suggests (on a real GPU
-** most of its free memory, taken once; RF_GPU_POOL_MB overrides), more
+** most of its free memory, taken once; the gpu_pool_mb setting overrides), more
 ** arenas grow geometrically while the device has memory; a request that fits
 ** nowhere is RF_EDEVMEM with a message giving the sizes (the runtime then
 ** runs the program on the CPU and says so).
@@ -37,7 +37,7 @@ struct gpool {
     arena ar[MAX_ARENAS];
     int nar;
     uint64_t reserved, in_use, peak;
-    int exact; /* RF_GPU_POOL_EXACT: one device allocation per buffer, so that
+    int exact; /* gpu_pool_exact: one device allocation per buffer, so that
                   memory checkers see the bounds of each (debugging only) */
 };
 
@@ -46,8 +46,7 @@ rf_status rf_gpool_new(gdev *g, gpool **out)
     gpool *pl = rf_calloc(1, sizeof *pl);
     if (!pl) return RF_ENOMEM;
     pl->g = g;
-    const char *e = getenv("RF_GPU_POOL_EXACT");
-    pl->exact = e && e[0] && strcmp(e, "0") != 0;
+    pl->exact = g->pool_exact;
     *out = pl;
     return RF_OK;
 }

@@ -109,34 +109,38 @@ int main(int argc, char **argv)
         rf_diags_print(&d, stderr);
         return 1;
     }
-    rf_buf ptx0;
+    /* as `redfox compile` does: the plans made and encoded (GPLN), the PTX
+    ** made from them; the run then reads the section as `redfox run` does */
+    rf_buf ptx0, gpln;
     rf_buf_init(&ptx0);
+    rf_buf_init(&gpln);
+    rf_gpu_plan *plan = NULL;
+    st = rf_gpu_plan_build(hir, 1, &plan, &d);
+    if (!st) st = rf_gpu_plan_encode(hir, plan, &gpln);
     rf_gpu_nvrtc_opts nopts = {NULL, NULL, no_fuse};
-    if (with_ptx && (st = rf_gpu_make_ptx0(hir, &nopts, &ptx0, &d))) {
-        rf_diags_print(&d, stderr);
-        return 1;
-    }
-    if (with_ptx && ptx0.len) {
-        /* the section must round-trip and match the program, or the run would recompile */
+    if (!st && with_ptx) st = rf_gpu_make_ptx0(hir, plan, &nopts, &ptx0, &d);
+    if (!st && with_ptx && ptx0.len) {
+        /* the section must round-trip and be bound to the plans, or the run would recompile */
         rf_gpu_ptx x;
         memset(&x, 0, sizeof x);
-        rf_buf src;
-        rf_buf_init(&src);
-        uint64_t h[2] = {0, 0};
         st = rf_gpu_ptx0_decode("PTX0", ptx0.data, (uint64_t)ptx0.len, &x, &d);
-        if (!st) st = rf_gpu_codegen(hir, !no_fuse, &src, &d);
-        if (!st) rf_gpu_hash128(src.data, (uint64_t)src.len, h);
-        if (!st && (strcmp(x.abi, rf_gpu_abi_tag()) || h[0] != x.src_hash[0] || h[1] != x.src_hash[1] ||
+        uint64_t key[2] = {0, 0};
+        if (!st) {
+            rf_gpu_ptx want = x;
+            memcpy(want.src_hash, plan->src_hash[!no_fuse], sizeof want.src_hash);
+            rf_gpu_ptx_key(&want, key);
+        }
+        if (!st && (strcmp(x.abi, rf_gpu_abi_tag()) || key[0] != x.key[0] || key[1] != x.key[1] ||
                     !strstr(x.ptx, ".entry"))) {
             fprintf(stderr, "FAIL: the PTX0 section does not match the program\n");
             st = RF_EINTERNAL;
         }
         rf_gpu_ptx_free(&x);
-        rf_buf_free(&src);
-        if (st) {
-            rf_diags_print(&d, stderr);
-            return 1;
-        }
+    }
+    rf_gpu_plan_free(plan);
+    if (st) {
+        rf_diags_print(&d, stderr);
+        return 1;
     }
     rf_rt_options o;
     memset(&o, 0, sizeof o);
@@ -148,6 +152,9 @@ int main(int argc, char **argv)
     o.max_iterations = maxit;
     o.no_fuse = no_fuse;
     o.tuning = &tune;
+    o.gpu_plan = gpln.data;
+    o.gpu_plan_size = (uint64_t)gpln.len;
+    o.rfx_file = "test.rfx";
     rf_rt_hugepages(tune.hugepages);
     rf_rt_result *res = NULL;
     o.ptx0 = ptx0.len ? ptx0.data : NULL;
@@ -213,6 +220,7 @@ int main(int argc, char **argv)
     free(gerr);
     if (res) rf_rt_result_free(res);
     rf_buf_free(&ptx0);
+    rf_buf_free(&gpln);
     rf_hir_free(hir);
     rf_qp_free(qp);
     rf_diags_free(&d);

@@ -1,13 +1,14 @@
 /*
 ** skeletons/cuda/codegen.c: Harmony program -> one CUDA C++ source.
 **
-** Owns: the per-kernel plan (rf_gpu_kplan: which string subexpressions become
-** per-code tables - computed on the GPU or on the host, as codegen_str.c
-** decides - or run per row from the device dictionary, which string
-** constants a kernel reads), the translation of rf_qp_expr trees into device code with the
-** CPU's evaluation order and error rules, the key classes of every tuple of
-** key types the program hashes on, and the assembly of the source: the
-** skeleton texts (embedded at build time), then the instantiations.
+** Owns: the assembly of the source (the skeleton texts, embedded at build
+** time, then the instantiations), the GPU ABI tag, the map kernels
+** (K<id>: filter, outputs, repeats), the key classes of every tuple of key
+** types the program hashes on, and the type-agnostic kernels. The other
+** files of the generator: codegen_plan.c (the per-kernel plan),
+** codegen_expr.c (expressions), codegen_fused.c (fused kernels),
+** codegen_str.c (string work on the GPU), fuse.c (which kernels fuse),
+** gplan.c (the plans stored in .rfx files), nvrtc.c (PTX).
 **
 ** Evaluation order matters for errors: a row's first failing operation must
 ** be the one the CPU reports. The generated code evaluates a node's
@@ -16,7 +17,7 @@
 ** as rt_eval.c does; the GPU only reports which row failed first and the
 ** host re-evaluates that row with rt_eval.c for the message.
 */
-#include "rf_gpu_codegen.h"
+#include "codegen_internal.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -68,507 +69,6 @@ void rf_gpu_sig(const rf_type *types, const int32_t *cols, int32_t n, char *buf)
     buf[n] = 0;
 }
 
-/* ---- the plan ----------------------------------------------------------- */
-
-/* Operations the GPU cannot do on codes alone. */
-static int host_op(const rf_qp_expr *e)
-{
-    switch (e->kind) {
-    case RF_QP_E_LIKE: return 1;
-    case RF_QP_E_CALL:
-        return e->fn == RF_BI_LIKE || e->fn == RF_BI_SUBSTRING || e->fn == RF_BI_LENGTH || e->fn == RF_BI_DATE_PARSE;
-    case RF_QP_E_BINOP: return e->type == RF_TYPE_STRING;
-    case RF_QP_E_CMP:
-        return e->nargs == 2 && e->args[0] && e->args[0]->type == RF_TYPE_STRING && e->cmp != RF_CMP_EQ &&
-               e->cmp != RF_CMP_NE;
-    default: return 0;
-    }
-}
-
-static int has_host_op(const rf_qp_expr *e)
-{
-    if (!e) return 0;
-    if (host_op(e)) return 1;
-    for (int32_t i = 0; i < e->nargs; i++)
-        if (has_host_op(e->args[i])) return 1;
-    return 0;
-}
-
-/* Can the host compute e once per code of its one string column? Only string
-** work that cannot fail (date:parse only directly on a column or constant,
-** with failures marked per code), at most one distinct column. */
-static int island_ok(const rf_qp_expr *e, int32_t *side, int32_t *col)
-{
-    if (!e) return 0;
-    switch (e->kind) {
-    case RF_QP_E_COL:
-        if (e->type != RF_TYPE_STRING) return 0;
-        if (*side >= 0 && (*side != e->side || *col != e->col)) return 0;
-        *side = e->side;
-        *col = e->col;
-        return 1;
-    case RF_QP_E_CONST: return 1;
-    case RF_QP_E_LIKE: break;
-    case RF_QP_E_CALL:
-        if (e->fn == RF_BI_DATE_PARSE)
-            return e->nargs == 1 && e->args[0] &&
-                   (e->args[0]->kind == RF_QP_E_CONST || e->args[0]->kind == RF_QP_E_COL) &&
-                   island_ok(e->args[0], side, col);
-        if (e->fn == RF_BI_SUBSTRING) {
-            if (e->nargs != 3 || !e->args[1] || !e->args[2] || e->args[1]->kind != RF_QP_E_CONST ||
-                e->args[2]->kind != RF_QP_E_CONST)
-                return 0;
-            return island_ok(e->args[0], side, col);
-        }
-        if (e->fn != RF_BI_LIKE && e->fn != RF_BI_LENGTH) return 0;
-        break;
-    case RF_QP_E_BINOP:
-        if (e->type != RF_TYPE_STRING) return 0;
-        break;
-    case RF_QP_E_CMP:
-        if (e->nargs != 2 || !e->args[0] || e->args[0]->type != RF_TYPE_STRING) return 0;
-        break;
-    default: return 0;
-    }
-    for (int32_t i = 0; i < e->nargs; i++)
-        if (!island_ok(e->args[i], side, col)) return 0;
-    return 1;
-}
-
-static void plan_expr(rf_gpu_kplan *pl, const rf_qp_expr *e)
-{
-    if (!e || !pl->gpu) return;
-    if (e->kind == RF_QP_E_CONST) {
-        if (e->type != RF_TYPE_STRING) return;
-        if (pl->nconst == RF_GPU_MAX_CONSTS) {
-            pl->gpu = 0;
-            pl->why = "more string constants than a GPU kernel takes";
-            return;
-        }
-        pl->consts[pl->nconst++] = e;
-        return;
-    }
-    if (e->kind != RF_QP_E_COL && has_host_op(e)) {
-        int32_t side = -1, col = -1;
-        if (island_ok(e, &side, &col)) {
-            if (pl->nisland == RF_GPU_MAX_ISLANDS) {
-                pl->gpu = 0;
-                pl->why = "more string operations than a GPU kernel takes";
-                return;
-            }
-            rf_gpu_island *is = &pl->islands[pl->nisland++];
-            is->e = e;
-            is->side = side;
-            is->col = col;
-            is->dev = rf_gpu_island_on_device(is);
-            return;
-        }
-        if (host_op(e)) {
-            if (rf_gpu_row_on_device(e) && pl->nrowstr < RF_GPU_MAX_ISLANDS) {
-                pl->rowstr[pl->nrowstr++] = e;
-                return;
-            }
-            pl->gpu = 0;
-            pl->why = "a string operation over two columns (computed on the host)";
-            return;
-        }
-    }
-    for (int32_t i = 0; i < e->nargs; i++) plan_expr(pl, e->args[i]);
-}
-
-void rf_gpu_kplan_build(const rf_hir_program *p, const rf_hir_kernel *k, rf_gpu_kplan *out)
-{
-    memset(out, 0, sizeof *out);
-    out->gpu = 1;
-    if (k->kind != RF_HIR_MAP && k->kind != RF_HIR_JOIN_MAP && k->kind != RF_HIR_GATHER_MAP) return;
-    int nsides = k->kind == RF_HIR_JOIN_MAP ? 2 : 1;
-    for (int s = 0; s < nsides; s++)
-        if (p->vars[k->in[s]]->ncols > RF_GPU_MAXC) {
-            out->gpu = 0;
-            out->why = "an input wider than the GPU kernels take";
-            return;
-        }
-    if (p->vars[k->out]->ncols > RF_GPU_MAXC) {
-        out->gpu = 0;
-        out->why = "an output wider than the GPU kernels take";
-        return;
-    }
-    plan_expr(out, k->filter);
-    for (int32_t i = 0; i < k->nouts; i++) plan_expr(out, k->outs[i]);
-    out->ndedupe = rf_gpu_dedupe_cols(p, k, out->dedupe);
-}
-
-/* ---- expressions ------------------------------------------------------------ */
-
-typedef struct gen {
-    rf_buf *b;
-    const rf_gpu_kplan *pl;
-    const char *failstmt;
-    int nv;
-    int depth;
-    int bad; /* something the plan should have excluded */
-    /* fused stages: where side-0 columns live when a stage reads an earlier
-    ** stage's registers ("m<stage>_<col>"; -1: the input's columns), and the
-    ** stage's first string-constant and string-table slots */
-    int32_t regs_of;
-    int32_t kconst, kisland;
-    /* columns loaded up front (hoist_loads): hset[side][col] says v<hv> holds it */
-    uint8_t hset[2][RF_GPU_MAXC];
-    int hv[2][RF_GPU_MAXC];
-    rf_type ht[2][RF_GPU_MAXC];
-} gen;
-
-static const char *ctype(rf_type t)
-{
-    switch (t) {
-    case RF_TYPE_FLOAT: return "double";
-    case RF_TYPE_DATE: return "rf::i32";
-    case RF_TYPE_STRING: return "rf::u32";
-    case RF_TYPE_BOOL: return "bool";
-    default: return "rf::i64";
-    }
-}
-
-static const char *stype(rf_type t)
-{
-    switch (t) {
-    case RF_TYPE_FLOAT: return "double";
-    case RF_TYPE_DATE: return "rf::i32";
-    case RF_TYPE_STRING: return "rf::u32";
-    case RF_TYPE_BOOL: return "rf::u8";
-    default: return "rf::i64";
-    }
-}
-
-static void ind(gen *g)
-{
-    for (int i = 0; i < g->depth + 2; i++) rf_buf_puts(g->b, "    ");
-}
-
-static void put_i64(rf_buf *b, int64_t v)
-{
-    if (v == INT64_MIN)
-        rf_buf_puts(b, "(-9223372036854775807LL - 1)");
-    else
-        rf_buf_printf(b, "%" PRId64 "LL", v);
-}
-
-static int new_var(gen *g, rf_type t)
-{
-    int v = g->nv++;
-    ind(g);
-    rf_buf_printf(g->b, "%s v%d", ctype(t), v);
-    return v;
-}
-
-/* "if (!CALL) fail" for a fallible operation writing v. */
-static void checked(gen *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void checked(gen *g, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    char *s = rf_vsprintf(fmt, ap);
-    va_end(ap);
-    ind(g);
-    rf_buf_printf(g->b, "if (!(%s)) %s\n", s ? s : "false", g->failstmt);
-    free(s);
-}
-
-static int emit(gen *g, const rf_qp_expr *e);
-
-static int emit_island(gen *g, const rf_qp_expr *e, int j, const rf_gpu_island *is)
-{
-    int code = -1;
-    int jt = g->kisland + j; /* the table's slot */
-    if (is->side >= 0) {
-        code = g->nv++;
-        ind(g);
-        rf_buf_printf(g->b, "rf::i64 v%d = (rf::i64)rf::ld<rf::u32>(a.c%d[%d], q%d) - (rf::i64)a.k[%d];\n", code,
-                      is->side, is->col, is->side, RF_GPU_KISLAND + g->kisland + j);
-    }
-    char idx[32];
-    if (code >= 0)
-        snprintf(idx, sizeof idx, "v%d", code);
-    else
-        snprintf(idx, sizeof idx, "0");
-    int v;
-    switch (e->type) {
-    case RF_TYPE_BOOL:
-        v = new_var(g, e->type);
-        rf_buf_printf(g->b, " = ((const rf::u8 *)a.t[%d])[%s] != 0;\n", jt, idx);
-        break;
-    case RF_TYPE_STRING:
-        v = new_var(g, e->type);
-        rf_buf_printf(g->b, " = ((const rf::u32 *)a.t[%d])[%s];\n", jt, idx);
-        break;
-    case RF_TYPE_DATE: {
-        int w = g->nv++;
-        ind(g);
-        rf_buf_printf(g->b, "rf::i64 v%d = ((const rf::i64 *)a.t[%d])[%s];\n", w, jt, idx);
-        ind(g);
-        rf_buf_printf(g->b, "if (v%d == RF_I64_MIN) %s\n", w, g->failstmt);
-        v = new_var(g, e->type);
-        rf_buf_printf(g->b, " = (rf::i32)v%d;\n", w);
-        break;
-    }
-    default:
-        v = new_var(g, e->type);
-        rf_buf_printf(g->b, " = ((const rf::i64 *)a.t[%d])[%s];\n", jt, idx);
-        break;
-    }
-    return v;
-}
-
-static const char *dec_fn(char op, int dec)
-{
-    switch (op) {
-    case '+': return dec ? "rf::add_d" : "rf::add_i";
-    case '-': return dec ? "rf::sub_d" : "rf::sub_i";
-    case '*': return dec ? "rf::mul_d" : "rf::mul_i";
-    case '%': return "rf::mod_i"; /* int only (the checker) */
-    default: return dec ? "rf::div_d" : "rf::div_i";
-    }
-}
-
-/* from -> to conversion of variable a into a new variable. */
-static int emit_convert(gen *g, rf_type from, rf_type to, int a)
-{
-    int v = new_var(g, to);
-    if (from == to) {
-        rf_buf_printf(g->b, " = v%d;\n", a);
-    } else if (from == RF_TYPE_INT && to == RF_TYPE_DECIMAL) {
-        rf_buf_puts(g->b, ";\n");
-        checked(g, "rf::int_to_dec(v%d, &v%d)", a, v);
-    } else if (from == RF_TYPE_INT && to == RF_TYPE_FLOAT) {
-        rf_buf_printf(g->b, " = rf::int_to_float(v%d);\n", a);
-    } else if (from == RF_TYPE_DECIMAL && to == RF_TYPE_FLOAT) {
-        rf_buf_printf(g->b, " = rf::dec_to_float(v%d);\n", a);
-    } else if (from == RF_TYPE_FLOAT && to == RF_TYPE_DECIMAL) {
-        rf_buf_puts(g->b, ";\n");
-        checked(g, "rf::float_to_dec(v%d, &v%d)", a, v);
-    } else {
-        rf_buf_puts(g->b, " = 0;\n");
-        g->bad = 1;
-    }
-    return v;
-}
-
-static int emit(gen *g, const rf_qp_expr *e)
-{
-    for (int32_t j = 0; j < g->pl->nisland; j++)
-        if (g->pl->islands[j].e == e) return emit_island(g, e, j, &g->pl->islands[j]);
-    for (int32_t j = 0; j < g->pl->nrowstr; j++)
-        if (g->pl->rowstr[j] == e) return rf_gpu_emit_rowstr(g->b, e, &g->nv, g->depth, &g->bad);
-    int v;
-    switch (e->kind) {
-    case RF_QP_E_COL:
-        if (e->side >= 0 && e->side < 2 && e->col >= 0 && e->col < RF_GPU_MAXC && g->hset[e->side][e->col]) {
-            v = new_var(g, e->type);
-            rf_buf_printf(g->b, " = v%d;\n", g->hv[e->side][e->col]);
-            return v;
-        }
-        v = new_var(g, e->type);
-        if (g->regs_of >= 0 && e->side == 0)
-            rf_buf_printf(g->b, " = m%d_%d;\n", g->regs_of, e->col);
-        else if (e->type == RF_TYPE_BOOL)
-            rf_buf_printf(g->b, " = rf::ld<rf::u8>(a.c%d[%d], q%d) != 0;\n", e->side, e->col, e->side);
-        else
-            rf_buf_printf(g->b, " = rf::ld<%s>(a.c%d[%d], q%d);\n", stype(e->type), e->side, e->col, e->side);
-        return v;
-    case RF_QP_E_CONST:
-        v = new_var(g, e->type);
-        switch (e->type) {
-        case RF_TYPE_FLOAT: {
-            uint64_t bits;
-            memcpy(&bits, &e->c.f, 8);
-            rf_buf_printf(g->b, " = rf::bitsd(0x%016" PRIx64 "ull);\n", bits);
-            break;
-        }
-        case RF_TYPE_DATE: rf_buf_printf(g->b, " = (rf::i32)%" PRId64 ";\n", e->c.i); break;
-        case RF_TYPE_BOOL: rf_buf_printf(g->b, " = %s;\n", e->c.i ? "true" : "false"); break;
-        case RF_TYPE_STRING: {
-            int32_t slot = -1;
-            for (int32_t i = 0; i < g->pl->nconst; i++)
-                if (g->pl->consts[i] == e) slot = i;
-            if (slot < 0) g->bad = 1;
-            rf_buf_printf(g->b, " = (rf::u32)a.k[%d];\n", g->kconst + (slot < 0 ? 0 : slot));
-            break;
-        }
-        default:
-            rf_buf_puts(g->b, " = ");
-            put_i64(g->b, e->c.i);
-            rf_buf_puts(g->b, ";\n");
-            break;
-        }
-        return v;
-    case RF_QP_E_BINOP: {
-        int a = emit(g, e->args[0]), b = emit(g, e->args[1]);
-        v = new_var(g, e->type);
-        if (e->type == RF_TYPE_FLOAT) {
-            rf_buf_printf(g->b, " = v%d %c v%d;\n", a, e->op == '/' ? '/' : e->op, b);
-        } else if (e->type == RF_TYPE_INT || e->type == RF_TYPE_DECIMAL) {
-            rf_buf_puts(g->b, ";\n");
-            checked(g, "%s(v%d, v%d, &v%d)", dec_fn(e->op, e->type == RF_TYPE_DECIMAL), a, b, v);
-        } else {
-            rf_buf_puts(g->b, " = 0;\n");
-            g->bad = 1;
-        }
-        return v;
-    }
-    case RF_QP_E_NEG: {
-        int a = emit(g, e->args[0]);
-        v = new_var(g, e->type);
-        if (e->type == RF_TYPE_FLOAT) {
-            rf_buf_printf(g->b, " = -v%d;\n", a);
-        } else {
-            rf_buf_puts(g->b, ";\n");
-            checked(g, "rf::neg_i(v%d, &v%d)", a, v);
-        }
-        return v;
-    }
-    case RF_QP_E_CAST: {
-        int a = emit(g, e->args[0]);
-        return emit_convert(g, e->args[0]->type, e->type, a);
-    }
-    case RF_QP_E_CALL: {
-        int a = e->nargs > 0 ? emit(g, e->args[0]) : -1;
-        int b = e->nargs > 1 ? emit(g, e->args[1]) : -1;
-        switch (e->fn) {
-        case RF_BI_YEAR:
-        case RF_BI_MONTH:
-        case RF_BI_DAY:
-            v = new_var(g, e->type);
-            rf_buf_printf(g->b, " = rf::date_part(v%d, %d);\n", a,
-                          e->fn == RF_BI_YEAR ? 0 : e->fn == RF_BI_MONTH ? 1 : 2);
-            return v;
-        case RF_BI_ADD_DAYS:
-        case RF_BI_ADD_MONTHS:
-        case RF_BI_ADD_YEARS:
-            v = new_var(g, e->type);
-            rf_buf_puts(g->b, ";\n");
-            checked(g, "rf::%s(v%d, v%d, &v%d)",
-                    e->fn == RF_BI_ADD_DAYS     ? "add_days"
-                    : e->fn == RF_BI_ADD_MONTHS ? "add_months"
-                                                : "add_years",
-                    a, b, v);
-            return v;
-        case RF_BI_BITAND:
-        case RF_BI_BITOR:
-        case RF_BI_BITXOR:
-            v = new_var(g, e->type);
-            rf_buf_printf(g->b, " = v%d %c v%d;\n", a, e->fn == RF_BI_BITAND ? '&' : e->fn == RF_BI_BITOR ? '|' : '^',
-                          b);
-            return v;
-        case RF_BI_BITNOT:
-            v = new_var(g, e->type);
-            rf_buf_printf(g->b, " = ~v%d;\n", a);
-            return v;
-        case RF_BI_SHL:
-        case RF_BI_SHR:
-            v = new_var(g, e->type);
-            rf_buf_puts(g->b, ";\n");
-            checked(g, "rf::%s(v%d, v%d, &v%d)", e->fn == RF_BI_SHL ? "shl_i" : "shr_i", a, b, v);
-            return v;
-        case RF_BI_INT_FLOAT: return emit_convert(g, RF_TYPE_INT, RF_TYPE_FLOAT, a);
-        case RF_BI_INT_DECIMAL: return emit_convert(g, RF_TYPE_INT, RF_TYPE_DECIMAL, a);
-        case RF_BI_DECIMAL_FLOAT: return emit_convert(g, RF_TYPE_DECIMAL, RF_TYPE_FLOAT, a);
-        case RF_BI_FLOAT_DECIMAL: return emit_convert(g, RF_TYPE_FLOAT, RF_TYPE_DECIMAL, a);
-        default:
-            v = new_var(g, e->type);
-            rf_buf_puts(g->b, " = 0;\n");
-            g->bad = 1;
-            return v;
-        }
-    }
-    case RF_QP_E_CMP: {
-        int a = emit(g, e->args[0]), b = emit(g, e->args[1]);
-        rf_type t = e->args[0]->type;
-        static const char *ops[] = {"==", "!=", "<", "<=", ">", ">="};
-        v = new_var(g, RF_TYPE_BOOL);
-        if (t == RF_TYPE_STRING && e->cmp != RF_CMP_EQ && e->cmp != RF_CMP_NE) g->bad = 1;
-        rf_buf_printf(g->b, " = rf::%s(v%d, v%d) %s 0;\n", t == RF_TYPE_FLOAT ? "fcmp" : "icmp", a, b,
-                      (unsigned)e->cmp <= RF_CMP_GE ? ops[e->cmp] : "==");
-        return v;
-    }
-    case RF_QP_E_AND:
-        v = new_var(g, RF_TYPE_BOOL);
-        rf_buf_puts(g->b, " = true;\n");
-        for (int32_t i = 0; i < e->nargs; i++) {
-            ind(g);
-            rf_buf_printf(g->b, "if (v%d) {\n", v);
-            g->depth++;
-            int x = emit(g, e->args[i]);
-            ind(g);
-            rf_buf_printf(g->b, "v%d = v%d;\n", v, x);
-            g->depth--;
-            ind(g);
-            rf_buf_puts(g->b, "}\n");
-        }
-        return v;
-    case RF_QP_E_NOT: {
-        int a = emit(g, e->args[0]);
-        v = new_var(g, RF_TYPE_BOOL);
-        rf_buf_printf(g->b, " = !v%d;\n", a);
-        return v;
-    }
-    case RF_QP_E_LIKE: break;
-    }
-    v = new_var(g, e->type);
-    rf_buf_puts(g->b, " = 0;\n");
-    g->bad = 1;
-    return v;
-}
-
-static void uses_sides(const rf_qp_expr *e, int used[2])
-{
-    if (!e) return;
-    if (e->kind == RF_QP_E_COL && e->side >= 0 && e->side < 2) used[e->side] = 1;
-    for (int32_t i = 0; i < e->nargs; i++) uses_sides(e->args[i], used);
-}
-
-/* Loads every input column e reads before e is evaluated: a filter's
-** conjuncts are evaluated in order and stop at the first false one, so
-** their loads would otherwise wait for one another; loaded up front they are
-** all in flight at once (loading a column of a valid row cannot fail). The
-** columns of string tables and of string work are left to them. */
-static void hoist_loads(gen *g, const rf_qp_expr *e)
-{
-    if (!e) return;
-    for (int32_t j = 0; j < g->pl->nisland; j++)
-        if (g->pl->islands[j].e == e) return;
-    for (int32_t j = 0; j < g->pl->nrowstr; j++)
-        if (g->pl->rowstr[j] == e) return;
-    if (e->kind == RF_QP_E_COL) {
-        if (e->side < 0 || e->side > 1 || e->col < 0 || e->col >= RF_GPU_MAXC) return;
-        if (g->hset[e->side][e->col] || (g->regs_of >= 0 && e->side == 0)) return;
-        int v = emit(g, e);
-        g->hset[e->side][e->col] = 1;
-        g->hv[e->side][e->col] = v;
-        g->ht[e->side][e->col] = e->type;
-        return;
-    }
-    for (int32_t i = 0; i < e->nargs; i++) hoist_loads(g, e->args[i]);
-}
-
-/* Pins (rf::pin) the loads hoist_loads made since hset was `before`: they
-** stay where they are, all in flight at once. Only loads that are used: a
-** pinned value is live, so a column nothing reads would be loaded anyway. */
-static void pin_hoisted(gen *g, uint8_t before[2][RF_GPU_MAXC], const char *guard)
-{
-    for (int s = 0; s < 2; s++)
-        for (int c = 0; c < RF_GPU_MAXC; c++)
-            if (g->hset[s][c] && !before[s][c]) {
-                rf_buf_printf(g->b, "%*s%srf::pin(v%d);\n", 8 + 4 * g->depth, "", guard, g->hv[s][c]);
-                before[s][c] = 1;
-            }
-}
-
-static void row_indices(rf_buf *b, const int used[2])
-{
-    for (int s = 0; s < 2; s++)
-        if (used[s]) rf_buf_printf(b, "        const rf::i64 q%d = a.r%d ? a.r%d[r] : r;\n", s, s, s);
-}
-
 /* K<id>::repeat (rf_map.cuh): a row repeats an earlier row of its run when
 ** that row passes the filter too (the outputs are the compared columns). */
 static void gen_map_repeat(const rf_hir_program *p, const rf_hir_kernel *k, const rf_gpu_kplan *pl, rf_buf *b)
@@ -591,24 +91,23 @@ static void gen_map_repeat(const rf_hir_program *p, const rf_hir_kernel *k, cons
     rf_buf_printf(b, "        return rf::runs_repeat<KS_%s>(dc, r, a.x[5], (rf::u64 *)a.p[3], f, same);\n    }\n", sig);
 }
 
-static rf_status gen_map_kernel(const rf_hir_program *p, const rf_hir_kernel *k, rf_buf *b, rf_diags *d)
+static rf_status gen_map_kernel(const rf_hir_program *p, const rf_gpu_kplan *pl, const rf_hir_kernel *k, rf_buf *b,
+                                rf_diags *d)
 {
-    rf_gpu_kplan pl;
-    rf_gpu_kplan_build(p, k, &pl);
-    if (!pl.gpu) return RF_OK; /* runs on the host */
-    gen g = {.b = b, .pl = &pl, .regs_of = -1};
+    if (!pl->gpu) return RF_OK; /* runs on the host */
+    rf_cg_gen g = {.b = b, .pl = pl, .regs_of = -1};
     int used[2] = {0, 0};
     rf_buf_printf(b, "struct K%d {\n", k->id);
     rf_buf_puts(b, "    static __device__ __forceinline__ bool filter(const rf::Args &a, rf::i64 r, bool &ok)\n    {\n");
     if (k->filter) {
-        uses_sides(k->filter, used);
-        row_indices(b, used);
+        rf_cg_uses_sides(k->filter, used);
+        rf_cg_row_indices(b, used);
         g.failstmt = "{ ok = false; return false; }";
         uint8_t before[2][RF_GPU_MAXC];
         memset(before, 0, sizeof before);
-        hoist_loads(&g, k->filter);
-        pin_hoisted(&g, before, "");
-        int v = emit(&g, k->filter);
+        rf_cg_hoist_loads(&g, k->filter);
+        rf_cg_pin_hoisted(&g, before, "");
+        int v = rf_cg_emit(&g, k->filter);
         memset(g.hset, 0, sizeof g.hset); /* outs() is another function */
         rf_buf_printf(b, "        return v%d;\n", v);
     } else {
@@ -617,33 +116,33 @@ static rf_status gen_map_kernel(const rf_hir_program *p, const rf_hir_kernel *k,
     rf_buf_puts(b, "    }\n");
     rf_buf_puts(b, "    static __device__ __forceinline__ void outs(const rf::Args &a, rf::i64 r, rf::i64 w, bool &ok)\n    {\n");
     used[0] = used[1] = 0;
-    for (int32_t i = 0; i < k->nouts; i++) uses_sides(k->outs[i], used);
-    row_indices(b, used);
+    for (int32_t i = 0; i < k->nouts; i++) rf_cg_uses_sides(k->outs[i], used);
+    rf_cg_row_indices(b, used);
     rf_buf_puts(b, "        (void)r; (void)w; (void)ok;\n");
     g.failstmt = "{ ok = false; return; }";
     /* the write pass runs for kept rows only: all their columns at once */
-    for (int32_t i = 0; i < k->nouts; i++) hoist_loads(&g, k->outs[i]);
+    for (int32_t i = 0; i < k->nouts; i++) rf_cg_hoist_loads(&g, k->outs[i]);
     const rf_hir_var *out = p->vars[k->out];
     for (int32_t i = 0; i < k->nouts; i++) {
         rf_buf_puts(b, "        {\n");
         g.depth = 1;
-        int v = emit(&g, k->outs[i]);
+        int v = rf_cg_emit(&g, k->outs[i]);
         g.depth = 0;
         if (out->types[i] == RF_TYPE_BOOL)
             rf_buf_printf(b, "            rf::st<rf::u8>(a.o[%d], w, (rf::u8)(v%d ? 1 : 0));\n", i, v);
         else
-            rf_buf_printf(b, "            rf::st<%s>(a.o[%d], w, v%d);\n", stype(out->types[i]), i, v);
+            rf_buf_printf(b, "            rf::st<%s>(a.o[%d], w, v%d);\n", rf_cg_stype(out->types[i]), i, v);
         rf_buf_puts(b, "        }\n");
     }
     rf_buf_puts(b, "    }\n");
-    gen_map_repeat(p, k, &pl, b);
+    gen_map_repeat(p, k, pl, b);
     rf_buf_puts(b, "};\n");
-    if (rf_gpu_gen_islands(b, k->id, &pl)) g.bad = 1;
+    if (rf_gpu_gen_islands(b, k->id, pl)) g.bad = 1;
     rf_buf_printf(b,
                   "extern \"C\" __global__ void __launch_bounds__(%d) rfk%d_flags(rf::Args a) { rf::map_flags<K%d, %d>(a); }\n"
                   "extern \"C\" __global__ void __launch_bounds__(%d) rfk%d_write(rf::Args a) { rf::map_write<K%d, %d>(a); }\n\n",
                   RF_GPU_TILE, k->id, k->id, RF_GPU_TILE, RF_GPU_TILE, k->id, k->id, RF_GPU_TILE);
-    if (k->filter || pl.ndedupe > 0)
+    if (k->filter || pl->ndedupe > 0)
         rf_buf_printf(b,
                       "extern \"C\" __global__ void __launch_bounds__(%d) rfk%d_onepass_smem(rf::Args a) "
                       "{ rf::map_onepass<K%d, %d>(a); }\n\n",
@@ -657,491 +156,6 @@ static rf_status gen_map_kernel(const rf_hir_program *p, const rf_hir_kernel *k,
 }
 
 /* ---- fused kernels ----------------------------------------------------------- */
-
-/* A fused total (rf_gpu_ftotal): where its stage passes, the row is counted
-** in acc[t.acc] and each total or average's argument is added to its
-** 128-bit sum acc[t.acc + 1 + 2i] (low), acc[t.acc + 2 + 2i] (high), in the
-** thread's registers. Counts need no sum of their own. */
-static void gen_total_rows(const rf_gpu_ftotal *t, rf_buf *b)
-{
-    const rf_hir_kernel *r = t->reduce;
-    rf_buf_printf(b, "        if (acc && p%d) {\n            acc[%d]++;\n", t->stage, t->acc);
-    for (int32_t i = 0; i < r->naggs; i++) {
-        const rf_qp_agg *ag = &r->aggs[i];
-        if (ag->fn == RF_AGG_COUNT) continue;
-        int32_t lo = t->acc + 1 + 2 * i;
-        rf_buf_printf(b,
-                      "            {\n                rf::i64 v = (rf::i64)m%d_%d;\n                rf::u64 o = acc[%d];\n"
-                      "                acc[%d] = o + (rf::u64)v;\n"
-                      "                acc[%d] += (v < 0 ? ~0ull : 0ull) + (acc[%d] < o ? 1ull : 0ull);\n            }\n",
-                      t->stage, ag->col, lo, lo, lo + 1, lo);
-    }
-    rf_buf_puts(b, "        }\n");
-}
-
-/* Adds every total's words of src[] to dst[] by atomics (shared or global
-** memory), at the given indentation: the count, then each sum's two words. */
-static void gen_total_adds(const rf_gpu_funit *u, rf_buf *b, const char *dst, const char *src, const char *ind)
-{
-    for (int32_t t = 0; t < u->ntot; t++) {
-        const rf_gpu_ftotal *T = &u->tot[t];
-        rf_buf_printf(b, "%sif (%s[%d]) atomicAdd(&%s[%d], %s[%d]);\n", ind, src, T->acc, dst, T->acc, src, T->acc);
-        for (int32_t i = 0; i < T->reduce->naggs; i++) {
-            if (T->reduce->aggs[i].fn == RF_AGG_COUNT) continue;
-            int32_t lo = T->acc + 1 + 2 * i;
-            rf_buf_printf(b, "%sif (%s[%d] || %s[%d]) rf::add128(&%s[%d], &%s[%d], %s[%d], %s[%d]);\n", ind, src, lo, src,
-                          lo + 1, dst, lo, dst, lo + 1, src, lo, src, lo + 1);
-        }
-    }
-}
-
-/* The totals' kernel: every thread sums its rows in registers
-** (G<id>::row), the CTA adds its threads' sums in shared memory, and
-** one thread per CTA adds the CTA's to the result p[3] (layout: gen_total_rows) by
-** atomics: sums of integers, so the result does not depend on the order.
-** p[0] error words; the rest of the arguments as the flags pass has them. */
-static void gen_total_kernel(const rf_gpu_funit *u, rf_buf *b, int row4)
-{
-    int32_t nacc = u->nacc;
-    rf_buf_printf(b,
-                  "extern \"C\" __global__ void __launch_bounds__(%d) rfg%d_total_smem(rf::Args a)\n{\n"
-                  "    __shared__ rf::u64 s[%d];\n"
-                  "    rf::u64 acc[%d];\n"
-                  "    for (int i = 0; i < %d; i++) acc[i] = 0;\n"
-                  "    for (int i = threadIdx.x; i < %d; i += blockDim.x) s[i] = 0;\n"
-                  "    __syncthreads();\n"
-                  /* four rows per round, and without a join source
-                  ** G::row4 issues the four rows' loads before the first
-                  ** row's stages run (the runtime launches half the
-                  ** blocks: fused_totals in rt_gpu_fused.c) */
-                  "    const rf::i64 T = rf::nthreads();\n"
-                  "    rf::i64 r = rf::tid();\n"
-                  "    for (; r + 3 * T < a.n; r += 4 * T) {\n",
-                  RF_GPU_TILE, u->id, nacc, nacc, nacc, nacc);
-    if (row4)
-        rf_buf_printf(b, "        G%d::row4<false>(a, r, T, acc);\n", u->id);
-    else
-        rf_buf_printf(b, "        G%d::row<false>(a, r, acc);\n"
-                         "        G%d::row<false>(a, r + T, acc);\n"
-                         "        G%d::row<false>(a, r + 2 * T, acc);\n"
-                         "        G%d::row<false>(a, r + 3 * T, acc);\n",
-                      u->id, u->id, u->id, u->id);
-    rf_buf_printf(b, "    }\n"
-                     "    for (; r < a.n; r += T) G%d::row<false>(a, r, acc);\n",
-                  u->id);
-    gen_total_adds(u, b, "s", "acc", "    ");
-    rf_buf_puts(b, "    __syncthreads();\n"
-                   "    if (threadIdx.x == 0) {\n"
-                   "        rf::u64 *out = (rf::u64 *)a.p[3];\n");
-    gen_total_adds(u, b, "out", "s", "        ");
-    rf_buf_puts(b, "    }\n}\n\n");
-}
-
-/* The input columns a later stage's filter reads through its parents'
-** registers, where each parent on the way copies the column unchanged
-** (a chain of selects): they decide a row's fate like the first filter's
-** columns, so they are loaded with them (pre[m]: what stage m, which reads
-** the input, loads up front besides its filter's columns). */
-typedef struct prelist {
-    const rf_qp_expr *e[RF_GPU_MAXC];
-    int32_t n;
-} prelist;
-
-static void trace_filter_cols(const rf_gpu_funit *u, int32_t m, const rf_qp_expr *e, prelist *pre)
-{
-    if (!e) return;
-    if (e->kind == RF_QP_E_COL && e->side == 0) {
-        int32_t par = u->m[m].parent;
-        const rf_hir_kernel *pk = par >= 0 ? u->m[par].k : NULL;
-        if (!pk || e->col < 0 || e->col >= pk->nouts) return;
-        const rf_qp_expr *o = pk->outs[e->col];
-        if (o->kind != RF_QP_E_COL) return;
-        if (u->m[par].parent >= 0) {
-            trace_filter_cols(u, par, o, pre);
-        } else if (o->side >= 0 && o->side < 2 && pre[par].n < RF_GPU_MAXC) {
-            pre[par].e[pre[par].n++] = o;
-        }
-        return;
-    }
-    for (int32_t i = 0; i < e->nargs; i++) trace_filter_cols(u, m, e->args[i], pre);
-}
-
-/* One kernel for the stages of a fused unit (rf_gpu_fplan): every row of the
-** input runs the stages in schedule order (stages()), a stage only where the
-** stage it reads passed; values a later stage reads stay in registers
-** m<stage>_<col>. A written output s is stored at w[s] in the write pass
-** (W) and hit[s] says whether the row reached it.
-**
-** Without a join source, a row is a row of the input (through r0/r1 for an
-** index): the flags pass writes one flag per written output, the host scans
-** them, the write pass recomputes the rows that some written output keeps.
-**   p[0] u64 error word per stage; p[1] u8 flags, written output s at
-**   s * (n + 1); p[2] i64 positions, the same layout; o[] the written
-**   outputs' columns, one after the other.
-** With an anti-join source, a row is a left row and the stages run where it
-** has no match (as above otherwise: flags, scan, write; c1 the right side's
-** columns, the build side in p[4..7] and x[0], m right rows).
-** With a join source (a probe), a row is a left row and the stages run for
-** each of its matches in ascending right row: the count pass writes per
-** written output the left row's count, the host scans them, the write pass
-** writes at the scanned positions. So rows come ordered by left row, then
-** right row, as the unfused join_index + join_map give them.
-**   c0 / c1 the left and right relations (no r0 / r1); n left rows, m right
-**   rows; p[0] error words; p[1] i64 counts (layout as above); p[2] i64
-**   positions; p[4..6] the build side (hashes sorted by bucket, their rows
-**   or null, the bucket starts), x[0..2] the hash's parameters (rf_join.cuh
-**   struct jh). */
-/* A join-source unit's probe of row r as generated code: the key columns
-** (keys), then pr started and peeked (build: the sorted hashes and rows). */
-static void gen_probe_open(rf_buf *b, const char *keys, const char *sig, const char *build)
-{
-    rf_buf_printf(b, "%s        rf::probe<KS_%s> pr;\n"
-                     "        pr.start(lk, (const rf::i64 *)a.p[6], rf::jh::of(a), r);\n"
-                     "        pr.peek(%s, a.m);\n",
-                  keys, sig, build);
-}
-
-static rf_status gen_fused_kernel(const rf_hir_program *p, const rf_gpu_funit *u, rf_buf *b, rf_diags *d)
-{
-    int32_t nm = u->nmat > 0 ? u->nmat : 1;
-    /* without a join source, a row's up-front loads (below) are a struct
-    ** of their own (L: load, then pin, then stages): the totals kernel
-    ** issues four rows' loads before the first row's stages run. Inside
-    ** stages, a failing operation's store to the error words may alias the
-    ** columns, so the compiler cannot move the next row's loads above it */
-    int split = !u->src;
-    int bad = 0, nv = 0;
-    /* the input columns that decide a row's fate or that every row needs
-    ** (the stages reading the input all read the same row): the filter's of
-    ** each such stage, those later filters read through unchanged copies
-    ** (trace_filter_cols), and where such a stage has no filter, its used
-    ** outputs'. Loaded and pinned before the first stage runs, a row waits
-    ** once for all of them, not once per stage or branch. (Columns only a
-    ** passing row's outputs need stay where they are: a selective filter then
-    ** saves their bytes.) */
-    uint8_t rset[2][RF_GPU_MAXC], pinned[2][RF_GPU_MAXC], need[RF_GPU_FUSE_MAX][RF_GPU_MAXC], in[2][RF_GPU_MAXC];
-    uint8_t always[2][RF_GPU_MAXC]; /* pinned in every pass, not only the write pass */
-    int rv[2][RF_GPU_MAXC];
-    rf_type rt[2][RF_GPU_MAXC];
-    memset(rset, 0, sizeof rset);
-    memset(pinned, 0, sizeof pinned);
-    memset(always, 0, sizeof always);
-    memset(rv, 0, sizeof rv);
-    memset(rt, 0, sizeof rt);
-    rf_gpu_funit_needs(p, u, need, in);
-    prelist pre[RF_GPU_FUSE_MAX];
-    memset(pre, 0, sizeof pre);
-    for (int32_t m = 0; m < u->n; m++)
-        if (u->m[m].parent >= 0) trace_filter_cols(u, m, u->m[m].k->filter, pre);
-    rf_buf hb; /* the up-front loads and pins, as the top of stages has them */
-    rf_buf_init(&hb);
-    for (int32_t m = 0; m < u->n; m++) {
-        const rf_gpu_fmember *mb = &u->m[m];
-        if (mb->parent >= 0) continue;
-        rf_gpu_kplan pl;
-        rf_gpu_kplan_build(p, mb->k, &pl);
-        gen g = {.b = &hb, .pl = &pl, .nv = nv, .regs_of = -1, .kconst = mb->kconst, .kisland = mb->kisland};
-        memcpy(g.hset, rset, sizeof rset);
-        memcpy(g.hv, rv, sizeof rv);
-        memcpy(g.ht, rt, sizeof rt);
-        hoist_loads(&g, mb->k->filter);
-        for (int32_t i = 0; i < pre[m].n; i++) hoist_loads(&g, pre[m].e[i]);
-        uint8_t before[2][RF_GPU_MAXC];
-        memcpy(before, pinned, sizeof before);
-        pin_hoisted(&g, pinned, "");
-        for (int s = 0; s < 2; s++)
-            for (int c = 0; c < RF_GPU_MAXC; c++) always[s][c] |= pinned[s][c] && !before[s][c];
-        for (int32_t c = 0; c < mb->k->nouts && c < RF_GPU_MAXC && !mb->k->filter; c++)
-            if (need[m][c]) hoist_loads(&g, mb->k->outs[c]);
-        /* outputs only: the flags or count pass (W false) of a kernel
-        ** without totals does not need them at all */
-        pin_hoisted(&g, pinned, u->ntot ? "" : "if (W) ");
-        if (u->ntot) memcpy(always, pinned, sizeof always);
-        memcpy(rset, g.hset, sizeof rset);
-        memcpy(rv, g.hv, sizeof rv);
-        memcpy(rt, g.ht, sizeof rt);
-        nv = g.nv;
-        bad |= g.bad;
-    }
-    rf_buf_printf(b, "struct G%d {\n", u->id);
-    if (split) {
-        rf_buf_puts(b, "    struct L {\n");
-        for (int s = 0; s < 2; s++)
-            for (int c = 0; c < RF_GPU_MAXC; c++)
-                if (rset[s][c]) rf_buf_printf(b, "        %s v%d;\n", ctype(rt[s][c]), rv[s][c]);
-        rf_buf_puts(b, "    };\n"
-                       "    static __device__ __forceinline__ void load(const rf::Args &a, rf::i64 q0, rf::i64 q1, L &l)\n    {\n"
-                       "        (void)a; (void)q0; (void)q1; (void)l;\n");
-        for (int s = 0; s < 2; s++)
-            for (int c = 0; c < RF_GPU_MAXC; c++) {
-                if (!rset[s][c]) continue;
-                if (rt[s][c] == RF_TYPE_BOOL)
-                    rf_buf_printf(b, "        l.v%d = rf::ld<rf::u8>(a.c%d[%d], q%d) != 0;\n", rv[s][c], s, c, s);
-                else
-                    rf_buf_printf(b, "        l.v%d = rf::ld<%s>(a.c%d[%d], q%d);\n", rv[s][c], stype(rt[s][c]), s, c, s);
-            }
-        rf_buf_puts(b, "    }\n"
-                       "    template <bool W> static __device__ __forceinline__ void pin(const L &l)\n    {\n"
-                       "        (void)l;\n");
-        for (int s = 0; s < 2; s++)
-            for (int c = 0; c < RF_GPU_MAXC; c++)
-                if (pinned[s][c]) rf_buf_printf(b, "        %srf::pin(l.v%d);\n", always[s][c] ? "" : "if (W) ", rv[s][c]);
-        rf_buf_puts(b, "    }\n");
-    }
-    rf_buf_printf(b, "    template <bool W>\n"
-                     "    static __device__ __forceinline__ void stages(const rf::Args &a, rf::i64 r, rf::i64 q0, rf::i64 q1,\n"
-                     "                                                  const rf::i64 *w, bool *hit, rf::u64 *acc%s)\n    {\n"
-                     "        (void)r; (void)q0; (void)q1; (void)w; (void)hit; (void)acc;\n",
-                  split ? ", const L &l" : "");
-    if (split) {
-        for (int s = 0; s < 2; s++)
-            for (int c = 0; c < RF_GPU_MAXC; c++)
-                if (rset[s][c]) rf_buf_printf(b, "        %s v%d = l.v%d;\n", ctype(rt[s][c]), rv[s][c], rv[s][c]);
-    } else {
-        rf_buf_puts(b, rf_buf_cstr(&hb));
-    }
-    rf_buf_free(&hb);
-    for (int32_t m = 0; m < u->n; m++) {
-        const rf_gpu_fmember *mb = &u->m[m];
-        const rf_hir_kernel *k = mb->k;
-        const rf_hir_var *ov = p->vars[k->out];
-        rf_gpu_kplan pl;
-        rf_gpu_kplan_build(p, k, &pl);
-        char fail[96];
-        snprintf(fail, sizeof fail, "{ rf::fail((rf::u64 *)a.p[0] + %d, r); break; }", m);
-        gen g = {.b = b, .pl = &pl, .failstmt = fail, .nv = nv, .regs_of = mb->parent, .kconst = mb->kconst, .kisland = mb->kisland};
-        if (mb->parent < 0) {
-            memcpy(g.hset, rset, sizeof rset);
-            memcpy(g.hv, rv, sizeof rv);
-        }
-        rf_buf_printf(b, "        // stage %d: k%d %s\n        bool p%d = false;\n", m, k->id, rf_hir_kind_name(k->kind), m);
-        if (mb->has_children)
-            for (int32_t c = 0; c < ov->ncols; c++)
-                rf_buf_printf(b, "        %s m%d_%d = %s();\n", ctype(ov->types[c]), m, c, ctype(ov->types[c]));
-        rf_buf_puts(b, "        do {\n");
-        g.depth = 1;
-        if (mb->parent >= 0) rf_buf_printf(b, "            if (!p%d) break;\n", mb->parent);
-        /* what the row-wide loads above left out (a filter over a join
-        ** pair's right row; in a kernel of totals, the outputs of a stage
-        ** with a filter) is loaded before the stage's filter, unpinned: the
-        ** compiler may still sink it behind the filter */
-        hoist_loads(&g, k->filter);
-        for (int32_t i = 0; i < k->nouts && mb->parent < 0 && u->ntot; i++) hoist_loads(&g, k->outs[i]);
-        if (k->filter) {
-            int v = emit(&g, k->filter);
-            rf_buf_printf(b, "            if (!v%d) break;\n", v);
-        }
-        for (int32_t i = 0; i < k->nouts; i++) {
-            int v = emit(&g, k->outs[i]);
-            if (mb->has_children) rf_buf_printf(b, "            m%d_%d = v%d;\n", m, i, v);
-            if (mb->mat >= 0) {
-                if (ov->types[i] == RF_TYPE_BOOL)
-                    rf_buf_printf(b, "            if (W) rf::st<rf::u8>(a.o[%d], w[%d], (rf::u8)(v%d ? 1 : 0));\n",
-                                  mb->ocol + i, mb->mat, v);
-                else
-                    rf_buf_printf(b, "            if (W) rf::st<%s>(a.o[%d], w[%d], v%d);\n", stype(ov->types[i]),
-                                  mb->ocol + i, mb->mat, v);
-            }
-        }
-        rf_buf_printf(b, "            p%d = true;\n        } while (0);\n", m);
-        if (mb->mat >= 0) rf_buf_printf(b, "        hit[%d] = p%d;\n", mb->mat, m);
-        for (int32_t t = 0; t < u->ntot; t++)
-            if (u->tot[t].stage == m) gen_total_rows(&u->tot[t], b);
-        nv = g.nv;
-        bad |= g.bad;
-    }
-    rf_buf_puts(b, "    }\n");
-    int anti = u->src && u->src->kind == RF_HIR_ANTI_INDEX;
-    if (!u->src || anti) {
-        rf_buf_puts(b, "    template <bool W> static __device__ __forceinline__ void row(const rf::Args &a, rf::i64 r,\n"
-                       "                                                             rf::u64 *acc = nullptr)\n    {\n");
-        rf_buf_puts(b, "        const rf::i64 n1 = a.n + 1;\n"
-                       "        rf::u8 *flags = (rf::u8 *)a.p[1];\n"
-                       "        const rf::i64 *pos = (const rf::i64 *)a.p[2];\n"
-                       "        (void)n1; (void)flags; (void)pos;\n");
-        if (u->nmat > 0) {
-            rf_buf_puts(b, "        if (W && !(0");
-            for (int32_t s = 0; s < u->nmat; s++) rf_buf_printf(b, " | flags[%d * n1 + r]", s);
-            rf_buf_puts(b, ")) return;\n");
-        }
-        rf_buf_printf(b, "        rf::i64 w[%d];\n        bool hit[%d];\n", nm, nm);
-        rf_buf_printf(b, "        for (int s = 0; s < %d; s++) {\n            w[s] = W && pos ? pos[s * n1 + r] : 0;\n"
-                         "            hit[s] = false;\n        }\n", nm);
-        if (anti) {
-            /* an anti-join's probe: the left row goes on where it has no
-            ** match (every row, when the right side is empty: m == 0) */
-            const rf_hir_kernel *j = u->src;
-            char sig[RF_GPU_MAXC + 1];
-            rf_gpu_sig(p->vars[j->in[0]]->types, j->lkeys, j->nkeys, sig);
-            rf_buf_printf(b, "        const void *lk[%d] = {", j->nkeys);
-            for (int32_t i = 0; i < j->nkeys; i++) rf_buf_printf(b, "%sa.c0[%d]", i ? ", " : "", j->lkeys[i]);
-            rf_buf_printf(b, "};\n        const void *rk[%d] = {", j->nkeys);
-            for (int32_t i = 0; i < j->nkeys; i++) rf_buf_printf(b, "%sa.c1[%d]", i ? ", " : "", j->rkeys[i]);
-            rf_buf_puts(b, "};\n        rf::any_f pf = {false};\n");
-            rf_buf_printf(b, "        if (a.m > 0)\n"
-                             "            rf::join_matches_k<KS_%s>(lk, rk, (const rf::u64 *)a.p[4], (const rf::i64 *)a.p[5],\n"
-                             "                                     (const rf::i64 *)a.p[6], rf::jh::of(a), a.m, r, pf);\n"
-                             "        if (!pf.any) stages<W>(a, r, r, r, w, hit, acc);\n",
-                          sig);
-        } else {
-            rf_buf_puts(b, "        const rf::i64 q0 = a.r0 ? a.r0[r] : r, q1 = a.r1 ? a.r1[r] : r;\n"
-                           "        L l;\n"
-                           "        load(a, q0, q1, l);\n"
-                           "        pin<W>(l);\n"
-                           "        stages<W>(a, r, q0, q1, w, hit, acc, l);\n");
-        }
-        if (u->nmat > 0)
-            rf_buf_printf(b, "        if (!W)\n            for (int s = 0; s < %d; s++) flags[s * n1 + r] = hit[s] ? 1 : 0;\n",
-                          u->nmat);
-        rf_buf_puts(b, "    }\n");
-        if (split && u->ntot && u->nmat == 0) {
-            /* the totals kernel's round of four rows (gen_total_kernel): all
-            ** their loads in flight before the first row's stages */
-            rf_buf_printf(b, "    template <bool W>\n"
-                             "    static __device__ __forceinline__ void row4(const rf::Args &a, rf::i64 r, rf::i64 T, rf::u64 *acc)\n"
-                             "    {\n"
-                             "        L l[4];\n"
-                             "        rf::i64 q0[4], q1[4];\n"
-                             "        rf::i64 w[%d];\n"
-                             "        bool hit[%d];\n",
-                          nm, nm);
-            for (int i = 0; i < 4; i++)
-                rf_buf_printf(b, "        q0[%d] = a.r0 ? a.r0[r + %d * T] : r + %d * T;\n"
-                                 "        q1[%d] = a.r1 ? a.r1[r + %d * T] : r + %d * T;\n"
-                                 "        load(a, q0[%d], q1[%d], l[%d]);\n",
-                              i, i, i, i, i, i, i, i, i);
-            for (int i = 0; i < 4; i++) rf_buf_printf(b, "        pin<W>(l[%d]);\n", i);
-            for (int i = 0; i < 4; i++)
-                rf_buf_printf(b, "        for (int s = 0; s < %d; s++) {\n            w[s] = 0;\n            hit[s] = false;\n        }\n"
-                                 "        stages<W>(a, r + %d * T, q0[%d], q1[%d], w, hit, acc, l[%d]);\n",
-                              nm, i, i, i, i);
-            rf_buf_puts(b, "    }\n");
-        }
-        rf_buf_puts(b, "};\n");
-    } else {
-        const rf_hir_kernel *j = u->src;
-        char sig[RF_GPU_MAXC + 1];
-        rf_gpu_sig(p->vars[j->in[0]]->types, j->lkeys, j->nkeys, sig);
-        /* dropping repeats (u->dedupe, a.x[5] > 0): where every right-side
-        ** output is a key column, all of a row's matches make one row (the
-        ** first is kept: one); otherwise a second match raises the status */
-        int one = 1;
-        for (int32_t i = 0; u->dedupe && i < u->m[0].k->nouts; i++) {
-            const rf_qp_expr *e = u->m[0].k->outs[i];
-            int key = e->side != 1;
-            for (int32_t q = 0; q < j->nkeys && !key; q++) key = j->rkeys[q] == e->col;
-            one &= key;
-        }
-        rf_buf_printf(b, "    template <bool W> struct F {\n"
-                         "        const rf::Args *a;\n        rf::i64 r;\n        rf::u64 *acc;\n        rf::i64 w[%d], c[%d];\n"
-                         "        bool one;\n"
-                         "        __device__ __forceinline__ bool operator()(rf::i64 j)\n        {\n"
-                         "            bool hit[%d];\n"
-                         "            for (int s = 0; s < %d; s++) hit[s] = false;\n"
-                         "            stages<W>(*a, r, r, j, w, hit, acc);\n"
-                         "            for (int s = 0; s < %d; s++)\n"
-                         "                if (hit[s]) {\n                    c[s]++;\n                    w[s]++;\n                }\n"
-                         "            return !(one && c[0] > 0);\n        }\n    };\n",
-                      nm, nm, nm, nm, nm);
-        /* a row's probe in three steps (rf::probe: start, peek, walk), so
-        ** that row4 has four rows' first loads in flight before it walks */
-        const char *build = "(const rf::u64 *)a.p[4], (const rf::i64 *)a.p[5]"; /* hs, js */
-        char keys[16 * RF_GPU_MAXC + 64];
-        int kl = snprintf(keys, sizeof keys, "        const void *lk[%d] = {", j->nkeys);
-        for (int32_t i = 0; i < j->nkeys; i++)
-            kl += snprintf(keys + kl, sizeof keys - (size_t)kl, "%sa.c0[%d]", i ? ", " : "", j->lkeys[i]);
-        kl += snprintf(keys + kl, sizeof keys - (size_t)kl, "};\n        const void *rk[%d] = {", j->nkeys);
-        for (int32_t i = 0; i < j->nkeys; i++)
-            kl += snprintf(keys + kl, sizeof keys - (size_t)kl, "%sa.c1[%d]", i ? ", " : "", j->rkeys[i]);
-        snprintf(keys + kl, sizeof keys - (size_t)kl, "};\n        (void)lk; (void)rk;\n");
-        /* pre: whether row r probes (1), has nothing to do (0), or repeats
-        ** an earlier row and counts none (2); no stores and no branches, so
-        ** that row4's four calls have their loads in flight together */
-        rf_buf_puts(b, "    template <bool W> static __device__ __forceinline__ int pre(const rf::Args &a, rf::i64 r)\n    {\n"
-                       "        const rf::i64 n1 = a.n + 1;\n"
-                       "        const rf::i64 *pos = (const rf::i64 *)a.p[2];\n"
-                       "        (void)n1; (void)pos; (void)r;\n"
-                       "        int g = 1;\n");
-        if (u->nmat > 0)
-            /* the write pass skips the rows the count pass gave no rows */
-            rf_buf_printf(b, "        if (W && pos) {\n            bool any = false;\n"
-                             "            for (int s = 0; s < %d; s++) any |= pos[s * n1 + r + 1] != pos[s * n1 + r];\n"
-                             "            g = any ? 1 : 0;\n        }\n",
-                          u->nmat);
-        if (u->dedupe)
-            /* a left row that repeats an earlier one in the compared columns
-            ** (runs_first's flags in p[3]; they hold the keys) has the same
-            ** matches: only repeats */
-            rf_buf_puts(b, "        if (!W && a.x[5] > 0 && !((const rf::u8 *)a.p[3])[r]) g = 2;\n");
-        rf_buf_puts(b, "        return g;\n    }\n");
-        /* none: the count of a row that repeats an earlier one */
-        rf_buf_puts(b, "    template <bool W> static __device__ __forceinline__ void none(const rf::Args &a, rf::i64 r)\n    {\n"
-                       "        if (!W) ((rf::i64 *)a.p[1])[r] = 0;\n    }\n");
-        /* walk: the matches of a row that probes, from its peeked first entry */
-        rf_buf_printf(b, "    template <bool W>\n"
-                         "    static __device__ __forceinline__ void walk(const rf::Args &a, rf::i64 r, rf::u64 *acc, rf::probe<KS_%s> &pr)\n"
-                         "    {\n"
-                         "        const rf::i64 n1 = a.n + 1;\n"
-                         "        rf::i64 *cnt = (rf::i64 *)a.p[1];\n"
-                         "        const rf::i64 *pos = (const rf::i64 *)a.p[2];\n"
-                         "        (void)n1; (void)cnt; (void)pos;\n%s",
-                      sig, keys);
-        rf_buf_puts(b, "        F<W> f;\n        f.a = &a;\n        f.r = r;\n        f.acc = acc;\n");
-        rf_buf_printf(b, "        f.one = %s;\n", u->dedupe && one ? "a.x[5] > 0" : "false");
-        rf_buf_printf(b, "        for (int s = 0; s < %d; s++) {\n            f.w[s] = W && pos ? pos[s * n1 + r] : 0;\n"
-                         "            f.c[s] = 0;\n        }\n", nm);
-        rf_buf_printf(b, "        pr.walk(lk, rk, %s, (rf::u64)a.x[0], a.m, r, f);\n", build);
-        if (u->nmat > 0)
-            rf_buf_printf(b, "        if (!W)\n            for (int s = 0; s < %d; s++) cnt[s * n1 + r] = f.c[s];\n", u->nmat);
-        if (u->dedupe && !one)
-            rf_buf_puts(b, "        if (!W && a.x[5] > 0 && f.c[0] > 1) rf::runs_status((rf::u64 *)a.p[7], RF_RUNS_AMBIGUOUS);\n");
-        rf_buf_puts(b, "    }\n");
-        rf_buf_puts(b, "    template <bool W> static __device__ __forceinline__ void row(const rf::Args &a, rf::i64 r,\n"
-                       "                                                             rf::u64 *acc = nullptr)\n    {\n"
-                       "        const int g = pre<W>(a, r);\n"
-                       "        if (g == 2) none<W>(a, r);\n"
-                       "        if (g != 1) return;\n");
-        gen_probe_open(b, keys, sig, build);
-        rf_buf_puts(b, "        walk<W>(a, r, acc, pr);\n    }\n");
-        /* rows r, r + T, r + 2T, r + 3T */
-        rf_buf_printf(b, "    template <bool W>\n"
-                         "    static __device__ __forceinline__ void row4(const rf::Args &a, rf::i64 r, rf::i64 T, rf::u64 *acc = nullptr)\n"
-                         "    {\n%s"
-                         "        rf::probe<KS_%s> pr[4];\n"
-                         "        int go[4];\n",
-                      keys, sig);
-        for (int q = 0; q < 4; q++) rf_buf_printf(b, "        go[%d] = pre<W>(a, r + %d * T);\n", q, q);
-        for (int q = 0; q < 4; q++)
-            rf_buf_printf(b, "        if (go[%d] == 1)\n            pr[%d].start(lk, (const rf::i64 *)a.p[6], rf::jh::of(a), r + %d * T);\n"
-                             "        else\n            pr[%d].none();\n",
-                          q, q, q, q);
-        for (int q = 0; q < 4; q++) rf_buf_printf(b, "        pr[%d].peek(%s, a.m);\n", q, build);
-        for (int q = 0; q < 4; q++)
-            rf_buf_printf(b, "        if (go[%d] == 1)\n            walk<W>(a, r + %d * T, acc, pr[%d]);\n"
-                             "        else if (go[%d] == 2)\n            none<W>(a, r + %d * T);\n",
-                          q, q, q, q, q);
-        rf_buf_puts(b, "    }\n");
-        rf_buf_puts(b, "};\n");
-    }
-    int row4 = (u->src && !anti) || (split && u->ntot && u->nmat == 0);
-    for (int wr = 0; wr < 2; wr++) {
-        const char *W = wr ? "true" : "false";
-        rf_buf_printf(b, "extern \"C\" __global__ void __launch_bounds__(%d) rfg%d_%s(rf::Args a)\n{\n", RF_GPU_TILE, u->id,
-                      wr ? "write" : "flags");
-        /* a row a round: four (row4) made the H100's p2 flags and write
-        ** passes slower (0.64 -> 0.72 and 1.17 -> 1.35 ms at SF 7) while its
-        ** total kernel gained (0.96 -> 0.80 ms) */
-        rf_buf_printf(b, "    RF_FOR(r, a.n) G%d::row<%s>(a, r);\n}\n", u->id, W);
-    }
-    rf_buf_putc(b, '\n');
-    if (u->ntot) gen_total_kernel(u, b, row4);
-    if (bad) {
-        rf_error(d, rf_mkloc(p->source, u->m[0].k->loc.line, u->m[0].k->loc.col),
-                 "internal error: fused kernel rfg%d: an expression the GPU code generator cannot translate", u->id);
-        return RF_EINTERNAL;
-    }
-    return RF_OK;
-}
 
 /* ---- key classes ------------------------------------------------------------- */
 
@@ -1326,15 +340,10 @@ static const char *const generic_kernels[][2] = {
     {"rank_scatter", "rf::rank_scatter<%d>(a)"},
 };
 
-rf_status rf_gpu_codegen(const rf_hir_program *p, int fuse, rf_buf *src, rf_diags *d)
+rf_status rf_gpu_codegen(const rf_hir_program *p, const rf_gpu_plan *pl, int fuse, rf_buf *src, rf_diags *d)
 {
-    for (int32_t v = 0; v < p->nvars; v++)
-        if (p->vars[v]->kind == RF_HIR_V_REL && p->vars[v]->ncols > RF_GPU_MAXC) {
-            rf_error(d, rf_mkloc(p->source, 0, 0),
-                     "the GPU backend takes relations of at most %d columns; `%s` has %d (use --device cpu)",
-                     RF_GPU_MAXC, p->vars[v]->name, p->vars[v]->ncols);
-            return RF_EUSER;
-        }
+    rf_status st = rf_gpu_plan_check(p, d);
+    if (st) return st;
     rf_buf_printf(src, "// Generated by redfox from %s (GPU ABI %s): do not edit.\n",
                   p->source && p->source[0] ? p->source : "a program", rf_gpu_abi_tag());
     const char *parts[] = {rf_gpu_src_rf_gpu_args, rf_gpu_src_rf_base,   rf_gpu_src_rf_map,
@@ -1357,7 +366,7 @@ rf_status rf_gpu_codegen(const rf_hir_program *p, int fuse, rf_buf *src, rf_diag
     }
     rf_buf_puts(src, "\n// ---- key classes\n");
     sigset ss = {0};
-    rf_status st = collect_sigs(p, &ss);
+    st = collect_sigs(p, &ss);
     for (int32_t i = 0; i < ss.n && !st; i++) gen_key_class(src, ss.s[i], ss.ops[i]);
     for (int32_t i = 0; i < ss.n; i++) free(ss.s[i]);
     free(ss.s);
@@ -1370,16 +379,12 @@ rf_status rf_gpu_codegen(const rf_hir_program *p, int fuse, rf_buf *src, rf_diag
     for (int32_t bi = 0; bi < p->nblocks && !st; bi++)
         for (int32_t j = 0; j < p->blocks[bi]->nkernels && !st; j++) {
             const rf_hir_kernel *k = p->blocks[bi]->kernels[j];
-            if (k->kind == RF_HIR_MAP || k->kind == RF_HIR_JOIN_MAP || k->kind == RF_HIR_GATHER_MAP)
-                st = gen_map_kernel(p, k, src, d);
+            if ((k->kind == RF_HIR_MAP || k->kind == RF_HIR_JOIN_MAP || k->kind == RF_HIR_GATHER_MAP) && k->id >= 0 &&
+                k->id < pl->nkernels)
+                st = gen_map_kernel(p, &pl->k[k->id], k, src, d);
         }
-    if (!st && fuse) {
-        rf_gpu_fplan *f = NULL;
-        st = rf_gpu_fplan_build(p, 1, &f, d);
-        if (!st && f->nunits) rf_buf_puts(src, "// ---- fused kernels (Kernel Weaver)\n");
-        for (int32_t u = 0; !st && u < f->nunits; u++) st = gen_fused_kernel(p, &f->units[u], src, d);
-        rf_gpu_fplan_free(f);
-    }
+    if (!st && fuse && pl->f->nunits) rf_buf_puts(src, "// ---- fused kernels (Kernel Weaver)\n");
+    for (int32_t u = 0; !st && fuse && u < pl->f->nunits; u++) st = rf_cg_gen_fused_kernel(p, pl, &pl->f->units[u], src, d);
     if (!st && src->oom) st = RF_ENOMEM;
     return st;
 }

@@ -5,7 +5,7 @@
 ** Owns: the NVRTC library handle (opened once per process, never closed:
 ** NVRTC keeps global state that dlclose would tear down under its own
 ** threads), the compile options every program is built with, the cache
-** (RF_GPU_CACHE_DIR, $XDG_CACHE_HOME/redfox or ~/.cache/redfox, file
+** (--cache-dir, $XDG_CACHE_HOME/redfox or ~/.cache/redfox, file
 ** nvrtc/<hash of source, architecture, options and NVRTC version>.ptx,
 ** written through a temporary file and a rename so that a concurrent reader
 ** never sees half a file), and the PTX0 encoding.
@@ -27,6 +27,14 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+/* The options every program is compiled with besides the architecture (as
+** NVRTC takes them, and as the PTX0 section records them). */
+#define NVRTC_FLAGS "-std=c++17", "--fmad=false", "--device-int128"
+#define NVRTC_FLAGS_TEXT "-std=c++17 --fmad=false --device-int128"
+
+/* PTX0's layout; version 1 lacked the options and the key (rf_gpu_ptx_key) */
+#define PTX0_VERSION 2
 
 typedef int (*nv_version_fn)(int *, int *);
 typedef int (*nv_create_fn)(void **, const char *, const char *, int, const char *const *, const char *const *);
@@ -102,7 +110,23 @@ void rf_gpu_ptx_free(rf_gpu_ptx *x)
     free(x->ptx);
     free(x->arch);
     free(x->abi);
+    free(x->opts);
     memset(x, 0, sizeof *x);
+}
+
+char *rf_gpu_ptx_opts(int no_fuse) { return rf_sprintf("%s %s", no_fuse ? "unfused" : "fused", NVRTC_FLAGS_TEXT); }
+
+void rf_gpu_ptx_key(const rf_gpu_ptx *x, uint64_t out[2])
+{
+    rf_buf b;
+    rf_buf_init(&b);
+    rf_rfx_put_u64(&b, x->src_hash[0]);
+    rf_rfx_put_u64(&b, x->src_hash[1]);
+    rf_rfx_put_cstr(&b, x->abi ? x->abi : "");
+    rf_rfx_put_cstr(&b, x->opts ? x->opts : "");
+    rf_rfx_put_cstr(&b, x->arch ? x->arch : "");
+    rf_gpu_hash128(b.data ? b.data : "", (uint64_t)b.len, out);
+    rf_buf_free(&b);
 }
 
 /* ---- the cache --------------------------------------------------------------- */
@@ -110,10 +134,7 @@ void rf_gpu_ptx_free(rf_gpu_ptx *x)
 static char *cache_root(const char *dir)
 {
     if (dir) return dir[0] ? rf_strdup(dir) : NULL;
-    if (getenv("RF_NO_GPU_CACHE")) return NULL;
-    const char *e = getenv("RF_GPU_CACHE_DIR");
-    if (e) return e[0] ? rf_strdup(e) : NULL;
-    e = getenv("XDG_CACHE_HOME");
+    const char *e = getenv("XDG_CACHE_HOME");
     if (e && e[0]) return rf_sprintf("%s/redfox", e);
     e = getenv("HOME");
     if (e && e[0]) return rf_sprintf("%s/.cache/redfox", e);
@@ -142,9 +163,9 @@ static char *read_all(const char *path, uint64_t *len)
     return data;
 }
 
-char *rf_gpu_cache_dir(const char *sub)
+char *rf_gpu_cache_dir(const char *root_dir, const char *sub)
 {
-    char *root = cache_root(NULL);
+    char *root = cache_root(root_dir);
     char *dir = root ? rf_sprintf("%s/%s", root, sub) : NULL;
     free(root);
     return dir;
@@ -179,7 +200,7 @@ rf_status rf_gpu_nvrtc_compile(const char *src, uint64_t len, const rf_gpu_nvrtc
     }
     char archopt[64];
     snprintf(archopt, sizeof archopt, "--gpu-architecture=%s", arch);
-    const char *opts[] = {archopt, "-std=c++17", "--fmad=false", "--device-int128"};
+    const char *opts[] = {archopt, NVRTC_FLAGS};
     int nopts = (int)(sizeof opts / sizeof opts[0]);
 
     /* the cache key covers everything that shapes the PTX */
@@ -198,7 +219,8 @@ rf_status rf_gpu_nvrtc_compile(const char *src, uint64_t len, const rf_gpu_nvrtc
     free(root);
     out->arch = rf_strdup(arch);
     out->abi = rf_strdup(rf_gpu_abi_tag());
-    if (!out->arch || !out->abi) {
+    out->opts = rf_gpu_ptx_opts(o && o->no_fuse);
+    if (!out->arch || !out->abi || !out->opts) {
         free(dir);
         free(path);
         rf_gpu_ptx_free(out);
@@ -211,6 +233,7 @@ rf_status rf_gpu_nvrtc_compile(const char *src, uint64_t len, const rf_gpu_nvrtc
             out->ptx = ptx;
             out->len = n;
             out->from_cache = 1;
+            rf_gpu_ptx_key(out, out->key);
             free(dir);
             free(path);
             return RF_OK;
@@ -256,6 +279,7 @@ rf_status rf_gpu_nvrtc_compile(const char *src, uint64_t len, const rf_gpu_nvrtc
     }
     if (prog) nv.destroy(&prog);
     out->seconds = rf_now() - t0;
+    if (!st) rf_gpu_ptx_key(out, out->key);
     if (!st && path) rf_gpu_cache_write(dir, path, out->ptx, out->len);
     free(dir);
     free(path);
@@ -263,19 +287,20 @@ rf_status rf_gpu_nvrtc_compile(const char *src, uint64_t len, const rf_gpu_nvrtc
     return st;
 }
 
-rf_status rf_gpu_compile_program(const rf_hir_program *p, const rf_gpu_nvrtc_opts *o, rf_gpu_ptx *out,
-                                 rf_diags *d)
+rf_status rf_gpu_compile_program(const rf_hir_program *p, const rf_gpu_plan *pl, const rf_gpu_nvrtc_opts *o,
+                                 rf_gpu_ptx *out, rf_diags *d)
 {
     memset(out, 0, sizeof *out);
     rf_buf src;
     rf_buf_init(&src);
-    rf_status st = rf_gpu_codegen(p, !(o && o->no_fuse), &src, d);
+    rf_status st = rf_gpu_codegen(p, pl, !(o && o->no_fuse), &src, d);
     if (!st) st = rf_gpu_nvrtc_compile(rf_buf_cstr(&src), (uint64_t)src.len, o, out, d);
     rf_buf_free(&src);
     return st;
 }
 
-rf_status rf_gpu_make_ptx0(const rf_hir_program *p, const rf_gpu_nvrtc_opts *o, rf_buf *sec, rf_diags *d)
+rf_status rf_gpu_make_ptx0(const rf_hir_program *p, const rf_gpu_plan *pl, const rf_gpu_nvrtc_opts *o, rf_buf *sec,
+                           rf_diags *d)
 {
     char why[256];
     if (!rf_gpu_nvrtc_available(why, sizeof why)) {
@@ -285,7 +310,7 @@ rf_status rf_gpu_make_ptx0(const rf_hir_program *p, const rf_gpu_nvrtc_opts *o, 
         return RF_OK;
     }
     rf_gpu_ptx x;
-    rf_status st = rf_gpu_compile_program(p, o, &x, d);
+    rf_status st = rf_gpu_compile_program(p, pl, o, &x, d);
     if (st) return st;
     st = rf_gpu_ptx0_encode(&x, sec);
     rf_gpu_ptx_free(&x);
@@ -305,11 +330,14 @@ rf_status rf_gpu_ptx0_encode(const rf_gpu_ptx *x, rf_buf *out)
         free(z);
         return RF_ENOMEM; /* zlib fails only for memory here */
     }
-    rf_rfx_put_u32(out, 1);
+    rf_rfx_put_u32(out, PTX0_VERSION);
     rf_rfx_put_cstr(out, x->abi ? x->abi : "");
     rf_rfx_put_cstr(out, x->arch ? x->arch : "");
+    rf_rfx_put_cstr(out, x->opts ? x->opts : "");
     rf_rfx_put_u64(out, x->src_hash[0]);
     rf_rfx_put_u64(out, x->src_hash[1]);
+    rf_rfx_put_u64(out, x->key[0]);
+    rf_rfx_put_u64(out, x->key[1]);
     rf_rfx_put_u64(out, x->len);
     rf_rfx_put_str(out, z, (uint64_t)zn);
     free(z);
@@ -322,17 +350,27 @@ rf_status rf_gpu_ptx0_decode(const char *file, const void *data, uint64_t size, 
     rf_rfx_rd rd;
     rf_rfx_rd_init(&rd, data, size);
     uint32_t version = 0;
-    const char *abi = NULL, *arch = NULL, *z = NULL;
-    uint64_t nabi = 0, narch = 0, nz = 0, nptx = 0;
+    const char *abi = NULL, *arch = NULL, *opts = NULL, *z = NULL;
+    uint64_t nabi = 0, narch = 0, nopts = 0, nz = 0, nptx = 0;
     rf_rfx_get_u32(&rd, &version);
+    if (rf_rfx_rd_ok(&rd) && version != PTX0_VERSION) {
+        rf_error(d, rf_mkloc(file, 0, 0),
+                 "the PTX0 section is of format version %u, this redfox reads version %d: recompile the program with "
+                 "this redfox (redfox compile)",
+                 version, PTX0_VERSION);
+        return RF_EUSER;
+    }
     rf_rfx_get_str(&rd, &abi, &nabi);
     rf_rfx_get_str(&rd, &arch, &narch);
+    rf_rfx_get_str(&rd, &opts, &nopts);
     rf_rfx_get_u64(&rd, &out->src_hash[0]);
     rf_rfx_get_u64(&rd, &out->src_hash[1]);
+    rf_rfx_get_u64(&rd, &out->key[0]);
+    rf_rfx_get_u64(&rd, &out->key[1]);
     rf_rfx_get_u64(&rd, &nptx);
     rf_rfx_get_str(&rd, &z, &nz);
     /* (no PTX is a gigabyte: the bound keeps a corrupt length from allocating much) */
-    int ok = rf_rfx_rd_at_end(&rd) && version == 1 && nptx < (UINT64_C(1) << 30);
+    int ok = rf_rfx_rd_at_end(&rd) && nptx < (UINT64_C(1) << 30);
     out->ptx = ok ? rf_malloc((size_t)nptx + 1) : NULL;
     uLongf got = (uLongf)nptx;
     if (ok && !out->ptx) return RF_ENOMEM;
@@ -341,15 +379,15 @@ rf_status rf_gpu_ptx0_decode(const char *file, const void *data, uint64_t size, 
         ok = 0;
     if (!ok) {
         rf_gpu_ptx_free(out);
-        rf_error(d, rf_mkloc(file, 0, 0), "the PTX0 section is malformed%s",
-                 version > 1 ? " (a newer format version)" : "");
+        rf_error(d, rf_mkloc(file, 0, 0), "the PTX0 section is malformed: recompile the program (redfox compile)");
         return RF_EUSER;
     }
     out->ptx[nptx] = 0;
     out->len = nptx;
     out->abi = rf_strndup(abi ? abi : "", (size_t)nabi);
     out->arch = rf_strndup(arch ? arch : "", (size_t)narch);
-    if (!out->abi || !out->arch) {
+    out->opts = rf_strndup(opts ? opts : "", (size_t)nopts);
+    if (!out->abi || !out->arch || !out->opts) {
         rf_gpu_ptx_free(out);
         return RF_ENOMEM;
     }

@@ -202,19 +202,51 @@ int32_t rf_gpu_dedupe_cols(const rf_hir_program *p, const rf_hir_kernel *k, int3
 /* For `redfox dump --fused`: what the code generator made of each group. */
 void rf_gpu_fplan_print(const rf_hir_program *p, const rf_gpu_fplan *f, rf_buf *out);
 
+/* ---- the program's plans, made once (gplan.c) ---------------------------- */
+
+/* Every kernel's plan and the fused kernels, with the hashes of the sources
+** they generate. `redfox compile` makes it and stores it in the .rfx (section
+** GPLN, docs/RFX.md); `redfox run` decodes it and follows it: neither the
+** runtime nor the code generator plans again. */
+typedef struct rf_gpu_plan {
+    int32_t nkernels;
+    rf_gpu_kplan *k;         /* by kernel id */
+    rf_gpu_fplan *f;         /* the fused kernels (runs with --no-fuse launch none) */
+    uint64_t src_hash[2][2]; /* rf_gpu_hash128 of rf_gpu_codegen's source: [0] without fused kernels, [1] with */
+    int hashed;              /* src_hash is known (plans for a .rfx; a run planning its own program skips it) */
+    rf_arena arena;          /* decoded strings */
+} rf_gpu_plan;
+
+/* RF_EUSER with an error naming the program for what the GPU backend cannot
+** take (a relation wider than RF_GPU_MAXC columns). */
+rf_status rf_gpu_plan_check(const rf_hir_program *p, rf_diags *d);
+/* Plans p (kernel plans, Kernel Weaver's groups made fused kernels) and,
+** with hash, hashes the sources it generates (two code generations: for a
+** plan to be stored). RF_EUSER as rf_gpu_plan_check. */
+rf_status rf_gpu_plan_build(const rf_hir_program *p, int hash, rf_gpu_plan **out, rf_diags *d);
+void rf_gpu_plan_free(rf_gpu_plan *pl);
+/* The GPLN section's contents (appended to out) of hashed plans (else RF_EINTERNAL). */
+rf_status rf_gpu_plan_encode(const rf_hir_program *p, const rf_gpu_plan *pl, rf_buf *out);
+/* Decodes a GPLN section against p (the HIRS of the same file), checking
+** every kernel, expression, slot and count. RF_EUSER with one error naming
+** file for a stale (another format version or code generator), malformed or
+** mismatched section; RF_ENOMEM. */
+rf_status rf_gpu_plan_decode(const char *file, const rf_hir_program *p, const void *data, uint64_t size,
+                             rf_gpu_plan **out, rf_diags *d);
+
 /* ---- source and PTX ----------------------------------------------------- */
 
 /* A version of the kernel ABI and the skeletons: PTX made by another
 ** version is not used (the runtime regenerates it). */
 const char *rf_gpu_abi_tag(void);
 
-/* The CUDA C++ source of the whole program (appended to src): every kernel
-** unfused, and with fuse also the fused kernels of rf_gpu_fplan_build (the
+/* The CUDA C++ source of the whole program (appended to src), as plan pl
+** says: every kernel unfused, and with fuse also pl's fused kernels (the
 ** runtime falls back on the unfused ones where a fused kernel meets a
 ** run-time error, so that the message is the CPU's). RF_EUSER with a
 ** diagnostic for what the GPU backend cannot take (a relation wider than
 ** RF_GPU_MAXC columns). */
-rf_status rf_gpu_codegen(const rf_hir_program *p, int fuse, rf_buf *src, rf_diags *d);
+rf_status rf_gpu_codegen(const rf_hir_program *p, const rf_gpu_plan *pl, int fuse, rf_buf *src, rf_diags *d);
 
 /* The skeleton prelude for compiling a generated source as host C++ (the
 ** emulator): prepend it. */
@@ -222,8 +254,8 @@ const char *rf_gpu_emu_prelude(void);
 
 typedef struct rf_gpu_nvrtc_opts {
     const char *arch;      /* "compute_80" (default, NULL), "compute_90", "sm_90", ... */
-    const char *cache_dir; /* NULL: $RF_GPU_CACHE_DIR, $XDG_CACHE_HOME/redfox or
-                              ~/.cache/redfox; "": no cache */
+    const char *cache_dir; /* NULL: $XDG_CACHE_HOME/redfox or ~/.cache/redfox;
+                              "": no cache */
     int no_fuse;           /* the source without fused kernels (--no-fuse) */
 } rf_gpu_nvrtc_opts;
 
@@ -232,19 +264,30 @@ typedef struct rf_gpu_ptx {
     uint64_t len;         /* bytes, without the NUL */
     char *arch;           /* the architecture it targets (owned) */
     char *abi;            /* rf_gpu_abi_tag() of the generator (owned) */
+    char *opts;           /* the options: "fused" or "unfused" (the source with or without the fused
+                             kernels), then NVRTC's flags besides the architecture (owned) */
     uint64_t src_hash[2]; /* the hash of the source it was compiled from */
+    uint64_t key[2];      /* rf_gpu_ptx_key: what it was compiled from, with what, for what */
     int from_cache;       /* NVRTC's output came from the disk cache */
     double seconds;       /* time spent in NVRTC (0 from the cache) */
 } rf_gpu_ptx;
 
 void rf_gpu_ptx_free(rf_gpu_ptx *x);
+/* The options text of a compilation (rf_gpu_ptx.opts), owned; NULL on exhausted memory. */
+char *rf_gpu_ptx_opts(int no_fuse);
+/* The hash that binds PTX to what it was made from: of the source's hash,
+** the ABI tag, the options and the architecture (rf_gpu_ptx's fields). A
+** runtime recomputes it from the plans' source hash (rf_gpu_plan) and its
+** own ABI tag and options to accept stored PTX without generating the
+** source. */
+void rf_gpu_ptx_key(const rf_gpu_ptx *x, uint64_t out[2]);
 
 /* 1 when NVRTC can be loaded; else 0 and why. */
 int rf_gpu_nvrtc_available(char *why, size_t n);
 
-/* The cache folder <root>/<sub> (root: $RF_GPU_CACHE_DIR, $XDG_CACHE_HOME/redfox
-** or ~/.cache/redfox; none when RF_NO_GPU_CACHE is set): owned, NULL if none. */
-char *rf_gpu_cache_dir(const char *sub);
+/* The cache folder <root>/<sub> (root: root_dir; NULL: $XDG_CACHE_HOME/redfox
+** or ~/.cache/redfox; "": none): owned, NULL if none. */
+char *rf_gpu_cache_dir(const char *root_dir, const char *sub);
 /* Writes a cache file through a temporary file and a rename (creating dir);
 ** failures leave no file and are not errors (a cache is optional). */
 void rf_gpu_cache_write(const char *dir, const char *path, const void *data, uint64_t len);
@@ -259,17 +302,19 @@ rf_status rf_gpu_nvrtc_compile(const char *src, uint64_t len, const rf_gpu_nvrtc
                                rf_diags *d);
 
 /* Code generation and NVRTC in one call, for `redfox compile` and the runtime. */
-rf_status rf_gpu_compile_program(const rf_hir_program *p, const rf_gpu_nvrtc_opts *o, rf_gpu_ptx *out,
-                                 rf_diags *d);
+rf_status rf_gpu_compile_program(const rf_hir_program *p, const rf_gpu_plan *pl, const rf_gpu_nvrtc_opts *o,
+                                 rf_gpu_ptx *out, rf_diags *d);
 
 /* For `redfox compile`: compiles p and, where that works, appends the PTX0
 ** section content to sec (sec->len stays 0 otherwise). When NVRTC cannot be
 ** loaded, compiling still succeeds: a warning goes to d and no section is
 ** made. Other failures are errors. */
-rf_status rf_gpu_make_ptx0(const rf_hir_program *p, const rf_gpu_nvrtc_opts *o, rf_buf *sec, rf_diags *d);
+rf_status rf_gpu_make_ptx0(const rf_hir_program *p, const rf_gpu_plan *pl, const rf_gpu_nvrtc_opts *o, rf_buf *sec,
+                           rf_diags *d);
 
-/* The PTX0 section: u32 version 1, str abi, str arch, u64 src_hash[2],
-** u64 PTX length, str the PTX compressed with zlib. */
+/* The PTX0 section: u32 version 2, str abi, str arch, str opts,
+** u64 src_hash[2], u64 key[2], u64 PTX length, str the PTX compressed with
+** zlib (docs/RFX.md). */
 rf_status rf_gpu_ptx0_encode(const rf_gpu_ptx *x, rf_buf *out);
 /* RF_EUSER with an error naming file for a malformed section. */
 rf_status rf_gpu_ptx0_decode(const char *file, const void *data, uint64_t size, rf_gpu_ptx *out, rf_diags *d);

@@ -58,7 +58,31 @@ int main(int argc, char **argv)
     double t1 = rf_now();
     rf_buf src;
     rf_buf_init(&src);
-    if (!st) st = rf_gpu_codegen(hir, 1, &src, &d);
+    /* the plans made, stored (GPLN) and read back, as compile and run do:
+    ** the source generated from the plans read must be the one they were made with */
+    rf_gpu_plan *plan = NULL, *back = NULL;
+    rf_buf gpln;
+    rf_buf_init(&gpln);
+    if (!st) st = rf_gpu_plan_build(hir, 1, &plan, &d);
+    if (!st) st = rf_gpu_plan_encode(hir, plan, &gpln);
+    if (!st) st = rf_gpu_plan_decode("test.rfx", hir, gpln.data, (uint64_t)gpln.len, &back, &d);
+    if (!st) st = rf_gpu_codegen(hir, back, 1, &src, &d);
+    if (!st) {
+        uint64_t h[2];
+        rf_gpu_hash128(src.data, (uint64_t)src.len, h);
+        rf_buf again;
+        rf_buf_init(&again);
+        if (h[0] != plan->src_hash[1][0] || h[1] != plan->src_hash[1][1] ||
+            rf_gpu_plan_encode(hir, back, &again) != RF_OK || again.len != gpln.len ||
+            memcmp(again.data, gpln.data, (size_t)gpln.len)) {
+            fprintf(stderr, "FAIL: the GPU plans do not round-trip through the GPLN section\n");
+            st = RF_EINTERNAL;
+        }
+        rf_buf_free(&again);
+    }
+    rf_gpu_plan_free(plan);
+    rf_gpu_plan_free(back);
+    rf_buf_free(&gpln);
     double t2 = rf_now();
     if (!st && srcout && !write_file(srcout, rf_buf_cstr(&src), src.len)) fprintf(stderr, "cannot write %s\n", srcout);
     rf_gpu_ptx ptx;

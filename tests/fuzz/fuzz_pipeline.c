@@ -65,11 +65,24 @@ void rf_fuzz_compile(const char *name, const char *data, size_t size)
                         rf_gpu_fplan_print(h, f, &b);
                         rf_gpu_fplan_free(f);
                     }
-                    for (int fuse = 0; fuse < 2; fuse++) {
-                        rf_buf src;
-                        rf_buf_init(&src);
-                        (void)rf_gpu_codegen(h, fuse, &src, &d);
-                        rf_buf_free(&src);
+                    rf_gpu_plan *pl = NULL;
+                    if (rf_gpu_plan_build(h, 1, &pl, &d) == RF_OK) {
+                        /* the plans round-trip through their section */
+                        rf_buf enc3;
+                        rf_buf_init(&enc3);
+                        rf_gpu_plan *back = NULL;
+                        if (rf_gpu_plan_encode(h, pl, &enc3) != RF_OK ||
+                            rf_gpu_plan_decode("fuzz.rfx", h, enc3.data, (uint64_t)enc3.len, &back, &d) != RF_OK)
+                            abort();
+                        rf_gpu_plan_free(back);
+                        rf_buf_free(&enc3);
+                        for (int fuse = 0; fuse < 2; fuse++) {
+                            rf_buf src;
+                            rf_buf_init(&src);
+                            (void)rf_gpu_codegen(h, pl, fuse, &src, &d);
+                            rf_buf_free(&src);
+                        }
+                        rf_gpu_plan_free(pl);
                     }
                     rf_hir_free(h);
                 }

@@ -37,6 +37,14 @@ PY
     done
     rm -f "$out/seed.rfx"
     ;;
+fuzz_gplan)
+    # seeds: the test programs with their GPU plans (test_gplan --seed)
+    dict=/dev/null
+    cmake --build "$build" --target test_gplan >/dev/null
+    for f in "$root"/tests/e2e/*.logic; do
+        "$build/skeletons/cuda/test_gplan" --seed "$out/corpus/$(basename "$f" .logic).gpln" "$f" >/dev/null 2>&1 || true
+    done
+    ;;
 fuzz_deep)
     # seeds: a recipe per shape (shape byte, 16-bit size, choices)
     dict=/dev/null

@@ -1,0 +1,368 @@
+/*
+** skeletons/cuda/codegen_expr.c: rf_qp_expr trees -> device code.
+**
+** Owns: the translation of one kernel's expressions into CUDA C++ with the
+** CPU's evaluation order and error rules (a node's arguments left to right
+** before the node, a conjunction stopped at its first false argument), the
+** string constants and string tables a plan assigns read from their slots,
+** and the loads hoisted ahead of a filter (all in flight at once). Map
+** kernels (codegen.c) and fused kernels (codegen_fused.c) both emit through
+** it; rf_cg_gen (codegen_internal.h) is one kernel's emission state.
+*/
+#include "codegen_internal.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *rf_cg_ctype(rf_type t)
+{
+    switch (t) {
+    case RF_TYPE_FLOAT: return "double";
+    case RF_TYPE_DATE: return "rf::i32";
+    case RF_TYPE_STRING: return "rf::u32";
+    case RF_TYPE_BOOL: return "bool";
+    default: return "rf::i64";
+    }
+}
+
+const char *rf_cg_stype(rf_type t)
+{
+    switch (t) {
+    case RF_TYPE_FLOAT: return "double";
+    case RF_TYPE_DATE: return "rf::i32";
+    case RF_TYPE_STRING: return "rf::u32";
+    case RF_TYPE_BOOL: return "rf::u8";
+    default: return "rf::i64";
+    }
+}
+
+static void ind(rf_cg_gen *g)
+{
+    for (int i = 0; i < g->depth + 2; i++) rf_buf_puts(g->b, "    ");
+}
+
+static void put_i64(rf_buf *b, int64_t v)
+{
+    if (v == INT64_MIN)
+        rf_buf_puts(b, "(-9223372036854775807LL - 1)");
+    else
+        rf_buf_printf(b, "%" PRId64 "LL", v);
+}
+
+static int new_var(rf_cg_gen *g, rf_type t)
+{
+    int v = g->nv++;
+    ind(g);
+    rf_buf_printf(g->b, "%s v%d", rf_cg_ctype(t), v);
+    return v;
+}
+
+/* "if (!CALL) fail" for a fallible operation writing v. */
+static void checked(rf_cg_gen *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void checked(rf_cg_gen *g, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = rf_vsprintf(fmt, ap);
+    va_end(ap);
+    ind(g);
+    rf_buf_printf(g->b, "if (!(%s)) %s\n", s ? s : "false", g->failstmt);
+    free(s);
+}
+
+int rf_cg_emit(rf_cg_gen *g, const rf_qp_expr *e);
+
+static int emit_island(rf_cg_gen *g, const rf_qp_expr *e, int j, const rf_gpu_island *is)
+{
+    int code = -1;
+    int jt = g->kisland + j; /* the table's slot */
+    if (is->side >= 0) {
+        code = g->nv++;
+        ind(g);
+        rf_buf_printf(g->b, "rf::i64 v%d = (rf::i64)rf::ld<rf::u32>(a.c%d[%d], q%d) - (rf::i64)a.k[%d];\n", code,
+                      is->side, is->col, is->side, RF_GPU_KISLAND + g->kisland + j);
+    }
+    char idx[32];
+    if (code >= 0)
+        snprintf(idx, sizeof idx, "v%d", code);
+    else
+        snprintf(idx, sizeof idx, "0");
+    int v;
+    switch (e->type) {
+    case RF_TYPE_BOOL:
+        v = new_var(g, e->type);
+        rf_buf_printf(g->b, " = ((const rf::u8 *)a.t[%d])[%s] != 0;\n", jt, idx);
+        break;
+    case RF_TYPE_STRING:
+        v = new_var(g, e->type);
+        rf_buf_printf(g->b, " = ((const rf::u32 *)a.t[%d])[%s];\n", jt, idx);
+        break;
+    case RF_TYPE_DATE: {
+        int w = g->nv++;
+        ind(g);
+        rf_buf_printf(g->b, "rf::i64 v%d = ((const rf::i64 *)a.t[%d])[%s];\n", w, jt, idx);
+        ind(g);
+        rf_buf_printf(g->b, "if (v%d == RF_I64_MIN) %s\n", w, g->failstmt);
+        v = new_var(g, e->type);
+        rf_buf_printf(g->b, " = (rf::i32)v%d;\n", w);
+        break;
+    }
+    default:
+        v = new_var(g, e->type);
+        rf_buf_printf(g->b, " = ((const rf::i64 *)a.t[%d])[%s];\n", jt, idx);
+        break;
+    }
+    return v;
+}
+
+static const char *dec_fn(char op, int dec)
+{
+    switch (op) {
+    case '+': return dec ? "rf::add_d" : "rf::add_i";
+    case '-': return dec ? "rf::sub_d" : "rf::sub_i";
+    case '*': return dec ? "rf::mul_d" : "rf::mul_i";
+    case '%': return "rf::mod_i"; /* int only (the checker) */
+    default: return dec ? "rf::div_d" : "rf::div_i";
+    }
+}
+
+/* from -> to conversion of variable a into a new variable. */
+static int emit_convert(rf_cg_gen *g, rf_type from, rf_type to, int a)
+{
+    int v = new_var(g, to);
+    if (from == to) {
+        rf_buf_printf(g->b, " = v%d;\n", a);
+    } else if (from == RF_TYPE_INT && to == RF_TYPE_DECIMAL) {
+        rf_buf_puts(g->b, ";\n");
+        checked(g, "rf::int_to_dec(v%d, &v%d)", a, v);
+    } else if (from == RF_TYPE_INT && to == RF_TYPE_FLOAT) {
+        rf_buf_printf(g->b, " = rf::int_to_float(v%d);\n", a);
+    } else if (from == RF_TYPE_DECIMAL && to == RF_TYPE_FLOAT) {
+        rf_buf_printf(g->b, " = rf::dec_to_float(v%d);\n", a);
+    } else if (from == RF_TYPE_FLOAT && to == RF_TYPE_DECIMAL) {
+        rf_buf_puts(g->b, ";\n");
+        checked(g, "rf::float_to_dec(v%d, &v%d)", a, v);
+    } else {
+        rf_buf_puts(g->b, " = 0;\n");
+        g->bad = 1;
+    }
+    return v;
+}
+
+int rf_cg_emit(rf_cg_gen *g, const rf_qp_expr *e)
+{
+    for (int32_t j = 0; j < g->pl->nisland; j++)
+        if (g->pl->islands[j].e == e) return emit_island(g, e, j, &g->pl->islands[j]);
+    for (int32_t j = 0; j < g->pl->nrowstr; j++)
+        if (g->pl->rowstr[j] == e) return rf_gpu_emit_rowstr(g->b, e, &g->nv, g->depth, &g->bad);
+    int v;
+    switch (e->kind) {
+    case RF_QP_E_COL:
+        if (e->side >= 0 && e->side < 2 && e->col >= 0 && e->col < RF_GPU_MAXC && g->hset[e->side][e->col]) {
+            v = new_var(g, e->type);
+            rf_buf_printf(g->b, " = v%d;\n", g->hv[e->side][e->col]);
+            return v;
+        }
+        v = new_var(g, e->type);
+        if (g->regs_of >= 0 && e->side == 0)
+            rf_buf_printf(g->b, " = m%d_%d;\n", g->regs_of, e->col);
+        else if (e->type == RF_TYPE_BOOL)
+            rf_buf_printf(g->b, " = rf::ld<rf::u8>(a.c%d[%d], q%d) != 0;\n", e->side, e->col, e->side);
+        else
+            rf_buf_printf(g->b, " = rf::ld<%s>(a.c%d[%d], q%d);\n", rf_cg_stype(e->type), e->side, e->col, e->side);
+        return v;
+    case RF_QP_E_CONST:
+        v = new_var(g, e->type);
+        switch (e->type) {
+        case RF_TYPE_FLOAT: {
+            uint64_t bits;
+            memcpy(&bits, &e->c.f, 8);
+            rf_buf_printf(g->b, " = rf::bitsd(0x%016" PRIx64 "ull);\n", bits);
+            break;
+        }
+        case RF_TYPE_DATE: rf_buf_printf(g->b, " = (rf::i32)%" PRId64 ";\n", e->c.i); break;
+        case RF_TYPE_BOOL: rf_buf_printf(g->b, " = %s;\n", e->c.i ? "true" : "false"); break;
+        case RF_TYPE_STRING: {
+            int32_t slot = -1;
+            for (int32_t i = 0; i < g->pl->nconst; i++)
+                if (g->pl->consts[i] == e) slot = i;
+            if (slot < 0) g->bad = 1;
+            rf_buf_printf(g->b, " = (rf::u32)a.k[%d];\n", g->kconst + (slot < 0 ? 0 : slot));
+            break;
+        }
+        default:
+            rf_buf_puts(g->b, " = ");
+            put_i64(g->b, e->c.i);
+            rf_buf_puts(g->b, ";\n");
+            break;
+        }
+        return v;
+    case RF_QP_E_BINOP: {
+        int a = rf_cg_emit(g, e->args[0]), b = rf_cg_emit(g, e->args[1]);
+        v = new_var(g, e->type);
+        if (e->type == RF_TYPE_FLOAT) {
+            rf_buf_printf(g->b, " = v%d %c v%d;\n", a, e->op == '/' ? '/' : e->op, b);
+        } else if (e->type == RF_TYPE_INT || e->type == RF_TYPE_DECIMAL) {
+            rf_buf_puts(g->b, ";\n");
+            checked(g, "%s(v%d, v%d, &v%d)", dec_fn(e->op, e->type == RF_TYPE_DECIMAL), a, b, v);
+        } else {
+            rf_buf_puts(g->b, " = 0;\n");
+            g->bad = 1;
+        }
+        return v;
+    }
+    case RF_QP_E_NEG: {
+        int a = rf_cg_emit(g, e->args[0]);
+        v = new_var(g, e->type);
+        if (e->type == RF_TYPE_FLOAT) {
+            rf_buf_printf(g->b, " = -v%d;\n", a);
+        } else {
+            rf_buf_puts(g->b, ";\n");
+            checked(g, "rf::neg_i(v%d, &v%d)", a, v);
+        }
+        return v;
+    }
+    case RF_QP_E_CAST: {
+        int a = rf_cg_emit(g, e->args[0]);
+        return emit_convert(g, e->args[0]->type, e->type, a);
+    }
+    case RF_QP_E_CALL: {
+        int a = e->nargs > 0 ? rf_cg_emit(g, e->args[0]) : -1;
+        int b = e->nargs > 1 ? rf_cg_emit(g, e->args[1]) : -1;
+        switch (e->fn) {
+        case RF_BI_YEAR:
+        case RF_BI_MONTH:
+        case RF_BI_DAY:
+            v = new_var(g, e->type);
+            rf_buf_printf(g->b, " = rf::date_part(v%d, %d);\n", a,
+                          e->fn == RF_BI_YEAR ? 0 : e->fn == RF_BI_MONTH ? 1 : 2);
+            return v;
+        case RF_BI_ADD_DAYS:
+        case RF_BI_ADD_MONTHS:
+        case RF_BI_ADD_YEARS:
+            v = new_var(g, e->type);
+            rf_buf_puts(g->b, ";\n");
+            checked(g, "rf::%s(v%d, v%d, &v%d)",
+                    e->fn == RF_BI_ADD_DAYS     ? "add_days"
+                    : e->fn == RF_BI_ADD_MONTHS ? "add_months"
+                                                : "add_years",
+                    a, b, v);
+            return v;
+        case RF_BI_BITAND:
+        case RF_BI_BITOR:
+        case RF_BI_BITXOR:
+            v = new_var(g, e->type);
+            rf_buf_printf(g->b, " = v%d %c v%d;\n", a, e->fn == RF_BI_BITAND ? '&' : e->fn == RF_BI_BITOR ? '|' : '^',
+                          b);
+            return v;
+        case RF_BI_BITNOT:
+            v = new_var(g, e->type);
+            rf_buf_printf(g->b, " = ~v%d;\n", a);
+            return v;
+        case RF_BI_SHL:
+        case RF_BI_SHR:
+            v = new_var(g, e->type);
+            rf_buf_puts(g->b, ";\n");
+            checked(g, "rf::%s(v%d, v%d, &v%d)", e->fn == RF_BI_SHL ? "shl_i" : "shr_i", a, b, v);
+            return v;
+        case RF_BI_INT_FLOAT: return emit_convert(g, RF_TYPE_INT, RF_TYPE_FLOAT, a);
+        case RF_BI_INT_DECIMAL: return emit_convert(g, RF_TYPE_INT, RF_TYPE_DECIMAL, a);
+        case RF_BI_DECIMAL_FLOAT: return emit_convert(g, RF_TYPE_DECIMAL, RF_TYPE_FLOAT, a);
+        case RF_BI_FLOAT_DECIMAL: return emit_convert(g, RF_TYPE_FLOAT, RF_TYPE_DECIMAL, a);
+        default:
+            v = new_var(g, e->type);
+            rf_buf_puts(g->b, " = 0;\n");
+            g->bad = 1;
+            return v;
+        }
+    }
+    case RF_QP_E_CMP: {
+        int a = rf_cg_emit(g, e->args[0]), b = rf_cg_emit(g, e->args[1]);
+        rf_type t = e->args[0]->type;
+        static const char *ops[] = {"==", "!=", "<", "<=", ">", ">="};
+        v = new_var(g, RF_TYPE_BOOL);
+        if (t == RF_TYPE_STRING && e->cmp != RF_CMP_EQ && e->cmp != RF_CMP_NE) g->bad = 1;
+        rf_buf_printf(g->b, " = rf::%s(v%d, v%d) %s 0;\n", t == RF_TYPE_FLOAT ? "fcmp" : "icmp", a, b,
+                      (unsigned)e->cmp <= RF_CMP_GE ? ops[e->cmp] : "==");
+        return v;
+    }
+    case RF_QP_E_AND:
+        v = new_var(g, RF_TYPE_BOOL);
+        rf_buf_puts(g->b, " = true;\n");
+        for (int32_t i = 0; i < e->nargs; i++) {
+            ind(g);
+            rf_buf_printf(g->b, "if (v%d) {\n", v);
+            g->depth++;
+            int x = rf_cg_emit(g, e->args[i]);
+            ind(g);
+            rf_buf_printf(g->b, "v%d = v%d;\n", v, x);
+            g->depth--;
+            ind(g);
+            rf_buf_puts(g->b, "}\n");
+        }
+        return v;
+    case RF_QP_E_NOT: {
+        int a = rf_cg_emit(g, e->args[0]);
+        v = new_var(g, RF_TYPE_BOOL);
+        rf_buf_printf(g->b, " = !v%d;\n", a);
+        return v;
+    }
+    case RF_QP_E_LIKE: break;
+    }
+    v = new_var(g, e->type);
+    rf_buf_puts(g->b, " = 0;\n");
+    g->bad = 1;
+    return v;
+}
+
+void rf_cg_uses_sides(const rf_qp_expr *e, int used[2])
+{
+    if (!e) return;
+    if (e->kind == RF_QP_E_COL && e->side >= 0 && e->side < 2) used[e->side] = 1;
+    for (int32_t i = 0; i < e->nargs; i++) rf_cg_uses_sides(e->args[i], used);
+}
+
+/* Loads every input column e reads before e is evaluated: a filter's
+** conjuncts are evaluated in order and stop at the first false one, so
+** their loads would otherwise wait for one another; loaded up front they are
+** all in flight at once (loading a column of a valid row cannot fail). The
+** columns of string tables and of string work are left to them. */
+void rf_cg_hoist_loads(rf_cg_gen *g, const rf_qp_expr *e)
+{
+    if (!e) return;
+    for (int32_t j = 0; j < g->pl->nisland; j++)
+        if (g->pl->islands[j].e == e) return;
+    for (int32_t j = 0; j < g->pl->nrowstr; j++)
+        if (g->pl->rowstr[j] == e) return;
+    if (e->kind == RF_QP_E_COL) {
+        if (e->side < 0 || e->side > 1 || e->col < 0 || e->col >= RF_GPU_MAXC) return;
+        if (g->hset[e->side][e->col] || (g->regs_of >= 0 && e->side == 0)) return;
+        int v = rf_cg_emit(g, e);
+        g->hset[e->side][e->col] = 1;
+        g->hv[e->side][e->col] = v;
+        g->ht[e->side][e->col] = e->type;
+        return;
+    }
+    for (int32_t i = 0; i < e->nargs; i++) rf_cg_hoist_loads(g, e->args[i]);
+}
+
+/* Pins (rf::pin) the loads hoist_loads made since hset was `before`: they
+** stay where they are, all in flight at once. Only loads that are used: a
+** pinned value is live, so a column nothing reads would be loaded anyway. */
+void rf_cg_pin_hoisted(rf_cg_gen *g, uint8_t before[2][RF_GPU_MAXC], const char *guard)
+{
+    for (int s = 0; s < 2; s++)
+        for (int c = 0; c < RF_GPU_MAXC; c++)
+            if (g->hset[s][c] && !before[s][c]) {
+                rf_buf_printf(g->b, "%*s%srf::pin(v%d);\n", 8 + 4 * g->depth, "", guard, g->hv[s][c]);
+                before[s][c] = 1;
+            }
+}
+
+void rf_cg_row_indices(rf_buf *b, const int used[2])
+{
+    for (int s = 0; s < 2; s++)
+        if (used[s]) rf_buf_printf(b, "        const rf::i64 q%d = a.r%d ? a.r%d[r] : r;\n", s, s, s);
+}
