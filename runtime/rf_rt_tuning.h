@@ -23,6 +23,9 @@ typedef struct rf_rt_tuning {
     int64_t gpu_ordered_min;
     /* hugepages: 1, advise transparent huge pages for big host columns */
     int hugepages;
+    /* block_skip: 1, inputs read from a database skip the blocks whose
+    ** min/max no reader's constant range filter can accept */
+    int block_skip;
 } rf_rt_tuning;
 
 /* The defaults. */

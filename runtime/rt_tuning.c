@@ -32,6 +32,9 @@ static const setting settings[] = {
     {"hugepages", SWITCH, offsetof(rf_rt_tuning, hugepages), 1,
      "advise transparent huge pages for big host columns (on or off; off where huge-page "
      "compaction stalls the system)"},
+    {"block_skip", SWITCH, offsetof(rf_rt_tuning, block_skip), 1,
+     "from a database, read only the blocks whose min/max a constant range filter can accept "
+     "(on or off; off reads every block, for comparison)"},
 };
 
 void rf_rt_tuning_init(rf_rt_tuning *t)
