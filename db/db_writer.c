@@ -45,7 +45,13 @@ struct rf_db_writer {
     wcol **w;           /* per table: ncols states */
     int32_t captables;
     int committed;
+    uint32_t block_rows; /* of tables added from now on */
 };
+
+void rf_db_writer_block_rows(rf_db_writer *w, uint32_t rows)
+{
+    if (rows && !(rows & (rows - 1))) w->block_rows = rows;
+}
 
 static rf_status io_error(rf_diags *d, const char *path, const char *what)
 {
@@ -129,7 +135,7 @@ rf_status rf_db_writer_table(rf_db_writer *w, const char *name, int32_t ncols, c
     memset(t, 0, sizeof *t);
     rf_arena *a = &w->db.arena;
     t->name = rf_arena_strdup(a, name);
-    t->block_rows = RF_DB_BLOCK_ROWS;
+    t->block_rows = w->block_rows ? w->block_rows : RF_DB_BLOCK_ROWS;
     t->ncols = ncols;
     t->nkey = nkey;
     t->key = rf_arena_alloc(a, ((size_t)nkey + 1) * sizeof *t->key);

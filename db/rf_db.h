@@ -33,6 +33,9 @@
 ** 0xFFFFFFFF; crc32c("123456789") = 0xE3069283. Continue a running CRC by
 ** passing the previous result as crc (0 to start). */
 uint32_t rf_db_crc32c(uint32_t crc, const void *p, int64_t n);
+/* The CRC-32C of A followed by B from crc1 = CRC(A), crc2 = CRC(B) and the
+** length of B. */
+uint32_t rf_db_crc32c_combine(uint32_t crc1, uint32_t crc2, int64_t len2);
 
 /* Bytes per value of a column of type t in a column file: 8, 8, 8, 4, 1, 4. */
 int rf_db_type_width(rf_type t);
@@ -122,6 +125,10 @@ typedef struct rf_db_writer rf_db_writer;
 ** directory beside it (DIR.tmp.PID.N). dir must not exist, or be a database
 ** (replaced on commit), or an empty directory. */
 rf_status rf_db_writer_new(const char *dir, const char *writer_version, rf_db_writer **out, rf_diags *d);
+/* Rows per min/max block of the tables added from now on: a power of two
+** (RF_DB_BLOCK_ROWS unless set; smaller blocks skip finer, at 16 bytes of
+** manifest per block and column). */
+void rf_db_writer_block_rows(rf_db_writer *w, uint32_t rows);
 /* Adds a table; *tid is its number. colnames[c] may be NULL. key: the
 ** columns the caller checks to be a key before commit (nkey 0: none). */
 rf_status rf_db_writer_table(rf_db_writer *w, const char *name, int32_t ncols, const rf_type *types,

@@ -11,6 +11,7 @@
 #include "rf_load.h"
 #include "rf_rt_data.h"
 #include "rf_runtime.h"
+#include "rf_rt_tuning.h"
 
 /* The CPU primitives' kind of a column of type t (rf_rt_data.h's layout). */
 rf_cpu_kind rf_rt_cpu_kind(rf_type t);
@@ -69,5 +70,32 @@ void rf_rt_dbcols_free(rf_rt_dbcols *c);
 ** the file: a table missing or of other types, a damaged file. */
 rf_status rf_rt_load_input_db(const rf_db *db, const rf_hir_var *v, const uint8_t *want, rf_rt_dict *dict,
                               rf_cpu_pool *pool, int threads, rf_rt_rel *rel, rf_rt_dbcols *own, rf_diags *d);
+
+/* ---- block skipping (rt_db_blocks.c) ---------------------------------- */
+
+/* The blocks of t (from table t of a database) that the program p can need
+** through input variable var: *keep (t's nblocks flags, malloc'd) is NULL
+** when skipping does not apply (some reader is not a map whose filter
+** cannot fail and bounds an int, decimal or date column by a constant; a
+** block test counts var's rows), else *nkeep blocks are flagged. */
+rf_status rf_rt_db_blocks_needed(const rf_hir_program *p, int32_t var, const rf_db_table *t, uint8_t **keep,
+                                 int64_t *nkeep);
+/* A run's block skipping: the columns it made (freed by
+** rf_rt_dbskip_free), the blocks of the database inputs it read, and how
+** many of them it skipped (--profile). */
+typedef struct rf_rt_dbskip {
+    void **cols;
+    int32_t n, cap;
+    int64_t blocks, skipped;
+} rf_rt_dbskip;
+void rf_rt_dbskip_free(rf_rt_dbskip *s);
+
+/* rel holds input variable var of p, read from db (its whole table, or
+** zero pages for columns no kernel reads): where the tuning's block_skip is
+** on (NULL: the defaults) and blocks can go, its read columns are replaced
+** by new ones of only the kept blocks' rows (owned by s) and its row count
+** set to theirs. Counts the blocks in s either way. */
+rf_status rf_rt_db_skip_blocks(const rf_hir_program *p, const rf_db *db, int32_t var, const rf_rt_tuning *tuning,
+                               rf_rt_rel *rel, rf_rt_dbskip *s);
 
 #endif

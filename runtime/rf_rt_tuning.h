@@ -38,6 +38,9 @@ typedef struct rf_rt_tuning {
     ** from the string it was set from); NULL: $XDG_CACHE_HOME/redfox, else
     ** ~/.cache/redfox; "": no cache */
     const char *cache_dir;
+    /* block_skip: 1, inputs read from a database skip the blocks whose
+    ** min/max no reader's constant range filter can accept */
+    int block_skip;
 } rf_rt_tuning;
 
 /* The defaults. */

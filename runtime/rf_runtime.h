@@ -105,6 +105,19 @@ typedef struct rf_rt_result {
     ** lookups) */
     int64_t gpu_launches, gpu_waits, gpu_cub_calls, gpu_other_calls;
     double gpu_launch_seconds, gpu_wait_seconds, gpu_cub_seconds, gpu_other_seconds;
+    /* where the time went, in seconds (--profile's phases): the device
+    ** opened (GPU: driver, context, pinned buffers), the program's kernels
+    ** loaded (GPU: PTX from the .rfx or NVRTC, the driver's JIT or its cubin
+    ** cache), inputs read on the host (the database opened, columns mapped
+    ** and verified, strings through their dictionaries; or text parsed),
+    ** inputs copied to the device, outputs brought back to the host. The CPU
+    ** backend fills read only. load_seconds covers device to copy. */
+    double device_seconds, program_seconds, read_seconds, copy_seconds, output_seconds;
+    uint64_t h2d_bytes, d2h_bytes; /* GPU: bytes copied host to device and back, the whole run */
+    double gpu_alloc_seconds;  /* GPU: in the driver's allocations of device memory (the pool's arenas) */
+    /* inputs from a database: min/max blocks of the tables read, and those
+    ** skipped because no reader's constant range filter could accept them */
+    int64_t db_blocks, db_blocks_skipped;
     char *gpu_trace;           /* GPU with the gpu_trace setting: one line per device operation of the run (owned) */
 } rf_rt_result;
 

@@ -188,7 +188,9 @@ static rf_status load_input(rf_rt_inputs *x, const rf_hir_var *v, rf_rt_rel *dst
     if (!dst->cols) return RF_ENOMEM;
     for (int32_t i = 0; i < v->ncols; i++) dst->cols[i] = hit->rel.cols[i];
     *borrowed = 1;
-    return RF_OK;
+    if (!hit->db || !x->db || v->id < 0 || v->id >= x->p->nvars || x->p->vars[v->id] != v) return RF_OK;
+    /* from a database: only the blocks the program's range filters can use */
+    return rf_rt_db_skip_blocks(x->p, x->db, v->id, x->o->tuning, dst, &x->skip);
 }
 
 static rf_status load_file(rf_rt_inputs *x, const rf_hir_var *v, const char *path, rf_rt_rel *out)
@@ -220,6 +222,7 @@ void rf_rt_inputs_close(rf_rt_inputs *in)
 {
     rf_db_close(in->db);
     in->db = NULL;
+    rf_rt_dbskip_free(&in->skip);
 }
 
 rf_rt_dict *rf_rt_cache_dict(rf_rt_cache *c) { return c->dict; }

@@ -22,6 +22,7 @@ typedef struct rf_rt_inputs {
     rf_diags *d;
     rf_db *db;     /* --data names a database (opened at the first input) */
     int db_looked;
+    rf_rt_dbskip skip; /* block skipping's columns (kept until close) and counts (rt_db_blocks.c) */
 } rf_rt_inputs;
 
 void rf_rt_inputs_init(rf_rt_inputs *in, const rf_rt_env *env);

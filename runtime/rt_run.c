@@ -142,11 +142,15 @@ static rf_status outputs(const rf_rt_device_ops *dv, void *dev, const rf_hir_pro
     return RF_OK;
 }
 
-/* Reads every input on the host and hands it to the device. */
-static rf_status load_inputs(const rf_rt_device_ops *dv, void *dev, rf_rt_inputs *in)
+/* Reads every input on the host and hands it to the device; the phases'
+** times into res (--profile): the program readied, reading, copying. */
+static rf_status load_inputs(const rf_rt_device_ops *dv, void *dev, rf_rt_inputs *in, rf_rt_result *res)
 {
     const rf_hir_program *p = in->p;
+    double t0 = rf_now();
     rf_status st = dv->load_begin(dev);
+    double t1 = rf_now(), tread = 0;
+    res->program_seconds = t1 - t0;
     for (int32_t v = 0; v < p->nvars && !st; v++)
         if (p->vars[v]->role == RF_HIR_ROLE_INPUT) {
             rf_rt_rel r;
@@ -154,10 +158,16 @@ static rf_status load_inputs(const rf_rt_device_ops *dv, void *dev, rf_rt_inputs
             r.ncols = p->vars[v]->ncols;
             r.types = p->vars[v]->types;
             int borrowed = 0;
+            double tr = rf_now();
             st = rf_rt_inputs_read(in, p->vars[v], &r, &borrowed);
+            tread += rf_now() - tr;
             if (!st) st = dv->load(dev, v, &r, borrowed);
         }
     if (!st) st = dv->load_end(dev);
+    res->read_seconds = tread;
+    res->copy_seconds = rf_now() - t1 - tread;
+    res->db_blocks = in->skip.blocks;
+    res->db_blocks_skipped = in->skip.skipped;
     return st;
 }
 
@@ -181,13 +191,15 @@ rf_status rf_rt_run_on(const rf_rt_device_ops *dv, const rf_hir_program *p, cons
         res->dict = env.dict;
         res->dict_borrowed = o->cache != NULL;
         res->device = dv->name;
+        double topen = rf_now();
         st = dv->open(&env, &dev);
+        res->device_seconds = rf_now() - topen;
     }
     if (!st && o->profile) st = stats_new(dv, dev, p, res);
     rf_rt_inputs in;
     rf_rt_inputs_init(&in, &env);
     double t0 = rf_now();
-    if (!st) st = load_inputs(dv, dev, &in);
+    if (!st) st = load_inputs(dv, dev, &in, res);
     double t1 = rf_now();
     if (!st) st = walk(dv, dev, &env);
     if (!st) st = dv->finish(dev);
@@ -196,6 +208,7 @@ rf_status rf_rt_run_on(const rf_rt_device_ops *dv, const rf_hir_program *p, cons
     if (res) {
         res->load_seconds = t1 - t0;
         res->run_seconds = t2 - t1;
+        res->output_seconds = rf_now() - t2;
     }
     if (dev) dv->close(dev);
     rf_rt_inputs_close(&in);

@@ -47,6 +47,9 @@ static const setting settings[] = {
     {"cache_dir", PATH, offsetof(rf_rt_tuning, cache_dir), 0,
      "where the NVRTC, GPU JIT and emulator caches live (default $XDG_CACHE_HOME/redfox, "
      "else ~/.cache/redfox; empty: no cache; also --cache-dir DIR, --no-cache)"},
+    {"block_skip", SWITCH, offsetof(rf_rt_tuning, block_skip), 1,
+     "from a database, read only the blocks whose min/max a constant range filter can accept "
+     "(on or off; off reads every block, for comparison)"},
 };
 
 void rf_rt_tuning_init(rf_rt_tuning *t)

@@ -44,7 +44,26 @@ for q in qs:
     for k in ("q", "median_ms", "cold_ms", "bytes", "floor_ms", "ratio", "duckdb_ms"):
         assert k in q, "missing key %s in %r" % (k, q)
     assert q["median_ms"] > 0 and q["cold_ms"] > 0 and q["bytes"] > 0 and q["floor_ms"] > 0, q
+    # the cold run's phases and copies (none on the CPU)
+    ph = q["cold_phases_ms"]
+    assert set(ph) == {"device", "program", "read", "copy", "run", "output"}, ph
+    assert ph["read"] > 0 and ph["run"] > 0 and q["h2d_bytes"] == 0 and q["d2h_bytes"] == 0, q
 assert qs[0]["duckdb_ms"] == 12.5 and qs[1]["duckdb_ms"] == 1.0, qs
 assert abs(d["total_ms"] - sum(q["median_ms"] for q in qs)) < 1e-3 * d["total_ms"] + 1e-6, d
+PY
+# the GPU (emulated): the cold run's copies each way, its peak device memory
+# and its phases, in the table and the JSON
+if ! RF_GPU_EMULATE=1 "$r" tpch bench --data "$data" --sf 0.01 --device gpu --threads 2 --repeat 1 --queries 6 \
+        --json "$tmp/gpu.json" >"$tmp/out" 2>"$tmp/err"; then
+    echo "FAIL: tpch bench --device gpu (emulated) exited $?"; cat "$tmp/out" "$tmp/err"; exit 1
+fi
+grep -q '^cold runs: q06 ' "$tmp/out" || { echo "FAIL: no cold-run line for q06"; cat "$tmp/out"; fail=1; }
+python3 - "$tmp/gpu.json" <<'PY' || fail=1
+import json, sys
+q = json.load(open(sys.argv[1]))["queries"][0]
+# q06 reads 4 of lineitem's 16 columns: 60,175 rows of 28 bytes (no more than 2 MB)
+assert 60175 * 28 <= q["h2d_bytes"] < 2000000, q
+assert 0 < q["d2h_bytes"] < 4096 and q["gpu_peak_bytes"] >= q["h2d_bytes"] - 4096, q
+assert q["cold_phases_ms"]["copy"] > 0 and q["cold_phases_ms"]["read"] > 0, q
 PY
 exit $fail

@@ -16,7 +16,8 @@
 #include <unistd.h>
 
 static const char *usage =
-    "usage: redfox import PROG.logic|PROG.rfx [--data DIR] --out DB [--threads N] [--profile]\n"
+    "usage: redfox import PROG.logic|PROG.rfx [--data DIR] --out DB [--threads N] [--block-rows N]\n"
+    "                     [--profile]\n"
     "\n"
     "Reads the input files that the program's lang:input declarations name\n"
     "(from DIR, as `redfox run` would) and writes them as a redfox database\n"
@@ -35,13 +36,15 @@ static const char *usage =
     "  --profile     print where the time went to stderr: reading the files,\n"
     "                parsing, string dictionaries, column files, ending the\n"
     "                columns, key checks, syncing and renaming\n"
+    "  --block-rows N  rows per min/max block, a power of two (default 65536;\n"
+    "                smaller blocks let range filters skip finer)\n"
     "  -h, --help    this text\n";
 
 int rf_tool_import(int argc, char **argv)
 {
     const char *progs[256];
     int32_t nprogs = 0;
-    const char *data = ".", *out = NULL, *threads_s = NULL;
+    const char *data = ".", *out = NULL, *threads_s = NULL, *block_s = NULL;
     int profile = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -56,7 +59,8 @@ int rf_tool_import(int argc, char **argv)
         }
         if ((m = rf_tool_opt_value("import", argc, argv, &i, "--data", &data)) ||
             (m = rf_tool_opt_value("import", argc, argv, &i, "--out", &out)) ||
-            (m = rf_tool_opt_value("import", argc, argv, &i, "--threads", &threads_s))) {
+            (m = rf_tool_opt_value("import", argc, argv, &i, "--threads", &threads_s)) ||
+            (m = rf_tool_opt_value("import", argc, argv, &i, "--block-rows", &block_s))) {
             if (m < 0) return RF_EXIT_USAGE;
         } else if (a[0] == '-' && a[1]) {
             return rf_tool_usage_error("import", "unknown option '%s'", a);
@@ -71,6 +75,9 @@ int rf_tool_import(int argc, char **argv)
     int64_t threads = 0;
     if (threads_s && !rf_tool_parse_int(threads_s, 1, 1024, &threads))
         return rf_tool_usage_error("import", "--threads takes a number from 1 to 1024");
+    int64_t block_rows = 0;
+    if (block_s && (!rf_tool_parse_int(block_s, 1, INT64_C(1) << 30, &block_rows) || (block_rows & (block_rows - 1))))
+        return rf_tool_usage_error("import", "--block-rows takes a power of two from 1 to 2^30");
     struct stat sb;
     if (stat(data, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
         fprintf(stderr, "redfox import: the data folder '%s' does not exist\n", data);
@@ -96,6 +103,7 @@ int rf_tool_import(int argc, char **argv)
     }
     rf_importer *imp = NULL;
     if (!st) st = rf_import_new(out, (int)threads, isatty(STDERR_FILENO), &imp, &d);
+    if (!st && block_rows) rf_import_block_rows(imp, (uint32_t)block_rows);
     for (int32_t i = 0; i < ntabs && !st; i++) {
         int32_t tid;
         st = rf_import_add(imp, &tabs[i], &tid, &d);

@@ -6,6 +6,7 @@
 #include "rf_file.h"
 #include "rf_runtime.h"
 #include "tools.h"
+#include "rf_sys.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -260,6 +261,7 @@ int rf_tool_run(int argc, char **argv)
     rf_buf_init(&gpln);
     int is_rfx = 0;
     rf_status st = rf_tool_load_program(progs, nprogs, &to, &arena, &hir, &ptx0, &gpln, &is_rfx, &d);
+    double t_loaded = rf_now();
     rf_rt_result *res = NULL;
     if (!st) st = check_data_folder(hir, data, &d);
     /* repeated runs share the parsed inputs, as `tpch run` does */
@@ -280,10 +282,21 @@ int rf_tool_run(int argc, char **argv)
                         (long long)repeat, res->device, res->load_seconds, res->run_seconds);
         }
     }
+    double t_ran = rf_now();
     int rc = rf_tool_finish(st, &d);
     if (!st) {
         if (profile) rf_tool_print_profile(res, stderr);
+        double t_out = rf_now();
         rc = outdir ? write_outputs(res, outdir, fmt) : print_outputs(res, fmt);
+        if (profile) {
+            double t_end = rf_now();
+            fflush(stdout);
+            fprintf(stderr,
+                    "process: %.3f ms from its start to the program loaded, %.3f ms in the run%s, %.3f ms writing "
+                    "the outputs, %.3f ms in all\n",
+                    (t_loaded - rf_tool_start) * 1e3, (t_ran - t_loaded) * 1e3, repeat > 1 ? "s" : "",
+                    (t_end - t_out) * 1e3, (t_end - rf_tool_start) * 1e3);
+        }
     }
     rf_rt_result_free(res); /* before the cache: it borrows the cache's dictionary */
     rf_rt_cache_free(o.cache);

@@ -73,7 +73,9 @@ static const char *usage =
     "  --json FILE         also write the results as one JSON object: device,\n"
     "                      device_name, sf, date, repeat, bandwidth_gbps, queries:\n"
     "                      [{q, median_ms, cold_ms, bytes, floor_ms, ratio,\n"
-    "                      duckdb_ms, gpu_peak_bytes, fused_kernels}], total_ms,\n"
+    "                      duckdb_ms, gpu_peak_bytes, fused_kernels, h2d_bytes,\n"
+    "                      d2h_bytes, cold_phases_ms: {device, program, read,\n"
+    "                      copy, run, output}}], total_ms,\n"
     "                      geomean_ms, power (null where not known), fused\n"
     "  --duckdb FILE       DuckDB's times to compare with: what\n"
     "                      bench/duckdb/tpch.mjs prints, i.e. lines 'q01 197.5 ms'\n"
@@ -94,6 +96,10 @@ typedef struct bstat {
     double duckdb_ms;     /* < 0: not given */
     int64_t gpu_peak;     /* GPU: peak device memory of the profiled run */
     int32_t fused;        /* GPU: fused kernel runs in the profiled run */
+    /* the cold run (the first): its phases in seconds (rf_rt_result's) and
+    ** the bytes it copied each way */
+    double ph_device, ph_program, ph_read, ph_copy, ph_run, ph_output;
+    int64_t h2d, d2h;
 } bstat;
 
 
@@ -199,7 +205,17 @@ static int bench_query(int q, const rf_rt_options *rt0, int repeat, bstat *bs, c
         }
         rf_diags_free(&d);
         rf_diags_init(&d);
-        if (r == 1) bs->cold_s = res->load_seconds + res->run_seconds;
+        if (r == 1) {
+            bs->cold_s = res->load_seconds + res->run_seconds;
+            bs->ph_device = res->device_seconds;
+            bs->ph_program = res->program_seconds;
+            bs->ph_read = res->read_seconds;
+            bs->ph_copy = res->copy_seconds;
+            bs->ph_run = res->run_seconds;
+            bs->ph_output = res->output_seconds;
+            bs->h2d = (int64_t)res->h2d_bytes;
+            bs->d2h = (int64_t)res->d2h_bytes;
+        }
         if (r >= 2 && r < repeat + 2) runs[r - 2] = res->run_seconds;
         if (r == repeat + 2) {
             bs->bytes = res->nstats > 0 ? 0 : -1;
@@ -310,6 +326,18 @@ static void print_table(const report *r, const bstat *bs, const int want[NQUERIE
                r->sf, r->power);
     else
         printf("Power@SF: only over all 22 queries\n");
+    if (!strcmp(r->device, "gpu")) {
+        /* where a cold run's time goes, and what it copies (issue 21) */
+        printf("\ncold runs: %-5s %9s %9s %9s %9s %9s %9s %11s %11s %11s\n", "query", "device", "program", "read",
+               "copy", "run", "back", "MB to GPU", "MB to host", "peak MB");
+        for (int q = 1; q <= NQUERIES; q++) {
+            const bstat *s = &bs[q];
+            if (!want[q] || !s->ran) continue;
+            printf("cold runs: q%02d   %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f %11.1f %11.1f %11.1f\n", q,
+                   s->ph_device * 1e3, s->ph_program * 1e3, s->ph_read * 1e3, s->ph_copy * 1e3, s->ph_run * 1e3,
+                   s->ph_output * 1e3, (double)s->h2d / 1e6, (double)s->d2h / 1e6, (double)s->gpu_peak / 1e6);
+        }
+    }
     if (r->bw_gbps > 0) printf("floor: bytes moved / %g GB/s\n", r->bw_gbps);
     else printf("floor: no bandwidth known for this device (give --bandwidth GBPS)\n");
 }
@@ -356,6 +384,12 @@ static int write_json(const char *path, const report *r, const bstat *bs, const 
         if (s->ran && s->gpu_peak > 0) fprintf(f, "%lld", (long long)s->gpu_peak);
         else fputs("null", f);
         fprintf(f, ", \"fused_kernels\": %d", (int)s->fused);
+        if (s->ran)
+            fprintf(f,
+                    ", \"h2d_bytes\": %lld, \"d2h_bytes\": %lld, \"cold_phases_ms\": {\"device\": %.3f, "
+                    "\"program\": %.3f, \"read\": %.3f, \"copy\": %.3f, \"run\": %.3f, \"output\": %.3f}",
+                    (long long)s->h2d, (long long)s->d2h, s->ph_device * 1e3, s->ph_program * 1e3, s->ph_read * 1e3,
+                    s->ph_copy * 1e3, s->ph_run * 1e3, s->ph_output * 1e3);
         fputc('}', f);
         first = 0;
     }

@@ -68,6 +68,8 @@ rf_status rf_import_new(const char *out, int threads, int progress, rf_importer 
     return RF_OK;
 }
 
+void rf_import_block_rows(rf_importer *imp, uint32_t rows) { rf_db_writer_block_rows(imp->w, rows); }
+
 rf_status rf_import_add(rf_importer *imp, const rf_import_table *t, int32_t *tid, rf_diags *d)
 {
     for (int32_t i = 0; i < imp->n; i++) {

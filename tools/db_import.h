@@ -28,6 +28,8 @@ typedef struct rf_importer rf_importer;
 /* A database to be written at out; threads <= 0: one per online CPU;
 ** progress: a line on stderr as files are read (callers pass isatty). */
 rf_status rf_import_new(const char *out, int threads, int progress, rf_importer **imp, rf_diags *d);
+/* Rows per min/max block of the tables added from now on (a power of two). */
+void rf_import_block_rows(rf_importer *imp, uint32_t rows);
 /* Adds a table; *tid numbers it. A second table of the same file must have
 ** the same columns (then *tid is the first's). */
 rf_status rf_import_add(rf_importer *imp, const rf_import_table *t, int32_t *tid, rf_diags *d);

@@ -351,6 +351,21 @@ void rf_tool_print_profile(const rf_rt_result *res, FILE *f)
                 (long long)(s->bytes_in + s->bytes_out));
     }
     if (!strcmp(res->device, "gpu")) {
+        double gbs = res->copy_seconds > 0 ? (double)res->h2d_bytes / res->copy_seconds * 1e-9 : 0;
+        fprintf(f,
+                "phases: device %.3f ms, program %.3f ms, read %.3f ms, copy %.3f ms (%llu bytes to the device, "
+                "%.2f GB/s), run %.3f ms, outputs back %.3f ms (%llu bytes to the host); device memory "
+                "allocations %.3f ms (in the copy or the run)\n",
+                res->device_seconds * 1e3, res->program_seconds * 1e3, res->read_seconds * 1e3,
+                res->copy_seconds * 1e3, (unsigned long long)res->h2d_bytes, gbs, res->run_seconds * 1e3,
+                res->output_seconds * 1e3, (unsigned long long)res->d2h_bytes, res->gpu_alloc_seconds * 1e3);
+    } else {
+        fprintf(f, "phases: read %.3f ms, run %.3f ms\n", res->read_seconds * 1e3, res->run_seconds * 1e3);
+    }
+    if (res->db_blocks)
+        fprintf(f, "database: %lld of %lld blocks skipped (min/max outside every constant range filter)\n",
+                (long long)res->db_blocks_skipped, (long long)res->db_blocks);
+    if (!strcmp(res->device, "gpu")) {
         int64_t moved = 0;
         for (int32_t i = 0; i < res->nstats; i++) moved += res->stats[i].bytes_in + res->stats[i].bytes_out;
         fprintf(f, "gpu: %d fused kernel runs, peak device memory %llu bytes, %lld bytes moved\n", (int)res->gpu_fused,

@@ -81,5 +81,7 @@ void rf_tool_apply_tuning(const rf_rt_tuning *t);
 
 /* `--profile`: the run's load and run time, then one line per kernel that ran. */
 void rf_tool_print_profile(const rf_rt_result *res, FILE *f);
+/* When main started (rf_now()), for the phases of a fresh process. */
+extern double rf_tool_start;
 
 #endif

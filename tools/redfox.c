@@ -4,6 +4,7 @@
 */
 #include "rf_file.h"
 #include "tools.h"
+#include "rf_sys.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -114,8 +115,11 @@ static void set_memory_policy(void)
 #endif
 }
 
+double rf_tool_start;
+
 int main(int argc, char **argv)
 {
+    rf_tool_start = rf_now(); /* --profile's phases count from here */
     set_memory_policy();
     rf_file_cleanup_on_signals(); /* no temporaries left behind by ^C or kill */
     if (argc < 2) {

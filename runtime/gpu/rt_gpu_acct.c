@@ -56,16 +56,24 @@ static rf_status a_launch(gdev *g, void *fn, const char *name, uint64_t grid, co
     TIMED_AS(g, RF_GPU_ACCT_LAUNCH, "launch", name, a->n, g->inner->launch(g, fn, name, grid, a));
 }
 
-static rf_status a_mem_alloc(gdev *g, uint64_t bytes, gptr *out) { return g->inner->mem_alloc(g, bytes, out); }
+static rf_status a_mem_alloc(gdev *g, uint64_t bytes, gptr *out)
+{
+    double t0 = rf_now();
+    rf_status st = g->inner->mem_alloc(g, bytes, out);
+    g->alloc_seconds += rf_now() - t0; /* the pool's arenas: most of the device's memory at once */
+    return st;
+}
 static void a_mem_free(gdev *g, gptr p) { g->inner->mem_free(g, p); }
 
 static rf_status a_h2d(gdev *g, gptr dst, const void *src, uint64_t n)
 {
+    g->h2d_bytes += n;
     TIMED_AS(g, RF_GPU_ACCT_OTHER, "h2d", NULL, n, g->inner->h2d(g, dst, src, n));
 }
 
 static rf_status a_d2h(gdev *g, void *dst, gptr src, uint64_t n)
 {
+    g->d2h_bytes += n;
     TIMED_AS(g, RF_GPU_ACCT_WAIT, "d2h", NULL, n, g->inner->d2h(g, dst, src, n));
 }
 

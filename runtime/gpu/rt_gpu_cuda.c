@@ -6,7 +6,8 @@
 **
 ** Owns: the driver's function table (loaded once per process), the device
 ** and its primary context (retained once, kept until exit), and per run one
-** stream, two pinned staging buffers for transfers, a small pinned buffer for
+** stream, two pinned staging buffers for transfers (filled by the run's
+** host threads together, one while the GPU copies the other), a small pinned buffer for
 ** scalars, two events for timing, and the loaded module with its function
 ** cache. Module loading JIT-compiles the PTX with the driver's linker and
 ** keeps the resulting cubin on disk (<cache>/jit/<hash of PTX, GPU
@@ -84,6 +85,8 @@ static struct {
 
 #define STAGE_BYTES ((size_t)16 << 20)
 #define SMALL_BYTES ((size_t)4096)
+#define STAGE_PAR_MIN ((size_t)2 << 20) /* a staging chunk from which threads fill it together */
+#define STAGE_GRAIN ((int64_t)1 << 20)   /* each thread's piece of it */
 
 /* A kernel of the module; what cu_func hands out (stable: allocated one by one). */
 typedef struct fnent {
@@ -281,6 +284,23 @@ static void cu_mem_free(gdev *g, gptr p)
     if (p) drv.f.MemFree((CUdeviceptr)p);
 }
 
+typedef struct stage_fill {
+    char *dst;
+    const char *src;
+} stage_fill;
+
+static void stage_fill_part(void *ctx, int64_t begin, int64_t end, int worker)
+{
+    const stage_fill *f = ctx;
+    (void)worker;
+    memcpy(f->dst + begin, f->src + begin, (size_t)(end - begin));
+}
+
+/* Host to device through the two pinned staging buffers: while the GPU
+** copies one, the host fills the other. One thread's memcpy (about 5-10
+** GB/s, and slower where the pages of a mapped column file are touched for
+** the first time) is below what PCIe moves, so a big chunk is filled by
+** the run's threads together, a piece each. */
 static rf_status cu_h2d(gdev *g, gptr dst, const void *src, uint64_t n)
 {
     cu_state *c = g->impl;
@@ -290,7 +310,12 @@ static rf_status cu_h2d(gdev *g, gptr dst, const void *src, uint64_t n)
         size_t len = n - done > STAGE_BYTES ? STAGE_BYTES : (size_t)(n - done);
         /* the buffer's previous copy must have left it before it is refilled */
         if (c->stage_used[i]) CU(g, drv.f.EventSynchronize(c->stage_ev[i]), "waiting for a host-to-GPU copy");
-        memcpy(c->stage[i], (const char *)src + done, len);
+        if (len >= STAGE_PAR_MIN && g->cpu && rf_cpu_pool_threads(g->cpu) > 1) {
+            stage_fill f = {c->stage[i], (const char *)src + done};
+            rf_cpu_parallel_for(g->cpu, (int64_t)len, STAGE_GRAIN, stage_fill_part, &f);
+        } else {
+            memcpy(c->stage[i], (const char *)src + done, len);
+        }
         CU(g, drv.f.MemcpyHtoDAsync((CUdeviceptr)(dst + done), c->stage[i], len, c->stream), "a host-to-GPU copy");
         CU(g, drv.f.EventRecord(c->stage_ev[i], c->stream), "recording an event");
         c->stage_used[i] = 1;

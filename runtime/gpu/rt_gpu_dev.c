@@ -252,13 +252,19 @@ rf_status rf_gx_rel_gather(gx *x, const gval *in, const rf_type *types, int32_t 
     rf_gpu_args a;
     memset(&a, 0, sizeof a);
     a.n = n;
-    RF_A_NCOLS(a) = ncols;
     a.r0 = idx;
+    int32_t m = 0;
     for (int32_t c = 0; c < ncols; c++) {
-        RF_A_WIDTH(a, c) = (uint64_t)wid(types[c]);
-        a.c0[c] = colp(in, c);
-        a.o[c] = colp(out, c);
+        if (!colp(in, c)) {
+            gfree(x, &out->cols[c]); /* an input column no kernel reads stays absent */
+            continue;
+        }
+        RF_A_WIDTH(a, m) = (uint64_t)wid(types[c]);
+        a.c0[m] = colp(in, c);
+        a.o[m++] = colp(out, c);
     }
+    RF_A_NCOLS(a) = m;
+    if (m == 0) return RF_OK;
     st = rf_gx_launch(x, "rf_gather", n, &a);
     if (st) rf_gx_val_clear(x, out, ncols);
     return st;
@@ -272,8 +278,13 @@ rf_status rf_gx_host_rel(gx *x, int32_t var, rf_rt_rel *r)
     const gval *v = &x->vals[var];
     memset(r, 0, sizeof *r);
     rf_status st = rf_rt_rel_alloc(r, hv->ncols, hv->types, v->nrows);
-    for (int32_t c = 0; c < hv->ncols && !st && v->nrows; c++)
-        st = x->g.ops->d2h(&x->g, r->cols[c], colp(v, c), (uint64_t)v->nrows * (uint64_t)wid(hv->types[c]));
+    for (int32_t c = 0; c < hv->ncols && !st && v->nrows; c++) {
+        uint64_t n = (uint64_t)v->nrows * (uint64_t)wid(hv->types[c]);
+        /* an input column no kernel reads has no device copy: zeros, as
+        ** the CPU's stand-in for it */
+        if (!colp(v, c)) memset(r->cols[c], 0, (size_t)n);
+        else st = x->g.ops->d2h(&x->g, r->cols[c], colp(v, c), n);
+    }
     if (st) rf_rt_rel_free(r);
     return st;
 }
@@ -290,11 +301,20 @@ rf_status rf_gx_host_i64(gx *x, gptr src, int64_t n, int64_t **out)
     return st;
 }
 
-rf_status rf_gx_upload_rel(gx *x, const rf_rt_rel *r, const rf_type *types, int32_t ncols, gval *out)
+rf_status rf_gx_upload_rel(gx *x, const rf_rt_rel *r, const rf_type *types, int32_t ncols, const uint8_t *read,
+                           gval *out)
 {
-    rf_status st = rf_gx_rel_alloc(x, out, types, ncols, r->nrows, r->nrows);
-    for (int32_t c = 0; c < ncols && !st && r->nrows; c++)
-        st = x->g.ops->h2d(&x->g, colp(out, c), r->cols[c], (uint64_t)r->nrows * (uint64_t)wid(types[c]));
+    memset(out, 0, sizeof *out);
+    out->nrows = out->cap = r->nrows;
+    if (r->nrows <= 0 || ncols == 0) return RF_OK;
+    if (!(out->cols = rf_calloc((size_t)ncols, sizeof *out->cols))) return RF_ENOMEM;
+    rf_status st = RF_OK;
+    /* a column no kernel reads gets no device memory and no copy (its
+    ** buffer stays empty: nothing launches with it) */
+    for (int32_t c = 0; c < ncols && !st; c++)
+        if (!read || read[c]) st = galloc(x, (uint64_t)r->nrows * (uint64_t)wid(types[c]), &out->cols[c]);
+    for (int32_t c = 0; c < ncols && !st; c++)
+        if (out->cols[c].p) st = x->g.ops->h2d(&x->g, colp(out, c), r->cols[c], (uint64_t)r->nrows * (uint64_t)wid(types[c]));
     if (st) rf_gx_val_clear(x, out, ncols);
     return st;
 }

@@ -28,6 +28,8 @@
 */
 #include "rt_gpu_internal.h"
 
+#include "rf_rt_input.h"
+
 #include "rf_sys.h"
 #include <stdlib.h>
 #include <string.h>
@@ -69,14 +71,21 @@ rf_status rf_gx_run_kernel(gx *x, const rf_hir_kernel *k)
 
 /* ---- inputs: loaded on the host (the dictionary lives there), then copied once ---- */
 
-/* Uploads input variable var's host rows (read by the driver) and frees them. */
+/* Uploads input variable var's host rows (read by the driver) and frees
+** them: only the columns some kernel reads (the analysis that reads only
+** those columns of a database, rt_db_input.c); the others get no device
+** memory and no copy. */
 static rf_status gpu_load(void *dev, int32_t var, rf_rt_rel *r, int borrowed)
 {
     gx *x = dev;
     const rf_hir_var *v = x->p->vars[var];
     gval g;
     memset(&g, 0, sizeof g);
-    rf_status st = rf_gx_upload_rel(x, r, v->types, v->ncols, &g);
+    uint8_t *read = rf_malloc((size_t)v->ncols + 1);
+    rf_status st = read ? RF_OK : RF_ENOMEM;
+    if (read) rf_rt_input_cols_read(x->p, var, read);
+    if (!st) st = rf_gx_upload_rel(x, r, v->types, v->ncols, read, &g);
+    free(read);
     if (borrowed) {
         free(r->cols);
     } else {
@@ -234,6 +243,7 @@ static rf_status gpu_open(const rf_rt_env *env, void **dev)
     x->cpool = env->pool;
     x->threads = env->threads;
     x->res = env->res;
+    x->g.cpu = env->pool; /* set again after the device opens (it zeroes g) */
     char why[256];
     rf_status st;
     if (rf_gpu_emulated())
@@ -249,6 +259,7 @@ static rf_status gpu_open(const rf_rt_env *env, void **dev)
     if (x->tune.gpu_pool_mb > 0) x->g.pool_first = (uint64_t)x->tune.gpu_pool_mb << 20;
     x->g.pool_exact = x->tune.gpu_pool_exact;
     x->g.cache_dir = x->tune.cache_dir;
+    x->g.cpu = env->pool; /* big copies are staged by the run's threads */
     rf_gpu_acct_install(&x->g);
     x->vals = rf_calloc((size_t)p->nvars + 1, sizeof *x->vals);
     int32_t nk = 0;
@@ -338,6 +349,11 @@ static void gpu_close(void *dev)
 {
     gx *x = dev;
     if (x->pool && x->res) x->res->gpu_peak_bytes = rf_gpool_peak(x->pool);
+    if (x->res) {
+        x->res->h2d_bytes = x->g.h2d_bytes;
+        x->res->d2h_bytes = x->g.d2h_bytes;
+        x->res->gpu_alloc_seconds = x->g.alloc_seconds;
+    }
     rf_gpu_fplan_free(x->nofuse);
     rf_gpu_plan_free(x->plan);
     free(x->fdone);

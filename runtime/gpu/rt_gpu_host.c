@@ -185,7 +185,8 @@ static rf_status host_row(gx *x, int32_t var, gptr rows, int64_t r, rf_rt_rel *o
     if (!st) st = rf_rt_rel_alloc(out, hv->ncols, hv->types, 1);
     for (int32_t c = 0; c < hv->ncols && !st; c++) {
         int w = wid(hv->types[c]);
-        st = x->g.ops->d2h(&x->g, out->cols[c], colp(v, c) + (uint64_t)row * (uint64_t)w, (uint64_t)w);
+        if (!colp(v, c)) memset(out->cols[c], 0, (size_t)w); /* an input column no kernel reads */
+        else st = x->g.ops->d2h(&x->g, out->cols[c], colp(v, c) + (uint64_t)row * (uint64_t)w, (uint64_t)w);
     }
     return st;
 }
@@ -237,7 +238,7 @@ rf_status rf_gx_map_on_host(gx *x, const rf_hir_kernel *k, const int32_t vars[2]
     if (!st) st = rf_rt_eval_map(&ctx, k->filter, k->outs, k->nouts, ov->types, sides, n, &out, x->d);
     gval v;
     memset(&v, 0, sizeof v);
-    if (!st) st = rf_gx_upload_rel(x, &out, ov->types, ov->ncols, &v);
+    if (!st) st = rf_gx_upload_rel(x, &out, ov->types, ov->ncols, NULL, &v);
     if (!st) rf_gx_var_set(x, k->out, &v);
     rf_rt_rel_free(&out);
     rf_rt_rel_free(&r[0]);

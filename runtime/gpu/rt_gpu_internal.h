@@ -79,6 +79,9 @@ struct gdev {
     uint64_t pool_first; /* the size of the pool's first arena (0: 1 GiB) */
     int pool_exact;     /* one device allocation per buffer (the gpu_pool_exact setting) */
     const char *cache_dir; /* the JIT and emulator caches' root (rf_gpu_cache_dir; the cache_dir setting) */
+    uint64_t h2d_bytes, d2h_bytes; /* copied each way, the whole run (the accounting layer counts) */
+    double alloc_seconds;    /* in the driver's allocations (the pool's arenas), the whole run */
+    struct rf_cpu_pool *cpu; /* the run's host threads: they fill the staging buffers of big copies */
 };
 
 /* Wraps g's operations in the accounting layer (once); reset zeroes the
@@ -327,7 +330,9 @@ rf_status rf_gx_rel_gather(gx *x, const gval *in, const rf_type *types, int32_t 
                             gval *out);
 rf_status rf_gx_host_rel(gx *x, int32_t var, rf_rt_rel *r);
 rf_status rf_gx_host_i64(gx *x, gptr src, int64_t n, int64_t **out);
-rf_status rf_gx_upload_rel(gx *x, const rf_rt_rel *r, const rf_type *types, int32_t ncols, gval *out);
+/* r on the device; read (NULL: all) marks the columns to copy, the others get no memory */
+rf_status rf_gx_upload_rel(gx *x, const rf_rt_rel *r, const rf_type *types, int32_t ncols, const uint8_t *read,
+                           gval *out);
 
 /* rt_gpu_host.c: on the host */
 rf_status rf_gx_build_island(gx *x, const rf_hir_kernel *k, const rf_gpu_island *is, const gval *side, gptr rows,
