@@ -135,7 +135,10 @@ static rf_status cu_fail(gdev *g, CUresult r, const char *what)
 static rf_status cub_fail(gdev *g, int err, const char *what)
 {
     rf_error(g->d, rf_mkloc(NULL, 0, 0), "GPU: %s failed: %s", what, rf_cub_error_string(err));
-    return err == 2 /* cudaErrorMemoryAllocation */ ? RF_ENOMEM : RF_EINTERNAL;
+    /* the device's memory, not the host's: the driver then runs the program
+    ** on the CPU and says so (seen with many redfox processes on one GPU,
+    ** when CUB's own module could not be loaded) */
+    return err == 2 /* cudaErrorMemoryAllocation */ ? RF_EDEVMEM : RF_EINTERNAL;
 }
 
 /* ---- opening the driver --------------------------------------------------- */
