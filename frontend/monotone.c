@@ -174,7 +174,7 @@ static void check_rule(const lat *L, const rf_fe_rule *r, uint8_t *tv, uint8_t *
                 rf_error(d, a->loc,
                          "`%s` %s on `%s`, a value of the recursive %s `%s`: the recursion is not monotone "
                          "(a better value would match other rows)",
-                         l->pred->name, l->negated ? "is negated" : "joins", r->vars[a->var].name, fn_name(L->fn),
+                         l->pred->aux == 2 && l->pred->shown ? l->pred->shown : l->pred->name, l->negated ? "is negated" : "joins", r->vars[a->var].name, fn_name(L->fn),
                          who);
                 seen[a->var] = 1;
             }
@@ -236,9 +236,14 @@ void rf_chk_lattice(rf_checker *c, rf_fe_program *prog, int32_t s)
             }
             rf_agg_fn fn = r->aggs[0].fn;
             if (first && fn != L.fn) {
-                rf_error(c->d, r->aggs[0].loc,
-                         "`%s` takes the %s and `%s` the %s in one recursion: a value cannot improve in both directions",
-                         first->name, fn_name(L.fn), q->name, fn_name(fn));
+                if (first == q)
+                    rf_error(c->d, r->aggs[0].loc,
+                             "`%s` takes both a min and a max in its recursion: a value cannot improve in both directions",
+                             q->name);
+                else
+                    rf_error(c->d, r->aggs[0].loc,
+                             "`%s` takes the %s and `%s` the %s in one recursion: a value cannot improve in both directions",
+                             first->name, fn_name(L.fn), q->name, fn_name(fn));
                 continue;
             }
             if (!first) {
