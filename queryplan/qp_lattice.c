@@ -83,11 +83,13 @@ int qp_lattice_improve(rf_qp_program *p, rf_qp_block *b, const rf_fe_pred *q, rf
     return p->oom ? -1 : 0;
 }
 
+/* In place (full = antijoin full, delta; full = union full, delta), so that
+** the backends see the usual insertion into a recursive relation. */
 int qp_lattice_replace(rf_qp_program *p, rf_qp_block *b, const rf_fe_pred *q, rf_qp_rel *full, rf_qp_rel *delta)
 {
     int32_t nk = full->ncols - 1;
-    rf_qp_rel *keep = like(p, full);
-    rf_qp_cmd *a = keep ? qp_cmd_new(p, RF_QP_ANTIJOIN, keep, 2) : NULL;
+    rf_qp_rel *keep = full;
+    rf_qp_cmd *a = qp_cmd_new(p, RF_QP_ANTIJOIN, keep, 2);
     rf_qp_cmd *u = qp_cmd_new(p, RF_QP_UNION, full, 2);
     if (!a || !u || key_pairs(p, a, nk)) return -1;
     a->in[0] = full;
