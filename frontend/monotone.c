@@ -217,6 +217,44 @@ static void check_rule(const lat *L, const rf_fe_rule *r, uint8_t *tv, uint8_t *
     }
 }
 
+static int32_t stratum_atoms(const lat *L, const rf_fe_rule *r, const rf_fe_pred *only_lattice_ok)
+{
+    int32_t n = 0;
+    for (int32_t j = 0; j < r->nbody; j++) {
+        const rf_fe_lit *l = r->body[j];
+        if (l->kind != RF_FE_ATOM || l->negated || !in_s(L, l->pred)) continue;
+        if (only_lattice_ok && !l->pred->lattice) return -1;
+        n++;
+    }
+    return n;
+}
+
+/* A carrier (a predicate of the cycle with value columns, which only the
+** cycle reads) whose rules read only lattice predicates of the cycle, and
+** whose readers read no other predicate of the cycle, need not remember
+** earlier rounds: each of its rows comes from an improvement, and the
+** aggregates reading it see each row in the round it is derived. */
+static void mark_transient(const lat *L, rf_fe_stratum *st)
+{
+    for (int32_t i = 0; i < st->npreds; i++) {
+        rf_fe_pred *q = st->preds[i];
+        int carrier = 0;
+        for (int32_t j = 0; j < q->arity && !q->lattice; j++) carrier |= L->taint[q->id][j];
+        if (!carrier || q->output_name) continue;
+        int ok = 1;
+        for (int32_t k = 0; k < q->nrules && ok; k++) ok = stratum_atoms(L, q->rules[k], q) >= 0;
+        for (int32_t a = 0; a < st->npreds && ok; a++)
+            for (int32_t k = 0; k < st->preds[a]->nrules && ok; k++) {
+                const rf_fe_rule *r = st->preds[a]->rules[k];
+                int reads = 0;
+                for (int32_t j = 0; j < r->nbody; j++)
+                    reads |= r->body[j]->kind == RF_FE_ATOM && r->body[j]->pred == q;
+                if (reads && stratum_atoms(L, r, NULL) != 1) ok = 0;
+            }
+        q->lattice_transient = ok;
+    }
+}
+
 void rf_chk_lattice(rf_checker *c, rf_fe_program *prog, int32_t s)
 {
     rf_fe_stratum *st = &prog->strata[s];
@@ -318,7 +356,10 @@ void rf_chk_lattice(rf_checker *c, rf_fe_program *prog, int32_t s)
                              q->name, fn_name(L.fn), first->name, first->name);
         }
     }
-    if (c->d->nerrors == errors) st->lattice = 1;
+    if (c->d->nerrors == errors) {
+        st->lattice = 1;
+        mark_transient(&L, st);
+    }
     goto done;
 oom:
     c->oom = 1;

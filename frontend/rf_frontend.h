@@ -185,6 +185,10 @@ struct rf_fe_pred {
     ** which a better one replaces; lattice_fn says which (RF_AGG_MIN, _MAX) */
     int lattice;
     rf_agg_fn lattice_fn;
+    /* a predicate of such a cycle that only carries candidate values from
+    ** the improvements of one round to the aggregates of the next: it keeps
+    ** no rows from earlier rounds */
+    int lattice_transient;
 };
 
 typedef struct rf_fe_stratum {

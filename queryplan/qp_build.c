@@ -849,6 +849,14 @@ static int lower_round(lw *L, int32_t s, const rf_fe_pred *q)
         emit(L, qp_cmd_new(p, RF_QP_CLEAR, nw, 0));
         return p->oom ? -1 : 0;
     }
+    if (q->lattice_transient) {
+        /* the round's candidates, without those of earlier rounds (frontend/monotone.c) */
+        rf_qp_cmd *c = qp_cmd_new(p, RF_QP_UNION, nw, n);
+        if (!c) return -1;
+        memcpy(c->in, srcs, (size_t)n * sizeof *srcs);
+        emit(L, c);
+        return 0;
+    }
     rf_qp_rel *src = srcs[0];
     if (n > 1) {
         rf_qp_rel *u = qp_temp_new(p, nw->ncols);
@@ -881,6 +889,7 @@ static int add_delta(lw *L, const rf_fe_pred *q, rf_qp_rel *delta)
     rf_qp_program *p = L->p;
     rf_qp_rel *full = L->full[q->id];
     if (q->lattice) return qp_lattice_replace(p, L->cur, q, full, delta);
+    if (q->lattice_transient) return 0;
     rf_qp_cmd *c = qp_cmd_new(p, RF_QP_UNION, full, 2);
     if (!c) return -1;
     c->in[0] = full;
