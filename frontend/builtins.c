@@ -33,6 +33,8 @@ static const rf_builtin_info builtins[] = {
     {RF_BI_BITNOT, "int:bitnot", 0, 1, {I}, I},
     {RF_BI_SHL, "int:shl", 0, 2, {I, I}, I},
     {RF_BI_SHR, "int:shr", 0, 2, {I, I}, I},
+    {RF_BI_INT_MIN, "int:min", 0, 2, {I, I}, I},
+    {RF_BI_INT_MAX, "int:max", 0, 2, {I, I}, I},
 };
 
 const rf_builtin_info *rf_fe_builtin_lookup(const char *name)

@@ -60,6 +60,11 @@ int rf_chk_safety(rf_checker *c, rf_fe_rule *r, rf_fe_lit **lits, int32_t nlits)
 void rf_chk_directives(rf_checker *c, const rf_ast_program *ast);
 void rf_chk_types(rf_checker *c);
 void rf_chk_stratify(rf_checker *c, rf_fe_program *p);
+/* Recursive min and max (monotone.c): why aggregation rule r cannot be one
+** (NULL: it can), and the check of stratum s of p, whose cycle goes through
+** such aggregates, which marks its lattice predicates. */
+const char *rf_chk_lattice_rule_why(const rf_fe_rule *r);
+void rf_chk_lattice(rf_checker *c, rf_fe_program *p, int32_t s);
 
 /* helpers */
 rf_fe_expr *rf_chk_expr_new(rf_checker *c, rf_fe_expr_kind k, rf_loc loc);

@@ -138,7 +138,10 @@ void rf_fe_print_program(const rf_fe_program *p, rf_buf *out)
 {
     for (int32_t s = 0; s < p->nstrata; s++) {
         const rf_fe_stratum *st = &p->strata[s];
-        rf_buf_printf(out, "stratum %d%s:", s, st->recursive ? " (recursive)" : "");
+        const char *kind = st->recursive ? " (recursive)" : "";
+        for (int32_t i = 0; i < st->npreds && st->lattice; i++)
+            if (st->preds[i]->lattice) kind = st->preds[i]->lattice_fn == RF_AGG_MAX ? " (recursive max)" : " (recursive min)";
+        rf_buf_printf(out, "stratum %d%s:", s, kind);
         for (int32_t i = 0; i < st->npreds; i++) rf_buf_printf(out, " %s", st->preds[i]->name);
         rf_buf_putc(out, '\n');
         for (int32_t i = 0; i < st->npreds; i++) {

@@ -39,6 +39,8 @@ typedef enum rf_builtin {
     RF_BI_BITNOT,        /* int:bitnot[x] */
     RF_BI_SHL,           /* int:shl[x, n]: n in 0..63, else a run-time error */
     RF_BI_SHR,           /* int:shr[x, n]: arithmetic */
+    RF_BI_INT_MIN,       /* int:min[x, y]: the smaller */
+    RF_BI_INT_MAX,       /* int:max[x, y]: the larger */
     RF_BI_COUNT_
 } rf_builtin;
 
@@ -179,12 +181,21 @@ struct rf_fe_pred {
     int32_t nrules, caprules;
     int32_t stratum;
     int recursive;    /* in a recursive stratum */
+    /* a recursive min or max (monotone.c): each key keeps its best value,
+    ** which a better one replaces; lattice_fn says which (RF_AGG_MIN, _MAX) */
+    int lattice;
+    rf_agg_fn lattice_fn;
+    /* a predicate of such a cycle that only carries candidate values from
+    ** the improvements of one round to the aggregates of the next: it keeps
+    ** no rows from earlier rounds */
+    int lattice_transient;
 };
 
 typedef struct rf_fe_stratum {
     rf_fe_pred **preds;
     int32_t npreds;
     int recursive;
+    int lattice;      /* holds a recursive min or max (rf_fe_pred.lattice) */
 } rf_fe_stratum;
 
 typedef struct rf_fe_program {

@@ -14,6 +14,8 @@
 ** what they read, before the rules that negate it: queryplan/qp_build.c),
 ** and the edge p -> !A is a negation through recursion only when one of A's
 ** own edges (not a context edge) stays in p's component.
+**
+** A cycle through a min or max aggregate is handed to monotone.c instead.
 */
 #include "check_internal.h"
 
@@ -25,6 +27,7 @@ typedef struct edge {
     int kind;    /* 0 positive, 1 negation, 2 aggregation, 3 negation of a conjunction (target aux 2) */
     int context; /* an aux-2 predicate's edge to a literal repeated from the rule that negates it */
     rf_loc loc;
+    const rf_fe_rule *rule;
 } edge;
 
 typedef struct graph {
@@ -132,9 +135,10 @@ static int build(rf_checker *c, graph *g)
             if (l->kind != RF_FE_ATOM) continue;
             edge *e = &g->e[fill[r->head->id]++];
             e->to = l->pred->id;
-            e->kind = r->naggs ? 2 : !l->negated ? 0 : l->pred->aux == 2 ? 3 : 1;
+            e->kind = !l->negated ? (r->naggs ? 2 : 0) : l->pred->aux == 2 ? 3 : 1;
             e->context = r->head->aux == 2 && !l->negated && is_context(&ng, r->head, l);
             e->loc = l->loc;
+            e->rule = r;
         }
     }
     free(ng.start);
@@ -290,26 +294,41 @@ void rf_chk_stratify(rf_checker *c, rf_fe_program *prog)
             st->preds[i]->recursive = recursive;
         }
     }
-    /* negation and aggregation must not go through a cycle */
+    /* negation and aggregation must not go through a cycle, except a min
+    ** or max (monotone.c) */
+    uint8_t *lattice = rf_calloc((size_t)ncomp + 1, 1);
+    if (!lattice) {
+        c->oom = 1;
+        goto done;
+    }
     for (int32_t v = 0; v < n; v++)
         for (int64_t e = g.start[v]; e < g.start[v + 1]; e++) {
             edge *x = &g.e[e];
             if (!x->kind || comp[x->to] != comp[v]) continue;
             if (x->kind == 3 && !own_edge_in(&g, comp, x->to)) continue; /* only its context recurses */
+            const char *why = x->kind == 2 ? rf_chk_lattice_rule_why(x->rule) : NULL;
+            if (x->kind == 2 && !why) {
+                lattice[comp[v]] |= 1;
+                continue;
+            }
+            lattice[comp[v]] |= 2; /* reported: no lattice check */
             rf_buf b;
             rf_buf_init(&b);
             cycle_text(c, &g, comp, x->to, v, &b);
             rf_fe_pred *h = c->preds.items[v], *t = c->preds.items[x->to];
             int own = t->aux == 2 && t->shown; /* shown(t) says "!" itself */
             rf_error(c->d, x->loc,
-                     "%s through recursion: `%s` depends on %s`%s`, which depends on `%s` (cycle: %s <- %s%s)",
+                     "%s through recursion: `%s` depends on %s`%s`, which depends on `%s` (cycle: %s <- %s%s)%s%s",
                      x->kind != 2 ? "negation" : "aggregation", shown(h),
                      x->kind != 2 ? (own ? "" : "!") : "an aggregate over ", shown(t), shown(h), shown(h),
-                     x->kind != 2 ? (own ? "" : "!") : "agg ", rf_buf_cstr(&b));
+                     x->kind != 2 ? (own ? "" : "!") : "agg ", rf_buf_cstr(&b), why ? ": " : "", why ? why : "");
             rf_buf_free(&b);
         }
     prog->strata = strata;
     prog->nstrata = ncomp;
+    for (int32_t s = 0; s < ncomp && !c->oom; s++)
+        if (lattice[s] == 1) rf_chk_lattice(c, prog, s);
+    free(lattice);
 done:
     free(index);
     free(low);

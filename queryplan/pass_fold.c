@@ -103,6 +103,8 @@ static rf_qp_expr *fold_call(rf_qp_program *p, rf_qp_expr *e)
     case RF_BI_BITOR: return mk_int(p, RF_TYPE_INT, a->i | b->i);
     case RF_BI_BITXOR: return mk_int(p, RF_TYPE_INT, a->i ^ b->i);
     case RF_BI_BITNOT: return mk_int(p, RF_TYPE_INT, ~a->i);
+    case RF_BI_INT_MIN: return mk_int(p, RF_TYPE_INT, a->i < b->i ? a->i : b->i);
+    case RF_BI_INT_MAX: return mk_int(p, RF_TYPE_INT, a->i > b->i ? a->i : b->i);
     case RF_BI_SHL: return rf_val_int_shl(a->i, b->i, &r, NULL) ? e : mk_int(p, RF_TYPE_INT, r);
     case RF_BI_SHR: return rf_val_int_shr(a->i, b->i, &r, NULL) ? e : mk_int(p, RF_TYPE_INT, r);
     case RF_BI_YEAR: return mk_int(p, RF_TYPE_INT, rf_val_date_year((int32_t)a->i));

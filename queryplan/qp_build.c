@@ -543,8 +543,10 @@ static rf_qp_rel *lower_rule(lw *L, const rf_fe_rule *r, int32_t delta_lit)
         /* the variables of the positive atoms, wildcards included, decide
         ** distinctness: one binding of them is one combination of body
         ** tuples (a constant or repeated variable adds nothing); assigned
-        ** variables are functions of them */
-        for (int32_t i = 0; i < r->nbody; i++) {
+        ** variables are functions of them. A recursive min or max does not
+        ** depend on how often a value comes, and needs no dedupe. */
+        int lattice = r->head->lattice;
+        for (int32_t i = 0; i < r->nbody && !lattice; i++) {
             const rf_fe_lit *l = r->body[i];
             if (l->kind != RF_FE_ATOM || l->negated) continue;
             for (int32_t j = 0; j < l->nargs; j++)
@@ -562,13 +564,16 @@ static rf_qp_rel *lower_rule(lw *L, const rf_fe_rule *r, int32_t delta_lit)
                 bouts[nb++] = qp_e_col(p, 0, i, cur.rel->types[i]);
             }
         if (emit_map(L, r, &cur, NULL, bouts, nb, bvars)) return NULL;
-        rf_qp_rel *u = qp_temp_new(p, cur.n);
-        rf_qp_cmd *uc = qp_cmd_new(p, RF_QP_UNIQUE, u, 1);
-        if (!u || !uc) return NULL;
-        for (int32_t i = 0; i < cur.n; i++) u->types[i] = cur.rel->types[i];
-        name_cols(r, u, cur.var);
-        uc->in[0] = cur.rel;
-        emit(L, uc);
+        rf_qp_rel *u = cur.rel;
+        if (!lattice) {
+            u = qp_temp_new(p, cur.n);
+            rf_qp_cmd *uc = qp_cmd_new(p, RF_QP_UNIQUE, u, 1);
+            if (!u || !uc) return NULL;
+            for (int32_t i = 0; i < cur.n; i++) u->types[i] = cur.rel->types[i];
+            name_cols(r, u, cur.var);
+            uc->in[0] = cur.rel;
+            emit(L, uc);
+        }
         rf_qp_rel *a = qp_temp_new(p, ng + r->naggs);
         rf_qp_cmd *ac = qp_cmd_new(p, RF_QP_AGGREGATE, a, 1);
         int32_t *avs = qp_ints(p, ng + r->naggs);
@@ -771,6 +776,30 @@ static int lower_sources(lw *L, const rf_fe_pred *q, int32_t rec_stratum, rf_qp_
     return 0;
 }
 
+/* A recursive min or max starts from the best of its candidates per key. */
+static int define_best(lw *L, const rf_fe_pred *q, rf_qp_rel **srcs, int32_t n)
+{
+    rf_qp_program *p = L->p;
+    rf_qp_rel *full = L->full[q->id];
+    if (n == 0) {
+        emit(L, qp_cmd_new(p, RF_QP_CLEAR, full, 0));
+        return p->oom ? -1 : 0;
+    }
+    rf_qp_rel *src = srcs[0];
+    if (n > 1) {
+        src = qp_temp_new(p, full->ncols);
+        rf_qp_cmd *c = src ? qp_cmd_new(p, RF_QP_UNION, src, n) : NULL;
+        if (!c) return -1;
+        for (int32_t j = 0; j < full->ncols; j++) {
+            src->types[j] = full->types[j];
+            src->colnames[j] = full->colnames[j];
+        }
+        memcpy(c->in, srcs, (size_t)n * sizeof *srcs);
+        emit(L, c);
+    }
+    return qp_lattice_best(p, L->cur, q, src, full) ? 0 : -1;
+}
+
 static int lower_nonrec(lw *L, const rf_fe_pred *q)
 {
     rf_qp_rel **srcs;
@@ -795,6 +824,7 @@ static int lower_round(lw *L, int32_t s, const rf_fe_pred *q)
     rf_qp_program *p = L->p;
     rf_qp_rel **srcs = qp_alloc(p, (size_t)(q->nrules * 4 + 1) * sizeof *srcs);
     int32_t n = 0, cap = q->nrules * 4;
+    int all_agg = 1; /* every source is an aggregate: one row per key */
     if (!srcs) return -1;
     for (int32_t k = 0; k < q->nrules; k++) {
         const rf_fe_rule *r = q->rules[k];
@@ -803,6 +833,7 @@ static int lower_round(lw *L, int32_t s, const rf_fe_pred *q)
             if (l->kind != RF_FE_ATOM || l->negated || !in_stratum(l->pred, s)) continue;
             rf_qp_rel *t = lower_rule(L, r, j);
             if (!t) return -1;
+            all_agg &= r->naggs > 0;
             if (n == cap) {
                 rf_qp_rel **m = qp_alloc(p, (size_t)(cap * 2 + 1) * sizeof *m);
                 if (!m) return -1;
@@ -818,6 +849,14 @@ static int lower_round(lw *L, int32_t s, const rf_fe_pred *q)
         emit(L, qp_cmd_new(p, RF_QP_CLEAR, nw, 0));
         return p->oom ? -1 : 0;
     }
+    if (q->lattice_transient) {
+        /* the round's candidates, without those of earlier rounds (frontend/monotone.c) */
+        rf_qp_cmd *c = qp_cmd_new(p, RF_QP_UNION, nw, n);
+        if (!c) return -1;
+        memcpy(c->in, srcs, (size_t)n * sizeof *srcs);
+        emit(L, c);
+        return 0;
+    }
     rf_qp_rel *src = srcs[0];
     if (n > 1) {
         rf_qp_rel *u = qp_temp_new(p, nw->ncols);
@@ -830,6 +869,11 @@ static int lower_round(lw *L, int32_t s, const rf_fe_pred *q)
         memcpy(c->in, srcs, (size_t)n * sizeof *srcs);
         emit(L, c);
         src = u;
+    }
+    if (q->lattice) {
+        /* the best candidate per key, where it improves on the full relation */
+        rf_qp_rel *best = n == 1 && all_agg ? src : qp_lattice_best(p, L->cur, q, src, NULL);
+        return !best || qp_lattice_improve(p, L->cur, q, best, L->full[q->id], nw) ? -1 : 0;
     }
     rf_qp_cmd *c = qp_cmd_new(p, RF_QP_DIFFERENCE, nw, 2);
     if (!c) return -1;
@@ -844,6 +888,8 @@ static int add_delta(lw *L, const rf_fe_pred *q, rf_qp_rel *delta)
 {
     rf_qp_program *p = L->p;
     rf_qp_rel *full = L->full[q->id];
+    if (q->lattice) return qp_lattice_replace(p, L->cur, q, full, delta);
+    if (q->lattice_transient) return 0;
     rf_qp_cmd *c = qp_cmd_new(p, RF_QP_UNION, full, 2);
     if (!c) return -1;
     c->in[0] = full;
@@ -870,7 +916,7 @@ static int lower_recursive(lw *L, int32_t s)
         int32_t n;
         int rc = lower_sources(L, q, s, &srcs, &n);
         if (rc < 0) return -1;
-        if (rc == 0 && define(L, L->full[q->id], srcs, n)) return -1;
+        if (rc == 0 && (q->lattice ? define_best(L, q, srcs, n) : define(L, L->full[q->id], srcs, n))) return -1;
     }
     rf_qp_rel **deltas = qp_alloc(p, (size_t)(st->npreds + 1) * sizeof *deltas);
     if (!deltas) return -1;
@@ -917,7 +963,8 @@ static rf_qp_rel *pred_rel(lw *L, const rf_fe_pred *q, rf_qp_rel_kind kind, cons
     }
     r->pred = q;
     r->stratum = q->stratum;
-    if (q->functional && kind != RF_QP_REL_INPUT) {
+    if (q->functional && kind != RF_QP_REL_INPUT && !q->lattice) {
+        /* (a recursive min or max has one row per key by construction) */
         r->nkeys = q->arity - 1;
         r->fd_checked = 1;
     }

@@ -92,6 +92,18 @@ int qp_written_between(const rf_qp_block *b, int32_t from, int32_t to, const rf_
 /* Whether command c reads relation r. */
 int qp_cmd_reads(const rf_qp_cmd *c, const rf_qp_rel *r);
 
+/* A recursive min or max (qp_lattice.c; q->lattice): relations of q's
+** shape, the key every column but the last. qp_lattice_best appends to b
+** the best value per key of src into dst (NULL: a new temporary) and
+** returns it; qp_lattice_improve writes newr = the rows of best that are
+** better than full's for their key or whose key full lacks;
+** qp_lattice_replace writes full = full with delta's rows replacing those
+** of their keys. -1 (or NULL) when an allocation failed. */
+rf_qp_rel *qp_lattice_best(rf_qp_program *p, rf_qp_block *b, const rf_fe_pred *q, rf_qp_rel *src, rf_qp_rel *dst);
+int qp_lattice_improve(rf_qp_program *p, rf_qp_block *b, const rf_fe_pred *q, rf_qp_rel *best, rf_qp_rel *full,
+                       rf_qp_rel *newr);
+int qp_lattice_replace(rf_qp_program *p, rf_qp_block *b, const rf_fe_pred *q, rf_qp_rel *full, rf_qp_rel *delta);
+
 /* The passes (one file each). */
 rf_status rf_qp_pass_fold(rf_qp_program *p, rf_diags *d);
 rf_status rf_qp_pass_select(rf_qp_program *p, rf_diags *d);

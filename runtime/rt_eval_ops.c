@@ -519,6 +519,16 @@ static const void *ev_call(wk *w, en *x, const uint16_t *sel, int k)
             for (int j = 0; j < k; j++) o[j] = a[j] ^ b[j];
         break;
     }
+    case RF_BI_INT_MIN:
+    case RF_BI_INT_MAX: {
+        const int64_t *a = pa, *b = pb;
+        int64_t *o = po;
+        if (fn == RF_BI_INT_MIN)
+            for (int j = 0; j < k; j++) o[j] = a[j] < b[j] ? a[j] : b[j];
+        else
+            for (int j = 0; j < k; j++) o[j] = a[j] > b[j] ? a[j] : b[j];
+        break;
+    }
     case RF_BI_BITNOT: {
         const int64_t *a = pa;
         int64_t *o = po;

@@ -529,6 +529,8 @@ static void test_scalar_int(void)
     EXPECT(call(RF_BI_BITNOT, ci(INT64_MAX), NULL, NULL), "-9223372036854775808");
     EXPECT(call(RF_BI_SHL, ci(3), ci(62), NULL), "-4611686018427387904");
     EXPECT(call(RF_BI_SHR, ci(-5), ci(1), NULL), "-3");
+    EXPECT(call(RF_BI_INT_MIN, ci(-5), ci(3), NULL), "-5");
+    EXPECT(call(RF_BI_INT_MAX, ci(-5), ci(3), NULL), "3");
     EXPECT(call(RF_BI_SHR, ci(INT64_MIN), ci(63), NULL), "-1");
     EXPECT(call(RF_BI_SHL, ci(1), ci(64), NULL), "ERROR:shift count 64 out of range (0 to 63) in int:shl[1, 64]");
     EXPECT(call(RF_BI_SHR, ci(1), ci(-1), NULL), "ERROR:shift count -1 out of range (0 to 63) in int:shr[1, -1]");

@@ -9,7 +9,7 @@
 **
 ** usage: dlgen BENCH OUTDIR SEED [key=value ...] [--expect]
 **
-** BENCH is tc, sg, reach, cspa, csda, tri, clique4 or hops. The files are
+** BENCH is tc, sg, reach, cspa, csda, tri, clique4, hops, sssp or cc. The files are
 ** tab-separated "a<TAB>b" lines (what both redfox, through
 ** lang:input:delimiter, and Soufflé's default .facts reader take). With
 ** --expect it also writes OUTDIR/expected.txt: one "NAME COUNT CHECKSUM" line
@@ -716,18 +716,16 @@ static void bench_cliques(int expect, int size)
     expect_line(size == 3 ? "tri_stats" : "clique_stats", st);
 }
 
-/* Shortest hop counts from a set of sources, up to bound hops. */
+/* Shortest hop counts from a set of sources (breadth-first search). */
 static void bench_hops(int expect)
 {
     edge_set e;
     es_init(&e, 1024);
     gen_graph(&e, 0);
     write_pairs("edge.facts", &e);
-    int64_t n = graph_nodes(), k = param_get("sources", 1), bound = param_get("bound", 16);
-    if (bound < 0) die("bound must be >= 0");
+    int64_t n = graph_nodes(), k = param_get("sources", 1);
     int64_t *src = pick_distinct(n, k, &e);
     write_column("hop_source.facts", src, k);
-    write_column("hop_bound.facts", &bound, 1);
     if (!expect) return;
     need_ref_size(n);
     /* breadth-first search over an adjacency list */
@@ -745,7 +743,6 @@ static void bench_hops(int expect)
     }
     while (qh < qt) {
         int64_t x = queue[qh++];
-        if (dist[x] >= bound) continue;
         for (int64_t j = deg[x]; j < deg[x + 1]; j++)
             if (dist[adj[j]] < 0) {
                 dist[adj[j]] = dist[x] + 1;
@@ -762,11 +759,126 @@ static void bench_hops(int expect)
     expect_line("hop_stats", st);
 }
 
+/* The edges of a graph as an adjacency list: out[off[x] .. off[x+1]) are
+** the indexes of x's edges in s. */
+static int64_t *adjacency(const edge_set *s, int64_t n, int64_t **off_out)
+{
+    int64_t *off = xcalloc((size_t)n + 2, sizeof *off), *out = xcalloc((size_t)s->n + 1, sizeof *out);
+    int64_t *fill = xcalloc((size_t)n + 1, sizeof *fill);
+    for (int64_t i = 0; i < s->n; i++) off[s->a[i] + 1]++;
+    for (int64_t i = 0; i < n; i++) off[i + 1] += off[i];
+    for (int64_t i = 0; i < s->n; i++) out[off[s->a[i]] + fill[s->a[i]]++] = i;
+    xfree(fill);
+    *off_out = off;
+    return out;
+}
+
+/* Shortest weighted paths from a set of sources: weights 1..maxw drawn per
+** edge, the reference is Dijkstra's algorithm over a binary heap. */
+static void bench_sssp(int expect)
+{
+    edge_set e;
+    es_init(&e, 1024);
+    gen_graph(&e, 0);
+    int64_t n = graph_nodes(), k = param_get("sources", 1), maxw = param_get("maxw", 100);
+    if (maxw < 1) die("maxw must be >= 1");
+    int64_t *w = xcalloc((size_t)e.n + 1, sizeof *w);
+    FILE *f = open_out("wedge.facts");
+    for (int64_t i = 0; i < e.n; i++) {
+        w[i] = 1 + rng_below(maxw);
+        fprintf(f, "%lld\t%lld\t%lld\n", (long long)e.a[i], (long long)e.b[i], (long long)w[i]);
+    }
+    close_out(f);
+    int64_t *src = pick_distinct(n, k, &e);
+    write_column("sssp_source.facts", src, k);
+    if (!expect) return;
+    need_ref_size(n);
+    int64_t *off, *out = adjacency(&e, n, &off);
+    int64_t *dist = xcalloc((size_t)n, sizeof *dist), cap = e.n + k + 1, nh = 0;
+    int64_t *hd = xcalloc((size_t)cap, sizeof *hd), *hx = xcalloc((size_t)cap, sizeof *hx);
+    uint8_t *done = xcalloc((size_t)n, 1);
+    for (int64_t i = 0; i < n; i++) dist[i] = -1;
+#define HEAP_PUSH(dd, xx)                                                                  \
+    do {                                                                                   \
+        int64_t c_ = nh++;                                                                 \
+        while (c_ > 0 && hd[(c_ - 1) / 2] > (dd)) {                                        \
+            hd[c_] = hd[(c_ - 1) / 2];                                                     \
+            hx[c_] = hx[(c_ - 1) / 2];                                                     \
+            c_ = (c_ - 1) / 2;                                                             \
+        }                                                                                  \
+        hd[c_] = (dd);                                                                     \
+        hx[c_] = (xx);                                                                     \
+    } while (0)
+    for (int64_t i = 0; i < k; i++) HEAP_PUSH(0, src[i]);
+    while (nh > 0) {
+        int64_t d = hd[0], x = hx[0], ld = hd[--nh], lx = hx[nh], c = 0;
+        for (;;) { /* sift the last entry down from the root */
+            int64_t m = 2 * c + 1;
+            if (m >= nh) break;
+            if (m + 1 < nh && hd[m + 1] < hd[m]) m++;
+            if (hd[m] >= ld) break;
+            hd[c] = hd[m];
+            hx[c] = hx[m];
+            c = m;
+        }
+        hd[c] = ld;
+        hx[c] = lx;
+        if (done[x]) continue;
+        done[x] = 1;
+        dist[x] = d;
+        for (int64_t j = off[x]; j < off[x + 1]; j++)
+            if (!done[e.b[out[j]]]) HEAP_PUSH(d + w[out[j]], e.b[out[j]]);
+    }
+#undef HEAP_PUSH
+    stats st = {0, 0};
+    for (int64_t x = 0; x < n; x++)
+        if (dist[x] >= 0) {
+            int64_t t[2] = {x, dist[x]};
+            st.count++;
+            st.sum += tuple_hash(t, 2);
+        }
+    expect_line("sssp_stats", st);
+}
+
+/* Connected components of the graph taken as undirected, each node labelled
+** with its component's least node; the reference is union-find. */
+static void bench_cc(int expect)
+{
+    edge_set e;
+    es_init(&e, 1024);
+    gen_graph(&e, 0);
+    write_pairs("edge.facts", &e);
+    if (!expect) return;
+    int64_t n = graph_nodes();
+    need_ref_size(n);
+    int64_t *parent = xcalloc((size_t)n, sizeof *parent);
+    uint8_t *has = xcalloc((size_t)n, 1);
+    for (int64_t i = 0; i < n; i++) parent[i] = i;
+    for (int64_t i = 0; i < e.n; i++) {
+        int64_t a = e.a[i], b = e.b[i];
+        has[a] = has[b] = 1;
+        while (parent[a] != a) a = parent[a] = parent[parent[a]];
+        while (parent[b] != b) b = parent[b] = parent[parent[b]];
+        if (a < b) parent[b] = a; /* the root is the least node */
+        else if (b < a) parent[a] = b;
+    }
+    stats st = {0, 0};
+    for (int64_t x = 0; x < n; x++) {
+        if (!has[x]) continue;
+        int64_t r = x;
+        while (parent[r] != r) r = parent[r];
+        int64_t t[2] = {x, r};
+        st.count++;
+        st.sum += tuple_hash(t, 2);
+    }
+    expect_line("cc_stats", st);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 4) {
-        fprintf(stderr, "usage: dlgen tc|sg|reach|cspa|csda|tri|clique4|hops OUTDIR SEED [key=value ...] [--expect]\n"
-                        "  graph=uniform|rmat|grid|layered|cfg n= m= w= keep= extra= far= sources= bound=\n"
+        fprintf(stderr, "usage: dlgen tc|sg|reach|cspa|csda|tri|clique4|hops|sssp|cc OUTDIR SEED [key=value ...] [--expect]\n"
+                        "  graph=uniform|rmat|grid|layered|cfg n= m= w= keep= extra= far= sources= maxw=\n"
                         "  (cspa: n= assign= deref= alpha=)\n");
         return 2;
     }
@@ -832,6 +944,10 @@ int main(int argc, char **argv)
         bench_cliques(expect, 4);
     else if (!strcmp(bench, "hops"))
         bench_hops(expect);
+    else if (!strcmp(bench, "sssp"))
+        bench_sssp(expect);
+    else if (!strcmp(bench, "cc"))
+        bench_cc(expect);
     else {
         fprintf(stderr, "dlgen: unknown benchmark '%s'\n", bench);
         return 2;

@@ -32,7 +32,7 @@ import tarfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-BENCHES = ["tc", "sg", "reach", "csda", "cspa", "tri", "clique4", "hops"]
+BENCHES = ["tc", "sg", "reach", "csda", "cspa", "tri", "clique4", "hops", "sssp", "cc"]
 
 # (benchmark, size label, dlgen parameters). ci: inputs small enough for
 # dlgen's quadratic reference (--check) and for the GPU emulator; small: a
@@ -49,7 +49,9 @@ SIZES = {
         ("cspa", "c600", ["n=600", "assign=300", "deref=500", "alpha=3"]),
         ("tri", "rmat", ["graph=rmat", "n=512", "m=3000"]),
         ("clique4", "rmat", ["graph=rmat", "n=512", "m=3000"]),
-        ("hops", "rmat", ["graph=rmat", "n=2000", "m=5000", "sources=2", "bound=8"]),
+        ("hops", "rmat", ["graph=rmat", "n=2000", "m=5000", "sources=2"]),
+        ("sssp", "rmat", ["graph=rmat", "n=2000", "m=5000", "sources=2"]),
+        ("cc", "uniform", ["graph=uniform", "n=3000", "m=2400"]),
     ],
     "small": [
         ("tc", "u2000", ["graph=uniform", "n=2000", "m=8000"]),
@@ -59,7 +61,9 @@ SIZES = {
         ("cspa", "c20k", ["n=20000", "assign=7000", "deref=20000", "alpha=3"]),
         ("tri", "rmat", ["graph=rmat", "n=65536", "m=500000"]),
         ("clique4", "rmat", ["graph=rmat", "n=8192", "m=40000"]),
-        ("hops", "rmat", ["graph=rmat", "n=200000", "m=800000", "sources=1", "bound=12"]),
+        ("hops", "rmat", ["graph=rmat", "n=200000", "m=800000", "sources=1"]),
+        ("sssp", "rmat", ["graph=rmat", "n=200000", "m=800000", "sources=1"]),
+        ("cc", "uniform", ["graph=uniform", "n=200000", "m=160000"]),
     ],
     "gpu": [
         ("tc", "u10500", ["graph=uniform", "n=10500", "m=42000"]),
@@ -69,7 +73,9 @@ SIZES = {
         ("cspa", "c400k", ["n=400000", "assign=120000", "deref=400000", "alpha=3"]),
         ("tri", "rmat", ["graph=rmat", "n=131072", "m=1000000"]),
         ("clique4", "rmat", ["graph=rmat", "n=16384", "m=100000"]),
-        ("hops", "rmat", ["graph=rmat", "n=1000000", "m=4000000", "sources=1", "bound=16"]),
+        ("hops", "rmat", ["graph=rmat", "n=1000000", "m=4000000", "sources=1"]),
+        ("sssp", "rmat", ["graph=rmat", "n=1000000", "m=4000000", "sources=1"]),
+        ("cc", "uniform", ["graph=uniform", "n=1000000", "m=800000"]),
         ("reach", "grid", ["graph=grid", "n=250000", "w=500", "keep=90", "sources=400"]),
     ],
 }

@@ -200,6 +200,8 @@ static rf_fe_const eval(qpi *q, const rf_qp_expr *e, const rf_fe_const *r0, cons
         case RF_BI_BITOR: r.i = x[0].i | x[1].i; break;
         case RF_BI_BITXOR: r.i = x[0].i ^ x[1].i; break;
         case RF_BI_BITNOT: r.i = ~x[0].i; break;
+        case RF_BI_INT_MIN: r.i = x[0].i < x[1].i ? x[0].i : x[1].i; break;
+        case RF_BI_INT_MAX: r.i = x[0].i > x[1].i ? x[0].i : x[1].i; break;
         case RF_BI_SHL: st = rf_val_int_shl(x[0].i, x[1].i, &r.i, NULL); break;
         case RF_BI_SHR: st = rf_val_int_shr(x[0].i, x[1].i, &r.i, NULL); break;
         case RF_BI_YEAR: r.i = rf_val_date_year((int32_t)x[0].i); break;

@@ -673,7 +673,7 @@ int main(int argc, char **argv)
     static const char *programs[] = {"evenodd.logic", "tc.logic",        "mutual.logic",    "negation.logic",
                                      "aggregate.logic", "functional.logic", "fold.logic", "fold_runtime.logic", "pushdown.logic",
                                      "joinorder.logic", "facts.logic", "edge.logic", "fds.logic",
-                                     "wildcards.logic"};
+                                     "wildcards.logic", "lattice.logic"};
     for (size_t i = 0; i < sizeof programs / sizeof *programs; i++) test_all(programs[i]);
     test_evenodd();
     test_tc();

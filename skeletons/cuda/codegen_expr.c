@@ -257,6 +257,11 @@ int rf_cg_emit(rf_cg_gen *g, const rf_qp_expr *e)
             rf_buf_printf(g->b, " = v%d %c v%d;\n", a, e->fn == RF_BI_BITAND ? '&' : e->fn == RF_BI_BITOR ? '|' : '^',
                           b);
             return v;
+        case RF_BI_INT_MIN:
+        case RF_BI_INT_MAX:
+            v = new_var(g, e->type);
+            rf_buf_printf(g->b, " = v%d %c v%d ? v%d : v%d;\n", a, e->fn == RF_BI_INT_MIN ? '<' : '>', b, a, b);
+            return v;
         case RF_BI_BITNOT:
             v = new_var(g, e->type);
             rf_buf_printf(g->b, " = ~v%d;\n", a);
