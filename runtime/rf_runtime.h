@@ -24,6 +24,17 @@ typedef enum rf_rt_device { RF_RT_DEVICE_AUTO, RF_RT_DEVICE_CPU, RF_RT_DEVICE_GP
 typedef struct rf_rt_cache rf_rt_cache;
 rf_rt_cache *rf_rt_cache_new(void);
 void rf_rt_cache_free(rf_rt_cache *c);
+/* The dictionary the cache's strings are coded in (rf_rt_cache_put's rows
+** must be coded in it). */
+rf_rt_dict *rf_rt_cache_dict(rf_rt_cache *c);
+/* Rows from memory standing for input v's file at path (data_dir/input_file,
+** as a run looks it up): a run with this cache reads them instead of the
+** file. Takes rel's columns (rel is zeroed), except those with foreign[c] =
+** 1 (NULL: none), which the caller keeps alive until rf_rt_cache_free. The
+** declared key and functional dependency are checked by the first run that
+** reads them. Used by libredfox (api/) for inputs given in memory. */
+rf_status rf_rt_cache_put(rf_rt_cache *c, const char *path, const rf_hir_var *v, rf_rt_rel *rel,
+                          const uint8_t *foreign);
 
 /* A long fixpoint's progress, for a display (tools/ draws it on a terminal):
 ** reported once a semi-naive loop has run a second, then about ten times a
@@ -125,6 +136,9 @@ typedef struct rf_rt_result {
 ** errors name file:line:col, run-time errors the rule). */
 rf_status rf_rt_run(const rf_hir_program *p, const rf_rt_options *o, rf_rt_result **out, rf_diags *d);
 void rf_rt_result_free(rf_rt_result *r);
+/* Hands the cache's dictionary to r, a result of a run with cache c, which
+** then owns it (and the cache has none: free the cache next). */
+void rf_rt_cache_give_dict(rf_rt_cache *c, rf_rt_result *r);
 
 /* A FACTS kernel's rows (the constants the program states) as a host
 ** relation of variable out's columns, strings interned in dict (rt_facts.c,
