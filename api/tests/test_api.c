@@ -416,6 +416,54 @@ static void test_arrow(void)
     rf_program_free(p);
 }
 
+/* The GPU (or its emulator, RF_GPU_EMULATE=1) reads relations given in
+** memory as the CPU does: the same text for every output. 77 (skip)
+** without a usable GPU. */
+static int test_devices(void)
+{
+    rf_database *db = NULL;
+    CHECK_OK(rf_open(NULL, &db), rf_errmsg(db));
+    const void *cols[6] = {t_i, t_f, t_d, t_s, t_b, t_dt};
+    CHECK_OK(rf_database_put_rows(db, "t.csv", 6, t_types, NT, cols), rf_errmsg(db));
+    int64_t a[6] = {1, 2, 3, 4, 5, 9}, b[6] = {2, 3, 4, 2, 6, 9};
+    int ii[2] = {REDFOX_INT, REDFOX_INT};
+    const void *ec[2] = {a, b};
+    CHECK_OK(rf_database_put_rows(db, "edge.csv", 2, ii, 6, ec), rf_errmsg(db));
+    const char *srcs[2] = {tc_src, types_src};
+    for (int k = 0; k < 2; k++) {
+        rf_program *p = compile_ok(srcs[k]);
+        rf_run_options o;
+        rf_run_options_init(&o);
+        o.device = REDFOX_DEVICE_GPU;
+        rf_result *gpu = NULL, *cpu = NULL;
+        int rc = rf_run(db, p, &o, &gpu);
+        if (rc == REDFOX_ERROR && strstr(rf_errmsg(db), "no usable GPU")) {
+            fprintf(stderr, "skipped: %s\n", rf_errmsg(db));
+            rf_program_free(p);
+            rf_close(db);
+            return 77;
+        }
+        CHECK_OK(rc, rf_errmsg(db));
+        o.device = REDFOX_DEVICE_CPU;
+        CHECK_OK(rf_run(db, p, &o, &cpu), rf_errmsg(db));
+        CHECK(gpu && cpu && !strcmp(rf_result_device(gpu), "gpu") && !strcmp(rf_result_device(cpu), "cpu"));
+        for (int32_t i = 0; gpu && cpu && i < rf_result_count(cpu); i++) {
+            char *tg = NULL, *tcpu = NULL;
+            CHECK_OK(rf_result_text(gpu, i, REDFOX_FORMAT_CSV, &tg, NULL), "");
+            CHECK_OK(rf_result_text(cpu, i, REDFOX_FORMAT_CSV, &tcpu, NULL), "");
+            CHECK(tg && tcpu && !strcmp(tg, tcpu) && rf_result_rows(cpu, i) > 0);
+            rf_free(tg);
+            rf_free(tcpu);
+        }
+        if (k == 1 && gpu) check_typed_rows(gpu);
+        rf_result_free(gpu);
+        rf_result_free(cpu);
+        rf_program_free(p);
+    }
+    rf_close(db);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *what = argc > 1 ? argv[1] : "all";
@@ -424,6 +472,7 @@ int main(int argc, char **argv)
     if (all || !strcmp(what, "types")) test_types();
     if (all || !strcmp(what, "errors")) test_errors();
     if (all || !strcmp(what, "arrow")) test_arrow();
+    if (!strcmp(what, "devices") && test_devices() == 77 && !failures) return 77;
     if (failures) fprintf(stderr, "%d checks failed\n", failures);
     return failures ? 1 : 0;
 }
