@@ -63,6 +63,14 @@ typedef struct rf_rt_load_progress {
 } rf_rt_load_progress;
 typedef void (*rf_rt_load_progress_fn)(void *ctx, const rf_rt_load_progress *p);
 
+/* A run's timeline (--trace): one call per input load ("load", the
+** predicate), kernel run ("kernel", "k12 join_index"; on the GPU as the
+** host issued it: rt_run.c times both devices alike) and GPU device
+** operation as the host sees it ("gpu", "launch NAME", "h2d", "d2h", "sync",
+** "cub sort", ...), with its start and end (rf_now() seconds) and its rows or
+** bytes (n; -1: none). Called on the run's thread, in order. */
+typedef void (*rf_rt_trace_fn)(void *ctx, const char *cat, const char *name, double t0, double t1, int64_t n);
+
 typedef struct rf_rt_options {
     const char *data_dir;    /* where lang:input files are; NULL: "." */
     int threads;             /* <= 0: one per online CPU */
@@ -81,6 +89,8 @@ typedef struct rf_rt_options {
     rf_rt_load_progress_fn load_progress; /* NULL: none for the input files' loads */
     void *progress_ctx;         /* for both */
     const rf_rt_tuning *tuning; /* thresholds and switches (--set); NULL: the defaults */
+    rf_rt_trace_fn trace;    /* NULL: no timeline */
+    void *trace_ctx;
 } rf_rt_options;
 
 typedef struct rf_rt_output {
