@@ -79,7 +79,6 @@ typedef struct api_output {
 struct rf_result {
     rf_rt_result *rr;      /* its outputs' rel.types point into outs[i].types */
     api_output *outs;
-    api_diags diags;
 };
 
 /* The public type of a runtime type and back (-1: none). */

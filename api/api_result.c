@@ -26,7 +26,6 @@ void rf_result_free(rf_result *r)
     }
     free(r->outs);
     rf_rt_result_free(r->rr);
-    api_diags_clear(&r->diags);
     free(r);
 }
 
@@ -187,15 +186,13 @@ int rf_result_text(const rf_result *r, int32_t i, int format, char **text, int64
     if (text) *text = NULL;
     if (len) *len = 0;
     if (!r || !text) return REDFOX_MISUSE;
-    api_diags_clear(&((rf_result *)r)->diags);
     const api_output *o = output(r, i);
     rf_rt_format f = format == REDFOX_FORMAT_TABLE ? RF_RT_FORMAT_TABLE
                      : format == REDFOX_FORMAT_TBL ? RF_RT_FORMAT_TBL
                                                    : RF_RT_FORMAT_CSV;
-    if (!o || (format != REDFOX_FORMAT_TABLE && format != REDFOX_FORMAT_TBL && format != REDFOX_FORMAT_CSV)) {
-        api_diags_error(&((rf_result *)r)->diags, "rf_result_text: %s", o ? "unknown format" : "no such output");
-        return o ? REDFOX_MISUSE : REDFOX_NOTFOUND;
-    }
+    if (!o) return REDFOX_NOTFOUND;
+    if (format != REDFOX_FORMAT_TABLE && format != REDFOX_FORMAT_TBL && format != REDFOX_FORMAT_CSV)
+        return REDFOX_MISUSE;
     rf_buf b;
     rf_buf_init(&b);
     rf_status st = rf_rt_write_rel_to(&r->rr->outputs[i].rel, (const char *const *)o->colnames, r->rr->dict, f,
@@ -204,7 +201,6 @@ int rf_result_text(const rf_result *r, int32_t i, int format, char **text, int64
     if (!st && b.oom) st = RF_ENOMEM;
     if (st) {
         rf_buf_free(&b);
-        api_diags_error(&((rf_result *)r)->diags, "%s", st == RF_ENOMEM ? "out of memory" : "cannot render the output");
         return api_code(st);
     }
     if (len) *len = b.len - 1;
@@ -252,5 +248,3 @@ const char *rf_result_profile_kernel(const rf_result *r, int32_t k, int64_t *cal
     if (rows_out) *rows_out = s->rows_out;
     return s->what;
 }
-
-const char *rf_result_errmsg(const rf_result *r) { return r ? api_diags_errmsg(&r->diags) : ""; }

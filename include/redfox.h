@@ -18,8 +18,8 @@
 **
 ** ERRORS. Every function that can fail returns an int: REDFOX_OK (0) or one
 ** of the REDFOX_E* codes below. The message of the last failed call on an
-** object is read with rf_errmsg (database), rf_program_errmsg (compile) or
-** rf_result_errmsg (result); the structured diagnostics (file, line,
+** object is read with rf_errmsg (database) or rf_program_errmsg (compile);
+** the structured diagnostics (file, line,
 ** column, severity, message) with rf_database_diag / rf_program_diag. A
 ** failed call leaves its out-parameters NULL unless stated. Functions that
 ** return a value (counts, getters) return 0 / NULL on a bad argument (a NULL
@@ -40,8 +40,11 @@
 ** may be used from distinct threads at once. One rf_database must not be
 ** used by two threads at once (a run reads and changes it). An rf_program
 ** and an rf_result are read-only after creation and may be read from any
-** number of threads at once (rf_result_errmsg aside). A run uses
+** number of threads at once. A run uses
 ** `threads` worker threads of its own and returns when they are done.
+** Shared underneath, each safe for concurrent runs: the host's pool of
+** large column buffers, and on the GPU the process's one CUDA context
+** (opened by the first GPU run).
 **
 ** VALUES. Column types and their in-memory layouts (rf_result_column_data,
 ** rf_database_put_rows):
@@ -271,7 +274,8 @@ REDFOX_API const char *rf_result_string_code(const rf_result *res, uint32_t code
 #define REDFOX_FORMAT_CSV 2   /* RFC 4180 under a header row */
 /* Output i as text in format (REDFOX_FORMAT_*), as `redfox run --format`
 ** writes it: *text is NUL-terminated, *len its length (may be NULL); free
-** it with rf_free. */
+** it with rf_free. REDFOX_NOTFOUND (no output i), REDFOX_MISUSE (an unknown
+** format), REDFOX_NOMEM. */
 REDFOX_API int rf_result_text(const rf_result *res, int32_t i, int format, char **text, int64_t *len);
 /* One value as text, as the output writer formats it (decimals with their
 ** digits, dates YYYY-MM-DD, booleans true/false); free with rf_free. NULL
@@ -283,9 +287,6 @@ REDFOX_API char *rf_result_value_text(const rf_result *res, int32_t i, int32_t c
 REDFOX_API int32_t rf_result_profile_count(const rf_result *res);
 REDFOX_API const char *rf_result_profile_kernel(const rf_result *res, int32_t k, int64_t *calls, double *seconds,
                                                 int64_t *rows_out);
-
-/* The message of the last failed call on res ("" when none). */
-REDFOX_API const char *rf_result_errmsg(const rf_result *res);
 
 /* ---- Apache Arrow C Data Interface ----------------------------------------
 ** The structs below are the ABI that Apache Arrow specifies

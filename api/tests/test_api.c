@@ -3,12 +3,14 @@
 ** compile diagnostics, runs over relations given in memory, the typed
 ** getters of every type, errors of each kind, results outliving their
 ** database and program, and the Arrow C Data Interface both ways (every
-** type, offsets, narrow and wide Arrow types, nulls refused).
+** type, offsets, narrow and wide Arrow types, nulls refused), and threads
+** using distinct objects at once.
 **
-** Owns: the library's unit tests; `test_api basic|types|errors|arrow`.
+** Owns: the library's unit tests; `test_api basic|types|errors|arrow|threads|devices`.
 */
 #include "redfox.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,7 +113,7 @@ static void test_basic(void)
     CHECK(rf_result_string(res, 0, 0, 0, NULL) == NULL && rf_result_column_name(res, 0, 5) == NULL);
     char *text = NULL;
     int64_t len = 0;
-    CHECK_OK(rf_result_text(res, 0, REDFOX_FORMAT_CSV, &text, &len), rf_result_errmsg(res));
+    CHECK_OK(rf_result_text(res, 0, REDFOX_FORMAT_CSV, &text, &len), "rf_result_text");
     CHECK(text && !strncmp(text, "a,b\n", 4) && (int64_t)strlen(text) == len);
     rf_free(text);
     CHECK(rf_result_text(res, 3, REDFOX_FORMAT_CSV, &text, NULL) == REDFOX_NOTFOUND && text == NULL);
@@ -464,6 +466,59 @@ static int test_devices(void)
     return 0;
 }
 
+/* Distinct objects on distinct threads at once: each thread compiles, opens,
+** gives its own graph (a chain of 10 + t nodes) and checks its closure; one
+** program shared by all threads besides (read-only). */
+typedef struct thread_job {
+    const rf_program *shared;
+    int t, bad;
+} thread_job;
+
+static void *thread_main(void *arg)
+{
+    thread_job *j = arg;
+    int n = 10 + j->t;
+    int64_t a[32], b[32];
+    for (int i = 0; i < n - 1; i++) a[i] = i, b[i] = i + 1;
+    int ii[2] = {REDFOX_INT, REDFOX_INT};
+    const void *cols[2] = {a, b};
+    for (int round = 0; round < 3; round++) {
+        rf_program *own = NULL;
+        rf_database *db = NULL;
+        rf_result *res = NULL;
+        rf_run_options o;
+        rf_run_options_init(&o);
+        o.device = REDFOX_DEVICE_CPU;
+        o.threads = 2;
+        const rf_program *p = round == 1 ? j->shared : NULL;
+        if (!p && rf_compile(tc_src, -1, NULL, &own) == REDFOX_OK) p = own;
+        if (!p || rf_open(NULL, &db) || rf_database_put_rows(db, "edge.csv", 2, ii, n - 1, cols) ||
+            rf_run(db, p, &o, &res) || rf_result_rows(res, 0) != (int64_t)n * (n - 1) / 2)
+            j->bad++;
+        rf_result_free(res);
+        rf_close(db);
+        rf_program_free(own);
+    }
+    return NULL;
+}
+
+static void test_threads(void)
+{
+    enum { T = 4 };
+    pthread_t th[T];
+    thread_job jobs[T];
+    rf_program *shared = compile_ok(tc_src);
+    for (int t = 0; t < T; t++) {
+        jobs[t] = (thread_job){shared, t, 0};
+        CHECK(pthread_create(&th[t], NULL, thread_main, &jobs[t]) == 0);
+    }
+    for (int t = 0; t < T; t++) {
+        pthread_join(th[t], NULL);
+        CHECK(jobs[t].bad == 0);
+    }
+    rf_program_free(shared);
+}
+
 int main(int argc, char **argv)
 {
     const char *what = argc > 1 ? argv[1] : "all";
@@ -472,6 +527,7 @@ int main(int argc, char **argv)
     if (all || !strcmp(what, "types")) test_types();
     if (all || !strcmp(what, "errors")) test_errors();
     if (all || !strcmp(what, "arrow")) test_arrow();
+    if (all || !strcmp(what, "threads")) test_threads();
     if (!strcmp(what, "devices") && test_devices() == 77 && !failures) return 77;
     if (failures) fprintf(stderr, "%d checks failed\n", failures);
     return failures ? 1 : 0;

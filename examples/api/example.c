@@ -58,8 +58,7 @@ int main(int argc, char **argv)
     if (rf_run(db, q, &opt, &res) != REDFOX_OK) return fail("run", rf_errmsg(db));
     for (int32_t i = 0; i < rf_result_count(res); i++) {
         char *text = NULL;
-        if (rf_result_text(res, i, REDFOX_FORMAT_CSV, &text, NULL) != REDFOX_OK)
-            return fail("text", rf_result_errmsg(res));
+        if (rf_result_text(res, i, REDFOX_FORMAT_CSV, &text, NULL) != REDFOX_OK) return fail("text", "out of memory");
         printf("\n%s", text);
         rf_free(text);
     }

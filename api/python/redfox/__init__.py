@@ -138,7 +138,6 @@ rf_result_column_type = _fn("rf_result_column_type", c_int, _P, c_int32, c_int32
 rf_result_column_data = _fn("rf_result_column_data", c_void_p, _P, c_int32, c_int32)
 rf_result_string_code = _fn("rf_result_string_code", c_void_p, _P, c_uint32, POINTER(c_int64))
 rf_result_text = _fn("rf_result_text", c_int, _P, c_int32, c_int, POINTER(c_void_p), POINTER(c_int64))
-rf_result_errmsg = _fn("rf_result_errmsg", c_char_p, _P)
 rf_result_arrow = _fn("rf_result_arrow", c_int, _P, c_int32, POINTER(ArrowSchema), POINTER(ArrowArray))
 rf_result_arrow_stream = _fn("rf_result_arrow_stream", c_int, _P, c_int32, POINTER(ArrowArrayStream))
 
@@ -483,9 +482,11 @@ class Relation:
     def text(self, format="csv"):
         """The relation as `redfox run --format` prints it (csv, tbl or table)."""
         p, n = c_void_p(), c_int64()
+        if format not in _FORMATS:
+            raise Error(2, "redfox: unknown format %r (csv, tbl or table)" % (format,))
         code = rf_result_text(self._result._h, self._i, _FORMATS[format], ctypes.byref(p), ctypes.byref(n))
         if code:
-            raise Error(code, rf_result_errmsg(self._result._h).decode())
+            raise Error(code, "redfox: cannot render %s as %s" % (self.name, format))
         try:
             return ctypes.string_at(p, n.value).decode()
         finally:
