@@ -200,11 +200,10 @@ static int import_column(rf_database *db, const char *name, int32_t c, const str
 #undef FAIL
 }
 
-int rf_database_put_arrow(rf_database *db, const char *name, const struct ArrowSchema *schema,
-                          struct ArrowArray *array)
+/* A struct array as table *t (its columns pointing into array where they can). */
+static int import_table(rf_database *db, const char *name, const struct ArrowSchema *schema,
+                        const struct ArrowArray *array, api_table *t)
 {
-    if (!db) return REDFOX_MISUSE;
-    api_diags_clear(&db->diags);
     if (!name || !*name || !schema || !array || !array->release || !schema->format) {
         api_diags_error(&db->diags, "rf_database_put_arrow: a name, a schema and an unreleased array are needed");
         return REDFOX_MISUSE;
@@ -219,14 +218,12 @@ int rf_database_put_arrow(rf_database *db, const char *name, const struct ArrowS
         api_diags_error(&db->diags, "%s: a null row (redfox has no nulls)", name);
         return REDFOX_ERROR;
     }
-    api_table t;
-    memset(&t, 0, sizeof t);
-    t.ncols = (int32_t)schema->n_children;
-    t.nrows = array->length;
-    t.name = rf_strdup(name);
-    t.cols = rf_calloc((size_t)t.ncols, sizeof *t.cols);
-    int rc = t.name && t.cols ? REDFOX_OK : REDFOX_NOMEM;
-    for (int32_t c = 0; c < t.ncols && !rc; c++) {
+    t->ncols = (int32_t)schema->n_children;
+    t->nrows = array->length;
+    t->name = rf_strdup(name);
+    t->cols = rf_calloc((size_t)t->ncols, sizeof *t->cols);
+    int rc = t->name && t->cols ? REDFOX_OK : REDFOX_NOMEM;
+    for (int32_t c = 0; c < t->ncols && !rc; c++) {
         const struct ArrowSchema *sc = schema->children[c];
         const struct ArrowArray *a = array->children[c];
         if (!sc || !a || (a->length < array->offset + array->length)) {
@@ -234,8 +231,19 @@ int rf_database_put_arrow(rf_database *db, const char *name, const struct ArrowS
             rc = REDFOX_MISUSE;
             break;
         }
-        rc = import_column(db, name, c, sc, a, array->offset, array->length, &t.cols[c]);
+        rc = import_column(db, name, c, sc, a, array->offset, array->length, &t->cols[c]);
     }
+    return rc;
+}
+
+int rf_database_put_arrow(rf_database *db, const char *name, const struct ArrowSchema *schema,
+                          struct ArrowArray *array)
+{
+    if (!db) return REDFOX_MISUSE;
+    api_diags_clear(&db->diags);
+    api_table t;
+    memset(&t, 0, sizeof t);
+    int rc = import_table(db, name, schema, array, &t);
     if (!rc) {
         t.arrow = *array; /* moved: the table releases it */
         if (api_database_add(db, &t)) {
@@ -247,6 +255,96 @@ int rf_database_put_arrow(rf_database *db, const char *name, const struct ArrowS
     }
     if (rc == REDFOX_NOMEM && !db->diags.n) api_diags_error(&db->diags, "out of memory");
     api_table_free(&t);
+    return rc;
+}
+
+/* Appends table b's rows to a (same column types), copying. */
+static int append_rows(api_table *a, const api_table *b)
+{
+    for (int32_t c = 0; c < a->ncols; c++) {
+        api_column *x = &a->cols[c];
+        const api_column *y = &b->cols[c];
+        if (x->type == REDFOX_STRING) {
+            int64_t have = a->nrows ? x->off[a->nrows] : 0, add = b->nrows ? y->off[b->nrows] : 0;
+            int64_t *off = rf_realloc(x->off, (size_t)(a->nrows + b->nrows + 1) * sizeof *off);
+            if (!off) return REDFOX_NOMEM;
+            x->off = off;
+            off[0] = 0;
+            for (int64_t i = 1; i <= b->nrows; i++) off[a->nrows + i] = have + y->off[i];
+            char *bytes = rf_realloc(x->owned_bytes ? (char *)x->bytes : NULL, (size_t)(have + add) + 1);
+            if (!bytes) return REDFOX_NOMEM;
+            if (add) memcpy(bytes + have, y->bytes, (size_t)add);
+            x->bytes = bytes;
+            x->owned_bytes = 1;
+            continue;
+        }
+        rf_type it;
+        api_type_internal(x->type, &it);
+        size_t w = (size_t)rf_rt_type_width(it);
+        char *d = rf_realloc(x->owned_data ? x->data : NULL, (size_t)(a->nrows + b->nrows) * w + 1);
+        if (!d) return REDFOX_NOMEM;
+        if (b->nrows) memcpy(d + (size_t)a->nrows * w, y->data, (size_t)b->nrows * w);
+        x->data = d;
+        x->owned_data = 1;
+    }
+    a->nrows += b->nrows;
+    return REDFOX_OK;
+}
+
+int rf_database_put_arrow_stream(rf_database *db, const char *name, struct ArrowArrayStream *stream)
+{
+    if (!db) return REDFOX_MISUSE;
+    api_diags_clear(&db->diags);
+    if (!stream || !stream->release) {
+        api_diags_error(&db->diags, "rf_database_put_arrow_stream: an unreleased stream is needed");
+        return REDFOX_MISUSE;
+    }
+    struct ArrowSchema schema;
+    memset(&schema, 0, sizeof schema);
+    api_table all;
+    memset(&all, 0, sizeof all);
+    int rc = REDFOX_OK;
+    if (stream->get_schema(stream, &schema)) {
+        const char *e = stream->get_last_error(stream);
+        api_diags_error(&db->diags, "%s: the Arrow stream gave no schema: %s", name ? name : "", e ? e : "error");
+        rc = REDFOX_ERROR;
+    }
+    int64_t batches = 0;
+    while (!rc) {
+        struct ArrowArray a;
+        memset(&a, 0, sizeof a);
+        if (stream->get_next(stream, &a)) {
+            const char *e = stream->get_last_error(stream);
+            api_diags_error(&db->diags, "%s: the Arrow stream failed: %s", name ? name : "", e ? e : "error");
+            rc = REDFOX_ERROR;
+            break;
+        }
+        if (!a.release) break; /* the end */
+        batches++;
+        api_table t;
+        memset(&t, 0, sizeof t);
+        rc = import_table(db, name, &schema, &a, &t);
+        if (!rc && !all.cols) { /* the first batch: an empty table of its columns to append to */
+            all.ncols = t.ncols;
+            all.name = rf_strdup(name);
+            all.cols = rf_calloc((size_t)t.ncols, sizeof *all.cols);
+            if (!all.name || !all.cols) rc = REDFOX_NOMEM;
+            for (int32_t c = 0; !rc && c < t.ncols; c++) all.cols[c].type = t.cols[c].type;
+        }
+        if (!rc) rc = append_rows(&all, &t); /* copies: the batch is released next */
+        api_table_free(&t);
+        a.release(&a);
+    }
+    if (!rc && !batches) {
+        api_diags_error(&db->diags, "%s: the Arrow stream has no batch (its columns' types are unknown)",
+                        name ? name : "");
+        rc = REDFOX_MISUSE;
+    }
+    if (!rc && api_database_add(db, &all)) rc = REDFOX_NOMEM;
+    if (rc == REDFOX_NOMEM && !db->diags.n) api_diags_error(&db->diags, "out of memory");
+    api_table_free(&all);
+    if (schema.release) schema.release(&schema);
+    stream->release(stream);
     return rc;
 }
 

@@ -356,6 +356,12 @@ struct ArrowArrayStream {
 REDFOX_API int rf_database_put_arrow(rf_database *db, const char *name, const struct ArrowSchema *schema,
                                      struct ArrowArray *array);
 
+/* The same from an Arrow stream of struct arrays (a pyarrow Table of several
+** chunks): the batches' rows are copied, one after another, into one
+** relation. The stream is read to its end and released (stream->release)
+** whether the call succeeds or not. A stream with no batch is an error. */
+REDFOX_API int rf_database_put_arrow_stream(rf_database *db, const char *name, struct ArrowArrayStream *stream);
+
 /* Exports output i as an Arrow struct array: fills *schema and *array (the
 ** caller's, released by calling their release callbacks). The exported
 ** buffers are copies independent of res. */

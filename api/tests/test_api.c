@@ -6,7 +6,7 @@
 ** type, offsets, narrow and wide Arrow types, nulls refused), and threads
 ** using distinct objects at once.
 **
-** Owns: the library's unit tests; `test_api basic|types|errors|arrow|threads|devices`.
+** Owns: the library's unit tests; `test_api basic|types|errors|arrow|stream|threads|devices`.
 */
 #include "redfox.h"
 
@@ -418,6 +418,95 @@ static void test_arrow(void)
     rf_program_free(p);
 }
 
+/* A stream of several batches: the closures of two disjoint graphs, each
+** exported from a result, streamed into one relation of both. */
+typedef struct batches {
+    struct ArrowSchema schema;
+    struct ArrowArray arrays[2];
+    int next, released;
+} batches;
+
+static int bs_schema(struct ArrowArrayStream *s, struct ArrowSchema *out)
+{
+    batches *b = s->private_data;
+    *out = b->schema; /* moved: the stream gives its schema once */
+    b->schema.release = NULL;
+    return 0;
+}
+
+static int bs_next(struct ArrowArrayStream *s, struct ArrowArray *out)
+{
+    batches *b = s->private_data;
+    if (b->next < 2) {
+        *out = b->arrays[b->next];
+        b->arrays[b->next++].release = NULL;
+    } else {
+        memset(out, 0, sizeof *out);
+    }
+    return 0;
+}
+
+static const char *bs_error(struct ArrowArrayStream *s)
+{
+    (void)s;
+    return NULL;
+}
+
+static void bs_release(struct ArrowArrayStream *s)
+{
+    batches *b = s->private_data;
+    if (b->schema.release) b->schema.release(&b->schema);
+    for (int i = 0; i < 2; i++)
+        if (b->arrays[i].release) b->arrays[i].release(&b->arrays[i]);
+    b->released++;
+    s->release = NULL;
+}
+
+static void test_stream(void)
+{
+    rf_program *p = compile_ok(tc_src);
+    batches b;
+    memset(&b, 0, sizeof b);
+    int64_t rows = 0;
+    for (int g = 0; g < 2; g++) {
+        int64_t a[4] = {10 * g + 1, 10 * g + 2, 10 * g + 3, 10 * g + 4}, c[4] = {10 * g + 2, 10 * g + 3, 10 * g + 4, 10 * g + 1};
+        int n = g ? 4 : 3; /* a chain, then a cycle */
+        int ii[2] = {REDFOX_INT, REDFOX_INT};
+        const void *cols[2] = {a, c};
+        rf_database *db = NULL;
+        rf_result *res = NULL;
+        CHECK_OK(rf_open(NULL, &db), rf_errmsg(db));
+        CHECK_OK(rf_database_put_rows(db, "edge.csv", 2, ii, n, cols), rf_errmsg(db));
+        CHECK_OK(rf_run(db, p, NULL, &res), rf_errmsg(db));
+        rows += rf_result_rows(res, 0);
+        struct ArrowSchema sch;
+        CHECK_OK(rf_result_arrow(res, 0, g ? &sch : &b.schema, &b.arrays[g]), "");
+        if (g) sch.release(&sch);
+        rf_result_free(res);
+        rf_close(db);
+    }
+    CHECK(rows == 6 + 16);
+    struct ArrowArrayStream st = {bs_schema, bs_next, bs_error, bs_release, &b};
+    rf_database *db = NULL;
+    rf_result *res = NULL;
+    CHECK_OK(rf_open(NULL, &db), rf_errmsg(db));
+    CHECK_OK(rf_database_put_arrow_stream(db, "edge", &st), rf_errmsg(db));
+    CHECK(st.release == NULL && b.released == 1);
+    CHECK_OK(rf_run(db, p, NULL, &res), rf_errmsg(db));
+    CHECK(rf_result_rows(res, 0) == rows); /* closed already: the union of both closures */
+    rf_result_free(res);
+    /* a stream with no batch is refused, and released all the same */
+    batches e;
+    memset(&e, 0, sizeof e);
+    e.next = 2;
+    struct ArrowSchema es = {"+s", "", NULL, 0, 0, NULL, NULL, NULL, NULL};
+    e.schema = es;
+    struct ArrowArrayStream st2 = {bs_schema, bs_next, bs_error, bs_release, &e};
+    CHECK(rf_database_put_arrow_stream(db, "edge", &st2) == REDFOX_MISUSE && e.released == 1);
+    rf_close(db);
+    rf_program_free(p);
+}
+
 /* The GPU (or its emulator, RF_GPU_EMULATE=1) reads relations given in
 ** memory as the CPU does: the same text for every output. 77 (skip)
 ** without a usable GPU. */
@@ -528,6 +617,7 @@ int main(int argc, char **argv)
     if (all || !strcmp(what, "errors")) test_errors();
     if (all || !strcmp(what, "arrow")) test_arrow();
     if (all || !strcmp(what, "threads")) test_threads();
+    if (all || !strcmp(what, "stream")) test_stream();
     if (!strcmp(what, "devices") && test_devices() == 77 && !failures) return 77;
     if (failures) fprintf(stderr, "%d checks failed\n", failures);
     return failures ? 1 : 0;

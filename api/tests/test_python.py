@@ -136,6 +136,16 @@ def test_folder(redfox_bin, examples):
     cli = subprocess.run([redfox_bin, "run", "reach.logic", "--device", "cpu", "--format", "csv"], cwd=folder,
                          capture_output=True, text=True)
     check(cli.returncode == 0 and cli.stdout == text, "module %r, command line %r" % (text, cli.stdout))
+    # the same from a redfox database (redfox import), and with one relation of it given from memory
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        dbdir = os.path.join(tmp, "db")
+        imp = subprocess.run([redfox_bin, "import", "reach.logic", "--out", dbdir], cwd=folder, capture_output=True)
+        check(imp.returncode == 0, "redfox import: %r" % imp.stderr)
+        with redfox.Database(dbdir) as db:
+            check(db.run(prog, device="cpu")["destinations"].text("csv") == text, "from the database")
+            db.put("flight", [("Atlanta", "Boston")], ["string", "string"])
+            check(db.run(prog, device="cpu")["destinations"].rows() == [("Atlanta", 1)], "memory over the database")
     rows = redfox.run(open(os.path.join(folder, "reach.logic")).read(), data=folder, device="cpu")
     check(sorted(rows) == ["destinations"] and len(rows["destinations"]) == text.count("\n") - 1, "redfox.run")
 

@@ -111,6 +111,7 @@ rf_database_diag = _fn("rf_database_diag", POINTER(_Diag), _P, c_int64)
 rf_database_put_rows = _fn("rf_database_put_rows", c_int, _P, c_char_p, c_int32, POINTER(c_int), c_int64,
                            POINTER(c_void_p))
 rf_database_put_arrow = _fn("rf_database_put_arrow", c_int, _P, c_char_p, POINTER(ArrowSchema), POINTER(ArrowArray))
+rf_database_put_arrow_stream = _fn("rf_database_put_arrow_stream", c_int, _P, c_char_p, POINTER(ArrowArrayStream))
 rf_database_drop = _fn("rf_database_drop", c_int, _P, c_char_p)
 rf_compile = _fn("rf_compile", c_int, c_char_p, c_int64, c_char_p, POINTER(_P))
 rf_compile_files = _fn("rf_compile_files", c_int, POINTER(c_char_p), c_int32, POINTER(_P))
@@ -336,14 +337,16 @@ class Database:
 
     def put_arrow(self, name, data):
         """Gives input relation name from any object of the Arrow PyCapsule
-        interface (__arrow_c_array__, or __arrow_c_stream__ of one batch), or
-        a (schema capsule, array capsule) pair. The array is moved in."""
-        if hasattr(data, "__arrow_c_array__"):
-            schema_cap, array_cap = data.__arrow_c_array__()
-        elif hasattr(data, "__arrow_c_stream__"):
-            schema_cap, array_cap = _stream_batch(data.__arrow_c_stream__())
-        else:
-            schema_cap, array_cap = data
+        interface (__arrow_c_array__, or __arrow_c_stream__: a pyarrow Table of
+        any number of chunks), or a (schema capsule, array capsule) pair. An
+        array is moved in (int64, double and date32 columns without a copy);
+        a stream's batches are copied."""
+        if hasattr(data, "__arrow_c_stream__") and not hasattr(data, "__arrow_c_array__"):
+            stream_cap = data.__arrow_c_stream__()
+            sp = _capsule_ptr(stream_cap, _STREAM_NAME)
+            self._check(rf_database_put_arrow_stream(self._h, name.encode(), ctypes.cast(sp, POINTER(ArrowArrayStream))))
+            return
+        schema_cap, array_cap = data.__arrow_c_array__() if hasattr(data, "__arrow_c_array__") else data
         sp = _capsule_ptr(schema_cap, _SCHEMA_NAME)
         ap = _capsule_ptr(array_cap, _ARRAY_NAME)
         self._check(rf_database_put_arrow(self._h, name.encode(), ctypes.cast(sp, POINTER(ArrowSchema)),
@@ -371,27 +374,6 @@ class Database:
         h = c_void_p()
         self._check(rf_run(self._h, program._h, ctypes.byref(o), ctypes.byref(h)))
         return Result(h, _diags(rf_database_diag_count, rf_database_diag, self._h))
-
-
-def _stream_batch(stream_cap):
-    """(schema capsule, array capsule) of a stream capsule of one batch."""
-    sp = _capsule_ptr(stream_cap, _STREAM_NAME)
-    stream = ArrowArrayStream.from_address(sp)
-    schema_ptr, array_ptr = _alloc(ArrowSchema), _alloc(ArrowArray)
-    schema_cap = _capsule_new(schema_ptr, _SCHEMA_NAME, _destroy_schema)
-    array_cap = _capsule_new(array_ptr, _ARRAY_NAME, _destroy_array)
-    sref = ctypes.cast(sp, POINTER(ArrowArrayStream))
-    if stream.get_schema(sref, ctypes.cast(schema_ptr, POINTER(ArrowSchema))):
-        raise Error(1, "redfox: the Arrow stream gave no schema: %s" % stream.get_last_error(sref))
-    if stream.get_next(sref, ctypes.cast(array_ptr, POINTER(ArrowArray))):
-        raise Error(1, "redfox: the Arrow stream failed: %s" % stream.get_last_error(sref))
-    if not ArrowArray.from_address(array_ptr).release:
-        raise Error(1, "redfox: the Arrow stream is empty")
-    extra = ArrowArray()
-    if stream.get_next(sref, ctypes.byref(extra)) == 0 and extra.release:
-        _ReleaseArray(extra.release)(ctypes.byref(extra))
-        raise Error(2, "redfox: an Arrow stream of several batches (combine them into one first)")
-    return schema_cap, array_cap
 
 
 # ---- results --------------------------------------------------------------------
