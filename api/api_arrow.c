@@ -170,6 +170,11 @@ static int import_column(rf_database *db, const char *name, int32_t c, const str
         int64_t *o = rf_malloc((size_t)(n + 1) * sizeof *o);
         if (!o) return REDFOX_NOMEM;
         col->off = o;
+        o[0] = 0;
+        if (n == 0) { /* no offsets need be there */
+            col->bytes = "";
+            return REDFOX_OK;
+        }
         int64_t base = 0;
         for (int64_t i = 0; i <= n; i++) {
             int64_t x;

@@ -416,6 +416,31 @@ static void test_arrow(void)
     rf_result_free(res2);
     rf_close(db2);
     rf_program_free(p);
+
+    /* zero rows, a string column without buffers (empty arrays may omit them) */
+    rf_program *ps = compile_ok("s(x) -> string(x).\nlang:input[`s] = \"s.csv\".\nout(x) <- s(x).\n"
+                                "lang:output[`out] = \"out\".\n");
+    static const void *nobufs[3] = {NULL, NULL, NULL};
+    static const void *topnone[1] = {NULL};
+    struct ArrowArray ek = {0, 0, 0, 3, 0, nobufs, NULL, NULL, release_kid, NULL}, *ekp[1] = {&ek};
+    struct ArrowArray et = {0, 0, 0, 1, 1, topnone, ekp, NULL, release_kid, NULL};
+    struct ArrowSchema esk = {"u", "x", NULL, 0, 0, NULL, NULL, schema_noop, NULL}, *eskp[1] = {&esk};
+    struct ArrowSchema est = {"+s", "", NULL, 0, 1, eskp, NULL, schema_noop, NULL};
+    rf_database *db3 = NULL;
+    CHECK_OK(rf_open(NULL, &db3), rf_errmsg(db3));
+    CHECK_OK(rf_database_put_arrow(db3, "s", &est, &et), rf_errmsg(db3));
+    rf_result *res3 = NULL;
+    CHECK_OK(rf_run(db3, ps, NULL, &res3), rf_errmsg(db3));
+    CHECK(rf_result_rows(res3, 0) == 0 && rf_result_column_data(res3, 0, 0) == NULL);
+    struct ArrowSchema os;
+    struct ArrowArray oa;
+    CHECK_OK(rf_result_arrow(res3, 0, &os, &oa), "");
+    CHECK(oa.length == 0 && oa.n_children == 1 && !strcmp(os.children[0]->format, "u"));
+    os.release(&os);
+    oa.release(&oa);
+    rf_result_free(res3);
+    rf_close(db3);
+    rf_program_free(ps);
 }
 
 /* A stream of several batches: the closures of two disjoint graphs, each
