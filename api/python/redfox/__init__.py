@@ -232,9 +232,9 @@ class Program:
                        for i in range(rf_program_input_count(handle))]
         self.outputs = [rf_program_output_name(handle, i).decode() for i in range(rf_program_output_count(handle))]
 
-    def __del__(self):
+    def __del__(self, _free=rf_program_free):  # bound now: module globals may be gone at exit
         if getattr(self, "_h", None):
-            rf_program_free(self._h)
+            _free(self._h)
             self._h = None
 
 
@@ -305,9 +305,10 @@ class Database:
             self.close()
             raise Error(code, msg)
 
-    def close(self):
+    def close(self, _close=rf_close):
+        """Frees the database and the relations given to it (results stay valid)."""
         if getattr(self, "_h", None):
-            rf_close(self._h)
+            _close(self._h)
             self._h = None
 
     __del__ = close
@@ -389,9 +390,9 @@ class Result:
         self.run_seconds = rf_result_run_seconds(handle)
         self._rels = [Relation(self, i) for i in range(rf_result_count(handle))]
 
-    def __del__(self):
+    def __del__(self, _free=rf_result_free):
         if getattr(self, "_h", None):
-            rf_result_free(self._h)
+            _free(self._h)
             self._h = None
 
     def names(self):
