@@ -142,6 +142,11 @@ def test_folder(redfox_bin, examples):
         dbdir = os.path.join(tmp, "db")
         imp = subprocess.run([redfox_bin, "import", "reach.logic", "--out", dbdir], cwd=folder, capture_output=True)
         check(imp.returncode == 0, "redfox import: %r" % imp.stderr)
+        rfx = os.path.join(tmp, "reach.rfx")
+        comp = subprocess.run([redfox_bin, "compile", "reach.logic", "-o", rfx], cwd=folder, capture_output=True)
+        check(comp.returncode == 0, "redfox compile: %r" % comp.stderr)
+        with redfox.Database(folder) as db:
+            check(db.run(redfox.compile_files(rfx), device="cpu")["destinations"].text("csv") == text, "a .rfx file")
         with redfox.Database(dbdir) as db:
             check(db.run(prog, device="cpu")["destinations"].text("csv") == text, "from the database")
             db.put("flight", [("Atlanta", "Boston")], ["string", "string"])
