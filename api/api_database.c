@@ -14,6 +14,7 @@
 #include "rf_value.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -298,6 +299,10 @@ int rf_run(rf_database *db, const rf_program *prog, const rf_run_options *opt, r
     }
     rf_run_options o;
     rf_run_options_init(&o);
+    if (opt && opt->size < offsetof(rf_run_options, threads)) {
+        api_diags_error(&db->diags, "rf_run: the options were not set up with rf_run_options_init");
+        return REDFOX_MISUSE;
+    }
     if (opt) memcpy(&o, opt, opt->size < sizeof o ? opt->size : sizeof o);
     if (o.device != REDFOX_DEVICE_AUTO && o.device != REDFOX_DEVICE_CPU && o.device != REDFOX_DEVICE_GPU) {
         api_diags_error(&db->diags, "rf_run: unknown device %d", o.device);

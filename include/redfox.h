@@ -205,7 +205,8 @@ REDFOX_API const char *rf_program_output_name(const rf_program *prog, int32_t i)
 
 /* Options of a run. Fill with rf_run_options_init (which sets size and the
 ** defaults), then change fields: a later library version may add fields at
-** the end, and reads only the first `size` bytes. */
+** the end, and reads only the first `size` bytes (options not set up by
+** rf_run_options_init are REDFOX_MISUSE). */
 typedef struct rf_run_options {
     size_t size;            /* sizeof(rf_run_options), set by rf_run_options_init */
     int device;             /* REDFOX_DEVICE_*; default AUTO */

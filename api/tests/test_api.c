@@ -231,6 +231,9 @@ static void test_errors(void)
     o.settings = NULL;
     o.device = 17;
     CHECK(rf_run(db, p, &o, &res) == REDFOX_MISUSE);
+    rf_run_options raw;
+    memset(&raw, 0, sizeof raw); /* not through rf_run_options_init */
+    CHECK(rf_run(db, p, &raw, &res) == REDFOX_MISUSE && strstr(rf_errmsg(db), "rf_run_options_init"));
     /* a file that cannot be read */
     rf_program *pf = NULL;
     const char *missing = "/nonexistent/x.logic";
