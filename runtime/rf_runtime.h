@@ -24,6 +24,17 @@ typedef enum rf_rt_device { RF_RT_DEVICE_AUTO, RF_RT_DEVICE_CPU, RF_RT_DEVICE_GP
 typedef struct rf_rt_cache rf_rt_cache;
 rf_rt_cache *rf_rt_cache_new(void);
 void rf_rt_cache_free(rf_rt_cache *c);
+/* The dictionary the cache's strings are coded in (rf_rt_cache_put's rows
+** must be coded in it). */
+rf_rt_dict *rf_rt_cache_dict(rf_rt_cache *c);
+/* Rows from memory standing for input v's file at path (data_dir/input_file,
+** as a run looks it up): a run with this cache reads them instead of the
+** file. Takes rel's columns (rel is zeroed), except those with foreign[c] =
+** 1 (NULL: none), which the caller keeps alive until rf_rt_cache_free. The
+** declared key and functional dependency are checked by the first run that
+** reads them. Used by libredfox (api/) for inputs given in memory. */
+rf_status rf_rt_cache_put(rf_rt_cache *c, const char *path, const rf_hir_var *v, rf_rt_rel *rel,
+                          const uint8_t *foreign);
 
 /* A long fixpoint's progress, for a display (tools/ draws it on a terminal):
 ** reported once a semi-naive loop has run a second, then about ten times a
@@ -52,6 +63,14 @@ typedef struct rf_rt_load_progress {
 } rf_rt_load_progress;
 typedef void (*rf_rt_load_progress_fn)(void *ctx, const rf_rt_load_progress *p);
 
+/* A run's timeline (--trace): one call per input load ("load", the
+** predicate), kernel run ("kernel", "k12 join_index"; on the GPU as the
+** host issued it: rt_run.c times both devices alike) and GPU device
+** operation as the host sees it ("gpu", "launch NAME", "h2d", "d2h", "sync",
+** "cub sort", ...), with its start and end (rf_now() seconds) and its rows or
+** bytes (n; -1: none). Called on the run's thread, in order. */
+typedef void (*rf_rt_trace_fn)(void *ctx, const char *cat, const char *name, double t0, double t1, int64_t n);
+
 typedef struct rf_rt_options {
     const char *data_dir;    /* where lang:input files are; NULL: "." */
     int threads;             /* <= 0: one per online CPU */
@@ -70,6 +89,8 @@ typedef struct rf_rt_options {
     rf_rt_load_progress_fn load_progress; /* NULL: none for the input files' loads */
     void *progress_ctx;         /* for both */
     const rf_rt_tuning *tuning; /* thresholds and switches (--set); NULL: the defaults */
+    rf_rt_trace_fn trace;    /* NULL: no timeline */
+    void *trace_ctx;
 } rf_rt_options;
 
 typedef struct rf_rt_output {
@@ -125,6 +146,9 @@ typedef struct rf_rt_result {
 ** errors name file:line:col, run-time errors the rule). */
 rf_status rf_rt_run(const rf_hir_program *p, const rf_rt_options *o, rf_rt_result **out, rf_diags *d);
 void rf_rt_result_free(rf_rt_result *r);
+/* Hands the cache's dictionary to r, a result of a run with cache c, which
+** then owns it (and the cache has none: free the cache next). */
+void rf_rt_cache_give_dict(rf_rt_cache *c, rf_rt_result *r);
 
 /* A FACTS kernel's rows (the constants the program states) as a host
 ** relation of variable out's columns, strings interned in dict (rt_facts.c,

@@ -2,7 +2,8 @@
 ** runtime/rt_inputs.c: the inputs of a run, read on the host for any device:
 ** the input cache shared by several runs (rf_rt_cache), the files and the
 ** databases behind --data, the declared keys and functional dependencies
-** checked once per cached file.
+** checked once per cached file, and relations given from memory
+** (rf_rt_cache_put: libredfox's inputs) standing for their files.
 **
 ** Owns: the cache's entries (the columns read, or a database's mapped
 ** columns) until rf_rt_cache_free, and a run's database handle.
@@ -26,6 +27,7 @@ typedef struct cached {
     int32_t nkeys_checked;
     int fd_checked; /* a functional predicate's dependency (first ncols - 1 columns) */
     rf_rt_dbcols *db;     /* read from a database: the columns' memory (rel.cols points into it) */
+    uint8_t *foreign;     /* rf_rt_cache_put: per column, 1 when the caller owns it (not freed here) */
 } cached;
 
 /* v's declared key as a column mask; 0 for none, or for one past column 63
@@ -68,6 +70,11 @@ void rf_rt_cache_free(rf_rt_cache *c)
             free(c->items[i].rel.cols);
             rf_rt_dbcols_free(c->items[i].db);
             free(c->items[i].db);
+        } else if (c->items[i].foreign) {
+            for (int32_t k = 0; k < c->items[i].rel.ncols && c->items[i].rel.cols; k++)
+                if (!c->items[i].foreign[k]) free(c->items[i].rel.cols[k]);
+            free(c->items[i].rel.cols);
+            free(c->items[i].foreign);
         } else {
             rf_rt_rel_free(&c->items[i].rel);
         }
@@ -228,3 +235,44 @@ void rf_rt_inputs_close(rf_rt_inputs *in)
 rf_rt_dict *rf_rt_cache_dict(rf_rt_cache *c) { return c->dict; }
 
 void rf_rt_cache_take_dict(rf_rt_cache *c) { c->dict = NULL; }
+
+void rf_rt_cache_give_dict(rf_rt_cache *c, rf_rt_result *r)
+{
+    if (!r || !r->dict_borrowed || r->dict != c->dict) return;
+    r->dict_borrowed = 0;
+    c->dict = NULL;
+}
+
+rf_status rf_rt_cache_put(rf_rt_cache *c, const char *path, const rf_hir_var *v, rf_rt_rel *rel,
+                          const uint8_t *foreign)
+{
+    if (c->n == c->cap) {
+        int32_t ncap = c->cap ? c->cap * 2 : 16;
+        cached *n = rf_realloc(c->items, (size_t)ncap * sizeof *n);
+        if (!n) return RF_ENOMEM;
+        c->items = n;
+        c->cap = ncap;
+    }
+    cached e;
+    memset(&e, 0, sizeof e);
+    e.path = rf_strdup(path);
+    e.ncols = v->ncols;
+    e.delimiter = v->delimiter;
+    e.header = v->header;
+    e.types = rf_malloc((size_t)(v->ncols + 1) * sizeof *e.types);
+    e.foreign = rf_calloc((size_t)v->ncols + 1, 1);
+    if (!e.path || !e.types || !e.foreign) {
+        free(e.path);
+        free(e.types);
+        free(e.foreign);
+        return RF_ENOMEM;
+    }
+    memcpy(e.types, v->types, (size_t)v->ncols * sizeof *v->types);
+    if (foreign) memcpy(e.foreign, foreign, (size_t)v->ncols);
+    e.rel = *rel;
+    e.rel.types = e.types;
+    memset(rel, 0, sizeof *rel);
+    /* no key or dependency is known to hold: the first run reading it checks them */
+    c->items[c->n++] = e;
+    return RF_OK;
+}

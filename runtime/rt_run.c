@@ -24,8 +24,8 @@
 
 /* Runs kernel k on the device, and charges it to the profile when it is
 ** profiled: calls, time, rows and the bytes of the columns it uses. */
-static rf_status run_kernel(const rf_rt_device_ops *dv, void *dev, const rf_rt_env *env, const rf_hir_kernel *k,
-                            int64_t *in_rows)
+static rf_status run_kernel_once(const rf_rt_device_ops *dv, void *dev, const rf_rt_env *env, const rf_hir_kernel *k,
+                                 int64_t *in_rows)
 {
     rf_rt_result *res = env->res;
     int profiled = env->o->profile && k->id >= 0 && k->id < res->nstats;
@@ -58,6 +58,22 @@ static rf_status run_kernel(const rf_rt_device_ops *dv, void *dev, const rf_rt_e
     s->bytes_in += bi;
     s->bytes_out += bo;
     return RF_OK;
+}
+
+/* The same, with a --trace span: the kernel as the host ran it (on the GPU:
+** as the host issued it; its device operations are spans of their own). */
+static rf_status run_kernel(const rf_rt_device_ops *dv, void *dev, const rf_rt_env *env, const rf_hir_kernel *k,
+                            int64_t *in_rows)
+{
+    if (!env->o->trace) return run_kernel_once(dv, dev, env, k, in_rows);
+    double t0 = rf_now();
+    rf_status st = run_kernel_once(dv, dev, env, k, in_rows);
+    if (!st) {
+        char name[96];
+        snprintf(name, sizeof name, "k%d %s", (int)k->id, rf_hir_kind_name(k->kind));
+        env->o->trace(env->o->trace_ctx, "kernel", name, t0, rf_now(), dv->rows(dev, k->out));
+    }
+    return st;
 }
 
 /* Follows the block graph from block 0 until Halt. */
@@ -161,7 +177,9 @@ static rf_status load_inputs(const rf_rt_device_ops *dv, void *dev, rf_rt_inputs
             double tr = rf_now();
             st = rf_rt_inputs_read(in, p->vars[v], &r, &borrowed);
             tread += rf_now() - tr;
+            int64_t rows = r.nrows;
             if (!st) st = dv->load(dev, v, &r, borrowed);
+            if (!st && in->o->trace) in->o->trace(in->o->trace_ctx, "load", p->vars[v]->name, tr, rf_now(), rows);
         }
     if (!st) st = dv->load_end(dev);
     res->read_seconds = tread;

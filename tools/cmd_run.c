@@ -5,8 +5,9 @@
 #include "pipeline.h"
 #include "rf_file.h"
 #include "rf_runtime.h"
-#include "tools.h"
 #include "rf_sys.h"
+#include "tools.h"
+#include "trace.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -18,7 +19,7 @@ static const char *usage =
     "usage: redfox run PROG.rfx|PROG.logic|- [--data DIR] [--device auto|cpu|gpu]\n"
     "                  [--format table|csv|tbl] [--out DIR] [--profile] [--threads N]\n"
     "                  [--max-iterations N] [--no-fuse] [--repeat N] [--set NAME=VALUE]\n"
-    "                  [--cache-dir DIR | --no-cache]\n"
+    "                  [--cache-dir DIR | --no-cache] [--trace FILE]\n"
     "\n"
     "Runs a compiled program (or compiles .logic files first) on the\n"
     "lang:input files found in DIR, and prints every lang:output relation.\n"
@@ -76,6 +77,10 @@ static const char *usage =
     "  --cache-dir DIR      where the GPU's compiled code is cached (NVRTC, JIT,\n"
     "                       emulator; default $XDG_CACHE_HOME/redfox, else\n"
     "                       ~/.cache/redfox); --no-cache: none\n"
+    "  --trace FILE         write the run's timeline to FILE as Chrome trace-event\n"
+    "                       JSON (open it in https://ui.perfetto.dev): compile,\n"
+    "                       each input's load, each kernel, and on the GPU each\n"
+    "                       launch, copy and wait as the host saw it\n"
     "  -h, --help           this text\n";
 
 static int print_outputs(const rf_rt_result *res, rf_rt_format fmt)
@@ -193,7 +198,7 @@ int rf_tool_run(int argc, char **argv)
     const char *progs[256];
     int32_t nprogs = 0;
     const char *prog = NULL, *data = ".", *device = "auto", *format = NULL, *outdir = NULL, *threads = NULL,
-               *maxit = NULL, *repeat_s = NULL;
+               *maxit = NULL, *repeat_s = NULL, *trace_path = NULL;
     int profile = 0, no_fuse = 0;
     rf_rt_tuning tune;
     rf_rt_tuning_init(&tune);
@@ -220,7 +225,8 @@ int rf_tool_run(int argc, char **argv)
             (m = rf_tool_opt_value("run", argc, argv, &i, "--out", &outdir)) ||
             (m = rf_tool_opt_value("run", argc, argv, &i, "--threads", &threads)) ||
             (m = rf_tool_opt_value("run", argc, argv, &i, "--max-iterations", &maxit)) ||
-            (m = rf_tool_opt_value("run", argc, argv, &i, "--repeat", &repeat_s))) {
+            (m = rf_tool_opt_value("run", argc, argv, &i, "--repeat", &repeat_s)) ||
+            (m = rf_tool_opt_value("run", argc, argv, &i, "--trace", &trace_path))) {
             if (m < 0) return RF_EXIT_USAGE;
         } else if (a[0] == '-' && a[1]) {
             return rf_tool_usage_error("run", "unknown option '%s'", a);
@@ -250,6 +256,12 @@ int rf_tool_run(int argc, char **argv)
     int64_t repeat = 1;
     if (repeat_s && !rf_tool_parse_int(repeat_s, 1, 1000000, &repeat))
         return rf_tool_usage_error("run", "--repeat takes a number from 1 to 1000000");
+    rf_tool_trace trace;
+    rf_tool_trace_init(&trace);
+    if (trace_path) {
+        o.trace = rf_tool_trace_fn;
+        o.trace_ctx = &trace;
+    }
     rf_arena arena;
     rf_arena_init(&arena);
     rf_diags d;
@@ -260,8 +272,10 @@ int rf_tool_run(int argc, char **argv)
     rf_buf_init(&ptx0);
     rf_buf_init(&gpln);
     int is_rfx = 0;
+    double c0 = rf_now();
     rf_status st = rf_tool_load_program(progs, nprogs, &to, &arena, &hir, &ptx0, &gpln, &is_rfx, &d);
     double t_loaded = rf_now();
+    rf_tool_trace_event(&trace, "phase", "compile", c0, t_loaded, -1);
     rf_rt_result *res = NULL;
     if (!st) st = check_data_folder(hir, data, &d);
     /* repeated runs share the parsed inputs, as `tpch run` does */
@@ -275,7 +289,9 @@ int rf_tool_run(int argc, char **argv)
         for (int64_t r = 0; r < repeat && !st; r++) {
             rf_rt_result_free(res);
             res = NULL;
+            double r0 = rf_now();
             st = rf_rt_run(hir, &o, &res, &d);
+            rf_tool_trace_event(&trace, "phase", "run", r0, rf_now(), -1);
             if (!st && res->gpu_trace) fputs(res->gpu_trace, stderr);
             if (!st && repeat > 1)
                 fprintf(stderr, "run %lld of %lld (device %s): load %.6f s, run %.6f s\n", (long long)(r + 1),
@@ -288,6 +304,7 @@ int rf_tool_run(int argc, char **argv)
         if (profile) rf_tool_print_profile(res, stderr);
         double t_out = rf_now();
         rc = outdir ? write_outputs(res, outdir, fmt) : print_outputs(res, fmt);
+        rf_tool_trace_event(&trace, "phase", "output", t_out, rf_now(), -1);
         if (profile) {
             double t_end = rf_now();
             fflush(stdout);
@@ -298,6 +315,12 @@ int rf_tool_run(int argc, char **argv)
                     (t_end - t_out) * 1e3, (t_end - rf_tool_start) * 1e3);
         }
     }
+    /* written after a failed run too: the timeline up to the error */
+    if (trace_path && rf_tool_trace_write(&trace, trace_path) != 0) {
+        fprintf(stderr, "redfox run: cannot write the trace %s: %s\n", trace_path, strerror(errno));
+        if (rc == RF_EXIT_OK) rc = RF_EXIT_USER;
+    }
+    rf_tool_trace_free(&trace);
     rf_rt_result_free(res); /* before the cache: it borrows the cache's dictionary */
     rf_rt_cache_free(o.cache);
     rf_buf_free(&ptx0);

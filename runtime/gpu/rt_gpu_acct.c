@@ -26,6 +26,12 @@
 
 static void trace(gdev *g, double t0, double t1, const char *what, const char *name, uint64_t n)
 {
+    if (g->acct.fn) {
+        char full[160];
+        snprintf(full, sizeof full, "%s%s%s", what, name ? " " : "", name ? name : "");
+        g->acct.fn(g->acct.fn_ctx, "gpu", full, t0, t1, (int64_t)n);
+    }
+    if (!g->acct.trace) return;
     rf_buf_printf(&g->acct.trace_text, "gpu trace: %9.3f ms %8.3f ms  %s%s%s n=%llu\n", (t0 - g->acct.start) * 1e3,
                   (t1 - t0) * 1e3, what, name ? " " : "", name ? name : "", (unsigned long long)n);
 }
@@ -37,7 +43,7 @@ static void trace(gdev *g, double t0, double t1, const char *what, const char *n
         double t1_ = rf_now();                                                                                   \
         (g)->acct.calls[cls]++;                                                                                    \
         (g)->acct.seconds[cls] += t1_ - t0_;                                                                       \
-        if ((g)->acct.trace) trace((g), t0_, t1_, (what), (name), (uint64_t)(n));                                  \
+        if ((g)->acct.trace || (g)->acct.fn) trace((g), t0_, t1_, (what), (name), (uint64_t)(n));                                  \
         return st_;                                                                                                \
     } while (0)
 

@@ -261,6 +261,8 @@ static rf_status gpu_open(const rf_rt_env *env, void **dev)
     x->g.cache_dir = x->tune.cache_dir;
     x->g.cpu = env->pool; /* big copies are staged by the run's threads */
     rf_gpu_acct_install(&x->g);
+    x->g.acct.fn = o->trace; /* --trace: every device operation, the load's copies too */
+    x->g.acct.fn_ctx = o->trace_ctx;
     x->vals = rf_calloc((size_t)p->nvars + 1, sizeof *x->vals);
     int32_t nk = 0;
     for (int32_t b = 0; b < p->nblocks; b++)
@@ -312,6 +314,8 @@ static rf_status gpu_load_end(void *dev)
     if (!st) st = wake(x);
     if (!st) st = x->g.ops->sync(&x->g);
     rf_gpu_acct_reset(&x->g, x->tune.gpu_trace); /* the run's device operations are counted from here */
+    x->g.acct.fn = x->o.trace;
+    x->g.acct.fn_ctx = x->o.trace_ctx;
     return st;
 }
 

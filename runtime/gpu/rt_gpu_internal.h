@@ -63,6 +63,9 @@ typedef struct gdev_acct {
     int trace;      /* the gpu_trace setting: every operation of the run, as text in trace_text */
     rf_buf trace_text;
     double start;   /* the run's start, for the trace's times */
+    /* rf_rt_options.trace (--trace): every operation, as rf_rt_trace_fn takes it */
+    void (*fn)(void *ctx, const char *cat, const char *name, double t0, double t1, int64_t n);
+    void *fn_ctx;
 } gdev_acct;
 
 struct gdev {

@@ -1,0 +1,359 @@
+/*
+** api/api_database.c: the source of a run's inputs (a data folder or a
+** redfox database, and relations given in memory) and the run itself.
+**
+** Owns: rf_database (rf_open, rf_close, rf_errmsg, rf_database_*), the
+** relations given in memory as rows (rf_database_put_rows), and rf_run:
+** the run options, and handing the memory relations to the runtime through
+** a cache of one run (rf_rt_cache_put), so that both devices read them as
+** they read a file.
+*/
+#include "api_internal.h"
+#include "rf_rt_data.h"
+#include "rf_sys.h"
+#include "rf_value.h"
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+int rf_open(const char *path, rf_database **out)
+{
+    if (!out) return REDFOX_MISUSE;
+    rf_database *db = *out = rf_calloc(1, sizeof *db);
+    if (!db) return REDFOX_NOMEM;
+    if (!(db->dir = rf_strdup(path ? path : "."))) return REDFOX_NOMEM;
+    struct stat sb;
+    if (stat(db->dir, &sb) != 0) {
+        api_diags_error(&db->diags, "%s: cannot open the data folder: %s", db->dir, strerror(errno));
+        return REDFOX_IO;
+    }
+    if (!S_ISDIR(sb.st_mode)) {
+        api_diags_error(&db->diags, "%s: not a folder (a data folder or a redfox database)", db->dir);
+        return REDFOX_ERROR;
+    }
+    return REDFOX_OK;
+}
+
+void api_table_free(api_table *t)
+{
+    for (int32_t c = 0; t->cols && c < t->ncols; c++) {
+        if (t->cols[c].owned_data) free(t->cols[c].data);
+        if (t->cols[c].owned_bytes) free((char *)t->cols[c].bytes);
+        free(t->cols[c].off);
+    }
+    free(t->cols);
+    free(t->name);
+    if (t->arrow.release) t->arrow.release(&t->arrow);
+    memset(t, 0, sizeof *t);
+}
+
+void rf_close(rf_database *db)
+{
+    if (!db) return;
+    for (int32_t i = 0; i < db->ntables; i++) api_table_free(&db->tables[i]);
+    free(db->tables);
+    api_diags_clear(&db->diags);
+    free(db->dir);
+    free(db);
+}
+
+const char *rf_errmsg(const rf_database *db) { return db ? api_diags_errmsg(&db->diags) : "no database"; }
+
+int64_t rf_database_diag_count(const rf_database *db) { return db ? db->diags.n : 0; }
+
+const rf_diagnostic *rf_database_diag(const rf_database *db, int64_t i)
+{
+    return db && i >= 0 && i < db->diags.n ? &db->diags.items[i] : NULL;
+}
+
+static api_table *find_table(rf_database *db, const char *name)
+{
+    for (int32_t i = 0; i < db->ntables; i++)
+        if (!strcmp(db->tables[i].name, name)) return &db->tables[i];
+    return NULL;
+}
+
+rf_status api_database_add(rf_database *db, api_table *t)
+{
+    api_table *old = find_table(db, t->name);
+    if (old) {
+        api_table_free(old);
+        *old = *t;
+        memset(t, 0, sizeof *t);
+        return RF_OK;
+    }
+    if (db->ntables == db->cap) {
+        int32_t ncap = db->cap ? db->cap * 2 : 8;
+        api_table *n = rf_realloc(db->tables, (size_t)ncap * sizeof *n);
+        if (!n) return RF_ENOMEM;
+        db->tables = n;
+        db->cap = ncap;
+    }
+    db->tables[db->ntables++] = *t;
+    memset(t, 0, sizeof *t);
+    return RF_OK;
+}
+
+int rf_database_drop(rf_database *db, const char *name)
+{
+    if (!db || !name) return REDFOX_MISUSE;
+    api_diags_clear(&db->diags);
+    api_table *t = find_table(db, name);
+    if (!t) {
+        api_diags_error(&db->diags, "no relation named '%s' was given", name);
+        return REDFOX_NOTFOUND;
+    }
+    api_table_free(t);
+    *t = db->tables[--db->ntables];
+    return REDFOX_OK;
+}
+
+/* Strings (NUL-terminated) into offsets and bytes, checked to be UTF-8. */
+static int put_strings(rf_database *db, api_column *col, const char *const *s, int64_t n, int32_t c)
+{
+    col->off = rf_malloc((size_t)(n + 1) * sizeof *col->off);
+    if (!col->off) return REDFOX_NOMEM;
+    col->off[0] = 0;
+    for (int64_t i = 0; i < n; i++) {
+        if (!s[i]) {
+            api_diags_error(&db->diags, "column %d, row %lld: a NULL string", (int)c + 1, (long long)i + 1);
+            return REDFOX_MISUSE;
+        }
+        int64_t len = (int64_t)strlen(s[i]);
+        rf_val_err e;
+        if (rf_val_check_utf8(s[i], len, &e)) {
+            api_diags_error(&db->diags, "column %d, row %lld: not valid UTF-8", (int)c + 1, (long long)i + 1);
+            return REDFOX_ERROR;
+        }
+        col->off[i + 1] = col->off[i] + len;
+    }
+    char *bytes = rf_malloc((size_t)col->off[n] + 1);
+    if (!bytes) return REDFOX_NOMEM;
+    for (int64_t i = 0; i < n; i++) memcpy(bytes + col->off[i], s[i], (size_t)(col->off[i + 1] - col->off[i]));
+    col->bytes = bytes;
+    col->owned_bytes = 1;
+    return REDFOX_OK;
+}
+
+int rf_database_put_rows(rf_database *db, const char *name, int32_t ncols, const int *types, int64_t nrows,
+                         const void *const *columns)
+{
+    if (!db) return REDFOX_MISUSE;
+    api_diags_clear(&db->diags);
+    if (!name || !*name || ncols <= 0 || !types || nrows < 0 || (nrows > 0 && !columns)) {
+        api_diags_error(&db->diags, "rf_database_put_rows: a name, at least one column, types and columns are needed");
+        return REDFOX_MISUSE;
+    }
+    api_table t;
+    memset(&t, 0, sizeof t);
+    t.ncols = ncols;
+    t.nrows = nrows;
+    t.name = rf_strdup(name);
+    t.cols = rf_calloc((size_t)ncols, sizeof *t.cols);
+    int rc = t.name && t.cols ? REDFOX_OK : REDFOX_NOMEM;
+    for (int32_t c = 0; c < ncols && !rc; c++) {
+        rf_type it;
+        api_column *col = &t.cols[c];
+        col->type = types[c];
+        if (api_type_internal(types[c], &it)) {
+            api_diags_error(&db->diags, "%s: column %d: unknown type %d", name, (int)c + 1, types[c]);
+            rc = REDFOX_MISUSE;
+        } else if (nrows && !columns[c]) {
+            api_diags_error(&db->diags, "%s: column %d: no values", name, (int)c + 1);
+            rc = REDFOX_MISUSE;
+        } else if (it == RF_TYPE_STRING) {
+            rc = put_strings(db, col, nrows ? columns[c] : NULL, nrows, c);
+        } else {
+            size_t bytes = (size_t)nrows * (size_t)rf_rt_type_width(it);
+            int64_t bad = nrows ? api_check_values(types[c], columns[c], nrows) : 0;
+            if (bad) {
+                api_diags_error(&db->diags, "%s: column %d, row %lld: not a valid %s", name, (int)c + 1,
+                                (long long)bad, rf_val_type_name(it));
+                rc = REDFOX_ERROR;
+            } else if (!(col->data = rf_malloc(bytes + 1))) {
+                rc = REDFOX_NOMEM;
+            } else {
+                col->owned_data = 1;
+                if (bytes) memcpy(col->data, columns[c], bytes);
+            }
+        }
+    }
+    if (!rc && api_database_add(db, &t)) rc = REDFOX_NOMEM;
+    if (rc == REDFOX_NOMEM && !db->diags.n) api_diags_error(&db->diags, "out of memory");
+    api_table_free(&t);
+    return rc;
+}
+
+/* ---- runs ------------------------------------------------------------- */
+
+void rf_run_options_init(rf_run_options *o)
+{
+    if (!o) return;
+    memset(o, 0, sizeof *o);
+    o->size = sizeof *o;
+    o->device = REDFOX_DEVICE_AUTO;
+}
+
+/* The table standing for input v (by file name, then predicate name), or NULL. */
+static api_table *table_for(rf_database *db, const rf_hir_var *v)
+{
+    api_table *t = v->input_file ? find_table(db, v->input_file) : NULL;
+    if (!t && v->name) t = find_table(db, v->name);
+    if (!t && v->pred_name) t = find_table(db, v->pred_name);
+    return t;
+}
+
+/* Table t as input v's relation in cache c: its columns borrowed, strings
+** coded in the cache's dictionary. */
+static rf_status put_input(rf_database *db, api_table *t, const rf_hir_var *v, rf_rt_cache *c, int threads,
+                           rf_diags *d)
+{
+    if (t->ncols != v->ncols) {
+        rf_error(d, rf_mkloc(NULL, 0, 0), "the relation given for '%s' has %d columns; the program's %s has %d",
+                 t->name, (int)t->ncols, v->name, (int)v->ncols);
+        return RF_EUSER;
+    }
+    for (int32_t k = 0; k < v->ncols; k++) {
+        rf_type it;
+        api_type_internal(t->cols[k].type, &it);
+        if (it != v->types[k]) {
+            rf_error(d, rf_mkloc(NULL, 0, 0), "the relation given for '%s': column %d is %s; the program's %s says %s",
+                     t->name, (int)k + 1, rf_val_type_name(it), v->name, rf_val_type_name(v->types[k]));
+            return RF_EUSER;
+        }
+    }
+    rf_rt_rel r;
+    memset(&r, 0, sizeof r);
+    r.nrows = t->nrows;
+    r.ncols = v->ncols;
+    r.types = v->types;
+    uint8_t *foreign = rf_calloc((size_t)v->ncols + 1, 1);
+    r.cols = rf_calloc((size_t)v->ncols + 1, sizeof *r.cols);
+    rf_status st = foreign && r.cols ? RF_OK : RF_ENOMEM;
+    for (int32_t k = 0; k < v->ncols && !st && t->nrows; k++) {
+        if (v->types[k] != RF_TYPE_STRING) {
+            r.cols[k] = t->cols[k].data;
+            foreign[k] = 1;
+            continue;
+        }
+        uint32_t *codes = rf_rt_alloc_big((size_t)t->nrows * sizeof *codes);
+        if (!codes) {
+            st = RF_ENOMEM;
+            break;
+        }
+        r.cols[k] = codes;
+        st = rf_rt_dict_intern_many(rf_rt_cache_dict(c), t->cols[k].off, t->cols[k].bytes, t->nrows, codes, threads);
+    }
+    if (!st) {
+        const char *dir = db->dir;
+        char *path = rf_sprintf("%s/%s", dir, v->input_file);
+        st = path ? rf_rt_cache_put(c, path, v, &r, foreign) : RF_ENOMEM;
+        free(path);
+    }
+    if (st) {
+        for (int32_t k = 0; r.cols && k < v->ncols; k++)
+            if (!foreign || !foreign[k]) free(r.cols[k]);
+        free(r.cols);
+    }
+    free(foreign);
+    return st;
+}
+
+/* The settings "NAME=VALUE,NAME=VALUE" into t. */
+static rf_status apply_settings(const char *s, rf_rt_tuning *t, rf_diags *d)
+{
+    while (s && *s) {
+        const char *end = strchr(s, ',');
+        size_t n = end ? (size_t)(end - s) : strlen(s);
+        char *one = rf_strndup(s, n);
+        if (!one) return RF_ENOMEM;
+        char why[200];
+        rf_status st = n ? rf_rt_tuning_set(t, one, why, sizeof why) : RF_OK;
+        free(one);
+        if (st) {
+            rf_error(d, rf_mkloc(NULL, 0, 0), "settings: %s", why);
+            return RF_EUSAGE;
+        }
+        s = end ? end + 1 : NULL;
+    }
+    return RF_OK;
+}
+
+rf_status api_result_new(rf_rt_result *rr, rf_result **out);
+
+int rf_run(rf_database *db, const rf_program *prog, const rf_run_options *opt, rf_result **out)
+{
+    if (out) *out = NULL;
+    if (!db) return REDFOX_MISUSE;
+    api_diags_clear(&db->diags);
+    if (!prog || !out) {
+        api_diags_error(&db->diags, "rf_run: %s", !prog ? "no program" : "no place for the result");
+        return REDFOX_MISUSE;
+    }
+    if (!prog->hir) {
+        api_diags_error(&db->diags, "rf_run: the program did not compile: %s", rf_program_errmsg(prog));
+        return REDFOX_MISUSE;
+    }
+    rf_run_options o;
+    rf_run_options_init(&o);
+    if (opt && opt->size < offsetof(rf_run_options, threads)) {
+        api_diags_error(&db->diags, "rf_run: the options were not set up with rf_run_options_init");
+        return REDFOX_MISUSE;
+    }
+    if (opt) memcpy(&o, opt, opt->size < sizeof o ? opt->size : sizeof o);
+    if (o.device != REDFOX_DEVICE_AUTO && o.device != REDFOX_DEVICE_CPU && o.device != REDFOX_DEVICE_GPU) {
+        api_diags_error(&db->diags, "rf_run: unknown device %d", o.device);
+        return REDFOX_MISUSE;
+    }
+    rf_diags d;
+    rf_diags_init(&d);
+    rf_rt_tuning tune;
+    rf_rt_tuning_init(&tune);
+    rf_rt_options ro;
+    memset(&ro, 0, sizeof ro);
+    ro.data_dir = db->dir;
+    ro.threads = o.threads;
+    ro.device = o.device == REDFOX_DEVICE_CPU ? RF_RT_DEVICE_CPU
+                : o.device == REDFOX_DEVICE_GPU ? RF_RT_DEVICE_GPU
+                                                : RF_RT_DEVICE_AUTO;
+    ro.profile = o.profile;
+    ro.max_iterations = o.max_iterations;
+    ro.no_fuse = o.no_fuse;
+    ro.tuning = &tune;
+    ro.ptx0 = prog->ptx0.len ? prog->ptx0.data : NULL;
+    ro.ptx0_size = (uint64_t)prog->ptx0.len;
+    rf_status st = apply_settings(o.settings, &tune, &d);
+    /* A cache of this run only: it holds the relations given in memory as
+    ** if read from their files, and whatever files the run reads. */
+    rf_rt_cache *cache = st ? NULL : rf_rt_cache_new();
+    if (!st && !cache) st = RF_ENOMEM;
+    ro.cache = cache;
+    int threads = o.threads > 0 ? o.threads : rf_online_cpus();
+    const rf_hir_program *h = prog->hir;
+    for (int32_t i = 0; i < prog->ninputs && !st; i++) {
+        const rf_hir_var *v = h->vars[prog->inputs[i]];
+        api_table *t = table_for(db, v);
+        if (t) st = put_input(db, t, v, cache, threads, &d);
+    }
+    rf_rt_result *rr = NULL;
+    if (!st) st = rf_rt_run(h, &ro, &rr, &d);
+    if (!st) rf_rt_cache_give_dict(cache, rr);
+    rf_rt_cache_free(cache);
+    rf_result *res = NULL;
+    if (!st) st = api_result_new(rr, &res);
+    else rf_rt_result_free(rr);
+    rf_diags_sort(&d);
+    rf_status dst = api_diags_set(&db->diags, &d);
+    rf_diags_free(&d);
+    if (!st && dst) st = dst;
+    if (st) {
+        rf_result_free(res);
+        if (!db->diags.errmsg) api_diags_error(&db->diags, "%s", st == RF_ENOMEM ? "out of memory" : "the run failed");
+        return api_code(st);
+    }
+    *out = res;
+    return REDFOX_OK;
+}

@@ -1,0 +1,92 @@
+/*
+** api/api_internal.h: what the files of libredfox (api/) share: the
+** objects behind the public handles of include/redfox.h.
+**
+** Owns: the layout of rf_database, rf_program and rf_result, the relations
+** given in memory (api_table) and the diagnostics copied out of a call
+** (api_diags). Nothing here is public: libredfox exports only the functions
+** redfox.h declares (api/redfox.map).
+*/
+#ifndef RF_API_INTERNAL_H
+#define RF_API_INTERNAL_H
+
+#include "redfox.h"
+#include "rf_common.h"
+#include "rf_harmony.h"
+#include "rf_runtime.h"
+
+/* A call's diagnostics as the public records, strings owned. */
+typedef struct api_diags {
+    rf_diagnostic *items;
+    int64_t n;
+    char *errmsg; /* the first error, "file:line:col: message"; NULL: "" */
+} api_diags;
+/* Replaces *a with copies of d's diagnostics; RF_ENOMEM when they do not fit. */
+rf_status api_diags_set(api_diags *a, const rf_diags *d);
+/* One error without a location (a misuse, no memory). */
+void api_diags_error(api_diags *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void api_diags_clear(api_diags *a);
+const char *api_diags_errmsg(const api_diags *a);
+/* rf_status -> REDFOX_* */
+int api_code(rf_status st);
+
+/* One column of a relation given in memory: values at the runtime's layout
+** (rf_rt_data.h), or strings as offsets into bytes (string i is
+** bytes[off[i] .. off[i+1])). owned: data, off and bytes are the table's to
+** free; else they point into the table's Arrow array. */
+typedef struct api_column {
+    int type; /* REDFOX_* */
+    void *data;
+    int64_t *off;
+    const char *bytes;
+    int owned_data, owned_bytes;
+} api_column;
+
+typedef struct api_table {
+    char *name;
+    int32_t ncols;
+    int64_t nrows;
+    api_column *cols;
+    struct ArrowArray arrow; /* moved in by rf_database_put_arrow; release NULL: none */
+} api_table;
+void api_table_free(api_table *t);
+/* Adds t to db under its name (replacing one of that name); takes t's contents. */
+rf_status api_database_add(rf_database *db, api_table *t);
+
+struct rf_database {
+    char *dir;
+    api_diags diags;
+    api_table *tables;
+    int32_t ntables, cap;
+};
+
+struct rf_program {
+    rf_arena arena;        /* the front end's data */
+    rf_hir_program *hir;   /* NULL when the compile failed */
+    rf_buf ptx0;           /* a .rfx file's GPU code, else empty */
+    api_diags diags;
+    int32_t *inputs, *outputs; /* variable ids */
+    int32_t ninputs, noutputs;
+};
+
+typedef struct api_output {
+    char *name;
+    int32_t ncols;
+    rf_type *types;
+    char **colnames;
+} api_output;
+
+struct rf_result {
+    rf_rt_result *rr;      /* its outputs' rel.types point into outs[i].types */
+    api_output *outs;
+};
+
+/* The public type of a runtime type and back (-1: none). */
+int api_type_public(rf_type t);
+int api_type_internal(int t, rf_type *out);
+
+/* Checks the values of a non-string column of type (dates in range, booleans
+** 0/1, decimals not INT64_MIN, floats finite): 0, or the first bad row + 1. */
+int64_t api_check_values(int type, const void *data, int64_t n);
+
+#endif

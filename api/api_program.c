@@ -1,0 +1,205 @@
+/*
+** api/api_program.c: compiling a program through the library: LogiQL text
+** or files -> checked program -> optimized plan -> Harmony, or a .rfx file
+** -> Harmony (and its GPU code), with the diagnostics kept as records.
+**
+** Owns: rf_program (rf_compile, rf_compile_files, rf_program_*). The
+** stages are the command line's (tools/pipeline.c does the same steps).
+*/
+#include "api_internal.h"
+#include "rf_frontend.h"
+#include "rf_queryplan.h"
+#include "rf_rfx.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static rf_program *program_new(void)
+{
+    rf_program *p = rf_calloc(1, sizeof *p);
+    if (!p) return NULL;
+    rf_arena_init(&p->arena);
+    rf_buf_init(&p->ptx0);
+    return p;
+}
+
+void rf_program_free(rf_program *p)
+{
+    if (!p) return;
+    rf_hir_free(p->hir);
+    rf_buf_free(&p->ptx0);
+    api_diags_clear(&p->diags);
+    free(p->inputs);
+    free(p->outputs);
+    rf_arena_free(&p->arena);
+    free(p);
+}
+
+/* The input and output variables, in the program's order. */
+static rf_status index_vars(rf_program *p)
+{
+    const rf_hir_program *h = p->hir;
+    p->inputs = rf_calloc((size_t)h->nvars + 1, sizeof *p->inputs);
+    p->outputs = rf_calloc((size_t)h->nvars + 1, sizeof *p->outputs);
+    if (!p->inputs || !p->outputs) return RF_ENOMEM;
+    for (int32_t v = 0; v < h->nvars; v++) {
+        if (h->vars[v]->role == RF_HIR_ROLE_INPUT) p->inputs[p->ninputs++] = v;
+        if (h->vars[v]->role == RF_HIR_ROLE_OUTPUT) p->outputs[p->noutputs++] = v;
+    }
+    return RF_OK;
+}
+
+/* Ends a compile: the diagnostics copied, the code of the outcome. */
+static int finish(rf_program *p, rf_status st, rf_diags *d)
+{
+    if (!st && p->hir) st = index_vars(p);
+    if (st) {
+        rf_hir_free(p->hir);
+        p->hir = NULL;
+    }
+    rf_diags_sort(d);
+    rf_status dst = api_diags_set(&p->diags, d);
+    rf_diags_free(d);
+    if (!st && dst) st = dst;
+    if (st && !p->diags.errmsg)
+        api_diags_error(&p->diags, "%s", st == RF_ENOMEM ? "out of memory" : "the program could not be compiled");
+    return api_code(st);
+}
+
+static rf_status compile_texts(rf_program *p, const char *const *names, const char *const *texts,
+                               const int64_t *lens, int32_t n, rf_diags *d)
+{
+    rf_ast_program *ast = NULL;
+    rf_fe_program *fe = NULL;
+    rf_qp_program *qp = NULL;
+    rf_status st = rf_fe_load_sources(names, texts, lens, n, &p->arena, &ast, &fe, d);
+    if (!st) st = rf_qp_build(fe, &qp, d);
+    if (!st) st = rf_qp_optimize(qp, d);
+    if (!st) st = rf_hir_lower(qp, &p->hir, d);
+    rf_qp_free(qp);
+    return st;
+}
+
+int rf_compile(const char *text, int64_t len, const char *name, rf_program **out)
+{
+    if (!out) return REDFOX_MISUSE;
+    rf_program *p = *out = program_new();
+    if (!p) return REDFOX_NOMEM;
+    rf_diags d;
+    rf_diags_init(&d);
+    if (!text) {
+        api_diags_error(&p->diags, "rf_compile: no text");
+        return REDFOX_MISUSE;
+    }
+    const char *nm = rf_arena_strdup(&p->arena, name ? name : "<string>");
+    if (!nm) return finish(p, RF_ENOMEM, &d);
+    int64_t n = len < 0 ? (int64_t)strlen(text) : len;
+    return finish(p, compile_texts(p, &nm, &text, &n, 1, &d), &d);
+}
+
+static int is_rfx(const char *name, const char *text, int64_t len)
+{
+    size_t n = strlen(name);
+    if (n >= 4 && !strcmp(name + n - 4, ".rfx")) return 1;
+    return len >= RF_RFX_MAGIC_SIZE && !memcmp(text, RF_RFX_MAGIC, RF_RFX_MAGIC_SIZE);
+}
+
+static rf_status load_rfx(rf_program *p, const char *name, const char *bytes, int64_t len, rf_diags *d)
+{
+    rf_rfx_file *f = NULL;
+    rf_status st = rf_rfx_open_bytes(name, bytes, (uint64_t)len, &f, d);
+    if (st) return st;
+    const void *data;
+    uint64_t size;
+    if (!rf_rfx_section(f, RF_RFX_TAG_HARMONY, &data, &size)) {
+        rf_error(d, rf_mkloc(name, 0, 0), "this .rfx file holds no program (no HIRS section)");
+        st = RF_EUSER;
+    }
+    if (!st) st = rf_hir_deserialize(name, data, size, &p->hir, d);
+    if (!st && rf_rfx_section(f, RF_RFX_TAG_PTX, &data, &size)) {
+        rf_buf_append(&p->ptx0, data, (int64_t)size);
+        if (p->ptx0.oom) st = RF_ENOMEM;
+    }
+    rf_rfx_close(f);
+    return st;
+}
+
+int rf_compile_files(const char *const *paths, int32_t n, rf_program **out)
+{
+    if (!out) return REDFOX_MISUSE;
+    rf_program *p = *out = program_new();
+    if (!p) return REDFOX_NOMEM;
+    rf_diags d;
+    rf_diags_init(&d);
+    if (!paths || n <= 0) {
+        api_diags_error(&p->diags, "rf_compile_files: no files");
+        return REDFOX_MISUSE;
+    }
+    const char **names = rf_arena_alloc(&p->arena, (size_t)n * sizeof *names);
+    char **texts = rf_calloc((size_t)n, sizeof *texts);
+    int64_t *lens = rf_calloc((size_t)n, sizeof *lens);
+    rf_status st = names && texts && lens ? RF_OK : RF_ENOMEM;
+    int32_t rfx = -1;
+    for (int32_t i = 0; i < n && !st; i++) {
+        const char *why = NULL;
+        if (!paths[i] || !(names[i] = rf_arena_strdup(&p->arena, paths[i]))) {
+            st = paths[i] ? RF_ENOMEM : RF_EUSAGE;
+            break;
+        }
+        rf_status rst = rf_read_file(paths[i], &texts[i], &lens[i], &why);
+        if (rst == RF_ENOMEM) st = rst;
+        else if (rst) {
+            rf_error(&d, rf_mkloc(names[i], 0, 0), "cannot read the program: %s", why ? why : "error");
+            st = RF_EUSER;
+        } else if (rfx < 0 && is_rfx(names[i], texts[i], lens[i])) {
+            rfx = i;
+        }
+    }
+    if (!st && rfx >= 0 && n > 1) {
+        rf_error(&d, rf_mkloc(names[rfx], 0, 0), "a compiled program (.rfx) cannot be combined with other files");
+        st = RF_EUSAGE;
+    } else if (!st && rfx >= 0) {
+        st = load_rfx(p, names[0], texts[0], lens[0], &d);
+    } else if (!st) {
+        st = compile_texts(p, names, (const char *const *)texts, lens, n, &d);
+    }
+    for (int32_t i = 0; texts && i < n; i++) free(texts[i]);
+    free(texts);
+    free(lens);
+    return finish(p, st, &d);
+}
+
+const char *rf_program_errmsg(const rf_program *p) { return p ? api_diags_errmsg(&p->diags) : ""; }
+
+int64_t rf_program_diag_count(const rf_program *p) { return p ? p->diags.n : 0; }
+
+const rf_diagnostic *rf_program_diag(const rf_program *p, int64_t i)
+{
+    return p && i >= 0 && i < p->diags.n ? &p->diags.items[i] : NULL;
+}
+
+int32_t rf_program_input_count(const rf_program *p) { return p ? p->ninputs : 0; }
+
+static const rf_hir_var *input_var(const rf_program *p, int32_t i)
+{
+    return p && p->hir && i >= 0 && i < p->ninputs ? p->hir->vars[p->inputs[i]] : NULL;
+}
+
+const char *rf_program_input_name(const rf_program *p, int32_t i)
+{
+    const rf_hir_var *v = input_var(p, i);
+    return v ? v->name : NULL;
+}
+
+const char *rf_program_input_file(const rf_program *p, int32_t i)
+{
+    const rf_hir_var *v = input_var(p, i);
+    return v ? v->input_file : NULL;
+}
+
+int32_t rf_program_output_count(const rf_program *p) { return p ? p->noutputs : 0; }
+
+const char *rf_program_output_name(const rf_program *p, int32_t i)
+{
+    return p && p->hir && i >= 0 && i < p->noutputs ? p->hir->vars[p->outputs[i]]->output_name : NULL;
+}

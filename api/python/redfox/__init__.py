@@ -1,0 +1,504 @@
+"""redfox: LogiQL (Datalog) programs run on NVIDIA GPUs or the CPU, from Python.
+
+Owns: the Python binding of libredfox (include/redfox.h), written with
+ctypes over the shared library: no compiled extension, so one installed
+module works with every Python 3 version and needs no Python headers to
+build. Relations come back as lists of tuples, or through the Arrow PyCapsule
+interface (__arrow_c_array__ / __arrow_c_stream__) that pyarrow, polars and
+DuckDB read without copying through text.
+
+    import redfox
+    prog = redfox.compile('''
+        edge(a, b) -> int(a), int(b).
+        lang:input[`edge] = "edge.csv".
+        reach(a, b) <- edge(a, b).
+        reach(a, c) <- reach(a, b), edge(b, c).
+        lang:output[`reach] = "reach".''')
+    db = redfox.Database()                  # or Database("data/") for files
+    db.put("edge", [(1, 2), (2, 3)], ["int", "int"])
+    print(db.run(prog)["reach"].rows())     # [(1, 2), (1, 3), (2, 3)]
+
+Values: int -> int, float -> float, decimal -> decimal.Decimal, string ->
+str, boolean -> bool, date -> datetime.date. Errors raise redfox.Error (its
+.diagnostics: file, line, column, severity, message); compile errors raise
+redfox.CompileError. Objects are not for concurrent use from several threads
+(a Database runs one program at a time).
+"""
+
+import ctypes
+import datetime
+import decimal
+import os
+from collections import namedtuple
+
+from ._libpath import LIBRARY
+
+__all__ = ["Error", "CompileError", "Diagnostic", "Program", "Database", "Result", "Relation", "compile",
+           "compile_files", "run", "version", "TYPES"]
+
+_lib = ctypes.CDLL(LIBRARY if os.path.isabs(LIBRARY)
+                   else os.path.join(os.path.dirname(os.path.abspath(__file__)), LIBRARY))
+
+TYPES = ("int", "float", "decimal", "string", "boolean", "date")  # indexed by REDFOX_INT ... REDFOX_DATE
+_DEVICES = {"auto": 0, "cpu": 1, "gpu": 2}
+_FORMATS = {"table": 0, "tbl": 1, "csv": 2}
+_EPOCH = datetime.date(1970, 1, 1)
+_SCALE = decimal.Decimal(1000000)
+
+# ---- the C declarations -----------------------------------------------------
+
+c_int, c_int32, c_int64, c_uint32, c_double = ctypes.c_int, ctypes.c_int32, ctypes.c_int64, ctypes.c_uint32, ctypes.c_double
+c_char_p, c_void_p, c_size_t, POINTER = ctypes.c_char_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.POINTER
+
+
+class _Diag(ctypes.Structure):
+    _fields_ = [("severity", c_int), ("file", c_char_p), ("line", c_int32), ("column", c_int32), ("message", c_char_p)]
+
+
+class _RunOptions(ctypes.Structure):
+    _fields_ = [("size", c_size_t), ("device", c_int), ("threads", c_int), ("max_iterations", c_int64),
+                ("no_fuse", c_int), ("profile", c_int), ("settings", c_char_p)]
+
+
+class ArrowSchema(ctypes.Structure):
+    pass
+
+
+ArrowSchema._fields_ = [("format", c_char_p), ("name", c_char_p), ("metadata", c_char_p), ("flags", c_int64),
+                        ("n_children", c_int64), ("children", POINTER(POINTER(ArrowSchema))),
+                        ("dictionary", POINTER(ArrowSchema)), ("release", c_void_p), ("private_data", c_void_p)]
+
+
+class ArrowArray(ctypes.Structure):
+    pass
+
+
+ArrowArray._fields_ = [("length", c_int64), ("null_count", c_int64), ("offset", c_int64), ("n_buffers", c_int64),
+                       ("n_children", c_int64), ("buffers", POINTER(c_void_p)),
+                       ("children", POINTER(POINTER(ArrowArray))), ("dictionary", POINTER(ArrowArray)),
+                       ("release", c_void_p), ("private_data", c_void_p)]
+
+
+class ArrowArrayStream(ctypes.Structure):
+    pass
+
+
+_GetSchema = ctypes.CFUNCTYPE(c_int, POINTER(ArrowArrayStream), POINTER(ArrowSchema))
+_GetNext = ctypes.CFUNCTYPE(c_int, POINTER(ArrowArrayStream), POINTER(ArrowArray))
+_LastError = ctypes.CFUNCTYPE(c_char_p, POINTER(ArrowArrayStream))
+ArrowArrayStream._fields_ = [("get_schema", _GetSchema), ("get_next", _GetNext), ("get_last_error", _LastError),
+                             ("release", c_void_p), ("private_data", c_void_p)]
+_ReleaseSchema = ctypes.CFUNCTYPE(None, POINTER(ArrowSchema))
+_ReleaseArray = ctypes.CFUNCTYPE(None, POINTER(ArrowArray))
+_ReleaseStream = ctypes.CFUNCTYPE(None, POINTER(ArrowArrayStream))
+
+
+def _fn(name, restype, *argtypes):
+    f = getattr(_lib, name)
+    f.restype = restype
+    f.argtypes = list(argtypes)
+    return f
+
+
+_P = c_void_p
+rf_libversion = _fn("rf_libversion", c_char_p)
+rf_free = _fn("rf_free", None, _P)
+rf_open = _fn("rf_open", c_int, c_char_p, POINTER(_P))
+rf_close = _fn("rf_close", None, _P)
+rf_errmsg = _fn("rf_errmsg", c_char_p, _P)
+rf_database_diag_count = _fn("rf_database_diag_count", c_int64, _P)
+rf_database_diag = _fn("rf_database_diag", POINTER(_Diag), _P, c_int64)
+rf_database_put_rows = _fn("rf_database_put_rows", c_int, _P, c_char_p, c_int32, POINTER(c_int), c_int64,
+                           POINTER(c_void_p))
+rf_database_put_arrow = _fn("rf_database_put_arrow", c_int, _P, c_char_p, POINTER(ArrowSchema), POINTER(ArrowArray))
+rf_database_put_arrow_stream = _fn("rf_database_put_arrow_stream", c_int, _P, c_char_p, POINTER(ArrowArrayStream))
+rf_database_drop = _fn("rf_database_drop", c_int, _P, c_char_p)
+rf_compile = _fn("rf_compile", c_int, c_char_p, c_int64, c_char_p, POINTER(_P))
+rf_compile_files = _fn("rf_compile_files", c_int, POINTER(c_char_p), c_int32, POINTER(_P))
+rf_program_free = _fn("rf_program_free", None, _P)
+rf_program_errmsg = _fn("rf_program_errmsg", c_char_p, _P)
+rf_program_diag_count = _fn("rf_program_diag_count", c_int64, _P)
+rf_program_diag = _fn("rf_program_diag", POINTER(_Diag), _P, c_int64)
+rf_program_input_count = _fn("rf_program_input_count", c_int32, _P)
+rf_program_input_name = _fn("rf_program_input_name", c_char_p, _P, c_int32)
+rf_program_input_file = _fn("rf_program_input_file", c_char_p, _P, c_int32)
+rf_program_output_count = _fn("rf_program_output_count", c_int32, _P)
+rf_program_output_name = _fn("rf_program_output_name", c_char_p, _P, c_int32)
+rf_run_options_init = _fn("rf_run_options_init", None, POINTER(_RunOptions))
+rf_run = _fn("rf_run", c_int, _P, _P, POINTER(_RunOptions), POINTER(_P))
+rf_result_free = _fn("rf_result_free", None, _P)
+rf_result_device = _fn("rf_result_device", c_char_p, _P)
+rf_result_load_seconds = _fn("rf_result_load_seconds", c_double, _P)
+rf_result_run_seconds = _fn("rf_result_run_seconds", c_double, _P)
+rf_result_count = _fn("rf_result_count", c_int32, _P)
+rf_result_name = _fn("rf_result_name", c_char_p, _P, c_int32)
+rf_result_rows = _fn("rf_result_rows", c_int64, _P, c_int32)
+rf_result_columns = _fn("rf_result_columns", c_int32, _P, c_int32)
+rf_result_column_name = _fn("rf_result_column_name", c_char_p, _P, c_int32, c_int32)
+rf_result_column_type = _fn("rf_result_column_type", c_int, _P, c_int32, c_int32)
+rf_result_column_data = _fn("rf_result_column_data", c_void_p, _P, c_int32, c_int32)
+rf_result_string_code = _fn("rf_result_string_code", c_void_p, _P, c_uint32, POINTER(c_int64))
+rf_result_text = _fn("rf_result_text", c_int, _P, c_int32, c_int, POINTER(c_void_p), POINTER(c_int64))
+rf_result_arrow = _fn("rf_result_arrow", c_int, _P, c_int32, POINTER(ArrowSchema), POINTER(ArrowArray))
+rf_result_arrow_stream = _fn("rf_result_arrow_stream", c_int, _P, c_int32, POINTER(ArrowArrayStream))
+
+# ---- capsules (the Arrow PyCapsule interface) ---------------------------------
+
+_libc = ctypes.CDLL(None)
+_libc.malloc.restype = c_void_p
+_libc.malloc.argtypes = [c_size_t]
+_libc.free.restype = None
+_libc.free.argtypes = [c_void_p]
+_CapsuleDestructor = ctypes.CFUNCTYPE(None, c_void_p)
+_capsule_new = ctypes.pythonapi.PyCapsule_New
+_capsule_new.restype = ctypes.py_object
+_capsule_new.argtypes = [c_void_p, c_char_p, _CapsuleDestructor]
+# PyCapsule_GetPointer twice: on a capsule being destroyed (a raw address) and on a live one.
+_capsule_ptr_raw = ctypes.PYFUNCTYPE(c_void_p, c_void_p, c_char_p)(("PyCapsule_GetPointer", ctypes.pythonapi))
+_capsule_ptr = ctypes.PYFUNCTYPE(c_void_p, ctypes.py_object, c_char_p)(("PyCapsule_GetPointer", ctypes.pythonapi))
+_capsule_is_valid = ctypes.PYFUNCTYPE(c_int, ctypes.py_object, c_char_p)(("PyCapsule_IsValid", ctypes.pythonapi))
+
+# The names must outlive every capsule: module constants.
+_SCHEMA_NAME, _ARRAY_NAME, _STREAM_NAME = b"arrow_schema", b"arrow_array", b"arrow_array_stream"
+
+
+def _make_destructor(name, struct, release_type):
+    def destroy(capsule):
+        ptr = _capsule_ptr_raw(capsule, name)
+        if not ptr:
+            return
+        s = struct.from_address(ptr)
+        if s.release:  # not moved out by a consumer: released here
+            release_type(s.release)(ctypes.cast(ptr, POINTER(struct)))
+        _libc.free(ptr)
+    return _CapsuleDestructor(destroy)
+
+
+_destroy_schema = _make_destructor(_SCHEMA_NAME, ArrowSchema, _ReleaseSchema)
+_destroy_array = _make_destructor(_ARRAY_NAME, ArrowArray, _ReleaseArray)
+_destroy_stream = _make_destructor(_STREAM_NAME, ArrowArrayStream, _ReleaseStream)
+
+
+def _alloc(struct):
+    ptr = _libc.malloc(ctypes.sizeof(struct))
+    if not ptr:
+        raise MemoryError("redfox: out of memory")
+    ctypes.memset(ptr, 0, ctypes.sizeof(struct))
+    return ptr
+
+
+# ---- errors -------------------------------------------------------------------
+
+Diagnostic = namedtuple("Diagnostic", "severity file line column message")
+_SEVERITIES = ("error", "warning", "note")
+
+
+class Error(Exception):
+    """A failed call: code (REDFOX_* number), message, diagnostics (a list of Diagnostic)."""
+
+    def __init__(self, code, message, diagnostics=()):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.diagnostics = list(diagnostics)
+
+
+class CompileError(Error):
+    """The program did not compile; .diagnostics say where and why."""
+
+
+def _diags(count, get, handle):
+    out = []
+    for i in range(count(handle)):
+        d = get(handle, i).contents
+        out.append(Diagnostic(_SEVERITIES[d.severity], d.file.decode(), d.line, d.column, d.message.decode()))
+    return out
+
+
+def version():
+    """The library's version, "0.1.0"."""
+    return rf_libversion().decode()
+
+
+# ---- programs -----------------------------------------------------------------
+
+class Program:
+    """A compiled program (immutable). Made by compile() or compile_files()."""
+
+    def __init__(self, handle):
+        self._h = handle
+        self.diagnostics = _diags(rf_program_diag_count, rf_program_diag, handle)
+        self.inputs = [(rf_program_input_name(handle, i).decode(), rf_program_input_file(handle, i).decode())
+                       for i in range(rf_program_input_count(handle))]
+        self.outputs = [rf_program_output_name(handle, i).decode() for i in range(rf_program_output_count(handle))]
+
+    def __del__(self, _free=rf_program_free):  # bound now: module globals may be gone at exit
+        if getattr(self, "_h", None):
+            _free(self._h)
+            self._h = None
+
+
+def _program(code, handle):
+    if code:
+        msg = (rf_program_errmsg(handle) or b"").decode() if handle else "out of memory"
+        diags = _diags(rf_program_diag_count, rf_program_diag, handle) if handle else []
+        rf_program_free(handle)
+        raise CompileError(code, msg, diags)
+    return Program(handle)
+
+
+def compile(text, name=None):
+    """Compiles LogiQL source text; name (default "<string>") is what diagnostics call it."""
+    data = text.encode() if isinstance(text, str) else bytes(text)
+    h = c_void_p()
+    code = rf_compile(data, len(data), name.encode() if name else None, ctypes.byref(h))
+    return _program(code, h)
+
+
+def compile_files(*paths):
+    """Compiles .logic files as one program, or loads one .rfx file."""
+    arr = (c_char_p * len(paths))(*[os.fsencode(p) for p in paths])
+    h = c_void_p()
+    code = rf_compile_files(arr, len(paths), ctypes.byref(h))
+    return _program(code, h)
+
+
+# ---- values in ------------------------------------------------------------------
+
+def _decimal_units(v):
+    d = decimal.Decimal(v) if not isinstance(v, float) else decimal.Decimal(repr(v))
+    u = d * _SCALE
+    if u != u.to_integral_value():
+        raise Error(2, "redfox: %r has more than 6 digits after the point" % (v,))
+    return int(u)
+
+
+def _column(values, tname):
+    n = len(values)
+    if tname == "int":
+        return (c_int64 * n)(*values)
+    if tname == "float":
+        return (c_double * n)(*[float(v) for v in values])
+    if tname == "decimal":
+        return (c_int64 * n)(*[_decimal_units(v) for v in values])
+    if tname == "string":
+        return (c_char_p * n)(*[v.encode() for v in values])
+    if tname == "boolean":
+        return (ctypes.c_uint8 * n)(*[1 if v else 0 for v in values])
+    if tname == "date":
+        return (c_int32 * n)(*[(v - _EPOCH).days for v in values])
+    raise Error(2, "redfox: unknown type %r (one of %s)" % (tname, ", ".join(TYPES)))
+
+
+# ---- databases ------------------------------------------------------------------
+
+class Database:
+    """Where a run's inputs come from: a folder of text files or a redfox
+    database (path; None: the current folder), and relations given here."""
+
+    def __init__(self, path=None):
+        h = c_void_p()
+        code = rf_open(os.fsencode(path) if path is not None else None, ctypes.byref(h))
+        self._h = h
+        if code:
+            msg = rf_errmsg(h).decode() if h else "out of memory"
+            self.close()
+            raise Error(code, msg)
+
+    def close(self, _close=rf_close):
+        """Frees the database and the relations given to it (results stay valid)."""
+        if getattr(self, "_h", None):
+            _close(self._h)
+            self._h = None
+
+    __del__ = close
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def _check(self, code):
+        if code:
+            raise Error(code, rf_errmsg(self._h).decode(), _diags(rf_database_diag_count, rf_database_diag, self._h))
+
+    def put(self, name, rows, types):
+        """Gives input relation name (its lang:input file name or its
+        predicate's name) as a list of tuples of the given type names."""
+        rows = list(rows)
+        ncols = len(types)
+        for r in rows:
+            if len(r) != ncols:
+                raise Error(2, "redfox: a row of %d values where %d types were given" % (len(r), ncols))
+        cols = [_column([r[c] for r in rows], t) for c, t in enumerate(types)]
+        ptrs = (c_void_p * ncols)(*[ctypes.cast(c, c_void_p) for c in cols])
+        tcodes = (c_int * ncols)(*[TYPES.index(t) for t in types])
+        self._check(rf_database_put_rows(self._h, name.encode(), ncols, tcodes, len(rows), ptrs))
+
+    def put_arrow(self, name, data):
+        """Gives input relation name from any object of the Arrow PyCapsule
+        interface (__arrow_c_array__, or __arrow_c_stream__: a pyarrow Table of
+        any number of chunks), or a (schema capsule, array capsule) pair. An
+        array is moved in (int64, double and date32 columns without a copy);
+        a stream's batches are copied."""
+        if hasattr(data, "__arrow_c_stream__") and not hasattr(data, "__arrow_c_array__"):
+            stream_cap = data.__arrow_c_stream__()
+            sp = _capsule_ptr(stream_cap, _STREAM_NAME)
+            self._check(rf_database_put_arrow_stream(self._h, name.encode(), ctypes.cast(sp, POINTER(ArrowArrayStream))))
+            return
+        schema_cap, array_cap = data.__arrow_c_array__() if hasattr(data, "__arrow_c_array__") else data
+        sp = _capsule_ptr(schema_cap, _SCHEMA_NAME)
+        ap = _capsule_ptr(array_cap, _ARRAY_NAME)
+        self._check(rf_database_put_arrow(self._h, name.encode(), ctypes.cast(sp, POINTER(ArrowSchema)),
+                                          ctypes.cast(ap, POINTER(ArrowArray))))
+
+    def drop(self, name):
+        """Forgets a relation given by put or put_arrow: runs read its file again."""
+        self._check(rf_database_drop(self._h, name.encode()))
+
+    def run(self, program, device="auto", threads=0, max_iterations=0, no_fuse=False, settings=None):
+        """Runs program (a Program, or LogiQL text) and returns its Result."""
+        if isinstance(program, str):
+            program = compile(program)
+        o = _RunOptions()
+        rf_run_options_init(ctypes.byref(o))
+        if device not in _DEVICES:
+            raise Error(2, "redfox: unknown device %r (auto, cpu or gpu)" % (device,))
+        o.device = _DEVICES[device]
+        o.threads = threads
+        o.max_iterations = max_iterations
+        o.no_fuse = 1 if no_fuse else 0
+        if settings:
+            o.settings = ",".join("%s=%s" % kv for kv in settings.items()).encode() \
+                if isinstance(settings, dict) else settings.encode()
+        h = c_void_p()
+        self._check(rf_run(self._h, program._h, ctypes.byref(o), ctypes.byref(h)))
+        return Result(h, _diags(rf_database_diag_count, rf_database_diag, self._h))
+
+
+# ---- results --------------------------------------------------------------------
+
+class Result:
+    """The outputs of one run: result["name"] or result[0] is a Relation."""
+
+    def __init__(self, handle, diagnostics=()):
+        self._h = handle
+        self.diagnostics = list(diagnostics)
+        self.device = rf_result_device(handle).decode()
+        self.load_seconds = rf_result_load_seconds(handle)
+        self.run_seconds = rf_result_run_seconds(handle)
+        self._rels = [Relation(self, i) for i in range(rf_result_count(handle))]
+
+    def __del__(self, _free=rf_result_free):
+        if getattr(self, "_h", None):
+            _free(self._h)
+            self._h = None
+
+    def names(self):
+        return [r.name for r in self._rels]
+
+    def __len__(self):
+        return len(self._rels)
+
+    def __iter__(self):
+        return iter(self._rels)
+
+    def __getitem__(self, key):
+        if isinstance(key, int):
+            return self._rels[key]
+        for r in self._rels:
+            if r.name == key:
+                return r
+        raise KeyError(key)
+
+
+class Relation:
+    """One output relation; keeps its Result alive."""
+
+    def __init__(self, result, index):
+        self._result, self._i = result, index
+        h = result._h
+        self.name = rf_result_name(h, index).decode()
+        n = rf_result_columns(h, index)
+        self.columns = [rf_result_column_name(h, index, c).decode() for c in range(n)]
+        self.types = [TYPES[rf_result_column_type(h, index, c)] for c in range(n)]
+
+    def __len__(self):
+        return rf_result_rows(self._result._h, self._i)
+
+    def column(self, c):
+        """Column c (index or name) as a list of Python values."""
+        if isinstance(c, str):
+            c = self.columns.index(c)
+        h, i, n = self._result._h, self._i, len(self)
+        if n == 0:
+            return []
+        ptr = rf_result_column_data(h, i, c)
+        t = self.types[c]
+        if t == "int":
+            return list((c_int64 * n).from_address(ptr))
+        if t == "float":
+            return list((c_double * n).from_address(ptr))
+        if t == "decimal":
+            return [decimal.Decimal(v).scaleb(-6) for v in (c_int64 * n).from_address(ptr)]
+        if t == "boolean":
+            return [bool(v) for v in (ctypes.c_uint8 * n).from_address(ptr)]
+        if t == "date":
+            return [_EPOCH + datetime.timedelta(days=v) for v in (c_int32 * n).from_address(ptr)]
+        strings, out, ln = {}, [], c_int64()
+        for code in (c_uint32 * n).from_address(ptr):
+            s = strings.get(code)
+            if s is None:
+                p = rf_result_string_code(h, code, ctypes.byref(ln))
+                s = strings[code] = ctypes.string_at(p, ln.value).decode()
+            out.append(s)
+        return out
+
+    def rows(self):
+        """The rows as a list of tuples, in the output's order."""
+        return list(zip(*[self.column(c) for c in range(len(self.columns))])) if len(self) else []
+
+    def __iter__(self):
+        return iter(self.rows())
+
+    def text(self, format="csv"):
+        """The relation as `redfox run --format` prints it (csv, tbl or table)."""
+        p, n = c_void_p(), c_int64()
+        if format not in _FORMATS:
+            raise Error(2, "redfox: unknown format %r (csv, tbl or table)" % (format,))
+        code = rf_result_text(self._result._h, self._i, _FORMATS[format], ctypes.byref(p), ctypes.byref(n))
+        if code:
+            raise Error(code, "redfox: cannot render %s as %s" % (self.name, format))
+        try:
+            return ctypes.string_at(p, n.value).decode()
+        finally:
+            rf_free(p)
+
+    def __arrow_c_array__(self, requested_schema=None):
+        """(schema capsule, array capsule): the relation as an Arrow struct array."""
+        sp, ap = _alloc(ArrowSchema), _alloc(ArrowArray)
+        schema_cap = _capsule_new(sp, _SCHEMA_NAME, _destroy_schema)
+        array_cap = _capsule_new(ap, _ARRAY_NAME, _destroy_array)
+        code = rf_result_arrow(self._result._h, self._i, ctypes.cast(sp, POINTER(ArrowSchema)),
+                               ctypes.cast(ap, POINTER(ArrowArray)))
+        if code:
+            raise Error(code, "redfox: cannot export %s to Arrow" % self.name)
+        return schema_cap, array_cap
+
+    def __arrow_c_stream__(self, requested_schema=None):
+        """A stream capsule of one batch: the relation as an Arrow stream."""
+        p = _alloc(ArrowArrayStream)
+        cap = _capsule_new(p, _STREAM_NAME, _destroy_stream)
+        code = rf_result_arrow_stream(self._result._h, self._i, ctypes.cast(p, POINTER(ArrowArrayStream)))
+        if code:
+            raise Error(code, "redfox: cannot export %s to Arrow" % self.name)
+        return cap
+
+
+def run(program, data=None, device="auto", **options):
+    """Compiles (when text) and runs program over the folder data; returns
+    {output name: list of tuples}."""
+    with Database(data) as db:
+        res = db.run(program, device=device, **options)
+        return {r.name: r.rows() for r in res}

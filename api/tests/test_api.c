@@ -1,0 +1,652 @@
+/*
+** api/tests/test_api.c: libredfox through its public header only:
+** compile diagnostics, runs over relations given in memory, the typed
+** getters of every type, errors of each kind, results outliving their
+** database and program, and the Arrow C Data Interface both ways (every
+** type, offsets, narrow and wide Arrow types, nulls refused), and threads
+** using distinct objects at once.
+**
+** Owns: the library's unit tests; `test_api basic|types|errors|arrow|stream|threads|devices`.
+*/
+#include "redfox.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int failures;
+#define CHECK(c)                                                                  \
+    do {                                                                          \
+        if (!(c)) {                                                               \
+            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
+            failures++;                                                           \
+        }                                                                         \
+    } while (0)
+#define CHECK_OK(call, obj_msg)                                                                      \
+    do {                                                                                             \
+        int rc_ = (call);                                                                            \
+        if (rc_ != REDFOX_OK) {                                                                      \
+            fprintf(stderr, "%s:%d: %s returned %d: %s\n", __FILE__, __LINE__, #call, rc_, obj_msg); \
+            failures++;                                                                              \
+        }                                                                                            \
+    } while (0)
+
+static const char *tc_src =
+    "edge(a, b) -> int(a), int(b).\n"
+    "lang:input[`edge] = \"edge.csv\".\n"
+    "lang:input:delimiter[`edge] = \",\".\n"
+    "reach(a, b) <- edge(a, b).\n"
+    "reach(a, c) <- reach(a, b), edge(b, c).\n"
+    "lang:output[`reach] = \"reach\".\n";
+
+static rf_program *compile_ok(const char *src)
+{
+    rf_program *p = NULL;
+    CHECK_OK(rf_compile(src, -1, "test.logic", &p), rf_program_errmsg(p));
+    return p;
+}
+
+/* Transitive closure over a graph given in memory, checked against a closure
+** computed here by repeated squaring of a reachability matrix. */
+static void test_basic(void)
+{
+    CHECK(!strcmp(rf_libversion(), REDFOX_VERSION));
+    CHECK(rf_libversion_number() == REDFOX_VERSION_NUMBER);
+    CHECK(!strcmp(rf_type_name(REDFOX_DATE), "date") && rf_type_name(99) == NULL);
+
+    /* a compile error: a structured diagnostic with file, line and column */
+    rf_program *bad = NULL;
+    CHECK(rf_compile("p(x) -> int(x).\nq(x) <- p(x), r(x).\n", -1, "bad.logic", &bad) == REDFOX_ERROR);
+    CHECK(bad && rf_program_diag_count(bad) >= 1);
+    const rf_diagnostic *g = rf_program_diag(bad, 0);
+    CHECK(g && g->severity == REDFOX_SEV_ERROR && !strcmp(g->file, "bad.logic") && g->line == 2 && g->column > 0);
+    CHECK(strstr(rf_program_errmsg(bad), "bad.logic:2:") == rf_program_errmsg(bad));
+    rf_database *db = NULL;
+    CHECK_OK(rf_open(NULL, &db), rf_errmsg(db));
+    rf_result *res = NULL;
+    CHECK(rf_run(db, bad, NULL, &res) == REDFOX_MISUSE && res == NULL && *rf_errmsg(db));
+    rf_program_free(bad);
+
+    enum { N = 12 };
+    int64_t a[N + 2], b[N + 2];
+    int n = 0;
+    for (int i = 0; i < N - 1; i++, n++) a[n] = i, b[n] = i + 1; /* a chain */
+    a[n] = N - 1, b[n++] = 4;                                     /* a cycle back */
+    a[n] = 20, b[n++] = 21;                                       /* a separate pair */
+    int types[2] = {REDFOX_INT, REDFOX_INT};
+    const void *cols[2] = {a, b};
+    CHECK_OK(rf_database_put_rows(db, "edge.csv", 2, types, n, cols), rf_errmsg(db));
+
+    rf_program *p = compile_ok(tc_src);
+    CHECK(rf_program_input_count(p) == 1 && !strcmp(rf_program_input_file(p, 0), "edge.csv"));
+    CHECK(rf_program_output_count(p) == 1 && !strcmp(rf_program_output_name(p, 0), "reach"));
+    rf_run_options o;
+    rf_run_options_init(&o);
+    o.device = REDFOX_DEVICE_CPU;
+    o.threads = 2;
+    CHECK_OK(rf_run(db, p, &o, &res), rf_errmsg(db));
+    /* the result outlives the database and the program */
+    rf_close(db);
+    rf_program_free(p);
+    static unsigned char m[32][32];
+    memset(m, 0, sizeof m);
+    for (int i = 0; i < n; i++) m[a[i]][b[i]] = 1;
+    for (int k = 0; k < 32; k++)
+        for (int i = 0; i < 32; i++)
+            for (int j = 0; j < 32; j++) m[i][j] |= m[i][k] & m[k][j];
+    int64_t want = 0;
+    for (int i = 0; i < 32; i++)
+        for (int j = 0; j < 32; j++) want += m[i][j];
+    CHECK(rf_result_count(res) == 1 && rf_result_find(res, "reach") == 0 && rf_result_find(res, "nope") == -1);
+    CHECK(rf_result_rows(res, 0) == want);
+    CHECK(rf_result_columns(res, 0) == 2 && rf_result_column_type(res, 0, 1) == REDFOX_INT);
+    CHECK(!strcmp(rf_result_column_name(res, 0, 0), "a"));
+    for (int64_t r = 0; r < rf_result_rows(res, 0); r++) {
+        int64_t x = rf_result_int(res, 0, 0, r), y = rf_result_int(res, 0, 1, r);
+        CHECK(x >= 0 && x < 32 && y >= 0 && y < 32 && m[x][y]);
+    }
+    const int64_t *col = rf_result_column_data(res, 0, 0);
+    CHECK(col && col[0] == rf_result_int(res, 0, 0, 0));
+    /* out of range and wrong type: zeros, never a crash */
+    CHECK(rf_result_int(res, 0, 2, 0) == 0 && rf_result_int(res, 1, 0, 0) == 0 && rf_result_float(res, 0, 0, 0) == 0);
+    CHECK(rf_result_string(res, 0, 0, 0, NULL) == NULL && rf_result_column_name(res, 0, 5) == NULL);
+    char *text = NULL;
+    int64_t len = 0;
+    CHECK_OK(rf_result_text(res, 0, REDFOX_FORMAT_CSV, &text, &len), "rf_result_text");
+    CHECK(text && !strncmp(text, "a,b\n", 4) && (int64_t)strlen(text) == len);
+    rf_free(text);
+    CHECK(rf_result_text(res, 3, REDFOX_FORMAT_CSV, &text, NULL) == REDFOX_NOTFOUND && text == NULL);
+    CHECK(!strcmp(rf_result_device(res), "cpu"));
+    rf_result_free(res);
+    rf_result_free(NULL);
+    rf_close(NULL);
+    rf_program_free(NULL);
+}
+
+static const char *types_src =
+    "t(i, f, d, s, b, dt) -> int(i), float(f), decimal(d), string(s), boolean(b), date(dt).\n"
+    "lang:input[`t] = \"t.csv\".\n"
+    "lang:input:delimiter[`t] = \",\".\n"
+    "out(i, f, d, s, b, dt) <- t(i, f, d, s, b, dt).\n"
+    "lang:output[`out] = \"out\".\n";
+
+enum { NT = 5 };
+static int64_t t_i[NT] = {3, -7, 0, INT64_MAX, INT64_MIN};
+static double t_f[NT] = {1.5, -0.25, 1e300, 0, 3.0};
+static int64_t t_d[NT] = {1234567, -1, 0, 999999999999, -5000000}; /* 1.234567, -0.000001, ... */
+static const char *t_s[NT] = {"a", "", "γράμμα", "a,b\"c", "zz"};
+static uint8_t t_b[NT] = {1, 0, 1, 0, 0};
+static int32_t t_dt[NT] = {0, 9131, -719162, 2932896, 19000};
+static const int t_types[6] = {REDFOX_INT, REDFOX_FLOAT, REDFOX_DECIMAL, REDFOX_STRING, REDFOX_BOOL, REDFOX_DATE};
+
+/* Output 0 of res holds exactly the NT rows above (in any order). */
+static void check_typed_rows(const rf_result *res)
+{
+    CHECK(rf_result_rows(res, 0) == NT && rf_result_columns(res, 0) == 6);
+    for (int c = 0; c < 6; c++) CHECK(rf_result_column_type(res, 0, c) == t_types[c]);
+    int seen[NT] = {0};
+    for (int64_t r = 0; r < rf_result_rows(res, 0); r++) {
+        int64_t i = rf_result_int(res, 0, 0, r);
+        int k = -1;
+        for (int j = 0; j < NT; j++)
+            if (t_i[j] == i) k = j;
+        CHECK(k >= 0);
+        if (k < 0) continue;
+        seen[k]++;
+        int64_t len = -1;
+        const char *s = rf_result_string(res, 0, 3, r, &len);
+        CHECK(rf_result_float(res, 0, 1, r) == t_f[k]);
+        CHECK(rf_result_decimal(res, 0, 2, r) == t_d[k]);
+        CHECK(s && !strcmp(s, t_s[k]) && len == (int64_t)strlen(t_s[k]));
+        CHECK(rf_result_bool(res, 0, 4, r) == t_b[k]);
+        CHECK(rf_result_date(res, 0, 5, r) == t_dt[k]);
+    }
+    for (int k = 0; k < NT; k++) CHECK(seen[k] == 1);
+}
+
+static void test_types(void)
+{
+    rf_database *db = NULL;
+    CHECK_OK(rf_open(NULL, &db), rf_errmsg(db));
+    const void *cols[6] = {t_i, t_f, t_d, t_s, t_b, t_dt};
+    CHECK_OK(rf_database_put_rows(db, "t", 6, t_types, NT, cols), rf_errmsg(db)); /* by predicate name */
+    rf_program *p = compile_ok(types_src);
+    rf_result *res = NULL;
+    CHECK_OK(rf_run(db, p, NULL, &res), rf_errmsg(db));
+    check_typed_rows(res);
+    char *v = rf_result_value_text(res, 0, 5, 0);
+    CHECK(v && strlen(v) == 10 && v[4] == '-');
+    rf_free(v);
+    rf_result_free(res);
+    rf_program_free(p);
+    rf_close(db);
+}
+
+static void test_errors(void)
+{
+    rf_database *db = NULL;
+    CHECK(rf_open("/nonexistent/folder", &db) == REDFOX_IO && strstr(rf_errmsg(db), "/nonexistent/folder"));
+    rf_close(db);
+    CHECK_OK(rf_open(NULL, &db), rf_errmsg(db));
+    /* bad values are refused when given, naming the column and row */
+    int32_t bad_date[2] = {0, 4000000};
+    int dtype = REDFOX_DATE;
+    const void *c1[1] = {bad_date};
+    CHECK(rf_database_put_rows(db, "x", 1, &dtype, 2, c1) == REDFOX_ERROR && strstr(rf_errmsg(db), "row 2"));
+    const char *bad_utf8[1] = {"\xff"};
+    int stype = REDFOX_STRING;
+    const void *c2[1] = {bad_utf8};
+    CHECK(rf_database_put_rows(db, "x", 1, &stype, 1, c2) == REDFOX_ERROR && strstr(rf_errmsg(db), "UTF-8"));
+    int unknown = 42;
+    CHECK(rf_database_put_rows(db, "x", 1, &unknown, 1, c2) == REDFOX_MISUSE);
+    CHECK(rf_database_drop(db, "x") == REDFOX_NOTFOUND);
+    /* the program's types decide: a mismatch names the column */
+    int64_t ints[2] = {1, 2};
+    const void *c3[2] = {ints, ints};
+    int two_ints[2] = {REDFOX_INT, REDFOX_DECIMAL};
+    CHECK_OK(rf_database_put_rows(db, "edge", 2, two_ints, 2, c3), rf_errmsg(db));
+    rf_program *p = compile_ok(tc_src);
+    rf_result *res = NULL;
+    CHECK(rf_run(db, p, NULL, &res) == REDFOX_ERROR && res == NULL && strstr(rf_errmsg(db), "column 2"));
+    /* a declared key is checked as for a file */
+    rf_program *pk = compile_ok("e(a, b) -> int(a), int(b).\nlang:input[`e] = \"e.csv\".\n"
+                                "lang:input:key[`e] = \"a\".\nout(a) <- e(a, _).\nlang:output[`out] = \"out\".\n");
+    int64_t ka[3] = {1, 2, 1}, kb[3] = {5, 6, 7};
+    const void *c4[2] = {ka, kb};
+    int ii[2] = {REDFOX_INT, REDFOX_INT};
+    CHECK_OK(rf_database_put_rows(db, "e.csv", 2, ii, 3, c4), rf_errmsg(db));
+    CHECK(rf_run(db, pk, NULL, &res) == REDFOX_ERROR && res == NULL);
+    int errors = 0;
+    for (int64_t i = 0; i < rf_database_diag_count(db); i++) errors += rf_database_diag(db, i)->severity == REDFOX_SEV_ERROR;
+    CHECK(errors >= 1 && strstr(rf_errmsg(db), "e.csv"));
+    /* without the relation, the file is read: its absence is an error naming it */
+    CHECK_OK(rf_database_drop(db, "edge"), rf_errmsg(db));
+    CHECK(rf_run(db, p, NULL, &res) == REDFOX_IO && strstr(rf_errmsg(db), "edge.csv"));
+    /* bad options */
+    rf_run_options o;
+    rf_run_options_init(&o);
+    o.settings = "no_such_setting=1";
+    CHECK(rf_run(db, p, &o, &res) == REDFOX_MISUSE && strstr(rf_errmsg(db), "no_such_setting"));
+    o.settings = NULL;
+    o.device = 17;
+    CHECK(rf_run(db, p, &o, &res) == REDFOX_MISUSE);
+    rf_run_options raw;
+    memset(&raw, 0, sizeof raw); /* not through rf_run_options_init */
+    CHECK(rf_run(db, p, &raw, &res) == REDFOX_MISUSE && strstr(rf_errmsg(db), "rf_run_options_init"));
+    /* a file that cannot be read */
+    rf_program *pf = NULL;
+    const char *missing = "/nonexistent/x.logic";
+    CHECK(rf_compile_files(&missing, 1, &pf) == REDFOX_ERROR && strstr(rf_program_errmsg(pf), "/nonexistent/x.logic"));
+    rf_program_free(pf);
+    CHECK(rf_compile(NULL, 0, NULL, &pf) == REDFOX_MISUSE);
+    rf_program_free(pf);
+    rf_program_free(pk);
+    rf_program_free(p);
+    rf_close(db);
+}
+
+/* ---- Arrow ---------------------------------------------------------------- */
+
+/* A hand-made producer: one struct array whose children point at static
+** buffers; release frees only the malloc'ed structs. */
+typedef struct producer {
+    struct ArrowArray top, kids[8];
+    struct ArrowArray *kidp[8];
+    const void *topbuf[1];
+    const void *bufs[8][3];
+    int released;
+} producer;
+
+static void release_kid(struct ArrowArray *a) { a->release = NULL; }
+static void release_top(struct ArrowArray *a)
+{
+    producer *p = a->private_data;
+    for (int i = 0; i < 8; i++)
+        if (p->kids[i].release) p->kids[i].release(&p->kids[i]);
+    p->released++;
+    a->release = NULL;
+}
+
+static void schema_noop(struct ArrowSchema *s) { s->release = NULL; }
+
+static void test_arrow(void)
+{
+    /* the columns, with a struct offset of 1 (row 0 is skipped) */
+    static int64_t i64[NT + 1];
+    static double f64[NT + 1];
+    static uint8_t dec[(NT + 1) * 16];
+    static int32_t str_off[NT + 2];
+    static char str_data[64];
+    static uint8_t bits[2];
+    static int32_t d32[NT + 1];
+    static int32_t i32[NT + 1] = {0, 10, 20, -30, 40, 50};
+    int at = 0;
+    str_off[0] = 0;
+    memcpy(str_data, "skip", 4);
+    at = 4;
+    str_off[1] = at;
+    for (int k = 0; k < NT; k++) {
+        i64[k + 1] = t_i[k];
+        f64[k + 1] = t_f[k];
+        /* decimal128 at scale 2: t_d must be a multiple of 10^4 to be exact; use the int column */
+        int64_t v = (int64_t)k * 125 - 250; /* -2.50, -1.25, 0.00, 1.25, 2.50 */
+        uint64_t lo = (uint64_t)v, hi = v < 0 ? ~0ull : 0;
+        memcpy(dec + (k + 1) * 16, &lo, 8);
+        memcpy(dec + (k + 1) * 16 + 8, &hi, 8);
+        memcpy(str_data + at, t_s[k], strlen(t_s[k]));
+        at += (int)strlen(t_s[k]);
+        str_off[k + 2] = at;
+        if (t_b[k]) bits[(k + 1) / 8] |= (uint8_t)(1u << ((k + 1) % 8));
+        d32[k + 1] = t_dt[k];
+    }
+    static const char *fmts[7] = {"l", "g", "d:10,2", "u", "b", "tdD", "i"};
+    static const char *names[7] = {"i", "f", "d", "s", "b", "dt", "n"};
+    struct ArrowSchema sk[7], *skp[7], top_s;
+    for (int c = 0; c < 7; c++) {
+        memset(&sk[c], 0, sizeof sk[c]);
+        sk[c].format = fmts[c];
+        sk[c].name = names[c];
+        sk[c].release = schema_noop;
+        skp[c] = &sk[c];
+    }
+    memset(&top_s, 0, sizeof top_s);
+    top_s.format = "+s";
+    top_s.name = "";
+    top_s.n_children = 7;
+    top_s.children = skp;
+    top_s.release = schema_noop;
+    producer pr;
+    memset(&pr, 0, sizeof pr);
+    const void *data[7] = {i64, f64, dec, str_data, bits, d32, i32};
+    for (int c = 0; c < 7; c++) {
+        struct ArrowArray *a = &pr.kids[c];
+        a->length = NT + 1;
+        a->n_buffers = c == 3 ? 3 : 2;
+        pr.bufs[c][0] = NULL;
+        pr.bufs[c][1] = c == 3 ? (const void *)str_off : data[c];
+        pr.bufs[c][2] = c == 3 ? str_data : NULL;
+        a->buffers = pr.bufs[c];
+        a->release = release_kid;
+        pr.kidp[c] = a;
+    }
+    pr.top.length = NT;
+    pr.top.offset = 1;
+    pr.top.n_buffers = 1;
+    pr.top.buffers = pr.topbuf;
+    pr.top.n_children = 7;
+    pr.top.children = pr.kidp;
+    pr.top.release = release_top;
+    pr.top.private_data = &pr;
+
+    const char *src = "t(i, f, d, s, b, dt, n) -> int(i), float(f), decimal(d), string(s), boolean(b), date(dt), int(n).\n"
+                      "lang:input[`t] = \"t.csv\".\n"
+                      "out(i, f, d, s, b, dt, n) <- t(i, f, d, s, b, dt, n).\n"
+                      "lang:output[`out] = \"out\".\n";
+    rf_program *p = compile_ok(src);
+    rf_database *db = NULL;
+    CHECK_OK(rf_open(NULL, &db), rf_errmsg(db));
+    /* a null is refused, and the array stays the caller's */
+    pr.kids[6].null_count = 1;
+    static uint8_t valid[1] = {0xfd}; /* row 1 (physical 1) null */
+    pr.bufs[6][0] = valid;
+    CHECK(rf_database_put_arrow(db, "t", &top_s, &pr.top) == REDFOX_ERROR && strstr(rf_errmsg(db), "null"));
+    CHECK(pr.top.release != NULL);
+    pr.kids[6].null_count = 0;
+    pr.bufs[6][0] = NULL;
+    CHECK_OK(rf_database_put_arrow(db, "t", &top_s, &pr.top), rf_errmsg(db));
+    CHECK(pr.top.release == NULL && pr.released == 0); /* moved */
+    rf_result *res = NULL;
+    CHECK_OK(rf_run(db, p, NULL, &res), rf_errmsg(db));
+    CHECK(rf_result_rows(res, 0) == NT);
+    for (int64_t r = 0; r < rf_result_rows(res, 0); r++) {
+        int64_t i = rf_result_int(res, 0, 0, r);
+        int k = -1;
+        for (int j = 0; j < NT; j++)
+            if (t_i[j] == i) k = j;
+        CHECK(k >= 0);
+        if (k < 0) continue;
+        CHECK(rf_result_float(res, 0, 1, r) == t_f[k]);
+        CHECK(rf_result_decimal(res, 0, 2, r) == ((int64_t)k * 125 - 250) * 10000);
+        CHECK(!strcmp(rf_result_string(res, 0, 3, r, NULL), t_s[k]));
+        CHECK(rf_result_bool(res, 0, 4, r) == t_b[k]);
+        CHECK(rf_result_date(res, 0, 5, r) == t_dt[k]);
+        CHECK(rf_result_int(res, 0, 6, r) == i32[k + 1]);
+    }
+    rf_close(db); /* releases the moved array */
+    CHECK(pr.released == 1);
+
+    /* out through Arrow and back in: the same rows */
+    struct ArrowSchema es;
+    struct ArrowArray ea;
+    CHECK_OK(rf_result_arrow(res, 0, &es, &ea), "");
+    CHECK(!strcmp(es.format, "+s") && es.n_children == 7 && ea.length == NT && ea.n_children == 7);
+    static const char *want[7] = {"l", "g", "d:38,6", "u", "b", "tdD", "l"};
+    for (int c = 0; c < 7 && es.n_children == 7; c++) {
+        CHECK(!strcmp(es.children[c]->format, want[c]));
+        CHECK(!strcmp(es.children[c]->name, names[c]));
+        CHECK(ea.children[c]->length == NT && ea.children[c]->null_count == 0);
+    }
+    rf_database *db2 = NULL;
+    CHECK_OK(rf_open(NULL, &db2), rf_errmsg(db2));
+    CHECK_OK(rf_database_put_arrow(db2, "t.csv", &es, &ea), rf_errmsg(db2));
+    es.release(&es);
+    rf_result *res2 = NULL;
+    CHECK_OK(rf_run(db2, p, NULL, &res2), rf_errmsg(db2));
+    CHECK(rf_result_rows(res2, 0) == NT);
+    for (int c = 0; c < 7; c++) {
+        char *t1 = NULL, *t2 = NULL;
+        CHECK_OK(rf_result_text(res, 0, REDFOX_FORMAT_CSV, &t1, NULL), "");
+        CHECK_OK(rf_result_text(res2, 0, REDFOX_FORMAT_CSV, &t2, NULL), "");
+        CHECK(t1 && t2 && !strcmp(t1, t2));
+        rf_free(t1);
+        rf_free(t2);
+    }
+    /* the stream: a schema, one batch, then the end */
+    struct ArrowArrayStream st;
+    CHECK_OK(rf_result_arrow_stream(res2, 0, &st), "");
+    struct ArrowSchema ss;
+    struct ArrowArray b1, b2;
+    CHECK(st.get_schema(&st, &ss) == 0 && ss.n_children == 7);
+    CHECK(st.get_next(&st, &b1) == 0 && b1.release && b1.length == NT);
+    CHECK(st.get_next(&st, &b2) == 0 && b2.release == NULL);
+    CHECK(st.get_last_error(&st) == NULL);
+    ss.release(&ss);
+    b1.release(&b1);
+    st.release(&st);
+    CHECK(st.release == NULL);
+    rf_result_free(res);
+    rf_result_free(res2);
+    rf_close(db2);
+    rf_program_free(p);
+
+    /* zero rows, a string column without buffers (empty arrays may omit them) */
+    rf_program *ps = compile_ok("s(x) -> string(x).\nlang:input[`s] = \"s.csv\".\nout(x) <- s(x).\n"
+                                "lang:output[`out] = \"out\".\n");
+    static const void *nobufs[3] = {NULL, NULL, NULL};
+    static const void *topnone[1] = {NULL};
+    struct ArrowArray ek = {0, 0, 0, 3, 0, nobufs, NULL, NULL, release_kid, NULL}, *ekp[1] = {&ek};
+    struct ArrowArray et = {0, 0, 0, 1, 1, topnone, ekp, NULL, release_kid, NULL};
+    struct ArrowSchema esk = {"u", "x", NULL, 0, 0, NULL, NULL, schema_noop, NULL}, *eskp[1] = {&esk};
+    struct ArrowSchema est = {"+s", "", NULL, 0, 1, eskp, NULL, schema_noop, NULL};
+    rf_database *db3 = NULL;
+    CHECK_OK(rf_open(NULL, &db3), rf_errmsg(db3));
+    CHECK_OK(rf_database_put_arrow(db3, "s", &est, &et), rf_errmsg(db3));
+    rf_result *res3 = NULL;
+    CHECK_OK(rf_run(db3, ps, NULL, &res3), rf_errmsg(db3));
+    CHECK(rf_result_rows(res3, 0) == 0 && rf_result_column_data(res3, 0, 0) == NULL);
+    struct ArrowSchema os;
+    struct ArrowArray oa;
+    CHECK_OK(rf_result_arrow(res3, 0, &os, &oa), "");
+    CHECK(oa.length == 0 && oa.n_children == 1 && !strcmp(os.children[0]->format, "u"));
+    os.release(&os);
+    oa.release(&oa);
+    rf_result_free(res3);
+    rf_close(db3);
+    rf_program_free(ps);
+}
+
+/* A stream of several batches: the closures of two disjoint graphs, each
+** exported from a result, streamed into one relation of both. */
+typedef struct batches {
+    struct ArrowSchema schema;
+    struct ArrowArray arrays[2];
+    int next, released;
+} batches;
+
+static int bs_schema(struct ArrowArrayStream *s, struct ArrowSchema *out)
+{
+    batches *b = s->private_data;
+    *out = b->schema; /* moved: the stream gives its schema once */
+    b->schema.release = NULL;
+    return 0;
+}
+
+static int bs_next(struct ArrowArrayStream *s, struct ArrowArray *out)
+{
+    batches *b = s->private_data;
+    if (b->next < 2) {
+        *out = b->arrays[b->next];
+        b->arrays[b->next++].release = NULL;
+    } else {
+        memset(out, 0, sizeof *out);
+    }
+    return 0;
+}
+
+static const char *bs_error(struct ArrowArrayStream *s)
+{
+    (void)s;
+    return NULL;
+}
+
+static void bs_release(struct ArrowArrayStream *s)
+{
+    batches *b = s->private_data;
+    if (b->schema.release) b->schema.release(&b->schema);
+    for (int i = 0; i < 2; i++)
+        if (b->arrays[i].release) b->arrays[i].release(&b->arrays[i]);
+    b->released++;
+    s->release = NULL;
+}
+
+static void test_stream(void)
+{
+    rf_program *p = compile_ok(tc_src);
+    batches b;
+    memset(&b, 0, sizeof b);
+    int64_t rows = 0;
+    for (int g = 0; g < 2; g++) {
+        int64_t a[4] = {10 * g + 1, 10 * g + 2, 10 * g + 3, 10 * g + 4}, c[4] = {10 * g + 2, 10 * g + 3, 10 * g + 4, 10 * g + 1};
+        int n = g ? 4 : 3; /* a chain, then a cycle */
+        int ii[2] = {REDFOX_INT, REDFOX_INT};
+        const void *cols[2] = {a, c};
+        rf_database *db = NULL;
+        rf_result *res = NULL;
+        CHECK_OK(rf_open(NULL, &db), rf_errmsg(db));
+        CHECK_OK(rf_database_put_rows(db, "edge.csv", 2, ii, n, cols), rf_errmsg(db));
+        CHECK_OK(rf_run(db, p, NULL, &res), rf_errmsg(db));
+        rows += rf_result_rows(res, 0);
+        struct ArrowSchema sch;
+        CHECK_OK(rf_result_arrow(res, 0, g ? &sch : &b.schema, &b.arrays[g]), "");
+        if (g) sch.release(&sch);
+        rf_result_free(res);
+        rf_close(db);
+    }
+    CHECK(rows == 6 + 16);
+    struct ArrowArrayStream st = {bs_schema, bs_next, bs_error, bs_release, &b};
+    rf_database *db = NULL;
+    rf_result *res = NULL;
+    CHECK_OK(rf_open(NULL, &db), rf_errmsg(db));
+    CHECK_OK(rf_database_put_arrow_stream(db, "edge", &st), rf_errmsg(db));
+    CHECK(st.release == NULL && b.released == 1);
+    CHECK_OK(rf_run(db, p, NULL, &res), rf_errmsg(db));
+    CHECK(rf_result_rows(res, 0) == rows); /* closed already: the union of both closures */
+    rf_result_free(res);
+    /* a stream with no batch is refused, and released all the same */
+    batches e;
+    memset(&e, 0, sizeof e);
+    e.next = 2;
+    struct ArrowSchema es = {"+s", "", NULL, 0, 0, NULL, NULL, NULL, NULL};
+    e.schema = es;
+    struct ArrowArrayStream st2 = {bs_schema, bs_next, bs_error, bs_release, &e};
+    CHECK(rf_database_put_arrow_stream(db, "edge", &st2) == REDFOX_MISUSE && e.released == 1);
+    rf_close(db);
+    rf_program_free(p);
+}
+
+/* The GPU (or its emulator, RF_GPU_EMULATE=1) reads relations given in
+** memory as the CPU does: the same text for every output. 77 (skip)
+** without a usable GPU. */
+static int test_devices(void)
+{
+    rf_database *db = NULL;
+    CHECK_OK(rf_open(NULL, &db), rf_errmsg(db));
+    const void *cols[6] = {t_i, t_f, t_d, t_s, t_b, t_dt};
+    CHECK_OK(rf_database_put_rows(db, "t.csv", 6, t_types, NT, cols), rf_errmsg(db));
+    int64_t a[6] = {1, 2, 3, 4, 5, 9}, b[6] = {2, 3, 4, 2, 6, 9};
+    int ii[2] = {REDFOX_INT, REDFOX_INT};
+    const void *ec[2] = {a, b};
+    CHECK_OK(rf_database_put_rows(db, "edge.csv", 2, ii, 6, ec), rf_errmsg(db));
+    const char *srcs[2] = {tc_src, types_src};
+    for (int k = 0; k < 2; k++) {
+        rf_program *p = compile_ok(srcs[k]);
+        rf_run_options o;
+        rf_run_options_init(&o);
+        o.device = REDFOX_DEVICE_GPU;
+        rf_result *gpu = NULL, *cpu = NULL;
+        int rc = rf_run(db, p, &o, &gpu);
+        if (rc == REDFOX_ERROR && strstr(rf_errmsg(db), "no usable GPU")) {
+            fprintf(stderr, "skipped: %s\n", rf_errmsg(db));
+            rf_program_free(p);
+            rf_close(db);
+            return 77;
+        }
+        CHECK_OK(rc, rf_errmsg(db));
+        o.device = REDFOX_DEVICE_CPU;
+        CHECK_OK(rf_run(db, p, &o, &cpu), rf_errmsg(db));
+        CHECK(gpu && cpu && !strcmp(rf_result_device(gpu), "gpu") && !strcmp(rf_result_device(cpu), "cpu"));
+        for (int32_t i = 0; gpu && cpu && i < rf_result_count(cpu); i++) {
+            char *tg = NULL, *tcpu = NULL;
+            CHECK_OK(rf_result_text(gpu, i, REDFOX_FORMAT_CSV, &tg, NULL), "");
+            CHECK_OK(rf_result_text(cpu, i, REDFOX_FORMAT_CSV, &tcpu, NULL), "");
+            CHECK(tg && tcpu && !strcmp(tg, tcpu) && rf_result_rows(cpu, i) > 0);
+            rf_free(tg);
+            rf_free(tcpu);
+        }
+        if (k == 1 && gpu) check_typed_rows(gpu);
+        rf_result_free(gpu);
+        rf_result_free(cpu);
+        rf_program_free(p);
+    }
+    rf_close(db);
+    return 0;
+}
+
+/* Distinct objects on distinct threads at once: each thread compiles, opens,
+** gives its own graph (a chain of 10 + t nodes) and checks its closure; one
+** program shared by all threads besides (read-only). */
+typedef struct thread_job {
+    const rf_program *shared;
+    int t, bad;
+} thread_job;
+
+static void *thread_main(void *arg)
+{
+    thread_job *j = arg;
+    int n = 10 + j->t;
+    int64_t a[32], b[32];
+    for (int i = 0; i < n - 1; i++) a[i] = i, b[i] = i + 1;
+    int ii[2] = {REDFOX_INT, REDFOX_INT};
+    const void *cols[2] = {a, b};
+    for (int round = 0; round < 3; round++) {
+        rf_program *own = NULL;
+        rf_database *db = NULL;
+        rf_result *res = NULL;
+        rf_run_options o;
+        rf_run_options_init(&o);
+        o.device = REDFOX_DEVICE_CPU;
+        o.threads = 2;
+        const rf_program *p = round == 1 ? j->shared : NULL;
+        if (!p && rf_compile(tc_src, -1, NULL, &own) == REDFOX_OK) p = own;
+        if (!p || rf_open(NULL, &db) || rf_database_put_rows(db, "edge.csv", 2, ii, n - 1, cols) ||
+            rf_run(db, p, &o, &res) || rf_result_rows(res, 0) != (int64_t)n * (n - 1) / 2)
+            j->bad++;
+        rf_result_free(res);
+        rf_close(db);
+        rf_program_free(own);
+    }
+    return NULL;
+}
+
+static void test_threads(void)
+{
+    enum { T = 4 };
+    pthread_t th[T];
+    thread_job jobs[T];
+    rf_program *shared = compile_ok(tc_src);
+    for (int t = 0; t < T; t++) {
+        jobs[t] = (thread_job){shared, t, 0};
+        CHECK(pthread_create(&th[t], NULL, thread_main, &jobs[t]) == 0);
+    }
+    for (int t = 0; t < T; t++) {
+        pthread_join(th[t], NULL);
+        CHECK(jobs[t].bad == 0);
+    }
+    rf_program_free(shared);
+}
+
+int main(int argc, char **argv)
+{
+    const char *what = argc > 1 ? argv[1] : "all";
+    int all = !strcmp(what, "all");
+    if (all || !strcmp(what, "basic")) test_basic();
+    if (all || !strcmp(what, "types")) test_types();
+    if (all || !strcmp(what, "errors")) test_errors();
+    if (all || !strcmp(what, "arrow")) test_arrow();
+    if (all || !strcmp(what, "threads")) test_threads();
+    if (all || !strcmp(what, "stream")) test_stream();
+    if (!strcmp(what, "devices") && test_devices() == 77 && !failures) return 77;
+    if (failures) fprintf(stderr, "%d checks failed\n", failures);
+    return failures ? 1 : 0;
+}

@@ -1,0 +1,163 @@
+"""api/tests/test_python.py REDFOX_BINARY EXAMPLES_DIR: the redfox Python module.
+
+Owns: the module's tests with plain python3 (no pyarrow): every type through
+put -> run -> rows, the Arrow PyCapsule interface read back through the
+module and, independently, through ctypes, errors with their diagnostics,
+and a run over a data folder compared with what `redfox run` prints.
+"""
+import ctypes
+import datetime
+import decimal
+import os
+import subprocess
+import sys
+
+import redfox
+
+failures = 0
+
+
+def check(cond, what):
+    global failures
+    if not cond:
+        failures += 1
+        print("FAILED:", what, file=sys.stderr)
+
+
+ALL = """
+t(i, f, d, s, b, dt) -> int(i), float(f), decimal(d), string(s), boolean(b), date(dt).
+lang:input[`t] = "t.csv".
+out(i, f, d, s, b, dt) <- t(i, f, d, s, b, dt).
+lang:output[`out] = "out".
+"""
+TYPES = ["int", "float", "decimal", "string", "boolean", "date"]
+ROWS = [
+    (1, 1.5, decimal.Decimal("12.345678"), "a", True, datetime.date(1995, 3, 15)),
+    (-2, -0.25, decimal.Decimal("-0.000001"), "", False, datetime.date(1, 1, 1)),
+    (2**63 - 1, 1e300, decimal.Decimal("9999999.5"), "γράμμα, \"quoted\"", True, datetime.date(9999, 12, 31)),
+    (0, 0.0, decimal.Decimal("0"), "zz", False, datetime.date(1970, 1, 1)),
+]
+
+
+def test_types():
+    prog = redfox.compile(ALL, name="all.logic")
+    check(prog.inputs == [("t", "t.csv")] and prog.outputs == ["out"], "inputs and outputs: %r" % (prog.inputs,))
+    db = redfox.Database()
+    db.put("t.csv", ROWS, TYPES)
+    res = db.run(prog, device="cpu", threads=2)
+    rel = res["out"]
+    check(rel.types == TYPES, "types %r" % rel.types)
+    check(rel.columns == ["i", "f", "d", "s", "b", "dt"], "columns %r" % rel.columns)
+    check(sorted(rel.rows()) == sorted(ROWS), "rows %r" % rel.rows())
+    check(len(rel) == len(ROWS) and res.device == "cpu", "len, device")
+    # Arrow out and back in, through the module: the same rows
+    db2 = redfox.Database()
+    db2.put_arrow("t", rel)
+    check(sorted(db2.run(prog)["out"].rows()) == sorted(ROWS), "arrow array round trip")
+
+    class StreamOnly:
+        def __init__(self, r):
+            self.r = r
+
+        def __arrow_c_stream__(self, requested_schema=None):
+            return self.r.__arrow_c_stream__()
+
+    db3 = redfox.Database()
+    db3.put_arrow("t", StreamOnly(rel))
+    check(sorted(db3.run(prog)["out"].rows()) == sorted(ROWS), "arrow stream round trip")
+    # capsules never consumed are released by their destructors
+    for _ in range(3):
+        rel.__arrow_c_array__()
+        rel.__arrow_c_stream__()
+    return rel
+
+
+def test_capsule_by_ctypes(rel):
+    """Reads the exported struct array with ctypes alone (the ABI, not the module)."""
+    schema_cap, array_cap = rel.__arrow_c_array__()
+    get = ctypes.pythonapi.PyCapsule_GetPointer
+    get.restype, get.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+    s = redfox.ArrowSchema.from_address(get(schema_cap, b"arrow_schema"))
+    a = redfox.ArrowArray.from_address(get(array_cap, b"arrow_array"))
+    check(s.format == b"+s" and s.n_children == 6, "struct schema")
+    fmts = [s.children[c].contents.format for c in range(6)]
+    check(fmts == [b"l", b"g", b"d:38,6", b"u", b"b", b"tdD"], "formats %r" % fmts)
+    check(a.length == len(ROWS) and a.n_children == 6, "struct array")
+    ints = a.children[0].contents
+    vals = (ctypes.c_int64 * a.length).from_address(ints.buffers[1])
+    check(sorted(vals) == sorted(r[0] for r in ROWS), "int64 buffer %r" % list(vals))
+    dec = a.children[2].contents
+    raw = ctypes.string_at(dec.buffers[1], 16 * a.length)
+    d = sorted(int.from_bytes(raw[16 * k:16 * k + 16], "little", signed=True) for k in range(a.length))
+    check(d == sorted(int(r[2] * 1000000) for r in ROWS), "decimal128 buffer %r" % d)
+    strs = a.children[3].contents
+    offs = (ctypes.c_int32 * (a.length + 1)).from_address(strs.buffers[1])
+    data = ctypes.string_at(strs.buffers[2], offs[a.length])
+    got = sorted(data[offs[k]:offs[k + 1]].decode() for k in range(a.length))
+    check(got == sorted(r[3] for r in ROWS), "utf8 buffers %r" % got)
+    bools = a.children[4].contents
+    bits = ctypes.string_at(bools.buffers[1], 1)[0]
+    check(sorted(bool(bits >> k & 1) for k in range(a.length)) == sorted(r[4] for r in ROWS), "boolean bits")
+    dates = (ctypes.c_int32 * a.length).from_address(a.children[5].contents.buffers[1])
+    check(sorted(dates) == sorted((r[5] - datetime.date(1970, 1, 1)).days for r in ROWS), "date32 buffer")
+
+
+def test_errors():
+    try:
+        redfox.compile("p(x) -> int(x).\nq(x) <- p(x), r(x).\n", name="bad.logic")
+        check(False, "a compile error raises")
+    except redfox.CompileError as e:
+        d = e.diagnostics[0]
+        check(d.file == "bad.logic" and d.line == 2 and d.column > 0 and d.severity == "error", "diagnostic %r" % (d,))
+    db = redfox.Database()
+    try:
+        db.put("t", [(1, 1.0, decimal.Decimal("0.0000001"), "x", True, datetime.date.today())], TYPES)
+        check(False, "7 decimal digits raise")
+    except redfox.Error as e:
+        check("6 digits" in str(e), str(e))
+    try:
+        db.run(ALL)
+        check(False, "a missing input file raises")
+    except redfox.Error as e:
+        check("t.csv" in str(e) and any(d.severity == "error" for d in e.diagnostics), str(e))
+    try:
+        redfox.Database("/nonexistent/folder")
+        check(False, "a missing folder raises")
+    except redfox.Error as e:
+        check("/nonexistent/folder" in str(e), str(e))
+
+
+def test_folder(redfox_bin, examples):
+    """examples/quickstart through the module and through the command line."""
+    folder = os.path.join(examples, "quickstart")
+    prog = redfox.compile_files(os.path.join(folder, "reach.logic"))
+    with redfox.Database(folder) as db:
+        text = db.run(prog, device="cpu")["destinations"].text("csv")
+    cli = subprocess.run([redfox_bin, "run", "reach.logic", "--device", "cpu", "--format", "csv"], cwd=folder,
+                         capture_output=True, text=True)
+    check(cli.returncode == 0 and cli.stdout == text, "module %r, command line %r" % (text, cli.stdout))
+    # the same from a redfox database (redfox import), and with one relation of it given from memory
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        dbdir = os.path.join(tmp, "db")
+        imp = subprocess.run([redfox_bin, "import", "reach.logic", "--out", dbdir], cwd=folder, capture_output=True)
+        check(imp.returncode == 0, "redfox import: %r" % imp.stderr)
+        rfx = os.path.join(tmp, "reach.rfx")
+        comp = subprocess.run([redfox_bin, "compile", "reach.logic", "-o", rfx], cwd=folder, capture_output=True)
+        check(comp.returncode == 0, "redfox compile: %r" % comp.stderr)
+        with redfox.Database(folder) as db:
+            check(db.run(redfox.compile_files(rfx), device="cpu")["destinations"].text("csv") == text, "a .rfx file")
+        with redfox.Database(dbdir) as db:
+            check(db.run(prog, device="cpu")["destinations"].text("csv") == text, "from the database")
+            db.put("flight", [("Atlanta", "Boston")], ["string", "string"])
+            check(db.run(prog, device="cpu")["destinations"].rows() == [("Atlanta", 1)], "memory over the database")
+    rows = redfox.run(open(os.path.join(folder, "reach.logic")).read(), data=folder, device="cpu")
+    check(sorted(rows) == ["destinations"] and len(rows["destinations"]) == text.count("\n") - 1, "redfox.run")
+
+
+rel = test_types()
+test_capsule_by_ctypes(rel)
+test_errors()
+test_folder(sys.argv[1], sys.argv[2])
+print("ok" if not failures else "%d failed" % failures)
+sys.exit(1 if failures else 0)

@@ -1,0 +1,378 @@
+/*
+** include/redfox.h: the public interface of libredfox, the redfox LogiQL
+** (Datalog) compiler and runtime as a library. This is the one header an
+** application includes; link with `pkg-config --cflags --libs redfox` or
+** CMake's find_package(redfox) (target redfox::redfox).
+**
+** Owns: the library's public contract: every type, function, ownership and
+** threading rule an application may rely on. docs/API.md is the guide.
+**
+** THE OBJECTS
+**   rf_database  where a run's inputs come from: a text data folder or a
+**                redfox database (`redfox import`), plus relations given in
+**                memory (rf_database_put_rows, rf_database_put_arrow).
+**   rf_program   a compiled program (from LogiQL text, a .logic file or a
+**                .rfx file), with its diagnostics. Immutable once compiled.
+**   rf_result    the outputs of one run: every lang:output relation with
+**                its typed columns.
+**
+** ERRORS. Every function that can fail returns an int: REDFOX_OK (0) or one
+** of the REDFOX_E* codes below. The message of the last failed call on an
+** object is read with rf_errmsg (database) or rf_program_errmsg (compile);
+** the structured diagnostics (file, line,
+** column, severity, message) with rf_database_diag / rf_program_diag. A
+** failed call leaves its out-parameters NULL unless stated. Functions that
+** return a value (counts, getters) return 0 / NULL on a bad argument (a NULL
+** handle, an index out of range, a type mismatch) and set no message; check
+** indexes against the counts.
+**
+** OWNERSHIP. Handles are created by rf_open, rf_compile*, rf_run and freed
+** by rf_close, rf_program_free, rf_result_free; each free function accepts
+** NULL. A result owns its data outright: it stays valid after the database
+** and the program it came from are closed. Strings returned by getters
+** (names, messages, string values) are owned by the object they came from
+** and stay valid until it is freed (messages: until the next call on that
+** object). Memory the caller passes in is copied before the call returns,
+** except an ArrowArray given to rf_database_put_arrow, which is moved (see
+** there). Memory handed out with "free with rf_free" is the caller's.
+**
+** THREADS. The library keeps no global state of its own: distinct objects
+** may be used from distinct threads at once. One rf_database must not be
+** used by two threads at once (a run reads and changes it). An rf_program
+** and an rf_result are read-only after creation and may be read from any
+** number of threads at once. A run uses
+** `threads` worker threads of its own and returns when they are done.
+** Shared underneath, each safe for concurrent runs: the host's pool of
+** large column buffers, and on the GPU the process's one CUDA context
+** (opened by the first GPU run).
+**
+** VALUES. Column types and their in-memory layouts (rf_result_column_data,
+** rf_database_put_rows):
+**   REDFOX_INT      int64_t
+**   REDFOX_FLOAT    double
+**   REDFOX_DECIMAL  int64_t, the value times 10^REDFOX_DECIMAL_SCALE (10^6)
+**   REDFOX_STRING   UTF-8 text (results: uint32_t codes, see rf_result_string)
+**   REDFOX_BOOL     uint8_t, 0 or 1
+**   REDFOX_DATE     int32_t, days since 1970-01-01 (years 1..9999)
+** There are no nulls.
+*/
+#ifndef REDFOX_H
+#define REDFOX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define REDFOX_API __attribute__((visibility("default")))
+#else
+#define REDFOX_API
+#endif
+
+/* ---- version -------------------------------------------------------- */
+
+#define REDFOX_VERSION "0.1.0"
+#define REDFOX_VERSION_NUMBER 1000 /* major * 1000000 + minor * 1000 + patch */
+
+/* The library's version, "0.1.0": may differ from REDFOX_VERSION when an
+** application runs against a newer library than it was compiled with. */
+REDFOX_API const char *rf_libversion(void);
+REDFOX_API int rf_libversion_number(void);
+
+/* ---- result codes ---------------------------------------------------- */
+
+#define REDFOX_OK 0
+#define REDFOX_ERROR 1     /* an error in the program or the data: see the diagnostics */
+#define REDFOX_MISUSE 2    /* a bad argument (NULL handle, unknown option, wrong type) */
+#define REDFOX_INTERNAL 3  /* a bug or an unexpected system failure */
+#define REDFOX_NOMEM 4     /* out of memory */
+#define REDFOX_IO 5        /* a file could not be read or written */
+#define REDFOX_NOTFOUND 6  /* no such output relation or column */
+
+/* ---- types ----------------------------------------------------------- */
+
+#define REDFOX_INT 0
+#define REDFOX_FLOAT 1
+#define REDFOX_DECIMAL 2
+#define REDFOX_STRING 3
+#define REDFOX_BOOL 4
+#define REDFOX_DATE 5
+#define REDFOX_DECIMAL_SCALE 6
+
+/* "int", "float", "decimal", "string", "boolean", "date" (LogiQL's names);
+** NULL for an unknown type. Static storage. */
+REDFOX_API const char *rf_type_name(int type);
+
+/* ---- diagnostics ------------------------------------------------------ */
+
+#define REDFOX_SEV_ERROR 0
+#define REDFOX_SEV_WARNING 1
+#define REDFOX_SEV_NOTE 2
+
+/* One message of the compiler or the runtime. file is "" when unknown (a
+** run-time error about no file), line and column 1-based, 0 when unknown.
+** Owned by the object that holds it. */
+typedef struct rf_diagnostic {
+    int severity;       /* REDFOX_SEV_* */
+    const char *file;
+    int32_t line;
+    int32_t column;
+    const char *message;
+} rf_diagnostic;
+
+/* ---- memory ---------------------------------------------------------- */
+
+/* Frees memory the library handed out "to free with rf_free" (NULL: nothing). */
+REDFOX_API void rf_free(void *p);
+
+/* ---- databases -------------------------------------------------------- */
+
+typedef struct rf_database rf_database;
+
+/* Opens path as the source of a program's lang:input files: a folder of text
+** files (CSV, TBL: the program's directives say how to read them) or a
+** redfox database (a folder `redfox import` wrote: only the columns a
+** program reads are read). NULL: the current folder. Nothing is read here
+** beyond checking that the folder exists: each run reads the files it
+** needs, when it runs. On failure *db is still set (unless out of memory)
+** and rf_errmsg(*db) says why; close it with rf_close. */
+REDFOX_API int rf_open(const char *path, rf_database **db);
+/* Frees db and every relation given to it (Arrow arrays moved in are
+** released). Results of its runs stay valid. NULL: nothing. */
+REDFOX_API void rf_close(rf_database *db);
+
+/* The last failed call on db: its first error as "file:line:col: message"
+** (the location parts only when known), or "" when the last call succeeded.
+** Valid until the next call on db. */
+REDFOX_API const char *rf_errmsg(const rf_database *db);
+/* The last call's diagnostics (errors, warnings, notes) in order; i in
+** [0, rf_database_diag_count(db)). Valid until the next call on db. */
+REDFOX_API int64_t rf_database_diag_count(const rf_database *db);
+REDFOX_API const rf_diagnostic *rf_database_diag(const rf_database *db, int64_t i);
+
+/* Gives an input relation's rows from memory: a run then reads them instead
+** of the file. name is the input's file name as the program's lang:input
+** directive gives it ("flights.csv") or its predicate's name ("flight").
+** ncols columns of the types in types[] (REDFOX_*); columns[c] points at
+** nrows values in the layout of the type (see VALUES above), strings as
+** const char *const * (NUL-terminated UTF-8). The rows are copied (and
+** checked: dates in range, strings valid UTF-8) before the call returns.
+** A second put under the same name replaces the first. A run checks the
+** types against the program's declaration (an error names the column) and
+** checks a declared key (lang:input:key) and a functional predicate's
+** dependency as for a file. REDFOX_MISUSE for bad arguments. */
+REDFOX_API int rf_database_put_rows(rf_database *db, const char *name, int32_t ncols, const int *types,
+                                    int64_t nrows, const void *const *columns);
+/* Forgets the relation given under name: runs read the file again.
+** REDFOX_NOTFOUND when there was none. */
+REDFOX_API int rf_database_drop(rf_database *db, const char *name);
+
+/* ---- programs ---------------------------------------------------------- */
+
+typedef struct rf_program rf_program;
+typedef struct rf_result rf_result;
+
+/* Compiles LogiQL source text (len bytes; -1: NUL-terminated) named name in
+** diagnostics (NULL: "<string>"). On success and on a compile error *prog
+** is set (NULL only when out of memory): on REDFOX_ERROR its diagnostics say
+** why and it cannot be run. Free it with rf_program_free either way. */
+REDFOX_API int rf_compile(const char *text, int64_t len, const char *name, rf_program **prog);
+/* The same for n files compiled together as one program, or one compiled
+** program file (.rfx, `redfox compile` writes them). */
+REDFOX_API int rf_compile_files(const char *const *paths, int32_t n, rf_program **prog);
+REDFOX_API void rf_program_free(rf_program *prog);
+/* The compile's first error as "file:line:col: message", "" when none. */
+REDFOX_API const char *rf_program_errmsg(const rf_program *prog);
+REDFOX_API int64_t rf_program_diag_count(const rf_program *prog);
+REDFOX_API const rf_diagnostic *rf_program_diag(const rf_program *prog, int64_t i);
+/* The program's inputs and outputs: count, then per index the predicate's
+** name, its file (inputs: the lang:input file; outputs: the lang:output
+** name) and its columns. NULL / 0 when out of range or not compiled. */
+REDFOX_API int32_t rf_program_input_count(const rf_program *prog);
+REDFOX_API const char *rf_program_input_name(const rf_program *prog, int32_t i);
+REDFOX_API const char *rf_program_input_file(const rf_program *prog, int32_t i);
+REDFOX_API int32_t rf_program_output_count(const rf_program *prog);
+REDFOX_API const char *rf_program_output_name(const rf_program *prog, int32_t i);
+
+/* ---- runs -------------------------------------------------------------- */
+
+#define REDFOX_DEVICE_AUTO 0 /* the GPU when there is a usable one, else the CPU */
+#define REDFOX_DEVICE_CPU 1
+#define REDFOX_DEVICE_GPU 2  /* an error when there is no usable GPU */
+
+/* Options of a run. Fill with rf_run_options_init (which sets size and the
+** defaults), then change fields: a later library version may add fields at
+** the end, and reads only the first `size` bytes (options not set up by
+** rf_run_options_init are REDFOX_MISUSE). */
+typedef struct rf_run_options {
+    size_t size;            /* sizeof(rf_run_options), set by rf_run_options_init */
+    int device;             /* REDFOX_DEVICE_*; default AUTO */
+    int threads;            /* CPU threads; <= 0 (default): one per core */
+    int64_t max_iterations; /* rounds of one recursive stratum before an error; <= 0 (default): no bound */
+    int no_fuse;            /* GPU: every kernel separately, no Kernel Weaver fusion (default 0) */
+    int profile;            /* collect per-kernel statistics (rf_result_profile); default 0 */
+    const char *settings;   /* tuning settings "NAME=VALUE,NAME=VALUE" as `redfox run --set`
+                            ** takes them; NULL (default): none. They change how a run
+                            ** computes, never what */
+} rf_run_options;
+REDFOX_API void rf_run_options_init(rf_run_options *o);
+
+/* Runs prog on db's inputs (relations given in memory first, else files
+** under db's folder) with options o (NULL: the defaults). On success *res
+** holds every lang:output relation; free it with rf_result_free. On failure
+** *res is NULL and rf_errmsg(db) / rf_database_diag say why (data errors
+** name file:line:col, run-time errors the rule). Diagnostics of a
+** successful run (notes, such as which device ran it) are kept too. */
+REDFOX_API int rf_run(rf_database *db, const rf_program *prog, const rf_run_options *o, rf_result **res);
+
+/* ---- results ----------------------------------------------------------- */
+
+REDFOX_API void rf_result_free(rf_result *res);
+/* "cpu" or "gpu": where the run ran. Static storage. */
+REDFOX_API const char *rf_result_device(const rf_result *res);
+/* Seconds spent reading inputs and running the program. */
+REDFOX_API double rf_result_load_seconds(const rf_result *res);
+REDFOX_API double rf_result_run_seconds(const rf_result *res);
+
+/* Output relations, in the program's order. */
+REDFOX_API int32_t rf_result_count(const rf_result *res);
+/* Output i's lang:output name. */
+REDFOX_API const char *rf_result_name(const rf_result *res, int32_t i);
+/* The index of the output named name, or -1. */
+REDFOX_API int32_t rf_result_find(const rf_result *res, const char *name);
+REDFOX_API int64_t rf_result_rows(const rf_result *res, int32_t i);
+REDFOX_API int32_t rf_result_columns(const rf_result *res, int32_t i);
+/* Column c's name ("" when the program gives none) and type (REDFOX_*;
+** -1 when out of range). */
+REDFOX_API const char *rf_result_column_name(const rf_result *res, int32_t i, int32_t c);
+REDFOX_API int rf_result_column_type(const rf_result *res, int32_t i, int32_t c);
+/* Column c of output i as one array of rf_result_rows values in the layout
+** of its type (strings: uint32_t codes for rf_result_string_code); NULL
+** when the relation is empty. Read-only, owned by res. */
+REDFOX_API const void *rf_result_column_data(const rf_result *res, int32_t i, int32_t c);
+
+/* One value. Each getter returns 0 (NULL) when the index is out of range or
+** the column has another type. */
+REDFOX_API int64_t rf_result_int(const rf_result *res, int32_t i, int32_t c, int64_t row);
+REDFOX_API double rf_result_float(const rf_result *res, int32_t i, int32_t c, int64_t row);
+/* The decimal times 10^6 (REDFOX_DECIMAL_SCALE). */
+REDFOX_API int64_t rf_result_decimal(const rf_result *res, int32_t i, int32_t c, int64_t row);
+/* Days since 1970-01-01. */
+REDFOX_API int32_t rf_result_date(const rf_result *res, int32_t i, int32_t c, int64_t row);
+REDFOX_API int rf_result_bool(const rf_result *res, int32_t i, int32_t c, int64_t row);
+/* The UTF-8 bytes of a string value (NUL-terminated; *len, when not NULL,
+** its length in bytes), owned by res. */
+REDFOX_API const char *rf_result_string(const rf_result *res, int32_t i, int32_t c, int64_t row, int64_t *len);
+/* The string a code of rf_result_column_data stands for (codes are the same
+** for equal strings within one result). */
+REDFOX_API const char *rf_result_string_code(const rf_result *res, uint32_t code, int64_t *len);
+
+#define REDFOX_FORMAT_TABLE 0 /* aligned columns under a header, as `redfox run` prints */
+#define REDFOX_FORMAT_TBL 1   /* '|'-separated under a header row */
+#define REDFOX_FORMAT_CSV 2   /* RFC 4180 under a header row */
+/* Output i as text in format (REDFOX_FORMAT_*), as `redfox run --format`
+** writes it: *text is NUL-terminated, *len its length (may be NULL); free
+** it with rf_free. REDFOX_NOTFOUND (no output i), REDFOX_MISUSE (an unknown
+** format), REDFOX_NOMEM. */
+REDFOX_API int rf_result_text(const rf_result *res, int32_t i, int format, char **text, int64_t *len);
+/* One value as text, as the output writer formats it (decimals with their
+** digits, dates YYYY-MM-DD, booleans true/false); free with rf_free. NULL
+** when out of range or out of memory. */
+REDFOX_API char *rf_result_value_text(const rf_result *res, int32_t i, int32_t c, int64_t row);
+
+/* With rf_run_options.profile: kernel k's (k in [0, rf_result_profile_count))
+** kind, device, calls, seconds and rows out. 0 / NULL otherwise. */
+REDFOX_API int32_t rf_result_profile_count(const rf_result *res);
+REDFOX_API const char *rf_result_profile_kernel(const rf_result *res, int32_t k, int64_t *calls, double *seconds,
+                                                int64_t *rows_out);
+
+/* ---- Apache Arrow C Data Interface ----------------------------------------
+** The structs below are the ABI that Apache Arrow specifies
+** (https://arrow.apache.org/docs/format/CDataInterface.html); any Arrow
+** implementation (pyarrow, arrow-rs, DuckDB, polars, cuDF) exchanges them.
+** A relation travels as a struct array ("+s") with one child per column, no
+** nulls. Types: int "l" (int64; "c", "s", "i", "C", "S", "I", "L" are taken
+** too, widened), float "g" (double; "f" widened), decimal "d:P,S" (decimal128;
+** results come as "d:38,6"; inputs of any scale are rescaled to 6 digits
+** and must fit), string "u" (utf8; "U" large utf8 taken too), bool "b",
+** date "tdD" (date32). */
+#ifndef ARROW_C_DATA_INTERFACE
+#define ARROW_C_DATA_INTERFACE
+
+#define ARROW_FLAG_DICTIONARY_ORDERED 1
+#define ARROW_FLAG_NULLABLE 2
+#define ARROW_FLAG_MAP_KEYS_SORTED 4
+
+struct ArrowSchema {
+    const char *format;
+    const char *name;
+    const char *metadata;
+    int64_t flags;
+    int64_t n_children;
+    struct ArrowSchema **children;
+    struct ArrowSchema *dictionary;
+    void (*release)(struct ArrowSchema *);
+    void *private_data;
+};
+
+struct ArrowArray {
+    int64_t length;
+    int64_t null_count;
+    int64_t offset;
+    int64_t n_buffers;
+    int64_t n_children;
+    const void **buffers;
+    struct ArrowArray **children;
+    struct ArrowArray *dictionary;
+    void (*release)(struct ArrowArray *);
+    void *private_data;
+};
+
+#endif /* ARROW_C_DATA_INTERFACE */
+
+#ifndef ARROW_C_STREAM_INTERFACE
+#define ARROW_C_STREAM_INTERFACE
+
+struct ArrowArrayStream {
+    int (*get_schema)(struct ArrowArrayStream *, struct ArrowSchema *out);
+    int (*get_next)(struct ArrowArrayStream *, struct ArrowArray *out);
+    const char *(*get_last_error)(struct ArrowArrayStream *);
+    void (*release)(struct ArrowArrayStream *);
+    void *private_data;
+};
+
+#endif /* ARROW_C_STREAM_INTERFACE */
+
+/* Gives input relation name (as rf_database_put_rows names it) as an Arrow
+** struct array of the schema's type. schema is borrowed (read during the
+** call only). array is MOVED: on success the library owns it (array->release
+** is set to NULL in the caller's struct) and releases it when the relation
+** is dropped, replaced or db closed; columns of int64, double and date32
+** without an offset in bytes that breaks alignment are used where they lie
+** (zero-copy), the others are converted now. On failure the caller still
+** owns array. A column with nulls is an error naming it. */
+REDFOX_API int rf_database_put_arrow(rf_database *db, const char *name, const struct ArrowSchema *schema,
+                                     struct ArrowArray *array);
+
+/* The same from an Arrow stream of struct arrays (a pyarrow Table of several
+** chunks): the batches' rows are copied, one after another, into one
+** relation. The stream is read to its end and released (stream->release)
+** whether the call succeeds or not. A stream with no batch is an error. */
+REDFOX_API int rf_database_put_arrow_stream(rf_database *db, const char *name, struct ArrowArrayStream *stream);
+
+/* Exports output i as an Arrow struct array: fills *schema and *array (the
+** caller's, released by calling their release callbacks). The exported
+** buffers are copies independent of res. */
+REDFOX_API int rf_result_arrow(const rf_result *res, int32_t i, struct ArrowSchema *schema, struct ArrowArray *array);
+/* The same as a stream of one batch (then end of stream), for
+** __arrow_c_stream__. */
+REDFOX_API int rf_result_arrow_stream(const rf_result *res, int32_t i, struct ArrowArrayStream *stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* REDFOX_H */
