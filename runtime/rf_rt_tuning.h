@@ -41,6 +41,12 @@ typedef struct rf_rt_tuning {
     /* block_skip: 1, inputs read from a database skip the blocks whose
     ** min/max no reader's constant range filter can accept */
     int block_skip;
+    /* rank_timeout_s: seconds a rank waits in a collective for the others
+    ** before it stops all ranks with an error (INT64_MAX: no limit) */
+    int64_t rank_timeout_s;
+    /* rank_broadcast_rows: the most rows of a join's smaller side that is
+    ** broadcast to every rank instead of hashing both sides (INT64_MAX: never) */
+    int64_t rank_broadcast_rows;
 } rf_rt_tuning;
 
 /* The defaults. */

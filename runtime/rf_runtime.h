@@ -15,6 +15,10 @@
 #include "rf_rt_data.h"
 #include "rf_rt_tuning.h"
 
+/* runtime/dist/rf_rt_dist.h (several MPI ranks) */
+typedef struct rf_rt_dist_world rf_rt_dist_world;
+typedef struct rf_rt_rankstat rf_rt_rankstat;
+
 typedef enum rf_rt_device { RF_RT_DEVICE_AUTO, RF_RT_DEVICE_CPU, RF_RT_DEVICE_GPU } rf_rt_device;
 
 /* Input tables loaded once and shared by several runs (the TPC-H driver runs
@@ -91,6 +95,7 @@ typedef struct rf_rt_options {
     const rf_rt_tuning *tuning; /* thresholds and switches (--set); NULL: the defaults */
     rf_rt_trace_fn trace;    /* NULL: no timeline */
     void *trace_ctx;
+    rf_rt_dist_world *world; /* the MPI ranks this process is one of (runtime/dist); NULL: one process */
 } rf_rt_options;
 
 typedef struct rf_rt_output {
@@ -140,6 +145,10 @@ typedef struct rf_rt_result {
     ** skipped because no reader's constant range filter could accept them */
     int64_t db_blocks, db_blocks_skipped;
     char *gpu_trace;           /* GPU with the gpu_trace setting: one line per device operation of the run (owned) */
+    /* several ranks: this one and their number; outputs are complete on rank
+    ** 0 only; ranks (rank 0 with --profile): each rank's time and bytes */
+    int32_t rank, nranks;
+    rf_rt_rankstat *ranks;
 } rf_rt_result;
 
 /* Runs p. On success *out holds the outputs; on failure d says why (data

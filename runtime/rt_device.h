@@ -75,6 +75,11 @@ typedef struct rf_rt_device_ops {
     void (*free)(void *dev, int32_t var);
     /* Frees every value and the device itself (also after a failure). */
     void (*close)(void *dev);
+    /* Relation var's rows in host memory, read-only until the value changes;
+    ** NULL (the op or its answer) where values live elsewhere. Several MPI
+    ** ranks (runtime/dist) move rows between ranks through it: a move reads
+    ** the view, frees the value and loads the rows the rank gets. */
+    const rf_rt_rel *(*view)(void *dev, int32_t var);
 } rf_rt_device_ops;
 
 /* The two devices (runtime/cpu/rt_cpu_exec.c, runtime/gpu/rt_gpu_exec.c). */

@@ -11,6 +11,7 @@
 ** the per-kernel profile, and the outputs. A device is reached only through
 ** rf_rt_device_ops (rt_device.h).
 */
+#include "rf_rt_dist.h"
 #include "rf_rt_fixpoint.h"
 #include "rf_rt_gpu.h"
 #include "rf_sys.h"
@@ -19,6 +20,53 @@
 
 #include <stdlib.h>
 #include <string.h>
+
+/* ---- ranks (runtime/dist, issue 22): the driver's hook --------------------
+** With several MPI ranks each variable holds this rank's rows; before a
+** kernel the dist module says which must move (hashed, gathered, broadcast)
+** so that the kernel, run as it is on the device, sees co-located rows. */
+
+/* Variable m->var's rows become those the move gives this rank. */
+static rf_status dist_move(const rf_rt_device_ops *dv, void *dev, const rf_rt_env *env, rf_rt_dist *x,
+                           const rf_rt_dist_move *m)
+{
+    const rf_rt_rel *cur = dv->view ? dv->view(dev, m->var) : NULL;
+    if (!cur) return RF_EINTERNAL; /* rf_rt_run runs ranks on the CPU only */
+    rf_rt_rel moved;
+    rf_status st = rf_rt_dist_move_rel(x, m, cur, env->dict, &moved, env->d);
+    if (st) return st;
+    dv->free(dev, m->var);
+    return dv->load(dev, m->var, &moved, 0);
+}
+
+static rf_status dist_before(const rf_rt_device_ops *dv, void *dev, const rf_rt_env *env, rf_rt_dist *x,
+                             const rf_hir_kernel *k)
+{
+    rf_rt_dist_move *m = rf_calloc((size_t)k->nin * 2 + 3, sizeof *m);
+    int64_t *rows = rf_calloc((size_t)k->nin + 1, sizeof *rows);
+    int32_t n = 0;
+    for (int32_t i = 0; rows && i < k->nin; i++) rows[i] = dv->rows(dev, k->in[i]);
+    rf_status st = m && rows ? rf_rt_dist_plan(x, k, rows, m, &n, env->d) : RF_ENOMEM;
+    for (int32_t i = 0; i < n && !st; i++) st = dist_move(dv, dev, env, x, &m[i]);
+    free(m);
+    free(rows);
+    return st;
+}
+
+/* An input's share: rows [lo, hi) of what every rank read. */
+static rf_status dist_share_input(rf_rt_dist *x, int32_t var, rf_rt_rel *r, int borrowed)
+{
+    int64_t lo, hi;
+    rf_rt_dist_share(x, r->nrows, &lo, &hi);
+    for (int32_t c = 0; c < r->ncols && lo > 0; c++) {
+        int64_t w = rf_rt_type_width(r->types[c]);
+        if (borrowed) r->cols[c] = (char *)r->cols[c] + lo * w; /* the cache's columns */
+        else memmove(r->cols[c], (char *)r->cols[c] + lo * w, (size_t)((hi - lo) * w));
+    }
+    rf_rt_dist_loaded(x, var);
+    if (borrowed) return r->nrows = hi - lo, RF_OK;
+    return rf_rt_rel_truncate(r, hi - lo);
+}
 
 /* ---- the walk ----------------------------------------------------------- */
 
@@ -77,7 +125,7 @@ static rf_status run_kernel(const rf_rt_device_ops *dv, void *dev, const rf_rt_e
 }
 
 /* Follows the block graph from block 0 until Halt. */
-static rf_status walk(const rf_rt_device_ops *dv, void *dev, const rf_rt_env *env)
+static rf_status walk(const rf_rt_device_ops *dv, void *dev, const rf_rt_env *env, rf_rt_dist *dist)
 {
     const rf_hir_program *p = env->p;
     rf_rt_fixpoint fx;
@@ -96,7 +144,9 @@ static rf_status walk(const rf_rt_device_ops *dv, void *dev, const rf_rt_env *en
         if ((st = rf_rt_fixpoint_enter(&fx, b, env->d))) break;
         for (int32_t j = 0; j < bl->nkernels && !st; j++) {
             const rf_hir_kernel *k = bl->kernels[j];
+            if (dist && (st = dist_before(dv, dev, env, dist, k))) break;
             if ((st = run_kernel(dv, dev, env, k, in_rows))) break;
+            if (dist) rf_rt_dist_ran(dist, k);
             for (int32_t r = 0; r < k->nrelease; r++) dv->free(dev, k->release[r]);
         }
         if (st) break;
@@ -107,6 +157,7 @@ static rf_status walk(const rf_rt_device_ops *dv, void *dev, const rf_rt_env *en
         }
         int any = 0;
         for (int32_t t = 0; t < bl->ntest && !any; t++) any = dv->rows(dev, bl->test[t]) > 0;
+        if (dist && (st = rf_rt_dist_any(dist, any, &any, env->d))) break;
         b = any ? bl->target : bl->else_target;
     }
     rf_rt_fixpoint_end(&fx);
@@ -158,9 +209,11 @@ static rf_status outputs(const rf_rt_device_ops *dv, void *dev, const rf_hir_pro
     return RF_OK;
 }
 
-/* Reads every input on the host and hands it to the device; the phases'
-** times into res (--profile): the program readied, reading, copying. */
-static rf_status load_inputs(const rf_rt_device_ops *dv, void *dev, rf_rt_inputs *in, rf_rt_result *res)
+/* Reads every input on the host and hands it (with several ranks, this
+** rank's share of it) to the device; the phases' times into res
+** (--profile): the program readied, reading, copying. */
+static rf_status load_inputs(const rf_rt_device_ops *dv, void *dev, rf_rt_inputs *in, rf_rt_result *res,
+                             rf_rt_dist *dist)
 {
     const rf_hir_program *p = in->p;
     double t0 = rf_now();
@@ -177,6 +230,7 @@ static rf_status load_inputs(const rf_rt_device_ops *dv, void *dev, rf_rt_inputs
             double tr = rf_now();
             st = rf_rt_inputs_read(in, p->vars[v], &r, &borrowed);
             tread += rf_now() - tr;
+            if (!st && dist) st = dist_share_input(dist, v, &r, borrowed);
             int64_t rows = r.nrows;
             if (!st) st = dv->load(dev, v, &r, borrowed);
             if (!st && in->o->trace) in->o->trace(in->o->trace_ctx, "load", p->vars[v]->name, tr, rf_now(), rows);
@@ -214,14 +268,31 @@ rf_status rf_rt_run_on(const rf_rt_device_ops *dv, const rf_hir_program *p, cons
         res->device_seconds = rf_now() - topen;
     }
     if (!st && o->profile) st = stats_new(dv, dev, p, res);
+    rf_rt_dist *dist = NULL; /* several ranks (runtime/dist); NULL: one process */
+    const rf_rt_tuning *tu = o->tuning ? o->tuning : rf_rt_tuning_default();
+    if (!st)
+        st = rf_rt_dist_new(o->world, p, tu->rank_timeout_s == INT64_MAX ? 0 : (double)tu->rank_timeout_s,
+                            tu->rank_broadcast_rows == INT64_MAX ? -1 : tu->rank_broadcast_rows, &dist);
     rf_rt_inputs in;
     rf_rt_inputs_init(&in, &env);
     double t0 = rf_now();
-    if (!st) st = load_inputs(dv, dev, &in, res);
+    if (!st) st = load_inputs(dv, dev, &in, res, dist);
     double t1 = rf_now();
-    if (!st) st = walk(dv, dev, &env);
+    if (!st) st = walk(dv, dev, &env, dist);
     if (!st) st = dv->finish(dev);
+    rf_rt_dist_move om;
+    for (int32_t v = 0; v < p->nvars && !st && dist; v++) /* outputs to rank 0, which writes them */
+        if (p->vars[v]->role == RF_HIR_ROLE_OUTPUT && rf_rt_dist_output_move(dist, v, &om))
+            st = dist_move(dv, dev, &env, dist, &om);
     double t2 = rf_now();
+    if (dist) {
+        res->nranks = rf_rt_dist_size(dist);
+        res->rank = rf_rt_dist_rank(dist);
+        if (!res->rank && o->profile && !(res->ranks = rf_calloc((size_t)res->nranks, sizeof *res->ranks)))
+            st = st ? st : RF_ENOMEM;
+        st = rf_rt_dist_end(dist, st, t2 - t1, res->ranks, d);
+        rf_rt_dist_free(dist);
+    }
     if (!st) st = outputs(dv, dev, p, res);
     if (res) {
         res->load_seconds = t1 - t0;
@@ -249,7 +320,8 @@ rf_status rf_rt_run_on(const rf_rt_device_ops *dv, const rf_hir_program *p, cons
 static rf_status run(const rf_hir_program *p, const rf_rt_options *o, rf_rt_result **out, rf_diags *d)
 {
     *out = NULL;
-    if (o->device != RF_RT_DEVICE_CPU) {
+    int ranks = rf_rt_dist_world_size(o->world) > 1; /* several ranks run on the CPU, for now */
+    if (o->device != RF_RT_DEVICE_CPU && !ranks) {
         char why[256];
         int gpu = rf_rt_gpu_available(why, sizeof why);
         if (o->device == RF_RT_DEVICE_GPU && !gpu) {
@@ -301,6 +373,7 @@ void rf_rt_result_free(rf_rt_result *r)
     for (int32_t i = 0; i < r->noutputs; i++) rf_rt_rel_free(&r->outputs[i].rel);
     free(r->outputs);
     free(r->stats);
+    free(r->ranks);
     free(r->gpu_trace);
     if (!r->dict_borrowed) rf_rt_dict_free(r->dict);
     free(r);

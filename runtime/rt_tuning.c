@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef enum { ROWS, SWITCH, MIB, PATH } kind;
+typedef enum { ROWS, SWITCH, MIB, PATH, SECONDS } kind;
 
 typedef struct setting {
     const char *name;
@@ -50,6 +50,13 @@ static const setting settings[] = {
     {"block_skip", SWITCH, offsetof(rf_rt_tuning, block_skip), 1,
      "from a database, read only the blocks whose min/max a constant range filter can accept "
      "(on or off; off reads every block, for comparison)"},
+    {"rank_timeout_s", SECONDS, offsetof(rf_rt_tuning, rank_timeout_s), 300,
+     "with several MPI ranks: seconds a rank waits for the others in an exchange before it stops "
+     "all ranks with an error naming itself (a rank that died or hangs; a number, or off)"},
+    {"rank_broadcast_rows", ROWS, offsetof(rf_rt_tuning, rank_broadcast_rows), 1000000,
+     "with several MPI ranks: a join whose sides both have to move broadcasts its smaller side "
+     "instead when it has at most this many rows and fewer than the two sides over the ranks "
+     "(a count, or off)"},
 };
 
 void rf_rt_tuning_init(rf_rt_tuning *t)
@@ -57,7 +64,7 @@ void rf_rt_tuning_init(rf_rt_tuning *t)
     memset(t, 0, sizeof *t);
     for (size_t i = 0; i < sizeof settings / sizeof settings[0]; i++) {
         char *at = (char *)t + settings[i].off;
-        if (settings[i].k == ROWS || settings[i].k == MIB) *(int64_t *)at = settings[i].dflt;
+        if (settings[i].k == ROWS || settings[i].k == MIB || settings[i].k == SECONDS) *(int64_t *)at = settings[i].dflt;
         else if (settings[i].k == PATH) *(const char **)at = NULL;
         else *(int *)at = (int)settings[i].dflt;
     }
@@ -109,6 +116,7 @@ rf_status rf_rt_tuning_set(rf_rt_tuning *t, const char *assign, char *why, size_
         /* (MiB: up to 2^40, so that the bytes fit in 64 bits) */
         if (x < 0 || *end || (s->k == MIB && (x == 0 || x > (1LL << 40)))) {
             snprintf(why, n, s->k == MIB ? "%s takes a size in MiB (1 or more) or auto, not '%s'"
+                                         : s->k == SECONDS ? "%s takes a number of seconds or off, not '%s'"
                                          : "%s takes a count of rows or off, not '%s'",
                      s->name, v);
             return RF_EUSAGE;

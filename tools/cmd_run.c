@@ -5,6 +5,9 @@
 #include "pipeline.h"
 #include "rf_file.h"
 #include "rf_runtime.h"
+#include "rf_rt_dist.h"
+#include "rf_sys.h"
+#include "tools.h"
 #include "rf_sys.h"
 #include "tools.h"
 #include "trace.h"
@@ -62,7 +65,8 @@ static const char *usage =
     "  --no-fuse            GPU: run every kernel separately, without the Kernel\n"
     "                       Weaver's fused kernels (default: fused; `redfox dump\n"
     "                       --fused` lists them). Results are identical either way\n"
-    "  --threads N          CPU threads (default: all cores)\n"
+    "  --threads N          CPU threads (default: all cores; with several ranks on\n"
+    "                       a host, its cores divided among them)\n"
     "  --max-iterations N   stop with an error when a recursive stratum has run\n"
     "                       N rounds without reaching its fixpoint; the error\n"
     "                       names its predicates and their sizes (default: no\n"
@@ -81,6 +85,13 @@ static const char *usage =
     "                       JSON (open it in https://ui.perfetto.dev): compile,\n"
     "                       each input's load, each kernel, and on the GPU each\n"
     "                       launch, copy and wait as the host saw it\n"
+    "\n"
+    "Started by mpirun (mpirun -np N redfox run ... --device cpu), the N\n"
+    "processes run the program together, each on its share of the rows:\n"
+    "relations are hash-partitioned by the keys of the joins, groups and\n"
+    "dedupes that need them and exchanged over MPI; rank 0 writes the outputs,\n"
+    "identical to one process's. --profile adds each rank's time and bytes\n"
+    "sent. A rank that fails stops all of them (see rank_timeout_s below).\n"
     "  -h, --help           this text\n";
 
 static int print_outputs(const rf_rt_result *res, rf_rt_format fmt)
@@ -262,10 +273,30 @@ int rf_tool_run(int argc, char **argv)
         o.trace = rf_tool_trace_fn;
         o.trace_ctx = &trace;
     }
-    rf_arena arena;
-    rf_arena_init(&arena);
     rf_diags d;
     rf_diags_init(&d);
+    /* several ranks when mpirun started this process (runtime/dist) */
+    rf_rt_dist_world *world = NULL;
+    rf_status wst = rf_rt_dist_world_start(&argc, &argv, &world, &d);
+    if (wst) return rf_tool_finish(wst, &d);
+    int rank = rf_rt_dist_world_rank(world), nranks = rf_rt_dist_world_size(world);
+    if (nranks > 1 && o.device == RF_RT_DEVICE_GPU) {
+        rf_rt_dist_world_end(world, RF_EXIT_USAGE);
+        return rank ? RF_EXIT_USAGE
+                    : rf_tool_usage_error("run", "several ranks run on the CPU only for now: use --device cpu");
+    }
+    if (nranks > 1 && repeat > 1) {
+        rf_rt_dist_world_end(world, RF_EXIT_USAGE);
+        return rank ? RF_EXIT_USAGE : rf_tool_usage_error("run", "--repeat runs one process only");
+    }
+    o.world = world;
+    if (!threads && rf_rt_dist_world_local_size(world) > 1) {
+        /* ranks on one host share its cores */
+        int t = rf_online_cpus() / rf_rt_dist_world_local_size(world);
+        o.threads = t > 1 ? t : 1;
+    }
+    rf_arena arena;
+    rf_arena_init(&arena);
     rf_hir_program *hir = NULL;
     rf_tool_opts to = {0};
     rf_buf ptx0, gpln;
@@ -278,6 +309,7 @@ int rf_tool_run(int argc, char **argv)
     rf_tool_trace_event(&trace, "phase", "compile", c0, t_loaded, -1);
     rf_rt_result *res = NULL;
     if (!st) st = check_data_folder(hir, data, &d);
+    int ran = 0; /* the run started (several ranks: it may have failed on this one) */
     /* repeated runs share the parsed inputs, as `tpch run` does */
     if (!st && repeat > 1 && !(o.cache = rf_rt_cache_new())) st = RF_ENOMEM;
     if (!st) {
@@ -290,6 +322,7 @@ int rf_tool_run(int argc, char **argv)
             rf_rt_result_free(res);
             res = NULL;
             double r0 = rf_now();
+            ran = 1;
             st = rf_rt_run(hir, &o, &res, &d);
             rf_tool_trace_event(&trace, "phase", "run", r0, rf_now(), -1);
             if (!st && res->gpu_trace) fputs(res->gpu_trace, stderr);
@@ -298,9 +331,15 @@ int rf_tool_run(int argc, char **argv)
                         (long long)repeat, res->device, res->load_seconds, res->run_seconds);
         }
     }
+    if (rank != 0 && (!st || !ran)) {
+        /* what every rank found alike (the compiler's messages) rank 0 prints;
+        ** a failed run's messages come from the rank that failed (runtime/dist) */
+        rf_diags_free(&d);
+        rf_diags_init(&d);
+    }
     double t_ran = rf_now();
     int rc = rf_tool_finish(st, &d);
-    if (!st) {
+    if (!st && rank == 0) { /* with several ranks, rank 0 holds and writes the outputs */
         if (profile) rf_tool_print_profile(res, stderr);
         double t_out = rf_now();
         rc = outdir ? write_outputs(res, outdir, fmt) : print_outputs(res, fmt);
@@ -328,5 +367,6 @@ int rf_tool_run(int argc, char **argv)
     rf_hir_free(hir);
     rf_diags_free(&d);
     rf_arena_free(&arena);
+    rf_rt_dist_world_end(world, rc);
     return rc;
 }

@@ -11,6 +11,9 @@ command -v bison >/dev/null 2>&1 || missing="$missing bison"
 command -v cc >/dev/null 2>&1 || missing="$missing gcc"
 [ -f /usr/include/yaml.h ] || missing="$missing libyaml-dev"
 [ -f /usr/include/zlib.h ] || missing="$missing zlib1g-dev"
+# Open MPI: several ranks (mpirun -np N redfox run ...; runtime/dist); the build works without it
+command -v mpirun >/dev/null 2>&1 || missing="$missing openmpi-bin"
+command -v mpicc >/dev/null 2>&1 || missing="$missing libopenmpi-dev"
 [ -z "$missing" ] && exit 0
 
 if ! command -v apt-get >/dev/null 2>&1; then

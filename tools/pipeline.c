@@ -4,6 +4,7 @@
 ** .rfx -> Harmony for `run` and `dump`.
 */
 #include "pipeline.h"
+#include "rf_rt_dist.h"
 #include "tools.h"
 #include "rf_gpu_codegen.h"
 #include "rf_rfx.h"
@@ -376,5 +377,18 @@ void rf_tool_print_profile(const rf_rt_result *res, FILE *f)
                 (long long)res->gpu_launches, res->gpu_launch_seconds * 1e3, (long long)res->gpu_waits,
                 res->gpu_wait_seconds * 1e3, (long long)res->gpu_cub_calls, res->gpu_cub_seconds * 1e3,
                 (long long)res->gpu_other_calls, res->gpu_other_seconds * 1e3);
+    }
+    if (res->ranks && res->nranks > 1) {
+        /* kernels above are rank 0's; each rank's run time includes its waits for the others */
+        int32_t slow = 0;
+        for (int32_t r = 0; r < res->nranks; r++) {
+            const rf_rt_rankstat *s = &res->ranks[r];
+            fprintf(f, "rank %d of %d: run %.3f ms (%.3f ms waiting for other ranks), %lld bytes sent, %lld received\n",
+                    (int)r, (int)res->nranks, s->run_seconds * 1e3, s->wait_seconds * 1e3, (long long)s->bytes_sent,
+                    (long long)s->bytes_received);
+            if (s->run_seconds - s->wait_seconds > res->ranks[slow].run_seconds - res->ranks[slow].wait_seconds) slow = r;
+        }
+        fprintf(f, "slowest rank: %d (%.3f ms of work besides waiting)\n", (int)slow,
+                (res->ranks[slow].run_seconds - res->ranks[slow].wait_seconds) * 1e3);
     }
 }

@@ -3,6 +3,7 @@
 ** --version.
 */
 #include "rf_file.h"
+#include "rf_rt_dist.h"
 #include "tools.h"
 #include "rf_sys.h"
 
@@ -134,6 +135,11 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "--version")) {
         printf("redfox %s\n", RF_VERSION_STRING);
         return RF_EXIT_OK;
+    }
+    if (strcmp(cmd, "run") && rf_rt_dist_launched()) {
+        /* N copies of another command would each do all of it (and write the same files) */
+        fprintf(stderr, "redfox %s: started by mpirun: only `redfox run` runs on several ranks\n", cmd);
+        return RF_EXIT_USAGE;
     }
     if (!strcmp(cmd, "compile")) return rf_tool_compile(argc - 1, argv + 1);
     if (!strcmp(cmd, "run")) return rf_tool_run(argc - 1, argv + 1);

@@ -43,7 +43,7 @@ static rf_status rank_strings_few(exec *x, const uint32_t *codes, int64_t n, uin
     uint32_t *u = rf_malloc((size_t)(n + 1) * sizeof *u), *byname = NULL, *rank_of_u = NULL;
     uint32_t *r = rf_malloc((size_t)(n + 1) * sizeof *r);
     if (!u || !r) goto oom;
-    memcpy(u, codes, (size_t)n * sizeof *u);
+    if (n) memcpy(u, codes, (size_t)n * sizeof *u); /* a rank's share may be empty: codes NULL */
     qsort(u, (size_t)n, sizeof *u, u32_cmp);
     int64_t m = 0;
     for (int64_t i = 0; i < n; i++)

@@ -376,5 +376,5 @@ static void gpu_close(void *dev)
 
 const rf_rt_device_ops rf_rt_gpu_device = {
     "gpu",       gpu_open, gpu_where, gpu_load_begin, gpu_load, gpu_load_end, gpu_run, gpu_rows, gpu_finish,
-    gpu_to_host, gpu_free, gpu_close,
+    gpu_to_host, gpu_free, gpu_close, NULL, /* no host view: values live on the GPU */
 };

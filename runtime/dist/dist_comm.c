@@ -1,0 +1,168 @@
+/*
+** runtime/dist/dist_comm.c: the ranks of the process over MPI, and the
+** collectives the partitioned executor uses, each with a deadline.
+**
+** Owns: starting and ending MPI (only when mpirun launched the process),
+** and every MPI call of redfox. Collectives are nonblocking (MPI_I*) and
+** polled until a deadline: a rank that died or hangs makes the others stop
+** with an error naming the collective, instead of waiting forever. After
+** such a timeout the world is broken (a collective is still pending) and
+** rf_rt_dist_world_end aborts all ranks rather than finalizing.
+*/
+#include "rf_rt_dist.h"
+#include "rf_sys.h"
+
+#include <limits.h>
+#include <mpi.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct rf_rt_dist_world {
+    int rank, size;
+    int local_size; /* ranks on this host */
+    int broken; /* a collective timed out: end by aborting */
+};
+
+int rf_rt_dist_have_mpi(void) { return 1; }
+
+rf_status rf_rt_dist_world_start(int *argc, char ***argv, rf_rt_dist_world **w, rf_diags *d)
+{
+    *w = NULL;
+    if (!rf_rt_dist_launched()) return RF_OK;
+    if (MPI_Init(argc, argv) != MPI_SUCCESS) {
+        rf_error(d, rf_mkloc(NULL, 0, 0), "MPI_Init failed: cannot start the ranks");
+        return RF_EUSER;
+    }
+    rf_rt_dist_world *x = rf_calloc(1, sizeof *x);
+    if (!x) {
+        MPI_Finalize();
+        return RF_ENOMEM;
+    }
+    /* errors come back as codes: a failed call is reported with its rank */
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(MPI_COMM_WORLD, &x->rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &x->size);
+    MPI_Comm host;
+    x->local_size = 1;
+    if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host) == MPI_SUCCESS) {
+        MPI_Comm_size(host, &x->local_size);
+        MPI_Comm_free(&host);
+    }
+    *w = x;
+    return RF_OK;
+}
+
+int rf_rt_dist_world_rank(const rf_rt_dist_world *w) { return w ? w->rank : 0; }
+int rf_rt_dist_world_size(const rf_rt_dist_world *w) { return w ? w->size : 1; }
+int rf_rt_dist_world_local_size(const rf_rt_dist_world *w) { return w ? w->local_size : 1; }
+
+void rf_rt_dist_world_end(rf_rt_dist_world *w, int exit_code)
+{
+    if (!w) return;
+    if (w->broken) MPI_Abort(MPI_COMM_WORLD, exit_code ? exit_code : 1); /* does not return */
+    free(w);
+    MPI_Finalize();
+}
+
+/* Waits for req until the deadline: tests, then sleeps a little (ranks may
+** share cores: spinning would slow the rank being waited for). */
+static rf_status wait_req(rf_rt_dist_world *w, MPI_Request *req, double timeout_s, const char *what, rf_diags *d)
+{
+    double t0 = rf_now();
+    long nap = 1000; /* ns, growing to 1 ms */
+    for (;;) {
+        int done = 0;
+        if (MPI_Test(req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+            w->broken = 1;
+            rf_error(d, rf_mkloc(NULL, 0, 0), "rank %d of %d: MPI failed during %s", w->rank, w->size, what);
+            return RF_EUSER;
+        }
+        if (done) return RF_OK;
+        if (timeout_s > 0 && rf_now() - t0 > timeout_s) {
+            w->broken = 1;
+            rf_error(d, rf_mkloc(NULL, 0, 0),
+                     "rank %d of %d: no answer from the other ranks within %.0f s during %s: a rank died or hangs "
+                     "(--set rank_timeout_s=N changes the limit)",
+                     w->rank, w->size, timeout_s, what);
+            return RF_EUSER;
+        }
+        struct timespec ts = {0, nap};
+        nanosleep(&ts, NULL);
+        if (nap < 1000000) nap *= 2;
+    }
+}
+
+rf_status rf_rt_dist_allgather_votes(rf_rt_dist_world *w, double timeout_s, const char *what,
+                                     const rf_rt_dist_vote *mine, rf_rt_dist_vote *out, rf_diags *d)
+{
+    MPI_Request req;
+    if (MPI_Iallgather(mine, 5, MPI_INT64_T, out, 5, MPI_INT64_T, MPI_COMM_WORLD, &req) != MPI_SUCCESS) {
+        w->broken = 1;
+        rf_error(d, rf_mkloc(NULL, 0, 0), "rank %d of %d: MPI failed to start %s", w->rank, w->size, what);
+        return RF_EUSER;
+    }
+    return wait_req(w, &req, timeout_s, what, d);
+}
+
+rf_status rf_rt_dist_alltoallv(rf_rt_dist_world *w, double timeout_s, const char *what, const char *sendbuf,
+                               const int64_t *send, const int64_t *sdispl, char **recvbuf, int64_t *recv,
+                               rf_diags *d)
+{
+    *recvbuf = NULL;
+    int n = w->size;
+    MPI_Request req;
+    if (MPI_Ialltoall(send, 1, MPI_INT64_T, recv, 1, MPI_INT64_T, MPI_COMM_WORLD, &req) != MPI_SUCCESS) {
+        w->broken = 1;
+        rf_error(d, rf_mkloc(NULL, 0, 0), "rank %d of %d: MPI failed to start %s", w->rank, w->size, what);
+        return RF_EUSER;
+    }
+    rf_status st = wait_req(w, &req, timeout_s, what, d);
+    if (st) return st;
+    /* MPI's counts are ints: a part of 2 GiB or more is refused on every
+    ** rank alike (each sees all counts after a second exchange of them) */
+    int *sc = rf_calloc((size_t)n * 4 + 1, sizeof *sc);
+    if (!sc) return RF_ENOMEM; /* the caller's next vote tells the others */
+    int *sd = sc + n, *rc = sc + 2 * n, *rd = sc + 3 * n;
+    int64_t rtotal = 0;
+    int big = 0;
+    for (int j = 0; j < n; j++) {
+        big |= send[j] > INT_MAX || sdispl[j] > INT_MAX || recv[j] > INT_MAX || rtotal > INT_MAX;
+        sc[j] = (int)send[j];
+        sd[j] = (int)sdispl[j];
+        rc[j] = (int)recv[j];
+        rd[j] = (int)rtotal;
+        rtotal += recv[j];
+    }
+    if (big || rtotal > INT_MAX) {
+        free(sc);
+        w->broken = 1; /* the other ranks may be inside the exchange: abort them */
+        rf_error(d, rf_mkloc(NULL, 0, 0),
+                 "rank %d of %d: %s moves 2 GiB or more between two ranks, beyond what one MPI exchange takes "
+                 "(use more ranks)",
+                 w->rank, w->size, what);
+        return RF_EUSER;
+    }
+    char *rb = rf_rt_alloc_big((size_t)rtotal + 1);
+    if (!rb) {
+        free(sc);
+        w->broken = 1;
+        rf_error(d, rf_mkloc(NULL, 0, 0), "rank %d of %d: out of memory receiving %s", w->rank, w->size, what);
+        return RF_ENOMEM;
+    }
+    if (MPI_Ialltoallv(sendbuf, sc, sd, MPI_BYTE, rb, rc, rd, MPI_BYTE, MPI_COMM_WORLD, &req) != MPI_SUCCESS) {
+        free(sc);
+        free(rb);
+        w->broken = 1;
+        rf_error(d, rf_mkloc(NULL, 0, 0), "rank %d of %d: MPI failed to start %s", w->rank, w->size, what);
+        return RF_EUSER;
+    }
+    st = wait_req(w, &req, timeout_s, what, d);
+    free(sc);
+    if (st) {
+        free(rb);
+        return st;
+    }
+    *recvbuf = rb;
+    return RF_OK;
+}

@@ -1,0 +1,40 @@
+/*
+** runtime/dist/dist_internal.h: the state of one partitioned run, shared by
+** dist_place.c (placements and plans) and dist_run.c (moves, votes).
+**
+** Owns: the layout of rf_rt_dist and of one variable's placement record.
+*/
+#ifndef RF_DIST_INTERNAL_H
+#define RF_DIST_INTERNAL_H
+
+#include "rf_rt_dist.h"
+
+typedef struct dist_var {
+    rf_rt_place place;
+    int64_t gen;              /* moves so far: an index made before a move is stale */
+    /* an index variable: the relations it indexes, their moves and
+    ** placements when it was made, whether a join's sides were hashed by
+    ** their keys, and where a gather by its left rows puts them */
+    int32_t idx_in[2];
+    int64_t idx_gen[2];
+    rf_rt_place idx_place[2];
+    int copart;
+    rf_rt_place gather_place;
+    rf_rt_place insert_place; /* an INSERT into an empty set: the placement it takes */
+} dist_var;
+
+struct rf_rt_dist {
+    rf_rt_dist_world *w;
+    const rf_hir_program *p;
+    int rank, size;
+    double timeout_s;
+    int64_t broadcast_rows;
+    dist_var *vars;
+    int stopped;              /* the ranks agreed that one failed: no more collectives */
+    rf_rt_rankstat stat;
+};
+
+/* Every rank's two numbers summed (a collective with the failure vote). */
+rf_status dist_sum_votes(rf_rt_dist *x, const int64_t local[2], int64_t sum[2], const char *what, rf_diags *d);
+
+#endif

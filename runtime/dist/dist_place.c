@@ -1,0 +1,386 @@
+/*
+** runtime/dist/dist_place.c: where each variable's rows are, and which moves
+** a kernel needs before it runs.
+**
+** Owns: the placement of every variable (rf_rt_place: empty, spread, hashed
+** by columns, on rank 0, replicated), the rules that make a kernel's inputs
+** co-located (a join's sides hashed by their keys, a group by a subset of
+** its columns, a dedupe, difference or insert by the whole tuple; a cross
+** product or a negation broadcasts its right side; sorts and global
+** aggregates gather on rank 0), and the placement of each kernel's output,
+** followed through projections so that a relation hashed once stays so.
+** Every rank computes the same placements from the same program: the plan
+** needs no communication. Moves are done by dist_run.c.
+*/
+#include "dist_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static rf_rt_place place_of(rf_rt_place_kind k)
+{
+    rf_rt_place p;
+    memset(&p, 0, sizeof p);
+    p.kind = k;
+    return p;
+}
+
+static rf_rt_place hash_of(const int32_t *cols, int32_t n)
+{
+    rf_rt_place p = place_of(RF_RT_PLACE_HASH);
+    if (n > RF_RT_PLACE_MAXCOLS) n = RF_RT_PLACE_MAXCOLS; /* hashed by a prefix: still co-located */
+    p.ncols = n;
+    for (int32_t i = 0; i < n; i++) p.cols[i] = cols[i];
+    return p;
+}
+
+static rf_rt_place hash_all(int32_t ncols)
+{
+    int32_t cols[RF_RT_PLACE_MAXCOLS];
+    int32_t n = ncols < RF_RT_PLACE_MAXCOLS ? ncols : RF_RT_PLACE_MAXCOLS;
+    for (int32_t i = 0; i < n; i++) cols[i] = i;
+    return hash_of(cols, n);
+}
+
+static int place_eq(const rf_rt_place *a, const rf_rt_place *b)
+{
+    if (a->kind != b->kind) return 0;
+    if (a->kind != RF_RT_PLACE_HASH) return 1;
+    if (a->ncols != b->ncols) return 0;
+    for (int32_t i = 0; i < a->ncols; i++)
+        if (a->cols[i] != b->cols[i]) return 0;
+    return 1;
+}
+
+/* Whether hashed rows are co-located for a kernel that needs rows equal on
+** cols to meet: the hash columns are a subset of cols. */
+static int hash_within(const rf_rt_place *p, const int32_t *cols, int32_t n)
+{
+    if (p->kind != RF_RT_PLACE_HASH || p->ncols == 0) return 0;
+    for (int32_t i = 0; i < p->ncols; i++) {
+        int in = 0;
+        for (int32_t j = 0; j < n && !in; j++) in = cols[j] == p->cols[i];
+        if (!in) return 0;
+    }
+    return 1;
+}
+
+static void add_move(rf_rt_dist_move *moves, int32_t *n, int32_t var, rf_rt_place to)
+{
+    for (int32_t i = 0; i < *n; i++)
+        if (moves[i].var == var) {
+            moves[i].to = to;
+            return;
+        }
+    moves[*n].var = var;
+    moves[*n].to = to;
+    (*n)++;
+}
+
+/* var hashed exactly by cols (a join key: both sides must agree on order). */
+static void need_hash(rf_rt_dist *x, int32_t var, const int32_t *cols, int32_t n, rf_rt_dist_move *moves, int32_t *nm)
+{
+    rf_rt_place want = hash_of(cols, n);
+    const rf_rt_place *p = &x->vars[var].place;
+    if (p->kind == RF_RT_PLACE_EMPTY || place_eq(p, &want)) return;
+    add_move(moves, nm, var, want);
+}
+
+/* var's rows that agree on cols on one rank: any hash within cols will do. */
+static void need_within(rf_rt_dist *x, int32_t var, const int32_t *cols, int32_t n, rf_rt_dist_move *moves,
+                        int32_t *nm)
+{
+    const rf_rt_place *p = &x->vars[var].place;
+    if (p->kind == RF_RT_PLACE_EMPTY || p->kind == RF_RT_PLACE_ROOT || p->kind == RF_RT_PLACE_REPL ||
+        hash_within(p, cols, n))
+        return;
+    add_move(moves, nm, var, hash_of(cols, n));
+}
+
+static void need_tuple(rf_rt_dist *x, int32_t var, rf_rt_dist_move *moves, int32_t *nm)
+{
+    const rf_rt_place *p = &x->vars[var].place;
+    if (p->kind == RF_RT_PLACE_HASH || p->kind == RF_RT_PLACE_EMPTY || p->kind == RF_RT_PLACE_ROOT ||
+        p->kind == RF_RT_PLACE_REPL)
+        return;
+    add_move(moves, nm, var, hash_all(x->p->vars[var]->ncols));
+}
+
+static void need_kind(rf_rt_dist *x, int32_t var, rf_rt_place_kind k, rf_rt_dist_move *moves, int32_t *nm)
+{
+    const rf_rt_place *p = &x->vars[var].place;
+    if (p->kind == RF_RT_PLACE_EMPTY || p->kind == k) return;
+    add_move(moves, nm, var, place_of(k));
+}
+
+static rf_rt_place_kind kind_of(const rf_rt_dist *x, int32_t var) { return x->vars[var].place.kind; }
+
+/* A join whose sides both have to move: when one side is small (global
+** rows, a vote among the ranks) broadcasting it costs less than hashing
+** both (S * N < A + B), and the large side stays where it is. 1 when it did. */
+static rf_status broadcast_small(rf_rt_dist *x, const rf_hir_kernel *k, const int64_t *rows, rf_rt_dist_move *moves,
+                                 int32_t *nm, rf_diags *d)
+{
+    int64_t local[2] = {rows[0], rows[1]}, all[2];
+    rf_status st = dist_sum_votes(x, local, all, "a join's sizes", d);
+    if (st) return st;
+    int right_only = k->kind == RF_HIR_ANTI_INDEX; /* a negation's left rows must stay */
+    int side = !right_only && all[0] < all[1] ? 0 : 1;
+    int64_t small = all[side], big = all[1 - side];
+    if (small > x->broadcast_rows || small > (small + big) / x->size) return RF_OK;
+    *nm = 0;
+    add_move(moves, nm, k->in[side], place_of(RF_RT_PLACE_REPL));
+    return RF_OK;
+}
+
+static rf_status plan_join(rf_rt_dist *x, const rf_hir_kernel *k, const int64_t *rows, rf_rt_dist_move *moves,
+                           int32_t *nm, rf_diags *d)
+{
+    int32_t a = k->in[0], b = k->in[1];
+    rf_rt_place_kind pa = kind_of(x, a), pb = kind_of(x, b);
+    if (pa == RF_RT_PLACE_EMPTY || pb == RF_RT_PLACE_EMPTY || pb == RF_RT_PLACE_REPL) return RF_OK;
+    if (k->kind == RF_HIR_JOIN_INDEX && pa == RF_RT_PLACE_REPL) return RF_OK;
+    if (pa == RF_RT_PLACE_ROOT && pb == RF_RT_PLACE_ROOT) return RF_OK;
+    int same_keys = k->nkeys > 0 && k->nkeys <= RF_RT_PLACE_MAXCOLS && !memcmp(k->lkeys, k->rkeys, (size_t)k->nkeys * 4);
+    if (k->nkeys == 0 || k->nkeys > RF_RT_PLACE_MAXCOLS || pa == RF_RT_PLACE_REPL || (a == b && !same_keys)) {
+        /* no key to hash by, the left side everywhere (a negation needs all
+        ** of its right side), or a self-join on other columns: broadcast */
+        add_move(moves, nm, b, place_of(RF_RT_PLACE_REPL));
+        return RF_OK;
+    }
+    need_hash(x, a, k->lkeys, k->nkeys, moves, nm);
+    if (a != b) need_hash(x, b, k->rkeys, k->nkeys, moves, nm);
+    if (*nm == 2) return broadcast_small(x, k, rows, moves, nm, d);
+    return RF_OK;
+}
+
+static void plan_insert(rf_rt_dist *x, const rf_hir_kernel *k, rf_rt_dist_move *moves, int32_t *nm)
+{
+    int32_t out = k->out;
+    rf_rt_place po = x->vars[out].place;
+    x->vars[out].insert_place = place_of(RF_RT_PLACE_EMPTY);
+    /* the inputs' common placement, if they have one */
+    rf_rt_place common = place_of(RF_RT_PLACE_EMPTY);
+    int agree = 1;
+    for (int32_t i = 1; i < k->nin; i++) {
+        const rf_rt_place *p = &x->vars[k->in[i]].place;
+        if (p->kind == RF_RT_PLACE_EMPTY) continue;
+        if (common.kind == RF_RT_PLACE_EMPTY) common = *p;
+        else if (!place_eq(&common, p)) agree = 0;
+    }
+    rf_rt_place target = po;
+    if (po.kind == RF_RT_PLACE_EMPTY) {
+        if (common.kind == RF_RT_PLACE_EMPTY) return;
+        target = agree && common.kind != RF_RT_PLACE_ANY ? common : hash_all(x->p->vars[out]->ncols);
+    } else if (po.kind == RF_RT_PLACE_ANY ||
+               ((po.kind == RF_RT_PLACE_ROOT || po.kind == RF_RT_PLACE_REPL) &&
+                !(common.kind == RF_RT_PLACE_EMPTY || (agree && place_eq(&common, &po))))) {
+        target = hash_all(x->p->vars[out]->ncols);
+        add_move(moves, nm, out, target);
+    }
+    for (int32_t i = 1; i < k->nin; i++) {
+        const rf_rt_place *p = &x->vars[k->in[i]].place;
+        if (p->kind != RF_RT_PLACE_EMPTY && !place_eq(p, &target) && k->in[i] != out)
+            add_move(moves, nm, k->in[i], target);
+    }
+    x->vars[out].insert_place = target;
+}
+
+static void plan_concat(rf_rt_dist *x, const rf_hir_kernel *k, rf_rt_dist_move *moves, int32_t *nm)
+{
+    int repl = 0, other = 0;
+    for (int32_t i = 0; i < k->nin; i++) {
+        rf_rt_place_kind pk = kind_of(x, k->in[i]);
+        repl |= pk == RF_RT_PLACE_REPL;
+        other |= pk != RF_RT_PLACE_REPL && pk != RF_RT_PLACE_EMPTY;
+    }
+    /* replicated rows beside spread ones would count several times */
+    if (repl && other)
+        for (int32_t i = 0; i < k->nin; i++)
+            if (kind_of(x, k->in[i]) == RF_RT_PLACE_REPL) add_move(moves, nm, k->in[i], place_of(RF_RT_PLACE_ANY));
+}
+
+/* An index's inputs must still hold the rows it was made of. */
+static rf_status check_index(rf_rt_dist *x, const rf_hir_kernel *k, rf_diags *d)
+{
+    if (k->idx < 0) return RF_OK;
+    const dist_var *iv = &x->vars[k->idx];
+    for (int32_t i = 0; i < 2 && i < k->nin; i++) {
+        int32_t v = k->in[i];
+        if (v == k->idx) continue;
+        for (int32_t j = 0; j < 2; j++)
+            if (iv->idx_in[j] == v && iv->idx_gen[j] != x->vars[v].gen) {
+                rf_error(d, rf_mkloc(NULL, 0, 0), "ranks: kernel k%d reads an index over rows moved since it was made",
+                         (int)k->id);
+                return RF_EINTERNAL;
+            }
+    }
+    return RF_OK;
+}
+
+rf_status rf_rt_dist_plan(rf_rt_dist *x, const rf_hir_kernel *k, const int64_t *rows, rf_rt_dist_move *moves,
+                          int32_t *nmoves, rf_diags *d)
+{
+    *nmoves = 0;
+    switch (k->kind) {
+    case RF_HIR_JOIN_INDEX:
+    case RF_HIR_ANTI_INDEX: return plan_join(x, k, rows, moves, nmoves, d);
+    case RF_HIR_GROUP:
+        if (k->ngroup == 0) need_kind(x, k->in[0], RF_RT_PLACE_ROOT, moves, nmoves);
+        else if (kind_of(x, k->in[0]) != RF_RT_PLACE_REPL) need_within(x, k->in[0], k->group, k->ngroup, moves, nmoves);
+        if (kind_of(x, k->in[0]) == RF_RT_PLACE_REPL && k->ngroup == 0) *nmoves = 0; /* every rank has all */
+        break;
+    case RF_HIR_UNIQUE: {
+        const rf_hir_var *ov = x->p->vars[k->out];
+        if (k->check_fd && ov->nkeys > 0 && ov->nkeys < ov->ncols) {
+            int32_t cols[RF_RT_PLACE_MAXCOLS];
+            int32_t n = ov->nkeys < RF_RT_PLACE_MAXCOLS ? ov->nkeys : RF_RT_PLACE_MAXCOLS;
+            for (int32_t i = 0; i < n; i++) cols[i] = i;
+            if (ov->nkeys <= RF_RT_PLACE_MAXCOLS) need_within(x, k->in[0], cols, n, moves, nmoves);
+            else need_kind(x, k->in[0], RF_RT_PLACE_ROOT, moves, nmoves);
+        } else {
+            need_tuple(x, k->in[0], moves, nmoves);
+        }
+        break;
+    }
+    case RF_HIR_DIFFERENCE: {
+        int32_t a = k->in[0], b = k->in[1];
+        rf_rt_place pa = x->vars[a].place, pb = x->vars[b].place;
+        if (a == b || pa.kind == RF_RT_PLACE_EMPTY || pb.kind == RF_RT_PLACE_EMPTY || pb.kind == RF_RT_PLACE_REPL)
+            break;
+        if (pa.kind == RF_RT_PLACE_ROOT && pb.kind == RF_RT_PLACE_ROOT) break;
+        if (pb.kind == RF_RT_PLACE_HASH) {
+            if (!place_eq(&pa, &pb)) add_move(moves, nmoves, a, pb);
+            break;
+        }
+        rf_rt_place all = hash_all(x->p->vars[b]->ncols);
+        add_move(moves, nmoves, b, all);
+        if (!place_eq(&pa, &all)) add_move(moves, nmoves, a, all);
+        break;
+    }
+    case RF_HIR_INSERT: plan_insert(x, k, moves, nmoves); break;
+    case RF_HIR_CONCAT: plan_concat(x, k, moves, nmoves); break;
+    case RF_HIR_SORT:
+        if (kind_of(x, k->in[0]) != RF_RT_PLACE_REPL) need_kind(x, k->in[0], RF_RT_PLACE_ROOT, moves, nmoves);
+        break;
+    case RF_HIR_JOIN_MAP:
+    case RF_HIR_GATHER_MAP:
+    case RF_HIR_REDUCE:
+    case RF_HIR_GATHER: return check_index(x, k, d);
+    default: break;
+    }
+    return RF_OK;
+}
+
+/* The placement of a map's output whose input is placed p (side s of outs):
+** a hash survives when the output copies every hashed column. */
+static rf_rt_place through_map(const rf_rt_place *p, int side, rf_qp_expr *const *outs, int32_t nouts)
+{
+    if (p->kind != RF_RT_PLACE_HASH) return *p;
+    rf_rt_place q = place_of(RF_RT_PLACE_HASH);
+    q.ncols = p->ncols;
+    for (int32_t i = 0; i < p->ncols; i++) {
+        int32_t found = -1;
+        for (int32_t o = 0; o < nouts && found < 0; o++) {
+            const rf_qp_expr *e = outs[o];
+            if (e && e->kind == RF_QP_E_COL && e->side == side && e->col == p->cols[i]) found = o;
+        }
+        if (found < 0) return place_of(RF_RT_PLACE_ANY);
+        q.cols[i] = found;
+    }
+    return q;
+}
+
+static rf_rt_place join_out(const dist_var *iv, const rf_hir_kernel *k)
+{
+    rf_rt_place_kind a = iv->idx_place[0].kind, b = iv->idx_place[1].kind;
+    if (a == RF_RT_PLACE_EMPTY || b == RF_RT_PLACE_EMPTY) return place_of(RF_RT_PLACE_EMPTY);
+    if (a == RF_RT_PLACE_REPL && b == RF_RT_PLACE_REPL) return place_of(RF_RT_PLACE_REPL);
+    if (a == RF_RT_PLACE_ROOT || b == RF_RT_PLACE_ROOT) return place_of(RF_RT_PLACE_ROOT);
+    rf_rt_place q = place_of(RF_RT_PLACE_ANY);
+    if (b == RF_RT_PLACE_REPL || iv->copart) q = through_map(&iv->idx_place[0], 0, k->outs, k->nouts);
+    if (q.kind != RF_RT_PLACE_HASH && (a == RF_RT_PLACE_REPL || iv->copart))
+        q = through_map(&iv->idx_place[1], 1, k->outs, k->nouts);
+    return q.kind == RF_RT_PLACE_HASH ? q : place_of(RF_RT_PLACE_ANY);
+}
+
+void rf_rt_dist_ran(rf_rt_dist *x, const rf_hir_kernel *k)
+{
+    dist_var *o = &x->vars[k->out];
+    rf_rt_place in0 = k->nin > 0 ? x->vars[k->in[0]].place : place_of(RF_RT_PLACE_EMPTY);
+    switch (k->kind) {
+    case RF_HIR_MAP: o->place = through_map(&in0, 0, k->outs, k->nouts); break;
+    case RF_HIR_GATHER_MAP:
+        o->place = through_map(&x->vars[k->idx].gather_place, 0, k->outs, k->nouts);
+        break;
+    case RF_HIR_JOIN_MAP: o->place = join_out(&x->vars[k->idx], k); break;
+    case RF_HIR_JOIN_INDEX:
+    case RF_HIR_ANTI_INDEX:
+    case RF_HIR_GROUP:
+    case RF_HIR_SORT:
+        for (int32_t i = 0; i < 2; i++) {
+            int32_t v = i < k->nin ? k->in[i] : -1;
+            o->idx_in[i] = v;
+            o->idx_gen[i] = v >= 0 ? x->vars[v].gen : 0;
+            o->idx_place[i] = v >= 0 ? x->vars[v].place : place_of(RF_RT_PLACE_EMPTY);
+        }
+        o->copart = k->nin > 1 && o->idx_place[0].kind == RF_RT_PLACE_HASH &&
+                    o->idx_place[1].kind == RF_RT_PLACE_HASH && k->nkeys > 0 && k->nkeys <= RF_RT_PLACE_MAXCOLS;
+        /* a gather by the index's left rows: those rows of in0, on the ranks
+        ** the join put them; a replicated left side joined with a spread
+        ** right side is spread */
+        o->gather_place = o->idx_place[0];
+        if (k->kind == RF_HIR_JOIN_INDEX && o->idx_place[0].kind == RF_RT_PLACE_REPL &&
+            o->idx_place[1].kind != RF_RT_PLACE_REPL && o->idx_place[1].kind != RF_RT_PLACE_EMPTY)
+            o->gather_place = place_of(RF_RT_PLACE_ANY);
+        break;
+    case RF_HIR_REDUCE: {
+        rf_rt_place g = x->vars[k->idx].idx_place[0];
+        if (g.kind == RF_RT_PLACE_HASH) {
+            rf_rt_place q = place_of(RF_RT_PLACE_HASH);
+            q.ncols = g.ncols;
+            for (int32_t i = 0; i < g.ncols && q.kind == RF_RT_PLACE_HASH; i++) {
+                int32_t at = -1;
+                for (int32_t j = 0; j < k->ngroup && at < 0; j++)
+                    if (k->group[j] == g.cols[i]) at = j;
+                if (at < 0) q = place_of(RF_RT_PLACE_ANY);
+                else q.cols[i] = at;
+            }
+            g = q;
+        }
+        o->place = g;
+        break;
+    }
+    case RF_HIR_GATHER: o->place = x->vars[k->idx].gather_place; break;
+    case RF_HIR_CONCAT: {
+        rf_rt_place c = place_of(RF_RT_PLACE_EMPTY);
+        for (int32_t i = 0; i < k->nin; i++) {
+            const rf_rt_place *p = &x->vars[k->in[i]].place;
+            if (p->kind == RF_RT_PLACE_EMPTY) continue;
+            if (c.kind == RF_RT_PLACE_EMPTY) c = *p;
+            else if (!place_eq(&c, p)) c = place_of(RF_RT_PLACE_ANY);
+        }
+        o->place = c;
+        break;
+    }
+    case RF_HIR_UNIQUE:
+    case RF_HIR_DIFFERENCE:
+    case RF_HIR_COPY: o->place = in0; break;
+    case RF_HIR_FACTS: o->place = place_of(k->nrows ? RF_RT_PLACE_REPL : RF_RT_PLACE_EMPTY); break;
+    case RF_HIR_CLEAR: o->place = place_of(RF_RT_PLACE_EMPTY); break;
+    case RF_HIR_INSERT:
+        if (o->place.kind == RF_RT_PLACE_EMPTY) o->place = o->insert_place;
+        break;
+    }
+}
+
+int rf_rt_dist_output_move(rf_rt_dist *x, int32_t var, rf_rt_dist_move *m)
+{
+    rf_rt_place_kind pk = x->vars[var].place.kind;
+    if (pk == RF_RT_PLACE_ROOT || pk == RF_RT_PLACE_REPL || pk == RF_RT_PLACE_EMPTY) return 0;
+    m->var = var;
+    m->to = place_of(RF_RT_PLACE_ROOT);
+    return 1;
+}
+
+void rf_rt_dist_loaded(rf_rt_dist *x, int32_t var) { x->vars[var].place = place_of(RF_RT_PLACE_ANY); }

@@ -1,0 +1,259 @@
+/*
+** runtime/dist/dist_run.c: one partitioned run: moving relations between
+** ranks, agreeing on branches and on failure, the per-rank profile.
+**
+** Owns: the protocol every collective follows (each starts with a vote in
+** which a rank that failed says so, so that all ranks stop at the same
+** point and only the lowest failed rank's messages are kept), the moves
+** themselves (hash, gather on rank 0, broadcast; moves out of a replicated
+** relation need no communication), each input's share, and the rank's
+** time and bytes for --profile.
+*/
+#include "dist_internal.h"
+#include "rf_sys.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int rf_rt_dist_launched(void)
+{
+    /* the launch context (Open MPI's mpirun, or a PMI/PMIx launcher such as
+    ** srun), not a behaviour switch */
+    return getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMIX_RANK") || getenv("PMI_RANK");
+}
+
+rf_status rf_rt_dist_new(rf_rt_dist_world *w, const rf_hir_program *p, double timeout_s, int64_t broadcast_rows,
+                         rf_rt_dist **out)
+{
+    *out = NULL;
+    if (!w || rf_rt_dist_world_size(w) < 2) return RF_OK;
+    rf_rt_dist *x = rf_calloc(1, sizeof *x);
+    if (!x) return RF_ENOMEM;
+    x->vars = rf_calloc((size_t)p->nvars + 1, sizeof *x->vars);
+    if (!x->vars) {
+        free(x);
+        return RF_ENOMEM;
+    }
+    x->w = w;
+    x->p = p;
+    x->rank = rf_rt_dist_world_rank(w);
+    x->size = rf_rt_dist_world_size(w);
+    x->timeout_s = timeout_s;
+    x->broadcast_rows = broadcast_rows;
+    for (int32_t v = 0; v < p->nvars; v++) x->vars[v].idx_in[0] = x->vars[v].idx_in[1] = -1;
+    *out = x;
+    return RF_OK;
+}
+
+void rf_rt_dist_free(rf_rt_dist *x)
+{
+    if (!x) return;
+    free(x->vars);
+    free(x);
+}
+
+int rf_rt_dist_rank(const rf_rt_dist *x) { return x ? x->rank : 0; }
+int rf_rt_dist_size(const rf_rt_dist *x) { return x ? x->size : 1; }
+
+void rf_rt_dist_share(const rf_rt_dist *x, int64_t nrows, int64_t *lo, int64_t *hi)
+{
+    int64_t per = nrows / x->size, extra = nrows % x->size;
+    *lo = x->rank * per + (x->rank < extra ? x->rank : extra);
+    *hi = *lo + per + (x->rank < extra);
+}
+
+/* Every rank's vote; stops the run when one failed (failed: this rank's own
+** failure, its message already in d). The lowest failed rank keeps its
+** messages; rank 0, when it did not fail, names that rank; everyone else
+** says nothing more. */
+static rf_status vote(rf_rt_dist *x, int failed, const int64_t v[4], rf_rt_dist_vote *all, const char *what,
+                      rf_diags *d)
+{
+    rf_rt_dist_vote mine;
+    memset(&mine, 0, sizeof mine);
+    mine.failed = failed;
+    for (int i = 0; i < 4 && v; i++) mine.v[i] = v[i];
+    double t0 = rf_now();
+    rf_status st = rf_rt_dist_allgather_votes(x->w, x->timeout_s, what, &mine, all, d);
+    x->stat.wait_seconds += rf_now() - t0;
+    if (st) {
+        x->stopped = 1;
+        return st;
+    }
+    int first = -1;
+    for (int r = 0; r < x->size && first < 0; r++)
+        if (all[r].failed) first = r;
+    if (first < 0) return RF_OK;
+    x->stopped = 1;
+    if (first != x->rank) {
+        /* another rank reports; this one's own messages would repeat or confuse */
+        rf_diags_free(d);
+        rf_diags_init(d);
+        if (x->rank == 0)
+            rf_error(d, rf_mkloc(NULL, 0, 0), "rank %d of %d stopped with an error (its message is above or below); "
+                     "all ranks stopped", first, x->size);
+    } else if (x->size > 1) {
+        rf_diag_add(d, RF_SEV_NOTE, rf_mkloc(NULL, 0, 0), "on rank %d of %d; the other ranks stopped", x->rank,
+                    x->size);
+    }
+    return RF_EUSER;
+}
+
+/* Rows of r whose hash rank is this rank (from a replicated relation). */
+static rf_status keep_rows(rf_rt_dist *x, const rf_rt_rel *r, const rf_rt_dict *dict, const rf_rt_place *to,
+                           rf_rt_rel *out)
+{
+    int32_t *dest = rf_malloc((size_t)(r->nrows + 1) * sizeof *dest);
+    if (!dest) return RF_ENOMEM;
+    int64_t lo = 0, hi = 0;
+    if (to->kind == RF_RT_PLACE_HASH) rf_rt_dist_row_ranks(r, dict, to->cols, to->ncols, x->size, dest);
+    else if (to->kind == RF_RT_PLACE_ANY) rf_rt_dist_share(x, r->nrows, &lo, &hi);
+    int64_t n = 0;
+    for (int64_t i = 0; i < r->nrows; i++) {
+        int mine = to->kind == RF_RT_PLACE_HASH ? dest[i] == x->rank
+                   : to->kind == RF_RT_PLACE_ANY ? i >= lo && i < hi
+                   : x->rank == 0;
+        if (mine) dest[n++] = (int32_t)i; /* dest is reused for the kept rows: n <= i */
+    }
+    rf_status st = rf_rt_rel_alloc(out, r->ncols, r->types, n);
+    for (int32_t c = 0; c < r->ncols && !st && n; c++) {
+        int w = rf_rt_type_width(r->types[c]);
+        for (int64_t i = 0; i < n; i++)
+            memcpy((char *)out->cols[c] + i * w, (const char *)r->cols[c] + (int64_t)dest[i] * w, (size_t)w);
+    }
+    free(dest);
+    return st;
+}
+
+static const char *kind_name(rf_rt_place_kind k)
+{
+    switch (k) {
+    case RF_RT_PLACE_HASH: return "hash";
+    case RF_RT_PLACE_ROOT: return "gather on rank 0";
+    case RF_RT_PLACE_REPL: return "broadcast";
+    default: return "spread";
+    }
+}
+
+rf_status rf_rt_dist_move_rel(rf_rt_dist *x, const rf_rt_dist_move *m, const rf_rt_rel *rel, rf_rt_dict *dict,
+                              rf_rt_rel *out, rf_diags *d)
+{
+    memset(out, 0, sizeof *out);
+    dist_var *v = &x->vars[m->var];
+    rf_rt_place_kind from = v->place.kind;
+    rf_status st = RF_OK;
+    x->stat.moves++;
+    if (from == RF_RT_PLACE_REPL || from == RF_RT_PLACE_EMPTY || m->to.kind == RF_RT_PLACE_ANY) {
+        /* no communication: every rank holds what it needs already */
+        if (from == RF_RT_PLACE_REPL) st = keep_rows(x, rel, dict, &m->to, out);
+        else st = rf_rt_rel_alloc(out, rel->ncols, rel->types, 0);
+        if (!st && from != RF_RT_PLACE_REPL && rel->nrows) {
+            /* a spread relation placed "any": it is already; keep its rows */
+            rf_rt_rel_free(out);
+            st = rf_rt_rel_alloc(out, rel->ncols, rel->types, rel->nrows);
+            for (int32_t c = 0; c < rel->ncols && !st; c++)
+                memcpy(out->cols[c], rel->cols[c], (size_t)(rel->nrows * rf_rt_type_width(rel->types[c])));
+        }
+        if (!st) {
+            v->place = m->to;
+            v->gen++;
+        }
+        return st;
+    }
+    char what[96];
+    snprintf(what, sizeof what, "the %s of variable %s", kind_name(m->to.kind), x->p->vars[m->var]->name);
+    int64_t *size = rf_calloc((size_t)x->size * 3 + 1, sizeof *size), *displ = size ? size + x->size : NULL,
+            *recv = size ? size + 2 * x->size : NULL;
+    int32_t *dest = NULL;
+    char *buf = NULL, *rbuf = NULL;
+    if (!size) st = RF_ENOMEM;
+    if (!st && m->to.kind != RF_RT_PLACE_REPL) {
+        dest = rf_malloc((size_t)(rel->nrows + 1) * sizeof *dest);
+        if (!dest) st = RF_ENOMEM;
+        else if (m->to.kind == RF_RT_PLACE_HASH)
+            rf_rt_dist_row_ranks(rel, dict, m->to.cols, m->to.ncols, x->size, dest);
+        else
+            memset(dest, 0, (size_t)rel->nrows * sizeof *dest); /* all to rank 0 */
+    }
+    if (!st) st = rf_rt_dist_pack(rel, dict, dest, x->size, &buf, size, displ);
+    free(dest);
+    if (st) rf_error(d, rf_mkloc(NULL, 0, 0), "rank %d: out of memory packing %s", x->rank, what);
+    rf_rt_dist_vote *all = rf_calloc((size_t)x->size, sizeof *all);
+    if (!all) {
+        free(size);
+        free(buf);
+        return RF_ENOMEM; /* the next vote (rf_rt_dist_end) tells the others */
+    }
+    rf_status vst = vote(x, st != RF_OK, NULL, all, what, d);
+    free(all);
+    if (!vst) {
+        double t0 = rf_now();
+        vst = rf_rt_dist_alltoallv(x->w, x->timeout_s, what, buf, size, displ, &rbuf, recv, d);
+        x->stat.wait_seconds += rf_now() - t0;
+        if (vst) x->stopped = 1;
+    }
+    if (!vst) {
+        for (int r = 0; r < x->size; r++)
+            if (r != x->rank) {
+                x->stat.bytes_sent += size[r];
+                x->stat.bytes_received += recv[r];
+            }
+        vst = rf_rt_dist_unpack(rbuf, recv, x->size, rel->ncols, rel->types, dict, out);
+        if (vst) rf_error(d, rf_mkloc(NULL, 0, 0), "rank %d: %s: %s", x->rank, what,
+                          vst == RF_ENOMEM ? "out of memory" : "malformed rows received");
+    }
+    free(rbuf);
+    free(buf);
+    free(size);
+    if (!vst) {
+        v->place = m->to;
+        v->gen++;
+    }
+    return st ? st : vst;
+}
+
+rf_status rf_rt_dist_any(rf_rt_dist *x, int local_any, int *any, rf_diags *d)
+{
+    rf_rt_dist_vote *all = rf_calloc((size_t)x->size, sizeof *all);
+    if (!all) return RF_ENOMEM;
+    int64_t v[4] = {local_any, 0, 0, 0};
+    rf_status st = vote(x, 0, v, all, "a loop's test", d);
+    *any = 0;
+    for (int r = 0; r < x->size && !st; r++) *any |= all[r].v[0] != 0;
+    free(all);
+    return st;
+}
+
+rf_status dist_sum_votes(rf_rt_dist *x, const int64_t local[2], int64_t sum[2], const char *what, rf_diags *d)
+{
+    rf_rt_dist_vote *all = rf_calloc((size_t)x->size, sizeof *all);
+    if (!all) return RF_ENOMEM;
+    int64_t v[4] = {local[0], local[1], 0, 0};
+    rf_status st = vote(x, 0, v, all, what, d);
+    sum[0] = sum[1] = 0;
+    for (int r = 0; r < x->size && !st; r++) sum[0] += all[r].v[0], sum[1] += all[r].v[1];
+    free(all);
+    return st;
+}
+
+rf_status rf_rt_dist_end(rf_rt_dist *x, rf_status st, double run_seconds, rf_rt_rankstat *stats, rf_diags *d)
+{
+    if (x->stopped) return st ? st : RF_EUSER;
+    x->stat.run_seconds = run_seconds;
+    rf_rt_dist_vote *all = rf_calloc((size_t)x->size, sizeof *all);
+    if (!all) return RF_ENOMEM;
+    /* the profile travels in the last vote: seconds as microseconds */
+    int64_t v[4] = {(int64_t)(run_seconds * 1e6), (int64_t)(x->stat.wait_seconds * 1e6), x->stat.bytes_sent,
+                    x->stat.bytes_received};
+    rf_status vst = vote(x, st != RF_OK, v, all, "the end of the run", d);
+    if (!vst && stats)
+        for (int r = 0; r < x->size; r++) {
+            stats[r].run_seconds = (double)all[r].v[0] / 1e6;
+            stats[r].wait_seconds = (double)all[r].v[1] / 1e6;
+            stats[r].bytes_sent = all[r].v[2];
+            stats[r].bytes_received = all[r].v[3];
+        }
+    free(all);
+    x->stopped = 1;
+    return st ? st : vst;
+}

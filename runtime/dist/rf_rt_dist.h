@@ -1,0 +1,149 @@
+/*
+** runtime/dist/rf_rt_dist.h: partitioned execution over MPI ranks (issue
+** 22), the interface the CPU executor and the `redfox run` command use.
+**
+** Owns: the ranks of the process (rf_rt_dist_world: MPI started or not),
+** one run's partitioned state (rf_rt_dist: where each variable's rows are,
+** what moved, the per-rank profile) and the three operations the executor's
+** hook calls: plan the moves before a kernel, move a relation, agree on a
+** branch. The design and its limits: runtime/dist/README.md.
+*/
+#ifndef RF_RT_DIST_H
+#define RF_RT_DIST_H
+
+#include "rf_common.h"
+#include "rf_harmony.h"
+#include "rf_rt_data.h"
+
+/* ---- the ranks of this process (dist_comm.c; dist_comm_none.c without MPI) -- */
+
+typedef struct rf_rt_dist_world rf_rt_dist_world;
+
+/* 1 when this binary was built with MPI. */
+int rf_rt_dist_have_mpi(void);
+/* 1 when a launcher of several ranks (mpirun) started this process. */
+int rf_rt_dist_launched(void);
+/* Starts MPI when the process was launched by mpirun (one of several
+** ranks); *w stays NULL for a plain process. Without MPI support, a launch
+** by mpirun is an error that says so (RF_EUSAGE). */
+rf_status rf_rt_dist_world_start(int *argc, char ***argv, rf_rt_dist_world **w, rf_diags *d);
+int rf_rt_dist_world_rank(const rf_rt_dist_world *w); /* 0 for NULL */
+int rf_rt_dist_world_size(const rf_rt_dist_world *w); /* 1 for NULL */
+/* The ranks on this rank's host (they share its cores); 1 for NULL. */
+int rf_rt_dist_world_local_size(const rf_rt_dist_world *w);
+/* Ends MPI: finalizes normally, or aborts every rank with exit_code when a
+** collective timed out (the others may be stuck in it). Frees w. */
+void rf_rt_dist_world_end(rf_rt_dist_world *w, int exit_code);
+
+/* ---- collectives with a deadline (dist_comm.c) ------------------------- */
+
+/* What every rank contributes to a sync: whether it failed, and four
+** numbers (a branch's "any rows", a count, profile figures). */
+typedef struct rf_rt_dist_vote {
+    int64_t failed; /* 1: this rank stopped with an error */
+    int64_t v[4];
+} rf_rt_dist_vote;
+
+/* All ranks' votes (out: size entries, by rank). RF_EUSER with an error in
+** d when the others did not answer within timeout_s (<= 0: no limit): the
+** world is then marked broken (rf_rt_dist_world_end aborts). */
+rf_status rf_rt_dist_allgather_votes(rf_rt_dist_world *w, double timeout_s, const char *what,
+                                     const rf_rt_dist_vote *mine, rf_rt_dist_vote *out, rf_diags *d);
+/* Sends send[dst] bytes at sendbuf + sdispl[dst] to each rank and receives
+** into a buffer allocated here (*recvbuf, recv[src] bytes from each, laid
+** out by rank). The same deadline. */
+rf_status rf_rt_dist_alltoallv(rf_rt_dist_world *w, double timeout_s, const char *what, const char *sendbuf,
+                               const int64_t *send, const int64_t *sdispl, char **recvbuf, int64_t *recv,
+                               rf_diags *d);
+
+/* ---- rows to ranks, rows to bytes and back (dist_pack.c) ----------------- */
+
+/* The rank that owns a row hashed by cols (strings by their bytes, so that
+** every rank agrees whatever its dictionary's codes). */
+void rf_rt_dist_row_ranks(const rf_rt_rel *r, const rf_rt_dict *dict, const int32_t *cols, int32_t ncols,
+                          int nranks, int32_t *rank_of_row);
+/* Packs the rows of r for each destination (dest[i] < 0: row i stays out;
+** dest NULL: every row to every rank, packed once): *buf holds nranks parts,
+** part j at displ[j] with size[j] bytes (for dest NULL all parts are one). */
+rf_status rf_rt_dist_pack(const rf_rt_rel *r, const rf_rt_dict *dict, const int32_t *dest, int nranks, char **buf,
+                          int64_t *size, int64_t *displ);
+/* Appends the rows of nparts packed parts (in order) to out (allocated here
+** with r's column count and types), interning strings in dict. RF_EINTERNAL
+** on a malformed part. */
+rf_status rf_rt_dist_unpack(const char *buf, const int64_t *size, int nparts, int32_t ncols, const rf_type *types,
+                            rf_rt_dict *dict, rf_rt_rel *out);
+
+/* ---- where rows are: placements and the plan of moves (dist_place.c) ------ */
+
+typedef enum rf_rt_place_kind {
+    RF_RT_PLACE_EMPTY,   /* no rows on any rank */
+    RF_RT_PLACE_ANY,     /* spread over the ranks, no known rule */
+    RF_RT_PLACE_HASH,    /* row on rank hash(cols) */
+    RF_RT_PLACE_ROOT,    /* all rows on rank 0 */
+    RF_RT_PLACE_REPL     /* every rank holds all rows, in the same order */
+} rf_rt_place_kind;
+
+#define RF_RT_PLACE_MAXCOLS 16
+typedef struct rf_rt_place {
+    rf_rt_place_kind kind;
+    int32_t ncols;                        /* HASH */
+    int32_t cols[RF_RT_PLACE_MAXCOLS];
+} rf_rt_place;
+
+/* One move before a kernel: variable var's rows to placement to. */
+typedef struct rf_rt_dist_move {
+    int32_t var;
+    rf_rt_place to;
+} rf_rt_dist_move;
+
+typedef struct rf_rt_dist rf_rt_dist;
+
+/* ---- one partitioned run (dist_run.c) ---------------------------------- */
+
+typedef struct rf_rt_rankstat {
+    double run_seconds;       /* the rank's interpretation time, waits included */
+    double wait_seconds;      /* in collectives */
+    int64_t bytes_sent, bytes_received;
+    int64_t moves;            /* relations moved */
+} rf_rt_rankstat;
+
+/* NULL *out when w is NULL or has one rank: the run is a plain one.
+** timeout_s: a collective's deadline (<= 0: none); broadcast_rows: the most
+** rows a join's side may have to be broadcast instead of hashed. */
+rf_status rf_rt_dist_new(rf_rt_dist_world *w, const rf_hir_program *p, double timeout_s, int64_t broadcast_rows,
+                         rf_rt_dist **out);
+void rf_rt_dist_free(rf_rt_dist *x);
+int rf_rt_dist_rank(const rf_rt_dist *x);
+int rf_rt_dist_size(const rf_rt_dist *x);
+/* Rows [*lo, *hi) of an input of nrows rows are this rank's share. */
+void rf_rt_dist_share(const rf_rt_dist *x, int64_t nrows, int64_t *lo, int64_t *hi);
+/* An input variable now holds this rank's share. */
+void rf_rt_dist_loaded(rf_rt_dist *x, int32_t var);
+/* The moves kernel k needs first (at most 2 * k->nin + 2 into moves);
+** rows: this rank's rows of each of k->in. A join whose sides both need a
+** move asks the other ranks for their sizes (a collective: every rank plans
+** every kernel). RF_EINTERNAL with an error when k would read an index that
+** a move has made stale (cannot happen with the scheduler's order, checked
+** anyway). */
+rf_status rf_rt_dist_plan(rf_rt_dist *x, const rf_hir_kernel *k, const int64_t *rows, rf_rt_dist_move *moves,
+                          int32_t *nmoves, rf_diags *d);
+/* Moves rel (variable m->var) to m->to; *out is the rank's new rows
+** (allocated here, types of rel). A collective: every rank calls it for the
+** same move. */
+rf_status rf_rt_dist_move_rel(rf_rt_dist *x, const rf_rt_dist_move *m, const rf_rt_rel *rel, rf_rt_dict *dict,
+                              rf_rt_rel *out, rf_diags *d);
+/* Records where kernel k's output is after it ran. */
+void rf_rt_dist_ran(rf_rt_dist *x, const rf_hir_kernel *k);
+/* A branch: *any becomes whether any rank holds rows of a tested variable. */
+rf_status rf_rt_dist_any(rf_rt_dist *x, int local_any, int *any, rf_diags *d);
+/* After an output's last kernel: the move (if any) that brings it to rank 0. */
+int rf_rt_dist_output_move(rf_rt_dist *x, int32_t var, rf_rt_dist_move *m);
+/* The end of a run on every rank, st being this rank's status: agrees with
+** the others. Returns the run's status: a rank that did not fail but saw
+** another fail gets RF_EUSER (rank 0 with an error naming the failed rank,
+** the others with no message); of several failed ranks only the lowest
+** keeps its messages. stats (size entries, rank 0 only, may be NULL): each
+** rank's profile. */
+rf_status rf_rt_dist_end(rf_rt_dist *x, rf_status st, double run_seconds, rf_rt_rankstat *stats, rf_diags *d);
+
+#endif

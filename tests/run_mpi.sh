@@ -1,0 +1,176 @@
+#!/bin/sh
+# tests/run_mpi.sh REDFOX TESTS_DIR WORK_DIR default|small|full|failure: several MPI
+# ranks (runtime/dist) give byte-identical outputs to one process.
+#   default: a representative subset of tests/e2e (joins, recursion, groups,
+#            negation, strings, facts) and TPC-H Q1, Q3, Q13, Q18, Q21 at SF 0.1
+#   small:   six of those programs and TPC-H Q3 at SF 0.01 (sanitizer builds)
+#   full:    every tests/e2e and tests/logiql program and the 22 queries at SF 0.1
+#   failure: a rank whose share fails stops all ranks with its message; a rank
+#            that hangs makes the others stop at rank_timeout_s, not hang
+# each at -np 1 (no mpirun), 2 and 3 with --device cpu. TPC-H data is generated
+# with `redfox tpch gen` into WORK_DIR (kept for later runs). Skipped (77)
+# where mpirun is missing or redfox was built without MPI.
+set -u
+redfox=$1
+tests=$2
+work=$3
+set=$4
+command -v mpirun >/dev/null 2>&1 || { echo "SKIP: no mpirun"; exit 77; }
+# CI containers run as root, and 2 cores hold 3 ranks
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# sanitizer builds: Open MPI's own allocations live until exit (tests/lsan_mpi.supp);
+# full unwinding, so that a suppression matches only stacks through its libraries
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
+export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$tests/lsan_mpi.supp"
+mpi="mpirun --oversubscribe -np"
+tmp=${TMPDIR:-/tmp}/rf_mpi.$$
+mkdir -p "$tmp" "$work"
+trap 'rm -rf "$tmp"' EXIT
+if $mpi 2 "$redfox" run "$tests/e2e/tc.logic" --data "$tests/e2e/data" --device cpu >/dev/null 2>"$tmp/probe.err"; then :; else
+    if grep -q "built without MPI" "$tmp/probe.err"; then echo "SKIP: redfox built without MPI"; exit 77; fi
+    echo "FAIL: mpirun -np 2 redfox run tc.logic"; cat "$tmp/probe.err"; exit 1
+fi
+fails=0
+runs=0
+
+# Float totals add in another order across ranks (runtime/dist/README.md):
+# these programs' numbers must agree to 12 significant digits, the rest byte
+# for byte.
+near_float="join_skewed"
+
+# same NAME FILE1 FILE2: byte-identical, or (near_float programs) equal up to
+# float rounding in the last digits
+same() {
+    cmp -s "$2" "$3" && return 0
+    case " $near_float " in *" $1 "*) ;; *) return 1 ;; esac
+    awk -F'|' 'NR == FNR { a[FNR] = $0; n = FNR; next }
+        { if (!(FNR in a)) exit 1; split(a[FNR], x, "|"); if (NF != length(x)) exit 1
+          for (i = 1; i <= NF; i++) if (x[i] != $i) {
+              if (x[i] !~ /^-?[0-9.e+-]+$/ || $i !~ /^-?[0-9.e+-]+$/) exit 1
+              d = x[i] - $i; if (d < 0) d = -d; m = x[i] < 0 ? -x[i] : x[i]
+              if (d > m * 1e-12) exit 1 } m2 = FNR }
+        END { if (m2 != n) exit 1 }' "$2" "$3"
+}
+
+# check NAME -- ARGS...: `redfox run ARGS` alone and on 2 and 3 ranks
+check() {
+    name=$1
+    shift 2
+    runs=$((runs + 1))
+    "$redfox" run "$@" --device cpu --format tbl --threads 1 >"$tmp/$name.1" 2>"$tmp/$name.err1"
+    rc1=$?
+    for np in 2 3; do
+        $mpi $np "$redfox" run "$@" --device cpu --format tbl --threads 1 --set rank_timeout_s=120 \
+            >"$tmp/$name.$np" 2>"$tmp/$name.err$np"
+        rc=$?
+        if [ $rc1 -ne 0 ]; then
+            # a failing program fails alike: exit status 1, the first line of its error
+            first=$(grep -m1 "error" "$tmp/$name.err1")
+            if [ $rc -eq 0 ] || ! grep -qF -- "$first" "$tmp/$name.err$np"; then
+                echo "FAIL: $name -np $np: exit $rc (one process: $rc1, '$first')"; cat "$tmp/$name.err$np"
+                fails=$((fails + 1))
+            fi
+        elif [ $rc -ne 0 ]; then
+            echo "FAIL: $name -np $np: exit $rc"; cat "$tmp/$name.err$np"; fails=$((fails + 1))
+        elif ! same "$name" "$tmp/$name.1" "$tmp/$name.$np"; then
+            echo "FAIL: $name -np $np: output differs from one process"
+            diff "$tmp/$name.1" "$tmp/$name.$np" | head -10
+            fails=$((fails + 1))
+        fi
+    done
+}
+
+e2e() {
+    prog=$1
+    name=$(basename "$prog" .logic)
+    args=$(sed -n 's|^// args: ||p' "$prog")
+    # shellcheck disable=SC2086
+    check "$name" -- "$prog" --data "$(dirname "$prog")/data" $args
+}
+
+# tpch SF Q...: the queries on a database of scale factor SF
+tpch() {
+    sf=$1
+    shift
+    [ -f "$work/sf$sf/.complete" ] || {
+        "$redfox" tpch gen --sf "$sf" --format db --out "$work/sf$sf" >/dev/null 2>&1 || { echo "FAIL: tpch gen"; exit 1; }
+        touch "$work/sf$sf/.complete"
+    }
+    for q in "$@"; do
+        check "tpch_$q" -- "$tests/../tpch/queries/schema.logic" "$tests/../tpch/queries/$q.logic" --data "$work/sf$sf"
+    done
+}
+
+subset() {
+    for p in tc mutual same_generation negation negated_conjunction aggregates decimals join_skewed strings \
+             group_runs functional fd_violation order_limit nullary overflow; do
+        e2e "$tests/e2e/$p.logic"
+    done
+}
+
+case $set in
+default)
+    subset
+    tpch 0.1 q01 q03 q13 q18 q21
+    ;;
+small)
+    for p in tc mutual negation aggregates strings fd_violation; do e2e "$tests/e2e/$p.logic"; done
+    tpch 0.01 q03
+    ;;
+full)
+    for p in "$tests"/e2e/*.logic "$tests"/logiql/*.logic; do e2e "$p"; done
+    tpch 0.1 q01 q02 q03 q04 q05 q06 q07 q08 q09 q10 q11 q12 q13 q14 q15 q16 q17 q18 q19 q20 q21 q22
+    ;;
+failure)
+    # a division by zero in the last rank's share only: that rank reports it
+    # (the rule, as one process does), rank 0 names it, all exit 1
+    mkdir -p "$tmp/div"
+    printf '1\n2\n3\n4\n5\n0\n' >"$tmp/div/nums.csv"
+    cat >"$tmp/div.logic" <<'EOF'
+num(x) -> int(x).
+lang:input[`num] = "nums.csv".
+inv(x, y) <- num(x), y = 60 / x.
+lang:output[`inv] = "inv".
+EOF
+    "$redfox" run "$tmp/div.logic" --data "$tmp/div" --device cpu >/dev/null 2>"$tmp/div.err1"
+    [ $? -eq 1 ] || { echo "FAIL: one process should fail on the division by zero"; cat "$tmp/div.err1"; exit 1; }
+    $mpi 3 "$redfox" run "$tmp/div.logic" --data "$tmp/div" --device cpu >/dev/null 2>"$tmp/div.err3"
+    rc=$?
+    runs=$((runs + 1))
+    if [ $rc -eq 0 ] || ! grep -qF "$(grep -m1 error "$tmp/div.err1")" "$tmp/div.err3" ||
+        ! grep -q "rank 2 of 3 stopped with an error" "$tmp/div.err3" || ! grep -q "on rank 2 of 3" "$tmp/div.err3"; then
+        echo "FAIL: a failing rank: exit $rc"; cat "$tmp/div.err3"; fails=$((fails + 1))
+    fi
+    # another command than run is refused, not done N times over
+    $mpi 2 "$redfox" tpch gen --sf 0.01 --out "$tmp/gen" >/dev/null 2>"$tmp/gen.err"
+    rc=$?
+    runs=$((runs + 1))
+    if [ $rc -eq 0 ] || [ -e "$tmp/gen" ] || ! grep -q "only \`redfox run\` runs on several ranks" "$tmp/gen.err"; then
+        echo "FAIL: mpirun redfox tpch gen: exit $rc"; cat "$tmp/gen.err"; fails=$((fails + 1))
+    fi
+    # rank 1 hangs reading a FIFO nobody writes; rank 0 must give up after 3 s
+    mkdir -p "$tmp/hang"
+    cp "$tests/e2e/data/"* "$tmp/hang/" 2>/dev/null
+    in=$(sed -n 's|^lang:input\[`[a-z_]*\] = "\(.*\)".*|\1|p' "$tests/e2e/tc.logic" | head -1)
+    rm -f "$tmp/hang/$in"
+    mkfifo "$tmp/hang/$in"
+    cat >"$tmp/rank.sh" <<EOF
+#!/bin/sh
+if [ "\${OMPI_COMM_WORLD_RANK:-0}" = 1 ]; then data="$tmp/hang"; else data="$tests/e2e/data"; fi
+exec "$redfox" run "$tests/e2e/tc.logic" --data "\$data" --device cpu --set rank_timeout_s=3
+EOF
+    chmod +x "$tmp/rank.sh"
+    t0=$(date +%s)
+    timeout 120 $mpi 2 "$tmp/rank.sh" >/dev/null 2>"$tmp/hang.err"
+    rc=$?
+    t1=$(date +%s)
+    runs=$((runs + 1))
+    if [ $rc -eq 0 ] || [ $rc -eq 124 ] || [ $((t1 - t0)) -gt 60 ] ||
+        ! grep -q "rank 0 of 2: no answer from the other ranks within 3 s" "$tmp/hang.err"; then
+        echo "FAIL: a hung rank: exit $rc after $((t1 - t0)) s"; cat "$tmp/hang.err"; fails=$((fails + 1))
+    fi
+    ;;
+*) echo "usage: run_mpi.sh REDFOX TESTS_DIR WORK_DIR default|small|full|failure"; exit 2 ;;
+esac
+echo "$runs programs, $fails failures"
+[ $fails -eq 0 ]
