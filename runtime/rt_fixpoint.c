@@ -33,19 +33,35 @@ static int is_loop(const rf_hir_block *bl)
 
 /* The predicates of loop block bl (at most MAX_NAMED, *more counts the
 ** rest): the outputs of its INSERT kernels, or else its tested deltas. */
-static int32_t loop_preds(const rf_hir_block *bl, int32_t *vars, int32_t *more)
+/* A predicate the front end made (frontend/desugar.c: `_not<line>_<col>` for
+** a negated conjunction, `_body<line>_<col>` for a shared body), which means
+** nothing to the user. */
+static int compiler_made(const char *name)
+{
+    if (!name) return 0;
+    if (!strncmp(name, "_not", 4)) name += 4;
+    else if (!strncmp(name, "_body", 5)) name += 5;
+    else return 0;
+    return *name >= '0' && *name <= '9';
+}
+
+static int32_t loop_preds(const rf_hir_program *p, const rf_hir_block *bl, int32_t *vars, int32_t *more)
 {
     int32_t n = 0;
     *more = 0;
-    for (int32_t j = 0; j < bl->nkernels; j++) {
-        const rf_hir_kernel *k = bl->kernels[j];
-        if (k->kind != RF_HIR_INSERT) continue;
-        int dup = 0;
-        for (int32_t i = 0; i < n; i++) dup |= vars[i] == k->out;
-        if (dup) continue;
-        if (n < MAX_NAMED) vars[n++] = k->out;
-        else ++*more;
-    }
+    /* the user's predicates; the compiler's helpers only when the loop has
+    ** nothing else */
+    for (int pass = 0; pass < 2 && !n && !*more; pass++)
+        for (int32_t j = 0; j < bl->nkernels; j++) {
+            const rf_hir_kernel *k = bl->kernels[j];
+            if (k->kind != RF_HIR_INSERT) continue;
+            if (!pass && compiler_made(p->vars[k->out]->name)) continue;
+            int dup = 0;
+            for (int32_t i = 0; i < n; i++) dup |= vars[i] == k->out;
+            if (dup) continue;
+            if (n < MAX_NAMED) vars[n++] = k->out;
+            else ++*more;
+        }
     if (!n && !*more)
         for (int32_t t = 0; t < bl->ntest; t++) {
             if (n < MAX_NAMED) vars[n++] = bl->test[t];
@@ -89,7 +105,7 @@ static void report(rf_rt_fixpoint *f, const rf_hir_block *bl, int64_t round, dou
     int32_t vars[MAX_NAMED], more;
     const char *names[MAX_NAMED];
     int64_t rows[MAX_NAMED];
-    int32_t n = loop_preds(bl, vars, &more);
+    int32_t n = loop_preds(f->p, bl, vars, &more);
     for (int32_t i = 0; i < n; i++) {
         names[i] = f->p->vars[vars[i]]->name;
         rows[i] = f->rows(f->ctx, vars[i]);
@@ -120,7 +136,7 @@ rf_status rf_rt_fixpoint_enter(rf_rt_fixpoint *f, int32_t b, rf_diags *d)
     clear_display(f);
     /* the predicates and their sizes say what diverges better than the block */
     int32_t vars[MAX_NAMED], more;
-    int32_t n = loop_preds(bl, vars, &more);
+    int32_t n = loop_preds(f->p, bl, vars, &more);
     rf_buf b2;
     rf_buf_init(&b2);
     for (int32_t i = 0; i < n; i++) {

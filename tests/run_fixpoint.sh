@@ -39,6 +39,14 @@ for dev in cpu emu; do
     [ $rc -eq 1 ] || no "--max-iterations 50 ($dev): exit $rc, expected 1"
     grep -qF -- "$want" "$tmp/err" || { no "--max-iterations 50 ($dev): the error lacks: $want"; cat "$tmp/err"; }
 done
+# a negated conjunction's helper predicate is the compiler's: the error names `p` only
+for dev in cpu emu; do
+    if [ $dev = emu ]; then env="RF_GPU_EMULATE=1"; flag="--device gpu"; else env="RF_NONE=1"; flag="--device cpu"; fi
+    # shellcheck disable=SC2086
+    (cd "$t" && env $env "$r" run diverge_negated.logic $flag --max-iterations 5 >/dev/null 2>"$tmp/err")
+    grep -qF -- 'the recursion of `p` (6 tuples) did not converge within 5 iterations' "$tmp/err" ||
+        { no "diverge_negated ($dev): the error does not name p alone"; cat "$tmp/err"; }
+done
 # the bound is a bound on rounds: 1001 rounds pass --max-iterations 1002
 sed 's/LIMIT/1000/' "$t/counter.logic" >"$tmp/k.logic"
 "$r" run "$tmp/k.logic" --device cpu --max-iterations 1002 >/dev/null 2>&1 || no "counter to 1000 under --max-iterations 1002"
