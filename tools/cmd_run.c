@@ -99,7 +99,7 @@ static int print_outputs(const rf_rt_result *res, rf_rt_format fmt)
     for (int32_t i = 0; i < res->noutputs; i++) {
         const rf_rt_output *o = &res->outputs[i];
         if (res->noutputs > 1 || fmt == RF_RT_FORMAT_TABLE)
-            printf("%s%s (%lld rows)\n", i ? "\n" : "", o->name, (long long)o->rel.nrows);
+            printf("%s%s (%lld row%s)\n", i ? "\n" : "", o->name, (long long)o->rel.nrows, o->rel.nrows == 1 ? "" : "s");
         rf_status st = rf_rt_write_rel(&o->rel, o->var->colnames, res->dict, fmt, stdout);
         if (st == RF_EIO) {
             fprintf(stderr, "redfox run: cannot write the output: %s\n", strerror(errno));

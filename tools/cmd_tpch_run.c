@@ -215,7 +215,7 @@ static int run_query(int q, const run_opts *ro, qstat *qs, rf_file_out *file)
         }
         free(path);
     } else {
-        printf("%s (%lld rows)\n", out->name, (long long)out->rel.nrows);
+        printf("%s (%lld row%s)\n", out->name, (long long)out->rel.nrows, out->rel.nrows == 1 ? "" : "s");
         if (rf_rt_write_rel(&out->rel, out->var->colnames, res->dict, ro->fmt, stdout)) ok = 0;
         printf("\n");
     }

@@ -36,7 +36,7 @@ static char *render(const rf_rt_result *res, size_t *len)
     if (!f) return NULL;
     for (int32_t i = 0; i < res->noutputs; i++) {
         const rf_rt_output *o = &res->outputs[i];
-        if (res->noutputs > 1) fprintf(f, "%s%s (%lld rows)\n", i ? "\n" : "", o->name, (long long)o->rel.nrows);
+        if (res->noutputs > 1) fprintf(f, "%s%s (%lld row%s)\n", i ? "\n" : "", o->name, (long long)o->rel.nrows, o->rel.nrows == 1 ? "" : "s");
         rf_rt_write_rel(&o->rel, o->var->colnames, res->dict, RF_RT_FORMAT_TBL, f);
     }
     fclose(f);
