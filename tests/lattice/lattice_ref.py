@@ -119,7 +119,7 @@ def parity(edges, sources):
 
 
 def table(name, cols, rows):
-    out = ["%s (%d rows)" % (name, len(rows)), "|".join(cols)]
+    out = ["%s (%d row%s)" % (name, len(rows), "" if len(rows) == 1 else "s"), "|".join(cols)]
     out += ["|".join(str(v) for v in r) for r in sorted(rows)]
     return "\n".join(out) + "\n"
 
