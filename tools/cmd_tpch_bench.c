@@ -191,17 +191,9 @@ static int bench_query(int q, const rf_rt_options *rt0, int repeat, bstat *bs, c
         if (st) break;
         if (r == 0) {
             *device = res->device; /* a static string of the runtime */
-            /* the first run's warnings; its notes ("running on the GPU: ...")
-            ** for the first query only; later runs say the same again */
+            /* the first run's warnings; later runs say the same again */
             static int noted;
-            rf_diags keep;
-            rf_diags_init(&keep);
-            for (int64_t i = 0; i < d.count; i++)
-                if (d.items[i].sev != RF_SEV_NOTE || !noted)
-                    rf_diag_add(&keep, d.items[i].sev, d.items[i].loc, "%s", d.items[i].msg);
-            noted = 1;
-            rf_diags_print(&keep, stderr);
-            rf_diags_free(&keep);
+            rf_tpch_print_diags(&d, &noted);
         }
         rf_diags_free(&d);
         rf_diags_init(&d);

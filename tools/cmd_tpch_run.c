@@ -183,17 +183,8 @@ static int run_query(int q, const run_opts *ro, qstat *qs, rf_file_out *file)
     qs->load_s = rf_tpch_median(loads, ro->repeat);
     qs->run_s = rf_tpch_median(runs, ro->repeat);
     {
-        /* warnings; the notes ("running on the CPU: ...") for the first
-        ** query only: the others would say the same 21 times */
         static int noted;
-        rf_diags keep;
-        rf_diags_init(&keep);
-        for (int64_t i = 0; i < d.count; i++)
-            if (d.items[i].sev != RF_SEV_NOTE || !noted)
-                rf_diag_add(&keep, d.items[i].sev, d.items[i].loc, "%s", d.items[i].msg);
-        noted = 1;
-        rf_diags_print(&keep, stderr);
-        rf_diags_free(&keep);
+        rf_tpch_print_diags(&d, &noted);
     }
     ok = 1;
 

@@ -126,6 +126,18 @@ static void append_part(void *arg, int tid)
     }
 }
 
+/* The threads' diagnostics into d, in thread order, and the first failed
+** column's status (st when that is already an error). */
+static rf_status gather(rf_diags *ds, int nthreads, const rf_status *cst, int32_t ncols, rf_status st, rf_diags *d)
+{
+    for (int i = 0; i < nthreads; i++) {
+        for (int64_t k = 0; k < ds[i].count; k++) rf_diag_add(d, ds[i].items[k].sev, ds[i].items[k].loc, "%s", ds[i].items[k].msg);
+        rf_diags_free(&ds[i]);
+    }
+    for (int32_t c = 0; c < ncols && !st; c++) st = cst[c];
+    return st;
+}
+
 typedef struct finish_job {
     rf_importer *imp;
     itable *it;
@@ -236,12 +248,7 @@ rf_status rf_import_text(rf_importer *imp, int32_t tid, const char *path, const 
     for (int i = 0; i < j->nthreads; i++) rf_diags_init(&j->ds[i]);
     if (!st) rf_rt_parallel(j->nthreads, append_part, j);
     imp->times.append += rf_now() - t2;
-    for (int i = 0; i < j->nthreads; i++) {
-        for (int64_t k = 0; k < j->ds[i].count; k++)
-            rf_diag_add(d, j->ds[i].items[k].sev, j->ds[i].items[k].loc, "%s", j->ds[i].items[k].msg);
-        rf_diags_free(&j->ds[i]);
-    }
-    for (int32_t c = 0; c < it->t.ncols && !st; c++) st = j->st[c];
+    st = gather(j->ds, j->nthreads, j->st, it->t.ncols, st, d);
     for (int32_t c = 0; j->codes && c < it->t.ncols; c++) free(j->codes[c]);
     free(j->codes);
     free(j);
@@ -375,12 +382,7 @@ rf_status rf_import_end(rf_importer *imp, int32_t tid, rf_diags *d)
     for (int i = 0; i < j->nthreads; i++) rf_diags_init(&j->ds[i]);
     rf_rt_parallel(j->nthreads, finish_part, j);
     rf_status st = RF_OK;
-    for (int i = 0; i < j->nthreads; i++) {
-        for (int64_t k = 0; k < j->ds[i].count; k++)
-            rf_diag_add(d, j->ds[i].items[k].sev, j->ds[i].items[k].loc, "%s", j->ds[i].items[k].msg);
-        rf_diags_free(&j->ds[i]);
-    }
-    for (int32_t c = 0; c < it->t.ncols && !st; c++) st = j->st[c];
+    st = gather(j->ds, j->nthreads, j->st, it->t.ncols, st, d);
     free(j);
     if (!st) st = rf_db_writer_end_table(imp->w, it->tid, d);
     double t1 = rf_now();

@@ -84,3 +84,15 @@ double rf_tpch_median(double *v, int n)
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+
+void rf_tpch_print_diags(const rf_diags *d, int *noted)
+{
+    rf_diags keep;
+    rf_diags_init(&keep);
+    for (int64_t i = 0; i < d->count; i++)
+        if (d->items[i].sev != RF_SEV_NOTE || !*noted)
+            rf_diag_add(&keep, d->items[i].sev, d->items[i].loc, "%s", d->items[i].msg);
+    *noted = 1;
+    rf_diags_print(&keep, stderr);
+    rf_diags_free(&keep);
+}

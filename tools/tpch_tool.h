@@ -23,5 +23,9 @@ rf_status rf_tpch_compile_query(int q, rf_arena *arena, rf_fe_program **fe, rf_h
                                 const char **query_path, rf_diags *d);
 /* The median of v[0..n) (v is sorted in place). */
 double rf_tpch_median(double *v, int n);
+/* Prints a query's warnings and errors, and its notes ("running on the
+** GPU: ...") only while *noted is 0: 22 queries would say the same 22
+** times. Sets *noted. */
+void rf_tpch_print_diags(const rf_diags *d, int *noted);
 
 #endif
