@@ -63,11 +63,12 @@ void rf_ast_expr_print(const rf_ast_expr *e, rf_buf *out)
         rf_buf_puts(out, "\"]");
         break;
     case RF_AST_PREDREF: rf_buf_printf(out, "`%s", e->sval); break;
-    case RF_AST_BINOP:
+    case RF_AST_BINOP: /* a chain: (a + b + c) */
         rf_buf_putc(out, '(');
-        rf_ast_expr_print(e->lhs, out);
-        rf_buf_printf(out, " %c ", e->op);
-        rf_ast_expr_print(e->rhs, out);
+        for (int32_t i = 0; i < e->nargs; i++) {
+            if (i) rf_buf_printf(out, " %c ", e->op);
+            rf_ast_expr_print(e->args[i], out);
+        }
         rf_buf_putc(out, ')');
         break;
     case RF_AST_NEG:

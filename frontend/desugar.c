@@ -145,6 +145,7 @@ typedef struct bound_names {
 } bound_names;
 
 static dnf dnf_of(rf_checker *c, const rf_ast_formula *f, const bound_names *bn);
+static dnf dnf_and_all(rf_checker *c, const rf_ast_formula *f, const bound_names *bn);
 static int has_user_apply(const rf_ast_expr *e);
 
 static dnf dnf_single(rf_checker *c, const rf_ast_formula *f)
@@ -208,6 +209,59 @@ static dnf dnf_or(rf_checker *c, dnf x, dnf y)
     return r;
 }
 
+/* The DNF of a conjunction f of n items: the product of the items' DNFs,
+** each conjunction of it built once (pairwise products would copy the
+** growing prefix once per item: quadratic in a body of many literals). */
+static dnf dnf_and_all(rf_checker *c, const rf_ast_formula *f, const bound_names *bn)
+{
+    dnf r = {0, 0, 0};
+    dnf *parts = rf_arena_alloc(c->a, (size_t)f->nitems * sizeof *parts);
+    int32_t *pick = rf_arena_alloc(c->a, (size_t)f->nitems * sizeof *pick);
+    if (!parts || !pick) {
+        c->oom = 1;
+        return r;
+    }
+    int64_t count = 1;
+    for (int32_t i = 0; i < f->nitems; i++) {
+        parts[i] = dnf_of(c, f->items[i], bn);
+        if (c->oom) return r;
+        if (parts[i].too_big || count * parts[i].n > MAX_DISJUNCTS) {
+            r.too_big = 1;
+            return r;
+        }
+        count *= parts[i].n;
+        pick[i] = 0;
+    }
+    if (count == 0) return r;
+    r.c = rf_arena_alloc(c->a, (size_t)count * sizeof *r.c);
+    if (!r.c) {
+        c->oom = 1;
+        return r;
+    }
+    /* every choice of one conjunction per item, the last item's varying fastest */
+    for (int64_t q = 0; q < count; q++) {
+        conj *k = &r.c[r.n++];
+        k->n = 0;
+        for (int32_t i = 0; i < f->nitems; i++) k->n += parts[i].c[pick[i]].n;
+        k->items = rf_arena_alloc(c->a, (size_t)k->n * sizeof *k->items + 1);
+        if (!k->items) {
+            c->oom = 1;
+            return r;
+        }
+        int32_t at = 0;
+        for (int32_t i = 0; i < f->nitems; i++) {
+            const conj *pc = &parts[i].c[pick[i]];
+            memcpy(k->items + at, pc->items, (size_t)pc->n * sizeof *k->items);
+            at += pc->n;
+        }
+        for (int32_t i = f->nitems - 1; i >= 0; i--) {
+            if (++pick[i] < parts[i].n) break;
+            pick[i] = 0;
+        }
+    }
+    return r;
+}
+
 static rf_ast_formula *mk_not(rf_checker *c, const rf_ast_formula *sub)
 {
     rf_ast_formula *f = rf_ast_formula_new(c->a, RF_FORM_NOT, sub->loc);
@@ -227,10 +281,10 @@ static int pure_expr(const rf_ast_expr *e)
     case RF_AST_STRING:
     case RF_AST_BOOL:
     case RF_AST_DATE: return 1;
-    case RF_AST_BINOP: return pure_expr(e->lhs) && pure_expr(e->rhs);
     case RF_AST_NEG: return pure_expr(e->lhs);
+    case RF_AST_BINOP:
     case RF_AST_APPLY: /* a built-in function (not a predicate: that would be a join) */
-        if (!rf_fe_builtin_lookup(e->name)) return 0;
+        if (e->kind == RF_AST_APPLY && !rf_fe_builtin_lookup(e->name)) return 0;
         for (int32_t i = 0; i < e->nargs; i++)
             if (!pure_expr(e->args[i])) return 0;
         return 1;
@@ -249,8 +303,8 @@ static int expr_names_bound(const rf_ast_expr *e, const bound_names *bn)
 {
     switch (e->kind) {
     case RF_AST_VAR: return name_bound(bn, e->name);
-    case RF_AST_BINOP: return expr_names_bound(e->lhs, bn) && expr_names_bound(e->rhs, bn);
     case RF_AST_NEG: return expr_names_bound(e->lhs, bn);
+    case RF_AST_BINOP:
     case RF_AST_APPLY:
         for (int32_t i = 0; i < e->nargs; i++)
             if (!expr_names_bound(e->args[i], bn)) return 0;
@@ -289,6 +343,7 @@ static dnf dnf_of(rf_checker *c, const rf_ast_formula *f, const bound_names *bn)
     case RF_FORM_OR: {
         if (f->kind == RF_FORM_OR && bn && filter_only(f, bn)) return dnf_single(c, f);
         const bound_names *sub = f->kind == RF_FORM_AND ? bn : NULL;
+        if (f->kind == RF_FORM_AND) return dnf_and_all(c, f, sub);
         dnf r = dnf_of(c, f->items[0], sub);
         for (int32_t i = 1; i < f->nitems && !c->oom && !r.too_big; i++) {
             dnf s = dnf_of(c, f->items[i], sub);
@@ -581,15 +636,18 @@ static rf_fe_expr *flat_expr(rb *b, const rf_ast_expr *e)
         return NULL;
     case RF_AST_BINOP:
     case RF_AST_NEG: {
+        /* a chain stays one node of n operands (types.c splits it where the
+        ** type its partial result has widens) */
         rf_fe_expr *x = rf_chk_expr_new(c, e->kind == RF_AST_BINOP ? RF_FE_BINOP : RF_FE_NEG, e->loc);
-        int32_t n = e->kind == RF_AST_BINOP ? 2 : 1;
+        int32_t n = e->kind == RF_AST_BINOP ? e->nargs : 1;
         rf_fe_expr **args = args_new(b, n);
         if (!x || !args) return NULL;
         x->op = e->op;
         x->args = args;
         x->nargs = n;
-        args[0] = flat_expr(b, e->lhs);
-        if (n == 2) args[1] = flat_expr(b, e->rhs);
+        x->oplocs = e->oplocs;
+        if (n == 1) args[0] = flat_expr(b, e->lhs);
+        for (int32_t i = 0; i < n && e->kind == RF_AST_BINOP; i++) args[i] = flat_expr(b, e->args[i]);
         for (int32_t i = 0; i < n; i++)
             if (!args[i]) return NULL;
         return x;
@@ -691,7 +749,7 @@ static int has_user_apply(const rf_ast_expr *e)
 {
     if (!e) return 0;
     if (is_user_apply(e)) return 1;
-    if (has_user_apply(e->lhs) || has_user_apply(e->rhs)) return 1;
+    if (has_user_apply(e->lhs)) return 1;
     for (int32_t i = 0; i < e->nargs; i++)
         if (has_user_apply(e->args[i])) return 1;
     return 0;
@@ -1142,7 +1200,6 @@ static void names_of_expr(namelist *nl, const rf_ast_expr *e, int depth)
         return;
     }
     names_of_expr(nl, e->lhs, depth + 1);
-    names_of_expr(nl, e->rhs, depth + 1);
     for (int32_t i = 0; i < e->nargs; i++) names_of_expr(nl, e->args[i], depth + 1);
 }
 
@@ -1486,7 +1543,6 @@ static void wildcards_of_expr(const rf_ast_expr *e, const rf_ast_expr **w, int32
         return;
     }
     wildcards_of_expr(e->lhs, w, n, cap, depth + 1);
-    wildcards_of_expr(e->rhs, w, n, cap, depth + 1);
     for (int32_t i = 0; i < e->nargs; i++) wildcards_of_expr(e->args[i], w, n, cap, depth + 1);
 }
 

@@ -55,16 +55,16 @@ static rf_loc L(struct rf_parse_state *st, RF_YYLTYPE l) { rf_loc r = {st->file,
 #define YYMAXDEPTH RF_AST_MAX_PARSE_DEPTH
 /* An expression node over operands whose height is known: its own height, or
 ** an error (and the parse stops) past RF_AST_MAX_EXPR_HEIGHT. */
-#define HEIGHT(e, h) do { \
+#define HEIGHT(e, h) HEIGHT_AT(e, h, (e)->loc)
+#define HEIGHT_AT(e, h, at) do { \
         (e)->height = (h); \
         if ((e)->height > RF_AST_MAX_EXPR_HEIGHT) { \
-            rf_error(st->diags, (e)->loc, "expression nested too deeply (more than %d levels): compute part of it in a rule of its own", \
+            rf_error(st->diags, (at), "expression nested too deeply (more than %d levels): compute part of it in a rule of its own", \
                      RF_AST_MAX_EXPR_HEIGHT); \
             st->too_deep = 1; \
             YYABORT; \
         } \
     } while (0)
-static int32_t hmax(const rf_ast_expr *a, const rf_ast_expr *b) { return a->height > b->height ? a->height : b->height; }
 
 static int grow(void **items, int32_t *cap, int32_t n, size_t size, rf_arena *a)
 {
@@ -79,32 +79,65 @@ static int grow(void **items, int32_t *cap, int32_t n, size_t size, rf_arena *a)
 }
 #define PUSH(list, x) do { if (grow((void **)&(list).items, &(list).cap, (list).n, sizeof *(list).items, A)) { st->oom = 1; YYABORT; } (list).items[(list).n++] = (x); } while (0)
 
+/* l op r. A left operand that is already a chain of op gets r appended (in
+** place: the parser owns it), so that x + x + ... + x is one node of n
+** operands, not a tree n levels deep; evaluated left to right it is the
+** same computation. Its height: one more than its highest operand's. */
 static rf_ast_expr *binop(struct rf_parse_state *st, char op, rf_ast_expr *l, rf_ast_expr *r, rf_loc loc)
 {
-    rf_ast_expr *e = rf_ast_expr_new(st->arena, RF_AST_BINOP, loc);
-    if (!e) return NULL;
-    e->op = op; e->lhs = l; e->rhs = r;
+    rf_ast_expr *e = l;
+    if (l->kind != RF_AST_BINOP || l->op != op) {
+        e = rf_ast_expr_new(st->arena, RF_AST_BINOP, loc);
+        if (!e) return NULL;
+        e->op = op;
+        if (grow((void **)&e->args, &e->capargs, 0, sizeof *e->args, st->arena)) return NULL;
+        e->oplocs = rf_arena_alloc(st->arena, (size_t)e->capargs * sizeof *e->oplocs);
+        if (!e->oplocs) return NULL;
+        e->args[0] = l;
+        e->oplocs[0] = loc;
+        e->nargs = 1;
+        e->height = l->height + 1;
+    } else if (e->nargs == e->capargs) {
+        int32_t cap = e->capargs;
+        rf_loc *nl = rf_arena_alloc(st->arena, (size_t)cap * 2 * sizeof *nl);
+        if (!nl || grow((void **)&e->args, &e->capargs, e->nargs, sizeof *e->args, st->arena)) return NULL;
+        memcpy(nl, e->oplocs, (size_t)cap * sizeof *nl);
+        e->oplocs = nl;
+    }
+    e->oplocs[e->nargs] = loc;
+    e->args[e->nargs++] = r;
+    if (r->height + 1 > e->height) e->height = r->height + 1;
     return e;
+}
+/* l, r (likewise l ; r) as one flat AND (OR): a left operand that already
+** is one gets r's items appended in place (the parser owns it), so that a
+** body of n literals is built in time linear in n. items has room for
+** capitems. */
+static int push_item(struct rf_parse_state *st, rf_ast_formula *f, rf_ast_formula *x)
+{
+    if (f->nitems == f->capitems) {
+        int32_t ncap = f->capitems ? f->capitems * 2 : 4;
+        rf_ast_formula **m = rf_arena_alloc(st->arena, (size_t)ncap * sizeof *m);
+        if (!m) return -1;
+        if (f->nitems) memcpy(m, f->items, (size_t)f->nitems * sizeof *m);
+        f->items = m;
+        f->capitems = ncap;
+    }
+    f->items[f->nitems++] = x;
+    return 0;
 }
 static rf_ast_formula *joinf(struct rf_parse_state *st, rf_ast_formula_kind k, rf_ast_formula *l, rf_ast_formula *r)
 {
-    /* flatten a, b, c into one AND (likewise OR) */
-    rf_formlist fl = {0, 0, 0};
-    rf_ast_formula *parts[2] = {l, r};
-    for (int i = 0; i < 2; i++) {
-        if (parts[i]->kind == k) {
-            for (int32_t j = 0; j < parts[i]->nitems; j++) {
-                if (grow((void **)&fl.items, &fl.cap, fl.n, sizeof *fl.items, st->arena)) return NULL;
-                fl.items[fl.n++] = parts[i]->items[j];
-            }
-        } else {
-            if (grow((void **)&fl.items, &fl.cap, fl.n, sizeof *fl.items, st->arena)) return NULL;
-            fl.items[fl.n++] = parts[i];
-        }
+    rf_ast_formula *f = l;
+    if (l->kind != k) {
+        if (!(f = rf_ast_formula_new(st->arena, k, l->loc)) || push_item(st, f, l)) return NULL;
     }
-    rf_ast_formula *f = rf_ast_formula_new(st->arena, k, l->loc);
-    if (!f) return NULL;
-    f->items = fl.items; f->nitems = fl.n;
+    if (r->kind == k) {
+        for (int32_t j = 0; j < r->nitems; j++)
+            if (push_item(st, f, r->items[j])) return NULL;
+    } else if (push_item(st, f, r)) {
+        return NULL;
+    }
     return f;
 }
 static void add_clause(struct rf_parse_state *st, rf_ast_clause *c)
@@ -241,15 +274,15 @@ cmpop
 
 expr
     : term { $$ = $1; }
-    | expr PLUS term { $$ = binop(st, '+', $1, $3, L(st, @2)); NEED($$); HEIGHT($$, hmax($1, $3) + 1); }
-    | expr MINUS term { $$ = binop(st, '-', $1, $3, L(st, @2)); NEED($$); HEIGHT($$, hmax($1, $3) + 1); }
+    | expr PLUS term { $$ = binop(st, '+', $1, $3, L(st, @2)); NEED($$); HEIGHT_AT($$, $$->height, L(st, @2)); }
+    | expr MINUS term { $$ = binop(st, '-', $1, $3, L(st, @2)); NEED($$); HEIGHT_AT($$, $$->height, L(st, @2)); }
     ;
 
 term
     : factor { $$ = $1; }
-    | term STAR factor { $$ = binop(st, '*', $1, $3, L(st, @2)); NEED($$); HEIGHT($$, hmax($1, $3) + 1); }
-    | term SLASH factor { $$ = binop(st, '/', $1, $3, L(st, @2)); NEED($$); HEIGHT($$, hmax($1, $3) + 1); }
-    | term PERCENT factor { $$ = binop(st, '%', $1, $3, L(st, @2)); NEED($$); HEIGHT($$, hmax($1, $3) + 1); }
+    | term STAR factor { $$ = binop(st, '*', $1, $3, L(st, @2)); NEED($$); HEIGHT_AT($$, $$->height, L(st, @2)); }
+    | term SLASH factor { $$ = binop(st, '/', $1, $3, L(st, @2)); NEED($$); HEIGHT_AT($$, $$->height, L(st, @2)); }
+    | term PERCENT factor { $$ = binop(st, '%', $1, $3, L(st, @2)); NEED($$); HEIGHT_AT($$, $$->height, L(st, @2)); }
     ;
 
 factor

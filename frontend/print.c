@@ -39,11 +39,12 @@ void rf_fe_expr_print(const rf_fe_rule *r, const rf_fe_expr *e, rf_buf *out)
         rf_buf_putc(out, '-');
         rf_fe_expr_print(r, e->args[0], out);
         break;
-    case RF_FE_BINOP:
+    case RF_FE_BINOP: /* a chain: (a + b + c) */
         rf_buf_putc(out, '(');
-        rf_fe_expr_print(r, e->args[0], out);
-        rf_buf_printf(out, " %c ", e->op);
-        rf_fe_expr_print(r, e->args[1], out);
+        for (int32_t i = 0; i < e->nargs; i++) {
+            if (i) rf_buf_printf(out, " %c ", e->op);
+            rf_fe_expr_print(r, e->args[i], out);
+        }
         rf_buf_putc(out, ')');
         break;
     case RF_FE_CALL:

@@ -21,7 +21,9 @@ typedef enum rf_ast_expr_kind {
     RF_AST_BOOL,     /* ival 0/1 */
     RF_AST_DATE,     /* ival: days since 1970-01-01 (only from folding date:parse) */
     RF_AST_PREDREF,  /* `name: sval */
-    RF_AST_BINOP,    /* op, lhs, rhs: + - * / % */
+    RF_AST_BINOP,    /* op over args[0..nargs), nargs >= 2: ((args[0] op args[1]) op args[2]) ...
+                        a left-associative chain of one operator, kept flat (a + b + c is one
+                        node of three operands; a + (b + c) and a + b - c are two nodes) */
     RF_AST_NEG,      /* -lhs */
     RF_AST_APPLY     /* name[args]: a functional predicate or built-in used as a value */
 } rf_ast_expr_kind;
@@ -30,23 +32,26 @@ typedef struct rf_ast_expr rf_ast_expr;
 struct rf_ast_expr {
     rf_ast_expr_kind kind;
     rf_loc loc;
-    char op;           /* BINOP: '+', '-', '*', '/', '%' */
+    char op;           /* BINOP: '+', '-', '*', '/', '%' (the whole chain) */
     const char *name;  /* VAR, APPLY */
     int64_t ival;
     double fval;
     const char *sval;  /* STRING (NUL-terminated, may hold NULs: slen is the length), PREDREF */
     int64_t slen;
-    rf_ast_expr *lhs, *rhs;
-    rf_ast_expr **args; /* APPLY */
+    rf_ast_expr *lhs;   /* NEG */
+    rf_ast_expr **args; /* APPLY, BINOP */
     int32_t nargs;
+    int32_t capargs;    /* BINOP: room in args, for the parser's appends */
+    rf_loc *oplocs;     /* BINOP: oplocs[i] is where the operator before args[i] is (i >= 1);
+                           oplocs[0] the first operator's, as loc */
     int32_t height;     /* operators nested: 0 for a leaf, else 1 + the highest operand's (the parser keeps it
                            at most RF_AST_MAX_EXPR_HEIGHT, so every walk over an expression
                            recurses at most that deep) */
 };
 
-/* The deepest expression a program may hold: an operator chain or nesting of
-** more levels is an error ("expression nested too deeply") naming the
-** operator where the limit is passed. Each later stage's recursion over an
+/* The deepest expression a program may hold: a nesting of more levels is
+** an error ("expression nested too deeply") naming the operator where the
+** limit is passed. A chain a + b + c + ... is one level however long it is. Each later stage's recursion over an
 ** expression is bounded by a small multiple of it (substituted assignments,
 ** composed maps: see RF_QP_MAX_EXPR_HEIGHT). */
 #define RF_AST_MAX_EXPR_HEIGHT 1000
@@ -84,6 +89,7 @@ struct rf_ast_formula {
     rf_ast_formula *sub;
     rf_ast_formula **items;
     int32_t nitems;
+    int32_t capitems; /* room in items (the parser appends) */
 };
 
 /* One `v = func(arg)` inside agg<< >>. arg is NULL for count(). */

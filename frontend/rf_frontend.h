@@ -75,7 +75,10 @@ typedef struct rf_fe_const {
 typedef enum rf_fe_expr_kind {
     RF_FE_VAR,   /* var */
     RF_FE_CONST, /* c */
-    RF_FE_BINOP, /* op in + - * / % (% on int only), args[0], args[1] */
+    RF_FE_BINOP, /* op in + - * / % (% on int only) over args[0..nargs), nargs >= 2, left to
+                    right: ((args[0] op args[1]) op args[2]) ...; after type checking every
+                    operand has the node's type (a chain whose partial result widens is split
+                    there: a CAST of the chain so far starts the rest) */
     RF_FE_NEG,   /* args[0] */
     RF_FE_CALL,  /* fn, args: a built-in function */
     RF_FE_CAST   /* args[0] converted to type (numeric widening) */
@@ -92,6 +95,7 @@ struct rf_fe_expr {
     rf_builtin fn;
     rf_fe_expr **args;
     int32_t nargs;
+    const rf_loc *oplocs; /* BINOP: where the operator before args[i] is (i >= 1), or NULL */
 };
 
 typedef struct rf_fe_pred rf_fe_pred;

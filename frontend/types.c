@@ -51,6 +51,32 @@ static rf_fe_expr *cast_to(rf_checker *c, rf_fe_expr *e, rf_type t)
     return x;
 }
 
+/* Chain e's first i operands as a chain of their own, of type t, in place
+** of them (e keeps operands i..n, its first now that chain). */
+static int split_chain(rf_checker *c, rf_fe_expr *e, int32_t i, rf_type t)
+{
+    rf_fe_expr *p = rf_chk_expr_new(c, RF_FE_BINOP, e->loc);
+    rf_fe_expr **args = rf_arena_alloc(c->a, (size_t)i * sizeof *args);
+    if (!p || !args) {
+        c->oom = 1;
+        return 0;
+    }
+    memcpy(args, e->args, (size_t)i * sizeof *args);
+    p->op = e->op;
+    p->type = t;
+    p->args = args;
+    p->nargs = i;
+    p->oplocs = e->oplocs;
+    e->args += i - 1;
+    e->args[0] = p;
+    e->nargs -= i - 1;
+    if (e->oplocs) {
+        e->oplocs += i - 1;
+        e->loc = e->oplocs[1];
+    }
+    return 1;
+}
+
 /* The type of e, or RF_TYPE_UNKNOWN. With report, errors are reported,
 ** e->type is set and promotions are inserted. */
 static rf_type type_of(rf_checker *c, rf_fe_rule *r, rf_fe_expr *e, int report, int *bad)
@@ -74,38 +100,53 @@ static rf_type type_of(rf_checker *c, rf_fe_rule *r, rf_fe_expr *e, int report, 
         break;
     }
     case RF_FE_BINOP: {
-        rf_type a = type_of(c, r, e->args[0], report, bad);
-        rf_type b = type_of(c, r, e->args[1], report, bad);
-        if (a == RF_TYPE_UNKNOWN || b == RF_TYPE_UNKNOWN) break;
-        if (e->op == '+' && a == RF_TYPE_STRING && b == RF_TYPE_STRING) {
-            t = RF_TYPE_STRING;
-            break;
-        }
-        if (!rf_type_is_numeric(a) || !rf_type_is_numeric(b)) {
-            if (report) {
-                if (a == RF_TYPE_DATE || b == RF_TYPE_DATE)
-                    rf_error(c->d, e->loc, "cannot apply '%c' to %s and %s; use date:add_days, date:add_months or date:add_years",
-                             e->op, tn(a), tn(b));
-                else
-                    rf_error(c->d, e->loc, "cannot apply '%c' to %s and %s", e->op, tn(a), tn(b));
-                *bad = 1;
+        /* a chain, typed step by step as the nested form would be: the
+        ** partial result is acc, each step widens to the wider operand */
+        rf_type acc = type_of(c, r, e->args[0], report, bad);
+        for (int32_t i = 1; i < e->nargs; i++) {
+            rf_type b = type_of(c, r, e->args[i], report, bad);
+            if (acc == RF_TYPE_UNKNOWN || b == RF_TYPE_UNKNOWN) {
+                acc = RF_TYPE_UNKNOWN;
+                continue;
             }
-            break;
-        }
-        if (e->op == '%' && (a != RF_TYPE_INT || b != RF_TYPE_INT)) {
-            /* an integer remainder: no promotion, a decimal or float operand is an error */
-            if (report) {
-                rf_error(c->d, e->loc, "cannot apply '%%' to %s and %s: '%%' is the remainder of int by int", tn(a),
-                         tn(b));
-                *bad = 1;
+            rf_loc at = e->oplocs ? e->oplocs[i] : e->loc;
+            if (e->op == '+' && acc == RF_TYPE_STRING && b == RF_TYPE_STRING) continue;
+            if (!rf_type_is_numeric(acc) || !rf_type_is_numeric(b)) {
+                if (report) {
+                    if (acc == RF_TYPE_DATE || b == RF_TYPE_DATE)
+                        rf_error(c->d, at, "cannot apply '%c' to %s and %s; use date:add_days, date:add_months or date:add_years",
+                                 e->op, tn(acc), tn(b));
+                    else
+                        rf_error(c->d, at, "cannot apply '%c' to %s and %s", e->op, tn(acc), tn(b));
+                    *bad = 1;
+                }
+                acc = RF_TYPE_UNKNOWN;
+                continue;
             }
-            break;
+            if (e->op == '%' && (acc != RF_TYPE_INT || b != RF_TYPE_INT)) {
+                /* an integer remainder: no promotion, a decimal or float operand is an error */
+                if (report) {
+                    rf_error(c->d, at, "cannot apply '%%' to %s and %s: '%%' is the remainder of int by int", tn(acc),
+                             tn(b));
+                    *bad = 1;
+                }
+                acc = RF_TYPE_UNKNOWN;
+                continue;
+            }
+            rf_type w = wider(acc, b);
+            if (report) {
+                if (w != acc && i > 1) {
+                    /* the partial result widens here: the chain so far becomes
+                    ** this chain's first operand, cast below */
+                    if (!split_chain(c, e, i, acc)) break;
+                    i = 1;
+                }
+                if (i == 1) e->args[0] = cast_to(c, e->args[0], w);
+                e->args[i] = cast_to(c, e->args[i], w);
+            }
+            acc = w;
         }
-        t = wider(a, b);
-        if (report) {
-            e->args[0] = cast_to(c, e->args[0], t);
-            e->args[1] = cast_to(c, e->args[1], t);
-        }
+        t = acc;
         break;
     }
     case RF_FE_CALL: {

@@ -253,7 +253,8 @@ static rf_qp_expr *get_expr(dec *x, const sides *s, int depth, int allow_null)
     e->op = (char)op;
     e->cmp = (rf_cmp_op)cmp;
     e->fn = (rf_builtin)fn;
-    if (!get_count(x, 64, 2, &nargs)) return NULL;
+    /* chains and conjunctions are flat: as many operands as the section holds */
+    if (!get_count(x, INT32_MAX, 2, &nargs)) return NULL;
     e->nargs = nargs;
     if (nargs) {
         e->args = rf_arena_alloc(&x->p->arena, (size_t)nargs * sizeof *e->args);
@@ -275,7 +276,9 @@ static rf_qp_expr *get_expr(dec *x, const sides *s, int depth, int allow_null)
         break;
     case RF_QP_E_CONST: ok = nargs == 0 && e->c.type == e->type; break;
     case RF_QP_E_BINOP:
-        ok = nargs == 2 && a[0]->type == e->type && a[1]->type == e->type &&
+        ok = nargs >= 2;
+        for (int32_t i = 0; ok && i < nargs; i++) ok = a[i]->type == e->type;
+        ok = ok &&
              ((num(e->type) && strchr("+-*/", e->op) && e->op) || (e->type == RF_TYPE_STRING && e->op == '+') ||
               (e->type == RF_TYPE_INT && e->op == '%'));
         break;

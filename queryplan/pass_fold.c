@@ -45,48 +45,89 @@ static rf_qp_expr *mk_str(rf_qp_program *p, const char *a, int64_t na, const cha
     return qp_e_const(p, &c);
 }
 
-static rf_qp_expr *fold_binop(rf_qp_program *p, rf_qp_expr *e)
+/* One step a op b of a chain of type t over constants into *out: 0, or -1
+** when it is left for run time (overflow, division by zero, not finite). */
+static int fold_step(char op, rf_type t, const rf_fe_const *a, const rf_fe_const *b, rf_fe_const *out)
 {
-    const rf_fe_const *a = &e->args[0]->c, *b = &e->args[1]->c;
     int64_t r;
     rf_status st = RF_EUSER;
-    switch (e->type) {
+    *out = *a;
+    switch (t) {
     case RF_TYPE_INT:
-        switch (e->op) {
+        switch (op) {
         case '+': st = rf_val_int_add(a->i, b->i, &r, NULL); break;
         case '-': st = rf_val_int_sub(a->i, b->i, &r, NULL); break;
         case '*': st = rf_val_int_mul(a->i, b->i, &r, NULL); break;
         case '/': st = rf_val_int_div(a->i, b->i, &r, NULL); break;
         case '%': st = rf_val_int_mod(a->i, b->i, &r, NULL); break;
         }
-        return st ? e : mk_int(p, RF_TYPE_INT, r);
+        break;
     case RF_TYPE_DECIMAL:
-        switch (e->op) {
+        switch (op) {
         case '+': st = rf_val_dec_add(a->i, b->i, &r, NULL); break;
         case '-': st = rf_val_dec_sub(a->i, b->i, &r, NULL); break;
         case '*': st = rf_val_dec_mul(a->i, b->i, &r, NULL); break;
         case '/': st = rf_val_dec_div(a->i, b->i, &r, NULL); break;
         }
-        return st ? e : mk_int(p, RF_TYPE_DECIMAL, r);
+        break;
     case RF_TYPE_FLOAT: {
         double x = a->f, y = b->f, z;
-        switch (e->op) {
+        switch (op) {
         case '+': z = x + y; break;
         case '-': z = x - y; break;
         case '*': z = x * y; break;
         case '/':
-            if (y == 0) return e;
+            if (y == 0) return -1;
             z = x / y;
             break;
-        default: return e;
+        default: return -1;
         }
-        return isfinite(z) ? mk_float(p, z) : e;
+        if (!isfinite(z)) return -1;
+        out->f = z;
+        return 0;
     }
-    case RF_TYPE_STRING:
+    default: return -1;
+    }
+    if (st) return -1;
+    out->i = r;
+    return 0;
+}
+
+/* A chain's leading constants folded, left to right as the kernels would
+** (never reassociated: only a prefix folds), up to the first step that
+** fails at run time; the rest of the chain is kept after the result. */
+static rf_qp_expr *fold_binop(rf_qp_program *p, rf_qp_expr *e)
+{
+    int32_t k = 1; /* args[0..k) are folded into acc */
+    rf_fe_const acc = e->args[0]->c;
+    if (!qp_e_is_const(e->args[0])) return e;
+    if (e->type == RF_TYPE_STRING) {
+        /* concatenation: the leading constants at once (one copy, not one per step) */
         if (e->op != '+') return e;
-        return mk_str(p, a->s, a->slen, b->s, b->slen);
-    default: return e;
+        int64_t len = 0;
+        while (k < e->nargs && qp_e_is_const(e->args[k])) k++;
+        for (int32_t i = 0; i < k; i++) len += e->args[i]->c.slen;
+        char *s = qp_alloc(p, (size_t)len + 1);
+        if (!s) return NULL;
+        len = 0;
+        for (int32_t i = 0; i < k; i++) {
+            if (e->args[i]->c.slen) memcpy(s + len, e->args[i]->c.s, (size_t)e->args[i]->c.slen);
+            len += e->args[i]->c.slen;
+        }
+        s[len] = 0;
+        acc.s = s;
+        acc.slen = len;
+    } else {
+        while (k < e->nargs && qp_e_is_const(e->args[k]) && !fold_step(e->op, e->type, &acc, &e->args[k]->c, &acc)) k++;
     }
+    if (k == 1) return e;
+    rf_qp_expr *x = qp_e_const(p, &acc);
+    if (!x || k == e->nargs) return x;
+    /* x, then the operands not folded */
+    e->args[0] = x;
+    memmove(e->args + 1, e->args + k, (size_t)(e->nargs - k) * sizeof *e->args);
+    e->nargs -= k - 1;
+    return e;
 }
 
 static rf_qp_expr *fold_call(rf_qp_program *p, rf_qp_expr *e)
@@ -135,9 +176,12 @@ static rf_qp_expr *fold(rf_qp_program *p, rf_qp_expr *e, int64_t *changes)
     switch (e->kind) {
     case RF_QP_E_COL:
     case RF_QP_E_CONST: return e;
-    case RF_QP_E_BINOP:
-        if (allconst) r = fold_binop(p, e);
+    case RF_QP_E_BINOP: {
+        int32_t n = e->nargs;
+        r = fold_binop(p, e);
+        if (r == e && e->nargs != n) (*changes)++;
         break;
+    }
     case RF_QP_E_NEG:
         if (!allconst) break;
         if (e->type == RF_TYPE_INT && e->args[0]->c.i != INT64_MIN) r = mk_int(p, RF_TYPE_INT, -e->args[0]->c.i);

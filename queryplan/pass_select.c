@@ -50,8 +50,14 @@ static rf_qp_rel *push_down(rf_qp_program *p, rf_qp_block *bl, rf_qp_cmd *consum
         switch (fits ? P->op : RF_QP_FACTS) { /* FACTS: none of the cases, so a new scan */
         case RF_QP_MAPFILTER:
         case RF_QP_MAPJOIN:
-            for (int32_t k = 0; k < n; k++) P->filter = qp_e_and(p, P->filter, qp_e_subst(p, conj[k], 0, P->outs));
+        {
+            rf_qp_expr **m = qp_alloc(p, (size_t)(n + 1) * sizeof *m);
+            if (!m) return NULL;
+            for (int32_t k = 0; k < n; k++)
+                if (!(m[k] = qp_e_subst(p, conj[k], 0, P->outs))) return NULL;
+            P->filter = qp_e_and_n(p, P->filter, m, n);
             return r;
+        }
         case RF_QP_ANTIJOIN: {
             rf_qp_expr **m = qp_alloc(p, (size_t)(n + 1) * sizeof *m);
             if (!m) return NULL;
@@ -98,7 +104,7 @@ static rf_qp_rel *push_down(rf_qp_program *p, rf_qp_block *bl, rf_qp_cmd *consum
         t->colnames[i] = r->colnames[i];
     }
     c->in[0] = r;
-    for (int32_t k = 0; k < n; k++) c->filter = qp_e_and(p, c->filter, conj[k]);
+    c->filter = qp_e_and_n(p, c->filter, conj, n);
     if (qp_cmd_identity_outs(p, c)) return NULL;
     c->loc = consumer->loc;
     qp_block_insert(p, bl, index_of(bl, consumer), c);
@@ -158,9 +164,7 @@ static int transfer(const rf_qp_cmd *c, rf_qp_expr *e, int32_t from, int dry)
 
 static rf_qp_expr *rebuild(rf_qp_program *p, rf_qp_expr **conj, int32_t n)
 {
-    rf_qp_expr *f = NULL;
-    for (int32_t k = 0; k < n; k++) f = qp_e_and(p, f, conj[k]);
-    return f;
+    return qp_e_and_n(p, NULL, conj, n);
 }
 
 static void push_cmd(rf_qp_program *p, rf_qp_block *bl, rf_qp_cmd *c)

@@ -445,7 +445,10 @@ static rf_qp_rel *lower_rule(lw *L, const rf_fe_rule *r, int32_t delta_lit)
     inlined in = {assigned, qp_ints(p, r->nvars), qp_alloc(p, (size_t)(r->nvars + 1) * sizeof(int64_t))};
     if (!assigned || !avars || !in.height || !in.nodes) return NULL;
     int32_t nassigned = 0;
-    rf_qp_expr *filter = NULL;
+    /* the filter's conjuncts, in body order, joined at the end in one node */
+    rf_qp_expr **conjs = qp_alloc(p, (size_t)(r->nbody + 1) * sizeof *conjs);
+    int32_t nconj = 0;
+    if (!conjs) return NULL;
     int any = 0;
     for (int32_t i = 0; i < r->nbody; i++) {
         const rf_fe_lit *l = r->body[i];
@@ -456,7 +459,7 @@ static rf_qp_rel *lower_rule(lw *L, const rf_fe_rule *r, int32_t delta_lit)
             any = 1;
         } else if (l->kind == RF_FE_CMP) {
             rf_qp_expr *a = lower_expr(L, r, &cur, &in, l->lhs), *b = lower_expr(L, r, &cur, &in, l->rhs);
-            filter = qp_e_and(p, filter, qp_e_cmp(p, l->op, a, b));
+            conjs[nconj++] = qp_e_cmp(p, l->op, a, b);
             any = 1;
         } else if (l->kind == RF_FE_OR) {
             /* a ; b ; ... as not (not a and not b and ...): the plan's
@@ -471,7 +474,7 @@ static rf_qp_rel *lower_rule(lw *L, const rf_fe_rule *r, int32_t delta_lit)
                 }
                 all = qp_e_and(p, all, qp_e_not(p, conj));
             }
-            filter = qp_e_and(p, filter, qp_e_not(p, all));
+            conjs[nconj++] = qp_e_not(p, all);
             any = 1;
         } else if (l->kind == RF_FE_BUILTIN) {
             rf_qp_expr *x = qp_e_new(p, l->fn == RF_BI_LIKE ? RF_QP_E_LIKE : RF_QP_E_CALL, RF_TYPE_BOOL, l->nargs);
@@ -480,11 +483,12 @@ static rf_qp_rel *lower_rule(lw *L, const rf_fe_rule *r, int32_t delta_lit)
             for (int32_t j = 0; j < l->nargs; j++)
                 if (!(x->args[j] = lower_expr(L, r, &cur, &in, l->args[j]))) return NULL;
             if (l->negated && !(x = qp_e_not(p, x))) return NULL;
-            filter = qp_e_and(p, filter, x);
+            conjs[nconj++] = x;
             any = 1;
         }
     }
     if (p->oom) return NULL;
+    rf_qp_expr *filter = qp_e_and_n(p, NULL, conjs, nconj);
     if (any) {
         int32_t n = cur.n + nassigned;
         int32_t *vars = qp_ints(p, n);

@@ -47,6 +47,10 @@ rf_qp_expr *qp_e_bool(rf_qp_program *p, int v);
 rf_qp_expr *qp_e_cmp(rf_qp_program *p, rf_cmp_op op, rf_qp_expr *a, rf_qp_expr *b);
 /* a and b, flattened; NULL stands for true on either side. */
 rf_qp_expr *qp_e_and(rf_qp_program *p, rf_qp_expr *a, rf_qp_expr *b);
+/* a and conj[0] and ... and conj[n - 1] (NULLs skipped, ANDs flattened) in
+** one node: building a long conjunction with qp_e_and, one operand at a
+** time, copies it once per operand. */
+rf_qp_expr *qp_e_and_n(rf_qp_program *p, rf_qp_expr *a, rf_qp_expr *const *conj, int32_t n);
 /* not a (not not a is a); NULL stays NULL (an allocation failed: p->oom). */
 rf_qp_expr *qp_e_not(rf_qp_program *p, rf_qp_expr *a);
 rf_qp_expr *qp_e_copy(rf_qp_program *p, const rf_qp_expr *e);

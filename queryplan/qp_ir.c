@@ -189,6 +189,31 @@ rf_qp_expr *qp_e_and(rf_qp_program *p, rf_qp_expr *a, rf_qp_expr *b)
     return e;
 }
 
+rf_qp_expr *qp_e_and_n(rf_qp_program *p, rf_qp_expr *a, rf_qp_expr *const *conj, int32_t n)
+{
+    int64_t total = 0;
+    rf_qp_expr *only = NULL;
+    for (int32_t i = -1; i < n; i++) {
+        rf_qp_expr *x = i < 0 ? a : conj[i];
+        if (!x) continue;
+        total += x->kind == RF_QP_E_AND ? x->nargs : 1;
+        only = x;
+    }
+    if (total <= 1 && (!only || only->kind != RF_QP_E_AND || only->nargs == total)) return only;
+    rf_qp_expr *e = qp_e_new(p, RF_QP_E_AND, RF_TYPE_BOOL, (int32_t)total);
+    if (!e) return NULL;
+    int32_t at = 0;
+    for (int32_t i = -1; i < n; i++) {
+        rf_qp_expr *x = i < 0 ? a : conj[i];
+        if (!x) continue;
+        if (x->kind == RF_QP_E_AND)
+            for (int32_t j = 0; j < x->nargs; j++) e->args[at++] = x->args[j];
+        else
+            e->args[at++] = x;
+    }
+    return e;
+}
+
 rf_qp_expr *qp_e_not(rf_qp_program *p, rf_qp_expr *a)
 {
     if (!a) return NULL;

@@ -21,11 +21,12 @@ static void expr_text(const rf_qp_expr *e, const char *in0, const char *in1, rf_
     switch (e->kind) {
     case RF_QP_E_COL: rf_buf_printf(out, "%s.%d", e->side ? in1 : in0, e->col); break;
     case RF_QP_E_CONST: rf_fe_const_print(&e->c, out); break;
-    case RF_QP_E_BINOP:
+    case RF_QP_E_BINOP: /* a chain: (a + b + c) */
         rf_buf_putc(out, '(');
-        expr_text(e->args[0], in0, in1, out, 0);
-        rf_buf_printf(out, " %c ", e->op);
-        expr_text(e->args[1], in0, in1, out, 0);
+        for (int32_t i = 0; i < e->nargs; i++) {
+            if (i) rf_buf_printf(out, " %c ", e->op);
+            expr_text(e->args[i], in0, in1, out, 0);
+        }
         rf_buf_putc(out, ')');
         break;
     case RF_QP_E_NEG:

@@ -86,6 +86,13 @@ static void expr_ok(vctx *v, const rf_qp_cmd *c, const rf_qp_expr *e, int32_t ns
         if (e->c.type != e->type) fail(v, "constant of the wrong type");
         break;
     case RF_QP_E_BINOP:
+        if (e->nargs < 2) fail(v, "an operator chain of fewer than two operands");
+        for (int32_t i = 0; i < e->nargs; i++)
+            if (e->args[i]->type != e->type) {
+                fail(v, "operands of different types");
+                break;
+            }
+        break;
     case RF_QP_E_CMP:
         if (e->nargs != 2 || e->args[0]->type != e->args[1]->type) fail(v, "operands of different types");
         if (e->kind == RF_QP_E_CMP && e->type != RF_TYPE_BOOL) fail(v, "comparison not boolean");

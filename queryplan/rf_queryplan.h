@@ -96,7 +96,9 @@ typedef struct rf_qp_rel {
 typedef enum rf_qp_expr_kind {
     RF_QP_E_COL,   /* side, col */
     RF_QP_E_CONST, /* c */
-    RF_QP_E_BINOP, /* op in + - * / on args[0], args[1], % on ints; + on strings concatenates */
+    RF_QP_E_BINOP, /* op in + - * / over args[0..nargs), nargs >= 2, all of the node's type,
+                      left to right: ((args[0] op args[1]) op args[2]) ... (a chain: never
+                      reassociated); % on ints; + on strings concatenates */
     RF_QP_E_NEG,   /* -args[0] */
     RF_QP_E_CALL,  /* fn(args): a built-in function of rf_frontend.h */
     RF_QP_E_CAST,  /* args[0] converted to type: int->decimal, int->float, decimal->float */
@@ -116,7 +118,7 @@ typedef enum rf_qp_expr_kind {
 ** compiles in seconds (measured: 1,000 chained additions 1.4 s, 2,000: 8 s,
 ** 3,600: 48 s of CPU). */
 #define RF_QP_MAX_EXPR_HEIGHT 1100
-#define RF_QP_MAX_EXPR_NODES 2500
+#define RF_QP_MAX_EXPR_NODES 1000000
 
 typedef struct rf_qp_expr rf_qp_expr;
 struct rf_qp_expr {

@@ -186,7 +186,7 @@ static int count_nodes(const rf_qp_expr *e)
     return n;
 }
 
-static en *compile(call *c, const rf_qp_expr *e);
+static en *compile(call *c, const rf_qp_expr *e, int slot);
 
 static int bad(call *c, const rf_qp_expr *e, const char *why)
 {
@@ -235,6 +235,12 @@ static int check_node(call *c, en *x)
     }
     case RF_QP_E_CONST: {
         if (e->c.type != e->type) return bad(c, e, "constant type differs");
+        if (e->type == RF_TYPE_STRING) {
+            rf_status st = rf_rt_dict_intern(c->dict, e->c.s ? e->c.s : "", e->c.s ? e->c.slen : 0, &x->code);
+            if (st) return c->st = st, -1;
+        }
+        if (c->ncvec == MAX_CVEC) return 0; /* const_fill */
+        c->ncvec++;
         x->cvec = malloc((size_t)BATCH * 8);
         if (!x->cvec) return c->st = RF_ENOMEM, -1;
         switch (e->type) {
@@ -249,19 +255,16 @@ static int check_node(call *c, en *x)
             for (int j = 0; j < BATCH; j++) ((int32_t *)x->cvec)[j] = (int32_t)e->c.i;
             break;
         case RF_TYPE_BOOL: memset(x->cvec, e->c.i != 0, BATCH); break;
-        case RF_TYPE_STRING: {
-            uint32_t code;
-            rf_status st = rf_rt_dict_intern(c->dict, e->c.s ? e->c.s : "", e->c.s ? e->c.slen : 0, &code);
-            if (st) return c->st = st, -1;
-            for (int j = 0; j < BATCH; j++) ((uint32_t *)x->cvec)[j] = code;
+        case RF_TYPE_STRING:
+            for (int j = 0; j < BATCH; j++) ((uint32_t *)x->cvec)[j] = x->code;
             break;
-        }
         }
         return 0;
     }
     case RF_QP_E_BINOP:
-        if (x->nargs != 2 || e->args[0]->type != e->type || e->args[1]->type != e->type)
-            return bad(c, e, "operand types differ from the result");
+        if (x->nargs < 2) return bad(c, e, "an operator chain of fewer than two operands");
+        for (int32_t i = 0; i < x->nargs; i++)
+            if (e->args[i]->type != e->type) return bad(c, e, "operand types differ from the result");
         if (!strchr("+-*/%", e->op) || !e->op) return bad(c, e, "unknown operator");
         if (e->op == '%' && e->type != RF_TYPE_INT) return bad(c, e, "operator not defined on the type");
         if (!is_num(e->type) && !(e->type == RF_TYPE_STRING && e->op == '+'))
@@ -313,10 +316,18 @@ static int check_node(call *c, en *x)
     return bad(c, e, "unknown expression kind");
 }
 
-static en *compile(call *c, const rf_qp_expr *e)
+/* e's nodes, e's value in scratch vector `slot`. The vectors are a stack:
+** what a node reads while it runs sits above it. A chain's first operand
+** is at slot + 1 and each later one at slot + 2 (read once, into the
+** partial result, before the next is evaluated); a conjunction's
+** arguments are read one at a time too (slot + 1); any other node's
+** arguments are live together, at slot + 1 + i. */
+static en *compile(call *c, const rf_qp_expr *e, int slot)
 {
     en *x = &c->nodes[c->nnodes];
     x->id = c->nnodes++;
+    x->slot = slot;
+    if (slot + 1 > c->nslots) c->nslots = slot + 1;
     x->e = e;
     x->kind = e->kind;
     x->type = e->type;
@@ -328,8 +339,10 @@ static en *compile(call *c, const rf_qp_expr *e)
             c->st = RF_ENOMEM;
             return NULL;
         }
-        for (int32_t i = 0; i < e->nargs; i++)
-            if (e->args[i] && !(x->args[i] = compile(c, e->args[i]))) return NULL;
+        for (int32_t i = 0; i < e->nargs; i++) {
+            int at = e->kind == RF_QP_E_BINOP ? slot + 1 + (i > 0) : e->kind == RF_QP_E_AND ? slot + 1 : slot + 1 + i;
+            if (e->args[i] && !(x->args[i] = compile(c, e->args[i], at))) return NULL;
+        }
     }
     if (check_node(c, x)) return NULL;
     return x;
@@ -435,7 +448,8 @@ rf_status rf_rt_eval_map(const rf_rt_eval_ctx *ctx, const rf_qp_expr *filter, rf
         c.st = RF_ENOMEM;
         goto done;
     }
-    if (filter && !(c.filter = compile(&c, filter))) goto done;
+    /* each top-level expression on its own vectors (outputs may be live together) */
+    if (filter && !(c.filter = compile(&c, filter, c.nslots))) goto done;
     if (c.filter && c.filter->type != RF_TYPE_BOOL) {
         bad(&c, filter, "the filter is not boolean");
         goto done;
@@ -446,7 +460,7 @@ rf_status rf_rt_eval_map(const rf_rt_eval_ctx *ctx, const rf_qp_expr *filter, rf
             c.st = RF_EINTERNAL;
             goto done;
         }
-        if (!(c.outs[o] = compile(&c, outs[o]))) goto done;
+        if (!(c.outs[o] = compile(&c, outs[o], c.nslots))) goto done;
         if (outs[o]->type != out_types[o]) {
             bad(&c, outs[o], "the output column has another type");
             goto done;
@@ -483,7 +497,7 @@ rf_status rf_rt_eval_map(const rf_rt_eval_ctx *ctx, const rf_qp_expr *filter, rf
         w->lo = c.n * t / T;
         w->hi = c.n * (t + 1) / T;
         w->err_row = INT64_MAX;
-        w->scratch = malloc((size_t)c.nnodes * BATCH * 8 + 8);
+        w->scratch = malloc((size_t)c.nslots * BATCH * 8 + 8);
         w->fsel = malloc(BATCH * sizeof *w->fsel);
         w->andbuf = malloc(((size_t)c.nand * 3 + 1) * BATCH * sizeof *w->andbuf);
         w->subcache = malloc(((size_t)c.nsub * SUBCACHE * 2 + 1) * sizeof *w->subcache);

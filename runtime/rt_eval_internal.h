@@ -24,13 +24,17 @@
 #define MIN_ROWS_PER_THREAD 4096
 #define SUBCACHE 1024 /* direct-mapped substring results per worker and node */
 #define LCHUNK ((size_t)64 << 10)
+#define MAX_CVEC 1024 /* constants with a vector of their own (8 KiB each); the rest fill one per batch */
 
 typedef struct en en;
 struct en {
     const rf_qp_expr *e;
     rf_qp_expr_kind kind; /* a CALL of string:like is turned into LIKE */
     rf_type type;
-    int id; /* scratch vector index */
+    int id;   /* node index */
+    int slot; /* scratch vector index: its depth in the stack of values live at
+                 once (rt_eval.c, compile), so that a chain of n operands needs a
+                 few vectors, not n */
     int32_t nargs;
     en **args;
     /* COL */
@@ -45,6 +49,7 @@ struct en {
     int64_t patlen;
     _Atomic unsigned char *cache; /* per code: 0 unknown, 1 false, 2 true */
     int64_t ncache;
+    uint32_t code; /* a string constant's code */
     /* AND */
     int and_slot;
     /* string:substring with constant start and length: its result cache */
@@ -66,7 +71,7 @@ struct call;
 typedef struct wk {
     struct call *c;
     int64_t lo, hi, r0;
-    char *scratch;    /* nnodes x BATCH x 8 bytes */
+    char *scratch;    /* nslots x BATCH x 8 bytes */
     uint16_t *fsel;   /* the filter's selection */
     uint16_t *andbuf; /* 3 x BATCH per AND node */
     uint32_t *subcache;
@@ -97,6 +102,7 @@ typedef struct call {
     const rf_rt_side *sides;
     en *nodes;
     int nnodes, nand, nsub;
+    int nslots, ncvec; /* scratch vectors; constants given a vector of their own */
     en *filter;
     en **outs;
     int32_t nouts;
@@ -134,7 +140,7 @@ static inline const char *fdate(char *buf, int32_t v)
     return buf;
 }
 
-static inline void *scr(wk *w, const en *x) { return w->scratch + (size_t)x->id * BATCH * 8; }
+static inline void *scr(wk *w, const en *x) { return w->scratch + (size_t)x->slot * BATCH * 8; }
 
 /* rt_eval.c: errors */
 /* Records an error of the row at position j unless an earlier row failed. */

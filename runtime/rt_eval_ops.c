@@ -182,11 +182,9 @@ static const void *ev_col(wk *w, en *x, const uint16_t *sel, int k)
     return o;
 }
 
-static const void *ev_binop(wk *w, en *x, const uint16_t *sel, int k)
+/* One step of a chain: po = pa op pb over the k rows (po may be pa). */
+static void binop_step(wk *w, en *x, const uint16_t *sel, int k, const void *pa, const void *pb, void *po)
 {
-    const void *pa = rf_rt_ev(w, x->args[0], sel, k);
-    const void *pb = rf_rt_ev(w, x->args[1], sel, k);
-    void *po = scr(w, x);
     char op = x->e->op;
     char b1[RF_VAL_FMT_MAX], b2[RF_VAL_FMT_MAX];
     switch (x->type) {
@@ -331,7 +329,7 @@ static const void *ev_binop(wk *w, en *x, const uint16_t *sel, int k)
                 char *nb = realloc(w->tbuf, nc);
                 if (!nb) {
                     w->oom = 1;
-                    return po;
+                    return;
                 }
                 w->tbuf = nb;
                 w->tcap = nc;
@@ -340,14 +338,28 @@ static const void *ev_binop(wk *w, en *x, const uint16_t *sel, int k)
             memcpy(w->tbuf + la, sb, (size_t)lb);
             if (lintern(w, w->tbuf, la + lb, &o[j])) {
                 w->oom = 1;
-                return po;
+                return;
             }
         }
         break;
     }
     }
+}
+
+/* A chain, left to right: the partial result in the node's vector, each
+** operand evaluated in turn into the vector above it (rt_eval.c, compile). */
+static const void *ev_binop(wk *w, en *x, const uint16_t *sel, int k)
+{
+    const void *pa = rf_rt_ev(w, x->args[0], sel, k);
+    void *po = scr(w, x);
+    for (int32_t i = 1; i < x->nargs && !w->oom; i++) {
+        const void *pb = rf_rt_ev(w, x->args[i], sel, k);
+        binop_step(w, x, sel, k, pa, pb, po);
+        pa = po;
+    }
     return po;
 }
+
 
 static const void *ev_neg(wk *w, en *x, const uint16_t *sel, int k)
 {
@@ -704,11 +716,36 @@ static const void *ev_not(wk *w, en *x, const uint16_t *sel, int k)
     return o;
 }
 
+/* A constant without a vector of its own (past MAX_CVEC): k copies in its
+** scratch vector, made where it is read. */
+static const void *const_fill(wk *w, en *x, int k)
+{
+    void *o = scr(w, x);
+    const rf_qp_expr *e = x->e;
+    switch (x->type) {
+    case RF_TYPE_FLOAT:
+        for (int j = 0; j < k; j++) ((double *)o)[j] = e->c.f;
+        break;
+    case RF_TYPE_DATE:
+        for (int j = 0; j < k; j++) ((int32_t *)o)[j] = (int32_t)e->c.i;
+        break;
+    case RF_TYPE_BOOL: memset(o, e->c.i != 0, (size_t)k); break;
+    case RF_TYPE_STRING:
+        for (int j = 0; j < k; j++) ((uint32_t *)o)[j] = x->code;
+        break;
+    default:
+        for (int j = 0; j < k; j++) ((int64_t *)o)[j] = e->c.i;
+        break;
+    }
+    return o;
+}
+
 const void *rf_rt_ev(wk *w, en *x, const uint16_t *sel, int k)
 {
     switch (x->kind) {
     case RF_QP_E_COL: return ev_col(w, x, sel, k);
-    case RF_QP_E_CONST: return x->cvec; /* every element is the value: sel does not matter */
+    case RF_QP_E_CONST: /* every element is the value: sel does not matter */
+        return x->cvec ? x->cvec : const_fill(w, x, k);
     case RF_QP_E_BINOP: return ev_binop(w, x, sel, k);
     case RF_QP_E_NEG: return ev_neg(w, x, sel, k);
     case RF_QP_E_CALL: return ev_call(w, x, sel, k);

@@ -140,33 +140,36 @@ static rf_fe_const eval(qpi *q, const rf_qp_expr *e, const rf_fe_const *r0, cons
     switch (e->kind) {
     case RF_QP_E_COL: return e->side ? r1[e->col] : r0[e->col];
     case RF_QP_E_CONST: return e->c;
-    case RF_QP_E_BINOP:
+    case RF_QP_E_BINOP: /* a chain, left to right */
         a = eval(q, e->args[0], r0, r1);
-        b = eval(q, e->args[1], r0, r1);
-        if (q->err) return r;
-        if (e->type == RF_TYPE_FLOAT) {
-            r.f = e->op == '+' ? a.f + b.f : e->op == '-' ? a.f - b.f : e->op == '*' ? a.f * b.f : a.f / b.f;
-        } else if (e->type == RF_TYPE_STRING) {
-            char *s = rf_arena_alloc(&q->a, (size_t)(a.slen + b.slen + 1));
-            if (!s) {
-                fail(q, "out of memory");
-                return r;
+        for (int32_t k = 1; k < e->nargs && !q->err; k++) {
+            b = eval(q, e->args[k], r0, r1);
+            if (q->err) return r;
+            if (e->type == RF_TYPE_FLOAT) {
+                r.f = e->op == '+' ? a.f + b.f : e->op == '-' ? a.f - b.f : e->op == '*' ? a.f * b.f : a.f / b.f;
+            } else if (e->type == RF_TYPE_STRING) {
+                char *s = rf_arena_alloc(&q->a, (size_t)(a.slen + b.slen + 1));
+                if (!s) {
+                    fail(q, "out of memory");
+                    return r;
+                }
+                memcpy(s, a.s, (size_t)a.slen);
+                memcpy(s + a.slen, b.s, (size_t)b.slen);
+                r.s = s;
+                r.slen = a.slen + b.slen;
+            } else {
+                rf_status st;
+                int dec = e->type == RF_TYPE_DECIMAL;
+                switch (e->op) {
+                case '+': st = dec ? rf_val_dec_add(a.i, b.i, &r.i, NULL) : rf_val_int_add(a.i, b.i, &r.i, NULL); break;
+                case '-': st = dec ? rf_val_dec_sub(a.i, b.i, &r.i, NULL) : rf_val_int_sub(a.i, b.i, &r.i, NULL); break;
+                case '*': st = dec ? rf_val_dec_mul(a.i, b.i, &r.i, NULL) : rf_val_int_mul(a.i, b.i, &r.i, NULL); break;
+                case '%': st = rf_val_int_mod(a.i, b.i, &r.i, NULL); break;
+                default: st = dec ? rf_val_dec_div(a.i, b.i, &r.i, NULL) : rf_val_int_div(a.i, b.i, &r.i, NULL); break;
+                }
+                if (st) fail(q, "arithmetic error");
             }
-            memcpy(s, a.s, (size_t)a.slen);
-            memcpy(s + a.slen, b.s, (size_t)b.slen);
-            r.s = s;
-            r.slen = a.slen + b.slen;
-        } else {
-            rf_status st;
-            int dec = e->type == RF_TYPE_DECIMAL;
-            switch (e->op) {
-            case '+': st = dec ? rf_val_dec_add(a.i, b.i, &r.i, NULL) : rf_val_int_add(a.i, b.i, &r.i, NULL); break;
-            case '-': st = dec ? rf_val_dec_sub(a.i, b.i, &r.i, NULL) : rf_val_int_sub(a.i, b.i, &r.i, NULL); break;
-            case '*': st = dec ? rf_val_dec_mul(a.i, b.i, &r.i, NULL) : rf_val_int_mul(a.i, b.i, &r.i, NULL); break;
-            case '%': st = rf_val_int_mod(a.i, b.i, &r.i, NULL); break;
-            default: st = dec ? rf_val_dec_div(a.i, b.i, &r.i, NULL) : rf_val_int_div(a.i, b.i, &r.i, NULL); break;
-            }
-            if (st) fail(q, "arithmetic error");
+            a = r;
         }
         return r;
     case RF_QP_E_NEG:

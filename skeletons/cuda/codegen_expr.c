@@ -200,16 +200,20 @@ int rf_cg_emit(rf_cg_gen *g, const rf_qp_expr *e)
         }
         return v;
     case RF_QP_E_BINOP: {
-        int a = rf_cg_emit(g, e->args[0]), b = rf_cg_emit(g, e->args[1]);
+        /* a chain: one accumulator, each operand folded into it in turn */
+        int a = rf_cg_emit(g, e->args[0]);
         v = new_var(g, e->type);
-        if (e->type == RF_TYPE_FLOAT) {
-            rf_buf_printf(g->b, " = v%d %c v%d;\n", a, e->op == '/' ? '/' : e->op, b);
-        } else if (e->type == RF_TYPE_INT || e->type == RF_TYPE_DECIMAL) {
-            rf_buf_puts(g->b, ";\n");
-            checked(g, "%s(v%d, v%d, &v%d)", dec_fn(e->op, e->type == RF_TYPE_DECIMAL), a, b, v);
-        } else {
-            rf_buf_puts(g->b, " = 0;\n");
-            g->bad = 1;
+        rf_buf_printf(g->b, " = v%d;\n", a);
+        for (int32_t i = 1; i < e->nargs; i++) {
+            int b = rf_cg_emit(g, e->args[i]);
+            if (e->type == RF_TYPE_FLOAT) {
+                ind(g);
+                rf_buf_printf(g->b, "v%d = v%d %c v%d;\n", v, v, e->op, b);
+            } else if (e->type == RF_TYPE_INT || e->type == RF_TYPE_DECIMAL) {
+                checked(g, "%s(v%d, v%d, &v%d)", dec_fn(e->op, e->type == RF_TYPE_DECIMAL), v, b, v);
+            } else {
+                g->bad = 1;
+            }
         }
         return v;
     }
