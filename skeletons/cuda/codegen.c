@@ -95,7 +95,9 @@ static rf_status gen_map_kernel(const rf_hir_program *p, const rf_gpu_kplan *pl,
                                 rf_diags *d)
 {
     if (!pl->gpu) return RF_OK; /* runs on the host */
-    rf_cg_gen g = {.b = b, .pl = pl, .regs_of = -1};
+    rf_buf helpers;
+    rf_buf_init(&helpers);
+    rf_cg_gen g = {.b = b, .pl = pl, .regs_of = -1, .helpers = &helpers};
     int used[2] = {0, 0};
     rf_buf_printf(b, "struct K%d {\n", k->id);
     rf_buf_puts(b, "    static __device__ __forceinline__ bool filter(const rf::Args &a, rf::i64 r, bool &ok)\n    {\n");
@@ -136,6 +138,9 @@ static rf_status gen_map_kernel(const rf_hir_program *p, const rf_gpu_kplan *pl,
     }
     rf_buf_puts(b, "    }\n");
     gen_map_repeat(p, k, pl, b);
+    rf_buf_puts(b, rf_buf_cstr(&helpers));
+    if (helpers.oom) g.bad = 1;
+    rf_buf_free(&helpers);
     rf_buf_puts(b, "};\n");
     if (rf_gpu_gen_islands(b, k->id, pl)) g.bad = 1;
     rf_buf_printf(b,

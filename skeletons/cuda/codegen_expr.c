@@ -151,6 +151,86 @@ static int emit_convert(rf_cg_gen *g, rf_type from, rf_type to, int a)
     return v;
 }
 
+/* Operands of a chain or a conjunction per helper function. NVRTC's time
+** grows faster than a function's code (1,000 chained additions in one
+** function: 1.4 s; 2,000: 8 s; 3,600: 48 s), so a long chain becomes a
+** sequence of calls of functions of CHUNK operands each, compiled apart
+** (noinline): its time grows with the number of operands. */
+#define CHUNK 64
+
+static void emit_step(rf_cg_gen *g, const rf_qp_expr *e, int v, int b)
+{
+    if (e->type == RF_TYPE_FLOAT) {
+        ind(g);
+        rf_buf_printf(g->b, "v%d = v%d %c v%d;\n", v, v, e->op, b);
+    } else if (e->type == RF_TYPE_INT || e->type == RF_TYPE_DECIMAL) {
+        checked(g, "%s(v%d, v%d, &v%d)", dec_fn(e->op, e->type == RF_TYPE_DECIMAL), v, b, v);
+    } else {
+        g->bad = 1;
+    }
+}
+
+static void emit_conjunct(rf_cg_gen *g, const rf_qp_expr *x, int v)
+{
+    ind(g);
+    rf_buf_printf(g->b, "if (v%d) {\n", v);
+    g->depth++;
+    int r = rf_cg_emit(g, x);
+    ind(g);
+    rf_buf_printf(g->b, "v%d = v%d;\n", v, r);
+    g->depth--;
+    ind(g);
+    rf_buf_puts(g->b, "}\n");
+}
+
+/* Operands [from, to) of chain (or conjunction) e folded into v%d by a
+** helper function hN(a, r, acc), false where an operation fails; the call
+** goes where the operands would have been. Columns are loaded in the
+** helper (the caller's up-front loads are not in scope). */
+static void emit_chunk(rf_cg_gen *g, const rf_qp_expr *e, int32_t from, int32_t to, int v)
+{
+    int id = g->nhelp++;
+    ind(g);
+    if (e->kind == RF_QP_E_AND) rf_buf_printf(g->b, "if (v%d && !h%d(a, r, v%d)) %s\n", v, id, v, g->failstmt);
+    else rf_buf_printf(g->b, "if (!h%d(a, r, v%d)) %s\n", id, v, g->failstmt);
+    rf_buf hb, *saved_b = g->b;
+    const char *saved_fail = g->failstmt;
+    int saved_depth = g->depth;
+    uint8_t saved_hset[2][RF_GPU_MAXC];
+    memcpy(saved_hset, g->hset, sizeof saved_hset);
+    memset(g->hset, 0, sizeof g->hset);
+    rf_buf_init(&hb);
+    g->b = &hb;
+    g->failstmt = "return false;";
+    g->depth = 0;
+    rf_buf_printf(&hb, "    static __device__ __noinline__ bool h%d(const rf::Args &a, rf::i64 r, %s &acc)\n    {\n", id,
+                  rf_cg_ctype(e->type));
+    int used[2] = {1, 1};
+    rf_cg_row_indices(&hb, used);
+    int w = new_var(g, e->type);
+    rf_buf_puts(&hb, " = acc;\n        (void)q0; (void)q1;\n");
+    for (int32_t i = from; i < to; i++) rf_cg_hoist_loads(g, e->args[i]); /* each column once */
+    for (int32_t i = from; i < to; i++) {
+        if (e->kind == RF_QP_E_AND) emit_conjunct(g, e->args[i], w);
+        else emit_step(g, e, w, rf_cg_emit(g, e->args[i]));
+    }
+    rf_buf_printf(&hb, "        acc = v%d;\n        return true;\n    }\n", w);
+    g->b = saved_b;
+    g->failstmt = saved_fail;
+    g->depth = saved_depth;
+    memcpy(g->hset, saved_hset, sizeof saved_hset);
+    rf_buf_puts(g->helpers, rf_buf_cstr(&hb));
+    if (hb.oom) g->bad = 1;
+    rf_buf_free(&hb);
+}
+
+/* Whether operands [i, n) of e go to helpers: long chains only, and not in
+** a fused stage (its registers are not in a helper's scope). */
+static int chunked(const rf_cg_gen *g, const rf_qp_expr *e, int32_t i)
+{
+    return g->helpers && g->regs_of < 0 && e->nargs > CHUNK && i < e->nargs;
+}
+
 int rf_cg_emit(rf_cg_gen *g, const rf_qp_expr *e)
 {
     for (int32_t j = 0; j < g->pl->nisland; j++)
@@ -204,16 +284,15 @@ int rf_cg_emit(rf_cg_gen *g, const rf_qp_expr *e)
         int a = rf_cg_emit(g, e->args[0]);
         v = new_var(g, e->type);
         rf_buf_printf(g->b, " = v%d;\n", a);
-        for (int32_t i = 1; i < e->nargs; i++) {
-            int b = rf_cg_emit(g, e->args[i]);
-            if (e->type == RF_TYPE_FLOAT) {
-                ind(g);
-                rf_buf_printf(g->b, "v%d = v%d %c v%d;\n", v, v, e->op, b);
-            } else if (e->type == RF_TYPE_INT || e->type == RF_TYPE_DECIMAL) {
-                checked(g, "%s(v%d, v%d, &v%d)", dec_fn(e->op, e->type == RF_TYPE_DECIMAL), v, b, v);
-            } else {
-                g->bad = 1;
+        for (int32_t i = 1; i < e->nargs;) {
+            if (chunked(g, e, i)) {
+                int32_t to = i + CHUNK < e->nargs ? i + CHUNK : e->nargs;
+                emit_chunk(g, e, i, to, v);
+                i = to;
+                continue;
             }
+            emit_step(g, e, v, rf_cg_emit(g, e->args[i]));
+            i++;
         }
         return v;
     }
@@ -300,16 +379,15 @@ int rf_cg_emit(rf_cg_gen *g, const rf_qp_expr *e)
     case RF_QP_E_AND:
         v = new_var(g, RF_TYPE_BOOL);
         rf_buf_puts(g->b, " = true;\n");
-        for (int32_t i = 0; i < e->nargs; i++) {
-            ind(g);
-            rf_buf_printf(g->b, "if (v%d) {\n", v);
-            g->depth++;
-            int x = rf_cg_emit(g, e->args[i]);
-            ind(g);
-            rf_buf_printf(g->b, "v%d = v%d;\n", v, x);
-            g->depth--;
-            ind(g);
-            rf_buf_puts(g->b, "}\n");
+        for (int32_t i = 0; i < e->nargs;) {
+            if (chunked(g, e, i)) {
+                int32_t to = i + CHUNK < e->nargs ? i + CHUNK : e->nargs;
+                emit_chunk(g, e, i, to, v);
+                i = to;
+                continue;
+            }
+            emit_conjunct(g, e->args[i], v);
+            i++;
         }
         return v;
     case RF_QP_E_NOT: {

@@ -20,6 +20,10 @@ typedef struct rf_cg_gen {
     int nv;
     int depth;
     int bad; /* something the plan should have excluded */
+    /* long chains and conjunctions: CHUNK operands per function of their own
+    ** (members of the kernel's struct, written to helpers; NULL: inline) */
+    rf_buf *helpers;
+    int nhelp;
     /* fused stages: where side-0 columns live when a stage reads an earlier
     ** stage's registers ("m<stage>_<col>"; -1: the input's columns), and the
     ** stage's first string-constant and string-table slots */
