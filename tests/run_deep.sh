@@ -22,6 +22,15 @@ rows() { tail -n +2 "$1" | tr -d ' ' | tr '\n' ' '; }
 # and, where asked, the GPU emulator
 must_run() {
     start=$(date +%s)
+    if [ "${4:-}" = cpu ]; then
+        # the program run straight from its source on the CPU (no GPU code made)
+        /usr/bin/time -f "$1: cpu run from source: %e s, peak RSS %M KB" "$redfox" run "$tmp/$1.logic" --device cpu --data "$tmp" --format tbl > "$tmp/out" 2>"$tmp/err"
+        if [ $? -ne 0 ] || [ "$(rows "$tmp/out")" != "$2" ]; then
+            echo "FAIL: $1: cpu run: got '$(rows "$tmp/out")', expected '$2'"; cat "$tmp/err"; fail=1
+        fi
+        grep "peak RSS" "$tmp/err"
+        return
+    fi
     if ! "$redfox" compile "$tmp/$1.logic" -o "$tmp/$1.rfx" 2>"$tmp/err"; then
         echo "FAIL: $1: compile"; cat "$tmp/err"; fail=1; return
     fi
@@ -71,7 +80,18 @@ must_run sum "$(expect 1001 0 1)" 300 emu
 { header; printf 'out(x, y) <- in(x), y = 5000000 - '; sum 1000 -; printf '.\nlang:output[`out] = "out".\n'; } > "$tmp/diff.logic"
 must_run diff "$(expect 1000 5000000 -1)" 300
 { header; printf 'out(x, y) <- in(x), y = '; sum "$long" +; printf '.\nlang:output[`out] = "out".\n'; } > "$tmp/sum_long.logic"
-must_run sum_long "$(expect "$long" 0 1)" 300
+must_run sum_long "$(expect "$long" 0 1)" 300 cpu
+# through the GPU code generator (the emulator): chains become calls of helpers
+{ header; printf 'out(x, y) <- in(x), y = 5000000 - '; sum 3000 -; printf '.\nlang:output[`out] = "out".\n'; } > "$tmp/diff_emu.logic"
+must_run diff_emu "$(expect 3000 5000000 -1)" 300 emu
+# a body of LONG literals x != K (one of them excludes 2): the rows kept computed by awk
+lits() { awk -v n="$1" 'BEGIN { for (i = 1; i <= n; i++) printf ", x != %d", i == int(n / 2) ? 2 : i + 3 }'; }
+{ header; printf 'out(x) <- in(x)'; lits "$long"; printf '.\nlang:output[`out] = "out".\n'; } > "$tmp/conj_long.logic"
+kept=$(lits "$long" | tr ',' '\n' | awk '/!=/ { ex[$3] = 1 } END { for (x = 1; x <= 3; x++) if (!(x in ex)) printf "%d ", x }')
+must_run conj_long "$kept" 300 cpu
+{ header; printf 'out(x) <- in(x)'; lits 1000; printf '.\nlang:output[`out] = "out".\n'; } > "$tmp/conj_emu.logic"
+kept=$(lits 1000 | tr ',' '\n' | awk '/!=/ { ex[$3] = 1 } END { for (x = 1; x <= 3; x++) if (!(x in ex)) printf "%d ", x }')
+must_run conj_emu "$kept" 300 emu
 
 # past the limits: truly nested expressions
 { header; printf 'out(x, y) <- in(x), y = '
