@@ -45,6 +45,7 @@ must_run() {
         fi
     fi
     took=$(( $(date +%s) - start ))
+    echo "$1: compile, cpu run${4:+ and $4 run}: $took s"
     if [ "$took" -gt "$3" ]; then echo "FAIL: $1: took $took s, more than $3 s"; fail=1; fi
 }
 
@@ -81,16 +82,20 @@ must_run sum "$(expect 1001 0 1)" 300 emu
 must_run diff "$(expect 1000 5000000 -1)" 300
 { header; printf 'out(x, y) <- in(x), y = '; sum "$long" +; printf '.\nlang:output[`out] = "out".\n'; } > "$tmp/sum_long.logic"
 must_run sum_long "$(expect "$long" 0 1)" 300 cpu
-# through the GPU code generator (the emulator): chains become calls of helpers
-{ header; printf 'out(x, y) <- in(x), y = 5000000 - '; sum 3000 -; printf '.\nlang:output[`out] = "out".\n'; } > "$tmp/diff_emu.logic"
-must_run diff_emu "$(expect 3000 5000000 -1)" 300 emu
+must_run sum_long "$(expect "$long" 0 1)" 300 emu
+# operands that are not columns or constants: the GPU code calls a helper per 64
+prod() { awk -v n="$1" 'BEGIN { for (i = 0; i < n; i++) printf " - x * 2" }'; }
+{ header; printf 'out(x, y) <- in(x), y = 5000000'; prod 1000; printf '.\nlang:output[`out] = "out".\n'; } > "$tmp/diff_emu.logic"
+must_run diff_emu "$(expect 2000 5000000 -1)" 300 emu
 # a body of LONG literals x != K (one of them excludes 2): the rows kept computed by awk
-lits() { awk -v n="$1" 'BEGIN { for (i = 1; i <= n; i++) printf ", x != %d", i == int(n / 2) ? 2 : i + 3 }'; }
-{ header; printf 'out(x) <- in(x)'; lits "$long"; printf '.\nlang:output[`out] = "out".\n'; } > "$tmp/conj_long.logic"
-kept=$(lits "$long" | tr ',' '\n' | awk '/!=/ { ex[$3] = 1 } END { for (x = 1; x <= 3; x++) if (!(x in ex)) printf "%d ", x }')
+lits() { awk -v n="$1" -v lhs="$2" 'BEGIN { for (i = 1; i <= n; i++) printf ", %s != %d", lhs, i == int(n / 2) ? 2 : i + 3 }'; }
+keep() { tr ',' '\n' | awk '/!=/ { ex[$NF] = 1 } END { for (x = 1; x <= 3; x++) if (!(x in ex)) printf "%d ", x }'; }
+{ header; printf 'out(x) <- in(x)'; lits "$long" x; printf '.\nlang:output[`out] = "out".\n'; } > "$tmp/conj_long.logic"
+kept=$(lits "$long" x | keep)
 must_run conj_long "$kept" 300 cpu
-{ header; printf 'out(x) <- in(x)'; lits 1000; printf '.\nlang:output[`out] = "out".\n'; } > "$tmp/conj_emu.logic"
-kept=$(lits 1000 | tr ',' '\n' | awk '/!=/ { ex[$3] = 1 } END { for (x = 1; x <= 3; x++) if (!(x in ex)) printf "%d ", x }')
+must_run conj_long "$kept" 300 emu
+{ header; printf 'out(x) <- in(x)'; lits 1000 "x + 0"; printf '.\nlang:output[`out] = "out".\n'; } > "$tmp/conj_emu.logic"
+kept=$(lits 1000 "x + 0" | keep)
 must_run conj_emu "$kept" 300 emu
 
 # past the limits: truly nested expressions

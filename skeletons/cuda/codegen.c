@@ -91,13 +91,32 @@ static void gen_map_repeat(const rf_hir_program *p, const rf_hir_kernel *k, cons
     rf_buf_printf(b, "        return rf::runs_repeat<KS_%s>(dc, r, a.x[5], (rf::u64 *)a.p[3], f, same);\n    }\n", sig);
 }
 
+static rf_status gen_map_kernel_in(const rf_hir_program *p, const rf_gpu_kplan *pl, const rf_hir_kernel *k, rf_buf *b,
+                                   rf_buf *tables, rf_diags *d);
+
+/* The kernel's text, after the operand tables its long chains read. */
 static rf_status gen_map_kernel(const rf_hir_program *p, const rf_gpu_kplan *pl, const rf_hir_kernel *k, rf_buf *b,
                                 rf_diags *d)
+{
+    rf_buf kb, tables;
+    rf_buf_init(&kb);
+    rf_buf_init(&tables);
+    rf_status st = gen_map_kernel_in(p, pl, k, &kb, &tables, d);
+    rf_buf_puts(b, rf_buf_cstr(&tables));
+    rf_buf_puts(b, rf_buf_cstr(&kb));
+    if ((kb.oom || tables.oom) && st == RF_OK) st = RF_ENOMEM;
+    rf_buf_free(&kb);
+    rf_buf_free(&tables);
+    return st;
+}
+
+static rf_status gen_map_kernel_in(const rf_hir_program *p, const rf_gpu_kplan *pl, const rf_hir_kernel *k, rf_buf *b,
+                                   rf_buf *tables, rf_diags *d)
 {
     if (!pl->gpu) return RF_OK; /* runs on the host */
     rf_buf helpers;
     rf_buf_init(&helpers);
-    rf_cg_gen g = {.b = b, .pl = pl, .regs_of = -1, .helpers = &helpers};
+    rf_cg_gen g = {.b = b, .pl = pl, .regs_of = -1, .helpers = &helpers, .tables = tables, .kid = k->id};
     int used[2] = {0, 0};
     rf_buf_printf(b, "struct K%d {\n", k->id);
     rf_buf_puts(b, "    static __device__ __forceinline__ bool filter(const rf::Args &a, rf::i64 r, bool &ok)\n    {\n");

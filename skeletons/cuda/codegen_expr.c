@@ -224,6 +224,179 @@ static void emit_chunk(rf_cg_gen *g, const rf_qp_expr *e, int32_t from, int32_t 
     rf_buf_free(&hb);
 }
 
+/* A leaf a table loop reads: a column of the kernel's inputs or a
+** constant, of 8 bytes (int, decimal, float). */
+static int table_leaf(const rf_cg_gen *g, const rf_qp_expr *x)
+{
+    if (x->type != RF_TYPE_INT && x->type != RF_TYPE_DECIMAL && x->type != RF_TYPE_FLOAT) return 0;
+    if (x->kind == RF_QP_E_CONST) return 1;
+    if (x->kind != RF_QP_E_COL || x->side < 0 || x->side > 1 || x->col < 0 || x->col >= RF_GPU_MAXC) return 0;
+    for (int32_t j = 0; j < g->pl->nisland; j++)
+        if (g->pl->islands[j].e == x) return 0;
+    return 1;
+}
+
+/* Whether operand i of chain or conjunction e goes to a table loop: a
+** chain's leaf, or a conjunction's comparison of two leaves of one type. */
+static int table_item(const rf_cg_gen *g, const rf_qp_expr *e, int32_t i)
+{
+    const rf_qp_expr *x = e->args[i];
+    if (e->kind == RF_QP_E_BINOP) return table_leaf(g, x);
+    return x->kind == RF_QP_E_CMP && x->nargs == 2 && table_leaf(g, x->args[0]) && table_leaf(g, x->args[1]) &&
+           x->args[0]->type == x->args[1]->type;
+}
+
+static void table_int(rf_buf *b, const char *name, const int32_t *v, int32_t n)
+{
+    rf_buf_printf(b, "__device__ const rf::i32 %s[%d] = {", name, n);
+    for (int32_t i = 0; i < n; i++) rf_buf_printf(b, "%s%d", !i ? "\n    " : i % 16 ? "," : ",\n    ", v[i]);
+    rf_buf_puts(b, "};\n");
+}
+
+/* A leaf's table entries: its column (side << 16 | col), or -1 and its
+** value's 64 bits. */
+static void leaf_entry(const rf_qp_expr *x, int32_t *col, int64_t *val)
+{
+    *col = -1;
+    *val = 0;
+    if (x->kind == RF_QP_E_COL) *col = x->side << 16 | x->col;
+    else if (x->type == RF_TYPE_FLOAT) memcpy(val, &x->c.f, 8);
+    else *val = x->c.i;
+}
+
+/* The leaf at table entry t[i] as a value of C type T ("rf::i64" or
+** "double"): its constant or its column's row. */
+static void leaf_read(rf_cg_gen *g, const char *T, const char *col, const char *val, int sides)
+{
+    const char *cv = strcmp(T, "double") ? "" : "rf::bitsd((rf::u64)";
+    const char *ce = strcmp(T, "double") ? "" : ")";
+    if (sides == 0) rf_buf_printf(g->b, "%s%s[i]%s", cv, val, ce);
+    else if (sides == 1)
+        rf_buf_printf(g->b, "%s[i] < 0 ? %s%s[i]%s : rf::ld<%s>(a.c0[%s[i]], q0)", col, cv, val, ce, T, col);
+    else
+        rf_buf_printf(g->b, "%s[i] < 0 ? %s%s[i]%s : %s[i] >> 16 ? rf::ld<%s>(a.c1[%s[i] & 0xffff], q1) : rf::ld<%s>(a.c0[%s[i]], q0)",
+                      col, cv, val, ce, col, T, col, T, col);
+}
+
+/* Operands [from, to) of chain or conjunction e (table_item each) as one
+** loop over tables of their columns and constants: the code does not grow
+** with them, so neither does NVRTC's time. Folded into v%d in order, with
+** the checks and the early stop of the unrolled form. */
+static void emit_table_loop(rf_cg_gen *g, const rf_qp_expr *e, int32_t from, int32_t to, int v)
+{
+    int32_t n = to - from, id = g->ntab++;
+    int nl = e->kind == RF_QP_E_AND ? 2 : 1;
+    int32_t *cols = malloc((size_t)n * nl * sizeof *cols + 1), *ops = malloc((size_t)n * sizeof *ops + 1);
+    int64_t *vals = malloc((size_t)n * nl * sizeof *vals + 1);
+    if (!cols || !ops || !vals) {
+        g->bad = 1;
+        free(cols);
+        free(ops);
+        free(vals);
+        return;
+    }
+    int sides = 0; /* 0: constants only, 1: side 0 too, 2: both sides */
+    for (int32_t i = 0; i < n; i++) {
+        const rf_qp_expr *x = e->args[from + i];
+        for (int l = 0; l < nl; l++) {
+            const rf_qp_expr *leaf = e->kind == RF_QP_E_AND ? x->args[l] : x;
+            leaf_entry(leaf, &cols[l * n + i], &vals[l * n + i]);
+            if (leaf->kind == RF_QP_E_COL) sides = leaf->side ? 2 : sides > 1 ? 2 : 1;
+        }
+        /* a comparison: its operator, plus 8 where it compares floats */
+        ops[i] = e->kind == RF_QP_E_AND ? (int32_t)x->cmp + (x->args[0]->type == RF_TYPE_FLOAT ? 8 : 0) : 0;
+    }
+    char name[64];
+    for (int l = 0; l < nl; l++) {
+        snprintf(name, sizeof name, "rfk%d_t%d_c%d", g->kid, id, l);
+        table_int(g->tables, name, cols + l * n, n);
+        rf_buf_printf(g->tables, "__device__ const rf::i64 rfk%d_t%d_v%d[%d] = {", g->kid, id, l, n);
+        for (int32_t i = 0; i < n; i++)
+            rf_buf_printf(g->tables, "%s(rf::i64)%" PRIu64 "ull", !i ? "\n    " : i % 8 ? "," : ",\n    ",
+                          (uint64_t)vals[l * n + i]);
+        rf_buf_puts(g->tables, "};\n");
+    }
+    if (e->kind == RF_QP_E_AND) {
+        snprintf(name, sizeof name, "rfk%d_t%d_o", g->kid, id);
+        table_int(g->tables, name, ops, n);
+    }
+    free(cols);
+    free(ops);
+    free(vals);
+    char c0[64], v0[64], c1[64], v1[64];
+    snprintf(c0, sizeof c0, "rfk%d_t%d_c0", g->kid, id);
+    snprintf(v0, sizeof v0, "rfk%d_t%d_v0", g->kid, id);
+    snprintf(c1, sizeof c1, "rfk%d_t%d_c1", g->kid, id);
+    snprintf(v1, sizeof v1, "rfk%d_t%d_v1", g->kid, id);
+    ind(g);
+    if (e->kind == RF_QP_E_AND) {
+        rf_buf_printf(g->b, "for (rf::i64 i = 0; i < %d && v%d; i++) {\n", n, v);
+        g->depth++;
+        ind(g);
+        rf_buf_printf(g->b, "const int o = rfk%d_t%d_o[i];\n", g->kid, id);
+        ind(g);
+        rf_buf_puts(g->b, "int c;\n");
+        ind(g);
+        rf_buf_puts(g->b, "if (o & 8) {\n");
+        ind(g);
+        rf_buf_puts(g->b, "    const double x = ");
+        leaf_read(g, "double", c0, v0, sides);
+        rf_buf_puts(g->b, ";\n");
+        ind(g);
+        rf_buf_puts(g->b, "    const double y = ");
+        leaf_read(g, "double", c1, v1, sides);
+        rf_buf_puts(g->b, ";\n");
+        ind(g);
+        rf_buf_puts(g->b, "    c = rf::fcmp(x, y);\n");
+        ind(g);
+        rf_buf_puts(g->b, "} else {\n");
+        ind(g);
+        rf_buf_puts(g->b, "    const rf::i64 x = ");
+        leaf_read(g, "rf::i64", c0, v0, sides);
+        rf_buf_puts(g->b, ";\n");
+        ind(g);
+        rf_buf_puts(g->b, "    const rf::i64 y = ");
+        leaf_read(g, "rf::i64", c1, v1, sides);
+        rf_buf_puts(g->b, ";\n");
+        ind(g);
+        rf_buf_puts(g->b, "    c = rf::icmp(x, y);\n");
+        ind(g);
+        rf_buf_puts(g->b, "}\n");
+        ind(g);
+        rf_buf_printf(g->b,
+                      "switch (o & 7) { case %d: v%d = c == 0; break; case %d: v%d = c != 0; break; case %d: v%d = c < 0; break; "
+                      "case %d: v%d = c <= 0; break; case %d: v%d = c > 0; break; default: v%d = c >= 0; break; }\n",
+                      RF_CMP_EQ, v, RF_CMP_NE, v, RF_CMP_LT, v, RF_CMP_LE, v, RF_CMP_GT, v, v);
+    } else {
+        int fl = e->type == RF_TYPE_FLOAT;
+        rf_buf_printf(g->b, "for (rf::i64 i = 0; i < %d; i++) {\n", n);
+        g->depth++;
+        ind(g);
+        rf_buf_printf(g->b, "const %s x = ", fl ? "double" : "rf::i64");
+        leaf_read(g, fl ? "double" : "rf::i64", c0, v0, sides);
+        rf_buf_puts(g->b, ";\n");
+        if (fl) {
+            ind(g);
+            rf_buf_printf(g->b, "v%d = v%d %c x;\n", v, v, e->op);
+        } else {
+            checked(g, "%s(v%d, x, &v%d)", dec_fn(e->op, e->type == RF_TYPE_DECIMAL), v, v);
+        }
+    }
+    g->depth--;
+    ind(g);
+    rf_buf_puts(g->b, "}\n");
+}
+
+/* Operands from i on of e that a table loop takes, up to n: their end (i: none). */
+static int32_t table_run(const rf_cg_gen *g, const rf_qp_expr *e, int32_t i)
+{
+    if (!g->tables || g->regs_of >= 0 || e->nargs <= CHUNK) return i;
+    int32_t j = i;
+    while (j < e->nargs && table_item(g, e, j)) j++;
+    return j - i >= CHUNK ? j : i;
+}
+
+
 /* Whether operands [i, n) of e go to helpers: long chains only, and not in
 ** a fused stage (its registers are not in a helper's scope). */
 static int chunked(const rf_cg_gen *g, const rf_qp_expr *e, int32_t i)
@@ -285,6 +458,12 @@ int rf_cg_emit(rf_cg_gen *g, const rf_qp_expr *e)
         v = new_var(g, e->type);
         rf_buf_printf(g->b, " = v%d;\n", a);
         for (int32_t i = 1; i < e->nargs;) {
+            int32_t run = table_run(g, e, i);
+            if (run > i) {
+                emit_table_loop(g, e, i, run, v);
+                i = run;
+                continue;
+            }
             if (chunked(g, e, i)) {
                 int32_t to = i + CHUNK < e->nargs ? i + CHUNK : e->nargs;
                 emit_chunk(g, e, i, to, v);
@@ -380,6 +559,12 @@ int rf_cg_emit(rf_cg_gen *g, const rf_qp_expr *e)
         v = new_var(g, RF_TYPE_BOOL);
         rf_buf_puts(g->b, " = true;\n");
         for (int32_t i = 0; i < e->nargs;) {
+            int32_t run = table_run(g, e, i);
+            if (run > i) {
+                emit_table_loop(g, e, i, run, v);
+                i = run;
+                continue;
+            }
             if (chunked(g, e, i)) {
                 int32_t to = i + CHUNK < e->nargs ? i + CHUNK : e->nargs;
                 emit_chunk(g, e, i, to, v);

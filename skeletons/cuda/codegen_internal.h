@@ -24,6 +24,11 @@ typedef struct rf_cg_gen {
     ** (members of the kernel's struct, written to helpers; NULL: inline) */
     rf_buf *helpers;
     int nhelp;
+    /* loops over operand tables (emit_table_loop): the tables, written
+    ** before the kernel's struct, named rfk<kid>_t<n> */
+    rf_buf *tables;
+    int32_t kid;
+    int ntab;
     /* fused stages: where side-0 columns live when a stage reads an earlier
     ** stage's registers ("m<stage>_<col>"; -1: the input's columns), and the
     ** stage's first string-constant and string-table slots */
