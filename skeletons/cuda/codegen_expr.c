@@ -151,12 +151,8 @@ static int emit_convert(rf_cg_gen *g, rf_type from, rf_type to, int a)
     return v;
 }
 
-/* Operands of a chain or a conjunction per helper function. NVRTC's time
-** grows faster than a function's code (1,000 chained additions in one
-** function: 1.4 s; 2,000: 8 s; 3,600: 48 s), so a long chain becomes a
-** sequence of calls of functions of CHUNK operands each, compiled apart
-** (noinline): its time grows with the number of operands. */
-#define CHUNK 64
+/* Operands per helper function (rf_gpu_codegen.h). */
+#define CHUNK RF_GPU_CHAIN_CHUNK
 
 static void emit_step(rf_cg_gen *g, const rf_qp_expr *e, int v, int b)
 {

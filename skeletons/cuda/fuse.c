@@ -214,6 +214,24 @@ static void attach_total(const rf_hir_program *p, const rf_hir_block *bl, rf_gpu
     }
 }
 
+/* Whether e holds a chain or conjunction longer than RF_GPU_CHAIN_CHUNK. */
+static int long_chain(const rf_qp_expr *e)
+{
+    if (!e) return 0;
+    if ((e->kind == RF_QP_E_BINOP || e->kind == RF_QP_E_AND) && e->nargs > RF_GPU_CHAIN_CHUNK) return 1;
+    for (int32_t i = 0; i < e->nargs; i++)
+        if (long_chain(e->args[i])) return 1;
+    return 0;
+}
+
+static int kernel_long_chain(const rf_hir_kernel *k)
+{
+    if (long_chain(k->filter)) return 1;
+    for (int32_t i = 0; i < k->nouts; i++)
+        if (long_chain(k->outs[i])) return 1;
+    return 0;
+}
+
 static const char *const WHY_KIND =
     "not a map stage (the generator fuses map, join_map and gather_map stages, and totals without group columns)";
 static const char *const WHY_ALONE = "no other map stage of its group reads its input or its output";
@@ -253,6 +271,10 @@ static rf_status plan_group(const rf_hir_program *p, const rf_wv_group *g, int32
             f->why[id] = k->kind == RF_HIR_JOIN_INDEX   ? "a cross product (no keys)"
                          : k->kind == RF_HIR_ANTI_INDEX ? "an anti-join without keys"
                                                         : WHY_KIND;
+            continue;
+        }
+        if (kernel_long_chain(k)) {
+            f->why[id] = "a chain or conjunction of more than 64 operands (compiled as loops and helpers of its own)";
             continue;
         }
         rf_gpu_kplan pl;

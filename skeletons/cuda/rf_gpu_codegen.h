@@ -44,6 +44,13 @@
 #define RF_GPU_MAX_CONSTS RF_ARGS_MAX_CONSTS /* string constants one kernel reads (a filter of 3 brands and 12 containers: 15) */
 #define RF_GPU_KISLAND RF_ARGS_KISLAND       /* k[RF_GPU_KISLAND + i]: the base code of island i */
 #define RF_GPU_MAX_ISLANDS 8
+/* A chain (a + b + ...) or conjunction of more operands than this is code of
+** its own: loops over tables of its columns and constants, and calls of
+** noinline helpers of this many operands each, so that NVRTC's time grows
+** linearly with it (in one function it grows much faster: 1,000 chained
+** additions 1.4 s, 2,000: 8 s, 3,600: 48 s). Kernels holding one are not
+** fused (a fused stage's registers are not in a helper's scope). */
+#define RF_GPU_CHAIN_CHUNK 64
 
 /* A string subexpression evaluated once per dictionary code (on the GPU when
 ** dev, else on the host) of
