@@ -5,9 +5,12 @@
 ** CPU's evaluation order and error rules (a node's arguments left to right
 ** before the node, a conjunction stopped at its first false argument), the
 ** string constants and string tables a plan assigns read from their slots,
-** and the loads hoisted ahead of a filter (all in flight at once). Map
-** kernels (codegen.c) and fused kernels (codegen_fused.c) both emit through
-** it; rf_cg_gen (codegen_internal.h) is one kernel's emission state.
+** the loads hoisted ahead of a filter (all in flight at once), and long
+** chains and conjunctions (more than RF_GPU_CHAIN_CHUNK operands) as loops
+** over operand tables and calls of noinline helpers, so that NVRTC's time
+** grows linearly with them. Map kernels (codegen.c) and fused kernels
+** (codegen_fused.c) both emit through it; rf_cg_gen (codegen_internal.h) is
+** one kernel's emission state.
 */
 #include "codegen_internal.h"
 

@@ -3,9 +3,10 @@
 **
 ** Owns: rf_cg_gen, the state of emitting one kernel's expressions (the
 ** plan it follows, the failure statement, variable numbering, the columns
-** loaded up front), and the functions codegen.c (programs, map kernels,
-** key classes), codegen_expr.c (expressions) and codegen_fused.c (fused
-** kernels) call across files. Not installed; rf_gpu_codegen.h is the
+** loaded up front, where long chains' helpers and operand tables go), and
+** the functions codegen.c (programs, map kernels, key classes),
+** codegen_expr.c (expressions) and codegen_fused.c (fused kernels) call
+** across files. Not installed; rf_gpu_codegen.h is the
 ** generator's interface.
 */
 #ifndef RF_GPU_CODEGEN_INTERNAL_H
