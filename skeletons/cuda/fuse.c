@@ -224,7 +224,7 @@ static int long_chain(const rf_qp_expr *e)
     return 0;
 }
 
-static int kernel_long_chain(const rf_hir_kernel *k)
+int rf_gpu_kernel_long_chain(const rf_hir_kernel *k)
 {
     if (long_chain(k->filter)) return 1;
     for (int32_t i = 0; i < k->nouts; i++)
@@ -273,7 +273,7 @@ static rf_status plan_group(const rf_hir_program *p, const rf_wv_group *g, int32
                                                         : WHY_KIND;
             continue;
         }
-        if (kernel_long_chain(k)) {
+        if (rf_gpu_kernel_long_chain(k)) {
             f->why[id] = "a chain or conjunction of more than 64 operands (compiled as loops and helpers of its own)";
             continue;
         }

@@ -397,11 +397,12 @@ static void get_unit(dec *x, int32_t u)
         claim(x, mb->k, u, m);
         const rf_gpu_kplan *kp = &x->pl->k[mb->k->id];
         int32_t nout = x->p->vars[mb->k->out]->ncols;
-        /* stages run on the GPU, read the input or an earlier stage, and
-        ** their slots stay inside the argument block */
+        /* stages run on the GPU, read the input or an earlier stage, hold
+        ** no chain the generator writes as code of its own, and their
+        ** slots stay inside the argument block */
         if (!kp->gpu || u8 > 1 || mb->parent < -1 || mb->parent >= m || mb->kconst != kc || mb->kisland != ki ||
             (mb->mat != -1 && mb->mat != nmat) || (mb->mat >= 0 && (mb->ocol != ocol || ocol > RF_GPU_MAXC - nout)) ||
-            (mb->parent >= 0 && (mb->k->kind != RF_HIR_MAP || kp->nisland)))
+            (mb->parent >= 0 && (mb->k->kind != RF_HIR_MAP || kp->nisland)) || rf_gpu_kernel_long_chain(mb->k))
             rf_rfx_rd_fail(&x->rd);
         kc += kp->nconst;
         ki += kp->nisland;

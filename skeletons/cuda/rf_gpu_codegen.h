@@ -51,6 +51,9 @@
 ** additions 1.4 s, 2,000: 8 s, 3,600: 48 s). Kernels holding one are not
 ** fused (a fused stage's registers are not in a helper's scope). */
 #define RF_GPU_CHAIN_CHUNK 64
+/* Whether kernel k's filter or outputs hold such a chain or conjunction
+** (such a kernel is never a fused stage; the GPLN decoder checks it). */
+int rf_gpu_kernel_long_chain(const rf_hir_kernel *k);
 
 /* A string subexpression evaluated once per dictionary code (on the GPU when
 ** dev, else on the host) of

@@ -1,6 +1,7 @@
 /*
 ** skeletons/cuda/test_gplan.c: the GPLN section (gplan.c) of a program,
-** damaged every way: test_gplan [--seed OUT] PROG.logic [MORE.logic ...].
+** damaged every way: test_gplan [--seed OUT] [--refused-for OTHER.logic]
+** PROG.logic [MORE.logic ...].
 **
 ** Owns: the checks that the plans round-trip (decoded, they re-encode to the
 ** same bytes and generate the same source), that every truncation and every
@@ -8,7 +9,9 @@
 ** plans that generate a source or fail with an error (never a crash: run it
 ** under ASan), and that another section version or generator tag is called
 ** what it is. With --seed, it also writes a fuzz_gplan input (a u32 length,
-** the program text, the section) to OUT.
+** the program text, the section) to OUT. With --refused-for OTHER.logic,
+** the section must fuse a kernel and be refused for OTHER (the program
+** with a kernel the generator does not fuse).
 */
 #include "rf_frontend.h"
 #include "rf_gpu_codegen.h"
@@ -20,6 +23,20 @@
 #include <string.h>
 
 static int fails;
+
+/* The program of files, down to the Harmony IR (NULL, errors in d, on failure). */
+static rf_hir_program *load_hir(const char **files, int nfiles, rf_arena *arena, rf_qp_program **qp, rf_diags *d)
+{
+    rf_ast_program *ast = NULL;
+    rf_fe_program *fe = NULL;
+    rf_hir_program *hir = NULL;
+    *qp = NULL;
+    rf_status st = rf_fe_load_files(files, nfiles, arena, &ast, &fe, d);
+    if (!st) st = rf_qp_build(fe, qp, d);
+    if (!st) st = rf_qp_optimize(*qp, d);
+    if (!st) st = rf_hir_lower(*qp, &hir, d);
+    return st ? NULL : hir;
+}
 
 #define CHECK(c, ...)                                                                                              \
     do {                                                                                                           \
@@ -63,27 +80,23 @@ int main(int argc, char **argv)
 {
     const char *files[64];
     int nfiles = 0;
-    const char *seed = NULL;
+    const char *seed = NULL, *other = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--seed") && i + 1 < argc) seed = argv[++i];
+        else if (!strcmp(argv[i], "--refused-for") && i + 1 < argc) other = argv[++i];
         else if (nfiles < 64) files[nfiles++] = argv[i];
     }
     if (!nfiles) {
-        fprintf(stderr, "usage: test_gplan [--seed OUT] PROG.logic [MORE.logic ...]\n");
+        fprintf(stderr, "usage: test_gplan [--seed OUT] [--refused-for OTHER.logic] PROG.logic [MORE.logic ...]\n");
         return 2;
     }
     rf_arena arena;
     rf_arena_init(&arena);
     rf_diags d;
     rf_diags_init(&d);
-    rf_ast_program *ast = NULL;
-    rf_fe_program *fe = NULL;
     rf_qp_program *qp = NULL;
-    rf_hir_program *hir = NULL;
-    rf_status st = rf_fe_load_files(files, nfiles, &arena, &ast, &fe, &d);
-    if (!st) st = rf_qp_build(fe, &qp, &d);
-    if (!st) st = rf_qp_optimize(qp, &d);
-    if (!st) st = rf_hir_lower(qp, &hir, &d);
+    rf_hir_program *hir = load_hir(files, nfiles, &arena, &qp, &d);
+    rf_status st = hir ? RF_OK : RF_EUSER;
     rf_gpu_plan *plan = NULL;
     rf_buf enc;
     rf_buf_init(&enc);
@@ -142,6 +155,16 @@ int main(int argc, char **argv)
         CHECK(!try_decode(hir, c, n, "another generator", "stale"), "another generator: decoded");
     }
     free(c);
+    if (other) {
+        /* a program of the same kernels, one of which is not to be fused */
+        rf_qp_program *oqp = NULL;
+        rf_hir_program *ohir = load_hir(&other, 1, &arena, &oqp, &d);
+        CHECK(ohir != NULL, "%s does not compile", other);
+        CHECK(plan->f->nunits > 0, "the section fuses no kernel: nothing to refuse");
+        if (ohir) CHECK(!try_decode(ohir, b, n, "for another program", "malformed"), "decoded for %s", other);
+        rf_hir_free(ohir);
+        rf_qp_free(oqp);
+    }
     printf("GPLN of %lld bytes: %lld kernels, %d fused; %d of %lld corruptions decode (and generate safely)\n",
            (long long)n, (long long)plan->nkernels, (int)plan->f->nunits, decoded, (long long)n * 4);
     if (seed) {
