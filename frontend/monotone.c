@@ -67,9 +67,13 @@ static int monotone(const rf_fe_expr *e, const uint8_t *tv)
     case RF_FE_CAST: return monotone(e->args[0], tv);
     case RF_FE_BINOP:
         if (!rf_type_is_numeric(e->type)) return 0; /* string concatenation is not */
-        if (e->op == '+') return monotone(e->args[0], tv) && monotone(e->args[1], tv);
-        if (e->op == '-') return monotone(e->args[0], tv) && !reads_taint(e->args[1], tv);
-        return 0;
+        /* a chain: a + b + ... with every operand monotone; a - b - ...
+        ** monotone in a, the operands subtracted free of the value */
+        if (e->op != '+' && e->op != '-') return 0;
+        if (!monotone(e->args[0], tv)) return 0;
+        for (int32_t i = 1; i < e->nargs; i++)
+            if (e->op == '+' ? !monotone(e->args[i], tv) : reads_taint(e->args[i], tv)) return 0;
+        return 1;
     case RF_FE_CALL:
         if (e->fn != RF_BI_INT_MIN && e->fn != RF_BI_INT_MAX) return 0;
         for (int32_t i = 0; i < e->nargs; i++)
@@ -106,9 +110,10 @@ static void expr_text(const rf_fe_rule *r, const rf_fe_expr *e, rf_buf *b)
 {
     /* without the outer parentheses of a binary operation */
     if (e->kind == RF_FE_BINOP) {
-        rf_fe_expr_print(r, e->args[0], b);
-        rf_buf_printf(b, " %c ", e->op);
-        rf_fe_expr_print(r, e->args[1], b);
+        for (int32_t i = 0; i < e->nargs; i++) {
+            if (i) rf_buf_printf(b, " %c ", e->op);
+            rf_fe_expr_print(r, e->args[i], b);
+        }
     } else {
         rf_fe_expr_print(r, e, b);
     }
