@@ -277,6 +277,22 @@ static void leaf_read(rf_cg_gen *g, const char *T, const char *col, const char *
                       col, cv, val, ce, col, T, col, T, col);
 }
 
+/* One branch of a table loop's comparison: entry i's two leaves as values of
+** C type T, compared by cmp ("rf::fcmp" or "rf::icmp") into c. */
+static void compare_leaves(rf_cg_gen *g, const char *T, const char *cmp, const char *c0, const char *v0, const char *c1,
+                           const char *v1, int sides)
+{
+    const char *name[2] = {"x", "y"}, *col[2] = {c0, c1}, *val[2] = {v0, v1};
+    for (int l = 0; l < 2; l++) {
+        ind(g);
+        rf_buf_printf(g->b, "    const %s %s = ", T, name[l]);
+        leaf_read(g, T, col[l], val[l], sides);
+        rf_buf_puts(g->b, ";\n");
+    }
+    ind(g);
+    rf_buf_printf(g->b, "    c = %s(x, y);\n", cmp);
+}
+
 /* Operands [from, to) of chain or conjunction e (table_item each) as one
 ** loop over tables of their columns and constants: the code does not grow
 ** with them, so neither does NVRTC's time. Folded into v%d in order, with
@@ -337,28 +353,10 @@ static void emit_table_loop(rf_cg_gen *g, const rf_qp_expr *e, int32_t from, int
         rf_buf_puts(g->b, "int c;\n");
         ind(g);
         rf_buf_puts(g->b, "if (o & 8) {\n");
-        ind(g);
-        rf_buf_puts(g->b, "    const double x = ");
-        leaf_read(g, "double", c0, v0, sides);
-        rf_buf_puts(g->b, ";\n");
-        ind(g);
-        rf_buf_puts(g->b, "    const double y = ");
-        leaf_read(g, "double", c1, v1, sides);
-        rf_buf_puts(g->b, ";\n");
-        ind(g);
-        rf_buf_puts(g->b, "    c = rf::fcmp(x, y);\n");
+        compare_leaves(g, "double", "rf::fcmp", c0, v0, c1, v1, sides);
         ind(g);
         rf_buf_puts(g->b, "} else {\n");
-        ind(g);
-        rf_buf_puts(g->b, "    const rf::i64 x = ");
-        leaf_read(g, "rf::i64", c0, v0, sides);
-        rf_buf_puts(g->b, ";\n");
-        ind(g);
-        rf_buf_puts(g->b, "    const rf::i64 y = ");
-        leaf_read(g, "rf::i64", c1, v1, sides);
-        rf_buf_puts(g->b, ";\n");
-        ind(g);
-        rf_buf_puts(g->b, "    c = rf::icmp(x, y);\n");
+        compare_leaves(g, "rf::i64", "rf::icmp", c0, v0, c1, v1, sides);
         ind(g);
         rf_buf_puts(g->b, "}\n");
         ind(g);
