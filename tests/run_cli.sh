@@ -26,6 +26,23 @@ check 0 "compile ok" "$r" compile "$t/logiql/even_odd.logic"
 check 0 "dump plan" "$r" dump --plan "$t/logiql/even_odd.logic"
 check 0 "dump plan yaml" "$r" dump --plan --format yaml "$t/logiql/even_odd.logic"
 check 0 "dump plan dot" "$r" dump --plan --format dot "$t/logiql/even_odd.logic"
+check 2 "dump rules as svg" "$r" dump --rules --format svg "$t/logiql/even_odd.logic"
+# svg: Graphviz draws the dot graph; without dot on PATH, a message and exit 1
+# (tools/install-deps.sh installs graphviz, so CI checks the drawing too)
+mkdir -p "${TMPDIR:-/tmp}/rf_cli_nodot.$$"
+check 1 "dump svg without dot" env PATH="${TMPDIR:-/tmp}/rf_cli_nodot.$$" "$r" dump --plan --format svg "$t/logiql/even_odd.logic"
+grep -q "needs Graphviz" "${TMPDIR:-/tmp}/rf_cli.$$" || { echo "FAIL: dump svg without dot: no message"; fail=1; }
+rmdir "${TMPDIR:-/tmp}/rf_cli_nodot.$$"
+if command -v dot >/dev/null 2>&1; then
+    svg=$("$r" dump --plan --format svg "$t/logiql/even_odd.logic" 2>/dev/null)
+    dotg=$("$r" dump --plan --format dot "$t/logiql/even_odd.logic" 2>/dev/null)
+    arrows=$(printf '%s\n' "$dotg" | grep -c -- '^ *B[0-9]* -> ')
+    edges=$(printf '%s\n' "$svg" | grep -c 'class="edge"')
+    case "$svg" in *"<svg"*"</svg>"*) ;; *) echo "FAIL: dump svg: no <svg> document"; fail=1 ;; esac
+    [ "$arrows" -eq "$edges" ] || { echo "FAIL: dump svg: $edges drawn edges, the dot graph has $arrows"; fail=1; }
+else
+    echo "note: Graphviz's dot is not installed: the svg drawing is not checked"
+fi
 check 0 "dump ast yaml" "$r" dump --ast --format yaml "$t/logiql/even_odd.logic"
 check 0 "dump harmony" "$r" dump --harmony "$t/logiql/even_odd.logic"
 check 0 "dump fused" "$r" dump --fused "$t/logiql/even_odd.logic"

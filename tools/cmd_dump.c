@@ -6,11 +6,18 @@
 #include "rf_weaver.h"
 #include "tools.h"
 
+#include <errno.h>
+#include <signal.h>
+#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
 
 static const char *usage =
-    "usage: redfox dump WHAT PROG.logic|PROG.rfx|- [--format text|yaml|dot] [--no-opt] [--no-fuse]\n"
+    "usage: redfox dump WHAT PROG.logic|PROG.rfx|- [--format text|yaml|dot|svg] [--no-opt] [--no-fuse]\n"
     "\n"
     "The program may be several .logic files (one program), or '-' to read\n"
     "it from standard input (so may /dev/stdin, a pipe or a FIFO).\n"
@@ -32,11 +39,95 @@ static const char *usage =
     "            or compiled by NVRTC from a .logic file\n"
     "\n"
     "options:\n"
-    "  --format F  text (default), yaml (--ast, --plan) or dot (--plan)\n"
+    "  --format F  text (default), yaml (--ast, --plan), dot (--plan: a\n"
+    "              Graphviz graph) or svg (--plan: that graph drawn by\n"
+    "              Graphviz's `dot -Tsvg`, which must be on PATH)\n"
     "  --no-opt    show the plan before the optimization passes\n"
     "  --no-fuse   --cuda, --ptx, --fused: without fused kernels (as `redfox\n"
     "              run --no-fuse` runs)\n"
     "  -h, --help  this text\n";
+
+/* Finds an executable named name on PATH; 1 when there is one. */
+static int on_path(const char *name)
+{
+    const char *path = getenv("PATH");
+    if (!path || !*path) return 0;
+    char dir[4096];
+    while (*path) {
+        size_t n = strcspn(path, ":");
+        if (n > 0 && n + strlen(name) + 2 < sizeof dir) {
+            memcpy(dir, path, n);
+            dir[n] = '/';
+            strcpy(dir + n + 1, name);
+            if (access(dir, X_OK) == 0) return 1;
+        }
+        path += n;
+        if (*path == ':') path++;
+    }
+    return 0;
+}
+
+/* Draws the Graphviz text g as SVG on standard output with `dot -Tsvg`
+** (Graphviz writes straight to our stdout); 0, or an exit code after a
+** message naming what failed. */
+static int render_svg(const rf_buf *g)
+{
+    if (!on_path("dot")) {
+        fprintf(stderr, "redfox dump: --format svg needs Graphviz's `dot` on PATH (Debian: apt-get install graphviz); "
+                        "--format dot prints the graph without it\n");
+        return RF_EXIT_USER;
+    }
+    int fds[2];
+    if (pipe(fds) != 0) {
+        fprintf(stderr, "redfox dump: cannot make a pipe to dot: %s\n", strerror(errno));
+        return RF_EXIT_USER;
+    }
+    fflush(stdout);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, fds[0], 0);
+    posix_spawn_file_actions_addclose(&fa, fds[0]);
+    posix_spawn_file_actions_addclose(&fa, fds[1]);
+    char *args[] = {"dot", "-Tsvg", NULL};
+    pid_t pid;
+    int e = posix_spawnp(&pid, "dot", &fa, NULL, args, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    close(fds[0]);
+    if (e != 0) {
+        close(fds[1]);
+        fprintf(stderr, "redfox dump: cannot start dot: %s\n", strerror(e));
+        return RF_EXIT_USER;
+    }
+    /* dot may exit early (a bad graph): a write to its closed pipe then
+    ** fails with EPIPE instead of killing us */
+    struct sigaction ign, old;
+    memset(&ign, 0, sizeof ign);
+    ign.sa_handler = SIG_IGN;
+    sigaction(SIGPIPE, &ign, &old);
+    const char *p = g->data ? g->data : "";
+    int64_t left = g->len;
+    int werr = 0;
+    while (left > 0) {
+        ssize_t w = write(fds[1], p, (size_t)left);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) {
+            werr = errno;
+            break;
+        }
+        p += w;
+        left -= w;
+    }
+    close(fds[1]);
+    sigaction(SIGPIPE, &old, NULL);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || werr) {
+        fprintf(stderr, "redfox dump: dot -Tsvg failed (%s)\n",
+                werr ? strerror(werr) : WIFEXITED(status) ? "a non-zero exit" : "killed by a signal");
+        return RF_EXIT_USER;
+    }
+    return RF_EXIT_OK;
+}
 
 int rf_tool_dump(int argc, char **argv)
 {
@@ -73,8 +164,11 @@ int rf_tool_dump(int argc, char **argv)
     if (!what) return rf_tool_usage_error("dump", "say what to dump: --ast, --rules, --plan, --harmony, --fused, --cuda or --ptx");
     if (!prog) return rf_tool_usage_error("dump", "no program given");
     int fmt_text = !strcmp(format, "text"), fmt_yaml = !strcmp(format, "yaml"), fmt_dot = !strcmp(format, "dot");
-    if (!fmt_text && !fmt_yaml && !fmt_dot)
-        return rf_tool_usage_error("dump", "unknown format '%s' (text, yaml or dot)", format);
+    int fmt_svg = !strcmp(format, "svg");
+    if (!fmt_text && !fmt_yaml && !fmt_dot && !fmt_svg)
+        return rf_tool_usage_error("dump", "unknown format '%s' (text, yaml, dot or svg)", format);
+    if (fmt_svg && strcmp(what, "plan")) return rf_tool_usage_error("dump", "--format svg draws --plan only");
+    fmt_dot = fmt_dot || fmt_svg;
     int hir_based = !strcmp(what, "harmony") || !strcmp(what, "fused") || !strcmp(what, "cuda") || !strcmp(what, "ptx");
     if ((!strcmp(what, "rules") || hir_based) && !fmt_text)
         return rf_tool_usage_error("dump", "--%s is printed as text only", what);
@@ -163,8 +257,14 @@ int rf_tool_dump(int argc, char **argv)
         }
     }
     if (!st && out.oom) st = RF_ENOMEM;
-    if (!st) fwrite(out.data ? out.data : "", 1, (size_t)out.len, stdout);
-    int rc = rf_tool_finish(st, &d);
+    int rc;
+    if (!st && fmt_svg) {
+        rc = rf_tool_finish(st, &d); /* warnings first */
+        if (rc == RF_EXIT_OK) rc = render_svg(&out);
+    } else {
+        if (!st) fwrite(out.data ? out.data : "", 1, (size_t)out.len, stdout);
+        rc = rf_tool_finish(st, &d);
+    }
     rf_buf_free(&out);
     rf_diags_free(&d);
     rf_arena_free(&arena);
