@@ -325,6 +325,9 @@ int rf_run(rf_database *db, const rf_program *prog, const rf_run_options *opt, r
     ro.tuning = &tune;
     ro.ptx0 = prog->ptx0.len ? prog->ptx0.data : NULL;
     ro.ptx0_size = (uint64_t)prog->ptx0.len;
+    ro.gpu_plan = prog->gpln.len ? prog->gpln.data : NULL;
+    ro.gpu_plan_size = (uint64_t)prog->gpln.len;
+    ro.rfx_file = prog->rfx_name;
     rf_status st = apply_settings(o.settings, &tune, &d);
     /* A cache of this run only: it holds the relations given in memory as
     ** if read from their files, and whatever files the run reads. */

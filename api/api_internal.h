@@ -64,6 +64,8 @@ struct rf_program {
     rf_arena arena;        /* the front end's data */
     rf_hir_program *hir;   /* NULL when the compile failed */
     rf_buf ptx0;           /* a .rfx file's GPU code, else empty */
+    rf_buf gpln;           /* a .rfx file's GPU kernel and fusion plans, else empty */
+    const char *rfx_name;  /* the .rfx file's name (in arena), else NULL */
     api_diags diags;
     int32_t *inputs, *outputs; /* variable ids */
     int32_t ninputs, noutputs;

@@ -20,6 +20,7 @@ static rf_program *program_new(void)
     if (!p) return NULL;
     rf_arena_init(&p->arena);
     rf_buf_init(&p->ptx0);
+    rf_buf_init(&p->gpln);
     return p;
 }
 
@@ -28,6 +29,7 @@ void rf_program_free(rf_program *p)
     if (!p) return;
     rf_hir_free(p->hir);
     rf_buf_free(&p->ptx0);
+    rf_buf_free(&p->gpln);
     api_diags_clear(&p->diags);
     free(p->inputs);
     free(p->outputs);
@@ -120,6 +122,13 @@ static rf_status load_rfx(rf_program *p, const char *name, const char *bytes, in
         rf_buf_append(&p->ptx0, data, (int64_t)size);
         if (p->ptx0.oom) st = RF_ENOMEM;
     }
+    /* the GPU plans made at compile time: a GPU run follows them and checks
+    ** the PTX against them, as `redfox run` of the file does */
+    if (!st && rf_rfx_section(f, RF_RFX_TAG_GPU_PLAN, &data, &size)) {
+        rf_buf_append(&p->gpln, data, (int64_t)size);
+        if (p->gpln.oom) st = RF_ENOMEM;
+    }
+    if (!st) p->rfx_name = name;
     rf_rfx_close(f);
     return st;
 }

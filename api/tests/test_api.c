@@ -6,7 +6,7 @@
 ** type, offsets, narrow and wide Arrow types, nulls refused), and threads
 ** using distinct objects at once.
 **
-** Owns: the library's unit tests; `test_api basic|types|errors|arrow|stream|threads|devices`.
+** Owns: the library's unit tests; `test_api basic|types|errors|arrow|stream|threads|devices|rfx FILE`.
 */
 #include "redfox.h"
 
@@ -583,6 +583,52 @@ static int test_devices(void)
     return 0;
 }
 
+/* A compiled program (.rfx of api/tests/tc.logic, which is tc_src) on the
+** GPU (or the emulator): the library follows the file's GPU plans (GPLN)
+** and PTX as `redfox run` does, with the same answers as tc_src compiled
+** from text and run on the CPU. 77 (skip) without a usable GPU. */
+static int test_rfx(const char *path)
+{
+    rf_database *db = NULL;
+    CHECK_OK(rf_open(NULL, &db), rf_errmsg(db));
+    int64_t a[6] = {1, 2, 3, 4, 5, 9}, b[6] = {2, 3, 4, 2, 6, 9};
+    int ii[2] = {REDFOX_INT, REDFOX_INT};
+    const void *ec[2] = {a, b};
+    CHECK_OK(rf_database_put_rows(db, "edge.csv", 2, ii, 6, ec), rf_errmsg(db));
+    rf_program *rfx = NULL, *text = compile_ok(tc_src);
+    CHECK_OK(rf_compile_files(&path, 1, &rfx), rf_program_errmsg(rfx));
+    rf_run_options o;
+    rf_run_options_init(&o);
+    o.device = REDFOX_DEVICE_GPU;
+    rf_result *gpu = NULL, *cpu = NULL;
+    int rc = rf_run(db, rfx, &o, &gpu);
+    if (rc == REDFOX_ERROR && strstr(rf_errmsg(db), "no usable GPU")) {
+        fprintf(stderr, "skipped: %s\n", rf_errmsg(db));
+        rf_program_free(rfx);
+        rf_program_free(text);
+        rf_close(db);
+        return 77;
+    }
+    CHECK_OK(rc, rf_errmsg(db));
+    o.device = REDFOX_DEVICE_CPU;
+    CHECK_OK(rf_run(db, text, &o, &cpu), rf_errmsg(db));
+    char *tg = NULL, *tcpu = NULL;
+    if (gpu && cpu) {
+        CHECK(!strcmp(rf_result_device(gpu), "gpu"));
+        CHECK_OK(rf_result_text(gpu, 0, REDFOX_FORMAT_CSV, &tg, NULL), "");
+        CHECK_OK(rf_result_text(cpu, 0, REDFOX_FORMAT_CSV, &tcpu, NULL), "");
+        CHECK(tg && tcpu && !strcmp(tg, tcpu) && rf_result_rows(cpu, 0) == 14);
+    }
+    rf_free(tg);
+    rf_free(tcpu);
+    rf_result_free(gpu);
+    rf_result_free(cpu);
+    rf_program_free(rfx);
+    rf_program_free(text);
+    rf_close(db);
+    return 0;
+}
+
 /* Distinct objects on distinct threads at once: each thread compiles, opens,
 ** gives its own graph (a chain of 10 + t nodes) and checks its closure; one
 ** program shared by all threads besides (read-only). */
@@ -647,6 +693,7 @@ int main(int argc, char **argv)
     if (all || !strcmp(what, "threads")) test_threads();
     if (all || !strcmp(what, "stream")) test_stream();
     if (!strcmp(what, "devices") && test_devices() == 77 && !failures) return 77;
+    if (!strcmp(what, "rfx") && argc > 2 && test_rfx(argv[2]) == 77 && !failures) return 77;
     if (failures) fprintf(stderr, "%d checks failed\n", failures);
     return failures ? 1 : 0;
 }
