@@ -9,6 +9,7 @@
 ** they read a file.
 */
 #include "api_internal.h"
+#include "rf_rt_trace.h"
 #include "rf_rt_data.h"
 #include "rf_sys.h"
 #include "rf_value.h"
@@ -341,8 +342,21 @@ int rf_run(rf_database *db, const rf_program *prog, const rf_run_options *opt, r
         api_table *t = table_for(db, v);
         if (t) st = put_input(db, t, v, cache, threads, &d);
     }
+    rf_rt_trace_log trace;
+    rf_rt_trace_log_init(&trace);
+    if (o.trace_file) {
+        ro.trace = rf_rt_trace_log_fn;
+        ro.trace_ctx = &trace;
+    }
     rf_rt_result *rr = NULL;
+    double t0 = rf_now();
     if (!st) st = rf_rt_run(h, &ro, &rr, &d);
+    if (o.trace_file) {
+        rf_rt_trace_log_event(&trace, "phase", "run", t0, rf_now(), -1);
+        rf_status tst = rf_rt_trace_log_write(&trace, o.trace_file, "redfox library", &d);
+        if (!st) st = tst;
+    }
+    rf_rt_trace_log_free(&trace);
     if (!st) rf_rt_cache_give_dict(cache, rr);
     rf_rt_cache_free(cache);
     rf_result *res = NULL;

@@ -217,6 +217,12 @@ typedef struct rf_run_options {
     const char *settings;   /* tuning settings "NAME=VALUE,NAME=VALUE" as `redfox run --set`
                             ** takes them; NULL (default): none. They change how a run
                             ** computes, never what */
+    const char *trace_file; /* write the run's timeline to this file as Chrome trace-event
+                            ** JSON (https://ui.perfetto.dev opens it): each input's load,
+                            ** each kernel, on the GPU each launch, copy and wait as the
+                            ** host saw them, as `redfox run --trace` does. Written aside and
+                            ** renamed into place, also after a failed run (the timeline up
+                            ** to the error); NULL (default): none */
 } rf_run_options;
 REDFOX_API void rf_run_options_init(rf_run_options *o);
 

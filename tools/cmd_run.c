@@ -6,11 +6,9 @@
 #include "rf_file.h"
 #include "rf_runtime.h"
 #include "rf_rt_dist.h"
+#include "rf_rt_trace.h"
 #include "rf_sys.h"
 #include "tools.h"
-#include "rf_sys.h"
-#include "tools.h"
-#include "trace.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -267,10 +265,10 @@ int rf_tool_run(int argc, char **argv)
     int64_t repeat = 1;
     if (repeat_s && !rf_tool_parse_int(repeat_s, 1, 1000000, &repeat))
         return rf_tool_usage_error("run", "--repeat takes a number from 1 to 1000000");
-    rf_tool_trace trace;
-    rf_tool_trace_init(&trace);
+    rf_rt_trace_log trace;
+    rf_rt_trace_log_init(&trace);
     if (trace_path) {
-        o.trace = rf_tool_trace_fn;
+        o.trace = rf_rt_trace_log_fn;
         o.trace_ctx = &trace;
     }
     rf_diags d;
@@ -306,7 +304,7 @@ int rf_tool_run(int argc, char **argv)
     double c0 = rf_now();
     rf_status st = rf_tool_load_program(progs, nprogs, &to, &arena, &hir, &ptx0, &gpln, &is_rfx, &d);
     double t_loaded = rf_now();
-    rf_tool_trace_event(&trace, "phase", "compile", c0, t_loaded, -1);
+    rf_rt_trace_log_event(&trace, "phase", "compile", c0, t_loaded, -1);
     rf_rt_result *res = NULL;
     if (!st) st = check_data_folder(hir, data, &d);
     int ran = 0; /* the run started (several ranks: it may have failed on this one) */
@@ -324,7 +322,7 @@ int rf_tool_run(int argc, char **argv)
             double r0 = rf_now();
             ran = 1;
             st = rf_rt_run(hir, &o, &res, &d);
-            rf_tool_trace_event(&trace, "phase", "run", r0, rf_now(), -1);
+            rf_rt_trace_log_event(&trace, "phase", "run", r0, rf_now(), -1);
             if (!st && res->gpu_trace) fputs(res->gpu_trace, stderr);
             if (!st && repeat > 1)
                 fprintf(stderr, "run %lld of %lld (device %s): load %.6f s, run %.6f s\n", (long long)(r + 1),
@@ -343,7 +341,7 @@ int rf_tool_run(int argc, char **argv)
         if (profile) rf_tool_print_profile(res, stderr);
         double t_out = rf_now();
         rc = outdir ? write_outputs(res, outdir, fmt) : print_outputs(res, fmt);
-        rf_tool_trace_event(&trace, "phase", "output", t_out, rf_now(), -1);
+        rf_rt_trace_log_event(&trace, "phase", "output", t_out, rf_now(), -1);
         if (profile) {
             double t_end = rf_now();
             fflush(stdout);
@@ -355,11 +353,15 @@ int rf_tool_run(int argc, char **argv)
         }
     }
     /* written after a failed run too: the timeline up to the error */
-    if (trace_path && rf_tool_trace_write(&trace, trace_path) != 0) {
-        fprintf(stderr, "redfox run: cannot write the trace %s: %s\n", trace_path, strerror(errno));
-        if (rc == RF_EXIT_OK) rc = RF_EXIT_USER;
+    if (trace_path && rank == 0) {
+        rf_diags td;
+        rf_diags_init(&td);
+        rf_status tst = rf_rt_trace_log_write(&trace, trace_path, "redfox run", &td);
+        int trc = tst ? rf_tool_finish(tst, &td) : RF_EXIT_OK;
+        if (rc == RF_EXIT_OK) rc = trc;
+        rf_diags_free(&td);
     }
-    rf_tool_trace_free(&trace);
+    rf_rt_trace_log_free(&trace);
     rf_rt_result_free(res); /* before the cache: it borrows the cache's dictionary */
     rf_rt_cache_free(o.cache);
     rf_buf_free(&ptx0);

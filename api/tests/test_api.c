@@ -6,7 +6,7 @@
 ** type, offsets, narrow and wide Arrow types, nulls refused), and threads
 ** using distinct objects at once.
 **
-** Owns: the library's unit tests; `test_api basic|types|errors|arrow|stream|threads|devices|rfx FILE`.
+** Owns: the library's unit tests; `test_api basic|types|errors|arrow|stream|threads|trace|devices|rfx FILE`.
 */
 #include "redfox.h"
 
@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int failures;
 #define CHECK(c)                                                                  \
@@ -629,6 +630,47 @@ static int test_rfx(const char *path)
     return 0;
 }
 
+/* rf_run_options.trace_file: the run's timeline as Chrome trace-event JSON,
+** with its loads and kernels; a file that cannot be written is an error
+** naming it, and no partial file is left. */
+static void test_trace(void)
+{
+    rf_database *db = NULL;
+    CHECK_OK(rf_open(NULL, &db), rf_errmsg(db));
+    int64_t a[3] = {1, 2, 3}, b[3] = {2, 3, 4};
+    int ii[2] = {REDFOX_INT, REDFOX_INT};
+    const void *ec[2] = {a, b};
+    CHECK_OK(rf_database_put_rows(db, "edge.csv", 2, ii, 3, ec), rf_errmsg(db));
+    rf_program *p = compile_ok(tc_src);
+    char path[256], bad[300];
+    snprintf(path, sizeof path, "%s/rf_api_trace_%d.json", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (int)getpid());
+    snprintf(bad, sizeof bad, "%s.missing/trace.json", path);
+    rf_run_options o;
+    rf_run_options_init(&o);
+    o.device = REDFOX_DEVICE_CPU;
+    o.trace_file = path;
+    rf_result *res = NULL;
+    CHECK_OK(rf_run(db, p, &o, &res), rf_errmsg(db));
+    CHECK(res && rf_result_rows(res, 0) == 6);
+    rf_result_free(res);
+    FILE *f = fopen(path, "r");
+    CHECK(f != NULL);
+    char buf[65536];
+    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    buf[n] = 0;
+    if (f) fclose(f);
+    CHECK(strstr(buf, "\"traceEvents\"") && strstr(buf, "\"cat\":\"kernel\"") && strstr(buf, "\"name\":\"run\"") &&
+          strstr(buf, "redfox library") && buf[n - 2] == '}');
+    remove(path);
+    o.trace_file = bad;
+    res = NULL;
+    int rc = rf_run(db, p, &o, &res);
+    if (!strstr(rf_errmsg(db), bad)) fprintf(stderr, "the trace error: %s\n", rf_errmsg(db));
+    CHECK(rc == REDFOX_IO && res == NULL && strstr(rf_errmsg(db), bad));
+    rf_program_free(p);
+    rf_close(db);
+}
+
 /* Distinct objects on distinct threads at once: each thread compiles, opens,
 ** gives its own graph (a chain of 10 + t nodes) and checks its closure; one
 ** program shared by all threads besides (read-only). */
@@ -692,6 +734,7 @@ int main(int argc, char **argv)
     if (all || !strcmp(what, "arrow")) test_arrow();
     if (all || !strcmp(what, "threads")) test_threads();
     if (all || !strcmp(what, "stream")) test_stream();
+    if (all || !strcmp(what, "trace")) test_trace();
     if (!strcmp(what, "devices") && test_devices() == 77 && !failures) return 77;
     if (!strcmp(what, "rfx") && argc > 2 && test_rfx(argv[2]) == 77 && !failures) return 77;
     if (failures) fprintf(stderr, "%d checks failed\n", failures);

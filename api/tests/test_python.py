@@ -50,6 +50,14 @@ def test_types():
     check(rel.columns == ["i", "f", "d", "s", "b", "dt"], "columns %r" % rel.columns)
     check(sorted(rel.rows()) == sorted(ROWS), "rows %r" % rel.rows())
     check(len(rel) == len(ROWS) and res.device == "cpu", "len, device")
+    # trace=: the run's timeline, Chrome trace-event JSON with its kernels
+    import json, tempfile
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "run.json")
+        db.run(prog, device="cpu", trace=path)
+        with open(path) as f:
+            events = json.load(f)["traceEvents"]
+        check(any(e.get("cat") == "kernel" for e in events), "trace: no kernel events")
     # Arrow out and back in, through the module: the same rows
     db2 = redfox.Database()
     db2.put_arrow("t", rel)

@@ -57,7 +57,8 @@ class _Diag(ctypes.Structure):
 
 class _RunOptions(ctypes.Structure):
     _fields_ = [("size", c_size_t), ("device", c_int), ("threads", c_int), ("max_iterations", c_int64),
-                ("no_fuse", c_int), ("profile", c_int), ("settings", c_char_p)]
+                ("no_fuse", c_int), ("profile", c_int), ("settings", c_char_p),
+                ("trace_file", c_char_p)]
 
 
 class ArrowSchema(ctypes.Structure):
@@ -357,8 +358,9 @@ class Database:
         """Forgets a relation given by put or put_arrow: runs read its file again."""
         self._check(rf_database_drop(self._h, name.encode()))
 
-    def run(self, program, device="auto", threads=0, max_iterations=0, no_fuse=False, settings=None):
-        """Runs program (a Program, or LogiQL text) and returns its Result."""
+    def run(self, program, device="auto", threads=0, max_iterations=0, no_fuse=False, settings=None, trace=None):
+        """Runs program (a Program, or LogiQL text) and returns its Result.
+        trace: a file path for the run's timeline (Chrome trace-event JSON)."""
         if isinstance(program, str):
             program = compile(program)
         o = _RunOptions()
@@ -372,6 +374,8 @@ class Database:
         if settings:
             o.settings = ",".join("%s=%s" % kv for kv in settings.items()).encode() \
                 if isinstance(settings, dict) else settings.encode()
+        if trace:
+            o.trace_file = os.fsencode(trace)
         h = c_void_p()
         self._check(rf_run(self._h, program._h, ctypes.byref(o), ctypes.byref(h)))
         return Result(h, _diags(rf_database_diag_count, rf_database_diag, self._h))
