@@ -139,6 +139,11 @@ typedef struct rf_rt_result {
     ** inputs copied to the device, outputs brought back to the host. The CPU
     ** backend fills read only. load_seconds covers device to copy. */
     double device_seconds, program_seconds, read_seconds, copy_seconds, output_seconds;
+    /* GPU: the device opened and the program loaded on a thread beside the
+    ** reading (start_aside set); start_wait_seconds: how long the reading,
+    ** done, then waited for that start (the rest of the start was hidden) */
+    int start_aside;
+    double start_wait_seconds;
     uint64_t h2d_bytes, d2h_bytes; /* GPU: bytes copied host to device and back, the whole run */
     double gpu_alloc_seconds;  /* GPU: in the driver's allocations of device memory (the pool's arenas) */
     /* inputs from a database: min/max blocks of the tables read, and those

@@ -36,6 +36,9 @@ typedef struct rf_rt_env {
     int threads;         /* their number */
     rf_rt_result *res;   /* the result being made: a device adds its own figures */
     rf_diags *d;         /* errors, worded as the CPU words them */
+    int aside;           /* open and load_begin run on a thread of their own, beside the
+                            host's reading of the inputs: no trace calls from them, and
+                            attach follows before any other operation */
 } rf_rt_env;
 
 /* What one profiled kernel's run tells the driver's profile (rf_rt_kstat):
@@ -80,6 +83,12 @@ typedef struct rf_rt_device_ops {
     ** ranks (runtime/dist) move rows between ranks through it: a move reads
     ** the view, frees the value and loads the rows the rank gets. */
     const rf_rt_rel *(*view)(void *dev, int32_t var);
+    /* Optional (NULL: the device opens on the run's thread): after open and
+    ** load_begin ran on another thread (env->aside), the device moves to
+    ** the run's thread: its messages go to d from now on. A device whose
+    ** start is slow (the GPU: driver, context, module) offers it, so that
+    ** the driver starts it while the host reads the inputs (rt_run.c). */
+    void (*attach)(void *dev, rf_diags *d);
 } rf_rt_device_ops;
 
 /* The two devices (runtime/cpu/rt_cpu_exec.c, runtime/gpu/rt_gpu_exec.c). */

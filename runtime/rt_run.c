@@ -17,6 +17,7 @@
 #include "rf_sys.h"
 #include "rt_device.h"
 #include "rt_inputs.h"
+#include "rt_start.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -209,17 +210,79 @@ static rf_status outputs(const rf_rt_device_ops *dv, void *dev, const rf_hir_pro
     return RF_OK;
 }
 
+/* One input read on the host, not yet handed to the device (its start runs). */
+typedef struct pending_input {
+    int32_t var;
+    rf_rt_rel r;
+    int borrowed;
+    double t0; /* its read began (for --trace) */
+} pending_input;
+
+typedef struct loader {
+    const rf_rt_device_ops *dv;
+    void **dev;
+    rf_rt_start *start; /* NULL: the device opened before the load */
+    rf_rt_inputs *in;
+    rf_rt_result *res;
+    rf_diags *d;
+    pending_input *pend;
+    int32_t npend;
+    double tread, thand; /* seconds reading, handing to the device */
+} loader;
+
+static rf_status hand(loader *l, int32_t var, rf_rt_rel *r, int borrowed, double tr)
+{
+    int64_t rows = r->nrows;
+    double t = rf_now();
+    rf_status st = l->dv->load(*l->dev, var, r, borrowed);
+    l->thand += rf_now() - t;
+    const rf_rt_options *o = l->in->o;
+    if (!st && o->trace) o->trace(o->trace_ctx, "load", l->in->p->vars[var]->name, tr, rf_now(), rows);
+    return st;
+}
+
+/* The start beside the reading has ended (or must: wait): the device is
+** the run's, the inputs read so far go to it. */
+static rf_status join_start(loader *l)
+{
+    rf_rt_start *s = l->start;
+    if (!s || s->joined) return RF_OK;
+    double tw = rf_now();
+    rf_status st = rf_rt_start_join(s, l->d, l->dev);
+    rf_rt_result *res = l->res;
+    res->start_aside = 1;
+    res->start_wait_seconds = rf_now() - tw;
+    res->device_seconds = s->t_open - s->t0;
+    res->program_seconds = s->t_end - s->t_open;
+    const rf_rt_options *o = l->in->o;
+    if (o->trace) o->trace(o->trace_ctx, "load", "device start (beside the reading)", s->t0, s->t_end, -1);
+    for (int32_t i = 0; i < l->npend; i++) {
+        pending_input *q = &l->pend[i];
+        if (!st) st = hand(l, q->var, &q->r, q->borrowed, q->t0);
+        else if (q->borrowed) free(q->r.cols);
+        else rf_rt_rel_free(&q->r);
+    }
+    l->npend = 0;
+    return st;
+}
+
 /* Reads every input on the host and hands it (with several ranks, this
 ** rank's share of it) to the device; the phases' times into res
-** (--profile): the program readied, reading, copying. */
-static rf_status load_inputs(const rf_rt_device_ops *dv, void *dev, rf_rt_inputs *in, rf_rt_result *res,
-                             rf_rt_dist *dist)
+** (--profile): the program readied, reading, copying. With a start beside
+** the reading (start not NULL), inputs wait on the host until the device is
+** ready; the join comes, at the latest, after the last read. */
+static rf_status load_inputs(loader *l, rf_rt_dist *dist)
 {
-    const rf_hir_program *p = in->p;
-    double t0 = rf_now();
-    rf_status st = dv->load_begin(dev);
-    double t1 = rf_now(), tread = 0;
-    res->program_seconds = t1 - t0;
+    const rf_hir_program *p = l->in->p;
+    rf_rt_result *res = l->res;
+    rf_status st = RF_OK;
+    if (!l->start) {
+        double t0 = rf_now();
+        st = l->dv->load_begin(*l->dev);
+        res->program_seconds = rf_now() - t0;
+    } else if (!(l->pend = rf_calloc((size_t)p->nvars + 1, sizeof *l->pend))) {
+        st = RF_ENOMEM;
+    }
     for (int32_t v = 0; v < p->nvars && !st; v++)
         if (p->vars[v]->role == RF_HIR_ROLE_INPUT) {
             rf_rt_rel r;
@@ -228,18 +291,30 @@ static rf_status load_inputs(const rf_rt_device_ops *dv, void *dev, rf_rt_inputs
             r.types = p->vars[v]->types;
             int borrowed = 0;
             double tr = rf_now();
-            st = rf_rt_inputs_read(in, p->vars[v], &r, &borrowed);
-            tread += rf_now() - tr;
+            st = rf_rt_inputs_read(l->in, p->vars[v], &r, &borrowed);
+            l->tread += rf_now() - tr;
             if (!st && dist) st = dist_share_input(dist, v, &r, borrowed);
-            int64_t rows = r.nrows;
-            if (!st) st = dv->load(dev, v, &r, borrowed);
-            if (!st && in->o->trace) in->o->trace(in->o->trace_ctx, "load", p->vars[v]->name, tr, rf_now(), rows);
+            if (!st && l->start && !l->start->joined && rf_rt_start_ready(l->start)) st = join_start(l);
+            if (st) {
+                if (borrowed) free(r.cols);
+                else rf_rt_rel_free(&r);
+            } else if (l->start && !l->start->joined) {
+                l->pend[l->npend++] = (pending_input){v, r, borrowed, tr};
+            } else {
+                st = hand(l, v, &r, borrowed, tr);
+            }
         }
-    if (!st) st = dv->load_end(dev);
-    res->read_seconds = tread;
-    res->copy_seconds = rf_now() - t1 - tread;
-    res->db_blocks = in->skip.blocks;
-    res->db_blocks_skipped = in->skip.skipped;
+    rf_status jst = join_start(l); /* also after a failed read: the thread ends before the run does */
+    if (!st) st = jst;
+    double te = rf_now();
+    if (!st) st = l->dv->load_end(*l->dev);
+    l->thand += rf_now() - te;
+    free(l->pend);
+    l->pend = NULL;
+    res->read_seconds = l->tread;
+    res->copy_seconds = l->thand;
+    res->db_blocks = l->in->skip.blocks;
+    res->db_blocks_skipped = l->in->skip.skipped;
     return st;
 }
 
@@ -259,15 +334,23 @@ rf_status rf_rt_run_on(const rf_rt_device_ops *dv, const rf_hir_program *p, cons
     rf_status st = res && env.dict ? RF_OK : RF_ENOMEM;
     if (!st) st = rf_cpu_pool_new(env.threads, &env.pool);
     void *dev = NULL;
+    rf_rt_start start;
+    int aside = 0;
+    /* several ranks run on the CPU, which opens at once: no start aside */
+    int ranks = rf_rt_dist_world_size(o->world) > 1;
+    double t0 = rf_now();
     if (!st) {
         res->dict = env.dict;
         res->dict_borrowed = o->cache != NULL;
         res->device = dv->name;
-        double topen = rf_now();
-        st = dv->open(&env, &dev);
-        res->device_seconds = rf_now() - topen;
+        aside = dv->attach && !ranks && rf_rt_start_begin(&start, dv, &env);
+        if (!aside) {
+            double topen = rf_now();
+            st = dv->open(&env, &dev);
+            res->device_seconds = rf_now() - topen;
+            t0 = rf_now();
+        }
     }
-    if (!st && o->profile) st = stats_new(dv, dev, p, res);
     rf_rt_dist *dist = NULL; /* several ranks (runtime/dist); NULL: one process */
     const rf_rt_tuning *tu = o->tuning ? o->tuning : rf_rt_tuning_default();
     if (!st)
@@ -275,9 +358,11 @@ rf_status rf_rt_run_on(const rf_rt_device_ops *dv, const rf_hir_program *p, cons
                             tu->rank_broadcast_rows == INT64_MAX ? -1 : tu->rank_broadcast_rows, &dist);
     rf_rt_inputs in;
     rf_rt_inputs_init(&in, &env);
-    double t0 = rf_now();
-    if (!st) st = load_inputs(dv, dev, &in, res, dist);
+    loader ld = {dv, &dev, aside ? &start : NULL, &in, res, d, NULL, 0, 0, 0};
+    if (!st) st = load_inputs(&ld, dist);
+    else if (aside) join_start(&ld);
     double t1 = rf_now();
+    if (!st && o->profile) st = stats_new(dv, dev, p, res);
     if (!st) st = walk(dv, dev, &env, dist);
     if (!st) st = dv->finish(dev);
     rf_rt_dist_move om;
@@ -323,18 +408,30 @@ static rf_status run(const rf_hir_program *p, const rf_rt_options *o, rf_rt_resu
     int ranks = rf_rt_dist_world_size(o->world) > 1; /* several ranks run on the CPU, for now */
     if (o->device != RF_RT_DEVICE_CPU && !ranks) {
         char why[256];
-        int gpu = rf_rt_gpu_available(why, sizeof why);
+        /* the driver's start (about 0.3 s) is not waited for here: the GPU
+        ** starts on a thread beside the reading of the inputs (rt_start.c) */
+        int gpu = rf_rt_gpu_maybe(why, sizeof why);
         if (o->device == RF_RT_DEVICE_GPU && !gpu) {
             rf_error(d, rf_mkloc(NULL, 0, 0), "--device gpu: no usable GPU: %s", why);
             return RF_EUSER;
         }
-        if (o->device == RF_RT_DEVICE_AUTO)
-            rf_diag_add(d, RF_SEV_NOTE, rf_mkloc(NULL, 0, 0),
-                        gpu ? "running on the GPU: %s" : "running on the CPU: no usable GPU (%s)", why);
+        if (o->device == RF_RT_DEVICE_AUTO && !gpu)
+            rf_diag_add(d, RF_SEV_NOTE, rf_mkloc(NULL, 0, 0), "running on the CPU: no usable GPU (%s)", why);
         if (gpu) {
             rf_diags gd;
             rf_diags_init(&gd);
             rf_status gst = rf_rt_run_on(&rf_rt_gpu_device, p, o, out, &gd);
+            /* the driver started, or failed to, beside the reading */
+            int usable = rf_rt_gpu_available(why, sizeof why);
+            if (o->device == RF_RT_DEVICE_AUTO)
+                rf_diag_add(d, RF_SEV_NOTE, rf_mkloc(NULL, 0, 0),
+                            usable ? "running on the GPU: %s" : "running on the CPU: no usable GPU (%s)", why);
+            if (!usable && o->device == RF_RT_DEVICE_AUTO) {
+                rf_rt_result_free(*out);
+                *out = NULL;
+                rf_diags_free(&gd);
+                return rf_rt_run_on(&rf_rt_cpu_device, p, o, out, d);
+            }
             if (gst != RF_EDEVMEM) {
                 for (int64_t i = 0; i < gd.count; i++)
                     rf_diag_add(d, gd.items[i].sev, gd.items[i].loc, "%s", gd.items[i].msg);

@@ -375,6 +375,8 @@ int rf_tool_tpch_run(int argc, char **argv)
         rf_file_unlock(lock);
         return RF_EXIT_USER;
     }
+    /* the queries' GPU code compiled together, not one query after another */
+    rf_tpch_prepare_gpu(want, &ro.rt, profile);
     for (int q = 1; q <= NQUERIES; q++) {
         if (!want[q]) continue;
         nwant++;

@@ -360,6 +360,12 @@ void rf_tool_print_profile(const rf_rt_result *res, FILE *f)
                 res->device_seconds * 1e3, res->program_seconds * 1e3, res->read_seconds * 1e3,
                 res->copy_seconds * 1e3, (unsigned long long)res->h2d_bytes, gbs, res->run_seconds * 1e3,
                 res->output_seconds * 1e3, (unsigned long long)res->d2h_bytes, res->gpu_alloc_seconds * 1e3);
+        if (res->start_aside)
+            fprintf(f,
+                    "start: device and program (%.3f ms) on a thread beside the reading (%.3f ms); the reading then "
+                    "waited %.3f ms for it\n",
+                    (res->device_seconds + res->program_seconds) * 1e3, res->read_seconds * 1e3,
+                    res->start_wait_seconds * 1e3);
     } else {
         fprintf(f, "phases: read %.3f ms, run %.3f ms\n", res->read_seconds * 1e3, res->run_seconds * 1e3);
     }

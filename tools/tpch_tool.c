@@ -4,6 +4,7 @@
 */
 #include "tpch_tool.h"
 #include "pipeline.h"
+#include "rf_rt_gpu.h"
 
 #include <stdlib.h>
 #include <stdio.h>
@@ -70,6 +71,37 @@ rf_status rf_tpch_compile_query(int q, rf_arena *arena, rf_fe_program **fe, rf_h
     rf_status st = rf_tool_compile_sources(names, texts, lens, 2, &to, arena, fe, &qp, hir, d);
     rf_qp_free(qp);
     return st;
+}
+
+void rf_tpch_prepare_gpu(const int want[RF_TPCH_NQUERIES + 1], const rf_rt_options *rt, int verbose)
+{
+    if (rt->device == RF_RT_DEVICE_CPU || !rf_rt_gpu_maybe(NULL, 0)) return;
+    rf_arena arena;
+    rf_arena_init(&arena);
+    const rf_hir_program *ps[RF_TPCH_NQUERIES];
+    rf_hir_program *own[RF_TPCH_NQUERIES];
+    int32_t n = 0;
+    for (int q = 1; q <= RF_TPCH_NQUERIES; q++) {
+        if (!want[q]) continue;
+        rf_diags d;
+        rf_diags_init(&d);
+        rf_fe_program *fe = NULL;
+        rf_hir_program *hir = NULL;
+        /* a query that does not compile says so when it runs */
+        if (!rf_tpch_compile_query(q, &arena, &fe, &hir, NULL, &d) && hir) ps[n] = own[n] = hir, n++;
+        else rf_hir_free(hir);
+        rf_diags_free(&d);
+    }
+    rf_rt_gpu_prepared pr;
+    rf_rt_gpu_prepare(ps, n, rt, &pr);
+    if (verbose && pr.programs)
+        fprintf(stderr,
+                "GPU code of %d quer%s: %d compiled by NVRTC (%.3f s of compiling) on %d threads together in %.3f s, "
+                "the rest from the cache; %d cubins in the JIT cache (%.3f s)\n",
+                (int)pr.programs, pr.programs == 1 ? "y" : "ies", (int)pr.compiled, pr.nvrtc_seconds, pr.threads,
+                pr.compile_seconds, (int)pr.jitted, pr.jit_seconds);
+    for (int32_t i = 0; i < n; i++) rf_hir_free(own[i]);
+    rf_arena_free(&arena);
 }
 
 static int cmp_double(const void *a, const void *b)

@@ -25,6 +25,31 @@
 ** (sm_90, 132 SMs, 79 GiB, driver 13.0)"). 0 when not, why saying why. The
 ** driver is probed once per process. */
 int rf_rt_gpu_available(char *why, size_t n);
+/* The same answer without starting the driver where it has not started
+** yet (milliseconds, against the start's hundreds): 1 when there may be a
+** usable GPU (the driver's library loads), 0 when there is none for sure,
+** why saying why. The driver (rt_run.c) then starts the GPU on a thread
+** beside the reading of the inputs. */
+int rf_rt_gpu_maybe(char *why, size_t n);
+
+/* What rf_rt_gpu_prepare did. */
+typedef struct rf_rt_gpu_prepared {
+    int32_t programs;     /* programs whose PTX is in the cache now */
+    int32_t compiled;     /* of them, compiled by NVRTC now (the rest came from the cache) */
+    int32_t jitted;       /* whose cubin is in the JIT cache now (0 without a started GPU) */
+    int threads;          /* host threads that compiled together */
+    double nvrtc_seconds; /* NVRTC's time, summed over the programs */
+    double compile_seconds, jit_seconds, seconds; /* wall: the compiles (and the driver's start), the JIT, all */
+} rf_rt_gpu_prepared;
+
+/* Compiles the GPU code of programs ps[0..n) (compiled in this process, run
+** with options o: no .rfx) on o->threads host threads together into the
+** caches under the cache_dir setting: NVRTC's PTX, then, once the GPU has
+** started (the start runs beside the compiles), the driver's cubins. Their
+** runs, one after another, then find their code there (runtime/gpu/
+** rt_gpu_prepare.c). Nothing without NVRTC or with the emulator; no
+** messages: a run reports again whatever fails here. */
+void rf_rt_gpu_prepare(const rf_hir_program *const *ps, int32_t n, const rf_rt_options *o, rf_rt_gpu_prepared *out);
 
 /* The GPU executor itself is rf_rt_gpu_device (runtime/rt_device.h), which
 ** the driver runs (runtime/rt_run.c). It follows the plans of o->gpu_plan

@@ -73,6 +73,7 @@ typedef struct cu_api {
 /* The process-wide driver state: opened at most once. */
 static struct {
     pthread_once_t once;
+    _Atomic int probed; /* drv_open has run (ok and why are final) */
     int ok;
     char why[256];
     cu_api f;
@@ -150,7 +151,14 @@ static void *sym(void *h, const char *a, const char *b)
     return p;
 }
 
+static void drv_open_once(void);
 static void drv_open(void)
+{
+    drv_open_once();
+    drv.probed = 1;
+}
+
+static void drv_open_once(void)
 {
     void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!h) {
@@ -269,6 +277,26 @@ int rf_gpu_cuda_probe(char *why, size_t n)
     return drv.ok;
 }
 
+void rf_gpu_cuda_bind_thread(void)
+{
+    if (drv.probed && drv.ok) drv.f.CtxSetCurrent(drv.ctx);
+}
+
+int rf_gpu_cuda_maybe(char *why, size_t n)
+{
+    if (drv.probed) return rf_gpu_cuda_probe(why, n);
+    /* the library loads in milliseconds; cuInit and the context take
+    ** hundreds (the probe, then on a thread beside the reading) */
+    void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        if (why && n) snprintf(why, n, "no NVIDIA driver (libcuda.so.1 cannot be loaded)");
+        return 0;
+    }
+    dlclose(h);
+    if (why && n) snprintf(why, n, "an NVIDIA driver (the GPU not started yet)");
+    return 1;
+}
+
 /* ---- memory and transfers ---------------------------------------------------- */
 
 static rf_status cu_mem_alloc(gdev *g, uint64_t bytes, gptr *out)
@@ -374,17 +402,67 @@ static rf_status cu_sync(gdev *g)
 
 /* ---- the module ------------------------------------------------------------------ */
 
+/* The JIT cache's file for ptx (NULL, NULL: no cache): owned. */
+static void cubin_path(const rf_gpu_ptx *ptx, const char *cache_dir, char **dir, char **path)
+{
+    uint64_t h[2];
+    rf_gpu_hash128(ptx->ptx, ptx->len, h);
+    *dir = rf_gpu_cache_dir(cache_dir, "jit");
+    *path = *dir ? rf_sprintf("%s/%016" PRIx64 "%016" PRIx64 "-sm%d%d-drv%d.cubin", *dir, h[0], h[1], drv.cc_major,
+                              drv.cc_minor, drv.driver)
+                 : NULL;
+}
+
+/* PTX to a cubin by the driver's linker: *ls holds *cubin until LinkDestroy. */
+static CUresult link_cubin(const rf_gpu_ptx *ptx, CUlinkState *ls, void **cubin, size_t *ncubin, char *log,
+                           size_t nlog)
+{
+    CUjit_option opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+    void *vals[] = {log, (void *)(uintptr_t)nlog};
+    *ls = NULL;
+    CUresult r = drv.f.LinkCreate(2, opts, vals, ls);
+    if (r == CUDA_SUCCESS)
+        r = drv.f.LinkAddData(*ls, CU_JIT_INPUT_PTX, ptx->ptx, (size_t)ptx->len + 1, "redfox.ptx", 0, NULL, NULL);
+    if (r == CUDA_SUCCESS) r = drv.f.LinkComplete(*ls, cubin, ncubin);
+    return r;
+}
+
+static int have_linker(void) { return drv.f.LinkCreate && drv.f.LinkAddData && drv.f.LinkComplete && drv.f.LinkDestroy; }
+
+int rf_gpu_cuda_jit_cache(const rf_gpu_ptx *ptx, const char *cache_dir)
+{
+    if (!drv.probed || !drv.ok || !have_linker()) return 0;
+    char *dir, *path;
+    cubin_path(ptx, cache_dir, &dir, &path);
+    int ok = 0;
+    FILE *f = path ? fopen(path, "rb") : NULL;
+    if (f) {
+        fclose(f);
+        ok = 1; /* there already (a stale one is made anew by the run) */
+    } else if (path && drv.f.CtxSetCurrent(drv.ctx) == CUDA_SUCCESS) {
+        char log[1024];
+        log[0] = 0;
+        CUlinkState ls = NULL;
+        void *cubin = NULL;
+        size_t ncubin = 0;
+        if (link_cubin(ptx, &ls, &cubin, &ncubin, log, sizeof log) == CUDA_SUCCESS) {
+            rf_gpu_cache_write(dir, path, cubin, (uint64_t)ncubin);
+            ok = 1;
+        }
+        if (ls) drv.f.LinkDestroy(ls);
+    }
+    free(dir);
+    free(path);
+    return ok;
+}
+
 static rf_status cu_load_module(gdev *g, const rf_gpu_ptx *ptx, const char *src, uint64_t srclen)
 {
     (void)src;
     (void)srclen;
     cu_state *c = g->impl;
-    uint64_t h[2];
-    rf_gpu_hash128(ptx->ptx, ptx->len, h);
-    char *dir = rf_gpu_cache_dir(g->cache_dir, "jit");
-    char *path = dir ? rf_sprintf("%s/%016" PRIx64 "%016" PRIx64 "-sm%d%d-drv%d.cubin", dir, h[0], h[1], drv.cc_major,
-                                  drv.cc_minor, drv.driver)
-                     : NULL;
+    char *dir, *path;
+    cubin_path(ptx, g->cache_dir, &dir, &path);
     if (path) {
         char *data = NULL;
         int64_t n = 0;
@@ -401,21 +479,16 @@ static rf_status cu_load_module(gdev *g, const rf_gpu_ptx *ptx, const char *src,
     }
     char log[8192];
     log[0] = 0;
-    if (!drv.f.LinkCreate || !drv.f.LinkAddData || !drv.f.LinkComplete || !drv.f.LinkDestroy) {
+    if (!have_linker()) {
         free(dir);
         free(path);
         CU(g, drv.f.ModuleLoadData(&c->mod, ptx->ptx), "loading the program's PTX");
         return RF_OK;
     }
-    CUjit_option opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
-    void *vals[] = {log, (void *)(uintptr_t)sizeof log};
     CUlinkState ls = NULL;
     void *cubin = NULL;
     size_t ncubin = 0;
-    CUresult r = drv.f.LinkCreate(2, opts, vals, &ls);
-    if (r == CUDA_SUCCESS)
-        r = drv.f.LinkAddData(ls, CU_JIT_INPUT_PTX, ptx->ptx, (size_t)ptx->len + 1, "redfox.ptx", 0, NULL, NULL);
-    if (r == CUDA_SUCCESS) r = drv.f.LinkComplete(ls, &cubin, &ncubin);
+    CUresult r = link_cubin(ptx, &ls, &cubin, &ncubin, log, sizeof log);
     if (r == CUDA_SUCCESS) r = drv.f.ModuleLoadData(&c->mod, cubin);
     if (r != CUDA_SUCCESS) {
         rf_error(g->d, rf_mkloc(NULL, 0, 0), "GPU: compiling the program's PTX for %s failed: %s (%s)%s%.2000s",

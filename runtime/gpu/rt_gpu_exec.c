@@ -131,6 +131,12 @@ int rf_rt_gpu_available(char *why, size_t n)
     return rf_gpu_cuda_probe(why, n);
 }
 
+int rf_rt_gpu_maybe(char *why, size_t n)
+{
+    if (rf_gpu_emulated()) return rf_rt_gpu_available(why, n);
+    return rf_gpu_cuda_maybe(why, n);
+}
+
 /* The file named in messages about the program's sections. */
 static const char *program_file(const gx *x) { return x->o.rfx_file ? x->o.rfx_file : x->p->source; }
 
@@ -261,7 +267,9 @@ static rf_status gpu_open(const rf_rt_env *env, void **dev)
     x->g.cache_dir = x->tune.cache_dir;
     x->g.cpu = env->pool; /* big copies are staged by the run's threads */
     rf_gpu_acct_install(&x->g);
-    x->g.acct.fn = o->trace; /* --trace: every device operation, the load's copies too */
+    /* --trace: every device operation, the load's copies too (not from a
+    ** thread beside the reading: attach turns it on) */
+    x->g.acct.fn = env->aside ? NULL : o->trace;
     x->g.acct.fn_ctx = o->trace_ctx;
     x->vals = rf_calloc((size_t)p->nvars + 1, sizeof *x->vals);
     int32_t nk = 0;
@@ -349,6 +357,17 @@ static rf_status gpu_to_host(void *dev, int32_t var, rf_rt_rel *out) { return rf
 
 static void gpu_free(void *dev, int32_t var) { rf_gx_var_clear(dev, var); }
 
+/* After a start beside the reading: the run's thread takes the device over. */
+static void gpu_attach(void *dev, rf_diags *d)
+{
+    gx *x = dev;
+    x->d = d;
+    x->g.d = d;
+    x->g.acct.fn = x->o.trace;
+    x->g.acct.fn_ctx = x->o.trace_ctx;
+    if (!rf_gpu_emulated()) rf_gpu_cuda_bind_thread();
+}
+
 static void gpu_close(void *dev)
 {
     gx *x = dev;
@@ -377,4 +396,5 @@ static void gpu_close(void *dev)
 const rf_rt_device_ops rf_rt_gpu_device = {
     "gpu",       gpu_open, gpu_where, gpu_load_begin, gpu_load, gpu_load_end, gpu_run, gpu_rows, gpu_finish,
     gpu_to_host, gpu_free, gpu_close, NULL, /* no host view: values live on the GPU */
+    gpu_attach,
 };

@@ -96,6 +96,17 @@ void rf_gpu_acct_reset(gdev *g, int trace);
 rf_status rf_gpu_cuda_open(gdev *g, rf_diags *d, char *why, size_t nwhy);
 /* 1 when the real device can be opened (opened once per process to find out). */
 int rf_gpu_cuda_probe(char *why, size_t n);
+/* The calling thread works in the device's context from now on (after a
+** device opened on another thread); nothing where the probe failed. */
+void rf_gpu_cuda_bind_thread(void);
+/* Cheap, no driver start: 0 when the probe ran and failed or when the
+** NVIDIA driver library cannot be loaded (why says so); else 1. */
+int rf_gpu_cuda_maybe(char *why, size_t n);
+/* Puts ptx's cubin into the JIT cache under cache_dir (the driver's linker,
+** on the calling thread, as a run's module load would make it), unless it
+** is there: 1 when it is there now. 0 without a started GPU; no messages
+** (the run that loads the module reports any failure). */
+int rf_gpu_cuda_jit_cache(const rf_gpu_ptx *ptx, const char *cache_dir);
 rf_status rf_gpu_emu_open(gdev *g, rf_diags *d);
 /* RF_GPU_EMULATE=1 in the environment selects the emulator. */
 int rf_gpu_emulated(void);
