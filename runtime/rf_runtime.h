@@ -144,6 +144,14 @@ typedef struct rf_rt_result {
     ** done, then waited for that start (the rest of the start was hidden) */
     int start_aside;
     double start_wait_seconds;
+    int gpu_fresh;             /* GPU: the driver started in this run (a fresh process) */
+    double input_rows, input_bytes; /* the inputs read: rows, bytes of the columns the program reads */
+    /* --device auto (rt_place_run.c): the predicted times (the run, and on
+    ** the GPU its start and copies; reading is the same on both and left
+    ** out), the model's records; place_gpu_s < 0: no usable GPU */
+    int place_auto;
+    double place_cpu_s, place_gpu_s;
+    int64_t place_records;
     uint64_t h2d_bytes, d2h_bytes; /* GPU: bytes copied host to device and back, the whole run */
     double gpu_alloc_seconds;  /* GPU: in the driver's allocations of device memory (the pool's arenas) */
     /* inputs from a database: min/max blocks of the tables read, and those

@@ -18,6 +18,7 @@
 #include "rt_device.h"
 #include "rt_inputs.h"
 #include "rt_start.h"
+#include "rf_rt_place.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -241,6 +242,20 @@ static rf_status hand(loader *l, int32_t var, rf_rt_rel *r, int borrowed, double
     return st;
 }
 
+/* The inputs' rows and the bytes of the columns the program reads (the
+** placement model's features, rt_place_run.c). */
+static void count_input(const rf_hir_program *p, int32_t v, const rf_rt_rel *r, rf_rt_result *res)
+{
+    uint8_t read[64];
+    uint8_t *rd = p->vars[v]->ncols < 64 ? read : rf_malloc((size_t)p->vars[v]->ncols + 1);
+    res->input_rows += (double)r->nrows;
+    if (!rd) return;
+    rf_rt_input_cols_read(p, v, rd);
+    for (int32_t c = 0; c < p->vars[v]->ncols; c++)
+        if (rd[c]) res->input_bytes += (double)r->nrows * rf_rt_type_width(p->vars[v]->types[c]);
+    if (rd != read) free(rd);
+}
+
 /* The start beside the reading has ended (or must: wait): the device is
 ** the run's, the inputs read so far go to it. */
 static rf_status join_start(loader *l)
@@ -294,6 +309,7 @@ static rf_status load_inputs(loader *l, rf_rt_dist *dist)
             st = rf_rt_inputs_read(l->in, p->vars[v], &r, &borrowed);
             l->tread += rf_now() - tr;
             if (!st && dist) st = dist_share_input(dist, v, &r, borrowed);
+            if (!st) count_input(p, v, &r, res);
             if (!st && l->start && !l->start->joined && rf_rt_start_ready(l->start)) st = join_start(l);
             if (st) {
                 if (borrowed) free(r.cols);
@@ -402,10 +418,23 @@ rf_status rf_rt_run_on(const rf_rt_device_ops *dv, const rf_hir_program *p, cons
 /* On the GPU where one is chosen; a GPU whose memory cannot hold the
 ** program's data leaves the run to the CPU, which says so (thesis chapter 6
 ** would partition: a device of partitions would plug in here). */
+/* --device auto: the placement model's choice (rt_place_run.c) when there
+** may be a GPU; its prediction goes into the result (--profile prints it). */
+static void place_note(rf_rt_result *res, const rf_rt_place_choice *ch, int gpu)
+{
+    if (!res || !ch) return;
+    res->place_auto = 1;
+    res->place_cpu_s = ch->cpu_s;
+    res->place_gpu_s = gpu ? ch->gpu_s : -1;
+    res->place_records = ch->records;
+}
+
 static rf_status run(const rf_hir_program *p, const rf_rt_options *o, rf_rt_result **out, rf_diags *d)
 {
     *out = NULL;
     int ranks = rf_rt_dist_world_size(o->world) > 1; /* several ranks run on the CPU, for now */
+    rf_rt_place_choice ch;
+    int chosen = 0;
     if (o->device != RF_RT_DEVICE_CPU && !ranks) {
         char why[256];
         /* the driver's start (about 0.3 s) is not waited for here: the GPU
@@ -415,12 +444,31 @@ static rf_status run(const rf_hir_program *p, const rf_rt_options *o, rf_rt_resu
             rf_error(d, rf_mkloc(NULL, 0, 0), "--device gpu: no usable GPU: %s", why);
             return RF_EUSER;
         }
-        if (o->device == RF_RT_DEVICE_AUTO && !gpu)
-            rf_diag_add(d, RF_SEV_NOTE, rf_mkloc(NULL, 0, 0), "running on the CPU: no usable GPU (%s)", why);
+        int started = rf_rt_gpu_started();
+        if (o->device == RF_RT_DEVICE_AUTO) {
+            int have_gpu = gpu;
+            rf_rt_place_choose(p, o, o->threads > 0 ? o->threads : rf_online_cpus(), started, &ch, d);
+            chosen = 1;
+            if (!gpu) {
+                rf_diag_add(d, RF_SEV_NOTE, rf_mkloc(NULL, 0, 0), "running on the CPU: no usable GPU (%s)", why);
+            } else if (!ch.gpu) {
+                rf_diag_add(d, RF_SEV_NOTE, rf_mkloc(NULL, 0, 0),
+                            "running on the CPU: predicted faster than the GPU (%.3g s against %.3g s; --device gpu "
+                            "runs there)",
+                            ch.cpu_s, ch.gpu_s);
+                gpu = 0;
+            }
+            if (!gpu) {
+                rf_status st = rf_rt_run_on(&rf_rt_cpu_device, p, o, out, d);
+                place_note(*out, &ch, have_gpu);
+                return st;
+            }
+        }
         if (gpu) {
             rf_diags gd;
             rf_diags_init(&gd);
             rf_status gst = rf_rt_run_on(&rf_rt_gpu_device, p, o, out, &gd);
+            if (*out) (*out)->gpu_fresh = !started;
             /* the driver started, or failed to, beside the reading */
             int usable = rf_rt_gpu_available(why, sizeof why);
             if (o->device == RF_RT_DEVICE_AUTO)
@@ -430,12 +478,15 @@ static rf_status run(const rf_hir_program *p, const rf_rt_options *o, rf_rt_resu
                 rf_rt_result_free(*out);
                 *out = NULL;
                 rf_diags_free(&gd);
-                return rf_rt_run_on(&rf_rt_cpu_device, p, o, out, d);
+                rf_status st = rf_rt_run_on(&rf_rt_cpu_device, p, o, out, d);
+                place_note(*out, &ch, 0);
+                return st;
             }
             if (gst != RF_EDEVMEM) {
                 for (int64_t i = 0; i < gd.count; i++)
                     rf_diag_add(d, gd.items[i].sev, gd.items[i].loc, "%s", gd.items[i].msg);
                 rf_diags_free(&gd);
+                if (chosen) place_note(*out, &ch, 1);
                 return gst;
             }
             for (int64_t i = 0; i < gd.count; i++)
@@ -444,18 +495,33 @@ static rf_status run(const rf_hir_program *p, const rf_rt_options *o, rf_rt_resu
             rf_diags_free(&gd);
         }
     }
-    return rf_rt_run_on(&rf_rt_cpu_device, p, o, out, d);
+    rf_status st = rf_rt_run_on(&rf_rt_cpu_device, p, o, out, d);
+    if (chosen) place_note(*out, &ch, 1);
+    return st;
+}
+
+/* A finished run's records into the placement model (not several ranks',
+** nor the emulator's: its times are not a GPU's). */
+static void record(const rf_hir_program *p, const rf_rt_options *o, const rf_rt_result *res, rf_diags *d)
+{
+    if (!res || res->nranks > 1 || (res->device && !strcmp(res->device, "gpu") && rf_rt_gpu_emulated())) return;
+    rf_rt_place_record(p, o, res, d);
 }
 
 rf_status rf_rt_run(const rf_hir_program *p, const rf_rt_options *o, rf_rt_result **out, rf_diags *d)
 {
     const char *dir = o->data_dir ? o->data_dir : ".";
-    if (o->cache || !rf_db_is_database(dir)) return run(p, o, out, d);
+    if (o->cache || !rf_db_is_database(dir)) {
+        rf_status st = run(p, o, out, d);
+        if (!st) record(p, o, *out, d);
+        return st;
+    }
     /* a database's columns are mapped, not owned by the run: a cache of this
     ** run holds them, and the result keeps only the dictionary */
     rf_rt_options oo = *o;
     if (!(oo.cache = rf_rt_cache_new())) return RF_ENOMEM;
     rf_status st = run(p, &oo, out, d);
+    if (!st) record(p, o, *out, d);
     if (!st) {
         (*out)->dict_borrowed = 0;
         rf_rt_cache_take_dict(oo.cache);

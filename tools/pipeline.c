@@ -369,6 +369,20 @@ void rf_tool_print_profile(const rf_rt_result *res, FILE *f)
     } else {
         fprintf(f, "phases: read %.3f ms, run %.3f ms\n", res->read_seconds * 1e3, res->run_seconds * 1e3);
     }
+    if (res->place_auto) {
+        int gpu = !strcmp(res->device, "gpu");
+        char g[48];
+        if (res->place_gpu_s < 0) snprintf(g, sizeof g, "- (no usable GPU)");
+        else snprintf(g, sizeof g, "%.6f s", res->place_gpu_s);
+        fprintf(f, "auto: predicted cpu %.6f s, gpu %s -> chose %s (model: %lld records)\n", res->place_cpu_s, g,
+                res->device, (long long)res->place_records);
+        double start = !gpu ? 0 : res->start_aside ? res->start_wait_seconds : res->device_seconds + res->program_seconds;
+        double copy = gpu ? res->copy_seconds : 0;
+        fprintf(f, "auto: actual %s %.6f s (start not hidden %.6f s, copies %.6f s, run and outputs %.6f s; reading "
+                   "%.6f s, the same on both devices, not counted)\n",
+                res->device, start + copy + res->run_seconds + res->output_seconds, start, copy,
+                res->run_seconds + res->output_seconds, res->read_seconds);
+    }
     if (res->db_blocks)
         fprintf(f, "database: %lld of %lld blocks skipped (min/max outside every constant range filter)\n",
                 (long long)res->db_blocks_skipped, (long long)res->db_blocks);

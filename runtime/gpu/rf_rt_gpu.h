@@ -31,6 +31,11 @@ int rf_rt_gpu_available(char *why, size_t n);
 ** why saying why. The driver (rt_run.c) then starts the GPU on a thread
 ** beside the reading of the inputs. */
 int rf_rt_gpu_maybe(char *why, size_t n);
+/* 1 when the GPU's driver runs in this process already (a run's start
+** then costs no driver start), or the GPU is the emulator. */
+int rf_rt_gpu_started(void);
+/* 1 when the GPU is the emulator (RF_GPU_EMULATE, for tests). */
+int rf_rt_gpu_emulated(void);
 
 /* What rf_rt_gpu_prepare did. */
 typedef struct rf_rt_gpu_prepared {

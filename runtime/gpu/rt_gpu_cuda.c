@@ -277,6 +277,8 @@ int rf_gpu_cuda_probe(char *why, size_t n)
     return drv.ok;
 }
 
+int rf_gpu_cuda_started(void) { return drv.probed && drv.ok; }
+
 void rf_gpu_cuda_bind_thread(void)
 {
     if (drv.probed && drv.ok) drv.f.CtxSetCurrent(drv.ctx);
@@ -292,7 +294,7 @@ int rf_gpu_cuda_maybe(char *why, size_t n)
         if (why && n) snprintf(why, n, "no NVIDIA driver (libcuda.so.1 cannot be loaded)");
         return 0;
     }
-    dlclose(h);
+    /* kept loaded: the start's own dlopen then costs nothing */
     if (why && n) snprintf(why, n, "an NVIDIA driver (the GPU not started yet)");
     return 1;
 }

@@ -99,6 +99,8 @@ int rf_gpu_cuda_probe(char *why, size_t n);
 /* The calling thread works in the device's context from now on (after a
 ** device opened on another thread); nothing where the probe failed. */
 void rf_gpu_cuda_bind_thread(void);
+/* 1 once the driver started in this process (the probe succeeded). */
+int rf_gpu_cuda_started(void);
 /* Cheap, no driver start: 0 when the probe ran and failed or when the
 ** NVIDIA driver library cannot be loaded (why says so); else 1. */
 int rf_gpu_cuda_maybe(char *why, size_t n);

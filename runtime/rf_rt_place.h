@@ -1,0 +1,125 @@
+/*
+** runtime/rf_rt_place.h: learned placement: which device runs a program
+** faster (--device auto), after HyPE (a cost model per operator kind and
+** device, learned from measured run times).
+**
+** Owns: the placement model's records and their file (<cache>/place/
+** model.txt, docs/LANGUAGE.md "Choosing the device"), the fits, the
+** prediction of a program's time on each device and the choice
+** (rt_place.c); a program's features, the records a run leaves and the
+** choice for one run (rt_place_run.c, for rt_run.c).
+*/
+#ifndef RF_RT_PLACE_H
+#define RF_RT_PLACE_H
+
+#include "rf_common.h"
+#include "rf_harmony.h"
+
+#define RF_RT_PLACE_VERSION 1
+#define RF_RT_PLACE_MAX_RECORDS 4096 /* the file keeps the newest this many */
+
+/* One measurement. A run record: one run of a program, the times that
+** differ between the devices (reading the inputs on the host is the same
+** on both and not counted). A kernel record (from --profile): one kernel. */
+typedef struct rf_rt_place_rec {
+    char type;         /* 'r' run, 'k' kernel */
+    int gpu;           /* the device: 1 the GPU, 0 the CPU */
+    uint64_t prog;     /* run: the program's hash (rf_rt_place_prog_hash) */
+    int fresh;         /* run, GPU: the driver started in this run (a fresh process) */
+    char kind[24];     /* kernel: its kind ("join_index") */
+    double rows, bytes; /* run: the inputs' rows and the bytes of the columns read; kernel: rows and bytes in */
+    int32_t kernels;   /* run: the program's kernels */
+    double start_s;    /* run, GPU: the start the reading did not hide (driver, context, module) */
+    double copy_s;     /* run, GPU: the inputs' copies to the device */
+    double seconds;    /* run: the run and its outputs back; kernel: its time */
+} rf_rt_place_rec;
+
+typedef struct rf_rt_place_model {
+    rf_rt_place_rec *recs;
+    int64_t n, cap;
+} rf_rt_place_model;
+
+void rf_rt_place_model_free(rf_rt_place_model *m);
+rf_status rf_rt_place_add(rf_rt_place_model *m, const rf_rt_place_rec *r);
+
+/* The model file under the cache root cache_dir (NULL: the user's cache
+** folder; "": none, then NULL): owned. */
+char *rf_rt_place_path(const char *cache_dir);
+/* Reads the model file at path into m (empty when there is none). A file
+** that is not a model of this version, or has a damaged line, is ignored
+** with a warning naming it and the line (m stays empty: it is written anew).
+** Only exhausted memory fails. */
+rf_status rf_rt_place_read(const char *path, rf_rt_place_model *m, rf_diags *d);
+/* The file's text: the version line, then the newest RF_RT_PLACE_MAX_RECORDS records. */
+rf_status rf_rt_place_format(const rf_rt_place_model *m, rf_buf *out);
+/* Appends recs to the model file at path: read, added, trimmed, written
+** aside and renamed into place (a reader never sees half a file; of two
+** processes appending at once, one's records may be lost). Failures to
+** write are not errors (the model is a cache). */
+rf_status rf_rt_place_append(const char *path, const rf_rt_place_rec *recs, int64_t n, rf_diags *d);
+
+/* The least-squares fit y ~ c0 + c1 x1 + c2 x2 with every coefficient >= 0
+** (each subset of the three terms tried, the smallest squared error kept;
+** of equal errors the first of: c1; c2; c1 c2; c0 c1; c0 c2; c0 c1 c2; c0).
+** x2 NULL: no second feature. One point gives y = c1 x1 (proportional).
+** Returns 0 with no point. */
+typedef struct rf_rt_place_fit {
+    double c[3];
+    int64_t n;
+} rf_rt_place_fit;
+int rf_rt_place_fit_lsq(const double *x1, const double *x2, const double *y, int64_t n, rf_rt_place_fit *out);
+double rf_rt_place_fit_eval(const rf_rt_place_fit *f, double x1, double x2);
+
+/* What the prediction needs of a program and its inputs. */
+typedef struct rf_rt_place_query {
+    uint64_t prog;
+    int32_t nkernels;
+    const char *const *kinds; /* each kernel's kind name */
+    double rows, bytes;       /* the inputs' (estimated before reading) */
+    int threads;              /* the CPU's */
+    int gpu_started;          /* the GPU's driver runs in this process already */
+} rf_rt_place_query;
+
+/* The defaults, with no record (docs/LANGUAGE.md): the CPU 24 ns per row
+** per kernel over its threads; the GPU 0.05 ns per row per kernel and 20 us
+** per kernel, a start of 0.3 s in a fresh process and copies at 10 GB/s. */
+#define RF_RT_PLACE_CPU_NS_ROW 24.0
+#define RF_RT_PLACE_GPU_NS_ROW 0.05
+#define RF_RT_PLACE_GPU_KERNEL_S 20e-6
+#define RF_RT_PLACE_GPU_START_S 0.3
+#define RF_RT_PLACE_GPU_BW 10e9
+
+typedef struct rf_rt_place_choice {
+    double cpu_s, gpu_s;     /* predicted */
+    int gpu;                 /* chosen: the GPU */
+    int64_t records;         /* the model's records */
+    const char *cpu_basis, *gpu_basis; /* "this program's runs", "kernel kinds", "defaults" */
+} rf_rt_place_choice;
+
+/* Predicts q's time on both devices from m and chooses the faster (the CPU
+** on a tie). For each device: this program's run records there (their time
+** fitted against the input rows), else the kernel records of each kernel's
+** kind there (against rows and bytes, every kernel taken to read all the
+** input rows), else the defaults; the GPU adds its start (unless started)
+** and the copies of the input bytes, at what its run records measured. */
+void rf_rt_place_predict(const rf_rt_place_model *m, const rf_rt_place_query *q, rf_rt_place_choice *out);
+
+/* ---- one run (rt_place_run.c) ---------------------------------------------- */
+
+typedef struct rf_rt_options rf_rt_options;
+typedef struct rf_rt_result rf_rt_result;
+
+/* The program's hash: its variables (names, roles, types, files) and kernels. */
+uint64_t rf_rt_place_prog_hash(const rf_hir_program *p);
+/* The inputs' rows and the bytes of the columns p reads, before reading
+** them: a database's manifest, or text files' sizes (8 bytes a column a row). */
+void rf_rt_place_inputs(const rf_hir_program *p, const char *data_dir, double *rows, double *bytes);
+/* The model file under o's cache_dir read (a damaged one: a warning in d)
+** and p's time on both devices predicted. */
+void rf_rt_place_choose(const rf_hir_program *p, const rf_rt_options *o, int threads, int gpu_started,
+                        rf_rt_place_choice *out, rf_diags *d);
+/* The records of a finished run appended to the model file: one run record,
+** and with --profile one per kernel that ran. */
+void rf_rt_place_record(const rf_hir_program *p, const rf_rt_options *o, const rf_rt_result *res, rf_diags *d);
+
+#endif

@@ -1,0 +1,323 @@
+/*
+** runtime/rt_place.c: the placement model: its records and file, the
+** fits and the prediction (rf_rt_place.h).
+**
+** The file is text, one record a line, after a version line:
+**     redfox placement model 1
+**     r PROG DEVICE FRESH ROWS BYTES KERNELS START_S COPY_S SECONDS
+**     k DEVICE KIND ROWS BYTES SECONDS
+** (PROG 16 hex digits, DEVICE cpu or gpu, FRESH 0 or 1). Any other first
+** line, or a line that does not parse, a number not finite or negative, and
+** the whole file is ignored (a warning says which line): a model is a cache,
+** made anew from the next runs.
+*/
+#include "rf_rt_place.h"
+
+#include "rf_gpu_codegen.h" /* rf_gpu_cache_dir, rf_gpu_cache_write */
+#include "rf_sys.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define HEADER "redfox placement model"
+
+void rf_rt_place_model_free(rf_rt_place_model *m)
+{
+    free(m->recs);
+    memset(m, 0, sizeof *m);
+}
+
+rf_status rf_rt_place_add(rf_rt_place_model *m, const rf_rt_place_rec *r)
+{
+    if (m->n == m->cap) {
+        int64_t nc = m->cap ? m->cap * 2 : 64;
+        rf_rt_place_rec *n = rf_realloc(m->recs, (size_t)nc * sizeof *n);
+        if (!n) return RF_ENOMEM;
+        m->recs = n;
+        m->cap = nc;
+    }
+    m->recs[m->n++] = *r;
+    return RF_OK;
+}
+
+char *rf_rt_place_path(const char *cache_dir)
+{
+    char *dir = rf_gpu_cache_dir(cache_dir, "place");
+    char *path = dir ? rf_sprintf("%s/model.txt", dir) : NULL;
+    free(dir);
+    return path;
+}
+
+static int ok_num(double v) { return isfinite(v) && v >= 0; }
+
+static int dev_of(const char *s) { return !strcmp(s, "gpu") ? 1 : !strcmp(s, "cpu") ? 0 : -1; }
+
+/* One record line (NUL-terminated, no newline): 1 when it parses. */
+static int parse_line(const char *s, rf_rt_place_rec *r)
+{
+    memset(r, 0, sizeof *r);
+    char dev[8], kind[24];
+    int used = -1;
+    if (s[0] == 'r' && s[1] == ' ') {
+        int fresh = -1;
+        unsigned kernels = 0;
+        if (sscanf(s, "r %16" SCNx64 " %7s %d %lf %lf %u %lf %lf %lf%n", &r->prog, dev, &fresh, &r->rows, &r->bytes,
+                   &kernels, &r->start_s, &r->copy_s, &r->seconds, &used) != 9)
+            return 0;
+        r->type = 'r';
+        r->fresh = fresh;
+        r->kernels = (int32_t)kernels;
+        if ((fresh != 0 && fresh != 1) || kernels > INT32_MAX) return 0;
+    } else if (s[0] == 'k' && s[1] == ' ') {
+        if (sscanf(s, "k %7s %23s %lf %lf %lf%n", dev, kind, &r->rows, &r->bytes, &r->seconds, &used) != 5) return 0;
+        r->type = 'k';
+        memcpy(r->kind, kind, sizeof r->kind);
+    } else {
+        return 0;
+    }
+    if (used < 0 || s[used] != 0 || (r->gpu = dev_of(dev)) < 0) return 0;
+    return ok_num(r->rows) && ok_num(r->bytes) && ok_num(r->start_s) && ok_num(r->copy_s) && ok_num(r->seconds);
+}
+
+rf_status rf_rt_place_read(const char *path, rf_rt_place_model *m, rf_diags *d)
+{
+    memset(m, 0, sizeof *m);
+    char *text = NULL;
+    int64_t len = 0;
+    const char *why;
+    if (rf_read_file(path, &text, &len, &why)) return RF_OK; /* none yet */
+    int64_t line = 0, bad = 0;
+    char *p = text, *end = text + len;
+    rf_status st = RF_OK;
+    while (p < end && !bad && !st) {
+        char *nl = memchr(p, '\n', (size_t)(end - p));
+        if (!nl) { /* a last line without its newline: cut short */
+            bad = line + 1;
+            break;
+        }
+        *nl = 0;
+        line++;
+        if (line == 1) {
+            char want[64];
+            snprintf(want, sizeof want, HEADER " %d", RF_RT_PLACE_VERSION);
+            if (strcmp(p, want)) bad = 1;
+        } else {
+            rf_rt_place_rec r;
+            if (memchr(p, 0, (size_t)(nl - p)) || !parse_line(p, &r)) bad = line;
+            else st = rf_rt_place_add(m, &r);
+        }
+        p = nl + 1;
+    }
+    if (!bad && line == 0 && len > 0) bad = 1;
+    free(text);
+    if (bad) {
+        rf_diag_add(d, RF_SEV_WARNING, rf_mkloc(path, (int32_t)bad, 0),
+                    "the placement model is damaged or of another version: ignored (it is written anew)");
+        rf_rt_place_model_free(m);
+    }
+    return st;
+}
+
+rf_status rf_rt_place_format(const rf_rt_place_model *m, rf_buf *out)
+{
+    rf_buf_printf(out, HEADER " %d\n", RF_RT_PLACE_VERSION);
+    int64_t from = m->n > RF_RT_PLACE_MAX_RECORDS ? m->n - RF_RT_PLACE_MAX_RECORDS : 0;
+    for (int64_t i = from; i < m->n; i++) {
+        const rf_rt_place_rec *r = &m->recs[i];
+        const char *dev = r->gpu ? "gpu" : "cpu";
+        if (r->type == 'r')
+            rf_buf_printf(out, "r %016" PRIx64 " %s %d %.17g %.17g %d %.9g %.9g %.9g\n", r->prog, dev, r->fresh ? 1 : 0,
+                          r->rows, r->bytes, (int)r->kernels, r->start_s, r->copy_s, r->seconds);
+        else
+            rf_buf_printf(out, "k %s %s %.17g %.17g %.9g\n", dev, r->kind[0] ? r->kind : "?", r->rows, r->bytes,
+                          r->seconds);
+    }
+    return out->oom ? RF_ENOMEM : RF_OK;
+}
+
+rf_status rf_rt_place_append(const char *path, const rf_rt_place_rec *recs, int64_t n, rf_diags *d)
+{
+    rf_rt_place_model m;
+    rf_diags quiet; /* a damaged file was reported where it was read for a choice; here it is replaced */
+    rf_diags_init(&quiet);
+    rf_status st = rf_rt_place_read(path, &m, &quiet);
+    rf_diags_free(&quiet);
+    (void)d;
+    for (int64_t i = 0; i < n && !st; i++) st = rf_rt_place_add(&m, &recs[i]);
+    rf_buf b;
+    rf_buf_init(&b);
+    if (!st) st = rf_rt_place_format(&m, &b);
+    char *dir = st ? NULL : rf_strdup(path);
+    char *slash = dir ? strrchr(dir, '/') : NULL;
+    if (slash) {
+        *slash = 0;
+        rf_gpu_cache_write(dir, path, b.data, (uint64_t)b.len);
+    }
+    free(dir);
+    rf_buf_free(&b);
+    rf_rt_place_model_free(&m);
+    return st;
+}
+
+/* ---- fits ------------------------------------------------------------------ */
+
+/* Solves the k x k system a x = y (Gaussian elimination, partial pivoting): 0 if singular. */
+static int solve(double a[3][3], double y[3], int k, double x[3])
+{
+    for (int c = 0; c < k; c++) {
+        int piv = c;
+        for (int r = c + 1; r < k; r++)
+            if (fabs(a[r][c]) > fabs(a[piv][c])) piv = r;
+        if (fabs(a[piv][c]) < 1e-12) return 0;
+        for (int j = 0; j < k; j++) {
+            double t = a[c][j];
+            a[c][j] = a[piv][j];
+            a[piv][j] = t;
+        }
+        double t = y[c];
+        y[c] = y[piv];
+        y[piv] = t;
+        for (int r = c + 1; r < k; r++) {
+            double f = a[r][c] / a[c][c];
+            for (int j = c; j < k; j++) a[r][j] -= f * a[c][j];
+            y[r] -= f * y[c];
+        }
+    }
+    for (int c = k - 1; c >= 0; c--) {
+        double s = y[c];
+        for (int j = c + 1; j < k; j++) s -= a[c][j] * x[j];
+        x[c] = s / a[c][c];
+    }
+    return 1;
+}
+
+int rf_rt_place_fit_lsq(const double *x1, const double *x2, const double *y, int64_t n, rf_rt_place_fit *out)
+{
+    memset(out, 0, sizeof *out);
+    if (n <= 0) return 0;
+    out->n = n;
+    /* features scaled to at most 1, for the normal equations' sake */
+    double sc[3] = {1, 0, 0};
+    for (int64_t i = 0; i < n; i++) {
+        if (fabs(x1[i]) > sc[1]) sc[1] = fabs(x1[i]);
+        if (x2 && fabs(x2[i]) > sc[2]) sc[2] = fabs(x2[i]);
+    }
+    static const int subsets[7][3] = {{1, -1, -1}, {2, -1, -1}, {1, 2, -1}, {0, 1, -1},
+                                      {0, 2, -1},  {0, 1, 2},   {0, -1, -1}};
+    double best = INFINITY;
+    for (int s = 0; s < 7; s++) {
+        int cols[3], k = 0;
+        for (int j = 0; j < 3 && subsets[s][j] >= 0; j++) cols[k++] = subsets[s][j];
+        int usable = 1;
+        for (int j = 0; j < k; j++) usable &= sc[cols[j]] > 0 && (cols[j] != 2 || x2);
+        if (!usable) continue;
+        double a[3][3] = {{0}}, b[3] = {0}, c[3] = {0};
+        for (int64_t i = 0; i < n; i++) {
+            double f[3] = {1, x1[i] / (sc[1] > 0 ? sc[1] : 1), x2 && sc[2] > 0 ? x2[i] / sc[2] : 0};
+            for (int r = 0; r < k; r++) {
+                b[r] += f[cols[r]] * y[i];
+                for (int q = 0; q < k; q++) a[r][q] += f[cols[r]] * f[cols[q]];
+            }
+        }
+        if (!solve(a, b, k, c)) continue;
+        int neg = 0;
+        for (int j = 0; j < k; j++) neg |= !(c[j] >= 0);
+        if (neg) continue;
+        double full[3] = {0, 0, 0};
+        for (int j = 0; j < k; j++) full[cols[j]] = c[j] / (cols[j] ? sc[cols[j]] : 1);
+        double sse = 0;
+        for (int64_t i = 0; i < n; i++) {
+            double e = y[i] - (full[0] + full[1] * x1[i] + (x2 ? full[2] * x2[i] : 0));
+            sse += e * e;
+        }
+        if (sse < best * (1 - 1e-9) - 1e-300) {
+            best = sse;
+            memcpy(out->c, full, sizeof full);
+        }
+    }
+    return isfinite(best);
+}
+
+double rf_rt_place_fit_eval(const rf_rt_place_fit *f, double x1, double x2)
+{
+    return f->c[0] + f->c[1] * x1 + f->c[2] * x2;
+}
+
+/* ---- prediction -------------------------------------------------------------- */
+
+/* The records of type on device gpu (and of program prog, kind kind where
+** given) as the fit's arrays: x1 rows, x2 bytes, y seconds. */
+static int64_t pick(const rf_rt_place_model *m, char type, int gpu, const uint64_t *prog, const char *kind, double *x1,
+                    double *x2, double *y)
+{
+    int64_t n = 0;
+    for (int64_t i = 0; i < m->n; i++) {
+        const rf_rt_place_rec *r = &m->recs[i];
+        if (r->type != type || r->gpu != gpu || (prog && r->prog != *prog) || (kind && strcmp(r->kind, kind))) continue;
+        x1[n] = r->rows;
+        x2[n] = r->bytes;
+        y[n++] = r->seconds;
+    }
+    return n;
+}
+
+/* The run (not the start, not the copies) of q on device gpu. */
+static double predict_run(const rf_rt_place_model *m, const rf_rt_place_query *q, int gpu, double *x1, double *x2,
+                          double *y, const char **basis)
+{
+    rf_rt_place_fit f;
+    int64_t n = pick(m, 'r', gpu, &q->prog, NULL, x1, x2, y);
+    if (n > 0 && rf_rt_place_fit_lsq(x1, NULL, y, n, &f)) {
+        *basis = "this program's runs";
+        return rf_rt_place_fit_eval(&f, q->rows, 0);
+    }
+    double t = 0;
+    int learned = 0;
+    int threads = q->threads > 0 ? q->threads : 1;
+    for (int32_t k = 0; k < q->nkernels; k++) {
+        n = pick(m, 'k', gpu, NULL, q->kinds[k], x1, x2, y);
+        if (n > 0 && rf_rt_place_fit_lsq(x1, x2, y, n, &f)) {
+            t += rf_rt_place_fit_eval(&f, q->rows, q->bytes);
+            learned = 1;
+        } else if (gpu) {
+            t += q->rows * RF_RT_PLACE_GPU_NS_ROW * 1e-9 + RF_RT_PLACE_GPU_KERNEL_S;
+        } else {
+            t += q->rows * RF_RT_PLACE_CPU_NS_ROW * 1e-9 / threads;
+        }
+    }
+    *basis = learned ? "kernel kinds" : "defaults";
+    return t;
+}
+
+void rf_rt_place_predict(const rf_rt_place_model *m, const rf_rt_place_query *q, rf_rt_place_choice *out)
+{
+    memset(out, 0, sizeof *out);
+    out->records = m->n;
+    int64_t n = m->n > 0 ? m->n : 1;
+    double *x1 = rf_malloc((size_t)n * sizeof *x1), *x2 = rf_malloc((size_t)n * sizeof *x2),
+           *y = rf_malloc((size_t)n * sizeof *y);
+    rf_rt_place_model none = {NULL, 0, 0};
+    const rf_rt_place_model *mm = x1 && x2 && y ? m : &none; /* short of memory: the defaults */
+    out->cpu_s = predict_run(mm, q, 0, x1, x2, y, &out->cpu_basis);
+    out->gpu_s = predict_run(mm, q, 1, x1, x2, y, &out->gpu_basis);
+    /* the GPU's fixed costs: its start as measured in runs like this one
+    ** (a fresh process, or one whose driver runs), copies at the measured rate */
+    double start = 0, copy_b = 0, copy_s = 0;
+    int64_t nstart = 0;
+    for (int64_t i = 0; i < mm->n; i++) {
+        const rf_rt_place_rec *r = &mm->recs[i];
+        if (r->type != 'r' || !r->gpu) continue;
+        if (r->fresh == !q->gpu_started) start += r->start_s, nstart++;
+        if (r->copy_s > 0 && r->bytes > 0) copy_b += r->bytes, copy_s += r->copy_s;
+    }
+    if (nstart) out->gpu_s += start / (double)nstart;
+    else if (!q->gpu_started) out->gpu_s += RF_RT_PLACE_GPU_START_S;
+    out->gpu_s += q->bytes / (copy_s > 0 ? copy_b / copy_s : RF_RT_PLACE_GPU_BW);
+    out->gpu = out->gpu_s < out->cpu_s;
+    free(x1);
+    free(x2);
+    free(y);
+}

@@ -1,0 +1,159 @@
+/*
+** runtime/rt_place_run.c: learned placement for one run (rf_rt_place.h),
+** for the driver (rt_run.c): a program's features, the choice before the
+** run, the records the run leaves in the model file.
+**
+** Owns: the program's hash (its variables and kernels: the same program
+** from a .logic or its .rfx hashes alike), the estimate of its inputs' rows
+** and bytes before reading them (a database's manifest: the rows and the
+** bytes of the columns the program reads; text files: their size, a row
+** taken as 8 bytes a column), and the records of a finished run.
+*/
+#include "rf_rt_place.h"
+
+#include "rf_db.h"
+#include "rf_gpu_codegen.h"
+#include "rf_rt_input.h"
+#include "rf_runtime.h"
+#include "rf_sys.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static uint64_t fnv(uint64_t h, const void *data, size_t n)
+{
+    const unsigned char *p = data;
+    for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 1099511628211ULL;
+    return h;
+}
+
+static uint64_t fnv_str(uint64_t h, const char *s) { return fnv(h, s ? s : "", s ? strlen(s) + 1 : 1); }
+
+static uint64_t fnv_i64(uint64_t h, int64_t v) { return fnv(h, &v, sizeof v); }
+
+uint64_t rf_rt_place_prog_hash(const rf_hir_program *p)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (int32_t v = 0; v < p->nvars; v++) {
+        const rf_hir_var *x = p->vars[v];
+        h = fnv_str(h, x->name);
+        h = fnv_i64(h, x->role);
+        h = fnv_i64(h, x->ncols);
+        for (int32_t c = 0; c < x->ncols; c++) h = fnv_i64(h, x->types[c]);
+        h = fnv_str(h, x->input_file);
+        h = fnv_str(h, x->output_name);
+    }
+    for (int32_t b = 0; b < p->nblocks; b++)
+        for (int32_t j = 0; j < p->blocks[b]->nkernels; j++) {
+            const rf_hir_kernel *k = p->blocks[b]->kernels[j];
+            h = fnv_i64(h, k->kind);
+            h = fnv_i64(h, k->out);
+            for (int32_t i = 0; i < k->nin; i++) h = fnv_i64(h, k->in[i]);
+        }
+    return h;
+}
+
+void rf_rt_place_inputs(const rf_hir_program *p, const char *data_dir, double *rows, double *bytes)
+{
+    *rows = *bytes = 0;
+    const char *dir = data_dir ? data_dir : ".";
+    rf_db *db = NULL;
+    if (rf_db_is_database(dir)) {
+        rf_diags d;
+        rf_diags_init(&d);
+        if (rf_db_open(dir, &db, &d)) db = NULL; /* the run says what is wrong */
+        rf_diags_free(&d);
+    }
+    for (int32_t v = 0; v < p->nvars; v++) {
+        const rf_hir_var *x = p->vars[v];
+        if (x->role != RF_HIR_ROLE_INPUT || !x->input_file) continue;
+        uint8_t *read = rf_malloc((size_t)x->ncols + 1);
+        if (!read) continue;
+        rf_rt_input_cols_read(p, v, read);
+        double width = 0;
+        for (int32_t c = 0; c < x->ncols; c++) width += read[c] ? rf_rt_type_width(x->types[c]) : 0;
+        const rf_db_table *t = db ? rf_db_find_table(db, x->input_file) : NULL;
+        if (t) {
+            *rows += (double)t->nrows;
+            for (int32_t c = 0; c < t->ncols && c < x->ncols; c++)
+                if (read[c]) *bytes += (double)t->cols[c].size;
+        } else if (!db) {
+            char *path = rf_sprintf("%s/%s", dir, x->input_file);
+            struct stat sb;
+            if (path && stat(path, &sb) == 0) {
+                double n = (double)sb.st_size / (8.0 * (x->ncols > 0 ? x->ncols : 1));
+                *rows += n;
+                *bytes += n * width;
+            }
+            free(path);
+        }
+        free(read);
+    }
+    if (db) rf_db_close(db);
+}
+
+void rf_rt_place_choose(const rf_hir_program *p, const rf_rt_options *o, int threads, int gpu_started,
+                        rf_rt_place_choice *out, rf_diags *d)
+{
+    rf_rt_place_model m = {NULL, 0, 0};
+    const rf_rt_tuning *tu = o->tuning ? o->tuning : rf_rt_tuning_default();
+    char *path = rf_rt_place_path(tu->cache_dir);
+    if (path && rf_rt_place_read(path, &m, d)) rf_rt_place_model_free(&m);
+    free(path);
+    int32_t nk = 0;
+    for (int32_t b = 0; b < p->nblocks; b++) nk += p->blocks[b]->nkernels;
+    const char **kinds = rf_calloc((size_t)nk + 1, sizeof *kinds);
+    rf_rt_place_query q;
+    memset(&q, 0, sizeof q);
+    q.prog = rf_rt_place_prog_hash(p);
+    for (int32_t b = 0; kinds && b < p->nblocks; b++)
+        for (int32_t j = 0; j < p->blocks[b]->nkernels; j++) kinds[q.nkernels++] = rf_hir_kind_name(p->blocks[b]->kernels[j]->kind);
+    q.kinds = kinds;
+    rf_rt_place_inputs(p, o->data_dir, &q.rows, &q.bytes);
+    q.threads = threads;
+    q.gpu_started = gpu_started;
+    rf_rt_place_predict(&m, &q, out);
+    free(kinds);
+    rf_rt_place_model_free(&m);
+}
+
+void rf_rt_place_record(const rf_hir_program *p, const rf_rt_options *o, const rf_rt_result *res, rf_diags *d)
+{
+    const rf_rt_tuning *tu = o->tuning ? o->tuning : rf_rt_tuning_default();
+    char *path = rf_rt_place_path(tu->cache_dir);
+    if (!path || !res->device) {
+        free(path);
+        return;
+    }
+    int gpu = !strcmp(res->device, "gpu");
+    rf_rt_place_rec *recs = rf_calloc((size_t)res->nstats + 1, sizeof *recs);
+    int64_t n = 0;
+    if (recs) {
+        rf_rt_place_rec *r = &recs[n++];
+        r->type = 'r';
+        r->gpu = gpu;
+        r->prog = rf_rt_place_prog_hash(p);
+        r->fresh = gpu && res->gpu_fresh;
+        r->rows = res->input_rows;
+        r->bytes = res->input_bytes;
+        for (int32_t b = 0; b < p->nblocks; b++) r->kernels += p->blocks[b]->nkernels;
+        r->start_s = !gpu ? 0 : res->start_aside ? res->start_wait_seconds : res->device_seconds + res->program_seconds;
+        r->copy_s = gpu ? res->copy_seconds : 0;
+        r->seconds = res->run_seconds + res->output_seconds;
+        for (int32_t i = 0; i < res->nstats; i++) {
+            const rf_rt_kstat *s = &res->stats[i];
+            if (!s->calls || s->rows_in < 0 || !s->what) continue;
+            rf_rt_place_rec *k = &recs[n++];
+            k->type = 'k';
+            k->gpu = gpu;
+            snprintf(k->kind, sizeof k->kind, "%s", s->what);
+            k->rows = (double)s->rows_in;
+            k->bytes = (double)s->bytes_in;
+            k->seconds = s->seconds;
+        }
+        rf_rt_place_append(path, recs, n, d);
+    }
+    free(recs);
+    free(path);
+}

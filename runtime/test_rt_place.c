@@ -1,0 +1,218 @@
+/*
+** runtime/test_rt_place.c: the placement model (rt_place.c) on synthetic,
+** deterministic records: the fits, the model file (round trip, damage,
+** versions, the bound), the predictions and the choices.
+**
+** usage: test_rt_place TMPDIR
+*/
+#include "rf_rt_place.h"
+
+#include "rf_sys.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int fails;
+#define CHECK(c)                                                                                                       \
+    do {                                                                                                               \
+        if (!(c)) {                                                                                                    \
+            fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__, __LINE__, #c);                                               \
+            fails++;                                                                                                   \
+        }                                                                                                              \
+    } while (0)
+
+static int near(double a, double b) { return fabs(a - b) <= 1e-9 + 1e-6 * fabs(b); }
+
+static void test_fits(void)
+{
+    rf_rt_place_fit f;
+    double x[4] = {1, 2, 3, 4}, y[4];
+    for (int i = 0; i < 4; i++) y[i] = 2 + 3 * x[i];
+    CHECK(rf_rt_place_fit_lsq(x, NULL, y, 4, &f) && near(f.c[0], 2) && near(f.c[1], 3) && f.c[2] == 0);
+    /* one point: proportional */
+    double x1 = 1e6, y1 = 0.5;
+    CHECK(rf_rt_place_fit_lsq(&x1, NULL, &y1, 1, &f) && f.c[0] == 0 && near(f.c[1], 0.5e-6));
+    CHECK(near(rf_rt_place_fit_eval(&f, 2e6, 0), 1.0));
+    /* falling times: no negative slope, the mean instead */
+    double yd[4] = {4, 3, 2, 1};
+    CHECK(rf_rt_place_fit_lsq(x, NULL, yd, 4, &f) && f.c[1] == 0 && f.c[2] == 0 && near(f.c[0], 2.5));
+    /* two features at realistic scales */
+    double r[5] = {1e6, 5e6, 2e7, 3e7, 1e8}, b[5] = {8e6, 1e8, 4e7, 9e8, 2e8}, t[5];
+    for (int i = 0; i < 5; i++) t[i] = 0.01 + 1e-9 * r[i] + 2e-10 * b[i];
+    CHECK(rf_rt_place_fit_lsq(r, b, t, 5, &f) && near(f.c[0], 0.01) && near(f.c[1], 1e-9) && near(f.c[2], 2e-10));
+    CHECK(!rf_rt_place_fit_lsq(r, b, t, 0, &f));
+}
+
+static rf_rt_place_rec run_rec(uint64_t prog, int gpu, int fresh, double rows, double bytes, double start,
+                               double copy, double secs)
+{
+    rf_rt_place_rec r;
+    memset(&r, 0, sizeof r);
+    r.type = 'r';
+    r.prog = prog;
+    r.gpu = gpu;
+    r.fresh = fresh;
+    r.rows = rows;
+    r.bytes = bytes;
+    r.kernels = 3;
+    r.start_s = start;
+    r.copy_s = copy;
+    r.seconds = secs;
+    return r;
+}
+
+static rf_rt_place_rec kern_rec(int gpu, const char *kind, double rows, double bytes, double secs)
+{
+    rf_rt_place_rec r;
+    memset(&r, 0, sizeof r);
+    r.type = 'k';
+    r.gpu = gpu;
+    snprintf(r.kind, sizeof r.kind, "%s", kind);
+    r.rows = rows;
+    r.bytes = bytes;
+    r.seconds = secs;
+    return r;
+}
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "wb");
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+}
+
+static void test_file(const char *tmp)
+{
+    char *path = rf_sprintf("%s/place/model.txt", tmp);
+    remove(path);
+    rf_diags d;
+    rf_diags_init(&d);
+    rf_rt_place_rec recs[2] = {run_rec(0xabcdef0123456789ULL, 1, 1, 1e6, 8e6, 0.31, 0.002, 0.0125),
+                               kern_rec(0, "join_index", 12345, 98765, 0.5)};
+    CHECK(!rf_rt_place_append(path, recs, 2, &d));
+    rf_rt_place_model m;
+    CHECK(!rf_rt_place_read(path, &m, &d) && m.n == 2 && d.count == 0);
+    if (m.n == 2) {
+        CHECK(m.recs[0].type == 'r' && m.recs[0].prog == 0xabcdef0123456789ULL && m.recs[0].gpu == 1 &&
+              m.recs[0].fresh == 1 && near(m.recs[0].rows, 1e6) && near(m.recs[0].start_s, 0.31) &&
+              near(m.recs[0].seconds, 0.0125) && m.recs[0].kernels == 3);
+        CHECK(m.recs[1].type == 'k' && !m.recs[1].gpu && !strcmp(m.recs[1].kind, "join_index") &&
+              near(m.recs[1].bytes, 98765) && near(m.recs[1].seconds, 0.5));
+    }
+    rf_rt_place_model_free(&m);
+    /* appended: the old records stay */
+    CHECK(!rf_rt_place_append(path, recs, 1, &d));
+    CHECK(!rf_rt_place_read(path, &m, &d) && m.n == 3);
+    rf_rt_place_model_free(&m);
+    /* damage of every kind: ignored with a warning naming the file, empty */
+    const char *bad[] = {
+        "redfox placement model 1\nr 00000000000000ab cpu 0 1 2 3 0 0 0.1\nr zz cpu 0 1 2 3 0 0 0.1\n",
+        "redfox placement model 99\n",
+        "redfox placement model 1\nk gpu map 1 2 -3\n",
+        "redfox placement model 1\nk gpu map 1 2 nan\n",
+        "redfox placement model 1\nk tpu map 1 2 3\n",
+        "redfox placement model 1\nk gpu map 1 2 3 4\n",
+        "redfox placement model 1\nk gpu map 1 2 3", /* cut short */
+        "\x01\x02garbage",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        write_text(path, bad[i]);
+        rf_diags_free(&d);
+        rf_diags_init(&d);
+        CHECK(!rf_rt_place_read(path, &m, &d) && m.n == 0 && d.count == 1 && d.items[0].sev == RF_SEV_WARNING &&
+              d.items[0].loc.file && strstr(d.items[0].loc.file, "model.txt"));
+        rf_rt_place_model_free(&m);
+    }
+    /* a damaged file is written anew by the next append */
+    rf_diags_free(&d);
+    rf_diags_init(&d);
+    CHECK(!rf_rt_place_append(path, recs, 2, &d));
+    rf_diags_free(&d);
+    rf_diags_init(&d);
+    CHECK(!rf_rt_place_read(path, &m, &d) && m.n == 2 && d.count == 0);
+    rf_rt_place_model_free(&m);
+    /* bounded: the newest records stay */
+    int64_t many = RF_RT_PLACE_MAX_RECORDS + 100;
+    rf_rt_place_rec *lots = calloc((size_t)many, sizeof *lots);
+    for (int64_t i = 0; lots && i < many; i++) lots[i] = run_rec((uint64_t)i, 0, 0, (double)i, 0, 0, 0, 1);
+    CHECK(lots && !rf_rt_place_append(path, lots, many, &d));
+    CHECK(!rf_rt_place_read(path, &m, &d) && m.n == RF_RT_PLACE_MAX_RECORDS &&
+          m.recs[m.n - 1].prog == (uint64_t)(many - 1));
+    rf_rt_place_model_free(&m);
+    free(lots);
+    rf_diags_free(&d);
+    free(path);
+}
+
+static void test_choice(void)
+{
+    const char *kinds[3] = {"map", "join_index", "group"};
+    rf_rt_place_query q;
+    memset(&q, 0, sizeof q);
+    q.prog = 42;
+    q.nkernels = 3;
+    q.kinds = kinds;
+    q.threads = 16;
+    rf_rt_place_choice ch;
+    rf_rt_place_model m = {NULL, 0, 0};
+    /* no records: the defaults; small inputs on the CPU, large on the GPU */
+    q.rows = 1000;
+    q.bytes = 8000;
+    rf_rt_place_predict(&m, &q, &ch);
+    CHECK(!ch.gpu && ch.records == 0 && !strcmp(ch.cpu_basis, "defaults"));
+    CHECK(near(ch.gpu_s, RF_RT_PLACE_GPU_START_S + 3 * (1000 * RF_RT_PLACE_GPU_NS_ROW * 1e-9 + RF_RT_PLACE_GPU_KERNEL_S) +
+                             8000 / RF_RT_PLACE_GPU_BW));
+    q.rows = 3e8;
+    q.bytes = 2.4e9;
+    rf_rt_place_predict(&m, &q, &ch);
+    CHECK(ch.gpu && ch.gpu_s < ch.cpu_s);
+    /* this program's runs: CPU 0.1 s a million rows; GPU 0.01 s, a fresh
+    ** start of 0.3 s, copies at 10 GB/s */
+    rf_rt_place_rec rs[] = {run_rec(42, 0, 0, 1e6, 1e8, 0, 0, 0.1), run_rec(42, 0, 0, 2e6, 2e8, 0, 0, 0.2),
+                            run_rec(42, 1, 1, 1e6, 1e8, 0.3, 0.01, 0.01), run_rec(7, 1, 0, 1e6, 1e8, 0.001, 0.01, 5)};
+    for (size_t i = 0; i < sizeof rs / sizeof rs[0]; i++) CHECK(!rf_rt_place_add(&m, &rs[i]));
+    q.rows = 1e6;
+    q.bytes = 1e8;
+    rf_rt_place_predict(&m, &q, &ch);
+    CHECK(ch.records == 4 && !strcmp(ch.cpu_basis, "this program's runs") && !strcmp(ch.gpu_basis, "this program's runs"));
+    CHECK(near(ch.cpu_s, 0.1) && near(ch.gpu_s, 0.01 + 0.3 + 0.01) && !ch.gpu);
+    /* ten times the rows: the GPU */
+    q.rows = 1e7;
+    q.bytes = 1e9;
+    rf_rt_place_predict(&m, &q, &ch);
+    CHECK(near(ch.cpu_s, 1.0) && near(ch.gpu_s, 0.1 + 0.3 + 0.1) && ch.gpu);
+    /* the driver already runs (tpch run's later queries): the warm start measured */
+    q.rows = 1e6;
+    q.bytes = 1e8;
+    q.gpu_started = 1;
+    rf_rt_place_predict(&m, &q, &ch);
+    CHECK(near(ch.gpu_s, 0.01 + 0.001 + 0.01) && ch.gpu);
+    /* another program: kernel kinds where measured, defaults for the rest */
+    q.prog = 99;
+    q.gpu_started = 0;
+    rf_rt_place_rec ks[] = {kern_rec(0, "map", 1e6, 1e7, 0.02), kern_rec(0, "map", 2e6, 2e7, 0.04),
+                            kern_rec(1, "map", 1e6, 1e7, 0.001)};
+    for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++) CHECK(!rf_rt_place_add(&m, &ks[i]));
+    rf_rt_place_predict(&m, &q, &ch);
+    CHECK(!strcmp(ch.cpu_basis, "kernel kinds") && !strcmp(ch.gpu_basis, "kernel kinds"));
+    double cpu_default = 1e6 * RF_RT_PLACE_CPU_NS_ROW * 1e-9 / 16;
+    CHECK(near(ch.cpu_s, 0.02 + 2 * cpu_default));
+    rf_rt_place_model_free(&m);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: test_rt_place TMPDIR\n");
+        return 2;
+    }
+    test_fits();
+    test_file(argv[1]);
+    test_choice();
+    if (!fails) printf("placement model: fits, file, predictions and choices as expected\n");
+    return fails ? 1 : 0;
+}

@@ -1,0 +1,59 @@
+#!/bin/sh
+# tests/run_place_cli.sh REDFOX ROOT: --device auto's placement model from
+# the command line: a run writes its records into <cache>/place/model.txt,
+# the next run reads them back (--profile: "model: N records"); without a
+# GPU auto runs on the CPU and says so; a damaged model is ignored with a
+# warning naming it and written anew; --no-cache writes none; outputs never
+# change.
+set -u
+r=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+ex=$2/examples/quickstart
+tmp=${TMPDIR:-/tmp}/rf_place.$$
+mkdir -p "$tmp"
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+no() { echo "FAIL: $*"; fail=1; }
+model=$tmp/cache/place/model.txt
+
+"$r" run "$ex/reach.logic" --data "$ex" --device cpu --format csv --no-cache >"$tmp/cpu" 2>/dev/null || no "cpu run"
+"$r" run "$ex/reach.logic" --data "$ex" --device auto --format csv --cache-dir "$tmp/cache" --profile \
+    >"$tmp/a1" 2>"$tmp/e1" || { no "auto run 1: exit $?"; cat "$tmp/e1"; }
+cmp -s "$tmp/cpu" "$tmp/a1" || no "auto run 1: another output than the CPU's"
+[ -f "$model" ] || no "auto run 1 wrote no model file"
+head -n 1 "$model" 2>/dev/null | grep -qx "redfox placement model 1" || no "the model file has no version line"
+grep -q "^r [0-9a-f]\{16\} cpu 0 " "$model" 2>/dev/null || no "no run record of the CPU run"
+grep -q "^k cpu join_index " "$model" 2>/dev/null || no "--profile left no kernel records"
+grep -q "^auto: predicted cpu .* -> chose \(cpu\|gpu\) (model: 0 records)" "$tmp/e1" || { no "run 1: no prediction line"; cat "$tmp/e1"; }
+grep -q "^auto: actual " "$tmp/e1" || no "run 1: no actual time"
+if grep -q "no usable GPU" "$tmp/e1"; then
+    grep -q "note: running on the CPU" "$tmp/e1" || no "auto without a GPU does not say it runs on the CPU"
+    grep -q "gpu - (no usable GPU) -> chose cpu" "$tmp/e1" || no "auto without a GPU: no 'no usable GPU' in the prediction"
+fi
+n1=$(grep -c . "$model")
+"$r" run "$ex/reach.logic" --data "$ex" --device auto --format csv --cache-dir "$tmp/cache" --profile \
+    >"$tmp/a2" 2>"$tmp/e2" || no "auto run 2: exit $?"
+cmp -s "$tmp/cpu" "$tmp/a2" || no "auto run 2: another output than the CPU's"
+want=$((n1 - 1))
+grep -q "(model: $want records)" "$tmp/e2" || { no "run 2 did not read the $want records back"; cat "$tmp/e2"; }
+[ "$(grep -c . "$model")" -gt "$n1" ] || no "run 2 added no records"
+# without --profile: a run record only
+n2=$(grep -c . "$model")
+"$r" run "$ex/reach.logic" --data "$ex" --device cpu --format csv --cache-dir "$tmp/cache" >/dev/null 2>&1
+[ "$(grep -c . "$model")" -eq $((n2 + 1)) ] || no "a run without --profile should add one run record"
+# damaged: a warning naming the file, the run as ever, the file written anew
+printf 'redfox placement model 1\nr 12 cpu zz\n' >"$model"
+"$r" run "$ex/reach.logic" --data "$ex" --device auto --format csv --cache-dir "$tmp/cache" >"$tmp/a3" 2>"$tmp/e3" ||
+    no "auto with a damaged model: exit $?"
+cmp -s "$tmp/cpu" "$tmp/a3" || no "auto with a damaged model: another output"
+grep -q "model.txt:2.*warning: the placement model is damaged" "$tmp/e3" || { no "no warning naming the damaged model"; cat "$tmp/e3"; }
+[ "$(grep -c . "$model")" -eq 2 ] || no "the damaged model was not written anew"
+# another version: ignored likewise
+printf 'redfox placement model 0\n' >"$model"
+"$r" run "$ex/reach.logic" --data "$ex" --device auto --format csv --cache-dir "$tmp/cache" >/dev/null 2>"$tmp/e4"
+grep -q "warning: the placement model is damaged or of another version" "$tmp/e4" || no "another version: no warning"
+# --no-cache: no model at all
+HOME=$tmp/home XDG_CACHE_HOME=$tmp/xdg "$r" run "$ex/reach.logic" --data "$ex" --device auto --format csv --no-cache \
+    >/dev/null 2>&1 || no "auto --no-cache: exit $?"
+[ -e "$tmp/xdg/redfox/place" ] || [ -e "$tmp/home/.cache/redfox/place" ] && no "--no-cache wrote a model"
+[ $fail = 0 ] && echo "placement model: written, read back, damage ignored, auto says where it runs"
+exit $fail
