@@ -1,11 +1,13 @@
 /*
 ** runtime/rt_run.c: the one driver of a run: rf_rt_run.
 **
-** Owns: the choice of device (--device, the GPU's availability) and the
-** fallback to the CPU when GPU memory cannot hold the program's data; for
-** one run on one device (rf_rt_run_on): the result, the string dictionary
-** (the cache's, or the run's own), the host threads, the input load timed as
-** the load (rt_inputs.c reads, the device takes), the walk of the block graph
+** Owns: the choice of device (--device, the GPU's availability, for auto
+** the placement model's prediction, rt_place_run.c, and the run's records
+** for it) and the fallback to the CPU when GPU memory cannot hold the
+** program's data; for one run on one device (rf_rt_run_on): the result, the
+** string dictionary (the cache's, or the run's own), the host threads, the
+** input load timed as the load (rt_inputs.c reads, the device takes; a
+** device with a slow start is started beside the reading, rt_start.c), the walk of the block graph
 ** (blocks, their kernels in order, terminators, the fixpoint watch
 ** rf_rt_fixpoint with the --max-iterations bound, releases of dead values),
 ** the per-kernel profile, and the outputs. A device is reached only through

@@ -94,7 +94,7 @@ void rf_tpch_prepare_gpu(const int want[RF_TPCH_NQUERIES + 1], const rf_rt_optio
     }
     rf_rt_gpu_prepared pr;
     rf_rt_gpu_prepare(ps, n, rt, &pr);
-    if (verbose && pr.programs)
+    if ((verbose || pr.compiled) && pr.programs)
         fprintf(stderr,
                 "GPU code of %d quer%s: %d compiled by NVRTC (%.3f s of compiling) on %d threads together in %.3f s, "
                 "the rest from the cache; %d cubins in the JIT cache (%.3f s)\n",

@@ -24,8 +24,8 @@ rf_status rf_tpch_compile_query(int q, rf_arena *arena, rf_fe_program **fe, rf_h
                                 const char **query_path, rf_diags *d);
 /* On the GPU (rt->device gpu, or auto where there may be one): the GPU code
 ** of the wanted queries compiled together into the caches before they run
-** one after another (rf_rt_gpu_prepare); with verbose, a line on stderr
-** says what it cost. */
+** one after another (rf_rt_gpu_prepare); a line on stderr says what it
+** cost when NVRTC compiled any (a cold cache), or always with verbose. */
 void rf_tpch_prepare_gpu(const int want[RF_TPCH_NQUERIES + 1], const rf_rt_options *rt, int verbose);
 /* The median of v[0..n) (v is sorted in place). */
 double rf_tpch_median(double *v, int n);

@@ -7,12 +7,16 @@
 #
 # usage: bench/fresh/run.py --build DIR --work DIR [--sf 10] [--queries 1,6,18]
 #          [--base DIR] [--duckdb LIB.so[.xz]] [--sql DIR] [--threads 16]
-#          [--devices gpu,cpu] [--text yes|no] [--budget SECONDS]
+#          [--devices gpu,cpu,auto] [--text yes|no] [--budget SECONDS] [--cold yes|no]
 # Every process is timed from fork to exit (wall) with its peak RSS (wait4).
 # Each run is made twice; the table shows both (the first pays the page cache
 # and the GPU's JIT cache, the second is what a user sees next time).
 # --base DIR: a second build measured the same way in the same call (before/
 # after comparisons). The data is generated once under --work and reused.
+# --devices may name auto (the placement model chooses; it learns from the
+# gpu and cpu runs before it, in the default cache folder). --cold yes adds
+# a `tpch run` of the 22 queries with an empty --cache-dir (NVRTC and the
+# JIT compile every query's GPU code in that run).
 import argparse, json, lzma, os, shutil, subprocess, sys, time
 
 def timed(cmd, log, cwd=None):
@@ -39,6 +43,7 @@ def main():
     ap.add_argument("--devices", default="gpu,cpu")
     ap.add_argument("--text", default="yes")
     ap.add_argument("--budget", type=float, default=540.0)
+    ap.add_argument("--cold", default="no")
     a = ap.parse_args()
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     start = time.monotonic()
@@ -93,6 +98,12 @@ def main():
             w, r, rc = timed([rfb, "tpch", "run", "--data", db, "--device", dev, "--out",
                               f"{work}/tpch-{name}-{dev}"], log)
             row(f"[{name}] tpch run 22 queries {dev} from db (whole process)", w, r, rc)
+            if a.cold == "yes" and dev != "cpu" and left() > 60:
+                cold = f"{work}/cold-cache-{name}-{dev}"
+                shutil.rmtree(cold, ignore_errors=True)
+                w, r, rc = timed([rfb, "tpch", "run", "--data", db, "--device", dev, "--out",
+                                  f"{work}/tpch-{name}-{dev}-cold", "--cache-dir", cold], log)
+                row(f"[{name}] tpch run 22 queries {dev} from db, empty cache (whole process)", w, r, rc)
     # outputs of the builds and devices agree
     for q in qs:
         outs = [f"{work}/{d}" for d in sorted(os.listdir(work)) if d.startswith("out-") and d.endswith(f"q{q:02d}")]

@@ -75,6 +75,7 @@ void rf_rt_gpu_prepare(const rf_hir_program *const *ps, int32_t n, const rf_rt_o
     prep w = {ps, n, tu->cache_dir, rf_calloc((size_t)n, sizeof(rf_gpu_ptx)), rf_calloc((size_t)n, sizeof(double)),
               rf_calloc((size_t)n, sizeof(int))};
     int threads = o->threads > 0 ? o->threads : rf_online_cpus();
+    (void)rf_gpu_abi_tag(); /* made once here: it is made lazily, unguarded, by its first caller */
     rf_cpu_pool *pool = NULL;
     if (w.ptx && w.nvrtc && w.jit && !rf_cpu_pool_new(threads, &pool)) {
         out->threads = rf_cpu_pool_threads(pool);
