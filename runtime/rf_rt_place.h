@@ -27,7 +27,8 @@ typedef struct rf_rt_place_rec {
     uint64_t prog;     /* run: the program's hash (rf_rt_place_prog_hash) */
     int fresh;         /* run, GPU: the driver started in this run (a fresh process) */
     char kind[24];     /* kernel: its kind ("join_index") */
-    double rows, bytes; /* run: the inputs' rows and the bytes of the columns read; kernel: rows and bytes in */
+    double rows, bytes; /* run: the inputs' rows and the bytes of the columns read, as
+                           rf_rt_place_inputs estimates them before a run; kernel: rows and bytes in */
     int32_t kernels;   /* run: the program's kernels */
     double start_s;    /* run, GPU: the start the reading did not hide (driver, context, module) */
     double copy_s;     /* run, GPU: the inputs' copies to the device */

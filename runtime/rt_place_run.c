@@ -135,8 +135,14 @@ void rf_rt_place_record(const rf_hir_program *p, const rf_rt_options *o, const r
         r->gpu = gpu;
         r->prog = rf_rt_place_prog_hash(p);
         r->fresh = gpu && res->gpu_fresh;
-        r->rows = res->input_rows;
-        r->bytes = res->input_bytes;
+        /* the features as a choice sees them before a run (the estimate,
+        ** not the rows read after block skipping), so that this program's
+        ** records predict its next run; inputs from memory: what was read */
+        rf_rt_place_inputs(p, o->data_dir, &r->rows, &r->bytes);
+        if (r->rows <= 0) {
+            r->rows = res->input_rows;
+            r->bytes = res->input_bytes;
+        }
         for (int32_t b = 0; b < p->nblocks; b++) r->kernels += p->blocks[b]->nkernels;
         r->start_s = !gpu ? 0 : res->start_aside ? res->start_wait_seconds : res->device_seconds + res->program_seconds;
         r->copy_s = gpu ? res->copy_seconds : 0;
