@@ -11,7 +11,8 @@
 ** shards, in row order), count each range's first appearances, and number
 ** them: a string's code is its rank in order of first appearance, which
 ** does not depend on the number of threads (nor does the file). Also
-** writing the dictionary file.
+** writing the dictionary file, and the choice of no dictionary at all (plain
+** strings) for a column whose first rows are mostly distinct.
 **
 ** Memory: per distinct string about 36 bytes besides its bytes (offset,
 ** hash, code, two slots, and its place in code order).
@@ -432,4 +433,31 @@ int rf_db_dict_write(const rf_db_dict *dc, int fd, uint32_t *crc, uint64_t *size
 fail:
     free(buf);
     return -1;
+}
+
+/* ---- choosing plain strings ------------------------------------------ */
+
+int rf_db_strings_mostly_distinct(int64_t n, const int64_t *off, const char *bytes)
+{
+    if (n > RF_DB_PLAIN_SAMPLE) n = RF_DB_PLAIN_SAMPLE;
+    if (n < RF_DB_PLAIN_MIN_ROWS) return 0;
+    /* distinct hashes in an open-addressing set of twice the sample (a
+    ** collision of 64-bit hashes among 4096 strings is negligible) */
+    enum { SLOTS = 2 * RF_DB_PLAIN_SAMPLE };
+    uint64_t *set = rf_calloc(SLOTS, sizeof *set);
+    if (!set) return 0;
+    int64_t distinct = 0;
+    for (int64_t i = 0; i < n; i++) {
+        uint64_t h = rf_db_hash_bytes(bytes + off[i], off[i + 1] - off[i]) | 1; /* 0 marks an empty slot */
+        for (uint64_t s = h & (SLOTS - 1);; s = (s + 1) & (SLOTS - 1)) {
+            if (set[s] == h) break;
+            if (!set[s]) {
+                set[s] = h;
+                distinct++;
+                break;
+            }
+        }
+    }
+    free(set);
+    return distinct * 100 >= n * RF_DB_PLAIN_PERCENT;
 }

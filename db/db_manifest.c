@@ -33,6 +33,8 @@ int rf_db_type_width(rf_type t)
     return 0;
 }
 
+int rf_db_col_width(rf_type t, rf_db_encoding enc) { return enc == RF_DB_ENC_PLAIN ? 8 : rf_db_type_width(t); }
+
 int rf_db_is_database(const char *dir)
 {
     char *p = rf_sprintf("%s/%s", dir, RF_DB_MANIFEST);
@@ -92,10 +94,15 @@ void rf_db_encode(const rf_db *db, rf_buf *out)
             const rf_db_column *col = &t->cols[c];
             rf_rfx_put_cstr(&body, col->name ? col->name : "");
             rf_rfx_put_u8(&body, (uint8_t)col->type);
+            rf_rfx_put_u8(&body, (uint8_t)col->enc);
             rf_rfx_put_cstr(&body, col->file);
             rf_rfx_put_u64(&body, col->size);
             rf_rfx_put_u32(&body, col->crc);
-            if (col->type == RF_TYPE_STRING) {
+            if (col->enc == RF_DB_ENC_PLAIN) {
+                rf_rfx_put_cstr(&body, col->str_file);
+                rf_rfx_put_u64(&body, col->str_size);
+                rf_rfx_put_u32(&body, col->str_crc);
+            } else if (col->type == RF_TYPE_STRING) {
                 rf_rfx_put_cstr(&body, col->dict_file);
                 rf_rfx_put_u64(&body, col->dict_count);
                 rf_rfx_put_u64(&body, col->dict_size);
@@ -105,6 +112,8 @@ void rf_db_encode(const rf_db *db, rf_buf *out)
             for (int64_t b = 0; b < col->nblocks; b++) {
                 rf_rfx_put_i64(&body, col->blocks[b].min);
                 rf_rfx_put_i64(&body, col->blocks[b].max);
+                rf_rfx_put_u32(&body, col->blocks[b].crc);
+                if (col->enc == RF_DB_ENC_PLAIN) rf_rfx_put_u32(&body, col->blocks[b].str_crc);
             }
         }
     }
@@ -208,19 +217,32 @@ static rf_status decode_body(rf_db *db, const unsigned char *p, uint64_t n, cons
         uint64_t nblocks = (nrows + br - 1) / br;
         for (uint32_t c = 0; c < nc && !rd.err; c++) {
             rf_db_column *col = &t->cols[c];
-            uint8_t ty = 0;
+            uint8_t ty = 0, enc = 0;
             get_name(&rd, &db->arena, &col->name, 0);
             rf_rfx_get_u8(&rd, &ty);
+            if (db->block_crcs) rf_rfx_get_u8(&rd, &enc);
             get_name(&rd, &db->arena, &col->file, 1);
             rf_rfx_get_u64(&rd, &col->size);
             rf_rfx_get_u32(&rd, &col->crc);
             if (rd.err) break;
             if (ty > RF_TYPE_DATE) return bad(d, path, "table '%s' column %u: unknown type %u", t->name, c + 1, ty);
             col->type = (rf_type)ty;
-            if (col->size != nrows * (uint64_t)rf_db_type_width(col->type))
+            if (enc > RF_DB_ENC_PLAIN || (enc == RF_DB_ENC_PLAIN && ty != RF_TYPE_STRING))
+                return bad(d, path, "table '%s' column %u: unknown encoding %u for a %s column", t->name, c + 1, enc,
+                           rf_val_type_name(col->type));
+            col->enc = (rf_db_encoding)enc;
+            if (col->size != nrows * (uint64_t)rf_db_col_width(col->type, col->enc))
                 return bad(d, path, "table '%s' column %u: %llu bytes for %llu rows of %s", t->name, c + 1,
                            (unsigned long long)col->size, (unsigned long long)nrows, rf_val_type_name(col->type));
-            if (ty == RF_TYPE_STRING) {
+            if (enc == RF_DB_ENC_PLAIN) {
+                get_name(&rd, &db->arena, &col->str_file, 1);
+                rf_rfx_get_u64(&rd, &col->str_size);
+                rf_rfx_get_u32(&rd, &col->str_crc);
+                if (rd.err) break;
+                if (col->str_size > (uint64_t)INT64_MAX)
+                    return bad(d, path, "table '%s' column %u: strings of %llu bytes", t->name, c + 1,
+                               (unsigned long long)col->str_size);
+            } else if (ty == RF_TYPE_STRING) {
                 get_name(&rd, &db->arena, &col->dict_file, 1);
                 rf_rfx_get_u64(&rd, &col->dict_count);
                 rf_rfx_get_u64(&rd, &col->dict_size);
@@ -232,7 +254,8 @@ static rf_status decode_body(rf_db *db, const unsigned char *p, uint64_t n, cons
                                c + 1, (unsigned long long)col->dict_count, (unsigned long long)col->dict_size);
             }
             uint64_t nb = 0;
-            if (!rf_rfx_get_count(&rd, nblocks, 16, &nb)) break;
+            int brec = 16 + (db->block_crcs ? 4 : 0) + (enc == RF_DB_ENC_PLAIN ? 4 : 0);
+            if (!rf_rfx_get_count(&rd, nblocks, brec, &nb)) break;
             if (nb != nblocks)
                 return bad(d, path, "table '%s' column %u: %llu blocks of min/max for %llu rows", t->name, c + 1,
                            (unsigned long long)nb, (unsigned long long)nrows);
@@ -240,9 +263,25 @@ static rf_status decode_body(rf_db *db, const unsigned char *p, uint64_t n, cons
             col->blocks = rf_arena_alloc(&db->arena, ((size_t)nb + 1) * sizeof *col->blocks);
             if (!col->blocks) return RF_ENOMEM;
             for (uint64_t b = 0; b < nb; b++) {
-                rf_rfx_get_i64(&rd, &col->blocks[b].min);
-                rf_rfx_get_i64(&rd, &col->blocks[b].max);
+                rf_db_block *bl = &col->blocks[b];
+                rf_rfx_get_i64(&rd, &bl->min);
+                rf_rfx_get_i64(&rd, &bl->max);
+                bl->crc = bl->str_crc = 0;
+                if (db->block_crcs) rf_rfx_get_u32(&rd, &bl->crc);
+                if (enc == RF_DB_ENC_PLAIN) rf_rfx_get_u32(&rd, &bl->str_crc);
             }
+            if (rd.err) break;
+            /* a plain string column's blocks tile its strings file in order */
+            for (uint64_t b = 0; enc == RF_DB_ENC_PLAIN && b < nb; b++) {
+                int64_t start = b ? col->blocks[b - 1].max : 0;
+                if (col->blocks[b].min != start || col->blocks[b].max < start ||
+                    (uint64_t)col->blocks[b].max > col->str_size || (b + 1 == nb && (uint64_t)col->blocks[b].max != col->str_size))
+                    return bad(d, path, "table '%s' column %u: block %llu's strings are not where the previous block's end",
+                               t->name, c + 1, (unsigned long long)b + 1);
+            }
+            if (enc == RF_DB_ENC_PLAIN && nb == 0 && col->str_size != 0)
+                return bad(d, path, "table '%s' column %u: strings of %llu bytes in a table of no rows", t->name, c + 1,
+                           (unsigned long long)col->str_size);
         }
     }
     if (rd.oom) return RF_ENOMEM;
@@ -254,6 +293,7 @@ static rf_status decode_body(rf_db *db, const unsigned char *p, uint64_t n, cons
         for (int32_t c = 0; c < db->tables[i].ncols; c++) {
             const rf_db_column *a = &db->tables[i].cols[c];
             if (a->dict_file && !strcmp(a->dict_file, a->file)) return bad(d, path, "the file %s serves twice", a->file);
+            if (a->str_file && !strcmp(a->str_file, a->file)) return bad(d, path, "the file %s serves twice", a->file);
         }
     return RF_OK;
 }
@@ -278,7 +318,7 @@ rf_status rf_db_open_bytes(const char *dir, const uint8_t *p, int64_t size, rf_d
         goto done;
     }
     uint16_t major = (uint16_t)(p[8] | p[9] << 8), minor = (uint16_t)(p[10] | p[11] << 8);
-    if (major != RF_DB_MAJOR) {
+    if (major < RF_DB_MAJOR_OLDEST || major > RF_DB_MAJOR) {
         st = bad(d, path, "written by %s redfox (database format %u.%u, this redfox reads %d.%d): import the data again",
                  major > RF_DB_MAJOR ? "a newer" : "an older", major, minor, RF_DB_MAJOR, RF_DB_MINOR);
         goto done;
@@ -321,6 +361,7 @@ rf_status rf_db_open_bytes(const char *dir, const uint8_t *p, int64_t size, rf_d
     rf_arena_init(&db->arena);
     db->major = major;
     db->minor = minor;
+    db->block_crcs = major >= 2;
     db->dir = rf_arena_strdup(&db->arena, dir);
     db->writer = rf_arena_strndup(&db->arena, (const char *)p + 32, 28);
     if (!db->dir || !db->writer) st = RF_ENOMEM;

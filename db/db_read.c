@@ -255,24 +255,246 @@ done:
     return st;
 }
 
-rf_status rf_db_map_column(const rf_db *db, const rf_db_table *t, int32_t c, rf_db_map *m, const void **data,
-                           rf_diags *d)
+/* Opens and maps dir/file, which must be `size` bytes; populate: fault every
+** page in now (the whole file will be read by one thread). */
+static rf_status map_only(const rf_db *db, const char *file, uint64_t size, int populate, rf_db_map *m, rf_diags *d)
+{
+    m->addr = NULL;
+    m->len = 0;
+    char *path = rf_sprintf("%s/%s", db->dir, file);
+    if (!path) return RF_ENOMEM;
+    rf_loc loc = rf_mkloc(path, 0, 0);
+    rf_status st = RF_OK;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat sb;
+    if (fd < 0 || fstat(fd, &sb) != 0) {
+        rf_error(d, loc, "cannot read this file of the database: %s", strerror(errno));
+        st = errno == ENOENT ? RF_EUSER : RF_EIO;
+        if (fd >= 0) close(fd);
+    } else if (!S_ISREG(sb.st_mode) || (uint64_t)sb.st_size != size) {
+        rf_error(d, loc, "truncated or damaged: the file is %lld bytes, the manifest says %llu", (long long)sb.st_size,
+                 (unsigned long long)size);
+        close(fd);
+        st = RF_EUSER;
+    } else {
+        if (size > 0) {
+            void *p = mmap(NULL, (size_t)size, PROT_READ, MAP_PRIVATE | (populate ? MAP_POPULATE : 0), fd, 0);
+            if (p == MAP_FAILED) {
+                rf_error(d, loc, "cannot map this file of the database: %s", strerror(errno));
+                st = errno == ENOMEM ? RF_ENOMEM : RF_EIO;
+            } else {
+                m->addr = p;
+                m->len = size;
+            }
+        }
+        close(fd);
+    }
+    free(path);
+    return st;
+}
+
+/* ---- format 2: a block at a time ------------------------------------- */
+
+enum { BLOCK_OK, BLOCK_CRC, BLOCK_STR_CRC, BLOCK_VALUE, BLOCK_OFFSETS, BLOCK_UTF8 };
+
+/* The check of the kept blocks of one column, blocks [b0, b1) per thread. */
+typedef struct bcheck {
+    const rf_db_table *t;
+    const rf_db_column *col;
+    const unsigned char *p; /* the column file */
+    const char *s;          /* plain strings: the strings file */
+    const uint8_t *keep;
+    int nthreads;
+    /* per thread: its first failing block, what failed, the row */
+    int64_t bad_block[VERIFY_MAX], bad_row[VERIFY_MAX];
+    int why[VERIFY_MAX];
+} bcheck;
+
+/* What is wrong with block b (BLOCK_OK: nothing); *row the first bad row. */
+static int check_block(const bcheck *j, int64_t b, int64_t *row)
+{
+    const rf_db_table *t = j->t;
+    const rf_db_column *col = j->col;
+    const rf_db_block *bl = &col->blocks[b];
+    int64_t r0 = b * (int64_t)t->block_rows, r1 = r0 + t->block_rows;
+    if (r1 > t->nrows) r1 = t->nrows;
+    int width = rf_db_col_width(col->type, col->enc);
+    const unsigned char *v = j->p + r0 * width;
+    *row = r0;
+    if (rf_db_crc32c(0, v, (r1 - r0) * width) != bl->crc) return BLOCK_CRC;
+    if (col->enc != RF_DB_ENC_PLAIN) {
+        int64_t r = bad_value(col->type, v, r1 - r0, col->dict_count);
+        if (r >= 0) *row = r0 + r;
+        return r >= 0 ? BLOCK_VALUE : BLOCK_OK;
+    }
+    uint64_t lo = (uint64_t)bl->min, hi = (uint64_t)bl->max; /* the manifest checked lo <= hi <= size */
+    if ((hi > lo ? rf_db_crc32c(0, j->s + lo, (int64_t)(hi - lo)) : 0) != bl->str_crc) return BLOCK_STR_CRC;
+    const uint64_t *o = (const uint64_t *)v; /* 8-aligned: the mapping starts on a page */
+    if (r1 > r0 && o[0] != lo) return BLOCK_OFFSETS;
+    for (int64_t i = 0; i < r1 - r0; i++) {
+        uint64_t end = i + 1 < r1 - r0 ? o[i + 1] : hi;
+        if (end < o[i] || end > hi) {
+            *row = r0 + i;
+            return BLOCK_OFFSETS;
+        }
+        /* with the whole valid UTF-8, no string may start inside a character */
+        if (o[i] < end && ((unsigned char)j->s[o[i]] & 0xc0) == 0x80) {
+            *row = r0 + i;
+            return BLOCK_UTF8;
+        }
+    }
+    if (hi > lo && rf_val_check_utf8(j->s + lo, (int64_t)(hi - lo), NULL) != RF_OK) return BLOCK_UTF8;
+    return BLOCK_OK;
+}
+
+static void check_part(bcheck *j, int tid)
+{
+    int64_t nb = j->col->nblocks;
+    int64_t b0 = nb * tid / j->nthreads, b1 = nb * (tid + 1) / j->nthreads;
+    j->bad_block[tid] = -1;
+    j->why[tid] = BLOCK_OK;
+    for (int64_t b = b0; b < b1; b++) {
+        if (j->keep && !j->keep[b]) continue;
+        int64_t row;
+        int why = check_block(j, b, &row);
+        if (why != BLOCK_OK) {
+            j->bad_block[tid] = b;
+            j->bad_row[tid] = row;
+            j->why[tid] = why;
+            return;
+        }
+    }
+}
+
+typedef struct bthread {
+    bcheck *j;
+    int tid;
+} bthread;
+
+static void *check_thread(void *arg)
+{
+    bthread *b = arg;
+    check_part(b->j, b->tid);
+    return NULL;
+}
+
+/* Checks the kept blocks of column c (its file mapped at p, a plain string
+** column's strings at s); an error names the file at fault and the block. */
+static rf_status check_blocks(const rf_db *db, const rf_db_table *t, int32_t c, const uint8_t *keep,
+                              const void *p, const char *s, rf_diags *d)
+{
+    const rf_db_column *col = &t->cols[c];
+    bcheck *j = rf_calloc(1, sizeof *j);
+    if (!j) return RF_ENOMEM;
+    *j = (bcheck){.t = t, .col = col, .p = p, .s = s, .keep = keep};
+    uint64_t bytes = col->size + (col->enc == RF_DB_ENC_PLAIN ? col->str_size : 0);
+    j->nthreads = verify_threads(bytes);
+    if (j->nthreads > col->nblocks) j->nthreads = col->nblocks < 1 ? 1 : (int)col->nblocks;
+    pthread_t tid[VERIFY_MAX];
+    bthread args[VERIFY_MAX];
+    int started[VERIFY_MAX];
+    for (int i = 1; i < j->nthreads; i++) {
+        args[i] = (bthread){j, i};
+        started[i] = pthread_create(&tid[i], NULL, check_thread, &args[i]) == 0;
+    }
+    check_part(j, 0);
+    for (int i = 1; i < j->nthreads; i++) {
+        if (started[i]) pthread_join(tid[i], NULL);
+        else check_part(j, i);
+    }
+    rf_status st = RF_OK;
+    for (int i = 0; i < j->nthreads && !st; i++) {
+        if (j->why[i] == BLOCK_OK) continue;
+        int64_t b = j->bad_block[i], row = j->bad_row[i];
+        const char *file = j->why[i] == BLOCK_STR_CRC || j->why[i] == BLOCK_UTF8 ? col->str_file : col->file;
+        char *path = rf_sprintf("%s/%s", db->dir, file);
+        rf_loc loc = rf_mkloc(path ? path : file, 0, 0);
+        switch (j->why[i]) {
+        case BLOCK_CRC:
+        case BLOCK_STR_CRC:
+            rf_error(d, loc, "the file is corrupted (checksum mismatch in block %lld, rows %lld to %lld)",
+                     (long long)b + 1, (long long)row + 1,
+                     (long long)((b + 1) * (int64_t)t->block_rows < t->nrows ? (b + 1) * (int64_t)t->block_rows : t->nrows));
+            break;
+        case BLOCK_VALUE:
+            rf_error(d, loc, "damaged: row %lld holds a value no %s can have", (long long)row + 1,
+                     col->type == RF_TYPE_STRING ? "dictionary code" : rf_val_type_name(col->type));
+            break;
+        case BLOCK_OFFSETS:
+            rf_error(d, loc, "damaged: row %lld's string is not within block %lld's strings", (long long)row + 1,
+                     (long long)b + 1);
+            break;
+        default:
+            rf_error(d, loc, "damaged: block %lld's strings are not valid UTF-8 (from row %lld)", (long long)b + 1,
+                     (long long)row + 1);
+            break;
+        }
+        free(path);
+        st = RF_EUSER;
+    }
+    free(j);
+    return st;
+}
+
+rf_status rf_db_map_column_blocks(const rf_db *db, const rf_db_table *t, int32_t c, const uint8_t *keep,
+                                  rf_db_map *m, const void **data, rf_diags *d)
 {
     const rf_db_column *col = &t->cols[c];
     *data = NULL;
-    int64_t row = -1;
-    rf_status st = map_file(db, col->file, col->size, col->crc, rf_db_type_width(col->type), col->type,
-                            col->dict_count, m, &row, d);
-    if (st) return st;
-    if (row >= 0) {
-        char *path = rf_sprintf("%s/%s", db->dir, col->file);
-        rf_error(d, rf_mkloc(path ? path : col->file, 0, 0), "damaged: row %lld holds a value no %s can have",
-                 (long long)row + 1, col->type == RF_TYPE_STRING ? "dictionary code" : rf_val_type_name(col->type));
-        free(path);
+    if (col->enc == RF_DB_ENC_PLAIN) return RF_EINTERNAL;
+    if (!db->block_crcs) {
+        /* format 1: one checksum for the whole file */
+        int64_t row = -1;
+        rf_status st = map_file(db, col->file, col->size, col->crc, rf_db_type_width(col->type), col->type,
+                                col->dict_count, m, &row, d);
+        if (st) return st;
+        if (row >= 0) {
+            char *path = rf_sprintf("%s/%s", db->dir, col->file);
+            rf_error(d, rf_mkloc(path ? path : col->file, 0, 0), "damaged: row %lld holds a value no %s can have",
+                     (long long)row + 1, col->type == RF_TYPE_STRING ? "dictionary code" : rf_val_type_name(col->type));
+            free(path);
+            rf_db_unmap(m);
+            return RF_EUSER;
+        }
+        *data = m->addr;
+        return RF_OK;
+    }
+    rf_status st = map_only(db, col->file, col->size, !keep && verify_threads(col->size) == 1, m, d);
+    if (!st) st = check_blocks(db, t, c, keep, m->addr, NULL, d);
+    if (st) {
         rf_db_unmap(m);
-        return RF_EUSER;
+        return st;
     }
     *data = m->addr;
+    return RF_OK;
+}
+
+rf_status rf_db_map_column(const rf_db *db, const rf_db_table *t, int32_t c, rf_db_map *m, const void **data,
+                           rf_diags *d)
+{
+    return rf_db_map_column_blocks(db, t, c, NULL, m, data, d);
+}
+
+rf_status rf_db_map_strings(const rf_db *db, const rf_db_table *t, int32_t c, const uint8_t *keep, rf_db_map *m,
+                            rf_db_map *sm, const uint64_t **off, const char **bytes, rf_diags *d)
+{
+    const rf_db_column *col = &t->cols[c];
+    *off = NULL;
+    *bytes = NULL;
+    sm->addr = NULL;
+    sm->len = 0;
+    if (col->enc != RF_DB_ENC_PLAIN || !db->block_crcs) return RF_EINTERNAL;
+    int pop = !keep && verify_threads(col->size + col->str_size) == 1;
+    rf_status st = map_only(db, col->file, col->size, pop, m, d);
+    if (!st) st = map_only(db, col->str_file, col->str_size, pop, sm, d);
+    if (!st) st = check_blocks(db, t, c, keep, m->addr, sm->addr, d);
+    if (st) {
+        rf_db_unmap(m);
+        rf_db_unmap(sm);
+        return st;
+    }
+    *off = m->addr;
+    *bytes = sm->addr;
     return RF_OK;
 }
 
@@ -282,7 +504,7 @@ rf_status rf_db_map_dict(const rf_db *db, const rf_db_table *t, int32_t c, rf_db
     const rf_db_column *col = &t->cols[c];
     *off = NULL;
     *bytes = NULL;
-    if (col->type != RF_TYPE_STRING) return RF_EINTERNAL;
+    if (col->type != RF_TYPE_STRING || col->enc != RF_DB_ENC_VALUES) return RF_EINTERNAL;
     int64_t unused;
     rf_status st = map_file(db, col->dict_file, col->dict_size, col->dict_crc, 0, RF_TYPE_INT, 0, m, &unused, d);
     if (st) return st;

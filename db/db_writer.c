@@ -35,6 +35,11 @@ typedef struct wcol {
     int64_t capblocks;
     int finished;
     rf_db_dict *dict;   /* strings: the dictionary (db_dict.c) */
+    int sfd;            /* plain strings: the strings file, its buffer, its bytes so far */
+    unsigned char *sbuf;
+    int64_t sbuflen;
+    uint64_t *offs;     /* plain strings: scratch for one append's offsets */
+    int64_t capoffs;
     uint32_t *codes;    /* scratch for one append */
     int64_t capcodes;
 } wcol;
@@ -105,6 +110,7 @@ rf_status rf_db_writer_new(const char *dir, const char *writer_version, rf_db_wr
     w->db.writer = rf_arena_strdup(&w->db.arena, writer_version ? writer_version : "");
     w->db.major = RF_DB_MAJOR;
     w->db.minor = RF_DB_MINOR;
+    w->db.block_crcs = 1;
     *out = w;
     return RF_OK;
 }
@@ -148,7 +154,7 @@ rf_status rf_db_writer_table(rf_db_writer *w, const char *name, int32_t ncols, c
     if (nkey) memcpy(t->key, key, (size_t)nkey * sizeof *key);
     w->w[ti] = wc;
     w->db.ntables++;
-    for (int32_t c = 0; c < ncols; c++) wc[c].fd = -1;
+    for (int32_t c = 0; c < ncols; c++) wc[c].fd = wc[c].sfd = -1;
     for (int32_t c = 0; c < ncols; c++) {
         rf_db_column *col = &t->cols[c];
         col->name = rf_arena_strdup(a, colnames && colnames[c] ? colnames[c] : "");
@@ -188,6 +194,54 @@ static rf_status flush(const rf_db_writer *w, rf_db_column *col, wcol *wc, rf_di
 #endif
     col->size += (uint64_t)wc->buflen;
     wc->buflen = 0;
+    return RF_OK;
+}
+
+/* The strings file's buffer to disk (plain string columns). */
+static rf_status flush_strings(const rf_db_writer *w, rf_db_column *col, wcol *wc, rf_diags *d)
+{
+    if (!wc->sbuflen) return RF_OK;
+    col->str_crc = rf_db_crc32c(col->str_crc, wc->sbuf, wc->sbuflen);
+    if (write_all(wc->sfd, wc->sbuf, wc->sbuflen)) {
+        char *path = rf_sprintf("%s/%s", w->tmp_dir, col->str_file);
+        rf_status st = io_error(d, path ? path : col->str_file, "write a strings file");
+        free(path);
+        return st;
+    }
+#ifdef SYNC_FILE_RANGE_WRITE
+    sync_file_range(wc->sfd, (off64_t)col->str_size, (off64_t)wc->sbuflen, SYNC_FILE_RANGE_WRITE);
+#endif
+    col->str_size += (uint64_t)wc->sbuflen;
+    wc->sbuflen = 0;
+    return RF_OK;
+}
+
+static rf_status put_strings(const rf_db_writer *w, rf_db_column *col, wcol *wc, const char *c, int64_t n, rf_diags *d)
+{
+    while (n > 0) {
+        if (wc->sbuflen == 0 && n >= WBUF) {
+            /* a large piece goes straight to the file */
+            wc->sbuflen = 0;
+            col->str_crc = rf_db_crc32c(col->str_crc, c, n);
+            if (write_all(wc->sfd, c, n)) {
+                char *path = rf_sprintf("%s/%s", w->tmp_dir, col->str_file);
+                rf_status st = io_error(d, path ? path : col->str_file, "write a strings file");
+                free(path);
+                return st;
+            }
+            col->str_size += (uint64_t)n;
+            return RF_OK;
+        }
+        int64_t k = WBUF - wc->sbuflen < n ? WBUF - wc->sbuflen : n;
+        memcpy(wc->sbuf + wc->sbuflen, c, (size_t)k);
+        wc->sbuflen += k;
+        c += k;
+        n -= k;
+        if (wc->sbuflen == WBUF) {
+            rf_status st = flush_strings(w, col, wc, d);
+            if (st) return st;
+        }
+    }
     return RF_OK;
 }
 
@@ -242,8 +296,13 @@ static int64_t value_at(rf_type t, const void *p, int64_t i)
     return 0;
 }
 
-/* Min/max of rows [0, n) of values, which continue the column. */
-static rf_status blocks_add(rf_db_column *col, wcol *wc, uint32_t block_rows, const void *values, int64_t n)
+/* Min/max of rows [0, n) of values, which continue the column, and the
+** blocks' CRC-32Cs. A plain string column's values are its offsets (u64,
+** absolute in the strings file), and strings[0, slen) the bytes they point
+** into, continuing the strings file at byte sbase: a block's min and max are
+** its byte range. */
+static rf_status blocks_add(rf_db_column *col, wcol *wc, uint32_t block_rows, const void *values, int64_t n,
+                            const char *strings, int64_t slen, uint64_t sbase)
 {
     int64_t need = (wc->rows + n + block_rows - 1) / block_rows;
     if (need > wc->capblocks) {
@@ -254,6 +313,25 @@ static rf_status blocks_add(rf_db_column *col, wcol *wc, uint32_t block_rows, co
         col->blocks = nb;
         wc->capblocks = nc;
     }
+    /* the CRCs, a block's piece of this append at a time */
+    int width = rf_db_col_width(col->type, col->enc);
+    for (int64_t i = 0; i < n;) {
+        int64_t r = wc->rows + i, b = r / block_rows;
+        int64_t k = (b + 1) * (int64_t)block_rows - r;
+        if (k > n - i) k = n - i;
+        if (r % block_rows == 0) col->blocks[b].crc = col->blocks[b].str_crc = 0;
+        col->blocks[b].crc = rf_db_crc32c(col->blocks[b].crc, (const char *)values + i * width, k * width);
+        if (col->enc == RF_DB_ENC_PLAIN) {
+            const uint64_t *o = values;
+            uint64_t s0 = o[i], s1 = i + k < n ? o[i + k] : sbase + (uint64_t)slen;
+            col->blocks[b].str_crc = rf_db_crc32c(col->blocks[b].str_crc, strings + (s0 - sbase), (int64_t)(s1 - s0));
+            if (r % block_rows == 0) col->blocks[b].min = (int64_t)s0;
+            col->blocks[b].max = (int64_t)s1;
+            col->nblocks = b + 1;
+        }
+        i += k;
+    }
+    if (col->enc == RF_DB_ENC_PLAIN) return RF_OK;
     for (int64_t i = 0; i < n; i++) {
         int64_t r = wc->rows + i, b = r / block_rows;
         if (r % block_rows == 0) {
@@ -279,7 +357,7 @@ rf_status rf_db_writer_encode(rf_db_writer *w, int32_t tid, int32_t c, int64_t n
 {
     rf_db_table *t = &w->db.tables[tid];
     wcol *wc = &w->w[tid][c];
-    if (wc->finished || t->cols[c].type != RF_TYPE_STRING) return RF_EINTERNAL;
+    if (wc->finished || t->cols[c].type != RF_TYPE_STRING || t->cols[c].enc != RF_DB_ENC_VALUES) return RF_EINTERNAL;
     if (!wc->dict && !(wc->dict = rf_db_dict_new())) return RF_ENOMEM;
     int r = rf_db_dict_encode(wc->dict, n, off, bytes, codes, nthreads, par);
     if (r == -1) return RF_ENOMEM;
@@ -299,6 +377,25 @@ rf_status rf_db_writer_append(rf_db_writer *w, int32_t tid, int32_t c, int64_t n
     wcol *wc = &w->w[tid][c];
     if (wc->finished) return RF_EINTERNAL;
     if (n <= 0) return RF_OK;
+    if (col->enc == RF_DB_ENC_PLAIN) {
+        if (!off) return RF_EINTERNAL;
+        if (n > wc->capoffs) {
+            free(wc->offs);
+            wc->offs = rf_malloc((size_t)n * sizeof *wc->offs);
+            if (!wc->offs) return RF_ENOMEM;
+            wc->capoffs = n;
+        }
+        /* each row's start in the strings file: where the file is now, plus
+        ** its start within this piece */
+        uint64_t base = col->str_size + (uint64_t)wc->sbuflen;
+        for (int64_t i = 0; i < n; i++) wc->offs[i] = base + (uint64_t)(off[i] - off[0]);
+        int64_t slen = off[n] - off[0];
+        rf_status st = blocks_add(col, wc, t->block_rows, wc->offs, n, bytes + off[0], slen, base);
+        if (!st) st = put(w, col, wc, wc->offs, n * 8, d);
+        if (!st) st = put_strings(w, col, wc, bytes + off[0], slen, d);
+        wc->rows += n;
+        return st;
+    }
     if (col->type == RF_TYPE_STRING && off) {
         if (n > wc->capcodes) {
             free(wc->codes);
@@ -310,10 +407,37 @@ rf_status rf_db_writer_append(rf_db_writer *w, int32_t tid, int32_t c, int64_t n
         if (st) return st;
         values = wc->codes;
     }
-    rf_status st = blocks_add(col, wc, t->block_rows, values, n);
+    rf_status st = blocks_add(col, wc, t->block_rows, values, n, NULL, 0, 0);
     if (!st) st = put(w, col, wc, values, n * rf_db_type_width(col->type), d);
     wc->rows += n;
     return st;
+}
+
+rf_status rf_db_writer_plain(rf_db_writer *w, int32_t tid, int32_t c, rf_diags *d)
+{
+    rf_db_table *t = &w->db.tables[tid];
+    rf_db_column *col = &t->cols[c];
+    wcol *wc = &w->w[tid][c];
+    if (col->type != RF_TYPE_STRING || wc->rows || wc->finished || wc->dict) return RF_EINTERNAL;
+    if (col->enc == RF_DB_ENC_PLAIN) return RF_OK;
+    col->str_file = rf_arena_sprintf(&w->db.arena, "t%05d.c%05d.str", (int)tid, (int)c);
+    wc->sbuf = rf_malloc(WBUF);
+    char *path = col->str_file ? rf_sprintf("%s/%s", w->tmp_dir, col->str_file) : NULL;
+    if (!path || !wc->sbuf) {
+        free(path);
+        return RF_ENOMEM;
+    }
+    wc->sfd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (wc->sfd < 0) {
+        rf_status st = io_error(d, path, "create a strings file");
+        free(path);
+        return st;
+    }
+    free(path);
+    /* the dictionary's file is not written: nothing else names it */
+    col->dict_file = NULL;
+    col->enc = RF_DB_ENC_PLAIN;
+    return RF_OK;
 }
 
 rf_status rf_db_writer_finish_column(rf_db_writer *w, int32_t tid, int32_t c, rf_diags *d)
@@ -324,7 +448,16 @@ rf_status rf_db_writer_finish_column(rf_db_writer *w, int32_t tid, int32_t c, rf
     if (wc->finished) return RF_OK;
     rf_status st = flush(w, col, wc, d);
     if (st) return st;
-    if (col->type == RF_TYPE_STRING) {
+    if (col->enc == RF_DB_ENC_PLAIN) {
+        st = flush_strings(w, col, wc, d);
+        if (!st && close(wc->sfd) != 0) st = io_error(d, col->str_file, "write a strings file");
+        wc->sfd = -1;
+        free(wc->sbuf);
+        wc->sbuf = NULL;
+        free(wc->offs);
+        wc->offs = NULL;
+        if (st) return st;
+    } else if (col->type == RF_TYPE_STRING) {
         char *path = rf_sprintf("%s/%s", w->tmp_dir, col->dict_file);
         if (!path) return RF_ENOMEM;
         int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
@@ -404,8 +537,8 @@ rf_status rf_db_writer_commit(rf_db_writer *w, rf_diags *d)
     for (int32_t i = 0; i < w->db.ntables && !st; i++)
         for (int32_t c = 0; c < w->db.tables[i].ncols && !st; c++) {
             const rf_db_column *col = &w->db.tables[i].cols[c];
-            for (int k = 0; k < 2 && !st; k++) {
-                const char *f = k ? col->dict_file : col->file;
+            for (int k = 0; k < 3 && !st; k++) {
+                const char *f = k == 2 ? col->str_file : k ? col->dict_file : col->file;
                 if (!f) continue;
                 char *p = rf_sprintf("%s/%s", w->tmp_dir, f);
                 st = p ? sync_path(p, 0, d) : RF_ENOMEM;
@@ -490,7 +623,10 @@ void rf_db_writer_free(rf_db_writer *w)
         for (int32_t c = 0; c < w->db.tables[i].ncols; c++) {
             wcol *wc = &w->w[i][c];
             if (wc->fd >= 0) close(wc->fd);
+            if (wc->sfd >= 0) close(wc->sfd);
             free(wc->buf);
+            free(wc->sbuf);
+            free(wc->offs);
             rf_db_dict_free(wc->dict);
             free(wc->codes);
             free(w->db.tables[i].cols[c].blocks);

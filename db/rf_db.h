@@ -9,7 +9,10 @@
 ** and verified on demand). Value layouts are those of the runtime
 ** (runtime/rf_rt_data.h): int and decimal int64 (decimal scaled by 10^6),
 ** float IEEE binary64, date int32 days since 1970-01-01, boolean one byte
-** 0/1, string a uint32 code into the column's own dictionary. Errors name the
+** 0/1, string a uint32 code into the column's own dictionary, or (a "plain"
+** string column, for mostly distinct strings) a uint64 byte offset per row
+** into the column's strings file. Every block of rows carries its own
+** CRC-32C (format 2), so a reader verifies only the blocks it reads. Errors name the
 ** file they are about and return RF_EUSER (a damaged or foreign database),
 ** RF_EIO (a file that cannot be read or written) or RF_ENOMEM.
 */
@@ -22,8 +25,9 @@
 #include "rf_value.h"
 
 #define RF_DB_MANIFEST "manifest.rfdb"
-#define RF_DB_MAJOR 1
+#define RF_DB_MAJOR 2
 #define RF_DB_MINOR 0
+#define RF_DB_MAJOR_OLDEST 1 /* 1.x: no encodings, no block checksums; still read */
 #define RF_DB_BLOCK_ROWS 65536 /* rows per min/max block, as written */
 #define RF_DB_MAX_COLS 4096
 #define RF_DB_MAX_TABLES 65536
@@ -40,24 +44,39 @@ uint32_t rf_db_crc32c_combine(uint32_t crc1, uint32_t crc2, int64_t len2);
 /* Bytes per value of a column of type t in a column file: 8, 8, 8, 4, 1, 4. */
 int rf_db_type_width(rf_type t);
 
+/* How a column's values are stored: as the type says (a string column: codes
+** into its dictionary), or a string column's strings themselves (a u64
+** offset per row into its strings file). */
+typedef enum rf_db_encoding { RF_DB_ENC_VALUES = 0, RF_DB_ENC_PLAIN = 1 } rf_db_encoding;
+/* Bytes per row of a column in its column file (plain strings: 8). */
+int rf_db_col_width(rf_type t, rf_db_encoding enc);
+
 /* 1 when dir holds a manifest (a database, perhaps a damaged one). */
 int rf_db_is_database(const char *dir);
 
 /* ---- the decoded manifest --------------------------------------------- */
 
 typedef struct rf_db_block {
-    int64_t min, max; /* float columns: the bit patterns of doubles */
+    int64_t min, max; /* float columns: the bit patterns of doubles; plain
+                      ** strings: the byte range [min, max) of the block's
+                      ** strings in the strings file */
+    uint32_t crc;     /* format 2: CRC-32C of the block's bytes of the column file */
+    uint32_t str_crc; /* plain strings: CRC-32C of its bytes of the strings file */
 } rf_db_block;
 
 typedef struct rf_db_column {
     char *name;          /* "" when the program gave none */
     rf_type type;
+    rf_db_encoding enc;
     char *file;          /* the column file, relative to the database */
     uint64_t size;       /* nrows * width */
     uint32_t crc;
     char *dict_file;     /* strings only, else NULL */
     uint64_t dict_count, dict_size;
     uint32_t dict_crc;
+    char *str_file;      /* plain strings only, else NULL: the strings' bytes */
+    uint64_t str_size;
+    uint32_t str_crc;
     int64_t nblocks;
     rf_db_block *blocks; /* per block of block_rows rows: min and max */
 } rf_db_column;
@@ -77,6 +96,7 @@ typedef struct rf_db {
     char *dir;
     char *writer;        /* the redfox version that wrote it */
     uint16_t major, minor;
+    int block_crcs;      /* format 2 on: each block has its CRC-32C */
     int32_t ntables;
     rf_db_table *tables;
 } rf_db;
@@ -106,6 +126,22 @@ void rf_db_unmap(rf_db_map *m);
 ** count). *data points at nrows values (NULL for an empty table). */
 rf_status rf_db_map_column(const rf_db *db, const rf_db_table *t, int32_t c, rf_db_map *m, const void **data,
                            rf_diags *d);
+
+/* The same, checking only the blocks keep flags (NULL: every block; format 1
+** databases, without block checksums, are checked whole whatever keep says):
+** rows of other blocks are mapped but unchecked, and must not be read.
+** Errors name the file and the block. */
+rf_status rf_db_map_column_blocks(const rf_db *db, const rf_db_table *t, int32_t c, const uint8_t *keep,
+                                  rf_db_map *m, const void **data, rf_diags *d);
+
+/* A plain string column (enc RF_DB_ENC_PLAIN): maps its column file (u64
+** start offset per row, *off) and its strings file (*bytes) and checks the
+** blocks keep flags (NULL: all): their CRC-32Cs, offsets in order within the
+** block's byte range, the bytes valid UTF-8 with no string starting inside a
+** character. Row i of block b is bytes[off[i] .. off[i + 1]), or up to the
+** block's max for its last row. */
+rf_status rf_db_map_strings(const rf_db *db, const rf_db_table *t, int32_t c, const uint8_t *keep, rf_db_map *m,
+                            rf_db_map *sm, const uint64_t **off, const char **bytes, rf_diags *d);
 
 /* Maps a string column's dictionary and checks it (size, CRC-32C, offsets in
 ** order and within the file, each entry valid UTF-8). Entry i is
@@ -155,6 +191,20 @@ typedef void (*rf_db_parallel_fn)(int nthreads, rf_db_task_fn fn, void *arg);
 rf_status rf_db_writer_encode(rf_db_writer *w, int32_t tid, int32_t c, int64_t n, const int64_t *off,
                               const char *bytes, uint32_t *codes, int nthreads, rf_db_parallel_fn par,
                               rf_diags *d);
+/* Stores string column c of table tid as plain strings (an offset per row
+** into a strings file, no dictionary): for mostly distinct strings, where a
+** dictionary costs more than it saves. Before the column's first append. */
+rf_status rf_db_writer_plain(rf_db_writer *w, int32_t tid, int32_t c, rf_diags *d);
+/* Whether a string column whose first rows are these (string i is
+** bytes[off[i] .. off[i+1])) is better stored plain: at least
+** RF_DB_PLAIN_MIN_ROWS rows, and of the first RF_DB_PLAIN_SAMPLE of them at
+** least RF_DB_PLAIN_PERCENT % distinct (comments, names, addresses: a
+** dictionary would hold nearly every row again, and building it costs more
+** than interning the strings when a program reads them). */
+#define RF_DB_PLAIN_SAMPLE 4096
+#define RF_DB_PLAIN_MIN_ROWS 256
+#define RF_DB_PLAIN_PERCENT 90
+int rf_db_strings_mostly_distinct(int64_t n, const int64_t *off, const char *bytes);
 /* Ends table tid's column c (writes its dictionary, closes its files). */
 rf_status rf_db_writer_finish_column(rf_db_writer *w, int32_t tid, int32_t c, rf_diags *d);
 /* Ends every column of table tid (those not yet ended, one after another)

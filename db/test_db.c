@@ -194,7 +194,8 @@ static void test_roundtrip(const char *base)
 
 /* A column of more than 32 MiB is checked in pieces by several threads: the
 ** same verdicts as one pass (a good file passes, a flipped byte in the last
-** piece is caught, a bad value is reported at its row). */
+** piece is caught, a bad value is reported at its row); the first damaged
+** block in row order is the one reported. */
 static void test_big_column(const char *base)
 {
     char *dir = rf_sprintf("%s/big", base);
@@ -225,11 +226,16 @@ static void test_big_column(const char *base)
         CHECK(rf_db_map_column(db, t, 0, &m, &data, &d) == RF_EUSER && d.count == 1 &&
               strstr(d.items[0].msg, "row 8765433 ") != NULL);
         char *col = rf_sprintf("%s/%s", dir, t->cols[0].file);
-        flip_byte(col, (long)N * 4 - 3);
+        flip_byte(col, (long)N * 4 - 3); /* the last block: after the bad value's */
         rf_diags_free(&d);
         rf_diags_init(&d);
         CHECK(rf_db_map_column(db, t, 0, &m, &data, &d) == RF_EUSER && d.count == 1 &&
-              strstr(d.items[0].msg, "checksum") != NULL);
+              strstr(d.items[0].msg, "row 8765433 ") != NULL);
+        flip_byte(col, 8000000L * 4 + 1); /* block 123, in the last piece, before the bad value */
+        rf_diags_free(&d);
+        rf_diags_init(&d);
+        CHECK(rf_db_map_column(db, t, 0, &m, &data, &d) == RF_EUSER && d.count == 1 &&
+              strstr(d.items[0].msg, "checksum mismatch in block 123,") != NULL);
         free(col);
     }
     rf_db_close(db);
@@ -288,6 +294,126 @@ static void test_bad_values(const char *base)
     rf_diags_free(&d);
 }
 
+/* Plain strings (no dictionary): written in pieces that cross blocks, read
+** back row for row; per-block checksums: a damaged block is refused naming
+** the file and the block, and a reader that checks only other blocks does
+** not see it; damaged offsets and strings are refused. */
+static void test_plain(const char *base)
+{
+    char *dir = rf_sprintf("%s/plain", base);
+    rf_diags d;
+    rf_diags_init(&d);
+    rf_db_writer *w = NULL;
+    rf_type ty[2] = {RF_TYPE_STRING, RF_TYPE_INT};
+    int32_t tid = -1;
+    enum { N = 200000, BR = 65536 };
+    int64_t *off = malloc((N + 1) * sizeof *off), *iv = malloc(N * sizeof *iv);
+    char *bytes = malloc((size_t)N * 12 + 1);
+    off[0] = 0;
+    for (int i = 0; i < N; i++) {
+        /* every 50th row empty; some rows two-byte characters */
+        int len = i % 50 ? sprintf(bytes + off[i], i % 5 ? "s%d" : "\xc3\xa9%d", i) : 0;
+        off[i + 1] = off[i] + len;
+        iv[i] = i;
+    }
+    CHECK(rf_db_strings_mostly_distinct(N, off, bytes) == 1);
+    CHECK(rf_db_writer_new(dir, "test", &w, &d) == RF_OK);
+    CHECK(rf_db_writer_table(w, "p.tbl", 2, ty, NULL, 0, NULL, &tid, &d) == RF_OK);
+    CHECK(rf_db_writer_plain(w, tid, 0, &d) == RF_OK);
+    int64_t cuts[4] = {0, 1000, 100000, N};
+    for (int k = 0; k < 3; k++) {
+        /* each piece's offsets start at its first string, as the text loader gives them */
+        int64_t n = cuts[k + 1] - cuts[k];
+        int64_t *po = malloc((size_t)(n + 1) * sizeof *po);
+        for (int64_t i = 0; i <= n; i++) po[i] = off[cuts[k] + i] - off[cuts[k]];
+        CHECK(rf_db_writer_append(w, tid, 0, n, NULL, po, bytes + off[cuts[k]], &d) == RF_OK);
+        free(po);
+    }
+    CHECK(rf_db_writer_append(w, tid, 1, N, iv, NULL, NULL, &d) == RF_OK);
+    CHECK(rf_db_writer_commit(w, &d) == RF_OK);
+    rf_db_writer_free(w);
+    rf_db *db = NULL;
+    CHECK(rf_db_open(dir, &db, &d) == RF_OK);
+    const rf_db_table *t = db ? rf_db_find_table(db, "p.tbl") : NULL;
+    CHECK(t && t->cols[0].enc == RF_DB_ENC_PLAIN && t->cols[0].str_file && !t->cols[0].dict_file &&
+          t->cols[0].nblocks == 4 && t->cols[0].str_size == (uint64_t)off[N] && t->cols[1].enc == RF_DB_ENC_VALUES);
+    if (t) {
+        rf_db_map m, sm;
+        const uint64_t *so;
+        const char *sb;
+        CHECK(rf_db_map_strings(db, t, 0, NULL, &m, &sm, &so, &sb, &d) == RF_OK);
+        int ok = so != NULL;
+        for (int64_t i = 0; ok && i < N; i++) {
+            uint64_t end = (i + 1) % BR && i + 1 < N ? so[i + 1] : (uint64_t)t->cols[0].blocks[i / BR].max;
+            ok = end - so[i] == (uint64_t)(off[i + 1] - off[i]) && !memcmp(sb + so[i], bytes + off[i], end - so[i]);
+        }
+        CHECK(ok);
+        rf_db_unmap(&m);
+        rf_db_unmap(&sm);
+        /* a string column without a dictionary has none to map */
+        const uint64_t *doff;
+        const char *db_bytes;
+        CHECK(rf_db_map_dict(db, t, 0, &m, &doff, &db_bytes, &d) == RF_EINTERNAL);
+
+        char *col = rf_sprintf("%s/%s", dir, t->cols[1].file);
+        char *ocol = rf_sprintf("%s/%s", dir, t->cols[0].file);
+        char *str = rf_sprintf("%s/%s", dir, t->cols[0].str_file);
+        const void *data;
+        /* a flipped byte in block 3 of a column: refused naming block 3; a
+        ** reader of blocks 1, 2 and 4 only does not read it */
+        flip_byte(col, 8L * (2 * BR + 5));
+        uint8_t keep[4] = {1, 1, 0, 1};
+        rf_diags_free(&d);
+        rf_diags_init(&d);
+        CHECK(rf_db_map_column(db, t, 1, &m, &data, &d) == RF_EUSER && d.count == 1 &&
+              strstr(d.items[0].msg, "checksum mismatch in block 3,") && has_error_naming(&d, t->cols[1].file));
+        CHECK(rf_db_map_column_blocks(db, t, 1, keep, &m, &data, &d) == RF_OK);
+        rf_db_unmap(&m);
+        flip_byte(col, 8L * (2 * BR + 5));
+        /* the strings file: a flipped byte in block 2, refused naming that file */
+        flip_byte(str, (long)t->cols[0].blocks[1].min + 3);
+        rf_diags_free(&d);
+        rf_diags_init(&d);
+        CHECK(rf_db_map_strings(db, t, 0, NULL, &m, &sm, &so, &sb, &d) == RF_EUSER && d.count == 1 &&
+              strstr(d.items[0].msg, "block 2,") && has_error_naming(&d, t->cols[0].str_file));
+        uint8_t keep2[4] = {1, 0, 1, 1};
+        CHECK(rf_db_map_strings(db, t, 0, keep2, &m, &sm, &so, &sb, &d) == RF_OK);
+        rf_db_unmap(&m);
+        rf_db_unmap(&sm);
+        flip_byte(str, (long)t->cols[0].blocks[1].min + 3);
+        /* the offsets file: refused naming it */
+        flip_byte(ocol, 8L * 70000 + 2);
+        rf_diags_free(&d);
+        rf_diags_init(&d);
+        CHECK(rf_db_map_strings(db, t, 0, NULL, &m, &sm, &so, &sb, &d) == RF_EUSER && d.count == 1 &&
+              strstr(d.items[0].msg, "block 2,") && has_error_naming(&d, t->cols[0].file));
+        flip_byte(ocol, 8L * 70000 + 2);
+        CHECK(rf_db_map_strings(db, t, 0, NULL, &m, &sm, &so, &sb, &d) == RF_OK);
+        rf_db_unmap(&m);
+        rf_db_unmap(&sm);
+        /* truncated strings file */
+        struct stat st;
+        CHECK(stat(str, &st) == 0 && truncate(str, st.st_size - 1) == 0);
+        rf_diags_free(&d);
+        rf_diags_init(&d);
+        CHECK(rf_db_map_strings(db, t, 0, NULL, &m, &sm, &so, &sb, &d) == RF_EUSER && has_error_naming(&d, t->cols[0].str_file) &&
+              strstr(d.items[0].msg, "truncated"));
+        free(col);
+        free(ocol);
+        free(str);
+    }
+    rf_db_close(db);
+    /* few distinct strings: a dictionary pays */
+    for (int i = 0; i < N; i++) off[i + 1] = off[i] + sprintf(bytes + off[i], "v%d", i % 100);
+    CHECK(rf_db_strings_mostly_distinct(N, off, bytes) == 0);
+    CHECK(rf_db_strings_mostly_distinct(100, off, bytes) == 0); /* too few rows to tell */
+    free(off);
+    free(iv);
+    free(bytes);
+    free(dir);
+    rf_diags_free(&d);
+}
+
 int main(void)
 {
     test_crc();
@@ -297,6 +423,7 @@ int main(void)
     test_roundtrip(base);
     test_big_column(base);
     test_bad_values(base);
+    test_plain(base);
     char *cmd = rf_sprintf("rm -rf '%s'", base);
     if (cmd && system(cmd) != 0) fprintf(stderr, "could not remove %s\n", base);
     free(cmd);

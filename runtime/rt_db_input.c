@@ -110,10 +110,58 @@ static void remap_part(void *arg, int tid)
     for (int64_t i = lo; i < hi; i++) j->out[i] = j->map[j->in[i]];
 }
 
+/* Rows at a time a plain string column is interned in (its offsets copied
+** into n + 1 int64 ones: the file's have no end for a block's last row). */
+#define PLAIN_BATCH ((int64_t)1 << 20)
+
+/* A plain string column into the run's dictionary: each row interned, in
+** row order (the codes the text path gives). */
+static rf_status load_plain(const rf_db *db, const rf_db_table *t, int32_t c, rf_rt_dict *dict, int threads,
+                            uint32_t **out, rf_diags *d)
+{
+    rf_db_map m = {0, 0}, sm = {0, 0};
+    const uint64_t *off = NULL;
+    const char *bytes = NULL;
+    rf_status st = rf_db_map_strings(db, t, c, NULL, &m, &sm, &off, &bytes, d);
+    if (st) return st;
+    const rf_db_column *col = &t->cols[c];
+    int64_t n = t->nrows, batch = n < PLAIN_BATCH ? n : PLAIN_BATCH;
+    uint32_t *codes = rf_rt_alloc_big(((size_t)n + 1) * sizeof *codes);
+    int64_t *o = rf_malloc(((size_t)batch + 1) * sizeof *o);
+    if (!codes || !o) st = RF_ENOMEM;
+    for (int64_t r = 0; r < n && !st; r += batch) {
+        int64_t k = n - r < batch ? n - r : batch;
+        for (int64_t i = 0; i < k; i++) o[i] = (int64_t)off[r + i];
+        /* the end of the batch's last row: the next row's start, or its block's end */
+        int64_t last = r + k - 1, b = last / (int64_t)t->block_rows;
+        o[k] = last + 1 < n && (last + 1) % (int64_t)t->block_rows ? (int64_t)off[last + 1] : col->blocks[b].max;
+        st = rf_rt_dict_intern_many(dict, o, bytes, k, codes + r, threads);
+    }
+    free(o);
+    rf_db_unmap(&m);
+    rf_db_unmap(&sm);
+    if (st) {
+        free(codes);
+        return st;
+    }
+    *out = codes;
+    return RF_OK;
+}
+
 /* Column c of t into the run: mapped, or its codes moved into dict's. */
 static rf_status load_col(const rf_db *db, const rf_db_table *t, int32_t c, rf_rt_dict *dict, int threads,
                           rf_rt_dbcols *own, void **col, rf_diags *d)
 {
+    if (t->cols[c].enc == RF_DB_ENC_PLAIN) {
+        uint32_t *codes = NULL;
+        rf_status st = load_plain(db, t, c, dict, threads, &codes, d);
+        if (st) return st;
+        rf_db_unmap(&own->maps[c]);
+        free(own->owned[c]);
+        own->owned[c] = codes;
+        *col = codes;
+        return RF_OK;
+    }
     const void *data = NULL;
     rf_db_map m = {0, 0};
     rf_status st = rf_db_map_column(db, t, c, &m, &data, d);

@@ -7,12 +7,17 @@
 # stderr (less notes). The import writes blocks of 8 rows, so that range
 # filters skip blocks (rt_db_blocks.c) in small data too. Where the text run fails on bad data or a broken key,
 # the import must fail with the same first error instead. "// args: ..." in
-# the program adds options to both runs.
+# the program adds options to both runs. DEVICE cpu+plain or emu+plain
+# imports with --strings plain (every string column without a dictionary).
 set -u
 redfox=$1
 device=$2
 data=$3
 shift 3
+strings=auto
+case "$device" in
+*+plain) device=${device%+plain}; strings=plain ;;
+esac
 if [ ! -d "$data" ]; then echo "skipped: no data folder $data"; exit 77; fi
 last=""
 for p in "$@"; do last=$p; done
@@ -23,7 +28,7 @@ args=$(sed -n 's|^// args: ||p' "$last")
 # shellcheck disable=SC2086
 "$redfox" run "$@" --data "$data" --device cpu --format csv $args >"$tmp/out.text" 2>"$tmp/err.text"
 rc_text=$?
-"$redfox" import "$@" --data "$data" --out "$tmp/db" --block-rows 8 >"$tmp/out.import" 2>"$tmp/err.import"
+"$redfox" import "$@" --data "$data" --out "$tmp/db" --block-rows 8 --strings "$strings" >"$tmp/out.import" 2>"$tmp/err.import"
 rc_import=$?
 if [ $rc_import -ne 0 ]; then
     first=$(grep -m 1 "error:" "$tmp/err.text")

@@ -17,12 +17,13 @@
 
 static const char *usage =
     "usage: redfox import PROG.logic|PROG.rfx [--data DIR] --out DB [--threads N] [--block-rows N]\n"
-    "                     [--profile]\n"
+    "                     [--strings auto|dict|plain] [--profile]\n"
     "\n"
     "Reads the input files that the program's lang:input declarations name\n"
     "(from DIR, as `redfox run` would) and writes them as a redfox database\n"
-    "DB: typed column files, one string dictionary per column, per-block\n"
-    "min/max, checksums (docs/DATABASE.md). `redfox run --data DB` then reads\n"
+    "DB: typed column files, one string dictionary per column (or the plain\n"
+    "strings, for a column of mostly distinct strings), per-block min/max and\n"
+    "checksums (docs/DATABASE.md). `redfox run --data DB` then reads\n"
     "only the columns a program uses. Declared keys (lang:input:key) are\n"
     "checked here, once. A .logic program contributes every input it declares;\n"
     "a .rfx program the inputs it reads. DB is written under a temporary name\n"
@@ -38,13 +39,17 @@ static const char *usage =
     "                columns, key checks, syncing and renaming\n"
     "  --block-rows N  rows per min/max block, a power of two (default 65536;\n"
     "                smaller blocks let range filters skip finer)\n"
+    "  --strings M   how string columns are stored: auto (default: plain when\n"
+    "                at least 90% of a column's first 4096 rows are distinct,\n"
+    "                else a dictionary), dict (always a dictionary) or plain\n"
+    "                (never one); answers are the same either way\n"
     "  -h, --help    this text\n";
 
 int rf_tool_import(int argc, char **argv)
 {
     const char *progs[256];
     int32_t nprogs = 0;
-    const char *data = ".", *out = NULL, *threads_s = NULL, *block_s = NULL;
+    const char *data = ".", *out = NULL, *threads_s = NULL, *block_s = NULL, *strings_s = NULL;
     int profile = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -60,7 +65,8 @@ int rf_tool_import(int argc, char **argv)
         if ((m = rf_tool_opt_value("import", argc, argv, &i, "--data", &data)) ||
             (m = rf_tool_opt_value("import", argc, argv, &i, "--out", &out)) ||
             (m = rf_tool_opt_value("import", argc, argv, &i, "--threads", &threads_s)) ||
-            (m = rf_tool_opt_value("import", argc, argv, &i, "--block-rows", &block_s))) {
+            (m = rf_tool_opt_value("import", argc, argv, &i, "--block-rows", &block_s)) ||
+            (m = rf_tool_opt_value("import", argc, argv, &i, "--strings", &strings_s))) {
             if (m < 0) return RF_EXIT_USAGE;
         } else if (a[0] == '-' && a[1]) {
             return rf_tool_usage_error("import", "unknown option '%s'", a);
@@ -78,6 +84,13 @@ int rf_tool_import(int argc, char **argv)
     int64_t block_rows = 0;
     if (block_s && (!rf_tool_parse_int(block_s, 1, INT64_C(1) << 30, &block_rows) || (block_rows & (block_rows - 1))))
         return rf_tool_usage_error("import", "--block-rows takes a power of two from 1 to 2^30");
+    int strings = RF_IMPORT_STRINGS_AUTO;
+    if (strings_s) {
+        if (!strcmp(strings_s, "dict")) strings = RF_IMPORT_STRINGS_DICT;
+        else if (!strcmp(strings_s, "plain")) strings = RF_IMPORT_STRINGS_PLAIN;
+        else if (strcmp(strings_s, "auto"))
+            return rf_tool_usage_error("import", "--strings takes auto, dict or plain, not '%s'", strings_s);
+    }
     struct stat sb;
     if (stat(data, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
         fprintf(stderr, "redfox import: the data folder '%s' does not exist\n", data);
@@ -104,6 +117,7 @@ int rf_tool_import(int argc, char **argv)
     rf_importer *imp = NULL;
     if (!st) st = rf_import_new(out, (int)threads, isatty(STDERR_FILENO), &imp, &d);
     if (!st && block_rows) rf_import_block_rows(imp, (uint32_t)block_rows);
+    if (!st) rf_import_strings(imp, strings);
     for (int32_t i = 0; i < ntabs && !st; i++) {
         int32_t tid;
         st = rf_import_add(imp, &tabs[i], &tid, &d);

@@ -33,6 +33,7 @@ typedef struct itable {
     rf_import_table t;
     int32_t tid;
     int ended;         /* its columns are closed and its checks done */
+    int encoded;       /* its string columns' encodings are chosen */
     int64_t lines;     /* lines of text taken so far */
     char *path;        /* the text file, for key errors */
 } itable;
@@ -41,6 +42,7 @@ struct rf_importer {
     rf_db_writer *w;
     int threads;
     int progress;
+    int strings;       /* RF_IMPORT_STRINGS_* */
     rf_import_times times;
     itable *tabs;
     int32_t n, cap;
@@ -69,6 +71,27 @@ rf_status rf_import_new(const char *out, int threads, int progress, rf_importer 
 }
 
 void rf_import_block_rows(rf_importer *imp, uint32_t rows) { rf_db_writer_block_rows(imp->w, rows); }
+
+void rf_import_strings(rf_importer *imp, int mode) { imp->strings = mode; }
+
+/* Chooses, on the table's first piece of rows, which string columns are
+** stored plain (the same first rows whatever the pieces' sizes, as long as
+** the first piece holds RF_DB_PLAIN_SAMPLE rows or the whole table:
+** `tpch gen --format db` and `import` of its text agree). */
+static rf_status choose_encodings(rf_importer *imp, itable *it, const rf_rt_texttable *tt, rf_diags *d)
+{
+    it->encoded = 1;
+    for (int32_t c = 0; c < it->t.ncols; c++) {
+        if (it->t.types[c] != RF_TYPE_STRING || imp->strings == RF_IMPORT_STRINGS_DICT) continue;
+        const rf_rt_textcol *col = &tt->cols[c];
+        if (imp->strings == RF_IMPORT_STRINGS_PLAIN ||
+            rf_db_strings_mostly_distinct(tt->nrows, col->str_off, col->str_bytes)) {
+            rf_status st = rf_db_writer_plain(imp->w, it->tid, c, d);
+            if (st) return st;
+        }
+    }
+    return RF_OK;
+}
 
 rf_status rf_import_add(rf_importer *imp, const rf_import_table *t, int32_t *tid, rf_diags *d)
 {
@@ -219,6 +242,10 @@ rf_status rf_import_text(rf_importer *imp, int32_t tid, const char *path, const 
     imp->times.bytes += size;
     if (st) return st;
     it->lines += lines_in(data, size); /* a quoted field may span lines */
+    if (!it->encoded && (st = choose_encodings(imp, it, &tt, d)) != RF_OK) {
+        rf_rt_texttable_free(&tt);
+        return st;
+    }
     append_job *j = rf_calloc(1, sizeof *j);
     if (!j) {
         rf_rt_texttable_free(&tt);
@@ -233,7 +260,8 @@ rf_status rf_import_text(rf_importer *imp, int32_t tid, const char *path, const 
     ** mostly distinct strings, a comment, would otherwise hold one thread
     ** while the others wait); then every column's values on a thread each */
     for (int32_t c = 0; c < it->t.ncols && !st; c++) {
-        if (it->t.types[c] != RF_TYPE_STRING) continue;
+        if (it->t.types[c] != RF_TYPE_STRING || rf_db_writer_db(imp->w)->tables[it->tid].cols[c].enc == RF_DB_ENC_PLAIN)
+            continue;
         j->codes[c] = rf_malloc((size_t)(tt.nrows > 0 ? tt.nrows : 1) * sizeof **j->codes);
         if (!j->codes[c]) st = RF_ENOMEM;
         if (!st)

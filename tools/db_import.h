@@ -30,6 +30,11 @@ typedef struct rf_importer rf_importer;
 rf_status rf_import_new(const char *out, int threads, int progress, rf_importer **imp, rf_diags *d);
 /* Rows per min/max block of the tables added from now on (a power of two). */
 void rf_import_block_rows(rf_importer *imp, uint32_t rows);
+/* How string columns are stored: RF_IMPORT_STRINGS_AUTO (the default: plain
+** when a column's first rows are mostly distinct, rf_db_strings_mostly_distinct,
+** else a dictionary), _DICT (always a dictionary) or _PLAIN (never one). */
+enum { RF_IMPORT_STRINGS_AUTO, RF_IMPORT_STRINGS_DICT, RF_IMPORT_STRINGS_PLAIN };
+void rf_import_strings(rf_importer *imp, int mode);
 /* Adds a table; *tid numbers it. A second table of the same file must have
 ** the same columns (then *tid is the first's). */
 rf_status rf_import_add(rf_importer *imp, const rf_import_table *t, int32_t *tid, rf_diags *d);
