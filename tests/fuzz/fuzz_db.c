@@ -7,7 +7,10 @@
 ** reach the decoder behind the checksums). Then the database is opened and
 ** every column and dictionary of every table is mapped and checked: each
 ** must be read or refused with an error naming a file, never crash, leak or
-** read out of bounds.
+** read out of bounds. Columns are checked whole and then a block at a time
+** (only the blocks that flag bit 1 and the block number pick: a reader of
+** some blocks); plain string columns (format 2) through their offsets and
+** strings, every row's string read.
 */
 #include "rf_db.h"
 
@@ -95,6 +98,40 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 rf_db_map m, dm;
                 const void *col;
                 int64_t before = d.count;
+                if (t->cols[c].enc == RF_DB_ENC_PLAIN) {
+                    const uint64_t *off;
+                    const char *bytes;
+                    uint8_t *keep = calloc((size_t)t->cols[c].nblocks + 1, 1);
+                    if (!keep) abort();
+                    for (int64_t b = 0; b < t->cols[c].nblocks; b++) keep[b] = (uint8_t)(!(data[0] & 2) || (b & 1));
+                    if (rf_db_map_strings(db, t, c, keep, &m, &dm, &off, &bytes, &d) == RF_OK) {
+                        /* every kept row's string is within the strings file */
+                        uint64_t sum = 0;
+                        int64_t br = t->block_rows;
+                        for (int64_t r = 0; r < t->nrows; r++) {
+                            if (!keep[r / br]) continue;
+                            uint64_t end = (r + 1) % br && r + 1 < t->nrows ? off[r + 1] : (uint64_t)t->cols[c].blocks[r / br].max;
+                            if (end > off[r]) sum += (unsigned char)bytes[end - 1] + (unsigned char)bytes[off[r]];
+                        }
+                        (void)sum;
+                        rf_db_unmap(&m);
+                        rf_db_unmap(&dm);
+                    } else if (d.count == before || !d.items[d.count - 1].loc.file) {
+                        abort();
+                    }
+                    free(keep);
+                    continue;
+                }
+                if (data[0] & 2) {
+                    /* a reader of the odd blocks only */
+                    uint8_t *keep = calloc((size_t)t->cols[c].nblocks + 1, 1);
+                    if (!keep) abort();
+                    for (int64_t b = 0; b < t->cols[c].nblocks; b++) keep[b] = (uint8_t)(b & 1);
+                    if (rf_db_map_column_blocks(db, t, c, keep, &m, &col, &d) == RF_OK) rf_db_unmap(&m);
+                    else if (d.count == before || !d.items[d.count - 1].loc.file) abort();
+                    free(keep);
+                    before = d.count;
+                }
                 if (rf_db_map_column(db, t, c, &m, &col, &d) == RF_OK) {
                     /* every value is readable */
                     volatile uint8_t sink = 0;
@@ -104,7 +141,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 } else if (d.count == before || !d.items[d.count - 1].loc.file) {
                     abort(); /* a refusal must say which file */
                 }
-                if (t->cols[c].type == RF_TYPE_STRING) {
+                if (t->cols[c].type == RF_TYPE_STRING && t->cols[c].enc == RF_DB_ENC_VALUES) {
                     const uint64_t *off;
                     const char *bytes;
                     if (rf_db_map_dict(db, t, c, &dm, &off, &bytes, &d) == RF_OK) {
