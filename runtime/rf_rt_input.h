@@ -54,22 +54,30 @@ void rf_rt_input_cols_read(const rf_hir_program *p, int32_t var, uint8_t *read);
 
 /* The memory behind a relation read from a database: per column a mapping
 ** (a column file, or zero pages) or an owned array (string codes), and
-** whether it holds the data (1) or stands in for it (2, zero pages). */
+** whether it holds the data (1), stands in for it (2, zero pages) or holds
+** the data of some blocks only (3: blocks[c] flags them; the other rows are
+** unchecked or zero and no kernel reads them, block skipping gathers only
+** the flagged blocks). */
 typedef struct rf_rt_dbcols {
     int32_t ncols;
     rf_db_map *maps;
     void **owned;
     uint8_t *loaded;
+    uint8_t **blocks;
 } rf_rt_dbcols;
 void rf_rt_dbcols_free(rf_rt_dbcols *c);
 
 /* Reads input v from db into *rel, whose columns *own holds: the columns
 ** want marks (NULL: all), and v's key columns when the import did not check
-** v's key (which is then checked here); the others are zero pages. Called
-** again on the same rel and own, it adds columns not yet read. Errors name
+** v's key (which is then checked here); the others are zero pages. keep
+** (NULL: all) flags the blocks of the table that will be read (block
+** skipping, rf_rt_db_blocks_needed): only those are read and checked, unless
+** a key or dependency must be checked here (then all). Called again on the
+** same rel and own, it adds columns and blocks not yet read. Errors name
 ** the file: a table missing or of other types, a damaged file. */
-rf_status rf_rt_load_input_db(const rf_db *db, const rf_hir_var *v, const uint8_t *want, rf_rt_dict *dict,
-                              rf_cpu_pool *pool, int threads, rf_rt_rel *rel, rf_rt_dbcols *own, rf_diags *d);
+rf_status rf_rt_load_input_db(const rf_db *db, const rf_hir_var *v, const uint8_t *want, const uint8_t *keep,
+                              rf_rt_dict *dict, rf_cpu_pool *pool, int threads, rf_rt_rel *rel, rf_rt_dbcols *own,
+                              rf_diags *d);
 
 /* ---- block skipping (rt_db_blocks.c) ---------------------------------- */
 

@@ -16,7 +16,9 @@
 ** [min, max]. Rows of the kept blocks stay in their order, so every reader
 ** keeps exactly the rows, in exactly the order, it would have kept from the
 ** whole table: outputs, errors (no row a reader keeps moves past another)
-** and float sums are unchanged. Nothing is skipped when a block test of the
+** and float sums are unchanged. The loader (rt_db_input.c) reads and checks
+** only the kept blocks (format 2's per-block checksums): a skipped block is
+** never read, so damage there stops no run that skips it. Nothing is skipped when a block test of the
 ** program counts the input's rows, or when the run says block_skip=off.
 */
 #include "rf_rt_input.h"
@@ -94,7 +96,7 @@ static int narrow(const rf_qp_expr *e, int32_t ncols, int64_t *lo, int64_t *hi)
     return 0;
 }
 
-static rf_status blocks_needed(const rf_hir_program *p, int32_t var, const rf_db_table *t, uint8_t **keep,
+rf_status rf_rt_db_blocks_needed(const rf_hir_program *p, int32_t var, const rf_db_table *t, uint8_t **keep,
                                  int64_t *nkeep)
 {
     *keep = NULL;
@@ -221,7 +223,7 @@ rf_status rf_rt_db_skip_blocks(const rf_hir_program *p, const rf_db *db, int32_t
     if (!(tuning ? tuning : rf_rt_tuning_default())->block_skip) return RF_OK;
     uint8_t *keep = NULL;
     int64_t nkeep = 0;
-    rf_status st = blocks_needed(p, var, t, &keep, &nkeep);
+    rf_status st = rf_rt_db_blocks_needed(p, var, t, &keep, &nkeep);
     if (st || !keep || nkeep == nb) {
         free(keep);
         return st;

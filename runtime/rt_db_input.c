@@ -7,8 +7,10 @@
 ** (rf_rt_data.h's layouts): numeric columns are the mapped files themselves
 ** (no copy), string columns go through the column's own dictionary into the
 ** run's (each distinct string interned once, then one table lookup a row),
-** and columns the program never reads are zero pages that cost nothing. Only
-** the columns read are opened and verified (their CRC-32C, their values).
+** plain string columns row by row into the run's, and columns the program
+** never reads are zero pages that cost nothing. Only the columns read are
+** opened and verified (their CRC-32C, their values), and of those, where
+** block skipping applies, only the blocks kept.
 ** A key the program declares is not checked again when the import checked
 ** the same one (the manifest says so).
 */
@@ -88,10 +90,12 @@ void rf_rt_dbcols_free(rf_rt_dbcols *c)
     for (int32_t i = 0; i < c->ncols; i++) {
         rf_db_unmap(&c->maps[i]);
         free(c->owned[i]);
+        if (c->blocks) free(c->blocks[i]);
     }
     free(c->maps);
     free(c->owned);
     free(c->loaded);
+    free(c->blocks);
     memset(c, 0, sizeof *c);
 }
 
@@ -101,41 +105,67 @@ typedef struct remap_job {
     const uint32_t *map;
     int64_t n;
     int nthreads;
+    const uint8_t *keep; /* NULL: every row; else only the kept blocks' rows (the others 0) */
+    int64_t block_rows;
 } remap_job;
 
 static void remap_part(void *arg, int tid)
 {
     remap_job *j = arg;
     int64_t lo = j->n * tid / j->nthreads, hi = j->n * (tid + 1) / j->nthreads;
-    for (int64_t i = lo; i < hi; i++) j->out[i] = j->map[j->in[i]];
+    if (!j->keep) {
+        for (int64_t i = lo; i < hi; i++) j->out[i] = j->map[j->in[i]];
+        return;
+    }
+    for (int64_t i = lo; i < hi;) {
+        int64_t b = i / j->block_rows, e = (b + 1) * j->block_rows < hi ? (b + 1) * j->block_rows : hi;
+        if (j->keep[b])
+            for (; i < e; i++) j->out[i] = j->map[j->in[i]];
+        else
+            for (; i < e; i++) j->out[i] = 0; /* unchecked: never read */
+    }
 }
 
 /* Rows at a time a plain string column is interned in (its offsets copied
 ** into n + 1 int64 ones: the file's have no end for a block's last row). */
 #define PLAIN_BATCH ((int64_t)1 << 20)
 
-/* A plain string column into the run's dictionary: each row interned, in
-** row order (the codes the text path gives). */
-static rf_status load_plain(const rf_db *db, const rf_db_table *t, int32_t c, rf_rt_dict *dict, int threads,
-                            uint32_t **out, rf_diags *d)
+/* A plain string column into the run's dictionary: each row of the kept
+** blocks (keep NULL: all) interned, in row order (all of them: the codes the
+** text path gives); the other rows' codes are 0 and never read. */
+static rf_status load_plain(const rf_db *db, const rf_db_table *t, int32_t c, const uint8_t *keep, rf_rt_dict *dict,
+                            int threads, uint32_t **out, rf_diags *d)
 {
     rf_db_map m = {0, 0}, sm = {0, 0};
     const uint64_t *off = NULL;
     const char *bytes = NULL;
-    rf_status st = rf_db_map_strings(db, t, c, NULL, &m, &sm, &off, &bytes, d);
+    rf_status st = rf_db_map_strings(db, t, c, keep, &m, &sm, &off, &bytes, d);
     if (st) return st;
     const rf_db_column *col = &t->cols[c];
-    int64_t n = t->nrows, batch = n < PLAIN_BATCH ? n : PLAIN_BATCH;
+    int64_t n = t->nrows, batch = n < PLAIN_BATCH ? n : PLAIN_BATCH, br = t->block_rows;
     uint32_t *codes = rf_rt_alloc_big(((size_t)n + 1) * sizeof *codes);
     int64_t *o = rf_malloc(((size_t)batch + 1) * sizeof *o);
     if (!codes || !o) st = RF_ENOMEM;
-    for (int64_t r = 0; r < n && !st; r += batch) {
-        int64_t k = n - r < batch ? n - r : batch;
-        for (int64_t i = 0; i < k; i++) o[i] = (int64_t)off[r + i];
-        /* the end of the batch's last row: the next row's start, or its block's end */
-        int64_t last = r + k - 1, b = last / (int64_t)t->block_rows;
-        o[k] = last + 1 < n && (last + 1) % (int64_t)t->block_rows ? (int64_t)off[last + 1] : col->blocks[b].max;
-        st = rf_rt_dict_intern_many(dict, o, bytes, k, codes + r, threads);
+    /* runs of kept blocks, a batch of rows at a time */
+    for (int64_t b0 = 0; b0 < col->nblocks && !st;) {
+        int64_t b1 = b0;
+        while (b1 < col->nblocks && (!keep || keep[b1])) b1++;
+        int64_t r0 = b0 * br, r1 = b1 * br < n ? b1 * br : n;
+        for (int64_t r = r0; r < r1 && !st; r += batch) {
+            int64_t k = r1 - r < batch ? r1 - r : batch;
+            for (int64_t i = 0; i < k; i++) o[i] = (int64_t)off[r + i];
+            /* the end of the batch's last row: the next row's start, or its block's end */
+            int64_t last = r + k - 1;
+            o[k] = (last + 1) % br && last + 1 < n ? (int64_t)off[last + 1] : col->blocks[last / br].max;
+            st = rf_rt_dict_intern_many(dict, o, bytes, k, codes + r, threads);
+        }
+        /* a skipped block: zero codes (never read) */
+        if (b1 < col->nblocks && !st) {
+            int64_t z0 = b1 * br, z1 = (b1 + 1) * br < n ? (b1 + 1) * br : n;
+            memset(codes + z0, 0, (size_t)(z1 - z0) * sizeof *codes);
+            b1++;
+        }
+        b0 = b1;
     }
     free(o);
     rf_db_unmap(&m);
@@ -149,12 +179,12 @@ static rf_status load_plain(const rf_db *db, const rf_db_table *t, int32_t c, rf
 }
 
 /* Column c of t into the run: mapped, or its codes moved into dict's. */
-static rf_status load_col(const rf_db *db, const rf_db_table *t, int32_t c, rf_rt_dict *dict, int threads,
-                          rf_rt_dbcols *own, void **col, rf_diags *d)
+static rf_status load_col(const rf_db *db, const rf_db_table *t, int32_t c, const uint8_t *keep, rf_rt_dict *dict,
+                          int threads, rf_rt_dbcols *own, void **col, rf_diags *d)
 {
     if (t->cols[c].enc == RF_DB_ENC_PLAIN) {
         uint32_t *codes = NULL;
-        rf_status st = load_plain(db, t, c, dict, threads, &codes, d);
+        rf_status st = load_plain(db, t, c, keep, dict, threads, &codes, d);
         if (st) return st;
         rf_db_unmap(&own->maps[c]);
         free(own->owned[c]);
@@ -164,7 +194,7 @@ static rf_status load_col(const rf_db *db, const rf_db_table *t, int32_t c, rf_r
     }
     const void *data = NULL;
     rf_db_map m = {0, 0};
-    rf_status st = rf_db_map_column(db, t, c, &m, &data, d);
+    rf_status st = rf_db_map_column_blocks(db, t, c, keep, &m, &data, d);
     if (st) return st;
     if (t->cols[c].type != RF_TYPE_STRING) {
         rf_db_unmap(&own->maps[c]);
@@ -187,7 +217,8 @@ static rf_status load_col(const rf_db *db, const rf_db_table *t, int32_t c, rf_r
     ** code order gives the codes interning the rows would */
     if (!st && nd) st = rf_rt_dict_intern_many(dict, (const int64_t *)off, bytes, (int64_t)nd, map, threads);
     if (!st) {
-        remap_job j = {data, codes, map, t->nrows, threads < 1 ? 1 : threads};
+        remap_job j = {data, codes, map, t->nrows, threads < 1 ? 1 : threads, db->block_crcs ? keep : NULL,
+                       t->block_rows};
         if (t->nrows < 65536) j.nthreads = 1;
         rf_rt_parallel(j.nthreads, remap_part, &j);
     }
@@ -225,8 +256,36 @@ static const char *type_list(const rf_type *ty, int32_t n, rf_buf *b)
     return rf_buf_cstr(b);
 }
 
-rf_status rf_rt_load_input_db(const rf_db *db, const rf_hir_var *v, const uint8_t *want, rf_rt_dict *dict,
-                              rf_cpu_pool *pool, int threads, rf_rt_rel *rel, rf_rt_dbcols *own, rf_diags *d)
+/* The blocks to read of a column whose blocks `have` (NULL: none) are read
+** already, for a reader of `keep` (NULL: all): their union, or NULL for all.
+** *covered: nothing new is needed. */
+static uint8_t *blocks_union(const uint8_t *have, const uint8_t *keep, int64_t nb, int *covered, int *oom)
+{
+    *covered = 0;
+    *oom = 0;
+    if (!keep) return NULL;
+    uint8_t *u = rf_malloc((size_t)nb + 1);
+    if (!u) {
+        *oom = 1;
+        return NULL;
+    }
+    int all = 1;
+    *covered = have != NULL;
+    for (int64_t b = 0; b < nb; b++) {
+        u[b] = (uint8_t)(keep[b] | (have ? have[b] : 0));
+        if (keep[b] && !(have && have[b])) *covered = 0;
+        all &= u[b];
+    }
+    if (all) {
+        free(u);
+        return NULL;
+    }
+    return u;
+}
+
+rf_status rf_rt_load_input_db(const rf_db *db, const rf_hir_var *v, const uint8_t *want, const uint8_t *keep,
+                              rf_rt_dict *dict, rf_cpu_pool *pool, int threads, rf_rt_rel *rel, rf_rt_dbcols *own,
+                              rf_diags *d)
 {
     char *mpath = rf_sprintf("%s/%s", db->dir, RF_DB_MANIFEST);
     if (!mpath) return RF_ENOMEM;
@@ -264,7 +323,8 @@ rf_status rf_rt_load_input_db(const rf_db *db, const rf_hir_var *v, const uint8_
         own->maps = rf_calloc((size_t)v->ncols, sizeof *own->maps);
         own->owned = rf_calloc((size_t)v->ncols, sizeof *own->owned);
         own->loaded = rf_calloc((size_t)v->ncols, 1);
-        if (!own->maps || !own->owned || !own->loaded) {
+        own->blocks = rf_calloc((size_t)v->ncols, sizeof *own->blocks);
+        if (!own->maps || !own->owned || !own->loaded || !own->blocks) {
             st = RF_ENOMEM;
             goto done;
         }
@@ -279,14 +339,32 @@ rf_status rf_rt_load_input_db(const rf_db *db, const rf_hir_var *v, const uint8_
     rel->nrows = t->nrows;
     rel->ncols = v->ncols;
     rel->types = v->types;
+    /* a key or dependency checked here reads every row */
+    if (check_key || check_fd || !db->block_crcs) keep = NULL;
     for (int32_t c = 0; c < v->ncols && !st; c++) {
         int need = !want || want[c];
         for (int32_t k = 0; check_key && k < v->ninput_key; k++) need |= v->input_key[k] == c;
         need |= check_fd;
-        if (own->loaded[c] == 1 || (!need && own->loaded[c] == 2)) continue;
+        if (own->loaded[c] == 1 || (!need && own->loaded[c] >= 2)) continue;
         if (need) {
-            st = load_col(db, t, c, dict, threads, own, &rel->cols[c], d);
-            if (!st) own->loaded[c] = 1;
+            int covered, oom;
+            uint8_t *u = blocks_union(own->loaded[c] == 3 ? own->blocks[c] : NULL, keep, t->cols[c].nblocks, &covered, &oom);
+            if (oom) {
+                st = RF_ENOMEM;
+                break;
+            }
+            if (covered) {
+                free(u);
+                continue;
+            }
+            st = load_col(db, t, c, u, dict, threads, own, &rel->cols[c], d);
+            if (!st) {
+                own->loaded[c] = u ? 3 : 1;
+                free(own->blocks[c]);
+                own->blocks[c] = u;
+            } else {
+                free(u);
+            }
         } else {
             st = rf_db_map_zeros((uint64_t)t->nrows * (uint64_t)rf_db_type_width(v->types[c]), &own->maps[c]);
             rel->cols[c] = own->maps[c].addr;

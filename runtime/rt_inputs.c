@@ -98,7 +98,17 @@ static rf_status load_db(rf_rt_inputs *x, const rf_hir_var *v, cached *e)
         free(want);
         return RF_ENOMEM;
     }
-    rf_status st = rf_rt_load_input_db(x->db, v, want, x->dict, x->pool, x->threads, &e->rel, e->db, x->d);
+    /* where block skipping applies, only the blocks kept are read and checked */
+    uint8_t *keep = NULL;
+    rf_status st = RF_OK;
+    const rf_db_table *t = rf_db_find_table(x->db, v->input_file);
+    if (t && t->ncols == v->ncols && v->id >= 0 && v->id < x->p->nvars && x->p->vars[v->id] == v &&
+        (x->o->tuning ? x->o->tuning : rf_rt_tuning_default())->block_skip) {
+        int64_t nkeep = 0;
+        st = rf_rt_db_blocks_needed(x->p, v->id, t, &keep, &nkeep);
+    }
+    if (!st) st = rf_rt_load_input_db(x->db, v, want, keep, x->dict, x->pool, x->threads, &e->rel, e->db, x->d);
+    free(keep);
     free(want);
     return st;
 }

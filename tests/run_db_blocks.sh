@@ -8,6 +8,9 @@
 # range.logic, two.logic and empty.logic (all of them), none for
 # unbounded.logic and none with block_skip=off; in the emulator, the bytes
 # copied to the device must be those of the columns read and blocks kept.
+# Skipped blocks are not read: a damaged block that range.logic skips stops
+# no run that skips it, and is refused (file and block named) with
+# block_skip=off. The same with the tag column stored plain (--strings plain).
 set -u
 redfox=$1
 dir=$(dirname "$0")/db_blocks
@@ -76,6 +79,35 @@ for p in range two unbounded empty error; do
             fi
         done
     done
+done
+# damage in blocks range.logic skips (block 1: January 2000): never read
+flip() { # FILE OFFSET: one byte xor 0x01
+    b=$(od -An -tu1 -j "$2" -N 1 "$1" | tr -d ' ')
+    printf "$(printf '\\%03o' $(( b ^ 1 )))" | dd of="$1" bs=1 seek="$2" conv=notrunc 2>/dev/null
+}
+prog="$dir/range.logic"
+"$redfox" run "$dir/schema.logic" "$prog" --data "$tmp/text" --device cpu --format csv >"$tmp/want" 2>/dev/null
+"$redfox" import "$dir/schema.logic" --data "$tmp/text" --out "$tmp/plain" --block-rows 128 --strings plain >/dev/null 2>&1 ||
+    { echo "FAIL: import --strings plain"; exit 1; }
+for db in db plain; do
+    rm -rf "$tmp/bad"; cp -r "$tmp/$db" "$tmp/bad"
+    flip "$tmp/bad/t00000.c00000.col" 100     # id, block 1
+    flip "$tmp/bad/t00000.c00003.col" 40      # tag (codes or offsets), block 1
+    [ $db = plain ] && flip "$tmp/bad/t00000.c00003.str" 5 # tag's strings, block 1
+    for dev in cpu emu; do
+        what="range.logic from a damaged $db database ($dev)"
+        if [ $dev = emu ]; then
+            RF_GPU_EMULATE=1 "$redfox" run "$dir/schema.logic" "$prog" --data "$tmp/bad" --device gpu --format csv >"$tmp/got" 2>"$tmp/got.err"
+        else
+            "$redfox" run "$dir/schema.logic" "$prog" --data "$tmp/bad" --device cpu --format csv >"$tmp/got" 2>"$tmp/got.err"
+        fi
+        [ $? -eq 0 ] && cmp -s "$tmp/want" "$tmp/got" || { echo "FAIL: $what: a skipped damaged block was read"; cat "$tmp/got.err"; fail=1; }
+    done
+    "$redfox" run "$dir/schema.logic" "$prog" --data "$tmp/bad" --device cpu --format csv --set block_skip=off >/dev/null 2>"$tmp/got.err"
+    rc=$?
+    [ $rc -eq 1 ] && grep -q "t00000.c0000[03].col: error: the file is corrupted (checksum mismatch in block 1, rows 1 to 128)" "$tmp/got.err" ||
+        { echo "FAIL: $db database, block_skip=off: a damaged block was not refused (exit $rc)"; cat "$tmp/got.err"; fail=1; }
+    echo "damaged skipped block, $db database: read around; refused with block_skip=off"
 done
 [ $fail -eq 0 ] && echo ok
 exit $fail
