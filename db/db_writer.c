@@ -177,123 +177,142 @@ rf_status rf_db_writer_table(rf_db_writer *w, const char *name, int32_t ncols, c
     return RF_OK;
 }
 
-static rf_status flush(const rf_db_writer *w, rf_db_column *col, wcol *wc, rf_diags *d)
+/* Writes p[0..n) at the end of one of the database's files (*size its
+** bytes so far) and starts writing it to disk (best effort: an error shows
+** at commit's sync), so that commit finds little left to do. */
+static rf_status write_out(const rf_db_writer *w, int fd, const char *file, uint64_t *size, const void *p, int64_t n,
+                           rf_diags *d)
 {
-    if (!wc->buflen) return RF_OK;
-    col->crc = rf_db_crc32c(col->crc, wc->buf, wc->buflen);
-    if (write_all(wc->fd, wc->buf, wc->buflen)) {
-        char *path = rf_sprintf("%s/%s", w->tmp_dir, col->file);
-        rf_status st = io_error(d, path ? path : col->file, "write a column file");
+    if (n <= 0) return RF_OK;
+    if (write_all(fd, p, n)) {
+        char *path = rf_sprintf("%s/%s", w->tmp_dir, file);
+        rf_status st = io_error(d, path ? path : file, "write a file of the database");
         free(path);
         return st;
     }
 #ifdef SYNC_FILE_RANGE_WRITE
-    /* start writing it to disk now, so that commit's fsync finds little left
-    ** to do (best effort: an error shows at that fsync) */
-    sync_file_range(wc->fd, (off64_t)col->size, (off64_t)wc->buflen, SYNC_FILE_RANGE_WRITE);
+    sync_file_range(fd, (off64_t)*size, (off64_t)n, SYNC_FILE_RANGE_WRITE);
 #endif
-    col->size += (uint64_t)wc->buflen;
-    wc->buflen = 0;
+    *size += (uint64_t)n;
     return RF_OK;
+}
+
+static rf_status flush(const rf_db_writer *w, rf_db_column *col, wcol *wc, rf_diags *d)
+{
+    rf_status st = write_out(w, wc->fd, col->file, &col->size, wc->buf, wc->buflen, d);
+    wc->buflen = 0;
+    return st;
 }
 
 /* The strings file's buffer to disk (plain string columns). */
 static rf_status flush_strings(const rf_db_writer *w, rf_db_column *col, wcol *wc, rf_diags *d)
 {
-    if (!wc->sbuflen) return RF_OK;
-    col->str_crc = rf_db_crc32c(col->str_crc, wc->sbuf, wc->sbuflen);
-    if (write_all(wc->sfd, wc->sbuf, wc->sbuflen)) {
-        char *path = rf_sprintf("%s/%s", w->tmp_dir, col->str_file);
-        rf_status st = io_error(d, path ? path : col->str_file, "write a strings file");
-        free(path);
-        return st;
-    }
-#ifdef SYNC_FILE_RANGE_WRITE
-    sync_file_range(wc->sfd, (off64_t)col->str_size, (off64_t)wc->sbuflen, SYNC_FILE_RANGE_WRITE);
-#endif
-    col->str_size += (uint64_t)wc->sbuflen;
+    rf_status st = write_out(w, wc->sfd, col->str_file, &col->str_size, wc->sbuf, wc->sbuflen, d);
     wc->sbuflen = 0;
+    return st;
+}
+
+/* Appends p[0..n) to a file through its buffer (*buflen bytes of WBUF in
+** use); a piece of a buffer or more goes to the file straight from p, not
+** copied twice. */
+static rf_status append_bytes(const rf_db_writer *w, int fd, const char *file, uint64_t *size, unsigned char *buf,
+                              int64_t *buflen, const void *p, int64_t n, rf_diags *d)
+{
+    const char *c = p;
+    while (n > 0) {
+        if (*buflen == 0 && n >= WBUF) return write_out(w, fd, file, size, c, n, d);
+        int64_t k = WBUF - *buflen < n ? WBUF - *buflen : n;
+        memcpy(buf + *buflen, c, (size_t)k);
+        *buflen += k;
+        c += k;
+        n -= k;
+        if (*buflen == WBUF) {
+            rf_status st = write_out(w, fd, file, size, buf, *buflen, d);
+            *buflen = 0;
+            if (st) return st;
+        }
+    }
     return RF_OK;
 }
 
 static rf_status put_strings(const rf_db_writer *w, rf_db_column *col, wcol *wc, const char *c, int64_t n, rf_diags *d)
 {
-    while (n > 0) {
-        if (wc->sbuflen == 0 && n >= WBUF) {
-            /* a large piece goes straight to the file */
-            wc->sbuflen = 0;
-            col->str_crc = rf_db_crc32c(col->str_crc, c, n);
-            if (write_all(wc->sfd, c, n)) {
-                char *path = rf_sprintf("%s/%s", w->tmp_dir, col->str_file);
-                rf_status st = io_error(d, path ? path : col->str_file, "write a strings file");
-                free(path);
-                return st;
-            }
-            col->str_size += (uint64_t)n;
-            return RF_OK;
-        }
-        int64_t k = WBUF - wc->sbuflen < n ? WBUF - wc->sbuflen : n;
-        memcpy(wc->sbuf + wc->sbuflen, c, (size_t)k);
-        wc->sbuflen += k;
-        c += k;
-        n -= k;
-        if (wc->sbuflen == WBUF) {
-            rf_status st = flush_strings(w, col, wc, d);
-            if (st) return st;
-        }
-    }
-    return RF_OK;
+    return append_bytes(w, wc->sfd, col->str_file, &col->str_size, wc->sbuf, &wc->sbuflen, c, n, d);
 }
 
 static rf_status put(const rf_db_writer *w, rf_db_column *col, wcol *wc, const void *p, int64_t n, rf_diags *d)
 {
-    const char *c = p;
-    while (n > 0) {
-        int64_t k = WBUF - wc->buflen < n ? WBUF - wc->buflen : n;
-        memcpy(wc->buf + wc->buflen, c, (size_t)k);
-        wc->buflen += k;
-        c += k;
-        n -= k;
-        if (wc->buflen == WBUF) {
-            rf_status st = flush(w, col, wc, d);
-            if (st) return st;
-        }
-    }
-    return RF_OK;
+    return append_bytes(w, wc->fd, col->file, &col->size, wc->buf, &wc->buflen, p, n, d);
 }
 
 /* ---- appending -------------------------------------------------------- */
 
-static void block_update(rf_db_column *col, wcol *wc, int64_t i, int64_t v)
+/* Narrows block b's min and max by the k values at p: one loop per type,
+** which the compiler turns into vector instructions. */
+static void block_range(rf_db_column *col, int64_t b, const void *p, int64_t k)
 {
-    (void)wc;
-    rf_db_block *b = &col->blocks[i];
-    if (v < b->min) b->min = v;
-    if (v > b->max) b->max = v;
-}
-
-static void fblock_update(rf_db_column *col, int64_t i, double v)
-{
-    rf_db_block *b = &col->blocks[i];
-    double lo, hi;
-    memcpy(&lo, &b->min, 8);
-    memcpy(&hi, &b->max, 8);
-    if (v != v) return; /* NaN takes no part */
-    if (v < lo) memcpy(&b->min, &v, 8);
-    if (v > hi) memcpy(&b->max, &v, 8);
-}
-
-static int64_t value_at(rf_type t, const void *p, int64_t i)
-{
-    switch (t) {
+    rf_db_block *bl = &col->blocks[b];
+    int64_t lo = bl->min, hi = bl->max;
+    switch (col->type) {
     case RF_TYPE_INT:
-    case RF_TYPE_DECIMAL: return ((const int64_t *)p)[i];
-    case RF_TYPE_DATE: return ((const int32_t *)p)[i];
-    case RF_TYPE_BOOL: return ((const uint8_t *)p)[i];
-    case RF_TYPE_STRING: return ((const uint32_t *)p)[i];
-    case RF_TYPE_FLOAT: break;
+    case RF_TYPE_DECIMAL: {
+        const int64_t *v = p;
+        for (int64_t i = 0; i < k; i++) {
+            lo = v[i] < lo ? v[i] : lo;
+            hi = v[i] > hi ? v[i] : hi;
+        }
+        break;
     }
-    return 0;
+    case RF_TYPE_DATE: {
+        /* a block's first piece starts from INT64_MAX / INT64_MIN: clamp into the type */
+        int32_t mn = lo > INT32_MAX ? INT32_MAX : (int32_t)lo, mx = hi < INT32_MIN ? INT32_MIN : (int32_t)hi;
+        const int32_t *v = p;
+        for (int64_t i = 0; i < k; i++) {
+            mn = v[i] < mn ? v[i] : mn;
+            mx = v[i] > mx ? v[i] : mx;
+        }
+        lo = mn;
+        hi = mx;
+        break;
+    }
+    case RF_TYPE_BOOL:
+    case RF_TYPE_STRING: {
+        /* unsigned values: start from the widest range of the type */
+        uint32_t mn = lo > UINT32_MAX ? UINT32_MAX : (uint32_t)lo, mx = hi < 0 ? 0 : (uint32_t)hi;
+        if (col->type == RF_TYPE_BOOL) {
+            const uint8_t *v = p;
+            for (int64_t i = 0; i < k; i++) {
+                mn = v[i] < mn ? v[i] : mn;
+                mx = v[i] > mx ? v[i] : mx;
+            }
+        } else {
+            const uint32_t *v = p;
+            for (int64_t i = 0; i < k; i++) {
+                mn = v[i] < mn ? v[i] : mn;
+                mx = v[i] > mx ? v[i] : mx;
+            }
+        }
+        lo = mn;
+        hi = mx;
+        break;
+    }
+    case RF_TYPE_FLOAT: {
+        double mn, mx;
+        memcpy(&mn, &bl->min, 8);
+        memcpy(&mx, &bl->max, 8);
+        const double *v = p;
+        for (int64_t i = 0; i < k; i++) {
+            if (v[i] != v[i]) continue; /* NaN takes no part */
+            mn = v[i] < mn ? v[i] : mn;
+            mx = v[i] > mx ? v[i] : mx;
+        }
+        memcpy(&lo, &mn, 8);
+        memcpy(&hi, &mx, 8);
+        break;
+    }
+    }
+    bl->min = lo;
+    bl->max = hi;
 }
 
 /* Min/max of rows [0, n) of values, which continue the column, and the
@@ -313,40 +332,37 @@ static rf_status blocks_add(rf_db_column *col, wcol *wc, uint32_t block_rows, co
         col->blocks = nb;
         wc->capblocks = nc;
     }
-    /* the CRCs, a block's piece of this append at a time */
+    /* a block's piece of this append at a time: its CRC, its range */
     int width = rf_db_col_width(col->type, col->enc);
     for (int64_t i = 0; i < n;) {
         int64_t r = wc->rows + i, b = r / block_rows;
         int64_t k = (b + 1) * (int64_t)block_rows - r;
         if (k > n - i) k = n - i;
-        if (r % block_rows == 0) col->blocks[b].crc = col->blocks[b].str_crc = 0;
-        col->blocks[b].crc = rf_db_crc32c(col->blocks[b].crc, (const char *)values + i * width, k * width);
+        rf_db_block *bl = &col->blocks[b];
+        const char *p = (const char *)values + i * width;
+        if (r % block_rows == 0) {
+            col->nblocks = b + 1;
+            bl->crc = bl->str_crc = 0;
+            if (col->type == RF_TYPE_FLOAT) {
+                double inf = 1.0 / 0.0, ninf = -1.0 / 0.0;
+                memcpy(&bl->min, &inf, 8);
+                memcpy(&bl->max, &ninf, 8);
+            } else {
+                bl->min = INT64_MAX;
+                bl->max = INT64_MIN;
+            }
+        }
+        bl->crc = rf_db_crc32c(bl->crc, p, k * width);
         if (col->enc == RF_DB_ENC_PLAIN) {
             const uint64_t *o = values;
             uint64_t s0 = o[i], s1 = i + k < n ? o[i + k] : sbase + (uint64_t)slen;
-            col->blocks[b].str_crc = rf_db_crc32c(col->blocks[b].str_crc, strings + (s0 - sbase), (int64_t)(s1 - s0));
-            if (r % block_rows == 0) col->blocks[b].min = (int64_t)s0;
-            col->blocks[b].max = (int64_t)s1;
-            col->nblocks = b + 1;
+            bl->str_crc = rf_db_crc32c(bl->str_crc, strings + (s0 - sbase), (int64_t)(s1 - s0));
+            if (r % block_rows == 0) bl->min = (int64_t)s0;
+            bl->max = (int64_t)s1;
+        } else {
+            block_range(col, b, p, k);
         }
         i += k;
-    }
-    if (col->enc == RF_DB_ENC_PLAIN) return RF_OK;
-    for (int64_t i = 0; i < n; i++) {
-        int64_t r = wc->rows + i, b = r / block_rows;
-        if (r % block_rows == 0) {
-            col->nblocks = b + 1;
-            if (col->type == RF_TYPE_FLOAT) {
-                double inf = 1.0 / 0.0, ninf = -1.0 / 0.0;
-                memcpy(&col->blocks[b].min, &inf, 8);
-                memcpy(&col->blocks[b].max, &ninf, 8);
-            } else {
-                col->blocks[b].min = INT64_MAX;
-                col->blocks[b].max = INT64_MIN;
-            }
-        }
-        if (col->type == RF_TYPE_FLOAT) fblock_update(col, b, ((const double *)values)[i]);
-        else block_update(col, wc, b, value_at(col->type, values, i));
     }
     return RF_OK;
 }
@@ -448,6 +464,17 @@ rf_status rf_db_writer_finish_column(rf_db_writer *w, int32_t tid, int32_t c, rf
     if (wc->finished) return RF_OK;
     rf_status st = flush(w, col, wc, d);
     if (st) return st;
+    /* the whole files' CRC-32Cs, from their blocks' (which tile them) */
+    col->crc = col->str_crc = 0;
+    int width = rf_db_col_width(col->type, col->enc);
+    for (int64_t b = 0; b < col->nblocks; b++) {
+        int64_t rows = wc->rows - b * (int64_t)t->block_rows;
+        if (rows > (int64_t)t->block_rows) rows = t->block_rows;
+        col->crc = rf_db_crc32c_combine(col->crc, col->blocks[b].crc, rows * width);
+        if (col->enc == RF_DB_ENC_PLAIN)
+            col->str_crc = rf_db_crc32c_combine(col->str_crc, col->blocks[b].str_crc,
+                                                col->blocks[b].max - col->blocks[b].min);
+    }
     if (col->enc == RF_DB_ENC_PLAIN) {
         st = flush_strings(w, col, wc, d);
         if (!st && close(wc->sfd) != 0) st = io_error(d, col->str_file, "write a strings file");
@@ -533,8 +560,18 @@ rf_status rf_db_writer_commit(rf_db_writer *w, rf_diags *d)
     rf_status st = RF_OK;
     for (int32_t i = 0; i < w->db.ntables && !st; i++) st = rf_db_writer_end_table(w, i, d);
     if (st) return st;
-    /* the data on disk before the manifest that vouches for it */
-    for (int32_t i = 0; i < w->db.ntables && !st; i++)
+    /* the data on disk before the manifest that vouches for it: one syncfs
+    ** of the folder's file system (one journal commit, where an fsync per
+    ** file may cost one each), else an fsync per file */
+    int synced = 0;
+#ifdef __linux__
+    int dfd = open(w->tmp_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd >= 0) {
+        synced = syncfs(dfd) == 0;
+        close(dfd);
+    }
+#endif
+    for (int32_t i = 0; i < w->db.ntables && !st && !synced; i++)
         for (int32_t c = 0; c < w->db.tables[i].ncols && !st; c++) {
             const rf_db_column *col = &w->db.tables[i].cols[c];
             for (int k = 0; k < 3 && !st; k++) {

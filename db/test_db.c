@@ -69,6 +69,19 @@ static void flip_byte(const char *path, long at)
     close(fd);
 }
 
+/* The CRC-32C of a whole file (-1 as all ones when it cannot be read). */
+static uint32_t file_crc(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return 0xffffffffu;
+    unsigned char buf[65536];
+    uint32_t crc = 0;
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0) crc = rf_db_crc32c(crc, buf, (int64_t)n);
+    fclose(f);
+    return crc;
+}
+
 static void test_roundtrip(const char *base)
 {
     char *dir = rf_sprintf("%s/db", base);
@@ -110,6 +123,11 @@ static void test_roundtrip(const char *base)
     CHECK(t && t->cols[0].nblocks == 2 && t->cols[0].blocks[0].min == -5 &&
           t->cols[0].blocks[1].max == (int64_t)(N - 1) * 3 - 5);
     CHECK(t && t->cols[1].dict_count == 3 && !strcmp(t->cols[1].name, "s") && !strcmp(t->cols[2].name, ""));
+    for (int c = 0; t && c < 3; c++) {
+        char *p = rf_sprintf("%s/%s", dir, t->cols[c].file);
+        CHECK(p && file_crc(p) == t->cols[c].crc); /* combined from the blocks', two appends in block 0 */
+        free(p);
+    }
     rf_db_map m, dm;
     const void *data;
     const uint64_t *doff;
@@ -358,6 +376,8 @@ static void test_plain(const char *base)
         char *col = rf_sprintf("%s/%s", dir, t->cols[1].file);
         char *ocol = rf_sprintf("%s/%s", dir, t->cols[0].file);
         char *str = rf_sprintf("%s/%s", dir, t->cols[0].str_file);
+        /* the manifest's whole-file CRC-32Cs (combined from the blocks') */
+        CHECK(file_crc(col) == t->cols[1].crc && file_crc(ocol) == t->cols[0].crc && file_crc(str) == t->cols[0].str_crc);
         const void *data;
         /* a flipped byte in block 3 of a column: refused naming block 3; a
         ** reader of blocks 1, 2 and 4 only does not read it */

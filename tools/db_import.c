@@ -217,12 +217,20 @@ static int64_t record_end(const char *buf, int64_t len, char delim)
 ** line without one. */
 static int64_t lines_in(const char *data, int64_t size)
 {
-    int64_t n = 0;
-    for (const char *p = data, *e = data + size; p < e; p++) {
-        p = memchr(p, '\n', (size_t)(e - p));
-        if (!p) break;
-        n++;
+    /* a count, not a search (memchr once a line cost as much as parsing a
+    ** column): eight bytes a step, each byte that is '\n' becoming 0, then
+    ** its zero bytes counted exactly (high bit set where the byte was 0;
+    ** no popcount: without -mpopcnt it is a library call) */
+    const uint64_t lo7 = UINT64_C(0x7f7f7f7f7f7f7f7f), nl = UINT64_C(0x0a0a0a0a0a0a0a0a);
+    int64_t n = 0, i = 0;
+    for (; i + 8 <= size; i += 8) {
+        uint64_t x;
+        memcpy(&x, data + i, 8);
+        x ^= nl;
+        uint64_t t = ~(((x & lo7) + lo7) | x | lo7);
+        n += (int64_t)(((t >> 7) * UINT64_C(0x0101010101010101)) >> 56); /* the sum of the eight 0/1 bytes */
     }
+    for (; i < size; i++) n += data[i] == '\n';
     if (size > 0 && data[size - 1] != '\n') n++;
     return n;
 }
