@@ -33,7 +33,7 @@ static const char *usage =
     "usage: redfox tpch bench --data DIR --sf X [--device auto|cpu|gpu] [--repeat N]\n"
     "                         [--queries LIST] [--bandwidth GBPS] [--json FILE]\n"
     "                         [--duckdb FILE] [--threads N] [--no-fuse]\n"
-    "                         [--set NAME=VALUE]\n"
+    "                         [--set NAME=VALUE] [--gpu-memory N]\n"
     "\n"
     "Times the TPC-H queries built into redfox on the dbgen .tbl files in DIR\n"
     "(generated at scale factor X). The tables are parsed into host memory once,\n"
@@ -85,6 +85,8 @@ static const char *usage =
     "  --no-fuse           GPU: no Kernel Weaver fusion, every kernel separately;\n"
     "                      compare with a run without it (the JSON says \"fused\")\n"
     "  --set NAME=VALUE    a tuning setting (below; repeatable)\n"
+    "  --gpu-memory N      cap the GPU memory the run uses (bytes, K/M/G/T;\n"
+    "                      the same as --set gpu_memory=N)\n"
     "  --cache-dir DIR     where the GPU's compiled code is cached (default\n"
     "                      $XDG_CACHE_HOME/redfox, else ~/.cache/redfox); --no-cache: none\n"
     "  -h, --help          this text\n";

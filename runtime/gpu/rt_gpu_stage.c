@@ -106,7 +106,9 @@ static rf_status fused_stage(gx *x, const rf_hir_kernel *k, rf_rt_kprof *prof, i
 rf_status rf_gx_run(gx *x, const rf_hir_kernel *k, rf_rt_kprof *prof)
 {
     int done = 0;
-    rf_status st = fused_stage(x, k, prof, &done);
+    /* under a memory cap its values come back from host memory first */
+    rf_status st = rf_gx_hold_kernel(x, k);
+    if (!st) st = fused_stage(x, k, prof, &done);
     if (st || done) return st;
     /* a unique of rows whose repeats were dropped where made:
     ** fewer rows in than the CPU's (rows_out stays comparable) */
