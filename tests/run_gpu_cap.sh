@@ -70,7 +70,8 @@ for prog in "$@"; do
         if [ "$newpeak" -gt "$cap" ]; then echo "FAIL $name: peak $newpeak above the cap $cap"; fail=1; fi
         if [ $which = tight ]; then
             [ "$moved" -gt 0 ] && spilled=$((spilled + 1))
-            echo "$name: cap $cap of peak $peak: on the GPU, $moved values moved to host memory, peak $newpeak"
+            ranges=$(sed -n 's/.*; \([0-9]*\) kernels run in \([0-9]*\) row ranges.*/\1 kernels in \2 row ranges/p' "$tmp/err")
+            echo "$name: cap $cap of peak $peak: on the GPU, $moved values moved to host memory, $ranges, peak $newpeak"
         fi
     done
 done

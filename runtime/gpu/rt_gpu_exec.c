@@ -84,7 +84,15 @@ static rf_status gpu_load(void *dev, int32_t var, rf_rt_rel *r, int borrowed)
     uint8_t *read = rf_malloc((size_t)v->ncols + 1);
     rf_status st = read ? RF_OK : RF_ENOMEM;
     if (read) rf_rt_input_cols_read(x->p, var, read);
+    int64_t ndiag = x->d->count, nerr = x->d->nerrors;
     if (!st) st = rf_gx_upload_rel(x, r, v->types, v->ncols, read, &g);
+    if (st == RF_EDEVMEM) {
+        /* no room on the device even for this input alone: it waits in host
+        ** memory until a kernel reads it (at once, or in ranges) */
+        rf_gx_val_clear(x, &g, v->ncols);
+        rf_gx_held_drop_diags(x, ndiag, nerr);
+        st = rf_gx_held_rel(x, r, v->types, v->ncols, read, &g);
+    }
     free(read);
     if (borrowed) {
         free(r->cols);
@@ -390,6 +398,8 @@ static void gpu_close(void *dev)
         x->res->gpu_spills = x->spills;
         x->res->gpu_spill_out_bytes = x->spill_out;
         x->res->gpu_spill_in_bytes = x->spill_in;
+        x->res->gpu_parted = x->parted;
+        x->res->gpu_parts = x->parts;
     }
     rf_gpu_fplan_free(x->nofuse);
     rf_gpu_plan_free(x->plan);

@@ -272,6 +272,8 @@ typedef struct gx {
     uint64_t epoch;
     int64_t spills;
     uint64_t spill_out, spill_in;
+    /* kernels run in row ranges (rt_gpu_part.c) and their ranges */
+    int64_t parted, parts;
 } gx;
 
 /* ---- joins ---------------------------------------------------------------------------- */
@@ -411,13 +413,30 @@ rf_status rf_gx_k_fused(gx *x, const rf_gpu_funit *u, int *ran);
 
 /* rt_gpu_spill.c: values in host memory while the cap leaves no room */
 void rf_gx_spill_init(gx *x);
-/* Kernel k (with its fused kernel's other stages) is about to run: its
-** values are marked in use and those in host memory are brought back. */
-rf_status rf_gx_hold_kernel(gx *x, const rf_hir_kernel *k);
+/* Kernel k (with the stages of fused kernel u, when not NULL) is about to
+** run: its values are marked in use and those in host memory come back. */
+rf_status rf_gx_hold_kernel(gx *x, const rf_hir_kernel *k, const rf_gpu_funit *u);
+/* Variable var's buffers moved to host memory now, and back. */
+rf_status rf_gx_spill_var(gx *x, int32_t var);
+rf_status rf_gx_unspill_var(gx *x, int32_t var);
+/* Column c of a value in host memory (NULL: none there). */
+const void *rf_gx_held_col(const gval *v, int32_t c);
+/* Host rows r (the columns read marks; NULL: all) as a value in host memory. */
+rf_status rf_gx_held_rel(gx *x, const rf_rt_rel *r, const rf_type *types, int32_t ncols, const uint8_t *read,
+                         gval *out);
+/* host (len bytes, malloc'd, taken over) becomes column c of v in host memory. */
+rf_status rf_gx_held_adopt(gval *v, int32_t ncols, int32_t c, void *host, uint64_t len);
+/* Drops the diagnostics added since there were count (nerrors errors): a
+** request that failed for lack of room, then met another way. */
+void rf_gx_held_drop_diags(gx *x, int64_t count, int64_t nerrors);
 /* Variable var alone is in use (an input loading, an output going to the host). */
 rf_status rf_gx_hold_var(gx *x, int32_t var);
 /* Frees v's host copies (part of rf_gx_val_clear). */
 void rf_gx_held_free(gval *v);
+
+/* rt_gpu_part.c: a kernel in row ranges when its values and results do not fit at once */
+int rf_gx_part_can(const gx *x, const rf_hir_kernel *k);
+rf_status rf_gx_run_parts(gx *x, const rf_hir_kernel *k);
 
 /* rt_gpu_stage.c: one kernel of the driver's walk (rf_rt_device_ops.run) */
 rf_status rf_gx_run(gx *x, const rf_hir_kernel *k, rf_rt_kprof *prof);

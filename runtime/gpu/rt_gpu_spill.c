@@ -71,7 +71,7 @@ void rf_gx_held_free(gval *v)
 }
 
 /* Variable var's device buffers copied to host memory and released. */
-static rf_status spill(gx *x, int32_t var)
+rf_status rf_gx_spill_var(gx *x, int32_t var)
 {
     gval *v = &x->vals[var];
     int32_t ncols = ncols_of(x, var), ns = ncols + EXTRA_SLOTS;
@@ -84,9 +84,11 @@ static rf_status spill(gx *x, int32_t var)
         v->held = h;
         if (!h->host || !h->len) return rf_gx_held_free(v), RF_ENOMEM;
     }
+    int moved = 0;
     for (int32_t i = 0; i < ns; i++) {
         gbuf *b = slot(v, i, ncols);
         if (!b || !b->p) continue;
+        moved = 1;
         void *m = malloc((size_t)b->n);
         if (!m) return RF_ENOMEM;
         rf_status st = x->g.ops->d2h(&x->g, m, b->p, b->n);
@@ -96,7 +98,7 @@ static rf_status spill(gx *x, int32_t var)
         x->spill_out += b->n;
         gfree(x, b);
     }
-    x->spills++;
+    x->spills += moved;
     return RF_OK;
 }
 
@@ -120,17 +122,36 @@ static int on_full(void *ctx)
     if (best < 0) return 0;
     /* (a failed copy leaves what it could not move on the device: the
     ** request then fails as it would have) */
-    rf_status st = spill(x, best);
+    rf_status st = rf_gx_spill_var(x, best);
     return !st;
 }
 
-void rf_gx_spill_init(gx *x)
+void rf_gx_spill_init(gx *x) { rf_gpool_on_full(x->pool, on_full, x); }
+
+const void *rf_gx_held_col(const gval *v, int32_t c)
 {
-    if (x->g.mem_cap) rf_gpool_on_full(x->pool, on_full, x);
+    return v->held && c < v->held->nslots ? v->held->host[c] : NULL;
+}
+
+rf_status rf_gx_held_adopt(gval *v, int32_t ncols, int32_t c, void *host, uint64_t len)
+{
+    gheld *h = v->held;
+    if (!h) {
+        if (!(h = rf_calloc(1, sizeof *h))) return RF_ENOMEM;
+        h->nslots = ncols + EXTRA_SLOTS;
+        h->host = rf_calloc((size_t)h->nslots, sizeof *h->host);
+        h->len = rf_calloc((size_t)h->nslots, sizeof *h->len);
+        v->held = h;
+        if (!h->host || !h->len) return rf_gx_held_free(v), RF_ENOMEM;
+    }
+    free(h->host[c]);
+    h->host[c] = host;
+    h->len[c] = len;
+    return RF_OK;
 }
 
 /* Variable var (marked in use) back on the device. */
-static rf_status unspill(gx *x, int32_t var)
+rf_status rf_gx_unspill_var(gx *x, int32_t var)
 {
     gval *v = &x->vals[var];
     gheld *h = v->held;
@@ -151,6 +172,17 @@ static rf_status unspill(gx *x, int32_t var)
     return RF_OK;
 }
 
+void rf_gx_held_drop_diags(gx *x, int64_t count, int64_t nerrors)
+{
+    rf_diags *d = x->d;
+    while (d->count > count) {
+        rf_diag *it = &d->items[--d->count];
+        free(it->msg);
+        free((char *)it->loc.file);
+    }
+    d->nerrors = nerrors;
+}
+
 static void mark(gx *x, int32_t var)
 {
     if (var >= 0 && var < x->p->nvars) x->vals[var].used = x->epoch;
@@ -160,9 +192,9 @@ static rf_status bring_back(gx *x, const rf_hir_kernel *k)
 {
     rf_status st = RF_OK;
     for (int32_t i = 0; i < k->nin && !st; i++)
-        if (k->in[i] >= 0) st = unspill(x, k->in[i]);
-    if (!st && k->idx >= 0) st = unspill(x, k->idx);
-    if (!st && k->out >= 0) st = unspill(x, k->out);
+        if (k->in[i] >= 0) st = rf_gx_unspill_var(x, k->in[i]);
+    if (!st && k->idx >= 0) st = rf_gx_unspill_var(x, k->idx);
+    if (!st && k->out >= 0) st = rf_gx_unspill_var(x, k->out);
     return st;
 }
 
@@ -173,13 +205,9 @@ static void mark_kernel(gx *x, const rf_hir_kernel *k)
     mark(x, k->out);
 }
 
-rf_status rf_gx_hold_kernel(gx *x, const rf_hir_kernel *k)
+rf_status rf_gx_hold_kernel(gx *x, const rf_hir_kernel *k, const rf_gpu_funit *u)
 {
     x->epoch++;
-    if (!x->g.mem_cap) return RF_OK;
-    const rf_gpu_funit *u = NULL;
-    if (x->fplan && k->id >= 0 && k->id < x->fplan->nkernels && x->fplan->unit_of[k->id] >= 0)
-        u = &x->fplan->units[x->fplan->unit_of[k->id]];
     /* every value of the fused kernel first, so that none of them leaves
     ** while another comes back */
     mark_kernel(x, k);
@@ -206,7 +234,24 @@ rf_status rf_gx_hold_kernel(gx *x, const rf_hir_kernel *k)
 rf_status rf_gx_hold_var(gx *x, int32_t var)
 {
     x->epoch++;
-    if (!x->g.mem_cap) return RF_OK;
     mark(x, var);
-    return unspill(x, var);
+    return rf_gx_unspill_var(x, var);
+}
+
+rf_status rf_gx_held_rel(gx *x, const rf_rt_rel *r, const rf_type *types, int32_t ncols, const uint8_t *read, gval *out)
+{
+    memset(out, 0, sizeof *out);
+    out->nrows = out->cap = r->nrows;
+    rf_status st = (out->cols = rf_calloc((size_t)ncols + 1, sizeof *out->cols)) ? RF_OK : RF_ENOMEM;
+    for (int32_t c = 0; c < ncols && !st && r->nrows > 0; c++) {
+        if (read && !read[c]) continue;
+        /* as the pool would reserve it: a multiple of 256 bytes */
+        uint64_t bytes = (uint64_t)r->nrows * (uint64_t)rf_rt_type_width(types[c]), n = (bytes + 255) / 256 * 256;
+        char *m = rf_calloc(1, (size_t)n);
+        if (!m) st = RF_ENOMEM;
+        else memcpy(m, r->cols[c], (size_t)bytes);
+        if (!st && (st = rf_gx_held_adopt(out, ncols, c, m, n))) free(m);
+    }
+    if (st) rf_gx_val_clear(x, out, ncols);
+    return st;
 }

@@ -1,0 +1,202 @@
+/*
+** runtime/gpu/rt_gpu_part.c: a kernel run in row ranges when its values and
+** results do not fit in GPU memory at once (under the --gpu-memory cap, or a
+** full GPU).
+**
+** Owns: which kernels can run in parts and how: the row-local kernels, a
+** map over one relation (filter, project, arithmetic: row i of the output
+** depends on row i of the input alone) and a join map or gather map (a row
+** per pair of the index). The thesis's chapter 6 partitions relations that
+** exceed GPU memory; a row-local kernel needs no hashing for that: its
+** input (the relation, or the index's pairs) waits in host memory and comes
+** in one range at a time, and each range's rows go back to host memory as
+** soon as they are made; the ranges' outputs, concatenated in range order,
+** are the rows the whole kernel would have made, in the same order. The
+** result stays in host memory until a kernel reads it (rt_gpu_spill.c).
+** Ranges start at two and double while one range does not fit; a kernel
+** that does not fit in ranges of a row fails as before (the driver then
+** runs the program on the CPU, with a warning).
+**
+** A map may drop a run's repeated rows where it makes them (gval.distinct),
+** but a run can span two ranges: the parts' result is marked as not
+** distinct, and the unique reading it drops the repeats itself, giving the
+** same first occurrences. An error of a row (overflow, a bad date) is found
+** in the first range that holds a failing row, at its lowest failing row:
+** the row the whole kernel reports. `--profile` counts the kernels run in
+** parts and their ranges.
+*/
+#include "rt_gpu_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { MAX_PARTS = 1 << 20 };
+
+int rf_gx_part_can(const gx *x, const rf_hir_kernel *k)
+{
+    if (k->id < 0 || k->id >= x->nkernels || !x->plans[k->id].gpu) return 0;
+    if (k->kind == RF_HIR_MAP) return k->nin == 1 && k->idx < 0;
+    if (k->kind == RF_HIR_JOIN_MAP || k->kind == RF_HIR_GATHER_MAP) return k->idx >= 0;
+    return 0;
+}
+
+/* The output's columns in host memory, growing range by range. */
+typedef struct acc {
+    char **col;
+    uint64_t *cap; /* bytes each column has room for */
+    int64_t rows;
+} acc;
+
+static void acc_free(acc *a, int32_t ncols)
+{
+    for (int32_t c = 0; a->col && c < ncols; c++) free(a->col[c]);
+    free(a->col);
+    free(a->cap);
+    memset(a, 0, sizeof *a);
+}
+
+/* The rows of output value out (on the device) appended to a. */
+static rf_status acc_take(gx *x, acc *a, const rf_hir_var *ov, const gval *out)
+{
+    for (int32_t c = 0; c < ov->ncols; c++) {
+        uint64_t w = (uint64_t)wid(ov->types[c]), at = (uint64_t)a->rows * w, add = (uint64_t)out->nrows * w;
+        if (at + add > a->cap[c]) {
+            uint64_t nc = a->cap[c] ? a->cap[c] : 4096;
+            while (nc < at + add) nc *= 2;
+            char *m = rf_realloc(a->col[c], (size_t)nc);
+            if (!m) return RF_ENOMEM;
+            a->col[c] = m;
+            a->cap[c] = nc;
+        }
+        if (!add) continue;
+        if (colp(out, c)) {
+            rf_status st = x->g.ops->d2h(&x->g, a->col[c] + at, colp(out, c), add);
+            if (st) return st;
+        } else {
+            memset(a->col[c] + at, 0, (size_t)add); /* a column no kernel reads */
+        }
+    }
+    a->rows += out->nrows;
+    return RF_OK;
+}
+
+/* Rows [lo, hi) of value v, whose buffers are in host memory, on the device
+** as a relation of ncols columns (nothing where v has no column). */
+static rf_status range_of_rel(gx *x, const gval *v, const rf_hir_var *hv, int64_t lo, int64_t hi, gval *r)
+{
+    memset(r, 0, sizeof *r);
+    r->nrows = r->cap = hi - lo;
+    if (!(r->cols = rf_calloc((size_t)hv->ncols + 1, sizeof *r->cols))) return RF_ENOMEM;
+    for (int32_t c = 0; c < hv->ncols; c++) {
+        const char *h = rf_gx_held_col(v, c);
+        if (!h) continue;
+        uint64_t w = (uint64_t)wid(hv->types[c]);
+        rf_status st = galloc(x, (uint64_t)(hi - lo) * w, &r->cols[c]);
+        if (!st) st = x->g.ops->h2d(&x->g, r->cols[c].p, h + (uint64_t)lo * w, (uint64_t)(hi - lo) * w);
+        if (st) return st;
+    }
+    return RF_OK;
+}
+
+/* Entries [lo, hi) of index value v (a, and b where it has one) in host memory, on the device. */
+static rf_status range_of_index(gx *x, const gval *v, int32_t ncols, int64_t lo, int64_t hi, gval *r)
+{
+    memset(r, 0, sizeof *r);
+    r->nrows = hi - lo;
+    const char *ha = rf_gx_held_col(v, ncols), *hb = rf_gx_held_col(v, ncols + 1);
+    uint64_t bytes = (uint64_t)(hi - lo) * 8;
+    rf_status st = RF_OK;
+    if (ha) st = galloc(x, bytes, &r->a);
+    if (!st && ha) st = x->g.ops->h2d(&x->g, r->a.p, ha + (uint64_t)lo * 8, bytes);
+    if (!st && hb) st = galloc(x, bytes, &r->b);
+    if (!st && hb) st = x->g.ops->h2d(&x->g, r->b.p, hb + (uint64_t)lo * 8, bytes);
+    return st;
+}
+
+/* Kernel k in nparts ranges of its input; the output into a. */
+static rf_status run_ranges(gx *x, const rf_hir_kernel *k, int64_t nparts, acc *a)
+{
+    const rf_hir_var *ov = x->p->vars[k->out];
+    int32_t in = k->kind == RF_HIR_MAP ? k->in[0] : k->idx;
+    const rf_hir_var *iv = x->p->vars[in];
+    int64_t n = x->vals[in].nrows;
+    rf_status st = RF_OK;
+    for (int64_t i = 0; i < nparts && !st; i++) {
+        int64_t lo = n / nparts * i + (i < n % nparts ? i : n % nparts);
+        int64_t hi = lo + n / nparts + (i < n % nparts);
+        if (lo == hi) continue;
+        gval r;
+        st = k->kind == RF_HIR_MAP ? range_of_rel(x, &x->vals[in], iv, lo, hi, &r)
+                                   : range_of_index(x, &x->vals[in], iv->ncols, lo, hi, &r);
+        if (!st) {
+            /* the kernel reads the range in place of its input */
+            gval whole = x->vals[in];
+            r.used = x->epoch; /* in use: never moved out under the kernel */
+            x->vals[in] = r;
+            st = rf_gx_run_kernel(x, k);
+            r = x->vals[in];
+            x->vals[in] = whole;
+        }
+        rf_gx_val_clear(x, &r, iv->ncols);
+        if (!st) st = acc_take(x, a, ov, &x->vals[k->out]);
+        rf_gx_var_clear(x, k->out);
+    }
+    return st;
+}
+
+/* The rows gathered in a become variable var's value, in host memory. */
+static rf_status acc_to_value(gx *x, acc *a, int32_t var)
+{
+    const rf_hir_var *ov = x->p->vars[var];
+    gval v;
+    memset(&v, 0, sizeof v);
+    v.nrows = v.cap = a->rows;
+    rf_status st = (v.cols = rf_calloc((size_t)ov->ncols + 1, sizeof *v.cols)) ? RF_OK : RF_ENOMEM;
+    for (int32_t c = 0; c < ov->ncols && !st && a->rows > 0; c++) {
+        /* as the pool would reserve it: a multiple of 256 bytes */
+        uint64_t bytes = (uint64_t)a->rows * (uint64_t)wid(ov->types[c]), n = (bytes + 255) / 256 * 256;
+        char *m = n > a->cap[c] ? rf_realloc(a->col[c], (size_t)n) : a->col[c];
+        if (!m) {
+            st = RF_ENOMEM;
+            break;
+        }
+        memset(m + bytes, 0, (size_t)(n - bytes));
+        a->col[c] = NULL;
+        st = rf_gx_held_adopt(&v, ov->ncols, c, m, n);
+    }
+    if (st) {
+        rf_gx_val_clear(x, &v, ov->ncols);
+        return st;
+    }
+    rf_gx_var_set(x, var, &v);
+    return RF_OK;
+}
+
+rf_status rf_gx_run_parts(gx *x, const rf_hir_kernel *k)
+{
+    int32_t in = k->kind == RF_HIR_MAP ? k->in[0] : k->idx;
+    const rf_hir_var *ov = x->p->vars[k->out];
+    /* the input waits in host memory; the other side(s) of a join map stay */
+    rf_status st = rf_gx_spill_var(x, in);
+    for (int32_t i = 0; i < k->nin && !st; i++)
+        if (k->in[i] != in) st = rf_gx_unspill_var(x, k->in[i]);
+    if (st) return st;
+    int64_t n = x->vals[in].nrows, ndiag = x->d->count, nerr = x->d->nerrors;
+    for (int64_t parts = 2;; parts *= 2) {
+        acc a;
+        memset(&a, 0, sizeof a);
+        a.col = rf_calloc((size_t)ov->ncols + 1, sizeof *a.col);
+        a.cap = rf_calloc((size_t)ov->ncols + 1, sizeof *a.cap);
+        st = a.col && a.cap ? run_ranges(x, k, parts, &a) : RF_ENOMEM;
+        if (!st) st = acc_to_value(x, &a, k->out);
+        acc_free(&a, ov->ncols);
+        if (st != RF_EDEVMEM || parts >= n || parts >= MAX_PARTS) {
+            if (!st) {
+                x->parted++;
+                x->parts += parts;
+            }
+            return st;
+        }
+        rf_gx_held_drop_diags(x, ndiag, nerr); /* (smaller ranges next) */
+    }
+}
