@@ -12,7 +12,9 @@
 #include "rt_gpu_internal.h"
 
 #include "rf_sys.h"
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Fused stages (maps, join maps, gather maps) read at most this many variables. */
 enum { FUSED_MAX_IN = 8 };
@@ -112,6 +114,28 @@ static rf_status fused_stage(gx *x, const rf_hir_kernel *k, rf_rt_kprof *prof, i
     return RF_OK;
 }
 
+/* A request that found no room while kernel k ran: the kernel named, where
+** its rule is, in the error (the run then goes to the CPU with a warning). */
+static void name_kernel(gx *x, const rf_hir_kernel *k, int64_t from)
+{
+    rf_diags *d = x->d;
+    for (int64_t i = d->count - 1; i >= from && i >= 0; i--) {
+        if (d->items[i].sev != RF_SEV_ERROR || strncmp(d->items[i].msg, "out of GPU memory", 17)) continue;
+        char *m = rf_malloc(strlen(d->items[i].msg) + 96);
+        if (!m) return;
+        sprintf(m, "kernel k%d (%s): %s", (int)k->id, rf_hir_kind_name(k->kind), d->items[i].msg);
+        free(d->items[i].msg);
+        d->items[i].msg = m;
+        if (!d->items[i].loc.file && x->p->source && k->loc.line) {
+            rf_loc l = kloc(x, k);
+            d->items[i].loc.line = l.line;
+            d->items[i].loc.col = l.col;
+            d->items[i].loc.file = rf_strdup(x->p->source);
+        }
+        return;
+    }
+}
+
 /* The fused kernel that runs at kernel k (its first stage), or NULL. */
 static const rf_gpu_funit *unit_at(const gx *x, const rf_hir_kernel *k)
 {
@@ -167,6 +191,7 @@ rf_status rf_gx_run(gx *x, const rf_hir_kernel *k, rf_rt_kprof *prof)
         }
     }
     if (!st && parts) st = rf_gx_run_parts(x, k);
+    if (st == RF_EDEVMEM) name_kernel(x, k, ndiag);
     if (st || !prof) return st;
     double secs = 0;
     if ((st = x->g.ops->mark(&x->g, 1)) || (st = x->g.ops->elapsed(&x->g, &secs))) return st;
