@@ -416,6 +416,9 @@ void rf_gx_spill_init(gx *x);
 /* Kernel k (with the stages of fused kernel u, when not NULL) is about to
 ** run: its values are marked in use and those in host memory come back. */
 rf_status rf_gx_hold_kernel(gx *x, const rf_hir_kernel *k, const rf_gpu_funit *u);
+/* Every value's buffers to host memory, those in use too (between kernels:
+** the free room in one piece again, but for what is not a value). */
+rf_status rf_gx_compact(gx *x);
 /* Variable var's buffers moved to host memory now, and back. */
 rf_status rf_gx_spill_var(gx *x, int32_t var);
 rf_status rf_gx_unspill_var(gx *x, int32_t var);

@@ -126,6 +126,14 @@ static int on_full(void *ctx)
     return !st;
 }
 
+rf_status rf_gx_compact(gx *x)
+{
+    rf_status st = RF_OK;
+    for (int32_t var = 0; var < x->p->nvars && !st; var++)
+        if (resident_bytes(&x->vals[var], ncols_of(x, var))) st = rf_gx_spill_var(x, var);
+    return st;
+}
+
 void rf_gx_spill_init(gx *x) { rf_gpool_on_full(x->pool, on_full, x); }
 
 const void *rf_gx_held_col(const gval *v, int32_t c)

@@ -136,6 +136,18 @@ static void name_kernel(gx *x, const rf_hir_kernel *k, int64_t from)
     }
 }
 
+/* A kernel that failed for lack of room can run again when it changed none
+** of its inputs: an insert grows its set in place; a unique, difference or
+** gather may have taken its input's columns over (cols: the input's columns
+** before it ran). */
+static int restartable(const gx *x, const rf_hir_kernel *k, const gbuf *cols)
+{
+    if (k->kind == RF_HIR_INSERT) return 0;
+    if (k->kind == RF_HIR_UNIQUE || k->kind == RF_HIR_DIFFERENCE || k->kind == RF_HIR_GATHER)
+        return k->nin > 0 && x->vals[k->in[0]].cols == cols;
+    return 1;
+}
+
 /* The fused kernel that runs at kernel k (its first stage), or NULL. */
 static const rf_gpu_funit *unit_at(const gx *x, const rf_hir_kernel *k)
 {
@@ -168,6 +180,12 @@ rf_status rf_gx_run(gx *x, const rf_hir_kernel *k, rf_rt_kprof *prof)
         blocked = 1;
         st = rf_gx_hold_kernel(x, k, NULL);
     }
+    if (st == RF_EDEVMEM) {
+        /* free room in pieces: every value to host memory, then this kernel's back, together */
+        rf_gx_held_drop_diags(x, ndiag, nerr);
+        st = rf_gx_compact(x);
+        if (!st) st = rf_gx_hold_kernel(x, k, NULL);
+    }
     if (st == RF_EDEVMEM && rf_gx_part_can(x, k)) {
         rf_gx_held_drop_diags(x, ndiag, nerr);
         parts = 1;
@@ -183,7 +201,16 @@ rf_status rf_gx_run(gx *x, const rf_hir_kernel *k, rf_rt_kprof *prof)
     if (!st && !parts) {
         ndiag = x->d->count;
         nerr = x->d->nerrors;
+        const gbuf *cols = k->nin > 0 ? x->vals[k->in[0]].cols : NULL;
         st = rf_gx_run_kernel(x, k);
+        if (st == RF_EDEVMEM && restartable(x, k, cols)) {
+            /* the free room in pieces: once more with every value to host
+            ** memory and this kernel's back, together */
+            rf_gx_held_drop_diags(x, ndiag, nerr);
+            st = rf_gx_compact(x);
+            if (!st) st = rf_gx_hold_kernel(x, k, NULL);
+            if (!st) st = rf_gx_run_kernel(x, k);
+        }
         if (st == RF_EDEVMEM && rf_gx_part_can(x, k)) {
             rf_gx_held_drop_diags(x, ndiag, nerr);
             parts = 1;
