@@ -222,6 +222,7 @@ void rf_gx_var_set(gx *x, int32_t var, gval *v)
 {
     rf_gx_var_clear(x, var);
     x->vals[var] = *v;
+    x->vals[var].used = x->epoch; /* made by the running kernel: in use (rt_gpu_spill.c) */
     memset(v, 0, sizeof *v);
 }
 

@@ -6,7 +6,8 @@
 ** Owns: which kernels can run in parts and how: the row-local kernels, a
 ** map over one relation (filter, project, arithmetic: row i of the output
 ** depends on row i of the input alone) and a join map or gather map (a row
-** per pair of the index). The thesis's chapter 6 partitions relations that
+** per pair of the index); joins (ranges of one side); unique and difference
+** (ranges, then one unique over the ranges' distinct rows). The thesis's chapter 6 partitions relations that
 ** exceed GPU memory; a row-local kernel needs no hashing for that: its
 ** input (the relation, or the index's pairs) waits in host memory and comes
 ** in one range at a time, and each range's rows go back to host memory as
@@ -46,8 +47,17 @@ int rf_gx_part_can(const gx *x, const rf_hir_kernel *k)
     if (k->kind == RF_HIR_MAP) return k->nin == 1 && k->idx < 0;
     if (k->kind == RF_HIR_JOIN_MAP || k->kind == RF_HIR_GATHER_MAP) return k->idx >= 0;
     if (k->kind == RF_HIR_JOIN_INDEX || k->kind == RF_HIR_ANTI_INDEX) return k->nin == 2;
+    /* (a functional-dependency check would name another conflicting pair) */
+    if (k->kind == RF_HIR_UNIQUE) return k->nin == 1 && !k->check_fd && k->out != k->in[0];
+    if (k->kind == RF_HIR_DIFFERENCE) return k->nin == 2 && k->out != k->in[0] && k->out != k->in[1];
     return 0;
 }
+
+/* Kernels whose ranges' results need one more unique over them all: a
+** unique (difference) keeps the first occurrence of each row (not in the
+** right side); the first occurrences of each range, concatenated in range
+** order, hold every row's first occurrence before its other copies. */
+static int dedupes(const rf_hir_kernel *k) { return k->kind == RF_HIR_UNIQUE || k->kind == RF_HIR_DIFFERENCE; }
 
 /* Kernels whose output is an index (row numbers of the left side, and of the right). */
 static int makes_index(const rf_hir_kernel *k) { return k->kind == RF_HIR_JOIN_INDEX || k->kind == RF_HIR_ANTI_INDEX; }
@@ -231,6 +241,24 @@ static rf_status acc_to_value(gx *x, acc *a, int32_t var, int index)
     return RF_OK;
 }
 
+/* The ranges' distinct rows (variable k->out) made distinct over them all:
+** a unique of k->out into itself, at once (where it does not fit, the run
+** fails as before). */
+static rf_status unique_of_ranges(gx *x, const rf_hir_kernel *k)
+{
+    rf_status st = rf_gx_unspill_var(x, k->out);
+    if (st) return st;
+    rf_hir_kernel u = *k;
+    int32_t in = k->out;
+    u.kind = RF_HIR_UNIQUE;
+    u.in = &in;
+    u.nin = 1;
+    u.check_fd = 0;
+    u.nrelease = 0;
+    u.release = NULL;
+    return rf_gx_run_kernel(x, &u);
+}
+
 rf_status rf_gx_run_parts(gx *x, const rf_hir_kernel *k)
 {
     int32_t in = split_var(x, k);
@@ -252,6 +280,7 @@ rf_status rf_gx_run_parts(gx *x, const rf_hir_kernel *k)
         if (!st && makes_index(k) && in == k->in[1]) st = pairs_by_left(&a, x->vals[k->in[0]].nrows);
         if (!st) st = acc_to_value(x, &a, k->out, makes_index(k));
         acc_free(&a, nc);
+        if (!st && dedupes(k)) st = unique_of_ranges(x, k);
         if (st != RF_EDEVMEM || parts >= n || parts >= MAX_PARTS) {
             if (!st) {
                 x->parted++;
