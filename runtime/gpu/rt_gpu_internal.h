@@ -204,6 +204,8 @@ rf_status rf_gpu_str_ranks(gstr *s, gptr col, int64_t n, gbuf *ranks, int64_t *l
 **   rt_gpu_fused.c   Kernel Weaver's fused kernels
 **   rt_gpu_host.c    host fallbacks: string tables by code, error messages,
 **                    maps and float aggregates on the host
+**   rt_gpu_spill.c   values in host memory while the pool is full
+**   rt_gpu_part.c    kernels in row ranges when their own data does not fit
 ** Functions shared between them carry rf_gx_ ("GPU executor"). */
 
 #include "rf_cpu.h"
