@@ -280,8 +280,9 @@ rf_status rf_gx_run_parts(gx *x, const rf_hir_kernel *k)
         if (!st && makes_index(k) && in == k->in[1]) st = pairs_by_left(&a, x->vals[k->in[0]].nrows);
         if (!st) st = acc_to_value(x, &a, k->out, makes_index(k));
         acc_free(&a, nc);
-        if (!st && dedupes(k)) st = unique_of_ranges(x, k);
-        if (st != RF_EDEVMEM || parts >= n || parts >= MAX_PARTS) {
+        int last = 0; /* (more ranges would not make the unique over them smaller) */
+        if (!st && dedupes(k)) last = (st = unique_of_ranges(x, k)) != RF_OK;
+        if (st != RF_EDEVMEM || last || parts >= n || parts >= MAX_PARTS) {
             if (!st) {
                 x->parted++;
                 x->parts += parts;
