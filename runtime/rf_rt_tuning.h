@@ -3,7 +3,7 @@
 **
 ** Owns: the settings that change how a run computes, never what (row
 ** thresholds of the GPU's algorithms, huge pages for big host columns, the
-** GPU memory pool, the device trace, where the GPU caches live):
+** GPU memory pool and its cap, the device trace, where the GPU caches live):
 ** their names, types, defaults and meanings in one table (rt_tuning.c),
 ** the parser of `name=value` (the command line's `--set`), and the text that
 ** lists them for --help. A setting that lost its measurement is deleted,
@@ -27,6 +27,11 @@ typedef struct rf_rt_tuning {
     /* gpu_pool_mb: the GPU memory pool's first arena in MiB (0: 85 % of the
     ** memory free when the run starts) */
     int64_t gpu_pool_mb;
+    /* gpu_memory: the most bytes of device memory a GPU run may hold at once
+    ** (its pool, CUB's scratch, every value); 0: no cap, what the GPU has.
+    ** Under it, values the current kernel does not use move to host memory
+    ** and back (rt_gpu_spill.c) */
+    int64_t gpu_memory;
     /* gpu_pool_exact: 1, one device allocation per buffer instead of the
     ** pool's arenas, so that memory checkers (compute-sanitizer, or ASan in
     ** the emulator) see every buffer's bounds; for debugging */

@@ -154,6 +154,14 @@ typedef struct rf_rt_result {
     int64_t place_records;
     uint64_t h2d_bytes, d2h_bytes; /* GPU: bytes copied host to device and back, the whole run */
     double gpu_alloc_seconds;  /* GPU: in the driver's allocations of device memory (the pool's arenas) */
+    /* GPU: the memory cap (0: none) and, under it, values moved to host
+    ** memory for lack of room, their bytes moved out and back (part of
+    ** h2d_bytes and d2h_bytes) */
+    uint64_t gpu_memory_cap;
+    int64_t gpu_spills;
+    uint64_t gpu_spill_out_bytes, gpu_spill_in_bytes;
+    /* GPU: kernels run in row ranges for lack of room, and their ranges */
+    int64_t gpu_parted, gpu_parts;
     /* inputs from a database: min/max blocks of the tables read, and those
     ** skipped because no reader's constant range filter could accept them */
     int64_t db_blocks, db_blocks_skipped;

@@ -2,7 +2,7 @@
 ** runtime/rt_tuning.c: the table of tuning settings and its parser.
 **
 ** Owns: each setting's name, kind (a count of rows, a switch, a size in
-** MiB, a path), default and meaning (the one place a
+** MiB, a size in bytes with a K/M/G/T suffix, a path), default and meaning (the one place a
 ** setting is defined: rf_rt_tuning's fields are reached through it), the
 ** parser of `name=value` and the --help text. See rf_rt_tuning.h.
 */
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef enum { ROWS, SWITCH, MIB, PATH, SECONDS } kind;
+typedef enum { ROWS, SWITCH, MIB, PATH, SECONDS, BYTES } kind;
 
 typedef struct setting {
     const char *name;
@@ -36,6 +36,10 @@ static const setting settings[] = {
     {"gpu_pool_mb", MIB, offsetof(rf_rt_tuning, gpu_pool_mb), 0,
      "the GPU memory pool's first arena in MiB (auto: 85 % of the GPU memory free when the "
      "run starts; later arenas double)"},
+    {"gpu_memory", BYTES, offsetof(rf_rt_tuning, gpu_memory), 0,
+     "the most GPU memory a run may use, in bytes with an optional K, M, G or T suffix (powers "
+     "of 1024; off: what the GPU has; also --gpu-memory N); values the current kernel does not "
+     "read move to host memory and back while the cap is reached"},
     {"gpu_pool_exact", SWITCH, offsetof(rf_rt_tuning, gpu_pool_exact), 0,
      "one GPU allocation per buffer instead of the pool's arenas, so that memory checkers "
      "(compute-sanitizer, ASan in the emulator) see each buffer's bounds; for debugging, "
@@ -64,7 +68,7 @@ void rf_rt_tuning_init(rf_rt_tuning *t)
     memset(t, 0, sizeof *t);
     for (size_t i = 0; i < sizeof settings / sizeof settings[0]; i++) {
         char *at = (char *)t + settings[i].off;
-        if (settings[i].k == ROWS || settings[i].k == MIB || settings[i].k == SECONDS) *(int64_t *)at = settings[i].dflt;
+        if (settings[i].k != SWITCH && settings[i].k != PATH) *(int64_t *)at = settings[i].dflt;
         else if (settings[i].k == PATH) *(const char **)at = NULL;
         else *(int *)at = (int)settings[i].dflt;
     }
@@ -79,6 +83,36 @@ const rf_rt_tuning *rf_rt_tuning_default(void)
         made = 1;
     }
     return &d;
+}
+
+/* A size in bytes: digits and an optional K, M, G or T (powers of 1024,
+** lower case too, an optional B after it), at most 2^62; "off" is 0. */
+static rf_status parse_bytes(const char *name, const char *v, int64_t *at, char *why, size_t n)
+{
+    if (!strcmp(v, "off")) return *at = 0, RF_OK;
+    int64_t x = 0;
+    const char *c = v;
+    for (; *c >= '0' && *c <= '9'; c++) {
+        if (x > (INT64_C(1) << 62) / 10) break;
+        x = x * 10 + (*c - '0');
+    }
+    int shift = 0;
+    switch (*c) {
+    case 'K': case 'k': shift = 10; c++; break;
+    case 'M': case 'm': shift = 20; c++; break;
+    case 'G': case 'g': shift = 30; c++; break;
+    case 'T': case 't': shift = 40; c++; break;
+    default: break;
+    }
+    if (shift && (*c == 'B' || *c == 'b')) c++;
+    /* (a digit left over: the number was too big to read) */
+    if (!(v[0] >= '0' && v[0] <= '9') || *c || x <= 0 || x > (INT64_C(1) << (62 - shift))) {
+        snprintf(why, n, "%s takes a size in bytes above 0 with an optional K, M, G or T suffix (like 512M), or off, "
+                 "not '%s'", name, v);
+        return RF_EUSAGE;
+    }
+    *at = x << shift;
+    return RF_OK;
 }
 
 rf_status rf_rt_tuning_set(rf_rt_tuning *t, const char *assign, char *why, size_t n)
@@ -107,6 +141,7 @@ rf_status rf_rt_tuning_set(rf_rt_tuning *t, const char *assign, char *why, size_
             *(const char **)at = v;
             return RF_OK;
         }
+        if (s->k == BYTES) return parse_bytes(s->name, v, (int64_t *)at, why, n);
         if (!strcmp(v, s->k == MIB ? "auto" : "off")) {
             *(int64_t *)at = s->k == MIB ? 0 : INT64_MAX;
             return RF_OK;
@@ -135,6 +170,7 @@ void rf_rt_tuning_help(rf_buf *out, const char *indent)
         char d[32];
         if (s->k == SWITCH) snprintf(d, sizeof d, "%s", s->dflt ? "on" : "off");
         else if (s->k == MIB) snprintf(d, sizeof d, "auto");
+        else if (s->k == BYTES) snprintf(d, sizeof d, "off");
         else if (s->k == PATH) snprintf(d, sizeof d, "the user's cache");
         else snprintf(d, sizeof d, "%lld", (long long)s->dflt);
         rf_buf_printf(out, "%s%s (default %s): ", indent, s->name, d);

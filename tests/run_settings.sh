@@ -23,7 +23,8 @@ data=$t/e2e/data
 for cmd in "run" "tpch run" "tpch bench"; do
     # shellcheck disable=SC2086
     "$r" $cmd --help >"$tmp/help" 2>&1
-    for s in "gpu_runs_min (default 65536)" "gpu_ordered_min (default 65536)" "hugepages (default on)" "--set NAME=VALUE"; do
+    for s in "gpu_runs_min (default 65536)" "gpu_ordered_min (default 65536)" "hugepages (default on)" "--set NAME=VALUE" \
+             "gpu_memory (default off)" "--gpu-memory N"; do
         grep -qF -- "$s" "$tmp/help" || { echo "FAIL: $cmd --help lacks: $s"; fail=1; }
     done
 done
@@ -36,6 +37,24 @@ check 2 "no value" "$r" run "$prog" --data "$data" --device cpu --set gpu_runs_m
 check 2 "set without an argument" "$r" run "$prog" --data "$data" --device cpu --set
 check 2 "tpch run: unknown setting" "$r" tpch run --data "$tmp" --set nope=1
 check 2 "tpch bench: unknown setting" "$r" tpch bench --data "$tmp" --sf 1 --set nope=1
+# the GPU memory cap: bytes with a K, M, G or T suffix (--gpu-memory N, gpu_memory=N)
+for bad in 0 -1 12X 1.5G M 99999999999999999999 8T1; do
+    check 2 "gpu_memory=$bad refused" "$r" run "$prog" --data "$data" --device cpu --set "gpu_memory=$bad"
+    grep -q "gpu_memory takes a size in bytes" "$tmp/err" || { echo "FAIL: gpu_memory=$bad: no message"; cat "$tmp/err"; fail=1; }
+    check 2 "--gpu-memory $bad refused" "$r" run "$prog" --data "$data" --device cpu --gpu-memory "$bad"
+    grep -q "^redfox run: --gpu-memory: gpu_memory takes a size" "$tmp/err" || { echo "FAIL: --gpu-memory $bad: no message"; cat "$tmp/err"; fail=1; }
+done
+check 2 "--gpu-memory without a value" "$r" run "$prog" --data "$data" --device cpu --gpu-memory
+check 2 "tpch run: bad --gpu-memory" "$r" tpch run --data "$tmp" --gpu-memory 1Q
+for good in 4096 64K 64k 512M 512MB 1G 2T off; do
+    check 0 "--gpu-memory $good" "$r" run "$prog" --data "$data" --device cpu --gpu-memory "$good"
+done
+# in effect (emulated GPU): the profile names the cap, in bytes
+RF_GPU_EMULATE=1 "$r" run "$prog" --data "$data" --device gpu --format csv --profile --gpu-memory 3M >"$tmp/out" 2>"$tmp/err"
+grep -q "^gpu memory cap: 3145728 bytes" "$tmp/err" || { echo "FAIL: --gpu-memory 3M: not in the profile"; cat "$tmp/err"; fail=1; }
+RF_GPU_EMULATE=1 "$r" run "$prog" --data "$data" --device gpu --format csv --profile --set gpu_memory=1k >"$tmp/out" 2>"$tmp/err"
+grep -q "out of GPU memory: .* of the 1 KiB cap (--gpu-memory): running on the CPU instead" "$tmp/err" ||
+    { echo "FAIL: gpu_memory=1k: no warning naming the cap"; cat "$tmp/err"; fail=1; }
 # hugepages=off: same outputs
 "$r" run "$prog" --data "$data" --device cpu --format csv >"$tmp/a" 2>&1
 check 0 "hugepages=off runs" "$r" run "$prog" --data "$data" --device cpu --format csv --set hugepages=off

@@ -33,7 +33,7 @@ static const char *usage =
     "usage: redfox tpch bench --data DIR --sf X [--device auto|cpu|gpu] [--repeat N]\n"
     "                         [--queries LIST] [--bandwidth GBPS] [--json FILE]\n"
     "                         [--duckdb FILE] [--threads N] [--no-fuse]\n"
-    "                         [--set NAME=VALUE]\n"
+    "                         [--set NAME=VALUE] [--gpu-memory N]\n"
     "\n"
     "Times the TPC-H queries built into redfox on the dbgen .tbl files in DIR\n"
     "(generated at scale factor X). The tables are parsed into host memory once,\n"
@@ -75,7 +75,9 @@ static const char *usage =
     "                      [{q, median_ms, cold_ms, bytes, floor_ms, ratio,\n"
     "                      duckdb_ms, gpu_peak_bytes, fused_kernels, h2d_bytes,\n"
     "                      d2h_bytes, cold_phases_ms: {device, program, read,\n"
-    "                      copy, run, output}}], total_ms,\n"
+    "                      copy, run, output}; with --gpu-memory also\n"
+    "                      gpu_memory_cap, gpu_values_moved,\n"
+    "                      gpu_kernels_in_ranges}], total_ms,\n"
     "                      geomean_ms, power (null where not known), fused\n"
     "  --duckdb FILE       DuckDB's times to compare with: what\n"
     "                      bench/duckdb/tpch.mjs prints, i.e. lines 'q01 197.5 ms'\n"
@@ -85,6 +87,8 @@ static const char *usage =
     "  --no-fuse           GPU: no Kernel Weaver fusion, every kernel separately;\n"
     "                      compare with a run without it (the JSON says \"fused\")\n"
     "  --set NAME=VALUE    a tuning setting (below; repeatable)\n"
+    "  --gpu-memory N      cap the GPU memory the run uses (bytes, K/M/G/T;\n"
+    "                      the same as --set gpu_memory=N)\n"
     "  --cache-dir DIR     where the GPU's compiled code is cached (default\n"
     "                      $XDG_CACHE_HOME/redfox, else ~/.cache/redfox); --no-cache: none\n"
     "  -h, --help          this text\n";
@@ -96,6 +100,9 @@ typedef struct bstat {
     double duckdb_ms;     /* < 0: not given */
     int64_t gpu_peak;     /* GPU: peak device memory of the profiled run */
     int32_t fused;        /* GPU: fused kernel runs in the profiled run */
+    /* GPU, the profiled run: the memory cap (--gpu-memory; 0: none), values
+    ** moved to host memory for room, kernels run in row ranges */
+    int64_t cap, moved, ranged;
     /* the cold run (the first): its phases in seconds (rf_rt_result's) and
     ** the bytes it copied each way */
     double ph_device, ph_program, ph_read, ph_copy, ph_run, ph_output;
@@ -214,6 +221,9 @@ static int bench_query(int q, const rf_rt_options *rt0, int repeat, bstat *bs, c
             for (int32_t k = 0; k < res->nstats; k++) bs->bytes += res->stats[k].bytes_in + res->stats[k].bytes_out;
             bs->gpu_peak = (int64_t)res->gpu_peak_bytes;
             bs->fused = res->gpu_fused;
+            bs->cap = (int64_t)res->gpu_memory_cap;
+            bs->moved = res->gpu_spills;
+            bs->ranged = res->gpu_parted;
         }
     }
     if (st) {
@@ -320,14 +330,15 @@ static void print_table(const report *r, const bstat *bs, const int want[NQUERIE
         printf("Power@SF: only over all 22 queries\n");
     if (!strcmp(r->device, "gpu")) {
         /* where a cold run's time goes, and what it copies (issue 21) */
-        printf("\ncold runs: %-5s %9s %9s %9s %9s %9s %9s %11s %11s %11s\n", "query", "device", "program", "read",
-               "copy", "run", "back", "MB to GPU", "MB to host", "peak MB");
+        printf("\ncold runs: %-5s %9s %9s %9s %9s %9s %9s %11s %11s %11s %7s %7s\n", "query", "device", "program", "read",
+               "copy", "run", "back", "MB to GPU", "MB to host", "peak MB", "moved", "ranged");
         for (int q = 1; q <= NQUERIES; q++) {
             const bstat *s = &bs[q];
             if (!want[q] || !s->ran) continue;
-            printf("cold runs: q%02d   %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f %11.1f %11.1f %11.1f\n", q,
+            printf("cold runs: q%02d   %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f %11.1f %11.1f %11.1f %7lld %7lld\n", q,
                    s->ph_device * 1e3, s->ph_program * 1e3, s->ph_read * 1e3, s->ph_copy * 1e3, s->ph_run * 1e3,
-                   s->ph_output * 1e3, (double)s->h2d / 1e6, (double)s->d2h / 1e6, (double)s->gpu_peak / 1e6);
+                   s->ph_output * 1e3, (double)s->h2d / 1e6, (double)s->d2h / 1e6, (double)s->gpu_peak / 1e6,
+                   (long long)s->moved, (long long)s->ranged);
         }
     }
     if (r->bw_gbps > 0) printf("floor: bytes moved / %g GB/s\n", r->bw_gbps);
@@ -376,6 +387,9 @@ static int write_json(const char *path, const report *r, const bstat *bs, const 
         if (s->ran && s->gpu_peak > 0) fprintf(f, "%lld", (long long)s->gpu_peak);
         else fputs("null", f);
         fprintf(f, ", \"fused_kernels\": %d", (int)s->fused);
+        if (s->ran && s->cap > 0)
+            fprintf(f, ", \"gpu_memory_cap\": %lld, \"gpu_values_moved\": %lld, \"gpu_kernels_in_ranges\": %lld",
+                    (long long)s->cap, (long long)s->moved, (long long)s->ranged);
         if (s->ran)
             fprintf(f,
                     ", \"h2d_bytes\": %lld, \"d2h_bytes\": %lld, \"cold_phases_ms\": {\"device\": %.3f, "

@@ -28,7 +28,7 @@ static const char *usage =
     "usage: redfox tpch run --data DIR [--queries LIST] [--device auto|cpu|gpu]\n"
     "                       [--format table|csv|tbl] [--out DIR] [--repeat N]\n"
     "                       [--check ANSWERS_DIR] [--threads N] [--profile]\n"
-    "                       [--no-fuse] [--set NAME=VALUE]\n"
+    "                       [--no-fuse] [--set NAME=VALUE] [--gpu-memory N]\n"
     "\n"
     "Runs the TPC-H queries built into redfox (tpch/queries/q01.logic ..\n"
     "q22.logic, with the validation parameters) on the dbgen .tbl files in\n"
@@ -57,6 +57,8 @@ static const char *usage =
     "  --no-fuse           GPU: no Kernel Weaver fusion, every kernel separately\n"
     "                      (same results; for comparing times)\n"
     "  --set NAME=VALUE    a tuning setting (below; repeatable)\n"
+    "  --gpu-memory N      cap the GPU memory the run uses (bytes, K/M/G/T;\n"
+    "                      the same as --set gpu_memory=N)\n"
     "  --cache-dir DIR     where the GPU's compiled code is cached (default\n"
     "                      $XDG_CACHE_HOME/redfox, else ~/.cache/redfox); --no-cache: none\n"
     "  -h, --help          this text\n";

@@ -318,9 +318,17 @@ int rf_tool_opt_set(const char *cmd, int argc, char **argv, int *i, rf_rt_tuning
     if (m > 0 && !v[0]) return rf_tool_usage_error(cmd, "--cache-dir takes a folder (--no-cache: none)"), -1;
     if (m > 0) t->cache_dir = v;
     if (m) return m;
+    char why[200];
+    /* --gpu-memory N is gpu_memory=N */
+    m = rf_tool_opt_value(cmd, argc, argv, i, "--gpu-memory", &v);
+    if (m > 0) {
+        char assign[96];
+        snprintf(assign, sizeof assign, "gpu_memory=%.80s", v);
+        if (rf_rt_tuning_set(t, assign, why, sizeof why)) return rf_tool_usage_error(cmd, "--gpu-memory: %s", why), -1;
+    }
+    if (m) return m;
     m = rf_tool_opt_value(cmd, argc, argv, i, "--set", &v);
     if (m <= 0) return m;
-    char why[200];
     if (rf_rt_tuning_set(t, v, why, sizeof why)) return rf_tool_usage_error(cmd, "--set: %s", why), -1;
     return 1;
 }
@@ -391,6 +399,16 @@ void rf_tool_print_profile(const rf_rt_result *res, FILE *f)
         for (int32_t i = 0; i < res->nstats; i++) moved += res->stats[i].bytes_in + res->stats[i].bytes_out;
         fprintf(f, "gpu: %d fused kernel runs, peak device memory %llu bytes, %lld bytes moved\n", (int)res->gpu_fused,
                 (unsigned long long)res->gpu_peak_bytes, (long long)moved);
+        if (res->gpu_memory_cap || res->gpu_spills || res->gpu_parted) {
+            char cap[48];
+            snprintf(cap, sizeof cap, "%llu bytes", (unsigned long long)res->gpu_memory_cap);
+            fprintf(f,
+                    "gpu memory cap: %s; %lld values moved to host memory for room, %llu bytes out, %llu "
+                    "bytes back; %lld kernels run in %lld row ranges\n",
+                    res->gpu_memory_cap ? cap : "none", (long long)res->gpu_spills,
+                    (unsigned long long)res->gpu_spill_out_bytes, (unsigned long long)res->gpu_spill_in_bytes,
+                    (long long)res->gpu_parted, (long long)res->gpu_parts);
+        }
         fprintf(f,
                 "gpu host time: %lld launches %.3f ms, %lld waits for the GPU %.3f ms, %lld CUB calls %.3f ms, "
                 "%lld other calls %.3f ms (besides the profile's own wait after each kernel)\n",

@@ -210,6 +210,7 @@ void rf_gx_val_clear(gx *x, gval *v, int32_t ncols)
     gfree(x, &v->gid);
     gfree(x, &v->first);
     rf_gx_set_free(x, &v->set);
+    rf_gx_held_free(v);
     v->nrows = v->cap = v->ngroups = 0;
     v->has_groups = 0;
 }
@@ -221,6 +222,7 @@ void rf_gx_var_set(gx *x, int32_t var, gval *v)
 {
     rf_gx_var_clear(x, var);
     x->vals[var] = *v;
+    x->vals[var].used = x->epoch; /* made by the running kernel: in use (rt_gpu_spill.c) */
     memset(v, 0, sizeof *v);
 }
 

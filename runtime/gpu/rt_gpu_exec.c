@@ -84,7 +84,15 @@ static rf_status gpu_load(void *dev, int32_t var, rf_rt_rel *r, int borrowed)
     uint8_t *read = rf_malloc((size_t)v->ncols + 1);
     rf_status st = read ? RF_OK : RF_ENOMEM;
     if (read) rf_rt_input_cols_read(x->p, var, read);
+    int64_t ndiag = x->d->count, nerr = x->d->nerrors;
     if (!st) st = rf_gx_upload_rel(x, r, v->types, v->ncols, read, &g);
+    if (st == RF_EDEVMEM) {
+        /* no room on the device even for this input alone: it waits in host
+        ** memory until a kernel reads it (at once, or in ranges) */
+        rf_gx_val_clear(x, &g, v->ncols);
+        rf_gx_held_drop_diags(x, ndiag, nerr);
+        st = rf_gx_held_rel(x, r, v->types, v->ncols, read, &g);
+    }
     free(read);
     if (borrowed) {
         free(r->cols);
@@ -268,6 +276,7 @@ static rf_status gpu_open(const rf_rt_env *env, void **dev)
     x->g_open = 1;
     if (x->tune.gpu_pool_mb > 0) x->g.pool_first = (uint64_t)x->tune.gpu_pool_mb << 20;
     x->g.pool_exact = x->tune.gpu_pool_exact;
+    x->g.mem_cap = (uint64_t)x->tune.gpu_memory;
     x->g.cache_dir = x->tune.cache_dir;
     x->g.cpu = env->pool; /* big copies are staged by the run's threads */
     rf_gpu_acct_install(&x->g);
@@ -286,6 +295,7 @@ static rf_status gpu_open(const rf_rt_env *env, void **dev)
     if (!st) x->plans = x->plan->k;
     if (!st) st = rf_gpool_new(&x->g, &x->pool);
     x->g.pool = x->pool;
+    if (!st) rf_gx_spill_init(x);
     x->str.g = &x->g;
     x->str.pool = x->pool;
     x->str.dict = x->dict;
@@ -357,7 +367,11 @@ static rf_status gpu_finish(void *dev)
 }
 
 /* Outputs come back once, at the end. */
-static rf_status gpu_to_host(void *dev, int32_t var, rf_rt_rel *out) { return rf_gx_host_rel(dev, var, out); }
+static rf_status gpu_to_host(void *dev, int32_t var, rf_rt_rel *out)
+{
+    rf_status st = rf_gx_hold_var(dev, var); /* (under a cap it may be in host memory) */
+    return st ? st : rf_gx_host_rel(dev, var, out);
+}
 
 static void gpu_free(void *dev, int32_t var) { rf_gx_var_clear(dev, var); }
 
@@ -380,6 +394,12 @@ static void gpu_close(void *dev)
         x->res->h2d_bytes = x->g.h2d_bytes;
         x->res->d2h_bytes = x->g.d2h_bytes;
         x->res->gpu_alloc_seconds = x->g.alloc_seconds;
+        x->res->gpu_memory_cap = x->g.mem_cap;
+        x->res->gpu_spills = x->spills;
+        x->res->gpu_spill_out_bytes = x->spill_out;
+        x->res->gpu_spill_in_bytes = x->spill_in;
+        x->res->gpu_parted = x->parted;
+        x->res->gpu_parts = x->parts;
     }
     rf_gpu_fplan_free(x->nofuse);
     rf_gpu_plan_free(x->plan);

@@ -79,6 +79,7 @@ struct gdev {
     int sms;            /* multiprocessors, for grid sizes */
     uint64_t max_grid;  /* blocks per launch at most (grid-stride loops do the rest) */
     uint64_t mem_free;  /* bytes of device memory free at start */
+    uint64_t mem_cap;   /* the most the pool may hold (the gpu_memory setting); 0: no cap */
     uint64_t pool_first; /* the size of the pool's first arena (0: 1 GiB) */
     int pool_exact;     /* one device allocation per buffer (the gpu_pool_exact setting) */
     const char *cache_dir; /* the JIT and emulator caches' root (rf_gpu_cache_dir; the cache_dir setting) */
@@ -117,7 +118,7 @@ int rf_gpu_emulated(void);
 
 typedef struct gbuf {
     gptr p;      /* 0 when nothing is allocated */
-    uint64_t n;  /* bytes reserved */
+    uint64_t n;  /* bytes reserved (all of them allocated: a value moved to host memory copies n) */
 } gbuf;
 
 rf_status rf_gpool_new(gdev *g, gpool **out);
@@ -126,6 +127,10 @@ void rf_gpool_free(gpool *pl);
 ** diagnostic when the device is full. */
 rf_status rf_gpool_alloc(gpool *pl, uint64_t bytes, gbuf *b);
 void rf_gpool_release(gpool *pl, gbuf *b); /* empties b */
+/* fn(ctx) is asked to free room before a request fails (under a cap: a value
+** moved to host memory); it returns 1 when it freed something, then the
+** request is tried again. */
+void rf_gpool_on_full(gpool *pl, int (*fn)(void *ctx), void *ctx);
 uint64_t rf_gpool_in_use(const gpool *pl);
 uint64_t rf_gpool_peak(const gpool *pl);
 
@@ -199,6 +204,8 @@ rf_status rf_gpu_str_ranks(gstr *s, gptr col, int64_t n, gbuf *ranks, int64_t *l
 **   rt_gpu_fused.c   Kernel Weaver's fused kernels
 **   rt_gpu_host.c    host fallbacks: string tables by code, error messages,
 **                    maps and float aggregates on the host
+**   rt_gpu_spill.c   values in host memory while the pool is full
+**   rt_gpu_part.c    kernels in row ranges when their own data does not fit
 ** Functions shared between them carry rf_gx_ ("GPU executor"). */
 
 #include "rf_cpu.h"
@@ -223,6 +230,10 @@ typedef struct gval {
     gbuf gid, first;
     gset *set;
     int distinct; /* REL: its maker dropped repeated rows (rf_gpu_dedupe_cols) */
+    /* under a memory cap (rt_gpu_spill.c): the kernel that last used it (gx.epoch)
+    ** and, while it lives in host memory, its buffers there */
+    uint64_t used;
+    struct gheld *held;
 } gval;
 
 enum { WCHECK_WORDS = 256 }; /* deferred error words (gx.wcheck) */
@@ -257,6 +268,14 @@ typedef struct gx {
     gbuf wcheck;
     int64_t wcheck_used;
     const rf_hir_kernel *wcheck_of[WCHECK_WORDS];
+    /* values moved to host memory under the cap (rt_gpu_spill.c): the
+    ** current kernel's number (its values have used == epoch and stay),
+    ** values moved out, bytes out and back */
+    uint64_t epoch;
+    int64_t spills;
+    uint64_t spill_out, spill_in;
+    /* kernels run in row ranges (rt_gpu_part.c) and their ranges */
+    int64_t parted, parts;
 } gx;
 
 /* ---- joins ---------------------------------------------------------------------------- */
@@ -393,6 +412,36 @@ rf_status rf_gx_k_facts(gx *x, const rf_hir_kernel *k);
 
 /* rt_gpu_fused.c: fused kernels */
 rf_status rf_gx_k_fused(gx *x, const rf_gpu_funit *u, int *ran);
+
+/* rt_gpu_spill.c: values in host memory while the cap leaves no room */
+void rf_gx_spill_init(gx *x);
+/* Kernel k (with the stages of fused kernel u, when not NULL) is about to
+** run: its values are marked in use and those in host memory come back. */
+rf_status rf_gx_hold_kernel(gx *x, const rf_hir_kernel *k, const rf_gpu_funit *u);
+/* Every value's buffers to host memory, those in use too (between kernels:
+** the free room in one piece again, but for what is not a value). */
+rf_status rf_gx_compact(gx *x);
+/* Variable var's buffers moved to host memory now, and back. */
+rf_status rf_gx_spill_var(gx *x, int32_t var);
+rf_status rf_gx_unspill_var(gx *x, int32_t var);
+/* Column c of a value in host memory (NULL: none there). */
+const void *rf_gx_held_col(const gval *v, int32_t c);
+/* Host rows r (the columns read marks; NULL: all) as a value in host memory. */
+rf_status rf_gx_held_rel(gx *x, const rf_rt_rel *r, const rf_type *types, int32_t ncols, const uint8_t *read,
+                         gval *out);
+/* host (len bytes, malloc'd, taken over) becomes column c of v in host memory. */
+rf_status rf_gx_held_adopt(gval *v, int32_t ncols, int32_t c, void *host, uint64_t len);
+/* Drops the diagnostics added since there were count (nerrors errors): a
+** request that failed for lack of room, then met another way. */
+void rf_gx_held_drop_diags(gx *x, int64_t count, int64_t nerrors);
+/* Variable var alone is in use (an input loading, an output going to the host). */
+rf_status rf_gx_hold_var(gx *x, int32_t var);
+/* Frees v's host copies (part of rf_gx_val_clear). */
+void rf_gx_held_free(gval *v);
+
+/* rt_gpu_part.c: a kernel in row ranges when its values and results do not fit at once */
+int rf_gx_part_can(const gx *x, const rf_hir_kernel *k);
+rf_status rf_gx_run_parts(gx *x, const rf_hir_kernel *k);
 
 /* rt_gpu_stage.c: one kernel of the driver's walk (rf_rt_device_ops.run) */
 rf_status rf_gx_run(gx *x, const rf_hir_kernel *k, rf_rt_kprof *prof);

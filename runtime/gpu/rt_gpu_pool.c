@@ -10,6 +10,14 @@
 ** arenas grow geometrically while the device has memory; a request that fits
 ** nowhere is RF_EDEVMEM with a message giving the sizes (the runtime then
 ** runs the program on the CPU and says so).
+**
+** The cap (gdev.mem_cap, the gpu_memory setting, --gpu-memory): the arenas
+** together (with gpu_pool_exact, the buffers together) never exceed it; the
+** pool's one allocation for everything redfox keeps on the device (values,
+** CUB's scratch, the dictionary, error words) makes it a cap on all of
+** them. Before a request fails, the pool asks its owner to free room
+** (rf_gpool_on_full: the executor moves a value no kernel is using to host
+** memory, rt_gpu_spill.c) and tries again while the owner frees something.
 */
 #include "rt_gpu_internal.h"
 
@@ -37,6 +45,9 @@ struct gpool {
     arena ar[MAX_ARENAS];
     int nar;
     uint64_t reserved, in_use, peak;
+    uint64_t cap; /* the most the arenas (exact: the buffers) may hold; 0: none */
+    int (*on_full)(void *ctx); /* frees room: 1 when it freed something */
+    void *on_full_ctx;
     int exact; /* gpu_pool_exact: one device allocation per buffer, so that
                   memory checkers see the bounds of each (debugging only) */
 };
@@ -47,6 +58,7 @@ rf_status rf_gpool_new(gdev *g, gpool **out)
     if (!pl) return RF_ENOMEM;
     pl->g = g;
     pl->exact = g->pool_exact;
+    pl->cap = g->mem_cap;
     *out = pl;
     return RF_OK;
 }
@@ -59,6 +71,12 @@ void rf_gpool_free(gpool *pl)
         free(pl->ar[i].fr);
     }
     free(pl);
+}
+
+void rf_gpool_on_full(gpool *pl, int (*fn)(void *ctx), void *ctx)
+{
+    pl->on_full = fn;
+    pl->on_full_ctx = ctx;
 }
 
 uint64_t rf_gpool_in_use(const gpool *pl) { return pl->in_use; }
@@ -96,8 +114,10 @@ static int add_arena(gpool *pl, uint64_t need)
                        ? pl->g->mem_free - pl->reserved - (UINT64_C(512) << 20)
                        : 0;
     if (size > cap) size = cap;
-    if (size < need) return -1;
     size = (size + ALIGN - 1) / ALIGN * ALIGN;
+    /* (reserved <= cap; need is 256-aligned) */
+    if (pl->cap && size > pl->cap - pl->reserved) size = (pl->cap - pl->reserved) / ALIGN * ALIGN;
+    if (size < need) return -1;
     arena *a = &pl->ar[pl->nar];
     memset(a, 0, sizeof *a);
     /* the driver may refuse what it reported free (fragmentation, other
@@ -148,25 +168,26 @@ rf_status rf_gpool_alloc(gpool *pl, uint64_t bytes, gbuf *b)
     uint64_t n = (bytes + ALIGN - 1) / ALIGN * ALIGN;
     if (n < bytes) n = UINT64_MAX; /* wrapped: fails below */
     gptr p;
-    if (pl->exact) {
-        if (pl->g->ops->mem_alloc(pl->g, bytes, &p)) {
-            rf_error(pl->g->d, rf_mkloc(NULL, 0, 0), "out of GPU memory: %" PRIu64 " MiB wanted", bytes >> 20);
-            return RF_EDEVMEM;
-        }
-        b->p = p;
-        b->n = n;
-        pl->in_use += n;
-        if (pl->in_use > pl->peak) pl->peak = pl->in_use;
-        return RF_OK;
-    }
-    if (try_alloc(pl, n, &p)) {
-        if (n == UINT64_MAX || add_arena(pl, n) || try_alloc(pl, n, &p)) {
+    for (;;) {
+        int got;
+        if (pl->exact)
+            got = n != UINT64_MAX && (!pl->cap || (n <= pl->cap && pl->in_use <= pl->cap - n)) &&
+                  !pl->g->ops->mem_alloc(pl->g, pl->cap ? n : bytes, &p);
+        else
+            got = !try_alloc(pl, n, &p) || (n != UINT64_MAX && !add_arena(pl, n) && !try_alloc(pl, n, &p));
+        if (got) break;
+        if (n != UINT64_MAX && pl->on_full && pl->on_full(pl->on_full_ctx)) continue;
+        if (pl->cap)
+            rf_error(pl->g->d, rf_mkloc(NULL, 0, 0),
+                     "out of GPU memory: %" PRIu64 " KiB wanted, %" PRIu64 " KiB in use of the %" PRIu64
+                     " KiB cap (--gpu-memory)",
+                     bytes >> 10, pl->in_use >> 10, pl->cap >> 10);
+        else
             rf_error(pl->g->d, rf_mkloc(NULL, 0, 0),
                      "out of GPU memory: %" PRIu64 " MiB wanted, %" PRIu64 " MiB in use of %" PRIu64
                      " MiB the device had free",
                      bytes >> 20, pl->in_use >> 20, pl->g->mem_free >> 20);
-            return RF_EDEVMEM;
-        }
+        return RF_EDEVMEM;
     }
     b->p = p;
     b->n = n;

@@ -12,7 +12,9 @@
 #include "rt_gpu_internal.h"
 
 #include "rf_sys.h"
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Fused stages (maps, join maps, gather maps) read at most this many variables. */
 enum { FUSED_MAX_IN = 8 };
@@ -20,7 +22,7 @@ enum { FUSED_MAX_IN = 8 };
 /* A stage of a fused kernel: the whole kernel runs at its first stage, the
 ** others are done then. *done = 1 when k needs no run of its own (charged
 ** to the profile here); 0 when k runs alone (its kernel did not fuse). */
-static rf_status fused_stage(gx *x, const rf_hir_kernel *k, rf_rt_kprof *prof, int *done)
+static rf_status fused_stage(gx *x, const rf_hir_kernel *k, rf_rt_kprof *prof, int blocked, int *done)
 {
     *done = 0;
     int32_t fu = x->fplan && k->id >= 0 && k->id < x->fplan->nkernels ? x->fplan->unit_of[k->id] : -1;
@@ -28,7 +30,9 @@ static rf_status fused_stage(gx *x, const rf_hir_kernel *k, rf_rt_kprof *prof, i
     const rf_gpu_funit *u = &x->fplan->units[fu];
     int32_t m = x->fplan->member_of[k->id];
     rf_status st = RF_OK;
-    if (u->src ? m == -1 : m == 0) {
+    if ((u->src ? m == -1 : m == 0) && blocked) {
+        x->fdone[fu] = 0; /* its values do not fit at once: the stages run one by one */
+    } else if (u->src ? m == -1 : m == 0) {
         double t0 = rf_now(), secs = 0;
         int ran = 0;
         if (prof) st = x->g.ops->mark(&x->g, 0);
@@ -48,7 +52,14 @@ static rf_status fused_stage(gx *x, const rf_hir_kernel *k, rf_rt_kprof *prof, i
         } else if (prof && k->nin <= FUSED_MAX_IN) {
             rf_hir_kernel_bytes(x->p, k, rows_of, 0, 0, &in_bytes, &bo);
         }
+        int64_t ndiag = x->d->count, nerr = x->d->nerrors;
         if (!st) st = rf_gx_k_fused(x, u, &ran);
+        if (st == RF_EDEVMEM) {
+            /* no room for the fused kernel's work: its stages run one by one */
+            rf_gx_held_drop_diags(x, ndiag, nerr);
+            st = RF_OK;
+            ran = 0;
+        }
         if (!st && prof && (st = x->g.ops->mark(&x->g, 1)) == RF_OK) st = x->g.ops->elapsed(&x->g, &secs);
         if (st) return st;
         x->fdone[fu] = (uint8_t)ran;
@@ -103,17 +114,111 @@ static rf_status fused_stage(gx *x, const rf_hir_kernel *k, rf_rt_kprof *prof, i
     return RF_OK;
 }
 
+/* A request that found no room while kernel k ran: the kernel named, where
+** its rule is, in the error (the run then goes to the CPU with a warning). */
+static void name_kernel(gx *x, const rf_hir_kernel *k, int64_t from)
+{
+    rf_diags *d = x->d;
+    for (int64_t i = d->count - 1; i >= from && i >= 0; i--) {
+        if (d->items[i].sev != RF_SEV_ERROR || strncmp(d->items[i].msg, "out of GPU memory", 17)) continue;
+        char *m = rf_malloc(strlen(d->items[i].msg) + 96);
+        if (!m) return;
+        sprintf(m, "kernel k%d (%s): %s", (int)k->id, rf_hir_kind_name(k->kind), d->items[i].msg);
+        free(d->items[i].msg);
+        d->items[i].msg = m;
+        if (!d->items[i].loc.file && x->p->source && k->loc.line) {
+            rf_loc l = kloc(x, k);
+            d->items[i].loc.line = l.line;
+            d->items[i].loc.col = l.col;
+            d->items[i].loc.file = rf_strdup(x->p->source);
+        }
+        return;
+    }
+}
+
+/* A kernel that failed for lack of room can run again when it changed none
+** of its inputs: an insert grows its set in place; a unique, difference or
+** gather may have taken its input's columns over (cols: the input's columns
+** before it ran). */
+static int restartable(const gx *x, const rf_hir_kernel *k, const gbuf *cols)
+{
+    if (k->kind == RF_HIR_INSERT) return 0;
+    if (k->kind == RF_HIR_UNIQUE || k->kind == RF_HIR_DIFFERENCE || k->kind == RF_HIR_GATHER)
+        return k->nin > 0 && x->vals[k->in[0]].cols == cols;
+    return 1;
+}
+
+/* The fused kernel that runs at kernel k (its first stage), or NULL. */
+static const rf_gpu_funit *unit_at(const gx *x, const rf_hir_kernel *k)
+{
+    int32_t fu = x->fplan && k->id >= 0 && k->id < x->fplan->nkernels ? x->fplan->unit_of[k->id] : -1;
+    if (fu < 0) return NULL;
+    const rf_gpu_funit *u = &x->fplan->units[fu];
+    int32_t m = x->fplan->member_of[k->id];
+    return (u->src ? m == -1 : m == 0) ? u : NULL;
+}
+
+/* A later stage of a fused kernel that ran: nothing of its own to run. */
+static int stage_done(const gx *x, const rf_hir_kernel *k)
+{
+    int32_t fu = x->fplan && k->id >= 0 && k->id < x->fplan->nkernels ? x->fplan->unit_of[k->id] : -1;
+    return fu >= 0 && !unit_at(x, k) && x->fdone[fu];
+}
+
 rf_status rf_gx_run(gx *x, const rf_hir_kernel *k, rf_rt_kprof *prof)
 {
-    int done = 0;
-    rf_status st = fused_stage(x, k, prof, &done);
+    int done = 0, blocked = 0, parts = 0;
+    int64_t ndiag = x->d->count, nerr = x->d->nerrors;
+    /* its values (with a fused kernel's, all of its stages') come back from
+    ** host memory first; where they do not fit at once, the fused kernel's
+    ** stages run one by one, and a kernel whose own values do not fit runs
+    ** in row ranges where it can (rt_gpu_part.c) */
+    const rf_gpu_funit *u = unit_at(x, k);
+    rf_status st = stage_done(x, k) ? RF_OK : rf_gx_hold_kernel(x, k, u);
+    if (st == RF_EDEVMEM && u) {
+        rf_gx_held_drop_diags(x, ndiag, nerr);
+        blocked = 1;
+        st = rf_gx_hold_kernel(x, k, NULL);
+    }
+    if (st == RF_EDEVMEM) {
+        /* free room in pieces: every value to host memory, then this kernel's back, together */
+        rf_gx_held_drop_diags(x, ndiag, nerr);
+        st = rf_gx_compact(x);
+        if (!st) st = rf_gx_hold_kernel(x, k, NULL);
+    }
+    if (st == RF_EDEVMEM && rf_gx_part_can(x, k)) {
+        rf_gx_held_drop_diags(x, ndiag, nerr);
+        parts = 1;
+        st = RF_OK;
+    }
+    if (!st) st = fused_stage(x, k, prof, blocked || parts, &done);
     if (st || done) return st;
     /* a unique of rows whose repeats were dropped where made:
     ** fewer rows in than the CPU's (rows_out stays comparable) */
     if (prof && k->kind == RF_HIR_UNIQUE && x->vals[k->in[0]].distinct) prof->rows_in_unknown = 1;
     if (prof) st = x->g.ops->mark(&x->g, 0);
     x->on_host = 0;
-    if (!st) st = rf_gx_run_kernel(x, k);
+    if (!st && !parts) {
+        ndiag = x->d->count;
+        nerr = x->d->nerrors;
+        const gbuf *cols = k->nin > 0 ? x->vals[k->in[0]].cols : NULL;
+        st = rf_gx_run_kernel(x, k);
+        if (st == RF_EDEVMEM && restartable(x, k, cols)) {
+            /* the free room in pieces: once more with every value to host
+            ** memory and this kernel's back, together */
+            rf_gx_held_drop_diags(x, ndiag, nerr);
+            st = rf_gx_compact(x);
+            if (!st) st = rf_gx_hold_kernel(x, k, NULL);
+            if (!st) st = rf_gx_run_kernel(x, k);
+        }
+        if (st == RF_EDEVMEM && rf_gx_part_can(x, k)) {
+            rf_gx_held_drop_diags(x, ndiag, nerr);
+            parts = 1;
+            st = RF_OK;
+        }
+    }
+    if (!st && parts) st = rf_gx_run_parts(x, k);
+    if (st == RF_EDEVMEM) name_kernel(x, k, ndiag);
     if (st || !prof) return st;
     double secs = 0;
     if ((st = x->g.ops->mark(&x->g, 1)) || (st = x->g.ops->elapsed(&x->g, &secs))) return st;

@@ -50,7 +50,8 @@ static rf_status dict_reserve(gstr *s, int64_t ncodes, uint64_t nbytes)
     rf_status st = RF_OK;
     if ((uint64_t)(ncodes + 1) * 8 > dd->off.n) {
         /* slack: an extension by constants or facts should not copy it all */
-        uint64_t want = (uint64_t)(ncodes + ncodes / 16 + 65536 + 1) * 8;
+        /* (under a memory cap, less slack: room is what the run lacks) */
+        uint64_t want = (uint64_t)(ncodes + ncodes / 16 + (s->g->mem_cap ? 256 : 65536) + 1) * 8;
         gbuf nb = {0, 0};
         st = rf_gpool_alloc(s->pool, want, &nb);
         if (!st && dd->off.p) st = s->g->ops->d2d(s->g, nb.p, dd->off.p, (uint64_t)(dd->n + 1) * 8);
@@ -62,7 +63,7 @@ static rf_status dict_reserve(gstr *s, int64_t ncodes, uint64_t nbytes)
         dd->off = nb;
     }
     if (nbytes > dd->bytes.n || !dd->bytes.p) {
-        uint64_t want = nbytes + nbytes / 16 + ((uint64_t)1 << 20);
+        uint64_t want = nbytes + nbytes / 16 + (s->g->mem_cap ? 4096 : (uint64_t)1 << 20);
         gbuf nb = {0, 0};
         st = rf_gpool_alloc(s->pool, want, &nb);
         if (!st && dd->bytes.p && dd->nbytes) st = s->g->ops->d2d(s->g, nb.p, dd->bytes.p, dd->nbytes);

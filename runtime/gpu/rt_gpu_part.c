@@ -1,0 +1,294 @@
+/*
+** runtime/gpu/rt_gpu_part.c: a kernel run in row ranges when its values and
+** results do not fit in GPU memory at once (under the --gpu-memory cap, or a
+** full GPU).
+**
+** Owns: which kernels can run in parts and how: the row-local kernels, a
+** map over one relation (filter, project, arithmetic: row i of the output
+** depends on row i of the input alone) and a join map or gather map (a row
+** per pair of the index); joins (ranges of one side); unique and difference
+** (ranges, then one unique over the ranges' distinct rows). The thesis's chapter 6 partitions relations that
+** exceed GPU memory; a row-local kernel needs no hashing for that: its
+** input (the relation, or the index's pairs) waits in host memory and comes
+** in one range at a time, and each range's rows go back to host memory as
+** soon as they are made; the ranges' outputs, concatenated in range order,
+** are the rows the whole kernel would have made, in the same order. The
+** result stays in host memory until a kernel reads it (rt_gpu_spill.c).
+** Ranges start at two and double while one range does not fit; a kernel
+** that does not fit in ranges of a row fails as before (the driver then
+** runs the program on the CPU, with a warning).
+**
+** A map may drop a run's repeated rows where it makes them (gval.distinct),
+** but a run can span two ranges: the parts' result is marked as not
+** distinct, and the unique reading it drops the repeats itself, giving the
+** same first occurrences. An error of a row (overflow, a bad date) is found
+** in the first range that holds a failing row, at its lowest failing row:
+** the row the whole kernel reports. `--profile` counts the kernels run in
+** parts and their ranges.
+*/
+#include "rt_gpu_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { MAX_PARTS = 1 << 20 };
+
+/* The output's columns in host memory, growing range by range. */
+typedef struct acc {
+    char **col;
+    uint64_t *cap; /* bytes each column has room for */
+    uint8_t *has;  /* a range had the column on the device */
+    int64_t rows;
+} acc;
+
+int rf_gx_part_can(const gx *x, const rf_hir_kernel *k)
+{
+    if (k->id < 0 || k->id >= x->nkernels || !x->plans[k->id].gpu) return 0;
+    if (k->kind == RF_HIR_MAP) return k->nin == 1 && k->idx < 0;
+    if (k->kind == RF_HIR_JOIN_MAP || k->kind == RF_HIR_GATHER_MAP) return k->idx >= 0;
+    if (k->kind == RF_HIR_JOIN_INDEX || k->kind == RF_HIR_ANTI_INDEX) return k->nin == 2;
+    /* (a functional-dependency check would name another conflicting pair) */
+    if (k->kind == RF_HIR_UNIQUE) return k->nin == 1 && !k->check_fd && k->out != k->in[0];
+    if (k->kind == RF_HIR_DIFFERENCE) return k->nin == 2 && k->out != k->in[0] && k->out != k->in[1];
+    return 0;
+}
+
+/* Kernels whose ranges' results need one more unique over them all: a
+** unique (difference) keeps the first occurrence of each row (not in the
+** right side); the first occurrences of each range, concatenated in range
+** order, hold every row's first occurrence before its other copies. */
+static int dedupes(const rf_hir_kernel *k) { return k->kind == RF_HIR_UNIQUE || k->kind == RF_HIR_DIFFERENCE; }
+
+/* Kernels whose output is an index (row numbers of the left side, and of the right). */
+static int makes_index(const rf_hir_kernel *k) { return k->kind == RF_HIR_JOIN_INDEX || k->kind == RF_HIR_ANTI_INDEX; }
+
+/* The variable whose rows are split: the relation a map reads, the index a
+** join map reads, a join's bigger side (an anti-join's left side: a row's
+** absence needs all of the right side). */
+static int32_t split_var(const gx *x, const rf_hir_kernel *k)
+{
+    if (k->kind == RF_HIR_JOIN_MAP || k->kind == RF_HIR_GATHER_MAP) return k->idx;
+    if (k->kind == RF_HIR_JOIN_INDEX && x->vals[k->in[1]].nrows > x->vals[k->in[0]].nrows) return k->in[1];
+    return k->in[0];
+}
+
+/* A join split on its right side: the pairs, right range by right range,
+** into the whole join's order: by left row (a stable counting sort), each
+** left row's right rows ascending as every range gave them. */
+static rf_status pairs_by_left(acc *a, int64_t nleft)
+{
+    int64_t n = a->rows, *l = (int64_t *)(void *)a->col[0], *r = (int64_t *)(void *)a->col[1];
+    if (n == 0) return RF_OK;
+    int64_t *start = rf_calloc((size_t)nleft + 1, sizeof *start);
+    int64_t *nl = rf_malloc((size_t)n * sizeof *nl), *nr = rf_malloc((size_t)n * sizeof *nr);
+    rf_status st = start && nl && nr ? RF_OK : RF_ENOMEM;
+    for (int64_t i = 0; i < n && !st; i++) {
+        if (l[i] < 0 || l[i] >= nleft) st = RF_EINTERNAL;
+        else start[l[i] + 1]++;
+    }
+    for (int64_t i = 0; i < nleft && !st; i++) start[i + 1] += start[i];
+    for (int64_t i = 0; i < n && !st; i++) {
+        int64_t at = start[l[i]]++;
+        nl[at] = l[i];
+        nr[at] = r[i];
+    }
+    if (!st) {
+        memcpy(l, nl, (size_t)n * sizeof *l);
+        memcpy(r, nr, (size_t)n * sizeof *r);
+    }
+    free(start);
+    free(nl);
+    free(nr);
+    return st;
+}
+
+static void acc_free(acc *a, int32_t ncols)
+{
+    for (int32_t c = 0; a->col && c < ncols; c++) free(a->col[c]);
+    free(a->col);
+    free(a->cap);
+    free(a->has);
+    memset(a, 0, sizeof *a);
+}
+
+/* The rows of output value out (on the device) appended to a: a
+** relation's columns, or an index's entries (the rows of its side, 0 left
+** or 1 right, that was split lo further on). */
+static rf_status acc_take(gx *x, acc *a, const rf_hir_var *ov, int index, int side, int64_t lo, const gval *out)
+{
+    int32_t nc = index ? 2 : ov->ncols;
+    for (int32_t c = 0; c < nc; c++) {
+        gptr src = index ? (c ? out->b.p : out->a.p) : colp(out, c);
+        uint64_t w = index ? 8 : (uint64_t)wid(ov->types[c]), at = (uint64_t)a->rows * w, add = (uint64_t)out->nrows * w;
+        if (at + add > a->cap[c]) {
+            uint64_t room = a->cap[c] ? a->cap[c] : 4096;
+            while (room < at + add) room *= 2;
+            char *m = rf_realloc(a->col[c], (size_t)room);
+            if (!m) return RF_ENOMEM;
+            a->col[c] = m;
+            a->cap[c] = room;
+        }
+        if (!add) continue;
+        if (src) {
+            rf_status st = x->g.ops->d2h(&x->g, a->col[c] + at, src, add);
+            if (st) return st;
+            a->has[c] = 1;
+        } else {
+            memset(a->col[c] + at, 0, (size_t)add); /* a column no kernel reads; an anti-join's right rows */
+        }
+        if (index && c == side && lo) {
+            int64_t *e = (int64_t *)(void *)(a->col[c] + at);
+            for (int64_t i = 0; i < out->nrows; i++) e[i] += lo;
+        }
+    }
+    a->rows += out->nrows;
+    return RF_OK;
+}
+
+/* Rows [lo, hi) of value v, whose buffers are in host memory, on the device
+** as a relation of ncols columns (nothing where v has no column). */
+static rf_status range_of_rel(gx *x, const gval *v, const rf_hir_var *hv, int64_t lo, int64_t hi, gval *r)
+{
+    memset(r, 0, sizeof *r);
+    r->nrows = r->cap = hi - lo;
+    if (!(r->cols = rf_calloc((size_t)hv->ncols + 1, sizeof *r->cols))) return RF_ENOMEM;
+    for (int32_t c = 0; c < hv->ncols; c++) {
+        const char *h = rf_gx_held_col(v, c);
+        if (!h) continue;
+        uint64_t w = (uint64_t)wid(hv->types[c]);
+        rf_status st = galloc(x, (uint64_t)(hi - lo) * w, &r->cols[c]);
+        if (!st) st = x->g.ops->h2d(&x->g, r->cols[c].p, h + (uint64_t)lo * w, (uint64_t)(hi - lo) * w);
+        if (st) return st;
+    }
+    return RF_OK;
+}
+
+/* Entries [lo, hi) of index value v (a, and b where it has one) in host memory, on the device. */
+static rf_status range_of_index(gx *x, const gval *v, int32_t ncols, int64_t lo, int64_t hi, gval *r)
+{
+    memset(r, 0, sizeof *r);
+    r->nrows = hi - lo;
+    const char *ha = rf_gx_held_col(v, ncols), *hb = rf_gx_held_col(v, ncols + 1);
+    uint64_t bytes = (uint64_t)(hi - lo) * 8;
+    rf_status st = RF_OK;
+    if (ha) st = galloc(x, bytes, &r->a);
+    if (!st && ha) st = x->g.ops->h2d(&x->g, r->a.p, ha + (uint64_t)lo * 8, bytes);
+    if (!st && hb) st = galloc(x, bytes, &r->b);
+    if (!st && hb) st = x->g.ops->h2d(&x->g, r->b.p, hb + (uint64_t)lo * 8, bytes);
+    return st;
+}
+
+/* Kernel k in nparts ranges of its input; the output into a. */
+static rf_status run_ranges(gx *x, const rf_hir_kernel *k, int64_t nparts, acc *a)
+{
+    const rf_hir_var *ov = x->p->vars[k->out];
+    int32_t in = split_var(x, k);
+    const rf_hir_var *iv = x->p->vars[in];
+    int64_t n = x->vals[in].nrows;
+    rf_status st = RF_OK;
+    for (int64_t i = 0; i < nparts && !st; i++) {
+        int64_t lo = n / nparts * i + (i < n % nparts ? i : n % nparts);
+        int64_t hi = lo + n / nparts + (i < n % nparts);
+        if (lo == hi) continue;
+        gval r;
+        st = in == k->idx ? range_of_index(x, &x->vals[in], iv->ncols, lo, hi, &r)
+                          : range_of_rel(x, &x->vals[in], iv, lo, hi, &r);
+        if (!st) {
+            /* the kernel reads the range in place of its input */
+            gval whole = x->vals[in];
+            r.used = x->epoch; /* in use: never moved out under the kernel */
+            x->vals[in] = r;
+            st = rf_gx_run_kernel(x, k);
+            r = x->vals[in];
+            x->vals[in] = whole;
+        }
+        rf_gx_val_clear(x, &r, iv->ncols);
+        if (!st) st = acc_take(x, a, ov, makes_index(k), k->nin > 1 && in == k->in[1], lo, &x->vals[k->out]);
+        rf_gx_var_clear(x, k->out);
+    }
+    return st;
+}
+
+/* The rows gathered in a become variable var's value, in host memory (an
+** index: its entries; else a relation's columns). */
+static rf_status acc_to_value(gx *x, acc *a, int32_t var, int index)
+{
+    const rf_hir_var *ov = x->p->vars[var];
+    gval v;
+    memset(&v, 0, sizeof v);
+    v.nrows = a->rows;
+    v.cap = index ? 0 : a->rows;
+    rf_status st = index || (v.cols = rf_calloc((size_t)ov->ncols + 1, sizeof *v.cols)) ? RF_OK : RF_ENOMEM;
+    int32_t nc = index ? 2 : ov->ncols;
+    for (int32_t c = 0; c < nc && !st && a->rows > 0; c++) {
+        if (index && !a->has[c]) continue; /* (an anti-join has no right rows) */
+        /* as the pool would reserve it: a multiple of 256 bytes */
+        uint64_t w = index ? 8 : (uint64_t)wid(ov->types[c]), bytes = (uint64_t)a->rows * w, n = (bytes + 255) / 256 * 256;
+        char *m = n > a->cap[c] ? rf_realloc(a->col[c], (size_t)n) : a->col[c];
+        if (!m) {
+            st = RF_ENOMEM;
+            break;
+        }
+        memset(m + bytes, 0, (size_t)(n - bytes));
+        a->col[c] = NULL;
+        st = rf_gx_held_adopt(&v, ov->ncols, index ? ov->ncols + c : c, m, n);
+    }
+    if (st) {
+        rf_gx_val_clear(x, &v, ov->ncols);
+        return st;
+    }
+    rf_gx_var_set(x, var, &v);
+    return RF_OK;
+}
+
+/* The ranges' distinct rows (variable k->out) made distinct over them all:
+** a unique of k->out into itself, at once (where it does not fit, the run
+** fails as before). */
+static rf_status unique_of_ranges(gx *x, const rf_hir_kernel *k)
+{
+    rf_status st = rf_gx_unspill_var(x, k->out);
+    if (st) return st;
+    rf_hir_kernel u = *k;
+    int32_t in = k->out;
+    u.kind = RF_HIR_UNIQUE;
+    u.in = &in;
+    u.nin = 1;
+    u.check_fd = 0;
+    u.nrelease = 0;
+    u.release = NULL;
+    return rf_gx_run_kernel(x, &u);
+}
+
+rf_status rf_gx_run_parts(gx *x, const rf_hir_kernel *k)
+{
+    int32_t in = split_var(x, k);
+    const rf_hir_var *ov = x->p->vars[k->out];
+    /* the input waits in host memory; the other side(s) of a join map stay */
+    rf_status st = rf_gx_spill_var(x, in);
+    for (int32_t i = 0; i < k->nin && !st; i++)
+        if (k->in[i] != in) st = rf_gx_unspill_var(x, k->in[i]);
+    if (st) return st;
+    int64_t n = x->vals[in].nrows, ndiag = x->d->count, nerr = x->d->nerrors;
+    for (int64_t parts = 2;; parts *= 2) {
+        acc a;
+        memset(&a, 0, sizeof a);
+        int32_t nc = makes_index(k) ? 2 : ov->ncols;
+        a.col = rf_calloc((size_t)nc + 1, sizeof *a.col);
+        a.cap = rf_calloc((size_t)nc + 1, sizeof *a.cap);
+        a.has = rf_calloc((size_t)nc + 1, 1);
+        st = a.col && a.cap && a.has ? run_ranges(x, k, parts, &a) : RF_ENOMEM;
+        if (!st && makes_index(k) && in == k->in[1]) st = pairs_by_left(&a, x->vals[k->in[0]].nrows);
+        if (!st) st = acc_to_value(x, &a, k->out, makes_index(k));
+        acc_free(&a, nc);
+        int last = 0; /* (more ranges would not make the unique over them smaller) */
+        if (!st && dedupes(k)) last = (st = unique_of_ranges(x, k)) != RF_OK;
+        if (st != RF_EDEVMEM || last || parts >= n || parts >= MAX_PARTS) {
+            if (!st) {
+                x->parted++;
+                x->parts += parts;
+            }
+            return st;
+        }
+        rf_gx_held_drop_diags(x, ndiag, nerr); /* (smaller ranges next) */
+    }
+}
