@@ -55,7 +55,9 @@ typedef struct exec_ctx {
     rf_txn t;
     rf_rt_options o;
     rf_rt_cache *cache;
-    const char *pseudo_dir; /* the data folder the generated programs' inputs stand in */
+    char pseudo_dir[64];    /* the data folder the generated programs' inputs stand in (one per run: the
+                               cache keeps every run's inputs, and one name may mean other rows later) */
+    int32_t nruns;
     int profile;
     double t_runs;
 } exec_ctx;
@@ -126,6 +128,8 @@ static const rf_rt_rel *rel_for(exec_ctx *x, const rf_hir_var *v)
         if (strcmp(p->fe->name, pname)) continue;
         if (!strncmp(ns, RF_TXN_NS "_ins", nslen) && nslen == strlen(RF_TXN_NS "_ins")) return &p->ins;
         if (!strncmp(ns, RF_TXN_NS "_old", nslen) && nslen == strlen(RF_TXN_NS "_old")) return &p->cur;
+        if (!strncmp(ns, RF_TXN_NS "_del", nslen) && nslen == strlen(RF_TXN_NS "_del")) return &p->del;
+        if (!strncmp(ns, RF_TXN_NS "_mid", nslen) && nslen == strlen(RF_TXN_NS "_mid")) return &p->mid;
         return p->has_next ? &p->next : &p->cur; /* _out, or the user's own inputs */
     }
     return NULL;
@@ -135,6 +139,7 @@ static const rf_rt_rel *rel_for(exec_ctx *x, const rf_hir_var *v)
 static rf_status run_generated(exec_ctx *x, const rf_hir_program *hir, rf_rt_result **res, rf_diags *d)
 {
     rf_status st = RF_OK;
+    snprintf(x->pseudo_dir, sizeof x->pseudo_dir, "<redfox exec, run %d>", (int)++x->nruns);
     for (int32_t v = 0; v < hir->nvars && !st; v++) {
         const rf_hir_var *hv = hir->vars[v];
         if (hv->role != RF_HIR_ROLE_INPUT) continue;
@@ -238,6 +243,57 @@ static rf_status incremental(exec_ctx *x, rf_diags *d)
     return st;
 }
 
+/* Deletions by DRed; afterwards cur is the state between the deletes and
+** the inserts (base: without the deleted rows; derived: DRed's result), the
+** "old" state of the insert phase. */
+static rf_status dred(exec_ctx *x, rf_diags *d)
+{
+    rf_status st = RF_OK;
+    for (int32_t i = 0; i < x->t.npreds && !st; i++) {
+        rf_txn_pred *p = &x->t.preds[i];
+        if (!p->base) continue;
+        /* next holds the rows kept, in order, then the inserted ones */
+        const rf_rt_rel *from = p->has_next ? &p->next : &p->cur;
+        rf_rt_rel kept = *from;
+        kept.nrows = from->nrows - (p->has_next ? p->ins.nrows : 0);
+        st = rf_txn_rel_copy(&kept, &p->mid);
+    }
+    rf_buf gen;
+    rf_buf_init(&gen);
+    if (!st) rf_txn_gen_dred(&x->t, &gen);
+    rf_arena arena;
+    rf_arena_init(&arena);
+    rf_hir_program *hir = NULL;
+    rf_rt_result *res = NULL;
+    if (!st) st = compile(NULL, "<redfox exec: deletions (DRed)>", &gen, &arena, &hir, d);
+    if (!st) st = run_generated(x, hir, &res, d);
+    for (int32_t i = 0; !st && i < x->t.npreds; i++) {
+        rf_txn_pred *p = &x->t.preds[i];
+        if (p->base) {
+            rf_rt_rel_free(&p->cur);
+            p->cur = p->mid;
+            memset(&p->mid, 0, sizeof p->mid);
+            continue;
+        }
+        if (!p->changed) continue;
+        char *name = rf_sprintf(RF_TXN_NS "_cur.%s", p->fe->name);
+        rf_rt_rel now;
+        memset(&now, 0, sizeof now);
+        if (!name) st = RF_ENOMEM;
+        else if (!take_output(res, name, &now, p->fe->types)) st = RF_EINTERNAL;
+        free(name);
+        if (st) break;
+        rf_rt_rel_free(&p->cur);
+        p->cur = now;
+        p->changed = 0;
+    }
+    rf_rt_result_free(res);
+    rf_hir_free(hir);
+    rf_arena_free(&arena);
+    rf_buf_free(&gen);
+    return st;
+}
+
 /* ---- outputs ---------------------------------------------------------------- */
 
 static int print_outputs(const rf_rt_result *res, const rf_hir_program *user, rf_rt_format fmt)
@@ -284,6 +340,7 @@ static void free_txn(rf_txn *t)
         rf_rt_rel_free(&p->next);
         rf_rt_rel_free(&p->ins);
         rf_rt_rel_free(&p->del);
+        rf_rt_rel_free(&p->mid);
         free(p->table);
     }
     free(t->preds);
@@ -377,7 +434,6 @@ int rf_tool_exec(int argc, char **argv)
         x.t.threads = x.o.threads > 0 ? x.o.threads : rf_online_cpus();
         x.t.preds = rf_calloc((size_t)fe->npreds + 1, sizeof *x.t.preds);
         x.cache = rf_rt_cache_new();
-        x.pseudo_dir = "<redfox exec>";
         if (!x.t.preds || !x.cache) st = RF_ENOMEM;
     }
     for (int32_t i = 0; !st && i < fe->npreds; i++) {
@@ -409,9 +465,11 @@ int rf_tool_exec(int argc, char **argv)
     if (!st) {
         if (init) why = "--init";
         else if (force_recompute) why = "--recompute";
-        else if (!why && ndel) why = "the batch deletes (deletions are not yet maintained incrementally)";
         if (!why) why = rf_txn_gen_incremental_why_not(fe);
-        st = why ? recompute(&x, &src, &d) : incremental(&x, &d);
+        for (int32_t i = 0; i < x.t.npreds; i++) x.t.preds[i].rows_before = x.t.preds[i].cur.nrows;
+        if (why) st = recompute(&x, &src, &d);
+        if (!why && ndel) st = dred(&x, &d);
+        if (!why && !st && nins) st = incremental(&x, &d);
     }
     double t_maint = rf_now();
     if (!st) {
@@ -433,12 +491,14 @@ int rf_tool_exec(int argc, char **argv)
             fprintf(stderr, "exec: batch: %lld row%s inserted, %lld deleted (%.3f ms)\n", (long long)nins, nins == 1 ? "" : "s",
                     (long long)ndel, (t_batch - t_read) * 1e3);
             fprintf(stderr, "exec: derived predicates %s%s%s (%.3f ms, runs on device %s %.3f ms)\n",
-                    why ? "recomputed from scratch: " : "maintained incrementally by delta rules", why ? why : "",
-                    "", (t_maint - t_batch) * 1e3, res ? res->device : "?", x.t_runs * 1e3);
+                    why ? "recomputed from scratch: " : "maintained incrementally", why ? why : "",
+                    why ? "" : ndel && nins ? " (deletions by DRed, then insertions by delta rules)"
+                               : ndel ? " (deletions by DRed)" : " by delta rules",
+                    (t_maint - t_batch) * 1e3, res ? res->device : "?", x.t_runs * 1e3);
             for (int32_t i = 0; i < x.t.npreds; i++) {
                 const rf_txn_pred *p = &x.t.preds[i];
                 if (p->base) continue;
-                fprintf(stderr, "exec:   %s: %lld -> %lld tuples\n", p->fe->name, (long long)p->cur.nrows,
+                fprintf(stderr, "exec:   %s: %lld -> %lld tuples\n", p->fe->name, (long long)p->rows_before,
                         (long long)(p->has_next ? p->next.nrows : p->cur.nrows));
             }
             fprintf(stderr,

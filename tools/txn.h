@@ -31,6 +31,8 @@ typedef struct rf_txn_pred {
     rf_rt_rel cur;        /* before the batch (owned columns) */
     rf_rt_rel next;       /* after it (owned; empty until computed) */
     rf_rt_rel ins, del;   /* base: the rows the batch really added and removed (owned) */
+    rf_rt_rel mid;        /* base: cur without the deleted rows (DRed's state between its phases) */
+    int64_t rows_before;  /* rows of cur as read (for --profile) */
     int has_next;
     int changed;          /* ins or del non-empty (derived: may change) */
     void *batch;          /* txn_batch.c's state while batches are applied */
@@ -74,6 +76,13 @@ void rf_txn_gen_materialize(const rf_txn *t, rf_buf *out);
 ** `redfox_txn_ins:B` (the rows the batch added to base B): the semi-naive
 ** delta rules, the stored relation as the full one. Insertions only. */
 void rf_txn_gen_delta(const rf_txn *t, rf_buf *out);
+/* Deletions by DRed: a program computing `redfox_txn_cur:P`, each derived
+** P after the batch's deletes, from `redfox_txn_old:Q`, `redfox_txn_del:B`
+** (the rows deleted from base B) and `redfox_txn_mid:B` (B without them):
+** the facts with a derivation reading a deleted fact are over-deleted
+** (`redfox_txn_od:P`, through the delta rules), then those the remaining
+** facts still derive are derived again. Sets each derived pred's changed. */
+void rf_txn_gen_dred(const rf_txn *t, rf_buf *out);
 /* A program that reads `redfox_txn_out:Q` (each output predicate's rows
 ** after the batch) and outputs it as the user's program does (name, order,
 ** limit). */

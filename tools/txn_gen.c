@@ -214,17 +214,16 @@ static void delta_rules(const rf_txn *t, const rf_txn_pred *h, const uint8_t *ch
     }
 }
 
-void rf_txn_gen_delta(const rf_txn *t, rf_buf *out)
+/* changed[pred id]: base predicates the batch changes (by ins or del
+** rows), and the derived predicates whose rules read one that changes. */
+static uint8_t *changed_preds(const rf_txn *t, int by_del)
 {
     const rf_fe_program *fe = t->fe;
     uint8_t *changed = rf_calloc((size_t)fe->npreds + 1, 1);
-    if (!changed) {
-        out->oom = 1;
-        return;
-    }
+    if (!changed) return NULL;
     for (int32_t i = 0; i < t->npreds; i++)
-        if (t->preds[i].base && t->preds[i].ins.nrows > 0) changed[t->preds[i].fe->id] = 1;
-    /* a derived predicate may change when a rule reads one that does */
+        if (t->preds[i].base && (by_del ? t->preds[i].del.nrows : t->preds[i].ins.nrows) > 0)
+            changed[t->preds[i].fe->id] = 1;
     for (int grew = 1; grew;) {
         grew = 0;
         for (int32_t i = 0; i < t->npreds; i++) {
@@ -239,6 +238,16 @@ void rf_txn_gen_delta(const rf_txn *t, rf_buf *out)
                     }
                 }
         }
+    }
+    return changed;
+}
+
+void rf_txn_gen_delta(const rf_txn *t, rf_buf *out)
+{
+    uint8_t *changed = changed_preds(t, 0);
+    if (!changed) {
+        out->oom = 1;
+        return;
     }
     rf_buf_puts(out, "// redfox exec: the delta rules of the program's rules\n");
     for (int32_t i = 0; i < t->npreds; i++) {
@@ -256,6 +265,96 @@ void rf_txn_gen_delta(const rf_txn *t, rf_buf *out)
         rf_buf_puts(out, "lang:output[`");
         pred_name(RF_TXN_NS "_d", p->fe, out);
         rf_buf_printf(out, "] = \"" RF_TXN_NS "_d.%s\".\n", p->fe->name);
+    }
+    free(changed);
+}
+
+/* ---- deletions: DRed ------------------------------------------------------ */
+
+/* The body of rule r with atom l0 (-1: none) as `del` and every other atom
+** in namespace ns_of(atom) ("old", "mid", "cur"); comparisons as they are. */
+static void body(const rf_txn *t, const rf_fe_rule *r, int32_t l0, const char *delta_ns_base,
+                 const char *delta_ns_derived, int rederive, const uint8_t *changed, rf_buf *out)
+{
+    for (int32_t l = 0; l < r->nbody; l++) {
+        const rf_fe_lit *x = r->body[l];
+        rf_buf_puts(out, ", ");
+        if (x->kind == RF_FE_CMP) {
+            expr(r, x->lhs, out);
+            rf_buf_printf(out, " %s ", rf_cmp_op_name(x->op));
+            expr(r, x->rhs, out);
+            continue;
+        }
+        if (x->kind == RF_FE_ASSIGN) {
+            var_name(r, x->var, out);
+            rf_buf_puts(out, " = ");
+            expr(r, x->rhs, out);
+            continue;
+        }
+        const rf_txn_pred *q = rf_txn_find((rf_txn *)t, x->pred);
+        int base = q && q->base;
+        const char *ns = RF_TXN_NS "_old";
+        if (l == l0) ns = base ? delta_ns_base : delta_ns_derived;
+        else if (rederive && base) ns = RF_TXN_NS "_mid";
+        else if (rederive && changed[x->pred->id]) ns = RF_TXN_NS "_cur";
+        pred_name(ns, x->pred, out);
+        args(r, x->args, x->nargs, out);
+    }
+}
+
+void rf_txn_gen_dred(const rf_txn *t, rf_buf *out)
+{
+    uint8_t *changed = changed_preds(t, 1);
+    if (!changed) {
+        out->oom = 1;
+        return;
+    }
+    rf_buf_puts(out, "// redfox exec: deletions by DRed (over-delete, then re-derive)\n");
+    for (int32_t i = 0; i < t->npreds; i++) {
+        const rf_txn_pred *p = &t->preds[i];
+        input(RF_TXN_NS "_old", p->fe, out);
+        if (p->base) input(RF_TXN_NS "_mid", p->fe, out);
+        if (p->base && changed[p->fe->id]) input(RF_TXN_NS "_del", p->fe, out);
+    }
+    for (int32_t i = 0; i < t->npreds; i++) {
+        rf_txn_pred *p = &t->preds[i];
+        if (p->base) continue;
+        p->changed = changed[p->fe->id];
+        if (!p->changed) continue;
+        const rf_fe_pred *h = p->fe;
+        declare(RF_TXN_NS "_od", h, out);
+        declare(RF_TXN_NS "_cur", h, out);
+        for (int32_t ri = 0; ri < h->nrules; ri++) {
+            const rf_fe_rule *r = h->rules[ri];
+            /* over-delete: every fact with a derivation that reads a deleted one */
+            for (int32_t l = 0; l < r->nbody; l++) {
+                if (r->body[l]->kind != RF_FE_ATOM || !changed[r->body[l]->pred->id]) continue;
+                pred_name(RF_TXN_NS "_od", h, out);
+                args(r, r->head_args, h->arity, out);
+                rf_buf_puts(out, " <- ");
+                pred_name(RF_TXN_NS "_old", h, out);
+                args(r, r->head_args, h->arity, out);
+                body(t, r, l, RF_TXN_NS "_del", RF_TXN_NS "_od", 0, changed, out);
+                rf_buf_puts(out, ".\n");
+            }
+            /* re-derive: an over-deleted fact that the rest still derives */
+            pred_name(RF_TXN_NS "_cur", h, out);
+            args(r, r->head_args, h->arity, out);
+            rf_buf_puts(out, " <- ");
+            pred_name(RF_TXN_NS "_od", h, out);
+            args(r, r->head_args, h->arity, out);
+            body(t, r, -1, NULL, NULL, 1, changed, out);
+            rf_buf_puts(out, ".\n");
+        }
+        /* what no deleted fact touched stays */
+        plain_atom(RF_TXN_NS "_cur", h, 0, out);
+        rf_buf_puts(out, " <- ");
+        plain_atom(RF_TXN_NS "_old", h, 0, out);
+        rf_buf_puts(out, ", !");
+        plain_atom(RF_TXN_NS "_od", h, 0, out);
+        rf_buf_puts(out, ".\nlang:output[`");
+        pred_name(RF_TXN_NS "_cur", h, out);
+        rf_buf_printf(out, "] = \"" RF_TXN_NS "_cur.%s\".\n", h->name);
     }
     free(changed);
 }
