@@ -48,6 +48,9 @@ static const char *usage =
     "  --format F           table (default), csv or tbl, as `redfox run`\n"
     "  --profile            how the derived predicates were maintained and where\n"
     "                       the time went, on stderr\n"
+    "  --profile-kernels    also each run's kernels, as `redfox run --profile`\n"
+    "  --show-programs      print the programs exec generates (the delta rules,\n"
+    "                       DRed's, the outputs') on stderr\n"
     "  --set NAME=VALUE     a tuning setting (see `redfox run --help`)\n"
     "  -h, --help           this text\n";
 
@@ -58,6 +61,9 @@ typedef struct exec_ctx {
     char pseudo_dir[64];    /* the data folder the generated programs' inputs stand in (one per run: the
                                cache keeps every run's inputs, and one name may mean other rows later) */
     int32_t nruns;
+    const char *device;     /* where the last run ran */
+    int kernels;            /* --profile-kernels: each run's kernels */
+    int show;               /* --show-programs: the generated programs' text */
     int profile;
     double t_runs;
 } exec_ctx;
@@ -65,9 +71,12 @@ typedef struct exec_ctx {
 /* ---- runs of generated programs ------------------------------------------ */
 
 /* Compiles the sources (the user's, plus generated text) as one program. */
+static int show_programs; /* --show-programs */
+
 static rf_status compile(const rf_tool_sources *user, const char *gen_name, rf_buf *gen, rf_arena *arena,
                          rf_hir_program **hir, rf_diags *d)
 {
+    if (show_programs && !gen->oom) fprintf(stderr, "exec: %s\n%s\n", gen_name, rf_buf_cstr(gen));
     int32_t n = (user ? user->n : 0) + 1;
     const char **names = rf_calloc((size_t)n + 1, sizeof *names), **texts = rf_calloc((size_t)n + 1, sizeof *texts);
     int64_t *lens = rf_calloc((size_t)n + 1, sizeof *lens);
@@ -136,7 +145,8 @@ static const rf_rt_rel *rel_for(exec_ctx *x, const rf_hir_var *v)
 }
 
 /* Runs a compiled generated program with every input from memory. */
-static rf_status run_generated(exec_ctx *x, const rf_hir_program *hir, rf_rt_result **res, rf_diags *d)
+static rf_status run_generated(exec_ctx *x, const char *what, const rf_hir_program *hir, rf_rt_result **res,
+                               rf_diags *d)
 {
     rf_status st = RF_OK;
     snprintf(x->pseudo_dir, sizeof x->pseudo_dir, "<redfox exec, run %d>", (int)++x->nruns);
@@ -159,7 +169,13 @@ static rf_status run_generated(exec_ctx *x, const rf_hir_program *hir, rf_rt_res
     o.cache = x->cache;
     o.data_dir = x->pseudo_dir;
     double t0 = rf_now();
+    o.profile = x->kernels;
     if (!st) st = rf_rt_run(hir, &o, res, d);
+    if (!st) x->device = (*res)->device;
+    if (!st && x->kernels) {
+        fprintf(stderr, "exec: the run of %s\n", what);
+        rf_tool_print_profile(*res, stderr);
+    }
     x->t_runs += rf_now() - t0;
     return st;
 }
@@ -189,7 +205,7 @@ static rf_status recompute(exec_ctx *x, const rf_tool_sources *src, rf_diags *d)
     rf_hir_program *hir = NULL;
     rf_rt_result *res = NULL;
     rf_status st = compile(src, "<redfox exec: materialization>", &gen, &arena, &hir, d);
-    if (!st) st = run_generated(x, hir, &res, d);
+    if (!st) st = run_generated(x, "the program (materialization)", hir, &res, d);
     for (int32_t i = 0; !st && i < x->t.npreds; i++) {
         rf_txn_pred *p = &x->t.preds[i];
         if (p->base) continue;
@@ -222,7 +238,7 @@ static rf_status incremental(exec_ctx *x, rf_diags *d)
     rf_hir_program *hir = NULL;
     rf_rt_result *res = NULL;
     rf_status st = compile(NULL, "<redfox exec: delta rules>", &gen, &arena, &hir, d);
-    if (!st) st = run_generated(x, hir, &res, d);
+    if (!st) st = run_generated(x, "the delta rules (insertions)", hir, &res, d);
     for (int32_t i = 0; !st && i < x->t.npreds; i++) {
         rf_txn_pred *p = &x->t.preds[i];
         if (p->base || !p->changed) continue;
@@ -266,7 +282,7 @@ static rf_status dred(exec_ctx *x, rf_diags *d)
     rf_hir_program *hir = NULL;
     rf_rt_result *res = NULL;
     if (!st) st = compile(NULL, "<redfox exec: deletions (DRed)>", &gen, &arena, &hir, d);
-    if (!st) st = run_generated(x, hir, &res, d);
+    if (!st) st = run_generated(x, "DRed (deletions)", hir, &res, d);
     for (int32_t i = 0; !st && i < x->t.npreds; i++) {
         rf_txn_pred *p = &x->t.preds[i];
         if (p->base) {
@@ -354,12 +370,19 @@ int rf_tool_exec(int argc, char **argv)
     int profile = 0, init = 0, force_recompute = 0;
     rf_rt_tuning tune;
     rf_rt_tuning_init(&tune);
+    exec_ctx x;
+    memset(&x, 0, sizeof x);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int m = 0;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             fputs(usage, stdout);
             return RF_EXIT_OK;
+        }
+        if (!strcmp(a, "--profile-kernels") || !strcmp(a, "--show-programs")) {
+            x.kernels |= a[2] == 'p';
+            x.show |= a[2] == 's';
+            continue;
         }
         if (!strcmp(a, "--profile") || !strcmp(a, "--init") || !strcmp(a, "--recompute")) {
             profile |= a[2] == 'p';
@@ -388,9 +411,8 @@ int rf_tool_exec(int argc, char **argv)
     }
     if (!db_dir) return rf_tool_usage_error("exec", "no database given");
     if (!nprogs) return rf_tool_usage_error("exec", "no program given");
-    exec_ctx x;
-    memset(&x, 0, sizeof x);
     x.profile = profile;
+    show_programs = x.show;
     x.o.profile = 0;
     x.o.tuning = &tune;
     rf_tool_apply_tuning(&tune);
@@ -472,14 +494,16 @@ int rf_tool_exec(int argc, char **argv)
         if (!why && !st && nins) st = incremental(&x, &d);
     }
     double t_maint = rf_now();
-    if (!st) {
+    int32_t nout = 0;
+    for (int32_t i = 0; !st && i < x.t.npreds; i++) nout += x.t.preds[i].fe->output_name != NULL;
+    if (!st && nout) {
         rf_buf gen;
         rf_buf_init(&gen);
         rf_txn_gen_outputs(&x.t, &gen);
         st = compile(NULL, "<redfox exec: outputs>", &gen, &outarena, &outhir, &d);
         rf_buf_free(&gen);
         double tr = x.t_runs;
-        if (!st) st = run_generated(&x, outhir, &res, &d);
+        if (!st) st = run_generated(&x, "the outputs", outhir, &res, &d);
         x.t_runs = tr;
     }
     double t_out = rf_now();
@@ -494,7 +518,7 @@ int rf_tool_exec(int argc, char **argv)
                     why ? "recomputed from scratch: " : "maintained incrementally", why ? why : "",
                     why ? "" : ndel && nins ? " (deletions by DRed, then insertions by delta rules)"
                                : ndel ? " (deletions by DRed)" : " by delta rules",
-                    (t_maint - t_batch) * 1e3, res ? res->device : "?", x.t_runs * 1e3);
+                    (t_maint - t_batch) * 1e3, x.device ? x.device : "none", x.t_runs * 1e3);
             for (int32_t i = 0; i < x.t.npreds; i++) {
                 const rf_txn_pred *p = &x.t.preds[i];
                 if (p->base) continue;
@@ -506,7 +530,7 @@ int rf_tool_exec(int argc, char **argv)
                     (t_loaded - t0) * 1e3, (t_read - t_loaded) * 1e3, (t_out - t_maint) * 1e3,
                     (t_commit - t_out) * 1e3, (t_commit - t0) * 1e3);
         }
-        rc = print_outputs(res, user, fmt);
+        if (res) rc = print_outputs(res, user, fmt);
     }
     rf_rt_result_free(res);
     free_txn(&x.t);

@@ -295,12 +295,19 @@ static rf_status value(reader *r, rf_txn *t, rf_type ty, uint8_t *v)
     const char *s = b.len ? (const char *)b.data : "";
     int64_t n = b.len;
     rf_val_err ve = {NULL, 0};
+    /* records are packed: parse into aligned storage, then copy */
+    union {
+        int64_t i;
+        double f;
+        int32_t d;
+        uint8_t b;
+    } u;
     switch (ty) {
-    case RF_TYPE_INT: st = rf_val_parse_int(s, n, (int64_t *)(void *)v, &ve); break;
-    case RF_TYPE_DECIMAL: st = rf_val_parse_decimal(s, n, (int64_t *)(void *)v, &ve); break;
-    case RF_TYPE_FLOAT: st = rf_val_parse_float(s, n, (double *)(void *)v, &ve); break;
-    case RF_TYPE_DATE: st = rf_val_parse_date(s, n, (int32_t *)(void *)v, &ve); break;
-    case RF_TYPE_BOOL: st = rf_val_parse_bool(s, n, v, &ve); break;
+    case RF_TYPE_INT: st = rf_val_parse_int(s, n, &u.i, &ve); if (!st) memcpy(v, &u.i, 8); break;
+    case RF_TYPE_DECIMAL: st = rf_val_parse_decimal(s, n, &u.i, &ve); if (!st) memcpy(v, &u.i, 8); break;
+    case RF_TYPE_FLOAT: st = rf_val_parse_float(s, n, &u.f, &ve); if (!st) memcpy(v, &u.f, 8); break;
+    case RF_TYPE_DATE: st = rf_val_parse_date(s, n, &u.d, &ve); if (!st) memcpy(v, &u.d, 4); break;
+    case RF_TYPE_BOOL: st = rf_val_parse_bool(s, n, &u.b, &ve); if (!st) *v = u.b; break;
     case RF_TYPE_STRING: {
         st = rf_val_check_utf8(s, n, &ve);
         if (!st && memchr(s, 0, (size_t)n)) {

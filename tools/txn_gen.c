@@ -274,11 +274,11 @@ void rf_txn_gen_delta(const rf_txn *t, rf_buf *out)
 /* The body of rule r with atom l0 (-1: none) as `del` and every other atom
 ** in namespace ns_of(atom) ("old", "mid", "cur"); comparisons as they are. */
 static void body(const rf_txn *t, const rf_fe_rule *r, int32_t l0, const char *delta_ns_base,
-                 const char *delta_ns_derived, int rederive, const uint8_t *changed, rf_buf *out)
+                 const char *delta_ns_derived, int rederive, const uint8_t *changed, int first, rf_buf *out)
 {
     for (int32_t l = 0; l < r->nbody; l++) {
         const rf_fe_lit *x = r->body[l];
-        rf_buf_puts(out, ", ");
+        if (!first || l) rf_buf_puts(out, ", ");
         if (x->kind == RF_FE_CMP) {
             expr(r, x->lhs, out);
             rf_buf_printf(out, " %s ", rf_cmp_op_name(x->op));
@@ -332,18 +332,20 @@ void rf_txn_gen_dred(const rf_txn *t, rf_buf *out)
                 pred_name(RF_TXN_NS "_od", h, out);
                 args(r, r->head_args, h->arity, out);
                 rf_buf_puts(out, " <- ");
-                pred_name(RF_TXN_NS "_old", h, out);
-                args(r, r->head_args, h->arity, out);
-                body(t, r, l, RF_TXN_NS "_del", RF_TXN_NS "_od", 0, changed, out);
+                body(t, r, l, RF_TXN_NS "_del", RF_TXN_NS "_od", 0, changed, 1, out);
                 rf_buf_puts(out, ".\n");
             }
-            /* re-derive: an over-deleted fact that the rest still derives */
+            /* re-derive: the rule over the state after the deletes. No
+            ** od(head) filter is needed: a deletion only shrinks the state,
+            ** so what the rule derives was in the old relation, and what
+            ** semi-naive evaluation adds (not yet in cur, a superset of old
+            ** minus od) is over-deleted; probing od every round cost more
+            ** than the round */
+            if (!r->nbody) continue; /* a fact stays: old holds it, od cannot */
             pred_name(RF_TXN_NS "_cur", h, out);
             args(r, r->head_args, h->arity, out);
             rf_buf_puts(out, " <- ");
-            pred_name(RF_TXN_NS "_od", h, out);
-            args(r, r->head_args, h->arity, out);
-            body(t, r, -1, NULL, NULL, 1, changed, out);
+            body(t, r, -1, NULL, NULL, 1, changed, 1, out);
             rf_buf_puts(out, ".\n");
         }
         /* what no deleted fact touched stays */
