@@ -28,7 +28,7 @@ t() { # label args...: one exec, its profile's maintenance line and wall time
     "$redfox" exec "$@" --device "$dev" --profile --format csv >"$tmp/out.$label" 2>"$tmp/err.$label"
     e=$(date +%s.%N)
     printf '%-28s wall %8.3f s | %s | %s\n' "$label" "$(echo "$e - $s" | bc)" \
-        "$(grep -o 'derived predicates [a-z ]*[^(]*([0-9.]* ms' "$tmp/err.$label" | sed 's/derived predicates //')" \
+        "$(sed -n 's/.*derived predicates \(.*\) (\([0-9.]* ms\), runs.*/\2: \1/p' "$tmp/err.$label" | cut -c1-70)" \
         "$(grep -o 'path: [0-9]* -> [0-9]* tuples' "$tmp/err.$label")"
 }
 echo "graph: $nodes nodes, $edges edges; batch: $(wc -l <"$tmp/ins.txn") edges ($pct %), device $dev"
