@@ -23,6 +23,8 @@ static const char *usage =
     "  compile PROG.logic [-o PROG.rfx]      check a program and compile it\n"
     "  run PROG.rfx|PROG.logic --data DIR    run a program on input files (or a database)\n"
     "  import PROG --data DIR --out DB       input files into a redfox database\n"
+    "  exec DB PROG --batch FILE             a transaction: inserts and deletes applied to DB,\n"
+    "                                        derived predicates maintained incrementally\n"
     "  dump --ast|--rules|--plan PROG.logic  print an intermediate form\n"
     "  tpch gen|run|bench ...                TPC-H data, the 22 queries, their timings\n"
     "\n"
@@ -144,6 +146,7 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "compile")) return rf_tool_compile(argc - 1, argv + 1);
     if (!strcmp(cmd, "run")) return rf_tool_run(argc - 1, argv + 1);
     if (!strcmp(cmd, "import")) return rf_tool_import(argc - 1, argv + 1);
+    if (!strcmp(cmd, "exec")) return rf_tool_exec(argc - 1, argv + 1);
     if (!strcmp(cmd, "dump")) return rf_tool_dump(argc - 1, argv + 1);
     if (!strcmp(cmd, "tpch")) return rf_tool_tpch(argc - 1, argv + 1);
     fprintf(stderr, "redfox: unknown command '%s'\n\n%s", cmd, usage);

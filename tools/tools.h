@@ -16,6 +16,7 @@ enum { RF_EXIT_OK = 0, RF_EXIT_USER = 1, RF_EXIT_USAGE = 2, RF_EXIT_INTERNAL = 3
 int rf_tool_compile(int argc, char **argv);
 int rf_tool_run(int argc, char **argv);
 int rf_tool_import(int argc, char **argv);
+int rf_tool_exec(int argc, char **argv);
 int rf_tool_dump(int argc, char **argv);
 int rf_tool_tpch(int argc, char **argv);
 int rf_tool_tpch_gen(int argc, char **argv);

@@ -28,6 +28,8 @@ rf_status rf_cx_view_of(const rf_rt_rel *r, rf_cpu_table *t)
 
 void rf_cx_val_clear(val *v)
 {
+    rf_cpu_set_free(v->probe);
+    v->probe = NULL;
     if (v->borrowed) {
         /* the cache owns the columns; only the pointer array is ours */
         free(v->rel.cols);
@@ -135,6 +137,41 @@ static rf_status k_map(exec *x, const rf_hir_kernel *k, const rf_rt_side sides[2
     return RF_OK;
 }
 
+/* An anti-join that negates every column of a borrowed relation (an input:
+** it never changes during the run) probes a hash set of its rows, built
+** once: returns 1 when it ran (*st its status), 0 when k is not such a one. */
+static int anti_join_probe(exec *x, const rf_hir_kernel *k, const rf_cpu_table *lv, const rf_cpu_table *rv,
+                           rf_rt_index *idx, rf_status *st)
+{
+    val *rvv = &x->vals[k->in[1]];
+    if (!rvv->borrowed || k->nkeys != rv->ncols || rv->ncols <= 0 || rv->ncols > 64 || lv->nrows < 1) return 0;
+    uint64_t seen = 0;
+    for (int32_t i = 0; i < k->nkeys; i++) {
+        if (k->rkeys[i] < 0 || k->rkeys[i] >= rv->ncols || (seen >> k->rkeys[i] & 1)) return 0;
+        if (lv->cols[k->lkeys[i]].kind != rv->cols[k->rkeys[i]].kind) return 0;
+        seen |= UINT64_C(1) << k->rkeys[i];
+    }
+    /* worth it only when the set is reused: the right side much larger than one probe */
+    if (!rvv->probe && rv->nrows < 4 * lv->nrows) return 0;
+    if (!rvv->probe) {
+        rf_cpu_kind kinds[64];
+        for (int32_t c = 0; c < rv->ncols; c++) kinds[c] = rv->cols[c].kind;
+        rf_cpu_set *s = NULL;
+        if ((*st = rf_cpu_set_new(rv->ncols, kinds, &s))) return 1;
+        if ((*st = rf_cpu_set_insert(x->pool, s, rv, NULL, NULL))) {
+            rf_cpu_set_free(s);
+            return 1;
+        }
+        rvv->probe = s;
+    }
+    /* the left rows' key columns in the right side's column order */
+    rf_cpu_col cols[64];
+    rf_cpu_table pt = {lv->nrows, rv->ncols, cols};
+    for (int32_t i = 0; i < k->nkeys; i++) cols[k->rkeys[i]] = lv->cols[k->lkeys[i]];
+    *st = rf_cpu_set_probe(x->pool, rvv->probe, &pt, 1, &idx->a, &idx->n);
+    return 1;
+}
+
 static rf_status k_join_index(exec *x, const rf_hir_kernel *k)
 {
     const rf_rt_rel *l = &x->vals[k->in[0]].rel, *r = &x->vals[k->in[1]].rel;
@@ -157,7 +194,7 @@ static rf_status k_join_index(exec *x, const rf_hir_kernel *k)
         }
         if (k->kind == RF_HIR_JOIN_INDEX)
             st = rf_cpu_hash_join(x->pool, &lv, k->lkeys, &rv, k->rkeys, k->nkeys, &idx.a, &idx.b, &idx.n);
-        else
+        else if (!anti_join_probe(x, k, &lv, &rv, &idx, &st))
             st = rf_cpu_anti_join(x->pool, &lv, k->lkeys, &rv, k->rkeys, k->nkeys, &idx.a, &idx.n);
         free(lv.cols);
         free(rv.cols);
@@ -369,6 +406,8 @@ static rf_status cpu_load(void *dev, int32_t var, rf_rt_rel *rel, int borrowed)
 {
     exec *x = dev;
     val *v = &x->vals[var];
+    rf_cpu_set_free(v->probe);
+    v->probe = NULL;
     v->rel.nrows = rel->nrows;
     v->rel.cols = rel->cols;
     v->borrowed = borrowed;

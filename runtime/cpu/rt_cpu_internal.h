@@ -31,6 +31,11 @@ typedef struct val {
     int has_groups;
     rf_cpu_set *set;      /* a hash index on rel's rows, kept while rel only grows */
     int borrowed;         /* rel's columns belong to the input cache */
+    /* a borrowed relation's rows in a hash set, built by the first anti-join
+    ** that negates all of its columns and kept for the next ones (a negated
+    ** input inside a loop is probed every round; building its index every
+    ** round cost as much as the round) */
+    rf_cpu_set *probe;
 } val;
 
 typedef struct exec {

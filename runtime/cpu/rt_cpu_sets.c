@@ -76,6 +76,8 @@ static rf_status ensure_set(exec *x, int32_t var)
         return st;
     }
     free(t.cols);
+    rf_cpu_set_free(v->probe); /* its rows change from now on */
+    v->probe = NULL;
     if (v->borrowed) {
         free(v->rel.cols);
         v->borrowed = 0;

@@ -1,0 +1,45 @@
+#!/bin/sh
+# tests/run_exec_bad.sh REDFOX EXEC_DIR: bad transactions of `redfox exec`
+# (an unknown or derived predicate, a wrong number of values, a value of the
+# wrong type, a key violation, a bad line after good ones) are errors naming
+# file:line:col, exit 1, and leave the database exactly as it was.
+set -u
+redfox=$1
+dir=$2
+tmp=${TMPDIR:-/tmp}/rf_exec_bad.$$
+mkdir -p "$tmp/data"
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+printf 'c1,1\nc2,2\n' >"$tmp/data/buys.csv"
+printf '1,10\n2,60\n' >"$tmp/data/price.csv"
+p="$dir/join.logic"
+"$redfox" import "$p" --data "$tmp/data" --out "$tmp/db" >/dev/null 2>"$tmp/err" || { cat "$tmp/err"; fail "import"; }
+"$redfox" exec "$tmp/db" "$p" --device cpu >/dev/null 2>"$tmp/err" || { cat "$tmp/err"; fail "first exec"; }
+state() { (cd "$tmp/db" && ls -l && cat ./*) | cksum; }
+before=$(state)
+bad() { # name text expected-message
+    printf '%b' "$2" >"$tmp/$1.txn"
+    "$redfox" exec "$tmp/db" "$p" --device cpu --batch "$tmp/$1.txn" >/dev/null 2>"$tmp/err"
+    rc=$?
+    [ $rc -eq 1 ] || { cat "$tmp/err"; fail "$1: exit $rc, expected 1"; }
+    grep -qF "$tmp/$1.txn:$3" "$tmp/err" || { cat "$tmp/err"; fail "$1: expected '$tmp/$1.txn:$3'"; }
+    [ "$(state)" = "$before" ] || fail "$1: the database changed"
+}
+bad unknown '+buys("c3", 1).\n+nosuch(1).\n' '2:2: error: unknown predicate `nosuch`'
+bad derived '+spent("c1", 1, 10).\n' '1:2: error: `spent` is derived by the program'"'"'s rules'
+bad arity '+buys("c3").\n' '1:1: error: `buys` has 2 columns; this fact gives 1'
+bad toomany '+price(3, 4, 5).\n' '1:14: error: too many values: `price` has 2 columns'
+bad type '+price(3, x4).\n' '1:11: error: expected an int, found "x4"'
+bad key '+buys("c9", 9).\n+price(1, 11).\n' '2:1: error: key violation: `price` already holds (p) = (1)'
+bad key2 '+price(7, 1).\n+price(7, 2).\n' '2:1: error: key violation: `price` already holds (p) = (7)'
+bad syntax '+buys("c1" 1).\n' '1:12: error: expected '"','"' or '"')'"
+bad string '+buys("c1, 1).\n' '1:7: error: a string without its closing quote'
+bad missing '// nothing yet\nprice(1, 2).\n' '2:1: error: expected '"'+'"' (insert) or '"'-'"' (delete)'
+# a key replaced in batch order is fine
+printf -- '-price(1, 10).\n+price(1, 11).\n' >"$tmp/ok.txn"
+"$redfox" exec "$tmp/db" "$p" --device cpu --format csv --batch "$tmp/ok.txn" >"$tmp/out" 2>"$tmp/err" || { cat "$tmp/err"; fail "ordered update"; }
+grep -q '^c1,1,11$' "$tmp/out" || { cat "$tmp/out"; fail "ordered update: c1 should pay 11"; }
+# not a database; a compiled program
+"$redfox" exec "$tmp/data" "$p" --device cpu >/dev/null 2>"$tmp/err"
+[ $? -eq 1 ] && grep -qF 'not a redfox database' "$tmp/err" || { cat "$tmp/err"; fail "not a database"; }
+echo ok

@@ -1,0 +1,113 @@
+/*
+** tools/txn.h: `redfox exec`, one transaction over a redfox database: a
+** batch of inserts and deletes applied to base predicates, and the
+** program's derived predicates kept materialized in the database, brought
+** up to date incrementally where the program allows it.
+**
+** Owns: the shared state of a transaction (rf_txn, one rf_txn_pred per
+** predicate of the user's program that has rows: base or derived) and the
+** interfaces of its parts: txn_batch.c (the transaction file, applied in
+** batch order), txn_gen.c (the LogiQL programs a transaction runs: the
+** materialization, the delta rules, the outputs), txn_store.c (the
+** database's tables in and out). cmd_exec.c drives them.
+*/
+#ifndef RF_TOOLS_TXN_H
+#define RF_TOOLS_TXN_H
+
+#include "rf_common.h"
+#include "rf_db.h"
+#include "rf_frontend.h"
+#include "rf_runtime.h"
+
+/* The namespace of the predicates a transaction's generated programs use
+** (docs/LANGUAGE.md reserves it). */
+#define RF_TXN_NS "redfox_txn"
+
+typedef struct rf_txn_pred {
+    const rf_fe_pred *fe; /* the user's predicate */
+    int base;             /* read from a file (lang:input): the batch changes it */
+    char *table;          /* its table in the database (base: the input file name) */
+    int stored;           /* derived: the database held it before this transaction */
+    rf_rt_rel cur;        /* before the batch (owned columns) */
+    rf_rt_rel next;       /* after it (owned; empty until computed) */
+    rf_rt_rel ins, del;   /* base: the rows the batch really added and removed (owned) */
+    rf_rt_rel mid;        /* base: cur without the deleted rows (DRed's state between its phases) */
+    int64_t rows_before;  /* rows of cur as read (for --profile) */
+    int has_next;
+    int changed;          /* ins or del non-empty (derived: may change) */
+    void *batch;          /* txn_batch.c's state while batches are applied */
+} rf_txn_pred;
+
+typedef struct rf_txn {
+    const rf_fe_program *fe;
+    const char *source_hash; /* 16 hex digits of the program's text: names its derived tables */
+    rf_txn_pred *preds;
+    int32_t npreds;
+    rf_rt_dict *dict;        /* every string of every relation above */
+    int threads;
+} rf_txn;
+
+/* The pred of that fe predicate, or NULL. */
+rf_txn_pred *rf_txn_find(rf_txn *t, const rf_fe_pred *p);
+
+/* ---- txn_batch.c ------------------------------------------------------- */
+
+/* Reads the transaction file path (docs/LANGUAGE.md "Transactions": one
+** `+pred(v, ...)` or `-pred(v, ...)` a line) and applies it, in order after
+** the batches before it, to the base predicates' next relations (set from
+** cur on first use). Errors name path:line:col: an unknown or derived
+** predicate, a wrong number of values, a value not of its column's type, a
+** key (lang:input:key, or a functional predicate's keys) held by another
+** row. */
+rf_status rf_txn_batch_apply(rf_txn *t, const char *path, rf_diags *d);
+/* After every batch: each base predicate's next, ins and del. */
+rf_status rf_txn_batch_finish(rf_txn *t, rf_diags *d);
+
+/* ---- txn_gen.c -------------------------------------------------------- */
+
+/* Why the program's derived predicates cannot be maintained by delta rules
+** (negation, aggregation, ...; a static string), or NULL when they can. */
+const char *rf_txn_gen_incremental_why_not(const rf_fe_program *p);
+/* Appends to out a program text that, added to the user's program, outputs
+** every derived predicate P as `redfox_txn_mat:P`. */
+void rf_txn_gen_materialize(const rf_txn *t, rf_buf *out);
+/* A program computing `redfox_txn_d:P`, the new facts of each derived P,
+** from `redfox_txn_old:Q` (every predicate before the batch) and
+** `redfox_txn_ins:B` (the rows the batch added to base B): the semi-naive
+** delta rules, the stored relation as the full one. Insertions only. */
+void rf_txn_gen_delta(const rf_txn *t, rf_buf *out);
+/* Deletions by DRed: a program computing `redfox_txn_cur:P`, each derived
+** P after the batch's deletes, from `redfox_txn_old:Q`, `redfox_txn_del:B`
+** (the rows deleted from base B) and `redfox_txn_mid:B` (B without them):
+** the facts with a derivation reading a deleted fact are over-deleted
+** (`redfox_txn_od:P`, through the delta rules), then those the remaining
+** facts still derive are derived again. Sets each derived pred's changed. */
+void rf_txn_gen_dred(const rf_txn *t, rf_buf *out);
+/* A program that reads `redfox_txn_out:Q` (each output predicate's rows
+** after the batch) and outputs it as the user's program does (name, order,
+** limit). */
+void rf_txn_gen_outputs(const rf_txn *t, rf_buf *out);
+/* The file name under which generated input `NS:P` is handed to a run. */
+char *rf_txn_gen_input_file(const char *ns, const rf_fe_pred *p);
+
+/* ---- txn_store.c ------------------------------------------------------ */
+
+/* The derived table name of p in t ("derived.HASH.NAME"). */
+char *rf_txn_store_table_name(const rf_txn *t, const rf_fe_pred *p);
+/* Reads every base table and every stored derived table of t's program
+** from db into cur (strings into t->dict). A base table missing or of
+** other columns is an error naming the manifest. */
+rf_status rf_txn_store_load(rf_txn *t, const rf_db *db, rf_diags *d);
+/* Writes the database anew at dir: every table of db that t does not own
+** copied as it is, t's base tables and derived tables from next (or cur),
+** committed by an atomic exchange with the old folder. */
+rf_status rf_txn_store_commit(rf_txn *t, const rf_db *db, const char *dir, rf_diags *d);
+
+/* ---- shared helpers ---------------------------------------------------- */
+
+/* Copies rows [0, n) of src's columns (widths by type) into a new owned rel. */
+rf_status rf_txn_rel_copy(const rf_rt_rel *src, rf_rt_rel *dst);
+/* dst = a followed by b (same types), owned. */
+rf_status rf_txn_rel_concat(const rf_rt_rel *a, const rf_rt_rel *b, rf_rt_rel *dst);
+
+#endif

@@ -1,0 +1,236 @@
+/*
+** tools/txn_store.c: the database side of `redfox exec`: its tables read
+** into a transaction's relations, and the database after the transaction
+** written.
+**
+** Owns: the names of materialized tables ("derived.HASH.PRED": HASH
+** identifies the program's text, so programs sharing a database keep their
+** own), reading tables (numeric columns copied out of their mapped files,
+** strings through their dictionaries into the transaction's), and the
+** commit: the whole new state written aside (db_writer.c's temporary
+** folder: copy on write), then exchanged with the old folder in one atomic
+** rename, so that a crash at any moment leaves the old or the new database.
+*/
+#include "txn.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+rf_txn_pred *rf_txn_find(rf_txn *t, const rf_fe_pred *p)
+{
+    for (int32_t i = 0; i < t->npreds; i++)
+        if (t->preds[i].fe == p) return &t->preds[i];
+    return NULL;
+}
+
+char *rf_txn_store_table_name(const rf_txn *t, const rf_fe_pred *p)
+{
+    return rf_sprintf("derived.%s.%s", t->source_hash, p->name);
+}
+
+rf_status rf_txn_rel_copy(const rf_rt_rel *src, rf_rt_rel *dst)
+{
+    rf_status st = rf_rt_rel_alloc(dst, src->ncols, src->types, src->nrows);
+    for (int32_t c = 0; !st && c < src->ncols && src->nrows; c++)
+        memcpy(dst->cols[c], src->cols[c], (size_t)(src->nrows * rf_rt_type_width(src->types[c])));
+    return st;
+}
+
+rf_status rf_txn_rel_concat(const rf_rt_rel *a, const rf_rt_rel *b, rf_rt_rel *dst)
+{
+    rf_status st = rf_rt_rel_alloc(dst, a->ncols, a->types, a->nrows + b->nrows);
+    for (int32_t c = 0; !st && c < a->ncols && dst->nrows; c++) {
+        int64_t w = rf_rt_type_width(a->types[c]);
+        if (a->nrows) memcpy(dst->cols[c], a->cols[c], (size_t)(a->nrows * w));
+        if (b->nrows) memcpy((char *)dst->cols[c] + a->nrows * w, b->cols[c], (size_t)(b->nrows * w));
+    }
+    return st;
+}
+
+/* ---- reading ------------------------------------------------------------- */
+
+static rf_status read_table(rf_txn *t, const rf_db *db, const rf_db_table *tb, const rf_fe_pred *p, rf_rt_rel *out,
+                            rf_diags *d)
+{
+    char *mpath = rf_sprintf("%s/%s", db->dir, RF_DB_MANIFEST);
+    if (!mpath) return RF_ENOMEM;
+    int same = tb->ncols == p->arity;
+    for (int32_t c = 0; same && c < p->arity; c++) same = tb->cols[c].type == p->types[c];
+    if (!same) {
+        rf_error(d, rf_mkloc(mpath, 0, 0),
+                 "the database's table '%s' does not have the columns `%s` declares: import the data again with this program",
+                 tb->name, p->name);
+        free(mpath);
+        return RF_EUSER;
+    }
+    free(mpath);
+    rf_status st = rf_rt_rel_alloc(out, p->arity, p->types, tb->nrows);
+    for (int32_t c = 0; c < p->arity && !st && tb->nrows; c++) {
+        rf_db_map m = {0, 0};
+        const void *data = NULL;
+        st = rf_db_map_column(db, tb, c, &m, &data, d);
+        if (st) break;
+        if (p->types[c] != RF_TYPE_STRING) {
+            memcpy(out->cols[c], data, (size_t)(tb->nrows * rf_rt_type_width(p->types[c])));
+            rf_db_unmap(&m);
+            continue;
+        }
+        rf_db_map dm = {0, 0};
+        const uint64_t *off;
+        const char *bytes;
+        st = rf_db_map_dict(db, tb, c, &dm, &off, &bytes, d);
+        uint64_t nd = tb->cols[c].dict_count;
+        uint32_t *map = st ? NULL : rf_malloc(((size_t)nd + 1) * sizeof *map);
+        if (!st && !map) st = RF_ENOMEM;
+        if (!st && nd) st = rf_rt_dict_intern_many(t->dict, (const int64_t *)off, bytes, (int64_t)nd, map, t->threads);
+        const uint32_t *codes = data;
+        uint32_t *dst = out->cols[c];
+        for (int64_t i = 0; !st && i < tb->nrows; i++) dst[i] = map[codes[i]];
+        free(map);
+        rf_db_unmap(&dm);
+        rf_db_unmap(&m);
+    }
+    if (st) rf_rt_rel_free(out);
+    return st;
+}
+
+rf_status rf_txn_store_load(rf_txn *t, const rf_db *db, rf_diags *d)
+{
+    char *mpath = rf_sprintf("%s/%s", db->dir, RF_DB_MANIFEST);
+    if (!mpath) return RF_ENOMEM;
+    rf_status st = RF_OK;
+    for (int32_t i = 0; i < t->npreds && !st; i++) {
+        rf_txn_pred *p = &t->preds[i];
+        const rf_db_table *tb = rf_db_find_table(db, p->table);
+        if (!tb) {
+            if (p->base) {
+                rf_error(d, rf_mkloc(mpath, 0, 0),
+                         "the database has no table '%s' (the input of `%s`): import it with a program that declares it",
+                         p->table, p->fe->name);
+                st = RF_EUSER;
+            } else {
+                st = rf_rt_rel_alloc(&p->cur, p->fe->arity, p->fe->types, 0);
+            }
+            continue;
+        }
+        p->stored = !p->base;
+        st = read_table(t, db, tb, p->fe, &p->cur, d);
+    }
+    free(mpath);
+    return st;
+}
+
+/* ---- writing --------------------------------------------------------------- */
+
+#define CHUNK 65536
+
+/* n string codes (of dict) as rows of string column c. */
+static rf_status append_strings(rf_db_writer *w, int32_t tid, int32_t c, const rf_rt_dict *dict, const uint32_t *codes,
+                                int64_t n, rf_diags *d)
+{
+    int64_t *off = rf_malloc((CHUNK + 1) * sizeof *off);
+    rf_buf bytes;
+    rf_buf_init(&bytes);
+    rf_status st = off ? RF_OK : RF_ENOMEM;
+    for (int64_t lo = 0; lo < n && !st; lo += CHUNK) {
+        int64_t k = n - lo < CHUNK ? n - lo : CHUNK;
+        bytes.len = 0;
+        for (int64_t i = 0; i < k; i++) {
+            off[i] = bytes.len;
+            int64_t len = 0;
+            const char *s = rf_rt_dict_str(dict, codes[lo + i], &len);
+            rf_buf_append(&bytes, s, len);
+        }
+        off[k] = bytes.len;
+        rf_buf_putc(&bytes, 0);
+        if (bytes.oom) st = RF_ENOMEM;
+        if (!st) st = rf_db_writer_append(w, tid, c, k, NULL, off, (const char *)bytes.data, d);
+    }
+    free(off);
+    rf_buf_free(&bytes);
+    return st;
+}
+
+/* Strings of a column of the old database, by its dictionary. */
+static rf_status copy_table(rf_db_writer *w, const rf_db *db, const rf_db_table *tb, rf_diags *d)
+{
+    rf_type *types = rf_calloc((size_t)tb->ncols + 1, sizeof *types);
+    const char **names = rf_calloc((size_t)tb->ncols + 1, sizeof *names);
+    rf_status st = types && names ? RF_OK : RF_ENOMEM;
+    for (int32_t c = 0; !st && c < tb->ncols; c++) {
+        types[c] = tb->cols[c].type;
+        names[c] = tb->cols[c].name;
+    }
+    int32_t tid = -1;
+    if (!st) st = rf_db_writer_table(w, tb->name, tb->ncols, types, names, tb->nkey, tb->key, &tid, d);
+    for (int32_t c = 0; !st && c < tb->ncols && tb->nrows; c++) {
+        rf_db_map m = {0, 0}, dm = {0, 0};
+        const void *data = NULL;
+        st = rf_db_map_column(db, tb, c, &m, &data, d);
+        if (!st && types[c] != RF_TYPE_STRING) st = rf_db_writer_append(w, tid, c, tb->nrows, data, NULL, NULL, d);
+        if (!st && types[c] == RF_TYPE_STRING) {
+            const uint64_t *off;
+            const char *bytes;
+            st = rf_db_map_dict(db, tb, c, &dm, &off, &bytes, d);
+            const uint32_t *codes = data;
+            int64_t *o = st ? NULL : rf_malloc((CHUNK + 1) * sizeof *o);
+            rf_buf b;
+            rf_buf_init(&b);
+            if (!st && !o) st = RF_ENOMEM;
+            for (int64_t lo = 0; !st && lo < tb->nrows; lo += CHUNK) {
+                int64_t k = tb->nrows - lo < CHUNK ? tb->nrows - lo : CHUNK;
+                b.len = 0;
+                for (int64_t i = 0; i < k; i++) {
+                    uint32_t x = codes[lo + i];
+                    o[i] = b.len;
+                    rf_buf_append(&b, bytes + off[x], (int64_t)(off[x + 1] - off[x]));
+                }
+                o[k] = b.len;
+                rf_buf_putc(&b, 0);
+                st = b.oom ? RF_ENOMEM : rf_db_writer_append(w, tid, c, k, NULL, o, (const char *)b.data, d);
+            }
+            free(o);
+            rf_buf_free(&b);
+        }
+        rf_db_unmap(&dm);
+        rf_db_unmap(&m);
+    }
+    if (!st) st = rf_db_writer_end_table(w, tid, d);
+    free(types);
+    free(names);
+    return st;
+}
+
+static rf_status write_rel(rf_db_writer *w, const rf_txn *t, const char *name, const rf_fe_pred *p, const rf_rt_rel *r,
+                           int with_key, rf_diags *d)
+{
+    int32_t tid = -1;
+    rf_status st = rf_db_writer_table(w, name, p->arity, p->types, p->cols, with_key ? p->ninput_key : 0,
+                                      with_key ? p->input_key : NULL, &tid, d);
+    for (int32_t c = 0; !st && c < p->arity && r->nrows; c++) {
+        if (p->types[c] == RF_TYPE_STRING) st = append_strings(w, tid, c, t->dict, r->cols[c], r->nrows, d);
+        else st = rf_db_writer_append(w, tid, c, r->nrows, r->cols[c], NULL, NULL, d);
+    }
+    if (!st) st = rf_db_writer_end_table(w, tid, d);
+    return st;
+}
+
+rf_status rf_txn_store_commit(rf_txn *t, const rf_db *db, const char *dir, rf_diags *d)
+{
+    rf_db_writer *w = NULL;
+    rf_status st = rf_db_writer_new(dir, RF_VERSION_STRING, &w, d);
+    /* the other tables first, in their order: those of inputs this program
+    ** does not read, and other programs' derived tables */
+    for (int32_t i = 0; !st && i < db->ntables; i++) {
+        int mine = 0;
+        for (int32_t k = 0; k < t->npreds && !mine; k++) mine = !strcmp(t->preds[k].table, db->tables[i].name);
+        if (!mine) st = copy_table(w, db, &db->tables[i], d);
+    }
+    for (int32_t i = 0; !st && i < t->npreds; i++) {
+        const rf_txn_pred *p = &t->preds[i];
+        st = write_rel(w, t, p->table, p->fe, p->has_next ? &p->next : &p->cur, p->base, d);
+    }
+    if (!st) st = rf_db_writer_commit(w, d);
+    rf_db_writer_free(w);
+    return st;
+}
