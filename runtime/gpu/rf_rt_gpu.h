@@ -56,6 +56,17 @@ typedef struct rf_rt_gpu_prepared {
 ** messages: a run reports again whatever fails here. */
 void rf_rt_gpu_prepare(const rf_hir_program *const *ps, int32_t n, const rf_rt_options *o, rf_rt_gpu_prepared *out);
 
+/* Several ranks on one host (runtime/dist): this process takes the GPU of
+** index index modulo the GPUs visible (rank r on GPU r mod count). Only
+** before the first rf_rt_gpu_available, which opens the driver once. */
+void rf_rt_gpu_choose(int index);
+/* The GPUs this process could take: 0 without a real GPU (the emulator
+** included: its memory is the host's). */
+int rf_rt_gpu_count(void);
+/* 1 when the GPU is the emulator (RF_GPU_EMULATE=1): device addresses are
+** host addresses. */
+int rf_rt_gpu_emulated(void);
+
 /* The GPU executor itself is rf_rt_gpu_device (runtime/rt_device.h), which
 ** the driver runs (runtime/rt_run.c). It follows the plans of o->gpu_plan
 ** (the .rfx file's GPLN section; a program not from a .rfx, o->rfx_file
