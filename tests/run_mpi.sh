@@ -108,7 +108,7 @@ tpch() {
 
 subset() {
     for p in tc mutual same_generation negation negated_conjunction aggregates decimals join_skewed strings \
-             group_runs functional fd_violation order_limit nullary overflow; do
+             group_runs functional fd_violation order_limit nullary overflow rank_mixed_moves; do
         e2e "$tests/e2e/$p.logic"
     done
 }
@@ -135,7 +135,7 @@ default)
     ;;
 small)
     [ $dev = gpu ] && gpus2
-    for p in tc mutual negation aggregates strings fd_violation; do e2e "$tests/e2e/$p.logic"; done
+    for p in tc mutual negation aggregates strings fd_violation rank_mixed_moves; do e2e "$tests/e2e/$p.logic"; done
     tpch 0.01 q03
     ;;
 full)
