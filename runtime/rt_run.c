@@ -404,7 +404,7 @@ rf_status rf_rt_run_on(const rf_rt_device_ops *dv, const rf_hir_program *p, cons
     rf_rt_xport *xp = NULL;
     if (!st && dist && dv->exchange) {
         int emulated = rf_rt_gpu_emulated();
-        st = rf_rt_dist_xport_open(dist, emulated, rf_rt_gpu_count(), &xp, res->rank_exchange,
+        st = rf_rt_dist_xport_open(dist, emulated, rf_rt_gpu_pci(), &xp, res->rank_exchange,
                                    sizeof res->rank_exchange, d);
         /* real GPUs without NCCL work, slower: never silently */
         if (!st && !xp && !emulated && rf_rt_dist_rank(dist) == 0)
@@ -473,9 +473,14 @@ static rf_status ranks_have_gpu(const rf_rt_options *o, int gpu, rf_diags *d)
         if (all[r].failed) first = r;
     free(all);
     if (st || first < 0) return st;
-    if (gpu && me == 0)
-        rf_error(d, rf_mkloc(NULL, 0, 0), "--device gpu: rank %d of %d has no usable GPU (its message is above or "
-                 "below); all ranks stopped", first, n);
+    if (me != first) {
+        /* the lowest rank without a GPU says why; rank 0 names it */
+        rf_diags_free(d);
+        rf_diags_init(d);
+        if (me == 0)
+            rf_error(d, rf_mkloc(NULL, 0, 0), "--device gpu: rank %d of %d has no usable GPU (its message is above "
+                     "or below); all ranks stopped", first, n);
+    }
     return RF_EUSER;
 }
 

@@ -190,6 +190,26 @@ EOF
         ! grep -q "rank 0 of 2: no answer from the other ranks within 3 s" "$tmp/hang.err"; then
         echo "FAIL: a hung rank: exit $rc after $((t1 - t0)) s"; cat "$tmp/hang.err"; fails=$((fails + 1))
     fi
+    # GPU ranks: one rank without a GPU (the emulator off, where there is
+    # no real GPU) stops both at once, naming it, instead of a hang
+    if [ $dev = gpu ] && ! env -u RF_GPU_EMULATE "$redfox" run "$tests/e2e/tc.logic" --data "$tests/e2e/data" \
+        --device gpu >/dev/null 2>&1; then
+        cat >"$tmp/nogpu.sh" <<EOF
+#!/bin/sh
+[ "\${OMPI_COMM_WORLD_RANK:-0}" = 1 ] && unset RF_GPU_EMULATE
+exec "$redfox" run "$tests/e2e/tc.logic" --data "$tests/e2e/data" --device gpu --set rank_timeout_s=60
+EOF
+        chmod +x "$tmp/nogpu.sh"
+        t0=$(date +%s)
+        timeout 120 $mpi 2 "$tmp/nogpu.sh" >/dev/null 2>"$tmp/nogpu.err"
+        rc=$?
+        t1=$(date +%s)
+        runs=$((runs + 1))
+        if [ $rc -eq 0 ] || [ $((t1 - t0)) -gt 30 ] || ! grep -q "rank 1 of 2 has no usable GPU" "$tmp/nogpu.err" ||
+            ! grep -q "no usable GPU: " "$tmp/nogpu.err"; then
+            echo "FAIL: a rank without a GPU: exit $rc after $((t1 - t0)) s"; cat "$tmp/nogpu.err"; fails=$((fails + 1))
+        fi
+    fi
     ;;
 *) echo "usage: run_mpi.sh REDFOX TESTS_DIR WORK_DIR default|small|full|failure"; exit 2 ;;
 esac

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef struct xport {
     rf_rt_xport xp; /* first: the device is handed &xp */
@@ -55,64 +56,79 @@ static rf_status xp_exchange(void *ctx, const rf_rt_xbuf *sends, int nsend, cons
     return st;
 }
 
-/* Every rank's two flags; *all_a, *all_b whether every rank set them,
-** *first_not_b the lowest rank without b (-1: none). */
-static rf_status agree(rf_rt_dist *x, int a, int b, const char *what, int *all_a, int *all_b, int *first_not_b,
-                       rf_diags *d)
+/* Every rank's numbers v (RF_RT_DIST_VOTE_N each) into all (size entries). */
+static rf_status gather(rf_rt_dist *x, const int64_t *v, rf_rt_dist_vote *all, const char *what, rf_diags *d)
 {
-    rf_rt_dist_vote *all = rf_calloc((size_t)x->size, sizeof *all);
-    if (!all) return RF_ENOMEM;
-    int64_t v[RF_RT_DIST_VOTE_N] = {a, b};
-    rf_status st = dist_vote(x, 0, v, all, what, d);
-    *all_a = *all_b = 1;
-    *first_not_b = -1;
-    for (int r = 0; r < x->size && !st; r++) {
-        *all_a &= all[r].v[0] != 0;
-        *all_b &= all[r].v[1] != 0;
-        if (!all[r].v[1] && *first_not_b < 0) *first_not_b = r;
-    }
-    free(all);
-    return st;
+    return dist_vote(x, 0, v, all, what, d);
 }
 
-rf_status rf_rt_dist_xport_open(rf_rt_dist *x, int host_memory, int gpus, rf_rt_xport **out, char *note, size_t nnote,
-                                rf_diags *d)
+/* This host, as a number every rank of it computes alike. */
+static int64_t host_id(void)
+{
+    char name[256] = "";
+    gethostname(name, sizeof name - 1);
+    return (int64_t)(rf_rt_hash_bytes(name, (int64_t)strlen(name)) >> 1);
+}
+
+/* Whether every rank can use NCCL, given all's votes (v[0] host memory,
+** v[1] NCCL loads, v[2] the GPU's PCI address + 1, v[3] the host): else
+** why, for the profile. */
+static int nccl_for_all(const rf_rt_dist *x, const rf_rt_dist_vote *all, char *why, size_t n)
+{
+    for (int r = 0; r < x->size; r++) {
+        if (all[r].v[0]) return 0; /* an emulated GPU */
+        if (!all[r].v[1]) {
+            if (!why[0]) snprintf(why, n, "rank %d of %d cannot use NCCL", r, x->size);
+            return 0;
+        }
+        for (int s = 0; s < r; s++)
+            if (all[s].v[3] == all[r].v[3] && all[s].v[2] == all[r].v[2]) {
+                /* NCCL refuses two ranks on one GPU */
+                snprintf(why, n, "ranks %d and %d share a GPU (NCCL needs a GPU per rank)", s, r);
+                return 0;
+            }
+    }
+    return 1;
+}
+
+rf_status rf_rt_dist_xport_open(rf_rt_dist *x, int host_memory, int64_t gpu, rf_rt_xport **out, char *note,
+                                size_t nnote, rf_diags *d)
 {
     *out = NULL;
     snprintf(note, nnote, "through host memory (MPI)");
     char why[200] = "";
     int nccl_ok = 0;
-    if (!host_memory) {
-        int local = rf_rt_dist_world_local_size(x->w);
-        if (gpus < local)
-            snprintf(why, sizeof why, "%d ranks share this host's %d GPU%s (NCCL needs a GPU per rank)", local, gpus,
-                     gpus == 1 ? "" : "s");
-        else
-            nccl_ok = dist_nccl_loadable(why, sizeof why);
-    }
-    int all_host, all_nccl, first_bad;
-    rf_status st = agree(x, host_memory, nccl_ok, "the choice of the ranks' exchange", &all_host, &all_nccl, &first_bad, d);
-    if (st) return st;
+    if (!host_memory && !gpu) snprintf(why, sizeof why, "the GPU's PCI address is unknown");
+    else if (!host_memory) nccl_ok = dist_nccl_loadable(why, sizeof why);
+    rf_rt_dist_vote *all = rf_calloc((size_t)x->size, sizeof *all);
+    if (!all) return RF_ENOMEM;
+    int64_t v[RF_RT_DIST_VOTE_N] = {host_memory, nccl_ok, gpu, host_id()};
+    rf_status st = gather(x, v, all, "the choice of the ranks' exchange", d);
+    int all_host = 1;
+    for (int r = 0; r < x->size && !st; r++) all_host &= all[r].v[0] != 0;
+    int all_nccl = !st && !all_host && nccl_for_all(x, all, why, sizeof why);
     dist_nccl *nccl = NULL;
-    if (!all_host && all_nccl) {
+    if (all_nccl) {
         st = dist_nccl_open(x->w, x->timeout_s, &nccl, why, sizeof why, d);
-        if (st) {
-            x->stopped = 1;
-            return st;
-        }
-        int dummy;
-        st = agree(x, 1, nccl != NULL, "NCCL's start", &dummy, &all_nccl, &first_bad, d);
-        if (st || !all_nccl) {
-            dist_nccl_close(nccl);
-            nccl = NULL;
-            if (st) return st;
-        }
+        if (st) x->stopped = 1;
+        /* every rank's communicator started, or none is used */
+        int64_t w[RF_RT_DIST_VOTE_N] = {nccl != NULL};
+        if (!st) st = gather(x, w, all, "NCCL's start", d);
+        for (int r = 0; r < x->size && !st; r++)
+            if (!all[r].v[0] && nccl) {
+                if (!why[0]) snprintf(why, sizeof why, "NCCL did not start on rank %d of %d", r, x->size);
+                dist_nccl_close(nccl);
+                nccl = NULL;
+            }
+    }
+    free(all);
+    if (st) {
+        dist_nccl_close(nccl);
+        return st;
     }
     if (!all_host && !nccl) {
         /* rank 0 writes the profile: its own reason, or the rank that had one */
-        if (why[0]) snprintf(note, nnote, "through host memory (MPI): %s", why);
-        else if (first_bad >= 0)
-            snprintf(note, nnote, "through host memory (MPI): rank %d of %d cannot use NCCL", first_bad, x->size);
+        snprintf(note, nnote, "through host memory (MPI): %s", why[0] ? why : "NCCL is not available");
         return RF_OK;
     }
     xport *t = rf_calloc(1, sizeof *t);

@@ -160,14 +160,14 @@ rf_status rf_rt_dist_any(rf_rt_dist *x, int local_any, int *any, rf_diags *d);
 
 /* The transport for moves a device makes itself (rf_rt_xport.h), for a run
 ** on GPU ranks: NCCL between the GPUs when every rank has a GPU of its own
-** (gpus: the GPUs its host shows, at least as many as its ranks) and
-** libnccl.so.2 loads; MPI over the emulator's memory when every rank's
+** (gpu: its PCI address plus 1, 0 unknown; no two ranks of a host alike)
+** and libnccl.so.2 loads; MPI over the emulator's memory when every rank's
 ** device is the emulator (host_memory). *xp NULL otherwise (rows move
 ** through host memory). note: one line for --profile saying which and, when
 ** not NCCL on real GPUs, why. A collective (votes, then NCCL's bootstrap:
-** ncclGetUniqueId on rank 0, MPI_Bcast, ncclCommInitRank). */
-rf_status rf_rt_dist_xport_open(rf_rt_dist *x, int host_memory, int gpus, rf_rt_xport **xp, char *note, size_t nnote,
-                                rf_diags *d);
+** ncclGetUniqueId on rank 0, MPI_Bcast, ncclCommInitRankConfig). */
+rf_status rf_rt_dist_xport_open(rf_rt_dist *x, int host_memory, int64_t gpu, rf_rt_xport **xp, char *note,
+                                size_t nnote, rf_diags *d);
 void rf_rt_dist_xport_close(rf_rt_xport *xp);
 /* Whether move m exchanges rows between ranks (else each rank keeps some of
 ** its own: a replicated relation cut, a spread one left); and then *mv,

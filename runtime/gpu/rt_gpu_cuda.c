@@ -84,6 +84,7 @@ static struct {
     size_t total;
     int choice;   /* rf_rt_gpu_choose: the wanted index among the visible GPUs */
     int ordinal, count; /* the GPU opened, of count visible */
+    int64_t pci;        /* its PCI address (domain, bus, device): which physical GPU */
 } drv = {PTHREAD_ONCE_INIT};
 
 void rf_rt_gpu_choose(int index) { drv.choice = index > 0 ? index : 0; }
@@ -257,6 +258,11 @@ static void drv_open_once(void)
         snprintf(drv.why, sizeof drv.why, "no CUDA context on %s: %s (%s)", drv.name, cu_errstr(r), cu_errname(r));
         return;
     }
+    int dom = 0, bus = 0, slot = 0;
+    if (f->DeviceGetAttribute(&dom, CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID, drv.dev) == CUDA_SUCCESS &&
+        f->DeviceGetAttribute(&bus, CU_DEVICE_ATTRIBUTE_PCI_BUS_ID, drv.dev) == CUDA_SUCCESS &&
+        f->DeviceGetAttribute(&slot, CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID, drv.dev) == CUDA_SUCCESS)
+        drv.pci = ((int64_t)dom << 16 | (int64_t)bus << 8 | slot) + 1;
     size_t fr = 0;
     if ((r = f->MemGetInfo(&fr, &drv.total)) != CUDA_SUCCESS) {
         snprintf(drv.why, sizeof drv.why, "the CUDA device cannot be queried: %s", cu_errstr(r));
@@ -308,10 +314,10 @@ int rf_gpu_cuda_maybe(char *why, size_t n)
     return 1;
 }
 
-int rf_gpu_cuda_count(void)
+int64_t rf_gpu_cuda_pci(void)
 {
     pthread_once(&drv.once, drv_open);
-    return drv.ok ? drv.count : 0;
+    return drv.ok ? drv.pci : 0;
 }
 
 /* ---- memory and transfers ---------------------------------------------------- */

@@ -131,6 +131,7 @@ int rf_rt_gpu_available(char *why, size_t n)
     return rf_gpu_cuda_probe(why, n);
 }
 
+int64_t rf_rt_gpu_pci(void) { return rf_gpu_emulated() ? 0 : rf_gpu_cuda_pci(); }
 int rf_rt_gpu_emulated(void) { return rf_gpu_emulated(); }
 
 int rf_rt_gpu_started(void) { return rf_gpu_emulated() || rf_gpu_cuda_started(); }
@@ -140,8 +141,6 @@ int rf_rt_gpu_maybe(char *why, size_t n)
     if (rf_gpu_emulated()) return rf_rt_gpu_available(why, n);
     return rf_gpu_cuda_maybe(why, n);
 }
-
-int rf_rt_gpu_count(void) { return rf_gpu_emulated() ? 0 : rf_gpu_cuda_count(); }
 
 /* The file named in messages about the program's sections. */
 static const char *program_file(const gx *x) { return x->o.rfx_file ? x->o.rfx_file : x->p->source; }

@@ -110,8 +110,8 @@ int rf_gpu_cuda_maybe(char *why, size_t n);
 ** is there: 1 when it is there now. 0 without a started GPU; no messages
 ** (the run that loads the module reports any failure). */
 int rf_gpu_cuda_jit_cache(const rf_gpu_ptx *ptx, const char *cache_dir);
-/* The real GPUs visible (0 when none can be used). */
-int rf_gpu_cuda_count(void);
+/* The opened GPU's PCI address plus 1 (0 when none, or unknown). */
+int64_t rf_gpu_cuda_pci(void);
 rf_status rf_gpu_emu_open(gdev *g, rf_diags *d);
 /* RF_GPU_EMULATE=1 in the environment selects the emulator. */
 int rf_gpu_emulated(void);

@@ -34,4 +34,4 @@ int rf_gpu_cuda_jit_cache(const rf_gpu_ptx *ptx, const char *cache_dir)
 
 int rf_gpu_cuda_started(void) { return 0; }
 void rf_rt_gpu_choose(int index) { (void)index; }
-int rf_gpu_cuda_count(void) { return 0; }
+int64_t rf_gpu_cuda_pci(void) { return 0; }
