@@ -2,7 +2,8 @@
 ** runtime/dist/dist_nccl.c: rows moved GPU to GPU between ranks with NCCL.
 **
 ** Owns: every NCCL call of redfox. The library is opened with
-** dlopen("libnccl.so.2") (as the CUDA driver and NVRTC are), so that one
+** dlopen("libnccl.so.2") (as the CUDA driver and NVRTC are; RF_NCCL_LIB
+** names another, as RF_NVRTC_LIB does for NVRTC), so that one
 ** redfox binary runs where NCCL is missing: the ranks then move rows through
 ** host memory, and --profile says why. The communicator is bootstrapped by
 ** MPI (ncclGetUniqueId on rank 0, MPI_Bcast to the others) and made
@@ -72,9 +73,20 @@ static void load(void)
 {
     if (nc.tried) return;
     nc.tried = 1;
-    void *h = dlopen("libnccl.so.2", RTLD_NOW | RTLD_LOCAL);
+    /* RF_NCCL_LIB names the library (and only it), as RF_NVRTC_LIB does
+    ** NVRTC's; else the soname, then CUDA's folders, often not on the
+    ** loader's path */
+    const char *env = getenv("RF_NCCL_LIB");
+    const char *names[] = {"libnccl.so.2", "/usr/local/cuda/lib64/libnccl.so.2", "/usr/local/cuda/lib/libnccl.so.2"};
+    void *h = NULL;
+    if (env && env[0])
+        h = dlopen(env, RTLD_NOW | RTLD_LOCAL);
+    else
+        for (size_t i = 0; i < sizeof names / sizeof names[0] && !h; i++) h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
     if (!h) {
-        snprintf(nc.why, sizeof nc.why, "NCCL is missing: libnccl.so.2 cannot be loaded (%.120s)", dlerror());
+        const char *e = dlerror();
+        snprintf(nc.why, sizeof nc.why, "NCCL is missing: %s cannot be loaded (%.120s)",
+                 env && env[0] ? env : "libnccl.so.2", e ? e : "not found");
         return;
     }
     void *cu = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL); /* already loaded by the GPU executor */
