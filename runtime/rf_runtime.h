@@ -170,6 +170,9 @@ typedef struct rf_rt_result {
     ** 0 only; ranks (rank 0 with --profile): each rank's time and bytes */
     int32_t rank, nranks;
     rf_rt_rankstat *ranks;
+    /* GPU ranks: how they exchanged rows ("GPU to GPU with NCCL 2.28.9",
+    ** "through host memory (MPI): NCCL is missing ..."); empty otherwise */
+    char rank_exchange[256];
 } rf_rt_result;
 
 /* Runs p. On success *out holds the outputs; on failure d says why (data

@@ -25,6 +25,7 @@
 #define RF_RT_DEVICE_H
 
 #include "rf_cpu.h"
+#include "rf_rt_xport.h"
 #include "rf_runtime.h"
 
 /* One run as the driver sets it up for the device. */
@@ -89,6 +90,11 @@ typedef struct rf_rt_device_ops {
     ** start is slow (the GPU: driver, context, module) offers it, so that
     ** the driver starts it while the host reads the inputs (rt_run.c). */
     void (*attach)(void *dev, rf_diags *d);
+    /* Moves relation var's rows between the ranks on the device (NULL: the
+    ** device cannot); the rank's new rows replace the value. Not for
+    ** relations with string columns (codes are per rank: their bytes
+    ** travel through host memory). A collective through xp. */
+    rf_status (*exchange)(void *dev, int32_t var, const rf_rt_xmove *mv, const rf_rt_xport *xp, rf_rt_xstat *xs);
 } rf_rt_device_ops;
 
 /* The two devices (runtime/cpu/rt_cpu_exec.c, runtime/gpu/rt_gpu_exec.c). */

@@ -30,12 +30,34 @@
 ** kernel the dist module says which must move (hashed, gathered, broadcast)
 ** so that the kernel, run as it is on the device, sees co-located rows. */
 
-/* Variable m->var's rows become those the move gives this rank. */
-static rf_status dist_move(const rf_rt_device_ops *dv, void *dev, const rf_rt_env *env, rf_rt_dist *x,
-                           const rf_rt_dist_move *m)
+static int has_strings(const rf_hir_var *v)
 {
+    for (int32_t c = 0; c < v->ncols; c++)
+        if (v->types[c] == RF_TYPE_STRING) return 1;
+    return 0;
+}
+
+/* Variable m->var's rows become those the move gives this rank: moved by
+** the device itself where it can (xp: GPU ranks, NCCL or the emulator's
+** memory; not strings, whose codes are per rank), else through host memory
+** (the device's view, packed, MPI, loaded back). */
+static rf_status dist_move(const rf_rt_device_ops *dv, void *dev, const rf_rt_env *env, rf_rt_dist *x,
+                           const rf_rt_xport *xp, const rf_rt_dist_move *m)
+{
+    rf_rt_xmove mv;
+    char what[96];
+    if (xp && dv->exchange && !has_strings(env->p->vars[m->var]) && rf_rt_dist_move_talks(x, m, &mv, what, sizeof what)) {
+        rf_rt_xstat xs = {0, 0};
+        rf_status st = dv->exchange(dev, m->var, &mv, xp, &xs);
+        rf_rt_dist_moved_on_device(x, m, st, &xs);
+        return st;
+    }
     const rf_rt_rel *cur = dv->view ? dv->view(dev, m->var) : NULL;
-    if (!cur) return RF_EINTERNAL; /* rf_rt_run runs ranks on the CPU only */
+    if (!cur) {
+        rf_error(env->d, rf_mkloc(NULL, 0, 0), "rank %d: the rows of variable %s cannot be read for an exchange",
+                 rf_rt_dist_rank(x), env->p->vars[m->var]->name);
+        return RF_EINTERNAL;
+    }
     rf_rt_rel moved;
     rf_status st = rf_rt_dist_move_rel(x, m, cur, env->dict, &moved, env->d);
     if (st) return st;
@@ -44,14 +66,14 @@ static rf_status dist_move(const rf_rt_device_ops *dv, void *dev, const rf_rt_en
 }
 
 static rf_status dist_before(const rf_rt_device_ops *dv, void *dev, const rf_rt_env *env, rf_rt_dist *x,
-                             const rf_hir_kernel *k)
+                             const rf_rt_xport *xp, const rf_hir_kernel *k)
 {
     rf_rt_dist_move *m = rf_calloc((size_t)k->nin * 2 + 3, sizeof *m);
     int64_t *rows = rf_calloc((size_t)k->nin + 1, sizeof *rows);
     int32_t n = 0;
     for (int32_t i = 0; rows && i < k->nin; i++) rows[i] = dv->rows(dev, k->in[i]);
     rf_status st = m && rows ? rf_rt_dist_plan(x, k, rows, m, &n, env->d) : RF_ENOMEM;
-    for (int32_t i = 0; i < n && !st; i++) st = dist_move(dv, dev, env, x, &m[i]);
+    for (int32_t i = 0; i < n && !st; i++) st = dist_move(dv, dev, env, x, xp, &m[i]);
     free(m);
     free(rows);
     return st;
@@ -129,7 +151,8 @@ static rf_status run_kernel(const rf_rt_device_ops *dv, void *dev, const rf_rt_e
 }
 
 /* Follows the block graph from block 0 until Halt. */
-static rf_status walk(const rf_rt_device_ops *dv, void *dev, const rf_rt_env *env, rf_rt_dist *dist)
+static rf_status walk(const rf_rt_device_ops *dv, void *dev, const rf_rt_env *env, rf_rt_dist *dist,
+                      const rf_rt_xport *xp)
 {
     const rf_hir_program *p = env->p;
     rf_rt_fixpoint fx;
@@ -148,7 +171,7 @@ static rf_status walk(const rf_rt_device_ops *dv, void *dev, const rf_rt_env *en
         if ((st = rf_rt_fixpoint_enter(&fx, b, env->d))) break;
         for (int32_t j = 0; j < bl->nkernels && !st; j++) {
             const rf_hir_kernel *k = bl->kernels[j];
-            if (dist && (st = dist_before(dv, dev, env, dist, k))) break;
+            if (dist && (st = dist_before(dv, dev, env, dist, xp, k))) break;
             if ((st = run_kernel(dv, dev, env, k, in_rows))) break;
             if (dist) rf_rt_dist_ran(dist, k);
             for (int32_t r = 0; r < k->nrelease; r++) dv->free(dev, k->release[r]);
@@ -371,9 +394,22 @@ rf_status rf_rt_run_on(const rf_rt_device_ops *dv, const rf_hir_program *p, cons
     }
     rf_rt_dist *dist = NULL; /* several ranks (runtime/dist); NULL: one process */
     const rf_rt_tuning *tu = o->tuning ? o->tuning : rf_rt_tuning_default();
-    if (!st)
-        st = rf_rt_dist_new(o->world, p, tu->rank_timeout_s == INT64_MAX ? 0 : (double)tu->rank_timeout_s,
-                            tu->rank_broadcast_rows == INT64_MAX ? -1 : tu->rank_broadcast_rows, &dist);
+    /* made even after a failure, so that the end's vote tells the others */
+    if (res && st != RF_ENOMEM) {
+        rf_status dst = rf_rt_dist_new(o->world, p, tu->rank_timeout_s == INT64_MAX ? 0 : (double)tu->rank_timeout_s,
+                                       tu->rank_broadcast_rows == INT64_MAX ? -1 : tu->rank_broadcast_rows, &dist);
+        if (!st) st = dst;
+    }
+    /* GPU ranks: the transport of the device's own moves (NCCL) */
+    rf_rt_xport *xp = NULL;
+    if (!st && dist && dv->exchange) {
+        int emulated = rf_rt_gpu_emulated();
+        st = rf_rt_dist_xport_open(dist, emulated, rf_rt_gpu_pci(), &xp, res->rank_exchange,
+                                   sizeof res->rank_exchange, d);
+        /* real GPUs without NCCL work, slower: never silently */
+        if (!st && !xp && !emulated && rf_rt_dist_rank(dist) == 0)
+            rf_diag_add(d, RF_SEV_NOTE, rf_mkloc(NULL, 0, 0), "GPU ranks exchange rows %s", res->rank_exchange);
+    }
     rf_rt_inputs in;
     rf_rt_inputs_init(&in, &env);
     loader ld = {dv, &dev, aside ? &start : NULL, &in, res, d, NULL, 0, 0, 0};
@@ -381,12 +417,12 @@ rf_status rf_rt_run_on(const rf_rt_device_ops *dv, const rf_hir_program *p, cons
     else if (aside) join_start(&ld);
     double t1 = rf_now();
     if (!st && o->profile) st = stats_new(dv, dev, p, res);
-    if (!st) st = walk(dv, dev, &env, dist);
+    if (!st) st = walk(dv, dev, &env, dist, xp);
     if (!st) st = dv->finish(dev);
     rf_rt_dist_move om;
     for (int32_t v = 0; v < p->nvars && !st && dist; v++) /* outputs to rank 0, which writes them */
         if (p->vars[v]->role == RF_HIR_ROLE_OUTPUT && rf_rt_dist_output_move(dist, v, &om))
-            st = dist_move(dv, dev, &env, dist, &om);
+            st = dist_move(dv, dev, &env, dist, xp, &om);
     double t2 = rf_now();
     if (dist) {
         res->nranks = rf_rt_dist_size(dist);
@@ -394,6 +430,7 @@ rf_status rf_rt_run_on(const rf_rt_device_ops *dv, const rf_hir_program *p, cons
         if (!res->rank && o->profile && !(res->ranks = rf_calloc((size_t)res->nranks, sizeof *res->ranks)))
             st = st ? st : RF_ENOMEM;
         st = rf_rt_dist_end(dist, st, t2 - t1, res->ranks, d);
+        rf_rt_dist_xport_close(xp);
         rf_rt_dist_free(dist);
     }
     if (!st) st = outputs(dv, dev, p, res);
@@ -417,6 +454,36 @@ rf_status rf_rt_run_on(const rf_rt_device_ops *dv, const rf_hir_program *p, cons
 
 /* ---- the device and the fallback ------------------------------------------- */
 
+/* Several ranks on the GPU: each says whether it has one, so that a rank
+** without stops them all at once instead of leaving the others waiting in
+** their first exchange until rank_timeout_s. */
+static rf_status ranks_have_gpu(const rf_rt_options *o, int gpu, rf_diags *d)
+{
+    rf_rt_dist_world *w = o->world;
+    int n = rf_rt_dist_world_size(w), me = rf_rt_dist_world_rank(w);
+    rf_rt_dist_vote mine, *all = rf_calloc((size_t)n, sizeof *all);
+    if (!all) return RF_ENOMEM;
+    memset(&mine, 0, sizeof mine);
+    mine.failed = !gpu;
+    const rf_rt_tuning *tu = o->tuning ? o->tuning : rf_rt_tuning_default();
+    double timeout = tu->rank_timeout_s == INT64_MAX ? 0 : (double)tu->rank_timeout_s;
+    rf_status st = rf_rt_dist_allgather_votes(w, timeout, "the ranks' GPU check", &mine, all, d);
+    int first = -1;
+    for (int r = 0; r < n && !st && first < 0; r++)
+        if (all[r].failed) first = r;
+    free(all);
+    if (st || first < 0) return st;
+    if (me != first) {
+        /* the lowest rank without a GPU says why; rank 0 names it */
+        rf_diags_free(d);
+        rf_diags_init(d);
+        if (me == 0)
+            rf_error(d, rf_mkloc(NULL, 0, 0), "--device gpu: rank %d of %d has no usable GPU (its message is above "
+                     "or below); all ranks stopped", first, n);
+    }
+    return RF_EUSER;
+}
+
 /* On the GPU where one is chosen; a GPU whose memory cannot hold the
 ** program's data leaves the run to the CPU, which says so (thesis chapter 6
 ** would partition: a device of partitions would plug in here). */
@@ -431,10 +498,28 @@ static void place_note(rf_rt_result *res, const rf_rt_place_choice *ch, int gpu)
     res->place_records = ch->records;
 }
 
+/* Several ranks with --device gpu: rank r of a host on its GPU r mod count,
+** started here on the run's thread (NCCL's communicator takes the device
+** the CUDA runtime has current there); no fallback to the CPU one rank at a
+** time (the others would wait in exchanges a CPU run does not make), so
+** GPU memory running out is an error. */
+static rf_status run_ranks_on_gpus(const rf_hir_program *p, const rf_rt_options *o, rf_rt_result **out, rf_diags *d)
+{
+    rf_rt_gpu_choose(rf_rt_dist_world_local_rank(o->world));
+    char why[256];
+    int gpu = rf_rt_gpu_available(why, sizeof why);
+    if (!gpu) rf_error(d, rf_mkloc(NULL, 0, 0), "--device gpu: no usable GPU: %s", why);
+    rf_status st = ranks_have_gpu(o, gpu, d);
+    if (st) return st;
+    return rf_rt_run_on(&rf_rt_gpu_device, p, o, out, d);
+}
+
 static rf_status run(const rf_hir_program *p, const rf_rt_options *o, rf_rt_result **out, rf_diags *d)
 {
     *out = NULL;
-    int ranks = rf_rt_dist_world_size(o->world) > 1; /* several ranks run on the CPU, for now */
+    /* several ranks run on the CPU unless --device gpu asks for GPUs */
+    int ranks = rf_rt_dist_world_size(o->world) > 1;
+    if (ranks && o->device == RF_RT_DEVICE_GPU) return run_ranks_on_gpus(p, o, out, d);
     rf_rt_place_choice ch;
     int chosen = 0;
     if (o->device != RF_RT_DEVICE_CPU && !ranks) {

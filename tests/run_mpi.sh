@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/run_mpi.sh REDFOX TESTS_DIR WORK_DIR default|small|full|failure: several MPI
+# tests/run_mpi.sh REDFOX TESTS_DIR WORK_DIR [gpu_]default|small|full|failure: several MPI
 # ranks (runtime/dist) give byte-identical outputs to one process.
 #   default: a representative subset of tests/e2e (joins, recursion, groups,
 #            negation, strings, facts) and TPC-H Q1, Q3, Q13, Q18, Q21 at SF 0.1
@@ -7,7 +7,10 @@
 #   full:    every tests/e2e and tests/logiql program and the 22 queries at SF 0.1
 #   failure: a rank whose share fails stops all ranks with its message; a rank
 #            that hangs makes the others stop at rank_timeout_s, not hang
-# each at -np 1 (no mpirun), 2 and 3 with --device cpu. TPC-H data is generated
+# each at -np 1 (no mpirun), 2 and 3 with --device cpu. A set named gpu_SET
+# runs SET's programs on GPU ranks through the emulator (RF_GPU_EMULATE=1,
+# --device gpu; the one-process reference too), and once with --gpus 2,
+# which starts its ranks itself. TPC-H data is generated
 # with `redfox tpch gen` into WORK_DIR (kept for later runs). Skipped (77)
 # where mpirun is missing or redfox was built without MPI.
 set -u
@@ -15,6 +18,8 @@ redfox=$1
 tests=$2
 work=$3
 set=$4
+dev=cpu
+case $set in gpu_*) dev=gpu; set=${set#gpu_}; export RF_GPU_EMULATE=1 ;; esac
 command -v mpirun >/dev/null 2>&1 || { echo "SKIP: no mpirun"; exit 77; }
 # CI containers run as root, and 2 cores hold 3 ranks
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -26,7 +31,7 @@ mpi="mpirun --oversubscribe -np"
 tmp=${TMPDIR:-/tmp}/rf_mpi.$$
 mkdir -p "$tmp" "$work"
 trap 'rm -rf "$tmp"' EXIT
-if $mpi 2 "$redfox" run "$tests/e2e/tc.logic" --data "$tests/e2e/data" --device cpu >/dev/null 2>"$tmp/probe.err"; then :; else
+if $mpi 2 "$redfox" run "$tests/e2e/tc.logic" --data "$tests/e2e/data" --device $dev >/dev/null 2>"$tmp/probe.err"; then :; else
     if grep -q "built without MPI" "$tmp/probe.err"; then echo "SKIP: redfox built without MPI"; exit 77; fi
     echo "FAIL: mpirun -np 2 redfox run tc.logic"; cat "$tmp/probe.err"; exit 1
 fi
@@ -57,10 +62,10 @@ check() {
     name=$1
     shift 2
     runs=$((runs + 1))
-    "$redfox" run "$@" --device cpu --format tbl --threads 1 >"$tmp/$name.1" 2>"$tmp/$name.err1"
+    "$redfox" run "$@" --device $dev --format tbl --threads 1 >"$tmp/$name.1" 2>"$tmp/$name.err1"
     rc1=$?
     for np in 2 3; do
-        $mpi $np "$redfox" run "$@" --device cpu --format tbl --threads 1 --set rank_timeout_s=120 \
+        $mpi $np "$redfox" run "$@" --device $dev --format tbl --threads 1 --set rank_timeout_s=120 \
             >"$tmp/$name.$np" 2>"$tmp/$name.err$np"
         rc=$?
         if [ $rc1 -ne 0 ]; then
@@ -103,18 +108,34 @@ tpch() {
 
 subset() {
     for p in tc mutual same_generation negation negated_conjunction aggregates decimals join_skewed strings \
-             group_runs functional fd_violation order_limit nullary overflow; do
+             group_runs functional fd_violation order_limit nullary overflow rank_mixed_moves; do
         e2e "$tests/e2e/$p.logic"
     done
 }
 
+# redfox run --gpus 2 (it starts its 2 ranks under mpirun itself): the
+# same bytes as one process, and --profile names both ranks
+gpus2() {
+    runs=$((runs + 1))
+    "$redfox" run "$tests/e2e/tc.logic" --data "$tests/e2e/data" --device gpu --format tbl >"$tmp/gpus.1" 2>&1
+    "$redfox" run --gpus 2 "$tests/e2e/tc.logic" --data "$tests/e2e/data" --format tbl --profile \
+        >"$tmp/gpus.2" 2>"$tmp/gpus.err"
+    rc=$?
+    if [ $rc -ne 0 ] || ! cmp -s "$tmp/gpus.1" "$tmp/gpus.2" || ! grep -q "rank 1 of 2: run" "$tmp/gpus.err"; then
+        echo "FAIL: redfox run --gpus 2: exit $rc"; cat "$tmp/gpus.err"; diff "$tmp/gpus.1" "$tmp/gpus.2" | head
+        fails=$((fails + 1))
+    fi
+}
+
 case $set in
 default)
+    [ $dev = gpu ] && gpus2
     subset
     tpch 0.1 q01 q03 q13 q18 q21
     ;;
 small)
-    for p in tc mutual negation aggregates strings fd_violation; do e2e "$tests/e2e/$p.logic"; done
+    [ $dev = gpu ] && gpus2
+    for p in tc mutual negation aggregates strings fd_violation rank_mixed_moves; do e2e "$tests/e2e/$p.logic"; done
     tpch 0.01 q03
     ;;
 full)
@@ -132,9 +153,9 @@ lang:input[`num] = "nums.csv".
 inv(x, y) <- num(x), y = 60 / x.
 lang:output[`inv] = "inv".
 EOF
-    "$redfox" run "$tmp/div.logic" --data "$tmp/div" --device cpu >/dev/null 2>"$tmp/div.err1"
+    "$redfox" run "$tmp/div.logic" --data "$tmp/div" --device $dev >/dev/null 2>"$tmp/div.err1"
     [ $? -eq 1 ] || { echo "FAIL: one process should fail on the division by zero"; cat "$tmp/div.err1"; exit 1; }
-    $mpi 3 "$redfox" run "$tmp/div.logic" --data "$tmp/div" --device cpu >/dev/null 2>"$tmp/div.err3"
+    $mpi 3 "$redfox" run "$tmp/div.logic" --data "$tmp/div" --device $dev >/dev/null 2>"$tmp/div.err3"
     rc=$?
     runs=$((runs + 1))
     if [ $rc -eq 0 ] || ! grep -qF "$(grep -m1 error "$tmp/div.err1")" "$tmp/div.err3" ||
@@ -157,7 +178,7 @@ EOF
     cat >"$tmp/rank.sh" <<EOF
 #!/bin/sh
 if [ "\${OMPI_COMM_WORLD_RANK:-0}" = 1 ]; then data="$tmp/hang"; else data="$tests/e2e/data"; fi
-exec "$redfox" run "$tests/e2e/tc.logic" --data "\$data" --device cpu --set rank_timeout_s=3
+exec "$redfox" run "$tests/e2e/tc.logic" --data "\$data" --device $dev --set rank_timeout_s=3
 EOF
     chmod +x "$tmp/rank.sh"
     t0=$(date +%s)
@@ -168,6 +189,26 @@ EOF
     if [ $rc -eq 0 ] || [ $rc -eq 124 ] || [ $((t1 - t0)) -gt 60 ] ||
         ! grep -q "rank 0 of 2: no answer from the other ranks within 3 s" "$tmp/hang.err"; then
         echo "FAIL: a hung rank: exit $rc after $((t1 - t0)) s"; cat "$tmp/hang.err"; fails=$((fails + 1))
+    fi
+    # GPU ranks: one rank without a GPU (the emulator off, where there is
+    # no real GPU) stops both at once, naming it, instead of a hang
+    if [ $dev = gpu ] && ! env -u RF_GPU_EMULATE "$redfox" run "$tests/e2e/tc.logic" --data "$tests/e2e/data" \
+        --device gpu >/dev/null 2>&1; then
+        cat >"$tmp/nogpu.sh" <<EOF
+#!/bin/sh
+[ "\${OMPI_COMM_WORLD_RANK:-0}" = 1 ] && unset RF_GPU_EMULATE
+exec "$redfox" run "$tests/e2e/tc.logic" --data "$tests/e2e/data" --device gpu --set rank_timeout_s=60
+EOF
+        chmod +x "$tmp/nogpu.sh"
+        t0=$(date +%s)
+        timeout 120 $mpi 2 "$tmp/nogpu.sh" >/dev/null 2>"$tmp/nogpu.err"
+        rc=$?
+        t1=$(date +%s)
+        runs=$((runs + 1))
+        if [ $rc -eq 0 ] || [ $((t1 - t0)) -gt 30 ] || ! grep -q "rank 1 of 2 has no usable GPU" "$tmp/nogpu.err" ||
+            ! grep -q "no usable GPU: " "$tmp/nogpu.err"; then
+            echo "FAIL: a rank without a GPU: exit $rc after $((t1 - t0)) s"; cat "$tmp/nogpu.err"; fails=$((fails + 1))
+        fi
     fi
     ;;
 *) echo "usage: run_mpi.sh REDFOX TESTS_DIR WORK_DIR default|small|full|failure"; exit 2 ;;

@@ -21,6 +21,7 @@ static const char *usage =
     "                  [--format table|csv|tbl] [--out DIR] [--profile] [--threads N]\n"
     "                  [--max-iterations N] [--no-fuse] [--repeat N] [--set NAME=VALUE]\n"
     "                  [--cache-dir DIR | --no-cache] [--trace FILE] [--gpu-memory N]\n"
+    "                  [--gpus N]\n"
     "\n"
     "Runs a compiled program (or compiles .logic files first) on the\n"
     "lang:input files found in DIR, and prints every lang:output relation.\n"
@@ -89,12 +90,18 @@ static const char *usage =
     "                       each input's load, each kernel, and on the GPU each\n"
     "                       launch, copy and wait as the host saw it\n"
     "\n"
-    "Started by mpirun (mpirun -np N redfox run ... --device cpu), the N\n"
+    "Started by mpirun (mpirun -np N redfox run ... --device cpu|gpu), the N\n"
     "processes run the program together, each on its share of the rows:\n"
     "relations are hash-partitioned by the keys of the joins, groups and\n"
     "dedupes that need them and exchanged over MPI; rank 0 writes the outputs,\n"
     "identical to one process's. --profile adds each rank's time and bytes\n"
     "sent. A rank that fails stops all of them (see rank_timeout_s below).\n"
+    "  --gpus N             run on N GPUs of this host, one rank per GPU (rank r\n"
+    "                       on GPU r mod the GPUs visible): redfox starts the N\n"
+    "                       ranks itself under Open MPI's mpirun (implies --device\n"
+    "                       gpu). Ranks exchange rows GPU to GPU with NCCL where\n"
+    "                       every rank has a GPU of its own and libnccl.so.2 loads,\n"
+    "                       else through host memory (--profile says which)\n"
     "  -h, --help           this text\n";
 
 static int print_outputs(const rf_rt_result *res, rf_rt_format fmt)
@@ -212,7 +219,7 @@ int rf_tool_run(int argc, char **argv)
     const char *progs[256];
     int32_t nprogs = 0;
     const char *prog = NULL, *data = ".", *device = "auto", *format = NULL, *outdir = NULL, *threads = NULL,
-               *maxit = NULL, *repeat_s = NULL, *trace_path = NULL;
+               *maxit = NULL, *repeat_s = NULL, *trace_path = NULL, *gpus_s = NULL;
     int profile = 0, no_fuse = 0;
     rf_rt_tuning tune;
     rf_rt_tuning_init(&tune);
@@ -240,7 +247,8 @@ int rf_tool_run(int argc, char **argv)
             (m = rf_tool_opt_value("run", argc, argv, &i, "--threads", &threads)) ||
             (m = rf_tool_opt_value("run", argc, argv, &i, "--max-iterations", &maxit)) ||
             (m = rf_tool_opt_value("run", argc, argv, &i, "--repeat", &repeat_s)) ||
-            (m = rf_tool_opt_value("run", argc, argv, &i, "--trace", &trace_path))) {
+            (m = rf_tool_opt_value("run", argc, argv, &i, "--trace", &trace_path)) ||
+            (m = rf_tool_opt_value("run", argc, argv, &i, "--gpus", &gpus_s))) {
             if (m < 0) return RF_EXIT_USAGE;
         } else if (a[0] == '-' && a[1]) {
             return rf_tool_usage_error("run", "unknown option '%s'", a);
@@ -251,6 +259,20 @@ int rf_tool_run(int argc, char **argv)
         }
     }
     if (!prog) return rf_tool_usage_error("run", "no program given");
+    int64_t gpus = 0;
+    if (gpus_s) {
+        if (!rf_tool_parse_int(gpus_s, 1, 4096, &gpus)) return rf_tool_usage_error("run", "--gpus takes a number from 1 to 4096");
+        int given = 0; /* --device cpu or auto beside --gpus contradicts it */
+        for (int i = 1; i < argc; i++) given |= !strncmp(argv[i], "--device", 8);
+        if (given && strcmp(device, "gpu")) return rf_tool_usage_error("run", "--gpus runs on GPUs: it takes no --device %s", device);
+        device = "gpu";
+        if (gpus > 1 && !rf_rt_dist_launched()) {
+            if (!rf_rt_dist_have_mpi())
+                return rf_tool_usage_error("run", "--gpus %lld needs several ranks, but this redfox was built without MPI "
+                                           "(install libopenmpi-dev and rebuild)", (long long)gpus);
+            return rf_tool_run_ranks(argc, argv, gpus);
+        }
+    }
     rf_rt_options o;
     memset(&o, 0, sizeof o);
     o.data_dir = data;
@@ -283,10 +305,10 @@ int rf_tool_run(int argc, char **argv)
     rf_status wst = rf_rt_dist_world_start(&argc, &argv, &world, &d);
     if (wst) return rf_tool_finish(wst, &d);
     int rank = rf_rt_dist_world_rank(world), nranks = rf_rt_dist_world_size(world);
-    if (nranks > 1 && o.device == RF_RT_DEVICE_GPU) {
+    if (gpus && gpus != nranks) {
         rf_rt_dist_world_end(world, RF_EXIT_USAGE);
         return rank ? RF_EXIT_USAGE
-                    : rf_tool_usage_error("run", "several ranks run on the CPU only for now: use --device cpu");
+                    : rf_tool_usage_error("run", "--gpus %lld, but mpirun started %d ranks", (long long)gpus, nranks);
     }
     if (nranks > 1 && repeat > 1) {
         rf_rt_dist_world_end(world, RF_EXIT_USAGE);

@@ -421,11 +421,16 @@ void rf_tool_print_profile(const rf_rt_result *res, FILE *f)
         int32_t slow = 0;
         for (int32_t r = 0; r < res->nranks; r++) {
             const rf_rt_rankstat *s = &res->ranks[r];
-            fprintf(f, "rank %d of %d: run %.3f ms (%.3f ms waiting for other ranks), %lld bytes sent, %lld received\n",
+            fprintf(f, "rank %d of %d: run %.3f ms (%.3f ms waiting for other ranks), %lld bytes sent, %lld received",
                     (int)r, (int)res->nranks, s->run_seconds * 1e3, s->wait_seconds * 1e3, (long long)s->bytes_sent,
                     (long long)s->bytes_received);
+            if (res->rank_exchange[0])
+                fprintf(f, " through host memory; %lld sent, %lld received device to device", (long long)s->dev_bytes_sent,
+                        (long long)s->dev_bytes_received);
+            fputc('\n', f);
             if (s->run_seconds - s->wait_seconds > res->ranks[slow].run_seconds - res->ranks[slow].wait_seconds) slow = r;
         }
+        if (res->rank_exchange[0]) fprintf(f, "ranks exchange rows %s\n", res->rank_exchange);
         fprintf(f, "slowest rank: %d (%.3f ms of work besides waiting)\n", (int)slow,
                 (res->ranks[slow].run_seconds - res->ranks[slow].wait_seconds) * 1e3);
     }

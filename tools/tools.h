@@ -15,6 +15,9 @@ enum { RF_EXIT_OK = 0, RF_EXIT_USER = 1, RF_EXIT_USAGE = 2, RF_EXIT_INTERNAL = 3
 
 int rf_tool_compile(int argc, char **argv);
 int rf_tool_run(int argc, char **argv);
+/* `redfox run --gpus N` outside mpirun: runs argv (run's own, argv[0] "run")
+** again as N ranks under mpirun (tools/run_ranks.c). Returns only on failure. */
+int rf_tool_run_ranks(int argc, char **argv, int64_t n);
 int rf_tool_import(int argc, char **argv);
 int rf_tool_exec(int argc, char **argv);
 int rf_tool_dump(int argc, char **argv);

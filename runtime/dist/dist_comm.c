@@ -11,9 +11,11 @@
 */
 #include "rf_rt_dist.h"
 #include "rf_sys.h"
+#include "rf_rt_xport.h"
 
 #include <limits.h>
 #include <mpi.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -21,6 +23,7 @@
 struct rf_rt_dist_world {
     int rank, size;
     int local_size; /* ranks on this host */
+    int local_rank; /* this one's number among them */
     int broken; /* a collective timed out: end by aborting */
 };
 
@@ -47,6 +50,7 @@ rf_status rf_rt_dist_world_start(int *argc, char ***argv, rf_rt_dist_world **w, 
     x->local_size = 1;
     if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host) == MPI_SUCCESS) {
         MPI_Comm_size(host, &x->local_size);
+        MPI_Comm_rank(host, &x->local_rank);
         MPI_Comm_free(&host);
     }
     *w = x;
@@ -56,6 +60,7 @@ rf_status rf_rt_dist_world_start(int *argc, char ***argv, rf_rt_dist_world **w, 
 int rf_rt_dist_world_rank(const rf_rt_dist_world *w) { return w ? w->rank : 0; }
 int rf_rt_dist_world_size(const rf_rt_dist_world *w) { return w ? w->size : 1; }
 int rf_rt_dist_world_local_size(const rf_rt_dist_world *w) { return w ? w->local_size : 1; }
+int rf_rt_dist_world_local_rank(const rf_rt_dist_world *w) { return w ? w->local_rank : 0; }
 
 void rf_rt_dist_world_end(rf_rt_dist_world *w, int exit_code)
 {
@@ -97,7 +102,7 @@ rf_status rf_rt_dist_allgather_votes(rf_rt_dist_world *w, double timeout_s, cons
                                      const rf_rt_dist_vote *mine, rf_rt_dist_vote *out, rf_diags *d)
 {
     MPI_Request req;
-    if (MPI_Iallgather(mine, 5, MPI_INT64_T, out, 5, MPI_INT64_T, MPI_COMM_WORLD, &req) != MPI_SUCCESS) {
+    if (MPI_Iallgather(mine, RF_RT_DIST_VOTE_N + 1, MPI_INT64_T, out, RF_RT_DIST_VOTE_N + 1, MPI_INT64_T, MPI_COMM_WORLD, &req) != MPI_SUCCESS) {
         w->broken = 1;
         rf_error(d, rf_mkloc(NULL, 0, 0), "rank %d of %d: MPI failed to start %s", w->rank, w->size, what);
         return RF_EUSER;
@@ -165,4 +170,105 @@ rf_status rf_rt_dist_alltoallv(rf_rt_dist_world *w, double timeout_s, const char
     }
     *recvbuf = rb;
     return RF_OK;
+}
+
+void rf_rt_dist_world_break(rf_rt_dist_world *w)
+{
+    if (w) w->broken = 1;
+}
+
+rf_status rf_rt_dist_alltoall_i64(rf_rt_dist_world *w, double timeout_s, const char *what, const int64_t *send,
+                                  int64_t *recv, rf_diags *d)
+{
+    MPI_Request req;
+    if (MPI_Ialltoall(send, 1, MPI_INT64_T, recv, 1, MPI_INT64_T, MPI_COMM_WORLD, &req) != MPI_SUCCESS) {
+        w->broken = 1;
+        rf_error(d, rf_mkloc(NULL, 0, 0), "rank %d of %d: MPI failed to start %s", w->rank, w->size, what);
+        return RF_EUSER;
+    }
+    return wait_req(w, &req, timeout_s, what, d);
+}
+
+rf_status rf_rt_dist_bcast(rf_rt_dist_world *w, double timeout_s, const char *what, void *buf, int n, int root,
+                           rf_diags *d)
+{
+    MPI_Request req;
+    if (MPI_Ibcast(buf, n, MPI_BYTE, root, MPI_COMM_WORLD, &req) != MPI_SUCCESS) {
+        w->broken = 1;
+        rf_error(d, rf_mkloc(NULL, 0, 0), "rank %d of %d: MPI failed to start %s", w->rank, w->size, what);
+        return RF_EUSER;
+    }
+    return wait_req(w, &req, timeout_s, what, d);
+}
+
+/* Pieces of at most 1 GiB: MPI's counts are ints. Both sides of a pair cut
+** a buffer of the same size alike, so the pieces match in order. */
+#define PIECE ((int64_t)1 << 30)
+
+static int64_t pieces(const rf_rt_xbuf *b, int n)
+{
+    int64_t k = 0;
+    for (int i = 0; i < n; i++) k += (b[i].bytes + PIECE - 1) / PIECE;
+    return k;
+}
+
+rf_status rf_rt_dist_sendrecv(rf_rt_dist_world *w, double timeout_s, const char *what, const rf_rt_xbuf *sends,
+                              int nsend, const rf_rt_xbuf *recvs, int nrecv, rf_diags *d)
+{
+    int64_t nreq = pieces(sends, nsend) + pieces(recvs, nrecv);
+    MPI_Request *req = rf_calloc((size_t)nreq + 1, sizeof *req);
+    if (!req) {
+        w->broken = 1; /* the others are inside the exchange: abort them */
+        rf_error(d, rf_mkloc(NULL, 0, 0), "rank %d of %d: out of memory during %s", w->rank, w->size, what);
+        return RF_ENOMEM;
+    }
+    int64_t k = 0;
+    int ok = 1;
+    /* receives first, so that every send finds its receive posted */
+    for (int i = 0; i < nrecv && ok; i++)
+        for (int64_t at = 0; at < recvs[i].bytes && ok; at += PIECE) {
+            int len = (int)(recvs[i].bytes - at < PIECE ? recvs[i].bytes - at : PIECE);
+            ok = MPI_Irecv((char *)(uintptr_t)recvs[i].ptr + at, len, MPI_BYTE, recvs[i].peer, 0, MPI_COMM_WORLD,
+                           &req[k++]) == MPI_SUCCESS;
+        }
+    for (int i = 0; i < nsend && ok; i++)
+        for (int64_t at = 0; at < sends[i].bytes && ok; at += PIECE) {
+            int len = (int)(sends[i].bytes - at < PIECE ? sends[i].bytes - at : PIECE);
+            ok = MPI_Isend((const char *)(uintptr_t)sends[i].ptr + at, len, MPI_BYTE, sends[i].peer, 0,
+                           MPI_COMM_WORLD, &req[k++]) == MPI_SUCCESS;
+        }
+    if (!ok) {
+        free(req);
+        w->broken = 1;
+        rf_error(d, rf_mkloc(NULL, 0, 0), "rank %d of %d: MPI failed to start %s", w->rank, w->size, what);
+        return RF_EUSER;
+    }
+    /* every request until the deadline, as wait_req waits for one */
+    rf_status st = RF_OK;
+    double t0 = rf_now();
+    long nap = 1000;
+    for (;;) {
+        int done = 0;
+        if (MPI_Testall((int)k, req, &done, MPI_STATUSES_IGNORE) != MPI_SUCCESS) {
+            w->broken = 1;
+            rf_error(d, rf_mkloc(NULL, 0, 0), "rank %d of %d: MPI failed during %s", w->rank, w->size, what);
+            st = RF_EUSER;
+            break;
+        }
+        if (done) break;
+        if (timeout_s > 0 && rf_now() - t0 > timeout_s) {
+            w->broken = 1;
+            rf_error(d, rf_mkloc(NULL, 0, 0),
+                     "rank %d of %d: no answer from the other ranks within %.0f s during %s: a rank died or hangs "
+                     "(--set rank_timeout_s=N changes the limit)",
+                     w->rank, w->size, timeout_s, what);
+            st = RF_EUSER;
+            break;
+        }
+        struct timespec ts = {0, nap};
+        nanosleep(&ts, NULL);
+        if (nap < 1000000) nap *= 2;
+    }
+    free(req);
+    return st;
 }

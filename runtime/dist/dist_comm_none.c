@@ -7,6 +7,7 @@
 ** each silently running the whole program).
 */
 #include "rf_rt_dist.h"
+#include "rf_rt_xport.h"
 
 int rf_rt_dist_have_mpi(void) { return 0; }
 
@@ -27,6 +28,7 @@ rf_status rf_rt_dist_world_start(int *argc, char ***argv, rf_rt_dist_world **w, 
 int rf_rt_dist_world_rank(const rf_rt_dist_world *w) { return (void)w, 0; }
 int rf_rt_dist_world_size(const rf_rt_dist_world *w) { return (void)w, 1; }
 int rf_rt_dist_world_local_size(const rf_rt_dist_world *w) { return (void)w, 1; }
+int rf_rt_dist_world_local_rank(const rf_rt_dist_world *w) { return (void)w, 0; }
 void rf_rt_dist_world_end(rf_rt_dist_world *w, int exit_code) { (void)w, (void)exit_code; }
 
 rf_status rf_rt_dist_allgather_votes(rf_rt_dist_world *w, double timeout_s, const char *what,
@@ -44,4 +46,28 @@ rf_status rf_rt_dist_alltoallv(rf_rt_dist_world *w, double timeout_s, const char
     (void)w, (void)timeout_s, (void)what, (void)sendbuf, (void)send, (void)sdispl, (void)recv, (void)d;
     *recvbuf = NULL;
     return RF_EINTERNAL; /* never called: without MPI there is one rank */
+}
+
+void rf_rt_dist_world_break(rf_rt_dist_world *w) { (void)w; }
+
+/* never called: without MPI there is one rank */
+rf_status rf_rt_dist_alltoall_i64(rf_rt_dist_world *w, double timeout_s, const char *what, const int64_t *send,
+                                  int64_t *recv, rf_diags *d)
+{
+    (void)w, (void)timeout_s, (void)what, (void)send, (void)recv, (void)d;
+    return RF_EINTERNAL;
+}
+
+rf_status rf_rt_dist_bcast(rf_rt_dist_world *w, double timeout_s, const char *what, void *buf, int n, int root,
+                           rf_diags *d)
+{
+    (void)w, (void)timeout_s, (void)what, (void)buf, (void)n, (void)root, (void)d;
+    return RF_EINTERNAL;
+}
+
+rf_status rf_rt_dist_sendrecv(rf_rt_dist_world *w, double timeout_s, const char *what, const rf_rt_xbuf *sends,
+                              int nsend, const rf_rt_xbuf *recvs, int nrecv, rf_diags *d)
+{
+    (void)w, (void)timeout_s, (void)what, (void)sends, (void)nsend, (void)recvs, (void)nrecv, (void)d;
+    return RF_EINTERNAL;
 }

@@ -34,6 +34,11 @@ struct rf_rt_dist {
     rf_rt_rankstat stat;
 };
 
+/* Every rank's vote (dist_run.c): stops the run when one failed, keeping
+** only the lowest failed rank's messages. v: RF_RT_DIST_VOTE_N numbers or NULL. */
+rf_status dist_vote(rf_rt_dist *x, int failed, const int64_t *v, rf_rt_dist_vote *all, const char *what, rf_diags *d);
+/* "the hash of variable r": what a move is called in messages. */
+void dist_move_what(const rf_rt_dist *x, const rf_rt_dist_move *m, char *buf, size_t n);
 /* Every rank's two numbers summed (a collective with the failure vote). */
 rf_status dist_sum_votes(rf_rt_dist *x, const int64_t local[2], int64_t sum[2], const char *what, rf_diags *d);
 

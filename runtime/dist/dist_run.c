@@ -12,6 +12,7 @@
 #include "dist_internal.h"
 #include "rf_sys.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -66,13 +67,12 @@ void rf_rt_dist_share(const rf_rt_dist *x, int64_t nrows, int64_t *lo, int64_t *
 ** failure, its message already in d). The lowest failed rank keeps its
 ** messages; rank 0, when it did not fail, names that rank; everyone else
 ** says nothing more. */
-static rf_status vote(rf_rt_dist *x, int failed, const int64_t v[4], rf_rt_dist_vote *all, const char *what,
-                      rf_diags *d)
+rf_status dist_vote(rf_rt_dist *x, int failed, const int64_t *v, rf_rt_dist_vote *all, const char *what, rf_diags *d)
 {
     rf_rt_dist_vote mine;
     memset(&mine, 0, sizeof mine);
     mine.failed = failed;
-    for (int i = 0; i < 4 && v; i++) mine.v[i] = v[i];
+    for (int i = 0; i < RF_RT_DIST_VOTE_N && v; i++) mine.v[i] = v[i];
     double t0 = rf_now();
     rf_status st = rf_rt_dist_allgather_votes(x->w, x->timeout_s, what, &mine, all, d);
     x->stat.wait_seconds += rf_now() - t0;
@@ -135,6 +135,11 @@ static const char *kind_name(rf_rt_place_kind k)
     }
 }
 
+void dist_move_what(const rf_rt_dist *x, const rf_rt_dist_move *m, char *buf, size_t n)
+{
+    snprintf(buf, n, "the %s of variable %s", kind_name(m->to.kind), x->p->vars[m->var]->name);
+}
+
 rf_status rf_rt_dist_move_rel(rf_rt_dist *x, const rf_rt_dist_move *m, const rf_rt_rel *rel, rf_rt_dict *dict,
                               rf_rt_rel *out, rf_diags *d)
 {
@@ -161,7 +166,7 @@ rf_status rf_rt_dist_move_rel(rf_rt_dist *x, const rf_rt_dist_move *m, const rf_
         return st;
     }
     char what[96];
-    snprintf(what, sizeof what, "the %s of variable %s", kind_name(m->to.kind), x->p->vars[m->var]->name);
+    dist_move_what(x, m, what, sizeof what);
     int64_t *size = rf_calloc((size_t)x->size * 3 + 1, sizeof *size), *displ = size ? size + x->size : NULL,
             *recv = size ? size + 2 * x->size : NULL;
     int32_t *dest = NULL;
@@ -184,7 +189,7 @@ rf_status rf_rt_dist_move_rel(rf_rt_dist *x, const rf_rt_dist_move *m, const rf_
         free(buf);
         return RF_ENOMEM; /* the next vote (rf_rt_dist_end) tells the others */
     }
-    rf_status vst = vote(x, st != RF_OK, NULL, all, what, d);
+    rf_status vst = dist_vote(x, st != RF_OK, NULL, all, what, d);
     free(all);
     if (!vst) {
         double t0 = rf_now();
@@ -216,8 +221,8 @@ rf_status rf_rt_dist_any(rf_rt_dist *x, int local_any, int *any, rf_diags *d)
 {
     rf_rt_dist_vote *all = rf_calloc((size_t)x->size, sizeof *all);
     if (!all) return RF_ENOMEM;
-    int64_t v[4] = {local_any, 0, 0, 0};
-    rf_status st = vote(x, 0, v, all, "a loop's test", d);
+    int64_t v[RF_RT_DIST_VOTE_N] = {local_any};
+    rf_status st = dist_vote(x, 0, v, all, "a loop's test", d);
     *any = 0;
     for (int r = 0; r < x->size && !st; r++) *any |= all[r].v[0] != 0;
     free(all);
@@ -228,8 +233,8 @@ rf_status dist_sum_votes(rf_rt_dist *x, const int64_t local[2], int64_t sum[2], 
 {
     rf_rt_dist_vote *all = rf_calloc((size_t)x->size, sizeof *all);
     if (!all) return RF_ENOMEM;
-    int64_t v[4] = {local[0], local[1], 0, 0};
-    rf_status st = vote(x, 0, v, all, what, d);
+    int64_t v[RF_RT_DIST_VOTE_N] = {local[0], local[1]};
+    rf_status st = dist_vote(x, 0, v, all, what, d);
     sum[0] = sum[1] = 0;
     for (int r = 0; r < x->size && !st; r++) sum[0] += all[r].v[0], sum[1] += all[r].v[1];
     free(all);
@@ -243,15 +248,18 @@ rf_status rf_rt_dist_end(rf_rt_dist *x, rf_status st, double run_seconds, rf_rt_
     rf_rt_dist_vote *all = rf_calloc((size_t)x->size, sizeof *all);
     if (!all) return RF_ENOMEM;
     /* the profile travels in the last vote: seconds as microseconds */
-    int64_t v[4] = {(int64_t)(run_seconds * 1e6), (int64_t)(x->stat.wait_seconds * 1e6), x->stat.bytes_sent,
-                    x->stat.bytes_received};
-    rf_status vst = vote(x, st != RF_OK, v, all, "the end of the run", d);
+    int64_t v[RF_RT_DIST_VOTE_N] = {(int64_t)(run_seconds * 1e6), (int64_t)(x->stat.wait_seconds * 1e6),
+                                    x->stat.bytes_sent, x->stat.bytes_received, x->stat.dev_bytes_sent,
+                                    x->stat.dev_bytes_received};
+    rf_status vst = dist_vote(x, st != RF_OK, v, all, "the end of the run", d);
     if (!vst && stats)
         for (int r = 0; r < x->size; r++) {
             stats[r].run_seconds = (double)all[r].v[0] / 1e6;
             stats[r].wait_seconds = (double)all[r].v[1] / 1e6;
             stats[r].bytes_sent = all[r].v[2];
             stats[r].bytes_received = all[r].v[3];
+            stats[r].dev_bytes_sent = all[r].v[4];
+            stats[r].dev_bytes_received = all[r].v[5];
         }
     free(all);
     x->stopped = 1;

@@ -14,6 +14,7 @@
 #include "rf_common.h"
 #include "rf_harmony.h"
 #include "rf_rt_data.h"
+#include "rf_rt_xport.h"
 
 /* ---- the ranks of this process (dist_comm.c; dist_comm_none.c without MPI) -- */
 
@@ -31,17 +32,20 @@ int rf_rt_dist_world_rank(const rf_rt_dist_world *w); /* 0 for NULL */
 int rf_rt_dist_world_size(const rf_rt_dist_world *w); /* 1 for NULL */
 /* The ranks on this rank's host (they share its cores); 1 for NULL. */
 int rf_rt_dist_world_local_size(const rf_rt_dist_world *w);
+/* This rank's number among those on its host (0 for NULL): its GPU. */
+int rf_rt_dist_world_local_rank(const rf_rt_dist_world *w);
 /* Ends MPI: finalizes normally, or aborts every rank with exit_code when a
 ** collective timed out (the others may be stuck in it). Frees w. */
 void rf_rt_dist_world_end(rf_rt_dist_world *w, int exit_code);
 
 /* ---- collectives with a deadline (dist_comm.c) ------------------------- */
 
-/* What every rank contributes to a sync: whether it failed, and four
+/* What every rank contributes to a sync: whether it failed, and six
 ** numbers (a branch's "any rows", a count, profile figures). */
+#define RF_RT_DIST_VOTE_N 6
 typedef struct rf_rt_dist_vote {
     int64_t failed; /* 1: this rank stopped with an error */
-    int64_t v[4];
+    int64_t v[RF_RT_DIST_VOTE_N];
 } rf_rt_dist_vote;
 
 /* All ranks' votes (out: size entries, by rank). RF_EUSER with an error in
@@ -55,6 +59,21 @@ rf_status rf_rt_dist_allgather_votes(rf_rt_dist_world *w, double timeout_s, cons
 rf_status rf_rt_dist_alltoallv(rf_rt_dist_world *w, double timeout_s, const char *what, const char *sendbuf,
                                const int64_t *send, const int64_t *sdispl, char **recvbuf, int64_t *recv,
                                rf_diags *d);
+
+/* The world is broken (a collective or an NCCL exchange timed out): the
+** end aborts every rank. */
+void rf_rt_dist_world_break(rf_rt_dist_world *w);
+/* One int64 to and from every rank (send[j] for rank j; recv[j] from it). */
+rf_status rf_rt_dist_alltoall_i64(rf_rt_dist_world *w, double timeout_s, const char *what, const int64_t *send,
+                                  int64_t *recv, rf_diags *d);
+/* n bytes of root's buf to every rank. */
+rf_status rf_rt_dist_bcast(rf_rt_dist_world *w, double timeout_s, const char *what, void *buf, int n, int root,
+                           rf_diags *d);
+/* Point-to-point sends and receives of host memory (the emulator's device
+** memory), every pair's in the same order on both sides, all waited for
+** until the deadline. */
+rf_status rf_rt_dist_sendrecv(rf_rt_dist_world *w, double timeout_s, const char *what, const rf_rt_xbuf *sends,
+                              int nsend, const rf_rt_xbuf *recvs, int nrecv, rf_diags *d);
 
 /* ---- rows to ranks, rows to bytes and back (dist_pack.c) ----------------- */
 
@@ -103,7 +122,8 @@ typedef struct rf_rt_dist rf_rt_dist;
 typedef struct rf_rt_rankstat {
     double run_seconds;       /* the rank's interpretation time, waits included */
     double wait_seconds;      /* in collectives */
-    int64_t bytes_sent, bytes_received;
+    int64_t bytes_sent, bytes_received; /* through host memory (MPI) */
+    int64_t dev_bytes_sent, dev_bytes_received; /* device to device (NCCL; the emulator's MPI) */
     int64_t moves;            /* relations moved */
 } rf_rt_rankstat;
 
@@ -136,6 +156,27 @@ rf_status rf_rt_dist_move_rel(rf_rt_dist *x, const rf_rt_dist_move *m, const rf_
 void rf_rt_dist_ran(rf_rt_dist *x, const rf_hir_kernel *k);
 /* A branch: *any becomes whether any rank holds rows of a tested variable. */
 rf_status rf_rt_dist_any(rf_rt_dist *x, int local_any, int *any, rf_diags *d);
+/* ---- moves on the device (dist_xport.c) ---------------------------------- */
+
+/* The transport for moves a device makes itself (rf_rt_xport.h), for a run
+** on GPU ranks: NCCL between the GPUs when every rank has a GPU of its own
+** (gpu: its PCI address plus 1, 0 unknown; no two ranks of a host alike)
+** and libnccl.so.2 loads; MPI over the emulator's memory when every rank's
+** device is the emulator (host_memory). *xp NULL otherwise (rows move
+** through host memory). note: one line for --profile saying which and, when
+** not NCCL on real GPUs, why. A collective (votes, then NCCL's bootstrap:
+** ncclGetUniqueId on rank 0, MPI_Bcast, ncclCommInitRankConfig). */
+rf_status rf_rt_dist_xport_open(rf_rt_dist *x, int host_memory, int64_t gpu, rf_rt_xport **xp, char *note,
+                                size_t nnote, rf_diags *d);
+void rf_rt_dist_xport_close(rf_rt_xport *xp);
+/* Whether move m exchanges rows between ranks (else each rank keeps some of
+** its own: a replicated relation cut, a spread one left); and then *mv,
+** what the device does (cols point into m). */
+int rf_rt_dist_move_talks(const rf_rt_dist *x, const rf_rt_dist_move *m, rf_rt_xmove *mv, char *what, size_t nwhat);
+/* After a move the device made (st: how it went): the placement, and the
+** bytes it moved for the profile. */
+void rf_rt_dist_moved_on_device(rf_rt_dist *x, const rf_rt_dist_move *m, rf_status st, const rf_rt_xstat *xs);
+
 /* After an output's last kernel: the move (if any) that brings it to rank 0. */
 int rf_rt_dist_output_move(rf_rt_dist *x, int32_t var, rf_rt_dist_move *m);
 /* The end of a run on every rank, st being this rank's status: agrees with

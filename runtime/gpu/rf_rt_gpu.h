@@ -34,7 +34,8 @@ int rf_rt_gpu_maybe(char *why, size_t n);
 /* 1 when the GPU's driver runs in this process already (a run's start
 ** then costs no driver start), or the GPU is the emulator. */
 int rf_rt_gpu_started(void);
-/* 1 when the GPU is the emulator (RF_GPU_EMULATE, for tests). */
+/* 1 when the GPU is the emulator (RF_GPU_EMULATE, for tests): device
+** addresses are then host addresses (GPU ranks move rows over MPI). */
 int rf_rt_gpu_emulated(void);
 
 /* What rf_rt_gpu_prepare did. */
@@ -55,6 +56,15 @@ typedef struct rf_rt_gpu_prepared {
 ** rt_gpu_prepare.c). Nothing without NVRTC or with the emulator; no
 ** messages: a run reports again whatever fails here. */
 void rf_rt_gpu_prepare(const rf_hir_program *const *ps, int32_t n, const rf_rt_options *o, rf_rt_gpu_prepared *out);
+
+/* Several ranks on one host (runtime/dist): this process takes the GPU of
+** index index modulo the GPUs visible (rank r on GPU r mod count). Only
+** before the first rf_rt_gpu_available, which opens the driver once. */
+void rf_rt_gpu_choose(int index);
+/* Which physical GPU this process uses: its PCI address plus 1 (ranks on
+** one host with the same number share a GPU); 0 without a real GPU (the
+** emulator included: its memory is the host's), or where unknown. */
+int64_t rf_rt_gpu_pci(void);
 
 /* The GPU executor itself is rf_rt_gpu_device (runtime/rt_device.h), which
 ** the driver runs (runtime/rt_run.c). It follows the plans of o->gpu_plan

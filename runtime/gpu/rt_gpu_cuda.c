@@ -82,7 +82,12 @@ static struct {
     int cc_major, cc_minor, sms, driver;
     char name[128];
     size_t total;
+    int choice;   /* rf_rt_gpu_choose: the wanted index among the visible GPUs */
+    int ordinal, count; /* the GPU opened, of count visible */
+    int64_t pci;        /* its PCI address (domain, bus, device): which physical GPU */
 } drv = {PTHREAD_ONCE_INIT};
+
+void rf_rt_gpu_choose(int index) { drv.choice = index > 0 ? index : 0; }
 
 #define STAGE_BYTES ((size_t)16 << 20)
 #define SMALL_BYTES ((size_t)4096)
@@ -229,7 +234,10 @@ static void drv_open_once(void)
         snprintf(drv.why, sizeof drv.why, "no CUDA device%s%s", r ? ": " : "", r ? cu_errstr(r) : "");
         return;
     }
-    if ((r = f->DeviceGet(&drv.dev, 0)) != CUDA_SUCCESS ||
+    /* several ranks on one host: rank r takes GPU r mod the GPUs visible */
+    drv.count = n;
+    drv.ordinal = drv.choice % n;
+    if ((r = f->DeviceGet(&drv.dev, drv.ordinal)) != CUDA_SUCCESS ||
         (r = f->DeviceGetName(drv.name, (int)sizeof drv.name, drv.dev)) != CUDA_SUCCESS ||
         (r = f->DeviceGetAttribute(&drv.cc_major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, drv.dev)) !=
             CUDA_SUCCESS ||
@@ -250,13 +258,18 @@ static void drv_open_once(void)
         snprintf(drv.why, sizeof drv.why, "no CUDA context on %s: %s (%s)", drv.name, cu_errstr(r), cu_errname(r));
         return;
     }
+    int dom = 0, bus = 0, slot = 0;
+    if (f->DeviceGetAttribute(&dom, CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID, drv.dev) == CUDA_SUCCESS &&
+        f->DeviceGetAttribute(&bus, CU_DEVICE_ATTRIBUTE_PCI_BUS_ID, drv.dev) == CUDA_SUCCESS &&
+        f->DeviceGetAttribute(&slot, CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID, drv.dev) == CUDA_SUCCESS)
+        drv.pci = ((int64_t)dom << 16 | (int64_t)bus << 8 | slot) + 1;
     size_t fr = 0;
     if ((r = f->MemGetInfo(&fr, &drv.total)) != CUDA_SUCCESS) {
         snprintf(drv.why, sizeof drv.why, "the CUDA device cannot be queried: %s", cu_errstr(r));
         return;
     }
     /* cudart (CUB) binds to the same device and thereby its primary context */
-    int e = rf_cub_init(0);
+    int e = rf_cub_init(drv.ordinal);
     if (e != 0) {
         snprintf(drv.why, sizeof drv.why, "the CUDA runtime does not start on %s: %s", drv.name, rf_cub_error_string(e));
         return;
@@ -268,9 +281,11 @@ int rf_gpu_cuda_probe(char *why, size_t n)
 {
     pthread_once(&drv.once, drv_open);
     if (why && n) {
+        char which[48] = "";
+        if (drv.count > 1) snprintf(which, sizeof which, "; GPU %d of %d", drv.ordinal, drv.count);
         if (drv.ok)
-            snprintf(why, n, "%s (sm_%d%d, %d SMs, %zu GiB, driver %d.%d)", drv.name, drv.cc_major, drv.cc_minor, drv.sms,
-                     drv.total >> 30, drv.driver / 1000, drv.driver % 1000 / 10);
+            snprintf(why, n, "%s (sm_%d%d, %d SMs, %zu GiB, driver %d.%d%s)", drv.name, drv.cc_major, drv.cc_minor,
+                     drv.sms, drv.total >> 30, drv.driver / 1000, drv.driver % 1000 / 10, which);
         else
             snprintf(why, n, "%s", drv.why);
     }
@@ -297,6 +312,12 @@ int rf_gpu_cuda_maybe(char *why, size_t n)
     /* kept loaded: the start's own dlopen then costs nothing */
     if (why && n) snprintf(why, n, "an NVIDIA driver (the GPU not started yet)");
     return 1;
+}
+
+int64_t rf_gpu_cuda_pci(void)
+{
+    pthread_once(&drv.once, drv_open);
+    return drv.ok ? drv.pci : 0;
 }
 
 /* ---- memory and transfers ---------------------------------------------------- */
@@ -712,6 +733,7 @@ rf_status rf_gpu_cuda_open(gdev *g, rf_diags *d, char *why, size_t nwhy)
     size_t fr = 0, total = 0;
     if (r == CUDA_SUCCESS) r = drv.f.MemGetInfo(&fr, &total);
     if (r == CUDA_SUCCESS) r = drv.f.StreamCreate(&c->stream, CU_STREAM_NON_BLOCKING);
+    g->stream = c->stream;
     for (int i = 0; i < 2 && r == CUDA_SUCCESS; i++) {
         r = drv.f.MemAllocHost(&c->stage[i], STAGE_BYTES);
         if (r == CUDA_SUCCESS) r = drv.f.EventCreate(&c->stage_ev[i], CU_EVENT_DISABLE_TIMING);

@@ -139,6 +139,7 @@ int rf_rt_gpu_available(char *why, size_t n)
     return rf_gpu_cuda_probe(why, n);
 }
 
+int64_t rf_rt_gpu_pci(void) { return rf_gpu_emulated() ? 0 : rf_gpu_cuda_pci(); }
 int rf_rt_gpu_emulated(void) { return rf_gpu_emulated(); }
 
 int rf_rt_gpu_started(void) { return rf_gpu_emulated() || rf_gpu_cuda_started(); }
@@ -373,7 +374,28 @@ static rf_status gpu_to_host(void *dev, int32_t var, rf_rt_rel *out)
     return st ? st : rf_gx_host_rel(dev, var, out);
 }
 
-static void gpu_free(void *dev, int32_t var) { rf_gx_var_clear(dev, var); }
+/* A relation's host copy, for several ranks that move rows through host
+** memory (runtime/dist): made anew at each call, kept until the value is
+** freed. NULL when the copy fails (its error is in the diagnostics). */
+static const rf_rt_rel *gpu_view(void *dev, int32_t var)
+{
+    gx *x = dev;
+    if (!x->views && !(x->views = rf_calloc((size_t)x->p->nvars + 1, sizeof *x->views))) return NULL;
+    rf_rt_rel *r = &x->views[var];
+    rf_rt_rel_free(r);
+    return rf_gx_host_rel(x, var, r) ? NULL : r;
+}
+
+static void drop_view(gx *x, int32_t var)
+{
+    if (x->views) rf_rt_rel_free(&x->views[var]);
+}
+
+static void gpu_free(void *dev, int32_t var)
+{
+    drop_view(dev, var);
+    rf_gx_var_clear(dev, var);
+}
 
 /* After a start beside the reading: the run's thread takes the device over. */
 static void gpu_attach(void *dev, rf_diags *d)
@@ -405,7 +427,11 @@ static void gpu_close(void *dev)
     rf_gpu_plan_free(x->plan);
     free(x->fdone);
     free(x->last_reader);
-    for (int32_t v = 0; x->vals && v < x->p->nvars; v++) rf_gx_var_clear(x, v);
+    for (int32_t v = 0; x->vals && v < x->p->nvars; v++) {
+        drop_view(x, v);
+        rf_gx_var_clear(x, v);
+    }
+    free(x->views);
     if (x->pool) {
         gfree(x, &x->wcheck);
         rf_gpu_dict_free(&x->str);
@@ -419,6 +445,6 @@ static void gpu_close(void *dev)
 
 const rf_rt_device_ops rf_rt_gpu_device = {
     "gpu",       gpu_open, gpu_where, gpu_load_begin, gpu_load, gpu_load_end, gpu_run, gpu_rows, gpu_finish,
-    gpu_to_host, gpu_free, gpu_close, NULL, /* no host view: values live on the GPU */
-    gpu_attach,
+    gpu_to_host, gpu_free, gpu_close, gpu_view,
+    gpu_attach,  rf_gx_exchange,
 };

@@ -86,6 +86,7 @@ struct gdev {
     uint64_t h2d_bytes, d2h_bytes; /* copied each way, the whole run (the accounting layer counts) */
     double alloc_seconds;    /* in the driver's allocations (the pool's arenas), the whole run */
     struct rf_cpu_pool *cpu; /* the run's host threads: they fill the staging buffers of big copies */
+    void *stream; /* the real device's stream (CUstream), for NCCL; NULL in the emulator */
 };
 
 /* Wraps g's operations in the accounting layer (once); reset zeroes the
@@ -110,6 +111,8 @@ int rf_gpu_cuda_maybe(char *why, size_t n);
 ** is there: 1 when it is there now. 0 without a started GPU; no messages
 ** (the run that loads the module reports any failure). */
 int rf_gpu_cuda_jit_cache(const rf_gpu_ptx *ptx, const char *cache_dir);
+/* The opened GPU's PCI address plus 1 (0 when none, or unknown). */
+int64_t rf_gpu_cuda_pci(void);
 rf_status rf_gpu_emu_open(gdev *g, rf_diags *d);
 /* RF_GPU_EMULATE=1 in the environment selects the emulator. */
 int rf_gpu_emulated(void);
@@ -267,6 +270,9 @@ typedef struct gx {
     ** internal one, not worth a wait per kernel */
     gbuf wcheck;
     int64_t wcheck_used;
+    /* by variable: host copies the view operation made (several ranks move
+    ** rows through host memory where no device exchange serves); NULL: none */
+    rf_rt_rel *views;
     const rf_hir_kernel *wcheck_of[WCHECK_WORDS];
     /* values moved to host memory under the cap (rt_gpu_spill.c): the
     ** current kernel's number (its values have used == epoch and stay),
@@ -445,6 +451,9 @@ rf_status rf_gx_run_parts(gx *x, const rf_hir_kernel *k);
 
 /* rt_gpu_stage.c: one kernel of the driver's walk (rf_rt_device_ops.run) */
 rf_status rf_gx_run(gx *x, const rf_hir_kernel *k, rf_rt_kprof *prof);
+
+/* rt_gpu_xchg.c: several ranks: a relation's rows moved on the device (rt_device.h's exchange) */
+rf_status rf_gx_exchange(void *dev, int32_t var, const rf_rt_xmove *mv, const rf_rt_xport *xp, rf_rt_xstat *xs);
 
 /* rt_gpu_exec.c: the run */
 rf_status rf_gx_run_kernel(gx *x, const rf_hir_kernel *k);

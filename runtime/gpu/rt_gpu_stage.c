@@ -28,6 +28,10 @@ static rf_status fused_stage(gx *x, const rf_hir_kernel *k, rf_rt_kprof *prof, i
     int32_t fu = x->fplan && k->id >= 0 && k->id < x->fplan->nkernels ? x->fplan->unit_of[k->id] : -1;
     if (fu < 0) return RF_OK;
     const rf_gpu_funit *u = &x->fplan->units[fu];
+    /* several ranks (runtime/dist): totals need every rank's rows on rank 0,
+    ** moved before the group runs, which a fused kernel would sum unmoved
+    ** at its first stage; such a kernel's stages run one by one */
+    if (u->ntot > 0 && x->o.world) return RF_OK;
     int32_t m = x->fplan->member_of[k->id];
     rf_status st = RF_OK;
     if ((u->src ? m == -1 : m == 0) && blocked) {

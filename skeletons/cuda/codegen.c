@@ -343,6 +343,7 @@ static const char *const generic_kernels[][2] = {
     {"code_range", "rf::code_range<%d>(a)"},
     {"code_mark", "rf::code_mark<%d>(a)"},
     {"sort_key", "rf::sort_key<%d>(a)"},
+    {"part_flags", "rf::part_flags<%d>(a)"},
     {"join_runs", "rf::join_runs<%d>(a)"},
     {"grp_flag", "rf::grp_flag<%d>(a)"},
     {"grp_finish", "rf::grp_finish<%d>(a)"},

@@ -15,6 +15,12 @@
 //   sort_key    n; c0[0] column; r0 the current permutation; x[0] storage kind
 //               (0 i64, 1 f64, 2 i32, 3 u32 rank, 4 u8); x[1] descending;
 //               t[0] u32 ranks of string codes from x[2]; p[0] u64 keys out
+//   part_flags  n rows; x[0] key columns; x[1] ranks; x[2] the rank wanted;
+//               k[c] key c's kind (0 8-byte integer, 1 f64, 2 i32, 3 u8);
+//               c0[c] key columns (NULL: a column never copied, zeros);
+//               p[0] u8 out: 1 where the row's rank is x[2] (several ranks,
+//               runtime/dist: the hash of dist_pack.c bit for bit, so rows
+//               moved here meet rows moved through host memory)
 #ifndef RF_GATHER_CUH
 #define RF_GATHER_CUH
 
@@ -93,6 +99,44 @@ template <int TILE> __device__ __forceinline__ void sort_key(const Args &a)
         default: v = ld<u8>(a.c0[0], r); break;
         }
         out[i] = v ^ flip;
+    }
+}
+
+__device__ __forceinline__ u64 part_mix(u64 h)
+{
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ull;
+    h ^= h >> 33;
+    return h;
+}
+
+template <int TILE> __device__ __forceinline__ void part_flags(const Args &a)
+{
+    int nc = (int)a.x[0];
+    u64 nranks = (u64)a.x[1], want = (u64)a.x[2];
+    u8 *out = (u8 *)a.p[0];
+    RF_FOR(i, a.n)
+    {
+        u64 h = 0x9e3779b97f4a7c15ull;
+        for (int j = 0; j < nc; j++) {
+            u64 v = 0;
+            if (a.c0[j]) {
+                switch (a.k[j]) {
+                case 1: {
+                    double d = ((const double *)a.c0[j])[i];
+                    v = d == 0 ? 0 : dbits(d); /* -0 is 0 */
+                    break;
+                }
+                case 2: v = (u64)(i64)((const i32 *)a.c0[j])[i]; break;
+                case 3: v = ((const u8 *)a.c0[j])[i]; break;
+                default: v = ((const u64 *)a.c0[j])[i]; break;
+                }
+            }
+            h = part_mix(h ^ part_mix(v)) + (u64)j;
+        }
+        out[i] = h % nranks == want;
     }
 }
 

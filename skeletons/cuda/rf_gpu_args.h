@@ -133,6 +133,12 @@ _Static_assert(offsetof(rf_gpu_args, x) == RF_ARGS_OFF_X && offsetof(rf_gpu_args
 #define RF_A_SORT_KIND(a) ((a).x[0])      /* sort_key, red_min/max: storage kind */
 #define RF_A_SORT_DESC(a) ((a).x[1])
 #define RF_A_SORT_KEYS_OUT(a) ((a).p[0])
+/* part_flags (several ranks): key columns c0[], their kinds k[], ranks, the rank wanted */
+#define RF_A_PART_NKEYS(a) ((a).x[0])
+#define RF_A_PART_RANKS(a) ((a).x[1])
+#define RF_A_PART_WANT(a) ((a).x[2])
+#define RF_A_PART_KIND(a, c) ((a).k[c])
+#define RF_A_PART_FLAGS_OUT(a) ((a).p[0])
 #define RF_A_RANK_LO(a) ((a).x[2]) /* sort_key, red_min/max: ranks by code from */
 #define RF_A_RANKS(a) ((a).t[0])
 

@@ -1,0 +1,61 @@
+/*
+** tools/run_ranks.c: `redfox run --gpus N` started outside mpirun: the
+** command starts its N ranks itself.
+**
+** Owns: the re-execution of this very command under Open MPI's mpirun
+** (`mpirun -np N --oversubscribe [--allow-run-as-root] REDFOX run ARGS`),
+** which then starts N copies that find their ranks as under a user's own
+** mpirun (runtime/dist). mpirun rather than forked children: the ranks need
+** MPI for their exchanges anyway, and mpirun already does the bootstrap,
+** the forwarding of output and signals, and stops every rank when one dies.
+*/
+#include "tools.h"
+
+#include "rf_sys.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int rf_tool_run_ranks(int argc, char **argv, int64_t n)
+{
+    char self[PATH_MAX];
+    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (len <= 0) {
+        fprintf(stderr, "redfox run: --gpus: cannot find this redfox's own path to start the ranks: %s\n",
+                strerror(errno));
+        return RF_EXIT_USER;
+    }
+    self[len] = 0;
+    char np[32];
+    snprintf(np, sizeof np, "%lld", (long long)n);
+    /* mpirun -np N --oversubscribe [--allow-run-as-root] SELF run ARGS... NULL */
+    char **av = rf_calloc((size_t)argc + 10, sizeof *av);
+    if (!av) {
+        fprintf(stderr, "redfox run: out of memory\n");
+        return RF_EXIT_INTERNAL;
+    }
+    int k = 0;
+    av[k++] = "mpirun";
+    av[k++] = "-np";
+    av[k++] = np;
+    /* more ranks than cores is the user's choice (a GPU each needs little CPU) */
+    av[k++] = "--oversubscribe";
+    /* Open MPI refuses root unless told: the user already runs redfox as root */
+    if (geteuid() == 0) av[k++] = "--allow-run-as-root";
+    av[k++] = self;
+    av[k++] = "run";
+    for (int i = 1; i < argc; i++) av[k++] = argv[i];
+    av[k] = NULL;
+    fflush(NULL);
+    execvp("mpirun", av);
+    fprintf(stderr,
+            "redfox run: --gpus %lld starts its ranks with Open MPI's mpirun, which cannot be run: %s (install "
+            "openmpi-bin, or start the ranks yourself: mpirun -np %lld redfox run ... --device gpu)\n",
+            (long long)n, strerror(errno), (long long)n);
+    free(av);
+    return RF_EXIT_USER;
+}
