@@ -317,6 +317,37 @@ rf_status rf_file_lock_try(const char *dir, int *fd, int *busy_fd, rf_diags *d)
     return RF_OK;
 }
 
+rf_status rf_file_lock_folder(const char *dir, int *fd, int *waited, rf_diags *d)
+{
+    *fd = -1;
+    *waited = 0;
+    for (;;) {
+        int l = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (l < 0) {
+            rf_error(d, rf_mkloc(dir, 0, 0), "cannot lock the folder: %s", strerror(errno));
+            return RF_EIO;
+        }
+        int r;
+        while ((r = flock(l, LOCK_EX | LOCK_NB)) != 0 && errno == EINTR) {}
+        if (r != 0 && errno == EWOULDBLOCK) {
+            *waited = 1;
+            while ((r = flock(l, LOCK_EX)) != 0 && errno == EINTR) {}
+        }
+        if (r != 0) {
+            int e = errno;
+            close(l);
+            rf_error(d, rf_mkloc(dir, 0, 0), "cannot lock the folder: %s", strerror(e));
+            return RF_EIO;
+        }
+        struct stat held, now;
+        if (fstat(l, &held) == 0 && stat(dir, &now) == 0 && held.st_dev == now.st_dev && held.st_ino == now.st_ino) {
+            *fd = l;
+            return RF_OK;
+        }
+        close(l); /* replaced while we waited: lock the folder there now */
+    }
+}
+
 rf_status rf_file_lock_wait(const char *dir, int busy_fd, rf_diags *d)
 {
     int r;

@@ -90,6 +90,14 @@ rf_status rf_file_lock_try(const char *dir, int *fd, int *busy_fd, rf_diags *d);
 rf_status rf_file_lock_wait(const char *dir, int busy_fd, rf_diags *d);
 void rf_file_unlock(int fd);
 
+/* The advisory lock of a folder that a writer replaces as a whole (a
+** database that `redfox exec` commits by exchanging it with a new folder):
+** flock(LOCK_EX) on the folder itself, taken again until the folder locked
+** is still the one at dir, so that a process that waited on the replaced
+** folder locks its successor. Blocks; *waited is set when another process
+** held it (the caller may say so). *fd: release with rf_file_unlock. */
+rf_status rf_file_lock_folder(const char *dir, int *fd, int *waited, rf_diags *d);
+
 /* Installs handlers for SIGINT, SIGTERM and SIGHUP (where not ignored) that
 ** remove the registered temporaries and then end the process by the same
 ** signal; also ignores SIGXFSZ, so that a file-size limit is a write error

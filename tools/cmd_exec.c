@@ -10,6 +10,7 @@
 ** through the runtime's one driver, on the device --device chooses.
 */
 #include "pipeline.h"
+#include "rf_file.h"
 #include "rf_sys.h"
 #include "tools.h"
 #include "txn.h"
@@ -448,6 +449,10 @@ int rf_tool_exec(int argc, char **argv)
         rf_error(&d, rf_mkloc(db_dir, 0, 0), "not a redfox database (no %s): create it with `redfox import`", RF_DB_MANIFEST);
         st = RF_EUSER;
     }
+    /* one transaction at a time per database: a second exec waits, then
+    ** reads what the first committed (no update is lost) */
+    int lockfd = -1, waited = 0;
+    if (!st) st = rf_file_lock_folder(db_dir, &lockfd, &waited, &d);
     if (!st) st = rf_db_open(db_dir, &db, &d);
     if (!st) {
         source_hash(&src, hash);
@@ -509,9 +514,11 @@ int rf_tool_exec(int argc, char **argv)
     double t_out = rf_now();
     if (!st) st = rf_txn_store_commit(&x.t, db, db_dir, &d);
     double t_commit = rf_now();
+    rf_file_unlock(lockfd);
     int rc = rf_tool_finish(st, &d);
     if (!st) {
         if (profile) {
+            if (waited) fprintf(stderr, "exec: waited for another exec on %s to commit\n", db_dir);
             fprintf(stderr, "exec: batch: %lld row%s inserted, %lld deleted (%.3f ms)\n", (long long)nins, nins == 1 ? "" : "s",
                     (long long)ndel, (t_batch - t_read) * 1e3);
             fprintf(stderr, "exec: derived predicates %s%s%s (%.3f ms, runs on device %s %.3f ms)\n",
