@@ -312,6 +312,7 @@ static rf_status gpu_open(const rf_rt_env *env, void **dev)
     if (!st && o->no_fuse) st = rf_gpu_fplan_build(p, 0, &x->nofuse, env->d);
     if (!st) x->fplan = o->no_fuse ? x->nofuse : x->plan->f;
     if (!st && !(x->fdone = rf_calloc((size_t)x->fplan->nunits + 1, 1))) st = RF_ENOMEM;
+    if (!st) st = rf_gx_live_init(x);
     return st;
 }
 
@@ -427,6 +428,7 @@ static void gpu_close(void *dev)
     rf_gpu_plan_free(x->plan);
     free(x->fdone);
     free(x->last_reader);
+    rf_gx_live_free(x);
     for (int32_t v = 0; x->vals && v < x->p->nvars; v++) {
         drop_view(x, v);
         rf_gx_var_clear(x, v);

@@ -205,15 +205,37 @@ rf_status rf_gx_k_group(gx *x, const rf_hir_kernel *k)
 
 /* ---- sets: the hash index of a relation that only grows ------------------------------------ */
 
+/* A set's table: u32 slots (rf_group.cuh), at most two thirds full, so a
+** tuple costs 6 to 12 bytes of index on top of its columns (u64 slots at
+** most half full cost 16 to 32: the transitive closure's path held more
+** index than pairs). Linear probing at two thirds still finds a row in a
+** few slots. */
+static uint64_t set_cap_for(int64_t rows) { return pow2_at_least((uint64_t)rows + (uint64_t)rows / 2); }
+
+/* Ids in a set's table are u32 and RF_EMPTY32 (~0u) marks a free slot:
+** a set and its candidates together stay below it. */
+static rf_status set_ids_fit(gx *x, int32_t var, int64_t rows)
+{
+    if (rows < (int64_t)UINT32_MAX) return RF_OK;
+    rf_error(x->d, rf_mkloc(NULL, 0, 0), "out of GPU memory: %s would hold %" PRId64 " rows, more than a GPU set indexes (%" PRIu32 ")",
+             x->p->vars[var]->name, rows, UINT32_MAX - 1);
+    return RF_EDEVMEM;
+}
+
 static rf_status set_table(gx *x, int32_t var, uint64_t cap)
 {
     const rf_hir_var *hv = x->p->vars[var];
     gval *v = &x->vals[var];
+    rf_status st = set_ids_fit(x, var, v->nrows);
+    if (st) return st;
+    /* the table is made from the columns alone: the old one goes first, so
+    ** that the two are never held at once */
+    rf_gx_set_free(x, &v->set);
     gset *s = rf_calloc(1, sizeof *s);
     if (!s) return RF_ENOMEM;
     s->cap = cap;
-    rf_status st = galloc(x, cap * 8, &s->tab);
-    if (!st) st = x->g.ops->memset8(&x->g, s->tab.p, 0xff, cap * 8);
+    st = galloc(x, cap * 4, &s->tab);
+    if (!st) st = x->g.ops->memset8(&x->g, s->tab.p, 0xff, cap * 4);
     keycols kc;
     rf_gx_keys_of(v, hv->types, NULL, hv->ncols, &kc);
     rf_gpu_args a;
@@ -227,7 +249,6 @@ static rf_status set_table(gx *x, int32_t var, uint64_t cap)
         rf_gx_set_free(x, &s);
         return st;
     }
-    rf_gx_set_free(x, &v->set);
     v->set = s;
     return RF_OK;
 }
@@ -254,7 +275,7 @@ static rf_status ensure_set(gx *x, int32_t var)
         }
         gfree(x, &keep);
     }
-    if (!st) st = set_table(x, var, pow2_at_least((uint64_t)v->nrows * 2));
+    if (!st) st = set_table(x, var, set_cap_for(v->nrows));
     return st;
 }
 
@@ -264,23 +285,32 @@ static rf_status set_reserve(gx *x, int32_t var, int64_t more)
     gval *v = &x->vals[var];
     const rf_hir_var *hv = x->p->vars[var];
     int64_t need = v->nrows + more;
-    if ((uint64_t)need * 2 > v->set->cap) {
-        rf_status st = set_table(x, var, pow2_at_least((uint64_t)need * 2));
+    rf_status sst = set_ids_fit(x, var, need);
+    if (sst) return sst;
+    if (set_cap_for(need) > v->set->cap) {
+        rf_status st = set_table(x, var, set_cap_for(need));
         if (st) return st;
     }
     if (need > v->cap) {
-        int64_t cap = v->cap * 2 > need ? v->cap * 2 : need;
-        gval nv;
-        rf_status st = rf_gx_rel_alloc(x, &nv, hv->types, hv->ncols, v->nrows, cap);
-        for (int32_t c = 0; c < hv->ncols && !st; c++)
-            st = rf_gx_dcopy(x, colp(&nv, c), colp(v, c), (uint64_t)v->nrows * (uint64_t)wid(hv->types[c]));
-        if (st) {
-            rf_gx_val_clear(x, &nv, hv->ncols);
-            return st;
+        /* a quarter more than needed: few moves as the set grows, and at
+        ** most a quarter of its columns' room unused (doubling left up to
+        ** half of it) */
+        int64_t cap = need + need / 4;
+        if (!v->cols && !(v->cols = rf_calloc((size_t)hv->ncols + 1, sizeof *v->cols))) return RF_ENOMEM;
+        /* one column at a time: the old and new room of one column are held
+        ** at once, never of all of them */
+        for (int32_t c = 0; c < hv->ncols; c++) {
+            uint64_t w = (uint64_t)wid(hv->types[c]);
+            gbuf nb;
+            rf_status st = galloc(x, (uint64_t)cap * w, &nb);
+            if (!st && v->nrows) st = rf_gx_dcopy(x, nb.p, v->cols[c].p, (uint64_t)v->nrows * w);
+            if (st) {
+                gfree(x, &nb);
+                return st;
+            }
+            gfree(x, &v->cols[c]);
+            v->cols[c] = nb;
         }
-        for (int32_t c = 0; c < hv->ncols && v->cols; c++) gfree(x, &v->cols[c]);
-        free(v->cols);
-        v->cols = nv.cols;
         v->cap = cap;
     }
     return RF_OK;
@@ -322,7 +352,7 @@ rf_status rf_gx_k_insert(gx *x, const rf_hir_kernel *k)
         RF_A_GRP_SLOTS(f) = slot.p;
         RF_A_GRP_FLAGS(f) = flags.p;
         RF_A_GRP_ID_BASE(f) = N;
-        if (!st) st = rf_gx_launch(x, "rf_grp_flag", tn, &f);
+        if (!st) st = rf_gx_launch(x, "rf_set_flag", tn, &f);
         if (!st) st = rf_gx_scan_flags(x, flags.p, tn, &pos, &M);
         if (!st && M > 0) {
             memset(&a, 0, sizeof a);
@@ -417,6 +447,9 @@ int rf_gx_take_columns(gx *x, const rf_hir_kernel *k, gval *r)
     /* a predicate's relation that no later kernel reads is as dead (only
     ** outputs are read after the run): the output's copy of a total, say */
     if (same && !last && x->last_reader && hv->role == RF_HIR_ROLE_PRED) last = x->last_reader[k->in[0]] == k;
+    /* dead after k across the block graph (rt_gpu_live.c): a semi-naive
+    ** loop's new rows, moved into its delta rather than copied */
+    if (same && !last) last = rf_gx_live_dies(x, k, k->in[0]);
     if (!last) return 0;
     memset(r, 0, sizeof *r);
     r->nrows = in->nrows;
