@@ -105,27 +105,21 @@ static rf_status gpu_load(void *dev, int32_t var, rf_rt_rel *r, int borrowed)
 }
 
 /* Does a kernel read string bytes on the device (device islands, string
-** sort keys, min/max of strings)? Then the dictionary is copied up front. */
+** sort keys, min/max of strings)? Then the dictionary is copied up front.
+** Not for string sort keys and min/max alone: their ranks are made on the
+** host for few rows (rt_gpu_str.c), and for many the dictionary is copied
+** when they first need it (the run's time, not the load's). */
 static int needs_dict(const gx *x)
 {
     const rf_hir_program *p = x->p;
     for (int32_t b = 0; b < p->nblocks; b++)
         for (int32_t j = 0; j < p->blocks[b]->nkernels; j++) {
             const rf_hir_kernel *k = p->blocks[b]->kernels[j];
-            const rf_hir_var *in0 = k->nin > 0 ? p->vars[k->in[0]] : NULL;
             if (k->id >= 0 && k->id < x->nkernels) {
                 if (x->plans[k->id].nrowstr > 0) return 1;
                 for (int32_t i = 0; i < x->plans[k->id].nisland; i++)
                     if (x->plans[k->id].islands[i].dev) return 1;
             }
-            if (k->kind == RF_HIR_SORT && in0)
-                for (int32_t i = 0; i < k->norder; i++)
-                    if (in0->types[k->order[i].col] == RF_TYPE_STRING) return 1;
-            if (k->kind == RF_HIR_REDUCE && in0)
-                for (int32_t i = 0; i < k->naggs; i++)
-                    if ((k->aggs[i].fn == RF_AGG_MIN || k->aggs[i].fn == RF_AGG_MAX) &&
-                        k->aggs[i].col >= 0 && in0->types[k->aggs[i].col] == RF_TYPE_STRING)
-                        return 1;
         }
     return 0;
 }
@@ -312,6 +306,7 @@ static rf_status gpu_open(const rf_rt_env *env, void **dev)
     if (!st && o->no_fuse) st = rf_gpu_fplan_build(p, 0, &x->nofuse, env->d);
     if (!st) x->fplan = o->no_fuse ? x->nofuse : x->plan->f;
     if (!st && !(x->fdone = rf_calloc((size_t)x->fplan->nunits + 1, 1))) st = RF_ENOMEM;
+    if (!st) st = rf_gx_live_init(x);
     return st;
 }
 
@@ -427,6 +422,7 @@ static void gpu_close(void *dev)
     rf_gpu_plan_free(x->plan);
     free(x->fdone);
     free(x->last_reader);
+    rf_gx_live_free(x);
     for (int32_t v = 0; x->vals && v < x->p->nvars; v++) {
         drop_view(x, v);
         rf_gx_var_clear(x, v);

@@ -23,9 +23,11 @@ void rf_gx_keys_of(const gval *v, const rf_type *types, const int32_t *cols, int
 /* flags[i] (n + 1 bytes) = 1 where row i is the first of its key among the
 ** rows with want[i] != 0 (want 0: all rows); slot and tab as left by the
 ** insert, for grp_finish. */
-static rf_status first_flags(gx *x, const keycols *kc, int64_t n, gptr want, gbuf *tab, gbuf *slot, gbuf *flags)
+static rf_status first_flags(gx *x, const keycols *kc, int64_t n, gptr want, int64_t nwant, gbuf *tab, gbuf *slot,
+                             gbuf *flags)
 {
-    uint64_t cap = pow2_at_least((uint64_t)n * 2);
+    /* the table holds the wanted rows only: sized for them when their count is known */
+    uint64_t cap = pow2_at_least((uint64_t)(want && nwant >= 0 && nwant < n ? nwant : n) * 2);
     rf_status st = galloc(x, cap * 8, tab);
     if (!st) st = x->g.ops->memset8(&x->g, tab->p, 0xff, cap * 8);
     if (!st) st = galloc(x, (uint64_t)n * 8, slot);
@@ -114,7 +116,7 @@ static rf_status group_rows(gx *x, const keycols *kc, int64_t n, gval *g)
     }
     gbuf tab = {0, 0}, slot = {0, 0}, flags = {0, 0}, pos = {0, 0};
     int64_t ng = 0;
-    rf_status st = first_flags(x, kc, n, 0, &tab, &slot, &flags);
+    rf_status st = first_flags(x, kc, n, 0, -1, &tab, &slot, &flags);
     if (!st) st = rf_gx_scan_flags(x, flags.p, n, &pos, &ng);
     if (!st) st = finish_groups(x, tab.p, slot.p, flags.p, pos.p, n, ng, g);
     gfree(x, &tab);
@@ -155,8 +157,10 @@ static rf_status runs_distinct(gx *x, const keycols *kc, int64_t n, gptr want, g
     return st;
 }
 
-/* The first occurrence of every distinct row of v (rows with want != 0), ascending. */
-static rf_status distinct_rows(gx *x, const gval *v, const rf_hir_var *hv, gptr want, gbuf *keep, int64_t *m)
+/* The first occurrence of every distinct row of v (rows with want != 0;
+** nwant of them, -1: not counted), ascending. */
+static rf_status distinct_rows(gx *x, const gval *v, const rf_hir_var *hv, gptr want, int64_t nwant, gbuf *keep,
+                               int64_t *m)
 {
     keycols kc;
     rf_gx_keys_of(v, hv->types, NULL, hv->ncols, &kc);
@@ -166,7 +170,7 @@ static rf_status distinct_rows(gx *x, const gval *v, const rf_hir_var *hv, gptr 
         if (st || ok) return st;
     }
     gbuf tab = {0, 0}, slot = {0, 0}, flags = {0, 0};
-    rf_status st = first_flags(x, &kc, v->nrows, want, &tab, &slot, &flags);
+    rf_status st = first_flags(x, &kc, v->nrows, want, nwant, &tab, &slot, &flags);
     gfree(x, &tab);
     gfree(x, &slot);
     if (!st) st = rf_gx_select_flags(x, flags.p, v->nrows, keep, m);
@@ -182,13 +186,13 @@ rf_status rf_gx_k_group(gx *x, const rf_hir_kernel *k)
     memset(&g, 0, sizeof g);
     rf_status st = RF_OK;
     if (k->ngroup == 0 || n == 0) {
-        /* one group holding every row (none when there are no rows) */
+        /* one group holding every row (none when there are no rows): no
+        ** group array (gid.p 0; rf_reduce.cuh reads group 0), where n zeros
+        ** took 8 bytes a row (a fifth of TC's peak, counting its paths) */
         g.has_groups = 1;
         g.nrows = n;
         g.ngroups = n ? 1 : 0;
-        st = galloc(x, (uint64_t)n * 8, &g.gid);
-        if (!st) st = x->g.ops->memset8(&x->g, g.gid.p, 0, (uint64_t)n * 8);
-        if (!st && n) st = galloc(x, 8, &g.first);
+        if (n) st = galloc(x, 8, &g.first);
         if (!st && n) st = put_u64(x, g.first.p, 0);
     } else {
         keycols kc;
@@ -205,15 +209,37 @@ rf_status rf_gx_k_group(gx *x, const rf_hir_kernel *k)
 
 /* ---- sets: the hash index of a relation that only grows ------------------------------------ */
 
+/* A set's table: u32 slots (rf_group.cuh), at most two thirds full, so a
+** tuple costs 6 to 12 bytes of index on top of its columns (u64 slots at
+** most half full cost 16 to 32: the transitive closure's path held more
+** index than pairs). Linear probing at two thirds still finds a row in a
+** few slots. */
+static uint64_t set_cap_for(int64_t rows) { return pow2_at_least((uint64_t)rows + (uint64_t)rows / 2); }
+
+/* Ids in a set's table are u32 and RF_EMPTY32 (~0u) marks a free slot:
+** a set and its candidates together stay below it. */
+static rf_status set_ids_fit(gx *x, int32_t var, int64_t rows)
+{
+    if (rows < (int64_t)UINT32_MAX) return RF_OK;
+    rf_error(x->d, rf_mkloc(NULL, 0, 0), "out of GPU memory: %s would hold %" PRId64 " rows, more than a GPU set indexes (%" PRIu32 ")",
+             x->p->vars[var]->name, rows, UINT32_MAX - 1);
+    return RF_EDEVMEM;
+}
+
 static rf_status set_table(gx *x, int32_t var, uint64_t cap)
 {
     const rf_hir_var *hv = x->p->vars[var];
     gval *v = &x->vals[var];
+    rf_status st = set_ids_fit(x, var, v->nrows);
+    if (st) return st;
+    /* the table is made from the columns alone: the old one goes first, so
+    ** that the two are never held at once */
+    rf_gx_set_free(x, &v->set);
     gset *s = rf_calloc(1, sizeof *s);
     if (!s) return RF_ENOMEM;
     s->cap = cap;
-    rf_status st = galloc(x, cap * 8, &s->tab);
-    if (!st) st = x->g.ops->memset8(&x->g, s->tab.p, 0xff, cap * 8);
+    st = galloc(x, cap * 4, &s->tab);
+    if (!st) st = x->g.ops->memset8(&x->g, s->tab.p, 0xff, cap * 4);
     keycols kc;
     rf_gx_keys_of(v, hv->types, NULL, hv->ncols, &kc);
     rf_gpu_args a;
@@ -227,7 +253,6 @@ static rf_status set_table(gx *x, int32_t var, uint64_t cap)
         rf_gx_set_free(x, &s);
         return st;
     }
-    rf_gx_set_free(x, &v->set);
     v->set = s;
     return RF_OK;
 }
@@ -243,7 +268,7 @@ static rf_status ensure_set(gx *x, int32_t var)
     if (v->nrows > 1) {
         gbuf keep = {0, 0};
         int64_t m = 0;
-        st = distinct_rows(x, v, hv, 0, &keep, &m);
+        st = distinct_rows(x, v, hv, 0, -1, &keep, &m);
         if (!st && m < v->nrows) {
             gval nv;
             st = rf_gx_rel_gather(x, v, hv->types, hv->ncols, keep.p, m, &nv);
@@ -254,7 +279,7 @@ static rf_status ensure_set(gx *x, int32_t var)
         }
         gfree(x, &keep);
     }
-    if (!st) st = set_table(x, var, pow2_at_least((uint64_t)v->nrows * 2));
+    if (!st) st = set_table(x, var, set_cap_for(v->nrows));
     return st;
 }
 
@@ -264,23 +289,32 @@ static rf_status set_reserve(gx *x, int32_t var, int64_t more)
     gval *v = &x->vals[var];
     const rf_hir_var *hv = x->p->vars[var];
     int64_t need = v->nrows + more;
-    if ((uint64_t)need * 2 > v->set->cap) {
-        rf_status st = set_table(x, var, pow2_at_least((uint64_t)need * 2));
+    rf_status sst = set_ids_fit(x, var, need);
+    if (sst) return sst;
+    if (set_cap_for(need) > v->set->cap) {
+        rf_status st = set_table(x, var, set_cap_for(need));
         if (st) return st;
     }
     if (need > v->cap) {
-        int64_t cap = v->cap * 2 > need ? v->cap * 2 : need;
-        gval nv;
-        rf_status st = rf_gx_rel_alloc(x, &nv, hv->types, hv->ncols, v->nrows, cap);
-        for (int32_t c = 0; c < hv->ncols && !st; c++)
-            st = rf_gx_dcopy(x, colp(&nv, c), colp(v, c), (uint64_t)v->nrows * (uint64_t)wid(hv->types[c]));
-        if (st) {
-            rf_gx_val_clear(x, &nv, hv->ncols);
-            return st;
+        /* a quarter more than needed: few moves as the set grows, and at
+        ** most a quarter of its columns' room unused (doubling left up to
+        ** half of it) */
+        int64_t cap = need + need / 4;
+        if (!v->cols && !(v->cols = rf_calloc((size_t)hv->ncols + 1, sizeof *v->cols))) return RF_ENOMEM;
+        /* one column at a time: the old and new room of one column are held
+        ** at once, never of all of them */
+        for (int32_t c = 0; c < hv->ncols; c++) {
+            uint64_t w = (uint64_t)wid(hv->types[c]);
+            gbuf nb;
+            rf_status st = galloc(x, (uint64_t)cap * w, &nb);
+            if (!st && v->nrows) st = rf_gx_dcopy(x, nb.p, v->cols[c].p, (uint64_t)v->nrows * w);
+            if (st) {
+                gfree(x, &nb);
+                return st;
+            }
+            gfree(x, &v->cols[c]);
+            v->cols[c] = nb;
         }
-        for (int32_t c = 0; c < hv->ncols && v->cols; c++) gfree(x, &v->cols[c]);
-        free(v->cols);
-        v->cols = nv.cols;
         v->cap = cap;
     }
     return RF_OK;
@@ -322,7 +356,7 @@ rf_status rf_gx_k_insert(gx *x, const rf_hir_kernel *k)
         RF_A_GRP_SLOTS(f) = slot.p;
         RF_A_GRP_FLAGS(f) = flags.p;
         RF_A_GRP_ID_BASE(f) = N;
-        if (!st) st = rf_gx_launch(x, "rf_grp_flag", tn, &f);
+        if (!st) st = rf_gx_launch(x, "rf_set_flag", tn, &f);
         if (!st) st = rf_gx_scan_flags(x, flags.p, tn, &pos, &M);
         if (!st && M > 0) {
             memset(&a, 0, sizeof a);
@@ -417,6 +451,9 @@ int rf_gx_take_columns(gx *x, const rf_hir_kernel *k, gval *r)
     /* a predicate's relation that no later kernel reads is as dead (only
     ** outputs are read after the run): the output's copy of a total, say */
     if (same && !last && x->last_reader && hv->role == RF_HIR_ROLE_PRED) last = x->last_reader[k->in[0]] == k;
+    /* dead after k across the block graph (rt_gpu_live.c): a semi-naive
+    ** loop's new rows, moved into its delta rather than copied */
+    if (same && !last) last = rf_gx_live_dies(x, k, k->in[0]);
     if (!last) return 0;
     memset(r, 0, sizeof *r);
     r->nrows = in->nrows;
@@ -438,6 +475,10 @@ static rf_status rel_all(gx *x, const rf_hir_kernel *k, gval *r)
     if (st) rf_gx_val_clear(x, r, ov->ncols);
     return st;
 }
+
+/* Differences from this many rows on count their absent rows first: below,
+** the table over all rows is under 2 MiB and not worth a wait. */
+enum { DIFF_COUNT_MIN = 65536 };
 
 rf_status rf_gx_k_unique(gx *x, const rf_hir_kernel *k)
 {
@@ -466,14 +507,24 @@ rf_status rf_gx_k_unique(gx *x, const rf_hir_kernel *k)
             st = galloc(x, (uint64_t)n, &absent);
             RF_A_SET_ABSENT_OUT(p) = absent.p;
             if (!st) st = rf_gx_hlaunch(x, kc.sig, "set_probe", n, &p);
-            /* a may repeat rows: keep the first of each */
-            if (!st) st = distinct_rows(x, a, hv, absent.p, &keep, &m);
+            /* a may repeat rows: keep the first of each. From DIFF_COUNT_MIN
+            ** rows on, the absent rows are counted first (one wait), so that
+            ** the table is sized for them, not for all of a (a semi-naive
+            ** loop's candidates are mostly known rows: TC's largest table
+            ** 16.8 -> 4.2 MB in tc_graph 2000 4000), and none at all skips it */
+            int64_t nabs = -1;
+            if (!st && n >= DIFF_COUNT_MIN) {
+                gbuf pos = {0, 0};
+                st = rf_gx_scan_flags(x, absent.p, n, &pos, &nabs);
+                gfree(x, &pos);
+            }
+            if (!st && nabs != 0) st = distinct_rows(x, a, hv, absent.p, nabs, &keep, &m);
             gfree(x, &absent);
         }
     } else if (x->vals[k->in[0]].distinct) {
         m = x->vals[k->in[0]].nrows; /* its maker dropped the repeats */
     } else if (x->vals[k->in[0]].nrows > 0) {
-        st = distinct_rows(x, &x->vals[k->in[0]], hv, 0, &keep, &m);
+        st = distinct_rows(x, &x->vals[k->in[0]], hv, 0, -1, &keep, &m);
     }
     gval r;
     memset(&r, 0, sizeof r);

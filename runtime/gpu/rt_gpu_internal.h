@@ -209,6 +209,7 @@ rf_status rf_gpu_str_ranks(gstr *s, gptr col, int64_t n, gbuf *ranks, int64_t *l
 **                    maps and float aggregates on the host
 **   rt_gpu_spill.c   values in host memory while the pool is full
 **   rt_gpu_part.c    kernels in row ranges when their own data does not fit
+**   rt_gpu_live.c    liveness across blocks: values freed at their last use
 ** Functions shared between them carry rf_gx_ ("GPU executor"). */
 
 #include "rf_cpu.h"
@@ -264,6 +265,13 @@ typedef struct gx {
     /* by variable, in a program of one block (each kernel runs once): the
     ** last kernel reading it; NULL in programs of several blocks */
     const rf_hir_kernel **last_reader;
+    /* liveness across blocks (rt_gpu_live.c); NULL: not analysed. By kernel
+    ** id: live_dead[live_start[id] .. live_start[id + 1]) die after it; by
+    ** block: live_entry[live_bstart[b] .. live_bstart[b + 1]) are dead where
+    ** it begins; live_first: 1 + the block a kernel begins, 0 */
+    int64_t *live_start, *live_bstart;
+    int32_t *live_dead, *live_entry, *live_first;
+    int32_t live_pending; /* the kernel whose dead values are still to free, -1 */
     gstr str;    /* the dictionary on the device, string tables (rt_gpu_str.c) */
     /* error words of fused write passes, read once at the end (rf_gx_wcheck_flush):
     ** their stages already passed the flags pass, so an error there is an
@@ -454,6 +462,11 @@ rf_status rf_gx_run(gx *x, const rf_hir_kernel *k, rf_rt_kprof *prof);
 
 /* rt_gpu_xchg.c: several ranks: a relation's rows moved on the device (rt_device.h's exchange) */
 rf_status rf_gx_exchange(void *dev, int32_t var, const rf_rt_xmove *mv, const rf_rt_xport *xp, rf_rt_xstat *xs);
+/* rt_gpu_live.c: values freed at their last use across blocks */
+rf_status rf_gx_live_init(gx *x);
+void rf_gx_live_free(gx *x);
+int rf_gx_live_dies(const gx *x, const rf_hir_kernel *k, int32_t var);
+void rf_gx_live_before(gx *x, const rf_hir_kernel *k);
 
 /* rt_gpu_exec.c: the run */
 rf_status rf_gx_run_kernel(gx *x, const rf_hir_kernel *k);

@@ -116,7 +116,9 @@ rf_status rf_gx_k_reduce(gx *x, const rf_hir_kernel *k)
             if (!have_hg) {
                 hg.nrows = n;
                 hg.ngroups = ng;
-                st = rf_gx_host_i64(x, gv->gid.p, n, &hg.group_of_row);
+                /* (no group array: every row in group 0) */
+                if (gv->gid.p) st = rf_gx_host_i64(x, gv->gid.p, n, &hg.group_of_row);
+                else if (!(hg.group_of_row = rf_calloc((size_t)n + 1, sizeof *hg.group_of_row))) st = RF_ENOMEM;
                 if (!st) st = rf_gx_host_i64(x, gv->first.p, ng, &hg.first_row);
                 have_hg = 1;
             }

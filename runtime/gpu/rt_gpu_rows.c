@@ -190,6 +190,10 @@ rf_status rf_gx_k_copy(gx *x, const rf_hir_kernel *k)
     const gval *in = &x->vals[k->in[0]];
     const rf_hir_var *ov = x->p->vars[k->out];
     gval r;
+    if (rf_gx_take_columns(x, k, &r)) { /* the input dies here: its columns move */
+        rf_gx_var_set(x, k->out, &r);
+        return RF_OK;
+    }
     rf_status st = rf_gx_rel_alloc(x, &r, ov->types, ov->ncols, in->nrows, in->nrows);
     for (int32_t c = 0; c < ov->ncols && !st && in->nrows; c++)
         st = rf_gx_dcopy(x, colp(&r, c), colp(in, c), (uint64_t)in->nrows * (uint64_t)wid(ov->types[c]));

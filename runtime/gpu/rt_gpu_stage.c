@@ -171,6 +171,9 @@ static int stage_done(const gx *x, const rf_hir_kernel *k)
 
 rf_status rf_gx_run(gx *x, const rf_hir_kernel *k, rf_rt_kprof *prof)
 {
+    /* the values that died after the kernel before (rt_gpu_live.c): room
+    ** before this kernel's own values come back */
+    rf_gx_live_before(x, k);
     int done = 0, blocked = 0, parts = 0;
     int64_t ndiag = x->d->count, nerr = x->d->nerrors;
     /* its values (with a fused kernel's, all of its stages') come back from

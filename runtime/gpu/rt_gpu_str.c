@@ -370,6 +370,64 @@ static rf_status ssort(gstr *s, gptr keys, gptr vals, int64_t n, int bits, gbuf 
     return st;
 }
 
+/* Up to this many rows, string ranks are made on the host from the codes
+** the rows hold (one copy back of 4 bytes a row, the CPU's comparison): the
+** device then needs no copy of the dictionary for them (TPC-H q01 sorts 4
+** rows by two strings: its whole dictionary, a third of the bytes it copied
+** to the device at SF 0.1, was copied for them). */
+#define HOST_RANK_ROWS 65536
+
+static int cmp_codes(const rf_rt_dict *d, uint32_t a, uint32_t b)
+{
+    int64_t la = 0, lb = 0;
+    const char *sa = rf_rt_dict_str(d, a, &la), *sb = rf_rt_dict_str(d, b, &lb);
+    return rf_val_cmp_str(sa, la, sb, lb);
+}
+
+/* Sorts the distinct codes c[0..n) by their strings (merge sort: tmp holds n). */
+static void sort_codes(const rf_rt_dict *d, uint32_t *c, uint32_t *tmp, int64_t n)
+{
+    for (int64_t w = 1; w < n; w *= 2) {
+        for (int64_t i = 0; i < n; i += 2 * w) {
+            int64_t m = i + w < n ? i + w : n, e = i + 2 * w < n ? i + 2 * w : n, p = i, q = m, o = i;
+            while (p < m && q < e) tmp[o++] = cmp_codes(d, c[p], c[q]) <= 0 ? c[p++] : c[q++];
+            while (p < m) tmp[o++] = c[p++];
+            while (q < e) tmp[o++] = c[q++];
+        }
+        memcpy(c, tmp, (size_t)n * sizeof *c);
+    }
+}
+
+/* rf_gpu_str_ranks for few rows, on the host: the codes present in
+** [lo, lo + span) (bm, a byte per code, 1 where present) sorted by string. */
+static rf_status host_ranks(gstr *s, gptr col, int64_t n, int64_t lo, int64_t span, gbuf *ranks, gbuf *back)
+{
+    uint32_t *codes = rf_malloc((size_t)n * 4 + 4), *tmp = rf_malloc((size_t)n * 4 + 4);
+    uint32_t *rk = rf_calloc((size_t)span + 1, 4);
+    rf_status st = codes && tmp && rk ? RF_OK : RF_ENOMEM;
+    if (!st) st = s->g->ops->d2h(s->g, codes, col, (uint64_t)n * 4);
+    int64_t np = 0;
+    /* the distinct codes: marked in rk (1 + 0), then listed in code order */
+    for (int64_t i = 0; !st && i < n; i++) rk[codes[i] - lo] = 1;
+    for (int64_t c = 0; !st && c < span; c++)
+        if (rk[c]) codes[np++] = (uint32_t)(lo + c);
+    if (!st) sort_codes(s->dict, codes, tmp, np);
+    for (int64_t r = 0; !st && r < np; r++) rk[codes[r] - lo] = (uint32_t)r;
+    if (!st) st = rf_gpool_alloc(s->pool, (uint64_t)span * 4, ranks);
+    if (!st) st = s->g->ops->h2d(s->g, ranks->p, rk, (uint64_t)span * 4);
+    if (!st && back) st = rf_gpool_alloc(s->pool, (uint64_t)np * 4, back);
+    if (!st && back) st = s->g->ops->h2d(s->g, back->p, codes, (uint64_t)np * 4);
+    if (!st) st = s->g->ops->sync(s->g); /* the host buffers are read by the copies */
+    free(codes);
+    free(tmp);
+    free(rk);
+    if (st) {
+        rf_gpool_release(s->pool, ranks);
+        if (back) rf_gpool_release(s->pool, back);
+    }
+    return st;
+}
+
 rf_status rf_gpu_str_ranks(gstr *s, gptr col, int64_t n, gbuf *ranks, int64_t *lo, gbuf *back)
 {
     int64_t hi, np = 0;
@@ -379,6 +437,10 @@ rf_status rf_gpu_str_ranks(gstr *s, gptr col, int64_t n, gbuf *ranks, int64_t *l
     rf_status st = rf_gpu_code_set(s, col, 0, n, lo, &hi, &bm);
     if (st) return st;
     int64_t span = hi - *lo + 1;
+    if (n <= HOST_RANK_ROWS && span <= (INT64_C(1) << 20)) {
+        rf_gpool_release(s->pool, &bm);
+        return host_ranks(s, col, n, *lo, span, ranks, back);
+    }
     if (!st) st = rf_gpu_dict_sync(s, hi + 1);
     if (!st) st = select_flags(s, bm.p, span, &idx, &np);
     rf_gpool_release(s->pool, &bm);

@@ -346,6 +346,7 @@ static const char *const generic_kernels[][2] = {
     {"part_flags", "rf::part_flags<%d>(a)"},
     {"join_runs", "rf::join_runs<%d>(a)"},
     {"grp_flag", "rf::grp_flag<%d>(a)"},
+    {"set_flag", "rf::set_flag<%d>(a)"},
     {"grp_finish", "rf::grp_finish<%d>(a)"},
     {"set_append", "rf::set_append<%d>(a)"},
     {"red_count", "rf::red_count<%d>(a)"},

@@ -25,6 +25,7 @@ typedef __int128 i128;
 #define RF_NK RF_ARGS_NK
 #define RF_NT RF_ARGS_NT
 #define RF_EMPTY (~0ull)
+#define RF_EMPTY32 (~0u) // a free slot of a set's table (u32 row numbers)
 #define RF_I64_MAX 9223372036854775807LL
 #define RF_I64_MIN (-9223372036854775807LL - 1)
 #define RF_DEC_ONE 1000000LL

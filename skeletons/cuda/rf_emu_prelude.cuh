@@ -59,6 +59,18 @@ static inline unsigned long long atomicMin(unsigned long long *p, unsigned long 
     if (v < o) *p = v;
     return o;
 }
+static inline unsigned int atomicCAS(unsigned int *p, unsigned int cmp, unsigned int v)
+{
+    unsigned int o = *p;
+    if (o == cmp) *p = v;
+    return o;
+}
+static inline unsigned int atomicMin(unsigned int *p, unsigned int v)
+{
+    unsigned int o = *p;
+    if (v < o) *p = v;
+    return o;
+}
 static inline unsigned long long atomicMax(unsigned long long *p, unsigned long long v)
 {
     unsigned long long o = *p;

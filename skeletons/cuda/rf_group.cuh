@@ -17,12 +17,16 @@
 //               row of each group out. p[0] NULL: p[1] holds each row's
 //               first equal row itself (runs_first's p[3])
 // A set (the growing relation of INSERT, the right side of DIFFERENCE) is a
-// table over its own distinct rows 0..N-1, whose columns are c0:
-//   set_build   n distinct rows; c0; p[0] table; x[0] mask (no comparisons)
+// table over its own distinct rows 0..N-1, whose columns are c0. Its slots
+// are u32 (RF_EMPTY32 when free): a set lives as long as its relation, so
+// its table is half the size of one of u64 slots; the host keeps every id
+// (N + candidates) below RF_EMPTY32.
+//   set_build   n distinct rows; c0; p[0] u32 table; x[0] mask (no comparisons)
 //   set_insert  n candidate rows c1; m = N set rows c0; p[0] table; x[0] mask;
 //               p[1] i64 slot out (-1: already in the set). A candidate
 //               enters as id N + i, and atomicMin keeps the first of equal
-//               candidates; grp_flag with x[1] = N then finds the new rows.
+//               candidates; set_flag with x[1] = N then finds the new rows
+//   set_flag    grp_flag over a set's u32 table
 //   set_append  n candidates; c1 their columns; o set columns; x[0] ncols;
 //               x[1] N; k[c] byte width of column c; p[0] table; p[1] slots;
 //               p[2] flags; p[3] scan of the flags: appends the new rows and
@@ -60,6 +64,7 @@
 namespace rf {
 
 __device__ __forceinline__ u64 vload(const u64 *p) { return *(const volatile u64 *)p; }
+__device__ __forceinline__ u32 vload(const u32 *p) { return *(const volatile u32 *)p; }
 
 template <class KS, int TILE> __device__ __forceinline__ void grp_insert(const Args &a)
 {
@@ -106,6 +111,18 @@ template <int TILE> __device__ __forceinline__ void grp_flag(const Args &a)
     }
 }
 
+template <int TILE> __device__ __forceinline__ void set_flag(const Args &a)
+{
+    const u32 *tab = (const u32 *)a.p[0];
+    const i64 *slot = (const i64 *)a.p[1];
+    u8 *flags = (u8 *)a.p[2];
+    RF_FOR(i, a.n)
+    {
+        i64 s = slot[i];
+        flags[i] = s >= 0 && (u64)tab[s] == (u64)(a.x[1] + i) ? 1 : 0;
+    }
+}
+
 template <int TILE> __device__ __forceinline__ void grp_finish(const Args &a)
 {
     const u64 *tab = (const u64 *)a.p[0];
@@ -125,29 +142,29 @@ template <int TILE> __device__ __forceinline__ void grp_finish(const Args &a)
 
 template <class KS, int TILE> __device__ __forceinline__ void set_build(const Args &a)
 {
-    u64 *tab = (u64 *)a.p[0];
+    u32 *tab = (u32 *)a.p[0];
     u64 mask = (u64)a.x[0];
     RF_FOR(i, a.n)
     {
         for (u64 s = KS::hash(a.c0, i) & mask;; s = (s + 1) & mask)
-            if (atomicCAS(&tab[s], RF_EMPTY, (u64)i) == RF_EMPTY) break;
+            if (atomicCAS(&tab[s], RF_EMPTY32, (u32)i) == RF_EMPTY32) break;
     }
 }
 
 template <class KS, int TILE> __device__ __forceinline__ void set_insert(const Args &a)
 {
-    u64 *tab = (u64 *)a.p[0];
+    u32 *tab = (u32 *)a.p[0];
     i64 *slot = (i64 *)a.p[1];
     u64 mask = (u64)a.x[0];
     u64 N = (u64)a.m;
     RF_FOR(i, a.n)
     {
-        u64 me = N + (u64)i;
+        u32 me = (u32)(N + (u64)i);
         for (u64 s = KS::hash(a.c1, i) & mask;; s = (s + 1) & mask) {
             u64 cur = vload(&tab[s]);
-            if (cur == RF_EMPTY) {
-                cur = atomicCAS(&tab[s], RF_EMPTY, me);
-                if (cur == RF_EMPTY) {
+            if (cur == RF_EMPTY32) {
+                cur = atomicCAS(&tab[s], RF_EMPTY32, me);
+                if (cur == RF_EMPTY32) {
                     slot[i] = (i64)s;
                     break;
                 }
@@ -168,7 +185,7 @@ template <class KS, int TILE> __device__ __forceinline__ void set_insert(const A
 
 template <int TILE> __device__ __forceinline__ void set_append(const Args &a)
 {
-    u64 *tab = (u64 *)a.p[0];
+    u32 *tab = (u32 *)a.p[0];
     const i64 *slot = (const i64 *)a.p[1];
     const u8 *flags = (const u8 *)a.p[2];
     const i64 *pos = (const i64 *)a.p[3];
@@ -185,21 +202,21 @@ template <int TILE> __device__ __forceinline__ void set_append(const Args &a)
             default: ((u8 *)a.o[c])[w] = ((const u8 *)a.c1[c])[i]; break;
             }
         }
-        tab[slot[i]] = (u64)w;
+        tab[slot[i]] = (u32)w;
     }
 }
 
 template <class KS, int TILE> __device__ __forceinline__ void set_probe(const Args &a)
 {
-    const u64 *tab = (const u64 *)a.p[0];
+    const u32 *tab = (const u32 *)a.p[0];
     u8 *flags = (u8 *)a.p[2];
     u64 mask = (u64)a.x[0];
     RF_FOR(i, a.n)
     {
         u8 absent = 1;
         for (u64 s = KS::hash(a.c1, i) & mask;; s = (s + 1) & mask) {
-            u64 cur = tab[s];
-            if (cur == RF_EMPTY) break;
+            u32 cur = tab[s];
+            if (cur == RF_EMPTY32) break;
             if (KS::eq(a.c0, (i64)cur, a.c1, i)) {
                 absent = 0;
                 break;

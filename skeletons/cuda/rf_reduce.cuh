@@ -13,7 +13,8 @@
 // that (a thread sees hundreds of rows: with a handful of groups, as in a
 // report by two flags, atomics on a few words would otherwise serialize). Float
 // aggregates run on the host (their result depends on the order of adds).
-//   red_count   n rows; m groups; p[0] i64 group of each row; p[1] u64 counts
+//   red_count   n rows; m groups; p[0] i64 group of each row (NULL: one group,
+//               0, holding every row: no array of n zeros); p[1] u64 counts
 //   red_sum     ...; c0[0] i64 values; p[1] u64[2m] sums (low, high per group)
 //   red_min/max ...; c0[0] values; x[0] kind (0 i64, 2 i32, 3 u32 via ranks
 //               t[0] from x[2], 4 u8); p[1] u64 keys (set to ~0 / 0 first)
@@ -50,7 +51,7 @@ template <int TILE> __device__ __forceinline__ void red_count(const Args &a)
 {
     const i64 *gid = (const i64 *)a.p[0];
     u64 *cnt = (u64 *)a.p[1];
-    RF_FOR(i, a.n) atomicAdd(&cnt[gid[i]], 1ull);
+    RF_FOR(i, a.n) atomicAdd(&cnt[gid ? gid[i] : 0], 1ull);
 }
 
 template <int TILE> __device__ __forceinline__ void red_count_smem(const Args &a)
@@ -64,7 +65,7 @@ template <int TILE> __device__ __forceinline__ void red_count_smem(const Args &a
     __syncthreads();
     RF_FOR(i, a.n)
     {
-        i64 g = gid[i];
+        i64 g = gid ? gid[i] : 0;
         if (g < RF_TINYG)
             mine[g]++;
         else
@@ -84,7 +85,7 @@ template <int TILE> __device__ __forceinline__ void red_sum(const Args &a)
     u64 *acc = (u64 *)a.p[1];
     RF_FOR(i, a.n)
     {
-        i64 g = gid[i], x = v[i];
+        i64 g = gid ? gid[i] : 0, x = v[i];
         add128(&acc[2 * g], &acc[2 * g + 1], (u64)x, x < 0 ? ~0ull : 0ull);
     }
 }
@@ -101,7 +102,7 @@ template <int TILE> __device__ __forceinline__ void red_sum_smem(const Args &a)
     __syncthreads();
     RF_FOR(i, a.n)
     {
-        i64 g = gid[i], x = v[i];
+        i64 g = gid ? gid[i] : 0, x = v[i];
         u64 xl = (u64)x, xh = x < 0 ? ~0ull : 0ull;
         if (g < RF_TINYG) {
             u64 o = lo[g];
@@ -126,9 +127,9 @@ template <int TILE, bool MAX> __device__ __forceinline__ void red_mm(const Args 
     {
         u64 k = mm_key(a, i);
         if (MAX)
-            atomicMax(&keys[gid[i]], k);
+            atomicMax(&keys[gid ? gid[i] : 0], k);
         else
-            atomicMin(&keys[gid[i]], k);
+            atomicMin(&keys[gid ? gid[i] : 0], k);
     }
 }
 
@@ -143,9 +144,9 @@ template <int TILE, bool MAX> __device__ __forceinline__ void red_mm_smem(const 
     {
         u64 k = mm_key(a, i);
         if (MAX)
-            atomicMax(&s[gid[i]], k);
+            atomicMax(&s[gid ? gid[i] : 0], k);
         else
-            atomicMin(&s[gid[i]], k);
+            atomicMin(&s[gid ? gid[i] : 0], k);
     }
     __syncthreads();
     for (i64 g = threadIdx.x; g < a.m; g += blockDim.x) {
