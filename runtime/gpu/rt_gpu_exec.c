@@ -378,7 +378,8 @@ static const rf_rt_rel *gpu_view(void *dev, int32_t var)
     if (!x->views && !(x->views = rf_calloc((size_t)x->p->nvars + 1, sizeof *x->views))) return NULL;
     rf_rt_rel *r = &x->views[var];
     rf_rt_rel_free(r);
-    return rf_gx_host_rel(x, var, r) ? NULL : r;
+    /* (under a cap the value may be in host memory: back first, as for an output) */
+    return rf_gx_hold_var(x, var) || rf_gx_host_rel(x, var, r) ? NULL : r;
 }
 
 static void drop_view(gx *x, int32_t var)

@@ -76,6 +76,8 @@ rf_status rf_gx_exchange(void *dev, int32_t var, const rf_rt_xmove *mv, const rf
     ** never copied, on any rank (the program decides, not the data) */
     uint8_t *has = rf_malloc((size_t)hv->ncols + 1);
     rf_status st = parts && cnt && bufs && has ? RF_OK : RF_ENOMEM;
+    /* under a memory cap the value may be in host memory: on the GPU first */
+    if (!st) st = rf_gx_hold_var(x, var);
     if (has) rf_rt_input_cols_read(x->p, var, has);
     /* the part for each rank: hashed parts are fresh values; a gather on
     ** rank 0 or a broadcast sends the value itself */
