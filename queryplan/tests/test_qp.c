@@ -548,7 +548,7 @@ static void test_api(void)
         CHECK(l.d.nerrors == before + 1);
         int32_t n;
         const rf_qp_pass *ps = rf_qp_passes(&n);
-        CHECK(n == 7 && strcmp(ps[0].name, "fold") == 0 && strcmp(ps[n - 1].name, "dead") == 0);
+        CHECK(n == 8 && strcmp(ps[0].name, "fold") == 0 && strcmp(ps[n - 1].name, "dead") == 0);
         for (int32_t k = 0; k < n; k++) CHECK(ps[k].run && ps[k].what && *ps[k].what);
     }
     unload(&l);
