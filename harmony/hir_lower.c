@@ -196,7 +196,9 @@ static void lower_lftj(rf_hir_program *p, rf_hir_block *b, const rf_qp_cmd *c)
     int32_t *sorted = rf_arena_alloc(&p->arena, (size_t)(nin + 1) * sizeof *sorted);
     int32_t *lk = rf_arena_alloc(&p->arena, (size_t)(c->dst->ncols * nin + 1) * sizeof *lk);
     int32_t *rk = rf_arena_alloc(&p->arena, (size_t)(c->dst->ncols * nin + 1) * sizeof *rk);
-    if (!sorted || !lk || !rk) {
+    int32_t *sortcols = rf_arena_alloc(&p->arena, (size_t)(64 * nin + 1) * sizeof *sortcols);
+    int32_t *nsorted = rf_arena_alloc(&p->arena, (size_t)(nin + 1) * sizeof *nsorted);
+    if (!sorted || !lk || !rk || !sortcols || !nsorted) {
         p->oom = 1;
         return;
     }
@@ -211,9 +213,14 @@ static void lower_lftj(rf_hir_program *p, rf_hir_block *b, const rf_qp_cmd *c)
                     cols[n] = col;
                     vars[n++] = v;
                 }
+        /* an input read twice with its columns in the same order (t(a, b) and
+        ** t(b, c) of a triangle) is one trie */
         sorted[i] = -1;
-        for (int32_t j = 0, joff = 0; j < i && sorted[i] < 0; joff += c->in[j]->ncols, j++)
-            if (c->in[j] == r && !memcmp(c->colvar + joff, cv, (size_t)r->ncols * sizeof *cv)) sorted[i] = sorted[j];
+        for (int32_t j = 0; j < i && sorted[i] < 0; j++)
+            if (c->in[j] == r && nsorted[j] == n && !memcmp(sortcols + 64 * j, cols, (size_t)n * sizeof *cols))
+                sorted[i] = sorted[j];
+        memcpy(sortcols + 64 * i, cols, (size_t)n * sizeof *cols);
+        nsorted[i] = n;
         if (sorted[i] < 0) {
             char what[64];
             snprintf(what, sizeof what, "trie%d", i);
@@ -232,7 +239,7 @@ static void lower_lftj(rf_hir_program *p, rf_hir_block *b, const rf_qp_cmd *c)
             }
             for (int32_t j = 0; j < n; j++) {
                 t->types[j] = RF_TYPE_INT;
-                t->colnames[j] = rf_hir_strdup(p, c->dst->colnames[vars[j]]);
+                t->colnames[j] = rf_hir_strdup(p, r->colnames[cols[j]]);
                 o[j] = (rf_fe_order){cols[j], 0};
                 rf_qp_expr e = {.kind = RF_QP_E_COL, .type = RF_TYPE_INT, .side = 0, .col = cols[j]};
                 outs[j] = rf_hir_copy_expr(p, &e);

@@ -8,7 +8,11 @@
 ** reader of the one below it, the lower ones projecting plain columns) is
 ** rewritten into one LFTJ over its leaves and a map of the top join's
 ** filter and outputs when
-**   - it joins three or more inputs, every join on at least one key;
+**   - it joins three or more inputs, every join on at least one key, and
+**     at least one join can multiply rows (neither side is joined on one of
+**     its keys): key-to-key chains (a star of foreign keys closed into a
+**     cycle, as in TPC-H) never grow past their largest input, and keep
+**     their binary joins;
 **   - the join graph is cyclic: the GYO reduction (drop a variable that one
 **     input alone holds, drop an input whose variables another input holds
 **     too) leaves two or more inputs. An acyclic body is joined well by
@@ -18,10 +22,14 @@
 **   - every column it joins, compares or outputs is an int (the executors
 **     intersect sorted int columns), at most 8 inputs and 16 variables, no
 **     input with two columns on one variable;
-**   - the lower joins' filters, and the leading conjuncts of the top one's
-**     taken into the LFTJ, are comparisons of two columns or of a column
-**     and a constant, which cannot fail at run time: the LFTJ uses them to
-**     narrow its searches (a < b < c starts each search after the last).
+**   - the filters' conjuncts taken into the LFTJ (the lower joins', and the
+**     top one's leading ones) are comparisons of two int columns or of a
+**     column and a constant, which cannot fail at run time: the LFTJ uses
+**     them to narrow its searches (a < b < c starts each search after the
+**     last). Other conjuncts of the lower joins go after the LFTJ when they
+**     cannot fail either (comparisons, and, not, like); one that may (an
+**     overflow, a division) keeps the chain binary, since evaluating it on
+**     other rows could change the error a run reports.
 ** Variables are the classes of columns the keys make equal; each input
 ** column nobody reads is projected away. Order: variables held by more
 ** inputs first, ties in the order the chain first reads them (the written
@@ -109,6 +117,24 @@ static rf_qp_expr *to_global(rf_qp_program *p, const lchain *ch, const rf_qp_exp
     return x;
 }
 
+/* Whether e cannot fail at run time (comparisons, and, not, like over
+** columns and constants: no arithmetic that may overflow or divide by zero). */
+static int cannot_fail(const rf_qp_expr *e)
+{
+    switch (e->kind) {
+    case RF_QP_E_COL:
+    case RF_QP_E_CONST: return 1;
+    case RF_QP_E_CMP:
+    case RF_QP_E_AND:
+    case RF_QP_E_NOT:
+    case RF_QP_E_LIKE:
+        for (int32_t k = 0; k < e->nargs; k++)
+            if (!cannot_fail(e->args[k])) return 0;
+        return 1;
+    default: return 0;
+    }
+}
+
 static void mark_used(const rf_qp_expr *e, uint8_t *used)
 {
     if (e->kind == RF_QP_E_COL) used[e->col] = 1;
@@ -172,10 +198,12 @@ static int rewrite(rf_qp_program *p, rf_qp_block *bl, lchain *ch, int32_t top)
     if (!ch->uf || !used || !var || !bounds) return 0;
     for (int32_t g = 0; g < ng; g++) ch->uf[g] = g;
     int32_t nb = 0, capb = ng + 64;
-    rf_qp_expr *rest = NULL, **topouts = NULL;
+    rf_qp_expr *rest = NULL, *lower_rest = NULL, **topouts = NULL;
+    int grows = 0;
     for (int32_t i = 0; i < ch->nnode; i++) {
         const rf_qp_cmd *n = ch->node[i];
         if (n->nkeys < 1) return 0;
+        grows |= !qp_key_joined(n, 0) && !qp_key_joined(n, 1);
         for (int32_t k = 0; k < n->nkeys; k++) {
             int32_t a = i == 0 ? ch->off[0] + n->lkeys[k] : ch->below[n->lkeys[k]];
             int32_t b = ch->off[i + 1] + n->rkeys[k];
@@ -192,7 +220,11 @@ static int rewrite(rf_qp_program *p, rf_qp_block *bl, lchain *ch, int32_t top)
             if (!top_rest && simple_bound(cs[k]) && nb < capb) {
                 bounds[nb++] = g;
             } else if (i < ch->nnode - 1) {
-                return 0; /* a lower filter that is not a bound: leave the chain alone */
+                /* a lower join's condition that is no bound: after the join, if
+                ** evaluating it on fewer rows cannot change which error a run
+                ** reports; else the chain stays binary */
+                if (!cannot_fail(cs[k])) return 0;
+                lower_rest = qp_e_and(p, lower_rest, g);
             } else {
                 top_rest = 1; /* what follows stays in order, after the join */
                 rest = qp_e_and(p, rest, g);
@@ -215,6 +247,7 @@ static int rewrite(rf_qp_program *p, rf_qp_block *bl, lchain *ch, int32_t top)
             }
         }
     }
+    if (!grows) return 0;
     /* ints only; one column per variable and input */
     for (int32_t l = 0; l < nl; l++)
         for (int32_t c = 0; c < ch->leaf[l]->ncols; c++) {
@@ -283,6 +316,8 @@ static int rewrite(rf_qp_program *p, rf_qp_block *bl, lchain *ch, int32_t top)
     j->loc = topc->loc;
     j->note = ch->node[0]->note ? ch->node[0]->note : topc->note;
     m->in[0] = vt;
+    /* the lower joins' conditions first, as the chain evaluated them */
+    rest = lower_rest ? qp_e_and(p, lower_rest, rest) : rest;
     if (rest) to_vars(rest, var);
     m->filter = rest;
     m->outs = topouts;

@@ -228,6 +228,8 @@ static int key_joined(const rf_qp_cmd *c, int32_t s)
     return 1;
 }
 
+int qp_key_joined(const rf_qp_cmd *c, int32_t s) { return key_joined(c, s); }
+
 typedef struct props {
     double card;
     int exact, unique;
