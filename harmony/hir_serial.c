@@ -401,7 +401,8 @@ static int kernel_ok(dec *x, const rf_hir_kernel *k)
     case RF_HIR_CLEAR: return k->nin == 0;
     case RF_HIR_LFTJ: {
         /* int variables; each input's columns bind increasing variables */
-        if (!rel_out || k->nin < 1 || out->ncols < 1 || out->ncols > 64 || k->idx != -1) return 0;
+        /* within the executors' limits (runtime/rf_rt_lftj.h): 8 inputs, 16 variables, 16 bounds */
+        if (!rel_out || k->nin < 1 || k->nin > 8 || out->ncols < 1 || out->ncols > 16 || k->idx != -1) return 0;
         for (int32_t c = 0; c < out->ncols; c++)
             if (out->types[c] != RF_TYPE_INT) return 0;
         uint64_t seen = 0;
@@ -419,6 +420,7 @@ static int kernel_ok(dec *x, const rf_hir_kernel *k)
             const rf_qp_expr *one = k->filter;
             const rf_qp_expr *const *cs = one->kind == RF_QP_E_AND ? (const rf_qp_expr *const *)one->args : &one;
             int32_t n = one->kind == RF_QP_E_AND ? one->nargs : 1;
+            if (n > 16) return 0;
             for (int32_t i = 0; i < n; i++) {
                 const rf_qp_expr *e = cs[i];
                 if (e->kind != RF_QP_E_CMP || e->nargs != 2) return 0;

@@ -41,6 +41,7 @@
 
 #define LFTJ_MAX_INPUTS 8
 #define LFTJ_MAX_VARS 16
+#define LFTJ_MAX_BOUNDS 16 /* the executors' (rf_rt_lftj.h); more stay after the join */
 
 static int32_t find(int32_t *uf, int32_t x)
 {
@@ -217,7 +218,7 @@ static int rewrite(rf_qp_program *p, rf_qp_block *bl, lchain *ch, int32_t top)
             rf_qp_expr *g = to_global(p, ch, cs[k], i);
             if (!g) return 0;
             mark_used(g, used);
-            if (!top_rest && simple_bound(cs[k]) && nb < capb) {
+            if (!top_rest && simple_bound(cs[k]) && nb < capb && nb < LFTJ_MAX_BOUNDS) {
                 bounds[nb++] = g;
             } else if (i < ch->nnode - 1) {
                 /* a lower join's condition that is no bound: after the join, if
