@@ -187,6 +187,91 @@ static rf_qp_expr **copy_outs(rf_hir_program *p, rf_qp_expr *const *outs, int32_
     return o;
 }
 
+/* LFTJ: each input sorted into a trie (SORT by the columns it binds, in
+** variable order; GATHER_MAP of those columns), an input read twice the
+** same way sorted once, then the LFTJ kernel over the sorted copies. */
+static void lower_lftj(rf_hir_program *p, rf_hir_block *b, const rf_qp_cmd *c)
+{
+    int32_t nin = c->nin, total = 0, off = 0;
+    int32_t *sorted = rf_arena_alloc(&p->arena, (size_t)(nin + 1) * sizeof *sorted);
+    int32_t *lk = rf_arena_alloc(&p->arena, (size_t)(c->dst->ncols * nin + 1) * sizeof *lk);
+    int32_t *rk = rf_arena_alloc(&p->arena, (size_t)(c->dst->ncols * nin + 1) * sizeof *rk);
+    int32_t *sortcols = rf_arena_alloc(&p->arena, (size_t)(64 * nin + 1) * sizeof *sortcols);
+    int32_t *nsorted = rf_arena_alloc(&p->arena, (size_t)(nin + 1) * sizeof *nsorted);
+    if (!sorted || !lk || !rk || !sortcols || !nsorted) {
+        p->oom = 1;
+        return;
+    }
+    for (int32_t i = 0; i < nin; i++) {
+        const rf_qp_rel *r = c->in[i];
+        const int32_t *cv = c->colvar + off;
+        /* the columns it binds, by variable */
+        int32_t cols[64], vars[64], n = 0;
+        for (int32_t v = 0; v < c->dst->ncols && n < 64; v++)
+            for (int32_t col = 0; col < r->ncols; col++)
+                if (cv[col] == v) {
+                    cols[n] = col;
+                    vars[n++] = v;
+                }
+        /* an input read twice with its columns in the same order (t(a, b) and
+        ** t(b, c) of a triangle) is one trie */
+        sorted[i] = -1;
+        for (int32_t j = 0; j < i && sorted[i] < 0; j++)
+            if (c->in[j] == r && nsorted[j] == n && !memcmp(sortcols + 64 * j, cols, (size_t)n * sizeof *cols))
+                sorted[i] = sorted[j];
+        memcpy(sortcols + 64 * i, cols, (size_t)n * sizeof *cols);
+        nsorted[i] = n;
+        if (sorted[i] < 0) {
+            char what[64];
+            snprintf(what, sizeof what, "trie%d", i);
+            int32_t perm = index_var(p, c->dst, what, 1);
+            snprintf(what, sizeof what, "%s.in%d", c->dst->name, i);
+            rf_hir_var *t = perm < 0 ? NULL : rf_hir_add_var(p, what, RF_HIR_V_REL, RF_HIR_ROLE_TEMP, n);
+            if (!t) return;
+            p->vars[perm]->card = t->card = r->card;
+            rf_hir_kernel *ks = rf_hir_add_kernel(p, b, RF_HIR_SORT, perm, 1);
+            rf_hir_kernel *kg = rf_hir_add_kernel(p, b, RF_HIR_GATHER_MAP, t->id, 2);
+            rf_fe_order *o = rf_arena_alloc(&p->arena, (size_t)(n + 1) * sizeof *o);
+            rf_qp_expr **outs = rf_arena_alloc(&p->arena, (size_t)(n + 1) * sizeof *outs);
+            if (!ks || !kg || !o || !outs) {
+                p->oom = 1;
+                return;
+            }
+            for (int32_t j = 0; j < n; j++) {
+                t->types[j] = RF_TYPE_INT;
+                t->colnames[j] = rf_hir_strdup(p, r->colnames[cols[j]]);
+                o[j] = (rf_fe_order){cols[j], 0};
+                rf_qp_expr e = {.kind = RF_QP_E_COL, .type = RF_TYPE_INT, .side = 0, .col = cols[j]};
+                outs[j] = rf_hir_copy_expr(p, &e);
+            }
+            ks->in[0] = r->id;
+            ks->order = o;
+            ks->norder = n;
+            ks->loc = c->loc;
+            kg->in[0] = r->id;
+            kg->in[1] = perm;
+            kg->idx = perm;
+            kg->outs = outs;
+            kg->nouts = n;
+            kg->loc = c->loc;
+            sorted[i] = t->id;
+        }
+        for (int32_t j = 0; j < n; j++) {
+            lk[total] = vars[j];
+            rk[total++] = i;
+        }
+        off += r->ncols;
+    }
+    rf_hir_kernel *k = rf_hir_add_kernel(p, b, RF_HIR_LFTJ, c->dst->id, nin);
+    if (!k) return;
+    memcpy(k->in, sorted, (size_t)nin * sizeof *sorted);
+    k->lkeys = lk;
+    k->rkeys = rk;
+    k->nkeys = total;
+    k->filter = rf_hir_copy_expr(p, c->filter);
+    k->loc = c->loc;
+}
+
 static void lower_cmd(rf_hir_program *p, rf_hir_block *b, const rf_qp_cmd *c)
 {
     int32_t dst = c->dst->id;
@@ -315,6 +400,7 @@ static void lower_cmd(rf_hir_program *p, rf_hir_block *b, const rf_qp_cmd *c)
     case RF_QP_CLEAR:
         k = rf_hir_add_kernel(p, b, RF_HIR_CLEAR, dst, 0);
         break;
+    case RF_QP_LFTJ: lower_lftj(p, b, c); return;
     case RF_QP_ORDERLIMIT: {
         int32_t idx = index_var(p, c->dst, "perm", 1);
         if (idx < 0) return;

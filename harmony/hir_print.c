@@ -8,11 +8,12 @@
 static const char *kind_names[] = {"map",    "join_index", "join_map", "anti_index", "gather_map",
                                    "group",  "reduce",     "concat",   "unique",     "difference",
                                    "sort",   "gather",     "copy",     "facts",      "clear",
-                                   "insert"};
+                                   "insert", "lftj"};
 static const char *skeletons[] = {"rf_map_filter", "rf_join_partition", "rf_join_gather", "rf_antijoin",
                                   "rf_gather_map", "rf_group",          "rf_reduce",      "rf_concat",
                                   "rf_unique",     "rf_difference",     "rf_sort",        "rf_gather",
-                                  "rf_copy",       "rf_facts",          "rf_clear",       "rf_set_insert"};
+                                  "rf_copy",       "rf_facts",          "rf_clear",       "rf_set_insert",
+                                  "rf_lftj"};
 
 const char *rf_hir_kind_name(rf_hir_kind k)
 {
@@ -37,7 +38,14 @@ static void print_kernel(const rf_hir_program *p, const rf_hir_kernel *k, rf_buf
     rf_buf_printf(out, "    k%d: %s = %s(", k->id, p->vars[k->out]->name, kind_names[k->kind]);
     for (int32_t i = 0; i < k->nin; i++) rf_buf_printf(out, "%s%s", i ? ", " : "", p->vars[k->in[i]]->name);
     rf_buf_putc(out, ')');
-    if (k->nkeys) {
+    if (k->kind == RF_HIR_LFTJ) {
+        /* the variables each input binds; the filter reads the variables */
+        in0 = in1 = p->vars[k->out]->name;
+        rf_buf_puts(out, " vars");
+        for (int32_t i = 0; i < k->nkeys; i++)
+            rf_buf_printf(out, "%s%d", i == 0 || k->rkeys[i] != k->rkeys[i - 1] ? (i ? ") (" : " (") : " ", k->lkeys[i]);
+        if (k->nkeys) rf_buf_putc(out, ')');
+    } else if (k->nkeys) {
         rf_buf_puts(out, " on");
         for (int32_t i = 0; i < k->nkeys; i++) rf_buf_printf(out, "%s %d=%d", i ? "," : "", k->lkeys[i], k->rkeys[i]);
     }

@@ -399,6 +399,40 @@ static int kernel_ok(dec *x, const rf_hir_kernel *k)
     }
     case RF_HIR_FACTS: return k->nin == 0 && rel_out;
     case RF_HIR_CLEAR: return k->nin == 0;
+    case RF_HIR_LFTJ: {
+        /* int variables; each input's columns bind increasing variables */
+        /* within the executors' limits (runtime/rf_rt_lftj.h): 8 inputs, 16 variables, 16 bounds */
+        if (!rel_out || k->nin < 1 || k->nin > 8 || out->ncols < 1 || out->ncols > 16 || k->idx != -1) return 0;
+        for (int32_t c = 0; c < out->ncols; c++)
+            if (out->types[c] != RF_TYPE_INT) return 0;
+        uint64_t seen = 0;
+        int32_t j = 0;
+        for (int32_t i = 0; i < k->nin; i++) {
+            const rf_hir_var *v = V[k->in[i]];
+            if (v->kind != RF_HIR_V_REL || v->ncols < 1) return 0;
+            for (int32_t c = 0; c < v->ncols; c++, j++) {
+                if (j >= k->nkeys || v->types[c] != RF_TYPE_INT || k->rkeys[j] != i) return 0;
+                if (k->lkeys[j] < 0 || k->lkeys[j] >= out->ncols || (c && k->lkeys[j] <= k->lkeys[j - 1])) return 0;
+                seen |= UINT64_C(1) << k->lkeys[j];
+            }
+        }
+        if (k->filter) {
+            const rf_qp_expr *one = k->filter;
+            const rf_qp_expr *const *cs = one->kind == RF_QP_E_AND ? (const rf_qp_expr *const *)one->args : &one;
+            int32_t n = one->kind == RF_QP_E_AND ? one->nargs : 1;
+            if (n > 16) return 0;
+            for (int32_t i = 0; i < n; i++) {
+                const rf_qp_expr *e = cs[i];
+                if (e->kind != RF_QP_E_CMP || e->nargs != 2) return 0;
+                for (int32_t a = 0; a < 2; a++)
+                    if (e->args[a]->type != RF_TYPE_INT ||
+                        (e->args[a]->kind != RF_QP_E_COL && e->args[a]->kind != RF_QP_E_CONST) ||
+                        (e->args[a]->kind == RF_QP_E_COL && e->args[a]->side != 0))
+                        return 0;
+            }
+        }
+        return j == k->nkeys && seen == (out->ncols == 64 ? UINT64_MAX : (UINT64_C(1) << out->ncols) - 1);
+    }
     }
 #undef REL
 #undef IDX
@@ -501,7 +535,7 @@ static rf_status decode(dec *x)
             rf_rfx_get_u8(&x->rd, &kind);
             rf_rfx_get_i32(&x->rd, &out);
             if (!rf_rfx_rd_ok(&x->rd)) break;
-            if (kind > RF_HIR_INSERT || !var_ok(x, out)) return bad(x, "bad kernel"), RF_EUSER;
+            if (kind > RF_HIR_LFTJ || !var_ok(x, out)) return bad(x, "bad kernel"), RF_EUSER;
             int32_t nin = 0;
             int32_t *in = get_i32s(x, 1 << 16, &nin);
             if (!in) break;
@@ -516,6 +550,7 @@ static rf_status decode(dec *x)
             if (k->idx != -1 && !var_ok(x, k->idx)) return bad(x, "bad index variable"), RF_EUSER;
             sides s = {{NULL, NULL}};
             if (nin > 0 && p->vars[in[0]]->kind == RF_HIR_V_REL) s.v[0] = p->vars[in[0]];
+            if (k->kind == RF_HIR_LFTJ) s.v[0] = p->vars[out]; /* the filter reads the variables */
             if (k->kind == RF_HIR_JOIN_MAP && nin > 1 && p->vars[in[1]]->kind == RF_HIR_V_REL) s.v[1] = p->vars[in[1]];
             k->filter = get_expr(x, &s, 0, 1);
             if (k->filter && k->filter->type != RF_TYPE_BOOL) return bad(x, "a filter is not boolean"), RF_EUSER;

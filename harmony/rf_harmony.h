@@ -80,8 +80,15 @@ typedef enum rf_hir_kind {
     RF_HIR_COPY,        /* out = in0                                                         */
     RF_HIR_FACTS,       /* out = constant rows                                               */
     RF_HIR_CLEAR,       /* out = empty                                                       */
-    RF_HIR_INSERT       /* out = out ∪ in1 ∪ ... in place (in0 is out): the set a recursive
+    RF_HIR_INSERT,      /* out = out ∪ in1 ∪ ... in place (in0 is out): the set a recursive
                            predicate accumulates; devices keep a hash index on it           */
+    RF_HIR_LFTJ         /* out = the distinct bindings of out's (int) variables that every in[i]
+                           holds and filter accepts: a leapfrog triejoin. Each in[i] is sorted
+                           ascending by all its columns (a trie), its columns binding the
+                           variables lkeys[off_i ..] in increasing order (off_i: the columns of
+                           the inputs before it); rkeys[j]: the input of flat column j; filter
+                           over out (side 0): comparisons of a variable with a variable or a
+                           constant, which narrow the searches                               */
 } rf_hir_kind;
 
 const char *rf_hir_kind_name(rf_hir_kind k);

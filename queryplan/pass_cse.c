@@ -31,6 +31,11 @@ static int same(const rf_qp_cmd *a, const rf_qp_cmd *b)
     for (int32_t i = 0; i < a->naggs; i++)
         if (a->aggs[i].fn != b->aggs[i].fn || a->aggs[i].col != b->aggs[i].col || a->aggs[i].type != b->aggs[i].type)
             return 0;
+    if (a->op == RF_QP_LFTJ) {
+        int32_t n = 0;
+        for (int32_t i = 0; i < a->nin; i++) n += a->in[i]->ncols;
+        if (!ints_equal(a->colvar, b->colvar, n)) return 0;
+    }
     if (a->nrows != b->nrows) return 0;
     for (int64_t i = 0; i < a->nrows * a->dst->ncols; i++)
         if (!qp_const_equal(&a->rows[i], &b->rows[i])) return 0;

@@ -307,6 +307,9 @@ rf_status rf_qp_pass_fold(rf_qp_program *p, rf_diags *d)
             case RF_QP_ORDERLIMIT: reads_empty = empty[c->in[0]->id]; break;
             case RF_QP_MAPJOIN: reads_empty = empty[c->in[0]->id] || empty[c->in[1]->id]; break;
             case RF_QP_AGGREGATE: reads_empty = empty[c->in[0]->id]; break; /* no bindings, no group */
+            case RF_QP_LFTJ:
+                for (int32_t j = 0; j < c->nin; j++) reads_empty |= empty[c->in[j]->id];
+                break;
             case RF_QP_UNION: {
                 int32_t n = 0;
                 for (int32_t j = 0; j < c->nin; j++)

@@ -228,6 +228,8 @@ static int key_joined(const rf_qp_cmd *c, int32_t s)
     return 1;
 }
 
+int qp_key_joined(const rf_qp_cmd *c, int32_t s) { return key_joined(c, s); }
+
 typedef struct props {
     double card;
     int exact, unique;
@@ -393,6 +395,13 @@ static props cmd_props(const rf_qp_cmd *c)
         r.nsort = c->norder;
         r.sort = c->order;
         keep_fds(a, &r);
+        break;
+    case RF_QP_LFTJ:
+        /* distinct bindings; a guess: as many as the largest input has rows */
+        for (int32_t i = 0; i < c->nin; i++)
+            if ((double)c->in[i]->card > r.card) r.card = (double)c->in[i]->card;
+        r.card *= selectivity(c->filter);
+        if (r.card < 1 && c->nin) r.card = 1;
         break;
     }
     /* a set without columns holds the empty row or nothing (existence tests) */

@@ -108,12 +108,17 @@ int qp_lattice_improve(rf_qp_program *p, rf_qp_block *b, const rf_fe_pred *q, rf
                        rf_qp_rel *newr);
 int qp_lattice_replace(rf_qp_program *p, rf_qp_block *b, const rf_fe_pred *q, rf_qp_rel *full, rf_qp_rel *delta);
 
+/* Whether join c meets at most one row of side s per row of the other side
+** (its keys on s hold a key of s: qp_infer.c). */
+int qp_key_joined(const rf_qp_cmd *c, int32_t s);
+
 /* The passes (one file each). */
 rf_status rf_qp_pass_fold(rf_qp_program *p, rf_diags *d);
 rf_status rf_qp_pass_select(rf_qp_program *p, rf_diags *d);
 rf_status rf_qp_pass_joinorder(rf_qp_program *p, rf_diags *d);
 rf_status rf_qp_pass_cse(rf_qp_program *p, rf_diags *d);
 rf_status rf_qp_pass_project(rf_qp_program *p, rf_diags *d);
+rf_status rf_qp_pass_lftj(rf_qp_program *p, rf_diags *d);
 rf_status rf_qp_pass_unique(rf_qp_program *p, rf_diags *d);
 rf_status rf_qp_pass_dead(rf_qp_program *p, rf_diags *d);
 

@@ -618,6 +618,6 @@ const char *rf_qp_rel_kind_name(rf_qp_rel_kind k)
 const char *rf_qp_op_name(rf_qp_op op)
 {
     static const char *n[] = {"map", "join", "antijoin", "aggregate", "union", "difference",
-                              "unique", "copy", "facts", "clear", "orderlimit"};
-    return (unsigned)op < 11 ? n[op] : "?";
+                              "unique", "copy", "facts", "clear", "orderlimit", "lftj"};
+    return (unsigned)op < 12 ? n[op] : "?";
 }

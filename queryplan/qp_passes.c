@@ -19,6 +19,7 @@ static const rf_qp_pass passes[] = {
     {"cse", "common subexpressions: identical commands over identical inputs in a block computed once",
      rf_qp_pass_cse},
     {"project", "projection push-down: columns nobody reads are dropped where they are made", rf_qp_pass_project},
+    {"lftj", "worst-case-optimal joins: a cyclic chain of joins becomes one leapfrog triejoin", rf_qp_pass_lftj},
     {"unique", "dedupes of relations already known to be duplicate-free are dropped", rf_qp_pass_unique},
     {"dead", "dead relation elimination: results nobody needs for an output are removed", rf_qp_pass_dead},
 };

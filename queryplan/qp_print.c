@@ -177,6 +177,27 @@ void rf_qp_print_cmd(const rf_qp_cmd *c, rf_buf *out)
         rf_buf_putc(out, ')');
         if (c->limit >= 0) rf_buf_printf(out, " limit %lld", (long long)c->limit);
         break;
+    case RF_QP_LFTJ: {
+        /* each input with the variables its columns bind (_: projected away) */
+        int32_t off = 0;
+        for (int32_t i = 0; i < c->nin; i++) {
+            int twice = 0;
+            for (int32_t k = 0; k < i; k++) twice |= c->in[k] == c->in[i];
+            rf_buf_printf(out, "%s%s%s(", i ? ", " : " ", c->in[i]->name, twice ? "'" : "");
+            for (int32_t col = 0; col < c->in[i]->ncols; col++) {
+                int32_t v = c->colvar[off + col];
+                if (v >= 0) rf_buf_printf(out, "%s%s.%d", col ? ", " : "", c->dst->name, v);
+                else rf_buf_printf(out, "%s_", col ? ", " : "");
+            }
+            rf_buf_putc(out, ')');
+            off += c->in[i]->ncols;
+        }
+        if (c->filter) {
+            rf_buf_puts(out, " filter ");
+            expr_text(c->filter, c->dst->name, c->dst->name, out, 1);
+        }
+        break;
+    }
     }
 }
 

@@ -127,10 +127,67 @@ static void keys_ok(vctx *v, const rf_qp_cmd *c)
     }
 }
 
+/* A comparison of two int variables or a variable and an int constant. */
+static int lftj_bound_ok(const rf_qp_expr *e, int32_t nvars)
+{
+    if (e->kind != RF_QP_E_CMP || e->nargs != 2) return 0;
+    for (int32_t k = 0; k < 2; k++) {
+        const rf_qp_expr *a = e->args[k];
+        if (a->type != RF_TYPE_INT) return 0;
+        if (a->kind == RF_QP_E_COL) {
+            if (a->side != 0 || a->col < 0 || a->col >= nvars) return 0;
+        } else if (a->kind != RF_QP_E_CONST) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* LFTJ: int variables, each bound by some input column; an input's columns
+** bind distinct variables; the filter a conjunction of bounds. */
+static void lftj_ok(vctx *v, const rf_qp_cmd *c)
+{
+    const rf_qp_rel *d = c->dst;
+    if (!c->colvar) {
+        fail(v, "lftj without variables");
+        return;
+    }
+    if (d->ncols < 1 || d->ncols > 64) fail(v, "lftj with %d variables", d->ncols);
+    for (int32_t j = 0; j < d->ncols; j++)
+        if (d->types[j] != RF_TYPE_INT) fail(v, "lftj variable %d is not an int", j);
+    uint64_t seen = 0;
+    int32_t off = 0;
+    for (int32_t i = 0; i < c->nin && !v->bad; i++) {
+        uint64_t mine = 0;
+        for (int32_t col = 0; col < c->in[i]->ncols; col++) {
+            int32_t x = c->colvar[off + col];
+            if (x < -1 || x >= d->ncols) {
+                fail(v, "lftj variable %d out of range", x);
+                return;
+            }
+            if (x < 0) continue;
+            if (c->in[i]->types[col] != RF_TYPE_INT) fail(v, "lftj input %d column %d is not an int", i, col);
+            if (mine >> x & 1) fail(v, "lftj input %d binds variable %d twice", i, x);
+            mine |= UINT64_C(1) << x;
+        }
+        seen |= mine;
+        off += c->in[i]->ncols;
+    }
+    if (d->ncols <= 64 && seen != (d->ncols == 64 ? UINT64_MAX : (UINT64_C(1) << d->ncols) - 1))
+        fail(v, "lftj variable bound by no input");
+    if (c->filter) {
+        const rf_qp_expr *one = c->filter;
+        const rf_qp_expr *const *cs = c->filter->kind == RF_QP_E_AND ? (const rf_qp_expr *const *)c->filter->args : &one;
+        int32_t n = c->filter->kind == RF_QP_E_AND ? c->filter->nargs : 1;
+        for (int32_t k = 0; k < n; k++)
+            if (!lftj_bound_ok(cs[k], d->ncols)) fail(v, "lftj filter %d is not a bound", k);
+    }
+}
+
 static void cmd_ok(vctx *v, const rf_qp_cmd *c)
 {
-    static const int32_t nin[] = {1, 2, 2, 1, -1, 2, 1, 1, 0, 0, 1};
-    if ((unsigned)c->op > RF_QP_ORDERLIMIT) {
+    static const int32_t nin[] = {1, 2, 2, 1, -1, 2, 1, 1, 0, 0, 1, -1};
+    if ((unsigned)c->op > RF_QP_LFTJ) {
         fail(v, "unknown op");
         return;
     }
@@ -197,6 +254,7 @@ static void cmd_ok(vctx *v, const rf_qp_cmd *c)
                 if (c->rows[i * d->ncols + j].type != d->types[j]) fail(v, "fact of the wrong type");
         break;
     case RF_QP_CLEAR: break;
+    case RF_QP_LFTJ: lftj_ok(v, c); break;
     }
 }
 

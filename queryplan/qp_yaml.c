@@ -251,6 +251,18 @@ static void cmd_yaml(ye *y, const rf_qp_cmd *c, rf_buf *tmp)
         }
         seq_end(y);
     }
+    if (c->op == RF_QP_LFTJ) {
+        /* per input, the variable each column binds (-1: projected away) */
+        str(y, "vars");
+        seq_start(y, 1);
+        for (int32_t i = 0, off = 0; i < c->nin; off += c->in[i]->ncols, i++) {
+            seq_start(y, 1);
+            for (int32_t col = 0; col < c->in[i]->ncols; col++) num(y, c->colvar[off + col]);
+            seq_end(y);
+        }
+        seq_end(y);
+        a = b = c->dst->name; /* the filter reads the variables */
+    }
     if (c->filter) {
         str(y, "filter");
         expr_yaml(y, c->filter, a, b, tmp);

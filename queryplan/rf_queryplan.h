@@ -159,9 +159,16 @@ typedef enum rf_qp_op {
     RF_QP_COPY,       /* in[0] as is */
     RF_QP_FACTS,      /* the constant rows[nrows * dst->ncols], row-major, sorted, distinct */
     RF_QP_CLEAR,      /* the empty relation */
-    RF_QP_ORDERLIMIT  /* in[0] sorted by order[], then the first limit rows; rows equal on
+    RF_QP_ORDERLIMIT, /* in[0] sorted by order[], then the first limit rows; rows equal on
                          the order columns should come in ascending order of all columns,
                          so that the output (and what a limit keeps) is deterministic */
+    RF_QP_LFTJ        /* the worst-case-optimal multi-way join (leapfrog triejoin): dst's
+                         columns are variables (all int); the distinct rows v with, for every
+                         input i, (v[colvar] of its columns with colvar >= 0) in the projection
+                         of in[i] onto those columns, and filter (over side 0 = dst: a
+                         conjunction of comparisons of two columns or a column and a
+                         constant; NULL: true). Variables are bound in column order, each
+                         input's columns bound in increasing variable order (pass_lftj.c) */
 } rf_qp_op;
 
 const char *rf_qp_op_name(rf_qp_op op);
@@ -193,6 +200,8 @@ typedef struct rf_qp_cmd {
     int32_t norder;
     int64_t limit;         /* ORDERLIMIT: -1 none */
     int check_fd;          /* UNIQUE: check the functional dependency of dst */
+    int32_t *colvar;       /* LFTJ: per column of in[0], then in[1], ...: the variable (dst
+                              column) it binds, or -1 (projected away) */
     rf_loc loc;            /* the rule it comes from (line 0: none) */
     const char *note;      /* first command of a rule's pipeline: which rule, which variant */
 } rf_qp_cmd;
@@ -229,6 +238,7 @@ typedef struct rf_qp_program {
     int32_t nblocks, capblocks;
     int64_t next_temp;         /* for fresh temporary names */
     int inputs_are_sets;       /* input relations are known duplicate-free */
+    int no_lftj;               /* the pass `lftj` leaves cyclic joins binary */
     int oom;                   /* an allocation failed: the plan is unusable */
 } rf_qp_program;
 
@@ -236,6 +246,7 @@ typedef struct rf_qp_program {
 
 typedef struct rf_qp_options {
     int inputs_are_sets; /* the loader guarantees duplicate-free inputs (default 0) */
+    int no_lftj;         /* no worst-case-optimal joins: cyclic bodies stay binary joins */
 } rf_qp_options;
 
 /* Lowers a checked program into a plan (strata in order, semi-naive loops
@@ -250,7 +261,7 @@ void rf_qp_free(rf_qp_program *p); /* NULL ok */
 /* One pass: rewrites the plan in place; properties are re-inferred after it. */
 typedef rf_status (*rf_qp_pass_fn)(rf_qp_program *p, rf_diags *d);
 typedef struct rf_qp_pass {
-    const char *name;  /* "fold", "select", "joinorder", "cse", "project", "unique", "dead" */
+    const char *name;  /* "fold", "select", "joinorder", "cse", "project", "lftj", "unique", "dead" */
     const char *what;  /* one line for --help texts */
     rf_qp_pass_fn run;
 } rf_qp_pass;

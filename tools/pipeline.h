@@ -13,6 +13,7 @@
 
 typedef struct rf_tool_opts {
     int no_opt;           /* skip the query-plan passes */
+    int no_lftj;          /* cyclic joins stay binary joins (no leapfrog triejoin) */
     const char *gpu_arch; /* NVRTC target of the PTX0 section (NULL: compute_80) */
     int no_fuse;          /* the PTX0 section without Kernel Weaver's fused kernels */
     const char *cache_dir; /* NVRTC's cache (NULL: the user's cache folder; "": none) */

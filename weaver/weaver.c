@@ -35,7 +35,8 @@ static int is_global(rf_hir_kind k)
     case RF_HIR_GATHER:
     case RF_HIR_INSERT:
     case RF_HIR_FACTS:
-    case RF_HIR_CLEAR: return 1;
+    case RF_HIR_CLEAR:
+    case RF_HIR_LFTJ: return 1; /* the tries whole; a count pass, then the writes */
     default: return 0;
     }
 }

@@ -5,9 +5,9 @@
 # Soufflé, comparing their answers (and the generator's reference answers),
 # and the result table (printed, and written as OUT/datalog.md and .csv).
 #
-# usage: run.py --build BUILD [--out OUT] [--sizes ci|small|gpu] [--only tc,sg,...]
+# usage: run.py --build BUILD [--out OUT] [--sizes ci|small|gpu|lftj] [--only tc,sg,...]
 #               [--engines gpu,cpu,souffle] [--gpu auto|yes|no] [--souffle DIR|ARCHIVE]
-#               [--souffle-interpret] [--threads N] [--repeat N] [--timeout S] [--budget S] [--check] [--programs DIR]
+#               [--souffle-interpret] [--redfox-arg ARG] [--threads N] [--repeat N] [--timeout S] [--budget S] [--check] [--programs DIR]
 #
 # Python 3 standard library only. Every process is timed from start to exit
 # (wall clock) and its peak resident memory comes from its own rusage (wait4).
@@ -77,6 +77,13 @@ SIZES = {
         ("sssp", "rmat", ["graph=rmat", "n=1000000", "m=4000000", "sources=1"]),
         ("cc", "uniform", ["graph=uniform", "n=1000000", "m=800000"]),
         ("reach", "grid", ["graph=grid", "n=250000", "w=500", "keep=90", "sources=400"]),
+    ],
+    # the worst-case-optimal join's target (issue 26): triangles of an R-MAT graph
+    # of 10 M edges (20 M rows, both directions); run it twice, once with
+    # --redfox-arg=--no-lftj, for the binary-join plan on the same GPU
+    "lftj": [
+        ("tri", "rmat10m", ["graph=rmat", "n=1048576", "m=10000000"]),
+        ("clique4", "rmat1m", ["graph=rmat", "n=262144", "m=1000000"]),
     ],
 }
 
@@ -270,7 +277,7 @@ def run_redfox(args, redfox, prog, data, device, workdir):
     r = {"ok": False}
     if budget_spent(args):
         return {"ok": False, "error": "skipped (--budget spent)"}
-    base = [redfox, "run", prog, "--data", data, "--device", device, "--format", "csv"]
+    base = [redfox, "run", prog, "--data", data, "--device", device, "--format", "csv"] + args.redfox_arg
     if device == "cpu":
         base += ["--threads", str(args.threads)]
     out1 = os.path.join(workdir, "out-" + device)
@@ -363,6 +370,8 @@ def main():
     ap.add_argument("--souffle", default="", help="a souffle-2.5 folder or the souffle-2.5.tar.xz archive")
     ap.add_argument("--souffle-interpret", action="store_true",
                     help="run Soufflé's interpreter instead of compiling (quick answer checks; not for timings)")
+    ap.add_argument("--redfox-arg", action="append", default=[],
+                    help="an option for every redfox run (repeatable): --redfox-arg=--no-lftj")
     ap.add_argument("--threads", type=int, default=os.cpu_count() or 1, help="CPU threads for redfox CPU and Soufflé")
     ap.add_argument("--repeat", type=int, default=3, help="GPU runs in one process for the warm run time (default 3)")
     ap.add_argument("--timeout", type=float, default=300, help="seconds per engine run (default 300)")

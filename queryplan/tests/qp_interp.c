@@ -350,6 +350,51 @@ static void aggregate(qpi *q, const rf_qp_cmd *c, const table *in, table *out)
     free(o);
 }
 
+/* LFTJ by its definition: the bindings of the variables grown one input at a
+** time by nested loops (a value already bound must agree), then the filter,
+** then duplicates removed. */
+static void lftj(qpi *q, const rf_qp_cmd *c, table *out)
+{
+    int32_t w = c->dst->ncols;
+    table cur = {0, 0, w, NULL};
+    rf_fe_const row[256];
+    uint8_t bound[256] = {0};
+    for (int32_t v = 0; v < w; v++) row[v] = mk(c->dst->types[v]);
+    push(q, &cur, row);
+    int32_t off = 0;
+    for (int32_t k = 0; k < c->nin && !q->err; k++) {
+        const table *x = &q->t[c->in[k]->id];
+        table next = {0, 0, w, NULL};
+        for (int64_t b = 0; b < cur.n; b++)
+            for (int64_t i = 0; i < x->n; i++) {
+                memcpy(row, &cur.v[b * w], (size_t)w * sizeof *row);
+                int ok = 1;
+                for (int32_t col = 0; col < x->w && ok; col++) {
+                    int32_t v = c->colvar[off + col];
+                    if (v < 0) continue;
+                    const rf_fe_const *val = &x->v[i * x->w + col];
+                    if (bound[v]) ok = qp_const_cmp(&row[v], val) == 0;
+                    else row[v] = *val;
+                }
+                /* two columns of this input on one variable must agree too */
+                for (int32_t col = 0; col < x->w && ok; col++)
+                    for (int32_t c2 = 0; c2 < col && ok; c2++)
+                        if (c->colvar[off + col] >= 0 && c->colvar[off + col] == c->colvar[off + c2])
+                            ok = qp_const_cmp(&x->v[i * x->w + col], &x->v[i * x->w + c2]) == 0;
+                if (ok) push(q, &next, row);
+            }
+        for (int32_t col = 0; col < x->w; col++)
+            if (c->colvar[off + col] >= 0) bound[c->colvar[off + col]] = 1;
+        off += x->w;
+        free(cur.v);
+        cur = next;
+    }
+    for (int64_t b = 0; b < cur.n && !q->err; b++)
+        if (!c->filter || eval(q, c->filter, &cur.v[b * w], NULL).i) push(q, out, &cur.v[b * w]);
+    free(cur.v);
+    dedupe(out);
+}
+
 static void run_cmd(qpi *q, const rf_qp_cmd *c)
 {
     table out = {0, 0, c->dst->ncols, NULL};
@@ -407,6 +452,7 @@ static void run_cmd(qpi *q, const rf_qp_cmd *c)
         for (int64_t i = 0; i < c->nrows; i++) push(q, &out, &c->rows[i * c->dst->ncols]);
         break;
     case RF_QP_CLEAR: break;
+    case RF_QP_LFTJ: lftj(q, c, &out); break;
     }
     table *d = &q->t[c->dst->id];
     free(d->v);

@@ -431,6 +431,36 @@ static void test_functional(void)
     unload(&l);
 }
 
+/* The lftj pass: the triangle and the 4-cycle become leapfrog triejoins,
+** the path and the cycle of key joins stay binary; no_lftj keeps all binary. */
+static void test_lftj(void)
+{
+    loaded l;
+    if (load(&l, "lftj.logic", 1) == 0) {
+        rf_qp_program *p = l.qp;
+        CHECK(count_op(p, RF_QP_LFTJ) == 3); /* tri, the two rules of square (its disjunction) */
+        rf_qp_cmd *t = writer(p, rel(p, "tri"));
+        rf_qp_cmd *j = t ? writer(p, t->in[0]) : NULL;
+        while (j && j->op != RF_QP_LFTJ && j->nin == 1) j = writer(p, j->in[0]);
+        CHECK(j && j->op == RF_QP_LFTJ && j->nin == 3 && j->dst->ncols == 3);
+        rf_qp_cmd *s = writer(p, rel(p, "same_city"));
+        CHECK(s && s->op != RF_QP_LFTJ);
+    }
+    unload(&l);
+    rf_arena_init(&l.arena);
+    rf_diags_init(&l.d);
+    rf_ast_program *ast;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/lftj.logic", dir);
+    rf_qp_options o = {0, 1};
+    l.qp = NULL;
+    rf_status st = rf_fe_load_file(path, &l.arena, &ast, &l.fe, &l.d);
+    if (!st) st = rf_qp_build_opts(l.fe, &o, &l.qp, &l.d);
+    if (!st) st = rf_qp_optimize(l.qp, &l.d);
+    CHECK(st == RF_OK && count_op(l.qp, RF_QP_LFTJ) == 0 && count_op(l.qp, RF_QP_MAPJOIN) >= 8);
+    unload(&l);
+}
+
 static void test_negation(void)
 {
     loaded l;
@@ -548,7 +578,7 @@ static void test_api(void)
         CHECK(l.d.nerrors == before + 1);
         int32_t n;
         const rf_qp_pass *ps = rf_qp_passes(&n);
-        CHECK(n == 7 && strcmp(ps[0].name, "fold") == 0 && strcmp(ps[n - 1].name, "dead") == 0);
+        CHECK(n == 8 && strcmp(ps[0].name, "fold") == 0 && strcmp(ps[n - 1].name, "dead") == 0);
         for (int32_t k = 0; k < n; k++) CHECK(ps[k].run && ps[k].what && *ps[k].what);
     }
     unload(&l);
@@ -673,7 +703,7 @@ int main(int argc, char **argv)
     static const char *programs[] = {"evenodd.logic", "tc.logic",        "mutual.logic",    "negation.logic",
                                      "aggregate.logic", "functional.logic", "fold.logic", "fold_runtime.logic", "pushdown.logic",
                                      "joinorder.logic", "facts.logic", "edge.logic", "fds.logic",
-                                     "wildcards.logic", "lattice.logic"};
+                                     "wildcards.logic", "lattice.logic", "lftj.logic"};
     for (size_t i = 0; i < sizeof programs / sizeof *programs; i++) test_all(programs[i]);
     test_evenodd();
     test_tc();
@@ -684,6 +714,7 @@ int main(int argc, char **argv)
     test_aggregate();
     test_functional();
     test_negation();
+    test_lftj();
     test_fds();
     test_facts_and_dead();
     test_wildcards();

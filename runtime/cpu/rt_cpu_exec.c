@@ -360,6 +360,7 @@ static rf_status run_kernel(exec *x, const rf_hir_kernel *k)
         rf_cx_val_clear(&x->vals[k->out]);
         return RF_OK;
     case RF_HIR_INSERT: return rf_cx_k_insert(x, k);
+    case RF_HIR_LFTJ: return rf_cx_k_lftj(x, k);
     }
     return RF_EINTERNAL;
 }

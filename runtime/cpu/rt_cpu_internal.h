@@ -13,6 +13,7 @@
 **                    functional-dependency check
 **   rt_cpu_sort.c    SORT (with a limit: candidates first); strings in byte
 **                    order through ranks
+**   rt_cpu_lftj.c    LFTJ: the leapfrog triejoin over the threads
 */
 #ifndef RT_CPU_INTERNAL_H
 #define RT_CPU_INTERNAL_H
@@ -72,6 +73,9 @@ rf_status rf_cx_k_sort(exec *x, const rf_hir_kernel *k);
 
 /* rt_cpu_reduce.c */
 rf_status rf_cx_k_reduce(exec *x, const rf_hir_kernel *k);
+
+/* rt_cpu_lftj.c */
+rf_status rf_cx_k_lftj(exec *x, const rf_hir_kernel *k);
 
 /* rt_cpu_sets.c */
 rf_status rf_cx_k_insert(exec *x, const rf_hir_kernel *k);

@@ -263,6 +263,12 @@ rf_status rf_rt_dist_plan(rf_rt_dist *x, const rf_hir_kernel *k, const int64_t *
     case RF_HIR_SORT:
         if (kind_of(x, k->in[0]) != RF_RT_PLACE_REPL) need_kind(x, k->in[0], RF_RT_PLACE_ROOT, moves, nmoves);
         break;
+    case RF_HIR_LFTJ:
+        /* the tries whole on rank 0 (replicated ones are there already) */
+        for (int32_t i = 0; i < k->nin; i++)
+            if (kind_of(x, k->in[i]) != RF_RT_PLACE_REPL && kind_of(x, k->in[i]) != RF_RT_PLACE_EMPTY)
+                need_kind(x, k->in[i], RF_RT_PLACE_ROOT, moves, nmoves);
+        break;
     case RF_HIR_JOIN_MAP:
     case RF_HIR_GATHER_MAP:
     case RF_HIR_REDUCE:
@@ -371,6 +377,16 @@ void rf_rt_dist_ran(rf_rt_dist *x, const rf_hir_kernel *k)
     case RF_HIR_INSERT:
         if (o->place.kind == RF_RT_PLACE_EMPTY) o->place = o->insert_place;
         break;
+    case RF_HIR_LFTJ: {
+        /* all replicated: every rank has the whole answer; else rank 0 */
+        int all_repl = 1, empty = 0;
+        for (int32_t i = 0; i < k->nin; i++) {
+            all_repl &= x->vars[k->in[i]].place.kind == RF_RT_PLACE_REPL;
+            empty |= x->vars[k->in[i]].place.kind == RF_RT_PLACE_EMPTY;
+        }
+        o->place = place_of(empty ? RF_RT_PLACE_EMPTY : all_repl ? RF_RT_PLACE_REPL : RF_RT_PLACE_ROOT);
+        break;
+    }
     }
 }
 

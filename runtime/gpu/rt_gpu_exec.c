@@ -65,6 +65,7 @@ rf_status rf_gx_run_kernel(gx *x, const rf_hir_kernel *k)
     case RF_HIR_FACTS: return rf_gx_k_facts(x, k);
     case RF_HIR_CLEAR: rf_gx_var_clear(x, k->out); return RF_OK;
     case RF_HIR_INSERT: return rf_gx_k_insert(x, k);
+    case RF_HIR_LFTJ: return rf_gx_k_lftj(x, k);
     }
     return RF_EINTERNAL;
 }

@@ -424,6 +424,8 @@ rf_status rf_gx_k_gather(gx *x, const rf_hir_kernel *k);
 rf_status rf_gx_k_copy(gx *x, const rf_hir_kernel *k);
 rf_status rf_gx_k_facts(gx *x, const rf_hir_kernel *k);
 
+/* rt_gpu_lftj.c: the leapfrog triejoin */
+rf_status rf_gx_k_lftj(gx *x, const rf_hir_kernel *k);
 /* rt_gpu_fused.c: fused kernels */
 rf_status rf_gx_k_fused(gx *x, const rf_gpu_funit *u, int *ran);
 
