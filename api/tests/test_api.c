@@ -4,9 +4,10 @@
 ** getters of every type, errors of each kind, results outliving their
 ** database and program, and the Arrow C Data Interface both ways (every
 ** type, offsets, narrow and wide Arrow types, nulls refused), and threads
-** using distinct objects at once.
+** using distinct objects at once, and inputs kept between runs
+** (rf_database_keep_inputs) with outputs written to a FILE (rf_result_write).
 **
-** Owns: the library's unit tests; `test_api basic|types|errors|arrow|stream|threads|trace|devices|rfx FILE`.
+** Owns: the library's unit tests; `test_api basic|types|errors|arrow|stream|threads|trace|keep|devices|rfx FILE`.
 */
 #include "redfox.h"
 
@@ -14,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static int failures;
@@ -671,6 +673,100 @@ static void test_trace(void)
     rf_close(db);
 }
 
+static const char *stc_src =
+    "edge(a, b) -> string(a), string(b).\n"
+    "lang:input[`edge] = \"edge.csv\".\n"
+    "lang:input:delimiter[`edge] = \",\".\n"
+    "reach(a, b) <- edge(a, b).\n"
+    "reach(a, c) <- reach(a, b), edge(b, c).\n"
+    "lang:output[`reach] = \"reach\".\n";
+
+/* rf_result_write gives what rf_result_text gives, byte for byte. */
+static void check_write_matches_text(const rf_result *res, int format)
+{
+    char *text = NULL;
+    int64_t len = 0;
+    CHECK_OK(rf_result_text(res, 0, format, &text, &len), "rf_result_text");
+    FILE *f = tmpfile();
+    CHECK(f != NULL);
+    if (!f || !text) {
+        rf_free(text);
+        return;
+    }
+    CHECK(rf_result_write(res, 0, format, f) == REDFOX_OK);
+    char buf[4096];
+    rewind(f);
+    size_t n = fread(buf, 1, sizeof buf, f);
+    CHECK((int64_t)n == len && !memcmp(buf, text, n));
+    CHECK(rf_result_write(res, 0, 99, f) == REDFOX_MISUSE && rf_result_write(res, 5, format, f) == REDFOX_NOTFOUND &&
+          rf_result_write(res, 0, format, NULL) == REDFOX_MISUSE);
+    fclose(f);
+    rf_free(text);
+}
+
+/* rf_database_keep_inputs: a second run reads nothing from the files (they
+** are gone by then); its result outlives the database; off forgets them;
+** giving or dropping a relation forgets them too. */
+static void test_keep(void)
+{
+    char dir[256], file[300];
+    snprintf(dir, sizeof dir, "%s/rf_api_keep_%d", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (int)getpid());
+    snprintf(file, sizeof file, "%s/edge.csv", dir);
+    CHECK(mkdir(dir, 0777) == 0);
+    FILE *f = fopen(file, "w");
+    CHECK(f != NULL);
+    if (!f) return;
+    fputs("x,y\ny,z\nz,w\n", f);
+    fclose(f);
+    rf_program *p = compile_ok(stc_src);
+    rf_database *db = NULL;
+    CHECK_OK(rf_open(dir, &db), rf_errmsg(db));
+    CHECK(rf_database_keep_inputs(NULL, 1) == REDFOX_MISUSE);
+    CHECK_OK(rf_database_keep_inputs(db, 1), rf_errmsg(db));
+    rf_run_options o;
+    rf_run_options_init(&o);
+    o.device = REDFOX_DEVICE_CPU;
+    rf_result *first = NULL, *second = NULL, *res = NULL;
+    CHECK_OK(rf_run(db, p, &o, &first), rf_errmsg(db));
+    CHECK(first && rf_result_rows(first, 0) == 6);
+    CHECK(remove(file) == 0);
+    CHECK_OK(rf_run(db, p, &o, &second), rf_errmsg(db)); /* the file is gone: read from what was kept */
+    CHECK(second && rf_result_rows(second, 0) == 6);
+    check_write_matches_text(second, REDFOX_FORMAT_CSV);
+    check_write_matches_text(second, REDFOX_FORMAT_TABLE);
+    check_write_matches_text(second, REDFOX_FORMAT_TBL);
+    /* off: forgotten, so the missing file is an error again */
+    CHECK_OK(rf_database_keep_inputs(db, 0), rf_errmsg(db));
+    CHECK(rf_run(db, p, &o, &res) != REDFOX_OK && res == NULL && strstr(rf_errmsg(db), "edge.csv"));
+    /* relations given in memory are kept too, and a put forgets what was kept */
+    CHECK_OK(rf_database_keep_inputs(db, 1), rf_errmsg(db));
+    const char *a[2] = {"p", "q"}, *b[2] = {"q", "r"};
+    int ss[2] = {REDFOX_STRING, REDFOX_STRING};
+    const void *cols[2] = {a, b};
+    CHECK_OK(rf_database_put_rows(db, "edge.csv", 2, ss, 2, cols), rf_errmsg(db));
+    for (int round = 0; round < 2; round++) {
+        res = NULL;
+        CHECK_OK(rf_run(db, p, &o, &res), rf_errmsg(db));
+        CHECK(res && rf_result_rows(res, 0) == 3);
+        rf_result_free(res);
+    }
+    CHECK_OK(rf_database_drop(db, "edge.csv"), rf_errmsg(db));
+    res = NULL;
+    CHECK(rf_run(db, p, &o, &res) != REDFOX_OK && res == NULL);
+    rf_close(db);
+    rf_program_free(p);
+    /* the kept runs' results own their strings */
+    int64_t len = 0;
+    CHECK(first && second && rf_result_rows(second, 0) == 6);
+    for (int64_t r = 0; second && r < rf_result_rows(second, 0); r++) {
+        const char *x = rf_result_string(second, 0, 0, r, &len), *y = rf_result_string(first, 0, 0, r, NULL);
+        CHECK(x && y && len == 1 && !strcmp(x, y) && strchr("xyz", x[0]));
+    }
+    rf_result_free(first);
+    rf_result_free(second);
+    rmdir(dir);
+}
+
 /* Distinct objects on distinct threads at once: each thread compiles, opens,
 ** gives its own graph (a chain of 10 + t nodes) and checks its closure; one
 ** program shared by all threads besides (read-only). */
@@ -735,6 +831,7 @@ int main(int argc, char **argv)
     if (all || !strcmp(what, "threads")) test_threads();
     if (all || !strcmp(what, "stream")) test_stream();
     if (all || !strcmp(what, "trace")) test_trace();
+    if (all || !strcmp(what, "keep")) test_keep();
     if (!strcmp(what, "devices") && test_devices() == 77 && !failures) return 77;
     if (!strcmp(what, "rfx") && argc > 2 && test_rfx(argv[2]) == 77 && !failures) return 77;
     if (failures) fprintf(stderr, "%d checks failed\n", failures);
