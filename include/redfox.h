@@ -196,6 +196,14 @@ REDFOX_API int rf_compile(const char *text, int64_t len, const char *name, rf_pr
 /* The same for n files compiled together as one program, or one compiled
 ** program file (.rfx, `redfox compile` writes them). */
 REDFOX_API int rf_compile_files(const char *const *paths, int32_t n, rf_program **prog);
+/* The same for n programs already in memory: texts[i] of lens[i] bytes
+** (lens NULL, or lens[i] < 0: NUL-terminated), named names[i] in
+** diagnostics (NULL: "<string>"). One of them may be a compiled program
+** (.rfx bytes, told by a name ending in .rfx or by the file's magic bytes),
+** then alone: for a program read from a pipe or standard input, whichever
+** it is. The texts are read during the call only. */
+REDFOX_API int rf_compile_buffers(const char *const *names, const char *const *texts, const int64_t *lens, int32_t n,
+                                  rf_program **prog);
 REDFOX_API void rf_program_free(rf_program *prog);
 /* The compile's first error as "file:line:col: message", "" when none. */
 REDFOX_API const char *rf_program_errmsg(const rf_program *prog);

@@ -7,7 +7,7 @@
 ** using distinct objects at once, and inputs kept between runs
 ** (rf_database_keep_inputs) with outputs written to a FILE (rf_result_write).
 **
-** Owns: the library's unit tests; `test_api basic|types|errors|arrow|stream|threads|trace|keep|devices|rfx FILE`.
+** Owns: the library's unit tests; `test_api basic|types|errors|arrow|stream|threads|trace|keep|devices|buffers FILE|rfx FILE`.
 */
 #include "redfox.h"
 
@@ -767,6 +767,71 @@ static void test_keep(void)
     rmdir(dir);
 }
 
+/* rf_compile_buffers: a .rfx file's bytes in memory under a name that does
+** not say so (as from standard input) run as the LogiQL it was compiled
+** from; two LogiQL texts compile as one program; an error names its text;
+** a .rfx with another text is refused. */
+static void test_buffers(const char *rfx_path)
+{
+    FILE *f = fopen(rfx_path, "rb");
+    CHECK(f != NULL);
+    if (!f) return;
+    static char bytes[1 << 20];
+    int64_t n = (int64_t)fread(bytes, 1, sizeof bytes, f);
+    fclose(f);
+    CHECK(n > 0 && n < (int64_t)sizeof bytes);
+    rf_database *db = NULL;
+    CHECK_OK(rf_open(NULL, &db), rf_errmsg(db));
+    int64_t a[4] = {1, 2, 3, 7}, b[4] = {2, 3, 1, 8};
+    int ii[2] = {REDFOX_INT, REDFOX_INT};
+    const void *ec[2] = {a, b};
+    CHECK_OK(rf_database_put_rows(db, "edge.csv", 2, ii, 4, ec), rf_errmsg(db));
+    const char *names[2] = {"<stdin>", "rules.logic"};
+    const char *texts[2] = {bytes, NULL};
+    rf_program *rfx = NULL, *two = NULL, *bad = NULL, *mixed = NULL;
+    CHECK_OK(rf_compile_buffers(names, texts, &n, 1, &rfx), rf_program_errmsg(rfx));
+    /* the same program as two texts: declarations, then rules (NUL-terminated) */
+    const char *split = strstr(tc_src, "reach(a, b) <-");
+    char decls[512];
+    snprintf(decls, sizeof decls, "%.*s", (int)(split - tc_src), tc_src);
+    const char *ltexts[2] = {decls, split};
+    const char *lnames[2] = {"decls.logic", "rules.logic"};
+    CHECK_OK(rf_compile_buffers(lnames, ltexts, NULL, 2, &two), rf_program_errmsg(two));
+    rf_run_options o;
+    rf_run_options_init(&o);
+    o.device = REDFOX_DEVICE_CPU;
+    rf_result *r1 = NULL, *r2 = NULL;
+    CHECK_OK(rf_run(db, rfx, &o, &r1), rf_errmsg(db));
+    CHECK_OK(rf_run(db, two, &o, &r2), rf_errmsg(db));
+    char *t1 = NULL, *t2 = NULL;
+    if (r1 && r2) {
+        CHECK_OK(rf_result_text(r1, 0, REDFOX_FORMAT_CSV, &t1, NULL), "");
+        CHECK_OK(rf_result_text(r2, 0, REDFOX_FORMAT_CSV, &t2, NULL), "");
+        CHECK(t1 && t2 && !strcmp(t1, t2) && rf_result_rows(r1, 0) == 10); /* a 3-cycle: 9, and 7 -> 8 */
+    }
+    /* an error in the second text names it, line 2 */
+    const char *btexts[2] = {decls, "reach(a, b) <- edge(a, b).\nreach(a, c) <- nowhere(a, c).\n"};
+    CHECK(rf_compile_buffers(lnames, btexts, NULL, 2, &bad) == REDFOX_ERROR);
+    const rf_diagnostic *g = rf_program_diag(bad, 0);
+    CHECK(g && !strcmp(g->file, "rules.logic") && g->line == 2);
+    /* a .rfx with another text */
+    texts[1] = decls;
+    CHECK(rf_compile_buffers(names, texts, NULL, 2, &mixed) == REDFOX_MISUSE &&
+          strstr(rf_program_errmsg(mixed), "cannot be combined"));
+    rf_program_free(mixed);
+    mixed = NULL;
+    CHECK(rf_compile_buffers(names, NULL, NULL, 1, &mixed) == REDFOX_MISUSE);
+    rf_free(t1);
+    rf_free(t2);
+    rf_result_free(r1);
+    rf_result_free(r2);
+    rf_program_free(rfx);
+    rf_program_free(two);
+    rf_program_free(bad);
+    rf_program_free(mixed);
+    rf_close(db);
+}
+
 /* Distinct objects on distinct threads at once: each thread compiles, opens,
 ** gives its own graph (a chain of 10 + t nodes) and checks its closure; one
 ** program shared by all threads besides (read-only). */
@@ -833,6 +898,7 @@ int main(int argc, char **argv)
     if (all || !strcmp(what, "trace")) test_trace();
     if (all || !strcmp(what, "keep")) test_keep();
     if (!strcmp(what, "devices") && test_devices() == 77 && !failures) return 77;
+    if (!strcmp(what, "buffers") && argc > 2) test_buffers(argv[2]);
     if (!strcmp(what, "rfx") && argc > 2 && test_rfx(argv[2]) == 77 && !failures) return 77;
     if (failures) fprintf(stderr, "%d checks failed\n", failures);
     return failures ? 1 : 0;
