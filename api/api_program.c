@@ -4,10 +4,11 @@
 ** -> Harmony (and its GPU code), with the diagnostics kept as records.
 **
 ** Owns: rf_program (rf_compile, rf_compile_buffers, rf_compile_files,
-** rf_program_*). The
+** rf_program_*), and the compiled program as the command runs it (api_tool.h). The
 ** stages are the command line's (tools/pipeline.c does the same steps).
 */
 #include "api_internal.h"
+#include "api_tool.h"
 #include "rf_frontend.h"
 #include "rf_queryplan.h"
 #include "rf_rfx.h"
@@ -246,4 +247,10 @@ int32_t rf_program_output_count(const rf_program *p) { return p ? p->noutputs : 
 const char *rf_program_output_name(const rf_program *p, int32_t i)
 {
     return p && p->hir && i >= 0 && i < p->noutputs ? p->hir->vars[p->outputs[i]]->output_name : NULL;
+}
+
+api_tool_program api_tool_program_of(const rf_program *p)
+{
+    api_tool_program t = {p ? p->hir : NULL, p ? &p->ptx0 : NULL, p ? &p->gpln : NULL, p ? p->rfx_name : NULL};
+    return t;
 }

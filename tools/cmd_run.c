@@ -1,8 +1,12 @@
 /*
 ** tools/cmd_run.c: `redfox run`: run a program on input files and print or
-** write its outputs.
+** write its outputs. The program is compiled through libredfox's public API
+** (rf_compile_buffers); the run still calls the runtime (api/api_tool.h says
+** why).
 */
+#include "api_tool.h"
 #include "pipeline.h"
+#include "redfox.h"
 #include "rf_file.h"
 #include "rf_runtime.h"
 #include "rf_rt_dist.h"
@@ -214,6 +218,45 @@ static rf_status check_data_folder(const rf_hir_program *p, const char *data, rf
     return RF_EUSER;
 }
 
+/* The library's code as the runtime's status, for the exit code. */
+static rf_status status_of(int rc)
+{
+    switch (rc) {
+    case REDFOX_OK: return RF_OK;
+    case REDFOX_ERROR:
+    case REDFOX_NOTFOUND: return RF_EUSER;
+    case REDFOX_MISUSE: return RF_EUSAGE;
+    case REDFOX_NOMEM: return RF_ENOMEM;
+    case REDFOX_IO: return RF_EIO;
+    default: return RF_EINTERNAL;
+    }
+}
+
+/* The program files read here ("-" is standard input, named <stdin>; pipes
+** and FIFOs are read once, whole) and compiled by the library, LogiQL or one
+** .rfx file alike. Its diagnostics join d, borrowing the program's strings:
+** free *prog after d. */
+static rf_status compile_program(const char *const *paths, int32_t n, rf_arena *arena, rf_program **prog,
+                                 rf_diags *d)
+{
+    rf_tool_sources s;
+    rf_status st = rf_tool_read_sources(paths, n, arena, &s, d);
+    if (!st) {
+        st = status_of(rf_compile_buffers(s.names, s.texts, s.lens, s.n, prog));
+        if (!*prog) st = RF_ENOMEM;
+        for (int64_t i = 0; *prog && i < rf_program_diag_count(*prog); i++) {
+            const rf_diagnostic *g = rf_program_diag(*prog, i);
+            rf_severity sev = g->severity == REDFOX_SEV_ERROR     ? RF_SEV_ERROR
+                              : g->severity == REDFOX_SEV_WARNING ? RF_SEV_WARNING
+                                                                  : RF_SEV_NOTE;
+            if (st == RF_ENOMEM && sev == RF_SEV_ERROR) continue; /* rf_tool_finish says it */
+            rf_diag_add(d, sev, rf_mkloc(g->file[0] ? g->file : NULL, g->line, g->column), "%s", g->message);
+        }
+    }
+    rf_tool_sources_free(&s);
+    return st;
+}
+
 int rf_tool_run(int argc, char **argv)
 {
     const char *progs[256];
@@ -322,14 +365,12 @@ int rf_tool_run(int argc, char **argv)
     }
     rf_arena arena;
     rf_arena_init(&arena);
-    rf_hir_program *hir = NULL;
-    rf_tool_opts to = {0};
-    rf_buf ptx0, gpln;
-    rf_buf_init(&ptx0);
-    rf_buf_init(&gpln);
-    int is_rfx = 0;
+    rf_program *program = NULL;
     double c0 = rf_now();
-    rf_status st = rf_tool_load_program(progs, nprogs, &to, &arena, &hir, &ptx0, &gpln, &is_rfx, &d);
+    rf_status st = compile_program(progs, nprogs, &arena, &program, &d);
+    api_tool_program ap = api_tool_program_of(program);
+    const rf_hir_program *hir = ap.hir;
+    if (!st && !hir) st = RF_EINTERNAL;
     double t_loaded = rf_now();
     rf_rt_trace_log_event(&trace, "phase", "compile", c0, t_loaded, -1);
     rf_rt_result *res = NULL;
@@ -338,11 +379,11 @@ int rf_tool_run(int argc, char **argv)
     /* repeated runs share the parsed inputs, as `tpch run` does */
     if (!st && repeat > 1 && !(o.cache = rf_rt_cache_new())) st = RF_ENOMEM;
     if (!st) {
-        o.ptx0 = ptx0.len ? ptx0.data : NULL;
-        o.ptx0_size = (uint64_t)ptx0.len;
-        o.gpu_plan = gpln.len ? gpln.data : NULL;
-        o.gpu_plan_size = (uint64_t)gpln.len;
-        o.rfx_file = !is_rfx ? NULL : strcmp(progs[0], "-") ? progs[0] : "<stdin>"; /* (as messages name it) */
+        o.ptx0 = ap.ptx0->len ? ap.ptx0->data : NULL;
+        o.ptx0_size = (uint64_t)ap.ptx0->len;
+        o.gpu_plan = ap.gpln->len ? ap.gpln->data : NULL;
+        o.gpu_plan_size = (uint64_t)ap.gpln->len;
+        o.rfx_file = ap.rfx_name; /* (as messages name it: <stdin> for -) */
         for (int64_t r = 0; r < repeat && !st; r++) {
             rf_rt_result_free(res);
             res = NULL;
@@ -391,10 +432,8 @@ int rf_tool_run(int argc, char **argv)
     rf_rt_trace_log_free(&trace);
     rf_rt_result_free(res); /* before the cache: it borrows the cache's dictionary */
     rf_rt_cache_free(o.cache);
-    rf_buf_free(&ptx0);
-    rf_buf_free(&gpln);
-    rf_hir_free(hir);
     rf_diags_free(&d);
+    rf_program_free(program); /* after d: its messages name the program's files */
     rf_arena_free(&arena);
     rf_rt_dist_world_end(world, rc);
     return rc;
