@@ -4,8 +4,9 @@
 ** -> Harmony (and its GPU code), with the diagnostics kept as records.
 **
 ** Owns: rf_program (rf_compile, rf_compile_buffers, rf_compile_files,
-** rf_program_*), and the compiled program as the command runs it (api_tool.h). The
-** stages are the command line's (tools/pipeline.c does the same steps).
+** rf_program_*), and the compiled program as the command runs it
+** (api_tool.h). The stages are the command line's (tools/pipeline.c does
+** the same steps).
 */
 #include "api_internal.h"
 #include "api_tool.h"
