@@ -6,7 +6,8 @@
 ** relations given in memory as rows (rf_database_put_rows), and rf_run:
 ** the run options, and handing the memory relations to the runtime through
 ** a cache of one run (rf_rt_cache_put), so that both devices read them as
-** they read a file.
+** they read a file; or, with rf_database_keep_inputs, through the cache the
+** database keeps between runs.
 */
 #include "api_internal.h"
 #include "rf_rt_trace.h"
@@ -51,9 +52,26 @@ void api_table_free(api_table *t)
     memset(t, 0, sizeof *t);
 }
 
+/* The kept inputs borrow the relations' columns: forgotten before any changes. */
+static void forget_kept(rf_database *db)
+{
+    rf_rt_cache_free(db->kept);
+    db->kept = NULL;
+}
+
+int rf_database_keep_inputs(rf_database *db, int on)
+{
+    if (!db) return REDFOX_MISUSE;
+    api_diags_clear(&db->diags);
+    db->keep_inputs = on != 0;
+    if (!on) forget_kept(db);
+    return REDFOX_OK;
+}
+
 void rf_close(rf_database *db)
 {
     if (!db) return;
+    forget_kept(db);
     for (int32_t i = 0; i < db->ntables; i++) api_table_free(&db->tables[i]);
     free(db->tables);
     api_diags_clear(&db->diags);
@@ -79,6 +97,7 @@ static api_table *find_table(rf_database *db, const char *name)
 
 rf_status api_database_add(rf_database *db, api_table *t)
 {
+    forget_kept(db);
     api_table *old = find_table(db, t->name);
     if (old) {
         api_table_free(old);
@@ -107,6 +126,7 @@ int rf_database_drop(rf_database *db, const char *name)
         api_diags_error(&db->diags, "no relation named '%s' was given", name);
         return REDFOX_NOTFOUND;
     }
+    forget_kept(db);
     api_table_free(t);
     *t = db->tables[--db->ntables];
     return REDFOX_OK;
@@ -226,6 +246,12 @@ static rf_status put_input(rf_database *db, api_table *t, const rf_hir_var *v, r
             return RF_EUSER;
         }
     }
+    char *path = rf_sprintf("%s/%s", db->dir, v->input_file);
+    if (!path) return RF_ENOMEM;
+    if (rf_rt_cache_holds(c, path, v)) { /* kept from an earlier run */
+        free(path);
+        return RF_OK;
+    }
     rf_rt_rel r;
     memset(&r, 0, sizeof r);
     r.nrows = t->nrows;
@@ -248,12 +274,8 @@ static rf_status put_input(rf_database *db, api_table *t, const rf_hir_var *v, r
         r.cols[k] = codes;
         st = rf_rt_dict_intern_many(rf_rt_cache_dict(c), t->cols[k].off, t->cols[k].bytes, t->nrows, codes, threads);
     }
-    if (!st) {
-        const char *dir = db->dir;
-        char *path = rf_sprintf("%s/%s", dir, v->input_file);
-        st = path ? rf_rt_cache_put(c, path, v, &r, foreign) : RF_ENOMEM;
-        free(path);
-    }
+    if (!st) st = rf_rt_cache_put(c, path, v, &r, foreign);
+    free(path);
     if (st) {
         for (int32_t k = 0; r.cols && k < v->ncols; k++)
             if (!foreign || !foreign[k]) free(r.cols[k]);
@@ -284,6 +306,30 @@ static rf_status apply_settings(const char *s, rf_rt_tuning *t, rf_diags *d)
 }
 
 rf_status api_result_new(rf_rt_result *rr, rf_result **out);
+
+/* A result of a run on the kept inputs borrows their dictionary: it gets a
+** copy of its own (the same codes), so that it outlives the database. */
+static rf_status own_dict(rf_rt_result *rr)
+{
+    if (!rr->dict_borrowed) return RF_OK;
+    rf_rt_dict *copy = rf_rt_dict_new();
+    if (!copy) return RF_ENOMEM;
+    int64_t n = rf_rt_dict_count(rr->dict);
+    for (int64_t k = 0; k < n; k++) {
+        int64_t len = 0;
+        const char *str = rf_rt_dict_str(rr->dict, (uint32_t)k, &len);
+        uint32_t code = 0;
+        rf_status st = rf_rt_dict_intern(copy, str, len, &code);
+        if (!st && code != (uint32_t)k) st = RF_EINTERNAL; /* codes are given in order */
+        if (st) {
+            rf_rt_dict_free(copy);
+            return st;
+        }
+    }
+    rr->dict = copy;
+    rr->dict_borrowed = 0;
+    return RF_OK;
+}
 
 int rf_run(rf_database *db, const rf_program *prog, const rf_run_options *opt, rf_result **out)
 {
@@ -332,8 +378,9 @@ int rf_run(rf_database *db, const rf_program *prog, const rf_run_options *opt, r
     rf_status st = apply_settings(o.settings, &tune, &d);
     /* A cache of this run only: it holds the relations given in memory as
     ** if read from their files, and whatever files the run reads. */
-    rf_rt_cache *cache = st ? NULL : rf_rt_cache_new();
+    rf_rt_cache *cache = st ? NULL : db->keep_inputs && db->kept ? db->kept : rf_rt_cache_new();
     if (!st && !cache) st = RF_ENOMEM;
+    if (db->keep_inputs && cache) db->kept = cache;
     ro.cache = cache;
     int threads = o.threads > 0 ? o.threads : rf_online_cpus();
     const rf_hir_program *h = prog->hir;
@@ -357,8 +404,12 @@ int rf_run(rf_database *db, const rf_program *prog, const rf_run_options *opt, r
         if (!st) st = tst;
     }
     rf_rt_trace_log_free(&trace);
-    if (!st) rf_rt_cache_give_dict(cache, rr);
-    rf_rt_cache_free(cache);
+    if (db->keep_inputs) { /* the cache stays the database's, also after a failed run */
+        if (!st) st = own_dict(rr);
+    } else {
+        if (!st) rf_rt_cache_give_dict(cache, rr);
+        rf_rt_cache_free(cache);
+    }
     rf_result *res = NULL;
     if (!st) st = api_result_new(rr, &res);
     else rf_rt_result_free(rr);

@@ -58,6 +58,12 @@ struct rf_database {
     api_diags diags;
     api_table *tables;
     int32_t ntables, cap;
+    /* rf_database_keep_inputs: the inputs runs read (files, and the
+    ** relations above coded in its dictionary), kept for the next runs;
+    ** forgotten whenever a relation is given or dropped (it borrows their
+    ** columns) */
+    int keep_inputs;
+    rf_rt_cache *kept;
 };
 
 struct rf_program {

@@ -3,8 +3,9 @@
 ** or files -> checked program -> optimized plan -> Harmony, or a .rfx file
 ** -> Harmony (and its GPU code), with the diagnostics kept as records.
 **
-** Owns: rf_program (rf_compile, rf_compile_files, rf_program_*). The
-** stages are the command line's (tools/pipeline.c does the same steps).
+** Owns: rf_program (rf_compile, rf_compile_buffers, rf_compile_files,
+** rf_program_*). The stages are the command line's (tools/pipeline.c does
+** the same steps).
 */
 #include "api_internal.h"
 #include "rf_frontend.h"
@@ -133,6 +134,50 @@ static rf_status load_rfx(rf_program *p, const char *name, const char *bytes, in
     return st;
 }
 
+/* One .rfx program, or LogiQL sources compiled as one program; names live in p's arena. */
+static rf_status compile_buffers(rf_program *p, const char *const *names, const char *const *texts,
+                                 const int64_t *lens, int32_t n, rf_diags *d)
+{
+    int32_t rfx = -1;
+    for (int32_t i = 0; i < n && rfx < 0; i++)
+        if (is_rfx(names[i], texts[i], lens[i])) rfx = i;
+    if (rfx >= 0 && n > 1) {
+        rf_error(d, rf_mkloc(names[rfx], 0, 0), "a compiled program (.rfx) cannot be combined with other files");
+        return RF_EUSAGE;
+    }
+    if (rfx >= 0) return load_rfx(p, names[0], texts[0], lens[0], d);
+    return compile_texts(p, names, texts, lens, n, d);
+}
+
+int rf_compile_buffers(const char *const *names, const char *const *texts, const int64_t *lens, int32_t n,
+                       rf_program **out)
+{
+    if (!out) return REDFOX_MISUSE;
+    rf_program *p = *out = program_new();
+    if (!p) return REDFOX_NOMEM;
+    rf_diags d;
+    rf_diags_init(&d);
+    if (!names || !texts || n <= 0) {
+        api_diags_error(&p->diags, "rf_compile_buffers: no programs");
+        return REDFOX_MISUSE;
+    }
+    const char **nm = rf_arena_alloc(&p->arena, (size_t)n * sizeof *nm);
+    int64_t *ln = rf_calloc((size_t)n, sizeof *ln);
+    rf_status st = nm && ln ? RF_OK : RF_ENOMEM;
+    for (int32_t i = 0; i < n && !st; i++) {
+        if (!texts[i]) {
+            api_diags_error(&p->diags, "rf_compile_buffers: program %d has no text", (int)i + 1);
+            free(ln);
+            return REDFOX_MISUSE;
+        }
+        if (!(nm[i] = rf_arena_strdup(&p->arena, names[i] ? names[i] : "<string>"))) st = RF_ENOMEM;
+        ln[i] = lens && lens[i] >= 0 ? lens[i] : (int64_t)strlen(texts[i]);
+    }
+    if (!st) st = compile_buffers(p, nm, texts, ln, n, &d);
+    free(ln);
+    return finish(p, st, &d);
+}
+
 int rf_compile_files(const char *const *paths, int32_t n, rf_program **out)
 {
     if (!out) return REDFOX_MISUSE;
@@ -148,7 +193,6 @@ int rf_compile_files(const char *const *paths, int32_t n, rf_program **out)
     char **texts = rf_calloc((size_t)n, sizeof *texts);
     int64_t *lens = rf_calloc((size_t)n, sizeof *lens);
     rf_status st = names && texts && lens ? RF_OK : RF_ENOMEM;
-    int32_t rfx = -1;
     for (int32_t i = 0; i < n && !st; i++) {
         const char *why = NULL;
         if (!paths[i] || !(names[i] = rf_arena_strdup(&p->arena, paths[i]))) {
@@ -160,18 +204,9 @@ int rf_compile_files(const char *const *paths, int32_t n, rf_program **out)
         else if (rst) {
             rf_error(&d, rf_mkloc(names[i], 0, 0), "cannot read the program: %s", why ? why : "error");
             st = RF_EUSER;
-        } else if (rfx < 0 && is_rfx(names[i], texts[i], lens[i])) {
-            rfx = i;
         }
     }
-    if (!st && rfx >= 0 && n > 1) {
-        rf_error(&d, rf_mkloc(names[rfx], 0, 0), "a compiled program (.rfx) cannot be combined with other files");
-        st = RF_EUSAGE;
-    } else if (!st && rfx >= 0) {
-        st = load_rfx(p, names[0], texts[0], lens[0], &d);
-    } else if (!st) {
-        st = compile_texts(p, names, (const char *const *)texts, lens, n, &d);
-    }
+    if (!st) st = compile_buffers(p, names, (const char *const *)texts, lens, n, &d);
     for (int32_t i = 0; texts && i < n; i++) free(texts[i]);
     free(texts);
     free(lens);

@@ -9,6 +9,7 @@
 #include "rf_rt_data.h"
 #include "rf_value.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -181,22 +182,48 @@ static int buf_write(void *ctx, const void *p, int64_t n)
     return ((rf_buf *)ctx)->oom ? -1 : 0;
 }
 
+/* Output i in format through the runtime's writer (the one `redfox run` prints with). */
+static int write_output(const rf_result *r, int32_t i, int format, int (*fn)(void *, const void *, int64_t),
+                        void *ctx, rf_status *st)
+{
+    const api_output *o = output(r, i);
+    if (!o) return REDFOX_NOTFOUND;
+    if (format != REDFOX_FORMAT_TABLE && format != REDFOX_FORMAT_TBL && format != REDFOX_FORMAT_CSV)
+        return REDFOX_MISUSE;
+    rf_rt_format f = format == REDFOX_FORMAT_TABLE ? RF_RT_FORMAT_TABLE
+                     : format == REDFOX_FORMAT_TBL ? RF_RT_FORMAT_TBL
+                                                   : RF_RT_FORMAT_CSV;
+    *st = rf_rt_write_rel_to(&r->rr->outputs[i].rel, (const char *const *)o->colnames, r->rr->dict, f, fn, ctx);
+    return REDFOX_OK;
+}
+
+static int file_write(void *ctx, const void *p, int64_t n)
+{
+    return n <= 0 || fwrite(p, 1, (size_t)n, ctx) == (size_t)n ? 0 : -1;
+}
+
+int rf_result_write(const rf_result *r, int32_t i, int format, FILE *f)
+{
+    if (!r || !f) return REDFOX_MISUSE;
+    rf_status st = RF_OK;
+    int rc = write_output(r, i, format, file_write, f, &st);
+    if (rc) return rc;
+    return st == RF_EIO || ferror(f) ? REDFOX_IO : api_code(st);
+}
+
 int rf_result_text(const rf_result *r, int32_t i, int format, char **text, int64_t *len)
 {
     if (text) *text = NULL;
     if (len) *len = 0;
     if (!r || !text) return REDFOX_MISUSE;
-    const api_output *o = output(r, i);
-    rf_rt_format f = format == REDFOX_FORMAT_TABLE ? RF_RT_FORMAT_TABLE
-                     : format == REDFOX_FORMAT_TBL ? RF_RT_FORMAT_TBL
-                                                   : RF_RT_FORMAT_CSV;
-    if (!o) return REDFOX_NOTFOUND;
-    if (format != REDFOX_FORMAT_TABLE && format != REDFOX_FORMAT_TBL && format != REDFOX_FORMAT_CSV)
-        return REDFOX_MISUSE;
     rf_buf b;
     rf_buf_init(&b);
-    rf_status st = rf_rt_write_rel_to(&r->rr->outputs[i].rel, (const char *const *)o->colnames, r->rr->dict, f,
-                                      buf_write, &b);
+    rf_status st = RF_OK;
+    int rc = write_output(r, i, format, buf_write, &b, &st);
+    if (rc) {
+        rf_buf_free(&b);
+        return rc;
+    }
     rf_buf_putc(&b, '\0');
     if (!st && b.oom) st = RF_ENOMEM;
     if (st) {

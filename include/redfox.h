@@ -60,6 +60,7 @@
 #define REDFOX_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -166,6 +167,18 @@ REDFOX_API const rf_diagnostic *rf_database_diag(const rf_database *db, int64_t 
 ** dependency as for a file. REDFOX_MISUSE for bad arguments. */
 REDFOX_API int rf_database_put_rows(rf_database *db, const char *name, int32_t ncols, const int *types,
                                     int64_t nrows, const void *const *columns);
+/* Keeps the inputs runs read (on = 1) for the runs after them: the first
+** run reads its input files (of a database: the columns it needs) as
+** usual, and later runs on db, of this program or another reading the same
+** files with the same types, take them from memory without reading the
+** files again, so that a program run repeatedly pays for reading once. A
+** file changed on disk after it was read is therefore not seen: call with
+** on = 0 (forgets what was kept, frees its memory) and on = 1 again to read
+** afresh. Relations given in memory are kept the same way, and whatever was
+** kept is forgotten whenever one is put or dropped. Each result still owns
+** its data (its strings are copied out of the kept ones). Default: off (each
+** run reads its files). REDFOX_MISUSE for a NULL db. */
+REDFOX_API int rf_database_keep_inputs(rf_database *db, int on);
 /* Forgets the relation given under name: runs read the file again.
 ** REDFOX_NOTFOUND when there was none. */
 REDFOX_API int rf_database_drop(rf_database *db, const char *name);
@@ -183,6 +196,14 @@ REDFOX_API int rf_compile(const char *text, int64_t len, const char *name, rf_pr
 /* The same for n files compiled together as one program, or one compiled
 ** program file (.rfx, `redfox compile` writes them). */
 REDFOX_API int rf_compile_files(const char *const *paths, int32_t n, rf_program **prog);
+/* The same for n programs already in memory: texts[i] of lens[i] bytes
+** (lens NULL, or lens[i] < 0: NUL-terminated), named names[i] in
+** diagnostics (NULL: "<string>"). One of them may be a compiled program
+** (.rfx bytes, told by a name ending in .rfx or by the file's magic bytes),
+** then alone: for a program read from a pipe or standard input, whichever
+** it is. The texts are read during the call only. */
+REDFOX_API int rf_compile_buffers(const char *const *names, const char *const *texts, const int64_t *lens, int32_t n,
+                                  rf_program **prog);
 REDFOX_API void rf_program_free(rf_program *prog);
 /* The compile's first error as "file:line:col: message", "" when none. */
 REDFOX_API const char *rf_program_errmsg(const rf_program *prog);
@@ -284,6 +305,12 @@ REDFOX_API const char *rf_result_string_code(const rf_result *res, uint32_t code
 ** it with rf_free. REDFOX_NOTFOUND (no output i), REDFOX_MISUSE (an unknown
 ** format), REDFOX_NOMEM. */
 REDFOX_API int rf_result_text(const rf_result *res, int32_t i, int format, char **text, int64_t *len);
+/* Output i written to f in format, byte for byte as rf_result_text gives
+** it and `redfox run --format` prints it (without the "NAME (N rows)" line
+** above each output). f is the caller's and is not flushed or closed.
+** REDFOX_IO when f reports a write error, REDFOX_NOTFOUND (no output i),
+** REDFOX_MISUSE (an unknown format, no f), REDFOX_NOMEM. */
+REDFOX_API int rf_result_write(const rf_result *res, int32_t i, int format, FILE *f);
 /* One value as text, as the output writer formats it (decimals with their
 ** digits, dates YYYY-MM-DD, booleans true/false); free with rf_free. NULL
 ** when out of range or out of memory. */

@@ -40,6 +40,10 @@ rf_rt_dict *rf_rt_cache_dict(rf_rt_cache *c);
 rf_status rf_rt_cache_put(rf_rt_cache *c, const char *path, const rf_hir_var *v, rf_rt_rel *rel,
                           const uint8_t *foreign);
 
+/* 1 when c holds input v's rows for path (read or put), as a run would
+** find them. */
+int rf_rt_cache_holds(const rf_rt_cache *c, const char *path, const rf_hir_var *v);
+
 /* A long fixpoint's progress, for a display (tools/ draws it on a terminal):
 ** reported once a semi-naive loop has run a second, then about ten times a
 ** second, and once with done set when it ends (clear the display). */

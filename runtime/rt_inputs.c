@@ -253,6 +253,17 @@ void rf_rt_cache_give_dict(rf_rt_cache *c, rf_rt_result *r)
     c->dict = NULL;
 }
 
+int rf_rt_cache_holds(const rf_rt_cache *c, const char *path, const rf_hir_var *v)
+{
+    for (int32_t i = 0; c && i < c->n; i++) {
+        const cached *e = &c->items[i];
+        if (!strcmp(e->path, path) && e->ncols == v->ncols && e->delimiter == v->delimiter && e->header == v->header &&
+            !memcmp(e->types, v->types, (size_t)v->ncols * sizeof *v->types))
+            return 1;
+    }
+    return 0;
+}
+
 rf_status rf_rt_cache_put(rf_rt_cache *c, const char *path, const rf_hir_var *v, rf_rt_rel *rel,
                           const uint8_t *foreign)
 {

@@ -4,9 +4,10 @@
 ** getters of every type, errors of each kind, results outliving their
 ** database and program, and the Arrow C Data Interface both ways (every
 ** type, offsets, narrow and wide Arrow types, nulls refused), and threads
-** using distinct objects at once.
+** using distinct objects at once, and inputs kept between runs
+** (rf_database_keep_inputs) with outputs written to a FILE (rf_result_write).
 **
-** Owns: the library's unit tests; `test_api basic|types|errors|arrow|stream|threads|trace|devices|rfx FILE`.
+** Owns: the library's unit tests; `test_api basic|types|errors|arrow|stream|threads|trace|keep|devices|buffers FILE|rfx FILE`.
 */
 #include "redfox.h"
 
@@ -14,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static int failures;
@@ -671,6 +673,165 @@ static void test_trace(void)
     rf_close(db);
 }
 
+static const char *stc_src =
+    "edge(a, b) -> string(a), string(b).\n"
+    "lang:input[`edge] = \"edge.csv\".\n"
+    "lang:input:delimiter[`edge] = \",\".\n"
+    "reach(a, b) <- edge(a, b).\n"
+    "reach(a, c) <- reach(a, b), edge(b, c).\n"
+    "lang:output[`reach] = \"reach\".\n";
+
+/* rf_result_write gives what rf_result_text gives, byte for byte. */
+static void check_write_matches_text(const rf_result *res, int format)
+{
+    char *text = NULL;
+    int64_t len = 0;
+    CHECK_OK(rf_result_text(res, 0, format, &text, &len), "rf_result_text");
+    FILE *f = tmpfile();
+    CHECK(f != NULL);
+    if (!f || !text) {
+        rf_free(text);
+        return;
+    }
+    CHECK(rf_result_write(res, 0, format, f) == REDFOX_OK);
+    char buf[4096];
+    rewind(f);
+    size_t n = fread(buf, 1, sizeof buf, f);
+    CHECK((int64_t)n == len && !memcmp(buf, text, n));
+    CHECK(rf_result_write(res, 0, 99, f) == REDFOX_MISUSE && rf_result_write(res, 5, format, f) == REDFOX_NOTFOUND &&
+          rf_result_write(res, 0, format, NULL) == REDFOX_MISUSE);
+    fclose(f);
+    rf_free(text);
+}
+
+/* rf_database_keep_inputs: a second run reads nothing from the files (they
+** are gone by then); its result outlives the database; off forgets them;
+** giving or dropping a relation forgets them too. */
+static void test_keep(void)
+{
+    char dir[256], file[300];
+    snprintf(dir, sizeof dir, "%s/rf_api_keep_%d", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (int)getpid());
+    snprintf(file, sizeof file, "%s/edge.csv", dir);
+    CHECK(mkdir(dir, 0777) == 0);
+    FILE *f = fopen(file, "w");
+    CHECK(f != NULL);
+    if (!f) return;
+    fputs("x,y\ny,z\nz,w\n", f);
+    fclose(f);
+    rf_program *p = compile_ok(stc_src);
+    rf_database *db = NULL;
+    CHECK_OK(rf_open(dir, &db), rf_errmsg(db));
+    CHECK(rf_database_keep_inputs(NULL, 1) == REDFOX_MISUSE);
+    CHECK_OK(rf_database_keep_inputs(db, 1), rf_errmsg(db));
+    rf_run_options o;
+    rf_run_options_init(&o);
+    o.device = REDFOX_DEVICE_CPU;
+    rf_result *first = NULL, *second = NULL, *res = NULL;
+    CHECK_OK(rf_run(db, p, &o, &first), rf_errmsg(db));
+    CHECK(first && rf_result_rows(first, 0) == 6);
+    CHECK(remove(file) == 0);
+    CHECK_OK(rf_run(db, p, &o, &second), rf_errmsg(db)); /* the file is gone: read from what was kept */
+    CHECK(second && rf_result_rows(second, 0) == 6);
+    check_write_matches_text(second, REDFOX_FORMAT_CSV);
+    check_write_matches_text(second, REDFOX_FORMAT_TABLE);
+    check_write_matches_text(second, REDFOX_FORMAT_TBL);
+    /* off: forgotten, so the missing file is an error again */
+    CHECK_OK(rf_database_keep_inputs(db, 0), rf_errmsg(db));
+    CHECK(rf_run(db, p, &o, &res) != REDFOX_OK && res == NULL && strstr(rf_errmsg(db), "edge.csv"));
+    /* relations given in memory are kept too, and a put forgets what was kept */
+    CHECK_OK(rf_database_keep_inputs(db, 1), rf_errmsg(db));
+    const char *a[2] = {"p", "q"}, *b[2] = {"q", "r"};
+    int ss[2] = {REDFOX_STRING, REDFOX_STRING};
+    const void *cols[2] = {a, b};
+    CHECK_OK(rf_database_put_rows(db, "edge.csv", 2, ss, 2, cols), rf_errmsg(db));
+    for (int round = 0; round < 2; round++) {
+        res = NULL;
+        CHECK_OK(rf_run(db, p, &o, &res), rf_errmsg(db));
+        CHECK(res && rf_result_rows(res, 0) == 3);
+        rf_result_free(res);
+    }
+    CHECK_OK(rf_database_drop(db, "edge.csv"), rf_errmsg(db));
+    res = NULL;
+    CHECK(rf_run(db, p, &o, &res) != REDFOX_OK && res == NULL);
+    rf_close(db);
+    rf_program_free(p);
+    /* the kept runs' results own their strings */
+    int64_t len = 0;
+    CHECK(first && second && rf_result_rows(second, 0) == 6);
+    for (int64_t r = 0; second && r < rf_result_rows(second, 0); r++) {
+        const char *x = rf_result_string(second, 0, 0, r, &len), *y = rf_result_string(first, 0, 0, r, NULL);
+        CHECK(x && y && len == 1 && !strcmp(x, y) && strchr("xyz", x[0]));
+    }
+    rf_result_free(first);
+    rf_result_free(second);
+    rmdir(dir);
+}
+
+/* rf_compile_buffers: a .rfx file's bytes in memory under a name that does
+** not say so (as from standard input) run as the LogiQL it was compiled
+** from; two LogiQL texts compile as one program; an error names its text;
+** a .rfx with another text is refused. */
+static void test_buffers(const char *rfx_path)
+{
+    FILE *f = fopen(rfx_path, "rb");
+    CHECK(f != NULL);
+    if (!f) return;
+    static char bytes[1 << 20];
+    int64_t n = (int64_t)fread(bytes, 1, sizeof bytes, f);
+    fclose(f);
+    CHECK(n > 0 && n < (int64_t)sizeof bytes);
+    rf_database *db = NULL;
+    CHECK_OK(rf_open(NULL, &db), rf_errmsg(db));
+    int64_t a[4] = {1, 2, 3, 7}, b[4] = {2, 3, 1, 8};
+    int ii[2] = {REDFOX_INT, REDFOX_INT};
+    const void *ec[2] = {a, b};
+    CHECK_OK(rf_database_put_rows(db, "edge.csv", 2, ii, 4, ec), rf_errmsg(db));
+    const char *names[2] = {"<stdin>", "rules.logic"};
+    const char *texts[2] = {bytes, NULL};
+    rf_program *rfx = NULL, *two = NULL, *bad = NULL, *mixed = NULL;
+    CHECK_OK(rf_compile_buffers(names, texts, &n, 1, &rfx), rf_program_errmsg(rfx));
+    /* the same program as two texts: declarations, then rules (NUL-terminated) */
+    const char *split = strstr(tc_src, "reach(a, b) <-");
+    char decls[512];
+    snprintf(decls, sizeof decls, "%.*s", (int)(split - tc_src), tc_src);
+    const char *ltexts[2] = {decls, split};
+    const char *lnames[2] = {"decls.logic", "rules.logic"};
+    CHECK_OK(rf_compile_buffers(lnames, ltexts, NULL, 2, &two), rf_program_errmsg(two));
+    rf_run_options o;
+    rf_run_options_init(&o);
+    o.device = REDFOX_DEVICE_CPU;
+    rf_result *r1 = NULL, *r2 = NULL;
+    CHECK_OK(rf_run(db, rfx, &o, &r1), rf_errmsg(db));
+    CHECK_OK(rf_run(db, two, &o, &r2), rf_errmsg(db));
+    char *t1 = NULL, *t2 = NULL;
+    if (r1 && r2) {
+        CHECK_OK(rf_result_text(r1, 0, REDFOX_FORMAT_CSV, &t1, NULL), "");
+        CHECK_OK(rf_result_text(r2, 0, REDFOX_FORMAT_CSV, &t2, NULL), "");
+        CHECK(t1 && t2 && !strcmp(t1, t2) && rf_result_rows(r1, 0) == 10); /* a 3-cycle: 9, and 7 -> 8 */
+    }
+    /* an error in the second text names it, line 2 */
+    const char *btexts[2] = {decls, "reach(a, b) <- edge(a, b).\nreach(a, c) <- nowhere(a, c).\n"};
+    CHECK(rf_compile_buffers(lnames, btexts, NULL, 2, &bad) == REDFOX_ERROR);
+    const rf_diagnostic *g = rf_program_diag(bad, 0);
+    CHECK(g && !strcmp(g->file, "rules.logic") && g->line == 2);
+    /* a .rfx with another text */
+    texts[1] = decls;
+    CHECK(rf_compile_buffers(names, texts, NULL, 2, &mixed) == REDFOX_MISUSE &&
+          strstr(rf_program_errmsg(mixed), "cannot be combined"));
+    rf_program_free(mixed);
+    mixed = NULL;
+    CHECK(rf_compile_buffers(names, NULL, NULL, 1, &mixed) == REDFOX_MISUSE);
+    rf_free(t1);
+    rf_free(t2);
+    rf_result_free(r1);
+    rf_result_free(r2);
+    rf_program_free(rfx);
+    rf_program_free(two);
+    rf_program_free(bad);
+    rf_program_free(mixed);
+    rf_close(db);
+}
+
 /* Distinct objects on distinct threads at once: each thread compiles, opens,
 ** gives its own graph (a chain of 10 + t nodes) and checks its closure; one
 ** program shared by all threads besides (read-only). */
@@ -735,7 +896,9 @@ int main(int argc, char **argv)
     if (all || !strcmp(what, "threads")) test_threads();
     if (all || !strcmp(what, "stream")) test_stream();
     if (all || !strcmp(what, "trace")) test_trace();
+    if (all || !strcmp(what, "keep")) test_keep();
     if (!strcmp(what, "devices") && test_devices() == 77 && !failures) return 77;
+    if (!strcmp(what, "buffers") && argc > 2) test_buffers(argv[2]);
     if (!strcmp(what, "rfx") && argc > 2 && test_rfx(argv[2]) == 77 && !failures) return 77;
     if (failures) fprintf(stderr, "%d checks failed\n", failures);
     return failures ? 1 : 0;
