@@ -108,7 +108,7 @@ tpch() {
 
 subset() {
     for p in tc mutual same_generation negation negated_conjunction aggregates decimals join_skewed strings \
-             group_runs functional fd_violation order_limit nullary overflow rank_mixed_moves; do
+             group_runs functional fd_violation order_limit nullary overflow rank_mixed_moves strings_two; do
         e2e "$tests/e2e/$p.logic"
     done
 }
