@@ -134,6 +134,61 @@ static void formula_text(const rf_ast_formula *f, rf_buf *out, int depth)
     }
 }
 
+/* Records on aux (the predicate of !sub over the variables `shared`) the
+** shape !(q(...), c != v) when sub has it: one positive atom of a user
+** predicate whose arguments are variables and wildcards, c a variable that
+** it names once and the rest of the rule does not use, v a variable of the
+** rest of the rule; the atom's other variables are shared (keys, each named
+** once) or its own (existential, named once). The rule for aux is built as
+** always; the planner may use the shape instead (queryplan/qp_exists.c). */
+static void record_neq_shape(rf_checker *c, const rf_ast_formula *sub, const namelist *shared, rf_fe_pred *aux)
+{
+    if (sub->kind != RF_FORM_AND || sub->nitems != 2) return;
+    int ai = sub->items[0]->kind == RF_FORM_ATOM ? 0 : 1;
+    const rf_ast_formula *af = sub->items[ai], *cf = sub->items[1 - ai];
+    if (af->kind != RF_FORM_ATOM || cf->kind != RF_FORM_CMP || cf->op != RF_CMP_NE) return;
+    if (cf->lhs->kind != RF_AST_VAR || cf->rhs->kind != RF_AST_VAR || !strcmp(cf->lhs->name, cf->rhs->name)) return;
+    const rf_ast_atom *a = &af->atom;
+    if (a->functional || rf_fe_builtin_lookup(a->name)) return;
+    const rf_fe_pred *q = rf_chk_find(c, a->name);
+    if (!q || q->functional || q->arity != a->nargs) return;
+    /* c is the side the atom names and the rest of the rule does not */
+    const char *cname = NULL, *vname = NULL;
+    for (int side = 0; side < 2 && !cname; side++) {
+        const char *x = side ? cf->rhs->name : cf->lhs->name, *y = side ? cf->lhs->name : cf->rhs->name;
+        if (nl_has(shared, x) || !nl_has(shared, y)) continue;
+        for (int32_t j = 0; j < a->nargs; j++)
+            if (a->args[j]->kind == RF_AST_VAR && !strcmp(a->args[j]->name, x)) cname = x, vname = y;
+    }
+    if (!cname) return;
+    int32_t *map = rf_arena_alloc(c->a, (size_t)a->nargs * sizeof *map + 1);
+    if (!map) {
+        c->oom = 1;
+        return;
+    }
+    int32_t vcol = -1;
+    for (int32_t i = 0; i < shared->n; i++)
+        if (!strcmp(shared->names[i], vname)) vcol = i;
+    for (int32_t j = 0; j < a->nargs; j++) {
+        const rf_ast_expr *e = a->args[j];
+        if (e->kind == RF_AST_WILDCARD) {
+            map[j] = -1;
+            continue;
+        }
+        if (e->kind != RF_AST_VAR) return; /* constants, expressions: another shape */
+        for (int32_t i = 0; i < j; i++)
+            if (a->args[i]->kind == RF_AST_VAR && !strcmp(a->args[i]->name, e->name)) return; /* repeated */
+        map[j] = -1;
+        if (!strcmp(e->name, cname)) map[j] = -2;
+        for (int32_t i = 0; i < shared->n; i++)
+            if (!strcmp(shared->names[i], e->name)) map[j] = i;
+    }
+    if (vcol < 0) return;
+    aux->neq_pred = q;
+    aux->neq_map = map;
+    aux->neq_v = vcol;
+}
+
 /* !(a, b, ...) with atoms: an auxiliary predicate _notLINE_COL over the
 ** conjunction's variables that the rest of the rule also uses (the others
 ** are existential inside the negation), defined by the conjunction, and
@@ -242,6 +297,7 @@ void rf_dsg_body_not_conj(rule_builder *b, const rf_ast_formula *f)
     aux->aux = 2;
     aux->shown = shown;
     for (int32_t i = 0; i < shared->n; i++) aux->cols[i] = shared->names[i];
+    record_neq_shape(c, sub, shared, aux);
     rf_ast_clause auxcl;
     memset(&auxcl, 0, sizeof auxcl);
     auxcl.kind = RF_CLAUSE_RULE;
