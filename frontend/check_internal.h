@@ -1,7 +1,8 @@
 /*
 ** frontend/check_internal.h: state shared by the checking passes of the
-** front end (private to frontend/): name resolution and desugaring
-** (desugar.c), safety (safety.c), types (types.c), directives
+** front end (private to frontend/): declarations (declare.c), name
+** resolution and desugaring (desugar.c and the files of
+** desugar_internal.h), safety (safety.c), types (types.c), directives
 ** (directives.c) and stratification (stratify.c).
 */
 #ifndef RF_CHECK_INTERNAL_H
@@ -23,7 +24,7 @@ typedef struct rf_checker {
     int32_t ntemp;    /* counter for auxiliary predicate names */
     /* wildcards of an aggregate's body that every disjunct shares (the same
     ** AST node): while its auxiliary predicate is built, each is the named
-    ** variable wild_names[i], a column of that predicate (desugar.c) */
+    ** variable wild_names[i], a column of that predicate (desugar_aux.c) */
     const rf_ast_expr **wild_nodes;
     const char **wild_names;
     int32_t nwild;

@@ -170,6 +170,15 @@ struct rf_fe_pred {
     int declared;
     int aux;          /* introduced by desugaring: 1 a shared body, 2 a negated conjunction */
     const char *shown; /* aux 2: the conjunction as written, !(a(x), b(x)), for messages */
+    /* aux 2 whose conjunction is one atom and one disequality, !(q(k, _, c), c != v),
+    ** that is "no row of q with these keys and another value than v" (the
+    ** planner may test it per key): neq_pred is q; neq_map[j] for each column j
+    ** of q is the column of this predicate its argument is (a key, >= 0), -1
+    ** (existential) or -2 (c, the compared column); neq_v is the column of this
+    ** predicate holding v. NULL when the conjunction has another shape. */
+    const rf_fe_pred *neq_pred;
+    const int32_t *neq_map;
+    int32_t neq_v;
     /* lang: directives */
     const char *input_file;
     char delimiter;

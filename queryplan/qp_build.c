@@ -19,6 +19,7 @@ typedef struct lw {
     rf_diags *d;
     rf_qp_rel **full, **delta, **newr; /* by predicate id */
     rf_qp_block *cur;
+    int exists; /* another-row tests as per-key aggregates (qp_exists.c) */
     int limit_error; /* an expression passed the plan's bounds (reported): the program's error, not ours */
 } lw;
 
@@ -366,9 +367,11 @@ static int exists_atom(lw *L, const rf_fe_rule *r, const rf_fe_lit *l, rf_qp_rel
     return p->oom ? -1 : 0;
 }
 
-/* The relation that atom number `i` of rule r reads. */
-static rf_qp_rel *atom_rel(lw *L, const rf_fe_lit *l, int32_t i, int32_t delta_lit)
+/* The relation that atom number `i` of rule r reads (over: what another-row
+** tests read instead, may be NULL). */
+static rf_qp_rel *atom_rel(lw *L, const rf_fe_lit *l, int32_t i, int32_t delta_lit, rf_qp_rel *const *over)
 {
+    if (over && over[i]) return over[i];
     return i == delta_lit ? L->delta[l->pred->id] : L->full[l->pred->id];
 }
 
@@ -398,21 +401,78 @@ static int is_fact(const rf_fe_rule *r)
     return 1;
 }
 
+/* cur = the rows of cur for which negated literal l, an another-row test
+** (qp_exists.c), holds: t = the keys and values v of cur's rows that meet a
+** row of n->g (keys, least, greatest) with least != v or greatest != v, then
+** cur anti-joined with t on them. */
+static int negated_test(lw *L, const rf_fe_rule *r, const rf_fe_lit *l, const qp_exists_neg *n, pipe *cur)
+{
+    rf_qp_program *p = L->p;
+    int32_t nk = n->nkeys, vc = col_of(cur, l->args[n->varg]->var);
+    rf_qp_rel *t = qp_temp_new(p, nk + 1), *a = qp_temp_new(p, cur->n);
+    rf_qp_cmd *jc = qp_cmd_new(p, RF_QP_MAPJOIN, t, 2), *ac = qp_cmd_new(p, RF_QP_ANTIJOIN, a, 2);
+    int32_t *lk = qp_ints(p, nk + 1), *rk = qp_ints(p, nk + 1), *alk = qp_ints(p, nk + 1), *ark = qp_ints(p, nk + 1);
+    rf_qp_expr **outs = qp_alloc(p, (size_t)(nk + 2) * sizeof *outs);
+    if (!t || !a || !jc || !ac || !lk || !rk || !alk || !ark || !outs || vc < 0) return -1;
+    for (int32_t k = 0; k < nk; k++) {
+        lk[k] = col_of(cur, l->args[n->keyarg[k]]->var);
+        rk[k] = k;
+        if (lk[k] < 0) return -1;
+    }
+    for (int32_t k = 0; k <= nk; k++) {
+        int32_t c = k < nk ? lk[k] : vc;
+        outs[k] = qp_e_col(p, 0, c, cur->rel->types[c]);
+        t->types[k] = cur->rel->types[c];
+        t->colnames[k] = cur->rel->colnames[c];
+        alk[k] = c;
+        ark[k] = k;
+    }
+    rf_type vt = cur->rel->types[vc];
+    rf_qp_expr *same = qp_e_and(p, qp_e_cmp(p, RF_CMP_EQ, qp_e_col(p, 1, nk, vt), qp_e_col(p, 0, vc, vt)),
+                                qp_e_cmp(p, RF_CMP_EQ, qp_e_col(p, 1, nk + 1, vt), qp_e_col(p, 0, vc, vt)));
+    jc->in[0] = cur->rel;
+    jc->in[1] = n->g;
+    jc->lkeys = lk;
+    jc->rkeys = rk;
+    jc->nkeys = nk;
+    jc->filter = qp_e_not(p, same);
+    jc->outs = outs;
+    jc->nouts = nk + 1;
+    emit(L, jc);
+    for (int32_t k = 0; k < cur->n; k++) a->types[k] = cur->rel->types[k];
+    name_cols(r, a, cur->var);
+    ac->in[0] = cur->rel;
+    ac->in[1] = t;
+    ac->lkeys = alk;
+    ac->rkeys = ark;
+    ac->nkeys = nk + 1;
+    if (qp_cmd_identity_outs(p, ac)) return -1;
+    emit(L, ac);
+    cur->rel = a;
+    cur->last = ac;
+    return p->oom ? -1 : 0;
+}
+
 /* One rule as a pipeline; returns the relation with the head's rows (a
 ** temporary, or a base relation when the rule copies one). delta_lit is the
 ** body literal that reads the delta relation (-1: none). */
-static rf_qp_rel *lower_rule(lw *L, const rf_fe_rule *r, int32_t delta_lit)
+static rf_qp_rel *lower_rule(lw *L, const rf_fe_rule *rule, int32_t delta_lit)
 {
     rf_qp_program *p = L->p;
     pipe cur = {NULL, NULL, 0, NULL};
     int32_t start = L->cur->ncmds;
     int have = 0;
+    /* 0. another-row tests: the per-key relations they read, and the rule
+    ** with its atoms reading them */
+    qp_exists_plan ex = {rule, NULL, NULL, NULL};
+    if (L->exists && qp_exists_rewrite(p, L->cur, rule, L->full, &ex)) return NULL;
+    const rf_fe_rule *r = ex.r;
     /* 1. positive atoms: scan the first, join the others */
     for (int32_t i = 0; i < r->nbody; i++) {
         const rf_fe_lit *l = r->body[i];
         if (l->kind != RF_FE_ATOM || l->negated) continue;
         if (existence_atom(r, l)) continue;
-        rf_qp_rel *rel = atom_rel(L, l, i, delta_lit);
+        rf_qp_rel *rel = atom_rel(L, l, i, delta_lit, ex.over);
         if (!have) {
             if (scan_atom(L, r, l, rel, NULL, &cur)) return NULL;
             have = 1;
@@ -424,7 +484,7 @@ static rf_qp_rel *lower_rule(lw *L, const rf_fe_rule *r, int32_t delta_lit)
     for (int32_t i = 0; i < r->nbody; i++) {
         const rf_fe_lit *l = r->body[i];
         if (!existence_atom(r, l)) continue;
-        if (exists_atom(L, r, l, atom_rel(L, l, i, delta_lit), &cur, have)) return NULL;
+        if (exists_atom(L, r, l, atom_rel(L, l, i, delta_lit, ex.over), &cur, have)) return NULL;
         have = 1;
     }
     if (!have) {
@@ -508,6 +568,10 @@ static rf_qp_rel *lower_rule(lw *L, const rf_fe_rule *r, int32_t delta_lit)
     for (int32_t i = 0; i < r->nbody; i++) {
         const rf_fe_lit *l = r->body[i];
         if (l->kind != RF_FE_ATOM || !l->negated) continue;
+        if (ex.neg && ex.neg[i]) {
+            if (negated_test(L, r, l, ex.neg[i], &cur)) return NULL;
+            continue;
+        }
         pipe neg;
         if (scan_atom(L, r, l, L->full[l->pred->id], &cur, &neg)) return NULL;
         rf_qp_rel *t = qp_temp_new(p, cur.n);
@@ -627,6 +691,7 @@ static rf_qp_rel *lower_rule(lw *L, const rf_fe_rule *r, int32_t delta_lit)
                                ? qp_sprintf(p, "%s, line %d: %s reads %s", r->head->name, r->loc.line,
                                             r->body[delta_lit]->pred->name, L->delta[r->body[delta_lit]->pred->id]->name)
                                : qp_sprintf(p, "%s, line %d", r->head->name, r->loc.line);
+        if (ex.note) note = qp_sprintf(p, "%s; %s", note, ex.note);
         L->cur->cmds[start]->note = note;
     }
     return p->oom ? NULL : cur.rel;
@@ -984,7 +1049,7 @@ rf_status rf_qp_build_opts(const rf_fe_program *fe, const rf_qp_options *opt, rf
     p->fe = fe;
     p->inputs_are_sets = opt ? opt->inputs_are_sets : 0;
     p->no_lftj = opt ? opt->no_lftj : 0;
-    lw L = {p, fe, d, NULL, NULL, NULL, NULL, 0};
+    lw L = {p, fe, d, NULL, NULL, NULL, NULL, !(opt && opt->no_exists), 0};
     int64_t errors = d->nerrors;
     L.full = qp_alloc(p, (size_t)(fe->npreds + 1) * sizeof *L.full);
     L.delta = qp_alloc(p, (size_t)(fe->npreds + 1) * sizeof *L.delta);

@@ -111,6 +111,27 @@ int qp_lattice_replace(rf_qp_program *p, rf_qp_block *b, const rf_fe_pred *q, rf
 /* Whether join c meets at most one row of side s per row of the other side
 ** (its keys on s hold a key of s: qp_infer.c). */
 int qp_key_joined(const rf_qp_cmd *c, int32_t s);
+/* Another-row tests (qp_exists.c), applied while a rule is lowered: atoms
+** and negated conjunctions whose only role is a test per key read per-key
+** aggregates instead. A negated literal so lowered: its rows of cur whose
+** keys (arguments keyarg[0..nkeys)) have, in g (keys, least, greatest), a
+** value other than argument varg are removed. */
+typedef struct qp_exists_neg {
+    rf_qp_rel *g;
+    int32_t nkeys;
+    int32_t *keyarg;
+    int32_t varg;
+} qp_exists_neg;
+typedef struct qp_exists_plan {
+    const rf_fe_rule *r;  /* the rule to lower: the original, or a copy with the tests replaced */
+    rf_qp_rel **over;     /* per body literal: the relation a positive atom reads instead, or NULL */
+    qp_exists_neg **neg;  /* per body literal: the test of a negated literal, or NULL */
+    const char *note;     /* what was rewritten (for the plan's note), or NULL */
+} qp_exists_plan;
+/* Appends to b the per-key relations rule r needs and describes its
+** lowering in *out (out->r = r when nothing applies). -1: out of memory. */
+int qp_exists_rewrite(rf_qp_program *p, rf_qp_block *b, const rf_fe_rule *r, rf_qp_rel *const *full,
+                      qp_exists_plan *out);
 
 /* The passes (one file each). */
 rf_status rf_qp_pass_fold(rf_qp_program *p, rf_diags *d);

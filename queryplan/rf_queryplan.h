@@ -247,6 +247,8 @@ typedef struct rf_qp_program {
 typedef struct rf_qp_options {
     int inputs_are_sets; /* the loader guarantees duplicate-free inputs (default 0) */
     int no_lftj;         /* no worst-case-optimal joins: cyclic bodies stay binary joins */
+    int no_exists;       /* keep another-row tests as joins: no per-key least and greatest
+                            (queryplan/qp_exists.c; default 0, the rewrite is on) */
 } rf_qp_options;
 
 /* Lowers a checked program into a plan (strata in order, semi-naive loops

@@ -33,7 +33,7 @@ static int is_loop(const rf_hir_block *bl)
 
 /* The predicates of loop block bl (at most MAX_NAMED, *more counts the
 ** rest): the outputs of its INSERT kernels, or else its tested deltas. */
-/* A predicate the front end made (frontend/desugar.c: `_not<line>_<col>` for
+/* A predicate the front end made (frontend/desugar_aux.c: `_not<line>_<col>` for
 ** a negated conjunction, `_body<line>_<col>` for a shared body), which means
 ** nothing to the user. */
 static int compiler_made(const char *name)

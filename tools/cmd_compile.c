@@ -9,7 +9,8 @@
 #include <string.h>
 
 static const char *usage =
-    "usage: redfox compile PROG.logic [MORE.logic ...] [-o PROG.rfx] [--no-opt] [--no-fuse] [--no-lftj]\n"
+    "usage: redfox compile PROG.logic [MORE.logic ...] [-o PROG.rfx] [--no-opt] [--no-exists]\n"
+    "                      [--no-fuse] [--no-lftj]\n"
     "                      [--gpu-arch A] [--cache-dir DIR | --no-cache]\n"
     "       redfox compile - -o PROG.rfx     (the program from standard input)\n"
     "\n"
@@ -32,6 +33,10 @@ static const char *usage =
     "  --no-opt    skip the query-plan optimization passes\n"
     "  --no-lftj   join cyclic bodies (triangles, cliques) with binary joins,\n"
     "              not with the worst-case-optimal leapfrog triejoin\n"
+    "  --no-exists keep joins that only test that another row exists (a\n"
+    "              self-join with !=, a negated one, an atom of wildcards\n"
+    "              beside its keys) as joins, instead of per-key least and\n"
+    "              greatest or distinct keys; results are identical\n"
     "  --no-fuse   GPU code without Kernel Weaver's fused kernels: the PTX\n"
     "              that `redfox run --no-fuse` uses (a run with fusion then\n"
     "              compiles the fused kernels with NVRTC when it starts)\n"
@@ -67,6 +72,8 @@ int rf_tool_compile(int argc, char **argv)
             o.no_opt = 1;
         } else if (!strcmp(a, "--no-lftj")) {
             o.no_lftj = 1;
+        } else if (!strcmp(a, "--no-exists")) {
+            o.no_exists = 1;
         } else if (!strcmp(a, "--no-fuse")) {
             o.no_fuse = 1;
         } else if (a[0] == '-' && a[1]) {

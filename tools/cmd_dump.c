@@ -17,8 +17,8 @@
 extern char **environ;
 
 static const char *usage =
-    "usage: redfox dump WHAT PROG.logic|PROG.rfx|- [--format text|yaml|dot|svg] [--no-opt] [--no-fuse]\n"
-    "                  [--no-lftj]\n"
+    "usage: redfox dump WHAT PROG.logic|PROG.rfx|- [--format text|yaml|dot|svg] [--no-opt] [--no-exists]\n"
+    "                  [--no-fuse] [--no-lftj]\n"
     "\n"
     "The program may be several .logic files (one program), or '-' to read\n"
     "it from standard input (so may /dev/stdin, a pipe or a FIFO).\n"
@@ -45,6 +45,7 @@ static const char *usage =
     "              Graphviz's `dot -Tsvg`, which must be on PATH)\n"
     "  --no-opt    show the plan before the optimization passes\n"
     "  --no-lftj   cyclic bodies as binary joins, not a leapfrog triejoin (lftj)\n"
+    "  --no-exists the plan with another-row tests kept as joins (see compile)\n"
     "  --no-fuse   --cuda, --ptx, --fused: without fused kernels (as `redfox\n"
     "              run --no-fuse` runs)\n"
     "  -h, --help  this text\n";
@@ -136,7 +137,7 @@ int rf_tool_dump(int argc, char **argv)
     const char *progs[256];
     int32_t nprogs = 0;
     const char *what = NULL, *prog = NULL, *format = "text";
-    int opt = 1, fuse = 1, no_lftj = 0;
+    int opt = 1, fuse = 1, no_lftj = 0, exists = 1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int m;
@@ -155,6 +156,8 @@ int rf_tool_dump(int argc, char **argv)
             no_lftj = 1;
         } else if (!strcmp(a, "--no-fuse")) {
             fuse = 0;
+        } else if (!strcmp(a, "--no-exists")) {
+            exists = 0;
         } else if ((m = rf_tool_opt_value("dump", argc, argv, &i, "--format", &format)) != 0) {
             if (m < 0) return RF_EXIT_USAGE;
         } else if (a[0] == '-' && a[1]) {
@@ -194,6 +197,7 @@ int rf_tool_dump(int argc, char **argv)
         memset(&o, 0, sizeof o);
         o.no_opt = !opt;
         o.no_lftj = no_lftj;
+        o.no_exists = !exists;
         rf_hir_program *hir = NULL;
         rf_buf ptx0, gpln;
         rf_buf_init(&ptx0);
@@ -251,7 +255,7 @@ int rf_tool_dump(int argc, char **argv)
             rf_fe_print_program(fe, &out);
         } else if (!st) {
             rf_qp_program *qp = NULL;
-            rf_qp_options qo = {0, no_lftj};
+            rf_qp_options qo = {.no_lftj = no_lftj, .no_exists = !opt || !exists};
             st = rf_qp_build_opts(fe, &qo, &qp, &d);
             if (!st && opt) st = rf_qp_optimize(qp, &d);
             if (!st) {

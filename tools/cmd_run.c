@@ -19,9 +19,9 @@
 static const char *usage =
     "usage: redfox run PROG.rfx|PROG.logic|- [--data DIR] [--device auto|cpu|gpu]\n"
     "                  [--format table|csv|tbl] [--out DIR] [--profile] [--threads N]\n"
-    "                  [--max-iterations N] [--no-fuse] [--no-lftj] [--repeat N] [--set NAME=VALUE]\n"
-    "                  [--cache-dir DIR | --no-cache] [--trace FILE] [--gpu-memory N]\n"
-    "                  [--gpus N]\n"
+    "                  [--max-iterations N] [--no-fuse] [--no-lftj] [--no-exists] [--repeat N]\n"
+    "                  [--set NAME=VALUE] [--cache-dir DIR | --no-cache] [--trace FILE]\n"
+    "                  [--gpu-memory N] [--gpus N]\n"
     "\n"
     "Runs a compiled program (or compiles .logic files first) on the\n"
     "lang:input files found in DIR, and prints every lang:output relation.\n"
@@ -69,6 +69,8 @@ static const char *usage =
     "                       --fused` lists them). Results are identical either way\n"
     "  --no-lftj            compiling .logic files: join cyclic bodies (triangles,\n"
     "                       cliques) with binary joins, not the leapfrog triejoin\n"
+    "  --no-exists          compiling PROG.logic: keep joins that only test that\n"
+    "                       another row exists as joins (see `redfox compile`)\n"
     "  --threads N          CPU threads (default: all cores; with several ranks on\n"
     "                       a host, its cores divided among them)\n"
     "  --max-iterations N   stop with an error when a recursive stratum has run\n"
@@ -222,7 +224,7 @@ int rf_tool_run(int argc, char **argv)
     int32_t nprogs = 0;
     const char *prog = NULL, *data = ".", *device = "auto", *format = NULL, *outdir = NULL, *threads = NULL,
                *maxit = NULL, *repeat_s = NULL, *trace_path = NULL, *gpus_s = NULL;
-    int profile = 0, no_fuse = 0, no_lftj = 0;
+    int profile = 0, no_fuse = 0, no_lftj = 0, no_exists = 0;
     rf_rt_tuning tune;
     rf_rt_tuning_init(&tune);
     for (int i = 1; i < argc; i++) {
@@ -243,6 +245,10 @@ int rf_tool_run(int argc, char **argv)
         }
         if (!strcmp(a, "--no-lftj")) {
             no_lftj = 1;
+            continue;
+        }
+        if (!strcmp(a, "--no-exists")) {
+            no_exists = 1;
             continue;
         }
         if ((m = rf_tool_opt_set("run", argc, argv, &i, &tune)) ||
@@ -336,6 +342,7 @@ int rf_tool_run(int argc, char **argv)
     rf_hir_program *hir = NULL;
     rf_tool_opts to = {0};
     to.no_lftj = no_lftj;
+    to.no_exists = no_exists;
     rf_buf ptx0, gpln;
     rf_buf_init(&ptx0);
     rf_buf_init(&gpln);

@@ -12,8 +12,9 @@
 #include <stdio.h>
 
 typedef struct rf_tool_opts {
-    int no_opt;           /* skip the query-plan passes */
+    int no_opt;           /* skip the query-plan passes (and the another-row rewrite) */
     int no_lftj;          /* cyclic joins stay binary joins (no leapfrog triejoin) */
+    int no_exists;        /* keep another-row tests as joins (rf_qp_options.no_exists) */
     const char *gpu_arch; /* NVRTC target of the PTX0 section (NULL: compute_80) */
     int no_fuse;          /* the PTX0 section without Kernel Weaver's fused kernels */
     const char *cache_dir; /* NVRTC's cache (NULL: the user's cache folder; "": none) */
