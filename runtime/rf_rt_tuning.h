@@ -24,8 +24,8 @@ typedef struct rf_rt_tuning {
     int64_t gpu_ordered_min;
     /* hugepages: 1, advise transparent huge pages for big host columns */
     int hugepages;
-    /* gpu_pool_mb: the GPU memory pool's first arena in MiB (0: 85 % of the
-    ** memory free when the run starts) */
+    /* gpu_pool_mb: the GPU memory pool's first arena in MiB (0: a quarter of the
+    ** memory free when the run starts, at least 1 GiB) */
     int64_t gpu_pool_mb;
     /* gpu_memory: the most bytes of device memory a GPU run may hold at once
     ** (its pool, CUB's scratch, every value); 0: no cap, what the GPU has.

@@ -34,8 +34,8 @@ static const setting settings[] = {
      "advise transparent huge pages for big host columns (on or off; off where huge-page "
      "compaction stalls the system)"},
     {"gpu_pool_mb", MIB, offsetof(rf_rt_tuning, gpu_pool_mb), 0,
-     "the GPU memory pool's first arena in MiB (auto: 85 % of the GPU memory free when the "
-     "run starts; later arenas double)"},
+     "the GPU memory pool's first arena in MiB (auto: a quarter of the GPU memory free when the "
+     "run starts, at least 1 GiB; later arenas double)"},
     {"gpu_memory", BYTES, offsetof(rf_rt_tuning, gpu_memory), 0,
      "the most GPU memory a run may use, in bytes with an optional K, M, G or T suffix (powers "
      "of 1024; off: what the GPU has; also --gpu-memory N); values the current kernel does not "

@@ -742,9 +742,13 @@ rf_status rf_gpu_cuda_open(gdev *g, rf_diags *d, char *why, size_t nwhy)
     if (r == CUDA_SUCCESS) r = drv.f.MemAllocHost(&c->small, SMALL_BYTES);
     if (r != CUDA_SUCCESS) st = cu_fail(g, r, "setting up the GPU");
     g->mem_free = fr;
-    /* one arena of most of the memory: no fragmentation between arenas, and
-    ** the pool never goes back to the driver during a run */
-    g->pool_first = fr / 100 * 85; /* (the run's gpu_pool_mb may set another) */
+    /* a first arena of a quarter of the free memory (at least 1 GiB), then
+    ** arenas that double while the device has room: most runs allocate
+    ** once, a large one a few times (each cuMemAlloc costs milliseconds),
+    ** and other processes on the same GPU keep room. Taking 85% at the
+    ** start left a second redfox on the card 16 MiB: ten test processes on
+    ** one H200 failed with "out of GPU memory" */
+    g->pool_first = fr / 4 > (UINT64_C(1) << 30) ? fr / 4 : (UINT64_C(1) << 30); /* (gpu_pool_mb may set another) */
     if (st) cu_close(g);
     return st;
 }
