@@ -26,34 +26,6 @@ typedef struct chain {
     int32_t *gleaf, *gcol; /* global column -> (leaf, col) */
 } chain;
 
-static int32_t find(int32_t *uf, int32_t x)
-{
-    while (uf[x] != x) {
-        uf[x] = uf[uf[x]];
-        x = uf[x];
-    }
-    return x;
-}
-
-static int64_t count_reads(const rf_qp_program *p, const rf_qp_rel *r)
-{
-    int64_t n = 0;
-    for (int32_t b = 0; b < p->nblocks; b++) {
-        const rf_qp_block *bl = p->blocks[b];
-        for (int32_t i = 0; i < bl->ncmds; i++)
-            for (int32_t j = 0; j < bl->cmds[i]->nin; j++) n += bl->cmds[i]->in[j] == r;
-        for (int32_t j = 0; j < bl->term.nrels; j++) n += bl->term.rels[j] == r;
-    }
-    return n;
-}
-
-static int plain_cols(const rf_qp_cmd *c)
-{
-    for (int32_t i = 0; i < c->nouts; i++)
-        if (c->outs[i]->kind != RF_QP_E_COL) return 0;
-    return 1;
-}
-
 /* The global form of an expression of node i: COL(side = leaf, col = leaf
 ** column). map[c] is the global column of output c of node i-1. */
 static rf_qp_expr *to_global(rf_qp_program *p, const chain *ch, const rf_qp_expr *e, int32_t i, const int32_t *below)
@@ -146,7 +118,7 @@ static int reorder(rf_qp_program *p, rf_qp_block *bl, chain *ch, int32_t top)
             int32_t a = i == 0 ? ch->off[0] + n->lkeys[k] : below[n->lkeys[k]];
             int32_t b = ch->off[i + 1] + n->rkeys[k];
             used[a] = used[b] = 1;
-            ch->uf[find(ch->uf, a)] = find(ch->uf, b);
+            ch->uf[qp_uf_find(ch->uf, a)] = qp_uf_find(ch->uf, b);
         }
         int32_t nc;
         rf_qp_expr **cs = qp_e_conjuncts(p, n->filter, &nc);
@@ -189,9 +161,9 @@ static int reorder(rf_qp_program *p, rf_qp_block *bl, chain *ch, int32_t top)
             if (placed[l]) continue;
             int conn = 0;
             for (int32_t c = 0; c < ch->leaf[l]->ncols && s > 0 && !conn; c++) {
-                int32_t r = find(ch->uf, ch->off[l] + c);
+                int32_t r = qp_uf_find(ch->uf, ch->off[l] + c);
                 for (int32_t g = 0; g < ch->ncol && !conn; g++)
-                    conn = placed[ch->gleaf[g]] && find(ch->uf, g) == r;
+                    conn = placed[ch->gleaf[g]] && qp_uf_find(ch->uf, g) == r;
             }
             if (best < 0 || conn > bestconn || (conn == bestconn && ch->leaf[l]->card < ch->leaf[best]->card)) {
                 best = l;
@@ -227,16 +199,16 @@ static int reorder(rf_qp_program *p, rf_qp_block *bl, chain *ch, int32_t top)
         /* keys: every column of b joins a column of acc in its class; two
         ** columns of one class on the same side are tied by a filter */
         for (int32_t col = 0; col < rb->ncols; col++) {
-            int32_t r = find(ch->uf, ch->off[b] + col), a = -1;
+            int32_t r = qp_uf_find(ch->uf, ch->off[b] + col), a = -1;
             for (int32_t k = 0; k < nacc && a < 0; k++)
-                if (find(ch->uf, accg[k]) == r) a = k;
+                if (qp_uf_find(ch->uf, accg[k]) == r) a = k;
             if (a >= 0) {
                 lk[nk] = a;
                 rk[nk++] = col;
                 continue;
             }
             for (int32_t c2 = 0; c2 < col; c2++)
-                if (find(ch->uf, ch->off[b] + c2) == r) {
+                if (qp_uf_find(ch->uf, ch->off[b] + c2) == r) {
                     filter = qp_e_and(p, filter, qp_e_cmp(p, RF_CMP_EQ, qp_e_col(p, 1, c2, rb->types[c2]),
                                                           qp_e_col(p, 1, col, rb->types[col])));
                     break;
@@ -245,7 +217,7 @@ static int reorder(rf_qp_program *p, rf_qp_block *bl, chain *ch, int32_t top)
         if (s == 1)
             for (int32_t k = 0; k < nacc; k++)
                 for (int32_t k2 = 0; k2 < k; k2++)
-                    if (find(ch->uf, accg[k2]) == find(ch->uf, accg[k])) {
+                    if (qp_uf_find(ch->uf, accg[k2]) == qp_uf_find(ch->uf, accg[k])) {
                         filter = qp_e_and(p, filter, qp_e_cmp(p, RF_CMP_EQ, qp_e_col(p, 0, k2, acc->types[k2]),
                                                               qp_e_col(p, 0, k, acc->types[k])));
                         break;
@@ -352,9 +324,9 @@ rf_status rf_qp_pass_joinorder(rf_qp_program *p, rf_diags *d)
             rf_qp_cmd *cur = top;
             for (;;) {
                 rf_qp_rel *l = cur->in[0];
-                if (l->kind != RF_QP_REL_TEMP || count_reads(p, l) != 1) break;
+                if (l->kind != RF_QP_REL_TEMP || qp_count_reads(p, l) != 1) break;
                 int32_t w = qp_find_writer(bl, l);
-                if (w < 0 || bl->cmds[w]->op != RF_QP_MAPJOIN || !plain_cols(bl->cmds[w])) break;
+                if (w < 0 || bl->cmds[w]->op != RF_QP_MAPJOIN || !qp_plain_cols(bl->cmds[w])) break;
                 if (ch.nnode == cap) {
                     rf_qp_cmd **m = qp_alloc(p, (size_t)cap * 2 * sizeof *m);
                     if (!m) break;

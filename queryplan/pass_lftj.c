@@ -43,34 +43,6 @@
 #define LFTJ_MAX_VARS 16
 #define LFTJ_MAX_BOUNDS 16 /* the executors' (rf_rt_lftj.h); more stay after the join */
 
-static int32_t find(int32_t *uf, int32_t x)
-{
-    while (uf[x] != x) {
-        uf[x] = uf[uf[x]];
-        x = uf[x];
-    }
-    return x;
-}
-
-static int64_t count_reads(const rf_qp_program *p, const rf_qp_rel *r)
-{
-    int64_t n = 0;
-    for (int32_t b = 0; b < p->nblocks; b++) {
-        const rf_qp_block *bl = p->blocks[b];
-        for (int32_t i = 0; i < bl->ncmds; i++)
-            for (int32_t j = 0; j < bl->cmds[i]->nin; j++) n += bl->cmds[i]->in[j] == r;
-        for (int32_t j = 0; j < bl->term.nrels; j++) n += bl->term.rels[j] == r;
-    }
-    return n;
-}
-
-static int plain_cols(const rf_qp_cmd *c)
-{
-    for (int32_t i = 0; i < c->nouts; i++)
-        if (c->outs[i]->kind != RF_QP_E_COL) return 0;
-    return 1;
-}
-
 /* A comparison of two int columns or an int column and an int constant. */
 static int simple_bound(const rf_qp_expr *e)
 {
@@ -209,7 +181,7 @@ static int rewrite(rf_qp_program *p, rf_qp_block *bl, lchain *ch, int32_t top)
             int32_t a = i == 0 ? ch->off[0] + n->lkeys[k] : ch->below[n->lkeys[k]];
             int32_t b = ch->off[i + 1] + n->rkeys[k];
             used[a] = used[b] = 1;
-            ch->uf[find(ch->uf, a)] = find(ch->uf, b);
+            ch->uf[qp_uf_find(ch->uf, a)] = qp_uf_find(ch->uf, b);
         }
         int32_t nc;
         rf_qp_expr **cs = qp_e_conjuncts(p, n->filter, &nc);
@@ -256,14 +228,14 @@ static int rewrite(rf_qp_program *p, rf_qp_block *bl, lchain *ch, int32_t top)
             if (!used[g]) continue;
             if (ch->leaf[l]->types[c] != RF_TYPE_INT) return 0;
             for (int32_t c2 = 0; c2 < c; c2++)
-                if (used[ch->off[l] + c2] && find(ch->uf, ch->off[l] + c2) == find(ch->uf, g)) return 0;
+                if (used[ch->off[l] + c2] && qp_uf_find(ch->uf, ch->off[l] + c2) == qp_uf_find(ch->uf, g)) return 0;
         }
     /* classes, in the order first read */
     int32_t cls[LFTJ_MAX_VARS], ncls = 0, holders[LFTJ_MAX_VARS] = {0};
     for (int32_t g = 0; g < ng; g++) {
         var[g] = -1;
         if (!used[g]) continue;
-        int32_t r = find(ch->uf, g), k = 0;
+        int32_t r = qp_uf_find(ch->uf, g), k = 0;
         while (k < ncls && cls[k] != r) k++;
         if (k == ncls) {
             if (ncls == LFTJ_MAX_VARS) return 0;
@@ -356,9 +328,9 @@ rf_status rf_qp_pass_lftj(rf_qp_program *p, rf_diags *d)
             rf_qp_cmd *cur = top;
             for (;;) {
                 rf_qp_rel *l = cur->in[0];
-                if (l->kind != RF_QP_REL_TEMP || count_reads(p, l) != 1) break;
+                if (l->kind != RF_QP_REL_TEMP || qp_count_reads(p, l) != 1) break;
                 int32_t w = qp_find_writer(bl, l);
-                if (w < 0 || bl->cmds[w]->op != RF_QP_MAPJOIN || !plain_cols(bl->cmds[w])) break;
+                if (w < 0 || bl->cmds[w]->op != RF_QP_MAPJOIN || !qp_plain_cols(bl->cmds[w])) break;
                 if (nn == LFTJ_MAX_INPUTS) {
                     nn = LFTJ_MAX_INPUTS + 1;
                     break;

@@ -12,18 +12,6 @@
 */
 #include "qp_internal.h"
 
-static int64_t count_reads(const rf_qp_program *p, const rf_qp_rel *r)
-{
-    int64_t n = 0;
-    for (int32_t b = 0; b < p->nblocks; b++) {
-        const rf_qp_block *bl = p->blocks[b];
-        for (int32_t i = 0; i < bl->ncmds; i++)
-            for (int32_t j = 0; j < bl->cmds[i]->nin; j++) n += bl->cmds[i]->in[j] == r;
-        for (int32_t j = 0; j < bl->term.nrels; j++) n += bl->term.rels[j] == r;
-    }
-    return n;
-}
-
 static int32_t index_of(const rf_qp_block *bl, const rf_qp_cmd *c)
 {
     for (int32_t i = 0; i < bl->ncmds; i++)
@@ -40,7 +28,7 @@ static rf_qp_rel *push_down(rf_qp_program *p, rf_qp_block *bl, rf_qp_cmd *consum
 {
     if (p->oom) return NULL;
     int32_t w = r->kind == RF_QP_REL_TEMP ? qp_find_writer(bl, r) : -1;
-    if (w >= 0 && count_reads(p, r) == 1) {
+    if (w >= 0 && qp_count_reads(p, r) == 1) {
         rf_qp_cmd *P = bl->cmds[w];
         /* the producer's expressions go into the filter: not past the plan's bounds */
         int fits = 1;

@@ -14,18 +14,6 @@
 */
 #include "qp_internal.h"
 
-static int64_t count_reads(const rf_qp_program *p, const rf_qp_rel *r)
-{
-    int64_t n = 0;
-    for (int32_t b = 0; b < p->nblocks; b++) {
-        const rf_qp_block *bl = p->blocks[b];
-        for (int32_t i = 0; i < bl->ncmds; i++)
-            for (int32_t j = 0; j < bl->cmds[i]->nin; j++) n += bl->cmds[i]->in[j] == r;
-        for (int32_t j = 0; j < bl->term.nrels; j++) n += bl->term.rels[j] == r;
-    }
-    return n;
-}
-
 /* Facts are sorted and distinct, so two rows with one key are neighbours. */
 static int facts_satisfy_fd(const rf_qp_cmd *f, int32_t nkeys)
 {
@@ -60,7 +48,7 @@ rf_status rf_qp_pass_unique(rf_qp_program *p, rf_diags *d)
                 if (!holds) continue;
             }
             dropped = 1;
-            int direct = w >= 0 && w < i && count_reads(p, in) == 1;
+            int direct = w >= 0 && w < i && qp_count_reads(p, in) == 1;
             for (int32_t k = w + 1; k < i && direct; k++)
                 direct = !qp_cmd_reads(bl->cmds[k], dst) && bl->cmds[k]->dst != dst;
             if (direct) {

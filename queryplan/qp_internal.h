@@ -148,4 +148,12 @@ const char *qp_cmp_text(rf_cmp_op op);
 void qp_rel_text(const rf_qp_rel *r, rf_buf *out);   /* the relation line without its name */
 void qp_term_text(const rf_qp_term *t, rf_buf *out);
 
+/* Helpers the passes share (qp_ir.c). How many commands and terminators
+** of p read r. */
+int64_t qp_count_reads(const rf_qp_program *p, const rf_qp_rel *r);
+/* Whether every output of c is a plain column (no computed value). */
+int qp_plain_cols(const rf_qp_cmd *c);
+/* The representative of x in union-find array uf (with path halving). */
+int32_t qp_uf_find(int32_t *uf, int32_t x);
+
 #endif

@@ -621,3 +621,31 @@ const char *rf_qp_op_name(rf_qp_op op)
                               "unique", "copy", "facts", "clear", "orderlimit", "lftj"};
     return (unsigned)op < 12 ? n[op] : "?";
 }
+
+int64_t qp_count_reads(const rf_qp_program *p, const rf_qp_rel *r)
+{
+    int64_t n = 0;
+    for (int32_t b = 0; b < p->nblocks; b++) {
+        const rf_qp_block *bl = p->blocks[b];
+        for (int32_t i = 0; i < bl->ncmds; i++)
+            for (int32_t j = 0; j < bl->cmds[i]->nin; j++) n += bl->cmds[i]->in[j] == r;
+        for (int32_t j = 0; j < bl->term.nrels; j++) n += bl->term.rels[j] == r;
+    }
+    return n;
+}
+
+int qp_plain_cols(const rf_qp_cmd *c)
+{
+    for (int32_t i = 0; i < c->nouts; i++)
+        if (c->outs[i]->kind != RF_QP_E_COL) return 0;
+    return 1;
+}
+
+int32_t qp_uf_find(int32_t *uf, int32_t x)
+{
+    while (uf[x] != x) {
+        uf[x] = uf[uf[x]];
+        x = uf[x];
+    }
+    return x;
+}
