@@ -201,60 +201,6 @@ static uint32_t verify(const void *p, uint64_t size, int width, rf_type type, ui
     return crc;
 }
 
-/* Maps dir/file, which must be `size` bytes with CRC-32C crc; for a column
-** (width > 0) also finds the first row whose value its type does not allow
-** (*bad, -1: none). Big files are checked by several threads at once, each
-** a piece (faulting its pages in as it goes), their CRCs then combined. */
-static rf_status map_file(const rf_db *db, const char *file, uint64_t size, uint32_t crc, int width, rf_type type,
-                          uint64_t dict_count, rf_db_map *m, int64_t *bad, rf_diags *d)
-{
-    m->addr = NULL;
-    m->len = 0;
-    *bad = -1;
-    char *path = rf_sprintf("%s/%s", db->dir, file);
-    if (!path) return RF_ENOMEM;
-    rf_loc loc = rf_mkloc(path, 0, 0);
-    rf_status st = RF_OK;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    struct stat sb;
-    if (fd < 0 || fstat(fd, &sb) != 0) {
-        rf_error(d, loc, "cannot read this file of the database: %s", strerror(errno));
-        st = errno == ENOENT ? RF_EUSER : RF_EIO;
-        if (fd >= 0) close(fd);
-        goto done;
-    }
-    if (!S_ISREG(sb.st_mode) || (uint64_t)sb.st_size != size) {
-        rf_error(d, loc, "truncated or damaged: the file is %lld bytes, the manifest says %llu", (long long)sb.st_size,
-                 (unsigned long long)size);
-        close(fd);
-        st = RF_EUSER;
-        goto done;
-    }
-    int nthreads = verify_threads(size);
-    if (size > 0) {
-        /* one thread: the kernel maps every page at once; several: each
-        ** faults its own piece in, in parallel */
-        void *p = mmap(NULL, (size_t)size, PROT_READ, MAP_PRIVATE | (nthreads > 1 ? 0 : MAP_POPULATE), fd, 0);
-        if (p == MAP_FAILED) {
-            rf_error(d, loc, "cannot map this file of the database: %s", strerror(errno));
-            close(fd);
-            st = errno == ENOMEM ? RF_ENOMEM : RF_EIO;
-            goto done;
-        }
-        m->addr = p;
-        m->len = size;
-    }
-    close(fd);
-    if (verify(m->addr, size, width, type, dict_count, nthreads, bad) != crc) {
-        rf_error(d, loc, "the file is corrupted (checksum mismatch)");
-        rf_db_unmap(m);
-        st = RF_EUSER;
-    }
-done:
-    free(path);
-    return st;
-}
-
 /* Opens and maps dir/file, which must be `size` bytes; populate: fault every
 ** page in now (the whole file will be read by one thread). */
 static rf_status map_only(const rf_db *db, const char *file, uint64_t size, int populate, rf_db_map *m, rf_diags *d)
@@ -290,6 +236,29 @@ static rf_status map_only(const rf_db *db, const char *file, uint64_t size, int 
         close(fd);
     }
     free(path);
+    return st;
+}
+
+/* Maps dir/file, which must be `size` bytes with CRC-32C crc; for a column
+** (width > 0) also finds the first row whose value its type does not allow
+** (*bad, -1: none). Big files are checked by several threads at once, each
+** a piece (faulting its pages in as it goes), their CRCs then combined. */
+static rf_status map_file(const rf_db *db, const char *file, uint64_t size, uint32_t crc, int width, rf_type type,
+                          uint64_t dict_count, rf_db_map *m, int64_t *bad, rf_diags *d)
+{
+    *bad = -1;
+    int nthreads = verify_threads(size);
+    /* one thread: the kernel maps every page at once; several: each faults
+    ** its own piece in, in parallel */
+    rf_status st = map_only(db, file, size, nthreads <= 1, m, d);
+    if (st) return st;
+    if (verify(m->addr, size, width, type, dict_count, nthreads, bad) != crc) {
+        char *path = rf_sprintf("%s/%s", db->dir, file);
+        rf_error(d, rf_mkloc(path ? path : file, 0, 0), "the file is corrupted (checksum mismatch)");
+        free(path);
+        rf_db_unmap(m);
+        st = RF_EUSER;
+    }
     return st;
 }
 
