@@ -38,7 +38,9 @@ static void names_of_expr(namelist *nl, const rf_ast_expr *e, int depth)
     for (int32_t i = 0; i < e->nargs; i++) names_of_expr(nl, e->args[i], depth + 1);
 }
 
-static void names_of_formula(namelist *nl, const rf_ast_formula *f, int depth)
+/* The variable names of f; under_not: those under negations too (else a
+** variable only under a negation is not bound there). */
+static void names_in(namelist *nl, const rf_ast_formula *f, int under_not, int depth)
 {
     if (!f || depth > 10000) return;
     switch (f->kind) {
@@ -49,29 +51,18 @@ static void names_of_formula(namelist *nl, const rf_ast_formula *f, int depth)
         names_of_expr(nl, f->lhs, depth + 1);
         names_of_expr(nl, f->rhs, depth + 1);
         break;
-    case RF_FORM_NOT: break; /* variables only under negation are not bound there */
+    case RF_FORM_NOT:
+        if (under_not) names_in(nl, f->sub, under_not, depth + 1);
+        break;
     default:
-        for (int32_t i = 0; i < f->nitems; i++) names_of_formula(nl, f->items[i], depth + 1);
+        for (int32_t i = 0; i < f->nitems; i++) names_in(nl, f->items[i], under_not, depth + 1);
     }
 }
 
+static void names_of_formula(namelist *nl, const rf_ast_formula *f, int depth) { names_in(nl, f, 0, depth); }
+
 /* Every variable name of f, under negations too. */
-static void names_all(namelist *nl, const rf_ast_formula *f, int depth)
-{
-    if (!f || depth > 10000) return;
-    switch (f->kind) {
-    case RF_FORM_ATOM:
-        for (int32_t i = 0; i < f->atom.nargs; i++) names_of_expr(nl, f->atom.args[i], depth + 1);
-        break;
-    case RF_FORM_CMP:
-        names_of_expr(nl, f->lhs, depth + 1);
-        names_of_expr(nl, f->rhs, depth + 1);
-        break;
-    case RF_FORM_NOT: names_all(nl, f->sub, depth + 1); break;
-    default:
-        for (int32_t i = 0; i < f->nitems; i++) names_all(nl, f->items[i], depth + 1);
-    }
-}
+static void names_all(namelist *nl, const rf_ast_formula *f, int depth) { names_in(nl, f, 1, depth); }
 
 static int nl_has(const namelist *nl, const char *name)
 {
