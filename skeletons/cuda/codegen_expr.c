@@ -401,6 +401,24 @@ static int chunked(const rf_cg_gen *g, const rf_qp_expr *e, int32_t i)
     return g->helpers && g->regs_of < 0 && e->nargs > CHUNK && i < e->nargs;
 }
 
+/* Operands i.. of chain e folded into v as a table loop or a chunk, where
+** they group so: the index after them; else i (the caller emits operand i
+** alone). */
+static int32_t emit_grouped(rf_cg_gen *g, const rf_qp_expr *e, int32_t i, int v)
+{
+    int32_t run = table_run(g, e, i);
+    if (run > i) {
+        emit_table_loop(g, e, i, run, v);
+        return run;
+    }
+    if (chunked(g, e, i)) {
+        int32_t to = i + CHUNK < e->nargs ? i + CHUNK : e->nargs;
+        emit_chunk(g, e, i, to, v);
+        return to;
+    }
+    return i;
+}
+
 int rf_cg_emit(rf_cg_gen *g, const rf_qp_expr *e)
 {
     for (int32_t j = 0; j < g->pl->nisland; j++)
@@ -455,16 +473,9 @@ int rf_cg_emit(rf_cg_gen *g, const rf_qp_expr *e)
         v = new_var(g, e->type);
         rf_buf_printf(g->b, " = v%d;\n", a);
         for (int32_t i = 1; i < e->nargs;) {
-            int32_t run = table_run(g, e, i);
-            if (run > i) {
-                emit_table_loop(g, e, i, run, v);
-                i = run;
-                continue;
-            }
-            if (chunked(g, e, i)) {
-                int32_t to = i + CHUNK < e->nargs ? i + CHUNK : e->nargs;
-                emit_chunk(g, e, i, to, v);
-                i = to;
+            int32_t next = emit_grouped(g, e, i, v);
+            if (next > i) {
+                i = next;
                 continue;
             }
             emit_step(g, e, v, rf_cg_emit(g, e->args[i]));
@@ -556,16 +567,9 @@ int rf_cg_emit(rf_cg_gen *g, const rf_qp_expr *e)
         v = new_var(g, RF_TYPE_BOOL);
         rf_buf_puts(g->b, " = true;\n");
         for (int32_t i = 0; i < e->nargs;) {
-            int32_t run = table_run(g, e, i);
-            if (run > i) {
-                emit_table_loop(g, e, i, run, v);
-                i = run;
-                continue;
-            }
-            if (chunked(g, e, i)) {
-                int32_t to = i + CHUNK < e->nargs ? i + CHUNK : e->nargs;
-                emit_chunk(g, e, i, to, v);
-                i = to;
+            int32_t next = emit_grouped(g, e, i, v);
+            if (next > i) {
+                i = next;
                 continue;
             }
             emit_conjunct(g, e->args[i], v);
