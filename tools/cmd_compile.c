@@ -43,7 +43,10 @@ static const char *usage =
     "  --gpu-arch A  the GPU code's target: compute_80 (default: JIT-compiled\n"
     "              for any newer GPU), compute_90, sm_90, ...\n"
     "  --cache-dir DIR  where NVRTC's output is cached (default\n"
-    "              $XDG_CACHE_HOME/redfox, else ~/.cache/redfox); --no-cache: none\n"
+    "              $XDG_CACHE_HOME/redfox, else ~/.cache/redfox); --no-cache: none.\n"
+    "              On a machine with a GPU the PTX is also linked for that GPU\n"
+    "              into this cache, so that the file's first run there loads\n"
+    "              it at once instead of waiting for the driver's JIT\n"
     "  -h, --help  this text\n";
 
 int rf_tool_compile(int argc, char **argv)

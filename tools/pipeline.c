@@ -8,6 +8,7 @@
 #include "tools.h"
 #include "rf_gpu_codegen.h"
 #include "rf_rfx.h"
+#include "rf_rt_gpu.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -221,6 +222,9 @@ rf_status rf_tool_write_rfx(const rf_hir_program *p, const char *path, const rf_
     if (!st && ptx0.len) st = rf_rfx_writer_add(w, RF_RFX_TAG_PTX, ptx0.data, (uint64_t)ptx0.len);
     rf_buf_free(&gpln);
     if (!st) st = rf_rfx_writer_write_file(w, path, d);
+    /* on a machine with a GPU, its cubin too, into the JIT cache: the
+    ** file's first run then skips the driver's JIT (a run would make it) */
+    if (!st && ptx0.len) (void)rf_rt_gpu_link_ptx0(ptx0.data, (uint64_t)ptx0.len, o ? o->cache_dir : NULL);
     rf_rfx_writer_free(w);
     rf_buf_free(&hirs);
     rf_buf_free(&schm);

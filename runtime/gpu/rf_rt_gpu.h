@@ -57,6 +57,14 @@ typedef struct rf_rt_gpu_prepared {
 ** messages: a run reports again whatever fails here. */
 void rf_rt_gpu_prepare(const rf_hir_program *const *ps, int32_t n, const rf_rt_options *o, rf_rt_gpu_prepared *out);
 
+/* Links a .rfx file's PTX0 section (sec, size bytes) for this machine's GPU
+** into the JIT cache under cache_dir (NULL: the default; "": none), so that
+** the file's first run loads the cubin instead of waiting for the driver's
+** JIT (about a second for a Datalog program on an H100). 1 when the cubin
+** is in the cache now; 0 without a GPU (the emulator included) or when the
+** link fails, which the run then reports. Starts the driver. */
+int rf_rt_gpu_link_ptx0(const void *sec, uint64_t size, const char *cache_dir);
+
 /* Several ranks on one host (runtime/dist): this process takes the GPU of
 ** index index modulo the GPUs visible (rank r on GPU r mod count). Only
 ** before the first rf_rt_gpu_available, which opens the driver once. */

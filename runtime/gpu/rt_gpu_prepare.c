@@ -10,7 +10,9 @@
 ** then, where the GPU has started, the driver's JIT of each PTX into the
 ** cubin cache, also together. The runs then find both in the caches: a cold
 ** cache costs the slowest program's compile, not the sum of them all. The
-** driver's start runs as one more item beside the compiles.
+** driver's start runs as one more item beside the compiles. Also
+** rf_rt_gpu_link_ptx0: a .rfx file's PTX linked for this machine's GPU
+** when `redfox compile` writes it.
 */
 #include "rt_gpu_internal.h"
 
@@ -97,4 +99,19 @@ void rf_rt_gpu_prepare(const rf_hir_program *const *ps, int32_t n, const rf_rt_o
     free(w.nvrtc);
     free(w.jit);
     out->seconds = rf_now() - t0;
+}
+
+int rf_rt_gpu_link_ptx0(const void *sec, uint64_t size, const char *cache_dir)
+{
+    if (!size || rf_gpu_emulated() || (cache_dir && !cache_dir[0])) return 0;
+    char why[8];
+    if (!rf_rt_gpu_maybe(why, sizeof why) || !rf_rt_gpu_available(why, sizeof why)) return 0;
+    rf_diags d;
+    rf_diags_init(&d);
+    rf_gpu_ptx ptx;
+    memset(&ptx, 0, sizeof ptx);
+    int ok = !rf_gpu_ptx0_decode("", sec, size, &ptx, &d) && rf_gpu_cuda_jit_cache(&ptx, cache_dir);
+    rf_gpu_ptx_free(&ptx);
+    rf_diags_free(&d);
+    return ok;
 }
