@@ -13,11 +13,16 @@
 #
 # usage: tools/gpu-multi-check.sh [--build DIR] [--work DIR] [--gpus N] [--sf SF]
 #                                 [--tc "NODES EDGES"] [--steps e2e,tpch,tc]
+#                                 [--jobs J] [--limit SECONDS]
 #   --build DIR   the build folder (default: build, else build-gpu, in the tree)
 #   --work DIR    data, outputs and caches (default /tmp/rf-gpu-multi-check)
 #   --gpus N      ranks of the multi-GPU runs (default 2)
 #   --sf SF       TPC-H scale factor of step 2 (default 1)
-#   --tc "N E"    nodes and edges of the TC graph (default "2000000 2400000")
+#   --tc "N E"    nodes and edges of the TC graph (default "30000 60000": about
+#                 570 M paths; every node of a uniform random graph with twice as
+#                 many edges as nodes reaches most others, so paths grow as nodes^2)
+#   --jobs J      e2e programs checked at once, sharing the GPUs (default 4)
+#   --limit S     seconds a run may take before it is killed and failed (default 120)
 # RF_CHECK_EMULATE=1 runs it on the GPU emulator (to test the script; tiny sizes).
 # Exit 0 when everything that ran passed; keeps going after a failure.
 set -u
@@ -26,8 +31,10 @@ build=""
 work=/tmp/rf-gpu-multi-check
 gpus=2
 sf=1
-tc="2000000 2400000"
+tc="30000 60000"
 steps="e2e,tpch,tc"
+jobs=4
+limit=120
 while [ $# -gt 0 ]; do
     case "$1" in
     --build) build=$2; shift 2 ;;
@@ -36,7 +43,9 @@ while [ $# -gt 0 ]; do
     --sf) sf=$2; shift 2 ;;
     --tc) tc=$2; shift 2 ;;
     --steps) steps=$2; shift 2 ;;
-    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+    --jobs) jobs=$2; shift 2 ;;
+    --limit) limit=$2; shift 2 ;;
+    -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
     *) echo "gpu-multi-check: unknown argument $1" >&2; exit 2 ;;
     esac
 done
@@ -56,6 +65,8 @@ summary="$work/summary.txt"
 fails=0
 has() { case ",$steps," in *",$1,"*) return 0 ;; esac; return 1; }
 now() { date +%s; }
+# every run under a limit: a hang is a failure, not a lost session
+T() { timeout -s KILL "$limit" "$@"; }
 note() { printf '%-34s %-8s %6ss  %s\n' "$1" "$2" "$3" "$4" >>"$summary"; [ "$2" = FAIL ] && fails=$((fails + 1)); }
 # the run time rank 0 reports (--profile: "profile (device gpu): load X s, run Y s"), in ms
 run_ms() { sed -n 's/^profile (device [a-z]*): load [0-9.]* s, run \([0-9.]*\) s$/\1/p' "$1" | tail -n 1 | awk '{ printf "%.3f", $1 * 1000 }'; }
@@ -89,29 +100,46 @@ if has e2e; then
     bad=0
     nonccl=0
     mkdir -p "$work/e2e"
-    for prog in "$root"/tests/e2e/*.logic "$root"/tests/logiql/*.logic; do
+    # one program, both ways; its verdict into $o.verdict
+    check_prog() {
+        prog=$1
         name=$(basename "$prog" .logic)
         args=$(sed -n 's|^// args: ||p' "$prog")
-        n=$((n + 1))
         o="$work/e2e/$name"
         # shellcheck disable=SC2086
-        "$redfox" run "$prog" --data "$(dirname "$prog")/data" $args --device gpu --format tbl >"$o.1" 2>"$o.err1"
+        T "$redfox" run "$prog" --data "$(dirname "$prog")/data" $args --device gpu --format tbl >"$o.1" 2>"$o.err1"
         rc1=$?
         # shellcheck disable=SC2086
-        "$redfox" run --gpus "$gpus" "$prog" --data "$(dirname "$prog")/data" $args --format tbl --profile \
-            --set rank_timeout_s=120 >"$o.n" 2>"$o.errn"
+        T "$redfox" run --gpus "$gpus" "$prog" --data "$(dirname "$prog")/data" $args --format tbl --profile \
+            --set rank_timeout_s=60 >"$o.n" 2>"$o.errn"
         rc=$?
-        if [ $rc1 -ne 0 ]; then
+        v="ok"
+        if [ $rc1 -eq 137 ] || [ $rc -eq 137 ]; then
+            v="FAIL $name: killed after ${limit} s (one GPU: exit $rc1, $gpus GPUs: exit $rc)"
+        elif [ $rc1 -ne 0 ]; then
             # a failing program fails alike: the first line of its error
             first=$(grep -m1 "error" "$o.err1")
             if [ $rc -eq 0 ] || ! grep -qF -- "$first" "$o.errn"; then
-                bad=$((bad + 1)); echo "  FAIL $name: exit $rc (one GPU: $rc1, '$first')"
+                v="FAIL $name: exit $rc (one GPU: $rc1, '$first')"
             fi
         elif [ $rc -ne 0 ] || ! same "$name" "$o.1" "$o.n"; then
-            bad=$((bad + 1)); echo "  FAIL $name: exit $rc or outputs differ"; tail -n 3 "$o.errn"
+            v="FAIL $name: exit $rc or outputs differ: $(tail -n 1 "$o.errn")"
         else
-            case "$(exchange "$o.errn")" in "GPU to GPU with NCCL"*) ;; *) nonccl=$((nonccl + 1)) ;; esac
+            case "$(exchange "$o.errn")" in "GPU to GPU with NCCL"*) ;; *) v="ok-host" ;; esac
         fi
+        echo "$v" >"$o.verdict"
+        case "$v" in FAIL*) echo "  $v" ;; esac
+    }
+    running=0
+    for prog in "$root"/tests/e2e/*.logic "$root"/tests/logiql/*.logic; do
+        n=$((n + 1))
+        check_prog "$prog" &
+        running=$((running + 1))
+        if [ $running -ge "$jobs" ]; then wait; running=0; echo "  $n programs checked ($(( $(now) - t0 )) s)"; fi
+    done
+    wait
+    for v in "$work"/e2e/*.verdict; do
+        case "$(cat "$v")" in FAIL*) bad=$((bad + 1)) ;; ok-host) nonccl=$((nonccl + 1)) ;; esac
     done
     st=ok
     [ $bad -ne 0 ] && st=FAIL
@@ -124,7 +152,7 @@ if has tpch; then
     if [ ! -f "$d/.done" ]; then
         echo "== tpch gen --sf $sf"
         rm -rf "$d"
-        "$redfox" tpch gen --sf "$sf" --format db --out "$d" >"$work/gen.log" 2>&1 && touch "$d/.done"
+        T "$redfox" tpch gen --sf "$sf" --format db --out "$d" >"$work/gen.log" 2>&1 && touch "$d/.done"
     fi
     if [ -f "$d/.done" ]; then
         echo "== TPC-H SF $sf: --gpus $gpus against one GPU"
@@ -138,10 +166,10 @@ if has tpch; then
             o="$work/tpch-q$q"
             qs="$root/tpch/queries/schema.logic $root/tpch/queries/q$q.logic"
             # shellcheck disable=SC2086
-            "$redfox" run $qs --data "$d" --device gpu --format csv --profile >"$o.1" 2>"$o.err1"
+            T "$redfox" run $qs --data "$d" --device gpu --format csv --profile >"$o.1" 2>"$o.err1"
             rc1=$?
             # shellcheck disable=SC2086
-            "$redfox" run --gpus "$gpus" $qs --data "$d" --format csv --profile >"$o.n" 2>"$o.errn"
+            T "$redfox" run --gpus "$gpus" $qs --data "$d" --format csv --profile >"$o.n" 2>"$o.errn"
             rc=$?
             if [ $rc1 -eq 0 ] && [ $rc -eq 0 ] && cmp -s "$o.1" "$o.n"; then same_n=$((same_n + 1)); else diffq="$diffq q$q"; fi
             a=$(run_ms "$o.err1")
@@ -174,9 +202,9 @@ if has tc; then
     best1=""
     bestn=""
     for i in 1 2 3; do
-        "$redfox" run "$root/bench/tc.logic" --data "$g" --device gpu --format csv --profile >"$work/tc.1" 2>"$work/tc.err1"
+        T "$redfox" run "$root/bench/tc.logic" --data "$g" --device gpu --format csv --profile >"$work/tc.1" 2>"$work/tc.err1"
         rc1=$?
-        "$redfox" run --gpus "$gpus" "$root/bench/tc.logic" --data "$g" --format csv --profile >"$work/tc.n" 2>"$work/tc.errn"
+        T "$redfox" run --gpus "$gpus" "$root/bench/tc.logic" --data "$g" --format csv --profile >"$work/tc.n" 2>"$work/tc.errn"
         rc=$?
         a=$(run_ms "$work/tc.err1")
         b=$(run_ms "$work/tc.errn")
