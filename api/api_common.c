@@ -23,6 +23,8 @@ int rf_libversion_number(void)
     return major * 1000000 + minor * 1000 + patch;
 }
 
+int rf_api_level(void) { return REDFOX_API_LEVEL; }
+
 void rf_free(void *p) { free(p); }
 
 const char *rf_type_name(int type)

@@ -7,7 +7,8 @@
 ** the run options, and handing the memory relations to the runtime through
 ** a cache of one run (rf_rt_cache_put), so that both devices read them as
 ** they read a file; or, with rf_database_keep_inputs, through the cache the
-** database keeps between runs.
+** database keeps between runs; progress reports and timelines relayed to
+** the caller.
 */
 #include "api_internal.h"
 #include "rf_rt_trace.h"
@@ -210,12 +211,20 @@ int rf_database_put_rows(rf_database *db, const char *name, int32_t ncols, const
 
 /* ---- runs ------------------------------------------------------------- */
 
+void rf_run_options_init_v2(rf_run_options *o, size_t size)
+{
+    if (!o || size < offsetof(rf_run_options, threads)) return;
+    rf_run_options d;
+    memset(&d, 0, sizeof d);
+    d.device = REDFOX_DEVICE_AUTO;
+    d.size = size < sizeof d ? size : sizeof d;
+    memcpy(o, &d, d.size);
+}
+
+/* Level 1's struct ended with trace_file: a caller compiled then allocated no more. */
 void rf_run_options_init(rf_run_options *o)
 {
-    if (!o) return;
-    memset(o, 0, sizeof *o);
-    o->size = sizeof *o;
-    o->device = REDFOX_DEVICE_AUTO;
+    rf_run_options_init_v2(o, offsetof(rf_run_options, trace_file) + sizeof o->trace_file);
 }
 
 /* The table standing for input v (by file name, then predicate name), or NULL. */
@@ -307,6 +316,18 @@ static rf_status apply_settings(const char *s, rf_rt_tuning *t, rf_diags *d)
 
 rf_status api_result_new(rf_rt_result *rr, rf_result **out);
 
+/* The run's events to the trace_file's log and the caller's rf_trace, each where set. */
+typedef struct trace_pair {
+    rf_rt_trace_log *file, *caller;
+} trace_pair;
+
+static void trace_both(void *ctx, const char *cat, const char *name, double t0, double t1, int64_t n)
+{
+    const trace_pair *p = ctx;
+    if (p->file) rf_rt_trace_log_event(p->file, cat, name, t0, t1, n);
+    if (p->caller) rf_rt_trace_log_event(p->caller, cat, name, t0, t1, n);
+}
+
 /* A result of a run on the kept inputs borrows their dictionary: it gets a
 ** copy of its own (the same codes), so that it outlives the database. */
 static rf_status own_dict(rf_rt_result *rr)
@@ -331,7 +352,53 @@ static rf_status own_dict(rf_rt_result *rr)
     return RF_OK;
 }
 
+/* The runtime's progress reports as the public record, to the caller's callback. */
+typedef struct progress_relay {
+    rf_progress_fn fn;
+    void *user;
+} progress_relay;
+
+static void relay_fixpoint(void *ctx, const rf_rt_progress *p)
+{
+    const progress_relay *r = ctx;
+    rf_progress g;
+    memset(&g, 0, sizeof g);
+    g.size = sizeof g;
+    g.kind = REDFOX_PROGRESS_FIXPOINT;
+    g.done = p->done;
+    g.seconds = p->seconds;
+    g.round = p->round;
+    g.npreds = p->n;
+    g.more = p->more;
+    g.preds = p->names;
+    g.rows = p->rows;
+    r->fn(r->user, &g);
+}
+
+static void relay_load(void *ctx, const rf_rt_load_progress *p)
+{
+    const progress_relay *r = ctx;
+    rf_progress g;
+    memset(&g, 0, sizeof g);
+    g.size = sizeof g;
+    g.kind = REDFOX_PROGRESS_LOAD;
+    g.done = p->done_all;
+    g.seconds = p->seconds;
+    g.input = p->pred;
+    g.path = p->path;
+    g.phase = p->phase;
+    g.bytes_done = p->done;
+    g.bytes_total = p->total;
+    r->fn(r->user, &g);
+}
+
 int rf_run(rf_database *db, const rf_program *prog, const rf_run_options *opt, rf_result **out)
+{
+    return api_run_world(db, prog, opt, NULL, out);
+}
+
+int api_run_world(rf_database *db, const rf_program *prog, const rf_run_options *opt, rf_rt_dist_world *world,
+                  rf_result **out)
 {
     if (out) *out = NULL;
     if (!db) return REDFOX_MISUSE;
@@ -345,12 +412,13 @@ int rf_run(rf_database *db, const rf_program *prog, const rf_run_options *opt, r
         return REDFOX_MISUSE;
     }
     rf_run_options o;
-    rf_run_options_init(&o);
+    rf_run_options_init_v2(&o, sizeof o);
     if (opt && opt->size < offsetof(rf_run_options, threads)) {
         api_diags_error(&db->diags, "rf_run: the options were not set up with rf_run_options_init");
         return REDFOX_MISUSE;
     }
     if (opt) memcpy(&o, opt, opt->size < sizeof o ? opt->size : sizeof o);
+    o.size = sizeof o;
     if (o.device != REDFOX_DEVICE_AUTO && o.device != REDFOX_DEVICE_CPU && o.device != REDFOX_DEVICE_GPU) {
         api_diags_error(&db->diags, "rf_run: unknown device %d", o.device);
         return REDFOX_MISUSE;
@@ -375,11 +443,22 @@ int rf_run(rf_database *db, const rf_program *prog, const rf_run_options *opt, r
     ro.gpu_plan = prog->gpln.len ? prog->gpln.data : NULL;
     ro.gpu_plan_size = (uint64_t)prog->gpln.len;
     ro.rfx_file = prog->rfx_name;
+    ro.world = world;
+    progress_relay relay = {o.progress, o.progress_user};
+    if (o.progress) {
+        ro.progress = relay_fixpoint;
+        ro.load_progress = relay_load;
+        ro.progress_ctx = &relay;
+    }
     rf_status st = apply_settings(o.settings, &tune, &d);
+    if (o.cache_dir) tune.cache_dir = o.cache_dir;
+    if (o.gpu_memory) tune.gpu_memory = (int64_t)o.gpu_memory;
     /* A cache of this run only: it holds the relations given in memory as
-    ** if read from their files, and whatever files the run reads. */
-    rf_rt_cache *cache = st ? NULL : db->keep_inputs && db->kept ? db->kept : rf_rt_cache_new();
-    if (!st && !cache) st = RF_ENOMEM;
+    ** if read from their files, and whatever files the run reads. None
+    ** when there is nothing to hold: the run reads its files itself. */
+    int need_cache = db->keep_inputs || db->ntables > 0;
+    rf_rt_cache *cache = st || !need_cache ? NULL : db->keep_inputs && db->kept ? db->kept : rf_rt_cache_new();
+    if (!st && need_cache && !cache) st = RF_ENOMEM;
     if (db->keep_inputs && cache) db->kept = cache;
     ro.cache = cache;
     int threads = o.threads > 0 ? o.threads : rf_online_cpus();
@@ -391,29 +470,30 @@ int rf_run(rf_database *db, const rf_program *prog, const rf_run_options *opt, r
     }
     rf_rt_trace_log trace;
     rf_rt_trace_log_init(&trace);
-    if (o.trace_file) {
-        ro.trace = rf_rt_trace_log_fn;
-        ro.trace_ctx = &trace;
+    trace_pair tp = {o.trace_file ? &trace : NULL, o.trace ? &o.trace->log : NULL};
+    if (tp.file || tp.caller) {
+        ro.trace = trace_both;
+        ro.trace_ctx = &tp;
     }
     rf_rt_result *rr = NULL;
     double t0 = rf_now();
     if (!st) st = rf_rt_run(h, &ro, &rr, &d);
+    trace_both(&tp, "phase", "run", t0, rf_now(), -1);
     if (o.trace_file) {
-        rf_rt_trace_log_event(&trace, "phase", "run", t0, rf_now(), -1);
         rf_status tst = rf_rt_trace_log_write(&trace, o.trace_file, "redfox library", &d);
         if (!st) st = tst;
     }
     rf_rt_trace_log_free(&trace);
     if (db->keep_inputs) { /* the cache stays the database's, also after a failed run */
         if (!st) st = own_dict(rr);
-    } else {
+    } else if (cache) {
         if (!st) rf_rt_cache_give_dict(cache, rr);
         rf_rt_cache_free(cache);
     }
     rf_result *res = NULL;
     if (!st) st = api_result_new(rr, &res);
     else rf_rt_result_free(rr);
-    rf_diags_sort(&d);
+    /* in the order the run reported them, as `redfox run` prints them */
     rf_status dst = api_diags_set(&db->diags, &d);
     rf_diags_free(&d);
     if (!st && dst) st = dst;

@@ -10,10 +10,12 @@
 #ifndef RF_API_INTERNAL_H
 #define RF_API_INTERNAL_H
 
+#include "api_ranks.h"
 #include "redfox.h"
 #include "rf_common.h"
 #include "rf_harmony.h"
 #include "rf_runtime.h"
+#include "rf_rt_trace.h"
 
 /* A call's diagnostics as the public records, strings owned. */
 typedef struct api_diags {
@@ -87,6 +89,13 @@ typedef struct api_output {
 struct rf_result {
     rf_rt_result *rr;      /* its outputs' rel.types point into outs[i].types */
     api_output *outs;
+};
+
+/* A timeline (rf_trace_*): the runtime's event log and the diagnostics
+** of its last write. */
+struct rf_trace {
+    rf_rt_trace_log log;
+    api_diags diags;
 };
 
 /* The public type of a runtime type and back (-1: none). */

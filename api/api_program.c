@@ -3,8 +3,8 @@
 ** or files -> checked program -> optimized plan -> Harmony, or a .rfx file
 ** -> Harmony (and its GPU code), with the diagnostics kept as records.
 **
-** Owns: rf_program (rf_compile, rf_compile_buffers, rf_compile_files,
-** rf_program_*). The stages are the command line's (tools/pipeline.c does
+** Owns: rf_program (rf_compile, rf_compile_buffers, rf_compile_files and
+** their _v2 forms with rf_compile_options, rf_program_*). The stages are the command line's (tools/pipeline.c does
 ** the same steps).
 */
 #include "api_internal.h"
@@ -12,6 +12,7 @@
 #include "rf_queryplan.h"
 #include "rf_rfx.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,7 +61,7 @@ static int finish(rf_program *p, rf_status st, rf_diags *d)
         rf_hir_free(p->hir);
         p->hir = NULL;
     }
-    rf_diags_sort(d);
+    /* in the order the stages reported them, as `redfox` prints them */
     rf_status dst = api_diags_set(&p->diags, d);
     rf_diags_free(d);
     if (!st && dst) st = dst;
@@ -69,15 +70,37 @@ static int finish(rf_program *p, rf_status st, rf_diags *d)
     return api_code(st);
 }
 
+void rf_compile_options_init(rf_compile_options *o, size_t size)
+{
+    if (!o || size < offsetof(rf_compile_options, no_exists)) return;
+    rf_compile_options d;
+    memset(&d, 0, sizeof d);
+    d.size = size < sizeof d ? size : sizeof d;
+    memcpy(o, &d, d.size);
+}
+
+/* The caller's options, as many fields as its size covers, over the defaults;
+** 0 when they were not set up by rf_compile_options_init. */
+static int compile_options(const rf_compile_options *in, rf_compile_options *o)
+{
+    rf_compile_options_init(o, sizeof *o);
+    if (!in) return 1;
+    if (in->size < offsetof(rf_compile_options, no_exists)) return 0;
+    memcpy(o, in, in->size < sizeof *o ? in->size : sizeof *o);
+    o->size = sizeof *o;
+    return 1;
+}
+
 static rf_status compile_texts(rf_program *p, const char *const *names, const char *const *texts,
-                               const int64_t *lens, int32_t n, rf_diags *d)
+                               const int64_t *lens, int32_t n, const rf_compile_options *o, rf_diags *d)
 {
     rf_ast_program *ast = NULL;
     rf_fe_program *fe = NULL;
     rf_qp_program *qp = NULL;
+    rf_qp_options qo = {.no_lftj = o->no_lftj, .no_exists = o->no_opt || o->no_exists};
     rf_status st = rf_fe_load_sources(names, texts, lens, n, &p->arena, &ast, &fe, d);
-    if (!st) st = rf_qp_build(fe, &qp, d);
-    if (!st) st = rf_qp_optimize(qp, d);
+    if (!st) st = rf_qp_build_opts(fe, &qo, &qp, d);
+    if (!st && !o->no_opt) st = rf_qp_optimize(qp, d);
     if (!st) st = rf_hir_lower(qp, &p->hir, d);
     rf_qp_free(qp);
     return st;
@@ -97,7 +120,9 @@ int rf_compile(const char *text, int64_t len, const char *name, rf_program **out
     const char *nm = rf_arena_strdup(&p->arena, name ? name : "<string>");
     if (!nm) return finish(p, RF_ENOMEM, &d);
     int64_t n = len < 0 ? (int64_t)strlen(text) : len;
-    return finish(p, compile_texts(p, &nm, &text, &n, 1, &d), &d);
+    rf_compile_options o;
+    compile_options(NULL, &o);
+    return finish(p, compile_texts(p, &nm, &text, &n, 1, &o, &d), &d);
 }
 
 static int is_rfx(const char *name, const char *text, int64_t len)
@@ -136,7 +161,7 @@ static rf_status load_rfx(rf_program *p, const char *name, const char *bytes, in
 
 /* One .rfx program, or LogiQL sources compiled as one program; names live in p's arena. */
 static rf_status compile_buffers(rf_program *p, const char *const *names, const char *const *texts,
-                                 const int64_t *lens, int32_t n, rf_diags *d)
+                                 const int64_t *lens, int32_t n, const rf_compile_options *o, rf_diags *d)
 {
     int32_t rfx = -1;
     for (int32_t i = 0; i < n && rfx < 0; i++)
@@ -146,17 +171,28 @@ static rf_status compile_buffers(rf_program *p, const char *const *names, const 
         return RF_EUSAGE;
     }
     if (rfx >= 0) return load_rfx(p, names[0], texts[0], lens[0], d);
-    return compile_texts(p, names, texts, lens, n, d);
+    return compile_texts(p, names, texts, lens, n, o, d);
 }
 
 int rf_compile_buffers(const char *const *names, const char *const *texts, const int64_t *lens, int32_t n,
                        rf_program **out)
+{
+    return rf_compile_buffers_v2(names, texts, lens, n, NULL, out);
+}
+
+int rf_compile_buffers_v2(const char *const *names, const char *const *texts, const int64_t *lens, int32_t n,
+                          const rf_compile_options *opt, rf_program **out)
 {
     if (!out) return REDFOX_MISUSE;
     rf_program *p = *out = program_new();
     if (!p) return REDFOX_NOMEM;
     rf_diags d;
     rf_diags_init(&d);
+    rf_compile_options o;
+    if (!compile_options(opt, &o)) {
+        api_diags_error(&p->diags, "rf_compile_buffers_v2: the options were not set up with rf_compile_options_init");
+        return REDFOX_MISUSE;
+    }
     if (!names || !texts || n <= 0) {
         api_diags_error(&p->diags, "rf_compile_buffers: no programs");
         return REDFOX_MISUSE;
@@ -173,18 +209,28 @@ int rf_compile_buffers(const char *const *names, const char *const *texts, const
         if (!(nm[i] = rf_arena_strdup(&p->arena, names[i] ? names[i] : "<string>"))) st = RF_ENOMEM;
         ln[i] = lens && lens[i] >= 0 ? lens[i] : (int64_t)strlen(texts[i]);
     }
-    if (!st) st = compile_buffers(p, nm, texts, ln, n, &d);
+    if (!st) st = compile_buffers(p, nm, texts, ln, n, &o, &d);
     free(ln);
     return finish(p, st, &d);
 }
 
 int rf_compile_files(const char *const *paths, int32_t n, rf_program **out)
 {
+    return rf_compile_files_v2(paths, n, NULL, out);
+}
+
+int rf_compile_files_v2(const char *const *paths, int32_t n, const rf_compile_options *opt, rf_program **out)
+{
     if (!out) return REDFOX_MISUSE;
     rf_program *p = *out = program_new();
     if (!p) return REDFOX_NOMEM;
     rf_diags d;
     rf_diags_init(&d);
+    rf_compile_options o;
+    if (!compile_options(opt, &o)) {
+        api_diags_error(&p->diags, "rf_compile_files_v2: the options were not set up with rf_compile_options_init");
+        return REDFOX_MISUSE;
+    }
     if (!paths || n <= 0) {
         api_diags_error(&p->diags, "rf_compile_files: no files");
         return REDFOX_MISUSE;
@@ -206,7 +252,7 @@ int rf_compile_files(const char *const *paths, int32_t n, rf_program **out)
             st = RF_EUSER;
         }
     }
-    if (!st) st = compile_buffers(p, names, (const char *const *)texts, lens, n, &d);
+    if (!st) st = compile_buffers(p, names, (const char *const *)texts, lens, n, &o, &d);
     for (int32_t i = 0; texts && i < n; i++) free(texts[i]);
     free(texts);
     free(lens);
@@ -234,6 +280,14 @@ const char *rf_program_input_name(const rf_program *p, int32_t i)
     const rf_hir_var *v = input_var(p, i);
     return v ? v->name : NULL;
 }
+
+const char *rf_program_input_predicate(const rf_program *p, int32_t i)
+{
+    const rf_hir_var *v = input_var(p, i);
+    return !v ? NULL : v->pred_name ? v->pred_name : v->name;
+}
+
+int rf_program_is_compiled(const rf_program *p) { return p && p->rfx_name; }
 
 const char *rf_program_input_file(const rf_program *p, int32_t i)
 {

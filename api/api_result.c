@@ -275,3 +275,20 @@ const char *rf_result_profile_kernel(const rf_result *r, int32_t k, int64_t *cal
     if (rows_out) *rows_out = s->rows_out;
     return s->what;
 }
+
+int rf_result_write_to(const rf_result *r, int32_t i, int format, rf_write_fn write, void *user)
+{
+    if (!r || !write) return REDFOX_MISUSE;
+    rf_status st = RF_OK;
+    int rc = write_output(r, i, format, write, user, &st);
+    return rc ? rc : api_code(st);
+}
+
+int rf_result_profile_write(const rf_result *r, FILE *f)
+{
+    if (!r || !f) return REDFOX_MISUSE;
+    rf_rt_profile_write(r->rr, f);
+    return ferror(f) ? REDFOX_IO : REDFOX_OK;
+}
+
+const char *rf_result_device_log(const rf_result *r) { return r ? r->rr->gpu_trace : NULL; }

@@ -82,6 +82,13 @@ extern "C" {
 ** application runs against a newer library than it was compiled with. */
 REDFOX_API const char *rf_libversion(void);
 REDFOX_API int rf_libversion_number(void);
+/* The interface's level: 1 the first release; 2 adds compile options
+** (rf_compile_*_v2), progress reports, timelines (rf_trace), the run
+** options after trace_file and the profile's text ("level 2" below). A
+** program compiled against level 2 checks rf_api_level() >= 2 before using
+** them with an older library. */
+#define REDFOX_API_LEVEL 2
+REDFOX_API int rf_api_level(void);
 
 /* ---- result codes ---------------------------------------------------- */
 
@@ -204,6 +211,39 @@ REDFOX_API int rf_compile_files(const char *const *paths, int32_t n, rf_program 
 ** it is. The texts are read during the call only. */
 REDFOX_API int rf_compile_buffers(const char *const *names, const char *const *texts, const int64_t *lens, int32_t n,
                                   rf_program **prog);
+
+/* Options of a compile (API level 2): the plan switches of `redfox run` and
+** `redfox compile`. Fill with rf_compile_options_init (which sets size and
+** the defaults: every switch off), then change fields; a later version may
+** add fields at the end and reads only the first `size` bytes. They change
+** how the program computes, never what it computes. */
+typedef struct rf_compile_options {
+    size_t size;   /* set by rf_compile_options_init */
+    int no_lftj;   /* cyclic bodies (triangles, cliques) joined with binary joins,
+                   ** not the leapfrog triejoin (`--no-lftj`) */
+    int no_exists; /* joins that only test that another row exists stay joins
+                   ** (`--no-exists`) */
+    int no_opt;    /* none of the query-plan passes (implies no_exists; `redfox
+                   ** dump --no-opt`) */
+} rf_compile_options;
+/* size: the caller's sizeof(rf_compile_options) (a later version's init
+** sets up only what the caller's struct holds). */
+REDFOX_API void rf_compile_options_init(rf_compile_options *o, size_t size);
+/* rf_compile_files and rf_compile_buffers with options o (NULL: the
+** defaults, the same as the functions without _v2). Options not set up by
+** rf_compile_options_init: REDFOX_MISUSE, with *prog set to say so. A .rfx
+** program was planned when it was compiled: o does not change it. */
+REDFOX_API int rf_compile_files_v2(const char *const *paths, int32_t n, const rf_compile_options *o,
+                                   rf_program **prog);
+REDFOX_API int rf_compile_buffers_v2(const char *const *names, const char *const *texts, const int64_t *lens,
+                                     int32_t n, const rf_compile_options *o, rf_program **prog);
+/* 1 when prog came from a .rfx file (its plans and GPU code were made when
+** it was compiled), 0 otherwise. */
+REDFOX_API int rf_program_is_compiled(const rf_program *prog);
+/* Input i's predicate as the program names it in messages (a predicate of
+** a module with its module's prefix; the same as rf_program_input_name for
+** most programs). NULL when out of range. Level 2. */
+REDFOX_API const char *rf_program_input_predicate(const rf_program *prog, int32_t i);
 REDFOX_API void rf_program_free(rf_program *prog);
 /* The compile's first error as "file:line:col: message", "" when none. */
 REDFOX_API const char *rf_program_errmsg(const rf_program *prog);
@@ -224,12 +264,62 @@ REDFOX_API const char *rf_program_output_name(const rf_program *prog, int32_t i)
 #define REDFOX_DEVICE_CPU 1
 #define REDFOX_DEVICE_GPU 2  /* an error when there is no usable GPU */
 
-/* Options of a run. Fill with rf_run_options_init (which sets size and the
-** defaults), then change fields: a later library version may add fields at
-** the end, and reads only the first `size` bytes (options not set up by
-** rf_run_options_init are REDFOX_MISUSE). */
+/* A long run's progress, for a display (API level 2): reported to
+** rf_run_options.progress once a recursive stratum's loop or an input's
+** load has run a second, then about ten times a second, and once with done
+** set when it ends (clear the display). Called on the run's thread; the
+** struct and what it points at are valid during the call only. */
+#define REDFOX_PROGRESS_FIXPOINT 0 /* a recursive stratum's rounds */
+#define REDFOX_PROGRESS_LOAD 1     /* an input file's load */
+typedef struct rf_progress {
+    size_t size;        /* sizeof(rf_progress) of the library: fields past it are absent */
+    int kind;           /* REDFOX_PROGRESS_* */
+    int done;           /* the work ended: clear the display */
+    double seconds;     /* since the work began */
+    /* FIXPOINT: the loop's round, its predicates (the first npreds, and how
+    ** many more) and each one's tuples so far */
+    int64_t round;
+    int32_t npreds, more;
+    const char *const *preds;
+    const int64_t *rows;
+    /* LOAD: the input predicate, its file, the phase ("reading", "parsing",
+    ** "interning strings", "checking") and bytes of the file so far, of
+    ** bytes_total (0: not known) */
+    const char *input, *path, *phase;
+    int64_t bytes_done, bytes_total;
+} rf_progress;
+typedef void (*rf_progress_fn)(void *user, const rf_progress *p);
+
+/* A run's timeline (API level 2), for a caller that adds its own phases
+** around runs (its compile, its output) and writes one file: runs append
+** to it through rf_run_options.trace. Times are seconds of rf_trace_clock.
+** One rf_trace is used by one thread at a time. */
+typedef struct rf_trace rf_trace;
+/* A new, empty timeline (NULL when out of memory); free with rf_trace_free. */
+REDFOX_API rf_trace *rf_trace_new(void);
+REDFOX_API void rf_trace_free(rf_trace *t);
+/* The clock of the events: seconds from an arbitrary start, monotonic. */
+REDFOX_API double rf_trace_clock(void);
+/* One event: category cat ("phase", "load", "kernel", "gpu"), its name, its
+** start and end (rf_trace_clock) and rows or bytes n (-1: none). cat and
+** name are copied. */
+REDFOX_API int rf_trace_event(rf_trace *t, const char *cat, const char *name, double t0, double t1, int64_t n);
+/* Writes the timeline to path as Chrome trace-event JSON, the process named
+** process (NULL: "redfox library"): written aside and renamed into place.
+** REDFOX_IO when it cannot be written: rf_trace_errmsg says why (and
+** rf_trace_diag_count / rf_trace_diag give the record). */
+REDFOX_API int rf_trace_write(rf_trace *t, const char *path, const char *process);
+REDFOX_API const char *rf_trace_errmsg(const rf_trace *t);
+REDFOX_API int64_t rf_trace_diag_count(const rf_trace *t);
+REDFOX_API const rf_diagnostic *rf_trace_diag(const rf_trace *t, int64_t i);
+
+/* Options of a run. Fill with rf_run_options_init_v2(&o, sizeof o) (or
+** level 1's rf_run_options_init), which sets size and the defaults, then
+** change fields: a later library version may add fields at the end, and
+** reads only the first `size` bytes (options not set up by an init are
+** REDFOX_MISUSE). */
 typedef struct rf_run_options {
-    size_t size;            /* sizeof(rf_run_options), set by rf_run_options_init */
+    size_t size;            /* the bytes set up, set by rf_run_options_init(_v2) */
     int device;             /* REDFOX_DEVICE_*; default AUTO */
     int threads;            /* CPU threads; <= 0 (default): one per core */
     int64_t max_iterations; /* rounds of one recursive stratum before an error; <= 0 (default): no bound */
@@ -244,8 +334,30 @@ typedef struct rf_run_options {
                             ** host saw them, as `redfox run --trace` does. Written aside and
                             ** renamed into place, also after a failed run (the timeline up
                             ** to the error); NULL (default): none */
+    /* ---- level 2 (read only when size covers them) ---- */
+    rf_progress_fn progress; /* reports of a long fixpoint or load; NULL (default): none */
+    void *progress_user;     /* handed to progress as is */
+    const char *cache_dir;   /* where --device auto's placement model (<cache_dir>/place/
+                             ** model.txt) and the GPU's compiled code are kept, as
+                             ** `redfox run --cache-dir`; "": none (`--no-cache`); NULL
+                             ** (default): $XDG_CACHE_HOME/redfox, else ~/.cache/redfox.
+                             ** The same as settings "cache_dir=DIR" */
+    uint64_t gpu_memory;     /* GPU: cap the device memory the run uses, in bytes
+                             ** (`--gpu-memory`); 0 (default): the settings' gpu_memory,
+                             ** else none */
+    rf_trace *trace;         /* append the run's events (each load, kernel, GPU
+                             ** operation, and a "run" phase) to this timeline, the
+                             ** caller's to write; NULL (default): none. Besides
+                             ** trace_file, which is written as before */
 } rf_run_options;
+/* Level 1's init: sets up only the fields up to trace_file (size says so),
+** as a program compiled against level 1 allocated them; the level-2 fields
+** are then not read. */
 REDFOX_API void rf_run_options_init(rf_run_options *o);
+/* Level 2's init: size is the caller's sizeof(rf_run_options); every field
+** the library knows within it is set to its default and o->size to what was
+** set up. Use it to set a level-2 field. */
+REDFOX_API void rf_run_options_init_v2(rf_run_options *o, size_t size);
 
 /* Runs prog on db's inputs (relations given in memory first, else files
 ** under db's folder) with options o (NULL: the defaults). On success *res
@@ -315,6 +427,23 @@ REDFOX_API int rf_result_write(const rf_result *res, int32_t i, int format, FILE
 ** digits, dates YYYY-MM-DD, booleans true/false); free with rf_free. NULL
 ** when out of range or out of memory. */
 REDFOX_API char *rf_result_value_text(const rf_result *res, int32_t i, int32_t c, int64_t row);
+
+/* The profile as text, exactly as `redfox run --profile` prints it to
+** stderr (API level 2): the load and run time, one line per kernel that ran,
+** the phases, --device auto's prediction, and the GPU's figures. Without
+** rf_run_options.profile only the run's totals and phases are known: the
+** kernel table is empty. REDFOX_IO when f reports a write error,
+** REDFOX_MISUSE for NULL arguments. f is not flushed or closed. */
+REDFOX_API int rf_result_profile_write(const rf_result *res, FILE *f);
+/* The lines the gpu_trace setting collects (one per device operation of a
+** GPU run; NULL when none), as `redfox run --set gpu_trace=1` prints them.
+** Owned by res. Level 2. */
+REDFOX_API const char *rf_result_device_log(const rf_result *res);
+/* Output i in format to a writer: write(user, bytes, n) is called with
+** consecutive pieces of the text rf_result_text gives, and returns 0, or
+** non-zero to stop (the call then returns REDFOX_IO). Level 2. */
+typedef int (*rf_write_fn)(void *user, const void *bytes, int64_t n);
+REDFOX_API int rf_result_write_to(const rf_result *res, int32_t i, int format, rf_write_fn write, void *user);
 
 /* With rf_run_options.profile: kernel k's (k in [0, rf_result_profile_count))
 ** kind, device, calls, seconds and rows out. 0 / NULL otherwise. */

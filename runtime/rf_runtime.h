@@ -15,6 +15,8 @@
 #include "rf_rt_data.h"
 #include "rf_rt_tuning.h"
 
+#include <stdio.h>
+
 /* runtime/dist/rf_rt_dist.h (several MPI ranks) */
 typedef struct rf_rt_dist_world rf_rt_dist_world;
 typedef struct rf_rt_rankstat rf_rt_rankstat;
@@ -183,6 +185,10 @@ typedef struct rf_rt_result {
 ** errors name file:line:col, run-time errors the rule). */
 rf_status rf_rt_run(const rf_hir_program *p, const rf_rt_options *o, rf_rt_result **out, rf_diags *d);
 void rf_rt_result_free(rf_rt_result *r);
+/* The profile as `redfox run --profile` prints it: the load and run time,
+** one line per kernel that ran, then the phases and device figures
+** (rt_profile.c). */
+void rf_rt_profile_write(const rf_rt_result *r, FILE *f);
 /* Hands the cache's dictionary to r, a result of a run with cache c, which
 ** then owns it (and the cache has none: free the cache next). */
 void rf_rt_cache_give_dict(rf_rt_cache *c, rf_rt_result *r);

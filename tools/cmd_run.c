@@ -1,12 +1,19 @@
 /*
 ** tools/cmd_run.c: `redfox run`: run a program on input files and print or
 ** write its outputs.
+**
+** Owns: the command's options and messages. The program is compiled, run
+** and its outputs written through the library (include/redfox.h: rf_compile_
+** buffers_v2, rf_open, rf_run, rf_result_write*, rf_result_profile_write,
+** rf_trace_*), as any application would; only reading the program files
+** (tools/pipeline.c: "-", pipes), the settings' checks and the MPI ranks'
+** world (runtime/dist, through api/api_ranks.h) are the command's own.
 */
+#include "api_ranks.h"
 #include "pipeline.h"
+#include "redfox.h"
 #include "rf_file.h"
-#include "rf_runtime.h"
 #include "rf_rt_dist.h"
-#include "rf_rt_trace.h"
 #include "rf_sys.h"
 #include "tools.h"
 
@@ -108,21 +115,71 @@ static const char *usage =
     "                       else through host memory (--profile says which)\n"
     "  -h, --help           this text\n";
 
-static int print_outputs(const rf_rt_result *res, rf_rt_format fmt)
+/* Diagnostics records as rf_diags_print prints them: the first
+** RF_DIAGS_SHOWN errors (every warning and note), then how many more. */
+typedef const rf_diagnostic *(*diag_at_fn)(const void *obj, int64_t i);
+static int64_t print_diags(const void *obj, int64_t n, diag_at_fn at)
 {
-    for (int32_t i = 0; i < res->noutputs; i++) {
-        const rf_rt_output *o = &res->outputs[i];
-        if (res->noutputs > 1 || fmt == RF_RT_FORMAT_TABLE)
-            printf("%s%s (%lld row%s)\n", i ? "\n" : "", o->name, (long long)o->rel.nrows, o->rel.nrows == 1 ? "" : "s");
-        rf_status st = rf_rt_write_rel(&o->rel, o->var->colnames, res->dict, fmt, stdout);
-        if (st == RF_EIO) {
+    static const char *names[] = {"error", "warning", "note"};
+    int64_t shown = 0, nerrors = 0;
+    for (int64_t i = 0; i < n; i++) {
+        const rf_diagnostic *g = at(obj, i);
+        int sev = g->severity >= 0 && g->severity <= 2 ? g->severity : 0;
+        if (sev == REDFOX_SEV_ERROR) nerrors++;
+        if (sev == REDFOX_SEV_ERROR && shown++ >= RF_DIAGS_SHOWN) continue;
+        if (g->file[0] && g->line > 0)
+            fprintf(stderr, "%s:%d:%d: %s: %s\n", g->file, (int)g->line, (int)g->column, names[sev], g->message);
+        else if (g->file[0])
+            fprintf(stderr, "%s: %s: %s\n", g->file, names[sev], g->message);
+        else
+            fprintf(stderr, "redfox: %s: %s\n", names[sev], g->message);
+    }
+    if (nerrors > RF_DIAGS_SHOWN)
+        fprintf(stderr, "redfox: %lld more error%s\n", (long long)(nerrors - RF_DIAGS_SHOWN),
+                nerrors - RF_DIAGS_SHOWN == 1 ? "" : "s");
+    return nerrors;
+}
+
+static const rf_diagnostic *program_diag(const void *p, int64_t i) { return rf_program_diag(p, i); }
+static const rf_diagnostic *database_diag(const void *db, int64_t i) { return rf_database_diag(db, i); }
+static const rf_diagnostic *trace_diag(const void *t, int64_t i) { return rf_trace_diag(t, i); }
+
+/* A library call's outcome as the command reports it: its diagnostics
+** printed (when print), the exit code of its REDFOX_* code. */
+static int finish_api(int code, const void *obj, int64_t n, diag_at_fn at, int print)
+{
+    int64_t nerrors = print ? print_diags(obj, n, at) : 0;
+    switch (code) {
+    case REDFOX_OK: return RF_EXIT_OK;
+    case REDFOX_ERROR:
+    case REDFOX_IO:
+    case REDFOX_NOTFOUND: return RF_EXIT_USER;
+    case REDFOX_NOMEM:
+        if (print) fprintf(stderr, "redfox: error: out of memory\n");
+        return RF_EXIT_USER;
+    case REDFOX_MISUSE: return RF_EXIT_USAGE;
+    default:
+        if (print && !nerrors) fprintf(stderr, "redfox: internal error\n");
+        return RF_EXIT_INTERNAL;
+    }
+}
+
+static int print_outputs(const rf_result *res, int fmt)
+{
+    int32_t n = rf_result_count(res);
+    for (int32_t i = 0; i < n; i++) {
+        int64_t rows = rf_result_rows(res, i);
+        if (n > 1 || fmt == REDFOX_FORMAT_TABLE)
+            printf("%s%s (%lld row%s)\n", i ? "\n" : "", rf_result_name(res, i), (long long)rows, rows == 1 ? "" : "s");
+        int rc = rf_result_write(res, i, fmt, stdout);
+        if (rc == REDFOX_IO) {
             fprintf(stderr, "redfox run: cannot write the output: %s\n", strerror(errno));
             return RF_EXIT_USER;
         }
-        if (st) {
-            fprintf(stderr, "redfox run: cannot write %s: %s\n", o->name,
-                    st == RF_ENOMEM ? "out of memory" : "internal error");
-            return rf_tool_exit_code(st);
+        if (rc) {
+            fprintf(stderr, "redfox run: cannot write %s: %s\n", rf_result_name(res, i),
+                    rc == REDFOX_NOMEM ? "out of memory" : "internal error");
+            return rc == REDFOX_NOMEM ? RF_EXIT_USER : RF_EXIT_INTERNAL;
         }
     }
     if (fflush(stdout) != 0) {
@@ -132,14 +189,14 @@ static int print_outputs(const rf_rt_result *res, rf_rt_format fmt)
     return RF_EXIT_OK;
 }
 
-static const char *format_ext(rf_rt_format fmt)
+static const char *format_ext(int fmt)
 {
-    return fmt == RF_RT_FORMAT_CSV ? "csv" : fmt == RF_RT_FORMAT_TBL ? "tbl" : "txt";
+    return fmt == REDFOX_FORMAT_CSV ? "csv" : fmt == REDFOX_FORMAT_TBL ? "tbl" : "txt";
 }
 
 /* Every output into DIR/NAME.EXT under the folder's lock: all written aside
 ** and synced, then all renamed, or none. */
-static int write_outputs(const rf_rt_result *res, const char *outdir, rf_rt_format fmt)
+static int write_outputs(const rf_result *res, const char *outdir, int fmt)
 {
     struct stat sb;
     if (mkdir(outdir, 0777) != 0 && errno != EEXIST) {
@@ -150,6 +207,7 @@ static int write_outputs(const rf_rt_result *res, const char *outdir, rf_rt_form
         fprintf(stderr, "redfox run: --out %s: not a folder\n", outdir);
         return RF_EXIT_USER;
     }
+    int32_t nout = rf_result_count(res);
     rf_diags d;
     rf_diags_init(&d);
     int lock = -1, busy = -1;
@@ -160,20 +218,20 @@ static int write_outputs(const rf_rt_result *res, const char *outdir, rf_rt_form
         st = rf_file_lock_wait(outdir, busy, &d);
         lock = busy;
     }
-    rf_file_out *files = st ? NULL : rf_calloc((size_t)res->noutputs + 1, sizeof *files);
+    rf_file_out *files = st ? NULL : rf_calloc((size_t)nout + 1, sizeof *files);
     if (!st && !files) {
         rf_error(&d, rf_mkloc(NULL, 0, 0), "out of memory");
         st = RF_ENOMEM;
     }
-    for (int32_t i = 0; files && i < res->noutputs; i++) rf_file_out_init(&files[i]);
-    for (int32_t i = 0; !st && i < res->noutputs; i++) {
-        const rf_rt_output *o = &res->outputs[i];
-        if (strchr(o->name, '/')) {
-            rf_error(&d, rf_mkloc(NULL, 0, 0), "the output name '%s' cannot be a file name", o->name);
+    for (int32_t i = 0; files && i < nout; i++) rf_file_out_init(&files[i]);
+    for (int32_t i = 0; !st && i < nout; i++) {
+        const char *name = rf_result_name(res, i);
+        if (strchr(name, '/')) {
+            rf_error(&d, rf_mkloc(NULL, 0, 0), "the output name '%s' cannot be a file name", name);
             st = RF_EUSER;
             break;
         }
-        char *path = rf_sprintf("%s/%s.%s", outdir, o->name, format_ext(fmt));
+        char *path = rf_sprintf("%s/%s.%s", outdir, name, format_ext(fmt));
         if (!path) {
             rf_error(&d, rf_mkloc(NULL, 0, 0), "out of memory");
             st = RF_ENOMEM;
@@ -183,7 +241,8 @@ static int write_outputs(const rf_rt_result *res, const char *outdir, rf_rt_form
         st = rf_file_out_open(&files[i], path, &d);
         free(path);
         if (st) break;
-        st = rf_rt_write_rel_to(&o->rel, o->var->colnames, res->dict, fmt, rf_file_out_write_cb, &files[i]);
+        int rc = rf_result_write_to(res, i, fmt, rf_file_out_write_cb, &files[i]);
+        st = rc == REDFOX_OK ? RF_OK : rc == REDFOX_IO ? RF_EIO : rc == REDFOX_NOMEM ? RF_ENOMEM : RF_EINTERNAL;
         if (st && st != RF_EIO)
             rf_error(&d, rf_mkloc(files[i].path, 0, 0), "cannot write: %s",
                      st == RF_ENOMEM ? "out of memory" : "internal error");
@@ -191,9 +250,9 @@ static int write_outputs(const rf_rt_result *res, const char *outdir, rf_rt_form
         if (!st) st = cst;
     }
     /* the only window: a crash between two renames leaves some new, some old */
-    for (int32_t i = 0; !st && i < res->noutputs; i++) st = rf_file_out_rename(&files[i], &d);
-    if (!st && res->noutputs) st = rf_file_sync_dir(files[0].path, &d);
-    for (int32_t i = 0; files && i < res->noutputs; i++) rf_file_out_abort(&files[i]);
+    for (int32_t i = 0; !st && i < nout; i++) st = rf_file_out_rename(&files[i], &d);
+    if (!st && nout) st = rf_file_sync_dir(files[0].path, &d);
+    for (int32_t i = 0; files && i < nout; i++) rf_file_out_abort(&files[i]);
     free(files);
     rf_file_unlock(lock);
     int rc = rf_tool_finish(st, &d);
@@ -203,19 +262,37 @@ static int write_outputs(const rf_rt_result *res, const char *outdir, rf_rt_form
 
 /* The data folder is needed only by a program that reads input files: then
 ** a missing one is an error naming the folder and the first input that
-** reads it. */
-static rf_status check_data_folder(const rf_hir_program *p, const char *data, rf_diags *d)
+** reads it. 0 when it is there or not needed (*needed says which). */
+static int check_data_folder(const rf_program *p, const char *data, int print, int *needed)
 {
-    const rf_hir_var *first = NULL;
-    for (int32_t i = 0; i < p->nvars && !first; i++)
-        if (p->vars[i]->input_file) first = p->vars[i];
+    int32_t first = -1;
+    for (int32_t i = 0; i < rf_program_input_count(p) && first < 0; i++)
+        if (rf_program_input_file(p, i)) first = i;
     struct stat sb;
-    if (!first || (stat(data, &sb) == 0 && S_ISDIR(sb.st_mode))) return RF_OK;
+    *needed = first >= 0;
+    if (first < 0 || (stat(data, &sb) == 0 && S_ISDIR(sb.st_mode))) return 0;
     int exists = stat(data, &sb) == 0;
-    const char *pred = first->pred_name ? first->pred_name : first->name;
-    rf_error(d, rf_mkloc(NULL, 0, 0), "the data folder %s %s: input `%s` reads %s/%s", data,
-             exists ? "is not a folder" : "does not exist", pred, data, first->input_file);
-    return RF_EUSER;
+    if (print)
+        fprintf(stderr, "redfox: error: the data folder %s %s: input `%s` reads %s/%s\n", data,
+            exists ? "is not a folder" : "does not exist", rf_program_input_predicate(p, first), data,
+            rf_program_input_file(p, first));
+    return 1;
+}
+
+/* The --set assignments as rf_run_options.settings ("A=1,B=2"), but for
+** cache_dir (a folder's name may hold a comma), given as
+** rf_run_options.cache_dir. NULL when out of memory. */
+static char *settings_of(const char *const *sets, int n)
+{
+    rf_buf b;
+    rf_buf_init(&b);
+    for (int k = 0; k < n; k++) {
+        if (!strncmp(sets[k], "cache_dir=", 10)) continue;
+        if (b.len) rf_buf_putc(&b, ',');
+        rf_buf_append(&b, sets[k], (int64_t)strlen(sets[k]));
+    }
+    rf_buf_putc(&b, '\0');
+    return b.oom ? NULL : rf_buf_take(&b);
 }
 
 int rf_tool_run(int argc, char **argv)
@@ -225,8 +302,10 @@ int rf_tool_run(int argc, char **argv)
     const char *prog = NULL, *data = ".", *device = "auto", *format = NULL, *outdir = NULL, *threads = NULL,
                *maxit = NULL, *repeat_s = NULL, *trace_path = NULL, *gpus_s = NULL;
     int profile = 0, no_fuse = 0, no_lftj = 0, no_exists = 0;
-    rf_rt_tuning tune;
+    rf_rt_tuning tune; /* the settings checked here as --set gives them, applied by rf_run */
     rf_rt_tuning_init(&tune);
+    const char *sets[512];
+    int nsets = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int m = 0;
@@ -251,7 +330,13 @@ int rf_tool_run(int argc, char **argv)
             no_exists = 1;
             continue;
         }
-        if ((m = rf_tool_opt_set("run", argc, argv, &i, &tune)) ||
+        int at = i;
+        if ((m = rf_tool_opt_set("run", argc, argv, &i, &tune)) > 0 &&
+            (!strcmp(argv[at], "--set") || !strncmp(argv[at], "--set=", 6))) {
+            if (nsets == 512) return rf_tool_usage_error("run", "too many --set (at most 512)");
+            sets[nsets++] = argv[at][5] == '=' ? argv[at] + 6 : argv[i];
+        }
+        if (m ||
             (m = rf_tool_opt_value("run", argc, argv, &i, "--data", &data)) ||
             (m = rf_tool_opt_value("run", argc, argv, &i, "--device", &device)) ||
             (m = rf_tool_opt_value("run", argc, argv, &i, "--format", &format)) ||
@@ -285,18 +370,29 @@ int rf_tool_run(int argc, char **argv)
             return rf_tool_run_ranks(argc, argv, gpus);
         }
     }
-    rf_rt_options o;
-    memset(&o, 0, sizeof o);
-    o.data_dir = data;
+    rf_run_options o;
+    rf_run_options_init_v2(&o, sizeof o);
     o.profile = profile;
     o.no_fuse = no_fuse;
-    rf_tool_show_progress(&o);
-    o.tuning = &tune;
-    rf_tool_apply_tuning(&tune);
-    rf_rt_format fmt;
+    if (isatty(STDERR_FILENO)) o.progress = rf_tool_draw_progress;
+    rf_tool_apply_tuning(&tune); /* huge pages: process-wide, the command's to set */
+    o.cache_dir = tune.cache_dir;
+    o.gpu_memory = tune.gpu_memory > 0 ? (uint64_t)tune.gpu_memory : 0;
     if (!format) format = outdir ? "csv" : "table";
-    if (!rf_tool_run_options("run", device, threads, format, &o, &fmt)) return RF_EXIT_USAGE;
+    if (!strcmp(device, "auto")) o.device = REDFOX_DEVICE_AUTO;
+    else if (!strcmp(device, "cpu")) o.device = REDFOX_DEVICE_CPU;
+    else if (!strcmp(device, "gpu")) o.device = REDFOX_DEVICE_GPU;
+    else return rf_tool_usage_error("run", "unknown device '%s' (auto, cpu or gpu)", device);
+    int fmt;
+    if (!strcmp(format, "table")) fmt = REDFOX_FORMAT_TABLE;
+    else if (!strcmp(format, "csv")) fmt = REDFOX_FORMAT_CSV;
+    else if (!strcmp(format, "tbl")) fmt = REDFOX_FORMAT_TBL;
+    else return rf_tool_usage_error("run", "unknown format '%s' (table, csv or tbl)", format);
     int64_t v;
+    if (threads) {
+        if (!rf_tool_parse_int(threads, 1, 1024, &v)) return rf_tool_usage_error("run", "--threads takes a number from 1 to 1024");
+        o.threads = (int)v;
+    }
     if (maxit) {
         if (!rf_tool_parse_int(maxit, 1, INT64_MAX, &v)) return rf_tool_usage_error("run", "--max-iterations takes a positive number");
         o.max_iterations = v;
@@ -304,29 +400,37 @@ int rf_tool_run(int argc, char **argv)
     int64_t repeat = 1;
     if (repeat_s && !rf_tool_parse_int(repeat_s, 1, 1000000, &repeat))
         return rf_tool_usage_error("run", "--repeat takes a number from 1 to 1000000");
-    rf_rt_trace_log trace;
-    rf_rt_trace_log_init(&trace);
-    if (trace_path) {
-        o.trace = rf_rt_trace_log_fn;
-        o.trace_ctx = &trace;
+    rf_trace *trace = NULL;
+    if (trace_path && !(trace = rf_trace_new())) return finish_api(REDFOX_NOMEM, NULL, 0, NULL, 1);
+    o.trace = trace;
+    char *settings = settings_of(sets, nsets);
+    if (!settings) {
+        rf_trace_free(trace);
+        return finish_api(REDFOX_NOMEM, NULL, 0, NULL, 1);
     }
+    o.settings = settings;
     rf_diags d;
     rf_diags_init(&d);
     /* several ranks when mpirun started this process (runtime/dist) */
     rf_rt_dist_world *world = NULL;
     rf_status wst = rf_rt_dist_world_start(&argc, &argv, &world, &d);
-    if (wst) return rf_tool_finish(wst, &d);
+    if (wst) {
+        free(settings);
+        rf_trace_free(trace);
+        return rf_tool_finish(wst, &d);
+    }
     int rank = rf_rt_dist_world_rank(world), nranks = rf_rt_dist_world_size(world);
-    if (gpus && gpus != nranks) {
-        rf_rt_dist_world_end(world, RF_EXIT_USAGE);
-        return rank ? RF_EXIT_USAGE
-                    : rf_tool_usage_error("run", "--gpus %lld, but mpirun started %d ranks", (long long)gpus, nranks);
+    int rc = RF_EXIT_OK;
+    if (gpus && gpus != nranks)
+        rc = rank ? RF_EXIT_USAGE : rf_tool_usage_error("run", "--gpus %lld, but mpirun started %d ranks", (long long)gpus, nranks);
+    else if (nranks > 1 && repeat > 1)
+        rc = rank ? RF_EXIT_USAGE : rf_tool_usage_error("run", "--repeat runs one process only");
+    if (rc) {
+        free(settings);
+        rf_trace_free(trace);
+        rf_rt_dist_world_end(world, rc);
+        return rc;
     }
-    if (nranks > 1 && repeat > 1) {
-        rf_rt_dist_world_end(world, RF_EXIT_USAGE);
-        return rank ? RF_EXIT_USAGE : rf_tool_usage_error("run", "--repeat runs one process only");
-    }
-    o.world = world;
     /* GPU ranks run every kernel separately: a fused group whose later
     ** stage reads a relation that moves between ranks before that stage
     ** lost rows (tests/e2e/strings_two.logic at -np 2), so until the moves
@@ -337,59 +441,57 @@ int rf_tool_run(int argc, char **argv)
         int t = rf_online_cpus() / rf_rt_dist_world_local_size(world);
         o.threads = t > 1 ? t : 1;
     }
+    /* the program: its files read here ("-" and pipes), compiled by the library */
     rf_arena arena;
     rf_arena_init(&arena);
-    rf_hir_program *hir = NULL;
-    rf_tool_opts to = {0};
-    to.no_lftj = no_lftj;
-    to.no_exists = no_exists;
-    rf_buf ptx0, gpln;
-    rf_buf_init(&ptx0);
-    rf_buf_init(&gpln);
-    int is_rfx = 0;
-    double c0 = rf_now();
-    rf_status st = rf_tool_load_program(progs, nprogs, &to, &arena, &hir, &ptx0, &gpln, &is_rfx, &d);
-    double t_loaded = rf_now();
-    rf_rt_trace_log_event(&trace, "phase", "compile", c0, t_loaded, -1);
-    rf_rt_result *res = NULL;
-    if (!st) st = check_data_folder(hir, data, &d);
+    rf_tool_sources src;
+    rf_compile_options co;
+    rf_compile_options_init(&co, sizeof co);
+    co.no_lftj = no_lftj;
+    co.no_exists = no_exists;
+    rf_program *p = NULL;
+    rf_database *db = NULL;
+    rf_result *res = NULL;
+    double c0 = rf_trace_clock();
+    /* what every rank finds alike (the compiler's messages) rank 0 prints */
+    rf_status st = rf_tool_read_sources(progs, nprogs, &arena, &src, &d);
+    if (st) rc = rank ? rf_tool_exit_code(st) : rf_tool_finish(st, &d);
+    else {
+        int code = rf_compile_buffers_v2(src.names, src.texts, src.lens, src.n, &co, &p);
+        rc = finish_api(code, p, rf_program_diag_count(p), program_diag, rank == 0);
+    }
+    rf_tool_sources_free(&src);
+    double t_loaded = rf_trace_clock();
+    if (trace) rf_trace_event(trace, "phase", "compile", c0, t_loaded, -1);
+    int needed = 0;
+    if (!rc && check_data_folder(p, data, rank == 0, &needed)) rc = RF_EXIT_USER;
+    if (!rc) { /* a program without input files runs wherever its data folder is missing */
+        int code = rf_open(needed ? data : NULL, &db);
+        if (code) rc = finish_api(code, db, rf_database_diag_count(db), database_diag, rank == 0);
+    }
+    if (!rc && repeat > 1) rf_database_keep_inputs(db, 1); /* repeated runs read the inputs once */
     int ran = 0; /* the run started (several ranks: it may have failed on this one) */
-    /* repeated runs share the parsed inputs, as `tpch run` does */
-    if (!st && repeat > 1 && !(o.cache = rf_rt_cache_new())) st = RF_ENOMEM;
-    if (!st) {
-        o.ptx0 = ptx0.len ? ptx0.data : NULL;
-        o.ptx0_size = (uint64_t)ptx0.len;
-        o.gpu_plan = gpln.len ? gpln.data : NULL;
-        o.gpu_plan_size = (uint64_t)gpln.len;
-        o.rfx_file = !is_rfx ? NULL : strcmp(progs[0], "-") ? progs[0] : "<stdin>"; /* (as messages name it) */
-        for (int64_t r = 0; r < repeat && !st; r++) {
-            rf_rt_result_free(res);
-            res = NULL;
-            double r0 = rf_now();
-            ran = 1;
-            st = rf_rt_run(hir, &o, &res, &d);
-            rf_rt_trace_log_event(&trace, "phase", "run", r0, rf_now(), -1);
-            if (!st && res->gpu_trace) fputs(res->gpu_trace, stderr);
-            if (!st && repeat > 1)
-                fprintf(stderr, "run %lld of %lld (device %s): load %.6f s, run %.6f s\n", (long long)(r + 1),
-                        (long long)repeat, res->device, res->load_seconds, res->run_seconds);
-        }
+    int code = REDFOX_OK;
+    for (int64_t r = 0; !rc && r < repeat && !code; r++) {
+        rf_result_free(res);
+        res = NULL;
+        ran = 1;
+        code = api_run_world(db, p, &o, world, &res);
+        if (!code && rf_result_device_log(res)) fputs(rf_result_device_log(res), stderr);
+        if (!code && repeat > 1)
+            fprintf(stderr, "run %lld of %lld (device %s): load %.6f s, run %.6f s\n", (long long)(r + 1),
+                    (long long)repeat, rf_result_device(res), rf_result_load_seconds(res), rf_result_run_seconds(res));
     }
-    if (rank != 0 && (!st || !ran)) {
-        /* what every rank found alike (the compiler's messages) rank 0 prints;
-        ** a failed run's messages come from the rank that failed (runtime/dist) */
-        rf_diags_free(&d);
-        rf_diags_init(&d);
-    }
-    double t_ran = rf_now();
-    int rc = rf_tool_finish(st, &d);
-    if (!st && rank == 0) { /* with several ranks, rank 0 holds and writes the outputs */
-        if (profile) rf_tool_print_profile(res, stderr);
-        double t_out = rf_now();
+    double t_ran = rf_trace_clock();
+    /* a run's messages: rank 0's, or those of the rank that failed (runtime/dist) */
+    if (ran) rc = finish_api(code, db, rf_database_diag_count(db), database_diag, rank == 0 || code);
+    if (!rc && rank == 0) { /* with several ranks, rank 0 holds and writes the outputs */
+        if (profile) rf_result_profile_write(res, stderr);
+        double t_out = rf_trace_clock();
         rc = outdir ? write_outputs(res, outdir, fmt) : print_outputs(res, fmt);
-        rf_rt_trace_log_event(&trace, "phase", "output", t_out, rf_now(), -1);
+        if (trace) rf_trace_event(trace, "phase", "output", t_out, rf_trace_clock(), -1);
         if (profile) {
-            double t_end = rf_now();
+            double t_end = rf_trace_clock();
             fflush(stdout);
             fprintf(stderr,
                     "process: %.3f ms from its start to the program loaded, %.3f ms in the run%s, %.3f ms writing "
@@ -399,20 +501,16 @@ int rf_tool_run(int argc, char **argv)
         }
     }
     /* written after a failed run too: the timeline up to the error */
-    if (trace_path && rank == 0) {
-        rf_diags td;
-        rf_diags_init(&td);
-        rf_status tst = rf_rt_trace_log_write(&trace, trace_path, "redfox run", &td);
-        int trc = tst ? rf_tool_finish(tst, &td) : RF_EXIT_OK;
+    if (trace && rank == 0) {
+        int tcode = rf_trace_write(trace, trace_path, "redfox run");
+        int trc = tcode ? finish_api(tcode, trace, rf_trace_diag_count(trace), trace_diag, 1) : RF_EXIT_OK;
         if (rc == RF_EXIT_OK) rc = trc;
-        rf_diags_free(&td);
     }
-    rf_rt_trace_log_free(&trace);
-    rf_rt_result_free(res); /* before the cache: it borrows the cache's dictionary */
-    rf_rt_cache_free(o.cache);
-    rf_buf_free(&ptx0);
-    rf_buf_free(&gpln);
-    rf_hir_free(hir);
+    rf_trace_free(trace);
+    rf_result_free(res);
+    rf_close(db);
+    rf_program_free(p);
+    free(settings);
     rf_diags_free(&d);
     rf_arena_free(&arena);
     rf_rt_dist_world_end(world, rc);

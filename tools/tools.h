@@ -37,6 +37,10 @@ int rf_tool_opt_value(const char *cmd, int argc, char **argv, int *i, const char
 /* Where stderr is a terminal, o reports a long fixpoint and a long load of
 ** an input file there, as one line redrawn in place (tools/progress.c). */
 void rf_tool_show_progress(struct rf_rt_options *o);
+/* rf_run_options.progress for a terminal: the same line from the library's
+** record (redfox.h's rf_progress); user is unused. */
+struct rf_progress;
+void rf_tool_draw_progress(void *user, const struct rf_progress *p);
 /* That line: text fitted to the terminal, drawn over the last; cleared. */
 void rf_tool_progress_line(const char *text);
 void rf_tool_progress_clear(void);

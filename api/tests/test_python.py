@@ -3,7 +3,9 @@
 Owns: the module's tests with plain python3 (no pyarrow): every type through
 put -> run -> rows, the Arrow PyCapsule interface read back through the
 module and, independently, through ctypes, errors with their diagnostics,
-and a run over a data folder compared with what `redfox run` prints.
+a run over a data folder compared with what `redfox run` prints, and API
+level 2: compile options, compile_buffers, keep_inputs, Relation.write, the
+profile's text and progress reports.
 """
 import ctypes
 import datetime
@@ -163,9 +165,100 @@ def test_folder(redfox_bin, examples):
     check(sorted(rows) == ["destinations"] and len(rows["destinations"]) == text.count("\n") - 1, "redfox.run")
 
 
+TRI = """
+edge(x, y) -> int(x), int(y).
+lang:input[`edge] = "e.csv".
+lang:input:delimiter[`edge] = ",".
+tri(a, b, c) <- edge(a, b), edge(b, c), edge(a, c).
+lang:output[`tri] = "tri".
+"""
+EDGES = [(1, 2), (2, 3), (1, 3), (3, 4), (2, 4), (4, 5)]
+
+
+def test_level2(redfox_bin):
+    """API level 2 through the module: compile options, compile_buffers, keep_inputs,
+    Relation.write, the profile's text and progress reports."""
+    import io
+    import tempfile
+    import threading
+    db = redfox.Database()
+    db.put("edge", EDGES, ["int", "int"])
+    base = db.run(redfox.compile(TRI), device="cpu", profile=True)
+    binary = db.run(redfox.compile(TRI, no_lftj=True), device="cpu", profile=True)
+    check(base["tri"].rows() == binary["tri"].rows() == [(1, 2, 3), (2, 3, 4)], "no_lftj: the same triangles")
+    ptext, btext = base.profile_text(), binary.profile_text()
+    check(ptext.startswith("profile (device cpu): load ") and " lftj " in ptext and " lftj " not in btext,
+          "profile texts: %r / %r" % (ptext, btext))
+    files = redfox.compile_files
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "tri.logic")
+        with open(path, "w") as f:
+            f.write(TRI)
+        check(db.run(files(path, no_exists=True, no_lftj=True), device="cpu")["tri"].rows() == [(1, 2, 3), (2, 3, 4)],
+              "compile_files with options")
+        # compile_buffers: texts in memory, and a .rfx file's bytes
+        rfx = os.path.join(tmp, "tri.rfx")
+        comp = subprocess.run([redfox_bin, "compile", path, "-o", rfx], capture_output=True)
+        check(comp.returncode == 0, "redfox compile: %r" % comp.stderr)
+        p1 = redfox.compile_buffers([("a.logic", TRI.split("tri(a")[0]), ("b.logic", "tri(a" + TRI.split("tri(a")[1])])
+        with open(rfx, "rb") as f:
+            p2 = redfox.compile_buffers([("from-a-pipe", f.read())])
+        check(not p1.compiled and p2.compiled, "Program.compiled")
+        check(db.run(p1, device="cpu")["tri"].rows() == db.run(p2, device="cpu")["tri"].rows() == [(1, 2, 3), (2, 3, 4)],
+              "compile_buffers")
+        try:
+            redfox.compile_buffers([("x.logic", "p(x) <- q(x).")], no_opt=True)
+            check(False, "compile_buffers: an error raises")
+        except redfox.CompileError as e:
+            check(e.diagnostics and e.diagnostics[0].file == "x.logic", str(e))
+        # Relation.write: a real file (rf_result_write) and a StringIO (rf_result_write_to)
+        out = os.path.join(tmp, "tri.tbl")
+        with open(out, "w") as f:
+            base["tri"].write(f, "tbl")
+        with open(out) as f:
+            check(f.read() == base["tri"].text("tbl"), "write to a file")
+        sio = io.StringIO()
+        base["tri"].write(sio, "table")
+        check(sio.getvalue() == base["tri"].text("table"), "write to a StringIO")
+        # keep_inputs: the second run reads the kept rows, not the changed file
+        with open(os.path.join(tmp, "e.csv"), "w") as f:
+            f.write("1,2\n2,3\n1,3\n")
+        with redfox.Database(tmp) as fdb:
+            fdb.keep_inputs(True)
+            check(len(fdb.run(redfox.compile(TRI), device="cpu")["tri"]) == 1, "keep: first run")
+            with open(os.path.join(tmp, "e.csv"), "w") as f:
+                f.write("")
+            check(len(fdb.run(redfox.compile(TRI), device="cpu")["tri"]) == 1, "keep: kept rows")
+            fdb.keep_inputs(False)
+            check(len(fdb.run(redfox.compile(TRI), device="cpu")["tri"]) == 0, "keep off: the file again")
+        # progress: an input read from a FIFO that pauses reports its load
+        fifo = os.path.join(tmp, "slow")
+        os.mkdir(fifo)
+        os.mkfifo(os.path.join(fifo, "e.csv"))
+
+        def writer():
+            with open(os.path.join(fifo, "e.csv"), "w") as f:
+                f.write("1,2\n")
+                f.flush()
+                import time
+                time.sleep(2)
+                f.write("2,3\n1,3\n")
+        t = threading.Thread(target=writer)
+        t.start()
+        seen = []
+        with redfox.Database(fifo) as sdb:
+            res = sdb.run(redfox.compile(TRI), device="cpu", progress=seen.append)
+        t.join()
+        check(len(res["tri"]) == 1, "progress run's answer")
+        loads = [r for r in seen if r["kind"] == "load" and not r["done"]]
+        check(loads and loads[0]["input"] == "edge" and loads[0]["phase"] == "reading" and
+              seen[-1]["done"], "progress reports %r" % seen)
+
+
 rel = test_types()
 test_capsule_by_ctypes(rel)
 test_errors()
 test_folder(sys.argv[1], sys.argv[2])
+test_level2(sys.argv[1])
 print("ok" if not failures else "%d failed" % failures)
 sys.exit(1 if failures else 0)

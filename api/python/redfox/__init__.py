@@ -25,6 +25,7 @@ redfox.CompileError. Objects are not for concurrent use from several threads
 (a Database runs one program at a time).
 """
 
+import codecs
 import ctypes
 import datetime
 import decimal
@@ -34,7 +35,7 @@ from collections import namedtuple
 from ._libpath import LIBRARY
 
 __all__ = ["Error", "CompileError", "Diagnostic", "Program", "Database", "Result", "Relation", "compile",
-           "compile_files", "run", "version", "TYPES"]
+           "compile_files", "compile_buffers", "run", "version", "TYPES"]
 
 _lib = ctypes.CDLL(LIBRARY if os.path.isabs(LIBRARY)
                    else os.path.join(os.path.dirname(os.path.abspath(__file__)), LIBRARY))
@@ -55,10 +56,28 @@ class _Diag(ctypes.Structure):
     _fields_ = [("severity", c_int), ("file", c_char_p), ("line", c_int32), ("column", c_int32), ("message", c_char_p)]
 
 
+class _Progress(ctypes.Structure):
+    _fields_ = [("size", c_size_t), ("kind", c_int), ("done", c_int), ("seconds", c_double), ("round", c_int64),
+                ("npreds", c_int32), ("more", c_int32), ("preds", POINTER(c_char_p)), ("rows", POINTER(c_int64)),
+                ("input", c_char_p), ("path", c_char_p), ("phase", c_char_p), ("bytes_done", c_int64),
+                ("bytes_total", c_int64)]
+
+
+_ProgressFn = ctypes.CFUNCTYPE(None, c_void_p, POINTER(_Progress))
+_WriteFn = ctypes.CFUNCTYPE(c_int, c_void_p, c_void_p, c_int64)
+
+
 class _RunOptions(ctypes.Structure):
     _fields_ = [("size", c_size_t), ("device", c_int), ("threads", c_int), ("max_iterations", c_int64),
                 ("no_fuse", c_int), ("profile", c_int), ("settings", c_char_p),
-                ("trace_file", c_char_p)]
+                ("trace_file", c_char_p),
+                # API level 2
+                ("progress", _ProgressFn), ("progress_user", c_void_p), ("cache_dir", c_char_p),
+                ("gpu_memory", ctypes.c_uint64), ("trace", c_void_p)]
+
+
+class _CompileOptions(ctypes.Structure):
+    _fields_ = [("size", c_size_t), ("no_lftj", c_int), ("no_exists", c_int), ("no_opt", c_int)]
 
 
 class ArrowSchema(ctypes.Structure):
@@ -125,7 +144,19 @@ rf_program_input_name = _fn("rf_program_input_name", c_char_p, _P, c_int32)
 rf_program_input_file = _fn("rf_program_input_file", c_char_p, _P, c_int32)
 rf_program_output_count = _fn("rf_program_output_count", c_int32, _P)
 rf_program_output_name = _fn("rf_program_output_name", c_char_p, _P, c_int32)
-rf_run_options_init = _fn("rf_run_options_init", None, POINTER(_RunOptions))
+rf_run_options_init_v2 = _fn("rf_run_options_init_v2", None, POINTER(_RunOptions), c_size_t)
+rf_compile_options_init = _fn("rf_compile_options_init", None, POINTER(_CompileOptions), c_size_t)
+rf_compile_buffers = _fn("rf_compile_buffers", c_int, POINTER(c_char_p), POINTER(c_char_p), POINTER(c_int64), c_int32,
+                         POINTER(_P))
+rf_compile_buffers_v2 = _fn("rf_compile_buffers_v2", c_int, POINTER(c_char_p), POINTER(c_char_p), POINTER(c_int64),
+                            c_int32, POINTER(_CompileOptions), POINTER(_P))
+rf_compile_files_v2 = _fn("rf_compile_files_v2", c_int, POINTER(c_char_p), c_int32, POINTER(_CompileOptions),
+                          POINTER(_P))
+rf_program_is_compiled = _fn("rf_program_is_compiled", c_int, _P)
+rf_database_keep_inputs = _fn("rf_database_keep_inputs", c_int, _P, c_int)
+rf_result_write = _fn("rf_result_write", c_int, _P, c_int32, c_int, c_void_p)
+rf_result_write_to = _fn("rf_result_write_to", c_int, _P, c_int32, c_int, _WriteFn, c_void_p)
+rf_result_profile_write = _fn("rf_result_profile_write", c_int, _P, c_void_p)
 rf_run = _fn("rf_run", c_int, _P, _P, POINTER(_RunOptions), POINTER(_P))
 rf_result_free = _fn("rf_result_free", None, _P)
 rf_result_device = _fn("rf_result_device", c_char_p, _P)
@@ -150,6 +181,12 @@ _libc.malloc.restype = c_void_p
 _libc.malloc.argtypes = [c_size_t]
 _libc.free.restype = None
 _libc.free.argtypes = [c_void_p]
+_libc.fdopen.restype = c_void_p
+_libc.fdopen.argtypes = [c_int, c_char_p]
+_libc.fclose.restype = c_int
+_libc.fclose.argtypes = [c_void_p]
+_libc.open_memstream.restype = c_void_p
+_libc.open_memstream.argtypes = [POINTER(c_void_p), POINTER(c_size_t)]
 _CapsuleDestructor = ctypes.CFUNCTYPE(None, c_void_p)
 _capsule_new = ctypes.pythonapi.PyCapsule_New
 _capsule_new.restype = ctypes.py_object
@@ -232,6 +269,7 @@ class Program:
         self.inputs = [(rf_program_input_name(handle, i).decode(), rf_program_input_file(handle, i).decode())
                        for i in range(rf_program_input_count(handle))]
         self.outputs = [rf_program_output_name(handle, i).decode() for i in range(rf_program_output_count(handle))]
+        self.compiled = bool(rf_program_is_compiled(handle))  # from a .rfx file
 
     def __del__(self, _free=rf_program_free):  # bound now: module globals may be gone at exit
         if getattr(self, "_h", None):
@@ -248,19 +286,59 @@ def _program(code, handle):
     return Program(handle)
 
 
-def compile(text, name=None):
-    """Compiles LogiQL source text; name (default "<string>") is what diagnostics call it."""
+def _compile_options(no_lftj, no_exists, no_opt):
+    """The rf_compile_options of the keyword switches, or None when all are off."""
+    if not (no_lftj or no_exists or no_opt):
+        return None
+    o = _CompileOptions()
+    rf_compile_options_init(ctypes.byref(o), ctypes.sizeof(o))
+    o.no_lftj, o.no_exists, o.no_opt = int(bool(no_lftj)), int(bool(no_exists)), int(bool(no_opt))
+    return o
+
+
+def compile(text, name=None, no_lftj=False, no_exists=False, no_opt=False):
+    """Compiles LogiQL source text; name (default "<string>") is what diagnostics call it.
+    no_lftj, no_exists, no_opt: the plan switches of `redfox run --no-lftj / --no-exists`
+    and `redfox dump --no-opt` (they change how the program computes, never what)."""
+    o = _compile_options(no_lftj, no_exists, no_opt)
+    if o is not None:
+        return compile_buffers([(name or "<string>", text)], no_lftj=no_lftj, no_exists=no_exists, no_opt=no_opt)
     data = text.encode() if isinstance(text, str) else bytes(text)
     h = c_void_p()
     code = rf_compile(data, len(data), name.encode() if name else None, ctypes.byref(h))
     return _program(code, h)
 
 
-def compile_files(*paths):
+def compile_files(*paths, no_lftj=False, no_exists=False, no_opt=False):
     """Compiles .logic files as one program, or loads one .rfx file."""
     arr = (c_char_p * len(paths))(*[os.fsencode(p) for p in paths])
     h = c_void_p()
-    code = rf_compile_files(arr, len(paths), ctypes.byref(h))
+    o = _compile_options(no_lftj, no_exists, no_opt)
+    if o is None:
+        code = rf_compile_files(arr, len(paths), ctypes.byref(h))
+    else:
+        code = rf_compile_files_v2(arr, len(paths), ctypes.byref(o), ctypes.byref(h))
+    return _program(code, h)
+
+
+def compile_buffers(sources, no_lftj=False, no_exists=False, no_opt=False):
+    """Compiles programs held in memory: sources is a list of (name, text or
+    bytes), LogiQL texts compiled as one program, or one compiled program's
+    bytes (.rfx: told by a name ending in .rfx or by its magic bytes), such
+    as a program read from a pipe or a socket."""
+    sources = list(sources)
+    if not sources:
+        raise Error(2, "redfox: compile_buffers: no programs")
+    datas = [t.encode() if isinstance(t, str) else bytes(t) for _, t in sources]
+    names = (c_char_p * len(sources))(*[n.encode() if n else None for n, _ in sources])
+    texts = (c_char_p * len(sources))(*datas)
+    lens = (c_int64 * len(sources))(*[len(d) for d in datas])
+    h = c_void_p()
+    o = _compile_options(no_lftj, no_exists, no_opt)
+    if o is None:
+        code = rf_compile_buffers(names, texts, lens, len(sources), ctypes.byref(h))
+    else:
+        code = rf_compile_buffers_v2(names, texts, lens, len(sources), ctypes.byref(o), ctypes.byref(h))
     return _program(code, h)
 
 
@@ -358,27 +436,63 @@ class Database:
         """Forgets a relation given by put or put_arrow: runs read its file again."""
         self._check(rf_database_drop(self._h, name.encode()))
 
-    def run(self, program, device="auto", threads=0, max_iterations=0, no_fuse=False, settings=None, trace=None):
+    def keep_inputs(self, on=True):
+        """Keeps the inputs runs read for the runs after them (rf_database_keep_inputs):
+        a program run repeatedly reads its files once; off forgets them."""
+        self._check(rf_database_keep_inputs(self._h, 1 if on else 0))
+
+    def run(self, program, device="auto", threads=0, max_iterations=0, no_fuse=False, settings=None, trace=None,
+            profile=False, progress=None, cache_dir=None, gpu_memory=0):
         """Runs program (a Program, or LogiQL text) and returns its Result.
-        trace: a file path for the run's timeline (Chrome trace-event JSON)."""
+        trace: a file path for the run's timeline (Chrome trace-event JSON).
+        profile: collect per-kernel statistics (Result.profile_text()).
+        progress: called as progress(dict) while a long fixpoint or input load
+        runs (kind "fixpoint" or "load", done, seconds, and round, preds, rows
+        or input, path, phase, bytes_done, bytes_total).
+        cache_dir: where --device auto's placement model and the GPU's code
+        cache live ("": none). gpu_memory: cap the GPU memory, in bytes."""
         if isinstance(program, str):
             program = compile(program)
         o = _RunOptions()
-        rf_run_options_init(ctypes.byref(o))
+        rf_run_options_init_v2(ctypes.byref(o), ctypes.sizeof(o))
         if device not in _DEVICES:
             raise Error(2, "redfox: unknown device %r (auto, cpu or gpu)" % (device,))
         o.device = _DEVICES[device]
         o.threads = threads
         o.max_iterations = max_iterations
         o.no_fuse = 1 if no_fuse else 0
+        o.profile = 1 if profile else 0
         if settings:
             o.settings = ",".join("%s=%s" % kv for kv in settings.items()).encode() \
                 if isinstance(settings, dict) else settings.encode()
         if trace:
             o.trace_file = os.fsencode(trace)
+        if cache_dir is not None:
+            o.cache_dir = os.fsencode(cache_dir)
+        o.gpu_memory = gpu_memory
+        errors = []
+        if progress is not None:
+            def relay(_user, p):
+                p = p.contents
+                r = {"kind": "fixpoint" if p.kind == 0 else "load", "done": bool(p.done), "seconds": p.seconds}
+                if p.kind == 0:
+                    r.update(round=p.round, more=p.more,
+                             preds=[p.preds[i].decode() for i in range(p.npreds)],
+                             rows=[p.rows[i] for i in range(p.npreds)])
+                else:
+                    r.update(input=(p.input or b"").decode(), path=(p.path or b"").decode(),
+                             phase=(p.phase or b"").decode(), bytes_done=p.bytes_done, bytes_total=p.bytes_total)
+                try:
+                    progress(r)
+                except Exception as e:  # raised again after the run: never through C
+                    errors.append(e)
+            o.progress = _ProgressFn(relay)  # alive through o for the call
         h = c_void_p()
         self._check(rf_run(self._h, program._h, ctypes.byref(o), ctypes.byref(h)))
-        return Result(h, _diags(rf_database_diag_count, rf_database_diag, self._h))
+        result = Result(h, _diags(rf_database_diag_count, rf_database_diag, self._h))
+        if errors:
+            raise errors[0]
+        return result
 
 
 # ---- results --------------------------------------------------------------------
@@ -401,6 +515,23 @@ class Result:
 
     def names(self):
         return [r.name for r in self._rels]
+
+    def profile_text(self):
+        """The profile as `redfox run --profile` prints it (run with profile=True
+        for the kernel table)."""
+        buf, size = c_void_p(), c_size_t()
+        f = _libc.open_memstream(ctypes.byref(buf), ctypes.byref(size))
+        if not f:
+            raise Error(4, "redfox: out of memory")
+        code = rf_result_profile_write(self._h, f)
+        _libc.fclose(f)
+        try:
+            text = ctypes.string_at(buf, size.value).decode()
+        finally:
+            _libc.free(buf)
+        if code:
+            raise Error(code, "redfox: cannot write the profile")
+        return text
 
     def __len__(self):
         return len(self._rels)
@@ -478,6 +609,39 @@ class Relation:
             return ctypes.string_at(p, n.value).decode()
         finally:
             rf_free(p)
+
+    def write(self, file, format="csv"):
+        """Writes the relation to file as text() gives it: a file with a
+        descriptor through rf_result_write (its FILE *), any other object
+        with write() through rf_result_write_to."""
+        if format not in _FORMATS:
+            raise Error(2, "redfox: unknown format %r (csv, tbl or table)" % (format,))
+        try:
+            fd = file.fileno()
+        except (AttributeError, OSError, ValueError):
+            fd = None
+        if fd is not None:
+            file.flush()
+            f = _libc.fdopen(os.dup(fd), b"ab" if "b" in getattr(file, "mode", "") else b"a")
+            if not f:
+                raise Error(5, "redfox: cannot write to %r" % (file,))
+            code = rf_result_write(self._result._h, self._i, _FORMATS[format], f)
+            if _libc.fclose(f) and not code:
+                code = 5
+        else:
+            binary = "b" in getattr(file, "mode", "")
+            utf8 = codecs.getincrementaldecoder("utf-8")()  # a piece may end inside a character
+
+            def piece(_user, p, n):
+                try:
+                    b = ctypes.string_at(p, n)
+                    file.write(b if binary else utf8.decode(b))
+                    return 0
+                except Exception:
+                    return 1
+            code = rf_result_write_to(self._result._h, self._i, _FORMATS[format], _WriteFn(piece), None)
+        if code:
+            raise Error(code, "redfox: cannot write %s as %s" % (self.name, format))
 
     def __arrow_c_array__(self, requested_schema=None):
         """(schema capsule, array capsule): the relation as an Arrow struct array."""

@@ -1,0 +1,61 @@
+/*
+** api/api_trace.c: a timeline the caller holds across runs (rf_trace), for
+** a program that adds its own phases around them (`redfox run`: compile,
+** run, output) and writes one Chrome trace-event file.
+**
+** Owns: rf_trace_* (the events through the runtime's trace log,
+** runtime/rf_rt_trace.h, and the diagnostics of a failed write).
+*/
+#include "api_internal.h"
+#include "rf_sys.h"
+
+#include <stdlib.h>
+
+rf_trace *rf_trace_new(void)
+{
+    rf_trace *t = rf_calloc(1, sizeof *t);
+    if (t) rf_rt_trace_log_init(&t->log);
+    return t;
+}
+
+void rf_trace_free(rf_trace *t)
+{
+    if (!t) return;
+    rf_rt_trace_log_free(&t->log);
+    api_diags_clear(&t->diags);
+    free(t);
+}
+
+double rf_trace_clock(void) { return rf_now(); }
+
+int rf_trace_event(rf_trace *t, const char *cat, const char *name, double t0, double t1, int64_t n)
+{
+    if (!t || !cat || !name) return REDFOX_MISUSE;
+    rf_rt_trace_log_event(&t->log, cat, name, t0, t1, n);
+    return t->log.json.oom ? REDFOX_NOMEM : REDFOX_OK;
+}
+
+int rf_trace_write(rf_trace *t, const char *path, const char *process)
+{
+    if (!t) return REDFOX_MISUSE;
+    api_diags_clear(&t->diags);
+    if (!path) {
+        api_diags_error(&t->diags, "rf_trace_write: no file");
+        return REDFOX_MISUSE;
+    }
+    rf_diags d;
+    rf_diags_init(&d);
+    rf_status st = rf_rt_trace_log_write(&t->log, path, process ? process : "redfox library", &d);
+    rf_status dst = api_diags_set(&t->diags, &d);
+    rf_diags_free(&d);
+    if (!st) st = dst;
+    return api_code(st);
+}
+
+const char *rf_trace_errmsg(const rf_trace *t) { return t ? api_diags_errmsg(&t->diags) : ""; }
+int64_t rf_trace_diag_count(const rf_trace *t) { return t ? t->diags.n : 0; }
+
+const rf_diagnostic *rf_trace_diag(const rf_trace *t, int64_t i)
+{
+    return t && i >= 0 && i < t->diags.n ? &t->diags.items[i] : NULL;
+}

@@ -1,0 +1,105 @@
+/*
+** runtime/rt_profile.c: a run's profile as text, the report `redfox run
+** --profile` prints and rf_result_profile_write (api/) gives.
+**
+** Owns: the profile's text: the load and run time, one line per kernel that
+** ran, the phases, --device auto's prediction, a database's skipped blocks,
+** the GPU's memory and host time, and each rank's time and bytes.
+*/
+#include "rf_runtime.h"
+#include "rf_rt_dist.h"
+
+#include <stdio.h>
+#include <string.h>
+
+void rf_rt_profile_write(const rf_rt_result *res, FILE *f)
+{
+    fprintf(f, "profile (device %s): load %.6f s, run %.6f s\n", res->device, res->load_seconds, res->run_seconds);
+    fprintf(f, "%-6s %-12s %-6s %6s %10s %12s %12s %14s\n", "kernel", "kind", "device", "calls", "ms", "rows in",
+            "rows out", "bytes moved");
+    for (int32_t i = 0; i < res->nstats; i++) {
+        const rf_rt_kstat *s = &res->stats[i];
+        if (!s->calls) continue;
+        char rin[24], rout[24];
+        snprintf(rin, sizeof rin, "%lld", (long long)s->rows_in);
+        snprintf(rout, sizeof rout, "%lld", (long long)s->rows_out);
+        fprintf(f, "k%-5d %-12s %-6s %6lld %10.3f %12s %12s %14lld\n", s->kernel, s->what, s->device,
+                (long long)s->calls, s->seconds * 1e3, s->rows_in < 0 ? "-" : rin, s->rows_out < 0 ? "-" : rout,
+                (long long)(s->bytes_in + s->bytes_out));
+    }
+    if (!strcmp(res->device, "gpu")) {
+        double gbs = res->copy_seconds > 0 ? (double)res->h2d_bytes / res->copy_seconds * 1e-9 : 0;
+        fprintf(f,
+                "phases: device %.3f ms, program %.3f ms, read %.3f ms, copy %.3f ms (%llu bytes to the device, "
+                "%.2f GB/s), run %.3f ms, outputs back %.3f ms (%llu bytes to the host); device memory "
+                "allocations %.3f ms (in the copy or the run)\n",
+                res->device_seconds * 1e3, res->program_seconds * 1e3, res->read_seconds * 1e3,
+                res->copy_seconds * 1e3, (unsigned long long)res->h2d_bytes, gbs, res->run_seconds * 1e3,
+                res->output_seconds * 1e3, (unsigned long long)res->d2h_bytes, res->gpu_alloc_seconds * 1e3);
+        if (res->start_aside)
+            fprintf(f,
+                    "start: device and program (%.3f ms) on a thread beside the reading (%.3f ms); the reading then "
+                    "waited %.3f ms for it\n",
+                    (res->device_seconds + res->program_seconds) * 1e3, res->read_seconds * 1e3,
+                    res->start_wait_seconds * 1e3);
+    } else {
+        fprintf(f, "phases: read %.3f ms, run %.3f ms\n", res->read_seconds * 1e3, res->run_seconds * 1e3);
+    }
+    if (res->place_auto) {
+        int gpu = !strcmp(res->device, "gpu");
+        char g[48];
+        if (res->place_gpu_s < 0) snprintf(g, sizeof g, "- (no usable GPU)");
+        else snprintf(g, sizeof g, "%.6f s", res->place_gpu_s);
+        fprintf(f, "auto: predicted cpu %.6f s, gpu %s -> chose %s (model: %lld records)\n", res->place_cpu_s, g,
+                res->device, (long long)res->place_records);
+        double start = !gpu ? 0 : res->start_aside ? res->start_wait_seconds : res->device_seconds + res->program_seconds;
+        double copy = gpu ? res->copy_seconds : 0;
+        fprintf(f, "auto: actual %s %.6f s (start not hidden %.6f s, copies %.6f s, run and outputs %.6f s; reading "
+                   "%.6f s, the same on both devices, not counted)\n",
+                res->device, start + copy + res->run_seconds + res->output_seconds, start, copy,
+                res->run_seconds + res->output_seconds, res->read_seconds);
+    }
+    if (res->db_blocks)
+        fprintf(f, "database: %lld of %lld blocks skipped (min/max outside every constant range filter)\n",
+                (long long)res->db_blocks_skipped, (long long)res->db_blocks);
+    if (!strcmp(res->device, "gpu")) {
+        int64_t moved = 0;
+        for (int32_t i = 0; i < res->nstats; i++) moved += res->stats[i].bytes_in + res->stats[i].bytes_out;
+        fprintf(f, "gpu: %d fused kernel runs, peak device memory %llu bytes, %lld bytes moved\n", (int)res->gpu_fused,
+                (unsigned long long)res->gpu_peak_bytes, (long long)moved);
+        if (res->gpu_memory_cap || res->gpu_spills || res->gpu_parted) {
+            char cap[48];
+            snprintf(cap, sizeof cap, "%llu bytes", (unsigned long long)res->gpu_memory_cap);
+            fprintf(f,
+                    "gpu memory cap: %s; %lld values moved to host memory for room, %llu bytes out, %llu "
+                    "bytes back; %lld kernels run in %lld row ranges\n",
+                    res->gpu_memory_cap ? cap : "none", (long long)res->gpu_spills,
+                    (unsigned long long)res->gpu_spill_out_bytes, (unsigned long long)res->gpu_spill_in_bytes,
+                    (long long)res->gpu_parted, (long long)res->gpu_parts);
+        }
+        fprintf(f,
+                "gpu host time: %lld launches %.3f ms, %lld waits for the GPU %.3f ms, %lld CUB calls %.3f ms, "
+                "%lld other calls %.3f ms (besides the profile's own wait after each kernel)\n",
+                (long long)res->gpu_launches, res->gpu_launch_seconds * 1e3, (long long)res->gpu_waits,
+                res->gpu_wait_seconds * 1e3, (long long)res->gpu_cub_calls, res->gpu_cub_seconds * 1e3,
+                (long long)res->gpu_other_calls, res->gpu_other_seconds * 1e3);
+    }
+    if (res->ranks && res->nranks > 1) {
+        /* kernels above are rank 0's; each rank's run time includes its waits for the others */
+        int32_t slow = 0;
+        for (int32_t r = 0; r < res->nranks; r++) {
+            const rf_rt_rankstat *s = &res->ranks[r];
+            fprintf(f, "rank %d of %d: run %.3f ms (%.3f ms waiting for other ranks), %lld bytes sent, %lld received",
+                    (int)r, (int)res->nranks, s->run_seconds * 1e3, s->wait_seconds * 1e3, (long long)s->bytes_sent,
+                    (long long)s->bytes_received);
+            if (res->rank_exchange[0])
+                fprintf(f, " through host memory; %lld sent, %lld received device to device", (long long)s->dev_bytes_sent,
+                        (long long)s->dev_bytes_received);
+            fputc('\n', f);
+            if (s->run_seconds - s->wait_seconds > res->ranks[slow].run_seconds - res->ranks[slow].wait_seconds) slow = r;
+        }
+        if (res->rank_exchange[0]) fprintf(f, "ranks exchange rows %s\n", res->rank_exchange);
+        fprintf(f, "slowest rank: %d (%.3f ms of work besides waiting)\n", (int)slow,
+                (res->ranks[slow].run_seconds - res->ranks[slow].wait_seconds) * 1e3);
+    }
+}
