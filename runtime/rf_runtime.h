@@ -168,6 +168,9 @@ typedef struct rf_rt_result {
     uint64_t gpu_spill_out_bytes, gpu_spill_in_bytes;
     /* GPU: kernels run in row ranges for lack of room, and their ranges */
     int64_t gpu_parted, gpu_parts;
+    /* GPU: join builds made, and reused where a loop's join read a relation
+    ** the loop never writes (built once a run, not once a round) */
+    int64_t gpu_join_builds, gpu_join_reuses;
     /* inputs from a database: min/max blocks of the tables read, and those
     ** skipped because no reader's constant range filter could accept them */
     int64_t db_blocks, db_blocks_skipped;

@@ -77,6 +77,8 @@ void rf_rt_profile_write(const rf_rt_result *res, FILE *f)
                     (unsigned long long)res->gpu_spill_out_bytes, (unsigned long long)res->gpu_spill_in_bytes,
                     (long long)res->gpu_parted, (long long)res->gpu_parts);
         }
+        fprintf(f, "gpu join builds: %lld made, %lld reused (a loop's joins with a relation the loop does not change)\n",
+                (long long)res->gpu_join_builds, (long long)res->gpu_join_reuses);
         fprintf(f,
                 "gpu host time: %lld launches %.3f ms, %lld waits for the GPU %.3f ms, %lld CUB calls %.3f ms, "
                 "%lld other calls %.3f ms (besides the profile's own wait after each kernel)\n",

@@ -210,6 +210,7 @@ void rf_gx_val_clear(gx *x, gval *v, int32_t ncols)
     gfree(x, &v->gid);
     gfree(x, &v->first);
     rf_gx_set_free(x, &v->set);
+    rf_gx_jidx_free(x, v);
     rf_gx_held_free(v);
     v->nrows = v->cap = v->ngroups = 0;
     v->has_groups = 0;

@@ -308,6 +308,7 @@ static rf_status gpu_open(const rf_rt_env *env, void **dev)
     if (!st) x->fplan = o->no_fuse ? x->nofuse : x->plan->f;
     if (!st && !(x->fdone = rf_calloc((size_t)x->fplan->nunits + 1, 1))) st = RF_ENOMEM;
     if (!st) st = rf_gx_live_init(x);
+    if (!st) st = rf_gx_jkeep_init(x);
     return st;
 }
 
@@ -419,12 +420,16 @@ static void gpu_close(void *dev)
         x->res->gpu_spill_in_bytes = x->spill_in;
         x->res->gpu_parted = x->parted;
         x->res->gpu_parts = x->parts;
+        x->res->gpu_join_builds = x->jbuilds;
+        x->res->gpu_join_reuses = x->jreuses;
     }
     rf_gpu_fplan_free(x->nofuse);
     rf_gpu_plan_free(x->plan);
     free(x->fdone);
     free(x->last_reader);
     rf_gx_live_free(x);
+    free(x->jkeep);
+    free(x->kblock);
     for (int32_t v = 0; x->vals && v < x->p->nvars; v++) {
         drop_view(x, v);
         rf_gx_var_clear(x, v);

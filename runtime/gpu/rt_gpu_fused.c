@@ -130,6 +130,7 @@ rf_status rf_gx_k_fused(gx *x, const rf_gpu_funit *u, int *ran)
     char name[64];
     jtab jt;
     memset(&jt, 0, sizeof jt);
+    int kept = 0;
     if (!st && u->src && nr > 0) {
         /* the build side, as rf_gx_k_join_index makes it */
         const rf_hir_kernel *j = u->src;
@@ -141,7 +142,7 @@ rf_status rf_gx_k_fused(gx *x, const rf_gpu_funit *u, int *ran)
             ka.c0[i] = colp(&x->vals[j->in[0]], j->lkeys[i]);
             ka.c1[i] = colp(&x->vals[j->in[1]], j->rkeys[i]);
         }
-        st = rf_gx_join_build(x, sig, &ka, nr, &jt);
+        st = rf_gx_join_table(x, j, j->in[1], j->rkeys, j->nkeys, sig, &ka, &jt, &kept);
         for (int32_t c = 0; c < x->p->vars[j->in[1]]->ncols; c++) a.c1[c] = colp(&x->vals[j->in[1]], c);
         a.m = nr;
         RF_A_FUSED_HASHES(a) = jt.hs.p;
@@ -151,7 +152,7 @@ rf_status rf_gx_k_fused(gx *x, const rf_gpu_funit *u, int *ran)
     }
     if (u->ntot) {
         if (!st) st = fused_totals(x, u, &a, n, ran);
-        rf_gx_jtab_free(x, &jt);
+        rf_gx_jtab_done(x, &jt, kept);
         for (int32_t j = 0; j < RF_GPU_MAX_ISLANDS; j++) gfree(x, &tabs[j]);
         return st;
     }
@@ -227,7 +228,7 @@ rf_status rf_gx_k_fused(gx *x, const rf_gpu_funit *u, int *ran)
     gfree(x, &flags);
     gfree(x, &pos);
     gfree(x, &first);
-    rf_gx_jtab_free(x, &jt);
+    rf_gx_jtab_done(x, &jt, kept);
     for (int32_t j = 0; j < RF_GPU_MAX_ISLANDS; j++) gfree(x, &tabs[j]);
     for (int32_t m = 0; m < u->n; m++) {
         const rf_gpu_fmember *mb = &u->m[m];

@@ -455,6 +455,7 @@ int rf_gx_take_columns(gx *x, const rf_hir_kernel *k, gval *r)
     ** loop's new rows, moved into its delta rather than copied */
     if (same && !last) last = rf_gx_live_dies(x, k, k->in[0]);
     if (!last) return 0;
+    rf_gx_jidx_free(x, in); /* (its build reads these columns) */
     memset(r, 0, sizeof *r);
     r->nrows = in->nrows;
     r->cap = in->cap;

@@ -233,6 +233,7 @@ typedef struct gval {
     int64_t ngroups;
     gbuf gid, first;
     gset *set;
+    struct gjidx *jidx; /* a join's build on it, kept while a loop reads it unchanged (rt_gpu_join.c) */
     int distinct; /* REL: its maker dropped repeated rows (rf_gpu_dedupe_cols) */
     /* under a memory cap (rt_gpu_spill.c): the kernel that last used it (gx.epoch)
     ** and, while it lives in host memory, its buffers there */
@@ -290,6 +291,13 @@ typedef struct gx {
     uint64_t spill_out, spill_in;
     /* kernels run in row ranges (rt_gpu_part.c) and their ranges */
     int64_t parted, parts;
+    /* join builds kept across a loop's rounds (rt_gpu_join.c): by kernel id,
+    ** 1 + the block of a join whose build side that block's loop never
+    ** writes (0: built every time); the block whose builds are kept, how
+    ** many are kept; builds made and reused, for --profile */
+    int32_t *jkeep, *kblock; /* kblock: by kernel id, its block */
+    int32_t jidx_block;
+    int64_t jidx_live, jbuilds, jreuses;
 } gx;
 
 /* ---- joins ---------------------------------------------------------------------------- */
@@ -300,6 +308,15 @@ typedef struct jtab {
     int64_t rot1; /* 0: the mixing hash; else an ordered build's rotation + 1 */
     int64_t n;
 } jtab;
+
+/* A build kept on its relation's value (gval.jidx): its key columns and
+** signature, the block whose loop reads it, and whether a kernel holds it. */
+typedef struct gjidx {
+    jtab t;
+    int32_t nkeys, block, busy;
+    int32_t keys[RF_GPU_MAXC];
+    char sig[RF_GPU_MAXC + 1];
+} gjidx;
 
 /* ---- hash tables of first occurrences --------------------------------------------------- */
 
@@ -403,6 +420,13 @@ rf_status rf_gx_k_map(gx *x, const rf_hir_kernel *k);
 void rf_gx_jtab_free(gx *x, jtab *t);
 void rf_gx_jtab_args(const jtab *t, rf_gpu_args *a);
 rf_status rf_gx_join_build(gx *x, const char *sig, const rf_gpu_args *keys, int64_t nr, jtab *t);
+rf_status rf_gx_join_table(gx *x, const rf_hir_kernel *k, int32_t bvar, const int32_t *bk, int32_t nkeys,
+                           const char *sig, const rf_gpu_args *keys, jtab *t, int *kept);
+void rf_gx_jtab_done(gx *x, jtab *t, int kept);
+rf_status rf_gx_jkeep_init(gx *x);
+void rf_gx_jidx_free(gx *x, gval *v);
+void rf_gx_jidx_before(gx *x, const rf_hir_kernel *k);
+int rf_gx_jidx_drop_one(gx *x);
 rf_status rf_gx_k_join_index(gx *x, const rf_hir_kernel *k);
 
 /* rt_gpu_group.c: groups, distinct rows, sets */

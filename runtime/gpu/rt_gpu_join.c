@@ -4,7 +4,13 @@
 ** Owns: the build side (rows sorted by their key hash's bucket, or the
 ** ordered build that skips the sort), probes that emit (left, right) pairs
 ** by left row, then right row, the skewed join that builds on its small
-** left side and sorts the pairs back, anti-joins and cross products.
+** left side and sorts the pairs back, anti-joins and cross products; and
+** builds kept across a loop's rounds: a join (or anti-join) inside a
+** fixpoint loop whose build side the loop never writes (an input, a
+** relation of an earlier stratum: TC's `edge`, the stored closure that an
+** incremental exec's new facts are checked against) builds once a run, not
+** once a round; the build lives on the relation's value (gval.jidx) until
+** the value changes or is freed, the loop is left, or the pool needs room.
 */
 #include "rt_gpu_internal.h"
 
@@ -74,6 +80,7 @@ rf_status rf_gx_join_build(gx *x, const char *sig, const rf_gpu_args *keys, int6
     ** SF 7 and 10: 25 -> 24 bits, 4 -> 3 passes) */
     if (bits_below(cap) % 8 == 1 && cap >= 512 && cap / 2 >= (uint64_t)nr) cap /= 2;
     t->mask = cap - 1;
+    x->jbuilds++;
     rf_status st = join_order(x, sig, keys, nr, t);
     gbuf h = {0, 0}, r = {0, 0};
     rf_gpu_args a = *keys;
@@ -104,18 +111,141 @@ rf_status rf_gx_join_build(gx *x, const char *sig, const rf_gpu_args *keys, int6
     return st;
 }
 
+/* ---- builds kept across a loop's rounds -------------------------------------------- */
+
+static int is_self_loop(const rf_hir_block *bl)
+{
+    return bl->term == RF_HIR_T_BRANCH && (bl->target == bl->id || bl->else_target == bl->id);
+}
+
+rf_status rf_gx_jkeep_init(gx *x)
+{
+    const rf_hir_program *p = x->p;
+    x->jidx_block = -1;
+    x->jkeep = rf_calloc((size_t)x->nkernels + 1, sizeof *x->jkeep);
+    x->kblock = rf_calloc((size_t)x->nkernels + 1, sizeof *x->kblock);
+    uint8_t *written = rf_calloc((size_t)p->nvars + 1, 1);
+    if (!x->jkeep || !x->kblock || !written) {
+        free(written);
+        return RF_ENOMEM;
+    }
+    for (int32_t b = 0; b < p->nblocks; b++) {
+        const rf_hir_block *bl = p->blocks[b];
+        for (int32_t j = 0; j < bl->nkernels; j++)
+            if (bl->kernels[j]->id >= 0 && bl->kernels[j]->id < x->nkernels) x->kblock[bl->kernels[j]->id] = b;
+        if (!is_self_loop(bl)) continue;
+        memset(written, 0, (size_t)p->nvars);
+        for (int32_t j = 0; j < bl->nkernels; j++)
+            if (bl->kernels[j]->out >= 0) written[bl->kernels[j]->out] = 1;
+        for (int32_t j = 0; j < bl->nkernels; j++) {
+            const rf_hir_kernel *k = bl->kernels[j];
+            if ((k->kind == RF_HIR_JOIN_INDEX || k->kind == RF_HIR_ANTI_INDEX) && k->nin == 2 && k->in[1] >= 0 &&
+                !written[k->in[1]] && k->nkeys > 0 && k->nkeys <= RF_GPU_MAXC && k->id >= 0 && k->id < x->nkernels)
+                x->jkeep[k->id] = b + 1;
+        }
+    }
+    free(written);
+    return RF_OK;
+}
+
+void rf_gx_jidx_free(gx *x, gval *v)
+{
+    if (!v->jidx) return;
+    rf_gx_jtab_free(x, &v->jidx->t);
+    free(v->jidx);
+    v->jidx = NULL;
+    x->jidx_live--;
+}
+
+/* Before kernel k runs: the builds kept for another block's loop are freed
+** (the loop was left), and k's output's (k changes it, maybe in place). */
+void rf_gx_jidx_before(gx *x, const rf_hir_kernel *k)
+{
+    if (!x->jidx_live) return;
+    if (k->out >= 0) rf_gx_jidx_free(x, &x->vals[k->out]);
+    int32_t b = k->id >= 0 && k->id < x->nkernels && x->kblock ? x->kblock[k->id] : -1;
+    if (b == x->jidx_block || b < 0) return;
+    for (int32_t v = 0; v < x->p->nvars && x->jidx_live; v++) rf_gx_jidx_free(x, &x->vals[v]);
+    x->jidx_block = -1;
+}
+
+/* The pool is full: one kept build that no kernel holds is freed (1), or none is kept (0). */
+int rf_gx_jidx_drop_one(gx *x)
+{
+    for (int32_t v = 0; v < x->p->nvars && x->jidx_live; v++)
+        if (x->vals[v].jidx && !x->vals[v].jidx->busy) {
+            rf_gx_jidx_free(x, &x->vals[v]);
+            return 1;
+        }
+    return 0;
+}
+
+/* The build for join kernel k on variable bvar (key columns bk; keys: the
+** build's key columns in c1): kept on bvar's value where k's loop never
+** writes bvar (*kept = 1: release it with rf_gx_jtab_done, which keeps it),
+** else built for this probe alone. */
+rf_status rf_gx_join_table(gx *x, const rf_hir_kernel *k, int32_t bvar, const int32_t *bk, int32_t nkeys,
+                           const char *sig, const rf_gpu_args *keys, jtab *t, int *kept)
+{
+    *kept = 0;
+    gval *bv = bvar >= 0 ? &x->vals[bvar] : NULL;
+    int keep = bv && k && k->id >= 0 && k->id < x->nkernels && x->jkeep && x->jkeep[k->id] && bvar == k->in[1];
+    if (!keep) return rf_gx_join_build(x, sig, keys, bv ? bv->nrows : 0, t);
+    gjidx *j = bv->jidx;
+    int same = j && j->nkeys == nkeys && !strcmp(j->sig, sig) && j->t.n == bv->nrows;
+    for (int32_t i = 0; same && i < nkeys; i++) same = j->keys[i] == bk[i];
+    if (same) {
+        x->jreuses++;
+        *t = j->t;
+        j->busy = 1;
+        *kept = 1;
+        return RF_OK;
+    }
+    rf_gx_jidx_free(x, bv);
+    if (x->jidx_live && x->jidx_block != x->jkeep[k->id] - 1) {
+        for (int32_t v = 0; v < x->p->nvars && x->jidx_live; v++) rf_gx_jidx_free(x, &x->vals[v]);
+    }
+    rf_status st = rf_gx_join_build(x, sig, keys, bv->nrows, t);
+    if (st) return st;
+    if (!(j = rf_calloc(1, sizeof *j))) return RF_OK; /* (no room to keep it: built for this probe) */
+    j->t = *t;
+    j->nkeys = nkeys;
+    for (int32_t i = 0; i < nkeys; i++) j->keys[i] = bk[i];
+    memcpy(j->sig, sig, strlen(sig) + 1);
+    j->block = x->jkeep[k->id] - 1;
+    j->busy = 1;
+    bv->jidx = j;
+    x->jidx_block = j->block;
+    x->jidx_live++;
+    *kept = 1;
+    return RF_OK;
+}
+
+/* A probe's build released: freed, or left to its relation when kept. */
+void rf_gx_jtab_done(gx *x, jtab *t, int kept)
+{
+    if (!kept) {
+        rf_gx_jtab_free(x, t);
+        return;
+    }
+    for (int32_t v = 0; v < x->p->nvars; v++)
+        if (x->vals[v].jidx && x->vals[v].jidx->t.start.p == t->start.p) x->vals[v].jidx->busy = 0;
+    memset(t, 0, sizeof *t);
+}
+
 /* The build on `build` (its key columns bk) and the probe arguments for the
 ** rows of `probe` (keys pk): a.n probe rows, a.m build rows, p[0..2] and
 ** x[0] the build (rf_join.cuh). */
-static rf_status probe_setup(gx *x, const char *sig, const gval *probe, const int32_t *pk, const gval *build,
-                             const int32_t *bk, int32_t nkeys, jtab *t, rf_gpu_args *a)
+static rf_status probe_setup(gx *x, const rf_hir_kernel *k, const char *sig, const gval *probe, const int32_t *pk,
+                             int32_t bvar, const int32_t *bk, int32_t nkeys, jtab *t, int *kept, rf_gpu_args *a)
 {
+    const gval *build = &x->vals[bvar];
     memset(a, 0, sizeof *a);
     for (int32_t i = 0; i < nkeys; i++) {
         a->c0[i] = colp(probe, pk[i]);
         a->c1[i] = colp(build, bk[i]);
     }
-    rf_status st = rf_gx_join_build(x, sig, a, build->nrows, t);
+    rf_status st = rf_gx_join_table(x, k, bvar, bk, nkeys, sig, a, t, kept);
     if (st) return st;
     a->n = probe->nrows;
     a->m = build->nrows;
@@ -127,12 +257,13 @@ static rf_status probe_setup(gx *x, const char *sig, const gval *probe, const in
 }
 
 /* The matching (probe row, build row) pairs, by probe row, then build row. */
-static rf_status join_pairs(gx *x, const char *sig, const gval *probe, const int32_t *pk, const gval *build,
-                            const int32_t *bk, int32_t nkeys, gbuf *pp, gbuf *pb, int64_t *total)
+static rf_status join_pairs(gx *x, const rf_hir_kernel *k, const char *sig, const gval *probe, const int32_t *pk,
+                            int32_t bvar, const int32_t *bk, int32_t nkeys, gbuf *pp, gbuf *pb, int64_t *total)
 {
     jtab t;
     rf_gpu_args a;
-    rf_status st = probe_setup(x, sig, probe, pk, build, bk, nkeys, &t, &a);
+    int kept = 0;
+    rf_status st = probe_setup(x, k, sig, probe, pk, bvar, bk, nkeys, &t, &kept, &a);
     if (st) return st;
     int64_t n = probe->nrows;
     gbuf cnt = {0, 0}, pos = {0, 0};
@@ -149,7 +280,7 @@ static rf_status join_pairs(gx *x, const char *sig, const gval *probe, const int
     if (!st && *total > 0) st = rf_gx_hlaunch(x, sig, "join_write", n, &a);
     gfree(x, &cnt);
     gfree(x, &pos);
-    rf_gx_jtab_free(x, &t);
+    rf_gx_jtab_done(x, &t, kept);
     return st;
 }
 
@@ -159,7 +290,7 @@ static rf_status join_swapped(gx *x, const rf_hir_kernel *k, const char *sig, gv
     gbuf rr = {0, 0}, rl = {0, 0};
     int64_t total = 0;
     /* (right, left) pairs ordered by right row, then left row */
-    rf_status st = join_pairs(x, sig, r, k->rkeys, l, k->lkeys, k->nkeys, &rr, &rl, &total);
+    rf_status st = join_pairs(x, k, sig, r, k->rkeys, k->in[0], k->lkeys, k->nkeys, &rr, &rl, &total);
     if (!st && total > 0) st = rf_gx_sort_pairs(x, rl.p, rr.p, total, bits_below((uint64_t)l->nrows), &out->a, &out->b);
     out->nrows = total;
     gfree(x, &rl);
@@ -206,7 +337,8 @@ rf_status rf_gx_k_join_index(gx *x, const rf_hir_kernel *k)
         } else if (anti) {
             jtab t;
             rf_gpu_args a;
-            st = probe_setup(x, sig, l, k->lkeys, r, k->rkeys, k->nkeys, &t, &a);
+            int kept = 0;
+            st = probe_setup(x, k, sig, l, k->lkeys, k->in[1], k->rkeys, k->nkeys, &t, &kept, &a);
             if (st) return st;
             gbuf flags = {0, 0};
             st = galloc(x, (uint64_t)nl, &flags);
@@ -214,9 +346,9 @@ rf_status rf_gx_k_join_index(gx *x, const rf_hir_kernel *k)
             if (!st) st = rf_gx_hlaunch(x, sig, "anti_flags", nl, &a);
             if (!st) st = rf_gx_select_flags(x, flags.p, nl, &out.a, &out.nrows);
             gfree(x, &flags);
-            rf_gx_jtab_free(x, &t);
+            rf_gx_jtab_done(x, &t, kept);
         } else {
-            st = join_pairs(x, sig, l, k->lkeys, r, k->rkeys, k->nkeys, &out.a, &out.b, &out.nrows);
+            st = join_pairs(x, k, sig, l, k->lkeys, k->in[1], k->rkeys, k->nkeys, &out.a, &out.b, &out.nrows);
         }
     }
     if (st) {

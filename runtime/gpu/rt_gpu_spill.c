@@ -75,6 +75,7 @@ rf_status rf_gx_spill_var(gx *x, int32_t var)
 {
     gval *v = &x->vals[var];
     int32_t ncols = ncols_of(x, var), ns = ncols + EXTRA_SLOTS;
+    if (v->jidx && !v->jidx->busy) rf_gx_jidx_free(x, v); /* (a kept join build: made again when needed) */
     gheld *h = v->held;
     if (!h) {
         if (!(h = rf_calloc(1, sizeof *h))) return RF_ENOMEM;
@@ -106,6 +107,8 @@ rf_status rf_gx_spill_var(gx *x, int32_t var)
 static int on_full(void *ctx)
 {
     gx *x = ctx;
+    /* kept join builds go first: they are made again at their next use */
+    if (rf_gx_jidx_drop_one(x)) return 1;
     int32_t best = -1;
     uint64_t best_used = 0, best_bytes = 0;
     for (int32_t var = 0; var < x->p->nvars; var++) {

@@ -174,6 +174,7 @@ rf_status rf_gx_run(gx *x, const rf_hir_kernel *k, rf_rt_kprof *prof)
     /* the values that died after the kernel before (rt_gpu_live.c): room
     ** before this kernel's own values come back */
     rf_gx_live_before(x, k);
+    rf_gx_jidx_before(x, k); /* (builds kept for a loop that was left, or on what k writes) */
     int done = 0, blocked = 0, parts = 0;
     int64_t ndiag = x->d->count, nerr = x->d->nerrors;
     /* its values (with a fused kernel's, all of its stages') come back from
