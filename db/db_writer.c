@@ -22,9 +22,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <linux/fs.h> /* FICLONE */
+#endif
 
 #define WBUF (1 << 20)
 
@@ -118,8 +122,9 @@ rf_status rf_db_writer_new(const char *dir, const char *writer_version, rf_db_wr
 
 const rf_db *rf_db_writer_db(const rf_db_writer *w) { return &w->db; }
 
-rf_status rf_db_writer_table(rf_db_writer *w, const char *name, int32_t ncols, const rf_type *types,
-                             const char *const *colnames, int32_t nkey, const int32_t *key, int32_t *tid, rf_diags *d)
+/* A table's entry and its columns' names and states, no file yet. */
+static rf_status table_add(rf_db_writer *w, const char *name, int32_t ncols, const rf_type *types,
+                           const char *const *colnames, int32_t nkey, const int32_t *key, int32_t *tid, rf_diags *d)
 {
     if (ncols < 1 || ncols > RF_DB_MAX_COLS || nkey < 0 || nkey > ncols || w->db.ntables >= RF_DB_MAX_TABLES)
         return RF_EINTERNAL;
@@ -162,13 +167,29 @@ rf_status rf_db_writer_table(rf_db_writer *w, const char *name, int32_t ncols, c
         col->type = types[c];
         col->file = rf_arena_sprintf(a, "t%05d.c%05d.col", (int)ti, (int)c);
         if (types[c] == RF_TYPE_STRING) col->dict_file = rf_arena_sprintf(a, "t%05d.c%05d.dict", (int)ti, (int)c);
+        if (!col->name || !col->file || (types[c] == RF_TYPE_STRING && !col->dict_file)) return RF_ENOMEM;
+    }
+    *tid = ti;
+    return RF_OK;
+}
+
+rf_status rf_db_writer_table(rf_db_writer *w, const char *name, int32_t ncols, const rf_type *types,
+                             const char *const *colnames, int32_t nkey, const int32_t *key, int32_t *tid, rf_diags *d)
+{
+    int32_t ti = -1;
+    rf_status st = table_add(w, name, ncols, types, colnames, nkey, key, &ti, d);
+    if (st) return st;
+    rf_db_table *t = &w->db.tables[ti];
+    wcol *wc = w->w[ti];
+    for (int32_t c = 0; c < ncols; c++) {
+        rf_db_column *col = &t->cols[c];
         wc[c].buf = rf_malloc(WBUF);
-        if (!col->name || !col->file || (types[c] == RF_TYPE_STRING && !col->dict_file) || !wc[c].buf) return RF_ENOMEM;
+        if (!wc[c].buf) return RF_ENOMEM;
         char *path = rf_sprintf("%s/%s", w->tmp_dir, col->file);
         if (!path) return RF_ENOMEM;
         wc[c].fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
         if (wc[c].fd < 0) {
-            rf_status st = io_error(d, path, "create a column file");
+            st = io_error(d, path, "create a column file");
             free(path);
             return st;
         }
@@ -176,6 +197,143 @@ rf_status rf_db_writer_table(rf_db_writer *w, const char *name, int32_t ncols, c
     }
     *tid = ti;
     return RF_OK;
+}
+
+/* ---- tables continued from the database being replaced ------------------ */
+
+/* A file of the old database linked into the new one under the name the
+** new table gives it (nothing changes a database's files in place, so the
+** two may share it): 1 when linked, 0 when the file system refuses (the
+** caller writes the table instead), -1 on another failure (errno). */
+static int link_file(const rf_db_writer *w, const char *olddir, const char *oldname, const char *newname)
+{
+    char *from = rf_sprintf("%s/%s", olddir, oldname), *to = rf_sprintf("%s/%s", w->tmp_dir, newname);
+    int r = from && to ? link(from, to) : -1;
+    int e = from && to ? errno : ENOMEM;
+    free(from);
+    free(to);
+    if (r == 0) return 1;
+    errno = e;
+    return e == EXDEV || e == EPERM || e == ENOTSUP || e == EMLINK || e == ENOSYS ? 0 : -1;
+}
+
+/* The first size bytes of the old database's file oldname as the new
+** file newname, open for appending (*fd): a clone sharing the blocks where
+** the file system can (FICLONE: Btrfs, XFS), else a copy inside the kernel
+** (copy_file_range), never through this process's memory. 1 when made, 0
+** when the system cannot (the caller writes the table instead), -1 on
+** another failure (errno). */
+static int clone_file(const rf_db_writer *w, const char *olddir, const char *oldname, const char *newname, uint64_t size,
+                      int *fd)
+{
+    *fd = -1;
+    char *from = rf_sprintf("%s/%s", olddir, oldname), *to = rf_sprintf("%s/%s", w->tmp_dir, newname);
+    int in = from ? open(from, O_RDONLY | O_CLOEXEC) : -1;
+    int out = to && in >= 0 ? open(to, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666) : -1;
+    int r = in >= 0 && out >= 0 ? 1 : -1, e = r < 0 ? errno : 0;
+#ifdef FICLONE
+    int cloned = r > 0 && ioctl(out, FICLONE, in) == 0 && ftruncate(out, (off_t)size) == 0;
+#else
+    int cloned = 0;
+#endif
+#ifdef __linux__
+    for (uint64_t at = 0; r > 0 && !cloned && at < size;) {
+        ssize_t k = copy_file_range(in, NULL, out, NULL, (size_t)(size - at < (1u << 30) ? size - at : (1u << 30)), 0);
+        if (k <= 0) {
+            e = k < 0 ? errno : EIO;
+            r = e == EXDEV || e == ENOSYS || e == EOPNOTSUPP || e == EINVAL ? 0 : -1;
+        }
+        at += k > 0 ? (uint64_t)k : 0;
+    }
+#else
+    if (!cloned && size) r = 0;
+#endif
+    if (r > 0 && lseek(out, (off_t)size, SEEK_SET) != (off_t)size) r = -1, e = errno;
+    if (in >= 0) close(in);
+    if (r > 0) *fd = out;
+    else if (out >= 0) close(out), unlink(to);
+    free(from);
+    free(to);
+    errno = e;
+    return r;
+}
+
+rf_status rf_db_writer_table_from(rf_db_writer *w, const rf_db *db, const rf_db_table *tb, int append, int32_t *tid,
+                                  rf_diags *d)
+{
+    *tid = -1;
+    /* appends: numeric columns, blocks with their CRC-32Cs (the file's is
+    ** combined from them, the old bytes never read) */
+    if (append && !db->block_crcs) return RF_OK;
+    for (int32_t c = 0; append && c < tb->ncols; c++)
+        if (tb->cols[c].type == RF_TYPE_STRING || tb->cols[c].enc != RF_DB_ENC_VALUES) return RF_OK;
+    rf_type types[RF_DB_MAX_COLS];
+    const char *names[RF_DB_MAX_COLS];
+    if (tb->ncols < 1 || tb->ncols > RF_DB_MAX_COLS) return RF_EINTERNAL;
+    for (int32_t c = 0; c < tb->ncols; c++) {
+        types[c] = tb->cols[c].type;
+        names[c] = tb->cols[c].name;
+    }
+    int32_t ti = -1;
+    rf_status st = table_add(w, tb->name, tb->ncols, types, names, tb->nkey, tb->key, &ti, d);
+    if (st) return st;
+    rf_db_table *t = &w->db.tables[ti];
+    t->block_rows = tb->block_rows;
+    t->nrows = tb->nrows;
+    wcol *wc = w->w[ti];
+    int linked = 1;
+    for (int32_t c = 0; c < tb->ncols && !st && linked > 0; c++) {
+        const rf_db_column *oc = &tb->cols[c];
+        rf_db_column *col = &t->cols[c];
+        char *name = col->name, *file = col->file, *dict = col->dict_file;
+        *col = *oc;
+        col->name = name;
+        col->file = file;
+        col->dict_file = oc->dict_file ? dict : NULL;
+        col->str_file = oc->str_file ? rf_arena_sprintf(&w->db.arena, "t%05d.c%05d.str", (int)ti, (int)c) : NULL;
+        col->blocks = rf_malloc(((size_t)oc->nblocks + 1) * sizeof *col->blocks);
+        if (!col->blocks || (oc->str_file && !col->str_file)) {
+            st = RF_ENOMEM;
+            break;
+        }
+        if (oc->nblocks) memcpy(col->blocks, oc->blocks, (size_t)oc->nblocks * sizeof *col->blocks);
+        wc[c].capblocks = oc->nblocks + 1;
+        wc[c].rows = tb->nrows;
+        if (append) {
+            wc[c].buf = rf_malloc(WBUF);
+            linked = wc[c].buf ? clone_file(w, db->dir, oc->file, col->file, oc->size, &wc[c].fd) : (errno = ENOMEM, -1);
+        } else {
+            linked = link_file(w, db->dir, oc->file, col->file);
+            if (linked > 0 && oc->dict_file) linked = link_file(w, db->dir, oc->dict_file, col->dict_file);
+            if (linked > 0 && oc->str_file) linked = link_file(w, db->dir, oc->str_file, col->str_file);
+            wc[c].finished = 1;
+        }
+        if (linked < 0) {
+            char *path = rf_sprintf("%s/%s", db->dir, oc->file);
+            st = io_error(d, path ? path : oc->file, "carry a file of the database into its next state");
+            free(path);
+        }
+    }
+    if (!st && linked > 0) {
+        *tid = ti;
+        return RF_OK;
+    }
+    /* not this way: the table is taken back (the caller writes it whole) */
+    for (int32_t c = 0; c < tb->ncols; c++) {
+        const rf_db_column *col = &t->cols[c];
+        for (int k = 0; k < 3; k++) {
+            const char *f = k == 2 ? col->str_file : k ? col->dict_file : col->file;
+            char *path = f ? rf_sprintf("%s/%s", w->tmp_dir, f) : NULL;
+            if (path) unlink(path);
+            free(path);
+        }
+        if (wc[c].fd >= 0) close(wc[c].fd);
+        free(wc[c].buf);
+        free(col->blocks);
+    }
+    free(wc);
+    w->db.ntables--;
+    return st;
 }
 
 /* Writes p[0..n) at the end of one of the database's files (*size its

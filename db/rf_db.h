@@ -170,6 +170,18 @@ void rf_db_writer_block_rows(rf_db_writer *w, uint32_t rows);
 rf_status rf_db_writer_table(rf_db_writer *w, const char *name, int32_t ncols, const rf_type *types,
                              const char *const *colnames, int32_t nkey, const int32_t *key, int32_t *tid,
                              rf_diags *d);
+/* Adds table tb of db (the database this writer replaces) to the new one
+** without writing its rows again. append 0: the table as it is, its files
+** linked (a database's files never change in place). append 1: rows are
+** then appended (rf_db_writer_append) after its old ones, which its new
+** column files start with: cloned where the file system shares blocks
+** (FICLONE), else copied inside the kernel; the blocks' min/max and
+** CRC-32Cs carry over, the last one continued. *tid = -1 (and RF_OK) when
+** the table cannot go this way (append with a string column or a format
+** without block CRC-32Cs, a file system without links or in-kernel copies):
+** the caller writes it with rf_db_writer_table. */
+rf_status rf_db_writer_table_from(rf_db_writer *w, const rf_db *db, const rf_db_table *tb, int append, int32_t *tid,
+                                  rf_diags *d);
 /* Appends n rows to column c of table tid: values (non-strings) at the
 ** runtime's widths, or strings as the text loader gives them (string i is
 ** bytes[off[i] .. off[i+1])), or a string column's codes from

@@ -215,6 +215,7 @@ static rf_status recompute(exec_ctx *x, const rf_tool_sources *src, rf_diags *d)
         else if (!take_output(res, name, &p->next, p->fe->types)) st = RF_EINTERNAL;
         free(name);
         p->has_next = !st;
+        p->prefix = 0; /* (recomputed: written whole) */
     }
     rf_rt_result_free(res);
     rf_hir_free(hir);
@@ -250,7 +251,7 @@ static rf_status incremental(exec_ctx *x, rf_diags *d)
         else if (!take_output(res, name, &delta, p->fe->types)) st = RF_EINTERNAL;
         free(name);
         if (!st) st = rf_txn_rel_concat(&p->cur, &delta, &p->next);
-        p->has_next = !st;
+        p->has_next = !st; /* (cur, then the new facts: prefix stays) */
         p->ins = delta;
     }
     rf_rt_result_free(res);
@@ -302,6 +303,7 @@ static rf_status dred(exec_ctx *x, rf_diags *d)
         if (st) break;
         rf_rt_rel_free(&p->cur);
         p->cur = now;
+        p->prefix = 0;
         p->changed = 0;
     }
     rf_rt_result_free(res);
@@ -529,8 +531,8 @@ int rf_tool_exec(int argc, char **argv)
             for (int32_t i = 0; i < x.t.npreds; i++) {
                 const rf_txn_pred *p = &x.t.preds[i];
                 if (p->base) continue;
-                fprintf(stderr, "exec:   %s: %lld -> %lld tuples\n", p->fe->name, (long long)p->rows_before,
-                        (long long)(p->has_next ? p->next.nrows : p->cur.nrows));
+                fprintf(stderr, "exec:   %s: %lld -> %lld tuples (table %s)\n", p->fe->name, (long long)p->rows_before,
+                        (long long)(p->has_next ? p->next.nrows : p->cur.nrows), p->stored_how ? p->stored_how : "-");
             }
             fprintf(stderr,
                     "exec: compile %.3f ms, read the database %.3f ms, outputs %.3f ms, commit %.3f ms, in all %.3f ms\n",

@@ -33,6 +33,9 @@ typedef struct rf_txn_pred {
     rf_rt_rel ins, del;   /* base: the rows the batch really added and removed (owned) */
     rf_rt_rel mid;        /* base: cur without the deleted rows (DRed's state between its phases) */
     int64_t rows_before;  /* rows of cur as read (for --profile) */
+    int64_t prefix;       /* the first rows of the new state (next, else cur) that are the stored
+                             table's, in its order: the commit appends only the rest (0: none) */
+    const char *stored_how; /* after the commit: "kept", "appended" or "written" (--profile) */
     int has_next;
     int changed;          /* ins or del non-empty (derived: may change) */
     void *batch;          /* txn_batch.c's state while batches are applied */

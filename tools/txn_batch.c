@@ -557,6 +557,10 @@ rf_status rf_txn_batch_finish(rf_txn *t, rf_diags *d)
         if (!st) {
             p->has_next = 1;
             p->changed = p->ins.nrows > 0 || p->del.nrows > 0;
+            /* every old row kept, none a repeat: next is cur, then the inserted rows */
+            int64_t kept = 0;
+            while (kept < s->n0 && s->state[kept] == 1) kept++;
+            p->prefix = kept == s->n0 && kept == p->cur.nrows ? p->prefix : 0;
         }
         state_free(s);
         p->batch = NULL;

@@ -10,6 +10,10 @@
 ** commit: the whole new state written aside (db_writer.c's temporary
 ** folder: copy on write), then exchanged with the old folder in one atomic
 ** rename, so that a crash at any moment leaves the old or the new database.
+** A table whose new rows only follow its old ones (an insert-only batch,
+** the delta rules' new facts) is carried over rather than written again:
+** its files linked when unchanged, else cloned (or copied in the kernel)
+** with the new rows appended, so the commit writes about the new rows.
 */
 #include "txn.h"
 
@@ -115,6 +119,7 @@ rf_status rf_txn_store_load(rf_txn *t, const rf_db *db, rf_diags *d)
         }
         p->stored = !p->base;
         st = read_table(t, db, tb, p->fe, &p->cur, d);
+        p->prefix = st ? 0 : p->cur.nrows;
     }
     free(mpath);
     return st;
@@ -201,15 +206,31 @@ static rf_status copy_table(rf_db_writer *w, const rf_db *db, const rf_db_table 
     return st;
 }
 
-static rf_status write_rel(rf_db_writer *w, const rf_txn *t, const char *name, const rf_fe_pred *p, const rf_rt_rel *r,
-                           int with_key, rf_diags *d)
+/* Predicate p's new state r as table name: where its first `prefix` rows are
+** the old table's, that table carried over (its files linked, or cloned and
+** appended to: rf_db_writer_table_from) and only the rest written; else
+** every row. *how: "kept", "appended" or "written", for --profile. */
+static rf_status write_rel(rf_db_writer *w, const rf_txn *t, const rf_db *db, const char *name, const rf_fe_pred *p,
+                           const rf_rt_rel *r, int64_t prefix, int with_key, const char **how, rf_diags *d)
 {
     int32_t tid = -1;
-    rf_status st = rf_db_writer_table(w, name, p->arity, p->types, p->cols, with_key ? p->ninput_key : 0,
-                                      with_key ? p->input_key : NULL, &tid, d);
-    for (int32_t c = 0; !st && c < p->arity && r->nrows; c++) {
-        if (p->types[c] == RF_TYPE_STRING) st = append_strings(w, tid, c, t->dict, r->cols[c], r->nrows, d);
-        else st = rf_db_writer_append(w, tid, c, r->nrows, r->cols[c], NULL, NULL, d);
+    const rf_db_table *old = rf_db_find_table(db, name);
+    int64_t from = 0;
+    rf_status st = RF_OK;
+    if (old && prefix == old->nrows && r->nrows >= prefix) {
+        st = rf_db_writer_table_from(w, db, old, r->nrows > prefix, &tid, d);
+        if (tid >= 0) from = prefix;
+    }
+    *how = tid < 0 ? "written" : r->nrows > prefix ? "appended" : "kept";
+    if (!st && tid < 0)
+        st = rf_db_writer_table(w, name, p->arity, p->types, p->cols, with_key ? p->ninput_key : 0,
+                                with_key ? p->input_key : NULL, &tid, d);
+    int64_t n = r->nrows - from;
+    for (int32_t c = 0; !st && c < p->arity && n > 0; c++) {
+        int64_t wd = rf_rt_type_width(p->types[c]);
+        const void *col = (const char *)r->cols[c] + from * wd;
+        if (p->types[c] == RF_TYPE_STRING) st = append_strings(w, tid, c, t->dict, col, n, d);
+        else st = rf_db_writer_append(w, tid, c, n, col, NULL, NULL, d);
     }
     if (!st) st = rf_db_writer_end_table(w, tid, d);
     return st;
@@ -224,11 +245,14 @@ rf_status rf_txn_store_commit(rf_txn *t, const rf_db *db, const char *dir, rf_di
     for (int32_t i = 0; !st && i < db->ntables; i++) {
         int mine = 0;
         for (int32_t k = 0; k < t->npreds && !mine; k++) mine = !strcmp(t->preds[k].table, db->tables[i].name);
-        if (!mine) st = copy_table(w, db, &db->tables[i], d);
+        int32_t tid = -1;
+        if (!mine) st = rf_db_writer_table_from(w, db, &db->tables[i], 0, &tid, d);
+        if (!mine && !st && tid < 0) st = copy_table(w, db, &db->tables[i], d);
     }
     for (int32_t i = 0; !st && i < t->npreds; i++) {
-        const rf_txn_pred *p = &t->preds[i];
-        st = write_rel(w, t, p->table, p->fe, p->has_next ? &p->next : &p->cur, p->base, d);
+        rf_txn_pred *p = &t->preds[i];
+        st = write_rel(w, t, db, p->table, p->fe, p->has_next ? &p->next : &p->cur, p->prefix, p->base, &p->stored_how,
+                       d);
     }
     if (!st) st = rf_db_writer_commit(w, d);
     rf_db_writer_free(w);
