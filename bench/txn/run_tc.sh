@@ -27,9 +27,10 @@ t() { # label args...: one exec, its profile's maintenance line and wall time
     s=$(date +%s.%N)
     "$redfox" exec "$@" --device "$dev" --profile --format csv >"$tmp/out.$label" 2>"$tmp/err.$label"
     e=$(date +%s.%N)
-    printf '%-28s wall %8.3f s | %s | %s\n' "$label" "$(echo "$e - $s" | bc)" \
+    printf '%-28s wall %8.3f s | %s | commit %s | %s\n' "$label" "$(echo "$e - $s" | bc)" \
         "$(sed -n 's/.*derived predicates \(.*\) (\([0-9.]* ms\), runs.*/\2: \1/p' "$tmp/err.$label" | cut -c1-70)" \
-        "$(grep -o 'path: [0-9]* -> [0-9]* tuples' "$tmp/err.$label")"
+        "$(sed -n 's/.* commit \([0-9.]* ms\).*/\1/p' "$tmp/err.$label")" \
+        "$(grep -o 'path: [0-9]* -> [0-9]* tuples (table [a-z]*)' "$tmp/err.$label")"
 }
 echo "graph: $nodes nodes, $edges edges; batch: $(wc -l <"$tmp/ins.txn") edges ($pct %), device $dev"
 t "init (materialize)" "$tmp/db" "$here/tc.logic"
