@@ -295,9 +295,9 @@ typedef struct gx {
     ** 1 + the block of a join whose build side that block's loop never
     ** writes (0: built every time); the block whose builds are kept, how
     ** many are kept; builds made and reused, for --profile */
-    int32_t *jkeep, *kblock; /* kblock: by kernel id, its block */
+    int32_t *jkeep, *kblock; /* kblock: by kernel id, its block; jkeep -1: an input's, kept for the run */
     int32_t jidx_block;
-    int64_t jidx_live, jbuilds, jreuses;
+    int64_t jidx_live, jidx_loop, jbuilds, jreuses; /* jidx_loop: those kept for a loop */
 } gx;
 
 /* ---- joins ---------------------------------------------------------------------------- */
@@ -310,7 +310,8 @@ typedef struct jtab {
 } jtab;
 
 /* A build kept on its relation's value (gval.jidx): its key columns and
-** signature, the block whose loop reads it, and whether a kernel holds it. */
+** signature, the block whose loop reads it (-1: an input's, kept for the
+** run), and whether a kernel holds it. */
 typedef struct gjidx {
     jtab t;
     int32_t nkeys, block, busy;

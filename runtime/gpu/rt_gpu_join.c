@@ -11,6 +11,9 @@
 ** incremental exec's new facts are checked against) builds once a run, not
 ** once a round; the build lives on the relation's value (gval.jidx) until
 ** the value changes or is freed, the loop is left, or the pool needs room.
+** An input's build that several joins share (the same key columns: the
+** anti-joins with the stored closure before and inside the delta rules'
+** loop) is kept for the whole run.
 */
 #include "rt_gpu_internal.h"
 
@@ -118,6 +121,13 @@ static int is_self_loop(const rf_hir_block *bl)
     return bl->term == RF_HIR_T_BRANCH && (bl->target == bl->id || bl->else_target == bl->id);
 }
 
+/* A join whose build side (in[1]) could be kept. */
+static int keepable(const gx *x, const rf_hir_kernel *k)
+{
+    return (k->kind == RF_HIR_JOIN_INDEX || k->kind == RF_HIR_ANTI_INDEX) && k->nin == 2 && k->in[1] >= 0 &&
+           k->nkeys > 0 && k->nkeys <= RF_GPU_MAXC && k->id >= 0 && k->id < x->nkernels;
+}
+
 rf_status rf_gx_jkeep_init(gx *x)
 {
     const rf_hir_program *p = x->p;
@@ -129,6 +139,24 @@ rf_status rf_gx_jkeep_init(gx *x)
         free(written);
         return RF_ENOMEM;
     }
+    /* an input's build shared by several joins with the same keys (an
+    ** incremental exec's anti-joins with the stored closure before and
+    ** inside the loop): kept for the run (-1) */
+    for (int32_t b = 0; b < p->nblocks; b++)
+        for (int32_t j = 0; j < p->blocks[b]->nkernels; j++)
+            if (p->blocks[b]->kernels[j]->out >= 0) written[p->blocks[b]->kernels[j]->out] = 1;
+    for (int32_t b = 0; b < p->nblocks; b++)
+        for (int32_t j = 0; j < p->blocks[b]->nkernels; j++) {
+            const rf_hir_kernel *k = p->blocks[b]->kernels[j];
+            if (!keepable(x, k) || written[k->in[1]] || p->vars[k->in[1]]->role != RF_HIR_ROLE_INPUT) continue;
+            for (int32_t b2 = 0; b2 < p->nblocks && !x->jkeep[k->id]; b2++)
+                for (int32_t j2 = 0; j2 < p->blocks[b2]->nkernels; j2++) {
+                    const rf_hir_kernel *o = p->blocks[b2]->kernels[j2];
+                    if (o != k && keepable(x, o) && o->in[1] == k->in[1] && o->nkeys == k->nkeys &&
+                        !memcmp(o->rkeys, k->rkeys, (size_t)k->nkeys * sizeof *k->rkeys))
+                        x->jkeep[k->id] = -1;
+                }
+        }
     for (int32_t b = 0; b < p->nblocks; b++) {
         const rf_hir_block *bl = p->blocks[b];
         for (int32_t j = 0; j < bl->nkernels; j++)
@@ -139,9 +167,7 @@ rf_status rf_gx_jkeep_init(gx *x)
             if (bl->kernels[j]->out >= 0) written[bl->kernels[j]->out] = 1;
         for (int32_t j = 0; j < bl->nkernels; j++) {
             const rf_hir_kernel *k = bl->kernels[j];
-            if ((k->kind == RF_HIR_JOIN_INDEX || k->kind == RF_HIR_ANTI_INDEX) && k->nin == 2 && k->in[1] >= 0 &&
-                !written[k->in[1]] && k->nkeys > 0 && k->nkeys <= RF_GPU_MAXC && k->id >= 0 && k->id < x->nkernels)
-                x->jkeep[k->id] = b + 1;
+            if (keepable(x, k) && !written[k->in[1]] && !x->jkeep[k->id]) x->jkeep[k->id] = b + 1;
         }
     }
     free(written);
@@ -152,6 +178,7 @@ void rf_gx_jidx_free(gx *x, gval *v)
 {
     if (!v->jidx) return;
     rf_gx_jtab_free(x, &v->jidx->t);
+    x->jidx_loop -= v->jidx->block >= 0;
     free(v->jidx);
     v->jidx = NULL;
     x->jidx_live--;
@@ -164,8 +191,9 @@ void rf_gx_jidx_before(gx *x, const rf_hir_kernel *k)
     if (!x->jidx_live) return;
     if (k->out >= 0) rf_gx_jidx_free(x, &x->vals[k->out]);
     int32_t b = k->id >= 0 && k->id < x->nkernels && x->kblock ? x->kblock[k->id] : -1;
-    if (b == x->jidx_block || b < 0) return;
-    for (int32_t v = 0; v < x->p->nvars && x->jidx_live; v++) rf_gx_jidx_free(x, &x->vals[v]);
+    if (b == x->jidx_block || b < 0 || !x->jidx_loop) return;
+    for (int32_t v = 0; v < x->p->nvars && x->jidx_loop; v++)
+        if (x->vals[v].jidx && x->vals[v].jidx->block >= 0) rf_gx_jidx_free(x, &x->vals[v]);
     x->jidx_block = -1;
 }
 
@@ -202,8 +230,10 @@ rf_status rf_gx_join_table(gx *x, const rf_hir_kernel *k, int32_t bvar, const in
         return RF_OK;
     }
     rf_gx_jidx_free(x, bv);
-    if (x->jidx_live && x->jidx_block != x->jkeep[k->id] - 1) {
-        for (int32_t v = 0; v < x->p->nvars && x->jidx_live; v++) rf_gx_jidx_free(x, &x->vals[v]);
+    int32_t block = x->jkeep[k->id] > 0 ? x->jkeep[k->id] - 1 : -1;
+    if (block >= 0 && x->jidx_loop && x->jidx_block != block) {
+        for (int32_t v = 0; v < x->p->nvars && x->jidx_loop; v++)
+            if (x->vals[v].jidx && x->vals[v].jidx->block >= 0) rf_gx_jidx_free(x, &x->vals[v]);
     }
     rf_status st = rf_gx_join_build(x, sig, keys, bv->nrows, t);
     if (st) return st;
@@ -212,10 +242,11 @@ rf_status rf_gx_join_table(gx *x, const rf_hir_kernel *k, int32_t bvar, const in
     j->nkeys = nkeys;
     for (int32_t i = 0; i < nkeys; i++) j->keys[i] = bk[i];
     memcpy(j->sig, sig, strlen(sig) + 1);
-    j->block = x->jkeep[k->id] - 1;
+    j->block = block;
     j->busy = 1;
     bv->jidx = j;
-    x->jidx_block = j->block;
+    if (block >= 0) x->jidx_block = block;
+    x->jidx_loop += block >= 0;
     x->jidx_live++;
     *kept = 1;
     return RF_OK;
