@@ -1081,6 +1081,8 @@ static rf_status load(const char *path, const char *mem, int64_t memsize, int64_
 
     out->nrows = j.nrows;
     out->ncols = ncols;
+    out->nlines = m.size > 0 && m.data[m.size - 1] != '\n';
+    for (int i = 0; i < n; i++) out->nlines += cs[i].nl;
     out->cols = j.cols;
     out->lines = j.lines;
     j.cols = NULL;
@@ -1093,7 +1095,7 @@ oom:
     st = RF_ENOMEM;
 fail:
     if (j.cols) {
-        rf_rt_texttable t = {0, ncols, j.cols, NULL};
+        rf_rt_texttable t = {0, ncols, j.cols, NULL, 0};
         rf_rt_texttable_free(&t);
         j.cols = NULL;
     }
