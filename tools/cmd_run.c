@@ -367,6 +367,8 @@ int rf_tool_run(int argc, char **argv)
             res = NULL;
             double r0 = rf_now();
             ran = 1;
+            /* the last run's teardown is left to the process's end (rf_tool_exit_now below) */
+            o.process_exits = r == repeat - 1 && rf_tool_exits_early();
             st = rf_rt_run(hir, &o, &res, &d);
             rf_rt_trace_log_event(&trace, "phase", "run", r0, rf_now(), -1);
             if (!st && res->gpu_trace) fputs(res->gpu_trace, stderr);
@@ -406,6 +408,12 @@ int rf_tool_run(int argc, char **argv)
         int trc = tst ? rf_tool_finish(tst, &td) : RF_EXIT_OK;
         if (rc == RF_EXIT_OK) rc = trc;
         rf_diags_free(&td);
+    }
+    if (rf_tool_exits_early()) {
+        /* outputs written and renamed, the trace written: nothing left but
+        ** freeing, which the process's end does at once */
+        rf_rt_dist_world_end(world, rc);
+        return rf_tool_exit_now(rc);
     }
     rf_rt_trace_log_free(&trace);
     rf_rt_result_free(res); /* before the cache: it borrows the cache's dictionary */
