@@ -4,7 +4,9 @@
 **
 ** Owns: reading input files a block of whole lines at a time (64 MiB, so
 ** memory stays bounded by the block, the columns' write buffers and the
-** string dictionaries, not by the file), parsing each block with the text
+** string dictionaries, not by the file; a regular file is mapped and each
+** block parsed in place, then dropped from the mapping, a pipe is read
+** into a buffer), parsing each block with the text
 ** loader (runtime/io: the same parsers, the same file:line:col errors,
 ** parallel within the block), encoding its string columns with every
 ** thread (db/db_dict.c), appending its columns to the database writer on
