@@ -444,6 +444,7 @@ int api_run_world(rf_database *db, const rf_program *prog, const rf_run_options 
     ro.gpu_plan_size = (uint64_t)prog->gpln.len;
     ro.rfx_file = prog->rfx_name;
     ro.world = world;
+    ro.process_exits = o.process_exits;
     progress_relay relay = {o.progress, o.progress_user};
     if (o.progress) {
         ro.progress = relay_fixpoint;

@@ -221,6 +221,46 @@ typedef struct batch {
 #define ROW_ABSENT 1 /* not found before this batch: its shard's thread inserts it */
 #define ROW_FIRST 2 /* the first appearance of a new string: gets the next code */
 
+/* A thread's memo of short strings it found in the dictionary: a string of
+** at most 24 bytes is told by its length and three words of it (for 8 to
+** 24 bytes its first, middle and last eight, which overlap and cover it;
+** below 8, bytes that cover it), so a hit needs no hash and no lookup: a
+** column of few distinct short strings (a flag, a mode, a clerk) costs a
+** few loads a row instead of a hash and a probe. Direct-mapped. */
+#define MEMO_BITS 8
+#define MEMO_MAX 24
+
+typedef struct memo_ent {
+    uint64_t w[3], h;
+    int64_t len;    /* -1: empty */
+    uint32_t e;
+} memo_ent;
+
+static inline void memo_key(const char *s, int64_t n, uint64_t w[3])
+{
+    w[0] = w[1] = w[2] = 0;
+    if (n >= 8) {
+        memcpy(&w[0], s, 8);
+        memcpy(&w[1], s + (n - 8) / 2, 8);
+        memcpy(&w[2], s + n - 8, 8);
+    } else if (n >= 4) {
+        uint32_t a, c;
+        memcpy(&a, s, 4);
+        memcpy(&c, s + n - 4, 4);
+        w[0] = a | (uint64_t)c << 32;
+    } else if (n > 0) {
+        w[0] = (uint64_t)(unsigned char)s[0] | (uint64_t)(unsigned char)s[n / 2] << 8 |
+               (uint64_t)(unsigned char)s[n - 1] << 16;
+    }
+}
+
+static inline int memo_slot(const uint64_t w[3], int64_t n)
+{
+    uint64_t x = (w[0] ^ w[1] * 0x9e3779b97f4a7c15ULL ^ w[2] * 0xc4ceb9fe1a85ec53ULL ^ (uint64_t)n) *
+                 0xff51afd7ed558ccdULL;
+    return (int)(x >> (64 - MEMO_BITS));
+}
+
 /* Thread t hashes its range of rows and finds those already in the
 ** dictionary (no thread writes to it in this phase): a column of few
 ** distinct strings, all in one shard, is then parallel from its second
@@ -230,16 +270,44 @@ static void hash_part(void *arg, int t)
     batch *b = arg;
     rf_db_dict *dc = b->dc;
     int64_t lo = b->n * t / b->nthreads, hi = b->n * (t + 1) / b->nthreads;
+    /* a column of mostly distinct strings (a comment) skips the lookup:
+    ** the insert pass finds the few repeats anyway */
+    if (dc->mostly_new || dc->n == 0) {
+        for (int64_t i = lo; i < hi; i++) {
+            const char *str = b->bytes + b->off[i];
+            int64_t len = b->off[i + 1] - b->off[i];
+            uint64_t h = rf_db_hash_bytes(str, len);
+            dc->h[i] = h;
+            int64_t e = dc->mostly_new ? -1 : shard_lookup(&dc->sh[SHARD_OF(h)], h, str, len);
+            dc->first[i] = e < 0 ? ROW_ABSENT : ROW_KNOWN;
+            if (e >= 0) dc->loc[i] = (uint32_t)e;
+        }
+        return;
+    }
+    memo_ent memo[1 << MEMO_BITS];
+    for (int k = 0; k < 1 << MEMO_BITS; k++) memo[k].len = -1;
     for (int64_t i = lo; i < hi; i++) {
         const char *str = b->bytes + b->off[i];
         int64_t len = b->off[i + 1] - b->off[i];
+        uint64_t w[3];
+        memo_ent *m = NULL;
+        if (len <= MEMO_MAX) {
+            memo_key(str, len, w);
+            m = &memo[memo_slot(w, len)];
+            if (m->len == len && m->w[0] == w[0] && m->w[1] == w[1] && m->w[2] == w[2]) {
+                dc->h[i] = m->h;
+                dc->first[i] = ROW_KNOWN;
+                dc->loc[i] = m->e;
+                continue;
+            }
+        }
         uint64_t h = rf_db_hash_bytes(str, len);
         dc->h[i] = h;
-        /* a column of mostly distinct strings (a comment) skips the lookup:
-        ** the insert pass finds the few repeats anyway */
-        int64_t e = dc->mostly_new ? -1 : shard_lookup(&dc->sh[SHARD_OF(h)], h, str, len);
+        int64_t e = shard_lookup(&dc->sh[SHARD_OF(h)], h, str, len);
         dc->first[i] = e < 0 ? ROW_ABSENT : ROW_KNOWN;
-        if (e >= 0) dc->loc[i] = (uint32_t)e;
+        if (e < 0) continue;
+        dc->loc[i] = (uint32_t)e;
+        if (m) *m = (memo_ent){{w[0], w[1], w[2]}, h, len, (uint32_t)e};
     }
 }
 

@@ -349,6 +349,11 @@ typedef struct rf_run_options {
                              ** operation, and a "run" phase) to this timeline, the
                              ** caller's to write; NULL (default): none. Besides
                              ** trace_file, which is written as before */
+    int process_exits;       /* 1: the caller ends its process right after this run
+                             ** and its outputs (a command-line tool): the run then
+                             ** leaves closing the GPU and unmapping its inputs to the
+                             ** process's end, which does them at once. The result is
+                             ** still complete and must still be freed. Default 0 */
 } rf_run_options;
 /* Level 1's init: sets up only the fields up to trace_file (size says so),
 ** as a program compiled against level 1 allocated them; the level-2 fields

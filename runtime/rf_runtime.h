@@ -102,6 +102,11 @@ typedef struct rf_rt_options {
     rf_rt_trace_fn trace;    /* NULL: no timeline */
     void *trace_ctx;
     rf_rt_dist_world *world; /* the MPI ranks this process is one of (runtime/dist); NULL: one process */
+    int process_exits;       /* the caller's process ends right after this run (a fresh `redfox run`):
+                                the device is not closed (GPU: its memory, pinned buffers, module and
+                                context go with the process) nor the inputs' mappings undone; only
+                                for a caller that then exits without freeing (tools/redfox.c,
+                                rf_tool_exit_now) */
 } rf_rt_options;
 
 typedef struct rf_rt_output {

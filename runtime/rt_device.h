@@ -95,6 +95,10 @@ typedef struct rf_rt_device_ops {
     ** relations with string columns (codes are per rank: their bytes
     ** travel through host memory). A collective through xp. */
     rf_status (*exchange)(void *dev, int32_t var, const rf_rt_xmove *mv, const rf_rt_xport *xp, rf_rt_xstat *xs);
+    /* Optional: adds the figures of the whole run that close would (the
+    ** GPU's copies, peak memory, spills) to env->res, for a run whose
+    ** process ends without closing the device (rf_rt_options.process_exits). */
+    void (*report)(void *dev);
 } rf_rt_device_ops;
 
 /* The two devices (runtime/cpu/rt_cpu_exec.c, runtime/gpu/rt_gpu_exec.c). */

@@ -439,8 +439,16 @@ rf_status rf_rt_run_on(const rf_rt_device_ops *dv, const rf_hir_program *p, cons
         res->run_seconds = t2 - t1;
         res->output_seconds = rf_now() - t2;
     }
-    if (dev) dv->close(dev);
-    rf_rt_inputs_close(&in);
+    /* a process about to end leaves the teardown to the system: it is wall
+    ** time a fresh process pays after its outputs are ready (issue 20) */
+    if (!o->process_exits || st) {
+        if (dev) dv->close(dev);
+        rf_rt_inputs_close(&in);
+    } else if (dev && dv->report) {
+        dv->report(dev);
+    }
+    /* the workers end here even so: a process that ends with threads left
+    ** waits for each of them to be scheduled and killed */
     rf_cpu_pool_free(env.pool);
     if (st) {
         if (res) res->dict = NULL;
@@ -613,7 +621,7 @@ rf_status rf_rt_run(const rf_hir_program *p, const rf_rt_options *o, rf_rt_resul
         (*out)->dict_borrowed = 0;
         rf_rt_cache_take_dict(oo.cache);
     }
-    rf_rt_cache_free(oo.cache);
+    if (st || !o->process_exits) rf_rt_cache_free(oo.cache); /* else the mappings go with the process */
     return st;
 }
 

@@ -476,6 +476,8 @@ int rf_tool_run(int argc, char **argv)
         rf_result_free(res);
         res = NULL;
         ran = 1;
+        /* the last run's teardown is left to the process's end (rf_tool_exit_now below) */
+        o.process_exits = r == repeat - 1 && rf_tool_exits_early();
         code = api_run_world(db, p, &o, world, &res);
         if (!code && rf_result_device_log(res)) fputs(rf_result_device_log(res), stderr);
         if (!code && repeat > 1)
@@ -505,6 +507,12 @@ int rf_tool_run(int argc, char **argv)
         int tcode = rf_trace_write(trace, trace_path, "redfox run");
         int trc = tcode ? finish_api(tcode, trace, rf_trace_diag_count(trace), trace_diag, 1) : RF_EXIT_OK;
         if (rc == RF_EXIT_OK) rc = trc;
+    }
+    if (rf_tool_exits_early()) {
+        /* outputs written and renamed, the trace written: nothing left but
+        ** freeing, which the process's end does at once */
+        rf_rt_dist_world_end(world, rc);
+        return rf_tool_exit_now(rc);
     }
     rf_trace_free(trace);
     rf_result_free(res);

@@ -393,7 +393,8 @@ int rf_tool_tpch_run(int argc, char **argv)
         unwritten += !qs[q].ran || qs[q].write_failed;
     }
     printf("\n");
-    rf_rt_cache_free(ro.rt.cache);
+    /* the tables go with the process where it ends at once (rf_tool_exit_now) */
+    if (!rf_tool_exits_early()) rf_rt_cache_free(ro.rt.cache);
     if (outdir) {
         /* all or none: the files of a run that lost a query would pass for a whole one */
         rf_diags d;
@@ -422,5 +423,5 @@ int rf_tool_tpch_run(int argc, char **argv)
     print_times(qs, want, ro.repeat, check != NULL);
     if (check) printf("%d of %d queries pass\n", npass, nwant);
     if (fflush(stdout) != 0) return RF_EXIT_USER;
-    return failed ? RF_EXIT_USER : RF_EXIT_OK;
+    return rf_tool_exit_now(failed ? RF_EXIT_USER : RF_EXIT_OK);
 }

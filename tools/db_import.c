@@ -4,7 +4,9 @@
 **
 ** Owns: reading input files a block of whole lines at a time (64 MiB, so
 ** memory stays bounded by the block, the columns' write buffers and the
-** string dictionaries, not by the file), parsing each block with the text
+** string dictionaries, not by the file; a regular file is mapped and each
+** block parsed in place, then dropped from the mapping, a pipe is read
+** into a buffer), parsing each block with the text
 ** loader (runtime/io: the same parsers, the same file:line:col errors,
 ** parallel within the block), encoding its string columns with every
 ** thread (db/db_dict.c), appending its columns to the database writer on
@@ -24,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -129,16 +132,45 @@ typedef struct append_job {
     rf_rt_texttable *tt;
     uint32_t **codes;  /* per column: a string column's codes, else NULL */
     int nthreads;
+    int32_t *order;    /* the columns, the most bytes first */
+    int32_t next;      /* the next of order to take (atomic) */
     rf_status st[RF_DB_MAX_COLS];
     rf_diags ds[64];
 } append_job;
 
-/* Thread tid appends its share of the columns (string columns as the codes
-** the encoding step gave them). */
+/* The bytes that appending n rows of column c writes (plain strings: their
+** offsets and bytes). */
+static int64_t col_bytes(const rf_db_column *col, const rf_rt_textcol *tc, int64_t n)
+{
+    if (col->enc == RF_DB_ENC_PLAIN && tc && tc->str_off) return n * 8 + (tc->str_off[n] - tc->str_off[0]);
+    return n * rf_db_col_width(col->type, col->enc);
+}
+
+/* order[0, ncols): the columns of table it by the bytes n rows of them write,
+** the most first (ties by column), so that threads taking the next column as
+** they become free end together: a long comment column starts first instead
+** of last on a thread already loaded. */
+static void by_bytes(const rf_importer *imp, const itable *it, const rf_rt_texttable *tt, int64_t n, int32_t *order)
+{
+    const rf_db_table *t = &rf_db_writer_db(imp->w)->tables[it->tid];
+    int64_t size[RF_DB_MAX_COLS];
+    for (int32_t c = 0; c < it->t.ncols; c++) {
+        size[c] = col_bytes(&t->cols[c], tt ? &tt->cols[c] : NULL, n);
+        int32_t k = c;
+        for (; k > 0 && size[order[k - 1]] < size[c]; k--) order[k] = order[k - 1];
+        order[k] = c;
+    }
+}
+
+/* Takes columns, the largest first, until none is left, appending each
+** (string columns as the codes the encoding step gave them). */
 static void append_part(void *arg, int tid)
 {
     append_job *j = arg;
-    for (int32_t c = tid; c < j->it->t.ncols; c += j->nthreads) {
+    for (;;) {
+        int32_t k = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED);
+        if (k >= j->it->t.ncols) break;
+        int32_t c = j->order[k];
         const rf_rt_textcol *col = &j->tt->cols[c];
         if (j->codes[c])
             j->st[c] = rf_db_writer_append(j->imp->w, j->it->tid, c, j->tt->nrows, j->codes[c], NULL, NULL, &j->ds[tid]);
@@ -165,15 +197,18 @@ typedef struct finish_job {
     rf_importer *imp;
     itable *it;
     int nthreads;
+    int32_t next;      /* the next column to take (atomic) */
     rf_status st[RF_DB_MAX_COLS];
     rf_diags ds[64];
 } finish_job;
 
-/* Thread tid ends its share of the columns (writes their dictionaries). */
+/* Takes columns until none is left, ending each (writes its dictionary). */
 static void finish_part(void *arg, int tid)
 {
     finish_job *j = arg;
-    for (int32_t c = tid; c < j->it->t.ncols; c += j->nthreads) {
+    for (;;) {
+        int32_t c = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED);
+        if (c >= j->it->t.ncols) break;
         j->st[c] = rf_db_writer_finish_column(j->imp->w, j->it->tid, c, &j->ds[tid]);
         if (j->st[c]) break;
     }
@@ -213,28 +248,6 @@ static int64_t record_end(const char *buf, int64_t len, char delim)
     return end;
 }
 
-/* The lines data[0, size) spans: its line ends, and one more for a last
-** line without one. */
-static int64_t lines_in(const char *data, int64_t size)
-{
-    /* a count, not a search (memchr once a line cost as much as parsing a
-    ** column): eight bytes a step, each byte that is '\n' becoming 0, then
-    ** its zero bytes counted exactly (high bit set where the byte was 0;
-    ** no popcount: without -mpopcnt it is a library call) */
-    const uint64_t lo7 = UINT64_C(0x7f7f7f7f7f7f7f7f), nl = UINT64_C(0x0a0a0a0a0a0a0a0a);
-    int64_t n = 0, i = 0;
-    for (; i + 8 <= size; i += 8) {
-        uint64_t x;
-        memcpy(&x, data + i, 8);
-        x ^= nl;
-        uint64_t t = ~(((x & lo7) + lo7) | x | lo7);
-        n += (int64_t)(((t >> 7) * UINT64_C(0x0101010101010101)) >> 56); /* the sum of the eight 0/1 bytes */
-    }
-    for (; i < size; i++) n += data[i] == '\n';
-    if (size > 0 && data[size - 1] != '\n') n++;
-    return n;
-}
-
 rf_status rf_import_text(rf_importer *imp, int32_t tid, const char *path, const char *data, int64_t size, rf_diags *d)
 {
     itable *it = &imp->tabs[tid];
@@ -249,7 +262,7 @@ rf_status rf_import_text(rf_importer *imp, int32_t tid, const char *path, const 
     imp->times.parse += t1 - t0;
     imp->times.bytes += size;
     if (st) return st;
-    it->lines += lines_in(data, size); /* a quoted field may span lines */
+    it->lines += tt.nlines; /* a quoted field may span lines */
     if (!it->encoded && (st = choose_encodings(imp, it, &tt, d)) != RF_OK) {
         rf_rt_texttable_free(&tt);
         return st;
@@ -282,11 +295,14 @@ rf_status rf_import_text(rf_importer *imp, int32_t tid, const char *path, const 
     if (j->nthreads > 64) j->nthreads = 64;
     if (tt.nrows < 4096) j->nthreads = 1;
     for (int i = 0; i < j->nthreads; i++) rf_diags_init(&j->ds[i]);
+    if (!st && !(j->order = rf_malloc((size_t)it->t.ncols * sizeof *j->order))) st = RF_ENOMEM;
+    if (!st) by_bytes(imp, it, &tt, tt.nrows, j->order);
     if (!st) rf_rt_parallel(j->nthreads, append_part, j);
     imp->times.append += rf_now() - t2;
     st = gather(j->ds, j->nthreads, j->st, it->t.ncols, st, d);
     for (int32_t c = 0; j->codes && c < it->t.ncols; c++) free(j->codes[c]);
     free(j->codes);
+    free(j->order);
     free(j);
     rf_rt_texttable_free(&tt);
     return st;
@@ -300,6 +316,48 @@ static void show_progress(const char *path, int64_t done, int64_t total)
     else
         fprintf(stderr, "\rimporting %s: %lld MB", path, (long long)(done >> 20));
     fflush(stderr);
+}
+
+/* A regular file of size bytes, mapped and handed on a window of whole
+** records at a time (BLOCK bytes, more where one record is longer): the
+** parsing threads read the page cache straight, with no copy into a buffer
+** and no serial read ahead of them. A window's pages leave the mapping once
+** parsed, so the process holds about a window of text whatever the file's
+** size. *mapped = 0: the file cannot be mapped (the caller reads it). */
+static rf_status import_mapped(rf_importer *imp, int32_t tid, const char *path, int fd, int64_t size, int *mapped,
+                               rf_diags *d)
+{
+    double t0 = rf_now();
+    char *map = mmap(NULL, (size_t)size, PROT_READ, MAP_PRIVATE, fd, 0);
+    *mapped = map != MAP_FAILED;
+    if (!*mapped) return RF_OK;
+    madvise(map, (size_t)size, MADV_SEQUENTIAL);
+    imp->times.read += rf_now() - t0;
+    const int64_t page = sysconf(_SC_PAGESIZE) > 0 ? sysconf(_SC_PAGESIZE) : 4096;
+    int64_t pos = 0, dropped = 0;
+    rf_status st = RF_OK;
+    while (!st && pos < size) {
+        int64_t left = size - pos, cut = left;
+        for (int64_t win = BLOCK; win < left; win *= 2) {
+            cut = record_end(map + pos, win, imp->tabs[tid].t.delimiter);
+            if (cut > 0) break;
+            cut = left; /* no record ends in the window: a larger one */
+        }
+        if (pos + cut < size) {
+            /* the next window read ahead while this one is parsed */
+            int64_t nb = (pos + cut) / page * page, ne = pos + cut + BLOCK < size ? pos + cut + BLOCK : size;
+            madvise(map + nb, (size_t)(ne - nb), MADV_WILLNEED);
+        }
+        st = rf_import_text(imp, tid, path, map + pos, cut, d);
+        pos += cut;
+        int64_t upto = pos < size ? pos / page * page : size;
+        if (upto > dropped) madvise(map + dropped, (size_t)(upto - dropped), MADV_DONTNEED);
+        dropped = upto > dropped ? upto : dropped;
+        if (imp->progress) show_progress(path, pos, size);
+    }
+    if (imp->progress) fputc('\n', stderr);
+    munmap(map, (size_t)size);
+    return st;
 }
 
 rf_status rf_import_file(rf_importer *imp, int32_t tid, const char *path, rf_diags *d)
@@ -316,11 +374,22 @@ rf_status rf_import_file(rf_importer *imp, int32_t tid, const char *path, rf_dia
         return RF_EIO;
     }
     int64_t total = S_ISREG(sb.st_mode) ? (int64_t)sb.st_size : 0, done = 0;
+    if (!imp->tabs[tid].path && !(imp->tabs[tid].path = rf_strdup(path))) {
+        close(fd);
+        return RF_ENOMEM;
+    }
+    if (total > 0) {
+        int mapped;
+        rf_status st = import_mapped(imp, tid, path, fd, total, &mapped, d);
+        if (mapped) {
+            close(fd);
+            return st;
+        }
+    }
     int64_t cap = BLOCK, len = 0;
     char *buf = rf_malloc((size_t)cap);
     rf_status st = buf ? RF_OK : RF_ENOMEM;
     int eof = 0;
-    if (!imp->tabs[tid].path && !(imp->tabs[tid].path = rf_strdup(path))) st = RF_ENOMEM;
     while (!st && !eof) {
         if (len == cap) {
             /* one line longer than the block: a larger one */

@@ -26,6 +26,14 @@ int rf_tool_tpch_gen(int argc, char **argv);
 int rf_tool_tpch_run(int argc, char **argv);
 int rf_tool_tpch_bench(int argc, char **argv);
 
+/* A process that ends right after its work (`redfox run`, `tpch run`) need
+** not free what it built nor close the device: rf_tool_exit_now flushes
+** stdout and stderr and ends the process with status rc at once (_exit),
+** leaving the teardown to the system. rf_tool_exits_early says whether it
+** does: not in sanitizer builds, which free everything so that leak checks
+** keep working (there rf_tool_exit_now returns rc). */
+int rf_tool_exits_early(void);
+int rf_tool_exit_now(int rc);
 /* Prints diagnostics to stderr and maps a status to an exit code. */
 int rf_tool_finish(rf_status st, rf_diags *d);
 int rf_tool_exit_code(rf_status st);

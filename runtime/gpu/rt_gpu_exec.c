@@ -406,7 +406,7 @@ static void gpu_attach(void *dev, rf_diags *d)
     if (!rf_gpu_emulated()) rf_gpu_cuda_bind_thread();
 }
 
-static void gpu_close(void *dev)
+static void gpu_report(void *dev)
 {
     gx *x = dev;
     if (x->pool && x->res) x->res->gpu_peak_bytes = rf_gpool_peak(x->pool);
@@ -423,6 +423,12 @@ static void gpu_close(void *dev)
         x->res->gpu_join_builds = x->jbuilds;
         x->res->gpu_join_reuses = x->jreuses;
     }
+}
+
+static void gpu_close(void *dev)
+{
+    gx *x = dev;
+    gpu_report(x);
     rf_gpu_fplan_free(x->nofuse);
     rf_gpu_plan_free(x->plan);
     free(x->fdone);
@@ -449,5 +455,5 @@ static void gpu_close(void *dev)
 const rf_rt_device_ops rf_rt_gpu_device = {
     "gpu",       gpu_open, gpu_where, gpu_load_begin, gpu_load, gpu_load_end, gpu_run, gpu_rows, gpu_finish,
     gpu_to_host, gpu_free, gpu_close, gpu_view,
-    gpu_attach,  rf_gx_exchange,
+    gpu_attach,  rf_gx_exchange, gpu_report,
 };

@@ -57,6 +57,9 @@ typedef struct rf_rt_texttable {
     int64_t *lines; /* a file with quotes: the line on which each row starts
                        (a quoted field may span lines); NULL otherwise, where
                        row i is on line i + 1 (+ 1 after a header) */
+    int64_t nlines; /* the lines the text spans: its '\n's, plus one for a
+                       last line without one (a streaming reader's next
+                       first_line, counted by the parallel phases) */
 } rf_rt_texttable;
 
 typedef struct rf_rt_load_opts {
