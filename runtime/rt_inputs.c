@@ -179,9 +179,9 @@ static rf_status load_input(rf_rt_inputs *x, const rf_hir_var *v, rf_rt_rel *dst
             }
         }
     }
-    if (x->dist && !x->db) {
+    if (x->dist && !x->db && !rf_rt_cache_holds(c, path, v)) {
         /* a text file on several ranks: this rank's part of it, not cached
-        ** (a cache entry is a whole file) */
+        ** (a cache entry is a whole file; one given from memory is used) */
         int whole = 0;
         rf_status st = rf_rt_share_text(x->dist, path, v, x->dict, x->pool, x->threads, dst, &whole, x->d);
         free(path);

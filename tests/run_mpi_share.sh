@@ -4,6 +4,7 @@
 #   - a text file: every rank reads some rows and none all of them (--profile's
 #     "read N input rows" per rank), they add up to the file's, and the
 #     outputs are byte-identical to one process, with and without a header;
+#   - files smaller than the ranks (a header and a row; a header alone);
 #   - a file with a quoted line end: all ranks read it whole, same outputs;
 #   - a database: each rank reads its blocks, the rows add up to the table's;
 #   - a bad value in the last rank's share: the error names the file's line
@@ -78,6 +79,18 @@ for prog in sum sum_h; do
         cmp -s "$tmp/$prog.1" "$tmp/$prog.$np" || { fail "$prog -np $np: outputs differ"; diff "$tmp/$prog.1" "$tmp/$prog.$np" | head; }
         shares $prog $np 3000 || { fail "$prog -np $np: rows read per rank"; grep "^rank" "$tmp/$prog.$np.err"; }
     done
+done
+
+# files smaller than the ranks: a header and one row, a header alone (the header is rank 0's)
+runs=$((runs + 1))
+printf 'id\n5\n' >"$tmp/d/tiny.tbl"
+printf 'id\n' >"$tmp/d/hdr.tbl"
+for f in tiny hdr; do
+    printf 'a(x) -> int(x).\nlang:input[`a] = "%s.tbl".\nlang:input:header[`a] = true.\nb(x) <- a(x).\nlang:output[`b] = "b".\n' \
+        $f >"$tmp/$f.logic"
+    run $f 1 "$tmp/$f.logic" "$tmp/d"
+    run $f 3 "$tmp/$f.logic" "$tmp/d" || { fail "$f -np 3: exit"; cat "$tmp/$f.3.err"; }
+    cmp -s "$tmp/$f.1" "$tmp/$f.3" || fail "$f -np 3: outputs differ"
 done
 
 # a quoted field with a line end: read whole on every rank, the same outputs

@@ -47,6 +47,9 @@ rf_status rf_rt_text_range(const char *path, const rf_rt_load_opts *o, int part,
     r->size = m.size;
     r->is_mmap = m.is_mmap;
     int64_t lo = (int64_t)((rf_dec128)m.size * part / nparts), hi = (int64_t)((rf_dec128)m.size * (part + 1) / nparts);
+    /* the first line (a header) is always part 0's, however small the file */
+    if (part > 0 && lo < 1) lo = 1;
+    if (hi < 1) hi = 1;
     r->lo = line_start(m.data, m.size, lo);
     r->hi = part + 1 == nparts ? m.size : line_start(m.data, m.size, hi);
     if (r->hi < r->lo) r->hi = r->lo;
