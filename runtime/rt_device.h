@@ -95,6 +95,13 @@ typedef struct rf_rt_device_ops {
     ** relations with string columns (codes are per rank: their bytes
     ** travel through host memory). A collective through xp. */
     rf_status (*exchange)(void *dev, int32_t var, const rf_rt_xmove *mv, const rf_rt_xport *xp, rf_rt_xstat *xs);
+    /* Optional (NULL: the device runs each kernel at its place): the id of
+    ** the last kernel of a fused kernel that runs at k, all of its stages at
+    ** once, or -1. Several ranks check that no move falls in that span. */
+    int32_t (*fused_until)(void *dev, const rf_hir_kernel *k);
+    /* The fused kernel that runs at k runs its stages one by one this time
+    ** (a move falls in its span). */
+    void (*unfuse)(void *dev, const rf_hir_kernel *k);
 } rf_rt_device_ops;
 
 /* The two devices (runtime/cpu/rt_cpu_exec.c, runtime/gpu/rt_gpu_exec.c). */

@@ -173,6 +173,10 @@ static rf_status walk(const rf_rt_device_ops *dv, void *dev, const rf_rt_env *en
         for (int32_t j = 0; j < bl->nkernels && !st; j++) {
             const rf_hir_kernel *k = bl->kernels[j];
             if (dist && (st = dist_before(dv, dev, env, dist, xp, k))) break;
+            /* a fused kernel runs its span at k: a move inside the span would
+            ** come after its rows were read, so then its stages run one by one */
+            int32_t last = dist && dv->fused_until ? dv->fused_until(dev, k) : -1;
+            if (last >= 0 && !rf_rt_dist_span_still(dist, bl, j, last)) dv->unfuse(dev, k);
             if ((st = run_kernel(dv, dev, env, k, in_rows))) break;
             if (dist) rf_rt_dist_ran(dist, k);
             for (int32_t r = 0; r < k->nrelease; r++) dv->free(dev, k->release[r]);

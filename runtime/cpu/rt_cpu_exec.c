@@ -448,4 +448,5 @@ const rf_rt_device_ops rf_rt_cpu_device = {
     "cpu",      cpu_open, cpu_where, cpu_nothing, cpu_load, cpu_nothing, cpu_run, cpu_rows, cpu_nothing,
     cpu_to_host, cpu_free, cpu_close, cpu_view, NULL, /* opens at once: no start aside */
     NULL, /* moves through host memory (view) */
+    NULL, NULL, /* no fused kernels: each kernel runs at its place */
 };

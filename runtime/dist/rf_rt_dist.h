@@ -169,6 +169,13 @@ rf_status rf_rt_dist_plan(rf_rt_dist *x, const rf_hir_kernel *k, const int64_t *
 ** same move. */
 rf_status rf_rt_dist_move_rel(rf_rt_dist *x, const rf_rt_dist_move *m, const rf_rt_rel *rel, rf_rt_dict *dict,
                               rf_rt_rel *out, rf_diags *d);
+/* Whether kernels j0 + 1 ... (the one whose id is last) of block bl need
+** no move, once kernel j0 (whose moves are made) has run: planned ahead
+** with the placements every rank has, no collective. A fused kernel that
+** runs all of those at j0 (the GPU's Kernel Weaver) is only right then: a
+** move later in its span would come after the rows were read. 0 also when
+** a join there would vote whether to broadcast. */
+int rf_rt_dist_span_still(rf_rt_dist *x, const rf_hir_block *bl, int32_t j0, int32_t last);
 /* Records where kernel k's output is after it ran. */
 void rf_rt_dist_ran(rf_rt_dist *x, const rf_hir_kernel *k);
 /* A branch: *any becomes whether any rank holds rows of a tested variable. */
