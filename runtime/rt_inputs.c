@@ -3,7 +3,8 @@
 ** the input cache shared by several runs (rf_rt_cache), the files and the
 ** databases behind --data, the declared keys and functional dependencies
 ** checked once per cached file, and relations given from memory
-** (rf_rt_cache_put: libredfox's inputs) standing for their files.
+** (rf_rt_cache_put: libredfox's inputs) standing for their files. With
+** several ranks, each rank's share of a file or a table (rt_share.c).
 **
 ** Owns: the cache's entries (the columns read, or a database's mapped
 ** columns) until rf_rt_cache_free, and a run's database handle.
