@@ -46,6 +46,27 @@ int rf_rt_input_is_functional(const rf_hir_var *v);
 rf_status rf_rt_check_input_fd(const char *path, const rf_hir_var *v, const rf_rt_dict *dict, rf_cpu_pool *pool,
                                const rf_rt_rel *r, rf_diags *d);
 
+/* The loader's columns t (emptied and freed here) as input variable v's
+** relation *out, strings interned into dict; *lines (when not NULL) takes
+** the loader's line of each row (NULL when rows map to lines one to one). */
+rf_status rf_rt_text_to_rel(const rf_hir_var *v, rf_rt_texttable *t, rf_rt_dict *dict, int threads, rf_rt_rel *out,
+                            int64_t **lines);
+
+/* The checks an input's rows need: its declared key, and its functional
+** dependency when the key does not imply it. */
+#define RF_RT_CHECK_KEY 1
+#define RF_RT_CHECK_FD 2
+int rf_rt_input_checks(const rf_hir_var *v);
+/* One check (which: RF_RT_CHECK_KEY or RF_RT_CHECK_FD) of the rows of r,
+** which has v's columns first (more may follow): the first row *dup that
+** breaks it and the row *first it repeats (-1 when none), in r's order. */
+rf_status rf_rt_input_dup(rf_cpu_pool *pool, const rf_hir_var *v, const rf_rt_rel *r, int which, int64_t *first,
+                          int64_t *dup);
+/* The error for that row, naming path and the rows' lines (lines[i]: row
+** i's line; NULL: row i is on line i + 1, + 1 after a header). */
+void rf_rt_input_dup_error(const char *path, const rf_hir_var *v, const rf_rt_dict *dict, const rf_rt_rel *r,
+                           const int64_t *lines, int which, int64_t first, int64_t dup, rf_diags *d);
+
 /* ---- from a database (rt_db_input.c) ---------------------------------- */
 
 /* read[c] = 1 for each column c of input variable var that a kernel of p
@@ -74,10 +95,13 @@ void rf_rt_dbcols_free(rf_rt_dbcols *c);
 ** skipping, rf_rt_db_blocks_needed): only those are read and checked, unless
 ** a key or dependency must be checked here (then all). Called again on the
 ** same rel and own, it adds columns and blocks not yet read. Errors name
-** the file: a table missing or of other types, a damaged file. */
+** the file: a table missing or of other types, a damaged file. defer (a
+** rank's share, keep flagging its blocks): the key and dependency are not
+** checked here but *defer says which need checking (rf_rt_input_checks'
+** bits), and keep stands. */
 rf_status rf_rt_load_input_db(const rf_db *db, const rf_hir_var *v, const uint8_t *want, const uint8_t *keep,
                               rf_rt_dict *dict, rf_cpu_pool *pool, int threads, rf_rt_rel *rel, rf_rt_dbcols *own,
-                              rf_diags *d);
+                              int *defer, rf_diags *d);
 
 /* ---- block skipping (rt_db_blocks.c) ---------------------------------- */
 
@@ -102,8 +126,10 @@ void rf_rt_dbskip_free(rf_rt_dbskip *s);
 ** zero pages for columns no kernel reads): where the tuning's block_skip is
 ** on (NULL: the defaults) and blocks can go, its read columns are replaced
 ** by new ones of only the kept blocks' rows (owned by s) and its row count
-** set to theirs. Counts the blocks in s either way. */
+** set to theirs. Only blocks [b0, b1) count (a rank's share; 0 and the
+** table's blocks for all): rel becomes their rows (kept ones) either way.
+** Counts those blocks in s. */
 rf_status rf_rt_db_skip_blocks(const rf_hir_program *p, const rf_db *db, int32_t var, const rf_rt_tuning *tuning,
-                               rf_rt_rel *rel, rf_rt_dbskip *s);
+                               int64_t b0, int64_t b1, rf_rt_rel *rel, rf_rt_dbskip *s);
 
 #endif

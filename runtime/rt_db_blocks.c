@@ -212,20 +212,42 @@ void rf_rt_dbskip_free(rf_rt_dbskip *s)
     s->n = s->cap = 0;
 }
 
+/* rel cut to the rows of blocks [b0, b1) (views into its columns). */
+static void cut_rows(const rf_db_table *t, int64_t b0, int64_t b1, rf_rt_rel *rel)
+{
+    int64_t r0 = b0 * t->block_rows, r1 = b1 * t->block_rows < t->nrows ? b1 * t->block_rows : t->nrows;
+    if (r1 < r0) r1 = r0;
+    for (int32_t c = 0; c < rel->ncols; c++)
+        rel->cols[c] = (char *)rel->cols[c] + r0 * rf_rt_type_width(rel->types[c]);
+    rel->nrows = r1 - r0;
+}
+
 rf_status rf_rt_db_skip_blocks(const rf_hir_program *p, const rf_db *db, int32_t var, const rf_rt_tuning *tuning,
-                               rf_rt_rel *rel, rf_rt_dbskip *s)
+                               int64_t b0, int64_t b1, rf_rt_rel *rel, rf_rt_dbskip *s)
 {
     const rf_hir_var *v = p->vars[var];
     const rf_db_table *t = rf_db_find_table(db, v->input_file);
     if (!t || t->ncols != v->ncols) return RF_OK;
     int64_t nb = t->cols[0].nblocks;
-    s->blocks += nb;
-    if (!(tuning ? tuning : rf_rt_tuning_default())->block_skip) return RF_OK;
+    if (b1 > nb) b1 = nb;
+    if (b0 > b1) b0 = b1;
+    int whole = b0 == 0 && b1 == nb;
+    s->blocks += b1 - b0;
     uint8_t *keep = NULL;
     int64_t nkeep = 0;
-    rf_status st = rf_rt_db_blocks_needed(p, var, t, &keep, &nkeep);
-    if (st || !keep || nkeep == nb) {
+    rf_status st = RF_OK;
+    if ((tuning ? tuning : rf_rt_tuning_default())->block_skip) st = rf_rt_db_blocks_needed(p, var, t, &keep, &nkeep);
+    if (!st && keep && !whole) {
+        /* another rank's blocks are not this rank's to keep */
+        nkeep = 0;
+        for (int64_t b = 0; b < nb; b++) {
+            if (b < b0 || b >= b1) keep[b] = 0;
+            nkeep += keep[b];
+        }
+    }
+    if (st || !keep || nkeep == b1 - b0) {
         free(keep);
+        if (!st && !whole) cut_rows(t, b0, b1, rel);
         return st;
     }
     uint8_t *want = rf_malloc((size_t)v->ncols + 1);
@@ -247,7 +269,7 @@ rf_status rf_rt_db_skip_blocks(const rf_hir_program *p, const rf_db *db, int32_t
     }
     if (!st) {
         rel->nrows = kept_rows(t, keep);
-        s->skipped += nb - nkeep;
+        s->skipped += b1 - b0 - nkeep;
     }
     free(want);
     free(keep);

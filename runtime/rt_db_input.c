@@ -285,7 +285,7 @@ static uint8_t *blocks_union(const uint8_t *have, const uint8_t *keep, int64_t n
 
 rf_status rf_rt_load_input_db(const rf_db *db, const rf_hir_var *v, const uint8_t *want, const uint8_t *keep,
                               rf_rt_dict *dict, rf_cpu_pool *pool, int threads, rf_rt_rel *rel, rf_rt_dbcols *own,
-                              rf_diags *d)
+                              int *defer, rf_diags *d)
 {
     char *mpath = rf_sprintf("%s/%s", db->dir, RF_DB_MANIFEST);
     if (!mpath) return RF_ENOMEM;
@@ -318,6 +318,7 @@ rf_status rf_rt_load_input_db(const rf_db *db, const rf_hir_var *v, const uint8_
     /* a functional predicate's dependency is checked on every read: the
     ** database does not record which programs' dependencies its rows meet */
     int check_fd = rf_rt_input_is_functional(v);
+    if (defer) *defer = (check_key ? RF_RT_CHECK_KEY : 0) | (rf_rt_input_checks(v) & RF_RT_CHECK_FD);
     if (!own->ncols) {
         own->ncols = v->ncols;
         own->maps = rf_calloc((size_t)v->ncols, sizeof *own->maps);
@@ -339,8 +340,9 @@ rf_status rf_rt_load_input_db(const rf_db *db, const rf_hir_var *v, const uint8_
     rel->nrows = t->nrows;
     rel->ncols = v->ncols;
     rel->types = v->types;
-    /* a key or dependency checked here reads every row */
-    if (check_key || check_fd || !db->block_crcs) keep = NULL;
+    /* a key or dependency checked here reads every row (a rank's share
+    ** of the rows is checked with the other ranks': defer) */
+    if (((check_key || check_fd) && !defer) || !db->block_crcs) keep = NULL;
     for (int32_t c = 0; c < v->ncols && !st; c++) {
         int need = !want || want[c];
         for (int32_t k = 0; check_key && k < v->ninput_key; k++) need |= v->input_key[k] == c;
@@ -371,8 +373,8 @@ rf_status rf_rt_load_input_db(const rf_db *db, const rf_hir_var *v, const uint8_
             if (!st) own->loaded[c] = 2;
         }
     }
-    if (!st && check_key) st = rf_rt_check_input_key(mpath, v, dict, pool, rel, d);
-    if (!st && check_fd) st = rf_rt_check_input_fd(mpath, v, dict, pool, rel, d);
+    if (!st && check_key && !defer) st = rf_rt_check_input_key(mpath, v, dict, pool, rel, d);
+    if (!st && check_fd && !defer) st = rf_rt_check_input_fd(mpath, v, dict, pool, rel, d);
 done:
     free(mpath);
     return st;

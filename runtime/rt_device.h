@@ -99,6 +99,13 @@ typedef struct rf_rt_device_ops {
     ** GPU's copies, peak memory, spills) to env->res, for a run whose
     ** process ends without closing the device (rf_rt_options.process_exits). */
     void (*report)(void *dev);
+    /* Optional (NULL: the device runs each kernel at its place): the id of
+    ** the last kernel of a fused kernel that runs at k, all of its stages at
+    ** once, or -1. Several ranks check that no move falls in that span. */
+    int32_t (*fused_until)(void *dev, const rf_hir_kernel *k);
+    /* The fused kernel that runs at k runs its stages one by one this time
+    ** (a move falls in its span). */
+    void (*unfuse)(void *dev, const rf_hir_kernel *k);
 } rf_rt_device_ops;
 
 /* The two devices (runtime/cpu/rt_cpu_exec.c, runtime/gpu/rt_gpu_exec.c). */

@@ -236,6 +236,72 @@ rf_status rf_rt_load_input(const char *path, const rf_hir_var *v, rf_rt_dict *di
     return rf_rt_load_input_shown(path, v, dict, pool, threads, NULL, NULL, out, d);
 }
 
+rf_status rf_rt_text_to_rel(const rf_hir_var *v, rf_rt_texttable *t, rf_rt_dict *dict, int threads, rf_rt_rel *out,
+                            int64_t **lines)
+{
+    memset(out, 0, sizeof *out);
+    if (lines) *lines = NULL;
+    rf_rt_rel r;
+    memset(&r, 0, sizeof r);
+    r.nrows = t->nrows;
+    r.ncols = v->ncols;
+    r.types = v->types;
+    r.cols = rf_calloc((size_t)v->ncols + 1, sizeof *r.cols);
+    rf_status st = r.cols ? RF_OK : RF_ENOMEM;
+    for (int32_t c = 0; c < v->ncols && !st; c++) {
+        rf_rt_textcol *tc = &t->cols[c];
+        if (v->types[c] == RF_TYPE_STRING) {
+            uint32_t *codes = rf_malloc((size_t)(t->nrows + 1) * sizeof *codes);
+            if (!codes) st = RF_ENOMEM;
+            else st = rf_rt_dict_intern_many(dict, tc->str_off, tc->str_bytes, t->nrows, codes, threads);
+            r.cols[c] = codes;
+        } else {
+            r.cols[c] = tc->data;
+            tc->data = NULL;
+        }
+    }
+    if (lines) {
+        *lines = t->lines;
+        t->lines = NULL;
+    }
+    rf_rt_texttable_free(t);
+    if (st) {
+        if (lines) free(*lines), *lines = NULL;
+        if (r.cols) rf_rt_rel_free(&r);
+        return st;
+    }
+    *out = r;
+    return RF_OK;
+}
+
+int rf_rt_input_checks(const rf_hir_var *v)
+{
+    return (v->ninput_key > 0 ? RF_RT_CHECK_KEY : 0) |
+           (rf_rt_input_is_functional(v) && !key_implies_fd(v) ? RF_RT_CHECK_FD : 0);
+}
+
+rf_status rf_rt_input_dup(rf_cpu_pool *pool, const rf_hir_var *v, const rf_rt_rel *r, int which, int64_t *first,
+                          int64_t *dup)
+{
+    *first = *dup = -1;
+    if (which == RF_RT_CHECK_KEY) return check_key(pool, v, r, v->input_key, v->ninput_key, -1, first, dup);
+    int32_t cols[4096];
+    for (int32_t c = 0; c < v->ncols && c < 4096; c++) cols[c] = c;
+    return check_key(pool, v, r, cols, v->nkeys, v->nkeys, first, dup);
+}
+
+void rf_rt_input_dup_error(const char *path, const rf_hir_var *v, const rf_rt_dict *dict, const rf_rt_rel *r,
+                           const int64_t *lines, int which, int64_t first, int64_t dup, rf_diags *d)
+{
+    if (which == RF_RT_CHECK_KEY) {
+        key_error(v, path, dict, r, lines, first, dup, d);
+        return;
+    }
+    int32_t cols[4096];
+    for (int32_t c = 0; c < v->ncols && c < 4096; c++) cols[c] = c;
+    fd_error(v, path, dict, r, cols, lines, first, dup, d);
+}
+
 rf_status rf_rt_load_input_shown(const char *path, const rf_hir_var *v, rf_rt_dict *dict, rf_cpu_pool *pool,
                                  int threads, rf_rt_load_progress_fn fn, void *ctx, rf_rt_rel *out, rf_diags *d)
 {
@@ -248,39 +314,17 @@ rf_status rf_rt_load_input_shown(const char *path, const rf_hir_var *v, rf_rt_di
         tell_end(&w);
         return st;
     }
+    for (int32_t c = 0; c < v->ncols; c++)
+        if (v->types[c] == RF_TYPE_STRING) tell(&w, "interning strings", 0, 0);
     rf_rt_rel r;
-    memset(&r, 0, sizeof r);
-    r.nrows = t.nrows;
-    r.ncols = v->ncols;
-    r.types = v->types;
-    r.cols = rf_calloc((size_t)v->ncols + 1, sizeof *r.cols);
-    if (!r.cols) {
-        rf_rt_texttable_free(&t);
-        tell_end(&w);
-        return RF_ENOMEM;
-    }
-    for (int32_t c = 0; c < v->ncols && !st; c++) {
-        rf_rt_textcol *tc = &t.cols[c];
-        if (v->types[c] == RF_TYPE_STRING) {
-            tell(&w, "interning strings", 0, 0);
-            uint32_t *codes = rf_malloc((size_t)(t.nrows + 1) * sizeof *codes);
-            if (!codes) st = RF_ENOMEM;
-            else st = rf_rt_dict_intern_many(dict, tc->str_off, tc->str_bytes, t.nrows, codes, threads);
-            r.cols[c] = codes;
-        } else {
-            r.cols[c] = tc->data;
-            tc->data = NULL;
-        }
-    }
-    int64_t *lines = t.lines; /* kept for the messages of the checks */
-    t.lines = NULL;
-    rf_rt_texttable_free(&t);
+    int64_t *lines = NULL; /* kept for the messages of the checks */
+    st = rf_rt_text_to_rel(v, &t, dict, threads, &r, &lines);
     if (!st && (v->ninput_key > 0 || rf_rt_input_is_functional(v))) tell(&w, "checking", 0, 0);
     if (!st) st = check_input(path, v, dict, pool, &r, lines, 1, 1, d);
     free(lines);
     tell_end(&w);
     if (st) {
-        rf_rt_rel_free(&r);
+        if (r.cols) rf_rt_rel_free(&r);
         return st;
     }
     *out = r;

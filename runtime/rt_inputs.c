@@ -3,7 +3,8 @@
 ** the input cache shared by several runs (rf_rt_cache), the files and the
 ** databases behind --data, the declared keys and functional dependencies
 ** checked once per cached file, and relations given from memory
-** (rf_rt_cache_put: libredfox's inputs) standing for their files.
+** (rf_rt_cache_put: libredfox's inputs) standing for their files. With
+** several ranks, each rank's share of a file or a table (rt_share.c).
 **
 ** Owns: the cache's entries (the columns read, or a database's mapped
 ** columns) until rf_rt_cache_free, and a run's database handle.
@@ -87,8 +88,10 @@ void rf_rt_cache_free(rf_rt_cache *c)
 static rf_status load_file(rf_rt_inputs *x, const rf_hir_var *v, const char *path, rf_rt_rel *out);
 
 /* From a database: the columns of v that the program reads, into the cache
-** entry e (a new one, or one an earlier program read other columns of). */
-static rf_status load_db(rf_rt_inputs *x, const rf_hir_var *v, cached *e)
+** entry e (a new one, or one an earlier program read other columns of).
+** With several ranks, only this rank's blocks; *defer then says which
+** checks are left to make over all ranks (rt_share.c). */
+static rf_status load_db(rf_rt_inputs *x, const rf_hir_var *v, cached *e, int *defer)
 {
     uint8_t *want = rf_malloc((size_t)v->ncols + 1);
     if (!want) return RF_ENOMEM;
@@ -107,13 +110,61 @@ static rf_status load_db(rf_rt_inputs *x, const rf_hir_var *v, cached *e)
         int64_t nkeep = 0;
         st = rf_rt_db_blocks_needed(x->p, v->id, t, &keep, &nkeep);
     }
-    if (!st) st = rf_rt_load_input_db(x->db, v, want, keep, x->dict, x->pool, x->threads, &e->rel, e->db, x->d);
+    if (!st && x->dist && t && t->ncols == v->ncols) {
+        /* this rank's blocks: of those skipping keeps, or all of its share */
+        int64_t nb = t->cols[0].nblocks, b0, b1;
+        rf_rt_share_blocks(x->dist, nb, &b0, &b1);
+        if (!keep && (keep = rf_malloc((size_t)nb + 1)) != NULL) memset(keep, 1, (size_t)nb); /* all */
+        if (!keep) st = RF_ENOMEM;
+        for (int64_t b = 0; b < nb && keep; b++)
+            if (b < b0 || b >= b1) keep[b] = 0;
+    }
+    if (!st)
+        st = rf_rt_load_input_db(x->db, v, want, keep, x->dict, x->pool, x->threads, &e->rel, e->db,
+                                 x->dist ? defer : NULL, x->d);
     free(keep);
     free(want);
     return st;
 }
 
-static rf_status load_input(rf_rt_inputs *x, const rf_hir_var *v, rf_rt_rel *dst, int *borrowed)
+/* A rank's share of a database input: its keys checked over all ranks
+** (defer), its rows cut to its blocks (those block skipping keeps), its
+** reading counted for --profile. */
+static rf_status db_share(rf_rt_inputs *x, const rf_hir_var *v, int defer, rf_rt_rel *dst)
+{
+    const rf_db_table *t = rf_db_find_table(x->db, v->input_file);
+    if (!t || t->ncols != v->ncols) return RF_OK;
+    int64_t b0, b1, br = t->block_rows;
+    rf_rt_share_blocks(x->dist, t->cols[0].nblocks, &b0, &b1);
+    rf_status st = RF_OK;
+    if (defer) {
+        int64_t r0 = b0 * br, r1 = b1 * br < t->nrows ? b1 * br : t->nrows;
+        void **cols = rf_calloc((size_t)v->ncols + 1, sizeof *cols);
+        char *mpath = rf_sprintf("%s/%s", x->db->dir, RF_DB_MANIFEST);
+        if (!cols || !mpath) st = RF_ENOMEM;
+        for (int32_t c = 0; c < v->ncols && !st; c++)
+            cols[c] = (char *)dst->cols[c] + r0 * rf_rt_type_width(v->types[c]);
+        rf_rt_rel view = {r1 > r0 ? r1 - r0 : 0, v->ncols, v->types, cols};
+        /* rows are numbered as one process numbers them (rf_rt_check_input_key) */
+        if (!st) st = rf_rt_share_check(x->dist, mpath, v, x->dict, x->pool, &view, r0 + 1 + (v->header ? 1 : 0), defer, x->d);
+        free(cols);
+        free(mpath);
+    }
+    if (!st) st = rf_rt_db_skip_blocks(x->p, x->db, v->id, x->o->tuning, b0, b1, dst, &x->skip);
+    uint8_t *rd = st ? NULL : rf_malloc((size_t)v->ncols + 1);
+    if (!st && !rd) st = RF_ENOMEM;
+    if (!st) {
+        rf_rt_input_cols_read(x->p, v->id, rd);
+        int64_t bytes = 0;
+        for (int32_t c = 0; c < v->ncols; c++)
+            if (rd[c]) bytes += dst->nrows * rf_rt_type_width(v->types[c]);
+        rf_rt_dist_read(x->dist, dst->nrows, bytes);
+    }
+    free(rd);
+    return st;
+}
+
+static rf_status load_input(rf_rt_inputs *x, const rf_hir_var *v, rf_rt_rel *dst, int *borrowed, int *share)
 {
     const char *dir = x->o->data_dir ? x->o->data_dir : ".";
     char *path = rf_sprintf("%s/%s", dir, v->input_file);
@@ -129,11 +180,21 @@ static rf_status load_input(rf_rt_inputs *x, const rf_hir_var *v, rf_rt_rel *dst
             }
         }
     }
+    if (x->dist && !x->db && !rf_rt_cache_holds(c, path, v)) {
+        /* a text file on several ranks: this rank's part of it, not cached
+        ** (a cache entry is a whole file; one given from memory is used) */
+        int whole = 0;
+        rf_status st = rf_rt_share_text(x->dist, path, v, x->dict, x->pool, x->threads, dst, &whole, x->d);
+        free(path);
+        *share = !whole;
+        return st;
+    }
     if (!c) {
         rf_status st = load_file(x, v, path, dst);
         free(path);
         return st;
     }
+    int defer = 0; /* checks a rank's share leaves to all ranks */
     cached *hit = NULL;
     for (int32_t i = 0; i < c->n && !hit; i++) {
         cached *e = &c->items[i];
@@ -165,7 +226,7 @@ static rf_status load_input(rf_rt_inputs *x, const rf_hir_var *v, rf_rt_rel *dst
             return RF_ENOMEM;
         }
         memcpy(e.types, v->types, (size_t)v->ncols * sizeof *v->types);
-        rf_status st = x->db ? load_db(x, v, &e) : load_file(x, v, path, &e.rel);
+        rf_status st = x->db ? load_db(x, v, &e, &defer) : load_file(x, v, path, &e.rel);
         if (st) {
             free(path);
             free(e.types);
@@ -187,7 +248,7 @@ static rf_status load_input(rf_rt_inputs *x, const rf_hir_var *v, rf_rt_rel *dst
         for (int32_t i = 0; i < hit->nkeys_checked && km; i++) known |= hit->keys_checked[i] == km;
         rf_status st = RF_OK;
         if (hit->db) {
-            st = load_db(x, v, hit); /* the columns this program reads that earlier ones did not */
+            st = load_db(x, v, hit, &defer); /* the columns this program reads that earlier ones did not */
         } else {
             if (v->ninput_key > 0 && !known) st = rf_rt_check_input_key(path, v, x->dict, x->pool, &hit->rel, x->d);
             if (!st && rf_rt_input_is_functional(v) && !hit->fd_checked) {
@@ -206,8 +267,12 @@ static rf_status load_input(rf_rt_inputs *x, const rf_hir_var *v, rf_rt_rel *dst
     for (int32_t i = 0; i < v->ncols; i++) dst->cols[i] = hit->rel.cols[i];
     *borrowed = 1;
     if (!hit->db || !x->db || v->id < 0 || v->id >= x->p->nvars || x->p->vars[v->id] != v) return RF_OK;
+    if (x->dist) {
+        *share = 1;
+        return db_share(x, v, defer, dst);
+    }
     /* from a database: only the blocks the program's range filters can use */
-    return rf_rt_db_skip_blocks(x->p, x->db, v->id, x->o->tuning, dst, &x->skip);
+    return rf_rt_db_skip_blocks(x->p, x->db, v->id, x->o->tuning, 0, INT64_MAX, dst, &x->skip);
 }
 
 static rf_status load_file(rf_rt_inputs *x, const rf_hir_var *v, const char *path, rf_rt_rel *out)
@@ -229,10 +294,11 @@ void rf_rt_inputs_init(rf_rt_inputs *in, const rf_rt_env *env)
     in->d = env->d;
 }
 
-rf_status rf_rt_inputs_read(rf_rt_inputs *in, const rf_hir_var *v, rf_rt_rel *out, int *borrowed)
+rf_status rf_rt_inputs_read(rf_rt_inputs *in, const rf_hir_var *v, rf_rt_rel *out, int *borrowed, int *share)
 {
     *borrowed = 0;
-    return load_input(in, v, out, borrowed);
+    *share = 0;
+    return load_input(in, v, out, borrowed, share);
 }
 
 void rf_rt_inputs_close(rf_rt_inputs *in)

@@ -9,6 +9,7 @@
 #ifndef RF_RT_INPUTS_H
 #define RF_RT_INPUTS_H
 
+#include "rf_rt_dist.h"
 #include "rf_rt_input.h"
 #include "rt_device.h"
 
@@ -23,13 +24,32 @@ typedef struct rf_rt_inputs {
     rf_db *db;     /* --data names a database (opened at the first input) */
     int db_looked;
     rf_rt_dbskip skip; /* block skipping's columns (kept until close) and counts (rt_db_blocks.c) */
+    rf_rt_dist *dist;  /* several ranks: each reads its share (rt_share.c); NULL: one process */
 } rf_rt_inputs;
 
 void rf_rt_inputs_init(rf_rt_inputs *in, const rf_rt_env *env);
 /* Input variable v's rows into *out (ncols and types set by the caller),
 ** strings interned in the run's dictionary; *borrowed = 1 when the columns
-** belong to the cache (then only out->cols itself is the caller's). */
-rf_status rf_rt_inputs_read(rf_rt_inputs *in, const rf_hir_var *v, rf_rt_rel *out, int *borrowed);
+** belong to the cache (then only out->cols itself is the caller's). With
+** several ranks (in->dist), *share = 1 when *out is this rank's share
+** (else it is the whole input, of which the caller keeps a share). */
+rf_status rf_rt_inputs_read(rf_rt_inputs *in, const rf_hir_var *v, rf_rt_rel *out, int *borrowed, int *share);
+
+/* ---- a rank's share (rt_share.c) ---------------------------------------- */
+
+/* Blocks [*b0, *b1) of a table of nblocks blocks are this rank's. */
+void rf_rt_share_blocks(const rf_rt_dist *x, int64_t nblocks, int64_t *b0, int64_t *b1);
+/* This rank's share of text input v (path): *out its rows, read from its
+** part of the file alone, keys and dependencies checked over all ranks;
+** or, when a part of the file holds a '"' (*whole = 1), the whole file
+** (checked) of which the caller keeps a share. A collective. */
+rf_status rf_rt_share_text(rf_rt_dist *x, const char *path, const rf_hir_var *v, rf_rt_dict *dict, rf_cpu_pool *pool,
+                           int threads, rf_rt_rel *out, int *whole, rf_diags *d);
+/* checks (rf_rt_input_checks' bits) of v over every rank's share r, row i
+** of r being on line line0 + i of path. A collective; errors as one
+** process gives them, from the rank that holds the offending row. */
+rf_status rf_rt_share_check(rf_rt_dist *x, const char *path, const rf_hir_var *v, rf_rt_dict *dict,
+                            rf_cpu_pool *pool, const rf_rt_rel *r, int64_t line0, int checks, rf_diags *d);
 void rf_rt_inputs_close(rf_rt_inputs *in);
 
 /* The cache's dictionary; take_dict leaves it to a result (the cache no

@@ -79,7 +79,8 @@ static rf_status dist_before(const rf_rt_device_ops *dv, void *dev, const rf_rt_
     return st;
 }
 
-/* An input's share: rows [lo, hi) of what every rank read. */
+/* An input's share: rows [lo, hi) of what every rank read (a text file with
+** quotes, rt_share.c; an input given from memory). */
 static rf_status dist_share_input(rf_rt_dist *x, int32_t var, rf_rt_rel *r, int borrowed)
 {
     int64_t lo, hi;
@@ -172,6 +173,10 @@ static rf_status walk(const rf_rt_device_ops *dv, void *dev, const rf_rt_env *en
         for (int32_t j = 0; j < bl->nkernels && !st; j++) {
             const rf_hir_kernel *k = bl->kernels[j];
             if (dist && (st = dist_before(dv, dev, env, dist, xp, k))) break;
+            /* a fused kernel runs its span at k: a move inside the span would
+            ** come after its rows were read, so then its stages run one by one */
+            int32_t last = dist && dv->fused_until ? dv->fused_until(dev, k) : -1;
+            if (last >= 0 && !rf_rt_dist_span_still(dist, bl, j, last)) dv->unfuse(dev, k);
             if ((st = run_kernel(dv, dev, env, k, in_rows))) break;
             if (dist) rf_rt_dist_ran(dist, k);
             for (int32_t r = 0; r < k->nrelease; r++) dv->free(dev, k->release[r]);
@@ -329,11 +334,12 @@ static rf_status load_inputs(loader *l, rf_rt_dist *dist)
             memset(&r, 0, sizeof r);
             r.ncols = p->vars[v]->ncols;
             r.types = p->vars[v]->types;
-            int borrowed = 0;
+            int borrowed = 0, share = 0;
             double tr = rf_now();
-            st = rf_rt_inputs_read(l->in, p->vars[v], &r, &borrowed);
+            st = rf_rt_inputs_read(l->in, p->vars[v], &r, &borrowed, &share);
             l->tread += rf_now() - tr;
-            if (!st && dist) st = dist_share_input(dist, v, &r, borrowed);
+            if (!st && dist && share) rf_rt_dist_loaded(dist, v);
+            else if (!st && dist) st = dist_share_input(dist, v, &r, borrowed);
             if (!st) count_input(p, v, &r, res);
             if (!st && l->start && !l->start->joined && rf_rt_start_ready(l->start)) st = join_start(l);
             if (st) {
@@ -412,10 +418,12 @@ rf_status rf_rt_run_on(const rf_rt_device_ops *dv, const rf_hir_program *p, cons
     }
     rf_rt_inputs in;
     rf_rt_inputs_init(&in, &env);
+    in.dist = dist;
     loader ld = {dv, &dev, aside ? &start : NULL, &in, res, d, NULL, 0, 0, 0};
     if (!st) st = load_inputs(&ld, dist);
     else if (aside) join_start(&ld);
     double t1 = rf_now();
+    if (dist) rf_rt_dist_run_begins(dist);
     if (!st && o->profile) st = stats_new(dv, dev, p, res);
     if (!st) st = walk(dv, dev, &env, dist, xp);
     if (!st) st = dv->finish(dev);

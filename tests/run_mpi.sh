@@ -10,7 +10,8 @@
 # each at -np 1 (no mpirun), 2 and 3 with --device cpu. A set named gpu_SET
 # runs SET's programs on GPU ranks through the emulator (RF_GPU_EMULATE=1,
 # --device gpu; the one-process reference too), and once with --gpus 2,
-# which starts its ranks itself. TPC-H data is generated
+# which starts its ranks itself; there TPC-H Q3 must also run fused kernels
+# on 2 ranks. TPC-H data is generated
 # with `redfox tpch gen` into WORK_DIR (kept for later runs). Skipped (77)
 # where mpirun is missing or redfox was built without MPI.
 set -u
@@ -127,16 +128,32 @@ gpus2() {
     fi
 }
 
+# fused SF Q: GPU ranks run the Kernel Weaver's fused kernels where no move
+# falls inside one (Q3 has two), with the outputs of one process
+fused() {
+    runs=$((runs + 1))
+    $mpi 2 "$redfox" run "$tests/../tpch/queries/schema.logic" "$tests/../tpch/queries/$2.logic" --data "$work/sf$1" \
+        --device gpu --format tbl --threads 1 --profile >"$tmp/fused.2" 2>"$tmp/fused.err"
+    rc=$?
+    n=$(sed -n 's/^gpu: \([0-9]*\) fused kernel runs.*/\1/p' "$tmp/fused.err")
+    if [ $rc -ne 0 ] || [ "${n:-0}" -lt 1 ] || ! cmp -s "$tmp/tpch_$2.1" "$tmp/fused.2"; then
+        echo "FAIL: fused kernels on 2 GPU ranks ($2): exit $rc, ${n:-no} fused kernel runs"; cat "$tmp/fused.err"
+        fails=$((fails + 1))
+    fi
+}
+
 case $set in
 default)
     [ $dev = gpu ] && gpus2
     subset
     tpch 0.1 q01 q03 q13 q18 q21
+    [ $dev = gpu ] && fused 0.1 q03
     ;;
 small)
     [ $dev = gpu ] && gpus2
     for p in tc mutual negation aggregates strings fd_violation rank_mixed_moves; do e2e "$tests/e2e/$p.logic"; done
     tpch 0.01 q03
+    [ $dev = gpu ] && fused 0.01 q03
     ;;
 full)
     for p in "$tests"/e2e/*.logic "$tests"/logiql/*.logic; do e2e "$p"; done

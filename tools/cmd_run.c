@@ -431,11 +431,8 @@ int rf_tool_run(int argc, char **argv)
         rf_rt_dist_world_end(world, rc);
         return rc;
     }
-    /* GPU ranks run every kernel separately: a fused group whose later
-    ** stage reads a relation that moves between ranks before that stage
-    ** lost rows (tests/e2e/strings_two.logic at -np 2), so until the moves
-    ** are made before the whole group, no fused kernels on several ranks */
-    if (nranks > 1) o.no_fuse = 1;
+    /* GPU ranks run the Kernel Weaver's fused kernels where no move between
+    ** ranks falls inside one's span (rt_run.c asks rf_rt_dist_span_still) */
     if (!threads && rf_rt_dist_world_local_size(world) > 1) {
         /* ranks on one host share its cores */
         int t = rf_online_cpus() / rf_rt_dist_world_local_size(world);

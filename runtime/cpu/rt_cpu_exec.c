@@ -449,4 +449,5 @@ const rf_rt_device_ops rf_rt_cpu_device = {
     cpu_to_host, cpu_free, cpu_close, cpu_view, NULL, /* opens at once: no start aside */
     NULL, /* moves through host memory (view) */
     NULL, /* no figures kept for close */
+    NULL, NULL, /* no fused kernels: each kernel runs at its place */
 };

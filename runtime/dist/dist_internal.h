@@ -31,6 +31,7 @@ struct rf_rt_dist {
     int64_t broadcast_rows;
     dist_var *vars;
     int stopped;              /* the ranks agreed that one failed: no more collectives */
+    int dry;                  /* planning ahead (rf_rt_dist_span_still): no vote, no message */
     rf_rt_rankstat stat;
 };
 

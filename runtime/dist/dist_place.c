@@ -150,7 +150,7 @@ static rf_status plan_join(rf_rt_dist *x, const rf_hir_kernel *k, const int64_t 
     }
     need_hash(x, a, k->lkeys, k->nkeys, moves, nm);
     if (a != b) need_hash(x, b, k->rkeys, k->nkeys, moves, nm);
-    if (*nm == 2) return broadcast_small(x, k, rows, moves, nm, d);
+    if (*nm == 2 && !x->dry) return broadcast_small(x, k, rows, moves, nm, d);
     return RF_OK;
 }
 
@@ -210,6 +210,7 @@ static rf_status check_index(rf_rt_dist *x, const rf_hir_kernel *k, rf_diags *d)
         if (v == k->idx) continue;
         for (int32_t j = 0; j < 2; j++)
             if (iv->idx_in[j] == v && iv->idx_gen[j] != x->vars[v].gen) {
+                if (x->dry) return RF_EINTERNAL;
                 rf_error(d, rf_mkloc(NULL, 0, 0), "ranks: kernel k%d reads an index over rows moved since it was made",
                          (int)k->id);
                 return RF_EINTERNAL;
@@ -397,6 +398,40 @@ int rf_rt_dist_output_move(rf_rt_dist *x, int32_t var, rf_rt_dist_move *m)
     m->var = var;
     m->to = place_of(RF_RT_PLACE_ROOT);
     return 1;
+}
+
+int rf_rt_dist_span_still(rf_rt_dist *x, const rf_hir_block *bl, int32_t j0, int32_t last)
+{
+    size_t size = ((size_t)x->p->nvars + 1) * sizeof *x->vars;
+    dist_var *saved = rf_malloc(size);
+    int32_t maxin = 0;
+    for (int32_t j = j0; j < bl->nkernels; j++)
+        if (bl->kernels[j]->nin > maxin) maxin = bl->kernels[j]->nin;
+    rf_rt_dist_move *moves = rf_calloc((size_t)maxin * 2 + 3, sizeof *moves);
+    if (!saved || !moves) {
+        free(saved);
+        free(moves);
+        return 0;
+    }
+    memcpy(saved, x->vars, size);
+    x->dry = 1;
+    rf_rt_dist_ran(x, bl->kernels[j0]);
+    int still = 0;
+    for (int32_t j = j0 + 1; j < bl->nkernels; j++) {
+        const rf_hir_kernel *k = bl->kernels[j];
+        int32_t n = 0;
+        if (rf_rt_dist_plan(x, k, NULL, moves, &n, NULL) || n > 0) break;
+        rf_rt_dist_ran(x, k);
+        if (k->id == last) {
+            still = 1;
+            break;
+        }
+    }
+    x->dry = 0;
+    memcpy(x->vars, saved, size);
+    free(saved);
+    free(moves);
+    return still;
 }
 
 void rf_rt_dist_loaded(rf_rt_dist *x, int32_t var) { x->vars[var].place = place_of(RF_RT_PLACE_ANY); }

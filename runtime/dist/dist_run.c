@@ -140,43 +140,23 @@ void dist_move_what(const rf_rt_dist *x, const rf_rt_dist_move *m, char *buf, si
     snprintf(buf, n, "the %s of variable %s", kind_name(m->to.kind), x->p->vars[m->var]->name);
 }
 
-rf_status rf_rt_dist_move_rel(rf_rt_dist *x, const rf_rt_dist_move *m, const rf_rt_rel *rel, rf_rt_dict *dict,
-                              rf_rt_rel *out, rf_diags *d)
+/* The rows of rel sent where `to` says (hashed by its columns, all to rank
+** 0, or to every rank), *out the rows this rank receives: a collective,
+** which starts with the failure vote. */
+static rf_status exchange(rf_rt_dist *x, const rf_rt_rel *rel, rf_rt_dict *dict, const rf_rt_place *to,
+                          const char *what, rf_rt_rel *out, rf_diags *d)
 {
-    memset(out, 0, sizeof *out);
-    dist_var *v = &x->vars[m->var];
-    rf_rt_place_kind from = v->place.kind;
     rf_status st = RF_OK;
-    x->stat.moves++;
-    if (from == RF_RT_PLACE_REPL || from == RF_RT_PLACE_EMPTY || m->to.kind == RF_RT_PLACE_ANY) {
-        /* no communication: every rank holds what it needs already */
-        if (from == RF_RT_PLACE_REPL) st = keep_rows(x, rel, dict, &m->to, out);
-        else st = rf_rt_rel_alloc(out, rel->ncols, rel->types, 0);
-        if (!st && from != RF_RT_PLACE_REPL && rel->nrows) {
-            /* a spread relation placed "any": it is already; keep its rows */
-            rf_rt_rel_free(out);
-            st = rf_rt_rel_alloc(out, rel->ncols, rel->types, rel->nrows);
-            for (int32_t c = 0; c < rel->ncols && !st; c++)
-                memcpy(out->cols[c], rel->cols[c], (size_t)(rel->nrows * rf_rt_type_width(rel->types[c])));
-        }
-        if (!st) {
-            v->place = m->to;
-            v->gen++;
-        }
-        return st;
-    }
-    char what[96];
-    dist_move_what(x, m, what, sizeof what);
     int64_t *size = rf_calloc((size_t)x->size * 3 + 1, sizeof *size), *displ = size ? size + x->size : NULL,
             *recv = size ? size + 2 * x->size : NULL;
     int32_t *dest = NULL;
     char *buf = NULL, *rbuf = NULL;
     if (!size) st = RF_ENOMEM;
-    if (!st && m->to.kind != RF_RT_PLACE_REPL) {
+    if (!st && to->kind != RF_RT_PLACE_REPL) {
         dest = rf_malloc((size_t)(rel->nrows + 1) * sizeof *dest);
         if (!dest) st = RF_ENOMEM;
-        else if (m->to.kind == RF_RT_PLACE_HASH)
-            rf_rt_dist_row_ranks(rel, dict, m->to.cols, m->to.ncols, x->size, dest);
+        else if (to->kind == RF_RT_PLACE_HASH)
+            rf_rt_dist_row_ranks(rel, dict, to->cols, to->ncols, x->size, dest);
         else
             memset(dest, 0, (size_t)rel->nrows * sizeof *dest); /* all to rank 0 */
     }
@@ -210,11 +190,68 @@ rf_status rf_rt_dist_move_rel(rf_rt_dist *x, const rf_rt_dist_move *m, const rf_
     free(rbuf);
     free(buf);
     free(size);
-    if (!vst) {
+    return st ? st : vst;
+}
+
+rf_status rf_rt_dist_move_rel(rf_rt_dist *x, const rf_rt_dist_move *m, const rf_rt_rel *rel, rf_rt_dict *dict,
+                              rf_rt_rel *out, rf_diags *d)
+{
+    memset(out, 0, sizeof *out);
+    dist_var *v = &x->vars[m->var];
+    rf_rt_place_kind from = v->place.kind;
+    rf_status st = RF_OK;
+    x->stat.moves++;
+    if (from == RF_RT_PLACE_REPL || from == RF_RT_PLACE_EMPTY || m->to.kind == RF_RT_PLACE_ANY) {
+        /* no communication: every rank holds what it needs already */
+        if (from == RF_RT_PLACE_REPL) st = keep_rows(x, rel, dict, &m->to, out);
+        else st = rf_rt_rel_alloc(out, rel->ncols, rel->types, 0);
+        if (!st && from != RF_RT_PLACE_REPL && rel->nrows) {
+            /* a spread relation placed "any": it is already; keep its rows */
+            rf_rt_rel_free(out);
+            st = rf_rt_rel_alloc(out, rel->ncols, rel->types, rel->nrows);
+            for (int32_t c = 0; c < rel->ncols && !st; c++)
+                memcpy(out->cols[c], rel->cols[c], (size_t)(rel->nrows * rf_rt_type_width(rel->types[c])));
+        }
+        if (!st) {
+            v->place = m->to;
+            v->gen++;
+        }
+        return st;
+    }
+    char what[96];
+    dist_move_what(x, m, what, sizeof what);
+    st = exchange(x, rel, dict, &m->to, what, out, d);
+    if (!st) {
         v->place = m->to;
         v->gen++;
     }
-    return st ? st : vst;
+    return st;
+}
+
+rf_status rf_rt_dist_allgather(rf_rt_dist *x, int failed, const int64_t *v, rf_rt_dist_vote *all, const char *what,
+                               rf_diags *d)
+{
+    return dist_vote(x, failed, v, all, what, d);
+}
+
+rf_status rf_rt_dist_hash_rows(rf_rt_dist *x, const rf_rt_rel *rel, rf_rt_dict *dict, const int32_t *cols,
+                               int32_t ncols, const char *what, rf_rt_rel *out, rf_diags *d)
+{
+    memset(out, 0, sizeof *out);
+    rf_rt_place to;
+    memset(&to, 0, sizeof to);
+    to.kind = RF_RT_PLACE_HASH;
+    to.ncols = ncols < RF_RT_PLACE_MAXCOLS ? ncols : RF_RT_PLACE_MAXCOLS; /* a prefix still co-locates */
+    for (int32_t i = 0; i < to.ncols; i++) to.cols[i] = cols[i];
+    return exchange(x, rel, dict, &to, what, out, d);
+}
+
+void rf_rt_dist_run_begins(rf_rt_dist *x) { x->stat.wait_seconds = 0; }
+
+void rf_rt_dist_read(rf_rt_dist *x, int64_t rows, int64_t bytes)
+{
+    x->stat.read_rows += rows;
+    x->stat.read_bytes += bytes;
 }
 
 rf_status rf_rt_dist_any(rf_rt_dist *x, int local_any, int *any, rf_diags *d)
@@ -250,7 +287,7 @@ rf_status rf_rt_dist_end(rf_rt_dist *x, rf_status st, double run_seconds, rf_rt_
     /* the profile travels in the last vote: seconds as microseconds */
     int64_t v[RF_RT_DIST_VOTE_N] = {(int64_t)(run_seconds * 1e6), (int64_t)(x->stat.wait_seconds * 1e6),
                                     x->stat.bytes_sent, x->stat.bytes_received, x->stat.dev_bytes_sent,
-                                    x->stat.dev_bytes_received};
+                                    x->stat.dev_bytes_received, x->stat.read_rows, x->stat.read_bytes};
     rf_status vst = dist_vote(x, st != RF_OK, v, all, "the end of the run", d);
     if (!vst && stats)
         for (int r = 0; r < x->size; r++) {
@@ -260,6 +297,8 @@ rf_status rf_rt_dist_end(rf_rt_dist *x, rf_status st, double run_seconds, rf_rt_
             stats[r].bytes_received = all[r].v[3];
             stats[r].dev_bytes_sent = all[r].v[4];
             stats[r].dev_bytes_received = all[r].v[5];
+            stats[r].read_rows = all[r].v[6];
+            stats[r].read_bytes = all[r].v[7];
         }
     free(all);
     x->stopped = 1;

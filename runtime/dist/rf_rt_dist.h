@@ -40,9 +40,9 @@ void rf_rt_dist_world_end(rf_rt_dist_world *w, int exit_code);
 
 /* ---- collectives with a deadline (dist_comm.c) ------------------------- */
 
-/* What every rank contributes to a sync: whether it failed, and six
+/* What every rank contributes to a sync: whether it failed, and eight
 ** numbers (a branch's "any rows", a count, profile figures). */
-#define RF_RT_DIST_VOTE_N 6
+#define RF_RT_DIST_VOTE_N 8
 typedef struct rf_rt_dist_vote {
     int64_t failed; /* 1: this rank stopped with an error */
     int64_t v[RF_RT_DIST_VOTE_N];
@@ -125,6 +125,7 @@ typedef struct rf_rt_rankstat {
     int64_t bytes_sent, bytes_received; /* through host memory (MPI) */
     int64_t dev_bytes_sent, dev_bytes_received; /* device to device (NCCL; the emulator's MPI) */
     int64_t moves;            /* relations moved */
+    int64_t read_rows, read_bytes; /* the rank's share of the inputs: rows, and bytes read for them */
 } rf_rt_rankstat;
 
 /* NULL *out when w is NULL or has one rank: the run is a plain one.
@@ -137,6 +138,22 @@ int rf_rt_dist_rank(const rf_rt_dist *x);
 int rf_rt_dist_size(const rf_rt_dist *x);
 /* Rows [*lo, *hi) of an input of nrows rows are this rank's share. */
 void rf_rt_dist_share(const rf_rt_dist *x, int64_t nrows, int64_t *lo, int64_t *hi);
+/* Every rank's vote (all: size entries, by rank): failed says this rank
+** failed; v (RF_RT_DIST_VOTE_N numbers, or NULL) what it contributes. Stops
+** the run (RF_EUSER) when a rank failed, only the lowest failed rank keeping
+** its messages. A collective. */
+rf_status rf_rt_dist_allgather(rf_rt_dist *x, int failed, const int64_t *v, rf_rt_dist_vote *all, const char *what,
+                               rf_diags *d);
+/* The rows of rel (no variable's: an input's share being checked) hashed by
+** cols to their ranks; *out the rows this rank receives, in source-rank
+** order, each source's in its order. A collective. */
+rf_status rf_rt_dist_hash_rows(rf_rt_dist *x, const rf_rt_rel *rel, rf_rt_dict *dict, const int32_t *cols,
+                               int32_t ncols, const char *what, rf_rt_rel *out, rf_diags *d);
+/* The inputs are read: the profile's time waiting for other ranks counts
+** from here (the run's time does). */
+void rf_rt_dist_run_begins(rf_rt_dist *x);
+/* Counts an input's share for --profile: its rows, and the bytes read for it. */
+void rf_rt_dist_read(rf_rt_dist *x, int64_t rows, int64_t bytes);
 /* An input variable now holds this rank's share. */
 void rf_rt_dist_loaded(rf_rt_dist *x, int32_t var);
 /* The moves kernel k needs first (at most 2 * k->nin + 2 into moves);
@@ -152,6 +169,13 @@ rf_status rf_rt_dist_plan(rf_rt_dist *x, const rf_hir_kernel *k, const int64_t *
 ** same move. */
 rf_status rf_rt_dist_move_rel(rf_rt_dist *x, const rf_rt_dist_move *m, const rf_rt_rel *rel, rf_rt_dict *dict,
                               rf_rt_rel *out, rf_diags *d);
+/* Whether kernels j0 + 1 ... (the one whose id is last) of block bl need
+** no move, once kernel j0 (whose moves are made) has run: planned ahead
+** with the placements every rank has, no collective. A fused kernel that
+** runs all of those at j0 (the GPU's Kernel Weaver) is only right then: a
+** move later in its span would come after the rows were read. 0 also when
+** a join there would vote whether to broadcast. */
+int rf_rt_dist_span_still(rf_rt_dist *x, const rf_hir_block *bl, int32_t j0, int32_t last);
 /* Records where kernel k's output is after it ran. */
 void rf_rt_dist_ran(rf_rt_dist *x, const rf_hir_kernel *k);
 /* A branch: *any becomes whether any rank holds rows of a tested variable. */

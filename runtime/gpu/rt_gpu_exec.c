@@ -307,6 +307,7 @@ static rf_status gpu_open(const rf_rt_env *env, void **dev)
     if (!st && o->no_fuse) st = rf_gpu_fplan_build(p, 0, &x->nofuse, env->d);
     if (!st) x->fplan = o->no_fuse ? x->nofuse : x->plan->f;
     if (!st && !(x->fdone = rf_calloc((size_t)x->fplan->nunits + 1, 1))) st = RF_ENOMEM;
+    if (!st && !(x->fsplit = rf_calloc((size_t)x->fplan->nunits + 1, 1))) st = RF_ENOMEM;
     if (!st) st = rf_gx_live_init(x);
     if (!st) st = rf_gx_jkeep_init(x);
     return st;
@@ -342,6 +343,10 @@ static rf_status gpu_load_end(void *dev)
 static rf_status gpu_run(void *dev, const rf_hir_kernel *k, rf_rt_kprof *prof) { return rf_gx_run(dev, k, prof); }
 
 static int64_t gpu_rows(const void *dev, int32_t var) { return var_rows(dev, var); }
+
+static int32_t gpu_fused_until(void *dev, const rf_hir_kernel *k) { return rf_gx_fused_until(dev, k); }
+
+static void gpu_unfuse(void *dev, const rf_hir_kernel *k) { rf_gx_unfuse(dev, k); }
 
 /* The deferred error words read, the device's work waited for, its figures
 ** into the result. */
@@ -432,6 +437,7 @@ static void gpu_close(void *dev)
     rf_gpu_fplan_free(x->nofuse);
     rf_gpu_plan_free(x->plan);
     free(x->fdone);
+    free(x->fsplit);
     free(x->last_reader);
     rf_gx_live_free(x);
     free(x->jkeep);
@@ -455,5 +461,5 @@ static void gpu_close(void *dev)
 const rf_rt_device_ops rf_rt_gpu_device = {
     "gpu",       gpu_open, gpu_where, gpu_load_begin, gpu_load, gpu_load_end, gpu_run, gpu_rows, gpu_finish,
     gpu_to_host, gpu_free, gpu_close, gpu_view,
-    gpu_attach,  rf_gx_exchange, gpu_report,
+    gpu_attach,  rf_gx_exchange, gpu_report, gpu_fused_until, gpu_unfuse,
 };

@@ -263,6 +263,7 @@ typedef struct gx {
     int on_host; /* the current kernel ran (partly) on the host */
     rf_gpu_fplan *fplan; /* the fused kernels (none with --no-fuse) */
     uint8_t *fdone;      /* by unit: it ran fused in this visit of its block */
+    uint8_t *fsplit;     /* by unit: its next run is stage by stage (ranks: a move falls in its span) */
     /* by variable, in a program of one block (each kernel runs once): the
     ** last kernel reading it; NULL in programs of several blocks */
     const rf_hir_kernel **last_reader;
@@ -486,6 +487,9 @@ rf_status rf_gx_run_parts(gx *x, const rf_hir_kernel *k);
 
 /* rt_gpu_stage.c: one kernel of the driver's walk (rf_rt_device_ops.run) */
 rf_status rf_gx_run(gx *x, const rf_hir_kernel *k, rf_rt_kprof *prof);
+/* The device's fused_until and unfuse (rt_device.h), rt_gpu_stage.c. */
+int32_t rf_gx_fused_until(gx *x, const rf_hir_kernel *k);
+void rf_gx_unfuse(gx *x, const rf_hir_kernel *k);
 
 /* rt_gpu_xchg.c: several ranks: a relation's rows moved on the device (rt_device.h's exchange) */
 rf_status rf_gx_exchange(void *dev, int32_t var, const rf_rt_xmove *mv, const rf_rt_xport *xp, rf_rt_xstat *xs);

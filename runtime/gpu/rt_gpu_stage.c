@@ -34,8 +34,11 @@ static rf_status fused_stage(gx *x, const rf_hir_kernel *k, rf_rt_kprof *prof, i
     if (u->ntot > 0 && x->o.world) return RF_OK;
     int32_t m = x->fplan->member_of[k->id];
     rf_status st = RF_OK;
-    if ((u->src ? m == -1 : m == 0) && blocked) {
-        x->fdone[fu] = 0; /* its values do not fit at once: the stages run one by one */
+    if ((u->src ? m == -1 : m == 0) && (blocked || x->fsplit[fu])) {
+        /* its values do not fit at once, or (ranks) a move falls between
+        ** its stages: the stages run one by one */
+        x->fdone[fu] = 0;
+        x->fsplit[fu] = 0;
     } else if (u->src ? m == -1 : m == 0) {
         double t0 = rf_now(), secs = 0;
         int ran = 0;
@@ -167,6 +170,20 @@ static int stage_done(const gx *x, const rf_hir_kernel *k)
 {
     int32_t fu = x->fplan && k->id >= 0 && k->id < x->fplan->nkernels ? x->fplan->unit_of[k->id] : -1;
     return fu >= 0 && !unit_at(x, k) && x->fdone[fu];
+}
+
+int32_t rf_gx_fused_until(gx *x, const rf_hir_kernel *k)
+{
+    const rf_gpu_funit *u = unit_at(x, k);
+    /* totals on several ranks run one by one (fused_stage) */
+    if (!u || u->n < 1 || (u->ntot > 0 && x->o.world)) return -1;
+    return u->m[u->n - 1].k->id;
+}
+
+void rf_gx_unfuse(gx *x, const rf_hir_kernel *k)
+{
+    int32_t fu = x->fplan && k->id >= 0 && k->id < x->fplan->nkernels ? x->fplan->unit_of[k->id] : -1;
+    if (fu >= 0) x->fsplit[fu] = 1;
 }
 
 rf_status rf_gx_run(gx *x, const rf_hir_kernel *k, rf_rt_kprof *prof)

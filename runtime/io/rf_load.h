@@ -95,6 +95,27 @@ rf_status rf_rt_load_text(const char *path, const rf_type *types, int32_t ncols,
 rf_status rf_rt_load_mem(const char *name, const char *data, int64_t size, int64_t first_line, const rf_type *types,
                          int32_t ncols, const rf_rt_load_opts *o, rf_rt_texttable *out, rf_diags *d);
 
+/* Part `part` of `nparts` of a file (rf_load_range.c), for a rank that
+** reads only its share: bytes [lo, hi) of data, split at line starts
+** (part 0 begins at 0, the last ends at the file's end; a part may be
+** empty), the '\n' bytes in it, and whether it holds a '"'. The file is
+** mapped (only the part's pages are read) or, when it cannot be, read
+** whole. Parse it with rf_rt_load_mem(path, data + lo, hi - lo, LINE, ...)
+** where LINE is 1 plus the newlines of the parts before it, and with the
+** header only for part 0; a file with a '"' in any part may have a quoted
+** line end at a bound and must be read whole instead. */
+typedef struct rf_rt_textrange {
+    char *data;
+    int64_t size;
+    int is_mmap;
+    int64_t lo, hi;
+    int64_t newlines;
+    int quote;
+} rf_rt_textrange;
+rf_status rf_rt_text_range(const char *path, const rf_rt_load_opts *o, int part, int nparts, rf_rt_textrange *r,
+                           rf_diags *d);
+void rf_rt_text_range_free(rf_rt_textrange *r);
+
 /* The error for a file that cannot be opened (errno err): the input
 ** predicate pred (may be NULL), the full path looked for, the reason, and a
 ** missing data folder named as such. */

@@ -732,6 +732,48 @@ static int run_bench(const char *path, int threads, int reps)
     return 0;
 }
 
+/* A file cut into n parts (rf_rt_text_range): the parts tile it at line
+** starts, the first line is part 0's, the newline counts add up, and parsing
+** each part at the line its counts give yields every row once, with errors
+** on the file's own lines. */
+static void test_ranges(void)
+{
+    static const char good[] = "h\n1\n22\n333\n4444\n55555\n6", bad[] = "h\n1\n22\n333\n4444\nx\n55555\n6";
+    rf_type ty[1] = {RF_TYPE_INT};
+    for (int f = 0; f < 2; f++) {
+        const char *text = f ? bad : good;
+        int64_t size = (int64_t)strlen(text);
+        const char *p = write_file(f ? "ranges_bad.tbl" : "ranges.tbl", text, size);
+        for (int n = 1; n <= 30; n++) { /* more parts than bytes too */
+            int64_t at = 0, line = 1, rows = 0, sum = 0, errline = 0;
+            for (int part = 0; part < n; part++) {
+                rf_rt_textrange r;
+                rf_diags d;
+                rf_diags_init(&d);
+                CHECK(rf_rt_text_range(p, NULL, part, n, &r, &d) == RF_OK);
+                CHECK(r.lo == at && r.hi >= r.lo && r.size == size);
+                CHECK(r.lo == 0 || text[r.lo - 1] == '\n');
+                CHECK(part > 0 || r.hi >= 2); /* the header line is part 0's */
+                CHECK(r.quote == 0);
+                rf_rt_load_opts o = {.delimiter = '|', .header = part == 0, .threads = 1};
+                rf_rt_texttable t;
+                rf_status st = rf_rt_load_mem(p, r.data + r.lo, r.hi - r.lo, line, ty, 1, &o, &t, &d);
+                if (st == RF_EUSER && d.count) errline = d.items[0].loc.line;
+                for (int64_t i = 0; st == RF_OK && i < t.nrows; i++) sum += I64(&t, 0, i);
+                if (st == RF_OK) rows += t.nrows;
+                rf_rt_texttable_free(&t);
+                rf_diags_free(&d);
+                at = r.hi;
+                line += r.newlines;
+                rf_rt_text_range_free(&r);
+            }
+            CHECK(at == size && line == (f ? 8 : 7));
+            if (f) CHECK(errline == 6); /* "x", on the file's line 6 whichever part holds it */
+            else CHECK(rows == 6 && sum == 1 + 22 + 333 + 4444 + 55555 + 6);
+        }
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc >= 3 && !strcmp(argv[1], "--tpch")) return run_tpch(argv[2]);
@@ -753,6 +795,7 @@ int main(int argc, char **argv)
     test_csv_errors();
     test_missing_named();
     test_csv_threads();
+    test_ranges();
     for (int i = 0; i < nmade; i++) {
         unlink(made[i]);
         free(made[i]);
