@@ -213,6 +213,8 @@ void rf_gx_val_clear(gx *x, gval *v, int32_t ncols)
     rf_gx_held_free(v);
     v->nrows = v->cap = v->ngroups = 0;
     v->has_groups = 0;
+    v->narrow = 0;
+    v->keep_wide = 0;
 }
 
 void rf_gx_var_clear(gx *x, int32_t var) { rf_gx_val_clear(x, &x->vals[var], x->p->vars[var]->ncols); }
