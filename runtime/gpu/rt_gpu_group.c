@@ -178,6 +178,55 @@ static rf_status distinct_rows(gx *x, const gval *v, const rf_hir_var *hv, gptr 
     return st;
 }
 
+static uint64_t set_cap_for(int64_t rows);
+
+/* distinct_rows of the rows with want != 0 (nwant of them, -1: not counted)
+** through a set's table kind: u32 entries at most two thirds full and u32
+** slots, set_dedupe into an empty set, the kept rows' room for nwant (the
+** u64 entries at most half full, i64 slots and room for every row of
+** grp_insert took 2 to 4 times the bytes: they were a difference's part of
+** the transitive closure's peak). */
+static rf_status wanted_distinct(gx *x, const gval *v, const rf_hir_var *hv, gptr want, int64_t nwant, gbuf *keep,
+                                 int64_t *m)
+{
+    int64_t n = v->nrows;
+    if (set_cap_for(nwant >= 0 && nwant < n ? nwant : n) > (UINT64_C(1) << 31))
+        return distinct_rows(x, v, hv, want, nwant, keep, m);
+    keycols kc;
+    rf_gx_keys_of(v, hv->types, NULL, hv->ncols, &kc);
+    if (kc.n > 0 && n > 0 && n >= x->tune.gpu_runs_min) {
+        int ok = 0;
+        rf_status st = runs_distinct(x, &kc, n, want, keep, m, &ok);
+        if (st || ok) return st;
+    }
+    uint64_t cap = set_cap_for(nwant >= 0 && nwant < n ? nwant : n);
+    gbuf tab = {0, 0}, slot = {0, 0}, flags = {0, 0};
+    rf_status st = galloc(x, cap * 4, &tab);
+    if (!st) st = x->g.ops->memset8(&x->g, tab.p, 0xff, cap * 4);
+    if (!st) st = galloc(x, (uint64_t)n * 4, &slot);
+    rf_gpu_args a;
+    memset(&a, 0, sizeof a);
+    a.n = n;
+    for (int32_t c = 0; c < kc.n; c++) a.c0[c] = a.c1[c] = kc.cols[c];
+    RF_A_GRP_TABLE(a) = tab.p;
+    RF_A_GRP_MASK(a) = (int64_t)(cap - 1);
+    RF_A_GRP_SLOTS(a) = slot.p;
+    RF_A_GRP_WANT(a) = want;
+    if (!st) st = rf_gx_hlaunch(x, kc.sig, "set_dedupe", n, &a);
+    if (!st) st = galloc(x, (uint64_t)n + 1, &flags);
+    memset(&a, 0, sizeof a);
+    a.n = n;
+    RF_A_GRP_TABLE(a) = tab.p;
+    RF_A_GRP_SLOTS(a) = slot.p;
+    RF_A_GRP_FLAGS(a) = flags.p;
+    if (!st) st = rf_gx_launch(x, "rf_set_flag32", n, &a);
+    gfree(x, &tab);
+    gfree(x, &slot);
+    if (!st) st = rf_gx_select_room(x, flags.p, n, nwant >= 0 ? nwant : n, keep, m);
+    gfree(x, &flags);
+    return st;
+}
+
 rf_status rf_gx_k_group(gx *x, const rf_hir_kernel *k)
 {
     const gval *in = &x->vals[k->in[0]];
@@ -532,7 +581,7 @@ rf_status rf_gx_k_unique(gx *x, const rf_hir_kernel *k)
                 st = rf_gx_scan_flags(x, absent.p, n, &pos, &nabs);
                 gfree(x, &pos);
             }
-            if (!st && nabs != 0) st = distinct_rows(x, a, hv, absent.p, nabs, &keep, &m);
+            if (!st && nabs != 0) st = wanted_distinct(x, a, hv, absent.p, nabs, &keep, &m);
             gfree(x, &absent);
         }
     } else if (x->vals[k->in[0]].distinct) {

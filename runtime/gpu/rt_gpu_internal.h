@@ -373,6 +373,7 @@ rf_status rf_gx_scan_flags(gx *x, gptr flags, int64_t n, gbuf *pos, int64_t *tot
 rf_status rf_gx_scan_counts(gx *x, gptr counts, int64_t n, gbuf *pos, int64_t *total);
 rf_status rf_gx_select_into(gx *x, gptr flags, int64_t n, gbuf *out, gptr cnt, int64_t *w, int nw);
 rf_status rf_gx_select_flags(gx *x, gptr flags, int64_t n, gbuf *out, int64_t *m);
+rf_status rf_gx_select_room(gx *x, gptr flags, int64_t n, int64_t room, gbuf *out, int64_t *m);
 rf_status rf_gx_sort_pairs(gx *x, gptr keys, gptr vals, int64_t n, int bits, gbuf *kout, gbuf *vout);
 rf_status rf_gx_iota(gx *x, int64_t n, gbuf *out);
 void rf_gx_set_free(gx *x, gset **s);

@@ -207,10 +207,11 @@ enum {
     OP_SET_INSERT = 1 << 6,
     OP_SET_PROBE = 1 << 7,
     OP_RUNS_FIRST = 1 << 8, /* (a key class of at least one column) */
-    OP_JOIN_RANGE = 1 << 9  /* (of one column: the ordered build, rf_join.cuh) */
+    OP_JOIN_RANGE = 1 << 9, /* (of one column: the ordered build, rf_join.cuh) */
+    OP_SET_DEDUPE = 1 << 10 /* set_insert with u32 slots */
 };
-static const char *const op_names[] = {"join_hash", "join_count", "join_write", "anti_flags", "grp_insert",
-                                       "set_build", "set_insert", "set_probe",  "runs_first", "join_range_smem"};
+static const char *const op_names[] = {"join_hash",  "join_count", "join_write", "anti_flags",      "grp_insert", "set_build",
+                                       "set_insert", "set_probe",  "runs_first", "join_range_smem", "set_dedupe"};
 
 typedef struct sigset {
     char **s;
@@ -344,10 +345,11 @@ static void gen_key_class(rf_buf *b, const char *sig, unsigned ops)
     for (int i = 0; i <= n; i++) wsig[i] = sig[i] == 'N' ? 'L' : sig[i];
     for (size_t i = 0; i < sizeof op_names / sizeof op_names[0]; i++) {
         if (!(ops & (1u << i))) continue;
+        int dedupe = (1u << i) == OP_SET_DEDUPE;
         rf_buf_printf(b, "extern \"C\" __global__ void __launch_bounds__(%d) rfh_%s_%s(rf::Args a) { rf::%s<", RF_GPU_TILE,
-                      sig, op_names[i], op_names[i]);
-        if ((1u << i) == OP_SET_INSERT || (1u << i) == OP_SET_PROBE) rf_buf_printf(b, "KS_%s, ", wsig);
-        rf_buf_printf(b, "KS_%s, %d>(a); }\n", sig, RF_GPU_TILE);
+                      sig, op_names[i], dedupe ? "set_insert" : op_names[i]);
+        if ((1u << i) == OP_SET_INSERT || (1u << i) == OP_SET_PROBE || dedupe) rf_buf_printf(b, "KS_%s, ", wsig);
+        rf_buf_printf(b, "KS_%s, %d%s>(a); }\n", sig, RF_GPU_TILE, dedupe ? ", rf::u32" : "");
     }
     rf_buf_putc(b, '\n');
 }
@@ -385,7 +387,10 @@ static rf_status collect_sigs(const rf_hir_program *p, sigset *ss)
                 if (!st && k->check_fd && out->nkeys > 0 && out->nkeys < out->ncols)
                     st = sig_add(ss, out->types, NULL, out->nkeys, OP_RUNS_FIRST | OP_GRP_INSERT);
                 break;
-            case RF_HIR_DIFFERENCE: st = sig_add(ss, out->types, NULL, out->ncols, set_ops | OP_SET_PROBE); break;
+            /* (a difference's absent rows: their first occurrences by set_dedupe into a fresh table) */
+            case RF_HIR_DIFFERENCE:
+                st = sig_add(ss, out->types, NULL, out->ncols, set_ops | OP_SET_PROBE | OP_SET_DEDUPE);
+                break;
             case RF_HIR_INSERT: st = sig_add(ss, out->types, NULL, out->ncols, set_ops | OP_SET_INSERT); break;
             default: break;
             }
@@ -414,6 +419,7 @@ static const char *const generic_kernels[][2] = {
     {"join_runs", "rf::join_runs<%d>(a)"},
     {"grp_flag", "rf::grp_flag<%d>(a)"},
     {"set_flag", "rf::set_flag<%d>(a)"},
+    {"set_flag32", "rf::set_flag<%d, rf::u32>(a)"},
     {"grp_finish", "rf::grp_finish<%d>(a)"},
     {"set_append", "rf::set_append<%d>(a)"},
     {"col_narrow", "rf::col_narrow<%d>(a)"},

@@ -27,9 +27,14 @@
 // row of KW's (64-bit) columns. A set of 64-bit columns has KN = KW.
 //   set_build   n distinct rows; c0; p[0] u32 table; x[0] mask (no comparisons)
 //   set_insert  n candidate rows c1; m = N set rows c0; p[0] table; x[0] mask;
-//               p[1] i64 slot out (-1: already in the set). A candidate
+//               p[1] i64 slot out (-1: already in the set, or not wanted);
+//               p[2] u8 candidates to take (NULL: all). A candidate
 //               enters as id N + i, and atomicMin keeps the first of equal
 //               candidates; set_flag with x[1] = N then finds the new rows
+//               (with N = 0 and no set rows: the first occurrences of the
+//               wanted rows, a difference's rows absent from its set)
+//   set_dedupe  set_insert with u32 slots (a table of at most 2^31 slots)
+//   set_flag32  set_flag over u32 slots
 //   set_flag    grp_flag over a set's u32 table; a narrow set's new rows
 //               checked too: x[2] the candidate columns c1 (bits) stored in
 //               32 bits, p[4] u64 raised to 1 where a value does not fit
@@ -123,17 +128,17 @@ template <int TILE> __device__ __forceinline__ void grp_flag(const Args &a)
 
 __device__ __forceinline__ bool fits32(i64 v) { return v >= -2147483648ll && v <= 2147483647ll; }
 
-template <int TILE> __device__ __forceinline__ void set_flag(const Args &a)
+template <int TILE, class SL = i64> __device__ __forceinline__ void set_flag(const Args &a)
 {
     const u32 *tab = (const u32 *)a.p[0];
-    const i64 *slot = (const i64 *)a.p[1];
+    const SL *slot = (const SL *)a.p[1];
     u8 *flags = (u8 *)a.p[2];
     u64 fit = (u64)a.x[2];
     u64 *status = (u64 *)a.p[4];
     RF_FOR(i, a.n)
     {
-        i64 s = slot[i];
-        u8 f = s >= 0 && (u64)tab[s] == (u64)(a.x[1] + i) ? 1 : 0;
+        SL s = slot[i];
+        u8 f = s != (SL)-1 && (u64)tab[s] == (u64)(a.x[1] + i) ? 1 : 0;
         flags[i] = f;
         // the new rows' values that a narrow set would store in 32 bits
         bool wide = false;
@@ -189,31 +194,36 @@ template <class KS, int TILE> __device__ __forceinline__ void set_build(const Ar
     }
 }
 
-template <class KW, class KN, int TILE> __device__ __forceinline__ void set_insert(const Args &a)
+template <class KW, class KN, int TILE, class SL = i64> __device__ __forceinline__ void set_insert(const Args &a)
 {
     u32 *tab = (u32 *)a.p[0];
-    i64 *slot = (i64 *)a.p[1];
+    SL *slot = (SL *)a.p[1];
+    const u8 *want = (const u8 *)a.p[2];
     u64 mask = (u64)a.x[0];
     u64 N = (u64)a.m;
     RF_FOR(i, a.n)
     {
+        if (want && !want[i]) {
+            slot[i] = (SL)-1;
+            continue;
+        }
         u32 me = (u32)(N + (u64)i);
         for (u64 s = KW::hash(a.c1, i) & mask;; s = (s + 1) & mask) {
             u64 cur = vload(&tab[s]);
             if (cur == RF_EMPTY32) {
                 cur = atomicCAS(&tab[s], RF_EMPTY32, me);
                 if (cur == RF_EMPTY32) {
-                    slot[i] = (i64)s;
+                    slot[i] = (SL)s;
                     break;
                 }
             }
             bool eq = cur < N ? KN::xeq(a.c0, (i64)cur, a.c1, i) : KW::eq(a.c1, (i64)(cur - N), a.c1, i);
             if (eq) {
                 if (cur < N) {
-                    slot[i] = -1;
+                    slot[i] = (SL)-1;
                 } else {
                     if (cur > me) atomicMin(&tab[s], me);
-                    slot[i] = (i64)s;
+                    slot[i] = (SL)s;
                 }
                 break;
             }
