@@ -58,7 +58,9 @@ rf_status rf_gx_narrow_try(gx *x, int32_t var)
 {
     gval *v = &x->vals[var];
     const rf_hir_var *hv = x->p->vars[var];
-    if (v->narrow || v->keep_wide || hv->ncols > 64) return RF_OK;
+    /* only a set an insert grows (the right side of a difference alone,
+    ** a negated input say, is read whole elsewhere more often than not) */
+    if (v->narrow || v->keep_wide || hv->ncols > 64 || !rf_gpu_grown_set(x->p, var)) return RF_OK;
     uint64_t mask = 0;
     for (int32_t c = 0; c < hv->ncols; c++)
         if (hv->types[c] == RF_TYPE_INT) mask |= UINT64_C(1) << c;

@@ -81,6 +81,14 @@ int rf_gpu_sig_narrow(const rf_type *types, int32_t n, char *buf)
     return any;
 }
 
+int rf_gpu_grown_set(const rf_hir_program *p, int32_t var)
+{
+    for (int32_t bi = 0; bi < p->nblocks; bi++)
+        for (int32_t j = 0; j < p->blocks[bi]->nkernels; j++)
+            if (p->blocks[bi]->kernels[j]->kind == RF_HIR_INSERT && p->blocks[bi]->kernels[j]->out == var) return 1;
+    return 0;
+}
+
 /* K<id>::repeat (rf_map.cuh): a row repeats an earlier row of its run when
 ** that row passes the filter too (the outputs are the compared columns). */
 static void gen_map_repeat(const rf_hir_program *p, const rf_hir_kernel *k, const rf_gpu_kplan *pl, rf_buf *b)
@@ -394,11 +402,14 @@ static rf_status collect_sigs(const rf_hir_program *p, sigset *ss)
             case RF_HIR_INSERT: st = sig_add(ss, out->types, NULL, out->ncols, set_ops | OP_SET_INSERT); break;
             default: break;
             }
-            /* a set whose int values all fit in 32 bits stores them so
-            ** (runtime/gpu/rt_gpu_group.c): its class after the 64-bit one */
+            /* a set that an insert grows stores its int values in 32 bits
+            ** while they fit (runtime/gpu/rt_gpu_narrow.c): its class after
+            ** the 64-bit one, for the insert and a difference against it */
+            int32_t set = k->kind == RF_HIR_INSERT ? k->out : k->kind == RF_HIR_DIFFERENCE && k->nin > 1 ? k->in[1] : -1;
+            const rf_hir_var *sv = set >= 0 ? p->vars[set] : NULL;
             char nsig[RF_GPU_MAXC + 1];
-            if (!st && (k->kind == RF_HIR_DIFFERENCE || k->kind == RF_HIR_INSERT) && out->ncols <= RF_GPU_MAXC &&
-                rf_gpu_sig_narrow(out->types, out->ncols, nsig)) {
+            if (!st && sv && sv->ncols <= RF_GPU_MAXC && rf_gpu_grown_set(p, set) &&
+                rf_gpu_sig_narrow(sv->types, sv->ncols, nsig)) {
                 unsigned nops = OP_SET_BUILD | (k->kind == RF_HIR_INSERT ? OP_SET_INSERT : OP_SET_PROBE);
                 st = sig_add_str(ss, nsig, nops);
             }
