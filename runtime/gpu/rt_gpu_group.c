@@ -567,7 +567,7 @@ rf_status rf_gx_k_unique(gx *x, const rf_hir_kernel *k)
             }
             RF_A_GRP_TABLE(p) = b->set->tab.p;
             RF_A_GRP_MASK(p) = (int64_t)(b->set->cap - 1);
-            st = galloc(x, (uint64_t)n, &absent);
+            st = galloc(x, (uint64_t)n + 1, &absent); /* (+1: the scan that counts them clears flags[n]) */
             RF_A_SET_ABSENT_OUT(p) = absent.p;
             if (!st) st = rf_gx_hlaunch(x, kc.sig, "set_probe", n, &p);
             /* a may repeat rows: keep the first of each. From DIFF_COUNT_MIN
