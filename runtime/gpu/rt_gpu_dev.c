@@ -139,11 +139,11 @@ rf_status rf_gx_scan_counts(gx *x, gptr counts, int64_t n, gbuf *pos, int64_t *t
 ** count goes to the device word cnt, and the nw words from cnt on come back
 ** into w (w[0]: the count) in one wait, so that a status word a kernel left
 ** next to the count costs no wait of its own. */
-rf_status rf_gx_select_into(gx *x, gptr flags, int64_t n, gbuf *out, gptr cnt, int64_t *w, int nw)
+static rf_status select_room(gx *x, gptr flags, int64_t n, int64_t room, gbuf *out, gptr cnt, int64_t *w, int nw)
 {
     gbuf t = {0, 0};
     uint64_t tb = 0;
-    rf_status st = galloc(x, (uint64_t)n * 8, out);
+    rf_status st = galloc(x, (uint64_t)(room > 0 ? room : 1) * 8, out);
     if (!st) st = x->g.ops->select(&x->g, 0, &tb, flags, out->p, cnt, n);
     if (!st) st = galloc(x, tb ? tb : 8, &t);
     if (!st) st = x->g.ops->select(&x->g, t.p, &tb, flags, out->p, cnt, n);
@@ -153,14 +153,25 @@ rf_status rf_gx_select_into(gx *x, gptr flags, int64_t n, gbuf *out, gptr cnt, i
     return st;
 }
 
-/* The i in [0, n) with flags[i] != 0, ascending, into a fresh *out (*m of them). */
-rf_status rf_gx_select_flags(gx *x, gptr flags, int64_t n, gbuf *out, int64_t *m)
+rf_status rf_gx_select_into(gx *x, gptr flags, int64_t n, gbuf *out, gptr cnt, int64_t *w, int nw)
+{
+    return select_room(x, flags, n, n, out, cnt, w, nw);
+}
+
+/* The i in [0, n) with flags[i] != 0, ascending, into a fresh *out (*m of
+** them), room for at most room of them (the caller knows no more are set). */
+rf_status rf_gx_select_room(gx *x, gptr flags, int64_t n, int64_t room, gbuf *out, int64_t *m)
 {
     gbuf cnt = {0, 0};
     rf_status st = galloc(x, 8, &cnt);
-    if (!st) st = rf_gx_select_into(x, flags, n, out, cnt.p, m, 1);
+    if (!st) st = select_room(x, flags, n, room < n ? room : n, out, cnt.p, m, 1);
     gfree(x, &cnt);
     return st;
+}
+
+rf_status rf_gx_select_flags(gx *x, gptr flags, int64_t n, gbuf *out, int64_t *m)
+{
+    return rf_gx_select_room(x, flags, n, n, out, m);
 }
 
 /* Stable sort of (keys, vals) by key bits [0, bits): results in fresh buffers. */
@@ -214,6 +225,8 @@ void rf_gx_val_clear(gx *x, gval *v, int32_t ncols)
     rf_gx_held_free(v);
     v->nrows = v->cap = v->ngroups = 0;
     v->has_groups = 0;
+    v->narrow = 0;
+    v->keep_wide = 0;
 }
 
 void rf_gx_var_clear(gx *x, int32_t var) { rf_gx_val_clear(x, &x->vals[var], x->p->vars[var]->ncols); }

@@ -373,6 +373,7 @@ static rf_status gpu_finish(void *dev)
 static rf_status gpu_to_host(void *dev, int32_t var, rf_rt_rel *out)
 {
     rf_status st = rf_gx_hold_var(dev, var); /* (under a cap it may be in host memory) */
+    if (!st) st = rf_gx_widen(dev, var, 1);   /* (a narrow set: its host copy is 64-bit) */
     return st ? st : rf_gx_host_rel(dev, var, out);
 }
 
@@ -386,7 +387,7 @@ static const rf_rt_rel *gpu_view(void *dev, int32_t var)
     rf_rt_rel *r = &x->views[var];
     rf_rt_rel_free(r);
     /* (under a cap the value may be in host memory: back first, as for an output) */
-    return rf_gx_hold_var(x, var) || rf_gx_host_rel(x, var, r) ? NULL : r;
+    return rf_gx_hold_var(x, var) || rf_gx_widen(x, var, 1) || rf_gx_host_rel(x, var, r) ? NULL : r;
 }
 
 static void drop_view(gx *x, int32_t var)

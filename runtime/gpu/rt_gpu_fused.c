@@ -209,6 +209,13 @@ rf_status rf_gx_k_fused(gx *x, const rf_gpu_funit *u, int *ran)
     for (int32_t m = 0; m < u->n && !st; m++)
         if (words[m] != -1) *ran = 0;
     for (int32_t s = 0; s < u->nmat && !st; s++) count[s] = words[u->n + s];
+    /* a join source's write pass reads the positions alone: its counts go
+    ** before the outputs are allocated (8 bytes a left row less at the
+    ** peak: the transitive closure's delta rows, bench/tc.logic) */
+    if (counts) {
+        gfree(x, &flags);
+        RF_A_FUSED_FLAGS(a) = 0;
+    }
     int64_t any = 0;
     for (int32_t m = 0; m < u->n && !st && *ran; m++) {
         const rf_gpu_fmember *mb = &u->m[m];

@@ -178,6 +178,55 @@ static rf_status distinct_rows(gx *x, const gval *v, const rf_hir_var *hv, gptr 
     return st;
 }
 
+static uint64_t set_cap_for(int64_t rows);
+
+/* distinct_rows of the rows with want != 0 (nwant of them, -1: not counted)
+** through a set's table kind: u32 entries at most two thirds full and u32
+** slots, set_dedupe into an empty set, the kept rows' room for nwant (the
+** u64 entries at most half full, i64 slots and room for every row of
+** grp_insert took 2 to 4 times the bytes: they were a difference's part of
+** the transitive closure's peak). */
+static rf_status wanted_distinct(gx *x, const gval *v, const rf_hir_var *hv, gptr want, int64_t nwant, gbuf *keep,
+                                 int64_t *m)
+{
+    int64_t n = v->nrows;
+    if (set_cap_for(nwant >= 0 && nwant < n ? nwant : n) > (UINT64_C(1) << 31))
+        return distinct_rows(x, v, hv, want, nwant, keep, m);
+    keycols kc;
+    rf_gx_keys_of(v, hv->types, NULL, hv->ncols, &kc);
+    if (kc.n > 0 && n > 0 && n >= x->tune.gpu_runs_min) {
+        int ok = 0;
+        rf_status st = runs_distinct(x, &kc, n, want, keep, m, &ok);
+        if (st || ok) return st;
+    }
+    uint64_t cap = set_cap_for(nwant >= 0 && nwant < n ? nwant : n);
+    gbuf tab = {0, 0}, slot = {0, 0}, flags = {0, 0};
+    rf_status st = galloc(x, cap * 4, &tab);
+    if (!st) st = x->g.ops->memset8(&x->g, tab.p, 0xff, cap * 4);
+    if (!st) st = galloc(x, (uint64_t)n * 4, &slot);
+    rf_gpu_args a;
+    memset(&a, 0, sizeof a);
+    a.n = n;
+    for (int32_t c = 0; c < kc.n; c++) a.c0[c] = a.c1[c] = kc.cols[c];
+    RF_A_GRP_TABLE(a) = tab.p;
+    RF_A_GRP_MASK(a) = (int64_t)(cap - 1);
+    RF_A_GRP_SLOTS(a) = slot.p;
+    RF_A_GRP_WANT(a) = want;
+    if (!st) st = rf_gx_hlaunch(x, kc.sig, "set_dedupe", n, &a);
+    if (!st) st = galloc(x, (uint64_t)n + 1, &flags);
+    memset(&a, 0, sizeof a);
+    a.n = n;
+    RF_A_GRP_TABLE(a) = tab.p;
+    RF_A_GRP_SLOTS(a) = slot.p;
+    RF_A_GRP_FLAGS(a) = flags.p;
+    if (!st) st = rf_gx_launch(x, "rf_set_flag32", n, &a);
+    gfree(x, &tab);
+    gfree(x, &slot);
+    if (!st) st = rf_gx_select_room(x, flags.p, n, nwant >= 0 ? nwant : n, keep, m);
+    gfree(x, &flags);
+    return st;
+}
+
 rf_status rf_gx_k_group(gx *x, const rf_hir_kernel *k)
 {
     const gval *in = &x->vals[k->in[0]];
@@ -228,7 +277,6 @@ static rf_status set_ids_fit(gx *x, int32_t var, int64_t rows)
 
 static rf_status set_table(gx *x, int32_t var, uint64_t cap)
 {
-    const rf_hir_var *hv = x->p->vars[var];
     gval *v = &x->vals[var];
     rf_status st = set_ids_fit(x, var, v->nrows);
     if (st) return st;
@@ -241,7 +289,7 @@ static rf_status set_table(gx *x, int32_t var, uint64_t cap)
     st = galloc(x, cap * 4, &s->tab);
     if (!st) st = x->g.ops->memset8(&x->g, s->tab.p, 0xff, cap * 4);
     keycols kc;
-    rf_gx_keys_of(v, hv->types, NULL, hv->ncols, &kc);
+    rf_gx_set_keys(x, var, &kc);
     rf_gpu_args a;
     memset(&a, 0, sizeof a);
     a.n = v->nrows;
@@ -279,6 +327,8 @@ static rf_status ensure_set(gx *x, int32_t var)
         }
         gfree(x, &keep);
     }
+    /* its int columns in 32 bits where every value fits (rt_gpu_narrow.c) */
+    if (!st) st = rf_gx_narrow_try(x, var);
     if (!st) st = set_table(x, var, set_cap_for(v->nrows));
     return st;
 }
@@ -304,7 +354,7 @@ static rf_status set_reserve(gx *x, int32_t var, int64_t more)
         /* one column at a time: the old and new room of one column are held
         ** at once, never of all of them */
         for (int32_t c = 0; c < hv->ncols; c++) {
-            uint64_t w = (uint64_t)wid(hv->types[c]);
+            uint64_t w = rf_gx_set_width(x, var, c);
             gbuf nb;
             rf_status st = galloc(x, (uint64_t)cap * w, &nb);
             if (!st && v->nrows) st = rf_gx_dcopy(x, nb.p, v->cols[c].p, (uint64_t)v->nrows * w);
@@ -333,7 +383,7 @@ rf_status rf_gx_k_insert(gx *x, const rf_hir_kernel *k)
         gval *v = &x->vals[var];
         int64_t N = v->nrows, M = 0;
         keycols kc;
-        rf_gx_keys_of(v, hv->types, NULL, hv->ncols, &kc);
+        rf_gx_set_keys(x, var, &kc);
         gbuf slot = {0, 0}, flags = {0, 0}, pos = {0, 0};
         rf_gpu_args a;
         memset(&a, 0, sizeof a);
@@ -356,15 +406,28 @@ rf_status rf_gx_k_insert(gx *x, const rf_hir_kernel *k)
         RF_A_GRP_SLOTS(f) = slot.p;
         RF_A_GRP_FLAGS(f) = flags.p;
         RF_A_GRP_ID_BASE(f) = N;
+        /* a narrow set: the new rows' values checked too, the word riding
+        ** back with the scan's total (pos[tn + 1]); one outside 32 bits
+        ** widens the set before it is appended */
+        if (!st) st = galloc(x, (uint64_t)(tn + 2) * 8, &pos);
+        if (!st && v->narrow) {
+            for (int32_t c = 0; c < hv->ncols; c++) f.c1[c] = colp(t, c);
+            RF_A_SET_FIT_COLS(f) = (int64_t)v->narrow;
+            RF_A_SET_FIT_STATUS(f) = pos.p + (uint64_t)(tn + 1) * 8;
+            st = x->g.ops->memset8(&x->g, pos.p + (uint64_t)(tn + 1) * 8, 0, 8);
+        }
         if (!st) st = rf_gx_launch(x, "rf_set_flag", tn, &f);
-        if (!st) st = rf_gx_scan_flags(x, flags.p, tn, &pos, &M);
+        int64_t w[2] = {0, 0};
+        if (!st) st = rf_gx_scan_into(x, 0, flags.p, tn, pos.p, w, v->narrow ? 2 : 1);
+        M = w[0];
+        if (!st && M > 0 && w[1]) st = rf_gx_widen(x, var, 0);
         if (!st && M > 0) {
             memset(&a, 0, sizeof a);
             a.n = tn;
             RF_A_NCOLS(a) = hv->ncols;
             RF_A_GRP_ID_BASE(a) = N;
             for (int32_t c = 0; c < hv->ncols; c++) {
-                RF_A_WIDTH(a, c) = (uint64_t)wid(hv->types[c]);
+                RF_A_WIDTH(a, c) = rf_gx_narrow_bit(v, c) ? RF_W_NARROW : (uint64_t)wid(hv->types[c]);
                 a.c1[c] = colp(t, c);
                 a.o[c] = colp(v, c);
             }
@@ -493,7 +556,7 @@ rf_status rf_gx_k_unique(gx *x, const rf_hir_kernel *k)
         int64_t n = a->nrows;
         if (!st && n > 0) {
             keycols kc;
-            rf_gx_keys_of(a, hv->types, NULL, hv->ncols, &kc);
+            rf_gx_set_keys(x, k->in[1], &kc);
             gbuf absent = {0, 0};
             rf_gpu_args p;
             memset(&p, 0, sizeof p);
@@ -505,7 +568,7 @@ rf_status rf_gx_k_unique(gx *x, const rf_hir_kernel *k)
             }
             RF_A_GRP_TABLE(p) = b->set->tab.p;
             RF_A_GRP_MASK(p) = (int64_t)(b->set->cap - 1);
-            st = galloc(x, (uint64_t)n, &absent);
+            st = galloc(x, (uint64_t)n + 1, &absent); /* (+1: the scan that counts them clears flags[n]) */
             RF_A_SET_ABSENT_OUT(p) = absent.p;
             if (!st) st = rf_gx_hlaunch(x, kc.sig, "set_probe", n, &p);
             /* a may repeat rows: keep the first of each. From DIFF_COUNT_MIN
@@ -519,7 +582,7 @@ rf_status rf_gx_k_unique(gx *x, const rf_hir_kernel *k)
                 st = rf_gx_scan_flags(x, absent.p, n, &pos, &nabs);
                 gfree(x, &pos);
             }
-            if (!st && nabs != 0) st = distinct_rows(x, a, hv, absent.p, nabs, &keep, &m);
+            if (!st && nabs != 0) st = wanted_distinct(x, a, hv, absent.p, nabs, &keep, &m);
             gfree(x, &absent);
         }
     } else if (x->vals[k->in[0]].distinct) {

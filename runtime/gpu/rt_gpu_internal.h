@@ -219,6 +219,14 @@ rf_status rf_gpu_str_ranks(gstr *s, gptr col, int64_t n, gbuf *ranks, int64_t *l
 
 #define TILE RF_GPU_TILE
 
+/* ---- hash tables of first occurrences --------------------------------------------------- */
+
+typedef struct keycols {
+    int32_t n;
+    gptr cols[RF_GPU_MAXC];
+    char sig[RF_GPU_MAXC + 1];
+} keycols;
+
 typedef struct gset {
     gbuf tab;     /* u64 slots: row numbers, RF_EMPTY when free */
     uint64_t cap; /* slots, a power of two */
@@ -235,6 +243,10 @@ typedef struct gval {
     gset *set;
     struct gjidx *jidx; /* a join's build on it, kept while a loop reads it unchanged (rt_gpu_join.c) */
     int distinct; /* REL: its maker dropped repeated rows (rf_gpu_dedupe_cols) */
+    /* a set's int columns stored in 32 bits (bit c: column c; rt_gpu_narrow.c),
+    ** and keep_wide: it widened, or held a value outside 32 bits, for good */
+    uint64_t narrow;
+    int keep_wide;
     /* under a memory cap (rt_gpu_spill.c): the kernel that last used it (gx.epoch)
     ** and, while it lives in host memory, its buffers there */
     uint64_t used;
@@ -320,14 +332,6 @@ typedef struct gjidx {
     char sig[RF_GPU_MAXC + 1];
 } gjidx;
 
-/* ---- hash tables of first occurrences --------------------------------------------------- */
-
-typedef struct keycols {
-    int32_t n;
-    gptr cols[RF_GPU_MAXC];
-    char sig[RF_GPU_MAXC + 1];
-} keycols;
-
 /* Rows ordered by their first column (data files written in key order, and
 ** the filters, maps, joins and uniques that keep their left input's order)
 ** are deduplicated (grouped by keys whose first column orders them) without
@@ -387,6 +391,7 @@ rf_status rf_gx_scan_flags(gx *x, gptr flags, int64_t n, gbuf *pos, int64_t *tot
 rf_status rf_gx_scan_counts(gx *x, gptr counts, int64_t n, gbuf *pos, int64_t *total);
 rf_status rf_gx_select_into(gx *x, gptr flags, int64_t n, gbuf *out, gptr cnt, int64_t *w, int nw);
 rf_status rf_gx_select_flags(gx *x, gptr flags, int64_t n, gbuf *out, int64_t *m);
+rf_status rf_gx_select_room(gx *x, gptr flags, int64_t n, int64_t room, gbuf *out, int64_t *m);
 rf_status rf_gx_sort_pairs(gx *x, gptr keys, gptr vals, int64_t n, int bits, gbuf *kout, gbuf *vout);
 rf_status rf_gx_iota(gx *x, int64_t n, gbuf *out);
 void rf_gx_set_free(gx *x, gset **s);
@@ -454,6 +459,20 @@ rf_status rf_gx_k_facts(gx *x, const rf_hir_kernel *k);
 rf_status rf_gx_k_lftj(gx *x, const rf_hir_kernel *k);
 /* rt_gpu_fused.c: fused kernels */
 rf_status rf_gx_k_fused(gx *x, const rf_gpu_funit *u, int *ran);
+
+/* rt_gpu_narrow.c: a set's int columns in 32 bits while every value fits */
+int rf_gx_narrow_bit(const gval *v, int32_t c);
+/* Column c's bytes per row in set var. */
+uint64_t rf_gx_set_width(const gx *x, int32_t var, int32_t c);
+/* The keys of set var's own kernels: its columns and (narrow) N letters. */
+void rf_gx_set_keys(gx *x, int32_t var, keycols *kc);
+/* Set var narrowed when it has int columns and every value fits (one wait). */
+rf_status rf_gx_narrow_try(gx *x, int32_t var);
+/* Set var's columns back to 64 bits; for_reader: for good, its table freed. */
+rf_status rf_gx_widen(gx *x, int32_t var, int for_reader);
+/* The narrow sets kernel k (and fused kernel u's stages) read other than as
+** their own kernels widened first. */
+rf_status rf_gx_widen_for(gx *x, const rf_hir_kernel *k, const rf_gpu_funit *u);
 
 /* rt_gpu_spill.c: values in host memory while the cap leaves no room */
 void rf_gx_spill_init(gx *x);

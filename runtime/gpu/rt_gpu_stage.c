@@ -216,6 +216,9 @@ rf_status rf_gx_run(gx *x, const rf_hir_kernel *k, rf_rt_kprof *prof)
         parts = 1;
         st = RF_OK;
     }
+    /* narrow sets that a kernel other than their own reads: 64-bit first
+    ** (rt_gpu_narrow.c; with their values on the device) */
+    if (!st) st = rf_gx_widen_for(x, k, u);
     if (!st) st = fused_stage(x, k, prof, blocked || parts, &done);
     if (st || done) return st;
     /* a unique of rows whose repeats were dropped where made:

@@ -68,6 +68,8 @@ rf_status rf_gx_exchange(void *dev, int32_t var, const rf_rt_xmove *mv, const rf
     int n = xp->size, me = xp->rank;
     for (int32_t c = 0; c < hv->ncols; c++)
         if (hv->types[c] == RF_TYPE_STRING) return RF_EINTERNAL; /* the driver moves these through host memory */
+    rf_status wst = rf_gx_widen(x, var, 1); /* a narrow set's columns in 64 bits, as they move */
+    if (wst) return wst;
     gval *parts = rf_calloc((size_t)n, sizeof *parts);
     int64_t *cnt = rf_calloc((size_t)n * 3 + 1, sizeof *cnt), *send = cnt, *recv = cnt ? cnt + n : NULL,
             *roff = cnt ? cnt + 2 * n : NULL;

@@ -69,6 +69,26 @@ void rf_gpu_sig(const rf_type *types, const int32_t *cols, int32_t n, char *buf)
     buf[n] = 0;
 }
 
+int rf_gpu_sig_narrow(const rf_type *types, int32_t n, char *buf)
+{
+    int any = 0;
+    rf_gpu_sig(types, NULL, n, buf);
+    for (int32_t i = 0; i < n; i++)
+        if (types[i] == RF_TYPE_INT) {
+            buf[i] = 'N';
+            any = 1;
+        }
+    return any;
+}
+
+int rf_gpu_grown_set(const rf_hir_program *p, int32_t var)
+{
+    for (int32_t bi = 0; bi < p->nblocks; bi++)
+        for (int32_t j = 0; j < p->blocks[bi]->nkernels; j++)
+            if (p->blocks[bi]->kernels[j]->kind == RF_HIR_INSERT && p->blocks[bi]->kernels[j]->out == var) return 1;
+    return 0;
+}
+
 /* K<id>::repeat (rf_map.cuh): a row repeats an earlier row of its run when
 ** that row passes the filter too (the outputs are the compared columns). */
 static void gen_map_repeat(const rf_hir_program *p, const rf_hir_kernel *k, const rf_gpu_kplan *pl, rf_buf *b)
@@ -195,10 +215,11 @@ enum {
     OP_SET_INSERT = 1 << 6,
     OP_SET_PROBE = 1 << 7,
     OP_RUNS_FIRST = 1 << 8, /* (a key class of at least one column) */
-    OP_JOIN_RANGE = 1 << 9  /* (of one column: the ordered build, rf_join.cuh) */
+    OP_JOIN_RANGE = 1 << 9, /* (of one column: the ordered build, rf_join.cuh) */
+    OP_SET_DEDUPE = 1 << 10 /* set_insert with u32 slots */
 };
-static const char *const op_names[] = {"join_hash", "join_count", "join_write", "anti_flags", "grp_insert",
-                                       "set_build", "set_insert", "set_probe",  "runs_first", "join_range_smem"};
+static const char *const op_names[] = {"join_hash",  "join_count", "join_write", "anti_flags",      "grp_insert", "set_build",
+                                       "set_insert", "set_probe",  "runs_first", "join_range_smem", "set_dedupe"};
 
 typedef struct sigset {
     char **s;
@@ -206,11 +227,8 @@ typedef struct sigset {
     int32_t n, cap;
 } sigset;
 
-static rf_status sig_add(sigset *ss, const rf_type *types, const int32_t *cols, int32_t n, unsigned ops)
+static rf_status sig_add_str(sigset *ss, const char *buf, unsigned ops)
 {
-    char buf[RF_GPU_MAXC + 1];
-    if (n > RF_GPU_MAXC) return RF_EUSER;
-    rf_gpu_sig(types, cols, n, buf);
     for (int32_t i = 0; i < ss->n; i++)
         if (!strcmp(ss->s[i], buf)) {
             ss->ops[i] |= ops;
@@ -231,6 +249,14 @@ static rf_status sig_add(sigset *ss, const rf_type *types, const int32_t *cols, 
     return RF_OK;
 }
 
+static rf_status sig_add(sigset *ss, const rf_type *types, const int32_t *cols, int32_t n, unsigned ops)
+{
+    char buf[RF_GPU_MAXC + 1];
+    if (n > RF_GPU_MAXC) return RF_EUSER;
+    rf_gpu_sig(types, cols, n, buf);
+    return sig_add_str(ss, buf, ops);
+}
+
 static const char *letter_type(char c)
 {
     switch (c) {
@@ -242,14 +268,52 @@ static const char *letter_type(char c)
     }
 }
 
+/* Column i of row r of the columns c, as its key letter stores it (N: an
+** int in 32 bits, read as its 64-bit value, so that it hashes and compares
+** as the same int stored in 64 bits does). */
+static void put_load(rf_buf *b, char letter, const char *c, int i, const char *r)
+{
+    if (letter == 'N') rf_buf_printf(b, "rf::ldn(%s[%d], %s)", c, i, r);
+    else rf_buf_printf(b, "rf::ld<%s>(%s[%d], %s)", letter_type(letter), c, i, r);
+}
+
+static void put_norm(rf_buf *b, char letter, const char *c, int i, const char *r)
+{
+    rf_buf_puts(b, "rf::norm(");
+    put_load(b, letter, c, i, r);
+    rf_buf_puts(b, ")");
+}
+
+/* eq (a and b both of the class's storage) or xeq (b of the 64-bit storage
+** of the same columns: a narrow set's row against a candidate's). */
+static void put_eq(rf_buf *b, const char *sig, const char *name, int wide_b)
+{
+    int n = (int)strlen(sig);
+    rf_buf_printf(b, "    static __device__ __forceinline__ bool %s(const void *const *a, rf::i64 i, const void *const *b, rf::i64 j)\n    {\n", name);
+    rf_buf_puts(b, "        (void)a; (void)i; (void)b; (void)j;\n        return true");
+    for (int i = 0; i < n; i++) {
+        char lb = wide_b && sig[i] == 'N' ? 'L' : sig[i];
+        rf_buf_puts(b, "\n            && ");
+        if (sig[i] == 'D') put_norm(b, 'D', "a", i, "i");
+        else put_load(b, sig[i], "a", i, "i");
+        rf_buf_puts(b, " == ");
+        if (sig[i] == 'D') put_norm(b, 'D', "b", i, "j");
+        else put_load(b, lb, "b", i, "j");
+    }
+    rf_buf_puts(b, ";\n    }\n");
+}
+
 static void gen_key_class(rf_buf *b, const char *sig, unsigned ops)
 {
     int n = (int)strlen(sig);
     rf_buf_printf(b, "struct KS_%s {\n", sig);
     rf_buf_puts(b, "    static __device__ __forceinline__ rf::u64 hash(const void *const *c, rf::i64 r)\n    {\n");
     rf_buf_puts(b, "        rf::u64 h = RF_HSEED;\n        (void)c; (void)r;\n");
-    for (int i = 0; i < n; i++)
-        rf_buf_printf(b, "        h = rf::hmix(h, rf::norm(rf::ld<%s>(c[%d], r)));\n", letter_type(sig[i]), i);
+    for (int i = 0; i < n; i++) {
+        rf_buf_puts(b, "        h = rf::hmix(h, ");
+        put_norm(b, sig[i], "c", i, "r");
+        rf_buf_puts(b, ");\n");
+    }
     rf_buf_puts(b, "        return rf::hfin(h);\n    }\n");
     /* the join's hash: the first column's low RF_JOIN_RUN_BITS bits added to
     ** a mix of the rest, so that keys close in value land in neighbouring
@@ -259,37 +323,42 @@ static void gen_key_class(rf_buf *b, const char *sig, unsigned ops)
     if (n == 0) {
         rf_buf_puts(b, "        return hash(c, r);\n    }\n");
     } else {
-        rf_buf_printf(b, "        rf::u64 k = rf::norm(rf::ld<%s>(c[0], r));\n", letter_type(sig[0]));
+        rf_buf_puts(b, "        rf::u64 k = ");
+        put_norm(b, sig[0], "c", 0, "r");
+        rf_buf_puts(b, ";\n");
         /* an ordered build's hash (rf_join.cuh): one key column only */
         if (n == 1) rf_buf_puts(b, "        if (rot1 > 0) return rf::rotr(k - base, rot1 - 1);\n");
         rf_buf_puts(b, "        rf::u64 h = rf::hmix(RF_HSEED, k >> RF_JOIN_RUN_BITS);\n");
-        for (int i = 1; i < n; i++)
-            rf_buf_printf(b, "        h = rf::hmix(h, rf::norm(rf::ld<%s>(c[%d], r)));\n", letter_type(sig[i]), i);
+        for (int i = 1; i < n; i++) {
+            rf_buf_puts(b, "        h = rf::hmix(h, ");
+            put_norm(b, sig[i], "c", i, "r");
+            rf_buf_puts(b, ");\n");
+        }
         rf_buf_puts(b, "        return rf::hfin(h) + (k & ((1ull << RF_JOIN_RUN_BITS) - 1));\n    }\n");
     }
-    rf_buf_puts(b, "    static __device__ __forceinline__ bool eq(const void *const *a, rf::i64 i, const void *const *b, rf::i64 j)\n    {\n");
-    rf_buf_puts(b, "        (void)a; (void)i; (void)b; (void)j;\n        return true");
-    for (int i = 0; i < n; i++) {
-        const char *t = letter_type(sig[i]);
-        if (sig[i] == 'D')
-            rf_buf_printf(b, "\n            && rf::norm(rf::ld<double>(a[%d], i)) == rf::norm(rf::ld<double>(b[%d], j))", i, i);
-        else
-            rf_buf_printf(b, "\n            && rf::ld<%s>(a[%d], i) == rf::ld<%s>(b[%d], j)", t, i, t, i);
-    }
-    rf_buf_puts(b, ";\n    }\n");
-    if (n > 0)
+    put_eq(b, sig, "eq", 0);
+    put_eq(b, sig, "xeq", 1);
+    if (n > 0) {
         /* the first column's order, for rows that arrive ordered by it (runs_first) */
-        rf_buf_printf(b,
-                      "    static __device__ __forceinline__ rf::u64 k0(const void *const *c, rf::i64 r) { return rf::norm(rf::ld<%s>(c[0], r)); }\n",
-                      letter_type(sig[0]));
+        rf_buf_puts(b, "    static __device__ __forceinline__ rf::u64 k0(const void *const *c, rf::i64 r) { return ");
+        put_norm(b, sig[0], "c", 0, "r");
+        rf_buf_puts(b, "; }\n");
+    }
     rf_buf_puts(b, "};\n");
     if (n == 0) ops &= ~(unsigned)OP_RUNS_FIRST;
     if (n != 1) ops &= ~(unsigned)OP_JOIN_RANGE;
-    for (size_t i = 0; i < sizeof op_names / sizeof op_names[0]; i++)
-        if (ops & (1u << i))
-            rf_buf_printf(b,
-                          "extern \"C\" __global__ void __launch_bounds__(%d) rfh_%s_%s(rf::Args a) { rf::%s<KS_%s, %d>(a); }\n",
-                          RF_GPU_TILE, sig, op_names[i], op_names[i], sig, RF_GPU_TILE);
+    /* set_insert and set_probe take the 64-bit class of the candidates and
+    ** the set's own (a narrow set's: N letters; else the same) */
+    char wsig[RF_GPU_MAXC + 1];
+    for (int i = 0; i <= n; i++) wsig[i] = sig[i] == 'N' ? 'L' : sig[i];
+    for (size_t i = 0; i < sizeof op_names / sizeof op_names[0]; i++) {
+        if (!(ops & (1u << i))) continue;
+        int dedupe = (1u << i) == OP_SET_DEDUPE;
+        rf_buf_printf(b, "extern \"C\" __global__ void __launch_bounds__(%d) rfh_%s_%s(rf::Args a) { rf::%s<", RF_GPU_TILE,
+                      sig, op_names[i], dedupe ? "set_insert" : op_names[i]);
+        if ((1u << i) == OP_SET_INSERT || (1u << i) == OP_SET_PROBE || dedupe) rf_buf_printf(b, "KS_%s, ", wsig);
+        rf_buf_printf(b, "KS_%s, %d%s>(a); }\n", sig, RF_GPU_TILE, dedupe ? ", rf::u32" : "");
+    }
     rf_buf_putc(b, '\n');
 }
 
@@ -326,9 +395,23 @@ static rf_status collect_sigs(const rf_hir_program *p, sigset *ss)
                 if (!st && k->check_fd && out->nkeys > 0 && out->nkeys < out->ncols)
                     st = sig_add(ss, out->types, NULL, out->nkeys, OP_RUNS_FIRST | OP_GRP_INSERT);
                 break;
-            case RF_HIR_DIFFERENCE: st = sig_add(ss, out->types, NULL, out->ncols, set_ops | OP_SET_PROBE); break;
+            /* (a difference's absent rows: their first occurrences by set_dedupe into a fresh table) */
+            case RF_HIR_DIFFERENCE:
+                st = sig_add(ss, out->types, NULL, out->ncols, set_ops | OP_SET_PROBE | OP_SET_DEDUPE);
+                break;
             case RF_HIR_INSERT: st = sig_add(ss, out->types, NULL, out->ncols, set_ops | OP_SET_INSERT); break;
             default: break;
+            }
+            /* a set that an insert grows stores its int values in 32 bits
+            ** while they fit (runtime/gpu/rt_gpu_narrow.c): its class after
+            ** the 64-bit one, for the insert and a difference against it */
+            int32_t set = k->kind == RF_HIR_INSERT ? k->out : k->kind == RF_HIR_DIFFERENCE && k->nin > 1 ? k->in[1] : -1;
+            const rf_hir_var *sv = set >= 0 ? p->vars[set] : NULL;
+            char nsig[RF_GPU_MAXC + 1];
+            if (!st && sv && sv->ncols <= RF_GPU_MAXC && rf_gpu_grown_set(p, set) &&
+                rf_gpu_sig_narrow(sv->types, sv->ncols, nsig)) {
+                unsigned nops = OP_SET_BUILD | (k->kind == RF_HIR_INSERT ? OP_SET_INSERT : OP_SET_PROBE);
+                st = sig_add_str(ss, nsig, nops);
             }
         }
     return st;
@@ -347,8 +430,11 @@ static const char *const generic_kernels[][2] = {
     {"join_runs", "rf::join_runs<%d>(a)"},
     {"grp_flag", "rf::grp_flag<%d>(a)"},
     {"set_flag", "rf::set_flag<%d>(a)"},
+    {"set_flag32", "rf::set_flag<%d, rf::u32>(a)"},
     {"grp_finish", "rf::grp_finish<%d>(a)"},
     {"set_append", "rf::set_append<%d>(a)"},
+    {"col_narrow", "rf::col_narrow<%d>(a)"},
+    {"col_widen", "rf::col_widen<%d>(a)"},
     {"red_count", "rf::red_count<%d>(a)"},
     {"red_count_smem", "rf::red_count_smem<%d>(a)"},
     {"red_sum", "rf::red_sum<%d>(a)"},

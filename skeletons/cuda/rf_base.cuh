@@ -45,6 +45,8 @@ __device__ __forceinline__ double bitsd(u64 b) { return __longlong_as_double((lo
 
 template <class T> __device__ __forceinline__ T ld(const void *c, i64 r) { return ((const T *)c)[r]; }
 template <class T> __device__ __forceinline__ void st(void *c, i64 r, T v) { ((T *)c)[r] = v; }
+// An int column stored in 32 bits (a narrow set, rf_group.cuh): its value.
+__device__ __forceinline__ i64 ldn(const void *c, i64 r) { return (i64)((const i32 *)c)[r]; }
 
 // Keeps a load where the generator put it (no code of its own): the compiler
 // sinks a load into the branch that first needs it, so a filter's conjuncts,

@@ -153,6 +153,16 @@ _Static_assert(offsetof(rf_gpu_args, x) == RF_ARGS_OFF_X && offsetof(rf_gpu_args
 #define RF_A_GRP_GROUP_OUT(a) ((a).p[4])
 #define RF_A_GRP_FIRST_OUT(a) ((a).p[5])
 #define RF_A_SET_ABSENT_OUT(a) ((a).p[2]) /* set_probe */
+/* set_flag over a narrow set (int columns stored in 32 bits): the candidate
+** columns c1[c] to check (bit c) and a u64 word raised to 1 when a new row
+** holds a value outside 32 bits (0: no check) */
+#define RF_A_SET_FIT_COLS(a) ((a).x[2])
+#define RF_A_SET_FIT_STATUS(a) ((a).p[4])
+/* col_narrow (i64 c0[0] -> i32 o[0], the u64 word p[0] raised to 1 when a
+** value does not fit) and col_widen (i32 c0[0] -> i64 o[0]) */
+#define RF_A_COL_STATUS(a) ((a).p[0])
+/* set_append's width of a column: an i64 candidate into a 32-bit column */
+#define RF_W_NARROW 84
 
 /* rf_group.cuh runs_first: the walk over runs of an ordered first column. */
 #define RF_A_RUNS_FLAGS_OUT(a) ((a).p[0])

@@ -108,6 +108,13 @@ char rf_gpu_type_letter(rf_type t);
 /* The signature of columns cols[0..n) of types (all columns if cols is NULL)
 ** into buf (n + 1 bytes). */
 void rf_gpu_sig(const rf_type *types, const int32_t *cols, int32_t n, char *buf);
+/* The signature of a narrow set of n columns of types (its int columns
+** stored in 32 bits: letter N, rf_group.cuh) into buf (n + 1 bytes); 0 when
+** no column is an int (no narrow form). */
+int rf_gpu_sig_narrow(const rf_type *types, int32_t n, char *buf);
+/* 1 when an insert of program p grows variable var (a recursive relation:
+** only such a set may store its int columns in 32 bits). */
+int rf_gpu_grown_set(const rf_hir_program *p, int32_t var);
 
 /* ---- fusion: Kernel Weaver groups made one kernel ----------------------- */
 

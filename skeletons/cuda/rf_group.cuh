@@ -21,18 +21,33 @@
 // are u32 (RF_EMPTY32 when free): a set lives as long as its relation, so
 // its table is half the size of one of u64 slots; the host keeps every id
 // (N + candidates) below RF_EMPTY32.
+// A narrow set stores its int columns in 32 bits (key letter N, rf::ldn)
+// while every value fits: its key class KN hashes a value as the 64-bit
+// class KW of the same columns does, and KN::xeq compares a set row with a
+// row of KW's (64-bit) columns. A set of 64-bit columns has KN = KW.
 //   set_build   n distinct rows; c0; p[0] u32 table; x[0] mask (no comparisons)
 //   set_insert  n candidate rows c1; m = N set rows c0; p[0] table; x[0] mask;
-//               p[1] i64 slot out (-1: already in the set). A candidate
+//               p[1] i64 slot out (-1: already in the set, or not wanted);
+//               p[2] u8 candidates to take (NULL: all). A candidate
 //               enters as id N + i, and atomicMin keeps the first of equal
 //               candidates; set_flag with x[1] = N then finds the new rows
-//   set_flag    grp_flag over a set's u32 table
+//               (with N = 0 and no set rows: the first occurrences of the
+//               wanted rows, a difference's rows absent from its set)
+//   set_dedupe  set_insert with u32 slots (a table of at most 2^31 slots)
+//   set_flag32  set_flag over u32 slots
+//   set_flag    grp_flag over a set's u32 table; a narrow set's new rows
+//               checked too: x[2] the candidate columns c1 (bits) stored in
+//               32 bits, p[4] u64 raised to 1 where a value does not fit
 //   set_append  n candidates; c1 their columns; o set columns; x[0] ncols;
-//               x[1] N; k[c] byte width of column c; p[0] table; p[1] slots;
+//               x[1] N; k[c] byte width of column c (RF_W_NARROW: an i64
+//               candidate into a 32-bit column); p[0] table; p[1] slots;
 //               p[2] flags; p[3] scan of the flags: appends the new rows and
 //               points their slots at their final row numbers
 //   set_probe   n rows c1; m = N set rows c0; p[0] table; x[0] mask; p[2] u8
 //               out: 1 where the row is NOT in the set
+//   col_narrow  n values: i64 c0[0] into i32 o[0]; p[0] u64 raised to 1
+//               when one does not fit in 32 bits
+//   col_widen   n values: i32 c0[0] into i64 o[0]
 // Rows that arrive ordered by their first column need no table: equal rows
 // share that column's value, so they lie in one run of equal values, and a
 // row is the first of its kind when no earlier row of its run equals it.
@@ -111,16 +126,44 @@ template <int TILE> __device__ __forceinline__ void grp_flag(const Args &a)
     }
 }
 
-template <int TILE> __device__ __forceinline__ void set_flag(const Args &a)
+__device__ __forceinline__ bool fits32(i64 v) { return v >= -2147483648ll && v <= 2147483647ll; }
+
+template <int TILE, class SL = i64> __device__ __forceinline__ void set_flag(const Args &a)
 {
     const u32 *tab = (const u32 *)a.p[0];
-    const i64 *slot = (const i64 *)a.p[1];
+    const SL *slot = (const SL *)a.p[1];
     u8 *flags = (u8 *)a.p[2];
+    u64 fit = (u64)a.x[2];
+    u64 *status = (u64 *)a.p[4];
     RF_FOR(i, a.n)
     {
-        i64 s = slot[i];
-        flags[i] = s >= 0 && (u64)tab[s] == (u64)(a.x[1] + i) ? 1 : 0;
+        SL s = slot[i];
+        u8 f = s != (SL)-1 && (u64)tab[s] == (u64)(a.x[1] + i) ? 1 : 0;
+        flags[i] = f;
+        // the new rows' values that a narrow set would store in 32 bits
+        bool wide = false;
+        for (int c = 0; f && status && c < 64 && (fit >> c); c++)
+            if ((fit >> c) & 1) wide |= !fits32(ld<i64>(a.c1[c], i));
+        if (wide && vload(status) == 0) atomicMax(status, 1ull);
     }
+}
+
+template <int TILE> __device__ __forceinline__ void col_narrow(const Args &a)
+{
+    const i64 *in = (const i64 *)a.c0[0];
+    i32 *out = (i32 *)a.o[0];
+    u64 *status = (u64 *)a.p[0];
+    RF_FOR(i, a.n)
+    {
+        i64 v = in[i];
+        out[i] = (i32)v;
+        if (!fits32(v) && vload(status) == 0) atomicMax(status, 1ull);
+    }
+}
+
+template <int TILE> __device__ __forceinline__ void col_widen(const Args &a)
+{
+    RF_FOR(i, a.n) ((i64 *)a.o[0])[i] = ldn(a.c0[0], i);
 }
 
 template <int TILE> __device__ __forceinline__ void grp_finish(const Args &a)
@@ -151,31 +194,36 @@ template <class KS, int TILE> __device__ __forceinline__ void set_build(const Ar
     }
 }
 
-template <class KS, int TILE> __device__ __forceinline__ void set_insert(const Args &a)
+template <class KW, class KN, int TILE, class SL = i64> __device__ __forceinline__ void set_insert(const Args &a)
 {
     u32 *tab = (u32 *)a.p[0];
-    i64 *slot = (i64 *)a.p[1];
+    SL *slot = (SL *)a.p[1];
+    const u8 *want = (const u8 *)a.p[2];
     u64 mask = (u64)a.x[0];
     u64 N = (u64)a.m;
     RF_FOR(i, a.n)
     {
+        if (want && !want[i]) {
+            slot[i] = (SL)-1;
+            continue;
+        }
         u32 me = (u32)(N + (u64)i);
-        for (u64 s = KS::hash(a.c1, i) & mask;; s = (s + 1) & mask) {
+        for (u64 s = KW::hash(a.c1, i) & mask;; s = (s + 1) & mask) {
             u64 cur = vload(&tab[s]);
             if (cur == RF_EMPTY32) {
                 cur = atomicCAS(&tab[s], RF_EMPTY32, me);
                 if (cur == RF_EMPTY32) {
-                    slot[i] = (i64)s;
+                    slot[i] = (SL)s;
                     break;
                 }
             }
-            bool eq = cur < N ? KS::eq(a.c0, (i64)cur, a.c1, i) : KS::eq(a.c1, (i64)(cur - N), a.c1, i);
+            bool eq = cur < N ? KN::xeq(a.c0, (i64)cur, a.c1, i) : KW::eq(a.c1, (i64)(cur - N), a.c1, i);
             if (eq) {
                 if (cur < N) {
-                    slot[i] = -1;
+                    slot[i] = (SL)-1;
                 } else {
                     if (cur > me) atomicMin(&tab[s], me);
-                    slot[i] = (i64)s;
+                    slot[i] = (SL)s;
                 }
                 break;
             }
@@ -198,6 +246,7 @@ template <int TILE> __device__ __forceinline__ void set_append(const Args &a)
         for (int c = 0; c < nc; c++) {
             switch (a.k[c]) {
             case 8: ((u64 *)a.o[c])[w] = ((const u64 *)a.c1[c])[i]; break;
+            case RF_W_NARROW: ((i32 *)a.o[c])[w] = (i32)((const i64 *)a.c1[c])[i]; break;
             case 4: ((u32 *)a.o[c])[w] = ((const u32 *)a.c1[c])[i]; break;
             default: ((u8 *)a.o[c])[w] = ((const u8 *)a.c1[c])[i]; break;
             }
@@ -206,7 +255,7 @@ template <int TILE> __device__ __forceinline__ void set_append(const Args &a)
     }
 }
 
-template <class KS, int TILE> __device__ __forceinline__ void set_probe(const Args &a)
+template <class KW, class KN, int TILE> __device__ __forceinline__ void set_probe(const Args &a)
 {
     const u32 *tab = (const u32 *)a.p[0];
     u8 *flags = (u8 *)a.p[2];
@@ -214,10 +263,10 @@ template <class KS, int TILE> __device__ __forceinline__ void set_probe(const Ar
     RF_FOR(i, a.n)
     {
         u8 absent = 1;
-        for (u64 s = KS::hash(a.c1, i) & mask;; s = (s + 1) & mask) {
+        for (u64 s = KW::hash(a.c1, i) & mask;; s = (s + 1) & mask) {
             u32 cur = tab[s];
             if (cur == RF_EMPTY32) break;
-            if (KS::eq(a.c0, (i64)cur, a.c1, i)) {
+            if (KN::xeq(a.c0, (i64)cur, a.c1, i)) {
                 absent = 0;
                 break;
             }
