@@ -153,7 +153,7 @@ static rf_status state_new(rf_txn_pred *p, batch_state **out)
         for (int32_t c = 0; c < k->ncols; c++) k->cols[c] = c;
         k->what = "functional";
     }
-    rf_status st = RF_OK;
+    rf_status st = grow(s); /* the sets exist even for a table without rows */
     for (int64_t i = 0; i < p->cur.nrows && !st; i++) {
         if ((st = grow(s))) break;
         uint8_t *r = rec_at(s, s->nrec);
