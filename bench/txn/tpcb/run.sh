@@ -43,9 +43,11 @@ e=$(now)
 whole=$(ms "$s" "$e")
 maint=$(sed -n 's/^exec: derived predicates .*(\([0-9.]*\) ms, runs.*/\1/p' "$tmp/profile.txt")
 phases=$(sed -n 's/^exec: compile /compile /p' "$tmp/profile.txt")
+batch=$(sed -n 's/^exec: batch: \(.*\)/\1/p' "$tmp/profile.txt")
 how=$(sed -n 's/^exec: derived predicates \(.*\) ([0-9.]* ms, runs.*/\1/p' "$tmp/profile.txt")
 printf 'redfox exec --batch: whole process %.0f ms (%s txn/s); maintenance %.0f ms (%s txn/s)\n' \
     "$whole" "$(tps "$whole")" "$maint" "$(tps "$maint")"
+echo "  batch read and applied to the base predicates: $batch"
 echo "  derived predicates $how"
 echo "  $phases"
 cmp -s "$tmp/redfox.txt" "$tmp/gen/expected.txt" || { diff "$tmp/redfox.txt" "$tmp/gen/expected.txt" | head; fail "redfox's outputs differ from the generator's"; }
@@ -64,7 +66,7 @@ fi
 duck=$build/bench/tpcb_duck
 for mode in bulk prepared; do
     if [ "$mode" = prepared ] && [ "$n" -gt 10000 ]; then
-        echo "DuckDB prepared: skipped above 10^4 transactions (about 250-1000 a second here)"
+        echo "DuckDB prepared: skipped above 10^4 transactions (100-250 a second on the 2-core machine)"
         continue
     fi
     "$duck" "$lib" "$tmp/gen" "$mode" >"$tmp/duck.txt" 2>"$tmp/duck.err" || { cat "$tmp/duck.err"; fail "tpcb_duck $mode"; }
