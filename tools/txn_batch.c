@@ -153,7 +153,7 @@ static rf_status state_new(rf_txn_pred *p, batch_state **out)
         for (int32_t c = 0; c < k->ncols; c++) k->cols[c] = c;
         k->what = "functional";
     }
-    rf_status st = RF_OK;
+    rf_status st = grow(s); /* the sets exist even for a table without rows */
     for (int64_t i = 0; i < p->cur.nrows && !st; i++) {
         if ((st = grow(s))) break;
         uint8_t *r = rec_at(s, s->nrec);
@@ -410,6 +410,12 @@ static rf_status line(reader *r, rf_txn *t, uint8_t *rec)
     if (r->p >= r->end || (*r->p != '(' && *r->p != '['))
         return err_at(r, r->p, "expected '(' or '[' after `%s`%s", nm, "");
     r->p++;
+    /* a predicate's state (a set of its rows) is built when the batch first
+    ** names it: the tables a batch does not touch cost nothing */
+    if (!p->batch) {
+        rf_status st = state_new(p, (batch_state **)&p->batch);
+        if (st) return st;
+    }
     batch_state *s = p->batch;
     int32_t n = 0;
     char close = functional ? ']' : ')';
@@ -485,13 +491,12 @@ rf_status rf_txn_batch_apply(rf_txn *t, const char *path, rf_diags *d)
 {
     rf_status st = RF_OK;
     int32_t maxw = 8;
-    for (int32_t i = 0; i < t->npreds && !st; i++) {
-        rf_txn_pred *p = &t->preds[i];
-        if (!p->base) continue;
-        if (!p->batch) st = state_new(p, (batch_state **)&p->batch);
-        if (!st && ((batch_state *)p->batch)->width > maxw) maxw = ((batch_state *)p->batch)->width;
+    for (int32_t i = 0; i < t->npreds; i++) {
+        const rf_txn_pred *p = &t->preds[i];
+        int32_t w = 0;
+        for (int32_t c = 0; p->base && c < p->fe->arity; c++) w += rf_rt_type_width(p->fe->types[c]);
+        if (w > maxw) maxw = w;
     }
-    if (st) return st;
     rf_buf text;
     rf_buf_init(&text);
     st = read_file(path, &text, d);
