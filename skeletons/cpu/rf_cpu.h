@@ -191,6 +191,19 @@ rf_status rf_cpu_anti_join(rf_cpu_pool *pool, const rf_cpu_table *left, const in
                            const rf_cpu_table *right, const int32_t *rkeys, int32_t nkeys,
                            int64_t **keep, int64_t *nkeep);
 
+/* A join index kept across joins: the rows of a table that does not change,
+** listed by the key columns keys[0..nk) (nk >= 1), built once and probed by
+** any number of joins (cpu_keyindex.c). The table's data is not kept. */
+typedef struct rf_cpu_keyindex rf_cpu_keyindex;
+rf_status rf_cpu_keyindex_build(rf_cpu_pool *pool, const rf_cpu_table *t, const int32_t *keys, int32_t nk,
+                                rf_cpu_keyindex **out);
+void rf_cpu_keyindex_free(rf_cpu_keyindex *ix); /* NULL ok */
+/* rf_cpu_hash_join(left, lkeys, t, keys) through the index: the same pairs
+** in the same order (by left row, then indexed row), in time proportional
+** to left and the pairs; lkeys' kinds must equal the index's. */
+rf_status rf_cpu_keyindex_join(rf_cpu_pool *pool, const rf_cpu_keyindex *ix, const rf_cpu_table *left,
+                               const int32_t *lkeys, int64_t **lidx, int64_t **ridx, int64_t *n);
+
 /* ---- set operations (all columns; kinds of a and b must match) -------- */
 
 /* The rows of a that are not rows of b, in ascending order. */
