@@ -47,6 +47,13 @@ void rf_cx_val_clear(val *v)
         v->rel.nrows = 0;
         v->borrowed = 0;
     }
+    if (v->best) {
+        /* the columns belong to the table */
+        free(v->rel.cols);
+        v->rel.cols = NULL;
+        rf_cpu_best_free(v->best);
+        v->best = NULL;
+    }
     if (v->set) {
         /* the columns belong to the set */
         free(v->rel.cols);
@@ -114,7 +121,7 @@ static int releases(const rf_hir_kernel *k, int32_t var)
 rf_status rf_cx_take_or_copy(exec *x, const rf_hir_kernel *k, int32_t var, const rf_type *types, rf_rt_rel *out)
 {
     val *v = &x->vals[var];
-    if (releases(k, var) && !v->borrowed && !v->set && v->rel.cols) {
+    if (releases(k, var) && !v->borrowed && !v->set && !v->best && v->rel.cols) {
         int32_t nin = 0;
         for (int32_t i = 0; i < k->nin; i++) nin += k->in[i] == var;
         if (nin == 1) {
@@ -401,6 +408,8 @@ static rf_status run_kernel(exec *x, const rf_hir_kernel *k)
         return RF_OK;
     case RF_HIR_INSERT: return rf_cx_k_insert(x, k);
     case RF_HIR_LFTJ: return rf_cx_k_lftj(x, k);
+    case RF_HIR_LATTICE_IMPROVE:
+    case RF_HIR_LATTICE_UPDATE: return rf_cx_k_lattice(x, k);
     }
     return RF_EINTERNAL;
 }
@@ -450,6 +459,14 @@ static rf_status cpu_load(void *dev, int32_t var, rf_rt_rel *rel, int borrowed)
     rf_cpu_set_free(v->probe);
     v->probe = NULL;
     rf_cx_drop_kept(v);
+    if (v->best || v->set) {
+        /* rows that replace a table's or a set's (moved between ranks) */
+        free(v->rel.cols);
+        rf_cpu_best_free(v->best);
+        rf_cpu_set_free(v->set);
+        v->best = NULL;
+        v->set = NULL;
+    }
     v->rel.nrows = rel->nrows;
     v->rel.cols = rel->cols;
     v->borrowed = borrowed;

@@ -14,6 +14,8 @@
 **   rt_cpu_sort.c    SORT (with a limit: candidates first); strings in byte
 **                    order through ranks
 **   rt_cpu_lftj.c    LFTJ: the leapfrog triejoin over the threads
+**   rt_cpu_lattice.c LATTICE_IMPROVE, LATTICE_UPDATE: a recursive min or
+**                    max's per-key table
 */
 #ifndef RT_CPU_INTERNAL_H
 #define RT_CPU_INTERNAL_H
@@ -35,6 +37,7 @@ typedef struct val {
     rf_cpu_groups groups;
     int has_groups;
     rf_cpu_set *set;      /* a hash index on rel's rows, kept while rel only grows */
+    rf_cpu_best *best;    /* a recursive min or max's per-key table (rel.cols point into it) */
     int borrowed;         /* rel's columns belong to the input cache */
     /* a borrowed relation's rows in a hash set, built by the first anti-join
     ** that negates all of its columns and kept for the next ones (a negated
@@ -87,6 +90,9 @@ rf_status rf_cx_k_sort(exec *x, const rf_hir_kernel *k);
 
 /* rt_cpu_reduce.c */
 rf_status rf_cx_k_reduce(exec *x, const rf_hir_kernel *k);
+
+/* rt_cpu_lattice.c */
+rf_status rf_cx_k_lattice(exec *x, const rf_hir_kernel *k);
 
 /* rt_cpu_lftj.c */
 rf_status rf_cx_k_lftj(exec *x, const rf_hir_kernel *k);
