@@ -166,6 +166,8 @@ typedef struct rf_rt_result {
     uint64_t gpu_spill_out_bytes, gpu_spill_in_bytes;
     /* GPU: kernels run in row ranges for lack of room, and their ranges */
     int64_t gpu_parted, gpu_parts;
+    /* GPU: group-bys and sorts run in key partitions for lack of room, and their partitions */
+    int64_t gpu_radixed, gpu_radix_parts;
     /* inputs from a database: min/max blocks of the tables read, and those
     ** skipped because no reader's constant range filter could accept them */
     int64_t db_blocks, db_blocks_skipped;

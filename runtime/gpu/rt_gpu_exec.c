@@ -419,6 +419,8 @@ static void gpu_close(void *dev)
         x->res->gpu_spill_in_bytes = x->spill_in;
         x->res->gpu_parted = x->parted;
         x->res->gpu_parts = x->parts;
+        x->res->gpu_radixed = x->radixed;
+        x->res->gpu_radix_parts = x->radix_parts;
     }
     rf_gpu_fplan_free(x->nofuse);
     rf_gpu_plan_free(x->plan);

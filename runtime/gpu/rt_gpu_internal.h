@@ -209,6 +209,7 @@ rf_status rf_gpu_str_ranks(gstr *s, gptr col, int64_t n, gbuf *ranks, int64_t *l
 **                    maps and float aggregates on the host
 **   rt_gpu_spill.c   values in host memory while the pool is full
 **   rt_gpu_part.c    kernels in row ranges when their own data does not fit
+**   rt_gpu_radix.c   group-bys and sorts in key partitions when theirs does not
 **   rt_gpu_live.c    liveness across blocks: values freed at their last use
 ** Functions shared between them carry rf_gx_ ("GPU executor"). */
 
@@ -288,8 +289,10 @@ typedef struct gx {
     uint64_t epoch;
     int64_t spills;
     uint64_t spill_out, spill_in;
-    /* kernels run in row ranges (rt_gpu_part.c) and their ranges */
+    /* kernels run in row ranges (rt_gpu_part.c) and their ranges; in key
+    ** partitions (rt_gpu_radix.c) and their partitions */
     int64_t parted, parts;
+    int64_t radixed, radix_parts;
 } gx;
 
 /* ---- joins ---------------------------------------------------------------------------- */
@@ -458,6 +461,20 @@ void rf_gx_held_free(gval *v);
 /* rt_gpu_part.c: a kernel in row ranges when its values and results do not fit at once */
 int rf_gx_part_can(const gx *x, const rf_hir_kernel *k);
 rf_status rf_gx_run_parts(gx *x, const rf_hir_kernel *k);
+/* a kernel's output in host memory, growing part by part */
+typedef struct gacc {
+    char **col;
+    uint64_t *cap; /* bytes each column has room for */
+    uint8_t *has;  /* a part had the column on the device */
+    int64_t rows;
+} gacc;
+void rf_gx_acc_free(gacc *a, int32_t ncols);
+rf_status rf_gx_acc_take(gx *x, gacc *a, const rf_hir_var *ov, int index, int side, int64_t lo, const gval *out);
+rf_status rf_gx_acc_to_value(gx *x, gacc *a, int32_t var, int index);
+
+/* rt_gpu_radix.c: group-bys and sorts in key partitions when their values do not fit at once */
+int rf_gx_radix_can(const gx *x, const rf_hir_kernel *k);
+rf_status rf_gx_run_radix(gx *x, const rf_hir_kernel *k);
 
 /* rt_gpu_stage.c: one kernel of the driver's walk (rf_rt_device_ops.run) */
 rf_status rf_gx_run(gx *x, const rf_hir_kernel *k, rf_rt_kprof *prof);

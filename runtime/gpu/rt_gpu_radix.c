@@ -1,0 +1,489 @@
+/*
+** runtime/gpu/rt_gpu_radix.c: group-bys and sorts in key partitions when
+** their values and results do not fit in GPU memory at once (under the
+** --gpu-memory cap, or a full GPU).
+**
+** Owns: how a GROUP, a REDUCE and a SORT run in parts, after the Red Fox
+** thesis's chapter 6 (relations that exceed GPU memory are partitioned and
+** each partition is processed alone). Row ranges (rt_gpu_part.c) do not
+** serve them: a group's rows may lie in every range, and a sort's order is
+** global. Instead:
+**
+**   - GROUP: the input waits in host memory; each row goes to partition
+**     hash(group key) mod P, so that the partitions' groups are disjoint.
+**     The existing group kernel runs on each partition's key columns (rows
+**     in ascending order). Each group's first row (global) is known from
+**     its partition; groups are then numbered by first row over all
+**     partitions, the order the whole kernel numbers them in, so the
+**     result (each row's group, each group's first row) is the same bytes.
+**   - REDUCE: groups are numbered, so partition p is a range of group
+**     numbers holding about n / P rows; each partition's rows (ascending)
+**     and its groups renumbered from 0 run through the existing reduce, and
+**     the results, concatenated in range order, are the whole result. A
+**     group's rows stay in their order, so float sums on the host add in
+**     the same order; an error (an overflow) is met in the lowest failing
+**     group, as the whole kernel meets it.
+**   - SORT: runs of row ranges are sorted on the GPU (stable), then merged
+**     on the host by the sort's own order (the same keys the GPU sorts:
+**     integers and dates by value, floats as the GPU orders their bits,
+**     strings by bytes, descending keys reversed); a tie takes the earlier
+**     run, so the merge is stable too and gives the whole sort's order.
+**
+** P starts at two and doubles while a partition does not fit; a kernel
+** whose partitions of a single group, or of a single row, do not fit (a
+** REDUCE over one group of all rows) fails as before, and the driver then
+** runs the program on the CPU with a warning. Each partition's values come
+** to the GPU from host memory and its results go back there at once (the
+** spill path, rt_gpu_spill.c); the result stays in host memory until a
+** kernel reads it. `--profile` counts the kernels run in key partitions
+** and their partitions.
+*/
+#include "rt_gpu_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { MAX_PARTS = 1 << 20 };
+
+int rf_gx_radix_can(const gx *x, const rf_hir_kernel *k)
+{
+    if (k->id < 0 || k->id >= x->nkernels || !x->plans[k->id].gpu || k->nin != 1) return 0;
+    if (k->out == k->in[0]) return 0;
+    if (k->kind == RF_HIR_GROUP || k->kind == RF_HIR_SORT) return 1;
+    return k->kind == RF_HIR_REDUCE && k->idx >= 0 && k->idx != k->out;
+}
+
+/* A value's bytes as the pool would reserve them (a multiple of 256, at
+** least 256), zeroed: the buffer a held value's slot adopts. */
+static void *held_buf(uint64_t bytes, uint64_t *len)
+{
+    *len = bytes ? (bytes + 255) / 256 * 256 : 256;
+    return rf_calloc(1, (size_t)*len);
+}
+
+static uint64_t load_u64(const char *p, int w)
+{
+    switch (w) {
+    case 1: return *(const uint8_t *)p;
+    case 4: return *(const uint32_t *)(const void *)p;
+    default: return *(const uint64_t *)(const void *)p;
+    }
+}
+
+/* Rows rows[0..n) of v (in host memory) as a relation on the device: the
+** columns v has there and want marks (NULL: all), in the order given. */
+static rf_status rel_of_rows(gx *x, const gval *v, const rf_hir_var *hv, const int64_t *rows, int64_t n,
+                             const uint8_t *want, gval *r)
+{
+    memset(r, 0, sizeof *r);
+    r->nrows = r->cap = n;
+    if (!(r->cols = rf_calloc((size_t)hv->ncols + 1, sizeof *r->cols))) return RF_ENOMEM;
+    rf_status st = RF_OK;
+    char *buf = NULL;
+    for (int32_t c = 0; c < hv->ncols && !st; c++) {
+        const char *h = rf_gx_held_col(v, c);
+        if (!h || (want && !want[c]) || n == 0) continue;
+        int w = wid(hv->types[c]);
+        if (!(buf = rf_malloc((size_t)n * (size_t)w))) return RF_ENOMEM;
+        for (int64_t i = 0; i < n; i++) {
+            const char *s = h + rows[i] * w;
+            char *d = buf + i * w;
+            switch (w) {
+            case 1: *d = *s; break;
+            case 4: memcpy(d, s, 4); break;
+            case 8: memcpy(d, s, 8); break;
+            default: memcpy(d, s, (size_t)w); break;
+            }
+        }
+        st = galloc(x, (uint64_t)n * (uint64_t)w, &r->cols[c]);
+        if (!st) st = x->g.ops->h2d(&x->g, r->cols[c].p, buf, (uint64_t)n * (uint64_t)w);
+        free(buf);
+        buf = NULL;
+    }
+    return st;
+}
+
+/* Kernel k with variables vars[0..nv) read as part[0..nv) in place of their
+** values; k's output stays in k->out. The parts are cleared after. */
+static rf_status run_on(gx *x, const rf_hir_kernel *k, const int32_t *vars, gval *part, int32_t nv)
+{
+    gval whole[2];
+    for (int32_t i = 0; i < nv; i++) {
+        whole[i] = x->vals[vars[i]];
+        part[i].used = x->epoch; /* in use: never moved out under the kernel */
+        x->vals[vars[i]] = part[i];
+    }
+    rf_status st = rf_gx_run_kernel(x, k);
+    for (int32_t i = nv - 1; i >= 0; i--) {
+        part[i] = x->vals[vars[i]];
+        x->vals[vars[i]] = whole[i];
+        rf_gx_val_clear(x, &part[i], x->p->vars[vars[i]]->ncols);
+    }
+    return st;
+}
+
+static uint64_t mix(uint64_t h)
+{
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ull;
+    h ^= h >> 33;
+    return h;
+}
+
+/* ---- GROUP: partitions by the hash of the group key ------------------------------------------ */
+
+/* Partition of each row by its group key: equal keys, one partition (a
+** float's zeros and NaNs each hash as one value, whatever their bits). */
+static rf_status rows_by_key(const gx *x, const rf_hir_kernel *k, const gval *v, int64_t nparts, int64_t *start,
+                             int64_t *rows)
+{
+    const rf_hir_var *iv = x->p->vars[k->in[0]];
+    int64_t n = v->nrows;
+    uint32_t *part = rf_malloc((size_t)n * 4 + 4);
+    if (!part) return RF_ENOMEM;
+    for (int64_t i = 0; i < n; i++) {
+        uint64_t h = 0x9e3779b97f4a7c15ull;
+        for (int32_t g = 0; g < k->ngroup; g++) {
+            int32_t c = k->group[g];
+            const char *col = rf_gx_held_col(v, c);
+            int w = wid(iv->types[c]);
+            uint64_t b = col ? load_u64(col + i * w, w) : 0;
+            if (iv->types[c] == RF_TYPE_FLOAT) {
+                double d;
+                memcpy(&d, &b, 8);
+                if (d == 0) b = 0;
+                else if (d != d) b = 1;
+            }
+            h = mix(h ^ b) + (uint64_t)g;
+        }
+        part[i] = (uint32_t)(mix(h) % (uint64_t)nparts);
+    }
+    memset(start, 0, (size_t)(nparts + 1) * sizeof *start);
+    for (int64_t i = 0; i < n; i++) start[part[i] + 1]++;
+    for (int64_t p = 0; p < nparts; p++) start[p + 1] += start[p];
+    for (int64_t i = 0; i < n; i++) rows[start[part[i]]++] = i;
+    for (int64_t p = nparts; p > 0; p--) start[p] = start[p - 1];
+    start[0] = 0;
+    free(part);
+    return RF_OK;
+}
+
+/* GROUP in nparts partitions: its result, held in host memory, in *g. */
+static rf_status group_parts(gx *x, const rf_hir_kernel *k, int64_t nparts, gval *g)
+{
+    int32_t in = k->in[0];
+    const rf_hir_var *iv = x->p->vars[in];
+    const gval *v = &x->vals[in];
+    int64_t n = v->nrows;
+    int64_t *start = rf_malloc((size_t)(nparts + 1) * sizeof *start), *rows = rf_malloc((size_t)n * 8);
+    /* each row's group's first row, then (in place) each row's group */
+    uint64_t glen = 0, flen = 0;
+    int64_t *fr = held_buf((uint64_t)n * 8, &glen), *id = rf_malloc((size_t)n * 8);
+    uint8_t *want = rf_calloc((size_t)iv->ncols + 1, 1);
+    int64_t *lg = NULL, *lf = NULL, *first = NULL;
+    rf_status st = start && rows && fr && id && want ? RF_OK : RF_ENOMEM;
+    for (int32_t i = 0; i < k->ngroup && !st; i++) want[k->group[i]] = 1;
+    if (!st) st = rows_by_key(x, k, v, nparts, start, rows);
+    for (int64_t p = 0; p < nparts && !st; p++) {
+        int64_t m = start[p + 1] - start[p];
+        const int64_t *R = rows + start[p];
+        if (m == 0) continue;
+        gval part;
+        st = rel_of_rows(x, v, iv, R, m, want, &part);
+        if (!st) st = run_on(x, k, &in, &part, 1);
+        else rf_gx_val_clear(x, &part, iv->ncols);
+        const gval *o = &x->vals[k->out];
+        if (!st && (!o->has_groups || !o->gid.p || !o->first.p || o->nrows != m)) st = RF_EINTERNAL;
+        if (!st) st = rf_gx_host_i64(x, o->gid.p, m, &lg);
+        if (!st) st = rf_gx_host_i64(x, o->first.p, o->ngroups, &lf);
+        for (int64_t i = 0; i < m && !st; i++) {
+            if (lg[i] < 0 || lg[i] >= o->ngroups || lf[lg[i]] < 0 || lf[lg[i]] >= m) st = RF_EINTERNAL;
+            else fr[R[i]] = R[lf[lg[i]]];
+        }
+        free(lg);
+        free(lf);
+        lg = lf = NULL;
+        rf_gx_var_clear(x, k->out);
+    }
+    /* groups numbered by first row, as the whole kernel numbers them */
+    int64_t ng = 0;
+    for (int64_t i = 0; i < n && !st; i++)
+        if (fr[i] == i) id[i] = ng++;
+    if (!st && !(first = held_buf((uint64_t)ng * 8, &flen))) st = RF_ENOMEM;
+    for (int64_t i = 0; i < n && !st; i++) {
+        if (fr[i] > i) st = RF_EINTERNAL; /* a group's first row comes first */
+        else fr[i] = id[fr[i]];
+    }
+    /* (fr now holds each row's group; its first row is the lowest) */
+    for (int64_t i = n - 1; i >= 0 && !st; i--) first[fr[i]] = i;
+    free(start);
+    free(rows);
+    free(id);
+    free(want);
+    int32_t nc = x->p->vars[k->out]->ncols;
+    memset(g, 0, sizeof *g);
+    if (!st) {
+        g->has_groups = 1;
+        g->nrows = n;
+        g->ngroups = ng;
+        st = rf_gx_held_adopt(g, nc, nc + 2, fr, glen);
+        if (st) free(fr);
+        fr = NULL;
+        if (!st) st = rf_gx_held_adopt(g, nc, nc + 3, first, flen);
+        else free(first);
+        first = NULL;
+    }
+    free(fr);
+    free(first);
+    if (st) rf_gx_val_clear(x, g, nc);
+    return st;
+}
+
+/* ---- REDUCE: partitions by ranges of group numbers ------------------------------------------- */
+
+/* REDUCE in nparts ranges of groups, about n / nparts rows each; the
+** results appended to a in range order. */
+static rf_status reduce_parts(gx *x, const rf_hir_kernel *k, int64_t nparts, gacc *a)
+{
+    int32_t vars[2] = {k->in[0], k->idx};
+    const rf_hir_var *iv = x->p->vars[vars[0]], *ov = x->p->vars[k->out];
+    const gval *v = &x->vals[vars[0]], *gv = &x->vals[vars[1]];
+    int32_t gnc = x->p->vars[vars[1]]->ncols;
+    const int64_t *gid = rf_gx_held_col(gv, gnc + 2), *first = rf_gx_held_col(gv, gnc + 3);
+    int64_t n = v->nrows, ng = gv->ngroups;
+    if (!gv->has_groups) return RF_EINTERNAL;
+    if (ng <= 1 || !gid || !first) return RF_EDEVMEM; /* one group: it does not split */
+    /* rows per group, then the ranges' ends at group boundaries */
+    int64_t *cnt = rf_calloc((size_t)ng + 1, sizeof *cnt), *rows = rf_malloc((size_t)n * 8 + 8);
+    int64_t *lg = rf_malloc((size_t)n * 8 + 8), *lf = rf_malloc((size_t)ng * 8 + 8);
+    rf_status st = cnt && rows && lg && lf ? RF_OK : RF_ENOMEM;
+    for (int64_t i = 0; i < n && !st; i++) {
+        if (gid[i] < 0 || gid[i] >= ng) st = RF_EINTERNAL;
+        else cnt[gid[i]]++;
+    }
+    int64_t glo = 0, seen = 0;
+    for (int64_t p = 0; p < nparts && glo < ng && !st; p++) {
+        /* groups [glo, ghi): at least one, rows up to the p + 1-th share */
+        int64_t ghi = glo, m = 0, goal = p == nparts - 1 ? n : (n / nparts) * (p + 1);
+        while (ghi < ng && (ghi == glo || seen + m + cnt[ghi] <= goal)) m += cnt[ghi++];
+        if (p == nparts - 1)
+            while (ghi < ng) m += cnt[ghi++];
+        /* the range's rows ascending, their groups from 0, each group's first row among them */
+        int64_t j = 0;
+        for (int64_t i = 0; i < n; i++) {
+            if (gid[i] < glo || gid[i] >= ghi) continue;
+            if (first[gid[i]] == i) lf[gid[i] - glo] = j;
+            lg[j] = gid[i] - glo;
+            rows[j++] = i;
+        }
+        if (j != m) st = RF_EINTERNAL;
+        gval part[2];
+        memset(part, 0, sizeof part);
+        if (!st) st = rel_of_rows(x, v, iv, rows, m, NULL, &part[0]);
+        part[1].has_groups = 1;
+        part[1].nrows = m;
+        part[1].ngroups = ghi - glo;
+        if (!st) st = galloc(x, (uint64_t)m * 8, &part[1].gid);
+        if (!st) st = x->g.ops->h2d(&x->g, part[1].gid.p, lg, (uint64_t)m * 8);
+        if (!st) st = galloc(x, (uint64_t)(ghi - glo) * 8, &part[1].first);
+        if (!st) st = x->g.ops->h2d(&x->g, part[1].first.p, lf, (uint64_t)(ghi - glo) * 8);
+        if (!st) st = run_on(x, k, vars, part, 2);
+        else {
+            rf_gx_val_clear(x, &part[0], iv->ncols);
+            rf_gx_val_clear(x, &part[1], gnc);
+        }
+        if (!st) st = rf_gx_acc_take(x, a, ov, 0, 0, 0, &x->vals[k->out]);
+        rf_gx_var_clear(x, k->out);
+        seen += m;
+        glo = ghi;
+    }
+    if (!st && (glo != ng || a->rows != ng)) st = RF_EINTERNAL;
+    free(cnt);
+    free(rows);
+    free(lg);
+    free(lf);
+    return st;
+}
+
+/* ---- SORT: sorted runs, merged ----------------------------------------------------------------- */
+
+typedef struct sorter {
+    const gx *x;
+    const rf_hir_kernel *k;
+    const rf_type *types;
+    const char **col; /* by order key: the column in host memory */
+} sorter;
+
+static int cmp_u64(uint64_t a, uint64_t b) { return a < b ? -1 : a > b; }
+
+/* The GPU's order of a float (rf_base.cuh's norm): NaN last, zeros equal. */
+static uint64_t float_key(uint64_t b)
+{
+    double d;
+    memcpy(&d, &b, 8);
+    if (d != d) return ~0ull;
+    if (d == 0) return 1ull << 63;
+    return (b >> 63) ? ~b : (b | (1ull << 63));
+}
+
+/* Rows i and j by the sort's keys: < 0, 0 (ties), > 0. */
+static int rows_cmp(const sorter *s, int64_t i, int64_t j)
+{
+    for (int32_t o = 0; o < s->k->norder; o++) {
+        int32_t c = s->k->order[o].col;
+        rf_type t = s->types[c];
+        int w = wid(t);
+        const char *col = s->col[o];
+        if (!col) continue; /* (a column no kernel reads: all zeros) */
+        uint64_t a = load_u64(col + i * w, w), b = load_u64(col + j * w, w);
+        int r;
+        if (t == RF_TYPE_STRING) r = rf_rt_dict_cmp(s->x->dict, (uint32_t)a, (uint32_t)b);
+        else if (t == RF_TYPE_FLOAT) r = cmp_u64(float_key(a), float_key(b));
+        else if (w == 8) r = (int64_t)a < (int64_t)b ? -1 : (int64_t)a > (int64_t)b;
+        else if (w == 4) r = (int32_t)a < (int32_t)b ? -1 : (int32_t)a > (int32_t)b;
+        else r = cmp_u64(a, b);
+        if (r) return s->k->order[o].desc ? -r : r;
+    }
+    return 0;
+}
+
+/* The sorted runs e[b[r] .. b[r + 1]) merged pairwise (a tie takes the
+** earlier run: its rows come first) until one run is left in *e. */
+static rf_status merge_runs(const sorter *s, int64_t **e, int64_t *b, int64_t nruns)
+{
+    int64_t n = b[nruns];
+    int64_t *src = *e, *dst = rf_malloc((size_t)n * 8 + 8);
+    if (!dst) return RF_ENOMEM;
+    while (nruns > 1) {
+        int64_t nr = 0;
+        for (int64_t r = 0; r < nruns; r += 2) {
+            int64_t lo = b[r], mid = r + 1 < nruns ? b[r + 1] : b[r], hi = r + 1 < nruns ? b[r + 2] : b[r + 1];
+            if (r + 1 >= nruns) mid = hi;
+            int64_t i = lo, j = mid, at = lo;
+            while (i < mid && j < hi) dst[at++] = rows_cmp(s, src[j], src[i]) < 0 ? src[j++] : src[i++];
+            while (i < mid) dst[at++] = src[i++];
+            while (j < hi) dst[at++] = src[j++];
+            b[nr++] = lo;
+        }
+        b[nr] = n;
+        nruns = nr;
+        int64_t *t = src;
+        src = dst;
+        dst = t;
+    }
+    free(dst);
+    *e = src;
+    return RF_OK;
+}
+
+/* SORT in nparts runs of row ranges, merged; the permutation into *out (an
+** index held in host memory). */
+static rf_status sort_parts(gx *x, const rf_hir_kernel *k, int64_t nparts, gval *out)
+{
+    int32_t in = k->in[0];
+    const rf_hir_var *iv = x->p->vars[in];
+    const gval *v = &x->vals[in];
+    int64_t n = v->nrows;
+    uint64_t elen = 0;
+    int64_t *e = held_buf((uint64_t)n * 8, &elen), *b = rf_malloc((size_t)(nparts + 2) * 8), *rows = NULL;
+    uint8_t *want = rf_calloc((size_t)iv->ncols + 1, 1);
+    const char **cols = rf_calloc((size_t)k->norder + 1, sizeof *cols);
+    rf_status st = e && b && want && cols ? RF_OK : RF_ENOMEM;
+    for (int32_t o = 0; o < k->norder && !st; o++) {
+        want[k->order[o].col] = 1;
+        cols[o] = rf_gx_held_col(v, k->order[o].col);
+    }
+    int64_t at = 0, nruns = 0, most = n / nparts + 1;
+    if (!st && !(rows = rf_malloc((size_t)most * 8))) st = RF_ENOMEM;
+    for (int64_t p = 0; p < nparts && !st; p++) {
+        int64_t lo = n / nparts * p + (p < n % nparts ? p : n % nparts);
+        int64_t hi = lo + n / nparts + (p < n % nparts);
+        if (lo == hi) continue;
+        for (int64_t i = lo; i < hi; i++) rows[i - lo] = i;
+        gval part;
+        st = rel_of_rows(x, v, iv, rows, hi - lo, want, &part);
+        if (!st) st = run_on(x, k, &in, &part, 1);
+        else rf_gx_val_clear(x, &part, iv->ncols);
+        const gval *o = &x->vals[k->out];
+        /* (a limited sort keeps fewer: the rows that can reach the first places) */
+        int64_t m = st ? 0 : o->nrows;
+        if (!st && (m > hi - lo || (m > 1 && !o->a.p))) st = RF_EINTERNAL;
+        if (!st && o->a.p) st = x->g.ops->d2h(&x->g, e + at, o->a.p, (uint64_t)m * 8);
+        for (int64_t i = 0; i < m && !st; i++) e[at + i] = o->a.p ? e[at + i] + lo : lo + i;
+        rf_gx_var_clear(x, k->out);
+        b[nruns++] = at;
+        at += m;
+    }
+    b[nruns] = at;
+    sorter s = {x, k, iv->types, cols};
+    if (!st && nruns > 1) st = merge_runs(&s, &e, b, nruns);
+    free(rows);
+    free(want);
+    free(cols);
+    free(b);
+    memset(out, 0, sizeof *out);
+    int32_t nc = x->p->vars[k->out]->ncols;
+    if (!st) {
+        out->nrows = at;
+        st = rf_gx_held_adopt(out, nc, nc, e, elen);
+        if (st) free(e);
+        e = NULL;
+    }
+    free(e);
+    if (st) rf_gx_val_clear(x, out, nc);
+    return st;
+}
+
+/* ---- the kernel in partitions ----------------------------------------------------------------- */
+
+static rf_status run_in(gx *x, const rf_hir_kernel *k, int64_t nparts)
+{
+    gval r;
+    if (k->kind == RF_HIR_GROUP) {
+        rf_status st = group_parts(x, k, nparts, &r);
+        if (!st) rf_gx_var_set(x, k->out, &r);
+        return st;
+    }
+    if (k->kind == RF_HIR_SORT) {
+        rf_status st = sort_parts(x, k, nparts, &r);
+        if (!st) rf_gx_var_set(x, k->out, &r);
+        return st;
+    }
+    const rf_hir_var *ov = x->p->vars[k->out];
+    gacc a;
+    memset(&a, 0, sizeof a);
+    a.col = rf_calloc((size_t)ov->ncols + 1, sizeof *a.col);
+    a.cap = rf_calloc((size_t)ov->ncols + 1, sizeof *a.cap);
+    a.has = rf_calloc((size_t)ov->ncols + 1, 1);
+    rf_status st = a.col && a.cap && a.has ? reduce_parts(x, k, nparts, &a) : RF_ENOMEM;
+    if (!st) st = rf_gx_acc_to_value(x, &a, k->out, 0);
+    rf_gx_acc_free(&a, ov->ncols);
+    return st;
+}
+
+rf_status rf_gx_run_radix(gx *x, const rf_hir_kernel *k)
+{
+    int32_t in = k->in[0];
+    /* a group of all rows (no group key) reads no column: no parts needed */
+    if (k->kind == RF_HIR_GROUP && (k->ngroup == 0 || x->vals[in].nrows == 0)) return rf_gx_run_kernel(x, k);
+    /* the input (and the groups) wait in host memory */
+    rf_gx_var_clear(x, k->out);
+    rf_status st = rf_gx_spill_var(x, in);
+    if (!st && k->kind == RF_HIR_REDUCE) st = rf_gx_spill_var(x, k->idx);
+    if (st) return st;
+    int64_t n = x->vals[in].nrows, ndiag = x->d->count, nerr = x->d->nerrors;
+    for (int64_t parts = 2;; parts *= 2) {
+        st = run_in(x, k, parts);
+        if (st != RF_EDEVMEM || parts >= n || parts >= MAX_PARTS) {
+            if (!st) {
+                x->radixed++;
+                x->radix_parts += parts;
+            }
+            return st;
+        }
+        rf_gx_var_clear(x, k->out);
+        rf_gx_held_drop_diags(x, ndiag, nerr); /* (smaller partitions next) */
+    }
+}
