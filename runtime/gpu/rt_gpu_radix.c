@@ -47,10 +47,20 @@ enum { MAX_PARTS = 1 << 20 };
 
 int rf_gx_radix_can(const gx *x, const rf_hir_kernel *k)
 {
-    if (k->id < 0 || k->id >= x->nkernels || !x->plans[k->id].gpu || k->nin != 1) return 0;
-    if (k->out == k->in[0]) return 0;
+    if (k->id < 0 || k->id >= x->nkernels || !x->plans[k->id].gpu || k->nin < 1 || k->out == k->in[0]) return 0;
+    /* a reduce reads its relation and its groups (also as in[1]) */
+    if (k->kind == RF_HIR_REDUCE)
+        return k->idx >= 0 && k->idx != k->out && (k->nin == 1 || (k->nin == 2 && k->in[1] == k->idx));
+    if (k->nin != 1) return 0;
     if (k->kind == RF_HIR_GROUP || k->kind == RF_HIR_SORT) return 1;
-    return k->kind == RF_HIR_REDUCE && k->idx >= 0 && k->idx != k->out;
+    if (k->kind == RF_HIR_UNIQUE) {
+        /* (a functional-dependency check would name another conflicting pair) */
+        const rf_hir_var *iv = x->p->vars[k->in[0]], *ov = x->p->vars[k->out];
+        int same = !k->check_fd && iv->ncols == ov->ncols;
+        for (int32_t c = 0; c < iv->ncols && same; c++) same = wid(iv->types[c]) == wid(ov->types[c]);
+        return same;
+    }
+    return 0;
 }
 
 /* A value's bytes as the pool would reserve them (a multiple of 256, at
@@ -136,17 +146,16 @@ static uint64_t mix(uint64_t h)
 
 /* Partition of each row by its group key: equal keys, one partition (a
 ** float's zeros and NaNs each hash as one value, whatever their bits). */
-static rf_status rows_by_key(const gx *x, const rf_hir_kernel *k, const gval *v, int64_t nparts, int64_t *start,
-                             int64_t *rows)
+static rf_status rows_by_key(const rf_hir_var *iv, const int32_t *keys, int32_t nkeys, const gval *v, int64_t nparts,
+                             int64_t *start, int64_t *rows)
 {
-    const rf_hir_var *iv = x->p->vars[k->in[0]];
     int64_t n = v->nrows;
     uint32_t *part = rf_malloc((size_t)n * 4 + 4);
     if (!part) return RF_ENOMEM;
     for (int64_t i = 0; i < n; i++) {
         uint64_t h = 0x9e3779b97f4a7c15ull;
-        for (int32_t g = 0; g < k->ngroup; g++) {
-            int32_t c = k->group[g];
+        for (int32_t g = 0; g < nkeys; g++) {
+            int32_t c = keys ? keys[g] : g;
             const char *col = rf_gx_held_col(v, c);
             int w = wid(iv->types[c]);
             uint64_t b = col ? load_u64(col + i * w, w) : 0;
@@ -185,7 +194,7 @@ static rf_status group_parts(gx *x, const rf_hir_kernel *k, int64_t nparts, gval
     int64_t *lg = NULL, *lf = NULL, *first = NULL;
     rf_status st = start && rows && fr && id && want ? RF_OK : RF_ENOMEM;
     for (int32_t i = 0; i < k->ngroup && !st; i++) want[k->group[i]] = 1;
-    if (!st) st = rows_by_key(x, k, v, nparts, start, rows);
+    if (!st) st = rows_by_key(iv, k->group, k->ngroup, v, nparts, start, rows);
     for (int64_t p = 0; p < nparts && !st; p++) {
         int64_t m = start[p + 1] - start[p];
         const int64_t *R = rows + start[p];
@@ -238,6 +247,95 @@ static rf_status group_parts(gx *x, const rf_hir_kernel *k, int64_t nparts, gval
     free(fr);
     free(first);
     if (st) rf_gx_val_clear(x, g, nc);
+    return st;
+}
+
+/* ---- UNIQUE: partitions by the hash of the whole row ---------------------------------------- */
+
+/* Row i of v (columns in host memory) equals row j of the columns o (m rows, on the host)? */
+static int row_eq(const rf_hir_var *iv, const gval *v, int64_t i, char *const *o, int64_t j)
+{
+    for (int32_t c = 0; c < iv->ncols; c++) {
+        const char *h = rf_gx_held_col(v, c);
+        int w = wid(iv->types[c]);
+        if (h && o[c] && memcmp(h + i * w, o[c] + j * w, (size_t)w)) return 0;
+    }
+    return 1;
+}
+
+/* UNIQUE in nparts partitions: equal rows meet in one partition, whose
+** unique keeps the first of them; keep[i] = 1 for each row kept. A
+** partition's result is the subsequence of its rows that are first
+** occurrences, in order: matched against its rows in one walk. */
+static rf_status unique_parts(gx *x, const rf_hir_kernel *k, int64_t nparts, uint8_t *keep)
+{
+    int32_t in = k->in[0];
+    const rf_hir_var *iv = x->p->vars[in];
+    const gval *v = &x->vals[in];
+    int64_t n = v->nrows;
+    int64_t *start = rf_malloc((size_t)(nparts + 1) * sizeof *start), *rows = rf_malloc((size_t)n * 8 + 8);
+    char **o = rf_calloc((size_t)iv->ncols + 1, sizeof *o);
+    rf_status st = start && rows && o ? RF_OK : RF_ENOMEM;
+    if (!st) st = rows_by_key(iv, NULL, iv->ncols, v, nparts, start, rows);
+    memset(keep, 0, (size_t)n);
+    for (int64_t p = 0; p < nparts && !st; p++) {
+        int64_t m = start[p + 1] - start[p];
+        const int64_t *R = rows + start[p];
+        if (m == 0) continue;
+        gval part;
+        st = rel_of_rows(x, v, iv, R, m, NULL, &part);
+        if (!st) st = run_on(x, k, &in, &part, 1);
+        else rf_gx_val_clear(x, &part, iv->ncols);
+        const gval *r = &x->vals[k->out];
+        int64_t km = st ? 0 : r->nrows;
+        if (km > m) st = RF_EINTERNAL;
+        for (int32_t c = 0; c < iv->ncols && !st && km > 0; c++) {
+            if (!rf_gx_held_col(v, c) || !colp(r, c)) continue;
+            uint64_t w = (uint64_t)wid(iv->types[c]);
+            if (!(o[c] = rf_malloc((size_t)(km * (int64_t)w)))) st = RF_ENOMEM;
+            else st = x->g.ops->d2h(&x->g, o[c], colp(r, c), (uint64_t)km * w);
+        }
+        int64_t j = 0;
+        for (int64_t i = 0; i < m && j < km && !st; i++)
+            if (row_eq(iv, v, R[i], o, j)) {
+                keep[R[i]] = 1;
+                j++;
+            }
+        if (!st && j != km) st = RF_EINTERNAL;
+        for (int32_t c = 0; c < iv->ncols; c++) {
+            free(o[c]);
+            o[c] = NULL;
+        }
+        rf_gx_var_clear(x, k->out);
+    }
+    free(start);
+    free(rows);
+    free(o);
+    return st;
+}
+
+/* The rows of v that keep marks, in order, as value *out held in host memory. */
+static rf_status kept_rows(gx *x, const gval *v, const rf_hir_var *ov, const uint8_t *keep, gval *out)
+{
+    int64_t n = v->nrows, m = 0;
+    for (int64_t i = 0; i < n; i++) m += keep[i];
+    memset(out, 0, sizeof *out);
+    out->nrows = out->cap = m;
+    rf_status st = (out->cols = rf_calloc((size_t)ov->ncols + 1, sizeof *out->cols)) ? RF_OK : RF_ENOMEM;
+    for (int32_t c = 0; c < ov->ncols && !st && m > 0; c++) {
+        const char *h = rf_gx_held_col(v, c);
+        if (!h) continue;
+        uint64_t len = 0, w = (uint64_t)wid(ov->types[c]);
+        char *d = held_buf((uint64_t)m * w, &len);
+        if (!d) {
+            st = RF_ENOMEM;
+            break;
+        }
+        for (int64_t i = 0, j = 0; i < n; i++)
+            if (keep[i]) memcpy(d + (uint64_t)j++ * w, h + (uint64_t)i * w, (size_t)w);
+        if ((st = rf_gx_held_adopt(out, ov->ncols, c, d, len))) free(d);
+    }
+    if (st) rf_gx_val_clear(x, out, ov->ncols);
     return st;
 }
 
@@ -452,6 +550,15 @@ static rf_status run_in(gx *x, const rf_hir_kernel *k, int64_t nparts)
         return st;
     }
     const rf_hir_var *ov = x->p->vars[k->out];
+    if (k->kind == RF_HIR_UNIQUE) {
+        const gval *v = &x->vals[k->in[0]];
+        uint8_t *keep = rf_malloc((size_t)v->nrows + 1);
+        rf_status st = keep ? unique_parts(x, k, nparts, keep) : RF_ENOMEM;
+        if (!st) st = kept_rows(x, v, ov, keep, &r);
+        free(keep);
+        if (!st) rf_gx_var_set(x, k->out, &r);
+        return st;
+    }
     gacc a;
     memset(&a, 0, sizeof a);
     a.col = rf_calloc((size_t)ov->ncols + 1, sizeof *a.col);
