@@ -7,7 +7,8 @@
 ** map over one relation (filter, project, arithmetic: row i of the output
 ** depends on row i of the input alone) and a join map or gather map (a row
 ** per pair of the index); joins (ranges of one side); unique and difference
-** (ranges, then one unique over the ranges' distinct rows). The thesis's chapter 6 partitions relations that
+** (ranges, then one unique over the ranges' distinct rows); a concat (each
+** input a range of its output, put together in host memory). The thesis's chapter 6 partitions relations that
 ** exceed GPU memory; a row-local kernel needs no hashing for that: its
 ** input (the relation, or the index's pairs) waits in host memory and comes
 ** in one range at a time, and each range's rows go back to host memory as
@@ -43,6 +44,11 @@ int rf_gx_part_can(const gx *x, const rf_hir_kernel *k)
     /* (a functional-dependency check would name another conflicting pair) */
     if (k->kind == RF_HIR_UNIQUE) return k->nin == 1 && !k->check_fd && k->out != k->in[0];
     if (k->kind == RF_HIR_DIFFERENCE) return k->nin == 2 && k->out != k->in[0] && k->out != k->in[1];
+    if (k->kind == RF_HIR_CONCAT) {
+        for (int32_t i = 0; i < k->nin; i++)
+            if (k->in[i] == k->out) return 0;
+        return k->nin > 0;
+    }
     return 0;
 }
 
@@ -252,9 +258,49 @@ static rf_status unique_of_ranges(gx *x, const rf_hir_kernel *k)
     return rf_gx_run_kernel(x, &u);
 }
 
+/* A concat whose inputs and output do not fit at once: each input is a
+** range of the output; they wait in host memory and are put together there. */
+static rf_status concat_on_host(gx *x, const rf_hir_kernel *k)
+{
+    const rf_hir_var *ov = x->p->vars[k->out];
+    int64_t total = 0;
+    rf_status st = RF_OK;
+    rf_gx_var_clear(x, k->out);
+    for (int32_t i = 0; i < k->nin && !st; i++) {
+        st = rf_gx_spill_var(x, k->in[i]);
+        total += x->vals[k->in[i]].nrows;
+    }
+    gval v;
+    memset(&v, 0, sizeof v);
+    v.nrows = v.cap = total;
+    if (!st && !(v.cols = rf_calloc((size_t)ov->ncols + 1, sizeof *v.cols))) st = RF_ENOMEM;
+    for (int32_t c = 0; c < ov->ncols && !st && total > 0; c++) {
+        /* as the pool would reserve it: a multiple of 256 bytes */
+        uint64_t w = (uint64_t)wid(ov->types[c]), bytes = (uint64_t)total * w, n = (bytes + 255) / 256 * 256, at = 0;
+        char *m = rf_calloc(1, (size_t)n);
+        if (!m) st = RF_ENOMEM;
+        for (int32_t i = 0; i < k->nin && !st; i++) {
+            const char *h = rf_gx_held_col(&x->vals[k->in[i]], c);
+            uint64_t add = (uint64_t)x->vals[k->in[i]].nrows * w;
+            if (h && add) memcpy(m + at, h, (size_t)add); /* (else a column no kernel reads: zeros) */
+            at += add;
+        }
+        if (!st && (st = rf_gx_held_adopt(&v, ov->ncols, c, m, n))) free(m);
+    }
+    if (st) {
+        rf_gx_val_clear(x, &v, ov->ncols);
+        return st;
+    }
+    rf_gx_var_set(x, k->out, &v);
+    x->parted++;
+    x->parts += k->nin;
+    return RF_OK;
+}
+
 rf_status rf_gx_run_parts(gx *x, const rf_hir_kernel *k)
 {
     if (rf_gx_radix_can(x, k)) return rf_gx_run_radix(x, k);
+    if (k->kind == RF_HIR_CONCAT) return concat_on_host(x, k);
     int32_t in = split_var(x, k);
     const rf_hir_var *ov = x->p->vars[k->out];
     /* the input waits in host memory; the other side(s) of a join map stay */

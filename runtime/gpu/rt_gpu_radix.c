@@ -352,7 +352,7 @@ static rf_status reduce_parts(gx *x, const rf_hir_kernel *k, int64_t nparts, gac
     const int64_t *gid = rf_gx_held_col(gv, gnc + 2), *first = rf_gx_held_col(gv, gnc + 3);
     int64_t n = v->nrows, ng = gv->ngroups;
     if (!gv->has_groups) return RF_EINTERNAL;
-    if (ng <= 1 || !gid || !first) return RF_EDEVMEM; /* one group: it does not split */
+    if (ng <= 1 || !gid || !first) return RF_EINTERNAL; /* (one group: rf_gx_run_radix said so) */
     /* rows per group, then the ranges' ends at group boundaries */
     int64_t *cnt = rf_calloc((size_t)ng + 1, sizeof *cnt), *rows = rf_malloc((size_t)n * 8 + 8);
     int64_t *lg = rf_malloc((size_t)n * 8 + 8), *lf = rf_malloc((size_t)ng * 8 + 8);
@@ -581,6 +581,21 @@ rf_status rf_gx_run_radix(gx *x, const rf_hir_kernel *k)
     if (!st && k->kind == RF_HIR_REDUCE) st = rf_gx_spill_var(x, k->idx);
     if (st) return st;
     int64_t n = x->vals[in].nrows, ndiag = x->d->count, nerr = x->d->nerrors;
+    if (k->kind == RF_HIR_REDUCE) {
+        const gval *gv = &x->vals[k->idx];
+        int32_t gnc = x->p->vars[k->idx]->ncols;
+        if (gv->ngroups <= 1 || !rf_gx_held_col(gv, gnc + 2)) {
+            if (x->g.mem_cap)
+                rf_error(x->d, rf_mkloc(NULL, 0, 0),
+                         "out of GPU memory: one group of %lld rows, which does not split, does not fit under the "
+                         "%llu KiB cap (--gpu-memory)",
+                         (long long)n, (unsigned long long)(x->g.mem_cap >> 10));
+            else
+                rf_error(x->d, rf_mkloc(NULL, 0, 0),
+                         "out of GPU memory: one group of %lld rows, which does not split, does not fit", (long long)n);
+            return RF_EDEVMEM;
+        }
+    }
     for (int64_t parts = 2;; parts *= 2) {
         st = run_in(x, k, parts);
         if (st != RF_EDEVMEM || parts >= n || parts >= MAX_PARTS) {
