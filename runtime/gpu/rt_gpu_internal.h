@@ -475,6 +475,7 @@ rf_status rf_gx_acc_to_value(gx *x, gacc *a, int32_t var, int index);
 /* rt_gpu_radix.c: group-bys and sorts in key partitions when their values do not fit at once */
 int rf_gx_radix_can(const gx *x, const rf_hir_kernel *k);
 rf_status rf_gx_run_radix(gx *x, const rf_hir_kernel *k);
+int rf_gx_radix_side_can(const gx *x, const rf_hir_kernel *k); /* joins, join maps: after row ranges failed */
 
 /* rt_gpu_stage.c: one kernel of the driver's walk (rf_rt_device_ops.run) */
 rf_status rf_gx_run(gx *x, const rf_hir_kernel *k, rf_rt_kprof *prof);

@@ -40,7 +40,9 @@ int rf_gx_part_can(const gx *x, const rf_hir_kernel *k)
     if (rf_gx_radix_can(x, k)) return 1; /* in key partitions (rt_gpu_radix.c) */
     if (k->kind == RF_HIR_MAP) return k->nin == 1 && k->idx < 0;
     if (k->kind == RF_HIR_JOIN_MAP || k->kind == RF_HIR_GATHER_MAP) return k->idx >= 0;
-    if (k->kind == RF_HIR_JOIN_INDEX || k->kind == RF_HIR_ANTI_INDEX) return k->nin == 2;
+    /* (a self-join's range would stand for both sides: key partitions only) */
+    if (k->kind == RF_HIR_JOIN_INDEX || k->kind == RF_HIR_ANTI_INDEX)
+        return k->nin == 2 && (k->in[0] != k->in[1] || rf_gx_radix_side_can(x, k));
     /* (a functional-dependency check would name another conflicting pair) */
     if (k->kind == RF_HIR_UNIQUE) return k->nin == 1 && !k->check_fd && k->out != k->in[0];
     if (k->kind == RF_HIR_DIFFERENCE) return k->nin == 2 && k->out != k->in[0] && k->out != k->in[1];
@@ -297,10 +299,8 @@ static rf_status concat_on_host(gx *x, const rf_hir_kernel *k)
     return RF_OK;
 }
 
-rf_status rf_gx_run_parts(gx *x, const rf_hir_kernel *k)
+static rf_status run_in_ranges(gx *x, const rf_hir_kernel *k)
 {
-    if (rf_gx_radix_can(x, k)) return rf_gx_run_radix(x, k);
-    if (k->kind == RF_HIR_CONCAT) return concat_on_host(x, k);
     int32_t in = split_var(x, k);
     const rf_hir_var *ov = x->p->vars[k->out];
     /* the input waits in host memory; the other side(s) of a join map stay */
@@ -331,4 +331,21 @@ rf_status rf_gx_run_parts(gx *x, const rf_hir_kernel *k)
         }
         rf_gx_held_drop_diags(x, ndiag, nerr); /* (smaller ranges next) */
     }
+}
+
+rf_status rf_gx_run_parts(gx *x, const rf_hir_kernel *k)
+{
+    if (rf_gx_radix_can(x, k)) return rf_gx_run_radix(x, k);
+    if (k->kind == RF_HIR_CONCAT) return concat_on_host(x, k);
+    int64_t ndiag = x->d->count, nerr = x->d->nerrors;
+    int self = (k->kind == RF_HIR_JOIN_INDEX || k->kind == RF_HIR_ANTI_INDEX) && k->in[0] == k->in[1];
+    rf_status st = self ? RF_EDEVMEM : run_in_ranges(x, k);
+    /* ranges keep a join's other side (a join map's sides) whole on the
+    ** device; where it does not fit: both sides in key partitions (the join
+    ** map's sides gathered range by range, rt_gpu_radix.c) */
+    if (st == RF_EDEVMEM && rf_gx_radix_side_can(x, k)) {
+        rf_gx_held_drop_diags(x, ndiag, nerr);
+        st = rf_gx_run_radix(x, k);
+    }
+    return st;
 }

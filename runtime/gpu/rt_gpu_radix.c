@@ -63,6 +63,28 @@ int rf_gx_radix_can(const gx *x, const rf_hir_kernel *k)
     return 0;
 }
 
+int rf_gx_radix_side_can(const gx *x, const rf_hir_kernel *k)
+{
+    if (k->id < 0 || k->id >= x->nkernels || !x->plans[k->id].gpu) return 0;
+    if (k->kind == RF_HIR_JOIN_MAP || k->kind == RF_HIR_GATHER_MAP) {
+        /* (the sides are read in place of their values: distinct variables) */
+        int32_t ns = k->kind == RF_HIR_JOIN_MAP ? 2 : 1;
+        if (k->idx < 0 || k->nin < ns || k->out == k->idx) return 0;
+        for (int32_t i = 0; i < ns; i++)
+            if (k->in[i] == k->idx || k->in[i] == k->out || (i && k->in[i] == k->in[0])) return 0;
+        return 1;
+    }
+    if (k->kind != RF_HIR_JOIN_INDEX && k->kind != RF_HIR_ANTI_INDEX) return 0;
+    if (k->nin != 2 || k->nkeys <= 0 || k->out == k->in[0] || k->out == k->in[1]) return 0;
+    /* a self-join's right partition is read from the output's slot (run_self) */
+    if (k->in[0] == k->in[1] && x->p->vars[k->out]->ncols > x->p->vars[k->in[0]]->ncols) return 0;
+    /* equal keys must hash alike on both sides: the same types */
+    const rf_hir_var *l = x->p->vars[k->in[0]], *r = x->p->vars[k->in[1]];
+    for (int32_t i = 0; i < k->nkeys; i++)
+        if (l->types[k->lkeys[i]] != r->types[k->rkeys[i]]) return 0;
+    return 1;
+}
+
 /* A value's bytes as the pool would reserve them (a multiple of 256, at
 ** least 256), zeroed: the buffer a held value's slot adopts. */
 static void *held_buf(uint64_t bytes, uint64_t *len)
@@ -117,7 +139,7 @@ static rf_status rel_of_rows(gx *x, const gval *v, const rf_hir_var *hv, const i
 ** values; k's output stays in k->out. The parts are cleared after. */
 static rf_status run_on(gx *x, const rf_hir_kernel *k, const int32_t *vars, gval *part, int32_t nv)
 {
-    gval whole[2];
+    gval whole[3];
     for (int32_t i = 0; i < nv; i++) {
         whole[i] = x->vals[vars[i]];
         part[i].used = x->epoch; /* in use: never moved out under the kernel */
@@ -339,6 +361,191 @@ static rf_status kept_rows(gx *x, const gval *v, const rf_hir_var *ov, const uin
     return st;
 }
 
+/* ---- JOIN_INDEX, ANTI_INDEX: both sides in partitions by the hash of the join key -------------- */
+
+/* The pairs (l[i], r[i]) by left row, stably: each left row's right rows
+** stay in the order they came (ascending: a left row's matches all lie in
+** one partition, whose rows ascend). */
+static rf_status by_left(int64_t *l, int64_t *r, int64_t n, int64_t nleft)
+{
+    int64_t *start = rf_calloc((size_t)nleft + 1, sizeof *start);
+    int64_t *nl = rf_malloc((size_t)n * 8 + 8), *nr = r ? rf_malloc((size_t)n * 8 + 8) : NULL;
+    rf_status st = start && nl && (nr || !r) ? RF_OK : RF_ENOMEM;
+    for (int64_t i = 0; i < n && !st; i++) {
+        if (l[i] < 0 || l[i] >= nleft) st = RF_EINTERNAL;
+        else start[l[i] + 1]++;
+    }
+    for (int64_t i = 0; i < nleft && !st; i++) start[i + 1] += start[i];
+    for (int64_t i = 0; i < n && !st; i++) {
+        int64_t at = start[l[i]]++;
+        nl[at] = l[i];
+        if (r) nr[at] = r[i];
+    }
+    if (!st && n) memcpy(l, nl, (size_t)n * 8);
+    if (!st && r && n) memcpy(r, nr, (size_t)n * 8);
+    free(start);
+    free(nl);
+    free(nr);
+    return st;
+}
+
+/* A self-join (in[0] == in[1]) on its two partitions: the right one is read
+** from the output's slot (the join reads only its key columns there, by the
+** left side's types, which are the same); the kernel's result replaces it,
+** which frees the first columns of it (as many as the output variable
+** has), and the rest are freed here. */
+static rf_status run_self(gx *x, const rf_hir_kernel *k, gval *part, int32_t rncols)
+{
+    rf_hir_kernel kk = *k;
+    int32_t in[2] = {k->in[0], k->out};
+    kk.in = in;
+    kk.nrelease = 0;
+    kk.release = NULL;
+    gbuf *saved = rf_calloc((size_t)rncols + 1, sizeof *saved);
+    if (!saved) {
+        rf_gx_val_clear(x, &part[0], rncols);
+        rf_gx_val_clear(x, &part[1], rncols);
+        return RF_ENOMEM;
+    }
+    for (int32_t c = 0; c < rncols && part[1].cols; c++) saved[c] = part[1].cols[c];
+    gval whole = x->vals[k->in[0]];
+    part[0].used = part[1].used = x->epoch;
+    x->vals[k->in[0]] = part[0];
+    x->vals[k->out] = part[1];
+    rf_status st = rf_gx_run_kernel(x, &kk);
+    part[0] = x->vals[k->in[0]];
+    x->vals[k->in[0]] = whole;
+    rf_gx_val_clear(x, &part[0], rncols);
+    if (st) rf_gx_var_clear(x, k->out); /* (still the right partition: its column array) */
+    for (int32_t c = x->p->vars[k->out]->ncols; c < rncols; c++) gfree(x, &saved[c]);
+    free(saved);
+    return st;
+}
+
+/* A join (anti-join) in nparts partitions: left partition p meets right
+** partition p alone; its pairs (kept left rows) mapped back to the sides'
+** rows and put in the whole join's order; the index into *out. */
+static rf_status join_parts(gx *x, const rf_hir_kernel *k, int64_t nparts, gval *out)
+{
+    int anti = k->kind == RF_HIR_ANTI_INDEX;
+    int32_t vars[2] = {k->in[0], k->in[1]};
+    const rf_hir_var *hv[2] = {x->p->vars[vars[0]], x->p->vars[vars[1]]};
+    const gval *v[2] = {&x->vals[vars[0]], &x->vals[vars[1]]};
+    const int32_t *keys[2] = {k->lkeys, k->rkeys};
+    int64_t n[2] = {v[0]->nrows, v[1]->nrows};
+    int64_t *start[2] = {NULL, NULL}, *rows[2] = {NULL, NULL};
+    uint8_t *want[2] = {NULL, NULL};
+    rf_status st = RF_OK;
+    for (int s = 0; s < 2 && !st; s++) {
+        start[s] = rf_malloc((size_t)(nparts + 1) * 8);
+        rows[s] = rf_malloc((size_t)n[s] * 8 + 8);
+        want[s] = rf_calloc((size_t)hv[s]->ncols + 1, 1);
+        if (!start[s] || !rows[s] || !want[s]) st = RF_ENOMEM;
+        for (int32_t i = 0; i < k->nkeys && !st; i++) want[s][keys[s][i]] = 1;
+        if (!st) st = rows_by_key(hv[s], keys[s], k->nkeys, v[s], nparts, start[s], rows[s]);
+    }
+    int64_t np = 0, room = 0, *pl = NULL, *pr = NULL, *la = NULL, *rb = NULL;
+    for (int64_t p = 0; p < nparts && !st; p++) {
+        int64_t ml = start[0][p + 1] - start[0][p], mr = start[1][p + 1] - start[1][p];
+        const int64_t *L = rows[0] + start[0][p], *R = rows[1] + start[1][p];
+        if (ml == 0 || (!anti && mr == 0)) continue;
+        gval part[2];
+        memset(part, 0, sizeof part);
+        st = rel_of_rows(x, v[0], hv[0], L, ml, want[0], &part[0]);
+        if (!st) st = rel_of_rows(x, v[1], hv[1], R, mr, want[1], &part[1]);
+        if (!st && vars[0] == vars[1]) st = run_self(x, k, part, hv[0]->ncols);
+        else if (!st) st = run_on(x, k, vars, part, 2);
+        else {
+            rf_gx_val_clear(x, &part[0], hv[0]->ncols);
+            rf_gx_val_clear(x, &part[1], hv[1]->ncols);
+        }
+        const gval *o = &x->vals[k->out];
+        int64_t m = st ? 0 : o->nrows;
+        if (m > 0 && (!o->a.p || (!anti && !o->b.p))) st = RF_EINTERNAL;
+        if (!st && np + m > room) {
+            room = (np + m) * 2;
+            int64_t *a2 = rf_realloc(pl, (size_t)room * 8), *b2 = a2 ? rf_realloc(pr, (size_t)room * 8) : NULL;
+            if (a2) pl = a2;
+            if (b2) pr = b2;
+            if (!a2 || !b2) st = RF_ENOMEM;
+        }
+        if (!st && m > 0) st = rf_gx_host_i64(x, o->a.p, m, &la);
+        if (!st && m > 0 && !anti) st = rf_gx_host_i64(x, o->b.p, m, &rb);
+        for (int64_t i = 0; i < m && !st; i++) {
+            if (la[i] < 0 || la[i] >= ml || (!anti && (rb[i] < 0 || rb[i] >= mr))) st = RF_EINTERNAL;
+            else {
+                pl[np + i] = L[la[i]];
+                if (!anti) pr[np + i] = R[rb[i]];
+            }
+        }
+        free(la);
+        free(rb);
+        la = rb = NULL;
+        np += m;
+        rf_gx_var_clear(x, k->out);
+    }
+    for (int s = 0; s < 2; s++) {
+        free(start[s]);
+        free(rows[s]);
+        free(want[s]);
+    }
+    if (!st) st = by_left(pl, anti ? NULL : pr, np, n[0]);
+    int32_t nc = x->p->vars[k->out]->ncols;
+    memset(out, 0, sizeof *out);
+    out->nrows = np;
+    for (int s = 0; s < (anti ? 1 : 2) && !st && np > 0; s++) {
+        uint64_t len = 0;
+        int64_t *h = held_buf((uint64_t)np * 8, &len);
+        if (!h) st = RF_ENOMEM;
+        else memcpy(h, s ? pr : pl, (size_t)np * 8);
+        if (!st && (st = rf_gx_held_adopt(out, nc, nc + s, h, len))) free(h);
+    }
+    free(pl);
+    free(pr);
+    if (st) rf_gx_val_clear(x, out, nc);
+    return st;
+}
+
+/* ---- JOIN_MAP, GATHER_MAP: each range's side rows gathered -------------------------------------- */
+
+/* A join map (gather map) whose sides do not fit beside its index: the
+** index's entries in nparts ranges, and for each range the rows of each
+** side its entries name, gathered in host memory in entry order, so that
+** entry i reads row i of each side; the outputs appended to a in order. */
+static rf_status gathered_parts(gx *x, const rf_hir_kernel *k, int64_t nparts, gacc *a)
+{
+    int32_t ns = k->kind == RF_HIR_JOIN_MAP ? 2 : 1;
+    int32_t vars[3] = {k->in[0], ns > 1 ? k->in[1] : k->idx, k->idx};
+    const rf_hir_var *ov = x->p->vars[k->out];
+    const gval *iv = &x->vals[k->idx];
+    int32_t inc = x->p->vars[k->idx]->ncols;
+    const int64_t *e[2] = {rf_gx_held_col(iv, inc), rf_gx_held_col(iv, inc + 1)};
+    int64_t n = iv->nrows;
+    rf_status st = RF_OK;
+    for (int32_t s = 0; s < ns; s++)
+        if (n > 0 && !e[s]) st = RF_EINTERNAL;
+    for (int64_t p = 0; p < nparts && !st; p++) {
+        int64_t lo = n / nparts * p + (p < n % nparts ? p : n % nparts);
+        int64_t m = n / nparts + (p < n % nparts);
+        if (m == 0) continue;
+        gval part[3];
+        memset(part, 0, sizeof part);
+        for (int32_t s = 0; s < ns && !st; s++)
+            st = rel_of_rows(x, &x->vals[vars[s]], x->p->vars[vars[s]], e[s] + lo, m, NULL, &part[s]);
+        gval *ix = &part[ns];
+        ix->nrows = m;
+        if (!st) st = rf_gx_iota(x, m, &ix->a);
+        if (!st && ns > 1) st = rf_gx_iota(x, m, &ix->b);
+        int32_t v3[3] = {vars[0], ns > 1 ? vars[1] : k->idx, k->idx};
+        if (!st) st = run_on(x, k, v3, part, ns + 1);
+        else
+            for (int32_t s = 0; s <= ns; s++) rf_gx_val_clear(x, &part[s], x->p->vars[v3[s]]->ncols);
+        if (!st) st = rf_gx_acc_take(x, a, ov, 0, 0, 0, &x->vals[k->out]);
+        rf_gx_var_clear(x, k->out);
+    }
+    return st;
+}
+
 /* ---- REDUCE: partitions by ranges of group numbers ------------------------------------------- */
 
 /* REDUCE in nparts ranges of groups, about n / nparts rows each; the
@@ -544,12 +751,28 @@ static rf_status run_in(gx *x, const rf_hir_kernel *k, int64_t nparts)
         if (!st) rf_gx_var_set(x, k->out, &r);
         return st;
     }
+    if (k->kind == RF_HIR_JOIN_INDEX || k->kind == RF_HIR_ANTI_INDEX) {
+        rf_status st = join_parts(x, k, nparts, &r);
+        if (!st) rf_gx_var_set(x, k->out, &r);
+        return st;
+    }
     if (k->kind == RF_HIR_SORT) {
         rf_status st = sort_parts(x, k, nparts, &r);
         if (!st) rf_gx_var_set(x, k->out, &r);
         return st;
     }
     const rf_hir_var *ov = x->p->vars[k->out];
+    if (k->kind == RF_HIR_JOIN_MAP || k->kind == RF_HIR_GATHER_MAP) {
+        gacc g;
+        memset(&g, 0, sizeof g);
+        g.col = rf_calloc((size_t)ov->ncols + 1, sizeof *g.col);
+        g.cap = rf_calloc((size_t)ov->ncols + 1, sizeof *g.cap);
+        g.has = rf_calloc((size_t)ov->ncols + 1, 1);
+        rf_status st = g.col && g.cap && g.has ? gathered_parts(x, k, nparts, &g) : RF_ENOMEM;
+        if (!st) st = rf_gx_acc_to_value(x, &g, k->out, 0);
+        rf_gx_acc_free(&g, ov->ncols);
+        return st;
+    }
     if (k->kind == RF_HIR_UNIQUE) {
         const gval *v = &x->vals[k->in[0]];
         uint8_t *keep = rf_malloc((size_t)v->nrows + 1);
@@ -579,8 +802,11 @@ rf_status rf_gx_run_radix(gx *x, const rf_hir_kernel *k)
     rf_gx_var_clear(x, k->out);
     rf_status st = rf_gx_spill_var(x, in);
     if (!st && k->kind == RF_HIR_REDUCE) st = rf_gx_spill_var(x, k->idx);
+    if (!st && k->nin == 2 && k->in[1] != k->idx) st = rf_gx_spill_var(x, k->in[1]);
+    int gathered = k->kind == RF_HIR_JOIN_MAP || k->kind == RF_HIR_GATHER_MAP;
+    if (!st && gathered) st = rf_gx_spill_var(x, k->idx);
     if (st) return st;
-    int64_t n = x->vals[in].nrows, ndiag = x->d->count, nerr = x->d->nerrors;
+    int64_t n = x->vals[gathered ? k->idx : in].nrows, ndiag = x->d->count, nerr = x->d->nerrors;
     if (k->kind == RF_HIR_REDUCE) {
         const gval *gv = &x->vals[k->idx];
         int32_t gnc = x->p->vars[k->idx]->ncols;
