@@ -800,11 +800,10 @@ rf_status rf_gx_run_radix(gx *x, const rf_hir_kernel *k)
     if (k->kind == RF_HIR_GROUP && (k->ngroup == 0 || x->vals[in].nrows == 0)) return rf_gx_run_kernel(x, k);
     /* the input (and the groups) wait in host memory */
     rf_gx_var_clear(x, k->out);
-    rf_status st = rf_gx_spill_var(x, in);
-    if (!st && k->kind == RF_HIR_REDUCE) st = rf_gx_spill_var(x, k->idx);
-    if (!st && k->nin == 2 && k->in[1] != k->idx) st = rf_gx_spill_var(x, k->in[1]);
+    rf_status st = RF_OK;
+    for (int32_t i = 0; i < k->nin && !st; i++) st = rf_gx_spill_var(x, k->in[i]);
     int gathered = k->kind == RF_HIR_JOIN_MAP || k->kind == RF_HIR_GATHER_MAP;
-    if (!st && gathered) st = rf_gx_spill_var(x, k->idx);
+    if (!st && k->idx >= 0) st = rf_gx_spill_var(x, k->idx);
     if (st) return st;
     int64_t n = x->vals[gathered ? k->idx : in].nrows, ndiag = x->d->count, nerr = x->d->nerrors;
     if (k->kind == RF_HIR_REDUCE) {
