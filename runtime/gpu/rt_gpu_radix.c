@@ -678,8 +678,13 @@ static rf_status merge_runs(const sorter *s, int64_t **e, int64_t *b, int64_t nr
         src = dst;
         dst = t;
     }
-    free(dst);
-    *e = src;
+    /* the rows end in *e (room as the pool reserves it, for the held value) */
+    if (src != *e) {
+        memcpy(*e, src, (size_t)n * 8);
+        free(src);
+    } else {
+        free(dst);
+    }
     return RF_OK;
 }
 
