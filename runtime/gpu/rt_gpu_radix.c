@@ -54,9 +54,9 @@ int rf_gx_radix_can(const gx *x, const rf_hir_kernel *k)
     if (k->nin != 1) return 0;
     if (k->kind == RF_HIR_GROUP || k->kind == RF_HIR_SORT) return 1;
     if (k->kind == RF_HIR_UNIQUE) {
-        /* (a functional-dependency check would name another conflicting pair) */
+        /* (a functional-dependency check: on the host, after, fd_check) */
         const rf_hir_var *iv = x->p->vars[k->in[0]], *ov = x->p->vars[k->out];
-        int same = !k->check_fd && iv->ncols == ov->ncols;
+        int same = iv->ncols == ov->ncols;
         for (int32_t c = 0; c < iv->ncols && same; c++) same = wid(iv->types[c]) == wid(ov->types[c]);
         return same;
     }
@@ -289,16 +289,28 @@ static int row_eq(const rf_hir_var *iv, const gval *v, int64_t i, char *const *o
 ** unique keeps the first of them; keep[i] = 1 for each row kept. A
 ** partition's result is the subsequence of its rows that are first
 ** occurrences, in order: matched against its rows in one walk. */
+/* The key columns a unique's functional-dependency check reads (the output's
+** first nkeys), or 0 where it checks nothing. */
+static int32_t fd_keys(const gx *x, const rf_hir_kernel *k)
+{
+    const rf_hir_var *ov = x->p->vars[k->out];
+    return k->check_fd && ov->nkeys > 0 && ov->nkeys < ov->ncols ? ov->nkeys : 0;
+}
+
 static rf_status unique_parts(gx *x, const rf_hir_kernel *k, int64_t nparts, uint8_t *keep)
 {
     int32_t in = k->in[0];
     const rf_hir_var *iv = x->p->vars[in];
     const gval *v = &x->vals[in];
     int64_t n = v->nrows;
+    /* with a check, by the key: rows of one key (equal rows among them) meet */
+    int32_t nk = fd_keys(x, k);
+    rf_hir_kernel kk = *k;
+    kk.check_fd = 0;
     int64_t *start = rf_malloc((size_t)(nparts + 1) * sizeof *start), *rows = rf_malloc((size_t)n * 8 + 8);
     char **o = rf_calloc((size_t)iv->ncols + 1, sizeof *o);
     rf_status st = start && rows && o ? RF_OK : RF_ENOMEM;
-    if (!st) st = rows_by_key(iv, NULL, iv->ncols, v, nparts, start, rows);
+    if (!st) st = rows_by_key(iv, NULL, nk ? nk : iv->ncols, v, nparts, start, rows);
     memset(keep, 0, (size_t)n);
     for (int64_t p = 0; p < nparts && !st; p++) {
         int64_t m = start[p + 1] - start[p];
@@ -306,7 +318,7 @@ static rf_status unique_parts(gx *x, const rf_hir_kernel *k, int64_t nparts, uin
         if (m == 0) continue;
         gval part;
         st = rel_of_rows(x, v, iv, R, m, NULL, &part);
-        if (!st) st = run_on(x, k, &in, &part, 1);
+        if (!st) st = run_on(x, &kk, &in, &part, 1);
         else rf_gx_val_clear(x, &part, iv->ncols);
         const gval *r = &x->vals[k->out];
         int64_t km = st ? 0 : r->nrows;
@@ -334,6 +346,79 @@ static rf_status unique_parts(gx *x, const rf_hir_kernel *k, int64_t nparts, uin
     free(rows);
     free(o);
     return st;
+}
+
+/* Hash of row i's first nk columns (as rows_by_key hashes them). */
+static uint64_t key_hash(const rf_hir_var *iv, const gval *v, int32_t nk, int64_t i)
+{
+    uint64_t h = 0x9e3779b97f4a7c15ull;
+    for (int32_t c = 0; c < nk; c++) {
+        const char *col = rf_gx_held_col(v, c);
+        int w = wid(iv->types[c]);
+        h = mix(h ^ (col ? load_u64(col + i * w, w) : 0)) + (uint64_t)c;
+    }
+    return mix(h);
+}
+
+static int key_eq(const rf_hir_var *iv, const gval *v, int32_t nk, int64_t i, int64_t j)
+{
+    for (int32_t c = 0; c < nk; c++) {
+        const char *col = rf_gx_held_col(v, c);
+        int w = wid(iv->types[c]);
+        if (col && memcmp(col + i * w, col + j * w, (size_t)w)) return 0;
+    }
+    return 1;
+}
+
+/* A functional predicate must not give two values for one key: over the
+** kept rows in order (the whole unique's rows), the first whose key an
+** earlier one had, and the CPU's message on the two (as rt_gpu_group.c's
+** check_fd words it). */
+static rf_status fd_check(gx *x, const rf_hir_kernel *k, const gval *v, const uint8_t *keep)
+{
+    const rf_hir_var *iv = x->p->vars[k->in[0]], *ov = x->p->vars[k->out];
+    int32_t nk = fd_keys(x, k);
+    int64_t n = v->nrows, m = 0;
+    for (int64_t i = 0; i < n; i++) m += keep[i];
+    if (!nk || m < 2) return RF_OK;
+    uint64_t cap = 4;
+    while (cap < (uint64_t)m * 2) cap *= 2;
+    int64_t *tab = rf_malloc((size_t)cap * 8), frow = -1, row = -1;
+    if (!tab) return RF_ENOMEM;
+    memset(tab, 0xff, (size_t)cap * 8);
+    for (int64_t i = 0; i < n && row < 0; i++) {
+        if (!keep[i]) continue;
+        uint64_t at = key_hash(iv, v, nk, i) & (cap - 1);
+        while (tab[at] >= 0 && !key_eq(iv, v, nk, tab[at], i)) at = (at + 1) & (cap - 1);
+        if (tab[at] < 0) tab[at] = i;
+        else {
+            frow = tab[at];
+            row = i;
+        }
+    }
+    free(tab);
+    if (row < 0) return RF_OK;
+    rf_rt_rel two;
+    memset(&two, 0, sizeof two);
+    rf_status st = rf_rt_rel_alloc(&two, ov->ncols, ov->types, 2);
+    for (int32_t c = 0; c < ov->ncols && !st; c++) {
+        const char *h = rf_gx_held_col(v, c);
+        size_t w = (size_t)wid(ov->types[c]);
+        if (!h) continue; /* (a column no kernel reads: zeros) */
+        memcpy(two.cols[c], h + (size_t)frow * w, w);
+        memcpy((char *)two.cols[c] + w, h + (size_t)row * w, w);
+    }
+    if (st) {
+        rf_rt_rel_free(&two);
+        return st;
+    }
+    rf_buf b;
+    rf_buf_init(&b);
+    rf_rt_fd_message(x->dict, ov->pred_name ? ov->pred_name : ov->name, &two, nk, 0, 1, &b);
+    rf_error(x->d, kloc(x, k), "%s", rf_buf_cstr(&b));
+    rf_buf_free(&b);
+    rf_rt_rel_free(&two);
+    return RF_EUSER;
 }
 
 /* The rows of v that keep marks, in order, as value *out held in host memory. */
@@ -782,6 +867,7 @@ static rf_status run_in(gx *x, const rf_hir_kernel *k, int64_t nparts)
         const gval *v = &x->vals[k->in[0]];
         uint8_t *keep = rf_malloc((size_t)v->nrows + 1);
         rf_status st = keep ? unique_parts(x, k, nparts, keep) : RF_ENOMEM;
+        if (!st) st = fd_check(x, k, v, keep);
         if (!st) st = kept_rows(x, v, ov, keep, &r);
         free(keep);
         if (!st) rf_gx_var_set(x, k->out, &r);
