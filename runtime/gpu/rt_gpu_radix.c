@@ -1,42 +1,48 @@
 /*
-** runtime/gpu/rt_gpu_radix.c: group-bys and sorts in key partitions when
-** their values and results do not fit in GPU memory at once (under the
-** --gpu-memory cap, or a full GPU).
+** runtime/gpu/rt_gpu_radix.c: kernels in key partitions when their values
+** and results do not fit in GPU memory at once (under the --gpu-memory cap,
+** or a full GPU) and row ranges (rt_gpu_part.c) do not serve.
 **
-** Owns: how a GROUP, a REDUCE and a SORT run in parts, after the Red Fox
+** Owns: how a GROUP, REDUCE, UNIQUE and SORT run in parts, and a join or
+** join map whose other side does not fit beside a range, after the Red Fox
 ** thesis's chapter 6 (relations that exceed GPU memory are partitioned and
-** each partition is processed alone). Row ranges (rt_gpu_part.c) do not
-** serve them: a group's rows may lie in every range, and a sort's order is
-** global. Instead:
+** each partition is processed alone). A range's rows are not independent
+** here: a group's rows may lie in every range, a sort's order is global.
+** Each partition is run by the kernel itself; the host puts the results
+** into the whole kernel's order:
 **
-**   - GROUP: the input waits in host memory; each row goes to partition
-**     hash(group key) mod P, so that the partitions' groups are disjoint.
-**     The existing group kernel runs on each partition's key columns (rows
-**     in ascending order). Each group's first row (global) is known from
-**     its partition; groups are then numbered by first row over all
-**     partitions, the order the whole kernel numbers them in, so the
-**     result (each row's group, each group's first row) is the same bytes.
+**   - GROUP: row i goes to partition hash(group key) mod P, so that the
+**     partitions' groups are disjoint; each group's first row (global) is
+**     known from its partition, and groups are numbered by first row over
+**     all partitions, as the whole kernel numbers them: the same bytes.
 **   - REDUCE: groups are numbered, so partition p is a range of group
-**     numbers holding about n / P rows; each partition's rows (ascending)
-**     and its groups renumbered from 0 run through the existing reduce, and
-**     the results, concatenated in range order, are the whole result. A
-**     group's rows stay in their order, so float sums on the host add in
-**     the same order; an error (an overflow) is met in the lowest failing
-**     group, as the whole kernel meets it.
-**   - SORT: runs of row ranges are sorted on the GPU (stable), then merged
-**     on the host by the sort's own order (the same keys the GPU sorts:
-**     integers and dates by value, floats as the GPU orders their bits,
-**     strings by bytes, descending keys reversed); a tie takes the earlier
-**     run, so the merge is stable too and gives the whole sort's order.
+**     numbers holding about n / P rows, its groups renumbered from 0; the
+**     results, concatenated in range order, are the whole result. A group's
+**     rows keep their order (float sums on the host add in the same order);
+**     an error (an overflow) is met in the lowest failing group.
+**   - UNIQUE: by the hash of the whole row (with a functional-dependency
+**     check, of the key; the check then runs here over the kept rows, the
+**     CPU's message on the first conflicting pair); each partition's first
+**     occurrences, merged by row, are the whole kernel's.
+**   - SORT: runs of row ranges sorted on the GPU (stable), merged on the host
+**     by the sort's own keys (integers and dates by value, floats as the GPU
+**     orders their bits, strings by bytes, descending keys reversed); a tie
+**     takes the earlier run: stable, as the whole sort.
+**   - JOIN_INDEX, ANTI_INDEX (after row ranges failed): both sides by the
+**     hash of the join key, left partition p meeting right partition p; the
+**     pairs (kept left rows) put back by left row, then right row. A
+**     self-join reads its right partition from the output's slot.
+**   - JOIN_MAP, GATHER_MAP (after row ranges failed): ranges of the index,
+**     each with the side rows its entries name gathered in entry order.
 **
 ** P starts at two and doubles while a partition does not fit; a kernel
-** whose partitions of a single group, or of a single row, do not fit (a
-** REDUCE over one group of all rows) fails as before, and the driver then
-** runs the program on the CPU with a warning. Each partition's values come
-** to the GPU from host memory and its results go back there at once (the
-** spill path, rt_gpu_spill.c); the result stays in host memory until a
-** kernel reads it. `--profile` counts the kernels run in key partitions
-** and their partitions.
+** whose partition of one key (one row) does not fit, or a REDUCE over one
+** group of all rows, fails as before, with the message naming the cap, and
+** the driver runs the program on the CPU with a warning. The kernel's
+** inputs wait in host memory (the spill path, rt_gpu_spill.c), each
+** partition comes to the GPU and its result goes back at once; the result
+** stays in host memory until a kernel reads it. `--profile` counts the
+** kernels run in key partitions and their partitions.
 */
 #include "rt_gpu_internal.h"
 
