@@ -176,6 +176,8 @@ typedef struct rf_rt_result {
     /* GPU: join builds made, and reused where a loop's join read a relation
     ** the loop never writes (built once a run, not once a round) */
     int64_t gpu_join_builds, gpu_join_reuses;
+    /* GPU: group-bys and sorts run in key partitions for lack of room, and their partitions */
+    int64_t gpu_radixed, gpu_radix_parts;
     /* inputs from a database: min/max blocks of the tables read, and those
     ** skipped because no reader's constant range filter could accept them */
     int64_t db_blocks, db_blocks_skipped;

@@ -1,22 +1,23 @@
 #!/bin/sh
-# tests/run_gpu_cap.sh REDFOX MIN_SPILLED MIN_RANGED DATA PROG.logic... (or DATA "tpch" SCHEMA QUERY...;
+# tests/run_gpu_cap.sh REDFOX MIN_SPILLED MIN_RANGED MAX_CPU DATA PROG.logic... (or DATA "tpch" SCHEMA QUERY...;
 # DATA "sf=X": TPC-H data of scale factor X made by `redfox tpch gen`; a missing DATA: exit 77):
 # the GPU memory cap (--gpu-memory) in the emulator. Each program (one run
 # of every PROG, or with "tpch" of SCHEMA with each QUERY) runs uncapped
 # with --profile, which gives its peak device memory P; then
 #   - under a generous cap (P plus a quarter) it must run on the GPU (no
-#     fallback to the CPU) with the same output byte for byte;
+#     fallback to the CPU, no kernel in row ranges or key partitions) with
+#     the same output byte for byte;
 #   - under a tight cap (9/10 of the peak under the generous cap) it must give the same output byte for
 #     byte, on the GPU (values moved to host memory, counted by --profile)
-#     or, where one kernel's own values do not fit, on the CPU after a
-#     warning naming the cap (never silently).
+#     or, where one partition of a kernel does not fit, on the CPU after a
+#     warning naming the cap (never silently): at most MAX_CPU programs.
 # At least MIN_SPILLED programs must have moved values under the tight cap
 # and stayed on the GPU, and at least MIN_RANGED of them run a kernel in row
-# ranges (partitions), so that the test fails when the cap, the moves or the
+# ranges or key partitions, so that the test fails when the cap, the moves or the
 # partitions stop working. Programs that expect an error (// expect-error:) are left out.
 set -u
-redfox=$1 min=$2 minranged=$3 data=$4
-shift 4
+redfox=$1 min=$2 minranged=$3 maxcpu=$4 data=$5
+shift 5
 tpch_schema=
 if [ "$1" = tpch ]; then tpch_schema=$2; shift 2; fi
 tmp=${TMPDIR:-/tmp}/rf_gpucap.$$
@@ -30,7 +31,7 @@ sf=*)
 esac
 RF_GPU_EMULATE=1
 export RF_GPU_EMULATE
-fail=0 spilled=0 ranged=0 fell=0 ran=0
+fail=0 spilled=0 ranged=0 keyed=0 fell=0 ran=0
 for prog in "$@"; do
     grep -q '^// expect-error:' "$prog" && continue
     name=$(basename "$prog" .logic)
@@ -71,17 +72,23 @@ for prog in "$@"; do
         if [ -z "$moved" ]; then echo "FAIL $name: no cap line in --profile"; cat "$tmp/err"; fail=1; continue; fi
         newpeak=$(sed -n 's/.*peak device memory \([0-9]*\) bytes.*/\1/p' "$tmp/err")
         if [ "$newpeak" -gt "$cap" ]; then echo "FAIL $name: peak $newpeak above the cap $cap"; fail=1; fi
-        [ $which = generous ] && peak=$newpeak
+        ranges=$(sed -n 's/.*; \([0-9]*\) kernels run in \([0-9]*\) row ranges.*/\1 kernels in \2 row ranges/p' "$tmp/err")
+        parts=$(sed -n 's/.*; \([0-9]*\) kernels run in \([0-9]*\) key partitions.*/\1 kernels in \2 key partitions/p' "$tmp/err")
+        if [ $which = generous ]; then
+            peak=$newpeak
+            case "$ranges$parts" in *[1-9]*) echo "FAIL $name: the generous cap $cap ran $ranges, $parts"; fail=1 ;; esac
+        fi
         if [ $which = tight ]; then
             [ "$moved" -gt 0 ] && spilled=$((spilled + 1))
-            ranges=$(sed -n 's/.*; \([0-9]*\) kernels run in \([0-9]*\) row ranges.*/\1 kernels in \2 row ranges/p' "$tmp/err")
             case $ranges in 0\ *|'') ;; *) ranged=$((ranged + 1)) ;; esac
-            echo "$name: cap $cap of peak $peak: on the GPU, $moved values moved to host memory, $ranges, peak $newpeak"
+            case $parts in 0\ *|'') ;; *) keyed=$((keyed + 1)) ;; esac
+            echo "$name: cap $cap of peak $peak: on the GPU, $moved values moved to host memory, $ranges, $parts, peak $newpeak"
         fi
     done
 done
 echo "programs: $ran; under the tight cap: $spilled moved values and stayed on the GPU ($ranged ran kernels in" \
-    "row ranges), $fell ran on the CPU (warned)"
+    "row ranges, $keyed in key partitions), $fell ran on the CPU (warned)"
 if [ "$spilled" -lt "$min" ]; then echo "FAIL: fewer than $min programs moved values under the tight cap"; fail=1; fi
 if [ "$ranged" -lt "$minranged" ]; then echo "FAIL: fewer than $minranged programs ran kernels in row ranges"; fail=1; fi
+if [ "$fell" -gt "$maxcpu" ]; then echo "FAIL: more than $maxcpu programs ran on the CPU under the tight cap"; fail=1; fi
 exit $fail

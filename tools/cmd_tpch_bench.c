@@ -101,7 +101,7 @@ typedef struct bstat {
     int64_t gpu_peak;     /* GPU: peak device memory of the profiled run */
     int32_t fused;        /* GPU: fused kernel runs in the profiled run */
     /* GPU, the profiled run: the memory cap (--gpu-memory; 0: none), values
-    ** moved to host memory for room, kernels run in row ranges */
+    ** moved to host memory for room, kernels run in row ranges or key partitions */
     int64_t cap, moved, ranged;
     /* the cold run (the first): its phases in seconds (rf_rt_result's) and
     ** the bytes it copied each way */
@@ -223,7 +223,7 @@ static int bench_query(int q, const rf_rt_options *rt0, int repeat, bstat *bs, c
             bs->fused = res->gpu_fused;
             bs->cap = (int64_t)res->gpu_memory_cap;
             bs->moved = res->gpu_spills;
-            bs->ranged = res->gpu_parted;
+            bs->ranged = res->gpu_parted + res->gpu_radixed;
         }
     }
     if (st) {

@@ -430,6 +430,8 @@ static void gpu_report(void *dev)
         x->res->gpu_parts = x->parts;
         x->res->gpu_join_builds = x->jbuilds;
         x->res->gpu_join_reuses = x->jreuses;
+        x->res->gpu_radixed = x->radixed;
+        x->res->gpu_radix_parts = x->radix_parts;
     }
 }
 

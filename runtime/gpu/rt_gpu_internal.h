@@ -209,6 +209,7 @@ rf_status rf_gpu_str_ranks(gstr *s, gptr col, int64_t n, gbuf *ranks, int64_t *l
 **                    maps and float aggregates on the host
 **   rt_gpu_spill.c   values in host memory while the pool is full
 **   rt_gpu_part.c    kernels in row ranges when their own data does not fit
+**   rt_gpu_radix.c   group-bys and sorts in key partitions when theirs does not
 **   rt_gpu_live.c    liveness across blocks: values freed at their last use
 **   rt_gpu_lattice.c LATTICE_IMPROVE, LATTICE_UPDATE (for now on the host)
 ** Functions shared between them carry rf_gx_ ("GPU executor"). */
@@ -308,6 +309,8 @@ typedef struct gx {
     struct rf_cpu_best **lattice;
     /* kernels run in row ranges (rt_gpu_part.c) and their ranges */
     int64_t parted, parts;
+    /* kernels run in key partitions (rt_gpu_radix.c) and their partitions */
+    int64_t radixed, radix_parts;
     /* join builds kept across a loop's rounds (rt_gpu_join.c): by kernel id,
     ** 1 + the block of a join whose build side that block's loop never
     ** writes (0: built every time); the block whose builds are kept, how
@@ -511,6 +514,21 @@ void rf_gx_held_free(gval *v);
 /* rt_gpu_part.c: a kernel in row ranges when its values and results do not fit at once */
 int rf_gx_part_can(const gx *x, const rf_hir_kernel *k);
 rf_status rf_gx_run_parts(gx *x, const rf_hir_kernel *k);
+/* a kernel's output in host memory, growing part by part */
+typedef struct gacc {
+    char **col;
+    uint64_t *cap; /* bytes each column has room for */
+    uint8_t *has;  /* a part had the column on the device */
+    int64_t rows;
+} gacc;
+void rf_gx_acc_free(gacc *a, int32_t ncols);
+rf_status rf_gx_acc_take(gx *x, gacc *a, const rf_hir_var *ov, int index, int side, int64_t lo, const gval *out);
+rf_status rf_gx_acc_to_value(gx *x, gacc *a, int32_t var, int index);
+
+/* rt_gpu_radix.c: group-bys and sorts in key partitions when their values do not fit at once */
+int rf_gx_radix_can(const gx *x, const rf_hir_kernel *k);
+rf_status rf_gx_run_radix(gx *x, const rf_hir_kernel *k);
+int rf_gx_radix_side_can(const gx *x, const rf_hir_kernel *k); /* joins, join maps: after row ranges failed */
 
 /* rt_gpu_stage.c: one kernel of the driver's walk (rf_rt_device_ops.run) */
 rf_status rf_gx_run(gx *x, const rf_hir_kernel *k, rf_rt_kprof *prof);

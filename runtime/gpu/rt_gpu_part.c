@@ -7,7 +7,8 @@
 ** map over one relation (filter, project, arithmetic: row i of the output
 ** depends on row i of the input alone) and a join map or gather map (a row
 ** per pair of the index); joins (ranges of one side); unique and difference
-** (ranges, then one unique over the ranges' distinct rows). The thesis's chapter 6 partitions relations that
+** (ranges, then one unique over the ranges' distinct rows); a concat (each
+** input a range of its output, put together in host memory). The thesis's chapter 6 partitions relations that
 ** exceed GPU memory; a row-local kernel needs no hashing for that: its
 ** input (the relation, or the index's pairs) waits in host memory and comes
 ** in one range at a time, and each range's rows go back to host memory as
@@ -33,23 +34,23 @@
 
 enum { MAX_PARTS = 1 << 20 };
 
-/* The output's columns in host memory, growing range by range. */
-typedef struct acc {
-    char **col;
-    uint64_t *cap; /* bytes each column has room for */
-    uint8_t *has;  /* a range had the column on the device */
-    int64_t rows;
-} acc;
-
 int rf_gx_part_can(const gx *x, const rf_hir_kernel *k)
 {
     if (k->id < 0 || k->id >= x->nkernels || !x->plans[k->id].gpu) return 0;
+    if (rf_gx_radix_can(x, k)) return 1; /* in key partitions (rt_gpu_radix.c) */
     if (k->kind == RF_HIR_MAP) return k->nin == 1 && k->idx < 0;
     if (k->kind == RF_HIR_JOIN_MAP || k->kind == RF_HIR_GATHER_MAP) return k->idx >= 0;
-    if (k->kind == RF_HIR_JOIN_INDEX || k->kind == RF_HIR_ANTI_INDEX) return k->nin == 2;
+    /* (a self-join's range would stand for both sides: key partitions only) */
+    if (k->kind == RF_HIR_JOIN_INDEX || k->kind == RF_HIR_ANTI_INDEX)
+        return k->nin == 2 && (k->in[0] != k->in[1] || rf_gx_radix_side_can(x, k));
     /* (a functional-dependency check would name another conflicting pair) */
     if (k->kind == RF_HIR_UNIQUE) return k->nin == 1 && !k->check_fd && k->out != k->in[0];
     if (k->kind == RF_HIR_DIFFERENCE) return k->nin == 2 && k->out != k->in[0] && k->out != k->in[1];
+    if (k->kind == RF_HIR_CONCAT) {
+        for (int32_t i = 0; i < k->nin; i++)
+            if (k->in[i] == k->out) return 0;
+        return k->nin > 0;
+    }
     return 0;
 }
 
@@ -75,7 +76,7 @@ static int32_t split_var(const gx *x, const rf_hir_kernel *k)
 /* A join split on its right side: the pairs, right range by right range,
 ** into the whole join's order: by left row (a stable counting sort), each
 ** left row's right rows ascending as every range gave them. */
-static rf_status pairs_by_left(acc *a, int64_t nleft)
+static rf_status pairs_by_left(gacc *a, int64_t nleft)
 {
     int64_t n = a->rows, *l = (int64_t *)(void *)a->col[0], *r = (int64_t *)(void *)a->col[1];
     if (n == 0) return RF_OK;
@@ -102,7 +103,7 @@ static rf_status pairs_by_left(acc *a, int64_t nleft)
     return st;
 }
 
-static void acc_free(acc *a, int32_t ncols)
+void rf_gx_acc_free(gacc *a, int32_t ncols)
 {
     for (int32_t c = 0; a->col && c < ncols; c++) free(a->col[c]);
     free(a->col);
@@ -114,7 +115,7 @@ static void acc_free(acc *a, int32_t ncols)
 /* The rows of output value out (on the device) appended to a: a
 ** relation's columns, or an index's entries (the rows of its side, 0 left
 ** or 1 right, that was split lo further on). */
-static rf_status acc_take(gx *x, acc *a, const rf_hir_var *ov, int index, int side, int64_t lo, const gval *out)
+rf_status rf_gx_acc_take(gx *x, gacc *a, const rf_hir_var *ov, int index, int side, int64_t lo, const gval *out)
 {
     int32_t nc = index ? 2 : ov->ncols;
     for (int32_t c = 0; c < nc; c++) {
@@ -179,7 +180,7 @@ static rf_status range_of_index(gx *x, const gval *v, int32_t ncols, int64_t lo,
 }
 
 /* Kernel k in nparts ranges of its input; the output into a. */
-static rf_status run_ranges(gx *x, const rf_hir_kernel *k, int64_t nparts, acc *a)
+static rf_status run_ranges(gx *x, const rf_hir_kernel *k, int64_t nparts, gacc *a)
 {
     const rf_hir_var *ov = x->p->vars[k->out];
     int32_t in = split_var(x, k);
@@ -203,7 +204,7 @@ static rf_status run_ranges(gx *x, const rf_hir_kernel *k, int64_t nparts, acc *
             x->vals[in] = whole;
         }
         rf_gx_val_clear(x, &r, iv->ncols);
-        if (!st) st = acc_take(x, a, ov, makes_index(k), k->nin > 1 && in == k->in[1], lo, &x->vals[k->out]);
+        if (!st) st = rf_gx_acc_take(x, a, ov, makes_index(k), k->nin > 1 && in == k->in[1], lo, &x->vals[k->out]);
         rf_gx_var_clear(x, k->out);
     }
     return st;
@@ -211,7 +212,7 @@ static rf_status run_ranges(gx *x, const rf_hir_kernel *k, int64_t nparts, acc *
 
 /* The rows gathered in a become variable var's value, in host memory (an
 ** index: its entries; else a relation's columns). */
-static rf_status acc_to_value(gx *x, acc *a, int32_t var, int index)
+rf_status rf_gx_acc_to_value(gx *x, gacc *a, int32_t var, int index)
 {
     const rf_hir_var *ov = x->p->vars[var];
     gval v;
@@ -259,7 +260,46 @@ static rf_status unique_of_ranges(gx *x, const rf_hir_kernel *k)
     return rf_gx_run_kernel(x, &u);
 }
 
-rf_status rf_gx_run_parts(gx *x, const rf_hir_kernel *k)
+/* A concat whose inputs and output do not fit at once: each input is a
+** range of the output; they wait in host memory and are put together there. */
+static rf_status concat_on_host(gx *x, const rf_hir_kernel *k)
+{
+    const rf_hir_var *ov = x->p->vars[k->out];
+    int64_t total = 0;
+    rf_status st = RF_OK;
+    rf_gx_var_clear(x, k->out);
+    for (int32_t i = 0; i < k->nin && !st; i++) {
+        st = rf_gx_spill_var(x, k->in[i]);
+        total += x->vals[k->in[i]].nrows;
+    }
+    gval v;
+    memset(&v, 0, sizeof v);
+    v.nrows = v.cap = total;
+    if (!st && !(v.cols = rf_calloc((size_t)ov->ncols + 1, sizeof *v.cols))) st = RF_ENOMEM;
+    for (int32_t c = 0; c < ov->ncols && !st && total > 0; c++) {
+        /* as the pool would reserve it: a multiple of 256 bytes */
+        uint64_t w = (uint64_t)wid(ov->types[c]), bytes = (uint64_t)total * w, n = (bytes + 255) / 256 * 256, at = 0;
+        char *m = rf_calloc(1, (size_t)n);
+        if (!m) st = RF_ENOMEM;
+        for (int32_t i = 0; i < k->nin && !st; i++) {
+            const char *h = rf_gx_held_col(&x->vals[k->in[i]], c);
+            uint64_t add = (uint64_t)x->vals[k->in[i]].nrows * w;
+            if (h && add) memcpy(m + at, h, (size_t)add); /* (else a column no kernel reads: zeros) */
+            at += add;
+        }
+        if (!st && (st = rf_gx_held_adopt(&v, ov->ncols, c, m, n))) free(m);
+    }
+    if (st) {
+        rf_gx_val_clear(x, &v, ov->ncols);
+        return st;
+    }
+    rf_gx_var_set(x, k->out, &v);
+    x->parted++;
+    x->parts += k->nin;
+    return RF_OK;
+}
+
+static rf_status run_in_ranges(gx *x, const rf_hir_kernel *k)
 {
     int32_t in = split_var(x, k);
     const rf_hir_var *ov = x->p->vars[k->out];
@@ -270,7 +310,7 @@ rf_status rf_gx_run_parts(gx *x, const rf_hir_kernel *k)
     if (st) return st;
     int64_t n = x->vals[in].nrows, ndiag = x->d->count, nerr = x->d->nerrors;
     for (int64_t parts = 2;; parts *= 2) {
-        acc a;
+        gacc a;
         memset(&a, 0, sizeof a);
         int32_t nc = makes_index(k) ? 2 : ov->ncols;
         a.col = rf_calloc((size_t)nc + 1, sizeof *a.col);
@@ -278,8 +318,8 @@ rf_status rf_gx_run_parts(gx *x, const rf_hir_kernel *k)
         a.has = rf_calloc((size_t)nc + 1, 1);
         st = a.col && a.cap && a.has ? run_ranges(x, k, parts, &a) : RF_ENOMEM;
         if (!st && makes_index(k) && in == k->in[1]) st = pairs_by_left(&a, x->vals[k->in[0]].nrows);
-        if (!st) st = acc_to_value(x, &a, k->out, makes_index(k));
-        acc_free(&a, nc);
+        if (!st) st = rf_gx_acc_to_value(x, &a, k->out, makes_index(k));
+        rf_gx_acc_free(&a, nc);
         int last = 0; /* (more ranges would not make the unique over them smaller) */
         if (!st && dedupes(k)) last = (st = unique_of_ranges(x, k)) != RF_OK;
         if (st != RF_EDEVMEM || last || parts >= n || parts >= MAX_PARTS) {
@@ -291,4 +331,21 @@ rf_status rf_gx_run_parts(gx *x, const rf_hir_kernel *k)
         }
         rf_gx_held_drop_diags(x, ndiag, nerr); /* (smaller ranges next) */
     }
+}
+
+rf_status rf_gx_run_parts(gx *x, const rf_hir_kernel *k)
+{
+    if (rf_gx_radix_can(x, k)) return rf_gx_run_radix(x, k);
+    if (k->kind == RF_HIR_CONCAT) return concat_on_host(x, k);
+    int64_t ndiag = x->d->count, nerr = x->d->nerrors;
+    int self = (k->kind == RF_HIR_JOIN_INDEX || k->kind == RF_HIR_ANTI_INDEX) && k->in[0] == k->in[1];
+    rf_status st = self ? RF_EDEVMEM : run_in_ranges(x, k);
+    /* ranges keep a join's other side (a join map's sides) whole on the
+    ** device; where it does not fit: both sides in key partitions (the join
+    ** map's sides gathered range by range, rt_gpu_radix.c) */
+    if (st == RF_EDEVMEM && rf_gx_radix_side_can(x, k)) {
+        rf_gx_held_drop_diags(x, ndiag, nerr);
+        st = rf_gx_run_radix(x, k);
+    }
+    return st;
 }

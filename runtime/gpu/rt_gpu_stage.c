@@ -239,7 +239,8 @@ rf_status rf_gx_run(gx *x, const rf_hir_kernel *k, rf_rt_kprof *prof)
             if (!st) st = rf_gx_hold_kernel(x, k, NULL);
             if (!st) st = rf_gx_run_kernel(x, k);
         }
-        if (st == RF_EDEVMEM && rf_gx_part_can(x, k)) {
+        /* (not where it took its input's columns over: they are gone) */
+        if (st == RF_EDEVMEM && restartable(x, k, cols) && rf_gx_part_can(x, k)) {
             rf_gx_held_drop_diags(x, ndiag, nerr);
             parts = 1;
             st = RF_OK;

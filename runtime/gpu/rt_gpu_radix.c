@@ -1,0 +1,933 @@
+/*
+** runtime/gpu/rt_gpu_radix.c: kernels in key partitions when their values
+** and results do not fit in GPU memory at once (under the --gpu-memory cap,
+** or a full GPU) and row ranges (rt_gpu_part.c) do not serve.
+**
+** Owns: how a GROUP, REDUCE, UNIQUE and SORT run in parts, and a join or
+** join map whose other side does not fit beside a range, after the Red Fox
+** thesis's chapter 6 (relations that exceed GPU memory are partitioned and
+** each partition is processed alone). A range's rows are not independent
+** here: a group's rows may lie in every range, a sort's order is global.
+** Each partition is run by the kernel itself; the host puts the results
+** into the whole kernel's order:
+**
+**   - GROUP: row i goes to partition hash(group key) mod P, so that the
+**     partitions' groups are disjoint; each group's first row (global) is
+**     known from its partition, and groups are numbered by first row over
+**     all partitions, as the whole kernel numbers them: the same bytes.
+**   - REDUCE: groups are numbered, so partition p is a range of group
+**     numbers holding about n / P rows, its groups renumbered from 0; the
+**     results, concatenated in range order, are the whole result. A group's
+**     rows keep their order (float sums on the host add in the same order);
+**     an error (an overflow) is met in the lowest failing group.
+**   - UNIQUE: by the hash of the whole row (with a functional-dependency
+**     check, of the key; the check then runs here over the kept rows, the
+**     CPU's message on the first conflicting pair); each partition's first
+**     occurrences, merged by row, are the whole kernel's.
+**   - SORT: runs of row ranges sorted on the GPU (stable), merged on the host
+**     by the sort's own keys (integers and dates by value, floats as the GPU
+**     orders their bits, strings by bytes, descending keys reversed); a tie
+**     takes the earlier run: stable, as the whole sort.
+**   - JOIN_INDEX, ANTI_INDEX (after row ranges failed): both sides by the
+**     hash of the join key, left partition p meeting right partition p; the
+**     pairs (kept left rows) put back by left row, then right row. A
+**     self-join reads its right partition from the output's slot.
+**   - JOIN_MAP, GATHER_MAP (after row ranges failed): ranges of the index,
+**     each with the side rows its entries name gathered in entry order.
+**
+** P starts at two and doubles while a partition does not fit; a kernel
+** whose partition of one key (one row) does not fit, or a REDUCE over one
+** group of all rows, fails as before, with the message naming the cap, and
+** the driver runs the program on the CPU with a warning. The kernel's
+** inputs wait in host memory (the spill path, rt_gpu_spill.c), each
+** partition comes to the GPU and its result goes back at once; the result
+** stays in host memory until a kernel reads it. `--profile` counts the
+** kernels run in key partitions and their partitions.
+*/
+#include "rt_gpu_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { MAX_PARTS = 1 << 20 };
+
+int rf_gx_radix_can(const gx *x, const rf_hir_kernel *k)
+{
+    if (k->id < 0 || k->id >= x->nkernels || !x->plans[k->id].gpu || k->nin < 1 || k->out == k->in[0]) return 0;
+    /* a reduce reads its relation and its groups (also as in[1]) */
+    if (k->kind == RF_HIR_REDUCE)
+        return k->idx >= 0 && k->idx != k->out && (k->nin == 1 || (k->nin == 2 && k->in[1] == k->idx));
+    if (k->nin != 1) return 0;
+    if (k->kind == RF_HIR_GROUP || k->kind == RF_HIR_SORT) return 1;
+    if (k->kind == RF_HIR_UNIQUE) {
+        /* (a functional-dependency check: on the host, after, fd_check) */
+        const rf_hir_var *iv = x->p->vars[k->in[0]], *ov = x->p->vars[k->out];
+        int same = iv->ncols == ov->ncols;
+        for (int32_t c = 0; c < iv->ncols && same; c++) same = wid(iv->types[c]) == wid(ov->types[c]);
+        return same;
+    }
+    return 0;
+}
+
+int rf_gx_radix_side_can(const gx *x, const rf_hir_kernel *k)
+{
+    if (k->id < 0 || k->id >= x->nkernels || !x->plans[k->id].gpu) return 0;
+    if (k->kind == RF_HIR_JOIN_MAP || k->kind == RF_HIR_GATHER_MAP) {
+        /* (the sides are read in place of their values: distinct variables) */
+        int32_t ns = k->kind == RF_HIR_JOIN_MAP ? 2 : 1;
+        if (k->idx < 0 || k->nin < ns || k->out == k->idx) return 0;
+        for (int32_t i = 0; i < ns; i++)
+            if (k->in[i] == k->idx || k->in[i] == k->out || (i && k->in[i] == k->in[0])) return 0;
+        return 1;
+    }
+    if (k->kind != RF_HIR_JOIN_INDEX && k->kind != RF_HIR_ANTI_INDEX) return 0;
+    if (k->nin != 2 || k->nkeys <= 0 || k->out == k->in[0] || k->out == k->in[1]) return 0;
+    /* a self-join's right partition is read from the output's slot (run_self) */
+    if (k->in[0] == k->in[1] && x->p->vars[k->out]->ncols > x->p->vars[k->in[0]]->ncols) return 0;
+    /* equal keys must hash alike on both sides: the same types */
+    const rf_hir_var *l = x->p->vars[k->in[0]], *r = x->p->vars[k->in[1]];
+    for (int32_t i = 0; i < k->nkeys; i++)
+        if (l->types[k->lkeys[i]] != r->types[k->rkeys[i]]) return 0;
+    return 1;
+}
+
+/* A value's bytes as the pool would reserve them (a multiple of 256, at
+** least 256), zeroed: the buffer a held value's slot adopts. */
+static void *held_buf(uint64_t bytes, uint64_t *len)
+{
+    *len = bytes ? (bytes + 255) / 256 * 256 : 256;
+    return rf_calloc(1, (size_t)*len);
+}
+
+static uint64_t load_u64(const char *p, int w)
+{
+    switch (w) {
+    case 1: return *(const uint8_t *)p;
+    case 4: return *(const uint32_t *)(const void *)p;
+    default: return *(const uint64_t *)(const void *)p;
+    }
+}
+
+/* Rows rows[0..n) of v (in host memory) as a relation on the device: the
+** columns v has there and want marks (NULL: all), in the order given. */
+static rf_status rel_of_rows(gx *x, const gval *v, const rf_hir_var *hv, const int64_t *rows, int64_t n,
+                             const uint8_t *want, gval *r)
+{
+    memset(r, 0, sizeof *r);
+    r->nrows = r->cap = n;
+    if (!(r->cols = rf_calloc((size_t)hv->ncols + 1, sizeof *r->cols))) return RF_ENOMEM;
+    rf_status st = RF_OK;
+    char *buf = NULL;
+    for (int32_t c = 0; c < hv->ncols && !st; c++) {
+        const char *h = rf_gx_held_col(v, c);
+        if (!h || (want && !want[c]) || n == 0) continue;
+        int w = wid(hv->types[c]);
+        if (!(buf = rf_malloc((size_t)n * (size_t)w))) return RF_ENOMEM;
+        for (int64_t i = 0; i < n; i++) {
+            const char *s = h + rows[i] * w;
+            char *d = buf + i * w;
+            switch (w) {
+            case 1: *d = *s; break;
+            case 4: memcpy(d, s, 4); break;
+            case 8: memcpy(d, s, 8); break;
+            default: memcpy(d, s, (size_t)w); break;
+            }
+        }
+        st = galloc(x, (uint64_t)n * (uint64_t)w, &r->cols[c]);
+        if (!st) st = x->g.ops->h2d(&x->g, r->cols[c].p, buf, (uint64_t)n * (uint64_t)w);
+        free(buf);
+        buf = NULL;
+    }
+    return st;
+}
+
+/* Kernel k with variables vars[0..nv) read as part[0..nv) in place of their
+** values; k's output stays in k->out. The parts are cleared after. */
+static rf_status run_on(gx *x, const rf_hir_kernel *k, const int32_t *vars, gval *part, int32_t nv)
+{
+    gval whole[3];
+    for (int32_t i = 0; i < nv; i++) {
+        whole[i] = x->vals[vars[i]];
+        part[i].used = x->epoch; /* in use: never moved out under the kernel */
+        x->vals[vars[i]] = part[i];
+    }
+    rf_status st = rf_gx_run_kernel(x, k);
+    for (int32_t i = nv - 1; i >= 0; i--) {
+        part[i] = x->vals[vars[i]];
+        x->vals[vars[i]] = whole[i];
+        rf_gx_val_clear(x, &part[i], x->p->vars[vars[i]]->ncols);
+    }
+    return st;
+}
+
+static uint64_t mix(uint64_t h)
+{
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ull;
+    h ^= h >> 33;
+    return h;
+}
+
+/* ---- GROUP: partitions by the hash of the group key ------------------------------------------ */
+
+/* Partition of each row by its group key: equal keys, one partition (a
+** float's zeros and NaNs each hash as one value, whatever their bits). */
+static rf_status rows_by_key(const rf_hir_var *iv, const int32_t *keys, int32_t nkeys, const gval *v, int64_t nparts,
+                             int64_t *start, int64_t *rows)
+{
+    int64_t n = v->nrows;
+    uint32_t *part = rf_malloc((size_t)n * 4 + 4);
+    if (!part) return RF_ENOMEM;
+    for (int64_t i = 0; i < n; i++) {
+        uint64_t h = 0x9e3779b97f4a7c15ull;
+        for (int32_t g = 0; g < nkeys; g++) {
+            int32_t c = keys ? keys[g] : g;
+            const char *col = rf_gx_held_col(v, c);
+            int w = wid(iv->types[c]);
+            uint64_t b = col ? load_u64(col + i * w, w) : 0;
+            if (iv->types[c] == RF_TYPE_FLOAT) {
+                double d;
+                memcpy(&d, &b, 8);
+                if (d == 0) b = 0;
+                else if (d != d) b = 1;
+            }
+            h = mix(h ^ b) + (uint64_t)g;
+        }
+        part[i] = (uint32_t)(mix(h) % (uint64_t)nparts);
+    }
+    memset(start, 0, (size_t)(nparts + 1) * sizeof *start);
+    for (int64_t i = 0; i < n; i++) start[part[i] + 1]++;
+    for (int64_t p = 0; p < nparts; p++) start[p + 1] += start[p];
+    for (int64_t i = 0; i < n; i++) rows[start[part[i]]++] = i;
+    for (int64_t p = nparts; p > 0; p--) start[p] = start[p - 1];
+    start[0] = 0;
+    free(part);
+    return RF_OK;
+}
+
+/* GROUP in nparts partitions: its result, held in host memory, in *g. */
+static rf_status group_parts(gx *x, const rf_hir_kernel *k, int64_t nparts, gval *g)
+{
+    int32_t in = k->in[0];
+    const rf_hir_var *iv = x->p->vars[in];
+    const gval *v = &x->vals[in];
+    int64_t n = v->nrows;
+    int64_t *start = rf_malloc((size_t)(nparts + 1) * sizeof *start), *rows = rf_malloc((size_t)n * 8);
+    /* each row's group's first row, then (in place) each row's group */
+    uint64_t glen = 0, flen = 0;
+    int64_t *fr = held_buf((uint64_t)n * 8, &glen), *id = rf_malloc((size_t)n * 8);
+    uint8_t *want = rf_calloc((size_t)iv->ncols + 1, 1);
+    int64_t *lg = NULL, *lf = NULL, *first = NULL;
+    rf_status st = start && rows && fr && id && want ? RF_OK : RF_ENOMEM;
+    for (int32_t i = 0; i < k->ngroup && !st; i++) want[k->group[i]] = 1;
+    if (!st) st = rows_by_key(iv, k->group, k->ngroup, v, nparts, start, rows);
+    for (int64_t p = 0; p < nparts && !st; p++) {
+        int64_t m = start[p + 1] - start[p];
+        const int64_t *R = rows + start[p];
+        if (m == 0) continue;
+        gval part;
+        st = rel_of_rows(x, v, iv, R, m, want, &part);
+        if (!st) st = run_on(x, k, &in, &part, 1);
+        else rf_gx_val_clear(x, &part, iv->ncols);
+        const gval *o = &x->vals[k->out];
+        if (!st && (!o->has_groups || !o->gid.p || !o->first.p || o->nrows != m)) st = RF_EINTERNAL;
+        if (!st) st = rf_gx_host_i64(x, o->gid.p, m, &lg);
+        if (!st) st = rf_gx_host_i64(x, o->first.p, o->ngroups, &lf);
+        for (int64_t i = 0; i < m && !st; i++) {
+            if (lg[i] < 0 || lg[i] >= o->ngroups || lf[lg[i]] < 0 || lf[lg[i]] >= m) st = RF_EINTERNAL;
+            else fr[R[i]] = R[lf[lg[i]]];
+        }
+        free(lg);
+        free(lf);
+        lg = lf = NULL;
+        rf_gx_var_clear(x, k->out);
+    }
+    /* groups numbered by first row, as the whole kernel numbers them */
+    int64_t ng = 0;
+    for (int64_t i = 0; i < n && !st; i++)
+        if (fr[i] == i) id[i] = ng++;
+    if (!st && !(first = held_buf((uint64_t)ng * 8, &flen))) st = RF_ENOMEM;
+    for (int64_t i = 0; i < n && !st; i++) {
+        if (fr[i] > i) st = RF_EINTERNAL; /* a group's first row comes first */
+        else fr[i] = id[fr[i]];
+    }
+    /* (fr now holds each row's group; its first row is the lowest) */
+    for (int64_t i = n - 1; i >= 0 && !st; i--) first[fr[i]] = i;
+    free(start);
+    free(rows);
+    free(id);
+    free(want);
+    int32_t nc = x->p->vars[k->out]->ncols;
+    memset(g, 0, sizeof *g);
+    if (!st) {
+        g->has_groups = 1;
+        g->nrows = n;
+        g->ngroups = ng;
+        st = rf_gx_held_adopt(g, nc, nc + 2, fr, glen);
+        if (st) free(fr);
+        fr = NULL;
+        if (!st) st = rf_gx_held_adopt(g, nc, nc + 3, first, flen);
+        else free(first);
+        first = NULL;
+    }
+    free(fr);
+    free(first);
+    if (st) rf_gx_val_clear(x, g, nc);
+    return st;
+}
+
+/* ---- UNIQUE: partitions by the hash of the whole row ---------------------------------------- */
+
+/* Row i of v (columns in host memory) equals row j of the columns o (m rows, on the host)? */
+static int row_eq(const rf_hir_var *iv, const gval *v, int64_t i, char *const *o, int64_t j)
+{
+    for (int32_t c = 0; c < iv->ncols; c++) {
+        const char *h = rf_gx_held_col(v, c);
+        int w = wid(iv->types[c]);
+        if (h && o[c] && memcmp(h + i * w, o[c] + j * w, (size_t)w)) return 0;
+    }
+    return 1;
+}
+
+/* UNIQUE in nparts partitions: equal rows meet in one partition, whose
+** unique keeps the first of them; keep[i] = 1 for each row kept. A
+** partition's result is the subsequence of its rows that are first
+** occurrences, in order: matched against its rows in one walk. */
+/* The key columns a unique's functional-dependency check reads (the output's
+** first nkeys), or 0 where it checks nothing. */
+static int32_t fd_keys(const gx *x, const rf_hir_kernel *k)
+{
+    const rf_hir_var *ov = x->p->vars[k->out];
+    return k->check_fd && ov->nkeys > 0 && ov->nkeys < ov->ncols ? ov->nkeys : 0;
+}
+
+static rf_status unique_parts(gx *x, const rf_hir_kernel *k, int64_t nparts, uint8_t *keep)
+{
+    int32_t in = k->in[0];
+    const rf_hir_var *iv = x->p->vars[in];
+    const gval *v = &x->vals[in];
+    int64_t n = v->nrows;
+    /* with a check, by the key: rows of one key (equal rows among them) meet */
+    int32_t nk = fd_keys(x, k);
+    rf_hir_kernel kk = *k;
+    kk.check_fd = 0;
+    int64_t *start = rf_malloc((size_t)(nparts + 1) * sizeof *start), *rows = rf_malloc((size_t)n * 8 + 8);
+    char **o = rf_calloc((size_t)iv->ncols + 1, sizeof *o);
+    rf_status st = start && rows && o ? RF_OK : RF_ENOMEM;
+    if (!st) st = rows_by_key(iv, NULL, nk ? nk : iv->ncols, v, nparts, start, rows);
+    memset(keep, 0, (size_t)n);
+    for (int64_t p = 0; p < nparts && !st; p++) {
+        int64_t m = start[p + 1] - start[p];
+        const int64_t *R = rows + start[p];
+        if (m == 0) continue;
+        gval part;
+        st = rel_of_rows(x, v, iv, R, m, NULL, &part);
+        if (!st) st = run_on(x, &kk, &in, &part, 1);
+        else rf_gx_val_clear(x, &part, iv->ncols);
+        const gval *r = &x->vals[k->out];
+        int64_t km = st ? 0 : r->nrows;
+        if (km > m) st = RF_EINTERNAL;
+        for (int32_t c = 0; c < iv->ncols && !st && km > 0; c++) {
+            if (!rf_gx_held_col(v, c) || !colp(r, c)) continue;
+            uint64_t w = (uint64_t)wid(iv->types[c]);
+            if (!(o[c] = rf_malloc((size_t)(km * (int64_t)w)))) st = RF_ENOMEM;
+            else st = x->g.ops->d2h(&x->g, o[c], colp(r, c), (uint64_t)km * w);
+        }
+        int64_t j = 0;
+        for (int64_t i = 0; i < m && j < km && !st; i++)
+            if (row_eq(iv, v, R[i], o, j)) {
+                keep[R[i]] = 1;
+                j++;
+            }
+        if (!st && j != km) st = RF_EINTERNAL;
+        for (int32_t c = 0; c < iv->ncols; c++) {
+            free(o[c]);
+            o[c] = NULL;
+        }
+        rf_gx_var_clear(x, k->out);
+    }
+    free(start);
+    free(rows);
+    free(o);
+    return st;
+}
+
+/* Hash of row i's first nk columns (as rows_by_key hashes them). */
+static uint64_t key_hash(const rf_hir_var *iv, const gval *v, int32_t nk, int64_t i)
+{
+    uint64_t h = 0x9e3779b97f4a7c15ull;
+    for (int32_t c = 0; c < nk; c++) {
+        const char *col = rf_gx_held_col(v, c);
+        int w = wid(iv->types[c]);
+        h = mix(h ^ (col ? load_u64(col + i * w, w) : 0)) + (uint64_t)c;
+    }
+    return mix(h);
+}
+
+static int key_eq(const rf_hir_var *iv, const gval *v, int32_t nk, int64_t i, int64_t j)
+{
+    for (int32_t c = 0; c < nk; c++) {
+        const char *col = rf_gx_held_col(v, c);
+        int w = wid(iv->types[c]);
+        if (col && memcmp(col + i * w, col + j * w, (size_t)w)) return 0;
+    }
+    return 1;
+}
+
+/* A functional predicate must not give two values for one key: over the
+** kept rows in order (the whole unique's rows), the first whose key an
+** earlier one had, and the CPU's message on the two (as rt_gpu_group.c's
+** check_fd words it). */
+static rf_status fd_check(gx *x, const rf_hir_kernel *k, const gval *v, const uint8_t *keep)
+{
+    const rf_hir_var *iv = x->p->vars[k->in[0]], *ov = x->p->vars[k->out];
+    int32_t nk = fd_keys(x, k);
+    int64_t n = v->nrows, m = 0;
+    for (int64_t i = 0; i < n; i++) m += keep[i];
+    if (!nk || m < 2) return RF_OK;
+    uint64_t cap = 4;
+    while (cap < (uint64_t)m * 2) cap *= 2;
+    int64_t *tab = rf_malloc((size_t)cap * 8), frow = -1, row = -1;
+    if (!tab) return RF_ENOMEM;
+    memset(tab, 0xff, (size_t)cap * 8);
+    for (int64_t i = 0; i < n && row < 0; i++) {
+        if (!keep[i]) continue;
+        uint64_t at = key_hash(iv, v, nk, i) & (cap - 1);
+        while (tab[at] >= 0 && !key_eq(iv, v, nk, tab[at], i)) at = (at + 1) & (cap - 1);
+        if (tab[at] < 0) tab[at] = i;
+        else {
+            frow = tab[at];
+            row = i;
+        }
+    }
+    free(tab);
+    if (row < 0) return RF_OK;
+    rf_rt_rel two;
+    memset(&two, 0, sizeof two);
+    rf_status st = rf_rt_rel_alloc(&two, ov->ncols, ov->types, 2);
+    for (int32_t c = 0; c < ov->ncols && !st; c++) {
+        const char *h = rf_gx_held_col(v, c);
+        size_t w = (size_t)wid(ov->types[c]);
+        if (!h) continue; /* (a column no kernel reads: zeros) */
+        memcpy(two.cols[c], h + (size_t)frow * w, w);
+        memcpy((char *)two.cols[c] + w, h + (size_t)row * w, w);
+    }
+    if (st) {
+        rf_rt_rel_free(&two);
+        return st;
+    }
+    rf_buf b;
+    rf_buf_init(&b);
+    rf_rt_fd_message(x->dict, ov->pred_name ? ov->pred_name : ov->name, &two, nk, 0, 1, &b);
+    rf_error(x->d, kloc(x, k), "%s", rf_buf_cstr(&b));
+    rf_buf_free(&b);
+    rf_rt_rel_free(&two);
+    return RF_EUSER;
+}
+
+/* The rows of v that keep marks, in order, as value *out held in host memory. */
+static rf_status kept_rows(gx *x, const gval *v, const rf_hir_var *ov, const uint8_t *keep, gval *out)
+{
+    int64_t n = v->nrows, m = 0;
+    for (int64_t i = 0; i < n; i++) m += keep[i];
+    memset(out, 0, sizeof *out);
+    out->nrows = out->cap = m;
+    rf_status st = (out->cols = rf_calloc((size_t)ov->ncols + 1, sizeof *out->cols)) ? RF_OK : RF_ENOMEM;
+    for (int32_t c = 0; c < ov->ncols && !st && m > 0; c++) {
+        const char *h = rf_gx_held_col(v, c);
+        if (!h) continue;
+        uint64_t len = 0, w = (uint64_t)wid(ov->types[c]);
+        char *d = held_buf((uint64_t)m * w, &len);
+        if (!d) {
+            st = RF_ENOMEM;
+            break;
+        }
+        for (int64_t i = 0, j = 0; i < n; i++)
+            if (keep[i]) memcpy(d + (uint64_t)j++ * w, h + (uint64_t)i * w, (size_t)w);
+        if ((st = rf_gx_held_adopt(out, ov->ncols, c, d, len))) free(d);
+    }
+    if (st) rf_gx_val_clear(x, out, ov->ncols);
+    return st;
+}
+
+/* ---- JOIN_INDEX, ANTI_INDEX: both sides in partitions by the hash of the join key -------------- */
+
+/* The pairs (l[i], r[i]) by left row, stably: each left row's right rows
+** stay in the order they came (ascending: a left row's matches all lie in
+** one partition, whose rows ascend). */
+static rf_status by_left(int64_t *l, int64_t *r, int64_t n, int64_t nleft)
+{
+    int64_t *start = rf_calloc((size_t)nleft + 1, sizeof *start);
+    int64_t *nl = rf_malloc((size_t)n * 8 + 8), *nr = r ? rf_malloc((size_t)n * 8 + 8) : NULL;
+    rf_status st = start && nl && (nr || !r) ? RF_OK : RF_ENOMEM;
+    for (int64_t i = 0; i < n && !st; i++) {
+        if (l[i] < 0 || l[i] >= nleft) st = RF_EINTERNAL;
+        else start[l[i] + 1]++;
+    }
+    for (int64_t i = 0; i < nleft && !st; i++) start[i + 1] += start[i];
+    for (int64_t i = 0; i < n && !st; i++) {
+        int64_t at = start[l[i]]++;
+        nl[at] = l[i];
+        if (r) nr[at] = r[i];
+    }
+    if (!st && n) memcpy(l, nl, (size_t)n * 8);
+    if (!st && r && n) memcpy(r, nr, (size_t)n * 8);
+    free(start);
+    free(nl);
+    free(nr);
+    return st;
+}
+
+/* A self-join (in[0] == in[1]) on its two partitions: the right one is read
+** from the output's slot (the join reads only its key columns there, by the
+** left side's types, which are the same); the kernel's result replaces it,
+** which frees the first columns of it (as many as the output variable
+** has), and the rest are freed here. */
+static rf_status run_self(gx *x, const rf_hir_kernel *k, gval *part, int32_t rncols)
+{
+    rf_hir_kernel kk = *k;
+    int32_t in[2] = {k->in[0], k->out};
+    kk.in = in;
+    kk.nrelease = 0;
+    kk.release = NULL;
+    gbuf *saved = rf_calloc((size_t)rncols + 1, sizeof *saved);
+    if (!saved) {
+        rf_gx_val_clear(x, &part[0], rncols);
+        rf_gx_val_clear(x, &part[1], rncols);
+        return RF_ENOMEM;
+    }
+    for (int32_t c = 0; c < rncols && part[1].cols; c++) saved[c] = part[1].cols[c];
+    gval whole = x->vals[k->in[0]];
+    part[0].used = part[1].used = x->epoch;
+    x->vals[k->in[0]] = part[0];
+    x->vals[k->out] = part[1];
+    rf_status st = rf_gx_run_kernel(x, &kk);
+    part[0] = x->vals[k->in[0]];
+    x->vals[k->in[0]] = whole;
+    rf_gx_val_clear(x, &part[0], rncols);
+    if (st) rf_gx_var_clear(x, k->out); /* (still the right partition: its column array) */
+    for (int32_t c = x->p->vars[k->out]->ncols; c < rncols; c++) gfree(x, &saved[c]);
+    free(saved);
+    return st;
+}
+
+/* A join (anti-join) in nparts partitions: left partition p meets right
+** partition p alone; its pairs (kept left rows) mapped back to the sides'
+** rows and put in the whole join's order; the index into *out. */
+static rf_status join_parts(gx *x, const rf_hir_kernel *k, int64_t nparts, gval *out)
+{
+    int anti = k->kind == RF_HIR_ANTI_INDEX;
+    int32_t vars[2] = {k->in[0], k->in[1]};
+    const rf_hir_var *hv[2] = {x->p->vars[vars[0]], x->p->vars[vars[1]]};
+    const gval *v[2] = {&x->vals[vars[0]], &x->vals[vars[1]]};
+    const int32_t *keys[2] = {k->lkeys, k->rkeys};
+    int64_t n[2] = {v[0]->nrows, v[1]->nrows};
+    int64_t *start[2] = {NULL, NULL}, *rows[2] = {NULL, NULL};
+    uint8_t *want[2] = {NULL, NULL};
+    rf_status st = RF_OK;
+    for (int s = 0; s < 2 && !st; s++) {
+        start[s] = rf_malloc((size_t)(nparts + 1) * 8);
+        rows[s] = rf_malloc((size_t)n[s] * 8 + 8);
+        want[s] = rf_calloc((size_t)hv[s]->ncols + 1, 1);
+        if (!start[s] || !rows[s] || !want[s]) st = RF_ENOMEM;
+        for (int32_t i = 0; i < k->nkeys && !st; i++) want[s][keys[s][i]] = 1;
+        if (!st) st = rows_by_key(hv[s], keys[s], k->nkeys, v[s], nparts, start[s], rows[s]);
+    }
+    int64_t np = 0, room = 0, *pl = NULL, *pr = NULL, *la = NULL, *rb = NULL;
+    for (int64_t p = 0; p < nparts && !st; p++) {
+        int64_t ml = start[0][p + 1] - start[0][p], mr = start[1][p + 1] - start[1][p];
+        const int64_t *L = rows[0] + start[0][p], *R = rows[1] + start[1][p];
+        if (ml == 0 || (!anti && mr == 0)) continue;
+        gval part[2];
+        memset(part, 0, sizeof part);
+        st = rel_of_rows(x, v[0], hv[0], L, ml, want[0], &part[0]);
+        if (!st) st = rel_of_rows(x, v[1], hv[1], R, mr, want[1], &part[1]);
+        if (!st && vars[0] == vars[1]) st = run_self(x, k, part, hv[0]->ncols);
+        else if (!st) st = run_on(x, k, vars, part, 2);
+        else {
+            rf_gx_val_clear(x, &part[0], hv[0]->ncols);
+            rf_gx_val_clear(x, &part[1], hv[1]->ncols);
+        }
+        const gval *o = &x->vals[k->out];
+        int64_t m = st ? 0 : o->nrows;
+        if (m > 0 && (!o->a.p || (!anti && !o->b.p))) st = RF_EINTERNAL;
+        if (!st && np + m > room) {
+            room = (np + m) * 2;
+            int64_t *a2 = rf_realloc(pl, (size_t)room * 8), *b2 = a2 ? rf_realloc(pr, (size_t)room * 8) : NULL;
+            if (a2) pl = a2;
+            if (b2) pr = b2;
+            if (!a2 || !b2) st = RF_ENOMEM;
+        }
+        if (!st && m > 0) st = rf_gx_host_i64(x, o->a.p, m, &la);
+        if (!st && m > 0 && !anti) st = rf_gx_host_i64(x, o->b.p, m, &rb);
+        for (int64_t i = 0; i < m && !st; i++) {
+            if (la[i] < 0 || la[i] >= ml || (!anti && (rb[i] < 0 || rb[i] >= mr))) st = RF_EINTERNAL;
+            else {
+                pl[np + i] = L[la[i]];
+                if (!anti) pr[np + i] = R[rb[i]];
+            }
+        }
+        free(la);
+        free(rb);
+        la = rb = NULL;
+        np += m;
+        rf_gx_var_clear(x, k->out);
+    }
+    for (int s = 0; s < 2; s++) {
+        free(start[s]);
+        free(rows[s]);
+        free(want[s]);
+    }
+    if (!st) st = by_left(pl, anti ? NULL : pr, np, n[0]);
+    int32_t nc = x->p->vars[k->out]->ncols;
+    memset(out, 0, sizeof *out);
+    out->nrows = np;
+    for (int s = 0; s < (anti ? 1 : 2) && !st && np > 0; s++) {
+        uint64_t len = 0;
+        int64_t *h = held_buf((uint64_t)np * 8, &len);
+        if (!h) st = RF_ENOMEM;
+        else memcpy(h, s ? pr : pl, (size_t)np * 8);
+        if (!st && (st = rf_gx_held_adopt(out, nc, nc + s, h, len))) free(h);
+    }
+    free(pl);
+    free(pr);
+    if (st) rf_gx_val_clear(x, out, nc);
+    return st;
+}
+
+/* ---- JOIN_MAP, GATHER_MAP: each range's side rows gathered -------------------------------------- */
+
+/* A join map (gather map) whose sides do not fit beside its index: the
+** index's entries in nparts ranges, and for each range the rows of each
+** side its entries name, gathered in host memory in entry order, so that
+** entry i reads row i of each side; the outputs appended to a in order. */
+static rf_status gathered_parts(gx *x, const rf_hir_kernel *k, int64_t nparts, gacc *a)
+{
+    int32_t ns = k->kind == RF_HIR_JOIN_MAP ? 2 : 1;
+    int32_t vars[3] = {k->in[0], ns > 1 ? k->in[1] : k->idx, k->idx};
+    const rf_hir_var *ov = x->p->vars[k->out];
+    const gval *iv = &x->vals[k->idx];
+    int32_t inc = x->p->vars[k->idx]->ncols;
+    const int64_t *e[2] = {rf_gx_held_col(iv, inc), rf_gx_held_col(iv, inc + 1)};
+    int64_t n = iv->nrows;
+    rf_status st = RF_OK;
+    for (int32_t s = 0; s < ns; s++)
+        if (n > 0 && !e[s]) st = RF_EINTERNAL;
+    for (int64_t p = 0; p < nparts && !st; p++) {
+        int64_t lo = n / nparts * p + (p < n % nparts ? p : n % nparts);
+        int64_t m = n / nparts + (p < n % nparts);
+        if (m == 0) continue;
+        gval part[3];
+        memset(part, 0, sizeof part);
+        for (int32_t s = 0; s < ns && !st; s++)
+            st = rel_of_rows(x, &x->vals[vars[s]], x->p->vars[vars[s]], e[s] + lo, m, NULL, &part[s]);
+        gval *ix = &part[ns];
+        ix->nrows = m;
+        if (!st) st = rf_gx_iota(x, m, &ix->a);
+        if (!st && ns > 1) st = rf_gx_iota(x, m, &ix->b);
+        int32_t v3[3] = {vars[0], ns > 1 ? vars[1] : k->idx, k->idx};
+        if (!st) st = run_on(x, k, v3, part, ns + 1);
+        else
+            for (int32_t s = 0; s <= ns; s++) rf_gx_val_clear(x, &part[s], x->p->vars[v3[s]]->ncols);
+        if (!st) st = rf_gx_acc_take(x, a, ov, 0, 0, 0, &x->vals[k->out]);
+        rf_gx_var_clear(x, k->out);
+    }
+    return st;
+}
+
+/* ---- REDUCE: partitions by ranges of group numbers ------------------------------------------- */
+
+/* REDUCE in nparts ranges of groups, about n / nparts rows each; the
+** results appended to a in range order. */
+static rf_status reduce_parts(gx *x, const rf_hir_kernel *k, int64_t nparts, gacc *a)
+{
+    int32_t vars[2] = {k->in[0], k->idx};
+    const rf_hir_var *iv = x->p->vars[vars[0]], *ov = x->p->vars[k->out];
+    const gval *v = &x->vals[vars[0]], *gv = &x->vals[vars[1]];
+    int32_t gnc = x->p->vars[vars[1]]->ncols;
+    const int64_t *gid = rf_gx_held_col(gv, gnc + 2), *first = rf_gx_held_col(gv, gnc + 3);
+    int64_t n = v->nrows, ng = gv->ngroups;
+    if (!gv->has_groups) return RF_EINTERNAL;
+    if (ng <= 1 || !gid || !first) return RF_EINTERNAL; /* (one group: rf_gx_run_radix said so) */
+    /* rows per group, then the ranges' ends at group boundaries */
+    int64_t *cnt = rf_calloc((size_t)ng + 1, sizeof *cnt), *rows = rf_malloc((size_t)n * 8 + 8);
+    int64_t *lg = rf_malloc((size_t)n * 8 + 8), *lf = rf_malloc((size_t)ng * 8 + 8);
+    rf_status st = cnt && rows && lg && lf ? RF_OK : RF_ENOMEM;
+    for (int64_t i = 0; i < n && !st; i++) {
+        if (gid[i] < 0 || gid[i] >= ng) st = RF_EINTERNAL;
+        else cnt[gid[i]]++;
+    }
+    int64_t glo = 0, seen = 0;
+    for (int64_t p = 0; p < nparts && glo < ng && !st; p++) {
+        /* groups [glo, ghi): at least one, rows up to the p + 1-th share */
+        int64_t ghi = glo, m = 0, goal = p == nparts - 1 ? n : (n / nparts) * (p + 1);
+        while (ghi < ng && (ghi == glo || seen + m + cnt[ghi] <= goal)) m += cnt[ghi++];
+        if (p == nparts - 1)
+            while (ghi < ng) m += cnt[ghi++];
+        /* the range's rows ascending, their groups from 0, each group's first row among them */
+        int64_t j = 0;
+        for (int64_t i = 0; i < n; i++) {
+            if (gid[i] < glo || gid[i] >= ghi) continue;
+            if (first[gid[i]] == i) lf[gid[i] - glo] = j;
+            lg[j] = gid[i] - glo;
+            rows[j++] = i;
+        }
+        if (j != m) st = RF_EINTERNAL;
+        gval part[2];
+        memset(part, 0, sizeof part);
+        if (!st) st = rel_of_rows(x, v, iv, rows, m, NULL, &part[0]);
+        part[1].has_groups = 1;
+        part[1].nrows = m;
+        part[1].ngroups = ghi - glo;
+        if (!st) st = galloc(x, (uint64_t)m * 8, &part[1].gid);
+        if (!st) st = x->g.ops->h2d(&x->g, part[1].gid.p, lg, (uint64_t)m * 8);
+        if (!st) st = galloc(x, (uint64_t)(ghi - glo) * 8, &part[1].first);
+        if (!st) st = x->g.ops->h2d(&x->g, part[1].first.p, lf, (uint64_t)(ghi - glo) * 8);
+        if (!st) st = run_on(x, k, vars, part, 2);
+        else {
+            rf_gx_val_clear(x, &part[0], iv->ncols);
+            rf_gx_val_clear(x, &part[1], gnc);
+        }
+        if (!st) st = rf_gx_acc_take(x, a, ov, 0, 0, 0, &x->vals[k->out]);
+        rf_gx_var_clear(x, k->out);
+        seen += m;
+        glo = ghi;
+    }
+    if (!st && (glo != ng || a->rows != ng)) st = RF_EINTERNAL;
+    free(cnt);
+    free(rows);
+    free(lg);
+    free(lf);
+    return st;
+}
+
+/* ---- SORT: sorted runs, merged ----------------------------------------------------------------- */
+
+typedef struct sorter {
+    const gx *x;
+    const rf_hir_kernel *k;
+    const rf_type *types;
+    const char **col; /* by order key: the column in host memory */
+} sorter;
+
+static int cmp_u64(uint64_t a, uint64_t b) { return a < b ? -1 : a > b; }
+
+/* The GPU's order of a float (rf_base.cuh's norm): NaN last, zeros equal. */
+static uint64_t float_key(uint64_t b)
+{
+    double d;
+    memcpy(&d, &b, 8);
+    if (d != d) return ~0ull;
+    if (d == 0) return 1ull << 63;
+    return (b >> 63) ? ~b : (b | (1ull << 63));
+}
+
+/* Rows i and j by the sort's keys: < 0, 0 (ties), > 0. */
+static int rows_cmp(const sorter *s, int64_t i, int64_t j)
+{
+    for (int32_t o = 0; o < s->k->norder; o++) {
+        int32_t c = s->k->order[o].col;
+        rf_type t = s->types[c];
+        int w = wid(t);
+        const char *col = s->col[o];
+        if (!col) continue; /* (a column no kernel reads: all zeros) */
+        uint64_t a = load_u64(col + i * w, w), b = load_u64(col + j * w, w);
+        int r;
+        if (t == RF_TYPE_STRING) r = rf_rt_dict_cmp(s->x->dict, (uint32_t)a, (uint32_t)b);
+        else if (t == RF_TYPE_FLOAT) r = cmp_u64(float_key(a), float_key(b));
+        else if (w == 8) r = (int64_t)a < (int64_t)b ? -1 : (int64_t)a > (int64_t)b;
+        else if (w == 4) r = (int32_t)a < (int32_t)b ? -1 : (int32_t)a > (int32_t)b;
+        else r = cmp_u64(a, b);
+        if (r) return s->k->order[o].desc ? -r : r;
+    }
+    return 0;
+}
+
+/* The sorted runs e[b[r] .. b[r + 1]) merged pairwise (a tie takes the
+** earlier run: its rows come first) until one run is left in *e. */
+static rf_status merge_runs(const sorter *s, int64_t **e, int64_t *b, int64_t nruns)
+{
+    int64_t n = b[nruns];
+    int64_t *src = *e, *dst = rf_malloc((size_t)n * 8 + 8);
+    if (!dst) return RF_ENOMEM;
+    while (nruns > 1) {
+        int64_t nr = 0;
+        for (int64_t r = 0; r < nruns; r += 2) {
+            int64_t lo = b[r], mid = r + 1 < nruns ? b[r + 1] : b[r], hi = r + 1 < nruns ? b[r + 2] : b[r + 1];
+            if (r + 1 >= nruns) mid = hi;
+            int64_t i = lo, j = mid, at = lo;
+            while (i < mid && j < hi) dst[at++] = rows_cmp(s, src[j], src[i]) < 0 ? src[j++] : src[i++];
+            while (i < mid) dst[at++] = src[i++];
+            while (j < hi) dst[at++] = src[j++];
+            b[nr++] = lo;
+        }
+        b[nr] = n;
+        nruns = nr;
+        int64_t *t = src;
+        src = dst;
+        dst = t;
+    }
+    /* the rows end in *e (room as the pool reserves it, for the held value) */
+    if (src != *e) {
+        memcpy(*e, src, (size_t)n * 8);
+        free(src);
+    } else {
+        free(dst);
+    }
+    return RF_OK;
+}
+
+/* SORT in nparts runs of row ranges, merged; the permutation into *out (an
+** index held in host memory). */
+static rf_status sort_parts(gx *x, const rf_hir_kernel *k, int64_t nparts, gval *out)
+{
+    int32_t in = k->in[0];
+    const rf_hir_var *iv = x->p->vars[in];
+    const gval *v = &x->vals[in];
+    int64_t n = v->nrows;
+    uint64_t elen = 0;
+    int64_t *e = held_buf((uint64_t)n * 8, &elen), *b = rf_malloc((size_t)(nparts + 2) * 8), *rows = NULL;
+    uint8_t *want = rf_calloc((size_t)iv->ncols + 1, 1);
+    const char **cols = rf_calloc((size_t)k->norder + 1, sizeof *cols);
+    rf_status st = e && b && want && cols ? RF_OK : RF_ENOMEM;
+    for (int32_t o = 0; o < k->norder && !st; o++) {
+        want[k->order[o].col] = 1;
+        cols[o] = rf_gx_held_col(v, k->order[o].col);
+    }
+    int64_t at = 0, nruns = 0, most = n / nparts + 1;
+    if (!st && !(rows = rf_malloc((size_t)most * 8))) st = RF_ENOMEM;
+    for (int64_t p = 0; p < nparts && !st; p++) {
+        int64_t lo = n / nparts * p + (p < n % nparts ? p : n % nparts);
+        int64_t hi = lo + n / nparts + (p < n % nparts);
+        if (lo == hi) continue;
+        for (int64_t i = lo; i < hi; i++) rows[i - lo] = i;
+        gval part;
+        st = rel_of_rows(x, v, iv, rows, hi - lo, want, &part);
+        if (!st) st = run_on(x, k, &in, &part, 1);
+        else rf_gx_val_clear(x, &part, iv->ncols);
+        const gval *o = &x->vals[k->out];
+        /* (a limited sort keeps fewer: the rows that can reach the first places) */
+        int64_t m = st ? 0 : o->nrows;
+        if (!st && (m > hi - lo || (m > 1 && !o->a.p))) st = RF_EINTERNAL;
+        if (!st && o->a.p) st = x->g.ops->d2h(&x->g, e + at, o->a.p, (uint64_t)m * 8);
+        for (int64_t i = 0; i < m && !st; i++) e[at + i] = o->a.p ? e[at + i] + lo : lo + i;
+        rf_gx_var_clear(x, k->out);
+        b[nruns++] = at;
+        at += m;
+    }
+    b[nruns] = at;
+    sorter s = {x, k, iv->types, cols};
+    if (!st && nruns > 1) st = merge_runs(&s, &e, b, nruns);
+    free(rows);
+    free(want);
+    free(cols);
+    free(b);
+    memset(out, 0, sizeof *out);
+    int32_t nc = x->p->vars[k->out]->ncols;
+    if (!st) {
+        out->nrows = at;
+        st = rf_gx_held_adopt(out, nc, nc, e, elen);
+        if (st) free(e);
+        e = NULL;
+    }
+    free(e);
+    if (st) rf_gx_val_clear(x, out, nc);
+    return st;
+}
+
+/* ---- the kernel in partitions ----------------------------------------------------------------- */
+
+static rf_status run_in(gx *x, const rf_hir_kernel *k, int64_t nparts)
+{
+    gval r;
+    if (k->kind == RF_HIR_GROUP) {
+        rf_status st = group_parts(x, k, nparts, &r);
+        if (!st) rf_gx_var_set(x, k->out, &r);
+        return st;
+    }
+    if (k->kind == RF_HIR_JOIN_INDEX || k->kind == RF_HIR_ANTI_INDEX) {
+        rf_status st = join_parts(x, k, nparts, &r);
+        if (!st) rf_gx_var_set(x, k->out, &r);
+        return st;
+    }
+    if (k->kind == RF_HIR_SORT) {
+        rf_status st = sort_parts(x, k, nparts, &r);
+        if (!st) rf_gx_var_set(x, k->out, &r);
+        return st;
+    }
+    const rf_hir_var *ov = x->p->vars[k->out];
+    if (k->kind == RF_HIR_JOIN_MAP || k->kind == RF_HIR_GATHER_MAP) {
+        gacc g;
+        memset(&g, 0, sizeof g);
+        g.col = rf_calloc((size_t)ov->ncols + 1, sizeof *g.col);
+        g.cap = rf_calloc((size_t)ov->ncols + 1, sizeof *g.cap);
+        g.has = rf_calloc((size_t)ov->ncols + 1, 1);
+        rf_status st = g.col && g.cap && g.has ? gathered_parts(x, k, nparts, &g) : RF_ENOMEM;
+        if (!st) st = rf_gx_acc_to_value(x, &g, k->out, 0);
+        rf_gx_acc_free(&g, ov->ncols);
+        return st;
+    }
+    if (k->kind == RF_HIR_UNIQUE) {
+        const gval *v = &x->vals[k->in[0]];
+        uint8_t *keep = rf_malloc((size_t)v->nrows + 1);
+        rf_status st = keep ? unique_parts(x, k, nparts, keep) : RF_ENOMEM;
+        if (!st) st = fd_check(x, k, v, keep);
+        if (!st) st = kept_rows(x, v, ov, keep, &r);
+        free(keep);
+        if (!st) rf_gx_var_set(x, k->out, &r);
+        return st;
+    }
+    gacc a;
+    memset(&a, 0, sizeof a);
+    a.col = rf_calloc((size_t)ov->ncols + 1, sizeof *a.col);
+    a.cap = rf_calloc((size_t)ov->ncols + 1, sizeof *a.cap);
+    a.has = rf_calloc((size_t)ov->ncols + 1, 1);
+    rf_status st = a.col && a.cap && a.has ? reduce_parts(x, k, nparts, &a) : RF_ENOMEM;
+    if (!st) st = rf_gx_acc_to_value(x, &a, k->out, 0);
+    rf_gx_acc_free(&a, ov->ncols);
+    return st;
+}
+
+rf_status rf_gx_run_radix(gx *x, const rf_hir_kernel *k)
+{
+    int32_t in = k->in[0];
+    /* a group of all rows (no group key) reads no column: no parts needed */
+    if (k->kind == RF_HIR_GROUP && (k->ngroup == 0 || x->vals[in].nrows == 0)) return rf_gx_run_kernel(x, k);
+    /* the input (and the groups) wait in host memory */
+    rf_gx_var_clear(x, k->out);
+    rf_status st = RF_OK;
+    for (int32_t i = 0; i < k->nin && !st; i++) st = rf_gx_spill_var(x, k->in[i]);
+    int gathered = k->kind == RF_HIR_JOIN_MAP || k->kind == RF_HIR_GATHER_MAP;
+    if (!st && k->idx >= 0) st = rf_gx_spill_var(x, k->idx);
+    if (st) return st;
+    int64_t n = x->vals[gathered ? k->idx : in].nrows, ndiag = x->d->count, nerr = x->d->nerrors;
+    if (k->kind == RF_HIR_REDUCE) {
+        const gval *gv = &x->vals[k->idx];
+        int32_t gnc = x->p->vars[k->idx]->ncols;
+        if (gv->ngroups <= 1 || !rf_gx_held_col(gv, gnc + 2)) {
+            if (x->g.mem_cap)
+                rf_error(x->d, rf_mkloc(NULL, 0, 0),
+                         "out of GPU memory: one group of %lld rows, which does not split, does not fit under the "
+                         "%llu KiB cap (--gpu-memory)",
+                         (long long)n, (unsigned long long)(x->g.mem_cap >> 10));
+            else
+                rf_error(x->d, rf_mkloc(NULL, 0, 0),
+                         "out of GPU memory: one group of %lld rows, which does not split, does not fit", (long long)n);
+            return RF_EDEVMEM;
+        }
+    }
+    for (int64_t parts = 2;; parts *= 2) {
+        st = run_in(x, k, parts);
+        if (st != RF_EDEVMEM || parts >= n || parts >= MAX_PARTS) {
+            if (!st) {
+                x->radixed++;
+                x->radix_parts += parts;
+            }
+            return st;
+        }
+        rf_gx_var_clear(x, k->out);
+        rf_gx_held_drop_diags(x, ndiag, nerr); /* (smaller partitions next) */
+    }
+}
