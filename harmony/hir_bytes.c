@@ -129,16 +129,6 @@ void rf_hir_kernel_bytes(const rf_hir_program *p, const rf_hir_kernel *k, const 
             if (p->vars[k->in[i]]->kind == RF_HIR_V_REL) bi += all_cols(p->vars[k->in[i]]) * in_rows[i];
         bo = all_cols(out) * (out_rows > out_before ? out_rows - out_before : 0);
         break;
-    case RF_HIR_LATTICE_IMPROVE:
-        /* the candidates' rows, one probe each; the improving rows written */
-        bi = all_cols(in0) * n0;
-        bo = all_cols(out) * out_rows;
-        break;
-    case RF_HIR_LATTICE_UPDATE:
-        /* the delta's rows in, as many rows written (values replaced or appended) */
-        bi = k->nin > 1 ? all_cols(p->vars[k->in[1]]) * in_rows[1] : 0;
-        bo = k->nin > 1 ? all_cols(out) * in_rows[1] : 0;
-        break;
     case RF_HIR_FACTS: bo = all_cols(out) * out_rows; break;
     case RF_HIR_CLEAR: break;
     default: /* CONCAT, UNIQUE, DIFFERENCE, COPY: whole rows in and out */

@@ -401,15 +401,6 @@ static void lower_cmd(rf_hir_program *p, rf_hir_block *b, const rf_qp_cmd *c)
         k = rf_hir_add_kernel(p, b, RF_HIR_CLEAR, dst, 0);
         break;
     case RF_QP_LFTJ: lower_lftj(p, b, c); return;
-    case RF_QP_LATTICE_IMPROVE:
-    case RF_QP_LATTICE_UPDATE:
-        k = rf_hir_add_kernel(p, b, c->op == RF_QP_LATTICE_IMPROVE ? RF_HIR_LATTICE_IMPROVE : RF_HIR_LATTICE_UPDATE, dst, 2);
-        if (!k) return;
-        k->in[0] = c->in[0]->id;
-        k->in[1] = c->in[1]->id;
-        k->aggs = dup_mem(p, c->aggs, sizeof *c->aggs);
-        k->naggs = 1;
-        break;
     case RF_QP_ORDERLIMIT: {
         int32_t idx = index_var(p, c->dst, "perm", 1);
         if (idx < 0) return;

@@ -8,12 +8,12 @@
 static const char *kind_names[] = {"map",    "join_index", "join_map", "anti_index", "gather_map",
                                    "group",  "reduce",     "concat",   "unique",     "difference",
                                    "sort",   "gather",     "copy",     "facts",      "clear",
-                                   "insert", "lftj",       "lattice_improve", "lattice_update"};
+                                   "insert", "lftj"};
 static const char *skeletons[] = {"rf_map_filter", "rf_join_partition", "rf_join_gather", "rf_antijoin",
                                   "rf_gather_map", "rf_group",          "rf_reduce",      "rf_concat",
                                   "rf_unique",     "rf_difference",     "rf_sort",        "rf_gather",
                                   "rf_copy",       "rf_facts",          "rf_clear",       "rf_set_insert",
-                                  "rf_lftj",       "rf_lattice_improve", "rf_lattice_update"};
+                                  "rf_lftj"};
 
 const char *rf_hir_kind_name(rf_hir_kind k)
 {

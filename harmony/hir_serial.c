@@ -369,19 +369,6 @@ static int kernel_ok(dec *x, const rf_hir_kernel *k)
         }
         return 1;
     }
-    case RF_HIR_LATTICE_IMPROVE:
-    case RF_HIR_LATTICE_UPDATE:
-        if (k->nin != 2 || !rel_out || out->ncols < 1 || k->naggs != 1 || k->aggs[0].col != out->ncols - 1 ||
-            (k->aggs[0].fn != RF_AGG_MIN && k->aggs[0].fn != RF_AGG_MAX) || k->aggs[0].type != out->types[out->ncols - 1] ||
-            (k->kind == RF_HIR_LATTICE_UPDATE && k->in[0] != k->out))
-            return 0;
-        for (int32_t i = 0; i < 2; i++) {
-            const rf_hir_var *v = V[k->in[i]];
-            if (v->kind != RF_HIR_V_REL || v->ncols != out->ncols) return 0;
-            for (int32_t c = 0; c < v->ncols; c++)
-                if (v->types[c] != out->types[c]) return 0;
-        }
-        return 1;
     case RF_HIR_INSERT:
         if (k->nin < 2 || k->in[0] != k->out) return 0;
         /* fall through - the inputs are relations of the result's columns */
@@ -548,7 +535,7 @@ static rf_status decode(dec *x)
             rf_rfx_get_u8(&x->rd, &kind);
             rf_rfx_get_i32(&x->rd, &out);
             if (!rf_rfx_rd_ok(&x->rd)) break;
-            if (kind > RF_HIR_LATTICE_UPDATE || !var_ok(x, out)) return bad(x, "bad kernel"), RF_EUSER;
+            if (kind > RF_HIR_LFTJ || !var_ok(x, out)) return bad(x, "bad kernel"), RF_EUSER;
             int32_t nin = 0;
             int32_t *in = get_i32s(x, 1 << 16, &nin);
             if (!in) break;

@@ -82,19 +82,13 @@ typedef enum rf_hir_kind {
     RF_HIR_CLEAR,       /* out = empty                                                       */
     RF_HIR_INSERT,      /* out = out ∪ in1 ∪ ... in place (in0 is out): the set a recursive
                            predicate accumulates; devices keep a hash index on it           */
-    RF_HIR_LFTJ,        /* out = the distinct bindings of out's (int) variables that every in[i]
+    RF_HIR_LFTJ         /* out = the distinct bindings of out's (int) variables that every in[i]
                            holds and filter accepts: a leapfrog triejoin. Each in[i] is sorted
                            ascending by all its columns (a trie), its columns binding the
                            variables lkeys[off_i ..] in increasing order (off_i: the columns of
                            the inputs before it); rkeys[j]: the input of flat column j; filter
                            over out (side 0): comparisons of a variable with a variable or a
                            constant, which narrow the searches                               */
-    RF_HIR_LATTICE_IMPROVE, /* out = the rows of in0 (one per key: every column but the last)
-                           whose key in1 lacks or whose value (aggs[0]: min or max, column
-                           col) beats in1's, in in0's order: a recursive min or max's delta;
-                           devices keep a per-key table on in1                                */
-    RF_HIR_LATTICE_UPDATE /* out = out with in1's rows (one per key) replacing those of their
-                           keys, new keys appended in in1's order, in place (in0 is out)     */
 } rf_hir_kind;
 
 const char *rf_hir_kind_name(rf_hir_kind k);

@@ -396,17 +396,6 @@ static props cmd_props(const rf_qp_cmd *c)
         r.sort = c->order;
         keep_fds(a, &r);
         break;
-    case RF_QP_LATTICE_IMPROVE:
-        /* one row per key, a subset of in[0] */
-        r.card = ca;
-        r.unique = 1;
-        r.nkeys = c->dst->ncols - 1;
-        break;
-    case RF_QP_LATTICE_UPDATE:
-        r.card = (double)c->in[0]->card + (double)c->in[1]->card;
-        r.unique = 1;
-        r.nkeys = c->dst->ncols - 1;
-        break;
     case RF_QP_LFTJ:
         /* distinct bindings; a guess: as many as the largest input has rows */
         for (int32_t i = 0; i < c->nin; i++)

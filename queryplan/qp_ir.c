@@ -618,8 +618,8 @@ const char *rf_qp_rel_kind_name(rf_qp_rel_kind k)
 const char *rf_qp_op_name(rf_qp_op op)
 {
     static const char *n[] = {"map", "join", "antijoin", "aggregate", "union", "difference",
-                              "unique", "copy", "facts", "clear", "orderlimit", "lftj", "lattice_improve", "lattice_update"};
-    return (unsigned)op < 14 ? n[op] : "?";
+                              "unique", "copy", "facts", "clear", "orderlimit", "lftj"};
+    return (unsigned)op < 12 ? n[op] : "?";
 }
 
 int64_t qp_count_reads(const rf_qp_program *p, const rf_qp_rel *r)

@@ -177,12 +177,6 @@ void rf_qp_print_cmd(const rf_qp_cmd *c, rf_buf *out)
         rf_buf_putc(out, ')');
         if (c->limit >= 0) rf_buf_printf(out, " limit %lld", (long long)c->limit);
         break;
-    case RF_QP_LATTICE_IMPROVE:
-    case RF_QP_LATTICE_UPDATE:
-        rf_buf_printf(out, " %s, %s key (", c->in[0]->name, c->in[1]->name);
-        for (int32_t i = 0; i + 1 < c->dst->ncols; i++) rf_buf_printf(out, "%s%d", i ? ", " : "", i);
-        rf_buf_printf(out, ") %s(%d)", rf_agg_fn_name(c->aggs[0].fn), c->aggs[0].col);
-        break;
     case RF_QP_LFTJ: {
         /* each input with the variables its columns bind (_: projected away) */
         int32_t off = 0;

@@ -186,8 +186,8 @@ static void lftj_ok(vctx *v, const rf_qp_cmd *c)
 
 static void cmd_ok(vctx *v, const rf_qp_cmd *c)
 {
-    static const int32_t nin[] = {1, 2, 2, 1, -1, 2, 1, 1, 0, 0, 1, -1, 2, 2};
-    if ((unsigned)c->op > RF_QP_LATTICE_UPDATE) {
+    static const int32_t nin[] = {1, 2, 2, 1, -1, 2, 1, 1, 0, 0, 1, -1};
+    if ((unsigned)c->op > RF_QP_LFTJ) {
         fail(v, "unknown op");
         return;
     }
@@ -255,15 +255,6 @@ static void cmd_ok(vctx *v, const rf_qp_cmd *c)
         break;
     case RF_QP_CLEAR: break;
     case RF_QP_LFTJ: lftj_ok(v, c); break;
-    case RF_QP_LATTICE_IMPROVE:
-    case RF_QP_LATTICE_UPDATE:
-        same_schema(v, d, c->in[0]);
-        same_schema(v, d, c->in[1]);
-        if (c->op == RF_QP_LATTICE_UPDATE && c->in[0] != d) fail(v, "lattice_update not in place");
-        if (d->ncols < 1 || c->naggs != 1 || c->aggs[0].col != d->ncols - 1 || c->aggs[0].type != d->types[d->ncols - 1] ||
-            (c->aggs[0].fn != RF_AGG_MIN && c->aggs[0].fn != RF_AGG_MAX))
-            fail(v, "lattice value");
-        break;
     }
 }
 

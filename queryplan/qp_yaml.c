@@ -310,10 +310,6 @@ static void cmd_yaml(ye *y, const rf_qp_cmd *c, rf_buf *tmp)
         kv_num(y, "limit", c->limit);
     }
     if (c->op == RF_QP_UNIQUE) kv_bool(y, "check_fd", c->check_fd);
-    if (c->op == RF_QP_LATTICE_IMPROVE || c->op == RF_QP_LATTICE_UPDATE) {
-        kv_str(y, "lattice", rf_agg_fn_name(c->aggs[0].fn));
-        kv_num(y, "value", c->aggs[0].col);
-    }
     if (c->loc.line) kv_num(y, "line", c->loc.line);
     if (c->note) kv_str(y, "note", c->note);
     tmp->len = 0;

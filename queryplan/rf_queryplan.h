@@ -162,22 +162,13 @@ typedef enum rf_qp_op {
     RF_QP_ORDERLIMIT, /* in[0] sorted by order[], then the first limit rows; rows equal on
                          the order columns should come in ascending order of all columns,
                          so that the output (and what a limit keeps) is deterministic */
-    RF_QP_LFTJ,       /* the worst-case-optimal multi-way join (leapfrog triejoin): dst's
+    RF_QP_LFTJ        /* the worst-case-optimal multi-way join (leapfrog triejoin): dst's
                          columns are variables (all int); the distinct rows v with, for every
                          input i, (v[colvar] of its columns with colvar >= 0) in the projection
                          of in[i] onto those columns, and filter (over side 0 = dst: a
                          conjunction of comparisons of two columns or a column and a
                          constant; NULL: true). Variables are bound in column order, each
                          input's columns bound in increasing variable order (pass_lftj.c) */
-    RF_QP_LATTICE_IMPROVE, /* a recursive min or max (qp_lattice.c): the rows of in[0] (one per
-                         key) whose key is not in in[1] or whose value is better than in[1]'s
-                         (strictly: aggs[0].fn min: less, max: greater), in in[0]'s order; the
-                         key is every column but the last, the value (aggs[0].col); in[1]
-                         holds one row per key */
-    RF_QP_LATTICE_UPDATE /* in[0] (the destination itself: updated in place) with the rows of
-                         in[1] (one per key) replacing those of their keys and the rows of new
-                         keys added after the others, in in[1]'s order: each key keeps one row,
-                         its best value */
 } rf_qp_op;
 
 const char *rf_qp_op_name(rf_qp_op op);

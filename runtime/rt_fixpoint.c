@@ -54,7 +54,7 @@ static int32_t loop_preds(const rf_hir_program *p, const rf_hir_block *bl, int32
     for (int pass = 0; pass < 2 && !n && !*more; pass++)
         for (int32_t j = 0; j < bl->nkernels; j++) {
             const rf_hir_kernel *k = bl->kernels[j];
-            if (k->kind != RF_HIR_INSERT && k->kind != RF_HIR_LATTICE_UPDATE) continue;
+            if (k->kind != RF_HIR_INSERT) continue;
             if (!pass && compiler_made(p->vars[k->out]->name)) continue;
             int dup = 0;
             for (int32_t i = 0; i < n; i++) dup |= vars[i] == k->out;

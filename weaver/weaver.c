@@ -37,8 +37,6 @@ static int is_global(rf_hir_kind k)
     case RF_HIR_FACTS:
     case RF_HIR_CLEAR:
     case RF_HIR_LFTJ: return 1; /* the tries whole; a count pass, then the writes */
-    case RF_HIR_LATTICE_IMPROVE:
-    case RF_HIR_LATTICE_UPDATE: return 1; /* a per-key table over all of a relation */
     default: return 0;
     }
 }

@@ -395,38 +395,6 @@ static void lftj(qpi *q, const rf_qp_cmd *c, table *out)
     dedupe(out);
 }
 
-/* A recursive min or max: improve (the rows of a better than b's row of
-** their key, or of a new key) or update (a with b's rows replacing those of
-** their keys, new keys after). */
-static void lattice(qpi *q, const rf_qp_cmd *c, const table *a, const table *b, table *out)
-{
-    int32_t nk = c->dst->ncols - 1;
-    int want = c->aggs[0].fn == RF_AGG_MIN ? -1 : 1;
-    if (c->op == RF_QP_LATTICE_IMPROVE) {
-        for (int64_t i = 0; i < a->n; i++) {
-            const rf_fe_const *r = &a->v[i * a->w];
-            int keep = 1;
-            for (int64_t j = 0; j < b->n; j++) {
-                const rf_fe_const *s = &b->v[j * b->w];
-                if (cmp_rows(r, s, nk) == 0) keep = qp_const_cmp(&r[nk], &s[nk]) == want;
-            }
-            if (keep) push(q, out, r);
-        }
-        return;
-    }
-    for (int64_t i = 0; i < a->n; i++) {
-        const rf_fe_const *r = &a->v[i * a->w];
-        for (int64_t j = 0; j < b->n; j++)
-            if (cmp_rows(r, &b->v[j * b->w], nk) == 0) r = &b->v[j * b->w];
-        push(q, out, r);
-    }
-    for (int64_t j = 0; j < b->n; j++) {
-        int found = 0;
-        for (int64_t i = 0; i < a->n && !found; i++) found = cmp_rows(&a->v[i * a->w], &b->v[j * b->w], nk) == 0;
-        if (!found) push(q, out, &b->v[j * b->w]);
-    }
-}
-
 static void run_cmd(qpi *q, const rf_qp_cmd *c)
 {
     table out = {0, 0, c->dst->ncols, NULL};
@@ -485,8 +453,6 @@ static void run_cmd(qpi *q, const rf_qp_cmd *c)
         break;
     case RF_QP_CLEAR: break;
     case RF_QP_LFTJ: lftj(q, c, &out); break;
-    case RF_QP_LATTICE_IMPROVE:
-    case RF_QP_LATTICE_UPDATE: lattice(q, c, a, b, &out); break;
     }
     table *d = &q->t[c->dst->id];
     free(d->v);

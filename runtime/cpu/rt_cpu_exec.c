@@ -26,33 +26,16 @@ rf_status rf_cx_view_of(const rf_rt_rel *r, rf_cpu_table *t)
     return RF_OK;
 }
 
-/* The kept join indexes of v go (its rows change). */
-void rf_cx_drop_kept(val *v)
-{
-    for (int32_t i = 0; i < RF_CX_KEPT_INDEXES; i++) {
-        rf_cpu_keyindex_free(v->kept[i].ix);
-        v->kept[i].ix = NULL;
-    }
-}
-
 void rf_cx_val_clear(val *v)
 {
     rf_cpu_set_free(v->probe);
     v->probe = NULL;
-    rf_cx_drop_kept(v);
     if (v->borrowed) {
         /* the cache owns the columns; only the pointer array is ours */
         free(v->rel.cols);
         v->rel.cols = NULL;
         v->rel.nrows = 0;
         v->borrowed = 0;
-    }
-    if (v->best) {
-        /* the columns belong to the table */
-        free(v->rel.cols);
-        v->rel.cols = NULL;
-        rf_cpu_best_free(v->best);
-        v->best = NULL;
     }
     if (v->set) {
         /* the columns belong to the set */
@@ -121,7 +104,7 @@ static int releases(const rf_hir_kernel *k, int32_t var)
 rf_status rf_cx_take_or_copy(exec *x, const rf_hir_kernel *k, int32_t var, const rf_type *types, rf_rt_rel *out)
 {
     val *v = &x->vals[var];
-    if (releases(k, var) && !v->borrowed && !v->set && !v->best && v->rel.cols) {
+    if (releases(k, var) && !v->borrowed && !v->set && v->rel.cols) {
         int32_t nin = 0;
         for (int32_t i = 0; i < k->nin; i++) nin += k->in[i] == var;
         if (nin == 1) {
@@ -189,35 +172,6 @@ static int anti_join_probe(exec *x, const rf_hir_kernel *k, const rf_cpu_table *
     return 1;
 }
 
-/* A join whose right side is borrowed (an input: it never changes during
-** the run) and much larger than the left probes a join index on it, built
-** once: returns 1 when it ran (*st its status), 0 when k is not such a one. */
-static int join_kept_index(exec *x, const rf_hir_kernel *k, const rf_cpu_table *lv, const rf_cpu_table *rv,
-                           rf_rt_index *idx, rf_status *st)
-{
-    val *rvv = &x->vals[k->in[1]];
-    if (!rvv->borrowed || k->nkeys < 1 || k->nkeys > RF_CX_KEPT_KEYS) return 0;
-    int32_t slot = -1, free_slot = -1;
-    for (int32_t i = 0; i < RF_CX_KEPT_INDEXES && slot < 0; i++) {
-        if (!rvv->kept[i].ix) {
-            if (free_slot < 0) free_slot = i;
-            continue;
-        }
-        if (rvv->kept[i].nk == k->nkeys && !memcmp(rvv->kept[i].keys, k->rkeys, (size_t)k->nkeys * sizeof *k->rkeys))
-            slot = i;
-    }
-    if (slot < 0) {
-        /* worth it only when the index is reused: the right side much larger than one probe */
-        if (free_slot < 0 || rv->nrows < 4 * lv->nrows) return 0;
-        if ((*st = rf_cpu_keyindex_build(x->pool, rv, k->rkeys, k->nkeys, &rvv->kept[free_slot].ix))) return 1;
-        rvv->kept[free_slot].nk = k->nkeys;
-        memcpy(rvv->kept[free_slot].keys, k->rkeys, (size_t)k->nkeys * sizeof *k->rkeys);
-        slot = free_slot;
-    }
-    *st = rf_cpu_keyindex_join(x->pool, rvv->kept[slot].ix, lv, k->lkeys, &idx->a, &idx->b, &idx->n);
-    return 1;
-}
-
 static rf_status k_join_index(exec *x, const rf_hir_kernel *k)
 {
     const rf_rt_rel *l = &x->vals[k->in[0]].rel, *r = &x->vals[k->in[1]].rel;
@@ -238,10 +192,9 @@ static rf_status k_join_index(exec *x, const rf_hir_kernel *k)
             free(lv.cols);
             return st;
         }
-        if (k->kind == RF_HIR_JOIN_INDEX) {
-            if (!join_kept_index(x, k, &lv, &rv, &idx, &st))
-                st = rf_cpu_hash_join(x->pool, &lv, k->lkeys, &rv, k->rkeys, k->nkeys, &idx.a, &idx.b, &idx.n);
-        } else if (!anti_join_probe(x, k, &lv, &rv, &idx, &st))
+        if (k->kind == RF_HIR_JOIN_INDEX)
+            st = rf_cpu_hash_join(x->pool, &lv, k->lkeys, &rv, k->rkeys, k->nkeys, &idx.a, &idx.b, &idx.n);
+        else if (!anti_join_probe(x, k, &lv, &rv, &idx, &st))
             st = rf_cpu_anti_join(x->pool, &lv, k->lkeys, &rv, k->rkeys, k->nkeys, &idx.a, &idx.n);
         free(lv.cols);
         free(rv.cols);
@@ -408,8 +361,6 @@ static rf_status run_kernel(exec *x, const rf_hir_kernel *k)
         return RF_OK;
     case RF_HIR_INSERT: return rf_cx_k_insert(x, k);
     case RF_HIR_LFTJ: return rf_cx_k_lftj(x, k);
-    case RF_HIR_LATTICE_IMPROVE:
-    case RF_HIR_LATTICE_UPDATE: return rf_cx_k_lattice(x, k);
     }
     return RF_EINTERNAL;
 }
@@ -458,15 +409,6 @@ static rf_status cpu_load(void *dev, int32_t var, rf_rt_rel *rel, int borrowed)
     val *v = &x->vals[var];
     rf_cpu_set_free(v->probe);
     v->probe = NULL;
-    rf_cx_drop_kept(v);
-    if (v->best || v->set) {
-        /* rows that replace a table's or a set's (moved between ranks) */
-        free(v->rel.cols);
-        rf_cpu_best_free(v->best);
-        rf_cpu_set_free(v->set);
-        v->best = NULL;
-        v->set = NULL;
-    }
     v->rel.nrows = rel->nrows;
     v->rel.cols = rel->cols;
     v->borrowed = borrowed;

@@ -14,8 +14,6 @@
 **   rt_cpu_sort.c    SORT (with a limit: candidates first); strings in byte
 **                    order through ranks
 **   rt_cpu_lftj.c    LFTJ: the leapfrog triejoin over the threads
-**   rt_cpu_lattice.c LATTICE_IMPROVE, LATTICE_UPDATE: a recursive min or
-**                    max's per-key table
 */
 #ifndef RT_CPU_INTERNAL_H
 #define RT_CPU_INTERNAL_H
@@ -27,31 +25,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Join indexes kept per borrowed relation, and key columns per index, at most. */
-#define RF_CX_KEPT_INDEXES 4
-#define RF_CX_KEPT_KEYS 8
-
 typedef struct val {
     rf_rt_rel rel;        /* with set: rel.cols points into the set's storage */
     rf_rt_index idx;
     rf_cpu_groups groups;
     int has_groups;
     rf_cpu_set *set;      /* a hash index on rel's rows, kept while rel only grows */
-    rf_cpu_best *best;    /* a recursive min or max's per-key table (rel.cols point into it) */
     int borrowed;         /* rel's columns belong to the input cache */
     /* a borrowed relation's rows in a hash set, built by the first anti-join
     ** that negates all of its columns and kept for the next ones (a negated
     ** input inside a loop is probed every round; building its index every
     ** round cost as much as the round) */
     rf_cpu_set *probe;
-    /* a borrowed relation's join indexes, one per key-column list, built by
-    ** the first join that probes it with a much smaller side and kept for
-    ** the next (a semi-naive round joins its delta with the same input) */
-    struct {
-        rf_cpu_keyindex *ix;
-        int32_t nk;
-        int32_t keys[RF_CX_KEPT_KEYS];
-    } kept[RF_CX_KEPT_INDEXES];
 } val;
 
 typedef struct exec {
@@ -73,8 +58,6 @@ static inline rf_loc kloc(const exec *x, const rf_hir_kernel *k)
 /* A borrowed view of a relation for the rf_cpu primitives (free t->cols). */
 rf_status rf_cx_view_of(const rf_rt_rel *r, rf_cpu_table *t);
 void rf_cx_val_clear(val *v);
-/* Frees v's kept join indexes (its rows are about to change). */
-void rf_cx_drop_kept(val *v);
 /* Rows of in at idx (all columns) into out. */
 rf_status rf_cx_gather_rel(exec *x, const rf_rt_rel *in, const int64_t *idx, int64_t n, const rf_type *types,
                            rf_rt_rel *out);
@@ -90,9 +73,6 @@ rf_status rf_cx_k_sort(exec *x, const rf_hir_kernel *k);
 
 /* rt_cpu_reduce.c */
 rf_status rf_cx_k_reduce(exec *x, const rf_hir_kernel *k);
-
-/* rt_cpu_lattice.c */
-rf_status rf_cx_k_lattice(exec *x, const rf_hir_kernel *k);
 
 /* rt_cpu_lftj.c */
 rf_status rf_cx_k_lftj(exec *x, const rf_hir_kernel *k);

@@ -78,7 +78,6 @@ static rf_status ensure_set(exec *x, int32_t var)
     free(t.cols);
     rf_cpu_set_free(v->probe); /* its rows change from now on */
     v->probe = NULL;
-    rf_cx_drop_kept(v);
     if (v->borrowed) {
         free(v->rel.cols);
         v->borrowed = 0;

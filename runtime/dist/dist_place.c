@@ -270,13 +270,6 @@ rf_status rf_rt_dist_plan(rf_rt_dist *x, const rf_hir_kernel *k, const int64_t *
             if (kind_of(x, k->in[i]) != RF_RT_PLACE_REPL && kind_of(x, k->in[i]) != RF_RT_PLACE_EMPTY)
                 need_kind(x, k->in[i], RF_RT_PLACE_ROOT, moves, nmoves);
         break;
-    case RF_HIR_LATTICE_IMPROVE:
-    case RF_HIR_LATTICE_UPDATE:
-        /* a recursive min or max: its per-key table whole on rank 0 (for now) */
-        for (int32_t i = 0; i < k->nin; i++)
-            if (kind_of(x, k->in[i]) != RF_RT_PLACE_EMPTY && kind_of(x, k->in[i]) != RF_RT_PLACE_ROOT)
-                need_kind(x, k->in[i], RF_RT_PLACE_ROOT, moves, nmoves);
-        break;
     case RF_HIR_JOIN_MAP:
     case RF_HIR_GATHER_MAP:
     case RF_HIR_REDUCE:
@@ -385,13 +378,6 @@ void rf_rt_dist_ran(rf_rt_dist *x, const rf_hir_kernel *k)
     case RF_HIR_INSERT:
         if (o->place.kind == RF_RT_PLACE_EMPTY) o->place = o->insert_place;
         break;
-    case RF_HIR_LATTICE_IMPROVE:
-    case RF_HIR_LATTICE_UPDATE: {
-        int empty = 1;
-        for (int32_t i = 0; i < k->nin; i++) empty &= x->vars[k->in[i]].place.kind == RF_RT_PLACE_EMPTY;
-        o->place = place_of(empty ? RF_RT_PLACE_EMPTY : RF_RT_PLACE_ROOT);
-        break;
-    }
     case RF_HIR_LFTJ: {
         /* all replicated: every rank has the whole answer; else rank 0 */
         int all_repl = 1, empty = 0;

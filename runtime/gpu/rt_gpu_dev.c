@@ -229,11 +229,7 @@ void rf_gx_val_clear(gx *x, gval *v, int32_t ncols)
     v->keep_wide = 0;
 }
 
-void rf_gx_var_clear(gx *x, int32_t var)
-{
-    rf_gx_lattice_drop(x, var); /* its rows change */
-    rf_gx_val_clear(x, &x->vals[var], x->p->vars[var]->ncols);
-}
+void rf_gx_var_clear(gx *x, int32_t var) { rf_gx_val_clear(x, &x->vals[var], x->p->vars[var]->ncols); }
 
 /* Replaces variable var's value by *v (which is emptied). */
 void rf_gx_var_set(gx *x, int32_t var, gval *v)

@@ -66,8 +66,6 @@ rf_status rf_gx_run_kernel(gx *x, const rf_hir_kernel *k)
     case RF_HIR_CLEAR: rf_gx_var_clear(x, k->out); return RF_OK;
     case RF_HIR_INSERT: return rf_gx_k_insert(x, k);
     case RF_HIR_LFTJ: return rf_gx_k_lftj(x, k);
-    case RF_HIR_LATTICE_IMPROVE:
-    case RF_HIR_LATTICE_UPDATE: return rf_gx_k_lattice(x, k);
     }
     return RF_EINTERNAL;
 }
@@ -452,7 +450,6 @@ static void gpu_close(void *dev)
         rf_gx_var_clear(x, v);
     }
     free(x->views);
-    free(x->lattice); /* emptied by rf_gx_var_clear */
     if (x->pool) {
         gfree(x, &x->wcheck);
         rf_gpu_dict_free(&x->str);

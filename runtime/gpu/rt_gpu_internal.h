@@ -211,7 +211,6 @@ rf_status rf_gpu_str_ranks(gstr *s, gptr col, int64_t n, gbuf *ranks, int64_t *l
 **   rt_gpu_part.c    kernels in row ranges when their own data does not fit
 **   rt_gpu_radix.c   group-bys and sorts in key partitions when theirs does not
 **   rt_gpu_live.c    liveness across blocks: values freed at their last use
-**   rt_gpu_lattice.c LATTICE_IMPROVE, LATTICE_UPDATE (for now on the host)
 ** Functions shared between them carry rf_gx_ ("GPU executor"). */
 
 #include "rf_cpu.h"
@@ -304,9 +303,6 @@ typedef struct gx {
     uint64_t epoch;
     int64_t spills;
     uint64_t spill_out, spill_in;
-    /* by variable: a recursive min or max's per-key table in host memory
-    ** (rt_gpu_lattice.c); NULL: none */
-    struct rf_cpu_best **lattice;
     /* kernels run in row ranges (rt_gpu_part.c) and their ranges */
     int64_t parted, parts;
     /* kernels run in key partitions (rt_gpu_radix.c) and their partitions */
@@ -449,10 +445,6 @@ rf_status rf_gx_k_group(gx *x, const rf_hir_kernel *k);
 rf_status rf_gx_k_insert(gx *x, const rf_hir_kernel *k);
 int rf_gx_take_columns(gx *x, const rf_hir_kernel *k, gval *r);
 rf_status rf_gx_k_unique(gx *x, const rf_hir_kernel *k);
-
-/* rt_gpu_lattice.c: a recursive min or max */
-rf_status rf_gx_k_lattice(gx *x, const rf_hir_kernel *k);
-void rf_gx_lattice_drop(gx *x, int32_t var);
 
 /* rt_gpu_reduce.c: reductions */
 rf_status rf_gx_sum_final(gx *x, const rf_hir_kernel *k, const rf_qp_agg *ag, rf_type at, rf_dec128 s, int64_t n,

@@ -49,9 +49,7 @@ static void watch_reads(const rf_hir_block *bl, uint64_t *live)
     if (!is_loop(bl)) return;
     for (int32_t t = 0; t < bl->ntest; t++) bit_set(live, bl->test[t]);
     for (int32_t j = 0; j < bl->nkernels; j++)
-        if ((bl->kernels[j]->kind == RF_HIR_INSERT || bl->kernels[j]->kind == RF_HIR_LATTICE_UPDATE) &&
-            bl->kernels[j]->out >= 0)
-            bit_set(live, bl->kernels[j]->out);
+        if (bl->kernels[j]->kind == RF_HIR_INSERT && bl->kernels[j]->out >= 0) bit_set(live, bl->kernels[j]->out);
 }
 
 /* live: the set where block bl ends (its successors' live-in), walked back

@@ -191,38 +191,6 @@ rf_status rf_cpu_anti_join(rf_cpu_pool *pool, const rf_cpu_table *left, const in
                            const rf_cpu_table *right, const int32_t *rkeys, int32_t nkeys,
                            int64_t **keep, int64_t *nkeep);
 
-/* A join index kept across joins: the rows of a table that does not change,
-** listed by the key columns keys[0..nk) (nk >= 1), built once and probed by
-** any number of joins (cpu_keyindex.c). The table's data is not kept. */
-typedef struct rf_cpu_keyindex rf_cpu_keyindex;
-rf_status rf_cpu_keyindex_build(rf_cpu_pool *pool, const rf_cpu_table *t, const int32_t *keys, int32_t nk,
-                                rf_cpu_keyindex **out);
-void rf_cpu_keyindex_free(rf_cpu_keyindex *ix); /* NULL ok */
-/* rf_cpu_hash_join(left, lkeys, t, keys) through the index: the same pairs
-** in the same order (by left row, then indexed row), in time proportional
-** to left and the pairs; lkeys' kinds must equal the index's. */
-rf_status rf_cpu_keyindex_join(rf_cpu_pool *pool, const rf_cpu_keyindex *ix, const rf_cpu_table *left,
-                               const int32_t *lkeys, int64_t **lidx, int64_t **ridx, int64_t *n);
-
-/* The per-key table of a recursive min or max (cpu_best.c): rows of key
-** columns 0..ncols-2 and a value column ncols-1, one row per key, in
-** insertion order. Candidate tables must have the table's kinds and one
-** row per key. */
-typedef struct rf_cpu_best rf_cpu_best;
-rf_status rf_cpu_best_new(int32_t ncols, const rf_cpu_kind *kinds, int want_max, rf_cpu_best **out);
-void rf_cpu_best_free(rf_cpu_best *b); /* NULL ok */
-int64_t rf_cpu_best_size(const rf_cpu_best *b);
-/* A borrowed view of the rows (cols: caller storage for ncols columns),
-** valid until the next store or free. */
-void rf_cpu_best_view(const rf_cpu_best *b, rf_cpu_col *cols, rf_cpu_table *view);
-/* The rows of t whose key is not in the table or whose value is better
-** (want_max: greater, else less; strictly), ascending. */
-rf_status rf_cpu_best_improving(rf_cpu_pool *pool, const rf_cpu_best *b, const rf_cpu_table *t, int64_t **keep,
-                                int64_t *nkeep);
-/* Each row of t: a present key takes its value when it is better, a new key
-** is appended (in t's order). Time in t's rows (amortized). */
-rf_status rf_cpu_best_store(rf_cpu_pool *pool, rf_cpu_best *b, const rf_cpu_table *t);
-
 /* ---- set operations (all columns; kinds of a and b must match) -------- */
 
 /* The rows of a that are not rows of b, in ascending order. */
