@@ -7,7 +7,8 @@ redfox=$1 graph=$2 prog=$3
 tmp=${TMPDIR:-/tmp}/rf_gpuoom.$$
 mkdir -p "$tmp"
 trap 'rm -rf "$tmp"' EXIT
-"$graph" 500 1500 1 > "$tmp/edges.tbl" || exit 1
+# (700 nodes: since recursive sets keep 32-bit columns, 500 nodes fit)
+"$graph" 700 2100 1 > "$tmp/edges.tbl" || exit 1
 "$redfox" run "$prog" --data "$tmp" --device cpu --format csv > "$tmp/cpu.csv" 2>/dev/null || exit 1
 RF_GPU_EMULATE=1 RF_GPU_EMU_MEM_MB=520 "$redfox" run "$prog" --data "$tmp" --device gpu --format csv \
     > "$tmp/gpu.csv" 2> "$tmp/err"
