@@ -513,6 +513,11 @@ typedef struct gacc {
     uint8_t *has;  /* a part had the column on the device */
     int64_t rows;
 } gacc;
+/* The pairs (l[i], r[i]) of a join made in parts, ordered by left row as the
+** whole join orders them: a stable counting sort, so each left row's right
+** rows keep the order the parts gave them (r NULL: the left rows alone).
+** RF_EINTERNAL for a left row outside [0, nleft) (rt_gpu_part.c). */
+rf_status rf_gx_pairs_by_left(int64_t *l, int64_t *r, int64_t n, int64_t nleft);
 void rf_gx_acc_free(gacc *a, int32_t ncols);
 rf_status rf_gx_acc_take(gx *x, gacc *a, const rf_hir_var *ov, int index, int side, int64_t lo, const gval *out);
 rf_status rf_gx_acc_to_value(gx *x, gacc *a, int32_t var, int index);

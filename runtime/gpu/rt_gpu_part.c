@@ -73,16 +73,12 @@ static int32_t split_var(const gx *x, const rf_hir_kernel *k)
     return k->in[0];
 }
 
-/* A join split on its right side: the pairs, right range by right range,
-** into the whole join's order: by left row (a stable counting sort), each
-** left row's right rows ascending as every range gave them. */
-static rf_status pairs_by_left(gacc *a, int64_t nleft)
+rf_status rf_gx_pairs_by_left(int64_t *l, int64_t *r, int64_t n, int64_t nleft)
 {
-    int64_t n = a->rows, *l = (int64_t *)(void *)a->col[0], *r = (int64_t *)(void *)a->col[1];
     if (n == 0) return RF_OK;
     int64_t *start = rf_calloc((size_t)nleft + 1, sizeof *start);
-    int64_t *nl = rf_malloc((size_t)n * sizeof *nl), *nr = rf_malloc((size_t)n * sizeof *nr);
-    rf_status st = start && nl && nr ? RF_OK : RF_ENOMEM;
+    int64_t *nl = rf_malloc((size_t)n * sizeof *nl), *nr = r ? rf_malloc((size_t)n * sizeof *nr) : NULL;
+    rf_status st = start && nl && (nr || !r) ? RF_OK : RF_ENOMEM;
     for (int64_t i = 0; i < n && !st; i++) {
         if (l[i] < 0 || l[i] >= nleft) st = RF_EINTERNAL;
         else start[l[i] + 1]++;
@@ -91,11 +87,11 @@ static rf_status pairs_by_left(gacc *a, int64_t nleft)
     for (int64_t i = 0; i < n && !st; i++) {
         int64_t at = start[l[i]]++;
         nl[at] = l[i];
-        nr[at] = r[i];
+        if (r) nr[at] = r[i];
     }
     if (!st) {
         memcpy(l, nl, (size_t)n * sizeof *l);
-        memcpy(r, nr, (size_t)n * sizeof *r);
+        if (r) memcpy(r, nr, (size_t)n * sizeof *r);
     }
     free(start);
     free(nl);
@@ -317,7 +313,10 @@ static rf_status run_in_ranges(gx *x, const rf_hir_kernel *k)
         a.cap = rf_calloc((size_t)nc + 1, sizeof *a.cap);
         a.has = rf_calloc((size_t)nc + 1, 1);
         st = a.col && a.cap && a.has ? run_ranges(x, k, parts, &a) : RF_ENOMEM;
-        if (!st && makes_index(k) && in == k->in[1]) st = pairs_by_left(&a, x->vals[k->in[0]].nrows);
+        /* split on its right side: the pairs, range by range, into the whole join's order */
+        if (!st && makes_index(k) && in == k->in[1])
+            st = rf_gx_pairs_by_left((int64_t *)(void *)a.col[0], (int64_t *)(void *)a.col[1], a.rows,
+                                     x->vals[k->in[0]].nrows);
         if (!st) st = rf_gx_acc_to_value(x, &a, k->out, makes_index(k));
         rf_gx_acc_free(&a, nc);
         int last = 0; /* (more ranges would not make the unique over them smaller) */

@@ -454,32 +454,6 @@ static rf_status kept_rows(gx *x, const gval *v, const rf_hir_var *ov, const uin
 
 /* ---- JOIN_INDEX, ANTI_INDEX: both sides in partitions by the hash of the join key -------------- */
 
-/* The pairs (l[i], r[i]) by left row, stably: each left row's right rows
-** stay in the order they came (ascending: a left row's matches all lie in
-** one partition, whose rows ascend). */
-static rf_status by_left(int64_t *l, int64_t *r, int64_t n, int64_t nleft)
-{
-    int64_t *start = rf_calloc((size_t)nleft + 1, sizeof *start);
-    int64_t *nl = rf_malloc((size_t)n * 8 + 8), *nr = r ? rf_malloc((size_t)n * 8 + 8) : NULL;
-    rf_status st = start && nl && (nr || !r) ? RF_OK : RF_ENOMEM;
-    for (int64_t i = 0; i < n && !st; i++) {
-        if (l[i] < 0 || l[i] >= nleft) st = RF_EINTERNAL;
-        else start[l[i] + 1]++;
-    }
-    for (int64_t i = 0; i < nleft && !st; i++) start[i + 1] += start[i];
-    for (int64_t i = 0; i < n && !st; i++) {
-        int64_t at = start[l[i]]++;
-        nl[at] = l[i];
-        if (r) nr[at] = r[i];
-    }
-    if (!st && n) memcpy(l, nl, (size_t)n * 8);
-    if (!st && r && n) memcpy(r, nr, (size_t)n * 8);
-    free(start);
-    free(nl);
-    free(nr);
-    return st;
-}
-
 /* A self-join (in[0] == in[1]) on its two partitions: the right one is read
 ** from the output's slot (the join reads only its key columns there, by the
 ** left side's types, which are the same); the kernel's result replaces it,
@@ -580,7 +554,8 @@ static rf_status join_parts(gx *x, const rf_hir_kernel *k, int64_t nparts, gval 
         free(rows[s]);
         free(want[s]);
     }
-    if (!st) st = by_left(pl, anti ? NULL : pr, np, n[0]);
+    /* (each left row's matches all lie in one partition, whose rows ascend) */
+    if (!st) st = rf_gx_pairs_by_left(pl, anti ? NULL : pr, np, n[0]);
     int32_t nc = x->p->vars[k->out]->ncols;
     memset(out, 0, sizeof *out);
     out->nrows = np;
