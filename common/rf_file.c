@@ -317,7 +317,7 @@ rf_status rf_file_lock_try(const char *dir, int *fd, int *busy_fd, rf_diags *d)
     return RF_OK;
 }
 
-rf_status rf_file_lock_folder(const char *dir, int *fd, int *waited, rf_diags *d)
+static rf_status lock_folder(const char *dir, int how, int *fd, int *waited, rf_diags *d)
 {
     *fd = -1;
     *waited = 0;
@@ -328,10 +328,10 @@ rf_status rf_file_lock_folder(const char *dir, int *fd, int *waited, rf_diags *d
             return RF_EIO;
         }
         int r;
-        while ((r = flock(l, LOCK_EX | LOCK_NB)) != 0 && errno == EINTR) {}
+        while ((r = flock(l, how | LOCK_NB)) != 0 && errno == EINTR) {}
         if (r != 0 && errno == EWOULDBLOCK) {
             *waited = 1;
-            while ((r = flock(l, LOCK_EX)) != 0 && errno == EINTR) {}
+            while ((r = flock(l, how)) != 0 && errno == EINTR) {}
         }
         if (r != 0) {
             int e = errno;
@@ -346,6 +346,16 @@ rf_status rf_file_lock_folder(const char *dir, int *fd, int *waited, rf_diags *d
         }
         close(l); /* replaced while we waited: lock the folder there now */
     }
+}
+
+rf_status rf_file_lock_folder(const char *dir, int *fd, int *waited, rf_diags *d)
+{
+    return lock_folder(dir, LOCK_EX, fd, waited, d);
+}
+
+rf_status rf_file_lock_folder_shared(const char *dir, int *fd, int *waited, rf_diags *d)
+{
+    return lock_folder(dir, LOCK_SH, fd, waited, d);
 }
 
 rf_status rf_file_lock_wait(const char *dir, int busy_fd, rf_diags *d)

@@ -97,6 +97,10 @@ void rf_file_unlock(int fd);
 ** folder locks its successor. Blocks; *waited is set when another process
 ** held it (the caller may say so). *fd: release with rf_file_unlock. */
 rf_status rf_file_lock_folder(const char *dir, int *fd, int *waited, rf_diags *d);
+/* The same lock shared, for a reader of such a folder (`redfox run --data
+** DB`): readers hold it together, and a writer's exclusive lock waits for
+** them, as they wait for it, so a read never meets a half-done commit. */
+rf_status rf_file_lock_folder_shared(const char *dir, int *fd, int *waited, rf_diags *d);
 
 /* Installs handlers for SIGINT, SIGTERM and SIGHUP (where not ignored) that
 ** remove the registered temporaries and then end the process by the same

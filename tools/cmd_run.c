@@ -12,6 +12,7 @@
 #include "api_ranks.h"
 #include "pipeline.h"
 #include "redfox.h"
+#include "rf_db.h"
 #include "rf_file.h"
 #include "rf_rt_dist.h"
 #include "rf_sys.h"
@@ -462,6 +463,17 @@ int rf_tool_run(int argc, char **argv)
     if (trace) rf_trace_event(trace, "phase", "compile", c0, t_loaded, -1);
     int needed = 0;
     if (!rc && check_data_folder(p, data, rank == 0, &needed)) rc = RF_EXIT_USER;
+    /* a database read under its shared lock: a `redfox exec` commit waits
+    ** for the run, and a run for a commit under way (released at the end) */
+    int dblock = -1;
+    if (!rc && needed && rf_db_is_database(data)) {
+        rf_diags ld;
+        rf_diags_init(&ld);
+        int waited = 0;
+        rf_status lst = rf_file_lock_folder_shared(data, &dblock, &waited, &ld);
+        if (lst) rc = rf_tool_finish(lst, &ld);
+        rf_diags_free(&ld);
+    }
     if (!rc) { /* a program without input files runs wherever its data folder is missing */
         int code = rf_open(needed ? data : NULL, &db);
         if (code) rc = finish_api(code, db, rf_database_diag_count(db), database_diag, rank == 0);
@@ -514,6 +526,7 @@ int rf_tool_run(int argc, char **argv)
     rf_trace_free(trace);
     rf_result_free(res);
     rf_close(db);
+    rf_file_unlock(dblock);
     rf_program_free(p);
     free(settings);
     rf_diags_free(&d);

@@ -1,0 +1,49 @@
+#!/bin/sh
+# tests/run_db_read_lock.sh REDFOX TC_GRAPH PROG: `redfox run --data DB` reads a
+# database under its shared lock: it waits while a writer holds the folder's
+# exclusive lock (as `redfox exec` does for a commit), and runs beside a
+# stream of commits never fail.
+set -u
+redfox=$1 graph=$2 prog=$3
+tmp=${TMPDIR:-/tmp}/rf_readlock.$$
+mkdir -p "$tmp/data"
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+"$graph" 300 600 1 > "$tmp/data/edges.tbl" || exit 1
+"$redfox" import "$prog" --data "$tmp/data" --out "$tmp/db" > /dev/null 2>&1 || fail "import"
+"$redfox" exec "$tmp/db" "$prog" > /dev/null 2>&1 || fail "exec (materialize)"
+
+# 1. a writer's exclusive lock on the folder holds a run back until it ends
+flock "$tmp/db" sleep 2 &
+holder=$!
+sleep 0.5
+s=$(date +%s%N)
+"$redfox" run "$prog" --data "$tmp/db" --format csv > "$tmp/a.csv" 2> "$tmp/a.err" || { cat "$tmp/a.err"; fail "run under a lock"; }
+e=$(date +%s%N)
+wait $holder
+waited_ms=$(( (e - s) / 1000000 ))
+[ "$waited_ms" -ge 1000 ] || fail "the run did not wait for the writer's lock ($waited_ms ms)"
+
+# 2. runs beside a stream of commits: each succeeds
+i=0
+while [ $i -lt 12 ]; do
+    echo "+edge($((1000 + i)), $((1001 + i)))." > "$tmp/b$i.txn"
+    i=$((i + 1))
+done
+(
+    i=0
+    while [ $i -lt 12 ]; do
+        "$redfox" exec "$tmp/db" "$prog" --batch "$tmp/b$i.txn" > /dev/null 2> "$tmp/x$i.err" || { echo "exec $i failed" > "$tmp/xfail"; cat "$tmp/x$i.err" >> "$tmp/xfail"; }
+        i=$((i + 1))
+    done
+) &
+writer=$!
+n=0
+while [ $n -lt 25 ]; do
+    "$redfox" run "$prog" --data "$tmp/db" --format csv > "$tmp/r$n.csv" 2> "$tmp/r$n.err" || { cat "$tmp/r$n.err"; fail "run $n beside the commits"; }
+    n=$((n + 1))
+done
+wait $writer
+[ -f "$tmp/xfail" ] && { cat "$tmp/xfail"; fail "a commit failed"; }
+cmp -s "$tmp/a.csv" "$tmp/r0.csv" || [ -s "$tmp/r0.csv" ] || fail "empty output"
+echo "ok: the run waited $waited_ms ms for the writer; 25 runs beside 12 commits"
