@@ -22,14 +22,7 @@
 #include <string.h>
 #include <time.h>
 
-/* The parts of duckdb.h used here (C API, stable since 1.0). */
-typedef void *duckdb_database, *duckdb_connection;
-typedef struct {
-    uint64_t column_count, row_count, rows_changed;
-    void *columns;
-    char *error_message;
-    void *internal_data;
-} duckdb_result;
+#include "duck_api.h" /* the parts of duckdb.h used here */
 
 static int (*d_open)(const char *, duckdb_database *);
 static int (*d_connect)(duckdb_database, duckdb_connection *);

@@ -33,14 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
-/* The parts of duckdb.h used here (C API, stable since 1.0). */
-typedef void *duckdb_database, *duckdb_connection, *duckdb_prepared_statement;
-typedef struct {
-    uint64_t column_count, row_count, rows_changed;
-    void *columns;
-    char *error_message;
-    void *internal_data;
-} duckdb_result;
+#include "../../duckdb/duck_api.h" /* the parts of duckdb.h used here */
 
 static int (*d_open)(const char *, duckdb_database *);
 static void (*d_close)(duckdb_database *);
