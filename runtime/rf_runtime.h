@@ -136,6 +136,7 @@ typedef struct rf_rt_result {
     const char *device;        /* where it ran */
     uint64_t gpu_peak_bytes;   /* GPU: the most device memory the run's values held at once */
     int32_t gpu_fused;         /* GPU: fused kernels run (each run of one counts) */
+    int64_t cpu_fused;         /* CPU: grouped totals run (a map, its group and reduce in one pass) */
     /* GPU, the run (not the load): calls and host seconds of kernel
     ** launches, waits for the GPU (results read back, synchronizations),
     ** CUB primitives and the rest (copies to and on the GPU, clears, kernel

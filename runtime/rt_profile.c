@@ -62,6 +62,9 @@ void rf_rt_profile_write(const rf_rt_result *res, FILE *f)
     if (res->db_blocks)
         fprintf(f, "database: %lld of %lld blocks skipped (min/max outside every constant range filter)\n",
                 (long long)res->db_blocks_skipped, (long long)res->db_blocks);
+    if (res->cpu_fused)
+        fprintf(f, "cpu: %lld grouped totals (a map, its group and its reduce in one pass; --no-fuse: apart)\n",
+                (long long)res->cpu_fused);
     if (!strcmp(res->device, "gpu")) {
         int64_t moved = 0;
         for (int32_t i = 0; i < res->nstats; i++) moved += res->stats[i].bytes_in + res->stats[i].bytes_out;

@@ -57,6 +57,7 @@ static int64_t val_rows(const exec *x, int32_t var)
 {
     const rf_hir_var *hv = x->p->vars[var];
     const val *v = &x->vals[var];
+    if (x->gt_rows && x->gt_rows[var] >= 0) return x->gt_rows[var];
     if (hv->kind == RF_HIR_V_REL) return v->rel.nrows;
     return v->has_groups ? v->groups.nrows : v->idx.n;
 }
@@ -329,6 +330,9 @@ static int map_borrows(exec *x, const rf_hir_kernel *k)
 
 static rf_status run_kernel(exec *x, const rf_hir_kernel *k)
 {
+    rf_status gst;
+    if (x->gt && rf_cx_gt_run(x, k, &gst)) return gst;
+    if (x->gt_rows && k->out >= 0) x->gt_rows[k->out] = -1;
     switch (k->kind) {
     case RF_HIR_MAP: {
         if (map_borrows(x, k)) return RF_OK;
@@ -377,6 +381,7 @@ static rf_status cpu_open(const rf_rt_env *env, void **dev)
     x->dict = env->dict;
     x->pool = env->pool;
     x->threads = env->threads;
+    x->res = env->res;
     x->vals = rf_calloc((size_t)env->p->nvars + 1, sizeof *x->vals);
     if (!x->vals) {
         free(x);
@@ -387,7 +392,8 @@ static rf_status cpu_open(const rf_rt_env *env, void **dev)
         x->vals[v].rel.types = env->p->vars[v]->types;
     }
     *dev = x;
-    return RF_OK;
+    /* --no-fuse: every kernel at its place, on the CPU too */
+    return x->o.no_fuse ? RF_OK : rf_cx_gt_plan(x);
 }
 
 static const char *cpu_where(void *dev, const rf_hir_kernel *k)
@@ -432,22 +438,36 @@ static rf_status cpu_to_host(void *dev, int32_t var, rf_rt_rel *out)
     return RF_OK;
 }
 
-static void cpu_free(void *dev, int32_t var) { rf_cx_val_clear(&((exec *)dev)->vals[var]); }
+static void cpu_free(void *dev, int32_t var)
+{
+    exec *x = dev;
+    rf_cx_val_clear(&x->vals[var]);
+    if (x->gt_rows) x->gt_rows[var] = -1;
+}
 
 static void cpu_close(void *dev)
 {
     exec *x = dev;
     for (int32_t v = 0; x->vals && v < x->p->nvars; v++) rf_cx_val_clear(&x->vals[v]);
     free(x->vals);
+    for (int32_t k = 0; x->gt && k < x->nkernels; k++) rf_cx_gt_plan_free(x->gt[k]);
+    free(x->gt);
+    free(x->gt_skip);
+    free(x->gt_unfused);
+    free(x->gt_rows);
     free(x);
 }
 
 static const rf_rt_rel *cpu_view(void *dev, int32_t var) { return &((exec *)dev)->vals[var].rel; }
+
+static int32_t cpu_fused_until(void *dev, const rf_hir_kernel *k) { return ((exec *)dev)->gt ? rf_cx_gt_until(dev, k) : -1; }
+
+static void cpu_unfuse(void *dev, const rf_hir_kernel *k) { rf_cx_gt_unfuse(dev, k); }
 
 const rf_rt_device_ops rf_rt_cpu_device = {
     "cpu",      cpu_open, cpu_where, cpu_nothing, cpu_load, cpu_nothing, cpu_run, cpu_rows, cpu_nothing,
     cpu_to_host, cpu_free, cpu_close, cpu_view, NULL, /* opens at once: no start aside */
     NULL, /* moves through host memory (view) */
     NULL, /* no figures kept for close */
-    NULL, NULL, /* no fused kernels: each kernel runs at its place */
+    cpu_fused_until, cpu_unfuse, /* grouped totals: a map, group and reduce at the map */
 };

@@ -14,6 +14,8 @@
 **   rt_cpu_sort.c    SORT (with a limit: candidates first); strings in byte
 **                    order through ranks
 **   rt_cpu_lftj.c    LFTJ: the leapfrog triejoin over the threads
+**   rt_cpu_gtotals.c a MAP read only by a GROUP and its REDUCE, run with
+**                    them as one pass (grouped totals)
 */
 #ifndef RT_CPU_INTERNAL_H
 #define RT_CPU_INTERNAL_H
@@ -39,6 +41,8 @@ typedef struct val {
     rf_cpu_set *probe;
 } val;
 
+typedef struct rf_cx_gtplan rf_cx_gtplan;
+
 typedef struct exec {
     const rf_hir_program *p;
     rf_rt_options o;
@@ -47,6 +51,15 @@ typedef struct exec {
     rf_cpu_pool *pool;
     int threads;
     val *vals;
+    rf_rt_result *res;
+    /* grouped totals (rt_cpu_gtotals.c), by kernel id */
+    int32_t nkernels;
+    rf_cx_gtplan **gt;   /* at a span's MAP: its plan */
+    uint8_t *gt_skip;    /* the GROUP and REDUCE of a span that ran at its MAP */
+    uint8_t *gt_unfused; /* the span at this MAP runs as three kernels this time */
+    int64_t *gt_rows;    /* by variable: the rows a span's map made (and its group
+                            grouped), never stored; -1 for the others. For the
+                            profile's counts, which equal the kernels' apart */
 } exec;
 
 static inline rf_loc kloc(const exec *x, const rf_hir_kernel *k)
@@ -76,6 +89,17 @@ rf_status rf_cx_k_reduce(exec *x, const rf_hir_kernel *k);
 
 /* rt_cpu_lftj.c */
 rf_status rf_cx_k_lftj(exec *x, const rf_hir_kernel *k);
+
+/* rt_cpu_gtotals.c */
+/* Finds the spans of the program that run as grouped totals. */
+rf_status rf_cx_gt_plan(exec *x);
+void rf_cx_gt_plan_free(rf_cx_gtplan *pl);
+/* Runs k as part of a span: 1 when it did (*st its status), 0 when k runs
+** on its own (not a span's, or the span's groups were too many). */
+int rf_cx_gt_run(exec *x, const rf_hir_kernel *k, rf_status *st);
+/* The last kernel of the span that runs at k, or -1; and its unfusing. */
+int32_t rf_cx_gt_until(exec *x, const rf_hir_kernel *k);
+void rf_cx_gt_unfuse(exec *x, const rf_hir_kernel *k);
 
 /* rt_cpu_sets.c */
 rf_status rf_cx_k_insert(exec *x, const rf_hir_kernel *k);
