@@ -28,7 +28,9 @@ typedef struct rf_txn_pred {
     int base;             /* read from a file (lang:input): the batch changes it */
     char *table;          /* its table in the database (base: the input file name) */
     int stored;           /* derived: the database held it before this transaction */
-    rf_rt_rel cur;        /* before the batch (owned columns) */
+    rf_rt_rel cur;        /* before the batch (owned columns, or the database's mapped column files:
+                             maps; free it with rf_txn_cur_free) */
+    rf_db_map *maps;      /* by column of cur, read from the database: its mapping (addr NULL: none) */
     rf_rt_rel next;       /* after it (owned; empty until computed) */
     rf_rt_rel ins, del;   /* base: the rows the batch really added and removed (owned) */
     rf_rt_rel mid;        /* base: cur without the deleted rows (DRed's state between its phases) */
@@ -37,6 +39,8 @@ typedef struct rf_txn_pred {
                              table's, in its order: the commit appends only the rest (0: none) */
     const char *stored_how; /* after the commit: "kept", "appended" or "written" (--profile) */
     int has_next;
+    int tail;             /* derived, after the delta rules: the new state is cur followed by ins
+                             (the new facts), never copied into next: the commit appends ins */
     int changed;          /* ins or del non-empty (derived: may change) */
     void *batch;          /* txn_batch.c's state while batches are applied */
 } rf_txn_pred;
@@ -48,7 +52,19 @@ typedef struct rf_txn {
     int32_t npreds;
     rf_rt_dict *dict;        /* every string of every relation above */
     int threads;
+    int all_changed;         /* txn_gen.c: generate as if the batch changed every base predicate
+                                (the programs prepared ahead: rf_txn_gen_delta, rf_txn_gen_dred) */
+    /* for --profile: the tables read (column bytes; seconds mapping and
+    ** checking their CRC-32Cs, seconds copying them out), and the commit's
+    ** rows and column bytes written (carried-over rows not counted) */
+    int64_t read_bytes, commit_rows, commit_bytes;
+    double read_check_seconds, read_copy_seconds;
 } rf_txn;
+
+/* Frees p's cur: its own columns, or the mappings of the database's. */
+void rf_txn_cur_free(rf_txn_pred *p);
+/* The rows of p's state after the transaction (next, else cur, and the tail). */
+int64_t rf_txn_pred_rows(const rf_txn_pred *p);
 
 /* The pred of that fe predicate, or NULL. */
 rf_txn_pred *rf_txn_find(rf_txn *t, const rf_fe_pred *p);
@@ -98,7 +114,8 @@ char *rf_txn_gen_input_file(const char *ns, const rf_fe_pred *p);
 /* The derived table name of p in t ("derived.HASH.NAME"). */
 char *rf_txn_store_table_name(const rf_txn *t, const rf_fe_pred *p);
 /* Reads every base table and every stored derived table of t's program
-** from db into cur (strings into t->dict). A base table missing or of
+** from db into cur (strings into t->dict; numeric columns mapped, not
+** copied: db's files must stay until the transaction ends). A base table missing or of
 ** other columns is an error naming the manifest. */
 rf_status rf_txn_store_load(rf_txn *t, const rf_db *db, rf_diags *d);
 /* Writes the database anew at dir: every table of db that t does not own

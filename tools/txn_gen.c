@@ -215,14 +215,15 @@ static void delta_rules(const rf_txn *t, const rf_txn_pred *h, const uint8_t *ch
 }
 
 /* changed[pred id]: base predicates the batch changes (by ins or del
-** rows), and the derived predicates whose rules read one that changes. */
+** rows; every one under t->all_changed), and the derived predicates whose
+** rules read one that changes. */
 static uint8_t *changed_preds(const rf_txn *t, int by_del)
 {
     const rf_fe_program *fe = t->fe;
     uint8_t *changed = rf_calloc((size_t)fe->npreds + 1, 1);
     if (!changed) return NULL;
     for (int32_t i = 0; i < t->npreds; i++)
-        if (t->preds[i].base && (by_del ? t->preds[i].del.nrows : t->preds[i].ins.nrows) > 0)
+        if (t->preds[i].base && (t->all_changed || (by_del ? t->preds[i].del.nrows : t->preds[i].ins.nrows) > 0))
             changed[t->preds[i].fe->id] = 1;
     for (int grew = 1; grew;) {
         grew = 0;

@@ -17,6 +17,8 @@
 */
 #include "txn.h"
 
+#include "rf_sys.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -51,10 +53,20 @@ rf_status rf_txn_rel_concat(const rf_rt_rel *a, const rf_rt_rel *b, rf_rt_rel *d
     return st;
 }
 
+int64_t rf_txn_pred_rows(const rf_txn_pred *p)
+{
+    return p->has_next ? p->next.nrows : p->cur.nrows + (p->tail ? p->ins.nrows : 0);
+}
+
 /* ---- reading ------------------------------------------------------------- */
 
+/* Table tb as relation out: numeric columns are the database's mapped
+** files themselves (their CRC-32Cs checked as they are mapped; maps[c] keeps
+** each mapping until rf_txn_cur_free), never copied: the stored closure
+** goes from the page cache to the run (and on the GPU to the device)
+** directly. String columns are translated into t's dictionary's codes. */
 static rf_status read_table(rf_txn *t, const rf_db *db, const rf_db_table *tb, const rf_fe_pred *p, rf_rt_rel *out,
-                            rf_diags *d)
+                            rf_db_map *maps, rf_diags *d)
 {
     char *mpath = rf_sprintf("%s/%s", db->dir, RF_DB_MANIFEST);
     if (!mpath) return RF_ENOMEM;
@@ -68,16 +80,27 @@ static rf_status read_table(rf_txn *t, const rf_db *db, const rf_db_table *tb, c
         return RF_EUSER;
     }
     free(mpath);
-    rf_status st = rf_rt_rel_alloc(out, p->arity, p->types, tb->nrows);
+    rf_status st = rf_rt_rel_alloc(out, p->arity, p->types, 0);
+    if (!st) out->nrows = tb->nrows;
     for (int32_t c = 0; c < p->arity && !st && tb->nrows; c++) {
         rf_db_map m = {0, 0};
         const void *data = NULL;
+        double t0 = rf_now();
         st = rf_db_map_column(db, tb, c, &m, &data, d);
+        double t1 = rf_now();
+        t->read_check_seconds += t1 - t0;
         if (st) break;
+        t->read_bytes += tb->nrows * rf_rt_type_width(p->types[c]);
         if (p->types[c] != RF_TYPE_STRING) {
-            memcpy(out->cols[c], data, (size_t)(tb->nrows * rf_rt_type_width(p->types[c])));
-            rf_db_unmap(&m);
+            out->cols[c] = (void *)data;
+            maps[c] = m;
             continue;
+        }
+        out->cols[c] = rf_malloc((size_t)tb->nrows * sizeof(uint32_t));
+        if (!out->cols[c]) {
+            rf_db_unmap(&m);
+            st = RF_ENOMEM;
+            break;
         }
         rf_db_map dm = {0, 0};
         const uint64_t *off;
@@ -93,9 +116,21 @@ static rf_status read_table(rf_txn *t, const rf_db *db, const rf_db_table *tb, c
         free(map);
         rf_db_unmap(&dm);
         rf_db_unmap(&m);
+        t->read_copy_seconds += rf_now() - t1;
     }
-    if (st) rf_rt_rel_free(out);
     return st;
+}
+
+void rf_txn_cur_free(rf_txn_pred *p)
+{
+    for (int32_t c = 0; p->maps && c < p->cur.ncols; c++)
+        if (p->maps[c].addr) {
+            p->cur.cols[c] = NULL;
+            rf_db_unmap(&p->maps[c]);
+        }
+    free(p->maps);
+    p->maps = NULL;
+    rf_rt_rel_free(&p->cur);
 }
 
 rf_status rf_txn_store_load(rf_txn *t, const rf_db *db, rf_diags *d)
@@ -118,7 +153,8 @@ rf_status rf_txn_store_load(rf_txn *t, const rf_db *db, rf_diags *d)
             continue;
         }
         p->stored = !p->base;
-        st = read_table(t, db, tb, p->fe, &p->cur, d);
+        p->maps = rf_calloc((size_t)p->fe->arity + 1, sizeof *p->maps);
+        st = p->maps ? read_table(t, db, tb, p->fe, &p->cur, p->maps, d) : RF_ENOMEM;
         p->prefix = st ? 0 : p->cur.nrows;
     }
     free(mpath);
@@ -206,32 +242,46 @@ static rf_status copy_table(rf_db_writer *w, const rf_db *db, const rf_db_table 
     return st;
 }
 
-/* Predicate p's new state r as table name: where its first `prefix` rows are
-** the old table's, that table carried over (its files linked, or cloned and
-** appended to: rf_db_writer_table_from) and only the rest written; else
-** every row. *how: "kept", "appended" or "written", for --profile. */
-static rf_status write_rel(rf_db_writer *w, const rf_txn *t, const rf_db *db, const char *name, const rf_fe_pred *p,
-                           const rf_rt_rel *r, int64_t prefix, int with_key, const char **how, rf_diags *d)
+/* Rows [from, r->nrows) of r as rows of table tid. */
+static rf_status append_rows(rf_db_writer *w, rf_txn *t, int32_t tid, const rf_fe_pred *p, const rf_rt_rel *r,
+                             int64_t from, rf_diags *d)
 {
-    int32_t tid = -1;
-    const rf_db_table *old = rf_db_find_table(db, name);
-    int64_t from = 0;
-    rf_status st = RF_OK;
-    if (old && prefix == old->nrows && r->nrows >= prefix) {
-        st = rf_db_writer_table_from(w, db, old, r->nrows > prefix, &tid, d);
-        if (tid >= 0) from = prefix;
-    }
-    *how = tid < 0 ? "written" : r->nrows > prefix ? "appended" : "kept";
-    if (!st && tid < 0)
-        st = rf_db_writer_table(w, name, p->arity, p->types, p->cols, with_key ? p->ninput_key : 0,
-                                with_key ? p->input_key : NULL, &tid, d);
     int64_t n = r->nrows - from;
+    rf_status st = RF_OK;
     for (int32_t c = 0; !st && c < p->arity && n > 0; c++) {
         int64_t wd = rf_rt_type_width(p->types[c]);
         const void *col = (const char *)r->cols[c] + from * wd;
         if (p->types[c] == RF_TYPE_STRING) st = append_strings(w, tid, c, t->dict, col, n, d);
         else st = rf_db_writer_append(w, tid, c, n, col, NULL, NULL, d);
+        t->commit_bytes += n * wd;
     }
+    if (n > 0) t->commit_rows += n;
+    return st;
+}
+
+/* Predicate p's new state, r's rows then tail's (NULL: none), as table
+** name: where its first `prefix` rows are the old table's, that table
+** carried over (its files linked, or cloned and appended to:
+** rf_db_writer_table_from) and only the rest written; else every row.
+** *how: "kept", "appended" or "written", for --profile. */
+static rf_status write_rel(rf_db_writer *w, rf_txn *t, const rf_db *db, const char *name, const rf_fe_pred *p,
+                           const rf_rt_rel *r, const rf_rt_rel *tail, int64_t prefix, int with_key, const char **how,
+                           rf_diags *d)
+{
+    int32_t tid = -1;
+    const rf_db_table *old = rf_db_find_table(db, name);
+    int64_t from = 0, total = r->nrows + (tail ? tail->nrows : 0);
+    rf_status st = RF_OK;
+    if (old && prefix == old->nrows && r->nrows >= prefix) {
+        st = rf_db_writer_table_from(w, db, old, total > prefix, &tid, d);
+        if (tid >= 0) from = prefix;
+    }
+    *how = tid < 0 ? "written" : total > prefix ? "appended" : "kept";
+    if (!st && tid < 0)
+        st = rf_db_writer_table(w, name, p->arity, p->types, p->cols, with_key ? p->ninput_key : 0,
+                                with_key ? p->input_key : NULL, &tid, d);
+    if (!st) st = append_rows(w, t, tid, p, r, from, d);
+    if (!st && tail) st = append_rows(w, t, tid, p, tail, 0, d);
     if (!st) st = rf_db_writer_end_table(w, tid, d);
     return st;
 }
@@ -251,8 +301,8 @@ rf_status rf_txn_store_commit(rf_txn *t, const rf_db *db, const char *dir, rf_di
     }
     for (int32_t i = 0; !st && i < t->npreds; i++) {
         rf_txn_pred *p = &t->preds[i];
-        st = write_rel(w, t, db, p->table, p->fe, p->has_next ? &p->next : &p->cur, p->prefix, p->base, &p->stored_how,
-                       d);
+        st = write_rel(w, t, db, p->table, p->fe, p->has_next ? &p->next : &p->cur,
+                       !p->has_next && p->tail ? &p->ins : NULL, p->prefix, p->base, &p->stored_how, d);
     }
     if (!st) st = rf_db_writer_commit(w, d);
     rf_db_writer_free(w);
