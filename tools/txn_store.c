@@ -60,11 +60,14 @@ int64_t rf_txn_pred_rows(const rf_txn_pred *p)
 
 /* ---- reading ------------------------------------------------------------- */
 
-/* Table tb as relation out: numeric columns are the database's mapped
+/* Table tb as relation out. With maps (a derived predicate's table: only
+** read, never changed in place), numeric columns are the database's mapped
 ** files themselves (their CRC-32Cs checked as they are mapped; maps[c] keeps
 ** each mapping until rf_txn_cur_free), never copied: the stored closure
 ** goes from the page cache to the run (and on the GPU to the device)
-** directly. String columns are translated into t's dictionary's codes. */
+** directly. Without (a base table, which the batch's code may edit),
+** copied into owned columns. String columns are translated into t's
+** dictionary's codes. */
 static rf_status read_table(rf_txn *t, const rf_db *db, const rf_db_table *tb, const rf_fe_pred *p, rf_rt_rel *out,
                             rf_db_map *maps, rf_diags *d)
 {
@@ -91,12 +94,19 @@ static rf_status read_table(rf_txn *t, const rf_db *db, const rf_db_table *tb, c
         t->read_check_seconds += t1 - t0;
         if (st) break;
         t->read_bytes += tb->nrows * rf_rt_type_width(p->types[c]);
-        if (p->types[c] != RF_TYPE_STRING) {
+        if (p->types[c] != RF_TYPE_STRING && maps) {
             out->cols[c] = (void *)data;
             maps[c] = m;
             continue;
         }
-        out->cols[c] = rf_malloc((size_t)tb->nrows * sizeof(uint32_t));
+        int64_t bytes_c = tb->nrows * rf_rt_type_width(p->types[c]);
+        out->cols[c] = rf_malloc((size_t)bytes_c);
+        if (out->cols[c] && p->types[c] != RF_TYPE_STRING) {
+            memcpy(out->cols[c], data, (size_t)bytes_c);
+            rf_db_unmap(&m);
+            t->read_copy_seconds += rf_now() - t1;
+            continue;
+        }
         if (!out->cols[c]) {
             rf_db_unmap(&m);
             st = RF_ENOMEM;
@@ -153,8 +163,8 @@ rf_status rf_txn_store_load(rf_txn *t, const rf_db *db, rf_diags *d)
             continue;
         }
         p->stored = !p->base;
-        p->maps = rf_calloc((size_t)p->fe->arity + 1, sizeof *p->maps);
-        st = p->maps ? read_table(t, db, tb, p->fe, &p->cur, p->maps, d) : RF_ENOMEM;
+        if (!p->base && !(p->maps = rf_calloc((size_t)p->fe->arity + 1, sizeof *p->maps))) st = RF_ENOMEM;
+        if (!st) st = read_table(t, db, tb, p->fe, &p->cur, p->maps, d);
         p->prefix = st ? 0 : p->cur.nrows;
     }
     free(mpath);
