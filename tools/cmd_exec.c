@@ -7,7 +7,9 @@
 ** txn_gen.c where the program and the batch allow, else recomputed from
 ** scratch, which --profile says), the new state committed (txn_store.c),
 ** then the outputs printed as `redfox run` prints them. Every run goes
-** through the runtime's one driver, on the device --device chooses.
+** through the runtime's one driver, on the device --device chooses. Also
+** the GPU started beside the reading, the next transactions' GPU code
+** compiled ahead after a recomputation on the GPU, and --profile's lines.
 */
 #include "pipeline.h"
 #include "rf_rt_gpu.h"

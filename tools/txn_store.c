@@ -5,8 +5,9 @@
 **
 ** Owns: the names of materialized tables ("derived.HASH.PRED": HASH
 ** identifies the program's text, so programs sharing a database keep their
-** own), reading tables (numeric columns copied out of their mapped files,
-** strings through their dictionaries into the transaction's), and the
+** own), reading tables (a derived table's numeric columns left in their
+** mapped files, a base table's copied out; strings through their
+** dictionaries into the transaction's), and the
 ** commit: the whole new state written aside (db_writer.c's temporary
 ** folder: copy on write), then exchanged with the old folder in one atomic
 ** rename, so that a crash at any moment leaves the old or the new database.
