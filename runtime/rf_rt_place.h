@@ -17,6 +17,7 @@
 
 #define RF_RT_PLACE_VERSION 1
 #define RF_RT_PLACE_MAX_RECORDS 4096 /* the file keeps the newest this many */
+#define RF_RT_PLACE_COMPACT_BYTES ((int64_t)RF_RT_PLACE_MAX_RECORDS * 2 * 80) /* appended past it: rewritten */
 
 /* One measurement. A run record: one run of a program, the times that
 ** differ between the devices (reading the inputs on the host is the same

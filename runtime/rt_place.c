@@ -10,13 +10,23 @@
 ** line, or a line that does not parse, a number not finite or negative, and
 ** the whole file is ignored (a warning says which line): a model is a cache,
 ** made anew from the next runs.
+**
+** A run adds its records by appending their lines (O_APPEND, one write):
+** reading, formatting and renaming the whole file after every run cost
+** tens of ms, as much as a small program's run. The file is written anew
+** (aside, then renamed) only when it is missing or damaged, or past
+** RF_RT_PLACE_COMPACT_BYTES: then with the newest RF_RT_PLACE_MAX_RECORDS,
+** which is also all a read keeps.
 */
 #include "rf_rt_place.h"
 
 #include "rf_gpu_codegen.h" /* rf_gpu_cache_dir, rf_gpu_cache_write */
 #include "rf_sys.h"
 
+#include <fcntl.h>
 #include <inttypes.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -113,6 +123,12 @@ rf_status rf_rt_place_read(const char *path, rf_rt_place_model *m, rf_diags *d)
     }
     if (!bad && line == 0 && len > 0) bad = 1;
     free(text);
+    if (!bad && m->n > RF_RT_PLACE_MAX_RECORDS) {
+        /* appended past the bound since the last rewrite: the newest count */
+        int64_t drop = m->n - RF_RT_PLACE_MAX_RECORDS;
+        memmove(m->recs, m->recs + drop, (size_t)RF_RT_PLACE_MAX_RECORDS * sizeof *m->recs);
+        m->n = RF_RT_PLACE_MAX_RECORDS;
+    }
     if (bad) {
         rf_diag_add(d, RF_SEV_WARNING, rf_mkloc(path, (int32_t)bad, 0),
                     "the placement model is damaged or of another version: ignored (it is written anew)");
@@ -121,25 +137,54 @@ rf_status rf_rt_place_read(const char *path, rf_rt_place_model *m, rf_diags *d)
     return st;
 }
 
+static void format_rec(const rf_rt_place_rec *r, rf_buf *out)
+{
+    const char *dev = r->gpu ? "gpu" : "cpu";
+    if (r->type == 'r')
+        rf_buf_printf(out, "r %016" PRIx64 " %s %d %.17g %.17g %d %.9g %.9g %.9g\n", r->prog, dev, r->fresh ? 1 : 0,
+                      r->rows, r->bytes, (int)r->kernels, r->start_s, r->copy_s, r->seconds);
+    else
+        rf_buf_printf(out, "k %s %s %.17g %.17g %.9g\n", dev, r->kind[0] ? r->kind : "?", r->rows, r->bytes,
+                      r->seconds);
+}
+
 rf_status rf_rt_place_format(const rf_rt_place_model *m, rf_buf *out)
 {
     rf_buf_printf(out, HEADER " %d\n", RF_RT_PLACE_VERSION);
     int64_t from = m->n > RF_RT_PLACE_MAX_RECORDS ? m->n - RF_RT_PLACE_MAX_RECORDS : 0;
-    for (int64_t i = from; i < m->n; i++) {
-        const rf_rt_place_rec *r = &m->recs[i];
-        const char *dev = r->gpu ? "gpu" : "cpu";
-        if (r->type == 'r')
-            rf_buf_printf(out, "r %016" PRIx64 " %s %d %.17g %.17g %d %.9g %.9g %.9g\n", r->prog, dev, r->fresh ? 1 : 0,
-                          r->rows, r->bytes, (int)r->kernels, r->start_s, r->copy_s, r->seconds);
-        else
-            rf_buf_printf(out, "k %s %s %.17g %.17g %.9g\n", dev, r->kind[0] ? r->kind : "?", r->rows, r->bytes,
-                          r->seconds);
-    }
+    for (int64_t i = from; i < m->n; i++) format_rec(&m->recs[i], out);
     return out->oom ? RF_ENOMEM : RF_OK;
+}
+
+/* Appends the records' lines to a sound file of the model below the bound:
+** 1 when it did. Sound: it reads without a warning (which also means it
+** ends with a newline: no append was cut short). Reading is cheap; it was
+** the rewrite that cost. */
+static int append_lines(const char *path, const rf_rt_place_rec *recs, int64_t n)
+{
+    if (n > RF_RT_PLACE_MAX_RECORDS) return 0;
+    struct stat sb;
+    if (stat(path, &sb) != 0 || sb.st_size >= RF_RT_PLACE_COMPACT_BYTES) return 0;
+    rf_rt_place_model m;
+    rf_diags check;
+    rf_diags_init(&check);
+    int ok = !rf_rt_place_read(path, &m, &check) && check.count == 0 && m.n > 0;
+    rf_rt_place_model_free(&m);
+    rf_diags_free(&check);
+    int fd = ok ? open(path, O_WRONLY | O_APPEND | O_CLOEXEC) : -1;
+    if (fd < 0) return 0;
+    rf_buf b;
+    rf_buf_init(&b);
+    for (int64_t i = 0; i < n; i++) format_rec(&recs[i], &b);
+    ok = !b.oom && write(fd, b.data, (size_t)b.len) == (ssize_t)b.len;
+    rf_buf_free(&b);
+    close(fd);
+    return ok;
 }
 
 rf_status rf_rt_place_append(const char *path, const rf_rt_place_rec *recs, int64_t n, rf_diags *d)
 {
+    if (append_lines(path, recs, n)) return RF_OK;
     rf_rt_place_model m;
     rf_diags quiet; /* a damaged file was reported where it was read for a choice; here it is replaced */
     rf_diags_init(&quiet);
