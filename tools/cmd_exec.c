@@ -353,6 +353,7 @@ static void source_hash(const rf_tool_sources *s, char out[17])
 
 static void free_txn(rf_txn *t)
 {
+    rf_txn_batch_free(t);
     for (int32_t i = 0; i < t->npreds; i++) {
         rf_txn_pred *p = &t->preds[i];
         rf_rt_rel_free(&p->cur);
