@@ -50,6 +50,7 @@ typedef struct rf_txn {
     rf_rt_dict *dict;        /* every string of every relation above */
     int threads;
     void *batches;           /* txn_batch.c's state while batches are applied */
+    double t_read, t_parse, t_resolve; /* the batches' files read, parsed, resolved (s, --profile) */
 } rf_txn;
 
 /* The pred of that fe predicate, or NULL. */

@@ -13,19 +13,22 @@
 ** violation in batch order.
 */
 #include "rf_cpu.h"
+#include "rf_sys.h"
 #include "txn.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* The batches read so far: their texts stay for the messages. */
 typedef struct batches {
     rf_cpu_pool *pool;
     int32_t n, cap;
     char **paths;
-    rf_buf *texts;
+    char **texts;
+    int64_t *lens;
 } batches;
 
 /* ---- values for messages ------------------------------------------------- */
@@ -71,23 +74,46 @@ static void fmt_key(const rf_txn *t, const rf_txn_pred *p, const int32_t *cols, 
 
 /* ---- the batch ------------------------------------------------------------ */
 
-static rf_status read_file(const char *path, rf_buf *b, rf_diags *d)
+/* The whole file into *text (NUL-terminated), sized once where the size is known. */
+static rf_status read_file(const char *path, char **text, int64_t *len, rf_diags *d)
 {
     FILE *f = fopen(path, "rb");
     if (!f) {
         rf_error(d, rf_mkloc(path, 0, 0), "cannot read the transaction file: %s", strerror(errno));
         return RF_EUSER;
     }
-    char buf[65536];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0) rf_buf_append(b, buf, (int64_t)n);
+    struct stat sb;
+    int64_t cap = fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode) ? (int64_t)sb.st_size + 1 : 65536, n = 0;
+    char *buf = rf_malloc((size_t)cap + 1);
+    rf_status st = buf ? RF_OK : RF_ENOMEM;
+    while (!st) {
+        if (n == cap) {
+            char *nb = rf_realloc(buf, (size_t)cap * 2 + 1);
+            if (!nb) {
+                st = RF_ENOMEM;
+                break;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+        size_t got = fread(buf + n, 1, (size_t)(cap - n), f);
+        if (!got) break;
+        n += (int64_t)got;
+    }
     int bad = ferror(f);
     fclose(f);
-    if (bad) {
+    if (!st && bad) {
         rf_error(d, rf_mkloc(path, 0, 0), "cannot read the transaction file");
-        return RF_EUSER;
+        st = RF_EUSER;
     }
-    return b->oom ? RF_ENOMEM : RF_OK;
+    if (st) {
+        free(buf);
+        return st;
+    }
+    buf[n] = 0;
+    *text = buf;
+    *len = n;
+    return RF_OK;
 }
 
 void rf_txn_batch_free(rf_txn *t)
@@ -100,10 +126,11 @@ void rf_txn_batch_free(rf_txn *t)
     if (!b) return;
     for (int32_t i = 0; i < b->n; i++) {
         free(b->paths[i]);
-        rf_buf_free(&b->texts[i]);
+        free(b->texts[i]);
     }
     free(b->paths);
     free(b->texts);
+    free(b->lens);
     rf_cpu_pool_free(b->pool);
     free(b);
     t->batches = NULL;
@@ -154,7 +181,7 @@ static rf_status resolve_all(rf_txn *t, int check_only, rf_diags *d)
     int32_t file = p->ops->file[best.op];
     int64_t line;
     int32_t col;
-    rf_txn_text_pos((const char *)b->texts[file].data, p->ops->at[best.op], &line, &col);
+    rf_txn_text_pos(b->texts[file], p->ops->at[best.op], &line, &col);
     rf_buf kb;
     rf_buf_init(&kb);
     fmt_key(t, p, cols, n, best.op, &kb);
@@ -181,32 +208,40 @@ rf_status rf_txn_batch_apply(rf_txn *t, const char *path, rf_diags *d)
         char **np = rf_realloc(b->paths, (size_t)nc * sizeof *np);
         if (!np) return RF_ENOMEM;
         b->paths = np;
-        rf_buf *nt = rf_realloc(b->texts, (size_t)nc * sizeof *nt);
+        char **nt = rf_realloc(b->texts, (size_t)nc * sizeof *nt);
         if (!nt) return RF_ENOMEM;
         b->texts = nt;
+        int64_t *nl = rf_realloc(b->lens, (size_t)nc * sizeof *nl);
+        if (!nl) return RF_ENOMEM;
+        b->lens = nl;
         b->cap = nc;
     }
     int32_t file = b->n;
-    rf_buf_init(&b->texts[file]);
+    b->texts[file] = NULL;
+    b->lens[file] = 0;
     if (!(b->paths[file] = rf_strdup(path))) return RF_ENOMEM;
     b->n++;
-    rf_buf *text = &b->texts[file];
-    st = read_file(path, text, d);
+    double t0 = rf_now();
+    st = read_file(path, &b->texts[file], &b->lens[file], d);
+    double t1 = rf_now();
+    t->t_read += t1 - t0;
     if (st) return st;
-    rf_buf_putc(text, 0); /* (a terminator, not part of the text) */
-    if (text->oom) return RF_ENOMEM;
-    int64_t len = text->len - 1, bad = -1;
-    st = rf_txn_parse(t, b->pool, file, path, (const char *)text->data, len, &bad, d);
+    const char *text = b->texts[file];
+    int64_t len = b->lens[file], bad = -1;
+    st = rf_txn_parse(t, b->pool, file, path, text, len, &bad, d);
+    t->t_parse += rf_now() - t1;
     if (st != RF_EUSER || bad < 0) return st;
     /* a bad line: a key violation before it is the error, else the line */
     st = resolve_all(t, 1, d);
     if (st) return st;
-    return rf_txn_parse_report(t, b->paths[file], (const char *)text->data, len, bad, d);
+    return rf_txn_parse_report(t, b->paths[file], text, len, bad, d);
 }
 
 rf_status rf_txn_batch_finish(rf_txn *t, rf_diags *d)
 {
+    double t0 = rf_now();
     rf_status st = t->batches ? resolve_all(t, 0, d) : RF_OK;
+    t->t_resolve += rf_now() - t0;
     rf_txn_batch_free(t);
     return st;
 }

@@ -149,6 +149,59 @@ static void resolve_chunk(void *ctx, int64_t begin, int64_t end, int worker)
     }
 }
 
+typedef struct order_job {
+    kset *k;
+    uint8_t *unsorted; /* per chunk of rows: a row below its predecessor */
+    int64_t grain;
+} order_job;
+
+/* Rows a before b in the order of the grouping key (as rf_cpu_sort_perm orders). */
+static int key_less(const kset *k, int64_t a, int64_t b)
+{
+    for (int32_t i = 0; i < k->ngcols; i++) {
+        int32_t c = k->gcols[i];
+        const void *d = k->all.cols[c].data;
+        int cmp = 0;
+        switch (k->f->types[c]) {
+        case RF_TYPE_FLOAT: cmp = rf_val_cmp_float(((const double *)d)[a], ((const double *)d)[b]); break;
+        case RF_TYPE_DATE: cmp = (((const int32_t *)d)[a] > ((const int32_t *)d)[b]) - (((const int32_t *)d)[a] < ((const int32_t *)d)[b]); break;
+        case RF_TYPE_STRING: cmp = (((const uint32_t *)d)[a] > ((const uint32_t *)d)[b]) - (((const uint32_t *)d)[a] < ((const uint32_t *)d)[b]); break;
+        case RF_TYPE_BOOL: cmp = (((const uint8_t *)d)[a] > ((const uint8_t *)d)[b]) - (((const uint8_t *)d)[a] < ((const uint8_t *)d)[b]); break;
+        default: cmp = (((const int64_t *)d)[a] > ((const int64_t *)d)[b]) - (((const int64_t *)d)[a] < ((const int64_t *)d)[b]); break;
+        }
+        if (cmp) return cmp < 0;
+    }
+    return 0;
+}
+
+static void check_order(void *ctx, int64_t begin, int64_t end, int worker)
+{
+    (void)worker;
+    order_job *j = ctx;
+    for (int64_t i = begin > 0 ? begin : 1; i < end; i++)
+        if (key_less(j->k, i, i - 1)) {
+            j->unsorted[begin / j->grain] = 1;
+            return;
+        }
+}
+
+/* The rows by key, stably: the identity when they already are (updates by
+** increasing key, as a batch of new ids), else a parallel radix sort. */
+static rf_status sorted_perm(kset *k, rf_cpu_pool *pool, int64_t **perm)
+{
+    int64_t n = k->all.nrows, grain = 1 << 14;
+    order_job j = {k, rf_calloc((size_t)(n / grain + 1), 1), grain};
+    if (!j.unsorted) return RF_ENOMEM;
+    rf_cpu_parallel_for(pool, n, grain, check_order, &j);
+    int sorted = 1;
+    for (int64_t i = 0; i <= n / grain; i++) sorted &= !j.unsorted[i];
+    free(j.unsorted);
+    if (!sorted) return rf_cpu_sort_perm(pool, &k->all, k->gcols, NULL, k->ngcols, perm);
+    if (!(*perm = rf_malloc((size_t)n * sizeof **perm + 1))) return RF_ENOMEM;
+    for (int64_t i = 0; i < n; i++) (*perm)[i] = i;
+    return RF_OK;
+}
+
 static rf_cpu_kind kind_of(rf_type t)
 {
     switch (t) {
@@ -267,14 +320,21 @@ rf_status rf_txn_kset_resolve(rf_txn_pred *p, rf_cpu_pool *pool, rf_txn_violatio
     k.nops = o->n;
     k.insert = o->insert;
     int64_t *perm = NULL;
-    if (!st) st = rf_cpu_table_alloc(f->arity, kinds, ninv + o->n, &k.all);
-    for (int32_t c = 0; !st && c < f->arity; c++) {
+    /* without database rows to meet, the updates are the table (borrowed) */
+    int borrowed = !ninv;
+    if (!st && borrowed) {
+        k.all = ops;
+        ops.cols = NULL;
+    } else if (!st) {
+        st = rf_cpu_table_alloc(f->arity, kinds, ninv + o->n, &k.all);
+    }
+    for (int32_t c = 0; !st && !borrowed && c < f->arity; c++) {
         int32_t w = rf_rt_type_width(f->types[c]);
         uint8_t *dst = k.all.cols[c].data;
         for (int64_t i = 0; i < ninv; i++) memcpy(dst + i * w, (const uint8_t *)p->cur.cols[c] + inv[i] * w, (size_t)w);
         memcpy(dst + ninv * w, o->cols[c], (size_t)(o->n * w));
     }
-    if (!st) st = rf_cpu_sort_perm(pool, &k.all, k.gcols, NULL, k.ngcols, &perm);
+    if (!st) st = sorted_perm(&k, pool, &perm);
     k.perm = perm;
     k.gone = rf_calloc((size_t)ninv + 1, 1);
     k.first_ins = rf_calloc((size_t)o->n + 1, 1);
@@ -339,7 +399,8 @@ rf_status rf_txn_kset_resolve(rf_txn_pred *p, rf_cpu_pool *pool, rf_txn_violatio
     free(gone_row);
     free(idx);
     free(perm);
-    rf_cpu_table_free(&k.all);
+    if (borrowed) free(k.all.cols);
+    else rf_cpu_table_free(&k.all);
     free(inv);
     free(uniq);
     free(first);

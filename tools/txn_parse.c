@@ -62,6 +62,7 @@ typedef struct reader {
     rf_diags *d;         /* NULL: no message (a chunk's parse) */
     chunk *c;
     rf_txn *t;
+    int32_t last;        /* the predicate of the line before, -1 none */
 } reader;
 
 static rf_status err_at(reader *r, const char *at, const char *fmt, const char *a, const char *b)
@@ -104,7 +105,8 @@ static rf_status string_lit(reader *r, rf_buf *b)
 }
 
 /* One value of column col (type ty) of predicate pred at r->p into v. A
-** string is checked and kept in the chunk's strs, its code patched in later. */
+** string is checked and kept in the chunk's strs, its code patched in later.
+** The text is parsed where it lies; only a string with escapes is copied. */
 static rf_status value(reader *r, int32_t pred, int32_t col, int64_t op, rf_type ty, uint8_t *v)
 {
     skip_ws(r);
@@ -112,9 +114,20 @@ static rf_status value(reader *r, int32_t pred, int32_t col, int64_t op, rf_type
     rf_buf b;
     rf_buf_init(&b);
     rf_status st = RF_OK;
-    int quoted = r->p < r->end && *r->p == '"';
-    if (quoted) {
-        st = string_lit(r, &b);
+    const char *s = "";
+    int64_t n = 0;
+    if (r->p < r->end && *r->p == '"') {
+        const char *q = r->p + 1;
+        while (q < r->end && *q != '"' && *q != '\\') q++;
+        if (q < r->end && *q == '"') { /* no escapes: the text itself */
+            s = r->p + 1;
+            n = q - s;
+            r->p = q + 1;
+        } else {
+            st = string_lit(r, &b);
+            s = b.len ? (const char *)b.data : "";
+            n = b.len;
+        }
     } else {
         while (r->p < r->end && *r->p != ',' && *r->p != ')' && *r->p != ']' &&
                !(*r->p == '/' && r->p + 1 < r->end && r->p[1] == '/'))
@@ -123,15 +136,14 @@ static rf_status value(reader *r, int32_t pred, int32_t col, int64_t op, rf_type
         while (e > start && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r')) e--;
         /* the value of `+f[k] = v.` ends the line: its '.' ends the fact */
         if ((r->p == r->end || *r->p == '/') && e > start && e[-1] == '.') r->p = --e;
-        rf_buf_append(&b, start, e - start);
+        s = start;
+        n = e - start;
         if (e == start) st = err_at(r, start, "expected a %s value%s", rf_val_type_name(ty), "");
     }
     if (st) {
         rf_buf_free(&b);
         return st;
     }
-    const char *s = b.len ? (const char *)b.data : "";
-    int64_t n = b.len;
     rf_val_err ve = {NULL, 0};
     /* records are packed: parse into aligned storage, then copy */
     union {
@@ -184,16 +196,19 @@ static rf_status value(reader *r, int32_t pred, int32_t col, int64_t op, rf_type
 
 static int32_t find_by_name(rf_txn *t, const char *name, int64_t n)
 {
-    for (int32_t i = 0; i < t->npreds; i++)
-        if ((int64_t)strlen(t->preds[i].fe->name) == n && !memcmp(t->preds[i].fe->name, name, (size_t)n)) return i;
+    for (int32_t i = 0; i < t->npreds; i++) {
+        const char *pn = t->preds[i].fe->name;
+        if (!strncmp(pn, name, (size_t)n) && pn[n] == 0) return i;
+    }
     return -1;
 }
 
-/* Room for one more record in o (width bytes). */
-static rf_status ops_room(chunk_ops *o, int32_t width)
+/* Room for one more record in o (width bytes); at first for a record per
+** 16 bytes of the chunk (a line is longer: the buffers rarely grow). */
+static rf_status ops_room(chunk_ops *o, int32_t width, int64_t chunk_bytes)
 {
     if (o->n < o->cap) return RF_OK;
-    int64_t nc = o->cap ? o->cap * 2 : 256;
+    int64_t nc = o->cap ? o->cap * 2 : chunk_bytes / 16 + 16;
     uint8_t *r = rf_realloc(o->rec, (size_t)(nc * width) + 1);
     if (!r) return RF_ENOMEM;
     o->rec = r;
@@ -205,6 +220,12 @@ static rf_status ops_room(chunk_ops *o, int32_t width)
     o->at = at;
     o->cap = nc;
     return RF_OK;
+}
+
+static const char *pred_name(char *buf, size_t size, const char *name, const char *end)
+{
+    snprintf(buf, size, "%.*s", (int)(end - name > 200 ? 200 : end - name), name);
+    return buf;
 }
 
 /* One line: nothing, a comment, or an update appended to the chunk. */
@@ -221,23 +242,28 @@ static rf_status line(reader *r, const char *text)
     const char *name = r->p;
     while (r->p < r->end && is_name_char(*r->p)) r->p++;
     if (r->p == name) return err_at(r, name, "expected a predicate name%s%s", "", "");
-    char nm[256];
-    snprintf(nm, sizeof nm, "%.*s", (int)(r->p - name > 200 ? 200 : r->p - name), name);
-    int32_t pi = find_by_name(t, name, r->p - name);
-    if (pi < 0) return err_at(r, name, "unknown predicate `%s`: the program has no such predicate%s", nm, "");
+    const char *name_end = r->p;
+    char nm[256]; /* the name for a message, made only for one */
+#define NM pred_name(nm, sizeof nm, name, name_end)
+    int32_t pi = r->last >= 0 && !strncmp(t->preds[r->last].fe->name, name, (size_t)(r->p - name)) &&
+                         t->preds[r->last].fe->name[r->p - name] == 0
+                     ? r->last
+                     : find_by_name(t, name, r->p - name);
+    r->last = pi;
+    if (pi < 0) return err_at(r, name, "unknown predicate `%s`: the program has no such predicate%s", NM, "");
     rf_txn_pred *p = &t->preds[pi];
     if (!p->base)
         return err_at(r, name, "`%s` is derived by the program's rules: a transaction changes only base predicates (those with lang:input)%s",
-                      nm, "");
+                      NM, "");
     const rf_fe_pred *f = p->fe;
     skip_ws(r);
     int functional = r->p < r->end && *r->p == '[';
     if (r->p >= r->end || (*r->p != '(' && *r->p != '['))
-        return err_at(r, r->p, "expected '(' or '[' after `%s`%s", nm, "");
+        return err_at(r, r->p, "expected '(' or '[' after `%s`%s", NM, "");
     r->p++;
     const rf_txn_ops *po = p->ops;
     chunk_ops *o = &r->c->ops[pi];
-    rf_status st = ops_room(o, po->width);
+    rf_status st = ops_room(o, po->width, r->c->end - r->c->begin);
     if (st) return st;
     uint8_t *rec = o->rec + o->n * po->width;
     int32_t n = 0;
@@ -248,7 +274,7 @@ static rf_status line(reader *r, const char *text)
         if (n >= f->arity) {
             char buf[32];
             snprintf(buf, sizeof buf, "%d", (int)f->arity);
-            return err_at(r, r->p, "too many values: `%s` has %s columns", nm, buf);
+            return err_at(r, r->p, "too many values: `%s` has %s columns", NM, buf);
         }
         if ((st = value(r, pi, n, o->n, f->types[n], rec + po->off[n]))) return st;
         n++;
@@ -263,12 +289,12 @@ static rf_status line(reader *r, const char *text)
     r->p++;
     if (functional) {
         skip_ws(r);
-        if (r->p >= r->end || *r->p != '=') return err_at(r, r->p, "expected '= value' after `%s[...]`%s", nm, "");
+        if (r->p >= r->end || *r->p != '=') return err_at(r, r->p, "expected '= value' after `%s[...]`%s", NM, "");
         r->p++;
         if (n >= f->arity) {
             char buf[32];
             snprintf(buf, sizeof buf, "%d", (int)f->arity);
-            return err_at(r, r->p, "too many values: `%s` has %s columns", nm, buf);
+            return err_at(r, r->p, "too many values: `%s` has %s columns", NM, buf);
         }
         if ((st = value(r, pi, n, o->n, f->types[n], rec + po->off[n]))) return st;
         n++;
@@ -279,7 +305,7 @@ static rf_status line(reader *r, const char *text)
         snprintf(want, sizeof want, "%d", (int)f->arity);
         snprintf(got, sizeof got, "%d", (int)n);
         rf_loc loc = rf_mkloc(r->path, (int32_t)r->line, (int32_t)(at - r->line0) + 1);
-        rf_error(r->d, loc, "`%s` has %s columns; this fact gives %s", nm, want, got);
+        rf_error(r->d, loc, "`%s` has %s columns; this fact gives %s", NM, want, got);
         return RF_EUSER;
     }
     skip_ws(r);
@@ -291,6 +317,7 @@ static rf_status line(reader *r, const char *text)
     o->at[o->n] = at - text;
     o->n++;
     return RF_OK;
+#undef NM
 }
 
 /* ---- chunks ------------------------------------------------------------------ */
@@ -305,6 +332,7 @@ static void parse_chunk(void *ctx, int64_t begin, int64_t end, int worker)
         memset(&r, 0, sizeof r);
         r.c = c;
         r.t = j->t;
+        r.last = -1;
         const char *p = c->begin;
         while (p < c->end) {
             const char *nl = memchr(p, '\n', (size_t)(c->end - p));
@@ -525,6 +553,7 @@ rf_status rf_txn_parse_report(rf_txn *t, const char *path, const char *text, int
     r.d = d;
     r.c = &c;
     r.t = t;
+    r.last = -1;
     int32_t col;
     rf_txn_text_pos(text, bad, &r.line, &col);
     const char *nl = memchr(text + bad, '\n', (size_t)(len - bad));
