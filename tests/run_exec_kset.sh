@@ -120,4 +120,19 @@ bad violfirst '201:1: error: key violation'
 bad linefirst '201:10: error: expected an int, found "x"'
 { filler 30000; printf '+nosuch(1).\n'; filler 100; printf '+edge(1 2).\n'; } >"$tmp/twolines.txn"
 bad twolines '60001:2: error: unknown predicate `nosuch`'
+# several files: one batch in their order; the first error in that order wins
+printf '+acct[500] = 1.\n' >"$tmp/m1.txn"
+printf -- '-acct[500] = 1.\n+acct[500] = 2.\n' >"$tmp/m2.txn"
+"$redfox" exec "$tmp/db0" "$p" --device cpu --batch "$tmp/m1.txn" --batch "$tmp/m2.txn" >/dev/null 2>"$tmp/err" || { cat "$tmp/err"; fail "two files"; }
+state "$tmp/db0" | grep -q '^acct,500,2$' || fail "acct[500] should be 2 after the second file"
+before=$(cd "$tmp/db0" && ls -l && cat ./*| cksum)
+printf '+acct[600] = 1.\n+acct[600] = 3.\n' >"$tmp/m3.txn"
+printf '+edge(x).\n' >"$tmp/m4.txn"
+"$redfox" exec "$tmp/db0" "$p" --device cpu --batch "$tmp/m3.txn" --batch "$tmp/m4.txn" >/dev/null 2>"$tmp/err"
+grep -qF "$tmp/m3.txn:2:1: error: key violation" "$tmp/err" || { cat "$tmp/err"; fail "a violation in the first file comes first"; }
+printf '+edge(x).\n+acct[600] = 3.\n' >"$tmp/m5.txn"
+printf '+acct[600] = 1.\n' >"$tmp/m6.txn"
+"$redfox" exec "$tmp/db0" "$p" --device cpu --batch "$tmp/m6.txn" --batch "$tmp/m5.txn" >/dev/null 2>"$tmp/err"
+grep -qF "$tmp/m5.txn:1:7: error: expected an int" "$tmp/err" || { cat "$tmp/err"; fail "a bad line before a violation comes first"; }
+[ "$(cd "$tmp/db0" && ls -l && cat ./*| cksum)" = "$before" ] || fail "the database changed"
 echo ok

@@ -281,7 +281,7 @@ static rf_status gather_rel(rf_cpu_pool *pool, const rf_txn_pred *p, const int64
 rf_status rf_txn_kset_resolve(rf_txn_pred *p, rf_cpu_pool *pool, rf_txn_violation *v)
 {
     const rf_fe_pred *f = p->fe;
-    const rf_txn_ops *o = p->ops;
+    rf_txn_ops *o = p->ops; /* (an insert-only batch hands its columns to ins) */
     int threads = rf_cpu_pool_threads(pool);
     kset k;
     memset(&k, 0, sizeof k);
@@ -366,8 +366,21 @@ rf_status rf_txn_kset_resolve(rf_txn_pred *p, rf_cpu_pool *pool, rf_txn_violatio
     memset(&next, 0, sizeof next);
     memset(&ins, 0, sizeof ins);
     memset(&del, 0, sizeof del);
-    if (!st) st = gather_rel(pool, p, idx, nkept + nnew, &next);
-    if (!st) st = gather_rel(pool, p, idx + nkept, nnew, &ins);
+    int appended = !ndel && !first; /* next is cur, then the new rows */
+    if (!st && !appended) st = gather_rel(pool, p, idx, nkept + nnew, &next);
+    if (!st && nnew == o->n) { /* every update a new row, in order: ins is the updates' columns */
+        ins.nrows = o->n;
+        ins.ncols = f->arity;
+        ins.types = f->types;
+        if (!(ins.cols = rf_calloc((size_t)f->arity + 1, sizeof *ins.cols))) st = RF_ENOMEM;
+        for (int32_t c = 0; !st && c < f->arity; c++) {
+            ins.cols[c] = o->cols[c];
+            o->cols[c] = NULL;
+        }
+    } else if (!st) {
+        st = gather_rel(pool, p, idx + nkept, nnew, &ins);
+    }
+    if (!st && appended) st = rf_txn_rel_concat(&p->cur, &ins, &next);
     if (!st) {
         int64_t j = 0;
         for (int64_t i = 0; i < cur.nrows; i++)
