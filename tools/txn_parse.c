@@ -111,6 +111,22 @@ static rf_status value(reader *r, int32_t pred, int32_t col, int64_t op, rf_type
 {
     skip_ws(r);
     const char *start = r->p;
+    if (ty == RF_TYPE_INT) {
+        /* the common case: at most 18 digits right before ',', ')' or ']'
+        ** (what the general path below gives them; anything else goes there) */
+        const char *q = r->p;
+        int neg = q < r->end && *q == '-';
+        if (q < r->end && (*q == '-' || *q == '+')) q++;
+        const char *ds = q;
+        uint64_t x = 0;
+        while (q < r->end && (unsigned)(*q - '0') < 10 && q - ds < 18) x = x * 10 + (uint64_t)(*q++ - '0');
+        if (q > ds && q < r->end && (*q == ',' || *q == ')' || *q == ']')) {
+            int64_t i = neg ? -(int64_t)x : (int64_t)x;
+            memcpy(v, &i, 8);
+            r->p = q;
+            return RF_OK;
+        }
+    }
     rf_buf b;
     rf_buf_init(&b);
     rf_status st = RF_OK;
