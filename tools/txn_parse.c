@@ -452,8 +452,9 @@ void rf_txn_ops_free(rf_txn_ops *o)
     free(o);
 }
 
-/* A chunk of a few hundred KiB at least: a line is far smaller, and a
-** thread's start costs more than parsing a few lines. */
+/* A chunk of 16 KiB at least (a line is far smaller, and handing a chunk
+** to a thread costs more than parsing a few lines), and 8 chunks a thread at
+** most (so that a slow thread's share is small). */
 #define CHUNK_MIN (16 * 1024)
 
 rf_status rf_txn_parse(rf_txn *t, rf_cpu_pool *pool, int32_t file, const char *path, const char *text, int64_t len,
