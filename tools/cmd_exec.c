@@ -446,6 +446,7 @@ static void source_hash(const rf_tool_sources *s, char out[17])
 
 static void free_txn(rf_txn *t)
 {
+    rf_txn_batch_free(t);
     for (int32_t i = 0; i < t->npreds; i++) {
         rf_txn_pred *p = &t->preds[i];
         rf_txn_cur_free(p);
@@ -625,8 +626,9 @@ int rf_tool_exec(int argc, char **argv)
             if (waited) fprintf(stderr, "exec: waited for another exec on %s to commit\n", db_dir);
             if (gpu_starting)
                 fprintf(stderr, "exec: the GPU started beside the reading; then waited %.3f ms for it\n", t_gpu_wait * 1e3);
-            fprintf(stderr, "exec: batch: %lld row%s inserted, %lld deleted (%.3f ms)\n", (long long)nins, nins == 1 ? "" : "s",
-                    (long long)ndel, (t_batch - t_read) * 1e3);
+            fprintf(stderr, "exec: batch: %lld row%s inserted, %lld deleted (%.3f ms: files read %.3f ms, parsed %.3f ms, "
+                    "resolved by key %.3f ms, %d threads)\n", (long long)nins, nins == 1 ? "" : "s", (long long)ndel,
+                    (t_batch - t_read) * 1e3, x.t.t_read * 1e3, x.t.t_parse * 1e3, x.t.t_resolve * 1e3, x.t.threads);
             fprintf(stderr, "exec: derived predicates %s%s%s (%.3f ms, runs on device %s %.3f ms)\n",
                     why ? "recomputed from scratch: " : "maintained incrementally", why ? why : "",
                     why ? "" : ndel && nins ? " (deletions by DRed, then insertions by delta rules)"

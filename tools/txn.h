@@ -6,8 +6,9 @@
 **
 ** Owns: the shared state of a transaction (rf_txn, one rf_txn_pred per
 ** predicate of the user's program that has rows: base or derived) and the
-** interfaces of its parts: txn_batch.c (the transaction file, applied in
-** batch order), txn_gen.c (the LogiQL programs a transaction runs: the
+** interfaces of its parts: txn_batch.c (the batches applied, in batch
+** order), txn_parse.c (a transaction file parsed in parallel into columns),
+** txn_kset.c (a predicate's updates resolved in bulk by key), txn_gen.c (the LogiQL programs a transaction runs: the
 ** materialization, the delta rules, the outputs), txn_store.c (the
 ** database's tables in and out). cmd_exec.c drives them.
 */
@@ -42,7 +43,7 @@ typedef struct rf_txn_pred {
     int tail;             /* derived, after the delta rules: the new state is cur followed by ins
                              (the new facts), never copied into next: the commit appends ins */
     int changed;          /* ins or del non-empty (derived: may change) */
-    void *batch;          /* txn_batch.c's state while batches are applied */
+    struct rf_txn_ops *ops; /* base: the batches' updates of it (txn_parse.c), NULL until named */
 } rf_txn_pred;
 
 typedef struct rf_txn {
@@ -59,6 +60,8 @@ typedef struct rf_txn {
     ** rows and column bytes written (carried-over rows not counted) */
     int64_t read_bytes, commit_rows, commit_bytes;
     double read_check_seconds, read_copy_seconds;
+    void *batches;           /* txn_batch.c's state while batches are applied */
+    double t_read, t_parse, t_resolve; /* the batches' files read, parsed, resolved (s, --profile) */
 } rf_txn;
 
 /* Frees p's cur: its own columns, or the mappings of the database's. */
@@ -81,6 +84,56 @@ rf_txn_pred *rf_txn_find(rf_txn *t, const rf_fe_pred *p);
 rf_status rf_txn_batch_apply(rf_txn *t, const char *path, rf_diags *d);
 /* After every batch: each base predicate's next, ins and del. */
 rf_status rf_txn_batch_finish(rf_txn *t, rf_diags *d);
+/* Frees what the batches left (after an error; finish frees it too). */
+void rf_txn_batch_free(rf_txn *t);
+
+/* ---- txn_parse.c ------------------------------------------------------ */
+
+/* One base predicate's updates, over every batch, in batch order (the
+** order of their index): the facts as typed columns (strings as codes of
+** t->dict), insert (1) or delete (0), and where each stands (the batch's
+** index, the byte offset of its '+' or '-' in that file). */
+typedef struct rf_txn_ops {
+    int64_t n, cap;
+    int32_t ncols;
+    int32_t width;          /* bytes of a fact as a packed record (the parser's) */
+    int32_t off[RF_DB_MAX_COLS];
+    void **cols;            /* ncols arrays of cap values */
+    uint8_t *insert;
+    int32_t *file;
+    int64_t *at;
+} rf_txn_ops;
+
+void rf_txn_ops_free(rf_txn_ops *o);
+
+/* Parses batch number file (path, its text) on the pool's threads, in
+** chunks cut at line starts, appending its updates to the base predicates'
+** ops. A bad line: the updates before it are appended, *bad is the byte
+** offset of its start and RF_EUSER is returned with no message yet
+** (rf_txn_parse_report gives it). Other failures: RF_ENOMEM. */
+struct rf_cpu_pool;
+rf_status rf_txn_parse(rf_txn *t, struct rf_cpu_pool *pool, int32_t file, const char *path, const char *text,
+                       int64_t len, int64_t *bad, rf_diags *d);
+/* The message of the bad line at byte offset bad (path:line:col). */
+rf_status rf_txn_parse_report(rf_txn *t, const char *path, const char *text, int64_t len, int64_t bad, rf_diags *d);
+/* The line and column (from 1) of byte offset at of text. */
+void rf_txn_text_pos(const char *text, int64_t at, int64_t *line, int32_t *col);
+
+/* ---- txn_kset.c ------------------------------------------------------- */
+
+/* An insert that found its key held by another row. */
+typedef struct rf_txn_violation {
+    int64_t op;      /* its index among the predicate's ops; -1: none */
+    int32_t key;     /* 0: lang:input:key, 1: the functional predicate's keys */
+    int holder_old;  /* the holder is a row of the database (else an earlier insert) */
+} rf_txn_violation;
+
+/* Resolves p's ops against p->cur in bulk (GPUTx's k-sets): the updates
+** grouped by key, each key's in batch order, the keys in parallel. Sets
+** p's next, ins, del, has_next, changed and prefix; or, when an insert
+** finds its key held, *v (the earliest such insert) and RF_EUSER, p
+** unchanged. */
+rf_status rf_txn_kset_resolve(rf_txn_pred *p, struct rf_cpu_pool *pool, rf_txn_violation *v);
 
 /* ---- txn_gen.c -------------------------------------------------------- */
 
