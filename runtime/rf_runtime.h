@@ -42,6 +42,11 @@ rf_rt_dict *rf_rt_cache_dict(rf_rt_cache *c);
 rf_status rf_rt_cache_put(rf_rt_cache *c, const char *path, const rf_hir_var *v, rf_rt_rel *rel,
                           const uint8_t *foreign);
 
+/* Frees what a device keeps in c across runs (the GPU: the input columns
+** and the strings it copied, its memory pool): the next run copies its
+** inputs to the device again, as a first run does (tpch bench's cold run). */
+void rf_rt_cache_forget_device(rf_rt_cache *c);
+
 /* 1 when c holds input v's rows for path (read or put), as a run would
 ** find them. */
 int rf_rt_cache_holds(const rf_rt_cache *c, const char *path, const rf_hir_var *v);

@@ -72,11 +72,17 @@ rf_rt_cache *rf_rt_cache_new(void)
     return c;
 }
 
+void rf_rt_cache_forget_device(rf_rt_cache *c)
+{
+    if (!c || !c->dev.release) return;
+    c->dev.release(c->dev.part);
+    memset(&c->dev, 0, sizeof c->dev);
+}
+
 void rf_rt_cache_free(rf_rt_cache *c)
 {
     if (!c) return;
-    /* the device's copies first: the device goes before the host rows */
-    if (c->dev.release) c->dev.release(c->dev.part);
+    rf_rt_cache_forget_device(c); /* the device's copies first: the device goes before the host rows */
     for (int32_t i = 0; i < c->n; i++) {
         free(c->items[i].path);
         free(c->items[i].types);

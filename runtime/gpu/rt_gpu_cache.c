@@ -55,6 +55,7 @@ struct gcache {
     int32_t n, cap;
     uint64_t clock;
     uint64_t bytes;   /* the columns' buffers, together */
+    uint64_t idle;    /* of them and the dictionary's copy, what no value of the running program holds */
     rf_rt_dict *dict; /* the dictionary dd copies (the cache's) */
     gdict dd;         /* its device copy between runs (during a run it is the run's gstr.dd) */
     int in_run;       /* a run holds the pool */
@@ -72,15 +73,17 @@ static gcent *find_buf(gcache *c, gptr p)
 /* A run released a buffer: the cache's stays, that use of it ends. */
 static int keeps(void *ctx, gptr p)
 {
-    gcent *e = find_buf(ctx, p);
+    gcache *c = ctx;
+    gcent *e = find_buf(c, p);
     if (!e) return 0;
-    if (e->refs > 0) e->refs--;
+    if (e->refs > 0 && --e->refs == 0) c->idle += e->buf.n;
     return 1;
 }
 
 static void drop_entry(gcache *c, int32_t i)
 {
     c->bytes -= c->e[i].buf.n;
+    if (!c->e[i].refs) c->idle -= c->e[i].buf.n;
     rf_gpool_release_kept(c->pool, &c->e[i].buf);
     c->e[i] = c->e[--c->n];
 }
@@ -93,6 +96,7 @@ static void drop_all(gcache *c)
     rf_gpool_release_kept(c->pool, &c->dd.off);
     rf_gpool_release_kept(c->pool, &c->dd.bytes);
     memset(&c->dd, 0, sizeof c->dd);
+    c->idle = 0;
     rf_gpool_rebind(c->pool, &c->keep);
     rf_gpool_free(c->pool);
     c->pool = NULL;
@@ -135,9 +139,8 @@ rf_status rf_gx_cache_open(gx *x, rf_rt_devcache *slot)
         c->mem_cap = x->g.mem_cap;
         c->exact = x->g.pool_exact;
         c->emulated = emulated;
-        rf_gpool_keeper(c->pool, keeps, c);
+        rf_gpool_keeper(c->pool, keeps, c, &c->idle);
     } else {
-        rf_gpool_rebind(c->pool, &x->g);
         /* the arenas are the pool's own: free to it, though the device
         ** counts them as taken (the emulator's free memory is a number) */
         if (!emulated) x->g.mem_free += rf_gpool_reserved(c->pool);
@@ -154,6 +157,11 @@ rf_status rf_gx_cache_open(gx *x, rf_rt_devcache *slot)
     }
     x->str.dd = c->dd;
     memset(&c->dd, 0, sizeof c->dd);
+    /* (the copy counts in the run's peak once a kernel asks for it) */
+    x->str.idle = &c->idle;
+    x->str.idle_dd = x->str.dd.off.n + x->str.dd.bytes.n;
+    c->idle = c->bytes + x->str.idle_dd;
+    rf_gpool_rebind(c->pool, &x->g);
     return RF_OK;
 }
 
@@ -164,7 +172,9 @@ void rf_gx_cache_close(gx *x)
     c->dd = x->str.dd;
     c->dict = x->dict;
     memset(&x->str.dd, 0, sizeof x->str.dd);
+    x->str.idle = NULL;
     for (int32_t i = 0; i < c->n; i++) c->e[i].refs = 0;
+    c->idle = c->bytes + c->dd.off.n + c->dd.bytes.n;
     rf_gpool_rebind(c->pool, &c->keep);
     c->in_run = 0;
     x->pool = NULL; /* the cache's */
@@ -180,7 +190,7 @@ static rf_status column(gx *x, uint64_t stamp, const void *col, uint64_t bytes, 
     for (int32_t i = 0; i < c->n; i++) {
         gcent *e = &c->e[i];
         if (e->stamp != stamp || e->bytes != bytes) continue;
-        e->refs++;
+        if (e->refs++ == 0) c->idle -= e->buf.n;
         e->used = ++c->clock;
         *out = e->buf;
         x->gc_hits++;
@@ -248,6 +258,9 @@ int rf_gx_cache_evict(gx *x)
     ** run has read (a later one copies it again) */
     if (!x->str.synced && (x->str.dd.off.p || x->str.dd.bytes.p)) {
         x->gc_evicted_bytes += x->str.dd.off.n + x->str.dd.bytes.n;
+        if (x->str.idle) *x->str.idle -= x->str.idle_dd;
+        x->str.idle = NULL;
+        x->str.idle_dd = 0;
         rf_gpu_dict_free(&x->str);
         return 1;
     }

@@ -139,10 +139,11 @@ uint64_t rf_gpool_in_use(const gpool *pl);
 uint64_t rf_gpool_peak(const gpool *pl);
 /* Across runs (rt_gpu_cache.c): keeps(ctx, p) says 1 for a buffer the
 ** keeper owns: rf_gpool_release then only empties the caller's gbuf, and
-** the keeper frees it with rf_gpool_release_kept. rebind hands the pool
-** (its arenas, the keeper's buffers) to the run of device g: no on_full,
-** its peak from what it holds now. */
-void rf_gpool_keeper(gpool *pl, int (*keeps)(void *ctx, gptr p), void *ctx);
+** the keeper frees it with rf_gpool_release_kept; *idle: the keeper's bytes
+** that no value of the running program holds (not counted in its peak).
+** rebind hands the pool (its arenas, the keeper's buffers) to the run of
+** device g: no on_full, its peak from what the run holds now. */
+void rf_gpool_keeper(gpool *pl, int (*keeps)(void *ctx, gptr p), void *ctx, const uint64_t *idle);
 void rf_gpool_release_kept(gpool *pl, gbuf *b);
 void rf_gpool_rebind(gpool *pl, gdev *g);
 uint64_t rf_gpool_reserved(const gpool *pl); /* the arenas' bytes */
@@ -186,6 +187,8 @@ typedef struct gstr {
     gdict dd;
     uint64_t copied; /* bytes of dictionary copied to the device so far */
     int synced;      /* a kernel of this run asked for the device copy (it stays until the run ends) */
+    uint64_t *idle;  /* with an input cache: its idle bytes, which hold the copy's (idle_dd) */
+    uint64_t idle_dd; /* until a kernel of the run asks for it (rt_gpu_cache.c) */
 } gstr;
 
 /* Makes the device copy hold codes 0..need-1 (need 0: every code the

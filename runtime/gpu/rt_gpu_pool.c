@@ -58,7 +58,15 @@ struct gpool {
                   memory checkers see the bounds of each (debugging only) */
     int (*keeps)(void *ctx, gptr p); /* 1: p is the keeper's (not freed by a release) */
     void *keeps_ctx;
+    const uint64_t *idle; /* the keeper's bytes no run holds: not in a run's peak */
 };
+
+/* What the running program holds: in use, less what the keeper keeps idle. */
+static uint64_t held(const gpool *pl)
+{
+    uint64_t idle = pl->idle ? *pl->idle : 0;
+    return idle < pl->in_use ? pl->in_use - idle : 0;
+}
 
 rf_status rf_gpool_new(gdev *g, gpool **out)
 {
@@ -87,10 +95,11 @@ void rf_gpool_on_full(gpool *pl, int (*fn)(void *ctx), void *ctx)
     pl->on_full_ctx = ctx;
 }
 
-void rf_gpool_keeper(gpool *pl, int (*keeps)(void *ctx, gptr p), void *ctx)
+void rf_gpool_keeper(gpool *pl, int (*keeps)(void *ctx, gptr p), void *ctx, const uint64_t *idle)
 {
     pl->keeps = keeps;
     pl->keeps_ctx = ctx;
+    pl->idle = idle;
 }
 
 void rf_gpool_rebind(gpool *pl, gdev *g)
@@ -98,7 +107,7 @@ void rf_gpool_rebind(gpool *pl, gdev *g)
     pl->g = g;
     pl->on_full = NULL;
     pl->on_full_ctx = NULL;
-    pl->peak = pl->in_use; /* the peak of the run that takes it */
+    pl->peak = held(pl); /* the peak of the run that takes it */
 }
 
 uint64_t rf_gpool_reserved(const gpool *pl) { return pl->reserved; }
@@ -218,7 +227,7 @@ rf_status rf_gpool_alloc(gpool *pl, uint64_t bytes, gbuf *b)
     b->p = p;
     b->n = n;
     pl->in_use += n;
-    if (pl->in_use > pl->peak) pl->peak = pl->in_use;
+    if (held(pl) > pl->peak) pl->peak = held(pl);
     return RF_OK;
 }
 

@@ -143,6 +143,9 @@ rf_status rf_gpu_dict_sync(gstr *s, int64_t need)
     int64_t cnt = rf_rt_dict_count(s->dict);
     if (need > cnt) return RF_EINTERNAL; /* a code the dictionary never gave */
     s->synced = 1;
+    if (s->idle) *s->idle -= s->idle_dd; /* a copy kept from earlier runs: this run's now */
+    s->idle = NULL;
+    s->idle_dd = 0;
     /* only the codes asked for: a column's codes lie below need, and codes
     ** interned later (another table's strings, say) wait for a kernel that
     ** reads them */
