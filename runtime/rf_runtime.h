@@ -42,6 +42,11 @@ rf_rt_dict *rf_rt_cache_dict(rf_rt_cache *c);
 rf_status rf_rt_cache_put(rf_rt_cache *c, const char *path, const rf_hir_var *v, rf_rt_rel *rel,
                           const uint8_t *foreign);
 
+/* Frees what a device keeps in c across runs (the GPU: the input columns
+** and the strings it copied, its memory pool): the next run copies its
+** inputs to the device again, as a first run does (tpch bench's cold run). */
+void rf_rt_cache_forget_device(rf_rt_cache *c);
+
 /* 1 when c holds input v's rows for path (read or put), as a run would
 ** find them. */
 int rf_rt_cache_holds(const rf_rt_cache *c, const char *path, const rf_hir_var *v);
@@ -179,6 +184,17 @@ typedef struct rf_rt_result {
     int64_t gpu_join_builds, gpu_join_reuses;
     /* GPU: group-bys and sorts run in key partitions for lack of room, and their partitions */
     int64_t gpu_radixed, gpu_radix_parts;
+    /* GPU with an input cache (gpu_cache set; runtime/gpu/rt_gpu_cache.c):
+    ** input columns found on the device from earlier runs (no copy) and
+    ** copied there now, with their bytes; cached columns (and a dictionary
+    ** copy) evicted for room, their bytes; what the cache holds after the
+    ** run. Any GPU run: the dictionary's bytes copied to the device (offsets
+    ** and strings) and the codes the device copy holds */
+    int gpu_cache;
+    int64_t gpu_cache_hits, gpu_cache_misses, gpu_cache_evictions, gpu_cache_columns;
+    uint64_t gpu_cache_hit_bytes, gpu_cache_miss_bytes, gpu_cache_evicted_bytes, gpu_cache_bytes;
+    uint64_t gpu_dict_bytes;
+    int64_t gpu_dict_codes;
     /* inputs from a database: min/max blocks of the tables read, and those
     ** skipped because no reader's constant range filter could accept them */
     int64_t db_blocks, db_blocks_skipped;

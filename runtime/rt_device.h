@@ -28,6 +28,16 @@
 #include "rf_rt_xport.h"
 #include "rf_runtime.h"
 
+/* A device's part of an input cache (rf_rt_cache, rt_inputs.c): what the
+** device keeps across the runs that share the cache (the GPU: the input
+** columns it copied and the dictionary's device copy, rt_gpu_cache.c). The
+** cache holds the slot and calls release(part) first when it is freed; the
+** device fills the slot and owns what part points to. */
+typedef struct rf_rt_devcache {
+    void *part;
+    void (*release)(void *part);
+} rf_rt_devcache;
+
 /* One run as the driver sets it up for the device. */
 typedef struct rf_rt_env {
     const rf_hir_program *p;
@@ -40,6 +50,8 @@ typedef struct rf_rt_env {
     int aside;           /* open and load_begin run on a thread of their own, beside the
                             host's reading of the inputs: no trace calls from them, and
                             attach follows before any other operation */
+    rf_rt_devcache *devcache; /* the input cache's device slot (the run has a cache, one
+                                 process); NULL: keep nothing after the run */
 } rf_rt_env;
 
 /* What one profiled kernel's run tells the driver's profile (rf_rt_kstat):
@@ -63,8 +75,11 @@ typedef struct rf_rt_device_ops {
     /* The load begins: the device readies its code (the GPU loads the program's kernels). */
     rf_status (*load_begin)(void *dev);
     /* Takes input variable var's rows: rel's columns become the device's, or
-    ** with borrowed only rel->cols itself (the columns belong to a cache). */
-    rf_status (*load)(void *dev, int32_t var, rf_rt_rel *rel, int borrowed);
+    ** with borrowed only rel->cols itself (the columns belong to a cache).
+    ** stamps (NULL: none): per column, 0 or a number that names the column's
+    ** rows for the cache's whole life (the same number, the same bytes), under
+    ** which a device may keep its copy in env->devcache for later runs. */
+    rf_status (*load)(void *dev, int32_t var, rf_rt_rel *rel, int borrowed, const uint64_t *stamps);
     /* Every input is loaded: the device is ready to run (copies done). */
     rf_status (*load_end)(void *dev);
     /* Runs kernel k on the values it holds; prof: NULL unless k is profiled. */

@@ -7,7 +7,9 @@
 ** several ranks, each rank's share of a file or a table (rt_share.c).
 **
 ** Owns: the cache's entries (the columns read, or a database's mapped
-** columns) until rf_rt_cache_free, and a run's database handle.
+** columns) until rf_rt_cache_free, the stamps naming their columns' bytes
+** for a device's copies (rf_rt_device_ops.load), the slot of a device's part
+** (released before the host columns go), and a run's database handle.
 */
 #include "rt_inputs.h"
 
@@ -29,6 +31,13 @@ typedef struct cached {
     int fd_checked; /* a functional predicate's dependency (first ncols - 1 columns) */
     rf_rt_dbcols *db;     /* read from a database: the columns' memory (rel.cols points into it) */
     uint8_t *foreign;     /* rf_rt_cache_put: per column, 1 when the caller owns it (not freed here) */
+    /* per column: the stamp last handed out and the memory it named. A
+    ** database column read again (more blocks, or first for real after its
+    ** stand-in of zeros) moves to new memory while the old is still mapped,
+    ** so a column whose address changed between two hand-outs has new bytes
+    ** and gets a new stamp */
+    uint64_t *stamp;
+    void **stamped;
 } cached;
 
 /* v's declared key as a column mask; 0 for none, or for one past column 63
@@ -47,6 +56,8 @@ struct rf_rt_cache {
     rf_rt_dict *dict;
     cached *items;
     int32_t n, cap;
+    uint64_t stamps;     /* stamps given so far (the next is one more) */
+    rf_rt_devcache dev;  /* a device's part (the GPU's columns and dictionary) */
 };
 
 rf_rt_cache *rf_rt_cache_new(void)
@@ -61,12 +72,22 @@ rf_rt_cache *rf_rt_cache_new(void)
     return c;
 }
 
+void rf_rt_cache_forget_device(rf_rt_cache *c)
+{
+    if (!c || !c->dev.release) return;
+    c->dev.release(c->dev.part);
+    memset(&c->dev, 0, sizeof c->dev);
+}
+
 void rf_rt_cache_free(rf_rt_cache *c)
 {
     if (!c) return;
+    rf_rt_cache_forget_device(c); /* the device's copies first: the device goes before the host rows */
     for (int32_t i = 0; i < c->n; i++) {
         free(c->items[i].path);
         free(c->items[i].types);
+        free(c->items[i].stamp);
+        free(c->items[i].stamped);
         if (c->items[i].db) {
             free(c->items[i].rel.cols);
             rf_rt_dbcols_free(c->items[i].db);
@@ -164,7 +185,32 @@ static rf_status db_share(rf_rt_inputs *x, const rf_hir_var *v, int defer, rf_rt
     return st;
 }
 
-static rf_status load_input(rf_rt_inputs *x, const rf_hir_var *v, rf_rt_rel *dst, int *borrowed, int *share)
+/* The stamps of entry e's columns as handed out now (its whole rows). */
+static rf_status stamp_columns(rf_rt_cache *c, cached *e, uint64_t *stamps)
+{
+    if (!e->stamp) {
+        e->stamp = rf_calloc((size_t)e->ncols + 1, sizeof *e->stamp);
+        e->stamped = rf_calloc((size_t)e->ncols + 1, sizeof *e->stamped);
+        if (!e->stamp || !e->stamped) {
+            free(e->stamp);
+            free(e->stamped);
+            e->stamp = NULL;
+            e->stamped = NULL;
+            return RF_ENOMEM;
+        }
+    }
+    for (int32_t i = 0; i < e->ncols; i++) {
+        if (!e->stamp[i] || e->stamped[i] != e->rel.cols[i]) {
+            e->stamp[i] = ++c->stamps;
+            e->stamped[i] = e->rel.cols[i];
+        }
+        stamps[i] = e->stamp[i];
+    }
+    return RF_OK;
+}
+
+static rf_status load_input(rf_rt_inputs *x, const rf_hir_var *v, rf_rt_rel *dst, int *borrowed, int *share,
+                            uint64_t *stamps)
 {
     const char *dir = x->o->data_dir ? x->o->data_dir : ".";
     char *path = rf_sprintf("%s/%s", dir, v->input_file);
@@ -266,13 +312,19 @@ static rf_status load_input(rf_rt_inputs *x, const rf_hir_var *v, rf_rt_rel *dst
     if (!dst->cols) return RF_ENOMEM;
     for (int32_t i = 0; i < v->ncols; i++) dst->cols[i] = hit->rel.cols[i];
     *borrowed = 1;
-    if (!hit->db || !x->db || v->id < 0 || v->id >= x->p->nvars || x->p->vars[v->id] != v) return RF_OK;
-    if (x->dist) {
+    int from_db = hit->db && x->db && v->id >= 0 && v->id < x->p->nvars && x->p->vars[v->id] == v;
+    if (from_db && x->dist) {
         *share = 1;
         return db_share(x, v, defer, dst);
     }
     /* from a database: only the blocks the program's range filters can use */
-    return rf_rt_db_skip_blocks(x->p, x->db, v->id, x->o->tuning, 0, INT64_MAX, dst, &x->skip);
+    rf_status st = from_db ? rf_rt_db_skip_blocks(x->p, x->db, v->id, x->o->tuning, 0, INT64_MAX, dst, &x->skip) : RF_OK;
+    if (st || !stamps || x->dist || dst->nrows != hit->rel.nrows) return st;
+    /* columns handed out as the cache holds them (not cut to blocks) */
+    st = stamp_columns(c, hit, stamps);
+    for (int32_t i = 0; i < v->ncols && !st; i++)
+        if (dst->cols[i] != hit->rel.cols[i]) stamps[i] = 0;
+    return st;
 }
 
 static rf_status load_file(rf_rt_inputs *x, const rf_hir_var *v, const char *path, rf_rt_rel *out)
@@ -294,11 +346,12 @@ void rf_rt_inputs_init(rf_rt_inputs *in, const rf_rt_env *env)
     in->d = env->d;
 }
 
-rf_status rf_rt_inputs_read(rf_rt_inputs *in, const rf_hir_var *v, rf_rt_rel *out, int *borrowed, int *share)
+rf_status rf_rt_inputs_read(rf_rt_inputs *in, const rf_hir_var *v, rf_rt_rel *out, int *borrowed, int *share,
+                            uint64_t *stamps)
 {
     *borrowed = 0;
     *share = 0;
-    return load_input(in, v, out, borrowed, share);
+    return load_input(in, v, out, borrowed, share, stamps);
 }
 
 void rf_rt_inputs_close(rf_rt_inputs *in)
@@ -309,6 +362,8 @@ void rf_rt_inputs_close(rf_rt_inputs *in)
 }
 
 rf_rt_dict *rf_rt_cache_dict(rf_rt_cache *c) { return c->dict; }
+
+rf_rt_devcache *rf_rt_cache_device(rf_rt_cache *c) { return c ? &c->dev : NULL; }
 
 void rf_rt_cache_take_dict(rf_rt_cache *c) { c->dict = NULL; }
 

@@ -32,8 +32,12 @@ void rf_rt_inputs_init(rf_rt_inputs *in, const rf_rt_env *env);
 ** strings interned in the run's dictionary; *borrowed = 1 when the columns
 ** belong to the cache (then only out->cols itself is the caller's). With
 ** several ranks (in->dist), *share = 1 when *out is this rank's share
-** (else it is the whole input, of which the caller keeps a share). */
-rf_status rf_rt_inputs_read(rf_rt_inputs *in, const rf_hir_var *v, rf_rt_rel *out, int *borrowed, int *share);
+** (else it is the whole input, of which the caller keeps a share). stamps
+** (NULL, or v->ncols numbers the caller zeroed): per column handed out
+** exactly as the cache holds it (every row), the number that names those
+** bytes for the cache's life (rf_rt_device_ops.load); 0 for the others. */
+rf_status rf_rt_inputs_read(rf_rt_inputs *in, const rf_hir_var *v, rf_rt_rel *out, int *borrowed, int *share,
+                            uint64_t *stamps);
 
 /* ---- a rank's share (rt_share.c) ---------------------------------------- */
 
@@ -51,6 +55,10 @@ rf_status rf_rt_share_text(rf_rt_dist *x, const char *path, const rf_hir_var *v,
 rf_status rf_rt_share_check(rf_rt_dist *x, const char *path, const rf_hir_var *v, rf_rt_dict *dict,
                             rf_cpu_pool *pool, const rf_rt_rel *r, int64_t line0, int checks, rf_diags *d);
 void rf_rt_inputs_close(rf_rt_inputs *in);
+
+/* The cache's slot for a device's part (rt_device.h): released first by
+** rf_rt_cache_free. */
+rf_rt_devcache *rf_rt_cache_device(rf_rt_cache *c);
 
 /* The cache's dictionary; take_dict leaves it to a result (the cache no
 ** longer frees it). */

@@ -4,7 +4,8 @@
 **
 ** Owns: the profile's text: the load and run time, one line per kernel that
 ** ran, the phases, --device auto's prediction, a database's skipped blocks,
-** the GPU's memory and host time, and each rank's time and bytes.
+** the GPU's memory, input cache, dictionary copy and host time, and each
+** rank's time and bytes.
 */
 #include "rf_runtime.h"
 #include "rf_rt_dist.h"
@@ -83,6 +84,16 @@ void rf_rt_profile_write(const rf_rt_result *res, FILE *f)
         }
         fprintf(f, "gpu join builds: %lld made, %lld reused (a loop's joins with a relation the loop does not change)\n",
                 (long long)res->gpu_join_builds, (long long)res->gpu_join_reuses);
+        if (res->gpu_cache)
+            fprintf(f,
+                    "gpu input cache: %lld columns found on the device (%llu bytes, not copied), %lld copied (%llu "
+                    "bytes); %lld evicted for room (%llu bytes); it holds %lld columns, %llu bytes\n",
+                    (long long)res->gpu_cache_hits, (unsigned long long)res->gpu_cache_hit_bytes,
+                    (long long)res->gpu_cache_misses, (unsigned long long)res->gpu_cache_miss_bytes,
+                    (long long)res->gpu_cache_evictions, (unsigned long long)res->gpu_cache_evicted_bytes,
+                    (long long)res->gpu_cache_columns, (unsigned long long)res->gpu_cache_bytes);
+        fprintf(f, "gpu dictionary: %llu bytes copied to the device; it holds %lld strings\n",
+                (unsigned long long)res->gpu_dict_bytes, (long long)res->gpu_dict_codes);
         fprintf(f,
                 "gpu host time: %lld launches %.3f ms, %lld waits for the GPU %.3f ms, %lld CUB calls %.3f ms, "
                 "%lld other calls %.3f ms (besides the profile's own wait after each kernel)\n",

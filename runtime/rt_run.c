@@ -62,7 +62,7 @@ static rf_status dist_move(const rf_rt_device_ops *dv, void *dev, const rf_rt_en
     rf_status st = rf_rt_dist_move_rel(x, m, cur, env->dict, &moved, env->d);
     if (st) return st;
     dv->free(dev, m->var);
-    return dv->load(dev, m->var, &moved, 0);
+    return dv->load(dev, m->var, &moved, 0, NULL);
 }
 
 static rf_status dist_before(const rf_rt_device_ops *dv, void *dev, const rf_rt_env *env, rf_rt_dist *x,
@@ -246,6 +246,7 @@ typedef struct pending_input {
     int32_t var;
     rf_rt_rel r;
     int borrowed;
+    uint64_t *stamps; /* its columns' stamps (rf_rt_inputs_read; owned), or NULL */
     double t0; /* its read began (for --trace) */
 } pending_input;
 
@@ -261,11 +262,11 @@ typedef struct loader {
     double tread, thand; /* seconds reading, handing to the device */
 } loader;
 
-static rf_status hand(loader *l, int32_t var, rf_rt_rel *r, int borrowed, double tr)
+static rf_status hand(loader *l, int32_t var, rf_rt_rel *r, int borrowed, const uint64_t *stamps, double tr)
 {
     int64_t rows = r->nrows;
     double t = rf_now();
-    rf_status st = l->dv->load(*l->dev, var, r, borrowed);
+    rf_status st = l->dv->load(*l->dev, var, r, borrowed, stamps);
     l->thand += rf_now() - t;
     const rf_rt_options *o = l->in->o;
     if (!st && o->trace) o->trace(o->trace_ctx, "load", l->in->p->vars[var]->name, tr, rf_now(), rows);
@@ -303,9 +304,10 @@ static rf_status join_start(loader *l)
     if (o->trace) o->trace(o->trace_ctx, "load", "device start (beside the reading)", s->t0, s->t_end, -1);
     for (int32_t i = 0; i < l->npend; i++) {
         pending_input *q = &l->pend[i];
-        if (!st) st = hand(l, q->var, &q->r, q->borrowed, q->t0);
+        if (!st) st = hand(l, q->var, &q->r, q->borrowed, q->stamps, q->t0);
         else if (q->borrowed) free(q->r.cols);
         else rf_rt_rel_free(&q->r);
+        free(q->stamps);
     }
     l->npend = 0;
     return st;
@@ -336,7 +338,13 @@ static rf_status load_inputs(loader *l, rf_rt_dist *dist)
             r.types = p->vars[v]->types;
             int borrowed = 0, share = 0;
             double tr = rf_now();
-            st = rf_rt_inputs_read(l->in, p->vars[v], &r, &borrowed, &share);
+            /* (with a cache: the stamps under which a device may keep its copy) */
+            uint64_t *stamps = l->in->o->cache ? rf_calloc((size_t)r.ncols + 1, sizeof *stamps) : NULL;
+            if (l->in->o->cache && !stamps) {
+                st = RF_ENOMEM;
+                break;
+            }
+            st = rf_rt_inputs_read(l->in, p->vars[v], &r, &borrowed, &share, stamps);
             l->tread += rf_now() - tr;
             if (!st && dist && share) rf_rt_dist_loaded(dist, v);
             else if (!st && dist) st = dist_share_input(dist, v, &r, borrowed);
@@ -345,10 +353,12 @@ static rf_status load_inputs(loader *l, rf_rt_dist *dist)
             if (st) {
                 if (borrowed) free(r.cols);
                 else rf_rt_rel_free(&r);
+                free(stamps);
             } else if (l->start && !l->start->joined) {
-                l->pend[l->npend++] = (pending_input){v, r, borrowed, tr};
+                l->pend[l->npend++] = (pending_input){v, r, borrowed, stamps, tr};
             } else {
-                st = hand(l, v, &r, borrowed, tr);
+                st = hand(l, v, &r, borrowed, stamps, tr);
+                free(stamps);
             }
         }
     rf_status jst = join_start(l); /* also after a failed read: the thread ends before the run does */
@@ -378,6 +388,9 @@ rf_status rf_rt_run_on(const rf_rt_device_ops *dv, const rf_hir_program *p, cons
     rf_rt_result *res = rf_calloc(1, sizeof *res);
     env.res = res;
     env.dict = o->cache ? rf_rt_cache_dict(o->cache) : rf_rt_dict_new();
+    /* a device keeps its copies of the inputs in the cache (one process: a
+    ** rank's share of an input is its own) */
+    env.devcache = rf_rt_dist_world_size(o->world) > 1 ? NULL : rf_rt_cache_device(o->cache);
     rf_status st = res && env.dict ? RF_OK : RF_ENOMEM;
     if (!st) st = rf_cpu_pool_new(env.threads, &env.pool);
     void *dev = NULL;

@@ -42,7 +42,8 @@ static const char *usage =
     "\n"
     "columns:\n"
     "  median ms   median of the N runs' times, inputs already in place (on the\n"
-    "              GPU: resident in device memory); what the summary uses\n"
+    "              GPU: resident in device memory, kept there from run to run);\n"
+    "              what the summary uses\n"
     "  cold ms     the cold run: inputs copied from host memory (to the GPU) and\n"
     "              the program loaded, plus the run\n"
     "  MB moved    bytes read plus bytes written by the query's kernels: the\n"
@@ -195,6 +196,9 @@ static int bench_query(int q, const rf_rt_options *rt0, int repeat, bstat *bs, c
         rf_rt_result_free(res);
         res = NULL;
         rt.profile = r == repeat + 2;
+        /* the cold run copies its inputs to the GPU: nothing kept there from
+        ** the parse's run or an earlier query (later runs find them there) */
+        if (r == 1) rf_rt_cache_forget_device(rt.cache);
         st = rf_rt_run(hir, &rt, &res, &d);
         if (st) break;
         if (r == 0) {

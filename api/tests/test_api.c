@@ -5,9 +5,10 @@
 ** database and program, and the Arrow C Data Interface both ways (every
 ** type, offsets, narrow and wide Arrow types, nulls refused), and threads
 ** using distinct objects at once, and inputs kept between runs
-** (rf_database_keep_inputs) with outputs written to a FILE (rf_result_write).
+** (rf_database_keep_inputs) with outputs written to a FILE (rf_result_write),
+** on the GPU too (the device keeps the columns it copied).
 **
-** Owns: the library's unit tests; `test_api basic|types|errors|arrow|stream|threads|trace|keep|devices|buffers FILE|rfx FILE`.
+** Owns: the library's unit tests; `test_api basic|types|errors|arrow|stream|threads|trace|keep|devices|keepgpu|buffers FILE|rfx FILE`.
 */
 #include "redfox.h"
 
@@ -586,6 +587,89 @@ static int test_devices(void)
     return 0;
 }
 
+/* The text of res's profile (rf_result_profile_write), owned. */
+static char *profile_text(const rf_result *res)
+{
+    FILE *f = tmpfile();
+    if (!f) return NULL;
+    char *text = NULL;
+    long n = rf_result_profile_write(res, f) == REDFOX_OK ? ftell(f) : -1;
+    if (n >= 0 && (text = calloc(1, (size_t)n + 1)) != NULL) {
+        rewind(f);
+        if (fread(text, 1, (size_t)n, f) != (size_t)n) text[0] = 0;
+    }
+    fclose(f);
+    return text;
+}
+
+static const char *short_src =
+    "t(i, f, d, s, b, dt) -> int(i), float(f), decimal(d), string(s), boolean(b), date(dt).\n"
+    "lang:input[`t] = \"t.csv\".\n"
+    "lang:input:delimiter[`t] = \",\".\n"
+    "short(i, s) <- t(i, _, _, s, _, _), string:length[s] < 3.\n"
+    "lang:output[`short] = \"short\".\n";
+
+/* rf_database_keep_inputs on the GPU (or the emulator): the device keeps
+** the columns it copied between runs (runtime/gpu/rt_gpu_cache.c). Three
+** programs over two relations given in memory, then the first again: each
+** gives the CPU's text, and the last copies nothing to the device (its
+** profile: every column found there, none copied, no dictionary bytes).
+** 77 (skip) without a usable GPU. */
+static int test_keep_gpu(void)
+{
+    rf_database *db = NULL;
+    CHECK_OK(rf_open(NULL, &db), rf_errmsg(db));
+    const void *cols[6] = {t_i, t_f, t_d, t_s, t_b, t_dt};
+    CHECK_OK(rf_database_put_rows(db, "t.csv", 6, t_types, NT, cols), rf_errmsg(db));
+    int64_t a[6] = {1, 2, 3, 4, 5, 9}, b[6] = {2, 3, 4, 2, 6, 9};
+    int ii[2] = {REDFOX_INT, REDFOX_INT};
+    const void *ec[2] = {a, b};
+    CHECK_OK(rf_database_put_rows(db, "edge.csv", 2, ii, 6, ec), rf_errmsg(db));
+    CHECK_OK(rf_database_keep_inputs(db, 1), rf_errmsg(db));
+    const char *srcs[4] = {short_src, types_src, tc_src, short_src};
+    for (int k = 0; k < 4; k++) {
+        rf_program *p = compile_ok(srcs[k]);
+        rf_run_options o;
+        rf_run_options_init(&o);
+        o.device = REDFOX_DEVICE_GPU;
+        o.profile = 1;
+        rf_result *gpu = NULL, *cpu = NULL;
+        int rc = rf_run(db, p, &o, &gpu);
+        if (rc == REDFOX_ERROR && strstr(rf_errmsg(db), "no usable GPU")) {
+            fprintf(stderr, "skipped: %s\n", rf_errmsg(db));
+            rf_program_free(p);
+            rf_close(db);
+            return 77;
+        }
+        CHECK_OK(rc, rf_errmsg(db));
+        o.device = REDFOX_DEVICE_CPU;
+        CHECK_OK(rf_run(db, p, &o, &cpu), rf_errmsg(db));
+        CHECK(gpu && cpu && !strcmp(rf_result_device(gpu), "gpu"));
+        for (int32_t i = 0; gpu && cpu && i < rf_result_count(cpu); i++) {
+            char *tg = NULL, *tcpu = NULL;
+            CHECK_OK(rf_result_text(gpu, i, REDFOX_FORMAT_CSV, &tg, NULL), "");
+            CHECK_OK(rf_result_text(cpu, i, REDFOX_FORMAT_CSV, &tcpu, NULL), "");
+            CHECK(tg && tcpu && !strcmp(tg, tcpu) && rf_result_rows(cpu, i) > 0);
+            rf_free(tg);
+            rf_free(tcpu);
+        }
+        char *prof = gpu ? profile_text(gpu) : NULL;
+        CHECK(prof && strstr(prof, "gpu input cache: "));
+        if (k == 3 && prof) { /* short_src again: t's two columns and the strings are on the device */
+            int kept = strstr(prof, "gpu input cache: 2 columns found on the device") &&
+                       strstr(prof, " 0 copied (0 bytes)") && strstr(prof, "gpu dictionary: 0 bytes copied");
+            CHECK(kept);
+            if (!kept) fprintf(stderr, "%s", prof);
+        }
+        free(prof);
+        rf_result_free(gpu);
+        rf_result_free(cpu);
+        rf_program_free(p);
+    }
+    rf_close(db);
+    return 0;
+}
+
 /* A compiled program (.rfx of api/tests/tc.logic, which is tc_src) on the
 ** GPU (or the emulator): the library follows the file's GPU plans (GPLN)
 ** and PTX as `redfox run` does, with the same answers as tc_src compiled
@@ -898,6 +982,7 @@ int main(int argc, char **argv)
     if (all || !strcmp(what, "trace")) test_trace();
     if (all || !strcmp(what, "keep")) test_keep();
     if (!strcmp(what, "devices") && test_devices() == 77 && !failures) return 77;
+    if (!strcmp(what, "keepgpu") && test_keep_gpu() == 77 && !failures) return 77;
     if (!strcmp(what, "buffers") && argc > 2) test_buffers(argv[2]);
     if (!strcmp(what, "rfx") && argc > 2 && test_rfx(argv[2]) == 77 && !failures) return 77;
     if (failures) fprintf(stderr, "%d checks failed\n", failures);

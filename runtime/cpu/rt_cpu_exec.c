@@ -409,8 +409,9 @@ static rf_status cpu_nothing(void *dev)
     return RF_OK;
 }
 
-static rf_status cpu_load(void *dev, int32_t var, rf_rt_rel *rel, int borrowed)
+static rf_status cpu_load(void *dev, int32_t var, rf_rt_rel *rel, int borrowed, const uint64_t *stamps)
 {
+    (void)stamps; /* host rows are used where they are: nothing to keep */
     exec *x = dev;
     val *v = &x->vals[var];
     rf_cpu_set_free(v->probe);

@@ -76,7 +76,7 @@ rf_status rf_gx_run_kernel(gx *x, const rf_hir_kernel *k)
 ** them: only the columns some kernel reads (the analysis that reads only
 ** those columns of a database, rt_db_input.c); the others get no device
 ** memory and no copy. */
-static rf_status gpu_load(void *dev, int32_t var, rf_rt_rel *r, int borrowed)
+static rf_status gpu_load(void *dev, int32_t var, rf_rt_rel *r, int borrowed, const uint64_t *stamps)
 {
     gx *x = dev;
     const rf_hir_var *v = x->p->vars[var];
@@ -86,7 +86,9 @@ static rf_status gpu_load(void *dev, int32_t var, rf_rt_rel *r, int borrowed)
     rf_status st = read ? RF_OK : RF_ENOMEM;
     if (read) rf_rt_input_cols_read(x->p, var, read);
     int64_t ndiag = x->d->count, nerr = x->d->nerrors;
-    if (!st) st = rf_gx_upload_rel(x, r, v->types, v->ncols, read, &g);
+    /* with an input cache: columns it holds are not copied again */
+    if (!st && stamps && x->gc) st = rf_gx_cache_upload_rel(x, r, v->types, v->ncols, read, stamps, &g);
+    else if (!st) st = rf_gx_upload_rel(x, r, v->types, v->ncols, read, &g);
     if (st == RF_EDEVMEM) {
         /* no room on the device even for this input alone: it waits in host
         ** memory until a kernel reads it (at once, or in ranges) */
@@ -289,7 +291,9 @@ static rf_status gpu_open(const rf_rt_env *env, void **dev)
     st = x->vals ? RF_OK : RF_ENOMEM;
     if (!st) st = get_plan(x, &x->plan);
     if (!st) x->plans = x->plan->k;
-    if (!st) st = rf_gpool_new(&x->g, &x->pool);
+    /* with an input cache, its pool (and the columns and dictionary it
+    ** keeps on the device) serves this run too */
+    if (!st) st = env->devcache ? rf_gx_cache_open(x, env->devcache) : rf_gpool_new(&x->g, &x->pool);
     x->g.pool = x->pool;
     if (!st) rf_gx_spill_init(x);
     x->str.g = &x->g;
@@ -430,6 +434,7 @@ static void gpu_report(void *dev)
         x->res->gpu_join_reuses = x->jreuses;
         x->res->gpu_radixed = x->radixed;
         x->res->gpu_radix_parts = x->radix_parts;
+        rf_gx_cache_report(x, x->res);
     }
 }
 
@@ -452,7 +457,8 @@ static void gpu_close(void *dev)
     free(x->views);
     if (x->pool) {
         gfree(x, &x->wcheck);
-        rf_gpu_dict_free(&x->str);
+        rf_gx_cache_close(x); /* (the pool and the dictionary's copy stay the cache's) */
+        if (x->pool) rf_gpu_dict_free(&x->str);
     }
     free(x->vals);
     rf_gpool_free(x->pool);

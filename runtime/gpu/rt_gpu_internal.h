@@ -24,6 +24,7 @@ typedef uint64_t gptr;
 
 typedef struct gpool gpool;
 typedef struct gdev gdev;
+typedef struct gcache gcache; /* an input cache's device part (rt_gpu_cache.c) */
 
 typedef struct gdev_ops {
     /* Loads the program's kernels: ptx (real device) or src (the emulator,
@@ -136,6 +137,18 @@ void rf_gpool_release(gpool *pl, gbuf *b); /* empties b */
 void rf_gpool_on_full(gpool *pl, int (*fn)(void *ctx), void *ctx);
 uint64_t rf_gpool_in_use(const gpool *pl);
 uint64_t rf_gpool_peak(const gpool *pl);
+/* Across runs (rt_gpu_cache.c): keeps(ctx, p) says 1 for a buffer the
+** keeper owns: rf_gpool_release then only empties the caller's gbuf, and
+** the keeper frees it with rf_gpool_release_kept; *idle: the keeper's bytes
+** that no value of the running program holds (not counted in its peak).
+** rebind hands the pool (its arenas, the keeper's buffers) to the run of
+** device g: no on_full, its peak from what the run holds now. */
+void rf_gpool_keeper(gpool *pl, int (*keeps)(void *ctx, gptr p), void *ctx, const uint64_t *idle);
+void rf_gpool_release_kept(gpool *pl, gbuf *b);
+void rf_gpool_rebind(gpool *pl, gdev *g);
+uint64_t rf_gpool_reserved(const gpool *pl); /* the arenas' bytes */
+uint64_t rf_gpool_cap(const gpool *pl);
+int rf_gpool_exact(const gpool *pl);
 
 /* Hash table sizes: the least power of two >= n, at least 16. */
 static inline uint64_t pow2_at_least(uint64_t n)
@@ -173,10 +186,14 @@ typedef struct gstr {
     int64_t batch_codes; /* codes copied per batch (0: 8 M; tests set fewer) */
     gdict dd;
     uint64_t copied; /* bytes of dictionary copied to the device so far */
+    int synced;      /* a kernel of this run asked for the device copy (it stays until the run ends) */
+    uint64_t *idle;  /* with an input cache: its idle bytes, which hold the copy's (idle_dd) */
+    uint64_t idle_dd; /* until a kernel of the run asks for it (rt_gpu_cache.c) */
 } gstr;
 
-/* Copies the codes the device lacks (every code the dictionary has now) when
-** need (a code count) or the dictionary outgrew the device copy. */
+/* Makes the device copy hold codes 0..need-1 (need 0: every code the
+** dictionary has now), copying only the codes it lacks: a copy kept from
+** earlier runs (rt_gpu_cache.c) grows by the codes interned since. */
 rf_status rf_gpu_dict_sync(gstr *s, int64_t need);
 void rf_gpu_dict_free(gstr *s);
 /* Island j of map kernel kid on the device: its table over the codes that
@@ -314,6 +331,12 @@ typedef struct gx {
     int32_t *jkeep, *kblock; /* kblock: by kernel id, its block; jkeep -1: an input's, kept for the run */
     int32_t jidx_block;
     int64_t jidx_live, jidx_loop, jbuilds, jreuses; /* jidx_loop: those kept for a loop */
+    /* the input cache's device part (rt_gpu_cache.c; NULL: the run keeps
+    ** nothing): input columns found there and copied into it, columns
+    ** evicted for room (bytes: their buffers) */
+    gcache *gc;
+    int64_t gc_hits, gc_misses, gc_evicted;
+    uint64_t gc_hit_bytes, gc_miss_bytes, gc_evicted_bytes;
 } gx;
 
 /* ---- joins ---------------------------------------------------------------------------- */
@@ -540,6 +563,22 @@ rf_status rf_gx_live_init(gx *x);
 void rf_gx_live_free(gx *x);
 int rf_gx_live_dies(const gx *x, const rf_hir_kernel *k, int32_t var);
 void rf_gx_live_before(gx *x, const rf_hir_kernel *k);
+
+/* rt_gpu_cache.c: what the GPU keeps in an input cache across runs */
+/* The run takes the cache's pool (made now if there is none) and its
+** dictionary copy; close gives them back (the run's values freed first). */
+rf_status rf_gx_cache_open(gx *x, rf_rt_devcache *slot);
+void rf_gx_cache_close(gx *x);
+/* As rf_gx_upload_rel, the columns with a stamp (stamps[c] != 0) through the
+** cache: found there (no copy), or copied and kept. */
+rf_status rf_gx_cache_upload_rel(gx *x, const rf_rt_rel *r, const rf_type *types, int32_t ncols, const uint8_t *read,
+                                 const uint64_t *stamps, gval *out);
+/* The pool is full: a cached column no value uses leaves (least recently
+** used first), else the dictionary's copy this run has not read; 1 when
+** something left. */
+int rf_gx_cache_evict(gx *x);
+/* The cache's figures of the run into res (--profile). */
+void rf_gx_cache_report(gx *x, rf_rt_result *res);
 
 /* rt_gpu_exec.c: the run */
 rf_status rf_gx_run_kernel(gx *x, const rf_hir_kernel *k);

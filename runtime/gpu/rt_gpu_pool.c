@@ -18,6 +18,12 @@
 ** them. Before a request fails, the pool asks its owner to free room
 ** (rf_gpool_on_full: the executor moves a value no kernel is using to host
 ** memory, rt_gpu_spill.c) and tries again while the owner frees something.
+**
+** Across runs (an input cache, rt_gpu_cache.c): the pool outlives the run
+** that made it and is handed to the next (rf_gpool_rebind), its arenas kept;
+** a keeper (rf_gpool_keeper) names the buffers the cache owns, whose release
+** by a run only ends that run's use of them (the cache frees them itself,
+** rf_gpool_release_kept).
 */
 #include "rt_gpu_internal.h"
 
@@ -50,7 +56,17 @@ struct gpool {
     void *on_full_ctx;
     int exact; /* gpu_pool_exact: one device allocation per buffer, so that
                   memory checkers see the bounds of each (debugging only) */
+    int (*keeps)(void *ctx, gptr p); /* 1: p is the keeper's (not freed by a release) */
+    void *keeps_ctx;
+    const uint64_t *idle; /* the keeper's bytes no run holds: not in a run's peak */
 };
+
+/* What the running program holds: in use, less what the keeper keeps idle. */
+static uint64_t held(const gpool *pl)
+{
+    uint64_t idle = pl->idle ? *pl->idle : 0;
+    return idle < pl->in_use ? pl->in_use - idle : 0;
+}
 
 rf_status rf_gpool_new(gdev *g, gpool **out)
 {
@@ -78,6 +94,25 @@ void rf_gpool_on_full(gpool *pl, int (*fn)(void *ctx), void *ctx)
     pl->on_full = fn;
     pl->on_full_ctx = ctx;
 }
+
+void rf_gpool_keeper(gpool *pl, int (*keeps)(void *ctx, gptr p), void *ctx, const uint64_t *idle)
+{
+    pl->keeps = keeps;
+    pl->keeps_ctx = ctx;
+    pl->idle = idle;
+}
+
+void rf_gpool_rebind(gpool *pl, gdev *g)
+{
+    pl->g = g;
+    pl->on_full = NULL;
+    pl->on_full_ctx = NULL;
+    pl->peak = held(pl); /* the peak of the run that takes it */
+}
+
+uint64_t rf_gpool_reserved(const gpool *pl) { return pl->reserved; }
+uint64_t rf_gpool_cap(const gpool *pl) { return pl->cap; }
+int rf_gpool_exact(const gpool *pl) { return pl->exact; }
 
 uint64_t rf_gpool_in_use(const gpool *pl) { return pl->in_use; }
 uint64_t rf_gpool_peak(const gpool *pl) { return pl->peak; }
@@ -192,11 +227,22 @@ rf_status rf_gpool_alloc(gpool *pl, uint64_t bytes, gbuf *b)
     b->p = p;
     b->n = n;
     pl->in_use += n;
-    if (pl->in_use > pl->peak) pl->peak = pl->in_use;
+    if (held(pl) > pl->peak) pl->peak = held(pl);
     return RF_OK;
 }
 
 void rf_gpool_release(gpool *pl, gbuf *b)
+{
+    if (!b->p) return;
+    if (pl->keeps && pl->keeps(pl->keeps_ctx, b->p)) {
+        b->p = 0; /* the keeper's: the caller's use of it ends */
+        b->n = 0;
+        return;
+    }
+    rf_gpool_release_kept(pl, b);
+}
+
+void rf_gpool_release_kept(gpool *pl, gbuf *b)
 {
     if (!b->p) return;
     if (pl->exact) {

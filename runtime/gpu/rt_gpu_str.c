@@ -142,6 +142,14 @@ rf_status rf_gpu_dict_sync(gstr *s, int64_t need)
     gdict *dd = &s->dd;
     int64_t cnt = rf_rt_dict_count(s->dict);
     if (need > cnt) return RF_EINTERNAL; /* a code the dictionary never gave */
+    s->synced = 1;
+    if (s->idle) *s->idle -= s->idle_dd; /* a copy kept from earlier runs: this run's now */
+    s->idle = NULL;
+    s->idle_dd = 0;
+    /* only the codes asked for: a column's codes lie below need, and codes
+    ** interned later (another table's strings, say) wait for a kernel that
+    ** reads them */
+    if (need > 0) cnt = need;
     if (cnt <= dd->n && dd->off.p) return RF_OK;
     int Tmax = s->threads < 1 ? 1 : s->threads > 64 ? 64 : s->threads;
     int64_t batch = s->batch_codes > 0 ? s->batch_codes : BATCH_CODES;
