@@ -81,6 +81,7 @@ struct rf_import_block_job {
     rf_rt_texttable tt;
     int32_t ncols;
     int32_t *order;    /* the columns in the order workers take them */
+    int *share;        /* per column: threads for its append (its share of the bytes) */
     int32_t next;      /* the next of order to take (atomic) */
     int per;           /* threads for each dictionary's encoding */
     int nworkers;
@@ -129,8 +130,7 @@ static void column_worker(void *arg, int w)
     rf_import_block_job *j = arg;
     rf_db_writer *wr = j->imp->w;
     const rf_db_table *t = &rf_db_writer_db(wr)->tables[j->it->tid];
-    int64_t enc_ns = 0;
-    cpu_counter = &enc_ns;
+    int64_t enc_ns = 0, app_ns = 0; /* of the threads an encoding or an append starts */
     double c0 = rf_import_thread_cpu(), enc_own = 0;
     for (;;) {
         int32_t k = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED);
@@ -140,6 +140,7 @@ static void column_worker(void *arg, int w)
         rf_status st;
         if (needs_dict(&t->cols[c])) {
             double e0 = rf_import_thread_cpu();
+            cpu_counter = &enc_ns;
             int64_t n = j->tt.nrows;
             uint32_t *codes = rf_malloc((size_t)(n > 0 ? n : 1) * sizeof *codes);
             st = codes ? RF_OK : RF_ENOMEM;
@@ -150,7 +151,9 @@ static void column_worker(void *arg, int w)
             if (!st) st = rf_db_writer_append(wr, j->it->tid, c, n, codes, NULL, NULL, &j->ds[w]);
             free(codes);
         } else {
-            st = rf_db_writer_append(wr, j->it->tid, c, j->tt.nrows, col->data, col->str_off, col->str_bytes, &j->ds[w]);
+            cpu_counter = &app_ns;
+            st = rf_db_writer_append_par(wr, j->it->tid, c, j->tt.nrows, col->data, col->str_off, col->str_bytes,
+                                         j->share[c], parallel_timed, &j->ds[w]);
         }
         j->st[c] = st;
         if (st) break;
@@ -158,7 +161,7 @@ static void column_worker(void *arg, int w)
     cpu_counter = NULL;
     double all = rf_import_thread_cpu() - c0;
     __atomic_fetch_add(&j->encode_ns, enc_ns + (int64_t)(enc_own * 1e9), __ATOMIC_RELAXED);
-    __atomic_fetch_add(&j->append_ns, (int64_t)((all - enc_own) * 1e9), __ATOMIC_RELAXED);
+    __atomic_fetch_add(&j->append_ns, app_ns + (int64_t)((all - enc_own) * 1e9), __ATOMIC_RELAXED);
 }
 
 /* The workers' diagnostics into d, in worker order, and the first failed
@@ -189,6 +192,7 @@ static void block_free(rf_import_block_job *j)
     rf_rt_texttable_free(&j->tt);
     rf_diags_free(&j->d);
     free(j->order);
+    free(j->share);
     free(j);
 }
 
@@ -205,7 +209,8 @@ rf_status rf_import_start_block(rf_importer *imp, itable *it, rf_rt_texttable *t
     rf_diags_init(&j->d);
     const rf_db_table *t = &rf_db_writer_db(imp->w)->tables[it->tid];
     j->order = rf_malloc((size_t)j->ncols * sizeof *j->order);
-    if (!j->order) {
+    j->share = rf_malloc((size_t)j->ncols * sizeof *j->share);
+    if (!j->order || !j->share) {
         block_free(j);
         return RF_ENOMEM;
     }
@@ -217,6 +222,16 @@ rf_status rf_import_start_block(rf_importer *imp, itable *it, rf_rt_texttable *t
     int32_t busy = ndict < j->nworkers ? ndict : j->nworkers;
     j->per = busy > 0 ? imp->threads / busy : 1;
     if (j->per < 1) j->per = 1;
+    /* a big column (a comment's strings) is written by several threads, a
+    ** share of them by its share of the bytes: the block ends when its
+    ** largest column does */
+    int64_t total = 0;
+    for (int32_t c = 0; c < j->ncols; c++) total += col_bytes(&t->cols[c], &j->tt.cols[c], j->tt.nrows);
+    for (int32_t c = 0; c < j->ncols; c++) {
+        int64_t b = col_bytes(&t->cols[c], &j->tt.cols[c], j->tt.nrows);
+        j->share[c] = total > 0 ? (int)((double)b / (double)total * imp->threads + 0.5) : 1;
+        if (j->share[c] < 1 || needs_dict(&t->cols[c])) j->share[c] = 1;
+    }
     for (int i = 0; i < j->nworkers; i++) rf_diags_init(&j->ds[i]);
     if (pthread_create(&j->th, NULL, block_main, j) != 0) {
         block_main(j); /* no thread to be had: the work in hand, now */
