@@ -86,6 +86,7 @@ struct rf_import_block_job {
     int per;           /* threads for each dictionary's encoding */
     int nworkers;
     pthread_t th;
+    int threaded;      /* th runs it (else it ran in the caller) */
     rf_status st[RF_DB_MAX_COLS];
     rf_diags ds[MAX_WORKERS];
     int64_t encode_ns, append_ns; /* CPU */
@@ -233,10 +234,8 @@ rf_status rf_import_start_block(rf_importer *imp, itable *it, rf_rt_texttable *t
         if (j->share[c] < 1 || needs_dict(&t->cols[c])) j->share[c] = 1;
     }
     for (int i = 0; i < j->nworkers; i++) rf_diags_init(&j->ds[i]);
-    if (pthread_create(&j->th, NULL, block_main, j) != 0) {
-        block_main(j); /* no thread to be had: the work in hand, now */
-        j->th = pthread_self();
-    }
+    j->threaded = pthread_create(&j->th, NULL, block_main, j) == 0;
+    if (!j->threaded) block_main(j); /* no thread to be had: the work in hand, now */
     imp->writing = j;
     return RF_OK;
 }
@@ -256,7 +255,7 @@ static rf_status join_block(rf_importer *imp, rf_diags *d)
     rf_import_block_job *j = imp->writing;
     if (!j) return RF_OK;
     imp->writing = NULL;
-    if (!pthread_equal(j->th, pthread_self())) pthread_join(j->th, NULL);
+    if (j->threaded) pthread_join(j->th, NULL);
     imp->times.columns.wall += j->wall;
     imp->times.encode.cpu += (double)j->encode_ns * 1e-9;
     imp->times.append.cpu += (double)j->append_ns * 1e-9;
@@ -274,6 +273,7 @@ struct rf_import_end_job {
     int32_t next;      /* the next column to end (atomic) */
     int nworkers;
     pthread_t th;
+    int threaded;      /* th runs it (else it ran in the caller) */
     rf_status st[RF_DB_MAX_COLS];
     rf_diags ds[MAX_WORKERS];
     int64_t end_ns;    /* CPU of ending the columns */
@@ -368,7 +368,7 @@ static rf_status join_end(rf_importer *imp, rf_diags *d)
     rf_import_end_job *j = imp->ending;
     if (!j) return RF_OK;
     imp->ending = NULL;
-    if (!pthread_equal(j->th, pthread_self())) pthread_join(j->th, NULL);
+    if (j->threaded) pthread_join(j->th, NULL);
     imp->times.end.wall += j->end_wall;
     imp->times.end.cpu += (double)j->end_ns * 1e-9;
     imp->times.keys.wall += j->keys_wall;
@@ -397,10 +397,8 @@ rf_status rf_import_start_end(rf_importer *imp, itable *it, rf_diags *d)
     rf_diags_init(&j->d);
     j->nworkers = imp->threads < it->t.ncols ? imp->threads : it->t.ncols;
     if (j->nworkers > MAX_WORKERS) j->nworkers = MAX_WORKERS;
-    if (pthread_create(&j->th, NULL, end_main, j) != 0) {
-        end_main(j);
-        j->th = pthread_self();
-    }
+    j->threaded = pthread_create(&j->th, NULL, end_main, j) == 0;
+    if (!j->threaded) end_main(j);
     imp->ending = j;
     return RF_OK;
 }
