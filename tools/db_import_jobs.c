@@ -222,6 +222,10 @@ rf_status rf_import_start_block(rf_importer *imp, itable *it, rf_rt_texttable *t
     /* the dictionaries are encoded at once, each by a share of the threads */
     int32_t busy = ndict < j->nworkers ? ndict : j->nworkers;
     j->per = busy > 0 ? imp->threads / busy : 1;
+    /* a thread is started per pass of an encoding (five a block): below a
+    ** quarter million rows a thread, starting them costs more than they
+    ** save (the codes do not depend on the number) */
+    if (j->per > 1 + j->tt.nrows / 262144) j->per = (int)(1 + j->tt.nrows / 262144);
     if (j->per < 1) j->per = 1;
     /* a big column (a comment's strings) is written by several threads, a
     ** share of them by its share of the bytes: the block ends when its
