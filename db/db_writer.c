@@ -3,7 +3,9 @@
 **
 ** Owns: the temporary directory (DIR.tmp.PID.N beside DIR), one column file
 ** per column written as rows arrive (buffered, its CRC-32C and per-block
-** min/max kept on the way), each string column's dictionary (the distinct
+** min/max kept on the way; a big append in pieces of whole blocks, each
+** piece's CRC-32Cs, min/max and bytes by a thread of its own, written at
+** their places with pwrite), each string column's dictionary (the distinct
 ** strings in order of first appearance, built with a hash table and written
 ** when the column ends), the manifest (written last), and the rename that
 ** puts the directory in place. Until that rename nothing at DIR changes, and
