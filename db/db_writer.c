@@ -3,7 +3,9 @@
 **
 ** Owns: the temporary directory (DIR.tmp.PID.N beside DIR), one column file
 ** per column written as rows arrive (buffered, its CRC-32C and per-block
-** min/max kept on the way), each string column's dictionary (the distinct
+** min/max kept on the way; a big append in pieces of whole blocks, each
+** piece's CRC-32Cs, min/max and bytes by a thread of its own, written at
+** their places with pwrite), each string column's dictionary (the distinct
 ** strings in order of first appearance, built with a hash table and written
 ** when the column ends), the manifest (written last), and the rename that
 ** puts the directory in place. Until that rename nothing at DIR changes, and
@@ -474,15 +476,10 @@ static void block_range(rf_db_column *col, int64_t b, const void *p, int64_t k)
     bl->max = hi;
 }
 
-/* Min/max of rows [0, n) of values, which continue the column, and the
-** blocks' CRC-32Cs. A plain string column's values are its offsets (u64,
-** absolute in the strings file), and strings[0, slen) the bytes they point
-** into, continuing the strings file at byte sbase: a block's min and max are
-** its byte range. */
-static rf_status blocks_add(rf_db_column *col, wcol *wc, uint32_t block_rows, const void *values, int64_t n,
-                            const char *strings, int64_t slen, uint64_t sbase)
+/* Room in col->blocks for the blocks of rows [0, rows). */
+static rf_status blocks_reserve(rf_db_column *col, wcol *wc, uint32_t block_rows, int64_t rows)
 {
-    int64_t need = (wc->rows + n + block_rows - 1) / block_rows;
+    int64_t need = (rows + block_rows - 1) / block_rows;
     if (need > wc->capblocks) {
         int64_t nc = wc->capblocks ? wc->capblocks * 2 : 16;
         while (nc < need) nc *= 2;
@@ -491,16 +488,27 @@ static rf_status blocks_add(rf_db_column *col, wcol *wc, uint32_t block_rows, co
         col->blocks = nb;
         wc->capblocks = nc;
     }
-    /* a block's piece of this append at a time: its CRC, its range */
+    return RF_OK;
+}
+
+/* Min/max of rows [r0, r0 + n) of the column, values[0, n), and their
+** blocks' CRC-32Cs (a block begun before r0 continued). A plain string
+** column's values are its offsets (u64, absolute in the strings file), and
+** strings[0, slen) the bytes they point into, at byte sbase of the strings
+** file: a block's min and max are its byte range. The blocks must be
+** reserved; pieces of different blocks may be filled at once. */
+static void blocks_fill(rf_db_column *col, uint32_t block_rows, int64_t r0, const void *values, int64_t n,
+                        const char *strings, int64_t slen, uint64_t sbase)
+{
+    /* a block's piece of these rows at a time: its CRC, its range */
     int width = rf_db_col_width(col->type, col->enc);
     for (int64_t i = 0; i < n;) {
-        int64_t r = wc->rows + i, b = r / block_rows;
+        int64_t r = r0 + i, b = r / block_rows;
         int64_t k = (b + 1) * (int64_t)block_rows - r;
         if (k > n - i) k = n - i;
         rf_db_block *bl = &col->blocks[b];
         const char *p = (const char *)values + i * width;
         if (r % block_rows == 0) {
-            col->nblocks = b + 1;
             bl->crc = bl->str_crc = 0;
             if (col->type == RF_TYPE_FLOAT) {
                 double inf = 1.0 / 0.0, ninf = -1.0 / 0.0;
@@ -523,6 +531,16 @@ static rf_status blocks_add(rf_db_column *col, wcol *wc, uint32_t block_rows, co
         }
         i += k;
     }
+}
+
+/* blocks_fill of n rows that continue the column. */
+static rf_status blocks_add(rf_db_column *col, wcol *wc, uint32_t block_rows, const void *values, int64_t n,
+                            const char *strings, int64_t slen, uint64_t sbase)
+{
+    rf_status st = blocks_reserve(col, wc, block_rows, wc->rows + n);
+    if (st) return st;
+    blocks_fill(col, block_rows, wc->rows, values, n, strings, slen, sbase);
+    if (n > 0) col->nblocks = (wc->rows + n + block_rows - 1) / block_rows;
     return RF_OK;
 }
 
@@ -585,6 +603,134 @@ rf_status rf_db_writer_append(rf_db_writer *w, int32_t tid, int32_t c, int64_t n
     rf_status st = blocks_add(col, wc, t->block_rows, values, n, NULL, 0, 0);
     if (!st) st = put(w, col, wc, values, n * rf_db_type_width(col->type), d);
     wc->rows += n;
+    return st;
+}
+
+/* ---- appending by several threads --------------------------------------- */
+
+/* One append split into pieces of whole blocks (the first may continue a
+** block begun before), each piece's offsets, min/max, CRC-32Cs and bytes
+** done by its own thread, its bytes written at their place in the files. */
+typedef struct par_append {
+    rf_db_column *col;
+    wcol *wc;
+    uint32_t block_rows;
+    const unsigned char *values; /* NULL for plain strings: wc->offs */
+    int width;
+    int64_t n, rows0;
+    const int64_t *off;          /* plain strings */
+    const char *bytes;
+    uint64_t fbase, sbase;       /* the files' sizes before */
+    int64_t cut[65];             /* piece p: rows [cut[p], cut[p + 1]) */
+    int err[64];                 /* errno of a failed write (-1: short), per piece */
+    int sfailed[64];             /* 1: the strings file's write failed */
+} par_append;
+
+static int pwrite_all(int fd, const void *p, int64_t n, uint64_t at)
+{
+    const char *c = p;
+    while (n > 0) {
+        ssize_t r = pwrite(fd, c, (size_t)(n > (1 << 30) ? (1 << 30) : n), (off_t)at);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) return r < 0 ? errno : EIO;
+        c += r;
+        n -= r;
+        at += (uint64_t)r;
+    }
+    return 0;
+}
+
+static void par_append_piece(void *arg, int p)
+{
+    par_append *a = arg;
+    rf_db_column *col = a->col;
+    int64_t r0 = a->cut[p], r1 = a->cut[p + 1], k = r1 - r0;
+    if (k <= 0) return;
+    const unsigned char *v = a->values;
+    const char *strings = NULL;
+    int64_t slen = 0;
+    uint64_t sat = 0;
+    if (col->enc == RF_DB_ENC_PLAIN) {
+        uint64_t *o = a->wc->offs;
+        for (int64_t i = r0; i < r1; i++) o[i] = a->sbase + (uint64_t)(a->off[i] - a->off[0]);
+        v = (const unsigned char *)o;
+        strings = a->bytes + a->off[r0];
+        slen = a->off[r1] - a->off[r0];
+        sat = o[r0];
+    }
+    blocks_fill(col, a->block_rows, a->rows0 + r0, v + r0 * a->width, k, strings, slen, sat);
+    uint64_t at = a->fbase + (uint64_t)(r0 * a->width);
+    a->err[p] = pwrite_all(a->wc->fd, v + r0 * a->width, k * a->width, at);
+#ifdef SYNC_FILE_RANGE_WRITE
+    if (!a->err[p]) sync_file_range(a->wc->fd, (off64_t)at, (off64_t)(k * a->width), SYNC_FILE_RANGE_WRITE);
+#endif
+    if (!a->err[p] && slen > 0) {
+        a->err[p] = pwrite_all(a->wc->sfd, strings, slen, sat);
+        a->sfailed[p] = a->err[p] != 0;
+#ifdef SYNC_FILE_RANGE_WRITE
+        if (!a->err[p]) sync_file_range(a->wc->sfd, (off64_t)sat, (off64_t)slen, SYNC_FILE_RANGE_WRITE);
+#endif
+    }
+}
+
+rf_status rf_db_writer_append_par(rf_db_writer *w, int32_t tid, int32_t c, int64_t n, const void *values,
+                                  const int64_t *off, const char *bytes, int nthreads, rf_db_parallel_fn par,
+                                  rf_diags *d)
+{
+    rf_db_table *t = &w->db.tables[tid];
+    rf_db_column *col = &t->cols[c];
+    wcol *wc = &w->w[tid][c];
+    int64_t br = t->block_rows;
+    if (nthreads > 64) nthreads = 64;
+    /* a piece of at least two blocks each, else one thread does it all;
+    ** and a string column encoded on the way is appended as it always is */
+    if (!par || nthreads < 2 || n < 4 * br || wc->finished ||
+        (col->type == RF_TYPE_STRING && col->enc == RF_DB_ENC_VALUES && off))
+        return rf_db_writer_append(w, tid, c, n, values, off, bytes, d);
+    if (col->enc == RF_DB_ENC_PLAIN && !off) return RF_EINTERNAL;
+    /* the buffered bytes first: each piece then writes at its own place */
+    rf_status st = flush(w, col, wc, d);
+    if (!st && col->enc == RF_DB_ENC_PLAIN) st = flush_strings(w, col, wc, d);
+    if (!st) st = blocks_reserve(col, wc, t->block_rows, wc->rows + n);
+    if (st) return st;
+    if (col->enc == RF_DB_ENC_PLAIN && n > wc->capoffs) {
+        free(wc->offs);
+        wc->offs = rf_malloc((size_t)n * sizeof *wc->offs);
+        wc->capoffs = wc->offs ? n : 0;
+        if (!wc->offs) return RF_ENOMEM;
+    }
+    par_append *a = rf_calloc(1, sizeof *a);
+    if (!a) return RF_ENOMEM;
+    *a = (par_append){col, wc, t->block_rows, values, rf_db_col_width(col->type, col->enc), n, wc->rows, off, bytes,
+                      col->size, col->str_size, {0}, {0}, {0}};
+    /* cuts on block boundaries: the first piece ends the block begun before */
+    int64_t first = (br - wc->rows % br) % br, rest = n - first;
+    int64_t per = (rest / nthreads + br - 1) / br * br;
+    if (per < br) per = br;
+    int np = 0;
+    a->cut[0] = 0;
+    for (int64_t r = first + per; np < nthreads - 1 && r < n; r += per) a->cut[++np] = r;
+    a->cut[++np] = n;
+    par(np, par_append_piece, a);
+    for (int p = 0; p < np && !st; p++) {
+        if (!a->err[p]) continue;
+        errno = a->err[p];
+        char *path = rf_sprintf("%s/%s", w->tmp_dir, a->sfailed[p] ? col->str_file : col->file);
+        st = io_error(d, path ? path : col->file, "write a file of the database");
+        free(path);
+    }
+    if (!st) {
+        int64_t slen = col->enc == RF_DB_ENC_PLAIN ? off[n] - off[0] : 0;
+        col->size += (uint64_t)(n * a->width);
+        col->str_size += (uint64_t)slen;
+        wc->rows += n;
+        col->nblocks = (wc->rows + br - 1) / br;
+        /* write() goes on at the files' ends */
+        if (lseek(wc->fd, (off_t)col->size, SEEK_SET) < 0 ||
+            (col->enc == RF_DB_ENC_PLAIN && lseek(wc->sfd, (off_t)col->str_size, SEEK_SET) < 0))
+            st = io_error(d, col->file, "write a file of the database");
+    }
+    free(a);
     return st;
 }
 

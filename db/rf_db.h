@@ -195,6 +195,16 @@ rf_status rf_db_writer_append(rf_db_writer *w, int32_t tid, int32_t c, int64_t n
 ** when all are done (the runtime's rf_rt_parallel fits). */
 typedef void (*rf_db_task_fn)(void *arg, int t);
 typedef void (*rf_db_parallel_fn)(int nthreads, rf_db_task_fn fn, void *arg);
+/* rf_db_writer_append with up to nthreads threads through par: the rows go
+** in pieces of whole blocks, each piece's min/max, CRC-32Cs and bytes (a
+** plain string column's offsets and strings too) done by its own thread and
+** written at its place in the files. The files and the manifest are the
+** same as rf_db_writer_append's, byte for byte. (Fewer than four blocks of
+** rows, or a string column to be encoded on the way: as
+** rf_db_writer_append.) Same threading rule as append. */
+rf_status rf_db_writer_append_par(rf_db_writer *w, int32_t tid, int32_t c, int64_t n, const void *values,
+                                  const int64_t *off, const char *bytes, int nthreads, rf_db_parallel_fn par,
+                                  rf_diags *d);
 /* The codes of n more rows of string column c (as rf_db_writer_append
 ** takes them), added to its dictionary with nthreads threads through par;
 ** then rf_db_writer_append(w, tid, c, n, codes, NULL, NULL, d) appends

@@ -1,10 +1,12 @@
 /*
 ** db/test_db.c: unit tests of the database format: CRC-32C, a database
-** written and read back, and damaged files refused with the file named.
+** written and read back, the same bytes written by one thread or several,
+** and damaged files refused with the file named.
 */
 #include "rf_db.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -262,6 +264,150 @@ static void test_big_column(const char *base)
     rf_diags_free(&d);
 }
 
+/* fn(arg, t) for t in [0, n) on threads of their own (as rf_rt_parallel). */
+typedef struct par_task {
+    rf_db_task_fn fn;
+    void *arg;
+    int t;
+} par_task;
+
+static void *par_main(void *p)
+{
+    par_task *k = p;
+    k->fn(k->arg, k->t);
+    return NULL;
+}
+
+static void run_parallel(int n, rf_db_task_fn fn, void *arg)
+{
+    pthread_t th[64];
+    par_task ks[64];
+    int ok[64];
+    if (n > 64) n = 64;
+    for (int i = 0; i < n; i++) {
+        ks[i] = (par_task){fn, arg, i};
+        ok[i] = pthread_create(&th[i], NULL, par_main, &ks[i]) == 0;
+        if (!ok[i]) fn(arg, i);
+    }
+    for (int i = 0; i < n; i++)
+        if (ok[i]) pthread_join(th[i], NULL);
+}
+
+/* The bytes of dir/name (NULL when unreadable), *n their count. */
+static char *slurp(const char *dir, const char *name, long *n)
+{
+    char *path = rf_sprintf("%s/%s", dir, name);
+    FILE *f = path ? fopen(path, "rb") : NULL;
+    free(path);
+    char *b = NULL;
+    *n = 0;
+    if (f && fseek(f, 0, SEEK_END) == 0 && (*n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
+        (b = malloc((size_t)*n + 1)) != NULL && fread(b, 1, (size_t)*n, f) != (size_t)*n) {
+        free(b);
+        b = NULL;
+    }
+    if (f) fclose(f);
+    return b;
+}
+
+/* One table (a dictionary string column, a plain one, an int, a date) of
+** 300,000 rows in blocks of 1,000 written twice, in pieces of different
+** sizes: by one thread (rf_db_writer_append, encodings on one thread), and
+** by several (encodings by 5 threads, rf_db_writer_append_par by 7, pieces
+** that start inside a block): every file and the manifest are the same,
+** byte for byte, and the database reads back. */
+static void test_parallel_write(const char *base)
+{
+    enum { N = 300000 };
+    int64_t *ks = malloc(N * sizeof *ks), *off = malloc((N + 1) * sizeof *off), *poff = malloc((N + 1) * sizeof *poff);
+    int32_t *dt = malloc(N * sizeof *dt);
+    char *bytes = malloc((size_t)N * 12), *pbytes = malloc((size_t)N * 40);
+    uint32_t *codes = malloc(N * sizeof *codes);
+    off[0] = poff[0] = 0;
+    for (int i = 0; i < N; i++) {
+        ks[i] = (int64_t)i * 7919 % 1000003;
+        dt[i] = i % 3650;
+        off[i + 1] = off[i] + sprintf(bytes + off[i], "s%d", (int)(i * 31 % 5003));
+        poff[i + 1] = poff[i] + sprintf(pbytes + poff[i], "a comment of row %d", i);
+    }
+    rf_type ty[4] = {RF_TYPE_STRING, RF_TYPE_STRING, RF_TYPE_INT, RF_TYPE_DATE};
+    const int64_t cuts[2][4] = {{0, 12345, 200000, N}, {0, 70001, 70002, N}};
+    char *dirs[2];
+    for (int v = 0; v < 2; v++) {
+        rf_diags d;
+        rf_diags_init(&d);
+        dirs[v] = rf_sprintf("%s/par%d", base, v);
+        rf_db_writer *w = NULL;
+        int32_t tid = -1;
+        CHECK(rf_db_writer_new(dirs[v], "test", &w, &d) == RF_OK);
+        rf_db_writer_block_rows(w, 1024);
+        CHECK(rf_db_writer_table(w, "p.tbl", 4, ty, NULL, 0, NULL, &tid, &d) == RF_OK);
+        CHECK(rf_db_writer_plain(w, tid, 1, &d) == RF_OK);
+        for (int k = 0; k < 3; k++) {
+            int64_t r0 = cuts[v][k], n = cuts[v][k + 1] - r0;
+            int th = v ? 5 : 1;
+            CHECK(rf_db_writer_encode(w, tid, 0, n, off + r0, bytes, codes, th, v ? run_parallel : NULL, &d) == RF_OK);
+            if (v) {
+                CHECK(rf_db_writer_append_par(w, tid, 0, n, codes, NULL, NULL, 7, run_parallel, &d) == RF_OK);
+                CHECK(rf_db_writer_append_par(w, tid, 1, n, NULL, poff + r0, pbytes, 7, run_parallel, &d) == RF_OK);
+                CHECK(rf_db_writer_append_par(w, tid, 2, n, ks + r0, NULL, NULL, 7, run_parallel, &d) == RF_OK);
+                CHECK(rf_db_writer_append_par(w, tid, 3, n, dt + r0, NULL, NULL, 3, run_parallel, &d) == RF_OK);
+            } else {
+                CHECK(rf_db_writer_append(w, tid, 0, n, codes, NULL, NULL, &d) == RF_OK);
+                CHECK(rf_db_writer_append(w, tid, 1, n, NULL, poff + r0, pbytes, &d) == RF_OK);
+                CHECK(rf_db_writer_append(w, tid, 2, n, ks + r0, NULL, NULL, &d) == RF_OK);
+                CHECK(rf_db_writer_append(w, tid, 3, n, dt + r0, NULL, NULL, &d) == RF_OK);
+            }
+        }
+        CHECK(rf_db_writer_commit(w, &d) == RF_OK);
+        rf_db_writer_free(w);
+        CHECK(d.count == 0);
+        rf_diags_free(&d);
+    }
+    rf_diags d;
+    rf_diags_init(&d);
+    rf_db *db = NULL;
+    CHECK(rf_db_open(dirs[1], &db, &d) == RF_OK);
+    const rf_db_table *t = db ? rf_db_find_table(db, "p.tbl") : NULL;
+    CHECK(t && t->nrows == N && t->cols[0].dict_count == 5003);
+    for (int32_t c = 0; t && c < 4; c++) {
+        const char *names[4] = {t->cols[c].file, t->cols[c].dict_file, t->cols[c].str_file, RF_DB_MANIFEST};
+        for (int k = 0; k < 4; k++) {
+            if (!names[k]) continue;
+            long n0, n1;
+            char *a = slurp(dirs[0], names[k], &n0), *b = slurp(dirs[1], names[k], &n1);
+            CHECK(a && b && n0 == n1 && !memcmp(a, b, (size_t)n0));
+            free(a);
+            free(b);
+        }
+        rf_db_map m;
+        const void *data;
+        if (t->cols[c].enc == RF_DB_ENC_PLAIN) {
+            rf_db_map sm;
+            const uint64_t *o;
+            const char *sb;
+            CHECK(rf_db_map_strings(db, t, c, NULL, &m, &sm, &o, &sb, &d) == RF_OK);
+            if (!d.count) CHECK(!memcmp(sb + o[N - 1], "a comment of row 299999", 23));
+            rf_db_unmap(&sm);
+        } else {
+            CHECK(rf_db_map_column(db, t, c, &m, &data, &d) == RF_OK);
+            if (c == 2 && !d.count) CHECK(((const int64_t *)data)[N - 1] == ks[N - 1]);
+        }
+        rf_db_unmap(&m);
+    }
+    CHECK(d.count == 0);
+    rf_db_close(db);
+    rf_diags_free(&d);
+    for (int v = 0; v < 2; v++) free(dirs[v]);
+    free(ks);
+    free(off);
+    free(poff);
+    free(dt);
+    free(bytes);
+    free(pbytes);
+    free(codes);
+}
+
 /* Values a type does not allow are found at their row, past the first
 ** 64-value steps of the check and in the rest after them. */
 static void test_bad_values(const char *base)
@@ -442,6 +588,7 @@ int main(void)
     if (!base) return 1;
     test_roundtrip(base);
     test_big_column(base);
+    test_parallel_write(base);
     test_bad_values(base);
     test_plain(base);
     char *cmd = rf_sprintf("rm -rf '%s'", base);

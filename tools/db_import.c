@@ -3,17 +3,16 @@
 ** `redfox import` and `redfox tpch gen --format db`.
 **
 ** Owns: reading input files a block of whole lines at a time (64 MiB, so
-** memory stays bounded by the block, the columns' write buffers and the
-** string dictionaries, not by the file; a regular file is mapped and each
-** block parsed in place, then dropped from the mapping, a pipe is read
-** into a buffer), parsing each block with the text
-** loader (runtime/io: the same parsers, the same file:line:col errors,
-** parallel within the block), encoding its string columns with every
-** thread (db/db_dict.c), appending its columns to the database writer on
-** one thread per column, ending the columns in parallel, the key check (the runtime's own, on the key
-** columns read back from the new files), and the progress line.
+** memory stays bounded by the blocks in hand, the columns' write buffers
+** and the string dictionaries, not by the file; a regular file is mapped
+** and each block parsed in place, then dropped from the mapping, a pipe is
+** read into a buffer), parsing each block with the text loader
+** (runtime/io: the same parsers, the same file:line:col errors, parallel
+** within the block), choosing the string columns' encodings, handing each
+** parsed block and each ended table to the work that runs beside the
+** parsing (tools/db_import_jobs.c), and the progress line.
 */
-#include "db_import.h"
+#include "db_import_internal.h"
 
 #include "rf_cpu.h"
 #include "rf_db.h"
@@ -32,25 +31,6 @@
 
 #define BLOCK (64LL << 20)
 
-typedef struct itable {
-    rf_import_table t;
-    int32_t tid;
-    int ended;         /* its columns are closed and its checks done */
-    int encoded;       /* its string columns' encodings are chosen */
-    int64_t lines;     /* lines of text taken so far */
-    char *path;        /* the text file, for key errors */
-} itable;
-
-struct rf_importer {
-    rf_db_writer *w;
-    int threads;
-    int progress;
-    int strings;       /* RF_IMPORT_STRINGS_* */
-    rf_import_times times;
-    itable *tabs;
-    int32_t n, cap;
-};
-
 static int online_cpus(void)
 {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -64,6 +44,8 @@ rf_status rf_import_new(const char *out, int threads, int progress, rf_importer 
     if (!m) return RF_ENOMEM;
     m->threads = threads > 0 ? threads : online_cpus();
     m->progress = progress;
+    m->t0 = rf_now();
+    m->cpu0 = rf_import_process_cpu();
     rf_status st = rf_db_writer_new(out, RF_VERSION_STRING, &m->w, d);
     if (st) {
         free(m);
@@ -98,6 +80,9 @@ static rf_status choose_encodings(rf_importer *imp, itable *it, const rf_rt_text
 
 rf_status rf_import_add(rf_importer *imp, const rf_import_table *t, int32_t *tid, rf_diags *d)
 {
+    /* the writer's tables grow: nothing may be writing them */
+    rf_status sst = rf_import_settle(imp, d);
+    if (sst) return sst;
     for (int32_t i = 0; i < imp->n; i++) {
         const rf_import_table *o = &imp->tabs[i].t;
         if (strcmp(o->file, t->file)) continue;
@@ -124,94 +109,6 @@ rf_status rf_import_add(rf_importer *imp, const rf_import_table *t, int32_t *tid
     if (st) return st;
     *tid = imp->n++;
     return RF_OK;
-}
-
-typedef struct append_job {
-    rf_importer *imp;
-    itable *it;
-    rf_rt_texttable *tt;
-    uint32_t **codes;  /* per column: a string column's codes, else NULL */
-    int nthreads;
-    int32_t *order;    /* the columns, the most bytes first */
-    int32_t next;      /* the next of order to take (atomic) */
-    rf_status st[RF_DB_MAX_COLS];
-    rf_diags ds[64];
-} append_job;
-
-/* The bytes that appending n rows of column c writes (plain strings: their
-** offsets and bytes). */
-static int64_t col_bytes(const rf_db_column *col, const rf_rt_textcol *tc, int64_t n)
-{
-    if (col->enc == RF_DB_ENC_PLAIN && tc && tc->str_off) return n * 8 + (tc->str_off[n] - tc->str_off[0]);
-    return n * rf_db_col_width(col->type, col->enc);
-}
-
-/* order[0, ncols): the columns of table it by the bytes n rows of them write,
-** the most first (ties by column), so that threads taking the next column as
-** they become free end together: a long comment column starts first instead
-** of last on a thread already loaded. */
-static void by_bytes(const rf_importer *imp, const itable *it, const rf_rt_texttable *tt, int64_t n, int32_t *order)
-{
-    const rf_db_table *t = &rf_db_writer_db(imp->w)->tables[it->tid];
-    int64_t size[RF_DB_MAX_COLS];
-    for (int32_t c = 0; c < it->t.ncols; c++) {
-        size[c] = col_bytes(&t->cols[c], tt ? &tt->cols[c] : NULL, n);
-        int32_t k = c;
-        for (; k > 0 && size[order[k - 1]] < size[c]; k--) order[k] = order[k - 1];
-        order[k] = c;
-    }
-}
-
-/* Takes columns, the largest first, until none is left, appending each
-** (string columns as the codes the encoding step gave them). */
-static void append_part(void *arg, int tid)
-{
-    append_job *j = arg;
-    for (;;) {
-        int32_t k = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED);
-        if (k >= j->it->t.ncols) break;
-        int32_t c = j->order[k];
-        const rf_rt_textcol *col = &j->tt->cols[c];
-        if (j->codes[c])
-            j->st[c] = rf_db_writer_append(j->imp->w, j->it->tid, c, j->tt->nrows, j->codes[c], NULL, NULL, &j->ds[tid]);
-        else
-            j->st[c] = rf_db_writer_append(j->imp->w, j->it->tid, c, j->tt->nrows, col->data, col->str_off,
-                                           col->str_bytes, &j->ds[tid]);
-        if (j->st[c]) break;
-    }
-}
-
-/* The threads' diagnostics into d, in thread order, and the first failed
-** column's status (st when that is already an error). */
-static rf_status gather(rf_diags *ds, int nthreads, const rf_status *cst, int32_t ncols, rf_status st, rf_diags *d)
-{
-    for (int i = 0; i < nthreads; i++) {
-        for (int64_t k = 0; k < ds[i].count; k++) rf_diag_add(d, ds[i].items[k].sev, ds[i].items[k].loc, "%s", ds[i].items[k].msg);
-        rf_diags_free(&ds[i]);
-    }
-    for (int32_t c = 0; c < ncols && !st; c++) st = cst[c];
-    return st;
-}
-
-typedef struct finish_job {
-    rf_importer *imp;
-    itable *it;
-    int nthreads;
-    int32_t next;      /* the next column to take (atomic) */
-    rf_status st[RF_DB_MAX_COLS];
-    rf_diags ds[64];
-} finish_job;
-
-/* Takes columns until none is left, ending each (writes its dictionary). */
-static void finish_part(void *arg, int tid)
-{
-    finish_job *j = arg;
-    for (;;) {
-        int32_t c = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED);
-        if (c >= j->it->t.ncols) break;
-        j->st[c] = rf_db_writer_finish_column(j->imp->w, j->it->tid, c, &j->ds[tid]);
-        if (j->st[c]) break;
-    }
 }
 
 /* Where the last whole record of buf[0, len) ends (0: none yet). buf starts
@@ -250,60 +147,37 @@ static int64_t record_end(const char *buf, int64_t len, char delim)
 
 rf_status rf_import_text(rf_importer *imp, int32_t tid, const char *path, const char *data, int64_t size, rf_diags *d)
 {
+    if (imp->failed) return imp->failed;
     itable *it = &imp->tabs[tid];
     if (!it->path && !(it->path = rf_strdup(path))) return RF_ENOMEM;
+    /* a table whose end failed beside this one: that comes first, and
+    ** parsing on would be wasted */
+    if (rf_import_end_failed(imp)) return rf_import_settle(imp, d);
     rf_rt_load_opts lo = {.delimiter = it->t.delimiter, .header = it->lines == 0 ? it->t.header : 0,
                           .threads = imp->threads, .pred = it->t.pred};
     if (size < (8LL << 20)) lo.threads = 1;
     rf_rt_texttable tt;
+    memset(&tt, 0, sizeof tt);
+    rf_diags pd; /* the parse's, after whatever the work in flight reports */
+    rf_diags_init(&pd);
     double t0 = rf_now();
-    rf_status st = rf_rt_load_mem(path, data, size, it->lines + 1, it->t.types, it->t.ncols, &lo, &tt, d);
-    double t1 = rf_now();
-    imp->times.parse += t1 - t0;
+    rf_status st = rf_rt_load_mem(path, data, size, it->lines + 1, it->t.types, it->t.ncols, &lo, &tt, &pd);
+    imp->times.parse.wall += rf_now() - t0;
     imp->times.bytes += size;
-    if (st) return st;
-    it->lines += tt.nlines; /* a quoted field may span lines */
-    if (!it->encoded && (st = choose_encodings(imp, it, &tt, d)) != RF_OK) {
-        rf_rt_texttable_free(&tt);
-        return st;
+    if (!st) {
+        it->lines += tt.nlines; /* a quoted field may span lines */
+        if (!it->encoded) st = choose_encodings(imp, it, &tt, &pd);
     }
-    append_job *j = rf_calloc(1, sizeof *j);
-    if (!j) {
-        rf_rt_texttable_free(&tt);
-        return RF_ENOMEM;
+    /* the previous block's columns are written before this one's start */
+    rf_status wst = st ? rf_import_settle(imp, d) : rf_import_settle_block(imp, d);
+    if (!wst) {
+        for (int64_t k = 0; k < pd.count; k++) rf_diag_add(d, pd.items[k].sev, pd.items[k].loc, "%s", pd.items[k].msg);
+    } else {
+        st = wst;
     }
-    j->imp = imp;
-    j->it = it;
-    j->tt = &tt;
-    j->codes = rf_calloc((size_t)it->t.ncols, sizeof *j->codes);
-    if (!j->codes) st = RF_ENOMEM;
-    /* string columns first, one at a time with every thread (a column of
-    ** mostly distinct strings, a comment, would otherwise hold one thread
-    ** while the others wait); then every column's values on a thread each */
-    for (int32_t c = 0; c < it->t.ncols && !st; c++) {
-        if (it->t.types[c] != RF_TYPE_STRING || rf_db_writer_db(imp->w)->tables[it->tid].cols[c].enc == RF_DB_ENC_PLAIN)
-            continue;
-        j->codes[c] = rf_malloc((size_t)(tt.nrows > 0 ? tt.nrows : 1) * sizeof **j->codes);
-        if (!j->codes[c]) st = RF_ENOMEM;
-        if (!st)
-            st = rf_db_writer_encode(imp->w, it->tid, c, tt.nrows, tt.cols[c].str_off, tt.cols[c].str_bytes, j->codes[c],
-                                     imp->threads, rf_rt_parallel, d);
-    }
-    double t2 = rf_now();
-    imp->times.encode += t2 - t1;
-    j->nthreads = imp->threads < it->t.ncols ? imp->threads : it->t.ncols;
-    if (j->nthreads > 64) j->nthreads = 64;
-    if (tt.nrows < 4096) j->nthreads = 1;
-    for (int i = 0; i < j->nthreads; i++) rf_diags_init(&j->ds[i]);
-    if (!st && !(j->order = rf_malloc((size_t)it->t.ncols * sizeof *j->order))) st = RF_ENOMEM;
-    if (!st) by_bytes(imp, it, &tt, tt.nrows, j->order);
-    if (!st) rf_rt_parallel(j->nthreads, append_part, j);
-    imp->times.append += rf_now() - t2;
-    st = gather(j->ds, j->nthreads, j->st, it->t.ncols, st, d);
-    for (int32_t c = 0; j->codes && c < it->t.ncols; c++) free(j->codes[c]);
-    free(j->codes);
-    free(j->order);
-    free(j);
+    rf_diags_free(&pd);
+    if (!st) st = rf_import_start_block(imp, it, &tt);
+    if (st && !imp->failed) imp->failed = st;
     rf_rt_texttable_free(&tt);
     return st;
 }
@@ -332,7 +206,7 @@ static rf_status import_mapped(rf_importer *imp, int32_t tid, const char *path, 
     *mapped = map != MAP_FAILED;
     if (!*mapped) return RF_OK;
     madvise(map, (size_t)size, MADV_SEQUENTIAL);
-    imp->times.read += rf_now() - t0;
+    imp->times.read.wall += rf_now() - t0;
     const int64_t page = sysconf(_SC_PAGESIZE) > 0 ? sysconf(_SC_PAGESIZE) : 4096;
     int64_t pos = 0, dropped = 0;
     rf_status st = RF_OK;
@@ -363,11 +237,19 @@ static rf_status import_mapped(rf_importer *imp, int32_t tid, const char *path, 
 rf_status rf_import_file(rf_importer *imp, int32_t tid, const char *path, rf_diags *d)
 {
     rf_loc loc = rf_mkloc(path, 0, 0);
+    if (imp->failed) return imp->failed;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     struct stat sb;
     if (fd < 0 || fstat(fd, &sb) != 0 || S_ISDIR(sb.st_mode)) {
+        int err = errno;
+        /* the work in flight is earlier: its failure comes first */
+        rf_status sst = rf_import_settle(imp, d);
+        if (sst) {
+            if (fd >= 0) close(fd);
+            return sst;
+        }
         if (fd < 0)
-            rf_rt_load_open_error(path, imp->tabs[tid].t.pred, errno, d);
+            rf_rt_load_open_error(path, imp->tabs[tid].t.pred, err, d);
         else
             rf_error(d, loc, "cannot open file: it is a folder");
         if (fd >= 0) close(fd);
@@ -403,11 +285,13 @@ rf_status rf_import_file(rf_importer *imp, int32_t tid, const char *path, rf_dia
         }
         double t0 = rf_now();
         ssize_t r = read(fd, buf + len, (size_t)(cap - len));
-        imp->times.read += rf_now() - t0;
+        imp->times.read.wall += rf_now() - t0;
         if (r < 0 && errno == EINTR) continue;
         if (r < 0) {
-            rf_error(d, loc, "cannot read file: %s", strerror(errno));
-            st = RF_EIO;
+            int err = errno;
+            if ((st = rf_import_settle(imp, d)) != RF_OK) break;
+            rf_error(d, loc, "cannot read file: %s", strerror(err));
+            st = imp->failed = RF_EIO;
             break;
         }
         if (r == 0) eof = 1;
@@ -431,74 +315,12 @@ rf_status rf_import_file(rf_importer *imp, int32_t tid, const char *path, rf_dia
     return st;
 }
 
-/* The key and the functional dependency of table i, checked on its columns
-** read back from the new files, with the runtime's checks (the same messages
-** as the text path). */
-static rf_status check_key(rf_importer *imp, itable *it, rf_cpu_pool *pool, rf_diags *d)
-{
-    const rf_import_table *t = &it->t;
-    if (t->nkey <= 0 && t->nfd <= 0) return RF_OK;
-    rf_hir_var v;
-    memset(&v, 0, sizeof v);
-    v.name = t->pred;
-    v.ncols = t->ncols;
-    v.types = (rf_type *)t->types;
-    v.colnames = (const char **)t->colnames;
-    v.input_file = t->file;
-    v.delimiter = t->delimiter;
-    v.header = t->header;
-    uint8_t *want = rf_calloc((size_t)t->ncols, 1);
-    rf_rt_dict *dict = rf_rt_dict_new();
-    rf_rt_rel rel;
-    memset(&rel, 0, sizeof rel);
-    rf_rt_dbcols own;
-    memset(&own, 0, sizeof own);
-    rf_status st = want && dict ? RF_OK : RF_ENOMEM;
-    for (int32_t k = 0; k < t->nkey && !st; k++) want[t->key[k]] = 1;
-    if (t->nfd > 0 && want) memset(want, 1, (size_t)t->ncols);
-    /* v without its key: read the key columns; then check them as the text path does */
-    if (!st) st = rf_rt_load_input_db(rf_db_writer_db(imp->w), &v, want, NULL, dict, pool, imp->threads, &rel, &own, NULL, d);
-    v.input_key = (int32_t *)t->key;
-    v.ninput_key = t->nkey;
-    const char *path = it->path ? it->path : t->file;
-    if (!st && t->nkey > 0) st = rf_rt_check_input_key(path, &v, dict, pool, &rel, d);
-    /* the dependency with the runtime's check too: the text path's message */
-    v.nkeys = t->nfd;
-    if (!st && t->nfd > 0) st = rf_rt_check_input_fd(path, &v, dict, pool, &rel, d);
-    free(rel.cols);
-    rf_rt_dbcols_free(&own);
-    rf_rt_dict_free(dict);
-    free(want);
-    return st;
-}
-
 rf_status rf_import_end(rf_importer *imp, int32_t tid, rf_diags *d)
 {
     itable *it = &imp->tabs[tid];
+    if (imp->failed) return imp->failed;
     if (it->ended) return RF_OK;
-    double t0 = rf_now();
-    /* the columns end on threads of their own (dictionaries written at once) */
-    finish_job *j = rf_calloc(1, sizeof *j);
-    if (!j) return RF_ENOMEM;
-    j->imp = imp;
-    j->it = it;
-    j->nthreads = imp->threads < it->t.ncols ? imp->threads : it->t.ncols;
-    if (j->nthreads > 64) j->nthreads = 64;
-    for (int i = 0; i < j->nthreads; i++) rf_diags_init(&j->ds[i]);
-    rf_rt_parallel(j->nthreads, finish_part, j);
-    rf_status st = RF_OK;
-    st = gather(j->ds, j->nthreads, j->st, it->t.ncols, st, d);
-    free(j);
-    if (!st) st = rf_db_writer_end_table(imp->w, it->tid, d);
-    double t1 = rf_now();
-    imp->times.end += t1 - t0;
-    if (!st && (it->t.nkey > 0 || it->t.nfd > 0)) {
-        rf_cpu_pool *pool = NULL;
-        st = rf_cpu_pool_new(imp->threads, &pool);
-        if (!st) st = check_key(imp, it, pool, d);
-        rf_cpu_pool_free(pool);
-    }
-    imp->times.keys += rf_now() - t1;
+    rf_status st = rf_import_start_end(imp, it, d);
     if (!st) it->ended = 1;
     return st;
 }
@@ -507,17 +329,28 @@ rf_status rf_import_commit(rf_importer *imp, rf_diags *d)
 {
     rf_status st = RF_OK;
     for (int32_t i = 0; i < imp->n && !st; i++) st = rf_import_end(imp, i, d);
-    double t0 = rf_now();
+    if (!st) st = rf_import_settle(imp, d);
+    double t0 = rf_now(), c0 = rf_import_process_cpu();
     if (!st) st = rf_db_writer_commit(imp->w, d);
-    imp->times.commit += rf_now() - t0;
+    imp->times.commit.wall += rf_now() - t0;
+    imp->times.commit.cpu += rf_import_process_cpu() - c0;
     return st;
 }
 
-void rf_import_get_times(const rf_importer *imp, rf_import_times *out) { *out = imp->times; }
+void rf_import_get_times(const rf_importer *imp, rf_import_times *out)
+{
+    *out = imp->times;
+    out->wall = rf_now() - imp->t0;
+    out->cpu = rf_import_process_cpu() - imp->cpu0;
+    out->columns.cpu = out->encode.cpu + out->append.cpu;
+    double other = out->columns.cpu + out->end.cpu + out->keys.cpu + out->commit.cpu;
+    out->parse.cpu = out->cpu > other ? out->cpu - other : 0;
+}
 
 void rf_import_free(rf_importer *imp)
 {
     if (!imp) return;
+    rf_import_abandon(imp);
     rf_db_writer_free(imp->w);
     for (int32_t i = 0; i < imp->n; i++) free(imp->tabs[i].path);
     free(imp->tabs);

@@ -39,29 +39,43 @@ void rf_import_strings(rf_importer *imp, int mode);
 ** the same columns (then *tid is the first's). */
 rf_status rf_import_add(rf_importer *imp, const rf_import_table *t, int32_t *tid, rf_diags *d);
 /* Whole lines of table tid's text, continuing what came before (errors name
-** path with the line numbers of the whole file). */
+** path with the line numbers of the whole file). The text is parsed before
+** this returns; its rows are written to the database on a thread of their
+** own while the caller goes on (data may be reused at once). */
 rf_status rf_import_text(rf_importer *imp, int32_t tid, const char *path, const char *data, int64_t size,
                          rf_diags *d);
 /* Reads path whole, a block of lines at a time, as table tid. */
 rf_status rf_import_file(rf_importer *imp, int32_t tid, const char *path, rf_diags *d);
 /* Ends table tid: its files are closed and its dictionaries' memory freed,
-** then its key and functional dependency are checked. No more rows after. */
+** then its key and functional dependency are checked, on a thread of its
+** own while the caller goes on with the next table: a failure is returned
+** by a later call (the next rf_import_text/file/end/add or the commit),
+** before any of that call's own. No more rows after. */
 rf_status rf_import_end(rf_importer *imp, int32_t tid, rf_diags *d);
 /* Ends every table not yet ended, checks the declared keys and functional dependencies,
 ** and puts the database in place. */
 rf_status rf_import_commit(rf_importer *imp, rf_diags *d);
 /* Frees imp; without a commit, nothing is left behind. */
 void rf_import_free(rf_importer *imp);
-/* Where an import's time went, in seconds of wall clock (`import --profile`). */
+/* Where an import's time went (`import --profile`): per phase, seconds of
+** wall clock and of CPU summed over its threads. The phases overlap (a
+** block is parsed while the previous block's columns are written and the
+** previous table's keys checked), so their walls add up to more than the
+** import's. */
+typedef struct rf_import_phase {
+    double wall, cpu;
+} rf_import_phase;
 typedef struct rf_import_times {
-    double read;     /* reading the files (one thread) */
-    double parse;    /* the text loader, every thread */
-    double encode;   /* string dictionaries, every thread */
-    double append;   /* column values to their files, a thread per column */
-    double end;      /* ending the columns: dictionaries written */
-    double keys;     /* key and functional-dependency checks */
-    double commit;   /* syncing every file, the manifest, the rename */
-    int64_t bytes;   /* text read */
+    rf_import_phase read;    /* mapping or reading the files (wall only) */
+    rf_import_phase parse;   /* the text loader; its cpu: the process's CPU that no other phase counts */
+    rf_import_phase columns; /* a block's columns to the database: wall of the writing, cpu = encode + append */
+    rf_import_phase encode;  /* string dictionaries (cpu only) */
+    rf_import_phase append;  /* column values to their files (cpu only) */
+    rf_import_phase end;     /* ending the columns: dictionaries written */
+    rf_import_phase keys;    /* key and functional-dependency checks (cpu: the checking thread's alone) */
+    rf_import_phase commit;  /* syncing every file, the manifest, the rename */
+    double wall, cpu;        /* the whole import so far, from rf_import_new; the process's CPU */
+    int64_t bytes;           /* text read */
 } rf_import_times;
 void rf_import_get_times(const rf_importer *imp, rf_import_times *out);
 

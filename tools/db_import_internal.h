@@ -1,0 +1,67 @@
+/*
+** tools/db_import_internal.h: what tools/db_import.c (reading and parsing
+** the text) and tools/db_import_jobs.c (the work that runs beside the
+** parsing: a block's columns written, a table ended and its keys checked)
+** share, and no one else needs.
+*/
+#ifndef RF_TOOLS_DB_IMPORT_INTERNAL_H
+#define RF_TOOLS_DB_IMPORT_INTERNAL_H
+
+#include "db_import.h"
+
+#include "rf_db.h"
+#include "rf_load.h"
+
+typedef struct itable {
+    rf_import_table t;
+    int32_t tid;
+    int ended;         /* its end is started (its columns closed and its checks done by an end job) */
+    int encoded;       /* its string columns' encodings are chosen */
+    int64_t lines;     /* lines of text taken so far */
+    char *path;        /* the text file, for key errors */
+} itable;
+
+typedef struct rf_import_block_job rf_import_block_job;
+typedef struct rf_import_end_job rf_import_end_job;
+
+struct rf_importer {
+    rf_db_writer *w;
+    int threads;
+    int progress;
+    int strings;       /* RF_IMPORT_STRINGS_* */
+    rf_import_times times;
+    double t0, cpu0;   /* when rf_import_new ran: wall clock, process CPU */
+    itable *tabs;
+    int32_t n, cap;
+    /* in flight, beside the parsing of the next block or table (at most one
+    ** of each, so memory holds two blocks' columns and one table's end) */
+    rf_import_end_job *ending;   /* the previous table's end */
+    rf_import_block_job *writing; /* the previous block's columns */
+    rf_status failed;            /* the first failure: every later call returns it */
+};
+
+/* Seconds of CPU this thread has used. */
+double rf_import_thread_cpu(void);
+/* Seconds of CPU the process has used. */
+double rf_import_process_cpu(void);
+
+/* Starts writing tt's rows (a block of table it, parsed) to the database
+** on a thread of its own; takes tt over (*tt is emptied). The previous block
+** must be done (rf_import_settle_block). */
+rf_status rf_import_start_block(rf_importer *imp, itable *it, rf_rt_texttable *tt);
+/* Starts ending table it (closing its columns, writing its dictionaries,
+** checking its key and functional dependency) on a thread of its own, after
+** the previous table's end is done. Its block must be done. */
+rf_status rf_import_start_end(rf_importer *imp, itable *it, rf_diags *d);
+/* Waits for the block in flight; its failure (diagnostics into d) or RF_OK. */
+rf_status rf_import_settle_block(rf_importer *imp, rf_diags *d);
+/* Waits for everything in flight: the table end first (the earlier work),
+** then the block. Only the first failure's diagnostics go to d: the same
+** error whatever the timing. Returns it (or imp->failed, or RF_OK). */
+rf_status rf_import_settle(rf_importer *imp, rf_diags *d);
+/* 1 when the table end in flight has finished and failed (without waiting). */
+int rf_import_end_failed(const rf_importer *imp);
+/* Waits for everything in flight and drops its results (rf_import_free). */
+void rf_import_abandon(rf_importer *imp);
+
+#endif
