@@ -128,7 +128,7 @@ rf_status rf_gx_widen(gx *x, int32_t var, int for_reader)
 
 /* Whether kernel k reads the columns of its input var: a count of all rows
 ** (one group, count() alone) reads none. */
-static int reads_cols(const gx *x, const rf_hir_kernel *k, int32_t var)
+int rf_gx_reads_cols(const gx *x, const rf_hir_kernel *k, int32_t var)
 {
     (void)x;
     if (k->kind == RF_HIR_GROUP && k->ngroup == 0) return 0;
@@ -151,7 +151,7 @@ static rf_status widen_kernel(gx *x, const rf_hir_kernel *k)
         ** difference against it */
         if (k->kind == RF_HIR_INSERT && var == k->out) continue;
         if (k->kind == RF_HIR_DIFFERENCE && i == 1 && var != k->in[0]) continue;
-        if (i >= 0 && !reads_cols(x, k, var)) continue;
+        if (i >= 0 && !rf_gx_reads_cols(x, k, var)) continue;
         st = rf_gx_widen(x, var, 1);
     }
     return st;
