@@ -376,6 +376,9 @@ static rf_status gpu_finish(void *dev)
 /* Outputs come back once, at the end. */
 static rf_status gpu_to_host(void *dev, int32_t var, rf_rt_rel *out)
 {
+    gx *x = dev;
+    /* (under a cap it may be in host memory: copied from there) */
+    if (x->vals[var].rp || x->vals[var].held) return rf_gx_held_host_rel(x, var, out);
     rf_status st = rf_gx_hold_var(dev, var); /* (under a cap it may be in host memory) */
     if (!st) st = rf_gx_widen(dev, var, 1);   /* (a narrow set: its host copy is 64-bit) */
     return st ? st : rf_gx_host_rel(dev, var, out);

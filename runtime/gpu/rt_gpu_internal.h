@@ -568,6 +568,9 @@ rf_status rf_gx_recpart_run(gx *x, const rf_hir_kernel *k);
 /* The whole set back together, in host memory (a value the spill path brings back). */
 rf_status rf_gx_recpart_join(gx *x, int32_t var);
 void rf_gx_recpart_free(gx *x, gval *v, int32_t ncols);
+/* An output's rows straight from host memory (a set in partitions, a value
+** moved out): no room on the device needed. */
+rf_status rf_gx_held_host_rel(gx *x, int32_t var, rf_rt_rel *r);
 
 /* rt_gpu_stage.c: one kernel of the driver's walk (rf_rt_device_ops.run) */
 rf_status rf_gx_run(gx *x, const rf_hir_kernel *k, rf_rt_kprof *prof);

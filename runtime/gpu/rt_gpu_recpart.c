@@ -721,3 +721,23 @@ rf_status rf_gx_recpart_run(gx *x, const rf_hir_kernel *k)
     if (!st) x->recparted++;
     return st;
 }
+
+rf_status rf_gx_held_host_rel(gx *x, int32_t var, rf_rt_rel *r)
+{
+    rf_status st = rf_gx_recpart_join(x, var);
+    if (st) return st;
+    const rf_hir_var *hv = x->p->vars[var];
+    const gval *v = &x->vals[var];
+    hrows h;
+    held_rows(x, var, &h);
+    memset(r, 0, sizeof *r);
+    st = rf_rt_rel_alloc(r, hv->ncols, hv->types, v->nrows);
+    for (int32_t c = 0; c < hv->ncols && !st; c++) {
+        int w = wid(hv->types[c]);
+        /* (a column no kernel read has no copy: zeros, as rf_gx_host_rel gives) */
+        for (int64_t i = 0; i < v->nrows; i++)
+            value_put(r->cols[c], w, i, value_at(h.col[c], h.w[c], h.narrow[c], i));
+    }
+    if (st) rf_rt_rel_free(r);
+    return st;
+}
