@@ -441,6 +441,7 @@ static void gpu_report(void *dev)
         x->res->gpu_recparted = x->recparted;
         x->res->gpu_recpart_parts = x->recpart_max;
         x->res->gpu_recpart_rounds = x->recpart_rounds;
+        x->res->gpu_recpart_kept = x->recpart_hits;
         x->res->gpu_recpart_in_bytes = x->recpart_in;
         x->res->gpu_recpart_out_bytes = x->recpart_out;
     }

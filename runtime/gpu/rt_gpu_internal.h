@@ -329,8 +329,10 @@ typedef struct gx {
     int64_t radixed, radix_parts;
     /* kernels run on recursive sets in partitions (rt_gpu_recpart.c), the
     ** most partitions, inserts so run, bytes to the device and back */
-    int64_t recparted, recpart_max, recpart_rounds;
-    uint64_t recpart_in, recpart_out;
+    int64_t recparted, recpart_max, recpart_rounds, recpart_hits;
+    uint64_t recpart_in, recpart_out, recpart_clock;
+    int32_t recpart_var; /* the set a kernel in partitions runs on (with recpart_cur, its partitions) */
+    struct grecpart *recpart_cur;
     /* join builds kept across a loop's rounds (rt_gpu_join.c): by kernel id,
     ** 1 + the block of a join whose build side that block's loop never
     ** writes (0: built every time); the block whose builds are kept, how
@@ -568,6 +570,8 @@ rf_status rf_gx_recpart_run(gx *x, const rf_hir_kernel *k);
 /* The whole set back together, in host memory (a value the spill path brings back). */
 rf_status rf_gx_recpart_join(gx *x, int32_t var);
 void rf_gx_recpart_free(gx *x, gval *v, int32_t ncols);
+/* The pool is full: one partition kept on the device leaves it (1), or none is there (0). */
+int rf_gx_recpart_drop_one(gx *x);
 /* An output's rows straight from host memory (a set in partitions, a value
 ** moved out): no room on the device needed. */
 rf_status rf_gx_held_host_rel(gx *x, int32_t var, rf_rt_rel *r);

@@ -39,11 +39,18 @@
 enum { MAX_PARTS = 1 << 16 };
 
 /* One partition in host memory: n rows (room for cap), each column at its
-** type's width, and each row's global row number. */
+** type's width, and each row's global row number; and while there is room,
+** the same rows on the device with their set table (dev, has_dev), kept
+** from one kernel to the next and dropped, least recently used first
+** (stamp), when the pool needs room: the host copy is always whole, so a
+** dropped partition costs no copy back. */
 typedef struct grpart {
     int64_t n, cap;
     char **col;
     int64_t *rowno;
+    gval dev;
+    int has_dev;
+    uint64_t stamp;
 } grpart;
 
 struct grecpart {
@@ -51,9 +58,18 @@ struct grecpart {
     grpart *part;
 };
 
-static void parts_free(grpart *p, int64_t nparts, int32_t ncols)
+static void part_drop_dev(gx *x, grpart *p, int32_t ncols)
+{
+    if (!p->has_dev) return;
+    rf_gx_val_clear(x, &p->dev, ncols);
+    memset(&p->dev, 0, sizeof p->dev);
+    p->has_dev = 0;
+}
+
+static void parts_free(gx *x, grpart *p, int64_t nparts, int32_t ncols)
 {
     for (int64_t i = 0; p && i < nparts; i++) {
+        part_drop_dev(x, &p[i], ncols);
         for (int32_t c = 0; p[i].col && c < ncols; c++) free(p[i].col[c]);
         free(p[i].col);
         free(p[i].rowno);
@@ -63,11 +79,34 @@ static void parts_free(grpart *p, int64_t nparts, int32_t ncols)
 
 void rf_gx_recpart_free(gx *x, gval *v, int32_t ncols)
 {
-    (void)x;
     if (!v->rp) return;
-    parts_free(v->rp->part, v->rp->nparts, ncols);
+    parts_free(x, v->rp->part, v->rp->nparts, ncols);
     free(v->rp);
     v->rp = NULL;
+}
+
+/* Every partition of rp off the device (their host copies stay). */
+static void parts_drop_dev(gx *x, struct grecpart *rp, int32_t ncols)
+{
+    for (int64_t p = 0; p < rp->nparts; p++) part_drop_dev(x, &rp->part[p], ncols);
+}
+
+int rf_gx_recpart_drop_one(gx *x)
+{
+    grpart *best = NULL;
+    int32_t bncols = 0;
+    for (int32_t var = 0; var < x->p->nvars; var++) {
+        /* (the set a kernel runs on is out of its variable meanwhile) */
+        struct grecpart *rp = x->recpart_cur && var == x->recpart_var ? x->recpart_cur : x->vals[var].rp;
+        for (int64_t p = 0; rp && p < rp->nparts; p++)
+            if (rp->part[p].has_dev && (!best || rp->part[p].stamp < best->stamp)) {
+                best = &rp->part[p];
+                bncols = x->p->vars[var]->ncols;
+            }
+    }
+    if (!best) return 0;
+    part_drop_dev(x, best, bncols);
+    return 1;
 }
 
 /* ---- rows: values as 64-bit words, hashes, equality ------------------------------------------ */
@@ -210,8 +249,9 @@ static rf_status parts_fill(const rf_hir_var *hv, grpart *parts, int64_t nparts,
 }
 
 /* Twice the partitions: partition p splits into p and p + nparts. */
-static rf_status parts_split(const rf_hir_var *hv, struct grecpart *rp)
+static rf_status parts_split(gx *x, const rf_hir_var *hv, struct grecpart *rp)
 {
+    parts_drop_dev(x, rp, hv->ncols);
     int64_t n2 = rp->nparts * 2;
     grpart *np = rf_calloc((size_t)n2, sizeof *np);
     if (!np) return RF_ENOMEM;
@@ -222,10 +262,10 @@ static rf_status parts_split(const rf_hir_var *hv, struct grecpart *rp)
         st = parts_fill(hv, np, n2, &r, rp->part[p].n, rp->part[p].rowno);
     }
     if (st) {
-        parts_free(np, n2, hv->ncols);
+        parts_free(x, np, n2, hv->ncols);
         return st;
     }
-    parts_free(rp->part, rp->nparts, hv->ncols);
+    parts_free(x, rp->part, rp->nparts, hv->ncols);
     rp->part = np;
     rp->nparts = n2;
     return RF_OK;
@@ -260,7 +300,7 @@ static rf_status to_parts(gx *x, int32_t var)
     held_rows(x, var, &r);
     st = rp->part ? parts_fill(hv, rp->part, rp->nparts, &r, v->nrows, NULL) : RF_ENOMEM;
     if (st) {
-        parts_free(rp->part, rp->nparts, hv->ncols);
+        parts_free(x, rp->part, rp->nparts, hv->ncols);
         free(rp);
         return st;
     }
@@ -464,6 +504,30 @@ static rf_status run_swapped(gx *x, const rf_hir_kernel *k, const int32_t *vars,
     return st;
 }
 
+/* Partition p of a set on the device: the one kept there, else its rows copied. */
+static rf_status part_on_device(gx *x, const rf_hir_var *hv, grpart *p, gval *out)
+{
+    if (p->has_dev) {
+        *out = p->dev;
+        memset(&p->dev, 0, sizeof p->dev);
+        p->has_dev = 0;
+        x->recpart_hits++;
+        return RF_OK;
+    }
+    hrows pr;
+    part_rows(hv, p, &pr);
+    return rel_of(x, hv, &pr, NULL, p->n, out);
+}
+
+/* Partition p's device rows kept after a kernel (its set table too). */
+static void part_keep(gx *x, grpart *p, gval *dev)
+{
+    p->dev = *dev;
+    p->has_dev = 1;
+    p->stamp = ++x->recpart_clock;
+    memset(dev, 0, sizeof *dev);
+}
+
 /* Variables swapped in at most: the set and 63 candidates. */
 enum { MAX_SWAP = 64 };
 
@@ -482,15 +546,16 @@ static rf_status diff_parts(gx *x, const rf_hir_kernel *k, uint8_t *keep)
         int64_t lo = cd.start[p], m = cd.start[p + 1] - lo;
         if (m == 0) continue;
         gval sw[2];
-        hrows pr;
-        part_rows(hv, &rp->part[p], &pr);
+        memset(sw, 0, sizeof sw);
         st = rel_of(x, hv, &cd.r, cd.rows + lo, m, &sw[0]);
-        if (!st) st = rel_of(x, hv, &pr, NULL, rp->part[p].n, &sw[1]);
+        if (!st) st = part_on_device(x, hv, &rp->part[p], &sw[1]);
         int32_t vars[2] = {a, s};
         rf_gx_var_clear(x, k->out);
         if (!st) st = run_swapped(x, k, vars, sw, 2);
         rf_gx_val_clear(x, &sw[0], hv->ncols);
-        rf_gx_val_clear(x, &sw[1], hv->ncols);
+        /* (the difference reads the partition: it stays, with its table) */
+        if (!st) part_keep(x, &rp->part[p], &sw[1]);
+        else rf_gx_val_clear(x, &sw[1], hv->ncols);
         char *cols[64] = {0};
         int64_t kept = x->vals[k->out].nrows;
         if (!st) st = rows_back(x, k->out, 0, kept, cols);
@@ -578,10 +643,8 @@ static rf_status insert_parts(gx *x, const rf_hir_kernel *k, gcand *cd, gnew *nw
         gval sw[MAX_SWAP];
         int32_t vars[MAX_SWAP];
         memset(sw, 0, sizeof sw);
-        hrows pr;
-        part_rows(hv, &rp->part[p], &pr);
         vars[0] = s;
-        st = rel_of(x, hv, &pr, NULL, rp->part[p].n, &sw[0]);
+        st = part_on_device(x, hv, &rp->part[p], &sw[0]);
         for (int32_t i = 0; i < ns && !st; i++) {
             vars[i + 1] = k->in[i + 1];
             st = rel_of(x, hv, &cd[i].r, cd[i].rows + cd[i].start[p], cd[i].start[p + 1] - cd[i].start[p], &sw[i + 1]);
@@ -597,6 +660,9 @@ static rf_status insert_parts(gx *x, const rf_hir_kernel *k, gcand *cd, gnew *nw
             sw[0] = x->vals[s];
             x->vals[s] = t;
         }
+        /* the grown partition stays on the device: its host copy gets
+        ** the same rows when the insert commits (else it is dropped) */
+        if (!st) part_keep(x, &rp->part[p], &sw[0]);
         for (int32_t i = 0; i <= ns; i++) rf_gx_val_clear(x, &sw[i], hv->ncols);
         if (st || added <= 0) continue;
         nw[p].n = added;
@@ -670,6 +736,8 @@ static rf_status run_insert(gx *x, const rf_hir_kernel *k)
     struct grecpart *rp = x->vals[k->out].rp;
     gnew *nw = cd ? rf_calloc((size_t)rp->nparts, sizeof *nw) : NULL;
     rf_status st = nw ? insert_parts(x, k, cd, nw) : RF_ENOMEM;
+    /* (partitions grown on the device past their host copies: dropped) */
+    if (st) parts_drop_dev(x, rp, x->p->vars[k->out]->ncols);
     int64_t total = 0;
     for (int32_t i = 0; i < ns; i++) total += x->vals[k->in[i + 1]].nrows;
     if (!st) st = insert_commit(x, k->out, nw, total);
@@ -707,15 +775,22 @@ rf_status rf_gx_recpart_run(gx *x, const rf_hir_kernel *k)
             if (!st) st = rf_gx_spill_var(x, k->in[i]);
         }
     if (k->kind == RF_HIR_DIFFERENCE && !st) rf_gx_var_clear(x, k->out);
-    int64_t ndiag = x->d->count, nerr = x->d->nerrors;
+    int64_t ndiag = x->d->count, nerr = x->d->nerrors, rows = x->vals[set].nrows;
+    for (int32_t i = 0; i < k->nin; i++)
+        if (k->in[i] != set) rows += x->vals[k->in[i]].nrows;
     while (!st) {
+        x->recpart_var = set;
+        x->recpart_cur = x->vals[set].rp;
         st = k->kind == RF_HIR_INSERT ? run_insert(x, k) : run_difference(x, k);
+        x->recpart_var = -1;
+        x->recpart_cur = NULL;
         struct grecpart *rp = x->vals[set].rp;
-        if (st != RF_EDEVMEM || rp->nparts >= MAX_PARTS || rp->nparts >= x->vals[set].nrows) break;
+        /* (more partitions than rows: one that does not fit holds one row) */
+        if (st != RF_EDEVMEM || rp->nparts >= MAX_PARTS || rp->nparts >= rows) break;
         /* a partition did not fit: smaller ones, and the kernel again */
         rf_gx_held_drop_diags(x, ndiag, nerr);
         if (k->kind == RF_HIR_DIFFERENCE) rf_gx_var_clear(x, k->out);
-        st = parts_split(hv, rp);
+        st = parts_split(x, hv, rp);
         if (!st && rp->nparts > x->recpart_max) x->recpart_max = rp->nparts;
     }
     if (!st) x->recparted++;
@@ -724,7 +799,8 @@ rf_status rf_gx_recpart_run(gx *x, const rf_hir_kernel *k)
 
 rf_status rf_gx_held_host_rel(gx *x, int32_t var, rf_rt_rel *r)
 {
-    rf_status st = rf_gx_recpart_join(x, var);
+    /* (a value partly brought back: all of it in host memory first) */
+    rf_status st = rf_gx_spill_var(x, var);
     if (st) return st;
     const rf_hir_var *hv = x->p->vars[var];
     const gval *v = &x->vals[var];

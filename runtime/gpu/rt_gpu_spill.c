@@ -113,6 +113,8 @@ static int on_full(void *ctx)
     if (rf_gx_jidx_drop_one(x)) return 1;
     /* then what an input cache keeps that this run does not use (rt_gpu_cache.c) */
     if (rf_gx_cache_evict(x)) return 1;
+    /* then partitions of a recursive set kept on the device: their host copies are whole */
+    if (rf_gx_recpart_drop_one(x)) return 1;
     int32_t best = -1;
     uint64_t best_used = 0, best_bytes = 0;
     for (int32_t var = 0; var < x->p->nvars; var++) {
