@@ -10,10 +10,11 @@
 ** memory in P partitions (P a power of two), row r in partition
 ** hash(r) mod P; equal rows share a partition, so membership is local to
 ** one partition. Each kernel then runs once per partition that its
-** candidates reach: the partition's rows come to the device, the kernel
-** itself runs on them (its set table built there) and the candidates of
-** that partition, and only what it adds goes back (an insert's new rows,
-** a difference's kept rows). A partition that still does not fit doubles P
+** candidates reach: the partition's rows come to the device (or are still
+** there: partitions stay, with their set tables, until the pool needs the
+** room; rf_gx_recpart_drop_one), the kernel itself runs on them and the
+** candidates of that partition, and only what it adds goes back (an
+** insert's new rows, a difference's kept rows). A partition that still does not fit doubles P
 ** (partition p splits into p and p + P) and the kernel runs again from the
 ** start: nothing is committed before every partition ran.
 **
