@@ -195,6 +195,11 @@ typedef struct rf_rt_result {
     uint64_t gpu_cache_hit_bytes, gpu_cache_miss_bytes, gpu_cache_evicted_bytes, gpu_cache_bytes;
     uint64_t gpu_dict_bytes;
     int64_t gpu_dict_codes;
+    /* GPU: kernels run on recursive sets kept in partitions for lack of
+    ** room, the most partitions, the inserts (rounds) so run, the uses of a
+    ** partition kept on the device, and the bytes moved to the device and back */
+    int64_t gpu_recparted, gpu_recpart_parts, gpu_recpart_rounds, gpu_recpart_kept;
+    uint64_t gpu_recpart_in_bytes, gpu_recpart_out_bytes;
     /* inputs from a database: min/max blocks of the tables read, and those
     ** skipped because no reader's constant range filter could accept them */
     int64_t db_blocks, db_blocks_skipped;

@@ -82,6 +82,19 @@ void rf_rt_profile_write(const rf_rt_result *res, FILE *f)
                     (long long)res->gpu_parted, (long long)res->gpu_parts, (long long)res->gpu_radixed,
                     (long long)res->gpu_radix_parts);
         }
+        if (res->gpu_recparted) {
+            int64_t r = res->gpu_recpart_rounds > 0 ? res->gpu_recpart_rounds : 1;
+            fprintf(f,
+                    "gpu recursive sets: partitioned into %lld parts by row hash; %lld kernels on them in %lld "
+                    "rounds, %lld partitions found kept on the device, %llu bytes to the device and %llu back "
+                    "(%llu and %llu a round)\n",
+                    (long long)res->gpu_recpart_parts, (long long)res->gpu_recparted,
+                    (long long)res->gpu_recpart_rounds, (long long)res->gpu_recpart_kept,
+                    (unsigned long long)res->gpu_recpart_in_bytes,
+                    (unsigned long long)res->gpu_recpart_out_bytes,
+                    (unsigned long long)(res->gpu_recpart_in_bytes / (uint64_t)r),
+                    (unsigned long long)(res->gpu_recpart_out_bytes / (uint64_t)r));
+        }
         fprintf(f, "gpu join builds: %lld made, %lld reused (a loop's joins with a relation the loop does not change)\n",
                 (long long)res->gpu_join_builds, (long long)res->gpu_join_reuses);
         if (res->gpu_cache)

@@ -223,6 +223,7 @@ void rf_gx_val_clear(gx *x, gval *v, int32_t ncols)
     rf_gx_set_free(x, &v->set);
     rf_gx_jidx_free(x, v);
     rf_gx_held_free(v);
+    rf_gx_recpart_free(x, v, ncols);
     v->nrows = v->cap = v->ngroups = 0;
     v->has_groups = 0;
     v->narrow = 0;

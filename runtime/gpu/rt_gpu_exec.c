@@ -376,6 +376,9 @@ static rf_status gpu_finish(void *dev)
 /* Outputs come back once, at the end. */
 static rf_status gpu_to_host(void *dev, int32_t var, rf_rt_rel *out)
 {
+    gx *x = dev;
+    /* (under a cap it may be in host memory: copied from there) */
+    if (x->vals[var].rp || x->vals[var].held) return rf_gx_held_host_rel(x, var, out);
     rf_status st = rf_gx_hold_var(dev, var); /* (under a cap it may be in host memory) */
     if (!st) st = rf_gx_widen(dev, var, 1);   /* (a narrow set: its host copy is 64-bit) */
     return st ? st : rf_gx_host_rel(dev, var, out);
@@ -435,6 +438,12 @@ static void gpu_report(void *dev)
         x->res->gpu_radixed = x->radixed;
         x->res->gpu_radix_parts = x->radix_parts;
         rf_gx_cache_report(x, x->res);
+        x->res->gpu_recparted = x->recparted;
+        x->res->gpu_recpart_parts = x->recpart_max;
+        x->res->gpu_recpart_rounds = x->recpart_rounds;
+        x->res->gpu_recpart_kept = x->recpart_hits;
+        x->res->gpu_recpart_in_bytes = x->recpart_in;
+        x->res->gpu_recpart_out_bytes = x->recpart_out;
     }
 }
 

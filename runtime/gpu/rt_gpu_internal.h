@@ -269,6 +269,9 @@ typedef struct gval {
     ** and, while it lives in host memory, its buffers there */
     uint64_t used;
     struct gheld *held;
+    /* a recursive set too big for the device, in host partitions by row
+    ** hash (rt_gpu_recpart.c): its rows are there, nrows counts them */
+    struct grecpart *rp;
 } gval;
 
 enum { WCHECK_WORDS = 256 }; /* deferred error words (gx.wcheck) */
@@ -324,6 +327,12 @@ typedef struct gx {
     int64_t parted, parts;
     /* kernels run in key partitions (rt_gpu_radix.c) and their partitions */
     int64_t radixed, radix_parts;
+    /* kernels run on recursive sets in partitions (rt_gpu_recpart.c), the
+    ** most partitions, inserts so run, bytes to the device and back */
+    int64_t recparted, recpart_max, recpart_rounds, recpart_hits;
+    uint64_t recpart_in, recpart_out, recpart_clock;
+    int32_t recpart_var; /* the set a kernel in partitions runs on (with recpart_cur, its partitions) */
+    struct grecpart *recpart_cur;
     /* join builds kept across a loop's rounds (rt_gpu_join.c): by kernel id,
     ** 1 + the block of a join whose build side that block's loop never
     ** writes (0: built every time); the block whose builds are kept, how
@@ -549,6 +558,23 @@ rf_status rf_gx_acc_to_value(gx *x, gacc *a, int32_t var, int index);
 int rf_gx_radix_can(const gx *x, const rf_hir_kernel *k);
 rf_status rf_gx_run_radix(gx *x, const rf_hir_kernel *k);
 int rf_gx_radix_side_can(const gx *x, const rf_hir_kernel *k); /* joins, join maps: after row ranges failed */
+
+/* Whether kernel k reads input var's columns: a count of all rows (one
+** group, count() alone) reads none (rt_gpu_narrow.c). */
+int rf_gx_reads_cols(const gx *x, const rf_hir_kernel *k, int32_t var);
+
+/* rt_gpu_recpart.c: a recursive set that does not fit, in partitions by row hash */
+int rf_gx_recpart_on(const gx *x, const rf_hir_kernel *k);  /* its set is in partitions */
+int rf_gx_recpart_can(const gx *x, const rf_hir_kernel *k); /* an insert or difference on a grown set */
+rf_status rf_gx_recpart_run(gx *x, const rf_hir_kernel *k);
+/* The whole set back together, in host memory (a value the spill path brings back). */
+rf_status rf_gx_recpart_join(gx *x, int32_t var);
+void rf_gx_recpart_free(gx *x, gval *v, int32_t ncols);
+/* The pool is full: one partition kept on the device leaves it (1), or none is there (0). */
+int rf_gx_recpart_drop_one(gx *x);
+/* An output's rows straight from host memory (a set in partitions, a value
+** moved out): no room on the device needed. */
+rf_status rf_gx_held_host_rel(gx *x, int32_t var, rf_rt_rel *r);
 
 /* rt_gpu_stage.c: one kernel of the driver's walk (rf_rt_device_ops.run) */
 rf_status rf_gx_run(gx *x, const rf_hir_kernel *k, rf_rt_kprof *prof);

@@ -21,6 +21,7 @@
 */
 #include "rt_gpu_internal.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 int rf_gx_narrow_bit(const gval *v, int32_t c) { return c < 64 && ((v->narrow >> c) & 1); }
@@ -95,12 +96,44 @@ rf_status rf_gx_narrow_try(gx *x, int32_t var)
     return st;
 }
 
+/* A narrow set in host memory (moved out under the cap) widened there: a
+** reader that runs in row ranges or key partitions takes it from host
+** memory, where it may not fit on the device whole. */
+static rf_status widen_held(gx *x, int32_t var, int for_reader)
+{
+    gval *v = &x->vals[var];
+    const rf_hir_var *hv = x->p->vars[var];
+    int64_t room = v->cap > v->nrows ? v->cap : v->nrows;
+    /* (a value partly brought back: all of it in host memory first) */
+    rf_status sst = rf_gx_spill_var(x, var);
+    if (sst) return sst;
+    if (for_reader) {
+        /* (the table goes, as below; its host copy too) */
+        rf_gx_set_free(x, &v->set);
+        rf_status st = rf_gx_held_adopt(v, hv->ncols, hv->ncols + 4, NULL, 0);
+        if (st) return st;
+        v->keep_wide = 1;
+    }
+    for (int32_t c = 0; c < hv->ncols; c++) {
+        if (!rf_gx_narrow_bit(v, c)) continue;
+        const int32_t *h = rf_gx_held_col(v, c);
+        uint64_t len = ((uint64_t)(room > 0 ? room : 1) * 8 + 255) / 256 * 256;
+        int64_t *m = rf_calloc(1, (size_t)len);
+        if (!m) return RF_ENOMEM;
+        for (int64_t i = 0; h && i < v->nrows; i++) m[i] = h[i];
+        rf_status st = h ? rf_gx_held_adopt(v, hv->ncols, c, m, len) : (free(m), RF_OK);
+        if (st) return free(m), st;
+        v->narrow &= ~(UINT64_C(1) << c);
+    }
+    return RF_OK;
+}
+
 rf_status rf_gx_widen(gx *x, int32_t var, int for_reader)
 {
     gval *v = &x->vals[var];
     if (!v->narrow) return RF_OK;
-    rf_status st = v->held ? rf_gx_unspill_var(x, var) : RF_OK;
-    if (st) return st;
+    if (v->held) return widen_held(x, var, for_reader);
+    rf_status st = RF_OK;
     /* a reader's widening is for good: the set's table goes first (fewer
     ** bytes held while a column is in both widths; the next insert makes it
     ** again), and the set stays wide, so that a loop whose body reads the
@@ -111,6 +144,7 @@ rf_status rf_gx_widen(gx *x, int32_t var, int for_reader)
     }
     const rf_hir_var *hv = x->p->vars[var];
     int64_t room = v->cap > v->nrows ? v->cap : v->nrows;
+    int64_t ndiag = x->d->count, nerr = x->d->nerrors;
     for (int32_t c = 0; c < hv->ncols && !st; c++) {
         if (!rf_gx_narrow_bit(v, c)) continue;
         gbuf nb = {0, 0};
@@ -123,12 +157,18 @@ rf_status rf_gx_widen(gx *x, int32_t var, int for_reader)
         v->cols[c] = nb;
         v->narrow &= ~(UINT64_C(1) << c);
     }
+    if (st == RF_EDEVMEM) {
+        /* no room for a column in both widths: widened in host memory
+        ** (the columns widened so far are 64-bit already) */
+        rf_gx_held_drop_diags(x, ndiag, nerr);
+        st = widen_held(x, var, for_reader);
+    }
     return st;
 }
 
 /* Whether kernel k reads the columns of its input var: a count of all rows
 ** (one group, count() alone) reads none. */
-static int reads_cols(const gx *x, const rf_hir_kernel *k, int32_t var)
+int rf_gx_reads_cols(const gx *x, const rf_hir_kernel *k, int32_t var)
 {
     (void)x;
     if (k->kind == RF_HIR_GROUP && k->ngroup == 0) return 0;
@@ -151,7 +191,7 @@ static rf_status widen_kernel(gx *x, const rf_hir_kernel *k)
         ** difference against it */
         if (k->kind == RF_HIR_INSERT && var == k->out) continue;
         if (k->kind == RF_HIR_DIFFERENCE && i == 1 && var != k->in[0]) continue;
-        if (i >= 0 && !reads_cols(x, k, var)) continue;
+        if (i >= 0 && !rf_gx_reads_cols(x, k, var)) continue;
         st = rf_gx_widen(x, var, 1);
     }
     return st;

@@ -46,6 +46,10 @@ int rf_gx_part_can(const gx *x, const rf_hir_kernel *k)
     /* (a functional-dependency check would name another conflicting pair) */
     if (k->kind == RF_HIR_UNIQUE) return k->nin == 1 && !k->check_fd && k->out != k->in[0];
     if (k->kind == RF_HIR_DIFFERENCE) return k->nin == 2 && k->out != k->in[0] && k->out != k->in[1];
+    /* (a gather reads its input's rows anywhere: picked in host memory) */
+    if (k->kind == RF_HIR_GATHER)
+        return k->nin >= 1 && k->nin <= 2 && (k->nin == 1 || k->in[1] == k->idx) && k->idx >= 0 &&
+               k->out != k->in[0] && k->out != k->idx && k->idx != k->in[0];
     if (k->kind == RF_HIR_CONCAT) {
         for (int32_t i = 0; i < k->nin; i++)
             if (k->in[i] == k->out) return 0;
@@ -295,6 +299,48 @@ static rf_status concat_on_host(gx *x, const rf_hir_kernel *k)
     return RF_OK;
 }
 
+/* A gather whose input does not fit (a sorted output of a recursive set
+** kept in partitions): the rows its index names, picked in host memory. */
+static rf_status gather_on_host(gx *x, const rf_hir_kernel *k)
+{
+    const rf_hir_var *ov = x->p->vars[k->out];
+    int32_t in = k->in[0], inc = x->p->vars[k->idx]->ncols;
+    rf_gx_var_clear(x, k->out);
+    rf_status st = rf_gx_spill_var(x, in);
+    if (!st) st = rf_gx_spill_var(x, k->idx);
+    if (!st && x->vals[in].narrow) st = RF_EDEVMEM; /* (a narrow set's columns: on the device only) */
+    if (st) return st;
+    const gval *iv = &x->vals[in], *ix = &x->vals[k->idx];
+    int64_t n = ix->nrows;
+    if (k->limit >= 0 && k->limit < n) n = k->limit;
+    const int64_t *perm = rf_gx_held_col(ix, inc); /* (its slot a; none: the identity) */
+    gval v;
+    memset(&v, 0, sizeof v);
+    v.nrows = v.cap = n;
+    if (!(v.cols = rf_calloc((size_t)ov->ncols + 1, sizeof *v.cols))) st = RF_ENOMEM;
+    for (int32_t c = 0; c < ov->ncols && !st && n > 0; c++) {
+        uint64_t w = (uint64_t)wid(ov->types[c]), len = ((uint64_t)n * w + 255) / 256 * 256;
+        const char *h = rf_gx_held_col(iv, c);
+        char *m = rf_calloc(1, (size_t)len);
+        if (!m) st = RF_ENOMEM;
+        for (int64_t i = 0; i < n && !st && h; i++) {
+            int64_t r = perm ? perm[i] : i;
+            if (r < 0 || r >= iv->nrows) st = RF_EINTERNAL;
+            else memcpy(m + (uint64_t)i * w, h + (uint64_t)r * w, (size_t)w);
+        }
+        if (!st && (st = rf_gx_held_adopt(&v, ov->ncols, c, m, len))) free(m);
+        else if (st) free(m);
+    }
+    if (st) {
+        rf_gx_val_clear(x, &v, ov->ncols);
+        return st;
+    }
+    rf_gx_var_set(x, k->out, &v);
+    x->parted++;
+    x->parts++;
+    return RF_OK;
+}
+
 static rf_status run_in_ranges(gx *x, const rf_hir_kernel *k)
 {
     int32_t in = split_var(x, k);
@@ -336,6 +382,7 @@ rf_status rf_gx_run_parts(gx *x, const rf_hir_kernel *k)
 {
     if (rf_gx_radix_can(x, k)) return rf_gx_run_radix(x, k);
     if (k->kind == RF_HIR_CONCAT) return concat_on_host(x, k);
+    if (k->kind == RF_HIR_GATHER) return gather_on_host(x, k);
     int64_t ndiag = x->d->count, nerr = x->d->nerrors;
     int self = (k->kind == RF_HIR_JOIN_INDEX || k->kind == RF_HIR_ANTI_INDEX) && k->in[0] == k->in[1];
     rf_status st = self ? RF_EDEVMEM : run_in_ranges(x, k);

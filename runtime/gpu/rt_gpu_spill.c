@@ -75,6 +75,8 @@ rf_status rf_gx_spill_var(gx *x, int32_t var)
 {
     gval *v = &x->vals[var];
     int32_t ncols = ncols_of(x, var), ns = ncols + EXTRA_SLOTS;
+    rf_status jst = rf_gx_recpart_join(x, var); /* (a set in partitions: whole, in host memory) */
+    if (jst) return jst;
     if (v->jidx && !v->jidx->busy) rf_gx_jidx_free(x, v); /* (a kept join build: made again when needed) */
     gheld *h = v->held;
     if (!h) {
@@ -111,6 +113,8 @@ static int on_full(void *ctx)
     if (rf_gx_jidx_drop_one(x)) return 1;
     /* then what an input cache keeps that this run does not use (rt_gpu_cache.c) */
     if (rf_gx_cache_evict(x)) return 1;
+    /* then partitions of a recursive set kept on the device: their host copies are whole */
+    if (rf_gx_recpart_drop_one(x)) return 1;
     int32_t best = -1;
     uint64_t best_used = 0, best_bytes = 0;
     for (int32_t var = 0; var < x->p->nvars; var++) {
@@ -167,6 +171,9 @@ rf_status rf_gx_held_adopt(gval *v, int32_t ncols, int32_t c, void *host, uint64
 rf_status rf_gx_unspill_var(gx *x, int32_t var)
 {
     gval *v = &x->vals[var];
+    /* a set in partitions (rt_gpu_recpart.c) comes back whole */
+    rf_status jst = rf_gx_recpart_join(x, var);
+    if (jst) return jst;
     gheld *h = v->held;
     if (!h) return RF_OK;
     int32_t ncols = ncols_of(x, var);
@@ -204,8 +211,11 @@ static void mark(gx *x, int32_t var)
 static rf_status bring_back(gx *x, const rf_hir_kernel *k)
 {
     rf_status st = RF_OK;
+    /* (a count of all rows needs its input's row count alone: a value too
+    ** big for the device, a recursive set in partitions, stays where it is) */
     for (int32_t i = 0; i < k->nin && !st; i++)
-        if (k->in[i] >= 0) st = rf_gx_unspill_var(x, k->in[i]);
+        if (k->in[i] >= 0 && (k->in[i] == k->out || rf_gx_reads_cols(x, k, k->in[i])))
+            st = rf_gx_unspill_var(x, k->in[i]);
     if (!st && k->idx >= 0) st = rf_gx_unspill_var(x, k->idx);
     if (!st && k->out >= 0) st = rf_gx_unspill_var(x, k->out);
     return st;

@@ -194,12 +194,15 @@ rf_status rf_gx_run(gx *x, const rf_hir_kernel *k, rf_rt_kprof *prof)
     rf_gx_jidx_before(x, k); /* (builds kept for a loop that was left, or on what k writes) */
     int done = 0, blocked = 0, parts = 0;
     int64_t ndiag = x->d->count, nerr = x->d->nerrors;
+    /* a recursive set in partitions (rt_gpu_recpart.c): its own kernels
+    ** run partition by partition, without the whole set coming back */
+    int recp = rf_gx_recpart_on(x, k);
     /* its values (with a fused kernel's, all of its stages') come back from
     ** host memory first; where they do not fit at once, the fused kernel's
     ** stages run one by one, and a kernel whose own values do not fit runs
     ** in row ranges where it can (rt_gpu_part.c) */
     const rf_gpu_funit *u = unit_at(x, k);
-    rf_status st = stage_done(x, k) ? RF_OK : rf_gx_hold_kernel(x, k, u);
+    rf_status st = recp || stage_done(x, k) ? RF_OK : rf_gx_hold_kernel(x, k, u);
     if (st == RF_EDEVMEM && u) {
         rf_gx_held_drop_diags(x, ndiag, nerr);
         blocked = 1;
@@ -211,6 +214,11 @@ rf_status rf_gx_run(gx *x, const rf_hir_kernel *k, rf_rt_kprof *prof)
         st = rf_gx_compact(x);
         if (!st) st = rf_gx_hold_kernel(x, k, NULL);
     }
+    if (st == RF_EDEVMEM && rf_gx_recpart_can(x, k)) {
+        rf_gx_held_drop_diags(x, ndiag, nerr);
+        recp = 1;
+        st = RF_OK;
+    }
     if (st == RF_EDEVMEM && rf_gx_part_can(x, k)) {
         rf_gx_held_drop_diags(x, ndiag, nerr);
         parts = 1;
@@ -218,15 +226,15 @@ rf_status rf_gx_run(gx *x, const rf_hir_kernel *k, rf_rt_kprof *prof)
     }
     /* narrow sets that a kernel other than their own reads: 64-bit first
     ** (rt_gpu_narrow.c; with their values on the device) */
-    if (!st) st = rf_gx_widen_for(x, k, u);
-    if (!st) st = fused_stage(x, k, prof, blocked || parts, &done);
+    if (!st && !recp) st = rf_gx_widen_for(x, k, u);
+    if (!st && !recp) st = fused_stage(x, k, prof, blocked || parts, &done);
     if (st || done) return st;
     /* a unique of rows whose repeats were dropped where made:
     ** fewer rows in than the CPU's (rows_out stays comparable) */
     if (prof && k->kind == RF_HIR_UNIQUE && x->vals[k->in[0]].distinct) prof->rows_in_unknown = 1;
     if (prof) st = x->g.ops->mark(&x->g, 0);
     x->on_host = 0;
-    if (!st && !parts) {
+    if (!st && !parts && !recp) {
         ndiag = x->d->count;
         nerr = x->d->nerrors;
         const gbuf *cols = k->nin > 0 ? x->vals[k->in[0]].cols : NULL;
@@ -239,6 +247,13 @@ rf_status rf_gx_run(gx *x, const rf_hir_kernel *k, rf_rt_kprof *prof)
             if (!st) st = rf_gx_hold_kernel(x, k, NULL);
             if (!st) st = rf_gx_run_kernel(x, k);
         }
+        /* a recursive set that does not fit: in partitions (an insert
+        ** left its set whole where it failed; running it again adds no row twice) */
+        if (st == RF_EDEVMEM && rf_gx_recpart_can(x, k) && (k->kind == RF_HIR_INSERT || restartable(x, k, cols))) {
+            rf_gx_held_drop_diags(x, ndiag, nerr);
+            recp = 1;
+            st = RF_OK;
+        }
         /* (not where it took its input's columns over: they are gone) */
         if (st == RF_EDEVMEM && restartable(x, k, cols) && rf_gx_part_can(x, k)) {
             rf_gx_held_drop_diags(x, ndiag, nerr);
@@ -246,6 +261,7 @@ rf_status rf_gx_run(gx *x, const rf_hir_kernel *k, rf_rt_kprof *prof)
             st = RF_OK;
         }
     }
+    if (!st && recp) st = rf_gx_recpart_run(x, k);
     if (!st && parts) st = rf_gx_run_parts(x, k);
     if (st == RF_EDEVMEM) name_kernel(x, k, ndiag);
     if (st || !prof) return st;
