@@ -9,7 +9,7 @@
 ** such a timeout the world is broken (a collective is still pending) and
 ** rf_rt_dist_world_end aborts all ranks rather than finalizing.
 */
-#include "rf_rt_dist.h"
+#include "dist_internal.h"
 #include "rf_sys.h"
 #include "rf_rt_xport.h"
 
@@ -25,7 +25,10 @@ struct rf_rt_dist_world {
     int local_size; /* ranks on this host */
     int local_rank; /* this one's number among them */
     int broken; /* a collective timed out: end by aborting */
+    void *xport; /* the transport every run of this process reuses (dist_xport.c) */
 };
+
+void **dist_world_xport(rf_rt_dist_world *w) { return w ? &w->xport : NULL; }
 
 int rf_rt_dist_have_mpi(void) { return 1; }
 
@@ -66,6 +69,7 @@ void rf_rt_dist_world_end(rf_rt_dist_world *w, int exit_code)
 {
     if (!w) return;
     if (w->broken) MPI_Abort(MPI_COMM_WORLD, exit_code ? exit_code : 1); /* does not return */
+    dist_xport_world_end(w->xport); /* NCCL's communicator, before MPI goes */
     free(w);
     MPI_Finalize();
 }
@@ -110,22 +114,29 @@ rf_status rf_rt_dist_allgather_votes(rf_rt_dist_world *w, double timeout_s, cons
     return wait_req(w, &req, timeout_s, what, d);
 }
 
+rf_status rf_rt_dist_allgather_i64(rf_rt_dist_world *w, double timeout_s, const char *what, const int64_t *mine,
+                                   int k, int64_t *all, rf_diags *d)
+{
+    MPI_Request req;
+    if (MPI_Iallgather(mine, k, MPI_INT64_T, all, k, MPI_INT64_T, MPI_COMM_WORLD, &req) != MPI_SUCCESS) {
+        w->broken = 1;
+        rf_error(d, rf_mkloc(NULL, 0, 0), "rank %d of %d: MPI failed to start %s", w->rank, w->size, what);
+        return RF_EUSER;
+    }
+    return wait_req(w, &req, timeout_s, what, d);
+}
+
 rf_status rf_rt_dist_alltoallv(rf_rt_dist_world *w, double timeout_s, const char *what, const char *sendbuf,
-                               const int64_t *send, const int64_t *sdispl, char **recvbuf, int64_t *recv,
+                               const int64_t *send, const int64_t *sdispl, char **recvbuf, const int64_t *recv,
                                rf_diags *d)
 {
     *recvbuf = NULL;
     int n = w->size;
     MPI_Request req;
-    if (MPI_Ialltoall(send, 1, MPI_INT64_T, recv, 1, MPI_INT64_T, MPI_COMM_WORLD, &req) != MPI_SUCCESS) {
-        w->broken = 1;
-        rf_error(d, rf_mkloc(NULL, 0, 0), "rank %d of %d: MPI failed to start %s", w->rank, w->size, what);
-        return RF_EUSER;
-    }
-    rf_status st = wait_req(w, &req, timeout_s, what, d);
-    if (st) return st;
-    /* MPI's counts are ints: a part of 2 GiB or more is refused on every
-    ** rank alike (each sees all counts after a second exchange of them) */
+    rf_status st;
+    /* MPI's counts are ints: the caller refuses a part of 2 GiB or more on
+    ** every rank alike (the vote that carried the counts showed all of
+    ** them); this check is the last guard */
     int *sc = rf_calloc((size_t)n * 4 + 1, sizeof *sc);
     if (!sc) return RF_ENOMEM; /* the caller's next vote tells the others */
     int *sd = sc + n, *rc = sc + 2 * n, *rd = sc + 3 * n;

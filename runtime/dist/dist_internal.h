@@ -40,6 +40,18 @@ struct rf_rt_dist {
 rf_status dist_vote(rf_rt_dist *x, int failed, const int64_t *v, rf_rt_dist_vote *all, const char *what, rf_diags *d);
 /* "the hash of variable r": what a move is called in messages. */
 void dist_move_what(const rf_rt_dist *x, const rf_rt_dist_move *m, char *buf, size_t n);
+/* Every rank's vote with its counts for each rank (send: size numbers):
+** recv[j] becomes what rank j sends this one, *silent 1 when no rank sends
+** another more than empty (a part of no rows: the exchange can be skipped
+** on every rank alike), *big
+** 1 when a count or a rank's total reaches 2 GiB (MPI's ints). One
+** collective where a vote and an all-to-all of counts were two. */
+rf_status dist_vote_counts(rf_rt_dist *x, int failed, const int64_t *send, int64_t empty, int64_t *recv, int *silent,
+                           int *big, const char *what, rf_diags *d);
+/* The world's slot for the transport its runs reuse (NULL without MPI), and
+** its end (dist_xport.c): NCCL's communicator closed before MPI ends. */
+void **dist_world_xport(rf_rt_dist_world *w);
+void dist_xport_world_end(void *cached);
 /* Every rank's two numbers summed (a collective with the failure vote). */
 rf_status dist_sum_votes(rf_rt_dist *x, const int64_t local[2], int64_t sum[2], const char *what, rf_diags *d);
 
