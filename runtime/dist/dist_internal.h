@@ -21,6 +21,11 @@ typedef struct dist_var {
     int copart;
     rf_rt_place gather_place;
     rf_rt_place insert_place; /* an INSERT into an empty set: the placement it takes */
+    /* a recursive set's hash (dist_place_prepare): the columns its delta's
+    ** join copies to the same place in its output, so that the output is
+    ** already where the set's rows of it are (no move for the membership
+    ** test); kind EMPTY: none, the whole tuple */
+    rf_rt_place pref;
 } dist_var;
 
 struct rf_rt_dist {
@@ -33,7 +38,15 @@ struct rf_rt_dist {
     int stopped;              /* the ranks agreed that one failed: no more collectives */
     int dry;                  /* planning ahead (rf_rt_dist_span_still): no vote, no message */
     rf_rt_rankstat stat;
+    /* by kernel id (dist_place_prepare): bit i set when the kernel's input i
+    ** is read again in later rounds of a loop that does not change it */
+    uint8_t *reused;
+    int32_t nkernel_ids;
 };
+
+/* The program's shape the placements use (dist_place.c), once per run:
+** each recursive set's preferred hash, the loop-invariant join sides. */
+rf_status dist_place_prepare(rf_rt_dist *x);
 
 /* Every rank's vote (dist_run.c): stops the run when one failed, keeping
 ** only the lowest failed rank's messages. v: RF_RT_DIST_VOTE_N numbers or NULL. */

@@ -42,6 +42,10 @@ rf_status rf_rt_dist_new(rf_rt_dist_world *w, const rf_hir_program *p, double ti
     x->timeout_s = timeout_s;
     x->broadcast_rows = broadcast_rows;
     for (int32_t v = 0; v < p->nvars; v++) x->vars[v].idx_in[0] = x->vars[v].idx_in[1] = -1;
+    if (dist_place_prepare(x)) {
+        rf_rt_dist_free(x);
+        return RF_ENOMEM;
+    }
     *out = x;
     return RF_OK;
 }
@@ -49,6 +53,7 @@ rf_status rf_rt_dist_new(rf_rt_dist_world *w, const rf_hir_program *p, double ti
 void rf_rt_dist_free(rf_rt_dist *x)
 {
     if (!x) return;
+    free(x->reused);
     free(x->vars);
     free(x);
 }
