@@ -124,29 +124,44 @@ rf_status dist_vote_counts(rf_rt_dist *x, int failed, const int64_t *send, int64
                            int *big, const char *what, rf_diags *d)
 {
     int n = x->size;
-    int64_t k = n + 1;
-    int64_t *all = rf_calloc((size_t)(k * (n + 1)), sizeof *all), *mine = all ? all + k * n : NULL;
-    if (!all) return RF_ENOMEM; /* the next vote (rf_rt_dist_end) tells the others */
-    mine[0] = failed;
-    for (int j = 0; j < n; j++) mine[1 + j] = send[j];
-    double t0 = rf_now();
-    rf_status st = rf_rt_dist_allgather_i64(x->w, x->timeout_s, what, mine, (int)k, all, d);
-    count_vote(x, t0);
-    if (st) x->stopped = 1;
-    if (!st) st = vote_outcome(x, all, k, d);
+    /* counts[r * n + j]: what rank r sends rank j */
+    int64_t *counts = rf_calloc((size_t)n * (size_t)n + 1, sizeof *counts);
+    rf_rt_dist_vote *all = rf_calloc((size_t)n, sizeof *all);
+    if (!counts || !all) {
+        free(counts);
+        free(all);
+        return RF_ENOMEM; /* the next vote (rf_rt_dist_end) tells the others */
+    }
+    /* every collective starts with a vote of one shape (a failed rank's
+    ** next is the end's): the counts ride in it where they fit */
+    int inside = n <= RF_RT_DIST_VOTE_N;
+    rf_status st = dist_vote(x, failed, inside ? send : NULL, all, what, d);
+    if (!st && inside) {
+        for (int r = 0; r < n; r++)
+            for (int j = 0; j < n; j++) counts[(size_t)r * n + j] = all[r].v[j];
+    } else if (!st) {
+        double t0 = rf_now();
+        st = rf_rt_dist_allgather_i64(x->w, x->timeout_s, what, send, n, counts, d);
+        double dt = rf_now() - t0;
+        x->stat.collectives++;
+        x->stat.collective_seconds += dt;
+        x->stat.wait_seconds += dt;
+        if (st) x->stopped = 1;
+    }
     *silent = 1;
     *big = 0;
     for (int r = 0; r < n && !st; r++) {
         int64_t in = 0;
         for (int j = 0; j < n; j++) {
-            int64_t c = all[r * k + 1 + j];
+            int64_t c = counts[(size_t)r * n + j];
             if (j != r && c > empty) *silent = 0;
             if (c > INT32_MAX) *big = 1;
+            in += counts[(size_t)j * n + r];
         }
-        for (int j = 0; j < n; j++) in += all[j * k + 1 + r];
         if (in > INT32_MAX) *big = 1;
-        recv[r] = all[r * k + 1 + x->rank];
+        recv[r] = counts[(size_t)r * n + x->rank];
     }
+    free(counts);
     free(all);
     return st;
 }
