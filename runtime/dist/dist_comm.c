@@ -15,6 +15,7 @@
 
 #include <limits.h>
 #include <mpi.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,9 +75,27 @@ void rf_rt_dist_world_end(rf_rt_dist_world *w, int exit_code)
     MPI_Finalize();
 }
 
-/* Waits for req until the deadline: tests, then sleeps a little (ranks may
-** share cores: spinning would slow the rank being waited for). */
-static rf_status wait_req(rf_rt_dist_world *w, MPI_Request *req, double timeout_s, const char *what, rf_diags *d)
+/* Between two tests of a pending request. MPI moves a large message only
+** while it is tested (Open MPI's nonblocking collectives, and shared
+** memory without single-copy, make progress one fragment per call): rows
+** in flight (busy) are tested again at once, yielding the core to any
+** rank that shares it. A vote waits for the slowest rank: yielding for a
+** millisecond, then sleeping a little, growing to 1 ms (ranks may share
+** cores: spinning would slow the rank being waited for). */
+void dist_poll_pause(double waited, int busy, long *nap)
+{
+    if (busy || waited < 1e-3) {
+        sched_yield();
+        return;
+    }
+    struct timespec ts = {0, *nap};
+    nanosleep(&ts, NULL);
+    if (*nap < 1000000) *nap *= 2;
+}
+
+/* Waits for req until the deadline (busy: rows in flight). */
+static rf_status wait_req_as(rf_rt_dist_world *w, MPI_Request *req, double timeout_s, int busy, const char *what,
+                             rf_diags *d)
 {
     double t0 = rf_now();
     long nap = 1000; /* ns, growing to 1 ms */
@@ -96,10 +115,13 @@ static rf_status wait_req(rf_rt_dist_world *w, MPI_Request *req, double timeout_
                      w->rank, w->size, timeout_s, what);
             return RF_EUSER;
         }
-        struct timespec ts = {0, nap};
-        nanosleep(&ts, NULL);
-        if (nap < 1000000) nap *= 2;
+        dist_poll_pause(rf_now() - t0, busy, &nap);
     }
+}
+
+static rf_status wait_req(rf_rt_dist_world *w, MPI_Request *req, double timeout_s, const char *what, rf_diags *d)
+{
+    return wait_req_as(w, req, timeout_s, 0, what, d);
 }
 
 rf_status rf_rt_dist_allgather_votes(rf_rt_dist_world *w, double timeout_s, const char *what,
@@ -173,7 +195,7 @@ rf_status rf_rt_dist_alltoallv(rf_rt_dist_world *w, double timeout_s, const char
         rf_error(d, rf_mkloc(NULL, 0, 0), "rank %d of %d: MPI failed to start %s", w->rank, w->size, what);
         return RF_EUSER;
     }
-    st = wait_req(w, &req, timeout_s, what, d);
+    st = wait_req_as(w, &req, timeout_s, 1, what, d);
     free(sc);
     if (st) {
         free(rb);
@@ -276,9 +298,7 @@ rf_status rf_rt_dist_sendrecv(rf_rt_dist_world *w, double timeout_s, const char 
             st = RF_EUSER;
             break;
         }
-        struct timespec ts = {0, nap};
-        nanosleep(&ts, NULL);
-        if (nap < 1000000) nap *= 2;
+        dist_poll_pause(rf_now() - t0, 1, &nap);
     }
     free(req);
     return st;
