@@ -124,29 +124,38 @@ static void need_kind(rf_rt_dist *x, int32_t var, rf_rt_place_kind k, rf_rt_dist
 
 static rf_rt_place_kind kind_of(const rf_rt_dist *x, int32_t var) { return x->vars[var].place.kind; }
 
-/* A join whose sides both have to move: when one side is small (global
-** rows, a vote among the ranks) broadcasting it costs less than hashing
-** both (S * N < A + B), and the large side stays where it is. 1 when it did. */
+/* A join with a side to move (moved: 0 or 1; -1 both): the ranks vote
+** their sizes (global rows), and a small side is broadcast instead:
+** - a side that later rounds of a loop read unchanged (a recursive rule's
+**   edges), when the other side would move: once, instead of the other
+**   side moving every round;
+** - both sides would move: the smaller when S * N < A + B (the large side
+**   stays where it is);
+** - one side would move: the other, staying one when S * N < M (TPC-H
+**   q18's 4 orders of large quantities broadcast instead of every order
+**   hashed).
+** At most rank_broadcast_rows rows either way. */
 static rf_status broadcast_small(rf_rt_dist *x, const rf_hir_kernel *k, const int64_t *rows, rf_rt_dist_move *moves,
-                                 int32_t *nm, int only_reused, rf_diags *d)
+                                 int32_t *nm, int moved, rf_diags *d)
 {
     int64_t local[2] = {rows[0], rows[1]}, all[2];
     rf_status st = dist_sum_votes(x, local, all, "a join's sizes", d);
     if (st) return st;
     int right_only = k->kind == RF_HIR_ANTI_INDEX; /* a negation's left rows must stay */
-    int side = !right_only && all[0] < all[1] ? 0 : 1;
-    int64_t small = all[side], big = all[1 - side];
-    /* a side that later rounds of a loop read unchanged (a recursive rule's
-    ** edges) is broadcast once instead of its partner moving every round */
     uint8_t reused = k->id >= 0 && k->id < x->nkernel_ids ? x->reused[k->id] : 0;
     if (right_only) reused &= 2;
+    if (moved >= 0) reused &= (uint8_t)(1u << (1 - moved));
     for (int s = 1; s >= 0; s--)
         if ((reused >> s & 1) && all[s] <= x->broadcast_rows) {
             *nm = 0;
             add_move(moves, nm, k->in[s], place_of(RF_RT_PLACE_REPL));
             return RF_OK;
         }
-    if (only_reused || small > x->broadcast_rows || small > (small + big) / x->size) return RF_OK;
+    int side = moved >= 0 ? 1 - moved : !right_only && all[0] < all[1] ? 0 : 1;
+    if (right_only && side == 0) return RF_OK;
+    int64_t small = all[side], big = all[1 - side];
+    if (small > x->broadcast_rows) return RF_OK;
+    if (moved < 0 ? small > (small + big) / x->size : small >= big / x->size) return RF_OK;
     *nm = 0;
     add_move(moves, nm, k->in[side], place_of(RF_RT_PLACE_REPL));
     return RF_OK;
@@ -169,16 +178,8 @@ static rf_status plan_join(rf_rt_dist *x, const rf_hir_kernel *k, const int64_t 
     }
     need_hash(x, a, k->lkeys, k->nkeys, moves, nm);
     if (a != b) need_hash(x, b, k->rkeys, k->nkeys, moves, nm);
-    if (x->dry || !*nm) return RF_OK;
-    if (*nm == 2) return broadcast_small(x, k, rows, moves, nm, 0, d);
-    /* one side moves: every round, when the other is a loop's unchanged
-    ** side (then broadcasting that one once may end the moves) */
-    uint8_t reused = k->id >= 0 && k->id < x->nkernel_ids ? x->reused[k->id] : 0;
-    int moved = moves[0].var == a ? 0 : 1;
-    if (a != b && !(reused >> moved & 1) && (reused >> (1 - moved) & 1) &&
-        !(k->kind == RF_HIR_ANTI_INDEX && moved == 1))
-        return broadcast_small(x, k, rows, moves, nm, 1, d);
-    return RF_OK;
+    if (x->dry || !*nm || a == b) return RF_OK;
+    return broadcast_small(x, k, rows, moves, nm, *nm == 2 ? -1 : moves[0].var == a ? 0 : 1, d);
 }
 
 static void plan_insert(rf_rt_dist *x, const rf_hir_kernel *k, rf_rt_dist_move *moves, int32_t *nm)
