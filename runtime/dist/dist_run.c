@@ -135,7 +135,9 @@ rf_status dist_vote_counts(rf_rt_dist *x, int failed, const int64_t *send, int64
     /* every collective starts with a vote of one shape (a failed rank's
     ** next is the end's): the counts ride in it where they fit */
     int inside = n <= RF_RT_DIST_VOTE_N;
-    rf_status st = dist_vote(x, failed, inside ? send : NULL, all, what, d);
+    int64_t v[RF_RT_DIST_VOTE_N] = {0};
+    for (int j = 0; j < n && inside; j++) v[j] = send[j];
+    rf_status st = dist_vote(x, failed, inside ? v : NULL, all, what, d);
     if (!st && inside) {
         for (int r = 0; r < n; r++)
             for (int j = 0; j < n; j++) counts[(size_t)r * n + j] = all[r].v[j];
