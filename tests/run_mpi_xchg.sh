@@ -9,6 +9,7 @@
 #      paths gathered for the count), none per round; with broadcasts off
 #      (rank_broadcast_rows=0) the moves grow with the rounds again; the
 #      count is one process's either way
+#   3. relations without columns (existence tests) still move their rows
 # Skipped (77) where mpirun is missing or redfox was built without MPI.
 set -u
 redfox=$1
@@ -65,5 +66,12 @@ for np in 2 3; do
     m=$(moves "$tmp/tcb.err$np" 0 $np)
     [ -n "$m" ] && [ "$m" -ge 39 ] || fail "TC on $np ranks without broadcasts: $m moves (the delta moves every round)"
 done
+# ---- 3. an exchange is skipped only when no rank sends another a row --------------------
+# (a relation without columns packs as its row count alone: exists_atoms's existence tests)
+"$redfox" run "$tests/e2e/exists_atoms.logic" --data "$tests/e2e/data" --device cpu --format tbl >"$tmp/ex.1" 2>&1 ||
+    fail "exists_atoms in one process"
+$mpi 2 "$redfox" run "$tests/e2e/exists_atoms.logic" --data "$tests/e2e/data" --device cpu --format tbl >"$tmp/ex.2" 2>&1 ||
+    fail "exists_atoms on 2 ranks"
+cmp -s "$tmp/ex.1" "$tmp/ex.2" || { fail "exists_atoms on 2 ranks: other outputs"; diff "$tmp/ex.1" "$tmp/ex.2"; }
 [ $fails -eq 0 ] && echo "ok: the transport starts once per process; TC's rounds move nothing"
 [ $fails -eq 0 ]

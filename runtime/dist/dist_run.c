@@ -232,9 +232,12 @@ static rf_status exchange(rf_rt_dist *x, const rf_rt_rel *rel, rf_rt_dict *dict,
     if (!st) st = rf_rt_dist_pack(rel, dict, dest, x->size, &buf, size, displ);
     free(dest);
     if (st) rf_error(d, rf_mkloc(NULL, 0, 0), "rank %d: out of memory packing %s", x->rank, what);
-    /* the failure vote carries every rank's sizes: one collective, then the rows */
+    /* the failure vote carries every rank's sizes: one collective, then the
+    ** rows. A part of no rows is its 8-byte count alone (but so is every
+    ** part of a relation without columns, whose rows are its count) */
     int silent = 0, big = 0;
-    rf_status vst = size ? dist_vote_counts(x, st != RF_OK, size, 8, recv, &silent, &big, what, d) : RF_ENOMEM;
+    int64_t empty = rel->ncols > 0 ? 8 : -1;
+    rf_status vst = size ? dist_vote_counts(x, st != RF_OK, size, empty, recv, &silent, &big, what, d) : RF_ENOMEM;
     if (!vst && big) {
         /* MPI's counts are ints: every rank saw the counts and refuses alike */
         if (x->rank == 0)
