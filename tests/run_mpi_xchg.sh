@@ -68,9 +68,9 @@ for np in 2 3; do
 done
 # ---- 3. an exchange is skipped only when no rank sends another a row --------------------
 # (a relation without columns packs as its row count alone: exists_atoms's existence tests)
-"$redfox" run "$tests/e2e/exists_atoms.logic" --data "$tests/e2e/data" --device cpu --format tbl >"$tmp/ex.1" 2>&1 ||
+"$redfox" run "$tests/e2e/exists_atoms.logic" --data "$tests/e2e/data" --device cpu --format tbl >"$tmp/ex.1" 2>"$tmp/ex.err1" ||
     fail "exists_atoms in one process"
-$mpi 2 "$redfox" run "$tests/e2e/exists_atoms.logic" --data "$tests/e2e/data" --device cpu --format tbl >"$tmp/ex.2" 2>&1 ||
+$mpi 2 "$redfox" run "$tests/e2e/exists_atoms.logic" --data "$tests/e2e/data" --device cpu --format tbl >"$tmp/ex.2" 2>"$tmp/ex.err2" ||
     fail "exists_atoms on 2 ranks"
 cmp -s "$tmp/ex.1" "$tmp/ex.2" || { fail "exists_atoms on 2 ranks: other outputs"; diff "$tmp/ex.1" "$tmp/ex.2"; }
 [ $fails -eq 0 ] && echo "ok: the transport starts once per process; TC's rounds move nothing"
