@@ -127,10 +127,21 @@ void rf_rt_profile_write(const rf_rt_result *res, FILE *f)
                         (long long)s->dev_bytes_received);
             fprintf(f, "; read %lld input rows, %lld bytes", (long long)s->read_rows, (long long)s->read_bytes);
             fputc('\n', f);
-            if (s->run_seconds - s->wait_seconds > res->ranks[slow].run_seconds - res->ranks[slow].wait_seconds) slow = r;
+            /* where a rank's time between kernels goes (runtime/dist/README.md) */
+            fprintf(f,
+                    "rank %d of %d: %lld moves, %lld exchanges (%.3f ms moving rows), %lld collectives (%.3f ms), "
+                    "transport ",
+                    (int)r, (int)res->nranks, (long long)s->moves, (long long)s->exchanges, s->xport_seconds * 1e3,
+                    (long long)s->collectives, s->collective_seconds * 1e3);
+            if (!res->rank_exchange[0]) fprintf(f, "MPI\n");
+            else if (s->starts) fprintf(f, "started for this run (%.3f ms)\n", s->start_seconds * 1e3);
+            else fprintf(f, "reused (started by an earlier run of this process)\n");
+            double work = s->run_seconds - s->wait_seconds - s->xport_seconds;
+            double slow_work = res->ranks[slow].run_seconds - res->ranks[slow].wait_seconds - res->ranks[slow].xport_seconds;
+            if (work > slow_work) slow = r;
         }
         if (res->rank_exchange[0]) fprintf(f, "ranks exchange rows %s\n", res->rank_exchange);
-        fprintf(f, "slowest rank: %d (%.3f ms of work besides waiting)\n", (int)slow,
-                (res->ranks[slow].run_seconds - res->ranks[slow].wait_seconds) * 1e3);
+        fprintf(f, "slowest rank: %d (%.3f ms of work besides waiting and moving rows)\n", (int)slow,
+                (res->ranks[slow].run_seconds - res->ranks[slow].wait_seconds - res->ranks[slow].xport_seconds) * 1e3);
     }
 }

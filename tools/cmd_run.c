@@ -92,7 +92,8 @@ static const char *usage =
     "                       --profile are the last run's. The input files are read\n"
     "                       once (the first run's load); each run copies them to\n"
     "                       its device again. The first run also pays for starting\n"
-    "                       the GPU's kernels\n"
+    "                       the GPU's kernels, and with ranks for starting their\n"
+    "                       transport (NCCL), which later runs reuse\n"
     "  --set NAME=VALUE     a tuning setting (below; repeatable)\n"
     "  --gpu-memory N       cap the GPU memory the run uses (bytes, K/M/G/T;\n"
     "                       the same as --set gpu_memory=N)\n"
@@ -426,8 +427,6 @@ int rf_tool_run(int argc, char **argv)
     int rc = RF_EXIT_OK;
     if (gpus && gpus != nranks)
         rc = rank ? RF_EXIT_USAGE : rf_tool_usage_error("run", "--gpus %lld, but mpirun started %d ranks", (long long)gpus, nranks);
-    else if (nranks > 1 && repeat > 1)
-        rc = rank ? RF_EXIT_USAGE : rf_tool_usage_error("run", "--repeat runs one process only");
     if (rc) {
         free(settings);
         rf_trace_free(trace);
@@ -491,7 +490,7 @@ int rf_tool_run(int argc, char **argv)
         o.process_exits = r == repeat - 1 && rf_tool_exits_early();
         code = api_run_world(db, p, &o, world, &res);
         if (!code && rf_result_device_log(res)) fputs(rf_result_device_log(res), stderr);
-        if (!code && repeat > 1)
+        if (!code && repeat > 1 && rank == 0)
             fprintf(stderr, "run %lld of %lld (device %s): load %.6f s, run %.6f s\n", (long long)(r + 1),
                     (long long)repeat, rf_result_device(res), rf_result_load_seconds(res), rf_result_run_seconds(res));
     }

@@ -5,15 +5,19 @@
 #   1. every tests/e2e and tests/logiql program: `redfox run --gpus N`
 #      against one process on one GPU, outputs byte for byte
 #   2. the 22 TPC-H queries at SF 1 (generated when missing): the same, with
-#      each query's run time (rank 0's walk, exchanges included) both ways
+#      each query's run time (rank 0's walk, exchanges included) both ways:
+#      each query runs --repeat R times in one process (one mpirun), and the
+#      time is the last run's, the steady state (the ranks' NCCL communicator
+#      and connections, the GPU's kernels started by the first run); the
+#      first run's time on N GPUs is listed beside it
 #   3. transitive closure of a random graph (bench/tc_graph, bench/tc.logic)
-#      on 1 GPU and on N, the same count, the best of 3 run times each
+#      on 1 GPU and on N, the same count, the best of R runs in one process each
 #   4. a table; every --gpus run must say "GPU to GPU with NCCL" in its
 #      profile (else the ranks moved rows through host memory: NCCL missing)
 #
 # usage: tools/gpu-multi-check.sh [--build DIR] [--work DIR] [--gpus N] [--sf SF]
 #                                 [--tc "NODES EDGES"] [--steps e2e,tpch,tc]
-#                                 [--jobs J] [--limit SECONDS]
+#                                 [--jobs J] [--limit SECONDS] [--repeat R]
 #   --build DIR   the build folder (default: build, else build-gpu, in the tree)
 #   --work DIR    data, outputs and caches (default /tmp/rf-gpu-multi-check)
 #   --gpus N      ranks of the multi-GPU runs (default 2)
@@ -23,6 +27,7 @@
 #                 many edges as nodes reaches most others, so paths grow as nodes^2)
 #   --jobs J      e2e programs checked at once, sharing the GPUs (default 4)
 #   --limit S     seconds a run may take before it is killed and failed (default 120)
+#   --repeat R    runs of a TPC-H query or of TC in one process (default 3)
 # RF_CHECK_EMULATE=1 runs it on the GPU emulator (to test the script; tiny sizes).
 # Exit 0 when everything that ran passed; keeps going after a failure.
 set -u
@@ -35,6 +40,7 @@ tc="30000 60000"
 steps="e2e,tpch,tc"
 jobs=4
 limit=120
+repeat=3
 while [ $# -gt 0 ]; do
     case "$1" in
     --build) build=$2; shift 2 ;;
@@ -45,7 +51,8 @@ while [ $# -gt 0 ]; do
     --steps) steps=$2; shift 2 ;;
     --jobs) jobs=$2; shift 2 ;;
     --limit) limit=$2; shift 2 ;;
-    -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
+    --repeat) repeat=$2; shift 2 ;;
+    -h|--help) sed -n '2,34p' "$0"; exit 0 ;;
     *) echo "gpu-multi-check: unknown argument $1" >&2; exit 2 ;;
     esac
 done
@@ -70,6 +77,13 @@ T() { timeout -s KILL "$limit" "$@"; }
 note() { printf '%-34s %-8s %6ss  %s\n' "$1" "$2" "$3" "$4" >>"$summary"; [ "$2" = FAIL ] && fails=$((fails + 1)); }
 # the run time rank 0 reports (--profile: "profile (device gpu): load X s, run Y s"), in ms
 run_ms() { sed -n 's/^profile (device [a-z]*): load [0-9.]* s, run \([0-9.]*\) s$/\1/p' "$1" | tail -n 1 | awk '{ printf "%.3f", $1 * 1000 }'; }
+# the first of --repeat runs' time ("run 1 of R (device gpu): load X s, run Y s"), in ms
+first_ms() { sed -n 's/^run 1 of [0-9]* (device [a-z]*): load [0-9.]* s, run \([0-9.]*\) s$/\1/p' "$1" | awk '{ printf "%.3f", $1 * 1000 }'; }
+# the best of the --repeat runs' times, in ms
+best_ms() { sed -n 's/^run [0-9]* of [0-9]* (device [a-z]*): load [0-9.]* s, run \([0-9.]*\) s$/\1/p' "$1" |
+    awk 'NR == 1 || $1 < b { b = $1 } END { if (NR) printf "%.3f", b * 1000 }'; }
+# rank 0's moves, exchanges and transport seconds (--profile), for the table
+moves() { sed -n 's/^rank 0 of [0-9]*: \([0-9]*\) moves, \([0-9]*\) exchanges (\([0-9.]*\) ms moving rows).*/\1 moves, \2 exch, \3 ms/p' "$1" | tail -n 1; }
 # how the ranks exchanged rows (--profile)
 exchange() { sed -n 's/^ranks exchange rows //p' "$1" | tail -n 1; }
 
@@ -166,15 +180,16 @@ if has tpch; then
             o="$work/tpch-q$q"
             qs="$root/tpch/queries/schema.logic $root/tpch/queries/q$q.logic"
             # shellcheck disable=SC2086
-            T "$redfox" run $qs --data "$d" --device gpu --format csv --profile >"$o.1" 2>"$o.err1"
+            T "$redfox" run $qs --data "$d" --device gpu --format csv --profile --repeat "$repeat" >"$o.1" 2>"$o.err1"
             rc1=$?
             # shellcheck disable=SC2086
-            T "$redfox" run --gpus "$gpus" $qs --data "$d" --format csv --profile >"$o.n" 2>"$o.errn"
+            T "$redfox" run --gpus "$gpus" $qs --data "$d" --format csv --profile --repeat "$repeat" >"$o.n" 2>"$o.errn"
             rc=$?
             if [ $rc1 -eq 0 ] && [ $rc -eq 0 ] && cmp -s "$o.1" "$o.n"; then same_n=$((same_n + 1)); else diffq="$diffq q$q"; fi
             a=$(run_ms "$o.err1")
             b=$(run_ms "$o.errn")
-            echo "q$q ${a:-?} ${b:-?} $(exchange "$o.errn" | cut -c1-40)" >>"$work/tpch.times"
+            f=$(first_ms "$o.errn")
+            echo "q$q ${a:-?} ${b:-?} (first ${f:-?}) $(moves "$o.errn"); $(exchange "$o.errn" | cut -c1-40)" >>"$work/tpch.times"
             t1sum=$(awk -v s="$t1sum" -v x="${a:-0}" 'BEGIN { printf "%.3f", s + x }')
             tnsum=$(awk -v s="$tnsum" -v x="${b:-0}" 'BEGIN { printf "%.3f", s + x }')
         done
@@ -199,19 +214,16 @@ if has tc; then
     fi
     echo "== TC of a random graph, $nodes nodes, $edges edges: 1 GPU and $gpus"
     t0=$(now)
-    best1=""
-    bestn=""
-    for i in 1 2 3; do
-        T "$redfox" run "$root/bench/tc.logic" --data "$g" --device gpu --format csv --profile >"$work/tc.1" 2>"$work/tc.err1"
-        rc1=$?
-        T "$redfox" run --gpus "$gpus" "$root/bench/tc.logic" --data "$g" --format csv --profile >"$work/tc.n" 2>"$work/tc.errn"
-        rc=$?
-        a=$(run_ms "$work/tc.err1")
-        b=$(run_ms "$work/tc.errn")
-        best1=$(awk -v s="$best1" -v x="${a:-}" 'BEGIN { if (s == "" || (x != "" && x + 0 < s + 0)) s = x; print s }')
-        bestn=$(awk -v s="$bestn" -v x="${b:-}" 'BEGIN { if (s == "" || (x != "" && x + 0 < s + 0)) s = x; print s }')
-    done
-    tail -n 8 "$work/tc.errn"
+    T "$redfox" run "$root/bench/tc.logic" --data "$g" --device gpu --format csv --profile --repeat "$repeat" \
+        >"$work/tc.1" 2>"$work/tc.err1"
+    rc1=$?
+    T "$redfox" run --gpus "$gpus" "$root/bench/tc.logic" --data "$g" --format csv --profile --repeat "$repeat" \
+        >"$work/tc.n" 2>"$work/tc.errn"
+    rc=$?
+    best1=$(best_ms "$work/tc.err1")
+    bestn=$(best_ms "$work/tc.errn")
+    [ "$repeat" -gt 1 ] || { best1=$(run_ms "$work/tc.err1"); bestn=$(run_ms "$work/tc.errn"); }
+    grep -E "^rank |^ranks |^slowest|^k[0-9]" "$work/tc.errn" | tail -n 20
     count=$(tail -n 1 "$work/tc.1")
     st=ok
     { [ $rc1 -ne 0 ] || [ $rc -ne 0 ] || ! cmp -s "$work/tc.1" "$work/tc.n"; } && st=FAIL
@@ -224,7 +236,8 @@ fi
 # ---- 4. the table ------------------------------------------------------------------------
 if [ -f "$work/tpch.times" ]; then
     echo
-    echo "TPC-H SF $sf run ms (rank 0's walk, exchanges included): query, 1 GPU, $gpus GPUs, exchange"
+    echo "TPC-H SF $sf run ms (rank 0's walk, exchanges included; the last of $repeat runs in one process):"
+    echo "query, 1 GPU, $gpus GPUs, ($gpus GPUs' first run), rank 0's moves, exchanges, ms moving rows; exchange"
     cat "$work/tpch.times"
 fi
 echo

@@ -9,12 +9,13 @@
 ** such a timeout the world is broken (a collective is still pending) and
 ** rf_rt_dist_world_end aborts all ranks rather than finalizing.
 */
-#include "rf_rt_dist.h"
+#include "dist_internal.h"
 #include "rf_sys.h"
 #include "rf_rt_xport.h"
 
 #include <limits.h>
 #include <mpi.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +26,10 @@ struct rf_rt_dist_world {
     int local_size; /* ranks on this host */
     int local_rank; /* this one's number among them */
     int broken; /* a collective timed out: end by aborting */
+    void *xport; /* the transport every run of this process reuses (dist_xport.c) */
 };
+
+void **dist_world_xport(rf_rt_dist_world *w) { return w ? &w->xport : NULL; }
 
 int rf_rt_dist_have_mpi(void) { return 1; }
 
@@ -66,13 +70,32 @@ void rf_rt_dist_world_end(rf_rt_dist_world *w, int exit_code)
 {
     if (!w) return;
     if (w->broken) MPI_Abort(MPI_COMM_WORLD, exit_code ? exit_code : 1); /* does not return */
+    dist_xport_world_end(w->xport); /* NCCL's communicator, before MPI goes */
     free(w);
     MPI_Finalize();
 }
 
-/* Waits for req until the deadline: tests, then sleeps a little (ranks may
-** share cores: spinning would slow the rank being waited for). */
-static rf_status wait_req(rf_rt_dist_world *w, MPI_Request *req, double timeout_s, const char *what, rf_diags *d)
+/* Between two tests of a pending request. MPI moves a large message only
+** while it is tested (Open MPI's nonblocking collectives, and shared
+** memory without single-copy, make progress one fragment per call): rows
+** in flight (busy) are tested again at once, yielding the core to any
+** rank that shares it. A vote waits for the slowest rank: yielding for a
+** millisecond, then sleeping a little, growing to 1 ms (ranks may share
+** cores: spinning would slow the rank being waited for). */
+void dist_poll_pause(double waited, int busy, long *nap)
+{
+    if (busy || waited < 1e-3) {
+        sched_yield();
+        return;
+    }
+    struct timespec ts = {0, *nap};
+    nanosleep(&ts, NULL);
+    if (*nap < 1000000) *nap *= 2;
+}
+
+/* Waits for req until the deadline (busy: rows in flight). */
+static rf_status wait_req_as(rf_rt_dist_world *w, MPI_Request *req, double timeout_s, int busy, const char *what,
+                             rf_diags *d)
 {
     double t0 = rf_now();
     long nap = 1000; /* ns, growing to 1 ms */
@@ -92,10 +115,13 @@ static rf_status wait_req(rf_rt_dist_world *w, MPI_Request *req, double timeout_
                      w->rank, w->size, timeout_s, what);
             return RF_EUSER;
         }
-        struct timespec ts = {0, nap};
-        nanosleep(&ts, NULL);
-        if (nap < 1000000) nap *= 2;
+        dist_poll_pause(rf_now() - t0, busy, &nap);
     }
+}
+
+static rf_status wait_req(rf_rt_dist_world *w, MPI_Request *req, double timeout_s, const char *what, rf_diags *d)
+{
+    return wait_req_as(w, req, timeout_s, 0, what, d);
 }
 
 rf_status rf_rt_dist_allgather_votes(rf_rt_dist_world *w, double timeout_s, const char *what,
@@ -110,22 +136,29 @@ rf_status rf_rt_dist_allgather_votes(rf_rt_dist_world *w, double timeout_s, cons
     return wait_req(w, &req, timeout_s, what, d);
 }
 
+rf_status rf_rt_dist_allgather_i64(rf_rt_dist_world *w, double timeout_s, const char *what, const int64_t *mine,
+                                   int k, int64_t *all, rf_diags *d)
+{
+    MPI_Request req;
+    if (MPI_Iallgather(mine, k, MPI_INT64_T, all, k, MPI_INT64_T, MPI_COMM_WORLD, &req) != MPI_SUCCESS) {
+        w->broken = 1;
+        rf_error(d, rf_mkloc(NULL, 0, 0), "rank %d of %d: MPI failed to start %s", w->rank, w->size, what);
+        return RF_EUSER;
+    }
+    return wait_req(w, &req, timeout_s, what, d);
+}
+
 rf_status rf_rt_dist_alltoallv(rf_rt_dist_world *w, double timeout_s, const char *what, const char *sendbuf,
-                               const int64_t *send, const int64_t *sdispl, char **recvbuf, int64_t *recv,
+                               const int64_t *send, const int64_t *sdispl, char **recvbuf, const int64_t *recv,
                                rf_diags *d)
 {
     *recvbuf = NULL;
     int n = w->size;
     MPI_Request req;
-    if (MPI_Ialltoall(send, 1, MPI_INT64_T, recv, 1, MPI_INT64_T, MPI_COMM_WORLD, &req) != MPI_SUCCESS) {
-        w->broken = 1;
-        rf_error(d, rf_mkloc(NULL, 0, 0), "rank %d of %d: MPI failed to start %s", w->rank, w->size, what);
-        return RF_EUSER;
-    }
-    rf_status st = wait_req(w, &req, timeout_s, what, d);
-    if (st) return st;
-    /* MPI's counts are ints: a part of 2 GiB or more is refused on every
-    ** rank alike (each sees all counts after a second exchange of them) */
+    rf_status st;
+    /* MPI's counts are ints: the caller refuses a part of 2 GiB or more on
+    ** every rank alike (the vote that carried the counts showed all of
+    ** them); this check is the last guard */
     int *sc = rf_calloc((size_t)n * 4 + 1, sizeof *sc);
     if (!sc) return RF_ENOMEM; /* the caller's next vote tells the others */
     int *sd = sc + n, *rc = sc + 2 * n, *rd = sc + 3 * n;
@@ -162,7 +195,7 @@ rf_status rf_rt_dist_alltoallv(rf_rt_dist_world *w, double timeout_s, const char
         rf_error(d, rf_mkloc(NULL, 0, 0), "rank %d of %d: MPI failed to start %s", w->rank, w->size, what);
         return RF_EUSER;
     }
-    st = wait_req(w, &req, timeout_s, what, d);
+    st = wait_req_as(w, &req, timeout_s, 1, what, d);
     free(sc);
     if (st) {
         free(rb);
@@ -265,9 +298,7 @@ rf_status rf_rt_dist_sendrecv(rf_rt_dist_world *w, double timeout_s, const char 
             st = RF_EUSER;
             break;
         }
-        struct timespec ts = {0, nap};
-        nanosleep(&ts, NULL);
-        if (nap < 1000000) nap *= 2;
+        dist_poll_pause(rf_now() - t0, 1, &nap);
     }
     free(req);
     return st;

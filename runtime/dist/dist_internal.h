@@ -21,6 +21,11 @@ typedef struct dist_var {
     int copart;
     rf_rt_place gather_place;
     rf_rt_place insert_place; /* an INSERT into an empty set: the placement it takes */
+    /* a recursive set's hash (dist_place_prepare): the columns its delta's
+    ** join copies to the same place in its output, so that the output is
+    ** already where the set's rows of it are (no move for the membership
+    ** test); kind EMPTY: none, the whole tuple */
+    rf_rt_place pref;
 } dist_var;
 
 struct rf_rt_dist {
@@ -33,13 +38,37 @@ struct rf_rt_dist {
     int stopped;              /* the ranks agreed that one failed: no more collectives */
     int dry;                  /* planning ahead (rf_rt_dist_span_still): no vote, no message */
     rf_rt_rankstat stat;
+    /* by kernel id (dist_place_prepare): bit i set when the kernel's input i
+    ** is read again in later rounds of a loop that does not change it */
+    uint8_t *reused;
+    int32_t nkernel_ids;
 };
+
+/* The program's shape the placements use (dist_place.c), once per run:
+** each recursive set's preferred hash, the loop-invariant join sides. */
+rf_status dist_place_prepare(rf_rt_dist *x);
 
 /* Every rank's vote (dist_run.c): stops the run when one failed, keeping
 ** only the lowest failed rank's messages. v: RF_RT_DIST_VOTE_N numbers or NULL. */
 rf_status dist_vote(rf_rt_dist *x, int failed, const int64_t *v, rf_rt_dist_vote *all, const char *what, rf_diags *d);
 /* "the hash of variable r": what a move is called in messages. */
 void dist_move_what(const rf_rt_dist *x, const rf_rt_dist_move *m, char *buf, size_t n);
+/* Every rank's vote with its counts for each rank (send: size numbers):
+** recv[j] becomes what rank j sends this one, *silent 1 when no rank sends
+** another more than empty (a part of no rows: the exchange can be skipped
+** on every rank alike), *big
+** 1 when a count or a rank's total reaches 2 GiB (MPI's ints). One
+** collective where a vote and an all-to-all of counts were two. */
+rf_status dist_vote_counts(rf_rt_dist *x, int failed, const int64_t *send, int64_t empty, int64_t *recv, int *silent,
+                           int *big, const char *what, rf_diags *d);
+/* Between two polls of a pending exchange or vote (dist_comm.c): waited so
+** far, busy when rows are in flight (polled again at once, the core
+** yielded), nap the next sleep's ns. */
+void dist_poll_pause(double waited, int busy, long *nap);
+/* The world's slot for the transport its runs reuse (NULL without MPI), and
+** its end (dist_xport.c): NCCL's communicator closed before MPI ends. */
+void **dist_world_xport(rf_rt_dist_world *w);
+void dist_xport_world_end(void *cached);
 /* Every rank's two numbers summed (a collective with the failure vote). */
 rf_status dist_sum_votes(rf_rt_dist *x, const int64_t local[2], int64_t sum[2], const char *what, rf_diags *d);
 

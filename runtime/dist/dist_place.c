@@ -97,13 +97,22 @@ static void need_within(rf_rt_dist *x, int32_t var, const int32_t *cols, int32_t
     add_move(moves, nm, var, hash_of(cols, n));
 }
 
-static void need_tuple(rf_rt_dist *x, int32_t var, rf_rt_dist_move *moves, int32_t *nm)
+/* Where rows co-located by their whole tuple go for set: its preferred hash
+** (a recursive set's, dist_place_prepare), else all of its columns. */
+static rf_rt_place tuple_place(const rf_rt_dist *x, int32_t set)
+{
+    if (x->vars[set].pref.kind == RF_RT_PLACE_HASH) return x->vars[set].pref;
+    return hash_all(x->p->vars[set]->ncols);
+}
+
+/* var's equal tuples on one rank, to become set's rows. */
+static void need_tuple(rf_rt_dist *x, int32_t var, int32_t set, rf_rt_dist_move *moves, int32_t *nm)
 {
     const rf_rt_place *p = &x->vars[var].place;
     if (p->kind == RF_RT_PLACE_HASH || p->kind == RF_RT_PLACE_EMPTY || p->kind == RF_RT_PLACE_ROOT ||
         p->kind == RF_RT_PLACE_REPL)
         return;
-    add_move(moves, nm, var, hash_all(x->p->vars[var]->ncols));
+    add_move(moves, nm, var, tuple_place(x, set));
 }
 
 static void need_kind(rf_rt_dist *x, int32_t var, rf_rt_place_kind k, rf_rt_dist_move *moves, int32_t *nm)
@@ -115,19 +124,38 @@ static void need_kind(rf_rt_dist *x, int32_t var, rf_rt_place_kind k, rf_rt_dist
 
 static rf_rt_place_kind kind_of(const rf_rt_dist *x, int32_t var) { return x->vars[var].place.kind; }
 
-/* A join whose sides both have to move: when one side is small (global
-** rows, a vote among the ranks) broadcasting it costs less than hashing
-** both (S * N < A + B), and the large side stays where it is. 1 when it did. */
+/* A join with a side to move (moved: 0 or 1; -1 both): the ranks vote
+** their sizes (global rows), and a small side is broadcast instead:
+** - a side that later rounds of a loop read unchanged (a recursive rule's
+**   edges), when the other side would move: once, instead of the other
+**   side moving every round;
+** - both sides would move: the smaller when S * N < A + B (the large side
+**   stays where it is);
+** - one side would move: the other, staying one when S * N < M (TPC-H
+**   q18's 4 orders of large quantities broadcast instead of every order
+**   hashed).
+** At most rank_broadcast_rows rows either way. */
 static rf_status broadcast_small(rf_rt_dist *x, const rf_hir_kernel *k, const int64_t *rows, rf_rt_dist_move *moves,
-                                 int32_t *nm, rf_diags *d)
+                                 int32_t *nm, int moved, rf_diags *d)
 {
     int64_t local[2] = {rows[0], rows[1]}, all[2];
     rf_status st = dist_sum_votes(x, local, all, "a join's sizes", d);
     if (st) return st;
     int right_only = k->kind == RF_HIR_ANTI_INDEX; /* a negation's left rows must stay */
-    int side = !right_only && all[0] < all[1] ? 0 : 1;
+    uint8_t reused = k->id >= 0 && k->id < x->nkernel_ids ? x->reused[k->id] : 0;
+    if (right_only) reused &= 2;
+    if (moved >= 0) reused &= (uint8_t)(1u << (1 - moved));
+    for (int s = 1; s >= 0; s--)
+        if ((reused >> s & 1) && all[s] <= x->broadcast_rows) {
+            *nm = 0;
+            add_move(moves, nm, k->in[s], place_of(RF_RT_PLACE_REPL));
+            return RF_OK;
+        }
+    int side = moved >= 0 ? 1 - moved : !right_only && all[0] < all[1] ? 0 : 1;
+    if (right_only && side == 0) return RF_OK;
     int64_t small = all[side], big = all[1 - side];
-    if (small > x->broadcast_rows || small > (small + big) / x->size) return RF_OK;
+    if (small > x->broadcast_rows) return RF_OK;
+    if (moved < 0 ? small > (small + big) / x->size : small >= big / x->size) return RF_OK;
     *nm = 0;
     add_move(moves, nm, k->in[side], place_of(RF_RT_PLACE_REPL));
     return RF_OK;
@@ -150,8 +178,8 @@ static rf_status plan_join(rf_rt_dist *x, const rf_hir_kernel *k, const int64_t 
     }
     need_hash(x, a, k->lkeys, k->nkeys, moves, nm);
     if (a != b) need_hash(x, b, k->rkeys, k->nkeys, moves, nm);
-    if (*nm == 2 && !x->dry) return broadcast_small(x, k, rows, moves, nm, d);
-    return RF_OK;
+    if (x->dry || !*nm || a == b) return RF_OK;
+    return broadcast_small(x, k, rows, moves, nm, *nm == 2 ? -1 : moves[0].var == a ? 0 : 1, d);
 }
 
 static void plan_insert(rf_rt_dist *x, const rf_hir_kernel *k, rf_rt_dist_move *moves, int32_t *nm)
@@ -171,11 +199,11 @@ static void plan_insert(rf_rt_dist *x, const rf_hir_kernel *k, rf_rt_dist_move *
     rf_rt_place target = po;
     if (po.kind == RF_RT_PLACE_EMPTY) {
         if (common.kind == RF_RT_PLACE_EMPTY) return;
-        target = agree && common.kind != RF_RT_PLACE_ANY ? common : hash_all(x->p->vars[out]->ncols);
+        target = agree && common.kind != RF_RT_PLACE_ANY ? common : tuple_place(x, out);
     } else if (po.kind == RF_RT_PLACE_ANY ||
                ((po.kind == RF_RT_PLACE_ROOT || po.kind == RF_RT_PLACE_REPL) &&
                 !(common.kind == RF_RT_PLACE_EMPTY || (agree && place_eq(&common, &po))))) {
-        target = hash_all(x->p->vars[out]->ncols);
+        target = tuple_place(x, out);
         add_move(moves, nm, out, target);
     }
     for (int32_t i = 1; i < k->nin; i++) {
@@ -240,7 +268,7 @@ rf_status rf_rt_dist_plan(rf_rt_dist *x, const rf_hir_kernel *k, const int64_t *
             if (ov->nkeys <= RF_RT_PLACE_MAXCOLS) need_within(x, k->in[0], cols, n, moves, nmoves);
             else need_kind(x, k->in[0], RF_RT_PLACE_ROOT, moves, nmoves);
         } else {
-            need_tuple(x, k->in[0], moves, nmoves);
+            need_tuple(x, k->in[0], k->out, moves, nmoves);
         }
         break;
     }
@@ -254,7 +282,7 @@ rf_status rf_rt_dist_plan(rf_rt_dist *x, const rf_hir_kernel *k, const int64_t *
             if (!place_eq(&pa, &pb)) add_move(moves, nmoves, a, pb);
             break;
         }
-        rf_rt_place all = hash_all(x->p->vars[b]->ncols);
+        rf_rt_place all = tuple_place(x, b);
         add_move(moves, nmoves, b, all);
         if (!place_eq(&pa, &all)) add_move(moves, nmoves, a, all);
         break;
@@ -432,6 +460,95 @@ int rf_rt_dist_span_still(rf_rt_dist *x, const rf_hir_block *bl, int32_t j0, int
     free(saved);
     free(moves);
     return still;
+}
+
+/* ---- the program's shape ------------------------------------------------ */
+
+static const rf_hir_kernel *writer(const rf_hir_program *p, int32_t var, rf_hir_kind kind)
+{
+    for (int32_t b = 0; b < p->nblocks; b++)
+        for (int32_t j = 0; j < p->blocks[b]->nkernels; j++) {
+            const rf_hir_kernel *k = p->blocks[b]->kernels[j];
+            if (k->out == var && k->kind == kind) return k;
+        }
+    return NULL;
+}
+
+/* Whether some kernel copies from into to. */
+static int copies(const rf_hir_program *p, int32_t from, int32_t to)
+{
+    for (int32_t b = 0; b < p->nblocks; b++)
+        for (int32_t j = 0; j < p->blocks[b]->nkernels; j++) {
+            const rf_hir_kernel *k = p->blocks[b]->kernels[j];
+            if (k->kind == RF_HIR_COPY && k->out == to && k->nin > 0 && k->in[0] == from) return 1;
+        }
+    return 0;
+}
+
+/* Semi-naive recursion: t = join_map(delta, r, idx) with idx =
+** join_index(delta, r), new = difference(t, set), delta = copy(new). When t
+** copies some of delta's columns to the same places, hashing set (and so
+** delta) by those keeps t where its rows' set rows are: with r broadcast,
+** the loop moves nothing. */
+static void prefer(rf_rt_dist *x, const rf_hir_kernel *jm)
+{
+    const rf_hir_program *p = x->p;
+    const rf_hir_kernel *ji = writer(p, jm->idx, RF_HIR_JOIN_INDEX);
+    if (!ji || ji->nin < 2) return;
+    int32_t delta = ji->in[0];
+    int32_t cols[RF_RT_PLACE_MAXCOLS], n = 0;
+    for (int32_t o = 0; o < jm->nouts && n < RF_RT_PLACE_MAXCOLS; o++) {
+        const rf_qp_expr *e = jm->outs[o];
+        if (e && e->kind == RF_QP_E_COL && e->side == 0 && e->col == o) cols[n++] = o;
+    }
+    if (!n) return;
+    for (int32_t b = 0; b < p->nblocks; b++)
+        for (int32_t j = 0; j < p->blocks[b]->nkernels; j++) {
+            const rf_hir_kernel *k = p->blocks[b]->kernels[j];
+            if (k->kind != RF_HIR_DIFFERENCE || k->nin < 2 || k->in[0] != jm->out) continue;
+            int32_t set = k->in[1];
+            if (delta != set && !copies(p, k->out, delta)) continue;
+            if (p->vars[set]->ncols != p->vars[delta]->ncols || x->vars[set].pref.kind == RF_RT_PLACE_HASH) continue;
+            x->vars[set].pref = hash_of(cols, n);
+        }
+}
+
+rf_status dist_place_prepare(rf_rt_dist *x)
+{
+    const rf_hir_program *p = x->p;
+    int32_t ids = 0;
+    for (int32_t b = 0; b < p->nblocks; b++)
+        for (int32_t j = 0; j < p->blocks[b]->nkernels; j++)
+            if (p->blocks[b]->kernels[j]->id >= ids) ids = p->blocks[b]->kernels[j]->id + 1;
+    x->reused = rf_calloc((size_t)ids + 1, 1);
+    if (!x->reused) return RF_ENOMEM;
+    x->nkernel_ids = ids;
+    for (int32_t b = 0; b < p->nblocks; b++) {
+        const rf_hir_block *bl = p->blocks[b];
+        for (int32_t j = 0; j < bl->nkernels; j++)
+            if (bl->kernels[j]->kind == RF_HIR_JOIN_MAP) prefer(x, bl->kernels[j]);
+        /* a loop: blocks [first, b] when b branches back to first */
+        int32_t first = -1;
+        if (bl->term != RF_HIR_T_HALT) {
+            if (bl->target >= 0 && bl->target <= b) first = bl->target;
+            if (bl->term == RF_HIR_T_BRANCH && bl->else_target >= 0 && bl->else_target <= b &&
+                (first < 0 || bl->else_target < first))
+                first = bl->else_target;
+        }
+        for (int32_t lb = first; lb >= 0 && lb <= b; lb++)
+            for (int32_t j = 0; j < p->blocks[lb]->nkernels; j++) {
+                const rf_hir_kernel *k = p->blocks[lb]->kernels[j];
+                if (k->kind != RF_HIR_JOIN_INDEX && k->kind != RF_HIR_ANTI_INDEX) continue;
+                for (int32_t i = 0; i < 2 && i < k->nin; i++) {
+                    int written = 0;
+                    for (int32_t wb = first; wb <= b && !written; wb++)
+                        for (int32_t w = 0; w < p->blocks[wb]->nkernels && !written; w++)
+                            written = p->blocks[wb]->kernels[w]->out == k->in[i];
+                    if (!written) x->reused[k->id] |= (uint8_t)(1u << i);
+                }
+            }
+    }
+    return RF_OK;
 }
 
 void rf_rt_dist_loaded(rf_rt_dist *x, int32_t var) { x->vars[var].place = place_of(RF_RT_PLACE_ANY); }

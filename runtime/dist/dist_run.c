@@ -42,6 +42,10 @@ rf_status rf_rt_dist_new(rf_rt_dist_world *w, const rf_hir_program *p, double ti
     x->timeout_s = timeout_s;
     x->broadcast_rows = broadcast_rows;
     for (int32_t v = 0; v < p->nvars; v++) x->vars[v].idx_in[0] = x->vars[v].idx_in[1] = -1;
+    if (dist_place_prepare(x)) {
+        rf_rt_dist_free(x);
+        return RF_ENOMEM;
+    }
     *out = x;
     return RF_OK;
 }
@@ -49,6 +53,7 @@ rf_status rf_rt_dist_new(rf_rt_dist_world *w, const rf_hir_program *p, double ti
 void rf_rt_dist_free(rf_rt_dist *x)
 {
     if (!x) return;
+    free(x->reused);
     free(x->vars);
     free(x);
 }
@@ -67,22 +72,13 @@ void rf_rt_dist_share(const rf_rt_dist *x, int64_t nrows, int64_t *lo, int64_t *
 ** failure, its message already in d). The lowest failed rank keeps its
 ** messages; rank 0, when it did not fail, names that rank; everyone else
 ** says nothing more. */
-rf_status dist_vote(rf_rt_dist *x, int failed, const int64_t *v, rf_rt_dist_vote *all, const char *what, rf_diags *d)
+/* After a vote (failed[r]: rank r's flag): stops the run when a rank failed,
+** as dist_vote says. */
+static rf_status vote_outcome(rf_rt_dist *x, const int64_t *failed, int64_t stride, rf_diags *d)
 {
-    rf_rt_dist_vote mine;
-    memset(&mine, 0, sizeof mine);
-    mine.failed = failed;
-    for (int i = 0; i < RF_RT_DIST_VOTE_N && v; i++) mine.v[i] = v[i];
-    double t0 = rf_now();
-    rf_status st = rf_rt_dist_allgather_votes(x->w, x->timeout_s, what, &mine, all, d);
-    x->stat.wait_seconds += rf_now() - t0;
-    if (st) {
-        x->stopped = 1;
-        return st;
-    }
     int first = -1;
     for (int r = 0; r < x->size && first < 0; r++)
-        if (all[r].failed) first = r;
+        if (failed[r * stride]) first = r;
     if (first < 0) return RF_OK;
     x->stopped = 1;
     if (first != x->rank) {
@@ -97,6 +93,79 @@ rf_status dist_vote(rf_rt_dist *x, int failed, const int64_t *v, rf_rt_dist_vote
                     x->size);
     }
     return RF_EUSER;
+}
+
+/* A vote's time: the rank waited there for the slowest one. */
+static void count_vote(rf_rt_dist *x, double t0)
+{
+    double dt = rf_now() - t0;
+    x->stat.wait_seconds += dt;
+    x->stat.collectives++;
+    x->stat.collective_seconds += dt;
+}
+
+rf_status dist_vote(rf_rt_dist *x, int failed, const int64_t *v, rf_rt_dist_vote *all, const char *what, rf_diags *d)
+{
+    rf_rt_dist_vote mine;
+    memset(&mine, 0, sizeof mine);
+    mine.failed = failed;
+    for (int i = 0; i < RF_RT_DIST_VOTE_N && v; i++) mine.v[i] = v[i];
+    double t0 = rf_now();
+    rf_status st = rf_rt_dist_allgather_votes(x->w, x->timeout_s, what, &mine, all, d);
+    count_vote(x, t0);
+    if (st) {
+        x->stopped = 1;
+        return st;
+    }
+    return vote_outcome(x, &all[0].failed, (int64_t)(sizeof *all / sizeof all->failed), d);
+}
+
+rf_status dist_vote_counts(rf_rt_dist *x, int failed, const int64_t *send, int64_t empty, int64_t *recv, int *silent,
+                           int *big, const char *what, rf_diags *d)
+{
+    int n = x->size;
+    /* counts[r * n + j]: what rank r sends rank j */
+    int64_t *counts = rf_calloc((size_t)n * (size_t)n + 1, sizeof *counts);
+    rf_rt_dist_vote *all = rf_calloc((size_t)n, sizeof *all);
+    if (!counts || !all) {
+        free(counts);
+        free(all);
+        return RF_ENOMEM; /* the next vote (rf_rt_dist_end) tells the others */
+    }
+    /* every collective starts with a vote of one shape (a failed rank's
+    ** next is the end's): the counts ride in it where they fit */
+    int inside = n <= RF_RT_DIST_VOTE_N;
+    int64_t v[RF_RT_DIST_VOTE_N] = {0};
+    for (int j = 0; j < n && inside; j++) v[j] = send[j];
+    rf_status st = dist_vote(x, failed, inside ? v : NULL, all, what, d);
+    if (!st && inside) {
+        for (int r = 0; r < n; r++)
+            for (int j = 0; j < n; j++) counts[(size_t)r * n + j] = all[r].v[j];
+    } else if (!st) {
+        double t0 = rf_now();
+        st = rf_rt_dist_allgather_i64(x->w, x->timeout_s, what, send, n, counts, d);
+        double dt = rf_now() - t0;
+        x->stat.collectives++;
+        x->stat.collective_seconds += dt;
+        x->stat.wait_seconds += dt;
+        if (st) x->stopped = 1;
+    }
+    *silent = 1;
+    *big = 0;
+    for (int r = 0; r < n && !st; r++) {
+        int64_t in = 0;
+        for (int j = 0; j < n; j++) {
+            int64_t c = counts[(size_t)r * n + j];
+            if (j != r && c > empty) *silent = 0;
+            if (c > INT32_MAX) *big = 1;
+            in += counts[(size_t)j * n + r];
+        }
+        if (in > INT32_MAX) *big = 1;
+        recv[r] = counts[(size_t)r * n + x->rank];
+    }
+    free(counts);
+    free(all);
+    return st;
 }
 
 /* Rows of r whose hash rank is this rank (from a replicated relation). */
@@ -163,27 +232,44 @@ static rf_status exchange(rf_rt_dist *x, const rf_rt_rel *rel, rf_rt_dict *dict,
     if (!st) st = rf_rt_dist_pack(rel, dict, dest, x->size, &buf, size, displ);
     free(dest);
     if (st) rf_error(d, rf_mkloc(NULL, 0, 0), "rank %d: out of memory packing %s", x->rank, what);
-    rf_rt_dist_vote *all = rf_calloc((size_t)x->size, sizeof *all);
-    if (!all) {
-        free(size);
-        free(buf);
-        return RF_ENOMEM; /* the next vote (rf_rt_dist_end) tells the others */
+    /* the failure vote carries every rank's sizes: one collective, then the
+    ** rows. A part of no rows is its 8-byte count alone (but so is every
+    ** part of a relation without columns, whose rows are its count) */
+    int silent = 0, big = 0;
+    int64_t empty = rel->ncols > 0 ? 8 : -1;
+    rf_status vst = size ? dist_vote_counts(x, st != RF_OK, size, empty, recv, &silent, &big, what, d) : RF_ENOMEM;
+    if (!vst && big) {
+        /* MPI's counts are ints: every rank saw the counts and refuses alike */
+        if (x->rank == 0)
+            rf_error(d, rf_mkloc(NULL, 0, 0),
+                     "%s moves 2 GiB or more between two ranks, beyond what one MPI exchange takes (use more ranks)",
+                     what);
+        x->stopped = 1;
+        vst = RF_EUSER;
     }
-    rf_status vst = dist_vote(x, st != RF_OK, NULL, all, what, d);
-    free(all);
-    if (!vst) {
+    const char *rows = NULL;
+    if (!vst && silent) {
+        /* no rank sends another anything: this rank keeps its own part */
+        rows = buf + (to->kind == RF_RT_PLACE_REPL ? 0 : displ[x->rank]);
+    } else if (!vst) {
         double t0 = rf_now();
         vst = rf_rt_dist_alltoallv(x->w, x->timeout_s, what, buf, size, displ, &rbuf, recv, d);
-        x->stat.wait_seconds += rf_now() - t0;
+        x->stat.xport_seconds += rf_now() - t0;
+        x->stat.exchanges++;
+        rows = rbuf;
         if (vst) x->stopped = 1;
     }
-    if (!vst) {
+    if (!vst && silent) {
+        vst = rf_rt_dist_unpack(rows, &size[x->rank], 1, rel->ncols, rel->types, dict, out);
+        if (vst) rf_error(d, rf_mkloc(NULL, 0, 0), "rank %d: %s: %s", x->rank, what,
+                          vst == RF_ENOMEM ? "out of memory" : "malformed rows");
+    } else if (!vst) {
         for (int r = 0; r < x->size; r++)
             if (r != x->rank) {
                 x->stat.bytes_sent += size[r];
                 x->stat.bytes_received += recv[r];
             }
-        vst = rf_rt_dist_unpack(rbuf, recv, x->size, rel->ncols, rel->types, dict, out);
+        vst = rf_rt_dist_unpack(rows, recv, x->size, rel->ncols, rel->types, dict, out);
         if (vst) rf_error(d, rf_mkloc(NULL, 0, 0), "rank %d: %s: %s", x->rank, what,
                           vst == RF_ENOMEM ? "out of memory" : "malformed rows received");
     }
@@ -246,7 +332,13 @@ rf_status rf_rt_dist_hash_rows(rf_rt_dist *x, const rf_rt_rel *rel, rf_rt_dict *
     return exchange(x, rel, dict, &to, what, out, d);
 }
 
-void rf_rt_dist_run_begins(rf_rt_dist *x) { x->stat.wait_seconds = 0; }
+void rf_rt_dist_run_begins(rf_rt_dist *x)
+{
+    /* the inputs' votes (their shares' line counts) were the start's */
+    x->stat.wait_seconds = 0;
+    x->stat.collectives = 0;
+    x->stat.collective_seconds = 0;
+}
 
 void rf_rt_dist_read(rf_rt_dist *x, int64_t rows, int64_t bytes)
 {
@@ -285,20 +377,32 @@ rf_status rf_rt_dist_end(rf_rt_dist *x, rf_status st, double run_seconds, rf_rt_
     rf_rt_dist_vote *all = rf_calloc((size_t)x->size, sizeof *all);
     if (!all) return RF_ENOMEM;
     /* the profile travels in the last vote: seconds as microseconds */
-    int64_t v[RF_RT_DIST_VOTE_N] = {(int64_t)(run_seconds * 1e6), (int64_t)(x->stat.wait_seconds * 1e6),
-                                    x->stat.bytes_sent, x->stat.bytes_received, x->stat.dev_bytes_sent,
-                                    x->stat.dev_bytes_received, x->stat.read_rows, x->stat.read_bytes};
+    const rf_rt_rankstat *m = &x->stat;
+    int64_t v[RF_RT_DIST_VOTE_N] = {(int64_t)(run_seconds * 1e6), (int64_t)(m->wait_seconds * 1e6), m->bytes_sent,
+                                    m->bytes_received, m->dev_bytes_sent, m->dev_bytes_received, m->read_rows,
+                                    m->read_bytes, m->exchanges, (int64_t)(m->xport_seconds * 1e6), m->collectives,
+                                    (int64_t)(m->collective_seconds * 1e6), m->starts,
+                                    (int64_t)(m->start_seconds * 1e6), m->moves};
     rf_status vst = dist_vote(x, st != RF_OK, v, all, "the end of the run", d);
     if (!vst && stats)
         for (int r = 0; r < x->size; r++) {
-            stats[r].run_seconds = (double)all[r].v[0] / 1e6;
-            stats[r].wait_seconds = (double)all[r].v[1] / 1e6;
-            stats[r].bytes_sent = all[r].v[2];
-            stats[r].bytes_received = all[r].v[3];
-            stats[r].dev_bytes_sent = all[r].v[4];
-            stats[r].dev_bytes_received = all[r].v[5];
-            stats[r].read_rows = all[r].v[6];
-            stats[r].read_bytes = all[r].v[7];
+            const int64_t *a = all[r].v;
+            rf_rt_rankstat *s = &stats[r];
+            s->run_seconds = (double)a[0] / 1e6;
+            s->wait_seconds = (double)a[1] / 1e6;
+            s->bytes_sent = a[2];
+            s->bytes_received = a[3];
+            s->dev_bytes_sent = a[4];
+            s->dev_bytes_received = a[5];
+            s->read_rows = a[6];
+            s->read_bytes = a[7];
+            s->exchanges = a[8];
+            s->xport_seconds = (double)a[9] / 1e6;
+            s->collectives = a[10]; /* the end's own vote not counted */
+            s->collective_seconds = (double)a[11] / 1e6;
+            s->starts = a[12];
+            s->start_seconds = (double)a[13] / 1e6;
+            s->moves = a[14];
         }
     free(all);
     x->stopped = 1;

@@ -8,9 +8,11 @@
 ** loads and starts; MPI over the emulator's memory, which is host memory,
 ** where every rank runs the emulator, so that CI tests the device's side of
 ** the moves; else none: rows move through host memory, and the profile's
-** line says why); the counts' exchange, which opens with the failure vote
-** every collective starts with; the bytes each move sent for --profile;
-** and what a planned move asks of the device.
+** line says why), made once per process: the world keeps the choice and
+** NCCL's communicator for every later run, and closes it at its end; the
+** counts' exchange, carried by the failure vote every collective starts
+** with; an exchange with nothing to move skipped; the bytes and seconds of
+** each move for --profile; and what a planned move asks of the device.
 */
 #include "dist_internal.h"
 #include "dist_nccl.h"
@@ -27,20 +29,31 @@ typedef struct xport {
     dist_nccl *nccl; /* NULL: MPI over host memory */
 } xport;
 
+/* What the ranks chose, kept by the world for every later run of the
+** process (a communicator's start costs 100s of ms; the facts voted on, a
+** rank's GPU and libraries, do not change while it lives). */
+typedef struct xport_cache {
+    int host_memory;
+    int64_t gpu;
+    int use;         /* 1: moves on the device (nccl, or the emulator's MPI); 0: through host memory */
+    dist_nccl *nccl;
+    char note[256];
+} xport_cache;
+
+void dist_xport_world_end(void *cached)
+{
+    xport_cache *c = cached;
+    if (!c) return;
+    dist_nccl_close(c->nccl);
+    free(c);
+}
+
 static rf_status xp_counts(void *ctx, int failed, const int64_t *send, int64_t *recv, const char *what, rf_diags *d)
 {
     xport *t = ctx;
-    rf_rt_dist *x = t->x;
-    rf_rt_dist_vote *all = rf_calloc((size_t)x->size, sizeof *all);
-    if (!all) return RF_ENOMEM;
-    rf_status st = dist_vote(x, failed, NULL, all, what, d);
-    free(all);
-    if (st) return st;
-    double t0 = rf_now();
-    st = rf_rt_dist_alltoall_i64(x->w, x->timeout_s, what, send, recv, d);
-    x->stat.wait_seconds += rf_now() - t0;
-    if (st) x->stopped = 1;
-    return st;
+    int silent = 0, big = 0;
+    /* the failure vote carries the counts: one collective */
+    return dist_vote_counts(t->x, failed, send, 0, recv, &silent, &big, what, d);
 }
 
 static rf_status xp_exchange(void *ctx, const rf_rt_xbuf *sends, int nsend, const rf_rt_xbuf *recvs, int nrecv,
@@ -48,10 +61,12 @@ static rf_status xp_exchange(void *ctx, const rf_rt_xbuf *sends, int nsend, cons
 {
     xport *t = ctx;
     rf_rt_dist *x = t->x;
+    if (!nsend && !nrecv) return RF_OK; /* nothing to or from another rank: no call, no wait on the stream */
     double t0 = rf_now();
     rf_status st = t->nccl ? dist_nccl_sendrecv(t->nccl, x->w, x->timeout_s, what, sends, nsend, recvs, nrecv, stream, d)
                            : rf_rt_dist_sendrecv(x->w, x->timeout_s, what, sends, nsend, recvs, nrecv, d);
-    x->stat.wait_seconds += rf_now() - t0;
+    x->stat.xport_seconds += rf_now() - t0;
+    x->stat.exchanges++;
     if (st) x->stopped = 1; /* the world is broken: no more collectives */
     return st;
 }
@@ -91,11 +106,11 @@ static int nccl_for_all(const rf_rt_dist *x, const rf_rt_dist_vote *all, char *w
     return 1;
 }
 
-static rf_status xport_open(rf_rt_dist *x, int host_memory, int64_t gpu, rf_rt_xport **out, char *note, size_t nnote,
-                            rf_diags *d)
+/* The ranks' choice (a collective): into c. */
+static rf_status choose(rf_rt_dist *x, int host_memory, int64_t gpu, xport_cache *c, rf_diags *d)
 {
-    *out = NULL;
-    snprintf(note, nnote, "through host memory (MPI)");
+    c->host_memory = host_memory;
+    c->gpu = gpu;
     char why[200] = "";
     int nccl_ok = 0;
     if (!host_memory && !gpu) snprintf(why, sizeof why, "the GPU's PCI address is unknown");
@@ -126,50 +141,82 @@ static rf_status xport_open(rf_rt_dist *x, int host_memory, int64_t gpu, rf_rt_x
         dist_nccl_close(nccl);
         return st;
     }
-    if (!all_host && !nccl) {
+    c->nccl = nccl;
+    c->use = all_host || nccl;
+    if (!c->use) {
         /* rank 0 writes the profile: its own reason, or the rank that had one */
-        snprintf(note, nnote, "through host memory (MPI): %s", why[0] ? why : "NCCL is not available");
-        return RF_OK;
-    }
-    xport *t = rf_calloc(1, sizeof *t);
-    if (!t) {
-        dist_nccl_close(nccl);
-        return RF_ENOMEM;
-    }
-    t->x = x;
-    t->nccl = nccl;
-    t->xp.ctx = t;
-    t->xp.rank = x->rank;
-    t->xp.size = x->size;
-    t->xp.counts = xp_counts;
-    t->xp.exchange = xp_exchange;
-    if (nccl) {
+        snprintf(c->note, sizeof c->note, "through host memory (MPI): %s", why[0] ? why : "NCCL is not available");
+    } else if (nccl) {
         char ver[32];
         dist_nccl_version(ver, sizeof ver);
-        snprintf(note, nnote, "GPU to GPU with NCCL %s (relations with strings through host memory)", ver);
+        snprintf(c->note, sizeof c->note, "GPU to GPU with NCCL %s (relations with strings through host memory)", ver);
     } else {
-        snprintf(note, nnote, "in the emulated GPUs' memory over MPI (relations with strings through host memory)");
+        snprintf(c->note, sizeof c->note,
+                 "in the emulated GPUs' memory over MPI (relations with strings through host memory)");
     }
-    *out = &t->xp;
     return RF_OK;
+}
+
+static rf_status xport_open(rf_rt_dist *x, int host_memory, int64_t gpu, rf_rt_xport **out, char *note, size_t nnote,
+                            rf_diags *d)
+{
+    *out = NULL;
+    void **slot = dist_world_xport(x->w);
+    if (!slot) return RF_EINTERNAL; /* ranks always have a world (MPI) */
+    xport_cache *c = *slot;
+    if (c && (c->host_memory != host_memory || c->gpu != gpu)) {
+        /* another device than the last run's (every rank runs alike) */
+        dist_xport_world_end(c);
+        *slot = c = NULL;
+    }
+    rf_status st = RF_OK;
+    if (!c) {
+        double t0 = rf_now();
+        c = rf_calloc(1, sizeof *c);
+        if (!c) return RF_ENOMEM;
+        st = choose(x, host_memory, gpu, c, d);
+        if (st) {
+            free(c);
+            return st;
+        }
+        x->stat.starts = 1;
+        x->stat.start_seconds = rf_now() - t0;
+        *slot = c;
+    }
+    snprintf(note, nnote, "%s", c->note);
+    if (c->use) {
+        xport *t = rf_calloc(1, sizeof *t);
+        if (!t) st = RF_ENOMEM;
+        else {
+            t->x = x;
+            t->nccl = c->nccl;
+            t->xp.ctx = t;
+            t->xp.rank = x->rank;
+            t->xp.size = x->size;
+            t->xp.counts = xp_counts;
+            t->xp.exchange = xp_exchange;
+            *out = &t->xp;
+        }
+    }
+    return st;
 }
 
 rf_status rf_rt_dist_xport_open(rf_rt_dist *x, int host_memory, int64_t gpu, rf_rt_xport **out, char *note,
                                 size_t nnote, rf_diags *d)
 {
     /* the ranks' start, not their run: its waits stay out of the profile's */
-    double w0 = x->stat.wait_seconds;
+    rf_rt_rankstat saved = x->stat;
     rf_status st = xport_open(x, host_memory, gpu, out, note, nnote, d);
-    x->stat.wait_seconds = w0;
+    x->stat.wait_seconds = saved.wait_seconds;
+    x->stat.collectives = saved.collectives;
+    x->stat.collective_seconds = saved.collective_seconds;
     return st;
 }
 
 void rf_rt_dist_xport_close(rf_rt_xport *xp)
 {
-    if (!xp) return;
-    xport *t = xp->ctx;
-    dist_nccl_close(t->nccl);
-    free(t);
+    /* the communicator stays the world's, for the process's next run */
+    if (xp) free(xp->ctx);
 }
 
 int rf_rt_dist_move_talks(const rf_rt_dist *x, const rf_rt_dist_move *m, rf_rt_xmove *mv, char *what, size_t nwhat)

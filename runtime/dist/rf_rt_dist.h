@@ -42,7 +42,7 @@ void rf_rt_dist_world_end(rf_rt_dist_world *w, int exit_code);
 
 /* What every rank contributes to a sync: whether it failed, and eight
 ** numbers (a branch's "any rows", a count, profile figures). */
-#define RF_RT_DIST_VOTE_N 8
+#define RF_RT_DIST_VOTE_N 16
 typedef struct rf_rt_dist_vote {
     int64_t failed; /* 1: this rank stopped with an error */
     int64_t v[RF_RT_DIST_VOTE_N];
@@ -53,11 +53,15 @@ typedef struct rf_rt_dist_vote {
 ** world is then marked broken (rf_rt_dist_world_end aborts). */
 rf_status rf_rt_dist_allgather_votes(rf_rt_dist_world *w, double timeout_s, const char *what,
                                      const rf_rt_dist_vote *mine, rf_rt_dist_vote *out, rf_diags *d);
+/* k numbers of every rank (all: size * k, by rank). The same deadline. */
+rf_status rf_rt_dist_allgather_i64(rf_rt_dist_world *w, double timeout_s, const char *what, const int64_t *mine,
+                                   int k, int64_t *all, rf_diags *d);
 /* Sends send[dst] bytes at sendbuf + sdispl[dst] to each rank and receives
 ** into a buffer allocated here (*recvbuf, recv[src] bytes from each, laid
-** out by rank). The same deadline. */
+** out by rank; the counts known already, from a vote that carried them).
+** The same deadline. */
 rf_status rf_rt_dist_alltoallv(rf_rt_dist_world *w, double timeout_s, const char *what, const char *sendbuf,
-                               const int64_t *send, const int64_t *sdispl, char **recvbuf, int64_t *recv,
+                               const int64_t *send, const int64_t *sdispl, char **recvbuf, const int64_t *recv,
                                rf_diags *d);
 
 /* The world is broken (a collective or an NCCL exchange timed out): the
@@ -121,11 +125,17 @@ typedef struct rf_rt_dist rf_rt_dist;
 
 typedef struct rf_rt_rankstat {
     double run_seconds;       /* the rank's interpretation time, waits included */
-    double wait_seconds;      /* in collectives */
+    double wait_seconds;      /* in the votes every collective starts with: waiting for the slowest rank */
     int64_t bytes_sent, bytes_received; /* through host memory (MPI) */
     int64_t dev_bytes_sent, dev_bytes_received; /* device to device (NCCL; the emulator's MPI) */
     int64_t moves;            /* relations moved */
     int64_t read_rows, read_bytes; /* the rank's share of the inputs: rows, and bytes read for them */
+    int64_t exchanges;        /* moves whose rows went between ranks (rows sent or received) */
+    double xport_seconds;     /* moving those rows: MPI's all-to-all, NCCL, the emulator's MPI */
+    int64_t collectives;      /* small MPI collectives: votes (with counts, sizes, tests), gathers */
+    double collective_seconds; /* in them (wait_seconds is the part spent in votes) */
+    int64_t starts;           /* the transport started for this run (NCCL's communicator): 1, or 0 reused */
+    double start_seconds;     /* that start (before the run: not in run_seconds) */
 } rf_rt_rankstat;
 
 /* NULL *out when w is NULL or has one rank: the run is a plain one.
@@ -189,9 +199,12 @@ rf_status rf_rt_dist_any(rf_rt_dist *x, int local_any, int *any, rf_diags *d);
 ** device is the emulator (host_memory). *xp NULL otherwise (rows move
 ** through host memory). note: one line for --profile saying which and, when
 ** not NCCL on real GPUs, why. A collective (votes, then NCCL's bootstrap:
-** ncclGetUniqueId on rank 0, MPI_Bcast, ncclCommInitRankConfig). */
+** ncclGetUniqueId on rank 0, MPI_Bcast, ncclCommInitRankConfig) the first
+** time in a process: the world keeps the choice and the communicator for
+** its later runs (no message then), and closes them at its end. */
 rf_status rf_rt_dist_xport_open(rf_rt_dist *x, int host_memory, int64_t gpu, rf_rt_xport **xp, char *note,
                                 size_t nnote, rf_diags *d);
+/* The end of a run's use of the transport (the communicator stays the world's). */
 void rf_rt_dist_xport_close(rf_rt_xport *xp);
 /* Whether move m exchanges rows between ranks (else each rank keeps some of
 ** its own: a replicated relation cut, a spread one left); and then *mv,
