@@ -407,6 +407,10 @@ int api_run_world(rf_database *db, const rf_program *prog, const rf_run_options 
         api_diags_error(&db->diags, "rf_run: %s", !prog ? "no program" : "no place for the result");
         return REDFOX_MISUSE;
     }
+    if (!prog->hir && prog->stage != REDFOX_STAGE_ALL) {
+        api_diags_error(&db->diags, "rf_run: the program was compiled with stop_after (for rf_program_dump only)");
+        return REDFOX_MISUSE;
+    }
     if (!prog->hir) {
         api_diags_error(&db->diags, "rf_run: the program did not compile: %s", rf_program_errmsg(prog));
         return REDFOX_MISUSE;

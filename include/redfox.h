@@ -84,10 +84,12 @@ REDFOX_API const char *rf_libversion(void);
 REDFOX_API int rf_libversion_number(void);
 /* The interface's level: 1 the first release; 2 adds compile options
 ** (rf_compile_*_v2), progress reports, timelines (rf_trace), the run
-** options after trace_file and the profile's text ("level 2" below). A
-** program compiled against level 2 checks rf_api_level() >= 2 before using
-** them with an older library. */
-#define REDFOX_API_LEVEL 2
+** options after trace_file and the profile's text ("level 2" below); 3
+** adds the compile options after no_opt, writing .rfx files
+** (rf_program_write_rfx) and the compiler's intermediate forms
+** (rf_program_dump). A program compiled against level N checks
+** rf_api_level() >= N before using them with an older library. */
+#define REDFOX_API_LEVEL 3
 REDFOX_API int rf_api_level(void);
 
 /* ---- result codes ---------------------------------------------------- */
@@ -225,7 +227,26 @@ typedef struct rf_compile_options {
                    ** (`--no-exists`) */
     int no_opt;    /* none of the query-plan passes (implies no_exists; `redfox
                    ** dump --no-opt`) */
+    /* ---- level 3 (read only when size covers them) ---- */
+    int stop_after;        /* REDFOX_STAGE_*: how far rf_compile_*_v2 goes; ALL
+                           ** (default): a program that runs; AST, RULES, PLAN: a
+                           ** program for rf_program_dump only (rf_run refuses it),
+                           ** checked no further than that stage (`redfox dump`) */
+    int no_fuse;           /* GPU code without the Kernel Weaver's fused kernels, as
+                           ** `redfox compile --no-fuse` (rf_program_write_rfx,
+                           ** rf_program_dump of --fused, --cuda, --ptx); default 0 */
+    const char *gpu_arch;  /* the GPU code's NVRTC target (rf_program_write_rfx):
+                           ** "compute_80" (NULL, the default), "compute_90",
+                           ** "sm_90", ... (`redfox compile --gpu-arch`) */
+    const char *cache_dir; /* where NVRTC's output and the local GPU's linked code
+                           ** are cached (rf_program_write_rfx); NULL (default):
+                           ** $XDG_CACHE_HOME/redfox, else ~/.cache/redfox; "": none */
 } rf_compile_options;
+/* rf_compile_options.stop_after (level 3) */
+#define REDFOX_STAGE_ALL 0   /* parsed, checked, planned, lowered to Harmony: runs */
+#define REDFOX_STAGE_AST 1   /* parsed only (names and types not checked) */
+#define REDFOX_STAGE_RULES 2 /* parsed and checked */
+#define REDFOX_STAGE_PLAN 3  /* checked and its query plan built (and optimized unless no_opt) */
 /* size: the caller's sizeof(rf_compile_options) (a later version's init
 ** sets up only what the caller's struct holds). */
 REDFOX_API void rf_compile_options_init(rf_compile_options *o, size_t size);
@@ -449,6 +470,53 @@ REDFOX_API const char *rf_result_device_log(const rf_result *res);
 ** non-zero to stop (the call then returns REDFOX_IO). Level 2. */
 typedef int (*rf_write_fn)(void *user, const void *bytes, int64_t n);
 REDFOX_API int rf_result_write_to(const rf_result *res, int32_t i, int format, rf_write_fn write, void *user);
+
+/* ---- compiled programs and intermediate forms (level 3) ----------------- */
+
+/* Writes prog as a compiled program file (.rfx, docs/RFX.md) at path, for
+** rf_compile_files and `redfox run`: its schema, its Harmony program, its
+** GPU plans (when the GPU backend takes the program) and its GPU code (PTX,
+** made with NVRTC where libnvrtc loads, else a warning and no GPU code),
+** as `redfox compile` writes it. The options' no_fuse, gpu_arch and
+** cache_dir say how the GPU code is made (NULL: the defaults; the plan
+** switches were read when prog was compiled). The file is written aside
+** and renamed into place: a failed write leaves the old file; a symbolic
+** link at path is refused, never written through; a device (/dev/null) is
+** written. Where a GPU is present its code is also linked for that GPU
+** into the cache, so that the file's first run there starts at once.
+** The write's diagnostics (errors, and warnings such as no NVRTC) replace
+** prog's (rf_program_errmsg, rf_program_diag): it must not run while
+** another thread uses prog. REDFOX_MISUSE for a program that did not
+** compile or was compiled with stop_after, REDFOX_IO when the file cannot
+** be written, REDFOX_ERROR for a program the GPU backend rejects where
+** NVRTC is present. */
+REDFOX_API int rf_program_write_rfx(rf_program *prog, const char *path, const rf_compile_options *o);
+
+/* What rf_program_dump prints (`redfox dump --WHAT`). */
+#define REDFOX_DUMP_AST 0     /* the syntax tree, as parsed */
+#define REDFOX_DUMP_RULES 1   /* the checked program: desugared rules, types, strata */
+#define REDFOX_DUMP_PLAN 2    /* the query plan: relations and a CFG of relational commands */
+#define REDFOX_DUMP_HARMONY 3 /* the Harmony IR: kernels over managed variables, scheduled */
+#define REDFOX_DUMP_FUSED 4   /* the Kernel Weaver's fusion groups and the fused GPU kernels */
+#define REDFOX_DUMP_CUDA 5    /* the CUDA C++ source of the GPU kernels */
+#define REDFOX_DUMP_PTX 6     /* the PTX of the GPU kernels (a .rfx program's own, or NVRTC's) */
+/* How: text (every WHAT), YAML (AST, PLAN), Graphviz dot (PLAN). */
+#define REDFOX_DUMP_TEXT 0
+#define REDFOX_DUMP_YAML 1
+#define REDFOX_DUMP_DOT 2
+/* An intermediate form of prog, byte for byte as `redfox dump` prints it,
+** handed to write(user, bytes, n) (see rf_write_fn) only when all of it was
+** made. AST, RULES and PLAN need a program compiled from LogiQL with
+** stop_after at least that stage (ALL keeps them all; PLAN dumps the plan
+** as compiled, so compile with no_opt for the plan before optimization);
+** HARMONY, FUSED, CUDA and PTX need one compiled completely (from LogiQL or
+** a .rfx file). o's no_fuse: the GPU code without fused kernels (NULL: the
+** defaults). --ptx of LogiQL compiles the kernels with NVRTC (an error
+** where it is missing). The dump's diagnostics replace prog's, as
+** rf_program_write_rfx. REDFOX_MISUSE for a form prog does not hold or a
+** format the form has not, REDFOX_IO when write returns non-zero. */
+REDFOX_API int rf_program_dump(rf_program *prog, int what, int format, const rf_compile_options *o,
+                               rf_write_fn write, void *user);
 
 /* With rf_run_options.profile: kernel k's (k in [0, rf_result_profile_count))
 ** kind, device, calls, seconds and rows out. 0 / NULL otherwise. */

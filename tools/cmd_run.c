@@ -118,55 +118,6 @@ static const char *usage =
     "                       else through host memory (--profile says which)\n"
     "  -h, --help           this text\n";
 
-/* Diagnostics records as rf_diags_print prints them: the first
-** RF_DIAGS_SHOWN errors (every warning and note), then how many more. */
-typedef const rf_diagnostic *(*diag_at_fn)(const void *obj, int64_t i);
-static int64_t print_diags(const void *obj, int64_t n, diag_at_fn at)
-{
-    static const char *names[] = {"error", "warning", "note"};
-    int64_t shown = 0, nerrors = 0;
-    for (int64_t i = 0; i < n; i++) {
-        const rf_diagnostic *g = at(obj, i);
-        int sev = g->severity >= 0 && g->severity <= 2 ? g->severity : 0;
-        if (sev == REDFOX_SEV_ERROR) nerrors++;
-        if (sev == REDFOX_SEV_ERROR && shown++ >= RF_DIAGS_SHOWN) continue;
-        if (g->file[0] && g->line > 0)
-            fprintf(stderr, "%s:%d:%d: %s: %s\n", g->file, (int)g->line, (int)g->column, names[sev], g->message);
-        else if (g->file[0])
-            fprintf(stderr, "%s: %s: %s\n", g->file, names[sev], g->message);
-        else
-            fprintf(stderr, "redfox: %s: %s\n", names[sev], g->message);
-    }
-    if (nerrors > RF_DIAGS_SHOWN)
-        fprintf(stderr, "redfox: %lld more error%s\n", (long long)(nerrors - RF_DIAGS_SHOWN),
-                nerrors - RF_DIAGS_SHOWN == 1 ? "" : "s");
-    return nerrors;
-}
-
-static const rf_diagnostic *program_diag(const void *p, int64_t i) { return rf_program_diag(p, i); }
-static const rf_diagnostic *database_diag(const void *db, int64_t i) { return rf_database_diag(db, i); }
-static const rf_diagnostic *trace_diag(const void *t, int64_t i) { return rf_trace_diag(t, i); }
-
-/* A library call's outcome as the command reports it: its diagnostics
-** printed (when print), the exit code of its REDFOX_* code. */
-static int finish_api(int code, const void *obj, int64_t n, diag_at_fn at, int print)
-{
-    int64_t nerrors = print ? print_diags(obj, n, at) : 0;
-    switch (code) {
-    case REDFOX_OK: return RF_EXIT_OK;
-    case REDFOX_ERROR:
-    case REDFOX_IO:
-    case REDFOX_NOTFOUND: return RF_EXIT_USER;
-    case REDFOX_NOMEM:
-        if (print) fprintf(stderr, "redfox: error: out of memory\n");
-        return RF_EXIT_USER;
-    case REDFOX_MISUSE: return RF_EXIT_USAGE;
-    default:
-        if (print && !nerrors) fprintf(stderr, "redfox: internal error\n");
-        return RF_EXIT_INTERNAL;
-    }
-}
-
 static int print_outputs(const rf_result *res, int fmt)
 {
     int32_t n = rf_result_count(res);
@@ -404,12 +355,12 @@ int rf_tool_run(int argc, char **argv)
     if (repeat_s && !rf_tool_parse_int(repeat_s, 1, 1000000, &repeat))
         return rf_tool_usage_error("run", "--repeat takes a number from 1 to 1000000");
     rf_trace *trace = NULL;
-    if (trace_path && !(trace = rf_trace_new())) return finish_api(REDFOX_NOMEM, NULL, 0, NULL, 1);
+    if (trace_path && !(trace = rf_trace_new())) return rf_tool_finish_api(REDFOX_NOMEM, NULL, 0, NULL, 1);
     o.trace = trace;
     char *settings = settings_of(sets, nsets);
     if (!settings) {
         rf_trace_free(trace);
-        return finish_api(REDFOX_NOMEM, NULL, 0, NULL, 1);
+        return rf_tool_finish_api(REDFOX_NOMEM, NULL, 0, NULL, 1);
     }
     o.settings = settings;
     rf_diags d;
@@ -458,7 +409,7 @@ int rf_tool_run(int argc, char **argv)
     if (st) rc = rank ? rf_tool_exit_code(st) : rf_tool_finish(st, &d);
     else {
         int code = rf_compile_buffers_v2(src.names, src.texts, src.lens, src.n, &co, &p);
-        rc = finish_api(code, p, rf_program_diag_count(p), program_diag, rank == 0);
+        rc = rf_tool_finish_program(code, p, rank == 0);
     }
     rf_tool_sources_free(&src);
     double t_loaded = rf_trace_clock();
@@ -478,7 +429,7 @@ int rf_tool_run(int argc, char **argv)
     }
     if (!rc) { /* a program without input files runs wherever its data folder is missing */
         int code = rf_open(needed ? data : NULL, &db);
-        if (code) rc = finish_api(code, db, rf_database_diag_count(db), database_diag, rank == 0);
+        if (code) rc = rf_tool_finish_database(code, db, rank == 0);
     }
     if (!rc && repeat > 1) rf_database_keep_inputs(db, 1); /* repeated runs read the inputs once */
     int ran = 0; /* the run started (several ranks: it may have failed on this one) */
@@ -497,7 +448,7 @@ int rf_tool_run(int argc, char **argv)
     }
     double t_ran = rf_trace_clock();
     /* a run's messages: rank 0's, or those of the rank that failed (runtime/dist) */
-    if (ran) rc = finish_api(code, db, rf_database_diag_count(db), database_diag, rank == 0 || code);
+    if (ran) rc = rf_tool_finish_database(code, db, rank == 0 || code);
     if (!rc && rank == 0) { /* with several ranks, rank 0 holds and writes the outputs */
         if (profile) rf_result_profile_write(res, stderr);
         double t_out = rf_trace_clock();
@@ -516,7 +467,7 @@ int rf_tool_run(int argc, char **argv)
     /* written after a failed run too: the timeline up to the error */
     if (trace && rank == 0) {
         int tcode = rf_trace_write(trace, trace_path, "redfox run");
-        int trc = tcode ? finish_api(tcode, trace, rf_trace_diag_count(trace), trace_diag, 1) : RF_EXIT_OK;
+        int trc = tcode ? rf_tool_finish_trace(tcode, trace, 1) : RF_EXIT_OK;
         if (rc == RF_EXIT_OK) rc = trc;
     }
     if (rf_tool_exits_early()) {
