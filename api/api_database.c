@@ -394,12 +394,6 @@ static void relay_load(void *ctx, const rf_rt_load_progress *p)
 
 int rf_run(rf_database *db, const rf_program *prog, const rf_run_options *opt, rf_result **out)
 {
-    return api_run_world(db, prog, opt, NULL, out);
-}
-
-int api_run_world(rf_database *db, const rf_program *prog, const rf_run_options *opt, rf_rt_dist_world *world,
-                  rf_result **out)
-{
     if (out) *out = NULL;
     if (!db) return REDFOX_MISUSE;
     api_diags_clear(&db->diags);
@@ -427,6 +421,10 @@ int api_run_world(rf_database *db, const rf_program *prog, const rf_run_options 
         api_diags_error(&db->diags, "rf_run: unknown device %d", o.device);
         return REDFOX_MISUSE;
     }
+    if (o.world && o.world->failed) {
+        api_diags_error(&db->diags, "rf_run: the world did not start: %s", rf_world_errmsg(o.world));
+        return REDFOX_MISUSE;
+    }
     rf_diags d;
     rf_diags_init(&d);
     rf_rt_tuning tune;
@@ -447,7 +445,7 @@ int api_run_world(rf_database *db, const rf_program *prog, const rf_run_options 
     ro.gpu_plan = prog->gpln.len ? prog->gpln.data : NULL;
     ro.gpu_plan_size = (uint64_t)prog->gpln.len;
     ro.rfx_file = prog->rfx_name;
-    ro.world = world;
+    ro.world = o.world ? o.world->dist : NULL;
     ro.process_exits = o.process_exits;
     progress_relay relay = {o.progress, o.progress_user};
     if (o.progress) {

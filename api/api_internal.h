@@ -10,7 +10,6 @@
 #ifndef RF_API_INTERNAL_H
 #define RF_API_INTERNAL_H
 
-#include "api_ranks.h"
 #include "redfox.h"
 #include "rf_common.h"
 #include "rf_harmony.h"
@@ -95,6 +94,15 @@ typedef struct api_output {
 struct rf_result {
     rf_rt_result *rr;      /* its outputs' rel.types point into outs[i].types */
     api_output *outs;
+};
+
+/* The ranks of this process (rf_world_*): runtime/dist's world (NULL: one
+** process alone) and the diagnostics of its start. */
+typedef struct rf_rt_dist_world rf_rt_dist_world;
+struct rf_world {
+    rf_rt_dist_world *dist;
+    int failed; /* rf_world_mpi failed: no run with it */
+    api_diags diags;
 };
 
 /* A timeline (rf_trace_*): the runtime's event log and the diagnostics

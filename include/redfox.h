@@ -86,8 +86,9 @@ REDFOX_API int rf_libversion_number(void);
 ** (rf_compile_*_v2), progress reports, timelines (rf_trace), the run
 ** options after trace_file and the profile's text ("level 2" below); 3
 ** adds the compile options after no_opt, writing .rfx files
-** (rf_program_write_rfx) and the compiler's intermediate forms
-** (rf_program_dump). A program compiled against level N checks
+** (rf_program_write_rfx), the compiler's intermediate forms
+** (rf_program_dump) and runs on several MPI ranks (rf_world_mpi,
+** rf_run_options.world). A program compiled against level N checks
 ** rf_api_level() >= N before using them with an older library. */
 #define REDFOX_API_LEVEL 3
 REDFOX_API int rf_api_level(void);
@@ -316,6 +317,8 @@ typedef void (*rf_progress_fn)(void *user, const rf_progress *p);
 ** to it through rf_run_options.trace. Times are seconds of rf_trace_clock.
 ** One rf_trace is used by one thread at a time. */
 typedef struct rf_trace rf_trace;
+/* The ranks this process runs with (level 3): see rf_world_mpi below. */
+typedef struct rf_world rf_world;
 /* A new, empty timeline (NULL when out of memory); free with rf_trace_free. */
 REDFOX_API rf_trace *rf_trace_new(void);
 REDFOX_API void rf_trace_free(rf_trace *t);
@@ -375,6 +378,15 @@ typedef struct rf_run_options {
                              ** leaves closing the GPU and unmapping its inputs to the
                              ** process's end, which does them at once. The result is
                              ** still complete and must still be freed. Default 0 */
+    /* ---- level 3 (read only when size covers them) ---- */
+    rf_world *world;         /* run as one of the world's ranks, together with the
+                             ** others (rf_world_mpi): every rank calls rf_run with
+                             ** the same program, options and inputs; each reads and
+                             ** works on its share of the rows, exchanged over MPI,
+                             ** and rank 0's result holds every output (the other
+                             ** ranks' results hold none). A rank that fails stops
+                             ** all of them; each reports the failure. NULL
+                             ** (default) or a world of one rank: this process alone */
 } rf_run_options;
 /* Level 1's init: sets up only the fields up to trace_file (size says so),
 ** as a program compiled against level 1 allocated them; the level-2 fields
@@ -384,6 +396,39 @@ REDFOX_API void rf_run_options_init(rf_run_options *o);
 ** the library knows within it is set to its default and o->size to what was
 ** set up. Use it to set a level-2 field. */
 REDFOX_API void rf_run_options_init_v2(rf_run_options *o, size_t size);
+
+/* ---- ranks (level 3) ---------------------------------------------------
+** Several processes started by MPI's launcher (mpirun -np N app ...) run
+** one program together, as `mpirun -np N redfox run` does: relations are
+** hash-partitioned by the keys of the joins, groups and dedupes that need
+** them and exchanged between the ranks (over NCCL between GPU ranks where
+** it loads, else over MPI). One world per process. */
+/* Joins the world of ranks mpirun started this process as one of: starts
+** MPI (argc and argv are handed to it, may be NULL). A process that mpirun
+** did not start gets a world of one rank (this process alone) and MPI is
+** not started. On success *w is set; free it with rf_world_end. On failure
+** (MPI cannot start; REDFOX_MISUSE for a redfox built without MPI started
+** by mpirun) *w is still set (unless out of memory) and rf_world_errmsg
+** says why; end it with rf_world_end too. Call it from the thread that
+** will end it, before any run with it; not thread-safe. */
+REDFOX_API int rf_world_mpi(int *argc, char ***argv, rf_world **w);
+/* This process's rank in [0, rf_world_size), and the ranks' count; 0 and 1
+** for NULL or a failed world. */
+REDFOX_API int rf_world_rank(const rf_world *w);
+REDFOX_API int rf_world_size(const rf_world *w);
+/* The ranks on this rank's host (they share its cores and GPUs: divide
+** rf_run_options.threads among them); 1 for NULL. */
+REDFOX_API int rf_world_local_size(const rf_world *w);
+/* Why rf_world_mpi failed ("" when it did not), and its diagnostics. */
+REDFOX_API const char *rf_world_errmsg(const rf_world *w);
+REDFOX_API int64_t rf_world_diag_count(const rf_world *w);
+REDFOX_API const rf_diagnostic *rf_world_diag(const rf_world *w, int64_t i);
+/* Ends the world and frees w: every rank calls it once its runs are over.
+** exit_code 0: MPI is finalized normally. When a run's exchange timed out
+** (a rank stopped answering) the others may be stuck in it: then every
+** rank is aborted with exit_code (this call does not return). NULL:
+** nothing. */
+REDFOX_API void rf_world_end(rf_world *w, int exit_code);
 
 /* Runs prog on db's inputs (relations given in memory first, else files
 ** under db's folder) with options o (NULL: the defaults). On success *res

@@ -6,10 +6,10 @@
 ** and its outputs written through the library (include/redfox.h: rf_compile_
 ** buffers_v2, rf_open, rf_run, rf_result_write*, rf_result_profile_write,
 ** rf_trace_*), as any application would; only reading the program files
-** (tools/pipeline.c: "-", pipes), the settings' checks and the MPI ranks'
-** world (runtime/dist, through api/api_ranks.h) are the command's own.
+** (tools/pipeline.c: "-", pipes), the settings' checks and starting the
+** ranks of --gpus N under mpirun (tools/run_ranks.c) are the command's own;
+** under mpirun it joins the ranks' world through the library (rf_world_mpi).
 */
-#include "api_ranks.h"
 #include "pipeline.h"
 #include "redfox.h"
 #include "rf_db.h"
@@ -117,6 +117,8 @@ static const char *usage =
     "                       every rank has a GPU of its own and libnccl.so.2 loads,\n"
     "                       else through host memory (--profile says which)\n"
     "  -h, --help           this text\n";
+
+static const rf_diagnostic *world_diag(const void *w, int64_t i) { return rf_world_diag(w, i); }
 
 static int print_outputs(const rf_result *res, int fmt)
 {
@@ -365,15 +367,18 @@ int rf_tool_run(int argc, char **argv)
     o.settings = settings;
     rf_diags d;
     rf_diags_init(&d);
-    /* several ranks when mpirun started this process (runtime/dist) */
-    rf_rt_dist_world *world = NULL;
-    rf_status wst = rf_rt_dist_world_start(&argc, &argv, &world, &d);
-    if (wst) {
+    /* several ranks when mpirun started this process */
+    rf_world *world = NULL;
+    int wcode = rf_world_mpi(&argc, &argv, &world);
+    if (wcode) {
+        int wrc = rf_tool_finish_api(wcode, world, rf_world_diag_count(world), world_diag, 1);
+        rf_world_end(world, 0);
         free(settings);
         rf_trace_free(trace);
-        return rf_tool_finish(wst, &d);
+        return wrc;
     }
-    int rank = rf_rt_dist_world_rank(world), nranks = rf_rt_dist_world_size(world);
+    o.world = world;
+    int rank = rf_world_rank(world), nranks = rf_world_size(world);
     int rc = RF_EXIT_OK;
     if (gpus && gpus != nranks)
         rc = rank ? RF_EXIT_USAGE : rf_tool_usage_error("run", "--gpus %lld, but mpirun started %d ranks", (long long)gpus, nranks);
@@ -382,14 +387,14 @@ int rf_tool_run(int argc, char **argv)
     if (rc) {
         free(settings);
         rf_trace_free(trace);
-        rf_rt_dist_world_end(world, rc);
+        rf_world_end(world, rc);
         return rc;
     }
     /* GPU ranks run the Kernel Weaver's fused kernels where no move between
     ** ranks falls inside one's span (rt_run.c asks rf_rt_dist_span_still) */
-    if (!threads && rf_rt_dist_world_local_size(world) > 1) {
+    if (!threads && rf_world_local_size(world) > 1) {
         /* ranks on one host share its cores */
-        int t = rf_online_cpus() / rf_rt_dist_world_local_size(world);
+        int t = rf_online_cpus() / rf_world_local_size(world);
         o.threads = t > 1 ? t : 1;
     }
     /* the program: its files read here ("-" and pipes), compiled by the library */
@@ -440,7 +445,7 @@ int rf_tool_run(int argc, char **argv)
         ran = 1;
         /* the last run's teardown is left to the process's end (rf_tool_exit_now below) */
         o.process_exits = r == repeat - 1 && rf_tool_exits_early();
-        code = api_run_world(db, p, &o, world, &res);
+        code = rf_run(db, p, &o, &res);
         if (!code && rf_result_device_log(res)) fputs(rf_result_device_log(res), stderr);
         if (!code && repeat > 1)
             fprintf(stderr, "run %lld of %lld (device %s): load %.6f s, run %.6f s\n", (long long)(r + 1),
@@ -473,7 +478,7 @@ int rf_tool_run(int argc, char **argv)
     if (rf_tool_exits_early()) {
         /* outputs written and renamed, the trace written: nothing left but
         ** freeing, which the process's end does at once */
-        rf_rt_dist_world_end(world, rc);
+        rf_world_end(world, rc);
         return rf_tool_exit_now(rc);
     }
     rf_trace_free(trace);
@@ -484,6 +489,6 @@ int rf_tool_run(int argc, char **argv)
     free(settings);
     rf_diags_free(&d);
     rf_arena_free(&arena);
-    rf_rt_dist_world_end(world, rc);
+    rf_world_end(world, rc);
     return rc;
 }
