@@ -328,26 +328,33 @@ static void trace_both(void *ctx, const char *cat, const char *name, double t0, 
     if (p->caller) rf_rt_trace_log_event(p->caller, cat, name, t0, t1, n);
 }
 
-/* A result of a run on the kept inputs borrows their dictionary: it gets a
-** copy of its own (the same codes), so that it outlives the database. */
+/* A result of a run on the kept inputs borrows their dictionary: it gets one
+** of its own holding only the strings its outputs hold (recoded: equal
+** strings keep equal codes), so that it outlives the database and costs
+** its outputs' size, not the inputs' (every string of a kept TPC-H table). */
 static rf_status own_dict(rf_rt_result *rr)
 {
     if (!rr->dict_borrowed) return RF_OK;
-    rf_rt_dict *copy = rf_rt_dict_new();
-    if (!copy) return RF_ENOMEM;
-    int64_t n = rf_rt_dict_count(rr->dict);
-    for (int64_t k = 0; k < n; k++) {
-        int64_t len = 0;
-        const char *str = rf_rt_dict_str(rr->dict, (uint32_t)k, &len);
-        uint32_t code = 0;
-        rf_status st = rf_rt_dict_intern(copy, str, len, &code);
-        if (!st && code != (uint32_t)k) st = RF_EINTERNAL; /* codes are given in order */
-        if (st) {
-            rf_rt_dict_free(copy);
-            return st;
+    rf_rt_dict *own = rf_rt_dict_new();
+    if (!own) return RF_ENOMEM;
+    for (int32_t i = 0; i < rr->noutputs; i++) {
+        rf_rt_rel *rel = &rr->outputs[i].rel;
+        for (int32_t c = 0; c < rel->ncols; c++) {
+            if (rel->types[c] != RF_TYPE_STRING || !rel->cols || !rel->cols[c]) continue;
+            uint32_t *codes = rel->cols[c];
+            for (int64_t r = 0; r < rel->nrows; r++) {
+                int64_t len = 0;
+                const char *str = rf_rt_dict_str(rr->dict, codes[r], &len);
+                rf_status st = str ? rf_rt_dict_intern(own, str, len, &codes[r]) : RF_EINTERNAL;
+                if (st) {
+                    /* the columns are half recoded: the result is not handed out */
+                    rf_rt_dict_free(own);
+                    return st;
+                }
+            }
         }
     }
-    rr->dict = copy;
+    rr->dict = own;
     rr->dict_borrowed = 0;
     return RF_OK;
 }

@@ -314,3 +314,21 @@ const char *rf_program_output_name(const rf_program *p, int32_t i)
 {
     return p && p->hir && i >= 0 && i < p->noutputs ? p->hir->vars[p->outputs[i]]->output_name : NULL;
 }
+
+int32_t rf_program_output_order(const rf_program *p, int32_t i, int32_t *cols, int *desc, int32_t max, int64_t *limit)
+{
+    if (limit) *limit = -1;
+    const char *name = rf_program_output_name(p, i);
+    if (!name || !p->fe) return -1;
+    for (int32_t k = 0; k < p->fe->npreds; k++) {
+        const rf_fe_pred *f = p->fe->preds[k];
+        if (!f->output_name || strcmp(f->output_name, name)) continue;
+        for (int32_t c = 0; c < f->norder && c < max; c++) {
+            if (cols) cols[c] = f->order[c].col;
+            if (desc) desc[c] = f->order[c].desc;
+        }
+        if (limit) *limit = f->limit;
+        return f->norder;
+    }
+    return -1;
+}

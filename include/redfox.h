@@ -279,6 +279,14 @@ REDFOX_API const char *rf_program_input_name(const rf_program *prog, int32_t i);
 REDFOX_API const char *rf_program_input_file(const rf_program *prog, int32_t i);
 REDFOX_API int32_t rf_program_output_count(const rf_program *prog);
 REDFOX_API const char *rf_program_output_name(const rf_program *prog, int32_t i);
+/* Output i's declared order and limit (level 3): lang:output:orderBy's
+** columns (0-based) into cols[k] and, when desc is not NULL, 1 for a
+** descending one into desc[k], for k < max; *limit (may be NULL) its
+** lang:output:limit, -1 when none. Returns how many order columns there
+** are (0: none), or -1 when not known: out of range, or a program compiled
+** from a .rfx file (which keeps no source). */
+REDFOX_API int32_t rf_program_output_order(const rf_program *prog, int32_t i, int32_t *cols, int *desc, int32_t max,
+                                           int64_t *limit);
 
 /* ---- runs -------------------------------------------------------------- */
 

@@ -235,22 +235,6 @@ static int check_data_folder(const rf_program *p, const char *data, int print, i
     return 1;
 }
 
-/* The --set assignments as rf_run_options.settings ("A=1,B=2"), but for
-** cache_dir (a folder's name may hold a comma), given as
-** rf_run_options.cache_dir. NULL when out of memory. */
-static char *settings_of(const char *const *sets, int n)
-{
-    rf_buf b;
-    rf_buf_init(&b);
-    for (int k = 0; k < n; k++) {
-        if (!strncmp(sets[k], "cache_dir=", 10)) continue;
-        if (b.len) rf_buf_putc(&b, ',');
-        rf_buf_append(&b, sets[k], (int64_t)strlen(sets[k]));
-    }
-    rf_buf_putc(&b, '\0');
-    return b.oom ? NULL : rf_buf_take(&b);
-}
-
 int rf_tool_run(int argc, char **argv)
 {
     const char *progs[256];
@@ -359,7 +343,7 @@ int rf_tool_run(int argc, char **argv)
     rf_trace *trace = NULL;
     if (trace_path && !(trace = rf_trace_new())) return rf_tool_finish_api(REDFOX_NOMEM, NULL, 0, NULL, 1);
     o.trace = trace;
-    char *settings = settings_of(sets, nsets);
+    char *settings = rf_tool_settings_text(sets, nsets);
     if (!settings) {
         rf_trace_free(trace);
         return rf_tool_finish_api(REDFOX_NOMEM, NULL, 0, NULL, 1);

@@ -229,6 +229,19 @@ int rf_tool_opt_set(const char *cmd, int argc, char **argv, int *i, rf_rt_tuning
     return 1;
 }
 
+char *rf_tool_settings_text(const char *const *sets, int n)
+{
+    rf_buf b;
+    rf_buf_init(&b);
+    for (int k = 0; k < n; k++) {
+        if (!strncmp(sets[k], "cache_dir=", 10)) continue;
+        if (b.len) rf_buf_putc(&b, ',');
+        rf_buf_append(&b, sets[k], (int64_t)strlen(sets[k]));
+    }
+    rf_buf_putc(&b, '\0');
+    return b.oom ? NULL : rf_buf_take(&b);
+}
+
 void rf_tool_print_settings(FILE *f)
 {
     rf_buf b;

@@ -62,6 +62,10 @@ int rf_tool_run_options(const char *cmd, const char *device, const char *threads
 ** t. Returns 1 when matched, 0 when argv[*i] is another option, -1 after
 ** printing cmd's usage error (an unknown name, a value of the wrong kind). */
 int rf_tool_opt_set(const char *cmd, int argc, char **argv, int *i, rf_rt_tuning *t);
+/* The --set assignments as rf_run_options.settings ("A=1,B=2"), but for
+** cache_dir (a folder's name may hold a comma), given as
+** rf_run_options.cache_dir. NULL when out of memory; free it. */
+char *rf_tool_settings_text(const char *const *sets, int n);
 /* For --help: the settings --set takes, with their defaults and meanings. */
 void rf_tool_print_settings(FILE *f);
 /* Applies the process-wide part of a tuning (huge pages for host columns). */

@@ -92,6 +92,22 @@ static void test_rfx(const char *dir)
     CHECK(rf_program_output_count(q) == 1 && !strcmp(rf_program_output_name(q, 0), "path"));
     run_tc(q, got, sizeof got);
     CHECK(!strcmp(want, got));
+    /* the declared order and limit: known from LogiQL, not from a .rfx file */
+    const char *ord_src = "e(x, y) -> int(x), int(y).\n"
+                          "lang:input[`e] = \"e.csv\".\n"
+                          "lang:output[`e] = \"out\".\n"
+                          "lang:output:orderBy[`e] = \"2 desc, 1\".\n"
+                          "lang:output:limit[`e] = 3.\n";
+    rf_program *op = compile_with(ord_src, NULL, REDFOX_OK);
+    int32_t cols[4] = {-1, -1, -1, -1};
+    int desc[4] = {-1, -1, -1, -1};
+    int64_t limit = 0;
+    CHECK(rf_program_output_order(op, 0, cols, desc, 4, &limit) == 2);
+    CHECK(cols[0] == 1 && desc[0] == 1 && cols[1] == 0 && desc[1] == 0 && limit == 3);
+    CHECK(rf_program_output_order(op, 1, cols, desc, 4, &limit) == -1 && limit == -1);
+    rf_program_free(op);
+    CHECK(rf_program_output_order(p, 0, cols, NULL, 4, &limit) == 0 && limit == -1);
+    CHECK(rf_program_output_order(q, 0, cols, NULL, 4, &limit) == -1);
     /* a .rfx program writes again (its Harmony) */
     char again[4096];
     snprintf(again, sizeof again, "%s/api3_tc2.rfx", dir);
