@@ -40,7 +40,9 @@
 ** may be used from distinct threads at once. One rf_database must not be
 ** used by two threads at once (a run reads and changes it). An rf_program
 ** and an rf_result are read-only after creation and may be read from any
-** number of threads at once. A run uses
+** number of threads at once (but for rf_program_write_rfx and
+** rf_program_dump, which record their diagnostics on the program). An
+** rf_world is made and ended on one thread. A run uses
 ** `threads` worker threads of its own and returns when they are done.
 ** Shared underneath, each safe for concurrent runs: the host's pool of
 ** large column buffers, and on the GPU the process's one CUDA context

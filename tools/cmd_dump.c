@@ -215,7 +215,10 @@ int rf_tool_dump(int argc, char **argv)
     rf_status st = rf_tool_read_sources(progs, nprogs, &arena, &src, &d);
     int rc = rf_tool_finish(st, &d);
     rf_program *p = NULL;
-    if (!rc) rc = rf_tool_finish_program(rf_compile_buffers_v2(src.names, src.texts, src.lens, src.n, &o, &p), p, 1);
+    if (!rc) {
+        int code = rf_compile_buffers_v2(src.names, src.texts, src.lens, src.n, &o, &p);
+        rc = rf_tool_finish_program(code, p, 1);
+    }
     rf_tool_sources_free(&src);
     rf_buf out;
     rf_buf_init(&out);
