@@ -328,26 +328,33 @@ static void trace_both(void *ctx, const char *cat, const char *name, double t0, 
     if (p->caller) rf_rt_trace_log_event(p->caller, cat, name, t0, t1, n);
 }
 
-/* A result of a run on the kept inputs borrows their dictionary: it gets a
-** copy of its own (the same codes), so that it outlives the database. */
+/* A result of a run on the kept inputs borrows their dictionary: it gets one
+** of its own holding only the strings its outputs hold (recoded: equal
+** strings keep equal codes), so that it outlives the database and costs
+** its outputs' size, not the inputs' (every string of a kept TPC-H table). */
 static rf_status own_dict(rf_rt_result *rr)
 {
     if (!rr->dict_borrowed) return RF_OK;
-    rf_rt_dict *copy = rf_rt_dict_new();
-    if (!copy) return RF_ENOMEM;
-    int64_t n = rf_rt_dict_count(rr->dict);
-    for (int64_t k = 0; k < n; k++) {
-        int64_t len = 0;
-        const char *str = rf_rt_dict_str(rr->dict, (uint32_t)k, &len);
-        uint32_t code = 0;
-        rf_status st = rf_rt_dict_intern(copy, str, len, &code);
-        if (!st && code != (uint32_t)k) st = RF_EINTERNAL; /* codes are given in order */
-        if (st) {
-            rf_rt_dict_free(copy);
-            return st;
+    rf_rt_dict *own = rf_rt_dict_new();
+    if (!own) return RF_ENOMEM;
+    for (int32_t i = 0; i < rr->noutputs; i++) {
+        rf_rt_rel *rel = &rr->outputs[i].rel;
+        for (int32_t c = 0; c < rel->ncols; c++) {
+            if (rel->types[c] != RF_TYPE_STRING || !rel->cols || !rel->cols[c]) continue;
+            uint32_t *codes = rel->cols[c];
+            for (int64_t r = 0; r < rel->nrows; r++) {
+                int64_t len = 0;
+                const char *str = rf_rt_dict_str(rr->dict, codes[r], &len);
+                rf_status st = str ? rf_rt_dict_intern(own, str, len, &codes[r]) : RF_EINTERNAL;
+                if (st) {
+                    /* the columns are half recoded: the result is not handed out */
+                    rf_rt_dict_free(own);
+                    return st;
+                }
+            }
         }
     }
-    rr->dict = copy;
+    rr->dict = own;
     rr->dict_borrowed = 0;
     return RF_OK;
 }
@@ -394,17 +401,15 @@ static void relay_load(void *ctx, const rf_rt_load_progress *p)
 
 int rf_run(rf_database *db, const rf_program *prog, const rf_run_options *opt, rf_result **out)
 {
-    return api_run_world(db, prog, opt, NULL, out);
-}
-
-int api_run_world(rf_database *db, const rf_program *prog, const rf_run_options *opt, rf_rt_dist_world *world,
-                  rf_result **out)
-{
     if (out) *out = NULL;
     if (!db) return REDFOX_MISUSE;
     api_diags_clear(&db->diags);
     if (!prog || !out) {
         api_diags_error(&db->diags, "rf_run: %s", !prog ? "no program" : "no place for the result");
+        return REDFOX_MISUSE;
+    }
+    if (!prog->hir && prog->stage != REDFOX_STAGE_ALL) {
+        api_diags_error(&db->diags, "rf_run: the program was compiled with stop_after (for rf_program_dump only)");
         return REDFOX_MISUSE;
     }
     if (!prog->hir) {
@@ -421,6 +426,10 @@ int api_run_world(rf_database *db, const rf_program *prog, const rf_run_options 
     o.size = sizeof o;
     if (o.device != REDFOX_DEVICE_AUTO && o.device != REDFOX_DEVICE_CPU && o.device != REDFOX_DEVICE_GPU) {
         api_diags_error(&db->diags, "rf_run: unknown device %d", o.device);
+        return REDFOX_MISUSE;
+    }
+    if (o.world && o.world->failed) {
+        api_diags_error(&db->diags, "rf_run: the world did not start: %s", rf_world_errmsg(o.world));
         return REDFOX_MISUSE;
     }
     rf_diags d;
@@ -443,7 +452,7 @@ int api_run_world(rf_database *db, const rf_program *prog, const rf_run_options 
     ro.gpu_plan = prog->gpln.len ? prog->gpln.data : NULL;
     ro.gpu_plan_size = (uint64_t)prog->gpln.len;
     ro.rfx_file = prog->rfx_name;
-    ro.world = world;
+    ro.world = o.world ? o.world->dist : NULL;
     ro.process_exits = o.process_exits;
     progress_relay relay = {o.progress, o.progress_user};
     if (o.progress) {

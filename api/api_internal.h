@@ -10,7 +10,6 @@
 #ifndef RF_API_INTERNAL_H
 #define RF_API_INTERNAL_H
 
-#include "api_ranks.h"
 #include "redfox.h"
 #include "rf_common.h"
 #include "rf_harmony.h"
@@ -70,7 +69,13 @@ struct rf_database {
 
 struct rf_program {
     rf_arena arena;        /* the front end's data */
-    rf_hir_program *hir;   /* NULL when the compile failed */
+    /* the compiler's forms, for rf_program_dump: ast and fe live in arena
+    ** (NULL when not made: a .rfx program, a compile stopped before) */
+    struct rf_ast_program *ast;
+    struct rf_fe_program *fe;
+    struct rf_qp_program *qp; /* owned; NULL when not made */
+    int stage;             /* REDFOX_STAGE_* the compile stopped after */
+    rf_hir_program *hir;   /* NULL when the compile failed or stopped before Harmony */
     rf_buf ptx0;           /* a .rfx file's GPU code, else empty */
     rf_buf gpln;           /* a .rfx file's GPU kernel and fusion plans, else empty */
     const char *rfx_name;  /* the .rfx file's name (in arena), else NULL */
@@ -91,12 +96,25 @@ struct rf_result {
     api_output *outs;
 };
 
+/* The ranks of this process (rf_world_*): runtime/dist's world (NULL: one
+** process alone) and the diagnostics of its start. */
+typedef struct rf_rt_dist_world rf_rt_dist_world;
+struct rf_world {
+    rf_rt_dist_world *dist;
+    int failed; /* rf_world_mpi failed: no run with it */
+    api_diags diags;
+};
+
 /* A timeline (rf_trace_*): the runtime's event log and the diagnostics
 ** of its last write. */
 struct rf_trace {
     rf_rt_trace_log log;
     api_diags diags;
 };
+
+/* The caller's compile options, as many fields as its size covers, over
+** the defaults; 0 when they were not set up by rf_compile_options_init. */
+int api_compile_options(const rf_compile_options *in, rf_compile_options *o);
 
 /* The public type of a runtime type and back (-1: none). */
 int api_type_public(rf_type t);

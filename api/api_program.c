@@ -30,6 +30,7 @@ void rf_program_free(rf_program *p)
 {
     if (!p) return;
     rf_hir_free(p->hir);
+    rf_qp_free(p->qp);
     rf_buf_free(&p->ptx0);
     rf_buf_free(&p->gpln);
     api_diags_clear(&p->diags);
@@ -79,9 +80,7 @@ void rf_compile_options_init(rf_compile_options *o, size_t size)
     memcpy(o, &d, d.size);
 }
 
-/* The caller's options, as many fields as its size covers, over the defaults;
-** 0 when they were not set up by rf_compile_options_init. */
-static int compile_options(const rf_compile_options *in, rf_compile_options *o)
+int api_compile_options(const rf_compile_options *in, rf_compile_options *o)
 {
     rf_compile_options_init(o, sizeof *o);
     if (!in) return 1;
@@ -91,18 +90,24 @@ static int compile_options(const rf_compile_options *in, rf_compile_options *o)
     return 1;
 }
 
+/* LogiQL sources as far as o->stop_after says; each form made is kept for
+** rf_program_dump (the plan owned by p, the rest in its arena). */
 static rf_status compile_texts(rf_program *p, const char *const *names, const char *const *texts,
                                const int64_t *lens, int32_t n, const rf_compile_options *o, rf_diags *d)
 {
     rf_ast_program *ast = NULL;
     rf_fe_program *fe = NULL;
-    rf_qp_program *qp = NULL;
     rf_qp_options qo = {.no_lftj = o->no_lftj, .no_exists = o->no_opt || o->no_exists};
-    rf_status st = rf_fe_load_sources(names, texts, lens, n, &p->arena, &ast, &fe, d);
-    if (!st) st = rf_qp_build_opts(fe, &qo, &qp, d);
-    if (!st && !o->no_opt) st = rf_qp_optimize(qp, d);
-    if (!st) st = rf_hir_lower(qp, &p->hir, d);
-    rf_qp_free(qp);
+    int stop = o->stop_after;
+    rf_status st = rf_fe_load_sources(names, texts, lens, n, &p->arena, &ast, stop == REDFOX_STAGE_AST ? NULL : &fe, d);
+    if (!st) p->ast = ast;
+    if (!st) p->fe = fe;
+    if (!st && stop != REDFOX_STAGE_AST && stop != REDFOX_STAGE_RULES) {
+        st = rf_qp_build_opts(fe, &qo, &p->qp, d);
+        if (!st && !o->no_opt) st = rf_qp_optimize(p->qp, d);
+        if (!st && stop == REDFOX_STAGE_ALL) st = rf_hir_lower(p->qp, &p->hir, d);
+    }
+    p->stage = stop;
     return st;
 }
 
@@ -121,7 +126,7 @@ int rf_compile(const char *text, int64_t len, const char *name, rf_program **out
     if (!nm) return finish(p, RF_ENOMEM, &d);
     int64_t n = len < 0 ? (int64_t)strlen(text) : len;
     rf_compile_options o;
-    compile_options(NULL, &o);
+    api_compile_options(NULL, &o);
     return finish(p, compile_texts(p, &nm, &text, &n, 1, &o, &d), &d);
 }
 
@@ -189,8 +194,12 @@ int rf_compile_buffers_v2(const char *const *names, const char *const *texts, co
     rf_diags d;
     rf_diags_init(&d);
     rf_compile_options o;
-    if (!compile_options(opt, &o)) {
+    if (!api_compile_options(opt, &o)) {
         api_diags_error(&p->diags, "rf_compile_buffers_v2: the options were not set up with rf_compile_options_init");
+        return REDFOX_MISUSE;
+    }
+    if (o.stop_after < REDFOX_STAGE_ALL || o.stop_after > REDFOX_STAGE_PLAN) {
+        api_diags_error(&p->diags, "rf_compile_buffers_v2: unknown stop_after %d", o.stop_after);
         return REDFOX_MISUSE;
     }
     if (!names || !texts || n <= 0) {
@@ -227,8 +236,12 @@ int rf_compile_files_v2(const char *const *paths, int32_t n, const rf_compile_op
     rf_diags d;
     rf_diags_init(&d);
     rf_compile_options o;
-    if (!compile_options(opt, &o)) {
+    if (!api_compile_options(opt, &o)) {
         api_diags_error(&p->diags, "rf_compile_files_v2: the options were not set up with rf_compile_options_init");
+        return REDFOX_MISUSE;
+    }
+    if (o.stop_after < REDFOX_STAGE_ALL || o.stop_after > REDFOX_STAGE_PLAN) {
+        api_diags_error(&p->diags, "rf_compile_files_v2: unknown stop_after %d", o.stop_after);
         return REDFOX_MISUSE;
     }
     if (!paths || n <= 0) {
@@ -300,4 +313,22 @@ int32_t rf_program_output_count(const rf_program *p) { return p ? p->noutputs : 
 const char *rf_program_output_name(const rf_program *p, int32_t i)
 {
     return p && p->hir && i >= 0 && i < p->noutputs ? p->hir->vars[p->outputs[i]]->output_name : NULL;
+}
+
+int32_t rf_program_output_order(const rf_program *p, int32_t i, int32_t *cols, int *desc, int32_t max, int64_t *limit)
+{
+    if (limit) *limit = -1;
+    const char *name = rf_program_output_name(p, i);
+    if (!name || !p->fe) return -1;
+    for (int32_t k = 0; k < p->fe->npreds; k++) {
+        const rf_fe_pred *f = p->fe->preds[k];
+        if (!f->output_name || strcmp(f->output_name, name)) continue;
+        for (int32_t c = 0; c < f->norder && c < max; c++) {
+            if (cols) cols[c] = f->order[c].col;
+            if (desc) desc[c] = f->order[c].desc;
+        }
+        if (limit) *limit = f->limit;
+        return f->norder;
+    }
+    return -1;
 }

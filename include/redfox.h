@@ -40,7 +40,9 @@
 ** may be used from distinct threads at once. One rf_database must not be
 ** used by two threads at once (a run reads and changes it). An rf_program
 ** and an rf_result are read-only after creation and may be read from any
-** number of threads at once. A run uses
+** number of threads at once (but for rf_program_write_rfx and
+** rf_program_dump, which record their diagnostics on the program). An
+** rf_world is made and ended on one thread. A run uses
 ** `threads` worker threads of its own and returns when they are done.
 ** Shared underneath, each safe for concurrent runs: the host's pool of
 ** large column buffers, and on the GPU the process's one CUDA context
@@ -84,10 +86,13 @@ REDFOX_API const char *rf_libversion(void);
 REDFOX_API int rf_libversion_number(void);
 /* The interface's level: 1 the first release; 2 adds compile options
 ** (rf_compile_*_v2), progress reports, timelines (rf_trace), the run
-** options after trace_file and the profile's text ("level 2" below). A
-** program compiled against level 2 checks rf_api_level() >= 2 before using
-** them with an older library. */
-#define REDFOX_API_LEVEL 2
+** options after trace_file and the profile's text ("level 2" below); 3
+** adds the compile options after no_opt, writing .rfx files
+** (rf_program_write_rfx), the compiler's intermediate forms
+** (rf_program_dump) and runs on several MPI ranks (rf_world_mpi,
+** rf_run_options.world). A program compiled against level N checks
+** rf_api_level() >= N before using them with an older library. */
+#define REDFOX_API_LEVEL 3
 REDFOX_API int rf_api_level(void);
 
 /* ---- result codes ---------------------------------------------------- */
@@ -225,7 +230,26 @@ typedef struct rf_compile_options {
                    ** (`--no-exists`) */
     int no_opt;    /* none of the query-plan passes (implies no_exists; `redfox
                    ** dump --no-opt`) */
+    /* ---- level 3 (read only when size covers them) ---- */
+    int stop_after;        /* REDFOX_STAGE_*: how far rf_compile_*_v2 goes; ALL
+                           ** (default): a program that runs; AST, RULES, PLAN: a
+                           ** program for rf_program_dump only (rf_run refuses it),
+                           ** checked no further than that stage (`redfox dump`) */
+    int no_fuse;           /* GPU code without the Kernel Weaver's fused kernels, as
+                           ** `redfox compile --no-fuse` (rf_program_write_rfx,
+                           ** rf_program_dump of --fused, --cuda, --ptx); default 0 */
+    const char *gpu_arch;  /* the GPU code's NVRTC target (rf_program_write_rfx):
+                           ** "compute_80" (NULL, the default), "compute_90",
+                           ** "sm_90", ... (`redfox compile --gpu-arch`) */
+    const char *cache_dir; /* where NVRTC's output and the local GPU's linked code
+                           ** are cached (rf_program_write_rfx); NULL (default):
+                           ** $XDG_CACHE_HOME/redfox, else ~/.cache/redfox; "": none */
 } rf_compile_options;
+/* rf_compile_options.stop_after (level 3) */
+#define REDFOX_STAGE_ALL 0   /* parsed, checked, planned, lowered to Harmony: runs */
+#define REDFOX_STAGE_AST 1   /* parsed only (names and types not checked) */
+#define REDFOX_STAGE_RULES 2 /* parsed and checked */
+#define REDFOX_STAGE_PLAN 3  /* checked and its query plan built (and optimized unless no_opt) */
 /* size: the caller's sizeof(rf_compile_options) (a later version's init
 ** sets up only what the caller's struct holds). */
 REDFOX_API void rf_compile_options_init(rf_compile_options *o, size_t size);
@@ -257,6 +281,14 @@ REDFOX_API const char *rf_program_input_name(const rf_program *prog, int32_t i);
 REDFOX_API const char *rf_program_input_file(const rf_program *prog, int32_t i);
 REDFOX_API int32_t rf_program_output_count(const rf_program *prog);
 REDFOX_API const char *rf_program_output_name(const rf_program *prog, int32_t i);
+/* Output i's declared order and limit (level 3): lang:output:orderBy's
+** columns (0-based) into cols[k] and, when desc is not NULL, 1 for a
+** descending one into desc[k], for k < max; *limit (may be NULL) its
+** lang:output:limit, -1 when none. Returns how many order columns there
+** are (0: none), or -1 when not known: out of range, or a program compiled
+** from a .rfx file (which keeps no source). */
+REDFOX_API int32_t rf_program_output_order(const rf_program *prog, int32_t i, int32_t *cols, int *desc, int32_t max,
+                                           int64_t *limit);
 
 /* ---- runs -------------------------------------------------------------- */
 
@@ -295,6 +327,8 @@ typedef void (*rf_progress_fn)(void *user, const rf_progress *p);
 ** to it through rf_run_options.trace. Times are seconds of rf_trace_clock.
 ** One rf_trace is used by one thread at a time. */
 typedef struct rf_trace rf_trace;
+/* The ranks this process runs with (level 3): see rf_world_mpi below. */
+typedef struct rf_world rf_world;
 /* A new, empty timeline (NULL when out of memory); free with rf_trace_free. */
 REDFOX_API rf_trace *rf_trace_new(void);
 REDFOX_API void rf_trace_free(rf_trace *t);
@@ -354,6 +388,15 @@ typedef struct rf_run_options {
                              ** leaves closing the GPU and unmapping its inputs to the
                              ** process's end, which does them at once. The result is
                              ** still complete and must still be freed. Default 0 */
+    /* ---- level 3 (read only when size covers them) ---- */
+    rf_world *world;         /* run as one of the world's ranks, together with the
+                             ** others (rf_world_mpi): every rank calls rf_run with
+                             ** the same program, options and inputs; each reads and
+                             ** works on its share of the rows, exchanged over MPI,
+                             ** and rank 0's result holds every output (the other
+                             ** ranks' results hold none). A rank that fails stops
+                             ** all of them; each reports the failure. NULL
+                             ** (default) or a world of one rank: this process alone */
 } rf_run_options;
 /* Level 1's init: sets up only the fields up to trace_file (size says so),
 ** as a program compiled against level 1 allocated them; the level-2 fields
@@ -363,6 +406,39 @@ REDFOX_API void rf_run_options_init(rf_run_options *o);
 ** the library knows within it is set to its default and o->size to what was
 ** set up. Use it to set a level-2 field. */
 REDFOX_API void rf_run_options_init_v2(rf_run_options *o, size_t size);
+
+/* ---- ranks (level 3) ---------------------------------------------------
+** Several processes started by MPI's launcher (mpirun -np N app ...) run
+** one program together, as `mpirun -np N redfox run` does: relations are
+** hash-partitioned by the keys of the joins, groups and dedupes that need
+** them and exchanged between the ranks (over NCCL between GPU ranks where
+** it loads, else over MPI). One world per process. */
+/* Joins the world of ranks mpirun started this process as one of: starts
+** MPI (argc and argv are handed to it, may be NULL). A process that mpirun
+** did not start gets a world of one rank (this process alone) and MPI is
+** not started. On success *w is set; free it with rf_world_end. On failure
+** (MPI cannot start; REDFOX_MISUSE for a redfox built without MPI started
+** by mpirun) *w is still set (unless out of memory) and rf_world_errmsg
+** says why; end it with rf_world_end too. Call it from the thread that
+** will end it, before any run with it; not thread-safe. */
+REDFOX_API int rf_world_mpi(int *argc, char ***argv, rf_world **w);
+/* This process's rank in [0, rf_world_size), and the ranks' count; 0 and 1
+** for NULL or a failed world. */
+REDFOX_API int rf_world_rank(const rf_world *w);
+REDFOX_API int rf_world_size(const rf_world *w);
+/* The ranks on this rank's host (they share its cores and GPUs: divide
+** rf_run_options.threads among them); 1 for NULL. */
+REDFOX_API int rf_world_local_size(const rf_world *w);
+/* Why rf_world_mpi failed ("" when it did not), and its diagnostics. */
+REDFOX_API const char *rf_world_errmsg(const rf_world *w);
+REDFOX_API int64_t rf_world_diag_count(const rf_world *w);
+REDFOX_API const rf_diagnostic *rf_world_diag(const rf_world *w, int64_t i);
+/* Ends the world and frees w: every rank calls it once its runs are over.
+** exit_code 0: MPI is finalized normally. When a run's exchange timed out
+** (a rank stopped answering) the others may be stuck in it: then every
+** rank is aborted with exit_code (this call does not return). NULL:
+** nothing. */
+REDFOX_API void rf_world_end(rf_world *w, int exit_code);
 
 /* Runs prog on db's inputs (relations given in memory first, else files
 ** under db's folder) with options o (NULL: the defaults). On success *res
@@ -449,6 +525,53 @@ REDFOX_API const char *rf_result_device_log(const rf_result *res);
 ** non-zero to stop (the call then returns REDFOX_IO). Level 2. */
 typedef int (*rf_write_fn)(void *user, const void *bytes, int64_t n);
 REDFOX_API int rf_result_write_to(const rf_result *res, int32_t i, int format, rf_write_fn write, void *user);
+
+/* ---- compiled programs and intermediate forms (level 3) ----------------- */
+
+/* Writes prog as a compiled program file (.rfx, docs/RFX.md) at path, for
+** rf_compile_files and `redfox run`: its schema, its Harmony program, its
+** GPU plans (when the GPU backend takes the program) and its GPU code (PTX,
+** made with NVRTC where libnvrtc loads, else a warning and no GPU code),
+** as `redfox compile` writes it. The options' no_fuse, gpu_arch and
+** cache_dir say how the GPU code is made (NULL: the defaults; the plan
+** switches were read when prog was compiled). The file is written aside
+** and renamed into place: a failed write leaves the old file; a symbolic
+** link at path is refused, never written through; a device (/dev/null) is
+** written. Where a GPU is present its code is also linked for that GPU
+** into the cache, so that the file's first run there starts at once.
+** The write's diagnostics (errors, and warnings such as no NVRTC) replace
+** prog's (rf_program_errmsg, rf_program_diag): it must not run while
+** another thread uses prog. REDFOX_MISUSE for a program that did not
+** compile or was compiled with stop_after, REDFOX_IO when the file cannot
+** be written, REDFOX_ERROR for a program the GPU backend rejects where
+** NVRTC is present. */
+REDFOX_API int rf_program_write_rfx(rf_program *prog, const char *path, const rf_compile_options *o);
+
+/* What rf_program_dump prints (`redfox dump --WHAT`). */
+#define REDFOX_DUMP_AST 0     /* the syntax tree, as parsed */
+#define REDFOX_DUMP_RULES 1   /* the checked program: desugared rules, types, strata */
+#define REDFOX_DUMP_PLAN 2    /* the query plan: relations and a CFG of relational commands */
+#define REDFOX_DUMP_HARMONY 3 /* the Harmony IR: kernels over managed variables, scheduled */
+#define REDFOX_DUMP_FUSED 4   /* the Kernel Weaver's fusion groups and the fused GPU kernels */
+#define REDFOX_DUMP_CUDA 5    /* the CUDA C++ source of the GPU kernels */
+#define REDFOX_DUMP_PTX 6     /* the PTX of the GPU kernels (a .rfx program's own, or NVRTC's) */
+/* How: text (every WHAT), YAML (AST, PLAN), Graphviz dot (PLAN). */
+#define REDFOX_DUMP_TEXT 0
+#define REDFOX_DUMP_YAML 1
+#define REDFOX_DUMP_DOT 2
+/* An intermediate form of prog, byte for byte as `redfox dump` prints it,
+** handed to write(user, bytes, n) (see rf_write_fn) only when all of it was
+** made. AST, RULES and PLAN need a program compiled from LogiQL with
+** stop_after at least that stage (ALL keeps them all; PLAN dumps the plan
+** as compiled, so compile with no_opt for the plan before optimization);
+** HARMONY, FUSED, CUDA and PTX need one compiled completely (from LogiQL or
+** a .rfx file). o's no_fuse: the GPU code without fused kernels (NULL: the
+** defaults). --ptx of LogiQL compiles the kernels with NVRTC (an error
+** where it is missing). The dump's diagnostics replace prog's, as
+** rf_program_write_rfx. REDFOX_MISUSE for a form prog does not hold or a
+** format the form has not, REDFOX_IO when write returns non-zero. */
+REDFOX_API int rf_program_dump(rf_program *prog, int what, int format, const rf_compile_options *o,
+                               rf_write_fn write, void *user);
 
 /* With rf_run_options.profile: kernel k's (k in [0, rf_result_profile_count))
 ** kind, device, calls, seconds and rows out. 0 / NULL otherwise. */

@@ -1,8 +1,14 @@
 /*
 ** tools/cmd_compile.c: `redfox compile`: check a program completely and
 ** write it as a .rfx file.
+**
+** Owns: the command's options and messages. The program is compiled and
+** written through the library (include/redfox.h: rf_compile_buffers_v2,
+** rf_program_write_rfx); reading the program files ("-", pipes: tools/
+** pipeline.c) and refusing a compiled one are the command's own.
 */
 #include "pipeline.h"
+#include "redfox.h"
 #include "tools.h"
 
 #include <stdlib.h>
@@ -54,7 +60,8 @@ int rf_tool_compile(int argc, char **argv)
     const char *progs[256];
     int32_t nprogs = 0;
     const char *prog = NULL, *outp = NULL;
-    rf_tool_opts o = {0};
+    rf_compile_options o;
+    rf_compile_options_init(&o, sizeof o);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int m;
@@ -103,17 +110,27 @@ int rf_tool_compile(int argc, char **argv)
         if (!defout) return RF_EXIT_USER;
         outp = defout;
     }
+    /* the program's files read here ("-", pipes), compiled and written by the library */
     rf_arena arena;
     rf_arena_init(&arena);
     rf_diags d;
     rf_diags_init(&d);
-    rf_qp_program *qp = NULL;
-    rf_hir_program *hir = NULL;
-    rf_status st = rf_tool_compile_logic(progs, nprogs, &o, &arena, NULL, &qp, &hir, &d);
-    if (!st) st = rf_tool_write_rfx(hir, outp, &o, &d);
-    rf_hir_free(hir);
-    rf_qp_free(qp);
+    rf_tool_sources src;
+    rf_status st = rf_tool_read_sources(progs, nprogs, &arena, &src, &d);
+    for (int32_t i = 0; i < src.n && !st; i++)
+        if (rf_tool_source_is_rfx(&src, i)) {
+            rf_error(&d, rf_mkloc(src.names[i], 0, 0), "this is a compiled program (.rfx), not LogiQL source");
+            st = RF_EUSAGE;
+        }
     int rc = rf_tool_finish(st, &d);
+    rf_program *p = NULL;
+    if (!rc) {
+        int code = rf_compile_buffers_v2(src.names, src.texts, src.lens, src.n, &o, &p);
+        rc = rf_tool_finish_program(code, p, 1);
+    }
+    rf_tool_sources_free(&src);
+    if (!rc) rc = rf_tool_finish_program(rf_program_write_rfx(p, outp, &o), p, 1);
+    rf_program_free(p);
     rf_diags_free(&d);
     rf_arena_free(&arena);
     free(defout);

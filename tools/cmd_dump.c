@@ -1,9 +1,13 @@
 /*
 ** tools/cmd_dump.c: `redfox dump`: print any intermediate form of a program.
+**
+** Owns: the command's options and messages, and drawing the plan as SVG
+** with Graphviz. The program is compiled (as far as the form needs) and
+** its form made through the library (include/redfox.h: rf_compile_buffers_
+** v2, rf_program_dump); reading the program files is tools/pipeline.c's.
 */
 #include "pipeline.h"
-#include "rf_gpu_codegen.h"
-#include "rf_weaver.h"
+#include "redfox.h"
 #include "tools.h"
 
 #include <errno.h>
@@ -132,6 +136,13 @@ static int render_svg(const rf_buf *g)
     return RF_EXIT_OK;
 }
 
+/* rf_program_dump's writer: the text gathered in an rf_buf (an SVG is drawn of all of it). */
+static int buf_write(void *user, const void *bytes, int64_t n)
+{
+    rf_buf_append(user, bytes, n);
+    return 0;
+}
+
 int rf_tool_dump(int argc, char **argv)
 {
     const char *progs[256];
@@ -183,99 +194,44 @@ int rf_tool_dump(int argc, char **argv)
         return rf_tool_usage_error("dump", "a .rfx file holds Harmony and PTX only: use --harmony, --fused, --cuda or --ptx");
     if (!strcmp(what, "ast") && fmt_dot) return rf_tool_usage_error("dump", "--ast is printed as text or yaml");
 
+    static const char *const forms[] = {"ast", "rules", "plan", "harmony", "fused", "cuda", "ptx"};
+    int form = 0;
+    while (strcmp(forms[form], what)) form++;
+    rf_compile_options o;
+    rf_compile_options_init(&o, sizeof o);
+    o.no_opt = !opt;
+    o.no_lftj = no_lftj;
+    o.no_exists = !exists;
+    o.no_fuse = !fuse;
+    /* no further than the form needs: --ast of a program with type errors prints */
+    o.stop_after = form == REDFOX_DUMP_AST ? REDFOX_STAGE_AST : form == REDFOX_DUMP_RULES ? REDFOX_STAGE_RULES
+                   : form == REDFOX_DUMP_PLAN                 ? REDFOX_STAGE_PLAN
+                                                              : REDFOX_STAGE_ALL;
     rf_arena arena;
     rf_arena_init(&arena);
     rf_diags d;
     rf_diags_init(&d);
+    rf_tool_sources src;
+    rf_status st = rf_tool_read_sources(progs, nprogs, &arena, &src, &d);
+    int rc = rf_tool_finish(st, &d);
+    rf_program *p = NULL;
+    if (!rc) {
+        int code = rf_compile_buffers_v2(src.names, src.texts, src.lens, src.n, &o, &p);
+        rc = rf_tool_finish_program(code, p, 1);
+    }
+    rf_tool_sources_free(&src);
     rf_buf out;
     rf_buf_init(&out);
-    rf_ast_program *ast = NULL;
-    rf_fe_program *fe = NULL;
-    rf_status st;
-    if (hir_based) {
-        rf_tool_opts o;
-        memset(&o, 0, sizeof o);
-        o.no_opt = !opt;
-        o.no_lftj = no_lftj;
-        o.no_exists = !exists;
-        rf_hir_program *hir = NULL;
-        rf_buf ptx0, gpln;
-        rf_buf_init(&ptx0);
-        rf_buf_init(&gpln);
-        int was_rfx = 0;
-        st = rf_tool_load_program(progs, nprogs, &o, &arena, &hir, &ptx0, &gpln, &was_rfx, &d);
-        /* the GPU plans: a .rfx file's own (GPLN), else made now */
-        rf_gpu_plan *plan = NULL;
-        int need_plan = !strcmp(what, "cuda") || (!strcmp(what, "ptx") && !(ptx0.len && fuse)) ||
-                        (!strcmp(what, "fused") && gpln.len);
-        if (!st && need_plan && gpln.len)
-            st = rf_gpu_plan_decode(prog, hir, gpln.data, (uint64_t)gpln.len, &plan, &d);
-        else if (!st && need_plan)
-            st = rf_gpu_plan_build(hir, 0, &plan, &d);
-        if (!st && !strcmp(what, "harmony")) rf_hir_print_text(hir, &out);
-        if (!st && !strcmp(what, "fused")) {
-            rf_wv_plan *w = NULL;
-            st = rf_wv_analyze(hir, NULL, &w, &d);
-            if (!st) rf_wv_print(hir, w, &out);
-            rf_wv_plan_free(w);
-            rf_gpu_fplan *f = NULL;
-            if (!st && !plan) st = rf_gpu_fplan_build(hir, fuse, &f, &d);
-            if (!st && !fuse) rf_buf_puts(&out, "GPU code generator: no fused kernels (--no-fuse)\n");
-            else if (!st) rf_gpu_fplan_print(hir, plan ? plan->f : f, &out);
-            rf_gpu_fplan_free(f);
-        }
-        if (!st && !strcmp(what, "cuda")) st = rf_gpu_codegen(hir, plan, fuse, &out, &d);
-        if (!st && !strcmp(what, "ptx")) {
-            rf_gpu_ptx x;
-            memset(&x, 0, sizeof x);
-            if (ptx0.len && fuse) st = rf_gpu_ptx0_decode(prog, ptx0.data, (uint64_t)ptx0.len, &x, &d);
-            else if (was_rfx && fuse) {
-                rf_error(&d, rf_mkloc(prog, 0, 0), "this .rfx file has no PTX (it was compiled where NVRTC was missing)");
-                st = RF_EUSER;
-            } else {
-                rf_gpu_nvrtc_opts no = {NULL, NULL, !fuse};
-                st = rf_gpu_compile_program(hir, plan, &no, &x, &d);
-            }
-            if (!st) rf_buf_append(&out, x.ptx, (int64_t)x.len);
-            rf_gpu_ptx_free(&x);
-        }
-        rf_gpu_plan_free(plan);
-        rf_buf_free(&gpln);
-        rf_buf_free(&ptx0);
-        rf_hir_free(hir);
-    } else if (!strcmp(what, "ast")) {
-        st = rf_tool_load_ast(progs, nprogs, &arena, &ast, NULL, &d);
-        if (!st) {
-            if (fmt_yaml) st = rf_ast_print_yaml(ast, &out);
-            else rf_ast_print_text(ast, &out);
-        }
-    } else {
-        st = rf_tool_load_ast(progs, nprogs, &arena, &ast, &fe, &d);
-        if (!st && !strcmp(what, "rules")) {
-            rf_fe_print_program(fe, &out);
-        } else if (!st) {
-            rf_qp_program *qp = NULL;
-            rf_qp_options qo = {.no_lftj = no_lftj, .no_exists = !opt || !exists};
-            st = rf_qp_build_opts(fe, &qo, &qp, &d);
-            if (!st && opt) st = rf_qp_optimize(qp, &d);
-            if (!st) {
-                if (fmt_yaml) st = rf_qp_print_yaml(qp, &out);
-                else if (fmt_dot) rf_qp_print_dot(qp, &out);
-                else rf_qp_print_text(qp, &out);
-            }
-            rf_qp_free(qp);
-        }
+    if (!rc) {
+        int code = rf_program_dump(p, form, fmt_yaml ? REDFOX_DUMP_YAML : fmt_dot ? REDFOX_DUMP_DOT : REDFOX_DUMP_TEXT,
+                                   &o, buf_write, &out);
+        if (!code && out.oom) code = REDFOX_NOMEM;
+        rc = rf_tool_finish_program(code, p, 1); /* warnings first */
     }
-    if (!st && out.oom) st = RF_ENOMEM;
-    int rc;
-    if (!st && fmt_svg) {
-        rc = rf_tool_finish(st, &d); /* warnings first */
-        if (rc == RF_EXIT_OK) rc = render_svg(&out);
-    } else {
-        if (!st) fwrite(out.data ? out.data : "", 1, (size_t)out.len, stdout);
-        rc = rf_tool_finish(st, &d);
-    }
+    if (!rc && fmt_svg) rc = render_svg(&out);
+    else if (!rc) fwrite(out.data ? out.data : "", 1, (size_t)out.len, stdout);
     rf_buf_free(&out);
+    rf_program_free(p);
     rf_diags_free(&d);
     rf_arena_free(&arena);
     return rc;

@@ -6,10 +6,10 @@
 ** and its outputs written through the library (include/redfox.h: rf_compile_
 ** buffers_v2, rf_open, rf_run, rf_result_write*, rf_result_profile_write,
 ** rf_trace_*), as any application would; only reading the program files
-** (tools/pipeline.c: "-", pipes), the settings' checks and the MPI ranks'
-** world (runtime/dist, through api/api_ranks.h) are the command's own.
+** (tools/pipeline.c: "-", pipes), the settings' checks and starting the
+** ranks of --gpus N under mpirun (tools/run_ranks.c) are the command's own;
+** under mpirun it joins the ranks' world through the library (rf_world_mpi).
 */
-#include "api_ranks.h"
 #include "pipeline.h"
 #include "redfox.h"
 #include "rf_db.h"
@@ -119,54 +119,7 @@ static const char *usage =
     "                       else through host memory (--profile says which)\n"
     "  -h, --help           this text\n";
 
-/* Diagnostics records as rf_diags_print prints them: the first
-** RF_DIAGS_SHOWN errors (every warning and note), then how many more. */
-typedef const rf_diagnostic *(*diag_at_fn)(const void *obj, int64_t i);
-static int64_t print_diags(const void *obj, int64_t n, diag_at_fn at)
-{
-    static const char *names[] = {"error", "warning", "note"};
-    int64_t shown = 0, nerrors = 0;
-    for (int64_t i = 0; i < n; i++) {
-        const rf_diagnostic *g = at(obj, i);
-        int sev = g->severity >= 0 && g->severity <= 2 ? g->severity : 0;
-        if (sev == REDFOX_SEV_ERROR) nerrors++;
-        if (sev == REDFOX_SEV_ERROR && shown++ >= RF_DIAGS_SHOWN) continue;
-        if (g->file[0] && g->line > 0)
-            fprintf(stderr, "%s:%d:%d: %s: %s\n", g->file, (int)g->line, (int)g->column, names[sev], g->message);
-        else if (g->file[0])
-            fprintf(stderr, "%s: %s: %s\n", g->file, names[sev], g->message);
-        else
-            fprintf(stderr, "redfox: %s: %s\n", names[sev], g->message);
-    }
-    if (nerrors > RF_DIAGS_SHOWN)
-        fprintf(stderr, "redfox: %lld more error%s\n", (long long)(nerrors - RF_DIAGS_SHOWN),
-                nerrors - RF_DIAGS_SHOWN == 1 ? "" : "s");
-    return nerrors;
-}
-
-static const rf_diagnostic *program_diag(const void *p, int64_t i) { return rf_program_diag(p, i); }
-static const rf_diagnostic *database_diag(const void *db, int64_t i) { return rf_database_diag(db, i); }
-static const rf_diagnostic *trace_diag(const void *t, int64_t i) { return rf_trace_diag(t, i); }
-
-/* A library call's outcome as the command reports it: its diagnostics
-** printed (when print), the exit code of its REDFOX_* code. */
-static int finish_api(int code, const void *obj, int64_t n, diag_at_fn at, int print)
-{
-    int64_t nerrors = print ? print_diags(obj, n, at) : 0;
-    switch (code) {
-    case REDFOX_OK: return RF_EXIT_OK;
-    case REDFOX_ERROR:
-    case REDFOX_IO:
-    case REDFOX_NOTFOUND: return RF_EXIT_USER;
-    case REDFOX_NOMEM:
-        if (print) fprintf(stderr, "redfox: error: out of memory\n");
-        return RF_EXIT_USER;
-    case REDFOX_MISUSE: return RF_EXIT_USAGE;
-    default:
-        if (print && !nerrors) fprintf(stderr, "redfox: internal error\n");
-        return RF_EXIT_INTERNAL;
-    }
-}
+static const rf_diagnostic *world_diag(const void *w, int64_t i) { return rf_world_diag(w, i); }
 
 static int print_outputs(const rf_result *res, int fmt)
 {
@@ -283,22 +236,6 @@ static int check_data_folder(const rf_program *p, const char *data, int print, i
     return 1;
 }
 
-/* The --set assignments as rf_run_options.settings ("A=1,B=2"), but for
-** cache_dir (a folder's name may hold a comma), given as
-** rf_run_options.cache_dir. NULL when out of memory. */
-static char *settings_of(const char *const *sets, int n)
-{
-    rf_buf b;
-    rf_buf_init(&b);
-    for (int k = 0; k < n; k++) {
-        if (!strncmp(sets[k], "cache_dir=", 10)) continue;
-        if (b.len) rf_buf_putc(&b, ',');
-        rf_buf_append(&b, sets[k], (int64_t)strlen(sets[k]));
-    }
-    rf_buf_putc(&b, '\0');
-    return b.oom ? NULL : rf_buf_take(&b);
-}
-
 int rf_tool_run(int argc, char **argv)
 {
     const char *progs[256];
@@ -405,39 +342,42 @@ int rf_tool_run(int argc, char **argv)
     if (repeat_s && !rf_tool_parse_int(repeat_s, 1, 1000000, &repeat))
         return rf_tool_usage_error("run", "--repeat takes a number from 1 to 1000000");
     rf_trace *trace = NULL;
-    if (trace_path && !(trace = rf_trace_new())) return finish_api(REDFOX_NOMEM, NULL, 0, NULL, 1);
+    if (trace_path && !(trace = rf_trace_new())) return rf_tool_finish_api(REDFOX_NOMEM, NULL, 0, NULL, 1);
     o.trace = trace;
-    char *settings = settings_of(sets, nsets);
+    char *settings = rf_tool_settings_text(sets, nsets);
     if (!settings) {
         rf_trace_free(trace);
-        return finish_api(REDFOX_NOMEM, NULL, 0, NULL, 1);
+        return rf_tool_finish_api(REDFOX_NOMEM, NULL, 0, NULL, 1);
     }
     o.settings = settings;
     rf_diags d;
     rf_diags_init(&d);
-    /* several ranks when mpirun started this process (runtime/dist) */
-    rf_rt_dist_world *world = NULL;
-    rf_status wst = rf_rt_dist_world_start(&argc, &argv, &world, &d);
-    if (wst) {
+    /* several ranks when mpirun started this process */
+    rf_world *world = NULL;
+    int wcode = rf_world_mpi(&argc, &argv, &world);
+    if (wcode) {
+        int wrc = rf_tool_finish_api(wcode, world, rf_world_diag_count(world), world_diag, 1);
+        rf_world_end(world, 0);
         free(settings);
         rf_trace_free(trace);
-        return rf_tool_finish(wst, &d);
+        return wrc;
     }
-    int rank = rf_rt_dist_world_rank(world), nranks = rf_rt_dist_world_size(world);
+    o.world = world;
+    int rank = rf_world_rank(world), nranks = rf_world_size(world);
     int rc = RF_EXIT_OK;
     if (gpus && gpus != nranks)
         rc = rank ? RF_EXIT_USAGE : rf_tool_usage_error("run", "--gpus %lld, but mpirun started %d ranks", (long long)gpus, nranks);
     if (rc) {
         free(settings);
         rf_trace_free(trace);
-        rf_rt_dist_world_end(world, rc);
+        rf_world_end(world, rc);
         return rc;
     }
     /* GPU ranks run the Kernel Weaver's fused kernels where no move between
     ** ranks falls inside one's span (rt_run.c asks rf_rt_dist_span_still) */
-    if (!threads && rf_rt_dist_world_local_size(world) > 1) {
+    if (!threads && rf_world_local_size(world) > 1) {
         /* ranks on one host share its cores */
-        int t = rf_online_cpus() / rf_rt_dist_world_local_size(world);
+        int t = rf_online_cpus() / rf_world_local_size(world);
         o.threads = t > 1 ? t : 1;
     }
     /* the program: its files read here ("-" and pipes), compiled by the library */
@@ -457,7 +397,7 @@ int rf_tool_run(int argc, char **argv)
     if (st) rc = rank ? rf_tool_exit_code(st) : rf_tool_finish(st, &d);
     else {
         int code = rf_compile_buffers_v2(src.names, src.texts, src.lens, src.n, &co, &p);
-        rc = finish_api(code, p, rf_program_diag_count(p), program_diag, rank == 0);
+        rc = rf_tool_finish_program(code, p, rank == 0);
     }
     rf_tool_sources_free(&src);
     double t_loaded = rf_trace_clock();
@@ -477,7 +417,7 @@ int rf_tool_run(int argc, char **argv)
     }
     if (!rc) { /* a program without input files runs wherever its data folder is missing */
         int code = rf_open(needed ? data : NULL, &db);
-        if (code) rc = finish_api(code, db, rf_database_diag_count(db), database_diag, rank == 0);
+        if (code) rc = rf_tool_finish_database(code, db, rank == 0);
     }
     if (!rc && repeat > 1) rf_database_keep_inputs(db, 1); /* repeated runs read the inputs once */
     int ran = 0; /* the run started (several ranks: it may have failed on this one) */
@@ -488,7 +428,7 @@ int rf_tool_run(int argc, char **argv)
         ran = 1;
         /* the last run's teardown is left to the process's end (rf_tool_exit_now below) */
         o.process_exits = r == repeat - 1 && rf_tool_exits_early();
-        code = api_run_world(db, p, &o, world, &res);
+        code = rf_run(db, p, &o, &res);
         if (!code && rf_result_device_log(res)) fputs(rf_result_device_log(res), stderr);
         if (!code && repeat > 1 && rank == 0)
             fprintf(stderr, "run %lld of %lld (device %s): load %.6f s, run %.6f s\n", (long long)(r + 1),
@@ -496,7 +436,7 @@ int rf_tool_run(int argc, char **argv)
     }
     double t_ran = rf_trace_clock();
     /* a run's messages: rank 0's, or those of the rank that failed (runtime/dist) */
-    if (ran) rc = finish_api(code, db, rf_database_diag_count(db), database_diag, rank == 0 || code);
+    if (ran) rc = rf_tool_finish_database(code, db, rank == 0 || code);
     if (!rc && rank == 0) { /* with several ranks, rank 0 holds and writes the outputs */
         if (profile) rf_result_profile_write(res, stderr);
         double t_out = rf_trace_clock();
@@ -515,13 +455,13 @@ int rf_tool_run(int argc, char **argv)
     /* written after a failed run too: the timeline up to the error */
     if (trace && rank == 0) {
         int tcode = rf_trace_write(trace, trace_path, "redfox run");
-        int trc = tcode ? finish_api(tcode, trace, rf_trace_diag_count(trace), trace_diag, 1) : RF_EXIT_OK;
+        int trc = tcode ? rf_tool_finish_trace(tcode, trace, 1) : RF_EXIT_OK;
         if (rc == RF_EXIT_OK) rc = trc;
     }
     if (rf_tool_exits_early()) {
         /* outputs written and renamed, the trace written: nothing left but
         ** freeing, which the process's end does at once */
-        rf_rt_dist_world_end(world, rc);
+        rf_world_end(world, rc);
         return rf_tool_exit_now(rc);
     }
     rf_trace_free(trace);
@@ -532,6 +472,6 @@ int rf_tool_run(int argc, char **argv)
     free(settings);
     rf_diags_free(&d);
     rf_arena_free(&arena);
-    rf_rt_dist_world_end(world, rc);
+    rf_world_end(world, rc);
     return rc;
 }

@@ -5,9 +5,15 @@
 ** answer files (tpch/check) and timed over several repetitions.
 **
 ** Owns: the command line, the per-query loop and the reports it prints; the
-** comparison rules belong to rf_tpch_check.
+** comparison rules belong to rf_tpch_check. Each query is compiled, run and
+** written through the library (include/redfox.h): rf_compile_buffers_v2,
+** rf_run on one database that keeps its inputs (the eight tables load once
+** per process), rf_result_text and rf_result_write; only compiling the
+** queries' GPU code together before the first runs (rf_tpch_prepare_gpu) is
+** the stages' own.
 */
 #include "pipeline.h"
+#include "redfox.h"
 #include "rf_file.h"
 #include "rf_runtime.h"
 #include "rf_tpch_check.h"
@@ -20,6 +26,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #define NQUERIES RF_TPCH_NQUERIES
 #define MAX_REPEAT 1000
@@ -74,27 +81,6 @@ typedef struct qstat {
     int usage;            /* the run refused the options: no query would run */
 } qstat;
 
-/* The program's one lang:output predicate (the query's result). */
-static const rf_fe_pred *output_pred(const rf_fe_program *fe)
-{
-    for (int32_t i = 0; i < fe->npreds; i++)
-        if (fe->preds[i]->output_name) return fe->preds[i];
-    return NULL;
-}
-
-/* The result as '|'-separated text under a header row (the answers'
-** format), in memory. */
-static rf_status result_csv(const rf_rt_result *res, const rf_rt_output *o, char **text, size_t *len)
-{
-    *text = NULL;
-    *len = 0;
-    FILE *f = open_memstream(text, len);
-    if (!f) return RF_ENOMEM;
-    rf_status st = rf_rt_write_rel(&o->rel, o->var->colnames, res->dict, RF_RT_FORMAT_TBL, f);
-    if (fclose(f) != 0 && !st) st = RF_ENOMEM;
-    return st;
-}
-
 /* Writes the text aside as path (renamed at the end of the run); prints why not. */
 static int write_file(rf_file_out *f, const char *path, const char *text, size_t len)
 {
@@ -112,12 +98,78 @@ static int write_file(rf_file_out *f, const char *path, const char *text, size_t
 }
 
 typedef struct run_opts {
-    rf_rt_options rt;
-    rf_rt_format fmt;
+    rf_database *db;     /* --data, keeping the inputs the first runs read */
+    rf_run_options run;
+    int fmt;             /* REDFOX_FORMAT_* */
     const char *outdir, *check;
     int repeat;
     int profile;
 } run_opts;
+
+/* Query q's program: the embedded schema.logic and qNN.logic compiled
+** together by the library; *qpath names the query's source. A query not
+** built into this redfox is an error on d. */
+static int compile_query(int q, rf_program **p, const char **qpath, rf_diags *d)
+{
+    char fname[32];
+    snprintf(fname, sizeof fname, "q%02d.logic", q);
+    const rf_tpch_source *schema = rf_tpch_find_source("schema.logic"), *query = rf_tpch_find_source(fname);
+    *qpath = query ? query->path : fname;
+    if (!schema || !query) {
+        rf_error(d, rf_mkloc(fname, 0, 0), "%s is not built into this redfox", !schema ? "schema.logic" : fname);
+        return REDFOX_INTERNAL;
+    }
+    const char *names[2] = {schema->path, query->path};
+    const char *texts[2] = {schema->text, query->text};
+    int64_t lens[2] = {schema->len, query->len};
+    return rf_compile_buffers_v2(names, texts, lens, 2, NULL, p);
+}
+
+/* The command's own messages (d) as the library's records. */
+static const rf_diagnostic *local_diag(const void *obj, int64_t i)
+{
+    static rf_diagnostic g;
+    const rf_diag *x = &((const rf_diags *)obj)->items[i];
+    g.severity = x->sev == RF_SEV_ERROR ? REDFOX_SEV_ERROR : x->sev == RF_SEV_WARNING ? REDFOX_SEV_WARNING : REDFOX_SEV_NOTE;
+    g.file = x->loc.file ? x->loc.file : "";
+    g.line = x->loc.line;
+    g.column = x->loc.col;
+    g.message = x->msg;
+    return &g;
+}
+
+/* A failed query: "qNN failed:" (but for options that every query
+** refuses: said once), then its messages. */
+static void report_failure(const char *qname, int code, const void *obj, int64_t n, rf_tool_diag_at_fn at)
+{
+    if (code != REDFOX_MISUSE) fprintf(stderr, "redfox tpch run: %s failed:\n", qname);
+    rf_tool_finish_api(code, obj, n, at, 1);
+}
+
+static const rf_diagnostic *program_diag(const void *p, int64_t i) { return rf_program_diag(p, i); }
+static const rf_diagnostic *database_diag(const void *db, int64_t i) { return rf_database_diag(db, i); }
+
+/* A query's warnings (its compile's, its run's), and its notes ("running
+** on the GPU: ...") only the first time: 22 queries would say the same 22
+** times. */
+static void print_run_notes(const rf_program *p, const rf_database *db)
+{
+    static int noted;
+    rf_diags keep;
+    rf_diags_init(&keep);
+    int64_t np = rf_program_diag_count(p), n = np + rf_database_diag_count(db);
+    for (int64_t i = 0; i < n; i++) {
+        const rf_diagnostic *g = i < np ? rf_program_diag(p, i) : rf_database_diag(db, i - np);
+        if (g->severity == REDFOX_SEV_NOTE && noted) continue;
+        rf_severity sev = g->severity == REDFOX_SEV_ERROR     ? RF_SEV_ERROR
+                     : g->severity == REDFOX_SEV_WARNING ? RF_SEV_WARNING
+                                                         : RF_SEV_NOTE;
+        rf_diag_add(&keep, sev, rf_mkloc(g->file[0] ? g->file : NULL, g->line, g->column), "%s", g->message);
+    }
+    noted = 1;
+    rf_diags_print(&keep, stderr);
+    rf_diags_free(&keep);
+}
 
 /* Compiles, runs (repeat times), writes or prints, and checks query q.
 ** Returns 1 when all went well. */
@@ -127,107 +179,104 @@ static int run_query(int q, const run_opts *ro, qstat *qs, rf_file_out *file)
     snprintf(qname, sizeof qname, "q%02d", q);
     qs->check = "-";
 
-    rf_arena arena;
-    rf_arena_init(&arena);
     rf_diags d;
     rf_diags_init(&d);
-    rf_fe_program *fe = NULL;
-    rf_hir_program *hir = NULL;
-    rf_rt_result *res = NULL;
+    rf_program *p = NULL;
+    rf_result *res = NULL;
     char *text = NULL;
-    size_t len = 0;
+    int64_t len = 0;
     double *loads = NULL, *runs = NULL;
     int ok = 0;
     const char *qpath = NULL;
 
     double t0 = rf_now();
-    rf_status st = rf_tpch_compile_query(q, &arena, &fe, &hir, &qpath, &d);
+    int code = compile_query(q, &p, &qpath, &d);
     qs->compile_s = rf_now() - t0;
-    const rf_fe_pred *outp = st ? NULL : output_pred(fe);
-    if (!st && !outp) {
+    const char *outname = code || !rf_program_output_count(p) ? NULL : rf_program_output_name(p, 0);
+    if (!code && !outname) {
         rf_error(&d, rf_mkloc(qpath, 0, 0), "the query has no lang:output predicate");
-        st = RF_EUSER;
+        code = REDFOX_ERROR;
+    }
+    if (code) {
+        if (d.count) report_failure(qname, code, &d, d.count, local_diag);
+        else report_failure(qname, code, p, rf_program_diag_count(p), program_diag);
+        qs->usage = code == REDFOX_MISUSE;
+        qs->check = "ERROR";
+        goto done;
     }
     loads = malloc((size_t)ro->repeat * sizeof *loads);
     runs = malloc((size_t)ro->repeat * sizeof *runs);
-    if (!st && (!loads || !runs)) st = RF_ENOMEM;
-    for (int r = 0; !st && r < ro->repeat; r++) {
-        rf_rt_result_free(res);
+    if (!loads || !runs) code = REDFOX_NOMEM;
+    for (int r = 0; !code && r < ro->repeat; r++) {
+        rf_result_free(res);
         res = NULL;
-        st = rf_rt_run(hir, &ro->rt, &res, &d);
-        if (!st) {
-            loads[r] = res->load_seconds;
-            runs[r] = res->run_seconds;
+        code = rf_run(ro->db, p, &ro->run, &res);
+        if (!code) {
+            loads[r] = rf_result_load_seconds(res);
+            runs[r] = rf_result_run_seconds(res);
         }
     }
-    const rf_rt_output *out = NULL;
-    if (!st) {
-        for (int32_t i = 0; i < res->noutputs && !out; i++)
-            if (!strcmp(res->outputs[i].name, outp->output_name)) out = &res->outputs[i];
-        if (!out) {
-            rf_error(&d, rf_mkloc(qpath, 0, 0), "the run produced no output '%s'", outp->output_name);
-            st = RF_EINTERNAL;
-        }
+    int32_t out = code ? -1 : rf_result_find(res, outname);
+    if (code) {
+        qs->usage = code == REDFOX_MISUSE;
+        report_failure(qname, code, ro->db, rf_database_diag_count(ro->db), database_diag);
+        qs->check = "ERROR";
+        goto done;
     }
-    if (st) {
-        if (st == RF_EUSAGE) qs->usage = 1;
-        else fprintf(stderr, "redfox tpch run: %s failed:\n", qname);
-        rf_tool_finish(st, &d);
+    if (out < 0) {
+        rf_error(&d, rf_mkloc(qpath, 0, 0), "the run produced no output '%s'", outname);
+        report_failure(qname, REDFOX_INTERNAL, &d, d.count, local_diag);
         qs->check = "ERROR";
         goto done;
     }
     if (ro->profile) {
         fprintf(stderr, "%s ", qname);
-        rf_tool_print_profile(res, stderr);
+        rf_result_profile_write(res, stderr);
     }
     qs->ran = 1;
-    qs->rows = out->rel.nrows;
-    snprintf(qs->device, sizeof qs->device, "%s", res->device ? res->device : "?");
+    qs->rows = rf_result_rows(res, out);
+    snprintf(qs->device, sizeof qs->device, "%s", rf_result_device(res));
     qs->load_s = rf_tpch_median(loads, ro->repeat);
     qs->run_s = rf_tpch_median(runs, ro->repeat);
-    {
-        static int noted;
-        rf_tpch_print_diags(&d, &noted);
-    }
+    print_run_notes(p, ro->db);
     ok = 1;
 
-    if (ro->outdir || ro->check) {
-        st = result_csv(res, out, &text, &len);
-        if (st) {
-            fprintf(stderr, "redfox tpch run: %s: cannot format the result\n", qname);
-            qs->check = "ERROR";
-            ok = 0;
-            goto done;
-        }
+    /* the answers' format: '|'-separated under a header row */
+    if ((ro->outdir || ro->check) && rf_result_text(res, out, REDFOX_FORMAT_TBL, &text, &len)) {
+        fprintf(stderr, "redfox tpch run: %s: cannot format the result\n", qname);
+        qs->check = "ERROR";
+        ok = 0;
+        goto done;
     }
     if (ro->outdir) {
-        char *path = rf_sprintf("%s/%s.csv", ro->outdir, out->name);
+        char *path = rf_sprintf("%s/%s.csv", ro->outdir, outname);
         if (!path) fprintf(stderr, "redfox tpch run: out of memory\n");
-        if (!path || !write_file(file, path, text, len)) {
+        if (!path || !write_file(file, path, text, (size_t)len)) {
             qs->write_failed = 1;
             ok = 0;
         }
         free(path);
     } else {
-        printf("%s (%lld row%s)\n", out->name, (long long)out->rel.nrows, out->rel.nrows == 1 ? "" : "s");
-        if (rf_rt_write_rel(&out->rel, out->var->colnames, res->dict, ro->fmt, stdout)) ok = 0;
+        printf("%s (%lld row%s)\n", outname, (long long)qs->rows, qs->rows == 1 ? "" : "s");
+        if (rf_result_write(res, out, ro->fmt, stdout)) ok = 0;
         printf("\n");
     }
     if (ro->check) {
         int32_t order[64];
+        int64_t limit = -1;
         rf_tpch_check_opts co;
         rf_tpch_check_opts_init(&co);
-        co.norder = outp->norder < 64 ? outp->norder : 64;
-        for (int32_t i = 0; i < co.norder; i++) order[i] = outp->order[i].col;
+        int32_t norder = rf_program_output_order(p, 0, order, NULL, 64, &limit);
+        co.norder = norder < 0 ? 0 : norder < 64 ? norder : 64;
         co.order_cols = order;
-        co.limit = outp->limit;
+        co.limit = limit;
         char *path = rf_sprintf("%s/%s.csv", ro->check, qname);
         rf_tpch_check_result cr;
         if (!path) {
             memset(&cr, 0, sizeof cr);
             snprintf(cr.message, sizeof cr.message, "out of memory");
         } else {
-            rf_tpch_check_file(text, len, path, &co, &cr);
+            rf_tpch_check_file(text, (size_t)len, path, &co, &cr);
         }
         free(path);
         qs->check = cr.ok ? "PASS" : "FAIL";
@@ -236,13 +285,12 @@ static int run_query(int q, const run_opts *ro, qstat *qs, rf_file_out *file)
     }
     fflush(stdout);
 done:
-    free(text);
+    rf_free(text);
     free(loads);
     free(runs);
-    rf_rt_result_free(res);
-    rf_hir_free(hir);
+    rf_result_free(res);
+    rf_program_free(p);
     rf_diags_free(&d);
-    rf_arena_free(&arena);
     return ok;
 }
 
@@ -275,8 +323,10 @@ int rf_tool_tpch_run(int argc, char **argv)
                *check = NULL, *threads = NULL;
     int profile = 0;
     int no_fuse = 0;
-    rf_rt_tuning tune;
+    rf_rt_tuning tune; /* the settings checked here as --set gives them, applied by rf_run */
     rf_rt_tuning_init(&tune);
+    const char *sets[512];
+    int nsets = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int m = 0;
@@ -293,8 +343,13 @@ int rf_tool_tpch_run(int argc, char **argv)
             no_fuse = 1;
             continue;
         }
-        if ((m = rf_tool_opt_set("tpch run", argc, argv, &i, &tune)) ||
-            (m = rf_tool_opt_value("tpch run", argc, argv, &i, "--data", &data)) ||
+        int at = i;
+        if ((m = rf_tool_opt_set("tpch run", argc, argv, &i, &tune)) > 0 &&
+            (!strcmp(argv[at], "--set") || !strncmp(argv[at], "--set=", 6))) {
+            if (nsets == 512) return rf_tool_usage_error("tpch run", "too many --set (at most 512)");
+            sets[nsets++] = argv[at][5] == '=' ? argv[at] + 6 : argv[i];
+        }
+        if (m || (m = rf_tool_opt_value("tpch run", argc, argv, &i, "--data", &data)) ||
             (m = rf_tool_opt_value("tpch run", argc, argv, &i, "--queries", &queries)) ||
             (m = rf_tool_opt_value("tpch run", argc, argv, &i, "--device", &device)) ||
             (m = rf_tool_opt_value("tpch run", argc, argv, &i, "--format", &format)) ||
@@ -317,17 +372,32 @@ int rf_tool_tpch_run(int argc, char **argv)
     }
     run_opts ro;
     memset(&ro, 0, sizeof ro);
-    ro.rt.data_dir = data;
-    ro.rt.no_fuse = no_fuse;
-    ro.rt.tuning = &tune;
-    rf_tool_show_progress(&ro.rt); /* the inputs' loads, on a terminal */
+    /* rt: the flags as the runtime takes them, for compiling the GPU code
+    ** ahead (rf_tpch_prepare_gpu); the runs take ro.run */
+    rf_rt_options rt;
+    memset(&rt, 0, sizeof rt);
+    rt.data_dir = data;
+    rt.no_fuse = no_fuse;
+    rt.tuning = &tune;
     rf_tool_apply_tuning(&tune);
     ro.outdir = outdir;
     ro.check = check;
     ro.repeat = 1;
     ro.profile = profile;
-    ro.rt.profile = profile;
-    if (!rf_tool_run_options("tpch run", device, threads, format, &ro.rt, &ro.fmt)) return RF_EXIT_USAGE;
+    rt.profile = profile;
+    rf_rt_format rfmt;
+    if (!rf_tool_run_options("tpch run", device, threads, format, &rt, &rfmt)) return RF_EXIT_USAGE;
+    ro.fmt = rfmt == RF_RT_FORMAT_CSV ? REDFOX_FORMAT_CSV : rfmt == RF_RT_FORMAT_TBL ? REDFOX_FORMAT_TBL : REDFOX_FORMAT_TABLE;
+    rf_run_options_init_v2(&ro.run, sizeof ro.run);
+    ro.run.device = rt.device == RF_RT_DEVICE_CPU ? REDFOX_DEVICE_CPU
+                    : rt.device == RF_RT_DEVICE_GPU ? REDFOX_DEVICE_GPU
+                                                    : REDFOX_DEVICE_AUTO;
+    ro.run.threads = rt.threads;
+    ro.run.no_fuse = no_fuse;
+    ro.run.profile = profile;
+    ro.run.cache_dir = tune.cache_dir;
+    ro.run.gpu_memory = tune.gpu_memory > 0 ? (uint64_t)tune.gpu_memory : 0;
+    if (isatty(STDERR_FILENO)) ro.run.progress = rf_tool_draw_progress; /* the inputs' loads, on a terminal */
     int64_t v;
     if (repeat) {
         if (!rf_tool_parse_int(repeat, 1, MAX_REPEAT, &v))
@@ -372,20 +442,26 @@ int rf_tool_tpch_run(int argc, char **argv)
     memset(qs, 0, sizeof qs);
     int failed = 0, npass = 0, nwant = 0, unwritten = 0;
     /* the eight tables are loaded once and shared by the queries */
-    ro.rt.cache = rf_rt_cache_new();
-    if (!ro.rt.cache) {
-        fprintf(stderr, "redfox tpch run: out of memory\n");
+    char *settings = rf_tool_settings_text(sets, nsets);
+    int ocode = settings ? rf_open(data, &ro.db) : REDFOX_NOMEM;
+    if (!ocode) ocode = rf_database_keep_inputs(ro.db, 1);
+    if (ocode) {
+        rf_tool_finish_database(ocode, ro.db, 1);
+        rf_close(ro.db);
+        free(settings);
         rf_file_unlock(lock);
         return RF_EXIT_USER;
     }
+    ro.run.settings = settings;
     /* the queries' GPU code compiled together, not one query after another */
-    rf_tpch_prepare_gpu(want, &ro.rt, profile);
+    rf_tpch_prepare_gpu(want, &rt, profile);
     for (int q = 1; q <= NQUERIES; q++) {
         if (!want[q]) continue;
         nwant++;
         if (!run_query(q, &ro, &qs[q], &files[q])) failed++;
         if (qs[q].usage) { /* the same for every query: say it once */
-            rf_rt_cache_free(ro.rt.cache);
+            rf_close(ro.db);
+            free(settings);
             for (int k = 0; k <= NQUERIES; k++) rf_file_out_abort(&files[k]);
             rf_file_unlock(lock);
             return RF_EXIT_USAGE;
@@ -395,7 +471,10 @@ int rf_tool_tpch_run(int argc, char **argv)
     }
     printf("\n");
     /* the tables go with the process where it ends at once (rf_tool_exit_now) */
-    if (!rf_tool_exits_early()) rf_rt_cache_free(ro.rt.cache);
+    if (!rf_tool_exits_early()) {
+        rf_close(ro.db);
+        free(settings);
+    }
     if (outdir) {
         /* all or none: the files of a run that lost a query would pass for a whole one */
         rf_diags d;

@@ -1,14 +1,13 @@
 /*
-** tools/pipeline.c: the compiler pipeline as the commands use it:
-** LogiQL source -> checked program -> query plan -> Harmony -> .rfx, and
-** .rfx -> Harmony for `run` and `dump`.
+** tools/pipeline.c: what the commands share around the compiler: reading
+** program files ("-", pipes), the stages for the commands not yet on the
+** library (import, exec, tpch: LogiQL source -> checked program -> query
+** plan -> Harmony, .rfx -> Harmony), and the run options' flags.
 */
 #include "pipeline.h"
 #include "rf_rt_dist.h"
 #include "tools.h"
-#include "rf_gpu_codegen.h"
 #include "rf_rfx.h"
-#include "rf_rt_gpu.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -102,24 +101,6 @@ int rf_tool_source_is_rfx(const rf_tool_sources *s, int32_t i)
     return s->lens[i] >= RF_RFX_MAGIC_SIZE && memcmp(s->texts[i], RF_RFX_MAGIC, RF_RFX_MAGIC_SIZE) == 0;
 }
 
-rf_status rf_tool_load_ast(const char *const *paths, int32_t npaths, rf_arena *arena, rf_ast_program **ast,
-                           rf_fe_program **fe, rf_diags *d)
-{
-    rf_tool_sources s;
-    *ast = NULL;
-    if (fe) *fe = NULL;
-    rf_status st = rf_tool_read_sources(paths, npaths, arena, &s, d);
-    for (int32_t i = 0; i < s.n && !st; i++)
-        if (rf_tool_source_is_rfx(&s, i)) {
-            rf_error(d, rf_mkloc(s.names[i], 0, 0),
-                     "a compiled program (.rfx) holds Harmony and PTX only: use --harmony, --fused, --cuda or --ptx");
-            st = RF_EUSAGE;
-        }
-    if (!st) st = rf_fe_load_sources(s.names, s.texts, s.lens, s.n, arena, ast, fe, d);
-    rf_tool_sources_free(&s);
-    return st;
-}
-
 /* The back half of compiling: checked program -> plan -> Harmony. */
 static rf_status compile_checked(rf_fe_program *f, const rf_tool_opts *o, rf_qp_program **qp, rf_hir_program **hir,
                                  rf_diags *d)
@@ -169,69 +150,6 @@ rf_status rf_tool_compile_sources(const char *const *names, const char *const *t
     return compile_checked(f, o, qp, hir, d);
 }
 
-rf_status rf_tool_write_rfx(const rf_hir_program *p, const char *path, const rf_tool_opts *o, rf_diags *d)
-{
-    rf_buf hirs, schm, ptx0;
-    rf_buf_init(&hirs);
-    rf_buf_init(&schm);
-    rf_buf_init(&ptx0);
-    rf_status st = rf_hir_serialize(p, &hirs);
-    /* SCHM: the inputs and outputs, readable without decoding the program */
-    int32_t n = 0;
-    for (int32_t i = 0; i < p->nvars; i++)
-        n += p->vars[i]->role == RF_HIR_ROLE_INPUT || p->vars[i]->role == RF_HIR_ROLE_OUTPUT;
-    rf_rfx_put_u32(&schm, 1);
-    rf_rfx_put_u32(&schm, (uint32_t)n);
-    for (int32_t i = 0; i < p->nvars; i++) {
-        const rf_hir_var *v = p->vars[i];
-        if (v->role != RF_HIR_ROLE_INPUT && v->role != RF_HIR_ROLE_OUTPUT) continue;
-        rf_rfx_put_u8(&schm, v->role == RF_HIR_ROLE_INPUT ? 0 : 1);
-        rf_rfx_put_cstr(&schm, v->name);
-        rf_rfx_put_cstr(&schm, v->role == RF_HIR_ROLE_INPUT ? v->input_file : v->output_name);
-        rf_rfx_put_u32(&schm, (uint32_t)v->ncols);
-        for (int32_t c = 0; c < v->ncols; c++) {
-            rf_rfx_put_u8(&schm, (uint8_t)v->types[c]);
-            rf_rfx_put_cstr(&schm, v->colnames[c] ? v->colnames[c] : "");
-        }
-    }
-    if (!st && (hirs.oom || schm.oom)) st = RF_ENOMEM;
-    /* GPLN: the GPU plans, made once here so that runs only read them; a
-    ** program the GPU backend cannot take gets none (it runs on the CPU) */
-    rf_gpu_plan *plan = NULL;
-    rf_buf gpln;
-    rf_buf_init(&gpln);
-    rf_diags quiet;
-    rf_diags_init(&quiet);
-    int gpu_ok = rf_gpu_plan_check(p, &quiet) == RF_OK;
-    rf_diags_free(&quiet);
-    char why[8];
-    if (!st && !gpu_ok && rf_gpu_nvrtc_available(why, sizeof why)) {
-        st = rf_gpu_plan_check(p, d); /* an error where NVRTC would compile it, as always */
-    } else if (!st && gpu_ok) {
-        st = rf_gpu_plan_build(p, 1, &plan, d);
-        if (!st) st = rf_gpu_plan_encode(p, plan, &gpln);
-    }
-    rf_gpu_nvrtc_opts go = {o ? o->gpu_arch : NULL, o ? o->cache_dir : NULL, o ? o->no_fuse : 0};
-    if (!st && plan) st = rf_gpu_make_ptx0(p, plan, &go, &ptx0, d);
-    rf_gpu_plan_free(plan);
-    rf_rfx_writer *w = st ? NULL : rf_rfx_writer_new();
-    if (!st && !w) st = RF_ENOMEM;
-    if (!st) st = rf_rfx_writer_add(w, RF_RFX_TAG_SCHEMA, schm.data, (uint64_t)schm.len);
-    if (!st) st = rf_rfx_writer_add(w, RF_RFX_TAG_HARMONY, hirs.data, (uint64_t)hirs.len);
-    if (!st && gpln.len) st = rf_rfx_writer_add(w, RF_RFX_TAG_GPU_PLAN, gpln.data, (uint64_t)gpln.len);
-    if (!st && ptx0.len) st = rf_rfx_writer_add(w, RF_RFX_TAG_PTX, ptx0.data, (uint64_t)ptx0.len);
-    rf_buf_free(&gpln);
-    if (!st) st = rf_rfx_writer_write_file(w, path, d);
-    /* on a machine with a GPU, its cubin too, into the JIT cache: the
-    ** file's first run then skips the driver's JIT (a run would make it) */
-    if (!st && ptx0.len) (void)rf_rt_gpu_link_ptx0(ptx0.data, (uint64_t)ptx0.len, o ? o->cache_dir : NULL);
-    rf_rfx_writer_free(w);
-    rf_buf_free(&hirs);
-    rf_buf_free(&schm);
-    rf_buf_free(&ptx0);
-    return st;
-}
-
 /* The program (and the PTX0 section, when ptx0 is not NULL) of an open .rfx file; closes f. */
 static rf_status hir_of_rfx(rf_rfx_file *f, const char *name, rf_hir_program **hir, rf_buf *ptx0, rf_buf *gpln,
                             rf_diags *d)
@@ -262,33 +180,6 @@ rf_status rf_tool_read_rfx(const char *path, rf_hir_program **hir, rf_buf *ptx0,
     *hir = NULL;
     rf_status st = rf_rfx_open_file(path, &f, d);
     return st ? st : hir_of_rfx(f, path, hir, ptx0, gpln, d);
-}
-
-rf_status rf_tool_load_program(const char *const *paths, int32_t npaths, const rf_tool_opts *o, rf_arena *arena,
-                               rf_hir_program **hir, rf_buf *ptx0, rf_buf *gpln, int *is_rfx, rf_diags *d)
-{
-    rf_tool_sources s;
-    *hir = NULL;
-    if (is_rfx) *is_rfx = 0;
-    rf_status st = rf_tool_read_sources(paths, npaths, arena, &s, d);
-    int32_t rfx = -1;
-    for (int32_t i = 0; i < s.n && !st && rfx < 0; i++)
-        if (rf_tool_source_is_rfx(&s, i)) rfx = i;
-    if (!st && rfx >= 0 && npaths > 1) {
-        rf_error(d, rf_mkloc(s.names[rfx], 0, 0), "a compiled program (.rfx) cannot be combined with other files");
-        st = RF_EUSAGE;
-    } else if (!st && rfx >= 0) {
-        if (is_rfx) *is_rfx = 1;
-        rf_rfx_file *f = NULL;
-        st = rf_rfx_open_bytes(s.names[0], s.texts[0], (uint64_t)s.lens[0], &f, d);
-        if (!st) st = hir_of_rfx(f, s.names[0], hir, ptx0, gpln, d);
-    } else if (!st) {
-        rf_qp_program *qp = NULL;
-        st = rf_tool_compile_sources(s.names, s.texts, s.lens, s.n, o, arena, NULL, &qp, hir, d);
-        rf_qp_free(qp);
-    }
-    rf_tool_sources_free(&s);
-    return st;
 }
 
 int rf_tool_run_options(const char *cmd, const char *device, const char *threads, const char *format, rf_rt_options *o,
@@ -336,6 +227,19 @@ int rf_tool_opt_set(const char *cmd, int argc, char **argv, int *i, rf_rt_tuning
     if (m <= 0) return m;
     if (rf_rt_tuning_set(t, v, why, sizeof why)) return rf_tool_usage_error(cmd, "--set: %s", why), -1;
     return 1;
+}
+
+char *rf_tool_settings_text(const char *const *sets, int n)
+{
+    rf_buf b;
+    rf_buf_init(&b);
+    for (int k = 0; k < n; k++) {
+        if (!strncmp(sets[k], "cache_dir=", 10)) continue;
+        if (b.len) rf_buf_putc(&b, ',');
+        rf_buf_append(&b, sets[k], (int64_t)strlen(sets[k]));
+    }
+    rf_buf_putc(&b, '\0');
+    return b.oom ? NULL : rf_buf_take(&b);
 }
 
 void rf_tool_print_settings(FILE *f)

@@ -1,5 +1,5 @@
 /*
-** tools/pipeline.h: the compiler pipeline shared by compile, run and dump.
+** tools/pipeline.h: what the commands share around the compiler (pipeline.c).
 */
 #ifndef RF_TOOLS_PIPELINE_H
 #define RF_TOOLS_PIPELINE_H
@@ -15,9 +15,6 @@ typedef struct rf_tool_opts {
     int no_opt;           /* skip the query-plan passes (and the another-row rewrite) */
     int no_lftj;          /* cyclic joins stay binary joins (no leapfrog triejoin) */
     int no_exists;        /* keep another-row tests as joins (rf_qp_options.no_exists) */
-    const char *gpu_arch; /* NVRTC target of the PTX0 section (NULL: compute_80) */
-    int no_fuse;          /* the PTX0 section without Kernel Weaver's fused kernels */
-    const char *cache_dir; /* NVRTC's cache (NULL: the user's cache folder; "": none) */
 } rf_tool_opts;
 
 /* 1 when path ends in .rfx (nothing is read: the path may be a pipe). */
@@ -41,9 +38,6 @@ rf_status rf_tool_read_sources(const char *const *paths, int32_t n, rf_arena *ar
 void rf_tool_sources_free(rf_tool_sources *s);
 /* 1 when source i is a .rfx file (by its name's suffix or its magic bytes). */
 int rf_tool_source_is_rfx(const rf_tool_sources *s, int32_t i);
-/* Parses (and, when fe is not NULL, checks) program files as one program. */
-rf_status rf_tool_load_ast(const char *const *paths, int32_t npaths, rf_arena *arena, rf_ast_program **ast,
-                           rf_fe_program **fe, rf_diags *d);
 /* Source -> checked program -> plan (optimized unless o->no_opt) -> Harmony
 ** (when hir is not NULL). The front end's data lives in arena; *qp is the
 ** caller's to free. */
@@ -55,17 +49,9 @@ rf_status rf_tool_compile_logic(const char *const *paths, int32_t npaths, const 
 rf_status rf_tool_compile_sources(const char *const *names, const char *const *texts, const int64_t *lens, int32_t n,
                                   const rf_tool_opts *o, rf_arena *arena, rf_fe_program **fe, rf_qp_program **qp,
                                   rf_hir_program **hir, rf_diags *d);
-/* SCHM, HIRS, GPLN (the GPU plans, for programs the GPU backend takes) and,
-** where NVRTC can be loaded, PTX0 (else a warning, no section). */
-rf_status rf_tool_write_rfx(const rf_hir_program *p, const char *path, const rf_tool_opts *o, rf_diags *d);
 /* ptx0 and gpln (may be NULL) receive the PTX0 and GPLN sections' bytes;
 ** empty when there is none. */
 rf_status rf_tool_read_rfx(const char *path, rf_hir_program **hir, rf_buf *ptx0, rf_buf *gpln, rf_diags *d);
-/* One .rfx file, or LogiQL sources (compiled as one program), as Harmony;
-** *is_rfx (may be NULL) says which it was. */
-rf_status rf_tool_load_program(const char *const *paths, int32_t npaths, const rf_tool_opts *o, rf_arena *arena,
-                               rf_hir_program **hir, rf_buf *ptx0, rf_buf *gpln, int *is_rfx, rf_diags *d);
-
 /* --device (auto, cpu, gpu), --threads (1..1024; NULL: all cores) into o and,
 ** when fmt is not NULL, --format (table, csv, tbl) into *fmt. Returns 1, or 0
 ** after printing cmd's usage error. */
@@ -76,6 +62,10 @@ int rf_tool_run_options(const char *cmd, const char *device, const char *threads
 ** t. Returns 1 when matched, 0 when argv[*i] is another option, -1 after
 ** printing cmd's usage error (an unknown name, a value of the wrong kind). */
 int rf_tool_opt_set(const char *cmd, int argc, char **argv, int *i, rf_rt_tuning *t);
+/* The --set assignments as rf_run_options.settings ("A=1,B=2"), but for
+** cache_dir (a folder's name may hold a comma), given as
+** rf_run_options.cache_dir. NULL when out of memory; free it. */
+char *rf_tool_settings_text(const char *const *sets, int n);
 /* For --help: the settings --set takes, with their defaults and meanings. */
 void rf_tool_print_settings(FILE *f);
 /* Applies the process-wide part of a tuning (huge pages for host columns). */

@@ -37,6 +37,18 @@ int rf_tool_exit_now(int rc);
 /* Prints diagnostics to stderr and maps a status to an exit code. */
 int rf_tool_finish(rf_status st, rf_diags *d);
 int rf_tool_exit_code(rf_status st);
+/* A library call's outcome (include/redfox.h) as a command reports it: its
+** diagnostics printed to stderr (when print) as rf_tool_finish prints the
+** stages' own, the exit code of its REDFOX_* code (tools/api_report.c). */
+struct rf_diagnostic;
+struct rf_program;
+struct rf_database;
+struct rf_trace;
+typedef const struct rf_diagnostic *(*rf_tool_diag_at_fn)(const void *obj, int64_t i);
+int rf_tool_finish_api(int code, const void *obj, int64_t n, rf_tool_diag_at_fn at, int print);
+int rf_tool_finish_program(int code, const struct rf_program *p, int print);
+int rf_tool_finish_database(int code, const struct rf_database *db, int print);
+int rf_tool_finish_trace(int code, const struct rf_trace *t, int print);
 /* "redfox CMD: message" on stderr, and the hint to use --help; returns 2. */
 int rf_tool_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Matches --name VALUE and --name=VALUE; advances *i. Returns 1 when matched,

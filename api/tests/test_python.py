@@ -255,10 +255,45 @@ def test_level2(redfox_bin):
               seen[-1]["done"], "progress reports %r" % seen)
 
 
+def test_level3(redfox_bin):
+    """API level 3 through the module: Program.write_rfx and Program.dump, each
+    equal to what the command writes and prints."""
+    import tempfile
+    db = redfox.Database()
+    db.put("edge", EDGES, ["int", "int"])
+    prog = redfox.compile(TRI, name="tri.logic")
+    with tempfile.TemporaryDirectory() as tmp:
+        rfx = os.path.join(tmp, "tri.rfx")
+        prog.write_rfx(rfx, cache_dir="")
+        back = redfox.compile_files(rfx)
+        check(back.compiled and db.run(back, device="cpu")["tri"].rows() == [(1, 2, 3), (2, 3, 4)],
+              "write_rfx, read back")
+        try:
+            prog.write_rfx(os.path.join(tmp, "no", "such.rfx"))
+            check(False, "write_rfx: an error raises")
+        except redfox.Error as e:
+            check(e.code == 5 and "such.rfx" in e.message, "write_rfx error: %r" % e.message)
+        src = os.path.join(tmp, "tri.logic")
+        with open(src, "w") as f:
+            f.write(TRI)
+        for what, fmt, stop in (("plan", "dot", "plan"), ("ast", "yaml", "ast"), ("harmony", "text", None),
+                                ("rules", "text", "rules")):
+            cmd = subprocess.run([redfox_bin, "dump", "--" + what, src, "--format", fmt], capture_output=True)
+            got = redfox.compile_files(src, stop_after=stop).dump(what, fmt)
+            check(cmd.returncode == 0 and got == cmd.stdout.decode(), "dump --%s --format %s" % (what, fmt))
+        check(back.dump("harmony") == prog.dump("harmony"), "a .rfx program's Harmony is the source's")
+        try:
+            redfox.compile(TRI, stop_after="plan").dump("cuda")
+            check(False, "dump of a form the program lacks raises")
+        except redfox.Error as e:
+            check(e.code == 2 and "stop_after" in e.message, e.message)
+
+
 rel = test_types()
 test_capsule_by_ctypes(rel)
 test_errors()
 test_folder(sys.argv[1], sys.argv[2])
 test_level2(sys.argv[1])
+test_level3(sys.argv[1])
 print("ok" if not failures else "%d failed" % failures)
 sys.exit(1 if failures else 0)

@@ -77,7 +77,9 @@ class _RunOptions(ctypes.Structure):
 
 
 class _CompileOptions(ctypes.Structure):
-    _fields_ = [("size", c_size_t), ("no_lftj", c_int), ("no_exists", c_int), ("no_opt", c_int)]
+    _fields_ = [("size", c_size_t), ("no_lftj", c_int), ("no_exists", c_int), ("no_opt", c_int),
+                # API level 3
+                ("stop_after", c_int), ("no_fuse", c_int), ("gpu_arch", c_char_p), ("cache_dir", c_char_p)]
 
 
 class ArrowSchema(ctypes.Structure):
@@ -153,6 +155,8 @@ rf_compile_buffers_v2 = _fn("rf_compile_buffers_v2", c_int, POINTER(c_char_p), P
 rf_compile_files_v2 = _fn("rf_compile_files_v2", c_int, POINTER(c_char_p), c_int32, POINTER(_CompileOptions),
                           POINTER(_P))
 rf_program_is_compiled = _fn("rf_program_is_compiled", c_int, _P)
+rf_program_write_rfx = _fn("rf_program_write_rfx", c_int, _P, c_char_p, POINTER(_CompileOptions))
+rf_program_dump = _fn("rf_program_dump", c_int, _P, c_int, c_int, POINTER(_CompileOptions), _WriteFn, c_void_p)
 rf_database_keep_inputs = _fn("rf_database_keep_inputs", c_int, _P, c_int)
 rf_result_write = _fn("rf_result_write", c_int, _P, c_int32, c_int, c_void_p)
 rf_result_write_to = _fn("rf_result_write_to", c_int, _P, c_int32, c_int, _WriteFn, c_void_p)
@@ -271,6 +275,43 @@ class Program:
         self.outputs = [rf_program_output_name(handle, i).decode() for i in range(rf_program_output_count(handle))]
         self.compiled = bool(rf_program_is_compiled(handle))  # from a .rfx file
 
+    def _fail(self, code):
+        raise Error(code, (rf_program_errmsg(self._h) or b"").decode(),
+                    _diags(rf_program_diag_count, rf_program_diag, self._h))
+
+    def write_rfx(self, path, no_fuse=False, gpu_arch=None, cache_dir=None):
+        """Writes the program as a compiled program file (.rfx), as `redfox compile
+        -o path [--no-fuse] [--gpu-arch A] [--cache-dir DIR]` does; compile_files(path)
+        reads it back. Returns the write's warnings (a list of Diagnostic)."""
+        o = _compile_options(False, False, False, always=True)
+        o.no_fuse = int(bool(no_fuse))
+        o.gpu_arch = gpu_arch.encode() if gpu_arch else None
+        o.cache_dir = os.fsencode(cache_dir) if cache_dir is not None else None
+        code = rf_program_write_rfx(self._h, os.fsencode(path), ctypes.byref(o))
+        if code:
+            self._fail(code)
+        return _diags(rf_program_diag_count, rf_program_diag, self._h)
+
+    def dump(self, what, format="text", no_fuse=False):
+        """An intermediate form as `redfox dump --WHAT --format FORMAT` prints it (a str):
+        what is "ast", "rules", "plan", "harmony", "fused", "cuda" or "ptx"; format
+        "text", "yaml" (ast, plan) or "dot" (plan). ast, rules and plan need a program
+        compiled from LogiQL (stop_after at least that far), the others a complete one."""
+        if what not in _DUMPS or format not in _DUMP_FORMATS:
+            raise Error(2, "redfox: dump: unknown form %r or format %r" % (what, format))
+        o = _compile_options(False, False, False, always=True)
+        o.no_fuse = int(bool(no_fuse))
+        pieces = []
+
+        def piece(_user, data, n):
+            pieces.append(ctypes.string_at(data, n))
+            return 0
+        code = rf_program_dump(self._h, _DUMPS.index(what), _DUMP_FORMATS.index(format), ctypes.byref(o),
+                               _WriteFn(piece), None)
+        if code:
+            self._fail(code)
+        return b"".join(pieces).decode()
+
     def __del__(self, _free=rf_program_free):  # bound now: module globals may be gone at exit
         if getattr(self, "_h", None):
             _free(self._h)
@@ -286,34 +327,44 @@ def _program(code, handle):
     return Program(handle)
 
 
-def _compile_options(no_lftj, no_exists, no_opt):
-    """The rf_compile_options of the keyword switches, or None when all are off."""
-    if not (no_lftj or no_exists or no_opt):
+_DUMPS = ("ast", "rules", "plan", "harmony", "fused", "cuda", "ptx")
+_DUMP_FORMATS = ("text", "yaml", "dot")
+_STAGES = (None, "ast", "rules", "plan")
+
+
+def _compile_options(no_lftj, no_exists, no_opt, stop_after=None, always=False):
+    """The rf_compile_options of the keyword switches, or None when all are off (unless always)."""
+    if stop_after not in _STAGES:
+        raise Error(2, "redfox: stop_after is one of 'ast', 'rules', 'plan' (None: all)")
+    if not (no_lftj or no_exists or no_opt or stop_after or always):
         return None
     o = _CompileOptions()
     rf_compile_options_init(ctypes.byref(o), ctypes.sizeof(o))
     o.no_lftj, o.no_exists, o.no_opt = int(bool(no_lftj)), int(bool(no_exists)), int(bool(no_opt))
+    o.stop_after = _STAGES.index(stop_after)
     return o
 
 
-def compile(text, name=None, no_lftj=False, no_exists=False, no_opt=False):
+def compile(text, name=None, no_lftj=False, no_exists=False, no_opt=False, stop_after=None):
     """Compiles LogiQL source text; name (default "<string>") is what diagnostics call it.
     no_lftj, no_exists, no_opt: the plan switches of `redfox run --no-lftj / --no-exists`
-    and `redfox dump --no-opt` (they change how the program computes, never what)."""
-    o = _compile_options(no_lftj, no_exists, no_opt)
+    and `redfox dump --no-opt` (they change how the program computes, never what).
+    stop_after "ast", "rules" or "plan": only that far, for Program.dump."""
+    o = _compile_options(no_lftj, no_exists, no_opt, stop_after)
     if o is not None:
-        return compile_buffers([(name or "<string>", text)], no_lftj=no_lftj, no_exists=no_exists, no_opt=no_opt)
+        return compile_buffers([(name or "<string>", text)], no_lftj=no_lftj, no_exists=no_exists, no_opt=no_opt,
+                               stop_after=stop_after)
     data = text.encode() if isinstance(text, str) else bytes(text)
     h = c_void_p()
     code = rf_compile(data, len(data), name.encode() if name else None, ctypes.byref(h))
     return _program(code, h)
 
 
-def compile_files(*paths, no_lftj=False, no_exists=False, no_opt=False):
+def compile_files(*paths, no_lftj=False, no_exists=False, no_opt=False, stop_after=None):
     """Compiles .logic files as one program, or loads one .rfx file."""
     arr = (c_char_p * len(paths))(*[os.fsencode(p) for p in paths])
     h = c_void_p()
-    o = _compile_options(no_lftj, no_exists, no_opt)
+    o = _compile_options(no_lftj, no_exists, no_opt, stop_after)
     if o is None:
         code = rf_compile_files(arr, len(paths), ctypes.byref(h))
     else:
@@ -321,7 +372,7 @@ def compile_files(*paths, no_lftj=False, no_exists=False, no_opt=False):
     return _program(code, h)
 
 
-def compile_buffers(sources, no_lftj=False, no_exists=False, no_opt=False):
+def compile_buffers(sources, no_lftj=False, no_exists=False, no_opt=False, stop_after=None):
     """Compiles programs held in memory: sources is a list of (name, text or
     bytes), LogiQL texts compiled as one program, or one compiled program's
     bytes (.rfx: told by a name ending in .rfx or by its magic bytes), such
@@ -334,7 +385,7 @@ def compile_buffers(sources, no_lftj=False, no_exists=False, no_opt=False):
     texts = (c_char_p * len(sources))(*datas)
     lens = (c_int64 * len(sources))(*[len(d) for d in datas])
     h = c_void_p()
-    o = _compile_options(no_lftj, no_exists, no_opt)
+    o = _compile_options(no_lftj, no_exists, no_opt, stop_after)
     if o is None:
         code = rf_compile_buffers(names, texts, lens, len(sources), ctypes.byref(h))
     else:

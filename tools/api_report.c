@@ -1,0 +1,73 @@
+/*
+** tools/api_report.c: the library's outcomes (include/redfox.h) as the
+** commands report them: diagnostics printed as rf_diags_print prints the
+** stages' own, REDFOX_* codes mapped to exit codes.
+**
+** Owns: rf_tool_finish_api and its forms for programs, databases and
+** timelines.
+*/
+#include "redfox.h"
+#include "tools.h"
+
+#include <stdio.h>
+
+/* Diagnostics records as rf_diags_print prints them: the first
+** RF_DIAGS_SHOWN errors (every warning and note), then how many more. */
+static int64_t print_diags(const void *obj, int64_t n, rf_tool_diag_at_fn at)
+{
+    static const char *names[] = {"error", "warning", "note"};
+    int64_t shown = 0, nerrors = 0;
+    for (int64_t i = 0; i < n; i++) {
+        const rf_diagnostic *g = at(obj, i);
+        int sev = g->severity >= 0 && g->severity <= 2 ? g->severity : 0;
+        if (sev == REDFOX_SEV_ERROR) nerrors++;
+        if (sev == REDFOX_SEV_ERROR && shown++ >= RF_DIAGS_SHOWN) continue;
+        if (g->file[0] && g->line > 0)
+            fprintf(stderr, "%s:%d:%d: %s: %s\n", g->file, (int)g->line, (int)g->column, names[sev], g->message);
+        else if (g->file[0])
+            fprintf(stderr, "%s: %s: %s\n", g->file, names[sev], g->message);
+        else
+            fprintf(stderr, "redfox: %s: %s\n", names[sev], g->message);
+    }
+    if (nerrors > RF_DIAGS_SHOWN)
+        fprintf(stderr, "redfox: %lld more error%s\n", (long long)(nerrors - RF_DIAGS_SHOWN),
+                nerrors - RF_DIAGS_SHOWN == 1 ? "" : "s");
+    return nerrors;
+}
+
+int rf_tool_finish_api(int code, const void *obj, int64_t n, rf_tool_diag_at_fn at, int print)
+{
+    int64_t nerrors = print ? print_diags(obj, n, at) : 0;
+    switch (code) {
+    case REDFOX_OK: return RF_EXIT_OK;
+    case REDFOX_ERROR:
+    case REDFOX_IO:
+    case REDFOX_NOTFOUND: return RF_EXIT_USER;
+    case REDFOX_NOMEM:
+        if (print) fprintf(stderr, "redfox: error: out of memory\n");
+        return RF_EXIT_USER;
+    case REDFOX_MISUSE: return RF_EXIT_USAGE;
+    default:
+        if (print && !nerrors) fprintf(stderr, "redfox: internal error\n");
+        return RF_EXIT_INTERNAL;
+    }
+}
+
+static const rf_diagnostic *program_diag(const void *p, int64_t i) { return rf_program_diag(p, i); }
+static const rf_diagnostic *database_diag(const void *db, int64_t i) { return rf_database_diag(db, i); }
+static const rf_diagnostic *trace_diag(const void *t, int64_t i) { return rf_trace_diag(t, i); }
+
+int rf_tool_finish_program(int code, const rf_program *p, int print)
+{
+    return rf_tool_finish_api(code, p, rf_program_diag_count(p), program_diag, print);
+}
+
+int rf_tool_finish_database(int code, const rf_database *db, int print)
+{
+    return rf_tool_finish_api(code, db, rf_database_diag_count(db), database_diag, print);
+}
+
+int rf_tool_finish_trace(int code, const rf_trace *t, int print)
+{
+    return rf_tool_finish_api(code, t, rf_trace_diag_count(t), trace_diag, print);
+}
