@@ -23,6 +23,38 @@ static int is_total(const rf_hir_kernel *k)
     return (k->kind == RF_HIR_GROUP || k->kind == RF_HIR_REDUCE) && k->ngroup == 0;
 }
 
+/* A GROUP or REDUCE by 1 to 4 columns that are not floats, a reduce's
+** aggregates counts, totals and averages of ints and decimals: each CTA
+** keeps a small table of its rows' groups with exact sums, merged by
+** atomics (skeletons/cuda: a grouped total), so its rows need not be
+** written first. Too many groups is found when it runs (the kernels then
+** run one by one). */
+static int is_grouped_total(const rf_hir_program *p, const rf_hir_kernel *k)
+{
+    if ((k->kind != RF_HIR_GROUP && k->kind != RF_HIR_REDUCE) || k->ngroup < 1 || k->ngroup > 4 || k->nin < 1)
+        return 0;
+    const rf_hir_var *in = p->vars[k->in[0]];
+    for (int32_t i = 0; i < k->ngroup; i++)
+        if (k->group[i] < 0 || k->group[i] >= in->ncols || in->types[k->group[i]] == RF_TYPE_FLOAT) return 0;
+    if (k->kind == RF_HIR_REDUCE && (k->naggs < 1 || k->naggs > 8)) return 0;
+    for (int32_t i = 0; k->kind == RF_HIR_REDUCE && i < k->naggs; i++) {
+        const rf_qp_agg *ag = &k->aggs[i];
+        if (ag->fn == RF_AGG_COUNT) continue;
+        if ((ag->fn != RF_AGG_TOTAL && ag->fn != RF_AGG_AVG) || ag->col < 0 || ag->col >= in->ncols) return 0;
+        if (in->types[ag->col] != RF_TYPE_INT && in->types[ag->col] != RF_TYPE_DECIMAL) return 0;
+    }
+    return 1;
+}
+
+static int is_map_stage(rf_hir_kind k) { return k == RF_HIR_MAP || k == RF_HIR_JOIN_MAP || k == RF_HIR_GATHER_MAP; }
+
+/* The shared memory of a grouped total's table (a REDUCE's: the GROUP's
+** index is the same table): heads and records (rf_gpu_ftotal), at most. */
+static int32_t grouped_smem(const rf_hir_kernel *k)
+{
+    return k->kind == RF_HIR_REDUCE ? (1 + 256 + 128 * (k->ngroup + 2 + 2 * k->naggs)) * 8 : 0;
+}
+
 /* Kernels that must see all of their input before producing anything. */
 static int is_global(rf_hir_kind k)
 {
@@ -42,8 +74,23 @@ static int is_global(rf_hir_kind k)
 }
 
 /* How consumer c reads what producer p wrote (thesis 4.3.1). */
-static rf_wv_dep classify(const rf_hir_kernel *p, const rf_hir_kernel *c, const char **why)
+static rf_wv_dep classify(const rf_hir_program *prog, const rf_hir_kernel *p, const rf_hir_kernel *c, int map_fed,
+                          const char **why)
 {
+    /* a map's rows into a grouped total, and its group's index into its
+    ** reduce where a map in the block makes their rows (map_fed; a join's
+    ** or anti-join's rows, made by a probe in the same kernel, come several
+    ** to a row: the table takes a map's) */
+    if (is_grouped_total(prog, c) && map_fed &&
+        (p->kind == RF_HIR_MAP || (p->kind == RF_HIR_GROUP && c->kind == RF_HIR_REDUCE && is_grouped_total(prog, p) &&
+                                   p->ngroup == c->ngroup && p->in[0] == c->in[0]))) {
+        *why = NULL;
+        return RF_WV_CTA; /* per-CTA tables of groups */
+    }
+    if (is_grouped_total(prog, c) && is_map_stage(p->kind)) {
+        *why = "a grouped total takes a map's rows, not a join's (several rows to a probe)";
+        return RF_WV_KERNEL;
+    }
     if (is_total(c) && !is_global(p->kind)) {
         *why = NULL;
         return RF_WV_CTA; /* per-CTA partial totals */
@@ -203,7 +250,8 @@ static rf_status analyze_block(const rf_hir_program *p, const rf_wv_budget *b, i
             e->var = v;
             if (prod >= 0) {
                 e->producer = prod;
-                e->dep = classify(bl->kernels[prod], c, &e->why);
+                int32_t made = ax->last_write[c->in[0]]; /* what made c's rows, in this block */
+                e->dep = classify(p, bl->kernels[prod], c, made >= 0 && bl->kernels[made]->kind == RF_HIR_MAP, &e->why);
             } else {
                 /* the previous reader of the same outside input, if any */
                 int32_t prev = ax->last_read[v] >= 0 ? rpos[ax->last_read[v]] : -1;
@@ -250,6 +298,11 @@ static rf_status analyze_block(const rf_hir_program *p, const rf_wv_budget *b, i
                 rf_type t = p->vars[k->in[0]]->types[k->lkeys[c]];
                 smem += b->cta_threads * (rf_val_type_size(t) ? rf_val_type_size(t) : 4);
             }
+        /* a grouped total where a map's rows feed it (an edge into it fuses) */
+        int grouped = 0;
+        for (int32_t e = ebegin[j]; e < ebegin[j + 1] && is_grouped_total(p, k); e++)
+            if (((rf_wv_edge *)edges->items)[e].dep != RF_WV_KERNEL) grouped = 1;
+        if (grouped) smem += grouped_smem(k);
         int32_t g = open[root];
         int ok = 0;
         const char *why = NULL;
@@ -273,8 +326,10 @@ static rf_status analyze_block(const rf_hir_program *p, const rf_wv_budget *b, i
             /* stages run one after the other in a fused kernel: registers are
             ** reused, and a thread keeps the values it passes on (about 4) */
             /* a total adds only its accumulators to the stage whose rows it sums */
-            int32_t after = is_total(k) ? G->regs + (k->kind == RF_HIR_REDUCE ? 2 + 4 * k->naggs : 0)
-                                        : (G->regs > regs ? G->regs : regs) + 4;
+            /* (a grouped total adds its keys: its sums are in shared memory) */
+            int32_t after = is_total(k)  ? G->regs + (k->kind == RF_HIR_REDUCE ? 2 + 4 * k->naggs : 0)
+                            : grouped    ? G->regs + (k->kind == RF_HIR_REDUCE ? 4 + 2 * k->ngroup : 0)
+                                         : (G->regs > regs ? G->regs : regs) + 4;
             if (ok && after > b->regs) ok = 0, why = "over the register budget";
             else if (ok && G->smem + smem > b->smem) ok = 0, why = "over the shared-memory budget";
             else if (ok && gnodes[g - first_group] + nodes > MAX_GROUP_NODES)

@@ -4,7 +4,7 @@
 ** Owns: the run of one fused kernel (rf_gpu_funit) at its first stage: its
 ** operands, the build side of a join source, the flags (or count) pass,
 ** one scan per written output, the write pass, and the totals pass that
-** sums in registers and writes no rows. A stage's run-time error keeps
+** sums in registers (or, grouped, in tables of groups) and writes no rows. A stage's run-time error keeps
 ** nothing: the stages then run one by one for the CPU's message.
 */
 #include "rt_gpu_internal.h"
@@ -40,16 +40,74 @@ static rf_status fused_total_result(gx *x, const rf_gpu_ftotal *t, const uint64_
     return RF_OK;
 }
 
+/* The relation of grouped total t's reduce from the merged table of groups
+** (acc: status, count, heads, records; rf_gpu_ftotal): the groups ordered by
+** their first row, as GROUP numbers them (first occurrence), with their
+** group columns' values, and each aggregate finished by the CPU's rules,
+** aggregate by aggregate as rf_gx_k_reduce checks them (the same first
+** error). */
+static rf_status fused_grouped_result(gx *x, const rf_gpu_ftotal *t, const uint64_t *acc)
+{
+    const rf_hir_kernel *k = t->reduce;
+    const rf_hir_var *iv = x->p->vars[k->in[0]], *ov = x->p->vars[k->out];
+    int32_t nk = t->ngroup, rw = rf_gpu_ftotal_rec_words(t);
+    int64_t ng = acc[1] < RF_GPU_FUSE_GROUPS ? (int64_t)acc[1] : RF_GPU_FUSE_GROUPS;
+    const uint64_t *recs = acc + 2 + RF_GPU_FUSE_GHEADS;
+    int64_t order[RF_GPU_FUSE_GROUPS];
+    /* by first row: insertion sort (at most RF_GPU_FUSE_GROUPS groups) */
+    for (int64_t i = 0; i < ng; i++) {
+        int64_t j = i;
+        while (j > 0 && recs[order[j - 1] * rw + nk] > recs[i * rw + nk]) {
+            order[j] = order[j - 1];
+            j--;
+        }
+        order[j] = i;
+    }
+    gval r;
+    rf_status st = rf_gx_rel_alloc(x, &r, ov->types, ov->ncols, ng, ng);
+    uint8_t *col = st ? NULL : rf_malloc((size_t)(ng + 1) * 8);
+    if (!st && !col) st = RF_ENOMEM;
+    for (int32_t c = 0; c < ov->ncols && !st && ng > 0; c++) {
+        int w = wid(ov->types[c]);
+        for (int64_t g = 0; g < ng && !st; g++) {
+            const uint64_t *rec = recs + order[g] * rw;
+            uint64_t v = 0;
+            if (c < nk) {
+                v = rec[c]; /* the value's low bytes (little-endian, as the columns hold it) */
+            } else {
+                const rf_qp_agg *ag = &k->aggs[c - nk];
+                int64_t cnt = (int64_t)rec[nk + 1], s = cnt;
+                if (ag->fn != RF_AGG_COUNT)
+                    st = rf_gx_sum_final(x, k, ag, iv->types[ag->col], sum_of(&rec[nk + 2 + 2 * t->agg_sum[c - nk]]),
+                                         cnt, &s);
+                v = (uint64_t)s;
+            }
+            memcpy(col + g * w, &v, (size_t)w);
+        }
+        if (!st) st = x->g.ops->h2d(&x->g, colp(&r, c), col, (uint64_t)ng * (uint64_t)w);
+    }
+    free(col);
+    if (st) {
+        rf_gx_val_clear(x, &r, ov->ncols);
+        return st;
+    }
+    rf_gx_var_set(x, k->out, &r);
+    return RF_OK;
+}
+
 /* A fused kernel with totals (rf_gpu_ftotal): one pass that sums, no rows
-** written. A stage's run-time error leaves *ran 0: the stages then run one
-** by one (and the groups and reduces after them), for the CPU's message. */
+** written. A stage's run-time error, or a grouped total with more groups
+** than its table holds, leaves *ran 0: the stages then run one by one (and
+** the groups and reduces after them), for the CPU's message or its groups. */
 static rf_status fused_totals(gx *x, const rf_gpu_funit *u, rf_gpu_args *a, int64_t n, int *ran)
 {
     /* the error words and the sums in one buffer: one read brings both */
     uint64_t words = (uint64_t)u->n + (uint64_t)u->nacc;
-    int64_t host[RF_GPU_FUSE_MAX + RF_GPU_FUSE_TOTALS * (1 + 2 * RF_GPU_FUSE_AGGS)];
+    int64_t *host = rf_malloc((size_t)words * 8);
     gbuf buf = {0, 0};
     char name[64];
+    *ran = 0;
+    if (!host) return RF_ENOMEM;
     rf_status st = galloc(x, words * 8, &buf);
     /* "no failure" and zero sums, in one copy rather than two clears */
     for (uint64_t w = 0; w < words; w++) host[w] = w < (uint64_t)u->n ? -1 : 0;
@@ -66,9 +124,14 @@ static rf_status fused_totals(gx *x, const rf_gpu_funit *u, rf_gpu_args *a, int6
     *ran = 1;
     for (int32_t m = 0; m < u->n && !st; m++)
         if (host[m] != -1) *ran = 0;
-    for (int32_t t = 0; t < u->ntot && !st && *ran; t++)
-        st = fused_total_result(x, &u->tot[t], (const uint64_t *)&host[u->n + u->tot[t].acc], host[u->n + u->tot[t].acc]);
+    for (int32_t t = 0; t < u->ntot && !st && *ran; t++) {
+        const uint64_t *words_t = (const uint64_t *)&host[u->n + u->tot[t].acc];
+        if (u->tot[t].ngroup && words_t[0]) *ran = 0; /* more groups than the table holds */
+        else if (u->tot[t].ngroup) st = fused_grouped_result(x, &u->tot[t], words_t);
+        else st = fused_total_result(x, &u->tot[t], words_t, (int64_t)words_t[0]);
+    }
     gfree(x, &buf);
+    free(host);
     return st;
 }
 

@@ -5,7 +5,8 @@
 ** by fuse.c): its stages in one pass over the input, the up-front loads of
 ** the columns that decide a row's fate, the count or flags pass and the
 ** write pass, a join or anti-join probe consumed as it is found, and the
-** totals kernel that sums rows in registers, shared memory and atomics.
+** totals kernel that sums rows in registers, shared memory and atomics (or,
+** grouped, in a table of groups per block: rf_reduce.cuh gt_*).
 */
 #include "codegen_internal.h"
 
@@ -19,9 +20,24 @@
 ** in acc[t.acc] and each total or average's argument is added to its
 ** 128-bit sum acc[t.acc + 1 + 2i] (low), acc[t.acc + 2 + 2i] (high), in the
 ** thread's registers. Counts need no sum of their own. */
-static void gen_total_rows(const rf_gpu_ftotal *t, rf_buf *b)
+static void gen_total_rows(const rf_gpu_funit *u, const rf_gpu_ftotal *t, rf_buf *b)
 {
     const rf_hir_kernel *r = t->reduce;
+    if (t->ngroup) {
+        int32_t off = 0; /* its table in the block's shared memory: after the earlier totals' */
+        for (const rf_gpu_ftotal *e = u->tot; e < t; e++) off += rf_gpu_ftotal_smem_words(e);
+        /* a grouped total: acc is the block's table of groups (rf::gt_row),
+        ** the keys widened to u64 as the host reads them back */
+        rf_buf_printf(b, "        if (acc && p%d) {\n            const rf::u64 gk[%d] = {", t->stage, t->ngroup);
+        for (int32_t i = 0; i < t->ngroup; i++)
+            rf_buf_printf(b, "%s(rf::u64)(rf::i64)m%d_%d", i ? ", " : "", t->stage, r->group[i]);
+        rf_buf_printf(b, "};\n            const rf::i64 gv[%d] = {", t->nsum ? t->nsum : 1);
+        for (int32_t i = 0; i < t->nsum; i++) rf_buf_printf(b, "%s(rf::i64)m%d_%d", i ? ", " : "", t->stage, t->sum_col[i]);
+        if (!t->nsum) rf_buf_puts(b, "0");
+        rf_buf_printf(b, "};\n            rf::gt_row<%d, %d, %d, %d>(acc + %d, (rf::u64 *)a.p[3] + %d, gk, r, gv);\n        }\n",
+                      t->ngroup, t->nsum, RF_GPU_FUSE_GHEADS, RF_GPU_FUSE_GROUPS, off, t->acc);
+        return;
+    }
     rf_buf_printf(b, "        if (acc && p%d) {\n            acc[%d]++;\n", t->stage, t->acc);
     for (int32_t i = 0; i < r->naggs; i++) {
         const rf_qp_agg *ag = &r->aggs[i];
@@ -60,6 +76,43 @@ static void gen_total_adds(const rf_gpu_funit *u, rf_buf *b, const char *dst, co
 static void gen_total_kernel(const rf_gpu_funit *u, rf_buf *b, int row4)
 {
     int32_t nacc = u->nacc;
+    if (u->ntot > 0 && u->tot[0].ngroup) {
+        /* grouped totals (fuse.c: then all of the kernel's totals are): each
+        ** one's table of groups in the block's shared memory (rf::gt_*),
+        ** zeroed, filled by the rows, merged into its global table in p[3].
+        ** A block whose table ran out of records stops (its count, the
+        ** records claimed, passes the limit): the host discards them all */
+        int32_t words = 0;
+        rf_buf cond;
+        rf_buf_init(&cond);
+        for (int32_t t = 0; t < u->ntot; t++) {
+            rf_buf_printf(&cond, " && *(volatile rf::u64 *)(s + %d) <= %d", words, RF_GPU_FUSE_GROUPS);
+            words += rf_gpu_ftotal_smem_words(&u->tot[t]);
+        }
+        rf_buf_printf(b,
+                      "extern \"C\" __global__ void __launch_bounds__(%d) rfg%d_total_smem(rf::Args a)\n{\n"
+                      "    __shared__ rf::u64 s[%d];\n"
+                      "    for (int i = threadIdx.x; i < %d; i += blockDim.x) s[i] = 0;\n"
+                      "    __syncthreads();\n"
+                      "    const rf::i64 T = rf::nthreads();\n"
+                      "    rf::i64 r = rf::tid();\n",
+                      RF_GPU_TILE, u->id, words, words);
+        if (row4)
+            rf_buf_printf(b, "    for (; r + 3 * T < a.n%s; r += 4 * T) G%d::row4<false>(a, r, T, s);\n", rf_buf_cstr(&cond),
+                          u->id);
+        rf_buf_printf(b, "    for (; r < a.n%s; r += T) G%d::row<false>(a, r, s);\n"
+                         "    __syncthreads();\n", rf_buf_cstr(&cond), u->id);
+        rf_buf_free(&cond);
+        int32_t off = 0;
+        for (int32_t t = 0; t < u->ntot; t++) {
+            const rf_gpu_ftotal *T = &u->tot[t];
+            rf_buf_printf(b, "    rf::gt_flush<%d, %d, %d, %d>(s + %d, (rf::u64 *)a.p[3] + %d);\n", T->ngroup, T->nsum,
+                          RF_GPU_FUSE_GHEADS, RF_GPU_FUSE_GROUPS, off, T->acc);
+            off += rf_gpu_ftotal_smem_words(T);
+        }
+        rf_buf_puts(b, "}\n\n");
+        return;
+    }
     rf_buf_printf(b,
                   "extern \"C\" __global__ void __launch_bounds__(%d) rfg%d_total_smem(rf::Args a)\n{\n"
                   "    __shared__ rf::u64 s[%d];\n"
@@ -302,7 +355,7 @@ rf_status rf_cg_gen_fused_kernel(const rf_hir_program *p, const rf_gpu_plan *pla
         rf_buf_printf(b, "            p%d = true;\n        } while (0);\n", m);
         if (mb->mat >= 0) rf_buf_printf(b, "        hit[%d] = p%d;\n", mb->mat, m);
         for (int32_t t = 0; t < u->ntot; t++)
-            if (u->tot[t].stage == m) gen_total_rows(&u->tot[t], b);
+            if (u->tot[t].stage == m) gen_total_rows(u, &u->tot[t], b);
         nv = g.nv;
         bad |= g.bad;
     }

@@ -166,21 +166,61 @@ static int total_agg(const rf_hir_program *p, const rf_hir_kernel *r, const rf_q
     return t == RF_TYPE_INT || t == RF_TYPE_DECIMAL;
 }
 
+void rf_gpu_ftotal_layout(rf_gpu_ftotal *t)
+{
+    const rf_hir_kernel *r = t->reduce;
+    t->ngroup = r->ngroup;
+    t->nsum = 0;
+    for (int32_t i = 0; i < r->naggs && i < RF_GPU_FUSE_AGGS; i++) {
+        t->agg_sum[i] = -1;
+        if (r->aggs[i].fn == RF_AGG_COUNT) continue;
+        /* a total and an average of one column share its sum */
+        for (int32_t s = 0; s < t->nsum && t->agg_sum[i] < 0; s++)
+            if (t->sum_col[s] == r->aggs[i].col) t->agg_sum[i] = s;
+        if (t->agg_sum[i] < 0) {
+            t->sum_col[t->nsum] = r->aggs[i].col;
+            t->agg_sum[i] = t->nsum++;
+        }
+    }
+}
+
+int32_t rf_gpu_ftotal_rec_words(const rf_gpu_ftotal *t) { return t->ngroup + 2 + 2 * t->nsum; }
+
+int32_t rf_gpu_ftotal_words(const rf_gpu_ftotal *t)
+{
+    return 2 + RF_GPU_FUSE_GHEADS + RF_GPU_FUSE_GROUPS * rf_gpu_ftotal_rec_words(t);
+}
+
+int32_t rf_gpu_ftotal_smem_words(const rf_gpu_ftotal *t) { return rf_gpu_ftotal_words(t) - 1; }
+
 /* Makes reduce r (and the group it reads) a total of a unit's stage when
-** that is all that reads the stage's rows (rf_gpu_ftotal). */
+** that is all that reads the stage's rows (rf_gpu_ftotal): over all rows,
+** or grouped by up to RF_GPU_FUSE_GKEYS columns that are not floats. */
 static void attach_total(const rf_hir_program *p, const rf_hir_block *bl, rf_gpu_fplan *f, int32_t first_unit,
                          const rf_hir_kernel *r)
 {
-    if (r->ngroup != 0 || r->naggs < 1 || r->naggs > RF_GPU_FUSE_AGGS || r->nin < 1 || r->idx < 0) return;
+    if (r->naggs < 1 || r->naggs > RF_GPU_FUSE_AGGS || r->nin < 1 || r->idx < 0) return;
+    if (r->ngroup > RF_GPU_FUSE_GKEYS) {
+        f->why[r->id] = "more group columns than a fused kernel's table of groups takes (4)";
+        return;
+    }
     for (int32_t i = 0; i < r->naggs; i++)
         if (!total_agg(p, r, &r->aggs[i])) {
             f->why[r->id] = "a total of floats, or a min or max, is not summed in a fused kernel";
             return;
         }
+    for (int32_t i = 0; i < r->ngroup; i++)
+        if (r->group[i] < 0 || r->group[i] >= p->vars[r->in[0]]->ncols ||
+            p->vars[r->in[0]]->types[r->group[i]] == RF_TYPE_FLOAT) {
+            f->why[r->id] = "a group column of floats is not grouped in a fused kernel";
+            return;
+        }
     const rf_hir_kernel *g = NULL;
     for (int32_t j = 0; j < bl->nkernels && !g; j++)
         if (bl->kernels[j]->out == r->idx) g = bl->kernels[j];
-    if (!g || g->kind != RF_HIR_GROUP || g->ngroup != 0 || g->in[0] != r->in[0]) return;
+    if (!g || g->kind != RF_HIR_GROUP || g->ngroup != r->ngroup || g->in[0] != r->in[0]) return;
+    for (int32_t i = 0; i < r->ngroup; i++)
+        if (g->group[i] != r->group[i]) return;
     for (int32_t ui = first_unit; ui < f->nunits; ui++) {
         rf_gpu_funit *u = &f->units[ui];
         int32_t s = -1;
@@ -191,13 +231,37 @@ static void attach_total(const rf_hir_program *p, const rf_hir_block *bl, rf_gpu
             f->why[r->id] = "its fused kernel has as many totals as one kernel takes";
             return;
         }
+        /* a grouped total's table is in the kernel's shared memory, a total
+        ** over all rows in its registers: a kernel has totals of one kind */
+        if (u->ntot > 0 && (u->tot[0].ngroup > 0) != (r->ngroup > 0)) {
+            f->why[r->id] = "its fused kernel has a total of the other kind (grouped, or over all rows)";
+            return;
+        }
+        if (r->ngroup > 0) {
+            rf_gpu_ftotal probe;
+            memset(&probe, 0, sizeof probe);
+            probe.reduce = r;
+            rf_gpu_ftotal_layout(&probe);
+            int64_t words = rf_gpu_ftotal_smem_words(&probe);
+            for (int32_t t = 0; t < u->ntot; t++) words += rf_gpu_ftotal_smem_words(&u->tot[t]);
+            if (words * 8 > RF_GPU_FUSE_GSMEM) {
+                f->why[r->id] = "its fused kernel's tables of groups would fill its shared memory";
+                return;
+            }
+        }
+        if (r->ngroup > 0 && u->src) {
+            f->why[r->id] = "its rows come from a join's probe (a grouped total takes a map's rows)";
+            return;
+        }
         /* tried as part of the unit: then nothing outside it may need the
         ** stage's rows or the group's index, and both must move up */
         rf_gpu_ftotal *t = &u->tot[u->ntot++];
+        memset(t, 0, sizeof *t);
         t->group = g;
         t->reduce = r;
         t->stage = s;
         t->acc = u->nacc;
+        rf_gpu_ftotal_layout(t);
         const char *why = NULL;
         if (needed_outside(p, u, r->in[0], u->m[s].k) || needed_outside(p, u, g->out, g))
             why = "the rows it totals are also read elsewhere";
@@ -208,7 +272,7 @@ static void attach_total(const rf_hir_program *p, const rf_hir_block *bl, rf_gpu
             f->why[r->id] = why;
             return;
         }
-        u->nacc += 1 + 2 * r->naggs;
+        u->nacc += t->ngroup ? rf_gpu_ftotal_words(t) : 1 + 2 * r->naggs;
         u->m[s].has_children = 1; /* its values stay in registers for the sums */
         return;
     }
@@ -232,8 +296,38 @@ int rf_gpu_kernel_long_chain(const rf_hir_kernel *k)
     return 0;
 }
 
+/* A kernel of grouped totals whose other stages must write rows: those
+** stages (that no total's stage reads through) leave it and run as kernels
+** of their own, where the totals' stages then write nothing. (Several
+** grouped aggregates over one input: the maps the tables do not hold take
+** their rows apart.) Unchanged where a stage the totals keep must write. */
+static void split_grouped(const rf_hir_program *p, rf_gpu_fplan *f, rf_gpu_funit *u)
+{
+    uint8_t keep[RF_GPU_FUSE_MAX] = {0};
+    for (int32_t t = 0; t < u->ntot; t++)
+        for (int32_t m = u->tot[t].stage; m >= 0; m = u->m[m].parent) keep[m] = 1;
+    rf_gpu_funit v = *u;
+    int32_t to[RF_GPU_FUSE_MAX];
+    v.n = 0;
+    for (int32_t m = 0; m < u->n; m++) {
+        to[m] = -1;
+        if (!keep[m]) continue;
+        to[m] = v.n;
+        v.m[v.n] = u->m[m];
+        v.m[v.n].parent = u->m[m].parent >= 0 ? to[u->m[m].parent] : -1;
+        v.n++;
+    }
+    if (v.n == u->n) return;
+    for (int32_t t = 0; t < v.ntot; t++) v.tot[t].stage = to[u->tot[t].stage];
+    for (int32_t m = 0; m < v.n; m++)
+        if (needed_outside(p, &v, v.m[m].k->out, v.m[m].k)) return;
+    for (int32_t m = 0; m < u->n; m++)
+        if (!keep[m]) f->why[u->m[m].k->id] = "its rows are written, and its kernel of grouped totals writes none";
+    *u = v;
+}
+
 static const char *const WHY_KIND =
-    "not a map stage (the generator fuses map, join_map and gather_map stages, and totals without group columns)";
+    "not a map stage (the generator fuses map, join_map and gather_map stages, and totals over their rows)";
 static const char *const WHY_ALONE = "no other map stage of its group reads its input or its output";
 
 /* The units of one Kernel Weaver group. */
@@ -352,6 +446,7 @@ static rf_status plan_group(const rf_hir_program *p, const rf_wv_group *g, int32
             f->why[u->src->id] = u->n ? "its pairs are read outside the fused kernel" : WHY_ALONE;
             u->src = NULL;
         }
+        if (u->ntot && u->tot[0].ngroup) split_grouped(p, f, u);
         if (u->ntot) {
             /* a total's kernel writes no rows: a unit that must also write some keeps its totals apart */
             int writes = 0;
@@ -507,8 +602,9 @@ void rf_gpu_funit_needs(const rf_hir_program *p, const rf_gpu_funit *u, uint8_t 
             for (int32_t c = 0; c < nc && c < RF_GPU_MAXC; c++) need[m][c] = 1;
     }
     for (int32_t t = 0; t < u->ntot; t++)
-        for (int32_t i = 0; i < u->tot[t].reduce->naggs; i++) {
-            int32_t c = u->tot[t].reduce->aggs[i].col;
+        for (int32_t i = 0; i < u->tot[t].reduce->naggs + u->tot[t].reduce->ngroup; i++) {
+            const rf_hir_kernel *r = u->tot[t].reduce;
+            int32_t c = i < r->naggs ? r->aggs[i].col : r->group[i - r->naggs]; /* its arguments, its group columns */
             if (c >= 0 && c < RF_GPU_MAXC) need[u->tot[t].stage][c] = 1;
         }
     memset(in, 0, sizeof(uint8_t[2][RF_GPU_MAXC]));
@@ -563,8 +659,15 @@ void rf_gpu_fplan_print(const rf_hir_program *p, const rf_gpu_fplan *f, rf_buf *
             rf_buf_puts(out, mb->mat >= 0 ? " (written)" : " (registers only)");
         }
         for (int32_t t = 0; t < U->ntot; t++)
-            rf_buf_printf(out, ", k%d group and k%d reduce <- k%d (a total: per-CTA partial sums, combined by atomics)",
-                          U->tot[t].group->id, U->tot[t].reduce->id, U->m[U->tot[t].stage].k->id);
+            if (U->tot[t].ngroup)
+                rf_buf_printf(out,
+                              ", k%d group and k%d reduce <- k%d (grouped totals: a table of at most %d groups per "
+                              "CTA, merged by atomics)",
+                              U->tot[t].group->id, U->tot[t].reduce->id, U->m[U->tot[t].stage].k->id,
+                              RF_GPU_FUSE_GROUPS);
+            else
+                rf_buf_printf(out, ", k%d group and k%d reduce <- k%d (a total: per-CTA partial sums, combined by atomics)",
+                              U->tot[t].group->id, U->tot[t].reduce->id, U->m[U->tot[t].stage].k->id);
         rf_buf_putc(out, '\n');
     }
     for (int32_t id = 0; id < f->nkernels; id++)

@@ -445,8 +445,16 @@ static void get_unit(dec *x, int32_t u)
         claim(x, T->group, u, RF_GPU_MEMBER_TOTAL);
         claim(x, T->reduce, u, RF_GPU_MEMBER_TOTAL);
         if (T->stage < 0 || T->stage >= U->n || T->acc < 0 || T->reduce->naggs > RF_GPU_FUSE_AGGS ||
-            !U->m[T->stage].has_children)
+            !U->m[T->stage].has_children || T->reduce->ngroup > RF_GPU_FUSE_GKEYS ||
+            T->group->ngroup != T->reduce->ngroup || (T->reduce->ngroup && U->src) ||
+            (T->reduce->ngroup > 0) != (U->tot[0].reduce->ngroup > 0))
             rf_rfx_rd_fail(&x->rd);
+        if (!rf_rfx_rd_ok(&x->rd)) return;
+        rf_gpu_ftotal_layout(T);
+        for (int32_t i = 0; i < T->reduce->ngroup && rf_rfx_rd_ok(&x->rd); i++)
+            if (T->group->group[i] != T->reduce->group[i] || T->reduce->group[i] < 0 ||
+                T->reduce->group[i] >= x->p->vars[T->reduce->in[0]]->ncols)
+                rf_rfx_rd_fail(&x->rd);
         const rf_hir_kernel *sk = U->m[T->stage < 0 || T->stage >= U->n ? 0 : T->stage].k;
         /* the group and the reduce over the stage's rows, the reduce through the group's index */
         if (T->group->in[0] != sk->out || T->reduce->in[0] != sk->out || T->reduce->idx != T->group->out)
@@ -455,6 +463,17 @@ static void get_unit(dec *x, int32_t u)
             if (T->reduce->aggs[i].col >= x->p->vars[sk->out]->ncols) rf_rfx_rd_fail(&x->rd);
     }
     rf_rfx_get_i32(&x->rd, &U->nacc);
+    if (U->ntot > 0 && U->tot[0].ngroup) {
+        /* grouped totals: their regions one after the other, their tables within the budget */
+        int64_t pos = 0, smem = 0;
+        for (int32_t t = 0; t < U->ntot; t++) {
+            if (U->tot[t].acc != pos) rf_rfx_rd_fail(&x->rd);
+            pos += rf_gpu_ftotal_words(&U->tot[t]);
+            smem += rf_gpu_ftotal_smem_words(&U->tot[t]);
+        }
+        if (U->nacc != pos || smem * 8 > RF_GPU_FUSE_GSMEM) rf_rfx_rd_fail(&x->rd);
+        return;
+    }
     if (U->nacc < 0 || U->nacc > RF_GPU_FUSE_TOTALS * (1 + 2 * RF_GPU_FUSE_AGGS)) rf_rfx_rd_fail(&x->rd);
     for (int32_t t = 0; t < U->ntot && rf_rfx_rd_ok(&x->rd); t++)
         if (U->tot[t].acc > U->nacc - 1 - 2 * U->tot[t].reduce->naggs) rf_rfx_rd_fail(&x->rd);

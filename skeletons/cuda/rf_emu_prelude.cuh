@@ -26,6 +26,7 @@ rf_emu_dim3 threadIdx, blockIdx, blockDim, gridDim;
 void (*rf_emu_sync_fn)(void);
 }
 static inline void __syncthreads() { rf_emu_sync_fn(); }
+static inline void __threadfence() {}
 
 static inline long long __double_as_longlong(double x)
 {

@@ -160,11 +160,41 @@ typedef struct rf_gpu_fmember {
 ** combines its threads' sums in shared memory, and CTAs add theirs to the
 ** result by atomics (counts, and totals and averages of ints and decimals:
 ** the exact, order-free 128-bit sums of rf_reduce.cuh). */
+/* A grouped total (reduce->ngroup > 0; a kernel's totals are all grouped or
+** none, their tables together at most RF_GPU_FUSE_GSMEM bytes): each
+** CTA keeps a table of at most RF_GPU_FUSE_GROUPS groups in shared memory
+** (open addressing over RF_GPU_FUSE_GHEADS heads on the group columns'
+** values; per group its keys, its first row, its row count and one exact
+** 128-bit sum per distinct summed column), and merges it into one such table
+** in global memory by atomics; the host orders the groups by first row (the
+** group ids of GROUP: first occurrence) and finishes each aggregate by the
+** CPU's rules. More groups than the table holds raise a status word: the
+** stages then run one by one. Layout (words of u64, rf_reduce.cuh gt_*):
+** the accumulator region is [status, count, heads[GHEADS], records], a
+** record [keys[ngroup], first row, count, (low, high) per sum]. */
+#define RF_GPU_FUSE_GKEYS 4     /* group columns of a grouped total */
+#define RF_GPU_FUSE_GROUPS 128  /* groups one grouped total holds */
+#define RF_GPU_FUSE_GHEADS 256  /* its hash heads (a power of two) */
+#define RF_GPU_FUSE_GSMEM 40960 /* bytes of shared memory for a kernel's tables of groups */
+
 typedef struct rf_gpu_ftotal {
     const rf_hir_kernel *group, *reduce;
     int32_t stage; /* the stage whose rows it sums */
     int32_t acc;   /* its first accumulator word: the row count, then (low, high) per aggregate */
+    /* derived from reduce (rf_gpu_ftotal_layout), for a grouped total: */
+    int32_t ngroup;                      /* reduce->ngroup: 0 for a total over all rows */
+    int32_t nsum;                        /* distinct summed columns */
+    int32_t sum_col[RF_GPU_FUSE_AGGS];   /* each sum's column of the stage */
+    int32_t agg_sum[RF_GPU_FUSE_AGGS];   /* per aggregate its sum, -1 for a count */
 } rf_gpu_ftotal;
+
+/* Fills t's derived fields from t->reduce (ngroup, the sums). */
+void rf_gpu_ftotal_layout(rf_gpu_ftotal *t);
+/* A grouped total's record width and accumulator region, in u64 words. */
+int32_t rf_gpu_ftotal_rec_words(const rf_gpu_ftotal *t);
+int32_t rf_gpu_ftotal_words(const rf_gpu_ftotal *t);
+/* Its table in a block's shared memory, in u64 words: [count, heads, records]. */
+int32_t rf_gpu_ftotal_smem_words(const rf_gpu_ftotal *t);
 
 typedef struct rf_gpu_funit {
     int32_t id, block, wgroup; /* wgroup: the Kernel Weaver group it comes from */

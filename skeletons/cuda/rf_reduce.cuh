@@ -3,7 +3,8 @@
 // overflow rules (rf_value.h: total of ints must fit an int, decimals stay
 // in [-INT64_MAX, INT64_MAX], avg rounds half away from zero).
 //
-// Owns the accumulation protocols. Every accumulator is an integer updated by
+// Owns the accumulation protocols (and the grouped totals' tables of a fused
+// kernel, gt_*, below). Every accumulator is an integer updated by
 // atomics, so results never depend on the order rows arrive in: counts in
 // u64, sums as two u64 words (a carry from the low word goes to the high
 // one; the high word also takes the sign extension), min and max as the
@@ -197,6 +198,103 @@ template <int TILE> __device__ __forceinline__ void red_final(const Args &a)
             default: ((u8 *)a.o[0])[g] = (u8)k; break;
             }
         }
+    }
+}
+
+// Grouped totals of a fused kernel (rf_gpu_codegen.h, rf_gpu_ftotal): a
+// table [count, heads[H], records[G * RW]] in shared memory per block, and
+// one [status, count, heads, records] in global memory the blocks merge into.
+// A head is 0 (free), GT_CLAIM while its record is written, GT_FULL when the
+// table had no record left, else 1 + the record's number; a record is [keys
+// (NK), first row, count, (low, high) per sum], numbered in order of
+// creation. Everything is added by atomics, and the first row is a minimum:
+// the merged table does not depend on the order rows arrive in. A table that
+// runs out of records raises the status word, and the host then discards it.
+#define RF_GT_CLAIM (~0ull)
+#define RF_GT_FULL (~1ull)
+
+template <int NK> __device__ __forceinline__ u64 gt_hash(const u64 *k)
+{
+    u64 h = 0x9e3779b97f4a7c15ull;
+    for (int i = 0; i < NK; i++) {
+        h = (h ^ k[i]) * 0xff51afd7ed558ccdull;
+        h ^= h >> 29;
+    }
+    return h;
+}
+
+// The record of the group of keys k (created with first row `first` where
+// new), or -1 when the table holds no more records.
+template <int NK, int RW, int H, int G>
+__device__ __forceinline__ int gt_find(u64 *cnt, u64 *heads, u64 *recs, const u64 *k, u64 first)
+{
+    u64 h = gt_hash<NK>(k);
+    for (int probe = 0; probe < H; probe++) {
+        u64 *hd = &heads[(h + (u64)probe) & (u64)(H - 1)];
+        u64 v = *(volatile u64 *)hd;
+        if (v == 0) {
+            v = atomicCAS(hd, 0ull, RF_GT_CLAIM);
+            if (v == 0) {
+                u64 d = atomicAdd(cnt, 1ull);
+                if (d >= (u64)G) {
+                    *(volatile u64 *)hd = RF_GT_FULL;
+                    return -1;
+                }
+                volatile u64 *rec = recs + d * RW;
+                for (int i = 0; i < NK; i++) rec[i] = k[i];
+                rec[NK] = first;
+                __threadfence();
+                *(volatile u64 *)hd = d + 1;
+                return (int)d;
+            }
+        }
+        while (v == RF_GT_CLAIM) v = *(volatile u64 *)hd;
+        if (v == RF_GT_FULL) return -1;
+        const volatile u64 *rec = recs + (v - 1) * RW;
+        bool eq = true;
+        for (int i = 0; i < NK; i++) eq = eq && rec[i] == k[i];
+        if (eq) return (int)(v - 1);
+    }
+    return -1;
+}
+
+// Row r of keys k and summed values v into the block's table tab; a full
+// table raises *status.
+template <int NK, int NS, int H, int G>
+__device__ __forceinline__ void gt_row(u64 *tab, u64 *status, const u64 *k, i64 r, const i64 *v)
+{
+    constexpr int RW = NK + 2 + 2 * NS;
+    int d = gt_find<NK, RW, H, G>(tab, tab + 1, tab + 1 + H, k, (u64)r);
+    if (d < 0) {
+        *(volatile u64 *)status = 1;
+        return;
+    }
+    u64 *rec = tab + 1 + H + (i64)d * RW;
+    if ((u64)r < rec[NK]) atomicMin(&rec[NK], (u64)r);
+    atomicAdd(&rec[NK + 1], 1ull);
+    for (int s = 0; s < NS; s++)
+        if (v[s]) add128(&rec[NK + 2 + 2 * s], &rec[NK + 3 + 2 * s], (u64)v[s], v[s] < 0 ? ~0ull : 0ull);
+}
+
+// The block's table tab into the global one out (after a barrier).
+template <int NK, int NS, int H, int G> __device__ __forceinline__ void gt_flush(const u64 *tab, u64 *out)
+{
+    constexpr int RW = NK + 2 + 2 * NS;
+    if (tab[0] > (u64)G) return; /* it ran out of records: the status word says so */
+    u64 n = tab[0];
+    for (u64 d = threadIdx.x; d < n; d += blockDim.x) {
+        const u64 *rec = tab + 1 + H + d * RW;
+        int e = gt_find<NK, RW, H, G>(out + 1, out + 2, out + 2 + H, rec, rec[NK]);
+        if (e < 0) {
+            *(volatile u64 *)out = 1;
+            continue;
+        }
+        u64 *o = out + 2 + H + (i64)e * RW;
+        atomicMin(&o[NK], rec[NK]);
+        atomicAdd(&o[NK + 1], rec[NK + 1]);
+        for (int s = 0; s < NS; s++)
+            if (rec[NK + 2 + 2 * s] || rec[NK + 3 + 2 * s])
+                add128(&o[NK + 2 + 2 * s], &o[NK + 3 + 2 * s], rec[NK + 2 + 2 * s], rec[NK + 3 + 2 * s]);
     }
 }
 
