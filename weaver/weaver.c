@@ -49,10 +49,19 @@ static int is_grouped_total(const rf_hir_program *p, const rf_hir_kernel *k)
 static int is_map_stage(rf_hir_kind k) { return k == RF_HIR_MAP || k == RF_HIR_JOIN_MAP || k == RF_HIR_GATHER_MAP; }
 
 /* The shared memory of a grouped total's table (a REDUCE's: the GROUP's
-** index is the same table): heads and records (rf_gpu_ftotal), at most. */
+** index is the same table): its count, 256 heads and 128 records of the
+** keys, first row, count and a 128-bit sum per distinct summed column
+** (rf_gpu_ftotal). */
 static int32_t grouped_smem(const rf_hir_kernel *k)
 {
-    return k->kind == RF_HIR_REDUCE ? (1 + 256 + 128 * (k->ngroup + 2 + 2 * k->naggs)) * 8 : 0;
+    if (k->kind != RF_HIR_REDUCE) return 0;
+    int32_t nsum = 0;
+    for (int32_t i = 0; i < k->naggs; i++) {
+        int seen = k->aggs[i].fn == RF_AGG_COUNT;
+        for (int32_t j = 0; j < i && !seen; j++) seen = k->aggs[j].fn != RF_AGG_COUNT && k->aggs[j].col == k->aggs[i].col;
+        nsum += !seen;
+    }
+    return (1 + 256 + 128 * (k->ngroup + 2 + 2 * nsum)) * 8;
 }
 
 /* Kernels that must see all of their input before producing anything. */
