@@ -20,6 +20,11 @@
 ** in acc[t.acc] and each total or average's argument is added to its
 ** 128-bit sum acc[t.acc + 1 + 2i] (low), acc[t.acc + 2 + 2i] (high), in the
 ** thread's registers. Counts need no sum of their own. */
+/* Cache entries of a grouped total per thread (rf::gt_cache): four for a
+** kernel's only one (q01's four groups never leave the registers), fewer
+** where there are several. */
+static int32_t cache_entries(const rf_gpu_funit *u) { return u->ntot == 1 ? 4 : u->ntot == 2 ? 2 : 1; }
+
 static void gen_total_rows(const rf_gpu_funit *u, const rf_gpu_ftotal *t, rf_buf *b)
 {
     const rf_hir_kernel *r = t->reduce;
@@ -28,14 +33,17 @@ static void gen_total_rows(const rf_gpu_funit *u, const rf_gpu_ftotal *t, rf_buf
         for (const rf_gpu_ftotal *e = u->tot; e < t; e++) off += rf_gpu_ftotal_smem_words(e);
         /* a grouped total: acc is the block's table of groups (rf::gt_row),
         ** the keys widened to u64 as the host reads them back */
-        rf_buf_printf(b, "        if (acc && p%d) {\n            const rf::u64 gk[%d] = {", t->stage, t->ngroup);
+        rf_buf_printf(b, "        if (acc && p%d) {\n            GC &gc = *(GC *)acc;\n            const rf::u64 gk[%d] = {",
+                      t->stage, t->ngroup);
         for (int32_t i = 0; i < t->ngroup; i++)
             rf_buf_printf(b, "%s(rf::u64)(rf::i64)m%d_%d", i ? ", " : "", t->stage, r->group[i]);
         rf_buf_printf(b, "};\n            const rf::i64 gv[%d] = {", t->nsum ? t->nsum : 1);
         for (int32_t i = 0; i < t->nsum; i++) rf_buf_printf(b, "%s(rf::i64)m%d_%d", i ? ", " : "", t->stage, t->sum_col[i]);
         if (!t->nsum) rf_buf_puts(b, "0");
-        rf_buf_printf(b, "};\n            rf::gt_row<%d, %d, %d, %d>(acc + %d, (rf::u64 *)a.p[3] + %d, gk, r, gv);\n        }\n",
-                      t->ngroup, t->nsum, RF_GPU_FUSE_GHEADS, RF_GPU_FUSE_GROUPS, off, t->acc);
+        rf_buf_printf(b, "};\n            rf::gt_row_c<%d, %d, %d, %d, %d>(gc.s + %d, (rf::u64 *)a.p[3] + %d, gc.c%d, gk, r, gv);\n"
+                         "        }\n",
+                      t->ngroup, t->nsum, RF_GPU_FUSE_GHEADS, RF_GPU_FUSE_GROUPS, cache_entries(u), off, t->acc,
+                      (int)(t - u->tot));
         return;
     }
     rf_buf_printf(b, "        if (acc && p%d) {\n            acc[%d]++;\n", t->stage, t->acc);
@@ -97,13 +105,20 @@ static void gen_total_kernel(const rf_gpu_funit *u, rf_buf *b, int row4)
                       "    const rf::i64 T = rf::nthreads();\n"
                       "    rf::i64 r = rf::tid();\n",
                       RF_GPU_TILE, u->id, words, words);
+        rf_buf_printf(b, "    G%d::GC gc;\n    gc.s = s;\n", u->id);
+        for (int32_t t = 0; t < u->ntot; t++) rf_buf_printf(b, "    gc.c%d.init();\n", t);
         if (row4)
-            rf_buf_printf(b, "    for (; r + 3 * T < a.n%s; r += 4 * T) G%d::row4<false>(a, r, T, s);\n", rf_buf_cstr(&cond),
-                          u->id);
-        rf_buf_printf(b, "    for (; r < a.n%s; r += T) G%d::row<false>(a, r, s);\n"
-                         "    __syncthreads();\n", rf_buf_cstr(&cond), u->id);
+            rf_buf_printf(b, "    for (; r + 3 * T < a.n%s; r += 4 * T) G%d::row4<false>(a, r, T, (rf::u64 *)&gc);\n",
+                          rf_buf_cstr(&cond), u->id);
+        rf_buf_printf(b, "    for (; r < a.n%s; r += T) G%d::row<false>(a, r, (rf::u64 *)&gc);\n", rf_buf_cstr(&cond), u->id);
         rf_buf_free(&cond);
         int32_t off = 0;
+        for (int32_t t = 0; t < u->ntot; t++) {
+            rf_buf_printf(b, "    gc.c%d.flush(s + %d);\n", t, off);
+            off += rf_gpu_ftotal_smem_words(&u->tot[t]);
+        }
+        rf_buf_puts(b, "    __syncthreads();\n");
+        off = 0;
         for (int32_t t = 0; t < u->ntot; t++) {
             const rf_gpu_ftotal *T = &u->tot[t];
             rf_buf_printf(b, "    rf::gt_flush<%d, %d, %d, %d>(s + %d, (rf::u64 *)a.p[3] + %d);\n", T->ngroup, T->nsum,
@@ -274,6 +289,15 @@ rf_status rf_cg_gen_fused_kernel(const rf_hir_program *p, const rf_gpu_plan *pla
         bad |= g.bad;
     }
     rf_buf_printf(b, "struct G%d {\n", u->id);
+    if (u->ntot > 0 && u->tot[0].ngroup) {
+        /* grouped totals: what the totals kernel hands its rows through acc,
+        ** the block's tables and the thread's caches in front of them */
+        rf_buf_puts(b, "    struct GC {\n        rf::u64 *s;\n");
+        for (int32_t t = 0; t < u->ntot; t++)
+            rf_buf_printf(b, "        rf::gt_cache<%d, %d, %d, %d> c%d;\n", u->tot[t].ngroup, u->tot[t].nsum,
+                          RF_GPU_FUSE_GHEADS, cache_entries(u), t);
+        rf_buf_puts(b, "    };\n");
+    }
     if (split) {
         rf_buf_puts(b, "    struct L {\n");
         for (int s = 0; s < 2; s++)

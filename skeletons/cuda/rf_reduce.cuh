@@ -258,10 +258,85 @@ __device__ __forceinline__ int gt_find(u64 *cnt, u64 *heads, u64 *recs, const u6
     return -1;
 }
 
-// Row r of keys k and summed values v into the block's table tab; a full
-// table raises *status.
-template <int NK, int NS, int H, int G>
-__device__ __forceinline__ void gt_row(u64 *tab, u64 *status, const u64 *k, i64 r, const i64 *v)
+// A thread's sums of its rows in C groups of the block's table, in registers
+// (a cache in front of the table's atomics: with a handful of groups, as in
+// a report by two flags, every row's atomics on a few words would serialize
+// the warp): per entry the record, the rows and a 64-bit partial sum per
+// summed column. An entry goes to the table (spill) when another group takes
+// its place, a partial sum would overflow, or the thread is done.
+template <int NK, int NS, int H, int C> struct gt_cache {
+    int d[C];
+    u64 n[C];
+    i64 s[C][NS > 0 ? NS : 1];
+    int next;
+    __device__ __forceinline__ void init()
+    {
+        next = 0;
+        for (int i = 0; i < C; i++) {
+            d[i] = -1;
+            n[i] = 0;
+            for (int j = 0; j < NS; j++) s[i][j] = 0;
+        }
+    }
+    static __device__ __forceinline__ u64 *rec(u64 *tab, int e) { return tab + 1 + H + (i64)e * (NK + 2 + 2 * NS); }
+    static __device__ __forceinline__ void add(u64 *r, int j, i64 x)
+    {
+        if (x) add128(&r[NK + 2 + 2 * j], &r[NK + 3 + 2 * j], (u64)x, x < 0 ? ~0ull : 0ull);
+    }
+    // entry i (a constant after unrolling) into the table
+    __device__ __forceinline__ void spill(u64 *tab, int i)
+    {
+        if (d[i] < 0) return;
+        u64 *r = rec(tab, d[i]);
+        if (n[i]) atomicAdd(&r[NK + 1], n[i]);
+        for (int j = 0; j < NS; j++) add(r, j, s[i][j]);
+    }
+    // row values v into record e
+    __device__ __forceinline__ void row(u64 *tab, int e, const i64 *v)
+    {
+        int hit = -1;
+#pragma unroll
+        for (int i = 0; i < C; i++)
+            if (d[i] == e) hit = i;
+        if (hit < 0) {
+            hit = next;
+            next = next + 1 == C ? 0 : next + 1;
+#pragma unroll
+            for (int i = 0; i < C; i++)
+                if (i == hit) {
+                    spill(tab, i);
+                    d[i] = e;
+                    n[i] = 0;
+                    for (int j = 0; j < NS; j++) s[i][j] = 0;
+                }
+        }
+#pragma unroll
+        for (int i = 0; i < C; i++)
+            if (i == hit) {
+                n[i]++;
+#pragma unroll
+                for (int j = 0; j < NS; j++) {
+                    i64 a = s[i][j], t = (i64)((u64)a + (u64)v[j]);
+                    if (((a ^ t) & (v[j] ^ t)) < 0) { // the 64-bit partial sum overflows: a to the table
+                        add(rec(tab, e), j, a);
+                        t = v[j];
+                    }
+                    s[i][j] = t;
+                }
+            }
+    }
+    __device__ __forceinline__ void flush(u64 *tab)
+    {
+#pragma unroll
+        for (int i = 0; i < C; i++) spill(tab, i);
+    }
+};
+
+// Row r of keys k and summed values v into the block's table tab through the
+// thread's cache c; a full table raises *status.
+template <int NK, int NS, int H, int G, int C>
+__device__ __forceinline__ void gt_row_c(u64 *tab, u64 *status, gt_cache<NK, NS, H, C> &c, const u64 *k, i64 r,
+                                         const i64 *v)
 {
     constexpr int RW = NK + 2 + 2 * NS;
     int d = gt_find<NK, RW, H, G>(tab, tab + 1, tab + 1 + H, k, (u64)r);
@@ -271,9 +346,7 @@ __device__ __forceinline__ void gt_row(u64 *tab, u64 *status, const u64 *k, i64 
     }
     u64 *rec = tab + 1 + H + (i64)d * RW;
     if ((u64)r < rec[NK]) atomicMin(&rec[NK], (u64)r);
-    atomicAdd(&rec[NK + 1], 1ull);
-    for (int s = 0; s < NS; s++)
-        if (v[s]) add128(&rec[NK + 2 + 2 * s], &rec[NK + 3 + 2 * s], (u64)v[s], v[s] < 0 ? ~0ull : 0ull);
+    c.row(tab, d, v);
 }
 
 // The block's table tab into the global one out (after a barrier).
