@@ -291,38 +291,59 @@ template <int NK, int NS, int H, int C> struct gt_cache {
         if (n[i]) atomicAdd(&r[NK + 1], n[i]);
         for (int j = 0; j < NS; j++) add(r, j, s[i][j]);
     }
-    // row values v into record e
+    // row values v into record e: the entry's words gathered into one set
+    // of registers, worked on once, and put back (per-entry code, unrolled C
+    // times, would hold C copies of the spills' registers)
     __device__ __forceinline__ void row(u64 *tab, int e, const i64 *v)
     {
         int hit = -1;
 #pragma unroll
         for (int i = 0; i < C; i++)
             if (d[i] == e) hit = i;
+        int ce = -1;
+        u64 cn = 0;
+        i64 cs[NS > 0 ? NS : 1];
+        for (int j = 0; j < NS; j++) cs[j] = 0;
         if (hit < 0) {
             hit = next;
             next = next + 1 == C ? 0 : next + 1;
-#pragma unroll
-            for (int i = 0; i < C; i++)
-                if (i == hit) {
-                    spill(tab, i);
-                    d[i] = e;
-                    n[i] = 0;
-                    for (int j = 0; j < NS; j++) s[i][j] = 0;
-                }
         }
 #pragma unroll
         for (int i = 0; i < C; i++)
             if (i == hit) {
-                n[i]++;
+                ce = d[i];
+                cn = n[i];
 #pragma unroll
-                for (int j = 0; j < NS; j++) {
-                    i64 a = s[i][j], t = (i64)((u64)a + (u64)v[j]);
-                    if (((a ^ t) & (v[j] ^ t)) < 0) { // the 64-bit partial sum overflows: a to the table
-                        add(rec(tab, e), j, a);
-                        t = v[j];
-                    }
-                    s[i][j] = t;
-                }
+                for (int j = 0; j < NS; j++) cs[j] = s[i][j];
+            }
+        if (ce != e) {
+            // another group's entry (or none): to the table, then e's
+            if (ce >= 0) {
+                u64 *r = rec(tab, ce);
+                if (cn) atomicAdd(&r[NK + 1], cn);
+                for (int j = 0; j < NS; j++) add(r, j, cs[j]);
+            }
+            ce = e;
+            cn = 0;
+            for (int j = 0; j < NS; j++) cs[j] = 0;
+        }
+        cn++;
+#pragma unroll
+        for (int j = 0; j < NS; j++) {
+            i64 a = cs[j], t = (i64)((u64)a + (u64)v[j]);
+            if (((a ^ t) & (v[j] ^ t)) < 0) { // the 64-bit partial sum overflows: a to the table
+                add(rec(tab, e), j, a);
+                t = v[j];
+            }
+            cs[j] = t;
+        }
+#pragma unroll
+        for (int i = 0; i < C; i++)
+            if (i == hit) {
+                d[i] = ce;
+                n[i] = cn;
+#pragma unroll
+                for (int j = 0; j < NS; j++) s[i][j] = cs[j];
             }
     }
     __device__ __forceinline__ void flush(u64 *tab)
