@@ -84,8 +84,10 @@ static int is_global(rf_hir_kind k)
 
 /* How consumer c reads what producer p wrote (thesis 4.3.1). */
 static rf_wv_dep classify(const rf_hir_program *prog, const rf_hir_kernel *p, const rf_hir_kernel *c, int map_fed,
-                          const char **why)
+                          int reduced, const char **why)
 {
+    /* (reduced: a GROUP c's index is read by a reduce that is a grouped total) */
+    map_fed = map_fed && (c->kind != RF_HIR_GROUP || reduced);
     /* a map's rows into a grouped total, and its group's index into its
     ** reduce where a map in the block makes their rows (map_fed; a join's
     ** or anti-join's rows, made by a probe in the same kernel, come several
@@ -96,7 +98,8 @@ static rf_wv_dep classify(const rf_hir_program *prog, const rf_hir_kernel *p, co
         *why = NULL;
         return RF_WV_CTA; /* per-CTA tables of groups */
     }
-    if (is_grouped_total(prog, c) && is_map_stage(p->kind)) {
+    if (is_grouped_total(prog, c) && is_map_stage(p->kind) && p->kind != RF_HIR_MAP &&
+        (c->kind != RF_HIR_GROUP || reduced)) {
         *why = "a grouped total takes a map's rows, not a join's (several rows to a probe)";
         return RF_WV_KERNEL;
     }
@@ -221,6 +224,7 @@ static int32_t find(int32_t *parent, int32_t x)
 typedef struct access_index {
     int32_t *last_write; /* per variable: position of its latest writer, -1 */
     int32_t *last_read;  /* per variable: latest reader occurrence, -1 */
+    uint8_t *reduced;    /* per variable: a group index that a grouped total's reduce reads, 0 */
 } access_index;
 
 static rf_status analyze_block(const rf_hir_program *p, const rf_wv_budget *b, int32_t bi, vec *groups, vec *edges,
@@ -244,6 +248,10 @@ static rf_status analyze_block(const rf_hir_program *p, const rf_wv_budget *b, i
     rf_status st = RF_OK;
     if (!parent || !group_of || !wprev || !rprev || !rpos || !ebegin || !gfirst || !open || !gnodes) goto oom;
     for (int32_t i = 0; i < n; i++) parent[i] = i;
+    for (int32_t j = 0; j < n; j++) {
+        const rf_hir_kernel *c = bl->kernels[j];
+        if (c->kind == RF_HIR_REDUCE && c->idx >= 0 && is_grouped_total(p, c)) ax->reduced[c->idx] = 1;
+    }
     /* producer-consumer edges, and input dependences between readers of a
     ** variable not produced before them in this block */
     int64_t occ = 0;
@@ -260,7 +268,8 @@ static rf_status analyze_block(const rf_hir_program *p, const rf_wv_budget *b, i
             if (prod >= 0) {
                 e->producer = prod;
                 int32_t made = ax->last_write[c->in[0]]; /* what made c's rows, in this block */
-                e->dep = classify(p, bl->kernels[prod], c, made >= 0 && bl->kernels[made]->kind == RF_HIR_MAP, &e->why);
+                e->dep = classify(p, bl->kernels[prod], c, made >= 0 && bl->kernels[made]->kind == RF_HIR_MAP,
+                                  c->kind == RF_HIR_GROUP && ax->reduced[c->out], &e->why);
             } else {
                 /* the previous reader of the same outside input, if any */
                 int32_t prev = ax->last_read[v] >= 0 ? rpos[ax->last_read[v]] : -1;
@@ -390,6 +399,7 @@ oom:
 done:
     for (int32_t j = 0; j < n; j++) {
         const rf_hir_kernel *c = bl->kernels[j];
+        if (c->idx >= 0) ax->reduced[c->idx] = 0;
         ax->last_write[c->out] = -1;
         for (int32_t a = 0; a < c->nin; a++) ax->last_read[c->in[a]] = -1;
     }
@@ -418,11 +428,13 @@ rf_status rf_wv_analyze(const rf_hir_program *p, const rf_wv_budget *bud, rf_wv_
     access_index ax;
     ax.last_write = rf_malloc(((size_t)p->nvars + 1) * sizeof *ax.last_write);
     ax.last_read = rf_malloc(((size_t)p->nvars + 1) * sizeof *ax.last_read);
-    rf_status st = ax.last_write && ax.last_read ? RF_OK : RF_ENOMEM;
+    ax.reduced = rf_calloc((size_t)p->nvars + 1, sizeof *ax.reduced);
+    rf_status st = ax.last_write && ax.last_read && ax.reduced ? RF_OK : RF_ENOMEM;
     for (int32_t v = 0; !st && v < p->nvars; v++) ax.last_write[v] = ax.last_read[v] = -1;
     for (int32_t bi = 0; bi < p->nblocks && !st; bi++) st = analyze_block(p, &b, bi, &groups, &edges, &ax);
     free(ax.last_write);
     free(ax.last_read);
+    free(ax.reduced);
     rf_wv_plan *w = st ? NULL : rf_calloc(1, sizeof *w);
     if (!w) {
         for (int32_t i = 0; i < groups.n; i++) free(((rf_wv_group *)groups.items)[i].kernels);
