@@ -308,6 +308,7 @@ static void split_grouped(const rf_hir_program *p, rf_gpu_fplan *f, rf_gpu_funit
         for (int32_t m = u->tot[t].stage; m >= 0; m = u->m[m].parent) keep[m] = 1;
     rf_gpu_funit v = *u;
     int32_t to[RF_GPU_FUSE_MAX];
+    for (int32_t m = 0; m < RF_GPU_FUSE_MAX; m++) to[m] = -1; /* (-O3 cannot see every stage is set below) */
     v.n = 0;
     for (int32_t m = 0; m < u->n; m++) {
         to[m] = -1;
