@@ -14,16 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t mix64(uint64_t h)
-{
-    h ^= h >> 33;
-    h *= UINT64_C(0xff51afd7ed558ccd);
-    h ^= h >> 33;
-    h *= UINT64_C(0xc4ceb9fe1a85ec53);
-    h ^= h >> 33;
-    return h;
-}
-
 /* One value's hash; equal values (as the kernels compare them) hash equal. */
 static uint64_t value_hash(const rf_rt_rel *r, const rf_rt_dict *dict, int32_t c, int64_t i)
 {
@@ -38,11 +28,11 @@ static uint64_t value_hash(const rf_rt_rel *r, const rf_rt_dict *dict, int32_t c
         if (v == 0) v = 0; /* -0 joins 0 */
         uint64_t b;
         memcpy(&b, &v, sizeof b);
-        return mix64(b);
+        return rf_rt_mix64(b);
     }
-    case RF_TYPE_DATE: return mix64((uint64_t)(int64_t)((const int32_t *)r->cols[c])[i]);
-    case RF_TYPE_BOOL: return mix64(((const uint8_t *)r->cols[c])[i]);
-    default: return mix64((uint64_t)((const int64_t *)r->cols[c])[i]);
+    case RF_TYPE_DATE: return rf_rt_mix64((uint64_t)(int64_t)((const int32_t *)r->cols[c])[i]);
+    case RF_TYPE_BOOL: return rf_rt_mix64(((const uint8_t *)r->cols[c])[i]);
+    default: return rf_rt_mix64((uint64_t)((const int64_t *)r->cols[c])[i]);
     }
 }
 
@@ -51,7 +41,7 @@ void rf_rt_dist_row_ranks(const rf_rt_rel *r, const rf_rt_dict *dict, const int3
 {
     for (int64_t i = 0; i < r->nrows; i++) {
         uint64_t h = UINT64_C(0x9e3779b97f4a7c15);
-        for (int32_t j = 0; j < ncols; j++) h = mix64(h ^ value_hash(r, dict, cols[j], i)) + (uint64_t)j;
+        for (int32_t j = 0; j < ncols; j++) h = rf_rt_mix64(h ^ value_hash(r, dict, cols[j], i)) + (uint64_t)j;
         rank_of_row[i] = (int32_t)(h % (uint64_t)nranks);
     }
 }

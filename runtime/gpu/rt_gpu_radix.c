@@ -160,16 +160,6 @@ static rf_status run_on(gx *x, const rf_hir_kernel *k, const int32_t *vars, gval
     return st;
 }
 
-static uint64_t mix(uint64_t h)
-{
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdull;
-    h ^= h >> 33;
-    h *= 0xc4ceb9fe1a85ec53ull;
-    h ^= h >> 33;
-    return h;
-}
-
 /* ---- GROUP: partitions by the hash of the group key ------------------------------------------ */
 
 /* Partition of each row by its group key: equal keys, one partition (a
@@ -193,9 +183,9 @@ static rf_status rows_by_key(const rf_hir_var *iv, const int32_t *keys, int32_t 
                 if (d == 0) b = 0;
                 else if (d != d) b = 1;
             }
-            h = mix(h ^ b) + (uint64_t)g;
+            h = rf_rt_mix64(h ^ b) + (uint64_t)g;
         }
-        part[i] = (uint32_t)(mix(h) % (uint64_t)nparts);
+        part[i] = (uint32_t)(rf_rt_mix64(h) % (uint64_t)nparts);
     }
     memset(start, 0, (size_t)(nparts + 1) * sizeof *start);
     for (int64_t i = 0; i < n; i++) start[part[i] + 1]++;
@@ -361,9 +351,9 @@ static uint64_t key_hash(const rf_hir_var *iv, const gval *v, int32_t nk, int64_
     for (int32_t c = 0; c < nk; c++) {
         const char *col = rf_gx_held_col(v, c);
         int w = wid(iv->types[c]);
-        h = mix(h ^ (col ? load_u64(col + i * w, w) : 0)) + (uint64_t)c;
+        h = rf_rt_mix64(h ^ (col ? load_u64(col + i * w, w) : 0)) + (uint64_t)c;
     }
-    return mix(h);
+    return rf_rt_mix64(h);
 }
 
 static int key_eq(const rf_hir_var *iv, const gval *v, int32_t nk, int64_t i, int64_t j)

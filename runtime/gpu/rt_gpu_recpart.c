@@ -151,16 +151,6 @@ typedef struct hrows {
     uint8_t narrow[64];
 } hrows;
 
-static uint64_t mix(uint64_t h)
-{
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdull;
-    h ^= h >> 33;
-    h *= 0xc4ceb9fe1a85ec53ull;
-    h ^= h >> 33;
-    return h;
-}
-
 /* The hash of row i over every column; equal rows hash alike (a float's
 ** zeros and NaNs each as one value, whatever their bits). */
 static uint64_t row_hash(const rf_hir_var *hv, const hrows *r, int64_t i)
@@ -174,9 +164,9 @@ static uint64_t row_hash(const rf_hir_var *hv, const hrows *r, int64_t i)
             if (d == 0) b = 0;
             else if (d != d) b = 1;
         }
-        h = mix(h ^ b) + (uint64_t)c;
+        h = rf_rt_mix64(h ^ b) + (uint64_t)c;
     }
-    return mix(h);
+    return rf_rt_mix64(h);
 }
 
 static int rows_equal(const rf_hir_var *hv, const hrows *a, int64_t i, const hrows *b, int64_t j)
