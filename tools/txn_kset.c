@@ -19,6 +19,7 @@
 ** 0.0, NaNs equal), and a database row repeated counts once.
 */
 #include "rf_cpu.h"
+#include "rf_rt_input.h"
 #include "txn.h"
 
 #include <math.h>
@@ -202,17 +203,6 @@ static rf_status sorted_perm(kset *k, rf_cpu_pool *pool, int64_t **perm)
     return RF_OK;
 }
 
-static rf_cpu_kind kind_of(rf_type t)
-{
-    switch (t) {
-    case RF_TYPE_FLOAT: return RF_CPU_F64;
-    case RF_TYPE_DATE: return RF_CPU_I32;
-    case RF_TYPE_STRING: return RF_CPU_U32;
-    case RF_TYPE_BOOL: return RF_CPU_U8;
-    default: return RF_CPU_I64;
-    }
-}
-
 /* The keys an insert is checked against (txn.h's order: lang:input:key,
 ** then a functional predicate's keys), and the grouping key: the keys'
 ** common columns (the smaller key where one holds the other), or the whole
@@ -290,7 +280,7 @@ rf_status rf_txn_kset_resolve(rf_txn_pred *p, rf_cpu_pool *pool, rf_txn_violatio
     v->op = -1;
     rf_status st = RF_OK;
     rf_cpu_kind kinds[RF_DB_MAX_COLS];
-    for (int32_t c = 0; c < f->arity; c++) kinds[c] = kind_of(f->types[c]);
+    for (int32_t c = 0; c < f->arity; c++) kinds[c] = rf_rt_cpu_kind(f->types[c]);
     rf_cpu_table cur = {p->cur.nrows, f->arity, NULL}, ops = {o->n, f->arity, NULL};
     cur.cols = rf_calloc((size_t)f->arity + 1, sizeof *cur.cols);
     ops.cols = rf_calloc((size_t)f->arity + 1, sizeof *ops.cols);
