@@ -431,10 +431,15 @@ static int table_merge(const rf_cx_gtplan *pl, gt_table *a, const gt_table *b)
     return 1;
 }
 
-static const gt_table *order_by_first;
+/* A group's first row and its index: sorted by the first row (no two
+** groups share one), with no state outside the run (runs may be concurrent). */
+typedef struct gt_first {
+    int64_t first, group;
+} gt_first;
+
 static int cmp_first(const void *a, const void *b)
 {
-    int64_t x = order_by_first->first[*(const int64_t *)a], y = order_by_first->first[*(const int64_t *)b];
+    int64_t x = ((const gt_first *)a)->first, y = ((const gt_first *)b)->first;
     return (x > y) - (x < y);
 }
 
@@ -455,10 +460,15 @@ static rf_status finish(exec *x, const rf_cx_gtplan *pl, gt_table *t, rf_rt_rel 
     int64_t ng = t->n;
     int64_t *ord = rf_calloc((size_t)ng + 1, sizeof *ord);
     if (!ord) return RF_ENOMEM;
-    for (int64_t i = 0; i < ng; i++) ord[i] = i;
-    order_by_first = t;
-    qsort(ord, (size_t)ng, sizeof *ord, cmp_first);
-    order_by_first = NULL;
+    gt_first *byf = rf_calloc((size_t)ng + 1, sizeof *byf);
+    if (!byf) {
+        free(ord);
+        return RF_ENOMEM;
+    }
+    for (int64_t i = 0; i < ng; i++) byf[i] = (gt_first){t->first[i], i};
+    qsort(byf, (size_t)ng, sizeof *byf, cmp_first);
+    for (int64_t i = 0; i < ng; i++) ord[i] = byf[i].group;
+    free(byf);
     rf_status st = rf_rt_rel_alloc(out, ov->ncols, ov->types, ng);
     for (int32_t c = 0; c < pl->nk && !st; c++)
         for (int64_t i = 0; i < ng; i++) write_int(out->cols[c], rf_rt_type_width(ov->types[c]), i, t->keys[ord[i] * pl->nk + c]);
