@@ -205,7 +205,7 @@ static rf_status column(gx *x, uint64_t stamp, const void *col, uint64_t bytes, 
         c->cap = nc;
     }
     gbuf b = {0, 0};
-    rf_status st = galloc(x, bytes, &b);
+    rf_status st = rf_gpool_alloc_kept(x->pool, bytes, &b);
     if (!st) st = x->g.ops->h2d(&x->g, b.p, col, bytes);
     if (st) {
         gfree(x, &b);

@@ -130,6 +130,8 @@ void rf_gpool_free(gpool *pl);
 /* Room for bytes (256-aligned; 0 bytes gives an empty gbuf). RF_ENOMEM with a
 ** diagnostic when the device is full. */
 rf_status rf_gpool_alloc(gpool *pl, uint64_t bytes, gbuf *b);
+/* the same, placed at the top of the arenas: for buffers that outlive the run */
+rf_status rf_gpool_alloc_kept(gpool *pl, uint64_t bytes, gbuf *b);
 void rf_gpool_release(gpool *pl, gbuf *b); /* empties b */
 /* fn(ctx) is asked to free room before a request fails (under a cap: a value
 ** moved to host memory); it returns 1 when it freed something, then the

@@ -3,7 +3,8 @@
 **
 ** Owns a few big device allocations (arenas) and their sub-allocation: a
 ** best-fit free list per arena, kept sorted by offset so that freed ranges
-** merge with their neighbours. Operators never call the driver to allocate:
+** merge with their neighbours; buffers that outlive a run (rf_gpool_alloc_kept)
+** are placed at the top instead, away from the run's values. Operators never call the driver to allocate:
 ** cuMemAlloc and cuMemFree synchronize the device and cost milliseconds for
 ** large sizes. The first arena is what the device suggests (on a real GPU
 ** most of its free memory, taken once; the gpu_pool_mb setting overrides), more
@@ -171,7 +172,13 @@ static int add_arena(gpool *pl, uint64_t need)
     return 0;
 }
 
-static int try_alloc(gpool *pl, uint64_t n, gptr *p)
+/* Low: the best fit, from the start of its range (a run's values). High:
+** the last range that fits, from its end (buffers that outlive the run: the
+** input cache's columns and the dictionary). Kept apart this way, what a run
+** frees merges into one span instead of lying between kept buffers, which
+** under a tight --gpu-memory cap left no range big enough for a request
+** that the cap had room for. */
+static int try_alloc(gpool *pl, uint64_t n, int high, gptr *p)
 {
     int best_a = -1;
     int64_t best_i = -1;
@@ -179,7 +186,7 @@ static int try_alloc(gpool *pl, uint64_t n, gptr *p)
     for (int ai = 0; ai < pl->nar; ai++) {
         arena *a = &pl->ar[ai];
         for (int64_t i = 0; i < a->nfr; i++)
-            if (a->fr[i].len >= n && a->fr[i].len < best_len) {
+            if (a->fr[i].len >= n && (high || a->fr[i].len < best_len)) {
                 best_len = a->fr[i].len;
                 best_a = ai;
                 best_i = i;
@@ -188,14 +195,18 @@ static int try_alloc(gpool *pl, uint64_t n, gptr *p)
     if (best_a < 0) return -1;
     arena *a = &pl->ar[best_a];
     frange *f = &a->fr[best_i];
-    *p = a->base + f->off;
-    f->off += n;
+    if (high) {
+        *p = a->base + f->off + f->len - n;
+    } else {
+        *p = a->base + f->off;
+        f->off += n;
+    }
     f->len -= n;
     if (f->len == 0) fr_remove(a, best_i);
     return 0;
 }
 
-rf_status rf_gpool_alloc(gpool *pl, uint64_t bytes, gbuf *b)
+static rf_status pool_alloc(gpool *pl, uint64_t bytes, int high, gbuf *b)
 {
     b->p = 0;
     b->n = 0;
@@ -209,7 +220,7 @@ rf_status rf_gpool_alloc(gpool *pl, uint64_t bytes, gbuf *b)
             got = n != UINT64_MAX && (!pl->cap || (n <= pl->cap && pl->in_use <= pl->cap - n)) &&
                   !pl->g->ops->mem_alloc(pl->g, pl->cap ? n : bytes, &p);
         else
-            got = !try_alloc(pl, n, &p) || (n != UINT64_MAX && !add_arena(pl, n) && !try_alloc(pl, n, &p));
+            got = !try_alloc(pl, n, high, &p) || (n != UINT64_MAX && !add_arena(pl, n) && !try_alloc(pl, n, high, &p));
         if (got) break;
         if (n != UINT64_MAX && pl->on_full && pl->on_full(pl->on_full_ctx)) continue;
         if (pl->cap)
@@ -230,6 +241,9 @@ rf_status rf_gpool_alloc(gpool *pl, uint64_t bytes, gbuf *b)
     if (held(pl) > pl->peak) pl->peak = held(pl);
     return RF_OK;
 }
+
+rf_status rf_gpool_alloc(gpool *pl, uint64_t bytes, gbuf *b) { return pool_alloc(pl, bytes, 0, b); }
+rf_status rf_gpool_alloc_kept(gpool *pl, uint64_t bytes, gbuf *b) { return pool_alloc(pl, bytes, 1, b); }
 
 void rf_gpool_release(gpool *pl, gbuf *b)
 {

@@ -53,7 +53,7 @@ static rf_status dict_reserve(gstr *s, int64_t ncodes, uint64_t nbytes)
         /* (under a memory cap, less slack: room is what the run lacks) */
         uint64_t want = (uint64_t)(ncodes + ncodes / 16 + (s->g->mem_cap ? 256 : 65536) + 1) * 8;
         gbuf nb = {0, 0};
-        st = rf_gpool_alloc(s->pool, want, &nb);
+        st = rf_gpool_alloc_kept(s->pool, want, &nb);
         if (!st && dd->off.p) st = s->g->ops->d2d(s->g, nb.p, dd->off.p, (uint64_t)(dd->n + 1) * 8);
         if (st) {
             rf_gpool_release(s->pool, &nb);
@@ -65,7 +65,7 @@ static rf_status dict_reserve(gstr *s, int64_t ncodes, uint64_t nbytes)
     if (nbytes > dd->bytes.n || !dd->bytes.p) {
         uint64_t want = nbytes + nbytes / 16 + (s->g->mem_cap ? 4096 : (uint64_t)1 << 20);
         gbuf nb = {0, 0};
-        st = rf_gpool_alloc(s->pool, want, &nb);
+        st = rf_gpool_alloc_kept(s->pool, want, &nb);
         if (!st && dd->bytes.p && dd->nbytes) st = s->g->ops->d2d(s->g, nb.p, dd->bytes.p, dd->nbytes);
         if (st) {
             rf_gpool_release(s->pool, &nb);
