@@ -5,14 +5,21 @@
 ** one that @duckdb/node-bindings-linux-x64 1.5.6 ships works), so no DuckDB
 ** headers are needed to build it:
 **   cc -O2 -o tpch_duck bench/duckdb/tpch_duck.c -ldl
-**   ./tpch_duck LIBDUCKDB.so DATA_DIR SQL_DIR [THREADS] [REPEATS] [DBFILE] [QUERIES]
+**   ./tpch_duck LIBDUCKDB.so DATA_DIR SQL_DIR [THREADS] [REPEATS] [DBFILE] [QUERIES] [ANSWERS_DIR]
 ** Loads the eight dbgen .tbl files into an in-memory database, then prints
 ** the best of REPEATS runs per query ("q01 197.3 ms") and the total and
 ** geometric mean, like bench/duckdb/tpch.mjs.
 ** DBFILE (other than "-") is a DuckDB database file: loaded from DATA_DIR
 ** when it does not exist, opened as it is when it does (the fresh-process
-** comparisons with `redfox run --data DB` in bench/fresh/run.py).
+** comparisons with `redfox run --data DB` in bench/fresh/run.py). With
+** QUERIES "load", each table whose DATA_DIR/<table>.tbl exists and that
+** DBFILE lacks is added and no query runs: a large scale factor loads one
+** table at a time, its text removed before the next is generated.
 ** QUERIES is a comma-separated list of query numbers ("1,6,18"; default all).
+** ANSWERS_DIR, when given, receives each query's result as DuckDB writes it
+** (ANSWERS_DIR/qNN.csv: a header line, '|' between fields), the form that
+** `redfox tpch run --check ANSWERS_DIR` compares with: the SF 50 answers
+** of the out-of-core comparison come from here.
 */
 #include <dlfcn.h>
 #include <math.h>
@@ -20,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "duck_api.h" /* the parts of duckdb.h used here */
@@ -45,6 +53,35 @@ static int run(duckdb_connection c, const char *sql)
     if (st != 0) fprintf(stderr, "duckdb: %s\n", d_error(&r) ? d_error(&r) : "error");
     d_destroy(&r);
     return st == 0;
+}
+
+/* Runs a query file's statements, its SELECT copied to path. */
+static int answer(duckdb_connection c, const char *text, const char *path)
+{
+    char *t = strdup(text);
+    int ok = t != NULL;
+    for (char *st = t; ok && st && *st;) {
+        char *end = strchr(st, ';');
+        if (end) *end = 0;
+        while (*st == ' ' || *st == '\n' || *st == '\t' || *st == '\r') st++;
+        if (*st) {
+            if (!strncasecmp(st, "select", 6)) {
+                size_t n = strlen(st) + strlen(path) + 64;
+                char *cp = malloc(n);
+                ok = cp != NULL;
+                if (ok) {
+                    snprintf(cp, n, "COPY (%s) TO '%s' (HEADER, DELIMITER '|', QUOTE '')", st, path);
+                    ok = run(c, cp);
+                }
+                free(cp);
+            } else {
+                ok = run(c, st);
+            }
+        }
+        st = end ? end + 1 : NULL;
+    }
+    free(t);
+    return ok;
 }
 
 static char *slurp(const char *path)
@@ -85,7 +122,7 @@ static const char *tables[][2] = {
 int main(int argc, char **argv)
 {
     if (argc < 4) {
-        fprintf(stderr, "usage: tpch_duck LIBDUCKDB.so DATA_DIR SQL_DIR [THREADS] [REPEATS] [DBFILE] [QUERIES]\n");
+        fprintf(stderr, "usage: tpch_duck LIBDUCKDB.so DATA_DIR SQL_DIR [THREADS] [REPEATS] [DBFILE] [QUERIES] [ANSWERS_DIR]\n");
         return 2;
     }
     const char *threads = argc > 4 ? argv[4] : "2";
@@ -106,18 +143,19 @@ int main(int argc, char **argv)
     }
     const char *dbfile = argc > 6 && strcmp(argv[6], "-") != 0 ? argv[6] : NULL;
     int want[23] = {0};
-    if (argc > 7 && strcmp(argv[7], "all") != 0) {
+    int add = argc > 7 && strcmp(argv[7], "load") == 0;
+    if (!add && argc > 7 && strcmp(argv[7], "all") != 0) {
         for (const char *p = argv[7]; *p;) {
             int q = atoi(p);
             if (q >= 1 && q <= 22) want[q] = 1;
             while (*p && *p != ',') p++;
             if (*p == ',') p++;
         }
-    } else {
+    } else if (!add) {
         for (int q = 1; q <= 22; q++) want[q] = 1;
     }
     FILE *probe = dbfile ? fopen(dbfile, "rb") : NULL;
-    int load = probe == NULL;
+    int load = probe == NULL || add;
     if (probe) fclose(probe);
     duckdb_database db;
     duckdb_connection con;
@@ -132,6 +170,18 @@ int main(int argc, char **argv)
     if (!run(con, sql)) return 1;
     double t0 = now();
     for (size_t i = 0; load && i < sizeof tables / sizeof tables[0]; i++) {
+        if (add) {
+            snprintf(sql, sizeof sql, "%s/%s.tbl", argv[2], tables[i][0]);
+            FILE *tbl = fopen(sql, "rb");
+            if (!tbl) continue;
+            fclose(tbl);
+            duckdb_result r;
+            memset(&r, 0, sizeof r);
+            snprintf(sql, sizeof sql, "SELECT 1 FROM %s LIMIT 0", tables[i][0]);
+            int have = d_query(con, sql, &r) == 0;
+            d_destroy(&r);
+            if (have) continue;
+        }
         snprintf(sql, sizeof sql, "CREATE TABLE %s (%s, dummy VARCHAR)", tables[i][0], tables[i][1]);
         if (!run(con, sql)) return 1;
         snprintf(sql, sizeof sql, "COPY %s FROM '%s/%s.tbl' (DELIMITER '|', HEADER false)", tables[i][0], argv[2],
@@ -160,6 +210,10 @@ int main(int argc, char **argv)
             if (!run(con, text)) return 1;
             double t = (now() - a) * 1e3;
             if (t < best) best = t;
+        }
+        if (argc > 8) {
+            snprintf(path, sizeof path, "%s/q%02d.csv", argv[8], q);
+            if (!answer(con, text, path)) return 1;
         }
         free(text);
         total += best;
