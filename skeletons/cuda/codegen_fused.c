@@ -360,7 +360,8 @@ rf_status rf_cg_gen_fused_kernel(const rf_hir_program *p, const rf_gpu_plan *pla
         const rf_gpu_kplan *pl = &plan->k[k->id];
         char fail[96];
         snprintf(fail, sizeof fail, "{ rf::fail((rf::u64 *)a.p[0] + %d, r); break; }", m);
-        rf_cg_gen g = {.b = b, .pl = pl, .failstmt = fail, .nv = nv, .regs_of = mb->parent, .kconst = mb->kconst, .kisland = mb->kisland};
+        rf_cg_gen g = {.b = b, .pl = pl, .failstmt = fail, .nv = nv, .regs_of = mb->parent, .kconst = mb->kconst, .kisland = mb->kisland,
+                       .cse = 1};
         if (mb->parent < 0) {
             memcpy(g.hset, rset, sizeof rset);
             memcpy(g.hv, rv, sizeof rv);
