@@ -454,6 +454,13 @@ int rf_run(rf_database *db, const rf_program *prog, const rf_run_options *opt, r
     ro.rfx_file = prog->rfx_name;
     ro.world = o.world ? o.world->dist : NULL;
     ro.process_exits = o.process_exits;
+    ro.runs = o.runs;
+    ro.later_runs = o.later_runs;
+    /* the later programs' plans (those that compiled) */
+    const rf_hir_program **later = o.nlater > 0 && o.later ? rf_calloc((size_t)o.nlater, sizeof *later) : NULL;
+    for (int32_t i = 0; later && i < o.nlater; i++)
+        if (o.later[i] && o.later[i]->hir) later[ro.nlater++] = o.later[i]->hir;
+    ro.later = later;
     progress_relay relay = {o.progress, o.progress_user};
     if (o.progress) {
         ro.progress = relay_fixpoint;
@@ -494,6 +501,7 @@ int rf_run(rf_database *db, const rf_program *prog, const rf_run_options *opt, r
         if (!st) st = tst;
     }
     rf_rt_trace_log_free(&trace);
+    free(later);
     if (db->keep_inputs) { /* the cache stays the database's, also after a failed run */
         if (!st) st = own_dict(rr);
     } else if (cache) {

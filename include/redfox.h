@@ -397,6 +397,18 @@ typedef struct rf_run_options {
                              ** ranks' results hold none). A rank that fails stops
                              ** all of them; each reports the failure. NULL
                              ** (default) or a world of one rank: this process alone */
+    /* ---- level 4 (read only when size covers them) ---- */
+    int64_t runs;            /* REDFOX_DEVICE_AUTO: the runs of this program the caller
+                             ** will make from this one on, this one included (a loop
+                             ** over rf_run: N, N-1, ... 1); with rf_database_keep_inputs
+                             ** the GPU copies the inputs once for all of them. The GPU's
+                             ** start is then weighed against all the runs, not one.
+                             ** <= 1 (default): this run alone */
+    const rf_program *const *later; /* REDFOX_DEVICE_AUTO: the programs the caller will */
+    int32_t nlater;          /* run after these runs over the same database (e.g. the rest
+                             ** of a query list), each later_runs times (<= 1: once): a
+                             ** GPU started now serves them too. NULL/0 (default): none */
+    int64_t later_runs;
 } rf_run_options;
 /* Level 1's init: sets up only the fields up to trace_file (size says so),
 ** as a program compiled against level 1 allocated them; the level-2 fields

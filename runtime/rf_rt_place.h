@@ -80,6 +80,12 @@ typedef struct rf_rt_place_query {
     double rows, bytes;       /* the inputs' (estimated before reading) */
     int threads;              /* the CPU's */
     int gpu_started;          /* the GPU's driver runs in this process already */
+    int64_t runs;             /* the runs of this program the process will make from this one on,
+                                 this one included (<= 1: this one) */
+    int kept;                 /* the inputs are kept between those runs (an input cache): on the
+                                 GPU they are copied once, not once a run */
+    double later_gain_s;      /* what the later programs of this process would save on a
+                                 started GPU (rf_rt_place_gain): they share its start */
 } rf_rt_place_query;
 
 /* The defaults, with no record (docs/LANGUAGE.md): the CPU 24 ns per row
@@ -92,7 +98,12 @@ typedef struct rf_rt_place_query {
 #define RF_RT_PLACE_GPU_BW 10e9
 
 typedef struct rf_rt_place_choice {
-    double cpu_s, gpu_s;     /* predicted */
+    double cpu_s, gpu_s;     /* predicted for one run (the GPU: with its start and copies) */
+    double gpu_start_s, gpu_copy_s; /* of gpu_s: the start (0 when started) and the copies */
+    int64_t runs;            /* the runs weighed (q->runs, at least 1) */
+    double cpu_total_s, gpu_total_s; /* predicted for all of them (the GPU's start once, kept
+                                        inputs' copies once) */
+    double later_gain_s;     /* q->later_gain_s */
     int gpu;                 /* chosen: the GPU */
     int64_t records;         /* the model's records */
     const char *cpu_basis, *gpu_basis; /* "this program's runs", "kernel kinds", "defaults" */
@@ -103,8 +114,17 @@ typedef struct rf_rt_place_choice {
 ** fitted against the input rows), else the kernel records of each kernel's
 ** kind there (against rows and bytes, every kernel taken to read all the
 ** input rows), else the defaults; the GPU adds its start (unless started)
-** and the copies of the input bytes, at what its run records measured. */
+** and the copies of the input bytes, at what its run records measured.
+** Over q->runs runs the CPU takes runs x cpu_s, the GPU its start once, the
+** copies once (kept inputs) or each run, and runs x its run. The GPU is
+** chosen when the program itself is faster on a started GPU and its total
+** with the start is below the CPU's total plus what later programs would
+** save on the started GPU (q->later_gain_s): the start is paid once for
+** all of them. */
 void rf_rt_place_predict(const rf_rt_place_model *m, const rf_rt_place_query *q, rf_rt_place_choice *out);
+/* What q would save on a started GPU against the CPU over its runs (>= 0):
+** the later programs' share of a GPU start (q->gpu_started is ignored). */
+double rf_rt_place_gain(const rf_rt_place_model *m, const rf_rt_place_query *q);
 
 /* ---- one run (rt_place_run.c) ---------------------------------------------- */
 
@@ -117,7 +137,10 @@ uint64_t rf_rt_place_prog_hash(const rf_hir_program *p);
 ** them: a database's manifest, or text files' sizes (8 bytes a column a row). */
 void rf_rt_place_inputs(const rf_hir_program *p, const char *data_dir, double *rows, double *bytes);
 /* The model file under o's cache_dir read (a damaged one: a warning in d)
-** and p's time on both devices predicted. */
+** and p's time on both devices predicted, over o->runs runs, with o->later's
+** programs' gain on a started GPU (their copies: the columns p and the
+** programs before them do not read, where the inputs are kept). Loads no
+** GPU driver: the caller probes only when the GPU is chosen. */
 void rf_rt_place_choose(const rf_hir_program *p, const rf_rt_options *o, int threads, int gpu_started,
                         rf_rt_place_choice *out, rf_diags *d);
 /* The records of a finished run appended to the model file: one run record,

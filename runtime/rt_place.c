@@ -347,7 +347,7 @@ void rf_rt_place_predict(const rf_rt_place_model *m, const rf_rt_place_query *q,
     rf_rt_place_model none = {NULL, 0, 0};
     const rf_rt_place_model *mm = x1 && x2 && y ? m : &none; /* short of memory: the defaults */
     out->cpu_s = predict_run(mm, q, 0, x1, x2, y, &out->cpu_basis);
-    out->gpu_s = predict_run(mm, q, 1, x1, x2, y, &out->gpu_basis);
+    double gpu_run = predict_run(mm, q, 1, x1, x2, y, &out->gpu_basis);
     /* the GPU's fixed costs: its start as measured in runs like this one
     ** (a fresh process, or one whose driver runs), copies at the measured rate */
     double start = 0, copy_b = 0, copy_s = 0;
@@ -358,11 +358,30 @@ void rf_rt_place_predict(const rf_rt_place_model *m, const rf_rt_place_query *q,
         if (r->fresh == !q->gpu_started) start += r->start_s, nstart++;
         if (r->copy_s > 0 && r->bytes > 0) copy_b += r->bytes, copy_s += r->copy_s;
     }
-    if (nstart) out->gpu_s += start / (double)nstart;
-    else if (!q->gpu_started) out->gpu_s += RF_RT_PLACE_GPU_START_S;
-    out->gpu_s += q->bytes / (copy_s > 0 ? copy_b / copy_s : RF_RT_PLACE_GPU_BW);
-    out->gpu = out->gpu_s < out->cpu_s;
+    out->gpu_start_s = nstart ? start / (double)nstart : !q->gpu_started ? RF_RT_PLACE_GPU_START_S : 0;
+    out->gpu_copy_s = q->bytes / (copy_s > 0 ? copy_b / copy_s : RF_RT_PLACE_GPU_BW);
+    out->gpu_s = gpu_run + out->gpu_start_s + out->gpu_copy_s;
+    /* the runs ahead: the start once, kept inputs copied once */
+    int64_t runs = q->runs > 1 ? q->runs : 1;
+    double rn = (double)runs;
+    out->runs = runs;
+    out->later_gain_s = q->later_gain_s > 0 ? q->later_gain_s : 0;
+    out->cpu_total_s = rn * out->cpu_s;
+    double started_total = rn * gpu_run + (q->kept ? 1 : rn) * out->gpu_copy_s;
+    out->gpu_total_s = started_total + out->gpu_start_s;
+    out->gpu = started_total < out->cpu_total_s && out->gpu_total_s < out->cpu_total_s + out->later_gain_s;
     free(x1);
     free(x2);
     free(y);
+}
+
+double rf_rt_place_gain(const rf_rt_place_model *m, const rf_rt_place_query *q)
+{
+    rf_rt_place_query w = *q;
+    w.gpu_started = 1;
+    w.later_gain_s = 0;
+    rf_rt_place_choice c;
+    rf_rt_place_predict(m, &w, &c);
+    double g = c.cpu_total_s - c.gpu_total_s;
+    return g > 0 ? g : 0;
 }

@@ -54,10 +54,67 @@ uint64_t rf_rt_place_prog_hash(const rf_hir_program *p)
     return h;
 }
 
-void rf_rt_place_inputs(const rf_hir_program *p, const char *data_dir, double *rows, double *bytes)
+/* The columns counted so far (a hash of the input's file and the column's
+** number): of programs over kept inputs, a column read by an earlier one is
+** on the GPU already and not copied again. */
+typedef struct seen_cols {
+    uint64_t *h;
+    int64_t n, cap;
+} seen_cols;
+
+/* 1 when column (file, c) was counted before; else counts it now (and 0). */
+static int seen_before(seen_cols *s, const char *file, int32_t c)
+{
+    if (!s) return 0;
+    uint64_t h = fnv_i64(fnv_str(1469598103934665603ULL, file), c);
+    for (int64_t i = 0; i < s->n; i++)
+        if (s->h[i] == h) return 1;
+    if (s->n == s->cap) {
+        int64_t nc = s->cap ? s->cap * 2 : 64;
+        uint64_t *nh = rf_realloc(s->h, (size_t)nc * sizeof *nh);
+        if (!nh) return 0; /* counted again: a copy too many in the estimate */
+        s->h = nh;
+        s->cap = nc;
+    }
+    s->h[s->n++] = h;
+    return 0;
+}
+
+/* rf_rt_place_inputs with the database open already (db: NULL for text
+** files) and the columns seen (NULL: none): rows count every input, bytes
+** the columns not seen. */
+static void inputs_of(const rf_hir_program *p, const char *dir, rf_db *db, seen_cols *seen, double *rows,
+                      double *bytes)
 {
     *rows = *bytes = 0;
-    const char *dir = data_dir ? data_dir : ".";
+    for (int32_t v = 0; v < p->nvars; v++) {
+        const rf_hir_var *x = p->vars[v];
+        if (x->role != RF_HIR_ROLE_INPUT || !x->input_file) continue;
+        uint8_t *read = rf_malloc((size_t)x->ncols + 1);
+        if (!read) continue;
+        rf_rt_input_cols_read(p, v, read);
+        const rf_db_table *t = db ? rf_db_find_table(db, x->input_file) : NULL;
+        if (t) {
+            *rows += (double)t->nrows;
+            for (int32_t c = 0; c < t->ncols && c < x->ncols; c++)
+                if (read[c] && !seen_before(seen, x->input_file, c)) *bytes += (double)t->cols[c].size;
+        } else if (!db) {
+            char *path = rf_sprintf("%s/%s", dir, x->input_file);
+            struct stat sb;
+            if (path && stat(path, &sb) == 0) {
+                double n = (double)sb.st_size / (8.0 * (x->ncols > 0 ? x->ncols : 1));
+                *rows += n;
+                for (int32_t c = 0; c < x->ncols; c++)
+                    if (read[c] && !seen_before(seen, x->input_file, c)) *bytes += n * rf_rt_type_width(x->types[c]);
+            }
+            free(path);
+        }
+        free(read);
+    }
+}
+
+static rf_db *open_db(const char *dir)
+{
     rf_db *db = NULL;
     if (rf_db_is_database(dir)) {
         rf_diags d;
@@ -65,32 +122,31 @@ void rf_rt_place_inputs(const rf_hir_program *p, const char *data_dir, double *r
         if (rf_db_open(dir, &db, &d)) db = NULL; /* the run says what is wrong */
         rf_diags_free(&d);
     }
-    for (int32_t v = 0; v < p->nvars; v++) {
-        const rf_hir_var *x = p->vars[v];
-        if (x->role != RF_HIR_ROLE_INPUT || !x->input_file) continue;
-        uint8_t *read = rf_malloc((size_t)x->ncols + 1);
-        if (!read) continue;
-        rf_rt_input_cols_read(p, v, read);
-        double width = 0;
-        for (int32_t c = 0; c < x->ncols; c++) width += read[c] ? rf_rt_type_width(x->types[c]) : 0;
-        const rf_db_table *t = db ? rf_db_find_table(db, x->input_file) : NULL;
-        if (t) {
-            *rows += (double)t->nrows;
-            for (int32_t c = 0; c < t->ncols && c < x->ncols; c++)
-                if (read[c]) *bytes += (double)t->cols[c].size;
-        } else if (!db) {
-            char *path = rf_sprintf("%s/%s", dir, x->input_file);
-            struct stat sb;
-            if (path && stat(path, &sb) == 0) {
-                double n = (double)sb.st_size / (8.0 * (x->ncols > 0 ? x->ncols : 1));
-                *rows += n;
-                *bytes += n * width;
-            }
-            free(path);
-        }
-        free(read);
-    }
+    return db;
+}
+
+void rf_rt_place_inputs(const rf_hir_program *p, const char *data_dir, double *rows, double *bytes)
+{
+    const char *dir = data_dir ? data_dir : ".";
+    rf_db *db = open_db(dir);
+    inputs_of(p, dir, db, NULL, rows, bytes);
     if (db) rf_db_close(db);
+}
+
+/* q's program-dependent part for p: its hash and kernels' kinds (kinds:
+** room for every kernel; NULL when short of memory: no kernels). */
+static const char **query_of(const rf_hir_program *p, rf_rt_place_query *q)
+{
+    int32_t nk = 0;
+    for (int32_t b = 0; b < p->nblocks; b++) nk += p->blocks[b]->nkernels;
+    const char **kinds = rf_calloc((size_t)nk + 1, sizeof *kinds);
+    q->prog = rf_rt_place_prog_hash(p);
+    q->nkernels = 0;
+    for (int32_t b = 0; kinds && b < p->nblocks; b++)
+        for (int32_t j = 0; j < p->blocks[b]->nkernels; j++)
+            kinds[q->nkernels++] = rf_hir_kind_name(p->blocks[b]->kernels[j]->kind);
+    q->kinds = kinds;
+    return kinds;
 }
 
 void rf_rt_place_choose(const rf_hir_program *p, const rf_rt_options *o, int threads, int gpu_started,
@@ -101,20 +157,37 @@ void rf_rt_place_choose(const rf_hir_program *p, const rf_rt_options *o, int thr
     char *path = rf_rt_place_path(tu->cache_dir);
     if (path && rf_rt_place_read(path, &m, d)) rf_rt_place_model_free(&m);
     free(path);
-    int32_t nk = 0;
-    for (int32_t b = 0; b < p->nblocks; b++) nk += p->blocks[b]->nkernels;
-    const char **kinds = rf_calloc((size_t)nk + 1, sizeof *kinds);
+    const char *dir = o->data_dir ? o->data_dir : ".";
+    rf_db *db = open_db(dir);
+    seen_cols seen = {NULL, 0, 0};
+    seen_cols *sp = o->cache ? &seen : NULL; /* kept inputs: each column copied once */
     rf_rt_place_query q;
     memset(&q, 0, sizeof q);
-    q.prog = rf_rt_place_prog_hash(p);
-    for (int32_t b = 0; kinds && b < p->nblocks; b++)
-        for (int32_t j = 0; j < p->blocks[b]->nkernels; j++) kinds[q.nkernels++] = rf_hir_kind_name(p->blocks[b]->kernels[j]->kind);
-    q.kinds = kinds;
-    rf_rt_place_inputs(p, o->data_dir, &q.rows, &q.bytes);
     q.threads = threads;
+    q.kept = o->cache != NULL;
+    /* the later programs' gain on a started GPU: their share of its start
+    ** (only while it is not started: a started GPU costs them nothing) */
+    double later = 0;
+    double rows, bytes;
+    inputs_of(p, dir, db, sp, &rows, &bytes);
+    for (int32_t i = 0; i < o->nlater && !gpu_started; i++) {
+        if (!o->later || !o->later[i]) continue;
+        const char **kinds = query_of(o->later[i], &q);
+        inputs_of(o->later[i], dir, db, sp, &q.rows, &q.bytes);
+        q.runs = o->later_runs;
+        later += rf_rt_place_gain(&m, &q);
+        free(kinds);
+    }
+    const char **kinds = query_of(p, &q);
+    q.rows = rows;
+    q.bytes = bytes;
+    q.runs = o->runs;
     q.gpu_started = gpu_started;
+    q.later_gain_s = later;
     rf_rt_place_predict(&m, &q, out);
     free(kinds);
+    free(seen.h);
+    if (db) rf_db_close(db);
     rf_rt_place_model_free(&m);
 }
 

@@ -518,13 +518,18 @@ static rf_status ranks_have_gpu(const rf_rt_options *o, int gpu, rf_diags *d)
 ** would partition: a device of partitions would plug in here). */
 /* --device auto: the placement model's choice (rt_place_run.c) when there
 ** may be a GPU; its prediction goes into the result (--profile prints it). */
-static void place_note(rf_rt_result *res, const rf_rt_place_choice *ch, int gpu)
+static void place_note(rf_rt_result *res, const rf_rt_place_choice *ch, int gpu, int probed)
 {
     if (!res || !ch) return;
     res->place_auto = 1;
     res->place_cpu_s = ch->cpu_s;
     res->place_gpu_s = gpu ? ch->gpu_s : -1;
     res->place_records = ch->records;
+    res->place_runs = ch->runs;
+    res->place_cpu_total_s = ch->cpu_total_s;
+    res->place_gpu_total_s = ch->gpu_total_s; /* also without a usable GPU: why it was tried */
+    res->place_later_gain_s = ch->later_gain_s;
+    res->place_probed = probed;
 }
 
 /* Several ranks with --device gpu: rank r of a host on its GPU r mod count,
@@ -551,6 +556,23 @@ static rf_status run(const rf_hir_program *p, const rf_rt_options *o, rf_rt_resu
     if (ranks && o->device == RF_RT_DEVICE_GPU) return run_ranks_on_gpus(p, o, out, d);
     rf_rt_place_choice ch;
     int chosen = 0;
+    if (o->device == RF_RT_DEVICE_AUTO && !ranks) {
+        /* the choice first, from the model and the inputs' sizes alone: where
+        ** the CPU wins, the GPU's driver is not even loaded (loading
+        ** libcuda.so.1 costs a small program more than its run) */
+        int started = rf_rt_gpu_started();
+        rf_rt_place_choose(p, o, o->threads > 0 ? o->threads : rf_online_cpus(), started, &ch, d);
+        chosen = 1;
+        if (!ch.gpu) {
+            rf_diag_add(d, RF_SEV_NOTE, rf_mkloc(NULL, 0, 0),
+                        "running on the CPU: predicted faster than the GPU (%.3g s against %.3g s%s; --device gpu "
+                        "runs there)",
+                        ch.cpu_total_s, ch.gpu_total_s, ch.runs > 1 ? ", all runs" : "");
+            rf_status st = rf_rt_run_on(&rf_rt_cpu_device, p, o, out, d);
+            place_note(*out, &ch, 1, started);
+            return st;
+        }
+    }
     if (o->device != RF_RT_DEVICE_CPU && !ranks) {
         char why[256];
         /* the driver's start (about 0.3 s) is not waited for here: the GPU
@@ -561,24 +583,11 @@ static rf_status run(const rf_hir_program *p, const rf_rt_options *o, rf_rt_resu
             return RF_EUSER;
         }
         int started = rf_rt_gpu_started();
-        if (o->device == RF_RT_DEVICE_AUTO) {
-            int have_gpu = gpu;
-            rf_rt_place_choose(p, o, o->threads > 0 ? o->threads : rf_online_cpus(), started, &ch, d);
-            chosen = 1;
-            if (!gpu) {
-                rf_diag_add(d, RF_SEV_NOTE, rf_mkloc(NULL, 0, 0), "running on the CPU: no usable GPU (%s)", why);
-            } else if (!ch.gpu) {
-                rf_diag_add(d, RF_SEV_NOTE, rf_mkloc(NULL, 0, 0),
-                            "running on the CPU: predicted faster than the GPU (%.3g s against %.3g s; --device gpu "
-                            "runs there)",
-                            ch.cpu_s, ch.gpu_s);
-                gpu = 0;
-            }
-            if (!gpu) {
-                rf_status st = rf_rt_run_on(&rf_rt_cpu_device, p, o, out, d);
-                place_note(*out, &ch, have_gpu);
-                return st;
-            }
+        if (chosen && !gpu) {
+            rf_diag_add(d, RF_SEV_NOTE, rf_mkloc(NULL, 0, 0), "running on the CPU: no usable GPU (%s)", why);
+            rf_status st = rf_rt_run_on(&rf_rt_cpu_device, p, o, out, d);
+            place_note(*out, &ch, 0, 1);
+            return st;
         }
         if (gpu) {
             rf_diags gd;
@@ -595,14 +604,14 @@ static rf_status run(const rf_hir_program *p, const rf_rt_options *o, rf_rt_resu
                 *out = NULL;
                 rf_diags_free(&gd);
                 rf_status st = rf_rt_run_on(&rf_rt_cpu_device, p, o, out, d);
-                place_note(*out, &ch, 0);
+                place_note(*out, &ch, 0, 1);
                 return st;
             }
             if (gst != RF_EDEVMEM) {
                 for (int64_t i = 0; i < gd.count; i++)
                     rf_diag_add(d, gd.items[i].sev, gd.items[i].loc, "%s", gd.items[i].msg);
                 rf_diags_free(&gd);
-                if (chosen) place_note(*out, &ch, 1);
+                if (chosen) place_note(*out, &ch, 1, 1);
                 return gst;
             }
             for (int64_t i = 0; i < gd.count; i++)
@@ -612,7 +621,7 @@ static rf_status run(const rf_hir_program *p, const rf_rt_options *o, rf_rt_resu
         }
     }
     rf_status st = rf_rt_run_on(&rf_rt_cpu_device, p, o, out, d);
-    if (chosen) place_note(*out, &ch, 1);
+    if (chosen) place_note(*out, &ch, 1, 1);
     return st;
 }
 

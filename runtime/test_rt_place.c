@@ -191,6 +191,49 @@ static void test_choice(void)
     q.gpu_started = 1;
     rf_rt_place_predict(&m, &q, &ch);
     CHECK(near(ch.gpu_s, 0.01 + 0.001 + 0.01) && ch.gpu);
+    /* several runs in this process (run --repeat N): the start once; kept
+    ** inputs copied once, else every run */
+    q.gpu_started = 0;
+    q.runs = 3;
+    q.kept = 1;
+    rf_rt_place_predict(&m, &q, &ch);
+    CHECK(ch.runs == 3 && near(ch.cpu_total_s, 0.3) && near(ch.gpu_total_s, 0.3 + 0.01 + 3 * 0.01) && !ch.gpu);
+    CHECK(near(ch.gpu_start_s, 0.3) && near(ch.gpu_copy_s, 0.01) && near(ch.gpu_s, 0.32)); /* one run's, as before */
+    q.runs = 4;
+    rf_rt_place_predict(&m, &q, &ch);
+    CHECK(near(ch.cpu_total_s, 0.4) && near(ch.gpu_total_s, 0.3 + 0.01 + 4 * 0.01) && ch.gpu);
+    q.kept = 0;
+    rf_rt_place_predict(&m, &q, &ch);
+    CHECK(near(ch.gpu_total_s, 0.3 + 4 * 0.02) && ch.gpu);
+    q.runs = 3;
+    rf_rt_place_predict(&m, &q, &ch);
+    CHECK(near(ch.gpu_total_s, 0.3 + 3 * 0.02) && !ch.gpu);
+    /* later programs share the start: one run, their gain decides */
+    q.runs = 1;
+    q.later_gain_s = 0.25;
+    rf_rt_place_predict(&m, &q, &ch);
+    CHECK(ch.gpu && near(ch.later_gain_s, 0.25));
+    q.later_gain_s = 0.2;
+    rf_rt_place_predict(&m, &q, &ch);
+    CHECK(!ch.gpu);
+    /* a program slower on a started GPU stays on the CPU whatever the later gain */
+    q.later_gain_s = 100;
+    q.rows = 1e5; /* cpu 0.01 s; gpu run 0.001 s and copies of 1e8 bytes 0.01 s */
+    rf_rt_place_predict(&m, &q, &ch);
+    CHECK(!ch.gpu && near(ch.cpu_total_s, 0.01));
+    q.rows = 1e6;
+    q.later_gain_s = 0;
+    /* a program's gain on a started GPU: the warm start measured (0.001 s) */
+    CHECK(near(rf_rt_place_gain(&m, &q), 0.1 - (0.01 + 0.01 + 0.001)));
+    q.runs = 2;
+    q.kept = 1;
+    CHECK(near(rf_rt_place_gain(&m, &q), 0.2 - (0.02 + 0.01 + 0.001)));
+    q.rows = 1e5;
+    q.runs = 1;
+    CHECK(rf_rt_place_gain(&m, &q) == 0); /* never negative: cpu 0.01 s, gpu 0.012 s */
+    q.rows = 1e6;
+    q.runs = 1;
+    q.kept = 0;
     /* another program: kernel kinds where measured, defaults for the rest */
     q.prog = 99;
     q.gpu_started = 0;

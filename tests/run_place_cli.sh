@@ -55,5 +55,33 @@ grep -q "warning: the placement model is damaged or of another version" "$tmp/e4
 HOME=$tmp/home XDG_CACHE_HOME=$tmp/xdg "$r" run "$ex/reach.logic" --data "$ex" --device auto --format csv --no-cache \
     >/dev/null 2>&1 || no "auto --no-cache: exit $?"
 [ -e "$tmp/xdg/redfox/place" ] || [ -e "$tmp/home/.cache/redfox/place" ] && no "--no-cache wrote a model"
+# the runs a process makes (issue 27): a synthetic model of this program,
+# CPU 0.15 s a run, the GPU 0.001 s after a fresh start of 0.3 s: one run
+# stays on the CPU without loading the GPU's driver; three runs
+# (--repeat 3) pay the start once and choose the GPU (here, without one:
+# the CPU, saying so)
+rm -rf "$tmp/c2"
+"$r" run "$ex/reach.logic" --data "$ex" --device cpu --format csv --cache-dir "$tmp/c2" >/dev/null 2>&1
+m2=$tmp/c2/place/model.txt
+set -- $(grep "^r " "$m2" | head -n 1)
+synth() {
+    printf 'redfox placement model 1\nr %s cpu 0 %s %s %s 0 0 0.15\nr %s gpu 1 %s %s %s 0.3 0 0.001\n' \
+        "$2" "$5" "$6" "$7" "$2" "$5" "$6" "$7" >"$m2"
+}
+synth "$@"
+"$r" run "$ex/reach.logic" --data "$ex" --device auto --format csv --cache-dir "$tmp/c2" --profile \
+    >"$tmp/a5" 2>"$tmp/e5" || no "auto, one run: exit $?"
+cmp -s "$tmp/cpu" "$tmp/a5" || no "auto, one run: another output"
+grep -q "^auto: predicted cpu 0.150000 s, gpu 0.30[0-9]* s -> chose cpu (model: 2 records); the GPU's driver not loaded" \
+    "$tmp/e5" || { no "one run: not the CPU without the driver"; cat "$tmp/e5"; }
+grep -q "no usable GPU" "$tmp/e5" && no "one run: the driver was probed"
+synth "$@"
+"$r" run "$ex/reach.logic" --data "$ex" --device auto --format csv --cache-dir "$tmp/c2" --profile --repeat 3 \
+    >"$tmp/a6" 2>"$tmp/e6" || no "auto, three runs: exit $?"
+cmp -s "$tmp/cpu" "$tmp/a6" || no "auto, three runs: another output"
+grep -q "^run 1 of 3: auto: expected 3 runs: cpu 0.450000 s, gpu 0.30[0-9]* s in all" "$tmp/e6" ||
+    { no "three runs: no totals weighed"; cat "$tmp/e6"; }
+grep -q "^run 1 of 3: auto: predicted .* -> chose gpu\|no usable GPU" "$tmp/e6" ||
+    { no "three runs: the GPU not chosen"; cat "$tmp/e6"; }
 [ $fail = 0 ] && echo "placement model: written, read back, damage ignored, auto says where it runs"
 exit $fail

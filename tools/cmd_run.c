@@ -236,6 +236,28 @@ static int check_data_folder(const rf_program *p, const char *data, int print, i
     return 1;
 }
 
+/* --repeat N --profile: the first run's --device auto lines (the profile
+** printed at the end is the last run's, which weighs one run): where the
+** process chose to run, and against how many runs. */
+static void print_first_choice(const rf_result *res, int64_t repeat)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f) return;
+    rf_result_profile_write(res, f);
+    if (fclose(f) != 0 || !text) {
+        free(text);
+        return;
+    }
+    for (char *line = text, *nl; *line; line = nl + 1) {
+        nl = strchr(line, '\n');
+        if (!nl) break;
+        if (!strncmp(line, "auto: ", 6)) fprintf(stderr, "run 1 of %lld: %.*s\n", (long long)repeat, (int)(nl - line), line);
+    }
+    free(text);
+}
+
 int rf_tool_run(int argc, char **argv)
 {
     const char *progs[256];
@@ -428,11 +450,13 @@ int rf_tool_run(int argc, char **argv)
         ran = 1;
         /* the last run's teardown is left to the process's end (rf_tool_exit_now below) */
         o.process_exits = r == repeat - 1 && rf_tool_exits_early();
+        o.runs = repeat - r; /* auto weighs the GPU's start against the runs left */
         code = rf_run(db, p, &o, &res);
         if (!code && rf_result_device_log(res)) fputs(rf_result_device_log(res), stderr);
         if (!code && repeat > 1 && rank == 0)
             fprintf(stderr, "run %lld of %lld (device %s): load %.6f s, run %.6f s\n", (long long)(r + 1),
                     (long long)repeat, rf_result_device(res), rf_result_load_seconds(res), rf_result_run_seconds(res));
+        if (!code && repeat > 1 && rank == 0 && profile && r == 0) print_first_choice(res, repeat);
     }
     double t_ran = rf_trace_clock();
     /* a run's messages: rank 0's, or those of the rank that failed (runtime/dist) */
