@@ -397,7 +397,8 @@ typedef struct rf_run_options {
                              ** ranks' results hold none). A rank that fails stops
                              ** all of them; each reports the failure. NULL
                              ** (default) or a world of one rank: this process alone */
-    /* ---- level 4 (read only when size covers them) ---- */
+    /* ---- the runs ahead (read only when size covers them: a library older
+    ** than them ignores them and weighs one run) ---- */
     int64_t runs;            /* REDFOX_DEVICE_AUTO: the runs of this program the caller
                              ** will make from this one on, this one included (a loop
                              ** over rf_run: N, N-1, ... 1); with rf_database_keep_inputs

@@ -143,6 +143,13 @@ void rf_rt_place_inputs(const rf_hir_program *p, const char *data_dir, double *r
 ** GPU driver: the caller probes only when the GPU is chosen. */
 void rf_rt_place_choose(const rf_hir_program *p, const rf_rt_options *o, int threads, int gpu_started,
                         rf_rt_place_choice *out, rf_diags *d);
+/* Would --device auto start the GPU for programs ps[0..n), each run runs
+** times (<= 1: once) over the same inputs, kept between them where kept is
+** set: 1 when their predicted gain on a started GPU exceeds its start in a
+** fresh process (a tool compiles the GPU code ahead only then). Loads no
+** GPU driver; a damaged model: a warning in d. */
+int rf_rt_place_workload_gpu(const rf_hir_program *const *ps, int32_t n, int64_t runs, int kept,
+                             const rf_rt_options *o, int threads, rf_diags *d);
 /* The records of a finished run appended to the model file: one run record,
 ** and with --profile one per kernel that ran. */
 void rf_rt_place_record(const rf_hir_program *p, const rf_rt_options *o, const rf_rt_result *res, rf_diags *d);

@@ -191,6 +191,41 @@ void rf_rt_place_choose(const rf_hir_program *p, const rf_rt_options *o, int thr
     rf_rt_place_model_free(&m);
 }
 
+int rf_rt_place_workload_gpu(const rf_hir_program *const *ps, int32_t n, int64_t runs, int kept,
+                             const rf_rt_options *o, int threads, rf_diags *d)
+{
+    rf_rt_place_model m = {NULL, 0, 0};
+    const rf_rt_tuning *tu = o->tuning ? o->tuning : rf_rt_tuning_default();
+    char *path = rf_rt_place_path(tu->cache_dir);
+    if (path && rf_rt_place_read(path, &m, d)) rf_rt_place_model_free(&m);
+    free(path);
+    const char *dir = o->data_dir ? o->data_dir : ".";
+    rf_db *db = open_db(dir);
+    seen_cols seen = {NULL, 0, 0};
+    rf_rt_place_query q;
+    memset(&q, 0, sizeof q);
+    q.threads = threads;
+    q.kept = kept;
+    q.runs = runs;
+    double gain = 0, start = 0;
+    for (int32_t i = 0; i < n; i++) {
+        if (!ps[i]) continue;
+        const char **kinds = query_of(ps[i], &q);
+        inputs_of(ps[i], dir, db, kept ? &seen : NULL, &q.rows, &q.bytes);
+        gain += rf_rt_place_gain(&m, &q);
+        if (i == 0) { /* the start of a fresh process, as the model knows it */
+            rf_rt_place_choice ch;
+            rf_rt_place_predict(&m, &q, &ch);
+            start = ch.gpu_start_s;
+        }
+        free(kinds);
+    }
+    free(seen.h);
+    if (db) rf_db_close(db);
+    rf_rt_place_model_free(&m);
+    return gain > start;
+}
+
 void rf_rt_place_record(const rf_hir_program *p, const rf_rt_options *o, const rf_rt_result *res, rf_diags *d)
 {
     const rf_rt_tuning *tu = o->tuning ? o->tuning : rf_rt_tuning_default();

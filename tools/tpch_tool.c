@@ -5,6 +5,7 @@
 #include "tpch_tool.h"
 #include "pipeline.h"
 #include "rf_rt_gpu.h"
+#include "rf_rt_place.h"
 
 #include <stdlib.h>
 #include <stdio.h>
@@ -73,9 +74,11 @@ rf_status rf_tpch_compile_query(int q, rf_arena *arena, rf_fe_program **fe, rf_h
     return st;
 }
 
-void rf_tpch_prepare_gpu(const int want[RF_TPCH_NQUERIES + 1], const rf_rt_options *rt, int verbose)
+void rf_tpch_prepare_gpu(const int want[RF_TPCH_NQUERIES + 1], const rf_rt_options *rt, int64_t runs, int verbose)
 {
-    if (rt->device == RF_RT_DEVICE_CPU || !rf_rt_gpu_maybe(NULL, 0)) return;
+    if (rt->device == RF_RT_DEVICE_CPU) return;
+    /* --device gpu: the driver at once; auto: after the model's verdict */
+    if (rt->device == RF_RT_DEVICE_GPU && !rf_rt_gpu_maybe(NULL, 0)) return;
     rf_arena arena;
     rf_arena_init(&arena);
     const rf_hir_program *ps[RF_TPCH_NQUERIES];
@@ -92,8 +95,22 @@ void rf_tpch_prepare_gpu(const int want[RF_TPCH_NQUERIES + 1], const rf_rt_optio
         else rf_hir_free(hir);
         rf_diags_free(&d);
     }
+    /* auto: no GPU code compiled (nor the GPU's driver loaded) where the
+    ** model predicts the CPU for every query, the GPU's start included */
+    int go = rt->device == RF_RT_DEVICE_GPU;
+    if (!go) {
+        rf_diags d;
+        rf_diags_init(&d); /* a damaged model: the first query's run says so */
+        go = rf_rt_place_workload_gpu(ps, n, runs, 1, rt, rt->threads > 0 ? rt->threads : rf_online_cpus(), &d) &&
+             rf_rt_gpu_maybe(NULL, 0);
+        rf_diags_free(&d);
+        if (verbose && !go)
+            fprintf(stderr, "auto: the CPU predicted faster for every query, the GPU's start included: no GPU code "
+                            "compiled ahead\n");
+    }
     rf_rt_gpu_prepared pr;
-    rf_rt_gpu_prepare(ps, n, rt, &pr);
+    memset(&pr, 0, sizeof pr);
+    if (go) rf_rt_gpu_prepare(ps, n, rt, &pr);
     if ((verbose || pr.compiled) && pr.programs)
         fprintf(stderr,
                 "GPU code of %d quer%s: %d compiled by NVRTC (%.3f s of compiling) on %d threads together in %.3f s, "

@@ -22,11 +22,13 @@ const rf_tpch_source *rf_tpch_find_source(const char *name);
 ** Errors, a query not built into this redfox included, go to d. */
 rf_status rf_tpch_compile_query(int q, rf_arena *arena, rf_fe_program **fe, rf_hir_program **hir,
                                 const char **query_path, rf_diags *d);
-/* On the GPU (rt->device gpu, or auto where there may be one): the GPU code
-** of the wanted queries compiled together into the caches before they run
-** one after another (rf_rt_gpu_prepare); a line on stderr says what it
-** cost when NVRTC compiled any (a cold cache), or always with verbose. */
-void rf_tpch_prepare_gpu(const int want[RF_TPCH_NQUERIES + 1], const rf_rt_options *rt, int verbose);
+/* On the GPU (rt->device gpu, or auto where the placement model predicts
+** that the GPU's start pays off over the wanted queries, each run runs
+** times, and there may be a GPU): the GPU code of the wanted queries
+** compiled together into the caches before they run one after another
+** (rf_rt_gpu_prepare); a line on stderr says what it cost when NVRTC
+** compiled any (a cold cache), or always with verbose. */
+void rf_tpch_prepare_gpu(const int want[RF_TPCH_NQUERIES + 1], const rf_rt_options *rt, int64_t runs, int verbose);
 /* The median of v[0..n) (v is sorted in place). */
 double rf_tpch_median(double *v, int n);
 /* Prints a query's warnings and errors, and its notes ("running on the
