@@ -349,17 +349,24 @@ void rf_rt_place_predict(const rf_rt_place_model *m, const rf_rt_place_query *q,
     out->cpu_s = predict_run(mm, q, 0, x1, x2, y, &out->cpu_basis);
     double gpu_run = predict_run(mm, q, 1, x1, x2, y, &out->gpu_basis);
     /* the GPU's fixed costs: its start as measured in runs like this one
-    ** (a fresh process, or one whose driver runs), copies at the measured rate */
-    double start = 0, copy_b = 0, copy_s = 0;
-    int64_t nstart = 0;
+    ** (a fresh process, or one whose driver runs), copies at the measured
+    ** rate; this program's own runs where there are any: how much of the
+    ** start its reading hides, and what its copies hold beyond the columns'
+    ** bytes (the strings' dictionary: q13's comments), are its own */
+    double start[2] = {0, 0}, copy_b[2] = {0, 0}, copy_s[2] = {0, 0};
+    int64_t nstart[2] = {0, 0};
     for (int64_t i = 0; i < mm->n; i++) {
         const rf_rt_place_rec *r = &mm->recs[i];
         if (r->type != 'r' || !r->gpu) continue;
-        if (r->fresh == !q->gpu_started) start += r->start_s, nstart++;
-        if (r->copy_s > 0 && r->bytes > 0) copy_b += r->bytes, copy_s += r->copy_s;
+        int own = r->prog == q->prog;
+        for (int w = 0; w <= own; w++) {
+            if (r->fresh == !q->gpu_started) start[w] += r->start_s, nstart[w]++;
+            if (r->copy_s > 0 && r->bytes > 0) copy_b[w] += r->bytes, copy_s[w] += r->copy_s;
+        }
     }
-    out->gpu_start_s = nstart ? start / (double)nstart : !q->gpu_started ? RF_RT_PLACE_GPU_START_S : 0;
-    out->gpu_copy_s = q->bytes / (copy_s > 0 ? copy_b / copy_s : RF_RT_PLACE_GPU_BW);
+    int ws = nstart[1] ? 1 : 0, wc = copy_s[1] > 0 ? 1 : 0;
+    out->gpu_start_s = nstart[ws] ? start[ws] / (double)nstart[ws] : !q->gpu_started ? RF_RT_PLACE_GPU_START_S : 0;
+    out->gpu_copy_s = q->bytes / (copy_s[wc] > 0 ? copy_b[wc] / copy_s[wc] : RF_RT_PLACE_GPU_BW);
     out->gpu_s = gpu_run + out->gpu_start_s + out->gpu_copy_s;
     /* the runs ahead: the start once, kept inputs copied once */
     int64_t runs = q->runs > 1 ? q->runs : 1;

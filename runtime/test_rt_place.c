@@ -247,6 +247,57 @@ static void test_choice(void)
     rf_rt_place_model_free(&m);
 }
 
+/* Issue 27's mispredictions at SF 10 (the GPU chosen, the CPU faster): a
+** program whose copies hold more than its columns' bytes (the strings'
+** dictionary) and whose long reading hides most of the GPU's start. From a
+** model file: the prediction of its next GPU run against what its runs
+** measured (the actual), and the choice. */
+static void test_own_costs(const char *tmp)
+{
+    char *path = rf_sprintf("%s/place/own.txt", tmp);
+    /* A (0xa): CPU 0.5 s; GPU start not hidden 0.05 s, copies 0.6 s (the
+    ** dictionary), run 0.02 s: 0.67 s in all. B (0xb), three runs: start
+    ** 0.25 s, 4e8 bytes copied in 0.016 s (25 GB/s) */
+    write_text(path, "redfox placement model 1\n"
+                     "r 000000000000000a cpu 0 10000000 400000000 9 0 0 0.5\n"
+                     "r 000000000000000a gpu 1 10000000 400000000 9 0.05 0.6 0.02\n"
+                     "r 000000000000000b gpu 1 10000000 400000000 9 0.25 0.016 0.01\n"
+                     "r 000000000000000b gpu 1 10000000 400000000 9 0.25 0.016 0.01\n"
+                     "r 000000000000000b gpu 1 10000000 400000000 9 0.25 0.016 0.01\n");
+    rf_rt_place_model m;
+    rf_diags d;
+    rf_diags_init(&d);
+    CHECK(!rf_rt_place_read(path, &m, &d) && m.n == 5 && d.count == 0);
+    const char *kinds[1] = {"map"};
+    rf_rt_place_query q;
+    memset(&q, 0, sizeof q);
+    q.prog = 0xa;
+    q.nkernels = 1;
+    q.kinds = kinds;
+    q.threads = 16;
+    q.rows = 1e7;
+    q.bytes = 4e8;
+    rf_rt_place_choice ch;
+    rf_rt_place_predict(&m, &q, &ch);
+    double actual = 0.05 + 0.6 + 0.02;
+    printf("own costs: predicted gpu %.3f s (start %.3f s, copies %.3f s) against actual %.3f s; cpu %.3f s -> %s\n",
+           ch.gpu_s, ch.gpu_start_s, ch.gpu_copy_s, actual, ch.cpu_s, ch.gpu ? "gpu" : "cpu");
+    /* the averages of every program would say start 0.2 s, copies 0.16 s:
+    ** 0.38 s, the GPU */
+    CHECK(near(ch.gpu_start_s, 0.05) && near(ch.gpu_copy_s, 0.6) && near(ch.gpu_s, actual) && !ch.gpu);
+    /* B's own rate and start */
+    q.prog = 0xb;
+    rf_rt_place_predict(&m, &q, &ch);
+    CHECK(near(ch.gpu_start_s, 0.25) && near(ch.gpu_copy_s, 0.016));
+    /* a program with no run of its own: every program's */
+    q.prog = 0xc;
+    rf_rt_place_predict(&m, &q, &ch);
+    CHECK(near(ch.gpu_start_s, (0.05 + 3 * 0.25) / 4) && near(ch.gpu_copy_s, 4e8 / (1.6e9 / (0.6 + 3 * 0.016))));
+    rf_rt_place_model_free(&m);
+    rf_diags_free(&d);
+    free(path);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -256,6 +307,7 @@ int main(int argc, char **argv)
     test_fits();
     test_file(argv[1]);
     test_choice();
+    test_own_costs(argv[1]);
     if (!fails) printf("placement model: fits, file, predictions and choices as expected\n");
     return fails ? 1 : 0;
 }
