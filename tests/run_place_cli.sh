@@ -42,11 +42,14 @@ n2=$(grep -c . "$model")
 [ "$(grep -c . "$model")" -eq $((n2 + 1)) ] || no "a run without --profile should add one run record"
 # damaged: a warning naming the file, the run as ever, the file written anew
 printf 'redfox placement model 1\nr 12 cpu zz\n' >"$model"
-"$r" run "$ex/reach.logic" --data "$ex" --device auto --format csv --cache-dir "$tmp/cache" >"$tmp/a3" 2>"$tmp/e3" ||
-    no "auto with a damaged model: exit $?"
+"$r" run "$ex/reach.logic" --data "$ex" --device auto --format csv --cache-dir "$tmp/cache" --profile >"$tmp/a3" \
+    2>"$tmp/e3" || no "auto with a damaged model: exit $?"
 cmp -s "$tmp/cpu" "$tmp/a3" || no "auto with a damaged model: another output"
 grep -q "model.txt:2.*warning: the placement model is damaged" "$tmp/e3" || { no "no warning naming the damaged model"; cat "$tmp/e3"; }
-[ "$(grep -c . "$model")" -eq 2 ] || no "the damaged model was not written anew"
+# the choice from the defaults: a tiny program on the CPU, no driver loaded
+grep -q "^auto: predicted .* -> chose cpu (model: 0 records); the GPU's driver not loaded" "$tmp/e3" ||
+    { no "a damaged model: not the defaults' choice"; cat "$tmp/e3"; }
+[ "$(grep -c "^r " "$model")" -eq 1 ] && ! grep -q "zz" "$model" || no "the damaged model was not written anew"
 # another version: ignored likewise
 printf 'redfox placement model 0\n' >"$model"
 "$r" run "$ex/reach.logic" --data "$ex" --device auto --format csv --cache-dir "$tmp/cache" >/dev/null 2>"$tmp/e4"
