@@ -21,13 +21,16 @@
 
 /* One measurement. A run record: one run of a program, the times that
 ** differ between the devices (reading the inputs on the host is the same
-** on both and not counted). A kernel record (from --profile): one kernel. */
+** on both and not counted). A kernel record (from --profile): one kernel.
+** A host record: what a run that looked for the GPU found on a host (its
+** kind, or none), so that auto need not load the driver to know. */
 typedef struct rf_rt_place_rec {
-    char type;         /* 'r' run, 'k' kernel */
-    int gpu;           /* the device: 1 the GPU, 0 the CPU */
+    char type;         /* 'r' run, 'k' kernel, 'h' host */
+    int gpu;           /* the device: 1 the GPU, 0 the CPU; host: 1 a usable GPU, 0 none */
+    char host[64];     /* host: its name */
     uint64_t prog;     /* run: the program's hash (rf_rt_place_prog_hash) */
     int fresh;         /* run, GPU: the driver started in this run (a fresh process) */
-    char kind[24];     /* kernel: its kind ("join_index") */
+    char kind[24];     /* kernel: its kind ("join_index"); host: the GPU's ("NVIDIA_H100_80GB_HBM3", "-") */
     double rows, bytes; /* run: the inputs' rows and the bytes of the columns read, as
                            rf_rt_place_inputs estimates them before a run; kernel: rows and bytes in */
     int32_t kernels;   /* run: the program's kernels */
@@ -107,6 +110,9 @@ typedef struct rf_rt_place_choice {
     int gpu;                 /* chosen: the GPU */
     int64_t records;         /* the model's records */
     const char *cpu_basis, *gpu_basis; /* "this program's runs", "kernel kinds", "defaults" */
+    int host_gpu;            /* rf_rt_place_choose: what the model's last host record of this
+                                host says: 1 a usable GPU (host_kind), 0 none, -1 no record */
+    char host_kind[24];
 } rf_rt_place_choice;
 
 /* Predicts q's time on both devices from m and chooses the faster (the CPU
@@ -150,8 +156,16 @@ void rf_rt_place_choose(const rf_hir_program *p, const rf_rt_options *o, int thr
 ** GPU driver; a damaged model: a warning in d. */
 int rf_rt_place_workload_gpu(const rf_hir_program *const *ps, int32_t n, int64_t runs, int kept,
                              const rf_rt_options *o, int threads, rf_diags *d);
+/* This host's name as host records hold it (at most 63 characters, no
+** blanks). */
+void rf_rt_place_host(char out[64]);
+/* The GPU's kind as host records hold it, from rf_rt_gpu_available's text
+** ("NVIDIA H100 80GB HBM3 (sm_90, ...)": NVIDIA_H100_80GB_HBM3). */
+void rf_rt_place_gpu_kind(const char *why, char out[24]);
 /* The records of a finished run appended to the model file: one run record,
-** and with --profile one per kernel that ran. */
+** with --profile one per kernel that ran, and a host record where the run
+** looked for the GPU (res->host_gpu_found) and found other than the
+** model's last host record says. */
 void rf_rt_place_record(const rf_hir_program *p, const rf_rt_options *o, const rf_rt_result *res, rf_diags *d);
 
 #endif

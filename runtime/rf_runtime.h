@@ -182,6 +182,10 @@ typedef struct rf_rt_result {
     double place_cpu_total_s, place_gpu_total_s, place_later_gain_s; /* programs' gain */
     int place_probed;          /* the GPU's driver was loaded for the choice (not when the CPU
                                   was predicted faster from the model alone) */
+    int place_host_gpu;        /* what the model said of this host's GPU: 1 one, 0 none, -1 nothing */
+    int host_gpu_found;        /* this run looked for the GPU: 1 found one (host_gpu_kind), 0 none;
+                                  -1 did not look (or the emulator) */
+    char host_gpu_kind[24];
     uint64_t h2d_bytes, d2h_bytes; /* GPU: bytes copied host to device and back, the whole run */
     double gpu_alloc_seconds;  /* GPU: in the driver's allocations of device memory (the pool's arenas) */
     /* GPU: the memory cap (0: none) and, under it, values moved to host

@@ -6,7 +6,9 @@
 **     redfox placement model 1
 **     r PROG DEVICE FRESH ROWS BYTES KERNELS START_S COPY_S SECONDS
 **     k DEVICE KIND ROWS BYTES SECONDS
-** (PROG 16 hex digits, DEVICE cpu or gpu, FRESH 0 or 1). Any other first
+**     h HOST gpu GPU-KIND    or    h HOST none -
+** (PROG 16 hex digits, DEVICE cpu or gpu, FRESH 0 or 1; a host record says
+** what the last look for a GPU found on HOST, its kind's spaces as _). Any other first
 ** line, or a line that does not parse, a number not finite or negative, and
 ** the whole file is ignored (a warning says which line): a model is a cache,
 ** made anew from the next runs.
@@ -81,6 +83,14 @@ static int parse_line(const char *s, rf_rt_place_rec *r)
         r->fresh = fresh;
         r->kernels = (int32_t)kernels;
         if ((fresh != 0 && fresh != 1) || kernels > INT32_MAX) return 0;
+    } else if (s[0] == 'h' && s[1] == ' ') {
+        char host[64];
+        if (sscanf(s, "h %63s %7s %23s%n", host, dev, kind, &used) != 3 || used < 0 || s[used] != 0) return 0;
+        r->type = 'h';
+        memcpy(r->host, host, sizeof r->host);
+        memcpy(r->kind, kind, sizeof r->kind);
+        r->gpu = !strcmp(dev, "gpu") ? 1 : !strcmp(dev, "none") ? 0 : -1;
+        return r->gpu >= 0;
     } else if (s[0] == 'k' && s[1] == ' ') {
         if (sscanf(s, "k %7s %23s %lf %lf %lf%n", dev, kind, &r->rows, &r->bytes, &r->seconds, &used) != 5) return 0;
         r->type = 'k';
@@ -140,7 +150,10 @@ rf_status rf_rt_place_read(const char *path, rf_rt_place_model *m, rf_diags *d)
 static void format_rec(const rf_rt_place_rec *r, rf_buf *out)
 {
     const char *dev = r->gpu ? "gpu" : "cpu";
-    if (r->type == 'r')
+    if (r->type == 'h')
+        rf_buf_printf(out, "h %s %s %s\n", r->host[0] ? r->host : "?", r->gpu ? "gpu" : "none",
+                      r->kind[0] ? r->kind : "-");
+    else if (r->type == 'r')
         rf_buf_printf(out, "r %016" PRIx64 " %s %d %.17g %.17g %d %.9g %.9g %.9g\n", r->prog, dev, r->fresh ? 1 : 0,
                       r->rows, r->bytes, (int)r->kernels, r->start_s, r->copy_s, r->seconds);
     else

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static uint64_t fnv(uint64_t h, const void *data, size_t n)
 {
@@ -149,6 +150,36 @@ static const char **query_of(const rf_hir_program *p, rf_rt_place_query *q)
     return kinds;
 }
 
+void rf_rt_place_host(char out[64])
+{
+    char name[256] = "";
+    if (gethostname(name, sizeof name - 1) != 0 || !name[0]) snprintf(name, sizeof name, "?");
+    int n = 0;
+    for (const char *c = name; *c && n < 63; c++) out[n++] = (*c == ' ' || *c == '\t' || *c == '\n') ? '_' : *c;
+    out[n] = 0;
+}
+
+void rf_rt_place_gpu_kind(const char *why, char out[24])
+{
+    int n = 0;
+    for (const char *c = why ? why : ""; *c && n < 23 && strncmp(c, " (", 2); c++)
+        out[n++] = (*c == ' ' || *c == '\t' || *c == '\n') ? '_' : *c;
+    if (!n) out[n++] = '-';
+    out[n] = 0;
+}
+
+/* The model's last host record of host: its gpu (1, 0) and kind; -1 none. */
+static int host_known(const rf_rt_place_model *m, const char *host, char kind[24])
+{
+    for (int64_t i = m->n - 1; i >= 0; i--)
+        if (m->recs[i].type == 'h' && !strcmp(m->recs[i].host, host)) {
+            memcpy(kind, m->recs[i].kind, 24);
+            return m->recs[i].gpu;
+        }
+    kind[0] = 0;
+    return -1;
+}
+
 void rf_rt_place_choose(const rf_hir_program *p, const rf_rt_options *o, int threads, int gpu_started,
                         rf_rt_place_choice *out, rf_diags *d)
 {
@@ -185,6 +216,9 @@ void rf_rt_place_choose(const rf_hir_program *p, const rf_rt_options *o, int thr
     q.gpu_started = gpu_started;
     q.later_gain_s = later;
     rf_rt_place_predict(&m, &q, out);
+    char host[64];
+    rf_rt_place_host(host);
+    out->host_gpu = host_known(&m, host, out->host_kind);
     free(kinds);
     free(seen.h);
     if (db) rf_db_close(db);
@@ -235,7 +269,7 @@ void rf_rt_place_record(const rf_hir_program *p, const rf_rt_options *o, const r
         return;
     }
     int gpu = !strcmp(res->device, "gpu");
-    rf_rt_place_rec *recs = rf_calloc((size_t)res->nstats + 1, sizeof *recs);
+    rf_rt_place_rec *recs = rf_calloc((size_t)res->nstats + 2, sizeof *recs);
     int64_t n = 0;
     if (recs) {
         rf_rt_place_rec *r = &recs[n++];
@@ -265,6 +299,26 @@ void rf_rt_place_record(const rf_hir_program *p, const rf_rt_options *o, const r
             k->rows = (double)s->rows_in;
             k->bytes = (double)s->bytes_in;
             k->seconds = s->seconds;
+        }
+        /* what the run found of the GPU, where the model says otherwise */
+        if (res->host_gpu_found >= 0) {
+            rf_rt_place_rec *h = &recs[n];
+            memset(h, 0, sizeof *h);
+            h->type = 'h';
+            h->gpu = res->host_gpu_found;
+            rf_rt_place_host(h->host);
+            snprintf(h->kind, sizeof h->kind, "%s", res->host_gpu_found && res->host_gpu_kind[0] ? res->host_gpu_kind : "-");
+            char kind[24];
+            int known = res->place_auto ? res->place_host_gpu : -1;
+            if (!res->place_auto) { /* not read for a choice: read now */
+                rf_rt_place_model m;
+                rf_diags quiet;
+                rf_diags_init(&quiet);
+                if (!rf_rt_place_read(path, &m, &quiet)) known = host_known(&m, h->host, kind);
+                rf_rt_place_model_free(&m);
+                rf_diags_free(&quiet);
+            }
+            if (known != h->gpu) n++;
         }
         rf_rt_place_append(path, recs, n, d);
     }

@@ -386,6 +386,7 @@ rf_status rf_rt_run_on(const rf_rt_device_ops *dv, const rf_hir_program *p, cons
     env.d = d;
     env.threads = o->threads > 0 ? o->threads : rf_online_cpus();
     rf_rt_result *res = rf_calloc(1, sizeof *res);
+    if (res) res->host_gpu_found = -1; /* set where the driver looks for the GPU (run, below) */
     env.res = res;
     env.dict = o->cache ? rf_rt_cache_dict(o->cache) : rf_rt_dict_new();
     /* a device keeps its copies of the inputs in the cache (one process: a
@@ -530,6 +531,16 @@ static void place_note(rf_rt_result *res, const rf_rt_place_choice *ch, int gpu,
     res->place_gpu_total_s = ch->gpu_total_s; /* also without a usable GPU: why it was tried */
     res->place_later_gain_s = ch->later_gain_s;
     res->place_probed = probed;
+    res->place_host_gpu = ch->host_gpu;
+}
+
+/* What this run found when it looked for the GPU (for the model's host
+** record); the emulator's GPU is no host's. */
+static void host_found(rf_rt_result *res, int usable, const char *why)
+{
+    if (!res || rf_rt_gpu_emulated()) return;
+    res->host_gpu_found = usable != 0;
+    if (usable) rf_rt_place_gpu_kind(why, res->host_gpu_kind);
 }
 
 /* Several ranks with --device gpu: rank r of a host on its GPU r mod count,
@@ -572,6 +583,16 @@ static rf_status run(const rf_hir_program *p, const rf_rt_options *o, rf_rt_resu
             place_note(*out, &ch, 1, started);
             return st;
         }
+        /* a host the model knows to have no usable GPU: not looked for again
+        ** (a run with --device gpu looks, and records what it finds) */
+        if (ch.host_gpu == 0 && !started && !rf_rt_gpu_emulated()) {
+            rf_diag_add(d, RF_SEV_NOTE, rf_mkloc(NULL, 0, 0),
+                        "running on the CPU: no usable GPU (none on this host when last looked for; --device gpu "
+                        "looks again)");
+            rf_status st = rf_rt_run_on(&rf_rt_cpu_device, p, o, out, d);
+            place_note(*out, &ch, 0, 0);
+            return st;
+        }
     }
     if (o->device != RF_RT_DEVICE_CPU && !ranks) {
         char why[256];
@@ -587,6 +608,7 @@ static rf_status run(const rf_hir_program *p, const rf_rt_options *o, rf_rt_resu
             rf_diag_add(d, RF_SEV_NOTE, rf_mkloc(NULL, 0, 0), "running on the CPU: no usable GPU (%s)", why);
             rf_status st = rf_rt_run_on(&rf_rt_cpu_device, p, o, out, d);
             place_note(*out, &ch, 0, 1);
+            host_found(*out, 0, why);
             return st;
         }
         if (gpu) {
@@ -605,8 +627,10 @@ static rf_status run(const rf_hir_program *p, const rf_rt_options *o, rf_rt_resu
                 rf_diags_free(&gd);
                 rf_status st = rf_rt_run_on(&rf_rt_cpu_device, p, o, out, d);
                 place_note(*out, &ch, 0, 1);
+                host_found(*out, 0, why);
                 return st;
             }
+            host_found(*out, usable, why);
             if (gst != RF_EDEVMEM) {
                 for (int64_t i = 0; i < gd.count; i++)
                     rf_diag_add(d, gd.items[i].sev, gd.items[i].loc, "%s", gd.items[i].msg);

@@ -108,8 +108,31 @@ static void test_file(const char *tmp)
     CHECK(!rf_rt_place_append(path, recs, 1, &d));
     CHECK(!rf_rt_place_read(path, &m, &d) && m.n == 3);
     rf_rt_place_model_free(&m);
+    /* host records: what a look for the GPU found */
+    write_text(path, "redfox placement model 1\nh node-1 none -\nh node-2 gpu NVIDIA_H100_80GB_HBM3\n");
+    CHECK(!rf_rt_place_read(path, &m, &d) && m.n == 2 && d.count == 0);
+    if (m.n == 2) {
+        CHECK(m.recs[0].type == 'h' && !strcmp(m.recs[0].host, "node-1") && m.recs[0].gpu == 0);
+        CHECK(m.recs[1].type == 'h' && m.recs[1].gpu == 1 && !strcmp(m.recs[1].kind, "NVIDIA_H100_80GB_HBM3"));
+        rf_buf b;
+        rf_buf_init(&b);
+        CHECK(!rf_rt_place_format(&m, &b) && b.data &&
+              !strcmp(b.data, "redfox placement model 1\nh node-1 none -\nh node-2 gpu NVIDIA_H100_80GB_HBM3\n"));
+        rf_buf_free(&b);
+    }
+    rf_rt_place_model_free(&m);
+    char kind[24], host[64];
+    rf_rt_place_gpu_kind("NVIDIA H100 80GB HBM3 (sm_90, 132 SMs, 79 GiB, driver 12.8)", kind);
+    CHECK(!strcmp(kind, "NVIDIA_H100_80GB_HBM3"));
+    rf_rt_place_gpu_kind("", kind);
+    CHECK(!strcmp(kind, "-"));
+    rf_rt_place_host(host);
+    CHECK(host[0] && !strchr(host, ' ') && strlen(host) < 64);
     /* damage of every kind: ignored with a warning naming the file, empty */
     const char *bad[] = {
+        "redfox placement model 1\nh node-1 maybe -\n",
+        "redfox placement model 1\nh node-1 gpu\n",
+        "redfox placement model 1\nh node-1 gpu a b\n",
         "redfox placement model 1\nr 00000000000000ab cpu 0 1 2 3 0 0 0.1\nr zz cpu 0 1 2 3 0 0 0.1\n",
         "redfox placement model 99\n",
         "redfox placement model 1\nk gpu map 1 2 -3\n",

@@ -86,5 +86,21 @@ grep -q "^run 1 of 3: auto: expected 3 runs: cpu 0.450000 s, gpu 0.30[0-9]* s in
     { no "three runs: no totals weighed"; cat "$tmp/e6"; }
 grep -q "^run 1 of 3: auto: predicted .* -> chose gpu\|no usable GPU" "$tmp/e6" ||
     { no "three runs: the GPU not chosen"; cat "$tmp/e6"; }
+# the host record: what the look for the GPU found; a host without a usable
+# GPU is not looked at again by auto
+if grep -q "no usable GPU" "$tmp/e6"; then
+    grep -q "^h [^ ]* none -$" "$m2" || { no "no host record of a host without a GPU"; cat "$m2"; }
+    hrec=$(grep "^h " "$m2")
+    synth "$@"
+    echo "$hrec" >>"$m2"
+    "$r" run "$ex/reach.logic" --data "$ex" --device auto --format csv --cache-dir "$tmp/c2" --profile --repeat 3 \
+        >"$tmp/a7" 2>"$tmp/e7" || no "auto, a host without a GPU: exit $?"
+    cmp -s "$tmp/cpu" "$tmp/a7" || no "auto, a host without a GPU: another output"
+    grep -q "^run 1 of 3: auto: predicted .* gpu - (no usable GPU) -> chose cpu .*; the GPU's driver not loaded" "$tmp/e7" ||
+        { no "the host record was not followed"; cat "$tmp/e7" "$m2"; }
+    [ "$(grep -c "^h " "$m2")" -eq 1 ] || no "a host record written again with nothing new"
+else
+    grep -q "^h [^ ]* gpu [^ -]" "$m2" || { no "no host record of the GPU found"; cat "$m2"; }
+fi
 [ $fail = 0 ] && echo "placement model: written, read back, damage ignored, auto says where it runs"
 exit $fail
