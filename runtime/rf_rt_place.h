@@ -57,11 +57,17 @@ char *rf_rt_place_path(const char *cache_dir);
 rf_status rf_rt_place_read(const char *path, rf_rt_place_model *m, rf_diags *d);
 /* The file's text: the version line, then the newest RF_RT_PLACE_MAX_RECORDS records. */
 rf_status rf_rt_place_format(const rf_rt_place_model *m, rf_buf *out);
-/* Appends recs to the model file at path: read, added, trimmed, written
+/* Appends recs to the model file at path: their lines added at its end
+** (one write) where the file has its version line, ends with a newline and
+** is below RF_RT_PLACE_COMPACT_BYTES; else read, added, trimmed, written
 ** aside and renamed into place (a reader never sees half a file; of two
-** processes appending at once, one's records may be lost). Failures to
+** processes rewriting at once, one's records may be lost). A line damaged
+** in the middle is not looked for here (rf_rt_place_reset). Failures to
 ** write are not errors (the model is a cache). */
 rf_status rf_rt_place_append(const char *path, const rf_rt_place_rec *recs, int64_t n, rf_diags *d);
+/* The model file at path written anew, empty: after a read found it
+** damaged (the warning said it is written anew). */
+rf_status rf_rt_place_reset(const char *path);
 
 /* The least-squares fit y ~ c0 + c1 x1 + c2 x2 with every coefficient >= 0
 ** (each subset of the three terms tried, the smallest squared error kept;

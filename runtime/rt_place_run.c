@@ -180,13 +180,24 @@ static int host_known(const rf_rt_place_model *m, const char *host, char kind[24
     return -1;
 }
 
+/* The model at path into m; a damaged file (a warning in d) is written
+** anew at once, so that this run's records start it again. */
+static void read_model(const char *path, rf_rt_place_model *m, rf_diags *d)
+{
+    memset(m, 0, sizeof *m);
+    if (!path) return;
+    int64_t warned = d->count;
+    if (rf_rt_place_read(path, m, d)) rf_rt_place_model_free(m);
+    else if (d->count > warned) rf_rt_place_reset(path);
+}
+
 void rf_rt_place_choose(const rf_hir_program *p, const rf_rt_options *o, int threads, int gpu_started,
                         rf_rt_place_choice *out, rf_diags *d)
 {
     rf_rt_place_model m = {NULL, 0, 0};
     const rf_rt_tuning *tu = o->tuning ? o->tuning : rf_rt_tuning_default();
     char *path = rf_rt_place_path(tu->cache_dir);
-    if (path && rf_rt_place_read(path, &m, d)) rf_rt_place_model_free(&m);
+    read_model(path, &m, d);
     free(path);
     const char *dir = o->data_dir ? o->data_dir : ".";
     rf_db *db = open_db(dir);
@@ -231,7 +242,7 @@ int rf_rt_place_workload_gpu(const rf_hir_program *const *ps, int32_t n, int64_t
     rf_rt_place_model m = {NULL, 0, 0};
     const rf_rt_tuning *tu = o->tuning ? o->tuning : rf_rt_tuning_default();
     char *path = rf_rt_place_path(tu->cache_dir);
-    if (path && rf_rt_place_read(path, &m, d)) rf_rt_place_model_free(&m);
+    read_model(path, &m, d);
     free(path);
     const char *dir = o->data_dir ? o->data_dir : ".";
     rf_db *db = open_db(dir);

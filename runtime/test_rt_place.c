@@ -158,6 +158,25 @@ static void test_file(const char *tmp)
     rf_diags_init(&d);
     CHECK(!rf_rt_place_read(path, &m, &d) && m.n == 2 && d.count == 0);
     rf_rt_place_model_free(&m);
+    /* a line damaged in the middle: an append does not parse the file (it
+    ** adds its lines), the next read finds it, and a reset starts it anew */
+    write_text(path, "redfox placement model 1\nk gpu map 1 2 zz\n");
+    CHECK(!rf_rt_place_append(path, recs, 2, &d));
+    rf_diags_free(&d);
+    rf_diags_init(&d);
+    CHECK(!rf_rt_place_read(path, &m, &d) && m.n == 0 && d.count == 1 && d.items[0].loc.line == 2);
+    rf_rt_place_model_free(&m);
+    CHECK(!rf_rt_place_reset(path));
+    CHECK(!rf_rt_place_append(path, recs, 2, &d));
+    rf_diags_free(&d);
+    rf_diags_init(&d);
+    CHECK(!rf_rt_place_read(path, &m, &d) && m.n == 2 && d.count == 0);
+    rf_rt_place_model_free(&m);
+    /* cut short (no newline at the end): an append writes the file anew */
+    write_text(path, "redfox placement model 1\nk gpu map 1 2 3");
+    CHECK(!rf_rt_place_append(path, recs, 1, &d));
+    CHECK(!rf_rt_place_read(path, &m, &d) && m.n == 1 && d.count == 0);
+    rf_rt_place_model_free(&m);
     /* bounded: the newest records stay */
     int64_t many = RF_RT_PLACE_MAX_RECORDS + 100;
     rf_rt_place_rec *lots = calloc((size_t)many, sizeof *lots);
