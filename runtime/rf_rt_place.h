@@ -6,8 +6,9 @@
 ** Owns: the placement model's records and their file (<cache>/place/
 ** model.txt, docs/LANGUAGE.md "Choosing the device"), the fits, the
 ** prediction of a program's time on each device and the choice
-** (rt_place.c); a program's features, the records a run leaves and the
-** choice for one run (rt_place_run.c, for rt_run.c).
+** (rt_place.c), over the runs a process will make; a program's features,
+** the records a run leaves, the choice for one run and for a tool's list
+** of programs (rt_place_run.c, for rt_run.c and tools/).
 */
 #ifndef RF_RT_PLACE_H
 #define RF_RT_PLACE_H

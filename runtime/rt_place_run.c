@@ -7,7 +7,10 @@
 ** from a .logic or its .rfx hashes alike), the estimate of its inputs' rows
 ** and bytes before reading them (a database's manifest: the rows and the
 ** bytes of the columns the program reads; text files: their size, a row
-** taken as 8 bytes a column), and the records of a finished run.
+** taken as 8 bytes a column), the workload a choice weighs (this program's
+** runs and the later programs' gain on a started GPU, their copies only of
+** the columns not read before where inputs are kept), this host's name and
+** GPU kind as host records hold them, and the records of a finished run.
 */
 #include "rf_rt_place.h"
 
