@@ -16,7 +16,7 @@
 #include "rf_file.h"
 #include "rf_sys.h"
 #include "tools.h"
-#include "txn.h"
+#include "rf_txn.h"
 
 #include <errno.h>
 #include <pthread.h>

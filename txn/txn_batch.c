@@ -1,5 +1,5 @@
 /*
-** tools/txn_batch.c: the transaction files of `redfox exec` applied to the
+** txn/txn_batch.c: the transaction files of `redfox exec` applied to the
 ** base predicates, as one batch in batch order.
 **
 ** Owns: the order of a batch's application and its errors. Each file is
@@ -14,7 +14,7 @@
 */
 #include "rf_cpu.h"
 #include "rf_sys.h"
-#include "txn.h"
+#include "rf_txn.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /*
-** tools/txn.h: `redfox exec`, one transaction over a redfox database: a
+** txn/rf_txn.h: one transaction over a redfox database: a
 ** batch of inserts and deletes applied to base predicates, and the
 ** program's derived predicates kept materialized in the database, brought
 ** up to date incrementally where the program allows it.
@@ -12,8 +12,8 @@
 ** materialization, the delta rules, the outputs), txn_store.c (the
 ** database's tables in and out). cmd_exec.c drives them.
 */
-#ifndef RF_TOOLS_TXN_H
-#define RF_TOOLS_TXN_H
+#ifndef RF_TXN_H
+#define RF_TXN_H
 
 #include "rf_common.h"
 #include "rf_db.h"
