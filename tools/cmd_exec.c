@@ -576,7 +576,7 @@ int rf_tool_exec(int argc, char **argv)
     double t_loaded = rf_now();
     if (!st) st = rf_txn_store_load(&x.t, db, &d);
     double t_read = rf_now();
-    for (int32_t i = 0; !st && i < nbatches; i++) st = rf_txn_batch_apply(&x.t, batches[i], &d);
+    for (int32_t i = 0; !st && i < nbatches; i++) st = rf_txn_batch_apply(&x.t, batches[i], NULL, 0, &d);
     if (!st && nbatches) st = rf_txn_batch_finish(&x.t, &d);
     double t_batch = rf_now();
     if (gpu_starting) pthread_join(gpu_starter, NULL);
