@@ -27,9 +27,9 @@
 ** handle, an index out of range, a type mismatch) and set no message; check
 ** indexes against the counts.
 **
-** OWNERSHIP. Handles are created by rf_open, rf_compile*, rf_run and freed
-** by rf_close, rf_program_free, rf_result_free; each free function accepts
-** NULL. A result owns its data outright: it stays valid after the database
+** OWNERSHIP. Handles are created by rf_open, rf_compile*, rf_run (and
+** rf_exec), rf_batch_new and freed by rf_close, rf_program_free,
+** rf_result_free, rf_batch_free; each free function accepts NULL. A result owns its data outright: it stays valid after the database
 ** and the program it came from are closed. Strings returned by getters
 ** (names, messages, string values) are owned by the object they came from
 ** and stay valid until it is freed (messages: until the next call on that
@@ -43,7 +43,8 @@
 ** and an rf_result are read-only after creation and may be read from any
 ** number of threads at once (but for rf_program_write_rfx and
 ** rf_program_dump, which record their diagnostics on the program). An
-** rf_world is made and ended on one thread. A run uses
+** rf_world is made and ended on one thread. An rf_batch is used by one
+** thread at a time; rf_exec uses its database as rf_run does. A run uses
 ** `threads` worker threads of its own and returns when they are done.
 ** Shared underneath, each safe for concurrent runs: the host's pool of
 ** large column buffers, and on the GPU the process's one CUDA context
