@@ -18,6 +18,12 @@ DuckDB read without copying through text.
     db.put("edge", [(1, 2), (2, 3)], ["int", "int"])
     print(db.run(prog)["reach"].rows())     # [(1, 2), (1, 3), (2, 3)]
 
+A redfox database (`redfox import`) is kept up to date by transactions:
+
+    db = redfox.Database("bank.db")
+    res = db.exec(prog, redfox.Batch().insert("edge", [(3, 4)], ["int", "int"]))
+    res.transaction.incremental            # True: derived predicates maintained by delta rules
+
 Values: int -> int, float -> float, decimal -> decimal.Decimal, string ->
 str, boolean -> bool, date -> datetime.date. Errors raise redfox.Error (its
 .diagnostics: file, line, column, severity, message); compile errors raise
