@@ -295,7 +295,7 @@ static rf_status put_input(rf_database *db, api_table *t, const rf_hir_var *v, r
 }
 
 /* The settings "NAME=VALUE,NAME=VALUE" into t. */
-static rf_status apply_settings(const char *s, rf_rt_tuning *t, rf_diags *d)
+rf_status api_apply_settings(const char *s, rf_rt_tuning *t, rf_diags *d)
 {
     while (s && *s) {
         const char *end = strchr(s, ',');
@@ -313,8 +313,6 @@ static rf_status apply_settings(const char *s, rf_rt_tuning *t, rf_diags *d)
     }
     return RF_OK;
 }
-
-rf_status api_result_new(rf_rt_result *rr, rf_result **out);
 
 /* The run's events to the trace_file's log and the caller's rf_trace, each where set. */
 typedef struct trace_pair {
@@ -467,7 +465,7 @@ int rf_run(rf_database *db, const rf_program *prog, const rf_run_options *opt, r
         ro.load_progress = relay_load;
         ro.progress_ctx = &relay;
     }
-    rf_status st = apply_settings(o.settings, &tune, &d);
+    rf_status st = api_apply_settings(o.settings, &tune, &d);
     if (o.cache_dir) tune.cache_dir = o.cache_dir;
     if (o.gpu_memory) tune.gpu_memory = (int64_t)o.gpu_memory;
     /* A cache of this run only: it holds the relations given in memory as

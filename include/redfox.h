@@ -14,7 +14,8 @@
 **   rf_program   a compiled program (from LogiQL text, a .logic file or a
 **                .rfx file), with its diagnostics. Immutable once compiled.
 **   rf_result    the outputs of one run: every lang:output relation with
-**                its typed columns.
+**                its typed columns (of rf_exec: also what the transaction did).
+**   rf_batch     a batch of inserts and deletes for rf_exec (level 4).
 **
 ** ERRORS. Every function that can fail returns an int: REDFOX_OK (0) or one
 ** of the REDFOX_E* codes below. The message of the last failed call on an
@@ -26,9 +27,9 @@
 ** handle, an index out of range, a type mismatch) and set no message; check
 ** indexes against the counts.
 **
-** OWNERSHIP. Handles are created by rf_open, rf_compile*, rf_run and freed
-** by rf_close, rf_program_free, rf_result_free; each free function accepts
-** NULL. A result owns its data outright: it stays valid after the database
+** OWNERSHIP. Handles are created by rf_open, rf_compile*, rf_run (and
+** rf_exec), rf_batch_new and freed by rf_close, rf_program_free,
+** rf_result_free, rf_batch_free; each free function accepts NULL. A result owns its data outright: it stays valid after the database
 ** and the program it came from are closed. Strings returned by getters
 ** (names, messages, string values) are owned by the object they came from
 ** and stay valid until it is freed (messages: until the next call on that
@@ -42,7 +43,8 @@
 ** and an rf_result are read-only after creation and may be read from any
 ** number of threads at once (but for rf_program_write_rfx and
 ** rf_program_dump, which record their diagnostics on the program). An
-** rf_world is made and ended on one thread. A run uses
+** rf_world is made and ended on one thread. An rf_batch is used by one
+** thread at a time; rf_exec uses its database as rf_run does. A run uses
 ** `threads` worker threads of its own and returns when they are done.
 ** Shared underneath, each safe for concurrent runs: the host's pool of
 ** large column buffers, and on the GPU the process's one CUDA context
@@ -90,9 +92,11 @@ REDFOX_API int rf_libversion_number(void);
 ** adds the compile options after no_opt, writing .rfx files
 ** (rf_program_write_rfx), the compiler's intermediate forms
 ** (rf_program_dump) and runs on several MPI ranks (rf_world_mpi,
-** rf_run_options.world). A program compiled against level N checks
-** rf_api_level() >= N before using them with an older library. */
-#define REDFOX_API_LEVEL 3
+** rf_run_options.world); 4 adds transactions over a redfox database
+** (rf_batch_*, rf_exec, rf_result_exec_*). A program compiled against
+** level N checks rf_api_level() >= N before using them with an older
+** library. */
+#define REDFOX_API_LEVEL 4
 REDFOX_API int rf_api_level(void);
 
 /* ---- result codes ---------------------------------------------------- */
@@ -591,6 +595,114 @@ REDFOX_API int rf_program_dump(rf_program *prog, int what, int format, const rf_
 REDFOX_API int32_t rf_result_profile_count(const rf_result *res);
 REDFOX_API const char *rf_result_profile_kernel(const rf_result *res, int32_t k, int64_t *calls, double *seconds,
                                                 int64_t *rows_out);
+
+/* ---- transactions (level 4) --------------------------------------------
+** A redfox database (`redfox import`) kept up to date by a program, as
+** `redfox exec` does (docs/TRANSACTIONS.md): rf_exec applies a batch of
+** inserts and deletes to the program's base predicates (those with
+** lang:input, whose tables the database holds), all or none; brings the
+** program's derived predicates, which the database stores beside them, up
+** to date (incrementally by delta rules and DRed where the program allows,
+** else recomputed); commits the new state atomically; and returns the
+** program's outputs after the batch. The first rf_exec of a program on a
+** database computes and stores its derived predicates. */
+
+/* A batch: its parts applied in the order they were added, as one
+** transaction. Made with rf_batch_new, freed with rf_batch_free; used by
+** one thread at a time; may be given to any number of rf_exec calls. */
+typedef struct rf_batch rf_batch;
+/* A new, empty batch (NULL when out of memory). */
+REDFOX_API rf_batch *rf_batch_new(void);
+/* Frees b and what was added to it. NULL: nothing. */
+REDFOX_API void rf_batch_free(rf_batch *b);
+/* A transaction file (one `+pred(v, ...).` or `-pred(v, ...).` a line,
+** docs/TRANSACTIONS.md), read when rf_exec applies the batch; its errors
+** name path:line:col. The path is copied. */
+REDFOX_API int rf_batch_add_file(rf_batch *b, const char *path);
+/* The same text given in memory (len bytes; -1: NUL-terminated), named
+** name in messages (NULL: "<batch>"); copied before the call returns. */
+REDFOX_API int rf_batch_add_text(rf_batch *b, const char *name, const char *text, int64_t len);
+/* nrows rows inserted into (deleted from) the base predicate pred, given as
+** rf_database_put_rows takes them: ncols columns of types[] (REDFOX_*),
+** columns[c] nrows values in its type's layout, strings as const char *
+** (NUL-terminated UTF-8). Copied and checked (dates in range, strings
+** valid UTF-8) before the call returns. rf_exec checks pred and the types
+** against the program (an error names the column); its other errors (a key
+** held by another row) are located at "<rows inserted into PRED>:R:1"
+** ("deleted from"), R the row's index + 1. Inserting a row that is there,
+** or deleting one that is not, changes nothing. REDFOX_MISUSE for bad
+** arguments; rf_batch_errmsg says why. */
+REDFOX_API int rf_batch_insert(rf_batch *b, const char *pred, int32_t ncols, const int *types, int64_t nrows,
+                               const void *const *columns);
+REDFOX_API int rf_batch_delete(rf_batch *b, const char *pred, int32_t ncols, const int *types, int64_t nrows,
+                               const void *const *columns);
+/* Why the last call on b failed ("" when it did not). Valid until the next call on b. */
+REDFOX_API const char *rf_batch_errmsg(const rf_batch *b);
+
+/* Options of rf_exec. Fill with rf_exec_options_init(&o, sizeof o), which
+** sets size and the defaults, then change fields; a later version may add
+** fields at the end and reads only the first `size` bytes. */
+typedef struct rf_exec_options {
+    size_t size;          /* set by rf_exec_options_init */
+    int device;           /* REDFOX_DEVICE_* of every run; default AUTO */
+    int threads;          /* CPU threads; <= 0 (default): one per core */
+    const char *settings; /* tuning settings "NAME=VALUE,..." as rf_run_options.settings; NULL: none */
+    const char *cache_dir;/* as rf_run_options.cache_dir; NULL (default): the default folder */
+    int init;             /* 1: recompute and store every derived predicate (`--init`) */
+    int recompute;        /* 1: recompute the derived predicates from scratch instead of
+                          ** maintaining them incrementally, to compare (`--recompute`) */
+    int profile;          /* 1: rf_result_exec_profile holds how the derived predicates were
+                          ** maintained and where the time went (`--profile`) */
+    int profile_kernels;  /* 1: each run's kernel table, as `redfox run --profile` prints it,
+                          ** to log (`--profile-kernels`) */
+    int show_programs;    /* 1: the programs the transaction generates (delta rules, DRed's,
+                          ** the outputs') to log (`--show-programs`) */
+    rf_write_fn log;      /* where profile_kernels' and show_programs' text goes, piece by
+                          ** piece as it is made (also when rf_exec then fails); its return
+                          ** value is ignored. NULL (default): nowhere */
+    void *log_user;       /* handed to log as is */
+    double start;         /* rf_trace_clock() when the caller's work began (its compile): the
+                          ** profile's "compile" and "in all" times count from it; <= 0
+                          ** (default): from the call */
+} rf_exec_options;
+/* size: the caller's sizeof(rf_exec_options). */
+REDFOX_API void rf_exec_options_init(rf_exec_options *o, size_t size);
+
+/* One transaction: batch (NULL: no updates) applied to the redfox database
+** db was opened on, by prog, which must be compiled from LogiQL source (a
+** .rfx program keeps no rules to derive the delta rules from:
+** REDFOX_MISUSE). Relations given to db in memory play no part. Another
+** rf_exec or `redfox exec` on the same database, in this process or
+** another, waits for this one to commit, then sees its state. On success
+** *res holds the program's outputs after the transaction (with the column
+** names the program gives) and what it did (rf_result_exec_*); free it
+** with rf_result_free. On failure nothing was changed, *res is NULL and
+** rf_errmsg(db) / rf_database_diag say why: a batch's error names its file
+** (or text's name) and line and column; a folder that is not a redfox
+** database is REDFOX_ERROR naming it. */
+REDFOX_API int rf_exec(rf_database *db, const rf_program *prog, const rf_batch *batch, const rf_exec_options *o,
+                       rf_result **res);
+/* What the transaction of an rf_exec result did; 0 / NULL for a result of
+** rf_run. 1 when the derived predicates were maintained incrementally, 0
+** when they were recomputed (rf_result_exec_why says why: a static string,
+** such as the first exec of the program on the database, "--init",
+** "--recompute", or what in the program prevents the delta rules). */
+REDFOX_API int rf_result_exec_incremental(const rf_result *res);
+REDFOX_API const char *rf_result_exec_why(const rf_result *res);
+/* The base rows the batch really inserted and deleted. */
+REDFOX_API int64_t rf_result_exec_inserted(const rf_result *res);
+REDFOX_API int64_t rf_result_exec_deleted(const rf_result *res);
+/* The program's derived predicates, in its order: i in [0,
+** rf_result_exec_derived_count). rf_result_exec_derived returns predicate
+** i's name and sets (each pointer may be NULL) its rows before and after
+** the transaction and how its table was committed ("kept", "appended",
+** "written"; static). Owned by res. */
+REDFOX_API int32_t rf_result_exec_derived_count(const rf_result *res);
+REDFOX_API const char *rf_result_exec_derived(const rf_result *res, int32_t i, int64_t *before, int64_t *after,
+                                              const char **stored);
+/* With rf_exec_options.profile: the profile's lines, exactly as `redfox
+** exec --profile` prints them; NULL otherwise. Owned by res. */
+REDFOX_API const char *rf_result_exec_profile(const rf_result *res);
 
 /* ---- Apache Arrow C Data Interface ----------------------------------------
 ** The structs below are the ABI that Apache Arrow specifies

@@ -18,6 +18,12 @@ DuckDB read without copying through text.
     db.put("edge", [(1, 2), (2, 3)], ["int", "int"])
     print(db.run(prog)["reach"].rows())     # [(1, 2), (1, 3), (2, 3)]
 
+A redfox database (`redfox import`) is kept up to date by transactions:
+
+    db = redfox.Database("bank.db")
+    res = db.exec(prog, redfox.Batch().insert("edge", [(3, 4)], ["int", "int"]))
+    res.transaction.incremental            # True: derived predicates maintained by delta rules
+
 Values: int -> int, float -> float, decimal -> decimal.Decimal, string ->
 str, boolean -> bool, date -> datetime.date. Errors raise redfox.Error (its
 .diagnostics: file, line, column, severity, message); compile errors raise
@@ -34,7 +40,7 @@ from collections import namedtuple
 
 from ._libpath import LIBRARY
 
-__all__ = ["Error", "CompileError", "Diagnostic", "Program", "Database", "Result", "Relation", "compile",
+__all__ = ["Error", "CompileError", "Diagnostic", "Program", "Database", "Batch", "Transaction", "Result", "Relation", "compile",
            "compile_files", "compile_buffers", "run", "version", "TYPES"]
 
 _lib = ctypes.CDLL(LIBRARY if os.path.isabs(LIBRARY)
@@ -80,6 +86,13 @@ class _CompileOptions(ctypes.Structure):
     _fields_ = [("size", c_size_t), ("no_lftj", c_int), ("no_exists", c_int), ("no_opt", c_int),
                 # API level 3
                 ("stop_after", c_int), ("no_fuse", c_int), ("gpu_arch", c_char_p), ("cache_dir", c_char_p)]
+
+
+class _ExecOptions(ctypes.Structure):  # API level 4
+    _fields_ = [("size", c_size_t), ("device", c_int), ("threads", c_int), ("settings", c_char_p),
+                ("cache_dir", c_char_p), ("init", c_int), ("recompute", c_int), ("profile", c_int),
+                ("profile_kernels", c_int), ("show_programs", c_int), ("log", _WriteFn), ("log_user", c_void_p),
+                ("start", c_double)]
 
 
 class ArrowSchema(ctypes.Structure):
@@ -177,6 +190,26 @@ rf_result_string_code = _fn("rf_result_string_code", c_void_p, _P, c_uint32, POI
 rf_result_text = _fn("rf_result_text", c_int, _P, c_int32, c_int, POINTER(c_void_p), POINTER(c_int64))
 rf_result_arrow = _fn("rf_result_arrow", c_int, _P, c_int32, POINTER(ArrowSchema), POINTER(ArrowArray))
 rf_result_arrow_stream = _fn("rf_result_arrow_stream", c_int, _P, c_int32, POINTER(ArrowArrayStream))
+rf_api_level = _fn("rf_api_level", c_int)
+# API level 4: transactions
+if rf_api_level() >= 4:
+    rf_batch_new = _fn("rf_batch_new", c_void_p)
+    rf_batch_free = _fn("rf_batch_free", None, _P)
+    rf_batch_add_file = _fn("rf_batch_add_file", c_int, _P, c_char_p)
+    rf_batch_add_text = _fn("rf_batch_add_text", c_int, _P, c_char_p, c_char_p, c_int64)
+    rf_batch_insert = _fn("rf_batch_insert", c_int, _P, c_char_p, c_int32, POINTER(c_int), c_int64, POINTER(c_void_p))
+    rf_batch_delete = _fn("rf_batch_delete", c_int, _P, c_char_p, c_int32, POINTER(c_int), c_int64, POINTER(c_void_p))
+    rf_batch_errmsg = _fn("rf_batch_errmsg", c_char_p, _P)
+    rf_exec_options_init = _fn("rf_exec_options_init", None, POINTER(_ExecOptions), c_size_t)
+    rf_exec = _fn("rf_exec", c_int, _P, _P, _P, POINTER(_ExecOptions), POINTER(_P))
+    rf_result_exec_incremental = _fn("rf_result_exec_incremental", c_int, _P)
+    rf_result_exec_why = _fn("rf_result_exec_why", c_char_p, _P)
+    rf_result_exec_inserted = _fn("rf_result_exec_inserted", c_int64, _P)
+    rf_result_exec_deleted = _fn("rf_result_exec_deleted", c_int64, _P)
+    rf_result_exec_derived_count = _fn("rf_result_exec_derived_count", c_int32, _P)
+    rf_result_exec_derived = _fn("rf_result_exec_derived", c_char_p, _P, c_int32, POINTER(c_int64), POINTER(c_int64),
+                                 POINTER(c_char_p))
+    rf_result_exec_profile = _fn("rf_result_exec_profile", c_char_p, _P)
 
 # ---- capsules (the Arrow PyCapsule interface) ---------------------------------
 
@@ -420,6 +453,69 @@ def _column(values, tname):
     raise Error(2, "redfox: unknown type %r (one of %s)" % (tname, ", ".join(TYPES)))
 
 
+# ---- batches (transactions, API level 4) -----------------------------------------
+
+class Batch:
+    """Inserts and deletes for Database.exec, applied in the order added, as
+    one transaction: rows (lists of tuples of the given type names),
+    transaction files and transaction text (docs/TRANSACTIONS.md)."""
+
+    def __init__(self):
+        if rf_api_level() < 4:
+            raise Error(2, "redfox: the library is older than API level 4 (no transactions)")
+        self._h = rf_batch_new()
+        if not self._h:
+            raise Error(4, "redfox: out of memory")
+
+    def close(self, _free=rf_batch_free if rf_api_level() >= 4 else None):  # bound now, as Program's
+        """Frees the batch."""
+        if getattr(self, "_h", None):
+            _free(self._h)
+            self._h = None
+
+    __del__ = close
+
+    def _check(self, code):
+        if code:
+            raise Error(code, rf_batch_errmsg(self._h).decode())
+        return self
+
+    def _rows(self, fn, pred, rows, types):
+        rows = list(rows)
+        ncols = len(types)
+        for r in rows:
+            if len(r) != ncols:
+                raise Error(2, "redfox: a row of %d values where %d types were given" % (len(r), ncols))
+        cols = [_column([r[c] for r in rows], t) for c, t in enumerate(types)]
+        ptrs = (c_void_p * ncols)(*[ctypes.cast(c, c_void_p) for c in cols])
+        tcodes = (c_int * ncols)(*[TYPES.index(t) for t in types])
+        return self._check(fn(self._h, pred.encode(), ncols, tcodes, len(rows), ptrs))
+
+    def insert(self, pred, rows, types):
+        """Rows inserted into base predicate pred (a row already there: nothing)."""
+        return self._rows(rf_batch_insert, pred, rows, types)
+
+    def delete(self, pred, rows, types):
+        """Rows deleted from base predicate pred (a row not there: nothing)."""
+        return self._rows(rf_batch_delete, pred, rows, types)
+
+    def add_file(self, path):
+        """A transaction file, read when the batch is applied."""
+        return self._check(rf_batch_add_file(self._h, os.fsencode(path)))
+
+    def add_text(self, text, name=None):
+        """Transaction text (`+pred(v, ...).` / `-pred(v, ...).` lines)."""
+        data = text.encode()
+        return self._check(rf_batch_add_text(self._h, name.encode() if name else None, data, len(data)))
+
+
+# What a transaction did (Result.transaction): incremental (bool), why it was
+# recomputed (None when incremental), base rows inserted and deleted, each
+# derived predicate as (name, rows before, rows after, how its table was
+# stored), and the profile's text (exec with profile=True, else None).
+Transaction = namedtuple("Transaction", "incremental why inserted deleted derived profile")
+
+
 # ---- databases ------------------------------------------------------------------
 
 class Database:
@@ -546,6 +642,40 @@ class Database:
         return result
 
 
+    def exec(self, program, batch=None, device="auto", threads=0, settings=None, cache_dir=None, init=False,
+             recompute=False, profile=False):
+        """One transaction over this redfox database (`redfox exec`): batch (a
+        Batch; None: no updates) applied to program's base predicates, all or
+        nothing; its derived predicates, stored in the database, brought up to
+        date (incrementally where the program allows); the new state
+        committed. Returns the program's outputs after it, a Result whose
+        .transaction says what was done. init / recompute: recompute every
+        derived predicate instead. profile: Result.transaction.profile holds
+        `redfox exec --profile`'s lines."""
+        if rf_api_level() < 4:
+            raise Error(2, "redfox: the library is older than API level 4 (no transactions)")
+        if isinstance(program, str):
+            program = compile(program)
+        o = _ExecOptions()
+        rf_exec_options_init(ctypes.byref(o), ctypes.sizeof(o))
+        if device not in _DEVICES:
+            raise Error(2, "redfox: unknown device %r (auto, cpu or gpu)" % (device,))
+        o.device = _DEVICES[device]
+        o.threads = threads
+        o.init = 1 if init else 0
+        o.recompute = 1 if recompute else 0
+        o.profile = 1 if profile else 0
+        if settings:
+            o.settings = ",".join("%s=%s" % kv for kv in settings.items()).encode() \
+                if isinstance(settings, dict) else settings.encode()
+        if cache_dir is not None:
+            o.cache_dir = os.fsencode(cache_dir)
+        h = c_void_p()
+        self._check(rf_exec(self._h, program._h, batch._h if batch is not None else None, ctypes.byref(o),
+                            ctypes.byref(h)))
+        return Result(h, _diags(rf_database_diag_count, rf_database_diag, self._h))
+
+
 # ---- results --------------------------------------------------------------------
 
 class Result:
@@ -558,6 +688,17 @@ class Result:
         self.load_seconds = rf_result_load_seconds(handle)
         self.run_seconds = rf_result_run_seconds(handle)
         self._rels = [Relation(self, i) for i in range(rf_result_count(handle))]
+        self.transaction = None  # Database.exec's: what the transaction did
+        if rf_api_level() >= 4 and (rf_result_exec_incremental(handle) or rf_result_exec_why(handle)):
+            derived = []
+            for i in range(rf_result_exec_derived_count(handle)):
+                before, after, stored = c_int64(), c_int64(), c_char_p()
+                name = rf_result_exec_derived(handle, i, ctypes.byref(before), ctypes.byref(after), ctypes.byref(stored))
+                derived.append((name.decode(), before.value, after.value, (stored.value or b"").decode() or None))
+            why, prof = rf_result_exec_why(handle), rf_result_exec_profile(handle)
+            self.transaction = Transaction(bool(rf_result_exec_incremental(handle)), why.decode() if why else None,
+                                           rf_result_exec_inserted(handle), rf_result_exec_deleted(handle), derived,
+                                           prof.decode() if prof else None)
 
     def __del__(self, _free=rf_result_free):
         if getattr(self, "_h", None):

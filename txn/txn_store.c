@@ -1,5 +1,5 @@
 /*
-** tools/txn_store.c: the database side of `redfox exec`: its tables read
+** txn/txn_store.c: the database side of `redfox exec`: its tables read
 ** into a transaction's relations, and the database after the transaction
 ** written.
 **
@@ -16,7 +16,7 @@
 ** its files linked when unchanged, else cloned (or copied in the kernel)
 ** with the new rows appended, so the commit writes about the new rows.
 */
-#include "txn.h"
+#include "rf_txn.h"
 
 #include "rf_sys.h"
 
