@@ -248,6 +248,10 @@ typedef struct rf_compile_options {
     const char *cache_dir; /* where NVRTC's output and the local GPU's linked code
                            ** are cached (rf_program_write_rfx); NULL (default):
                            ** $XDG_CACHE_HOME/redfox, else ~/.cache/redfox; "": none */
+    /* ---- read only when size covers it ---- */
+    int no_partagg;        /* aggregates stay whole: with several ranks every row moves to
+                           ** its group's rank before grouping, instead of each rank's
+                           ** partial groups (`--no-partagg`); default 0 */
 } rf_compile_options;
 /* rf_compile_options.stop_after (level 3) */
 #define REDFOX_STAGE_ALL 0   /* parsed, checked, planned, lowered to Harmony: runs */

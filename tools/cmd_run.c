@@ -27,7 +27,7 @@
 static const char *usage =
     "usage: redfox run PROG.rfx|PROG.logic|- [--data DIR] [--device auto|cpu|gpu]\n"
     "                  [--format table|csv|tbl] [--out DIR] [--profile] [--threads N]\n"
-    "                  [--max-iterations N] [--no-fuse] [--no-lftj] [--no-exists] [--repeat N]\n"
+    "                  [--max-iterations N] [--no-fuse] [--no-lftj] [--no-exists] [--no-partagg] [--repeat N]\n"
     "                  [--set NAME=VALUE] [--cache-dir DIR | --no-cache] [--trace FILE]\n"
     "                  [--gpu-memory N] [--gpus N]\n"
     "\n"
@@ -81,6 +81,8 @@ static const char *usage =
     "                       cliques) with binary joins, not the leapfrog triejoin\n"
     "  --no-exists          compiling PROG.logic: keep joins that only test that\n"
     "                       another row exists as joins (see `redfox compile`)\n"
+    "  --no-partagg         compiling PROG.logic: keep aggregates whole (see\n"
+    "                       `redfox compile`)\n"
     "  --threads N          CPU threads (default: all cores; with several ranks on\n"
     "                       a host, its cores divided among them)\n"
     "  --max-iterations N   stop with an error when a recursive stratum has run\n"
@@ -264,7 +266,7 @@ int rf_tool_run(int argc, char **argv)
     int32_t nprogs = 0;
     const char *prog = NULL, *data = ".", *device = "auto", *format = NULL, *outdir = NULL, *threads = NULL,
                *maxit = NULL, *repeat_s = NULL, *trace_path = NULL, *gpus_s = NULL;
-    int profile = 0, no_fuse = 0, no_lftj = 0, no_exists = 0;
+    int profile = 0, no_fuse = 0, no_lftj = 0, no_exists = 0, no_partagg = 0;
     rf_rt_tuning tune; /* the settings checked here as --set gives them, applied by rf_run */
     rf_rt_tuning_init(&tune);
     const char *sets[512];
@@ -291,6 +293,10 @@ int rf_tool_run(int argc, char **argv)
         }
         if (!strcmp(a, "--no-exists")) {
             no_exists = 1;
+            continue;
+        }
+        if (!strcmp(a, "--no-partagg")) {
+            no_partagg = 1;
             continue;
         }
         int at = i;
@@ -410,6 +416,7 @@ int rf_tool_run(int argc, char **argv)
     rf_compile_options_init(&co, sizeof co);
     co.no_lftj = no_lftj;
     co.no_exists = no_exists;
+    co.no_partagg = no_partagg;
     rf_program *p = NULL;
     rf_database *db = NULL;
     rf_result *res = NULL;
