@@ -135,6 +135,7 @@ void rf_rt_profile_write(const rf_rt_result *res, FILE *f)
             if (res->rank_exchange[0])
                 fprintf(f, " through host memory; %lld sent, %lld received device to device", (long long)s->dev_bytes_sent,
                         (long long)s->dev_bytes_received);
+            fprintf(f, "; %lld rows sent, %lld received", (long long)s->rows_sent, (long long)s->rows_received);
             fprintf(f, "; read %lld input rows, %lld bytes", (long long)s->read_rows, (long long)s->read_bytes);
             fputc('\n', f);
             /* where a rank's time between kernels goes (runtime/dist/README.md) */
