@@ -20,7 +20,9 @@
 **
 ** Parts: count() is a count, combined by a total; total(x) a total; min and
 ** max themselves; avg(x) a total of x and a count, divided after combining
-** (decimal division rounds as avg does: exact, the same digits). Only exact
+** (decimal division rounds as avg does: exact, the same digits; but the sum
+** is a decimal total now, so a group whose sum leaves the decimal range
+** stops with an overflow error where avg's own 128-bit sum would not). Only exact
 ** aggregates decompose: a total or avg of floats would add in another order.
 ** Left whole: aggregates in a loop's blocks (each round would pay the
 ** combining), and inputs whose key lies within the group columns (every
