@@ -189,17 +189,20 @@ void rf_gx_unfit(gx *x, int64_t rows, int unit)
 rf_status rf_gx_unfit_error(gx *x, int64_t ndiag, int64_t nerr)
 {
     rf_gx_held_drop_diags(x, ndiag, nerr);
-    char cap[64];
+    char cap[96];
     if (x->g.mem_cap)
-        snprintf(cap, sizeof cap, "under the %llu KiB cap (--gpu-memory)", (unsigned long long)(x->g.mem_cap >> 10));
+        snprintf(cap, sizeof cap, "under the cap (--gpu-memory) of %llu bytes", (unsigned long long)x->g.mem_cap);
     else
         snprintf(cap, sizeof cap, "in the %llu MiB the device had free", (unsigned long long)(x->g.mem_free >> 20));
     long long n = (long long)x->unfit_rows;
-    switch (x->unfit_unit) {
-    case RF_GX_UNIT_ROW: rf_error(x->d, rf_mkloc(NULL, 0, 0), "out of GPU memory: one row, which does not split, does not fit %s with its kernel's work", cap); break;
-    case RF_GX_UNIT_KEY: rf_error(x->d, rf_mkloc(NULL, 0, 0), "out of GPU memory: the %lld rows of one key, which does not split, do not fit %s with their kernel's work", n, cap); break;
-    default: rf_error(x->d, rf_mkloc(NULL, 0, 0), "out of GPU memory: one group of %lld rows, which does not split, does not fit %s with its kernel's work", n, cap); break;
-    }
+    const char *what = x->unfit_unit == RF_GX_UNIT_ROW ? "one row" : x->unfit_unit == RF_GX_UNIT_KEY ? "one key" : "one group";
+    if (x->unfit_unit == RF_GX_UNIT_ROW)
+        rf_error(x->d, rf_mkloc(NULL, 0, 0), "out of GPU memory: %s, which does not split, does not fit %s with its kernel's work",
+                 what, cap);
+    else
+        rf_error(x->d, rf_mkloc(NULL, 0, 0),
+                 "out of GPU memory: %s of %lld rows, which does not split, does not fit %s with its kernel's work", what, n,
+                 cap);
     return RF_EDEVMEM;
 }
 

@@ -895,15 +895,8 @@ rf_status rf_gx_run_radix(gx *x, const rf_hir_kernel *k)
         const gval *gv = &x->vals[k->idx];
         int32_t gnc = x->p->vars[k->idx]->ncols;
         if (gv->ngroups <= 1 || !rf_gx_held_col(gv, gnc + 2)) {
-            if (x->g.mem_cap)
-                rf_error(x->d, rf_mkloc(NULL, 0, 0),
-                         "out of GPU memory: one group of %lld rows, which does not split, does not fit under the "
-                         "%llu KiB cap (--gpu-memory)",
-                         (long long)n, (unsigned long long)(x->g.mem_cap >> 10));
-            else
-                rf_error(x->d, rf_mkloc(NULL, 0, 0),
-                         "out of GPU memory: one group of %lld rows, which does not split, does not fit", (long long)n);
-            return RF_EDEVMEM;
+            rf_gx_unfit(x, n, RF_GX_UNIT_GROUP);
+            return rf_gx_unfit_error(x, ndiag, nerr);
         }
     }
     for (int64_t parts = 2;; parts *= 2) {
