@@ -36,6 +36,7 @@
 
 #include "rf_cpu.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -317,7 +318,7 @@ typedef struct fill_job {
     grpart *parts;
     const hrows *r;
     const int64_t *start, *rows, *rowno;
-    int failed;
+    atomic_int failed;
 } fill_job;
 
 static void fill_parts(void *ctx, int64_t b, int64_t e, int worker)
@@ -327,7 +328,7 @@ static void fill_parts(void *ctx, int64_t b, int64_t e, int worker)
     for (int64_t p = b; p < e; p++) {
         int64_t lo = j->start[p], hi = j->start[p + 1];
         if (part_reserve(j->hv, &j->parts[p], hi - lo)) {
-            j->failed = 1; /* (a plain store: any thread's failure is a failure) */
+            atomic_store(&j->failed, 1);
             continue;
         }
         for (int64_t i = lo; i < hi; i++) {
@@ -346,7 +347,7 @@ static rf_status parts_fill(gx *x, const rf_hir_var *hv, grpart *parts, int64_t 
     if (!st) st = split_rows(x, hv, r, n, nparts, start, rows);
     fill_job j = {hv, parts, r, start, rows, rowno, 0};
     if (!st) rf_cpu_parallel_for(x->cpool, nparts, 1, fill_parts, &j);
-    if (!st && j.failed) st = RF_ENOMEM;
+    if (!st && atomic_load(&j.failed)) st = RF_ENOMEM;
     free(start);
     free(rows);
     return st;
@@ -424,7 +425,7 @@ typedef struct join_job {
     int w;
     int64_t n;
     char *m;
-    int failed;
+    atomic_int failed;
 } join_job;
 
 static void join_part(void *ctx, int64_t b, int64_t e, int worker)
@@ -436,7 +437,7 @@ static void join_part(void *ctx, int64_t b, int64_t e, int worker)
         for (int64_t i = 0; i < pp->n; i++) {
             int64_t at = pp->rowno[i];
             if (at < 0 || at >= j->n) {
-                j->failed = 1;
+                atomic_store(&j->failed, 1);
                 break;
             }
             memcpy(j->m + at * j->w, pp->col[j->c] + i * j->w, (size_t)j->w);
@@ -466,7 +467,7 @@ rf_status rf_gx_recpart_join(gx *x, int32_t var)
         }
         join_job j = {rp, c, w, n, m, 0};
         rf_cpu_parallel_for(x->cpool, rp->nparts, 1, join_part, &j);
-        if (j.failed) st = RF_EINTERNAL;
+        if (atomic_load(&j.failed)) st = RF_EINTERNAL;
         if (!st) st = rf_gx_held_adopt(&g, hv->ncols, c, m, len);
         else free(m);
     }
@@ -702,7 +703,7 @@ typedef struct match_job {
     int32_t ns;         /* sources (a difference: 1) */
     const int64_t *base; /* an insert's: each source's first row number */
     uint8_t *keep;      /* a difference's: 1 for each candidate kept */
-    int failed;
+    atomic_int failed;
 } match_job;
 
 static void match_parts(void *ctx, int64_t b, int64_t e, int worker)
@@ -719,7 +720,7 @@ static void match_parts(void *ctx, int64_t b, int64_t e, int worker)
             kr.w[c] = wid(mj->hv->types[c]);
         }
         if (mj->base && !(g->from = rf_malloc((size_t)g->n * 8))) {
-            mj->failed = 1;
+            atomic_store(&mj->failed, 1);
             continue;
         }
         /* each row is the first candidate equal to it after the one before,
@@ -737,7 +738,7 @@ static void match_parts(void *ctx, int64_t b, int64_t e, int worker)
                 i++;
             }
             if (src >= mj->ns) {
-                mj->failed = 1;
+                atomic_store(&mj->failed, 1);
                 break;
             }
             int64_t row = mj->cd[src].rows[i++];
@@ -780,7 +781,7 @@ static rf_status diff_parts(gx *x, const rf_hir_kernel *k, uint8_t *keep)
     }
     match_job mj = {ov, bk, &cd, 1, NULL, keep, 0};
     if (!st) rf_cpu_parallel_for(x->cpool, rp->nparts, 1, match_parts, &mj);
-    if (!st && mj.failed) st = RF_EINTERNAL;
+    if (!st && atomic_load(&mj.failed)) st = RF_EINTERNAL;
     backs_free(bk, rp->nparts, ov->ncols);
     cand_free(&cd);
     return st;
@@ -863,7 +864,7 @@ static rf_status insert_parts(gx *x, const rf_hir_kernel *k, gcand *cd, gback *n
     }
     match_job mj = {hv, nw, cd, ns, base, NULL, 0};
     if (!st) rf_cpu_parallel_for(x->cpool, rp->nparts, 1, match_parts, &mj);
-    if (!st && mj.failed) st = RF_EINTERNAL;
+    if (!st && atomic_load(&mj.failed)) st = RF_EINTERNAL;
     free(base);
     return st;
 }
@@ -876,7 +877,7 @@ typedef struct commit_job {
     const gback *nw;
     const int64_t *rank;
     int64_t base;
-    int failed;
+    atomic_int failed;
 } commit_job;
 
 static void commit_part(void *ctx, int64_t b, int64_t e, int worker)
@@ -893,7 +894,7 @@ static void commit_part(void *ctx, int64_t b, int64_t e, int worker)
             nr.w[c] = wid(j->hv->types[c]);
         }
         if (part_reserve(j->hv, &j->rp->part[p], g->n)) {
-            j->failed = 1;
+            atomic_store(&j->failed, 1);
             continue;
         }
         for (int64_t i = 0; i < g->n; i++) part_push(j->hv, &j->rp->part[p], &nr, i, j->base + j->rank[g->from[i]]);
@@ -919,7 +920,7 @@ static rf_status insert_commit(gx *x, int32_t s, gback *nw, int64_t total)
     }
     commit_job cj = {hv, rp, nw, rank, v->nrows, 0};
     rf_cpu_parallel_for(x->cpool, rp->nparts, 1, commit_part, &cj);
-    rf_status st = cj.failed ? RF_ENOMEM : RF_OK;
+    rf_status st = atomic_load(&cj.failed) ? RF_ENOMEM : RF_OK;
     if (!st) v->nrows += added;
     free(rank);
     return st;
