@@ -184,61 +184,8 @@ static int read_duckdb(const char *path, double ms[NQUERIES + 1], int *found)
     return 1;
 }
 
-/* Query q's program: the embedded schema.logic and qNN.logic compiled
-** together by the library. A query not built into this redfox is an error
-** on d. */
-static int compile_query(int q, rf_program **p, rf_diags *d)
-{
-    char fname[32];
-    snprintf(fname, sizeof fname, "q%02d.logic", q);
-    const rf_tpch_source *schema = rf_tpch_find_source("schema.logic"), *query = rf_tpch_find_source(fname);
-    if (!schema || !query) {
-        rf_error(d, rf_mkloc(fname, 0, 0), "%s is not built into this redfox", !schema ? "schema.logic" : fname);
-        return REDFOX_INTERNAL;
-    }
-    const char *names[2] = {schema->path, query->path};
-    const char *texts[2] = {schema->text, query->text};
-    int64_t lens[2] = {schema->len, query->len};
-    return rf_compile_buffers_v2(names, texts, lens, 2, NULL, p);
-}
-
-/* The command's own messages (d) as the library's records. */
-static const rf_diagnostic *local_diag(const void *obj, int64_t i)
-{
-    static rf_diagnostic g;
-    const rf_diag *x = &((const rf_diags *)obj)->items[i];
-    g.severity = x->sev == RF_SEV_ERROR ? REDFOX_SEV_ERROR : x->sev == RF_SEV_WARNING ? REDFOX_SEV_WARNING : REDFOX_SEV_NOTE;
-    g.file = x->loc.file ? x->loc.file : "";
-    g.line = x->loc.line;
-    g.column = x->loc.col;
-    g.message = x->msg;
-    return &g;
-}
-
 static const rf_diagnostic *program_diag(const void *p, int64_t i) { return rf_program_diag(p, i); }
 static const rf_diagnostic *database_diag(const void *db, int64_t i) { return rf_database_diag(db, i); }
-
-/* The first run's warnings (its compile's and its run's; later runs say
-** the same again), and its notes ("running on the GPU: ...") only for the
-** first query: 22 queries would say the same 22 times. */
-static void print_run_notes(const rf_program *p, const rf_database *db)
-{
-    static int noted;
-    rf_diags keep;
-    rf_diags_init(&keep);
-    int64_t np = rf_program_diag_count(p), n = np + rf_database_diag_count(db);
-    for (int64_t i = 0; i < n; i++) {
-        const rf_diagnostic *g = i < np ? rf_program_diag(p, i) : rf_database_diag(db, i - np);
-        if (g->severity == REDFOX_SEV_NOTE && noted) continue;
-        rf_severity sev = g->severity == REDFOX_SEV_ERROR     ? RF_SEV_ERROR
-                          : g->severity == REDFOX_SEV_WARNING ? RF_SEV_WARNING
-                                                              : RF_SEV_NOTE;
-        rf_diag_add(&keep, sev, rf_mkloc(g->file[0] ? g->file : NULL, g->line, g->column), "%s", g->message);
-    }
-    noted = 1;
-    rf_diags_print(&keep, stderr);
-    rf_diags_free(&keep);
-}
 
 /* Compiles query q and times it through the library, on db (which keeps
 ** the inputs runs read); *code_out receives the first failure (REDFOX_*),
@@ -252,7 +199,7 @@ static int bench_query(int q, rf_database *db, const rf_run_options *o0, int rep
     rf_result *res = NULL;
     rf_run_options o = *o0;
     double *runs = malloc((size_t)repeat * sizeof *runs);
-    int code = runs ? compile_query(q, &p, &d) : REDFOX_NOMEM;
+    int code = runs ? rf_tpch_compile_program(q, &p, NULL, &d) : REDFOX_NOMEM;
     int failed_run = 0;
     /* 0: read the inputs not yet kept in host memory (not timed); 1: cold
     ** run and warm-up; 2 .. repeat+1: timed; repeat+2: profiled, for the bytes */
@@ -273,7 +220,8 @@ static int bench_query(int q, rf_database *db, const rf_run_options *o0, int rep
         if ((code = rf_result_stats(res, &s))) break;
         if (r == 0) {
             snprintf(device, device_n, "%s", s.device);
-            print_run_notes(p, db);
+            static int noted; /* the first query's notes only; each one's warnings */
+            rf_tpch_print_notes(p, db, &noted);
         }
         if (r == 1) {
             bs->cold_s = s.load_seconds + s.run_seconds;
@@ -298,7 +246,7 @@ static int bench_query(int q, rf_database *db, const rf_run_options *o0, int rep
     }
     if (code) {
         if (code != REDFOX_MISUSE) fprintf(stderr, "redfox tpch bench: q%02d failed:\n", q);
-        if (d.count) rf_tool_finish_api(code, &d, d.count, local_diag, 1);
+        if (d.count) rf_tool_finish_api(code, &d, d.count, rf_tpch_local_diag, 1);
         else if (failed_run) rf_tool_finish_api(code, db, rf_database_diag_count(db), database_diag, 1);
         else rf_tool_finish_api(code, p, rf_program_diag_count(p), program_diag, 1);
         *code_out = code;
