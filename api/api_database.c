@@ -69,6 +69,14 @@ int rf_database_keep_inputs(rf_database *db, int on)
     return REDFOX_OK;
 }
 
+int rf_database_forget_device(rf_database *db)
+{
+    if (!db) return REDFOX_MISUSE;
+    api_diags_clear(&db->diags);
+    rf_rt_cache_forget_device(db->kept);
+    return REDFOX_OK;
+}
+
 void rf_close(rf_database *db)
 {
     if (!db) return;

@@ -93,7 +93,10 @@ REDFOX_API int rf_libversion_number(void);
 ** (rf_program_write_rfx), the compiler's intermediate forms
 ** (rf_program_dump) and runs on several MPI ranks (rf_world_mpi,
 ** rf_run_options.world); 4 adds transactions over a redfox database
-** (rf_batch_*, rf_exec, rf_result_exec_*). A program compiled against
+** (rf_batch_*, rf_exec, rf_result_exec_*), a run's figures
+** (rf_result_stats), the GPU's copies of kept inputs forgotten
+** (rf_database_forget_device) and the devices described
+** (rf_device_info). A program compiled against
 ** level N checks rf_api_level() >= N before using them with an older
 ** library. */
 #define REDFOX_API_LEVEL 4
@@ -198,6 +201,14 @@ REDFOX_API int rf_database_keep_inputs(rf_database *db, int on);
 /* Forgets the relation given under name: runs read the file again.
 ** REDFOX_NOTFOUND when there was none. */
 REDFOX_API int rf_database_drop(rf_database *db, const char *name);
+
+/* Frees what a GPU holds of db's kept inputs (rf_database_keep_inputs)
+** between runs: the columns and strings earlier runs copied to the device,
+** and its memory pool. The host's copies stay: the next run copies its
+** inputs to the device again, as a first run does, without reading the
+** files (a benchmark's cold run). Nothing when nothing is kept or no GPU
+** ran. REDFOX_MISUSE for a NULL db. Level 4. */
+REDFOX_API int rf_database_forget_device(rf_database *db);
 
 /* ---- programs ---------------------------------------------------------- */
 
@@ -401,8 +412,9 @@ typedef struct rf_run_options {
                              ** others (rf_world_mpi): every rank calls rf_run with
                              ** the same program, options and inputs; each reads and
                              ** works on its share of the rows, exchanged over MPI,
-                             ** and rank 0's result holds every output (the other
-                             ** ranks' results hold none). A rank that fails stops
+                             ** and rank 0's result holds every output's rows (the
+                             ** other ranks' results list the same outputs with no
+                             ** rows). A rank that fails stops
                              ** all of them; each reports the failure. NULL
                              ** (default) or a world of one rank: this process alone */
     /* ---- the runs ahead (read only when size covers them: a library older
@@ -707,6 +719,65 @@ REDFOX_API const char *rf_result_exec_derived(const rf_result *res, int32_t i, i
 /* With rf_exec_options.profile: the profile's lines, exactly as `redfox
 ** exec --profile` prints them; NULL otherwise. Owned by res. */
 REDFOX_API const char *rf_result_exec_profile(const rf_result *res);
+/* ---- a run's figures (level 4) ------------------------------------------ */
+
+/* What one run did, for a benchmark or a monitor: where it ran, where its
+** time went, what it copied. Set size to sizeof(rf_run_stats) and call
+** rf_result_stats: the library fills as many fields as both it and the
+** caller know (a later version adds fields at the end) and sets size to
+** the bytes it filled; fields past that are not touched. Strings are
+** static storage. Seconds are wall time on the host. */
+typedef struct rf_run_stats {
+    size_t size;               /* in: the caller's sizeof; out: the bytes filled */
+    const char *device;        /* "cpu" or "gpu", as rf_result_device */
+    int gpu_fell_back;         /* 1: the GPU could not hold the run's data and the
+                               ** run went to the CPU (device "cpu"; a warning of
+                               ** the run says so) */
+    int32_t rank, nranks;      /* this rank and the ranks' count (1 alone) */
+    double load_seconds;       /* as rf_result_load_seconds: inputs read, and
+                               ** on the GPU the device opened, the program
+                               ** loaded and the inputs copied */
+    double run_seconds;        /* as rf_result_run_seconds: the program itself */
+    /* the load's phases (`redfox run --profile`'s "phases" line): the
+    ** device opened (GPU: driver, context, pinned buffers), the program's
+    ** kernels loaded, the inputs read on the host, copied to the device;
+    ** and the outputs brought back to the host (on the CPU all but read
+    ** are its own small setup: microseconds) */
+    double device_seconds, program_seconds, read_seconds, copy_seconds, output_seconds;
+    int64_t input_rows;        /* the inputs' rows read */
+    int64_t input_bytes;       /* the bytes of the input columns the program reads */
+    /* with rf_run_options.profile: bytes the kernels read and wrote (the
+    ** columns each uses, at their stored widths, once per row it touches,
+    ** and 8 bytes per row-index entry), summed over the kernels; -1
+    ** without profile */
+    int64_t kernel_bytes_in, kernel_bytes_out;
+    int64_t cpu_fused;         /* CPU: grouped totals run (a map, its group and
+                               ** reduce in one pass) */
+    /* the GPU (0 on the CPU): */
+    int64_t h2d_bytes, d2h_bytes; /* bytes copied host to device and back */
+    int64_t gpu_peak_bytes;    /* the most device memory the run's values held at once */
+    int64_t gpu_fused;         /* fused kernels run (each run of one counts) */
+    int64_t gpu_memory_cap;    /* the cap on device memory (rf_run_options.gpu_memory
+                               ** or the settings); 0: none */
+    int64_t gpu_values_moved;  /* values moved to host memory for room under it */
+    int64_t gpu_kernels_in_ranges;     /* kernels run in row ranges for room */
+    int64_t gpu_kernels_in_partitions; /* group-bys and sorts run in key partitions for room */
+    /* inputs kept between runs (rf_database_keep_inputs): columns found on
+    ** the device from earlier runs (not copied) and copied now, with bytes */
+    int64_t gpu_cache_hits, gpu_cache_misses, gpu_cache_hit_bytes, gpu_cache_miss_bytes;
+} rf_run_stats;
+/* Fills *out (above) with res's figures. REDFOX_MISUSE for a NULL argument
+** or a size too small for device (a size not set). */
+REDFOX_API int rf_result_stats(const rf_result *res, rf_run_stats *out);
+
+/* Describes device (REDFOX_DEVICE_CPU or REDFOX_DEVICE_GPU) into text (n
+** bytes, NUL-terminated, cut to fit): the GPU's name and figures ("NVIDIA
+** H100 80GB HBM3 (sm_90, 132 SMs, 79 GiB, driver 13.0)") or why there is
+** no usable one; the CPU's model name ("CPU" where the system does not
+** say). Returns 1 when a run can use the device, 0 when not (and for
+** another device number). The first call for the GPU starts its driver
+** (about 0.3 s, once per process). text may be NULL when n is 0. */
+REDFOX_API int rf_device_info(int device, char *text, size_t n);
 
 /* ---- Apache Arrow C Data Interface ----------------------------------------
 ** The structs below are the ABI that Apache Arrow specifies

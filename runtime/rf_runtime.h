@@ -148,6 +148,7 @@ typedef struct rf_rt_result {
     int32_t nstats;
     double load_seconds, run_seconds;
     const char *device;        /* where it ran */
+    int gpu_fell_back;         /* the GPU ran out of memory for the run's data: it ran on the CPU (device "cpu") */
     uint64_t gpu_peak_bytes;   /* GPU: the most device memory the run's values held at once */
     int32_t gpu_fused;         /* GPU: fused kernels run (each run of one counts) */
     int64_t cpu_fused;         /* CPU: grouped totals run (a map, its group and reduce in one pass) */

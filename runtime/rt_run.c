@@ -660,7 +660,7 @@ static rf_status run(const rf_hir_program *p, const rf_rt_options *o, rf_rt_resu
     int ranks = rf_rt_dist_world_size(o->world) > 1;
     if (ranks && o->device == RF_RT_DEVICE_GPU) return run_ranks_on_gpus(p, o, out, d);
     rf_rt_place_choice ch;
-    int chosen = 0;
+    int chosen = 0, fell_back = 0;
     if (o->device == RF_RT_DEVICE_AUTO && !ranks) {
         /* the choice first, from the model and the inputs' sizes alone: where
         ** the CPU wins, the GPU's driver is not even loaded (loading
@@ -736,10 +736,12 @@ static rf_status run(const rf_hir_program *p, const rf_rt_options *o, rf_rt_resu
                 if (gd.items[i].sev == RF_SEV_ERROR)
                     rf_diag_add(d, RF_SEV_WARNING, gd.items[i].loc, "%s: running on the CPU instead", gd.items[i].msg);
             rf_diags_free(&gd);
+            fell_back = 1;
         }
     }
     rf_status st = rf_rt_run_on(&rf_rt_cpu_device, p, o, out, d);
     if (chosen) place_note(*out, &ch, 1, 1);
+    if (*out) (*out)->gpu_fell_back = fell_back;
     return st;
 }
 

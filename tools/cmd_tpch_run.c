@@ -110,38 +110,6 @@ typedef struct run_opts {
     double compile_s[NQUERIES + 1];
 } run_opts;
 
-/* Query q's program: the embedded schema.logic and qNN.logic compiled
-** together by the library; *qpath names the query's source. A query not
-** built into this redfox is an error on d. */
-static int compile_query(int q, rf_program **p, const char **qpath, rf_diags *d)
-{
-    char fname[32];
-    snprintf(fname, sizeof fname, "q%02d.logic", q);
-    const rf_tpch_source *schema = rf_tpch_find_source("schema.logic"), *query = rf_tpch_find_source(fname);
-    *qpath = query ? query->path : fname;
-    if (!schema || !query) {
-        rf_error(d, rf_mkloc(fname, 0, 0), "%s is not built into this redfox", !schema ? "schema.logic" : fname);
-        return REDFOX_INTERNAL;
-    }
-    const char *names[2] = {schema->path, query->path};
-    const char *texts[2] = {schema->text, query->text};
-    int64_t lens[2] = {schema->len, query->len};
-    return rf_compile_buffers_v2(names, texts, lens, 2, NULL, p);
-}
-
-/* The command's own messages (d) as the library's records. */
-static const rf_diagnostic *local_diag(const void *obj, int64_t i)
-{
-    static rf_diagnostic g;
-    const rf_diag *x = &((const rf_diags *)obj)->items[i];
-    g.severity = x->sev == RF_SEV_ERROR ? REDFOX_SEV_ERROR : x->sev == RF_SEV_WARNING ? REDFOX_SEV_WARNING : REDFOX_SEV_NOTE;
-    g.file = x->loc.file ? x->loc.file : "";
-    g.line = x->loc.line;
-    g.column = x->loc.col;
-    g.message = x->msg;
-    return &g;
-}
-
 /* A failed query: "qNN failed:" (but for options that every query
 ** refuses: said once), then its messages. */
 static void report_failure(const char *qname, int code, const void *obj, int64_t n, rf_tool_diag_at_fn at)
@@ -152,28 +120,6 @@ static void report_failure(const char *qname, int code, const void *obj, int64_t
 
 static const rf_diagnostic *program_diag(const void *p, int64_t i) { return rf_program_diag(p, i); }
 static const rf_diagnostic *database_diag(const void *db, int64_t i) { return rf_database_diag(db, i); }
-
-/* A query's warnings (its compile's, its run's), and its notes ("running
-** on the GPU: ...") only the first time: 22 queries would say the same 22
-** times. */
-static void print_run_notes(const rf_program *p, const rf_database *db)
-{
-    static int noted;
-    rf_diags keep;
-    rf_diags_init(&keep);
-    int64_t np = rf_program_diag_count(p), n = np + rf_database_diag_count(db);
-    for (int64_t i = 0; i < n; i++) {
-        const rf_diagnostic *g = i < np ? rf_program_diag(p, i) : rf_database_diag(db, i - np);
-        if (g->severity == REDFOX_SEV_NOTE && noted) continue;
-        rf_severity sev = g->severity == REDFOX_SEV_ERROR     ? RF_SEV_ERROR
-                     : g->severity == REDFOX_SEV_WARNING ? RF_SEV_WARNING
-                                                         : RF_SEV_NOTE;
-        rf_diag_add(&keep, sev, rf_mkloc(g->file[0] ? g->file : NULL, g->line, g->column), "%s", g->message);
-    }
-    noted = 1;
-    rf_diags_print(&keep, stderr);
-    rf_diags_free(&keep);
-}
 
 /* Compiles (or takes ro->progs[q], compiled ahead), runs (repeat times),
 ** writes or prints, and checks query q. Returns 1 when all went well. */
@@ -201,7 +147,7 @@ static int run_query(int q, run_opts *ro, qstat *qs, rf_file_out *file)
         code = REDFOX_OK;
         qs->compile_s = ro->compile_s[q];
     } else {
-        code = compile_query(q, &p, &qpath, &d);
+        code = rf_tpch_compile_program(q, &p, &qpath, &d);
         qs->compile_s = rf_now() - t0;
     }
     const char *outname = code || !rf_program_output_count(p) ? NULL : rf_program_output_name(p, 0);
@@ -210,7 +156,7 @@ static int run_query(int q, run_opts *ro, qstat *qs, rf_file_out *file)
         code = REDFOX_ERROR;
     }
     if (code) {
-        if (d.count) report_failure(qname, code, &d, d.count, local_diag);
+        if (d.count) report_failure(qname, code, &d, d.count, rf_tpch_local_diag);
         else report_failure(qname, code, p, rf_program_diag_count(p), program_diag);
         qs->usage = code == REDFOX_MISUSE;
         qs->check = "ERROR";
@@ -246,7 +192,7 @@ static int run_query(int q, run_opts *ro, qstat *qs, rf_file_out *file)
     }
     if (out < 0) {
         rf_error(&d, rf_mkloc(qpath, 0, 0), "the run produced no output '%s'", outname);
-        report_failure(qname, REDFOX_INTERNAL, &d, d.count, local_diag);
+        report_failure(qname, REDFOX_INTERNAL, &d, d.count, rf_tpch_local_diag);
         qs->check = "ERROR";
         goto done;
     }
@@ -259,7 +205,8 @@ static int run_query(int q, run_opts *ro, qstat *qs, rf_file_out *file)
     snprintf(qs->device, sizeof qs->device, "%s", rf_result_device(res));
     qs->load_s = rf_tpch_median(loads, ro->repeat);
     qs->run_s = rf_tpch_median(runs, ro->repeat);
-    print_run_notes(p, ro->db);
+    static int noted;
+    rf_tpch_print_notes(p, ro->db, &noted);
     ok = 1;
 
     /* the answers' format: '|'-separated under a header row */
@@ -486,7 +433,7 @@ int rf_tool_tpch_run(int argc, char **argv)
         const char *qpath = NULL;
         double c0 = rf_now();
         rf_program *p = NULL;
-        if (compile_query(q, &p, &qpath, &cd) == REDFOX_OK && rf_program_output_count(p) > 0) {
+        if (rf_tpch_compile_program(q, &p, &qpath, &cd) == REDFOX_OK && rf_program_output_count(p) > 0) {
             ro.progs[q] = p;
             ro.compile_s[q] = rf_now() - c0;
         } else {

@@ -1,9 +1,12 @@
 /*
 ** tools/tpch_tool.c: what `redfox tpch run` and `redfox tpch bench` share:
-** the query list option, the built-in query sources and medians.
+** the query list option, the built-in query sources (compiled through the
+** library, and by the stages for rf_tpch_prepare_gpu), a query's notes
+** printed once, and medians.
 */
 #include "tpch_tool.h"
 #include "pipeline.h"
+#include "redfox.h"
 #include "rf_rt_gpu.h"
 #include "rf_rt_place.h"
 
@@ -133,14 +136,47 @@ double rf_tpch_median(double *v, int n)
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+int rf_tpch_compile_program(int q, rf_program **p, const char **qpath, rf_diags *d)
+{
+    char fname[32];
+    snprintf(fname, sizeof fname, "q%02d.logic", q);
+    const rf_tpch_source *schema = rf_tpch_find_source("schema.logic"), *query = rf_tpch_find_source(fname);
+    if (qpath) *qpath = query ? query->path : fname;
+    if (!schema || !query) {
+        rf_error(d, rf_mkloc(fname, 0, 0), "%s is not built into this redfox", !schema ? "schema.logic" : fname);
+        return REDFOX_INTERNAL;
+    }
+    const char *names[2] = {schema->path, query->path};
+    const char *texts[2] = {schema->text, query->text};
+    int64_t lens[2] = {schema->len, query->len};
+    return rf_compile_buffers_v2(names, texts, lens, 2, NULL, p);
+}
 
-void rf_tpch_print_diags(const rf_diags *d, int *noted)
+const rf_diagnostic *rf_tpch_local_diag(const void *obj, int64_t i)
+{
+    static rf_diagnostic g;
+    const rf_diag *x = &((const rf_diags *)obj)->items[i];
+    g.severity = x->sev == RF_SEV_ERROR ? REDFOX_SEV_ERROR : x->sev == RF_SEV_WARNING ? REDFOX_SEV_WARNING : REDFOX_SEV_NOTE;
+    g.file = x->loc.file ? x->loc.file : "";
+    g.line = x->loc.line;
+    g.column = x->loc.col;
+    g.message = x->msg;
+    return &g;
+}
+
+void rf_tpch_print_notes(const rf_program *p, const rf_database *db, int *noted)
 {
     rf_diags keep;
     rf_diags_init(&keep);
-    for (int64_t i = 0; i < d->count; i++)
-        if (d->items[i].sev != RF_SEV_NOTE || !*noted)
-            rf_diag_add(&keep, d->items[i].sev, d->items[i].loc, "%s", d->items[i].msg);
+    int64_t np = rf_program_diag_count(p), n = np + rf_database_diag_count(db);
+    for (int64_t i = 0; i < n; i++) {
+        const rf_diagnostic *g = i < np ? rf_program_diag(p, i) : rf_database_diag(db, i - np);
+        if (g->severity == REDFOX_SEV_NOTE && *noted) continue;
+        rf_severity sev = g->severity == REDFOX_SEV_ERROR     ? RF_SEV_ERROR
+                          : g->severity == REDFOX_SEV_WARNING ? RF_SEV_WARNING
+                                                              : RF_SEV_NOTE;
+        rf_diag_add(&keep, sev, rf_mkloc(g->file[0] ? g->file : NULL, g->line, g->column), "%s", g->message);
+    }
     *noted = 1;
     rf_diags_print(&keep, stderr);
     rf_diags_free(&keep);

@@ -5,8 +5,9 @@ put -> run -> rows, the Arrow PyCapsule interface read back through the
 module and, independently, through ctypes, errors with their diagnostics,
 a run over a data folder compared with what `redfox run` prints, and API
 level 2: compile options, compile_buffers, keep_inputs, Relation.write, the
-profile's text and progress reports; level 3's .rfx and dumps; level 4's
-transactions (Database.exec with a Batch).
+profile's text and progress reports; levels 3 and 4 (dumps, .rfx files, a
+run's figures, devices, a world of one process, transactions: Database.exec
+with a Batch).
 """
 import ctypes
 import datetime
@@ -365,6 +366,37 @@ lang:output[`link] = "link".
         check(cmd.returncode == 0 and lines[0] == "rich (%d rows)" % len(rich) and sorted(lines[2:2 + len(rich)]) == rich,
               "redfox exec on a copy: %r against %r" % (cmd.stdout, rich))
         db.close()
+def test_level4_stats():
+    """API level 4 through the module: Result.stats(), device_info(),
+    Database.forget_device(), and a World of one process (no mpirun)."""
+    check(redfox.api_level() >= 4, "api_level %d" % redfox.api_level())
+    db = redfox.Database()
+    db.put("edge", EDGES, ["int", "int"])
+    prog = redfox.compile(TRI, name="tri.logic")
+    st = db.run(prog, device="cpu").stats()
+    check(st["device"] == "cpu" and st["nranks"] == 1 and st["gpu_fell_back"] is False, "stats %r" % st)
+    check(st["input_rows"] == len(EDGES) and st["run_seconds"] > 0 and st["kernel_bytes_in"] == -1, "stats %r" % st)
+    st = db.run(prog, device="cpu", profile=True).stats()
+    check(st["kernel_bytes_in"] >= len(EDGES) * 16 and st["h2d_bytes"] == 0, "profiled stats %r" % st)
+    ok, text = redfox.device_info("cpu")
+    check(ok and text, "device_info cpu: %r" % text)
+    ok, text = redfox.device_info("gpu")
+    check(isinstance(ok, bool) and text, "device_info gpu: %r" % text)
+    try:
+        redfox.device_info("tpu")
+        check(False, "device_info of an unknown device raises")
+    except redfox.Error as e:
+        check(e.code == 2, e.message)
+    db.forget_device()  # nothing kept: nothing to do
+    with redfox.World.mpi() as w:  # not under mpirun: this process alone
+        check(w.size == 1 and w.rank == 0 and w.local_size == 1, "a world of one")
+        res = db.run(prog, device="cpu", world=w)
+        check(res["tri"].rows() == [(1, 2, 3), (2, 3, 4)], "a run with a world of one")
+    try:
+        db.run(prog, world=w)
+        check(False, "a run with an ended world raises")
+    except redfox.Error as e:
+        check(e.code == 2, e.message)
 
 
 rel = test_types()
@@ -373,6 +405,7 @@ test_errors()
 test_folder(sys.argv[1], sys.argv[2])
 test_level2(sys.argv[1])
 test_level3(sys.argv[1])
+test_level4_stats()
 if redfox.rf_api_level() >= 4:
     test_level4(sys.argv[1])
 print("ok" if not failures else "%d failed" % failures)

@@ -24,6 +24,10 @@ A redfox database (`redfox import`) is kept up to date by transactions:
     res = db.exec(prog, redfox.Batch().insert("edge", [(3, 4)], ["int", "int"]))
     res.transaction.incremental            # True: derived predicates maintained by delta rules
 
+Several MPI ranks (a script started by `mpirun -np N python3 app.py`) run
+one program together: w = redfox.World.mpi(), then db.run(prog, world=w) on
+every rank (rank 0's result holds the outputs), and w.end() at the end.
+
 Values: int -> int, float -> float, decimal -> decimal.Decimal, string ->
 str, boolean -> bool, date -> datetime.date. Errors raise redfox.Error (its
 .diagnostics: file, line, column, severity, message); compile errors raise
@@ -40,8 +44,8 @@ from collections import namedtuple
 
 from ._libpath import LIBRARY
 
-__all__ = ["Error", "CompileError", "Diagnostic", "Program", "Database", "Batch", "Transaction", "Result", "Relation", "compile",
-           "compile_files", "compile_buffers", "run", "version", "TYPES"]
+__all__ = ["Error", "CompileError", "Diagnostic", "Program", "Database", "Batch", "Transaction", "Result", "Relation",
+           "World", "compile", "compile_files", "compile_buffers", "run", "version", "api_level", "device_info", "TYPES"]
 
 _lib = ctypes.CDLL(LIBRARY if os.path.isabs(LIBRARY)
                    else os.path.join(os.path.dirname(os.path.abspath(__file__)), LIBRARY))
@@ -79,7 +83,22 @@ class _RunOptions(ctypes.Structure):
                 ("trace_file", c_char_p),
                 # API level 2
                 ("progress", _ProgressFn), ("progress_user", c_void_p), ("cache_dir", c_char_p),
-                ("gpu_memory", ctypes.c_uint64), ("trace", c_void_p)]
+                ("gpu_memory", ctypes.c_uint64), ("trace", c_void_p), ("process_exits", c_int),
+                # API level 3
+                ("world", c_void_p)]
+
+
+class _RunStats(ctypes.Structure):  # API level 4: rf_run_stats
+    _fields_ = [("size", c_size_t), ("device", c_char_p), ("gpu_fell_back", c_int), ("rank", c_int32),
+                ("nranks", c_int32), ("load_seconds", c_double), ("run_seconds", c_double),
+                ("device_seconds", c_double), ("program_seconds", c_double), ("read_seconds", c_double),
+                ("copy_seconds", c_double), ("output_seconds", c_double), ("input_rows", c_int64),
+                ("input_bytes", c_int64), ("kernel_bytes_in", c_int64), ("kernel_bytes_out", c_int64),
+                ("cpu_fused", c_int64), ("h2d_bytes", c_int64), ("d2h_bytes", c_int64),
+                ("gpu_peak_bytes", c_int64), ("gpu_fused", c_int64), ("gpu_memory_cap", c_int64),
+                ("gpu_values_moved", c_int64), ("gpu_kernels_in_ranges", c_int64),
+                ("gpu_kernels_in_partitions", c_int64), ("gpu_cache_hits", c_int64), ("gpu_cache_misses", c_int64),
+                ("gpu_cache_hit_bytes", c_int64), ("gpu_cache_miss_bytes", c_int64)]
 
 
 class _CompileOptions(ctypes.Structure):
@@ -210,6 +229,19 @@ if rf_api_level() >= 4:
     rf_result_exec_derived = _fn("rf_result_exec_derived", c_char_p, _P, c_int32, POINTER(c_int64), POINTER(c_int64),
                                  POINTER(c_char_p))
     rf_result_exec_profile = _fn("rf_result_exec_profile", c_char_p, _P)
+# API level 3: ranks
+rf_world_mpi = _fn("rf_world_mpi", c_int, c_void_p, c_void_p, POINTER(_P))
+rf_world_rank = _fn("rf_world_rank", c_int, _P)
+rf_world_size = _fn("rf_world_size", c_int, _P)
+rf_world_local_size = _fn("rf_world_local_size", c_int, _P)
+rf_world_errmsg = _fn("rf_world_errmsg", c_char_p, _P)
+rf_world_diag_count = _fn("rf_world_diag_count", c_int64, _P)
+rf_world_diag = _fn("rf_world_diag", POINTER(_Diag), _P, c_int64)
+rf_world_end = _fn("rf_world_end", None, _P, c_int)
+# API level 4: a run's figures, the devices, kept inputs' GPU copies
+rf_result_stats = _fn("rf_result_stats", c_int, _P, POINTER(_RunStats))
+rf_device_info = _fn("rf_device_info", c_int, c_int, c_char_p, c_size_t)
+rf_database_forget_device = _fn("rf_database_forget_device", c_int, _P)
 
 # ---- capsules (the Arrow PyCapsule interface) ---------------------------------
 
@@ -293,6 +325,79 @@ def _diags(count, get, handle):
 def version():
     """The library's version, "0.1.0"."""
     return rf_libversion().decode()
+
+
+def api_level():
+    """The library's interface level (rf_api_level): 4 has World, Result.stats(),
+    Database.forget_device() and device_info()."""
+    return rf_api_level()
+
+
+def device_info(device):
+    """(usable, text) for device "cpu" or "gpu" (rf_device_info): whether a run
+    can use it, and its name and figures, or why there is no usable GPU. The
+    first call for the GPU starts its driver."""
+    if device not in ("cpu", "gpu"):
+        raise Error(2, "redfox: device_info: device is 'cpu' or 'gpu', not %r" % (device,))
+    buf = ctypes.create_string_buffer(512)
+    ok = rf_device_info(_DEVICES[device], buf, len(buf))
+    return bool(ok), buf.value.decode(errors="replace")
+
+
+# ---- ranks ----------------------------------------------------------------------
+
+class World:
+    """The MPI ranks this process runs with: World.mpi() joins the ranks
+    `mpirun -np N` started (a process mpirun did not start is a world of one
+    rank, and MPI is not started). Give it to Database.run(..., world=w) on
+    every rank with the same program and data: rank 0's result holds the
+    outputs' rows (the other ranks' list the same outputs, empty). end() once every run is over: it
+    ends MPI; a world not ended is ended when the object is collected. One
+    world per process, made and ended on one thread."""
+
+    def __init__(self, handle):
+        self._h = handle
+
+    @classmethod
+    def mpi(cls):
+        h = c_void_p()
+        code = rf_world_mpi(None, None, ctypes.byref(h))
+        if code:
+            msg = rf_world_errmsg(h).decode() if h else "out of memory"
+            diags = _diags(rf_world_diag_count, rf_world_diag, h) if h else []
+            rf_world_end(h, 0)
+            raise Error(code, msg, diags)
+        return cls(h)
+
+    @property
+    def rank(self):
+        """This process's rank in [0, size)."""
+        return rf_world_rank(self._h)
+
+    @property
+    def size(self):
+        """The ranks' count."""
+        return rf_world_size(self._h)
+
+    @property
+    def local_size(self):
+        """The ranks on this host (they share its cores: divide threads among them)."""
+        return rf_world_local_size(self._h)
+
+    def end(self, exit_code=0, _end=rf_world_end):
+        """Ends the world (MPI_Finalize). When a run's exchange timed out, every
+        rank is aborted with exit_code instead (this call does not return)."""
+        if getattr(self, "_h", None):
+            h, self._h = self._h, None
+            _end(h, exit_code)
+
+    __del__ = end
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.end()
 
 
 # ---- programs -----------------------------------------------------------------
@@ -583,13 +688,18 @@ class Database:
         """Forgets a relation given by put or put_arrow: runs read its file again."""
         self._check(rf_database_drop(self._h, name.encode()))
 
+    def forget_device(self):
+        """Frees what the GPU holds of the kept inputs (rf_database_forget_device):
+        the next run copies them to the device again, as a first run does."""
+        self._check(rf_database_forget_device(self._h))
+
     def keep_inputs(self, on=True):
         """Keeps the inputs runs read for the runs after them (rf_database_keep_inputs):
         a program run repeatedly reads its files once; off forgets them."""
         self._check(rf_database_keep_inputs(self._h, 1 if on else 0))
 
     def run(self, program, device="auto", threads=0, max_iterations=0, no_fuse=False, settings=None, trace=None,
-            profile=False, progress=None, cache_dir=None, gpu_memory=0):
+            profile=False, progress=None, cache_dir=None, gpu_memory=0, world=None):
         """Runs program (a Program, or LogiQL text) and returns its Result.
         trace: a file path for the run's timeline (Chrome trace-event JSON).
         profile: collect per-kernel statistics (Result.profile_text()).
@@ -597,7 +707,9 @@ class Database:
         runs (kind "fixpoint" or "load", done, seconds, and round, preds, rows
         or input, path, phase, bytes_done, bytes_total).
         cache_dir: where --device auto's placement model and the GPU's code
-        cache live ("": none). gpu_memory: cap the GPU memory, in bytes."""
+        cache live ("": none). gpu_memory: cap the GPU memory, in bytes.
+        world: a World; every rank runs the same program on the same data and
+        rank 0's result holds the outputs."""
         if isinstance(program, str):
             program = compile(program)
         o = _RunOptions()
@@ -617,6 +729,10 @@ class Database:
         if cache_dir is not None:
             o.cache_dir = os.fsencode(cache_dir)
         o.gpu_memory = gpu_memory
+        if world is not None:
+            if not isinstance(world, World) or not world._h:
+                raise Error(2, "redfox: world is a World not yet ended")
+            o.world = world._h
         errors = []
         if progress is not None:
             def relay(_user, p):
@@ -707,6 +823,25 @@ class Result:
 
     def names(self):
         return [r.name for r in self._rels]
+
+    def stats(self):
+        """The run's figures (rf_result_stats) as a dict: device, gpu_fell_back,
+        rank, nranks, load_seconds, run_seconds, the load's phases (device_,
+        program_, read_, copy_, output_seconds), input_rows, input_bytes,
+        kernel_bytes_in/out (-1 unless run with profile=True), and the GPU's
+        copies, peak memory and input cache (docs/API.md)."""
+        s = _RunStats()
+        s.size = ctypes.sizeof(s)
+        code = rf_result_stats(self._h, ctypes.byref(s))
+        if code:
+            raise Error(code, "redfox: cannot read the run's figures")
+        out = {}
+        for name, _ in _RunStats._fields_[1:]:
+            if _RunStats.__dict__[name].offset + _RunStats.__dict__[name].size > s.size:
+                break  # an older library: fields it does not know
+            v = getattr(s, name)
+            out[name] = v.decode() if isinstance(v, bytes) else bool(v) if name == "gpu_fell_back" else v
+        return out
 
     def profile_text(self):
         """The profile as `redfox run --profile` prints it (run with profile=True
