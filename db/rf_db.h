@@ -4,7 +4,8 @@
 ** import` and `redfox tpch gen --format db` and read by `--data DB`.
 **
 ** Owns: the format (the manifest's encoding and validation, CRC-32C), the
-** writer (a temporary directory renamed into place on commit) and the reader
+** writer (a temporary directory renamed into place on commit, or rows
+** appended to a database in place under a new manifest) and the reader
 ** (the manifest decoded and checked; columns and dictionaries memory-mapped
 ** and verified on demand). Value layouts are those of the runtime
 ** (runtime/rf_rt_data.h): int and decimal int64 (decimal scaled by 10^6),
