@@ -697,18 +697,35 @@ static void test_in_place(const char *base)
     rf_db_close(db);
     /* then committed in two appends: the tail cut off, the reference's bytes */
     ip_grow(dir, 70000, 140000, 1, &tid, &d);
+    /* beside it, the same rows appended copy on write (the files cloned
+    ** or copied into a new folder, plain strings too) */
+    char *cow = rf_sprintf("%s/ipcow", base);
+    rf_db_writer *w = NULL;
+    int32_t uid = -1;
+    CHECK(rf_db_open(dir, &db, &d) == RF_OK && rf_db_writer_new(cow, "test", &w, &d) == RF_OK);
+    CHECK(db && w && rf_db_writer_table_from(w, db, &db->tables[0], 1, &tid, &d) == RF_OK && tid == 0);
+    if (db && w && tid == 0) {
+        ip_append(w, tid, 140000, IP_N, &d);
+        CHECK(rf_db_writer_table_from(w, db, &db->tables[1], 0, &uid, &d) == RF_OK && uid == 1);
+        CHECK(rf_db_writer_commit(w, &d) == RF_OK);
+    }
+    rf_db_writer_free(w);
+    rf_db_close(db);
     ip_grow(dir, 140000, IP_N, 1, &tid, &d);
     CHECK(inode_of(dir, "t00000.c00000.col", &sz1) == ino && sz1 == IP_N * 8);
     const char *files[] = {RF_DB_MANIFEST, "t00000.c00000.col", "t00000.c00001.col", "t00000.c00001.str", "t00001.c00000.col",
                            "t00001.c00000.dict"};
-    for (int f = 0; f < 6; f++) {
-        long na = 0, nb = 0;
-        char *a = slurp(dir, files[f], &na), *b = slurp(ref, files[f], &nb);
-        CHECK(a && b && na == nb && !memcmp(a, b, (size_t)na));
-        if (!(a && b && na == nb && !memcmp(a, b, (size_t)na))) fprintf(stderr, "  %s differs\n", files[f]);
-        free(a);
-        free(b);
-    }
+    for (int k = 0; k < 2; k++)
+        for (int f = 0; f < 6; f++) {
+            long na = 0, nb = 0;
+            char *a = slurp(k ? cow : dir, files[f], &na), *b = slurp(ref, files[f], &nb);
+            int same = a && b && na == nb && !memcmp(a, b, (size_t)na);
+            CHECK(same);
+            if (!same) fprintf(stderr, "  %s of %s differs\n", files[f], k ? "ipcow" : "ip");
+            free(a);
+            free(b);
+        }
+    free(cow);
     /* a file another folder shares (a hard link): not in place */
     char *col = rf_sprintf("%s/t00000.c00000.col", dir), *other = rf_sprintf("%s/shared.col", base);
     CHECK(link(col, other) == 0);
