@@ -190,11 +190,11 @@ static int open_in_place(const char *dir, const char *name, uint64_t size, int *
 {
     char *path = rf_sprintf("%s/%s", dir, name);
     *fd = path ? open(path, O_WRONLY | O_CLOEXEC) : -1;
-    int e = path ? errno : ENOMEM;
+    int e = path ? errno : ENOMEM, r = -1;
     free(path);
     struct stat sb;
-    int r = *fd < 0 ? -1 : fstat(*fd, &sb) != 0 ? -1 : !S_ISREG(sb.st_mode) || sb.st_nlink != 1 || (uint64_t)sb.st_size < size ? 0 : 1;
-    if (*fd >= 0) e = errno;
+    if (*fd >= 0 && fstat(*fd, &sb) != 0) e = errno;
+    else if (*fd >= 0) r = S_ISREG(sb.st_mode) && sb.st_nlink == 1 && (uint64_t)sb.st_size >= size;
     if (r > 0 && (uint64_t)sb.st_size > size && ftruncate(*fd, (off_t)size) != 0) r = -1, e = errno;
     if (r > 0 && lseek(*fd, (off_t)size, SEEK_SET) != (off_t)size) r = -1, e = errno;
     if (r <= 0 && *fd >= 0) close(*fd), *fd = -1;
@@ -979,7 +979,8 @@ static rf_status commit_in_place(rf_db_writer *w, rf_diags *d)
     char *mpath = rf_sprintf("%s/%s", w->tmp_dir, RF_DB_MANIFEST);
     rf_status st = m.oom || !npath || !mpath ? RF_ENOMEM : RF_OK;
     int fd = st ? -1 : open(npath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-    if (!st && (fd < 0 || write_all(fd, m.data, m.len) || fsync(fd) != 0)) st = io_error(d, npath, "write the manifest");
+    if (!st && (fd < 0 || write_all(fd, m.data, m.len) || fsync(fd) != 0))
+        st = io_error(d, npath, "write the manifest");
     if (fd >= 0 && close(fd) != 0 && !st) st = io_error(d, npath, "write the manifest");
     if (!st && rename(npath, mpath) != 0) st = io_error(d, mpath, "replace the manifest");
     if (!st) {

@@ -713,8 +713,8 @@ static void test_in_place(const char *base)
     rf_db_close(db);
     ip_grow(dir, 140000, IP_N, 1, &tid, &d);
     CHECK(inode_of(dir, "t00000.c00000.col", &sz1) == ino && sz1 == IP_N * 8);
-    const char *files[] = {RF_DB_MANIFEST, "t00000.c00000.col", "t00000.c00001.col", "t00000.c00001.str", "t00001.c00000.col",
-                           "t00001.c00000.dict"};
+    const char *files[] = {RF_DB_MANIFEST,      "t00000.c00000.col", "t00000.c00001.col",
+                           "t00000.c00001.str", "t00001.c00000.col", "t00001.c00000.dict"};
     for (int k = 0; k < 2; k++)
         for (int f = 0; f < 6; f++) {
             long na = 0, nb = 0;
