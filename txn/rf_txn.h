@@ -60,6 +60,8 @@ typedef struct rf_txn {
     ** checking their CRC-32Cs, seconds copying them out), and the commit's
     ** rows and column bytes written (carried-over rows not counted) */
     int64_t read_bytes, commit_rows, commit_bytes;
+    int commit_in_place;             /* the commit appended to the database's files in place */
+    int64_t commit_in_place_bytes;   /* ... this many bytes */
     double read_check_seconds, read_copy_seconds;
     void *batches;           /* txn_batch.c's state while batches are applied */
     double t_read, t_parse, t_resolve; /* the batches' files read, parsed, resolved (s, --profile) */

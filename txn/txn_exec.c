@@ -492,6 +492,8 @@ static rf_status report(exec_ctx *x, rf_txn_report *rep, const char *db_dir, int
         rf_buf_printf(b, "exec:   %s: %lld -> %lld tuples (table %s)\n", r->name, (long long)r->before,
                       (long long)r->after, r->stored ? r->stored : "-");
     }
+    if (x->t.commit_in_place)
+        rf_buf_printf(b, "exec: commit: appended %lld bytes in place\n", (long long)x->t.commit_in_place_bytes);
     rf_buf_printf(b,
                   "exec: compile %.3f ms, read the database %.3f ms (%.1f MB of columns: mapped and CRC-32C checked "
                   "%.3f ms, copied out %.3f ms), outputs %.3f ms, commit %.3f ms (%lld rows, %.1f MB written), "
