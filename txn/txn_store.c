@@ -21,6 +21,7 @@
 */
 #include "rf_txn.h"
 
+#include "rf_rt_input.h"
 #include "rf_sys.h"
 
 #include <stdlib.h>
@@ -90,6 +91,16 @@ static rf_status read_table(rf_txn *t, const rf_db *db, const rf_db_table *tb, c
     rf_status st = rf_rt_rel_alloc(out, p->arity, p->types, 0);
     if (!st) out->nrows = tb->nrows;
     for (int32_t c = 0; c < p->arity && !st && tb->nrows; c++) {
+        if (tb->cols[c].type == RF_TYPE_STRING && tb->cols[c].enc == RF_DB_ENC_PLAIN) {
+            /* a plain string column: its rows interned one by one */
+            double t0 = rf_now();
+            uint32_t *codes = NULL;
+            st = rf_rt_db_load_strings(db, tb, c, NULL, t->dict, t->threads, &codes, d);
+            out->cols[c] = codes;
+            t->read_bytes += tb->nrows * rf_rt_type_width(p->types[c]);
+            t->read_copy_seconds += rf_now() - t0;
+            continue;
+        }
         rf_db_map m = {0, 0};
         const void *data = NULL;
         double t0 = rf_now();
