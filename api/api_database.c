@@ -69,6 +69,14 @@ int rf_database_keep_inputs(rf_database *db, int on)
     return REDFOX_OK;
 }
 
+int rf_database_forget_device(rf_database *db)
+{
+    if (!db) return REDFOX_MISUSE;
+    api_diags_clear(&db->diags);
+    rf_rt_cache_forget_device(db->kept);
+    return REDFOX_OK;
+}
+
 void rf_close(rf_database *db)
 {
     if (!db) return;
@@ -295,7 +303,7 @@ static rf_status put_input(rf_database *db, api_table *t, const rf_hir_var *v, r
 }
 
 /* The settings "NAME=VALUE,NAME=VALUE" into t. */
-static rf_status apply_settings(const char *s, rf_rt_tuning *t, rf_diags *d)
+rf_status api_apply_settings(const char *s, rf_rt_tuning *t, rf_diags *d)
 {
     while (s && *s) {
         const char *end = strchr(s, ',');
@@ -313,8 +321,6 @@ static rf_status apply_settings(const char *s, rf_rt_tuning *t, rf_diags *d)
     }
     return RF_OK;
 }
-
-rf_status api_result_new(rf_rt_result *rr, rf_result **out);
 
 /* The run's events to the trace_file's log and the caller's rf_trace, each where set. */
 typedef struct trace_pair {
@@ -454,13 +460,20 @@ int rf_run(rf_database *db, const rf_program *prog, const rf_run_options *opt, r
     ro.rfx_file = prog->rfx_name;
     ro.world = o.world ? o.world->dist : NULL;
     ro.process_exits = o.process_exits;
+    ro.runs = o.runs;
+    ro.later_runs = o.later_runs;
+    /* the later programs' plans (those that compiled) */
+    const rf_hir_program **later = o.nlater > 0 && o.later ? rf_calloc((size_t)o.nlater, sizeof *later) : NULL;
+    for (int32_t i = 0; later && i < o.nlater; i++)
+        if (o.later[i] && o.later[i]->hir) later[ro.nlater++] = o.later[i]->hir;
+    ro.later = later;
     progress_relay relay = {o.progress, o.progress_user};
     if (o.progress) {
         ro.progress = relay_fixpoint;
         ro.load_progress = relay_load;
         ro.progress_ctx = &relay;
     }
-    rf_status st = apply_settings(o.settings, &tune, &d);
+    rf_status st = api_apply_settings(o.settings, &tune, &d);
     if (o.cache_dir) tune.cache_dir = o.cache_dir;
     if (o.gpu_memory) tune.gpu_memory = (int64_t)o.gpu_memory;
     /* A cache of this run only: it holds the relations given in memory as
@@ -494,6 +507,7 @@ int rf_run(rf_database *db, const rf_program *prog, const rf_run_options *opt, r
         if (!st) st = tst;
     }
     rf_rt_trace_log_free(&trace);
+    free(later);
     if (db->keep_inputs) { /* the cache stays the database's, also after a failed run */
         if (!st) st = own_dict(rr);
     } else if (cache) {

@@ -80,6 +80,12 @@ struct rf_program {
     rf_buf gpln;           /* a .rfx file's GPU kernel and fusion plans, else empty */
     const char *rfx_name;  /* the .rfx file's name (in arena), else NULL */
     api_diags diags;
+    /* the LogiQL texts compiled (in arena; names: the names given), for
+    ** rf_exec; nsrc 0: none (a .rfx program) */
+    const char *const *src_names;
+    const char **src_texts;
+    int64_t *src_lens;
+    int32_t nsrc;
     int32_t *inputs, *outputs; /* variable ids */
     int32_t ninputs, noutputs;
 };
@@ -91,10 +97,17 @@ typedef struct api_output {
     char **colnames;
 } api_output;
 
+struct rf_txn_report;
 struct rf_result {
     rf_rt_result *rr;      /* its outputs' rel.types point into outs[i].types */
     api_output *outs;
+    struct rf_txn_report *exec; /* a result of rf_exec: what its transaction did; NULL: of rf_run */
 };
+/* Takes rr: a result of its outputs (names, types, column names copied). */
+rf_status api_result_new(rf_rt_result *rr, rf_result **out);
+/* The settings "NAME=VALUE,NAME=VALUE" (rf_run_options.settings) into t;
+** RF_EUSAGE with an error in d for a bad one. */
+rf_status api_apply_settings(const char *s, rf_rt_tuning *t, rf_diags *d);
 
 /* The ranks of this process (rf_world_*): runtime/dist's world (NULL: one
 ** process alone) and the diagnostics of its start. */

@@ -97,8 +97,25 @@ static rf_status compile_texts(rf_program *p, const char *const *names, const ch
 {
     rf_ast_program *ast = NULL;
     rf_fe_program *fe = NULL;
-    rf_qp_options qo = {.no_lftj = o->no_lftj, .no_exists = o->no_opt || o->no_exists};
+    rf_qp_options qo = {.no_lftj = o->no_lftj, .no_exists = o->no_opt || o->no_exists, .no_partagg = o->no_partagg};
     int stop = o->stop_after;
+    /* the texts kept for rf_exec, which compiles them again with the
+    ** programs it generates and names the derived tables by them */
+    const char **keep_names = rf_arena_alloc(&p->arena, (size_t)n * sizeof *keep_names);
+    p->src_texts = rf_arena_alloc(&p->arena, (size_t)n * sizeof *p->src_texts);
+    p->src_lens = rf_arena_alloc(&p->arena, (size_t)n * sizeof *p->src_lens);
+    if (!keep_names || !p->src_texts || !p->src_lens) return RF_ENOMEM;
+    p->src_names = keep_names;
+    for (int32_t i = 0; i < n; i++) {
+        if (!(keep_names[i] = rf_arena_strdup(&p->arena, names[i]))) return RF_ENOMEM;
+        char *t = rf_arena_alloc(&p->arena, (size_t)lens[i] + 1);
+        if (!t) return RF_ENOMEM;
+        memcpy(t, texts[i], (size_t)lens[i]);
+        t[lens[i]] = 0;
+        p->src_texts[i] = t;
+        p->src_lens[i] = lens[i];
+    }
+    p->nsrc = n;
     rf_status st = rf_fe_load_sources(names, texts, lens, n, &p->arena, &ast, stop == REDFOX_STAGE_AST ? NULL : &fe, d);
     if (!st) p->ast = ast;
     if (!st) p->fe = fe;

@@ -7,13 +7,12 @@
 */
 #include "api_internal.h"
 #include "rf_rt_data.h"
+#include "rf_txn.h"
 #include "rf_value.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-rf_status api_result_new(rf_rt_result *rr, rf_result **out);
 
 void rf_result_free(rf_result *r)
 {
@@ -26,6 +25,8 @@ void rf_result_free(rf_result *r)
         free(o->colnames);
     }
     free(r->outs);
+    if (r->exec) rf_txn_report_free(r->exec);
+    free(r->exec);
     rf_rt_result_free(r->rr);
     free(r);
 }

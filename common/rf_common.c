@@ -61,6 +61,16 @@ void rf_diags_free(rf_diags *d)
     memset(d, 0, sizeof *d);
 }
 
+void rf_diags_truncate(rf_diags *d, int64_t count, int64_t nerrors)
+{
+    while (d->count > count) {
+        rf_diag *it = &d->items[--d->count];
+        free(it->msg);
+        free((char *)it->loc.file);
+    }
+    d->nerrors = nerrors;
+}
+
 int rf_diags_full(const rf_diags *d)
 {
     int64_t max = d->max_errors ? d->max_errors : 1000;

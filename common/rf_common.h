@@ -61,6 +61,9 @@ typedef struct rf_diags {
 
 void rf_diags_init(rf_diags *d);
 void rf_diags_free(rf_diags *d);
+/* Drops the diagnostics added after d held count of them, nerrors errors
+** (a failure that was handled: a request tried again another way). */
+void rf_diags_truncate(rf_diags *d, int64_t count, int64_t nerrors);
 /* Appends a diagnostic; printf-style message. Never fails (drops on OOM). */
 void rf_diag_add(rf_diags *d, rf_severity sev, rf_loc loc, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));

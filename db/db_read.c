@@ -201,9 +201,13 @@ static uint32_t verify(const void *p, uint64_t size, int width, rf_type type, ui
     return crc;
 }
 
-/* Opens and maps dir/file, which must be `size` bytes; populate: fault every
-** page in now (the whole file will be read by one thread). */
-static rf_status map_only(const rf_db *db, const char *file, uint64_t size, int populate, rf_db_map *m, rf_diags *d)
+/* Opens and maps the first `size` bytes of dir/file, which must have at
+** least that many (a column or strings file may run on: the tail of an
+** in-place append that was stopped before its manifest, no part of the
+** database) or, exact, exactly that many (a dictionary); populate: fault
+** every page in now (the whole file will be read by one thread). */
+static rf_status map_only_ex(const rf_db *db, const char *file, uint64_t size, int exact, int populate, rf_db_map *m,
+                             rf_diags *d)
 {
     m->addr = NULL;
     m->len = 0;
@@ -217,7 +221,7 @@ static rf_status map_only(const rf_db *db, const char *file, uint64_t size, int 
         rf_error(d, loc, "cannot read this file of the database: %s", strerror(errno));
         st = errno == ENOENT ? RF_EUSER : RF_EIO;
         if (fd >= 0) close(fd);
-    } else if (!S_ISREG(sb.st_mode) || (uint64_t)sb.st_size != size) {
+    } else if (!S_ISREG(sb.st_mode) || (uint64_t)sb.st_size < size || (exact && (uint64_t)sb.st_size != size)) {
         rf_error(d, loc, "truncated or damaged: the file is %lld bytes, the manifest says %llu", (long long)sb.st_size,
                  (unsigned long long)size);
         close(fd);
@@ -239,6 +243,11 @@ static rf_status map_only(const rf_db *db, const char *file, uint64_t size, int 
     return st;
 }
 
+static rf_status map_only(const rf_db *db, const char *file, uint64_t size, int populate, rf_db_map *m, rf_diags *d)
+{
+    return map_only_ex(db, file, size, 0, populate, m, d);
+}
+
 /* Maps dir/file, which must be `size` bytes with CRC-32C crc; for a column
 ** (width > 0) also finds the first row whose value its type does not allow
 ** (*bad, -1: none). Big files are checked by several threads at once, each
@@ -250,7 +259,7 @@ static rf_status map_file(const rf_db *db, const char *file, uint64_t size, uint
     int nthreads = verify_threads(size);
     /* one thread: the kernel maps every page at once; several: each faults
     ** its own piece in, in parallel */
-    rf_status st = map_only(db, file, size, nthreads <= 1, m, d);
+    rf_status st = map_only_ex(db, file, size, width == 0 /* a dictionary: exact */, nthreads <= 1, m, d);
     if (st) return st;
     if (verify(m->addr, size, width, type, dict_count, nthreads, bad) != crc) {
         char *path = rf_sprintf("%s/%s", db->dir, file);

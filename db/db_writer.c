@@ -11,6 +11,9 @@
 ** puts the directory in place. Until that rename nothing at DIR changes, and
 ** the temporary directory has no manifest until every column is on disk: a
 ** failed or killed writer leaves nothing that reads as a database.
+** In place (rf_db_writer_in_place): no temporary directory; a table's new
+** rows go past the old ends of its files, and a new manifest, written aside
+** and renamed over the old one, makes them part of the database.
 **
 ** Memory: a write buffer per column, the min/max of its blocks, and for a
 ** string column its distinct strings with a hash table (about 24 bytes an
@@ -49,6 +52,8 @@ typedef struct wcol {
     int64_t capoffs;
     uint32_t *codes;    /* scratch for one append */
     int64_t capcodes;
+    int in_place;       /* appended in place: synced when it ends */
+    uint64_t size0, ssize0; /* in place: the files' sizes before (--profile's bytes) */
 } wcol;
 
 struct rf_db_writer {
@@ -57,6 +62,8 @@ struct rf_db_writer {
     wcol **w;           /* per table: ncols states */
     int32_t captables;
     int committed;
+    int in_place;       /* the database at tmp_dir (= final_dir) is appended to in place */
+    int64_t in_place_bytes; /* bytes appended in place so far */
     uint32_t block_rows; /* of tables added from now on */
 };
 
@@ -122,6 +129,79 @@ rf_status rf_db_writer_new(const char *dir, const char *writer_version, rf_db_wr
     return RF_OK;
 }
 
+rf_status rf_db_writer_in_place(const rf_db *db, const char *writer_version, rf_db_writer **out, rf_diags *d)
+{
+    (void)d;
+    *out = NULL;
+    if (!db->block_crcs) return RF_EINTERNAL;
+    rf_db_writer *w = rf_calloc(1, sizeof *w);
+    if (!w) return RF_ENOMEM;
+    rf_arena_init(&w->db.arena);
+    w->in_place = 1;
+    w->final_dir = rf_strdup(db->dir);
+    w->tmp_dir = rf_strdup(db->dir);
+    w->db.writer = rf_arena_strdup(&w->db.arena, writer_version ? writer_version : "");
+    if (!w->final_dir || !w->tmp_dir || !w->db.writer) {
+        rf_db_writer_free(w);
+        return RF_ENOMEM;
+    }
+    w->db.dir = w->tmp_dir;
+    w->db.major = RF_DB_MAJOR;
+    w->db.minor = RF_DB_MINOR;
+    w->db.block_crcs = 1;
+    *out = w;
+    return RF_OK;
+}
+
+int rf_db_writer_is_in_place(const rf_db_writer *w) { return w->in_place; }
+int64_t rf_db_writer_in_place_bytes(const rf_db_writer *w) { return w->in_place_bytes; }
+
+/* Whether the file dir/name (at least size bytes by the manifest) can be
+** appended to in place: a regular file of at least size bytes that no other
+** folder shares (one link: a copy-on-write commit's links are gone, a
+** copy's files are its own). */
+static int file_appendable(const char *dir, const char *name, uint64_t size)
+{
+    char *path = rf_sprintf("%s/%s", dir, name);
+    struct stat sb;
+    int ok = path && stat(path, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_nlink == 1 && (uint64_t)sb.st_size >= size;
+    free(path);
+    return ok;
+}
+
+int rf_db_table_appendable_in_place(const rf_db *db, const rf_db_table *tb)
+{
+    if (!db->block_crcs) return 0;
+    for (int32_t c = 0; c < tb->ncols; c++) {
+        const rf_db_column *col = &tb->cols[c];
+        if (col->type == RF_TYPE_STRING && col->enc != RF_DB_ENC_PLAIN) return 0; /* a dictionary */
+        if (!file_appendable(db->dir, col->file, col->size)) return 0;
+        if (col->str_file && !file_appendable(db->dir, col->str_file, col->str_size)) return 0;
+    }
+    return 1;
+}
+
+/* Opens dir/name to append at byte size, where its manifest's data ends:
+** any tail past it (left by a writer that stopped before its manifest) is
+** cut off first. 1 when open (*fd), 0 when the file cannot be appended to
+** in place (shared, or shorter than the manifest says), -1 on a failure
+** (errno). */
+static int open_in_place(const char *dir, const char *name, uint64_t size, int *fd)
+{
+    char *path = rf_sprintf("%s/%s", dir, name);
+    *fd = path ? open(path, O_WRONLY | O_CLOEXEC) : -1;
+    int e = path ? errno : ENOMEM, r = -1;
+    free(path);
+    struct stat sb;
+    if (*fd >= 0 && fstat(*fd, &sb) != 0) e = errno;
+    else if (*fd >= 0) r = S_ISREG(sb.st_mode) && sb.st_nlink == 1 && (uint64_t)sb.st_size >= size;
+    if (r > 0 && (uint64_t)sb.st_size > size && ftruncate(*fd, (off_t)size) != 0) r = -1, e = errno;
+    if (r > 0 && lseek(*fd, (off_t)size, SEEK_SET) != (off_t)size) r = -1, e = errno;
+    if (r <= 0 && *fd >= 0) close(*fd), *fd = -1;
+    errno = e;
+    return r;
+}
+
 const rf_db *rf_db_writer_db(const rf_db_writer *w) { return &w->db; }
 
 /* A table's entry and its columns' names and states, no file yet. */
@@ -179,6 +259,7 @@ rf_status rf_db_writer_table(rf_db_writer *w, const char *name, int32_t ncols, c
                              const char *const *colnames, int32_t nkey, const int32_t *key, int32_t *tid, rf_diags *d)
 {
     int32_t ti = -1;
+    if (w->in_place) return RF_EINTERNAL; /* in place, tables only continue */
     rf_status st = table_add(w, name, ncols, types, colnames, nkey, key, &ti, d);
     if (st) return st;
     rf_db_table *t = &w->db.tables[ti];
@@ -264,11 +345,12 @@ rf_status rf_db_writer_table_from(rf_db_writer *w, const rf_db *db, const rf_db_
                                   rf_diags *d)
 {
     *tid = -1;
-    /* appends: numeric columns, blocks with their CRC-32Cs (the file's is
-    ** combined from them, the old bytes never read) */
+    /* appends: numeric and plain string columns, blocks with their CRC-32Cs
+    ** (the file's is combined from them, the old bytes never read) */
     if (append && !db->block_crcs) return RF_OK;
     for (int32_t c = 0; append && c < tb->ncols; c++)
-        if (tb->cols[c].type == RF_TYPE_STRING || tb->cols[c].enc != RF_DB_ENC_VALUES) return RF_OK;
+        if (tb->cols[c].type == RF_TYPE_STRING && tb->cols[c].enc != RF_DB_ENC_PLAIN) return RF_OK;
+    if (w->in_place && strcmp(db->dir, w->tmp_dir)) return RF_EINTERNAL;
     rf_type types[RF_DB_MAX_COLS];
     const char *names[RF_DB_MAX_COLS];
     if (tb->ncols < 1 || tb->ncols > RF_DB_MAX_COLS) return RF_EINTERNAL;
@@ -293,8 +375,13 @@ rf_status rf_db_writer_table_from(rf_db_writer *w, const rf_db *db, const rf_db_
         col->file = file;
         col->dict_file = oc->dict_file ? dict : NULL;
         col->str_file = oc->str_file ? rf_arena_sprintf(&w->db.arena, "t%05d.c%05d.str", (int)ti, (int)c) : NULL;
+        if (w->in_place) { /* the files keep their names */
+            col->file = rf_arena_strdup(&w->db.arena, oc->file);
+            col->dict_file = oc->dict_file ? rf_arena_strdup(&w->db.arena, oc->dict_file) : NULL;
+            col->str_file = oc->str_file ? rf_arena_strdup(&w->db.arena, oc->str_file) : NULL;
+        }
         col->blocks = rf_malloc(((size_t)oc->nblocks + 1) * sizeof *col->blocks);
-        if (!col->blocks || (oc->str_file && !col->str_file)) {
+        if (!col->blocks || !col->file || (oc->str_file && !col->str_file) || (oc->dict_file && !col->dict_file)) {
             st = RF_ENOMEM;
             break;
         }
@@ -303,7 +390,18 @@ rf_status rf_db_writer_table_from(rf_db_writer *w, const rf_db *db, const rf_db_
         wc[c].rows = tb->nrows;
         if (append) {
             wc[c].buf = rf_malloc(WBUF);
-            linked = wc[c].buf ? clone_file(w, db->dir, oc->file, col->file, oc->size, &wc[c].fd) : (errno = ENOMEM, -1);
+            wc[c].sbuf = oc->str_file ? rf_malloc(WBUF) : NULL;
+            wc[c].in_place = w->in_place;
+            wc[c].size0 = oc->size;
+            wc[c].ssize0 = oc->str_file ? oc->str_size : 0;
+            if (!wc[c].buf || (oc->str_file && !wc[c].sbuf)) linked = (errno = ENOMEM, -1);
+            else if (w->in_place) linked = open_in_place(db->dir, oc->file, oc->size, &wc[c].fd);
+            else linked = clone_file(w, db->dir, oc->file, col->file, oc->size, &wc[c].fd);
+            if (linked > 0 && oc->str_file)
+                linked = w->in_place ? open_in_place(db->dir, oc->str_file, oc->str_size, &wc[c].sfd)
+                                     : clone_file(w, db->dir, oc->str_file, col->str_file, oc->str_size, &wc[c].sfd);
+        } else if (w->in_place) {
+            wc[c].finished = 1; /* nothing to do: the files stay as they are */
         } else {
             linked = link_file(w, db->dir, oc->file, col->file);
             if (linked > 0 && oc->dict_file) linked = link_file(w, db->dir, oc->dict_file, col->dict_file);
@@ -320,17 +418,20 @@ rf_status rf_db_writer_table_from(rf_db_writer *w, const rf_db *db, const rf_db_
         *tid = ti;
         return RF_OK;
     }
-    /* not this way: the table is taken back (the caller writes it whole) */
+    /* not this way: the table is taken back (the caller writes it whole; in
+    ** place, the database's own files stay) */
     for (int32_t c = 0; c < tb->ncols; c++) {
         const rf_db_column *col = &t->cols[c];
-        for (int k = 0; k < 3; k++) {
+        for (int k = 0; k < 3 && !w->in_place; k++) {
             const char *f = k == 2 ? col->str_file : k ? col->dict_file : col->file;
             char *path = f ? rf_sprintf("%s/%s", w->tmp_dir, f) : NULL;
             if (path) unlink(path);
             free(path);
         }
         if (wc[c].fd >= 0) close(wc[c].fd);
+        if (wc[c].sfd >= 0) close(wc[c].sfd);
         free(wc[c].buf);
+        free(wc[c].sbuf);
         free(col->blocks);
     }
     free(wc);
@@ -780,8 +881,11 @@ rf_status rf_db_writer_finish_column(rf_db_writer *w, int32_t tid, int32_t c, rf
             col->str_crc = rf_db_crc32c_combine(col->str_crc, col->blocks[b].str_crc,
                                                 col->blocks[b].max - col->blocks[b].min);
     }
+    /* in place: the new bytes on disk before the manifest that names them */
+    if (wc->in_place && fsync(wc->fd) != 0) return io_error(d, col->file, "sync a column file");
     if (col->enc == RF_DB_ENC_PLAIN) {
         st = flush_strings(w, col, wc, d);
+        if (!st && wc->in_place && fsync(wc->sfd) != 0) st = io_error(d, col->str_file, "sync a strings file");
         if (!st && close(wc->sfd) != 0) st = io_error(d, col->str_file, "write a strings file");
         wc->sfd = -1;
         free(wc->sbuf);
@@ -815,6 +919,7 @@ rf_status rf_db_writer_finish_column(rf_db_writer *w, int32_t tid, int32_t c, rf
     free(wc->buf);
     wc->buf = NULL;
     wc->finished = 1;
+    if (wc->in_place) w->in_place_bytes += (int64_t)(col->size - wc->size0 + col->str_size - wc->ssize0);
     return RF_OK;
 }
 
@@ -860,11 +965,40 @@ rf_status rf_db_writer_end_table(rf_db_writer *w, int32_t tid, rf_diags *d)
     return RF_OK;
 }
 
+/* The in-place commit: every appended file is synced (rf_db_writer_finish_column);
+** the new manifest is written aside (manifest.rfdb.new), synced, and renamed
+** over the old one, and the rename made durable. Until that rename the old
+** manifest names exactly the old bytes of every file, which nothing
+** changed; after it the new one names the new. */
+static rf_status commit_in_place(rf_db_writer *w, rf_diags *d)
+{
+    rf_buf m;
+    rf_buf_init(&m);
+    rf_db_encode(&w->db, &m);
+    char *npath = rf_sprintf("%s/%s.new", w->tmp_dir, RF_DB_MANIFEST);
+    char *mpath = rf_sprintf("%s/%s", w->tmp_dir, RF_DB_MANIFEST);
+    rf_status st = m.oom || !npath || !mpath ? RF_ENOMEM : RF_OK;
+    int fd = st ? -1 : open(npath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (!st && (fd < 0 || write_all(fd, m.data, m.len) || fsync(fd) != 0))
+        st = io_error(d, npath, "write the manifest");
+    if (fd >= 0 && close(fd) != 0 && !st) st = io_error(d, npath, "write the manifest");
+    if (!st && rename(npath, mpath) != 0) st = io_error(d, mpath, "replace the manifest");
+    if (!st) {
+        w->committed = 1;
+        sync_path(w->tmp_dir, 1, d);
+    }
+    rf_buf_free(&m);
+    free(npath);
+    free(mpath);
+    return st;
+}
+
 rf_status rf_db_writer_commit(rf_db_writer *w, rf_diags *d)
 {
     rf_status st = RF_OK;
     for (int32_t i = 0; i < w->db.ntables && !st; i++) st = rf_db_writer_end_table(w, i, d);
     if (st) return st;
+    if (w->in_place) return commit_in_place(w, d);
     /* the data on disk before the manifest that vouches for it: one syncfs
     ** of the folder's file system (one journal commit, where an fsync per
     ** file may cost one each), else an fsync per file */
@@ -989,7 +1123,7 @@ void rf_db_writer_free(rf_db_writer *w)
         }
         free(w->w[i]);
     }
-    if (!w->committed && w->tmp_dir) remove_dir(w->tmp_dir);
+    if (!w->committed && w->tmp_dir && !w->in_place) remove_dir(w->tmp_dir);
     free(w->w);
     free(w->db.tables);
     rf_arena_free(&w->db.arena);

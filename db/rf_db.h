@@ -4,7 +4,8 @@
 ** import` and `redfox tpch gen --format db` and read by `--data DB`.
 **
 ** Owns: the format (the manifest's encoding and validation, CRC-32C), the
-** writer (a temporary directory renamed into place on commit) and the reader
+** writer (a temporary directory renamed into place on commit, or rows
+** appended to a database in place under a new manifest) and the reader
 ** (the manifest decoded and checked; columns and dictionaries memory-mapped
 ** and verified on demand). Value layouts are those of the runtime
 ** (runtime/rf_rt_data.h): int and decimal int64 (decimal scaled by 10^6),
@@ -26,7 +27,7 @@
 
 #define RF_DB_MANIFEST "manifest.rfdb"
 #define RF_DB_MAJOR 2
-#define RF_DB_MINOR 0
+#define RF_DB_MINOR 1 /* 2.1: column and strings files may run past the manifest's sizes */
 #define RF_DB_MAJOR_OLDEST 1 /* 1.x: no encodings, no block checksums; still read */
 #define RF_DB_BLOCK_ROWS 65536 /* rows per min/max block, as written */
 #define RF_DB_MAX_COLS 4096
@@ -161,6 +162,25 @@ typedef struct rf_db_writer rf_db_writer;
 ** directory beside it (DIR.tmp.PID.N). dir must not exist, or be a database
 ** (replaced on commit), or an empty directory. */
 rf_status rf_db_writer_new(const char *dir, const char *writer_version, rf_db_writer **out, rf_diags *d);
+/* A writer that appends to database db where it is (docs/DATABASE.md
+** "Appending in place"): every table of the new state is one of db's, added
+** with rf_db_writer_table_from (rf_db_writer_table is refused); the new
+** rows go past the old ends of the column (and plain strings) files, and
+** commit syncs them, writes the new manifest aside and renames it over the
+** old one. Until that rename db reads exactly as before (its manifest names
+** only the old bytes, which nothing changes); a failure or a kill leaves
+** at most a tail past them, which readers ignore and the next writer cuts
+** off. db must have block CRC-32Cs (format 2). The caller holds the
+** database's lock: two in-place writers must not meet. */
+rf_status rf_db_writer_in_place(const rf_db *db, const char *writer_version, rf_db_writer **out, rf_diags *d);
+int rf_db_writer_is_in_place(const rf_db_writer *w);
+/* Bytes appended in place by the columns ended so far (0 when not in place). */
+int64_t rf_db_writer_in_place_bytes(const rf_db_writer *w);
+/* Whether table tb of db can take rows in place: format 2, every column
+** numeric or plain strings (a dictionary cannot grow in place), and every
+** file a regular one of at least its manifest size that no other folder
+** shares (one link). */
+int rf_db_table_appendable_in_place(const rf_db *db, const rf_db_table *tb);
 /* Rows per min/max block of the tables added from now on: a power of two
 ** (RF_DB_BLOCK_ROWS unless set; smaller blocks skip finer, at 16 bytes of
 ** manifest per block and column). */
@@ -172,14 +192,17 @@ rf_status rf_db_writer_table(rf_db_writer *w, const char *name, int32_t ncols, c
                              rf_diags *d);
 /* Adds table tb of db (the database this writer replaces) to the new one
 ** without writing its rows again. append 0: the table as it is, its files
-** linked (a database's files never change in place). append 1: rows are
-** then appended (rf_db_writer_append) after its old ones, which its new
-** column files start with: cloned where the file system shares blocks
-** (FICLONE), else copied inside the kernel; the blocks' min/max and
-** CRC-32Cs carry over, the last one continued. *tid = -1 (and RF_OK) when
-** the table cannot go this way (append with a string column or a format
-** without block CRC-32Cs, a file system without links or in-kernel copies):
-** the caller writes it with rf_db_writer_table. */
+** linked (a copy-on-write writer never changes a file in place). append 1:
+** rows are then appended (rf_db_writer_append) after its old ones, which
+** its new column files start with: cloned where the file system shares
+** blocks (FICLONE), else copied inside the kernel; in place (a writer of
+** rf_db_writer_in_place), the old files themselves, any tail past their
+** manifest sizes cut off first. The blocks' min/max and CRC-32Cs carry
+** over, the last one continued. *tid = -1 (and RF_OK) when the table
+** cannot go this way (append with a dictionary string column or a format
+** without block CRC-32Cs, a file system without links or in-kernel copies;
+** in place, a file shared with another folder): the caller writes it with
+** rf_db_writer_table (not in place: there it starts again copy on write). */
 rf_status rf_db_writer_table_from(rf_db_writer *w, const rf_db *db, const rf_db_table *tb, int append, int32_t *tid,
                                   rf_diags *d);
 /* Appends n rows to column c of table tid: values (non-strings) at the

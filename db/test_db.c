@@ -1,7 +1,7 @@
 /*
 ** db/test_db.c: unit tests of the database format: CRC-32C, a database
 ** written and read back, the same bytes written by one thread or several,
-** and damaged files refused with the file named.
+** damaged files refused with the file named, and rows appended in place.
 */
 #include "rf_db.h"
 
@@ -580,6 +580,169 @@ static void test_plain(const char *base)
     rf_diags_free(&d);
 }
 
+/* ---- appending in place ---------------------------------------------- */
+
+enum { IP_N = 150000 };
+static int64_t ip_iv[IP_N], ip_off[IP_N + 1];
+static char ip_bytes[IP_N * 8];
+
+/* Rows [r0, r1) of table t.tbl (an int column, a plain string column) as
+** writer w's table tid takes them (string offsets from the piece's start). */
+static void ip_append(rf_db_writer *w, int32_t tid, int64_t r0, int64_t r1, rf_diags *d)
+{
+    int64_t n = r1 - r0, *po = malloc((size_t)(n + 1) * sizeof *po);
+    for (int64_t i = 0; i <= n; i++) po[i] = ip_off[r0 + i] - ip_off[r0];
+    CHECK(rf_db_writer_append(w, tid, 0, n, ip_iv + r0, NULL, NULL, d) == RF_OK);
+    CHECK(rf_db_writer_append(w, tid, 1, n, NULL, po, ip_bytes + ip_off[r0], d) == RF_OK);
+    free(po);
+}
+
+/* A database of t.tbl's rows [0, n) and a table u.tbl of a dictionary
+** string column. */
+static void ip_write(const char *dir, int64_t n, rf_diags *d)
+{
+    rf_db_writer *w = NULL;
+    rf_type ty[2] = {RF_TYPE_INT, RF_TYPE_STRING}, uty[1] = {RF_TYPE_STRING};
+    int32_t tid = -1, uid = -1;
+    CHECK(rf_db_writer_new(dir, "test", &w, d) == RF_OK);
+    CHECK(rf_db_writer_table(w, "t.tbl", 2, ty, NULL, 0, NULL, &tid, d) == RF_OK);
+    CHECK(rf_db_writer_plain(w, tid, 1, d) == RF_OK);
+    ip_append(w, tid, 0, n, d);
+    CHECK(rf_db_writer_table(w, "u.tbl", 1, uty, NULL, 0, NULL, &uid, d) == RF_OK);
+    int64_t uoff[3] = {0, 1, 3};
+    CHECK(rf_db_writer_append(w, uid, 0, 2, NULL, uoff, "abc", d) == RF_OK);
+    CHECK(rf_db_writer_commit(w, d) == RF_OK);
+    rf_db_writer_free(w);
+}
+
+/* In place: rows [r0, r1) appended to t.tbl of the database at dir (u.tbl
+** kept); commit or not. *tid_out: the table's number (-1: not in place). */
+static void ip_grow(const char *dir, int64_t r0, int64_t r1, int commit, int32_t *tid_out, rf_diags *d)
+{
+    rf_db *db = NULL;
+    rf_db_writer *w = NULL;
+    int32_t tid = -1, uid = -1;
+    CHECK(rf_db_open(dir, &db, d) == RF_OK);
+    if (!db) return;
+    CHECK(db->tables[0].nrows == r0);
+    CHECK(rf_db_writer_in_place(db, "test", &w, d) == RF_OK);
+    CHECK(rf_db_writer_table_from(w, db, &db->tables[0], 1, &tid, d) == RF_OK);
+    *tid_out = tid;
+    if (tid >= 0) {
+        ip_append(w, tid, r0, r1, d);
+        CHECK(rf_db_writer_table_from(w, db, &db->tables[1], 0, &uid, d) == RF_OK && uid == 1);
+        CHECK(!commit || rf_db_writer_commit(w, d) == RF_OK);
+        CHECK(!commit || rf_db_writer_in_place_bytes(w) == (r1 - r0) * 16 + ip_off[r1] - ip_off[r0]);
+    }
+    rf_db_writer_free(w);
+    rf_db_close(db);
+}
+
+static ino_t inode_of(const char *dir, const char *name, off_t *size)
+{
+    char *p = rf_sprintf("%s/%s", dir, name);
+    struct stat sb;
+    int ok = p && stat(p, &sb) == 0;
+    free(p);
+    *size = ok ? sb.st_size : -1;
+    return ok ? sb.st_ino : 0;
+}
+
+/* Rows appended in place (rf_db_writer_in_place) give the manifest and files
+** that writing every row at once gives, byte for byte, in the same files;
+** an append stopped before its commit leaves the old state readable, its
+** tail cut off by the next; a shared file or a dictionary is not appended
+** to in place. */
+static void test_in_place(const char *base)
+{
+    rf_diags d;
+    rf_diags_init(&d);
+    for (int i = 0; i < IP_N; i++) {
+        ip_iv[i] = (int64_t)i * 7 - 1000;
+        ip_off[i + 1] = ip_off[i] + sprintf(ip_bytes + ip_off[i], "s%d", i % 9000);
+    }
+    char *ref = rf_sprintf("%s/ipref", base), *dir = rf_sprintf("%s/ip", base);
+    ip_write(ref, IP_N, &d);
+    ip_write(dir, 70000, &d); /* a last block begun */
+    off_t sz0, sz1;
+    ino_t ino = inode_of(dir, "t00000.c00000.col", &sz0);
+    int32_t tid = -1;
+    /* stopped before its commit: the old state, a tail past it */
+    ip_grow(dir, 70000, 100000, 0, &tid, &d);
+    CHECK(tid == 0);
+    for (int f = 0; f < 2; f++) { /* what a killed one may have written */
+        char *p = rf_sprintf("%s/%s", dir, f ? "t00000.c00001.str" : "t00000.c00000.col");
+        FILE *fp = p ? fopen(p, "ab") : NULL;
+        CHECK(fp && fwrite("tail past the manifest", 1, 22, fp) == 22);
+        if (fp) fclose(fp);
+        free(p);
+    }
+    inode_of(dir, "t00000.c00000.col", &sz1);
+    CHECK(sz0 == 70000 * 8 && sz1 == sz0 + 22);
+    rf_db *db = NULL;
+    CHECK(rf_db_open(dir, &db, &d) == RF_OK);
+    if (db) {
+        rf_db_map m, sm;
+        const void *data;
+        const uint64_t *so;
+        const char *sb;
+        CHECK(db->tables[0].nrows == 70000 && rf_db_map_column(db, &db->tables[0], 0, &m, &data, &d) == RF_OK);
+        rf_db_unmap(&m);
+        CHECK(rf_db_map_strings(db, &db->tables[0], 1, NULL, &m, &sm, &so, &sb, &d) == RF_OK);
+        rf_db_unmap(&m);
+        rf_db_unmap(&sm);
+        CHECK(rf_db_table_appendable_in_place(db, &db->tables[0]) == 1);
+        CHECK(rf_db_table_appendable_in_place(db, &db->tables[1]) == 0); /* a dictionary */
+    }
+    rf_db_close(db);
+    /* then committed in two appends: the tail cut off, the reference's bytes */
+    ip_grow(dir, 70000, 140000, 1, &tid, &d);
+    /* beside it, the same rows appended copy on write (the files cloned
+    ** or copied into a new folder, plain strings too) */
+    char *cow = rf_sprintf("%s/ipcow", base);
+    rf_db_writer *w = NULL;
+    int32_t uid = -1;
+    CHECK(rf_db_open(dir, &db, &d) == RF_OK && rf_db_writer_new(cow, "test", &w, &d) == RF_OK);
+    CHECK(db && w && rf_db_writer_table_from(w, db, &db->tables[0], 1, &tid, &d) == RF_OK && tid == 0);
+    if (db && w && tid == 0) {
+        ip_append(w, tid, 140000, IP_N, &d);
+        CHECK(rf_db_writer_table_from(w, db, &db->tables[1], 0, &uid, &d) == RF_OK && uid == 1);
+        CHECK(rf_db_writer_commit(w, &d) == RF_OK);
+    }
+    rf_db_writer_free(w);
+    rf_db_close(db);
+    ip_grow(dir, 140000, IP_N, 1, &tid, &d);
+    CHECK(inode_of(dir, "t00000.c00000.col", &sz1) == ino && sz1 == IP_N * 8);
+    const char *files[] = {RF_DB_MANIFEST,      "t00000.c00000.col", "t00000.c00001.col",
+                           "t00000.c00001.str", "t00001.c00000.col", "t00001.c00000.dict"};
+    for (int k = 0; k < 2; k++)
+        for (int f = 0; f < 6; f++) {
+            long na = 0, nb = 0;
+            char *a = slurp(k ? cow : dir, files[f], &na), *b = slurp(ref, files[f], &nb);
+            int same = a && b && na == nb && !memcmp(a, b, (size_t)na);
+            CHECK(same);
+            if (!same) fprintf(stderr, "  %s of %s differs\n", files[f], k ? "ipcow" : "ip");
+            free(a);
+            free(b);
+        }
+    free(cow);
+    /* a file another folder shares (a hard link): not in place */
+    char *col = rf_sprintf("%s/t00000.c00000.col", dir), *other = rf_sprintf("%s/shared.col", base);
+    CHECK(link(col, other) == 0);
+    CHECK(rf_db_open(dir, &db, &d) == RF_OK);
+    CHECK(db && rf_db_table_appendable_in_place(db, &db->tables[0]) == 0);
+    rf_db_close(db);
+    ip_grow(dir, IP_N, IP_N, 1, &tid, &d);
+    CHECK(tid == -1);
+    CHECK(unlink(other) == 0);
+    CHECK(d.count == 0);
+    free(col);
+    free(other);
+    free(ref);
+    free(dir);
+    rf_diags_free(&d);
+}
+
 int main(void)
 {
     test_crc();
@@ -591,6 +754,7 @@ int main(void)
     test_parallel_write(base);
     test_bad_values(base);
     test_plain(base);
+    test_in_place(base);
     char *cmd = rf_sprintf("rm -rf '%s'", base);
     if (cmd && system(cmd) != 0) fprintf(stderr, "could not remove %s\n", base);
     free(cmd);

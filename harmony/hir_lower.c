@@ -320,6 +320,7 @@ static void lower_cmd(rf_hir_program *p, rf_hir_block *b, const rf_qp_cmd *c)
         k->in[0] = c->in[0]->id;
         k->group = dup_mem(p, c->group, (size_t)c->ngroup * sizeof *c->group);
         k->ngroup = c->ngroup;
+        k->partial = c->partial;
         k2 = rf_hir_add_kernel(p, b, RF_HIR_REDUCE, dst, 2);
         if (!k2) return;
         k2->in[0] = c->in[0]->id;
@@ -329,6 +330,7 @@ static void lower_cmd(rf_hir_program *p, rf_hir_block *b, const rf_qp_cmd *c)
         k2->ngroup = c->ngroup;
         k2->aggs = dup_mem(p, c->aggs, (size_t)c->naggs * sizeof *c->aggs);
         k2->naggs = c->naggs;
+        k2->partial = c->partial;
         break;
     }
     case RF_QP_UNION: {

@@ -62,6 +62,7 @@ static void print_kernel(const rf_hir_program *p, const rf_hir_kernel *k, rf_buf
     }
     if (k->limit >= 0) rf_buf_printf(out, " limit %lld", (long long)k->limit);
     if (k->check_fd) rf_buf_puts(out, " check_fd");
+    if (k->partial) rf_buf_puts(out, " partial");
     if (k->kind == RF_HIR_FACTS) rf_buf_printf(out, " rows %lld", (long long)k->nrows);
     if (k->filter) {
         rf_buf_puts(out, " filter ");

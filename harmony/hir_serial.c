@@ -119,7 +119,7 @@ rf_status rf_hir_serialize(const rf_hir_program *p, rf_buf *b)
                 rf_rfx_put_u8(b, (uint8_t)k->order[i].desc);
             }
             rf_rfx_put_i64(b, k->limit);
-            rf_rfx_put_u8(b, (uint8_t)k->check_fd);
+            rf_rfx_put_u8(b, (uint8_t)(k->check_fd | k->partial << 1)); /* flags: 1 check_fd, 2 partial */
             put_i32s(b, k->release, k->nrelease);
             rf_rfx_put_i32(b, k->loc.line);
             rf_rfx_put_i32(b, k->loc.col);
@@ -608,8 +608,9 @@ static rf_status decode(dec *x)
             uint8_t fd = 0;
             rf_rfx_get_i64(&x->rd, &k->limit);
             rf_rfx_get_u8(&x->rd, &fd);
-            if (fd > 1) return bad(x, "bad functional-dependency flag"), RF_EUSER;
-            k->check_fd = fd;
+            if (fd > 3) return bad(x, "bad kernel flags"), RF_EUSER;
+            k->check_fd = fd & 1;
+            k->partial = fd >> 1;
             k->release = get_i32s(x, 1 << 20, &k->nrelease);
             rf_rfx_get_i32(&x->rd, &k->loc.line);
             rf_rfx_get_i32(&x->rd, &k->loc.col);

@@ -118,6 +118,8 @@ typedef struct rf_hir_kernel {
     int32_t norder;
     int64_t limit;         /* GATHER: -1 none */
     int check_fd;          /* UNIQUE */
+    int partial;           /* GROUP, REDUCE: a partial aggregate (queryplan/pass_partagg.c): with
+                              several ranks each groups its own rows, none moving first */
     /* scheduling (filled by rf_hir_schedule) */
     int32_t *release;      /* variables dead after this kernel */
     int32_t nrelease;

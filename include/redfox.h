@@ -14,7 +14,8 @@
 **   rf_program   a compiled program (from LogiQL text, a .logic file or a
 **                .rfx file), with its diagnostics. Immutable once compiled.
 **   rf_result    the outputs of one run: every lang:output relation with
-**                its typed columns.
+**                its typed columns (of rf_exec: also what the transaction did).
+**   rf_batch     a batch of inserts and deletes for rf_exec (level 4).
 **
 ** ERRORS. Every function that can fail returns an int: REDFOX_OK (0) or one
 ** of the REDFOX_E* codes below. The message of the last failed call on an
@@ -26,9 +27,9 @@
 ** handle, an index out of range, a type mismatch) and set no message; check
 ** indexes against the counts.
 **
-** OWNERSHIP. Handles are created by rf_open, rf_compile*, rf_run and freed
-** by rf_close, rf_program_free, rf_result_free; each free function accepts
-** NULL. A result owns its data outright: it stays valid after the database
+** OWNERSHIP. Handles are created by rf_open, rf_compile*, rf_run (and
+** rf_exec), rf_batch_new and freed by rf_close, rf_program_free,
+** rf_result_free, rf_batch_free; each free function accepts NULL. A result owns its data outright: it stays valid after the database
 ** and the program it came from are closed. Strings returned by getters
 ** (names, messages, string values) are owned by the object they came from
 ** and stay valid until it is freed (messages: until the next call on that
@@ -42,7 +43,8 @@
 ** and an rf_result are read-only after creation and may be read from any
 ** number of threads at once (but for rf_program_write_rfx and
 ** rf_program_dump, which record their diagnostics on the program). An
-** rf_world is made and ended on one thread. A run uses
+** rf_world is made and ended on one thread. An rf_batch is used by one
+** thread at a time; rf_exec uses its database as rf_run does. A run uses
 ** `threads` worker threads of its own and returns when they are done.
 ** Shared underneath, each safe for concurrent runs: the host's pool of
 ** large column buffers, and on the GPU the process's one CUDA context
@@ -90,9 +92,14 @@ REDFOX_API int rf_libversion_number(void);
 ** adds the compile options after no_opt, writing .rfx files
 ** (rf_program_write_rfx), the compiler's intermediate forms
 ** (rf_program_dump) and runs on several MPI ranks (rf_world_mpi,
-** rf_run_options.world). A program compiled against level N checks
-** rf_api_level() >= N before using them with an older library. */
-#define REDFOX_API_LEVEL 3
+** rf_run_options.world); 4 adds transactions over a redfox database
+** (rf_batch_*, rf_exec, rf_result_exec_*), a run's figures
+** (rf_result_stats), the GPU's copies of kept inputs forgotten
+** (rf_database_forget_device) and the devices described
+** (rf_device_info). A program compiled against
+** level N checks rf_api_level() >= N before using them with an older
+** library. */
+#define REDFOX_API_LEVEL 4
 REDFOX_API int rf_api_level(void);
 
 /* ---- result codes ---------------------------------------------------- */
@@ -195,6 +202,14 @@ REDFOX_API int rf_database_keep_inputs(rf_database *db, int on);
 ** REDFOX_NOTFOUND when there was none. */
 REDFOX_API int rf_database_drop(rf_database *db, const char *name);
 
+/* Frees what a GPU holds of db's kept inputs (rf_database_keep_inputs)
+** between runs: the columns and strings earlier runs copied to the device,
+** and its memory pool. The host's copies stay: the next run copies its
+** inputs to the device again, as a first run does, without reading the
+** files (a benchmark's cold run). Nothing when nothing is kept or no GPU
+** ran. REDFOX_MISUSE for a NULL db. Level 4. */
+REDFOX_API int rf_database_forget_device(rf_database *db);
+
 /* ---- programs ---------------------------------------------------------- */
 
 typedef struct rf_program rf_program;
@@ -244,6 +259,10 @@ typedef struct rf_compile_options {
     const char *cache_dir; /* where NVRTC's output and the local GPU's linked code
                            ** are cached (rf_program_write_rfx); NULL (default):
                            ** $XDG_CACHE_HOME/redfox, else ~/.cache/redfox; "": none */
+    /* ---- read only when size covers it ---- */
+    int no_partagg;        /* aggregates stay whole: with several ranks every row moves to
+                           ** its group's rank before grouping, instead of each rank's
+                           ** partial groups (`--no-partagg`); default 0 */
 } rf_compile_options;
 /* rf_compile_options.stop_after (level 3) */
 #define REDFOX_STAGE_ALL 0   /* parsed, checked, planned, lowered to Harmony: runs */
@@ -393,10 +412,24 @@ typedef struct rf_run_options {
                              ** others (rf_world_mpi): every rank calls rf_run with
                              ** the same program, options and inputs; each reads and
                              ** works on its share of the rows, exchanged over MPI,
-                             ** and rank 0's result holds every output (the other
-                             ** ranks' results hold none). A rank that fails stops
+                             ** and rank 0's result holds every output's rows (the
+                             ** other ranks' results list the same outputs with no
+                             ** rows). A rank that fails stops
                              ** all of them; each reports the failure. NULL
                              ** (default) or a world of one rank: this process alone */
+    /* ---- the runs ahead (read only when size covers them: a library older
+    ** than them ignores them and weighs one run) ---- */
+    int64_t runs;            /* REDFOX_DEVICE_AUTO: the runs of this program the caller
+                             ** will make from this one on, this one included (a loop
+                             ** over rf_run: N, N-1, ... 1); with rf_database_keep_inputs
+                             ** the GPU copies the inputs once for all of them. The GPU's
+                             ** start is then weighed against all the runs, not one.
+                             ** <= 1 (default): this run alone */
+    const rf_program *const *later; /* REDFOX_DEVICE_AUTO: the programs the caller will */
+    int32_t nlater;          /* run after these runs over the same database (e.g. the rest
+                             ** of a query list), each later_runs times (<= 1: once): a
+                             ** GPU started now serves them too. NULL/0 (default): none */
+    int64_t later_runs;
 } rf_run_options;
 /* Level 1's init: sets up only the fields up to trace_file (size says so),
 ** as a program compiled against level 1 allocated them; the level-2 fields
@@ -578,6 +611,173 @@ REDFOX_API int rf_program_dump(rf_program *prog, int what, int format, const rf_
 REDFOX_API int32_t rf_result_profile_count(const rf_result *res);
 REDFOX_API const char *rf_result_profile_kernel(const rf_result *res, int32_t k, int64_t *calls, double *seconds,
                                                 int64_t *rows_out);
+
+/* ---- transactions (level 4) --------------------------------------------
+** A redfox database (`redfox import`) kept up to date by a program, as
+** `redfox exec` does (docs/TRANSACTIONS.md): rf_exec applies a batch of
+** inserts and deletes to the program's base predicates (those with
+** lang:input, whose tables the database holds), all or none; brings the
+** program's derived predicates, which the database stores beside them, up
+** to date (incrementally by delta rules and DRed where the program allows,
+** else recomputed); commits the new state atomically; and returns the
+** program's outputs after the batch. The first rf_exec of a program on a
+** database computes and stores its derived predicates. */
+
+/* A batch: its parts applied in the order they were added, as one
+** transaction. Made with rf_batch_new, freed with rf_batch_free; used by
+** one thread at a time; may be given to any number of rf_exec calls. */
+typedef struct rf_batch rf_batch;
+/* A new, empty batch (NULL when out of memory). */
+REDFOX_API rf_batch *rf_batch_new(void);
+/* Frees b and what was added to it. NULL: nothing. */
+REDFOX_API void rf_batch_free(rf_batch *b);
+/* A transaction file (one `+pred(v, ...).` or `-pred(v, ...).` a line,
+** docs/TRANSACTIONS.md), read when rf_exec applies the batch; its errors
+** name path:line:col. The path is copied. */
+REDFOX_API int rf_batch_add_file(rf_batch *b, const char *path);
+/* The same text given in memory (len bytes; -1: NUL-terminated), named
+** name in messages (NULL: "<batch>"); copied before the call returns. */
+REDFOX_API int rf_batch_add_text(rf_batch *b, const char *name, const char *text, int64_t len);
+/* nrows rows inserted into (deleted from) the base predicate pred, given as
+** rf_database_put_rows takes them: ncols columns of types[] (REDFOX_*),
+** columns[c] nrows values in its type's layout, strings as const char *
+** (NUL-terminated UTF-8). Copied and checked (dates in range, strings
+** valid UTF-8) before the call returns. rf_exec checks pred and the types
+** against the program (an error names the column); its other errors (a key
+** held by another row) are located at "<rows inserted into PRED>:R:1"
+** ("deleted from"), R the row's index + 1. Inserting a row that is there,
+** or deleting one that is not, changes nothing. REDFOX_MISUSE for bad
+** arguments; rf_batch_errmsg says why. */
+REDFOX_API int rf_batch_insert(rf_batch *b, const char *pred, int32_t ncols, const int *types, int64_t nrows,
+                               const void *const *columns);
+REDFOX_API int rf_batch_delete(rf_batch *b, const char *pred, int32_t ncols, const int *types, int64_t nrows,
+                               const void *const *columns);
+/* Why the last call on b failed ("" when it did not). Valid until the next call on b. */
+REDFOX_API const char *rf_batch_errmsg(const rf_batch *b);
+
+/* Options of rf_exec. Fill with rf_exec_options_init(&o, sizeof o), which
+** sets size and the defaults, then change fields; a later version may add
+** fields at the end and reads only the first `size` bytes. */
+typedef struct rf_exec_options {
+    size_t size;          /* set by rf_exec_options_init */
+    int device;           /* REDFOX_DEVICE_* of every run; default AUTO */
+    int threads;          /* CPU threads; <= 0 (default): one per core */
+    const char *settings; /* tuning settings "NAME=VALUE,..." as rf_run_options.settings; NULL: none */
+    const char *cache_dir;/* as rf_run_options.cache_dir; NULL (default): the default folder */
+    int init;             /* 1: recompute and store every derived predicate (`--init`) */
+    int recompute;        /* 1: recompute the derived predicates from scratch instead of
+                          ** maintaining them incrementally, to compare (`--recompute`) */
+    int profile;          /* 1: rf_result_exec_profile holds how the derived predicates were
+                          ** maintained and where the time went (`--profile`) */
+    int profile_kernels;  /* 1: each run's kernel table, as `redfox run --profile` prints it,
+                          ** to log (`--profile-kernels`) */
+    int show_programs;    /* 1: the programs the transaction generates (delta rules, DRed's,
+                          ** the outputs') to log (`--show-programs`) */
+    rf_write_fn log;      /* where profile_kernels' and show_programs' text goes, piece by
+                          ** piece as it is made (also when rf_exec then fails); its return
+                          ** value is ignored. NULL (default): nowhere */
+    void *log_user;       /* handed to log as is */
+    double start;         /* rf_trace_clock() when the caller's work began (its compile): the
+                          ** profile's "compile" and "in all" times count from it; <= 0
+                          ** (default): from the call */
+} rf_exec_options;
+/* size: the caller's sizeof(rf_exec_options). */
+REDFOX_API void rf_exec_options_init(rf_exec_options *o, size_t size);
+
+/* One transaction: batch (NULL: no updates) applied to the redfox database
+** db was opened on, by prog, which must be compiled from LogiQL source (a
+** .rfx program keeps no rules to derive the delta rules from:
+** REDFOX_MISUSE). Relations given to db in memory play no part. Another
+** rf_exec or `redfox exec` on the same database, in this process or
+** another, waits for this one to commit, then sees its state. On success
+** *res holds the program's outputs after the transaction (with the column
+** names the program gives) and what it did (rf_result_exec_*); free it
+** with rf_result_free. On failure nothing was changed, *res is NULL and
+** rf_errmsg(db) / rf_database_diag say why: a batch's error names its file
+** (or text's name) and line and column; a folder that is not a redfox
+** database is REDFOX_ERROR naming it. */
+REDFOX_API int rf_exec(rf_database *db, const rf_program *prog, const rf_batch *batch, const rf_exec_options *o,
+                       rf_result **res);
+/* What the transaction of an rf_exec result did; 0 / NULL for a result of
+** rf_run. 1 when the derived predicates were maintained incrementally, 0
+** when they were recomputed (rf_result_exec_why says why: a static string,
+** such as the first exec of the program on the database, "--init",
+** "--recompute", or what in the program prevents the delta rules). */
+REDFOX_API int rf_result_exec_incremental(const rf_result *res);
+REDFOX_API const char *rf_result_exec_why(const rf_result *res);
+/* The base rows the batch really inserted and deleted. */
+REDFOX_API int64_t rf_result_exec_inserted(const rf_result *res);
+REDFOX_API int64_t rf_result_exec_deleted(const rf_result *res);
+/* The program's derived predicates, in its order: i in [0,
+** rf_result_exec_derived_count). rf_result_exec_derived returns predicate
+** i's name and sets (each pointer may be NULL) its rows before and after
+** the transaction and how its table was committed ("kept", "appended",
+** "written"; static). Owned by res. */
+REDFOX_API int32_t rf_result_exec_derived_count(const rf_result *res);
+REDFOX_API const char *rf_result_exec_derived(const rf_result *res, int32_t i, int64_t *before, int64_t *after,
+                                              const char **stored);
+/* With rf_exec_options.profile: the profile's lines, exactly as `redfox
+** exec --profile` prints them; NULL otherwise. Owned by res. */
+REDFOX_API const char *rf_result_exec_profile(const rf_result *res);
+/* ---- a run's figures (level 4) ------------------------------------------ */
+
+/* What one run did, for a benchmark or a monitor: where it ran, where its
+** time went, what it copied. Set size to sizeof(rf_run_stats) and call
+** rf_result_stats: the library fills as many fields as both it and the
+** caller know (a later version adds fields at the end) and sets size to
+** the bytes it filled; fields past that are not touched. Strings are
+** static storage. Seconds are wall time on the host. */
+typedef struct rf_run_stats {
+    size_t size;               /* in: the caller's sizeof; out: the bytes filled */
+    const char *device;        /* "cpu" or "gpu", as rf_result_device */
+    int gpu_fell_back;         /* 1: the GPU could not hold the run's data and the
+                               ** run went to the CPU (device "cpu"; a warning of
+                               ** the run says so) */
+    int32_t rank, nranks;      /* this rank and the ranks' count (1 alone) */
+    double load_seconds;       /* as rf_result_load_seconds: inputs read, and
+                               ** on the GPU the device opened, the program
+                               ** loaded and the inputs copied */
+    double run_seconds;        /* as rf_result_run_seconds: the program itself */
+    /* the load's phases (`redfox run --profile`'s "phases" line): the
+    ** device opened (GPU: driver, context, pinned buffers), the program's
+    ** kernels loaded, the inputs read on the host, copied to the device;
+    ** and the outputs brought back to the host (on the CPU all but read
+    ** are its own small setup: microseconds) */
+    double device_seconds, program_seconds, read_seconds, copy_seconds, output_seconds;
+    int64_t input_rows;        /* the inputs' rows read */
+    int64_t input_bytes;       /* the bytes of the input columns the program reads */
+    /* with rf_run_options.profile: bytes the kernels read and wrote (the
+    ** columns each uses, at their stored widths, once per row it touches,
+    ** and 8 bytes per row-index entry), summed over the kernels; -1
+    ** without profile */
+    int64_t kernel_bytes_in, kernel_bytes_out;
+    int64_t cpu_fused;         /* CPU: grouped totals run (a map, its group and
+                               ** reduce in one pass) */
+    /* the GPU (0 on the CPU): */
+    int64_t h2d_bytes, d2h_bytes; /* bytes copied host to device and back */
+    int64_t gpu_peak_bytes;    /* the most device memory the run's values held at once */
+    int64_t gpu_fused;         /* fused kernels run (each run of one counts) */
+    int64_t gpu_memory_cap;    /* the cap on device memory (rf_run_options.gpu_memory
+                               ** or the settings); 0: none */
+    int64_t gpu_values_moved;  /* values moved to host memory for room under it */
+    int64_t gpu_kernels_in_ranges;     /* kernels run in row ranges for room */
+    int64_t gpu_kernels_in_partitions; /* group-bys and sorts run in key partitions for room */
+    /* inputs kept between runs (rf_database_keep_inputs): columns found on
+    ** the device from earlier runs (not copied) and copied now, with bytes */
+    int64_t gpu_cache_hits, gpu_cache_misses, gpu_cache_hit_bytes, gpu_cache_miss_bytes;
+} rf_run_stats;
+/* Fills *out (above) with res's figures. REDFOX_MISUSE for a NULL argument
+** or a size too small for device (a size not set). */
+REDFOX_API int rf_result_stats(const rf_result *res, rf_run_stats *out);
+
+/* Describes device (REDFOX_DEVICE_CPU or REDFOX_DEVICE_GPU) into text (n
+** bytes, NUL-terminated, cut to fit): the GPU's name and figures ("NVIDIA
+** H100 80GB HBM3 (sm_90, 132 SMs, 79 GiB, driver 13.0)") or why there is
+** no usable one; the CPU's model name ("CPU" where the system does not
+** say). Returns 1 when a run can use the device, 0 when not (and for
+** another device number). The first call for the GPU starts its driver
+** (about 0.3 s, once per process). text may be NULL when n is 0. */
+REDFOX_API int rf_device_info(int device, char *text, size_t n);
 
 /* ---- Apache Arrow C Data Interface ----------------------------------------
 ** The structs below are the ABI that Apache Arrow specifies

@@ -39,7 +39,9 @@ static int same(const rf_qp_cmd *a, const rf_qp_cmd *b)
     if (a->nrows != b->nrows) return 0;
     for (int64_t i = 0; i < a->nrows * a->dst->ncols; i++)
         if (!qp_const_equal(&a->rows[i], &b->rows[i])) return 0;
-    if (a->norder != b->norder || a->limit != b->limit || a->check_fd != b->check_fd) return 0;
+    if (a->norder != b->norder || a->limit != b->limit || a->check_fd != b->check_fd ||
+        a->partial != b->partial)
+        return 0;
     for (int32_t i = 0; i < a->norder; i++)
         if (a->order[i].col != b->order[i].col || a->order[i].desc != b->order[i].desc) return 0;
     return 1;

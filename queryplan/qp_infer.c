@@ -343,6 +343,13 @@ static props cmd_props(const rf_qp_cmd *c)
         break;
     case RF_QP_AGGREGATE:
         r.card = c->ngroup == 0 ? 1 : ca / 10 < 1 ? (ca > 0 ? 1 : 0) : ca / 10;
+        if (c->ngroup > 0 && a->nkeys == c->ngroup) {
+            /* grouped by its input's key, as the partial aggregate before it
+            ** (pass partagg) leaves it: a group per row */
+            int by_key = 1;
+            for (int32_t i = 0; i < c->ngroup && by_key; i++) by_key = c->group[i] == i;
+            if (by_key) r.card = ca;
+        }
         r.nkeys = c->ngroup;
         if (c->ngroup > 0 && c->ngroup <= 64) r.keyset = c->ngroup == 64 ? UINT64_MAX : (UINT64_C(1) << c->ngroup) - 1;
         break;

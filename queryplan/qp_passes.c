@@ -21,6 +21,8 @@ static const rf_qp_pass passes[] = {
     {"project", "projection push-down: columns nobody reads are dropped where they are made", rf_qp_pass_project},
     {"lftj", "worst-case-optimal joins: a cyclic chain of joins becomes one leapfrog triejoin", rf_qp_pass_lftj},
     {"unique", "dedupes of relations already known to be duplicate-free are dropped", rf_qp_pass_unique},
+    {"partagg", "partial aggregates: each rank groups its own rows first, then the parts are combined",
+     rf_qp_pass_partagg},
     {"dead", "dead relation elimination: results nobody needs for an output are removed", rf_qp_pass_dead},
 };
 

@@ -147,6 +147,7 @@ void rf_qp_print_cmd(const rf_qp_cmd *c, rf_buf *out)
             rf_buf_putc(out, ')');
         }
         rf_buf_putc(out, ')');
+        if (c->partial) rf_buf_puts(out, " partial");
         break;
     case RF_QP_UNION:
     case RF_QP_DIFFERENCE:

@@ -288,6 +288,7 @@ static void cmd_yaml(ye *y, const rf_qp_cmd *c, rf_buf *tmp)
             map_end(y);
         }
         seq_end(y);
+        if (c->partial) kv_bool(y, "partial", 1);
     }
     if (c->op == RF_QP_FACTS) {
         int32_t w = c->dst->ncols;

@@ -200,6 +200,9 @@ typedef struct rf_qp_cmd {
     int32_t norder;
     int64_t limit;         /* ORDERLIMIT: -1 none */
     int check_fd;          /* UNIQUE: check the functional dependency of dst */
+    int partial;           /* AGGREGATE: the first half of a decomposed aggregate (pass
+                              partagg): with several ranks each groups the rows it holds,
+                              nothing moving first; the next aggregate combines the parts */
     int32_t *colvar;       /* LFTJ: per column of in[0], then in[1], ...: the variable (dst
                               column) it binds, or -1 (projected away) */
     rf_loc loc;            /* the rule it comes from (line 0: none) */
@@ -239,6 +242,7 @@ typedef struct rf_qp_program {
     int64_t next_temp;         /* for fresh temporary names */
     int inputs_are_sets;       /* input relations are known duplicate-free */
     int no_lftj;               /* the pass `lftj` leaves cyclic joins binary */
+    int no_partagg;            /* the pass `partagg` leaves aggregates whole */
     int oom;                   /* an allocation failed: the plan is unusable */
 } rf_qp_program;
 
@@ -247,6 +251,8 @@ typedef struct rf_qp_program {
 typedef struct rf_qp_options {
     int inputs_are_sets; /* the loader guarantees duplicate-free inputs (default 0) */
     int no_lftj;         /* no worst-case-optimal joins: cyclic bodies stay binary joins */
+    int no_partagg;      /* no partial aggregates: each rank's rows move before any grouping
+                            (queryplan/pass_partagg.c; default 0, the rewrite is on) */
     int no_exists;       /* keep another-row tests as joins: no per-key least and greatest
                             (queryplan/qp_exists.c; default 0, the rewrite is on) */
 } rf_qp_options;

@@ -103,6 +103,13 @@ rf_status rf_rt_load_input_db(const rf_db *db, const rf_hir_var *v, const uint8_
                               rf_rt_dict *dict, rf_cpu_pool *pool, int threads, rf_rt_rel *rel, rf_rt_dbcols *own,
                               int *defer, rf_diags *d);
 
+/* Column c of t, a plain string column (no dictionary in the file), as
+** codes of dict: each row of the kept blocks (keep NULL: all) interned in
+** row order; the other rows' codes are 0. *out (nrows entries) is the
+** caller's, released with free(). Errors name the damaged file. */
+rf_status rf_rt_db_load_strings(const rf_db *db, const rf_db_table *t, int32_t c, const uint8_t *keep, rf_rt_dict *dict,
+                                int threads, uint32_t **out, rf_diags *d);
+
 /* ---- block skipping (rt_db_blocks.c) ---------------------------------- */
 
 /* The blocks of t (from table t of a database) that the program p can need

@@ -6,8 +6,9 @@
 ** Owns: the placement model's records and their file (<cache>/place/
 ** model.txt, docs/LANGUAGE.md "Choosing the device"), the fits, the
 ** prediction of a program's time on each device and the choice
-** (rt_place.c); a program's features, the records a run leaves and the
-** choice for one run (rt_place_run.c, for rt_run.c).
+** (rt_place.c), over the runs a process will make; a program's features,
+** the records a run leaves, the choice for one run and for a tool's list
+** of programs (rt_place_run.c, for rt_run.c and tools/).
 */
 #ifndef RF_RT_PLACE_H
 #define RF_RT_PLACE_H
@@ -21,13 +22,16 @@
 
 /* One measurement. A run record: one run of a program, the times that
 ** differ between the devices (reading the inputs on the host is the same
-** on both and not counted). A kernel record (from --profile): one kernel. */
+** on both and not counted). A kernel record (from --profile): one kernel.
+** A host record: what a run that looked for the GPU found on a host (its
+** kind, or none), so that auto need not load the driver to know. */
 typedef struct rf_rt_place_rec {
-    char type;         /* 'r' run, 'k' kernel */
-    int gpu;           /* the device: 1 the GPU, 0 the CPU */
+    char type;         /* 'r' run, 'k' kernel, 'h' host */
+    int gpu;           /* the device: 1 the GPU, 0 the CPU; host: 1 a usable GPU, 0 none */
+    char host[64];     /* host: its name */
     uint64_t prog;     /* run: the program's hash (rf_rt_place_prog_hash) */
     int fresh;         /* run, GPU: the driver started in this run (a fresh process) */
-    char kind[24];     /* kernel: its kind ("join_index") */
+    char kind[24];     /* kernel: its kind ("join_index"); host: the GPU's ("NVIDIA_H100_80GB_HBM3", "-") */
     double rows, bytes; /* run: the inputs' rows and the bytes of the columns read, as
                            rf_rt_place_inputs estimates them before a run; kernel: rows and bytes in */
     int32_t kernels;   /* run: the program's kernels */
@@ -54,11 +58,17 @@ char *rf_rt_place_path(const char *cache_dir);
 rf_status rf_rt_place_read(const char *path, rf_rt_place_model *m, rf_diags *d);
 /* The file's text: the version line, then the newest RF_RT_PLACE_MAX_RECORDS records. */
 rf_status rf_rt_place_format(const rf_rt_place_model *m, rf_buf *out);
-/* Appends recs to the model file at path: read, added, trimmed, written
+/* Appends recs to the model file at path: their lines added at its end
+** (one write) where the file has its version line, ends with a newline and
+** is below RF_RT_PLACE_COMPACT_BYTES; else read, added, trimmed, written
 ** aside and renamed into place (a reader never sees half a file; of two
-** processes appending at once, one's records may be lost). Failures to
+** processes rewriting at once, one's records may be lost). A line damaged
+** in the middle is not looked for here (rf_rt_place_reset). Failures to
 ** write are not errors (the model is a cache). */
 rf_status rf_rt_place_append(const char *path, const rf_rt_place_rec *recs, int64_t n, rf_diags *d);
+/* The model file at path written anew, empty: after a read found it
+** damaged (the warning said it is written anew). */
+rf_status rf_rt_place_reset(const char *path);
 
 /* The least-squares fit y ~ c0 + c1 x1 + c2 x2 with every coefficient >= 0
 ** (each subset of the three terms tried, the smallest squared error kept;
@@ -80,6 +90,12 @@ typedef struct rf_rt_place_query {
     double rows, bytes;       /* the inputs' (estimated before reading) */
     int threads;              /* the CPU's */
     int gpu_started;          /* the GPU's driver runs in this process already */
+    int64_t runs;             /* the runs of this program the process will make from this one on,
+                                 this one included (<= 1: this one) */
+    int kept;                 /* the inputs are kept between those runs (an input cache): on the
+                                 GPU they are copied once, not once a run */
+    double later_gain_s;      /* what the later programs of this process would save on a
+                                 started GPU (rf_rt_place_gain): they share its start */
 } rf_rt_place_query;
 
 /* The defaults, with no record (docs/LANGUAGE.md): the CPU 24 ns per row
@@ -92,10 +108,18 @@ typedef struct rf_rt_place_query {
 #define RF_RT_PLACE_GPU_BW 10e9
 
 typedef struct rf_rt_place_choice {
-    double cpu_s, gpu_s;     /* predicted */
+    double cpu_s, gpu_s;     /* predicted for one run (the GPU: with its start and copies) */
+    double gpu_start_s, gpu_copy_s; /* of gpu_s: the start (0 when started) and the copies */
+    int64_t runs;            /* the runs weighed (q->runs, at least 1) */
+    double cpu_total_s, gpu_total_s; /* predicted for all of them (the GPU's start once, kept
+                                        inputs' copies once) */
+    double later_gain_s;     /* q->later_gain_s */
     int gpu;                 /* chosen: the GPU */
     int64_t records;         /* the model's records */
     const char *cpu_basis, *gpu_basis; /* "this program's runs", "kernel kinds", "defaults" */
+    int host_gpu;            /* rf_rt_place_choose: what the model's last host record of this
+                                host says: 1 a usable GPU (host_kind), 0 none, -1 no record */
+    char host_kind[24];
 } rf_rt_place_choice;
 
 /* Predicts q's time on both devices from m and chooses the faster (the CPU
@@ -103,8 +127,17 @@ typedef struct rf_rt_place_choice {
 ** fitted against the input rows), else the kernel records of each kernel's
 ** kind there (against rows and bytes, every kernel taken to read all the
 ** input rows), else the defaults; the GPU adds its start (unless started)
-** and the copies of the input bytes, at what its run records measured. */
+** and the copies of the input bytes, at what its run records measured.
+** Over q->runs runs the CPU takes runs x cpu_s, the GPU its start once, the
+** copies once (kept inputs) or each run, and runs x its run. The GPU is
+** chosen when the program itself is faster on a started GPU and its total
+** with the start is below the CPU's total plus what later programs would
+** save on the started GPU (q->later_gain_s): the start is paid once for
+** all of them. */
 void rf_rt_place_predict(const rf_rt_place_model *m, const rf_rt_place_query *q, rf_rt_place_choice *out);
+/* What q would save on a started GPU against the CPU over its runs (>= 0):
+** the later programs' share of a GPU start (q->gpu_started is ignored). */
+double rf_rt_place_gain(const rf_rt_place_model *m, const rf_rt_place_query *q);
 
 /* ---- one run (rt_place_run.c) ---------------------------------------------- */
 
@@ -117,11 +150,29 @@ uint64_t rf_rt_place_prog_hash(const rf_hir_program *p);
 ** them: a database's manifest, or text files' sizes (8 bytes a column a row). */
 void rf_rt_place_inputs(const rf_hir_program *p, const char *data_dir, double *rows, double *bytes);
 /* The model file under o's cache_dir read (a damaged one: a warning in d)
-** and p's time on both devices predicted. */
+** and p's time on both devices predicted, over o->runs runs, with o->later's
+** programs' gain on a started GPU (their copies: the columns p and the
+** programs before them do not read, where the inputs are kept). Loads no
+** GPU driver: the caller probes only when the GPU is chosen. */
 void rf_rt_place_choose(const rf_hir_program *p, const rf_rt_options *o, int threads, int gpu_started,
                         rf_rt_place_choice *out, rf_diags *d);
+/* Would --device auto start the GPU for programs ps[0..n), each run runs
+** times (<= 1: once) over the same inputs, kept between them where kept is
+** set: 1 when their predicted gain on a started GPU exceeds its start in a
+** fresh process (a tool compiles the GPU code ahead only then). Loads no
+** GPU driver; a damaged model: a warning in d. */
+int rf_rt_place_workload_gpu(const rf_hir_program *const *ps, int32_t n, int64_t runs, int kept,
+                             const rf_rt_options *o, int threads, rf_diags *d);
+/* This host's name as host records hold it (at most 63 characters, no
+** blanks). */
+void rf_rt_place_host(char out[64]);
+/* The GPU's kind as host records hold it, from rf_rt_gpu_available's text
+** ("NVIDIA H100 80GB HBM3 (sm_90, ...)": NVIDIA_H100_80GB_HBM3). */
+void rf_rt_place_gpu_kind(const char *why, char out[24]);
 /* The records of a finished run appended to the model file: one run record,
-** and with --profile one per kernel that ran. */
+** with --profile one per kernel that ran, and a host record where the run
+** looked for the GPU (res->host_gpu_found) and found other than the
+** model's last host record says. */
 void rf_rt_place_record(const rf_hir_program *p, const rf_rt_options *o, const rf_rt_result *res, rf_diags *d);
 
 #endif

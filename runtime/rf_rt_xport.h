@@ -55,6 +55,7 @@ typedef struct rf_rt_xmove {
 /* What one move on the device sent and received (other ranks only). */
 typedef struct rf_rt_xstat {
     int64_t bytes_sent, bytes_received;
+    int64_t rows_sent, rows_received; /* to and from other ranks */
 } rf_rt_xstat;
 
 #endif

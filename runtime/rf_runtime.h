@@ -112,6 +112,15 @@ typedef struct rf_rt_options {
                                 context go with the process) nor the inputs' mappings undone; only
                                 for a caller that then exits without freeing (tools/redfox.c,
                                 rf_tool_exit_now) */
+    /* --device auto: the workload this run is part of (rt_place_run.c). runs:
+    ** the runs of this program the process will make from this one on, this
+    ** one included (<= 1: this one; `run --repeat N`); later: the programs it
+    ** will run after those over the same inputs (`tpch run`'s later queries),
+    ** which share the GPU's start, each run later_runs times (<= 1: once) */
+    int64_t runs;
+    const rf_hir_program *const *later;
+    int32_t nlater;
+    int64_t later_runs;
 } rf_rt_options;
 
 typedef struct rf_rt_output {
@@ -139,6 +148,7 @@ typedef struct rf_rt_result {
     int32_t nstats;
     double load_seconds, run_seconds;
     const char *device;        /* where it ran */
+    int gpu_fell_back;         /* the GPU ran out of memory for the run's data: it ran on the CPU (device "cpu") */
     uint64_t gpu_peak_bytes;   /* GPU: the most device memory the run's values held at once */
     int32_t gpu_fused;         /* GPU: fused kernels run (each run of one counts) */
     int64_t cpu_fused;         /* CPU: grouped totals run (a map, its group and reduce in one pass) */
@@ -169,6 +179,14 @@ typedef struct rf_rt_result {
     int place_auto;
     double place_cpu_s, place_gpu_s;
     int64_t place_records;
+    int64_t place_runs;        /* the runs weighed; their predicted totals and the later */
+    double place_cpu_total_s, place_gpu_total_s, place_later_gain_s; /* programs' gain */
+    int place_probed;          /* the GPU's driver was loaded for the choice (not when the CPU
+                                  was predicted faster from the model alone) */
+    int place_host_gpu;        /* what the model said of this host's GPU: 1 one, 0 none, -1 nothing */
+    int host_gpu_found;        /* this run looked for the GPU: 1 found one (host_gpu_kind), 0 none;
+                                  -1 did not look (or the emulator) */
+    char host_gpu_kind[24];
     uint64_t h2d_bytes, d2h_bytes; /* GPU: bytes copied host to device and back, the whole run */
     double gpu_alloc_seconds;  /* GPU: in the driver's allocations of device memory (the pool's arenas) */
     /* GPU: the memory cap (0: none) and, under it, values moved to host

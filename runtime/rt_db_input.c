@@ -133,8 +133,8 @@ static void remap_part(void *arg, int tid)
 /* A plain string column into the run's dictionary: each row of the kept
 ** blocks (keep NULL: all) interned, in row order (all of them: the codes the
 ** text path gives); the other rows' codes are 0 and never read. */
-static rf_status load_plain(const rf_db *db, const rf_db_table *t, int32_t c, const uint8_t *keep, rf_rt_dict *dict,
-                            int threads, uint32_t **out, rf_diags *d)
+rf_status rf_rt_db_load_strings(const rf_db *db, const rf_db_table *t, int32_t c, const uint8_t *keep, rf_rt_dict *dict,
+                                int threads, uint32_t **out, rf_diags *d)
 {
     rf_db_map m = {0, 0}, sm = {0, 0};
     const uint64_t *off = NULL;
@@ -184,7 +184,7 @@ static rf_status load_col(const rf_db *db, const rf_db_table *t, int32_t c, cons
 {
     if (t->cols[c].enc == RF_DB_ENC_PLAIN) {
         uint32_t *codes = NULL;
-        rf_status st = load_plain(db, t, c, keep, dict, threads, &codes, d);
+        rf_status st = rf_rt_db_load_strings(db, t, c, keep, dict, threads, &codes, d);
         if (st) return st;
         rf_db_unmap(&own->maps[c]);
         free(own->owned[c]);

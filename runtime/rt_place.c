@@ -6,7 +6,9 @@
 **     redfox placement model 1
 **     r PROG DEVICE FRESH ROWS BYTES KERNELS START_S COPY_S SECONDS
 **     k DEVICE KIND ROWS BYTES SECONDS
-** (PROG 16 hex digits, DEVICE cpu or gpu, FRESH 0 or 1). Any other first
+**     h HOST gpu GPU-KIND    or    h HOST none -
+** (PROG 16 hex digits, DEVICE cpu or gpu, FRESH 0 or 1; a host record says
+** what the last look for a GPU found on HOST, its kind's spaces as _). Any other first
 ** line, or a line that does not parse, a number not finite or negative, and
 ** the whole file is ignored (a warning says which line): a model is a cache,
 ** made anew from the next runs.
@@ -65,31 +67,99 @@ static int ok_num(double v) { return isfinite(v) && v >= 0; }
 
 static int dev_of(const char *s) { return !strcmp(s, "gpu") ? 1 : !strcmp(s, "cpu") ? 0 : -1; }
 
-/* One record line (NUL-terminated, no newline): 1 when it parses. */
-static int parse_line(const char *s, rf_rt_place_rec *r)
+/* Splits s (NUL-terminated, no newline) at blanks into at most max
+** tokens, in place: their count, or max + 1 when there are more. Not
+** sscanf: a full model is some 4,000 lines, read before every choice, and
+** sscanf took about 2.5 ms of them; this a fraction. */
+static int split(char *s, char **tok, int max)
+{
+    int n = 0;
+    for (;;) {
+        while (*s == ' ' || *s == '\t') *s++ = 0;
+        if (!*s) return n;
+        if (n == max) return max + 1;
+        tok[n++] = s;
+        while (*s && *s != ' ' && *s != '\t') s++;
+    }
+}
+
+/* A number that is the whole token, finite and not negative. Decimal
+** digits with a fraction and an exponent, as the file is written, are read
+** here (strtod, exact to the last bit, was most of a read's time; a cost
+** model needs no last bit); anything else goes to strtod. */
+static int num(const char *t, double *v)
+{
+    const char *c = t;
+    uint64_t mant = 0;
+    int exp10 = 0, digits = 0, ok = 1;
+    for (; *c >= '0' && *c <= '9'; c++, digits++) {
+        if (mant < 100000000000000000ULL) mant = mant * 10 + (uint64_t)(*c - '0');
+        else exp10++;
+    }
+    if (*c == '.')
+        for (c++; *c >= '0' && *c <= '9'; c++, digits++)
+            if (mant < 100000000000000000ULL) mant = mant * 10 + (uint64_t)(*c - '0'), exp10--;
+    if (digits && (*c == 'e' || *c == 'E')) {
+        int sign = 1, e = 0, ed = 0;
+        c++;
+        if (*c == '+' || *c == '-') sign = *c++ == '-' ? -1 : 1;
+        for (; *c >= '0' && *c <= '9' && e < 10000; c++, ed++) e = e * 10 + (*c - '0');
+        ok = ed > 0;
+        exp10 += sign * e;
+    }
+    if (!digits || !ok || *c || exp10 < -300 || exp10 > 300) {
+        char *end;
+        *v = strtod(t, &end);
+        return end != t && !*end && ok_num(*v);
+    }
+    *v = exp10 >= 0 ? (double)mant * pow(10, exp10) : (double)mant / pow(10, -exp10);
+    return ok_num(*v);
+}
+
+/* A copy of token t into out (of size n): 0 when it does not fit. */
+static int word(const char *t, char *out, size_t n)
+{
+    size_t l = strlen(t);
+    if (l >= n) return 0;
+    memcpy(out, t, l + 1);
+    return 1;
+}
+
+/* One record line (NUL-terminated, no newline; cut into tokens in place):
+** 1 when it parses. */
+static int parse_line(char *s, rf_rt_place_rec *r)
 {
     memset(r, 0, sizeof *r);
-    char dev[8], kind[24];
-    int used = -1;
-    if (s[0] == 'r' && s[1] == ' ') {
-        int fresh = -1;
-        unsigned kernels = 0;
-        if (sscanf(s, "r %16" SCNx64 " %7s %d %lf %lf %u %lf %lf %lf%n", &r->prog, dev, &fresh, &r->rows, &r->bytes,
-                   &kernels, &r->start_s, &r->copy_s, &r->seconds, &used) != 9)
-            return 0;
+    char *t[11];
+    int n = split(s, t, 10);
+    if (n < 1 || t[0][1]) return 0;
+    switch (t[0][0]) {
+    case 'r': {
+        double kernels;
+        char *end;
+        if (n != 10 || strlen(t[1]) != 16) return 0;
+        r->prog = strtoull(t[1], &end, 16);
+        if (*end || t[1][0] == '-' || t[1][0] == '+') return 0;
         r->type = 'r';
-        r->fresh = fresh;
+        if ((r->gpu = dev_of(t[2])) < 0 || (strcmp(t[3], "0") && strcmp(t[3], "1"))) return 0;
+        r->fresh = t[3][0] == '1';
+        if (!num(t[4], &r->rows) || !num(t[5], &r->bytes) || !num(t[6], &kernels) || kernels > INT32_MAX ||
+            kernels != (double)(int32_t)kernels)
+            return 0;
         r->kernels = (int32_t)kernels;
-        if ((fresh != 0 && fresh != 1) || kernels > INT32_MAX) return 0;
-    } else if (s[0] == 'k' && s[1] == ' ') {
-        if (sscanf(s, "k %7s %23s %lf %lf %lf%n", dev, kind, &r->rows, &r->bytes, &r->seconds, &used) != 5) return 0;
+        return num(t[7], &r->start_s) && num(t[8], &r->copy_s) && num(t[9], &r->seconds);
+    }
+    case 'k':
         r->type = 'k';
-        memcpy(r->kind, kind, sizeof r->kind);
-    } else {
+        return n == 6 && (r->gpu = dev_of(t[1])) >= 0 && word(t[2], r->kind, sizeof r->kind) && num(t[3], &r->rows) &&
+               num(t[4], &r->bytes) && num(t[5], &r->seconds);
+    case 'h':
+        r->type = 'h';
+        r->gpu = !strcmp(t[2 < n ? 2 : 0], "gpu") ? 1 : !strcmp(t[2 < n ? 2 : 0], "none") ? 0 : -1;
+        return n == 4 && r->gpu >= 0 && word(t[1], r->host, sizeof r->host) && word(t[3], r->kind, sizeof r->kind);
+    default:
         return 0;
     }
-    if (used < 0 || s[used] != 0 || (r->gpu = dev_of(dev)) < 0) return 0;
-    return ok_num(r->rows) && ok_num(r->bytes) && ok_num(r->start_s) && ok_num(r->copy_s) && ok_num(r->seconds);
 }
 
 rf_status rf_rt_place_read(const char *path, rf_rt_place_model *m, rf_diags *d)
@@ -140,7 +210,10 @@ rf_status rf_rt_place_read(const char *path, rf_rt_place_model *m, rf_diags *d)
 static void format_rec(const rf_rt_place_rec *r, rf_buf *out)
 {
     const char *dev = r->gpu ? "gpu" : "cpu";
-    if (r->type == 'r')
+    if (r->type == 'h')
+        rf_buf_printf(out, "h %s %s %s\n", r->host[0] ? r->host : "?", r->gpu ? "gpu" : "none",
+                      r->kind[0] ? r->kind : "-");
+    else if (r->type == 'r')
         rf_buf_printf(out, "r %016" PRIx64 " %s %d %.17g %.17g %d %.9g %.9g %.9g\n", r->prog, dev, r->fresh ? 1 : 0,
                       r->rows, r->bytes, (int)r->kernels, r->start_s, r->copy_s, r->seconds);
     else
@@ -156,30 +229,58 @@ rf_status rf_rt_place_format(const rf_rt_place_model *m, rf_buf *out)
     return out->oom ? RF_ENOMEM : RF_OK;
 }
 
-/* Appends the records' lines to a sound file of the model below the bound:
-** 1 when it did. Sound: it reads without a warning (which also means it
-** ends with a newline: no append was cut short). Reading is cheap; it was
-** the rewrite that cost. */
+/* Appends the records' lines to a model file below the bound that looks
+** sound: 1 when it did. Looks sound: its version line, and a newline at its
+** end (no append was cut short). Not parsed: parsing a full model costs
+** about 2 ms, as much again as the choice's own read; a line damaged in
+** the middle is found by the next read for a choice, which writes the file
+** anew (rf_rt_place_reset). */
 static int append_lines(const char *path, const rf_rt_place_rec *recs, int64_t n)
 {
     if (n > RF_RT_PLACE_MAX_RECORDS) return 0;
     struct stat sb;
     if (stat(path, &sb) != 0 || sb.st_size >= RF_RT_PLACE_COMPACT_BYTES) return 0;
-    rf_rt_place_model m;
-    rf_diags check;
-    rf_diags_init(&check);
-    int ok = !rf_rt_place_read(path, &m, &check) && check.count == 0 && m.n > 0;
-    rf_rt_place_model_free(&m);
-    rf_diags_free(&check);
-    int fd = ok ? open(path, O_WRONLY | O_APPEND | O_CLOEXEC) : -1;
+    char want[64], head[64];
+    int hl = snprintf(want, sizeof want, HEADER " %d\n", RF_RT_PLACE_VERSION);
+    int fd = open(path, O_RDWR | O_APPEND | O_CLOEXEC);
     if (fd < 0) return 0;
+    char last = 0;
+    int ok = sb.st_size > hl && pread(fd, head, (size_t)hl, 0) == hl && !memcmp(head, want, (size_t)hl) &&
+             pread(fd, &last, 1, sb.st_size - 1) == 1 && last == '\n';
     rf_buf b;
     rf_buf_init(&b);
-    for (int64_t i = 0; i < n; i++) format_rec(&recs[i], &b);
-    ok = !b.oom && write(fd, b.data, (size_t)b.len) == (ssize_t)b.len;
+    for (int64_t i = 0; ok && i < n; i++) format_rec(&recs[i], &b);
+    ok = ok && !b.oom && write(fd, b.data, (size_t)b.len) == (ssize_t)b.len;
     rf_buf_free(&b);
     close(fd);
     return ok;
+}
+
+/* The model and recs written as the file at path (aside, then renamed). */
+static rf_status rewrite(const char *path, rf_rt_place_model *m, const rf_rt_place_rec *recs, int64_t n)
+{
+    rf_status st = RF_OK;
+    for (int64_t i = 0; i < n && !st; i++) st = rf_rt_place_add(m, &recs[i]);
+    rf_buf b;
+    rf_buf_init(&b);
+    if (!st) st = rf_rt_place_format(m, &b);
+    char *dir = st ? NULL : rf_strdup(path);
+    char *slash = dir ? strrchr(dir, '/') : NULL;
+    if (slash) {
+        *slash = 0;
+        rf_gpu_cache_write(dir, path, b.data, (uint64_t)b.len);
+    }
+    free(dir);
+    rf_buf_free(&b);
+    return st;
+}
+
+rf_status rf_rt_place_reset(const char *path)
+{
+    rf_rt_place_model m = {NULL, 0, 0};
+    rf_status st = rewrite(path, &m, NULL, 0);
+    rf_rt_place_model_free(&m);
+    return st;
 }
 
 rf_status rf_rt_place_append(const char *path, const rf_rt_place_rec *recs, int64_t n, rf_diags *d)
@@ -191,18 +292,7 @@ rf_status rf_rt_place_append(const char *path, const rf_rt_place_rec *recs, int6
     rf_status st = rf_rt_place_read(path, &m, &quiet);
     rf_diags_free(&quiet);
     (void)d;
-    for (int64_t i = 0; i < n && !st; i++) st = rf_rt_place_add(&m, &recs[i]);
-    rf_buf b;
-    rf_buf_init(&b);
-    if (!st) st = rf_rt_place_format(&m, &b);
-    char *dir = st ? NULL : rf_strdup(path);
-    char *slash = dir ? strrchr(dir, '/') : NULL;
-    if (slash) {
-        *slash = 0;
-        rf_gpu_cache_write(dir, path, b.data, (uint64_t)b.len);
-    }
-    free(dir);
-    rf_buf_free(&b);
+    if (!st) st = rewrite(path, &m, recs, n);
     rf_rt_place_model_free(&m);
     return st;
 }
@@ -322,7 +412,21 @@ static double predict_run(const rf_rt_place_model *m, const rf_rt_place_query *q
     double t = 0;
     int learned = 0;
     int threads = q->threads > 0 ? q->threads : 1;
+    double *each = rf_calloc((size_t)q->nkernels + 1, sizeof *each);
+    *basis = "defaults";
+    if (!each) return 0;
     for (int32_t k = 0; k < q->nkernels; k++) {
+        /* a kind met before: the same fit at the same point (the fits of a
+        ** full model's thousands of records are what a choice costs) */
+        int32_t same = -1;
+        for (int32_t j = 0; j < k && same < 0; j++)
+            if (q->kinds[j] && q->kinds[k] && !strcmp(q->kinds[j], q->kinds[k])) same = j;
+        if (same >= 0) {
+            t += each[same];
+            each[k] = each[same];
+            continue;
+        }
+        double before = t;
         n = pick(m, 'k', gpu, NULL, q->kinds[k], x1, x2, y);
         if (n > 0 && rf_rt_place_fit_lsq(x1, x2, y, n, &f)) {
             t += rf_rt_place_fit_eval(&f, q->rows, q->bytes);
@@ -332,7 +436,9 @@ static double predict_run(const rf_rt_place_model *m, const rf_rt_place_query *q
         } else {
             t += q->rows * RF_RT_PLACE_CPU_NS_ROW * 1e-9 / threads;
         }
+        each[k] = t - before;
     }
+    free(each);
     *basis = learned ? "kernel kinds" : "defaults";
     return t;
 }
@@ -347,22 +453,48 @@ void rf_rt_place_predict(const rf_rt_place_model *m, const rf_rt_place_query *q,
     rf_rt_place_model none = {NULL, 0, 0};
     const rf_rt_place_model *mm = x1 && x2 && y ? m : &none; /* short of memory: the defaults */
     out->cpu_s = predict_run(mm, q, 0, x1, x2, y, &out->cpu_basis);
-    out->gpu_s = predict_run(mm, q, 1, x1, x2, y, &out->gpu_basis);
+    double gpu_run = predict_run(mm, q, 1, x1, x2, y, &out->gpu_basis);
     /* the GPU's fixed costs: its start as measured in runs like this one
-    ** (a fresh process, or one whose driver runs), copies at the measured rate */
-    double start = 0, copy_b = 0, copy_s = 0;
-    int64_t nstart = 0;
+    ** (a fresh process, or one whose driver runs), copies at the measured
+    ** rate; this program's own runs where there are any: how much of the
+    ** start its reading hides, and what its copies hold beyond the columns'
+    ** bytes (the strings' dictionary: q13's comments), are its own */
+    double start[2] = {0, 0}, copy_b[2] = {0, 0}, copy_s[2] = {0, 0};
+    int64_t nstart[2] = {0, 0};
     for (int64_t i = 0; i < mm->n; i++) {
         const rf_rt_place_rec *r = &mm->recs[i];
         if (r->type != 'r' || !r->gpu) continue;
-        if (r->fresh == !q->gpu_started) start += r->start_s, nstart++;
-        if (r->copy_s > 0 && r->bytes > 0) copy_b += r->bytes, copy_s += r->copy_s;
+        int own = r->prog == q->prog;
+        for (int w = 0; w <= own; w++) {
+            if (r->fresh == !q->gpu_started) start[w] += r->start_s, nstart[w]++;
+            if (r->copy_s > 0 && r->bytes > 0) copy_b[w] += r->bytes, copy_s[w] += r->copy_s;
+        }
     }
-    if (nstart) out->gpu_s += start / (double)nstart;
-    else if (!q->gpu_started) out->gpu_s += RF_RT_PLACE_GPU_START_S;
-    out->gpu_s += q->bytes / (copy_s > 0 ? copy_b / copy_s : RF_RT_PLACE_GPU_BW);
-    out->gpu = out->gpu_s < out->cpu_s;
+    int ws = nstart[1] ? 1 : 0, wc = copy_s[1] > 0 ? 1 : 0;
+    out->gpu_start_s = nstart[ws] ? start[ws] / (double)nstart[ws] : !q->gpu_started ? RF_RT_PLACE_GPU_START_S : 0;
+    out->gpu_copy_s = q->bytes / (copy_s[wc] > 0 ? copy_b[wc] / copy_s[wc] : RF_RT_PLACE_GPU_BW);
+    out->gpu_s = gpu_run + out->gpu_start_s + out->gpu_copy_s;
+    /* the runs ahead: the start once, kept inputs copied once */
+    int64_t runs = q->runs > 1 ? q->runs : 1;
+    double rn = (double)runs;
+    out->runs = runs;
+    out->later_gain_s = q->later_gain_s > 0 ? q->later_gain_s : 0;
+    out->cpu_total_s = rn * out->cpu_s;
+    double started_total = rn * gpu_run + (q->kept ? 1 : rn) * out->gpu_copy_s;
+    out->gpu_total_s = started_total + out->gpu_start_s;
+    out->gpu = started_total < out->cpu_total_s && out->gpu_total_s < out->cpu_total_s + out->later_gain_s;
     free(x1);
     free(x2);
     free(y);
+}
+
+double rf_rt_place_gain(const rf_rt_place_model *m, const rf_rt_place_query *q)
+{
+    rf_rt_place_query w = *q;
+    w.gpu_started = 1;
+    w.later_gain_s = 0;
+    rf_rt_place_choice c;
+    rf_rt_place_predict(m, &w, &c);
+    double g = c.cpu_total_s - c.gpu_total_s;
+    return g > 0 ? g : 0;
 }

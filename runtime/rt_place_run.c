@@ -7,7 +7,10 @@
 ** from a .logic or its .rfx hashes alike), the estimate of its inputs' rows
 ** and bytes before reading them (a database's manifest: the rows and the
 ** bytes of the columns the program reads; text files: their size, a row
-** taken as 8 bytes a column), and the records of a finished run.
+** taken as 8 bytes a column), the workload a choice weighs (this program's
+** runs and the later programs' gain on a started GPU, their copies only of
+** the columns not read before where inputs are kept), this host's name and
+** GPU kind as host records hold them, and the records of a finished run.
 */
 #include "rf_rt_place.h"
 
@@ -20,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static uint64_t fnv(uint64_t h, const void *data, size_t n)
 {
@@ -54,10 +58,67 @@ uint64_t rf_rt_place_prog_hash(const rf_hir_program *p)
     return h;
 }
 
-void rf_rt_place_inputs(const rf_hir_program *p, const char *data_dir, double *rows, double *bytes)
+/* The columns counted so far (a hash of the input's file and the column's
+** number): of programs over kept inputs, a column read by an earlier one is
+** on the GPU already and not copied again. */
+typedef struct seen_cols {
+    uint64_t *h;
+    int64_t n, cap;
+} seen_cols;
+
+/* 1 when column (file, c) was counted before; else counts it now (and 0). */
+static int seen_before(seen_cols *s, const char *file, int32_t c)
+{
+    if (!s) return 0;
+    uint64_t h = fnv_i64(fnv_str(1469598103934665603ULL, file), c);
+    for (int64_t i = 0; i < s->n; i++)
+        if (s->h[i] == h) return 1;
+    if (s->n == s->cap) {
+        int64_t nc = s->cap ? s->cap * 2 : 64;
+        uint64_t *nh = rf_realloc(s->h, (size_t)nc * sizeof *nh);
+        if (!nh) return 0; /* counted again: a copy too many in the estimate */
+        s->h = nh;
+        s->cap = nc;
+    }
+    s->h[s->n++] = h;
+    return 0;
+}
+
+/* rf_rt_place_inputs with the database open already (db: NULL for text
+** files) and the columns seen (NULL: none): rows count every input, bytes
+** the columns not seen. */
+static void inputs_of(const rf_hir_program *p, const char *dir, rf_db *db, seen_cols *seen, double *rows,
+                      double *bytes)
 {
     *rows = *bytes = 0;
-    const char *dir = data_dir ? data_dir : ".";
+    for (int32_t v = 0; v < p->nvars; v++) {
+        const rf_hir_var *x = p->vars[v];
+        if (x->role != RF_HIR_ROLE_INPUT || !x->input_file) continue;
+        uint8_t *read = rf_malloc((size_t)x->ncols + 1);
+        if (!read) continue;
+        rf_rt_input_cols_read(p, v, read);
+        const rf_db_table *t = db ? rf_db_find_table(db, x->input_file) : NULL;
+        if (t) {
+            *rows += (double)t->nrows;
+            for (int32_t c = 0; c < t->ncols && c < x->ncols; c++)
+                if (read[c] && !seen_before(seen, x->input_file, c)) *bytes += (double)t->cols[c].size;
+        } else if (!db) {
+            char *path = rf_sprintf("%s/%s", dir, x->input_file);
+            struct stat sb;
+            if (path && stat(path, &sb) == 0) {
+                double n = (double)sb.st_size / (8.0 * (x->ncols > 0 ? x->ncols : 1));
+                *rows += n;
+                for (int32_t c = 0; c < x->ncols; c++)
+                    if (read[c] && !seen_before(seen, x->input_file, c)) *bytes += n * rf_rt_type_width(x->types[c]);
+            }
+            free(path);
+        }
+        free(read);
+    }
+}
+
+static rf_db *open_db(const char *dir)
+{
     rf_db *db = NULL;
     if (rf_db_is_database(dir)) {
         rf_diags d;
@@ -65,32 +126,72 @@ void rf_rt_place_inputs(const rf_hir_program *p, const char *data_dir, double *r
         if (rf_db_open(dir, &db, &d)) db = NULL; /* the run says what is wrong */
         rf_diags_free(&d);
     }
-    for (int32_t v = 0; v < p->nvars; v++) {
-        const rf_hir_var *x = p->vars[v];
-        if (x->role != RF_HIR_ROLE_INPUT || !x->input_file) continue;
-        uint8_t *read = rf_malloc((size_t)x->ncols + 1);
-        if (!read) continue;
-        rf_rt_input_cols_read(p, v, read);
-        double width = 0;
-        for (int32_t c = 0; c < x->ncols; c++) width += read[c] ? rf_rt_type_width(x->types[c]) : 0;
-        const rf_db_table *t = db ? rf_db_find_table(db, x->input_file) : NULL;
-        if (t) {
-            *rows += (double)t->nrows;
-            for (int32_t c = 0; c < t->ncols && c < x->ncols; c++)
-                if (read[c]) *bytes += (double)t->cols[c].size;
-        } else if (!db) {
-            char *path = rf_sprintf("%s/%s", dir, x->input_file);
-            struct stat sb;
-            if (path && stat(path, &sb) == 0) {
-                double n = (double)sb.st_size / (8.0 * (x->ncols > 0 ? x->ncols : 1));
-                *rows += n;
-                *bytes += n * width;
-            }
-            free(path);
-        }
-        free(read);
-    }
+    return db;
+}
+
+void rf_rt_place_inputs(const rf_hir_program *p, const char *data_dir, double *rows, double *bytes)
+{
+    const char *dir = data_dir ? data_dir : ".";
+    rf_db *db = open_db(dir);
+    inputs_of(p, dir, db, NULL, rows, bytes);
     if (db) rf_db_close(db);
+}
+
+/* q's program-dependent part for p: its hash and kernels' kinds (kinds:
+** room for every kernel; NULL when short of memory: no kernels). */
+static const char **query_of(const rf_hir_program *p, rf_rt_place_query *q)
+{
+    int32_t nk = 0;
+    for (int32_t b = 0; b < p->nblocks; b++) nk += p->blocks[b]->nkernels;
+    const char **kinds = rf_calloc((size_t)nk + 1, sizeof *kinds);
+    q->prog = rf_rt_place_prog_hash(p);
+    q->nkernels = 0;
+    for (int32_t b = 0; kinds && b < p->nblocks; b++)
+        for (int32_t j = 0; j < p->blocks[b]->nkernels; j++)
+            kinds[q->nkernels++] = rf_hir_kind_name(p->blocks[b]->kernels[j]->kind);
+    q->kinds = kinds;
+    return kinds;
+}
+
+void rf_rt_place_host(char out[64])
+{
+    char name[256] = "";
+    if (gethostname(name, sizeof name - 1) != 0 || !name[0]) snprintf(name, sizeof name, "?");
+    int n = 0;
+    for (const char *c = name; *c && n < 63; c++) out[n++] = (*c == ' ' || *c == '\t' || *c == '\n') ? '_' : *c;
+    out[n] = 0;
+}
+
+void rf_rt_place_gpu_kind(const char *why, char out[24])
+{
+    int n = 0;
+    for (const char *c = why ? why : ""; *c && n < 23 && strncmp(c, " (", 2); c++)
+        out[n++] = (*c == ' ' || *c == '\t' || *c == '\n') ? '_' : *c;
+    if (!n) out[n++] = '-';
+    out[n] = 0;
+}
+
+/* The model's last host record of host: its gpu (1, 0) and kind; -1 none. */
+static int host_known(const rf_rt_place_model *m, const char *host, char kind[24])
+{
+    for (int64_t i = m->n - 1; i >= 0; i--)
+        if (m->recs[i].type == 'h' && !strcmp(m->recs[i].host, host)) {
+            memcpy(kind, m->recs[i].kind, 24);
+            return m->recs[i].gpu;
+        }
+    kind[0] = 0;
+    return -1;
+}
+
+/* The model at path into m; a damaged file (a warning in d) is written
+** anew at once, so that this run's records start it again. */
+static void read_model(const char *path, rf_rt_place_model *m, rf_diags *d)
+{
+    memset(m, 0, sizeof *m);
+    if (!path) return;
+    int64_t warned = d->count;
+    if (rf_rt_place_read(path, m, d)) rf_rt_place_model_free(m);
+    else if (d->count > warned) rf_rt_place_reset(path);
 }
 
 void rf_rt_place_choose(const rf_hir_program *p, const rf_rt_options *o, int threads, int gpu_started,
@@ -99,23 +200,78 @@ void rf_rt_place_choose(const rf_hir_program *p, const rf_rt_options *o, int thr
     rf_rt_place_model m = {NULL, 0, 0};
     const rf_rt_tuning *tu = o->tuning ? o->tuning : rf_rt_tuning_default();
     char *path = rf_rt_place_path(tu->cache_dir);
-    if (path && rf_rt_place_read(path, &m, d)) rf_rt_place_model_free(&m);
+    read_model(path, &m, d);
     free(path);
-    int32_t nk = 0;
-    for (int32_t b = 0; b < p->nblocks; b++) nk += p->blocks[b]->nkernels;
-    const char **kinds = rf_calloc((size_t)nk + 1, sizeof *kinds);
+    const char *dir = o->data_dir ? o->data_dir : ".";
+    rf_db *db = open_db(dir);
+    seen_cols seen = {NULL, 0, 0};
+    seen_cols *sp = o->cache ? &seen : NULL; /* kept inputs: each column copied once */
     rf_rt_place_query q;
     memset(&q, 0, sizeof q);
-    q.prog = rf_rt_place_prog_hash(p);
-    for (int32_t b = 0; kinds && b < p->nblocks; b++)
-        for (int32_t j = 0; j < p->blocks[b]->nkernels; j++) kinds[q.nkernels++] = rf_hir_kind_name(p->blocks[b]->kernels[j]->kind);
-    q.kinds = kinds;
-    rf_rt_place_inputs(p, o->data_dir, &q.rows, &q.bytes);
     q.threads = threads;
+    q.kept = o->cache != NULL;
+    /* the later programs' gain on a started GPU: their share of its start
+    ** (only while it is not started: a started GPU costs them nothing) */
+    double later = 0;
+    double rows, bytes;
+    inputs_of(p, dir, db, sp, &rows, &bytes);
+    for (int32_t i = 0; i < o->nlater && !gpu_started; i++) {
+        if (!o->later || !o->later[i]) continue;
+        const char **kinds = query_of(o->later[i], &q);
+        inputs_of(o->later[i], dir, db, sp, &q.rows, &q.bytes);
+        q.runs = o->later_runs;
+        later += rf_rt_place_gain(&m, &q);
+        free(kinds);
+    }
+    const char **kinds = query_of(p, &q);
+    q.rows = rows;
+    q.bytes = bytes;
+    q.runs = o->runs;
     q.gpu_started = gpu_started;
+    q.later_gain_s = later;
     rf_rt_place_predict(&m, &q, out);
+    char host[64];
+    rf_rt_place_host(host);
+    out->host_gpu = host_known(&m, host, out->host_kind);
     free(kinds);
+    free(seen.h);
+    if (db) rf_db_close(db);
     rf_rt_place_model_free(&m);
+}
+
+int rf_rt_place_workload_gpu(const rf_hir_program *const *ps, int32_t n, int64_t runs, int kept,
+                             const rf_rt_options *o, int threads, rf_diags *d)
+{
+    rf_rt_place_model m = {NULL, 0, 0};
+    const rf_rt_tuning *tu = o->tuning ? o->tuning : rf_rt_tuning_default();
+    char *path = rf_rt_place_path(tu->cache_dir);
+    read_model(path, &m, d);
+    free(path);
+    const char *dir = o->data_dir ? o->data_dir : ".";
+    rf_db *db = open_db(dir);
+    seen_cols seen = {NULL, 0, 0};
+    rf_rt_place_query q;
+    memset(&q, 0, sizeof q);
+    q.threads = threads;
+    q.kept = kept;
+    q.runs = runs;
+    double gain = 0, start = 0;
+    for (int32_t i = 0; i < n; i++) {
+        if (!ps[i]) continue;
+        const char **kinds = query_of(ps[i], &q);
+        inputs_of(ps[i], dir, db, kept ? &seen : NULL, &q.rows, &q.bytes);
+        gain += rf_rt_place_gain(&m, &q);
+        if (i == 0) { /* the start of a fresh process, as the model knows it */
+            rf_rt_place_choice ch;
+            rf_rt_place_predict(&m, &q, &ch);
+            start = ch.gpu_start_s;
+        }
+        free(kinds);
+    }
+    free(seen.h);
+    if (db) rf_db_close(db);
+    rf_rt_place_model_free(&m);
+    return gain > start;
 }
 
 void rf_rt_place_record(const rf_hir_program *p, const rf_rt_options *o, const rf_rt_result *res, rf_diags *d)
@@ -127,7 +283,7 @@ void rf_rt_place_record(const rf_hir_program *p, const rf_rt_options *o, const r
         return;
     }
     int gpu = !strcmp(res->device, "gpu");
-    rf_rt_place_rec *recs = rf_calloc((size_t)res->nstats + 1, sizeof *recs);
+    rf_rt_place_rec *recs = rf_calloc((size_t)res->nstats + 2, sizeof *recs);
     int64_t n = 0;
     if (recs) {
         rf_rt_place_rec *r = &recs[n++];
@@ -157,6 +313,26 @@ void rf_rt_place_record(const rf_hir_program *p, const rf_rt_options *o, const r
             k->rows = (double)s->rows_in;
             k->bytes = (double)s->bytes_in;
             k->seconds = s->seconds;
+        }
+        /* what the run found of the GPU, where the model says otherwise */
+        if (res->host_gpu_found >= 0) {
+            rf_rt_place_rec *h = &recs[n];
+            memset(h, 0, sizeof *h);
+            h->type = 'h';
+            h->gpu = res->host_gpu_found;
+            rf_rt_place_host(h->host);
+            snprintf(h->kind, sizeof h->kind, "%s", res->host_gpu_found && res->host_gpu_kind[0] ? res->host_gpu_kind : "-");
+            char kind[24];
+            int known = res->place_auto ? res->place_host_gpu : -1;
+            if (!res->place_auto) { /* not read for a choice: read now */
+                rf_rt_place_model m;
+                rf_diags quiet;
+                rf_diags_init(&quiet);
+                if (!rf_rt_place_read(path, &m, &quiet)) known = host_known(&m, h->host, kind);
+                rf_rt_place_model_free(&m);
+                rf_diags_free(&quiet);
+            }
+            if (known != h->gpu) n++;
         }
         rf_rt_place_append(path, recs, n, d);
     }

@@ -51,8 +51,18 @@ void rf_rt_profile_write(const rf_rt_result *res, FILE *f)
         char g[48];
         if (res->place_gpu_s < 0) snprintf(g, sizeof g, "- (no usable GPU)");
         else snprintf(g, sizeof g, "%.6f s", res->place_gpu_s);
-        fprintf(f, "auto: predicted cpu %.6f s, gpu %s -> chose %s (model: %lld records)\n", res->place_cpu_s, g,
-                res->device, (long long)res->place_records);
+        fprintf(f, "auto: predicted cpu %.6f s, gpu %s -> chose %s (model: %lld records)%s\n", res->place_cpu_s, g,
+                res->device, (long long)res->place_records,
+                res->place_probed ? "" : "; the GPU's driver not loaded (the choice needs none)");
+        if (res->place_runs > 1 || res->place_later_gain_s > 0) {
+            char gt[48];
+            if (res->place_gpu_total_s < 0) snprintf(gt, sizeof gt, "-");
+            else snprintf(gt, sizeof gt, "%.6f s", res->place_gpu_total_s);
+            fprintf(f, "auto: expected %lld run%s: cpu %.6f s, gpu %s in all (its start once, kept inputs copied "
+                       "once); later programs' gain on a started GPU %.6f s\n",
+                    (long long)res->place_runs, res->place_runs == 1 ? "" : "s", res->place_cpu_total_s, gt,
+                    res->place_later_gain_s);
+        }
         double start = !gpu ? 0 : res->start_aside ? res->start_wait_seconds : res->device_seconds + res->program_seconds;
         double copy = gpu ? res->copy_seconds : 0;
         fprintf(f, "auto: actual %s %.6f s (start not hidden %.6f s, copies %.6f s, run and outputs %.6f s; reading "
@@ -125,6 +135,7 @@ void rf_rt_profile_write(const rf_rt_result *res, FILE *f)
             if (res->rank_exchange[0])
                 fprintf(f, " through host memory; %lld sent, %lld received device to device", (long long)s->dev_bytes_sent,
                         (long long)s->dev_bytes_received);
+            fprintf(f, "; %lld rows sent, %lld received", (long long)s->rows_sent, (long long)s->rows_received);
             fprintf(f, "; read %lld input rows, %lld bytes", (long long)s->read_rows, (long long)s->read_bytes);
             fputc('\n', f);
             /* where a rank's time between kernels goes (runtime/dist/README.md) */

@@ -47,7 +47,7 @@ static rf_status dist_move(const rf_rt_device_ops *dv, void *dev, const rf_rt_en
     rf_rt_xmove mv;
     char what[96];
     if (xp && dv->exchange && !has_strings(env->p->vars[m->var]) && rf_rt_dist_move_talks(x, m, &mv, what, sizeof what)) {
-        rf_rt_xstat xs = {0, 0};
+        rf_rt_xstat xs = {0, 0, 0, 0};
         rf_status st = dv->exchange(dev, m->var, &mv, xp, &xs);
         rf_rt_dist_moved_on_device(x, m, st, &xs);
         return st;
@@ -151,6 +151,79 @@ static rf_status run_kernel(const rf_rt_device_ops *dv, void *dev, const rf_rt_e
     return st;
 }
 
+/* ---- one process: a partial aggregate's combining step is a copy ----------
+** The pass partagg (queryplan/pass_partagg.c) splits an aggregate into a
+** partial one and one that combines the parts by the same group columns, so
+** that ranks move one row per group and rank. In one process the partial
+** aggregate saw every row: its rows are one per group, so the combining
+** group finds each row its own group (in row order) and a total, minimum or
+** maximum of one value is that value: the combined rows are its input's,
+** row for row. The walk then skips that group and runs its reduce as a
+** copy (TPC-H q18 at SF 1: 1.5 M groups not grouped a second time). */
+
+static const rf_hir_kernel *only_writer(const rf_hir_program *p, int32_t var)
+{
+    const rf_hir_kernel *w = NULL;
+    for (int32_t b = 0; b < p->nblocks; b++)
+        for (int32_t j = 0; j < p->blocks[b]->nkernels; j++)
+            if (p->blocks[b]->kernels[j]->out == var) {
+                if (w) return NULL;
+                w = p->blocks[b]->kernels[j];
+            }
+    return w;
+}
+
+/* The kernel reading var (NULL: none, or several). */
+static const rf_hir_kernel *only_reader(const rf_hir_program *p, int32_t var)
+{
+    const rf_hir_kernel *r = NULL;
+    for (int32_t b = 0; b < p->nblocks; b++) {
+        for (int32_t t = 0; t < p->blocks[b]->ntest; t++)
+            if (p->blocks[b]->test[t] == var) return NULL;
+        for (int32_t j = 0; j < p->blocks[b]->nkernels; j++) {
+            const rf_hir_kernel *k = p->blocks[b]->kernels[j];
+            for (int32_t i = 0; i < k->nin; i++)
+                if (k->in[i] == var) {
+                    if (r && r != k) return NULL;
+                    r = k;
+                }
+        }
+    }
+    return r;
+}
+
+/* By kernel id: 1 a combining group to skip, 2 its reduce, run as a copy.
+** NULL when there is none (or no memory: the kernels then run as they are). */
+static uint8_t *combine_steps(const rf_hir_program *p)
+{
+    int32_t ids = 0;
+    for (int32_t b = 0; b < p->nblocks; b++)
+        for (int32_t j = 0; j < p->blocks[b]->nkernels; j++)
+            if (p->blocks[b]->kernels[j]->id >= ids) ids = p->blocks[b]->kernels[j]->id + 1;
+    uint8_t *steps = NULL;
+    for (int32_t b = 0; b < p->nblocks; b++)
+        for (int32_t j = 0; j < p->blocks[b]->nkernels; j++) {
+            const rf_hir_kernel *g = p->blocks[b]->kernels[j];
+            if (g->kind != RF_HIR_GROUP || g->partial || g->nin != 1 || g->id < 0) continue;
+            const rf_hir_kernel *w = only_writer(p, g->in[0]), *r = only_reader(p, g->out);
+            if (!w || w->kind != RF_HIR_REDUCE || !w->partial || w->ngroup != g->ngroup || !r ||
+                r->kind != RF_HIR_REDUCE || r->idx != g->out || r->in[0] != g->in[0] || r->naggs != w->naggs ||
+                r->id < 0 || p->vars[r->out]->ncols != p->vars[g->in[0]]->ncols)
+                continue;
+            int same = 1;
+            for (int32_t i = 0; i < g->ngroup && same; i++) same = g->group[i] == i && r->group[i] == i;
+            for (int32_t a = 0; a < r->naggs && same; a++)
+                same = r->aggs[a].fn != RF_AGG_COUNT && r->aggs[a].fn != RF_AGG_AVG && r->aggs[a].col == g->ngroup + a;
+            for (int32_t c = 0; c < p->vars[r->out]->ncols && same; c++)
+                same = p->vars[r->out]->types[c] == p->vars[g->in[0]]->types[c];
+            if (!same) continue;
+            if (!steps && !(steps = rf_calloc((size_t)ids + 1, 1))) return NULL;
+            steps[g->id] = 1;
+            steps[r->id] = 2;
+        }
+    return steps;
+}
+
 /* Follows the block graph from block 0 until Halt. */
 static rf_status walk(const rf_rt_device_ops *dv, void *dev, const rf_rt_env *env, rf_rt_dist *dist,
                       const rf_rt_xport *xp)
@@ -160,9 +233,11 @@ static rf_status walk(const rf_rt_device_ops *dv, void *dev, const rf_rt_env *en
     rf_status fst = rf_rt_fixpoint_init(&fx, p, env->o, dv->rows, dev);
     int32_t maxin = rf_hir_max_inputs(p);
     int64_t *in_rows = rf_calloc((size_t)maxin + 1, sizeof *in_rows); /* for --profile */
+    uint8_t *steps = dist ? NULL : combine_steps(p); /* several ranks: the parts must combine */
     if (fst || !in_rows) {
         rf_rt_fixpoint_end(&fx);
         free(in_rows);
+        free(steps);
         return RF_ENOMEM;
     }
     rf_status st = RF_OK;
@@ -172,6 +247,24 @@ static rf_status walk(const rf_rt_device_ops *dv, void *dev, const rf_rt_env *en
         if ((st = rf_rt_fixpoint_enter(&fx, b, env->d))) break;
         for (int32_t j = 0; j < bl->nkernels && !st; j++) {
             const rf_hir_kernel *k = bl->kernels[j];
+            int step = steps && k->id >= 0 ? steps[k->id] : 0;
+            if (step == 1) { /* a combining group: its rows are its groups */
+                for (int32_t r = 0; r < k->nrelease; r++) dv->free(dev, k->release[r]);
+                continue;
+            }
+            if (step == 2) {
+                rf_hir_kernel copy = *k;
+                copy.kind = RF_HIR_COPY;
+                copy.nin = 1;
+                copy.idx = -1;
+                copy.group = NULL;
+                copy.ngroup = 0;
+                copy.aggs = NULL;
+                copy.naggs = 0;
+                if ((st = run_kernel(dv, dev, env, &copy, in_rows))) break;
+                for (int32_t r = 0; r < k->nrelease; r++) dv->free(dev, k->release[r]);
+                continue;
+            }
             if (dist && (st = dist_before(dv, dev, env, dist, xp, k))) break;
             /* a fused kernel runs its span at k: a move inside the span would
             ** come after its rows were read, so then its stages run one by one */
@@ -194,6 +287,7 @@ static rf_status walk(const rf_rt_device_ops *dv, void *dev, const rf_rt_env *en
     }
     rf_rt_fixpoint_end(&fx);
     free(in_rows);
+    free(steps);
     return st;
 }
 
@@ -386,6 +480,7 @@ rf_status rf_rt_run_on(const rf_rt_device_ops *dv, const rf_hir_program *p, cons
     env.d = d;
     env.threads = o->threads > 0 ? o->threads : rf_online_cpus();
     rf_rt_result *res = rf_calloc(1, sizeof *res);
+    if (res) res->host_gpu_found = -1; /* set where the driver looks for the GPU (run, below) */
     env.res = res;
     env.dict = o->cache ? rf_rt_cache_dict(o->cache) : rf_rt_dict_new();
     /* a device keeps its copies of the inputs in the cache (one process: a
@@ -518,13 +613,28 @@ static rf_status ranks_have_gpu(const rf_rt_options *o, int gpu, rf_diags *d)
 ** would partition: a device of partitions would plug in here). */
 /* --device auto: the placement model's choice (rt_place_run.c) when there
 ** may be a GPU; its prediction goes into the result (--profile prints it). */
-static void place_note(rf_rt_result *res, const rf_rt_place_choice *ch, int gpu)
+static void place_note(rf_rt_result *res, const rf_rt_place_choice *ch, int gpu, int probed)
 {
     if (!res || !ch) return;
     res->place_auto = 1;
     res->place_cpu_s = ch->cpu_s;
     res->place_gpu_s = gpu ? ch->gpu_s : -1;
     res->place_records = ch->records;
+    res->place_runs = ch->runs;
+    res->place_cpu_total_s = ch->cpu_total_s;
+    res->place_gpu_total_s = ch->gpu_total_s; /* also without a usable GPU: why it was tried */
+    res->place_later_gain_s = ch->later_gain_s;
+    res->place_probed = probed;
+    res->place_host_gpu = ch->host_gpu;
+}
+
+/* What this run found when it looked for the GPU (for the model's host
+** record); the emulator's GPU is no host's. */
+static void host_found(rf_rt_result *res, int usable, const char *why)
+{
+    if (!res || rf_rt_gpu_emulated()) return;
+    res->host_gpu_found = usable != 0;
+    if (usable) rf_rt_place_gpu_kind(why, res->host_gpu_kind);
 }
 
 /* Several ranks with --device gpu: rank r of a host on its GPU r mod count,
@@ -550,7 +660,34 @@ static rf_status run(const rf_hir_program *p, const rf_rt_options *o, rf_rt_resu
     int ranks = rf_rt_dist_world_size(o->world) > 1;
     if (ranks && o->device == RF_RT_DEVICE_GPU) return run_ranks_on_gpus(p, o, out, d);
     rf_rt_place_choice ch;
-    int chosen = 0;
+    int chosen = 0, fell_back = 0;
+    if (o->device == RF_RT_DEVICE_AUTO && !ranks) {
+        /* the choice first, from the model and the inputs' sizes alone: where
+        ** the CPU wins, the GPU's driver is not even loaded (loading
+        ** libcuda.so.1 costs a small program more than its run) */
+        int started = rf_rt_gpu_started();
+        rf_rt_place_choose(p, o, o->threads > 0 ? o->threads : rf_online_cpus(), started, &ch, d);
+        chosen = 1;
+        if (!ch.gpu) {
+            rf_diag_add(d, RF_SEV_NOTE, rf_mkloc(NULL, 0, 0),
+                        "running on the CPU: predicted faster than the GPU (%.3g s against %.3g s%s; --device gpu "
+                        "runs there)",
+                        ch.cpu_total_s, ch.gpu_total_s, ch.runs > 1 ? ", all runs" : "");
+            rf_status st = rf_rt_run_on(&rf_rt_cpu_device, p, o, out, d);
+            place_note(*out, &ch, 1, started);
+            return st;
+        }
+        /* a host the model knows to have no usable GPU: not looked for again
+        ** (a run with --device gpu looks, and records what it finds) */
+        if (ch.host_gpu == 0 && !started && !rf_rt_gpu_emulated()) {
+            rf_diag_add(d, RF_SEV_NOTE, rf_mkloc(NULL, 0, 0),
+                        "running on the CPU: no usable GPU (none on this host when last looked for; --device gpu "
+                        "looks again)");
+            rf_status st = rf_rt_run_on(&rf_rt_cpu_device, p, o, out, d);
+            place_note(*out, &ch, 0, 0);
+            return st;
+        }
+    }
     if (o->device != RF_RT_DEVICE_CPU && !ranks) {
         char why[256];
         /* the driver's start (about 0.3 s) is not waited for here: the GPU
@@ -561,24 +698,12 @@ static rf_status run(const rf_hir_program *p, const rf_rt_options *o, rf_rt_resu
             return RF_EUSER;
         }
         int started = rf_rt_gpu_started();
-        if (o->device == RF_RT_DEVICE_AUTO) {
-            int have_gpu = gpu;
-            rf_rt_place_choose(p, o, o->threads > 0 ? o->threads : rf_online_cpus(), started, &ch, d);
-            chosen = 1;
-            if (!gpu) {
-                rf_diag_add(d, RF_SEV_NOTE, rf_mkloc(NULL, 0, 0), "running on the CPU: no usable GPU (%s)", why);
-            } else if (!ch.gpu) {
-                rf_diag_add(d, RF_SEV_NOTE, rf_mkloc(NULL, 0, 0),
-                            "running on the CPU: predicted faster than the GPU (%.3g s against %.3g s; --device gpu "
-                            "runs there)",
-                            ch.cpu_s, ch.gpu_s);
-                gpu = 0;
-            }
-            if (!gpu) {
-                rf_status st = rf_rt_run_on(&rf_rt_cpu_device, p, o, out, d);
-                place_note(*out, &ch, have_gpu);
-                return st;
-            }
+        if (chosen && !gpu) {
+            rf_diag_add(d, RF_SEV_NOTE, rf_mkloc(NULL, 0, 0), "running on the CPU: no usable GPU (%s)", why);
+            rf_status st = rf_rt_run_on(&rf_rt_cpu_device, p, o, out, d);
+            place_note(*out, &ch, 0, 1);
+            host_found(*out, 0, why);
+            return st;
         }
         if (gpu) {
             rf_diags gd;
@@ -595,24 +720,28 @@ static rf_status run(const rf_hir_program *p, const rf_rt_options *o, rf_rt_resu
                 *out = NULL;
                 rf_diags_free(&gd);
                 rf_status st = rf_rt_run_on(&rf_rt_cpu_device, p, o, out, d);
-                place_note(*out, &ch, 0);
+                place_note(*out, &ch, 0, 1);
+                host_found(*out, 0, why);
                 return st;
             }
+            host_found(*out, usable, why);
             if (gst != RF_EDEVMEM) {
                 for (int64_t i = 0; i < gd.count; i++)
                     rf_diag_add(d, gd.items[i].sev, gd.items[i].loc, "%s", gd.items[i].msg);
                 rf_diags_free(&gd);
-                if (chosen) place_note(*out, &ch, 1);
+                if (chosen) place_note(*out, &ch, 1, 1);
                 return gst;
             }
             for (int64_t i = 0; i < gd.count; i++)
                 if (gd.items[i].sev == RF_SEV_ERROR)
                     rf_diag_add(d, RF_SEV_WARNING, gd.items[i].loc, "%s: running on the CPU instead", gd.items[i].msg);
             rf_diags_free(&gd);
+            fell_back = 1;
         }
     }
     rf_status st = rf_rt_run_on(&rf_rt_cpu_device, p, o, out, d);
-    if (chosen) place_note(*out, &ch, 1);
+    if (chosen) place_note(*out, &ch, 1, 1);
+    if (*out) (*out)->gpu_fell_back = fell_back;
     return st;
 }
 

@@ -60,7 +60,12 @@ fresh; head -c $((size - 3)) "$tmp/db/$man" >"$tmp/bad/$man"; refused "manifest 
 fresh; : >"$tmp/bad/$man"; refused "manifest empty" "$man"
 fresh; flip "$tmp/bad/t00000.c00000.col" 12345; refused "key column flipped" "t00000.c00000.col"
 fresh; head -c 1000 "$tmp/db/t00000.c00000.col" >"$tmp/bad/t00000.c00000.col"; refused "column truncated" "t00000.c00000.col"
-fresh; cat "$tmp/db/t00000.c00001.col" "$tmp/db/t00000.c00001.col" >"$tmp/bad/t00000.c00001.col"; refused "column too long" "t00000.c00001.col"
+# a column file longer than its manifest says (format 2.1: the tail of a stopped in-place append)
+# reads as the manifest's rows; a dictionary must be exactly its size
+fresh; cat "$tmp/db/t00000.c00001.col" "$tmp/db/t00000.c00001.col" >"$tmp/bad/t00000.c00001.col"
+run_db "$tmp/bad" || { cat "$tmp/db.err"; fail "a column with a tail past the manifest's size refused"; }
+cmp -s "$tmp/db.out" "$tmp/text.out" || fail "a column with a tail: another output"
+fresh; cat "$tmp/db/t00000.c00001.dict" "$tmp/db/t00000.c00001.dict" >"$tmp/bad/t00000.c00001.dict"; refused "dictionary too long" "t00000.c00001.dict"
 fresh; rm "$tmp/bad/t00000.c00001.col"; refused "column missing" "t00000.c00001.col"
 fresh; flip "$tmp/bad/t00000.c00001.col" 4; refused "string codes flipped" "t00000.c00001.col"
 fresh; flip "$tmp/bad/t00000.c00001.dict" 3; refused "dictionary offsets flipped" "t00000.c00001.dict"

@@ -3,7 +3,11 @@
 # SIGKILL at a random moment of a transaction, ROUNDS times: the database is
 # then exactly the old state or the new one (its base data gives one of the
 # two outputs, and its stored derived predicates agree with its base data),
-# never a mix, never missing.
+# never a mix, never missing. Then an insert-only batch, whose commit appends
+# to the files in place, killed (through strace's fault injection) at each of
+# its writes, syncs and renames: the manifest is then byte for byte the old
+# one, and every file's bytes that it names the old ones, or the manifest and
+# files are the new ones; the next exec cuts off any tail and commits.
 set -u
 redfox=$1
 dir=$2
@@ -41,3 +45,56 @@ while [ $r -lt "$rounds" ]; do
     r=$((r + 1))
 done
 echo "ok: $olds old, $news new"
+
+# ---- killed inside an in-place append --------------------------------------
+command -v strace >/dev/null 2>&1 || { echo "ok (strace missing: the in-place kills not tested)"; exit 0; }
+mkdir -p "$tmp/data2"
+awk 'BEGIN { srand(21); while (n < 500) { k = int(rand() * 400) "," int(rand() * 400); if (!(k in seen)) { seen[k] = 1; print k; n++ } } }' \
+    >"$tmp/data2/edge.csv"
+"$redfox" import "$p" --data "$tmp/data2" --out "$tmp/ip0" >/dev/null 2>"$tmp/err" || { cat "$tmp/err"; fail "import 2"; }
+"$redfox" exec "$tmp/ip0" "$p" --device cpu --format csv >"$tmp/ipold" 2>"$tmp/err" || { cat "$tmp/err"; fail "first exec 2"; }
+cp -r "$tmp/ip0" "$tmp/ipn"
+"$redfox" exec "$tmp/ipn" "$p" --device cpu --format csv --profile --batch "$tmp/b.txn" >"$tmp/ipnew" 2>"$tmp/err" ||
+    { cat "$tmp/err"; fail "exec 2"; }
+grep -q "tc: [0-9]* -> [0-9]* tuples (table appended in place)" "$tmp/err" || { cat "$tmp/err"; fail "not appended in place"; }
+cmp -s "$tmp/ipold" "$tmp/ipnew" && fail "batch 2 changes nothing"
+# same_files A B: every file of database A's manifest is, for the bytes B's file has, B's
+same_files() {
+    for f in "$2"/*.col; do
+        sz=$(wc -c <"$f")
+        cmp -s -n "$sz" "$f" "$1/${f##*/}" || return 1
+    done
+}
+kills=0 oldk=0 newk=0 tails=0
+for call in write fsync rename; do
+    n=1
+    while [ $n -le 12 ]; do
+        rm -rf "$tmp/ip"
+        cp -r "$tmp/ip0" "$tmp/ip"
+        strace -f -qq -o /dev/null -e trace=$call -e inject=$call:signal=KILL:when=$n \
+            "$redfox" exec "$tmp/ip" "$p" --device cpu --format csv --batch "$tmp/b.txn" >/dev/null 2>&1 && break
+        kills=$((kills + 1))
+        if cmp -s "$tmp/ip/manifest.rfdb" "$tmp/ip0/manifest.rfdb"; then
+            same_files "$tmp/ip" "$tmp/ip0" || fail "$call $n: old manifest, but a file's old bytes changed"
+            for f in "$tmp/ip0"/*.col; do [ "$(wc -c <"$tmp/ip/${f##*/}")" -gt "$(wc -c <"$f")" ] && tails=$((tails + 1)) && break; done
+            want=$tmp/ipold oldk=$((oldk + 1))
+        elif cmp -s "$tmp/ip/manifest.rfdb" "$tmp/ipn/manifest.rfdb"; then
+            same_files "$tmp/ip" "$tmp/ipn" || fail "$call $n: new manifest, but not the new files"
+            want=$tmp/ipnew newk=$((newk + 1))
+        else
+            fail "$call $n: the manifest is neither the old nor the new one"
+        fi
+        "$redfox" run "$p" --data "$tmp/ip" --device cpu --format csv >"$tmp/got" 2>"$tmp/err" || { cat "$tmp/err"; fail "$call $n: run"; }
+        cmp -s "$tmp/got" "$want" || fail "$call $n: the run reads another state than the manifest's"
+        # the next exec: any tail cut off, the batch committed (again: no change)
+        "$redfox" exec "$tmp/ip" "$p" --device cpu --format csv --batch "$tmp/b.txn" >"$tmp/got" 2>"$tmp/err" ||
+            { cat "$tmp/err"; fail "$call $n: the next exec"; }
+        cmp -s "$tmp/got" "$tmp/ipnew" || fail "$call $n: the next exec's outputs"
+        cmp -s "$tmp/ip/manifest.rfdb" "$tmp/ipn/manifest.rfdb" || fail "$call $n: the next exec's manifest"
+        for f in "$tmp/ipn"/*.col; do cmp -s "$f" "$tmp/ip/${f##*/}" || fail "$call $n: ${f##*/} after the next exec"; done
+        n=$((n + 1))
+    done
+done
+[ $oldk -ge 3 ] && [ $newk -ge 1 ] && [ $tails -ge 1 ] ||
+    fail "in place: too few kills hit the commit ($oldk old, $tails of them with a tail; $newk new)"
+echo "ok in place: $kills kills, $oldk left the old state ($tails with a tail past the manifest), $newk the new"

@@ -1,6 +1,6 @@
 #!/bin/sh
 # tests/run_exec_kset.sh REDFOX EXEC_DIR: batches of `redfox exec` applied in
-# bulk (tools/txn_kset.c) give exactly what applying them line by line gives.
+# bulk (txn/txn_kset.c) give exactly what applying them line by line gives.
 # A seeded random batch of about 60,000 updates to few keys (so that each
 # key's conflicting updates lie in many of the parser's chunks: --threads 4
 # cuts a 1 MB file into 32) is applied once; the end state must equal the

@@ -5,9 +5,10 @@
 # stored) beside a chain B that the batch closes into a cycle of N nodes
 # (about N rounds of the delta rules), then a deletion inside B (DRed).
 # After each batch the outputs and the stored tables (read back with `redfox
-# run`) equal those of --recompute on a copy. MODE cpu or emu (the GPU
-# emulator); on emu, --profile's line for the delta rules' run must report
-# about the same join builds for N = 42 and N = 82: builds (the stored closure's
+# run`) equal those of --recompute on a copy; the insert-only batch appends
+# to the closure in place. MODE cpu or emu (the GPU emulator); on emu,
+# --profile's line for the delta rules' run must report about the same join
+# builds for N = 42 and N = 82: builds (the stored closure's
 # hash table above all) are made once an exec, not once a round.
 set -u
 redfox=$1
@@ -57,7 +58,7 @@ one() {
         [ "$(wc -l <"$d/t1")" -gt 22500 ] || fail "N=$n $step: stored closure too small"
         cmp -s "$d/t1" "$d/t2" || fail "N=$n $step: the stored closure differs from --recompute"
     done
-    grep -q "path: [0-9]* -> [0-9]* tuples (table appended)" "$d/err.ins" || fail "N=$n: the closure not appended to"
+    grep -q "path: [0-9]* -> [0-9]* tuples (table appended in place)" "$d/err.ins" || fail "N=$n: the closure not appended to"
     sed -n 's/.*run of the delta rules.*join builds \([0-9]*\) made, \([0-9]*\) reused.*/\1 \2/p' "$d/err.ins"
 }
 a=$(one 42) || { echo "$a"; exit 1; }

@@ -1,7 +1,7 @@
 #!/bin/sh
-# tests/run_gpu_recpart.sh REDFOX TC_GRAPH DIVISOR PROG.logic...: recursive
-# sets larger than the GPU memory cap, in the emulator. A random graph
-# (edges.tbl) feeds each PROG; PROG runs on the CPU, then on the emulated
+# tests/run_gpu_recpart.sh REDFOX TC_GRAPH DIVISOR NODES EDGES PROG.logic...:
+# recursive sets larger than the GPU memory cap, in the emulator. A random
+# graph of NODES and EDGES (edges.tbl) feeds each PROG; PROG runs on the CPU, then on the emulated
 # GPU uncapped (its peak device memory P: nothing in partitions there) and
 # under a cap of P / DIVISOR, where it must stay on the GPU (no "running on
 # the CPU instead"), keep its recursive set in partitions (--profile's "gpu
@@ -9,14 +9,14 @@
 # runtime/gpu/rt_gpu_recpart.c), stay under the cap and give the CPU's
 # output byte for byte.
 set -u
-redfox=$1 graph=$2 div=$3
-shift 3
+redfox=$1 graph=$2 div=$3 nodes=$4 edges=$5
+shift 5
 tmp=${TMPDIR:-/tmp}/rf_gpurecpart.$$
 mkdir -p "$tmp"
 trap 'rm -rf "$tmp"' EXIT
 RF_GPU_EMULATE=1
 export RF_GPU_EMULATE
-"$graph" 200 400 3 > "$tmp/edges.tbl" || exit 1
+"$graph" "$nodes" "$edges" 3 > "$tmp/edges.tbl" || exit 1
 fail=0
 for prog in "$@"; do
     name=$(basename "$prog" .logic)

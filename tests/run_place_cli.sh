@@ -42,11 +42,14 @@ n2=$(grep -c . "$model")
 [ "$(grep -c . "$model")" -eq $((n2 + 1)) ] || no "a run without --profile should add one run record"
 # damaged: a warning naming the file, the run as ever, the file written anew
 printf 'redfox placement model 1\nr 12 cpu zz\n' >"$model"
-"$r" run "$ex/reach.logic" --data "$ex" --device auto --format csv --cache-dir "$tmp/cache" >"$tmp/a3" 2>"$tmp/e3" ||
-    no "auto with a damaged model: exit $?"
+"$r" run "$ex/reach.logic" --data "$ex" --device auto --format csv --cache-dir "$tmp/cache" --profile >"$tmp/a3" \
+    2>"$tmp/e3" || no "auto with a damaged model: exit $?"
 cmp -s "$tmp/cpu" "$tmp/a3" || no "auto with a damaged model: another output"
 grep -q "model.txt:2.*warning: the placement model is damaged" "$tmp/e3" || { no "no warning naming the damaged model"; cat "$tmp/e3"; }
-[ "$(grep -c . "$model")" -eq 2 ] || no "the damaged model was not written anew"
+# the choice from the defaults: a tiny program on the CPU, no driver loaded
+grep -q "^auto: predicted .* -> chose cpu (model: 0 records); the GPU's driver not loaded" "$tmp/e3" ||
+    { no "a damaged model: not the defaults' choice"; cat "$tmp/e3"; }
+[ "$(grep -c "^r " "$model")" -eq 1 ] && ! grep -q "zz" "$model" || no "the damaged model was not written anew"
 # another version: ignored likewise
 printf 'redfox placement model 0\n' >"$model"
 "$r" run "$ex/reach.logic" --data "$ex" --device auto --format csv --cache-dir "$tmp/cache" >/dev/null 2>"$tmp/e4"
@@ -55,5 +58,49 @@ grep -q "warning: the placement model is damaged or of another version" "$tmp/e4
 HOME=$tmp/home XDG_CACHE_HOME=$tmp/xdg "$r" run "$ex/reach.logic" --data "$ex" --device auto --format csv --no-cache \
     >/dev/null 2>&1 || no "auto --no-cache: exit $?"
 [ -e "$tmp/xdg/redfox/place" ] || [ -e "$tmp/home/.cache/redfox/place" ] && no "--no-cache wrote a model"
+# the runs a process makes (issue 27): a synthetic model of this program,
+# CPU 0.15 s a run, the GPU 0.001 s after a fresh start of 0.3 s: one run
+# stays on the CPU without loading the GPU's driver; three runs
+# (--repeat 3) pay the start once and choose the GPU (here, without one:
+# the CPU, saying so)
+rm -rf "$tmp/c2"
+"$r" run "$ex/reach.logic" --data "$ex" --device cpu --format csv --cache-dir "$tmp/c2" >/dev/null 2>&1
+m2=$tmp/c2/place/model.txt
+set -- $(grep "^r " "$m2" | head -n 1)
+synth() {
+    printf 'redfox placement model 1\nr %s cpu 0 %s %s %s 0 0 0.15\nr %s gpu 1 %s %s %s 0.3 0 0.001\n' \
+        "$2" "$5" "$6" "$7" "$2" "$5" "$6" "$7" >"$m2"
+}
+synth "$@"
+"$r" run "$ex/reach.logic" --data "$ex" --device auto --format csv --cache-dir "$tmp/c2" --profile \
+    >"$tmp/a5" 2>"$tmp/e5" || no "auto, one run: exit $?"
+cmp -s "$tmp/cpu" "$tmp/a5" || no "auto, one run: another output"
+grep -q "^auto: predicted cpu 0.150000 s, gpu 0.30[0-9]* s -> chose cpu (model: 2 records); the GPU's driver not loaded" \
+    "$tmp/e5" || { no "one run: not the CPU without the driver"; cat "$tmp/e5"; }
+grep -q "no usable GPU" "$tmp/e5" && no "one run: the driver was probed"
+synth "$@"
+"$r" run "$ex/reach.logic" --data "$ex" --device auto --format csv --cache-dir "$tmp/c2" --profile --repeat 3 \
+    >"$tmp/a6" 2>"$tmp/e6" || no "auto, three runs: exit $?"
+cmp -s "$tmp/cpu" "$tmp/a6" || no "auto, three runs: another output"
+grep -q "^run 1 of 3: auto: expected 3 runs: cpu 0.450000 s, gpu 0.30[0-9]* s in all" "$tmp/e6" ||
+    { no "three runs: no totals weighed"; cat "$tmp/e6"; }
+grep -q "^run 1 of 3: auto: predicted .* -> chose gpu\|no usable GPU" "$tmp/e6" ||
+    { no "three runs: the GPU not chosen"; cat "$tmp/e6"; }
+# the host record: what the look for the GPU found; a host without a usable
+# GPU is not looked at again by auto
+if grep -q "no usable GPU" "$tmp/e6"; then
+    grep -q "^h [^ ]* none -$" "$m2" || { no "no host record of a host without a GPU"; cat "$m2"; }
+    hrec=$(grep "^h " "$m2")
+    synth "$@"
+    echo "$hrec" >>"$m2"
+    "$r" run "$ex/reach.logic" --data "$ex" --device auto --format csv --cache-dir "$tmp/c2" --profile --repeat 3 \
+        >"$tmp/a7" 2>"$tmp/e7" || no "auto, a host without a GPU: exit $?"
+    cmp -s "$tmp/cpu" "$tmp/a7" || no "auto, a host without a GPU: another output"
+    grep -q "^run 1 of 3: auto: predicted .* gpu - (no usable GPU) -> chose cpu .*; the GPU's driver not loaded" "$tmp/e7" ||
+        { no "the host record was not followed"; cat "$tmp/e7" "$m2"; }
+    [ "$(grep -c "^h " "$m2")" -eq 1 ] || no "a host record written again with nothing new"
+else
+    grep -q "^h [^ ]* gpu [^ -]" "$m2" || { no "no host record of the GPU found"; cat "$m2"; }
+fi
 [ $fail = 0 ] && echo "placement model: written, read back, damage ignored, auto says where it runs"
 exit $fail

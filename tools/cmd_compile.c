@@ -16,7 +16,7 @@
 
 static const char *usage =
     "usage: redfox compile PROG.logic [MORE.logic ...] [-o PROG.rfx] [--no-opt] [--no-exists]\n"
-    "                      [--no-fuse] [--no-lftj]\n"
+    "                      [--no-fuse] [--no-lftj] [--no-partagg]\n"
     "                      [--gpu-arch A] [--cache-dir DIR | --no-cache]\n"
     "       redfox compile - -o PROG.rfx     (the program from standard input)\n"
     "\n"
@@ -43,6 +43,11 @@ static const char *usage =
     "              self-join with !=, a negated one, an atom of wildcards\n"
     "              beside its keys) as joins, instead of per-key least and\n"
     "              greatest or distinct keys; results are identical\n"
+    "  --no-partagg keep aggregates whole: by default an aggregate of counts,\n"
+    "              exact totals, averages, minima or maxima is split into a\n"
+    "              partial aggregate and a combining one, so that several\n"
+    "              ranks (mpirun) group their own rows first and move only\n"
+    "              their partial groups; results are identical\n"
     "  --no-fuse   GPU code without Kernel Weaver's fused kernels: the PTX\n"
     "              that `redfox run --no-fuse` uses (a run with fusion then\n"
     "              compiles the fused kernels with NVRTC when it starts)\n"
@@ -84,6 +89,8 @@ int rf_tool_compile(int argc, char **argv)
             o.no_lftj = 1;
         } else if (!strcmp(a, "--no-exists")) {
             o.no_exists = 1;
+        } else if (!strcmp(a, "--no-partagg")) {
+            o.no_partagg = 1;
         } else if (!strcmp(a, "--no-fuse")) {
             o.no_fuse = 1;
         } else if (a[0] == '-' && a[1]) {

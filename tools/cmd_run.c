@@ -27,7 +27,7 @@
 static const char *usage =
     "usage: redfox run PROG.rfx|PROG.logic|- [--data DIR] [--device auto|cpu|gpu]\n"
     "                  [--format table|csv|tbl] [--out DIR] [--profile] [--threads N]\n"
-    "                  [--max-iterations N] [--no-fuse] [--no-lftj] [--no-exists] [--repeat N]\n"
+    "                  [--max-iterations N] [--no-fuse] [--no-lftj] [--no-exists] [--no-partagg] [--repeat N]\n"
     "                  [--set NAME=VALUE] [--cache-dir DIR | --no-cache] [--trace FILE]\n"
     "                  [--gpu-memory N] [--gpus N]\n"
     "\n"
@@ -81,6 +81,8 @@ static const char *usage =
     "                       cliques) with binary joins, not the leapfrog triejoin\n"
     "  --no-exists          compiling PROG.logic: keep joins that only test that\n"
     "                       another row exists as joins (see `redfox compile`)\n"
+    "  --no-partagg         compiling PROG.logic: keep aggregates whole (see\n"
+    "                       `redfox compile`)\n"
     "  --threads N          CPU threads (default: all cores; with several ranks on\n"
     "                       a host, its cores divided among them)\n"
     "  --max-iterations N   stop with an error when a recursive stratum has run\n"
@@ -236,13 +238,35 @@ static int check_data_folder(const rf_program *p, const char *data, int print, i
     return 1;
 }
 
+/* --repeat N --profile: the first run's --device auto lines (the profile
+** printed at the end is the last run's, which weighs one run): where the
+** process chose to run, and against how many runs. */
+static void print_first_choice(const rf_result *res, int64_t repeat)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f) return;
+    rf_result_profile_write(res, f);
+    if (fclose(f) != 0 || !text) {
+        free(text);
+        return;
+    }
+    for (char *line = text, *nl; *line; line = nl + 1) {
+        nl = strchr(line, '\n');
+        if (!nl) break;
+        if (!strncmp(line, "auto: ", 6)) fprintf(stderr, "run 1 of %lld: %.*s\n", (long long)repeat, (int)(nl - line), line);
+    }
+    free(text);
+}
+
 int rf_tool_run(int argc, char **argv)
 {
     const char *progs[256];
     int32_t nprogs = 0;
     const char *prog = NULL, *data = ".", *device = "auto", *format = NULL, *outdir = NULL, *threads = NULL,
                *maxit = NULL, *repeat_s = NULL, *trace_path = NULL, *gpus_s = NULL;
-    int profile = 0, no_fuse = 0, no_lftj = 0, no_exists = 0;
+    int profile = 0, no_fuse = 0, no_lftj = 0, no_exists = 0, no_partagg = 0;
     rf_rt_tuning tune; /* the settings checked here as --set gives them, applied by rf_run */
     rf_rt_tuning_init(&tune);
     const char *sets[512];
@@ -269,6 +293,10 @@ int rf_tool_run(int argc, char **argv)
         }
         if (!strcmp(a, "--no-exists")) {
             no_exists = 1;
+            continue;
+        }
+        if (!strcmp(a, "--no-partagg")) {
+            no_partagg = 1;
             continue;
         }
         int at = i;
@@ -388,6 +416,7 @@ int rf_tool_run(int argc, char **argv)
     rf_compile_options_init(&co, sizeof co);
     co.no_lftj = no_lftj;
     co.no_exists = no_exists;
+    co.no_partagg = no_partagg;
     rf_program *p = NULL;
     rf_database *db = NULL;
     rf_result *res = NULL;
@@ -428,11 +457,13 @@ int rf_tool_run(int argc, char **argv)
         ran = 1;
         /* the last run's teardown is left to the process's end (rf_tool_exit_now below) */
         o.process_exits = r == repeat - 1 && rf_tool_exits_early();
+        o.runs = repeat - r; /* auto weighs the GPU's start against the runs left */
         code = rf_run(db, p, &o, &res);
         if (!code && rf_result_device_log(res)) fputs(rf_result_device_log(res), stderr);
         if (!code && repeat > 1 && rank == 0)
             fprintf(stderr, "run %lld of %lld (device %s): load %.6f s, run %.6f s\n", (long long)(r + 1),
                     (long long)repeat, rf_result_device(res), rf_result_load_seconds(res), rf_result_run_seconds(res));
+        if (!code && repeat > 1 && rank == 0 && profile && r == 0) print_first_choice(res, repeat);
     }
     double t_ran = rf_trace_clock();
     /* a run's messages: rank 0's, or those of the rank that failed (runtime/dist) */

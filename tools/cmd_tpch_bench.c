@@ -6,13 +6,19 @@
 ** bandwidth floor they imply, and the TPC-H power metric; as a table and,
 ** with --json, as one JSON object.
 **
-** Owns: the command line, the timing protocol and the reports. The query
-** list syntax, the embedded sources and the shared input cache are those of
+** Owns: the command line, the timing protocol and the reports. Each query
+** is compiled and run through the library (include/redfox.h), as `tpch
+** run` does: rf_compile_buffers_v2, rf_run on one database that keeps its
+** inputs (the tables are read once per process), rf_database_forget_device
+** before the cold run, rf_result_stats for the figures the reports print
+** and rf_device_info for the device's name; only compiling the queries' GPU
+** code together before the first runs (rf_tpch_prepare_gpu) is the
+** stages' own. The query list syntax and the embedded sources are those of
 ** cmd_tpch_run.c (the few small helpers are repeated here).
 */
 #include "pipeline.h"
+#include "redfox.h"
 #include "rf_file.h"
-#include "rf_rt_gpu.h"
 #include "rf_runtime.h"
 #include "rf_tpch_queries.h"
 #include "tools.h"
@@ -25,6 +31,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #define NQUERIES RF_TPCH_NQUERIES
 #define MAX_REPEAT 1000
@@ -177,93 +184,82 @@ static int read_duckdb(const char *path, double ms[NQUERIES + 1], int *found)
     return 1;
 }
 
-/* Compiles query q and times it; st_out receives the first failure. */
-static int bench_query(int q, const rf_rt_options *rt0, int repeat, bstat *bs, const char **device, rf_status *st_out)
+static const rf_diagnostic *program_diag(const void *p, int64_t i) { return rf_program_diag(p, i); }
+static const rf_diagnostic *database_diag(const void *db, int64_t i) { return rf_database_diag(db, i); }
+
+/* Compiles query q and times it through the library, on db (which keeps
+** the inputs runs read); *code_out receives the first failure (REDFOX_*),
+** reported here. */
+static int bench_query(int q, rf_database *db, const rf_run_options *o0, int repeat, bstat *bs, char *device,
+                       size_t device_n, int *code_out)
 {
-    rf_arena arena;
-    rf_arena_init(&arena);
     rf_diags d;
     rf_diags_init(&d);
-    rf_fe_program *fe = NULL;
-    rf_hir_program *hir = NULL;
-    rf_rt_result *res = NULL;
-    rf_rt_options rt = *rt0;
+    rf_program *p = NULL;
+    rf_result *res = NULL;
+    rf_run_options o = *o0;
     double *runs = malloc((size_t)repeat * sizeof *runs);
-    rf_status st = runs ? rf_tpch_compile_query(q, &arena, &fe, &hir, NULL, &d) : RF_ENOMEM;
-    /* 0: parse the inputs not yet in the host cache (not timed); 1: cold run
-    ** and warm-up; 2 .. repeat+1: timed; repeat+2: profiled, for the bytes */
-    for (int r = 0; !st && r < repeat + 3; r++) {
-        rf_rt_result_free(res);
+    int code = runs ? rf_tpch_compile_program(q, &p, NULL, &d) : REDFOX_NOMEM;
+    int failed_run = 0;
+    /* 0: read the inputs not yet kept in host memory (not timed); 1: cold
+    ** run and warm-up; 2 .. repeat+1: timed; repeat+2: profiled, for the bytes */
+    for (int r = 0; !code && r < repeat + 3; r++) {
+        rf_result_free(res);
         res = NULL;
-        rt.profile = r == repeat + 2;
+        o.profile = r == repeat + 2;
+        o.runs = repeat + 3 - r; /* auto: the GPU's start weighed against this query's runs left */
         /* the cold run copies its inputs to the GPU: nothing kept there from
-        ** the parse's run or an earlier query (later runs find them there) */
-        if (r == 1) rf_rt_cache_forget_device(rt.cache);
-        st = rf_rt_run(hir, &rt, &res, &d);
-        if (st) break;
+        ** the first run or an earlier query (later runs find them there) */
+        if (r == 1) rf_database_forget_device(db);
+        code = rf_run(db, p, &o, &res);
+        if (code) {
+            failed_run = 1;
+            break;
+        }
+        rf_run_stats s;
+        s.size = sizeof s;
+        if ((code = rf_result_stats(res, &s))) break;
         if (r == 0) {
-            *device = res->device; /* a static string of the runtime */
-            /* the first run's warnings; later runs say the same again */
-            static int noted;
-            rf_tpch_print_diags(&d, &noted);
+            snprintf(device, device_n, "%s", s.device);
+            static int noted; /* the first query's notes only; each one's warnings */
+            rf_tpch_print_notes(p, db, &noted);
         }
-        rf_diags_free(&d);
-        rf_diags_init(&d);
         if (r == 1) {
-            bs->cold_s = res->load_seconds + res->run_seconds;
-            bs->ph_device = res->device_seconds;
-            bs->ph_program = res->program_seconds;
-            bs->ph_read = res->read_seconds;
-            bs->ph_copy = res->copy_seconds;
-            bs->ph_run = res->run_seconds;
-            bs->ph_output = res->output_seconds;
-            bs->h2d = (int64_t)res->h2d_bytes;
-            bs->d2h = (int64_t)res->d2h_bytes;
+            bs->cold_s = s.load_seconds + s.run_seconds;
+            bs->ph_device = s.device_seconds;
+            bs->ph_program = s.program_seconds;
+            bs->ph_read = s.read_seconds;
+            bs->ph_copy = s.copy_seconds;
+            bs->ph_run = s.run_seconds;
+            bs->ph_output = s.output_seconds;
+            bs->h2d = s.h2d_bytes;
+            bs->d2h = s.d2h_bytes;
         }
-        if (r >= 2 && r < repeat + 2) runs[r - 2] = res->run_seconds;
+        if (r >= 2 && r < repeat + 2) runs[r - 2] = s.run_seconds;
         if (r == repeat + 2) {
-            bs->bytes = res->nstats > 0 ? 0 : -1;
-            for (int32_t k = 0; k < res->nstats; k++) bs->bytes += res->stats[k].bytes_in + res->stats[k].bytes_out;
-            bs->gpu_peak = (int64_t)res->gpu_peak_bytes;
-            bs->fused = res->gpu_fused;
-            bs->cap = (int64_t)res->gpu_memory_cap;
-            bs->moved = res->gpu_spills;
-            bs->ranged = res->gpu_parted + res->gpu_radixed;
+            bs->bytes = s.kernel_bytes_in >= 0 ? s.kernel_bytes_in + s.kernel_bytes_out : -1;
+            bs->gpu_peak = s.gpu_peak_bytes;
+            bs->fused = (int32_t)s.gpu_fused;
+            bs->cap = s.gpu_memory_cap;
+            bs->moved = s.gpu_values_moved;
+            bs->ranged = s.gpu_kernels_in_ranges + s.gpu_kernels_in_partitions;
         }
     }
-    if (st) {
-        if (st != RF_EUSAGE) fprintf(stderr, "redfox tpch bench: q%02d failed:\n", q);
-        rf_tool_finish(st, &d);
-        *st_out = st;
+    if (code) {
+        if (code != REDFOX_MISUSE) fprintf(stderr, "redfox tpch bench: q%02d failed:\n", q);
+        if (d.count) rf_tool_finish_api(code, &d, d.count, rf_tpch_local_diag, 1);
+        else if (failed_run) rf_tool_finish_api(code, db, rf_database_diag_count(db), database_diag, 1);
+        else rf_tool_finish_api(code, p, rf_program_diag_count(p), program_diag, 1);
+        *code_out = code;
     } else {
         bs->ran = 1;
         bs->median_s = rf_tpch_median(runs, repeat);
     }
     free(runs);
-    rf_rt_result_free(res);
-    rf_hir_free(hir);
+    rf_result_free(res);
+    rf_program_free(p);
     rf_diags_free(&d);
-    rf_arena_free(&arena);
-    return !st;
-}
-
-/* "Intel(R) Xeon(R) ..." from /proc/cpuinfo, else "CPU". */
-static void cpu_name(char *out, size_t n)
-{
-    snprintf(out, n, "CPU");
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    if (!f) return;
-    char line[512];
-    while (fgets(line, sizeof line, f)) {
-        if (strncmp(line, "model name", 10)) continue;
-        const char *p = strchr(line, ':');
-        if (!p) break;
-        for (p++; *p == ' ' || *p == '\t'; p++) {}
-        snprintf(out, n, "%s", p);
-        out[strcspn(out, "\n")] = 0;
-        break;
-    }
-    fclose(f);
+    return !code;
 }
 
 static void json_string(FILE *f, const char *s)
@@ -440,8 +436,10 @@ int rf_tool_tpch_bench(int argc, char **argv)
     const char *data = NULL, *sfs = NULL, *queries = NULL, *device = "auto", *repeat = NULL, *bws = NULL,
                *json = NULL, *duckdb = NULL, *threads = NULL;
     int no_fuse = 0;
-    rf_rt_tuning tune;
+    rf_rt_tuning tune; /* the settings checked here as --set gives them, applied by rf_run */
     rf_rt_tuning_init(&tune);
+    const char *sets[512];
+    int nsets = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int m = 0;
@@ -454,8 +452,13 @@ int rf_tool_tpch_bench(int argc, char **argv)
             no_fuse = 1;
             continue;
         }
-        if ((m = rf_tool_opt_set(C, argc, argv, &i, &tune)) ||
-            (m = rf_tool_opt_value(C, argc, argv, &i, "--data", &data)) ||
+        int at = i;
+        if ((m = rf_tool_opt_set(C, argc, argv, &i, &tune)) > 0 &&
+            (!strcmp(argv[at], "--set") || !strncmp(argv[at], "--set=", 6))) {
+            if (nsets == 512) return rf_tool_usage_error(C, "too many --set (at most 512)");
+            sets[nsets++] = argv[at][5] == '=' ? argv[at] + 6 : argv[i];
+        }
+        if (m || (m = rf_tool_opt_value(C, argc, argv, &i, "--data", &data)) ||
             (m = rf_tool_opt_value(C, argc, argv, &i, "--sf", &sfs)) ||
             (m = rf_tool_opt_value(C, argc, argv, &i, "--queries", &queries)) ||
             (m = rf_tool_opt_value(C, argc, argv, &i, "--device", &device)) ||
@@ -481,15 +484,26 @@ int rf_tool_tpch_bench(int argc, char **argv)
     } else {
         for (int q = 0; q <= NQUERIES; q++) want[q] = q > 0;
     }
+    /* rt: the flags as the runtime takes them, for compiling the GPU code
+    ** ahead (rf_tpch_prepare_gpu); the runs take o */
     rf_rt_options rt;
     memset(&rt, 0, sizeof rt);
     rt.data_dir = data;
     rt.no_fuse = no_fuse;
     rt.tuning = &tune;
-    rf_tool_show_progress(&rt); /* the inputs' loads, on a terminal */
-    rf_tool_apply_tuning(&tune);
+    rf_tool_apply_tuning(&tune); /* huge pages: process-wide, the command's to set */
     r.no_fuse = no_fuse;
     if (!rf_tool_run_options(C, device, threads, NULL, &rt, NULL)) return RF_EXIT_USAGE;
+    rf_run_options o;
+    rf_run_options_init_v2(&o, sizeof o);
+    o.device = rt.device == RF_RT_DEVICE_CPU   ? REDFOX_DEVICE_CPU
+               : rt.device == RF_RT_DEVICE_GPU ? REDFOX_DEVICE_GPU
+                                               : REDFOX_DEVICE_AUTO;
+    o.threads = rt.threads;
+    o.no_fuse = no_fuse;
+    o.cache_dir = tune.cache_dir;
+    o.gpu_memory = tune.gpu_memory > 0 ? (uint64_t)tune.gpu_memory : 0;
+    if (isatty(STDERR_FILENO)) o.progress = rf_tool_draw_progress; /* the inputs' loads, on a terminal */
     int64_t v;
     r.repeat = 5;
     if (repeat) {
@@ -523,9 +537,9 @@ int rf_tool_tpch_bench(int argc, char **argv)
         fprintf(stderr, "redfox tpch bench: the data folder '%s' does not exist\n", data);
         return RF_EXIT_USER;
     }
-    if (rt.device == RF_RT_DEVICE_GPU) { /* once, not for each of the queries */
+    if (o.device == REDFOX_DEVICE_GPU) { /* once, not for each of the queries */
         char why[256];
-        if (!rf_rt_gpu_available(why, sizeof why)) {
+        if (!rf_device_info(REDFOX_DEVICE_GPU, why, sizeof why)) {
             fprintf(stderr, "redfox tpch bench: --device gpu: no usable GPU: %s\n", why);
             return RF_EXIT_USER;
         }
@@ -545,38 +559,75 @@ int rf_tool_tpch_bench(int argc, char **argv)
         rf_diags_free(&d);
     }
 
-    rt.cache = rf_rt_cache_new();
-    if (!rt.cache) {
-        fprintf(stderr, "redfox tpch bench: out of memory\n");
+    /* the eight tables are read once and shared by the queries */
+    char *settings = rf_tool_settings_text(sets, nsets);
+    rf_database *db = NULL;
+    int ocode = settings ? rf_open(data, &db) : REDFOX_NOMEM;
+    if (!ocode) ocode = rf_database_keep_inputs(db, 1);
+    if (ocode) {
+        rf_tool_finish_database(ocode, db, 1);
+        rf_close(db);
+        free(settings);
         return RF_EXIT_USER;
     }
+    o.settings = settings;
     int failed = 0;
     double t0 = rf_now();
-    rf_tpch_prepare_gpu(want, &rt, 1); /* the queries' GPU code compiled together */
+    rf_tpch_prepare_gpu(want, &rt, r.repeat + 3, 1); /* the queries' GPU code compiled together */
+    /* auto: the queries after each one, which a GPU started for it serves
+    ** too (compiled ahead; one that does not compile is left out here and
+    ** reported in its turn) */
+    rf_program *progs[NQUERIES + 1];
+    memset(progs, 0, sizeof progs);
+    for (int q = 1; q <= NQUERIES && o.device == REDFOX_DEVICE_AUTO; q++) {
+        if (!want[q]) continue;
+        rf_diags cd;
+        rf_diags_init(&cd);
+        if (rf_tpch_compile_program(q, &progs[q], NULL, &cd) != REDFOX_OK) {
+            rf_program_free(progs[q]);
+            progs[q] = NULL;
+        }
+        rf_diags_free(&cd);
+    }
+    o.later_runs = r.repeat + 3;
+    char first_device[16] = "";
     for (int q = 1; q <= NQUERIES; q++) {
         if (!want[q]) continue;
-        const char *dev = NULL;
-        rf_status st = RF_OK;
-        if (!bench_query(q, &rt, r.repeat, &bs[q], &dev, &st)) {
-            if (st == RF_EUSAGE) { /* the same for every query: say it once */
-                rf_rt_cache_free(rt.cache);
+        char dev[16] = "";
+        int code = REDFOX_OK;
+        const rf_program *later[NQUERIES];
+        o.nlater = 0;
+        for (int k = q + 1; k <= NQUERIES; k++)
+            if (progs[k]) later[o.nlater++] = progs[k];
+        o.later = later;
+        int ok = bench_query(q, db, &o, r.repeat, &bs[q], dev, sizeof dev, &code);
+        o.later = NULL;
+        o.nlater = 0;
+        if (!ok) {
+            if (code == REDFOX_MISUSE) { /* the same for every query: say it once */
+                for (int k = 0; k <= NQUERIES; k++) rf_program_free(progs[k]);
+                rf_close(db);
+                free(settings);
                 return RF_EXIT_USAGE;
             }
             failed++;
             continue;
         }
-        if (!r.device) r.device = dev;
+        if (!first_device[0]) snprintf(first_device, sizeof first_device, "%s", dev);
         fprintf(stderr, "q%02d: %.2f ms\n", q, bs[q].median_s * 1e3);
     }
-    rf_rt_cache_free(rt.cache);
+    for (int k = 0; k <= NQUERIES; k++) rf_program_free(progs[k]);
+    rf_close(db);
+    free(settings);
     fprintf(stderr, "benchmark took %.1f s\n", rf_now() - t0);
-    if (!r.device) r.device = rt.device == RF_RT_DEVICE_GPU ? "gpu" : "cpu";
+    r.device = first_device[0] ? first_device : o.device == REDFOX_DEVICE_GPU ? "gpu" : "cpu";
 
     if (!strcmp(r.device, "cpu")) {
-        cpu_name(r.device_name, sizeof r.device_name);
+        rf_device_info(REDFOX_DEVICE_CPU, r.device_name, sizeof r.device_name);
         if (r.bw_gbps <= 0) r.bw_gbps = 20;
     } else {
-        if (!rf_rt_gpu_available(r.device_name, sizeof r.device_name)) snprintf(r.device_name, sizeof r.device_name, "GPU");
+        if (!rf_device_info(REDFOX_DEVICE_GPU, r.device_name, sizeof r.device_name))
+            snprintf(r.device_name, sizeof r.device_name, "GPU");
         if (r.bw_gbps <= 0) {
             if (strstr(r.device_name, "H200")) r.bw_gbps = 4300;
             else if (strstr(r.device_name, "H100")) r.bw_gbps = 3000;

@@ -104,39 +104,11 @@ typedef struct run_opts {
     const char *outdir, *check;
     int repeat;
     int profile;
+    /* --device auto: the queries compiled ahead (each handed to its run),
+    ** so that each query's choice knows the queries after it */
+    rf_program *progs[NQUERIES + 1];
+    double compile_s[NQUERIES + 1];
 } run_opts;
-
-/* Query q's program: the embedded schema.logic and qNN.logic compiled
-** together by the library; *qpath names the query's source. A query not
-** built into this redfox is an error on d. */
-static int compile_query(int q, rf_program **p, const char **qpath, rf_diags *d)
-{
-    char fname[32];
-    snprintf(fname, sizeof fname, "q%02d.logic", q);
-    const rf_tpch_source *schema = rf_tpch_find_source("schema.logic"), *query = rf_tpch_find_source(fname);
-    *qpath = query ? query->path : fname;
-    if (!schema || !query) {
-        rf_error(d, rf_mkloc(fname, 0, 0), "%s is not built into this redfox", !schema ? "schema.logic" : fname);
-        return REDFOX_INTERNAL;
-    }
-    const char *names[2] = {schema->path, query->path};
-    const char *texts[2] = {schema->text, query->text};
-    int64_t lens[2] = {schema->len, query->len};
-    return rf_compile_buffers_v2(names, texts, lens, 2, NULL, p);
-}
-
-/* The command's own messages (d) as the library's records. */
-static const rf_diagnostic *local_diag(const void *obj, int64_t i)
-{
-    static rf_diagnostic g;
-    const rf_diag *x = &((const rf_diags *)obj)->items[i];
-    g.severity = x->sev == RF_SEV_ERROR ? REDFOX_SEV_ERROR : x->sev == RF_SEV_WARNING ? REDFOX_SEV_WARNING : REDFOX_SEV_NOTE;
-    g.file = x->loc.file ? x->loc.file : "";
-    g.line = x->loc.line;
-    g.column = x->loc.col;
-    g.message = x->msg;
-    return &g;
-}
 
 /* A failed query: "qNN failed:" (but for options that every query
 ** refuses: said once), then its messages. */
@@ -149,31 +121,9 @@ static void report_failure(const char *qname, int code, const void *obj, int64_t
 static const rf_diagnostic *program_diag(const void *p, int64_t i) { return rf_program_diag(p, i); }
 static const rf_diagnostic *database_diag(const void *db, int64_t i) { return rf_database_diag(db, i); }
 
-/* A query's warnings (its compile's, its run's), and its notes ("running
-** on the GPU: ...") only the first time: 22 queries would say the same 22
-** times. */
-static void print_run_notes(const rf_program *p, const rf_database *db)
-{
-    static int noted;
-    rf_diags keep;
-    rf_diags_init(&keep);
-    int64_t np = rf_program_diag_count(p), n = np + rf_database_diag_count(db);
-    for (int64_t i = 0; i < n; i++) {
-        const rf_diagnostic *g = i < np ? rf_program_diag(p, i) : rf_database_diag(db, i - np);
-        if (g->severity == REDFOX_SEV_NOTE && noted) continue;
-        rf_severity sev = g->severity == REDFOX_SEV_ERROR     ? RF_SEV_ERROR
-                     : g->severity == REDFOX_SEV_WARNING ? RF_SEV_WARNING
-                                                         : RF_SEV_NOTE;
-        rf_diag_add(&keep, sev, rf_mkloc(g->file[0] ? g->file : NULL, g->line, g->column), "%s", g->message);
-    }
-    noted = 1;
-    rf_diags_print(&keep, stderr);
-    rf_diags_free(&keep);
-}
-
-/* Compiles, runs (repeat times), writes or prints, and checks query q.
-** Returns 1 when all went well. */
-static int run_query(int q, const run_opts *ro, qstat *qs, rf_file_out *file)
+/* Compiles (or takes ro->progs[q], compiled ahead), runs (repeat times),
+** writes or prints, and checks query q. Returns 1 when all went well. */
+static int run_query(int q, run_opts *ro, qstat *qs, rf_file_out *file)
 {
     char qname[16];
     snprintf(qname, sizeof qname, "q%02d", q);
@@ -190,15 +140,23 @@ static int run_query(int q, const run_opts *ro, qstat *qs, rf_file_out *file)
     const char *qpath = NULL;
 
     double t0 = rf_now();
-    int code = compile_query(q, &p, &qpath, &d);
-    qs->compile_s = rf_now() - t0;
+    int code;
+    if (ro->progs[q]) { /* compiled ahead (without errors): that compile's time */
+        p = ro->progs[q];
+        ro->progs[q] = NULL;
+        code = REDFOX_OK;
+        qs->compile_s = ro->compile_s[q];
+    } else {
+        code = rf_tpch_compile_program(q, &p, &qpath, &d);
+        qs->compile_s = rf_now() - t0;
+    }
     const char *outname = code || !rf_program_output_count(p) ? NULL : rf_program_output_name(p, 0);
     if (!code && !outname) {
         rf_error(&d, rf_mkloc(qpath, 0, 0), "the query has no lang:output predicate");
         code = REDFOX_ERROR;
     }
     if (code) {
-        if (d.count) report_failure(qname, code, &d, d.count, local_diag);
+        if (d.count) report_failure(qname, code, &d, d.count, rf_tpch_local_diag);
         else report_failure(qname, code, p, rf_program_diag_count(p), program_diag);
         qs->usage = code == REDFOX_MISUSE;
         qs->check = "ERROR";
@@ -207,10 +165,19 @@ static int run_query(int q, const run_opts *ro, qstat *qs, rf_file_out *file)
     loads = malloc((size_t)ro->repeat * sizeof *loads);
     runs = malloc((size_t)ro->repeat * sizeof *runs);
     if (!loads || !runs) code = REDFOX_NOMEM;
+    /* auto: this query's runs and the queries after it weighed against the GPU's start */
+    rf_run_options o = ro->run;
+    const rf_program *later[NQUERIES];
+    o.nlater = 0;
+    for (int k = q + 1; k <= NQUERIES; k++)
+        if (ro->progs[k]) later[o.nlater++] = ro->progs[k];
+    o.later = later;
+    o.later_runs = ro->repeat;
     for (int r = 0; !code && r < ro->repeat; r++) {
         rf_result_free(res);
         res = NULL;
-        code = rf_run(ro->db, p, &ro->run, &res);
+        o.runs = ro->repeat - r;
+        code = rf_run(ro->db, p, &o, &res);
         if (!code) {
             loads[r] = rf_result_load_seconds(res);
             runs[r] = rf_result_run_seconds(res);
@@ -225,7 +192,7 @@ static int run_query(int q, const run_opts *ro, qstat *qs, rf_file_out *file)
     }
     if (out < 0) {
         rf_error(&d, rf_mkloc(qpath, 0, 0), "the run produced no output '%s'", outname);
-        report_failure(qname, REDFOX_INTERNAL, &d, d.count, local_diag);
+        report_failure(qname, REDFOX_INTERNAL, &d, d.count, rf_tpch_local_diag);
         qs->check = "ERROR";
         goto done;
     }
@@ -238,7 +205,8 @@ static int run_query(int q, const run_opts *ro, qstat *qs, rf_file_out *file)
     snprintf(qs->device, sizeof qs->device, "%s", rf_result_device(res));
     qs->load_s = rf_tpch_median(loads, ro->repeat);
     qs->run_s = rf_tpch_median(runs, ro->repeat);
-    print_run_notes(p, ro->db);
+    static int noted;
+    rf_tpch_print_notes(p, ro->db, &noted);
     ok = 1;
 
     /* the answers' format: '|'-separated under a header row */
@@ -454,12 +422,31 @@ int rf_tool_tpch_run(int argc, char **argv)
     }
     ro.run.settings = settings;
     /* the queries' GPU code compiled together, not one query after another */
-    rf_tpch_prepare_gpu(want, &rt, profile);
+    rf_tpch_prepare_gpu(want, &rt, ro.repeat, profile);
+    /* auto: every query compiled ahead, so that each one's choice weighs
+    ** the GPU's start against the queries after it too (a query that does
+    ** not compile is compiled again in its turn, which reports it) */
+    for (int q = 1; q <= NQUERIES && rt.device == RF_RT_DEVICE_AUTO; q++) {
+        if (!want[q]) continue;
+        rf_diags cd;
+        rf_diags_init(&cd);
+        const char *qpath = NULL;
+        double c0 = rf_now();
+        rf_program *p = NULL;
+        if (rf_tpch_compile_program(q, &p, &qpath, &cd) == REDFOX_OK && rf_program_output_count(p) > 0) {
+            ro.progs[q] = p;
+            ro.compile_s[q] = rf_now() - c0;
+        } else {
+            rf_program_free(p);
+        }
+        rf_diags_free(&cd);
+    }
     for (int q = 1; q <= NQUERIES; q++) {
         if (!want[q]) continue;
         nwant++;
         if (!run_query(q, &ro, &qs[q], &files[q])) failed++;
         if (qs[q].usage) { /* the same for every query: say it once */
+            for (int k = 0; k <= NQUERIES; k++) rf_program_free(ro.progs[k]);
             rf_close(ro.db);
             free(settings);
             for (int k = 0; k <= NQUERIES; k++) rf_file_out_abort(&files[k]);

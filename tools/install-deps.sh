@@ -14,6 +14,8 @@ command -v cc >/dev/null 2>&1 || missing="$missing gcc"
 # Open MPI: several ranks (mpirun -np N redfox run ...; runtime/dist); the build works without it
 command -v mpirun >/dev/null 2>&1 || missing="$missing openmpi-bin"
 command -v mpicc >/dev/null 2>&1 || missing="$missing libopenmpi-dev"
+# strace: tests/run_exec_crash.sh kills exec's in-place commit at each write, sync and rename through its fault injection
+command -v strace >/dev/null 2>&1 || missing="$missing strace"
 # Graphviz: `redfox dump --plan --format svg` draws with its dot (optional; the CLI test checks it)
 command -v dot >/dev/null 2>&1 || missing="$missing graphviz"
 [ -z "$missing" ] && exit 0

@@ -1,10 +1,14 @@
 /*
 ** tools/tpch_tool.c: what `redfox tpch run` and `redfox tpch bench` share:
-** the query list option, the built-in query sources and medians.
+** the query list option, the built-in query sources (compiled through the
+** library, and by the stages for rf_tpch_prepare_gpu), a query's notes
+** printed once, and medians.
 */
 #include "tpch_tool.h"
 #include "pipeline.h"
+#include "redfox.h"
 #include "rf_rt_gpu.h"
+#include "rf_rt_place.h"
 
 #include <stdlib.h>
 #include <stdio.h>
@@ -73,9 +77,11 @@ rf_status rf_tpch_compile_query(int q, rf_arena *arena, rf_fe_program **fe, rf_h
     return st;
 }
 
-void rf_tpch_prepare_gpu(const int want[RF_TPCH_NQUERIES + 1], const rf_rt_options *rt, int verbose)
+void rf_tpch_prepare_gpu(const int want[RF_TPCH_NQUERIES + 1], const rf_rt_options *rt, int64_t runs, int verbose)
 {
-    if (rt->device == RF_RT_DEVICE_CPU || !rf_rt_gpu_maybe(NULL, 0)) return;
+    if (rt->device == RF_RT_DEVICE_CPU) return;
+    /* --device gpu: the driver at once; auto: after the model's verdict */
+    if (rt->device == RF_RT_DEVICE_GPU && !rf_rt_gpu_maybe(NULL, 0)) return;
     rf_arena arena;
     rf_arena_init(&arena);
     const rf_hir_program *ps[RF_TPCH_NQUERIES];
@@ -92,8 +98,22 @@ void rf_tpch_prepare_gpu(const int want[RF_TPCH_NQUERIES + 1], const rf_rt_optio
         else rf_hir_free(hir);
         rf_diags_free(&d);
     }
+    /* auto: no GPU code compiled (nor the GPU's driver loaded) where the
+    ** model predicts the CPU for every query, the GPU's start included */
+    int go = rt->device == RF_RT_DEVICE_GPU;
+    if (!go) {
+        rf_diags d;
+        rf_diags_init(&d); /* a damaged model: the first query's run says so */
+        go = rf_rt_place_workload_gpu(ps, n, runs, 1, rt, rt->threads > 0 ? rt->threads : rf_online_cpus(), &d) &&
+             rf_rt_gpu_maybe(NULL, 0);
+        rf_diags_free(&d);
+        if (verbose && !go)
+            fprintf(stderr, "auto: the CPU predicted faster for every query, the GPU's start included: no GPU code "
+                            "compiled ahead\n");
+    }
     rf_rt_gpu_prepared pr;
-    rf_rt_gpu_prepare(ps, n, rt, &pr);
+    memset(&pr, 0, sizeof pr);
+    if (go) rf_rt_gpu_prepare(ps, n, rt, &pr);
     if ((verbose || pr.compiled) && pr.programs)
         fprintf(stderr,
                 "GPU code of %d quer%s: %d compiled by NVRTC (%.3f s of compiling) on %d threads together in %.3f s, "
@@ -116,14 +136,47 @@ double rf_tpch_median(double *v, int n)
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+int rf_tpch_compile_program(int q, rf_program **p, const char **qpath, rf_diags *d)
+{
+    char fname[32];
+    snprintf(fname, sizeof fname, "q%02d.logic", q);
+    const rf_tpch_source *schema = rf_tpch_find_source("schema.logic"), *query = rf_tpch_find_source(fname);
+    if (qpath) *qpath = query ? query->path : fname;
+    if (!schema || !query) {
+        rf_error(d, rf_mkloc(fname, 0, 0), "%s is not built into this redfox", !schema ? "schema.logic" : fname);
+        return REDFOX_INTERNAL;
+    }
+    const char *names[2] = {schema->path, query->path};
+    const char *texts[2] = {schema->text, query->text};
+    int64_t lens[2] = {schema->len, query->len};
+    return rf_compile_buffers_v2(names, texts, lens, 2, NULL, p);
+}
 
-void rf_tpch_print_diags(const rf_diags *d, int *noted)
+const rf_diagnostic *rf_tpch_local_diag(const void *obj, int64_t i)
+{
+    static rf_diagnostic g;
+    const rf_diag *x = &((const rf_diags *)obj)->items[i];
+    g.severity = x->sev == RF_SEV_ERROR ? REDFOX_SEV_ERROR : x->sev == RF_SEV_WARNING ? REDFOX_SEV_WARNING : REDFOX_SEV_NOTE;
+    g.file = x->loc.file ? x->loc.file : "";
+    g.line = x->loc.line;
+    g.column = x->loc.col;
+    g.message = x->msg;
+    return &g;
+}
+
+void rf_tpch_print_notes(const rf_program *p, const rf_database *db, int *noted)
 {
     rf_diags keep;
     rf_diags_init(&keep);
-    for (int64_t i = 0; i < d->count; i++)
-        if (d->items[i].sev != RF_SEV_NOTE || !*noted)
-            rf_diag_add(&keep, d->items[i].sev, d->items[i].loc, "%s", d->items[i].msg);
+    int64_t np = rf_program_diag_count(p), n = np + rf_database_diag_count(db);
+    for (int64_t i = 0; i < n; i++) {
+        const rf_diagnostic *g = i < np ? rf_program_diag(p, i) : rf_database_diag(db, i - np);
+        if (g->severity == REDFOX_SEV_NOTE && *noted) continue;
+        rf_severity sev = g->severity == REDFOX_SEV_ERROR     ? RF_SEV_ERROR
+                          : g->severity == REDFOX_SEV_WARNING ? RF_SEV_WARNING
+                                                              : RF_SEV_NOTE;
+        rf_diag_add(&keep, sev, rf_mkloc(g->file[0] ? g->file : NULL, g->line, g->column), "%s", g->message);
+    }
     *noted = 1;
     rf_diags_print(&keep, stderr);
     rf_diags_free(&keep);

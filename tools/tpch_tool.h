@@ -22,16 +22,31 @@ const rf_tpch_source *rf_tpch_find_source(const char *name);
 ** Errors, a query not built into this redfox included, go to d. */
 rf_status rf_tpch_compile_query(int q, rf_arena *arena, rf_fe_program **fe, rf_hir_program **hir,
                                 const char **query_path, rf_diags *d);
-/* On the GPU (rt->device gpu, or auto where there may be one): the GPU code
-** of the wanted queries compiled together into the caches before they run
-** one after another (rf_rt_gpu_prepare); a line on stderr says what it
-** cost when NVRTC compiled any (a cold cache), or always with verbose. */
-void rf_tpch_prepare_gpu(const int want[RF_TPCH_NQUERIES + 1], const rf_rt_options *rt, int verbose);
+/* On the GPU (rt->device gpu, or auto where the placement model predicts
+** that the GPU's start pays off over the wanted queries, each run runs
+** times, and there may be a GPU): the GPU code of the wanted queries
+** compiled together into the caches before they run one after another
+** (rf_rt_gpu_prepare); a line on stderr says what it cost when NVRTC
+** compiled any (a cold cache), or always with verbose. */
+void rf_tpch_prepare_gpu(const int want[RF_TPCH_NQUERIES + 1], const rf_rt_options *rt, int64_t runs, int verbose);
 /* The median of v[0..n) (v is sorted in place). */
 double rf_tpch_median(double *v, int n);
-/* Prints a query's warnings and errors, and its notes ("running on the
-** GPU: ...") only while *noted is 0: 22 queries would say the same 22
-** times. Sets *noted. */
-void rf_tpch_print_diags(const rf_diags *d, int *noted);
+
+/* Through the library (include/redfox.h): */
+struct rf_program;
+struct rf_database;
+struct rf_diagnostic;
+/* Query q's program: the embedded schema.logic and qNN.logic compiled
+** together by rf_compile_buffers_v2 (REDFOX_* code; *p set as that sets
+** it); *qpath, when given, names the query's source. A query not built
+** into this redfox is an error on d (REDFOX_INTERNAL, *p untouched). */
+int rf_tpch_compile_program(int q, struct rf_program **p, const char **qpath, rf_diags *d);
+/* The command's own messages (d, an rf_diags) as the library's records,
+** for rf_tool_finish_api (one record, overwritten by the next call). */
+const struct rf_diagnostic *rf_tpch_local_diag(const void *d, int64_t i);
+/* A query's warnings (its compile's and its last run's), and its notes
+** ("running on the GPU: ...") only while *noted is 0: 22 queries would
+** say the same 22 times. Sets *noted. */
+void rf_tpch_print_notes(const struct rf_program *p, const struct rf_database *db, int *noted);
 
 #endif

@@ -3,9 +3,10 @@
 ** its public header only: compile options (no_lftj gives the same answer
 ** with another plan), the level-1 and level-2 option inits, progress
 ** reports of a slow input load, the profile's text, a caller's timeline
-** (rf_trace) and outputs written through a callback (rf_result_write_to).
+** (rf_trace) and outputs written through a callback (rf_result_write_to);
+** --device auto weighing the runs ahead (rf_run_options.runs, later).
 **
-** Owns: `test_api2 options|progress|profile|trace`.
+** Owns: `test_api2 options|progress|profile|runs`.
 */
 #include "redfox.h"
 
@@ -294,6 +295,92 @@ static void test_profile(void)
     rf_close(db);
 }
 
+/* The text of res's profile (owned), "" when none. */
+static char *profile_text(rf_result *res)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (f) {
+        rf_result_profile_write(res, f);
+        fclose(f);
+    }
+    return text;
+}
+
+/* --device auto and the runs ahead (rf_run_options.runs, later): a model
+** of this program (in a cache folder of the test's) where a run costs the
+** CPU 0.15 s and a started GPU 0.001 s after a fresh start of 0.3 s. One
+** run stays on the CPU without loading the GPU's driver; three runs, or
+** one with a later program run three times, choose the GPU (here, where
+** there may be none: tried, then the CPU). */
+static void test_runs(void)
+{
+    char dir[] = "/tmp/rf_api2r_XXXXXX", path[256], model[256];
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(path, sizeof path, "%s/e.csv", dir);
+    FILE *e = fopen(path, "w");
+    CHECK(e != NULL);
+    if (!e) return;
+    fputs("1|2\n2|3\n1|3\n", e);
+    fclose(e);
+    snprintf(model, sizeof model, "%s/cache/place/model.txt", dir);
+    char cache[128];
+    snprintf(cache, sizeof cache, "%s/cache", dir);
+    rf_database *db = NULL;
+    CHECK(rf_open(dir, &db) == REDFOX_OK && rf_database_keep_inputs(db, 1) == REDFOX_OK);
+    rf_program *p = compile_with(NULL);
+    rf_run_options o;
+    rf_run_options_init_v2(&o, sizeof o);
+    o.device = REDFOX_DEVICE_CPU;
+    o.cache_dir = cache;
+    rf_result *res = NULL;
+    int rc0 = rf_run(db, p, &o, &res); /* its run record: the program's hash and inputs */
+    if (rc0) fprintf(stderr, "run: %s\n", rf_errmsg(db));
+    CHECK(rc0 == REDFOX_OK);
+    rf_result_free(res);
+    char line[512] = "", prog[32] = "";
+    double rows = 0, bytes = 0;
+    int kernels = 0;
+    FILE *m = fopen(model, "r");
+    while (m && fgets(line, sizeof line, m))
+        if (sscanf(line, "r %31s cpu 0 %lf %lf %d", prog, &rows, &bytes, &kernels) == 4) break;
+    if (m) fclose(m);
+    CHECK(prog[0] && rows > 0);
+    const char *want[3] = {"chose cpu (model: 2 records); the GPU's driver not loaded",
+                           "auto: expected 3 runs: cpu 0.450000 s, gpu 0.30", "gain on a started GPU 0.44"};
+    for (int c = 0; c < 3; c++) {
+        m = fopen(model, "w"); /* anew each time: the runs add their own records */
+        if (m) {
+            fprintf(m, "redfox placement model 1\nr %s cpu 0 %.17g %.17g %d 0 0 0.15\nr %s gpu 1 %.17g %.17g %d 0.3 0 0.001\n",
+                    prog, rows, bytes, kernels, prog, rows, bytes, kernels);
+            fclose(m);
+        }
+        o.device = REDFOX_DEVICE_AUTO;
+        o.profile = 1;
+        o.runs = c == 1 ? 3 : 1;
+        const rf_program *later[1] = {p};
+        o.later = c == 2 ? later : NULL;
+        o.nlater = c == 2;
+        o.later_runs = 3;
+        res = NULL;
+        CHECK(rf_run(db, p, &o, &res) == REDFOX_OK);
+        char *text = profile_text(res);
+        if (!text || !strstr(text, want[c])) fprintf(stderr, "case %d: no '%s' in:\n%s", c, want[c], text ? text : "");
+        CHECK(text && strstr(text, want[c]));
+        /* the GPU chosen: where there is none the CPU runs, saying so */
+        if (c > 0) CHECK(text && (strstr(text, "-> chose gpu") || strstr(text, "gpu - (no usable GPU) -> chose cpu")));
+        free(text);
+        CHECK(res && rf_result_rows(res, 0) == 1);
+        rf_result_free(res);
+    }
+    rf_program_free(p);
+    rf_close(db);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    CHECK(system(cmd) == 0);
+}
+
 int main(int argc, char **argv)
 {
     const char *what = argc > 1 ? argv[1] : "all";
@@ -301,6 +388,7 @@ int main(int argc, char **argv)
     if (all || !strcmp(what, "options")) test_options();
     if (all || !strcmp(what, "progress")) test_progress();
     if (all || !strcmp(what, "profile")) test_profile();
+    if (all || !strcmp(what, "runs")) test_runs();
     if (failures) fprintf(stderr, "%d checks failed\n", failures);
     return failures ? 1 : 0;
 }

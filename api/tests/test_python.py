@@ -5,7 +5,9 @@ put -> run -> rows, the Arrow PyCapsule interface read back through the
 module and, independently, through ctypes, errors with their diagnostics,
 a run over a data folder compared with what `redfox run` prints, and API
 level 2: compile options, compile_buffers, keep_inputs, Relation.write, the
-profile's text and progress reports.
+profile's text and progress reports; levels 3 and 4 (dumps, .rfx files, a
+run's figures, devices, a world of one process, transactions: Database.exec
+with a Batch).
 """
 import ctypes
 import datetime
@@ -289,11 +291,122 @@ def test_level3(redfox_bin):
             check(e.code == 2 and "stop_after" in e.message, e.message)
 
 
+def test_level4(redfox_bin):
+    """API level 4 through the module: Database.exec on a database `redfox
+    import` made: batches of rows, text and a file applied, each result equal
+    to a from-scratch run over the new state and to what `redfox exec` prints
+    on a copy of the database; a failed batch raises and changes nothing."""
+    import shutil
+    import tempfile
+    prog_text = """
+account(id, owner, bal) -> int(id), string(owner), decimal(bal).
+lang:input[`account] = "account.csv".
+lang:input:delimiter[`account] = ",".
+lang:input:key[`account] = "id".
+rich(o) <- account(_, o, b), b >= 100.
+link(a, b) <- account(a, o, _), account(b, o, _), a != b.
+lang:output[`rich] = "rich".
+lang:output[`link] = "link".
+"""
+    with tempfile.TemporaryDirectory() as tmp:
+        os.mkdir(os.path.join(tmp, "data"))
+        with open(os.path.join(tmp, "data", "account.csv"), "w") as f:
+            f.write("1,ann,50.5\n2,bob,150\n3,ann,10\n")
+        src = os.path.join(tmp, "bank.logic")
+        with open(src, "w") as f:
+            f.write(prog_text)
+        dbdir = os.path.join(tmp, "db")
+        r = subprocess.run([redfox_bin, "import", src, "--data", os.path.join(tmp, "data"), "--out", dbdir],
+                           capture_output=True)
+        check(r.returncode == 0, "import: %r" % r.stderr)
+        prog = redfox.compile_files(src)
+        db = redfox.Database(dbdir)
+
+        def same_as_run(res, what):
+            fresh = db.run(prog, device="cpu")
+            for name in ("rich", "link"):
+                check(sorted(res[name].rows()) == sorted(fresh[name].rows()), "%s: %s as a from-scratch run" % (what, name))
+
+        res = db.exec(prog, device="cpu")
+        t = res.transaction
+        check(t is not None and not t.incremental and "first exec" in t.why, "first exec: %r" % (t,))
+        check([d[0] for d in t.derived] == ["rich", "link"], "derived: %r" % (t.derived,))
+        same_as_run(res, "first exec")
+        b = redfox.Batch().insert("account", [(4, "cy", decimal.Decimal("100")), (5, "bob", decimal.Decimal("0.25"))],
+                                  ["int", "string", "decimal"])
+        res = db.exec(prog, b, device="cpu", profile=True)
+        t = res.transaction
+        check(t.inserted == 2 and t.deleted == 0, "inserted: %r" % (t,))
+        check(t.profile and "exec: batch: 2 rows inserted" in t.profile, "profile: %r" % (t.profile,))
+        check(sorted(res["rich"].rows()) == [("bob",), ("cy",)], "rich: %r" % (res["rich"].rows(),))
+        same_as_run(res, "rows inserted")
+        # a key violation: nothing changes
+        try:
+            db.exec(prog, redfox.Batch().insert("account", [(1, "dan", decimal.Decimal(1))], ["int", "string", "decimal"]),
+                    device="cpu")
+            check(False, "a key violation raises")
+        except redfox.Error as e:
+            check(e.code == 1 and "key violation" in e.message and e.diagnostics[0].line == 1, e.message)
+        # deletes and text, then a file; the same through `redfox exec` on a copy
+        txn = os.path.join(tmp, "b.txn")
+        with open(txn, "w") as f:
+            f.write("+account(6, \"ann\", 200).\n")
+        shutil.copytree(dbdir, os.path.join(tmp, "copy"))
+        b = redfox.Batch().delete("account", [(2, "bob", decimal.Decimal(150))], ["int", "string", "decimal"])
+        b.add_text("-account(3, \"ann\", 10).\n", name="t").add_file(txn)
+        res = db.exec(prog, b, device="cpu")
+        check(res.transaction.deleted == 2 and res.transaction.inserted == 1, "deleted: %r" % (res.transaction,))
+        same_as_run(res, "deletes, text and a file")
+        with open(os.path.join(tmp, "b2.txn"), "w") as f:
+            f.write("-account(2, \"bob\", 150).\n-account(3, \"ann\", 10).\n")
+        cmd = subprocess.run([redfox_bin, "exec", os.path.join(tmp, "copy"), src, "--batch", os.path.join(tmp, "b2.txn"),
+                              "--batch", txn, "--device", "cpu", "--format", "csv"], capture_output=True)
+        rich = sorted(x[0] for x in res["rich"].rows())
+        lines = cmd.stdout.decode().split("\n")
+        check(cmd.returncode == 0 and lines[0] == "rich (%d rows)" % len(rich) and sorted(lines[2:2 + len(rich)]) == rich,
+              "redfox exec on a copy: %r against %r" % (cmd.stdout, rich))
+        db.close()
+def test_level4_stats():
+    """API level 4 through the module: Result.stats(), device_info(),
+    Database.forget_device(), and a World of one process (no mpirun)."""
+    check(redfox.api_level() >= 4, "api_level %d" % redfox.api_level())
+    db = redfox.Database()
+    db.put("edge", EDGES, ["int", "int"])
+    prog = redfox.compile(TRI, name="tri.logic")
+    st = db.run(prog, device="cpu").stats()
+    check(st["device"] == "cpu" and st["nranks"] == 1 and st["gpu_fell_back"] is False, "stats %r" % st)
+    check(st["input_rows"] == len(EDGES) and st["run_seconds"] > 0 and st["kernel_bytes_in"] == -1, "stats %r" % st)
+    st = db.run(prog, device="cpu", profile=True).stats()
+    check(st["kernel_bytes_in"] >= len(EDGES) * 16 and st["h2d_bytes"] == 0, "profiled stats %r" % st)
+    ok, text = redfox.device_info("cpu")
+    check(ok and text, "device_info cpu: %r" % text)
+    ok, text = redfox.device_info("gpu")
+    check(isinstance(ok, bool) and text, "device_info gpu: %r" % text)
+    try:
+        redfox.device_info("tpu")
+        check(False, "device_info of an unknown device raises")
+    except redfox.Error as e:
+        check(e.code == 2, e.message)
+    db.forget_device()  # nothing kept: nothing to do
+    with redfox.World.mpi() as w:  # not under mpirun: this process alone
+        check(w.size == 1 and w.rank == 0 and w.local_size == 1, "a world of one")
+        res = db.run(prog, device="cpu", world=w)
+        check(res["tri"].rows() == [(1, 2, 3), (2, 3, 4)], "a run with a world of one")
+    try:
+        db.run(prog, world=w)
+        check(False, "a run with an ended world raises")
+    except redfox.Error as e:
+        check(e.code == 2, e.message)
+
+
 rel = test_types()
 test_capsule_by_ctypes(rel)
 test_errors()
 test_folder(sys.argv[1], sys.argv[2])
 test_level2(sys.argv[1])
 test_level3(sys.argv[1])
+test_level4_stats()
+if redfox.rf_api_level() >= 4:
+    test_level4(sys.argv[1])
 print("ok" if not failures else "%d failed" % failures)
 sys.exit(1 if failures else 0)

@@ -30,10 +30,11 @@ t() { # label args...: one exec, its profile's maintenance line and wall time
     printf '%-28s wall %8.3f s | %s | commit %s | %s\n' "$label" "$(echo "$e - $s" | bc)" \
         "$(sed -n 's/.*derived predicates \(.*\) (\([0-9.]* ms\), runs.*/\2: \1/p' "$tmp/err.$label" | cut -c1-70)" \
         "$(sed -n 's/.* commit \([0-9.]* ms\).*/\1/p' "$tmp/err.$label")" \
-        "$(grep -o 'path: [0-9]* -> [0-9]* tuples (table [a-z]*)' "$tmp/err.$label")"
+        "$(grep -o 'path: [0-9]* -> [0-9]* tuples (table [a-z ]*)' "$tmp/err.$label")"
     # where the time went: each generated run (device start, kernels loaded,
     # copies, run, join builds), the GPU code compiled ahead, the reading and the commit
-    grep -e '^exec:   run of' -e 'compiled ahead' -e 'GPU started beside' "$tmp/err.$label" | sed 's/^exec: */    /'
+    grep -e '^exec:   run of' -e 'compiled ahead' -e 'GPU started beside' -e 'in place' "$tmp/err.$label" |
+        grep -v 'tuples (table' | sed 's/^exec: */    /'
     sed -n 's/^exec: compile [0-9.]* ms, \(read the database .*\), outputs.*\(commit .*written)\).*/    \1; \2/p' \
         "$tmp/err.$label"
 }

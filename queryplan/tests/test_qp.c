@@ -406,7 +406,16 @@ static void test_aggregate(void)
         /* grouped by the key: the FD holds, the aggregate writes the predicate */
         a = writer(p, rel(p, "items"));
         CHECK(a && a->op == RF_QP_AGGREGATE);
-        CHECK(count_op(p, RF_QP_AGGREGATE) == 5);
+        /* each split in two (pass partagg): a partial aggregate, then the
+        ** combining one (avg_price's then a map dividing its total by its count) */
+        CHECK(count_op(p, RF_QP_AGGREGATE) == 10);
+        int64_t partial = 0;
+        for (int32_t b = 0; b < p->nblocks; b++)
+            for (int32_t i = 0; i < p->blocks[b]->ncmds; i++) partial += p->blocks[b]->cmds[i]->partial;
+        CHECK(partial == 5);
+        a = writer(p, rel(p, "avg_price"));
+        CHECK(a && a->op == RF_QP_MAPFILTER && a->nouts == 2 && a->outs[1]->kind == RF_QP_E_BINOP &&
+              a->outs[1]->op == '/');
     }
     unload(&l);
 }
@@ -526,6 +535,9 @@ static const rf_qp_cmd *agg_input_writer(const rf_qp_program *p, const char *pre
 {
     const rf_qp_cmd *a = rel(p, pred) ? writer(p, rel(p, pred)) : NULL;
     if (!a || a->op != RF_QP_AGGREGATE) return NULL;
+    /* through a partial aggregate (pass partagg) to what it reads */
+    const rf_qp_cmd *pa = a->in[0]->kind == RF_QP_REL_TEMP ? writer(p, a->in[0]) : NULL;
+    if (pa && pa->op == RF_QP_AGGREGATE && pa->partial) a = pa;
     return a->in[0]->kind == RF_QP_REL_TEMP ? writer(p, a->in[0]) : a;
 }
 
@@ -581,7 +593,7 @@ static void test_api(void)
         CHECK(l.d.nerrors == before + 1);
         int32_t n;
         const rf_qp_pass *ps = rf_qp_passes(&n);
-        CHECK(n == 8 && strcmp(ps[0].name, "fold") == 0 && strcmp(ps[n - 1].name, "dead") == 0);
+        CHECK(n == 9 && strcmp(ps[0].name, "fold") == 0 && strcmp(ps[n - 1].name, "dead") == 0);
         for (int32_t k = 0; k < n; k++) CHECK(ps[k].run && ps[k].what && *ps[k].what);
     }
     unload(&l);

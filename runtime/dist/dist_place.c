@@ -5,7 +5,7 @@
 ** Owns: the placement of every variable (rf_rt_place: empty, spread, hashed
 ** by columns, on rank 0, replicated), the rules that make a kernel's inputs
 ** co-located (a join's sides hashed by their keys, a group by a subset of
-** its columns, a dedupe, difference or insert by the whole tuple; a cross
+** its columns, nothing for a partial aggregate's group, a dedupe, difference or insert by the whole tuple; a cross
 ** product or a negation broadcasts its right side; sorts and global
 ** aggregates gather on rank 0), and the placement of each kernel's output,
 ** followed through projections so that a relation hashed once stays so.
@@ -255,6 +255,9 @@ rf_status rf_rt_dist_plan(rf_rt_dist *x, const rf_hir_kernel *k, const int64_t *
     case RF_HIR_JOIN_INDEX:
     case RF_HIR_ANTI_INDEX: return plan_join(x, k, rows, moves, nmoves, d);
     case RF_HIR_GROUP:
+        /* a partial aggregate groups the rows each rank holds (the next
+        ** aggregate combines the parts): nothing moves before it */
+        if (k->partial) break;
         if (k->ngroup == 0) need_kind(x, k->in[0], RF_RT_PLACE_ROOT, moves, nmoves);
         else if (kind_of(x, k->in[0]) != RF_RT_PLACE_REPL) need_within(x, k->in[0], k->group, k->ngroup, moves, nmoves);
         if (kind_of(x, k->in[0]) == RF_RT_PLACE_REPL && k->ngroup == 0) *nmoves = 0; /* every rank has all */

@@ -229,6 +229,12 @@ static rf_status exchange(rf_rt_dist *x, const rf_rt_rel *rel, rf_rt_dict *dict,
         else
             memset(dest, 0, (size_t)rel->nrows * sizeof *dest); /* all to rank 0 */
     }
+    /* this rank's own rows (they stay): the rest are sent */
+    int64_t own = rel->nrows;
+    if (dest) {
+        own = 0;
+        for (int64_t i = 0; i < rel->nrows; i++) own += dest[i] == x->rank;
+    }
     if (!st) st = rf_rt_dist_pack(rel, dict, dest, x->size, &buf, size, displ);
     free(dest);
     if (st) rf_error(d, rf_mkloc(NULL, 0, 0), "rank %d: out of memory packing %s", x->rank, what);
@@ -272,6 +278,10 @@ static rf_status exchange(rf_rt_dist *x, const rf_rt_rel *rel, rf_rt_dict *dict,
         vst = rf_rt_dist_unpack(rows, recv, x->size, rel->ncols, rel->types, dict, out);
         if (vst) rf_error(d, rf_mkloc(NULL, 0, 0), "rank %d: %s: %s", x->rank, what,
                           vst == RF_ENOMEM ? "out of memory" : "malformed rows received");
+        if (!vst) {
+            x->stat.rows_sent += to->kind == RF_RT_PLACE_REPL ? rel->nrows * (x->size - 1) : rel->nrows - own;
+            x->stat.rows_received += out->nrows - own;
+        }
     }
     free(rbuf);
     free(buf);
@@ -381,8 +391,9 @@ rf_status rf_rt_dist_end(rf_rt_dist *x, rf_status st, double run_seconds, rf_rt_
     int64_t v[RF_RT_DIST_VOTE_N] = {(int64_t)(run_seconds * 1e6), (int64_t)(m->wait_seconds * 1e6), m->bytes_sent,
                                     m->bytes_received, m->dev_bytes_sent, m->dev_bytes_received, m->read_rows,
                                     m->read_bytes, m->exchanges, (int64_t)(m->xport_seconds * 1e6), m->collectives,
-                                    (int64_t)(m->collective_seconds * 1e6), m->starts,
-                                    (int64_t)(m->start_seconds * 1e6), m->moves};
+                                    (int64_t)(m->collective_seconds * 1e6), m->rows_sent,
+                                    (int64_t)(m->start_seconds * 1e6), m->moves * 2 + (m->starts != 0),
+                                    m->rows_received};
     rf_status vst = dist_vote(x, st != RF_OK, v, all, "the end of the run", d);
     if (!vst && stats)
         for (int r = 0; r < x->size; r++) {
@@ -400,9 +411,11 @@ rf_status rf_rt_dist_end(rf_rt_dist *x, rf_status st, double run_seconds, rf_rt_
             s->xport_seconds = (double)a[9] / 1e6;
             s->collectives = a[10]; /* the end's own vote not counted */
             s->collective_seconds = (double)a[11] / 1e6;
-            s->starts = a[12];
+            s->rows_sent = a[12];
             s->start_seconds = (double)a[13] / 1e6;
-            s->moves = a[14];
+            s->moves = a[14] / 2;
+            s->starts = a[14] % 2;
+            s->rows_received = a[15];
         }
     free(all);
     x->stopped = 1;

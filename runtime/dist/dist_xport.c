@@ -243,4 +243,6 @@ void rf_rt_dist_moved_on_device(rf_rt_dist *x, const rf_rt_dist_move *m, rf_stat
     v->gen++;
     x->stat.dev_bytes_sent += xs->bytes_sent;
     x->stat.dev_bytes_received += xs->bytes_received;
+    x->stat.rows_sent += xs->rows_sent;
+    x->stat.rows_received += xs->rows_received;
 }

@@ -129,6 +129,7 @@ typedef struct rf_rt_rankstat {
     int64_t bytes_sent, bytes_received; /* through host memory (MPI) */
     int64_t dev_bytes_sent, dev_bytes_received; /* device to device (NCCL; the emulator's MPI) */
     int64_t moves;            /* relations moved */
+    int64_t rows_sent, rows_received; /* rows to and from other ranks (host memory and device alike) */
     int64_t read_rows, read_bytes; /* the rank's share of the inputs: rows, and bytes read for them */
     int64_t exchanges;        /* moves whose rows went between ranks (rows sent or received) */
     double xport_seconds;     /* moving those rows: MPI's all-to-all, NCCL, the emulator's MPI */

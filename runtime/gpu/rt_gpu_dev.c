@@ -143,7 +143,10 @@ static rf_status select_room(gx *x, gptr flags, int64_t n, int64_t room, gbuf *o
 {
     gbuf t = {0, 0};
     uint64_t tb = 0;
-    rf_status st = galloc(x, (uint64_t)(room > 0 ? room : 1) * 8, out);
+    /* (cnt 0: the count in the word after the room, one allocation less) */
+    uint64_t words = (uint64_t)(room > 0 ? room : 1);
+    rf_status st = galloc(x, (words + (cnt ? 0 : 1)) * 8, out);
+    if (!st && !cnt) cnt = out->p + words * 8;
     if (!st) st = x->g.ops->select(&x->g, 0, &tb, flags, out->p, cnt, n);
     if (!st) st = galloc(x, tb ? tb : 8, &t);
     if (!st) st = x->g.ops->select(&x->g, t.p, &tb, flags, out->p, cnt, n);
@@ -162,11 +165,9 @@ rf_status rf_gx_select_into(gx *x, gptr flags, int64_t n, gbuf *out, gptr cnt, i
 ** them), room for at most room of them (the caller knows no more are set). */
 rf_status rf_gx_select_room(gx *x, gptr flags, int64_t n, int64_t room, gbuf *out, int64_t *m)
 {
-    gbuf cnt = {0, 0};
-    rf_status st = galloc(x, 8, &cnt);
-    if (!st) st = select_room(x, flags, n, room < n ? room : n, out, cnt.p, m, 1);
-    gfree(x, &cnt);
-    return st;
+    /* (under a tight --gpu-memory cap, the count's own allocation of 256
+    ** bytes was what a small unique lacked) */
+    return select_room(x, flags, n, room < n ? room : n, out, 0, m, 1);
 }
 
 rf_status rf_gx_select_flags(gx *x, gptr flags, int64_t n, gbuf *out, int64_t *m)

@@ -126,7 +126,7 @@ static rf_status group_rows(gx *x, const keycols *kc, int64_t n, gval *g)
     return st;
 }
 
-/* distinct_rows by the walk over runs; *ok = 0 (and nothing kept) when the
+/* rf_gx_distinct_rows by the walk over runs; *ok = 0 (and nothing kept) when the
 ** rows are not ordered by their first column or a run is too long. The
 ** status word rides back with the select's count: no extra wait. */
 static rf_status runs_distinct(gx *x, const keycols *kc, int64_t n, gptr want, gbuf *keep, int64_t *m, int *ok)
@@ -159,7 +159,7 @@ static rf_status runs_distinct(gx *x, const keycols *kc, int64_t n, gptr want, g
 
 /* The first occurrence of every distinct row of v (rows with want != 0;
 ** nwant of them, -1: not counted), ascending. */
-static rf_status distinct_rows(gx *x, const gval *v, const rf_hir_var *hv, gptr want, int64_t nwant, gbuf *keep,
+rf_status rf_gx_distinct_rows(gx *x, const gval *v, const rf_hir_var *hv, gptr want, int64_t nwant, gbuf *keep,
                                int64_t *m)
 {
     keycols kc;
@@ -180,7 +180,7 @@ static rf_status distinct_rows(gx *x, const gval *v, const rf_hir_var *hv, gptr 
 
 static uint64_t set_cap_for(int64_t rows);
 
-/* distinct_rows of the rows with want != 0 (nwant of them, -1: not counted)
+/* rf_gx_distinct_rows of the rows with want != 0 (nwant of them, -1: not counted)
 ** through a set's table kind: u32 entries at most two thirds full and u32
 ** slots, set_dedupe into an empty set, the kept rows' room for nwant (the
 ** u64 entries at most half full, i64 slots and room for every row of
@@ -191,7 +191,7 @@ static rf_status wanted_distinct(gx *x, const gval *v, const rf_hir_var *hv, gpt
 {
     int64_t n = v->nrows;
     if (set_cap_for(nwant >= 0 && nwant < n ? nwant : n) > (UINT64_C(1) << 31))
-        return distinct_rows(x, v, hv, want, nwant, keep, m);
+        return rf_gx_distinct_rows(x, v, hv, want, nwant, keep, m);
     keycols kc;
     rf_gx_keys_of(v, hv->types, NULL, hv->ncols, &kc);
     if (kc.n > 0 && n > 0 && n >= x->tune.gpu_runs_min) {
@@ -316,7 +316,7 @@ static rf_status ensure_set(gx *x, int32_t var)
     if (v->nrows > 1) {
         gbuf keep = {0, 0};
         int64_t m = 0;
-        st = distinct_rows(x, v, hv, 0, -1, &keep, &m);
+        st = rf_gx_distinct_rows(x, v, hv, 0, -1, &keep, &m);
         if (!st && m < v->nrows) {
             gval nv;
             st = rf_gx_rel_gather(x, v, hv->types, hv->ncols, keep.p, m, &nv);
@@ -588,7 +588,7 @@ rf_status rf_gx_k_unique(gx *x, const rf_hir_kernel *k)
     } else if (x->vals[k->in[0]].distinct) {
         m = x->vals[k->in[0]].nrows; /* its maker dropped the repeats */
     } else if (x->vals[k->in[0]].nrows > 0) {
-        st = distinct_rows(x, &x->vals[k->in[0]], hv, 0, -1, &keep, &m);
+        st = rf_gx_distinct_rows(x, &x->vals[k->in[0]], hv, 0, -1, &keep, &m);
     }
     gval r;
     memset(&r, 0, sizeof r);

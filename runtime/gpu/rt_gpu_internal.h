@@ -329,6 +329,10 @@ typedef struct gx {
     int64_t parted, parts;
     /* kernels run in key partitions (rt_gpu_radix.c) and their partitions */
     int64_t radixed, radix_parts;
+    /* the last part (row range, key partition, range of groups) that did not
+    ** fit: its rows, and what it was when it cannot split (RF_GX_UNIT_*) */
+    int64_t unfit_rows;
+    int unfit_unit;
     /* kernels run on recursive sets in partitions (rt_gpu_recpart.c), the
     ** most partitions, inserts so run, bytes to the device and back */
     int64_t recparted, recpart_max, recpart_rounds, recpart_hits;
@@ -479,6 +483,11 @@ rf_status rf_gx_k_group(gx *x, const rf_hir_kernel *k);
 rf_status rf_gx_k_insert(gx *x, const rf_hir_kernel *k);
 int rf_gx_take_columns(gx *x, const rf_hir_kernel *k, gval *r);
 rf_status rf_gx_k_unique(gx *x, const rf_hir_kernel *k);
+/* The row numbers of the first occurrence of every distinct row of v (rows
+** with want != 0, nwant of them, -1: not counted), ascending, into a fresh
+** *keep (*m of them): what a unique keeps, without its rows gathered. */
+rf_status rf_gx_distinct_rows(gx *x, const gval *v, const rf_hir_var *hv, gptr want, int64_t nwant, gbuf *keep,
+                              int64_t *m);
 
 /* rt_gpu_reduce.c: reductions */
 rf_status rf_gx_sum_final(gx *x, const rf_hir_kernel *k, const rf_qp_agg *ag, rf_type at, rf_dec128 s, int64_t n,
@@ -540,6 +549,15 @@ void rf_gx_held_free(gval *v);
 /* rt_gpu_part.c: a kernel in row ranges when its values and results do not fit at once */
 int rf_gx_part_can(const gx *x, const rf_hir_kernel *k);
 rf_status rf_gx_run_parts(gx *x, const rf_hir_kernel *k);
+/* What a part that did not fit was, when nothing smaller can be made of it:
+** a run that fails for it leaves the GPU (the driver's warning says "does
+** not split"); any other part splits further. */
+enum { RF_GX_UNIT_NONE, RF_GX_UNIT_ROW, RF_GX_UNIT_KEY, RF_GX_UNIT_GROUP };
+/* A part of rows rows that did not fit (unit: RF_GX_UNIT_*), noted for the message. */
+void rf_gx_unfit(gx *x, int64_t rows, int unit);
+/* The error of a kernel whose smallest part did not fit (the one noted),
+** in place of the pool's since diagnostic ndiag: RF_EDEVMEM. */
+rf_status rf_gx_unfit_error(gx *x, int64_t ndiag, int64_t nerr);
 /* a kernel's output in host memory, growing part by part */
 typedef struct gacc {
     char **col;

@@ -29,6 +29,7 @@
 */
 #include "rt_gpu_internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -179,6 +180,40 @@ static rf_status range_of_index(gx *x, const gval *v, int32_t ncols, int64_t lo,
     return st;
 }
 
+void rf_gx_unfit(gx *x, int64_t rows, int unit)
+{
+    x->unfit_rows = rows;
+    x->unfit_unit = unit;
+}
+
+rf_status rf_gx_unfit_error(gx *x, int64_t ndiag, int64_t nerr)
+{
+    rf_gx_held_drop_diags(x, ndiag, nerr);
+    char cap[96];
+    if (x->g.mem_cap)
+        snprintf(cap, sizeof cap, "under the cap (--gpu-memory) of %llu bytes", (unsigned long long)x->g.mem_cap);
+    else
+        snprintf(cap, sizeof cap, "in the %llu MiB the device had free", (unsigned long long)(x->g.mem_free >> 20));
+    long long n = (long long)x->unfit_rows;
+    const char *what = x->unfit_unit == RF_GX_UNIT_ROW ? "one row" : x->unfit_unit == RF_GX_UNIT_KEY ? "one key" : "one group";
+    if (x->unfit_unit == RF_GX_UNIT_ROW)
+        rf_error(x->d, rf_mkloc(NULL, 0, 0), "out of GPU memory: %s, which does not split, does not fit %s with its kernel's work",
+                 what, cap);
+    else
+        rf_error(x->d, rf_mkloc(NULL, 0, 0),
+                 "out of GPU memory: %s of %lld rows, which does not split, does not fit %s with its kernel's work", what, n,
+                 cap);
+    return RF_EDEVMEM;
+}
+
+/* Kernel k reads no value but in. */
+static int reads_alone(const rf_hir_kernel *k, int32_t in)
+{
+    for (int32_t i = 0; i < k->nin; i++)
+        if (k->in[i] >= 0 && k->in[i] != in) return 0;
+    return k->idx < 0 || k->idx == in;
+}
+
 /* Kernel k in nparts ranges of its input; the output into a. */
 static rf_status run_ranges(gx *x, const rf_hir_kernel *k, int64_t nparts, gacc *a)
 {
@@ -204,6 +239,9 @@ static rf_status run_ranges(gx *x, const rf_hir_kernel *k, int64_t nparts, gacc 
             x->vals[in] = whole;
         }
         rf_gx_val_clear(x, &r, iv->ncols);
+        /* (a range of one row is the smallest part only where the kernel
+        ** reads nothing else, which key partitions could split) */
+        if (st == RF_EDEVMEM) rf_gx_unfit(x, hi - lo, hi - lo == 1 && reads_alone(k, in) ? RF_GX_UNIT_ROW : RF_GX_UNIT_NONE);
         if (!st) st = rf_gx_acc_take(x, a, ov, makes_index(k), k->nin > 1 && in == k->in[1], lo, &x->vals[k->out]);
         rf_gx_var_clear(x, k->out);
     }
@@ -352,6 +390,7 @@ static rf_status run_in_ranges(gx *x, const rf_hir_kernel *k)
     if (st) return st;
     int64_t n = x->vals[in].nrows, ndiag = x->d->count, nerr = x->d->nerrors;
     for (int64_t parts = 2;; parts *= 2) {
+        rf_gx_unfit(x, 0, RF_GX_UNIT_NONE);
         gacc a;
         memset(&a, 0, sizeof a);
         int32_t nc = makes_index(k) ? 2 : ov->ncols;
@@ -372,6 +411,8 @@ static rf_status run_in_ranges(gx *x, const rf_hir_kernel *k)
                 x->parted++;
                 x->parts += parts;
             }
+            /* (a range of one row: the message says so) */
+            if (st == RF_EDEVMEM && !last && x->unfit_unit == RF_GX_UNIT_ROW) st = rf_gx_unfit_error(x, ndiag, nerr);
             return st;
         }
         rf_gx_held_drop_diags(x, ndiag, nerr); /* (smaller ranges next) */

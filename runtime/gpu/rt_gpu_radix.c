@@ -197,6 +197,44 @@ static rf_status rows_by_key(const rf_hir_var *iv, const int32_t *keys, int32_t 
     return RF_OK;
 }
 
+/* Key column c of row i as rows_by_key hashes it (a float's zeros and NaNs as one value each). */
+static uint64_t key_word(const rf_hir_var *iv, const gval *v, int32_t c, int64_t i)
+{
+    const char *col = rf_gx_held_col(v, c);
+    int w = wid(iv->types[c]);
+    uint64_t b = col ? load_u64(col + i * w, w) : 0;
+    if (iv->types[c] == RF_TYPE_FLOAT) {
+        double d;
+        memcpy(&d, &b, 8);
+        if (d == 0) b = 0;
+        else if (d != d) b = 1;
+    }
+    return b;
+}
+
+/* Rows R[0..m) of v and Q[0..mq) of w (keys ka, kb; NULL: the first nkeys
+** columns) all have one key: no partition by key can split them. */
+static int one_key(const rf_hir_var *iv, const gval *v, const int32_t *ka, const int64_t *R, int64_t m,
+                   const rf_hir_var *wv, const gval *w, const int32_t *kb, const int64_t *Q, int64_t mq, int32_t nkeys)
+{
+    if (m <= 0) return 0;
+    for (int32_t g = 0; g < nkeys; g++) {
+        int32_t c = ka ? ka[g] : g;
+        uint64_t k0 = key_word(iv, v, c, R[0]);
+        for (int64_t i = 1; i < m; i++)
+            if (key_word(iv, v, c, R[i]) != k0) return 0;
+        for (int64_t i = 0; w && i < mq; i++)
+            if (key_word(wv, w, kb ? kb[g] : g, Q[i]) != k0) return 0;
+    }
+    return 1;
+}
+
+/* A partition of m rows that did not fit: one row, the rows of one key, or neither. */
+static void unfit_part(gx *x, int64_t m, int onekey, int unit)
+{
+    rf_gx_unfit(x, m, m == 1 ? RF_GX_UNIT_ROW : onekey ? unit : RF_GX_UNIT_NONE);
+}
+
 /* GROUP in nparts partitions: its result, held in host memory, in *g. */
 static rf_status group_parts(gx *x, const rf_hir_kernel *k, int64_t nparts, gval *g)
 {
@@ -221,6 +259,8 @@ static rf_status group_parts(gx *x, const rf_hir_kernel *k, int64_t nparts, gval
         st = rel_of_rows(x, v, iv, R, m, want, &part);
         if (!st) st = run_on(x, k, &in, &part, 1);
         else rf_gx_val_clear(x, &part, iv->ncols);
+        if (st == RF_EDEVMEM)
+            unfit_part(x, m, one_key(iv, v, k->group, R, m, NULL, NULL, NULL, NULL, 0, k->ngroup), RF_GX_UNIT_GROUP);
         const gval *o = &x->vals[k->out];
         if (!st && (!o->has_groups || !o->gid.p || !o->first.p || o->nrows != m)) st = RF_EINTERNAL;
         if (!st) st = rf_gx_host_i64(x, o->gid.p, m, &lg);
@@ -270,21 +310,6 @@ static rf_status group_parts(gx *x, const rf_hir_kernel *k, int64_t nparts, gval
 
 /* ---- UNIQUE: partitions by the hash of the whole row ---------------------------------------- */
 
-/* Row i of v (columns in host memory) equals row j of the columns o (m rows, on the host)? */
-static int row_eq(const rf_hir_var *iv, const gval *v, int64_t i, char *const *o, int64_t j)
-{
-    for (int32_t c = 0; c < iv->ncols; c++) {
-        const char *h = rf_gx_held_col(v, c);
-        int w = wid(iv->types[c]);
-        if (h && o[c] && memcmp(h + i * w, o[c] + j * w, (size_t)w)) return 0;
-    }
-    return 1;
-}
-
-/* UNIQUE in nparts partitions: equal rows meet in one partition, whose
-** unique keeps the first of them; keep[i] = 1 for each row kept. A
-** partition's result is the subsequence of its rows that are first
-** occurrences, in order: matched against its rows in one walk. */
 /* The key columns a unique's functional-dependency check reads (the output's
 ** first nkeys), or 0 where it checks nothing. */
 static int32_t fd_keys(const gx *x, const rf_hir_kernel *k)
@@ -293,6 +318,11 @@ static int32_t fd_keys(const gx *x, const rf_hir_kernel *k)
     return k->check_fd && ov->nkeys > 0 && ov->nkeys < ov->ncols ? ov->nkeys : 0;
 }
 
+/* UNIQUE in nparts partitions: equal rows meet in one partition, whose
+** first occurrences (the unique's own search, rf_gx_distinct_rows) come
+** back as row numbers of the partition: keep[i] = 1 for each row kept. No
+** rows are gathered on the device nor matched on the host, so a partition
+** needs its rows and the search's work alone. */
 static rf_status unique_parts(gx *x, const rf_hir_kernel *k, int64_t nparts, uint8_t *keep)
 {
     int32_t in = k->in[0];
@@ -301,46 +331,33 @@ static rf_status unique_parts(gx *x, const rf_hir_kernel *k, int64_t nparts, uin
     int64_t n = v->nrows;
     /* with a check, by the key: rows of one key (equal rows among them) meet */
     int32_t nk = fd_keys(x, k);
-    rf_hir_kernel kk = *k;
-    kk.check_fd = 0;
     int64_t *start = rf_malloc((size_t)(nparts + 1) * sizeof *start), *rows = rf_malloc((size_t)n * 8 + 8);
-    char **o = rf_calloc((size_t)iv->ncols + 1, sizeof *o);
-    rf_status st = start && rows && o ? RF_OK : RF_ENOMEM;
+    int64_t *idx = rf_malloc((size_t)n * 8 + 8);
+    rf_status st = start && rows && idx ? RF_OK : RF_ENOMEM;
     if (!st) st = rows_by_key(iv, NULL, nk ? nk : iv->ncols, v, nparts, start, rows);
     memset(keep, 0, (size_t)n);
     for (int64_t p = 0; p < nparts && !st; p++) {
-        int64_t m = start[p + 1] - start[p];
+        int64_t m = start[p + 1] - start[p], km = 0;
         const int64_t *R = rows + start[p];
         if (m == 0) continue;
         gval part;
+        gbuf kb = {0, 0};
         st = rel_of_rows(x, v, iv, R, m, NULL, &part);
-        if (!st) st = run_on(x, &kk, &in, &part, 1);
-        else rf_gx_val_clear(x, &part, iv->ncols);
-        const gval *r = &x->vals[k->out];
-        int64_t km = st ? 0 : r->nrows;
-        if (km > m) st = RF_EINTERNAL;
-        for (int32_t c = 0; c < iv->ncols && !st && km > 0; c++) {
-            if (!rf_gx_held_col(v, c) || !colp(r, c)) continue;
-            uint64_t w = (uint64_t)wid(iv->types[c]);
-            if (!(o[c] = rf_malloc((size_t)(km * (int64_t)w)))) st = RF_ENOMEM;
-            else st = x->g.ops->d2h(&x->g, o[c], colp(r, c), (uint64_t)km * w);
+        if (!st) st = rf_gx_distinct_rows(x, &part, iv, 0, -1, &kb, &km);
+        if (!st && (km < 0 || km > m)) st = RF_EINTERNAL;
+        if (!st && km > 0) st = x->g.ops->d2h(&x->g, idx, kb.p, (uint64_t)km * 8);
+        gfree(x, &kb);
+        rf_gx_val_clear(x, &part, iv->ncols);
+        if (st == RF_EDEVMEM)
+            unfit_part(x, m, one_key(iv, v, NULL, R, m, NULL, NULL, NULL, NULL, 0, nk ? nk : iv->ncols), RF_GX_UNIT_KEY);
+        for (int64_t j = 0; j < km && !st; j++) {
+            if (idx[j] < 0 || idx[j] >= m) st = RF_EINTERNAL;
+            else keep[R[idx[j]]] = 1;
         }
-        int64_t j = 0;
-        for (int64_t i = 0; i < m && j < km && !st; i++)
-            if (row_eq(iv, v, R[i], o, j)) {
-                keep[R[i]] = 1;
-                j++;
-            }
-        if (!st && j != km) st = RF_EINTERNAL;
-        for (int32_t c = 0; c < iv->ncols; c++) {
-            free(o[c]);
-            o[c] = NULL;
-        }
-        rf_gx_var_clear(x, k->out);
     }
     free(start);
     free(rows);
-    free(o);
+    free(idx);
     return st;
 }
 
@@ -514,6 +531,9 @@ static rf_status join_parts(gx *x, const rf_hir_kernel *k, int64_t nparts, gval 
             rf_gx_val_clear(x, &part[0], hv[0]->ncols);
             rf_gx_val_clear(x, &part[1], hv[1]->ncols);
         }
+        if (st == RF_EDEVMEM)
+            unfit_part(x, ml + mr, one_key(hv[0], v[0], keys[0], L, ml, hv[1], v[1], keys[1], R, mr, k->nkeys),
+                       RF_GX_UNIT_KEY);
         const gval *o = &x->vals[k->out];
         int64_t m = st ? 0 : o->nrows;
         if (m > 0 && (!o->a.p || (!anti && !o->b.p))) st = RF_EINTERNAL;
@@ -596,6 +616,7 @@ static rf_status gathered_parts(gx *x, const rf_hir_kernel *k, int64_t nparts, g
         if (!st) st = run_on(x, k, v3, part, ns + 1);
         else
             for (int32_t s = 0; s <= ns; s++) rf_gx_val_clear(x, &part[s], x->p->vars[v3[s]]->ncols);
+        if (st == RF_EDEVMEM) unfit_part(x, m, 0, RF_GX_UNIT_NONE);
         if (!st) st = rf_gx_acc_take(x, a, ov, 0, 0, 0, &x->vals[k->out]);
         rf_gx_var_clear(x, k->out);
     }
@@ -655,6 +676,7 @@ static rf_status reduce_parts(gx *x, const rf_hir_kernel *k, int64_t nparts, gac
             rf_gx_val_clear(x, &part[0], iv->ncols);
             rf_gx_val_clear(x, &part[1], gnc);
         }
+        if (st == RF_EDEVMEM) unfit_part(x, m, ghi - glo == 1, RF_GX_UNIT_GROUP);
         if (!st) st = rf_gx_acc_take(x, a, ov, 0, 0, 0, &x->vals[k->out]);
         rf_gx_var_clear(x, k->out);
         seen += m;
@@ -772,6 +794,7 @@ static rf_status sort_parts(gx *x, const rf_hir_kernel *k, int64_t nparts, gval 
         st = rel_of_rows(x, v, iv, rows, hi - lo, want, &part);
         if (!st) st = run_on(x, k, &in, &part, 1);
         else rf_gx_val_clear(x, &part, iv->ncols);
+        if (st == RF_EDEVMEM) unfit_part(x, hi - lo, 0, RF_GX_UNIT_NONE);
         const gval *o = &x->vals[k->out];
         /* (a limited sort keeps fewer: the rows that can reach the first places) */
         int64_t m = st ? 0 : o->nrows;
@@ -872,24 +895,23 @@ rf_status rf_gx_run_radix(gx *x, const rf_hir_kernel *k)
         const gval *gv = &x->vals[k->idx];
         int32_t gnc = x->p->vars[k->idx]->ncols;
         if (gv->ngroups <= 1 || !rf_gx_held_col(gv, gnc + 2)) {
-            if (x->g.mem_cap)
-                rf_error(x->d, rf_mkloc(NULL, 0, 0),
-                         "out of GPU memory: one group of %lld rows, which does not split, does not fit under the "
-                         "%llu KiB cap (--gpu-memory)",
-                         (long long)n, (unsigned long long)(x->g.mem_cap >> 10));
-            else
-                rf_error(x->d, rf_mkloc(NULL, 0, 0),
-                         "out of GPU memory: one group of %lld rows, which does not split, does not fit", (long long)n);
-            return RF_EDEVMEM;
+            rf_gx_unfit(x, n, RF_GX_UNIT_GROUP);
+            return rf_gx_unfit_error(x, ndiag, nerr);
         }
     }
     for (int64_t parts = 2;; parts *= 2) {
+        rf_gx_unfit(x, 0, RF_GX_UNIT_NONE);
         st = run_in(x, k, parts);
-        if (st != RF_EDEVMEM || parts >= n || parts >= MAX_PARTS) {
+        /* (a partition that failed splits further unless it is one row,
+        ** one key or one group; hashes of distinct keys part in the end) */
+        int unit = st == RF_EDEVMEM && x->unfit_unit != RF_GX_UNIT_NONE;
+        int more = st == RF_EDEVMEM && !unit && x->unfit_rows > 1 && parts < MAX_PARTS;
+        if (!more) {
             if (!st) {
                 x->radixed++;
                 x->radix_parts += parts;
             }
+            if (unit) st = rf_gx_unfit_error(x, ndiag, nerr);
             return st;
         }
         rf_gx_var_clear(x, k->out);

@@ -34,6 +34,9 @@
 */
 #include "rt_gpu_internal.h"
 
+#include "rf_cpu.h"
+
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -224,18 +227,129 @@ static void part_push(const rf_hir_var *hv, grpart *p, const hrows *r, int64_t i
     p->rowno[p->n++] = rowno;
 }
 
+/* ---- host work on the run's threads ----------------------------------------------------------- */
+
+/* Rows per chunk of the host's parallel loops: chunk boundaries depend on n
+** alone (rf_cpu_parallel_for), so every result is the same on any number of
+** threads. */
+enum { HOST_GRAIN = 1 << 16, SPLIT_CHUNKS = 64 };
+
+/* The partition of every row of r by its hash, then the rows of each
+** partition in ascending order: start[p] .. start[p + 1] of rows. Hashing,
+** counting and placing run in chunks on the run's threads (the host work of
+** a round was one thread's: TC of 572 M paths under a 6 GB cap did not finish
+** in 100 s on an H100). */
+typedef struct split_job {
+    const rf_hir_var *hv;
+    const hrows *r;
+    int64_t n, nparts, nchunks, chunk;
+    uint32_t *pt;
+    int64_t *cnt; /* nchunks x nparts: counts, then each chunk's first place per partition */
+    int64_t *rows;
+} split_job;
+
+static void split_hash(void *ctx, int64_t b, int64_t e, int worker)
+{
+    (void)worker;
+    split_job *j = ctx;
+    for (int64_t i = b; i < e; i++) j->pt[i] = (uint32_t)(row_hash(j->hv, j->r, i) & (uint64_t)(j->nparts - 1));
+}
+
+static void split_count(void *ctx, int64_t b, int64_t e, int worker)
+{
+    (void)worker;
+    split_job *j = ctx;
+    for (int64_t c = b; c < e; c++) {
+        int64_t *cnt = j->cnt + c * j->nparts, lo = c * j->chunk, hi = lo + j->chunk < j->n ? lo + j->chunk : j->n;
+        for (int64_t i = lo; i < hi; i++) cnt[j->pt[i]]++;
+    }
+}
+
+static void split_place(void *ctx, int64_t b, int64_t e, int worker)
+{
+    (void)worker;
+    split_job *j = ctx;
+    for (int64_t c = b; c < e; c++) {
+        int64_t *at = j->cnt + c * j->nparts, lo = c * j->chunk, hi = lo + j->chunk < j->n ? lo + j->chunk : j->n;
+        for (int64_t i = lo; i < hi; i++) j->rows[at[j->pt[i]]++] = i;
+    }
+}
+
+static rf_status split_rows(gx *x, const rf_hir_var *hv, const hrows *r, int64_t n, int64_t nparts, int64_t *start,
+                            int64_t *rows)
+{
+    split_job j = {hv, r, n, nparts, 1, n > 0 ? n : 1, NULL, NULL, rows};
+    if (n >= 2 * HOST_GRAIN) {
+        j.nchunks = (n + HOST_GRAIN - 1) / HOST_GRAIN;
+        if (j.nchunks > SPLIT_CHUNKS) j.nchunks = SPLIT_CHUNKS;
+        j.chunk = (n + j.nchunks - 1) / j.nchunks;
+        j.nchunks = (n + j.chunk - 1) / j.chunk;
+    }
+    j.pt = rf_malloc((size_t)n * 4 + 4);
+    j.cnt = rf_calloc((size_t)(j.nchunks * nparts), sizeof *j.cnt);
+    if (!j.pt || !j.cnt) {
+        free(j.pt);
+        free(j.cnt);
+        return RF_ENOMEM;
+    }
+    rf_cpu_parallel_for(x->cpool, n, HOST_GRAIN, split_hash, &j);
+    rf_cpu_parallel_for(x->cpool, j.nchunks, 1, split_count, &j);
+    /* partition-major, chunk-minor: each partition's rows ascend */
+    int64_t at = 0;
+    for (int64_t p = 0; p < nparts; p++) {
+        start[p] = at;
+        for (int64_t c = 0; c < j.nchunks; c++) {
+            int64_t k = j.cnt[c * nparts + p];
+            j.cnt[c * nparts + p] = at;
+            at += k;
+        }
+    }
+    start[nparts] = at;
+    rf_cpu_parallel_for(x->cpool, j.nchunks, 1, split_place, &j);
+    free(j.pt);
+    free(j.cnt);
+    return RF_OK;
+}
+
+/* Rows of r (rows[start[p] .. start[p + 1]) for partition p) appended to
+** the partitions, partition by partition on the run's threads. */
+typedef struct fill_job {
+    const rf_hir_var *hv;
+    grpart *parts;
+    const hrows *r;
+    const int64_t *start, *rows, *rowno;
+    atomic_int failed;
+} fill_job;
+
+static void fill_parts(void *ctx, int64_t b, int64_t e, int worker)
+{
+    (void)worker;
+    fill_job *j = ctx;
+    for (int64_t p = b; p < e; p++) {
+        int64_t lo = j->start[p], hi = j->start[p + 1];
+        if (part_reserve(j->hv, &j->parts[p], hi - lo)) {
+            atomic_store(&j->failed, 1);
+            continue;
+        }
+        for (int64_t i = lo; i < hi; i++) {
+            int64_t row = j->rows[i];
+            part_push(j->hv, &j->parts[p], j->r, row, j->rowno ? j->rowno[row] : row);
+        }
+    }
+}
+
 /* Rows [0, n) of r into nparts partitions (rowno: base + i, or rowno[i]). */
-static rf_status parts_fill(const rf_hir_var *hv, grpart *parts, int64_t nparts, const hrows *r, int64_t n,
+static rf_status parts_fill(gx *x, const rf_hir_var *hv, grpart *parts, int64_t nparts, const hrows *r, int64_t n,
                             const int64_t *rowno)
 {
-    int64_t *count = rf_calloc((size_t)nparts + 1, sizeof *count);
-    uint32_t *pt = rf_malloc((size_t)n * 4 + 4);
-    rf_status st = count && pt ? RF_OK : RF_ENOMEM;
-    for (int64_t i = 0; i < n && !st; i++) count[pt[i] = (uint32_t)(row_hash(hv, r, i) & (uint64_t)(nparts - 1))]++;
-    for (int64_t p = 0; p < nparts && !st; p++) st = part_reserve(hv, &parts[p], count[p]);
-    for (int64_t i = 0; i < n && !st; i++) part_push(hv, &parts[pt[i]], r, i, rowno ? rowno[i] : i);
-    free(count);
-    free(pt);
+    int64_t *start = rf_malloc((size_t)(nparts + 1) * 8), *rows = rf_malloc((size_t)n * 8 + 8);
+    rf_status st = start && rows ? RF_OK : RF_ENOMEM;
+    if (!st) st = split_rows(x, hv, r, n, nparts, start, rows);
+    fill_job j = {hv, parts, r, start, rows, rowno, 0};
+    if (!st) rf_cpu_parallel_for(x->cpool, nparts, 1, fill_parts, &j);
+    if (!st && atomic_load(&j.failed)) st = RF_ENOMEM;
+    free(start);
+    free(rows);
     return st;
 }
 
@@ -250,7 +364,7 @@ static rf_status parts_split(gx *x, const rf_hir_var *hv, struct grecpart *rp)
     for (int64_t p = 0; p < rp->nparts && !st; p++) {
         hrows r;
         part_rows(hv, &rp->part[p], &r);
-        st = parts_fill(hv, np, n2, &r, rp->part[p].n, rp->part[p].rowno);
+        st = parts_fill(x, hv, np, n2, &r, rp->part[p].n, rp->part[p].rowno);
     }
     if (st) {
         parts_free(x, np, n2, hv->ncols);
@@ -289,7 +403,7 @@ static rf_status to_parts(gx *x, int32_t var)
     rp->part = rf_calloc((size_t)rp->nparts, sizeof *rp->part);
     hrows r;
     held_rows(x, var, &r);
-    st = rp->part ? parts_fill(hv, rp->part, rp->nparts, &r, v->nrows, NULL) : RF_ENOMEM;
+    st = rp->part ? parts_fill(x, hv, rp->part, rp->nparts, &r, v->nrows, NULL) : RF_ENOMEM;
     if (st) {
         parts_free(x, rp->part, rp->nparts, hv->ncols);
         free(rp);
@@ -301,6 +415,34 @@ static rf_status to_parts(gx *x, int32_t var)
     v->rp = rp;
     if (rp->nparts > x->recpart_max) x->recpart_max = rp->nparts;
     return RF_OK;
+}
+
+/* Column c of every partition's rows put at their row numbers, partition by
+** partition on the run's threads (row numbers are distinct: no two write one place). */
+typedef struct join_job {
+    const struct grecpart *rp;
+    int32_t c;
+    int w;
+    int64_t n;
+    char *m;
+    atomic_int failed;
+} join_job;
+
+static void join_part(void *ctx, int64_t b, int64_t e, int worker)
+{
+    (void)worker;
+    join_job *j = ctx;
+    for (int64_t p = b; p < e; p++) {
+        const grpart *pp = &j->rp->part[p];
+        for (int64_t i = 0; i < pp->n; i++) {
+            int64_t at = pp->rowno[i];
+            if (at < 0 || at >= j->n) {
+                atomic_store(&j->failed, 1);
+                break;
+            }
+            memcpy(j->m + at * j->w, pp->col[j->c] + i * j->w, (size_t)j->w);
+        }
+    }
 }
 
 rf_status rf_gx_recpart_join(gx *x, int32_t var)
@@ -323,17 +465,9 @@ rf_status rf_gx_recpart_join(gx *x, int32_t var)
             st = RF_ENOMEM;
             break;
         }
-        for (int64_t p = 0; p < rp->nparts; p++) {
-            const grpart *pp = &rp->part[p];
-            for (int64_t i = 0; i < pp->n; i++) {
-                int64_t at = pp->rowno[i];
-                if (at < 0 || at >= n) {
-                    st = RF_EINTERNAL;
-                    break;
-                }
-                memcpy(m + at * w, pp->col[c] + i * w, (size_t)w);
-            }
-        }
+        join_job j = {rp, c, w, n, m, 0};
+        rf_cpu_parallel_for(x->cpool, rp->nparts, 1, join_part, &j);
+        if (atomic_load(&j.failed)) st = RF_EINTERNAL;
         if (!st) st = rf_gx_held_adopt(&g, hv->ncols, c, m, len);
         else free(m);
     }
@@ -379,7 +513,30 @@ int rf_gx_recpart_can(const gx *x, const rf_hir_kernel *k)
     return set >= 0 && x->p->vars[set]->ncols <= 64 && rf_gpu_grown_set(x->p, set);
 }
 
-/* Rows rows[0..n) of r as a relation on the device (types' widths). */
+/* Values of one column gathered at another width: dst[i] = src[rows[i]] (rows NULL: i). */
+typedef struct gather_job {
+    const char *src;
+    int sw, narrow, w;
+    const int64_t *rows;
+    char *dst;
+} gather_job;
+
+static void gather_part(void *ctx, int64_t b, int64_t e, int worker)
+{
+    (void)worker;
+    const gather_job *j = ctx;
+    if (j->w == 8 && j->sw == 8 && j->rows) {
+        const uint64_t *src = (const void *)j->src;
+        uint64_t *dst = (void *)j->dst;
+        for (int64_t i = b; i < e; i++) dst[i] = src[j->rows[i]];
+        return;
+    }
+    for (int64_t i = b; i < e; i++) value_put(j->dst, j->w, i, value_at(j->src, j->sw, j->narrow, j->rows ? j->rows[i] : i));
+}
+
+/* Rows rows[0..n) of r as a relation on the device (types' widths): a
+** column already at its width and in order is copied as it is; others are
+** gathered on the run's threads first. */
 static rf_status rel_of(gx *x, const rf_hir_var *hv, const hrows *r, const int64_t *rows, int64_t n, gval *out)
 {
     memset(out, 0, sizeof *out);
@@ -389,14 +546,18 @@ static rf_status rel_of(gx *x, const rf_hir_var *hv, const hrows *r, const int64
     char *buf = NULL;
     for (int32_t c = 0; c < hv->ncols && !st && n > 0; c++) {
         int w = wid(hv->types[c]);
-        if (!(buf = rf_malloc((size_t)n * (size_t)w))) return RF_ENOMEM;
-        for (int64_t i = 0; i < n; i++)
-            value_put(buf, w, i, value_at(r->col[c], r->w[c], r->narrow[c], rows ? rows[i] : i));
-        st = x->g.ops->h2d(&x->g, colp(out, c), buf, (uint64_t)n * (uint64_t)w);
+        const char *from = r->col[c];
+        if (rows || !from || r->w[c] != w || r->narrow[c]) {
+            if (!buf && !(buf = rf_malloc((size_t)n * 8))) return RF_ENOMEM;
+            gather_job j = {r->col[c], r->w[c], r->narrow[c], w, rows, buf};
+            if (from) rf_cpu_parallel_for(x->cpool, n, HOST_GRAIN, gather_part, &j);
+            else memset(buf, 0, (size_t)n * (size_t)w);
+            from = buf;
+        }
+        st = x->g.ops->h2d(&x->g, colp(out, c), from, (uint64_t)n * (uint64_t)w);
         x->recpart_in += (uint64_t)n * (uint64_t)w;
-        free(buf);
-        buf = NULL;
     }
+    free(buf);
     return st;
 }
 
@@ -456,17 +617,8 @@ static rf_status cand_split(gx *x, int32_t var, int64_t nparts, gcand *cd)
     held_rows(x, var, &cd->r);
     cd->start = rf_calloc((size_t)nparts + 2, sizeof *cd->start);
     cd->rows = rf_malloc((size_t)cd->n * 8 + 8);
-    uint32_t *pt = rf_malloc((size_t)cd->n * 4 + 4);
-    if (!cd->start || !cd->rows || !pt) return free(pt), RF_ENOMEM;
-    for (int64_t i = 0; i < cd->n; i++) cd->start[(pt[i] = (uint32_t)(row_hash(hv, &cd->r, i) & (uint64_t)(nparts - 1))) + 1]++;
-    for (int64_t p = 0; p < nparts; p++) cd->start[p + 1] += cd->start[p];
-    int64_t *at = rf_malloc((size_t)nparts * 8 + 8);
-    if (!at) return free(pt), RF_ENOMEM;
-    memcpy(at, cd->start, (size_t)nparts * 8);
-    for (int64_t i = 0; i < cd->n; i++) cd->rows[at[pt[i]]++] = i;
-    free(at);
-    free(pt);
-    return RF_OK;
+    if (!cd->start || !cd->rows) return RF_ENOMEM;
+    return split_rows(x, hv, &cd->r, cd->n, nparts, cd->start, cd->rows);
 }
 
 static void cand_free(gcand *cd)
@@ -524,6 +676,80 @@ enum { MAX_SWAP = 64 };
 
 /* DIFFERENCE(a, set): per partition, the candidates of a in it against the
 ** set's partition; the rows the kernel keeps matched back to a's rows. */
+/* A partition's rows that its kernel kept (or added), back in host memory,
+** waiting to be matched to the candidates they came from. */
+typedef struct gback {
+    int64_t n;
+    char *cols[64];
+    int64_t *from; /* an insert's: each row's first candidate, its source's base + row */
+} gback;
+
+static void backs_free(gback *bk, int64_t nparts, int32_t ncols)
+{
+    for (int64_t p = 0; bk && p < nparts; p++) {
+        cols_free(bk[p].cols, ncols);
+        free(bk[p].from);
+    }
+    free(bk);
+}
+
+/* The matching of each partition's kept rows to its candidates, partition
+** by partition on the run's threads (the partitions' kernels ran first, one
+** after another on the device). */
+typedef struct match_job {
+    const rf_hir_var *hv;
+    gback *bk;
+    gcand *cd;
+    int32_t ns;         /* sources (a difference: 1) */
+    const int64_t *base; /* an insert's: each source's first row number */
+    uint8_t *keep;      /* a difference's: 1 for each candidate kept */
+    atomic_int failed;
+} match_job;
+
+static void match_parts(void *ctx, int64_t b, int64_t e, int worker)
+{
+    (void)worker;
+    match_job *mj = ctx;
+    for (int64_t p = b; p < e; p++) {
+        gback *g = &mj->bk[p];
+        if (g->n == 0) continue;
+        hrows kr;
+        memset(&kr, 0, sizeof kr);
+        for (int32_t c = 0; c < mj->hv->ncols; c++) {
+            kr.col[c] = g->cols[c];
+            kr.w[c] = wid(mj->hv->types[c]);
+        }
+        if (mj->base && !(g->from = rf_malloc((size_t)g->n * 8))) {
+            atomic_store(&mj->failed, 1);
+            continue;
+        }
+        /* each row is the first candidate equal to it after the one before,
+        ** over the sources in order */
+        int32_t src = 0;
+        int64_t i = mj->cd[0].start[p];
+        for (int64_t j = 0; j < g->n; j++) {
+            for (;;) {
+                if (src >= mj->ns) break;
+                if (i >= mj->cd[src].start[p + 1]) {
+                    if (++src < mj->ns) i = mj->cd[src].start[p];
+                    continue;
+                }
+                if (rows_equal(mj->hv, &kr, j, &mj->cd[src].r, mj->cd[src].rows[i])) break;
+                i++;
+            }
+            if (src >= mj->ns) {
+                atomic_store(&mj->failed, 1);
+                break;
+            }
+            int64_t row = mj->cd[src].rows[i++];
+            if (mj->keep) mj->keep[row] = 1;
+            else g->from[j] = mj->base[src] + row;
+        }
+    }
+}
+
+/* DIFFERENCE(a, set): per partition, the candidates of a in it against the
+** set's partition; the rows the kernel keeps matched back to a's rows. */
 static rf_status diff_parts(gx *x, const rf_hir_kernel *k, uint8_t *keep)
 {
     int32_t a = k->in[0], s = k->in[1];
@@ -531,8 +757,9 @@ static rf_status diff_parts(gx *x, const rf_hir_kernel *k, uint8_t *keep)
     struct grecpart *rp = x->vals[s].rp;
     gcand cd;
     memset(&cd, 0, sizeof cd);
-    rf_status st = cand_split(x, a, rp->nparts, &cd);
-    memset(keep, 0, (size_t)cd.n + 1);
+    gback *bk = rf_calloc((size_t)rp->nparts, sizeof *bk);
+    rf_status st = bk ? cand_split(x, a, rp->nparts, &cd) : RF_ENOMEM;
+    memset(keep, 0, (size_t)x->vals[a].nrows + 1);
     for (int64_t p = 0; p < rp->nparts && !st; p++) {
         int64_t lo = cd.start[p], m = cd.start[p + 1] - lo;
         if (m == 0) continue;
@@ -547,25 +774,15 @@ static rf_status diff_parts(gx *x, const rf_hir_kernel *k, uint8_t *keep)
         /* (the difference reads the partition: it stays, with its table) */
         if (!st) part_keep(x, &rp->part[p], &sw[1]);
         else rf_gx_val_clear(x, &sw[1], hv->ncols);
-        char *cols[64] = {0};
         int64_t kept = x->vals[k->out].nrows;
-        if (!st) st = rows_back(x, k->out, 0, kept, cols);
+        if (!st) st = rows_back(x, k->out, 0, kept, bk[p].cols);
+        if (!st) bk[p].n = kept;
         rf_gx_var_clear(x, k->out);
-        /* each kept row is the first candidate equal to it after the one before */
-        hrows kr;
-        memset(&kr, 0, sizeof kr);
-        for (int32_t c = 0; c < ov->ncols; c++) {
-            kr.col[c] = cols[c];
-            kr.w[c] = wid(ov->types[c]);
-        }
-        int64_t i = 0;
-        for (int64_t j = 0; j < kept && !st; j++) {
-            while (i < m && !rows_equal(hv, &kr, j, &cd.r, cd.rows[lo + i])) i++;
-            if (i == m) st = RF_EINTERNAL;
-            else keep[cd.rows[lo + i++]] = 1;
-        }
-        cols_free(cols, ov->ncols);
     }
+    match_job mj = {ov, bk, &cd, 1, NULL, keep, 0};
+    if (!st) rf_cpu_parallel_for(x->cpool, rp->nparts, 1, match_parts, &mj);
+    if (!st && atomic_load(&mj.failed)) st = RF_EINTERNAL;
+    backs_free(bk, rp->nparts, ov->ncols);
     cand_free(&cd);
     return st;
 }
@@ -581,6 +798,10 @@ static rf_status kept_value(gx *x, int32_t a, const rf_hir_var *ov, const uint8_
     rf_status st = (out->cols = rf_calloc((size_t)ov->ncols + 1, sizeof *out->cols)) ? RF_OK : RF_ENOMEM;
     hrows r;
     held_rows(x, a, &r);
+    int64_t *rows = st || m == 0 ? NULL : rf_malloc((size_t)m * 8);
+    if (!st && m > 0 && !rows) st = RF_ENOMEM;
+    for (int64_t i = 0, o = 0; i < v->nrows && rows; i++)
+        if (keep[i]) rows[o++] = i;
     for (int32_t c = 0; c < ov->ncols && !st && m > 0; c++) {
         int w = wid(ov->types[c]);
         uint64_t len = ((uint64_t)m * (uint64_t)w + 255) / 256 * 256;
@@ -589,34 +810,18 @@ static rf_status kept_value(gx *x, int32_t a, const rf_hir_var *ov, const uint8_
             st = RF_ENOMEM;
             break;
         }
-        int64_t o = 0;
-        for (int64_t i = 0; i < v->nrows; i++)
-            if (keep[i]) value_put(buf, w, o++, value_at(r.col[c], r.w[c], r.narrow[c], i));
+        gather_job j = {r.col[c], r.w[c], r.narrow[c], w, rows, buf};
+        if (r.col[c]) rf_cpu_parallel_for(x->cpool, m, HOST_GRAIN, gather_part, &j);
         if ((st = rf_gx_held_adopt(out, ov->ncols, c, buf, len))) free(buf);
     }
+    free(rows);
     if (st) rf_gx_val_clear(x, out, ov->ncols);
     return st;
 }
 
-/* An insert's new rows in one partition, waiting for every partition. */
-typedef struct gnew {
-    int64_t n;
-    char *cols[64];
-    int64_t *from; /* each row's first candidate: its source's base + row */
-} gnew;
-
-static void news_free(gnew *nw, int64_t nparts, int32_t ncols)
-{
-    for (int64_t p = 0; nw && p < nparts; p++) {
-        cols_free(nw[p].cols, ncols);
-        free(nw[p].from);
-    }
-    free(nw);
-}
-
 /* INSERT(set, sources...): per partition, the sources' rows in it inserted
 ** into the set's partition on the device; the new rows staged in nw. */
-static rf_status insert_parts(gx *x, const rf_hir_kernel *k, gcand *cd, gnew *nw)
+static rf_status insert_parts(gx *x, const rf_hir_kernel *k, gcand *cd, gback *nw)
 {
     int32_t s = k->out, ns = k->nin - 1;
     const rf_hir_var *hv = x->p->vars[s];
@@ -655,40 +860,50 @@ static rf_status insert_parts(gx *x, const rf_hir_kernel *k, gcand *cd, gnew *nw
         ** the same rows when the insert commits (else it is dropped) */
         if (!st) part_keep(x, &rp->part[p], &sw[0]);
         for (int32_t i = 0; i <= ns; i++) rf_gx_val_clear(x, &sw[i], hv->ncols);
-        if (st || added <= 0) continue;
-        nw[p].n = added;
-        if (!(nw[p].from = rf_malloc((size_t)added * 8))) st = RF_ENOMEM;
-        hrows nr;
-        memset(&nr, 0, sizeof nr);
-        for (int32_t c = 0; c < hv->ncols; c++) {
-            nr.col[c] = nw[p].cols[c];
-            nr.w[c] = wid(hv->types[c]);
-        }
-        /* each new row is the first candidate equal to it after the one
-        ** before, over the sources in order */
-        int32_t src = 0;
-        int64_t i = cd[0].start[p];
-        for (int64_t j = 0; j < added && !st; j++) {
-            for (;;) {
-                if (src >= ns) break;
-                if (i >= cd[src].start[p + 1]) {
-                    if (++src < ns) i = cd[src].start[p];
-                    continue;
-                }
-                if (rows_equal(hv, &nr, j, &cd[src].r, cd[src].rows[i])) break;
-                i++;
-            }
-            if (src >= ns) st = RF_EINTERNAL;
-            else nw[p].from[j] = base[src] + cd[src].rows[i++];
-        }
+        if (!st && added > 0) nw[p].n = added;
     }
+    match_job mj = {hv, nw, cd, ns, base, NULL, 0};
+    if (!st) rf_cpu_parallel_for(x->cpool, rp->nparts, 1, match_parts, &mj);
+    if (!st && atomic_load(&mj.failed)) st = RF_EINTERNAL;
     free(base);
     return st;
 }
 
+/* Partitions' new rows appended to their host copies, partition by
+** partition on the run's threads. */
+typedef struct commit_job {
+    const rf_hir_var *hv;
+    struct grecpart *rp;
+    const gback *nw;
+    const int64_t *rank;
+    int64_t base;
+    atomic_int failed;
+} commit_job;
+
+static void commit_part(void *ctx, int64_t b, int64_t e, int worker)
+{
+    (void)worker;
+    commit_job *j = ctx;
+    for (int64_t p = b; p < e; p++) {
+        const gback *g = &j->nw[p];
+        if (!g->n) continue;
+        hrows nr;
+        memset(&nr, 0, sizeof nr);
+        for (int32_t c = 0; c < j->hv->ncols; c++) {
+            nr.col[c] = g->cols[c];
+            nr.w[c] = wid(j->hv->types[c]);
+        }
+        if (part_reserve(j->hv, &j->rp->part[p], g->n)) {
+            atomic_store(&j->failed, 1);
+            continue;
+        }
+        for (int64_t i = 0; i < g->n; i++) part_push(j->hv, &j->rp->part[p], &nr, i, j->base + j->rank[g->from[i]]);
+    }
+}
+
 /* The staged new rows into the set's partitions, numbered from the set's
 ** row count in the order of their first candidates. */
-static rf_status insert_commit(gx *x, int32_t s, gnew *nw, int64_t total)
+static rf_status insert_commit(gx *x, int32_t s, gback *nw, int64_t total)
 {
     const rf_hir_var *hv = x->p->vars[s];
     gval *v = &x->vals[s];
@@ -703,18 +918,9 @@ static rf_status insert_commit(gx *x, int32_t s, gnew *nw, int64_t total)
         rank[i] = added;
         added += f;
     }
-    rf_status st = RF_OK;
-    for (int64_t p = 0; p < rp->nparts && !st; p++) {
-        if (!nw[p].n) continue;
-        hrows nr;
-        memset(&nr, 0, sizeof nr);
-        for (int32_t c = 0; c < hv->ncols; c++) {
-            nr.col[c] = nw[p].cols[c];
-            nr.w[c] = wid(hv->types[c]);
-        }
-        st = part_reserve(hv, &rp->part[p], nw[p].n);
-        for (int64_t j = 0; j < nw[p].n && !st; j++) part_push(hv, &rp->part[p], &nr, j, v->nrows + rank[nw[p].from[j]]);
-    }
+    commit_job cj = {hv, rp, nw, rank, v->nrows, 0};
+    rf_cpu_parallel_for(x->cpool, rp->nparts, 1, commit_part, &cj);
+    rf_status st = atomic_load(&cj.failed) ? RF_ENOMEM : RF_OK;
     if (!st) v->nrows += added;
     free(rank);
     return st;
@@ -725,7 +931,7 @@ static rf_status run_insert(gx *x, const rf_hir_kernel *k)
     int32_t ns = k->nin - 1;
     gcand *cd = rf_calloc((size_t)ns + 1, sizeof *cd);
     struct grecpart *rp = x->vals[k->out].rp;
-    gnew *nw = cd ? rf_calloc((size_t)rp->nparts, sizeof *nw) : NULL;
+    gback *nw = cd ? rf_calloc((size_t)rp->nparts, sizeof *nw) : NULL;
     rf_status st = nw ? insert_parts(x, k, cd, nw) : RF_ENOMEM;
     /* (partitions grown on the device past their host copies: dropped) */
     if (st) parts_drop_dev(x, rp, x->p->vars[k->out]->ncols);
@@ -734,7 +940,7 @@ static rf_status run_insert(gx *x, const rf_hir_kernel *k)
     if (!st) st = insert_commit(x, k->out, nw, total);
     for (int32_t i = 0; cd && i < ns; i++) cand_free(&cd[i]);
     free(cd);
-    news_free(nw, rp->nparts, x->p->vars[k->out]->ncols);
+    backs_free(nw, rp->nparts, x->p->vars[k->out]->ncols);
     if (!st) x->recpart_rounds++;
     return st;
 }

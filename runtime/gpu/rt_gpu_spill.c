@@ -192,16 +192,7 @@ rf_status rf_gx_unspill_var(gx *x, int32_t var)
     return RF_OK;
 }
 
-void rf_gx_held_drop_diags(gx *x, int64_t count, int64_t nerrors)
-{
-    rf_diags *d = x->d;
-    while (d->count > count) {
-        rf_diag *it = &d->items[--d->count];
-        free(it->msg);
-        free((char *)it->loc.file);
-    }
-    d->nerrors = nerrors;
-}
+void rf_gx_held_drop_diags(gx *x, int64_t count, int64_t nerrors) { rf_diags_truncate(x->d, count, nerrors); }
 
 static void mark(gx *x, int32_t var)
 {

@@ -19,6 +19,17 @@
 /* Fused stages (maps, join maps, gather maps) read at most this many variables. */
 enum { FUSED_MAX_IN = 8 };
 
+/* Whether a fused kernel's totals need their rows moved first on several
+** ranks: a partial aggregate's (queryplan/pass_partagg.c) sum each rank's
+** own rows, any other gathers or hashes them before its group runs. */
+static int totals_move(const gx *x, const rf_gpu_funit *u)
+{
+    if (!x->o.world) return 0;
+    for (int32_t i = 0; i < u->ntot; i++)
+        if (!u->tot[i].reduce->partial) return 1;
+    return 0;
+}
+
 /* A stage of a fused kernel: the whole kernel runs at its first stage, the
 ** others are done then. *done = 1 when k needs no run of its own (charged
 ** to the profile here); 0 when k runs alone (its kernel did not fuse). */
@@ -30,8 +41,9 @@ static rf_status fused_stage(gx *x, const rf_hir_kernel *k, rf_rt_kprof *prof, i
     const rf_gpu_funit *u = &x->fplan->units[fu];
     /* several ranks (runtime/dist): totals need every rank's rows on rank 0,
     ** moved before the group runs, which a fused kernel would sum unmoved
-    ** at its first stage; such a kernel's stages run one by one */
-    if (u->ntot > 0 && x->o.world) return RF_OK;
+    ** at its first stage; such a kernel's stages run one by one (partial
+    ** aggregates excepted: they sum each rank's rows where they are) */
+    if (totals_move(x, u)) return RF_OK;
     int32_t m = x->fplan->member_of[k->id];
     rf_status st = RF_OK;
     if ((u->src ? m == -1 : m == 0) && (blocked || x->fsplit[fu])) {
@@ -175,9 +187,13 @@ static int stage_done(const gx *x, const rf_hir_kernel *k)
 int32_t rf_gx_fused_until(gx *x, const rf_hir_kernel *k)
 {
     const rf_gpu_funit *u = unit_at(x, k);
-    /* totals on several ranks run one by one (fused_stage) */
-    if (!u || u->n < 1 || (u->ntot > 0 && x->o.world)) return -1;
-    return u->m[u->n - 1].k->id;
+    /* totals on several ranks run one by one (fused_stage), but partial ones */
+    if (!u || u->n < 1 || totals_move(x, u)) return -1;
+    /* the span ends at its last stage or at a total's reduce, which run with it */
+    int32_t last = u->m[u->n - 1].k->id;
+    for (int32_t i = 0; i < u->ntot; i++)
+        if (u->tot[i].reduce->id > last) last = u->tot[i].reduce->id;
+    return last;
 }
 
 void rf_gx_unfuse(gx *x, const rf_hir_kernel *k)

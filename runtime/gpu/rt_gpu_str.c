@@ -43,36 +43,71 @@ void rf_gpu_dict_free(gstr *s)
     memset(&s->dd, 0, sizeof s->dd);
 }
 
+/* buf grown to want bytes (a kept buffer), its first used bytes copied over. */
+static rf_status dict_grow(gstr *s, gbuf *buf, uint64_t want, uint64_t used)
+{
+    gbuf nb = {0, 0};
+    rf_status st = rf_gpool_alloc_kept(s->pool, want, &nb);
+    if (!st && buf->p && used) st = s->g->ops->d2d(s->g, nb.p, buf->p, used);
+    if (st) {
+        rf_gpool_release(s->pool, &nb);
+        return st;
+    }
+    rf_gpool_release(s->pool, buf);
+    *buf = nb;
+    return RF_OK;
+}
+
+/* dict_grow, and where the pool has the room but not in one piece, once
+** more with the other array (other_used bytes of it) moved out of the way:
+** kept from an earlier run, it can lie in the middle of the room that the
+** input cache's evictions freed (under a tight --gpu-memory cap, a 704 KiB
+** offsets array left no 3 MiB range with 5.3 MiB free). It goes through
+** host memory and comes back after the grown one, beside it. */
+static rf_status dict_grow_moving(gstr *s, gbuf *buf, uint64_t want, uint64_t used, gbuf *other, uint64_t other_used)
+{
+    rf_diags *d = s->g->d;
+    int64_t nd = d->count, ne = d->nerrors;
+    rf_status st = dict_grow(s, buf, want, used);
+    if (st != RF_EDEVMEM || !other->p) return st;
+    void *h = malloc(other_used ? (size_t)other_used : 1);
+    if (!h) return st;
+    uint64_t on = other->n;
+    if (s->g->ops->d2h(s->g, h, other->p, other_used)) {
+        free(h);
+        return st;
+    }
+    rf_diags_truncate(d, nd, ne);
+    rf_gpool_release(s->pool, other);
+    st = dict_grow(s, buf, want, used);
+    /* back, beside it (or where it was, when the grown one still did not fit) */
+    rf_status bst = rf_gpool_alloc_kept(s->pool, on, other);
+    if (!bst) bst = s->g->ops->h2d(s->g, other->p, h, other_used);
+    free(h);
+    if (bst) {
+        /* the copy is lost: the next sync copies the dictionary anew */
+        rf_gpu_dict_free(s);
+        return st ? st : bst;
+    }
+    return st;
+}
+
 /* Room for ncodes codes and nbytes bytes, keeping what is there. */
 static rf_status dict_reserve(gstr *s, int64_t ncodes, uint64_t nbytes)
 {
     gdict *dd = &s->dd;
     rf_status st = RF_OK;
+    uint64_t off_used = dd->off.p ? (uint64_t)(dd->n + 1) * 8 : 0;
     if ((uint64_t)(ncodes + 1) * 8 > dd->off.n) {
         /* slack: an extension by constants or facts should not copy it all */
         /* (under a memory cap, less slack: room is what the run lacks) */
         uint64_t want = (uint64_t)(ncodes + ncodes / 16 + (s->g->mem_cap ? 256 : 65536) + 1) * 8;
-        gbuf nb = {0, 0};
-        st = rf_gpool_alloc_kept(s->pool, want, &nb);
-        if (!st && dd->off.p) st = s->g->ops->d2d(s->g, nb.p, dd->off.p, (uint64_t)(dd->n + 1) * 8);
-        if (st) {
-            rf_gpool_release(s->pool, &nb);
-            return st;
-        }
-        rf_gpool_release(s->pool, &dd->off);
-        dd->off = nb;
+        st = dict_grow_moving(s, &dd->off, want, off_used, &dd->bytes, dd->nbytes);
+        off_used = dd->off.p ? (uint64_t)(dd->n + 1) * 8 : 0;
     }
-    if (nbytes > dd->bytes.n || !dd->bytes.p) {
+    if (!st && (nbytes > dd->bytes.n || !dd->bytes.p)) {
         uint64_t want = nbytes + nbytes / 16 + (s->g->mem_cap ? 4096 : (uint64_t)1 << 20);
-        gbuf nb = {0, 0};
-        st = rf_gpool_alloc_kept(s->pool, want, &nb);
-        if (!st && dd->bytes.p && dd->nbytes) st = s->g->ops->d2d(s->g, nb.p, dd->bytes.p, dd->nbytes);
-        if (st) {
-            rf_gpool_release(s->pool, &nb);
-            return st;
-        }
-        rf_gpool_release(s->pool, &dd->bytes);
-        dd->bytes = nb;
+        st = dict_grow_moving(s, &dd->bytes, want, dd->nbytes, &dd->off, off_used);
     }
     return st;
 }

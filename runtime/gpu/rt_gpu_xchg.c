@@ -130,6 +130,8 @@ rf_status rf_gx_exchange(void *dev, int32_t var, const rf_rt_xmove *mv, const rf
             if (j != me) {
                 xs->bytes_sent += send[j] * row_bytes;
                 xs->bytes_received += recv[j] * row_bytes;
+                xs->rows_sent += send[j];
+                xs->rows_received += recv[j];
             }
         if (x->views) rf_rt_rel_free(&x->views[var]);
         rf_gx_var_set(x, var, &nv); /* (not distinct: rows of several ranks) */

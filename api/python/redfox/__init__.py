@@ -18,6 +18,16 @@ DuckDB read without copying through text.
     db.put("edge", [(1, 2), (2, 3)], ["int", "int"])
     print(db.run(prog)["reach"].rows())     # [(1, 2), (1, 3), (2, 3)]
 
+A redfox database (`redfox import`) is kept up to date by transactions:
+
+    db = redfox.Database("bank.db")
+    res = db.exec(prog, redfox.Batch().insert("edge", [(3, 4)], ["int", "int"]))
+    res.transaction.incremental            # True: derived predicates maintained by delta rules
+
+Several MPI ranks (a script started by `mpirun -np N python3 app.py`) run
+one program together: w = redfox.World.mpi(), then db.run(prog, world=w) on
+every rank (rank 0's result holds the outputs), and w.end() at the end.
+
 Values: int -> int, float -> float, decimal -> decimal.Decimal, string ->
 str, boolean -> bool, date -> datetime.date. Errors raise redfox.Error (its
 .diagnostics: file, line, column, severity, message); compile errors raise
@@ -34,8 +44,8 @@ from collections import namedtuple
 
 from ._libpath import LIBRARY
 
-__all__ = ["Error", "CompileError", "Diagnostic", "Program", "Database", "Result", "Relation", "compile",
-           "compile_files", "compile_buffers", "run", "version", "TYPES"]
+__all__ = ["Error", "CompileError", "Diagnostic", "Program", "Database", "Batch", "Transaction", "Result", "Relation",
+           "World", "compile", "compile_files", "compile_buffers", "run", "version", "api_level", "device_info", "TYPES"]
 
 _lib = ctypes.CDLL(LIBRARY if os.path.isabs(LIBRARY)
                    else os.path.join(os.path.dirname(os.path.abspath(__file__)), LIBRARY))
@@ -73,13 +83,35 @@ class _RunOptions(ctypes.Structure):
                 ("trace_file", c_char_p),
                 # API level 2
                 ("progress", _ProgressFn), ("progress_user", c_void_p), ("cache_dir", c_char_p),
-                ("gpu_memory", ctypes.c_uint64), ("trace", c_void_p)]
+                ("gpu_memory", ctypes.c_uint64), ("trace", c_void_p), ("process_exits", c_int),
+                # API level 3
+                ("world", c_void_p)]
+
+
+class _RunStats(ctypes.Structure):  # API level 4: rf_run_stats
+    _fields_ = [("size", c_size_t), ("device", c_char_p), ("gpu_fell_back", c_int), ("rank", c_int32),
+                ("nranks", c_int32), ("load_seconds", c_double), ("run_seconds", c_double),
+                ("device_seconds", c_double), ("program_seconds", c_double), ("read_seconds", c_double),
+                ("copy_seconds", c_double), ("output_seconds", c_double), ("input_rows", c_int64),
+                ("input_bytes", c_int64), ("kernel_bytes_in", c_int64), ("kernel_bytes_out", c_int64),
+                ("cpu_fused", c_int64), ("h2d_bytes", c_int64), ("d2h_bytes", c_int64),
+                ("gpu_peak_bytes", c_int64), ("gpu_fused", c_int64), ("gpu_memory_cap", c_int64),
+                ("gpu_values_moved", c_int64), ("gpu_kernels_in_ranges", c_int64),
+                ("gpu_kernels_in_partitions", c_int64), ("gpu_cache_hits", c_int64), ("gpu_cache_misses", c_int64),
+                ("gpu_cache_hit_bytes", c_int64), ("gpu_cache_miss_bytes", c_int64)]
 
 
 class _CompileOptions(ctypes.Structure):
     _fields_ = [("size", c_size_t), ("no_lftj", c_int), ("no_exists", c_int), ("no_opt", c_int),
                 # API level 3
                 ("stop_after", c_int), ("no_fuse", c_int), ("gpu_arch", c_char_p), ("cache_dir", c_char_p)]
+
+
+class _ExecOptions(ctypes.Structure):  # API level 4
+    _fields_ = [("size", c_size_t), ("device", c_int), ("threads", c_int), ("settings", c_char_p),
+                ("cache_dir", c_char_p), ("init", c_int), ("recompute", c_int), ("profile", c_int),
+                ("profile_kernels", c_int), ("show_programs", c_int), ("log", _WriteFn), ("log_user", c_void_p),
+                ("start", c_double)]
 
 
 class ArrowSchema(ctypes.Structure):
@@ -177,6 +209,39 @@ rf_result_string_code = _fn("rf_result_string_code", c_void_p, _P, c_uint32, POI
 rf_result_text = _fn("rf_result_text", c_int, _P, c_int32, c_int, POINTER(c_void_p), POINTER(c_int64))
 rf_result_arrow = _fn("rf_result_arrow", c_int, _P, c_int32, POINTER(ArrowSchema), POINTER(ArrowArray))
 rf_result_arrow_stream = _fn("rf_result_arrow_stream", c_int, _P, c_int32, POINTER(ArrowArrayStream))
+rf_api_level = _fn("rf_api_level", c_int)
+# API level 4: transactions
+if rf_api_level() >= 4:
+    rf_batch_new = _fn("rf_batch_new", c_void_p)
+    rf_batch_free = _fn("rf_batch_free", None, _P)
+    rf_batch_add_file = _fn("rf_batch_add_file", c_int, _P, c_char_p)
+    rf_batch_add_text = _fn("rf_batch_add_text", c_int, _P, c_char_p, c_char_p, c_int64)
+    rf_batch_insert = _fn("rf_batch_insert", c_int, _P, c_char_p, c_int32, POINTER(c_int), c_int64, POINTER(c_void_p))
+    rf_batch_delete = _fn("rf_batch_delete", c_int, _P, c_char_p, c_int32, POINTER(c_int), c_int64, POINTER(c_void_p))
+    rf_batch_errmsg = _fn("rf_batch_errmsg", c_char_p, _P)
+    rf_exec_options_init = _fn("rf_exec_options_init", None, POINTER(_ExecOptions), c_size_t)
+    rf_exec = _fn("rf_exec", c_int, _P, _P, _P, POINTER(_ExecOptions), POINTER(_P))
+    rf_result_exec_incremental = _fn("rf_result_exec_incremental", c_int, _P)
+    rf_result_exec_why = _fn("rf_result_exec_why", c_char_p, _P)
+    rf_result_exec_inserted = _fn("rf_result_exec_inserted", c_int64, _P)
+    rf_result_exec_deleted = _fn("rf_result_exec_deleted", c_int64, _P)
+    rf_result_exec_derived_count = _fn("rf_result_exec_derived_count", c_int32, _P)
+    rf_result_exec_derived = _fn("rf_result_exec_derived", c_char_p, _P, c_int32, POINTER(c_int64), POINTER(c_int64),
+                                 POINTER(c_char_p))
+    rf_result_exec_profile = _fn("rf_result_exec_profile", c_char_p, _P)
+# API level 3: ranks
+rf_world_mpi = _fn("rf_world_mpi", c_int, c_void_p, c_void_p, POINTER(_P))
+rf_world_rank = _fn("rf_world_rank", c_int, _P)
+rf_world_size = _fn("rf_world_size", c_int, _P)
+rf_world_local_size = _fn("rf_world_local_size", c_int, _P)
+rf_world_errmsg = _fn("rf_world_errmsg", c_char_p, _P)
+rf_world_diag_count = _fn("rf_world_diag_count", c_int64, _P)
+rf_world_diag = _fn("rf_world_diag", POINTER(_Diag), _P, c_int64)
+rf_world_end = _fn("rf_world_end", None, _P, c_int)
+# API level 4: a run's figures, the devices, kept inputs' GPU copies
+rf_result_stats = _fn("rf_result_stats", c_int, _P, POINTER(_RunStats))
+rf_device_info = _fn("rf_device_info", c_int, c_int, c_char_p, c_size_t)
+rf_database_forget_device = _fn("rf_database_forget_device", c_int, _P)
 
 # ---- capsules (the Arrow PyCapsule interface) ---------------------------------
 
@@ -260,6 +325,79 @@ def _diags(count, get, handle):
 def version():
     """The library's version, "0.1.0"."""
     return rf_libversion().decode()
+
+
+def api_level():
+    """The library's interface level (rf_api_level): 4 has World, Result.stats(),
+    Database.forget_device() and device_info()."""
+    return rf_api_level()
+
+
+def device_info(device):
+    """(usable, text) for device "cpu" or "gpu" (rf_device_info): whether a run
+    can use it, and its name and figures, or why there is no usable GPU. The
+    first call for the GPU starts its driver."""
+    if device not in ("cpu", "gpu"):
+        raise Error(2, "redfox: device_info: device is 'cpu' or 'gpu', not %r" % (device,))
+    buf = ctypes.create_string_buffer(512)
+    ok = rf_device_info(_DEVICES[device], buf, len(buf))
+    return bool(ok), buf.value.decode(errors="replace")
+
+
+# ---- ranks ----------------------------------------------------------------------
+
+class World:
+    """The MPI ranks this process runs with: World.mpi() joins the ranks
+    `mpirun -np N` started (a process mpirun did not start is a world of one
+    rank, and MPI is not started). Give it to Database.run(..., world=w) on
+    every rank with the same program and data: rank 0's result holds the
+    outputs' rows (the other ranks' list the same outputs, empty). end() once every run is over: it
+    ends MPI; a world not ended is ended when the object is collected. One
+    world per process, made and ended on one thread."""
+
+    def __init__(self, handle):
+        self._h = handle
+
+    @classmethod
+    def mpi(cls):
+        h = c_void_p()
+        code = rf_world_mpi(None, None, ctypes.byref(h))
+        if code:
+            msg = rf_world_errmsg(h).decode() if h else "out of memory"
+            diags = _diags(rf_world_diag_count, rf_world_diag, h) if h else []
+            rf_world_end(h, 0)
+            raise Error(code, msg, diags)
+        return cls(h)
+
+    @property
+    def rank(self):
+        """This process's rank in [0, size)."""
+        return rf_world_rank(self._h)
+
+    @property
+    def size(self):
+        """The ranks' count."""
+        return rf_world_size(self._h)
+
+    @property
+    def local_size(self):
+        """The ranks on this host (they share its cores: divide threads among them)."""
+        return rf_world_local_size(self._h)
+
+    def end(self, exit_code=0, _end=rf_world_end):
+        """Ends the world (MPI_Finalize). When a run's exchange timed out, every
+        rank is aborted with exit_code instead (this call does not return)."""
+        if getattr(self, "_h", None):
+            h, self._h = self._h, None
+            _end(h, exit_code)
+
+    __del__ = end
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.end()
 
 
 # ---- programs -----------------------------------------------------------------
@@ -418,6 +556,75 @@ def _column(values, tname):
     if tname == "date":
         return (c_int32 * n)(*[(v - _EPOCH).days for v in values])
     raise Error(2, "redfox: unknown type %r (one of %s)" % (tname, ", ".join(TYPES)))
+def _row_columns(rows, types):
+    """Rows (tuples of the given type names) as the C API's arguments: the
+    column count, the type codes, the row count and the column pointers,
+    then the columns themselves, which must live as long as the call."""
+    rows = list(rows)
+    ncols = len(types)
+    for r in rows:
+        if len(r) != ncols:
+            raise Error(2, "redfox: a row of %d values where %d types were given" % (len(r), ncols))
+    cols = [_column([r[c] for r in rows], t) for c, t in enumerate(types)]
+    ptrs = (c_void_p * ncols)(*[ctypes.cast(c, c_void_p) for c in cols])
+    tcodes = (c_int * ncols)(*[TYPES.index(t) for t in types])
+    return ncols, tcodes, len(rows), ptrs, cols
+
+
+# ---- batches (transactions, API level 4) -----------------------------------------
+
+class Batch:
+    """Inserts and deletes for Database.exec, applied in the order added, as
+    one transaction: rows (lists of tuples of the given type names),
+    transaction files and transaction text (docs/TRANSACTIONS.md)."""
+
+    def __init__(self):
+        if rf_api_level() < 4:
+            raise Error(2, "redfox: the library is older than API level 4 (no transactions)")
+        self._h = rf_batch_new()
+        if not self._h:
+            raise Error(4, "redfox: out of memory")
+
+    def close(self, _free=rf_batch_free if rf_api_level() >= 4 else None):  # bound now, as Program's
+        """Frees the batch."""
+        if getattr(self, "_h", None):
+            _free(self._h)
+            self._h = None
+
+    __del__ = close
+
+    def _check(self, code):
+        if code:
+            raise Error(code, rf_batch_errmsg(self._h).decode())
+        return self
+
+    def _rows(self, fn, pred, rows, types):
+        cols = _row_columns(rows, types)
+        return self._check(fn(self._h, pred.encode(), *cols[:4]))
+
+    def insert(self, pred, rows, types):
+        """Rows inserted into base predicate pred (a row already there: nothing)."""
+        return self._rows(rf_batch_insert, pred, rows, types)
+
+    def delete(self, pred, rows, types):
+        """Rows deleted from base predicate pred (a row not there: nothing)."""
+        return self._rows(rf_batch_delete, pred, rows, types)
+
+    def add_file(self, path):
+        """A transaction file, read when the batch is applied."""
+        return self._check(rf_batch_add_file(self._h, os.fsencode(path)))
+
+    def add_text(self, text, name=None):
+        """Transaction text (`+pred(v, ...).` / `-pred(v, ...).` lines)."""
+        data = text.encode()
+        return self._check(rf_batch_add_text(self._h, name.encode() if name else None, data, len(data)))
+
+
+# What a transaction did (Result.transaction): incremental (bool), why it was
+# recomputed (None when incremental), base rows inserted and deleted, each
+# derived predicate as (name, rows before, rows after, how its table was
+# stored), and the profile's text (exec with profile=True, else None).
+Transaction = namedtuple("Transaction", "incremental why inserted deleted derived profile")
 
 
 # ---- databases ------------------------------------------------------------------
@@ -456,15 +663,8 @@ class Database:
     def put(self, name, rows, types):
         """Gives input relation name (its lang:input file name or its
         predicate's name) as a list of tuples of the given type names."""
-        rows = list(rows)
-        ncols = len(types)
-        for r in rows:
-            if len(r) != ncols:
-                raise Error(2, "redfox: a row of %d values where %d types were given" % (len(r), ncols))
-        cols = [_column([r[c] for r in rows], t) for c, t in enumerate(types)]
-        ptrs = (c_void_p * ncols)(*[ctypes.cast(c, c_void_p) for c in cols])
-        tcodes = (c_int * ncols)(*[TYPES.index(t) for t in types])
-        self._check(rf_database_put_rows(self._h, name.encode(), ncols, tcodes, len(rows), ptrs))
+        cols = _row_columns(rows, types)
+        self._check(rf_database_put_rows(self._h, name.encode(), *cols[:4]))
 
     def put_arrow(self, name, data):
         """Gives input relation name from any object of the Arrow PyCapsule
@@ -487,13 +687,18 @@ class Database:
         """Forgets a relation given by put or put_arrow: runs read its file again."""
         self._check(rf_database_drop(self._h, name.encode()))
 
+    def forget_device(self):
+        """Frees what the GPU holds of the kept inputs (rf_database_forget_device):
+        the next run copies them to the device again, as a first run does."""
+        self._check(rf_database_forget_device(self._h))
+
     def keep_inputs(self, on=True):
         """Keeps the inputs runs read for the runs after them (rf_database_keep_inputs):
         a program run repeatedly reads its files once; off forgets them."""
         self._check(rf_database_keep_inputs(self._h, 1 if on else 0))
 
     def run(self, program, device="auto", threads=0, max_iterations=0, no_fuse=False, settings=None, trace=None,
-            profile=False, progress=None, cache_dir=None, gpu_memory=0):
+            profile=False, progress=None, cache_dir=None, gpu_memory=0, world=None):
         """Runs program (a Program, or LogiQL text) and returns its Result.
         trace: a file path for the run's timeline (Chrome trace-event JSON).
         profile: collect per-kernel statistics (Result.profile_text()).
@@ -501,7 +706,9 @@ class Database:
         runs (kind "fixpoint" or "load", done, seconds, and round, preds, rows
         or input, path, phase, bytes_done, bytes_total).
         cache_dir: where --device auto's placement model and the GPU's code
-        cache live ("": none). gpu_memory: cap the GPU memory, in bytes."""
+        cache live ("": none). gpu_memory: cap the GPU memory, in bytes.
+        world: a World; every rank runs the same program on the same data and
+        rank 0's result holds the outputs."""
         if isinstance(program, str):
             program = compile(program)
         o = _RunOptions()
@@ -521,6 +728,10 @@ class Database:
         if cache_dir is not None:
             o.cache_dir = os.fsencode(cache_dir)
         o.gpu_memory = gpu_memory
+        if world is not None:
+            if not isinstance(world, World) or not world._h:
+                raise Error(2, "redfox: world is a World not yet ended")
+            o.world = world._h
         errors = []
         if progress is not None:
             def relay(_user, p):
@@ -546,6 +757,40 @@ class Database:
         return result
 
 
+    def exec(self, program, batch=None, device="auto", threads=0, settings=None, cache_dir=None, init=False,
+             recompute=False, profile=False):
+        """One transaction over this redfox database (`redfox exec`): batch (a
+        Batch; None: no updates) applied to program's base predicates, all or
+        nothing; its derived predicates, stored in the database, brought up to
+        date (incrementally where the program allows); the new state
+        committed. Returns the program's outputs after it, a Result whose
+        .transaction says what was done. init / recompute: recompute every
+        derived predicate instead. profile: Result.transaction.profile holds
+        `redfox exec --profile`'s lines."""
+        if rf_api_level() < 4:
+            raise Error(2, "redfox: the library is older than API level 4 (no transactions)")
+        if isinstance(program, str):
+            program = compile(program)
+        o = _ExecOptions()
+        rf_exec_options_init(ctypes.byref(o), ctypes.sizeof(o))
+        if device not in _DEVICES:
+            raise Error(2, "redfox: unknown device %r (auto, cpu or gpu)" % (device,))
+        o.device = _DEVICES[device]
+        o.threads = threads
+        o.init = 1 if init else 0
+        o.recompute = 1 if recompute else 0
+        o.profile = 1 if profile else 0
+        if settings:
+            o.settings = ",".join("%s=%s" % kv for kv in settings.items()).encode() \
+                if isinstance(settings, dict) else settings.encode()
+        if cache_dir is not None:
+            o.cache_dir = os.fsencode(cache_dir)
+        h = c_void_p()
+        self._check(rf_exec(self._h, program._h, batch._h if batch is not None else None, ctypes.byref(o),
+                            ctypes.byref(h)))
+        return Result(h, _diags(rf_database_diag_count, rf_database_diag, self._h))
+
+
 # ---- results --------------------------------------------------------------------
 
 class Result:
@@ -558,6 +803,17 @@ class Result:
         self.load_seconds = rf_result_load_seconds(handle)
         self.run_seconds = rf_result_run_seconds(handle)
         self._rels = [Relation(self, i) for i in range(rf_result_count(handle))]
+        self.transaction = None  # Database.exec's: what the transaction did
+        if rf_api_level() >= 4 and (rf_result_exec_incremental(handle) or rf_result_exec_why(handle)):
+            derived = []
+            for i in range(rf_result_exec_derived_count(handle)):
+                before, after, stored = c_int64(), c_int64(), c_char_p()
+                name = rf_result_exec_derived(handle, i, ctypes.byref(before), ctypes.byref(after), ctypes.byref(stored))
+                derived.append((name.decode(), before.value, after.value, (stored.value or b"").decode() or None))
+            why, prof = rf_result_exec_why(handle), rf_result_exec_profile(handle)
+            self.transaction = Transaction(bool(rf_result_exec_incremental(handle)), why.decode() if why else None,
+                                           rf_result_exec_inserted(handle), rf_result_exec_deleted(handle), derived,
+                                           prof.decode() if prof else None)
 
     def __del__(self, _free=rf_result_free):
         if getattr(self, "_h", None):
@@ -566,6 +822,25 @@ class Result:
 
     def names(self):
         return [r.name for r in self._rels]
+
+    def stats(self):
+        """The run's figures (rf_result_stats) as a dict: device, gpu_fell_back,
+        rank, nranks, load_seconds, run_seconds, the load's phases (device_,
+        program_, read_, copy_, output_seconds), input_rows, input_bytes,
+        kernel_bytes_in/out (-1 unless run with profile=True), and the GPU's
+        copies, peak memory and input cache (docs/API.md)."""
+        s = _RunStats()
+        s.size = ctypes.sizeof(s)
+        code = rf_result_stats(self._h, ctypes.byref(s))
+        if code:
+            raise Error(code, "redfox: cannot read the run's figures")
+        out = {}
+        for name, _ in _RunStats._fields_[1:]:
+            if _RunStats.__dict__[name].offset + _RunStats.__dict__[name].size > s.size:
+                break  # an older library: fields it does not know
+            v = getattr(s, name)
+            out[name] = v.decode() if isinstance(v, bytes) else bool(v) if name == "gpu_fell_back" else v
+        return out
 
     def profile_text(self):
         """The profile as `redfox run --profile` prints it (run with profile=True

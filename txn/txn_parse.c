@@ -1,5 +1,5 @@
 /*
-** tools/txn_parse.c: a transaction file of `redfox exec` parsed into
+** txn/txn_parse.c: a transaction file of `redfox exec` parsed into
 ** columns, in parallel.
 **
 ** Owns: the transaction file's syntax (docs/TRANSACTIONS.md: one
@@ -14,7 +14,7 @@
 ** its own first bad line, and the earliest chunk with one decides.
 */
 #include "rf_cpu.h"
-#include "txn.h"
+#include "rf_txn.h"
 
 #include <stdio.h>
 #include <stdlib.h>

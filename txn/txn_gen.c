@@ -1,5 +1,5 @@
 /*
-** tools/txn_gen.c: the LogiQL programs a transaction of `redfox exec` runs,
+** txn/txn_gen.c: the LogiQL programs a transaction of `redfox exec` runs,
 ** generated from the user's checked program.
 **
 ** Owns: which programs can be maintained by delta rules, and the text of
@@ -20,7 +20,7 @@
 ** new; `!redfox_txn_old:h(...)` keeps the old ones out, so `redfox_txn_d:h`
 ** holds only new facts and the recursion runs over them alone.
 */
-#include "txn.h"
+#include "rf_txn.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /*
-** tools/txn.h: `redfox exec`, one transaction over a redfox database: a
+** txn/rf_txn.h: one transaction over a redfox database: a
 ** batch of inserts and deletes applied to base predicates, and the
 ** program's derived predicates kept materialized in the database, brought
 ** up to date incrementally where the program allows it.
@@ -10,10 +10,11 @@
 ** order), txn_parse.c (a transaction file parsed in parallel into columns),
 ** txn_kset.c (a predicate's updates resolved in bulk by key), txn_gen.c (the LogiQL programs a transaction runs: the
 ** materialization, the delta rules, the outputs), txn_store.c (the
-** database's tables in and out). cmd_exec.c drives them.
+** database's tables in and out). txn_exec.c drives them (rf_txn_exec, the
+** stage's entry: `redfox exec` and rf_exec of the public API call it).
 */
-#ifndef RF_TOOLS_TXN_H
-#define RF_TOOLS_TXN_H
+#ifndef RF_TXN_H
+#define RF_TXN_H
 
 #include "rf_common.h"
 #include "rf_db.h"
@@ -59,6 +60,8 @@ typedef struct rf_txn {
     ** checking their CRC-32Cs, seconds copying them out), and the commit's
     ** rows and column bytes written (carried-over rows not counted) */
     int64_t read_bytes, commit_rows, commit_bytes;
+    int commit_in_place;             /* the commit appended to the database's files in place */
+    int64_t commit_in_place_bytes;   /* ... this many bytes */
     double read_check_seconds, read_copy_seconds;
     void *batches;           /* txn_batch.c's state while batches are applied */
     double t_read, t_parse, t_resolve; /* the batches' files read, parsed, resolved (s, --profile) */
@@ -80,8 +83,9 @@ rf_txn_pred *rf_txn_find(rf_txn *t, const rf_fe_pred *p);
 ** cur on first use). Errors name path:line:col: an unknown or derived
 ** predicate, a wrong number of values, a value not of its column's type, a
 ** key (lang:input:key, or a functional predicate's keys) held by another
-** row. */
-rf_status rf_txn_batch_apply(rf_txn *t, const char *path, rf_diags *d);
+** row. text: the batch's text (len bytes, copied), named path in messages;
+** NULL: the file at path is read. */
+rf_status rf_txn_batch_apply(rf_txn *t, const char *path, const char *text, int64_t len, rf_diags *d);
 /* After every batch: each base predicate's next, ins and del. */
 rf_status rf_txn_batch_finish(rf_txn *t, rf_diags *d);
 /* Frees what the batches left (after an error; finish frees it too). */
@@ -182,5 +186,70 @@ rf_status rf_txn_store_commit(rf_txn *t, const rf_db *db, const char *dir, rf_di
 rf_status rf_txn_rel_copy(const rf_rt_rel *src, rf_rt_rel *dst);
 /* dst = a followed by b (same types), owned. */
 rf_status rf_txn_rel_concat(const rf_rt_rel *a, const rf_rt_rel *b, rf_rt_rel *dst);
+
+/* ---- txn_exec.c --------------------------------------------------------- */
+
+/* The user's program as its LogiQL texts (they name its derived tables,
+** and a recomputation compiles them with the materialization). */
+typedef struct rf_txn_sources {
+    const char *const *names;
+    const char *const *texts;
+    const int64_t *lens;
+    int32_t n;
+} rf_txn_sources;
+
+/* One part of a batch: a transaction file (text NULL: read from the file at
+** name), or a text given in memory (len bytes), named name in messages. */
+typedef struct rf_txn_batch_src {
+    const char *name;
+    const char *text;
+    int64_t len;
+} rf_txn_batch_src;
+
+typedef struct rf_txn_exec_options {
+    rf_rt_options rt;    /* device, threads, tuning of every run (cache, data_dir and profile: the transaction's) */
+    int init;            /* recompute and store every derived predicate */
+    int recompute;       /* recompute the derived predicates instead of maintaining them (to compare) */
+    int profile;         /* the profile's text into the report */
+    int profile_kernels; /* each run's kernel table to log */
+    int show_programs;   /* the generated programs' text to log */
+    double start;        /* rf_now() when the caller's work began (its compile): the profile's
+                            "compile" and "in all" count from it; <= 0: when rf_txn_exec starts */
+    void (*log)(void *user, const char *text, int64_t len); /* show_programs' and profile_kernels' text
+                                                              as it is made; NULL: none */
+    void *log_user;
+} rf_txn_exec_options;
+
+/* A derived predicate after the transaction. */
+typedef struct rf_txn_derived {
+    char *name;
+    int64_t before, after; /* its rows before and after */
+    const char *stored;    /* how its table was committed: "kept", "appended", "written" (static); NULL: none */
+} rf_txn_derived;
+
+/* What a transaction did. */
+typedef struct rf_txn_report {
+    const char *why;        /* why the derived predicates were recomputed (static); NULL: maintained incrementally */
+    int64_t inserted, deleted; /* base rows the batch really added and removed */
+    const char *device;     /* where the last run ran (static); NULL: no run */
+    rf_txn_derived *derived;
+    int32_t nderived;
+    rf_buf profile;         /* with the profile option: its lines, as `redfox exec --profile` prints them */
+} rf_txn_report;
+void rf_txn_report_free(rf_txn_report *r);
+
+/* One transaction: the database at db_dir (locked meanwhile; not one: an
+** error naming it) read, the batches applied in order, the derived
+** predicates maintained, the outputs computed, the new state committed;
+** all or nothing. fe and user are the user's program compiled from src
+** (checked, and lowered: its output variables name *out's columns). On
+** success *out holds the outputs after the transaction (NULL when the
+** program has none; it owns its dictionary, free with rf_rt_result_free)
+** and *rep (initialized by the caller, rf_buf_init of profile) what was
+** done. Errors: in d, with their locations (a batch's file:line:col, the
+** database's folder). */
+rf_status rf_txn_exec(const rf_txn_sources *src, const rf_fe_program *fe, const rf_hir_program *user,
+                      const char *db_dir, const rf_txn_batch_src *batches, int32_t nbatches,
+                      const rf_txn_exec_options *o, rf_rt_result **out, rf_txn_report *rep, rf_diags *d);
 
 #endif

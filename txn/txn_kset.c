@@ -1,5 +1,5 @@
 /*
-** tools/txn_kset.c: one base predicate's updates of a transaction resolved
+** txn/txn_kset.c: one base predicate's updates of a transaction resolved
 ** in bulk, GPUTx's k-sets.
 **
 ** Owns: the resolution of a batch against a predicate's rows. Updates that
@@ -20,7 +20,7 @@
 */
 #include "rf_cpu.h"
 #include "rf_rt_input.h"
-#include "txn.h"
+#include "rf_txn.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,6 +1,7 @@
 /*
-** tools/txn_batch.c: the transaction files of `redfox exec` applied to the
-** base predicates, as one batch in batch order.
+** txn/txn_batch.c: the transaction files of `redfox exec` (or texts of
+** rf_exec given in memory) applied to the base predicates, as one batch in
+** batch order.
 **
 ** Owns: the order of a batch's application and its errors. Each file is
 ** read and parsed into columns in parallel (txn_parse.c); after the last,
@@ -14,7 +15,7 @@
 */
 #include "rf_cpu.h"
 #include "rf_sys.h"
-#include "txn.h"
+#include "rf_txn.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -195,7 +196,7 @@ static rf_status resolve_all(rf_txn *t, int check_only, rf_diags *d)
     return RF_EUSER;
 }
 
-rf_status rf_txn_batch_apply(rf_txn *t, const char *path, rf_diags *d)
+rf_status rf_txn_batch_apply(rf_txn *t, const char *path, const char *given, int64_t given_len, rf_diags *d)
 {
     rf_status st = RF_OK;
     batches *b = t->batches;
@@ -222,7 +223,14 @@ rf_status rf_txn_batch_apply(rf_txn *t, const char *path, rf_diags *d)
     if (!(b->paths[file] = rf_strdup(path))) return RF_ENOMEM;
     b->n++;
     double t0 = rf_now();
-    st = read_file(path, &b->texts[file], &b->lens[file], d);
+    if (given) { /* a text in memory: copied, NUL-terminated as a file's */
+        if (!(b->texts[file] = rf_malloc((size_t)given_len + 1))) return RF_ENOMEM;
+        memcpy(b->texts[file], given, (size_t)given_len);
+        b->texts[file][given_len] = 0;
+        b->lens[file] = given_len;
+    } else {
+        st = read_file(path, &b->texts[file], &b->lens[file], d);
+    }
     double t1 = rf_now();
     t->t_read += t1 - t0;
     if (st) return st;

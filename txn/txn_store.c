@@ -1,5 +1,5 @@
 /*
-** tools/txn_store.c: the database side of `redfox exec`: its tables read
+** txn/txn_store.c: the database side of `redfox exec`: its tables read
 ** into a transaction's relations, and the database after the transaction
 ** written.
 **
@@ -8,16 +8,20 @@
 ** own), reading tables (a derived table's numeric columns left in their
 ** mapped files, a base table's copied out; strings through their
 ** dictionaries into the transaction's), and the
-** commit: the whole new state written aside (db_writer.c's temporary
-** folder: copy on write), then exchanged with the old folder in one atomic
-** rename, so that a crash at any moment leaves the old or the new database.
-** A table whose new rows only follow its old ones (an insert-only batch,
-** the delta rules' new facts) is carried over rather than written again:
-** its files linked when unchanged, else cloned (or copied in the kernel)
-** with the new rows appended, so the commit writes about the new rows.
+** commit. When every table only gains rows after its old ones (an
+** insert-only batch, the delta rules' new facts), the new rows are appended
+** to the database's files in place and a new manifest renamed over the old
+** one (db_writer.c's in-place writer): the commit writes about the new
+** rows, never the old. Otherwise the whole new state is written aside
+** (db_writer.c's temporary folder: copy on write), then exchanged with the
+** old folder in one atomic rename; there too a table that only gains rows
+** is carried over (files linked when unchanged, else cloned or copied in
+** the kernel, the new rows appended). Either way a crash at any moment
+** leaves the old or the new database.
 */
-#include "txn.h"
+#include "rf_txn.h"
 
+#include "rf_rt_input.h"
 #include "rf_sys.h"
 
 #include <stdlib.h>
@@ -87,6 +91,16 @@ static rf_status read_table(rf_txn *t, const rf_db *db, const rf_db_table *tb, c
     rf_status st = rf_rt_rel_alloc(out, p->arity, p->types, 0);
     if (!st) out->nrows = tb->nrows;
     for (int32_t c = 0; c < p->arity && !st && tb->nrows; c++) {
+        if (tb->cols[c].type == RF_TYPE_STRING && tb->cols[c].enc == RF_DB_ENC_PLAIN) {
+            /* a plain string column: its rows interned one by one */
+            double t0 = rf_now();
+            uint32_t *codes = NULL;
+            st = rf_rt_db_load_strings(db, tb, c, NULL, t->dict, t->threads, &codes, d);
+            out->cols[c] = codes;
+            t->read_bytes += tb->nrows * rf_rt_type_width(p->types[c]);
+            t->read_copy_seconds += rf_now() - t0;
+            continue;
+        }
         rf_db_map m = {0, 0};
         const void *data = NULL;
         double t0 = rf_now();
@@ -272,9 +286,11 @@ static rf_status append_rows(rf_db_writer *w, rf_txn *t, int32_t tid, const rf_f
 
 /* Predicate p's new state, r's rows then tail's (NULL: none), as table
 ** name: where its first `prefix` rows are the old table's, that table
-** carried over (its files linked, or cloned and appended to:
-** rf_db_writer_table_from) and only the rest written; else every row.
-** *how: "kept", "appended" or "written", for --profile. */
+** carried over (its files linked, or cloned and appended to, or appended
+** to in place: rf_db_writer_table_from) and only the rest written; else
+** every row. *how: "kept", "appended", "appended in place" or "written",
+** for --profile; NULL when an in-place writer cannot take the table (the
+** caller starts again copy on write). */
 static rf_status write_rel(rf_db_writer *w, rf_txn *t, const rf_db *db, const char *name, const rf_fe_pred *p,
                            const rf_rt_rel *r, const rf_rt_rel *tail, int64_t prefix, int with_key, const char **how,
                            rf_diags *d)
@@ -287,7 +303,12 @@ static rf_status write_rel(rf_db_writer *w, rf_txn *t, const rf_db *db, const ch
         st = rf_db_writer_table_from(w, db, old, total > prefix, &tid, d);
         if (tid >= 0) from = prefix;
     }
-    *how = tid < 0 ? "written" : total > prefix ? "appended" : "kept";
+    int in_place = rf_db_writer_is_in_place(w);
+    *how = tid < 0 ? "written" : total <= prefix ? "kept" : in_place ? "appended in place" : "appended";
+    if (!st && tid < 0 && in_place) {
+        *how = NULL;
+        return RF_OK;
+    }
     if (!st && tid < 0)
         st = rf_db_writer_table(w, name, p->arity, p->types, p->cols, with_key ? p->ninput_key : 0,
                                 with_key ? p->input_key : NULL, &tid, d);
@@ -297,10 +318,27 @@ static rf_status write_rel(rf_db_writer *w, rf_txn *t, const rf_db *db, const ch
     return st;
 }
 
-rf_status rf_txn_store_commit(rf_txn *t, const rf_db *db, const char *dir, rf_diags *d)
+/* Whether every table of the new state is its old one with rows appended
+** (or none), each able to take them in place. */
+static int appends_only(const rf_txn *t, const rf_db *db)
 {
-    rf_db_writer *w = NULL;
-    rf_status st = rf_db_writer_new(dir, RF_VERSION_STRING, &w, d);
+    if (!db->block_crcs) return 0;
+    for (int32_t i = 0; i < t->npreds; i++) {
+        const rf_txn_pred *p = &t->preds[i];
+        const rf_db_table *old = rf_db_find_table(db, p->table);
+        const rf_rt_rel *r = p->has_next ? &p->next : &p->cur;
+        if (!old || p->prefix != old->nrows || r->nrows < p->prefix) return 0;
+        if (rf_txn_pred_rows(p) > old->nrows && !rf_db_table_appendable_in_place(db, old)) return 0;
+    }
+    return 1;
+}
+
+/* The commit through writer w (copy on write, or in place); *again: an
+** in-place writer could not take a table, nothing is committed. */
+static rf_status commit_with(rf_txn *t, const rf_db *db, rf_db_writer *w, int *again, rf_diags *d)
+{
+    rf_status st = RF_OK;
+    *again = 0;
     /* the other tables first, in their order: those of inputs this program
     ** does not read, and other programs' derived tables */
     for (int32_t i = 0; !st && i < db->ntables; i++) {
@@ -310,12 +348,36 @@ rf_status rf_txn_store_commit(rf_txn *t, const rf_db *db, const char *dir, rf_di
         if (!mine) st = rf_db_writer_table_from(w, db, &db->tables[i], 0, &tid, d);
         if (!mine && !st && tid < 0) st = copy_table(w, db, &db->tables[i], d);
     }
-    for (int32_t i = 0; !st && i < t->npreds; i++) {
+    for (int32_t i = 0; !st && !*again && i < t->npreds; i++) {
         rf_txn_pred *p = &t->preds[i];
         st = write_rel(w, t, db, p->table, p->fe, p->has_next ? &p->next : &p->cur,
                        !p->has_next && p->tail ? &p->ins : NULL, p->prefix, p->base, &p->stored_how, d);
+        *again = !st && !p->stored_how;
     }
-    if (!st) st = rf_db_writer_commit(w, d);
+    if (!st && !*again) st = rf_db_writer_commit(w, d);
+    return st;
+}
+
+rf_status rf_txn_store_commit(rf_txn *t, const rf_db *db, const char *dir, rf_diags *d)
+{
+    rf_db_writer *w = NULL;
+    int again = 0;
+    rf_status st = RF_OK;
+    if (appends_only(t, db)) {
+        st = rf_db_writer_in_place(db, RF_VERSION_STRING, &w, d);
+        if (!st) st = commit_with(t, db, w, &again, d);
+        if (!st && !again) {
+            t->commit_in_place = 1;
+            t->commit_in_place_bytes = rf_db_writer_in_place_bytes(w);
+        }
+        rf_db_writer_free(w);
+        w = NULL;
+        if (st || !again) return st;
+        t->commit_rows = t->commit_bytes = 0;
+    }
+    st = rf_db_writer_new(dir, RF_VERSION_STRING, &w, d);
+    if (!st) st = commit_with(t, db, w, &again, d);
+    if (!st && again) st = RF_EINTERNAL;
     rf_db_writer_free(w);
     return st;
 }

@@ -1,0 +1,647 @@
+/*
+** txn/txn_exec.c: one transaction over a redfox database, from the
+** program's sources to the committed state and the outputs after it.
+**
+** Owns: the order of a transaction: the database locked and its tables read
+** (txn_store.c), the batches applied (txn_batch.c), the derived predicates
+** brought up to date (by the delta rules of txn_gen.c where the program and
+** the batch allow, else recomputed from scratch, which the report says),
+** the outputs computed, the new state committed (txn_store.c). Every run
+** goes through the runtime's one driver, on the device the options choose.
+** Also the GPU started beside the reading, the next transactions' GPU code
+** compiled ahead after a recomputation on the GPU, and the profile's text.
+** `redfox exec` and rf_exec (api/api_exec.c) are its clients: nothing here
+** prints; the generated programs and each run's kernels go to the caller's
+** log, the profile into the report.
+*/
+#include "rf_file.h"
+#include "rf_queryplan.h"
+#include "rf_rt_gpu.h"
+#include "rf_sys.h"
+#include "rf_txn.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct exec_ctx {
+    rf_txn t;
+    rf_rt_options o;
+    const rf_txn_exec_options *opt;
+    rf_rt_cache *cache;
+    char pseudo_dir[64];    /* the data folder the generated programs' inputs stand in (one per run: the
+                               cache keeps every run's inputs, and one name may mean other rows later) */
+    int32_t nruns;
+    const char *device;     /* where the last run ran */
+    int show;               /* the generated programs' text to the log (off while compiling ahead) */
+    double t_runs;
+    double t_concat;        /* host copies of stored relations and new facts into one (profile) */
+    rf_buf runs;            /* profile: a line per run */
+} exec_ctx;
+
+static void log_text(const exec_ctx *x, const char *text, int64_t len)
+{
+    if (x->opt->log && len > 0) x->opt->log(x->opt->log_user, text, len);
+}
+
+/* ---- runs of generated programs ------------------------------------------ */
+
+/* Compiles the sources (the user's, plus generated text) as one program,
+** with the default plan switches. */
+static rf_status compile(exec_ctx *x, const rf_txn_sources *user, const char *gen_name, rf_buf *gen, rf_arena *arena,
+                         rf_hir_program **hir, rf_diags *d)
+{
+    *hir = NULL;
+    if (x->show && !gen->oom) {
+        rf_buf b;
+        rf_buf_init(&b);
+        rf_buf_printf(&b, "exec: %s\n%s\n", gen_name, rf_buf_cstr(gen));
+        if (!b.oom) log_text(x, (const char *)b.data, b.len);
+        rf_buf_free(&b);
+    }
+    int32_t n = (user ? user->n : 0) + 1;
+    const char **names = rf_calloc((size_t)n + 1, sizeof *names), **texts = rf_calloc((size_t)n + 1, sizeof *texts);
+    int64_t *lens = rf_calloc((size_t)n + 1, sizeof *lens);
+    rf_status st = names && texts && lens && !gen->oom ? RF_OK : RF_ENOMEM;
+    for (int32_t i = 0; !st && user && i < user->n; i++) {
+        names[i] = user->names[i];
+        texts[i] = user->texts[i];
+        lens[i] = user->lens[i];
+    }
+    if (!st) {
+        names[n - 1] = gen_name;
+        texts[n - 1] = rf_buf_cstr(gen);
+        lens[n - 1] = gen->len;
+        rf_ast_program *ast = NULL;
+        rf_fe_program *fe = NULL;
+        rf_qp_program *qp = NULL;
+        rf_qp_options qo = {.no_lftj = 0, .no_exists = 0};
+        rf_diags cd;
+        rf_diags_init(&cd);
+        st = rf_fe_load_sources(names, texts, lens, n, arena, &ast, &fe, &cd);
+        if (!st) st = rf_qp_build_opts(fe, &qo, &qp, &cd);
+        if (!st) st = rf_qp_optimize(qp, &cd);
+        if (!st) st = rf_hir_lower(qp, hir, &cd);
+        rf_qp_free(qp);
+        /* the warnings about the user's own files were the caller's compile's */
+        for (int64_t i = 0; i < cd.count; i++) {
+            const rf_diag *g = &cd.items[i];
+            int users = 0;
+            for (int32_t k = 0; !st && user && k < user->n && g->loc.file; k++) users |= !strcmp(g->loc.file, user->names[k]);
+            if (!users) rf_diag_add(d, g->sev, g->loc, "%s", g->msg);
+        }
+        rf_diags_free(&cd);
+    }
+    free(names);
+    free(texts);
+    free(lens);
+    return st;
+}
+
+/* Hands rel (the caller keeps its columns) to the next run as input v. */
+static rf_status put(exec_ctx *x, const rf_hir_var *v, const rf_rt_rel *rel)
+{
+    char *path = rf_sprintf("%s/%s", x->pseudo_dir, v->input_file);
+    uint8_t *foreign = rf_malloc((size_t)v->ncols + 1);
+    rf_rt_rel r;
+    memset(&r, 0, sizeof r);
+    r.nrows = rel->nrows;
+    r.ncols = v->ncols;
+    r.types = v->types;
+    r.cols = rf_calloc((size_t)v->ncols + 1, sizeof *r.cols);
+    rf_status st = path && foreign && r.cols ? RF_OK : RF_ENOMEM;
+    if (!st) {
+        memset(foreign, 1, (size_t)v->ncols);
+        for (int32_t c = 0; c < v->ncols; c++) r.cols[c] = rel->cols ? rel->cols[c] : NULL;
+        st = rf_rt_cache_put(x->cache, path, v, &r, foreign);
+    }
+    if (st) free(r.cols);
+    free(path);
+    free(foreign);
+    return st;
+}
+
+/* The relation standing for input variable v of a generated program. */
+static const rf_rt_rel *rel_for(exec_ctx *x, const rf_hir_var *v)
+{
+    const char *name = v->pred_name ? v->pred_name : v->name;
+    const char *colon = strchr(name, ':');
+    const char *ns = colon ? name : "";
+    size_t nslen = colon ? (size_t)(colon - name) : 0;
+    const char *pname = colon ? colon + 1 : name;
+    for (int32_t i = 0; i < x->t.npreds; i++) {
+        rf_txn_pred *p = &x->t.preds[i];
+        if (strcmp(p->fe->name, pname)) continue;
+        if (!strncmp(ns, RF_TXN_NS "_ins", nslen) && nslen == strlen(RF_TXN_NS "_ins")) return &p->ins;
+        if (!strncmp(ns, RF_TXN_NS "_old", nslen) && nslen == strlen(RF_TXN_NS "_old")) return &p->cur;
+        if (!strncmp(ns, RF_TXN_NS "_del", nslen) && nslen == strlen(RF_TXN_NS "_del")) return &p->del;
+        if (!strncmp(ns, RF_TXN_NS "_mid", nslen) && nslen == strlen(RF_TXN_NS "_mid")) return &p->mid;
+        return p->has_next ? &p->next : &p->cur; /* _out, or the user's own inputs */
+    }
+    return NULL;
+}
+
+/* The profile's line for one run: where its time went (the device's start,
+** its kernels loaded: NVRTC and the JIT on a cold cache; the inputs copied
+** to the GPU; the run; the outputs back) and, on the GPU, its join builds
+** (a build kept across the rounds is made once a run). */
+static void profile_run(exec_ctx *x, const char *what, const rf_rt_result *r, double wall)
+{
+    rf_buf *b = &x->runs;
+    rf_buf_printf(b, "exec:   run of %s on %s: %.3f ms: ", what, r->device ? r->device : "?", wall * 1e3);
+    if (r->device && !strcmp(r->device, "gpu"))
+        rf_buf_printf(b, "device start %.3f ms, kernels loaded %.3f ms, inputs copied %.3f ms (%.1f MB), ",
+                      r->device_seconds * 1e3, r->program_seconds * 1e3, r->copy_seconds * 1e3, (double)r->h2d_bytes / 1e6);
+    rf_buf_printf(b, "inputs %.0f rows (%.1f MB), run %.3f ms", r->input_rows, r->input_bytes / 1e6, r->run_seconds * 1e3);
+    if (r->device && !strcmp(r->device, "gpu"))
+        rf_buf_printf(b, ", outputs back %.3f ms (%.1f MB); join builds %lld made, %lld reused", r->output_seconds * 1e3,
+                      (double)r->d2h_bytes / 1e6, (long long)r->gpu_join_builds, (long long)r->gpu_join_reuses);
+    rf_buf_putc(b, '\n');
+}
+
+/* A run's kernel table, as `redfox run --profile` prints it, to the log. */
+static void log_kernels(exec_ctx *x, const char *what, const rf_rt_result *r)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f) return;
+    fprintf(f, "exec: the run of %s\n", what);
+    rf_rt_profile_write(r, f);
+    if (fclose(f) == 0) log_text(x, text, (int64_t)len);
+    free(text);
+}
+
+/* Runs a compiled generated program with every input from memory. */
+static rf_status run_generated(exec_ctx *x, const char *what, const rf_hir_program *hir, rf_rt_result **res,
+                               rf_diags *d)
+{
+    rf_status st = RF_OK;
+    snprintf(x->pseudo_dir, sizeof x->pseudo_dir, "<redfox exec, run %d>", (int)++x->nruns);
+    for (int32_t v = 0; v < hir->nvars && !st; v++) {
+        const rf_hir_var *hv = hir->vars[v];
+        if (hv->role != RF_HIR_ROLE_INPUT) continue;
+        /* a user's input: its name is the predicate's */
+        const rf_rt_rel *r = NULL;
+        for (int32_t i = 0; i < x->t.npreds && !r; i++)
+            if (x->t.preds[i].base && !strcmp(x->t.preds[i].fe->input_file, hv->input_file))
+                r = x->t.preds[i].has_next ? &x->t.preds[i].next : &x->t.preds[i].cur;
+        if (!r) r = rel_for(x, hv);
+        if (!r) {
+            rf_error(d, rf_mkloc(NULL, 0, 0), "internal error: no relation for the generated input `%s`", hv->name);
+            return RF_EINTERNAL;
+        }
+        st = put(x, hv, r);
+    }
+    rf_rt_options o = x->o;
+    o.cache = x->cache;
+    o.data_dir = x->pseudo_dir;
+    double t0 = rf_now();
+    o.profile = x->opt->profile_kernels;
+    if (!st) st = rf_rt_run(hir, &o, res, d);
+    if (!st) x->device = (*res)->device;
+    if (!st && x->opt->profile) profile_run(x, what, *res, rf_now() - t0);
+    if (!st && x->opt->profile_kernels) log_kernels(x, what, *res);
+    x->t_runs += rf_now() - t0;
+    return st;
+}
+
+/* Moves the columns of the output named name out of res into *dst. */
+static int take_output(rf_rt_result *res, const char *name, rf_rt_rel *dst, const rf_type *types)
+{
+    for (int32_t i = 0; i < res->noutputs; i++)
+        if (!strcmp(res->outputs[i].name, name)) {
+            *dst = res->outputs[i].rel;
+            dst->types = types;
+            memset(&res->outputs[i].rel, 0, sizeof res->outputs[i].rel);
+            return 1;
+        }
+    return 0;
+}
+
+/* ---- the two ways of maintenance ------------------------------------------- */
+
+static rf_status recompute(exec_ctx *x, const rf_txn_sources *src, rf_diags *d)
+{
+    rf_buf gen;
+    rf_buf_init(&gen);
+    rf_txn_gen_materialize(&x->t, &gen);
+    rf_arena arena;
+    rf_arena_init(&arena);
+    rf_hir_program *hir = NULL;
+    rf_rt_result *res = NULL;
+    rf_status st = compile(x, src, "<redfox exec: materialization>", &gen, &arena, &hir, d);
+    if (!st) st = run_generated(x, "the program (materialization)", hir, &res, d);
+    for (int32_t i = 0; !st && i < x->t.npreds; i++) {
+        rf_txn_pred *p = &x->t.preds[i];
+        if (p->base) continue;
+        char *name = rf_sprintf(RF_TXN_NS "_mat.%s", p->fe->name);
+        if (!name) st = RF_ENOMEM;
+        else if (!take_output(res, name, &p->next, p->fe->types)) st = RF_EINTERNAL;
+        free(name);
+        p->has_next = !st;
+        p->prefix = 0; /* (recomputed: written whole) */
+    }
+    rf_rt_result_free(res);
+    rf_hir_free(hir);
+    rf_arena_free(&arena);
+    rf_buf_free(&gen);
+    return st;
+}
+
+static rf_status incremental(exec_ctx *x, rf_diags *d)
+{
+    rf_buf gen;
+    rf_buf_init(&gen);
+    rf_txn_gen_delta(&x->t, &gen);
+    int any = 0;
+    for (int32_t i = 0; i < x->t.npreds; i++) any |= !x->t.preds[i].base && x->t.preds[i].changed;
+    if (!any) {
+        rf_buf_free(&gen);
+        return RF_OK;
+    }
+    rf_arena arena;
+    rf_arena_init(&arena);
+    rf_hir_program *hir = NULL;
+    rf_rt_result *res = NULL;
+    rf_status st = compile(x, NULL, "<redfox exec: delta rules>", &gen, &arena, &hir, d);
+    if (!st) st = run_generated(x, "the delta rules (insertions)", hir, &res, d);
+    for (int32_t i = 0; !st && i < x->t.npreds; i++) {
+        rf_txn_pred *p = &x->t.preds[i];
+        if (p->base || !p->changed) continue;
+        char *name = rf_sprintf(RF_TXN_NS "_d.%s", p->fe->name);
+        rf_rt_rel delta;
+        memset(&delta, 0, sizeof delta);
+        if (!name) st = RF_ENOMEM;
+        else if (!take_output(res, name, &delta, p->fe->types)) st = RF_EINTERNAL;
+        free(name);
+        /* the new state is cur, then the new facts (prefix stays): copied
+        ** into one relation only for the outputs' run; the commit appends
+        ** the new facts to the stored table */
+        double t0 = rf_now();
+        if (!st && p->fe->output_name) st = rf_txn_rel_concat(&p->cur, &delta, &p->next);
+        x->t_concat += rf_now() - t0;
+        p->has_next = !st && p->fe->output_name;
+        p->tail = !st && !p->has_next;
+        p->ins = delta;
+    }
+    rf_rt_result_free(res);
+    rf_hir_free(hir);
+    rf_arena_free(&arena);
+    rf_buf_free(&gen);
+    return st;
+}
+
+/* Deletions by DRed; afterwards cur is the state between the deletes and
+** the inserts (base: without the deleted rows; derived: DRed's result), the
+** "old" state of the insert phase. */
+static rf_status dred(exec_ctx *x, rf_diags *d)
+{
+    rf_status st = RF_OK;
+    for (int32_t i = 0; i < x->t.npreds && !st; i++) {
+        rf_txn_pred *p = &x->t.preds[i];
+        if (!p->base) continue;
+        /* next holds the rows kept, in order, then the inserted ones */
+        const rf_rt_rel *from = p->has_next ? &p->next : &p->cur;
+        rf_rt_rel kept = *from;
+        kept.nrows = from->nrows - (p->has_next ? p->ins.nrows : 0);
+        st = rf_txn_rel_copy(&kept, &p->mid);
+    }
+    rf_buf gen;
+    rf_buf_init(&gen);
+    if (!st) rf_txn_gen_dred(&x->t, &gen);
+    rf_arena arena;
+    rf_arena_init(&arena);
+    rf_hir_program *hir = NULL;
+    rf_rt_result *res = NULL;
+    if (!st) st = compile(x, NULL, "<redfox exec: deletions (DRed)>", &gen, &arena, &hir, d);
+    if (!st) st = run_generated(x, "DRed (deletions)", hir, &res, d);
+    for (int32_t i = 0; !st && i < x->t.npreds; i++) {
+        rf_txn_pred *p = &x->t.preds[i];
+        if (p->base) {
+            rf_txn_cur_free(p);
+            p->cur = p->mid;
+            memset(&p->mid, 0, sizeof p->mid);
+            continue;
+        }
+        if (!p->changed) continue;
+        char *name = rf_sprintf(RF_TXN_NS "_cur.%s", p->fe->name);
+        rf_rt_rel now;
+        memset(&now, 0, sizeof now);
+        if (!name) st = RF_ENOMEM;
+        else if (!take_output(res, name, &now, p->fe->types)) st = RF_EINTERNAL;
+        free(name);
+        if (st) break;
+        rf_txn_cur_free(p);
+        p->cur = now;
+        p->prefix = 0;
+        p->changed = 0;
+    }
+    rf_rt_result_free(res);
+    rf_hir_free(hir);
+    rf_arena_free(&arena);
+    rf_buf_free(&gen);
+    return st;
+}
+
+/* ---- the GPU code of the next transactions, compiled ahead ------------------ */
+
+/* After a recomputation on the GPU: the programs a later transaction runs
+** (the delta rules and DRed, as if the batch changed every base predicate)
+** compiled into the GPU caches now (NVRTC, the driver's JIT; together on
+** the host threads), so that the first incremental exec does not spend
+** seconds compiling them: the delta rules' run of a 24 M-tuple closure is
+** about 0.1 s of GPU work behind 2-4 s of NVRTC on a cold cache. Nothing
+** on the emulator or without NVRTC; a cache hit costs the code generation
+** alone. Failures stay silent: the run compiles and reports again. */
+static void prepare_ahead(exec_ctx *x, rf_rt_gpu_prepared *pr)
+{
+    memset(pr, 0, sizeof *pr);
+    if (!x->device || strcmp(x->device, "gpu") || rf_txn_gen_incremental_why_not(x->t.fe)) return;
+    int32_t *changed = rf_calloc((size_t)x->t.npreds + 1, sizeof *changed);
+    if (!changed) return;
+    for (int32_t i = 0; i < x->t.npreds; i++) changed[i] = x->t.preds[i].changed;
+    x->t.all_changed = 1;
+    rf_buf gen[2];
+    rf_arena arena[2];
+    rf_diags d;
+    rf_diags_init(&d);
+    const rf_hir_program *ps[2];
+    rf_hir_program *hir[2] = {NULL, NULL};
+    int32_t n = 0;
+    int show = x->show;
+    x->show = 0;
+    for (int k = 0; k < 2; k++) {
+        rf_buf_init(&gen[k]);
+        rf_arena_init(&arena[k]);
+        if (k == 0) rf_txn_gen_delta(&x->t, &gen[k]);
+        else rf_txn_gen_dred(&x->t, &gen[k]);
+        if (!compile(x, NULL, k ? "<redfox exec: deletions (DRed)>" : "<redfox exec: delta rules>", &gen[k], &arena[k],
+                     &hir[k], &d))
+            ps[n++] = hir[k];
+    }
+    x->show = show;
+    x->t.all_changed = 0;
+    for (int32_t i = 0; i < x->t.npreds; i++) x->t.preds[i].changed = changed[i];
+    free(changed);
+    rf_rt_options o = x->o;
+    o.cache = x->cache;
+    if (n) rf_rt_gpu_prepare(ps, n, &o, pr);
+    for (int k = 0; k < 2; k++) {
+        rf_hir_free(hir[k]);
+        rf_arena_free(&arena[k]);
+        rf_buf_free(&gen[k]);
+    }
+    rf_diags_free(&d);
+}
+
+/* The GPU's driver and context started on a thread while the database is
+** read (the runs read their inputs from memory, so the driver's own start
+** beside the reading hides nothing): hundreds of milliseconds, against
+** tens for the delta rules' GPU work. */
+static void *start_gpu(void *arg)
+{
+    (void)arg;
+    (void)rf_rt_gpu_available(NULL, 0);
+    return NULL;
+}
+
+/* ---- the transaction ------------------------------------------------------- */
+
+/* 16 hex digits identifying the program's text. */
+static void source_hash(const rf_txn_sources *s, char out[17])
+{
+    uint32_t a = 0, b = 0x9e3779b9u;
+    for (int32_t i = 0; i < s->n; i++) {
+        a = rf_db_crc32c(a, s->texts[i], (size_t)s->lens[i]);
+        b = rf_db_crc32c(b ^ (uint32_t)s->lens[i], s->texts[i], (size_t)s->lens[i]);
+    }
+    snprintf(out, 17, "%08x%08x", (unsigned)a, (unsigned)b);
+}
+
+static void free_txn(rf_txn *t)
+{
+    rf_txn_batch_free(t);
+    for (int32_t i = 0; i < t->npreds; i++) {
+        rf_txn_pred *p = &t->preds[i];
+        rf_txn_cur_free(p);
+        rf_rt_rel_free(&p->next);
+        rf_rt_rel_free(&p->ins);
+        rf_rt_rel_free(&p->del);
+        rf_rt_rel_free(&p->mid);
+        free(p->table);
+    }
+    free(t->preds);
+}
+
+void rf_txn_report_free(rf_txn_report *r)
+{
+    for (int32_t i = 0; r->derived && i < r->nderived; i++) free(r->derived[i].name);
+    free(r->derived);
+    rf_buf_free(&r->profile);
+    memset(r, 0, sizeof *r);
+    rf_buf_init(&r->profile);
+}
+
+/* The report's record of the derived predicates, and the profile's text. */
+static rf_status report(exec_ctx *x, rf_txn_report *rep, const char *db_dir, int waited, int gpu_starting,
+                        const rf_rt_gpu_prepared *prepared, const double *tm)
+{
+    enum { T0, T_LOADED, T_READ, T_BATCH, T_STARTED, T_MAINT, T_OUT, T_COMMIT };
+    int32_t n = 0;
+    for (int32_t i = 0; i < x->t.npreds; i++) n += !x->t.preds[i].base;
+    rep->derived = rf_calloc((size_t)n + 1, sizeof *rep->derived);
+    if (!rep->derived) return RF_ENOMEM;
+    for (int32_t i = 0; i < x->t.npreds; i++) {
+        const rf_txn_pred *p = &x->t.preds[i];
+        if (p->base) continue;
+        rf_txn_derived *r = &rep->derived[rep->nderived++];
+        if (!(r->name = rf_strdup(p->fe->name))) return RF_ENOMEM;
+        r->before = p->rows_before;
+        r->after = rf_txn_pred_rows(p);
+        r->stored = p->stored_how;
+    }
+    if (!x->opt->profile) return RF_OK;
+    rf_buf *b = &rep->profile;
+    const char *why = rep->why;
+    int64_t nins = rep->inserted, ndel = rep->deleted;
+    if (waited) rf_buf_printf(b, "exec: waited for another exec on %s to commit\n", db_dir);
+    if (gpu_starting)
+        rf_buf_printf(b, "exec: the GPU started beside the reading; then waited %.3f ms for it\n",
+                      (tm[T_STARTED] - tm[T_BATCH]) * 1e3);
+    rf_buf_printf(b, "exec: batch: %lld row%s inserted, %lld deleted (%.3f ms: files read %.3f ms, parsed %.3f ms, "
+                  "resolved by key %.3f ms, %d threads)\n", (long long)nins, nins == 1 ? "" : "s", (long long)ndel,
+                  (tm[T_BATCH] - tm[T_READ]) * 1e3, x->t.t_read * 1e3, x->t.t_parse * 1e3, x->t.t_resolve * 1e3,
+                  x->t.threads);
+    rf_buf_printf(b, "exec: derived predicates %s%s%s (%.3f ms, runs on device %s %.3f ms)\n",
+                  why ? "recomputed from scratch: " : "maintained incrementally", why ? why : "",
+                  why ? "" : ndel && nins ? " (deletions by DRed, then insertions by delta rules)"
+                             : ndel ? " (deletions by DRed)" : " by delta rules",
+                  (tm[T_MAINT] - tm[T_STARTED]) * 1e3, x->device ? x->device : "none", x->t_runs * 1e3);
+    if (!x->runs.oom && x->runs.len) rf_buf_append(b, x->runs.data, x->runs.len);
+    if (prepared->programs)
+        rf_buf_printf(b,
+                      "exec:   the GPU code of later transactions (delta rules, DRed) compiled ahead: %d program%s, "
+                      "%d compiled now (NVRTC %.3f ms), %d in the JIT cache (%.3f ms in all)\n",
+                      (int)prepared->programs, prepared->programs == 1 ? "" : "s", (int)prepared->compiled,
+                      prepared->nvrtc_seconds * 1e3, (int)prepared->jitted, prepared->seconds * 1e3);
+    if (x->t_concat > 0) rf_buf_printf(b, "exec:   the new facts copied after the stored rows %.3f ms\n", x->t_concat * 1e3);
+    for (int32_t i = 0; i < rep->nderived; i++) {
+        const rf_txn_derived *r = &rep->derived[i];
+        rf_buf_printf(b, "exec:   %s: %lld -> %lld tuples (table %s)\n", r->name, (long long)r->before,
+                      (long long)r->after, r->stored ? r->stored : "-");
+    }
+    if (x->t.commit_in_place)
+        rf_buf_printf(b, "exec: commit: appended %lld bytes in place\n", (long long)x->t.commit_in_place_bytes);
+    rf_buf_printf(b,
+                  "exec: compile %.3f ms, read the database %.3f ms (%.1f MB of columns: mapped and CRC-32C checked "
+                  "%.3f ms, copied out %.3f ms), outputs %.3f ms, commit %.3f ms (%lld rows, %.1f MB written), "
+                  "in all %.3f ms\n",
+                  (tm[T_LOADED] - tm[T0]) * 1e3, (tm[T_READ] - tm[T_LOADED]) * 1e3, (double)x->t.read_bytes / 1e6,
+                  x->t.read_check_seconds * 1e3, x->t.read_copy_seconds * 1e3, (tm[T_OUT] - tm[T_MAINT]) * 1e3,
+                  (tm[T_COMMIT] - tm[T_OUT]) * 1e3, (long long)x->t.commit_rows, (double)x->t.commit_bytes / 1e6,
+                  (tm[T_COMMIT] - tm[T0]) * 1e3);
+    return b->oom ? RF_ENOMEM : RF_OK;
+}
+
+/* The outputs' variables of the user's program in place of the generated
+** program's (freed before the outputs are read): the same names and types,
+** and the columns' names the user gave. */
+static rf_status own_outputs(rf_rt_result *res, const rf_hir_program *user)
+{
+    for (int32_t i = 0; i < res->noutputs; i++) {
+        const rf_hir_var *uv = NULL;
+        for (int32_t v = 0; v < user->nvars && !uv; v++)
+            if (user->vars[v]->role == RF_HIR_ROLE_OUTPUT && !strcmp(user->vars[v]->output_name, res->outputs[i].name))
+                uv = user->vars[v];
+        if (!uv || uv->ncols != res->outputs[i].var->ncols) return RF_EINTERNAL;
+        res->outputs[i].name = uv->output_name;
+        res->outputs[i].var = uv;
+        res->outputs[i].rel.types = uv->types;
+    }
+    return RF_OK;
+}
+
+rf_status rf_txn_exec(const rf_txn_sources *src, const rf_fe_program *fe, const rf_hir_program *user,
+                      const char *db_dir, const rf_txn_batch_src *batches, int32_t nbatches,
+                      const rf_txn_exec_options *opt, rf_rt_result **out, rf_txn_report *rep, rf_diags *d)
+{
+    *out = NULL;
+    exec_ctx x;
+    memset(&x, 0, sizeof x);
+    rf_buf_init(&x.runs);
+    x.opt = opt;
+    x.o = opt->rt;
+    x.o.profile = 0;
+    x.o.cache = NULL;
+    x.show = opt->show_programs;
+    enum { T0, T_LOADED, T_READ, T_BATCH, T_STARTED, T_MAINT, T_OUT, T_COMMIT, T_N };
+    double tm[T_N];
+    memset(tm, 0, sizeof tm);
+    tm[T0] = opt->start > 0 ? opt->start : rf_now();
+    pthread_t gpu_starter;
+    int gpu_starting = x.o.device != RF_RT_DEVICE_CPU && rf_rt_gpu_maybe(NULL, 0) &&
+                       !pthread_create(&gpu_starter, NULL, start_gpu, NULL);
+    rf_db *db = NULL;
+    rf_rt_result *res = NULL;
+    rf_hir_program *outhir = NULL;
+    rf_arena outarena;
+    rf_arena_init(&outarena);
+    char hash[17];
+    rf_status st = RF_OK;
+    if (!rf_db_is_database(db_dir)) {
+        rf_error(d, rf_mkloc(db_dir, 0, 0), "not a redfox database (no %s): create it with `redfox import`", RF_DB_MANIFEST);
+        st = RF_EUSER;
+    }
+    /* one transaction at a time per database: a second exec waits, then
+    ** reads what the first committed (no update is lost) */
+    int lockfd = -1, waited = 0;
+    if (!st) st = rf_file_lock_folder(db_dir, &lockfd, &waited, d);
+    if (!st) st = rf_db_open(db_dir, &db, d);
+    if (!st) {
+        source_hash(src, hash);
+        x.t.fe = fe;
+        x.t.source_hash = hash;
+        x.t.threads = x.o.threads > 0 ? x.o.threads : rf_online_cpus();
+        x.t.preds = rf_calloc((size_t)fe->npreds + 1, sizeof *x.t.preds);
+        x.cache = rf_rt_cache_new();
+        if (!x.t.preds || !x.cache) st = RF_ENOMEM;
+    }
+    for (int32_t i = 0; !st && i < fe->npreds; i++) {
+        const rf_fe_pred *q = fe->preds[i];
+        if (!q->input_file && (!q->nrules || q->aux)) continue;
+        rf_txn_pred *p = &x.t.preds[x.t.npreds++];
+        p->fe = q;
+        p->base = q->input_file != NULL;
+        p->table = p->base ? rf_strdup(q->input_file) : rf_txn_store_table_name(&x.t, q);
+        if (!p->table) st = RF_ENOMEM;
+    }
+    if (!st) x.t.dict = rf_rt_cache_dict(x.cache);
+    tm[T_LOADED] = rf_now();
+    if (!st) st = rf_txn_store_load(&x.t, db, d);
+    tm[T_READ] = rf_now();
+    for (int32_t i = 0; !st && i < nbatches; i++) st = rf_txn_batch_apply(&x.t, batches[i].name, batches[i].text, batches[i].len, d);
+    if (!st && nbatches) st = rf_txn_batch_finish(&x.t, d);
+    tm[T_BATCH] = rf_now();
+    if (gpu_starting) pthread_join(gpu_starter, NULL);
+    tm[T_STARTED] = rf_now();
+    /* how: incremental where every derived predicate is stored, the batch
+    ** only inserts and the rules allow it */
+    const char *why = NULL;
+    int64_t nins = 0, ndel = 0;
+    rf_rt_gpu_prepared prepared;
+    memset(&prepared, 0, sizeof prepared);
+    for (int32_t i = 0; !st && i < x.t.npreds; i++) {
+        rf_txn_pred *p = &x.t.preds[i];
+        nins += p->ins.nrows;
+        ndel += p->del.nrows;
+        if (!p->base && !p->stored && !why) why = "the first exec of this program on the database: its derived predicates are computed and stored";
+    }
+    if (!st) {
+        if (opt->init) why = "--init";
+        else if (opt->recompute) why = "--recompute";
+        if (!why) why = rf_txn_gen_incremental_why_not(fe);
+        for (int32_t i = 0; i < x.t.npreds; i++) x.t.preds[i].rows_before = x.t.preds[i].cur.nrows;
+        if (why) st = recompute(&x, src, d);
+        if (why && !st) prepare_ahead(&x, &prepared);
+        if (!why && ndel) st = dred(&x, d);
+        if (!why && !st && nins) st = incremental(&x, d);
+    }
+    tm[T_MAINT] = rf_now();
+    int32_t nout = 0;
+    for (int32_t i = 0; !st && i < x.t.npreds; i++) nout += x.t.preds[i].fe->output_name != NULL;
+    if (!st && nout) {
+        rf_buf gen;
+        rf_buf_init(&gen);
+        rf_txn_gen_outputs(&x.t, &gen);
+        st = compile(&x, NULL, "<redfox exec: outputs>", &gen, &outarena, &outhir, d);
+        rf_buf_free(&gen);
+        double tr = x.t_runs;
+        if (!st) st = run_generated(&x, "the outputs", outhir, &res, d);
+        x.t_runs = tr;
+        if (!st) st = own_outputs(res, user);
+    }
+    tm[T_OUT] = rf_now();
+    if (!st) st = rf_txn_store_commit(&x.t, db, db_dir, d);
+    tm[T_COMMIT] = rf_now();
+    rf_file_unlock(lockfd);
+    if (!st) {
+        rep->why = why;
+        rep->inserted = nins;
+        rep->deleted = ndel;
+        rep->device = x.device;
+        st = report(&x, rep, db_dir, waited, gpu_starting, &prepared, tm);
+    }
+    /* the result keeps the strings its outputs are coded in */
+    if (!st && res) rf_rt_cache_give_dict(x.cache, res);
+    if (!st) *out = res;
+    else rf_rt_result_free(res);
+    rf_buf_free(&x.runs);
+    free_txn(&x.t);
+    rf_rt_cache_free(x.cache);
+    rf_db_close(db);
+    rf_hir_free(outhir);
+    rf_arena_free(&outarena);
+    return st;
+}
