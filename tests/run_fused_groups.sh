@@ -6,7 +6,7 @@
 # find it too small and run their stages one by one (0 fused runs), with
 # the CPU's results; TPC-H q01 (where TPCH_DATA has lineitem.tbl) runs map,
 # group and reduce as one kernel that reads its 7 input columns once (44
-# bytes a row) and writes no rows.
+# bytes a row), writes no rows and computes disc_price once a row.
 set -u
 redfox=$1
 tests=$2
@@ -28,8 +28,13 @@ for case in fused_groups:1 fused_groups_many:0 fused_groups_spread:0; do
     grep -q "^gpu: $want fused kernel runs" "$tmp/err" || { cat "$tmp/err"; fail "$name: not $want fused kernel runs"; }
     cmp -s "$tmp/cpu" "$tmp/gpu" || { diff "$tmp/cpu" "$tmp/gpu" | head; fail "$name: output differs from the CPU's"; }
 done
+q="$tests/../tpch/queries"
+# q01's charge, disc_price * (1 + tax), reuses disc_price in the fused
+# stage: two decimal products a row, not three (cse, codegen_expr.c)
+"$redfox" dump --cuda "$q/schema.logic" "$q/q01.logic" >"$tmp/q01.cu" || fail "q01: dump --cuda"
+muls=$(sed -n '/^struct G0 {/,/^};/p' "$tmp/q01.cu" | grep -c 'rf::mul_d(')
+[ "$muls" -eq 2 ] || fail "q01: $muls decimal products in its fused stage, not 2"
 if [ -f "$data/lineitem.tbl" ]; then
-    q="$tests/../tpch/queries"
     "$redfox" run "$q/schema.logic" "$q/q01.logic" --data "$data" --device cpu --format csv >"$tmp/cpu" || fail "q01 cpu"
     "$redfox" run "$q/schema.logic" "$q/q01.logic" --data "$data" --device gpu --format csv --profile >"$tmp/gpu" \
         2>"$tmp/err" || { cat "$tmp/err"; fail "q01 gpu"; }

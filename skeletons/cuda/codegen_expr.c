@@ -194,7 +194,7 @@ static void emit_chunk(rf_cg_gen *g, const rf_qp_expr *e, int32_t from, int32_t 
     else rf_buf_printf(g->b, "if (!h%d(a, r, v%d)) %s\n", id, v, g->failstmt);
     rf_buf hb, *saved_b = g->b;
     const char *saved_fail = g->failstmt;
-    int saved_depth = g->depth;
+    int saved_depth = g->depth, saved_cse = g->cse;
     uint8_t saved_hset[2][RF_GPU_MAXC];
     memcpy(saved_hset, g->hset, sizeof saved_hset);
     memset(g->hset, 0, sizeof g->hset);
@@ -202,6 +202,7 @@ static void emit_chunk(rf_cg_gen *g, const rf_qp_expr *e, int32_t from, int32_t 
     g->b = &hb;
     g->failstmt = "return false;";
     g->depth = 0;
+    g->cse = 0; /* the helper's variables are its own */
     rf_buf_printf(&hb, "    static __device__ __noinline__ bool h%d(const rf::Args &a, rf::i64 r, %s &acc)\n    {\n", id,
                   rf_cg_ctype(e->type));
     int used[2] = {1, 1};
@@ -217,6 +218,7 @@ static void emit_chunk(rf_cg_gen *g, const rf_qp_expr *e, int32_t from, int32_t 
     g->b = saved_b;
     g->failstmt = saved_fail;
     g->depth = saved_depth;
+    g->cse = saved_cse;
     memcpy(g->hset, saved_hset, sizeof saved_hset);
     rf_buf_puts(g->helpers, rf_buf_cstr(&hb));
     if (hb.oom) g->bad = 1;
@@ -419,7 +421,75 @@ static int32_t emit_grouped(rf_cg_gen *g, const rf_qp_expr *e, int32_t i, int v)
     return i;
 }
 
+/* Whether the plan gives e code of its own (a string table or string work,
+** found by identity): never one of two equal expressions. */
+static int planned(const rf_cg_gen *g, const rf_qp_expr *e)
+{
+    for (int32_t j = 0; j < g->pl->nisland; j++)
+        if (g->pl->islands[j].e == e) return 1;
+    for (int32_t j = 0; j < g->pl->nrowstr; j++)
+        if (g->pl->rowstr[j] == e) return 1;
+    return 0;
+}
+
+/* Whether a and b compute the same value from the same row (for cse). */
+static int same_expr(const rf_cg_gen *g, const rf_qp_expr *a, const rf_qp_expr *b)
+{
+    if (a == b) return 1;
+    if (a->kind != b->kind || a->type != b->type || a->nargs != b->nargs || planned(g, a) || planned(g, b)) return 0;
+    switch (a->kind) {
+    case RF_QP_E_COL:
+        if (a->side != b->side || a->col != b->col) return 0;
+        break;
+    case RF_QP_E_CONST:
+        /* strings: each constant has its own slot */
+        if (a->type == RF_TYPE_STRING) return 0;
+        if (a->type == RF_TYPE_FLOAT ? memcmp(&a->c.f, &b->c.f, sizeof a->c.f) != 0 : a->c.i != b->c.i) return 0;
+        break;
+    case RF_QP_E_BINOP:
+        if (a->op != b->op) return 0;
+        break;
+    case RF_QP_E_CMP:
+        if (a->cmp != b->cmp) return 0;
+        break;
+    case RF_QP_E_CALL:
+        if (a->fn != b->fn) return 0;
+        break;
+    case RF_QP_E_NEG:
+    case RF_QP_E_CAST:
+    case RF_QP_E_NOT: break;
+    default: return 0;
+    }
+    for (int32_t i = 0; i < a->nargs; i++)
+        if (!same_expr(g, a->args[i], b->args[i])) return 0;
+    return 1;
+}
+
+/* What cse looks up: a computation inside the stage (depth 1 and deeper;
+** it remembers only those at depth 1, not inside a conjunction's branch or
+** a loop, so that each is in scope and computed wherever it is reused). */
+static int cse_kind(const rf_cg_gen *g, const rf_qp_expr *e)
+{
+    return g->cse && g->depth >= 1 &&
+           (e->kind == RF_QP_E_BINOP || e->kind == RF_QP_E_NEG || e->kind == RF_QP_E_CAST || e->kind == RF_QP_E_CALL);
+}
+
+static int emit_expr(rf_cg_gen *g, const rf_qp_expr *e);
+
 int rf_cg_emit(rf_cg_gen *g, const rf_qp_expr *e)
+{
+    if (!cse_kind(g, e)) return emit_expr(g, e);
+    for (int i = 0; i < g->nseen; i++)
+        if (same_expr(g, g->seen[i], e)) return g->seen_v[i];
+    int v = emit_expr(g, e);
+    if (g->nseen < RF_CG_SEEN && g->depth == 1) {
+        g->seen[g->nseen] = e;
+        g->seen_v[g->nseen++] = v;
+    }
+    return v;
+}
+
+static int emit_expr(rf_cg_gen *g, const rf_qp_expr *e)
 {
     for (int32_t j = 0; j < g->pl->nisland; j++)
         if (g->pl->islands[j].e == e) return emit_island(g, e, j, &g->pl->islands[j]);

@@ -25,25 +25,42 @@
 ** where there are several. */
 static int32_t cache_entries(const rf_gpu_funit *u) { return u->ntot == 1 ? 4 : u->ntot == 2 ? 2 : 1; }
 
-static void gen_total_rows(const rf_gpu_funit *u, const rf_gpu_ftotal *t, rf_buf *b)
+/* Whether every group column of grouped total t fits 32 bits (dates,
+** string codes, flags): its cache entries then hold and compare the keys as
+** u32, one register and one compare each (q01's two flags). */
+static int narrow_keys(const rf_hir_program *p, const rf_gpu_funit *u, const rf_gpu_ftotal *t)
+{
+    const rf_hir_var *ov = p->vars[u->m[t->stage].k->out];
+    for (int32_t i = 0; i < t->ngroup; i++) {
+        rf_type ty = ov->types[t->reduce->group[i]];
+        if (ty != RF_TYPE_DATE && ty != RF_TYPE_STRING && ty != RF_TYPE_BOOL) return 0;
+    }
+    return 1;
+}
+
+static void gen_total_rows(const rf_hir_program *p, const rf_gpu_funit *u, const rf_gpu_ftotal *t, rf_buf *b)
 {
     const rf_hir_kernel *r = t->reduce;
     if (t->ngroup) {
         int32_t off = 0; /* its table in the block's shared memory: after the earlier totals' */
         for (const rf_gpu_ftotal *e = u->tot; e < t; e++) off += rf_gpu_ftotal_smem_words(e);
-        /* a grouped total: acc is the block's table of groups (rf::gt_row),
-        ** the keys widened to u64 as the host reads them back */
-        rf_buf_printf(b, "        if (acc && p%d) {\n            GC &gc = *(GC *)acc;\n            const rf::u64 gk[%d] = {",
-                      t->stage, t->ngroup);
+        /* a grouped total: acc holds the block's tables of groups and the
+        ** thread's caches in front of them (rf::gt_cache); the keys as the
+        ** cache compares them, and widened to u64 as the table holds them */
+        const char *kt = narrow_keys(p, u, t) ? "rf::u32" : "rf::u64";
+        rf_buf_printf(b, "        if (acc && p%d) {\n            GC &gc = *(GC *)acc;\n            const %s ck[%d] = {",
+                      t->stage, kt, t->ngroup);
+        for (int32_t i = 0; i < t->ngroup; i++)
+            rf_buf_printf(b, "%s(%s)m%d_%d", i ? ", " : "", kt, t->stage, r->group[i]);
+        rf_buf_printf(b, "};\n            const rf::u64 gk[%d] = {", t->ngroup);
         for (int32_t i = 0; i < t->ngroup; i++)
             rf_buf_printf(b, "%s(rf::u64)(rf::i64)m%d_%d", i ? ", " : "", t->stage, r->group[i]);
         rf_buf_printf(b, "};\n            const rf::i64 gv[%d] = {", t->nsum ? t->nsum : 1);
         for (int32_t i = 0; i < t->nsum; i++) rf_buf_printf(b, "%s(rf::i64)m%d_%d", i ? ", " : "", t->stage, t->sum_col[i]);
         if (!t->nsum) rf_buf_puts(b, "0");
-        rf_buf_printf(b, "};\n            rf::gt_row_c<%d, %d, %d, %d, %d>(gc.s + %d, (rf::u64 *)a.p[3] + %d, gc.c%d, gk, r, gv);\n"
+        rf_buf_printf(b, "};\n            gc.c%d.row(gc.s + %d, (rf::u64 *)a.p[3] + %d, ck, gk, r, gv);\n"
                          "        }\n",
-                      t->ngroup, t->nsum, RF_GPU_FUSE_GHEADS, RF_GPU_FUSE_GROUPS, cache_entries(u), off, t->acc,
-                      (int)(t - u->tot));
+                      (int)(t - u->tot), off, t->acc);
         return;
     }
     rf_buf_printf(b, "        if (acc && p%d) {\n            acc[%d]++;\n", t->stage, t->acc);
@@ -294,8 +311,9 @@ rf_status rf_cg_gen_fused_kernel(const rf_hir_program *p, const rf_gpu_plan *pla
         ** the block's tables and the thread's caches in front of them */
         rf_buf_puts(b, "    struct GC {\n        rf::u64 *s;\n");
         for (int32_t t = 0; t < u->ntot; t++)
-            rf_buf_printf(b, "        rf::gt_cache<%d, %d, %d, %d> c%d;\n", u->tot[t].ngroup, u->tot[t].nsum,
-                          RF_GPU_FUSE_GHEADS, cache_entries(u), t);
+            rf_buf_printf(b, "        rf::gt_cache<%d, %d, %d, %d, %d, %s> c%d;\n", u->tot[t].ngroup, u->tot[t].nsum,
+                          RF_GPU_FUSE_GHEADS, RF_GPU_FUSE_GROUPS, cache_entries(u),
+                          narrow_keys(p, u, &u->tot[t]) ? "rf::u32" : "rf::u64", t);
         rf_buf_puts(b, "    };\n");
     }
     if (split) {
@@ -342,7 +360,8 @@ rf_status rf_cg_gen_fused_kernel(const rf_hir_program *p, const rf_gpu_plan *pla
         const rf_gpu_kplan *pl = &plan->k[k->id];
         char fail[96];
         snprintf(fail, sizeof fail, "{ rf::fail((rf::u64 *)a.p[0] + %d, r); break; }", m);
-        rf_cg_gen g = {.b = b, .pl = pl, .failstmt = fail, .nv = nv, .regs_of = mb->parent, .kconst = mb->kconst, .kisland = mb->kisland};
+        rf_cg_gen g = {.b = b, .pl = pl, .failstmt = fail, .nv = nv, .regs_of = mb->parent, .kconst = mb->kconst, .kisland = mb->kisland,
+                       .cse = 1};
         if (mb->parent < 0) {
             memcpy(g.hset, rset, sizeof rset);
             memcpy(g.hv, rv, sizeof rv);
@@ -379,7 +398,7 @@ rf_status rf_cg_gen_fused_kernel(const rf_hir_program *p, const rf_gpu_plan *pla
         rf_buf_printf(b, "            p%d = true;\n        } while (0);\n", m);
         if (mb->mat >= 0) rf_buf_printf(b, "        hit[%d] = p%d;\n", mb->mat, m);
         for (int32_t t = 0; t < u->ntot; t++)
-            if (u->tot[t].stage == m) gen_total_rows(u, &u->tot[t], b);
+            if (u->tot[t].stage == m) gen_total_rows(p, u, &u->tot[t], b);
         nv = g.nv;
         bad |= g.bad;
     }

@@ -14,6 +14,8 @@
 
 #include "rf_gpu_codegen.h"
 
+#define RF_CG_SEEN 64 /* common subexpressions remembered per stage */
+
 typedef struct rf_cg_gen {
     rf_buf *b;
     const rf_gpu_kplan *pl;
@@ -39,6 +41,14 @@ typedef struct rf_cg_gen {
     uint8_t hset[2][RF_GPU_MAXC];
     int hv[2][RF_GPU_MAXC];
     rf_type ht[2][RF_GPU_MAXC];
+    /* common subexpressions (a fused stage sets cse): the computed
+    ** expressions emitted at depth 1, where every later one in the stage
+    ** sees them, and the variable holding each; an equal expression there
+    ** reads it instead of computing it again (q01's charge reuses its
+    ** disc_price: one decimal product a row less) */
+    int cse, nseen;
+    const rf_qp_expr *seen[RF_CG_SEEN];
+    int seen_v[RF_CG_SEEN];
 } rf_cg_gen;
 
 /* The C++ type of a value in registers, and of a column in memory. */

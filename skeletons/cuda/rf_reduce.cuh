@@ -258,117 +258,127 @@ __device__ __forceinline__ int gt_find(u64 *cnt, u64 *heads, u64 *recs, const u6
     return -1;
 }
 
-// A thread's sums of its rows in C groups of the block's table, in registers
-// (a cache in front of the table's atomics: with a handful of groups, as in
-// a report by two flags, every row's atomics on a few words would serialize
-// the warp): per entry the record, the rows and a 64-bit partial sum per
-// summed column. An entry goes to the table (spill) when another group takes
-// its place, a partial sum would overflow, or the thread is done.
-template <int NK, int NS, int H, int C> struct gt_cache {
-    int d[C];
-    u64 n[C];
+// A thread's sums of its rows of up to C groups, in registers: a cache in
+// front of the block's table (with a handful of groups, as in a report by
+// two flags, the table's atomics on a few words would serialize the warp).
+// An entry holds its group's keys (as KT: u32 where every group column fits
+// 32 bits), its record in the table, its rows and a 64-bit partial sum per
+// summed column. A row whose keys an entry holds is plain adds, predicated
+// per entry: no hash, no shared memory, no atomics, no branch. Every value
+// added there is in [-2^(63 - SPAN), 2^(63 - SPAN)), and after 2^SPAN rows
+// the entries spill to the table and are freed, so a partial sum stays in
+// [-2^63, 2^63) and never wraps (q01's values are below 2^37, the bound is
+// 2^51); freeing them lets the entries follow the groups the thread meets.
+// A row with a larger value goes to the table's exact 128-bit sums by
+// itself, and so does a row of a new group while every entry is taken;
+// otherwise a new group finds (or makes) its record and takes the next free
+// entry. A group's first row is a minimum over the rows that found its
+// record: a thread's rows ascend, so those an entry took cannot lower it.
+// SPAN is a parameter for the unit test's sake (test_gt_cache.cpp: spills
+// every 8 rows); kernels use RF_GT_SPAN.
+#define RF_GT_SPAN 12
+template <int NK, int NS, int H, int G, int C, class KT, int SPAN = RF_GT_SPAN> struct gt_cache {
+    static constexpr int RW = NK + 2 + 2 * NS;
+    KT k[C][NK];
+    int d[C]; // the record of entry i < used
+    u32 n[C];
     i64 s[C][NS > 0 ? NS : 1];
-    int next;
+    int used; // entries taken (the first ones)
+    u32 rows; // rows added to the entries since they were last freed
     __device__ __forceinline__ void init()
     {
-        next = 0;
+        used = 0;
+        rows = 0;
         for (int i = 0; i < C; i++) {
-            d[i] = -1;
+            d[i] = 0;
             n[i] = 0;
+            for (int j = 0; j < NK; j++) k[i][j] = 0;
             for (int j = 0; j < NS; j++) s[i][j] = 0;
         }
     }
-    static __device__ __forceinline__ u64 *rec(u64 *tab, int e) { return tab + 1 + H + (i64)e * (NK + 2 + 2 * NS); }
+    static __device__ __forceinline__ u64 *rec(u64 *tab, int e) { return tab + 1 + H + (i64)e * RW; }
     static __device__ __forceinline__ void add(u64 *r, int j, i64 x)
     {
         if (x) add128(&r[NK + 2 + 2 * j], &r[NK + 3 + 2 * j], (u64)x, x < 0 ? ~0ull : 0ull);
     }
-    // entry i (a constant after unrolling) into the table
-    __device__ __forceinline__ void spill(u64 *tab, int i)
+    // the record of keys gk with r among its rows (made where new), or -1
+    // when the table is full (then *status is raised)
+    static __device__ __forceinline__ int find(u64 *tab, u64 *status, const u64 *gk, i64 r)
     {
-        if (d[i] < 0) return;
-        u64 *r = rec(tab, d[i]);
-        if (n[i]) atomicAdd(&r[NK + 1], n[i]);
-        for (int j = 0; j < NS; j++) add(r, j, s[i][j]);
+        int e = gt_find<NK, RW, H, G>(tab, tab + 1, tab + 1 + H, gk, (u64)r);
+        if (e < 0) {
+            *(volatile u64 *)status = 1;
+            return -1;
+        }
+        u64 *rc = rec(tab, e);
+        if ((u64)r < rc[NK]) atomicMin(&rc[NK], (u64)r);
+        return e;
     }
-    // row values v into record e: the entry's words gathered into one set
-    // of registers, worked on once, and put back (per-entry code, unrolled C
-    // times, would hold C copies of the spills' registers)
-    __device__ __forceinline__ void row(u64 *tab, int e, const i64 *v)
-    {
-        int hit = -1;
-#pragma unroll
-        for (int i = 0; i < C; i++)
-            if (d[i] == e) hit = i;
-        int ce = -1;
-        u64 cn = 0;
-        i64 cs[NS > 0 ? NS : 1];
-        for (int j = 0; j < NS; j++) cs[j] = 0;
-        if (hit < 0) {
-            hit = next;
-            next = next + 1 == C ? 0 : next + 1;
-        }
-#pragma unroll
-        for (int i = 0; i < C; i++)
-            if (i == hit) {
-                ce = d[i];
-                cn = n[i];
-#pragma unroll
-                for (int j = 0; j < NS; j++) cs[j] = s[i][j];
-            }
-        if (ce != e) {
-            // another group's entry (or none): to the table, then e's
-            if (ce >= 0) {
-                u64 *r = rec(tab, ce);
-                if (cn) atomicAdd(&r[NK + 1], cn);
-                for (int j = 0; j < NS; j++) add(r, j, cs[j]);
-            }
-            ce = e;
-            cn = 0;
-            for (int j = 0; j < NS; j++) cs[j] = 0;
-        }
-        cn++;
-#pragma unroll
-        for (int j = 0; j < NS; j++) {
-            i64 a = cs[j], t = (i64)((u64)a + (u64)v[j]);
-            if (((a ^ t) & (v[j] ^ t)) < 0) { // the 64-bit partial sum overflows: a to the table
-                add(rec(tab, e), j, a);
-                t = v[j];
-            }
-            cs[j] = t;
-        }
-#pragma unroll
-        for (int i = 0; i < C; i++)
-            if (i == hit) {
-                d[i] = ce;
-                n[i] = cn;
-#pragma unroll
-                for (int j = 0; j < NS; j++) s[i][j] = cs[j];
-            }
-    }
+    // every entry into the table, zeroed and freed
     __device__ __forceinline__ void flush(u64 *tab)
     {
 #pragma unroll
-        for (int i = 0; i < C; i++) spill(tab, i);
+        for (int i = 0; i < C; i++) {
+            if (i < used) {
+                u64 *rc = rec(tab, d[i]);
+                if (n[i]) atomicAdd(&rc[NK + 1], (u64)n[i]);
+                for (int j = 0; j < NS; j++) add(rc, j, s[i][j]);
+            }
+            n[i] = 0;
+            for (int j = 0; j < NS; j++) s[i][j] = 0;
+        }
+        used = 0;
+        rows = 0;
+    }
+    // a row by itself into its record
+    static __device__ __forceinline__ void direct(u64 *tab, u64 *status, const u64 *gk, i64 r, const i64 *v)
+    {
+        int e = find(tab, status, gk, r);
+        if (e < 0) return;
+        u64 *rc = rec(tab, e);
+        atomicAdd(&rc[NK + 1], 1ull);
+        for (int j = 0; j < NS; j++) add(rc, j, v[j]);
+    }
+    // row r of keys ck (gk: widened to u64, as the table holds them) and
+    // summed values v
+    __device__ __forceinline__ void row(u64 *tab, u64 *status, const KT *ck, const u64 *gk, i64 r, const i64 *v)
+    {
+        u64 wide = 0;
+#pragma unroll
+        for (int j = 0; j < NS; j++) wide |= (u64)(v[j] ^ (v[j] >> 63)) >> (63 - SPAN);
+        int hit = -1;
+#pragma unroll
+        for (int i = 0; i < C; i++) {
+            bool eq = i < used;
+#pragma unroll
+            for (int j = 0; j < NK; j++) eq = eq && k[i][j] == ck[j];
+            if (eq) hit = i;
+        }
+        if (wide || (hit < 0 && used == C)) {
+            direct(tab, status, gk, r, v);
+            return;
+        }
+        if (hit < 0) {
+            int e = find(tab, status, gk, r);
+            if (e < 0) return;
+            hit = used++;
+#pragma unroll
+            for (int i = 0; i < C; i++)
+                if (i == hit) {
+                    d[i] = e;
+                    for (int j = 0; j < NK; j++) k[i][j] = ck[j];
+                }
+        }
+#pragma unroll
+        for (int i = 0; i < C; i++)
+            if (i == hit) {
+                n[i]++;
+#pragma unroll
+                for (int j = 0; j < NS; j++) s[i][j] = (i64)((u64)s[i][j] + (u64)v[j]);
+            }
+        if (++rows == (1u << SPAN)) flush(tab);
     }
 };
-
-// Row r of keys k and summed values v into the block's table tab through the
-// thread's cache c; a full table raises *status.
-template <int NK, int NS, int H, int G, int C>
-__device__ __forceinline__ void gt_row_c(u64 *tab, u64 *status, gt_cache<NK, NS, H, C> &c, const u64 *k, i64 r,
-                                         const i64 *v)
-{
-    constexpr int RW = NK + 2 + 2 * NS;
-    int d = gt_find<NK, RW, H, G>(tab, tab + 1, tab + 1 + H, k, (u64)r);
-    if (d < 0) {
-        *(volatile u64 *)status = 1;
-        return;
-    }
-    u64 *rec = tab + 1 + H + (i64)d * RW;
-    if ((u64)r < rec[NK]) atomicMin(&rec[NK], (u64)r);
-    c.row(tab, d, v);
-}
 
 // The block's table tab into the global one out (after a barrier).
 template <int NK, int NS, int H, int G> __device__ __forceinline__ void gt_flush(const u64 *tab, u64 *out)
