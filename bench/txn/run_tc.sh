@@ -27,7 +27,7 @@ t() { # label args...: one exec, its profile's maintenance line and wall time
     s=$(date +%s.%N)
     "$redfox" exec "$@" --device "$dev" --profile --format csv >"$tmp/out.$label" 2>"$tmp/err.$label"
     e=$(date +%s.%N)
-    printf '%-28s wall %8.3f s | %s | commit %s | %s\n' "$label" "$(echo "$e - $s" | bc)" \
+    printf '%-28s wall %8.3f s | %s | commit %s | %s\n' "$label" "$(awk -v s="$s" -v e="$e" 'BEGIN { printf "%.3f", e - s }')" \
         "$(sed -n 's/.*derived predicates \(.*\) (\([0-9.]* ms\), runs.*/\2: \1/p' "$tmp/err.$label" | cut -c1-70)" \
         "$(sed -n 's/.* commit \([0-9.]* ms\).*/\1/p' "$tmp/err.$label")" \
         "$(grep -o 'path: [0-9]* -> [0-9]* tuples (table [a-z ]*)' "$tmp/err.$label")"
