@@ -188,6 +188,9 @@ typedef struct rf_rt_result {
                                   -1 did not look (or the emulator) */
     char host_gpu_kind[24];
     uint64_t h2d_bytes, d2h_bytes; /* GPU: bytes copied host to device and back, the whole run */
+    /* GPU: the machine's pinned host-to-device bandwidth, GB/s, measured
+    ** once per process with --profile; 0: not measured (the emulator) */
+    double gpu_pinned_gbs;
     double gpu_alloc_seconds;  /* GPU: in the driver's allocations of device memory (the pool's arenas) */
     /* GPU: the memory cap (0: none) and, under it, values moved to host
     ** memory for lack of room, their bytes moved out and back (part of

@@ -30,12 +30,19 @@ void rf_rt_profile_write(const rf_rt_result *res, FILE *f)
     }
     if (!strcmp(res->device, "gpu")) {
         double gbs = res->copy_seconds > 0 ? (double)res->h2d_bytes / res->copy_seconds * 1e-9 : 0;
+        /* the copy's share of what pinned copies reach on this machine */
+        char share[96];
+        if (res->gpu_pinned_gbs > 0)
+            snprintf(share, sizeof share, ", %.0f%% of the %.1f GB/s pinned bandwidth measured",
+                     gbs / res->gpu_pinned_gbs * 100, res->gpu_pinned_gbs);
+        else
+            snprintf(share, sizeof share, ", pinned bandwidth not measured");
         fprintf(f,
                 "phases: device %.3f ms, program %.3f ms, read %.3f ms, copy %.3f ms (%llu bytes to the device, "
-                "%.2f GB/s), run %.3f ms, outputs back %.3f ms (%llu bytes to the host); device memory "
+                "%.2f GB/s%s), run %.3f ms, outputs back %.3f ms (%llu bytes to the host); device memory "
                 "allocations %.3f ms (in the copy or the run)\n",
                 res->device_seconds * 1e3, res->program_seconds * 1e3, res->read_seconds * 1e3,
-                res->copy_seconds * 1e3, (unsigned long long)res->h2d_bytes, gbs, res->run_seconds * 1e3,
+                res->copy_seconds * 1e3, (unsigned long long)res->h2d_bytes, gbs, share, res->run_seconds * 1e3,
                 res->output_seconds * 1e3, (unsigned long long)res->d2h_bytes, res->gpu_alloc_seconds * 1e3);
         if (res->start_aside)
             fprintf(f,

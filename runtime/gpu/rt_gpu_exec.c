@@ -277,6 +277,9 @@ static rf_status gpu_open(const rf_rt_env *env, void **dev)
     x->g.mem_cap = (uint64_t)x->tune.gpu_memory;
     x->g.cache_dir = x->tune.cache_dir;
     x->g.cpu = env->pool; /* big copies are staged by the run's threads */
+    /* the copies' share of what the machine's pinned copies reach (once per
+    ** process, before the accounting layer: it is not the run's copying) */
+    if (o->profile && !rf_gpu_emulated()) x->g.pinned_gbs = rf_gpu_cuda_pinned_gbs(&x->g);
     rf_gpu_acct_install(&x->g);
     /* --trace: every device operation, the load's copies too (not from a
     ** thread beside the reading: attach turns it on) */
@@ -425,6 +428,7 @@ static void gpu_report(void *dev)
     if (x->pool && x->res) x->res->gpu_peak_bytes = rf_gpool_peak(x->pool);
     if (x->res) {
         x->res->h2d_bytes = x->g.h2d_bytes;
+        x->res->gpu_pinned_gbs = x->g.pinned_gbs;
         x->res->d2h_bytes = x->g.d2h_bytes;
         x->res->gpu_alloc_seconds = x->g.alloc_seconds;
         x->res->gpu_memory_cap = x->g.mem_cap;

@@ -85,6 +85,7 @@ struct gdev {
     int pool_exact;     /* one device allocation per buffer (the gpu_pool_exact setting) */
     const char *cache_dir; /* the JIT and emulator caches' root (rf_gpu_cache_dir; the cache_dir setting) */
     uint64_t h2d_bytes, d2h_bytes; /* copied each way, the whole run (the accounting layer counts) */
+    double pinned_gbs; /* the measured pinned host-to-device bandwidth (--profile); 0: not measured */
     double alloc_seconds;    /* in the driver's allocations (the pool's arenas), the whole run */
     struct rf_cpu_pool *cpu; /* the run's host threads: they fill the staging buffers of big copies */
     void *stream; /* the real device's stream (CUstream), for NCCL; NULL in the emulator */
@@ -102,6 +103,10 @@ int rf_gpu_cuda_probe(char *why, size_t n);
 /* The calling thread works in the device's context from now on (after a
 ** device opened on another thread); nothing where the probe failed. */
 void rf_gpu_cuda_bind_thread(void);
+/* The pinned host-to-device bandwidth in GB/s (10^9 bytes): timed copies of
+** the staging buffer, made once per process, at the first call (--profile
+** asks, at device open); 0 when not measured. */
+double rf_gpu_cuda_pinned_gbs(gdev *g);
 /* 1 once the driver started in this process (the probe succeeded). */
 int rf_gpu_cuda_started(void);
 /* Cheap, no driver start: 0 when the probe ran and failed or when the

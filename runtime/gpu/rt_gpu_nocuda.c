@@ -33,5 +33,10 @@ int rf_gpu_cuda_jit_cache(const rf_gpu_ptx *ptx, const char *cache_dir)
 }
 
 int rf_gpu_cuda_started(void) { return 0; }
+double rf_gpu_cuda_pinned_gbs(gdev *g)
+{
+    (void)g;
+    return 0;
+}
 void rf_rt_gpu_choose(int index) { (void)index; }
 int64_t rf_gpu_cuda_pci(void) { return 0; }

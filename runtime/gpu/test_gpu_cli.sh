@@ -4,7 +4,9 @@
 # naming the GPU, --device auto runs on the CPU and says so on stderr. With a
 # GPU: --device gpu runs there and auto says which device its placement
 # model picked (the GPU, or the CPU as faster than the GPU). Either way
-# the output equals the CPU's. Exit 77 while redfox does not call the GPU
+# the output equals the CPU's. --profile's phases line gives the copy's
+# share of the pinned bandwidth measured (a GPU) or says it was not
+# measured (the emulator). Exit 77 while redfox does not call the GPU
 # backend yet.
 set -u
 redfox=$1
@@ -23,8 +25,18 @@ if grep -q "no GPU backend" "$tmp/gpu.err"; then echo "SKIP: this redfox does no
 arc=$?
 if [ $arc -ne 0 ]; then echo "FAIL: --device auto exited $arc"; cat "$tmp/auto.err"; exit 1; fi
 if ! cmp -s "$tmp/cpu" "$tmp/auto"; then echo "FAIL: --device auto gives another output than the CPU"; exit 1; fi
+# --profile's phases line: the copy's share of the pinned bandwidth measured
+# in this process on a GPU, "not measured" on the emulator
+RF_GPU_EMULATE=1 "$redfox" run "$prog" --data "$dir/data" --device gpu --format csv --profile >/dev/null 2>"$tmp/emu.err" || {
+    echo "FAIL: the emulated run failed"; cat "$tmp/emu.err"; exit 1; }
+if ! grep -q "^phases: .* GB/s, pinned bandwidth not measured)" "$tmp/emu.err"; then
+    echo "FAIL: the emulator's profile does not say the pinned bandwidth was not measured"; cat "$tmp/emu.err"; exit 1; fi
 if [ $rc -eq 0 ]; then
     # there is a GPU
+    "$redfox" run "$prog" --data "$dir/data" --device gpu --format csv --profile >/dev/null 2>"$tmp/prof.err" || {
+        echo "FAIL: the profiled GPU run failed"; cat "$tmp/prof.err"; exit 1; }
+    if ! grep -q "^phases: .* GB/s, [0-9]*% of the [0-9.]* GB/s pinned bandwidth measured)" "$tmp/prof.err"; then
+        echo "FAIL: the GPU's profile does not give the copy's share of the pinned bandwidth"; cat "$tmp/prof.err"; exit 1; fi
     if ! cmp -s "$tmp/cpu" "$tmp/gpu"; then echo "FAIL: --device gpu gives another output than the CPU"; exit 1; fi
     if ! grep -q "running on the GPU\|running on the CPU: predicted faster than the GPU" "$tmp/auto.err"; then
         echo "FAIL: --device auto does not say where it runs and why"; cat "$tmp/auto.err"; exit 1; fi
