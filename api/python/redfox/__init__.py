@@ -556,6 +556,19 @@ def _column(values, tname):
     if tname == "date":
         return (c_int32 * n)(*[(v - _EPOCH).days for v in values])
     raise Error(2, "redfox: unknown type %r (one of %s)" % (tname, ", ".join(TYPES)))
+def _row_columns(rows, types):
+    """Rows (tuples of the given type names) as the C API's arguments: the
+    column count, the type codes, the row count and the column pointers,
+    then the columns themselves, which must live as long as the call."""
+    rows = list(rows)
+    ncols = len(types)
+    for r in rows:
+        if len(r) != ncols:
+            raise Error(2, "redfox: a row of %d values where %d types were given" % (len(r), ncols))
+    cols = [_column([r[c] for r in rows], t) for c, t in enumerate(types)]
+    ptrs = (c_void_p * ncols)(*[ctypes.cast(c, c_void_p) for c in cols])
+    tcodes = (c_int * ncols)(*[TYPES.index(t) for t in types])
+    return ncols, tcodes, len(rows), ptrs, cols
 
 
 # ---- batches (transactions, API level 4) -----------------------------------------
@@ -586,15 +599,8 @@ class Batch:
         return self
 
     def _rows(self, fn, pred, rows, types):
-        rows = list(rows)
-        ncols = len(types)
-        for r in rows:
-            if len(r) != ncols:
-                raise Error(2, "redfox: a row of %d values where %d types were given" % (len(r), ncols))
-        cols = [_column([r[c] for r in rows], t) for c, t in enumerate(types)]
-        ptrs = (c_void_p * ncols)(*[ctypes.cast(c, c_void_p) for c in cols])
-        tcodes = (c_int * ncols)(*[TYPES.index(t) for t in types])
-        return self._check(fn(self._h, pred.encode(), ncols, tcodes, len(rows), ptrs))
+        cols = _row_columns(rows, types)
+        return self._check(fn(self._h, pred.encode(), *cols[:4]))
 
     def insert(self, pred, rows, types):
         """Rows inserted into base predicate pred (a row already there: nothing)."""
@@ -657,15 +663,8 @@ class Database:
     def put(self, name, rows, types):
         """Gives input relation name (its lang:input file name or its
         predicate's name) as a list of tuples of the given type names."""
-        rows = list(rows)
-        ncols = len(types)
-        for r in rows:
-            if len(r) != ncols:
-                raise Error(2, "redfox: a row of %d values where %d types were given" % (len(r), ncols))
-        cols = [_column([r[c] for r in rows], t) for c, t in enumerate(types)]
-        ptrs = (c_void_p * ncols)(*[ctypes.cast(c, c_void_p) for c in cols])
-        tcodes = (c_int * ncols)(*[TYPES.index(t) for t in types])
-        self._check(rf_database_put_rows(self._h, name.encode(), ncols, tcodes, len(rows), ptrs))
+        cols = _row_columns(rows, types)
+        self._check(rf_database_put_rows(self._h, name.encode(), *cols[:4]))
 
     def put_arrow(self, name, data):
         """Gives input relation name from any object of the Arrow PyCapsule
