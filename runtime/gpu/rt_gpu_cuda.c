@@ -379,6 +379,24 @@ static rf_status cu_h2d(gdev *g, gptr dst, const void *src, uint64_t n)
     return RF_OK;
 }
 
+/* A staging buffer's len bytes out to dst once its copy from the device is
+** done: by the run's threads together for a big chunk (one thread's memcpy
+** into fresh pages, about 1-2 GB/s, was what moving values to host memory
+** under a cap ran at). */
+static rf_status stage_drain(gdev *g, cu_state *c, int i, char *dst, size_t len)
+{
+    CU(g, drv.f.EventSynchronize(c->stage_ev[i]), "waiting for a GPU-to-host copy");
+    if (len >= STAGE_PAR_MIN && g->cpu && rf_cpu_pool_threads(g->cpu) > 1) {
+        stage_fill f = {dst, c->stage[i]};
+        rf_cpu_parallel_for(g->cpu, (int64_t)len, STAGE_GRAIN, stage_fill_part, &f);
+    } else {
+        memcpy(dst, c->stage[i], len);
+    }
+    return RF_OK;
+}
+
+/* Device to host through the two pinned staging buffers: while the host
+** empties one, the GPU fills the other. */
 static rf_status cu_d2h(gdev *g, void *dst, gptr src, uint64_t n)
 {
     cu_state *c = g->impl;
@@ -389,15 +407,25 @@ static rf_status cu_d2h(gdev *g, void *dst, gptr src, uint64_t n)
         memcpy(dst, c->small, (size_t)n);
         return RF_OK;
     }
-    uint64_t done = 0;
+    uint64_t done = 0, prev_at = 0;
+    size_t prev_len = 0;
+    int i = 0;
     while (done < n) {
         size_t len = n - done > STAGE_BYTES ? STAGE_BYTES : (size_t)(n - done);
-        CU(g, drv.f.MemcpyDtoHAsync(c->stage[0], (CUdeviceptr)(src + done), len, c->stream), "a GPU-to-host copy");
-        CU(g, drv.f.StreamSynchronize(c->stream), "waiting for the GPU");
-        memcpy((char *)dst + done, c->stage[0], len);
+        /* (an earlier host-to-device copy from this buffer is ahead in the stream) */
+        CU(g, drv.f.MemcpyDtoHAsync(c->stage[i], (CUdeviceptr)(src + done), len, c->stream), "a GPU-to-host copy");
+        CU(g, drv.f.EventRecord(c->stage_ev[i], c->stream), "recording an event");
+        c->stage_used[i] = 1;
+        if (prev_len) {
+            rf_status st = stage_drain(g, c, i ^ 1, (char *)dst + prev_at, prev_len);
+            if (st) return st;
+        }
+        prev_at = done;
+        prev_len = len;
         done += len;
+        i ^= 1;
     }
-    return RF_OK;
+    return stage_drain(g, c, i ^ 1, (char *)dst + prev_at, prev_len);
 }
 
 static rf_status cu_d2d(gdev *g, gptr dst, gptr src, uint64_t n)
