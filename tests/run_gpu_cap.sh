@@ -1,7 +1,8 @@
 #!/bin/sh
-# tests/run_gpu_cap.sh REDFOX MIN_SPILLED MIN_RANGED DATA PROG.logic... (or DATA "tpch" SCHEMA QUERY...;
+# tests/run_gpu_cap.sh [--real] REDFOX MIN_SPILLED MIN_RANGED DATA PROG.logic... (or DATA "tpch" SCHEMA QUERY...;
 # DATA "sf=X": TPC-H data of scale factor X made by `redfox tpch gen`; a missing DATA: exit 77):
-# the GPU memory cap (--gpu-memory) in the emulator. Each program (one run
+# the GPU memory cap (--gpu-memory) in the emulator, or with --real on the
+# machine's GPU (exit 77 where there is none: the ctest label gpu). Each program (one run
 # of every PROG, or with "tpch" of SCHEMA with each QUERY) runs uncapped
 # with --profile, which gives its peak device memory P; then
 #   - under a generous cap (P plus a quarter) it must run on the GPU (no
@@ -17,6 +18,8 @@
 # ranges or key partitions, so that the test fails when the cap, the moves or the
 # partitions stop working. Programs that expect an error (// expect-error:) are left out.
 set -u
+real=0
+if [ "$1" = --real ]; then real=1; shift; fi
 redfox=$1 min=$2 minranged=$3 data=$4
 shift 4
 tpch_schema=
@@ -30,8 +33,17 @@ sf=*)
     data=$tmp/data ;;
 *) [ -d "$data" ] || { echo "SKIP: no data folder $data"; exit 77; } ;;
 esac
-RF_GPU_EMULATE=1
-export RF_GPU_EMULATE
+if [ $real = 1 ]; then
+    unset RF_GPU_EMULATE
+    printf 'a(1).\nlang:output[`a] = "a".\n' >"$tmp/probe.logic"
+    if ! "$redfox" run "$tmp/probe.logic" --device gpu >/dev/null 2>"$tmp/probe.err"; then
+        echo "SKIP: no usable GPU: $(cat "$tmp/probe.err")"
+        exit 77
+    fi
+else
+    RF_GPU_EMULATE=1
+    export RF_GPU_EMULATE
+fi
 fail=0 spilled=0 ranged=0 keyed=0 fell=0 ran=0
 for prog in "$@"; do
     grep -q '^// expect-error:' "$prog" && continue
