@@ -12,6 +12,24 @@
 #include "rf_db.h"
 #include "rf_load.h"
 
+/* Whether a table's rows rise in a key's order so far (tools/db_import_order.c). */
+typedef struct rf_import_order {
+    const rf_type *types; /* the table's column types */
+    const int32_t *cols;  /* the key's columns, in the order compared */
+    int32_t ncols;        /* 0: no key to check */
+    int rising;           /* every row so far above the row before it */
+    int64_t rows;         /* rows compared so far */
+    int64_t *num;         /* the last row's key: a number's bytes, per key column */
+    char **str;           /* the last row's key: a string's bytes */
+    int64_t *slen;
+} rf_import_order;
+
+void rf_import_order_init(rf_import_order *o, const rf_type *types, int32_t n, const int32_t *cols);
+/* The block's rows after those before: o->rising stays 1 while each row's
+** key is above the previous row's. */
+rf_status rf_import_order_block(rf_import_order *o, const rf_rt_texttable *tt);
+void rf_import_order_free(rf_import_order *o);
+
 typedef struct itable {
     rf_import_table t;
     int32_t tid;
@@ -19,6 +37,9 @@ typedef struct itable {
     int encoded;       /* its string columns' encodings are chosen */
     int64_t lines;     /* lines of text taken so far */
     char *path;        /* the text file, for key errors */
+    rf_import_order key_order; /* the declared key, checked by row order as blocks are written */
+    rf_import_order fd_order;  /* a functional dependency's key columns, the same */
+    int32_t *fd_cols;  /* 0 .. nfd - 1 */
 } itable;
 
 typedef struct rf_import_block_job rf_import_block_job;
@@ -29,6 +50,7 @@ struct rf_importer {
     int threads;
     int progress;
     int strings;       /* RF_IMPORT_STRINGS_* */
+    int64_t block;     /* bytes of text parsed at a time (rf_import_text_block) */
     rf_import_times times;
     double t0, cpu0;   /* when rf_import_new ran: wall clock, process CPU */
     itable *tabs;
