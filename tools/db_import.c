@@ -30,6 +30,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#define QUOTE_PIECE (4LL << 20) /* bytes searched for '"' per thread at least */
+
 
 static int online_cpus(void)
 {
@@ -123,15 +125,43 @@ rf_status rf_import_add(rf_importer *imp, const rf_import_table *t, int32_t *tid
     return RF_OK;
 }
 
+/* A search for '"' in a block of text, a piece per thread. */
+typedef struct quote_scan {
+    const char *buf;
+    int64_t len;
+    int n;
+    int found; /* (atomic) */
+} quote_scan;
+
+static void scan_piece(void *arg, int t)
+{
+    quote_scan *q = arg;
+    int64_t b = q->len / q->n * t, e = t == q->n - 1 ? q->len : q->len / q->n * (t + 1);
+    if (e > b && memchr(q->buf + b, '"', (size_t)(e - b))) __atomic_store_n(&q->found, 1, __ATOMIC_RELAXED);
+}
+
+/* Whether buf[0, len) holds a '"'. The block is read whole (the file's
+** pages faulted in), so a large one is searched by several threads: one
+** thread alone would hold up the next block's parse. */
+static int has_quote(const char *buf, int64_t len, int threads)
+{
+    int n = (int)(len / QUOTE_PIECE);
+    if (n > threads) n = threads;
+    if (n <= 1) return memchr(buf, '"', (size_t)len) != NULL;
+    quote_scan q = {buf, len, n, 0};
+    rf_rt_parallel(n, scan_piece, &q);
+    return q.found;
+}
+
 /* Where the last whole record of buf[0, len) ends (0: none yet). buf starts
 ** at a record's start. A record ends at a line end outside quotes (RFC
 ** 4180: a field that starts with '"' runs to the '"' not doubled, and may
 ** hold line ends), so a quoted field is never cut in two; the rules are the
 ** loader's (runtime/io/rf_load.c). Without any '"' it is the last line end. */
-static int64_t record_end(const char *buf, int64_t len, char delim)
+static int64_t record_end(const char *buf, int64_t len, char delim, int threads)
 {
     if (!delim) delim = '|';
-    if (!memchr(buf, '"', (size_t)len)) {
+    if (!has_quote(buf, len, threads)) {
         const char *nl = memrchr(buf, '\n', (size_t)len);
         return nl ? nl - buf + 1 : 0;
     }
@@ -226,7 +256,7 @@ static rf_status import_mapped(rf_importer *imp, int32_t tid, const char *path, 
         int64_t left = size - pos, cut = left;
         double c0 = rf_now(), cc0 = rf_import_thread_cpu();
         for (int64_t win = imp->block; win < left; win *= 2) {
-            cut = record_end(map + pos, win, imp->tabs[tid].t.delimiter);
+            cut = record_end(map + pos, win, imp->tabs[tid].t.delimiter, imp->threads);
             if (cut > 0) break;
             cut = left; /* no record ends in the window: a larger one */
         }
@@ -316,7 +346,7 @@ rf_status rf_import_file(rf_importer *imp, int32_t tid, const char *path, rf_dia
         int64_t cut = len;
         if (!eof) {
             double c0 = rf_now(), cc0 = rf_import_thread_cpu();
-            cut = record_end(buf, len, imp->tabs[tid].t.delimiter);
+            cut = record_end(buf, len, imp->tabs[tid].t.delimiter, imp->threads);
             imp->times.cuts.wall += rf_now() - c0;
             imp->times.cuts.cpu += rf_import_thread_cpu() - cc0;
             if (cut == 0) continue;
