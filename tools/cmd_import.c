@@ -39,7 +39,9 @@ static const char *usage =
     "  --profile     print where the time went to stderr, wall clock and CPU\n"
     "                summed over threads: reading the files, parsing, string\n"
     "                dictionaries and column files, ending the columns, key\n"
-    "                checks, syncing and renaming (the phases overlap)\n"
+    "                checks, syncing and renaming (the phases overlap); how\n"
+    "                many keys held by the rows' order; what the reading\n"
+    "                thread waited for\n"
     "  --block-rows N  rows per min/max block, a power of two (default 65536;\n"
     "                smaller blocks let range filters skip finer)\n"
     "  --strings M   how string columns are stored: auto (default: plain when\n"
@@ -172,11 +174,12 @@ int rf_tool_import(int argc, char **argv)
                 "(dictionaries %.3f, column files %.3f); ending columns %.3f / %.3f; key checks %.3f / %.3f (CPU: "
                 "the checking thread); sync and rename %.3f / %.3f\n"
                 "  keys: %d held by the rows' order (compared as blocks are written: %.3f s CPU), %d read back and "
-                "grouped; finding record ends %.3f / %.3f (the reading thread)\n",
+                "grouped; finding record ends %.3f / %.3f (the reading thread)\n"
+                "  the reading thread waited %.3f s for block columns being written, %.3f s for table ends\n",
                 (double)t.bytes / 1e6, t.wall, t.cpu, t.read.wall, t.parse.wall, t.parse.cpu, t.columns.wall,
                 t.columns.cpu, t.encode.cpu, t.append.cpu, t.end.wall, t.end.cpu, t.keys.wall, t.keys.cpu,
                 t.commit.wall, t.commit.cpu, (int)t.keys_ordered, t.order.cpu, (int)t.keys_grouped, t.cuts.wall,
-                t.cuts.cpu);
+                t.cuts.cpu, t.wait_columns, t.wait_end);
     }
     rf_import_free(imp);
     int rc = rf_tool_finish(st, &d);

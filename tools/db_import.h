@@ -82,6 +82,10 @@ typedef struct rf_import_times {
     rf_import_phase cuts;    /* finding the last whole record of each block of text (the reading thread's) */
     int32_t keys_ordered;    /* keys and dependencies that held by the rows' order (nothing read back) */
     int32_t keys_grouped;    /* keys and dependencies checked by reading the columns back and grouping */
+    /* the reading thread's waits (wall): for a block's columns before the
+    ** next block's could start (the writing is the slower stage where this
+    ** is large), and for a table's end before the next one's */
+    double wait_columns, wait_end;
     rf_import_phase commit;  /* syncing every file, the manifest, the rename */
     double wall, cpu;        /* the whole import so far, from rf_import_new; the process's CPU */
     int64_t bytes;           /* text read */

@@ -282,7 +282,9 @@ static rf_status join_block(rf_importer *imp, rf_diags *d)
     rf_import_block_job *j = imp->writing;
     if (!j) return RF_OK;
     imp->writing = NULL;
+    double t0 = rf_now();
     if (j->threaded) pthread_join(j->th, NULL);
+    imp->times.wait_columns += rf_now() - t0;
     imp->times.columns.wall += j->wall;
     imp->times.encode.cpu += (double)j->encode_ns * 1e-9;
     imp->times.append.cpu += (double)j->append_ns * 1e-9;
@@ -414,7 +416,9 @@ static rf_status join_end(rf_importer *imp, rf_diags *d)
     rf_import_end_job *j = imp->ending;
     if (!j) return RF_OK;
     imp->ending = NULL;
+    double t0 = rf_now();
     if (j->threaded) pthread_join(j->th, NULL);
+    imp->times.wait_end += rf_now() - t0;
     imp->times.end.wall += j->end_wall;
     imp->times.end.cpu += (double)j->end_ns * 1e-9;
     imp->times.keys.wall += j->keys_wall;
