@@ -46,11 +46,15 @@ rf_status rf_import_new(const char *out, int threads, int progress, rf_importer 
     if (!m) return RF_ENOMEM;
     m->threads = threads > 0 ? threads : online_cpus();
     m->block = RF_IMPORT_TEXT_BLOCK;
+    pthread_mutex_init(&m->turn_mu, NULL);
+    pthread_cond_init(&m->turn_cv, NULL);
     m->progress = progress;
     m->t0 = rf_now();
     m->cpu0 = rf_import_process_cpu();
     rf_status st = rf_db_writer_new(out, RF_VERSION_STRING, &m->w, d);
     if (st) {
+        pthread_mutex_destroy(&m->turn_mu);
+        pthread_cond_destroy(&m->turn_cv);
         free(m);
         return st;
     }
@@ -110,13 +114,19 @@ rf_status rf_import_add(rf_importer *imp, const rf_import_table *t, int32_t *tid
     itable *it = &imp->tabs[imp->n];
     memset(it, 0, sizeof *it);
     it->t = *t;
+    it->done = rf_calloc((size_t)t->ncols + 1, sizeof *it->done);
+    if (!it->done) return RF_ENOMEM;
     if (t->nfd > 0) {
-        if (!(it->fd_cols = rf_malloc((size_t)t->nfd * sizeof *it->fd_cols))) return RF_ENOMEM;
+        if (!(it->fd_cols = rf_malloc((size_t)t->nfd * sizeof *it->fd_cols))) {
+            free(it->done);
+            return RF_ENOMEM;
+        }
         for (int32_t c = 0; c < t->nfd; c++) it->fd_cols[c] = c;
     }
     rf_status st = rf_db_writer_table(imp->w, t->file, t->ncols, t->types, t->colnames, t->nkey, t->key, &it->tid, d);
     if (st) {
         free(it->fd_cols);
+        free(it->done);
         return st;
     }
     rf_import_order_init(&it->key_order, t->types, t->nkey, t->key);
@@ -210,7 +220,7 @@ rf_status rf_import_text(rf_importer *imp, int32_t tid, const char *path, const 
         it->lines += tt.nlines; /* a quoted field may span lines */
         if (!it->encoded) st = choose_encodings(imp, it, &tt, &pd);
     }
-    /* the previous block's columns are written before this one's start */
+    /* room for this block's columns: the oldest block in flight done */
     rf_status wst = st ? rf_import_settle(imp, d) : rf_import_settle_block(imp, d);
     if (!wst) {
         for (int64_t k = 0; k < pd.count; k++) rf_diag_add(d, pd.items[k].sev, pd.items[k].loc, "%s", pd.items[k].msg);
@@ -403,10 +413,13 @@ void rf_import_free(rf_importer *imp)
     for (int32_t i = 0; i < imp->n; i++) {
         free(imp->tabs[i].path);
         free(imp->tabs[i].fd_cols);
+        free(imp->tabs[i].done);
         rf_import_order_free(&imp->tabs[i].key_order);
         rf_import_order_free(&imp->tabs[i].fd_order);
     }
     free(imp->tabs);
+    pthread_mutex_destroy(&imp->turn_mu);
+    pthread_cond_destroy(&imp->turn_cv);
     free(imp);
 }
 

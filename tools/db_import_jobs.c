@@ -4,18 +4,22 @@
 ** the database (string columns encoded into their dictionaries), and an
 ** ended table's columns closed, dictionaries written and key checked.
 **
-** Owns: the pipeline. While the text loader parses block N+1 with every
-** thread, block N's columns are written (a column per worker, the string
-** columns that need a dictionary first, each encoded by a share of the
-** threads; then the others, the most bytes first), and while the next table
-** is read, the previous one's end runs. At most one block and one table end
-** are in flight, so memory holds two blocks' columns, not a file. Every
-** column still gets its rows in file order, one block after another, so the
-** database's bytes do not depend on the timing or the thread count; errors
-** are reported in the order of the work: a table's end before a later
-** block's columns before the parse in hand, and only the first failure's
-** diagnostics, so a failed import names the same place every time. Also
-** the CPU time of the work it runs, for `import --profile`.
+** Owns: the pipeline. While the text loader parses block N+2 with every
+** thread, blocks N and N+1's columns are written (a column per worker, the
+** string columns that need a dictionary first, each encoded by a share of
+** the threads; then the others, the most bytes first), and while the next
+** table is read, the previous one's end runs. A block's column waits only
+** for the block before to have written that column (a turn per column), so
+** one slow column (a comment's strings) no longer holds every other column
+** of the next block. At most RF_IMPORT_BLOCKS_IN_FLIGHT blocks and one
+** table end are in flight, so memory holds three blocks' columns, not a
+** file. Every column still gets its rows in file order, one block after
+** another, so the database's bytes do not depend on the timing or the
+** thread count; errors are reported in the order of the work: a table's end
+** before an earlier block's columns before a later block's before the parse
+** in hand, and only the first failure's diagnostics, so a failed import
+** names the same place every time. Also the CPU time of the work it runs,
+** for `import --profile`.
 */
 #include "db_import_internal.h"
 
@@ -85,6 +89,8 @@ struct rf_import_block_job {
     int32_t *order;    /* the columns in the order workers take them (ORDER_ITEM: the key order) */
     int *share;        /* per column: threads for its append (its share of the bytes) */
     int32_t next;      /* the next of order to take (atomic) */
+    int64_t seq;       /* the table's blocks before this one */
+    int aborted;       /* (atomic) a column gave up its turn: an earlier block failed */
     int per;           /* threads for each dictionary's encoding */
     int nworkers;
     pthread_t th;
@@ -129,6 +135,36 @@ static int32_t plan_order(const rf_db_table *t, const rf_rt_texttable *tt, int32
     return ndict;
 }
 
+/* Waits until the block before has written item idx (a column, or ncols:
+** the key order); 0 when an earlier block failed instead. */
+static int take_turn(rf_import_block_job *j, int32_t idx)
+{
+    rf_importer *imp = j->imp;
+    int ok = 1;
+    pthread_mutex_lock(&imp->turn_mu);
+    while (j->it->done[idx] < j->seq) {
+        if (imp->turn_abort) {
+            ok = 0;
+            break;
+        }
+        pthread_cond_wait(&imp->turn_cv, &imp->turn_mu);
+    }
+    pthread_mutex_unlock(&imp->turn_mu);
+    return ok;
+}
+
+/* Item idx of this block is written (ok) or failed: the next block's turn,
+** or every waiter's release. */
+static void end_turn(rf_import_block_job *j, int32_t idx, int ok)
+{
+    rf_importer *imp = j->imp;
+    pthread_mutex_lock(&imp->turn_mu);
+    if (ok) j->it->done[idx] = j->seq + 1;
+    else imp->turn_abort = 1;
+    pthread_cond_broadcast(&imp->turn_cv);
+    pthread_mutex_unlock(&imp->turn_mu);
+}
+
 static void column_worker(void *arg, int w)
 {
     rf_import_block_job *j = arg;
@@ -140,14 +176,20 @@ static void column_worker(void *arg, int w)
         int32_t k = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED);
         if (k >= j->nitems) break;
         int32_t c = j->order[k];
+        int32_t idx = c == ORDER_ITEM ? j->ncols : c;
+        if (!take_turn(j, idx)) {
+            __atomic_store_n(&j->aborted, 1, __ATOMIC_RELAXED);
+            break;
+        }
         if (c == ORDER_ITEM) {
-            /* the previous block's job has ended (one block at a time), so
-            ** the table's order state is this job's alone */
+            /* the block before has compared its rows: the table's order
+            ** state is this block's alone until its turn ends */
             double o0 = rf_import_thread_cpu();
             rf_status st = rf_import_order_block(&j->it->key_order, &j->tt);
             if (!st) st = rf_import_order_block(&j->it->fd_order, &j->tt);
             order_own += rf_import_thread_cpu() - o0;
             j->order_st = st;
+            end_turn(j, idx, !st);
             if (st) break;
             continue;
         }
@@ -171,6 +213,7 @@ static void column_worker(void *arg, int w)
                                          j->share[c], parallel_timed, &j->ds[w]);
         }
         j->st[c] = st;
+        end_turn(j, idx, !st);
         if (st) break;
     }
     cpu_counter = NULL;
@@ -200,6 +243,9 @@ static void *block_main(void *arg)
     rf_rt_parallel(j->nworkers, column_worker, j);
     j->status = gather(j->ds, j->nworkers, j->st, j->ncols, &j->d);
     if (!j->status && j->order_st) j->status = j->order_st;
+    /* columns left unwritten for an earlier block's failure, which is
+    ** what gets reported */
+    if (!j->status && j->aborted) j->status = RF_EINTERNAL;
     j->wall = rf_now() - t0;
     return NULL;
 }
@@ -215,7 +261,7 @@ static void block_free(rf_import_block_job *j)
 
 rf_status rf_import_start_block(rf_importer *imp, itable *it, rf_rt_texttable *tt)
 {
-    if (imp->writing) return RF_EINTERNAL;
+    if (imp->nwriting == RF_IMPORT_BLOCKS_IN_FLIGHT) return RF_EINTERNAL;
     rf_import_block_job *j = rf_calloc(1, sizeof *j);
     if (!j) return RF_ENOMEM;
     j->imp = imp;
@@ -223,6 +269,7 @@ rf_status rf_import_start_block(rf_importer *imp, itable *it, rf_rt_texttable *t
     j->tt = *tt;
     memset(tt, 0, sizeof *tt);
     j->ncols = it->t.ncols;
+    j->seq = it->blocks;
     rf_diags_init(&j->d);
     const rf_db_table *t = &rf_db_writer_db(imp->w)->tables[it->tid];
     j->order = rf_malloc(((size_t)j->ncols + 1) * sizeof *j->order);
@@ -261,9 +308,10 @@ rf_status rf_import_start_block(rf_importer *imp, itable *it, rf_rt_texttable *t
         if (j->share[c] < 1 || needs_dict(&t->cols[c])) j->share[c] = 1;
     }
     for (int i = 0; i < j->nworkers; i++) rf_diags_init(&j->ds[i]);
+    it->blocks++;
     j->threaded = pthread_create(&j->th, NULL, block_main, j) == 0;
     if (!j->threaded) block_main(j); /* no thread to be had: the work in hand, now */
-    imp->writing = j;
+    imp->writing[imp->nwriting++] = j;
     return RF_OK;
 }
 
@@ -275,13 +323,14 @@ static void diags_move(rf_diags *from, rf_diags *to)
     rf_diags_init(from);
 }
 
-/* Joins the block in flight and accounts for it; its status, its
-** diagnostics into d when it failed (or when keep_ok). */
+/* Joins the oldest block in flight and accounts for it; its status, its
+** diagnostics into d. */
 static rf_status join_block(rf_importer *imp, rf_diags *d)
 {
-    rf_import_block_job *j = imp->writing;
-    if (!j) return RF_OK;
-    imp->writing = NULL;
+    if (!imp->nwriting) return RF_OK;
+    rf_import_block_job *j = imp->writing[0];
+    for (int i = 1; i < imp->nwriting; i++) imp->writing[i - 1] = imp->writing[i];
+    imp->writing[--imp->nwriting] = NULL;
     double t0 = rf_now();
     if (j->threaded) pthread_join(j->th, NULL);
     imp->times.wait_columns += rf_now() - t0;
@@ -460,24 +509,22 @@ rf_status rf_import_start_end(rf_importer *imp, itable *it, rf_diags *d)
 rf_status rf_import_settle_block(rf_importer *imp, rf_diags *d)
 {
     if (imp->failed) return imp->failed;
-    if (!imp->writing) return RF_OK;
+    if (imp->nwriting < RF_IMPORT_BLOCKS_IN_FLIGHT) return RF_OK;
     /* a failed table end comes first: it is the earlier work */
     if (rf_import_end_failed(imp)) return rf_import_settle(imp, d);
     rf_diags bd;
     rf_diags_init(&bd);
     rf_status st = join_block(imp, &bd);
     if (st) {
-        /* the table end in flight may fail too, and comes first */
+        /* the table end in flight may fail too, and comes first; the later
+        ** blocks' work is dropped */
         rf_diags ed;
         rf_diags_init(&ed);
         rf_status est = join_end(imp, &ed);
-        if (est) {
-            diags_move(&ed, d);
-            st = est;
-        } else {
-            diags_move(&ed, d);
-            diags_move(&bd, d);
-        }
+        diags_move(&ed, d);
+        if (est) st = est;
+        else diags_move(&bd, d);
+        while (imp->nwriting) join_block(imp, NULL);
         imp->failed = st;
     } else {
         diags_move(&bd, d);
@@ -492,15 +539,22 @@ rf_status rf_import_settle(rf_importer *imp, rf_diags *d)
         rf_import_abandon(imp);
         return imp->failed;
     }
-    rf_diags ed, bd;
+    rf_diags ed;
     rf_diags_init(&ed);
-    rf_diags_init(&bd);
-    rf_status est = join_end(imp, &ed), bst = join_block(imp, &bd);
+    rf_status st = join_end(imp, &ed);
     diags_move(&ed, d);
-    if (!est) diags_move(&bd, d);
     rf_diags_free(&ed);
-    rf_diags_free(&bd);
-    rf_status st = est ? est : bst;
+    /* the blocks oldest first: the first failure's diagnostics, none after */
+    while (imp->nwriting) {
+        rf_diags bd;
+        rf_diags_init(&bd);
+        rf_status bst = join_block(imp, &bd);
+        if (!st) {
+            diags_move(&bd, d);
+            st = bst;
+        }
+        rf_diags_free(&bd);
+    }
     if (st) imp->failed = st;
     return st;
 }
@@ -508,5 +562,5 @@ rf_status rf_import_settle(rf_importer *imp, rf_diags *d)
 void rf_import_abandon(rf_importer *imp)
 {
     join_end(imp, NULL);
-    join_block(imp, NULL);
+    while (imp->nwriting) join_block(imp, NULL);
 }
