@@ -9,7 +9,8 @@
 ** (the dictionary is only read, so a column of few distinct strings, all in
 ** one shard, is parallel too), insert what was absent (each thread its
 ** shards, in row order), count each range's first appearances, and number
-** them: a string's code is its rank in order of first appearance, which
+** them (a batch whose strings were all there ends after the first pass,
+** its codes found with them): a string's code is its rank in order of first appearance, which
 ** does not depend on the number of threads (nor does the file). Also
 ** writing the dictionary file, and the choice of no dictionary at all (plain
 ** strings) for a column whose first rows are mostly distinct.
@@ -212,6 +213,7 @@ typedef struct batch {
     uint32_t *codes;
     int nthreads;
     int oom[256];
+    int64_t nabsent[256];  /* rows of thread t's range whose strings were not in the dictionary */
     int64_t nnew[256];     /* rows of first appearance in thread t's range */
     uint64_t newbytes[256];
 } batch;
@@ -233,7 +235,7 @@ typedef struct batch {
 typedef struct memo_ent {
     uint64_t w[3], h;
     int64_t len;    /* -1: empty */
-    uint32_t e;
+    uint32_t e, code;
 } memo_ent;
 
 static inline void memo_key(const char *s, int64_t n, uint64_t w[3])
@@ -264,12 +266,14 @@ static inline int memo_slot(const uint64_t w[3], int64_t n)
 /* Thread t hashes its range of rows and finds those already in the
 ** dictionary (no thread writes to it in this phase): a column of few
 ** distinct strings, all in one shard, is then parallel from its second
-** batch on. */
+** batch on. A string found has its code (every entry of an earlier batch
+** has one), written at once: a batch whose strings are all known (a flag's
+** column after its first rows) needs no other pass. */
 static void hash_part(void *arg, int t)
 {
     batch *b = arg;
     rf_db_dict *dc = b->dc;
-    int64_t lo = b->n * t / b->nthreads, hi = b->n * (t + 1) / b->nthreads;
+    int64_t lo = b->n * t / b->nthreads, hi = b->n * (t + 1) / b->nthreads, absent = 0;
     /* a column of mostly distinct strings (a comment) skips the lookup:
     ** the insert pass finds the few repeats anyway */
     if (dc->mostly_new || dc->n == 0) {
@@ -280,8 +284,14 @@ static void hash_part(void *arg, int t)
             dc->h[i] = h;
             int64_t e = dc->mostly_new ? -1 : shard_lookup(&dc->sh[SHARD_OF(h)], h, str, len);
             dc->first[i] = e < 0 ? ROW_ABSENT : ROW_KNOWN;
-            if (e >= 0) dc->loc[i] = (uint32_t)e;
+            if (e >= 0) {
+                dc->loc[i] = (uint32_t)e;
+                b->codes[i] = dc->sh[SHARD_OF(h)].code[e];
+            } else {
+                absent++;
+            }
         }
+        b->nabsent[t] = absent;
         return;
     }
     memo_ent memo[1 << MEMO_BITS];
@@ -298,6 +308,7 @@ static void hash_part(void *arg, int t)
                 dc->h[i] = m->h;
                 dc->first[i] = ROW_KNOWN;
                 dc->loc[i] = m->e;
+                b->codes[i] = m->code;
                 continue;
             }
         }
@@ -305,10 +316,16 @@ static void hash_part(void *arg, int t)
         dc->h[i] = h;
         int64_t e = shard_lookup(&dc->sh[SHARD_OF(h)], h, str, len);
         dc->first[i] = e < 0 ? ROW_ABSENT : ROW_KNOWN;
-        if (e < 0) continue;
+        if (e < 0) {
+            absent++;
+            continue;
+        }
         dc->loc[i] = (uint32_t)e;
-        if (m) *m = (memo_ent){{w[0], w[1], w[2]}, h, len, (uint32_t)e};
+        uint32_t code = dc->sh[SHARD_OF(h)].code[e];
+        b->codes[i] = code;
+        if (m) *m = (memo_ent){{w[0], w[1], w[2]}, h, len, (uint32_t)e, code};
     }
+    b->nabsent[t] = absent;
 }
 
 /* Thread t inserts the absent rows of its shards, in row order. */
@@ -394,8 +411,16 @@ int rf_db_dict_encode(rf_db_dict *dc, int64_t n, const int64_t *off, const char 
     }
     batch *b = rf_calloc(1, sizeof *b);
     if (!b) return -1;
-    *b = (batch){dc, n, off, bytes, codes, nthreads, {0}, {0}, {0}};
+    *b = (batch){dc, n, off, bytes, codes, nthreads, {0}, {0}, {0}, {0}};
     par(nthreads, hash_part, b);
+    int64_t absent = 0;
+    for (int t = 0; t < nthreads; t++) absent += b->nabsent[t];
+    if (absent == 0) {
+        /* every string known: every code written */
+        dc->mostly_new = 0;
+        free(b);
+        return 0;
+    }
     par(nthreads < NSHARD ? nthreads : NSHARD, insert_part, b);
     int oom = 0;
     for (int t = 0; t < nthreads; t++) oom |= b->oom[t];

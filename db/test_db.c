@@ -3,6 +3,7 @@
 ** written and read back, the same bytes written by one thread or several,
 ** damaged files refused with the file named, and rows appended in place.
 */
+#include "db_internal.h"
 #include "rf_db.h"
 
 #include <fcntl.h>
@@ -408,6 +409,44 @@ static void test_parallel_write(const char *base)
     free(codes);
 }
 
+/* A dictionary's codes over batches, against first appearance counted
+** here: batches of strings all known already (whose codes the lookup pass
+** writes alone), batches with new strings among known ones, by one thread
+** and by five, small and large (5,000 rows: several threads). */
+static void test_dict_batches(void)
+{
+    enum { N = 5000, NB = 6 };
+    /* batch b's row i: "v" (i * 3 + b) % m[b]: batches 1, 2 and 4 add nothing */
+    const int m[NB] = {7, 7, 7, 9, 9, 40};
+    const int rows[NB] = {N, N, 2, N, 3, N};
+    char *bytes = malloc((size_t)N * 8);
+    int64_t *off = malloc((N + 1) * sizeof *off);
+    uint32_t *codes = malloc(N * sizeof *codes);
+    for (int th = 1; th <= 5; th += 4) {
+        rf_db_dict *dc = rf_db_dict_new();
+        int seen[64], nseen = 0; /* value -> code, by first appearance */
+        for (int k = 0; k < 64; k++) seen[k] = -1;
+        for (int b = 0; b < NB; b++) {
+            off[0] = 0;
+            for (int i = 0; i < rows[b]; i++) off[i + 1] = off[i] + sprintf(bytes + off[i], "v%d", (i * 3 + b) % m[b]);
+            CHECK(rf_db_dict_encode(dc, rows[b], off, bytes, codes, th, th > 1 ? run_parallel : NULL) == 0);
+            for (int i = 0; i < rows[b]; i++) {
+                int v = (i * 3 + b) % m[b];
+                if (seen[v] < 0) seen[v] = nseen++;
+                if (codes[i] != (uint32_t)seen[v]) {
+                    CHECK(codes[i] == (uint32_t)seen[v]);
+                    break;
+                }
+            }
+            CHECK(rf_db_dict_count(dc) == nseen);
+        }
+        rf_db_dict_free(dc);
+    }
+    free(bytes);
+    free(off);
+    free(codes);
+}
+
 /* Values a type does not allow are found at their row, past the first
 ** 64-value steps of the check and in the rest after them. */
 static void test_bad_values(const char *base)
@@ -746,6 +785,7 @@ static void test_in_place(const char *base)
 int main(void)
 {
     test_crc();
+    test_dict_batches();
     char tmpl[] = "/tmp/rf_test_db.XXXXXX";
     char *base = mkdtemp(tmpl);
     if (!base) return 1;

@@ -17,7 +17,7 @@
 
 static const char *usage =
     "usage: redfox import PROG.logic|PROG.rfx [--data DIR] --out DB [--threads N] [--block-rows N]\n"
-    "                     [--strings auto|dict|plain] [--profile]\n"
+    "                     [--strings auto|dict|plain] [--text-block BYTES] [--profile]\n"
     "\n"
     "Reads the input files that the program's lang:input declarations name\n"
     "(from DIR, as `redfox run` would) and writes them as a redfox database\n"
@@ -39,20 +39,25 @@ static const char *usage =
     "  --profile     print where the time went to stderr, wall clock and CPU\n"
     "                summed over threads: reading the files, parsing, string\n"
     "                dictionaries and column files, ending the columns, key\n"
-    "                checks, syncing and renaming (the phases overlap)\n"
+    "                checks, syncing and renaming (the phases overlap); how\n"
+    "                many keys held by the rows' order; what the reading\n"
+    "                thread waited for\n"
     "  --block-rows N  rows per min/max block, a power of two (default 65536;\n"
     "                smaller blocks let range filters skip finer)\n"
     "  --strings M   how string columns are stored: auto (default: plain when\n"
     "                at least 90% of a column's first 4096 rows are distinct,\n"
     "                else a dictionary), dict (always a dictionary) or plain\n"
     "                (never one); answers are the same either way\n"
+    "  --text-block BYTES  text parsed at a time, whole records (default\n"
+    "                67108864, 64 MiB); memory grows with it, and much smaller\n"
+    "                blocks cost time; the database's rows are the same\n"
     "  -h, --help    this text\n";
 
 int rf_tool_import(int argc, char **argv)
 {
     const char *progs[256];
     int32_t nprogs = 0;
-    const char *data = ".", *out = NULL, *threads_s = NULL, *block_s = NULL, *strings_s = NULL;
+    const char *data = ".", *out = NULL, *threads_s = NULL, *block_s = NULL, *strings_s = NULL, *text_s = NULL;
     int profile = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -69,7 +74,8 @@ int rf_tool_import(int argc, char **argv)
             (m = rf_tool_opt_value("import", argc, argv, &i, "--out", &out)) ||
             (m = rf_tool_opt_value("import", argc, argv, &i, "--threads", &threads_s)) ||
             (m = rf_tool_opt_value("import", argc, argv, &i, "--block-rows", &block_s)) ||
-            (m = rf_tool_opt_value("import", argc, argv, &i, "--strings", &strings_s))) {
+            (m = rf_tool_opt_value("import", argc, argv, &i, "--strings", &strings_s)) ||
+            (m = rf_tool_opt_value("import", argc, argv, &i, "--text-block", &text_s))) {
             if (m < 0) return RF_EXIT_USAGE;
         } else if (a[0] == '-' && a[1]) {
             return rf_tool_usage_error("import", "unknown option '%s'", a);
@@ -87,6 +93,9 @@ int rf_tool_import(int argc, char **argv)
     int64_t block_rows = 0;
     if (block_s && (!rf_tool_parse_int(block_s, 1, INT64_C(1) << 30, &block_rows) || (block_rows & (block_rows - 1))))
         return rf_tool_usage_error("import", "--block-rows takes a power of two from 1 to 2^30");
+    int64_t text_block = 0;
+    if (text_s && !rf_tool_parse_int(text_s, 1, INT64_C(1) << 40, &text_block))
+        return rf_tool_usage_error("import", "--text-block takes a number of bytes from 1 to 2^40");
     int strings = RF_IMPORT_STRINGS_AUTO;
     if (strings_s) {
         if (!strcmp(strings_s, "dict")) strings = RF_IMPORT_STRINGS_DICT;
@@ -121,6 +130,7 @@ int rf_tool_import(int argc, char **argv)
     if (!st) st = rf_import_new(out, (int)threads, isatty(STDERR_FILENO), &imp, &d);
     if (!st && block_rows) rf_import_block_rows(imp, (uint32_t)block_rows);
     if (!st) rf_import_strings(imp, strings);
+    if (!st) rf_import_text_block(imp, text_block);
     /* every table first (the database lists them in the program's order),
     ** then the files, the largest first: a table's end and key check run
     ** beside the next file's parsing, so the last, least overlapped, is
@@ -162,10 +172,14 @@ int rf_tool_import(int argc, char **argv)
                 "before is written, a table's keys are checked while the next parses), each: wall s / CPU s\n"
                 "  read %.3f; parse %.3f / %.3f (CPU: all the rest); dictionaries and column files %.3f / %.3f "
                 "(dictionaries %.3f, column files %.3f); ending columns %.3f / %.3f; key checks %.3f / %.3f (CPU: "
-                "the checking thread); sync and rename %.3f / %.3f\n",
+                "the checking thread); sync and rename %.3f / %.3f\n"
+                "  keys: %d held by the rows' order (compared as blocks are written: %.3f s CPU), %d read back and "
+                "grouped; finding record ends %.3f / %.3f (the reading thread)\n"
+                "  the reading thread waited %.3f s for block columns being written, %.3f s for table ends\n",
                 (double)t.bytes / 1e6, t.wall, t.cpu, t.read.wall, t.parse.wall, t.parse.cpu, t.columns.wall,
                 t.columns.cpu, t.encode.cpu, t.append.cpu, t.end.wall, t.end.cpu, t.keys.wall, t.keys.cpu,
-                t.commit.wall, t.commit.cpu);
+                t.commit.wall, t.commit.cpu, (int)t.keys_ordered, t.order.cpu, (int)t.keys_grouped, t.cuts.wall,
+                t.cuts.cpu, t.wait_columns, t.wait_end);
     }
     rf_import_free(imp);
     int rc = rf_tool_finish(st, &d);

@@ -2,7 +2,8 @@
 ** tools/db_import.c: text rows into a redfox database: the work behind
 ** `redfox import` and `redfox tpch gen --format db`.
 **
-** Owns: reading input files a block of whole lines at a time (64 MiB, so
+** Owns: reading input files a block of whole lines at a time (64 MiB
+** unless rf_import_text_block says otherwise, so
 ** memory stays bounded by the blocks in hand, the columns' write buffers
 ** and the string dictionaries, not by the file; a regular file is mapped
 ** and each block parsed in place, then dropped from the mapping, a pipe is
@@ -29,7 +30,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define BLOCK (64LL << 20)
+#define QUOTE_PIECE (4LL << 20) /* bytes searched for '"' per thread at least */
+
 
 static int online_cpus(void)
 {
@@ -43,11 +45,16 @@ rf_status rf_import_new(const char *out, int threads, int progress, rf_importer 
     rf_importer *m = rf_calloc(1, sizeof *m);
     if (!m) return RF_ENOMEM;
     m->threads = threads > 0 ? threads : online_cpus();
+    m->block = RF_IMPORT_TEXT_BLOCK;
+    pthread_mutex_init(&m->turn_mu, NULL);
+    pthread_cond_init(&m->turn_cv, NULL);
     m->progress = progress;
     m->t0 = rf_now();
     m->cpu0 = rf_import_process_cpu();
     rf_status st = rf_db_writer_new(out, RF_VERSION_STRING, &m->w, d);
     if (st) {
+        pthread_mutex_destroy(&m->turn_mu);
+        pthread_cond_destroy(&m->turn_cv);
         free(m);
         return st;
     }
@@ -58,6 +65,8 @@ rf_status rf_import_new(const char *out, int threads, int progress, rf_importer 
 void rf_import_block_rows(rf_importer *imp, uint32_t rows) { rf_db_writer_block_rows(imp->w, rows); }
 
 void rf_import_strings(rf_importer *imp, int mode) { imp->strings = mode; }
+
+void rf_import_text_block(rf_importer *imp, int64_t bytes) { imp->block = bytes > 0 ? bytes : RF_IMPORT_TEXT_BLOCK; }
 
 /* Chooses, on the table's first piece of rows, which string columns are
 ** stored plain (the same first rows whatever the pieces' sizes, as long as
@@ -105,10 +114,53 @@ rf_status rf_import_add(rf_importer *imp, const rf_import_table *t, int32_t *tid
     itable *it = &imp->tabs[imp->n];
     memset(it, 0, sizeof *it);
     it->t = *t;
+    it->done = rf_calloc((size_t)t->ncols + 1, sizeof *it->done);
+    if (!it->done) return RF_ENOMEM;
+    if (t->nfd > 0) {
+        if (!(it->fd_cols = rf_malloc((size_t)t->nfd * sizeof *it->fd_cols))) {
+            free(it->done);
+            return RF_ENOMEM;
+        }
+        for (int32_t c = 0; c < t->nfd; c++) it->fd_cols[c] = c;
+    }
     rf_status st = rf_db_writer_table(imp->w, t->file, t->ncols, t->types, t->colnames, t->nkey, t->key, &it->tid, d);
-    if (st) return st;
+    if (st) {
+        free(it->fd_cols);
+        free(it->done);
+        return st;
+    }
+    rf_import_order_init(&it->key_order, t->types, t->nkey, t->key);
+    rf_import_order_init(&it->fd_order, t->types, it->fd_cols ? t->nfd : 0, it->fd_cols);
     *tid = imp->n++;
     return RF_OK;
+}
+
+/* A search for '"' in a block of text, a piece per thread. */
+typedef struct quote_scan {
+    const char *buf;
+    int64_t len;
+    int n;
+    int found; /* (atomic) */
+} quote_scan;
+
+static void scan_piece(void *arg, int t)
+{
+    quote_scan *q = arg;
+    int64_t b = q->len / q->n * t, e = t == q->n - 1 ? q->len : q->len / q->n * (t + 1);
+    if (e > b && memchr(q->buf + b, '"', (size_t)(e - b))) __atomic_store_n(&q->found, 1, __ATOMIC_RELAXED);
+}
+
+/* Whether buf[0, len) holds a '"'. The block is read whole (the file's
+** pages faulted in), so a large one is searched by several threads: one
+** thread alone would hold up the next block's parse. */
+static int has_quote(const char *buf, int64_t len, int threads)
+{
+    int n = (int)(len / QUOTE_PIECE);
+    if (n > threads) n = threads;
+    if (n <= 1) return memchr(buf, '"', (size_t)len) != NULL;
+    quote_scan q = {buf, len, n, 0};
+    rf_rt_parallel(n, scan_piece, &q);
+    return q.found;
 }
 
 /* Where the last whole record of buf[0, len) ends (0: none yet). buf starts
@@ -116,10 +168,10 @@ rf_status rf_import_add(rf_importer *imp, const rf_import_table *t, int32_t *tid
 ** 4180: a field that starts with '"' runs to the '"' not doubled, and may
 ** hold line ends), so a quoted field is never cut in two; the rules are the
 ** loader's (runtime/io/rf_load.c). Without any '"' it is the last line end. */
-static int64_t record_end(const char *buf, int64_t len, char delim)
+static int64_t record_end(const char *buf, int64_t len, char delim, int threads)
 {
     if (!delim) delim = '|';
-    if (!memchr(buf, '"', (size_t)len)) {
+    if (!has_quote(buf, len, threads)) {
         const char *nl = memrchr(buf, '\n', (size_t)len);
         return nl ? nl - buf + 1 : 0;
     }
@@ -168,7 +220,7 @@ rf_status rf_import_text(rf_importer *imp, int32_t tid, const char *path, const 
         it->lines += tt.nlines; /* a quoted field may span lines */
         if (!it->encoded) st = choose_encodings(imp, it, &tt, &pd);
     }
-    /* the previous block's columns are written before this one's start */
+    /* room for this block's columns: the oldest block in flight done */
     rf_status wst = st ? rf_import_settle(imp, d) : rf_import_settle_block(imp, d);
     if (!wst) {
         for (int64_t k = 0; k < pd.count; k++) rf_diag_add(d, pd.items[k].sev, pd.items[k].loc, "%s", pd.items[k].msg);
@@ -193,7 +245,7 @@ static void show_progress(const char *path, int64_t done, int64_t total)
 }
 
 /* A regular file of size bytes, mapped and handed on a window of whole
-** records at a time (BLOCK bytes, more where one record is longer): the
+** records at a time (imp->block bytes, more where one record is longer): the
 ** parsing threads read the page cache straight, with no copy into a buffer
 ** and no serial read ahead of them. A window's pages leave the mapping once
 ** parsed, so the process holds about a window of text whatever the file's
@@ -212,14 +264,17 @@ static rf_status import_mapped(rf_importer *imp, int32_t tid, const char *path, 
     rf_status st = RF_OK;
     while (!st && pos < size) {
         int64_t left = size - pos, cut = left;
-        for (int64_t win = BLOCK; win < left; win *= 2) {
-            cut = record_end(map + pos, win, imp->tabs[tid].t.delimiter);
+        double c0 = rf_now(), cc0 = rf_import_thread_cpu();
+        for (int64_t win = imp->block; win < left; win *= 2) {
+            cut = record_end(map + pos, win, imp->tabs[tid].t.delimiter, imp->threads);
             if (cut > 0) break;
             cut = left; /* no record ends in the window: a larger one */
         }
+        imp->times.cuts.wall += rf_now() - c0;
+        imp->times.cuts.cpu += rf_import_thread_cpu() - cc0;
         if (pos + cut < size) {
             /* the next window read ahead while this one is parsed */
-            int64_t nb = (pos + cut) / page * page, ne = pos + cut + BLOCK < size ? pos + cut + BLOCK : size;
+            int64_t nb = (pos + cut) / page * page, ne = pos + cut + imp->block < size ? pos + cut + imp->block : size;
             madvise(map + nb, (size_t)(ne - nb), MADV_WILLNEED);
         }
         st = rf_import_text(imp, tid, path, map + pos, cut, d);
@@ -268,7 +323,7 @@ rf_status rf_import_file(rf_importer *imp, int32_t tid, const char *path, rf_dia
             return st;
         }
     }
-    int64_t cap = BLOCK, len = 0;
+    int64_t cap = imp->block, len = 0;
     char *buf = rf_malloc((size_t)cap);
     rf_status st = buf ? RF_OK : RF_ENOMEM;
     int eof = 0;
@@ -300,7 +355,10 @@ rf_status rf_import_file(rf_importer *imp, int32_t tid, const char *path, rf_dia
         /* whole lines: up to the last line end (all of it at the end) */
         int64_t cut = len;
         if (!eof) {
-            cut = record_end(buf, len, imp->tabs[tid].t.delimiter);
+            double c0 = rf_now(), cc0 = rf_import_thread_cpu();
+            cut = record_end(buf, len, imp->tabs[tid].t.delimiter, imp->threads);
+            imp->times.cuts.wall += rf_now() - c0;
+            imp->times.cuts.cpu += rf_import_thread_cpu() - cc0;
             if (cut == 0) continue;
         }
         if (cut > 0 || imp->tabs[tid].lines == 0) st = rf_import_text(imp, tid, path, buf, cut, d);
@@ -342,8 +400,8 @@ void rf_import_get_times(const rf_importer *imp, rf_import_times *out)
     *out = imp->times;
     out->wall = rf_now() - imp->t0;
     out->cpu = rf_import_process_cpu() - imp->cpu0;
-    out->columns.cpu = out->encode.cpu + out->append.cpu;
-    double other = out->columns.cpu + out->end.cpu + out->keys.cpu + out->commit.cpu;
+    out->columns.cpu = out->encode.cpu + out->append.cpu + out->order.cpu;
+    double other = out->columns.cpu + out->end.cpu + out->keys.cpu + out->commit.cpu + out->cuts.cpu;
     out->parse.cpu = out->cpu > other ? out->cpu - other : 0;
 }
 
@@ -352,8 +410,16 @@ void rf_import_free(rf_importer *imp)
     if (!imp) return;
     rf_import_abandon(imp);
     rf_db_writer_free(imp->w);
-    for (int32_t i = 0; i < imp->n; i++) free(imp->tabs[i].path);
+    for (int32_t i = 0; i < imp->n; i++) {
+        free(imp->tabs[i].path);
+        free(imp->tabs[i].fd_cols);
+        free(imp->tabs[i].done);
+        rf_import_order_free(&imp->tabs[i].key_order);
+        rf_import_order_free(&imp->tabs[i].fd_order);
+    }
     free(imp->tabs);
+    pthread_mutex_destroy(&imp->turn_mu);
+    pthread_cond_destroy(&imp->turn_cv);
     free(imp);
 }
 

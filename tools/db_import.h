@@ -35,6 +35,11 @@ void rf_import_block_rows(rf_importer *imp, uint32_t rows);
 ** else a dictionary), _DICT (always a dictionary) or _PLAIN (never one). */
 enum { RF_IMPORT_STRINGS_AUTO, RF_IMPORT_STRINGS_DICT, RF_IMPORT_STRINGS_PLAIN };
 void rf_import_strings(rf_importer *imp, int mode);
+/* Bytes of text parsed at a time by rf_import_file (whole records: more
+** where one record is longer); <= 0: the default. Memory holds about three
+** blocks' columns; smaller blocks cost a pass of thread starts each. */
+#define RF_IMPORT_TEXT_BLOCK (64LL << 20)
+void rf_import_text_block(rf_importer *imp, int64_t bytes);
 /* Adds a table; *tid numbers it. A second table of the same file must have
 ** the same columns (then *tid is the first's). */
 rf_status rf_import_add(rf_importer *imp, const rf_import_table *t, int32_t *tid, rf_diags *d);
@@ -73,6 +78,14 @@ typedef struct rf_import_times {
     rf_import_phase append;  /* column values to their files (cpu only) */
     rf_import_phase end;     /* ending the columns: dictionaries written */
     rf_import_phase keys;    /* key and functional-dependency checks (cpu: the checking thread's alone) */
+    rf_import_phase order;   /* keys compared row by row as the blocks are written (cpu only) */
+    rf_import_phase cuts;    /* finding the last whole record of each block of text (the reading thread's) */
+    int32_t keys_ordered;    /* keys and dependencies that held by the rows' order (nothing read back) */
+    int32_t keys_grouped;    /* keys and dependencies checked by reading the columns back and grouping */
+    /* the reading thread's waits (wall): for a block's columns before the
+    ** next block's could start (the writing is the slower stage where this
+    ** is large), and for a table's end before the next one's */
+    double wait_columns, wait_end;
     rf_import_phase commit;  /* syncing every file, the manifest, the rename */
     double wall, cpu;        /* the whole import so far, from rf_import_new; the process's CPU */
     int64_t bytes;           /* text read */

@@ -12,6 +12,30 @@
 #include "rf_db.h"
 #include "rf_load.h"
 
+#include <pthread.h>
+
+/* Blocks whose columns are written at once, beside the parse of the next
+** (tools/db_import_jobs.c). */
+#define RF_IMPORT_BLOCKS_IN_FLIGHT 2
+
+/* Whether a table's rows rise in a key's order so far (tools/db_import_order.c). */
+typedef struct rf_import_order {
+    const rf_type *types; /* the table's column types */
+    const int32_t *cols;  /* the key's columns, in the order compared */
+    int32_t ncols;        /* 0: no key to check */
+    int rising;           /* every row so far above the row before it */
+    int64_t rows;         /* rows compared so far */
+    int64_t *num;         /* the last row's key: a number's bytes, per key column */
+    char **str;           /* the last row's key: a string's bytes */
+    int64_t *slen;
+} rf_import_order;
+
+void rf_import_order_init(rf_import_order *o, const rf_type *types, int32_t n, const int32_t *cols);
+/* The block's rows after those before: o->rising stays 1 while each row's
+** key is above the previous row's. */
+rf_status rf_import_order_block(rf_import_order *o, const rf_rt_texttable *tt);
+void rf_import_order_free(rf_import_order *o);
+
 typedef struct itable {
     rf_import_table t;
     int32_t tid;
@@ -19,6 +43,13 @@ typedef struct itable {
     int encoded;       /* its string columns' encodings are chosen */
     int64_t lines;     /* lines of text taken so far */
     char *path;        /* the text file, for key errors */
+    rf_import_order key_order; /* the declared key, checked by row order as blocks are written */
+    rf_import_order fd_order;  /* a functional dependency's key columns, the same */
+    int32_t *fd_cols;  /* 0 .. nfd - 1 */
+    int64_t blocks;    /* blocks handed to the column writing so far */
+    int64_t *done;     /* [ncols + 1]: per column (and the key order, last),
+                          the blocks written; a block's column waits for the
+                          block before's (under the importer's turn lock) */
 } itable;
 
 typedef struct rf_import_block_job rf_import_block_job;
@@ -29,14 +60,20 @@ struct rf_importer {
     int threads;
     int progress;
     int strings;       /* RF_IMPORT_STRINGS_* */
+    int64_t block;     /* bytes of text parsed at a time (rf_import_text_block) */
     rf_import_times times;
     double t0, cpu0;   /* when rf_import_new ran: wall clock, process CPU */
     itable *tabs;
     int32_t n, cap;
-    /* in flight, beside the parsing of the next block or table (at most one
-    ** of each, so memory holds two blocks' columns and one table's end) */
+    /* in flight, beside the parsing of the next block or table: at most
+    ** RF_IMPORT_BLOCKS_IN_FLIGHT blocks' columns and one table's end, so
+    ** memory holds that many blocks' columns and one more being parsed */
     rf_import_end_job *ending;   /* the previous table's end */
-    rf_import_block_job *writing; /* the previous block's columns */
+    rf_import_block_job *writing[RF_IMPORT_BLOCKS_IN_FLIGHT]; /* the previous blocks' columns, oldest first */
+    int nwriting;
+    pthread_mutex_t turn_mu;     /* guards the tables' done counts and turn_abort */
+    pthread_cond_t turn_cv;
+    int turn_abort;              /* a block's column failed: no later one waits for it */
     rf_status failed;            /* the first failure: every later call returns it */
 };
 
@@ -46,18 +83,21 @@ double rf_import_thread_cpu(void);
 double rf_import_process_cpu(void);
 
 /* Starts writing tt's rows (a block of table it, parsed) to the database
-** on a thread of its own; takes tt over (*tt is emptied). The previous block
-** must be done (rf_import_settle_block). */
+** on a thread of its own; takes tt over (*tt is emptied). There must be
+** room for it (rf_import_settle_block). Each of its columns is written once
+** the block before has written that column, so every column gets its rows
+** in file order while different columns of two blocks are written at once. */
 rf_status rf_import_start_block(rf_importer *imp, itable *it, rf_rt_texttable *tt);
 /* Starts ending table it (closing its columns, writing its dictionaries,
 ** checking its key and functional dependency) on a thread of its own, after
 ** the previous table's end is done. Its block must be done. */
 rf_status rf_import_start_end(rf_importer *imp, itable *it, rf_diags *d);
-/* Waits for the block in flight; its failure (diagnostics into d) or RF_OK. */
+/* Makes room for one more block: waits for the oldest block in flight when
+** RF_IMPORT_BLOCKS_IN_FLIGHT are; its failure (diagnostics into d) or RF_OK. */
 rf_status rf_import_settle_block(rf_importer *imp, rf_diags *d);
 /* Waits for everything in flight: the table end first (the earlier work),
-** then the block. Only the first failure's diagnostics go to d: the same
-** error whatever the timing. Returns it (or imp->failed, or RF_OK). */
+** then the blocks, oldest first. Only the first failure's diagnostics go to
+** d: the same error whatever the timing. Returns it (or imp->failed, or RF_OK). */
 rf_status rf_import_settle(rf_importer *imp, rf_diags *d);
 /* 1 when the table end in flight has finished and failed (without waiting). */
 int rf_import_end_failed(const rf_importer *imp);

@@ -4,18 +4,22 @@
 ** the database (string columns encoded into their dictionaries), and an
 ** ended table's columns closed, dictionaries written and key checked.
 **
-** Owns: the pipeline. While the text loader parses block N+1 with every
-** thread, block N's columns are written (a column per worker, the string
-** columns that need a dictionary first, each encoded by a share of the
-** threads; then the others, the most bytes first), and while the next table
-** is read, the previous one's end runs. At most one block and one table end
-** are in flight, so memory holds two blocks' columns, not a file. Every
-** column still gets its rows in file order, one block after another, so the
-** database's bytes do not depend on the timing or the thread count; errors
-** are reported in the order of the work: a table's end before a later
-** block's columns before the parse in hand, and only the first failure's
-** diagnostics, so a failed import names the same place every time. Also
-** the CPU time of the work it runs, for `import --profile`.
+** Owns: the pipeline. While the text loader parses block N+2 with every
+** thread, blocks N and N+1's columns are written (a column per worker, the
+** string columns that need a dictionary first, each encoded by a share of
+** the threads; then the others, the most bytes first), and while the next
+** table is read, the previous one's end runs. A block's column waits only
+** for the block before to have written that column (a turn per column), so
+** one slow column (a comment's strings) no longer holds every other column
+** of the next block. At most RF_IMPORT_BLOCKS_IN_FLIGHT blocks and one
+** table end are in flight, so memory holds three blocks' columns, not a
+** file. Every column still gets its rows in file order, one block after
+** another, so the database's bytes do not depend on the timing or the
+** thread count; errors are reported in the order of the work: a table's end
+** before an earlier block's columns before a later block's before the parse
+** in hand, and only the first failure's diagnostics, so a failed import
+** names the same place every time. Also the CPU time of the work it runs,
+** for `import --profile`.
 */
 #include "db_import_internal.h"
 
@@ -29,6 +33,7 @@
 #include <time.h>
 
 #define MAX_WORKERS 64
+#define ORDER_ITEM (-1) /* a block's work item: its rows' key order (tools/db_import_order.c) */
 
 double rf_import_thread_cpu(void)
 {
@@ -80,16 +85,20 @@ struct rf_import_block_job {
     itable *it;
     rf_rt_texttable tt;
     int32_t ncols;
-    int32_t *order;    /* the columns in the order workers take them */
+    int32_t nitems;    /* ncols, and one more where the rows' key order is compared */
+    int32_t *order;    /* the columns in the order workers take them (ORDER_ITEM: the key order) */
     int *share;        /* per column: threads for its append (its share of the bytes) */
     int32_t next;      /* the next of order to take (atomic) */
+    int64_t seq;       /* the table's blocks before this one */
+    int aborted;       /* (atomic) a column gave up its turn: an earlier block failed */
     int per;           /* threads for each dictionary's encoding */
     int nworkers;
     pthread_t th;
     int threaded;      /* th runs it (else it ran in the caller) */
     rf_status st[RF_DB_MAX_COLS];
     rf_diags ds[MAX_WORKERS];
-    int64_t encode_ns, append_ns; /* CPU */
+    rf_status order_st;
+    int64_t encode_ns, append_ns, order_ns; /* CPU */
     double wall;
     rf_status status;
     rf_diags d;
@@ -126,17 +135,64 @@ static int32_t plan_order(const rf_db_table *t, const rf_rt_texttable *tt, int32
     return ndict;
 }
 
+/* Waits until the block before has written item idx (a column, or ncols:
+** the key order); 0 when an earlier block failed instead. */
+static int take_turn(rf_import_block_job *j, int32_t idx)
+{
+    rf_importer *imp = j->imp;
+    int ok = 1;
+    pthread_mutex_lock(&imp->turn_mu);
+    while (j->it->done[idx] < j->seq) {
+        if (imp->turn_abort) {
+            ok = 0;
+            break;
+        }
+        pthread_cond_wait(&imp->turn_cv, &imp->turn_mu);
+    }
+    pthread_mutex_unlock(&imp->turn_mu);
+    return ok;
+}
+
+/* Item idx of this block is written (ok) or failed: the next block's turn,
+** or every waiter's release. */
+static void end_turn(rf_import_block_job *j, int32_t idx, int ok)
+{
+    rf_importer *imp = j->imp;
+    pthread_mutex_lock(&imp->turn_mu);
+    if (ok) j->it->done[idx] = j->seq + 1;
+    else imp->turn_abort = 1;
+    pthread_cond_broadcast(&imp->turn_cv);
+    pthread_mutex_unlock(&imp->turn_mu);
+}
+
 static void column_worker(void *arg, int w)
 {
     rf_import_block_job *j = arg;
     rf_db_writer *wr = j->imp->w;
     const rf_db_table *t = &rf_db_writer_db(wr)->tables[j->it->tid];
     int64_t enc_ns = 0, app_ns = 0; /* of the threads an encoding or an append starts */
-    double c0 = rf_import_thread_cpu(), enc_own = 0;
+    double c0 = rf_import_thread_cpu(), enc_own = 0, order_own = 0;
     for (;;) {
         int32_t k = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED);
-        if (k >= j->ncols) break;
+        if (k >= j->nitems) break;
         int32_t c = j->order[k];
+        int32_t idx = c == ORDER_ITEM ? j->ncols : c;
+        if (!take_turn(j, idx)) {
+            __atomic_store_n(&j->aborted, 1, __ATOMIC_RELAXED);
+            break;
+        }
+        if (c == ORDER_ITEM) {
+            /* the block before has compared its rows: the table's order
+            ** state is this block's alone until its turn ends */
+            double o0 = rf_import_thread_cpu();
+            rf_status st = rf_import_order_block(&j->it->key_order, &j->tt);
+            if (!st) st = rf_import_order_block(&j->it->fd_order, &j->tt);
+            order_own += rf_import_thread_cpu() - o0;
+            j->order_st = st;
+            end_turn(j, idx, !st);
+            if (st) break;
+            continue;
+        }
         const rf_rt_textcol *col = &j->tt.cols[c];
         rf_status st;
         if (needs_dict(&t->cols[c])) {
@@ -157,12 +213,14 @@ static void column_worker(void *arg, int w)
                                          j->share[c], parallel_timed, &j->ds[w]);
         }
         j->st[c] = st;
+        end_turn(j, idx, !st);
         if (st) break;
     }
     cpu_counter = NULL;
     double all = rf_import_thread_cpu() - c0;
     __atomic_fetch_add(&j->encode_ns, enc_ns + (int64_t)(enc_own * 1e9), __ATOMIC_RELAXED);
-    __atomic_fetch_add(&j->append_ns, app_ns + (int64_t)((all - enc_own) * 1e9), __ATOMIC_RELAXED);
+    __atomic_fetch_add(&j->append_ns, app_ns + (int64_t)((all - enc_own - order_own) * 1e9), __ATOMIC_RELAXED);
+    __atomic_fetch_add(&j->order_ns, (int64_t)(order_own * 1e9), __ATOMIC_RELAXED);
 }
 
 /* The workers' diagnostics into d, in worker order, and the first failed
@@ -184,6 +242,10 @@ static void *block_main(void *arg)
     double t0 = rf_now();
     rf_rt_parallel(j->nworkers, column_worker, j);
     j->status = gather(j->ds, j->nworkers, j->st, j->ncols, &j->d);
+    if (!j->status && j->order_st) j->status = j->order_st;
+    /* columns left unwritten for an earlier block's failure, which is
+    ** what gets reported */
+    if (!j->status && j->aborted) j->status = RF_EINTERNAL;
     j->wall = rf_now() - t0;
     return NULL;
 }
@@ -199,7 +261,7 @@ static void block_free(rf_import_block_job *j)
 
 rf_status rf_import_start_block(rf_importer *imp, itable *it, rf_rt_texttable *tt)
 {
-    if (imp->writing) return RF_EINTERNAL;
+    if (imp->nwriting == RF_IMPORT_BLOCKS_IN_FLIGHT) return RF_EINTERNAL;
     rf_import_block_job *j = rf_calloc(1, sizeof *j);
     if (!j) return RF_ENOMEM;
     j->imp = imp;
@@ -207,16 +269,24 @@ rf_status rf_import_start_block(rf_importer *imp, itable *it, rf_rt_texttable *t
     j->tt = *tt;
     memset(tt, 0, sizeof *tt);
     j->ncols = it->t.ncols;
+    j->seq = it->blocks;
     rf_diags_init(&j->d);
     const rf_db_table *t = &rf_db_writer_db(imp->w)->tables[it->tid];
-    j->order = rf_malloc((size_t)j->ncols * sizeof *j->order);
+    j->order = rf_malloc(((size_t)j->ncols + 1) * sizeof *j->order);
     j->share = rf_malloc((size_t)j->ncols * sizeof *j->share);
     if (!j->order || !j->share) {
         block_free(j);
         return RF_ENOMEM;
     }
     int32_t ndict = plan_order(t, &j->tt, j->order);
-    j->nworkers = imp->threads < j->ncols ? imp->threads : j->ncols;
+    j->nitems = j->ncols;
+    if ((it->key_order.rising || it->fd_order.rising) && j->tt.nrows > 0) {
+        /* the key order first: a cheap pass, never the block's last item */
+        memmove(j->order + 1, j->order, (size_t)j->ncols * sizeof *j->order);
+        j->order[0] = ORDER_ITEM;
+        j->nitems++;
+    }
+    j->nworkers = imp->threads < j->nitems ? imp->threads : j->nitems;
     if (j->nworkers > MAX_WORKERS) j->nworkers = MAX_WORKERS;
     if (j->tt.nrows < 4096) j->nworkers = 1;
     /* the dictionaries are encoded at once, each by a share of the threads */
@@ -238,9 +308,10 @@ rf_status rf_import_start_block(rf_importer *imp, itable *it, rf_rt_texttable *t
         if (j->share[c] < 1 || needs_dict(&t->cols[c])) j->share[c] = 1;
     }
     for (int i = 0; i < j->nworkers; i++) rf_diags_init(&j->ds[i]);
+    it->blocks++;
     j->threaded = pthread_create(&j->th, NULL, block_main, j) == 0;
     if (!j->threaded) block_main(j); /* no thread to be had: the work in hand, now */
-    imp->writing = j;
+    imp->writing[imp->nwriting++] = j;
     return RF_OK;
 }
 
@@ -252,17 +323,21 @@ static void diags_move(rf_diags *from, rf_diags *to)
     rf_diags_init(from);
 }
 
-/* Joins the block in flight and accounts for it; its status, its
-** diagnostics into d when it failed (or when keep_ok). */
+/* Joins the oldest block in flight and accounts for it; its status, its
+** diagnostics into d. */
 static rf_status join_block(rf_importer *imp, rf_diags *d)
 {
-    rf_import_block_job *j = imp->writing;
-    if (!j) return RF_OK;
-    imp->writing = NULL;
+    if (!imp->nwriting) return RF_OK;
+    rf_import_block_job *j = imp->writing[0];
+    for (int i = 1; i < imp->nwriting; i++) imp->writing[i - 1] = imp->writing[i];
+    imp->writing[--imp->nwriting] = NULL;
+    double t0 = rf_now();
     if (j->threaded) pthread_join(j->th, NULL);
+    imp->times.wait_columns += rf_now() - t0;
     imp->times.columns.wall += j->wall;
     imp->times.encode.cpu += (double)j->encode_ns * 1e-9;
     imp->times.append.cpu += (double)j->append_ns * 1e-9;
+    imp->times.order.cpu += (double)j->order_ns * 1e-9;
     rf_status st = j->status;
     diags_move(&j->d, d);
     block_free(j);
@@ -282,6 +357,7 @@ struct rf_import_end_job {
     rf_diags ds[MAX_WORKERS];
     int64_t end_ns;    /* CPU of ending the columns */
     double end_wall, keys_wall, keys_cpu;
+    int32_t keys_grouped;
     volatile int done; /* (atomic) */
     rf_status status;
     rf_diags d;
@@ -300,13 +376,29 @@ static void finish_worker(void *arg, int w)
     __atomic_fetch_add(&j->end_ns, (int64_t)((rf_import_thread_cpu() - c0) * 1e9), __ATOMIC_RELAXED);
 }
 
-/* The key and the functional dependency of a table, checked on its columns
-** read back from the new files, with the runtime's checks (the same messages
-** as the text path). */
-static rf_status check_key(rf_importer *imp, itable *it, rf_cpu_pool *pool, rf_diags *d)
+/* Does a functional dependency hold by the rows' order: its key columns
+** rose row by row, or the declared key's did and the key is among them? */
+static int fd_by_order(const itable *it)
 {
     const rf_import_table *t = &it->t;
-    if (t->nkey <= 0 && t->nfd <= 0) return RF_OK;
+    if (it->fd_order.rising) return 1;
+    if (!it->key_order.rising) return 0;
+    for (int32_t k = 0; k < t->nkey; k++)
+        if (t->key[k] >= t->nfd) return 0;
+    return 1;
+}
+
+/* The key and the functional dependency of a table that its rows' order
+** did not settle (tools/db_import_order.c), checked on its columns read
+** back from the new files, with the runtime's checks (the same messages as
+** the text path). *grouped: how many were checked so. */
+static rf_status check_key(rf_importer *imp, itable *it, rf_cpu_pool *pool, int32_t *grouped, rf_diags *d)
+{
+    const rf_import_table *t = &it->t;
+    int need_key = t->nkey > 0 && !it->key_order.rising;
+    int need_fd = t->nfd > 0 && !fd_by_order(it);
+    *grouped = need_key + need_fd;
+    if (!need_key && !need_fd) return RF_OK;
     rf_hir_var v;
     memset(&v, 0, sizeof v);
     v.name = t->pred;
@@ -323,17 +415,17 @@ static rf_status check_key(rf_importer *imp, itable *it, rf_cpu_pool *pool, rf_d
     rf_rt_dbcols own;
     memset(&own, 0, sizeof own);
     rf_status st = want && dict ? RF_OK : RF_ENOMEM;
-    for (int32_t k = 0; k < t->nkey && !st; k++) want[t->key[k]] = 1;
-    if (t->nfd > 0 && want) memset(want, 1, (size_t)t->ncols);
+    for (int32_t k = 0; k < t->nkey && !st && need_key; k++) want[t->key[k]] = 1;
+    if (need_fd && want) memset(want, 1, (size_t)t->ncols);
     /* v without its key: read the key columns; then check them as the text path does */
     if (!st) st = rf_rt_load_input_db(rf_db_writer_db(imp->w), &v, want, NULL, dict, pool, imp->threads, &rel, &own, NULL, d);
     v.input_key = (int32_t *)t->key;
     v.ninput_key = t->nkey;
     const char *path = it->path ? it->path : t->file;
-    if (!st && t->nkey > 0) st = rf_rt_check_input_key(path, &v, dict, pool, &rel, d);
+    if (!st && need_key) st = rf_rt_check_input_key(path, &v, dict, pool, &rel, d);
     /* the dependency with the runtime's check too: the text path's message */
     v.nkeys = t->nfd;
-    if (!st && t->nfd > 0) st = rf_rt_check_input_fd(path, &v, dict, pool, &rel, d);
+    if (!st && need_fd) st = rf_rt_check_input_fd(path, &v, dict, pool, &rel, d);
     free(rel.cols);
     rf_rt_dbcols_free(&own);
     rf_rt_dict_free(dict);
@@ -354,10 +446,11 @@ static void *end_main(void *arg)
     if (!st) st = rf_db_writer_end_table(imp->w, it->tid, &j->d);
     double t1 = rf_now(), c1 = rf_import_thread_cpu();
     j->end_wall = t1 - t0;
-    if (!st && (it->t.nkey > 0 || it->t.nfd > 0)) {
+    int need = (it->t.nkey > 0 && !it->key_order.rising) || (it->t.nfd > 0 && !fd_by_order(it));
+    if (!st && need) {
         rf_cpu_pool *pool = NULL;
         st = rf_cpu_pool_new(imp->threads, &pool);
-        if (!st) st = check_key(imp, it, pool, &j->d);
+        if (!st) st = check_key(imp, it, pool, &j->keys_grouped, &j->d);
         rf_cpu_pool_free(pool);
     }
     j->keys_wall = rf_now() - t1;
@@ -372,11 +465,15 @@ static rf_status join_end(rf_importer *imp, rf_diags *d)
     rf_import_end_job *j = imp->ending;
     if (!j) return RF_OK;
     imp->ending = NULL;
+    double t0 = rf_now();
     if (j->threaded) pthread_join(j->th, NULL);
+    imp->times.wait_end += rf_now() - t0;
     imp->times.end.wall += j->end_wall;
     imp->times.end.cpu += (double)j->end_ns * 1e-9;
     imp->times.keys.wall += j->keys_wall;
     imp->times.keys.cpu += j->keys_cpu;
+    imp->times.keys_grouped += j->keys_grouped;
+    if (!j->status) imp->times.keys_ordered += (j->it->t.nkey > 0) + (j->it->t.nfd > 0) - j->keys_grouped;
     rf_status st = j->status;
     diags_move(&j->d, d);
     rf_diags_free(&j->d);
@@ -412,24 +509,22 @@ rf_status rf_import_start_end(rf_importer *imp, itable *it, rf_diags *d)
 rf_status rf_import_settle_block(rf_importer *imp, rf_diags *d)
 {
     if (imp->failed) return imp->failed;
-    if (!imp->writing) return RF_OK;
+    if (imp->nwriting < RF_IMPORT_BLOCKS_IN_FLIGHT) return RF_OK;
     /* a failed table end comes first: it is the earlier work */
     if (rf_import_end_failed(imp)) return rf_import_settle(imp, d);
     rf_diags bd;
     rf_diags_init(&bd);
     rf_status st = join_block(imp, &bd);
     if (st) {
-        /* the table end in flight may fail too, and comes first */
+        /* the table end in flight may fail too, and comes first; the later
+        ** blocks' work is dropped */
         rf_diags ed;
         rf_diags_init(&ed);
         rf_status est = join_end(imp, &ed);
-        if (est) {
-            diags_move(&ed, d);
-            st = est;
-        } else {
-            diags_move(&ed, d);
-            diags_move(&bd, d);
-        }
+        diags_move(&ed, d);
+        if (est) st = est;
+        else diags_move(&bd, d);
+        while (imp->nwriting) join_block(imp, NULL);
         imp->failed = st;
     } else {
         diags_move(&bd, d);
@@ -444,15 +539,22 @@ rf_status rf_import_settle(rf_importer *imp, rf_diags *d)
         rf_import_abandon(imp);
         return imp->failed;
     }
-    rf_diags ed, bd;
+    rf_diags ed;
     rf_diags_init(&ed);
-    rf_diags_init(&bd);
-    rf_status est = join_end(imp, &ed), bst = join_block(imp, &bd);
+    rf_status st = join_end(imp, &ed);
     diags_move(&ed, d);
-    if (!est) diags_move(&bd, d);
     rf_diags_free(&ed);
-    rf_diags_free(&bd);
-    rf_status st = est ? est : bst;
+    /* the blocks oldest first: the first failure's diagnostics, none after */
+    while (imp->nwriting) {
+        rf_diags bd;
+        rf_diags_init(&bd);
+        rf_status bst = join_block(imp, &bd);
+        if (!st) {
+            diags_move(&bd, d);
+            st = bst;
+        }
+        rf_diags_free(&bd);
+    }
     if (st) imp->failed = st;
     return st;
 }
@@ -460,5 +562,5 @@ rf_status rf_import_settle(rf_importer *imp, rf_diags *d)
 void rf_import_abandon(rf_importer *imp)
 {
     join_end(imp, NULL);
-    join_block(imp, NULL);
+    while (imp->nwriting) join_block(imp, NULL);
 }

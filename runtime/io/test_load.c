@@ -289,6 +289,21 @@ static void test_bad_data(void)
     expect_error("e19.tbl", "1|1.5|\xc3\xa9\xc3|\n", IDS, 3, 1, 9, "found \"\xc3\xa9\\xc3\": invalid UTF-8");
     expect_error("e20.tbl", "1|1995-02-28|\n2|1995-02-30|\n", IDT, 2, 2, 11,
                  "expected a date, found \"1995-02-30\": invalid date");
+    /* February 29th: every 4th year, not every 100th, every 400th */
+    expect_error("e20b.tbl", "1|1996-02-29|\n2|1900-02-29|\n", IDT, 2, 2, 11, "expected a date, found \"1900-02-29\": invalid date");
+    expect_error("e20c.tbl", "1|2100-02-29|\n", IDT, 2, 1, 11, "invalid date");
+    expect_error("e20d.tbl", "1|1997-02-29|\n", IDT, 2, 1, 11, "invalid date");
+    {
+        const char *path = WRITE("leap.tbl", "1|1996-02-29|\n2|2000-02-29|\n3|2400-02-29|\n4|1900-02-28|\n");
+        rf_rt_texttable t;
+        rf_diags d;
+        CHECK(load(path, IDT, 2, '|', 0, 1, &t, &d) == RF_OK && d.count == 0 && t.nrows == 4);
+        if (t.nrows == 4)
+            CHECK(D32(&t, 1, 0) == date_of("1996-02-29") && D32(&t, 1, 1) == date_of("2000-02-29") &&
+                  D32(&t, 1, 2) == date_of("2400-02-29") && D32(&t, 1, 3) == date_of("1900-02-28"));
+        rf_rt_texttable_free(&t);
+        rf_diags_free(&d);
+    }
     expect_error("e21.tbl", "1|1995-2-28|\n", IDT, 2, 1, 9, "expected a date, found \"1995-2-28\": expected YYYY-MM-DD");
     expect_error("e22.tbl", "1|1995-02-28x|\n", IDT, 2, 1, 13, "unexpected character");
     expect_error("e23.tbl", "1|1995-13-01|\n", IDT, 2, 1, 8, "invalid date");

@@ -1,0 +1,111 @@
+#!/bin/sh
+# tests/run_db_keyorder.sh REDFOX: `redfox import` checks a declared key by
+# the rows' order where the rows come in key order (tools/db_import_order.c:
+# each block's rows compared with the row before, the first with the
+# previous block's last), and reads the key back and groups it only where
+# they do not. A file in key order (two int columns, as dbgen's lineitem)
+# and a functional predicate keyed by a string, each in order, are taken
+# without reading back (--profile says so), with 1, 2, 3 and 7 threads and
+# with text blocks of 4 KiB (hundreds of blocks, so rows are compared
+# across blocks); the database answers as the text does. A duplicate key
+# in the first, the middle and the last part of the file, a key repeated
+# from far back, and a repeated value of the string key are refused with
+# the text run's message (file:line, both lines) and exit status, whatever
+# the threads and the blocks. Rows out of order with no duplicate are
+# accepted (by the grouped check). A failed import leaves no database.
+set -u
+redfox=$1
+tmp=${TMPDIR:-/tmp}/rf_db_keyorder.$$
+mkdir -p "$tmp/data"
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+# 30,000 rows in (ok, ln) order: 4 lines an order, order keys 1, 4, 7, ...
+awk 'BEGIN { for (i = 0; i < 30000; i++) printf "%d|%d|%d.%02d|note %d of a row\n", 1 + int(i / 4) * 3, 1 + i % 4, i % 50, i % 100, i }' \
+    >"$tmp/data/items.tbl"
+# 3,000 names in byte order, each with one price
+awk 'BEGIN { for (i = 0; i < 3000; i++) printf "name%05d|%d.%02d\n", i, i % 90, i % 100 }' >"$tmp/data/prices.tbl"
+cat >"$tmp/prog.logic" <<'EOF'
+item(ok, ln, qty, note) -> int(ok), int(ln), decimal(qty), string(note).
+lang:input[`item] = "items.tbl".
+lang:input:key[`item] = "ok, ln".
+price[name] = p -> string(name), decimal(p).
+lang:input[`price] = "prices.tbl".
+lines[] = c <- agg<<c = count()>> item(_, _, _, _).
+lang:output[`lines] = "lines".
+qty[] = s <- agg<<s = total(q)>> item(_, _, q, _).
+lang:output[`qty] = "qty".
+dear[n] = p <- price[n] = p, p > 88.5.
+lang:output[`dear] = "dear".
+EOF
+"$redfox" run "$tmp/prog.logic" --data "$tmp/data" --device cpu --format csv >"$tmp/out.text" 2>/dev/null || fail "run from text"
+grep -q "^30000" "$tmp/out.text" || { cat "$tmp/out.text"; fail "the text run counts other rows"; }
+for t in 1 2 3 7; do
+    for b in 0 4096; do
+        opt=""
+        [ "$b" = 0 ] || opt="--text-block $b"
+        "$redfox" import "$tmp/prog.logic" --data "$tmp/data" --out "$tmp/db$t.$b" --threads $t $opt --profile \
+            2>"$tmp/err" || { cat "$tmp/err"; fail "import --threads $t $opt"; }
+        grep -q "keys: 2 held by the rows' order.*, 0 read back" "$tmp/err" ||
+            { cat "$tmp/err"; fail "import --threads $t $opt read keys in order back"; }
+        "$redfox" run "$tmp/prog.logic" --data "$tmp/db$t.$b" --device cpu --format csv >"$tmp/out.db" 2>/dev/null ||
+            fail "run from the database of --threads $t $opt"
+        cmp -s "$tmp/out.text" "$tmp/out.db" || { diff "$tmp/out.text" "$tmp/out.db" | head; fail "the database answers otherwise"; }
+    done
+done
+diff -r "$tmp/db1.0" "$tmp/db7.0" || fail "import with 7 threads differs from 1"
+# the same message and status as the text run: $1 names the case, $2 the
+# file changed, $3 an awk program that changes it
+refused() {
+    rm -rf "$tmp/bad"
+    mkdir -p "$tmp/bad"
+    cp "$tmp/data/items.tbl" "$tmp/data/prices.tbl" "$tmp/bad/"
+    awk "$3" "$tmp/data/$2" >"$tmp/bad/$2"
+    cmp -s "$tmp/data/$2" "$tmp/bad/$2" && fail "$1: the file is unchanged"
+    "$redfox" run "$tmp/prog.logic" --data "$tmp/bad" --device cpu >/dev/null 2>"$tmp/err.text"
+    want_rc=$?
+    [ "$want_rc" = 1 ] || { cat "$tmp/err.text"; fail "$1: the text run exits $want_rc"; }
+    want=$(grep -m 1 "error:" "$tmp/err.text" | sed "s|$tmp/bad/||")
+    case "$want" in *"$4"*) ;; *) cat "$tmp/err.text"; fail "$1: the text run reports otherwise (want $4)" ;; esac
+    for t in 1 2 3 7; do
+        for b in 0 4096; do
+            opt=""
+            [ "$b" = 0 ] || opt="--text-block $b"
+            "$redfox" import "$tmp/prog.logic" --data "$tmp/bad" --out "$tmp/bdb" --threads $t $opt >/dev/null 2>"$tmp/err"
+            rc=$?
+            [ "$rc" = "$want_rc" ] || { cat "$tmp/err"; fail "$1: import --threads $t $opt exits $rc, not $want_rc"; }
+            got=$(grep -m 1 "error:" "$tmp/err" | sed "s|$tmp/bad/||")
+            [ "$got" = "$want" ] || { echo "want: $want"; echo "got:  $got"; fail "$1: import --threads $t $opt"; }
+            [ "$(grep -c "error:" "$tmp/err")" = 1 ] || { cat "$tmp/err"; fail "$1: more than one error"; }
+            [ -e "$tmp/bdb" ] && fail "$1: a failed import left a database"
+        done
+    done
+}
+refused "first" items.tbl 'NR == 2 { sub(/^1\|2\|/, "1|1|") } { print }' "items.tbl:2:1: error: the key (ok, ln) = (1, 1) of line 2 is already on line 1"
+refused "middle" items.tbl 'NR == 15002 { sub(/\|2\|/, "|1|") } { print }' "items.tbl:15002:1: error: the key (ok, ln) = (11251, 1) of line 15002 is already on line 15001"
+refused "last" items.tbl 'NR == 30000 { sub(/\|4\|/, "|3|") } { print }' "items.tbl:30000:1: error: the key (ok, ln) = (22498, 3) of line 30000 is already on line 29999"
+# at the edge of the first two 4 KiB blocks: block 1 holds the lines that
+# end within the file's first 4,096 bytes, so line k + 1 starts block 2
+k=$(head -c 4096 "$tmp/data/items.tbl" | tr -cd '\n' | wc -c)
+kkey=$(sed -n "${k}p" "$tmp/data/items.tbl" | cut -d'|' -f1,2)
+kcomma=$(echo "$kkey" | sed 's/|/, /')
+refused "block edge" items.tbl "NR == $k + 1 { sub(/^[0-9]+\\|[0-9]+\\|/, \"$kkey|\") } { print }" \
+    "items.tbl:$((k + 1)):1: error: the key (ok, ln) = ($kcomma) of line $((k + 1)) is already on line $k"
+refused "far back" items.tbl 'NR == 29000 { sub(/^[0-9]+\|[0-9]+\|/, "25|2|") } { print }' "items.tbl:29000:1: error: the key (ok, ln) = (25, 2) of line 29000 is already on line 34"
+refused "string key" prices.tbl 'NR == 2500 { sub(/^name[0-9]+/, "name02498") } { print }' "prices.tbl:2500:1: error: functional dependency violated"
+# out of order, no duplicate: rows 100 and 20,000 swapped
+awk 'NR == FNR { if (FNR == 100) a = $0; if (FNR == 20000) b = $0; next }
+     FNR == 100 { print b; next } FNR == 20000 { print a; next } { print }' \
+    "$tmp/data/items.tbl" "$tmp/data/items.tbl" >"$tmp/items.swapped"
+mkdir -p "$tmp/swap"
+cp "$tmp/items.swapped" "$tmp/swap/items.tbl"
+cp "$tmp/data/prices.tbl" "$tmp/swap/"
+cmp -s "$tmp/data/items.tbl" "$tmp/swap/items.tbl" && fail "the swapped file is unchanged"
+for t in 1 3; do
+    "$redfox" import "$tmp/prog.logic" --data "$tmp/swap" --out "$tmp/sdb$t" --threads $t --text-block 4096 --profile \
+        2>"$tmp/err" || { cat "$tmp/err"; fail "import of rows out of order, --threads $t"; }
+    grep -q "keys: 1 held by the rows' order.*, 1 read back and grouped" "$tmp/err" ||
+        { cat "$tmp/err"; fail "rows out of order were not grouped"; }
+done
+"$redfox" run "$tmp/prog.logic" --data "$tmp/sdb3" --device cpu --format csv >"$tmp/out.swap" 2>/dev/null || fail "run from the swapped database"
+cmp -s "$tmp/out.text" "$tmp/out.swap" || { diff "$tmp/out.text" "$tmp/out.swap" | head; fail "the swapped database answers otherwise"; }
+echo ok
