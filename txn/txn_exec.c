@@ -38,6 +38,7 @@ typedef struct exec_ctx {
     double t_runs;
     double t_concat;        /* host copies of stored relations and new facts into one (profile) */
     rf_buf runs;            /* profile: a line per run */
+    int diffs;              /* maintained by diffs (txn_gen_diff.c), not by delta rules */
 } exec_ctx;
 
 static void log_text(const exec_ctx *x, const char *text, int64_t len)
@@ -293,6 +294,44 @@ static rf_status incremental(exec_ctx *x, rf_diags *d)
     return st;
 }
 
+/* The derived predicates by diffs (txn_gen_diff.c): inserts and deletes
+** together, in one run; each changed derived predicate's new state into
+** next (written whole by the commit). */
+static rf_status by_diffs(exec_ctx *x, rf_diags *d)
+{
+    rf_buf gen;
+    rf_buf_init(&gen);
+    rf_txn_gen_diff(&x->t, &gen);
+    int any = 0;
+    for (int32_t i = 0; i < x->t.npreds; i++) any |= !x->t.preds[i].base && x->t.preds[i].changed;
+    if (!any || gen.oom) {
+        rf_status st = gen.oom ? RF_ENOMEM : RF_OK;
+        rf_buf_free(&gen);
+        return st;
+    }
+    rf_arena arena;
+    rf_arena_init(&arena);
+    rf_hir_program *hir = NULL;
+    rf_rt_result *res = NULL;
+    rf_status st = compile(x, NULL, "<redfox exec: diffs>", &gen, &arena, &hir, d);
+    if (!st) st = run_generated(x, "the diffs (changed keys and groups)", hir, &res, d);
+    for (int32_t i = 0; !st && i < x->t.npreds; i++) {
+        rf_txn_pred *p = &x->t.preds[i];
+        if (p->base || !p->changed) continue;
+        char *name = rf_sprintf(RF_TXN_NS "_new.%s", p->fe->name);
+        if (!name) st = RF_ENOMEM;
+        else if (!take_output(res, name, &p->next, p->fe->types)) st = RF_EINTERNAL;
+        free(name);
+        p->has_next = !st;
+        p->prefix = 0; /* (rows replaced: written whole) */
+    }
+    rf_rt_result_free(res);
+    rf_hir_free(hir);
+    rf_arena_free(&arena);
+    rf_buf_free(&gen);
+    return st;
+}
+
 /* Deletions by DRed; afterwards cur is the state between the deletes and
 ** the inserts (base: without the deleted rows; derived: DRed's result), the
 ** "old" state of the insert phase. */
@@ -461,6 +500,7 @@ static rf_status report(exec_ctx *x, rf_txn_report *rep, const char *db_dir, int
         r->before = p->rows_before;
         r->after = rf_txn_pred_rows(p);
         r->stored = p->stored_how;
+        r->how = x->diffs && p->changed ? p->how : NULL;
     }
     if (!x->opt->profile) return RF_OK;
     rf_buf *b = &rep->profile;
@@ -476,7 +516,8 @@ static rf_status report(exec_ctx *x, rf_txn_report *rep, const char *db_dir, int
                   x->t.threads);
     rf_buf_printf(b, "exec: derived predicates %s%s%s (%.3f ms, runs on device %s %.3f ms)\n",
                   why ? "recomputed from scratch: " : "maintained incrementally", why ? why : "",
-                  why ? "" : ndel && nins ? " (deletions by DRed, then insertions by delta rules)"
+                  why ? "" : x->diffs ? " by diffs (the keys and groups the batch reaches)"
+                             : ndel && nins ? " (deletions by DRed, then insertions by delta rules)"
                              : ndel ? " (deletions by DRed)" : " by delta rules",
                   (tm[T_MAINT] - tm[T_STARTED]) * 1e3, x->device ? x->device : "none", x->t_runs * 1e3);
     if (!x->runs.oom && x->runs.len) rf_buf_append(b, x->runs.data, x->runs.len);
@@ -489,8 +530,8 @@ static rf_status report(exec_ctx *x, rf_txn_report *rep, const char *db_dir, int
     if (x->t_concat > 0) rf_buf_printf(b, "exec:   the new facts copied after the stored rows %.3f ms\n", x->t_concat * 1e3);
     for (int32_t i = 0; i < rep->nderived; i++) {
         const rf_txn_derived *r = &rep->derived[i];
-        rf_buf_printf(b, "exec:   %s: %lld -> %lld tuples (table %s)\n", r->name, (long long)r->before,
-                      (long long)r->after, r->stored ? r->stored : "-");
+        rf_buf_printf(b, "exec:   %s: %lld -> %lld tuples (table %s%s%s)\n", r->name, (long long)r->before,
+                      (long long)r->after, r->stored ? r->stored : "-", r->how ? "; " : "", r->how ? r->how : "");
     }
     if (x->t.commit_in_place)
         rf_buf_printf(b, "exec: commit: appended %lld bytes in place\n", (long long)x->t.commit_in_place_bytes);
@@ -601,12 +642,18 @@ rf_status rf_txn_exec(const rf_txn_sources *src, const rf_fe_program *fe, const 
     if (!st) {
         if (opt->init) why = "--init";
         else if (opt->recompute) why = "--recompute";
-        if (!why) why = rf_txn_gen_incremental_why_not(fe);
+        /* the delta rules where the program allows them (recursion kept
+        ** incrementally); else diffs where it allows those */
+        if (!why && rf_txn_gen_incremental_why_not(fe)) {
+            why = rf_txn_gen_diff_why_not(fe);
+            x.diffs = !why;
+        }
         for (int32_t i = 0; i < x.t.npreds; i++) x.t.preds[i].rows_before = x.t.preds[i].cur.nrows;
         if (why) st = recompute(&x, src, d);
         if (why && !st) prepare_ahead(&x, &prepared);
-        if (!why && ndel) st = dred(&x, d);
-        if (!why && !st && nins) st = incremental(&x, d);
+        if (!why && x.diffs && (nins || ndel)) st = by_diffs(&x, d);
+        if (!why && !x.diffs && ndel) st = dred(&x, d);
+        if (!why && !x.diffs && !st && nins) st = incremental(&x, d);
     }
     tm[T_MAINT] = rf_now();
     int32_t nout = 0;
