@@ -85,7 +85,6 @@ typedef struct gen {
     rf_txn *t;
     uint8_t *changed; /* by pred id: a base predicate the batch changed, a derived one it may change */
     uint8_t *need;    /* by pred id: the inputs the program reads (NEED_*) */
-    uint8_t *read;    /* by pred id: a changed derived predicate read by another's rules */
     rf_buf *b;        /* the rules */
 } gen;
 
@@ -110,14 +109,14 @@ static int has_change(gen *g, const rf_fe_pred *q, int ins)
 ** inputs it needs noted. */
 static const char *ns_of(gen *g, const rf_fe_pred *q, int s)
 {
-    int base = is_base(g, q), ch = g->changed[q->id];
+    int ch = g->changed[q->id];
     const char *ns = NS_OLD;
     uint8_t need = NEED_OLD;
     if (s == S_INS) ns = NS_INS, need = NEED_INS;
     else if (s == S_DEL) ns = NS_DEL, need = NEED_DEL;
     else if (s == S_NEW && ch) ns = NS_NEW, need = NEED_NEW;
-    if (base || need == NEED_OLD) g->need[q->id] |= need;
-    if (s == S_MID && base && has_change(g, q, 0)) g->need[q->id] |= NEED_DEL;
+    g->need[q->id] |= need;
+    if (s == S_MID && has_change(g, q, 0)) g->need[q->id] |= NEED_DEL;
     return ns;
 }
 
@@ -221,14 +220,36 @@ static void declare_types(const char *ns, const rf_fe_pred *p, const rf_type *ty
 
 /* ---- the keys a change reaches ----------------------------------------------- */
 
-/* Whether every variable of r's head key is an argument of literal x. */
-static int key_in(const rf_fe_rule *r, int32_t nkey, const rf_fe_lit *x)
+/* Appends the rule text one to the rules unless seen (P's key rules so
+** far, each after a newline) holds it already. */
+static void emit_once(gen *g, rf_buf *one, rf_buf *seen)
+{
+    if (one->oom || seen->oom) {
+        g->b->oom = 1;
+        return;
+    }
+    if (!seen->len) rf_buf_putc(seen, '\n');
+    rf_buf line;
+    rf_buf_init(&line);
+    rf_buf_putc(&line, '\n');
+    rf_buf_append(&line, one->data, one->len);
+    if (line.oom) g->b->oom = 1;
+    else if (!strstr(rf_buf_cstr(seen), rf_buf_cstr(&line))) {
+        rf_buf_append(g->b, one->data, one->len);
+        rf_buf_append(seen, one->data, one->len);
+    }
+    rf_buf_free(&line);
+}
+
+/* Whether every variable of r's head key is one of the first n arguments
+** of literal x. */
+static int key_in(const rf_fe_rule *r, int32_t nkey, const rf_fe_lit *x, int32_t n)
 {
     for (int32_t c = 0; c < nkey; c++) {
         const rf_fe_expr *h = r->head_args[c];
         if (h->kind != RF_FE_VAR) continue;
         int found = 0;
-        for (int32_t i = 0; i < x->nargs && !found; i++) found = x->args[i]->kind == RF_FE_VAR && x->args[i]->var == h->var;
+        for (int32_t i = 0; i < n && !found; i++) found = x->args[i]->kind == RF_FE_VAR && x->args[i]->var == h->var;
         if (!found) return 0;
     }
     return 1;
@@ -238,13 +259,35 @@ static int key_in(const rf_fe_rule *r, int32_t nkey, const rf_fe_lit *x)
 ** and removed rows, with the rest of the body in the state where that row
 ** is (added rows and a negation's removed ones: the new state), or alone
 ** where it binds the whole key (a superset of the keys is as correct). */
-static void key_rules(gen *g, const rf_fe_pred *p, const rf_fe_rule *r, int32_t nkey, uint8_t *st)
+static void key_rules(gen *g, const rf_fe_pred *p, const rf_fe_rule *r, int32_t nkey, uint8_t *st, rf_buf *seen)
 {
     rf_buf *b = g->b;
     for (int32_t l = 0; l < r->nbody; l++) {
         const rf_fe_lit *x = r->body[l];
         if (x->kind != RF_FE_ATOM || !g->changed[x->pred->id]) continue;
-        int alone = key_in(r, nkey, x);
+        const rf_fe_pred *q = x->pred;
+        int32_t qkey = q->functional ? q->arity - 1 : q->arity;
+        if (!is_base(g, q) && key_in(r, nkey, x, qkey)) {
+            /* every changed row of q has a key of redfox_txn_k:q: the keys
+            ** of P it reaches, without q's exact changes */
+            rf_buf one;
+            rf_buf_init(&one);
+            rf_txn_gen_pred_name(RF_TXN_NS "_k", p, &one);
+            head_key(r, nkey, &one);
+            rf_buf_puts(&one, " <- ");
+            rf_txn_gen_pred_name(RF_TXN_NS "_k", q, &one);
+            rf_buf_putc(&one, '(');
+            for (int32_t i = 0; i < qkey; i++) {
+                if (i) rf_buf_puts(&one, ", ");
+                if (x->args[i]->kind == RF_FE_VAR) var(r, x->args[i]->var, 0, &one);
+                else rf_txn_gen_expr(r, x->args[i], &one);
+            }
+            rf_buf_puts(&one, qkey ? ").\n" : "0).\n");
+            emit_once(g, &one, seen);
+            rf_buf_free(&one);
+            continue;
+        }
+        int alone = key_in(r, nkey, x, x->nargs);
         for (int ins = 1; ins >= 0; ins--) {
             if (!has_change(g, x->pred, ins)) continue;
             /* a positive literal's added row is true in the new state; a
@@ -252,12 +295,18 @@ static void key_rules(gen *g, const rf_fe_pred *p, const rf_fe_rule *r, int32_t 
             int rest = alone ? S_SKIP : (ins != x->negated) ? S_NEW : S_OLD;
             for (int32_t k = 0; k < r->nbody; k++) st[k] = (uint8_t)rest;
             st[l] = ins ? S_INS : S_DEL;
-            rf_txn_gen_pred_name(RF_TXN_NS "_k", p, b);
-            head_key(r, nkey, b);
-            rf_buf_puts(b, " <- ");
+            rf_buf one;
+            rf_buf_init(&one);
+            g->b = &one;
+            rf_txn_gen_pred_name(RF_TXN_NS "_k", p, &one);
+            head_key(r, nkey, &one);
+            rf_buf_puts(&one, " <- ");
             int first = 1;
             body(g, r, st, 0, &first);
-            rf_buf_puts(b, ".\n");
+            rf_buf_puts(&one, ".\n");
+            g->b = b;
+            emit_once(g, &one, seen);
+            rf_buf_free(&one);
         }
     }
 }
@@ -323,12 +372,19 @@ static void solution_atom(const char *ns, const rf_fe_pred *p, const rf_fe_rule 
 
 /* The solutions the batch adds (ins) or removes: for each changed atom i,
 ** those with atom i's row added (removed), the changed atoms before it in
-** rows kept and those after it in the new (old) state: each solution once. */
+** rows kept and those after it in the new (old) state: each solution once.
+** Returns 0: none; 1: rules of redfox_txn_si:P (sd); 2: one way only,
+** aggregated at once into redfox_txn_ai:P (ad), without the solutions'
+** relation (and its duplicate elimination: a batch's rows are distinct). */
 static int solution_rules(gen *g, const rf_fe_pred *p, const rf_fe_rule *r, const uint8_t *mark, int ins, uint8_t *st)
 {
     rf_buf *b = g->b;
     const char *ns = ins ? RF_TXN_NS "_si" : RF_TXN_NS "_sd";
-    int any = 0;
+    int ways = 0;
+    for (int32_t i = 0; i < r->nbody; i++) {
+        const rf_fe_lit *x = r->body[i];
+        ways += x->kind == RF_FE_ATOM && g->changed[x->pred->id] && has_change(g, x->pred, ins);
+    }
     for (int32_t i = 0; i < r->nbody; i++) {
         const rf_fe_lit *x = r->body[i];
         if (x->kind != RF_FE_ATOM || !g->changed[x->pred->id]) continue;
@@ -338,14 +394,24 @@ static int solution_rules(gen *g, const rf_fe_pred *p, const rf_fe_rule *r, cons
             int ch = y->kind == RF_FE_ATOM && g->changed[y->pred->id];
             st[l] = !ch ? S_OLD : l < i ? S_MID : l == i ? (ins ? S_INS : S_DEL) : ins ? S_NEW : S_OLD;
         }
-        solution_atom(ns, p, r, mark, b);
-        rf_buf_puts(b, " <- ");
+        if (ways == 1) {
+            rf_txn_gen_pred_name(ins ? RF_TXN_NS "_ai" : RF_TXN_NS "_ad", p, b);
+            rf_buf_putc(b, '(');
+            for (int32_t c = 0; c < p->arity; c++) {
+                if (c) rf_buf_puts(b, ", ");
+                rf_txn_gen_expr(r, r->head_args[c], b);
+            }
+            rf_buf_puts(b, ") <- ");
+            agg_head(r, b);
+        } else {
+            solution_atom(ns, p, r, mark, b);
+            rf_buf_puts(b, " <- ");
+        }
         int first = 1;
-        body(g, r, st, 1, &first);
+        body(g, r, st, ways > 1, &first);
         rf_buf_puts(b, ".\n");
-        any = 1;
     }
-    return any;
+    return ways == 1 ? 2 : ways > 1;
 }
 
 /* P[key] = old + aggregate(added solutions) - aggregate(removed ones),
@@ -372,25 +438,58 @@ static void additive_rules(gen *g, const rf_fe_pred *p, const rf_fe_rule *r, uin
         const char *sum = ins ? RF_TXN_NS "_ai" : RF_TXN_NS "_ad";
         has[ins] = solution_rules(g, p, r, mark, ins, st);
         if (!has[ins]) continue;
-        declare_types(sol, p, types, n, b);
         rf_txn_gen_declare(sum, p, b);
-        /* the aggregate of the added (removed) solutions, per group */
-        rf_txn_gen_pred_name(sum, p, b);
-        rf_buf_putc(b, '(');
-        for (int32_t c = 0; c < p->arity; c++) {
-            if (c) rf_buf_puts(b, ", ");
-            rf_txn_gen_expr(r, r->head_args[c], b);
+        if (has[ins] == 1) {
+            /* the aggregate of the added (removed) solutions, per group */
+            declare_types(sol, p, types, n, b);
+            rf_txn_gen_pred_name(sum, p, b);
+            rf_buf_putc(b, '(');
+            for (int32_t c = 0; c < p->arity; c++) {
+                if (c) rf_buf_puts(b, ", ");
+                rf_txn_gen_expr(r, r->head_args[c], b);
+            }
+            rf_buf_puts(b, ") <- ");
+            agg_head(r, b);
+            solution_atom(sol, p, r, mark, b);
+            rf_buf_puts(b, ".\n");
         }
-        rf_buf_puts(b, ") <- ");
-        agg_head(r, b);
-        solution_atom(sol, p, r, mark, b);
-        rf_buf_puts(b, ".\n");
         key_atom(RF_TXN_NS "_k", p, nkey, b);
         rf_buf_puts(b, " <- ");
         rf_txn_gen_pred_name(sum, p, b);
         rf_buf_putc(b, '(');
         cols(0, nkey, "A", b);
         rf_buf_printf(b, "%s_).\n", nkey ? ", " : "");
+    }
+    if (!has[0]) {
+        /* nothing removed: a touched group's old value plus the added
+        ** solutions' aggregate, or that alone for a new group */
+        rf_txn_gen_pred_name(RF_TXN_NS "_part", p, b);
+        rf_buf_putc(b, '(');
+        cols(0, nkey, "A", b);
+        rf_buf_printf(b, "%sS) <- ", nkey ? ", " : "");
+        rf_txn_gen_pred_name(RF_TXN_NS "_ai", p, b);
+        rf_buf_putc(b, '(');
+        cols(0, nkey, "A", b);
+        rf_buf_printf(b, "%sX), ", nkey ? ", " : "");
+        rf_txn_gen_pred_name(ns_of(g, p, S_OLD), p, b);
+        rf_buf_putc(b, '(');
+        cols(0, nkey, "A", b);
+        rf_buf_printf(b, "%sO), S = O + X.\n", nkey ? ", " : "");
+        rf_txn_gen_pred_name(RF_TXN_NS "_part", p, b);
+        rf_buf_putc(b, '(');
+        cols(0, nkey, "A", b);
+        rf_buf_printf(b, "%sX) <- ", nkey ? ", " : "");
+        rf_txn_gen_pred_name(RF_TXN_NS "_ai", p, b);
+        rf_buf_putc(b, '(');
+        cols(0, nkey, "A", b);
+        rf_buf_printf(b, "%sX), !", nkey ? ", " : "");
+        rf_txn_gen_pred_name(NS_OLD, p, b);
+        rf_buf_putc(b, '(');
+        cols(0, nkey, "A", b);
+        rf_buf_printf(b, "%s_).\n", nkey ? ", " : "");
+        free(mark);
+        free(types);
+        return;
     }
     /* the parts of each touched group's new value: the old one (tag 0),
     ** the added (1), the removed negated (2) */
@@ -509,6 +608,8 @@ static void pred_rules(gen *g, rf_txn_pred *tp)
     if (!nkey) kt[0] = RF_TYPE_INT;
     declare_types(RF_TXN_NS "_k", p, kt, nkey ? nkey : 1, b);
     rf_txn_gen_declare(RF_TXN_NS "_part", p, b);
+    rf_buf seen; /* the key rules so far */
+    rf_buf_init(&seen);
     tp->how = "recomputed for the keys the batch reaches";
     for (int32_t ri = 0; ri < p->nrules; ri++) {
         const rf_fe_rule *r = p->rules[ri];
@@ -518,7 +619,7 @@ static void pred_rules(gen *g, rf_txn_pred *tp)
                                                      : "total maintained: the old value plus the batch's solutions";
             continue;
         }
-        key_rules(g, p, r, nkey, st);
+        key_rules(g, p, r, nkey, st, &seen);
         if (r->naggs)
             tp->how = r->aggs[0].fn == RF_AGG_MIN || r->aggs[0].fn == RF_AGG_MAX
                           ? "min or max recomputed over the touched groups (it cannot subtract)"
@@ -556,26 +657,31 @@ static void pred_rules(gen *g, rf_txn_pred *tp)
     rf_buf_puts(b, ".\nlang:output[`");
     rf_txn_gen_pred_name(NS_NEW, p, b);
     rf_buf_printf(b, "] = \"" NS_NEW ".%s\".\n", p->name);
-    if (g->read[p->id]) {
-        /* its exact changes, for the rules that read it */
-        rf_txn_gen_declare(NS_INS, p, b);
-        rf_txn_gen_declare(NS_DEL, p, b);
-        row_atom(NS_INS, p, b);
-        rf_buf_puts(b, " <- ");
-        row_atom(RF_TXN_NS "_part", p, b);
-        rf_buf_puts(b, ", !");
-        row_atom(NS_OLD, p, b);
-        rf_buf_puts(b, ".\n");
-        row_atom(NS_DEL, p, b);
-        rf_buf_puts(b, " <- ");
-        key_atom(RF_TXN_NS "_k", p, nkey, b);
-        rf_buf_puts(b, ", ");
-        row_atom(NS_OLD, p, b);
-        rf_buf_puts(b, ", !");
-        row_atom(RF_TXN_NS "_part", p, b);
-        rf_buf_puts(b, ".\n");
-    }
+    rf_buf_free(&seen);
     free(st);
+}
+
+/* A changed derived P's exact changes, for the rules that read them. */
+static void change_rules(gen *g, const rf_fe_pred *p)
+{
+    rf_buf *b = g->b;
+    int32_t nkey = p->functional ? p->arity - 1 : p->arity;
+    rf_txn_gen_declare(NS_INS, p, b);
+    rf_txn_gen_declare(NS_DEL, p, b);
+    row_atom(NS_INS, p, b);
+    rf_buf_puts(b, " <- ");
+    row_atom(RF_TXN_NS "_part", p, b);
+    rf_buf_puts(b, ", !");
+    row_atom(NS_OLD, p, b);
+    rf_buf_puts(b, ".\n");
+    row_atom(NS_DEL, p, b);
+    rf_buf_puts(b, " <- ");
+    key_atom(RF_TXN_NS "_k", p, nkey, b);
+    rf_buf_puts(b, ", ");
+    row_atom(NS_OLD, p, b);
+    rf_buf_puts(b, ", !");
+    row_atom(RF_TXN_NS "_part", p, b);
+    rf_buf_puts(b, ".\n");
 }
 
 void rf_txn_gen_diff(rf_txn *t, rf_buf *out)
@@ -586,11 +692,10 @@ void rf_txn_gen_diff(rf_txn *t, rf_buf *out)
     g.t = t;
     g.changed = rf_calloc((size_t)fe->npreds + 1, 1);
     g.need = rf_calloc((size_t)fe->npreds + 1, 1);
-    g.read = rf_calloc((size_t)fe->npreds + 1, 1);
     rf_buf rules;
     rf_buf_init(&rules);
     g.b = &rules;
-    if (!g.changed || !g.need || !g.read) {
+    if (!g.changed || !g.need) {
         out->oom = 1;
         goto done;
     }
@@ -612,23 +717,21 @@ void rf_txn_gen_diff(rf_txn *t, rf_buf *out)
         }
     }
     for (int32_t i = 0; i < t->npreds; i++) {
-        const rf_fe_pred *q = t->preds[i].fe;
-        if (t->preds[i].base || !g.changed[q->id]) continue;
-        for (int32_t r = 0; r < q->nrules; r++)
-            for (int32_t l = 0; l < q->rules[r]->nbody; l++)
-                if (q->rules[r]->body[l]->kind == RF_FE_ATOM) g.read[q->rules[r]->body[l]->pred->id] = 1;
-    }
-    for (int32_t i = 0; i < t->npreds; i++) {
         rf_txn_pred *p = &t->preds[i];
         if (p->base) continue;
         p->changed = g.changed[p->fe->id];
         p->how = NULL;
         if (p->changed) pred_rules(&g, p);
     }
+    for (int32_t i = 0; i < t->npreds; i++) {
+        const rf_fe_pred *q = t->preds[i].fe;
+        if (!t->preds[i].base && g.changed[q->id] && (g.need[q->id] & (NEED_INS | NEED_DEL))) change_rules(&g, q);
+    }
     rf_buf_puts(out, "// redfox exec: the derived predicates maintained by diffs\n");
     for (int32_t i = 0; i < t->npreds; i++) {
         const rf_fe_pred *q = t->preds[i].fe;
         uint8_t n = g.need[q->id];
+        if (!t->preds[i].base) n &= NEED_OLD; /* the rest is computed */
         if (n & NEED_OLD) rf_txn_gen_input(NS_OLD, q, out);
         if (n & NEED_NEW) rf_txn_gen_input(NS_NEW, q, out);
         if (n & NEED_INS) rf_txn_gen_input(NS_INS, q, out);
@@ -640,5 +743,4 @@ done:
     rf_buf_free(&rules);
     free(g.changed);
     free(g.need);
-    free(g.read);
 }
