@@ -137,6 +137,51 @@ static void atom_args(const rf_fe_rule *r, const rf_fe_lit *x, int name_wild, rf
     rf_buf_putc(b, ')');
 }
 
+/* The key arguments of literal x over q: `(a0, ...)`, or `(0)` for none. */
+static void key_args(const rf_fe_rule *r, const rf_fe_lit *x, rf_buf *b)
+{
+    const rf_fe_pred *q = x->pred;
+    int32_t qkey = q->functional ? q->arity - 1 : q->arity;
+    rf_buf_putc(b, '(');
+    for (int32_t i = 0; i < qkey; i++) {
+        if (i) rf_buf_puts(b, ", ");
+        if (x->args[i]->kind == RF_FE_VAR) var(r, x->args[i]->var, 1, b);
+        else rf_txn_gen_expr(r, x->args[i], b);
+    }
+    if (!qkey) rf_buf_putc(b, '0');
+    rf_buf_putc(b, ')');
+}
+
+/* A changed derived q's rows in state s, by its keys: added (S_INS) its
+** new rows of the keys the batch reaches (redfox_txn_part:q), removed
+** (S_DEL) its old rows of those keys, kept (S_MID) its old rows of the
+** others. Rows that did not change are then both added and removed, which
+** a sum of the added minus the removed cancels, and a superset of the keys
+** reached is as correct; the exact changes would cost anti-joins over
+** whole rows. */
+static void changed_rows(gen *g, const rf_fe_rule *r, const rf_fe_lit *x, int s, int name_wild)
+{
+    rf_buf *b = g->b;
+    const rf_fe_pred *q = x->pred;
+    if (s == S_INS) {
+        rf_txn_gen_pred_name(RF_TXN_NS "_part", q, b);
+        atom_args(r, x, name_wild, b);
+        return;
+    }
+    if (s == S_DEL) {
+        rf_txn_gen_pred_name(RF_TXN_NS "_k", q, b);
+        key_args(r, x, b);
+        rf_buf_puts(b, ", ");
+    }
+    rf_txn_gen_pred_name(ns_of(g, q, S_OLD), q, b);
+    atom_args(r, x, 1, b);
+    if (s == S_MID) {
+        rf_buf_puts(b, ", !");
+        rf_txn_gen_pred_name(RF_TXN_NS "_k", q, b);
+        key_args(r, x, b);
+    }
+}
+
 /* The literals of r in the states st[l] (S_SKIP: left out), joined by ", ";
 ** *first: nothing printed yet. An atom in S_INS or S_DEL reads those rows
 ** (positively, whatever its sign); in S_MID the rows kept (old, not deleted). */
@@ -158,6 +203,10 @@ static void body(gen *g, const rf_fe_rule *r, const uint8_t *st, int name_wild, 
             var(r, x->var, name_wild, b);
             rf_buf_puts(b, " = ");
             rf_txn_gen_expr(r, x->rhs, b);
+            continue;
+        }
+        if (!is_base(g, x->pred) && g->changed[x->pred->id] && (st[l] == S_INS || st[l] == S_DEL || st[l] == S_MID)) {
+            changed_rows(g, r, x, st[l], name_wild);
             continue;
         }
         int neg = x->negated && st[l] != S_INS && st[l] != S_DEL;
@@ -661,28 +710,6 @@ static void pred_rules(gen *g, rf_txn_pred *tp)
     free(st);
 }
 
-/* A changed derived P's exact changes, for the rules that read them. */
-static void change_rules(gen *g, const rf_fe_pred *p)
-{
-    rf_buf *b = g->b;
-    int32_t nkey = p->functional ? p->arity - 1 : p->arity;
-    rf_txn_gen_declare(NS_INS, p, b);
-    rf_txn_gen_declare(NS_DEL, p, b);
-    row_atom(NS_INS, p, b);
-    rf_buf_puts(b, " <- ");
-    row_atom(RF_TXN_NS "_part", p, b);
-    rf_buf_puts(b, ", !");
-    row_atom(NS_OLD, p, b);
-    rf_buf_puts(b, ".\n");
-    row_atom(NS_DEL, p, b);
-    rf_buf_puts(b, " <- ");
-    key_atom(RF_TXN_NS "_k", p, nkey, b);
-    rf_buf_puts(b, ", ");
-    row_atom(NS_OLD, p, b);
-    rf_buf_puts(b, ", !");
-    row_atom(RF_TXN_NS "_part", p, b);
-    rf_buf_puts(b, ".\n");
-}
 
 void rf_txn_gen_diff(rf_txn *t, rf_buf *out)
 {
@@ -722,10 +749,6 @@ void rf_txn_gen_diff(rf_txn *t, rf_buf *out)
         p->changed = g.changed[p->fe->id];
         p->how = NULL;
         if (p->changed) pred_rules(&g, p);
-    }
-    for (int32_t i = 0; i < t->npreds; i++) {
-        const rf_fe_pred *q = t->preds[i].fe;
-        if (!t->preds[i].base && g.changed[q->id] && (g.need[q->id] & (NEED_INS | NEED_DEL))) change_rules(&g, q);
     }
     rf_buf_puts(out, "// redfox exec: the derived predicates maintained by diffs\n");
     for (int32_t i = 0; i < t->npreds; i++) {
