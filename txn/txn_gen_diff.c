@@ -711,6 +711,19 @@ static void pred_rules(gen *g, rf_txn_pred *tp)
 }
 
 
+/* The rows a batch added are distinct (txn_kset.c): their key, the base
+** predicate's own or else every column, declared, so that an aggregate over
+** them needs no duplicate elimination (the run checks the key instead). */
+static void distinct_key(const char *ns, const rf_fe_pred *q, rf_buf *out)
+{
+    rf_buf_puts(out, "lang:input:key[`");
+    rf_txn_gen_pred_name(ns, q, out);
+    rf_buf_puts(out, "] = \"");
+    int32_t n = q->ninput_key > 0 ? q->ninput_key : q->arity;
+    for (int32_t k = 0; k < n; k++) rf_buf_printf(out, "%sc%d", k ? ", " : "", (int)(q->ninput_key > 0 ? q->input_key[k] : k));
+    rf_buf_puts(out, "\".\n");
+}
+
 void rf_txn_gen_diff(rf_txn *t, rf_buf *out)
 {
     const rf_fe_program *fe = t->fe;
@@ -757,7 +770,10 @@ void rf_txn_gen_diff(rf_txn *t, rf_buf *out)
         if (!t->preds[i].base) n &= NEED_OLD; /* the rest is computed */
         if (n & NEED_OLD) rf_txn_gen_input(NS_OLD, q, out);
         if (n & NEED_NEW) rf_txn_gen_input(NS_NEW, q, out);
-        if (n & NEED_INS) rf_txn_gen_input(NS_INS, q, out);
+        if (n & NEED_INS) {
+            rf_txn_gen_input(NS_INS, q, out);
+            distinct_key(NS_INS, q, out);
+        }
         if (n & NEED_DEL) rf_txn_gen_input(NS_DEL, q, out);
     }
     if (rules.oom) out->oom = 1;
