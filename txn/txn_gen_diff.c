@@ -660,8 +660,10 @@ static void pred_rules(gen *g, rf_txn_pred *tp)
     rf_buf seen; /* the key rules so far */
     rf_buf_init(&seen);
     tp->how = "recomputed for the keys the batch reaches";
+    int single_valued = 0; /* part has one row per key: an aggregate's */
     for (int32_t ri = 0; ri < p->nrules; ri++) {
         const rf_fe_rule *r = p->rules[ri];
+        single_valued |= r->naggs > 0;
         if (r->naggs && additive(r)) {
             additive_rules(g, p, r, st);
             tp->how = r->aggs[0].fn == RF_AGG_COUNT ? "count maintained: the old value plus the batch's solutions"
@@ -702,6 +704,20 @@ static void pred_rules(gen *g, rf_txn_pred *tp)
     rf_buf_puts(b, ".\n");
     row_atom(NS_NEW, p, b);
     rf_buf_puts(b, " <- ");
+    if (p->functional && !single_valued) {
+        /* the new rows of a functional P pass through P itself, declared
+        ** functional: two values for one key fail the transaction as a
+        ** recomputation would, naming P and the key */
+        rf_buf_printf(b, "%s[", p->name);
+        cols(0, nkey, "A", b);
+        rf_buf_printf(b, "] = A%d.\n%s[", (int)nkey, p->name);
+        for (int32_t c = 0; c < nkey; c++) rf_buf_printf(b, "%sc%d", c ? ", " : "", (int)c);
+        rf_buf_printf(b, "] = c%d -> ", (int)nkey);
+        for (int32_t c = 0; c <= nkey; c++) rf_buf_printf(b, "%s%s(c%d)", c ? ", " : "", rf_fe_type_name(p->types[c]), (int)c);
+        rf_buf_printf(b, ".\n%s[", p->name);
+        cols(0, nkey, "A", b);
+        rf_buf_printf(b, "] = A%d <- ", (int)nkey);
+    }
     row_atom(RF_TXN_NS "_part", p, b);
     rf_buf_puts(b, ".\nlang:output[`");
     rf_txn_gen_pred_name(NS_NEW, p, b);
@@ -709,7 +725,6 @@ static void pred_rules(gen *g, rf_txn_pred *tp)
     rf_buf_free(&seen);
     free(st);
 }
-
 
 /* The rows a batch added are distinct (txn_kset.c): their key, the base
 ** predicate's own or else every column, declared, so that an aggregate over
