@@ -57,6 +57,8 @@ typedef struct rf_txn {
     int threads;
     int all_changed;         /* txn_gen.c: generate as if the batch changed every base predicate
                                 (the programs prepared ahead: rf_txn_gen_delta, rf_txn_gen_dred) */
+    int32_t ahead_base;      /* txn_gen_diff.c: > 0: generate as if the batch only inserted into base
+                                pred ahead_base - 1 (the diff programs prepared ahead) */
     /* for --profile: the tables read (column bytes; seconds mapping and
     ** checking their CRC-32Cs, seconds copying them out), and the commit's
     ** rows and column bytes written (carried-over rows not counted) */

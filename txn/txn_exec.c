@@ -396,38 +396,54 @@ static rf_status dred(exec_ctx *x, rf_diags *d)
 ** alone. Failures stay silent: the run compiles and reports again. */
 static void prepare_ahead(exec_ctx *x, rf_rt_gpu_prepared *pr)
 {
+    enum { MAX_AHEAD = 8 };
     memset(pr, 0, sizeof *pr);
-    if (!x->device || strcmp(x->device, "gpu") || rf_txn_gen_incremental_why_not(x->t.fe)) return;
+    if (!x->device || strcmp(x->device, "gpu")) return;
+    int delta = !rf_txn_gen_incremental_why_not(x->t.fe);
+    if (!delta && rf_txn_gen_diff_why_not(x->t.fe)) return;
     int32_t *changed = rf_calloc((size_t)x->t.npreds + 1, sizeof *changed);
     if (!changed) return;
     for (int32_t i = 0; i < x->t.npreds; i++) changed[i] = x->t.preds[i].changed;
     x->t.all_changed = 1;
-    rf_buf gen[2];
-    rf_arena arena[2];
+    rf_buf gen[MAX_AHEAD];
+    rf_arena arena[MAX_AHEAD];
     rf_diags d;
     rf_diags_init(&d);
-    const rf_hir_program *ps[2];
-    rf_hir_program *hir[2] = {NULL, NULL};
-    int32_t n = 0;
+    const rf_hir_program *ps[MAX_AHEAD];
+    rf_hir_program *hir[MAX_AHEAD];
+    int32_t n = 0, ngen = 0;
     int show = x->show;
     x->show = 0;
-    for (int k = 0; k < 2; k++) {
+    /* delta rules: the delta rules and DRed; diffs: the diff program of a
+    ** batch inserting into one base predicate, for each (a batch touching
+    ** several compiles its own when it runs, into the caches) */
+    int32_t variants = delta ? 2 : 0;
+    for (int32_t i = 0; !delta && i < x->t.npreds && variants < MAX_AHEAD; i++) variants += x->t.preds[i].base;
+    for (int32_t k = 0, b = 0; k < variants; k++) {
         rf_buf_init(&gen[k]);
         rf_arena_init(&arena[k]);
-        if (k == 0) rf_txn_gen_delta(&x->t, &gen[k]);
-        else rf_txn_gen_dred(&x->t, &gen[k]);
-        if (!compile(x, NULL, k ? "<redfox exec: deletions (DRed)>" : "<redfox exec: delta rules>", &gen[k], &arena[k],
-                     &hir[k], &d))
-            ps[n++] = hir[k];
+        hir[k] = NULL;
+        ngen++;
+        const char *name = "<redfox exec: diffs>";
+        if (delta && k == 0) rf_txn_gen_delta(&x->t, &gen[k]), name = "<redfox exec: delta rules>";
+        else if (delta) rf_txn_gen_dred(&x->t, &gen[k]), name = "<redfox exec: deletions (DRed)>";
+        else {
+            while (!x->t.preds[b].base) b++;
+            x->t.ahead_base = b + 1;
+            rf_txn_gen_diff(&x->t, &gen[k]);
+            b++;
+        }
+        if (!compile(x, NULL, name, &gen[k], &arena[k], &hir[k], &d)) ps[n++] = hir[k];
     }
     x->show = show;
     x->t.all_changed = 0;
+    x->t.ahead_base = 0;
     for (int32_t i = 0; i < x->t.npreds; i++) x->t.preds[i].changed = changed[i];
     free(changed);
     rf_rt_options o = x->o;
     o.cache = x->cache;
     if (n) rf_rt_gpu_prepare(ps, n, &o, pr);
-    for (int k = 0; k < 2; k++) {
+    for (int32_t k = 0; k < ngen; k++) {
         rf_hir_free(hir[k]);
         rf_arena_free(&arena[k]);
         rf_buf_free(&gen[k]);
@@ -523,7 +539,7 @@ static rf_status report(exec_ctx *x, rf_txn_report *rep, const char *db_dir, int
     if (!x->runs.oom && x->runs.len) rf_buf_append(b, x->runs.data, x->runs.len);
     if (prepared->programs)
         rf_buf_printf(b,
-                      "exec:   the GPU code of later transactions (delta rules, DRed) compiled ahead: %d program%s, "
+                      "exec:   the GPU code of later transactions (delta rules and DRed, or diffs) compiled ahead: %d program%s, "
                       "%d compiled now (NVRTC %.3f ms), %d in the JIT cache (%.3f ms in all)\n",
                       (int)prepared->programs, prepared->programs == 1 ? "" : "s", (int)prepared->compiled,
                       prepared->nvrtc_seconds * 1e3, (int)prepared->jitted, prepared->seconds * 1e3);

@@ -102,6 +102,7 @@ static int has_change(gen *g, const rf_fe_pred *q, int ins)
     const rf_txn_pred *p = pred_of(g, q);
     if (!p || !g->changed[q->id]) return 0;
     if (!p->base) return 1;
+    if (g->t->ahead_base) return ins;
     return ins ? p->ins.nrows > 0 : p->del.nrows > 0;
 }
 
@@ -755,7 +756,8 @@ void rf_txn_gen_diff(rf_txn *t, rf_buf *out)
         goto done;
     }
     for (int32_t i = 0; i < t->npreds; i++)
-        if (t->preds[i].base && (t->preds[i].ins.nrows || t->preds[i].del.nrows)) g.changed[t->preds[i].fe->id] = 1;
+        if (t->preds[i].base && (t->ahead_base ? t->ahead_base == i + 1 : t->preds[i].ins.nrows || t->preds[i].del.nrows))
+            g.changed[t->preds[i].fe->id] = 1;
     for (int grew = 1; grew;) {
         grew = 0;
         for (int32_t i = 0; i < t->npreds; i++) {
