@@ -184,11 +184,20 @@ const char *rf_txn_gen_diff_why_not(const rf_fe_program *p);
 /* The diff program: from `redfox_txn_old:Q` (every predicate before the
 ** batch), `redfox_txn_new:B`, `redfox_txn_ins:B` and `redfox_txn_del:B`
 ** (each changed base B after the batch, its added and removed rows), it
-** outputs `redfox_txn_new:P`, the state after the batch of each derived P
-** the batch may change: P's rows whose key no changed row reaches stay, the
-** others are computed again (a total or count from the old value and the
-** batch's rows alone). Sets each derived pred's changed and how. */
+** outputs, for each derived P the batch may change, `redfox_txn_k.P`, the
+** keys its changes reach, and `redfox_txn_part.P`, its rows after the batch
+** for those keys (a total or count from the old value and the batch's rows
+** alone); P's rows of other keys stay (rf_txn_merge_keys). Sets each
+** derived pred's changed and how. */
 void rf_txn_gen_diff(rf_txn *t, rf_buf *out);
+
+/* ---- txn_merge.c ------------------------------------------------------ */
+
+/* *out (owned) = the rows of old whose key (first nkey columns; none: the
+** one key, reached when keys has a row) is not a row of keys, in order,
+** then part's rows. */
+rf_status rf_txn_merge_keys(const rf_rt_rel *old, int32_t nkey, const rf_rt_rel *keys, const rf_rt_rel *part,
+                            rf_rt_rel *out);
 
 /* ---- txn_store.c ------------------------------------------------------ */
 

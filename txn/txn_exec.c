@@ -315,16 +315,27 @@ static rf_status by_diffs(exec_ctx *x, rf_diags *d)
     rf_rt_result *res = NULL;
     rf_status st = compile(x, NULL, "<redfox exec: diffs>", &gen, &arena, &hir, d);
     if (!st) st = run_generated(x, "the diffs (changed keys and groups)", hir, &res, d);
+    double t0 = rf_now();
     for (int32_t i = 0; !st && i < x->t.npreds; i++) {
         rf_txn_pred *p = &x->t.preds[i];
         if (p->base || !p->changed) continue;
-        char *name = rf_sprintf(RF_TXN_NS "_new.%s", p->fe->name);
-        if (!name) st = RF_ENOMEM;
-        else if (!take_output(res, name, &p->next, p->fe->types)) st = RF_EINTERNAL;
-        free(name);
+        /* the stored rows of the keys not reached, then those recomputed */
+        char *kname = rf_sprintf(RF_TXN_NS "_k.%s", p->fe->name), *pname = rf_sprintf(RF_TXN_NS "_part.%s", p->fe->name);
+        int32_t nkey = p->fe->functional ? p->fe->arity - 1 : p->fe->arity;
+        rf_rt_rel keys, part;
+        memset(&keys, 0, sizeof keys);
+        memset(&part, 0, sizeof part);
+        if (!kname || !pname) st = RF_ENOMEM;
+        else if (!take_output(res, kname, &keys, p->fe->types) || !take_output(res, pname, &part, p->fe->types)) st = RF_EINTERNAL;
+        if (!st) st = rf_txn_merge_keys(&p->cur, nkey, &keys, &part, &p->next);
+        rf_rt_rel_free(&keys);
+        rf_rt_rel_free(&part);
+        free(kname);
+        free(pname);
         p->has_next = !st;
         p->prefix = 0; /* (rows replaced: written whole) */
     }
+    x->t_concat += rf_now() - t0;
     rf_rt_result_free(res);
     rf_hir_free(hir);
     rf_arena_free(&arena);

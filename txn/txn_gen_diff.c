@@ -693,7 +693,38 @@ static void pred_rules(gen *g, rf_txn_pred *tp)
         body(g, r, st, 0, &first);
         rf_buf_puts(b, ".\n");
     }
-    /* the new state: the untouched keys' old rows, and part */
+    /* the outputs: the keys reached, and the rows for them; a functional
+    ** P's pass through P itself, declared functional: two values for one
+    ** key fail the transaction as a recomputation would, naming P and the
+    ** key */
+    rf_buf_puts(b, "lang:output[`");
+    rf_txn_gen_pred_name(RF_TXN_NS "_k", p, b);
+    rf_buf_printf(b, "] = \"" RF_TXN_NS "_k.%s\".\n", p->name);
+    if (p->functional && !single_valued) {
+        rf_buf_printf(b, "%s[", p->name);
+        for (int32_t c = 0; c < nkey; c++) rf_buf_printf(b, "%sc%d", c ? ", " : "", (int)c);
+        rf_buf_printf(b, "] = c%d -> ", (int)nkey);
+        for (int32_t c = 0; c <= nkey; c++) rf_buf_printf(b, "%s%s(c%d)", c ? ", " : "", rf_fe_type_name(p->types[c]), (int)c);
+        rf_buf_printf(b, ".\n%s[", p->name);
+        cols(0, nkey, "A", b);
+        rf_buf_printf(b, "] = A%d <- ", (int)nkey);
+        row_atom(RF_TXN_NS "_part", p, b);
+        rf_buf_printf(b, ".\nlang:output[`%s] = \"" RF_TXN_NS "_part.%s\".\n", p->name, p->name);
+    } else {
+        rf_buf_puts(b, "lang:output[`");
+        rf_txn_gen_pred_name(RF_TXN_NS "_part", p, b);
+        rf_buf_printf(b, "] = \"" RF_TXN_NS "_part.%s\".\n", p->name);
+    }
+    rf_buf_free(&seen);
+    free(st);
+}
+
+/* P's whole state after the batch, for the rules that read it: the old
+** rows of the keys not reached, and part. */
+static void new_state(gen *g, const rf_fe_pred *p)
+{
+    rf_buf *b = g->b;
+    int32_t nkey = p->functional ? p->arity - 1 : p->arity;
     rf_txn_gen_declare(NS_NEW, p, b);
     row_atom(NS_NEW, p, b);
     rf_buf_puts(b, " <- ");
@@ -705,26 +736,8 @@ static void pred_rules(gen *g, rf_txn_pred *tp)
     rf_buf_puts(b, ".\n");
     row_atom(NS_NEW, p, b);
     rf_buf_puts(b, " <- ");
-    if (p->functional && !single_valued) {
-        /* the new rows of a functional P pass through P itself, declared
-        ** functional: two values for one key fail the transaction as a
-        ** recomputation would, naming P and the key */
-        rf_buf_printf(b, "%s[", p->name);
-        cols(0, nkey, "A", b);
-        rf_buf_printf(b, "] = A%d.\n%s[", (int)nkey, p->name);
-        for (int32_t c = 0; c < nkey; c++) rf_buf_printf(b, "%sc%d", c ? ", " : "", (int)c);
-        rf_buf_printf(b, "] = c%d -> ", (int)nkey);
-        for (int32_t c = 0; c <= nkey; c++) rf_buf_printf(b, "%s%s(c%d)", c ? ", " : "", rf_fe_type_name(p->types[c]), (int)c);
-        rf_buf_printf(b, ".\n%s[", p->name);
-        cols(0, nkey, "A", b);
-        rf_buf_printf(b, "] = A%d <- ", (int)nkey);
-    }
     row_atom(RF_TXN_NS "_part", p, b);
-    rf_buf_puts(b, ".\nlang:output[`");
-    rf_txn_gen_pred_name(NS_NEW, p, b);
-    rf_buf_printf(b, "] = \"" NS_NEW ".%s\".\n", p->name);
-    rf_buf_free(&seen);
-    free(st);
+    rf_buf_puts(b, ".\n");
 }
 
 /* The rows a batch added are distinct (txn_kset.c): their key, the base
@@ -779,6 +792,10 @@ void rf_txn_gen_diff(rf_txn *t, rf_buf *out)
         p->changed = g.changed[p->fe->id];
         p->how = NULL;
         if (p->changed) pred_rules(&g, p);
+    }
+    for (int32_t i = 0; i < t->npreds; i++) {
+        const rf_fe_pred *q = t->preds[i].fe;
+        if (!t->preds[i].base && g.changed[q->id] && (g.need[q->id] & NEED_NEW)) new_state(&g, q);
     }
     rf_buf_puts(out, "// redfox exec: the derived predicates maintained by diffs\n");
     for (int32_t i = 0; i < t->npreds; i++) {
