@@ -86,6 +86,9 @@ typedef struct gen {
     uint8_t *changed; /* by pred id: a base predicate the batch changed, a derived one it may change */
     uint8_t *need;    /* by pred id: the inputs the program reads (NEED_*) */
     rf_buf *b;        /* the rules */
+    int split;        /* body(): the new state of changed derived predicates in parts (finish_rule) */
+    uint32_t variant; /* ... which part each one reads, a bit each */
+    int nsplit;       /* ... the ones printed so far */
 } gen;
 
 static const rf_txn_pred *pred_of(gen *g, const rf_fe_pred *q) { return rf_txn_find(g->t, q); }
@@ -183,6 +186,47 @@ static void changed_rows(gen *g, const rf_fe_rule *r, const rf_fe_lit *x, int s,
     }
 }
 
+/* Whether literal x in state s reads a changed derived predicate's new
+** state that can be read in parts: positive, or negated with its keys
+** bound (then "no row" is decided per key). */
+static int splittable(gen *g, const rf_fe_rule *r, const rf_fe_lit *x, int s)
+{
+    if (s != S_NEW || x->kind != RF_FE_ATOM || is_base(g, x->pred) || !g->changed[x->pred->id]) return 0;
+    if (!x->negated) return 1;
+    int32_t qkey = x->pred->functional ? x->pred->arity - 1 : x->pred->arity;
+    for (int32_t i = 0; i < qkey; i++)
+        if (x->args[i]->kind == RF_FE_VAR && r->vars[x->args[i]->var].wildcard) return 0;
+    return 1;
+}
+
+/* Part `part` of literal x over a changed derived q's new state: 0 its
+** rows recomputed for the keys reached, 1 its old rows of the other keys
+** (negated: no row there, per key). */
+static void new_part(gen *g, const rf_fe_rule *r, const rf_fe_lit *x, int part)
+{
+    rf_buf *b = g->b;
+    const rf_fe_pred *q = x->pred;
+    if (!x->negated) {
+        if (!part) {
+            rf_txn_gen_pred_name(RF_TXN_NS "_part", q, b);
+            atom_args(r, x, 0, b);
+            return;
+        }
+        rf_txn_gen_pred_name(ns_of(g, q, S_OLD), q, b);
+        atom_args(r, x, 1, b);
+        rf_buf_puts(b, ", !");
+        rf_txn_gen_pred_name(RF_TXN_NS "_k", q, b);
+        key_args(r, x, b);
+        return;
+    }
+    if (part) rf_buf_putc(b, '!');
+    rf_txn_gen_pred_name(RF_TXN_NS "_k", q, b);
+    key_args(r, x, b);
+    rf_buf_puts(b, ", !");
+    rf_txn_gen_pred_name(part ? ns_of(g, q, S_OLD) : RF_TXN_NS "_part", q, b);
+    atom_args(r, x, 0, b);
+}
+
 /* The literals of r in the states st[l] (S_SKIP: left out), joined by ", ";
 ** *first: nothing printed yet. An atom in S_INS or S_DEL reads those rows
 ** (positively, whatever its sign); in S_MID the rows kept (old, not deleted). */
@@ -206,6 +250,10 @@ static void body(gen *g, const rf_fe_rule *r, const uint8_t *st, int name_wild, 
             rf_txn_gen_expr(r, x->rhs, b);
             continue;
         }
+        if (g->split && splittable(g, r, x, st[l])) {
+            new_part(g, r, x, (int)(g->variant >> g->nsplit++ & 1));
+            continue;
+        }
         if (!is_base(g, x->pred) && g->changed[x->pred->id] && (st[l] == S_INS || st[l] == S_DEL || st[l] == S_MID)) {
             changed_rows(g, r, x, st[l], name_wild);
             continue;
@@ -220,6 +268,38 @@ static void body(gen *g, const rf_fe_rule *r, const uint8_t *st, int name_wild, 
             atom_args(r, x, 1, b);
         }
     }
+}
+
+/* Ends the rule whose text from byte start of g->b on is its head (and
+** what precedes the body): r's body in the states st. With split, once for
+** each choice of the parts of the changed derived predicates it reads in
+** the new state (their rows recomputed, or their old rows of the keys not
+** reached: the parts are disjoint, so the rules' union is the rule), which
+** spares the run the whole new state; else reading that whole state. */
+static void finish_rule(gen *g, size_t start, const rf_fe_rule *r, const uint8_t *st, int name_wild, int first, int split)
+{
+    rf_buf *b = g->b;
+    int m = 0;
+    for (int32_t l = 0; split && l < r->nbody; l++) m += splittable(g, r, r->body[l], st[l]);
+    if (m > 4) m = 0;
+    size_t plen = b->len - start;
+    char *prefix = m ? rf_malloc(plen + 1) : NULL;
+    if (m && !prefix) {
+        b->oom = 1;
+        return;
+    }
+    if (m) memcpy(prefix, (const char *)b->data + start, plen);
+    for (uint32_t v = 0; v < (1u << m); v++) {
+        if (v) rf_buf_append(b, prefix, (int64_t)plen);
+        g->split = m > 0;
+        g->variant = v;
+        g->nsplit = 0;
+        int f = first;
+        body(g, r, st, name_wild, &f);
+        rf_buf_puts(b, ".\n");
+    }
+    g->split = 0;
+    free(prefix);
 }
 
 /* The head's key of rule r: its first nkey arguments (none: the constant 0). */
@@ -351,9 +431,7 @@ static void key_rules(gen *g, const rf_fe_pred *p, const rf_fe_rule *r, int32_t 
             rf_txn_gen_pred_name(RF_TXN_NS "_k", p, &one);
             head_key(r, nkey, &one);
             rf_buf_puts(&one, " <- ");
-            int first = 1;
-            body(g, r, st, 0, &first);
-            rf_buf_puts(&one, ".\n");
+            finish_rule(g, 0, r, st, 0, 1, 1);
             g->b = b;
             emit_once(g, &one, seen);
             rf_buf_free(&one);
@@ -444,6 +522,7 @@ static int solution_rules(gen *g, const rf_fe_pred *p, const rf_fe_rule *r, cons
             int ch = y->kind == RF_FE_ATOM && g->changed[y->pred->id];
             st[l] = !ch ? S_OLD : l < i ? S_MID : l == i ? (ins ? S_INS : S_DEL) : ins ? S_NEW : S_OLD;
         }
+        size_t start = b->len;
         if (ways == 1) {
             rf_txn_gen_pred_name(ins ? RF_TXN_NS "_ai" : RF_TXN_NS "_ad", p, b);
             rf_buf_putc(b, '(');
@@ -457,9 +536,7 @@ static int solution_rules(gen *g, const rf_fe_pred *p, const rf_fe_rule *r, cons
             solution_atom(ns, p, r, mark, b);
             rf_buf_puts(b, " <- ");
         }
-        int first = 1;
-        body(g, r, st, ways > 1, &first);
-        rf_buf_puts(b, ".\n");
+        finish_rule(g, start, r, st, ways > 1, 1, ways > 1);
     }
     return ways == 1 ? 2 : ways > 1;
 }
@@ -617,15 +694,14 @@ static void additive_rules(gen *g, const rf_fe_pred *p, const rf_fe_rule *r, uin
                 rf_buf_printf(b, "%s_)", vcol);
             }
             rf_buf_puts(b, ".\n");
+            size_t start = b->len;
             rf_txn_gen_pred_name(RF_TXN_NS "_alive", p, b);
             head_key(r, nkey, b);
             rf_buf_puts(b, " <- ");
             rf_txn_gen_pred_name(RF_TXN_NS "_chk", p, b);
             head_key(r, nkey, b);
             for (int32_t l = 0; l < r->nbody; l++) st[l] = S_NEW;
-            int first = 0;
-            body(g, r, st, 0, &first);
-            rf_buf_puts(b, ".\n");
+            finish_rule(g, start, r, st, 0, 0, 1);
             row_atom(RF_TXN_NS "_part", p, b);
             rf_buf_puts(b, " <- ");
             row_atom(RF_TXN_NS "_sum", p, b);
@@ -677,6 +753,7 @@ static void pred_rules(gen *g, rf_txn_pred *tp)
                           ? "min or max recomputed over the touched groups (it cannot subtract)"
                           : "aggregate recomputed over the touched groups (negation in its body)";
         /* the rule over the new state, its head restricted to the keys */
+        size_t start = b->len;
         rf_buf_puts(b, RF_TXN_NS "_part:");
         rf_buf_puts(b, p->name);
         rf_buf_putc(b, '(');
@@ -689,9 +766,8 @@ static void pred_rules(gen *g, rf_txn_pred *tp)
         rf_txn_gen_pred_name(RF_TXN_NS "_k", p, b);
         head_key(r, nkey, b);
         for (int32_t l = 0; l < r->nbody; l++) st[l] = S_NEW;
-        int first = 0;
-        body(g, r, st, 0, &first);
-        rf_buf_puts(b, ".\n");
+        /* (an aggregate's body is not split: its parts would be aggregated apart) */
+        finish_rule(g, start, r, st, 0, 0, !r->naggs);
     }
     /* the outputs: the keys reached, and the rows for them; a functional
     ** P's pass through P itself, declared functional: two values for one
