@@ -39,8 +39,13 @@ static uint64_t key_hash(const rf_rt_rel *r, int32_t nkey, int64_t row)
     for (int32_t c = 0; c < nkey; c++) {
         int64_t w;
         const unsigned char *v = value(r, c, row, &w, tmp);
-        for (int64_t i = 0; i < w; i++) h = (h ^ v[i]) * 0x100000001b3u;
-        h ^= h >> 29;
+        if (w == 8) {
+            uint64_t x;
+            memcpy(&x, v, sizeof x);
+            h = (h ^ x) * 0xff51afd7ed558ccdu;
+        } else
+            for (int64_t i = 0; i < w; i++) h = (h ^ v[i]) * 0x100000001b3u;
+        h ^= h >> 32;
     }
     return h | 1; /* 0 marks an empty slot */
 }
@@ -94,6 +99,12 @@ rf_status rf_txn_merge_keys(const rf_rt_rel *old, int32_t nkey, const rf_rt_rel 
         if (kept == old->nrows) {
             if (kept) memcpy(dst, src, (size_t)(kept * w));
             dst += kept * w;
+        } else if (w == 8) {
+            uint64_t *d8 = (uint64_t *)(void *)dst;
+            const uint64_t *s8 = (const uint64_t *)(const void *)src;
+            for (int64_t i = 0; i < old->nrows; i++)
+                if (keep[i]) *d8++ = s8[i];
+            dst = (char *)d8;
         } else
             for (int64_t i = 0; i < old->nrows; i++)
                 if (keep[i]) {
