@@ -5,9 +5,9 @@
 **
 ** Owns: which programs can be maintained by diffs, and the text of their
 ** diff program. Each derived P that the batch may change gets, from the
-** state before the batch (`redfox_txn_old:Q`) and the changes of what it
-** reads (`redfox_txn_ins:Q`, `redfox_txn_del:Q`: rows added and removed,
-** exactly: base predicates' from the batch, derived ones' computed here):
+** state before the batch (`redfox_txn_old:Q`), a changed base predicate's
+** rows after it, added and removed (`redfox_txn_new:B`, `_ins:B`, `_del:B`)
+** and what it computes for the changed derived predicates it reads:
 **
 **   redfox_txn_k:P     the keys whose rows may change (a functional P's keys,
 **                      else the whole row): the keys reached from a changed
@@ -21,10 +21,15 @@
 **                      the rows kept, those after it in the new state);
 **                      every other rule evaluated over the new state with
 **                      its head restricted to the keys (min and max: only
-**                      the touched groups recomputed);
-**   redfox_txn_new:P   the old rows of the other keys, and part: the output;
-**   redfox_txn_ins:P, redfox_txn_del:P  part against the old rows, for the
-**                      predicates read downstream.
+**                      the touched groups recomputed).
+**
+** Both are the run's outputs; P's new state (its old rows of the other
+** keys, then part) is put together on the host (txn_merge.c). Readers of a
+** changed derived Q take its added rows as part:Q and its removed ones as
+** its old rows of k:Q (unchanged rows are both, and cancel in a sum), and
+** its new state in two disjoint parts, one rule each: part:Q, or its old
+** rows of the keys not reached (redfox_txn_new:Q is built whole only under
+** an aggregate, whose body cannot be split).
 **
 ** Every predicate is non-recursive here (recursion goes to the delta rules
 ** of txn_gen.c, or a recomputation), so one stratified program holds all.
