@@ -5,8 +5,8 @@
 # functional predicate's values replaced by a delete then an insert), each
 # compared with a from-scratch `redfox run` over the database's updated base
 # data. MODE cpu runs exec on the CPU; emu on the GPU emulator. Programs
-# whose rules allow it must have been maintained incrementally on insert-only
-# batches (--profile says which way).
+# whose rules allow it must have been maintained incrementally (by delta
+# rules, or by diffs where they aggregate or negate; --profile says which).
 set -u
 redfox=$1
 dir=$2
@@ -28,7 +28,7 @@ seed=7
 # ---- the base predicates of each program, and random rows of them -------------
 case $prog in
 tc | neg) preds="edge" ;;
-join | agg) preds="buys price" ;;
+join | agg | aggs) preds="buys price" ;;
 fd) preds="balance" ;;
 *) fail "unknown program $prog" ;;
 esac
@@ -101,7 +101,7 @@ while [ $r -lt "$rounds" ]; do
     r=$((r + 1))
 done
 case $prog in
-tc | join | fd) [ $incremental -eq "$rounds" ] || fail "$prog: only $incremental batches were maintained incrementally" ;;
-neg | agg) [ $incremental -eq 0 ] || fail "$prog: negation or aggregation claimed incremental" ;;
+tc | join | fd | agg | aggs) [ $incremental -eq "$rounds" ] || fail "$prog: only $incremental batches were maintained incrementally" ;;
+neg) [ $incremental -eq 0 ] || fail "$prog: negation over recursion claimed incremental" ;;
 esac
 echo ok

@@ -39,6 +39,21 @@ bad missing '// nothing yet\nprice(1, 2).\n' '2:1: error: expected '"'+'"' (inse
 printf -- '-price(1, 10).\n+price(1, 11).\n' >"$tmp/ok.txn"
 "$redfox" exec "$tmp/db" "$p" --device cpu --format csv --batch "$tmp/ok.txn" >"$tmp/out" 2>"$tmp/err" || { cat "$tmp/err"; fail "ordered update"; }
 grep -q '^c1,1,11$' "$tmp/out" || { cat "$tmp/out"; fail "ordered update: c1 should pay 11"; }
+# a derived functional predicate given two values for a key (maintained by
+# diffs): an error naming it and the key, the database unchanged
+mkdir -p "$tmp/fd"
+printf '1,2\n2,3\n' >"$tmp/fd/e.csv"
+"$redfox" import "$dir/fdderived.logic" --data "$tmp/fd" --out "$tmp/fddb" >/dev/null 2>"$tmp/err" || { cat "$tmp/err"; fail "import fd"; }
+"$redfox" exec "$tmp/fddb" "$dir/fdderived.logic" --device cpu >/dev/null 2>"$tmp/err" || { cat "$tmp/err"; fail "first exec fd"; }
+fdstate() { (cd "$tmp/fddb" && ls -l && cat ./*) | cksum; }
+fdbefore=$(fdstate)
+printf '+e(1, 5).\n' >"$tmp/fd.txn"
+"$redfox" exec "$tmp/fddb" "$dir/fdderived.logic" --device cpu --batch "$tmp/fd.txn" >/dev/null 2>"$tmp/err"
+rc=$?
+[ $rc -eq 1 ] || { cat "$tmp/err"; fail "fd: exit $rc, expected 1"; }
+grep -qF 'functional dependency violated: `f` has two values for the key (1): (2) and (5)' "$tmp/err" ||
+    { cat "$tmp/err"; fail "fd: expected the violated dependency of f"; }
+[ "$(fdstate)" = "$fdbefore" ] || fail "fd: the database changed"
 # not a database; a compiled program
 "$redfox" exec "$tmp/data" "$p" --device cpu >/dev/null 2>"$tmp/err"
 [ $? -eq 1 ] && grep -qF 'not a redfox database' "$tmp/err" || { cat "$tmp/err"; fail "not a database"; }

@@ -51,7 +51,7 @@ static const char *usage =
     "                       the time went, on stderr\n"
     "  --profile-kernels    also each run's kernels, as `redfox run --profile`\n"
     "  --show-programs      print the programs exec generates (the delta rules,\n"
-    "                       DRed's, the outputs') on stderr\n"
+    "                       DRed's, the diffs, the outputs') on stderr\n"
     "  --set NAME=VALUE     a tuning setting (see `redfox run --help`)\n"
     "  -h, --help           this text\n";
 

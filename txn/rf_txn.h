@@ -44,6 +44,7 @@ typedef struct rf_txn_pred {
     int tail;             /* derived, after the delta rules: the new state is cur followed by ins
                              (the new facts), never copied into next: the commit appends ins */
     int changed;          /* ins or del non-empty (derived: may change) */
+    const char *how;      /* derived, maintained by diffs: how (--profile; static) */
     struct rf_txn_ops *ops; /* base: the batches' updates of it (txn_parse.c), NULL until named */
 } rf_txn_pred;
 
@@ -56,6 +57,8 @@ typedef struct rf_txn {
     int threads;
     int all_changed;         /* txn_gen.c: generate as if the batch changed every base predicate
                                 (the programs prepared ahead: rf_txn_gen_delta, rf_txn_gen_dred) */
+    int32_t ahead_base;      /* txn_gen_diff.c: > 0: generate as if the batch only inserted into base
+                                pred ahead_base - 1 (the diff programs prepared ahead) */
     /* for --profile: the tables read (column bytes; seconds mapping and
     ** checking their CRC-32Cs, seconds copying them out), and the commit's
     ** rows and column bytes written (carried-over rows not counted) */
@@ -165,6 +168,36 @@ void rf_txn_gen_dred(const rf_txn *t, rf_buf *out);
 void rf_txn_gen_outputs(const rf_txn *t, rf_buf *out);
 /* The file name under which generated input `NS:P` is handed to a run. */
 char *rf_txn_gen_input_file(const char *ns, const rf_fe_pred *p);
+/* The printing shared by the generators: `NS:P` (ns NULL: P); an
+** expression of rule r; `NS:P(c0, ...) -> type(c0), ...` (non-functional);
+** that declaration as an input handed from memory. */
+void rf_txn_gen_pred_name(const char *ns, const rf_fe_pred *p, rf_buf *b);
+void rf_txn_gen_expr(const rf_fe_rule *r, const rf_fe_expr *e, rf_buf *b);
+void rf_txn_gen_declare(const char *ns, const rf_fe_pred *p, rf_buf *b);
+void rf_txn_gen_input(const char *ns, const rf_fe_pred *p, rf_buf *b);
+
+/* ---- txn_gen_diff.c ---------------------------------------------------- */
+
+/* Why the program's derived predicates cannot be maintained by diffs
+** (a recursive predicate, a float total, ...; a static string), or NULL. */
+const char *rf_txn_gen_diff_why_not(const rf_fe_program *p);
+/* The diff program: from `redfox_txn_old:Q` (every predicate before the
+** batch), `redfox_txn_new:B`, `redfox_txn_ins:B` and `redfox_txn_del:B`
+** (each changed base B after the batch, its added and removed rows), it
+** outputs, for each derived P the batch may change, `redfox_txn_k.P`, the
+** keys its changes reach, and `redfox_txn_part.P`, its rows after the batch
+** for those keys (a total or count from the old value and the batch's rows
+** alone); P's rows of other keys stay (rf_txn_merge_keys). Sets each
+** derived pred's changed and how. */
+void rf_txn_gen_diff(rf_txn *t, rf_buf *out);
+
+/* ---- txn_merge.c ------------------------------------------------------ */
+
+/* *out (owned) = the rows of old whose key (first nkey columns; none: the
+** one key, reached when keys has a row) is not a row of keys, in order,
+** then part's rows. */
+rf_status rf_txn_merge_keys(const rf_rt_rel *old, int32_t nkey, const rf_rt_rel *keys, const rf_rt_rel *part,
+                            rf_rt_rel *out);
 
 /* ---- txn_store.c ------------------------------------------------------ */
 
@@ -225,6 +258,8 @@ typedef struct rf_txn_derived {
     char *name;
     int64_t before, after; /* its rows before and after */
     const char *stored;    /* how its table was committed: "kept", "appended", "written" (static); NULL: none */
+    const char *how;       /* maintained by diffs: how (a total or count kept, or recomputed for the keys the
+                              batch reaches; static); NULL: otherwise */
 } rf_txn_derived;
 
 /* What a transaction did. */

@@ -37,7 +37,9 @@ typedef struct exec_ctx {
     int show;               /* the generated programs' text to the log (off while compiling ahead) */
     double t_runs;
     double t_concat;        /* host copies of stored relations and new facts into one (profile) */
+    double t_merge;         /* diffs: the new states put together on the host (rf_txn_merge_keys; profile) */
     rf_buf runs;            /* profile: a line per run */
+    int diffs;              /* maintained by diffs (txn_gen_diff.c), not by delta rules */
 } exec_ctx;
 
 static void log_text(const exec_ctx *x, const char *text, int64_t len)
@@ -281,11 +283,60 @@ static rf_status incremental(exec_ctx *x, rf_diags *d)
         ** the new facts to the stored table */
         double t0 = rf_now();
         if (!st && p->fe->output_name) st = rf_txn_rel_concat(&p->cur, &delta, &p->next);
-        x->t_concat += rf_now() - t0;
+        x->t_merge += rf_now() - t0;
         p->has_next = !st && p->fe->output_name;
         p->tail = !st && !p->has_next;
         p->ins = delta;
     }
+    rf_rt_result_free(res);
+    rf_hir_free(hir);
+    rf_arena_free(&arena);
+    rf_buf_free(&gen);
+    return st;
+}
+
+/* The derived predicates by diffs (txn_gen_diff.c): inserts and deletes
+** together, in one run; each changed derived predicate's new state into
+** next (written whole by the commit). */
+static rf_status by_diffs(exec_ctx *x, rf_diags *d)
+{
+    rf_buf gen;
+    rf_buf_init(&gen);
+    rf_txn_gen_diff(&x->t, &gen);
+    int any = 0;
+    for (int32_t i = 0; i < x->t.npreds; i++) any |= !x->t.preds[i].base && x->t.preds[i].changed;
+    if (!any || gen.oom) {
+        rf_status st = gen.oom ? RF_ENOMEM : RF_OK;
+        rf_buf_free(&gen);
+        return st;
+    }
+    rf_arena arena;
+    rf_arena_init(&arena);
+    rf_hir_program *hir = NULL;
+    rf_rt_result *res = NULL;
+    rf_status st = compile(x, NULL, "<redfox exec: diffs>", &gen, &arena, &hir, d);
+    if (!st) st = run_generated(x, "the diffs (changed keys and groups)", hir, &res, d);
+    double t0 = rf_now();
+    for (int32_t i = 0; !st && i < x->t.npreds; i++) {
+        rf_txn_pred *p = &x->t.preds[i];
+        if (p->base || !p->changed) continue;
+        /* the stored rows of the keys not reached, then those recomputed */
+        char *kname = rf_sprintf(RF_TXN_NS "_k.%s", p->fe->name), *pname = rf_sprintf(RF_TXN_NS "_part.%s", p->fe->name);
+        int32_t nkey = p->fe->functional ? p->fe->arity - 1 : p->fe->arity;
+        rf_rt_rel keys, part;
+        memset(&keys, 0, sizeof keys);
+        memset(&part, 0, sizeof part);
+        if (!kname || !pname) st = RF_ENOMEM;
+        else if (!take_output(res, kname, &keys, p->fe->types) || !take_output(res, pname, &part, p->fe->types)) st = RF_EINTERNAL;
+        if (!st) st = rf_txn_merge_keys(&p->cur, nkey, &keys, &part, &p->next);
+        rf_rt_rel_free(&keys);
+        rf_rt_rel_free(&part);
+        free(kname);
+        free(pname);
+        p->has_next = !st;
+        p->prefix = 0; /* (rows replaced: written whole) */
+    }
+    x->t_merge += rf_now() - t0;
     rf_rt_result_free(res);
     rf_hir_free(hir);
     rf_arena_free(&arena);
@@ -357,38 +408,54 @@ static rf_status dred(exec_ctx *x, rf_diags *d)
 ** alone. Failures stay silent: the run compiles and reports again. */
 static void prepare_ahead(exec_ctx *x, rf_rt_gpu_prepared *pr)
 {
+    enum { MAX_AHEAD = 8 };
     memset(pr, 0, sizeof *pr);
-    if (!x->device || strcmp(x->device, "gpu") || rf_txn_gen_incremental_why_not(x->t.fe)) return;
+    if (!x->device || strcmp(x->device, "gpu")) return;
+    int delta = !rf_txn_gen_incremental_why_not(x->t.fe);
+    if (!delta && rf_txn_gen_diff_why_not(x->t.fe)) return;
     int32_t *changed = rf_calloc((size_t)x->t.npreds + 1, sizeof *changed);
     if (!changed) return;
     for (int32_t i = 0; i < x->t.npreds; i++) changed[i] = x->t.preds[i].changed;
     x->t.all_changed = 1;
-    rf_buf gen[2];
-    rf_arena arena[2];
+    rf_buf gen[MAX_AHEAD];
+    rf_arena arena[MAX_AHEAD];
     rf_diags d;
     rf_diags_init(&d);
-    const rf_hir_program *ps[2];
-    rf_hir_program *hir[2] = {NULL, NULL};
-    int32_t n = 0;
+    const rf_hir_program *ps[MAX_AHEAD];
+    rf_hir_program *hir[MAX_AHEAD];
+    int32_t n = 0, ngen = 0;
     int show = x->show;
     x->show = 0;
-    for (int k = 0; k < 2; k++) {
+    /* delta rules: the delta rules and DRed; diffs: the diff program of a
+    ** batch inserting into one base predicate, for each (a batch touching
+    ** several compiles its own when it runs, into the caches) */
+    int32_t variants = delta ? 2 : 0;
+    for (int32_t i = 0; !delta && i < x->t.npreds && variants < MAX_AHEAD; i++) variants += x->t.preds[i].base;
+    for (int32_t k = 0, b = 0; k < variants; k++) {
         rf_buf_init(&gen[k]);
         rf_arena_init(&arena[k]);
-        if (k == 0) rf_txn_gen_delta(&x->t, &gen[k]);
-        else rf_txn_gen_dred(&x->t, &gen[k]);
-        if (!compile(x, NULL, k ? "<redfox exec: deletions (DRed)>" : "<redfox exec: delta rules>", &gen[k], &arena[k],
-                     &hir[k], &d))
-            ps[n++] = hir[k];
+        hir[k] = NULL;
+        ngen++;
+        const char *name = "<redfox exec: diffs>";
+        if (delta && k == 0) rf_txn_gen_delta(&x->t, &gen[k]), name = "<redfox exec: delta rules>";
+        else if (delta) rf_txn_gen_dred(&x->t, &gen[k]), name = "<redfox exec: deletions (DRed)>";
+        else {
+            while (!x->t.preds[b].base) b++;
+            x->t.ahead_base = b + 1;
+            rf_txn_gen_diff(&x->t, &gen[k]);
+            b++;
+        }
+        if (!compile(x, NULL, name, &gen[k], &arena[k], &hir[k], &d)) ps[n++] = hir[k];
     }
     x->show = show;
     x->t.all_changed = 0;
+    x->t.ahead_base = 0;
     for (int32_t i = 0; i < x->t.npreds; i++) x->t.preds[i].changed = changed[i];
     free(changed);
     rf_rt_options o = x->o;
     o.cache = x->cache;
     if (n) rf_rt_gpu_prepare(ps, n, &o, pr);
-    for (int k = 0; k < 2; k++) {
+    for (int32_t k = 0; k < ngen; k++) {
         rf_hir_free(hir[k]);
         rf_arena_free(&arena[k]);
         rf_buf_free(&gen[k]);
@@ -461,6 +528,7 @@ static rf_status report(exec_ctx *x, rf_txn_report *rep, const char *db_dir, int
         r->before = p->rows_before;
         r->after = rf_txn_pred_rows(p);
         r->stored = p->stored_how;
+        r->how = x->diffs && p->changed ? p->how : NULL;
     }
     if (!x->opt->profile) return RF_OK;
     rf_buf *b = &rep->profile;
@@ -476,21 +544,25 @@ static rf_status report(exec_ctx *x, rf_txn_report *rep, const char *db_dir, int
                   x->t.threads);
     rf_buf_printf(b, "exec: derived predicates %s%s%s (%.3f ms, runs on device %s %.3f ms)\n",
                   why ? "recomputed from scratch: " : "maintained incrementally", why ? why : "",
-                  why ? "" : ndel && nins ? " (deletions by DRed, then insertions by delta rules)"
+                  why ? "" : x->diffs ? " by diffs (the keys and groups the batch reaches)"
+                             : ndel && nins ? " (deletions by DRed, then insertions by delta rules)"
                              : ndel ? " (deletions by DRed)" : " by delta rules",
                   (tm[T_MAINT] - tm[T_STARTED]) * 1e3, x->device ? x->device : "none", x->t_runs * 1e3);
     if (!x->runs.oom && x->runs.len) rf_buf_append(b, x->runs.data, x->runs.len);
     if (prepared->programs)
         rf_buf_printf(b,
-                      "exec:   the GPU code of later transactions (delta rules, DRed) compiled ahead: %d program%s, "
+                      "exec:   the GPU code of later transactions (delta rules and DRed, or diffs) compiled ahead: %d program%s, "
                       "%d compiled now (NVRTC %.3f ms), %d in the JIT cache (%.3f ms in all)\n",
                       (int)prepared->programs, prepared->programs == 1 ? "" : "s", (int)prepared->compiled,
                       prepared->nvrtc_seconds * 1e3, (int)prepared->jitted, prepared->seconds * 1e3);
+    if (x->t_merge > 0)
+        rf_buf_printf(b, "exec:   the new states put together (stored rows of the keys not reached, then the recomputed "
+                         "ones) %.3f ms\n", x->t_merge * 1e3);
     if (x->t_concat > 0) rf_buf_printf(b, "exec:   the new facts copied after the stored rows %.3f ms\n", x->t_concat * 1e3);
     for (int32_t i = 0; i < rep->nderived; i++) {
         const rf_txn_derived *r = &rep->derived[i];
-        rf_buf_printf(b, "exec:   %s: %lld -> %lld tuples (table %s)\n", r->name, (long long)r->before,
-                      (long long)r->after, r->stored ? r->stored : "-");
+        rf_buf_printf(b, "exec:   %s: %lld -> %lld tuples (table %s%s%s)\n", r->name, (long long)r->before,
+                      (long long)r->after, r->stored ? r->stored : "-", r->how ? "; " : "", r->how ? r->how : "");
     }
     if (x->t.commit_in_place)
         rf_buf_printf(b, "exec: commit: appended %lld bytes in place\n", (long long)x->t.commit_in_place_bytes);
@@ -601,12 +673,18 @@ rf_status rf_txn_exec(const rf_txn_sources *src, const rf_fe_program *fe, const 
     if (!st) {
         if (opt->init) why = "--init";
         else if (opt->recompute) why = "--recompute";
-        if (!why) why = rf_txn_gen_incremental_why_not(fe);
+        /* the delta rules where the program allows them (recursion kept
+        ** incrementally); else diffs where it allows those */
+        if (!why && rf_txn_gen_incremental_why_not(fe)) {
+            why = rf_txn_gen_diff_why_not(fe);
+            x.diffs = !why;
+        }
         for (int32_t i = 0; i < x.t.npreds; i++) x.t.preds[i].rows_before = x.t.preds[i].cur.nrows;
         if (why) st = recompute(&x, src, d);
         if (why && !st) prepare_ahead(&x, &prepared);
-        if (!why && ndel) st = dred(&x, d);
-        if (!why && !st && nins) st = incremental(&x, d);
+        if (!why && x.diffs && (nins || ndel)) st = by_diffs(&x, d);
+        if (!why && !x.diffs && ndel) st = dred(&x, d);
+        if (!why && !x.diffs && !st && nins) st = incremental(&x, d);
     }
     tm[T_MAINT] = rf_now();
     int32_t nout = 0;

@@ -56,7 +56,7 @@ const char *rf_txn_gen_incremental_why_not(const rf_fe_program *p)
 
 /* ---- printing ------------------------------------------------------------ */
 
-static void pred_name(const char *ns, const rf_fe_pred *p, rf_buf *b)
+void rf_txn_gen_pred_name(const char *ns, const rf_fe_pred *p, rf_buf *b)
 {
     if (ns) rf_buf_printf(b, "%s:", ns);
     rf_buf_puts(b, p->name);
@@ -78,21 +78,21 @@ static void var_name(const rf_fe_rule *r, int32_t v, rf_buf *b)
     else rf_buf_printf(b, "V%d", (int)v);
 }
 
-static void expr(const rf_fe_rule *r, const rf_fe_expr *e, rf_buf *b)
+void rf_txn_gen_expr(const rf_fe_rule *r, const rf_fe_expr *e, rf_buf *b)
 {
     switch (e->kind) {
     case RF_FE_VAR: var_name(r, e->var, b); break;
     case RF_FE_CONST: rf_fe_const_print(&e->c, b); break;
     case RF_FE_NEG:
         rf_buf_puts(b, "-(");
-        expr(r, e->args[0], b);
+        rf_txn_gen_expr(r, e->args[0], b);
         rf_buf_putc(b, ')');
         break;
     case RF_FE_BINOP:
         rf_buf_putc(b, '(');
         for (int32_t i = 0; i < e->nargs; i++) {
             if (i) rf_buf_printf(b, " %c ", e->op);
-            expr(r, e->args[i], b);
+            rf_txn_gen_expr(r, e->args[i], b);
         }
         rf_buf_putc(b, ')');
         break;
@@ -103,7 +103,7 @@ static void expr(const rf_fe_rule *r, const rf_fe_expr *e, rf_buf *b)
                                      : e->args[0]->type == RF_TYPE_INT ? "int:float" : "decimal:float");
         for (int32_t i = 0; i < e->nargs; i++) {
             if (i) rf_buf_puts(b, ", ");
-            expr(r, e->args[i], b);
+            rf_txn_gen_expr(r, e->args[i], b);
         }
         rf_buf_putc(b, ']');
         break;
@@ -115,15 +115,15 @@ static void args(const rf_fe_rule *r, rf_fe_expr **a, int32_t n, rf_buf *b)
     rf_buf_putc(b, '(');
     for (int32_t i = 0; i < n; i++) {
         if (i) rf_buf_puts(b, ", ");
-        expr(r, a[i], b);
+        rf_txn_gen_expr(r, a[i], b);
     }
     rf_buf_putc(b, ')');
 }
 
 /* `NS:P(c0, c1) -> int(c0), string(c1).` */
-static void declare(const char *ns, const rf_fe_pred *p, rf_buf *b)
+void rf_txn_gen_declare(const char *ns, const rf_fe_pred *p, rf_buf *b)
 {
-    pred_name(ns, p, b);
+    rf_txn_gen_pred_name(ns, p, b);
     rf_buf_putc(b, '(');
     for (int32_t c = 0; c < p->arity; c++) rf_buf_printf(b, "%sc%d", c ? ", " : "", (int)c);
     rf_buf_puts(b, ") -> ");
@@ -132,12 +132,12 @@ static void declare(const char *ns, const rf_fe_pred *p, rf_buf *b)
 }
 
 /* A generated input NS:P, handed to the run from memory. */
-static void input(const char *ns, const rf_fe_pred *p, rf_buf *b)
+void rf_txn_gen_input(const char *ns, const rf_fe_pred *p, rf_buf *b)
 {
-    declare(ns, p, b);
+    rf_txn_gen_declare(ns, p, b);
     char *f = rf_txn_gen_input_file(ns, p);
     rf_buf_puts(b, "lang:input[`");
-    pred_name(ns, p, b);
+    rf_txn_gen_pred_name(ns, p, b);
     rf_buf_printf(b, "] = \"%s\".\n", f ? f : "?");
     free(f);
 }
@@ -145,7 +145,7 @@ static void input(const char *ns, const rf_fe_pred *p, rf_buf *b)
 /* `P(V0, V1)` or, for a functional P, `P[V0] = V1`, with plain variables. */
 static void plain_atom(const char *ns, const rf_fe_pred *p, int functional, rf_buf *b)
 {
-    pred_name(ns, p, b);
+    rf_txn_gen_pred_name(ns, p, b);
     int32_t n = p->arity - (functional ? 1 : 0);
     rf_buf_putc(b, functional ? '[' : '(');
     for (int32_t c = 0; c < n; c++) rf_buf_printf(b, "%sV%d", c ? ", " : "", (int)c);
@@ -165,7 +165,7 @@ void rf_txn_gen_materialize(const rf_txn *t, rf_buf *out)
         rf_buf_puts(out, " <- ");
         plain_atom(NULL, p->fe, p->fe->functional, out);
         rf_buf_puts(out, ".\nlang:output[`");
-        pred_name(RF_TXN_NS "_mat", p->fe, out);
+        rf_txn_gen_pred_name(RF_TXN_NS "_mat", p->fe, out);
         rf_buf_printf(out, "] = \"" RF_TXN_NS "_mat.%s\".\n", p->fe->name);
     }
 }
@@ -181,33 +181,33 @@ static void delta_rules(const rf_txn *t, const rf_txn_pred *h, const uint8_t *ch
         for (int32_t l = 0; l < r->nbody; l++)
             if (r->body[l]->kind == RF_FE_ATOM && changed[r->body[l]->pred->id] && m < MAX_DELTA_ATOMS) pos[m++] = l;
         for (uint32_t mask = 1; m && mask < (1u << m); mask++) {
-            pred_name(RF_TXN_NS "_d", h->fe, out);
+            rf_txn_gen_pred_name(RF_TXN_NS "_d", h->fe, out);
             args(r, r->head_args, h->fe->arity, out);
             rf_buf_puts(out, " <-\n    ");
             for (int32_t l = 0; l < r->nbody; l++) {
                 const rf_fe_lit *x = r->body[l];
                 if (l) rf_buf_puts(out, ", ");
                 if (x->kind == RF_FE_CMP) {
-                    expr(r, x->lhs, out);
+                    rf_txn_gen_expr(r, x->lhs, out);
                     rf_buf_printf(out, " %s ", rf_cmp_op_name(x->op));
-                    expr(r, x->rhs, out);
+                    rf_txn_gen_expr(r, x->rhs, out);
                     continue;
                 }
                 if (x->kind == RF_FE_ASSIGN) {
                     var_name(r, x->var, out);
                     rf_buf_puts(out, " = ");
-                    expr(r, x->rhs, out);
+                    rf_txn_gen_expr(r, x->rhs, out);
                     continue;
                 }
                 int delta = 0;
                 for (int32_t k = 0; k < m; k++) delta |= pos[k] == l && (mask >> k & 1);
                 const rf_txn_pred *q = rf_txn_find((rf_txn *)t, x->pred);
                 const char *ns = !delta ? RF_TXN_NS "_old" : q && q->base ? RF_TXN_NS "_ins" : RF_TXN_NS "_d";
-                pred_name(ns, x->pred, out);
+                rf_txn_gen_pred_name(ns, x->pred, out);
                 args(r, x->args, x->nargs, out);
             }
             rf_buf_puts(out, ",\n    !");
-            pred_name(RF_TXN_NS "_old", h->fe, out);
+            rf_txn_gen_pred_name(RF_TXN_NS "_old", h->fe, out);
             args(r, r->head_args, h->fe->arity, out);
             rf_buf_puts(out, ".\n");
         }
@@ -253,18 +253,18 @@ void rf_txn_gen_delta(const rf_txn *t, rf_buf *out)
     rf_buf_puts(out, "// redfox exec: the delta rules of the program's rules\n");
     for (int32_t i = 0; i < t->npreds; i++) {
         const rf_txn_pred *p = &t->preds[i];
-        input(RF_TXN_NS "_old", p->fe, out);
-        if (p->base && changed[p->fe->id]) input(RF_TXN_NS "_ins", p->fe, out);
+        rf_txn_gen_input(RF_TXN_NS "_old", p->fe, out);
+        if (p->base && changed[p->fe->id]) rf_txn_gen_input(RF_TXN_NS "_ins", p->fe, out);
     }
     for (int32_t i = 0; i < t->npreds; i++) {
         rf_txn_pred *p = &t->preds[i];
         if (p->base) continue;
         p->changed = changed[p->fe->id];
         if (!p->changed) continue;
-        declare(RF_TXN_NS "_d", p->fe, out);
+        rf_txn_gen_declare(RF_TXN_NS "_d", p->fe, out);
         delta_rules(t, p, changed, out);
         rf_buf_puts(out, "lang:output[`");
-        pred_name(RF_TXN_NS "_d", p->fe, out);
+        rf_txn_gen_pred_name(RF_TXN_NS "_d", p->fe, out);
         rf_buf_printf(out, "] = \"" RF_TXN_NS "_d.%s\".\n", p->fe->name);
     }
     free(changed);
@@ -281,15 +281,15 @@ static void body(const rf_txn *t, const rf_fe_rule *r, int32_t l0, const char *d
         const rf_fe_lit *x = r->body[l];
         if (!first || l) rf_buf_puts(out, ", ");
         if (x->kind == RF_FE_CMP) {
-            expr(r, x->lhs, out);
+            rf_txn_gen_expr(r, x->lhs, out);
             rf_buf_printf(out, " %s ", rf_cmp_op_name(x->op));
-            expr(r, x->rhs, out);
+            rf_txn_gen_expr(r, x->rhs, out);
             continue;
         }
         if (x->kind == RF_FE_ASSIGN) {
             var_name(r, x->var, out);
             rf_buf_puts(out, " = ");
-            expr(r, x->rhs, out);
+            rf_txn_gen_expr(r, x->rhs, out);
             continue;
         }
         const rf_txn_pred *q = rf_txn_find((rf_txn *)t, x->pred);
@@ -298,7 +298,7 @@ static void body(const rf_txn *t, const rf_fe_rule *r, int32_t l0, const char *d
         if (l == l0) ns = base ? delta_ns_base : delta_ns_derived;
         else if (rederive && base) ns = RF_TXN_NS "_mid";
         else if (rederive && changed[x->pred->id]) ns = RF_TXN_NS "_cur";
-        pred_name(ns, x->pred, out);
+        rf_txn_gen_pred_name(ns, x->pred, out);
         args(r, x->args, x->nargs, out);
     }
 }
@@ -313,9 +313,9 @@ void rf_txn_gen_dred(const rf_txn *t, rf_buf *out)
     rf_buf_puts(out, "// redfox exec: deletions by DRed (over-delete, then re-derive)\n");
     for (int32_t i = 0; i < t->npreds; i++) {
         const rf_txn_pred *p = &t->preds[i];
-        input(RF_TXN_NS "_old", p->fe, out);
-        if (p->base) input(RF_TXN_NS "_mid", p->fe, out);
-        if (p->base && changed[p->fe->id]) input(RF_TXN_NS "_del", p->fe, out);
+        rf_txn_gen_input(RF_TXN_NS "_old", p->fe, out);
+        if (p->base) rf_txn_gen_input(RF_TXN_NS "_mid", p->fe, out);
+        if (p->base && changed[p->fe->id]) rf_txn_gen_input(RF_TXN_NS "_del", p->fe, out);
     }
     for (int32_t i = 0; i < t->npreds; i++) {
         rf_txn_pred *p = &t->preds[i];
@@ -323,14 +323,14 @@ void rf_txn_gen_dred(const rf_txn *t, rf_buf *out)
         p->changed = changed[p->fe->id];
         if (!p->changed) continue;
         const rf_fe_pred *h = p->fe;
-        declare(RF_TXN_NS "_od", h, out);
-        declare(RF_TXN_NS "_cur", h, out);
+        rf_txn_gen_declare(RF_TXN_NS "_od", h, out);
+        rf_txn_gen_declare(RF_TXN_NS "_cur", h, out);
         for (int32_t ri = 0; ri < h->nrules; ri++) {
             const rf_fe_rule *r = h->rules[ri];
             /* over-delete: every fact with a derivation that reads a deleted one */
             for (int32_t l = 0; l < r->nbody; l++) {
                 if (r->body[l]->kind != RF_FE_ATOM || !changed[r->body[l]->pred->id]) continue;
-                pred_name(RF_TXN_NS "_od", h, out);
+                rf_txn_gen_pred_name(RF_TXN_NS "_od", h, out);
                 args(r, r->head_args, h->arity, out);
                 rf_buf_puts(out, " <- ");
                 body(t, r, l, RF_TXN_NS "_del", RF_TXN_NS "_od", 0, changed, 1, out);
@@ -343,7 +343,7 @@ void rf_txn_gen_dred(const rf_txn *t, rf_buf *out)
             ** minus od) is over-deleted; probing od every round cost more
             ** than the round */
             if (!r->nbody) continue; /* a fact stays: old holds it, od cannot */
-            pred_name(RF_TXN_NS "_cur", h, out);
+            rf_txn_gen_pred_name(RF_TXN_NS "_cur", h, out);
             args(r, r->head_args, h->arity, out);
             rf_buf_puts(out, " <- ");
             body(t, r, -1, NULL, NULL, 1, changed, 1, out);
@@ -356,7 +356,7 @@ void rf_txn_gen_dred(const rf_txn *t, rf_buf *out)
         rf_buf_puts(out, ", !");
         plain_atom(RF_TXN_NS "_od", h, 0, out);
         rf_buf_puts(out, ".\nlang:output[`");
-        pred_name(RF_TXN_NS "_cur", h, out);
+        rf_txn_gen_pred_name(RF_TXN_NS "_cur", h, out);
         rf_buf_printf(out, "] = \"" RF_TXN_NS "_cur.%s\".\n", h->name);
     }
     free(changed);
@@ -370,13 +370,13 @@ void rf_txn_gen_outputs(const rf_txn *t, rf_buf *out)
     for (int32_t i = 0; i < t->npreds; i++) {
         const rf_fe_pred *q = t->preds[i].fe;
         if (!q->output_name) continue;
-        input(RF_TXN_NS "_out", q, out);
+        rf_txn_gen_input(RF_TXN_NS "_out", q, out);
         rf_buf_puts(out, "lang:output[`");
-        pred_name(RF_TXN_NS "_out", q, out);
+        rf_txn_gen_pred_name(RF_TXN_NS "_out", q, out);
         rf_buf_printf(out, "] = \"%s\".\n", q->output_name);
         if (q->norder) {
             rf_buf_puts(out, "lang:output:orderBy[`");
-            pred_name(RF_TXN_NS "_out", q, out);
+            rf_txn_gen_pred_name(RF_TXN_NS "_out", q, out);
             rf_buf_puts(out, "] = \"");
             for (int32_t k = 0; k < q->norder; k++)
                 rf_buf_printf(out, "%s%d%s", k ? ", " : "", (int)q->order[k].col + 1, q->order[k].desc ? " desc" : "");
@@ -384,7 +384,7 @@ void rf_txn_gen_outputs(const rf_txn *t, rf_buf *out)
         }
         if (q->limit >= 0) {
             rf_buf_puts(out, "lang:output:limit[`");
-            pred_name(RF_TXN_NS "_out", q, out);
+            rf_txn_gen_pred_name(RF_TXN_NS "_out", q, out);
             rf_buf_printf(out, "] = %lld.\n", (long long)q->limit);
         }
     }
