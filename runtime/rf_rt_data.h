@@ -43,6 +43,15 @@ int rf_rt_dict_find(const rf_rt_dict *d, const char *s, int64_t len, uint32_t *c
 ** whatever the thread count. Other threads' interns wait while it runs. */
 rf_status rf_rt_dict_intern_many(rf_rt_dict *d, const int64_t *off, const char *bytes, int64_t n,
                                  uint32_t *codes, int threads);
+/* Room in the hash tables for about `more` further strings, so that a
+** caller about to intern many (a big column, a batch at a time) grows them
+** once; best effort (where memory is short they grow as they fill). */
+void rf_rt_dict_reserve(rf_rt_dict *d, int64_t more);
+/* string:like(s, p) as the CPU evaluator computes it for a pattern that
+** rf_rt_like_fast_ok accepts (no '_', valid UTF-8: literal pieces between
+** '%' signs, found by memchr and memcmp): rf_val_like's answer, faster. */
+int rf_rt_like_fast_ok(const char *p, int64_t m);
+int rf_rt_like_fast(const char *s, int64_t n, const char *p, int64_t m);
 /* Codes are below 2^31 (the top bit is free for evaluators' temporary
 ** codes); interning past this many strings, or one string of 4 GiB or more,
 ** fails with RF_ENOMEM. */

@@ -85,6 +85,7 @@ typedef struct rf_rt_dbcols {
     void **owned;
     uint8_t *loaded;
     uint8_t **blocks;
+    char **like_key; /* a column read as LIKE classes (loaded 4): its patterns, as like_key() spells them */
 } rf_rt_dbcols;
 void rf_rt_dbcols_free(rf_rt_dbcols *c);
 
@@ -99,7 +100,12 @@ void rf_rt_dbcols_free(rf_rt_dbcols *c);
 ** rank's share, keep flagging its blocks): the key and dependency are not
 ** checked here but *defer says which need checking (rf_rt_input_checks'
 ** bits), and keep stands. */
-rf_status rf_rt_load_input_db(const rf_db *db, const rf_hir_var *v, const uint8_t *want, const uint8_t *keep,
+/* p (NULL: none) is the program reading v: a plain string column that it
+** reads only through string:like with constant patterns (rf_rt_like_only)
+** is read as their classes (rf_rt_db_load_like_classes), unless a key or
+** dependency is checked over it. */
+rf_status rf_rt_load_input_db(const rf_db *db, const rf_hir_program *p, const rf_hir_var *v, const uint8_t *want,
+                              const uint8_t *keep,
                               rf_rt_dict *dict, rf_cpu_pool *pool, int threads, rf_rt_rel *rel, rf_rt_dbcols *own,
                               int *defer, rf_diags *d);
 
@@ -109,6 +115,29 @@ rf_status rf_rt_load_input_db(const rf_db *db, const rf_hir_var *v, const uint8_
 ** caller's, released with free(). Errors name the damaged file. */
 rf_status rf_rt_db_load_strings(const rf_db *db, const rf_db_table *t, int32_t c, const uint8_t *keep, rf_rt_dict *dict,
                                 int threads, uint32_t **out, rf_diags *d);
+
+/* ---- string columns read only by LIKE (rt_db_like.c) ------------------ */
+
+/* The most patterns a column read as LIKE classes may have (2^6 classes). */
+#define RF_RT_LIKE_MAX 6
+
+/* The distinct constant patterns (at most max, each once, pointing into p)
+** of the string:like calls through which alone program p reads column c of
+** input var; 0 when it reads the column any other way (an output, a key,
+** a join, a group, an order, a comparison, another function, a whole row),
+** not at all, or through more than max patterns. */
+int32_t rf_rt_like_only(const rf_hir_program *p, int32_t var, int32_t c, const rf_fe_const **pats, int32_t max);
+
+/* Column c of t, a plain string column that a program reads only through
+** string:like with the npats patterns pats: each row of the kept blocks
+** (keep NULL: all) as the code of the first row, in row order, whose string
+** gives the same answer to every pattern (that row's string interned into
+** dict, in the order of those first rows); the other rows' codes are 0.
+** *out (nrows entries) is the caller's, released with free(). Errors name
+** the damaged file. */
+rf_status rf_rt_db_load_like_classes(const rf_db *db, const rf_db_table *t, int32_t c, const uint8_t *keep,
+                                     const rf_fe_const *const *pats, int32_t npats, rf_rt_dict *dict, int threads,
+                                     uint32_t **out, rf_diags *d);
 
 /* ---- block skipping (rt_db_blocks.c) ---------------------------------- */
 

@@ -91,7 +91,9 @@ void rf_rt_dbcols_free(rf_rt_dbcols *c)
         rf_db_unmap(&c->maps[i]);
         free(c->owned[i]);
         if (c->blocks) free(c->blocks[i]);
+        if (c->like_key) free(c->like_key[i]);
     }
+    free(c->like_key);
     free(c->maps);
     free(c->owned);
     free(c->loaded);
@@ -126,13 +128,18 @@ static void remap_part(void *arg, int tid)
     }
 }
 
-/* Rows at a time a plain string column is interned in (its offsets copied
-** into n + 1 int64 ones: the file's have no end for a block's last row). */
-#define PLAIN_BATCH ((int64_t)1 << 20)
+/* Rows at a time a plain string column is interned in (a bulk intern's
+** work arrays take 16 bytes a row; fewer, bigger batches cost fewer passes
+** over the dictionary's tables). */
+#define PLAIN_BATCH ((int64_t)1 << 22)
 
 /* A plain string column into the run's dictionary: each row of the kept
 ** blocks (keep NULL: all) interned, in row order (all of them: the codes the
-** text path gives); the other rows' codes are 0 and never read. */
+** text path gives); the other rows' codes are 0 and never read. The rows
+** are interned straight from the mapped offsets (row i ends where row i + 1
+** starts, both in one run of kept, checked blocks), but for a run's last
+** row, whose end is its block's end: the next offset is in a block not
+** read, or past the file's last. */
 rf_status rf_rt_db_load_strings(const rf_db *db, const rf_db_table *t, int32_t c, const uint8_t *keep, rf_rt_dict *dict,
                                 int threads, uint32_t **out, rf_diags *d)
 {
@@ -142,22 +149,29 @@ rf_status rf_rt_db_load_strings(const rf_db *db, const rf_db_table *t, int32_t c
     rf_status st = rf_db_map_strings(db, t, c, keep, &m, &sm, &off, &bytes, d);
     if (st) return st;
     const rf_db_column *col = &t->cols[c];
-    int64_t n = t->nrows, batch = n < PLAIN_BATCH ? n : PLAIN_BATCH, br = t->block_rows;
+    /* (u64 offsets read as int64: the same representation, below 2^63) */
+    const int64_t *o = (const int64_t *)off;
+    int64_t n = t->nrows, br = t->block_rows, done = 0, count0 = rf_rt_dict_count(dict);
     uint32_t *codes = rf_rt_alloc_big(((size_t)n + 1) * sizeof *codes);
-    int64_t *o = rf_malloc(((size_t)batch + 1) * sizeof *o);
-    if (!codes || !o) st = RF_ENOMEM;
+    if (!codes) st = RF_ENOMEM;
     /* runs of kept blocks, a batch of rows at a time */
     for (int64_t b0 = 0; b0 < col->nblocks && !st;) {
         int64_t b1 = b0;
         while (b1 < col->nblocks && (!keep || keep[b1])) b1++;
         int64_t r0 = b0 * br, r1 = b1 * br < n ? b1 * br : n;
-        for (int64_t r = r0; r < r1 && !st; r += batch) {
-            int64_t k = r1 - r < batch ? r1 - r : batch;
-            for (int64_t i = 0; i < k; i++) o[i] = (int64_t)off[r + i];
-            /* the end of the batch's last row: the next row's start, or its block's end */
-            int64_t last = r + k - 1;
-            o[k] = (last + 1) % br && last + 1 < n ? (int64_t)off[last + 1] : col->blocks[last / br].max;
-            st = rf_rt_dict_intern_many(dict, o, bytes, k, codes + r, threads);
+        for (int64_t r = r0; r < r1 - 1 && !st; r += PLAIN_BATCH) {
+            int64_t k = r1 - 1 - r < PLAIN_BATCH ? r1 - 1 - r : PLAIN_BATCH;
+            st = rf_rt_dict_intern_many(dict, o + r, bytes, k, codes + r, threads);
+            done += k;
+            /* the rest of the column is likely as new as this (a plain
+            ** column's strings are mostly distinct): the tables grow once */
+            if (!st && done == k && n > done)
+                rf_rt_dict_reserve(dict, (int64_t)((double)(rf_rt_dict_count(dict) - count0) / (double)k * (double)(n - done)));
+        }
+        if (r1 > r0 && !st) {
+            int64_t last = r1 - 1;
+            st = rf_rt_dict_intern(dict, bytes + o[last], col->blocks[last / br].max - o[last], codes + last);
+            done++;
         }
         /* a skipped block: zero codes (never read) */
         if (b1 < col->nblocks && !st) {
@@ -167,7 +181,6 @@ rf_status rf_rt_db_load_strings(const rf_db *db, const rf_db_table *t, int32_t c
         }
         b0 = b1;
     }
-    free(o);
     rf_db_unmap(&m);
     rf_db_unmap(&sm);
     if (st) {
@@ -283,8 +296,69 @@ static uint8_t *blocks_union(const uint8_t *have, const uint8_t *keep, int64_t n
     return u;
 }
 
-rf_status rf_rt_load_input_db(const rf_db *db, const rf_hir_var *v, const uint8_t *want, const uint8_t *keep,
-                              rf_rt_dict *dict, rf_cpu_pool *pool, int threads, rf_rt_rel *rel, rf_rt_dbcols *own,
+/* The patterns of a column read as LIKE classes, spelled out (each one's
+** length, a colon, its bytes): which classes a column read so holds. */
+static char *like_key(const rf_fe_const *const *pats, int32_t n)
+{
+    rf_buf b;
+    rf_buf_init(&b);
+    for (int32_t i = 0; i < n; i++) {
+        rf_buf_printf(&b, "%lld:", (long long)pats[i]->slen);
+        rf_buf_append(&b, pats[i]->s, pats[i]->slen);
+    }
+    char *k = b.oom ? NULL : rf_strdup(rf_buf_cstr(&b));
+    rf_buf_free(&b);
+    return k;
+}
+
+/* Column c read as the classes of the LIKE patterns through which alone p
+** reads it (rt_db_like.c); *done 0 where it is not read so. Already read
+** so, for the same patterns and blocks: nothing to do. */
+static rf_status load_like(const rf_db *db, const rf_hir_program *p, const rf_hir_var *v, const rf_db_table *t,
+                           int32_t c, const uint8_t *keep, rf_rt_dict *dict, int threads, rf_rt_dbcols *own,
+                           void **col, int *done, rf_diags *d)
+{
+    const rf_fe_const *pats[RF_RT_LIKE_MAX];
+    *done = 0;
+    if (!p || t->cols[c].enc != RF_DB_ENC_PLAIN || !db->block_crcs) return RF_OK;
+    int32_t n = rf_rt_like_only(p, v->id, c, pats, RF_RT_LIKE_MAX);
+    if (n <= 0) return RF_OK;
+    char *key = like_key(pats, n);
+    if (!key) return RF_ENOMEM;
+    *done = 1;
+    /* (a cached read of these classes serves a reader of no more blocks) */
+    if (own->loaded[c] == 4 && own->like_key[c] && !strcmp(own->like_key[c], key) && !own->blocks[c]) {
+        free(key);
+        return RF_OK;
+    }
+    uint32_t *codes = NULL;
+    rf_status st = rf_rt_db_load_like_classes(db, t, c, keep, pats, n, dict, threads, &codes, d);
+    if (st) {
+        free(key);
+        return st;
+    }
+    /* (the new codes are allocated before the old go: a column's memory
+    ** names its bytes for the input cache's stamps) */
+    rf_db_unmap(&own->maps[c]);
+    free(own->owned[c]);
+    own->owned[c] = codes;
+    *col = codes;
+    free(own->like_key[c]);
+    own->like_key[c] = key;
+    own->loaded[c] = 4;
+    free(own->blocks[c]);
+    own->blocks[c] = NULL;
+    if (keep) {
+        /* read for these blocks only: a later reader of others reads again */
+        own->blocks[c] = rf_malloc((size_t)t->cols[c].nblocks + 1);
+        if (!own->blocks[c]) return RF_ENOMEM;
+        memcpy(own->blocks[c], keep, (size_t)t->cols[c].nblocks);
+    }
+    return RF_OK;
+}
+
+rf_status rf_rt_load_input_db(const rf_db *db, const rf_hir_program *p, const rf_hir_var *v, const uint8_t *want,
+                              const uint8_t *keep, rf_rt_dict *dict, rf_cpu_pool *pool, int threads, rf_rt_rel *rel, rf_rt_dbcols *own,
                               int *defer, rf_diags *d)
 {
     char *mpath = rf_sprintf("%s/%s", db->dir, RF_DB_MANIFEST);
@@ -325,7 +399,8 @@ rf_status rf_rt_load_input_db(const rf_db *db, const rf_hir_var *v, const uint8_
         own->owned = rf_calloc((size_t)v->ncols, sizeof *own->owned);
         own->loaded = rf_calloc((size_t)v->ncols, 1);
         own->blocks = rf_calloc((size_t)v->ncols, sizeof *own->blocks);
-        if (!own->maps || !own->owned || !own->loaded || !own->blocks) {
+        own->like_key = rf_calloc((size_t)v->ncols, sizeof *own->like_key);
+        if (!own->maps || !own->owned || !own->loaded || !own->blocks || !own->like_key) {
             st = RF_ENOMEM;
             goto done;
         }
@@ -348,6 +423,11 @@ rf_status rf_rt_load_input_db(const rf_db *db, const rf_hir_var *v, const uint8_
         for (int32_t k = 0; check_key && k < v->ninput_key; k++) need |= v->input_key[k] == c;
         need |= check_fd;
         if (own->loaded[c] == 1 || (!need && own->loaded[c] >= 2)) continue;
+        if (need && !check_key && !check_fd) {
+            int done = 0;
+            st = load_like(db, p, v, t, c, keep, dict, threads, own, &rel->cols[c], &done, d);
+            if (st || done) continue;
+        }
         if (need) {
             int covered, oom;
             uint8_t *u = blocks_union(own->loaded[c] == 3 ? own->blocks[c] : NULL, keep, t->cols[c].nblocks, &covered, &oom);

@@ -268,6 +268,39 @@ static inline uint64_t probe(const rf_rt_dict *d, const stripe *st, const batch_
     }
 }
 
+/* probe for a bulk batch's row: its bytes are read only where a slot's
+** hash matches (the rows of a stripe lie all over the batch, and their
+** offsets would cost a cache miss each). */
+static inline uint64_t probe_row(const rf_rt_dict *d, const stripe *st, const batch_src *bs, uint32_t h, uint32_t row,
+                                 uint32_t len, int *found)
+{
+    uint64_t m = st->cap - 1, i = h & m;
+    for (;;) {
+        slot sl = st->tab[i];
+        if (sl.code == EMPTY) {
+            *found = 0;
+            return i;
+        }
+        if (sl.h == h) {
+            const char *p;
+            int64_t n;
+            if (sl.code & PEND) {
+                int64_t r = bs->brow[sl.code & ~PEND];
+                p = bs->bytes + bs->off[r];
+                n = bs->off[r + 1] - bs->off[r];
+            } else {
+                p = *entry_at(d, sl.code);
+                n = stored_len(p);
+            }
+            if (n == (int64_t)len && (len == 0 || memcmp(p, bs->bytes + bs->off[row], len) == 0)) {
+                *found = 1;
+                return i;
+            }
+        }
+        i = (i + 1) & m;
+    }
+}
+
 static inline uint64_t empty_slot(const stripe *st, uint32_t h)
 {
     uint64_t m = st->cap - 1, i = h & m;
@@ -356,6 +389,21 @@ rf_status rf_rt_dict_intern(rf_rt_dict *d, const char *s, int64_t len, uint32_t 
     return rc;
 }
 
+void rf_rt_dict_reserve(rf_rt_dict *d, int64_t more)
+{
+    if (more <= 0) return;
+    /* each stripe's share, with room for the spread of the hash */
+    uint64_t share = (uint64_t)more / NSTRIPES, want_extra = share + share / 8 + 64;
+    for (int i = 0; i < NSTRIPES; i++) {
+        stripe *st = &d->st[i];
+        pthread_mutex_lock(&st->mu);
+        uint64_t want = st->used + want_extra;
+        /* (a failure leaves the table as it was: it grows when it must) */
+        if (want * 10 > st->cap * 7) (void)tab_grow_to(st, want);
+        pthread_mutex_unlock(&st->mu);
+    }
+}
+
 int rf_rt_dict_find(const rf_rt_dict *d, const char *s, int64_t len, uint32_t *code)
 {
     if (len < 0 || len > MAX_LEN) return 0;
@@ -417,10 +465,13 @@ typedef struct bulk {
     uint32_t *h;    /* per row */
     uint32_t *bh;   /* bucketed: hash */
     uint32_t *brow; /* bucketed: row */
+    uint32_t *blen; /* bucketed: the row's length (phase 3 reads the row's offset only on a hash match) */
     uint32_t *res;  /* bucketed: code, or PEND | position of the first occurrence */
     int64_t *start; /* T x NSTRIPES: where range t's rows of stripe s are bucketed */
     int64_t *pos;   /* T x NSTRIPES: counts, then cursors */
     int64_t sstart[NSTRIPES + 1];
+    int64_t snew[NSTRIPES]; /* per stripe: the batch's new strings (phase 3) */
+    int64_t base;           /* the batch's first new code */
     atomic_int next_stripe;
     atomic_int failed;
     int64_t *first_count; /* per range: first occurrences, then the first code */
@@ -460,6 +511,7 @@ static void ph_scatter(void *arg, int t)
         int64_t q = pos[stripe_of(h)]++;
         b->bh[q] = h;
         b->brow[q] = (uint32_t)i;
+        b->blen[q] = (uint32_t)(b->src.off[i + 1] - b->src.off[i]);
     }
 }
 
@@ -468,8 +520,6 @@ static void ph_dedupe(void *arg, int t)
     (void)t;
     bulk *b = arg;
     rf_rt_dict *d = b->d;
-    const int64_t *off = b->src.off;
-    const char *bytes = b->src.bytes;
     for (;;) {
         int s = atomic_fetch_add(&b->next_stripe, 1);
         if (s >= NSTRIPES || atomic_load(&b->failed)) return;
@@ -496,9 +546,9 @@ static void ph_dedupe(void *arg, int t)
                 }
             }
             if (q + 8 < hi) __builtin_prefetch(&st->tab[b->bh[q + 8] & (st->cap - 1)]);
-            uint32_t h = b->bh[q], i = b->brow[q];
+            uint32_t h = b->bh[q];
             int found;
-            uint64_t k = probe(d, st, &b->src, h, bytes + off[i], off[i + 1] - off[i], &found);
+            uint64_t k = probe_row(d, st, &b->src, h, b->brow[q], b->blen[q], &found);
             if (found) {
                 b->res[q] = st->tab[k].code;
             } else {
@@ -508,6 +558,7 @@ static void ph_dedupe(void *arg, int t)
                 b->res[q] = PEND | (uint32_t)q;
             }
         }
+        b->snew[s] = (int64_t)(st->used - used0);
     }
 }
 
@@ -568,6 +619,12 @@ static void ph_count_first(void *arg, int t) { walk(arg, t, 0); }
 static void ph_number(void *arg, int t) { walk(arg, t, 1); }
 static void ph_resolve(void *arg, int t) { walk(arg, t, 2); }
 
+/* Phase 5 for one stripe: each PEND slot gets its code. Where the stripe's
+** table is much bigger than the batch's rows in it (a big dictionary, a
+** column interned a batch at a time), the batch's first occurrences are
+** looked up again by hash instead of scanning the whole table: the rows
+** whose result is a new code (at least base, no PEND bit: a repeat keeps
+** PEND | its first occurrence) are the first occurrences. */
 static void ph_patch(void *arg, int t)
 {
     (void)t;
@@ -576,6 +633,18 @@ static void ph_patch(void *arg, int t)
         int s = atomic_fetch_add(&b->next_stripe, 1);
         if (s >= NSTRIPES) return;
         stripe *st = &b->d->st[s];
+        int64_t lo = b->sstart[s], hi = b->sstart[s + 1];
+        if ((uint64_t)(hi - lo) + (uint64_t)b->snew[s] * 8 < st->cap) {
+            uint64_t m = st->cap - 1;
+            for (int64_t q = lo; q < hi; q++) {
+                uint32_t r = b->res[q];
+                if ((r & PEND) || (int64_t)r < b->base) continue;
+                uint64_t i = b->bh[q] & m;
+                while (st->tab[i].code != (PEND | (uint32_t)q)) i = (i + 1) & m;
+                st->tab[i].code = r;
+            }
+            continue;
+        }
         for (uint64_t i = 0; i < st->cap; i++) {
             uint32_t c = st->tab[i].code;
             if (c != EMPTY && (c & PEND)) st->tab[i].code = b->res[c & ~PEND]; /* this stripe's bucket */
@@ -623,6 +692,7 @@ static rf_status bulk_batch(rf_rt_dict *d, const int64_t *off, const char *bytes
     b.h = rf_rt_alloc_big((size_t)n * sizeof *b.h);
     b.bh = rf_rt_alloc_big((size_t)n * sizeof *b.bh);
     b.brow = rf_rt_alloc_big((size_t)n * sizeof *b.brow);
+    b.blen = rf_rt_alloc_big((size_t)n * sizeof *b.blen);
     b.res = rf_rt_alloc_big((size_t)n * sizeof *b.res);
     b.start = calloc((size_t)T * NSTRIPES, sizeof *b.start);
     b.pos = calloc((size_t)T * NSTRIPES, sizeof *b.pos);
@@ -631,7 +701,7 @@ static rf_status bulk_batch(rf_rt_dict *d, const int64_t *off, const char *bytes
     b.task_block = calloc((size_t)T, sizeof *b.task_block);
     rf_status rc = RF_OK;
     b.src.brow = b.brow;
-    if (!b.h || !b.bh || !b.brow || !b.res || !b.start || !b.pos || !b.first_count || !b.first_bytes || !b.task_block) {
+    if (!b.h || !b.bh || !b.brow || !b.blen || !b.res || !b.start || !b.pos || !b.first_count || !b.first_bytes || !b.task_block) {
         rc = RF_ENOMEM;
         goto out;
     }
@@ -668,6 +738,7 @@ static rf_status bulk_batch(rf_rt_dict *d, const int64_t *off, const char *bytes
     }
     rf_rt_parallel(T, ph_count_first, &b);
     int64_t base = atomic_load(&d->count), total = 0;
+    b.base = base;
     for (int t = 0; t < T; t++) {
         int64_t c = b.first_count[t];
         b.first_count[t] = base + total;
@@ -714,6 +785,7 @@ out:
     free(b.h);
     free(b.bh);
     free(b.brow);
+    free(b.blen);
     free(b.res);
     free(b.start);
     free(b.pos);

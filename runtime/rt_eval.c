@@ -74,6 +74,8 @@ static int like_fast_ok(const char *p, int64_t m)
     return rf_val_check_utf8(p, m, NULL) == RF_OK;
 }
 
+int rf_rt_like_fast_ok(const char *p, int64_t m) { return like_fast_ok(p, m); }
+
 /* ---- errors ----------------------------------------------------------------- */
 
 

@@ -51,6 +51,8 @@ static int like_fast(const char *s, int64_t n, const char *p, int64_t m)
     return m == 0 || (n - m >= i && memcmp(s + n - m, p, (size_t)m) == 0);
 }
 
+int rf_rt_like_fast(const char *s, int64_t n, const char *p, int64_t m) { return like_fast(s, n, p, m); }
+
 
 static char *lstore(wk *w, const char *s, int64_t len)
 {

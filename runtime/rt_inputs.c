@@ -141,7 +141,8 @@ static rf_status load_db(rf_rt_inputs *x, const rf_hir_var *v, cached *e, int *d
             if (b < b0 || b >= b1) keep[b] = 0;
     }
     if (!st)
-        st = rf_rt_load_input_db(x->db, v, want, keep, x->dict, x->pool, x->threads, &e->rel, e->db,
+        st = rf_rt_load_input_db(x->db, v->id >= 0 && v->id < x->p->nvars && x->p->vars[v->id] == v ? x->p : NULL, v,
+                                 want, keep, x->dict, x->pool, x->threads, &e->rel, e->db,
                                  x->dist ? defer : NULL, x->d);
     free(keep);
     free(want);

@@ -418,7 +418,7 @@ static rf_status check_key(rf_importer *imp, itable *it, rf_cpu_pool *pool, int3
     for (int32_t k = 0; k < t->nkey && !st && need_key; k++) want[t->key[k]] = 1;
     if (need_fd && want) memset(want, 1, (size_t)t->ncols);
     /* v without its key: read the key columns; then check them as the text path does */
-    if (!st) st = rf_rt_load_input_db(rf_db_writer_db(imp->w), &v, want, NULL, dict, pool, imp->threads, &rel, &own, NULL, d);
+    if (!st) st = rf_rt_load_input_db(rf_db_writer_db(imp->w), NULL, &v, want, NULL, dict, pool, imp->threads, &rel, &own, NULL, d);
     v.input_key = (int32_t *)t->key;
     v.ninput_key = t->nkey;
     const char *path = it->path ? it->path : t->file;

@@ -77,6 +77,12 @@ static rf_status a_h2d(gdev *g, gptr dst, const void *src, uint64_t n)
     TIMED_AS(g, RF_GPU_ACCT_OTHER, "h2d", NULL, n, g->inner->h2d(g, dst, src, n));
 }
 
+static rf_status a_h2d_fill(gdev *g, gptr dst, uint64_t n, rf_gpu_fill_fn fill, void *ctx)
+{
+    g->h2d_bytes += n;
+    TIMED_AS(g, RF_GPU_ACCT_OTHER, "h2d", NULL, n, g->inner->h2d_fill(g, dst, n, fill, ctx));
+}
+
 static rf_status a_d2h(gdev *g, void *dst, gptr src, uint64_t n)
 {
     g->d2h_bytes += n;
@@ -128,6 +134,7 @@ static rf_status a_elapsed(gdev *g, double *seconds) { return g->inner->elapsed(
 static void a_close(gdev *g) { g->inner->close(g); }
 
 static const gdev_ops acct_ops = {a_load,       a_func,    a_launch,   a_mem_alloc, a_mem_free, a_h2d,
+                                  a_h2d_fill,
                                   a_d2h,        a_d2d,     a_memset8,  a_sync,      a_sort_pairs, a_scan_i64,
                                   a_scan_u8,    a_select,  a_mark,     a_elapsed,   a_close};
 

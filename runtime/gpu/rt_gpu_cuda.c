@@ -106,6 +106,7 @@ typedef struct cu_state {
     void *stage[2];
     CUevent stage_ev[2];
     int stage_used[2];
+    int stage_next; /* the staging buffer the next copy fills first */
     void *small;
     CUevent mark[2];
     CUmodule mod;
@@ -340,43 +341,62 @@ static void cu_mem_free(gdev *g, gptr p)
 
 typedef struct stage_fill {
     char *dst;
-    const char *src;
+    const char *src;     /* a plain copy's source, or NULL: fill makes it */
+    rf_gpu_fill_fn fill; /* (h2d_fill) */
+    void *ctx;
+    uint64_t at; /* where the chunk starts in the source */
 } stage_fill;
 
 static void stage_fill_part(void *ctx, int64_t begin, int64_t end, int worker)
 {
     const stage_fill *f = ctx;
     (void)worker;
-    memcpy(f->dst + begin, f->src + begin, (size_t)(end - begin));
+    if (f->src)
+        memcpy(f->dst + begin, f->src + begin, (size_t)(end - begin));
+    else
+        f->fill(f->ctx, f->at + (uint64_t)begin, f->at + (uint64_t)end, f->dst + begin);
 }
 
 /* Host to device through the two pinned staging buffers: while the GPU
-** copies one, the host fills the other. One thread's memcpy (about 5-10
-** GB/s, and slower where the pages of a mapped column file are touched for
-** the first time) is below what PCIe moves, so a big chunk is filled by
-** the run's threads together, a piece each. */
-static rf_status cu_h2d(gdev *g, gptr dst, const void *src, uint64_t n)
+** copies one, the host fills the other (across calls too: a call starts
+** with the buffer the last one did not fill last, so a run of small copies
+** overlaps as a big one does). One thread's memcpy (about 5-10 GB/s, and
+** slower where the pages of a mapped column file are touched for the first
+** time) is below what PCIe moves, so a big chunk is filled by the run's
+** threads together, a piece each. src NULL: fill makes the bytes
+** (h2d_fill), straight into the staging buffer. */
+static rf_status staged_h2d(gdev *g, gptr dst, const void *src, rf_gpu_fill_fn fill, void *ctx, uint64_t n)
 {
     cu_state *c = g->impl;
     uint64_t done = 0;
-    int i = 0;
+    int i = c->stage_next;
     while (done < n) {
         size_t len = n - done > STAGE_BYTES ? STAGE_BYTES : (size_t)(n - done);
         /* the buffer's previous copy must have left it before it is refilled */
         if (c->stage_used[i]) CU(g, drv.f.EventSynchronize(c->stage_ev[i]), "waiting for a host-to-GPU copy");
-        if (len >= STAGE_PAR_MIN && g->cpu && rf_cpu_pool_threads(g->cpu) > 1) {
-            stage_fill f = {c->stage[i], (const char *)src + done};
+        stage_fill f = {c->stage[i], src ? (const char *)src + done : NULL, fill, ctx, done};
+        if (len >= STAGE_PAR_MIN && g->cpu && rf_cpu_pool_threads(g->cpu) > 1)
             rf_cpu_parallel_for(g->cpu, (int64_t)len, STAGE_GRAIN, stage_fill_part, &f);
-        } else {
-            memcpy(c->stage[i], (const char *)src + done, len);
-        }
+        else
+            stage_fill_part(&f, 0, (int64_t)len, 0);
         CU(g, drv.f.MemcpyHtoDAsync((CUdeviceptr)(dst + done), c->stage[i], len, c->stream), "a host-to-GPU copy");
         CU(g, drv.f.EventRecord(c->stage_ev[i], c->stream), "recording an event");
         c->stage_used[i] = 1;
         done += len;
         i ^= 1;
+        c->stage_next = i;
     }
     return RF_OK;
+}
+
+static rf_status cu_h2d(gdev *g, gptr dst, const void *src, uint64_t n)
+{
+    return staged_h2d(g, dst, src ? src : "", NULL, NULL, n);
+}
+
+static rf_status cu_h2d_fill(gdev *g, gptr dst, uint64_t n, rf_gpu_fill_fn fill, void *ctx)
+{
+    return staged_h2d(g, dst, NULL, fill, ctx, n);
 }
 
 /* A staging buffer's len bytes out to dst once its copy from the device is
@@ -387,7 +407,7 @@ static rf_status stage_drain(gdev *g, cu_state *c, int i, char *dst, size_t len)
 {
     CU(g, drv.f.EventSynchronize(c->stage_ev[i]), "waiting for a GPU-to-host copy");
     if (len >= STAGE_PAR_MIN && g->cpu && rf_cpu_pool_threads(g->cpu) > 1) {
-        stage_fill f = {dst, c->stage[i]};
+        stage_fill f = {.dst = dst, .src = c->stage[i]};
         rf_cpu_parallel_for(g->cpu, (int64_t)len, STAGE_GRAIN, stage_fill_part, &f);
     } else {
         memcpy(dst, c->stage[i], len);
@@ -842,7 +862,7 @@ static void cu_close(gdev *g)
 }
 
 static const gdev_ops cu_ops = {cu_load,     cu_func,     cu_launch,     cu_mem_alloc, cu_mem_free,
-                                cu_h2d,      cu_d2h,      cu_d2d,        cu_memset8,   cu_sync,
+                                cu_h2d,      cu_h2d_fill, cu_d2h,      cu_d2d,        cu_memset8,   cu_sync,
                                 cu_sort_pairs, cu_scan_i64, cu_scan_u8,  cu_select,    cu_mark,
                                 cu_elapsed,  cu_close};
 

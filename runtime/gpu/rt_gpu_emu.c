@@ -258,6 +258,34 @@ static rf_status emu_h2d(gdev *g, gptr dst, const void *src, uint64_t n)
     return RF_OK;
 }
 
+/* h2d_fill's pieces: small, so that tests on small inputs meet pieces that
+** cut strings, as the real device's staging chunks do on big ones. */
+#define EMU_FILL_PIECE ((int64_t)1 << 16)
+
+typedef struct emu_fill {
+    char *dst;
+    rf_gpu_fill_fn fill;
+    void *ctx;
+} emu_fill;
+
+static void emu_fill_part(void *ctx, int64_t begin, int64_t end, int worker)
+{
+    const emu_fill *f = ctx;
+    (void)worker;
+    f->fill(f->ctx, (uint64_t)begin, (uint64_t)end, f->dst + begin);
+}
+
+static rf_status emu_h2d_fill(gdev *g, gptr dst, uint64_t n, rf_gpu_fill_fn fill, void *ctx)
+{
+    emu_fill f = {P(dst), fill, ctx};
+    if (g->cpu && rf_cpu_pool_threads(g->cpu) > 1)
+        rf_cpu_parallel_for(g->cpu, (int64_t)n, EMU_FILL_PIECE, emu_fill_part, &f);
+    else
+        for (int64_t at = 0; at < (int64_t)n; at += EMU_FILL_PIECE)
+            emu_fill_part(&f, at, at + EMU_FILL_PIECE < (int64_t)n ? at + EMU_FILL_PIECE : (int64_t)n, 0);
+    return RF_OK;
+}
+
 static rf_status emu_d2h(gdev *g, void *dst, gptr src, uint64_t n)
 {
     (void)g;
@@ -389,6 +417,7 @@ static void emu_close(gdev *g)
 }
 
 static const gdev_ops emu_ops = {emu_load,  emu_func,     emu_launch,    emu_mem_alloc, emu_mem_free, emu_h2d,
+                                 emu_h2d_fill,
                                  emu_d2h,   emu_d2d,      emu_memset8,   emu_sync,      emu_sort_pairs, emu_scan_i64,
                                  emu_scan_u8, emu_select, emu_mark,      emu_elapsed,   emu_close};
 

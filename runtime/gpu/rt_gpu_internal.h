@@ -26,6 +26,9 @@ typedef struct gpool gpool;
 typedef struct gdev gdev;
 typedef struct gcache gcache; /* an input cache's device part (rt_gpu_cache.c) */
 
+/* Makes bytes [begin, end) of a source that h2d_fill copies, at out. */
+typedef void (*rf_gpu_fill_fn)(void *ctx, uint64_t begin, uint64_t end, char *out);
+
 typedef struct gdev_ops {
     /* Loads the program's kernels: ptx (real device) or src (the emulator,
     ** which compiles the CUDA source itself). */
@@ -38,6 +41,12 @@ typedef struct gdev_ops {
     void (*mem_free)(gdev *g, gptr p);
     /* Transfers, in stream order; d2h returns when the bytes have arrived. */
     rf_status (*h2d)(gdev *g, gptr dst, const void *src, uint64_t n);
+    /* n bytes to dst that fill makes, piece by piece: fill(ctx, begin, end,
+    ** out) writes bytes [begin, end) of the source to out, called from
+    ** several threads at once for disjoint pieces (the real device fills its
+    ** pinned staging buffers so, and a gathered source costs no copy of its
+    ** own). Returns when every piece has been made. */
+    rf_status (*h2d_fill)(gdev *g, gptr dst, uint64_t n, rf_gpu_fill_fn fill, void *ctx);
     rf_status (*d2h)(gdev *g, void *dst, gptr src, uint64_t n);
     rf_status (*d2d)(gdev *g, gptr dst, gptr src, uint64_t n);
     rf_status (*memset8)(gdev *g, gptr dst, uint8_t v, uint64_t n);

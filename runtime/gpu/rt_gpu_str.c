@@ -9,7 +9,8 @@
 ** as running), and extended in place when a kernel meets a code interned
 ** later (constants, facts, strings made on the host): capacity is kept with
 ** some slack, so an extension is usually one small copy of the new tail. The
-** host's threads gather the bytes in batches of codes, each string read once.
+** host's threads make the bytes in batches of codes straight into the copy's
+** staging (h2d_fill), each string read once, with no gathered copy between.
 **
 ** Results are the CPU's exactly: the device functions are ports of
 ** common/rf_value.c (skeletons/cuda/rf_str.cuh); a string an island makes
@@ -112,20 +113,23 @@ static rf_status dict_reserve(gstr *s, int64_t ncodes, uint64_t nbytes)
     return st;
 }
 
-/* One batch of a copy, codes [c0, c1), in one pass: each thread copies the
-** bytes of its slice into its own buffer (a string's bytes are read once:
-** the dictionary keeps strings in per-stripe arenas, so consecutive codes
-** are far apart in memory and every string costs a cache miss) and notes
-** each code's end relative to its slice; offsets become absolute after. */
+/* One batch of a copy, codes [c0, c1), in two passes over slices of the
+** codes, a thread each: the first notes each code's end (its length added
+** to its slice's), which become absolute once the slices' sums are known;
+** the second runs inside the copy (h2d_fill): each piece of the batch's
+** bytes is made straight where the copy takes it from (the real device's
+** pinned staging buffer), the codes it covers found by their ends, so that
+** no gathered copy of the strings is made on the host. A bulk intern keeps
+** the strings it adds in code order (rt_dict.c), so both passes stream. */
 typedef struct dsync {
     const rf_rt_dict *dict;
     int64_t c0, c1;
     int T;
-    uint64_t *offs;    /* offs[i]: end of code c0 + i */
-    char *buf[64];     /* per thread */
-    uint64_t len[64];  /* bytes in buf[t] */
-    uint64_t add[64];  /* where buf[t] starts (absolute), for the fix-up */
-    int oom, phase;
+    uint64_t *offs;   /* offs[i]: end of code c0 + i */
+    uint64_t len[64]; /* bytes of thread t's slice */
+    uint64_t add[64]; /* where thread t's slice starts (absolute), for the fix-up */
+    uint64_t base;    /* where code c0 starts (absolute) */
+    int phase;
 } dsync;
 
 static void slice(int64_t lo, int64_t hi, int T, int t, int64_t *a, int64_t *b)
@@ -146,28 +150,40 @@ static void dsync_task(void *arg, int t)
         for (int64_t c = a; c < b; c++) ds->offs[c - ds->c0] += ds->add[t];
         return;
     }
-    uint64_t n = 0, cap = 0;
-    char *buf = NULL;
+    uint64_t n = 0;
     for (int64_t c = a; c < b; c++) {
         int64_t len = 0;
-        const char *p = rf_rt_dict_str(ds->dict, (uint32_t)c, &len);
-        if (n + (uint64_t)len > cap) {
-            uint64_t nc = cap ? cap * 2 : ((uint64_t)1 << 20);
-            while (nc < n + (uint64_t)len) nc *= 2;
-            char *nb = realloc(buf, (size_t)nc);
-            if (!nb) {
-                ds->oom = 1;
-                break;
-            }
-            buf = nb;
-            cap = nc;
-        }
-        if (len) memcpy(buf + n, p, (size_t)len);
+        rf_rt_dict_str(ds->dict, (uint32_t)c, &len);
         n += (uint64_t)len;
         ds->offs[c - ds->c0] = n;
     }
-    ds->buf[t] = buf;
     ds->len[t] = n;
+}
+
+/* h2d_fill's source: bytes [begin, end) of the batch, from the strings of
+** the codes they cover (the first found by binary search on the ends). */
+static void dsync_fill(void *ctx, uint64_t begin, uint64_t end, char *out)
+{
+    const dsync *ds = ctx;
+    int64_t n = ds->c1 - ds->c0, lo = 0, hi = n;
+    /* the first code that ends after begin */
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (ds->offs[mid] - ds->base > begin)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    for (int64_t i = lo; i < n && begin < end; i++) {
+        uint64_t s0 = i ? ds->offs[i - 1] - ds->base : 0, s1 = ds->offs[i] - ds->base;
+        if (s1 == s0) continue;
+        int64_t len = 0;
+        const char *p = rf_rt_dict_str(ds->dict, (uint32_t)(ds->c0 + i), &len);
+        uint64_t from = begin - s0, to = (s1 < end ? s1 : end) - s0;
+        memcpy(out, p + from, (size_t)(to - from));
+        out += to - from;
+        begin = s0 + to;
+    }
 }
 
 #define BATCH_CODES (INT64_C(1) << 23)
@@ -205,6 +221,7 @@ rf_status rf_gpu_dict_sync(gstr *s, int64_t need)
         ds.c0 = dd->n;
         ds.c1 = cnt - dd->n > batch ? dd->n + batch : cnt;
         ds.offs = offs;
+        ds.base = dd->nbytes;
         /* (an extension by a few codes: one thread) */
         ds.T = ds.c1 - ds.c0 < 65536 && !s->batch_codes ? 1 : Tmax;
         rf_rt_parallel(ds.T, dsync_task, &ds);
@@ -213,25 +230,20 @@ rf_status rf_gpu_dict_sync(gstr *s, int64_t need)
             ds.add[t] = at;
             at += ds.len[t];
         }
-        if (ds.oom) st = RF_ENOMEM;
-        if (!st) {
-            ds.phase = 1;
-            rf_rt_parallel(ds.T, dsync_task, &ds);
-            /* room for the rest too, estimated from the bytes per code so
-            ** far (an eighth more): the bytes rarely move more than once */
-            uint64_t want = at;
-            if (at > dd->bytes.n && cnt > ds.c1)
-                want += (uint64_t)((double)(at - first_bytes) / (double)(ds.c1 - first_code) *
-                                   (double)(cnt - ds.c1) * 1.125);
-            st = dict_reserve(s, cnt, want);
-        }
-        for (int t = 0; t < ds.T && !st; t++)
-            if (ds.len[t]) st = s->g->ops->h2d(s->g, dd->bytes.p + ds.add[t], ds.buf[t], ds.len[t]);
+        ds.phase = 1;
+        rf_rt_parallel(ds.T, dsync_task, &ds);
+        /* room for the rest too, estimated from the bytes per code so
+        ** far (an eighth more): the bytes rarely move more than once */
+        uint64_t want = at;
+        if (at > dd->bytes.n && cnt > ds.c1)
+            want += (uint64_t)((double)(at - first_bytes) / (double)(ds.c1 - first_code) * (double)(cnt - ds.c1) *
+                               1.125);
+        st = dict_reserve(s, cnt, want);
+        if (!st && at > dd->nbytes) st = s->g->ops->h2d_fill(s->g, dd->bytes.p + dd->nbytes, at - dd->nbytes, dsync_fill, &ds);
         if (!st)
             st = s->g->ops->h2d(s->g, dd->off.p + (uint64_t)(ds.c0 + 1) * 8, offs, (uint64_t)(ds.c1 - ds.c0) * 8);
-        /* the host buffers are read by the copies: wait for them */
+        /* the offsets are read by the copy: wait for it */
         if (!st) st = s->g->ops->sync(s->g);
-        for (int t = 0; t < ds.T; t++) free(ds.buf[t]);
         if (!st) {
             s->copied += at - dd->nbytes + (uint64_t)(ds.c1 - ds.c0) * 8;
             dd->nbytes = at;

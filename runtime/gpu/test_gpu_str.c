@@ -3,7 +3,8 @@
 ** (rt_gpu_str.c) on the emulated device: the first copy, extensions that fit
 ** the slack and ones that outgrow it (the buffers move, by device-to-device
 ** copies), empty strings, a string longer than the slack, and many codes
-** copied by several threads, in one batch or many; after each sync the device's offsets and bytes
+** copied by several threads, in one batch or many, a bulk intern's strings
+** with the copy's pieces made by a pool of threads; after each sync the device's offsets and bytes
 ** must be exactly the host dictionary's. Exit 0 on success, 1 with a message.
 */
 #include "rf_rt_data.h"
@@ -103,6 +104,41 @@ int main(void)
     bad |= rf_gpu_dict_sync(&s, 0) != RF_OK || check(&s, "copy in batches");
     for (int64_t k = 0; k < 5000 && !bad; k++) bad |= add(dict, "d", k, k % 7 ? -1 : 300);
     bad |= rf_gpu_dict_sync(&s, 0) != RF_OK || check(&s, "extension in batches");
+    /* a bulk intern (strings of many lengths, empty ones and repeats among
+    ** them), copied with the device's pieces filled by a pool of threads,
+    ** in one batch and in batches that cut the pieces elsewhere */
+    {
+        int64_t nb = 300000;
+        int64_t *boff = malloc((size_t)(nb + 1) * sizeof *boff);
+        char *bbytes = malloc((size_t)nb * 80);
+        uint32_t *bcodes = malloc((size_t)nb * sizeof *bcodes);
+        rf_cpu_pool *cpu = NULL;
+        bad |= !boff || !bbytes || !bcodes || rf_cpu_pool_new(3, &cpu) != RF_OK;
+        int64_t at = 0;
+        for (int64_t i = 0; i < nb && !bad; i++) {
+            boff[i] = at;
+            if (i % 1013 == 0) continue; /* empty */
+            int64_t k = i % 97 == 5 ? i - 1 : i, len = (k * 7919) % 70 + 1;
+            int w = snprintf(bbytes + at, 24, "e%lld.", (long long)k);
+            for (int64_t j = w; j < len; j++) bbytes[at + j] = (char)('A' + (k + j) % 50);
+            at += len > w ? len : w;
+        }
+        if (!bad) boff[nb] = at;
+        bad |= !bad && rf_rt_dict_intern_many(dict, boff, bbytes, nb, bcodes, 4) != RF_OK;
+        g.cpu = cpu;
+        bad |= rf_gpu_dict_sync(&s, 0) != RF_OK || check(&s, "bulk extension, pieces in parallel");
+        rf_gpu_dict_free(&s);
+        s.batch_codes = 7777;
+        bad |= rf_gpu_dict_sync(&s, 0) != RF_OK || check(&s, "bulk copy in batches, pieces in parallel");
+        rf_gpu_dict_free(&s);
+        s.batch_codes = 0;
+        g.cpu = NULL;
+        bad |= rf_gpu_dict_sync(&s, 0) != RF_OK || check(&s, "bulk copy in one batch");
+        rf_cpu_pool_free(cpu);
+        free(boff);
+        free(bbytes);
+        free(bcodes);
+    }
     /* a code above the dictionary's count is a bug of the caller */
     if (!bad && rf_gpu_dict_sync(&s, rf_rt_dict_count(dict) + 1) != RF_EINTERNAL) {
         fprintf(stderr, "a code the dictionary never gave was accepted\n");
