@@ -311,6 +311,7 @@ int rf_exec(rf_database *db, const rf_program *prog, const rf_batch *batch, cons
     xo.rt.tuning = &tune;
     xo.init = o.init;
     xo.recompute = o.recompute;
+    xo.incremental = o.incremental;
     xo.profile = o.profile;
     xo.profile_kernels = o.profile_kernels;
     xo.show_programs = o.show_programs;

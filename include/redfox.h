@@ -680,6 +680,9 @@ typedef struct rf_exec_options {
     double start;         /* rf_trace_clock() when the caller's work began (its compile): the
                           ** profile's "compile" and "in all" times count from it; <= 0
                           ** (default): from the call */
+    int incremental;      /* 1: maintain incrementally whatever the batch's size (`--incremental`);
+                          ** 0 (default): a batch that changes more than an eighth of the base
+                          ** predicates' stored rows recomputes what diffs would maintain (cheaper) */
 } rf_exec_options;
 /* size: the caller's sizeof(rf_exec_options). */
 REDFOX_API void rf_exec_options_init(rf_exec_options *o, size_t size);

@@ -94,7 +94,7 @@ incremental=0
 r=0
 while [ $r -lt "$rounds" ]; do
     batch $r
-    "$redfox" exec "$tmp/db" "$p" --batch "$tmp/b$r.txn" $dev --format csv --profile >"$tmp/got" 2>"$tmp/err" ||
+    "$redfox" exec "$tmp/db" "$p" --batch "$tmp/b$r.txn" $dev --format csv --profile --incremental >"$tmp/got" 2>"$tmp/err" ||
         { cat "$tmp/err" "$tmp/b$r.txn"; fail "exec of batch $r"; }
     grep -q 'maintained incrementally' "$tmp/err" && incremental=$((incremental + 1))
     check "batch $r"

@@ -20,7 +20,7 @@
 #include <string.h>
 
 static const char *usage =
-    "usage: redfox exec DB PROG.logic... [--batch FILE]... [--init] [--recompute]\n"
+    "usage: redfox exec DB PROG.logic... [--batch FILE]... [--init] [--recompute|--incremental]\n"
     "                   [--device auto|cpu|gpu] [--threads N] [--format table|csv|tbl]\n"
     "                   [--profile] [--set NAME=VALUE]\n"
     "\n"
@@ -44,6 +44,10 @@ static const char *usage =
     "  --init               recompute and store every derived predicate\n"
     "  --recompute          recompute the derived predicates from scratch instead\n"
     "                       of incrementally (to compare)\n"
+    "  --incremental        maintain them incrementally whatever the batch's size\n"
+    "                       (by default a batch that changes more than an eighth\n"
+    "                       of the base predicates' stored rows recomputes\n"
+    "                       aggregates and other rules kept by diffs: cheaper)\n"
     "  --device D           auto (default), cpu or gpu: where the program runs\n"
     "  --threads N          CPU threads (default: all cores)\n"
     "  --format F           table (default), csv or tbl, as `redfox run`\n"
@@ -90,7 +94,7 @@ int rf_tool_exec(int argc, char **argv)
     int32_t nprogs = 0, nbatches = 0;
     int nsets = 0;
     const char *db_dir = NULL, *device = "auto", *format = NULL, *threads = NULL, *batch = NULL;
-    int profile = 0, init = 0, force_recompute = 0, kernels = 0, show = 0;
+    int profile = 0, init = 0, force_recompute = 0, force_incremental = 0, kernels = 0, show = 0;
     rf_rt_tuning tune; /* the settings checked here as --set gives them, applied by rf_exec */
     rf_rt_tuning_init(&tune);
     for (int i = 1; i < argc; i++) {
@@ -103,6 +107,10 @@ int rf_tool_exec(int argc, char **argv)
         if (!strcmp(a, "--profile-kernels") || !strcmp(a, "--show-programs")) {
             kernels |= a[2] == 'p';
             show |= a[2] == 's';
+            continue;
+        }
+        if (!strcmp(a, "--incremental")) {
+            force_incremental = 1;
             continue;
         }
         if (!strcmp(a, "--profile") || !strcmp(a, "--init") || !strcmp(a, "--recompute")) {
@@ -151,6 +159,9 @@ int rf_tool_exec(int argc, char **argv)
     o.threads = ro.threads;
     o.init = init;
     o.recompute = force_recompute;
+    o.incremental = force_incremental;
+    if (force_recompute && force_incremental)
+        return rf_tool_usage_error("exec", "--recompute and --incremental ask for opposite things");
     o.profile = profile;
     o.profile_kernels = kernels;
     o.show_programs = show;

@@ -243,6 +243,9 @@ typedef struct rf_txn_exec_options {
     rf_rt_options rt;    /* device, threads, tuning of every run (cache, data_dir and profile: the transaction's) */
     int init;            /* recompute and store every derived predicate */
     int recompute;       /* recompute the derived predicates instead of maintaining them (to compare) */
+    int incremental;     /* maintain them incrementally whatever the batch's size (else a batch
+                            of more than an eighth of the base predicates' stored rows
+                            recomputes what diffs would maintain: cheaper, measured) */
     int profile;         /* the profile's text into the report */
     int profile_kernels; /* each run's kernel table to log */
     int show_programs;   /* the generated programs' text to log */
