@@ -437,6 +437,8 @@ static void gpu_report(void *dev)
         x->res->gpu_spill_in_bytes = x->spill_in;
         x->res->gpu_parted = x->parted;
         x->res->gpu_parts = x->parts;
+        x->res->gpu_fused_ranged = x->fparted;
+        x->res->gpu_fused_ranges = x->fparts;
         x->res->gpu_join_builds = x->jbuilds;
         x->res->gpu_join_reuses = x->jreuses;
         x->res->gpu_radixed = x->radixed;

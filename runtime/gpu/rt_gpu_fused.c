@@ -95,11 +95,24 @@ static rf_status fused_grouped_result(gx *x, const rf_gpu_ftotal *t, const uint6
     return RF_OK;
 }
 
+rf_status rf_gx_fused_finish(gx *x, const rf_gpu_funit *u, const uint64_t *acc)
+{
+    rf_status st = RF_OK;
+    for (int32_t t = 0; t < u->ntot && !st; t++) {
+        const uint64_t *words_t = acc + u->tot[t].acc;
+        if (u->tot[t].ngroup) st = fused_grouped_result(x, &u->tot[t], words_t);
+        else st = fused_total_result(x, &u->tot[t], words_t, (int64_t)words_t[0]);
+    }
+    return st;
+}
+
 /* A fused kernel with totals (rf_gpu_ftotal): one pass that sums, no rows
 ** written. A stage's run-time error, or a grouped total with more groups
 ** than its table holds, leaves *ran 0: the stages then run one by one (and
-** the groups and reduces after them), for the CPU's message or its groups. */
-static rf_status fused_totals(gx *x, const rf_gpu_funit *u, rf_gpu_args *a, int64_t n, int *ran)
+** the groups and reduces after them), for the CPU's message or its groups.
+** With out (a range of rows, rt_gpu_fusedpart.c): the totals' words are
+** copied there (u->nacc) instead of made results. */
+static rf_status fused_totals(gx *x, const rf_gpu_funit *u, rf_gpu_args *a, int64_t n, int *ran, uint64_t *out)
 {
     /* the error words and the sums in one buffer: one read brings both */
     uint64_t words = (uint64_t)u->n + (uint64_t)u->nacc;
@@ -124,12 +137,11 @@ static rf_status fused_totals(gx *x, const rf_gpu_funit *u, rf_gpu_args *a, int6
     *ran = 1;
     for (int32_t m = 0; m < u->n && !st; m++)
         if (host[m] != -1) *ran = 0;
-    for (int32_t t = 0; t < u->ntot && !st && *ran; t++) {
-        const uint64_t *words_t = (const uint64_t *)&host[u->n + u->tot[t].acc];
-        if (u->tot[t].ngroup && words_t[0]) *ran = 0; /* more groups than the table holds */
-        else if (u->tot[t].ngroup) st = fused_grouped_result(x, &u->tot[t], words_t);
-        else st = fused_total_result(x, &u->tot[t], words_t, (int64_t)words_t[0]);
-    }
+    const uint64_t *accw = (const uint64_t *)&host[u->n];
+    for (int32_t t = 0; t < u->ntot && !st && *ran; t++)
+        if (u->tot[t].ngroup && accw[u->tot[t].acc]) *ran = 0; /* more groups than the table holds */
+    if (!st && *ran && out) memcpy(out, accw, (size_t)u->nacc * 8);
+    else if (!st && *ran) st = rf_gx_fused_finish(x, u, accw);
     gfree(x, &buf);
     free(host);
     return st;
@@ -140,7 +152,7 @@ static rf_status fused_totals(gx *x, const rf_gpu_funit *u, rf_gpu_args *a, int6
 ** the stages then run one by one, so that the error and its message are
 ** exactly the CPU's (the first failing kernel in schedule order, its lowest
 ** failing row). */
-rf_status rf_gx_k_fused(gx *x, const rf_gpu_funit *u, int *ran)
+static rf_status fused_run(gx *x, const rf_gpu_funit *u, int *ran, uint64_t *out)
 {
     const rf_hir_kernel *h = u->m[0].k; /* every head reads what the first stage reads */
     int32_t vars[2] = {h->in[0], h->kind == RF_HIR_JOIN_MAP ? h->in[1] : -1};
@@ -165,7 +177,8 @@ rf_status rf_gx_k_fused(gx *x, const rf_gpu_funit *u, int *ran)
         for (int32_t m = 0; m < u->n; m++)
             if (u->m[m].mat >= 0) rf_gx_var_set(x, u->m[m].k->out, &outs[m]);
         rf_status st = RF_OK;
-        for (int32_t t = 0; t < u->ntot && !st; t++) st = fused_total_result(x, &u->tot[t], NULL, 0);
+        if (out) memset(out, 0, (size_t)u->nacc * 8); /* (no rows: zero counts and sums, no groups) */
+        for (int32_t t = 0; t < u->ntot && !st && !out; t++) st = fused_total_result(x, &u->tot[t], NULL, 0);
         return st;
     }
     rf_gpu_args a;
@@ -214,7 +227,7 @@ rf_status rf_gx_k_fused(gx *x, const rf_gpu_funit *u, int *ran)
         rf_gx_jtab_args(&jt, &a);
     }
     if (u->ntot) {
-        if (!st) st = fused_totals(x, u, &a, n, ran);
+        if (!st) st = fused_totals(x, u, &a, n, ran, out);
         rf_gx_jtab_done(x, &jt, kept);
         for (int32_t j = 0; j < RF_GPU_MAX_ISLANDS; j++) gfree(x, &tabs[j]);
         return st;
@@ -311,4 +324,12 @@ rf_status rf_gx_k_fused(gx *x, const rf_gpu_funit *u, int *ran)
         }
     }
     return st;
+}
+
+rf_status rf_gx_k_fused(gx *x, const rf_gpu_funit *u, int *ran) { return fused_run(x, u, ran, NULL); }
+
+rf_status rf_gx_k_fused_words(gx *x, const rf_gpu_funit *u, int *ran, uint64_t *out)
+{
+    if (!u->ntot) return RF_EINTERNAL;
+    return fused_run(x, u, ran, out);
 }
