@@ -4,7 +4,9 @@
 ** Owns: the run of one fused kernel (rf_gpu_funit) at its first stage: its
 ** operands, the build side of a join source, the flags (or count) pass,
 ** one scan per written output, the write pass, and the totals pass that
-** sums in registers (or, grouped, in tables of groups) and writes no rows. A stage's run-time error keeps
+** sums in registers (or, grouped, in tables of groups) and writes no rows,
+** its results made from its accumulator words (or the words handed back
+** for one range of rows, rt_gpu_fusedpart.c). A stage's run-time error keeps
 ** nothing: the stages then run one by one for the CPU's message.
 */
 #include "rt_gpu_internal.h"
