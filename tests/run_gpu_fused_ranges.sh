@@ -82,7 +82,10 @@ check() {
             if [ "${nk:-0}" != 1 ] || [ "${nr:-0}" -lt 2 ] || [ "$runs" != "$fused" ]; then
                 echo "FAIL $name: cap $cap: not one fused kernel in row ranges (${ranged:-no cap line}; $runs fused runs, uncapped $fused)"
                 cat "$tmp/err"; fail=1; continue
-            fi ;;
+            fi
+            # (a probe's build is made once for all of its ranges, not once a range)
+            builds=$(sed -n 's/^gpu join builds: \([0-9]*\) made.*/\1/p' "$tmp/err")
+            if [ "${builds:-0}" -gt 3 ]; then echo "FAIL $name: cap $cap: $builds join builds for $ranged"; fail=1; fi ;;
         apart)
             case $ranged in 0\ *) ;; *) echo "FAIL $name: cap $cap: fused ranges ($ranged) though the groups overflow"; fail=1 ;; esac ;;
         esac

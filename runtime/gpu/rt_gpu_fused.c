@@ -168,7 +168,7 @@ static rf_status fused_run(gx *x, const rf_gpu_funit *u, int *ran, uint64_t *out
     int counts = u->src && u->src->kind == RF_HIR_JOIN_INDEX;
     /* a join source whose probes would each walk many matches alone runs
     ** unfused, with the build on its small side (join_skewed) */
-    if (counts && join_skewed(n, nr)) {
+    if (counts && join_skewed(x->frange ? x->frange->rows : n, nr)) {
         *ran = 0;
         return RF_OK;
     }
@@ -209,6 +209,8 @@ static rf_status fused_run(gx *x, const rf_gpu_funit *u, int *ran, uint64_t *out
     jtab jt;
     memset(&jt, 0, sizeof jt);
     int kept = 0;
+    /* in row ranges: the build made for the first range serves them all */
+    gfrange *fr = u->src ? x->frange : NULL;
     if (!st && u->src && nr > 0) {
         /* the build side, as rf_gx_k_join_index makes it */
         const rf_hir_kernel *j = u->src;
@@ -220,7 +222,16 @@ static rf_status fused_run(gx *x, const rf_gpu_funit *u, int *ran, uint64_t *out
             ka.c0[i] = colp(&x->vals[j->in[0]], j->lkeys[i]);
             ka.c1[i] = colp(&x->vals[j->in[1]], j->rkeys[i]);
         }
-        st = rf_gx_join_table(x, j, j->in[1], j->rkeys, j->nkeys, sig, &ka, &jt, &kept);
+        if (fr && fr->made) {
+            jt = fr->jt;
+        } else {
+            st = rf_gx_join_table(x, j, j->in[1], j->rkeys, j->nkeys, sig, &ka, &jt, &kept);
+            if (!st && fr) {
+                fr->jt = jt;
+                fr->kept = kept;
+                fr->made = 1;
+            }
+        }
         for (int32_t c = 0; c < x->p->vars[j->in[1]]->ncols; c++) a.c1[c] = colp(&x->vals[j->in[1]], c);
         a.m = nr;
         RF_A_FUSED_HASHES(a) = jt.hs.p;
@@ -230,7 +241,7 @@ static rf_status fused_run(gx *x, const rf_gpu_funit *u, int *ran, uint64_t *out
     }
     if (u->ntot) {
         if (!st) st = fused_totals(x, u, &a, n, ran, out);
-        rf_gx_jtab_done(x, &jt, kept);
+        if (!fr) rf_gx_jtab_done(x, &jt, kept); /* (else the ranges' driver releases it) */
         for (int32_t j = 0; j < RF_GPU_MAX_ISLANDS; j++) gfree(x, &tabs[j]);
         return st;
     }
@@ -313,7 +324,7 @@ static rf_status fused_run(gx *x, const rf_gpu_funit *u, int *ran, uint64_t *out
     gfree(x, &flags);
     gfree(x, &pos);
     gfree(x, &first);
-    rf_gx_jtab_done(x, &jt, kept);
+    if (!fr) rf_gx_jtab_done(x, &jt, kept);
     for (int32_t j = 0; j < RF_GPU_MAX_ISLANDS; j++) gfree(x, &tabs[j]);
     for (int32_t m = 0; m < u->n; m++) {
         const rf_gpu_fmember *mb = &u->m[m];

@@ -236,6 +236,10 @@ rf_status rf_gx_k_fused_ranges(gx *x, const rf_gpu_funit *u, int *ran)
     if (!cols || !acc || !words) st = RF_ENOMEM;
     int64_t n = x->vals[sv].nrows, ndiag = x->d->count, nerr = x->d->nerrors;
     int64_t parts = st ? 0 : first_parts(x, n, row_bytes(x, u, sv, index, cols));
+    gfrange fr;
+    memset(&fr, 0, sizeof fr);
+    fr.rows = n;
+    x->frange = &fr;
     while (!st) {
         st = run_ranges(x, u, sv, index, cols, parts, acc, words, ran);
         if (st != RF_EDEVMEM || parts >= n || parts >= MAX_PARTS) break;
@@ -243,6 +247,8 @@ rf_status rf_gx_k_fused_ranges(gx *x, const rf_gpu_funit *u, int *ran)
         st = RF_OK;
         parts = parts * 2 > n ? n : parts * 2;
     }
+    x->frange = NULL;
+    if (fr.made) rf_gx_jtab_done(x, &fr.jt, fr.kept);
     if (!st && *ran) {
         st = rf_gx_fused_finish(x, u, acc);
         x->fparted++;

@@ -343,6 +343,7 @@ typedef struct gx {
     ** kernels of totals so run (rt_gpu_fusedpart.c) and theirs */
     int64_t parted, parts;
     int64_t fparted, fparts;
+    struct gfrange *frange; /* the fused kernel running in row ranges, NULL */
     /* kernels run in key partitions (rt_gpu_radix.c) and their partitions */
     int64_t radixed, radix_parts;
     /* the last part (row range, key partition, range of groups) that did not
@@ -378,6 +379,16 @@ typedef struct jtab {
     int64_t rot1; /* 0: the mixing hash; else an ordered build's rotation + 1 */
     int64_t n;
 } jtab;
+
+/* A fused kernel of totals running in row ranges (rt_gpu_fusedpart.c):
+** its whole input's rows (a join source's skew is judged on them, not on a
+** range's), and a join source's build, made for the first range and kept
+** for the others (kept: as rf_gx_join_table gave it). */
+typedef struct gfrange {
+    int64_t rows;
+    jtab jt;
+    int made, kept;
+} gfrange;
 
 /* A build kept on its relation's value (gval.jidx): its key columns and
 ** signature, the block whose loop reads it (-1: an input's, kept for the
