@@ -94,7 +94,7 @@ static rf_status gpu_load(void *dev, int32_t var, rf_rt_rel *r, int borrowed, co
         ** memory until a kernel reads it (at once, or in ranges) */
         rf_gx_val_clear(x, &g, v->ncols);
         rf_gx_held_drop_diags(x, ndiag, nerr);
-        st = rf_gx_held_rel(x, r, v->types, v->ncols, read, &g);
+        st = rf_gx_held_rel(x, r, v->types, v->ncols, read, borrowed, &g);
     }
     free(read);
     if (borrowed) {

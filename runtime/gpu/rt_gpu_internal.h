@@ -581,8 +581,11 @@ rf_status rf_gx_spill_var(gx *x, int32_t var);
 rf_status rf_gx_unspill_var(gx *x, int32_t var);
 /* Column c of a value in host memory (NULL: none there). */
 const void *rf_gx_held_col(const gval *v, int32_t c);
-/* Host rows r (the columns read marks; NULL: all) as a value in host memory. */
-rf_status rf_gx_held_rel(gx *x, const rf_rt_rel *r, const rf_type *types, int32_t ncols, const uint8_t *read,
+/* Host rows r (the columns read marks; NULL: all) as a value in host
+** memory, without a copy: with borrowed (r's columns belong to an input
+** cache and outlive the run) r's columns read in place and never freed
+** here; else taken from r (their slots in r set to NULL), freed with the value. */
+rf_status rf_gx_held_rel(gx *x, rf_rt_rel *r, const rf_type *types, int32_t ncols, const uint8_t *read, int borrowed,
                          gval *out);
 /* host (len bytes, malloc'd, taken over) becomes column c of v in host memory. */
 rf_status rf_gx_held_adopt(gval *v, int32_t ncols, int32_t c, void *host, uint64_t len);
