@@ -45,7 +45,7 @@ int rf_result_stats(const rf_result *res, rf_run_stats *out)
     s.gpu_fused = r->gpu_fused;
     s.gpu_memory_cap = (int64_t)r->gpu_memory_cap;
     s.gpu_values_moved = r->gpu_spills;
-    s.gpu_kernels_in_ranges = r->gpu_parted;
+    s.gpu_kernels_in_ranges = r->gpu_parted + r->gpu_fused_ranged; /* (a fused kernel in ranges is one kernel) */
     s.gpu_kernels_in_partitions = r->gpu_radixed;
     s.gpu_cache_hits = r->gpu_cache_hits;
     s.gpu_cache_misses = r->gpu_cache_misses;

@@ -763,7 +763,7 @@ typedef struct rf_run_stats {
     int64_t gpu_memory_cap;    /* the cap on device memory (rf_run_options.gpu_memory
                                ** or the settings); 0: none */
     int64_t gpu_values_moved;  /* values moved to host memory for room under it */
-    int64_t gpu_kernels_in_ranges;     /* kernels run in row ranges for room */
+    int64_t gpu_kernels_in_ranges;     /* kernels (fused kernels too) run in row ranges for room */
     int64_t gpu_kernels_in_partitions; /* group-bys and sorts run in key partitions for room */
     /* inputs kept between runs (rf_database_keep_inputs): columns found on
     ** the device from earlier runs (not copied) and copied now, with bytes */

@@ -72,6 +72,8 @@ rf_status rf_rt_rel_alloc(rf_rt_rel *r, int32_t ncols, const rf_type *types, int
 /* Shrinks or keeps the columns at nrows rows (after a filter). */
 rf_status rf_rt_rel_truncate(rf_rt_rel *r, int64_t nrows);
 void rf_rt_rel_free(rf_rt_rel *r); /* frees the columns, keeps types */
+/* Frees one column taken out of a relation (its slot then set to NULL by the taker). */
+void rf_rt_col_free(void *col);
 
 /* Row indices: a selection or permutation (a), join pairs (a, b), or group
 ** ids (a: group of each row, ngroups, first: first row of each group). */

@@ -198,8 +198,10 @@ typedef struct rf_rt_result {
     uint64_t gpu_memory_cap;
     int64_t gpu_spills;
     uint64_t gpu_spill_out_bytes, gpu_spill_in_bytes;
-    /* GPU: kernels run in row ranges for lack of room, and their ranges */
+    /* GPU: kernels run in row ranges for lack of room, and their ranges;
+    ** fused kernels of totals run in row ranges of their input, and theirs */
     int64_t gpu_parted, gpu_parts;
+    int64_t gpu_fused_ranged, gpu_fused_ranges;
     /* GPU: join builds made, and reused where a loop's join read a relation
     ** the loop never writes (built once a run, not once a round) */
     int64_t gpu_join_builds, gpu_join_reuses;

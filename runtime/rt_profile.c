@@ -88,16 +88,18 @@ void rf_rt_profile_write(const rf_rt_result *res, FILE *f)
         for (int32_t i = 0; i < res->nstats; i++) moved += res->stats[i].bytes_in + res->stats[i].bytes_out;
         fprintf(f, "gpu: %d fused kernel runs, peak device memory %llu bytes, %lld bytes moved\n", (int)res->gpu_fused,
                 (unsigned long long)res->gpu_peak_bytes, (long long)moved);
-        if (res->gpu_memory_cap || res->gpu_spills || res->gpu_parted || res->gpu_radixed) {
+        if (res->gpu_memory_cap || res->gpu_spills || res->gpu_parted || res->gpu_radixed || res->gpu_fused_ranged) {
             char cap[48];
             snprintf(cap, sizeof cap, "%llu bytes", (unsigned long long)res->gpu_memory_cap);
             fprintf(f,
                     "gpu memory cap: %s; %lld values moved to host memory for room, %llu bytes out, %llu "
-                    "bytes back; %lld kernels run in %lld row ranges; %lld kernels run in %lld key partitions\n",
+                    "bytes back; %lld kernels run in %lld row ranges; %lld kernels run in %lld key partitions; "
+                    "%lld fused kernels run in %lld row ranges\n",
                     res->gpu_memory_cap ? cap : "none", (long long)res->gpu_spills,
                     (unsigned long long)res->gpu_spill_out_bytes, (unsigned long long)res->gpu_spill_in_bytes,
                     (long long)res->gpu_parted, (long long)res->gpu_parts, (long long)res->gpu_radixed,
-                    (long long)res->gpu_radix_parts);
+                    (long long)res->gpu_radix_parts, (long long)res->gpu_fused_ranged,
+                    (long long)res->gpu_fused_ranges);
         }
         if (res->gpu_recparted) {
             int64_t r = res->gpu_recpart_rounds > 0 ? res->gpu_recpart_rounds : 1;

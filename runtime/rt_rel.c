@@ -120,6 +120,8 @@ static void col_free(void *p)
     free(p);
 }
 
+void rf_rt_col_free(void *col) { col_free(col); }
+
 /* The capacity of a pooled block, 0 for any other. */
 static size_t col_cap(const void *p)
 {

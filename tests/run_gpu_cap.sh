@@ -14,8 +14,8 @@
 #     of one key, one group) does not fit with its kernel's work, and the
 #     warning says so ("which does not split"); any other fallback fails.
 # At least MIN_SPILLED programs must have moved values under the tight cap
-# and stayed on the GPU, and at least MIN_RANGED of them run a kernel in row
-# ranges or key partitions, so that the test fails when the cap, the moves or the
+# and stayed on the GPU, and at least MIN_RANGED of them run a kernel (or a
+# fused kernel) in row ranges or key partitions, so that the test fails when the cap, the moves or the
 # partitions stop working. Programs that expect an error (// expect-error:) are left out.
 set -u
 real=0
@@ -88,15 +88,16 @@ for prog in "$@"; do
         if [ "$newpeak" -gt "$cap" ]; then echo "FAIL $name: peak $newpeak above the cap $cap"; fail=1; fi
         ranges=$(sed -n 's/.*; \([0-9]*\) kernels run in \([0-9]*\) row ranges.*/\1 kernels in \2 row ranges/p' "$tmp/err")
         parts=$(sed -n 's/.*; \([0-9]*\) kernels run in \([0-9]*\) key partitions.*/\1 kernels in \2 key partitions/p' "$tmp/err")
+        fused=$(sed -n 's/.*; \([0-9]*\) fused kernels run in \([0-9]*\) row ranges.*/\1 fused kernels in \2 row ranges/p' "$tmp/err")
         if [ $which = generous ]; then
             peak=$newpeak
-            case "$ranges$parts" in *[1-9]*) echo "FAIL $name: the generous cap $cap ran $ranges, $parts"; fail=1 ;; esac
+            case "$ranges$parts$fused" in *[1-9]*) echo "FAIL $name: the generous cap $cap ran $ranges, $parts, $fused"; fail=1 ;; esac
         fi
         if [ $which = tight ]; then
             [ "$moved" -gt 0 ] && spilled=$((spilled + 1))
-            case $ranges in 0\ *|'') ;; *) ranged=$((ranged + 1)) ;; esac
+            case "$ranges/$fused" in 0\ */0\ *|0\ */|/0\ *|/) ;; *) ranged=$((ranged + 1)) ;; esac
             case $parts in 0\ *|'') ;; *) keyed=$((keyed + 1)) ;; esac
-            echo "$name: cap $cap of peak $peak: on the GPU, $moved values moved to host memory, $ranges, $parts, peak $newpeak"
+            echo "$name: cap $cap of peak $peak: on the GPU, $moved values moved to host memory, $ranges, $parts, $fused, peak $newpeak"
         fi
     done
 done

@@ -94,7 +94,7 @@ static rf_status gpu_load(void *dev, int32_t var, rf_rt_rel *r, int borrowed, co
         ** memory until a kernel reads it (at once, or in ranges) */
         rf_gx_val_clear(x, &g, v->ncols);
         rf_gx_held_drop_diags(x, ndiag, nerr);
-        st = rf_gx_held_rel(x, r, v->types, v->ncols, read, &g);
+        st = rf_gx_held_rel(x, r, v->types, v->ncols, read, borrowed, &g);
     }
     free(read);
     if (borrowed) {
@@ -437,6 +437,8 @@ static void gpu_report(void *dev)
         x->res->gpu_spill_in_bytes = x->spill_in;
         x->res->gpu_parted = x->parted;
         x->res->gpu_parts = x->parts;
+        x->res->gpu_fused_ranged = x->fparted;
+        x->res->gpu_fused_ranges = x->fparts;
         x->res->gpu_join_builds = x->jbuilds;
         x->res->gpu_join_reuses = x->jreuses;
         x->res->gpu_radixed = x->radixed;

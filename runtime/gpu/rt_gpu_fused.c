@@ -4,7 +4,9 @@
 ** Owns: the run of one fused kernel (rf_gpu_funit) at its first stage: its
 ** operands, the build side of a join source, the flags (or count) pass,
 ** one scan per written output, the write pass, and the totals pass that
-** sums in registers (or, grouped, in tables of groups) and writes no rows. A stage's run-time error keeps
+** sums in registers (or, grouped, in tables of groups) and writes no rows,
+** its results made from its accumulator words (or the words handed back
+** for one range of rows, rt_gpu_fusedpart.c). A stage's run-time error keeps
 ** nothing: the stages then run one by one for the CPU's message.
 */
 #include "rt_gpu_internal.h"
@@ -95,11 +97,24 @@ static rf_status fused_grouped_result(gx *x, const rf_gpu_ftotal *t, const uint6
     return RF_OK;
 }
 
+rf_status rf_gx_fused_finish(gx *x, const rf_gpu_funit *u, const uint64_t *acc)
+{
+    rf_status st = RF_OK;
+    for (int32_t t = 0; t < u->ntot && !st; t++) {
+        const uint64_t *words_t = acc + u->tot[t].acc;
+        if (u->tot[t].ngroup) st = fused_grouped_result(x, &u->tot[t], words_t);
+        else st = fused_total_result(x, &u->tot[t], words_t, (int64_t)words_t[0]);
+    }
+    return st;
+}
+
 /* A fused kernel with totals (rf_gpu_ftotal): one pass that sums, no rows
 ** written. A stage's run-time error, or a grouped total with more groups
 ** than its table holds, leaves *ran 0: the stages then run one by one (and
-** the groups and reduces after them), for the CPU's message or its groups. */
-static rf_status fused_totals(gx *x, const rf_gpu_funit *u, rf_gpu_args *a, int64_t n, int *ran)
+** the groups and reduces after them), for the CPU's message or its groups.
+** With out (a range of rows, rt_gpu_fusedpart.c): the totals' words are
+** copied there (u->nacc) instead of made results. */
+static rf_status fused_totals(gx *x, const rf_gpu_funit *u, rf_gpu_args *a, int64_t n, int *ran, uint64_t *out)
 {
     /* the error words and the sums in one buffer: one read brings both */
     uint64_t words = (uint64_t)u->n + (uint64_t)u->nacc;
@@ -124,12 +139,11 @@ static rf_status fused_totals(gx *x, const rf_gpu_funit *u, rf_gpu_args *a, int6
     *ran = 1;
     for (int32_t m = 0; m < u->n && !st; m++)
         if (host[m] != -1) *ran = 0;
-    for (int32_t t = 0; t < u->ntot && !st && *ran; t++) {
-        const uint64_t *words_t = (const uint64_t *)&host[u->n + u->tot[t].acc];
-        if (u->tot[t].ngroup && words_t[0]) *ran = 0; /* more groups than the table holds */
-        else if (u->tot[t].ngroup) st = fused_grouped_result(x, &u->tot[t], words_t);
-        else st = fused_total_result(x, &u->tot[t], words_t, (int64_t)words_t[0]);
-    }
+    const uint64_t *accw = (const uint64_t *)&host[u->n];
+    for (int32_t t = 0; t < u->ntot && !st && *ran; t++)
+        if (u->tot[t].ngroup && accw[u->tot[t].acc]) *ran = 0; /* more groups than the table holds */
+    if (!st && *ran && out) memcpy(out, accw, (size_t)u->nacc * 8);
+    else if (!st && *ran) st = rf_gx_fused_finish(x, u, accw);
     gfree(x, &buf);
     free(host);
     return st;
@@ -140,7 +154,7 @@ static rf_status fused_totals(gx *x, const rf_gpu_funit *u, rf_gpu_args *a, int6
 ** the stages then run one by one, so that the error and its message are
 ** exactly the CPU's (the first failing kernel in schedule order, its lowest
 ** failing row). */
-rf_status rf_gx_k_fused(gx *x, const rf_gpu_funit *u, int *ran)
+static rf_status fused_run(gx *x, const rf_gpu_funit *u, int *ran, uint64_t *out)
 {
     const rf_hir_kernel *h = u->m[0].k; /* every head reads what the first stage reads */
     int32_t vars[2] = {h->in[0], h->kind == RF_HIR_JOIN_MAP ? h->in[1] : -1};
@@ -154,7 +168,7 @@ rf_status rf_gx_k_fused(gx *x, const rf_gpu_funit *u, int *ran)
     int counts = u->src && u->src->kind == RF_HIR_JOIN_INDEX;
     /* a join source whose probes would each walk many matches alone runs
     ** unfused, with the build on its small side (join_skewed) */
-    if (counts && join_skewed(n, nr)) {
+    if (counts && join_skewed(x->frange ? x->frange->rows : n, nr)) {
         *ran = 0;
         return RF_OK;
     }
@@ -165,7 +179,8 @@ rf_status rf_gx_k_fused(gx *x, const rf_gpu_funit *u, int *ran)
         for (int32_t m = 0; m < u->n; m++)
             if (u->m[m].mat >= 0) rf_gx_var_set(x, u->m[m].k->out, &outs[m]);
         rf_status st = RF_OK;
-        for (int32_t t = 0; t < u->ntot && !st; t++) st = fused_total_result(x, &u->tot[t], NULL, 0);
+        if (out) memset(out, 0, (size_t)u->nacc * 8); /* (no rows: zero counts and sums, no groups) */
+        for (int32_t t = 0; t < u->ntot && !st && !out; t++) st = fused_total_result(x, &u->tot[t], NULL, 0);
         return st;
     }
     rf_gpu_args a;
@@ -194,6 +209,8 @@ rf_status rf_gx_k_fused(gx *x, const rf_gpu_funit *u, int *ran)
     jtab jt;
     memset(&jt, 0, sizeof jt);
     int kept = 0;
+    /* in row ranges: the build made for the first range serves them all */
+    gfrange *fr = u->src ? x->frange : NULL;
     if (!st && u->src && nr > 0) {
         /* the build side, as rf_gx_k_join_index makes it */
         const rf_hir_kernel *j = u->src;
@@ -205,7 +222,16 @@ rf_status rf_gx_k_fused(gx *x, const rf_gpu_funit *u, int *ran)
             ka.c0[i] = colp(&x->vals[j->in[0]], j->lkeys[i]);
             ka.c1[i] = colp(&x->vals[j->in[1]], j->rkeys[i]);
         }
-        st = rf_gx_join_table(x, j, j->in[1], j->rkeys, j->nkeys, sig, &ka, &jt, &kept);
+        if (fr && fr->made) {
+            jt = fr->jt;
+        } else {
+            st = rf_gx_join_table(x, j, j->in[1], j->rkeys, j->nkeys, sig, &ka, &jt, &kept);
+            if (!st && fr) {
+                fr->jt = jt;
+                fr->kept = kept;
+                fr->made = 1;
+            }
+        }
         for (int32_t c = 0; c < x->p->vars[j->in[1]]->ncols; c++) a.c1[c] = colp(&x->vals[j->in[1]], c);
         a.m = nr;
         RF_A_FUSED_HASHES(a) = jt.hs.p;
@@ -214,8 +240,8 @@ rf_status rf_gx_k_fused(gx *x, const rf_gpu_funit *u, int *ran)
         rf_gx_jtab_args(&jt, &a);
     }
     if (u->ntot) {
-        if (!st) st = fused_totals(x, u, &a, n, ran);
-        rf_gx_jtab_done(x, &jt, kept);
+        if (!st) st = fused_totals(x, u, &a, n, ran, out);
+        if (!fr) rf_gx_jtab_done(x, &jt, kept); /* (else the ranges' driver releases it) */
         for (int32_t j = 0; j < RF_GPU_MAX_ISLANDS; j++) gfree(x, &tabs[j]);
         return st;
     }
@@ -298,7 +324,7 @@ rf_status rf_gx_k_fused(gx *x, const rf_gpu_funit *u, int *ran)
     gfree(x, &flags);
     gfree(x, &pos);
     gfree(x, &first);
-    rf_gx_jtab_done(x, &jt, kept);
+    if (!fr) rf_gx_jtab_done(x, &jt, kept);
     for (int32_t j = 0; j < RF_GPU_MAX_ISLANDS; j++) gfree(x, &tabs[j]);
     for (int32_t m = 0; m < u->n; m++) {
         const rf_gpu_fmember *mb = &u->m[m];
@@ -311,4 +337,12 @@ rf_status rf_gx_k_fused(gx *x, const rf_gpu_funit *u, int *ran)
         }
     }
     return st;
+}
+
+rf_status rf_gx_k_fused(gx *x, const rf_gpu_funit *u, int *ran) { return fused_run(x, u, ran, NULL); }
+
+rf_status rf_gx_k_fused_words(gx *x, const rf_gpu_funit *u, int *ran, uint64_t *out)
+{
+    if (!u->ntot) return RF_EINTERNAL;
+    return fused_run(x, u, ran, out);
 }

@@ -339,8 +339,11 @@ typedef struct gx {
     uint64_t epoch;
     int64_t spills;
     uint64_t spill_out, spill_in;
-    /* kernels run in row ranges (rt_gpu_part.c) and their ranges */
+    /* kernels run in row ranges (rt_gpu_part.c) and their ranges; fused
+    ** kernels of totals so run (rt_gpu_fusedpart.c) and theirs */
     int64_t parted, parts;
+    int64_t fparted, fparts;
+    struct gfrange *frange; /* the fused kernel running in row ranges, NULL */
     /* kernels run in key partitions (rt_gpu_radix.c) and their partitions */
     int64_t radixed, radix_parts;
     /* the last part (row range, key partition, range of groups) that did not
@@ -376,6 +379,16 @@ typedef struct jtab {
     int64_t rot1; /* 0: the mixing hash; else an ordered build's rotation + 1 */
     int64_t n;
 } jtab;
+
+/* A fused kernel of totals running in row ranges (rt_gpu_fusedpart.c):
+** its whole input's rows (a join source's skew is judged on them, not on a
+** range's), and a join source's build, made for the first range and kept
+** for the others (kept: as rf_gx_join_table gave it). */
+typedef struct gfrange {
+    int64_t rows;
+    jtab jt;
+    int made, kept;
+} gfrange;
 
 /* A build kept on its relation's value (gval.jidx): its key columns and
 ** signature, the block whose loop reads it (-1: an input's, kept for the
@@ -519,6 +532,27 @@ rf_status rf_gx_k_facts(gx *x, const rf_hir_kernel *k);
 rf_status rf_gx_k_lftj(gx *x, const rf_hir_kernel *k);
 /* rt_gpu_fused.c: fused kernels */
 rf_status rf_gx_k_fused(gx *x, const rf_gpu_funit *u, int *ran);
+/* A fused kernel of totals over the rows its input holds now, its totals'
+** accumulator words (u->nacc, rf_gpu_ftotal's layout) into out instead of
+** results; *ran 0 as rf_gx_k_fused gives it (a stage's error, a table of
+** groups too small). */
+rf_status rf_gx_k_fused_words(gx *x, const rf_gpu_funit *u, int *ran, uint64_t *out);
+/* The totals' results (the reduces' relations) from their words acc. */
+rf_status rf_gx_fused_finish(gx *x, const rf_gpu_funit *u, const uint64_t *acc);
+
+/* rt_gpu_fusedpart.c: a fused kernel of totals in row ranges of its input */
+/* Whether u can run in ranges: it has totals, and its input (the relation
+** its first stage maps, the index it reads, a probe's left rows) splits into
+** plain ranges of rows; with held, the input waits in host memory now. */
+int rf_gx_fused_ranges_can(const gx *x, const rf_gpu_funit *u, int held);
+/* Whether u goes to ranges at once: it can, and the columns it reads of
+** its input fill more than a range may (bringing them back would only
+** move them out again). */
+int rf_gx_fused_ranges_first(const gx *x, const rf_gpu_funit *u);
+/* u run range by range, the ranges' totals combined exactly; *ran 0 where
+** it did not run (a stage's error, more groups than a table holds): its
+** stages then run one by one. RF_EDEVMEM where a range of one row does not fit. */
+rf_status rf_gx_k_fused_ranges(gx *x, const rf_gpu_funit *u, int *ran);
 
 /* rt_gpu_narrow.c: a set's int columns in 32 bits while every value fits */
 int rf_gx_narrow_bit(const gval *v, int32_t c);
@@ -547,8 +581,11 @@ rf_status rf_gx_spill_var(gx *x, int32_t var);
 rf_status rf_gx_unspill_var(gx *x, int32_t var);
 /* Column c of a value in host memory (NULL: none there). */
 const void *rf_gx_held_col(const gval *v, int32_t c);
-/* Host rows r (the columns read marks; NULL: all) as a value in host memory. */
-rf_status rf_gx_held_rel(gx *x, const rf_rt_rel *r, const rf_type *types, int32_t ncols, const uint8_t *read,
+/* Host rows r (the columns read marks; NULL: all) as a value in host
+** memory, without a copy: with borrowed (r's columns belong to an input
+** cache and outlive the run) r's columns read in place and never freed
+** here; else taken from r (their slots in r set to NULL), freed with the value. */
+rf_status rf_gx_held_rel(gx *x, rf_rt_rel *r, const rf_type *types, int32_t ncols, const uint8_t *read, int borrowed,
                          gval *out);
 /* host (len bytes, malloc'd, taken over) becomes column c of v in host memory. */
 rf_status rf_gx_held_adopt(gval *v, int32_t ncols, int32_t c, void *host, uint64_t len);
@@ -587,6 +624,11 @@ rf_status rf_gx_pairs_by_left(int64_t *l, int64_t *r, int64_t n, int64_t nleft);
 void rf_gx_acc_free(gacc *a, int32_t ncols);
 rf_status rf_gx_acc_take(gx *x, gacc *a, const rf_hir_var *ov, int index, int side, int64_t lo, const gval *out);
 rf_status rf_gx_acc_to_value(gx *x, gacc *a, int32_t var, int index);
+/* Rows [lo, hi) of value v (of variable type hv), whose buffers wait in host
+** memory, on the device as *r: a relation's columns (those cols marks; NULL:
+** every column v holds), or with index set the index's entries (a, b). */
+rf_status rf_gx_range_of(gx *x, const gval *v, const rf_hir_var *hv, int index, const uint8_t *cols, int64_t lo,
+                         int64_t hi, gval *r);
 
 /* rt_gpu_radix.c: group-bys and sorts in key partitions when their values do not fit at once */
 int rf_gx_radix_can(const gx *x, const rf_hir_kernel *k);

@@ -148,15 +148,17 @@ rf_status rf_gx_acc_take(gx *x, gacc *a, const rf_hir_var *ov, int index, int si
 }
 
 /* Rows [lo, hi) of value v, whose buffers are in host memory, on the device
-** as a relation of ncols columns (nothing where v has no column). */
-static rf_status range_of_rel(gx *x, const gval *v, const rf_hir_var *hv, int64_t lo, int64_t hi, gval *r)
+** as a relation of ncols columns (nothing where v has no column, or cols
+** does not mark it). */
+static rf_status range_of_rel(gx *x, const gval *v, const rf_hir_var *hv, const uint8_t *cols, int64_t lo, int64_t hi,
+                              gval *r)
 {
     memset(r, 0, sizeof *r);
     r->nrows = r->cap = hi - lo;
     if (!(r->cols = rf_calloc((size_t)hv->ncols + 1, sizeof *r->cols))) return RF_ENOMEM;
     for (int32_t c = 0; c < hv->ncols; c++) {
         const char *h = rf_gx_held_col(v, c);
-        if (!h) continue;
+        if (!h || (cols && !cols[c])) continue;
         uint64_t w = (uint64_t)wid(hv->types[c]);
         rf_status st = galloc(x, (uint64_t)(hi - lo) * w, &r->cols[c]);
         if (!st) st = x->g.ops->h2d(&x->g, r->cols[c].p, h + (uint64_t)lo * w, (uint64_t)(hi - lo) * w);
@@ -178,6 +180,12 @@ static rf_status range_of_index(gx *x, const gval *v, int32_t ncols, int64_t lo,
     if (!st && hb) st = galloc(x, bytes, &r->b);
     if (!st && hb) st = x->g.ops->h2d(&x->g, r->b.p, hb + (uint64_t)lo * 8, bytes);
     return st;
+}
+
+rf_status rf_gx_range_of(gx *x, const gval *v, const rf_hir_var *hv, int index, const uint8_t *cols, int64_t lo,
+                         int64_t hi, gval *r)
+{
+    return index ? range_of_index(x, v, hv->ncols, lo, hi, r) : range_of_rel(x, v, hv, cols, lo, hi, r);
 }
 
 void rf_gx_unfit(gx *x, int64_t rows, int unit)
@@ -228,7 +236,7 @@ static rf_status run_ranges(gx *x, const rf_hir_kernel *k, int64_t nparts, gacc 
         if (lo == hi) continue;
         gval r;
         st = in == k->idx ? range_of_index(x, &x->vals[in], iv->ncols, lo, hi, &r)
-                          : range_of_rel(x, &x->vals[in], iv, lo, hi, &r);
+                          : range_of_rel(x, &x->vals[in], iv, NULL, lo, hi, &r);
         if (!st) {
             /* the kernel reads the range in place of its input */
             gval whole = x->vals[in];

@@ -29,8 +29,22 @@
 typedef struct gheld {
     int32_t nslots;
     void **host;
-    uint64_t *len; /* 0: the slot was empty */
+    uint64_t *len;     /* 0: the slot was empty */
+    uint8_t *owner;    /* who frees the host buffer (HELD_*) */
 } gheld;
+
+/* A held buffer's owner: malloc'd here; an input cache's column (read in
+** place, never freed here); a column taken from an input's host relation
+** (rf_rt_col_free). */
+enum { HELD_MALLOC, HELD_BORROWED, HELD_RTCOL };
+
+static void host_free(gheld *h, int32_t i)
+{
+    if (h->owner[i] == HELD_MALLOC) free(h->host[i]);
+    else if (h->owner[i] == HELD_RTCOL) rf_rt_col_free(h->host[i]);
+    h->host[i] = NULL;
+    h->owner[i] = HELD_MALLOC;
+}
 
 enum { EXTRA_SLOTS = 5 }; /* a, b, gid, first, the set's table */
 
@@ -63,9 +77,10 @@ void rf_gx_held_free(gval *v)
 {
     gheld *h = v->held;
     if (!h) return;
-    for (int32_t i = 0; i < h->nslots; i++) free(h->host[i]);
+    for (int32_t i = 0; i < h->nslots; i++) host_free(h, i);
     free(h->host);
     free(h->len);
+    free(h->owner);
     free(h);
     v->held = NULL;
 }
@@ -84,8 +99,9 @@ rf_status rf_gx_spill_var(gx *x, int32_t var)
         h->nslots = ns;
         h->host = rf_calloc((size_t)ns, sizeof *h->host);
         h->len = rf_calloc((size_t)ns, sizeof *h->len);
+        h->owner = rf_calloc((size_t)ns, 1);
         v->held = h;
-        if (!h->host || !h->len) return rf_gx_held_free(v), RF_ENOMEM;
+        if (!h->host || !h->len || !h->owner) return rf_gx_held_free(v), RF_ENOMEM;
     }
     int moved = 0;
     for (int32_t i = 0; i < ns; i++) {
@@ -96,6 +112,7 @@ rf_status rf_gx_spill_var(gx *x, int32_t var)
         if (!m) return RF_ENOMEM;
         rf_status st = x->g.ops->d2h(&x->g, m, b->p, b->n);
         if (st) return free(m), st;
+        host_free(h, i); /* (none: a slot on the device has no host copy) */
         h->host[i] = m;
         h->len[i] = b->n;
         x->spill_out += b->n;
@@ -158,10 +175,11 @@ rf_status rf_gx_held_adopt(gval *v, int32_t ncols, int32_t c, void *host, uint64
         h->nslots = ncols + EXTRA_SLOTS;
         h->host = rf_calloc((size_t)h->nslots, sizeof *h->host);
         h->len = rf_calloc((size_t)h->nslots, sizeof *h->len);
+        h->owner = rf_calloc((size_t)h->nslots, 1);
         v->held = h;
-        if (!h->host || !h->len) return rf_gx_held_free(v), RF_ENOMEM;
+        if (!h->host || !h->len || !h->owner) return rf_gx_held_free(v), RF_ENOMEM;
     }
-    free(h->host[c]);
+    host_free(h, c);
     h->host[c] = host;
     h->len[c] = len;
     return RF_OK;
@@ -185,8 +203,7 @@ rf_status rf_gx_unspill_var(gx *x, int32_t var)
         if (!st) st = x->g.ops->h2d(&x->g, b->p, h->host[i], h->len[i]);
         if (st) return st;
         x->spill_in += h->len[i];
-        free(h->host[i]);
-        h->host[i] = NULL;
+        host_free(h, i);
     }
     rf_gx_held_free(v);
     return RF_OK;
@@ -252,19 +269,21 @@ rf_status rf_gx_hold_var(gx *x, int32_t var)
     return rf_gx_unspill_var(x, var);
 }
 
-rf_status rf_gx_held_rel(gx *x, const rf_rt_rel *r, const rf_type *types, int32_t ncols, const uint8_t *read, gval *out)
+rf_status rf_gx_held_rel(gx *x, rf_rt_rel *r, const rf_type *types, int32_t ncols, const uint8_t *read, int borrowed,
+                         gval *out)
 {
     memset(out, 0, sizeof *out);
     out->nrows = out->cap = r->nrows;
     rf_status st = (out->cols = rf_calloc((size_t)ncols + 1, sizeof *out->cols)) ? RF_OK : RF_ENOMEM;
     for (int32_t c = 0; c < ncols && !st && r->nrows > 0; c++) {
-        if (read && !read[c]) continue;
-        /* as the pool would reserve it: a multiple of 256 bytes */
-        uint64_t bytes = (uint64_t)r->nrows * (uint64_t)rf_rt_type_width(types[c]), n = (bytes + 255) / 256 * 256;
-        char *m = rf_calloc(1, (size_t)n);
-        if (!m) st = RF_ENOMEM;
-        else memcpy(m, r->cols[c], (size_t)bytes);
-        if (!st && (st = rf_gx_held_adopt(out, ncols, c, m, n))) free(m);
+        if ((read && !read[c]) || !r->cols[c]) continue;
+        /* r's column itself, no copy: an input cache's (read in place), or
+        ** taken from r (freed with the value); its bytes exactly */
+        uint64_t bytes = (uint64_t)r->nrows * (uint64_t)rf_rt_type_width(types[c]);
+        st = rf_gx_held_adopt(out, ncols, c, r->cols[c], bytes);
+        if (st) break;
+        out->held->owner[c] = borrowed ? HELD_BORROWED : HELD_RTCOL;
+        if (!borrowed) r->cols[c] = NULL;
     }
     if (st) rf_gx_val_clear(x, out, ncols);
     return st;

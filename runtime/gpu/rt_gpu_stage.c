@@ -33,9 +33,10 @@ static int totals_move(const gx *x, const rf_gpu_funit *u)
 /* A stage of a fused kernel: the whole kernel runs at its first stage, the
 ** others are done then. *done = 1 when k needs no run of its own (charged
 ** to the profile here); 0 when k runs alone (its kernel did not fuse). */
-static rf_status fused_stage(gx *x, const rf_hir_kernel *k, rf_rt_kprof *prof, int blocked, int *done)
+static rf_status fused_stage(gx *x, const rf_hir_kernel *k, rf_rt_kprof *prof, int blocked, int *done, int *moved)
 {
     *done = 0;
+    *moved = 0;
     int32_t fu = x->fplan && k->id >= 0 && k->id < x->fplan->nkernels ? x->fplan->unit_of[k->id] : -1;
     if (fu < 0) return RF_OK;
     const rf_gpu_funit *u = &x->fplan->units[fu];
@@ -46,12 +47,16 @@ static rf_status fused_stage(gx *x, const rf_hir_kernel *k, rf_rt_kprof *prof, i
     if (totals_move(x, u)) return RF_OK;
     int32_t m = x->fplan->member_of[k->id];
     rf_status st = RF_OK;
-    if ((u->src ? m == -1 : m == 0) && (blocked || x->fsplit[fu])) {
+    int first = u->src ? m == -1 : m == 0;
+    /* its values do not fit at once: a kernel of totals whose input waits
+    ** in host memory runs fused in row ranges of it (rt_gpu_fusedpart.c) */
+    int ranged = first && blocked && !x->fsplit[fu] && rf_gx_fused_ranges_can(x, u, 1);
+    if (first && (blocked || x->fsplit[fu]) && !ranged) {
         /* its values do not fit at once, or (ranks) a move falls between
         ** its stages: the stages run one by one */
         x->fdone[fu] = 0;
         x->fsplit[fu] = 0;
-    } else if (u->src ? m == -1 : m == 0) {
+    } else if (first) {
         double t0 = rf_now(), secs = 0;
         int ran = 0;
         if (prof) st = x->g.ops->mark(&x->g, 0);
@@ -72,9 +77,18 @@ static rf_status fused_stage(gx *x, const rf_hir_kernel *k, rf_rt_kprof *prof, i
             rf_hir_kernel_bytes(x->p, k, rows_of, 0, 0, &in_bytes, &bo);
         }
         int64_t ndiag = x->d->count, nerr = x->d->nerrors;
-        if (!st) st = rf_gx_k_fused(x, u, &ran);
+        if (!st) st = ranged ? rf_gx_k_fused_ranges(x, u, &ran) : rf_gx_k_fused(x, u, &ran);
+        if (st == RF_EDEVMEM && !ranged && rf_gx_fused_ranges_can(x, u, 0)) {
+            /* its input fits, not with the kernel's work: the input to
+            ** host memory, in ranges (where that does not serve, the
+            ** caller brings back what the first stage alone reads) */
+            rf_gx_held_drop_diags(x, ndiag, nerr);
+            *moved = 1;
+            st = rf_gx_k_fused_ranges(x, u, &ran);
+        }
         if (st == RF_EDEVMEM) {
-            /* no room for the fused kernel's work: its stages run one by one */
+            /* no room for the fused kernel's work (a range of one row for
+            ** its work, in ranges): its stages run one by one */
             rf_gx_held_drop_diags(x, ndiag, nerr);
             st = RF_OK;
             ran = 0;
@@ -218,6 +232,17 @@ rf_status rf_gx_run(gx *x, const rf_hir_kernel *k, rf_rt_kprof *prof)
     ** stages run one by one, and a kernel whose own values do not fit runs
     ** in row ranges where it can (rt_gpu_part.c) */
     const rf_gpu_funit *u = unit_at(x, k);
+    if (!recp && u && rf_gx_fused_ranges_first(x, u)) {
+        /* a kernel of totals whose input waits in host memory, too big to
+        ** come back: fused, in row ranges of it (rt_gpu_fusedpart.c);
+        ** where that does not serve, its stages run one by one, below */
+        int moved;
+        rf_status st = fused_stage(x, k, prof, 1, &done, &moved);
+        if (st || done) return st;
+        rf_gx_held_drop_diags(x, ndiag, nerr);
+        rf_gx_unfuse(x, k);
+        u = NULL;
+    }
     rf_status st = recp || stage_done(x, k) ? RF_OK : rf_gx_hold_kernel(x, k, u);
     if (st == RF_EDEVMEM && u) {
         rf_gx_held_drop_diags(x, ndiag, nerr);
@@ -243,8 +268,22 @@ rf_status rf_gx_run(gx *x, const rf_hir_kernel *k, rf_rt_kprof *prof)
     /* narrow sets that a kernel other than their own reads: 64-bit first
     ** (rt_gpu_narrow.c; with their values on the device) */
     if (!st && !recp) st = rf_gx_widen_for(x, k, u);
-    if (!st && !recp) st = fused_stage(x, k, prof, blocked || parts, &done);
+    int moved = 0;
+    if (!st && !recp) st = fused_stage(x, k, prof, blocked || parts, &done, &moved);
     if (st || done) return st;
+    if (moved && !parts) {
+        /* ranges of the fused kernel's input that did not serve: what the
+        ** first stage reads back, or its own ranges */
+        ndiag = x->d->count;
+        nerr = x->d->nerrors;
+        st = rf_gx_hold_kernel(x, k, NULL);
+        if (st == RF_EDEVMEM && rf_gx_part_can(x, k)) {
+            rf_gx_held_drop_diags(x, ndiag, nerr);
+            parts = 1;
+            st = RF_OK;
+        }
+        if (st) return st;
+    }
     /* a unique of rows whose repeats were dropped where made:
     ** fewer rows in than the CPU's (rows_out stays comparable) */
     if (prof && k->kind == RF_HIR_UNIQUE && x->vals[k->in[0]].distinct) prof->rows_in_unknown = 1;
