@@ -188,6 +188,9 @@ typedef struct rf_rt_result {
                                   -1 did not look (or the emulator) */
     char host_gpu_kind[24];
     uint64_t h2d_bytes, d2h_bytes; /* GPU: bytes copied host to device and back, the whole run */
+    uint64_t load_h2d_bytes;       /* GPU: the part of h2d_bytes copied by the load (the copy phase):
+                                      under a memory cap, ranges of inputs left in host memory are
+                                      copied later, in the run */
     /* GPU: the machine's pinned host-to-device bandwidth, GB/s, measured
     ** once per process with --profile; 0: not measured (the emulator) */
     double gpu_pinned_gbs;

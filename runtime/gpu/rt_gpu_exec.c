@@ -341,6 +341,7 @@ static rf_status gpu_load_end(void *dev)
     if (needs_dict(x)) st = rf_gpu_dict_sync(&x->str, 0);
     if (!st) st = wake(x);
     if (!st) st = x->g.ops->sync(&x->g);
+    if (x->res) x->res->load_h2d_bytes = x->g.h2d_bytes; /* the copy phase's bytes, for its rate */
     rf_gpu_acct_reset(&x->g, x->tune.gpu_trace); /* the run's device operations are counted from here */
     x->g.acct.fn = x->o.trace;
     x->g.acct.fn_ctx = x->o.trace_ctx;
