@@ -236,6 +236,20 @@ typedef struct batch_src {
     const uint32_t *brow; /* bucket position -> row */
 } batch_src;
 
+/* The bytes a slot stands for: a stored entry, or a batch's row not yet
+** stored (PEND). */
+static inline const char *slot_bytes(const rf_rt_dict *d, const batch_src *bs, slot sl, int64_t *n)
+{
+    if (sl.code & PEND) {
+        int64_t r = bs->brow[sl.code & ~PEND];
+        *n = bs->off[r + 1] - bs->off[r];
+        return bs->bytes + bs->off[r];
+    }
+    const char *p = *entry_at(d, sl.code);
+    *n = stored_len(p);
+    return p;
+}
+
 /* The slot holding s, or (found = 0) the empty slot where it would go.
 ** The table must exist. */
 static inline uint64_t probe(const rf_rt_dict *d, const stripe *st, const batch_src *bs, uint32_t h, const char *s,
@@ -249,16 +263,8 @@ static inline uint64_t probe(const rf_rt_dict *d, const stripe *st, const batch_
             return i;
         }
         if (sl.h == h) {
-            const char *p;
             int64_t n;
-            if (sl.code & PEND) {
-                int64_t r = bs->brow[sl.code & ~PEND];
-                p = bs->bytes + bs->off[r];
-                n = bs->off[r + 1] - bs->off[r];
-            } else {
-                p = *entry_at(d, sl.code);
-                n = stored_len(p);
-            }
+            const char *p = slot_bytes(d, bs, sl, &n);
             if (n == len && (len == 0 || memcmp(p, s, (size_t)len) == 0)) {
                 *found = 1;
                 return i;
@@ -282,16 +288,8 @@ static inline uint64_t probe_row(const rf_rt_dict *d, const stripe *st, const ba
             return i;
         }
         if (sl.h == h) {
-            const char *p;
             int64_t n;
-            if (sl.code & PEND) {
-                int64_t r = bs->brow[sl.code & ~PEND];
-                p = bs->bytes + bs->off[r];
-                n = bs->off[r + 1] - bs->off[r];
-            } else {
-                p = *entry_at(d, sl.code);
-                n = stored_len(p);
-            }
+            const char *p = slot_bytes(d, bs, sl, &n);
             if (n == (int64_t)len && (len == 0 || memcmp(p, bs->bytes + bs->off[row], len) == 0)) {
                 *found = 1;
                 return i;
