@@ -503,6 +503,19 @@ static void solution_atom(const char *ns, const rf_fe_pred *p, const rf_fe_rule 
     rf_buf_putc(b, ')');
 }
 
+/* The head of an aggregate's rule into name: name(the head's arguments) <- agg<<...>> */
+static void agg_rule_head(const char *name, const rf_fe_pred *p, const rf_fe_rule *r, rf_buf *b)
+{
+    rf_txn_gen_pred_name(name, p, b);
+    rf_buf_putc(b, '(');
+    for (int32_t c = 0; c < p->arity; c++) {
+        if (c) rf_buf_puts(b, ", ");
+        rf_txn_gen_expr(r, r->head_args[c], b);
+    }
+    rf_buf_puts(b, ") <- ");
+    agg_head(r, b);
+}
+
 /* The solutions the batch adds (ins) or removes: for each changed atom i,
 ** those with atom i's row added (removed), the changed atoms before it in
 ** rows kept and those after it in the new (old) state: each solution once.
@@ -529,14 +542,7 @@ static int solution_rules(gen *g, const rf_fe_pred *p, const rf_fe_rule *r, cons
         }
         size_t start = b->len;
         if (ways == 1) {
-            rf_txn_gen_pred_name(ins ? RF_TXN_NS "_ai" : RF_TXN_NS "_ad", p, b);
-            rf_buf_putc(b, '(');
-            for (int32_t c = 0; c < p->arity; c++) {
-                if (c) rf_buf_puts(b, ", ");
-                rf_txn_gen_expr(r, r->head_args[c], b);
-            }
-            rf_buf_puts(b, ") <- ");
-            agg_head(r, b);
+            agg_rule_head(ins ? RF_TXN_NS "_ai" : RF_TXN_NS "_ad", p, r, b);
         } else {
             solution_atom(ns, p, r, mark, b);
             rf_buf_puts(b, " <- ");
@@ -574,14 +580,7 @@ static void additive_rules(gen *g, const rf_fe_pred *p, const rf_fe_rule *r, uin
         if (has[ins] == 1) {
             /* the aggregate of the added (removed) solutions, per group */
             declare_types(sol, p, types, n, b);
-            rf_txn_gen_pred_name(sum, p, b);
-            rf_buf_putc(b, '(');
-            for (int32_t c = 0; c < p->arity; c++) {
-                if (c) rf_buf_puts(b, ", ");
-                rf_txn_gen_expr(r, r->head_args[c], b);
-            }
-            rf_buf_puts(b, ") <- ");
-            agg_head(r, b);
+            agg_rule_head(sum, p, r, b);
             solution_atom(sol, p, r, mark, b);
             rf_buf_puts(b, ".\n");
         }
