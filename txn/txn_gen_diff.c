@@ -334,6 +334,15 @@ static void key_atom(const char *ns, const rf_fe_pred *p, int32_t nkey, rf_buf *
     rf_buf_putc(b, ')');
 }
 
+/* ns's atom of p by its keys and value: NS(A0, .., value), value a variable or _ */
+static void value_atom(const char *ns, const rf_fe_pred *p, int32_t nkey, const char *value, rf_buf *b)
+{
+    rf_txn_gen_pred_name(ns, p, b);
+    rf_buf_putc(b, '(');
+    cols(0, nkey, "A", b);
+    rf_buf_printf(b, "%s%s)", nkey ? ", " : "", value);
+}
+
 static void row_atom(const char *ns, const rf_fe_pred *p, rf_buf *b)
 {
     rf_txn_gen_pred_name(ns, p, b);
@@ -586,38 +595,24 @@ static void additive_rules(gen *g, const rf_fe_pred *p, const rf_fe_rule *r, uin
         }
         key_atom(RF_TXN_NS "_k", p, nkey, b);
         rf_buf_puts(b, " <- ");
-        rf_txn_gen_pred_name(sum, p, b);
-        rf_buf_putc(b, '(');
-        cols(0, nkey, "A", b);
-        rf_buf_printf(b, "%s_).\n", nkey ? ", " : "");
+        value_atom(sum, p, nkey, "_", b);
+        rf_buf_puts(b, ".\n");
     }
     if (!has[0]) {
         /* nothing removed: a touched group's old value plus the added
         ** solutions' aggregate, or that alone for a new group */
-        rf_txn_gen_pred_name(RF_TXN_NS "_part", p, b);
-        rf_buf_putc(b, '(');
-        cols(0, nkey, "A", b);
-        rf_buf_printf(b, "%sS) <- ", nkey ? ", " : "");
-        rf_txn_gen_pred_name(RF_TXN_NS "_ai", p, b);
-        rf_buf_putc(b, '(');
-        cols(0, nkey, "A", b);
-        rf_buf_printf(b, "%sX), ", nkey ? ", " : "");
-        rf_txn_gen_pred_name(ns_of(g, p, S_OLD), p, b);
-        rf_buf_putc(b, '(');
-        cols(0, nkey, "A", b);
-        rf_buf_printf(b, "%sO), S = O + X.\n", nkey ? ", " : "");
-        rf_txn_gen_pred_name(RF_TXN_NS "_part", p, b);
-        rf_buf_putc(b, '(');
-        cols(0, nkey, "A", b);
-        rf_buf_printf(b, "%sX) <- ", nkey ? ", " : "");
-        rf_txn_gen_pred_name(RF_TXN_NS "_ai", p, b);
-        rf_buf_putc(b, '(');
-        cols(0, nkey, "A", b);
-        rf_buf_printf(b, "%sX), !", nkey ? ", " : "");
-        rf_txn_gen_pred_name(NS_OLD, p, b);
-        rf_buf_putc(b, '(');
-        cols(0, nkey, "A", b);
-        rf_buf_printf(b, "%s_).\n", nkey ? ", " : "");
+        value_atom(RF_TXN_NS "_part", p, nkey, "S", b);
+        rf_buf_puts(b, " <- ");
+        value_atom(RF_TXN_NS "_ai", p, nkey, "X", b);
+        rf_buf_puts(b, ", ");
+        value_atom(ns_of(g, p, S_OLD), p, nkey, "O", b);
+        rf_buf_puts(b, ", S = O + X.\n");
+        value_atom(RF_TXN_NS "_part", p, nkey, "X", b);
+        rf_buf_puts(b, " <- ");
+        value_atom(RF_TXN_NS "_ai", p, nkey, "X", b);
+        rf_buf_puts(b, ", !");
+        value_atom(NS_OLD, p, nkey, "_", b);
+        rf_buf_puts(b, ".\n");
         free(mark);
         free(types);
         return;
