@@ -493,7 +493,7 @@ int rf_tool_run(int argc, char **argv)
         /* outputs written and renamed, the trace written: nothing left but
         ** freeing, which the process's end does at once */
         rf_world_end(world, rc);
-        return rf_tool_exit_now(rc);
+        return rf_tool_exit_now(rc, nranks);
     }
     rf_trace_free(trace);
     rf_result_free(res);

@@ -490,5 +490,5 @@ int rf_tool_tpch_run(int argc, char **argv)
     print_times(qs, want, ro.repeat, check != NULL);
     if (check) printf("%d of %d queries pass\n", npass, nwant);
     if (fflush(stdout) != 0) return RF_EXIT_USER;
-    return rf_tool_exit_now(failed ? RF_EXIT_USER : RF_EXIT_OK);
+    return rf_tool_exit_now(failed ? RF_EXIT_USER : RF_EXIT_OK, 1);
 }

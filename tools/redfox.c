@@ -4,6 +4,7 @@
 */
 #include "rf_file.h"
 #include "rf_rt_dist.h"
+#include "rf_rt_gpu.h"
 #include "tools.h"
 #include "rf_sys.h"
 
@@ -69,13 +70,14 @@ int rf_tool_exits_early(void)
 #endif
 }
 
-int rf_tool_exit_now(int rc)
+int rf_tool_exit_now(int rc, int64_t nranks)
 {
     if (!rf_tool_exits_early()) return rc;
     /* the outputs' own writes checked their flush; what is left is lines of
     ** --profile and the like, flushed as exit() would */
     fflush(stdout);
     fflush(stderr);
+    if (nranks <= 1 && rf_rt_gpu_started() && !rf_rt_gpu_emulated()) rf_tool_detach_teardown("/dev/nvidia");
     _exit(rc);
 }
 

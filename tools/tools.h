@@ -31,9 +31,19 @@ int rf_tool_tpch_bench(int argc, char **argv);
 ** stdout and stderr and ends the process with status rc at once (_exit),
 ** leaving the teardown to the system. rf_tool_exits_early says whether it
 ** does: not in sanitizer builds, which free everything so that leak checks
-** keep working (there rf_tool_exit_now returns rc). */
+** keep working (there rf_tool_exit_now returns rc). A single process that
+** started the CUDA driver (not the emulator, not one of several ranks,
+** whose launcher waits for every process it started) leaves the driver's
+** teardown to a child (rf_tool_detach_teardown), so it ends when its
+** outputs are written. */
 int rf_tool_exits_early(void);
-int rf_tool_exit_now(int rc);
+int rf_tool_exit_now(int rc, int64_t nranks);
+/* Forks a child that closes every descriptor whose file's path does not
+** begin with keep ("/dev/nvidia": the driver's), waits for this process to
+** be gone, and exits: the last close of the kept files, and the driver's
+** freeing that comes with it, happen in the child (tools/exit_detach.c).
+** Returns in the parent at once; nothing happens if fork fails. */
+void rf_tool_detach_teardown(const char *keep);
 /* Prints diagnostics to stderr and maps a status to an exit code. */
 int rf_tool_finish(rf_status st, rf_diags *d);
 int rf_tool_exit_code(rf_status st);
