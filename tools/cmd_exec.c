@@ -209,6 +209,9 @@ int rf_tool_exec(int argc, char **argv)
         if (prof) fputs(prof, stderr);
         rc = print_outputs(res, fmt);
     }
+    /* committed (or refused) and printed: nothing left but freeing, and on
+    ** the GPU the driver's teardown, which the process's end does at once */
+    if (rf_tool_exits_early()) return rf_tool_exit_now(rc, 1);
     rf_result_free(res);
     rf_batch_free(b);
     rf_close(db);
