@@ -13,7 +13,8 @@
 ** failed or killed writer leaves nothing that reads as a database.
 ** In place (rf_db_writer_in_place): no temporary directory; a table's new
 ** rows go past the old ends of its files, and a new manifest, written aside
-** and renamed over the old one, makes them part of the database.
+** and renamed over the old one, makes them part of the database. Also the
+** count of bytes written and of the time spent writing them (--profile).
 **
 ** Memory: a write buffer per column, the min/max of its blocks, and for a
 ** string column its distinct strings with a hash table (about 24 bytes an
