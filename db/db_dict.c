@@ -219,41 +219,53 @@ typedef struct batch {
 } batch;
 
 /* Row states in dc->first: */
-#define ROW_KNOWN 0 /* its string was in the dictionary: loc is its entry */
+#define ROW_KNOWN 0 /* found by the insert pass, not new: loc is its entry */
 #define ROW_ABSENT 1 /* not found before this batch: its shard's thread inserts it */
 #define ROW_FIRST 2 /* the first appearance of a new string: gets the next code */
+#define ROW_CODED 3 /* found by the lookup pass: its code is written (h and loc are not) */
 
 /* A thread's memo of short strings it found in the dictionary: a string of
 ** at most 24 bytes is told by its length and three words of it (for 8 to
 ** 24 bytes its first, middle and last eight, which overlap and cover it;
-** below 8, bytes that cover it), so a hit needs no hash and no lookup: a
+** below 8, its bytes as one word), so a hit needs no hash and no lookup: a
 ** column of few distinct short strings (a flag, a mode, a clerk) costs a
-** few loads a row instead of a hash and a probe. Direct-mapped. */
-#define MEMO_BITS 8
+** few loads a row instead of a hash and a probe. Direct-mapped, 1,024
+** entries: a column of a thousand clerks mostly hits too. */
+#define MEMO_BITS 10
 #define MEMO_MAX 24
 
 typedef struct memo_ent {
-    uint64_t w[3], h;
+    uint64_t w[3];
     int64_t len;    /* -1: empty */
-    uint32_t e, code;
+    uint32_t code;
 } memo_ent;
 
-static inline void memo_key(const char *s, int64_t n, uint64_t w[3])
+/* The key of string s of n <= MEMO_MAX bytes, which ends at byte end of the
+** column's bytes (so the 8 bytes before its end lie in them when end >= 8). */
+static inline void memo_key(const char *s, int64_t n, int64_t end, uint64_t w[3])
 {
-    w[0] = w[1] = w[2] = 0;
     if (n >= 8) {
         memcpy(&w[0], s, 8);
         memcpy(&w[1], s + (n - 8) / 2, 8);
         memcpy(&w[2], s + n - 8, 8);
-    } else if (n >= 4) {
-        uint32_t a, c;
-        memcpy(&a, s, 4);
-        memcpy(&c, s + n - 4, 4);
-        w[0] = a | (uint64_t)c << 32;
-    } else if (n > 0) {
-        w[0] = (uint64_t)(unsigned char)s[0] | (uint64_t)(unsigned char)s[n / 2] << 8 |
-               (uint64_t)(unsigned char)s[n - 1] << 16;
+        return;
     }
+    w[1] = w[2] = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (end >= 8) {
+        /* the word that ends with the string, its bytes before the string
+        ** shifted out (in two steps: n = 0 shifts all 64 bits): one load and
+        ** no branch on the length, the same word as the copy below */
+        uint64_t v;
+        memcpy(&v, s + n - 8, 8);
+        w[0] = (v >> 1) >> (63 - 8 * n);
+        return;
+    }
+#else
+    (void)end;
+#endif
+    w[0] = 0;
+    if (n) memcpy(&w[0], s, (size_t)n);
 }
 
 static inline int memo_slot(const uint64_t w[3], int64_t n)
@@ -267,8 +279,10 @@ static inline int memo_slot(const uint64_t w[3], int64_t n)
 ** dictionary (no thread writes to it in this phase): a column of few
 ** distinct strings, all in one shard, is then parallel from its second
 ** batch on. A string found has its code (every entry of an earlier batch
-** has one), written at once: a batch whose strings are all known (a flag's
-** column after its first rows) needs no other pass. */
+** has one), written at once, and nothing else is kept of its row (no hash,
+** no entry: the later passes skip it): a batch whose strings are all known
+** (a flag's column after its first rows) needs no other pass, and costs a
+** code's store a row besides the lookup. */
 static void hash_part(void *arg, int t)
 {
     batch *b = arg;
@@ -283,13 +297,9 @@ static void hash_part(void *arg, int t)
             uint64_t h = rf_db_hash_bytes(str, len);
             dc->h[i] = h;
             int64_t e = dc->mostly_new ? -1 : shard_lookup(&dc->sh[SHARD_OF(h)], h, str, len);
-            dc->first[i] = e < 0 ? ROW_ABSENT : ROW_KNOWN;
-            if (e >= 0) {
-                dc->loc[i] = (uint32_t)e;
-                b->codes[i] = dc->sh[SHARD_OF(h)].code[e];
-            } else {
-                absent++;
-            }
+            dc->first[i] = e < 0 ? ROW_ABSENT : ROW_CODED;
+            if (e >= 0) b->codes[i] = dc->sh[SHARD_OF(h)].code[e];
+            else absent++;
         }
         b->nabsent[t] = absent;
         return;
@@ -302,28 +312,26 @@ static void hash_part(void *arg, int t)
         uint64_t w[3];
         memo_ent *m = NULL;
         if (len <= MEMO_MAX) {
-            memo_key(str, len, w);
+            memo_key(str, len, b->off[i + 1], w);
             m = &memo[memo_slot(w, len)];
             if (m->len == len && m->w[0] == w[0] && m->w[1] == w[1] && m->w[2] == w[2]) {
-                dc->h[i] = m->h;
-                dc->first[i] = ROW_KNOWN;
-                dc->loc[i] = m->e;
+                dc->first[i] = ROW_CODED;
                 b->codes[i] = m->code;
                 continue;
             }
         }
         uint64_t h = rf_db_hash_bytes(str, len);
-        dc->h[i] = h;
         int64_t e = shard_lookup(&dc->sh[SHARD_OF(h)], h, str, len);
-        dc->first[i] = e < 0 ? ROW_ABSENT : ROW_KNOWN;
         if (e < 0) {
+            dc->h[i] = h;
+            dc->first[i] = ROW_ABSENT;
             absent++;
             continue;
         }
-        dc->loc[i] = (uint32_t)e;
+        dc->first[i] = ROW_CODED;
         uint32_t code = dc->sh[SHARD_OF(h)].code[e];
         b->codes[i] = code;
-        if (m) *m = (memo_ent){{w[0], w[1], w[2]}, h, len, (uint32_t)e, code};
+        if (m) *m = (memo_ent){{w[0], w[1], w[2]}, len, code};
     }
     b->nabsent[t] = absent;
 }
@@ -383,7 +391,8 @@ static void code_part(void *arg, int t)
     batch *b = arg;
     rf_db_dict *dc = b->dc;
     int64_t lo = b->n * t / b->nthreads, hi = b->n * (t + 1) / b->nthreads;
-    for (int64_t i = lo; i < hi; i++) b->codes[i] = dc->sh[SHARD_OF(dc->h[i])].code[dc->loc[i]];
+    for (int64_t i = lo; i < hi; i++)
+        if (dc->first[i] != ROW_CODED) b->codes[i] = dc->sh[SHARD_OF(dc->h[i])].code[dc->loc[i]];
 }
 
 static void run_serial(int nthreads, rf_db_task_fn fn, void *arg)

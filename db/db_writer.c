@@ -13,13 +13,16 @@
 ** failed or killed writer leaves nothing that reads as a database.
 ** In place (rf_db_writer_in_place): no temporary directory; a table's new
 ** rows go past the old ends of its files, and a new manifest, written aside
-** and renamed over the old one, makes them part of the database.
+** and renamed over the old one, makes them part of the database. Also the
+** count of bytes written and of the time spent writing them (--profile).
 **
 ** Memory: a write buffer per column, the min/max of its blocks, and for a
 ** string column its distinct strings with a hash table (about 24 bytes an
 ** entry besides the bytes): bounded by the distinct values, not the rows.
 */
 #include "db_internal.h"
+
+#include "rf_sys.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -30,6 +33,7 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 #ifdef __linux__
 #include <linux/fs.h> /* FICLONE */
@@ -65,6 +69,9 @@ struct rf_db_writer {
     int in_place;       /* the database at tmp_dir (= final_dir) is appended to in place */
     int64_t in_place_bytes; /* bytes appended in place so far */
     uint32_t block_rows; /* of tables added from now on */
+    /* rf_db_writer_stats (atomic: columns are written from several threads) */
+    int64_t io_bytes;
+    int64_t io_ns[4]; /* write calls' wall and CPU, the writeback's start's wall and CPU */
 };
 
 void rf_db_writer_block_rows(rf_db_writer *w, uint32_t rows)
@@ -439,27 +446,72 @@ rf_status rf_db_writer_table_from(rf_db_writer *w, const rf_db *db, const rf_db_
     return st;
 }
 
+/* Seconds of CPU the calling thread has used. */
+static double thread_cpu(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) return 0;
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Where a write of the database's files is: its wall clock and the
+** thread's CPU, at its start, after the write call, after the writeback's
+** start. */
+typedef struct io_clock {
+    double wall[3], cpu[3];
+} io_clock;
+
+static void io_tick(io_clock *c, int k)
+{
+    c->wall[k] = rf_now();
+    c->cpu[k] = thread_cpu();
+}
+
+/* n bytes written as c's ticks say. */
+static void io_count(rf_db_writer *w, int64_t n, const io_clock *c)
+{
+    __atomic_fetch_add(&w->io_bytes, n, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&w->io_ns[0], (int64_t)((c->wall[1] - c->wall[0]) * 1e9), __ATOMIC_RELAXED);
+    __atomic_fetch_add(&w->io_ns[1], (int64_t)((c->cpu[1] - c->cpu[0]) * 1e9), __ATOMIC_RELAXED);
+    __atomic_fetch_add(&w->io_ns[2], (int64_t)((c->wall[2] - c->wall[1]) * 1e9), __ATOMIC_RELAXED);
+    __atomic_fetch_add(&w->io_ns[3], (int64_t)((c->cpu[2] - c->cpu[1]) * 1e9), __ATOMIC_RELAXED);
+}
+
+void rf_db_writer_stats(const rf_db_writer *w, rf_db_write_stats *out)
+{
+    double s[4];
+    for (int k = 0; k < 4; k++) s[k] = (double)__atomic_load_n(&w->io_ns[k], __ATOMIC_RELAXED) * 1e-9;
+    out->bytes = __atomic_load_n(&w->io_bytes, __ATOMIC_RELAXED);
+    out->write = (rf_db_io_time){s[0], s[1]};
+    out->writeback = (rf_db_io_time){s[2], s[3]};
+}
+
 /* Writes p[0..n) at the end of one of the database's files (*size its
 ** bytes so far) and starts writing it to disk (best effort: an error shows
 ** at commit's sync), so that commit finds little left to do. */
-static rf_status write_out(const rf_db_writer *w, int fd, const char *file, uint64_t *size, const void *p, int64_t n,
+static rf_status write_out(rf_db_writer *w, int fd, const char *file, uint64_t *size, const void *p, int64_t n,
                            rf_diags *d)
 {
     if (n <= 0) return RF_OK;
+    io_clock ck;
+    io_tick(&ck, 0);
     if (write_all(fd, p, n)) {
         char *path = rf_sprintf("%s/%s", w->tmp_dir, file);
         rf_status st = io_error(d, path ? path : file, "write a file of the database");
         free(path);
         return st;
     }
+    io_tick(&ck, 1);
 #ifdef SYNC_FILE_RANGE_WRITE
     sync_file_range(fd, (off64_t)*size, (off64_t)n, SYNC_FILE_RANGE_WRITE);
 #endif
+    io_tick(&ck, 2);
+    io_count(w, n, &ck);
     *size += (uint64_t)n;
     return RF_OK;
 }
 
-static rf_status flush(const rf_db_writer *w, rf_db_column *col, wcol *wc, rf_diags *d)
+static rf_status flush(rf_db_writer *w, rf_db_column *col, wcol *wc, rf_diags *d)
 {
     rf_status st = write_out(w, wc->fd, col->file, &col->size, wc->buf, wc->buflen, d);
     wc->buflen = 0;
@@ -467,7 +519,7 @@ static rf_status flush(const rf_db_writer *w, rf_db_column *col, wcol *wc, rf_di
 }
 
 /* The strings file's buffer to disk (plain string columns). */
-static rf_status flush_strings(const rf_db_writer *w, rf_db_column *col, wcol *wc, rf_diags *d)
+static rf_status flush_strings(rf_db_writer *w, rf_db_column *col, wcol *wc, rf_diags *d)
 {
     rf_status st = write_out(w, wc->sfd, col->str_file, &col->str_size, wc->sbuf, wc->sbuflen, d);
     wc->sbuflen = 0;
@@ -477,7 +529,7 @@ static rf_status flush_strings(const rf_db_writer *w, rf_db_column *col, wcol *w
 /* Appends p[0..n) to a file through its buffer (*buflen bytes of WBUF in
 ** use); a piece of a buffer or more goes to the file straight from p, not
 ** copied twice. */
-static rf_status append_bytes(const rf_db_writer *w, int fd, const char *file, uint64_t *size, unsigned char *buf,
+static rf_status append_bytes(rf_db_writer *w, int fd, const char *file, uint64_t *size, unsigned char *buf,
                               int64_t *buflen, const void *p, int64_t n, rf_diags *d)
 {
     const char *c = p;
@@ -497,12 +549,12 @@ static rf_status append_bytes(const rf_db_writer *w, int fd, const char *file, u
     return RF_OK;
 }
 
-static rf_status put_strings(const rf_db_writer *w, rf_db_column *col, wcol *wc, const char *c, int64_t n, rf_diags *d)
+static rf_status put_strings(rf_db_writer *w, rf_db_column *col, wcol *wc, const char *c, int64_t n, rf_diags *d)
 {
     return append_bytes(w, wc->sfd, col->str_file, &col->str_size, wc->sbuf, &wc->sbuflen, c, n, d);
 }
 
-static rf_status put(const rf_db_writer *w, rf_db_column *col, wcol *wc, const void *p, int64_t n, rf_diags *d)
+static rf_status put(rf_db_writer *w, rf_db_column *col, wcol *wc, const void *p, int64_t n, rf_diags *d)
 {
     return append_bytes(w, wc->fd, col->file, &col->size, wc->buf, &wc->buflen, p, n, d);
 }
@@ -713,6 +765,7 @@ rf_status rf_db_writer_append(rf_db_writer *w, int32_t tid, int32_t c, int64_t n
 ** block begun before), each piece's offsets, min/max, CRC-32Cs and bytes
 ** done by its own thread, its bytes written at their place in the files. */
 typedef struct par_append {
+    rf_db_writer *w;
     rf_db_column *col;
     wcol *wc;
     uint32_t block_rows;
@@ -761,16 +814,25 @@ static void par_append_piece(void *arg, int p)
     }
     blocks_fill(col, a->block_rows, a->rows0 + r0, v + r0 * a->width, k, strings, slen, sat);
     uint64_t at = a->fbase + (uint64_t)(r0 * a->width);
+    io_clock ck;
+    io_tick(&ck, 0);
     a->err[p] = pwrite_all(a->wc->fd, v + r0 * a->width, k * a->width, at);
+    io_tick(&ck, 1);
 #ifdef SYNC_FILE_RANGE_WRITE
     if (!a->err[p]) sync_file_range(a->wc->fd, (off64_t)at, (off64_t)(k * a->width), SYNC_FILE_RANGE_WRITE);
 #endif
+    io_tick(&ck, 2);
+    if (!a->err[p]) io_count(a->w, k * a->width, &ck);
     if (!a->err[p] && slen > 0) {
+        io_tick(&ck, 0);
         a->err[p] = pwrite_all(a->wc->sfd, strings, slen, sat);
         a->sfailed[p] = a->err[p] != 0;
+        io_tick(&ck, 1);
 #ifdef SYNC_FILE_RANGE_WRITE
         if (!a->err[p]) sync_file_range(a->wc->sfd, (off64_t)sat, (off64_t)slen, SYNC_FILE_RANGE_WRITE);
 #endif
+        io_tick(&ck, 2);
+        if (!a->err[p]) io_count(a->w, slen, &ck);
     }
 }
 
@@ -802,7 +864,7 @@ rf_status rf_db_writer_append_par(rf_db_writer *w, int32_t tid, int32_t c, int64
     }
     par_append *a = rf_calloc(1, sizeof *a);
     if (!a) return RF_ENOMEM;
-    *a = (par_append){col, wc, t->block_rows, values, rf_db_col_width(col->type, col->enc), n, wc->rows, off, bytes,
+    *a = (par_append){w, col, wc, t->block_rows, values, rf_db_col_width(col->type, col->enc), n, wc->rows, off, bytes,
                       col->size, col->str_size, {0}, {0}, {0}};
     /* cuts on block boundaries: the first piece ends the block begun before */
     int64_t first = (br - wc->rows % br) % br, rest = n - first;
@@ -903,6 +965,7 @@ rf_status rf_db_writer_finish_column(rf_db_writer *w, int32_t tid, int32_t c, rf
             st = io_error(d, path, "write a dictionary");
         col->dict_count = (uint64_t)rf_db_dict_count(wc->dict);
         col->dict_size = size;
+        __atomic_fetch_add(&w->io_bytes, (int64_t)size, __ATOMIC_RELAXED);
         if (fd >= 0 && close(fd) != 0 && !st) st = io_error(d, path, "write a dictionary");
         free(path);
         rf_db_dict_free(wc->dict);

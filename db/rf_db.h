@@ -250,6 +250,20 @@ rf_status rf_db_writer_plain(rf_db_writer *w, int32_t tid, int32_t c, rf_diags *
 #define RF_DB_PLAIN_MIN_ROWS 256
 #define RF_DB_PLAIN_PERCENT 90
 int rf_db_strings_mostly_distinct(int64_t n, const int64_t *off, const char *bytes);
+/* What a writer has handed to the file system so far (`import --profile`):
+** the bytes of its column, strings and dictionary files, and the seconds its
+** threads spent, summed, wall clock and CPU, in write calls (the copy into
+** the page cache) and in starting the disk's writeback of what they wrote
+** (sync_file_range): wall well above CPU there is a writer waiting, for the
+** disk where it takes bytes slower than they come (or for a core). */
+typedef struct rf_db_io_time {
+    double wall, cpu;
+} rf_db_io_time;
+typedef struct rf_db_write_stats {
+    int64_t bytes;
+    rf_db_io_time write, writeback;
+} rf_db_write_stats;
+void rf_db_writer_stats(const rf_db_writer *w, rf_db_write_stats *out);
 /* Ends table tid's column c (writes its dictionary, closes its files). */
 rf_status rf_db_writer_finish_column(rf_db_writer *w, int32_t tid, int32_t c, rf_diags *d);
 /* Ends every column of table tid (those not yet ended, one after another)

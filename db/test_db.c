@@ -447,6 +447,59 @@ static void test_dict_batches(void)
     free(codes);
 }
 
+/* Short strings found through the lookup pass's memo, against first
+** appearance counted here: every length from 0 to 30 (each side of the
+** memo's 8- and 24-byte limits), the same string after different bytes (the
+** word that ends a short string holds bytes before it), strings at the
+** start of the bytes, and more distinct strings than the memo has entries
+** (its slots shared); several batches, by one thread and by five. */
+static void test_dict_short(void)
+{
+    enum { V = 1500, N = 12000, NB = 4, L = 31 };
+    char(*vocab)[L + 1] = malloc(sizeof *vocab * V);
+    int vlen[V];
+    for (int k = 0; k < V; k++) {
+        /* length k % L; the rest of k spelt in its bytes (a short one repeats) */
+        vlen[k] = k % L;
+        for (int j = 0, x = k / L; j < vlen[k]; j++, x = x / 7 + j) vocab[k][j] = (char)('a' + x % 7 + (j & 1) * 7);
+    }
+    char *bytes = malloc((size_t)N * (L + 2));
+    int64_t *off = malloc((N + 1) * sizeof *off);
+    uint32_t *codes = malloc(N * sizeof *codes);
+    int *seen = malloc(V * sizeof *seen); /* a first appearance's vocabulary index, by code */
+    for (int th = 1; th <= 5; th += 4) {
+        rf_db_dict *dc = rf_db_dict_new();
+        int nseen = 0;
+        for (int b = 0; b < NB; b++) {
+            int rows = b == 2 ? 3 : N;
+            off[0] = 0;
+            for (int i = 0; i < rows; i++) {
+                int k = (int)(((int64_t)i * 7919 + b * 13) % (b == 0 ? 40 : V));
+                memcpy(bytes + off[i], vocab[k], (size_t)vlen[k]);
+                off[i + 1] = off[i] + vlen[k];
+            }
+            CHECK(rf_db_dict_encode(dc, rows, off, bytes, codes, th, th > 1 ? run_parallel : NULL) == 0);
+            for (int i = 0; i < rows; i++) {
+                int k = (int)(((int64_t)i * 7919 + b * 13) % (b == 0 ? 40 : V)), c = 0;
+                for (; c < nseen; c++)
+                    if (vlen[seen[c]] == vlen[k] && !memcmp(vocab[seen[c]], vocab[k], (size_t)vlen[k])) break;
+                if (c == nseen) seen[nseen++] = k;
+                if (codes[i] != (uint32_t)c) {
+                    CHECK(codes[i] == (uint32_t)c);
+                    break;
+                }
+            }
+            CHECK(rf_db_dict_count(dc) == nseen);
+        }
+        rf_db_dict_free(dc);
+    }
+    free(vocab);
+    free(bytes);
+    free(off);
+    free(codes);
+    free(seen);
+}
+
 /* Values a type does not allow are found at their row, past the first
 ** 64-value steps of the check and in the rest after them. */
 static void test_bad_values(const char *base)
@@ -786,6 +839,7 @@ int main(void)
 {
     test_crc();
     test_dict_batches();
+    test_dict_short();
     char tmpl[] = "/tmp/rf_test_db.XXXXXX";
     char *base = mkdtemp(tmpl);
     if (!base) return 1;

@@ -47,6 +47,10 @@ for t in 1 2 3 7; do
             2>"$tmp/err" || { cat "$tmp/err"; fail "import --threads $t $opt"; }
         grep -q "keys: 2 held by the rows' order.*, 0 read back" "$tmp/err" ||
             { cat "$tmp/err"; fail "import --threads $t $opt read keys in order back"; }
+        # the profile's bytes written are the database's files (all but the manifest)
+        want_mb=$(find "$tmp/db$t.$b" -type f ! -name manifest.rfdb -printf "%s\n" | awk '{s += $1} END {printf "%.1f", s / 1e6}')
+        grep -q "files: $want_mb MB written" "$tmp/err" ||
+            { grep "files:" "$tmp/err"; fail "import --threads $t $opt: the profile's bytes written are not $want_mb MB"; }
         "$redfox" run "$tmp/prog.logic" --data "$tmp/db$t.$b" --device cpu --format csv >"$tmp/out.db" 2>/dev/null ||
             fail "run from the database of --threads $t $opt"
         cmp -s "$tmp/out.text" "$tmp/out.db" || { diff "$tmp/out.text" "$tmp/out.db" | head; fail "the database answers otherwise"; }

@@ -41,7 +41,9 @@ static const char *usage =
     "                dictionaries and column files, ending the columns, key\n"
     "                checks, syncing and renaming (the phases overlap); how\n"
     "                many keys held by the rows' order; what the reading\n"
-    "                thread waited for\n"
+    "                thread waited for; the bytes written to the database's\n"
+    "                files, and the time in write calls and in starting the\n"
+    "                disk's writeback\n"
     "  --block-rows N  rows per min/max block, a power of two (default 65536;\n"
     "                smaller blocks let range filters skip finer)\n"
     "  --strings M   how string columns are stored: auto (default: plain when\n"
@@ -175,11 +177,16 @@ int rf_tool_import(int argc, char **argv)
                 "the checking thread); sync and rename %.3f / %.3f\n"
                 "  keys: %d held by the rows' order (compared as blocks are written: %.3f s CPU), %d read back and "
                 "grouped; finding record ends %.3f / %.3f (the reading thread)\n"
-                "  the reading thread waited %.3f s for block columns being written, %.3f s for table ends\n",
+                "  the reading thread waited %.3f s for block columns being written, %.3f s for table ends\n"
+                "  files: %.1f MB written (%.0f MB/s of the import's wall); write calls %.3f / %.3f, starting the "
+                "disk's writeback %.3f / %.3f (summed over the writing threads; wall well above CPU: they waited, for "
+                "the disk where it sets the pace, or for a core)\n",
                 (double)t.bytes / 1e6, t.wall, t.cpu, t.read.wall, t.parse.wall, t.parse.cpu, t.columns.wall,
                 t.columns.cpu, t.encode.cpu, t.append.cpu, t.end.wall, t.end.cpu, t.keys.wall, t.keys.cpu,
                 t.commit.wall, t.commit.cpu, (int)t.keys_ordered, t.order.cpu, (int)t.keys_grouped, t.cuts.wall,
-                t.cuts.cpu, t.wait_columns, t.wait_end);
+                t.cuts.cpu, t.wait_columns, t.wait_end, (double)t.written / 1e6,
+                t.wall > 0 ? (double)t.written / 1e6 / t.wall : 0.0, t.write.wall, t.write.cpu, t.writeback.wall,
+                t.writeback.cpu);
     }
     rf_import_free(imp);
     int rc = rf_tool_finish(st, &d);

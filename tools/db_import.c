@@ -403,6 +403,11 @@ void rf_import_get_times(const rf_importer *imp, rf_import_times *out)
     out->columns.cpu = out->encode.cpu + out->append.cpu + out->order.cpu;
     double other = out->columns.cpu + out->end.cpu + out->keys.cpu + out->commit.cpu + out->cuts.cpu;
     out->parse.cpu = out->cpu > other ? out->cpu - other : 0;
+    rf_db_write_stats ws;
+    rf_db_writer_stats(imp->w, &ws);
+    out->written = ws.bytes;
+    out->write = (rf_import_phase){ws.write.wall, ws.write.cpu};
+    out->writeback = (rf_import_phase){ws.writeback.wall, ws.writeback.cpu};
 }
 
 void rf_import_free(rf_importer *imp)

@@ -87,6 +87,11 @@ typedef struct rf_import_times {
     ** is large), and for a table's end before the next one's */
     double wait_columns, wait_end;
     rf_import_phase commit;  /* syncing every file, the manifest, the rename */
+    /* the database's files: bytes written, and wall and CPU seconds (summed
+    ** over the writing threads) in write calls and in starting the disk's
+    ** writeback: wall well above CPU where the disk sets the pace */
+    int64_t written;
+    rf_import_phase write, writeback;
     double wall, cpu;        /* the whole import so far, from rf_import_new; the process's CPU */
     int64_t bytes;           /* text read */
 } rf_import_times;
