@@ -120,6 +120,10 @@ typedef struct rf_rt_place_choice {
     int host_gpu;            /* rf_rt_place_choose: what the model's last host record of this
                                 host says: 1 a usable GPU (host_kind), 0 none, -1 no record */
     char host_kind[24];
+    /* rf_rt_place_choose: what the choice itself cost (--profile): the
+    ** model file read and parsed, the inputs' sizes (and the later
+    ** programs'), the prediction; choose_s all of them */
+    double choose_s, model_s, inputs_s, predict_s;
 } rf_rt_place_choice;
 
 /* Predicts q's time on both devices from m and chooses the faster (the CPU

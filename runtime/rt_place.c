@@ -83,6 +83,17 @@ static int split(char *s, char **tok, int max)
     }
 }
 
+/* 10^e for 0 <= e <= 300: exact from a table up to 10^22 (pow() was a
+** third of a model's read: 4,096 records, 1.39 ms before, see the commit) */
+static double pow10_of(int e)
+{
+    static const double p[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    double v = 1;
+    for (; e > 22; e -= 22) v *= 1e22;
+    return v * p[e];
+}
+
 /* A number that is the whole token, finite and not negative. Decimal
 ** digits with a fraction and an exponent, as the file is written, are read
 ** here (strtod, exact to the last bit, was most of a read's time; a cost
@@ -112,7 +123,7 @@ static int num(const char *t, double *v)
         *v = strtod(t, &end);
         return end != t && !*end && ok_num(*v);
     }
-    *v = exp10 >= 0 ? (double)mant * pow(10, exp10) : (double)mant / pow(10, -exp10);
+    *v = exp10 >= 0 ? (double)mant * pow10_of(exp10) : (double)mant / pow10_of(-exp10);
     return ok_num(*v);
 }
 

@@ -197,11 +197,13 @@ static void read_model(const char *path, rf_rt_place_model *m, rf_diags *d)
 void rf_rt_place_choose(const rf_hir_program *p, const rf_rt_options *o, int threads, int gpu_started,
                         rf_rt_place_choice *out, rf_diags *d)
 {
+    double t0 = rf_now();
     rf_rt_place_model m = {NULL, 0, 0};
     const rf_rt_tuning *tu = o->tuning ? o->tuning : rf_rt_tuning_default();
     char *path = rf_rt_place_path(tu->cache_dir);
     read_model(path, &m, d);
     free(path);
+    double t1 = rf_now();
     const char *dir = o->data_dir ? o->data_dir : ".";
     rf_db *db = open_db(dir);
     seen_cols seen = {NULL, 0, 0};
@@ -229,6 +231,7 @@ void rf_rt_place_choose(const rf_hir_program *p, const rf_rt_options *o, int thr
     q.runs = o->runs;
     q.gpu_started = gpu_started;
     q.later_gain_s = later;
+    double t2 = rf_now();
     rf_rt_place_predict(&m, &q, out);
     char host[64];
     rf_rt_place_host(host);
@@ -237,6 +240,11 @@ void rf_rt_place_choose(const rf_hir_program *p, const rf_rt_options *o, int thr
     free(seen.h);
     if (db) rf_db_close(db);
     rf_rt_place_model_free(&m);
+    double t3 = rf_now();
+    out->model_s = t1 - t0;
+    out->inputs_s = t2 - t1;
+    out->predict_s = t3 - t2;
+    out->choose_s = t3 - t0;
 }
 
 int rf_rt_place_workload_gpu(const rf_hir_program *const *ps, int32_t n, int64_t runs, int kept,

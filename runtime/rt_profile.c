@@ -73,6 +73,10 @@ void rf_rt_profile_write(const rf_rt_result *res, FILE *f)
                     (long long)res->place_runs, res->place_runs == 1 ? "" : "s", res->place_cpu_total_s, gt,
                     res->place_later_gain_s);
         }
+        fprintf(f, "auto: the choice took %.3f ms (the model read %.3f ms, the inputs' sizes %.3f ms, the prediction "
+                   "%.3f ms)\n",
+                res->place_choose_s * 1e3, res->place_model_s * 1e3, res->place_inputs_s * 1e3,
+                res->place_predict_s * 1e3);
         double start = !gpu ? 0 : res->start_aside ? res->start_wait_seconds : res->device_seconds + res->program_seconds;
         double copy = gpu ? res->copy_seconds : 0;
         fprintf(f, "auto: actual %s %.6f s (start not hidden %.6f s, copies %.6f s, run and outputs %.6f s; reading "

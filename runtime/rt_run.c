@@ -626,6 +626,10 @@ static void place_note(rf_rt_result *res, const rf_rt_place_choice *ch, int gpu,
     res->place_later_gain_s = ch->later_gain_s;
     res->place_probed = probed;
     res->place_host_gpu = ch->host_gpu;
+    res->place_choose_s = ch->choose_s;
+    res->place_model_s = ch->model_s;
+    res->place_inputs_s = ch->inputs_s;
+    res->place_predict_s = ch->predict_s;
 }
 
 /* What this run found when it looked for the GPU (for the model's host
