@@ -106,6 +106,12 @@ typedef struct rf_rt_place_query {
 #define RF_RT_PLACE_GPU_KERNEL_S 20e-6
 #define RF_RT_PLACE_GPU_START_S 0.3
 #define RF_RT_PLACE_GPU_BW 10e9
+/* A near tie: a GPU not started yet is chosen only when it is predicted
+** faster than the CPU by this share of the CPU's time at least; within it
+** the CPU, which needs no start, runs (the start's and the prediction's
+** own errors are of this size, and either device is then within 10 % of
+** the better one). */
+#define RF_RT_PLACE_TIE 0.10
 
 typedef struct rf_rt_place_choice {
     double cpu_s, gpu_s;     /* predicted for one run (the GPU: with its start and copies) */
@@ -115,6 +121,8 @@ typedef struct rf_rt_place_choice {
                                         inputs' copies once) */
     double later_gain_s;     /* q->later_gain_s */
     int gpu;                 /* chosen: the GPU */
+    int tie;                 /* the GPU predicted faster, but by less than RF_RT_PLACE_TIE of the
+                                CPU's time with its start still to pay: the CPU chosen */
     int64_t records;         /* the model's records */
     const char *cpu_basis, *gpu_basis; /* "this program's runs", "kernel kinds", "defaults" */
     int host_gpu;            /* rf_rt_place_choose: what the model's last host record of this
@@ -137,7 +145,8 @@ typedef struct rf_rt_place_choice {
 ** chosen when the program itself is faster on a started GPU and its total
 ** with the start is below the CPU's total plus what later programs would
 ** save on the started GPU (q->later_gain_s): the start is paid once for
-** all of them. */
+** all of them. A GPU not started yet must be below that by RF_RT_PLACE_TIE
+** of it (else out->tie: the CPU). */
 void rf_rt_place_predict(const rf_rt_place_model *m, const rf_rt_place_query *q, rf_rt_place_choice *out);
 /* What q would save on a started GPU against the CPU over its runs (>= 0):
 ** the later programs' share of a GPU start (q->gpu_started is ignored). */
@@ -167,6 +176,10 @@ void rf_rt_place_choose(const rf_hir_program *p, const rf_rt_options *o, int thr
 ** GPU driver; a damaged model: a warning in d. */
 int rf_rt_place_workload_gpu(const rf_hir_program *const *ps, int32_t n, int64_t runs, int kept,
                              const rf_rt_options *o, int threads, rf_diags *d);
+/* Is the GPU's driver (libcuda.so.1) loaded in this process? Asked of the
+** dynamic loader without loading it (--profile says so: a CPU choice needs
+** no driver). */
+int rf_rt_place_driver_loaded(void);
 /* This host's name as host records hold it (at most 63 characters, no
 ** blanks). */
 void rf_rt_place_host(char out[64]);

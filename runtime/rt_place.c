@@ -493,7 +493,13 @@ void rf_rt_place_predict(const rf_rt_place_model *m, const rf_rt_place_query *q,
     out->cpu_total_s = rn * out->cpu_s;
     double started_total = rn * gpu_run + (q->kept ? 1 : rn) * out->gpu_copy_s;
     out->gpu_total_s = started_total + out->gpu_start_s;
-    out->gpu = started_total < out->cpu_total_s && out->gpu_total_s < out->cpu_total_s + out->later_gain_s;
+    double cpu_side = out->cpu_total_s + out->later_gain_s;
+    out->gpu = started_total < out->cpu_total_s && out->gpu_total_s < cpu_side;
+    /* a near tie with the start still to pay: the CPU, which needs none */
+    if (out->gpu && !q->gpu_started && out->gpu_total_s > cpu_side * (1 - RF_RT_PLACE_TIE)) {
+        out->gpu = 0;
+        out->tie = 1;
+    }
     free(x1);
     free(x2);
     free(y);

@@ -20,6 +20,7 @@
 #include "rf_runtime.h"
 #include "rf_sys.h"
 
+#include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -151,6 +152,14 @@ static const char **query_of(const rf_hir_program *p, rf_rt_place_query *q)
             kinds[q->nkernels++] = rf_hir_kind_name(p->blocks[b]->kernels[j]->kind);
     q->kinds = kinds;
     return kinds;
+}
+
+int rf_rt_place_driver_loaded(void)
+{
+    void *h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+    if (!h) return 0;
+    dlclose(h); /* the reference NOLOAD took */
+    return 1;
 }
 
 void rf_rt_place_host(char out[64])

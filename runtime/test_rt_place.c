@@ -190,6 +190,47 @@ static void test_file(const char *tmp)
     free(path);
 }
 
+/* A near tie (issue 27): a GPU not started must win by RF_RT_PLACE_TIE of
+** the CPU's time; a started one needs only to be faster. */
+static void test_tie(void)
+{
+    const char *kinds[1] = {"map"};
+    rf_rt_place_query q;
+    memset(&q, 0, sizeof q);
+    q.prog = 5;
+    q.nkernels = 1;
+    q.kinds = kinds;
+    q.threads = 4;
+    q.rows = 1e6;
+    q.bytes = 1e8;
+    rf_rt_place_choice ch;
+    rf_rt_place_model m = {NULL, 0, 0};
+    /* CPU 1.0 s; GPU: fresh start 0.3 s, copies 0.1 s, run 0.52 s: 0.92 s,
+    ** 8 % under: the CPU (the GPU must be below 0.9 s) */
+    rf_rt_place_rec rs[] = {run_rec(5, 0, 0, 1e6, 1e8, 0, 0, 1.0), run_rec(5, 1, 1, 1e6, 1e8, 0.3, 0.1, 0.52),
+                            run_rec(5, 1, 0, 1e6, 1e8, 0.0, 0.1, 0.52)};
+    for (size_t i = 0; i < sizeof rs / sizeof rs[0]; i++) CHECK(!rf_rt_place_add(&m, &rs[i]));
+    rf_rt_place_predict(&m, &q, &ch);
+    CHECK(near(ch.cpu_total_s, 1.0) && near(ch.gpu_total_s, 0.92) && !ch.gpu && ch.tie);
+    /* the GPU's run 0.45 s: 0.85 s, 15 % under: the GPU */
+    m.recs[1].seconds = m.recs[2].seconds = 0.45;
+    rf_rt_place_predict(&m, &q, &ch);
+    CHECK(near(ch.gpu_total_s, 0.85) && ch.gpu && !ch.tie);
+    /* the GPU slower: the CPU, and no tie */
+    m.recs[1].seconds = m.recs[2].seconds = 0.7;
+    rf_rt_place_predict(&m, &q, &ch);
+    CHECK(!ch.gpu && !ch.tie);
+    /* started already (no start to pay): 0.1 + 0.88 s against 1.0 s is enough */
+    m.recs[1].seconds = m.recs[2].seconds = 0.88;
+    q.gpu_started = 1;
+    rf_rt_place_predict(&m, &q, &ch);
+    CHECK(near(ch.gpu_total_s, 0.98) && ch.gpu && !ch.tie);
+    q.gpu_started = 0;
+    rf_rt_place_predict(&m, &q, &ch);
+    CHECK(!ch.gpu && !ch.tie); /* fresh: 1.28 s against 1.0 s */
+    rf_rt_place_model_free(&m);
+}
+
 static void test_choice(void)
 {
     const char *kinds[3] = {"map", "join_index", "group"};
@@ -246,18 +287,26 @@ static void test_choice(void)
     CHECK(near(ch.cpu_total_s, 0.4) && near(ch.gpu_total_s, 0.3 + 0.01 + 4 * 0.01) && ch.gpu);
     q.kept = 0;
     rf_rt_place_predict(&m, &q, &ch);
-    CHECK(near(ch.gpu_total_s, 0.3 + 4 * 0.02) && ch.gpu);
+    /* 0.38 s against 0.4 s: a near tie (within 10 %), the CPU */
+    CHECK(near(ch.gpu_total_s, 0.3 + 4 * 0.02) && !ch.gpu && ch.tie);
+    q.runs = 5;
+    rf_rt_place_predict(&m, &q, &ch);
+    CHECK(near(ch.gpu_total_s, 0.3 + 5 * 0.02) && ch.gpu && !ch.tie); /* 0.40 s against 0.5 s */
+    q.runs = 4;
     q.runs = 3;
     rf_rt_place_predict(&m, &q, &ch);
     CHECK(near(ch.gpu_total_s, 0.3 + 3 * 0.02) && !ch.gpu);
     /* later programs share the start: one run, their gain decides */
     q.runs = 1;
+    q.later_gain_s = 0.3;
+    rf_rt_place_predict(&m, &q, &ch);
+    CHECK(ch.gpu && near(ch.later_gain_s, 0.3)); /* 0.32 s against 0.1 + 0.3 s */
     q.later_gain_s = 0.25;
     rf_rt_place_predict(&m, &q, &ch);
-    CHECK(ch.gpu && near(ch.later_gain_s, 0.25));
+    CHECK(!ch.gpu && ch.tie); /* 0.32 s against 0.35 s: within 10 % */
     q.later_gain_s = 0.2;
     rf_rt_place_predict(&m, &q, &ch);
-    CHECK(!ch.gpu);
+    CHECK(!ch.gpu && !ch.tie);
     /* a program slower on a started GPU stays on the CPU whatever the later gain */
     q.later_gain_s = 100;
     q.rows = 1e5; /* cpu 0.01 s; gpu run 0.001 s and copies of 1e8 bytes 0.01 s */
@@ -348,6 +397,7 @@ int main(int argc, char **argv)
     }
     test_fits();
     test_file(argv[1]);
+    test_tie();
     test_choice();
     test_own_costs(argv[1]);
     if (!fails) printf("placement model: fits, file, predictions and choices as expected\n");
