@@ -8,7 +8,8 @@
 ** prediction of a program's time on each device and the choice
 ** (rt_place.c), over the runs a process will make; a program's features,
 ** the records a run leaves, the choice for one run and for a tool's list
-** of programs (rt_place_run.c, for rt_run.c and tools/).
+** of programs (rt_place_run.c, for rt_run.c and tools/); the parsed
+** records' cache (model.bin, rt_place_bin.c).
 */
 #ifndef RF_RT_PLACE_H
 #define RF_RT_PLACE_H
@@ -56,6 +57,23 @@ char *rf_rt_place_path(const char *cache_dir);
 ** with a warning naming it and the line (m stays empty: it is written anew).
 ** Only exhausted memory fails. */
 rf_status rf_rt_place_read(const char *path, rf_rt_place_model *m, rf_diags *d);
+/* The model file's text[0, len) parsed into m (cut into lines in place),
+** its lines numbered from line0 + 1 (line 1 is the version line): the
+** number of the first line that does not parse (a last one without its
+** newline included), else 0; *lines: the last line's number; *st: RF_ENOMEM
+** when memory ran out. The records are added to m's. */
+int64_t rf_rt_place_parse(char *text, int64_t len, int64_t line0, rf_rt_place_model *m, int64_t *lines,
+                          rf_status *st);
+/* m cut to its newest RF_RT_PLACE_MAX_RECORDS records. */
+void rf_rt_place_trim(rf_rt_place_model *m);
+/* The warning for the model file at path damaged at line; m emptied. */
+void rf_rt_place_damaged(const char *path, int64_t line, rf_rt_place_model *m, rf_diags *d);
+/* rf_rt_place_read for a choice, through a cache of the parsed records
+** beside the file (model.bin, rt_place_bin.c): the records of the bytes
+** it covers from it, only the lines after them parsed; made again when
+** there is none, the file was written anew or many lines came after it.
+** The same model and warnings as rf_rt_place_read. */
+rf_status rf_rt_place_load(const char *path, rf_rt_place_model *m, rf_diags *d);
 /* The file's text: the version line, then the newest RF_RT_PLACE_MAX_RECORDS records. */
 rf_status rf_rt_place_format(const rf_rt_place_model *m, rf_buf *out);
 /* Appends recs to the model file at path: their lines added at its end

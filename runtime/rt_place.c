@@ -173,17 +173,13 @@ static int parse_line(char *s, rf_rt_place_rec *r)
     }
 }
 
-rf_status rf_rt_place_read(const char *path, rf_rt_place_model *m, rf_diags *d)
+int64_t rf_rt_place_parse(char *text, int64_t len, int64_t line0, rf_rt_place_model *m, int64_t *lines,
+                          rf_status *st)
 {
-    memset(m, 0, sizeof *m);
-    char *text = NULL;
-    int64_t len = 0;
-    const char *why;
-    if (rf_read_file(path, &text, &len, &why)) return RF_OK; /* none yet */
-    int64_t line = 0, bad = 0;
+    int64_t line = line0, bad = 0;
     char *p = text, *end = text + len;
-    rf_status st = RF_OK;
-    while (p < end && !bad && !st) {
+    *st = RF_OK;
+    while (p < end && !bad && !*st) {
         char *nl = memchr(p, '\n', (size_t)(end - p));
         if (!nl) { /* a last line without its newline: cut short */
             bad = line + 1;
@@ -198,23 +194,42 @@ rf_status rf_rt_place_read(const char *path, rf_rt_place_model *m, rf_diags *d)
         } else {
             rf_rt_place_rec r;
             if (memchr(p, 0, (size_t)(nl - p)) || !parse_line(p, &r)) bad = line;
-            else st = rf_rt_place_add(m, &r);
+            else *st = rf_rt_place_add(m, &r);
         }
         p = nl + 1;
     }
-    if (!bad && line == 0 && len > 0) bad = 1;
+    *lines = line;
+    return bad;
+}
+
+void rf_rt_place_trim(rf_rt_place_model *m)
+{
+    if (m->n <= RF_RT_PLACE_MAX_RECORDS) return;
+    int64_t drop = m->n - RF_RT_PLACE_MAX_RECORDS;
+    memmove(m->recs, m->recs + drop, (size_t)RF_RT_PLACE_MAX_RECORDS * sizeof *m->recs);
+    m->n = RF_RT_PLACE_MAX_RECORDS;
+}
+
+void rf_rt_place_damaged(const char *path, int64_t line, rf_rt_place_model *m, rf_diags *d)
+{
+    rf_diag_add(d, RF_SEV_WARNING, rf_mkloc(path, (int32_t)line, 0),
+                "the placement model is damaged or of another version: ignored (it is written anew)");
+    rf_rt_place_model_free(m);
+}
+
+rf_status rf_rt_place_read(const char *path, rf_rt_place_model *m, rf_diags *d)
+{
+    memset(m, 0, sizeof *m);
+    char *text = NULL;
+    int64_t len = 0, lines = 0;
+    const char *why;
+    if (rf_read_file(path, &text, &len, &why)) return RF_OK; /* none yet */
+    rf_status st;
+    int64_t bad = rf_rt_place_parse(text, len, 0, m, &lines, &st);
+    if (!bad && lines == 0 && len > 0) bad = 1;
     free(text);
-    if (!bad && m->n > RF_RT_PLACE_MAX_RECORDS) {
-        /* appended past the bound since the last rewrite: the newest count */
-        int64_t drop = m->n - RF_RT_PLACE_MAX_RECORDS;
-        memmove(m->recs, m->recs + drop, (size_t)RF_RT_PLACE_MAX_RECORDS * sizeof *m->recs);
-        m->n = RF_RT_PLACE_MAX_RECORDS;
-    }
-    if (bad) {
-        rf_diag_add(d, RF_SEV_WARNING, rf_mkloc(path, (int32_t)bad, 0),
-                    "the placement model is damaged or of another version: ignored (it is written anew)");
-        rf_rt_place_model_free(m);
-    }
+    if (!bad) rf_rt_place_trim(m); /* appended past the bound since the last rewrite: the newest count */
+    if (bad) rf_rt_place_damaged(path, bad, m, d);
     return st;
 }
 

@@ -199,7 +199,7 @@ static void read_model(const char *path, rf_rt_place_model *m, rf_diags *d)
     memset(m, 0, sizeof *m);
     if (!path) return;
     int64_t warned = d->count;
-    if (rf_rt_place_read(path, m, d)) rf_rt_place_model_free(m);
+    if (rf_rt_place_load(path, m, d)) rf_rt_place_model_free(m);
     else if (d->count > warned) rf_rt_place_reset(path);
 }
 
