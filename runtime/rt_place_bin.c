@@ -21,6 +21,7 @@
 #include "rf_sys.h"
 
 #include <fcntl.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -40,6 +41,8 @@ typedef struct bin_head {
     char tail[BIN_TAIL]; /* the covered bytes' last tail_len */
     int64_t n;          /* records after the head */
 } bin_head;
+
+static int ok_num(double v) { return isfinite(v) && v >= 0; }
 
 /* The cache's path beside the model's: model.txt -> model.bin. */
 static char *bin_path(const char *path)
@@ -126,7 +129,9 @@ static int bin_read(const char *bpath, int fd, const struct stat *sb, rf_rt_plac
         for (int64_t i = 0; i < m->n && ok; i++) {
             const rf_rt_place_rec *r = &m->recs[i];
             ok = (r->type == 'r' || r->type == 'k' || r->type == 'h') && (r->gpu == 0 || r->gpu == 1) &&
-                 memchr(r->kind, 0, sizeof r->kind) && memchr(r->host, 0, sizeof r->host);
+                 memchr(r->kind, 0, sizeof r->kind) && memchr(r->host, 0, sizeof r->host) && r->kernels >= 0 &&
+                 ok_num(r->rows) && ok_num(r->bytes) && ok_num(r->start_s) && ok_num(r->copy_s) &&
+                 ok_num(r->seconds);
         }
     close(bfd);
     if (!ok) rf_rt_place_model_free(m);

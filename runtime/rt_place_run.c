@@ -345,7 +345,7 @@ void rf_rt_place_record(const rf_hir_program *p, const rf_rt_options *o, const r
                 rf_rt_place_model m;
                 rf_diags quiet;
                 rf_diags_init(&quiet);
-                if (!rf_rt_place_read(path, &m, &quiet)) known = host_known(&m, h->host, kind);
+                if (!rf_rt_place_load(path, &m, &quiet)) known = host_known(&m, h->host, kind);
                 rf_rt_place_model_free(&m);
                 rf_diags_free(&quiet);
             }
