@@ -8,7 +8,8 @@
 ** prediction of a program's time on each device and the choice
 ** (rt_place.c), over the runs a process will make; a program's features,
 ** the records a run leaves, the choice for one run and for a tool's list
-** of programs (rt_place_run.c, for rt_run.c and tools/).
+** of programs (rt_place_run.c, for rt_run.c and tools/); the parsed
+** records' cache (model.bin, rt_place_bin.c).
 */
 #ifndef RF_RT_PLACE_H
 #define RF_RT_PLACE_H
@@ -56,6 +57,23 @@ char *rf_rt_place_path(const char *cache_dir);
 ** with a warning naming it and the line (m stays empty: it is written anew).
 ** Only exhausted memory fails. */
 rf_status rf_rt_place_read(const char *path, rf_rt_place_model *m, rf_diags *d);
+/* The model file's text[0, len) parsed into m (cut into lines in place),
+** its lines numbered from line0 + 1 (line 1 is the version line): the
+** number of the first line that does not parse (a last one without its
+** newline included), else 0; *lines: the last line's number; *st: RF_ENOMEM
+** when memory ran out. The records are added to m's. */
+int64_t rf_rt_place_parse(char *text, int64_t len, int64_t line0, rf_rt_place_model *m, int64_t *lines,
+                          rf_status *st);
+/* m cut to its newest RF_RT_PLACE_MAX_RECORDS records. */
+void rf_rt_place_trim(rf_rt_place_model *m);
+/* The warning for the model file at path damaged at line; m emptied. */
+void rf_rt_place_damaged(const char *path, int64_t line, rf_rt_place_model *m, rf_diags *d);
+/* rf_rt_place_read for a choice, through a cache of the parsed records
+** beside the file (model.bin, rt_place_bin.c): the records of the bytes
+** it covers from it, only the lines after them parsed; made again when
+** there is none, the file was written anew or many lines came after it.
+** The same model and warnings as rf_rt_place_read. */
+rf_status rf_rt_place_load(const char *path, rf_rt_place_model *m, rf_diags *d);
 /* The file's text: the version line, then the newest RF_RT_PLACE_MAX_RECORDS records. */
 rf_status rf_rt_place_format(const rf_rt_place_model *m, rf_buf *out);
 /* Appends recs to the model file at path: their lines added at its end
@@ -106,6 +124,12 @@ typedef struct rf_rt_place_query {
 #define RF_RT_PLACE_GPU_KERNEL_S 20e-6
 #define RF_RT_PLACE_GPU_START_S 0.3
 #define RF_RT_PLACE_GPU_BW 10e9
+/* A near tie: a GPU not started yet is chosen only when it is predicted
+** faster than the CPU by this share of the CPU's time at least; within it
+** the CPU, which needs no start, runs (the start's and the prediction's
+** own errors are of this size, and either device is then within 10 % of
+** the better one). */
+#define RF_RT_PLACE_TIE 0.10
 
 typedef struct rf_rt_place_choice {
     double cpu_s, gpu_s;     /* predicted for one run (the GPU: with its start and copies) */
@@ -115,11 +139,17 @@ typedef struct rf_rt_place_choice {
                                         inputs' copies once) */
     double later_gain_s;     /* q->later_gain_s */
     int gpu;                 /* chosen: the GPU */
+    int tie;                 /* the GPU predicted faster, but by less than RF_RT_PLACE_TIE of the
+                                CPU's time with its start still to pay: the CPU chosen */
     int64_t records;         /* the model's records */
     const char *cpu_basis, *gpu_basis; /* "this program's runs", "kernel kinds", "defaults" */
     int host_gpu;            /* rf_rt_place_choose: what the model's last host record of this
                                 host says: 1 a usable GPU (host_kind), 0 none, -1 no record */
     char host_kind[24];
+    /* rf_rt_place_choose: what the choice itself cost (--profile): the
+    ** model file read and parsed, the inputs' sizes (and the later
+    ** programs'), the prediction; choose_s all of them */
+    double choose_s, model_s, inputs_s, predict_s;
 } rf_rt_place_choice;
 
 /* Predicts q's time on both devices from m and chooses the faster (the CPU
@@ -133,7 +163,8 @@ typedef struct rf_rt_place_choice {
 ** chosen when the program itself is faster on a started GPU and its total
 ** with the start is below the CPU's total plus what later programs would
 ** save on the started GPU (q->later_gain_s): the start is paid once for
-** all of them. */
+** all of them. A GPU not started yet must be below that by RF_RT_PLACE_TIE
+** of it (else out->tie: the CPU). */
 void rf_rt_place_predict(const rf_rt_place_model *m, const rf_rt_place_query *q, rf_rt_place_choice *out);
 /* What q would save on a started GPU against the CPU over its runs (>= 0):
 ** the later programs' share of a GPU start (q->gpu_started is ignored). */
@@ -163,6 +194,10 @@ void rf_rt_place_choose(const rf_hir_program *p, const rf_rt_options *o, int thr
 ** GPU driver; a damaged model: a warning in d. */
 int rf_rt_place_workload_gpu(const rf_hir_program *const *ps, int32_t n, int64_t runs, int kept,
                              const rf_rt_options *o, int threads, rf_diags *d);
+/* Is the GPU's driver (libcuda.so.1) loaded in this process? Asked of the
+** dynamic loader without loading it (--profile says so: a CPU choice needs
+** no driver). */
+int rf_rt_place_driver_loaded(void);
 /* This host's name as host records hold it (at most 63 characters, no
 ** blanks). */
 void rf_rt_place_host(char out[64]);

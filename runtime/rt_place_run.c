@@ -20,6 +20,7 @@
 #include "rf_runtime.h"
 #include "rf_sys.h"
 
+#include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -153,6 +154,14 @@ static const char **query_of(const rf_hir_program *p, rf_rt_place_query *q)
     return kinds;
 }
 
+int rf_rt_place_driver_loaded(void)
+{
+    void *h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+    if (!h) return 0;
+    dlclose(h); /* the reference NOLOAD took */
+    return 1;
+}
+
 void rf_rt_place_host(char out[64])
 {
     char name[256] = "";
@@ -190,18 +199,20 @@ static void read_model(const char *path, rf_rt_place_model *m, rf_diags *d)
     memset(m, 0, sizeof *m);
     if (!path) return;
     int64_t warned = d->count;
-    if (rf_rt_place_read(path, m, d)) rf_rt_place_model_free(m);
+    if (rf_rt_place_load(path, m, d)) rf_rt_place_model_free(m);
     else if (d->count > warned) rf_rt_place_reset(path);
 }
 
 void rf_rt_place_choose(const rf_hir_program *p, const rf_rt_options *o, int threads, int gpu_started,
                         rf_rt_place_choice *out, rf_diags *d)
 {
+    double t0 = rf_now();
     rf_rt_place_model m = {NULL, 0, 0};
     const rf_rt_tuning *tu = o->tuning ? o->tuning : rf_rt_tuning_default();
     char *path = rf_rt_place_path(tu->cache_dir);
     read_model(path, &m, d);
     free(path);
+    double t1 = rf_now();
     const char *dir = o->data_dir ? o->data_dir : ".";
     rf_db *db = open_db(dir);
     seen_cols seen = {NULL, 0, 0};
@@ -229,6 +240,7 @@ void rf_rt_place_choose(const rf_hir_program *p, const rf_rt_options *o, int thr
     q.runs = o->runs;
     q.gpu_started = gpu_started;
     q.later_gain_s = later;
+    double t2 = rf_now();
     rf_rt_place_predict(&m, &q, out);
     char host[64];
     rf_rt_place_host(host);
@@ -237,6 +249,11 @@ void rf_rt_place_choose(const rf_hir_program *p, const rf_rt_options *o, int thr
     free(seen.h);
     if (db) rf_db_close(db);
     rf_rt_place_model_free(&m);
+    double t3 = rf_now();
+    out->model_s = t1 - t0;
+    out->inputs_s = t2 - t1;
+    out->predict_s = t3 - t2;
+    out->choose_s = t3 - t0;
 }
 
 int rf_rt_place_workload_gpu(const rf_hir_program *const *ps, int32_t n, int64_t runs, int kept,
@@ -328,7 +345,7 @@ void rf_rt_place_record(const rf_hir_program *p, const rf_rt_options *o, const r
                 rf_rt_place_model m;
                 rf_diags quiet;
                 rf_diags_init(&quiet);
-                if (!rf_rt_place_read(path, &m, &quiet)) known = host_known(&m, h->host, kind);
+                if (!rf_rt_place_load(path, &m, &quiet)) known = host_known(&m, h->host, kind);
                 rf_rt_place_model_free(&m);
                 rf_diags_free(&quiet);
             }

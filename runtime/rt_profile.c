@@ -8,6 +8,7 @@
 ** rank's time and bytes.
 */
 #include "rf_runtime.h"
+#include "rf_rt_place.h"
 #include "rf_rt_dist.h"
 
 #include <stdio.h>
@@ -61,8 +62,12 @@ void rf_rt_profile_write(const rf_rt_result *res, FILE *f)
         char g[48];
         if (res->place_gpu_s < 0) snprintf(g, sizeof g, "- (no usable GPU)");
         else snprintf(g, sizeof g, "%.6f s", res->place_gpu_s);
-        fprintf(f, "auto: predicted cpu %.6f s, gpu %s -> chose %s (model: %lld records)%s\n", res->place_cpu_s, g,
-                res->device, (long long)res->place_records,
+        char tie[128] = "";
+        if (res->place_tie)
+            snprintf(tie, sizeof tie, "; a near tie (the GPU faster by less than %.0f %% of the CPU's time): the CPU, "
+                     "which needs no start", RF_RT_PLACE_TIE * 100);
+        fprintf(f, "auto: predicted cpu %.6f s, gpu %s -> chose %s (model: %lld records)%s%s\n", res->place_cpu_s, g,
+                res->device, (long long)res->place_records, tie,
                 res->place_probed ? "" : "; the GPU's driver not loaded (the choice needs none)");
         if (res->place_runs > 1 || res->place_later_gain_s > 0) {
             char gt[48];
@@ -73,6 +78,10 @@ void rf_rt_profile_write(const rf_rt_result *res, FILE *f)
                     (long long)res->place_runs, res->place_runs == 1 ? "" : "s", res->place_cpu_total_s, gt,
                     res->place_later_gain_s);
         }
+        fprintf(f, "auto: the choice took %.3f ms (the model read %.3f ms, the inputs' sizes %.3f ms, the prediction "
+                   "%.3f ms); libcuda.so.1 %s in this process\n",
+                res->place_choose_s * 1e3, res->place_model_s * 1e3, res->place_inputs_s * 1e3,
+                res->place_predict_s * 1e3, res->place_driver_loaded ? "loaded" : "not loaded");
         double start = !gpu ? 0 : res->start_aside ? res->start_wait_seconds : res->device_seconds + res->program_seconds;
         double copy = gpu ? res->copy_seconds : 0;
         fprintf(f, "auto: actual %s %.6f s (start not hidden %.6f s, copies %.6f s, run and outputs %.6f s; reading "

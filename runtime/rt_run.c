@@ -626,6 +626,12 @@ static void place_note(rf_rt_result *res, const rf_rt_place_choice *ch, int gpu,
     res->place_later_gain_s = ch->later_gain_s;
     res->place_probed = probed;
     res->place_host_gpu = ch->host_gpu;
+    res->place_tie = ch->tie;
+    res->place_driver_loaded = rf_rt_place_driver_loaded();
+    res->place_choose_s = ch->choose_s;
+    res->place_model_s = ch->model_s;
+    res->place_inputs_s = ch->inputs_s;
+    res->place_predict_s = ch->predict_s;
 }
 
 /* What this run found when it looked for the GPU (for the model's host
@@ -669,10 +675,17 @@ static rf_status run(const rf_hir_program *p, const rf_rt_options *o, rf_rt_resu
         rf_rt_place_choose(p, o, o->threads > 0 ? o->threads : rf_online_cpus(), started, &ch, d);
         chosen = 1;
         if (!ch.gpu) {
-            rf_diag_add(d, RF_SEV_NOTE, rf_mkloc(NULL, 0, 0),
-                        "running on the CPU: predicted faster than the GPU (%.3g s against %.3g s%s; --device gpu "
-                        "runs there)",
-                        ch.cpu_total_s, ch.gpu_total_s, ch.runs > 1 ? ", all runs" : "");
+            if (ch.tie)
+                rf_diag_add(d, RF_SEV_NOTE, rf_mkloc(NULL, 0, 0),
+                            "running on the CPU: the GPU predicted within %.0f %% of it (%.3g s against %.3g s%s), "
+                            "and the CPU needs no start (--device gpu runs there)",
+                            RF_RT_PLACE_TIE * 100, ch.gpu_total_s, ch.cpu_total_s + ch.later_gain_s,
+                            ch.runs > 1 ? ", all runs" : "");
+            else
+                rf_diag_add(d, RF_SEV_NOTE, rf_mkloc(NULL, 0, 0),
+                            "running on the CPU: predicted faster than the GPU (%.3g s against %.3g s%s; --device gpu "
+                            "runs there)",
+                            ch.cpu_total_s, ch.gpu_total_s, ch.runs > 1 ? ", all runs" : "");
             rf_status st = rf_rt_run_on(&rf_rt_cpu_device, p, o, out, d);
             place_note(*out, &ch, 1, started);
             return st;

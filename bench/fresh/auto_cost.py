@@ -3,7 +3,8 @@
 # process: the median wall and user+sys CPU time of N fresh `redfox run`
 # processes with --device cpu and with --device auto, on a tiny program
 # (examples/quickstart) and on TPC-H queries from a database, for one or two
-# builds (--base: the one before, measured in the same call, alternating).
+# builds (--base: the one before, measured in the same call), the CPU's and
+# auto's processes alternated.
 # Both devices learn in one cache folder first (auto then decides from a
 # model as a user's would); auto's cost is auto's median less the CPU's.
 # Owns: the auto-cost measurement of docs/BENCHMARKS.md (issue 27).
@@ -12,16 +13,19 @@
 #          [--n 50] [--sf 0.1] [--queries 1,6,14] [--threads 16]
 import argparse, os, resource, statistics, subprocess, time
 
-def fresh(cmd, n):
-    walls, cpus = [], []
+def fresh(cmds, n):
+    """Each command n times, alternated (a, b, a, b, ...) so that drift hits
+    all alike: per command the median wall and user+sys CPU time in ms."""
+    walls, cpus = [[] for _ in cmds], [[] for _ in cmds]
     for _ in range(n):
-        r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-        t0 = time.perf_counter()
-        subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        walls.append(time.perf_counter() - t0)
-        r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpus.append(r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime)
-    return statistics.median(walls) * 1e3, statistics.median(cpus) * 1e3
+        for i, cmd in enumerate(cmds):
+            r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+            t0 = time.perf_counter()
+            subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            walls[i].append(time.perf_counter() - t0)
+            r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpus[i].append(r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime)
+    return [(statistics.median(w) * 1e3, statistics.median(c) * 1e3) for w, c in zip(walls, cpus)]
 
 def main():
     ap = argparse.ArgumentParser()
@@ -56,8 +60,7 @@ def main():
             common = [redfox, "run"] + args + ["--threads", a.threads, "--cache-dir", cache, "--out", a.work + "/out"]
             for dev in ("cpu", "gpu", "cpu"):  # the model learns both devices first
                 subprocess.run(common + ["--device", dev], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            c = fresh(common + ["--device", "cpu"], a.n)
-            u = fresh(common + ["--device", "auto"], a.n)
+            c, u = fresh([common + ["--device", "cpu"], common + ["--device", "auto"]], a.n)
             print(f"| {name} | {tag} | {c[0]:.2f} / {c[1]:.2f} | {u[0]:.2f} / {u[1]:.2f} | "
                   f"{u[0] - c[0]:+.2f} / {u[1] - c[1]:+.2f} |", flush=True)
 

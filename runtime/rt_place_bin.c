@@ -1,0 +1,185 @@
+/*
+** runtime/rt_place_bin.c: the placement model read for a choice through a
+** cache of its parsed records (rf_rt_place_load, rf_rt_place.h).
+**
+** Owns: <cache>/place/model.bin, the records of model.txt's first bytes as
+** this build holds them in memory, and the check that those bytes are
+** still model.txt's. model.txt stays the model (the text every run appends
+** to, docs/LANGUAGE.md); the cache only spares a choice its parsing: a
+** full model (4,096 records, some 270 KB) took 0.7-1.2 ms to parse, as much
+** as a small program's run, every time auto chose. A run appends its lines
+** at model.txt's end, so the cache stays good for the bytes it covers and
+** only the lines after them are parsed; once those are many, or when
+** model.txt was written anew (another file: its inode), the cache is made
+** again from the text. Any doubt (another build, another size, the covered
+** bytes' end not as remembered) and the text is read as before: the
+** cache can be deleted at any time.
+*/
+#include "rf_rt_place.h"
+
+#include "rf_gpu_codegen.h" /* rf_gpu_cache_write */
+#include "rf_sys.h"
+
+#include <fcntl.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define BIN_MAGIC "redfox placement cache 1"
+#define BIN_TAIL 64           /* the covered text's last bytes, kept to see an edit in place */
+#define BIN_REMAKE_LINES 256  /* lines after the covered bytes that make the cache again */
+
+typedef struct bin_head {
+    char magic[32];
+    uint64_t rec_size;  /* sizeof(rf_rt_place_rec) of the build that wrote it */
+    uint64_t dev, ino;  /* model.txt's file */
+    int64_t covered;    /* its bytes the records come from (whole lines) */
+    int64_t lines;      /* its lines among them, the version line included */
+    int64_t tail_len;
+    char tail[BIN_TAIL]; /* the covered bytes' last tail_len */
+    int64_t n;          /* records after the head */
+} bin_head;
+
+static int ok_num(double v) { return isfinite(v) && v >= 0; }
+
+/* The cache's path beside the model's: model.txt -> model.bin. */
+static char *bin_path(const char *path)
+{
+    size_t l = strlen(path);
+    if (l > 4 && !strcmp(path + l - 4, ".txt")) return rf_sprintf("%.*s.bin", (int)(l - 4), path);
+    return rf_sprintf("%s.bin", path);
+}
+
+/* Writes m as the cache of model.txt's first covered bytes (lines lines,
+** tail its last bytes), aside and renamed; failures are not errors. */
+static void bin_write(const char *bpath, const struct stat *sb, int64_t covered, int64_t lines, const char *tail,
+                      int64_t tail_len, const rf_rt_place_model *m)
+{
+    bin_head h;
+    memset(&h, 0, sizeof h);
+    snprintf(h.magic, sizeof h.magic, "%s", BIN_MAGIC);
+    h.rec_size = sizeof(rf_rt_place_rec);
+    h.dev = (uint64_t)sb->st_dev;
+    h.ino = (uint64_t)sb->st_ino;
+    h.covered = covered;
+    h.lines = lines;
+    h.tail_len = tail_len;
+    memcpy(h.tail, tail, (size_t)tail_len);
+    h.n = m->n;
+    size_t bytes = sizeof h + (size_t)m->n * sizeof(rf_rt_place_rec);
+    char *buf = rf_malloc(bytes);
+    char *dir = rf_strdup(bpath);
+    char *slash = dir ? strrchr(dir, '/') : NULL;
+    if (buf && slash) {
+        *slash = 0;
+        memcpy(buf, &h, sizeof h);
+        if (m->n) memcpy(buf + sizeof h, m->recs, (size_t)m->n * sizeof(rf_rt_place_rec));
+        rf_gpu_cache_write(dir, bpath, buf, (uint64_t)bytes);
+    }
+    free(dir);
+    free(buf);
+}
+
+/* Reads n bytes at off of fd into a new buffer (one more, for a NUL): NULL
+** when they are not all there. */
+static char *read_at(int fd, int64_t off, int64_t n)
+{
+    char *b = rf_malloc((size_t)n + 1);
+    int64_t got = 0;
+    while (b && got < n) {
+        ssize_t r = pread(fd, b + got, (size_t)(n - got), off + got);
+        if (r <= 0) break;
+        got += r;
+    }
+    if (b && got < n) {
+        free(b);
+        return NULL;
+    }
+    if (b) b[n] = 0;
+    return b;
+}
+
+/* The cache at bpath into m when it serves model.txt (fd, sb): 1, with
+** *h its head; else 0 (m empty). */
+static int bin_read(const char *bpath, int fd, const struct stat *sb, rf_rt_place_model *m, bin_head *h)
+{
+    int bfd = open(bpath, O_RDONLY | O_CLOEXEC);
+    if (bfd < 0) return 0;
+    struct stat bs;
+    int ok = fstat(bfd, &bs) == 0 && bs.st_size >= (off_t)sizeof *h && pread(bfd, h, sizeof *h, 0) == sizeof *h &&
+             !strncmp(h->magic, BIN_MAGIC, sizeof h->magic) && h->rec_size == sizeof(rf_rt_place_rec) &&
+             h->dev == (uint64_t)sb->st_dev && h->ino == (uint64_t)sb->st_ino && h->covered > 0 &&
+             h->covered <= (int64_t)sb->st_size && h->lines >= 1 && h->tail_len > 0 && h->tail_len <= BIN_TAIL &&
+             h->tail_len <= h->covered && h->n >= 0 && h->n <= RF_RT_PLACE_MAX_RECORDS &&
+             (int64_t)bs.st_size == (int64_t)sizeof *h + h->n * (int64_t)sizeof(rf_rt_place_rec);
+    if (ok) { /* the covered bytes' end as remembered: model.txt not edited in place */
+        char *t = read_at(fd, h->covered - h->tail_len, h->tail_len);
+        ok = t && !memcmp(t, h->tail, (size_t)h->tail_len);
+        free(t);
+    }
+    if (ok && h->n > 0) {
+        m->recs = rf_malloc((size_t)h->n * sizeof(rf_rt_place_rec));
+        ok = m->recs && pread(bfd, m->recs, (size_t)h->n * sizeof(rf_rt_place_rec), sizeof *h) ==
+                            (ssize_t)(h->n * (int64_t)sizeof(rf_rt_place_rec));
+        if (ok) m->n = m->cap = h->n;
+    }
+    if (ok) /* the records as a parse would give them (a damaged cache: the text again) */
+        for (int64_t i = 0; i < m->n && ok; i++) {
+            const rf_rt_place_rec *r = &m->recs[i];
+            ok = (r->type == 'r' || r->type == 'k' || r->type == 'h') && (r->gpu == 0 || r->gpu == 1) &&
+                 memchr(r->kind, 0, sizeof r->kind) && memchr(r->host, 0, sizeof r->host) && r->kernels >= 0 &&
+                 ok_num(r->rows) && ok_num(r->bytes) && ok_num(r->start_s) && ok_num(r->copy_s) &&
+                 ok_num(r->seconds);
+        }
+    close(bfd);
+    if (!ok) rf_rt_place_model_free(m);
+    return ok;
+}
+
+rf_status rf_rt_place_load(const char *path, rf_rt_place_model *m, rf_diags *d)
+{
+    memset(m, 0, sizeof *m);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return RF_OK; /* none yet */
+    struct stat sb;
+    char *bpath = bin_path(path);
+    if (fstat(fd, &sb) != 0 || !bpath) {
+        close(fd);
+        free(bpath);
+        return rf_rt_place_read(path, m, d);
+    }
+    bin_head h;
+    int cached = bin_read(bpath, fd, &sb, m, &h);
+    int64_t from = cached ? h.covered : 0, line0 = cached ? h.lines : 0;
+    /* the text after the cache's bytes (all of it without a cache) */
+    char *text = read_at(fd, from, (int64_t)sb.st_size - from);
+    close(fd);
+    if (!text) { /* changed under us: the plain read */
+        rf_rt_place_model_free(m);
+        free(bpath);
+        return rf_rt_place_read(path, m, d);
+    }
+    int64_t len = (int64_t)sb.st_size - from, lines = line0;
+    /* the last BIN_TAIL bytes, before the parse cuts the text into lines */
+    char tail[BIN_TAIL];
+    int64_t tail_len = len < BIN_TAIL ? len : BIN_TAIL;
+    memcpy(tail, text + len - tail_len, (size_t)tail_len);
+    rf_status st = RF_OK;
+    int64_t bad = len > 0 ? rf_rt_place_parse(text, len, line0, m, &lines, &st) : 0;
+    free(text);
+    if (!bad && !cached && len > 0 && lines == 0) bad = 1;
+    if (bad || st) {
+        if (bad) rf_rt_place_damaged(path, bad, m, d);
+        else rf_rt_place_model_free(m);
+        free(bpath);
+        return st;
+    }
+    rf_rt_place_trim(m);
+    /* made again when there was none, or when many lines came after it */
+    if (len > 0 && (!cached || lines - line0 >= BIN_REMAKE_LINES) && tail_len > 0)
+        bin_write(bpath, &sb, (int64_t)sb.st_size, lines, tail, tail_len, m);
+    free(bpath);
+    return RF_OK;
+}
