@@ -16,6 +16,7 @@
 ** naming the operation and the CUDA error.
 */
 #include "rf_cub.h"
+#include "rf_wire.h"
 #include "rt_gpu_internal.h"
 
 #include <cuda.h>
@@ -397,6 +398,34 @@ static rf_status cu_h2d(gdev *g, gptr dst, const void *src, uint64_t n)
 static rf_status cu_h2d_fill(gdev *g, gptr dst, uint64_t n, rf_gpu_fill_fn fill, void *ctx)
 {
     return staged_h2d(g, dst, NULL, fill, ctx, n);
+}
+
+/* A column narrow on the wire (rt_gpu_wire.c): round by round, the run's
+** threads encode into the staging buffer the GPU is not copying from, the
+** round crosses into scratch, and the widening kernel (CUB's library,
+** skeletons/cub/rf_wire.cu) writes it into dst. All on the one stream: the
+** next round's copy into scratch waits for this round's widening, and
+** whatever follows on the stream sees the column whole. */
+static rf_status cu_h2d_narrow(gdev *g, gptr dst, const void *src, int64_t n, int kind, gptr scratch)
+{
+    cu_state *c = g->impl;
+    int64_t per = rf_gpu_wire_round_values(kind, g->wire_block, g->wire_round);
+    int i = c->stage_next;
+    for (int64_t r0 = 0; r0 < n; r0 += per) {
+        if (c->stage_used[i]) CU(g, drv.f.EventSynchronize(c->stage_ev[i]), "waiting for a host-to-GPU copy");
+        int32_t nb = 0;
+        uint64_t len = rf_gpu_wire_encode(g->cpu, kind, src, r0, n - r0 < per ? n - r0 : per, g->wire_block,
+                                          c->stage[i], &nb);
+        CU(g, drv.f.MemcpyHtoDAsync((CUdeviceptr)scratch, c->stage[i], (size_t)len, c->stream), "a host-to-GPU copy");
+        CU(g, drv.f.EventRecord(c->stage_ev[i], c->stream), "recording an event");
+        c->stage_used[i] = 1;
+        int e = rf_cub_wire_widen((const void *)(uintptr_t)scratch, nb, kind, (void *)(uintptr_t)dst, c->stream);
+        if (e) return cub_fail(g, e, "widening a column copied narrow");
+        g->wire_bytes += len;
+        i ^= 1;
+        c->stage_next = i;
+    }
+    return RF_OK;
 }
 
 /* A staging buffer's len bytes out to dst once its copy from the device is
@@ -864,7 +893,7 @@ static void cu_close(gdev *g)
 static const gdev_ops cu_ops = {cu_load,     cu_func,     cu_launch,     cu_mem_alloc, cu_mem_free,
                                 cu_h2d,      cu_h2d_fill, cu_d2h,      cu_d2d,        cu_memset8,   cu_sync,
                                 cu_sort_pairs, cu_scan_i64, cu_scan_u8,  cu_select,    cu_mark,
-                                cu_elapsed,  cu_close};
+                                cu_elapsed,  cu_close,    cu_h2d_narrow};
 
 rf_status rf_gpu_cuda_open(gdev *g, rf_diags *d, char *why, size_t nwhy)
 {
@@ -878,6 +907,8 @@ rf_status rf_gpu_cuda_open(gdev *g, rf_diags *d, char *why, size_t nwhy)
     snprintf(g->desc, sizeof g->desc, "%s (sm_%d%d, %d SMs)", drv.name, drv.cc_major, drv.cc_minor, drv.sms);
     g->sms = drv.sms;
     g->max_grid = (uint64_t)drv.sms * 8;
+    g->wire_block = RF_WIRE_BLOCK;
+    g->wire_round = STAGE_BYTES;
     rf_status st = RF_OK;
     CUresult r = drv.f.CtxSetCurrent(drv.ctx);
     size_t fr = 0, total = 0;

@@ -341,7 +341,10 @@ static rf_status gpu_load_end(void *dev)
     if (needs_dict(x)) st = rf_gpu_dict_sync(&x->str, 0);
     if (!st) st = wake(x);
     if (!st) st = x->g.ops->sync(&x->g);
-    if (x->res) x->res->load_h2d_bytes = x->g.h2d_bytes; /* the copy phase's bytes, for its rate */
+    if (x->res) {
+        x->res->load_h2d_bytes = x->g.h2d_bytes; /* the copy phase's bytes, for its rate */
+        x->res->load_wire_bytes = x->g.wire_bytes;
+    }
     rf_gpu_acct_reset(&x->g, x->tune.gpu_trace); /* the run's device operations are counted from here */
     x->g.acct.fn = x->o.trace;
     x->g.acct.fn_ctx = x->o.trace_ctx;
@@ -429,6 +432,7 @@ static void gpu_report(void *dev)
     if (x->pool && x->res) x->res->gpu_peak_bytes = rf_gpool_peak(x->pool);
     if (x->res) {
         x->res->h2d_bytes = x->g.h2d_bytes;
+        x->res->wire_bytes = x->g.wire_bytes;
         x->res->gpu_pinned_gbs = x->g.pinned_gbs;
         x->res->d2h_bytes = x->g.d2h_bytes;
         x->res->gpu_alloc_seconds = x->g.alloc_seconds;
