@@ -19,6 +19,7 @@
 #include "rf_wire.h"
 #include "rt_gpu_internal.h"
 
+#include "rf_sys.h"
 #include <cuda.h>
 #include <dlfcn.h>
 #include <inttypes.h>
@@ -86,6 +87,9 @@ static struct {
     int choice;   /* rf_rt_gpu_choose: the wanted index among the visible GPUs */
     int ordinal, count; /* the GPU opened, of count visible */
     int64_t pci;        /* its PCI address (domain, bus, device): which physical GPU */
+    /* the start's parts, seconds (--profile): loading the driver and
+    ** cuInit, the device's primary context, cudart's start (CUB's module) */
+    double t_init, t_context, t_cudart;
 } drv = {PTHREAD_ONCE_INIT};
 
 void rf_rt_gpu_choose(int index) { drv.choice = index > 0 ? index : 0; }
@@ -113,6 +117,12 @@ typedef struct cu_state {
     CUmodule mod;
     fnent **fns;
     int nfns, capfns;
+    /* the pinned buffers, allocated on a thread of their own beside the
+    ** program module's load (pin_main), waited for at their first use */
+    pthread_t pin_th;
+    int pin_running;
+    CUresult pin_r;
+    double pin_secs;
 } cu_state;
 
 static const char *cu_errname(CUresult r)
@@ -167,6 +177,7 @@ static void drv_open(void)
 
 static void drv_open_once(void)
 {
+    double t0 = rf_now();
     void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!h) {
         snprintf(drv.why, sizeof drv.why, "no NVIDIA driver (libcuda.so.1 cannot be loaded)");
@@ -227,6 +238,8 @@ static void drv_open_once(void)
     LOAD(GetErrorName, "cuGetErrorName", NULL);
 #undef LOAD
     CUresult r = f->Init(0);
+    double t1 = rf_now();
+    drv.t_init = t1 - t0;
     if (r != CUDA_SUCCESS) {
         snprintf(drv.why, sizeof drv.why, "the NVIDIA driver does not start: %s (%s)", cu_errstr(r), cu_errname(r));
         return;
@@ -270,8 +283,11 @@ static void drv_open_once(void)
         snprintf(drv.why, sizeof drv.why, "the CUDA device cannot be queried: %s", cu_errstr(r));
         return;
     }
+    double t2 = rf_now();
+    drv.t_context = t2 - t1;
     /* cudart (CUB) binds to the same device and thereby its primary context */
     int e = rf_cub_init(drv.ordinal);
+    drv.t_cudart = rf_now() - t2;
     if (e != 0) {
         snprintf(drv.why, sizeof drv.why, "the CUDA runtime does not start on %s: %s", drv.name, rf_cub_error_string(e));
         return;
@@ -295,6 +311,13 @@ int rf_gpu_cuda_probe(char *why, size_t n)
 }
 
 int rf_gpu_cuda_started(void) { return drv.probed && drv.ok; }
+
+void rf_gpu_cuda_start_parts(double *init, double *context, double *cudart)
+{
+    *init = drv.t_init;
+    *context = drv.t_context;
+    *cudart = drv.t_cudart;
+}
 
 void rf_gpu_cuda_bind_thread(void)
 {
@@ -358,6 +381,37 @@ static void stage_fill_part(void *ctx, int64_t begin, int64_t end, int worker)
         f->fill(f->ctx, f->at + (uint64_t)begin, f->at + (uint64_t)end, f->dst + begin);
 }
 
+/* The pinned buffers' thread (rf_gpu_cuda_open): two staging buffers and
+** the small one, about 12 ms for 32 MiB, beside the program module's load
+** (on the start's thread), which needs the context and nothing else. */
+static void *pin_main(void *arg)
+{
+    cu_state *c = arg;
+    double t0 = rf_now();
+    CUresult r = drv.f.CtxSetCurrent(drv.ctx);
+    for (int i = 0; i < 2 && r == CUDA_SUCCESS; i++) r = drv.f.MemAllocHost(&c->stage[i], STAGE_BYTES);
+    if (r == CUDA_SUCCESS) r = drv.f.MemAllocHost(&c->small, SMALL_BYTES);
+    c->pin_r = r;
+    c->pin_secs = rf_now() - t0;
+    return NULL;
+}
+
+/* Waits for the pinned buffers' thread (once): their time and the wait into
+** g (--profile); an error if they could not be allocated. */
+static rf_status pinned_ready(gdev *g)
+{
+    cu_state *c = g->impl;
+    if (c->pin_running) {
+        double t0 = rf_now();
+        pthread_join(c->pin_th, NULL);
+        c->pin_running = 0;
+        g->start_pinned = c->pin_secs;
+        g->start_pinned_wait = rf_now() - t0;
+    }
+    if (c->pin_r != CUDA_SUCCESS) CU(g, c->pin_r, "allocating pinned staging buffers");
+    return RF_OK;
+}
+
 /* Host to device through the two pinned staging buffers: while the GPU
 ** copies one, the host fills the other (across calls too: a call starts
 ** with the buffer the last one did not fill last, so a run of small copies
@@ -370,6 +424,8 @@ static rf_status staged_h2d(gdev *g, gptr dst, const void *src, rf_gpu_fill_fn f
 {
     cu_state *c = g->impl;
     uint64_t done = 0;
+    rf_status pst = pinned_ready(g);
+    if (pst) return pst;
     int i = c->stage_next;
     while (done < n) {
         size_t len = n - done > STAGE_BYTES ? STAGE_BYTES : (size_t)(n - done);
@@ -409,6 +465,8 @@ static rf_status cu_h2d_fill(gdev *g, gptr dst, uint64_t n, rf_gpu_fill_fn fill,
 static rf_status cu_h2d_narrow(gdev *g, gptr dst, const void *src, int64_t n, int kind, gptr scratch)
 {
     cu_state *c = g->impl;
+    rf_status pst = pinned_ready(g);
+    if (pst) return pst;
     int64_t per = rf_gpu_wire_round_values(kind, g->wire_block, g->wire_round);
     int i = c->stage_next;
     for (int64_t r0 = 0; r0 < n; r0 += per) {
@@ -449,6 +507,8 @@ static rf_status stage_drain(gdev *g, cu_state *c, int i, char *dst, size_t len)
 static rf_status cu_d2h(gdev *g, void *dst, gptr src, uint64_t n)
 {
     cu_state *c = g->impl;
+    rf_status pst = pinned_ready(g);
+    if (pst) return pst;
     if (n <= SMALL_BYTES) {
         if (!n) return RF_OK;
         CU(g, drv.f.MemcpyDtoHAsync(c->small, (CUdeviceptr)src, (size_t)n, c->stream), "a GPU-to-host copy");
@@ -496,6 +556,9 @@ static rf_status cu_memset8(gdev *g, gptr dst, uint8_t v, uint64_t n)
 static rf_status cu_sync(gdev *g)
 {
     cu_state *c = g->impl;
+    /* (the load's end waits here: the pinned buffers' thread is done by then) */
+    rf_status pst = pinned_ready(g);
+    if (pst) return pst;
     CU(g, drv.f.StreamSynchronize(c->stream), "waiting for the GPU");
     return RF_OK;
 }
@@ -795,6 +858,7 @@ static double measure_pinned(cu_state *c)
 double rf_gpu_cuda_pinned_gbs(gdev *g)
 {
     cu_state *c = g->impl;
+    if (!c || pinned_ready(g)) return 0;
     pthread_mutex_lock(&pinned_bw.mu);
     if (!pinned_bw.done && c && c->stream && c->stage[0] && c->mark[0] && c->mark[1]) {
         pinned_bw.gbs = measure_pinned(c);
@@ -869,6 +933,10 @@ static void cu_close(gdev *g)
 {
     cu_state *c = g->impl;
     if (!c) return;
+    if (c->pin_running) {
+        pthread_join(c->pin_th, NULL);
+        c->pin_running = 0;
+    }
     /* wait for everything before the staging buffers and the module go */
     if (c->stream) drv.f.StreamSynchronize(c->stream);
     if (c->mod) drv.f.ModuleUnload(c->mod);
@@ -913,15 +981,25 @@ rf_status rf_gpu_cuda_open(gdev *g, rf_diags *d, char *why, size_t nwhy)
     CUresult r = drv.f.CtxSetCurrent(drv.ctx);
     size_t fr = 0, total = 0;
     if (r == CUDA_SUCCESS) r = drv.f.MemGetInfo(&fr, &total);
+    double t0 = rf_now();
     if (r == CUDA_SUCCESS && !spare_take(c)) {
         r = drv.f.StreamCreate(&c->stream, CU_STREAM_NON_BLOCKING);
         for (int i = 0; i < 2 && r == CUDA_SUCCESS; i++) {
-            r = drv.f.MemAllocHost(&c->stage[i], STAGE_BYTES);
-            if (r == CUDA_SUCCESS) r = drv.f.EventCreate(&c->stage_ev[i], CU_EVENT_DISABLE_TIMING);
+            r = drv.f.EventCreate(&c->stage_ev[i], CU_EVENT_DISABLE_TIMING);
             if (r == CUDA_SUCCESS) r = drv.f.EventCreate(&c->mark[i], CU_EVENT_DEFAULT);
         }
-        if (r == CUDA_SUCCESS) r = drv.f.MemAllocHost(&c->small, SMALL_BYTES);
+        /* the pinned buffers on a thread beside the rest of the start (or here) */
+        if (r == CUDA_SUCCESS) {
+            if (pthread_create(&c->pin_th, NULL, pin_main, c) == 0) {
+                c->pin_running = 1;
+            } else {
+                pin_main(c);
+                g->start_pinned = c->pin_secs;
+                r = c->pin_r;
+            }
+        }
     }
+    g->start_stream = rf_now() - t0;
     g->stream = c->stream;
     if (r != CUDA_SUCCESS) st = cu_fail(g, r, "setting up the GPU");
     g->mem_free = fr;

@@ -103,6 +103,11 @@ struct gdev {
     uint64_t h2d_bytes, d2h_bytes; /* copied each way, the whole run (the accounting layer counts) */
     uint64_t wire_bytes; /* of h2d_bytes, what crossed (columns copied narrow cross in fewer) */
     int64_t wire_block;  /* narrow copies: values per block (0: the device has none) */
+    /* the start's parts, seconds (--profile): the stream and events (the
+    ** pinned buffers, when kept from the last run, too); the pinned
+    ** buffers, allocated beside the program's load, and the wait for them
+    ** at their first use (0: kept from the last run) */
+    double start_stream, start_pinned, start_pinned_wait;
     uint64_t wire_round; /* narrow copies: the bytes a round may take (a staging buffer's) */
     double pinned_gbs; /* the measured pinned host-to-device bandwidth (--profile); 0: not measured */
     double alloc_seconds;    /* in the driver's allocations (the pool's arenas), the whole run */
@@ -128,6 +133,9 @@ void rf_gpu_cuda_bind_thread(void);
 double rf_gpu_cuda_pinned_gbs(gdev *g);
 /* 1 once the driver started in this process (the probe succeeded). */
 int rf_gpu_cuda_started(void);
+/* The driver's start, seconds: loading it and cuInit, the primary context,
+** cudart's start (CUB's module); zeros before the probe or without CUDA. */
+void rf_gpu_cuda_start_parts(double *init, double *context, double *cudart);
 /* Cheap, no driver start: 0 when the probe ran and failed or when the
 ** NVIDIA driver library cannot be loaded (why says so); else 1. */
 int rf_gpu_cuda_maybe(char *why, size_t n);
