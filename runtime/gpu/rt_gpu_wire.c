@@ -92,8 +92,6 @@ static div10 div_of(int e)
 static inline int multiple(uint64_t u, const div10 *d) { return !(u & d->mask2) && u * d->inv5 + d->lim <= d->lim2; }
 
 #define LD_I64(s, i) (((const int64_t *)(s))[i])
-#define LD_I32(s, i) ((int64_t)((const int32_t *)(s))[i])
-#define LD_U32(s, i) ((int64_t)((const uint32_t *)(s))[i])
 
 /* The block's minimum, maximum and the largest e <= *e with every value a
 ** multiple of 10^e (a value that fails e is tried again at e - 1: the
@@ -123,20 +121,21 @@ static void scan_i64(const void *s, uint32_t n, int64_t *mn, int64_t *mx, int *e
     *e = ex;
 }
 
-#define SCAN32(name, LD)                                                                                             \
+/* 4-byte values in their own width (the loop then vectorizes), widened once. */
+#define SCAN32(name, T)                                                                                              \
     static void name(const void *s, uint32_t n, int64_t *mn, int64_t *mx)                                            \
     {                                                                                                                \
-        int64_t lo = LD(s, 0), hi = lo;                                                                              \
+        const T *v = s;                                                                                              \
+        T lo = v[0], hi = v[0];                                                                                      \
         for (uint32_t i = 1; i < n; i++) {                                                                           \
-            int64_t v = LD(s, i);                                                                                    \
-            lo = v < lo ? v : lo;                                                                                    \
-            hi = v > hi ? v : hi;                                                                                    \
+            lo = v[i] < lo ? v[i] : lo;                                                                              \
+            hi = v[i] > hi ? v[i] : hi;                                                                              \
         }                                                                                                            \
-        *mn = lo;                                                                                                    \
-        *mx = hi;                                                                                                    \
+        *mn = (int64_t)lo;                                                                                           \
+        *mx = (int64_t)hi;                                                                                           \
     }
-SCAN32(scan_i32, LD_I32)
-SCAN32(scan_u32, LD_U32)
+SCAN32(scan_i32, int32_t)
+SCAN32(scan_u32, uint32_t)
 
 /* Block h's form for its n values at s: base, divisor, width. */
 static void plan_block(int kind, const void *s, uint32_t n, rf_wire_blk *h)
@@ -168,14 +167,19 @@ static void plan_block(int kind, const void *s, uint32_t n, rf_wire_blk *h)
     }
 }
 
-#define PACK(LD, T)                                                                                                  \
-    for (uint32_t i = 0; i < n; i++) ((T *)out)[i] = (T)((((uint64_t)LD(s, i) - base) >> e) * inv)
+/* Packing: less the base, divided by 10^e (exactly: by 2^e with a shift,
+** by 5^e with its inverse); without a divisor, less the base alone, in the
+** values' own width where they are 4 bytes (the loops then vectorize). */
+#define PACK_DIV(T, S)                                                                                               \
+    for (uint32_t i = 0; i < n; i++) ((T *)out)[i] = (T)((((uint64_t)((const int64_t *)s)[i] - base) >> e) * inv)
+#define PACK_SUB(T, S)                                                                                               \
+    for (uint32_t i = 0; i < n; i++) ((T *)out)[i] = (T)((S)((const S *)s)[i] - (S)base)
 
-#define PACK_KIND(LD)                                                                                                \
+#define PACK_WIDTHS(P, S)                                                                                            \
     do {                                                                                                             \
-        if (h->width == 1) PACK(LD, uint8_t);                                                                        \
-        else if (h->width == 2) PACK(LD, uint16_t);                                                                  \
-        else PACK(LD, uint32_t);                                                                                     \
+        if (h->width == 1) P(uint8_t, S);                                                                            \
+        else if (h->width == 2) P(uint16_t, S);                                                                      \
+        else P(uint32_t, S);                                                                                         \
     } while (0)
 
 /* Block h's n values at s packed into out. */
@@ -188,9 +192,9 @@ static void pack_block(int kind, const void *s, const rf_wire_blk *h, unsigned c
     }
     uint64_t base = (uint64_t)h->base, inv = div_of(h->exp).inv5;
     int e = h->exp;
-    if (kind == RF_WIRE_I64) PACK_KIND(LD_I64);
-    else if (kind == RF_WIRE_I32) PACK_KIND(LD_I32);
-    else PACK_KIND(LD_U32);
+    if (kind == RF_WIRE_I64 && e) PACK_WIDTHS(PACK_DIV, int64_t);
+    else if (kind == RF_WIRE_I64) PACK_WIDTHS(PACK_SUB, uint64_t);
+    else PACK_WIDTHS(PACK_SUB, uint32_t); /* (a date's difference from its minimum, modulo 2^32, is the same) */
 }
 
 /* ---- a round -------------------------------------------------------------------- */
