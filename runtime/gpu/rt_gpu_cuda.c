@@ -92,6 +92,16 @@ static struct {
     double t_init, t_context, t_cudart;
 } drv = {PTHREAD_ONCE_INIT};
 
+/* cudart's start, on a thread of its own (drv_open_once), joined once by
+** whatever first needs it (cudart_ready). */
+static struct {
+    pthread_mutex_t mu;
+    pthread_t th;
+    int running;
+    int err;
+} crt = {.mu = PTHREAD_MUTEX_INITIALIZER};
+
+
 void rf_rt_gpu_choose(int index) { drv.choice = index > 0 ? index : 0; }
 
 #define STAGE_BYTES ((size_t)16 << 20)
@@ -150,6 +160,21 @@ static rf_status cu_fail(gdev *g, CUresult r, const char *what)
         if (r_ != CUDA_SUCCESS) return cu_fail((g), r_, (what));                                                     \
     } while (0)
 
+static rf_status cub_fail(gdev *g, int err, const char *what);
+
+/* Waits for cudart's start (once in the process): an error where it failed. */
+static rf_status cudart_ready(gdev *g)
+{
+    pthread_mutex_lock(&crt.mu);
+    if (crt.running) {
+        pthread_join(crt.th, NULL);
+        crt.running = 0;
+    }
+    int e = crt.err;
+    pthread_mutex_unlock(&crt.mu);
+    return e ? cub_fail(g, e, "starting the CUDA runtime (CUB)") : RF_OK;
+}
+
 static rf_status cub_fail(gdev *g, int err, const char *what)
 {
     rf_error(g->d, rf_mkloc(NULL, 0, 0), "GPU: %s failed: %s", what, rf_cub_error_string(err));
@@ -166,6 +191,16 @@ static void *sym(void *h, const char *a, const char *b)
     void *p = dlsym(h, a);
     if (!p && b) p = dlsym(h, b);
     return p;
+}
+
+static void *cudart_main(void *arg)
+{
+    (void)arg;
+    double t0 = rf_now();
+    drv.f.CtxSetCurrent(drv.ctx);
+    crt.err = rf_cub_init(drv.ordinal);
+    drv.t_cudart = rf_now() - t0;
+    return NULL;
 }
 
 static void drv_open_once(void);
@@ -283,21 +318,37 @@ static void drv_open_once(void)
         snprintf(drv.why, sizeof drv.why, "the CUDA device cannot be queried: %s", cu_errstr(r));
         return;
     }
-    double t2 = rf_now();
-    drv.t_context = t2 - t1;
-    /* cudart (CUB) binds to the same device and thereby its primary context */
-    int e = rf_cub_init(drv.ordinal);
-    drv.t_cudart = rf_now() - t2;
-    if (e != 0) {
-        snprintf(drv.why, sizeof drv.why, "the CUDA runtime does not start on %s: %s", drv.name, rf_cub_error_string(e));
-        return;
-    }
+    drv.t_context = rf_now() - t1;
+    /* cudart (CUB) binds to the same device and thereby its primary
+    ** context: on a thread of its own, beside the rest of the start (the
+    ** device's open, the program module's load); the first CUB call waits */
+    if (pthread_create(&crt.th, NULL, cudart_main, NULL) == 0) crt.running = 1;
+    else cudart_main(NULL);
     drv.ok = 1;
 }
 
-int rf_gpu_cuda_probe(char *why, size_t n)
+/* cudart's start waited for: where it failed, the GPU is not usable. */
+static void cudart_settle(void)
+{
+    pthread_mutex_lock(&crt.mu);
+    if (crt.running) {
+        pthread_join(crt.th, NULL);
+        crt.running = 0;
+        if (crt.err && drv.ok) {
+            snprintf(drv.why, sizeof drv.why, "the CUDA runtime does not start on %s: %s", drv.name,
+                     rf_cub_error_string(crt.err));
+            drv.ok = 0;
+        }
+    }
+    pthread_mutex_unlock(&crt.mu);
+}
+
+/* The probe; with settle, cudart's start waited for too (a device's open
+** does not wait: its first CUB call does, cudart_ready). */
+static int probe(char *why, size_t n, int settle)
 {
     pthread_once(&drv.once, drv_open);
+    if (settle) cudart_settle();
     if (why && n) {
         char which[48] = "";
         if (drv.count > 1) snprintf(which, sizeof which, "; GPU %d of %d", drv.ordinal, drv.count);
@@ -309,6 +360,8 @@ int rf_gpu_cuda_probe(char *why, size_t n)
     }
     return drv.ok;
 }
+
+int rf_gpu_cuda_probe(char *why, size_t n) { return probe(why, n, 1); }
 
 int rf_gpu_cuda_started(void) { return drv.probed && drv.ok; }
 
@@ -466,6 +519,7 @@ static rf_status cu_h2d_narrow(gdev *g, gptr dst, const void *src, int64_t n, in
 {
     cu_state *c = g->impl;
     rf_status pst = pinned_ready(g);
+    if (!pst) pst = cudart_ready(g);
     if (pst) return pst;
     int64_t per = rf_gpu_wire_round_values(kind, g->wire_block, g->wire_round);
     int i = c->stage_next;
@@ -556,8 +610,9 @@ static rf_status cu_memset8(gdev *g, gptr dst, uint8_t v, uint64_t n)
 static rf_status cu_sync(gdev *g)
 {
     cu_state *c = g->impl;
-    /* (the load's end waits here: the pinned buffers' thread is done by then) */
+    /* (the load's end waits here: the pinned buffers' and cudart's threads are done by then) */
     rf_status pst = pinned_ready(g);
+    if (!pst) pst = cudart_ready(g);
     if (pst) return pst;
     CU(g, drv.f.StreamSynchronize(c->stream), "waiting for the GPU");
     return RF_OK;
@@ -772,6 +827,8 @@ static rf_status cu_sort_pairs(gdev *g, gptr temp, uint64_t *tbytes, gptr kin, g
                                int64_t n, int b0, int b1)
 {
     cu_state *c = g->impl;
+    rf_status rst = cudart_ready(g);
+    if (rst) return rst;
     size_t sz = (size_t)*tbytes;
     int e = rf_cub_sort_pairs_u64_i64((void *)temp, &sz, (const uint64_t *)kin, (uint64_t *)kout, (const int64_t *)vin,
                                       (int64_t *)vout, n, b0, b1, c->stream);
@@ -782,6 +839,8 @@ static rf_status cu_sort_pairs(gdev *g, gptr temp, uint64_t *tbytes, gptr kin, g
 static rf_status cu_scan_i64(gdev *g, gptr temp, uint64_t *tbytes, gptr in, gptr out, int64_t n)
 {
     cu_state *c = g->impl;
+    rf_status rst = cudart_ready(g);
+    if (rst) return rst;
     size_t sz = (size_t)*tbytes;
     int e = rf_cub_exclusive_sum_i64((void *)temp, &sz, (const int64_t *)in, (int64_t *)out, n, c->stream);
     *tbytes = sz;
@@ -791,6 +850,8 @@ static rf_status cu_scan_i64(gdev *g, gptr temp, uint64_t *tbytes, gptr in, gptr
 static rf_status cu_scan_u8(gdev *g, gptr temp, uint64_t *tbytes, gptr in, gptr out, int64_t n)
 {
     cu_state *c = g->impl;
+    rf_status rst = cudart_ready(g);
+    if (rst) return rst;
     size_t sz = (size_t)*tbytes;
     int e = rf_cub_exclusive_sum_u8((void *)temp, &sz, (const uint8_t *)in, (int64_t *)out, n, c->stream);
     *tbytes = sz;
@@ -800,6 +861,8 @@ static rf_status cu_scan_u8(gdev *g, gptr temp, uint64_t *tbytes, gptr in, gptr 
 static rf_status cu_select(gdev *g, gptr temp, uint64_t *tbytes, gptr flags, gptr out, gptr nsel, int64_t n)
 {
     cu_state *c = g->impl;
+    rf_status rst = cudart_ready(g);
+    if (rst) return rst;
     size_t sz = (size_t)*tbytes;
     int e = rf_cub_select_flagged_i64((void *)temp, &sz, NULL, (const uint8_t *)flags, (int64_t *)out, (int64_t *)nsel,
                                       n, c->stream);
@@ -933,6 +996,7 @@ static void cu_close(gdev *g)
 {
     cu_state *c = g->impl;
     if (!c) return;
+    cudart_settle(); /* (a process may end after this: no thread of ours in the driver then) */
     if (c->pin_running) {
         pthread_join(c->pin_th, NULL);
         c->pin_running = 0;
@@ -967,7 +1031,7 @@ rf_status rf_gpu_cuda_open(gdev *g, rf_diags *d, char *why, size_t nwhy)
 {
     memset(g, 0, sizeof *g);
     g->d = d;
-    if (!rf_gpu_cuda_probe(why, nwhy)) return RF_EUSER;
+    if (!probe(why, nwhy, 0)) return RF_EUSER;
     g->ops = &cu_ops;
     cu_state *c = rf_calloc(1, sizeof *c);
     if (!c) return RF_ENOMEM;

@@ -267,8 +267,7 @@ static rf_status gpu_open(const rf_rt_env *env, void **dev)
         st = rf_gpu_emu_open(&x->g, env->d);
     else
         st = rf_gpu_cuda_open(&x->g, env->d, why, sizeof why);
-    if (fresh && x->res) rf_gpu_cuda_start_parts(&x->res->gpu_start_init_s, &x->res->gpu_start_context_s,
-                                                 &x->res->gpu_start_cudart_s);
+    x->fresh = fresh;
     if (st == RF_EUSER) {
         rf_error(env->d, rf_mkloc(NULL, 0, 0), "no usable GPU: %s", why);
         return st;
@@ -439,6 +438,10 @@ static void gpu_report(void *dev)
     if (x->res) {
         x->res->h2d_bytes = x->g.h2d_bytes;
         x->res->wire_bytes = x->g.wire_bytes;
+        /* (cudart's start ends by the load's end: its time is known here) */
+        if (x->fresh)
+            rf_gpu_cuda_start_parts(&x->res->gpu_start_init_s, &x->res->gpu_start_context_s,
+                                    &x->res->gpu_start_cudart_s);
         x->res->gpu_start_stream_s = x->g.start_stream;
         x->res->gpu_start_pinned_s = x->g.start_pinned;
         x->res->gpu_start_pinned_wait_s = x->g.start_pinned_wait;

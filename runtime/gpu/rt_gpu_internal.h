@@ -322,6 +322,7 @@ typedef struct gx {
     int threads;
     gdev g;
     int g_open;
+    int fresh;      /* this run's open started the driver (--profile: the start's parts) */
     gpool *pool;
     gval *vals;
     rf_rt_result *res;   /* the driver's result: the GPU's figures go there */
