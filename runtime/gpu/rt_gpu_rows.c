@@ -179,8 +179,8 @@ static rf_status sort_rows_host(gx *x, const gval *in, const rf_type *types, con
         memcpy(perm, tmp, (size_t)n * 8);
     }
     if (!st) st = galloc(x, (uint64_t)n * 8, &out->a);
+    /* (h2d has read perm when it returns: no wait for the GPU here) */
     if (!st) st = x->g.ops->h2d(&x->g, out->a.p, perm, (uint64_t)n * 8);
-    if (!st) st = x->g.ops->sync(&x->g); /* the host buffer is read by the copy */
     out->nrows = n;
     for (int32_t i = 0; i < got; i++) free(cols[i]);
     free(perm);
