@@ -23,6 +23,10 @@
 /* Cache entries of a grouped total per thread (rf::gt_cache): four for a
 ** kernel's only one (q01's four groups never leave the registers), fewer
 ** where there are several. */
+/* The blocks of a grouped totals kernel resident on an SM at least
+** (__launch_bounds__'s second argument; gen_total_kernel) */
+#define RF_GPU_GT_MIN_BLOCKS 2
+
 static int32_t cache_entries(const rf_gpu_funit *u) { return u->ntot == 1 ? 4 : u->ntot == 2 ? 2 : 1; }
 
 /* Whether every group column of grouped total t fits 32 bits (dates,
@@ -114,14 +118,19 @@ static void gen_total_kernel(const rf_gpu_funit *u, rf_buf *b, int row4)
             rf_buf_printf(&cond, " && *(volatile rf::u64 *)(s + %d) <= %d", words, RF_GPU_FUSE_GROUPS);
             words += rf_gpu_ftotal_smem_words(&u->tot[t]);
         }
+        /* at least two blocks an SM (at most 128 registers a thread):
+        ** unbounded, the driver's compiler gave q01's kernel 160 registers,
+        ** one block and 8 warps an SM (12.5 % occupancy, latency-bound:
+        ** ncu on an H100); the cache's cold paths (a new group, a spill to
+        ** the table) are where the registers go, not the rows' adds */
         rf_buf_printf(b,
-                      "extern \"C\" __global__ void __launch_bounds__(%d) rfg%d_total_smem(rf::Args a)\n{\n"
+                      "extern \"C\" __global__ void __launch_bounds__(%d, %d) rfg%d_total_smem(rf::Args a)\n{\n"
                       "    __shared__ rf::u64 s[%d];\n"
                       "    for (int i = threadIdx.x; i < %d; i += blockDim.x) s[i] = 0;\n"
                       "    __syncthreads();\n"
                       "    const rf::i64 T = rf::nthreads();\n"
                       "    rf::i64 r = rf::tid();\n",
-                      RF_GPU_TILE, u->id, words, words);
+                      RF_GPU_TILE, RF_GPU_GT_MIN_BLOCKS, u->id, words, words);
         rf_buf_printf(b, "    G%d::GC gc;\n    gc.s = s;\n", u->id);
         for (int32_t t = 0; t < u->ntot; t++) rf_buf_printf(b, "    gc.c%d.init();\n", t);
         if (row4)

@@ -199,11 +199,13 @@ __device__ __forceinline__ bool mul_d(i64 a, i64 b, i64 *o)
     // the usual case first, on magnitudes: both below 2^62 together, so the
     // product is one 64-bit multiplication and the unsigned division by the
     // constant scale a multiplication (p5 of bench/weaver: 8% less time on
-    // an H100); rounding half away from zero on the magnitude is the same
+    // an H100); rounding half away from zero on the magnitude is the same.
+    // Half the scale added first rounds it: floor((m + 10^6 / 2) / 10^6) is
+    // m / 10^6 plus one exactly where the remainder is at least half (no
+    // remainder, compare and increment; m + 10^6 / 2 < 2^63 cannot wrap)
     u64 ua = a < 0 ? 0 - (u64)a : (u64)a, ub = b < 0 ? 0 - (u64)b : (u64)b;
     if (clz64(ua) + clz64(ub) >= 66) {
-        u64 m = ua * ub, q = m / (u64)RF_DEC_ONE, r = m - q * (u64)RF_DEC_ONE;
-        if (r >= (u64)RF_DEC_ONE - r) q++;
+        u64 q = (ua * ub + (u64)(RF_DEC_ONE / 2)) / (u64)RF_DEC_ONE;
         *o = (a < 0) != (b < 0) ? -(i64)q : (i64)q;
         return true;
     }

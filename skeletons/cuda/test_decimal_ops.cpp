@@ -96,6 +96,26 @@ int main()
     all(RF_I64_MIN, RF_DEC_ONE);
     all(RF_I64_MIN, 0);
     all(RF_I64_MAX, RF_I64_MIN);
+    // mul_d's fast path rounds by adding half the scale before dividing:
+    // products just below 2^62 (its bound) with remainders about half, and
+    // q01's factors (a price times 1 - a discount, times 1 + a tax)
+    const i64 small[] = {1, 2, 3, 7, 500000, 999983, RF_DEC_ONE - 1, RF_DEC_ONE, RF_DEC_ONE + 1, 1100000};
+    for (i64 b0 : small)
+        for (int d = 0; d < 2000000; d += 1 + d / 2) {
+            i64 a0 = (i64)((1ULL << 62) / (u64)b0) - d, h = (a0 * b0) % RF_DEC_ONE;
+            for (int sa = -1; sa <= 1; sa += 2)
+                for (int sb = -1; sb <= 1; sb += 2) {
+                    all(sa * a0, sb * b0);
+                    all(sa * (a0 - h / b0), sb * b0); // the remainder moved by multiples of b
+                }
+        }
+    for (i64 p = 90000000LL; p <= 104949500000LL; p += 7777777LL)
+        for (i64 d = 0; d <= 100000; d += 10000) {
+            i64 dp = 0;
+            all(p, RF_DEC_ONE - d);
+            if (mul_d(p, RF_DEC_ONE - d, &dp))
+                for (i64 t = 0; t <= 80000; t += 10000) all(dp, RF_DEC_ONE + t);
+        }
     std::mt19937_64 g(20261125);
     for (int i = 0; i < 20000000; i++) {
         int sa = (int)(g() % 64), sb = (int)(g() % 64);
