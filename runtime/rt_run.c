@@ -39,14 +39,15 @@ static int has_strings(const rf_hir_var *v)
 
 /* Variable m->var's rows become those the move gives this rank: moved by
 ** the device itself where it can (xp: GPU ranks, NCCL or the emulator's
-** memory; not strings, whose codes are per rank), else through host memory
-** (the device's view, packed, MPI, loaded back). */
+** memory; strings only where every code is one the ranks share), else
+** through host memory (the device's view, packed, MPI, loaded back). */
 static rf_status dist_move(const rf_rt_device_ops *dv, void *dev, const rf_rt_env *env, rf_rt_dist *x,
                            const rf_rt_xport *xp, const rf_rt_dist_move *m)
 {
     rf_rt_xmove mv;
     char what[96];
-    if (xp && dv->exchange && !has_strings(env->p->vars[m->var]) && rf_rt_dist_move_talks(x, m, &mv, what, sizeof what)) {
+    if (xp && dv->exchange && (!has_strings(env->p->vars[m->var]) || rf_rt_dist_codes_shared(x, m->var)) &&
+        rf_rt_dist_move_talks(x, m, &mv, what, sizeof what)) {
         rf_rt_xstat xs = {0, 0, 0, 0};
         rf_status st = dv->exchange(dev, m->var, &mv, xp, &xs);
         rf_rt_dist_moved_on_device(x, m, st, &xs);
@@ -443,6 +444,7 @@ static rf_status load_inputs(loader *l, rf_rt_dist *dist)
             if (!st && dist && share) rf_rt_dist_loaded(dist, v);
             else if (!st && dist) st = dist_share_input(dist, v, &r, borrowed);
             if (!st) count_input(p, v, &r, res);
+            if (!st && dist) rf_rt_dist_codes_input(dist, v, &r); /* its share's own strings */
             if (!st && l->start && !l->start->joined && rf_rt_start_ready(l->start)) st = join_start(l);
             if (st) {
                 if (borrowed) free(r.cols);
@@ -527,9 +529,14 @@ rf_status rf_rt_run_on(const rf_rt_device_ops *dv, const rf_hir_program *p, cons
     rf_rt_inputs in;
     rf_rt_inputs_init(&in, &env);
     in.dist = dist;
+    /* several ranks: the strings every rank interns first, alike */
+    if (!st && dist) st = rf_rt_dist_codes_begin(dist, env.dict);
+    if (!st && dist) st = rf_rt_inputs_shared_strings(&in);
+    if (dist) rf_rt_dist_codes_mark(dist, env.dict);
     loader ld = {dv, &dev, aside ? &start : NULL, &in, res, d, NULL, 0, 0, 0};
     if (!st) st = load_inputs(&ld, dist);
     else if (aside) join_start(&ld);
+    if (!st && dist) st = rf_rt_dist_codes_agree(dist, env.dict, d);
     double t1 = rf_now();
     if (dist) rf_rt_dist_run_begins(dist);
     if (!st && o->profile) st = stats_new(dv, dev, p, res);
@@ -546,6 +553,7 @@ rf_status rf_rt_run_on(const rf_rt_device_ops *dv, const rf_hir_program *p, cons
         if (!res->rank && o->profile && !(res->ranks = rf_calloc((size_t)res->nranks, sizeof *res->ranks)))
             st = st ? st : RF_ENOMEM;
         st = rf_rt_dist_end(dist, st, t2 - t1, res->ranks, d);
+        if (res->ranks) rf_rt_dist_codes_note(dist, res->ranks, res->rank_strings, sizeof res->rank_strings);
         rf_rt_dist_xport_close(xp);
         rf_rt_dist_free(dist);
     }

@@ -54,6 +54,7 @@ void rf_rt_dist_free(rf_rt_dist *x)
 {
     if (!x) return;
     free(x->reused);
+    free(x->local);
     free(x->vars);
     free(x);
 }
@@ -137,6 +138,8 @@ rf_status dist_vote_counts(rf_rt_dist *x, int failed, const int64_t *send, int64
     int inside = n <= RF_RT_DIST_VOTE_N;
     int64_t v[RF_RT_DIST_VOTE_N] = {0};
     for (int j = 0; j < n && inside; j++) v[j] = send[j];
+    x->stat.talks++;
+    x->stat.move_trips += inside ? 1 : 2;
     rf_status st = dist_vote(x, failed, inside ? v : NULL, all, what, d);
     if (!st && inside) {
         for (int r = 0; r < n; r++)
@@ -235,7 +238,10 @@ static rf_status exchange(rf_rt_dist *x, const rf_rt_rel *rel, rf_rt_dict *dict,
         own = 0;
         for (int64_t i = 0; i < rel->nrows; i++) own += dest[i] == x->rank;
     }
-    if (!st) st = rf_rt_dist_pack(rel, dict, dest, x->size, &buf, size, displ);
+    int64_t coded = 0, uncoded = 0;
+    if (!st) st = rf_rt_dist_pack(rel, dict, dest, x->size, &buf, size, displ, &coded, &uncoded);
+    if (!st && uncoded) x->stat.str_bytes++;
+    else if (!st && coded) x->stat.str_coded++;
     free(dest);
     if (st) rf_error(d, rf_mkloc(NULL, 0, 0), "rank %d: out of memory packing %s", x->rank, what);
     /* the failure vote carries every rank's sizes: one collective, then the
@@ -261,6 +267,7 @@ static rf_status exchange(rf_rt_dist *x, const rf_rt_rel *rel, rf_rt_dict *dict,
         double t0 = rf_now();
         vst = rf_rt_dist_alltoallv(x->w, x->timeout_s, what, buf, size, displ, &rbuf, recv, d);
         x->stat.xport_seconds += rf_now() - t0;
+        x->stat.move_trips++;
         x->stat.exchanges++;
         rows = rbuf;
         if (vst) x->stopped = 1;
@@ -348,6 +355,10 @@ void rf_rt_dist_run_begins(rf_rt_dist *x)
     x->stat.wait_seconds = 0;
     x->stat.collectives = 0;
     x->stat.collective_seconds = 0;
+    x->stat.talks = 0;
+    x->stat.move_trips = 0;
+    x->stat.str_coded = 0;
+    x->stat.str_bytes = 0;
 }
 
 void rf_rt_dist_read(rf_rt_dist *x, int64_t rows, int64_t bytes)
@@ -373,6 +384,7 @@ rf_status dist_sum_votes(rf_rt_dist *x, const int64_t local[2], int64_t sum[2], 
     rf_rt_dist_vote *all = rf_calloc((size_t)x->size, sizeof *all);
     if (!all) return RF_ENOMEM;
     int64_t v[RF_RT_DIST_VOTE_N] = {local[0], local[1]};
+    x->stat.move_trips++; /* a join's sizes, which decide its moves */
     rf_status st = dist_vote(x, 0, v, all, what, d);
     sum[0] = sum[1] = 0;
     for (int r = 0; r < x->size && !st; r++) sum[0] += all[r].v[0], sum[1] += all[r].v[1];
@@ -390,9 +402,11 @@ rf_status rf_rt_dist_end(rf_rt_dist *x, rf_status st, double run_seconds, rf_rt_
     const rf_rt_rankstat *m = &x->stat;
     int64_t v[RF_RT_DIST_VOTE_N] = {(int64_t)(run_seconds * 1e6), (int64_t)(m->wait_seconds * 1e6), m->bytes_sent,
                                     m->bytes_received, m->dev_bytes_sent, m->dev_bytes_received, m->read_rows,
-                                    m->read_bytes, m->exchanges, (int64_t)(m->xport_seconds * 1e6), m->collectives,
+                                    m->read_bytes, m->exchanges | m->talks << 32,
+                                    (int64_t)(m->xport_seconds * 1e6) | m->str_bytes << 40,
+                                    m->collectives | m->move_trips << 32,
                                     (int64_t)(m->collective_seconds * 1e6), m->rows_sent,
-                                    (int64_t)(m->start_seconds * 1e6), m->moves * 2 + (m->starts != 0),
+                                    (int64_t)(m->start_seconds * 1e6) | m->str_coded << 32, m->moves * 2 + (m->starts != 0),
                                     m->rows_received};
     rf_status vst = dist_vote(x, st != RF_OK, v, all, "the end of the run", d);
     if (!vst && stats)
@@ -407,12 +421,17 @@ rf_status rf_rt_dist_end(rf_rt_dist *x, rf_status st, double run_seconds, rf_rt_
             s->dev_bytes_received = a[5];
             s->read_rows = a[6];
             s->read_bytes = a[7];
-            s->exchanges = a[8];
-            s->xport_seconds = (double)a[9] / 1e6;
-            s->collectives = a[10]; /* the end's own vote not counted */
+            s->exchanges = a[8] & 0xffffffff; /* (with the moves that talked: counts below 2^31) */
+            s->talks = a[8] >> 32;
+            /* (counts that share a number: each below 2^31, or 2^23 for str_bytes) */
+            s->xport_seconds = (double)(a[9] & ((INT64_C(1) << 40) - 1)) / 1e6;
+            s->str_bytes = a[9] >> 40;
+            s->collectives = a[10] & 0xffffffff; /* the end's own vote not counted */
+            s->move_trips = a[10] >> 32;
             s->collective_seconds = (double)a[11] / 1e6;
             s->rows_sent = a[12];
-            s->start_seconds = (double)a[13] / 1e6;
+            s->start_seconds = (double)(a[13] & 0xffffffff) / 1e6;
+            s->str_coded = a[13] >> 32;
             s->moves = a[14] / 2;
             s->starts = a[14] % 2;
             s->rows_received = a[15];
