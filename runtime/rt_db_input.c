@@ -462,7 +462,8 @@ done:
     return st;
 }
 
-rf_status rf_rt_db_intern_dicts(const rf_db *db, const rf_hir_program *p, rf_rt_dict *dict, int threads, rf_diags *d)
+rf_status rf_rt_db_intern_dicts(const rf_db *db, const rf_hir_program *p, rf_rt_dict *dict, int threads, int64_t *top,
+                                rf_diags *d)
 {
     rf_status st = RF_OK;
     for (int32_t var = 0; var < p->nvars && !st; var++) {
@@ -488,6 +489,8 @@ rf_status rf_rt_db_intern_dicts(const rf_db *db, const rf_hir_program *p, rf_rt_
             st = rf_db_map_dict(db, t, c, &dm, &off, &bytes, d);
             if (!st && !(map = rf_malloc((size_t)col->dict_count * sizeof *map))) st = RF_ENOMEM;
             if (!st) st = rf_rt_dict_intern_many(dict, (const int64_t *)off, bytes, (int64_t)col->dict_count, map, threads);
+            for (uint64_t i = 0; i < col->dict_count && !st; i++)
+                if ((int64_t)map[i] >= *top) *top = (int64_t)map[i] + 1;
             free(map);
             rf_db_unmap(&dm);
         }

@@ -220,10 +220,10 @@ static rf_status look_for_db(rf_rt_inputs *x)
     return x->o->cache ? rf_db_open(dir, &x->db, x->d) : RF_EINTERNAL; /* rf_rt_run gives a cache */
 }
 
-rf_status rf_rt_inputs_shared_strings(rf_rt_inputs *in)
+rf_status rf_rt_inputs_shared_strings(rf_rt_inputs *in, int64_t *top)
 {
     rf_status st = look_for_db(in);
-    if (!st && in->db) st = rf_rt_db_intern_dicts(in->db, in->p, in->dict, in->threads, in->d);
+    if (!st && in->db) st = rf_rt_db_intern_dicts(in->db, in->p, in->dict, in->threads, top, in->d);
     return st;
 }
 

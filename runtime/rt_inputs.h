@@ -42,8 +42,8 @@ rf_status rf_rt_inputs_read(rf_rt_inputs *in, const rf_hir_var *v, rf_rt_rel *ou
 /* Several ranks, before any input is read: the dictionaries of the
 ** database's string columns the program reads, interned whole (the part of
 ** the prefix of codes every rank shares that the data gives,
-** runtime/dist/dist_codes.c). */
-rf_status rf_rt_inputs_shared_strings(rf_rt_inputs *in);
+** runtime/dist/dist_codes.c); *top grows past their codes. */
+rf_status rf_rt_inputs_shared_strings(rf_rt_inputs *in, int64_t *top);
 /* ---- a rank's share (rt_share.c) ---------------------------------------- */
 
 /* Blocks [*b0, *b1) of a table of nblocks blocks are this rank's. */

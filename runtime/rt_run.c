@@ -530,9 +530,10 @@ rf_status rf_rt_run_on(const rf_rt_device_ops *dv, const rf_hir_program *p, cons
     rf_rt_inputs_init(&in, &env);
     in.dist = dist;
     /* several ranks: the strings every rank interns first, alike */
+    int64_t top = 0;
     if (!st && dist) st = rf_rt_dist_codes_begin(dist, env.dict);
-    if (!st && dist) st = rf_rt_inputs_shared_strings(&in);
-    if (dist) rf_rt_dist_codes_mark(dist, env.dict);
+    if (!st && dist) st = rf_rt_inputs_shared_strings(&in, &top);
+    if (dist) rf_rt_dist_codes_mark(dist, env.dict, top);
     loader ld = {dv, &dev, aside ? &start : NULL, &in, res, d, NULL, 0, 0, 0};
     if (!st) st = load_inputs(&ld, dist);
     else if (aside) join_start(&ld);

@@ -5,6 +5,7 @@
 #   1. from a database (the strings of its dictionaries and the program's
 #      constants): relations with strings move as codes, on CPU ranks and on
 #      emulated GPU ranks device to device (nothing through host memory)
+#      and so do a second run's in one process (--repeat 2)
 #   2. a text input (each rank interns its own share's strings): bytes
 #   3. a database, but a rule that builds strings (w + "!") and groups by
 #      them: those move as bytes, the database's strings still as codes
@@ -67,6 +68,12 @@ for query in q05 q16; do
         grep -q '^rank [01] of 2: run .* through host memory; [1-9][0-9]* sent' "$f" ||
         { fail "$query on 2 GPU ranks: rows with strings went through host memory"; grep "^rank" "$f"; }
 done
+
+# a second run of the process (--repeat 2; --profile is the last run's) shares the
+# codes its input cache's dictionary gave the first, though it holds the first's own strings
+run "rep_q10" cpu 2 "$q/schema.logic" "$q/q10.logic" --data "$tmp/db" --repeat 2
+[ "$(coded "$tmp/rep_q10.err")" = "$(coded "$tmp/db_q10.2.err")" ] ||
+    { fail "q10, a second run: other moves as codes than one run"; grep "^ranks'" "$tmp/rep_q10.err" "$tmp/db_q10.2.err"; }
 
 # ---- 2. a text input: each rank's own strings, as bytes -------------------------------
 run "tbl_q05" cpu 2 "$q/schema.logic" "$q/q05.logic" --data "$tmp/tbl"

@@ -24,7 +24,7 @@
 
 /* The string constants of e, interned in the order a walk meets them;
 ** *computes 1 when e makes a string that is not a column or a constant. */
-static rf_status intern_consts(const rf_qp_expr *e, rf_rt_dict *dict, int *computes)
+static rf_status intern_consts(const rf_qp_expr *e, rf_rt_dict *dict, int *computes, int64_t *top)
 {
     if (!e) return RF_OK;
     if (e->type == RF_TYPE_STRING) {
@@ -32,13 +32,14 @@ static rf_status intern_consts(const rf_qp_expr *e, rf_rt_dict *dict, int *compu
             uint32_t code;
             rf_status st = rf_rt_dict_intern(dict, e->c.s ? e->c.s : "", e->c.s ? e->c.slen : 0, &code);
             if (st) return st;
+            if ((int64_t)code >= *top) *top = (int64_t)code + 1;
         } else if (e->kind != RF_QP_E_COL) {
             *computes = 1;
         }
     }
     /* a LIKE's pattern and a comparison's constant are constants too */
     for (int32_t i = 0; i < e->nargs; i++) {
-        rf_status st = intern_consts(e->args[i], dict, computes);
+        rf_status st = intern_consts(e->args[i], dict, computes, top);
         if (st) return st;
     }
     return RF_OK;
@@ -52,10 +53,11 @@ static int has_strings(const rf_hir_var *v)
 }
 
 /* Kernel k's string constants (expressions, facts) into dict; *computes as above. */
-static rf_status kernel_consts(const rf_hir_program *p, const rf_hir_kernel *k, rf_rt_dict *dict, int *computes)
+static rf_status kernel_consts(const rf_hir_program *p, const rf_hir_kernel *k, rf_rt_dict *dict, int *computes,
+                               int64_t *top)
 {
-    rf_status st = intern_consts(k->filter, dict, computes);
-    for (int32_t o = 0; o < k->nouts && !st; o++) st = intern_consts(k->outs[o], dict, computes);
+    rf_status st = intern_consts(k->filter, dict, computes, top);
+    for (int32_t o = 0; o < k->nouts && !st; o++) st = intern_consts(k->outs[o], dict, computes, top);
     if (k->kind == RF_HIR_FACTS && k->out >= 0 && k->out < p->nvars) {
         const rf_hir_var *v = p->vars[k->out];
         for (int64_t i = 0; i < k->nrows && !st; i++)
@@ -64,6 +66,7 @@ static rf_status kernel_consts(const rf_hir_program *p, const rf_hir_kernel *k, 
                     const rf_fe_const *f = &k->rows[i * v->ncols + c];
                     uint32_t code;
                     st = rf_rt_dict_intern(dict, f->s ? f->s : "", f->s ? f->slen : 0, &code);
+                    if (!st && (int64_t)code >= *top) *top = (int64_t)code + 1;
                 }
     }
     return st;
@@ -75,19 +78,23 @@ rf_status rf_rt_dist_codes_begin(rf_rt_dist *x, rf_rt_dict *dict)
     const rf_hir_program *p = x->p;
     if (!x->local && !(x->local = rf_calloc((size_t)p->nvars + 1, 1))) return RF_ENOMEM;
     rf_status st = RF_OK;
+    x->prefix = 0;
     for (int32_t b = 0; b < p->nblocks && !st; b++)
         for (int32_t j = 0; j < p->blocks[b]->nkernels && !st; j++) {
             int computes = 0;
             const rf_hir_kernel *k = p->blocks[b]->kernels[j];
-            st = kernel_consts(p, k, dict, &computes);
+            st = kernel_consts(p, k, dict, &computes, &x->prefix);
             if (computes && k->out >= 0 && k->out < p->nvars) x->local[k->out] |= 2; /* its own strings */
         }
     return st;
 }
 
-void rf_rt_dist_codes_mark(rf_rt_dist *x, const rf_rt_dict *dict)
+void rf_rt_dist_codes_mark(rf_rt_dist *x, const rf_rt_dict *dict, int64_t top)
 {
-    x->prefix = rf_rt_dict_count(dict);
+    /* the codes the prefix's strings have: in a fresh dictionary all it
+    ** holds; in one an earlier run of the process filled (the input cache's),
+    ** those the same program's strings got then, below its own strings */
+    if (top > x->prefix) x->prefix = top;
     x->prefix_hash = rf_rt_dict_prefix_hash(dict, x->prefix);
 }
 

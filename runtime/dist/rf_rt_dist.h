@@ -229,8 +229,9 @@ void rf_rt_dist_moved_on_device(rf_rt_dist *x, const rf_rt_dist_move *m, rf_stat
 ** the prefix every rank interns alike; the database's dictionaries follow,
 ** rf_rt_inputs_shared_strings), the dictionary's shared count reset. */
 rf_status rf_rt_dist_codes_begin(rf_rt_dist *x, rf_rt_dict *dict);
-/* The prefix's end: what the dictionary holds now. */
-void rf_rt_dist_codes_mark(rf_rt_dist *x, const rf_rt_dict *dict);
+/* The prefix's end: past the constants' codes and top (past the codes the
+** database's strings got). */
+void rf_rt_dist_codes_mark(rf_rt_dist *x, const rf_rt_dict *dict, int64_t top);
 /* Input var's share r was read: whether it holds codes past the prefix. */
 void rf_rt_dist_codes_input(rf_rt_dist *x, int32_t var, const rf_rt_rel *r);
 /* After the inputs, a collective: the ranks compare their prefixes (and
