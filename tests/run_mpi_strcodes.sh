@@ -9,7 +9,8 @@
 #   2. a text input (each rank interns its own share's strings): bytes
 #   3. a database, but a rule that builds strings (w + "!") and groups by
 #      them: those move as bytes, the database's strings still as codes
-#   4. each rank's moves report their round trips
+#   4. each rank's moves report their round trips; the moves before one
+#      kernel go together (one vote, one exchange)
 # Skipped (77) where mpirun is missing or redfox was built without MPI.
 set -u
 redfox=$1
@@ -107,6 +108,14 @@ RF_GPU_EMULATE=1 run "gpu_build" gpu 2 "$tmp/w/prog.logic" --data "$tmp/wdb"
 # ---- 4. round trips per move ------------------------------------------------------------
 grep -q '^rank 0 of 2: .* [0-9]* round trips in the [1-9][0-9]* moves that asked other ranks ([0-9.]* each)' "$tmp/db_q05.2.err" ||
     { fail "the profile lacks the round trips per move"; grep "^rank" "$tmp/db_q05.2.err"; }
+
+# a join whose both sides are hashed (no broadcast): their moves share one vote and
+# one exchange, fewer round trips than two per move
+run "nobc_q05" cpu 2 "$q/schema.logic" "$q/q05.logic" --data "$tmp/db" --set rank_broadcast_rows=0
+cmp -s "$tmp/nobc_q05.n" "$tmp/db_q05.2.1" || fail "q05 without broadcasts: another output"
+trips=$(sed -n 's/^rank 0 of 2: .* \([0-9]*\) round trips in the \([0-9]*\) moves .*/\1 \2/p' "$tmp/nobc_q05.err")
+set -- $trips
+[ $# = 2 ] && [ "$1" -lt $(($2 * 2)) ] || { fail "q05 without broadcasts: $1 round trips for $2 moves, not fewer than 2 each"; grep "^rank" "$tmp/nobc_q05.err"; }
 
 [ $fails -eq 0 ] || { echo "$fails failure(s)"; exit 1; }
 echo "mpi strcodes: ok"

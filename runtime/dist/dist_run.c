@@ -212,44 +212,96 @@ void dist_move_what(const rf_rt_dist *x, const rf_rt_dist_move *m, char *buf, si
     snprintf(buf, n, "the %s of variable %s", kind_name(m->to.kind), x->p->vars[m->var]->name);
 }
 
-/* The rows of rel sent where `to` says (hashed by its columns, all to rank
-** 0, or to every rank), *out the rows this rank receives: a collective,
-** which starts with the failure vote. */
-static rf_status exchange(rf_rt_dist *x, const rf_rt_rel *rel, rf_rt_dict *dict, const rf_rt_place *to,
-                          const char *what, rf_rt_rel *out, rf_diags *d)
+/* One relation of an exchange, packed for every rank. */
+typedef struct packed {
+    char *buf;
+    int64_t *size, *displ; /* by destination rank */
+    int64_t own;           /* its rows that stay on this rank */
+} packed;
+
+/* rel packed where `to` says (hashed by its columns, all to rank 0, or to
+** every rank) into *pk. */
+static rf_status pack_for(rf_rt_dist *x, const rf_rt_rel *rel, rf_rt_dict *dict, const rf_rt_place *to, packed *pk)
 {
     rf_status st = RF_OK;
-    int64_t *size = rf_calloc((size_t)x->size * 3 + 1, sizeof *size), *displ = size ? size + x->size : NULL,
-            *recv = size ? size + 2 * x->size : NULL;
     int32_t *dest = NULL;
-    char *buf = NULL, *rbuf = NULL;
-    if (!size) st = RF_ENOMEM;
-    if (!st && to->kind != RF_RT_PLACE_REPL) {
+    pk->size = rf_calloc((size_t)x->size * 2 + 1, sizeof *pk->size);
+    pk->displ = pk->size ? pk->size + x->size : NULL;
+    if (!pk->size) return RF_ENOMEM;
+    if (to->kind != RF_RT_PLACE_REPL) {
         dest = rf_malloc((size_t)(rel->nrows + 1) * sizeof *dest);
-        if (!dest) st = RF_ENOMEM;
-        else if (to->kind == RF_RT_PLACE_HASH)
-            rf_rt_dist_row_ranks(rel, dict, to->cols, to->ncols, x->size, dest);
-        else
-            memset(dest, 0, (size_t)rel->nrows * sizeof *dest); /* all to rank 0 */
+        if (!dest) return RF_ENOMEM;
+        if (to->kind == RF_RT_PLACE_HASH) rf_rt_dist_row_ranks(rel, dict, to->cols, to->ncols, x->size, dest);
+        else memset(dest, 0, (size_t)rel->nrows * sizeof *dest); /* all to rank 0 */
     }
     /* this rank's own rows (they stay): the rest are sent */
-    int64_t own = rel->nrows;
+    pk->own = rel->nrows;
     if (dest) {
-        own = 0;
-        for (int64_t i = 0; i < rel->nrows; i++) own += dest[i] == x->rank;
+        pk->own = 0;
+        for (int64_t i = 0; i < rel->nrows; i++) pk->own += dest[i] == x->rank;
     }
     int64_t coded = 0, uncoded = 0;
-    if (!st) st = rf_rt_dist_pack(rel, dict, dest, x->size, &buf, size, displ, &coded, &uncoded);
+    st = rf_rt_dist_pack(rel, dict, dest, x->size, &pk->buf, pk->size, pk->displ, &coded, &uncoded);
     if (!st && uncoded) x->stat.str_bytes++;
     else if (!st && coded) x->stat.str_coded++;
     free(dest);
+    return st;
+}
+
+/* The bytes of a part of rel with no rows (its count, a tag per string
+** column); -1 for a relation without columns, whose rows are its count. */
+static int64_t empty_part(const rf_rt_rel *rel)
+{
+    if (rel->ncols == 0) return -1;
+    int64_t b = 8;
+    for (int32_t c = 0; c < rel->ncols; c++) b += rel->types[c] == RF_TYPE_STRING ? 4 : 0;
+    return b;
+}
+
+/* The rows of n relations (rel[i] sent where to[i] says), out[i] the rows
+** this rank receives of each: one collective, which starts with the
+** failure vote carrying every rank's sizes, then one exchange for them all
+** (none when no rank sends another a row). A part to a rank holds, for
+** each relation in order, its packed part's size (int64) and the part. */
+static rf_status exchange_many(rf_rt_dist *x, int n, const rf_rt_rel *const *rel, const rf_rt_place *const *to,
+                               rf_rt_dict *dict, const char *what, rf_rt_rel *out, rf_diags *d)
+{
+    int N = x->size;
+    rf_status st = RF_OK;
+    packed *pk = rf_calloc((size_t)n + 1, sizeof *pk);
+    int64_t *cnt = rf_calloc((size_t)N * 4 + 1, sizeof *cnt), *send = cnt, *sdispl = cnt ? cnt + N : NULL,
+            *recv = cnt ? cnt + 2 * N : NULL, *rsize = cnt ? cnt + 3 * N : NULL;
+    char *sbuf = NULL, *rbuf = NULL, *part = NULL;
+    if (!pk || !cnt) st = RF_ENOMEM;
+    int64_t empty = 0;
+    for (int i = 0; i < n && !st; i++) {
+        st = pack_for(x, rel[i], dict, to[i], &pk[i]);
+        int64_t e = empty_part(rel[i]);
+        empty = e < 0 || empty < 0 ? -1 : empty + 8 + e;
+        for (int j = 0; j < N && !st; j++) send[j] += 8 + pk[i].size[j];
+    }
+    /* the parts for each rank, relation by relation (made before the vote,
+    ** so that a rank out of memory says so there) */
+    int64_t total = 0;
+    for (int j = 0; j < N && !st; j++) sdispl[j] = total, total += send[j];
+    if (!st && !(sbuf = rf_rt_alloc_big((size_t)total + 1))) st = RF_ENOMEM;
+    for (int j = 0; j < N && !st; j++) {
+        char *p = sbuf + sdispl[j];
+        for (int i = 0; i < n; i++) {
+            int64_t sz = pk[i].size[j];
+            memcpy(p, &sz, 8);
+            memcpy(p + 8, pk[i].buf + (to[i]->kind == RF_RT_PLACE_REPL ? 0 : pk[i].displ[j]), (size_t)sz);
+            p += 8 + sz;
+        }
+    }
+    for (int i = 0; i < n && pk; i++) {
+        free(pk[i].buf); /* (sbuf holds them now) */
+        pk[i].buf = NULL;
+    }
     if (st) rf_error(d, rf_mkloc(NULL, 0, 0), "rank %d: out of memory packing %s", x->rank, what);
-    /* the failure vote carries every rank's sizes: one collective, then the
-    ** rows. A part of no rows is its 8-byte count alone (but so is every
-    ** part of a relation without columns, whose rows are its count) */
     int silent = 0, big = 0;
-    int64_t empty = rel->ncols > 0 ? 8 : -1;
-    rf_status vst = size ? dist_vote_counts(x, st != RF_OK, size, empty, recv, &silent, &big, what, d) : RF_ENOMEM;
+    rf_status vst = cnt ? dist_vote_counts(x, st != RF_OK, send, empty, recv, &silent, &big, what, d) : RF_ENOMEM;
+    x->stat.talks += n - 1; /* (the vote counted one) */
     if (!vst && big) {
         /* MPI's counts are ints: every rank saw the counts and refuses alike */
         if (x->rank == 0)
@@ -259,76 +311,156 @@ static rf_status exchange(rf_rt_dist *x, const rf_rt_rel *rel, rf_rt_dict *dict,
         x->stopped = 1;
         vst = RF_EUSER;
     }
-    const char *rows = NULL;
     if (!vst && silent) {
-        /* no rank sends another anything: this rank keeps its own part */
-        rows = buf + (to->kind == RF_RT_PLACE_REPL ? 0 : displ[x->rank]);
-    } else if (!vst) {
-        double t0 = rf_now();
-        vst = rf_rt_dist_alltoallv(x->w, x->timeout_s, what, buf, size, displ, &rbuf, recv, d);
-        x->stat.xport_seconds += rf_now() - t0;
-        x->stat.move_trips++;
-        x->stat.exchanges++;
-        rows = rbuf;
-        if (vst) x->stopped = 1;
-    }
-    if (!vst && silent) {
-        vst = rf_rt_dist_unpack(rows, &size[x->rank], 1, rel->ncols, rel->types, dict, out);
+        /* no rank sends another anything: this rank keeps its own parts */
+        const char *p = sbuf + sdispl[x->rank];
+        for (int i = 0; i < n && !vst; i++) {
+            int64_t sz;
+            memcpy(&sz, p, 8);
+            vst = rf_rt_dist_unpack(p + 8, &sz, 1, rel[i]->ncols, rel[i]->types, dict, &out[i]);
+            p += 8 + sz;
+        }
         if (vst) rf_error(d, rf_mkloc(NULL, 0, 0), "rank %d: %s: %s", x->rank, what,
                           vst == RF_ENOMEM ? "out of memory" : "malformed rows");
     } else if (!vst) {
-        for (int r = 0; r < x->size; r++)
+        double t0 = rf_now();
+        vst = rf_rt_dist_alltoallv(x->w, x->timeout_s, what, sbuf, send, sdispl, &rbuf, recv, d);
+        x->stat.xport_seconds += rf_now() - t0;
+        x->stat.move_trips++;
+        x->stat.exchanges += n;
+        if (vst) x->stopped = 1;
+        for (int r = 0; r < N && !vst; r++)
             if (r != x->rank) {
-                x->stat.bytes_sent += size[r];
+                x->stat.bytes_sent += send[r];
                 x->stat.bytes_received += recv[r];
             }
-        vst = rf_rt_dist_unpack(rows, recv, x->size, rel->ncols, rel->types, dict, out);
-        if (vst) rf_error(d, rf_mkloc(NULL, 0, 0), "rank %d: %s: %s", x->rank, what,
-                          vst == RF_ENOMEM ? "out of memory" : "malformed rows received");
-        if (!vst) {
-            x->stat.rows_sent += to->kind == RF_RT_PLACE_REPL ? rel->nrows * (x->size - 1) : rel->nrows - own;
-            x->stat.rows_received += out->nrows - own;
+        /* relation i: its part from each rank, in rank order, together;
+        ** at[j] where source j's next relation starts, end[j] its end */
+        int64_t *at = rf_calloc((size_t)N * 2 + 1, sizeof *at), *end = at ? at + N : NULL;
+        if (!vst && !at) vst = RF_ENOMEM;
+        for (int j = 0; j < N && !vst; j++) {
+            at[j] = j ? end[j - 1] : 0;
+            end[j] = at[j] + recv[j];
         }
+        for (int i = 0; i < n && !vst; i++) {
+            int64_t sum = 0;
+            for (int j = 0; j < N && !vst; j++) {
+                if (end[j] - at[j] < 8) vst = RF_EINTERNAL;
+                else memcpy(&rsize[j], rbuf + at[j], 8);
+                if (!vst && (rsize[j] < 0 || rsize[j] > end[j] - at[j] - 8)) vst = RF_EINTERNAL;
+                sum += vst ? 0 : rsize[j];
+            }
+            free(part);
+            part = vst ? NULL : rf_rt_alloc_big((size_t)sum + 1);
+            if (!vst && !part) vst = RF_ENOMEM;
+            int64_t p = 0;
+            for (int j = 0; j < N && !vst; j++) {
+                memcpy(part + p, rbuf + at[j] + 8, (size_t)rsize[j]);
+                p += rsize[j];
+                at[j] += 8 + rsize[j];
+            }
+            if (!vst) vst = rf_rt_dist_unpack(part, rsize, N, rel[i]->ncols, rel[i]->types, dict, &out[i]);
+            if (!vst) {
+                x->stat.rows_sent += to[i]->kind == RF_RT_PLACE_REPL ? rel[i]->nrows * (N - 1) : rel[i]->nrows - pk[i].own;
+                x->stat.rows_received += out[i].nrows - pk[i].own;
+            }
+        }
+        for (int j = 0; j < N && !vst; j++)
+            if (at[j] != end[j]) vst = RF_EINTERNAL; /* bytes past the last relation */
+        free(at);
+        if (vst && vst != RF_EUSER && !x->stopped)
+            rf_error(d, rf_mkloc(NULL, 0, 0), "rank %d: %s: %s", x->rank, what,
+                     vst == RF_ENOMEM ? "out of memory" : "malformed rows received");
     }
+    for (int i = 0; i < n && pk; i++) {
+        free(pk[i].buf);
+        free(pk[i].size);
+    }
+    free(part);
+    free(pk);
     free(rbuf);
-    free(buf);
-    free(size);
+    free(sbuf);
+    free(cnt);
     return st ? st : vst;
+}
+
+static rf_status exchange(rf_rt_dist *x, const rf_rt_rel *rel, rf_rt_dict *dict, const rf_rt_place *to,
+                          const char *what, rf_rt_rel *out, rf_diags *d)
+{
+    return exchange_many(x, 1, &rel, &to, dict, what, out, d);
+}
+
+/* Whether move m needs no message: every rank holds what it needs already. */
+static int move_is_local(const rf_rt_dist *x, const rf_rt_dist_move *m)
+{
+    rf_rt_place_kind from = x->vars[m->var].place.kind;
+    return from == RF_RT_PLACE_REPL || from == RF_RT_PLACE_EMPTY || m->to.kind == RF_RT_PLACE_ANY;
+}
+
+/* Such a move: a replicated relation cut to this rank's rows, others kept. */
+static rf_status move_local(rf_rt_dist *x, const rf_rt_dist_move *m, const rf_rt_rel *rel, rf_rt_dict *dict,
+                            rf_rt_rel *out)
+{
+    rf_rt_place_kind from = x->vars[m->var].place.kind;
+    rf_status st;
+    if (from == RF_RT_PLACE_REPL) st = keep_rows(x, rel, dict, &m->to, out);
+    else st = rf_rt_rel_alloc(out, rel->ncols, rel->types, 0);
+    if (!st && from != RF_RT_PLACE_REPL && rel->nrows) {
+        /* a spread relation placed "any": it is already; keep its rows */
+        rf_rt_rel_free(out);
+        st = rf_rt_rel_alloc(out, rel->ncols, rel->types, rel->nrows);
+        for (int32_t c = 0; c < rel->ncols && !st; c++)
+            memcpy(out->cols[c], rel->cols[c], (size_t)(rel->nrows * rf_rt_type_width(rel->types[c])));
+    }
+    return st;
+}
+
+rf_status rf_rt_dist_move_rels(rf_rt_dist *x, const rf_rt_dist_move *m, int32_t n, const rf_rt_rel *const *rel,
+                               rf_rt_dict *dict, rf_rt_rel *out, rf_diags *d)
+{
+    for (int32_t i = 0; i < n; i++) memset(&out[i], 0, sizeof out[i]);
+    /* the moves that talk, together: one vote, one exchange */
+    const rf_rt_rel **trel = rf_calloc((size_t)n + 1, sizeof *trel);
+    const rf_rt_place **tto = rf_calloc((size_t)n + 1, sizeof *tto);
+    rf_rt_rel *tout = rf_calloc((size_t)n + 1, sizeof *tout);
+    int32_t *ti = rf_calloc((size_t)n + 1, sizeof *ti);
+    int32_t k = 0;
+    rf_status st = trel && tto && tout && ti ? RF_OK : RF_ENOMEM;
+    for (int32_t i = 0; i < n && !st; i++)
+        if (!move_is_local(x, &m[i])) {
+            trel[k] = rel[i];
+            tto[k] = &m[i].to;
+            ti[k++] = i;
+        }
+    if (!st && k) {
+        char what[128];
+        dist_move_what(x, &m[ti[0]], what, sizeof what);
+        if (k > 1) snprintf(what + strlen(what), sizeof what - strlen(what), " and %d more", (int)(k - 1));
+        st = exchange_many(x, k, trel, tto, dict, what, tout, d);
+        for (int32_t j = 0; j < k; j++) out[ti[j]] = tout[j];
+    }
+    /* then the others, which send nothing (a failure here is told by the next vote) */
+    for (int32_t i = 0; i < n && !st; i++)
+        if (move_is_local(x, &m[i])) st = move_local(x, &m[i], rel[i], dict, &out[i]);
+    for (int32_t i = 0; i < n; i++) {
+        x->stat.moves++;
+        if (st) continue;
+        x->vars[m[i].var].place = m[i].to;
+        x->vars[m[i].var].gen++;
+    }
+    if (st)
+        for (int32_t i = 0; i < n; i++) rf_rt_rel_free(&out[i]);
+    free(trel);
+    free(tto);
+    free(tout);
+    free(ti);
+    return st;
 }
 
 rf_status rf_rt_dist_move_rel(rf_rt_dist *x, const rf_rt_dist_move *m, const rf_rt_rel *rel, rf_rt_dict *dict,
                               rf_rt_rel *out, rf_diags *d)
 {
-    memset(out, 0, sizeof *out);
-    dist_var *v = &x->vars[m->var];
-    rf_rt_place_kind from = v->place.kind;
-    rf_status st = RF_OK;
-    x->stat.moves++;
-    if (from == RF_RT_PLACE_REPL || from == RF_RT_PLACE_EMPTY || m->to.kind == RF_RT_PLACE_ANY) {
-        /* no communication: every rank holds what it needs already */
-        if (from == RF_RT_PLACE_REPL) st = keep_rows(x, rel, dict, &m->to, out);
-        else st = rf_rt_rel_alloc(out, rel->ncols, rel->types, 0);
-        if (!st && from != RF_RT_PLACE_REPL && rel->nrows) {
-            /* a spread relation placed "any": it is already; keep its rows */
-            rf_rt_rel_free(out);
-            st = rf_rt_rel_alloc(out, rel->ncols, rel->types, rel->nrows);
-            for (int32_t c = 0; c < rel->ncols && !st; c++)
-                memcpy(out->cols[c], rel->cols[c], (size_t)(rel->nrows * rf_rt_type_width(rel->types[c])));
-        }
-        if (!st) {
-            v->place = m->to;
-            v->gen++;
-        }
-        return st;
-    }
-    char what[96];
-    dist_move_what(x, m, what, sizeof what);
-    st = exchange(x, rel, dict, &m->to, what, out, d);
-    if (!st) {
-        v->place = m->to;
-        v->gen++;
-    }
-    return st;
+    return rf_rt_dist_move_rels(x, m, 1, &rel, dict, out, d);
 }
 
 rf_status rf_rt_dist_allgather(rf_rt_dist *x, int failed, const int64_t *v, rf_rt_dist_vote *all, const char *what,

@@ -188,6 +188,11 @@ rf_status rf_rt_dist_plan(rf_rt_dist *x, const rf_hir_kernel *k, const int64_t *
 ** same move. */
 rf_status rf_rt_dist_move_rel(rf_rt_dist *x, const rf_rt_dist_move *m, const rf_rt_rel *rel, rf_rt_dict *dict,
                               rf_rt_rel *out, rf_diags *d);
+/* The same for n moves of distinct variables (rel[i] moved by m[i] into
+** out[i]) at once: one vote with every rank's sizes and one exchange for
+** all that talk (two round trips, where one move at a time takes two each). */
+rf_status rf_rt_dist_move_rels(rf_rt_dist *x, const rf_rt_dist_move *m, int32_t n, const rf_rt_rel *const *rel,
+                               rf_rt_dict *dict, rf_rt_rel *out, rf_diags *d);
 /* Whether kernels j0 + 1 ... (the one whose id is last) of block bl need
 ** no move, once kernel j0 (whose moves are made) has run: planned ahead
 ** with the placements every rank has, no collective. A fused kernel that
