@@ -2,7 +2,9 @@
 ** runtime/rt_dict.c: the run's string dictionary (rf_rt_dict): interning of
 ** byte strings to dense uint32 codes 0..n-1 in first-interned order.
 **
-** Owns: the strings' bytes, the code -> bytes table and the hash tables.
+** Owns: the strings' bytes, the code -> bytes table and the hash tables;
+** with several ranks, how many codes they share (a number runtime/dist sets,
+** and the hash of the prefix it compares).
 **
 ** Layout. Interning is split into 64 stripes by the top 6 bits of the
 ** string's 32-bit hash (the low bits index the stripe's table); each stripe

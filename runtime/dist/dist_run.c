@@ -6,8 +6,9 @@
 ** which a rank that failed says so, so that all ranks stop at the same
 ** point and only the lowest failed rank's messages are kept), the moves
 ** themselves (hash, gather on rank 0, broadcast; moves out of a replicated
-** relation need no communication), each input's share, and the rank's
-** time and bytes for --profile.
+** relation need no communication; the moves through host memory before
+** one kernel go together: one vote, one exchange), each input's share, and
+** the rank's time, bytes and round trips for --profile.
 */
 #include "dist_internal.h"
 #include "rf_sys.h"
