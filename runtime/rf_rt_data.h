@@ -32,6 +32,14 @@ rf_status rf_rt_dict_intern(rf_rt_dict *d, const char *s, int64_t len, uint32_t 
 /* The bytes of a code; safe while other threads intern (storage never moves). */
 const char *rf_rt_dict_str(const rf_rt_dict *d, uint32_t code, int64_t *len);
 int64_t rf_rt_dict_count(const rf_rt_dict *d);
+/* Several ranks (runtime/dist): codes below n stand for the same strings on
+** every rank (the ranks interned the same strings first, in one order, and
+** compared them), so that such codes may travel as they are; 0 (the
+** default): none. rf_rt_dict_prefix_hash: a hash of the first n strings in
+** code order, which the ranks compare. */
+void rf_rt_dict_set_shared(rf_rt_dict *d, int64_t n);
+int64_t rf_rt_dict_shared(const rf_rt_dict *d);
+uint64_t rf_rt_dict_prefix_hash(const rf_rt_dict *d, int64_t n);
 /* -1, 0, 1: byte order of the strings behind two codes. */
 int rf_rt_dict_cmp(const rf_rt_dict *d, uint32_t a, uint32_t b);
 /* (added by the runtime data stage)

@@ -89,6 +89,13 @@ typedef struct rf_rt_dbcols {
 } rf_rt_dbcols;
 void rf_rt_dbcols_free(rf_rt_dbcols *c);
 
+/* Several ranks (runtime/dist/dist_codes.c): the whole dictionary of every
+** dictionary-coded string column of db that p's inputs read, interned in
+** dict in code order, input by input in p's order: the same strings in the
+** same order on every rank, whatever share of the rows each reads. *top
+** grows past every code they have. */
+rf_status rf_rt_db_intern_dicts(const rf_db *db, const rf_hir_program *p, rf_rt_dict *dict, int threads, int64_t *top,
+                                rf_diags *d);
 /* Reads input v from db into *rel, whose columns *own holds: the columns
 ** want marks (NULL: all), and v's key columns when the import did not check
 ** v's key (which is then checked here); the others are zero pages. keep

@@ -252,6 +252,9 @@ typedef struct rf_rt_result {
     /* GPU ranks: how they exchanged rows ("GPU to GPU with NCCL 2.28.9",
     ** "through host memory (MPI): NCCL is missing ..."); empty otherwise */
     char rank_exchange[256];
+    /* several ranks: how their strings moved (codes every rank shares, or
+    ** bytes, and why), runtime/dist/dist_codes.c */
+    char rank_strings[320];
 } rf_rt_result;
 
 /* Runs p. On success *out holds the outputs; on failure d says why (data

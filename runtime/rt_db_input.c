@@ -12,7 +12,9 @@
 ** opened and verified (their CRC-32C, their values), and of those, where
 ** block skipping applies, only the blocks kept.
 ** A key the program declares is not checked again when the import checked
-** the same one (the manifest says so).
+** the same one (the manifest says so). With several ranks, the whole
+** dictionaries of the dictionary-coded columns read are interned first on
+** every rank alike (rf_rt_db_intern_dicts), so that their codes are shared.
 */
 #include "rf_rt_input.h"
 
@@ -457,5 +459,42 @@ rf_status rf_rt_load_input_db(const rf_db *db, const rf_hir_program *p, const rf
     if (!st && check_fd && !defer) st = rf_rt_check_input_fd(mpath, v, dict, pool, rel, d);
 done:
     free(mpath);
+    return st;
+}
+
+rf_status rf_rt_db_intern_dicts(const rf_db *db, const rf_hir_program *p, rf_rt_dict *dict, int threads, int64_t *top,
+                                rf_diags *d)
+{
+    rf_status st = RF_OK;
+    for (int32_t var = 0; var < p->nvars && !st; var++) {
+        const rf_hir_var *v = p->vars[var];
+        if (v->role != RF_HIR_ROLE_INPUT) continue;
+        const rf_db_table *t = rf_db_find_table(db, v->input_file);
+        int same = t && t->ncols == v->ncols;
+        for (int32_t c = 0; same && c < v->ncols; c++) same = t->cols[c].type == v->types[c];
+        if (!same) continue; /* the read reports it */
+        uint8_t *want = rf_malloc((size_t)v->ncols + 1);
+        if (!want) return RF_ENOMEM;
+        rf_rt_input_cols_read(p, var, want);
+        /* the columns a key or a dependency check reads too */
+        for (int32_t k = 0; k < v->ninput_key; k++) want[v->input_key[k]] = 1;
+        if (rf_rt_input_is_functional(v)) memset(want, 1, (size_t)v->ncols);
+        for (int32_t c = 0; c < v->ncols && !st; c++) {
+            const rf_db_column *col = &t->cols[c];
+            if (!want[c] || col->type != RF_TYPE_STRING || col->enc == RF_DB_ENC_PLAIN || !col->dict_count) continue;
+            rf_db_map dm = {0, 0};
+            const uint64_t *off;
+            const char *bytes;
+            uint32_t *map = NULL;
+            st = rf_db_map_dict(db, t, c, &dm, &off, &bytes, d);
+            if (!st && !(map = rf_malloc((size_t)col->dict_count * sizeof *map))) st = RF_ENOMEM;
+            if (!st) st = rf_rt_dict_intern_many(dict, (const int64_t *)off, bytes, (int64_t)col->dict_count, map, threads);
+            for (uint64_t i = 0; i < col->dict_count && !st; i++)
+                if ((int64_t)map[i] >= *top) *top = (int64_t)map[i] + 1;
+            free(map);
+            rf_db_unmap(&dm);
+        }
+        free(want);
+    }
     return st;
 }

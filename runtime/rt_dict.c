@@ -2,7 +2,9 @@
 ** runtime/rt_dict.c: the run's string dictionary (rf_rt_dict): interning of
 ** byte strings to dense uint32 codes 0..n-1 in first-interned order.
 **
-** Owns: the strings' bytes, the code -> bytes table and the hash tables.
+** Owns: the strings' bytes, the code -> bytes table and the hash tables;
+** with several ranks, how many codes they share (a number runtime/dist sets,
+** and the hash of the prefix it compares).
 **
 ** Layout. Interning is split into 64 stripes by the top 6 bits of the
 ** string's 32-bit hash (the low bits index the stripe's table); each stripe
@@ -63,6 +65,7 @@ struct rf_rt_dict {
     pthread_mutex_t segmu;
     _Atomic int64_t count;
     atomic_int broken; /* a failure left a hole in the codes: every later intern fails */
+    int64_t shared;    /* codes below it mean the same strings on every rank (runtime/dist) */
 };
 
 /* ---- hashing ------------------------------------------------------------ */
@@ -428,6 +431,23 @@ const char *rf_rt_dict_str(const rf_rt_dict *d, uint32_t code, int64_t *len)
 }
 
 int64_t rf_rt_dict_count(const rf_rt_dict *d) { return atomic_load(&((rf_rt_dict *)d)->count); }
+
+void rf_rt_dict_set_shared(rf_rt_dict *d, int64_t n) { d->shared = n < 0 ? 0 : n; }
+
+int64_t rf_rt_dict_shared(const rf_rt_dict *d) { return d ? d->shared : 0; }
+
+uint64_t rf_rt_dict_prefix_hash(const rf_rt_dict *d, int64_t n)
+{
+    /* each string's own hash chained with its length, so that the same
+    ** strings in another order or cut elsewhere hash differently */
+    uint64_t h = UINT64_C(0x243f6a8885a308d3);
+    for (int64_t c = 0; c < n; c++) {
+        int64_t len = 0;
+        const char *s = rf_rt_dict_str(d, (uint32_t)c, &len);
+        h = rf_rt_mix64(h ^ rf_rt_hash_bytes(s, len)) + (uint64_t)len;
+    }
+    return h;
+}
 
 int rf_rt_dict_cmp(const rf_rt_dict *d, uint32_t a, uint32_t b)
 {

@@ -210,6 +210,23 @@ static rf_status stamp_columns(rf_rt_cache *c, cached *e, uint64_t *stamps)
     return RF_OK;
 }
 
+/* Opens --data's database, the first time, when it is one. */
+static rf_status look_for_db(rf_rt_inputs *x)
+{
+    if (x->db_looked) return RF_OK;
+    x->db_looked = 1;
+    const char *dir = x->o->data_dir ? x->o->data_dir : ".";
+    if (!rf_db_is_database(dir)) return RF_OK;
+    return x->o->cache ? rf_db_open(dir, &x->db, x->d) : RF_EINTERNAL; /* rf_rt_run gives a cache */
+}
+
+rf_status rf_rt_inputs_shared_strings(rf_rt_inputs *in, int64_t *top)
+{
+    rf_status st = look_for_db(in);
+    if (!st && in->db) st = rf_rt_db_intern_dicts(in->db, in->p, in->dict, in->threads, top, in->d);
+    return st;
+}
+
 static rf_status load_input(rf_rt_inputs *x, const rf_hir_var *v, rf_rt_rel *dst, int *borrowed, int *share,
                             uint64_t *stamps)
 {
@@ -217,15 +234,10 @@ static rf_status load_input(rf_rt_inputs *x, const rf_hir_var *v, rf_rt_rel *dst
     char *path = rf_sprintf("%s/%s", dir, v->input_file);
     if (!path) return RF_ENOMEM;
     rf_rt_cache *c = x->o->cache;
-    if (!x->db_looked) {
-        x->db_looked = 1;
-        if (rf_db_is_database(dir)) {
-            rf_status st = c ? rf_db_open(dir, &x->db, x->d) : RF_EINTERNAL; /* rf_rt_run gives a cache */
-            if (st) {
-                free(path);
-                return st;
-            }
-        }
+    rf_status lst = look_for_db(x);
+    if (lst) {
+        free(path);
+        return lst;
     }
     if (x->dist && !x->db && !rf_rt_cache_holds(c, path, v)) {
         /* a text file on several ranks: this rank's part of it, not cached

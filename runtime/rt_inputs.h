@@ -39,6 +39,11 @@ void rf_rt_inputs_init(rf_rt_inputs *in, const rf_rt_env *env);
 rf_status rf_rt_inputs_read(rf_rt_inputs *in, const rf_hir_var *v, rf_rt_rel *out, int *borrowed, int *share,
                             uint64_t *stamps);
 
+/* Several ranks, before any input is read: the dictionaries of the
+** database's string columns the program reads, interned whole (the part of
+** the prefix of codes every rank shares that the data gives,
+** runtime/dist/dist_codes.c); *top grows past their codes. */
+rf_status rf_rt_inputs_shared_strings(rf_rt_inputs *in, int64_t *top);
 /* ---- a rank's share (rt_share.c) ---------------------------------------- */
 
 /* Blocks [*b0, *b1) of a table of nblocks blocks are this rank's. */

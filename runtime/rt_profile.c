@@ -183,10 +183,12 @@ void rf_rt_profile_write(const rf_rt_result *res, FILE *f)
             fputc('\n', f);
             /* where a rank's time between kernels goes (runtime/dist/README.md) */
             fprintf(f,
-                    "rank %d of %d: %lld moves, %lld exchanges (%.3f ms moving rows), %lld collectives (%.3f ms), "
-                    "transport ",
+                    "rank %d of %d: %lld moves, %lld exchanges (%.3f ms moving rows), %lld collectives (%.3f ms), ",
                     (int)r, (int)res->nranks, (long long)s->moves, (long long)s->exchanges, s->xport_seconds * 1e3,
                     (long long)s->collectives, s->collective_seconds * 1e3);
+            fprintf(f, "%lld round trips in the %lld moves that asked other ranks (%.2f each), transport ",
+                    (long long)s->move_trips, (long long)s->talks,
+                    s->talks ? (double)s->move_trips / (double)s->talks : 0.0);
             if (!res->rank_exchange[0]) fprintf(f, "MPI\n");
             else if (s->starts) fprintf(f, "started for this run (%.3f ms)\n", s->start_seconds * 1e3);
             else fprintf(f, "reused (started by an earlier run of this process)\n");
@@ -195,6 +197,7 @@ void rf_rt_profile_write(const rf_rt_result *res, FILE *f)
             if (work > slow_work) slow = r;
         }
         if (res->rank_exchange[0]) fprintf(f, "ranks exchange rows %s\n", res->rank_exchange);
+        if (res->rank_strings[0]) fprintf(f, "ranks' string codes: %s\n", res->rank_strings);
         fprintf(f, "slowest rank: %d (%.3f ms of work besides waiting and moving rows)\n", (int)slow,
                 (res->ranks[slow].run_seconds - res->ranks[slow].wait_seconds - res->ranks[slow].xport_seconds) * 1e3);
     }

@@ -37,16 +37,24 @@ static int has_strings(const rf_hir_var *v)
     return 0;
 }
 
+/* Whether move m goes on the device (rf_rt_dist_move_talks' *mv, what). */
+static int on_device(const rf_rt_device_ops *dv, const rf_rt_env *env, rf_rt_dist *x, const rf_rt_xport *xp,
+                     const rf_rt_dist_move *m, rf_rt_xmove *mv, char *what, size_t nwhat)
+{
+    return xp && dv->exchange && (!has_strings(env->p->vars[m->var]) || rf_rt_dist_codes_shared(x, m->var)) &&
+           rf_rt_dist_move_talks(x, m, mv, what, nwhat);
+}
+
 /* Variable m->var's rows become those the move gives this rank: moved by
 ** the device itself where it can (xp: GPU ranks, NCCL or the emulator's
-** memory; not strings, whose codes are per rank), else through host memory
-** (the device's view, packed, MPI, loaded back). */
+** memory; strings only where every code is one the ranks share), else
+** through host memory (the device's view, packed, MPI, loaded back). */
 static rf_status dist_move(const rf_rt_device_ops *dv, void *dev, const rf_rt_env *env, rf_rt_dist *x,
                            const rf_rt_xport *xp, const rf_rt_dist_move *m)
 {
     rf_rt_xmove mv;
     char what[96];
-    if (xp && dv->exchange && !has_strings(env->p->vars[m->var]) && rf_rt_dist_move_talks(x, m, &mv, what, sizeof what)) {
+    if (on_device(dv, env, x, xp, m, &mv, what, sizeof what)) {
         rf_rt_xstat xs = {0, 0, 0, 0};
         rf_status st = dv->exchange(dev, m->var, &mv, xp, &xs);
         rf_rt_dist_moved_on_device(x, m, st, &xs);
@@ -65,16 +73,56 @@ static rf_status dist_move(const rf_rt_device_ops *dv, void *dev, const rf_rt_en
     return dv->load(dev, m->var, &moved, 0, NULL);
 }
 
+/* The moves m[0..n) through host memory together (distinct variables): one
+** vote and one exchange for all of them. */
+static rf_status dist_move_host(const rf_rt_device_ops *dv, void *dev, const rf_rt_env *env, rf_rt_dist *x,
+                                const rf_rt_dist_move *m, int32_t n)
+{
+    const rf_rt_rel **cur = rf_calloc((size_t)n + 1, sizeof *cur);
+    rf_rt_rel *moved = rf_calloc((size_t)n + 1, sizeof *moved);
+    rf_status st = cur && moved ? RF_OK : RF_ENOMEM;
+    for (int32_t i = 0; i < n && !st; i++)
+        if (!(cur[i] = dv->view ? dv->view(dev, m[i].var) : NULL)) {
+            rf_error(env->d, rf_mkloc(NULL, 0, 0), "rank %d: the rows of variable %s cannot be read for an exchange",
+                     rf_rt_dist_rank(x), env->p->vars[m[i].var]->name);
+            st = RF_EINTERNAL;
+        }
+    /* (a rank that failed above says so in the next vote, the end's) */
+    if (!st) st = rf_rt_dist_move_rels(x, m, n, cur, env->dict, moved, env->d);
+    for (int32_t i = 0; i < n && !st; i++) {
+        dv->free(dev, m[i].var);
+        st = dv->load(dev, m[i].var, &moved[i], 0, NULL);
+        memset(&moved[i], 0, sizeof moved[i]); /* (the device took it, or freed it) */
+    }
+    for (int32_t i = 0; moved && i < n; i++) rf_rt_rel_free(&moved[i]);
+    free(cur);
+    free(moved);
+    return st;
+}
+
 static rf_status dist_before(const rf_rt_device_ops *dv, void *dev, const rf_rt_env *env, rf_rt_dist *x,
                              const rf_rt_xport *xp, const rf_hir_kernel *k)
 {
     rf_rt_dist_move *m = rf_calloc((size_t)k->nin * 2 + 3, sizeof *m);
+    rf_rt_dist_move *host = rf_calloc((size_t)k->nin * 2 + 3, sizeof *host);
     int64_t *rows = rf_calloc((size_t)k->nin + 1, sizeof *rows);
-    int32_t n = 0;
+    int32_t n = 0, nhost = 0;
     for (int32_t i = 0; rows && i < k->nin; i++) rows[i] = dv->rows(dev, k->in[i]);
-    rf_status st = m && rows ? rf_rt_dist_plan(x, k, rows, m, &n, env->d) : RF_ENOMEM;
-    for (int32_t i = 0; i < n && !st; i++) st = dist_move(dv, dev, env, x, xp, &m[i]);
+    rf_status st = m && host && rows ? rf_rt_dist_plan(x, k, rows, m, &n, env->d) : RF_ENOMEM;
+    /* the moves through host memory go together when their variables
+    ** differ (every rank plans alike, so all batch alike) */
+    int distinct = 1;
+    for (int32_t i = 0; i < n; i++)
+        for (int32_t j = 0; j < i; j++) distinct &= m[i].var != m[j].var;
+    for (int32_t i = 0; i < n && !st; i++) {
+        rf_rt_xmove mv;
+        char what[96];
+        if (!distinct || on_device(dv, env, x, xp, &m[i], &mv, what, sizeof what)) st = dist_move(dv, dev, env, x, xp, &m[i]);
+        else host[nhost++] = m[i];
+    }
+    if (!st && nhost) st = dist_move_host(dv, dev, env, x, host, nhost);
     free(m);
+    free(host);
     free(rows);
     return st;
 }
@@ -443,6 +491,7 @@ static rf_status load_inputs(loader *l, rf_rt_dist *dist)
             if (!st && dist && share) rf_rt_dist_loaded(dist, v);
             else if (!st && dist) st = dist_share_input(dist, v, &r, borrowed);
             if (!st) count_input(p, v, &r, res);
+            if (!st && dist) rf_rt_dist_codes_input(dist, v, &r); /* its share's own strings */
             if (!st && l->start && !l->start->joined && rf_rt_start_ready(l->start)) st = join_start(l);
             if (st) {
                 if (borrowed) free(r.cols);
@@ -527,9 +576,15 @@ rf_status rf_rt_run_on(const rf_rt_device_ops *dv, const rf_hir_program *p, cons
     rf_rt_inputs in;
     rf_rt_inputs_init(&in, &env);
     in.dist = dist;
+    /* several ranks: the strings every rank interns first, alike */
+    int64_t top = 0;
+    if (!st && dist) st = rf_rt_dist_codes_begin(dist, env.dict);
+    if (!st && dist) st = rf_rt_inputs_shared_strings(&in, &top);
+    if (dist) rf_rt_dist_codes_mark(dist, env.dict, top);
     loader ld = {dv, &dev, aside ? &start : NULL, &in, res, d, NULL, 0, 0, 0};
     if (!st) st = load_inputs(&ld, dist);
     else if (aside) join_start(&ld);
+    if (!st && dist) st = rf_rt_dist_codes_agree(dist, env.dict, d);
     double t1 = rf_now();
     if (dist) rf_rt_dist_run_begins(dist);
     if (!st && o->profile) st = stats_new(dv, dev, p, res);
@@ -546,6 +601,7 @@ rf_status rf_rt_run_on(const rf_rt_device_ops *dv, const rf_hir_program *p, cons
         if (!res->rank && o->profile && !(res->ranks = rf_calloc((size_t)res->nranks, sizeof *res->ranks)))
             st = st ? st : RF_ENOMEM;
         st = rf_rt_dist_end(dist, st, t2 - t1, res->ranks, d);
+        if (res->ranks) rf_rt_dist_codes_note(dist, res->ranks, res->rank_strings, sizeof res->rank_strings);
         rf_rt_dist_xport_close(xp);
         rf_rt_dist_free(dist);
     }

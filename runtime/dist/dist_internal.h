@@ -42,6 +42,14 @@ struct rf_rt_dist {
     ** is read again in later rounds of a loop that does not change it */
     uint8_t *reused;
     int32_t nkernel_ids;
+    /* string codes (dist_codes.c): the dictionary's prefix every rank
+    ** interned alike and its hash; whether the ranks found it alike; by
+    ** variable, non-zero when it may hold a rank's own codes (1 an input
+    ** share's, 2 computed, 4 copied from such) */
+    int64_t prefix;
+    uint64_t prefix_hash;
+    int codes_same;
+    uint8_t *local;
 };
 
 /* The program's shape the placements use (dist_place.c), once per run:

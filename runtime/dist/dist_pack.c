@@ -1,13 +1,17 @@
 /*
 ** runtime/dist/dist_pack.c: rows to ranks, rows to bytes and back.
 **
-** Owns: the hash that decides a row's rank (the same on every rank: strings
-** hash by their bytes, never by dictionary codes, which differ between
-** ranks), and the wire format of a relation's rows. A part (the rows for one
-** rank) is: int64 nrows, then per column either nrows values at the
-** column's width, or for a string column nrows uint32 lengths followed by
-** the bytes. Strings travel as bytes and are interned by the receiver, so a
-** code never leaves the rank whose dictionary gave it.
+** Owns: the hash that decides a row's rank (the same on every rank: a
+** string by its code where the code is below the dictionary's shared count,
+** rf_rt_dict_shared, which means the same string on every rank, else by its
+** bytes: a string is either among the shared ones on every rank or on none,
+** so equal strings always hash alike), and the wire format of a relation's
+** rows. A part (the rows for one rank) is: int64 nrows, then per column
+** either nrows values at the column's width, or for a string column a
+** uint32 tag, then either (tag 1) nrows uint32 codes, all below the shared
+** count, which the receiver keeps as they are, or (tag 0) nrows uint32
+** lengths followed by the bytes, which the receiver interns. The sender
+** chooses per part and column: codes where every code is shared.
 */
 #include "rf_rt_dist.h"
 
@@ -19,8 +23,12 @@ static uint64_t value_hash(const rf_rt_rel *r, const rf_rt_dict *dict, int32_t c
 {
     switch (r->types[c]) {
     case RF_TYPE_STRING: {
+        uint32_t code = ((const uint32_t *)r->cols[c])[i];
+        /* a shared code as a date's value is hashed (the GPU's part_flags
+        ** reads a string column so); another string by its bytes */
+        if ((int64_t)code < rf_rt_dict_shared(dict)) return rf_rt_mix64((uint64_t)(int64_t)(int32_t)code);
         int64_t len = 0;
-        const char *s = rf_rt_dict_str(dict, ((const uint32_t *)r->cols[c])[i], &len);
+        const char *s = rf_rt_dict_str(dict, code, &len);
         return rf_rt_hash_bytes(s, len);
     }
     case RF_TYPE_FLOAT: {
@@ -46,9 +54,22 @@ void rf_rt_dist_row_ranks(const rf_rt_rel *r, const rf_rt_dict *dict, const int3
     }
 }
 
+/* Whether string column c of the part's rows goes as codes: every code shared. */
+static int part_coded(const rf_rt_rel *r, const rf_rt_dict *dict, const int32_t *dest, int part, int32_t c)
+{
+    int64_t shared = rf_rt_dict_shared(dict);
+    if (!shared) return 0;
+    const uint32_t *codes = r->cols[c];
+    for (int64_t i = 0; i < r->nrows; i++)
+        if ((!dest || dest[i] == part) && (int64_t)codes[i] >= shared) return 0;
+    return 1;
+}
+
 /* The bytes of the part holding the rows of r whose dest is part (all rows
-** when dest is NULL). */
-static int64_t part_bytes(const rf_rt_rel *r, const rf_rt_dict *dict, const int32_t *dest, int part, int64_t *rows)
+** when dest is NULL); *coded, *uncoded: its string columns sent as codes,
+** as bytes. */
+static int64_t part_bytes(const rf_rt_rel *r, const rf_rt_dict *dict, const int32_t *dest, int part, int64_t *rows,
+                          int64_t *coded, int64_t *uncoded)
 {
     int64_t n = 0;
     for (int64_t i = 0; i < r->nrows; i++) n += !dest || dest[i] == part;
@@ -58,7 +79,12 @@ static int64_t part_bytes(const rf_rt_rel *r, const rf_rt_dict *dict, const int3
             b += n * rf_rt_type_width(r->types[c]);
             continue;
         }
-        b += n * 4;
+        b += 4 + n * 4;
+        if (part_coded(r, dict, dest, part, c)) {
+            ++*coded;
+            continue;
+        }
+        ++*uncoded;
         for (int64_t i = 0; i < r->nrows; i++) {
             if (dest && dest[i] != part) continue;
             int64_t len = 0;
@@ -90,6 +116,23 @@ static void pack_part(const rf_rt_rel *r, const rf_rt_dict *dict, const int32_t 
                 }
             continue;
         }
+        uint32_t tag = (uint32_t)part_coded(r, dict, dest, part, c);
+        memcpy(p, &tag, 4);
+        p += 4;
+        if (tag) {
+            /* shared codes, as a 4-byte column */
+            if (!dest) {
+                if (n) memcpy(p, src, (size_t)n * 4);
+                p += n * 4;
+                continue;
+            }
+            for (int64_t i = 0; i < r->nrows; i++)
+                if (dest[i] == part) {
+                    memcpy(p, src + i * 4, 4);
+                    p += 4;
+                }
+            continue;
+        }
         char *lens = p, *bytes = p + n * 4;
         for (int64_t i = 0; i < r->nrows; i++) {
             if (dest && dest[i] != part) continue;
@@ -106,15 +149,18 @@ static void pack_part(const rf_rt_rel *r, const rf_rt_dict *dict, const int32_t 
 }
 
 rf_status rf_rt_dist_pack(const rf_rt_rel *r, const rf_rt_dict *dict, const int32_t *dest, int nranks, char **buf,
-                          int64_t *size, int64_t *displ)
+                          int64_t *size, int64_t *displ, int64_t *coded, int64_t *uncoded)
 {
     *buf = NULL;
+    int64_t ignored[2] = {0, 0};
+    if (!coded) coded = &ignored[0];
+    if (!uncoded) uncoded = &ignored[1];
     int64_t *rows = rf_calloc((size_t)nranks + 1, sizeof *rows);
     if (!rows) return RF_ENOMEM;
     int nparts = dest ? nranks : 1;
     int64_t total = 0;
     for (int j = 0; j < nparts; j++) {
-        size[j] = part_bytes(r, dict, dest, j, &rows[j]);
+        size[j] = part_bytes(r, dict, dest, j, &rows[j], coded, uncoded);
         displ[j] = total;
         total += size[j];
     }
@@ -130,8 +176,9 @@ rf_status rf_rt_dist_pack(const rf_rt_rel *r, const rf_rt_dict *dict, const int3
     return RF_OK;
 }
 
-/* Reads a part's row count and checks that its columns fit its size; *n rows. */
-static int part_check(const char *p, int64_t size, int32_t ncols, const rf_type *types, int64_t *n)
+/* Reads a part's row count and checks that its columns fit its size (and
+** that its codes are below shared); *n rows. */
+static int part_check(const char *p, int64_t size, int32_t ncols, const rf_type *types, int64_t shared, int64_t *n)
 {
     if (size < 8) return 0;
     memcpy(n, p, 8);
@@ -144,7 +191,20 @@ static int part_check(const char *p, int64_t size, int32_t ncols, const rf_type 
             at += *n * w;
             continue;
         }
-        if (*n > (size - at) / 4) return 0;
+        if (size - at < 4) return 0;
+        uint32_t tag;
+        memcpy(&tag, p + at, 4);
+        at += 4;
+        if (tag > 1 || *n > (size - at) / 4) return 0;
+        if (tag) {
+            for (int64_t i = 0; i < *n; i++) {
+                uint32_t code;
+                memcpy(&code, p + at + i * 4, 4);
+                if ((int64_t)code >= shared) return 0;
+            }
+            at += *n * 4;
+            continue;
+        }
         int64_t sum = 0;
         for (int64_t i = 0; i < *n; i++) {
             uint32_t l;
@@ -164,7 +224,7 @@ rf_status rf_rt_dist_unpack(const char *buf, const int64_t *size, int nparts, in
     memset(out, 0, sizeof *out);
     int64_t total = 0, at = 0, n;
     for (int j = 0; j < nparts; j++) {
-        if (!part_check(buf + at, size[j], ncols, types, &n)) return RF_EINTERNAL;
+        if (!part_check(buf + at, size[j], ncols, types, rf_rt_dict_shared(dict), &n)) return RF_EINTERNAL;
         total += n;
         at += size[j];
     }
@@ -183,6 +243,15 @@ rf_status rf_rt_dist_unpack(const char *buf, const int64_t *size, int nparts, in
             if (types[c] != RF_TYPE_STRING) {
                 if (n) memcpy((char *)out->cols[c] + row * w, p, (size_t)(n * w));
                 p += n * w;
+                continue;
+            }
+            uint32_t tag;
+            memcpy(&tag, p, 4);
+            p += 4;
+            if (tag) {
+                /* shared codes: the same strings here */
+                if (n) memcpy((uint32_t *)out->cols[c] + row, p, (size_t)n * 4);
+                p += n * 4;
                 continue;
             }
             /* lengths to offsets, then the dictionary interns them in order */

@@ -6,8 +6,9 @@
 ** which a rank that failed says so, so that all ranks stop at the same
 ** point and only the lowest failed rank's messages are kept), the moves
 ** themselves (hash, gather on rank 0, broadcast; moves out of a replicated
-** relation need no communication), each input's share, and the rank's
-** time and bytes for --profile.
+** relation need no communication; the moves through host memory before
+** one kernel go together: one vote, one exchange), each input's share, and
+** the rank's time, bytes and round trips for --profile.
 */
 #include "dist_internal.h"
 #include "rf_sys.h"
@@ -54,6 +55,7 @@ void rf_rt_dist_free(rf_rt_dist *x)
 {
     if (!x) return;
     free(x->reused);
+    free(x->local);
     free(x->vars);
     free(x);
 }
@@ -137,6 +139,8 @@ rf_status dist_vote_counts(rf_rt_dist *x, int failed, const int64_t *send, int64
     int inside = n <= RF_RT_DIST_VOTE_N;
     int64_t v[RF_RT_DIST_VOTE_N] = {0};
     for (int j = 0; j < n && inside; j++) v[j] = send[j];
+    x->stat.talks++;
+    x->stat.move_trips += inside ? 1 : 2;
     rf_status st = dist_vote(x, failed, inside ? v : NULL, all, what, d);
     if (!st && inside) {
         for (int r = 0; r < n; r++)
@@ -209,41 +213,96 @@ void dist_move_what(const rf_rt_dist *x, const rf_rt_dist_move *m, char *buf, si
     snprintf(buf, n, "the %s of variable %s", kind_name(m->to.kind), x->p->vars[m->var]->name);
 }
 
-/* The rows of rel sent where `to` says (hashed by its columns, all to rank
-** 0, or to every rank), *out the rows this rank receives: a collective,
-** which starts with the failure vote. */
-static rf_status exchange(rf_rt_dist *x, const rf_rt_rel *rel, rf_rt_dict *dict, const rf_rt_place *to,
-                          const char *what, rf_rt_rel *out, rf_diags *d)
+/* One relation of an exchange, packed for every rank. */
+typedef struct packed {
+    char *buf;
+    int64_t *size, *displ; /* by destination rank */
+    int64_t own;           /* its rows that stay on this rank */
+} packed;
+
+/* rel packed where `to` says (hashed by its columns, all to rank 0, or to
+** every rank) into *pk. */
+static rf_status pack_for(rf_rt_dist *x, const rf_rt_rel *rel, rf_rt_dict *dict, const rf_rt_place *to, packed *pk)
 {
     rf_status st = RF_OK;
-    int64_t *size = rf_calloc((size_t)x->size * 3 + 1, sizeof *size), *displ = size ? size + x->size : NULL,
-            *recv = size ? size + 2 * x->size : NULL;
     int32_t *dest = NULL;
-    char *buf = NULL, *rbuf = NULL;
-    if (!size) st = RF_ENOMEM;
-    if (!st && to->kind != RF_RT_PLACE_REPL) {
+    pk->size = rf_calloc((size_t)x->size * 2 + 1, sizeof *pk->size);
+    pk->displ = pk->size ? pk->size + x->size : NULL;
+    if (!pk->size) return RF_ENOMEM;
+    if (to->kind != RF_RT_PLACE_REPL) {
         dest = rf_malloc((size_t)(rel->nrows + 1) * sizeof *dest);
-        if (!dest) st = RF_ENOMEM;
-        else if (to->kind == RF_RT_PLACE_HASH)
-            rf_rt_dist_row_ranks(rel, dict, to->cols, to->ncols, x->size, dest);
-        else
-            memset(dest, 0, (size_t)rel->nrows * sizeof *dest); /* all to rank 0 */
+        if (!dest) return RF_ENOMEM;
+        if (to->kind == RF_RT_PLACE_HASH) rf_rt_dist_row_ranks(rel, dict, to->cols, to->ncols, x->size, dest);
+        else memset(dest, 0, (size_t)rel->nrows * sizeof *dest); /* all to rank 0 */
     }
     /* this rank's own rows (they stay): the rest are sent */
-    int64_t own = rel->nrows;
+    pk->own = rel->nrows;
     if (dest) {
-        own = 0;
-        for (int64_t i = 0; i < rel->nrows; i++) own += dest[i] == x->rank;
+        pk->own = 0;
+        for (int64_t i = 0; i < rel->nrows; i++) pk->own += dest[i] == x->rank;
     }
-    if (!st) st = rf_rt_dist_pack(rel, dict, dest, x->size, &buf, size, displ);
+    int64_t coded = 0, uncoded = 0;
+    st = rf_rt_dist_pack(rel, dict, dest, x->size, &pk->buf, pk->size, pk->displ, &coded, &uncoded);
+    if (!st && uncoded) x->stat.str_bytes++;
+    else if (!st && coded) x->stat.str_coded++;
     free(dest);
+    return st;
+}
+
+/* The bytes of a part of rel with no rows (its count, a tag per string
+** column); -1 for a relation without columns, whose rows are its count. */
+static int64_t empty_part(const rf_rt_rel *rel)
+{
+    if (rel->ncols == 0) return -1;
+    int64_t b = 8;
+    for (int32_t c = 0; c < rel->ncols; c++) b += rel->types[c] == RF_TYPE_STRING ? 4 : 0;
+    return b;
+}
+
+/* The rows of n relations (rel[i] sent where to[i] says), out[i] the rows
+** this rank receives of each: one collective, which starts with the
+** failure vote carrying every rank's sizes, then one exchange for them all
+** (none when no rank sends another a row). A part to a rank holds, for
+** each relation in order, its packed part's size (int64) and the part. */
+static rf_status exchange_many(rf_rt_dist *x, int n, const rf_rt_rel *const *rel, const rf_rt_place *const *to,
+                               rf_rt_dict *dict, const char *what, rf_rt_rel *out, rf_diags *d)
+{
+    int N = x->size;
+    rf_status st = RF_OK;
+    packed *pk = rf_calloc((size_t)n + 1, sizeof *pk);
+    int64_t *cnt = rf_calloc((size_t)N * 4 + 1, sizeof *cnt), *send = cnt, *sdispl = cnt ? cnt + N : NULL,
+            *recv = cnt ? cnt + 2 * N : NULL, *rsize = cnt ? cnt + 3 * N : NULL;
+    char *sbuf = NULL, *rbuf = NULL, *part = NULL;
+    if (!pk || !cnt) st = RF_ENOMEM;
+    int64_t empty = 0;
+    for (int i = 0; i < n && !st; i++) {
+        st = pack_for(x, rel[i], dict, to[i], &pk[i]);
+        int64_t e = empty_part(rel[i]);
+        empty = e < 0 || empty < 0 ? -1 : empty + 8 + e;
+        for (int j = 0; j < N && !st; j++) send[j] += 8 + pk[i].size[j];
+    }
+    /* the parts for each rank, relation by relation (made before the vote,
+    ** so that a rank out of memory says so there) */
+    int64_t total = 0;
+    for (int j = 0; j < N && !st; j++) sdispl[j] = total, total += send[j];
+    if (!st && !(sbuf = rf_rt_alloc_big((size_t)total + 1))) st = RF_ENOMEM;
+    for (int j = 0; j < N && !st; j++) {
+        char *p = sbuf + sdispl[j];
+        for (int i = 0; i < n; i++) {
+            int64_t sz = pk[i].size[j];
+            memcpy(p, &sz, 8);
+            memcpy(p + 8, pk[i].buf + (to[i]->kind == RF_RT_PLACE_REPL ? 0 : pk[i].displ[j]), (size_t)sz);
+            p += 8 + sz;
+        }
+    }
+    for (int i = 0; i < n && pk; i++) {
+        free(pk[i].buf); /* (sbuf holds them now) */
+        pk[i].buf = NULL;
+    }
     if (st) rf_error(d, rf_mkloc(NULL, 0, 0), "rank %d: out of memory packing %s", x->rank, what);
-    /* the failure vote carries every rank's sizes: one collective, then the
-    ** rows. A part of no rows is its 8-byte count alone (but so is every
-    ** part of a relation without columns, whose rows are its count) */
     int silent = 0, big = 0;
-    int64_t empty = rel->ncols > 0 ? 8 : -1;
-    rf_status vst = size ? dist_vote_counts(x, st != RF_OK, size, empty, recv, &silent, &big, what, d) : RF_ENOMEM;
+    rf_status vst = cnt ? dist_vote_counts(x, st != RF_OK, send, empty, recv, &silent, &big, what, d) : RF_ENOMEM;
+    x->stat.talks += n - 1; /* (the vote counted one) */
     if (!vst && big) {
         /* MPI's counts are ints: every rank saw the counts and refuses alike */
         if (x->rank == 0)
@@ -253,75 +312,156 @@ static rf_status exchange(rf_rt_dist *x, const rf_rt_rel *rel, rf_rt_dict *dict,
         x->stopped = 1;
         vst = RF_EUSER;
     }
-    const char *rows = NULL;
     if (!vst && silent) {
-        /* no rank sends another anything: this rank keeps its own part */
-        rows = buf + (to->kind == RF_RT_PLACE_REPL ? 0 : displ[x->rank]);
-    } else if (!vst) {
-        double t0 = rf_now();
-        vst = rf_rt_dist_alltoallv(x->w, x->timeout_s, what, buf, size, displ, &rbuf, recv, d);
-        x->stat.xport_seconds += rf_now() - t0;
-        x->stat.exchanges++;
-        rows = rbuf;
-        if (vst) x->stopped = 1;
-    }
-    if (!vst && silent) {
-        vst = rf_rt_dist_unpack(rows, &size[x->rank], 1, rel->ncols, rel->types, dict, out);
+        /* no rank sends another anything: this rank keeps its own parts */
+        const char *p = sbuf + sdispl[x->rank];
+        for (int i = 0; i < n && !vst; i++) {
+            int64_t sz;
+            memcpy(&sz, p, 8);
+            vst = rf_rt_dist_unpack(p + 8, &sz, 1, rel[i]->ncols, rel[i]->types, dict, &out[i]);
+            p += 8 + sz;
+        }
         if (vst) rf_error(d, rf_mkloc(NULL, 0, 0), "rank %d: %s: %s", x->rank, what,
                           vst == RF_ENOMEM ? "out of memory" : "malformed rows");
     } else if (!vst) {
-        for (int r = 0; r < x->size; r++)
+        double t0 = rf_now();
+        vst = rf_rt_dist_alltoallv(x->w, x->timeout_s, what, sbuf, send, sdispl, &rbuf, recv, d);
+        x->stat.xport_seconds += rf_now() - t0;
+        x->stat.move_trips++;
+        x->stat.exchanges += n;
+        if (vst) x->stopped = 1;
+        for (int r = 0; r < N && !vst; r++)
             if (r != x->rank) {
-                x->stat.bytes_sent += size[r];
+                x->stat.bytes_sent += send[r];
                 x->stat.bytes_received += recv[r];
             }
-        vst = rf_rt_dist_unpack(rows, recv, x->size, rel->ncols, rel->types, dict, out);
-        if (vst) rf_error(d, rf_mkloc(NULL, 0, 0), "rank %d: %s: %s", x->rank, what,
-                          vst == RF_ENOMEM ? "out of memory" : "malformed rows received");
-        if (!vst) {
-            x->stat.rows_sent += to->kind == RF_RT_PLACE_REPL ? rel->nrows * (x->size - 1) : rel->nrows - own;
-            x->stat.rows_received += out->nrows - own;
+        /* relation i: its part from each rank, in rank order, together;
+        ** at[j] where source j's next relation starts, end[j] its end */
+        int64_t *at = rf_calloc((size_t)N * 2 + 1, sizeof *at), *end = at ? at + N : NULL;
+        if (!vst && !at) vst = RF_ENOMEM;
+        for (int j = 0; j < N && !vst; j++) {
+            at[j] = j ? end[j - 1] : 0;
+            end[j] = at[j] + recv[j];
         }
+        for (int i = 0; i < n && !vst; i++) {
+            int64_t sum = 0;
+            for (int j = 0; j < N && !vst; j++) {
+                if (end[j] - at[j] < 8) vst = RF_EINTERNAL;
+                else memcpy(&rsize[j], rbuf + at[j], 8);
+                if (!vst && (rsize[j] < 0 || rsize[j] > end[j] - at[j] - 8)) vst = RF_EINTERNAL;
+                sum += vst ? 0 : rsize[j];
+            }
+            free(part);
+            part = vst ? NULL : rf_rt_alloc_big((size_t)sum + 1);
+            if (!vst && !part) vst = RF_ENOMEM;
+            int64_t p = 0;
+            for (int j = 0; j < N && !vst; j++) {
+                memcpy(part + p, rbuf + at[j] + 8, (size_t)rsize[j]);
+                p += rsize[j];
+                at[j] += 8 + rsize[j];
+            }
+            if (!vst) vst = rf_rt_dist_unpack(part, rsize, N, rel[i]->ncols, rel[i]->types, dict, &out[i]);
+            if (!vst) {
+                x->stat.rows_sent += to[i]->kind == RF_RT_PLACE_REPL ? rel[i]->nrows * (N - 1) : rel[i]->nrows - pk[i].own;
+                x->stat.rows_received += out[i].nrows - pk[i].own;
+            }
+        }
+        for (int j = 0; j < N && !vst; j++)
+            if (at[j] != end[j]) vst = RF_EINTERNAL; /* bytes past the last relation */
+        free(at);
+        if (vst && vst != RF_EUSER && !x->stopped)
+            rf_error(d, rf_mkloc(NULL, 0, 0), "rank %d: %s: %s", x->rank, what,
+                     vst == RF_ENOMEM ? "out of memory" : "malformed rows received");
     }
+    for (int i = 0; i < n && pk; i++) {
+        free(pk[i].buf);
+        free(pk[i].size);
+    }
+    free(part);
+    free(pk);
     free(rbuf);
-    free(buf);
-    free(size);
+    free(sbuf);
+    free(cnt);
     return st ? st : vst;
+}
+
+static rf_status exchange(rf_rt_dist *x, const rf_rt_rel *rel, rf_rt_dict *dict, const rf_rt_place *to,
+                          const char *what, rf_rt_rel *out, rf_diags *d)
+{
+    return exchange_many(x, 1, &rel, &to, dict, what, out, d);
+}
+
+/* Whether move m needs no message: every rank holds what it needs already. */
+static int move_is_local(const rf_rt_dist *x, const rf_rt_dist_move *m)
+{
+    rf_rt_place_kind from = x->vars[m->var].place.kind;
+    return from == RF_RT_PLACE_REPL || from == RF_RT_PLACE_EMPTY || m->to.kind == RF_RT_PLACE_ANY;
+}
+
+/* Such a move: a replicated relation cut to this rank's rows, others kept. */
+static rf_status move_local(rf_rt_dist *x, const rf_rt_dist_move *m, const rf_rt_rel *rel, rf_rt_dict *dict,
+                            rf_rt_rel *out)
+{
+    rf_rt_place_kind from = x->vars[m->var].place.kind;
+    rf_status st;
+    if (from == RF_RT_PLACE_REPL) st = keep_rows(x, rel, dict, &m->to, out);
+    else st = rf_rt_rel_alloc(out, rel->ncols, rel->types, 0);
+    if (!st && from != RF_RT_PLACE_REPL && rel->nrows) {
+        /* a spread relation placed "any": it is already; keep its rows */
+        rf_rt_rel_free(out);
+        st = rf_rt_rel_alloc(out, rel->ncols, rel->types, rel->nrows);
+        for (int32_t c = 0; c < rel->ncols && !st; c++)
+            memcpy(out->cols[c], rel->cols[c], (size_t)(rel->nrows * rf_rt_type_width(rel->types[c])));
+    }
+    return st;
+}
+
+rf_status rf_rt_dist_move_rels(rf_rt_dist *x, const rf_rt_dist_move *m, int32_t n, const rf_rt_rel *const *rel,
+                               rf_rt_dict *dict, rf_rt_rel *out, rf_diags *d)
+{
+    for (int32_t i = 0; i < n; i++) memset(&out[i], 0, sizeof out[i]);
+    /* the moves that talk, together: one vote, one exchange */
+    const rf_rt_rel **trel = rf_calloc((size_t)n + 1, sizeof *trel);
+    const rf_rt_place **tto = rf_calloc((size_t)n + 1, sizeof *tto);
+    rf_rt_rel *tout = rf_calloc((size_t)n + 1, sizeof *tout);
+    int32_t *ti = rf_calloc((size_t)n + 1, sizeof *ti);
+    int32_t k = 0;
+    rf_status st = trel && tto && tout && ti ? RF_OK : RF_ENOMEM;
+    for (int32_t i = 0; i < n && !st; i++)
+        if (!move_is_local(x, &m[i])) {
+            trel[k] = rel[i];
+            tto[k] = &m[i].to;
+            ti[k++] = i;
+        }
+    if (!st && k) {
+        char what[128];
+        dist_move_what(x, &m[ti[0]], what, sizeof what);
+        if (k > 1) snprintf(what + strlen(what), sizeof what - strlen(what), " and %d more", (int)(k - 1));
+        st = exchange_many(x, k, trel, tto, dict, what, tout, d);
+        for (int32_t j = 0; j < k; j++) out[ti[j]] = tout[j];
+    }
+    /* then the others, which send nothing (a failure here is told by the next vote) */
+    for (int32_t i = 0; i < n && !st; i++)
+        if (move_is_local(x, &m[i])) st = move_local(x, &m[i], rel[i], dict, &out[i]);
+    for (int32_t i = 0; i < n; i++) {
+        x->stat.moves++;
+        if (st) continue;
+        x->vars[m[i].var].place = m[i].to;
+        x->vars[m[i].var].gen++;
+    }
+    if (st)
+        for (int32_t i = 0; i < n; i++) rf_rt_rel_free(&out[i]);
+    free(trel);
+    free(tto);
+    free(tout);
+    free(ti);
+    return st;
 }
 
 rf_status rf_rt_dist_move_rel(rf_rt_dist *x, const rf_rt_dist_move *m, const rf_rt_rel *rel, rf_rt_dict *dict,
                               rf_rt_rel *out, rf_diags *d)
 {
-    memset(out, 0, sizeof *out);
-    dist_var *v = &x->vars[m->var];
-    rf_rt_place_kind from = v->place.kind;
-    rf_status st = RF_OK;
-    x->stat.moves++;
-    if (from == RF_RT_PLACE_REPL || from == RF_RT_PLACE_EMPTY || m->to.kind == RF_RT_PLACE_ANY) {
-        /* no communication: every rank holds what it needs already */
-        if (from == RF_RT_PLACE_REPL) st = keep_rows(x, rel, dict, &m->to, out);
-        else st = rf_rt_rel_alloc(out, rel->ncols, rel->types, 0);
-        if (!st && from != RF_RT_PLACE_REPL && rel->nrows) {
-            /* a spread relation placed "any": it is already; keep its rows */
-            rf_rt_rel_free(out);
-            st = rf_rt_rel_alloc(out, rel->ncols, rel->types, rel->nrows);
-            for (int32_t c = 0; c < rel->ncols && !st; c++)
-                memcpy(out->cols[c], rel->cols[c], (size_t)(rel->nrows * rf_rt_type_width(rel->types[c])));
-        }
-        if (!st) {
-            v->place = m->to;
-            v->gen++;
-        }
-        return st;
-    }
-    char what[96];
-    dist_move_what(x, m, what, sizeof what);
-    st = exchange(x, rel, dict, &m->to, what, out, d);
-    if (!st) {
-        v->place = m->to;
-        v->gen++;
-    }
-    return st;
+    return rf_rt_dist_move_rels(x, m, 1, &rel, dict, out, d);
 }
 
 rf_status rf_rt_dist_allgather(rf_rt_dist *x, int failed, const int64_t *v, rf_rt_dist_vote *all, const char *what,
@@ -348,6 +488,10 @@ void rf_rt_dist_run_begins(rf_rt_dist *x)
     x->stat.wait_seconds = 0;
     x->stat.collectives = 0;
     x->stat.collective_seconds = 0;
+    x->stat.talks = 0;
+    x->stat.move_trips = 0;
+    x->stat.str_coded = 0;
+    x->stat.str_bytes = 0;
 }
 
 void rf_rt_dist_read(rf_rt_dist *x, int64_t rows, int64_t bytes)
@@ -373,6 +517,7 @@ rf_status dist_sum_votes(rf_rt_dist *x, const int64_t local[2], int64_t sum[2], 
     rf_rt_dist_vote *all = rf_calloc((size_t)x->size, sizeof *all);
     if (!all) return RF_ENOMEM;
     int64_t v[RF_RT_DIST_VOTE_N] = {local[0], local[1]};
+    x->stat.move_trips++; /* a join's sizes, which decide its moves */
     rf_status st = dist_vote(x, 0, v, all, what, d);
     sum[0] = sum[1] = 0;
     for (int r = 0; r < x->size && !st; r++) sum[0] += all[r].v[0], sum[1] += all[r].v[1];
@@ -390,9 +535,11 @@ rf_status rf_rt_dist_end(rf_rt_dist *x, rf_status st, double run_seconds, rf_rt_
     const rf_rt_rankstat *m = &x->stat;
     int64_t v[RF_RT_DIST_VOTE_N] = {(int64_t)(run_seconds * 1e6), (int64_t)(m->wait_seconds * 1e6), m->bytes_sent,
                                     m->bytes_received, m->dev_bytes_sent, m->dev_bytes_received, m->read_rows,
-                                    m->read_bytes, m->exchanges, (int64_t)(m->xport_seconds * 1e6), m->collectives,
+                                    m->read_bytes, m->exchanges | m->talks << 32,
+                                    (int64_t)(m->xport_seconds * 1e6) | m->str_bytes << 40,
+                                    m->collectives | m->move_trips << 32,
                                     (int64_t)(m->collective_seconds * 1e6), m->rows_sent,
-                                    (int64_t)(m->start_seconds * 1e6), m->moves * 2 + (m->starts != 0),
+                                    (int64_t)(m->start_seconds * 1e6) | m->str_coded << 32, m->moves * 2 + (m->starts != 0),
                                     m->rows_received};
     rf_status vst = dist_vote(x, st != RF_OK, v, all, "the end of the run", d);
     if (!vst && stats)
@@ -407,12 +554,17 @@ rf_status rf_rt_dist_end(rf_rt_dist *x, rf_status st, double run_seconds, rf_rt_
             s->dev_bytes_received = a[5];
             s->read_rows = a[6];
             s->read_bytes = a[7];
-            s->exchanges = a[8];
-            s->xport_seconds = (double)a[9] / 1e6;
-            s->collectives = a[10]; /* the end's own vote not counted */
+            s->exchanges = a[8] & 0xffffffff; /* (with the moves that talked: counts below 2^31) */
+            s->talks = a[8] >> 32;
+            /* (counts that share a number: each below 2^31, or 2^23 for str_bytes) */
+            s->xport_seconds = (double)(a[9] & ((INT64_C(1) << 40) - 1)) / 1e6;
+            s->str_bytes = a[9] >> 40;
+            s->collectives = a[10] & 0xffffffff; /* the end's own vote not counted */
+            s->move_trips = a[10] >> 32;
             s->collective_seconds = (double)a[11] / 1e6;
             s->rows_sent = a[12];
-            s->start_seconds = (double)a[13] / 1e6;
+            s->start_seconds = (double)(a[13] & 0xffffffff) / 1e6;
+            s->str_coded = a[13] >> 32;
             s->moves = a[14] / 2;
             s->starts = a[14] % 2;
             s->rows_received = a[15];

@@ -67,6 +67,7 @@ static rf_status xp_exchange(void *ctx, const rf_rt_xbuf *sends, int nsend, cons
                            : rf_rt_dist_sendrecv(x->w, x->timeout_s, what, sends, nsend, recvs, nrecv, d);
     x->stat.xport_seconds += rf_now() - t0;
     x->stat.exchanges++;
+    x->stat.move_trips++;
     if (st) x->stopped = 1; /* the world is broken: no more collectives */
     return st;
 }
@@ -149,10 +150,10 @@ static rf_status choose(rf_rt_dist *x, int host_memory, int64_t gpu, xport_cache
     } else if (nccl) {
         char ver[32];
         dist_nccl_version(ver, sizeof ver);
-        snprintf(c->note, sizeof c->note, "GPU to GPU with NCCL %s (relations with strings through host memory)", ver);
+        snprintf(c->note, sizeof c->note, "GPU to GPU with NCCL %s (relations with a rank's own strings through host memory)", ver);
     } else {
         snprintf(c->note, sizeof c->note,
-                 "in the emulated GPUs' memory over MPI (relations with strings through host memory)");
+                 "in the emulated GPUs' memory over MPI (relations with a rank's own strings through host memory)");
     }
     return RF_OK;
 }
@@ -241,6 +242,12 @@ void rf_rt_dist_moved_on_device(rf_rt_dist *x, const rf_rt_dist_move *m, rf_stat
     dist_var *v = &x->vars[m->var];
     v->place = m->to;
     v->gen++;
+    const rf_hir_var *hv = x->p->vars[m->var];
+    for (int32_t c = 0; c < hv->ncols; c++)
+        if (hv->types[c] == RF_TYPE_STRING) {
+            x->stat.str_coded++; /* shared codes, moved as any column */
+            break;
+        }
     x->stat.dev_bytes_sent += xs->bytes_sent;
     x->stat.dev_bytes_received += xs->bytes_received;
     x->stat.rows_sent += xs->rows_sent;

@@ -81,18 +81,21 @@ rf_status rf_rt_dist_sendrecv(rf_rt_dist_world *w, double timeout_s, const char 
 
 /* ---- rows to ranks, rows to bytes and back (dist_pack.c) ----------------- */
 
-/* The rank that owns a row hashed by cols (strings by their bytes, so that
-** every rank agrees whatever its dictionary's codes). */
+/* The rank that owns a row hashed by cols (a string by its code where the
+** code is shared by every rank, rf_rt_dict_shared, else by its bytes, so
+** that every rank agrees whatever its dictionary's other codes). */
 void rf_rt_dist_row_ranks(const rf_rt_rel *r, const rf_rt_dict *dict, const int32_t *cols, int32_t ncols,
                           int nranks, int32_t *rank_of_row);
 /* Packs the rows of r for each destination (dest[i] < 0: row i stays out;
 ** dest NULL: every row to every rank, packed once): *buf holds nranks parts,
-** part j at displ[j] with size[j] bytes (for dest NULL all parts are one). */
+** part j at displ[j] with size[j] bytes (for dest NULL all parts are one).
+** A string column of a part whose codes are all shared goes as codes, else
+** as bytes: *coded and *uncoded (either may be NULL) count those columns. */
 rf_status rf_rt_dist_pack(const rf_rt_rel *r, const rf_rt_dict *dict, const int32_t *dest, int nranks, char **buf,
-                          int64_t *size, int64_t *displ);
+                          int64_t *size, int64_t *displ, int64_t *coded, int64_t *uncoded);
 /* Appends the rows of nparts packed parts (in order) to out (allocated here
-** with r's column count and types), interning strings in dict. RF_EINTERNAL
-** on a malformed part. */
+** with r's column count and types), interning strings sent as bytes in
+** dict (codes sent as codes are kept). RF_EINTERNAL on a malformed part. */
 rf_status rf_rt_dist_unpack(const char *buf, const int64_t *size, int nparts, int32_t ncols, const rf_type *types,
                             rf_rt_dict *dict, rf_rt_rel *out);
 
@@ -137,6 +140,11 @@ typedef struct rf_rt_rankstat {
     double collective_seconds; /* in them (wait_seconds is the part spent in votes) */
     int64_t starts;           /* the transport started for this run (NCCL's communicator): 1, or 0 reused */
     double start_seconds;     /* that start (before the run: not in run_seconds) */
+    int64_t talks;            /* moves that asked the other ranks (a vote with counts, then maybe rows) */
+    int64_t move_trips;       /* the round trips of those moves: votes with counts, sizes, row exchanges */
+    /* moves of relations with string columns: every string sent as a code
+    ** shared by the ranks, or some sent as bytes (rank 0's, for the profile) */
+    int64_t str_coded, str_bytes;
 } rf_rt_rankstat;
 
 /* NULL *out when w is NULL or has one rank: the run is a plain one.
@@ -180,6 +188,11 @@ rf_status rf_rt_dist_plan(rf_rt_dist *x, const rf_hir_kernel *k, const int64_t *
 ** same move. */
 rf_status rf_rt_dist_move_rel(rf_rt_dist *x, const rf_rt_dist_move *m, const rf_rt_rel *rel, rf_rt_dict *dict,
                               rf_rt_rel *out, rf_diags *d);
+/* The same for n moves of distinct variables (rel[i] moved by m[i] into
+** out[i]) at once: one vote with every rank's sizes and one exchange for
+** all that talk (two round trips, where one move at a time takes two each). */
+rf_status rf_rt_dist_move_rels(rf_rt_dist *x, const rf_rt_dist_move *m, int32_t n, const rf_rt_rel *const *rel,
+                               rf_rt_dict *dict, rf_rt_rel *out, rf_diags *d);
 /* Whether kernels j0 + 1 ... (the one whose id is last) of block bl need
 ** no move, once kernel j0 (whose moves are made) has run: planned ahead
 ** with the placements every rank has, no collective. A fused kernel that
@@ -214,6 +227,28 @@ int rf_rt_dist_move_talks(const rf_rt_dist *x, const rf_rt_dist_move *m, rf_rt_x
 /* After a move the device made (st: how it went): the placement, and the
 ** bytes it moved for the profile. */
 void rf_rt_dist_moved_on_device(rf_rt_dist *x, const rf_rt_dist_move *m, rf_status st, const rf_rt_xstat *xs);
+
+/* ---- string codes every rank shares (dist_codes.c) ------------------------ */
+
+/* Before the inputs: the program's string constants interned (the start of
+** the prefix every rank interns alike; the database's dictionaries follow,
+** rf_rt_inputs_shared_strings), the dictionary's shared count reset. */
+rf_status rf_rt_dist_codes_begin(rf_rt_dist *x, rf_rt_dict *dict);
+/* The prefix's end: past the constants' codes and top (past the codes the
+** database's strings got). */
+void rf_rt_dist_codes_mark(rf_rt_dist *x, const rf_rt_dict *dict, int64_t top);
+/* Input var's share r was read: whether it holds codes past the prefix. */
+void rf_rt_dist_codes_input(rf_rt_dist *x, int32_t var, const rf_rt_rel *r);
+/* After the inputs, a collective: the ranks compare their prefixes (and
+** which inputs hold their own strings); alike, the dictionary's shared
+** count becomes the prefix's length, else nothing is shared. */
+rf_status rf_rt_dist_codes_agree(rf_rt_dist *x, rf_rt_dict *dict, rf_diags *d);
+/* Whether var holds shared codes only, on every rank: its moves may go on
+** the device like a relation without strings. */
+int rf_rt_dist_codes_shared(const rf_rt_dist *x, int32_t var);
+/* One line for --profile: how the ranks' strings moved (stats: every
+** rank's, from rf_rt_dist_end), or why as bytes. */
+void rf_rt_dist_codes_note(const rf_rt_dist *x, const rf_rt_rankstat *stats, char *buf, size_t n);
 
 /* After an output's last kernel: the move (if any) that brings it to rank 0. */
 int rf_rt_dist_output_move(rf_rt_dist *x, int32_t var, rf_rt_dist_move *m);

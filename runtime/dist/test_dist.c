@@ -3,7 +3,10 @@
 ** runtime/dist: a row's rank does not depend on the dictionary's codes (two
 ** ranks that interned strings in other orders agree), and rows packed for
 ** each rank unpack to the same values on a rank with another dictionary,
-** in order; a malformed part is refused.
+** in order; a malformed part is refused. With a shared prefix of codes
+** (rf_rt_dict_set_shared): rows hash alike on ranks whose other codes
+** differ, parts of shared codes travel as codes, a part with a rank's own
+** string as bytes, and a code past the receiver's prefix is refused.
 */
 #include "rf_rt_dist.h"
 
@@ -44,6 +47,75 @@ static void make(rf_rt_rel *r, rf_rt_dict *d, int noise)
     }
 }
 
+/* Two ranks' dictionaries: the same prefix ("p0".."p9"), then other own
+** strings; a relation of one string column per rank. */
+static void shared_codes(void)
+{
+    rf_rt_dict *da = rf_rt_dict_new(), *db = rf_rt_dict_new();
+    static const rf_type st[1] = {RF_TYPE_STRING};
+    uint32_t c;
+    char b[16];
+    for (int i = 0; i < 10; i++) {
+        snprintf(b, sizeof b, "p%d", i);
+        rf_rt_dict_intern(da, b, (int64_t)strlen(b), &c);
+        rf_rt_dict_intern(db, b, (int64_t)strlen(b), &c);
+    }
+    CHECK(rf_rt_dict_prefix_hash(da, 10) == rf_rt_dict_prefix_hash(db, 10));
+    CHECK(rf_rt_dict_prefix_hash(da, 10) != rf_rt_dict_prefix_hash(da, 9));
+    rf_rt_dict_intern(da, "own-a", 5, &c);
+    rf_rt_dict_intern(db, "own-b", 5, &c);
+    rf_rt_dict_intern(db, "own-c", 5, &c);
+    rf_rt_dict_intern(db, "x", 1, &c);
+    rf_rt_dict_intern(da, "x", 1, &c); /* a rank's own string on both, at other codes */
+    CHECK(rf_rt_dict_prefix_hash(da, 12) != rf_rt_dict_prefix_hash(db, 12));
+    rf_rt_dict_set_shared(da, 10);
+    rf_rt_dict_set_shared(db, 10);
+    /* rows: p0..p9 and then "x", on both ranks */
+    rf_rt_rel ra, rb;
+    CHECK(!rf_rt_rel_alloc(&ra, 1, st, 11));
+    CHECK(!rf_rt_rel_alloc(&rb, 1, st, 11));
+    for (int i = 0; i < 11; i++) {
+        if (i < 10) snprintf(b, sizeof b, "p%d", i);
+        else snprintf(b, sizeof b, "x");
+        rf_rt_dict_intern(da, b, (int64_t)strlen(b), &((uint32_t *)ra.cols[0])[i]);
+        rf_rt_dict_intern(db, b, (int64_t)strlen(b), &((uint32_t *)rb.cols[0])[i]);
+    }
+    CHECK(((uint32_t *)ra.cols[0])[10] != ((uint32_t *)rb.cols[0])[10]);
+    int32_t col = 0, ka[11], kb[11];
+    rf_rt_dist_row_ranks(&ra, da, &col, 1, 3, ka);
+    rf_rt_dist_row_ranks(&rb, db, &col, 1, 3, kb);
+    for (int i = 0; i < 11; i++) CHECK(ka[i] == kb[i]);
+    /* the first ten rows (shared codes) as codes; all rows: bytes */
+    int64_t size[3], displ[3], coded = 0, uncoded = 0;
+    char *buf = NULL;
+    ra.nrows = 10;
+    CHECK(!rf_rt_dist_pack(&ra, da, NULL, 3, &buf, size, displ, &coded, &uncoded));
+    CHECK(coded == 1 && uncoded == 0);
+    CHECK(size[0] == 8 + 4 + 10 * 4); /* count, tag, codes: no bytes */
+    rf_rt_rel out;
+    CHECK(!rf_rt_dist_unpack(buf, size, 1, 1, st, db, &out));
+    for (int i = 0; i < 10 && out.nrows == 10; i++) CHECK(((uint32_t *)out.cols[0])[i] == ((uint32_t *)ra.cols[0])[i]);
+    rf_rt_rel_free(&out);
+    /* a receiver sharing fewer codes refuses them */
+    rf_rt_dict_set_shared(db, 5);
+    CHECK(rf_rt_dist_unpack(buf, size, 1, 1, st, db, &out) == RF_EINTERNAL);
+    rf_rt_dict_set_shared(db, 10);
+    free(buf);
+    ra.nrows = 11;
+    coded = uncoded = 0;
+    CHECK(!rf_rt_dist_pack(&ra, da, NULL, 3, &buf, size, displ, &coded, &uncoded));
+    CHECK(coded == 0 && uncoded == 1);
+    CHECK(!rf_rt_dist_unpack(buf, size, 1, 1, st, db, &out));
+    CHECK(out.nrows == 11 && ((uint32_t *)out.cols[0])[10] == ((uint32_t *)rb.cols[0])[10]); /* "x" as db codes it */
+    CHECK(out.nrows == 11 && ((uint32_t *)out.cols[0])[3] == ((uint32_t *)rb.cols[0])[3]);
+    rf_rt_rel_free(&out);
+    free(buf);
+    rf_rt_rel_free(&ra);
+    rf_rt_rel_free(&rb);
+    rf_rt_dict_free(da);
+    rf_rt_dict_free(db);
+}
+
 int main(void)
 {
     rf_rt_dict *d1 = rf_rt_dict_new(), *d2 = rf_rt_dict_new(), *d3 = rf_rt_dict_new();
@@ -72,7 +144,7 @@ int main(void)
     int64_t size[3], displ[3];
     char *buf = NULL;
     rf_rt_dist_row_ranks(&a, d1, cols, 2, 3, ra);
-    CHECK(!rf_rt_dist_pack(&a, d1, ra, 3, &buf, size, displ));
+    CHECK(!rf_rt_dist_pack(&a, d1, ra, 3, &buf, size, displ, NULL, NULL));
     for (int part = 0; part < 3; part++) {
         rf_rt_rel out;
         CHECK(!rf_rt_dist_unpack(buf + displ[part], &size[part], 1, 4, types, d3, &out));
@@ -111,7 +183,7 @@ int main(void)
     }
     free(buf);
     /* a broadcast: one part for all, every row */
-    CHECK(!rf_rt_dist_pack(&a, d1, NULL, 3, &buf, size, displ));
+    CHECK(!rf_rt_dist_pack(&a, d1, NULL, 3, &buf, size, displ, NULL, NULL));
     CHECK(displ[0] == 0 && displ[1] == 0 && displ[2] == 0 && size[1] == size[0]);
     {
         rf_rt_rel all;
@@ -120,6 +192,7 @@ int main(void)
         rf_rt_rel_free(&all);
     }
     free(buf);
+    shared_codes();
     rf_rt_rel_free(&a);
     rf_rt_rel_free(&b);
     rf_rt_dict_free(d1);

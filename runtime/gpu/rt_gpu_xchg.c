@@ -11,8 +11,10 @@
 ** memory, which is host memory), and the rank's new value: the parts
 ** received laid out by source rank, each in its order, exactly as the move
 ** through host memory lays them out. This rank's own part is copied on the
-** device. Relations with string columns never come here: their codes are
-** per rank, so their bytes travel through host memory.
+** device. Relations with string columns come here only when every code
+** they hold is one all ranks share (runtime/dist/dist_codes.c): a code
+** moves as any 4-byte column and is hashed as a date's value, as
+** dist_pack.c hashes a shared code; the rest move through host memory.
 */
 #include "rt_gpu_internal.h"
 
@@ -26,7 +28,8 @@ static uint64_t part_kind(rf_type t)
 {
     switch (t) {
     case RF_TYPE_FLOAT: return 1;
-    case RF_TYPE_DATE: return 2;
+    case RF_TYPE_DATE:
+    case RF_TYPE_STRING: return 2; /* a shared code (below 2^31) */
     case RF_TYPE_BOOL: return 3;
     default: return 0;
     }
@@ -66,8 +69,6 @@ rf_status rf_gx_exchange(void *dev, int32_t var, const rf_rt_xmove *mv, const rf
     const rf_hir_var *hv = x->p->vars[var];
     gval *v = &x->vals[var];
     int n = xp->size, me = xp->rank;
-    for (int32_t c = 0; c < hv->ncols; c++)
-        if (hv->types[c] == RF_TYPE_STRING) return RF_EINTERNAL; /* the driver moves these through host memory */
     rf_status wst = rf_gx_widen(x, var, 1); /* a narrow set's columns in 64 bits, as they move */
     if (wst) return wst;
     gval *parts = rf_calloc((size_t)n, sizeof *parts);
