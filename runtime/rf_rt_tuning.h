@@ -46,9 +46,6 @@ typedef struct rf_rt_tuning {
     /* block_skip: 1, inputs read from a database skip the blocks whose
     ** min/max no reader's constant range filter can accept */
     int block_skip;
-    /* narrow_copy: 1, GPU copies of int, decimal, date and string-code
-    ** columns go narrow on the wire (runtime/gpu/rt_gpu_wire.c) */
-    int narrow_copy;
     /* rank_timeout_s: seconds a rank waits in a collective for the others
     ** before it stops all ranks with an error (INT64_MAX: no limit) */
     int64_t rank_timeout_s;

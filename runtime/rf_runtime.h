@@ -195,17 +195,6 @@ typedef struct rf_rt_result {
     uint64_t load_h2d_bytes;       /* GPU: the part of h2d_bytes copied by the load (the copy phase):
                                       under a memory cap, ranges of inputs left in host memory are
                                       copied later, in the run */
-    /* GPU, the start's parts (--profile), seconds: the driver loaded and
-    ** cuInit, the primary context, cudart's start (CUB's module), in the
-    ** run that started the driver (else 0); the stream and events; the
-    ** pinned staging buffers, on a thread beside the program's load (0:
-    ** kept from an earlier run of the process), and how long the first copy
-    ** waited for them */
-    double gpu_start_init_s, gpu_start_context_s, gpu_start_cudart_s, gpu_start_stream_s;
-    double gpu_start_pinned_s, gpu_start_pinned_wait_s;
-    /* GPU: of h2d_bytes and load_h2d_bytes, the bytes that crossed (columns
-    ** copied narrow cross in fewer: runtime/gpu/rt_gpu_wire.c) */
-    uint64_t wire_bytes, load_wire_bytes;
     /* GPU: the machine's pinned host-to-device bandwidth, GB/s, measured
     ** once per process with --profile; 0: not measured (the emulator) */
     double gpu_pinned_gbs;

@@ -32,7 +32,7 @@ void rf_rt_profile_write(const rf_rt_result *res, FILE *f)
     if (!strcmp(res->device, "gpu")) {
         /* the copy phase's rate from its own bytes (a run under a cap copies
         ** ranges of inputs later, in the run: h2d_bytes counts those too) */
-        double gbs = res->copy_seconds > 0 ? (double)res->load_wire_bytes / res->copy_seconds * 1e-9 : 0;
+        double gbs = res->copy_seconds > 0 ? (double)res->load_h2d_bytes / res->copy_seconds * 1e-9 : 0;
         /* the copy's share of what pinned copies reach on this machine */
         char share[96];
         if (res->gpu_pinned_gbs > 0)
@@ -42,34 +42,12 @@ void rf_rt_profile_write(const rf_rt_result *res, FILE *f)
             snprintf(share, sizeof share, ", pinned bandwidth not measured");
         fprintf(f,
                 "phases: device %.3f ms, program %.3f ms, read %.3f ms, copy %.3f ms (%llu bytes to the device, "
-                "%llu on the wire, %.2f GB/s%s), run %.3f ms (%llu more bytes to the device), outputs back %.3f ms "
-                "(%llu bytes to the host); device memory allocations %.3f ms (in the copy or the run)\n",
+                "%.2f GB/s%s), run %.3f ms (%llu more bytes to the device), outputs back %.3f ms (%llu bytes to "
+                "the host); device memory allocations %.3f ms (in the copy or the run)\n",
                 res->device_seconds * 1e3, res->program_seconds * 1e3, res->read_seconds * 1e3,
-                res->copy_seconds * 1e3, (unsigned long long)res->load_h2d_bytes,
-                (unsigned long long)res->load_wire_bytes, gbs, share, res->run_seconds * 1e3,
+                res->copy_seconds * 1e3, (unsigned long long)res->load_h2d_bytes, gbs, share, res->run_seconds * 1e3,
                 (unsigned long long)(res->h2d_bytes > res->load_h2d_bytes ? res->h2d_bytes - res->load_h2d_bytes : 0),
                 res->output_seconds * 1e3, (unsigned long long)res->d2h_bytes, res->gpu_alloc_seconds * 1e3);
-        if (res->gpu_start_init_s > 0 || res->gpu_start_stream_s > 0 || res->gpu_start_pinned_s > 0) {
-            char drvs[160];
-            if (res->gpu_start_init_s > 0)
-                snprintf(drvs, sizeof drvs, "driver and cuInit %.3f ms, context %.3f ms, cudart and CUB %.3f ms",
-                         res->gpu_start_init_s * 1e3, res->gpu_start_context_s * 1e3, res->gpu_start_cudart_s * 1e3);
-            else
-                snprintf(drvs, sizeof drvs, "driver started earlier in the process");
-            char pin[96];
-            if (res->gpu_start_pinned_s > 0)
-                snprintf(pin, sizeof pin, "%.3f ms beside the program's load, waited for %.3f ms",
-                         res->gpu_start_pinned_s * 1e3, res->gpu_start_pinned_wait_s * 1e3);
-            else
-                snprintf(pin, sizeof pin, "kept from an earlier run");
-            double rest = res->device_seconds - res->gpu_start_init_s - res->gpu_start_context_s -
-                          res->gpu_start_cudart_s - res->gpu_start_stream_s;
-            fprintf(f,
-                    "gpu start: %s, stream %.3f ms, pinned buffers %s, the rest of the device's open (plans, "
-                    "pool) %.3f ms; program module %.3f ms; pool arenas %.3f ms (in the copy or the run)\n",
-                    drvs, res->gpu_start_stream_s * 1e3, pin, (rest > 0 ? rest : 0) * 1e3, res->program_seconds * 1e3,
-                    res->gpu_alloc_seconds * 1e3);
-        }
         if (res->start_aside)
             fprintf(f,
                     "start: device and program (%.3f ms) on a thread beside the reading (%.3f ms); the reading then "

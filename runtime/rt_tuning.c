@@ -54,10 +54,6 @@ static const setting settings[] = {
     {"block_skip", SWITCH, offsetof(rf_rt_tuning, block_skip), 1,
      "from a database, read only the blocks whose min/max a constant range filter can accept "
      "(on or off; off reads every block, for comparison)"},
-    {"narrow_copy", SWITCH, offsetof(rf_rt_tuning, narrow_copy), 1,
-     "GPU: copy int, decimal, date and string columns to the device narrow, each block of 64 Ki "
-     "values as its minimum, a power-of-ten divisor and 1, 2 or 4 bytes a value, widened there "
-     "(on or off; off copies every byte, for comparison; also --no-narrow-copy)"},
     {"rank_timeout_s", SECONDS, offsetof(rf_rt_tuning, rank_timeout_s), 300,
      "with several MPI ranks: seconds a rank waits for the others in an exchange before it stops "
      "all ranks with an error naming itself (a rank that died or hangs; a number, or off)"},

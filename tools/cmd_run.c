@@ -28,7 +28,6 @@ static const char *usage =
     "usage: redfox run PROG.rfx|PROG.logic|- [--data DIR] [--device auto|cpu|gpu]\n"
     "                  [--format table|csv|tbl] [--out DIR] [--profile] [--threads N]\n"
     "                  [--max-iterations N] [--no-fuse] [--no-lftj] [--no-exists] [--no-partagg] [--repeat N]\n"
-    "                  [--no-narrow-copy]\n"
     "                  [--set NAME=VALUE] [--cache-dir DIR | --no-cache] [--trace FILE]\n"
     "                  [--gpu-memory N] [--gpus N]\n"
     "\n"
@@ -78,11 +77,6 @@ static const char *usage =
     "                       lists them), on the CPU without grouped totals (a map\n"
     "                       read only by its group and reduce, in one pass).\n"
     "                       Results are identical either way\n"
-    "  --no-narrow-copy     GPU: copy input columns to the device with every byte,\n"
-    "                       not narrow on the wire (each block of int, decimal,\n"
-    "                       date and string values as its minimum, a power-of-ten\n"
-    "                       divisor and 1, 2 or 4 bytes a value); the same as\n"
-    "                       --set narrow_copy=off. Results are identical either way\n"
     "  --no-lftj            compiling .logic files: join cyclic bodies (triangles,\n"
     "                       cliques) with binary joins, not the leapfrog triejoin\n"
     "  --no-exists          compiling PROG.logic: keep joins that only test that\n"
@@ -291,12 +285,6 @@ int rf_tool_run(int argc, char **argv)
         }
         if (!strcmp(a, "--no-fuse")) {
             no_fuse = 1;
-            continue;
-        }
-        if (!strcmp(a, "--no-narrow-copy")) {
-            if (nsets == 512) return rf_tool_usage_error("run", "too many --set (at most 512)");
-            sets[nsets++] = "narrow_copy=off";
-            tune.narrow_copy = 0;
             continue;
         }
         if (!strcmp(a, "--no-lftj")) {

@@ -184,10 +184,9 @@ void rf_gx_cache_close(gx *x)
 
 /* Column bytes of host column col under stamp: the cached buffer (no copy),
 ** else a new one copied and kept. */
-static rf_status column(gx *x, uint64_t stamp, const void *col, int64_t rows, rf_type type, gbuf *out)
+static rf_status column(gx *x, uint64_t stamp, const void *col, uint64_t bytes, gbuf *out)
 {
     gcache *c = x->gc;
-    uint64_t bytes = (uint64_t)rows * (uint64_t)wid(type);
     for (int32_t i = 0; i < c->n; i++) {
         gcent *e = &c->e[i];
         if (e->stamp != stamp || e->bytes != bytes) continue;
@@ -207,7 +206,7 @@ static rf_status column(gx *x, uint64_t stamp, const void *col, int64_t rows, rf
     }
     gbuf b = {0, 0};
     rf_status st = rf_gpool_alloc_kept(x->pool, bytes, &b);
-    if (!st) st = rf_gx_h2d_col(x, b.p, col, rows, type);
+    if (!st) st = x->g.ops->h2d(&x->g, b.p, col, bytes);
     if (st) {
         gfree(x, &b);
         return st;
@@ -230,11 +229,12 @@ rf_status rf_gx_cache_upload_rel(gx *x, const rf_rt_rel *r, const rf_type *types
     rf_status st = RF_OK;
     for (int32_t c = 0; c < ncols && !st; c++) {
         if (read && !read[c]) continue; /* (no kernel reads it: no memory, no copy) */
+        uint64_t bytes = (uint64_t)r->nrows * (uint64_t)wid(types[c]);
         if (stamps[c]) {
-            st = column(x, stamps[c], r->cols[c], r->nrows, types[c], &out->cols[c]);
+            st = column(x, stamps[c], r->cols[c], bytes, &out->cols[c]);
         } else {
-            st = galloc(x, (uint64_t)r->nrows * (uint64_t)wid(types[c]), &out->cols[c]);
-            if (!st) st = rf_gx_h2d_col(x, out->cols[c].p, r->cols[c], r->nrows, types[c]);
+            st = galloc(x, bytes, &out->cols[c]);
+            if (!st) st = x->g.ops->h2d(&x->g, out->cols[c].p, r->cols[c], bytes);
         }
     }
     if (st) rf_gx_val_clear(x, out, ncols);

@@ -16,10 +16,8 @@
 ** naming the operation and the CUDA error.
 */
 #include "rf_cub.h"
-#include "rf_wire.h"
 #include "rt_gpu_internal.h"
 
-#include "rf_sys.h"
 #include <cuda.h>
 #include <dlfcn.h>
 #include <inttypes.h>
@@ -87,20 +85,7 @@ static struct {
     int choice;   /* rf_rt_gpu_choose: the wanted index among the visible GPUs */
     int ordinal, count; /* the GPU opened, of count visible */
     int64_t pci;        /* its PCI address (domain, bus, device): which physical GPU */
-    /* the start's parts, seconds (--profile): loading the driver and
-    ** cuInit, the device's primary context, cudart's start (CUB's module) */
-    double t_init, t_context, t_cudart;
 } drv = {PTHREAD_ONCE_INIT};
-
-/* cudart's start, on a thread of its own (drv_open_once), joined once by
-** whatever first needs it (cudart_ready). */
-static struct {
-    pthread_mutex_t mu;
-    pthread_t th;
-    int running;
-    int err;
-} crt = {.mu = PTHREAD_MUTEX_INITIALIZER};
-
 
 void rf_rt_gpu_choose(int index) { drv.choice = index > 0 ? index : 0; }
 
@@ -127,12 +112,6 @@ typedef struct cu_state {
     CUmodule mod;
     fnent **fns;
     int nfns, capfns;
-    /* the pinned buffers, allocated on a thread of their own beside the
-    ** program module's load (pin_main), waited for at their first use */
-    pthread_t pin_th;
-    int pin_running;
-    CUresult pin_r;
-    double pin_secs;
 } cu_state;
 
 static const char *cu_errname(CUresult r)
@@ -160,21 +139,6 @@ static rf_status cu_fail(gdev *g, CUresult r, const char *what)
         if (r_ != CUDA_SUCCESS) return cu_fail((g), r_, (what));                                                     \
     } while (0)
 
-static rf_status cub_fail(gdev *g, int err, const char *what);
-
-/* Waits for cudart's start (once in the process): an error where it failed. */
-static rf_status cudart_ready(gdev *g)
-{
-    pthread_mutex_lock(&crt.mu);
-    if (crt.running) {
-        pthread_join(crt.th, NULL);
-        crt.running = 0;
-    }
-    int e = crt.err;
-    pthread_mutex_unlock(&crt.mu);
-    return e ? cub_fail(g, e, "starting the CUDA runtime (CUB)") : RF_OK;
-}
-
 static rf_status cub_fail(gdev *g, int err, const char *what)
 {
     rf_error(g->d, rf_mkloc(NULL, 0, 0), "GPU: %s failed: %s", what, rf_cub_error_string(err));
@@ -193,16 +157,6 @@ static void *sym(void *h, const char *a, const char *b)
     return p;
 }
 
-static void *cudart_main(void *arg)
-{
-    (void)arg;
-    double t0 = rf_now();
-    drv.f.CtxSetCurrent(drv.ctx);
-    crt.err = rf_cub_init(drv.ordinal);
-    drv.t_cudart = rf_now() - t0;
-    return NULL;
-}
-
 static void drv_open_once(void);
 static void drv_open(void)
 {
@@ -212,7 +166,6 @@ static void drv_open(void)
 
 static void drv_open_once(void)
 {
-    double t0 = rf_now();
     void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!h) {
         snprintf(drv.why, sizeof drv.why, "no NVIDIA driver (libcuda.so.1 cannot be loaded)");
@@ -273,8 +226,6 @@ static void drv_open_once(void)
     LOAD(GetErrorName, "cuGetErrorName", NULL);
 #undef LOAD
     CUresult r = f->Init(0);
-    double t1 = rf_now();
-    drv.t_init = t1 - t0;
     if (r != CUDA_SUCCESS) {
         snprintf(drv.why, sizeof drv.why, "the NVIDIA driver does not start: %s (%s)", cu_errstr(r), cu_errname(r));
         return;
@@ -318,37 +269,18 @@ static void drv_open_once(void)
         snprintf(drv.why, sizeof drv.why, "the CUDA device cannot be queried: %s", cu_errstr(r));
         return;
     }
-    drv.t_context = rf_now() - t1;
-    /* cudart (CUB) binds to the same device and thereby its primary
-    ** context: on a thread of its own, beside the rest of the start (the
-    ** device's open, the program module's load); the first CUB call waits */
-    if (pthread_create(&crt.th, NULL, cudart_main, NULL) == 0) crt.running = 1;
-    else cudart_main(NULL);
+    /* cudart (CUB) binds to the same device and thereby its primary context */
+    int e = rf_cub_init(drv.ordinal);
+    if (e != 0) {
+        snprintf(drv.why, sizeof drv.why, "the CUDA runtime does not start on %s: %s", drv.name, rf_cub_error_string(e));
+        return;
+    }
     drv.ok = 1;
 }
 
-/* cudart's start waited for: where it failed, the GPU is not usable. */
-static void cudart_settle(void)
-{
-    pthread_mutex_lock(&crt.mu);
-    if (crt.running) {
-        pthread_join(crt.th, NULL);
-        crt.running = 0;
-        if (crt.err && drv.ok) {
-            snprintf(drv.why, sizeof drv.why, "the CUDA runtime does not start on %s: %s", drv.name,
-                     rf_cub_error_string(crt.err));
-            drv.ok = 0;
-        }
-    }
-    pthread_mutex_unlock(&crt.mu);
-}
-
-/* The probe; with settle, cudart's start waited for too (a device's open
-** does not wait: its first CUB call does, cudart_ready). */
-static int probe(char *why, size_t n, int settle)
+int rf_gpu_cuda_probe(char *why, size_t n)
 {
     pthread_once(&drv.once, drv_open);
-    if (settle) cudart_settle();
     if (why && n) {
         char which[48] = "";
         if (drv.count > 1) snprintf(which, sizeof which, "; GPU %d of %d", drv.ordinal, drv.count);
@@ -361,16 +293,7 @@ static int probe(char *why, size_t n, int settle)
     return drv.ok;
 }
 
-int rf_gpu_cuda_probe(char *why, size_t n) { return probe(why, n, 1); }
-
 int rf_gpu_cuda_started(void) { return drv.probed && drv.ok; }
-
-void rf_gpu_cuda_start_parts(double *init, double *context, double *cudart)
-{
-    *init = drv.t_init;
-    *context = drv.t_context;
-    *cudart = drv.t_cudart;
-}
 
 void rf_gpu_cuda_bind_thread(void)
 {
@@ -434,37 +357,6 @@ static void stage_fill_part(void *ctx, int64_t begin, int64_t end, int worker)
         f->fill(f->ctx, f->at + (uint64_t)begin, f->at + (uint64_t)end, f->dst + begin);
 }
 
-/* The pinned buffers' thread (rf_gpu_cuda_open): two staging buffers and
-** the small one, about 12 ms for 32 MiB, beside the program module's load
-** (on the start's thread), which needs the context and nothing else. */
-static void *pin_main(void *arg)
-{
-    cu_state *c = arg;
-    double t0 = rf_now();
-    CUresult r = drv.f.CtxSetCurrent(drv.ctx);
-    for (int i = 0; i < 2 && r == CUDA_SUCCESS; i++) r = drv.f.MemAllocHost(&c->stage[i], STAGE_BYTES);
-    if (r == CUDA_SUCCESS) r = drv.f.MemAllocHost(&c->small, SMALL_BYTES);
-    c->pin_r = r;
-    c->pin_secs = rf_now() - t0;
-    return NULL;
-}
-
-/* Waits for the pinned buffers' thread (once): their time and the wait into
-** g (--profile); an error if they could not be allocated. */
-static rf_status pinned_ready(gdev *g)
-{
-    cu_state *c = g->impl;
-    if (c->pin_running) {
-        double t0 = rf_now();
-        pthread_join(c->pin_th, NULL);
-        c->pin_running = 0;
-        g->start_pinned = c->pin_secs;
-        g->start_pinned_wait = rf_now() - t0;
-    }
-    if (c->pin_r != CUDA_SUCCESS) CU(g, c->pin_r, "allocating pinned staging buffers");
-    return RF_OK;
-}
-
 /* Host to device through the two pinned staging buffers: while the GPU
 ** copies one, the host fills the other (across calls too: a call starts
 ** with the buffer the last one did not fill last, so a run of small copies
@@ -477,8 +369,6 @@ static rf_status staged_h2d(gdev *g, gptr dst, const void *src, rf_gpu_fill_fn f
 {
     cu_state *c = g->impl;
     uint64_t done = 0;
-    rf_status pst = pinned_ready(g);
-    if (pst) return pst;
     int i = c->stage_next;
     while (done < n) {
         size_t len = n - done > STAGE_BYTES ? STAGE_BYTES : (size_t)(n - done);
@@ -509,37 +399,6 @@ static rf_status cu_h2d_fill(gdev *g, gptr dst, uint64_t n, rf_gpu_fill_fn fill,
     return staged_h2d(g, dst, NULL, fill, ctx, n);
 }
 
-/* A column narrow on the wire (rt_gpu_wire.c): round by round, the run's
-** threads encode into the staging buffer the GPU is not copying from, the
-** round crosses into scratch, and the widening kernel (CUB's library,
-** skeletons/cub/rf_wire.cu) writes it into dst. All on the one stream: the
-** next round's copy into scratch waits for this round's widening, and
-** whatever follows on the stream sees the column whole. */
-static rf_status cu_h2d_narrow(gdev *g, gptr dst, const void *src, int64_t n, int kind, gptr scratch)
-{
-    cu_state *c = g->impl;
-    rf_status pst = pinned_ready(g);
-    if (!pst) pst = cudart_ready(g);
-    if (pst) return pst;
-    int64_t per = rf_gpu_wire_round_values(kind, g->wire_block, g->wire_round);
-    int i = c->stage_next;
-    for (int64_t r0 = 0; r0 < n; r0 += per) {
-        if (c->stage_used[i]) CU(g, drv.f.EventSynchronize(c->stage_ev[i]), "waiting for a host-to-GPU copy");
-        int32_t nb = 0;
-        uint64_t len = rf_gpu_wire_encode(g->cpu, kind, src, r0, n - r0 < per ? n - r0 : per, g->wire_block,
-                                          c->stage[i], &nb);
-        CU(g, drv.f.MemcpyHtoDAsync((CUdeviceptr)scratch, c->stage[i], (size_t)len, c->stream), "a host-to-GPU copy");
-        CU(g, drv.f.EventRecord(c->stage_ev[i], c->stream), "recording an event");
-        c->stage_used[i] = 1;
-        int e = rf_cub_wire_widen((const void *)(uintptr_t)scratch, nb, kind, (void *)(uintptr_t)dst, c->stream);
-        if (e) return cub_fail(g, e, "widening a column copied narrow");
-        g->wire_bytes += len;
-        i ^= 1;
-        c->stage_next = i;
-    }
-    return RF_OK;
-}
-
 /* A staging buffer's len bytes out to dst once its copy from the device is
 ** done: by the run's threads together for a big chunk (one thread's memcpy
 ** into fresh pages, about 1-2 GB/s, was what moving values to host memory
@@ -561,8 +420,6 @@ static rf_status stage_drain(gdev *g, cu_state *c, int i, char *dst, size_t len)
 static rf_status cu_d2h(gdev *g, void *dst, gptr src, uint64_t n)
 {
     cu_state *c = g->impl;
-    rf_status pst = pinned_ready(g);
-    if (pst) return pst;
     if (n <= SMALL_BYTES) {
         if (!n) return RF_OK;
         CU(g, drv.f.MemcpyDtoHAsync(c->small, (CUdeviceptr)src, (size_t)n, c->stream), "a GPU-to-host copy");
@@ -610,10 +467,6 @@ static rf_status cu_memset8(gdev *g, gptr dst, uint8_t v, uint64_t n)
 static rf_status cu_sync(gdev *g)
 {
     cu_state *c = g->impl;
-    /* (the load's end waits here: the pinned buffers' and cudart's threads are done by then) */
-    rf_status pst = pinned_ready(g);
-    if (!pst) pst = cudart_ready(g);
-    if (pst) return pst;
     CU(g, drv.f.StreamSynchronize(c->stream), "waiting for the GPU");
     return RF_OK;
 }
@@ -827,8 +680,6 @@ static rf_status cu_sort_pairs(gdev *g, gptr temp, uint64_t *tbytes, gptr kin, g
                                int64_t n, int b0, int b1)
 {
     cu_state *c = g->impl;
-    rf_status rst = cudart_ready(g);
-    if (rst) return rst;
     size_t sz = (size_t)*tbytes;
     int e = rf_cub_sort_pairs_u64_i64((void *)temp, &sz, (const uint64_t *)kin, (uint64_t *)kout, (const int64_t *)vin,
                                       (int64_t *)vout, n, b0, b1, c->stream);
@@ -839,8 +690,6 @@ static rf_status cu_sort_pairs(gdev *g, gptr temp, uint64_t *tbytes, gptr kin, g
 static rf_status cu_scan_i64(gdev *g, gptr temp, uint64_t *tbytes, gptr in, gptr out, int64_t n)
 {
     cu_state *c = g->impl;
-    rf_status rst = cudart_ready(g);
-    if (rst) return rst;
     size_t sz = (size_t)*tbytes;
     int e = rf_cub_exclusive_sum_i64((void *)temp, &sz, (const int64_t *)in, (int64_t *)out, n, c->stream);
     *tbytes = sz;
@@ -850,8 +699,6 @@ static rf_status cu_scan_i64(gdev *g, gptr temp, uint64_t *tbytes, gptr in, gptr
 static rf_status cu_scan_u8(gdev *g, gptr temp, uint64_t *tbytes, gptr in, gptr out, int64_t n)
 {
     cu_state *c = g->impl;
-    rf_status rst = cudart_ready(g);
-    if (rst) return rst;
     size_t sz = (size_t)*tbytes;
     int e = rf_cub_exclusive_sum_u8((void *)temp, &sz, (const uint8_t *)in, (int64_t *)out, n, c->stream);
     *tbytes = sz;
@@ -861,8 +708,6 @@ static rf_status cu_scan_u8(gdev *g, gptr temp, uint64_t *tbytes, gptr in, gptr 
 static rf_status cu_select(gdev *g, gptr temp, uint64_t *tbytes, gptr flags, gptr out, gptr nsel, int64_t n)
 {
     cu_state *c = g->impl;
-    rf_status rst = cudart_ready(g);
-    if (rst) return rst;
     size_t sz = (size_t)*tbytes;
     int e = rf_cub_select_flagged_i64((void *)temp, &sz, NULL, (const uint8_t *)flags, (int64_t *)out, (int64_t *)nsel,
                                       n, c->stream);
@@ -921,7 +766,6 @@ static double measure_pinned(cu_state *c)
 double rf_gpu_cuda_pinned_gbs(gdev *g)
 {
     cu_state *c = g->impl;
-    if (!c || pinned_ready(g)) return 0;
     pthread_mutex_lock(&pinned_bw.mu);
     if (!pinned_bw.done && c && c->stream && c->stage[0] && c->mark[0] && c->mark[1]) {
         pinned_bw.gbs = measure_pinned(c);
@@ -996,11 +840,6 @@ static void cu_close(gdev *g)
 {
     cu_state *c = g->impl;
     if (!c) return;
-    cudart_settle(); /* (a process may end after this: no thread of ours in the driver then) */
-    if (c->pin_running) {
-        pthread_join(c->pin_th, NULL);
-        c->pin_running = 0;
-    }
     /* wait for everything before the staging buffers and the module go */
     if (c->stream) drv.f.StreamSynchronize(c->stream);
     if (c->mod) drv.f.ModuleUnload(c->mod);
@@ -1025,13 +864,13 @@ static void cu_close(gdev *g)
 static const gdev_ops cu_ops = {cu_load,     cu_func,     cu_launch,     cu_mem_alloc, cu_mem_free,
                                 cu_h2d,      cu_h2d_fill, cu_d2h,      cu_d2d,        cu_memset8,   cu_sync,
                                 cu_sort_pairs, cu_scan_i64, cu_scan_u8,  cu_select,    cu_mark,
-                                cu_elapsed,  cu_close,    cu_h2d_narrow};
+                                cu_elapsed,  cu_close};
 
 rf_status rf_gpu_cuda_open(gdev *g, rf_diags *d, char *why, size_t nwhy)
 {
     memset(g, 0, sizeof *g);
     g->d = d;
-    if (!probe(why, nwhy, 0)) return RF_EUSER;
+    if (!rf_gpu_cuda_probe(why, nwhy)) return RF_EUSER;
     g->ops = &cu_ops;
     cu_state *c = rf_calloc(1, sizeof *c);
     if (!c) return RF_ENOMEM;
@@ -1039,31 +878,19 @@ rf_status rf_gpu_cuda_open(gdev *g, rf_diags *d, char *why, size_t nwhy)
     snprintf(g->desc, sizeof g->desc, "%s (sm_%d%d, %d SMs)", drv.name, drv.cc_major, drv.cc_minor, drv.sms);
     g->sms = drv.sms;
     g->max_grid = (uint64_t)drv.sms * 8;
-    g->wire_block = RF_WIRE_BLOCK;
-    g->wire_round = STAGE_BYTES;
     rf_status st = RF_OK;
     CUresult r = drv.f.CtxSetCurrent(drv.ctx);
     size_t fr = 0, total = 0;
     if (r == CUDA_SUCCESS) r = drv.f.MemGetInfo(&fr, &total);
-    double t0 = rf_now();
     if (r == CUDA_SUCCESS && !spare_take(c)) {
         r = drv.f.StreamCreate(&c->stream, CU_STREAM_NON_BLOCKING);
         for (int i = 0; i < 2 && r == CUDA_SUCCESS; i++) {
-            r = drv.f.EventCreate(&c->stage_ev[i], CU_EVENT_DISABLE_TIMING);
+            r = drv.f.MemAllocHost(&c->stage[i], STAGE_BYTES);
+            if (r == CUDA_SUCCESS) r = drv.f.EventCreate(&c->stage_ev[i], CU_EVENT_DISABLE_TIMING);
             if (r == CUDA_SUCCESS) r = drv.f.EventCreate(&c->mark[i], CU_EVENT_DEFAULT);
         }
-        /* the pinned buffers on a thread beside the rest of the start (or here) */
-        if (r == CUDA_SUCCESS) {
-            if (pthread_create(&c->pin_th, NULL, pin_main, c) == 0) {
-                c->pin_running = 1;
-            } else {
-                pin_main(c);
-                g->start_pinned = c->pin_secs;
-                r = c->pin_r;
-            }
-        }
+        if (r == CUDA_SUCCESS) r = drv.f.MemAllocHost(&c->small, SMALL_BYTES);
     }
-    g->start_stream = rf_now() - t0;
     g->stream = c->stream;
     if (r != CUDA_SUCCESS) st = cu_fail(g, r, "setting up the GPU");
     g->mem_free = fr;

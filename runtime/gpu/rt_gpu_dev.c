@@ -332,7 +332,7 @@ rf_status rf_gx_upload_rel(gx *x, const rf_rt_rel *r, const rf_type *types, int3
     for (int32_t c = 0; c < ncols && !st; c++)
         if (!read || read[c]) st = galloc(x, (uint64_t)r->nrows * (uint64_t)wid(types[c]), &out->cols[c]);
     for (int32_t c = 0; c < ncols && !st; c++)
-        if (out->cols[c].p) st = rf_gx_h2d_col(x, colp(out, c), r->cols[c], r->nrows, types[c]);
+        if (out->cols[c].p) st = x->g.ops->h2d(&x->g, colp(out, c), r->cols[c], (uint64_t)r->nrows * (uint64_t)wid(types[c]));
     if (st) rf_gx_val_clear(x, out, ncols);
     return st;
 }

@@ -286,26 +286,6 @@ static rf_status emu_h2d_fill(gdev *g, gptr dst, uint64_t n, rf_gpu_fill_fn fill
     return RF_OK;
 }
 
-/* Narrow copies in the emulator: blocks of 512 values and rounds of 64 KiB,
-** so that the tests' small inputs meet several blocks and rounds (the real
-** device: 64 Ki values, a 16 MiB staging buffer); each round encoded by the
-** run's threads, as on the device, then widened on the host by the same
-** decoding as the device's kernel (skeletons/cuda/rf_wire.h). */
-#define EMU_WIRE_BLOCK 512
-#define EMU_WIRE_ROUND ((uint64_t)64 << 10)
-
-static rf_status emu_h2d_narrow(gdev *g, gptr dst, const void *src, int64_t n, int kind, gptr scratch)
-{
-    int64_t per = rf_gpu_wire_round_values(kind, g->wire_block, g->wire_round);
-    for (int64_t r0 = 0; r0 < n; r0 += per) {
-        int32_t nb = 0;
-        g->wire_bytes += rf_gpu_wire_encode(g->cpu, kind, src, r0, n - r0 < per ? n - r0 : per, g->wire_block,
-                                            P(scratch), &nb);
-        rf_gpu_wire_decode(P(scratch), nb, kind, P(dst));
-    }
-    return RF_OK;
-}
-
 static rf_status emu_d2h(gdev *g, void *dst, gptr src, uint64_t n)
 {
     (void)g;
@@ -439,8 +419,7 @@ static void emu_close(gdev *g)
 static const gdev_ops emu_ops = {emu_load,  emu_func,     emu_launch,    emu_mem_alloc, emu_mem_free, emu_h2d,
                                  emu_h2d_fill,
                                  emu_d2h,   emu_d2d,      emu_memset8,   emu_sync,      emu_sort_pairs, emu_scan_i64,
-                                 emu_scan_u8, emu_select, emu_mark,      emu_elapsed,   emu_close,
-                                 emu_h2d_narrow};
+                                 emu_scan_u8, emu_select, emu_mark,      emu_elapsed,   emu_close};
 
 rf_status rf_gpu_emu_open(gdev *g, rf_diags *d)
 {
@@ -459,7 +438,5 @@ rf_status rf_gpu_emu_open(gdev *g, rf_diags *d)
     /* RF_GPU_EMU_MEM_MB: a smaller emulated device, to test running out of it */
     const char *mm = getenv("RF_GPU_EMU_MEM_MB");
     g->mem_free = mm && atoll(mm) > 0 ? (uint64_t)atoll(mm) << 20 : UINT64_C(64) << 30;
-    g->wire_block = EMU_WIRE_BLOCK;
-    g->wire_round = EMU_WIRE_ROUND;
     return RF_OK;
 }

@@ -262,12 +262,10 @@ static rf_status gpu_open(const rf_rt_env *env, void **dev)
     x->g.cpu = env->pool; /* set again after the device opens (it zeroes g) */
     char why[256];
     rf_status st;
-    int fresh = !rf_gpu_emulated() && !rf_gpu_cuda_started(); /* (this open starts the driver) */
     if (rf_gpu_emulated())
         st = rf_gpu_emu_open(&x->g, env->d);
     else
         st = rf_gpu_cuda_open(&x->g, env->d, why, sizeof why);
-    x->fresh = fresh;
     if (st == RF_EUSER) {
         rf_error(env->d, rf_mkloc(NULL, 0, 0), "no usable GPU: %s", why);
         return st;
@@ -279,6 +277,9 @@ static rf_status gpu_open(const rf_rt_env *env, void **dev)
     x->g.mem_cap = (uint64_t)x->tune.gpu_memory;
     x->g.cache_dir = x->tune.cache_dir;
     x->g.cpu = env->pool; /* big copies are staged by the run's threads */
+    /* the copies' share of what the machine's pinned copies reach (once per
+    ** process, before the accounting layer: it is not the run's copying) */
+    if (o->profile && !rf_gpu_emulated()) x->g.pinned_gbs = rf_gpu_cuda_pinned_gbs(&x->g);
     rf_gpu_acct_install(&x->g);
     /* --trace: every device operation, the load's copies too (not from a
     ** thread beside the reading: attach turns it on) */
@@ -340,10 +341,7 @@ static rf_status gpu_load_end(void *dev)
     if (needs_dict(x)) st = rf_gpu_dict_sync(&x->str, 0);
     if (!st) st = wake(x);
     if (!st) st = x->g.ops->sync(&x->g);
-    if (x->res) {
-        x->res->load_h2d_bytes = x->g.h2d_bytes; /* the copy phase's bytes, for its rate */
-        x->res->load_wire_bytes = x->g.wire_bytes;
-    }
+    if (x->res) x->res->load_h2d_bytes = x->g.h2d_bytes; /* the copy phase's bytes, for its rate */
     rf_gpu_acct_reset(&x->g, x->tune.gpu_trace); /* the run's device operations are counted from here */
     x->g.acct.fn = x->o.trace;
     x->g.acct.fn_ctx = x->o.trace_ctx;
@@ -428,23 +426,9 @@ static void gpu_attach(void *dev, rf_diags *d)
 static void gpu_report(void *dev)
 {
     gx *x = dev;
-    /* the copies' share of what the machine's pinned copies reach: measured
-    ** once per process, after the run (the pinned buffers are allocated
-    ** beside the program's load, and measuring at the start waited for
-    ** them), outside the accounting layer: it is not the run's copying */
-    if (x->o.profile && x->g_open && !x->g.pinned_gbs && !rf_gpu_emulated())
-        x->g.pinned_gbs = rf_gpu_cuda_pinned_gbs(&x->g);
     if (x->pool && x->res) x->res->gpu_peak_bytes = rf_gpool_peak(x->pool);
     if (x->res) {
         x->res->h2d_bytes = x->g.h2d_bytes;
-        x->res->wire_bytes = x->g.wire_bytes;
-        /* (cudart's start ends by the load's end: its time is known here) */
-        if (x->fresh)
-            rf_gpu_cuda_start_parts(&x->res->gpu_start_init_s, &x->res->gpu_start_context_s,
-                                    &x->res->gpu_start_cudart_s);
-        x->res->gpu_start_stream_s = x->g.start_stream;
-        x->res->gpu_start_pinned_s = x->g.start_pinned;
-        x->res->gpu_start_pinned_wait_s = x->g.start_pinned_wait;
         x->res->gpu_pinned_gbs = x->g.pinned_gbs;
         x->res->d2h_bytes = x->g.d2h_bytes;
         x->res->gpu_alloc_seconds = x->g.alloc_seconds;

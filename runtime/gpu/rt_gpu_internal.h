@@ -63,13 +63,6 @@ typedef struct gdev_ops {
     rf_status (*mark)(gdev *g, int which);
     rf_status (*elapsed)(gdev *g, double *seconds);
     void (*close)(gdev *g);
-    /* n values of kind (RF_WIRE_*, skeletons/cuda/rf_wire.h) from the host
-    ** column src to the device column dst, narrow on the wire
-    ** (rt_gpu_wire.c): round by round, encoded by the run's threads into a
-    ** staging buffer, copied into scratch (device memory that holds a
-    ** round: rf_gpu_wire_round_bytes), widened from there into dst. Adds the
-    ** bytes that crossed to g->wire_bytes. NULL: none (plain h2d). */
-    rf_status (*h2d_narrow)(gdev *g, gptr dst, const void *src, int64_t n, int kind, gptr scratch);
 } gdev_ops;
 
 /* Host time per class of device operation (rt_gpu_acct.c). */
@@ -101,14 +94,6 @@ struct gdev {
     int pool_exact;     /* one device allocation per buffer (the gpu_pool_exact setting) */
     const char *cache_dir; /* the JIT and emulator caches' root (rf_gpu_cache_dir; the cache_dir setting) */
     uint64_t h2d_bytes, d2h_bytes; /* copied each way, the whole run (the accounting layer counts) */
-    uint64_t wire_bytes; /* of h2d_bytes, what crossed (columns copied narrow cross in fewer) */
-    int64_t wire_block;  /* narrow copies: values per block (0: the device has none) */
-    /* the start's parts, seconds (--profile): the stream and events (the
-    ** pinned buffers, when kept from the last run, too); the pinned
-    ** buffers, allocated beside the program's load, and the wait for them
-    ** at their first use (0: kept from the last run) */
-    double start_stream, start_pinned, start_pinned_wait;
-    uint64_t wire_round; /* narrow copies: the bytes a round may take (a staging buffer's) */
     double pinned_gbs; /* the measured pinned host-to-device bandwidth (--profile); 0: not measured */
     double alloc_seconds;    /* in the driver's allocations (the pool's arenas), the whole run */
     struct rf_cpu_pool *cpu; /* the run's host threads: they fill the staging buffers of big copies */
@@ -133,9 +118,6 @@ void rf_gpu_cuda_bind_thread(void);
 double rf_gpu_cuda_pinned_gbs(gdev *g);
 /* 1 once the driver started in this process (the probe succeeded). */
 int rf_gpu_cuda_started(void);
-/* The driver's start, seconds: loading it and cuInit, the primary context,
-** cudart's start (CUB's module); zeros before the probe or without CUDA. */
-void rf_gpu_cuda_start_parts(double *init, double *context, double *cudart);
 /* Cheap, no driver start: 0 when the probe ran and failed or when the
 ** NVIDIA driver library cannot be loaded (why says so); else 1. */
 int rf_gpu_cuda_maybe(char *why, size_t n);
@@ -162,9 +144,6 @@ void rf_gpool_free(gpool *pl);
 /* Room for bytes (256-aligned; 0 bytes gives an empty gbuf). RF_ENOMEM with a
 ** diagnostic when the device is full. */
 rf_status rf_gpool_alloc(gpool *pl, uint64_t bytes, gbuf *b);
-/* As rf_gpool_alloc, but without freeing room (no value moves to host
-** memory) and without a message: RF_EDEVMEM where the room is not free. */
-rf_status rf_gpool_alloc_quiet(gpool *pl, uint64_t bytes, gbuf *b);
 /* the same, placed at the top of the arenas: for buffers that outlive the run */
 rf_status rf_gpool_alloc_kept(gpool *pl, uint64_t bytes, gbuf *b);
 void rf_gpool_release(gpool *pl, gbuf *b); /* empties b */
@@ -322,7 +301,6 @@ typedef struct gx {
     int threads;
     gdev g;
     int g_open;
-    int fresh;      /* this run's open started the driver (--profile: the start's parts) */
     gpool *pool;
     gval *vals;
     rf_rt_result *res;   /* the driver's result: the GPU's figures go there */
@@ -706,25 +684,5 @@ void rf_gx_cache_report(gx *x, rf_rt_result *res);
 
 /* rt_gpu_exec.c: the run */
 rf_status rf_gx_run_kernel(gx *x, const rf_hir_kernel *k);
-
-/* rt_gpu_wire.c: columns narrow on the wire (skeletons/cuda/rf_wire.h) */
-/* The RF_WIRE_* kind a column of type t narrows as; 0: it goes as it is. */
-int rf_gpu_wire_kind(rf_type t);
-/* Values in a round of blocks of `block` values whose worst case (every
-** block as it is) fits cap bytes (at least one block). */
-int64_t rf_gpu_wire_round_values(int kind, int64_t block, uint64_t cap);
-/* The most bytes a round of n values takes. */
-uint64_t rf_gpu_wire_round_bytes(int kind, int64_t block, int64_t n);
-/* Values [row0, row0 + n) of the column col of kind encoded as one round
-** at out (room: rf_gpu_wire_round_bytes), blocks side by side on cpu's
-** threads: the round's bytes; *nblk its blocks. */
-uint64_t rf_gpu_wire_encode(rf_cpu_pool *cpu, int kind, const void *col, int64_t row0, int64_t n, int64_t block,
-                            void *out, int32_t *nblk);
-/* A round's values into the column dst of kind (the host's widening). */
-void rf_gpu_wire_decode(const void *round, int32_t nblk, int kind, void *dst);
-/* n values of type t from the host column src to the device column dst:
-** narrow on the wire where the type, the device, the narrow_copy setting
-** and room for a round allow, else as they are. */
-rf_status rf_gx_h2d_col(gx *x, gptr dst, const void *src, int64_t n, rf_type t);
 
 #endif

@@ -33,7 +33,6 @@ int rf_gpu_cuda_jit_cache(const rf_gpu_ptx *ptx, const char *cache_dir)
 }
 
 int rf_gpu_cuda_started(void) { return 0; }
-void rf_gpu_cuda_start_parts(double *init, double *context, double *cudart) { *init = *context = *cudart = 0; }
 double rf_gpu_cuda_pinned_gbs(gdev *g)
 {
     (void)g;

@@ -1,7 +1,6 @@
 /*
 ** skeletons/cub/rf_cub.h: device-wide primitives of the GPU backend (radix
-** sort, scans, reduce-by-key, flagged selection) and the widening of
-** columns copied narrow (rf_wire.cu), built by nvcc from CUB.
+** sort, scans, reduce-by-key, flagged selection), built by nvcc from CUB.
 **
 ** Owns nothing at run time: every function works on device pointers that the
 ** caller allocated (from the runtime's memory pool) and enqueues its work on
@@ -53,11 +52,6 @@ int rf_cub_reduce_by_key_u64_i64(void *temp, size_t *temp_bytes, const uint64_t 
 ** in[i] for those i; the count goes to *nsel_dev (device memory). */
 int rf_cub_select_flagged_i64(void *temp, size_t *temp_bytes, const int64_t *in, const uint8_t *flags,
                               int64_t *out, int64_t *nsel_dev, int64_t n, void *stream);
-
-/* Widens a round of a column copied narrow (skeletons/cuda/rf_wire.h): its
-** nblk blocks, at round in device memory, into the column of kind `kind`
-** (RF_WIRE_*) at dst. */
-int rf_cub_wire_widen(const void *round, int32_t nblk, int kind, void *dst, void *stream);
 
 #ifdef __cplusplus
 }
