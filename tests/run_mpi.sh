@@ -21,22 +21,9 @@ work=$3
 set=$4
 dev=cpu
 case $set in gpu_*) dev=gpu; set=${set#gpu_}; export RF_GPU_EMULATE=1 ;; esac
-command -v mpirun >/dev/null 2>&1 || { echo "SKIP: no mpirun"; exit 77; }
-# CI containers run as root, and 2 cores hold 3 ranks
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-# sanitizer builds: Open MPI's own allocations live until exit (tests/lsan_mpi.supp);
-# full unwinding, so that a suppression matches only stacks through its libraries
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
-export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$tests/lsan_mpi.supp"
-mpi="mpirun --oversubscribe -np"
 tmp=${TMPDIR:-/tmp}/rf_mpi.$$
-mkdir -p "$tmp" "$work"
-trap 'rm -rf "$tmp"' EXIT
-if $mpi 2 "$redfox" run "$tests/e2e/tc.logic" --data "$tests/e2e/data" --device $dev >/dev/null 2>"$tmp/probe.err"; then :; else
-    if grep -q "built without MPI" "$tmp/probe.err"; then echo "SKIP: redfox built without MPI"; exit 77; fi
-    echo "FAIL: mpirun -np 2 redfox run tc.logic"; cat "$tmp/probe.err"; exit 1
-fi
-fails=0
+. "$tests/mpi_env.sh"
+mkdir -p "$work"
 runs=0
 
 # Float totals add in another order across ranks (runtime/dist/README.md):

@@ -12,21 +12,9 @@ set -u
 redfox=$1
 tests=$2
 work=$3
-command -v mpirun >/dev/null 2>&1 || { echo "SKIP: no mpirun"; exit 77; }
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
-export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$tests/lsan_mpi.supp"
-mpi="mpirun --oversubscribe -np"
 mkdir -p "$work"
 tmp=$work/tmp.$$
-mkdir -p "$tmp"
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-if ! $mpi 2 "$redfox" run "$tests/e2e/tc.logic" --data "$tests/e2e/data" --device cpu >/dev/null 2>"$tmp/probe.err"; then
-    if grep -q "built without MPI" "$tmp/probe.err"; then echo "SKIP: redfox built without MPI"; exit 77; fi
-    echo "FAIL: mpirun -np 2 redfox run tc.logic"; cat "$tmp/probe.err"; exit 1
-fi
+. "$tests/mpi_env.sh"
 [ -f "$work/sf0.1/.complete" ] || {
     "$redfox" tpch gen --sf 0.1 --format db --out "$work/sf0.1" >/dev/null 2>&1 || { echo "FAIL: tpch gen"; exit 1; }
     touch "$work/sf0.1/.complete"

@@ -19,21 +19,10 @@ tests=$2
 work=$3
 dev=${4:-cpu}
 [ "$dev" = gpu ] && export RF_GPU_EMULATE=1
-command -v mpirun >/dev/null 2>&1 || { echo "SKIP: no mpirun"; exit 77; }
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
-export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$tests/lsan_mpi.supp"
-mpi="mpirun --oversubscribe -np"
 tmp=${TMPDIR:-/tmp}/rf_mpi_share.$$
+. "$tests/mpi_env.sh"
 mkdir -p "$tmp/d" "$work"
-trap 'rm -rf "$tmp"' EXIT
-if ! $mpi 2 "$redfox" run "$tests/e2e/tc.logic" --data "$tests/e2e/data" --device $dev >/dev/null 2>"$tmp/probe.err"; then
-    if grep -q "built without MPI" "$tmp/probe.err"; then echo "SKIP: redfox built without MPI"; exit 77; fi
-    echo "FAIL: mpirun -np 2 redfox run tc.logic"; cat "$tmp/probe.err"; exit 1
-fi
-fails=0
 runs=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
 # 3,000 rows (id, name, amount); ids unique
 awk 'BEGIN { for (i = 1; i <= 3000; i++) printf "%d|n%d|%d.%02d\n", i, i % 97, i % 50, i % 100 }' >"$tmp/d/rows.tbl"

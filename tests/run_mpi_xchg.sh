@@ -15,20 +15,8 @@ set -u
 redfox=$1
 tests=$2
 tc=$3
-command -v mpirun >/dev/null 2>&1 || { echo "SKIP: no mpirun"; exit 77; }
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
-export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$tests/lsan_mpi.supp"
-mpi="mpirun --oversubscribe -np"
 tmp=${TMPDIR:-/tmp}/rf_mpi_xchg.$$
-mkdir -p "$tmp"
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-if ! $mpi 2 "$redfox" run "$tests/e2e/tc.logic" --data "$tests/e2e/data" --device cpu >/dev/null 2>"$tmp/probe.err"; then
-    if grep -q "built without MPI" "$tmp/probe.err"; then echo "SKIP: redfox built without MPI"; exit 77; fi
-    echo "FAIL: mpirun -np 2 redfox run tc.logic"; cat "$tmp/probe.err"; exit 1
-fi
+. "$tests/mpi_env.sh"
 
 # ---- 1. the transport starts once per process ------------------------------------
 for n in 1 2; do
