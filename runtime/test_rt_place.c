@@ -191,19 +191,26 @@ static void test_file(const char *tmp)
     free(path);
 }
 
+/* A query of one program of one map kernel over rows and bytes of inputs. */
+static rf_rt_place_query map_query(uint64_t prog, int threads, double rows, double bytes)
+{
+    static const char *kinds[1] = {"map"};
+    rf_rt_place_query q;
+    memset(&q, 0, sizeof q);
+    q.prog = prog;
+    q.nkernels = 1;
+    q.kinds = kinds;
+    q.threads = threads;
+    q.rows = rows;
+    q.bytes = bytes;
+    return q;
+}
+
 /* A near tie (issue 27): a GPU not started must win by RF_RT_PLACE_TIE of
 ** the CPU's time; a started one needs only to be faster. */
 static void test_tie(void)
 {
-    const char *kinds[1] = {"map"};
-    rf_rt_place_query q;
-    memset(&q, 0, sizeof q);
-    q.prog = 5;
-    q.nkernels = 1;
-    q.kinds = kinds;
-    q.threads = 4;
-    q.rows = 1e6;
-    q.bytes = 1e8;
+    rf_rt_place_query q = map_query(5, 4, 1e6, 1e8);
     rf_rt_place_choice ch;
     rf_rt_place_model m = {NULL, 0, 0};
     /* CPU 1.0 s; GPU: fresh start 0.3 s, copies 0.1 s, run 0.52 s: 0.92 s,
@@ -360,15 +367,7 @@ static void test_own_costs(const char *tmp)
     rf_diags d;
     rf_diags_init(&d);
     CHECK(!rf_rt_place_read(path, &m, &d) && m.n == 5 && d.count == 0);
-    const char *kinds[1] = {"map"};
-    rf_rt_place_query q;
-    memset(&q, 0, sizeof q);
-    q.prog = 0xa;
-    q.nkernels = 1;
-    q.kinds = kinds;
-    q.threads = 16;
-    q.rows = 1e7;
-    q.bytes = 4e8;
+    rf_rt_place_query q = map_query(0xa, 16, 1e7, 4e8);
     rf_rt_place_choice ch;
     rf_rt_place_predict(&m, &q, &ch);
     double actual = 0.05 + 0.6 + 0.02;
