@@ -11,6 +11,12 @@
 #     "run 3 of 3" line) is an extra column, not the verdict: auto decides
 #     for the whole process (three CPU runs may cost less than the GPU's
 #     start).
+#   Then the devices still in contention (auto, and gpu or cpu within 1.5x
+#     of the better of the two) get more processes, up to --more (15) in all,
+#     for at most --extra (3) seconds a program and kind: a process of a few
+#     milliseconds varies by 10-30 % from one to the next, so a median of 3
+#     could not tell a 10 % difference; a device far behind cannot be the
+#     better one and gets no more.
 # No --profile (it adds per-kernel timing): auto's choice is read from its
 # note on stderr ("running on the CPU: ..."). Prints one markdown table per
 # scale factor and one for the e2e suite, then the summary line
@@ -21,12 +27,13 @@
 #
 # usage: bench/fresh/auto_table.py --build DIR --work DIR [--sfs 0.1,1,10|none]
 #          [--threads 16] [--e2e yes|no] [--budget SECONDS] [--devices gpu,cpu,auto]
-#          [--n 5] [--reps 3] [--only REGEX] [--cache-dir DIR]
+#          [--n 5] [--reps 3] [--more 15] [--extra 3] [--only REGEX] [--cache-dir DIR]
 # Auto learns from the gpu and cpu runs before it (the default cache folder,
 # or --cache-dir), as a user's runs would teach it.
 import argparse, os, re, statistics, subprocess, sys, time
 
 WITHIN = 1.10
+CLOSE = 1.5  # a device within 1.5x of the better one is still sampled (Runner.sample)
 NAN = float("nan")
 
 
@@ -115,31 +122,64 @@ class Runner:
             c += ["--cache-dir", self.cache_dir]
         return c
 
-    def measure(self, prog, data, devices, n, reps, args=()):
-        """One program: fresh walls (median of n) and, with reps > 0, whole --repeat 3 walls
-        (median of reps), the devices alternated; auto's choices; nan for a failed run."""
-        row = {}
+    def sample(self, devices, rounds, more, extra_s, run):
+        """Walls per device: `rounds` rounds over all devices, alternated; then, up to `more` rounds
+        in all, only over the devices still in contention (auto, and gpu or cpu within CLOSE of the
+        better of the two), until they have spent extra_s seconds more. A device far behind cannot
+        be the better one, so its time is not spent on it; the close ones get the samples that make
+        a median of a few-millisecond process steady. run(dev) gives (wall or nan, stderr)."""
         walls = {d: [] for d in devices}
-        for _ in range(n):
+        errs = {d: "" for d in devices}
+
+        def one(dev):
+            w, err = run(dev)
+            walls[dev].append(w)
+            errs[dev] = err
+
+        for _ in range(rounds):
             for dev in devices:
-                w, rc, err = self.timed(self.cmd(prog, data, dev, (), args))
-                walls[dev].append(w if rc == 0 else NAN)
-                if dev == "auto":
-                    row["chose"] = chose(err) if rc == 0 else "failed"
+                one(dev)
+        med = {d: statistics.median(walls[d]) if all(w == w for w in walls[d]) else NAN for d in devices}
+        base = [med[d] for d in ("gpu", "cpu") if d in med and med[d] == med[d]]
+        best = min(base) if base else NAN
+        close = [d for d in devices if d == "auto" or (best == best and med[d] == med[d] and med[d] <= CLOSE * best)]
+        t0 = time.monotonic()
+        for _ in range(rounds, more):
+            if time.monotonic() - t0 >= extra_s or len(close) < 2:
+                break
+            for dev in close:
+                one(dev)
+        return walls, errs
+
+    def measure(self, prog, data, devices, n, reps, args=(), more=0, extra_s=0.0):
+        """One program: fresh walls (median of n, or up to `more` for the devices in contention)
+        and, with reps > 0, whole --repeat 3 walls (median of reps, likewise), the devices
+        alternated; auto's choices; nan for a failed run."""
+        row = {}
+
+        def fresh(dev):
+            w, rc, err = self.timed(self.cmd(prog, data, dev, (), args))
+            return (w if rc == 0 else NAN), (err if rc == 0 else None)
+
+        walls, errs = self.sample(devices, n, max(n, more), extra_s, fresh)
+        if "auto" in errs:
+            row["chose"] = chose(errs["auto"]) if errs["auto"] is not None else "failed"
         for dev in devices:
             ok = [w for w in walls[dev] if w == w]
             row[dev] = statistics.median(ok) if len(ok) == len(walls[dev]) and ok else NAN
+            row[dev + "_n"] = len(walls[dev])
         if reps > 0:
-            rw = {d: [] for d in devices}
             third = {d: [] for d in devices}
-            for _ in range(reps):
-                for dev in devices:
-                    w, rc, err = self.timed(self.cmd(prog, data, dev, ("--repeat", "3"), args))
-                    rw[dev].append(w if rc == 0 else NAN)
-                    third[dev].append(third_run(err) if rc == 0 else NAN)
-                    if dev == "auto":
-                        ds = repeat_devices(err) if rc == 0 else []
-                        row["chose_r"] = ("/".join(ds) if len(set(ds)) > 1 else ds[0]) if ds else "failed"
+
+            def repeated(dev):
+                w, rc, err = self.timed(self.cmd(prog, data, dev, ("--repeat", "3"), args))
+                third[dev].append(third_run(err) if rc == 0 else NAN)
+                return (w if rc == 0 else NAN), (err if rc == 0 else None)
+
+            rw, rerrs = self.sample(devices, reps, max(reps, more), extra_s, repeated)
+            if "auto" in rerrs:
+                ds = repeat_devices(rerrs["auto"]) if rerrs["auto"] is not None else []
+                row["chose_r"] = ("/".join(ds) if len(set(ds)) > 1 else ds[0]) if ds else "failed"
             for dev in devices:
                 ok = [w for w in rw[dev] if w == w]
                 row[dev + "_r"] = statistics.median(ok) if len(ok) == len(rw[dev]) and ok else NAN
@@ -193,11 +233,16 @@ def main(argv=None):
     ap.add_argument("--devices", default="gpu,cpu,auto", help="of gpu, cpu, auto (auto is what is judged)")
     ap.add_argument("--n", type=int, default=5, help="fresh processes per device and program (median)")
     ap.add_argument("--reps", type=int, default=3, help="--repeat 3 processes per device and program (median); 0: none")
+    ap.add_argument("--more", type=int, default=15,
+                    help="up to this many processes for the devices still in contention (auto and a device "
+                         "within 1.5x of the better one), fresh and repeated alike")
+    ap.add_argument("--extra", type=float, default=3.0,
+                    help="seconds a program may spend on those further processes, fresh and repeated each")
     ap.add_argument("--only", default="", help="a regular expression: only the queries (q06) and e2e programs it finds")
     ap.add_argument("--cache-dir", default="", help="redfox's cache folder (default: the user's)")
     a = ap.parse_args(argv)
     devices = [d for d in a.devices.split(",") if d]
-    if not devices or any(d not in ("gpu", "cpu", "auto") for d in devices) or a.n < 1 or a.reps < 0:
+    if not devices or any(d not in ("gpu", "cpu", "auto") for d in devices) or a.n < 1 or a.reps < 0 or a.more < 0 or a.extra < 0:
         ap.error("--devices takes gpu, cpu and auto; --n at least 1; --reps at least 0")
     t_start = time.monotonic()
     left = lambda: a.budget - (time.monotonic() - t_start)
@@ -216,8 +261,9 @@ def main(argv=None):
         if not os.path.isdir(db):
             subprocess.run([redfox, "tpch", "gen", "--sf", sf, "--format", "db", "--out", db, "--jobs", a.threads],
                            check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        print(f"\nSF {sf}: fresh: wall of a fresh process (ms), median of {a.n}; repeated: wall of a whole "
-              f"`--repeat 3` process (ms), median of {a.reps}; 3rd: the third run's own time (ms)\n")
+        print(f"\nSF {sf}: fresh: wall of a fresh process (ms), median of {a.n} (up to {a.more} "
+              f"for the devices in contention); repeated: wall of a whole `--repeat 3` process (ms), median of "
+              f"{a.reps} (likewise); 3rd: the third run's own time (ms)\n")
         print(table_head(a.reps > 0))
         for q in range(1, 23):
             name = f"q{q:02d}"
@@ -230,15 +276,16 @@ def main(argv=None):
             if not os.path.exists(rfx):
                 subprocess.run([redfox, "compile", schema, f"{root}/tpch/queries/{name}.logic", "-o", rfx],
                                check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            r = run.measure(rfx, db, devices, a.n, a.reps)
+            r = run.measure(rfx, db, devices, a.n, a.reps, (), a.more, a.extra)
             label = f"{name} SF {sf}"
             v = tally.add("fresh", label, r, "")
             rv = tally.add("repeated", label, r, "_r") if a.reps > 0 else NAN
             print(table_row(name, r, v, rv, a.reps > 0), flush=True)
     if a.e2e == "yes" and not stopped:
         data = root + "/tests/e2e/data"
-        print(f"\ne2e suite (tests/e2e, text inputs): fresh: wall of a fresh process (ms), median of {a.n}; "
-              f"repeated: wall of a whole `--repeat 3` process (ms), median of {a.reps}\n")
+        print(f"\ne2e suite (tests/e2e, text inputs): fresh: wall of a fresh process (ms), median of {a.n} "
+              f"(up to {a.more} for the devices in contention); repeated: wall of a whole `--repeat 3` process "
+              f"(ms), median of {a.reps} (likewise)\n")
         print(table_head(a.reps > 0))
         for name, src, args in e2e_programs(root, a.only):
             if left() <= 0:
@@ -248,7 +295,7 @@ def main(argv=None):
             if subprocess.run([redfox, "compile", src, "-o", rfx], stdout=subprocess.DEVNULL,
                               stderr=subprocess.DEVNULL).returncode:
                 continue
-            r = run.measure(rfx, data, devices, a.n, a.reps, args)
+            r = run.measure(rfx, data, devices, a.n, a.reps, args, a.more, a.extra)
             v = tally.add("fresh", name, r, "")
             rv = tally.add("repeated", name, r, "_r") if a.reps > 0 else NAN
             print(table_row(name, r, v, rv, a.reps > 0), flush=True)

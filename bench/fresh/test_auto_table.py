@@ -2,7 +2,9 @@
 # bench/fresh/test_auto_table.py BUILD_DIR: auto_table.py's parsing of
 # redfox's stderr, its verdicts and summary on made-up rows, and a tiny real
 # run with --devices cpu,auto (one e2e program, one fresh and one repeated
-# process each; the layout checked, not the times), and --budget 0.
+# process each, and up to 3 for the devices in contention; the layout checked,
+# not the times), --budget 0, and Runner.sample's choice of the devices that
+# get more processes.
 # Owns: the tests of bench/fresh/auto_table.py (ctest auto_table).
 import contextlib, io, os, re, sys, tempfile, unittest
 
@@ -47,13 +49,44 @@ class Parsing(unittest.TestCase):
 
 
 @unittest.skipUnless(BUILD or len(sys.argv) > 1, "needs a build folder")
+class Sampling(unittest.TestCase):
+    """Runner.sample: every device gets the first rounds; only the devices in contention more."""
+
+    def walls(self, times, rounds, more, extra_s):
+        calls = []
+
+        def run(dev):
+            calls.append(dev)
+            return times[dev], ""
+
+        w, _ = at.Runner("redfox", "1", os.devnull, "").sample(list(times), rounds, more, extra_s, run)
+        return {d: len(v) for d, v in w.items()}, calls
+
+    def test_far_device_not_sampled_again(self):
+        n, calls = self.walls({"gpu": 0.3, "cpu": 0.01, "auto": 0.0102}, 3, 15, 60.0)
+        self.assertEqual(n, {"gpu": 3, "cpu": 15, "auto": 15})
+        self.assertEqual(calls[:3], ["gpu", "cpu", "auto"])  # alternated
+
+    def test_close_devices_all_sampled(self):
+        n, _ = self.walls({"gpu": 0.012, "cpu": 0.01, "auto": 0.011}, 2, 6, 60.0)
+        self.assertEqual(n, {"gpu": 6, "cpu": 6, "auto": 6})
+
+    def test_no_extra_time_no_more(self):
+        n, _ = self.walls({"gpu": 0.3, "cpu": 0.01, "auto": 0.01}, 3, 15, 0.0)
+        self.assertEqual(n, {"gpu": 3, "cpu": 3, "auto": 3})
+
+    def test_failed_device_not_in_contention(self):
+        n, _ = self.walls({"gpu": at.NAN, "cpu": 0.01, "auto": 0.01}, 2, 5, 60.0)
+        self.assertEqual(n, {"gpu": 2, "cpu": 5, "auto": 5})
+
+
 class TinyRun(unittest.TestCase):
     def run_table(self, *extra):
         with tempfile.TemporaryDirectory() as w:
             out = io.StringIO()
             with contextlib.redirect_stdout(out):
                 rc = at.main(["--build", BUILD, "--work", w + "/work", "--cache-dir", w + "/cache", "--sfs", "none",
-                              "--devices", "cpu,auto", "--n", "1", "--reps", "1", "--only", "^aggregates$",
+                              "--devices", "cpu,auto", "--n", "1", "--reps", "1", "--more", "3", "--only", "^aggregates$",
                               "--threads", "2"] + list(extra))
             self.assertEqual(rc, 0)
             return out.getvalue()
