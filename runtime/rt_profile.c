@@ -14,6 +14,42 @@
 #include <stdio.h>
 #include <string.h>
 
+/* The GPU's start in its parts: the driver's (where this run started it),
+** the stream and pinned buffers, the rest of the device's open, the
+** program's module, the pool's arenas; which of them ran on threads of
+** their own, and how long what needed them waited. */
+static void gpu_start_write(const rf_rt_result *res, FILE *f)
+{
+    char drv[224], pin[160];
+    double mine = 0; /* the open's parts counted here, on the open's thread */
+    if (res->gpu_start_driver == 1) {
+        snprintf(drv, sizeof drv,
+                 "driver and cuInit %.3f ms, context %.3f ms, cudart and CUB %.3f ms on a thread of its own "
+                 "(waited for %.3f ms)",
+                 res->gpu_start_init_s * 1e3, res->gpu_start_context_s * 1e3, res->gpu_start_cudart_s * 1e3,
+                 res->gpu_start_cudart_wait_s * 1e3);
+        mine = res->gpu_start_init_s + res->gpu_start_context_s;
+    } else {
+        snprintf(drv, sizeof drv, "%s",
+                 res->gpu_start_driver == 2 ? "driver started earlier in the process" : "emulated (no driver)");
+    }
+    if (res->gpu_start_driver == 3)
+        pin[0] = 0;
+    else if (res->gpu_start_pinned_s > 0)
+        snprintf(pin, sizeof pin,
+                 ", stream %.3f ms, pinned buffers %.3f ms on a thread beside the program's load (waited for %.3f ms)",
+                 res->gpu_start_stream_s * 1e3, res->gpu_start_pinned_s * 1e3, res->gpu_start_pinned_wait_s * 1e3);
+    else
+        snprintf(pin, sizeof pin, ", stream and pinned buffers kept from an earlier run (%.3f ms)",
+                 res->gpu_start_stream_s * 1e3);
+    mine += res->gpu_start_stream_s;
+    double rest = res->device_seconds - mine;
+    fprintf(f,
+            "gpu start: %s%s, the rest of the device's open (plans, pool) %.3f ms; program %.3f ms; pool arenas "
+            "%.3f ms (in the copy or the run)\n",
+            drv, pin, (rest > 0 ? rest : 0) * 1e3, res->program_seconds * 1e3, res->gpu_alloc_seconds * 1e3);
+}
+
 void rf_rt_profile_write(const rf_rt_result *res, FILE *f)
 {
     fprintf(f, "profile (device %s): load %.6f s, run %.6f s\n", res->device, res->load_seconds, res->run_seconds);
@@ -54,6 +90,7 @@ void rf_rt_profile_write(const rf_rt_result *res, FILE *f)
                     "waited %.3f ms for it\n",
                     (res->device_seconds + res->program_seconds) * 1e3, res->read_seconds * 1e3,
                     res->start_wait_seconds * 1e3);
+        if (res->gpu_start_driver) gpu_start_write(res, f);
     } else {
         fprintf(f, "phases: read %.3f ms, run %.3f ms\n", res->read_seconds * 1e3, res->run_seconds * 1e3);
     }
