@@ -183,6 +183,11 @@ typedef struct rf_rt_result {
     int gpu_start_driver;
     double gpu_start_init_s, gpu_start_context_s, gpu_start_cudart_s, gpu_start_cudart_wait_s;
     double gpu_start_stream_s, gpu_start_pinned_s, gpu_start_pinned_wait_s;
+    /* GPU: the program's module loaded on a thread of its own beside the
+    ** inputs' copies (program_seconds is then its time there), and how long
+    ** the load's end waited for it (part of copy_seconds, not of its rate) */
+    int gpu_module_aside;
+    double gpu_module_wait_s;
     double input_rows, input_bytes; /* the inputs read: rows, bytes of the columns the program reads */
     /* --device auto (rt_place_run.c): the predicted times (the run, and on
     ** the GPU its start and copies; reading is the same on both and left

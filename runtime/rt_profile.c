@@ -44,10 +44,14 @@ static void gpu_start_write(const rf_rt_result *res, FILE *f)
                  res->gpu_start_stream_s * 1e3);
     mine += res->gpu_start_stream_s;
     double rest = res->device_seconds - mine;
+    char mod[120] = "";
+    if (res->gpu_module_aside)
+        snprintf(mod, sizeof mod, " on a thread of its own beside the copies (waited for %.3f ms at the load's end)",
+                 res->gpu_module_wait_s * 1e3);
     fprintf(f,
-            "gpu start: %s%s, the rest of the device's open (plans, pool) %.3f ms; program %.3f ms; pool arenas "
+            "gpu start: %s%s, the rest of the device's open (plans, pool) %.3f ms; program %.3f ms%s; pool arenas "
             "%.3f ms (in the copy or the run)\n",
-            drv, pin, (rest > 0 ? rest : 0) * 1e3, res->program_seconds * 1e3, res->gpu_alloc_seconds * 1e3);
+            drv, pin, (rest > 0 ? rest : 0) * 1e3, res->program_seconds * 1e3, mod, res->gpu_alloc_seconds * 1e3);
 }
 
 void rf_rt_profile_write(const rf_rt_result *res, FILE *f)
@@ -68,7 +72,8 @@ void rf_rt_profile_write(const rf_rt_result *res, FILE *f)
     if (!strcmp(res->device, "gpu")) {
         /* the copy phase's rate from its own bytes (a run under a cap copies
         ** ranges of inputs later, in the run: h2d_bytes counts those too) */
-        double gbs = res->copy_seconds > 0 ? (double)res->load_h2d_bytes / res->copy_seconds * 1e-9 : 0;
+        double copying = res->copy_seconds - res->gpu_module_wait_s; /* (not the wait for the program's module) */
+        double gbs = copying > 0 ? (double)res->load_h2d_bytes / copying * 1e-9 : 0;
         /* the copy's share of what pinned copies reach on this machine */
         char share[96];
         if (res->gpu_pinned_gbs > 0)
@@ -84,7 +89,13 @@ void rf_rt_profile_write(const rf_rt_result *res, FILE *f)
                 res->copy_seconds * 1e3, (unsigned long long)res->load_h2d_bytes, gbs, share, res->run_seconds * 1e3,
                 (unsigned long long)(res->h2d_bytes > res->load_h2d_bytes ? res->h2d_bytes - res->load_h2d_bytes : 0),
                 res->output_seconds * 1e3, (unsigned long long)res->d2h_bytes, res->gpu_alloc_seconds * 1e3);
-        if (res->start_aside)
+        if (res->start_aside && res->gpu_module_aside)
+            fprintf(f,
+                    "start: device (%.3f ms) on a thread beside the reading (%.3f ms); the reading then waited %.3f ms "
+                    "for it; the program (%.3f ms) on a thread of its own beside the copies\n",
+                    res->device_seconds * 1e3, res->read_seconds * 1e3, res->start_wait_seconds * 1e3,
+                    res->program_seconds * 1e3);
+        else if (res->start_aside)
             fprintf(f,
                     "start: device and program (%.3f ms) on a thread beside the reading (%.3f ms); the reading then "
                     "waited %.3f ms for it\n",

@@ -375,6 +375,8 @@ static int probe(char *why, size_t n, int settle)
 
 int rf_gpu_cuda_probe(char *why, size_t n) { return probe(why, n, 1); }
 
+int rf_gpu_cuda_start(void) { return probe(NULL, 0, 0); }
+
 int rf_gpu_cuda_started(void) { return drv.probed && drv.ok; }
 
 int rf_gpu_cuda_start_parts(double *init, double *context, double *cudart, double *cudart_wait)
@@ -402,7 +404,8 @@ void rf_gpu_cuda_bind_thread(void)
 
 int rf_gpu_cuda_maybe(char *why, size_t n)
 {
-    if (drv.probed) return rf_gpu_cuda_probe(why, n);
+    /* (started: cudart's start not waited for here; the run's load waits) */
+    if (drv.probed) return probe(why, n, 0);
     /* the library loads in milliseconds; cuInit and the context take
     ** hundreds (the probe, then on a thread beside the reading) */
     void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);

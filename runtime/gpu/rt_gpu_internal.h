@@ -20,6 +20,7 @@
 #include "rf_common.h"
 #include "rf_gpu_codegen.h"
 
+#include <pthread.h>
 
 typedef uint64_t gptr;
 
@@ -124,6 +125,10 @@ void rf_gpu_cuda_bind_thread(void);
 double rf_gpu_cuda_pinned_gbs(gdev *g);
 /* 1 once the driver started in this process (the probe succeeded). */
 int rf_gpu_cuda_started(void);
+/* The driver started (once in the process) without waiting for cudart's
+** start on its thread (the device's first CUB call or load's end does): 1
+** when the driver and the context are up. */
+int rf_gpu_cuda_start(void);
 /* The driver's start, seconds, for the profile of the run that claims them
 ** (the first to ask once cudart's thread is done; 1 then, else 0 and
 ** zeros): loading the driver and cuInit, the primary context, cudart's
@@ -313,6 +318,16 @@ typedef struct gx {
     int threads;
     gdev g;
     int g_open;
+    /* the program's module, loaded on a thread of its own (gpu_load_begin)
+    ** beside the inputs' copies, through mod_g (a copy of the device taken
+    ** before: its own operations, mod_d for messages); joined once by the
+    ** load's end, the first launch or the close (rf_gx_module_wait) */
+    pthread_t mod_th;
+    int mod_running, mod_aside;
+    rf_status mod_st;
+    gdev mod_g;
+    rf_diags mod_d;
+    double mod_secs, mod_wait; /* its time on its thread; how long its join waited */
     gpool *pool;
     gval *vals;
     rf_rt_result *res;   /* the driver's result: the GPU's figures go there */
@@ -696,5 +711,8 @@ void rf_gx_cache_report(gx *x, rf_rt_result *res);
 
 /* rt_gpu_exec.c: the run */
 rf_status rf_gx_run_kernel(gx *x, const rf_hir_kernel *k);
+/* Waits for the program's module on its thread (once; at once where none
+** runs): its messages into x->d, its status. */
+rf_status rf_gx_module_wait(gx *x);
 
 #endif

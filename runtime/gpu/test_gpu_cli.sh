@@ -35,8 +35,11 @@ RF_GPU_EMULATE=1 "$redfox" run "$prog" --data "$dir/data" --device gpu --format 
     echo "FAIL: the emulated run failed"; cat "$tmp/emu.err"; exit 1; }
 if ! grep -q "^phases: .* GB/s, pinned bandwidth not measured)" "$tmp/emu.err"; then
     echo "FAIL: the emulator's profile does not say the pinned bandwidth was not measured"; cat "$tmp/emu.err"; exit 1; fi
-if ! grep -q "^gpu start: emulated (no driver), the rest of the device's open (plans, pool) [0-9.]* ms; program [0-9.]* ms; pool arenas [0-9.]* ms" "$tmp/emu.err"; then
+if ! grep -q "^gpu start: emulated (no driver), the rest of the device's open (plans, pool) [0-9.]* ms; program [0-9.]* ms on a thread of its own beside the copies (waited for [0-9.]* ms at the load's end); pool arenas [0-9.]* ms" "$tmp/emu.err"; then
     echo "FAIL: the emulator's profile does not give the start's parts"; cat "$tmp/emu.err"; exit 1; fi
+# the device's open beside the reading, the program's module beside the copies
+if ! grep -q "^start: device ([0-9.]* ms) on a thread beside the reading ([0-9.]* ms); the reading then waited [0-9.]* ms for it; the program ([0-9.]* ms) on a thread of its own beside the copies" "$tmp/emu.err"; then
+    echo "FAIL: the emulator's profile does not say what ran beside what"; cat "$tmp/emu.err"; exit 1; fi
 if [ $rc -eq 0 ]; then
     # there is a GPU
     "$redfox" run "$prog" --data "$dir/data" --device gpu --format csv --profile >/dev/null 2>"$tmp/prof.err" || {
@@ -44,7 +47,7 @@ if [ $rc -eq 0 ]; then
     if ! grep -q "^phases: .* GB/s, [0-9]*% of the [0-9.]* GB/s pinned bandwidth measured)" "$tmp/prof.err"; then
         echo "FAIL: the GPU's profile does not give the copy's share of the pinned bandwidth"; cat "$tmp/prof.err"; exit 1; fi
     # the start's parts: the driver's in a fresh process, cudart and the pinned buffers on threads of their own
-    if ! grep -q "^gpu start: driver and cuInit [0-9.]* ms, context [0-9.]* ms, cudart and CUB [0-9.]* ms on a thread of its own (waited for [0-9.]* ms), stream [0-9.]* ms, pinned buffers [0-9.]* ms on a thread beside the program's load (waited for [0-9.]* ms), the rest of the device's open (plans, pool) [0-9.]* ms; program [0-9.]* ms; pool arenas" "$tmp/prof.err"; then
+    if ! grep -q "^gpu start: driver and cuInit [0-9.]* ms, context [0-9.]* ms, cudart and CUB [0-9.]* ms on a thread of its own (waited for [0-9.]* ms), stream [0-9.]* ms, pinned buffers [0-9.]* ms on a thread beside the program's load (waited for [0-9.]* ms), the rest of the device's open (plans, pool) [0-9.]* ms; program [0-9.]* ms on a thread of its own beside the copies (waited for [0-9.]* ms at the load's end); pool arenas" "$tmp/prof.err"; then
         echo "FAIL: the GPU's profile does not give the start's parts"; cat "$tmp/prof.err"; exit 1; fi
     # a second run of the process: the driver started earlier, the buffers kept
     "$redfox" run "$prog" --data "$dir/data" --device gpu --format csv --profile --repeat 2 >"$tmp/gpu2" 2>"$tmp/prof2.err" || {
