@@ -87,6 +87,15 @@ rf_status rf_rt_place_append(const char *path, const rf_rt_place_rec *recs, int6
 /* The model file at path written anew, empty: after a read found it
 ** damaged (the warning said it is written anew). */
 rf_status rf_rt_place_reset(const char *path);
+/* Removes what killed writers of the file at path left beside it: its
+** temporaries path.<pid>.tmp (written aside, then renamed) of a process
+** that no longer exists, older than RF_RT_PLACE_STALE_TMP_S. A live
+** writer's temporary is never removed (its process exists; one of another
+** pid namespace sharing the folder, unknown here, renames its file within
+** milliseconds, long before that age). Called before every write aside
+** (model.txt, model.bin); failures are ignored. Returns the files removed. */
+int64_t rf_rt_place_sweep(const char *path);
+#define RF_RT_PLACE_STALE_TMP_S 60
 
 /* The least-squares fit y ~ c0 + c1 x1 + c2 x2 with every coefficient >= 0
 ** (each subset of the three terms tried, the smallest squared error kept;

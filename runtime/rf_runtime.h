@@ -172,6 +172,22 @@ typedef struct rf_rt_result {
     int start_aside;
     double start_wait_seconds;
     int gpu_fresh;             /* GPU: the driver started in this run (a fresh process) */
+    /* GPU, the start's parts (--profile), seconds. gpu_start_driver: 1 the
+    ** driver's start is this run's (the parts below it filled), 2 it started
+    ** earlier in the process, 3 the emulator (no driver). The driver loaded
+    ** and cuInit, the primary context; cudart's start (CUB's module) on a
+    ** thread of its own, and how long the first that needed it waited; the
+    ** stream and events; the pinned staging buffers, on a thread beside the
+    ** program's load (0: kept from an earlier run of the process), and how
+    ** long their first use waited for them */
+    int gpu_start_driver;
+    double gpu_start_init_s, gpu_start_context_s, gpu_start_cudart_s, gpu_start_cudart_wait_s;
+    double gpu_start_stream_s, gpu_start_pinned_s, gpu_start_pinned_wait_s;
+    /* GPU: the program's module loaded on a thread of its own beside the
+    ** inputs' copies (program_seconds is then its time there), and how long
+    ** the load's end waited for it (part of copy_seconds, not of its rate) */
+    int gpu_module_aside;
+    double gpu_module_wait_s;
     double input_rows, input_bytes; /* the inputs read: rows, bytes of the columns the program reads */
     /* --device auto (rt_place_run.c): the predicted times (the run, and on
     ** the GPU its start and copies; reading is the same on both and left

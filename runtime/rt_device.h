@@ -72,7 +72,9 @@ typedef struct rf_rt_device_ops {
     rf_status (*open)(const rf_rt_env *env, void **dev);
     /* Where kernel k runs, for the profile ("cpu", "gpu"). */
     const char *(*where)(void *dev, const rf_hir_kernel *k);
-    /* The load begins: the device readies its code (the GPU loads the program's kernels). */
+    /* The load begins: the device readies its code (the GPU loads the
+    ** program's kernels, on a thread of its own beside the loads; load_end
+    ** waits for it). */
     rf_status (*load_begin)(void *dev);
     /* Takes input variable var's rows: rel's columns become the device's, or
     ** with borrowed only rel->cols itself (the columns belong to a cache).

@@ -18,16 +18,23 @@
 ** tens of ms, as much as a small program's run. The file is written anew
 ** (aside, then renamed) only when it is missing or damaged, or past
 ** RF_RT_PLACE_COMPACT_BYTES: then with the newest RF_RT_PLACE_MAX_RECORDS,
-** which is also all a read keeps.
+** which is also all a read keeps. Before a write aside, the temporaries
+** that killed writers left (model.txt.<pid>.tmp, model.bin.<pid>.tmp)
+** are removed (rf_rt_place_sweep): they would pile up, one per killed
+** process.
 */
 #include "rf_rt_place.h"
 
 #include "rf_gpu_codegen.h" /* rf_gpu_cache_dir, rf_gpu_cache_write */
 #include "rf_sys.h"
 
+#include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <math.h>
 #include <stdio.h>
@@ -282,6 +289,43 @@ static int append_lines(const char *path, const rf_rt_place_rec *recs, int64_t n
     return ok;
 }
 
+/* The pid in name when it is base.<pid>.tmp, else 0. */
+static long tmp_pid(const char *name, const char *base)
+{
+    size_t bl = strlen(base);
+    if (strncmp(name, base, bl) || name[bl] != '.') return 0;
+    const char *p = name + bl + 1;
+    long pid = 0;
+    int digits = 0;
+    for (; *p >= '0' && *p <= '9' && digits < 10; p++, digits++) pid = pid * 10 + (*p - '0');
+    return digits && !strcmp(p, ".tmp") ? pid : 0;
+}
+
+int64_t rf_rt_place_sweep(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char *dir = slash ? rf_sprintf("%.*s", (int)(slash - path), path) : rf_strdup(".");
+    const char *base = slash ? slash + 1 : path;
+    DIR *dh = dir && base[0] ? opendir(dir[0] ? dir : "/") : NULL;
+    int64_t removed = 0;
+    time_t now = time(NULL);
+    struct dirent *e;
+    while (dh && (e = readdir(dh))) {
+        long pid = tmp_pid(e->d_name, base);
+        /* (kill with signal 0 only asks: ESRCH, no such process; EPERM, one of another user's) */
+        if (pid <= 0 || pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue;
+        char *full = rf_sprintf("%s/%s", dir, e->d_name);
+        struct stat sb;
+        if (full && !lstat(full, &sb) && S_ISREG(sb.st_mode) && now - sb.st_mtime > RF_RT_PLACE_STALE_TMP_S &&
+            !unlink(full))
+            removed++;
+        free(full);
+    }
+    if (dh) closedir(dh);
+    free(dir);
+    return removed;
+}
+
 /* The model and recs written as the file at path (aside, then renamed). */
 static rf_status rewrite(const char *path, rf_rt_place_model *m, const rf_rt_place_rec *recs, int64_t n)
 {
@@ -294,6 +338,7 @@ static rf_status rewrite(const char *path, rf_rt_place_model *m, const rf_rt_pla
     char *slash = dir ? strrchr(dir, '/') : NULL;
     if (slash) {
         *slash = 0;
+        rf_rt_place_sweep(path);
         rf_gpu_cache_write(dir, path, b.data, (uint64_t)b.len);
     }
     free(dir);

@@ -76,6 +76,7 @@ static void bin_write(const char *bpath, const struct stat *sb, int64_t covered,
         *slash = 0;
         memcpy(buf, &h, sizeof h);
         if (m->n) memcpy(buf + sizeof h, m->recs, (size_t)m->n * sizeof(rf_rt_place_rec));
+        rf_rt_place_sweep(bpath);
         rf_gpu_cache_write(dir, bpath, buf, (uint64_t)bytes);
     }
     free(dir);

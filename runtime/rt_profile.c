@@ -14,6 +14,46 @@
 #include <stdio.h>
 #include <string.h>
 
+/* The GPU's start in its parts: the driver's (where this run started it),
+** the stream and pinned buffers, the rest of the device's open, the
+** program's module, the pool's arenas; which of them ran on threads of
+** their own, and how long what needed them waited. */
+static void gpu_start_write(const rf_rt_result *res, FILE *f)
+{
+    char drv[224], pin[160];
+    double mine = 0; /* the open's parts counted here, on the open's thread */
+    if (res->gpu_start_driver == 1) {
+        snprintf(drv, sizeof drv,
+                 "driver and cuInit %.3f ms, context %.3f ms, cudart and CUB %.3f ms on a thread of its own "
+                 "(waited for %.3f ms)",
+                 res->gpu_start_init_s * 1e3, res->gpu_start_context_s * 1e3, res->gpu_start_cudart_s * 1e3,
+                 res->gpu_start_cudart_wait_s * 1e3);
+        mine = res->gpu_start_init_s + res->gpu_start_context_s;
+    } else {
+        snprintf(drv, sizeof drv, "%s",
+                 res->gpu_start_driver == 2 ? "driver started earlier in the process" : "emulated (no driver)");
+    }
+    if (res->gpu_start_driver == 3)
+        pin[0] = 0;
+    else if (res->gpu_start_pinned_s > 0)
+        snprintf(pin, sizeof pin,
+                 ", stream %.3f ms, pinned buffers %.3f ms on a thread beside the program's load (waited for %.3f ms)",
+                 res->gpu_start_stream_s * 1e3, res->gpu_start_pinned_s * 1e3, res->gpu_start_pinned_wait_s * 1e3);
+    else
+        snprintf(pin, sizeof pin, ", stream and pinned buffers kept from an earlier run (%.3f ms)",
+                 res->gpu_start_stream_s * 1e3);
+    mine += res->gpu_start_stream_s;
+    double rest = res->device_seconds - mine;
+    char mod[120] = "";
+    if (res->gpu_module_aside)
+        snprintf(mod, sizeof mod, " on a thread of its own beside the copies (waited for %.3f ms at the load's end)",
+                 res->gpu_module_wait_s * 1e3);
+    fprintf(f,
+            "gpu start: %s%s, the rest of the device's open (plans, pool) %.3f ms; program %.3f ms%s; pool arenas "
+            "%.3f ms (in the copy or the run)\n",
+            drv, pin, (rest > 0 ? rest : 0) * 1e3, res->program_seconds * 1e3, mod, res->gpu_alloc_seconds * 1e3);
+}
+
 void rf_rt_profile_write(const rf_rt_result *res, FILE *f)
 {
     fprintf(f, "profile (device %s): load %.6f s, run %.6f s\n", res->device, res->load_seconds, res->run_seconds);
@@ -32,7 +72,8 @@ void rf_rt_profile_write(const rf_rt_result *res, FILE *f)
     if (!strcmp(res->device, "gpu")) {
         /* the copy phase's rate from its own bytes (a run under a cap copies
         ** ranges of inputs later, in the run: h2d_bytes counts those too) */
-        double gbs = res->copy_seconds > 0 ? (double)res->load_h2d_bytes / res->copy_seconds * 1e-9 : 0;
+        double copying = res->copy_seconds - res->gpu_module_wait_s; /* (not the wait for the program's module) */
+        double gbs = copying > 0 ? (double)res->load_h2d_bytes / copying * 1e-9 : 0;
         /* the copy's share of what pinned copies reach on this machine */
         char share[96];
         if (res->gpu_pinned_gbs > 0)
@@ -48,12 +89,19 @@ void rf_rt_profile_write(const rf_rt_result *res, FILE *f)
                 res->copy_seconds * 1e3, (unsigned long long)res->load_h2d_bytes, gbs, share, res->run_seconds * 1e3,
                 (unsigned long long)(res->h2d_bytes > res->load_h2d_bytes ? res->h2d_bytes - res->load_h2d_bytes : 0),
                 res->output_seconds * 1e3, (unsigned long long)res->d2h_bytes, res->gpu_alloc_seconds * 1e3);
-        if (res->start_aside)
+        if (res->start_aside && res->gpu_module_aside)
+            fprintf(f,
+                    "start: device (%.3f ms) on a thread beside the reading (%.3f ms); the reading then waited %.3f ms "
+                    "for it; the program (%.3f ms) on a thread of its own beside the copies\n",
+                    res->device_seconds * 1e3, res->read_seconds * 1e3, res->start_wait_seconds * 1e3,
+                    res->program_seconds * 1e3);
+        else if (res->start_aside)
             fprintf(f,
                     "start: device and program (%.3f ms) on a thread beside the reading (%.3f ms); the reading then "
                     "waited %.3f ms for it\n",
                     (res->device_seconds + res->program_seconds) * 1e3, res->read_seconds * 1e3,
                     res->start_wait_seconds * 1e3);
+        if (res->gpu_start_driver) gpu_start_write(res, f);
     } else {
         fprintf(f, "phases: read %.3f ms, run %.3f ms\n", res->read_seconds * 1e3, res->run_seconds * 1e3);
     }

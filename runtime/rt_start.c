@@ -4,11 +4,12 @@
 ** Owns: the thread that opens a device and loads the program's kernels
 ** (open, load_begin) while the run's thread reads the inputs, and the join
 ** that hands the device and the start's messages back. On the GPU the start
-** is the driver's (cuInit, the context, CUB's module: about 0.3 s in a fresh
-** process), the pinned buffers, the memory pool and the module (NVRTC's and
-** the JIT's caches), all of which need nothing of the inputs; reading the
-** columns needs nothing of the GPU. Run one after the other they add up; run
-** side by side a fresh process pays the longer of the two.
+** is the driver's (cuInit, the context: 0.2-0.25 s in a fresh process), the
+** stream and the memory pool, all of which need nothing of the inputs;
+** reading the columns needs nothing of the GPU. Run one after the other they
+** add up; run side by side a fresh process pays the longer of the two. (The
+** GPU starts cudart, its pinned buffers and the program's module on threads
+** of their own from here: they finish beside the copies, runtime/gpu.)
 */
 #include "rt_start.h"
 

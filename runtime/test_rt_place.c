@@ -1,7 +1,8 @@
 /*
 ** runtime/test_rt_place.c: the placement model (rt_place.c) on synthetic,
 ** deterministic records: the fits, the model file (round trip, damage,
-** versions, the bound), the predictions and the choices.
+** versions, the bound, killed writers' temporaries swept), the predictions
+** and the choices.
 **
 ** usage: test_rt_place TMPDIR
 */
@@ -11,9 +12,12 @@
 
 #include <math.h>
 #include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/wait.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int fails;
 #define CHECK(c)                                                                                                       \
@@ -495,6 +499,92 @@ static void test_cache(const char *tmp)
     free(bpath);
 }
 
+/* A pid that no process has now: a child's, waited for. */
+static long dead_pid(void)
+{
+    pid_t p = fork();
+    if (p == 0) _exit(0);
+    if (p > 0) waitpid(p, NULL, 0);
+    return (long)p;
+}
+
+/* A file at dir/name, its times age seconds ago: its path (owned). */
+static char *put(const char *dir, const char *name, int age)
+{
+    char *path = rf_sprintf("%s/%s", dir, name);
+    FILE *f = path ? fopen(path, "w") : NULL;
+    if (f) {
+        fputs("half a model\n", f);
+        fclose(f);
+    }
+    struct timeval tv[2];
+    gettimeofday(&tv[0], NULL);
+    tv[0].tv_sec -= age;
+    tv[1] = tv[0];
+    if (path) utimes(path, tv);
+    return path;
+}
+
+static int exists(const char *path)
+{
+    struct stat sb;
+    return path && !stat(path, &sb);
+}
+
+/* Temporaries of killed writers beside model.txt and model.bin: a write
+** aside removes those of processes that are gone and older than
+** RF_RT_PLACE_STALE_TMP_S, and nothing else. */
+static void test_sweep(const char *tmp)
+{
+    char *dir = rf_sprintf("%s/place_sweep.%ld", tmp, (long)getpid());
+    CHECK(dir && !mkdir(dir, 0777));
+    if (!dir) return;
+    char *path = rf_sprintf("%s/model.txt", dir);
+    long dead = dead_pid(), dead2 = dead_pid();
+    CHECK(dead > 0 && dead2 > 0);
+    int old = RF_RT_PLACE_STALE_TMP_S + 60;
+    char name[96];
+    snprintf(name, sizeof name, "model.txt.%ld.tmp", dead);
+    char *gone = put(dir, name, old); /* a killed writer's: removed */
+    snprintf(name, sizeof name, "model.txt.%ld.tmp", dead2);
+    char *young = put(dir, name, 0); /* its process gone, but new: kept */
+    snprintf(name, sizeof name, "model.txt.%ld.tmp", (long)getppid());
+    char *live = put(dir, name, old); /* a live process's: kept */
+    char *odd = put(dir, "model.txt.12x.tmp", old); /* no pid: kept */
+    snprintf(name, sizeof name, "other.txt.%ld.tmp", dead);
+    char *other = put(dir, name, old); /* another file's: kept */
+    snprintf(name, sizeof name, "model.bin.%ld.tmp", dead);
+    char *bin = put(dir, name, old); /* model.bin's, swept when model.bin is written */
+    /* a model written anew (aside, then renamed): the sweep before it */
+    CHECK(!rf_rt_place_reset(path));
+    CHECK(exists(path));
+    CHECK(!exists(gone));
+    CHECK(exists(young));
+    CHECK(exists(live));
+    CHECK(exists(odd));
+    CHECK(exists(other));
+    CHECK(exists(bin));
+    char *bpath = rf_sprintf("%s/model.bin", dir);
+    CHECK(rf_rt_place_sweep(bpath) == 1 && !exists(bin));
+    /* this process's own (it may be writing it now): kept */
+    snprintf(name, sizeof name, "model.txt.%ld.tmp", (long)getpid());
+    char *own = put(dir, name, old);
+    CHECK(rf_rt_place_sweep(path) == 0 && exists(own)); /* (and nothing more to remove) */
+    rf_rt_place_model m;
+    rf_diags d;
+    rf_diags_init(&d);
+    CHECK(!rf_rt_place_read(path, &m, &d) && m.n == 0 && d.count == 0);
+    rf_rt_place_model_free(&m);
+    rf_diags_free(&d);
+    char *all[] = {path, bpath, gone, young, live, own, odd, other, bin};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+        if (all[i]) remove(all[i]);
+        free(all[i]);
+    }
+    rmdir(dir);
+    free(dir);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -507,6 +597,7 @@ int main(int argc, char **argv)
     test_choice();
     test_own_costs(argv[1]);
     test_cache(argv[1]);
+    test_sweep(argv[1]);
     if (!fails) printf("placement model: fits, file, predictions and choices as expected\n");
     return fails ? 1 : 0;
 }

@@ -18,6 +18,7 @@
 #include "rf_cub.h"
 #include "rt_gpu_internal.h"
 
+#include "rf_sys.h"
 #include <cuda.h>
 #include <dlfcn.h>
 #include <inttypes.h>
@@ -85,7 +86,26 @@ static struct {
     int choice;   /* rf_rt_gpu_choose: the wanted index among the visible GPUs */
     int ordinal, count; /* the GPU opened, of count visible */
     int64_t pci;        /* its PCI address (domain, bus, device): which physical GPU */
+    /* the start's parts, seconds (--profile): loading the driver and
+    ** cuInit, the device's primary context */
+    double t_init, t_context;
+    int parts_claimed; /* a run's profile has shown them (rf_gpu_cuda_start_parts) */
 } drv = {PTHREAD_ONCE_INIT};
+
+/* cudart's start (cudaSetDevice: CUB's module and the runtime's own state,
+** tens of ms) on a thread of its own, begun by drv_open_once once the
+** context exists, beside the rest of the start (the device's open, the
+** program module's load, the first copies); joined once, by whatever first
+** needs it (cudart_ready: a CUB call, the load's end; cudart_settle: the
+** probe outside a run, the close). */
+static struct {
+    pthread_mutex_t mu;
+    pthread_t th;
+    int running;
+    int err;        /* cudaSetDevice's error (0: started) */
+    double secs;    /* its time on its thread */
+    double waited;  /* how long the first that needed it waited (--profile) */
+} crt = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
 void rf_rt_gpu_choose(int index) { drv.choice = index > 0 ? index : 0; }
 
@@ -112,6 +132,12 @@ typedef struct cu_state {
     CUmodule mod;
     fnent **fns;
     int nfns, capfns;
+    /* the pinned buffers, allocated on a thread of their own (pin_main)
+    ** beside the program module's load, waited for at their first use */
+    pthread_t pin_th;
+    int pin_running;
+    CUresult pin_r;
+    double pin_secs;
 } cu_state;
 
 static const char *cu_errname(CUresult r)
@@ -148,6 +174,26 @@ static rf_status cub_fail(gdev *g, int err, const char *what)
     return err == 2 /* cudaErrorMemoryAllocation */ ? RF_EDEVMEM : RF_EINTERNAL;
 }
 
+/* cudart's start joined if it runs (the caller holds crt.mu). */
+static void cudart_join_locked(void)
+{
+    if (!crt.running) return;
+    double t0 = rf_now();
+    pthread_join(crt.th, NULL);
+    crt.running = 0;
+    crt.waited = rf_now() - t0;
+}
+
+/* Waits for cudart's start (once in the process): an error where it failed. */
+static rf_status cudart_ready(gdev *g)
+{
+    pthread_mutex_lock(&crt.mu);
+    cudart_join_locked();
+    int e = crt.err;
+    pthread_mutex_unlock(&crt.mu);
+    return e ? cub_fail(g, e, "starting the CUDA runtime (CUB)") : RF_OK;
+}
+
 /* ---- opening the driver --------------------------------------------------- */
 
 static void *sym(void *h, const char *a, const char *b)
@@ -155,6 +201,18 @@ static void *sym(void *h, const char *a, const char *b)
     void *p = dlsym(h, a);
     if (!p && b) p = dlsym(h, b);
     return p;
+}
+
+/* cudart's thread: the driver's context made current first, so that
+** cudart binds to it (the same device's primary context) */
+static void *cudart_main(void *arg)
+{
+    (void)arg;
+    double t0 = rf_now();
+    drv.f.CtxSetCurrent(drv.ctx);
+    crt.err = rf_cub_init(drv.ordinal);
+    crt.secs = rf_now() - t0;
+    return NULL;
 }
 
 static void drv_open_once(void);
@@ -166,6 +224,7 @@ static void drv_open(void)
 
 static void drv_open_once(void)
 {
+    double t0 = rf_now();
     void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!h) {
         snprintf(drv.why, sizeof drv.why, "no NVIDIA driver (libcuda.so.1 cannot be loaded)");
@@ -226,6 +285,8 @@ static void drv_open_once(void)
     LOAD(GetErrorName, "cuGetErrorName", NULL);
 #undef LOAD
     CUresult r = f->Init(0);
+    double t1 = rf_now();
+    drv.t_init = t1 - t0;
     if (r != CUDA_SUCCESS) {
         snprintf(drv.why, sizeof drv.why, "the NVIDIA driver does not start: %s (%s)", cu_errstr(r), cu_errname(r));
         return;
@@ -269,18 +330,37 @@ static void drv_open_once(void)
         snprintf(drv.why, sizeof drv.why, "the CUDA device cannot be queried: %s", cu_errstr(r));
         return;
     }
-    /* cudart (CUB) binds to the same device and thereby its primary context */
-    int e = rf_cub_init(drv.ordinal);
-    if (e != 0) {
-        snprintf(drv.why, sizeof drv.why, "the CUDA runtime does not start on %s: %s", drv.name, rf_cub_error_string(e));
-        return;
-    }
+    drv.t_context = rf_now() - t1;
+    /* cudart (CUB) binds to the same device and thereby its primary
+    ** context: on a thread of its own, beside the rest of the start (the
+    ** device's open, the program module's load, the first copies); the
+    ** first CUB call and the load's end wait for it (cudart_ready) */
+    if (pthread_create(&crt.th, NULL, cudart_main, NULL) == 0)
+        crt.running = 1;
+    else
+        cudart_main(NULL);
     drv.ok = 1;
 }
 
-int rf_gpu_cuda_probe(char *why, size_t n)
+/* cudart's start waited for: where it failed, the GPU is not usable. */
+static void cudart_settle(void)
+{
+    pthread_mutex_lock(&crt.mu);
+    cudart_join_locked();
+    if (crt.err && drv.ok) {
+        snprintf(drv.why, sizeof drv.why, "the CUDA runtime does not start on %s: %s", drv.name,
+                 rf_cub_error_string(crt.err));
+        drv.ok = 0;
+    }
+    pthread_mutex_unlock(&crt.mu);
+}
+
+/* The probe; with settle, cudart's start waited for too (a device's open
+** does not wait: its first CUB call or its load's end does, cudart_ready). */
+static int probe(char *why, size_t n, int settle)
 {
     pthread_once(&drv.once, drv_open);
+    if (settle) cudart_settle();
     if (why && n) {
         char which[48] = "";
         if (drv.count > 1) snprintf(which, sizeof which, "; GPU %d of %d", drv.ordinal, drv.count);
@@ -293,7 +373,29 @@ int rf_gpu_cuda_probe(char *why, size_t n)
     return drv.ok;
 }
 
+int rf_gpu_cuda_probe(char *why, size_t n) { return probe(why, n, 1); }
+
+int rf_gpu_cuda_start(void) { return probe(NULL, 0, 0); }
+
 int rf_gpu_cuda_started(void) { return drv.probed && drv.ok; }
+
+int rf_gpu_cuda_start_parts(double *init, double *context, double *cudart, double *cudart_wait)
+{
+    *init = *context = *cudart = *cudart_wait = 0;
+    if (!drv.probed || !drv.ok) return 0;
+    pthread_mutex_lock(&crt.mu);
+    /* (claimed once, and only once cudart's thread is done: its time is known) */
+    int mine = !drv.parts_claimed && !crt.running;
+    if (mine) {
+        drv.parts_claimed = 1;
+        *init = drv.t_init;
+        *context = drv.t_context;
+        *cudart = crt.secs;
+        *cudart_wait = crt.waited;
+    }
+    pthread_mutex_unlock(&crt.mu);
+    return mine;
+}
 
 void rf_gpu_cuda_bind_thread(void)
 {
@@ -302,7 +404,8 @@ void rf_gpu_cuda_bind_thread(void)
 
 int rf_gpu_cuda_maybe(char *why, size_t n)
 {
-    if (drv.probed) return rf_gpu_cuda_probe(why, n);
+    /* (started: cudart's start not waited for here; the run's load waits) */
+    if (drv.probed) return probe(why, n, 0);
     /* the library loads in milliseconds; cuInit and the context take
     ** hundreds (the probe, then on a thread beside the reading) */
     void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
@@ -357,6 +460,37 @@ static void stage_fill_part(void *ctx, int64_t begin, int64_t end, int worker)
         f->fill(f->ctx, f->at + (uint64_t)begin, f->at + (uint64_t)end, f->dst + begin);
 }
 
+/* The pinned buffers' thread (rf_gpu_cuda_open): two staging buffers and
+** the small one, about 12 ms for 32 MiB, beside the program module's load,
+** which needs the context and nothing else. */
+static void *pin_main(void *arg)
+{
+    cu_state *c = arg;
+    double t0 = rf_now();
+    CUresult r = drv.f.CtxSetCurrent(drv.ctx);
+    for (int i = 0; i < 2 && r == CUDA_SUCCESS; i++) r = drv.f.MemAllocHost(&c->stage[i], STAGE_BYTES);
+    if (r == CUDA_SUCCESS) r = drv.f.MemAllocHost(&c->small, SMALL_BYTES);
+    c->pin_r = r;
+    c->pin_secs = rf_now() - t0;
+    return NULL;
+}
+
+/* Waits for the pinned buffers' thread (once): its time and the wait into
+** g (--profile); an error if they could not be allocated. */
+static rf_status pinned_ready(gdev *g)
+{
+    cu_state *c = g->impl;
+    if (c->pin_running) {
+        double t0 = rf_now();
+        pthread_join(c->pin_th, NULL);
+        c->pin_running = 0;
+        g->start_pinned = c->pin_secs;
+        g->start_pinned_wait = rf_now() - t0;
+    }
+    if (c->pin_r != CUDA_SUCCESS) CU(g, c->pin_r, "allocating pinned staging buffers");
+    return RF_OK;
+}
+
 /* Host to device through the two pinned staging buffers: while the GPU
 ** copies one, the host fills the other (across calls too: a call starts
 ** with the buffer the last one did not fill last, so a run of small copies
@@ -369,6 +503,8 @@ static rf_status staged_h2d(gdev *g, gptr dst, const void *src, rf_gpu_fill_fn f
 {
     cu_state *c = g->impl;
     uint64_t done = 0;
+    rf_status pst = pinned_ready(g);
+    if (pst) return pst;
     int i = c->stage_next;
     while (done < n) {
         size_t len = n - done > STAGE_BYTES ? STAGE_BYTES : (size_t)(n - done);
@@ -420,6 +556,8 @@ static rf_status stage_drain(gdev *g, cu_state *c, int i, char *dst, size_t len)
 static rf_status cu_d2h(gdev *g, void *dst, gptr src, uint64_t n)
 {
     cu_state *c = g->impl;
+    rf_status pst = pinned_ready(g);
+    if (pst) return pst;
     if (n <= SMALL_BYTES) {
         if (!n) return RF_OK;
         CU(g, drv.f.MemcpyDtoHAsync(c->small, (CUdeviceptr)src, (size_t)n, c->stream), "a GPU-to-host copy");
@@ -467,6 +605,10 @@ static rf_status cu_memset8(gdev *g, gptr dst, uint8_t v, uint64_t n)
 static rf_status cu_sync(gdev *g)
 {
     cu_state *c = g->impl;
+    /* (the load's end waits here: the pinned buffers' and cudart's threads are done by then) */
+    rf_status pst = pinned_ready(g);
+    if (!pst) pst = cudart_ready(g);
+    if (pst) return pst;
     CU(g, drv.f.StreamSynchronize(c->stream), "waiting for the GPU");
     return RF_OK;
 }
@@ -680,6 +822,8 @@ static rf_status cu_sort_pairs(gdev *g, gptr temp, uint64_t *tbytes, gptr kin, g
                                int64_t n, int b0, int b1)
 {
     cu_state *c = g->impl;
+    rf_status rst = cudart_ready(g);
+    if (rst) return rst;
     size_t sz = (size_t)*tbytes;
     int e = rf_cub_sort_pairs_u64_i64((void *)temp, &sz, (const uint64_t *)kin, (uint64_t *)kout, (const int64_t *)vin,
                                       (int64_t *)vout, n, b0, b1, c->stream);
@@ -690,6 +834,8 @@ static rf_status cu_sort_pairs(gdev *g, gptr temp, uint64_t *tbytes, gptr kin, g
 static rf_status cu_scan_i64(gdev *g, gptr temp, uint64_t *tbytes, gptr in, gptr out, int64_t n)
 {
     cu_state *c = g->impl;
+    rf_status rst = cudart_ready(g);
+    if (rst) return rst;
     size_t sz = (size_t)*tbytes;
     int e = rf_cub_exclusive_sum_i64((void *)temp, &sz, (const int64_t *)in, (int64_t *)out, n, c->stream);
     *tbytes = sz;
@@ -699,6 +845,8 @@ static rf_status cu_scan_i64(gdev *g, gptr temp, uint64_t *tbytes, gptr in, gptr
 static rf_status cu_scan_u8(gdev *g, gptr temp, uint64_t *tbytes, gptr in, gptr out, int64_t n)
 {
     cu_state *c = g->impl;
+    rf_status rst = cudart_ready(g);
+    if (rst) return rst;
     size_t sz = (size_t)*tbytes;
     int e = rf_cub_exclusive_sum_u8((void *)temp, &sz, (const uint8_t *)in, (int64_t *)out, n, c->stream);
     *tbytes = sz;
@@ -708,6 +856,8 @@ static rf_status cu_scan_u8(gdev *g, gptr temp, uint64_t *tbytes, gptr in, gptr 
 static rf_status cu_select(gdev *g, gptr temp, uint64_t *tbytes, gptr flags, gptr out, gptr nsel, int64_t n)
 {
     cu_state *c = g->impl;
+    rf_status rst = cudart_ready(g);
+    if (rst) return rst;
     size_t sz = (size_t)*tbytes;
     int e = rf_cub_select_flagged_i64((void *)temp, &sz, NULL, (const uint8_t *)flags, (int64_t *)out, (int64_t *)nsel,
                                       n, c->stream);
@@ -766,6 +916,7 @@ static double measure_pinned(cu_state *c)
 double rf_gpu_cuda_pinned_gbs(gdev *g)
 {
     cu_state *c = g->impl;
+    if (!c || pinned_ready(g)) return 0;
     pthread_mutex_lock(&pinned_bw.mu);
     if (!pinned_bw.done && c && c->stream && c->stage[0] && c->mark[0] && c->mark[1]) {
         pinned_bw.gbs = measure_pinned(c);
@@ -840,6 +991,11 @@ static void cu_close(gdev *g)
 {
     cu_state *c = g->impl;
     if (!c) return;
+    cudart_settle(); /* (a process may end after this: no thread of ours in the driver then) */
+    if (c->pin_running) {
+        pthread_join(c->pin_th, NULL);
+        c->pin_running = 0;
+    }
     /* wait for everything before the staging buffers and the module go */
     if (c->stream) drv.f.StreamSynchronize(c->stream);
     if (c->mod) drv.f.ModuleUnload(c->mod);
@@ -870,7 +1026,7 @@ rf_status rf_gpu_cuda_open(gdev *g, rf_diags *d, char *why, size_t nwhy)
 {
     memset(g, 0, sizeof *g);
     g->d = d;
-    if (!rf_gpu_cuda_probe(why, nwhy)) return RF_EUSER;
+    if (!probe(why, nwhy, 0)) return RF_EUSER;
     g->ops = &cu_ops;
     cu_state *c = rf_calloc(1, sizeof *c);
     if (!c) return RF_ENOMEM;
@@ -882,15 +1038,25 @@ rf_status rf_gpu_cuda_open(gdev *g, rf_diags *d, char *why, size_t nwhy)
     CUresult r = drv.f.CtxSetCurrent(drv.ctx);
     size_t fr = 0, total = 0;
     if (r == CUDA_SUCCESS) r = drv.f.MemGetInfo(&fr, &total);
+    double t0 = rf_now();
     if (r == CUDA_SUCCESS && !spare_take(c)) {
         r = drv.f.StreamCreate(&c->stream, CU_STREAM_NON_BLOCKING);
         for (int i = 0; i < 2 && r == CUDA_SUCCESS; i++) {
-            r = drv.f.MemAllocHost(&c->stage[i], STAGE_BYTES);
-            if (r == CUDA_SUCCESS) r = drv.f.EventCreate(&c->stage_ev[i], CU_EVENT_DISABLE_TIMING);
+            r = drv.f.EventCreate(&c->stage_ev[i], CU_EVENT_DISABLE_TIMING);
             if (r == CUDA_SUCCESS) r = drv.f.EventCreate(&c->mark[i], CU_EVENT_DEFAULT);
         }
-        if (r == CUDA_SUCCESS) r = drv.f.MemAllocHost(&c->small, SMALL_BYTES);
+        /* the pinned buffers on a thread beside the rest of the start (or here) */
+        if (r == CUDA_SUCCESS) {
+            if (pthread_create(&c->pin_th, NULL, pin_main, c) == 0) {
+                c->pin_running = 1;
+            } else {
+                pin_main(c);
+                g->start_pinned = c->pin_secs;
+                r = c->pin_r;
+            }
+        }
     }
+    g->start_stream = rf_now() - t0;
     g->stream = c->stream;
     if (r != CUDA_SUCCESS) st = cu_fail(g, r, "setting up the GPU");
     g->mem_free = fr;

@@ -17,7 +17,9 @@ rf_status rf_gx_launch_max(gx *x, const char *name, int64_t work, const rf_gpu_a
 {
     if (work <= 0) return RF_OK;
     void *fn;
-    rf_status st = x->g.ops->func(&x->g, name, &fn);
+    /* (a launch before the load's end: the program's kernels first) */
+    rf_status st = x->mod_running ? rf_gx_module_wait(x) : RF_OK;
+    if (!st) st = x->g.ops->func(&x->g, name, &fn);
     if (st) return st;
     uint64_t grid = ((uint64_t)work + TILE - 1) / TILE;
     if (grid > max_grid) grid = max_grid;

@@ -156,7 +156,7 @@ static const char *program_file(const gx *x) { return x->o.rfx_file ? x->o.rfx_f
 ** plan, an error. PTX of the source with the fused kernels serves every run;
 ** of the source without them (compiled with --no-fuse), runs with --no-fuse.
 ** PTX made with other options or another ABI is compiled anew, not refused. */
-static rf_status ptx0_check(gx *x, const rf_gpu_plan *plan, const rf_gpu_ptx *ptx, int *have)
+static rf_status ptx0_check(gx *x, const rf_gpu_plan *plan, const rf_gpu_ptx *ptx, int *have, rf_diags *d)
 {
     *have = 0;
     char *opts[2] = {rf_gpu_ptx_opts(1), rf_gpu_ptx_opts(0)}; /* [0] unfused, [1] fused */
@@ -168,7 +168,7 @@ static rf_status ptx0_check(gx *x, const rf_gpu_plan *plan, const rf_gpu_ptx *pt
         uint64_t key[2];
         rf_gpu_ptx_key(&want, key);
         if (key[0] != ptx->key[0] || key[1] != ptx->key[1]) {
-            rf_error(x->d, rf_mkloc(program_file(x), 0, 0),
+            rf_error(d, rf_mkloc(program_file(x), 0, 0),
                      "the PTX0 section was not compiled from this program's GPU plans (section GPLN): recompile "
                      "the program (redfox compile)");
             st = RF_EUSER;
@@ -186,28 +186,31 @@ static rf_status ptx0_check(gx *x, const rf_gpu_plan *plan, const rf_gpu_ptx *pt
 ** generated holds the fused kernels and every unfused one: it is the one
 ** compiled, also for runs with --no-fuse (which launch no fused kernel), so
 ** both share the caches. No source is generated where PTX0 serves, except
-** for the emulator, which compiles the source itself. */
-static rf_status load_program(gx *x, const rf_gpu_plan *plan, const void *ptx0, uint64_t ptx0_size)
+** for the emulator, which compiles the source itself. On the module's
+** thread (module_main): its messages into d, the module loaded through g
+** (the device's own operations, with d). */
+static rf_status load_program(gx *x, const rf_gpu_plan *plan, const void *ptx0, uint64_t ptx0_size, rf_diags *d,
+                              gdev *g)
 {
     rf_gpu_ptx ptx;
     memset(&ptx, 0, sizeof ptx);
     int have = 0;
     rf_status st = RF_OK;
     if (ptx0 && ptx0_size) {
-        st = rf_gpu_ptx0_decode(program_file(x), ptx0, ptx0_size, &ptx, x->d);
-        if (!st) st = ptx0_check(x, plan, &ptx, &have);
+        st = rf_gpu_ptx0_decode(program_file(x), ptx0, ptx0_size, &ptx, d);
+        if (!st) st = ptx0_check(x, plan, &ptx, &have, d);
         if (!have) rf_gpu_ptx_free(&ptx);
     }
     rf_buf src;
     rf_buf_init(&src);
     if (!st && (!have || rf_gpu_emulated())) {
-        st = rf_gpu_codegen(x->p, plan, 1, &src, x->d);
+        st = rf_gpu_codegen(x->p, plan, 1, &src, d);
         uint64_t h[2];
         rf_gpu_hash128(src.data ? src.data : "", (uint64_t)src.len, h);
         /* the plans generate the source they were made with, or they are
         ** another generator's (which the GPLN's tag should have said) */
         if (!st && plan->hashed && (h[0] != plan->src_hash[1][0] || h[1] != plan->src_hash[1][1])) {
-            rf_error(x->d, rf_mkloc(program_file(x), 0, 0),
+            rf_error(d, rf_mkloc(program_file(x), 0, 0),
                      "the GPU plans (section GPLN) are stale: they do not generate the source they were made with; "
                      "recompile the program with this redfox (redfox compile)");
             st = RF_EUSER;
@@ -215,13 +218,45 @@ static rf_status load_program(gx *x, const rf_gpu_plan *plan, const void *ptx0, 
         if (!st && !have && !rf_gpu_emulated())
         {
             rf_gpu_nvrtc_opts no = {NULL, x->tune.cache_dir, 0};
-            st = rf_gpu_nvrtc_compile(rf_buf_cstr(&src), (uint64_t)src.len, &no, &ptx, x->d);
+            st = rf_gpu_nvrtc_compile(rf_buf_cstr(&src), (uint64_t)src.len, &no, &ptx, d);
         }
     }
-    if (!st) st = x->g.ops->load(&x->g, &ptx, rf_buf_cstr(&src), (uint64_t)src.len);
+    if (!st) st = g->ops->load(g, &ptx, rf_buf_cstr(&src), (uint64_t)src.len);
     rf_gpu_ptx_free(&ptx);
     rf_buf_free(&src);
     return st;
+}
+
+/* ---- the program's module on a thread of its own ------------------------------ */
+
+/* The module's thread: the program's kernels made ready (PTX0 or NVRTC's
+** cache, the JIT's cubin, the module and its kernels put on the GPU) while
+** the run's thread copies the inputs, which need the context, the stream
+** and the pinned buffers, not the kernels. It works on a copy of the
+** device taken before it began (mod_g: the device's own operations, not
+** the accounting layer the copies count in; its own diagnostics); the
+** state they share, the module and its kernel table, no copy touches. */
+static void *module_main(void *arg)
+{
+    gx *x = arg;
+    double t0 = rf_now();
+    if (!rf_gpu_emulated()) rf_gpu_cuda_bind_thread();
+    x->mod_st = load_program(x, x->plan, x->o.ptx0, x->o.ptx0_size, &x->mod_d, &x->mod_g);
+    x->mod_secs = rf_now() - t0;
+    return NULL;
+}
+
+rf_status rf_gx_module_wait(gx *x)
+{
+    if (!x->mod_running) return RF_OK;
+    double t0 = rf_now();
+    pthread_join(x->mod_th, NULL);
+    x->mod_running = 0;
+    x->mod_wait = rf_now() - t0;
+    for (int64_t i = 0; i < x->mod_d.count; i++)
+        rf_diag_add(x->d, x->mod_d.items[i].sev, x->mod_d.items[i].loc, "%s", x->mod_d.items[i].msg);
+    rf_diags_free(&x->mod_d);
+    return x->mod_st;
 }
 
 /* The plans the run follows: the .rfx file's GPLN section, or for a program
@@ -277,9 +312,6 @@ static rf_status gpu_open(const rf_rt_env *env, void **dev)
     x->g.mem_cap = (uint64_t)x->tune.gpu_memory;
     x->g.cache_dir = x->tune.cache_dir;
     x->g.cpu = env->pool; /* big copies are staged by the run's threads */
-    /* the copies' share of what the machine's pinned copies reach (once per
-    ** process, before the accounting layer: it is not the run's copying) */
-    if (o->profile && !rf_gpu_emulated()) x->g.pinned_gbs = rf_gpu_cuda_pinned_gbs(&x->g);
     rf_gpu_acct_install(&x->g);
     /* --trace: every device operation, the load's copies too (not from a
     ** thread beside the reading: attach turns it on) */
@@ -326,19 +358,30 @@ static const char *gpu_where(void *dev, const rf_hir_kernel *k)
     return k->id >= 0 && k->id < x->nkernels && x->plans[k->id].gpu ? "gpu" : "cpu";
 }
 
-/* The program's kernels loaded: part of the load. */
+/* The program's kernels loaded: part of the load, on a thread of its own
+** (module_main) beside the inputs' copies, waited for at the load's end
+** (or the first launch); here where no thread can be made. */
 static rf_status gpu_load_begin(void *dev)
 {
     gx *x = dev;
-    return load_program(x, x->plan, x->o.ptx0, x->o.ptx0_size);
+    x->mod_g = x->g;
+    if (x->g.inner) x->mod_g.ops = x->g.inner;
+    rf_diags_init(&x->mod_d);
+    x->mod_g.d = &x->mod_d;
+    x->mod_aside = pthread_create(&x->mod_th, NULL, module_main, x) == 0;
+    x->mod_running = x->mod_aside;
+    if (x->mod_aside) return RF_OK;
+    rf_diags_free(&x->mod_d);
+    return load_program(x, x->plan, x->o.ptx0, x->o.ptx0_size, x->d, &x->g);
 }
 
 static rf_status gpu_load_end(void *dev)
 {
     gx *x = dev;
-    rf_status st = RF_OK;
+    /* the kernels first: the empty launch below needs them */
+    rf_status st = rf_gx_module_wait(x);
     /* the dictionary is data like the columns: copied with them */
-    if (needs_dict(x)) st = rf_gpu_dict_sync(&x->str, 0);
+    if (!st && needs_dict(x)) st = rf_gpu_dict_sync(&x->str, 0);
     if (!st) st = wake(x);
     if (!st) st = x->g.ops->sync(&x->g);
     if (x->res) x->res->load_h2d_bytes = x->g.h2d_bytes; /* the copy phase's bytes, for its rate */
@@ -423,10 +466,40 @@ static void gpu_attach(void *dev, rf_diags *d)
     if (!rf_gpu_emulated()) rf_gpu_cuda_bind_thread();
 }
 
+/* The start's parts into the result (--profile): the driver's where this
+** run is the first to show them (cudart's thread is done by the load's
+** end), the stream and the pinned buffers of this run's open. */
+static void report_start(gx *x, rf_rt_result *res)
+{
+    if (rf_gpu_emulated())
+        res->gpu_start_driver = 3;
+    else
+        res->gpu_start_driver = rf_gpu_cuda_start_parts(&res->gpu_start_init_s, &res->gpu_start_context_s,
+                                                        &res->gpu_start_cudart_s, &res->gpu_start_cudart_wait_s)
+                                    ? 1
+                                    : 2;
+    res->gpu_start_stream_s = x->g.start_stream;
+    res->gpu_start_pinned_s = x->g.start_pinned;
+    res->gpu_start_pinned_wait_s = x->g.start_pinned_wait;
+}
+
 static void gpu_report(void *dev)
 {
     gx *x = dev;
+    /* the copies' share of what the machine's pinned copies reach: measured
+    ** once per process, after the run (the pinned buffers are allocated
+    ** beside the program's load: measuring at the open waited for them),
+    ** outside the accounting layer: it is not the run's copying */
+    if (x->o.profile && x->g_open && !x->g.pinned_gbs && !rf_gpu_emulated())
+        x->g.pinned_gbs = rf_gpu_cuda_pinned_gbs(&x->g);
     if (x->pool && x->res) x->res->gpu_peak_bytes = rf_gpool_peak(x->pool);
+    if (x->res && x->g_open) report_start(x, x->res);
+    if (x->res && x->mod_aside) {
+        /* the program readied on its own thread: its time there, and how long the load's end waited */
+        x->res->program_seconds = x->mod_secs;
+        x->res->gpu_module_aside = 1;
+        x->res->gpu_module_wait_s = x->mod_wait;
+    }
     if (x->res) {
         x->res->h2d_bytes = x->g.h2d_bytes;
         x->res->gpu_pinned_gbs = x->g.pinned_gbs;
@@ -457,6 +530,7 @@ static void gpu_report(void *dev)
 static void gpu_close(void *dev)
 {
     gx *x = dev;
+    rf_gx_module_wait(x); /* (a load that failed before its end: the thread ends before the device) */
     gpu_report(x);
     rf_gpu_fplan_free(x->nofuse);
     rf_gpu_plan_free(x->plan);

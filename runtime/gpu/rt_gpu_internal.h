@@ -20,6 +20,8 @@
 #include "rf_common.h"
 #include "rf_gpu_codegen.h"
 
+#include <pthread.h>
+
 typedef uint64_t gptr;
 
 typedef struct gpool gpool;
@@ -95,6 +97,11 @@ struct gdev {
     const char *cache_dir; /* the JIT and emulator caches' root (rf_gpu_cache_dir; the cache_dir setting) */
     uint64_t h2d_bytes, d2h_bytes; /* copied each way, the whole run (the accounting layer counts) */
     double pinned_gbs; /* the measured pinned host-to-device bandwidth (--profile); 0: not measured */
+    /* the start's parts, seconds (--profile): the stream and events (the
+    ** pinned buffers too when kept from the last run); the pinned buffers,
+    ** allocated on a thread beside the program's load, and how long their
+    ** first use waited for them (0: kept from the last run) */
+    double start_stream, start_pinned, start_pinned_wait;
     double alloc_seconds;    /* in the driver's allocations (the pool's arenas), the whole run */
     struct rf_cpu_pool *cpu; /* the run's host threads: they fill the staging buffers of big copies */
     void *stream; /* the real device's stream (CUstream), for NCCL; NULL in the emulator */
@@ -118,6 +125,16 @@ void rf_gpu_cuda_bind_thread(void);
 double rf_gpu_cuda_pinned_gbs(gdev *g);
 /* 1 once the driver started in this process (the probe succeeded). */
 int rf_gpu_cuda_started(void);
+/* The driver started (once in the process) without waiting for cudart's
+** start on its thread (the device's first CUB call or load's end does): 1
+** when the driver and the context are up. */
+int rf_gpu_cuda_start(void);
+/* The driver's start, seconds, for the profile of the run that claims them
+** (the first to ask once cudart's thread is done; 1 then, else 0 and
+** zeros): loading the driver and cuInit, the primary context, cudart's
+** start (CUB's module) on its thread of its own, and how long the first
+** that needed cudart waited for it. */
+int rf_gpu_cuda_start_parts(double *init, double *context, double *cudart, double *cudart_wait);
 /* Cheap, no driver start: 0 when the probe ran and failed or when the
 ** NVIDIA driver library cannot be loaded (why says so); else 1. */
 int rf_gpu_cuda_maybe(char *why, size_t n);
@@ -301,6 +318,16 @@ typedef struct gx {
     int threads;
     gdev g;
     int g_open;
+    /* the program's module, loaded on a thread of its own (gpu_load_begin)
+    ** beside the inputs' copies, through mod_g (a copy of the device taken
+    ** before: its own operations, mod_d for messages); joined once by the
+    ** load's end, the first launch or the close (rf_gx_module_wait) */
+    pthread_t mod_th;
+    int mod_running, mod_aside;
+    rf_status mod_st;
+    gdev mod_g;
+    rf_diags mod_d;
+    double mod_secs, mod_wait; /* its time on its thread; how long its join waited */
     gpool *pool;
     gval *vals;
     rf_rt_result *res;   /* the driver's result: the GPU's figures go there */
@@ -684,5 +711,8 @@ void rf_gx_cache_report(gx *x, rf_rt_result *res);
 
 /* rt_gpu_exec.c: the run */
 rf_status rf_gx_run_kernel(gx *x, const rf_hir_kernel *k);
+/* Waits for the program's module on its thread (once; at once where none
+** runs): its messages into x->d, its status. */
+rf_status rf_gx_module_wait(gx *x);
 
 #endif

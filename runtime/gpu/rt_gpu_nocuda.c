@@ -33,6 +33,12 @@ int rf_gpu_cuda_jit_cache(const rf_gpu_ptx *ptx, const char *cache_dir)
 }
 
 int rf_gpu_cuda_started(void) { return 0; }
+int rf_gpu_cuda_start(void) { return 0; }
+int rf_gpu_cuda_start_parts(double *init, double *context, double *cudart, double *cudart_wait)
+{
+    *init = *context = *cudart = *cudart_wait = 0;
+    return 0;
+}
 double rf_gpu_cuda_pinned_gbs(gdev *g)
 {
     (void)g;

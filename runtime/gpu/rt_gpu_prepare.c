@@ -10,7 +10,8 @@
 ** then, where the GPU has started, the driver's JIT of each PTX into the
 ** cubin cache, also together. The runs then find both in the caches: a cold
 ** cache costs the slowest program's compile, not the sum of them all. The
-** driver's start runs as one more item beside the compiles. Also
+** driver's start runs as one more item beside the compiles (cudart's start
+** goes on beside the JIT and the first query's reading). Also
 ** rf_rt_gpu_link_ptx0: a .rfx file's PTX linked for this machine's GPU
 ** when `redfox compile` writes it.
 */
@@ -49,13 +50,15 @@ static void compile_one(prep *w, int32_t i)
     rf_diags_free(&d); /* the run reports what fails again */
 }
 
-/* Item 0 starts the driver; item i + 1 compiles program i. */
+/* Item 0 starts the driver (not waiting for cudart's start, which the JIT
+** does not need: the first query's load waits for it); item i + 1 compiles
+** program i. */
 static void compile_part(void *ctx, int64_t begin, int64_t end, int worker)
 {
     prep *w = ctx;
     (void)worker;
     for (int64_t i = begin; i < end; i++) {
-        if (i == 0) rf_rt_gpu_available(NULL, 0);
+        if (i == 0) rf_gpu_cuda_start();
         else compile_one(w, (int32_t)(i - 1));
     }
 }
@@ -84,7 +87,7 @@ void rf_rt_gpu_prepare(const rf_hir_program *const *ps, int32_t n, const rf_rt_o
         rf_cpu_parallel_for(pool, (int64_t)n + 1, 1, compile_part, &w);
         out->compile_seconds = rf_now() - t0;
         double t1 = rf_now();
-        if (rf_rt_gpu_available(NULL, 0)) rf_cpu_parallel_for(pool, n, 1, jit_part, &w);
+        if (rf_gpu_cuda_start()) rf_cpu_parallel_for(pool, n, 1, jit_part, &w);
         out->jit_seconds = rf_now() - t1;
         for (int32_t i = 0; i < n; i++) {
             out->programs += w.ptx[i].ptx != NULL;
