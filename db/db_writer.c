@@ -61,6 +61,7 @@ typedef struct wcol {
     unsigned char *pend; /* narrow: the rows of the block not yet whole, at the runtime's width */
     int64_t npend;
     unsigned char *enc; /* narrow: one block's stored bytes */
+    int64_t raw_tail;   /* narrow, in place: rows that complete the last block, stored as they are */
 } wcol;
 
 struct rf_db_writer {
@@ -188,9 +189,12 @@ int rf_db_table_appendable_in_place(const rf_db *db, const rf_db_table *tb)
     for (int32_t c = 0; c < tb->ncols; c++) {
         const rf_db_column *col = &tb->cols[c];
         if (col->type == RF_TYPE_STRING && col->enc != RF_DB_ENC_PLAIN) return 0; /* a dictionary */
-        /* a narrow column's partial last block is stored again, with the new
-        ** rows, and its old bytes are named by the old manifest */
-        if (col->narrow && tb->nrows % tb->block_rows) return 0;
+        /* a narrow column's partial last block is continued only as it is
+        ** (raw: this writer stores it so); a narrow one would have to be
+        ** stored again, and its bytes are the old manifest's */
+        if (col->narrow && tb->nrows % tb->block_rows &&
+            col->blocks[col->nblocks - 1].width != rf_db_type_width(col->type))
+            return 0;
         if (!file_appendable(db->dir, col->file, col->size)) return 0;
         if (col->str_file && !file_appendable(db->dir, col->str_file, col->str_size)) return 0;
     }
@@ -407,11 +411,15 @@ rf_status rf_db_writer_table_from(rf_db_writer *w, const rf_db *db, const rf_db_
         if (oc->nblocks) memcpy(col->blocks, oc->blocks, (size_t)oc->nblocks * sizeof *col->blocks);
         wc[c].capblocks = oc->nblocks + 1;
         wc[c].rows = tb->nrows;
-        /* a narrow column's partial last block is stored again with the new
-        ** rows: the copy ends where it starts (in place it cannot be) */
+        /* a narrow column's partial last block: copy on write, stored again
+        ** with the new rows (the copy ends where it starts); in place,
+        ** continued as it is where it is raw, else not in place */
         uint64_t keep = oc->size;
-        int reopen = append && oc->narrow && tb->nrows % tb->block_rows;
-        if (reopen && w->in_place) linked = 0;
+        int partial = append && oc->narrow && tb->nrows % tb->block_rows;
+        int raw = partial && oc->blocks[oc->nblocks - 1].width == rf_db_type_width(oc->type);
+        int reopen = partial && !w->in_place;
+        if (partial && w->in_place && !raw) linked = 0;
+        if (partial && w->in_place && raw) wc[c].raw_tail = tb->block_rows - tb->nrows % tb->block_rows;
         if (reopen) {
             keep = oc->blocks[oc->nblocks - 1].at;
             col->size = keep;
@@ -728,10 +736,11 @@ static rf_status blocks_add(rf_db_column *col, wcol *wc, uint32_t block_rows, co
 /* ---- narrow columns ----------------------------------------------------- */
 
 /* One whole block of a narrow column (k rows at v, the runtime's width;
-** k < block_rows only for the column's last): planned, packed and put
-** after the blocks before it, its CRC-32C over the bytes stored. */
+** k < block_rows only for the column's last, which goes as it is, raw, so
+** that an append in place can continue it): planned, packed and put after
+** the blocks before it, its CRC-32C over the bytes stored. */
 static rf_status narrow_block(rf_db_writer *w, const rf_db_table *t, rf_db_column *col, wcol *wc, const void *v,
-                              int64_t k, rf_diags *d)
+                              int64_t k, int raw, rf_diags *d)
 {
     int tw = rf_db_type_width(col->type);
     rf_status st = blocks_reserve(col, wc, t->block_rows, (col->nblocks + 1) * (int64_t)t->block_rows);
@@ -740,6 +749,10 @@ static rf_status narrow_block(rf_db_writer *w, const rf_db_table *t, rf_db_colum
     rf_db_block *bl = &col->blocks[col->nblocks];
     memset(bl, 0, sizeof *bl);
     rf_db_narrow_plan(col->type, v, k, bl);
+    if (raw) {
+        bl->width = (uint8_t)tw;
+        bl->exp = 0;
+    }
     const void *bytes = v;
     if (bl->width < tw) {
         rf_db_narrow_pack(col->type, v, k, bl, wc->enc);
@@ -761,9 +774,19 @@ static rf_status narrow_append(rf_db_writer *w, const rf_db_table *t, rf_db_colu
     int64_t br = t->block_rows;
     const unsigned char *v = values;
     rf_status st = RF_OK;
-    for (int64_t i = 0; i < n && !st;) {
+    int64_t i = 0;
+    if (wc->raw_tail > 0 && n > 0) {
+        /* in place: the last block, stored as it is, continued so */
+        int64_t k = wc->raw_tail < n ? wc->raw_tail : n, b = col->nblocks - 1;
+        col->blocks[b].crc = rf_db_crc32c(col->blocks[b].crc, v, k * tw);
+        block_range(col, b, v, k);
+        st = put(w, col, wc, v, k * tw, d);
+        wc->raw_tail -= k;
+        i = k;
+    }
+    while (i < n && !st) {
         if (wc->npend == 0 && n - i >= br) {
-            st = narrow_block(w, t, col, wc, v + i * tw, br, d);
+            st = narrow_block(w, t, col, wc, v + i * tw, br, 0, d);
             i += br;
             continue;
         }
@@ -773,7 +796,7 @@ static rf_status narrow_append(rf_db_writer *w, const rf_db_table *t, rf_db_colu
         wc->npend += k;
         i += k;
         if (wc->npend == br) {
-            st = narrow_block(w, t, col, wc, wc->pend, br, d);
+            st = narrow_block(w, t, col, wc, wc->pend, br, 0, d);
             wc->npend = 0;
         }
     }
@@ -1047,7 +1070,7 @@ rf_status rf_db_writer_finish_column(rf_db_writer *w, int32_t tid, int32_t c, rf
     if (wc->finished) return RF_OK;
     rf_status st = RF_OK;
     /* a narrow column's last block, not whole */
-    if (col->narrow && wc->npend > 0) st = narrow_block(w, t, col, wc, wc->pend, wc->npend, d);
+    if (col->narrow && wc->npend > 0) st = narrow_block(w, t, col, wc, wc->pend, wc->npend, 1, d);
     wc->npend = 0;
     if (!st) st = flush(w, col, wc, d);
     if (st) return st;

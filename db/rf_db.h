@@ -195,9 +195,10 @@ int rf_db_writer_is_in_place(const rf_db_writer *w);
 /* Bytes appended in place by the columns ended so far (0 when not in place). */
 int64_t rf_db_writer_in_place_bytes(const rf_db_writer *w);
 /* Whether table tb of db can take rows in place: format 2, every column
-** numeric or plain strings (a dictionary cannot grow in place), and every
+** numeric or plain strings (a dictionary cannot grow in place), every
 ** file a regular one of at least its manifest size that no other folder
-** shares (one link). */
+** shares (one link), and every narrow column's partial last block stored
+** as it is (the writer stores it so; it is continued so). */
 int rf_db_table_appendable_in_place(const rf_db *db, const rf_db_table *tb);
 /* Whether the columns of tables added from now on that can be narrow
 ** (rf_db_narrowable) are written narrow (on unless set; off: every block

@@ -331,8 +331,10 @@ static void test_database(const char *base)
         CHECK(t->cols[0].narrow && t->cols[0].blocks[0].width == 2 && t->cols[0].size < (uint64_t)NR * 8);
         CHECK(t->cols[1].narrow && t->cols[1].blocks[0].width == 1 && t->cols[1].blocks[0].exp == 4 &&
               t->cols[1].blocks[3].width == 8);
-        CHECK(t->cols[2].narrow && t->cols[2].blocks[4].width == 2 && t->cols[3].narrow == 0);
-        CHECK(t->cols[4].narrow && t->cols[4].blocks[1].width == 1 && t->cols[4].size == NR);
+        CHECK(t->cols[2].narrow && t->cols[2].blocks[3].width == 2 && t->cols[3].narrow == 0);
+        CHECK(t->cols[4].narrow && t->cols[4].blocks[1].width == 1 && t->cols[4].size == 4 * BR + (NR - 4 * BR) * 4);
+        /* the partial last block as it is (an append in place continues it) */
+        for (int c = 0; c < 5; c++) CHECK(t->cols[c].blocks[4].width == rf_db_type_width(k_types[c]));
         /* a reader of some blocks: those decoded, the others not read */
         uint8_t keep[5] = {0, 1, 0, 0, 1};
         rf_db_map m;
@@ -369,7 +371,8 @@ static void test_database(const char *base)
         damaged_record(dir, 0, 2, min_above, RF_EUSER, RF_OK, "minimum");
         damaged_record(dir, 4, 0, code_past, RF_EUSER, RF_OK, "the type does not allow");
         damaged_record(dir, 1, 0, exp_over, RF_OK, RF_EUSER, "past block 1's maximum");
-        damaged_record(dir, 0, 4, exp_over, RF_OK, RF_EUSER, "past block 5's maximum");
+        damaged_record(dir, 0, 3, exp_over, RF_OK, RF_EUSER, "past block 4's maximum");
+        damaged_record(dir, 0, 4, exp_over, RF_EUSER, RF_OK, "a divisor for values stored as they are");
     }
     /* written wide (rf_db_writer_narrow(w, 0)): no narrow column, the same rows */
     char *wide = rf_sprintf("%s/wide", base);
@@ -419,22 +422,21 @@ static void db_grow(const char *dir, const char *out, int64_t r0, int64_t r1, in
     rf_db_close(db);
 }
 
-/* Appends to narrow columns give the bytes of writing every row at once: a
-** partial last block is stored again (copy on write; in place it cannot
-** be: its bytes are the old manifest's), whole last blocks continue in
-** place. (A table with a dictionary string column takes no appends.) */
+/* Appends to narrow columns. Copy on write, a partial last block is stored
+** again with the new rows: the bytes of writing every row at once. In place,
+** a partial last block (stored as it is, raw) is continued as it is, and
+** the blocks after it are narrow: the same rows. (A table with a
+** dictionary string column takes no appends.) */
 static void test_append(const char *base)
 {
     rf_diags d;
     rf_diags_init(&d);
     k_ncols = 4;
     char *ref = rf_sprintf("%s/aref", base), *a = rf_sprintf("%s/a", base), *b = rf_sprintf("%s/b", base),
-         *c = rf_sprintf("%s/c", base);
+         *c = rf_sprintf("%s/c", base), *c2 = rf_sprintf("%s/c2", base);
     db_write(ref, NR, NR, BR, &d);
     db_write(a, 1500, 500, BR, &d); /* the last block begun */
     int went = 0;
-    db_grow(a, NULL, 1500, 2048, 1, &went, &d);
-    CHECK(!went); /* not in place */
     db_grow(a, b, 1500, 2048, 0, &went, &d);
     CHECK(went); /* copy on write, the last block stored again */
     db_check(b, 2048, &d);
@@ -445,12 +447,28 @@ static void test_append(const char *base)
     CHECK(went);
     db_check(c, NR, &d);
     same_files(ref, c);
+    /* in place from inside a block: block 2 completed as it is, then narrow ones */
+    db_grow(a, NULL, 1500, 4500, 1, &went, &d);
+    CHECK(went);
+    db_check(a, 4500, &d);
+    db_grow(a, c2, 4500, NR, 0, &went, &d);
+    CHECK(went);
+    db_check(c2, NR, &d);
+    rf_db *db = NULL;
+    CHECK(rf_db_open(c2, &db, &d) == RF_OK);
+    if (db) {
+        const rf_db_column *col = &db->tables[0].cols[0];
+        CHECK(col->narrow && col->blocks[1].width == 8 && col->blocks[2].width == 2 && col->blocks[3].width == 2 &&
+              col->blocks[4].width == 8);
+    }
+    rf_db_close(db);
     CHECK(d.count == 0);
     k_ncols = 5;
     free(ref);
     free(a);
     free(b);
     free(c);
+    free(c2);
     rf_diags_free(&d);
 }
 
