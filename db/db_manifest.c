@@ -94,7 +94,7 @@ void rf_db_encode(const rf_db *db, rf_buf *out)
             const rf_db_column *col = &t->cols[c];
             rf_rfx_put_cstr(&body, col->name ? col->name : "");
             rf_rfx_put_u8(&body, (uint8_t)col->type);
-            rf_rfx_put_u8(&body, (uint8_t)col->enc);
+            rf_rfx_put_u8(&body, (uint8_t)(col->narrow ? 2 : col->enc));
             rf_rfx_put_cstr(&body, col->file);
             rf_rfx_put_u64(&body, col->size);
             rf_rfx_put_u32(&body, col->crc);
@@ -114,6 +114,10 @@ void rf_db_encode(const rf_db *db, rf_buf *out)
                 rf_rfx_put_i64(&body, col->blocks[b].max);
                 rf_rfx_put_u32(&body, col->blocks[b].crc);
                 if (col->enc == RF_DB_ENC_PLAIN) rf_rfx_put_u32(&body, col->blocks[b].str_crc);
+                if (col->narrow) {
+                    rf_rfx_put_u8(&body, col->blocks[b].width);
+                    rf_rfx_put_u8(&body, col->blocks[b].exp);
+                }
             }
         }
     }
@@ -164,6 +168,29 @@ static int get_name(rf_rfx_rd *rd, rf_arena *a, char **s, int file)
         return 0;
     }
     return 1;
+}
+
+/* What is wrong with a narrow column's block record (NULL: nothing): its
+** width one of 1, 2, 4 or the type's own (then exp 0: the values as they
+** are), exp at most RF_DB_NARROW_EXP_MAX, min <= max, and for a block that
+** is narrow, [min, max] within what the type allows (every decoded value
+** lies in it: rf_db_narrow_decode checks that). The string columns'
+** dictionary count is known: it precedes the blocks. */
+static const char *narrow_block_bad(const rf_db_column *col, const rf_db_block *bl)
+{
+    int tw = rf_db_type_width(col->type);
+    if (bl->width == tw) return bl->exp ? "a divisor for values stored as they are" : NULL;
+    if ((bl->width != 1 && bl->width != 2 && bl->width != 4) || bl->width > tw) return "a width out of range";
+    if (bl->exp > RF_DB_NARROW_EXP_MAX) return "a divisor out of range";
+    if (bl->min > bl->max) return "its minimum is above its maximum";
+    int ok = 1;
+    switch (col->type) {
+    case RF_TYPE_DECIMAL: ok = bl->min != INT64_MIN; break;
+    case RF_TYPE_DATE: ok = bl->min >= RF_DATE_MIN && bl->max <= RF_DATE_MAX; break;
+    case RF_TYPE_STRING: ok = bl->min >= 0 && (uint64_t)bl->max < col->dict_count; break;
+    default: break;
+    }
+    return ok ? NULL : "its range holds values the type does not allow";
 }
 
 static rf_status decode_body(rf_db *db, const unsigned char *p, uint64_t n, const char *path, rf_diags *d)
@@ -227,11 +254,14 @@ static rf_status decode_body(rf_db *db, const unsigned char *p, uint64_t n, cons
             if (rd.err) break;
             if (ty > RF_TYPE_DATE) return bad(d, path, "table '%s' column %u: unknown type %u", t->name, c + 1, ty);
             col->type = (rf_type)ty;
-            if (enc > RF_DB_ENC_PLAIN || (enc == RF_DB_ENC_PLAIN && ty != RF_TYPE_STRING))
+            /* encoding 2, narrow values: format 3 on, numbers and codes */
+            int narrow = enc == 2 && db->major >= 3 && rf_db_narrowable(col->type);
+            if ((enc > RF_DB_ENC_PLAIN && !narrow) || (enc == RF_DB_ENC_PLAIN && ty != RF_TYPE_STRING))
                 return bad(d, path, "table '%s' column %u: unknown encoding %u for a %s column", t->name, c + 1, enc,
                            rf_val_type_name(col->type));
-            col->enc = (rf_db_encoding)enc;
-            if (col->size != nrows * (uint64_t)rf_db_col_width(col->type, col->enc))
+            col->narrow = narrow;
+            col->enc = narrow ? RF_DB_ENC_VALUES : (rf_db_encoding)enc;
+            if (!narrow && col->size != nrows * (uint64_t)rf_db_col_width(col->type, col->enc))
                 return bad(d, path, "table '%s' column %u: %llu bytes for %llu rows of %s", t->name, c + 1,
                            (unsigned long long)col->size, (unsigned long long)nrows, rf_val_type_name(col->type));
             if (enc == RF_DB_ENC_PLAIN) {
@@ -254,7 +284,7 @@ static rf_status decode_body(rf_db *db, const unsigned char *p, uint64_t n, cons
                                c + 1, (unsigned long long)col->dict_count, (unsigned long long)col->dict_size);
             }
             uint64_t nb = 0;
-            int brec = 16 + (db->block_crcs ? 4 : 0) + (enc == RF_DB_ENC_PLAIN ? 4 : 0);
+            int brec = 16 + (db->block_crcs ? 4 : 0) + (enc == RF_DB_ENC_PLAIN ? 4 : 0) + (narrow ? 2 : 0);
             if (!rf_rfx_get_count(&rd, nblocks, brec, &nb)) break;
             if (nb != nblocks)
                 return bad(d, path, "table '%s' column %u: %llu blocks of min/max for %llu rows", t->name, c + 1,
@@ -262,15 +292,34 @@ static rf_status decode_body(rf_db *db, const unsigned char *p, uint64_t n, cons
             col->nblocks = (int64_t)nb;
             col->blocks = rf_arena_alloc(&db->arena, ((size_t)nb + 1) * sizeof *col->blocks);
             if (!col->blocks) return RF_ENOMEM;
+            int cw = rf_db_col_width(col->type, col->enc);
+            uint64_t at = 0;
             for (uint64_t b = 0; b < nb; b++) {
                 rf_db_block *bl = &col->blocks[b];
                 rf_rfx_get_i64(&rd, &bl->min);
                 rf_rfx_get_i64(&rd, &bl->max);
                 bl->crc = bl->str_crc = 0;
+                bl->width = (uint8_t)cw;
+                bl->exp = 0;
                 if (db->block_crcs) rf_rfx_get_u32(&rd, &bl->crc);
                 if (enc == RF_DB_ENC_PLAIN) rf_rfx_get_u32(&rd, &bl->str_crc);
+                if (narrow) {
+                    rf_rfx_get_u8(&rd, &bl->width);
+                    rf_rfx_get_u8(&rd, &bl->exp);
+                    if (rd.err) break;
+                    const char *why = narrow_block_bad(col, bl);
+                    if (why)
+                        return bad(d, path, "table '%s' column %u block %llu: %s", t->name, c + 1,
+                                   (unsigned long long)b + 1, why);
+                }
+                bl->at = at;
+                uint64_t rows = b + 1 < nb ? br : nrows - b * br;
+                at += rows * bl->width;
             }
             if (rd.err) break;
+            if (narrow && col->size != at)
+                return bad(d, path, "table '%s' column %u: %llu bytes for blocks of %llu", t->name, c + 1,
+                           (unsigned long long)col->size, (unsigned long long)at);
             /* a plain string column's blocks tile its strings file in order */
             for (uint64_t b = 0; enc == RF_DB_ENC_PLAIN && b < nb; b++) {
                 int64_t start = b ? col->blocks[b - 1].max : 0;

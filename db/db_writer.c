@@ -58,6 +58,10 @@ typedef struct wcol {
     int64_t capcodes;
     int in_place;       /* appended in place: synced when it ends */
     uint64_t size0, ssize0; /* in place: the files' sizes before (--profile's bytes) */
+    unsigned char *pend; /* narrow: the rows of the block not yet whole, at the runtime's width */
+    int64_t npend;
+    unsigned char *enc; /* narrow: one block's stored bytes */
+    int64_t raw_tail;   /* narrow, in place: rows that complete the last block, stored as they are */
 } wcol;
 
 struct rf_db_writer {
@@ -69,10 +73,13 @@ struct rf_db_writer {
     int in_place;       /* the database at tmp_dir (= final_dir) is appended to in place */
     int64_t in_place_bytes; /* bytes appended in place so far */
     uint32_t block_rows; /* of tables added from now on */
+    int wide;           /* rf_db_writer_narrow(w, 0): tables added from now on not narrow */
     /* rf_db_writer_stats (atomic: columns are written from several threads) */
     int64_t io_bytes;
     int64_t io_ns[4]; /* write calls' wall and CPU, the writeback's start's wall and CPU */
 };
+
+void rf_db_writer_narrow(rf_db_writer *w, int on) { w->wide = !on; }
 
 void rf_db_writer_block_rows(rf_db_writer *w, uint32_t rows)
 {
@@ -182,6 +189,12 @@ int rf_db_table_appendable_in_place(const rf_db *db, const rf_db_table *tb)
     for (int32_t c = 0; c < tb->ncols; c++) {
         const rf_db_column *col = &tb->cols[c];
         if (col->type == RF_TYPE_STRING && col->enc != RF_DB_ENC_PLAIN) return 0; /* a dictionary */
+        /* a narrow column's partial last block is continued only as it is
+        ** (raw: this writer stores it so); a narrow one would have to be
+        ** stored again, and its bytes are the old manifest's */
+        if (col->narrow && tb->nrows % tb->block_rows &&
+            col->blocks[col->nblocks - 1].width != rf_db_type_width(col->type))
+            return 0;
         if (!file_appendable(db->dir, col->file, col->size)) return 0;
         if (col->str_file && !file_appendable(db->dir, col->str_file, col->str_size)) return 0;
     }
@@ -273,6 +286,7 @@ rf_status rf_db_writer_table(rf_db_writer *w, const char *name, int32_t ncols, c
     wcol *wc = w->w[ti];
     for (int32_t c = 0; c < ncols; c++) {
         rf_db_column *col = &t->cols[c];
+        col->narrow = !w->wide && rf_db_narrowable(col->type);
         wc[c].buf = rf_malloc(WBUF);
         if (!wc[c].buf) return RF_ENOMEM;
         char *path = rf_sprintf("%s/%s", w->tmp_dir, col->file);
@@ -348,6 +362,8 @@ static int clone_file(const rf_db_writer *w, const char *olddir, const char *old
     return r;
 }
 
+static rf_status narrow_reopen(const rf_db *db, const rf_db_table *tb, const rf_db_column *oc, wcol *wc, rf_diags *d);
+
 rf_status rf_db_writer_table_from(rf_db_writer *w, const rf_db *db, const rf_db_table *tb, int append, int32_t *tid,
                                   rf_diags *d)
 {
@@ -395,6 +411,21 @@ rf_status rf_db_writer_table_from(rf_db_writer *w, const rf_db *db, const rf_db_
         if (oc->nblocks) memcpy(col->blocks, oc->blocks, (size_t)oc->nblocks * sizeof *col->blocks);
         wc[c].capblocks = oc->nblocks + 1;
         wc[c].rows = tb->nrows;
+        /* a narrow column's partial last block: copy on write, stored again
+        ** with the new rows (the copy ends where it starts); in place,
+        ** continued as it is where it is raw, else not in place */
+        uint64_t keep = oc->size;
+        int partial = append && oc->narrow && tb->nrows % tb->block_rows;
+        int raw = partial && oc->blocks[oc->nblocks - 1].width == rf_db_type_width(oc->type);
+        int reopen = partial && !w->in_place;
+        if (partial && w->in_place && !raw) linked = 0;
+        if (partial && w->in_place && raw) wc[c].raw_tail = tb->block_rows - tb->nrows % tb->block_rows;
+        if (reopen) {
+            keep = oc->blocks[oc->nblocks - 1].at;
+            col->size = keep;
+            col->nblocks = oc->nblocks - 1;
+        }
+        if (!linked) break;
         if (append) {
             wc[c].buf = rf_malloc(WBUF);
             wc[c].sbuf = oc->str_file ? rf_malloc(WBUF) : NULL;
@@ -403,7 +434,8 @@ rf_status rf_db_writer_table_from(rf_db_writer *w, const rf_db *db, const rf_db_
             wc[c].ssize0 = oc->str_file ? oc->str_size : 0;
             if (!wc[c].buf || (oc->str_file && !wc[c].sbuf)) linked = (errno = ENOMEM, -1);
             else if (w->in_place) linked = open_in_place(db->dir, oc->file, oc->size, &wc[c].fd);
-            else linked = clone_file(w, db->dir, oc->file, col->file, oc->size, &wc[c].fd);
+            else linked = clone_file(w, db->dir, oc->file, col->file, keep, &wc[c].fd);
+            if (linked > 0 && reopen && (st = narrow_reopen(db, tb, oc, &wc[c], d)) != RF_OK) break;
             if (linked > 0 && oc->str_file)
                 linked = w->in_place ? open_in_place(db->dir, oc->str_file, oc->str_size, &wc[c].sfd)
                                      : clone_file(w, db->dir, oc->str_file, col->str_file, oc->str_size, &wc[c].sfd);
@@ -439,6 +471,7 @@ rf_status rf_db_writer_table_from(rf_db_writer *w, const rf_db *db, const rf_db_
         if (wc[c].sfd >= 0) close(wc[c].sfd);
         free(wc[c].buf);
         free(wc[c].sbuf);
+        free(wc[c].pend);
         free(col->blocks);
     }
     free(wc);
@@ -663,6 +696,9 @@ static void blocks_fill(rf_db_column *col, uint32_t block_rows, int64_t r0, cons
         const char *p = (const char *)values + i * width;
         if (r % block_rows == 0) {
             bl->crc = bl->str_crc = 0;
+            bl->at = (uint64_t)r * (uint64_t)width;
+            bl->width = (uint8_t)width;
+            bl->exp = 0;
             if (col->type == RF_TYPE_FLOAT) {
                 double inf = 1.0 / 0.0, ninf = -1.0 / 0.0;
                 memcpy(&bl->min, &inf, 8);
@@ -697,6 +733,105 @@ static rf_status blocks_add(rf_db_column *col, wcol *wc, uint32_t block_rows, co
     return RF_OK;
 }
 
+/* ---- narrow columns ----------------------------------------------------- */
+
+/* One whole block of a narrow column (k rows at v, the runtime's width;
+** k < block_rows only for the column's last, which goes as it is, raw, so
+** that an append in place can continue it): planned, packed and put after
+** the blocks before it, its CRC-32C over the bytes stored. */
+static rf_status narrow_block(rf_db_writer *w, const rf_db_table *t, rf_db_column *col, wcol *wc, const void *v,
+                              int64_t k, int raw, rf_diags *d)
+{
+    int tw = rf_db_type_width(col->type);
+    rf_status st = blocks_reserve(col, wc, t->block_rows, (col->nblocks + 1) * (int64_t)t->block_rows);
+    if (st) return st;
+    if (!wc->enc && !(wc->enc = rf_malloc((size_t)t->block_rows * (size_t)tw))) return RF_ENOMEM;
+    rf_db_block *bl = &col->blocks[col->nblocks];
+    memset(bl, 0, sizeof *bl);
+    rf_db_narrow_plan(col->type, v, k, bl);
+    if (raw) {
+        bl->width = (uint8_t)tw;
+        bl->exp = 0;
+    }
+    const void *bytes = v;
+    if (bl->width < tw) {
+        rf_db_narrow_pack(col->type, v, k, bl, wc->enc);
+        bytes = wc->enc;
+    }
+    int64_t n = k * bl->width;
+    bl->crc = rf_db_crc32c(0, bytes, n);
+    bl->at = col->size + (uint64_t)wc->buflen;
+    col->nblocks++;
+    return put(w, col, wc, bytes, n, d);
+}
+
+/* n rows of a narrow column: whole blocks encoded straight from values,
+** the rest kept (wc->pend) until its block is whole or the column ends. */
+static rf_status narrow_append(rf_db_writer *w, const rf_db_table *t, rf_db_column *col, wcol *wc, const void *values,
+                               int64_t n, rf_diags *d)
+{
+    int tw = rf_db_type_width(col->type);
+    int64_t br = t->block_rows;
+    const unsigned char *v = values;
+    rf_status st = RF_OK;
+    int64_t i = 0;
+    if (wc->raw_tail > 0 && n > 0) {
+        /* in place: the last block, stored as it is, continued so */
+        int64_t k = wc->raw_tail < n ? wc->raw_tail : n, b = col->nblocks - 1;
+        col->blocks[b].crc = rf_db_crc32c(col->blocks[b].crc, v, k * tw);
+        block_range(col, b, v, k);
+        st = put(w, col, wc, v, k * tw, d);
+        wc->raw_tail -= k;
+        i = k;
+    }
+    while (i < n && !st) {
+        if (wc->npend == 0 && n - i >= br) {
+            st = narrow_block(w, t, col, wc, v + i * tw, br, 0, d);
+            i += br;
+            continue;
+        }
+        if (!wc->pend && !(wc->pend = rf_malloc((size_t)br * (size_t)tw))) return RF_ENOMEM;
+        int64_t k = br - wc->npend < n - i ? br - wc->npend : n - i;
+        memcpy(wc->pend + wc->npend * tw, v + i * tw, (size_t)(k * tw));
+        wc->npend += k;
+        i += k;
+        if (wc->npend == br) {
+            st = narrow_block(w, t, col, wc, wc->pend, br, 0, d);
+            wc->npend = 0;
+        }
+    }
+    return st;
+}
+
+/* A narrow column continued copy on write whose last block is partial
+** (rows r0 on of old table tb's column oc): that block's stored bytes read
+** back from the old file, checked against its CRC-32C and widened into
+** wc->pend, to be stored again with the rows that follow. */
+static rf_status narrow_reopen(const rf_db *db, const rf_db_table *tb, const rf_db_column *oc, wcol *wc, rf_diags *d)
+{
+    const rf_db_block *bl = &oc->blocks[oc->nblocks - 1];
+    int64_t r0 = (oc->nblocks - 1) * (int64_t)tb->block_rows, k = tb->nrows - r0;
+    int tw = rf_db_type_width(oc->type);
+    wc->pend = rf_malloc((size_t)tb->block_rows * (size_t)tw);
+    unsigned char *raw = rf_malloc((size_t)(k * bl->width) + 1);
+    char *path = rf_sprintf("%s/%s", db->dir, oc->file);
+    rf_status st = wc->pend && raw && path ? RF_OK : RF_ENOMEM;
+    int fd = st ? -1 : open(path, O_RDONLY | O_CLOEXEC);
+    if (!st && (fd < 0 || pread(fd, raw, (size_t)(k * bl->width), (off_t)bl->at) != (ssize_t)(k * bl->width)))
+        st = io_error(d, path, "read a block of the database");
+    else if (!st && (rf_db_crc32c(0, raw, k * bl->width) != bl->crc ||
+                     rf_db_narrow_decode(oc->type, bl, raw, k, wc->pend) >= 0)) {
+        rf_error(d, rf_mkloc(path, 0, 0), "the file is corrupted (checksum mismatch in block %lld, rows %lld to %lld)",
+                 (long long)oc->nblocks, (long long)r0 + 1, (long long)tb->nrows);
+        st = RF_EUSER;
+    }
+    if (fd >= 0) close(fd);
+    wc->npend = st ? 0 : k;
+    free(raw);
+    free(path);
+    return st;
+}
+
 rf_status rf_db_writer_encode(rf_db_writer *w, int32_t tid, int32_t c, int64_t n, const int64_t *off,
                               const char *bytes, uint32_t *codes, int nthreads, rf_db_parallel_fn par,
                               rf_diags *d)
@@ -704,6 +839,7 @@ rf_status rf_db_writer_encode(rf_db_writer *w, int32_t tid, int32_t c, int64_t n
     rf_db_table *t = &w->db.tables[tid];
     wcol *wc = &w->w[tid][c];
     if (wc->finished || t->cols[c].type != RF_TYPE_STRING || t->cols[c].enc != RF_DB_ENC_VALUES) return RF_EINTERNAL;
+    /* (a dictionary string column, narrow or not) */
     if (!wc->dict && !(wc->dict = rf_db_dict_new())) return RF_ENOMEM;
     int r = rf_db_dict_encode(wc->dict, n, off, bytes, codes, nthreads, par);
     if (r == -1) return RF_ENOMEM;
@@ -753,8 +889,9 @@ rf_status rf_db_writer_append(rf_db_writer *w, int32_t tid, int32_t c, int64_t n
         if (st) return st;
         values = wc->codes;
     }
-    rf_status st = blocks_add(col, wc, t->block_rows, values, n, NULL, 0, 0);
-    if (!st) st = put(w, col, wc, values, n * rf_db_type_width(col->type), d);
+    rf_status st = col->narrow ? narrow_append(w, t, col, wc, values, n, d)
+                               : blocks_add(col, wc, t->block_rows, values, n, NULL, 0, 0);
+    if (!st && !col->narrow) st = put(w, col, wc, values, n * rf_db_type_width(col->type), d);
     wc->rows += n;
     return st;
 }
@@ -847,7 +984,7 @@ rf_status rf_db_writer_append_par(rf_db_writer *w, int32_t tid, int32_t c, int64
     if (nthreads > 64) nthreads = 64;
     /* a piece of at least two blocks each, else one thread does it all;
     ** and a string column encoded on the way is appended as it always is */
-    if (!par || nthreads < 2 || n < 4 * br || wc->finished ||
+    if (!par || nthreads < 2 || n < 4 * br || wc->finished || col->narrow ||
         (col->type == RF_TYPE_STRING && col->enc == RF_DB_ENC_VALUES && off))
         return rf_db_writer_append(w, tid, c, n, values, off, bytes, d);
     if (col->enc == RF_DB_ENC_PLAIN && !off) return RF_EINTERNAL;
@@ -921,6 +1058,7 @@ rf_status rf_db_writer_plain(rf_db_writer *w, int32_t tid, int32_t c, rf_diags *
     /* the dictionary's file is not written: nothing else names it */
     col->dict_file = NULL;
     col->enc = RF_DB_ENC_PLAIN;
+    col->narrow = 0;
     return RF_OK;
 }
 
@@ -930,19 +1068,30 @@ rf_status rf_db_writer_finish_column(rf_db_writer *w, int32_t tid, int32_t c, rf
     rf_db_column *col = &t->cols[c];
     wcol *wc = &w->w[tid][c];
     if (wc->finished) return RF_OK;
-    rf_status st = flush(w, col, wc, d);
+    rf_status st = RF_OK;
+    /* a narrow column's last block, not whole */
+    if (col->narrow && wc->npend > 0) st = narrow_block(w, t, col, wc, wc->pend, wc->npend, 1, d);
+    wc->npend = 0;
+    if (!st) st = flush(w, col, wc, d);
     if (st) return st;
     /* the whole files' CRC-32Cs, from their blocks' (which tile them) */
     col->crc = col->str_crc = 0;
-    int width = rf_db_col_width(col->type, col->enc);
+    int width = rf_db_col_width(col->type, col->enc), wide = 1;
     for (int64_t b = 0; b < col->nblocks; b++) {
         int64_t rows = wc->rows - b * (int64_t)t->block_rows;
         if (rows > (int64_t)t->block_rows) rows = t->block_rows;
-        col->crc = rf_db_crc32c_combine(col->crc, col->blocks[b].crc, rows * width);
+        wide &= col->blocks[b].width == width;
+        col->crc = rf_db_crc32c_combine(col->crc, col->blocks[b].crc, rows * (col->narrow ? col->blocks[b].width : width));
         if (col->enc == RF_DB_ENC_PLAIN)
             col->str_crc = rf_db_crc32c_combine(col->str_crc, col->blocks[b].str_crc,
                                                 col->blocks[b].max - col->blocks[b].min);
     }
+    /* a narrow column none of whose blocks narrowed is the same bytes as a
+    ** plain one: written as one, which readers map in place */
+    if (col->narrow && wide) col->narrow = 0;
+    free(wc->pend);
+    free(wc->enc);
+    wc->pend = wc->enc = NULL;
     /* in place: the new bytes on disk before the manifest that names them */
     if (wc->in_place && fsync(wc->fd) != 0) return io_error(d, col->file, "sync a column file");
     if (col->enc == RF_DB_ENC_PLAIN) {
@@ -1182,6 +1331,8 @@ void rf_db_writer_free(rf_db_writer *w)
             free(wc->offs);
             rf_db_dict_free(wc->dict);
             free(wc->codes);
+            free(wc->pend);
+            free(wc->enc);
             free(w->db.tables[i].cols[c].blocks);
         }
         free(w->w[i]);

@@ -13,7 +13,11 @@
 ** 0/1, string a uint32 code into the column's own dictionary, or (a "plain"
 ** string column, for mostly distinct strings) a uint64 byte offset per row
 ** into the column's strings file. Every block of rows carries its own
-** CRC-32C (format 2), so a reader verifies only the blocks it reads. Errors name the
+** CRC-32C (format 2), so a reader verifies only the blocks it reads. A
+** narrow column (format 3) stores each block of an int, decimal, date or
+** string-code column at the width its values need (its minimum, a power of
+** ten and 1, 2 or 4 bytes a value); readers get it back at the runtime's
+** widths, decoded into memory of their own. Errors name the
 ** file they are about and return RF_EUSER (a damaged or foreign database),
 ** RF_EIO (a file that cannot be read or written) or RF_ENOMEM.
 */
@@ -26,8 +30,8 @@
 #include "rf_value.h"
 
 #define RF_DB_MANIFEST "manifest.rfdb"
-#define RF_DB_MAJOR 2
-#define RF_DB_MINOR 1 /* 2.1: column and strings files may run past the manifest's sizes */
+#define RF_DB_MAJOR 3 /* 3.0: narrow columns (encoding 2) */
+#define RF_DB_MINOR 0
 #define RF_DB_MAJOR_OLDEST 1 /* 1.x: no encodings, no block checksums; still read */
 #define RF_DB_BLOCK_ROWS 65536 /* rows per min/max block, as written */
 #define RF_DB_MAX_COLS 4096
@@ -49,8 +53,12 @@ int rf_db_type_width(rf_type t);
 ** into its dictionary), or a string column's strings themselves (a u64
 ** offset per row into its strings file). */
 typedef enum rf_db_encoding { RF_DB_ENC_VALUES = 0, RF_DB_ENC_PLAIN = 1 } rf_db_encoding;
-/* Bytes per row of a column in its column file (plain strings: 8). */
+/* Bytes per row of a column in its column file (plain strings: 8); a
+** narrow column's rows as readers get them. */
 int rf_db_col_width(rf_type t, rf_db_encoding enc);
+/* Whether a column of type t may be stored narrow: int, decimal, date, and
+** a string column's dictionary codes. */
+int rf_db_narrowable(rf_type t);
 
 /* 1 when dir holds a manifest (a database, perhaps a damaged one). */
 int rf_db_is_database(const char *dir);
@@ -63,14 +71,21 @@ typedef struct rf_db_block {
                       ** strings in the strings file */
     uint32_t crc;     /* format 2: CRC-32C of the block's bytes of the column file */
     uint32_t str_crc; /* plain strings: CRC-32C of its bytes of the strings file */
+    uint64_t at;      /* where its bytes start in the column file */
+    uint8_t width;    /* bytes a row in the column file: the column's width, or
+                      ** (a narrow column's block) 1, 2 or 4 */
+    uint8_t exp;      /* narrow: value = min + stored x 10^exp (0 when width
+                      ** is the column's: the values as they are) */
 } rf_db_block;
 
 typedef struct rf_db_column {
     char *name;          /* "" when the program gave none */
     rf_type type;
     rf_db_encoding enc;
+    int narrow;          /* format 3, encoding byte 2: values in narrow blocks
+                         ** (enc is RF_DB_ENC_VALUES) */
     char *file;          /* the column file, relative to the database */
-    uint64_t size;       /* nrows * width */
+    uint64_t size;       /* nrows * width; narrow: the blocks' bytes */
     uint32_t crc;
     char *dict_file;     /* strings only, else NULL */
     uint64_t dict_count, dict_size;
@@ -124,7 +139,10 @@ void rf_db_unmap(rf_db_map *m);
 /* Maps table t's column c and checks it: the file's size, its CRC-32C, and
 ** that every value is one the type allows (dates 0001..9999, booleans 0/1,
 ** decimals not INT64_MIN, floats finite; string codes below the dictionary's
-** count). *data points at nrows values (NULL for an empty table). */
+** count). *data points at nrows values (NULL for an empty table), at the
+** runtime's widths: a narrow column's blocks are decoded (by several
+** threads, in the pass that checks them) into anonymous memory that m owns;
+** any other column is the file itself, mapped. */
 rf_status rf_db_map_column(const rf_db *db, const rf_db_table *t, int32_t c, rf_db_map *m, const void **data,
                            rf_diags *d);
 
@@ -177,10 +195,16 @@ int rf_db_writer_is_in_place(const rf_db_writer *w);
 /* Bytes appended in place by the columns ended so far (0 when not in place). */
 int64_t rf_db_writer_in_place_bytes(const rf_db_writer *w);
 /* Whether table tb of db can take rows in place: format 2, every column
-** numeric or plain strings (a dictionary cannot grow in place), and every
+** numeric or plain strings (a dictionary cannot grow in place), every
 ** file a regular one of at least its manifest size that no other folder
-** shares (one link). */
+** shares (one link), and every narrow column's partial last block stored
+** as it is (the writer stores it so; it is continued so). */
 int rf_db_table_appendable_in_place(const rf_db *db, const rf_db_table *tb);
+/* Whether the columns of tables added from now on that can be narrow
+** (rf_db_narrowable) are written narrow (on unless set; off: every block
+** at the type's width, as format 2 wrote them, mapped in place by readers).
+** A column none of whose blocks narrows is written as a plain one either way. */
+void rf_db_writer_narrow(rf_db_writer *w, int on);
 /* Rows per min/max block of the tables added from now on: a power of two
 ** (RF_DB_BLOCK_ROWS unless set; smaller blocks skip finer, at 16 bytes of
 ** manifest per block and column). */

@@ -230,6 +230,7 @@ static void test_big_column(const char *base)
     for (int i = 0; i < N; i++) dt[i] = i % 20000;
     dt[BAD] = RF_DATE_MAX + 1;
     CHECK(rf_db_writer_new(dir, "test", &w, &d) == RF_OK);
+    rf_db_writer_narrow(w, 0); /* the damage below is at the wide layout's offsets */
     CHECK(rf_db_writer_table(w, "b.tbl", 1, ty, NULL, 0, NULL, &tid, &d) == RF_OK);
     CHECK(rf_db_writer_append(w, tid, 0, N, dt, NULL, NULL, &d) == RF_OK);
     CHECK(rf_db_writer_commit(w, &d) == RF_OK);
@@ -619,7 +620,7 @@ static void test_plain(const char *base)
         const void *data;
         /* a flipped byte in block 3 of a column: refused naming block 3; a
         ** reader of blocks 1, 2 and 4 only does not read it */
-        flip_byte(col, 8L * (2 * BR + 5));
+        flip_byte(col, (long)t->cols[1].blocks[2].at + 5); /* (narrow: block 3 starts there) */
         uint8_t keep[4] = {1, 1, 0, 1};
         rf_diags_free(&d);
         rf_diags_init(&d);
@@ -627,7 +628,7 @@ static void test_plain(const char *base)
               strstr(d.items[0].msg, "checksum mismatch in block 3,") && has_error_naming(&d, t->cols[1].file));
         CHECK(rf_db_map_column_blocks(db, t, 1, keep, &m, &data, &d) == RF_OK);
         rf_db_unmap(&m);
-        flip_byte(col, 8L * (2 * BR + 5));
+        flip_byte(col, (long)t->cols[1].blocks[2].at + 5); /* (narrow: block 3 starts there) */
         /* the strings file: a flipped byte in block 2, refused naming that file */
         flip_byte(str, (long)t->cols[0].blocks[1].min + 3);
         rf_diags_free(&d);
@@ -697,6 +698,7 @@ static void ip_write(const char *dir, int64_t n, rf_diags *d)
     rf_type ty[2] = {RF_TYPE_INT, RF_TYPE_STRING}, uty[1] = {RF_TYPE_STRING};
     int32_t tid = -1, uid = -1;
     CHECK(rf_db_writer_new(dir, "test", &w, d) == RF_OK);
+    rf_db_writer_narrow(w, 0); /* wide: a partial last block appended in place (test_narrow_append: narrow) */
     CHECK(rf_db_writer_table(w, "t.tbl", 2, ty, NULL, 0, NULL, &tid, d) == RF_OK);
     CHECK(rf_db_writer_plain(w, tid, 1, d) == RF_OK);
     ip_append(w, tid, 0, n, d);

@@ -5,8 +5,8 @@
 # a dictionary; both, and --strings plain|dict, give the text's answers; a
 # damaged or truncated strings file, offsets file or column block is refused
 # with the file (and the block) named and exit 1; a block that only a skipped
-# block range holds is not read; a format 1.0 database (TESTS/db_v1) still
-# reads; a bad --strings is a usage error.
+# block range holds is not read; format 1.0 and 2.1 databases (TESTS/db_v1,
+# TESTS/db_v2) still read; a bad --strings is a usage error.
 set -u
 redfox=$1
 tests=$2
@@ -57,12 +57,17 @@ fresh; rm "$tmp/bad/$str"; refused "strings missing" "$str"
 fresh; flip "$tmp/bad/t00000.c00001.col" 8; refused "offsets flipped" "t00000.c00001.col: error: the file is corrupted (checksum mismatch in block 1, rows 1 to 4096)"
 fresh; head -c 800 "$db/t00000.c00001.col" >"$tmp/bad/t00000.c00001.col"; refused "offsets truncated" "t00000.c00001.col: error: truncated"
 # a value column: the damaged block named
-fresh; flip "$tmp/bad/t00000.c00000.col" $((8 * 4096 * 5 + 16)); refused "key block flipped" "t00000.c00000.col: error: the file is corrupted (checksum mismatch in block 6, rows 20481 to 24576)"
+# (narrow: a block of 4,096 consecutive keys is 2 bytes a row)
+fresh; flip "$tmp/bad/t00000.c00000.col" $((2 * 4096 * 5 + 16)); refused "key block flipped" "t00000.c00000.col: error: the file is corrupted (checksum mismatch in block 6, rows 20481 to 24576)"
 
 # a 1.0 database (written by redfox before format 2.0) still reads
 "$redfox" run "$tests/db_v1/prog.logic" --data "$tests/db_v1" --device cpu --format csv >"$tmp/v1.text" 2>"$tmp/err" || fail "v1 text run"
 "$redfox" run "$tests/db_v1/prog.logic" --data "$tests/db_v1/db" --device cpu --format csv >"$tmp/v1.db" 2>"$tmp/err" || { cat "$tmp/err"; fail "a 1.0 database is not read"; }
 cmp -s "$tmp/v1.text" "$tmp/v1.db" || fail "a 1.0 database gives other answers than its text"
+# a 2.1 database (written by redfox before format 3.0: no narrow columns) still reads
+"$redfox" run "$tests/db_v2/prog.logic" --data "$tests/db_v2" --device cpu --format csv >"$tmp/v2.text" 2>"$tmp/err" || fail "v2 text run"
+"$redfox" run "$tests/db_v2/prog.logic" --data "$tests/db_v2/db" --device cpu --format csv >"$tmp/v2.db" 2>"$tmp/err" || { cat "$tmp/err"; fail "a 2.1 database is not read"; }
+cmp -s "$tmp/v2.text" "$tmp/v2.db" || fail "a 2.1 database gives other answers than its text"
 # usage
 "$redfox" import "$tmp/prog.logic" --data "$tmp/data" --out "$tmp/x" --strings some >/dev/null 2>&1; [ $? -eq 2 ] || fail "--strings some: not 2"
 echo "ok"

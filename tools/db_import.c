@@ -66,6 +66,8 @@ void rf_import_block_rows(rf_importer *imp, uint32_t rows) { rf_db_writer_block_
 
 void rf_import_strings(rf_importer *imp, int mode) { imp->strings = mode; }
 
+void rf_import_narrow(rf_importer *imp, int on) { rf_db_writer_narrow(imp->w, on); }
+
 void rf_import_text_block(rf_importer *imp, int64_t bytes) { imp->block = bytes > 0 ? bytes : RF_IMPORT_TEXT_BLOCK; }
 
 /* Chooses, on the table's first piece of rows, which string columns are

@@ -30,6 +30,9 @@ typedef struct rf_importer rf_importer;
 rf_status rf_import_new(const char *out, int threads, int progress, rf_importer **imp, rf_diags *d);
 /* Rows per min/max block of the tables added from now on (a power of two). */
 void rf_import_block_rows(rf_importer *imp, uint32_t rows);
+/* Whether int, decimal, date and string-code columns are written narrow
+** (the default; rf_db_writer_narrow). */
+void rf_import_narrow(rf_importer *imp, int on);
 /* How string columns are stored: RF_IMPORT_STRINGS_AUTO (the default: plain
 ** when a column's first rows are mostly distinct, rf_db_strings_mostly_distinct,
 ** else a dictionary), _DICT (always a dictionary) or _PLAIN (never one). */

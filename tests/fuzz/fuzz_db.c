@@ -10,7 +10,8 @@
 ** read out of bounds. Columns are checked whole and then a block at a time
 ** (only the blocks that flag bit 1 and the block number pick: a reader of
 ** some blocks); plain string columns (format 2) through their offsets and
-** strings, every row's string read.
+** strings, every row's string read; every value of a column read whole one
+** its type allows (narrow columns widened within their blocks' ranges).
 */
 #include "rf_db.h"
 
@@ -133,10 +134,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                     before = d.count;
                 }
                 if (rf_db_map_column(db, t, c, &m, &col, &d) == RF_OK) {
-                    /* every value is readable */
+                    /* every value is readable, and one its type allows (a
+                    ** narrow column's too: widened within its blocks' ranges) */
                     volatile uint8_t sink = 0;
                     for (uint64_t b = 0; b < m.len; b += 97) sink ^= ((const uint8_t *)m.addr)[b];
                     (void)sink;
+                    for (int64_t r = 0; r < t->nrows; r++) {
+                        rf_type ty = t->cols[c].type;
+                        if ((ty == RF_TYPE_DATE && (((const int32_t *)col)[r] < RF_DATE_MIN || ((const int32_t *)col)[r] > RF_DATE_MAX)) ||
+                            (ty == RF_TYPE_DECIMAL && ((const int64_t *)col)[r] == INT64_MIN) ||
+                            (ty == RF_TYPE_STRING && ((const uint32_t *)col)[r] >= t->cols[c].dict_count))
+                            abort();
+                    }
                     rf_db_unmap(&m);
                 } else if (d.count == before || !d.items[d.count - 1].loc.file) {
                     abort(); /* a refusal must say which file */
