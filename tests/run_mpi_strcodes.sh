@@ -99,7 +99,7 @@ grep -q '^rank 0 of 2: .* [0-9]* round trips in the [1-9][0-9]* moves that asked
 
 # a join whose both sides are hashed (no broadcast): their moves share one vote and
 # one exchange, fewer round trips than two per move
-run "nobc_q05" cpu 2 "$q/schema.logic" "$q/q05.logic" --data "$tmp/db" --set rank_broadcast_rows=0
+run "nobc_q05" cpu 2 "$q/schema.logic" "$q/q05.logic" --data "$tmp/db" --set rank_broadcast_bytes=off
 cmp -s "$tmp/nobc_q05.n" "$tmp/db_q05.2.1" || fail "q05 without broadcasts: another output"
 trips=$(sed -n 's/^rank 0 of 2: .* \([0-9]*\) round trips in the \([0-9]*\) moves .*/\1 \2/p' "$tmp/nobc_q05.err")
 set -- $trips
