@@ -508,7 +508,8 @@ static rf_status load_inputs(loader *l, rf_rt_dist *dist)
             }
             st = rf_rt_inputs_read(l->in, p->vars[v], &r, &borrowed, &share, stamps);
             l->tread += rf_now() - tr;
-            if (!st && dist && share) rf_rt_dist_loaded(dist, v);
+            if (!st && dist && share == 2) rf_rt_dist_loaded_whole(dist, v);
+            else if (!st && dist && share) rf_rt_dist_loaded(dist, v);
             else if (!st && dist) st = dist_share_input(dist, v, &r, borrowed);
             if (!st) count_input(p, v, &r, res);
             if (!st && dist) rf_rt_dist_codes_input(dist, v, &r); /* its share's own strings */

@@ -633,3 +633,5 @@ rf_status dist_place_prepare(rf_rt_dist *x)
 }
 
 void rf_rt_dist_loaded(rf_rt_dist *x, int32_t var) { x->vars[var].place = place_of(RF_RT_PLACE_ANY); }
+
+void rf_rt_dist_loaded_whole(rf_rt_dist *x, int32_t var) { x->vars[var].place = place_of(RF_RT_PLACE_REPL); }

@@ -179,6 +179,9 @@ void rf_rt_dist_run_begins(rf_rt_dist *x);
 void rf_rt_dist_read(rf_rt_dist *x, int64_t rows, int64_t bytes);
 /* An input variable now holds this rank's share. */
 void rf_rt_dist_loaded(rf_rt_dist *x, int32_t var);
+/* An input variable every rank read whole, alike (a database table of one
+** block): replicated. */
+void rf_rt_dist_loaded_whole(rf_rt_dist *x, int32_t var);
 /* The moves kernel k needs first (at most 2 * k->nin + 2 into moves);
 ** rows: this rank's rows of each of k->in. A join whose sides both need a
 ** move asks the other ranks for their sizes (a collective: every rank plans
