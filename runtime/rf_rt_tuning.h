@@ -49,9 +49,10 @@ typedef struct rf_rt_tuning {
     /* rank_timeout_s: seconds a rank waits in a collective for the others
     ** before it stops all ranks with an error (INT64_MAX: no limit) */
     int64_t rank_timeout_s;
-    /* rank_broadcast_rows: the most rows of a join's smaller side that is
-    ** broadcast to every rank instead of hashing both sides (INT64_MAX: never) */
-    int64_t rank_broadcast_rows;
+    /* rank_broadcast_bytes: the most bytes (all ranks' rows, strings that
+    ** cannot move as shared codes at their bytes) of a join's side that is
+    ** broadcast to every rank instead of the join hashing its sides (0: never) */
+    int64_t rank_broadcast_bytes;
 } rf_rt_tuning;
 
 /* The defaults. */

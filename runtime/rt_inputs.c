@@ -161,6 +161,8 @@ static rf_status db_share(rf_rt_inputs *x, const rf_hir_var *v, int defer, rf_rt
     rf_status st = RF_OK;
     if (defer) {
         int64_t r0 = b0 * br, r1 = b1 * br < t->nrows ? b1 * br : t->nrows;
+        /* read whole by every rank (one block): rank 0's rows are checked */
+        if (t->cols[0].nblocks == 1 && rf_rt_dist_rank(x->dist) != 0) r1 = r0;
         void **cols = rf_calloc((size_t)v->ncols + 1, sizeof *cols);
         char *mpath = rf_sprintf("%s/%s", x->db->dir, RF_DB_MANIFEST);
         if (!cols || !mpath) st = RF_ENOMEM;
@@ -327,7 +329,8 @@ static rf_status load_input(rf_rt_inputs *x, const rf_hir_var *v, rf_rt_rel *dst
     *borrowed = 1;
     int from_db = hit->db && x->db && v->id >= 0 && v->id < x->p->nvars && x->p->vars[v->id] == v;
     if (from_db && x->dist) {
-        *share = 1;
+        const rf_db_table *t = rf_db_find_table(x->db, v->input_file);
+        *share = t && t->ncols == v->ncols && t->cols[0].nblocks == 1 ? 2 : 1;
         return db_share(x, v, defer, dst);
     }
     /* from a database: only the blocks the program's range filters can use */

@@ -36,6 +36,8 @@ void rf_rt_inputs_init(rf_rt_inputs *in, const rf_rt_env *env);
 ** (NULL, or v->ncols numbers the caller zeroed): per column handed out
 ** exactly as the cache holds it (every row), the number that names those
 ** bytes for the cache's life (rf_rt_device_ops.load); 0 for the others. */
+/* (*share = 2: every rank read the whole input, a database table of one
+** block: it is replicated.) */
 rf_status rf_rt_inputs_read(rf_rt_inputs *in, const rf_hir_var *v, rf_rt_rel *out, int *borrowed, int *share,
                             uint64_t *stamps);
 

@@ -100,6 +100,24 @@ static rf_status dist_move_host(const rf_rt_device_ops *dv, void *dev, const rf_
     return st;
 }
 
+/* Before an ordered, limited output's rows gather on rank 0 (m->cut): the
+** rank keeps only its first rows in the sort's order (runtime/dist/dist_topk.c). */
+static rf_status dist_cut(const rf_rt_device_ops *dv, void *dev, const rf_rt_env *env, rf_rt_dist *x,
+                          const rf_rt_dist_move *m)
+{
+    const rf_rt_rel *cur = dv->view ? dv->view(dev, m->var) : NULL;
+    if (!cur) {
+        rf_error(env->d, rf_mkloc(NULL, 0, 0), "rank %d: the rows of variable %s cannot be read for an exchange",
+                 rf_rt_dist_rank(x), env->p->vars[m->var]->name);
+        return RF_EINTERNAL;
+    }
+    rf_rt_rel kept;
+    rf_status st = rf_rt_dist_topk(m->cut, cur, env->dict, &kept);
+    if (st) return st; /* (out of memory: the next vote tells the others) */
+    dv->free(dev, m->var);
+    return dv->load(dev, m->var, &kept, 0, NULL);
+}
+
 static rf_status dist_before(const rf_rt_device_ops *dv, void *dev, const rf_rt_env *env, rf_rt_dist *x,
                              const rf_rt_xport *xp, const rf_hir_kernel *k)
 {
@@ -111,6 +129,8 @@ static rf_status dist_before(const rf_rt_device_ops *dv, void *dev, const rf_rt_
     rf_status st = m && host && rows ? rf_rt_dist_plan(x, k, rows, m, &n, env->d) : RF_ENOMEM;
     /* the moves through host memory go together when their variables
     ** differ (every rank plans alike, so all batch alike) */
+    for (int32_t i = 0; i < n && !st; i++)
+        if (m[i].cut) st = dist_cut(dv, dev, env, x, &m[i]);
     int distinct = 1;
     for (int32_t i = 0; i < n; i++)
         for (int32_t j = 0; j < i; j++) distinct &= m[i].var != m[j].var;
@@ -488,7 +508,8 @@ static rf_status load_inputs(loader *l, rf_rt_dist *dist)
             }
             st = rf_rt_inputs_read(l->in, p->vars[v], &r, &borrowed, &share, stamps);
             l->tread += rf_now() - tr;
-            if (!st && dist && share) rf_rt_dist_loaded(dist, v);
+            if (!st && dist && share == 2) rf_rt_dist_loaded_whole(dist, v);
+            else if (!st && dist && share) rf_rt_dist_loaded(dist, v);
             else if (!st && dist) st = dist_share_input(dist, v, &r, borrowed);
             if (!st) count_input(p, v, &r, res);
             if (!st && dist) rf_rt_dist_codes_input(dist, v, &r); /* its share's own strings */
@@ -560,7 +581,7 @@ rf_status rf_rt_run_on(const rf_rt_device_ops *dv, const rf_hir_program *p, cons
     /* made even after a failure, so that the end's vote tells the others */
     if (res && st != RF_ENOMEM) {
         rf_status dst = rf_rt_dist_new(o->world, p, tu->rank_timeout_s == INT64_MAX ? 0 : (double)tu->rank_timeout_s,
-                                       tu->rank_broadcast_rows == INT64_MAX ? -1 : tu->rank_broadcast_rows, &dist);
+                                       tu->rank_broadcast_bytes, &dist);
         if (!st) st = dst;
     }
     /* GPU ranks: the transport of the device's own moves (NCCL) */

@@ -14,7 +14,8 @@
 **     before shares).
 **   - a database table: blocks [r * B / R, (r + 1) * B / R) of its B blocks
 **     (rt_inputs.c asks rt_db_input.c for only those, block skipping then
-**     keeps what it keeps of them).
+**     keeps what it keeps of them); a table of one block is read whole by
+**     every rank (replicated; its checks count rank 0's rows only).
 **   - a declared key or a functional dependency is checked over all ranks'
 **     rows: each share's rows, with their file lines, are hashed by the key
 **     to ranks (equal keys meet), each rank checks what it received (rows
@@ -32,6 +33,14 @@
 void rf_rt_share_blocks(const rf_rt_dist *x, int64_t nblocks, int64_t *b0, int64_t *b1)
 {
     int r = rf_rt_dist_rank(x), n = rf_rt_dist_size(x);
+    if (nblocks == 1) {
+        /* a table of one block (at most --block-rows rows: TPC-H's nation
+        ** and region): every rank reads it whole, so that it is replicated
+        ** and joins with it move nothing (rf_rt_dist_loaded_whole) */
+        *b0 = 0;
+        *b1 = 1;
+        return;
+    }
     *b0 = (int64_t)((rf_dec128)nblocks * r / n);
     *b1 = (int64_t)((rf_dec128)nblocks * (r + 1) / n);
 }

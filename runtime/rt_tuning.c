@@ -57,10 +57,11 @@ static const setting settings[] = {
     {"rank_timeout_s", SECONDS, offsetof(rf_rt_tuning, rank_timeout_s), 300,
      "with several MPI ranks: seconds a rank waits for the others in an exchange before it stops "
      "all ranks with an error naming itself (a rank that died or hangs; a number, or off)"},
-    {"rank_broadcast_rows", ROWS, offsetof(rf_rt_tuning, rank_broadcast_rows), 1000000,
-     "with several MPI ranks: a join whose sides both have to move broadcasts its smaller side "
-     "instead when it has at most this many rows and fewer than the two sides over the ranks "
-     "(a count, or off)"},
+    {"rank_broadcast_bytes", BYTES, offsetof(rf_rt_tuning, rank_broadcast_bytes), INT64_C(256) << 20,
+     "with several MPI ranks: a join whose sides would move broadcasts a side instead when its "
+     "bytes (all ranks' rows; strings the ranks do not share as codes at their length) are at "
+     "most this and the broadcast sends fewer bytes than the moves it replaces (a size in bytes "
+     "with an optional K, M, G or T suffix, or off)"},
 };
 
 void rf_rt_tuning_init(rf_rt_tuning *t)

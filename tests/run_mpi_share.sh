@@ -7,6 +7,7 @@
 #   - files smaller than the ranks (a header and a row; a header alone);
 #   - a file with a quoted line end: all ranks read it whole, same outputs;
 #   - a database: each rank reads its blocks, the rows add up to the table's;
+#     a table of one block is read whole by every rank: a join with it moves nothing;
 #   - a bad value in the last rank's share: the error names the file's line
 #     as one process does;
 #   - a declared key and a functional dependency broken by two rows in two
@@ -160,6 +161,32 @@ for np in 2 3; do
     # the float total adds in another order (runtime/dist/README.md): compared without it
     for f in "$tmp/range.1" "$tmp/range.$np"; do sed 's/^\([0-9]*\)|[-0-9.e+]*|/\1|F|/' "$f" >"$f.nf"; done
     cmp -s "$tmp/range.1.nf" "$tmp/range.$np.nf" || { fail "range -np $np: outputs differ"; diff "$tmp/range.1" "$tmp/range.$np" | head; }
+done
+# a table of one block (20 rows) beside one of 12 blocks: every rank reads the
+# small one whole (replicated), so the join moves nothing and the output's
+# gather is the only move
+runs=$((runs + 1))
+mkdir -p "$tmp/one"
+awk 'BEGIN { for (i = 0; i < 3000; i++) printf "%d|%d\n", i, (i * 7) % 20 }' >"$tmp/one/big.tbl"
+awk 'BEGIN { for (i = 0; i < 20; i++) printf "%d|name%d\n", i, (i * 3) % 20 }' >"$tmp/one/small.tbl"
+cat >"$tmp/one.logic" <<'EOF'
+big(k, c) -> int(k), int(c).
+lang:input[`big] = "big.tbl".
+lang:input:key[`big] = "k".
+small(c, s) -> int(c), string(s).
+lang:input[`small] = "small.tbl".
+lang:input:key[`small] = "c".
+named(k, s) <- big(k, c), small(c, s).
+lang:output[`named] = "named".
+EOF
+"$redfox" import "$tmp/one.logic" --data "$tmp/one" --out "$tmp/onedb" --block-rows 256 >/dev/null 2>&1 || fail "import one"
+run one 1 "$tmp/one.logic" "$tmp/onedb"
+[ "$(wc -l <"$tmp/one.1")" -gt 3000 ] || fail "one: the join's rows are missing"
+for np in 2 3; do
+    run one $np "$tmp/one.logic" "$tmp/onedb" --profile || { fail "one -np $np: exit"; cat "$tmp/one.$np.err"; }
+    cmp -s "$tmp/one.1" "$tmp/one.$np" || fail "one -np $np: outputs differ"
+    grep -q "^rank 0 of $np: 1 moves," "$tmp/one.$np.err" ||
+        { fail "one -np $np: the join should move nothing"; grep "^rank 0" "$tmp/one.$np.err"; }
 done
 echo "$runs checks, $fails failures"
 [ $fails -eq 0 ]

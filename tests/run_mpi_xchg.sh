@@ -7,7 +7,7 @@
 #   2. CPU ranks: transitive closure of a chain of 40 nodes (39 rounds) moves
 #      a bounded number of relations (the edges hashed and broadcast once, the
 #      paths gathered for the count), none per round; with broadcasts off
-#      (rank_broadcast_rows=0) the moves grow with the rounds again; the
+#      (rank_broadcast_bytes=off) the moves grow with the rounds again; the
 #      count is one process's either way
 #   3. relations without columns (existence tests) still move their rows
 # Skipped (77) where mpirun is missing or redfox was built without MPI.
@@ -48,7 +48,7 @@ for np in 2 3; do
         m=$(moves "$tmp/tc.err$np" $r $np)
         [ -n "$m" ] && [ "$m" -le 3 ] || { fail "TC on $np ranks, rank $r: $m moves in 39 rounds (at most 3 expected)"; cat "$tmp/tc.err$np"; }
     done
-    $mpi $np "$redfox" run "$tc" --data "$tmp/chain" --device cpu --format tbl --profile --set rank_broadcast_rows=0 \
+    $mpi $np "$redfox" run "$tc" --data "$tmp/chain" --device cpu --format tbl --profile --set rank_broadcast_bytes=off \
         >"$tmp/tcb.$np" 2>"$tmp/tcb.err$np" || { fail "TC on $np ranks without broadcasts"; cat "$tmp/tcb.err$np"; }
     cmp -s "$tmp/tc.1" "$tmp/tcb.$np" || fail "TC on $np ranks without broadcasts: another count"
     m=$(moves "$tmp/tcb.err$np" 0 $np)

@@ -75,6 +75,7 @@ static rf_status kernel_consts(const rf_hir_program *p, const rf_hir_kernel *k, 
 rf_status rf_rt_dist_codes_begin(rf_rt_dist *x, rf_rt_dict *dict)
 {
     rf_rt_dict_set_shared(dict, 0); /* until the ranks agree (a cached dictionary keeps an earlier run's) */
+    x->dict = dict;
     const rf_hir_program *p = x->p;
     if (!x->local && !(x->local = rf_calloc((size_t)p->nvars + 1, 1))) return RF_ENOMEM;
     rf_status st = RF_OK;
@@ -175,6 +176,20 @@ rf_status rf_rt_dist_codes_agree(rf_rt_dist *x, rf_rt_dict *dict, rf_diags *d)
     rf_rt_dict_set_shared(dict, x->prefix);
     spread_local(x);
     return RF_OK;
+}
+
+int64_t dist_codes_own_len(const rf_rt_dist *x)
+{
+    int64_t lo = x->dict ? rf_rt_dict_shared(x->dict) : 0, n = x->dict ? rf_rt_dict_count(x->dict) - lo : 0;
+    if (n <= 0) return 0;
+    /* evenly spaced codes: a text share's, a plain column's, received ones */
+    int64_t step = n / 64 + 1, sum = 0, seen = 0;
+    for (int64_t c = lo; c < lo + n; c += step, seen++) {
+        int64_t len = 0;
+        rf_rt_dict_str(x->dict, (uint32_t)c, &len);
+        sum += len;
+    }
+    return sum / seen;
 }
 
 int rf_rt_dist_codes_shared(const rf_rt_dist *x, int32_t var)

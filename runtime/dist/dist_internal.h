@@ -26,6 +26,13 @@ typedef struct dist_var {
     ** already where the set's rows of it are (no move for the membership
     ** test); kind EMPTY: none, the whole tuple */
     rf_rt_place pref;
+    /* a partial total's rows (dist_place_prepare): one per rank, which the
+    ** combining total reads on every rank (broadcast, not gathered) */
+    int partial_total;
+    /* a partial aggregate's rows whose combined groups all go to rank 0
+    ** (an output's sort without a limit reads them, through maps only):
+    ** gathered there at once instead of hashed by the groups first */
+    int gather_first;
 } dist_var;
 
 struct rf_rt_dist {
@@ -33,7 +40,7 @@ struct rf_rt_dist {
     const rf_hir_program *p;
     int rank, size;
     double timeout_s;
-    int64_t broadcast_rows;
+    int64_t broadcast_bytes;  /* a join side broadcast: at most this many bytes (<= 0: never) */
     dist_var *vars;
     int stopped;              /* the ranks agreed that one failed: no more collectives */
     int dry;                  /* planning ahead (rf_rt_dist_span_still): no vote, no message */
@@ -42,6 +49,9 @@ struct rf_rt_dist {
     ** is read again in later rounds of a loop that does not change it */
     uint8_t *reused;
     int32_t nkernel_ids;
+    /* by kernel id (dist_topk_prepare): 1 for a sort with a limit whose
+    ** input each rank may cut to its first rows before the gather */
+    uint8_t *cut;
     /* string codes (dist_codes.c): the dictionary's prefix every rank
     ** interned alike and its hash; whether the ranks found it alike; by
     ** variable, non-zero when it may hold a rank's own codes (1 an input
@@ -49,12 +59,18 @@ struct rf_rt_dist {
     int64_t prefix;
     uint64_t prefix_hash;
     int codes_same;
+    const rf_rt_dict *dict;   /* the run's (rf_rt_dist_codes_begin): the own strings' lengths */
     uint8_t *local;
 };
 
 /* The program's shape the placements use (dist_place.c), once per run:
 ** each recursive set's preferred hash, the loop-invariant join sides. */
 rf_status dist_place_prepare(rf_rt_dist *x);
+
+/* The sorts with a limit whose input may be cut on each rank first
+** (dist_topk.c), once per run; whether k is one. */
+rf_status dist_topk_prepare(rf_rt_dist *x);
+int dist_topk_cuts(const rf_rt_dist *x, const rf_hir_kernel *k);
 
 /* Every rank's vote (dist_run.c): stops the run when one failed, keeping
 ** only the lowest failed rank's messages. v: RF_RT_DIST_VOTE_N numbers or NULL. */
@@ -77,6 +93,10 @@ void dist_poll_pause(double waited, int busy, long *nap);
 ** its end (dist_xport.c): NCCL's communicator closed before MPI ends. */
 void **dist_world_xport(rf_rt_dist_world *w);
 void dist_xport_world_end(void *cached);
+/* The mean length of this rank's own strings (codes past the shared
+** prefix), from a sample of at most 64 (dist_codes.c): what a string
+** column that may hold them costs a move per row, beside its length. */
+int64_t dist_codes_own_len(const rf_rt_dist *x);
 /* Every rank's two numbers summed (a collective with the failure vote). */
 rf_status dist_sum_votes(rf_rt_dist *x, const int64_t local[2], int64_t sum[2], const char *what, rf_diags *d);
 

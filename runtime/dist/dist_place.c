@@ -74,6 +74,7 @@ static void add_move(rf_rt_dist_move *moves, int32_t *n, int32_t var, rf_rt_plac
         }
     moves[*n].var = var;
     moves[*n].to = to;
+    moves[*n].cut = NULL;
     (*n)++;
 }
 
@@ -124,8 +125,25 @@ static void need_kind(rf_rt_dist *x, int32_t var, rf_rt_place_kind k, rf_rt_dist
 
 static rf_rt_place_kind kind_of(const rf_rt_dist *x, int32_t var) { return x->vars[var].place.kind; }
 
+/* The bytes a row of var takes in a move: its columns' widths, a string
+** column at its code's (4) when var holds codes every rank shares, else at
+** its length and bytes (own_len: the rank's own strings' mean length). */
+static int64_t row_bytes(const rf_rt_dist *x, int32_t var, int64_t own_len)
+{
+    const rf_hir_var *v = x->p->vars[var];
+    int64_t b = 0;
+    for (int32_t c = 0; c < v->ncols; c++)
+        b += v->types[c] != RF_TYPE_STRING        ? rf_rt_type_width(v->types[c])
+             : rf_rt_dist_codes_shared(x, var) ? 4
+                                                 : 4 + own_len;
+    return b;
+}
+
 /* A join with a side to move (moved: 0 or 1; -1 both): the ranks vote
-** their sizes (global rows), and a small side is broadcast instead:
+** their sides' bytes (rows times row_bytes: a string that cannot move as a
+** shared code counts at its bytes; summed, every rank decides alike), and
+** a small side is broadcast instead. A broadcast of S bytes sends S * (N -
+** 1), hashing M bytes about M * (N - 1) / N:
 ** - a side that later rounds of a loop read unchanged (a recursive rule's
 **   edges), when the other side would move: once, instead of the other
 **   side moving every round;
@@ -133,20 +151,23 @@ static rf_rt_place_kind kind_of(const rf_rt_dist *x, int32_t var) { return x->va
 **   stays where it is);
 ** - one side would move: the other, staying one when S * N < M (TPC-H
 **   q18's 4 orders of large quantities broadcast instead of every order
-**   hashed).
-** At most rank_broadcast_rows rows either way. */
+**   hashed; q10's 16-byte revenues per customer instead of the customers
+**   with their names, addresses and comments, plain strings that move as
+**   bytes).
+** At most rank_broadcast_bytes either way. */
 static rf_status broadcast_small(rf_rt_dist *x, const rf_hir_kernel *k, const int64_t *rows, rf_rt_dist_move *moves,
                                  int32_t *nm, int moved, rf_diags *d)
 {
-    int64_t local[2] = {rows[0], rows[1]}, all[2];
+    int64_t own_len = dist_codes_own_len(x);
+    int64_t local[2] = {rows[0] * row_bytes(x, k->in[0], own_len), rows[1] * row_bytes(x, k->in[1], own_len)}, all[2];
     rf_status st = dist_sum_votes(x, local, all, "a join's sizes", d);
-    if (st) return st;
+    if (st || x->broadcast_bytes <= 0) return st;
     int right_only = k->kind == RF_HIR_ANTI_INDEX; /* a negation's left rows must stay */
     uint8_t reused = k->id >= 0 && k->id < x->nkernel_ids ? x->reused[k->id] : 0;
     if (right_only) reused &= 2;
     if (moved >= 0) reused &= (uint8_t)(1u << (1 - moved));
     for (int s = 1; s >= 0; s--)
-        if ((reused >> s & 1) && all[s] <= x->broadcast_rows) {
+        if ((reused >> s & 1) && all[s] <= x->broadcast_bytes) {
             *nm = 0;
             add_move(moves, nm, k->in[s], place_of(RF_RT_PLACE_REPL));
             return RF_OK;
@@ -154,7 +175,7 @@ static rf_status broadcast_small(rf_rt_dist *x, const rf_hir_kernel *k, const in
     int side = moved >= 0 ? 1 - moved : !right_only && all[0] < all[1] ? 0 : 1;
     if (right_only && side == 0) return RF_OK;
     int64_t small = all[side], big = all[1 - side];
-    if (small > x->broadcast_rows) return RF_OK;
+    if (small > x->broadcast_bytes) return RF_OK;
     if (moved < 0 ? small > (small + big) / x->size : small >= big / x->size) return RF_OK;
     *nm = 0;
     add_move(moves, nm, k->in[side], place_of(RF_RT_PLACE_REPL));
@@ -258,7 +279,14 @@ rf_status rf_rt_dist_plan(rf_rt_dist *x, const rf_hir_kernel *k, const int64_t *
         /* a partial aggregate groups the rows each rank holds (the next
         ** aggregate combines the parts): nothing moves before it */
         if (k->partial) break;
-        if (k->ngroup == 0) need_kind(x, k->in[0], RF_RT_PLACE_ROOT, moves, nmoves);
+        /* a total of partial totals (one row per rank): every rank gets
+        ** them all and sums them alike (in rank order, as rank 0 would), so
+        ** that what reads the total (q22's average balance, a cross join)
+        ** finds it on its rank instead of it being broadcast after */
+        if (k->ngroup == 0 && x->vars[k->in[0]].partial_total)
+            need_kind(x, k->in[0], RF_RT_PLACE_REPL, moves, nmoves);
+        else if (k->ngroup == 0 || x->vars[k->in[0]].gather_first)
+            need_kind(x, k->in[0], RF_RT_PLACE_ROOT, moves, nmoves);
         else if (kind_of(x, k->in[0]) != RF_RT_PLACE_REPL) need_within(x, k->in[0], k->group, k->ngroup, moves, nmoves);
         if (kind_of(x, k->in[0]) == RF_RT_PLACE_REPL && k->ngroup == 0) *nmoves = 0; /* every rank has all */
         break;
@@ -294,6 +322,8 @@ rf_status rf_rt_dist_plan(rf_rt_dist *x, const rf_hir_kernel *k, const int64_t *
     case RF_HIR_CONCAT: plan_concat(x, k, moves, nmoves); break;
     case RF_HIR_SORT:
         if (kind_of(x, k->in[0]) != RF_RT_PLACE_REPL) need_kind(x, k->in[0], RF_RT_PLACE_ROOT, moves, nmoves);
+        /* an ordered, limited output: each rank's first rows only (dist_topk.c) */
+        if (*nmoves && dist_topk_cuts(x, k)) moves[0].cut = k;
         break;
     case RF_HIR_LFTJ:
         /* the tries whole on rank 0 (replicated ones are there already) */
@@ -428,6 +458,7 @@ int rf_rt_dist_output_move(rf_rt_dist *x, int32_t var, rf_rt_dist_move *m)
     if (pk == RF_RT_PLACE_ROOT || pk == RF_RT_PLACE_REPL || pk == RF_RT_PLACE_EMPTY) return 0;
     m->var = var;
     m->to = place_of(RF_RT_PLACE_ROOT);
+    m->cut = NULL;
     return 1;
 }
 
@@ -516,6 +547,47 @@ static void prefer(rf_rt_dist *x, const rf_hir_kernel *jm)
         }
 }
 
+/* Whether var's rows go to rank 0 (its readers' would): what reads it is
+** a sort (every output's sort runs there; and the gathers by its order),
+** or a map whose output's rows do (depth: maps followed so far). */
+static int all_to_root(const rf_hir_program *p, int32_t var, int depth)
+{
+    if (depth > 8 || p->vars[var]->role == RF_HIR_ROLE_INPUT) return 0;
+    int read = 0;
+    for (int32_t b = 0; b < p->nblocks; b++)
+        for (int32_t j = 0; j < p->blocks[b]->nkernels; j++) {
+            const rf_hir_kernel *k = p->blocks[b]->kernels[j];
+            int reads = 0;
+            for (int32_t i = 0; i < k->nin; i++) reads |= k->in[i] == var;
+            if (!reads) continue;
+            read = 1;
+            if (k->kind == RF_HIR_SORT) continue;
+            if (k->kind == RF_HIR_GATHER && k->idx >= 0 && writer(p, k->idx, RF_HIR_SORT)) continue;
+            if (k->kind == RF_HIR_MAP && k->out != var && all_to_root(p, k->out, depth + 1)) continue;
+            return 0;
+        }
+    return read;
+}
+
+/* A combining group (its input a partial reduce's rows) whose groups all
+** go to rank 0 anyway: its input gathers there at once (one move, not a
+** hash by the groups and then the gather; the same rows reach rank 0 from
+** the other ranks either way). */
+static void gather_first(rf_rt_dist *x, const rf_hir_kernel *g)
+{
+    const rf_hir_program *p = x->p;
+    if (g->kind != RF_HIR_GROUP || g->partial || g->ngroup == 0 || g->nin < 1) return;
+    const rf_hir_kernel *pr = writer(p, g->in[0], RF_HIR_REDUCE);
+    const rf_hir_kernel *pg = pr && pr->idx >= 0 ? writer(p, pr->idx, RF_HIR_GROUP) : NULL;
+    if (!pg || !pg->partial) return;
+    for (int32_t b = 0; b < p->nblocks; b++)
+        for (int32_t j = 0; j < p->blocks[b]->nkernels; j++) {
+            const rf_hir_kernel *r = p->blocks[b]->kernels[j];
+            if (r->kind == RF_HIR_REDUCE && r->idx == g->out && !all_to_root(p, r->out, 0)) return;
+        }
+    x->vars[g->in[0]].gather_first = 1;
+}
+
 rf_status dist_place_prepare(rf_rt_dist *x)
 {
     const rf_hir_program *p = x->p;
@@ -528,8 +600,14 @@ rf_status dist_place_prepare(rf_rt_dist *x)
     x->nkernel_ids = ids;
     for (int32_t b = 0; b < p->nblocks; b++) {
         const rf_hir_block *bl = p->blocks[b];
-        for (int32_t j = 0; j < bl->nkernels; j++)
-            if (bl->kernels[j]->kind == RF_HIR_JOIN_MAP) prefer(x, bl->kernels[j]);
+        for (int32_t j = 0; j < bl->nkernels; j++) {
+            const rf_hir_kernel *k = bl->kernels[j];
+            if (k->kind == RF_HIR_JOIN_MAP) prefer(x, k);
+            gather_first(x, k);
+            /* the reduce of a partial group without group columns */
+            const rf_hir_kernel *g = k->kind == RF_HIR_REDUCE ? writer(p, k->idx, RF_HIR_GROUP) : NULL;
+            if (g && g->partial && g->ngroup == 0 && k->out >= 0 && k->out < p->nvars) x->vars[k->out].partial_total = 1;
+        }
         /* a loop: blocks [first, b] when b branches back to first */
         int32_t first = -1;
         if (bl->term != RF_HIR_T_HALT) {
@@ -555,3 +633,5 @@ rf_status dist_place_prepare(rf_rt_dist *x)
 }
 
 void rf_rt_dist_loaded(rf_rt_dist *x, int32_t var) { x->vars[var].place = place_of(RF_RT_PLACE_ANY); }
+
+void rf_rt_dist_loaded_whole(rf_rt_dist *x, int32_t var) { x->vars[var].place = place_of(RF_RT_PLACE_REPL); }

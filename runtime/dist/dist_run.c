@@ -24,7 +24,7 @@ int rf_rt_dist_launched(void)
     return getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMIX_RANK") || getenv("PMI_RANK");
 }
 
-rf_status rf_rt_dist_new(rf_rt_dist_world *w, const rf_hir_program *p, double timeout_s, int64_t broadcast_rows,
+rf_status rf_rt_dist_new(rf_rt_dist_world *w, const rf_hir_program *p, double timeout_s, int64_t broadcast_bytes,
                          rf_rt_dist **out)
 {
     *out = NULL;
@@ -41,9 +41,9 @@ rf_status rf_rt_dist_new(rf_rt_dist_world *w, const rf_hir_program *p, double ti
     x->rank = rf_rt_dist_world_rank(w);
     x->size = rf_rt_dist_world_size(w);
     x->timeout_s = timeout_s;
-    x->broadcast_rows = broadcast_rows;
+    x->broadcast_bytes = broadcast_bytes;
     for (int32_t v = 0; v < p->nvars; v++) x->vars[v].idx_in[0] = x->vars[v].idx_in[1] = -1;
-    if (dist_place_prepare(x)) {
+    if (dist_place_prepare(x) || dist_topk_prepare(x)) {
         rf_rt_dist_free(x);
         return RF_ENOMEM;
     }
@@ -55,6 +55,7 @@ void rf_rt_dist_free(rf_rt_dist *x)
 {
     if (!x) return;
     free(x->reused);
+    free(x->cut);
     free(x->local);
     free(x->vars);
     free(x);

@@ -116,10 +116,13 @@ typedef struct rf_rt_place {
     int32_t cols[RF_RT_PLACE_MAXCOLS];
 } rf_rt_place;
 
-/* One move before a kernel: variable var's rows to placement to. */
+/* One move before a kernel: variable var's rows to placement to. cut (NULL:
+** none): a sort with a limit whose input gathers on rank 0; each rank first
+** keeps only its first cut->limit rows in that sort's order (rf_rt_dist_topk). */
 typedef struct rf_rt_dist_move {
     int32_t var;
     rf_rt_place to;
+    const rf_hir_kernel *cut;
 } rf_rt_dist_move;
 
 typedef struct rf_rt_dist rf_rt_dist;
@@ -148,9 +151,10 @@ typedef struct rf_rt_rankstat {
 } rf_rt_rankstat;
 
 /* NULL *out when w is NULL or has one rank: the run is a plain one.
-** timeout_s: a collective's deadline (<= 0: none); broadcast_rows: the most
-** rows a join's side may have to be broadcast instead of hashed. */
-rf_status rf_rt_dist_new(rf_rt_dist_world *w, const rf_hir_program *p, double timeout_s, int64_t broadcast_rows,
+** timeout_s: a collective's deadline (<= 0: none); broadcast_bytes: the
+** most bytes (all ranks') a join's side may have to be broadcast instead of
+** hashed (<= 0: never). */
+rf_status rf_rt_dist_new(rf_rt_dist_world *w, const rf_hir_program *p, double timeout_s, int64_t broadcast_bytes,
                          rf_rt_dist **out);
 void rf_rt_dist_free(rf_rt_dist *x);
 int rf_rt_dist_rank(const rf_rt_dist *x);
@@ -175,6 +179,9 @@ void rf_rt_dist_run_begins(rf_rt_dist *x);
 void rf_rt_dist_read(rf_rt_dist *x, int64_t rows, int64_t bytes);
 /* An input variable now holds this rank's share. */
 void rf_rt_dist_loaded(rf_rt_dist *x, int32_t var);
+/* An input variable every rank read whole, alike (a database table of one
+** block): replicated. */
+void rf_rt_dist_loaded_whole(rf_rt_dist *x, int32_t var);
 /* The moves kernel k needs first (at most 2 * k->nin + 2 into moves);
 ** rows: this rank's rows of each of k->in. A join whose sides both need a
 ** move asks the other ranks for their sizes (a collective: every rank plans
@@ -183,6 +190,9 @@ void rf_rt_dist_loaded(rf_rt_dist *x, int32_t var);
 ** anyway). */
 rf_status rf_rt_dist_plan(rf_rt_dist *x, const rf_hir_kernel *k, const int64_t *rows, rf_rt_dist_move *moves,
                           int32_t *nmoves, rf_diags *d);
+/* A move's cut (dist_topk.c): rel's first k->limit rows in sort k's order
+** (strings in byte order through dict) into out, in rel's row order. */
+rf_status rf_rt_dist_topk(const rf_hir_kernel *k, const rf_rt_rel *rel, const rf_rt_dict *dict, rf_rt_rel *out);
 /* Moves rel (variable m->var) to m->to; *out is the rank's new rows
 ** (allocated here, types of rel). A collective: every rank calls it for the
 ** same move. */
