@@ -165,6 +165,7 @@ static rf_status resolve_all(rf_txn *t, int check_only, rf_diags *d)
             rf_rt_rel_free(&p->ins);
             rf_rt_rel_free(&p->del);
             p->has_next = 0;
+            p->tail = 0;
         }
     }
     if (st || vp < 0) return st;
