@@ -20,9 +20,10 @@
 #include <string.h>
 
 static const char *usage =
-    "usage: redfox exec DB PROG.logic... [--batch FILE]... [--init] [--recompute|--incremental]\n"
-    "                   [--device auto|cpu|gpu] [--threads N] [--format table|csv|tbl]\n"
-    "                   [--profile] [--set NAME=VALUE]\n"
+    "usage: redfox exec DB PROG.logic... [--batch FILE]... [--each] [--init]\n"
+    "                   [--recompute|--incremental] [--device auto|cpu|gpu]\n"
+    "                   [--threads N] [--format table|csv|tbl] [--profile]\n"
+    "                   [--set NAME=VALUE]\n"
     "\n"
     "Runs one transaction over the redfox database DB (`redfox import`): the\n"
     "transaction files' inserts and deletes are applied to the program's base\n"
@@ -40,7 +41,14 @@ static const char *usage =
     "row holds aborts the transaction (delete that row first, earlier in the batch).\n"
     "\n"
     "options:\n"
-    "  --batch FILE         a transaction file (repeatable: applied in order)\n"
+    "  --batch FILE         a transaction file (repeatable: applied in order, all\n"
+    "                       of them one transaction)\n"
+    "  --each               each --batch is its own transaction instead: applied\n"
+    "                       and committed one after another, in this one process\n"
+    "                       (the program compiled and the GPU started once); the\n"
+    "                       outputs after each, under a line `-- transaction K of\n"
+    "                       N: FILE`. A failing one stops there: those before it\n"
+    "                       stay committed, the error names it\n"
     "  --init               recompute and store every derived predicate\n"
     "  --recompute          recompute the derived predicates from scratch instead\n"
     "                       of incrementally (to compare)\n"
@@ -94,7 +102,7 @@ int rf_tool_exec(int argc, char **argv)
     int32_t nprogs = 0, nbatches = 0;
     int nsets = 0;
     const char *db_dir = NULL, *device = "auto", *format = NULL, *threads = NULL, *batch = NULL;
-    int profile = 0, init = 0, force_recompute = 0, force_incremental = 0, kernels = 0, show = 0;
+    int profile = 0, init = 0, force_recompute = 0, force_incremental = 0, kernels = 0, show = 0, each = 0;
     rf_rt_tuning tune; /* the settings checked here as --set gives them, applied by rf_exec */
     rf_rt_tuning_init(&tune);
     for (int i = 1; i < argc; i++) {
@@ -109,8 +117,9 @@ int rf_tool_exec(int argc, char **argv)
             show |= a[2] == 's';
             continue;
         }
-        if (!strcmp(a, "--incremental")) {
-            force_incremental = 1;
+        if (!strcmp(a, "--incremental") || !strcmp(a, "--each")) {
+            force_incremental |= a[2] == 'i';
+            each |= a[2] == 'e';
             continue;
         }
         if (!strcmp(a, "--profile") || !strcmp(a, "--init") || !strcmp(a, "--recompute")) {
@@ -197,17 +206,36 @@ int rf_tool_exec(int argc, char **argv)
     }
     /* a folder that is missing or not a database: rf_exec names it */
     if (!rc && rf_open(db_dir, &db) == REDFOX_NOMEM) rc = rf_tool_finish_api(REDFOX_NOMEM, NULL, 0, NULL, 1);
-    if (!rc && !(b = rf_batch_new())) rc = rf_tool_finish_api(REDFOX_NOMEM, NULL, 0, NULL, 1);
-    for (int32_t i = 0; !rc && i < nbatches; i++)
-        if (rf_batch_add_file(b, batches[i])) rc = rf_tool_finish_api(REDFOX_NOMEM, NULL, 0, NULL, 1);
-    if (!rc) {
-        int code = rf_exec(db, p, b, &o, &res);
-        rc = rf_tool_finish_database(code, db, 1);
-    }
-    if (!rc) {
-        const char *prof = rf_result_exec_profile(res);
-        if (prof) fputs(prof, stderr);
-        rc = print_outputs(res, fmt);
+    /* one transaction of every batch, or (--each) one per batch, in order */
+    int multi = each && nbatches > 0;
+    int32_t ntx = multi ? nbatches : 1;
+    for (int32_t k = 0; !rc && k < ntx; k++) {
+        if (!(b = rf_batch_new())) rc = rf_tool_finish_api(REDFOX_NOMEM, NULL, 0, NULL, 1);
+        for (int32_t i = multi ? k : 0; !rc && i < (multi ? k + 1 : nbatches); i++)
+            if (rf_batch_add_file(b, batches[i])) rc = rf_tool_finish_api(REDFOX_NOMEM, NULL, 0, NULL, 1);
+        if (!rc && k) o.start = rf_trace_clock(); /* the first's profile counts the program's compile */
+        if (!rc) {
+            int code = rf_exec(db, p, b, &o, &res);
+            if (code && multi && k > 0)
+                fprintf(stderr, "redfox exec: transaction %d of %d (%s) failed; the %d before it are committed\n",
+                        (int)k + 1, (int)ntx, batches[k], (int)k);
+            rc = rf_tool_finish_database(code, db, 1);
+        }
+        if (!rc && multi) {
+            printf("%s-- transaction %d of %d: %s\n", k ? "\n" : "", (int)k + 1, (int)ntx, batches[k]);
+            if (profile) fprintf(stderr, "exec: transaction %d of %d: %s\n", (int)k + 1, (int)ntx, batches[k]);
+        }
+        if (!rc) {
+            const char *prof = rf_result_exec_profile(res);
+            if (prof) fputs(prof, stderr);
+            rc = print_outputs(res, fmt);
+        }
+        if (k + 1 < ntx) {
+            rf_result_free(res);
+            res = NULL;
+            rf_batch_free(b);
+            b = NULL;
+        }
     }
     /* committed (or refused) and printed: nothing left but freeing, and on
     ** the GPU the driver's teardown, which the process's end does at once */

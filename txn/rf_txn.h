@@ -41,8 +41,10 @@ typedef struct rf_txn_pred {
                              table's, in its order: the commit appends only the rest (0: none) */
     const char *stored_how; /* after the commit: "kept", "appended" or "written" (--profile) */
     int has_next;
-    int tail;             /* derived, after the delta rules: the new state is cur followed by ins
-                             (the new facts), never copied into next: the commit appends ins */
+    int tail;             /* the new state is cur followed by ins, not copied into next (a base
+                             predicate after an insert-only batch; a derived one after the delta
+                             rules' new facts): the commit appends ins; a run that reads the whole
+                             state copies it into next then (txn_exec.c) */
     int changed;          /* ins or del non-empty (derived: may change) */
     const char *how;      /* derived, maintained by diffs: how (--profile; static) */
     struct rf_txn_ops *ops; /* base: the batches' updates of it (txn_parse.c), NULL until named */
@@ -137,7 +139,9 @@ typedef struct rf_txn_violation {
 
 /* Resolves p's ops against p->cur in bulk (GPUTx's k-sets): the updates
 ** grouped by key, each key's in batch order, the keys in parallel. Sets
-** p's next, ins, del, has_next, changed and prefix; or, when an insert
+** p's next, ins, del, has_next, tail, changed and prefix (where no stored
+** row is deleted or repeated: tail, the new state cur then ins, next left
+** empty); or, when an insert
 ** finds its key held, *v (the earliest such insert) and RF_EUSER, p
 ** unchanged. */
 rf_status rf_txn_kset_resolve(rf_txn_pred *p, struct rf_cpu_pool *pool, rf_txn_violation *v);

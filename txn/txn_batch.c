@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* The batches read so far: their texts stay for the messages. */
 typedef struct batches {
@@ -75,8 +76,34 @@ static void fmt_key(const rf_txn *t, const rf_txn_pred *p, const int32_t *cols, 
 
 /* ---- the batch ------------------------------------------------------------ */
 
-/* The whole file into *text (NUL-terminated), sized once where the size is known. */
-static rf_status read_file(const char *path, char **text, int64_t *len, rf_diags *d)
+/* A regular file's first bytes read by the pool's threads, a part each
+** (pread; the buffer's pages touched in parallel too): one thread's fread
+** of a 34 MB batch took 26 ms of a transaction on the H100 host. */
+typedef struct pread_job {
+    int fd;
+    char *buf;
+    int failed; /* a read error or a short read (the file shrank): read again in order */
+} pread_job;
+
+static void pread_part(void *ctx, int64_t begin, int64_t end, int worker)
+{
+    (void)worker;
+    pread_job *j = ctx;
+    while (begin < end && !j->failed) {
+        ssize_t got = pread(j->fd, j->buf + begin, (size_t)(end - begin), (off_t)begin);
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) {
+            j->failed = 1;
+            return;
+        }
+        begin += got;
+    }
+}
+
+/* The whole file into *text (NUL-terminated), sized once where the size is
+** known; a large regular file read in parallel parts, then on in order (to
+** its end, should it have grown). */
+static rf_status read_file(const char *path, rf_cpu_pool *pool, char **text, int64_t *len, rf_diags *d)
 {
     FILE *f = fopen(path, "rb");
     if (!f) {
@@ -84,9 +111,16 @@ static rf_status read_file(const char *path, char **text, int64_t *len, rf_diags
         return RF_EUSER;
     }
     struct stat sb;
-    int64_t cap = fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode) ? (int64_t)sb.st_size + 1 : 65536, n = 0;
+    int regular = fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode);
+    int64_t cap = regular ? (int64_t)sb.st_size + 1 : 65536, n = 0;
     char *buf = rf_malloc((size_t)cap + 1);
     rf_status st = buf ? RF_OK : RF_ENOMEM;
+    enum { PART = 1 << 20 };
+    if (!st && regular && sb.st_size >= 2 * PART && rf_cpu_pool_threads(pool) > 1) {
+        pread_job j = {fileno(f), buf, 0};
+        rf_cpu_parallel_for(pool, (int64_t)sb.st_size, PART, pread_part, &j);
+        if (!j.failed && fseeko(f, (off_t)sb.st_size, SEEK_SET) == 0) n = (int64_t)sb.st_size;
+    }
     while (!st) {
         if (n == cap) {
             char *nb = rf_realloc(buf, (size_t)cap * 2 + 1);
@@ -165,6 +199,7 @@ static rf_status resolve_all(rf_txn *t, int check_only, rf_diags *d)
             rf_rt_rel_free(&p->ins);
             rf_rt_rel_free(&p->del);
             p->has_next = 0;
+            p->tail = 0;
         }
     }
     if (st || vp < 0) return st;
@@ -229,7 +264,7 @@ rf_status rf_txn_batch_apply(rf_txn *t, const char *path, const char *given, int
         b->texts[file][given_len] = 0;
         b->lens[file] = given_len;
     } else {
-        st = read_file(path, &b->texts[file], &b->lens[file], d);
+        st = read_file(path, b->pool, &b->texts[file], &b->lens[file], d);
     }
     double t1 = rf_now();
     t->t_read += t1 - t0;

@@ -124,7 +124,25 @@ static rf_status put(exec_ctx *x, const rf_hir_var *v, const rf_rt_rel *rel)
     return st;
 }
 
-/* The relation standing for input variable v of a generated program. */
+/* p's whole state after the transaction as one relation: next, or cur
+** where nothing changed; where the new state was left as cur followed by
+** the new rows (p->tail: an insert-only batch of a base predicate, the delta
+** rules' new facts), the two copied into next now, for the run that reads
+** it (the commit appends the new rows without). NULL: out of memory. */
+static const rf_rt_rel *state_after(exec_ctx *x, rf_txn_pred *p)
+{
+    if (!p->has_next && p->tail) {
+        double t0 = rf_now();
+        if (rf_txn_rel_concat(&p->cur, &p->ins, &p->next)) return NULL;
+        p->has_next = 1;
+        p->tail = 0;
+        x->t_concat += rf_now() - t0;
+    }
+    return p->has_next ? &p->next : &p->cur;
+}
+
+/* The relation standing for input variable v of a generated program (NULL:
+** none, or out of memory copying a new state into one). */
 static const rf_rt_rel *rel_for(exec_ctx *x, const rf_hir_var *v)
 {
     const char *name = v->pred_name ? v->pred_name : v->name;
@@ -139,7 +157,7 @@ static const rf_rt_rel *rel_for(exec_ctx *x, const rf_hir_var *v)
         if (!strncmp(ns, RF_TXN_NS "_old", nslen) && nslen == strlen(RF_TXN_NS "_old")) return &p->cur;
         if (!strncmp(ns, RF_TXN_NS "_del", nslen) && nslen == strlen(RF_TXN_NS "_del")) return &p->del;
         if (!strncmp(ns, RF_TXN_NS "_mid", nslen) && nslen == strlen(RF_TXN_NS "_mid")) return &p->mid;
-        return p->has_next ? &p->next : &p->cur; /* _out, or the user's own inputs */
+        return state_after(x, p); /* _out, or the user's own inputs */
     }
     return NULL;
 }
@@ -186,9 +204,12 @@ static rf_status run_generated(exec_ctx *x, const char *what, const rf_hir_progr
         if (hv->role != RF_HIR_ROLE_INPUT) continue;
         /* a user's input: its name is the predicate's */
         const rf_rt_rel *r = NULL;
-        for (int32_t i = 0; i < x->t.npreds && !r; i++)
-            if (x->t.preds[i].base && !strcmp(x->t.preds[i].fe->input_file, hv->input_file))
-                r = x->t.preds[i].has_next ? &x->t.preds[i].next : &x->t.preds[i].cur;
+        int found = 0;
+        for (int32_t i = 0; i < x->t.npreds && !found; i++)
+            if (x->t.preds[i].base && !strcmp(x->t.preds[i].fe->input_file, hv->input_file)) {
+                found = 1;
+                if (!(r = state_after(x, &x->t.preds[i]))) return RF_ENOMEM;
+            }
         if (!r) r = rel_for(x, hv);
         if (!r) {
             rf_error(d, rf_mkloc(NULL, 0, 0), "internal error: no relation for the generated input `%s`", hv->name);

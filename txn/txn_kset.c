@@ -15,6 +15,10 @@
 ** The result is that of applying the batch line by line: the rows kept in
 ** their order, then the new rows in the order of their first insert.
 **
+** Where the stored rows are strictly increasing on a one-column key (a
+** history of ids appended in order) the rows the updates meet are found by
+** binary search instead of hashing the stored rows every transaction.
+**
 ** Values compare as the runtime compares them (rf_value.h: -0.0 equals
 ** 0.0, NaNs equal), and a database row repeated counts once.
 */
@@ -268,6 +272,116 @@ static rf_status gather_rel(rf_cpu_pool *pool, const rf_txn_pred *p, const int64
     return RF_OK;
 }
 
+/* ---- stored rows in key order: the rows an update meets by binary search -- */
+
+/* Value i of a key column of type ty, as an integer that orders as the key
+** does (key_less); floats are never passed (-0.0 equals 0.0). */
+static int64_t key_at(rf_type ty, const void *d, int64_t i)
+{
+    switch (ty) {
+    case RF_TYPE_DATE: return ((const int32_t *)d)[i];
+    case RF_TYPE_STRING: return ((const uint32_t *)d)[i];
+    case RF_TYPE_BOOL: return ((const uint8_t *)d)[i];
+    default: return ((const int64_t *)d)[i];
+    }
+}
+
+typedef struct ordered_job {
+    rf_type ty;
+    const void *cur;     /* the stored rows' key column (n rows) */
+    int64_t n;
+    const void *ops;     /* the updates' key column */
+    int64_t *hit;        /* per update: the stored row of its key, or -1 */
+    uint8_t *unsorted;   /* per chunk of stored rows: a key not above its predecessor's */
+    int64_t grain;
+} ordered_job;
+
+static void check_increasing(void *ctx, int64_t begin, int64_t end, int worker)
+{
+    (void)worker;
+    ordered_job *j = ctx;
+    for (int64_t i = begin > 0 ? begin : 1; i < end; i++)
+        if (key_at(j->ty, j->cur, i) <= key_at(j->ty, j->cur, i - 1)) {
+            j->unsorted[begin / j->grain] = 1;
+            return;
+        }
+}
+
+static void find_keys(void *ctx, int64_t begin, int64_t end, int worker)
+{
+    (void)worker;
+    ordered_job *j = ctx;
+    int64_t first = key_at(j->ty, j->cur, 0), last = key_at(j->ty, j->cur, j->n - 1);
+    for (int64_t i = begin; i < end; i++) {
+        int64_t x = key_at(j->ty, j->ops, i), lo = 0, hi = j->n;
+        j->hit[i] = -1;
+        if (x < first || x > last) continue; /* (a batch of new ids: every update) */
+        while (lo < hi) {
+            int64_t mid = lo + (hi - lo) / 2;
+            if (key_at(j->ty, j->cur, mid) < x) lo = mid + 1;
+            else hi = mid;
+        }
+        if (lo < j->n && key_at(j->ty, j->cur, lo) == x) j->hit[i] = lo;
+    }
+}
+
+static int cmp_row(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Where the grouping key is one column (not a float) and the stored rows are
+** strictly increasing on it (a history whose ids were appended in order),
+** they are distinct (no repeat to drop), and the rows the updates can meet
+** are found by a binary search per update: the resolution then costs one
+** sequential pass over the stored keys and about the batch, where hashing
+** every stored row (rf_cpu_unique, rf_cpu_semi_join) cost the whole table
+** each transaction. *applies = 0 (nothing set) when the stored rows are not
+** so; else *inv (ascending) and *ninv are the semi-join's. */
+static rf_status ordered_meet(const kset *k, const rf_txn_pred *p, const rf_txn_ops *o, rf_cpu_pool *pool, int *applies,
+                              int64_t **inv, int64_t *ninv)
+{
+    *applies = 0;
+    if (k->ngcols != 1 || p->fe->types[k->gcols[0]] == RF_TYPE_FLOAT || p->cur.nrows < 1) return RF_OK;
+    int32_t c = k->gcols[0];
+    ordered_job j = {p->fe->types[c], p->cur.cols[c], p->cur.nrows, o->cols[c], NULL, NULL, 1 << 16};
+    j.unsorted = rf_calloc((size_t)(j.n / j.grain + 1), 1);
+    if (!j.unsorted) return RF_ENOMEM;
+    rf_cpu_parallel_for(pool, j.n, j.grain, check_increasing, &j);
+    int increasing = 1;
+    for (int64_t i = 0; i <= j.n / j.grain; i++) increasing &= !j.unsorted[i];
+    free(j.unsorted);
+    if (!increasing) return RF_OK;
+    j.hit = rf_malloc((size_t)o->n * sizeof *j.hit + 1);
+    int64_t *rows = rf_malloc((size_t)o->n * sizeof *rows + 1);
+    if (!j.hit || !rows) {
+        free(j.hit);
+        free(rows);
+        return RF_ENOMEM;
+    }
+    rf_cpu_parallel_for(pool, o->n, 1 << 14, find_keys, &j);
+    int64_t n = 0;
+    int ascending = 1;
+    for (int64_t i = 0; i < o->n; i++)
+        if (j.hit[i] >= 0) {
+            ascending &= !n || j.hit[i] > rows[n - 1];
+            rows[n++] = j.hit[i];
+        }
+    free(j.hit);
+    if (!ascending) { /* several updates of one key, or keys out of order */
+        qsort(rows, (size_t)n, sizeof *rows, cmp_row);
+        int64_t m = 0;
+        for (int64_t i = 0; i < n; i++)
+            if (!m || rows[i] != rows[m - 1]) rows[m++] = rows[i];
+        n = m;
+    }
+    *inv = rows;
+    *ninv = n;
+    *applies = 1;
+    return RF_OK;
+}
+
 rf_status rf_txn_kset_resolve(rf_txn_pred *p, rf_cpu_pool *pool, rf_txn_violation *v)
 {
     const rf_fe_pred *f = p->fe;
@@ -289,17 +403,21 @@ rf_status rf_txn_kset_resolve(rf_txn_pred *p, rf_cpu_pool *pool, rf_txn_violatio
         cur.cols[c] = (rf_cpu_col){kinds[c], p->cur.nrows ? p->cur.cols[c] : NULL};
         ops.cols[c] = (rf_cpu_col){kinds[c], o->cols[c]};
     }
-    /* a database row repeated counts once (its first occurrence) */
+    /* the database rows an update can meet: those of an update's key; by
+    ** binary search where the stored rows are in key order, else by hash */
+    int64_t *inv = NULL, ninv = 0;
+    int ordered = 0;
+    if (!st) st = ordered_meet(&k, p, o, pool, &ordered, &inv, &ninv);
+    /* a database row repeated counts once (its first occurrence; rows in
+    ** strictly increasing key order are distinct) */
     int64_t *uniq = NULL, nuniq = cur.nrows;
     uint8_t *first = NULL;
-    if (!st && cur.nrows) st = rf_cpu_unique(pool, &cur, &uniq, &nuniq);
+    if (!st && cur.nrows && !ordered) st = rf_cpu_unique(pool, &cur, &uniq, &nuniq);
     if (!st && nuniq < cur.nrows) {
         if (!(first = rf_calloc((size_t)cur.nrows, 1))) st = RF_ENOMEM;
         for (int64_t i = 0; !st && i < nuniq; i++) first[uniq[i]] = 1;
     }
-    /* the database rows an update can meet: those of an update's key */
-    int64_t *inv = NULL, ninv = 0;
-    if (!st && cur.nrows) st = rf_cpu_semi_join(pool, &cur, k.gcols, &ops, k.gcols, k.ngcols, &inv, &ninv);
+    if (!st && cur.nrows && !ordered) st = rf_cpu_semi_join(pool, &cur, k.gcols, &ops, k.gcols, k.ngcols, &inv, &ninv);
     if (!st && first) {
         int64_t j = 0;
         for (int64_t i = 0; i < ninv; i++)
@@ -370,7 +488,9 @@ rf_status rf_txn_kset_resolve(rf_txn_pred *p, rf_cpu_pool *pool, rf_txn_violatio
     } else if (!st) {
         st = gather_rel(pool, p, idx + nkept, nnew, &ins);
     }
-    if (!st && appended) st = rf_txn_rel_concat(&p->cur, &ins, &next);
+    /* appended: the new state is cur then ins, left so (p->tail): the commit
+    ** appends ins to the stored table, and only a run that reads the whole
+    ** new state copies the two into one (txn_exec.c) */
     if (!st) {
         int64_t j = 0;
         for (int64_t i = 0; i < cur.nrows; i++)
@@ -384,7 +504,8 @@ rf_status rf_txn_kset_resolve(rf_txn_pred *p, rf_cpu_pool *pool, rf_txn_violatio
         p->next = next;
         p->ins = ins;
         p->del = del;
-        p->has_next = 1;
+        p->has_next = !appended;
+        p->tail = appended;
         p->changed = ins.nrows > 0 || del.nrows > 0;
         /* every database row kept, none a repeat: next is cur, then the inserted rows */
         if (ndel || first) p->prefix = 0;

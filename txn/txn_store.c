@@ -5,9 +5,8 @@
 **
 ** Owns: the names of materialized tables ("derived.HASH.PRED": HASH
 ** identifies the program's text, so programs sharing a database keep their
-** own), reading tables (a derived table's numeric columns left in their
-** mapped files, a base table's copied out; strings through their
-** dictionaries into the transaction's), and the
+** own), reading tables (numeric columns left in their mapped files;
+** strings through their dictionaries into the transaction's), and the
 ** commit. When every table only gains rows after its old ones (an
 ** insert-only batch, the delta rules' new facts), the new rows are appended
 ** to the database's files in place and a new manifest renamed over the old
@@ -65,14 +64,14 @@ int64_t rf_txn_pred_rows(const rf_txn_pred *p)
 
 /* ---- reading ------------------------------------------------------------- */
 
-/* Table tb as relation out. With maps (a derived predicate's table: only
-** read, never changed in place), numeric columns are the database's mapped
-** files themselves (their CRC-32Cs checked as they are mapped; maps[c] keeps
-** each mapping until rf_txn_cur_free), never copied: the stored closure
-** goes from the page cache to the run (and on the GPU to the device)
-** directly. Without (a base table, which the batch's code may edit),
-** copied into owned columns. String columns are translated into t's
-** dictionary's codes. */
+/* Table tb as relation out. With maps (every table: a transaction only
+** reads its stored rows, making the new state in other relations), numeric
+** columns are the database's mapped files themselves (their CRC-32Cs
+** checked as they are mapped; maps[c] keeps each mapping until
+** rf_txn_cur_free), never copied: the stored closure, or a base table's
+** history, goes from the page cache to the run (and on the GPU to the
+** device) directly. Without, copied into owned columns. String columns are
+** translated into t's dictionary's codes. */
 static rf_status read_table(rf_txn *t, const rf_db *db, const rf_db_table *tb, const rf_fe_pred *p, rf_rt_rel *out,
                             rf_db_map *maps, rf_diags *d)
 {
@@ -178,7 +177,7 @@ rf_status rf_txn_store_load(rf_txn *t, const rf_db *db, rf_diags *d)
             continue;
         }
         p->stored = !p->base;
-        if (!p->base && !(p->maps = rf_calloc((size_t)p->fe->arity + 1, sizeof *p->maps))) st = RF_ENOMEM;
+        if (!(p->maps = rf_calloc((size_t)p->fe->arity + 1, sizeof *p->maps))) st = RF_ENOMEM;
         if (!st) st = read_table(t, db, tb, p->fe, &p->cur, p->maps, d);
         p->prefix = st ? 0 : p->cur.nrows;
     }

@@ -6,13 +6,16 @@
 ** ACCOUNTS accounts per branch, opening balances), a batch of N TPC-B
 ** transactions, and the end state the batch must leave, computed here
 ** independently of redfox and DuckDB:
-**   tpcb_gen OUTDIR BRANCHES ACCOUNTS N [SEED]
+**   tpcb_gen OUTDIR BRANCHES ACCOUNTS N [SEED [BATCHES]]
 ** writes
 **   OUTDIR/data/{account,teller,branch,txn}.tbl  the bank before the batch
 **                                               (`|`-separated; txn.tbl, the
 **                                               history, is empty)
 **   OUTDIR/batch.txn   the batch for `redfox exec --batch`: `+txn(i, a, t, b, d).`
 **   OUTDIR/batch.tbl   the same rows, `i|a|t|b|d`, for DuckDB (tpcb_duck.c)
+**   (with BATCHES K > 1: K successive batches of N instead, batch_1.txn and
+**   batch_1.tbl to batch_K.*, the ids running on from one to the next; the
+**   end state is the one after the K-th)
 **   OUTDIR/expected.txt the state after the batch, in the form of
 **                      tpcb.logic's outputs as `redfox exec --format tbl`
 **                      prints them
@@ -89,8 +92,8 @@ static void make_dir(const char *path)
 
 int main(int argc, char **argv)
 {
-    if (argc < 5 || argc > 6) {
-        fprintf(stderr, "usage: tpcb_gen OUTDIR BRANCHES ACCOUNTS_PER_BRANCH N [SEED]\n");
+    if (argc < 5 || argc > 7) {
+        fprintf(stderr, "usage: tpcb_gen OUTDIR BRANCHES ACCOUNTS_PER_BRANCH N [SEED [BATCHES]]\n");
         return 2;
     }
     const char *out = argv[1];
@@ -98,6 +101,7 @@ int main(int argc, char **argv)
     int64_t per = parse_count(argv[3], "ACCOUNTS_PER_BRANCH", 1, 10000000);
     int64_t n = parse_count(argv[4], "N", 0, 1000000000);
     rng_state = argc > 5 ? (uint64_t)parse_count(argv[5], "SEED", 0, INT64_MAX) : 1;
+    int64_t nbatches = argc > 6 ? parse_count(argv[6], "BATCHES", 1, 10000) : 1;
     int64_t na = nb * per, nt = nb * TELLERS_PER_BRANCH;
     int64_t *abal = calloc((size_t)na + 1, sizeof *abal), *tbal = calloc((size_t)nt + 1, sizeof *tbal);
     int64_t *bbal = calloc((size_t)nb + 1, sizeof *bbal);
@@ -138,25 +142,31 @@ int main(int argc, char **argv)
     close_out(f, "branch.tbl");
     close_out(open_out(data, "txn.tbl"), "txn.tbl");
 
-    /* The batch, applied here as well (sequentially, as TPC-B states it). */
-    FILE *txn = open_out(out, "batch.txn"), *tbl = open_out(out, "batch.tbl");
-    for (int64_t i = 1; i <= n; i++) {
-        int64_t t = rng_below(nt) + 1, b = (t - 1) / TELLERS_PER_BRANCH + 1;
-        int64_t ab = b;
-        if (nb > 1 && rng_below(100) < 15) {
-            ab = rng_below(nb - 1) + 1; /* another branch */
-            if (ab >= b) ab++;
+    /* The batches, applied here as well (sequentially, as TPC-B states it). */
+    for (int64_t k = 1; k <= nbatches; k++) {
+        char txn_name[64], tbl_name[64];
+        snprintf(txn_name, sizeof txn_name, "batch_%" PRId64 ".txn", k);
+        snprintf(tbl_name, sizeof tbl_name, "batch_%" PRId64 ".tbl", k);
+        if (nbatches == 1) strcpy(txn_name, "batch.txn"), strcpy(tbl_name, "batch.tbl");
+        FILE *txn = open_out(out, txn_name), *tbl = open_out(out, tbl_name);
+        for (int64_t i = (k - 1) * n + 1; i <= k * n; i++) {
+            int64_t t = rng_below(nt) + 1, b = (t - 1) / TELLERS_PER_BRANCH + 1;
+            int64_t ab = b;
+            if (nb > 1 && rng_below(100) < 15) {
+                ab = rng_below(nb - 1) + 1; /* another branch */
+                if (ab >= b) ab++;
+            }
+            int64_t a = (ab - 1) * per + rng_below(per) + 1;
+            int64_t d = rng_below(199999) - 99999;
+            abal[a] += d;
+            tbal[t] += d;
+            bbal[b] += d;
+            fprintf(txn, "+txn(%" PRId64 ", %" PRId64 ", %" PRId64 ", %" PRId64 ", %" PRId64 ").\n", i, a, t, b, d);
+            fprintf(tbl, "%" PRId64 "|%" PRId64 "|%" PRId64 "|%" PRId64 "|%" PRId64 "\n", i, a, t, b, d);
         }
-        int64_t a = (ab - 1) * per + rng_below(per) + 1;
-        int64_t d = rng_below(199999) - 99999;
-        abal[a] += d;
-        tbal[t] += d;
-        bbal[b] += d;
-        fprintf(txn, "+txn(%" PRId64 ", %" PRId64 ", %" PRId64 ", %" PRId64 ", %" PRId64 ").\n", i, a, t, b, d);
-        fprintf(tbl, "%" PRId64 "|%" PRId64 "|%" PRId64 "|%" PRId64 "|%" PRId64 "\n", i, a, t, b, d);
+        close_out(txn, txn_name);
+        close_out(tbl, tbl_name);
     }
-    close_out(txn, "batch.txn");
-    close_out(tbl, "batch.tbl");
 
     /* The end state, as tpcb.logic's outputs print with --format tbl (in
     ** the order of the program's predicates: teller_balance, violation,

@@ -10,7 +10,8 @@
 ** libduckdb.so is loaded with dlopen, as bench/duckdb/tpch_duck.c does, so
 ** no DuckDB header or library is needed to build it:
 **   cc -O2 -o tpcb_duck bench/txn/tpcb/tpcb_duck.c -ldl
-**   tpcb_duck LIBDUCKDB.so OUTDIR bulk|prepared [THREADS]
+**   tpcb_duck LIBDUCKDB.so OUTDIR bulk|prepared [THREADS [BATCHES]]
+**   (THREADS 0 or none: DuckDB's default)
 ** bulk: the batch read into a temporary table, then one UPDATE ... FROM of
 **   the per-key sums of its deltas for each of account, teller and branch,
 **   and one INSERT into the history (TPC-B's updates only add, so they
@@ -18,6 +19,9 @@
 **   one; DuckDB's fastest honest way).
 ** prepared: each transaction as TPC-B states it, three UPDATEs and an INSERT
 **   through prepared statements, all in one transaction (the classic way).
+** BATCHES K > 1 (tpcb_gen's K successive batches, batch_1.tbl to
+**   batch_K.tbl): each batch its own transaction, one after another on the
+**   one open database, a timing line each ("duckdb: batch K of N ...").
 ** Timings go to stderr: "duckdb: ... batch X ms" (BEGIN to COMMIT, the batch
 ** file's reading included) and the whole process's (open to close), each
 ** with the CPU time of all its threads.
@@ -165,16 +169,17 @@ static int64_t apply_prepared(duckdb_connection c, const char *batch)
 
 int main(int argc, char **argv)
 {
-    if (argc < 4 || argc > 5 || (strcmp(argv[3], "bulk") && strcmp(argv[3], "prepared"))) {
-        fprintf(stderr, "usage: tpcb_duck LIBDUCKDB.so OUTDIR bulk|prepared [THREADS]\n");
+    if (argc < 4 || argc > 6 || (strcmp(argv[3], "bulk") && strcmp(argv[3], "prepared"))) {
+        fprintf(stderr, "usage: tpcb_duck LIBDUCKDB.so OUTDIR bulk|prepared [THREADS [BATCHES]]\n");
         return 2;
     }
     const char *dir = argv[2];
     int bulk = !strcmp(argv[3], "bulk");
+    int nbatches = argc > 5 ? atoi(argv[5]) : 1;
+    if (nbatches < 1 || nbatches > 10000) die(argv[5], "BATCHES must be in [1, 10000]");
     load_api(argv[1]);
     char dbfile[4096], sql[8192], batch[4096];
     snprintf(dbfile, sizeof dbfile, "%s/duck.db", dir);
-    snprintf(batch, sizeof batch, "%s/batch.tbl", dir);
     unlink(dbfile);
     snprintf(sql, sizeof sql, "%s.wal", dbfile);
     unlink(sql);
@@ -184,7 +189,7 @@ int main(int argc, char **argv)
     duckdb_connection c = NULL;
     double t0 = now();
     if (d_open(dbfile, &db) != 0 || d_connect(db, &c) != 0) die(dbfile, "cannot open");
-    if (argc > 4) {
+    if (argc > 4 && atoi(argv[4]) > 0) {
         snprintf(sql, sizeof sql, "SET threads = %d", atoi(argv[4]));
         run(c, sql);
     }
@@ -219,36 +224,47 @@ int main(int argc, char **argv)
     t0 = now();
     double c0 = cpu_now();
     if (d_open(dbfile, &db) != 0 || d_connect(db, &c) != 0) die(dbfile, "cannot open");
-    if (argc > 4) {
+    if (argc > 4 && atoi(argv[4]) > 0) {
         snprintf(sql, sizeof sql, "SET threads = %d", atoi(argv[4]));
         run(c, sql);
     }
     double t1 = now(), c1 = cpu_now();
-    run(c, "BEGIN TRANSACTION");
     int64_t n = 0;
-    if (bulk) {
-        snprintf(sql, sizeof sql,
-                 "CREATE TEMP TABLE batch AS SELECT * FROM read_csv('%s', delim = '|', header = false, columns = "
-                 "{'hid': 'BIGINT', 'aid': 'BIGINT', 'tid': 'BIGINT', 'bid': 'BIGINT', 'delta': 'BIGINT'})",
-                 batch);
-        run(c, sql);
-        run(c, "UPDATE account SET abalance = abalance + s.d FROM (SELECT aid, sum(delta)::BIGINT AS d FROM batch "
-               "GROUP BY aid) s WHERE account.aid = s.aid");
-        run(c, "UPDATE teller SET tbalance = tbalance + s.d FROM (SELECT tid, sum(delta)::BIGINT AS d FROM batch "
-               "GROUP BY tid) s WHERE teller.tid = s.tid");
-        run(c, "UPDATE branch SET bbalance = bbalance + s.d FROM (SELECT bid, sum(delta)::BIGINT AS d FROM batch "
-               "GROUP BY bid) s WHERE branch.bid = s.bid");
-        run(c, "INSERT INTO history SELECT * FROM batch");
-        duckdb_result r;
-        memset(&r, 0, sizeof r);
-        if (d_query(c, "SELECT count(*) FROM batch", &r) != 0) die("count", d_error(&r));
-        n = d_value_int64(&r, 0, 0);
-        d_destroy(&r);
-        run(c, "DROP TABLE batch");
-    } else {
-        n = apply_prepared(c, batch);
+    for (int k = 1; k <= nbatches; k++) {
+        if (nbatches > 1) snprintf(batch, sizeof batch, "%s/batch_%d.tbl", dir, k);
+        else snprintf(batch, sizeof batch, "%s/batch.tbl", dir);
+        double tb = now(), cb = cpu_now();
+        int64_t nb = 0;
+        run(c, "BEGIN TRANSACTION");
+        if (bulk) {
+            snprintf(sql, sizeof sql,
+                     "CREATE TEMP TABLE batch AS SELECT * FROM read_csv('%s', delim = '|', header = false, columns = "
+                     "{'hid': 'BIGINT', 'aid': 'BIGINT', 'tid': 'BIGINT', 'bid': 'BIGINT', 'delta': 'BIGINT'})",
+                     batch);
+            run(c, sql);
+            run(c, "UPDATE account SET abalance = abalance + s.d FROM (SELECT aid, sum(delta)::BIGINT AS d FROM batch "
+                   "GROUP BY aid) s WHERE account.aid = s.aid");
+            run(c, "UPDATE teller SET tbalance = tbalance + s.d FROM (SELECT tid, sum(delta)::BIGINT AS d FROM batch "
+                   "GROUP BY tid) s WHERE teller.tid = s.tid");
+            run(c, "UPDATE branch SET bbalance = bbalance + s.d FROM (SELECT bid, sum(delta)::BIGINT AS d FROM batch "
+                   "GROUP BY bid) s WHERE branch.bid = s.bid");
+            run(c, "INSERT INTO history SELECT * FROM batch");
+            duckdb_result r;
+            memset(&r, 0, sizeof r);
+            if (d_query(c, "SELECT count(*) FROM batch", &r) != 0) die("count", d_error(&r));
+            nb = d_value_int64(&r, 0, 0);
+            d_destroy(&r);
+            run(c, "DROP TABLE batch");
+        } else {
+            nb = apply_prepared(c, batch);
+        }
+        run(c, "COMMIT");
+        n += nb;
+        double tw = now() - tb, cw = cpu_now() - cb;
+        if (nbatches > 1)
+            fprintf(stderr, "duckdb: batch %d of %d: %" PRId64 " transactions (%s) %.1f ms (cpu %.1f ms), %.0f txn/s\n", k,
+                    nbatches, nb, argv[3], tw * 1e3, cw * 1e3, nb / tw);
     }
-    run(c, "COMMIT");
     double t2 = now(), c2 = cpu_now();
     d_disconnect(&c);
     d_close(&db);

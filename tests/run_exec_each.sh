@@ -1,0 +1,136 @@
+#!/bin/sh
+# tests/run_exec_each.sh BUILD SRC MODE: several transactions applied in one
+# process (`redfox exec --each`: each --batch its own transaction, committed
+# in order, the program compiled and the device started once). Two programs:
+# the TPC-B-style bank (bench/txn/tpcb/tpcb.logic: aggregates by diffs, a
+# big batch recomputed) over K successive generator batches, and a
+# transitive closure (tests/exec/tc.logic: delta rules, DRed) with inserts,
+# deletes and both. The outputs printed after transaction k must equal a
+# from-scratch `redfox run` over a copy of the database that took batches 1
+# to k in separate processes (one exec each), and the stored derived tables
+# at the end must equal that copy's. A bad batch among them stops there: its
+# transaction fails (exit 1, naming it), the ones before it stay committed.
+# MODE cpu or emu (the GPU emulator).
+set -u
+build=$1
+src=$2
+mode=$3
+redfox=$build/tools/redfox
+tmp=${TMPDIR:-/tmp}/rf_exec_each.$$
+mkdir -p "$tmp"
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+dev=cpu
+if [ "$mode" = emu ]; then
+    dev=gpu
+    export RF_GPU_EMULATE=1
+fi
+
+# split OUT DIR: the outputs of --each, one file per transaction (DIR/1, DIR/2, ...)
+split_out() {
+    mkdir -p "$2"
+    awk -v dir="$2" '/^-- transaction [0-9]+ of [0-9]+: / { k++; f = dir "/" k; skip = 1; next }
+        { if (skip && $0 == "") next; skip = 0; print > f }' "$1"
+    # the blank line that separates one transaction's outputs from the next's
+    for f in "$2"/*; do
+        awk '{ line[NR] = $0 } END { n = NR; if (n && line[n] == "") n--; for (i = 1; i <= n; i++) print line[i] }' "$f" >"$f.t" &&
+            mv "$f.t" "$f"
+    done
+}
+
+# each PROG DB REF NAME BATCH...: the batches in one --each exec on DB, and one
+# by one (separate execs) on REF, each compared with a from-scratch run
+each() {
+    prog=$1 db=$2 ref=$3 name=$4
+    shift 4
+    args=
+    for b in "$@"; do args="$args --batch $b"; done
+    # shellcheck disable=SC2086
+    "$redfox" exec "$db" "$prog" $args --each --device "$dev" --format tbl --profile >"$tmp/$name.out" 2>"$tmp/$name.prof" ||
+        { cat "$tmp/$name.prof"; fail "$name: exec --each"; }
+    [ "$(grep -c '^exec: transaction [0-9]* of [0-9]*: ' "$tmp/$name.prof")" -eq $# ] ||
+        { cat "$tmp/$name.prof"; fail "$name: not one profile per transaction"; }
+    [ "$(grep -c '^exec: batch: ' "$tmp/$name.prof")" -eq $# ] || fail "$name: not one batch line per transaction"
+    split_out "$tmp/$name.out" "$tmp/$name.each"
+    k=0
+    for b in "$@"; do
+        k=$((k + 1))
+        "$redfox" exec "$ref" "$prog" --batch "$b" --device "$dev" --format tbl >"$tmp/$name.one" 2>"$tmp/err" ||
+            { cat "$tmp/err"; fail "$name: exec of batch $k alone"; }
+        "$redfox" run "$prog" --data "$ref" --device cpu --format tbl >"$tmp/$name.want" 2>"$tmp/err" ||
+            { cat "$tmp/err"; fail "$name: run after batch $k"; }
+        [ -f "$tmp/$name.each/$k" ] || fail "$name: no outputs after transaction $k"
+        cmp -s "$tmp/$name.each/$k" "$tmp/$name.want" ||
+            { diff "$tmp/$name.each/$k" "$tmp/$name.want" | head; fail "$name: transaction $k of --each differs from a run"; }
+        cmp -s "$tmp/$name.one" "$tmp/$name.want" || fail "$name: exec of batch $k alone differs from a run"
+    done
+    [ ! -f "$tmp/$name.each/$((k + 1))" ] || fail "$name: more outputs than transactions"
+}
+# same_tables DB REF PRED...: the stored derived tables (two int columns) equal
+same_tables() {
+    a=$1 b=$2
+    shift 2
+    for q in "$@"; do
+        for d in "$a" "$b"; do
+            table=$(grep -ao "derived\.[0-9a-f]*\.$q" "$d/manifest.rfdb" | head -n 1)
+            [ -n "$table" ] || fail "no stored table of $q in $d"
+            printf 'p(a, v) -> int(a), int(v).\nlang:input[`p] = "%s".\nlang:output[`p] = "p".\nlang:output:orderBy[`p] = "1,2".\n' \
+                "$table" >"$tmp/dump.logic"
+            "$redfox" run "$tmp/dump.logic" --data "$d" --device cpu --format tbl >"$tmp/dump.$(basename "$d")" ||
+                fail "dump $q of $d"
+        done
+        cmp -s "$tmp/dump.$(basename "$a")" "$tmp/dump.$(basename "$b")" || fail "stored $q differs between --each and one exec a batch"
+    done
+}
+
+# ---- the bank: four small batches (by diffs), then a big one (recomputed) ----
+prog=$src/bench/txn/tpcb/tpcb.logic
+"$build/bench/tpcb_gen" "$tmp/gen" 2 200 40 5 5 >/dev/null || fail "tpcb_gen"
+"$redfox" import "$prog" --data "$tmp/gen/data" --out "$tmp/bank" >/dev/null || fail "import"
+"$redfox" exec "$tmp/bank" "$prog" --device "$dev" >/dev/null || fail "first exec"
+cp -r "$tmp/bank" "$tmp/bank_ref"
+cat "$tmp/gen/batch_5.txn" "$tmp/gen/batch_5.txn" "$tmp/gen/batch_5.txn" |
+    awk -F'[(,]' '{ printf "+txn(%d,%s,%s,%s,%s\n", $2 + 1000 * NR, $3, $4, $5, $6 }' >"$tmp/big.txn"
+each "$prog" "$tmp/bank" "$tmp/bank_ref" bank "$tmp/gen/batch_1.txn" "$tmp/gen/batch_2.txn" "$tmp/gen/batch_3.txn" \
+    "$tmp/gen/batch_4.txn" "$tmp/big.txn"
+[ "$(grep -c 'maintained incrementally by diffs' "$tmp/bank.prof")" -eq 4 ] || { cat "$tmp/bank.prof"; fail "bank: the small batches not by diffs"; }
+grep -q 'more than an eighth' "$tmp/bank.prof" || fail "bank: the big batch not recomputed"
+same_tables "$tmp/bank" "$tmp/bank_ref" account_delta teller_delta account_balance teller_balance branch_balance
+
+# the generator's own end state after its five batches, where the batches
+# are exactly its own (a fresh bank)
+"$redfox" import "$prog" --data "$tmp/gen/data" --out "$tmp/bank2" >/dev/null || fail "import"
+"$redfox" exec "$tmp/bank2" "$prog" --device "$dev" --each --format tbl --batch "$tmp/gen/batch_1.txn" --batch "$tmp/gen/batch_2.txn" \
+    --batch "$tmp/gen/batch_3.txn" --batch "$tmp/gen/batch_4.txn" --batch "$tmp/gen/batch_5.txn" >"$tmp/gen.out" 2>"$tmp/err" ||
+    { cat "$tmp/err"; fail "the generator's batches"; }
+split_out "$tmp/gen.out" "$tmp/gen.each"
+cmp -s "$tmp/gen.each/5" "$tmp/gen/expected.txt" || { diff "$tmp/gen.each/5" "$tmp/gen/expected.txt" | head; fail "not the generator's end state"; }
+
+# ---- a closure: inserts (delta rules), deletes (DRed), both ----------------------
+prog=$src/tests/exec/tc.logic
+mkdir -p "$tmp/tcdata"
+awk 'BEGIN { srand(11); for (i = 0; i < 30; i++) printf "%d,%d\n", int(rand() * 15), int(rand() * 15) }' >"$tmp/tcdata/edge.csv"
+"$redfox" import "$prog" --data "$tmp/tcdata" --out "$tmp/tc" >/dev/null || fail "import tc"
+"$redfox" exec "$tmp/tc" "$prog" --device "$dev" >/dev/null || fail "first exec tc"
+cp -r "$tmp/tc" "$tmp/tc_ref"
+printf '+edge(20, 21).\n+edge(21, 22).\n+edge(3, 20).\n' >"$tmp/t1.txn"
+head -n 4 "$tmp/tcdata/edge.csv" | awk -F, '{ printf "-edge(%d, %d).\n", $1, $2 }' >"$tmp/t2.txn"
+printf -- '-edge(21, 22).\n+edge(22, 5).\n+edge(16, 17).\n' >"$tmp/t3.txn"
+printf '+edge(17, 16).\n' >"$tmp/t4.txn"
+each "$prog" "$tmp/tc" "$tmp/tc_ref" tc "$tmp/t1.txn" "$tmp/t2.txn" "$tmp/t3.txn" "$tmp/t4.txn"
+grep -q 'by delta rules' "$tmp/tc.prof" || fail "tc: no batch by delta rules"
+grep -q 'deletions by DRed' "$tmp/tc.prof" || fail "tc: no batch by DRed"
+same_tables "$tmp/tc" "$tmp/tc_ref" tc
+
+# ---- a bad batch stops there; the ones before it stay committed ---------------
+printf '+edge(30, 31).\n' >"$tmp/ok.txn"
+printf '+edge(40, 41).\n+edge(1).\n' >"$tmp/bad.txn"
+cp -r "$tmp/tc" "$tmp/tc_bad"
+"$redfox" exec "$tmp/tc_bad" "$prog" --device "$dev" --each --batch "$tmp/ok.txn" --batch "$tmp/bad.txn" --batch "$tmp/ok.txn" \
+    --format tbl >"$tmp/bad.out" 2>"$tmp/bad.err" && fail "a bad batch did not fail"
+grep -q 'transaction 2 of 3' "$tmp/bad.err" || { cat "$tmp/bad.err"; fail "the failure does not name the transaction"; }
+grep -q 'bad.txn:2:' "$tmp/bad.err" || { cat "$tmp/bad.err"; fail "the failure does not name the line"; }
+"$redfox" exec "$tmp/tc" "$prog" --device "$dev" --batch "$tmp/ok.txn" --format tbl >"$tmp/ok.want" 2>/dev/null || fail "exec ok.txn"
+"$redfox" run "$prog" --data "$tmp/tc_bad" --device cpu --format tbl >"$tmp/bad.now" || fail "run after the bad batch"
+cmp -s "$tmp/bad.now" "$tmp/ok.want" || fail "after a failed transaction 2 the database is not transaction 1's state"
+echo "ok: --each on $mode: 5 bank transactions (4 by diffs, 1 recomputed) and 4 closure ones, each equal to a run; a bad one stops there"
