@@ -5,6 +5,7 @@
 */
 #include "db_internal.h"
 #include "rf_db.h"
+#include "test_db_util.h"
 
 #include <fcntl.h>
 #include <pthread.h>
@@ -16,14 +17,6 @@
 
 uint32_t rf_db_crc32c_soft(uint32_t crc, const void *p, int64_t n);
 
-static int failures;
-#define CHECK(c)                                                                 \
-    do {                                                                         \
-        if (!(c)) {                                                              \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
-            failures++;                                                          \
-        }                                                                        \
-    } while (0)
 
 static void test_crc(void)
 {
@@ -51,26 +44,7 @@ static void test_crc(void)
     }
 }
 
-static int has_error_naming(const rf_diags *d, const char *file)
-{
-    for (int64_t i = 0; i < d->count; i++)
-        if (d->items[i].sev == RF_SEV_ERROR && d->items[i].loc.file && strstr(d->items[i].loc.file, file)) return 1;
-    return 0;
-}
 
-static void flip_byte(const char *path, long at)
-{
-    int fd = open(path, O_RDWR);
-    unsigned char c;
-    if (fd < 0 || pread(fd, &c, 1, at) != 1) {
-        CHECK(0);
-        if (fd >= 0) close(fd);
-        return;
-    }
-    c ^= 0x10;
-    CHECK(pwrite(fd, &c, 1, at) == 1);
-    close(fd);
-}
 
 /* The CRC-32C of a whole file (-1 as all ones when it cannot be read). */
 static uint32_t file_crc(const char *path)
@@ -158,18 +132,19 @@ static void test_roundtrip(const char *base)
     flip_byte(col, 4000);
     rf_diags_free(&d);
     rf_diags_init(&d);
-    CHECK(rf_db_map_column(db, t, 2, &m, &data, &d) == RF_EUSER && has_error_naming(&d, t->cols[2].file));
+    CHECK(rf_db_map_column(db, t, 2, &m, &data, &d) == RF_EUSER && has_error_naming(&d, t->cols[2].file, NULL));
     flip_byte(col, 4000);
     CHECK(rf_db_map_column(db, t, 2, &m, &data, &d) == RF_OK);
     rf_db_unmap(&m);
     CHECK(truncate(col, 1000) == 0);
     rf_diags_free(&d);
     rf_diags_init(&d);
-    CHECK(rf_db_map_column(db, t, 2, &m, &data, &d) == RF_EUSER && has_error_naming(&d, t->cols[2].file));
+    CHECK(rf_db_map_column(db, t, 2, &m, &data, &d) == RF_EUSER && has_error_naming(&d, t->cols[2].file, NULL));
     flip_byte(dict, 9);
     rf_diags_free(&d);
     rf_diags_init(&d);
-    CHECK(rf_db_map_dict(db, t, 1, &dm, &doff, &db_bytes, &d) == RF_EUSER && has_error_naming(&d, t->cols[1].dict_file));
+    CHECK(rf_db_map_dict(db, t, 1, &dm, &doff, &db_bytes, &d) == RF_EUSER &&
+          has_error_naming(&d, t->cols[1].dict_file, NULL));
     rf_db_close(db);
     struct stat sb;
     CHECK(stat(man, &sb) == 0);
@@ -178,14 +153,14 @@ static void test_roundtrip(const char *base)
         rf_diags_free(&d);
         rf_diags_init(&d);
         db = NULL;
-        CHECK(rf_db_open(dir, &db, &d) == RF_EUSER && has_error_naming(&d, RF_DB_MANIFEST));
+        CHECK(rf_db_open(dir, &db, &d) == RF_EUSER && has_error_naming(&d, RF_DB_MANIFEST, NULL));
         rf_db_close(db);
         flip_byte(man, at);
     }
     CHECK(truncate(man, sb.st_size - 1) == 0);
     rf_diags_free(&d);
     rf_diags_init(&d);
-    CHECK(rf_db_open(dir, &db, &d) == RF_EUSER && has_error_naming(&d, RF_DB_MANIFEST));
+    CHECK(rf_db_open(dir, &db, &d) == RF_EUSER && has_error_naming(&d, RF_DB_MANIFEST, NULL));
 
     /* a second writer replaces the database; a failed one leaves nothing */
     CHECK(rf_db_writer_new(dir, "test", &w, &d) == RF_OK);
@@ -295,22 +270,6 @@ static void run_parallel(int n, rf_db_task_fn fn, void *arg)
         if (ok[i]) pthread_join(th[i], NULL);
 }
 
-/* The bytes of dir/name (NULL when unreadable), *n their count. */
-static char *slurp(const char *dir, const char *name, long *n)
-{
-    char *path = rf_sprintf("%s/%s", dir, name);
-    FILE *f = path ? fopen(path, "rb") : NULL;
-    free(path);
-    char *b = NULL;
-    *n = 0;
-    if (f && fseek(f, 0, SEEK_END) == 0 && (*n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
-        (b = malloc((size_t)*n + 1)) != NULL && fread(b, 1, (size_t)*n, f) != (size_t)*n) {
-        free(b);
-        b = NULL;
-    }
-    if (f) fclose(f);
-    return b;
-}
 
 /* One table (a dictionary string column, a plain one, an int, a date) of
 ** 300,000 rows in blocks of 1,000 written twice, in pieces of different
@@ -625,7 +584,7 @@ static void test_plain(const char *base)
         rf_diags_free(&d);
         rf_diags_init(&d);
         CHECK(rf_db_map_column(db, t, 1, &m, &data, &d) == RF_EUSER && d.count == 1 &&
-              strstr(d.items[0].msg, "checksum mismatch in block 3,") && has_error_naming(&d, t->cols[1].file));
+              strstr(d.items[0].msg, "checksum mismatch in block 3,") && has_error_naming(&d, t->cols[1].file, NULL));
         CHECK(rf_db_map_column_blocks(db, t, 1, keep, &m, &data, &d) == RF_OK);
         rf_db_unmap(&m);
         flip_byte(col, (long)t->cols[1].blocks[2].at + 5); /* (narrow: block 3 starts there) */
@@ -634,7 +593,7 @@ static void test_plain(const char *base)
         rf_diags_free(&d);
         rf_diags_init(&d);
         CHECK(rf_db_map_strings(db, t, 0, NULL, &m, &sm, &so, &sb, &d) == RF_EUSER && d.count == 1 &&
-              strstr(d.items[0].msg, "block 2,") && has_error_naming(&d, t->cols[0].str_file));
+              strstr(d.items[0].msg, "block 2,") && has_error_naming(&d, t->cols[0].str_file, NULL));
         uint8_t keep2[4] = {1, 0, 1, 1};
         CHECK(rf_db_map_strings(db, t, 0, keep2, &m, &sm, &so, &sb, &d) == RF_OK);
         rf_db_unmap(&m);
@@ -645,7 +604,7 @@ static void test_plain(const char *base)
         rf_diags_free(&d);
         rf_diags_init(&d);
         CHECK(rf_db_map_strings(db, t, 0, NULL, &m, &sm, &so, &sb, &d) == RF_EUSER && d.count == 1 &&
-              strstr(d.items[0].msg, "block 2,") && has_error_naming(&d, t->cols[0].file));
+              strstr(d.items[0].msg, "block 2,") && has_error_naming(&d, t->cols[0].file, NULL));
         flip_byte(ocol, 8L * 70000 + 2);
         CHECK(rf_db_map_strings(db, t, 0, NULL, &m, &sm, &so, &sb, &d) == RF_OK);
         rf_db_unmap(&m);
@@ -655,8 +614,8 @@ static void test_plain(const char *base)
         CHECK(stat(str, &st) == 0 && truncate(str, st.st_size - 1) == 0);
         rf_diags_free(&d);
         rf_diags_init(&d);
-        CHECK(rf_db_map_strings(db, t, 0, NULL, &m, &sm, &so, &sb, &d) == RF_EUSER && has_error_naming(&d, t->cols[0].str_file) &&
-              strstr(d.items[0].msg, "truncated"));
+        CHECK(rf_db_map_strings(db, t, 0, NULL, &m, &sm, &so, &sb, &d) == RF_EUSER &&
+              has_error_naming(&d, t->cols[0].str_file, "truncated"));
         free(col);
         free(ocol);
         free(str);

@@ -11,6 +11,7 @@
 */
 #include "db_internal.h"
 #include "rf_db.h"
+#include "test_db_util.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -19,23 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int failures;
-#define CHECK(c)                                                                 \
-    do {                                                                         \
-        if (!(c)) {                                                              \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
-            failures++;                                                          \
-        }                                                                        \
-    } while (0)
 
-static int has_error_naming(const rf_diags *d, const char *file, const char *text)
-{
-    for (int64_t i = 0; i < d->count; i++)
-        if (d->items[i].sev == RF_SEV_ERROR && d->items[i].loc.file && strstr(d->items[i].loc.file, file) &&
-            (!text || strstr(d->items[i].msg, text)))
-            return 1;
-    return 0;
-}
 
 /* ---- one block -------------------------------------------------------- */
 
@@ -220,21 +205,6 @@ static void db_check(const char *dir, int64_t n, rf_diags *d)
     rf_db_close(db);
 }
 
-static char *slurp(const char *dir, const char *name, long *n)
-{
-    char *path = rf_sprintf("%s/%s", dir, name);
-    FILE *f = path ? fopen(path, "rb") : NULL;
-    free(path);
-    char *b = NULL;
-    *n = 0;
-    if (f && fseek(f, 0, SEEK_END) == 0 && (*n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
-        (b = malloc((size_t)*n + 1)) != NULL && fread(b, 1, (size_t)*n, f) != (size_t)*n) {
-        free(b);
-        b = NULL;
-    }
-    if (f) fclose(f);
-    return b;
-}
 
 /* The manifest and column files of a and b are the same, byte for byte. */
 static void same_files(const char *a, const char *b)
@@ -253,19 +223,6 @@ static void same_files(const char *a, const char *b)
     }
 }
 
-static void flip_byte(const char *path, long at)
-{
-    int fd = open(path, O_RDWR);
-    unsigned char c;
-    if (fd < 0 || pread(fd, &c, 1, at) != 1) {
-        CHECK(0);
-        if (fd >= 0) close(fd);
-        return;
-    }
-    c ^= 0x10;
-    CHECK(pwrite(fd, &c, 1, at) == 1);
-    close(fd);
-}
 
 /* The manifest of db, with its block b of column c changed by fn, written
 ** over dir's; then opened (expect_open: RF_OK or RF_EUSER naming the
