@@ -35,15 +35,11 @@ uint64_t rf_db_hash_bytes(const char *p, int64_t n);
 /* Narrow blocks (db_narrow.c). */
 #define RF_DB_NARROW_EXP_TRY 6  /* the largest divisor a writer tries: 10^6, the decimals' scale */
 #define RF_DB_NARROW_EXP_MAX 18 /* the largest a manifest may give: 10^18 < 2^63 */
-uint64_t rf_db_pow10(int e);
 /* Block bl's min, max, width and exp for its n values at v (of type t, at
 ** the runtime's width): width the type's (exp 0) where narrowing saves
 ** nothing or a value is one the type does not allow. */
 void rf_db_narrow_plan(rf_type t, const void *v, int64_t n, rf_db_block *bl);
 /* The n values at v stored as bl says (n x bl->width bytes at out). */
 void rf_db_narrow_pack(rf_type t, const void *v, int64_t n, const rf_db_block *bl, void *out);
-/* The n stored values at src widened into dst (the runtime's width); -1, or
-** the first value stored past the block's max (dst then unusable). */
-int64_t rf_db_narrow_decode(rf_type t, const rf_db_block *bl, const unsigned char *src, int64_t n, void *dst);
 
 #endif

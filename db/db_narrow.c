@@ -185,6 +185,33 @@ void rf_db_narrow_pack(rf_type t, const void *v, int64_t n, const rf_db_block *b
         return -1;                                                                                                   \
     } while (0)
 
+/* The check alone: the largest stored value against qmax, without widening. */
+#define CHECK_ONLY(QT)                                                                                               \
+    do {                                                                                                             \
+        QT hi = 0;                                                                                                   \
+        for (int64_t i = 0; i < n; i++) {                                                                            \
+            QT q;                                                                                                    \
+            memcpy(&q, src + i * (int64_t)sizeof(QT), sizeof q);                                                     \
+            hi = q > hi ? q : hi;                                                                                    \
+        }                                                                                                            \
+        if (hi <= (QT)qmax) return -1;                                                                               \
+        for (int64_t i = 0; i < n; i++) {                                                                            \
+            QT q;                                                                                                    \
+            memcpy(&q, src + i * (int64_t)sizeof(QT), sizeof q);                                                     \
+            if (q > (QT)qmax) return i;                                                                              \
+        }                                                                                                            \
+        return -1;                                                                                                   \
+    } while (0)
+
+int64_t rf_db_narrow_check(const rf_db_block *bl, const unsigned char *src, int64_t n)
+{
+    uint64_t qmax = ((uint64_t)bl->max - (uint64_t)bl->min) / rf_db_pow10(bl->exp);
+    if (bl->width == 1) CHECK_ONLY(uint8_t);
+    if (bl->width == 2) CHECK_ONLY(uint16_t);
+    if (qmax >= 0xffffffffu) return -1;
+    CHECK_ONLY(uint32_t);
+}
+
 int64_t rf_db_narrow_decode(rf_type t, const rf_db_block *bl, const unsigned char *src, int64_t n, void *dst)
 {
     int tw = rf_db_type_width(t);

@@ -273,6 +273,22 @@ static rf_status map_file(const rf_db *db, const char *file, uint64_t size, uint
     return st;
 }
 
+/* bad_value of values that may not be aligned (a narrow column's block
+** stored at the column's width follows blocks of other widths): checked a
+** piece at a time in aligned memory. */
+static int64_t bad_value_unaligned(rf_type t, const unsigned char *p, int64_t n, int width, uint64_t dict_count)
+{
+    enum { PIECE = 4096 };
+    int64_t piece[PIECE]; /* 32 KiB: room for PIECE values of 8 bytes */
+    for (int64_t i = 0; i < n; i += PIECE) {
+        int64_t k = n - i < PIECE ? n - i : PIECE;
+        memcpy(piece, p + i * width, (size_t)(k * width));
+        int64_t r = bad_value(t, piece, k, dict_count);
+        if (r >= 0) return i + r;
+    }
+    return -1;
+}
+
 /* ---- format 2: a block at a time ------------------------------------- */
 
 enum { BLOCK_OK, BLOCK_CRC, BLOCK_STR_CRC, BLOCK_VALUE, BLOCK_OFFSETS, BLOCK_UTF8, BLOCK_NARROW };
@@ -307,6 +323,13 @@ static int check_block(const bcheck *j, int64_t b, int64_t *row)
         ** (still in the cache); values stored as they are, checked there */
         v = j->p + bl->at;
         if (rf_db_crc32c(0, v, (r1 - r0) * bl->width) != bl->crc) return BLOCK_CRC;
+        if (!j->out) {
+            /* checked as stored (rf_db_map_column_stored): nothing widened */
+            int64_t r = bl->width < width ? rf_db_narrow_check(bl, v, r1 - r0)
+                                          : bad_value_unaligned(col->type, v, r1 - r0, width, col->dict_count);
+            if (r >= 0) *row = r0 + r;
+            return r < 0 ? BLOCK_OK : bl->width < width ? BLOCK_NARROW : BLOCK_VALUE;
+        }
         unsigned char *o = j->out + r0 * width;
         int64_t r = rf_db_narrow_decode(col->type, bl, v, r1 - r0, o);
         if (r >= 0) *row = r0 + r;
@@ -495,6 +518,19 @@ static rf_status map_narrow(const rf_db *db, const rf_db_table *t, int32_t c, co
     }
     *data = m->addr;
     return RF_OK;
+}
+
+rf_status rf_db_map_column_stored(const rf_db *db, const rf_db_table *t, int32_t c, const uint8_t *keep,
+                                  rf_db_map *m, rf_diags *d)
+{
+    const rf_db_column *col = &t->cols[c];
+    m->addr = NULL;
+    m->len = 0;
+    if (!col->narrow) return RF_EINTERNAL;
+    rf_status st = map_only(db, col->file, col->size, 0, m, d);
+    if (!st) st = check_blocks(db, t, c, keep, m->addr, NULL, NULL, d);
+    if (st) rf_db_unmap(m);
+    return st;
 }
 
 rf_status rf_db_map_column_blocks(const rf_db *db, const rf_db_table *t, int32_t c, const uint8_t *keep,

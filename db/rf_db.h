@@ -153,6 +153,29 @@ rf_status rf_db_map_column(const rf_db *db, const rf_db_table *t, int32_t c, rf_
 rf_status rf_db_map_column_blocks(const rf_db *db, const rf_db_table *t, int32_t c, const uint8_t *keep,
                                   rf_db_map *m, const void **data, rf_diags *d);
 
+/* A narrow column (col->narrow) as it is stored, for a reader that widens
+** it itself (the GPU, on the device; a scan, a block at a time): maps its
+** column file into m and checks the blocks keep flags (NULL: all): their
+** CRC-32Cs, every stored value within its block's [min, max], and blocks
+** stored at the column's width (exp 0) value by value as
+** rf_db_map_column does. Nothing is widened. Block b's rows are
+** bl->width bytes each (unaligned) at (const unsigned char *)m->addr +
+** bl->at; row i's value is bl->min + stored_i x 10^bl->exp in the
+** runtime's width, or, where bl->width is the column's (rf_db_col_width),
+** the stored value itself. RF_EINTERNAL for a column that is not narrow. */
+rf_status rf_db_map_column_stored(const rf_db *db, const rf_db_table *t, int32_t c, const uint8_t *keep,
+                                  rf_db_map *m, rf_diags *d);
+/* 10^e (e <= 18). */
+uint64_t rf_db_pow10(int e);
+/* The n values of block bl (stored at src) widened into dst at the
+** runtime's width: -1, or the first value stored past the block's max
+** (dst then unusable). A block rf_db_map_column_stored checked widens
+** with -1. */
+int64_t rf_db_narrow_decode(rf_type t, const rf_db_block *bl, const unsigned char *src, int64_t n, void *dst);
+/* The check of rf_db_narrow_decode without the widening, for a block
+** narrower than its column (bl->width < the column's width). */
+int64_t rf_db_narrow_check(const rf_db_block *bl, const unsigned char *src, int64_t n);
+
 /* A plain string column (enc RF_DB_ENC_PLAIN): maps its column file (u64
 ** start offset per row, *off) and its strings file (*bytes) and checks the
 ** blocks keep flags (NULL: all): their CRC-32Cs, offsets in order within the
