@@ -336,7 +336,7 @@ int rf_tool_run(int argc, char **argv)
             if (!rf_rt_dist_have_mpi())
                 return rf_tool_usage_error("run", "--gpus %lld needs several ranks, but this redfox was built without MPI "
                                            "(install libopenmpi-dev and rebuild)", (long long)gpus);
-            return rf_tool_run_ranks(argc, argv, gpus);
+            return rf_tool_run_ranks("run", argc, argv, gpus);
         }
     }
     rf_run_options o;

@@ -10,11 +10,14 @@
 ** rf_run on one database that keeps its inputs (the eight tables load once
 ** per process), rf_result_text and rf_result_write; only compiling the
 ** queries' GPU code together before the first runs (rf_tpch_prepare_gpu) is
-** the stages' own.
+** the stages' own. With --gpus N (or under a user's mpirun) every rank runs
+** the same queries in the same order over its share of the tables, which
+** it keeps between queries; rank 0 prints, writes and checks.
 */
 #include "pipeline.h"
 #include "redfox.h"
 #include "rf_file.h"
+#include "rf_rt_dist.h"
 #include "rf_runtime.h"
 #include "rf_tpch_check.h"
 #include "rf_tpch_queries.h"
@@ -36,6 +39,7 @@ static const char *usage =
     "                       [--format table|csv|tbl] [--out DIR] [--repeat N]\n"
     "                       [--check ANSWERS_DIR] [--threads N] [--profile]\n"
     "                       [--no-fuse] [--set NAME=VALUE] [--gpu-memory N]\n"
+    "                       [--gpus N]\n"
     "\n"
     "Runs the TPC-H queries built into redfox (tpch/queries/q01.logic ..\n"
     "q22.logic, with the validation parameters) on the dbgen .tbl files in\n"
@@ -67,6 +71,13 @@ static const char *usage =
     "  --set NAME=VALUE    a tuning setting (below; repeatable)\n"
     "  --gpu-memory N      cap the GPU memory the run uses (bytes, K/M/G/T;\n"
     "                      the same as --set gpu_memory=N)\n"
+    "  --gpus N            run on N GPUs of this host, one rank per GPU, as\n"
+    "                      `redfox run --gpus N` does (implies --device gpu;\n"
+    "                      started under Open MPI's mpirun, or the ranks of a\n"
+    "                      user's `mpirun -np N redfox tpch run ...`): each rank\n"
+    "                      reads and keeps its share of the tables, the queries\n"
+    "                      run one after another on all ranks, rank 0 prints,\n"
+    "                      writes --out and checks; the times are rank 0's\n"
     "  --cache-dir DIR     where the GPU's compiled code is cached (default\n"
     "                      $XDG_CACHE_HOME/redfox, else ~/.cache/redfox); --no-cache: none\n"
     "  -h, --help          this text\n";
@@ -99,6 +110,7 @@ static int write_file(rf_file_out *f, const char *path, const char *text, size_t
 
 typedef struct run_opts {
     rf_database *db;     /* --data, keeping the inputs the first runs read */
+    int rank;            /* this process's rank (0 alone): only rank 0 prints */
     rf_run_options run;
     int fmt;             /* REDFOX_FORMAT_* */
     const char *outdir, *check;
@@ -188,6 +200,11 @@ static int run_query(int q, run_opts *ro, qstat *qs, rf_file_out *file)
         qs->usage = code == REDFOX_MISUSE;
         report_failure(qname, code, ro->db, rf_database_diag_count(ro->db), database_diag);
         qs->check = "ERROR";
+        goto done;
+    }
+    if (ro->rank) { /* rank 0 holds the outputs; the others ran their share */
+        qs->ran = 1;
+        ok = 1;
         goto done;
     }
     if (out < 0) {
@@ -285,10 +302,14 @@ static void print_times(const qstat *qs, const int want[NQUERIES + 1], int repea
            repeat > 1 ? "  (load and run: medians)" : "");
 }
 
+static const rf_diagnostic *world_diag(const void *w, int64_t i) { return rf_world_diag(w, i); }
+static int tpch_run_ranks(run_opts *pro, rf_rt_options *prt, rf_world *world, const char *data, const char *outdir,
+                          const char *check, const int want[NQUERIES + 1], const char *const *sets, int nsets);
+
 int rf_tool_tpch_run(int argc, char **argv)
 {
     const char *data = NULL, *queries = NULL, *device = "auto", *format = "table", *outdir = NULL, *repeat = NULL,
-               *check = NULL, *threads = NULL;
+               *check = NULL, *threads = NULL, *gpus_s = NULL;
     int profile = 0;
     int no_fuse = 0;
     rf_rt_tuning tune; /* the settings checked here as --set gives them, applied by rf_run */
@@ -324,13 +345,30 @@ int rf_tool_tpch_run(int argc, char **argv)
             (m = rf_tool_opt_value("tpch run", argc, argv, &i, "--out", &outdir)) ||
             (m = rf_tool_opt_value("tpch run", argc, argv, &i, "--repeat", &repeat)) ||
             (m = rf_tool_opt_value("tpch run", argc, argv, &i, "--check", &check)) ||
-            (m = rf_tool_opt_value("tpch run", argc, argv, &i, "--threads", &threads))) {
+            (m = rf_tool_opt_value("tpch run", argc, argv, &i, "--threads", &threads)) ||
+            (m = rf_tool_opt_value("tpch run", argc, argv, &i, "--gpus", &gpus_s))) {
             if (m < 0) return RF_EXIT_USAGE;
         } else {
             return rf_tool_usage_error("tpch run", "unknown argument '%s'", a);
         }
     }
     if (!data) return rf_tool_usage_error("tpch run", "--data DIR is required");
+    int64_t gpus = 0;
+    if (gpus_s) {
+        if (!rf_tool_parse_int(gpus_s, 1, 4096, &gpus))
+            return rf_tool_usage_error("tpch run", "--gpus takes a number from 1 to 4096");
+        int given = 0; /* --device cpu or auto beside --gpus contradicts it */
+        for (int i = 1; i < argc; i++) given |= !strncmp(argv[i], "--device", 8);
+        if (given && strcmp(device, "gpu"))
+            return rf_tool_usage_error("tpch run", "--gpus runs on GPUs: it takes no --device %s", device);
+        device = "gpu";
+        if (gpus > 1 && !rf_rt_dist_launched()) {
+            if (!rf_rt_dist_have_mpi())
+                return rf_tool_usage_error("tpch run", "--gpus %lld needs several ranks, but this redfox was built "
+                                           "without MPI (install libopenmpi-dev and rebuild)", (long long)gpus);
+            return rf_tool_run_ranks("tpch run", argc, argv, gpus);
+        }
+    }
     int want[NQUERIES + 1];
     if (queries) {
         const char *why = NULL;
@@ -371,6 +409,53 @@ int rf_tool_tpch_run(int argc, char **argv)
         if (!rf_tool_parse_int(repeat, 1, MAX_REPEAT, &v))
             return rf_tool_usage_error("tpch run", "--repeat takes a number from 1 to %d", MAX_REPEAT);
         ro.repeat = (int)v;
+    }
+    /* several ranks when mpirun started this process (--gpus N, or a user's mpirun) */
+    rf_world *world = NULL;
+    int wcode = rf_world_mpi(&argc, &argv, &world);
+    if (wcode) {
+        int wrc = rf_tool_finish_api(wcode, world, rf_world_diag_count(world), world_diag, 1);
+        rf_world_end(world, 0);
+        return wrc;
+    }
+    int rank = rf_world_rank(world), nranks = rf_world_size(world);
+    if (gpus && gpus != nranks) {
+        int rc = rank ? RF_EXIT_USAGE
+                      : rf_tool_usage_error("tpch run", "--gpus %lld, but mpirun started %d ranks", (long long)gpus, nranks);
+        rf_world_end(world, rc);
+        return rc;
+    }
+    int rc = tpch_run_ranks(&ro, &rt, world, data, outdir, check, want, sets, nsets);
+    if (rf_tool_exits_early()) {
+        rf_world_end(world, rc);
+        return rf_tool_exit_now(rc, nranks);
+    }
+    rf_world_end(world, rc);
+    return rc;
+}
+
+/* The runs of rf_tool_tpch_run once the options are checked and the
+** world joined: every rank runs; rank 0 prints, writes and checks. */
+static int tpch_run_ranks(run_opts *pro, rf_rt_options *prt, rf_world *world, const char *data, const char *outdir,
+                          const char *check, const int want[NQUERIES + 1], const char *const *sets, int nsets)
+{
+    run_opts ro = *pro;
+    rf_rt_options rt = *prt;
+    int rank = rf_world_rank(world);
+    ro.rank = rank;
+    ro.run.world = world;
+    if (rank) { /* rank 0 writes, checks and prints */
+        outdir = NULL;
+        check = NULL;
+        ro.outdir = NULL;
+        ro.check = NULL;
+        ro.run.progress = NULL;
+    }
+    if (!ro.run.threads && rf_world_local_size(world) > 1) {
+        /* ranks on one host share its cores */
+        int t = rf_online_cpus() / rf_world_local_size(world);
+        ro.run.threads = t > 1 ? t : 1;
+        rt.threads = ro.run.threads;
     }
     struct stat sb;
     if (stat(data, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
@@ -422,7 +507,7 @@ int rf_tool_tpch_run(int argc, char **argv)
     }
     ro.run.settings = settings;
     /* the queries' GPU code compiled together, not one query after another */
-    rf_tpch_prepare_gpu(want, &rt, ro.repeat, profile);
+    rf_tpch_prepare_gpu(want, &rt, ro.repeat, ro.profile && !rank);
     /* auto: every query compiled ahead, so that each one's choice weighs
     ** the GPU's start against the queries after it too (a query that does
     ** not compile is compiled again in its turn, which reports it) */
@@ -456,7 +541,7 @@ int rf_tool_tpch_run(int argc, char **argv)
         npass += !strcmp(qs[q].check, "PASS");
         unwritten += !qs[q].ran || qs[q].write_failed;
     }
-    printf("\n");
+    if (!rank) printf("\n");
     /* the tables go with the process where it ends at once (rf_tool_exit_now) */
     if (!rf_tool_exits_early()) {
         rf_close(ro.db);
@@ -487,8 +572,8 @@ int rf_tool_tpch_run(int argc, char **argv)
         }
         rf_diags_free(&d);
     }
-    print_times(qs, want, ro.repeat, check != NULL);
+    if (!rank) print_times(qs, want, ro.repeat, check != NULL);
     if (check) printf("%d of %d queries pass\n", npass, nwant);
     if (fflush(stdout) != 0) return RF_EXIT_USER;
-    return rf_tool_exit_now(failed ? RF_EXIT_USER : RF_EXIT_OK, 1);
+    return failed ? RF_EXIT_USER : RF_EXIT_OK;
 }

@@ -168,9 +168,11 @@ int main(int argc, char **argv)
         printf("redfox %s\n", RF_VERSION_STRING);
         return RF_EXIT_OK;
     }
-    if (strcmp(cmd, "run") && rf_rt_dist_launched()) {
+    int ranked = !strcmp(cmd, "run") || (!strcmp(cmd, "tpch") && argc > 2 && !strcmp(argv[2], "run"));
+    if (!ranked && rf_rt_dist_launched()) {
         /* N copies of another command would each do all of it (and write the same files) */
-        fprintf(stderr, "redfox %s: started by mpirun: only `redfox run` runs on several ranks\n", cmd);
+        fprintf(stderr, "redfox %s: started by mpirun: only `redfox run` and `redfox tpch run` run on several ranks\n",
+                cmd);
         return RF_EXIT_USAGE;
     }
     if (!strcmp(cmd, "compile")) return rf_tool_compile(argc - 1, argv + 1);

@@ -1,9 +1,9 @@
 /*
-** tools/run_ranks.c: `redfox run --gpus N` started outside mpirun: the
-** command starts its N ranks itself.
+** tools/run_ranks.c: `redfox run --gpus N` and `redfox tpch run --gpus N`
+** started outside mpirun: the command starts its N ranks itself.
 **
 ** Owns: the re-execution of this very command under Open MPI's mpirun
-** (`mpirun -np N --oversubscribe [--allow-run-as-root] REDFOX run ARGS`),
+** (`mpirun -np N --oversubscribe [--allow-run-as-root] REDFOX CMD ARGS`),
 ** which then starts N copies that find their ranks as under a user's own
 ** mpirun (runtime/dist). mpirun rather than forked children: the ranks need
 ** MPI for their exchanges anyway, and mpirun already does the bootstrap,
@@ -20,22 +20,30 @@
 #include <string.h>
 #include <unistd.h>
 
-int rf_tool_run_ranks(int argc, char **argv, int64_t n)
+int rf_tool_run_ranks(const char *cmd, int argc, char **argv, int64_t n)
 {
+    /* cmd: "run" or "tpch run", the words before ARGS */
+    const char *words[2] = {cmd, NULL};
+    int nwords = 1;
+    if (!strcmp(cmd, "tpch run")) {
+        words[0] = "tpch";
+        words[1] = "run";
+        nwords = 2;
+    }
     char self[PATH_MAX];
     ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
     if (len <= 0) {
-        fprintf(stderr, "redfox run: --gpus: cannot find this redfox's own path to start the ranks: %s\n",
+        fprintf(stderr, "redfox %s: --gpus: cannot find this redfox's own path to start the ranks: %s\n", cmd,
                 strerror(errno));
         return RF_EXIT_USER;
     }
     self[len] = 0;
     char np[32];
     snprintf(np, sizeof np, "%lld", (long long)n);
-    /* mpirun -np N --oversubscribe [--allow-run-as-root] SELF run ARGS... NULL */
+    /* mpirun -np N --oversubscribe [--allow-run-as-root] SELF CMD ARGS... NULL */
     char **av = rf_calloc((size_t)argc + 10, sizeof *av);
     if (!av) {
-        fprintf(stderr, "redfox run: out of memory\n");
+        fprintf(stderr, "redfox %s: out of memory\n", cmd);
         return RF_EXIT_INTERNAL;
     }
     int k = 0;
@@ -47,15 +55,15 @@ int rf_tool_run_ranks(int argc, char **argv, int64_t n)
     /* Open MPI refuses root unless told: the user already runs redfox as root */
     if (geteuid() == 0) av[k++] = "--allow-run-as-root";
     av[k++] = self;
-    av[k++] = "run";
+    for (int w = 0; w < nwords; w++) av[k++] = (char *)words[w];
     for (int i = 1; i < argc; i++) av[k++] = argv[i];
     av[k] = NULL;
     fflush(NULL);
     execvp("mpirun", av);
     fprintf(stderr,
-            "redfox run: --gpus %lld starts its ranks with Open MPI's mpirun, which cannot be run: %s (install "
-            "openmpi-bin, or start the ranks yourself: mpirun -np %lld redfox run ... --device gpu)\n",
-            (long long)n, strerror(errno), (long long)n);
+            "redfox %s: --gpus %lld starts its ranks with Open MPI's mpirun, which cannot be run: %s (install "
+            "openmpi-bin, or start the ranks yourself: mpirun -np %lld redfox %s ... --device gpu)\n",
+            cmd, (long long)n, strerror(errno), (long long)n, cmd);
     free(av);
     return RF_EXIT_USER;
 }

@@ -17,7 +17,9 @@ int rf_tool_compile(int argc, char **argv);
 int rf_tool_run(int argc, char **argv);
 /* `redfox run --gpus N` outside mpirun: runs argv (run's own, argv[0] "run")
 ** again as N ranks under mpirun (tools/run_ranks.c). Returns only on failure. */
-int rf_tool_run_ranks(int argc, char **argv, int64_t n);
+/* cmd ("run" or "tpch run") started again as N ranks under mpirun with
+** argv[1..]: returns only when mpirun cannot be run (a message printed). */
+int rf_tool_run_ranks(const char *cmd, int argc, char **argv, int64_t n);
 int rf_tool_import(int argc, char **argv);
 int rf_tool_exec(int argc, char **argv);
 int rf_tool_dump(int argc, char **argv);
