@@ -166,11 +166,11 @@ EOF
         ! grep -q "rank 2 of 3 stopped with an error" "$tmp/div.err3" || ! grep -q "on rank 2 of 3" "$tmp/div.err3"; then
         echo "FAIL: a failing rank: exit $rc"; cat "$tmp/div.err3"; fails=$((fails + 1))
     fi
-    # another command than run is refused, not done N times over
+    # another command than run and tpch run is refused, not done N times over
     $mpi 2 "$redfox" tpch gen --sf 0.01 --out "$tmp/gen" >/dev/null 2>"$tmp/gen.err"
     rc=$?
     runs=$((runs + 1))
-    if [ $rc -eq 0 ] || [ -e "$tmp/gen" ] || ! grep -q "only \`redfox run\` runs on several ranks" "$tmp/gen.err"; then
+    if [ $rc -eq 0 ] || [ -e "$tmp/gen" ] || ! grep -q "only \`redfox run\` and \`redfox tpch run\` run on several ranks" "$tmp/gen.err"; then
         echo "FAIL: mpirun redfox tpch gen: exit $rc"; cat "$tmp/gen.err"; fails=$((fails + 1))
     fi
     # rank 1 hangs reading a FIFO nobody writes; rank 0 must give up after 3 s
