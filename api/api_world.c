@@ -32,6 +32,8 @@ int rf_world_size(const rf_world *w) { return w ? rf_rt_dist_world_size(w->dist)
 
 int rf_world_local_size(const rf_world *w) { return w ? rf_rt_dist_world_local_size(w->dist) : 1; }
 
+int rf_world_local_rank(const rf_world *w) { return w ? rf_rt_dist_world_local_rank(w->dist) : 0; }
+
 const char *rf_world_errmsg(const rf_world *w) { return w ? api_diags_errmsg(&w->diags) : ""; }
 
 int64_t rf_world_diag_count(const rf_world *w) { return w ? w->diags.n : 0; }

@@ -462,6 +462,10 @@ REDFOX_API int rf_world_size(const rf_world *w);
 /* The ranks on this rank's host (they share its cores and GPUs: divide
 ** rf_run_options.threads among them); 1 for NULL. */
 REDFOX_API int rf_world_local_size(const rf_world *w);
+/* This rank's number among those of its host, in [0, rf_world_local_size):
+** a run with several ranks takes that GPU of the host (modulo the GPUs it
+** shows); 0 for NULL. */
+REDFOX_API int rf_world_local_rank(const rf_world *w);
 /* Why rf_world_mpi failed ("" when it did not), and its diagnostics. */
 REDFOX_API const char *rf_world_errmsg(const rf_world *w);
 REDFOX_API int64_t rf_world_diag_count(const rf_world *w);

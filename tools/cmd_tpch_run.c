@@ -507,7 +507,7 @@ static int tpch_run_ranks(run_opts *pro, rf_rt_options *prt, rf_world *world, co
     }
     ro.run.settings = settings;
     /* the queries' GPU code compiled together, not one query after another */
-    rf_tpch_prepare_gpu(want, &rt, ro.repeat, ro.profile && !rank);
+    rf_tpch_prepare_gpu(want, &rt, ro.repeat, ro.profile && !rank, rf_world_local_rank(world));
     /* auto: every query compiled ahead, so that each one's choice weighs
     ** the GPU's start against the queries after it too (a query that does
     ** not compile is compiled again in its turn, which reports it) */

@@ -77,9 +77,12 @@ rf_status rf_tpch_compile_query(int q, rf_arena *arena, rf_fe_program **fe, rf_h
     return st;
 }
 
-void rf_tpch_prepare_gpu(const int want[RF_TPCH_NQUERIES + 1], const rf_rt_options *rt, int64_t runs, int verbose)
+void rf_tpch_prepare_gpu(const int want[RF_TPCH_NQUERIES + 1], const rf_rt_options *rt, int64_t runs, int verbose,
+                         int gpu_index)
 {
     if (rt->device == RF_RT_DEVICE_CPU) return;
+    /* a rank's GPU is chosen before the driver opens on it (the runs keep it) */
+    rf_rt_gpu_choose(gpu_index);
     /* --device gpu: the driver at once; auto: after the model's verdict */
     if (rt->device == RF_RT_DEVICE_GPU && !rf_rt_gpu_maybe(NULL, 0)) return;
     rf_arena arena;

@@ -27,8 +27,11 @@ rf_status rf_tpch_compile_query(int q, rf_arena *arena, rf_fe_program **fe, rf_h
 ** times, and there may be a GPU): the GPU code of the wanted queries
 ** compiled together into the caches before they run one after another
 ** (rf_rt_gpu_prepare); a line on stderr says what it cost when NVRTC
-** compiled any (a cold cache), or always with verbose. */
-void rf_tpch_prepare_gpu(const int want[RF_TPCH_NQUERIES + 1], const rf_rt_options *rt, int64_t runs, int verbose);
+** compiled any (a cold cache), or always with verbose. gpu_index: the
+** GPU this process takes (a rank's number on its host, rf_world_local_rank;
+** 0 alone), before the driver opens. */
+void rf_tpch_prepare_gpu(const int want[RF_TPCH_NQUERIES + 1], const rf_rt_options *rt, int64_t runs, int verbose,
+                         int gpu_index);
 /* The median of v[0..n) (v is sorted in place). */
 double rf_tpch_median(double *v, int n);
 

@@ -39,6 +39,7 @@ int main(int argc, char **argv)
     CHECK(rf_world_size(w) == want);
     CHECK(rank >= 0 && rank < want);
     CHECK(rf_world_local_size(w) >= 1 && rf_world_local_size(w) <= want);
+    CHECK(rf_world_local_rank(w) >= 0 && rf_world_local_rank(w) < rf_world_local_size(w));
     CHECK(rf_world_errmsg(w)[0] == 0 && rf_world_diag(w, 0) == NULL);
     /* the getters of no world: one process */
     CHECK(rf_world_size(NULL) == 1 && rf_world_rank(NULL) == 0);
