@@ -148,38 +148,36 @@ rf_status rf_rt_dist_allgather_i64(rf_rt_dist_world *w, double timeout_s, const 
     return wait_req(w, &req, timeout_s, what, d);
 }
 
+static rf_status alltoallv_pieces(rf_rt_dist_world *w, double timeout_s, const char *what, const char *sendbuf,
+                                  const int64_t *send, const int64_t *sdispl, char **recvbuf, const int64_t *recv,
+                                  int64_t all, rf_diags *d);
+
 rf_status rf_rt_dist_alltoallv(rf_rt_dist_world *w, double timeout_s, const char *what, const char *sendbuf,
                                const int64_t *send, const int64_t *sdispl, char **recvbuf, const int64_t *recv,
-                               rf_diags *d)
+                               int pieces, rf_diags *d)
 {
     *recvbuf = NULL;
     int n = w->size;
     MPI_Request req;
     rf_status st;
-    /* MPI's counts are ints: the caller refuses a part of 2 GiB or more on
-    ** every rank alike (the vote that carried the counts showed all of
-    ** them); this check is the last guard */
+    /* MPI's counts are ints: where any part or rank's total is 2 GiB or
+    ** more (pieces: every rank saw every count in the vote that carried
+    ** them, so all take the same way) the parts go point to point in pieces
+    ** of 1 GiB */
+    int64_t all = 0;
+    for (int j = 0; j < n; j++) all += recv[j];
+    for (int j = 0; j < n; j++) pieces |= send[j] > INT_MAX || sdispl[j] > INT_MAX || all > INT_MAX;
+    if (pieces) return alltoallv_pieces(w, timeout_s, what, sendbuf, send, sdispl, recvbuf, recv, all, d);
     int *sc = rf_calloc((size_t)n * 4 + 1, sizeof *sc);
     if (!sc) return RF_ENOMEM; /* the caller's next vote tells the others */
     int *sd = sc + n, *rc = sc + 2 * n, *rd = sc + 3 * n;
     int64_t rtotal = 0;
-    int big = 0;
     for (int j = 0; j < n; j++) {
-        big |= send[j] > INT_MAX || sdispl[j] > INT_MAX || recv[j] > INT_MAX || rtotal > INT_MAX;
         sc[j] = (int)send[j];
         sd[j] = (int)sdispl[j];
         rc[j] = (int)recv[j];
         rd[j] = (int)rtotal;
         rtotal += recv[j];
-    }
-    if (big || rtotal > INT_MAX) {
-        free(sc);
-        w->broken = 1; /* the other ranks may be inside the exchange: abort them */
-        rf_error(d, rf_mkloc(NULL, 0, 0),
-                 "rank %d of %d: %s moves 2 GiB or more between two ranks, beyond what one MPI exchange takes "
-                 "(use more ranks)",
-                 w->rank, w->size, what);
-        return RF_EUSER;
     }
     char *rb = rf_rt_alloc_big((size_t)rtotal + 1);
     if (!rb) {
@@ -197,6 +195,45 @@ rf_status rf_rt_dist_alltoallv(rf_rt_dist_world *w, double timeout_s, const char
     }
     st = wait_req_as(w, &req, timeout_s, 1, what, d);
     free(sc);
+    if (st) {
+        free(rb);
+        return st;
+    }
+    *recvbuf = rb;
+    return RF_OK;
+}
+
+/* rf_rt_dist_alltoallv's parts of 2 GiB or more: each pair's part as
+** point-to-point messages of at most 1 GiB (rf_rt_dist_sendrecv), this
+** rank's own part copied; the same layout of the receive buffer. */
+static rf_status alltoallv_pieces(rf_rt_dist_world *w, double timeout_s, const char *what, const char *sendbuf,
+                                  const int64_t *send, const int64_t *sdispl, char **recvbuf, const int64_t *recv,
+                                  int64_t all, rf_diags *d)
+{
+    int n = w->size;
+    char *rb = rf_rt_alloc_big((size_t)all + 1);
+    rf_rt_xbuf *xs = rf_calloc((size_t)n * 2 + 1, sizeof *xs);
+    if (!rb || !xs) {
+        free(rb);
+        free(xs);
+        w->broken = 1; /* the other ranks may be inside the exchange: abort them */
+        rf_error(d, rf_mkloc(NULL, 0, 0), "rank %d of %d: out of memory receiving %s", w->rank, w->size, what);
+        return RF_ENOMEM;
+    }
+    rf_rt_xbuf *xr = xs + n;
+    int ns = 0, nr = 0;
+    int64_t at = 0;
+    for (int j = 0; j < n; j++) {
+        if (j == w->rank) {
+            memcpy(rb + at, sendbuf + sdispl[j], (size_t)send[j]);
+        } else {
+            if (send[j]) xs[ns++] = (rf_rt_xbuf){j, (uint64_t)(uintptr_t)(sendbuf + sdispl[j]), send[j]};
+            if (recv[j]) xr[nr++] = (rf_rt_xbuf){j, (uint64_t)(uintptr_t)(rb + at), recv[j]};
+        }
+        at += recv[j];
+    }
+    rf_status st = rf_rt_dist_sendrecv(w, timeout_s, what, xs, ns, xr, nr, d);
+    free(xs);
     if (st) {
         free(rb);
         return st;

@@ -51,9 +51,9 @@ rf_status rf_rt_dist_allgather_i64(rf_rt_dist_world *w, double timeout_s, const 
 
 rf_status rf_rt_dist_alltoallv(rf_rt_dist_world *w, double timeout_s, const char *what, const char *sendbuf,
                                const int64_t *send, const int64_t *sdispl, char **recvbuf, const int64_t *recv,
-                               rf_diags *d)
+                               int pieces, rf_diags *d)
 {
-    (void)w, (void)timeout_s, (void)what, (void)sendbuf, (void)send, (void)sdispl, (void)recv, (void)d;
+    (void)w, (void)timeout_s, (void)what, (void)sendbuf, (void)send, (void)sdispl, (void)recv, (void)pieces, (void)d;
     *recvbuf = NULL;
     return RF_EINTERNAL; /* never called: without MPI there is one rank */
 }

@@ -304,15 +304,6 @@ static rf_status exchange_many(rf_rt_dist *x, int n, const rf_rt_rel *const *rel
     int silent = 0, big = 0;
     rf_status vst = cnt ? dist_vote_counts(x, st != RF_OK, send, empty, recv, &silent, &big, what, d) : RF_ENOMEM;
     x->stat.talks += n - 1; /* (the vote counted one) */
-    if (!vst && big) {
-        /* MPI's counts are ints: every rank saw the counts and refuses alike */
-        if (x->rank == 0)
-            rf_error(d, rf_mkloc(NULL, 0, 0),
-                     "%s moves 2 GiB or more between two ranks, beyond what one MPI exchange takes (use more ranks)",
-                     what);
-        x->stopped = 1;
-        vst = RF_EUSER;
-    }
     if (!vst && silent) {
         /* no rank sends another anything: this rank keeps its own parts */
         const char *p = sbuf + sdispl[x->rank];
@@ -326,7 +317,7 @@ static rf_status exchange_many(rf_rt_dist *x, int n, const rf_rt_rel *const *rel
                           vst == RF_ENOMEM ? "out of memory" : "malformed rows");
     } else if (!vst) {
         double t0 = rf_now();
-        vst = rf_rt_dist_alltoallv(x->w, x->timeout_s, what, sbuf, send, sdispl, &rbuf, recv, d);
+        vst = rf_rt_dist_alltoallv(x->w, x->timeout_s, what, sbuf, send, sdispl, &rbuf, recv, big, d);
         x->stat.xport_seconds += rf_now() - t0;
         x->stat.move_trips++;
         x->stat.exchanges += n;

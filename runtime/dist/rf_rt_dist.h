@@ -59,10 +59,12 @@ rf_status rf_rt_dist_allgather_i64(rf_rt_dist_world *w, double timeout_s, const 
 /* Sends send[dst] bytes at sendbuf + sdispl[dst] to each rank and receives
 ** into a buffer allocated here (*recvbuf, recv[src] bytes from each, laid
 ** out by rank; the counts known already, from a vote that carried them).
-** The same deadline. */
+** The same deadline. pieces: the vote saw a part or a rank's total of 2 GiB
+** or more (MPI's counts are ints): then every rank sends and receives its
+** parts point to point in pieces of 1 GiB instead of one collective. */
 rf_status rf_rt_dist_alltoallv(rf_rt_dist_world *w, double timeout_s, const char *what, const char *sendbuf,
                                const int64_t *send, const int64_t *sdispl, char **recvbuf, const int64_t *recv,
-                               rf_diags *d);
+                               int pieces, rf_diags *d);
 
 /* The world is broken (a collective or an NCCL exchange timed out): the
 ** end aborts every rank. */
