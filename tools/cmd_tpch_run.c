@@ -12,7 +12,9 @@
 ** queries' GPU code together before the first runs (rf_tpch_prepare_gpu) is
 ** the stages' own. With --gpus N (or under a user's mpirun) every rank runs
 ** the same queries in the same order over its share of the tables, which
-** it keeps between queries; rank 0 prints, writes and checks.
+** keeps between the runs of a query (--repeat; each query opens the
+** database anew, so that the ranks' string codes agree); rank 0 prints,
+** writes and checks.
 */
 #include "pipeline.h"
 #include "redfox.h"
@@ -75,8 +77,9 @@ static const char *usage =
     "                      `redfox run --gpus N` does (implies --device gpu;\n"
     "                      started under Open MPI's mpirun, or the ranks of a\n"
     "                      user's `mpirun -np N redfox tpch run ...`): each rank\n"
-    "                      reads and keeps its share of the tables, the queries\n"
-    "                      run one after another on all ranks, rank 0 prints,\n"
+    "                      reads its share of the tables for each query (and\n"
+    "                      keeps it across --repeat), the queries run one after\n"
+    "                      another on all ranks, rank 0 prints,\n"
     "                      writes --out and checks; the times are rank 0's\n"
     "  --cache-dir DIR     where the GPU's compiled code is cached (default\n"
     "                      $XDG_CACHE_HOME/redfox, else ~/.cache/redfox); --no-cache: none\n"
@@ -528,6 +531,22 @@ static int tpch_run_ranks(run_opts *pro, rf_rt_options *prt, rf_world *world, co
     }
     for (int q = 1; q <= NQUERIES; q++) {
         if (!want[q]) continue;
+        if (nwant && rf_world_size(world) > 1) {
+            /* several ranks: each query starts from a fresh dictionary, so
+            ** that its constants and the database's dictionaries get the same
+            ** codes on every rank (runtime/dist/dist_codes.c); a kept one
+            ** holds the rank's own strings of the queries before (plain
+            ** columns' rows), and every code after them differs by rank */
+            rf_close(ro.db);
+            ro.db = NULL;
+            int rcode = rf_open(data, &ro.db);
+            if (!rcode) rcode = rf_database_keep_inputs(ro.db, 1);
+            if (rcode) {
+                rf_tool_finish_database(rcode, ro.db, 1);
+                failed++;
+                break;
+            }
+        }
         nwant++;
         if (!run_query(q, &ro, &qs[q], &files[q])) failed++;
         if (qs[q].usage) { /* the same for every query: say it once */
