@@ -211,6 +211,10 @@ typedef struct rf_rt_result {
     uint64_t load_h2d_bytes;       /* GPU: the part of h2d_bytes copied by the load (the copy phase):
                                       under a memory cap, ranges of inputs left in host memory are
                                       copied later, in the run */
+    /* GPU: of h2d_bytes and load_h2d_bytes, the bytes that crossed (a
+    ** database's narrow columns cross as stored, widened on the device:
+    ** runtime/gpu/rt_gpu_wire.c) */
+    uint64_t wire_bytes, load_wire_bytes;
     /* GPU: the machine's pinned host-to-device bandwidth, GB/s, measured
     ** once per process with --profile; 0: not measured (the emulator) */
     double gpu_pinned_gbs;

@@ -16,6 +16,8 @@
 ** naming the operation and the CUDA error.
 */
 #include "rf_cub.h"
+#include "rf_rt_stored.h"
+#include "rf_wire.h"
 #include "rt_gpu_internal.h"
 
 #include "rf_sys.h"
@@ -535,6 +537,40 @@ static rf_status cu_h2d_fill(gdev *g, gptr dst, uint64_t n, rf_gpu_fill_fn fill,
     return staged_h2d(g, dst, NULL, fill, ctx, n);
 }
 
+/* A database's narrow column as stored (rt_gpu_wire.c): round by round,
+** the run's threads pack its pieces into the staging buffer the GPU is not
+** copying from, the round crosses into scratch, and the widening kernel
+** (CUB's library, skeletons/cub/rf_wire.cu) writes it into dst. All on the
+** one stream: the next round's copy into scratch waits for this round's
+** widening (a few microseconds a round), whatever follows on the stream
+** sees the column whole, and the host packs the next round meanwhile. */
+static rf_status cu_h2d_stored(gdev *g, gptr dst, const rf_rt_stored *s, gptr scratch)
+{
+    cu_state *c = g->impl;
+    rf_status st = pinned_ready(g);
+    if (!st) st = cudart_ready(g);
+    if (st) return st;
+    int elem = rf_db_type_width(s->type);
+    int64_t b = 0, r = 0;
+    int i = c->stage_next;
+    while (b < s->nblocks) {
+        if (c->stage_used[i]) CU(g, drv.f.EventSynchronize(c->stage_ev[i]), "waiting for a host-to-GPU copy");
+        uint64_t len = 0;
+        int32_t np = 0;
+        st = rf_gpu_wire_pack(g->cpu, s, g->wire_piece, g->wire_round, &b, &r, c->stage[i], &len, &np);
+        if (st) return st;
+        CU(g, drv.f.MemcpyHtoDAsync((CUdeviceptr)scratch, c->stage[i], (size_t)len, c->stream), "a host-to-GPU copy");
+        CU(g, drv.f.EventRecord(c->stage_ev[i], c->stream), "recording an event");
+        c->stage_used[i] = 1;
+        int e = rf_cub_wire_widen((const void *)(uintptr_t)scratch, np, elem, (void *)(uintptr_t)dst, c->stream);
+        if (e) return cub_fail(g, e, "widening a column copied as stored");
+        g->wire_bytes += len;
+        i ^= 1;
+        c->stage_next = i;
+    }
+    return RF_OK;
+}
+
 /* A staging buffer's len bytes out to dst once its copy from the device is
 ** done: by the run's threads together for a big chunk (one thread's memcpy
 ** into fresh pages, about 1-2 GB/s, was what moving values to host memory
@@ -1020,7 +1056,7 @@ static void cu_close(gdev *g)
 static const gdev_ops cu_ops = {cu_load,     cu_func,     cu_launch,     cu_mem_alloc, cu_mem_free,
                                 cu_h2d,      cu_h2d_fill, cu_d2h,      cu_d2d,        cu_memset8,   cu_sync,
                                 cu_sort_pairs, cu_scan_i64, cu_scan_u8,  cu_select,    cu_mark,
-                                cu_elapsed,  cu_close};
+                                cu_elapsed,  cu_close,    cu_h2d_stored};
 
 rf_status rf_gpu_cuda_open(gdev *g, rf_diags *d, char *why, size_t nwhy)
 {
@@ -1034,6 +1070,8 @@ rf_status rf_gpu_cuda_open(gdev *g, rf_diags *d, char *why, size_t nwhy)
     snprintf(g->desc, sizeof g->desc, "%s (sm_%d%d, %d SMs)", drv.name, drv.cc_major, drv.cc_minor, drv.sms);
     g->sms = drv.sms;
     g->max_grid = (uint64_t)drv.sms * 8;
+    g->wire_piece = RF_WIRE_PIECE;
+    g->wire_round = STAGE_BYTES;
     rf_status st = RF_OK;
     CUresult r = drv.f.CtxSetCurrent(drv.ctx);
     size_t fr = 0, total = 0;
