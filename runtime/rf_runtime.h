@@ -183,6 +183,7 @@ typedef struct rf_rt_result {
     int gpu_start_driver;
     double gpu_start_init_s, gpu_start_context_s, gpu_start_cudart_s, gpu_start_cudart_wait_s;
     double gpu_start_stream_s, gpu_start_pinned_s, gpu_start_pinned_wait_s;
+    double gpu_start_arena_s; /* the pool's first arena on the pinned buffers' thread (0: not there) */
     /* GPU: the program's module loaded on a thread of its own beside the
     ** inputs' copies (program_seconds is then its time there), and how long
     ** the load's end waited for it (part of copy_seconds, not of its rate) */

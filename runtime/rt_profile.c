@@ -20,7 +20,7 @@
 ** their own, and how long what needed them waited. */
 static void gpu_start_write(const rf_rt_result *res, FILE *f)
 {
-    char drv[224], pin[160];
+    char drv[224], pin[256];
     double mine = 0; /* the open's parts counted here, on the open's thread */
     if (res->gpu_start_driver == 1) {
         snprintf(drv, sizeof drv,
@@ -35,6 +35,12 @@ static void gpu_start_write(const rf_rt_result *res, FILE *f)
     }
     if (res->gpu_start_driver == 3)
         pin[0] = 0;
+    else if (res->gpu_start_pinned_s > 0 && res->gpu_start_arena_s > 0)
+        snprintf(pin, sizeof pin,
+                 ", stream %.3f ms, pinned buffers %.3f ms and the pool's first arena %.3f ms on a thread beside the "
+                 "program's load (waited for %.3f ms)",
+                 res->gpu_start_stream_s * 1e3, res->gpu_start_pinned_s * 1e3, res->gpu_start_arena_s * 1e3,
+                 res->gpu_start_pinned_wait_s * 1e3);
     else if (res->gpu_start_pinned_s > 0)
         snprintf(pin, sizeof pin,
                  ", stream %.3f ms, pinned buffers %.3f ms on a thread beside the program's load (waited for %.3f ms)",

@@ -140,6 +140,12 @@ typedef struct cu_state {
     int pin_running;
     CUresult pin_r;
     double pin_secs;
+    /* the pool's first arena, allocated on the same thread after the
+    ** pinned buffers (rf_gpool_first_bytes), taken by the pool's first
+    ** cu_mem_alloc of that size; early_bytes 0: none (taken, or dropped) */
+    uint64_t early_bytes;
+    CUdeviceptr early;
+    double early_secs;
 } cu_state;
 
 static const char *cu_errname(CUresult r)
@@ -428,9 +434,25 @@ int64_t rf_gpu_cuda_pci(void)
 
 /* ---- memory and transfers ---------------------------------------------------- */
 
+static void pin_join(gdev *g);
+
 static rf_status cu_mem_alloc(gdev *g, uint64_t bytes, gptr *out)
 {
-    (void)g;
+    cu_state *c = g->impl;
+    if (c->early_bytes) {
+        /* the first arena, allocated ahead: taken where the pool asks for
+        ** that size, else given back (another gpu_pool_mb, a cap) */
+        pin_join(g);
+        uint64_t eb = c->early_bytes;
+        c->early_bytes = 0;
+        if (c->early && bytes == eb) {
+            *out = (gptr)c->early;
+            c->early = 0;
+            return RF_OK;
+        }
+        if (c->early) drv.f.MemFree(c->early);
+        c->early = 0;
+    }
     CUdeviceptr p = 0;
     /* no message here: the pool reports the shortage with its own numbers */
     if (drv.f.MemAlloc(&p, (size_t)bytes) != CUDA_SUCCESS) return RF_ENOMEM;
@@ -474,21 +496,36 @@ static void *pin_main(void *arg)
     if (r == CUDA_SUCCESS) r = drv.f.MemAllocHost(&c->small, SMALL_BYTES);
     c->pin_r = r;
     c->pin_secs = rf_now() - t0;
+    /* the pool's first arena (10-12 ms on an H100 for a quarter of its
+    ** memory): here, beside the program's load, not in the first copy;
+    ** where the driver refuses it the pool allocates as ever */
+    if (r == CUDA_SUCCESS && c->early_bytes) {
+        double t1 = rf_now();
+        if (drv.f.MemAlloc(&c->early, (size_t)c->early_bytes) != CUDA_SUCCESS) c->early = 0;
+        c->early_secs = rf_now() - t1;
+    }
     return NULL;
 }
 
-/* Waits for the pinned buffers' thread (once): its time and the wait into
-** g (--profile); an error if they could not be allocated. */
+/* Waits for the pinned buffers' thread (once): its times and the wait into
+** g (--profile). */
+static void pin_join(gdev *g)
+{
+    cu_state *c = g->impl;
+    if (!c->pin_running) return;
+    double t0 = rf_now();
+    pthread_join(c->pin_th, NULL);
+    c->pin_running = 0;
+    g->start_pinned = c->pin_secs;
+    g->start_arena = c->early ? c->early_secs : 0;
+    g->start_pinned_wait = rf_now() - t0;
+}
+
+/* The pinned buffers' thread done: an error if they could not be allocated. */
 static rf_status pinned_ready(gdev *g)
 {
     cu_state *c = g->impl;
-    if (c->pin_running) {
-        double t0 = rf_now();
-        pthread_join(c->pin_th, NULL);
-        c->pin_running = 0;
-        g->start_pinned = c->pin_secs;
-        g->start_pinned_wait = rf_now() - t0;
-    }
+    pin_join(g);
     if (c->pin_r != CUDA_SUCCESS) CU(g, c->pin_r, "allocating pinned staging buffers");
     return RF_OK;
 }
@@ -1032,6 +1069,9 @@ static void cu_close(gdev *g)
         pthread_join(c->pin_th, NULL);
         c->pin_running = 0;
     }
+    if (c->early) drv.f.MemFree(c->early); /* (never taken: the pool had no arena) */
+    c->early = 0;
+    c->early_bytes = 0;
     /* wait for everything before the staging buffers and the module go */
     if (c->stream) drv.f.StreamSynchronize(c->stream);
     if (c->mod) drv.f.ModuleUnload(c->mod);
@@ -1076,27 +1116,6 @@ rf_status rf_gpu_cuda_open(gdev *g, rf_diags *d, char *why, size_t nwhy)
     CUresult r = drv.f.CtxSetCurrent(drv.ctx);
     size_t fr = 0, total = 0;
     if (r == CUDA_SUCCESS) r = drv.f.MemGetInfo(&fr, &total);
-    double t0 = rf_now();
-    if (r == CUDA_SUCCESS && !spare_take(c)) {
-        r = drv.f.StreamCreate(&c->stream, CU_STREAM_NON_BLOCKING);
-        for (int i = 0; i < 2 && r == CUDA_SUCCESS; i++) {
-            r = drv.f.EventCreate(&c->stage_ev[i], CU_EVENT_DISABLE_TIMING);
-            if (r == CUDA_SUCCESS) r = drv.f.EventCreate(&c->mark[i], CU_EVENT_DEFAULT);
-        }
-        /* the pinned buffers on a thread beside the rest of the start (or here) */
-        if (r == CUDA_SUCCESS) {
-            if (pthread_create(&c->pin_th, NULL, pin_main, c) == 0) {
-                c->pin_running = 1;
-            } else {
-                pin_main(c);
-                g->start_pinned = c->pin_secs;
-                r = c->pin_r;
-            }
-        }
-    }
-    g->start_stream = rf_now() - t0;
-    g->stream = c->stream;
-    if (r != CUDA_SUCCESS) st = cu_fail(g, r, "setting up the GPU");
     g->mem_free = fr;
     /* a first arena of a quarter of the free memory (at least 1 GiB), then
     ** arenas that double while the device has room: most runs allocate
@@ -1105,6 +1124,30 @@ rf_status rf_gpu_cuda_open(gdev *g, rf_diags *d, char *why, size_t nwhy)
     ** start left a second redfox on the card 16 MiB: ten test processes on
     ** one H200 failed with "out of GPU memory" */
     g->pool_first = fr / 4 > (UINT64_C(1) << 30) ? fr / 4 : (UINT64_C(1) << 30); /* (gpu_pool_mb may set another) */
+    double t0 = rf_now();
+    if (r == CUDA_SUCCESS && !spare_take(c)) {
+        r = drv.f.StreamCreate(&c->stream, CU_STREAM_NON_BLOCKING);
+        for (int i = 0; i < 2 && r == CUDA_SUCCESS; i++) {
+            r = drv.f.EventCreate(&c->stage_ev[i], CU_EVENT_DISABLE_TIMING);
+            if (r == CUDA_SUCCESS) r = drv.f.EventCreate(&c->mark[i], CU_EVENT_DEFAULT);
+        }
+        /* the pinned buffers (and the pool's first arena, of the size the
+        ** defaults give it) on a thread beside the rest of the start (or here) */
+        if (r == CUDA_SUCCESS) {
+            c->early_bytes = rf_gpool_first_bytes(g);
+            if (pthread_create(&c->pin_th, NULL, pin_main, c) == 0) {
+                c->pin_running = 1;
+            } else {
+                pin_main(c);
+                g->start_pinned = c->pin_secs;
+                g->start_arena = c->early ? c->early_secs : 0;
+                r = c->pin_r;
+            }
+        }
+    }
+    g->start_stream = rf_now() - t0;
+    g->stream = c->stream;
+    if (r != CUDA_SUCCESS) st = cu_fail(g, r, "setting up the GPU");
     if (st) cu_close(g);
     return st;
 }

@@ -491,6 +491,7 @@ static void report_start(gx *x, rf_rt_result *res)
     res->gpu_start_stream_s = x->g.start_stream;
     res->gpu_start_pinned_s = x->g.start_pinned;
     res->gpu_start_pinned_wait_s = x->g.start_pinned_wait;
+    res->gpu_start_arena_s = x->g.start_arena;
 }
 
 static void gpu_report(void *dev)

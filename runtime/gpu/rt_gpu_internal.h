@@ -113,6 +113,7 @@ struct gdev {
     ** allocated on a thread beside the program's load, and how long their
     ** first use waited for them (0: kept from the last run) */
     double start_stream, start_pinned, start_pinned_wait;
+    double start_arena; /* the pool's first arena, allocated on the pinned buffers' thread (0: not there) */
     double alloc_seconds;    /* in the driver's allocations (the pool's arenas), the whole run */
     struct rf_cpu_pool *cpu; /* the run's host threads: they fill the staging buffers of big copies */
     void *stream; /* the real device's stream (CUstream), for NCCL; NULL in the emulator */
@@ -172,6 +173,10 @@ void rf_gpool_free(gpool *pl);
 /* Room for bytes (256-aligned; 0 bytes gives an empty gbuf). RF_ENOMEM with a
 ** diagnostic when the device is full. */
 rf_status rf_gpool_alloc(gpool *pl, uint64_t bytes, gbuf *b);
+/* The size the pool's first arena takes on g when no request needs more
+** (add_arena's first; 0 with gpu_pool_exact): what the real device
+** allocates ahead, on its pinned buffers' thread (rt_gpu_cuda.c). */
+uint64_t rf_gpool_first_bytes(const gdev *g);
 /* As rf_gpool_alloc, but without freeing room (no value moves to host
 ** memory) and without a message: RF_EDEVMEM where the room is not free. */
 rf_status rf_gpool_alloc_quiet(gpool *pl, uint64_t bytes, gbuf *b);

@@ -140,6 +140,17 @@ static void fr_remove(arena *a, int64_t at)
     a->nfr--;
 }
 
+uint64_t rf_gpool_first_bytes(const gdev *g)
+{
+    if (g->pool_exact) return 0;
+    uint64_t size = g->pool_first ? g->pool_first : FIRST_ARENA;
+    uint64_t cap = g->mem_free > (UINT64_C(512) << 20) ? g->mem_free - (UINT64_C(512) << 20) : 0;
+    if (size > cap) size = cap;
+    size = (size + ALIGN - 1) / ALIGN * ALIGN;
+    if (g->mem_cap && size > g->mem_cap) size = g->mem_cap / ALIGN * ALIGN;
+    return size;
+}
+
 static int add_arena(gpool *pl, uint64_t need)
 {
     if (pl->nar == MAX_ARENAS) return -1;
