@@ -146,7 +146,7 @@ static int same(const char *what, const void *got, const void *want, int64_t n, 
 static int rounds(rf_cpu_pool *cpu, const rf_rt_stored *s, int64_t piece, uint64_t cap, const void *ref)
 {
     int elem = rf_db_type_width(s->type);
-    unsigned char *round = aligned_alloc(16, (size_t)cap);
+    unsigned char *round = aligned_alloc(16, (size_t)(cap + 15) / 16 * 16); /* (C11: a multiple of the alignment) */
     unsigned char *out = calloc((size_t)s->nrows + 1, (size_t)elem);
     uint64_t room = rf_gpu_wire_round_room(s, piece, cap);
     int64_t b = 0, r = 0, nrounds = 0, covered = 0;
