@@ -520,6 +520,18 @@ static rf_status map_narrow(const rf_db *db, const rf_db_table *t, int32_t c, co
     return RF_OK;
 }
 
+rf_status rf_db_map_huge(uint64_t len, rf_db_map *m)
+{
+    m->addr = NULL;
+    m->len = 0;
+    if (len == 0) return RF_OK;
+    void *p = huge_zeros(len);
+    if (!p) return RF_ENOMEM;
+    m->addr = p;
+    m->len = len;
+    return RF_OK;
+}
+
 rf_status rf_db_map_column_stored(const rf_db *db, const rf_db_table *t, int32_t c, const uint8_t *keep,
                                   rf_db_map *m, rf_diags *d)
 {

@@ -195,6 +195,12 @@ rf_status rf_db_map_dict(const rf_db *db, const rf_db_table *t, int32_t c, rf_db
 ** for a column the program never reads. */
 rf_status rf_db_map_zeros(uint64_t nbytes, rf_db_map *m);
 
+/* len bytes of zeroed, writable anonymous memory on a 2 MiB boundary, asked
+** to be huge pages (what a narrow column is widened into), owned by m
+** (rf_db_unmap frees it); for a reader that widens rf_db_map_column_stored's
+** blocks itself, later. RF_ENOMEM where there is none. */
+rf_status rf_db_map_huge(uint64_t len, rf_db_map *m);
+
 /* ---- writing ---------------------------------------------------------- */
 
 typedef struct rf_db_writer rf_db_writer;

@@ -10,6 +10,7 @@
 #include "rf_harmony.h"
 #include "rf_load.h"
 #include "rf_rt_data.h"
+#include "rf_rt_stored.h"
 #include "rf_runtime.h"
 #include "rf_rt_tuning.h"
 
@@ -79,6 +80,13 @@ void rf_rt_input_cols_read(const rf_hir_program *p, int32_t var, uint8_t *read);
 ** the data of some blocks only (3: blocks[c] flags them; the other rows are
 ** unchecked or zero and no kernel reads them, block skipping gathers only
 ** the flagged blocks). */
+/* With keep_stored set (by the reader, for a device that widens columns
+** itself: rt_inputs.c), a narrow column (int, decimal, date) is held as it
+** is stored (stored[c], rf_rt_stored.h) and its relation column is NULL
+** until someone widens it; columns a key or dependency check here reads
+** are widened. A stored column replaced by a later read (more blocks) is
+** kept until the relation is freed (retired): a selection of its blocks
+** handed out earlier in the run reads its mapping. */
 typedef struct rf_rt_dbcols {
     int32_t ncols;
     rf_db_map *maps;
@@ -86,6 +94,10 @@ typedef struct rf_rt_dbcols {
     uint8_t *loaded;
     uint8_t **blocks;
     char **like_key; /* a column read as LIKE classes (loaded 4): its patterns, as like_key() spells them */
+    int keep_stored;
+    rf_rt_stored **stored;
+    rf_rt_stored **retired;
+    int32_t nretired;
 } rf_rt_dbcols;
 void rf_rt_dbcols_free(rf_rt_dbcols *c);
 
@@ -161,6 +173,8 @@ rf_status rf_rt_db_blocks_needed(const rf_hir_program *p, int32_t var, const rf_
 typedef struct rf_rt_dbskip {
     void **cols;
     int32_t n, cap;
+    rf_rt_stored **views; /* selections of stored columns' blocks (rf_rt_stored_select) */
+    int32_t nviews, capviews;
     int64_t blocks, skipped;
 } rf_rt_dbskip;
 void rf_rt_dbskip_free(rf_rt_dbskip *s);
@@ -172,7 +186,10 @@ void rf_rt_dbskip_free(rf_rt_dbskip *s);
 ** set to theirs. Only blocks [b0, b1) count (a rank's share; 0 and the
 ** table's blocks for all): rel becomes their rows (kept ones) either way.
 ** Counts those blocks in s. */
+/* stored (NULL: none): per column, the stored column (rf_rt_stored.h) that
+** stands for a NULL column of rel; a read one is replaced by a selection
+** of the kept blocks (owned by s), no byte copied. */
 rf_status rf_rt_db_skip_blocks(const rf_hir_program *p, const rf_db *db, int32_t var, const rf_rt_tuning *tuning,
-                               int64_t b0, int64_t b1, rf_rt_rel *rel, rf_rt_dbskip *s);
+                               int64_t b0, int64_t b1, rf_rt_rel *rel, rf_rt_stored **stored, rf_rt_dbskip *s);
 
 #endif

@@ -183,6 +183,7 @@ typedef struct rf_rt_result {
     int gpu_start_driver;
     double gpu_start_init_s, gpu_start_context_s, gpu_start_cudart_s, gpu_start_cudart_wait_s;
     double gpu_start_stream_s, gpu_start_pinned_s, gpu_start_pinned_wait_s;
+    double gpu_start_arena_s; /* the pool's first arena on the pinned buffers' thread (0: not there) */
     /* GPU: the program's module loaded on a thread of its own beside the
     ** inputs' copies (program_seconds is then its time there), and how long
     ** the load's end waited for it (part of copy_seconds, not of its rate) */
@@ -211,6 +212,10 @@ typedef struct rf_rt_result {
     uint64_t load_h2d_bytes;       /* GPU: the part of h2d_bytes copied by the load (the copy phase):
                                       under a memory cap, ranges of inputs left in host memory are
                                       copied later, in the run */
+    /* GPU: of h2d_bytes and load_h2d_bytes, the bytes that crossed (a
+    ** database's narrow columns cross as stored, widened on the device:
+    ** runtime/gpu/rt_gpu_wire.c) */
+    uint64_t wire_bytes, load_wire_bytes;
     /* GPU: the machine's pinned host-to-device bandwidth, GB/s, measured
     ** once per process with --profile; 0: not measured (the emulator) */
     double gpu_pinned_gbs;

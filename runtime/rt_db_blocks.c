@@ -210,6 +210,28 @@ void rf_rt_dbskip_free(rf_rt_dbskip *s)
     free(s->cols);
     s->cols = NULL;
     s->n = s->cap = 0;
+    for (int32_t i = 0; i < s->nviews; i++) rf_rt_stored_free(s->views[i]);
+    free(s->views);
+    s->views = NULL;
+    s->nviews = s->capviews = 0;
+}
+
+/* Stored column *sc as the selection of keep's blocks, the selection kept in s. */
+static rf_status select_stored(rf_rt_dbskip *s, const uint8_t *keep, int64_t block_rows, rf_rt_stored **sc)
+{
+    if (s->nviews == s->capviews) {
+        int32_t cap = s->capviews ? 2 * s->capviews : 16;
+        rf_rt_stored **n = rf_realloc(s->views, (size_t)cap * sizeof *n);
+        if (!n) return RF_ENOMEM;
+        s->views = n;
+        s->capviews = cap;
+    }
+    rf_rt_stored *v = NULL;
+    rf_status st = rf_rt_stored_select(*sc, keep, block_rows, &v);
+    if (st) return st;
+    s->views[s->nviews++] = v;
+    *sc = v;
+    return RF_OK;
 }
 
 /* rel cut to the rows of blocks [b0, b1) (views into its columns). */
@@ -223,7 +245,7 @@ static void cut_rows(const rf_db_table *t, int64_t b0, int64_t b1, rf_rt_rel *re
 }
 
 rf_status rf_rt_db_skip_blocks(const rf_hir_program *p, const rf_db *db, int32_t var, const rf_rt_tuning *tuning,
-                               int64_t b0, int64_t b1, rf_rt_rel *rel, rf_rt_dbskip *s)
+                               int64_t b0, int64_t b1, rf_rt_rel *rel, rf_rt_stored **stored, rf_rt_dbskip *s)
 {
     const rf_hir_var *v = p->vars[var];
     const rf_db_table *t = rf_db_find_table(db, v->input_file);
@@ -263,6 +285,10 @@ rf_status rf_rt_db_skip_blocks(const rf_hir_program *p, const rf_db *db, int32_t
     if (!st) rf_rt_input_cols_read(p, var, want);
     for (int32_t c = 0; c < v->ncols && !st; c++) {
         if (!want[c]) continue; /* no kernel reads it: what stands in for it stays */
+        if (stored && stored[c]) {
+            st = select_stored(s, keep, t->block_rows, &stored[c]);
+            continue;
+        }
         void *col = NULL;
         st = gather(t, keep, rel->cols[c], rf_rt_type_width(v->types[c]), &col);
         if (!st) rel->cols[c] = s->cols[s->n++] = col;

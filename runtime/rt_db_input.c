@@ -94,7 +94,11 @@ void rf_rt_dbcols_free(rf_rt_dbcols *c)
         free(c->owned[i]);
         if (c->blocks) free(c->blocks[i]);
         if (c->like_key) free(c->like_key[i]);
+        if (c->stored) rf_rt_stored_free(c->stored[i]);
     }
+    for (int32_t i = 0; i < c->nretired; i++) rf_rt_stored_free(c->retired[i]);
+    free(c->retired);
+    free(c->stored);
     free(c->like_key);
     free(c->maps);
     free(c->owned);
@@ -193,10 +197,42 @@ rf_status rf_rt_db_load_strings(const rf_db *db, const rf_db_table *t, int32_t c
     return RF_OK;
 }
 
-/* Column c of t into the run: mapped, or its codes moved into dict's. */
-static rf_status load_col(const rf_db *db, const rf_db_table *t, int32_t c, const uint8_t *keep, rf_rt_dict *dict,
-                          int threads, rf_rt_dbcols *own, void **col, rf_diags *d)
+/* Column c's stored column, if any, retired (kept until own is freed):
+** the column is read again. */
+static rf_status retire_stored(rf_rt_dbcols *own, int32_t c)
 {
+    if (!own->stored[c]) return RF_OK;
+    rf_rt_stored **r = rf_realloc(own->retired, (size_t)(own->nretired + 1) * sizeof *r);
+    if (!r) return RF_ENOMEM;
+    own->retired = r;
+    own->retired[own->nretired++] = own->stored[c];
+    own->stored[c] = NULL;
+    return RF_OK;
+}
+
+/* Column c of t into the run: mapped, held as stored (stored set: a narrow
+** column for a reader that widens it itself; *col NULL), or its codes moved
+** into dict's. */
+static rf_status load_col(const rf_db *db, const rf_db_table *t, int32_t c, const uint8_t *keep, rf_rt_dict *dict,
+                          int threads, int stored, rf_rt_dbcols *own, void **col, rf_diags *d)
+{
+    rf_status rst = retire_stored(own, c);
+    if (rst) return rst;
+    if (stored && t->cols[c].narrow && t->cols[c].type != RF_TYPE_STRING && db->block_crcs) {
+        /* (string codes are moved into the run's dictionary on the host: widened) */
+        rf_db_map m = {0, 0};
+        rf_rt_stored *s = NULL;
+        rf_status st = rf_db_map_column_stored(db, t, c, keep, &m, d);
+        if (!st) st = rf_rt_stored_new(t, c, keep, &m, &s);
+        rf_db_unmap(&m);
+        if (st) return st;
+        rf_db_unmap(&own->maps[c]);
+        free(own->owned[c]);
+        own->owned[c] = NULL;
+        own->stored[c] = s;
+        *col = NULL;
+        return RF_OK;
+    }
     if (t->cols[c].enc == RF_DB_ENC_PLAIN) {
         uint32_t *codes = NULL;
         rf_status st = rf_rt_db_load_strings(db, t, c, keep, dict, threads, &codes, d);
@@ -402,7 +438,8 @@ rf_status rf_rt_load_input_db(const rf_db *db, const rf_hir_program *p, const rf
         own->loaded = rf_calloc((size_t)v->ncols, 1);
         own->blocks = rf_calloc((size_t)v->ncols, sizeof *own->blocks);
         own->like_key = rf_calloc((size_t)v->ncols, sizeof *own->like_key);
-        if (!own->maps || !own->owned || !own->loaded || !own->blocks || !own->like_key) {
+        own->stored = rf_calloc((size_t)v->ncols, sizeof *own->stored);
+        if (!own->maps || !own->owned || !own->loaded || !own->blocks || !own->like_key || !own->stored) {
             st = RF_ENOMEM;
             goto done;
         }
@@ -441,7 +478,9 @@ rf_status rf_rt_load_input_db(const rf_db *db, const rf_hir_program *p, const rf
                 free(u);
                 continue;
             }
-            st = load_col(db, t, c, u, dict, threads, own, &rel->cols[c], d);
+            /* (a key or dependency checked here reads the values on the host) */
+            int stored = own->keep_stored && !((check_key || check_fd) && !defer);
+            st = load_col(db, t, c, u, dict, threads, stored, own, &rel->cols[c], d);
             if (!st) {
                 own->loaded[c] = u ? 3 : 1;
                 free(own->blocks[c]);
@@ -454,6 +493,15 @@ rf_status rf_rt_load_input_db(const rf_db *db, const rf_hir_program *p, const rf
             rel->cols[c] = own->maps[c].addr;
             if (!st) own->loaded[c] = 2;
         }
+    }
+    /* the checks below read the values on the host: columns held as stored
+    ** (by an earlier reader) widened */
+    for (int32_t c = 0; c < v->ncols && !st && (check_key || check_fd) && !defer; c++) {
+        int read = check_fd;
+        for (int32_t k = 0; k < v->ninput_key; k++) read |= v->input_key[k] == c;
+        if (read && own->stored[c] && !rel->cols[c] && t->nrows > 0 &&
+            !(rel->cols[c] = (void *)rf_rt_stored_widen(own->stored[c], threads)))
+            st = RF_ENOMEM;
     }
     if (!st && check_key && !defer) st = rf_rt_check_input_key(mpath, v, dict, pool, rel, d);
     if (!st && check_fd && !defer) st = rf_rt_check_input_fd(mpath, v, dict, pool, rel, d);

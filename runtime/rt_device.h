@@ -28,6 +28,8 @@
 #include "rf_rt_xport.h"
 #include "rf_runtime.h"
 
+struct rf_rt_stored; /* rf_rt_stored.h */
+
 /* A device's part of an input cache (rf_rt_cache, rt_inputs.c): what the
 ** device keeps across the runs that share the cache (the GPU: the input
 ** columns it copied and the dictionary's device copy, rt_gpu_cache.c). The
@@ -80,8 +82,13 @@ typedef struct rf_rt_device_ops {
     ** with borrowed only rel->cols itself (the columns belong to a cache).
     ** stamps (NULL: none): per column, 0 or a number that names the column's
     ** rows for the cache's whole life (the same number, the same bytes), under
-    ** which a device may keep its copy in env->devcache for later runs. */
-    rf_status (*load)(void *dev, int32_t var, rf_rt_rel *rel, int borrowed, const uint64_t *stamps);
+    ** which a device may keep its copy in env->devcache for later runs.
+    ** stored (NULL: none; only for a device that takes_stored): per column,
+    ** NULL or the column as a database stores it (rf_rt_stored.h), rel's
+    ** column being NULL; it belongs to the input reader and lives until the
+    ** device is closed. */
+    rf_status (*load)(void *dev, int32_t var, rf_rt_rel *rel, int borrowed, const uint64_t *stamps,
+                      struct rf_rt_stored *const *stored);
     /* Every input is loaded: the device is ready to run (copies done). */
     rf_status (*load_end)(void *dev);
     /* Runs kernel k on the values it holds; prof: NULL unless k is profiled. */
@@ -123,6 +130,10 @@ typedef struct rf_rt_device_ops {
     /* The fused kernel that runs at k runs its stages one by one this time
     ** (a move falls in its span). */
     void (*unfuse)(void *dev, const rf_hir_kernel *k);
+    /* Set: the device takes narrow database columns as they are stored and
+    ** widens them itself (the GPU, on the device: its copy carries the
+    ** stored bytes); load then gets them in stored. */
+    int takes_stored;
 } rf_rt_device_ops;
 
 /* The two devices (runtime/cpu/rt_cpu_exec.c, runtime/gpu/rt_gpu_exec.c). */

@@ -140,6 +140,8 @@ static rf_status load_db(rf_rt_inputs *x, const rf_hir_var *v, cached *e, int *d
         for (int64_t b = 0; b < nb && keep; b++)
             if (b < b0 || b >= b1) keep[b] = 0;
     }
+    /* a device that widens narrow columns itself gets them as stored */
+    e->db->keep_stored = x->takes_stored && !x->dist;
     if (!st)
         st = rf_rt_load_input_db(x->db, v->id >= 0 && v->id < x->p->nvars && x->p->vars[v->id] == v ? x->p : NULL, v,
                                  want, keep, x->dict, x->pool, x->threads, &e->rel, e->db,
@@ -174,7 +176,7 @@ static rf_status db_share(rf_rt_inputs *x, const rf_hir_var *v, int defer, rf_rt
         free(cols);
         free(mpath);
     }
-    if (!st) st = rf_rt_db_skip_blocks(x->p, x->db, v->id, x->o->tuning, b0, b1, dst, &x->skip);
+    if (!st) st = rf_rt_db_skip_blocks(x->p, x->db, v->id, x->o->tuning, b0, b1, dst, NULL, &x->skip);
     uint8_t *rd = st ? NULL : rf_malloc((size_t)v->ncols + 1);
     if (!st && !rd) st = RF_ENOMEM;
     if (!st) {
@@ -203,9 +205,12 @@ static rf_status stamp_columns(rf_rt_cache *c, cached *e, uint64_t *stamps)
         }
     }
     for (int32_t i = 0; i < e->ncols; i++) {
-        if (!e->stamp[i] || e->stamped[i] != e->rel.cols[i]) {
+        /* (a column held as stored is named by its stored column: widened
+        ** or not, the same values) */
+        void *mem = e->db && e->db->stored && e->db->stored[i] ? (void *)e->db->stored[i] : e->rel.cols[i];
+        if (!e->stamp[i] || e->stamped[i] != mem) {
             e->stamp[i] = ++c->stamps;
-            e->stamped[i] = e->rel.cols[i];
+            e->stamped[i] = mem;
         }
         stamps[i] = e->stamp[i];
     }
@@ -229,8 +234,28 @@ rf_status rf_rt_inputs_shared_strings(rf_rt_inputs *in, int64_t *top)
     return st;
 }
 
+/* Entry e's columns as the device gets them: a column held as stored goes
+** as stored (where the device takes it: stored not NULL) or widened, here,
+** once (every other reader). */
+static rf_status hand_stored(rf_rt_inputs *x, cached *e, rf_rt_rel *dst, rf_rt_stored **stored)
+{
+    for (int32_t i = 0; i < e->ncols && e->db && e->db->stored; i++) {
+        rf_rt_stored *s = e->db->stored[i];
+        if (!s) continue;
+        if (stored) {
+            stored[i] = s;
+            dst->cols[i] = NULL;
+            continue;
+        }
+        if (!e->rel.cols[i] && s->nrows > 0 && !(e->rel.cols[i] = (void *)rf_rt_stored_widen(s, x->threads)))
+            return RF_ENOMEM;
+        dst->cols[i] = e->rel.cols[i];
+    }
+    return RF_OK;
+}
+
 static rf_status load_input(rf_rt_inputs *x, const rf_hir_var *v, rf_rt_rel *dst, int *borrowed, int *share,
-                            uint64_t *stamps)
+                            uint64_t *stamps, rf_rt_stored **stored)
 {
     const char *dir = x->o->data_dir ? x->o->data_dir : ".";
     char *path = rf_sprintf("%s/%s", dir, v->input_file);
@@ -327,6 +352,9 @@ static rf_status load_input(rf_rt_inputs *x, const rf_hir_var *v, rf_rt_rel *dst
     if (!dst->cols) return RF_ENOMEM;
     for (int32_t i = 0; i < v->ncols; i++) dst->cols[i] = hit->rel.cols[i];
     *borrowed = 1;
+    if (!x->takes_stored || x->dist) stored = NULL;
+    rf_status hst = hand_stored(x, hit, dst, stored);
+    if (hst) return hst;
     int from_db = hit->db && x->db && v->id >= 0 && v->id < x->p->nvars && x->p->vars[v->id] == v;
     if (from_db && x->dist) {
         const rf_db_table *t = rf_db_find_table(x->db, v->input_file);
@@ -334,12 +362,15 @@ static rf_status load_input(rf_rt_inputs *x, const rf_hir_var *v, rf_rt_rel *dst
         return db_share(x, v, defer, dst);
     }
     /* from a database: only the blocks the program's range filters can use */
-    rf_status st = from_db ? rf_rt_db_skip_blocks(x->p, x->db, v->id, x->o->tuning, 0, INT64_MAX, dst, &x->skip) : RF_OK;
+    rf_status st = from_db ? rf_rt_db_skip_blocks(x->p, x->db, v->id, x->o->tuning, 0, INT64_MAX, dst, stored, &x->skip)
+                           : RF_OK;
     if (st || !stamps || x->dist || dst->nrows != hit->rel.nrows) return st;
     /* columns handed out as the cache holds them (not cut to blocks) */
     st = stamp_columns(c, hit, stamps);
-    for (int32_t i = 0; i < v->ncols && !st; i++)
-        if (dst->cols[i] != hit->rel.cols[i]) stamps[i] = 0;
+    for (int32_t i = 0; i < v->ncols && !st; i++) {
+        int as_stored = stored && stored[i];
+        if (as_stored ? stored[i] != hit->db->stored[i] : dst->cols[i] != hit->rel.cols[i]) stamps[i] = 0;
+    }
     return st;
 }
 
@@ -363,11 +394,11 @@ void rf_rt_inputs_init(rf_rt_inputs *in, const rf_rt_env *env)
 }
 
 rf_status rf_rt_inputs_read(rf_rt_inputs *in, const rf_hir_var *v, rf_rt_rel *out, int *borrowed, int *share,
-                            uint64_t *stamps)
+                            uint64_t *stamps, rf_rt_stored **stored)
 {
     *borrowed = 0;
     *share = 0;
-    return load_input(in, v, out, borrowed, share, stamps);
+    return load_input(in, v, out, borrowed, share, stamps, stored);
 }
 
 void rf_rt_inputs_close(rf_rt_inputs *in)

@@ -25,6 +25,7 @@ typedef struct rf_rt_inputs {
     int db_looked;
     rf_rt_dbskip skip; /* block skipping's columns (kept until close) and counts (rt_db_blocks.c) */
     rf_rt_dist *dist;  /* several ranks: each reads its share (rt_share.c); NULL: one process */
+    int takes_stored;  /* the device widens narrow columns itself (rf_rt_device_ops.takes_stored) */
 } rf_rt_inputs;
 
 void rf_rt_inputs_init(rf_rt_inputs *in, const rf_rt_env *env);
@@ -38,8 +39,14 @@ void rf_rt_inputs_init(rf_rt_inputs *in, const rf_rt_env *env);
 ** bytes for the cache's life (rf_rt_device_ops.load); 0 for the others. */
 /* (*share = 2: every rank read the whole input, a database table of one
 ** block: it is replicated.) */
+/* stored (NULL, or v->ncols entries the caller zeroed): where the device
+** takes stored columns (in->takes_stored, one process), per column of a
+** database's narrow int, decimal or date column the program reads, the
+** column as stored (rf_rt_stored.h; the cache's, or the run's selection of
+** its blocks) and out's column NULL; elsewhere every column comes widened
+** (a stored one widened here, once, for the cache's life). */
 rf_status rf_rt_inputs_read(rf_rt_inputs *in, const rf_hir_var *v, rf_rt_rel *out, int *borrowed, int *share,
-                            uint64_t *stamps);
+                            uint64_t *stamps, rf_rt_stored **stored);
 
 /* Several ranks, before any input is read: the dictionaries of the
 ** database's string columns the program reads, interned whole (the part of

@@ -20,7 +20,7 @@
 ** their own, and how long what needed them waited. */
 static void gpu_start_write(const rf_rt_result *res, FILE *f)
 {
-    char drv[224], pin[160];
+    char drv[224], pin[256];
     double mine = 0; /* the open's parts counted here, on the open's thread */
     if (res->gpu_start_driver == 1) {
         snprintf(drv, sizeof drv,
@@ -35,6 +35,12 @@ static void gpu_start_write(const rf_rt_result *res, FILE *f)
     }
     if (res->gpu_start_driver == 3)
         pin[0] = 0;
+    else if (res->gpu_start_pinned_s > 0 && res->gpu_start_arena_s > 0)
+        snprintf(pin, sizeof pin,
+                 ", stream %.3f ms, pinned buffers %.3f ms and the pool's first arena %.3f ms on a thread beside the "
+                 "program's load (waited for %.3f ms)",
+                 res->gpu_start_stream_s * 1e3, res->gpu_start_pinned_s * 1e3, res->gpu_start_arena_s * 1e3,
+                 res->gpu_start_pinned_wait_s * 1e3);
     else if (res->gpu_start_pinned_s > 0)
         snprintf(pin, sizeof pin,
                  ", stream %.3f ms, pinned buffers %.3f ms on a thread beside the program's load (waited for %.3f ms)",
@@ -73,7 +79,8 @@ void rf_rt_profile_write(const rf_rt_result *res, FILE *f)
         /* the copy phase's rate from its own bytes (a run under a cap copies
         ** ranges of inputs later, in the run: h2d_bytes counts those too) */
         double copying = res->copy_seconds - res->gpu_module_wait_s; /* (not the wait for the program's module) */
-        double gbs = copying > 0 ? (double)res->load_h2d_bytes / copying * 1e-9 : 0;
+        /* (on the bytes that crossed: a narrow column crosses as stored) */
+        double gbs = copying > 0 ? (double)res->load_wire_bytes / copying * 1e-9 : 0;
         /* the copy's share of what pinned copies reach on this machine */
         char share[96];
         if (res->gpu_pinned_gbs > 0)
@@ -83,10 +90,11 @@ void rf_rt_profile_write(const rf_rt_result *res, FILE *f)
             snprintf(share, sizeof share, ", pinned bandwidth not measured");
         fprintf(f,
                 "phases: device %.3f ms, program %.3f ms, read %.3f ms, copy %.3f ms (%llu bytes to the device, "
-                "%.2f GB/s%s), run %.3f ms (%llu more bytes to the device), outputs back %.3f ms (%llu bytes to "
+                "%llu bytes sent, %.2f GB/s%s), run %.3f ms (%llu more bytes to the device), outputs back %.3f ms (%llu bytes to "
                 "the host); device memory allocations %.3f ms (in the copy or the run)\n",
                 res->device_seconds * 1e3, res->program_seconds * 1e3, res->read_seconds * 1e3,
-                res->copy_seconds * 1e3, (unsigned long long)res->load_h2d_bytes, gbs, share, res->run_seconds * 1e3,
+                res->copy_seconds * 1e3, (unsigned long long)res->load_h2d_bytes,
+                (unsigned long long)res->load_wire_bytes, gbs, share, res->run_seconds * 1e3,
                 (unsigned long long)(res->h2d_bytes > res->load_h2d_bytes ? res->h2d_bytes - res->load_h2d_bytes : 0),
                 res->output_seconds * 1e3, (unsigned long long)res->d2h_bytes, res->gpu_alloc_seconds * 1e3);
         if (res->start_aside && res->gpu_module_aside)

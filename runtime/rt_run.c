@@ -70,7 +70,7 @@ static rf_status dist_move(const rf_rt_device_ops *dv, void *dev, const rf_rt_en
     rf_status st = rf_rt_dist_move_rel(x, m, cur, env->dict, &moved, env->d);
     if (st) return st;
     dv->free(dev, m->var);
-    return dv->load(dev, m->var, &moved, 0, NULL);
+    return dv->load(dev, m->var, &moved, 0, NULL, NULL);
 }
 
 /* The moves m[0..n) through host memory together (distinct variables): one
@@ -91,7 +91,7 @@ static rf_status dist_move_host(const rf_rt_device_ops *dv, void *dev, const rf_
     if (!st) st = rf_rt_dist_move_rels(x, m, n, cur, env->dict, moved, env->d);
     for (int32_t i = 0; i < n && !st; i++) {
         dv->free(dev, m[i].var);
-        st = dv->load(dev, m[i].var, &moved[i], 0, NULL);
+        st = dv->load(dev, m[i].var, &moved[i], 0, NULL, NULL);
         memset(&moved[i], 0, sizeof moved[i]); /* (the device took it, or freed it) */
     }
     for (int32_t i = 0; moved && i < n; i++) rf_rt_rel_free(&moved[i]);
@@ -115,7 +115,7 @@ static rf_status dist_cut(const rf_rt_device_ops *dv, void *dev, const rf_rt_env
     rf_status st = rf_rt_dist_topk(m->cut, cur, env->dict, &kept);
     if (st) return st; /* (out of memory: the next vote tells the others) */
     dv->free(dev, m->var);
-    return dv->load(dev, m->var, &kept, 0, NULL);
+    return dv->load(dev, m->var, &kept, 0, NULL, NULL);
 }
 
 static rf_status dist_before(const rf_rt_device_ops *dv, void *dev, const rf_rt_env *env, rf_rt_dist *x,
@@ -409,6 +409,7 @@ typedef struct pending_input {
     rf_rt_rel r;
     int borrowed;
     uint64_t *stamps; /* its columns' stamps (rf_rt_inputs_read; owned), or NULL */
+    rf_rt_stored **stored; /* its columns held as stored (rf_rt_inputs_read; the array owned), or NULL */
     double t0; /* its read began (for --trace) */
 } pending_input;
 
@@ -424,11 +425,12 @@ typedef struct loader {
     double tread, thand; /* seconds reading, handing to the device */
 } loader;
 
-static rf_status hand(loader *l, int32_t var, rf_rt_rel *r, int borrowed, const uint64_t *stamps, double tr)
+static rf_status hand(loader *l, int32_t var, rf_rt_rel *r, int borrowed, const uint64_t *stamps,
+                      rf_rt_stored *const *stored, double tr)
 {
     int64_t rows = r->nrows;
     double t = rf_now();
-    rf_status st = l->dv->load(*l->dev, var, r, borrowed, stamps);
+    rf_status st = l->dv->load(*l->dev, var, r, borrowed, stamps, stored);
     l->thand += rf_now() - t;
     const rf_rt_options *o = l->in->o;
     if (!st && o->trace) o->trace(o->trace_ctx, "load", l->in->p->vars[var]->name, tr, rf_now(), rows);
@@ -466,10 +468,11 @@ static rf_status join_start(loader *l)
     if (o->trace) o->trace(o->trace_ctx, "load", "device start (beside the reading)", s->t0, s->t_end, -1);
     for (int32_t i = 0; i < l->npend; i++) {
         pending_input *q = &l->pend[i];
-        if (!st) st = hand(l, q->var, &q->r, q->borrowed, q->stamps, q->t0);
+        if (!st) st = hand(l, q->var, &q->r, q->borrowed, q->stamps, q->stored, q->t0);
         else if (q->borrowed) free(q->r.cols);
         else rf_rt_rel_free(&q->r);
         free(q->stamps);
+        free(q->stored);
     }
     l->npend = 0;
     return st;
@@ -502,11 +505,15 @@ static rf_status load_inputs(loader *l, rf_rt_dist *dist)
             double tr = rf_now();
             /* (with a cache: the stamps under which a device may keep its copy) */
             uint64_t *stamps = l->in->o->cache ? rf_calloc((size_t)r.ncols + 1, sizeof *stamps) : NULL;
-            if (l->in->o->cache && !stamps) {
+            /* (a device that widens narrow columns itself: the columns held as stored) */
+            rf_rt_stored **stored = l->in->takes_stored ? rf_calloc((size_t)r.ncols + 1, sizeof *stored) : NULL;
+            if ((l->in->o->cache && !stamps) || (l->in->takes_stored && !stored)) {
+                free(stamps);
+                free(stored);
                 st = RF_ENOMEM;
                 break;
             }
-            st = rf_rt_inputs_read(l->in, p->vars[v], &r, &borrowed, &share, stamps);
+            st = rf_rt_inputs_read(l->in, p->vars[v], &r, &borrowed, &share, stamps, stored);
             l->tread += rf_now() - tr;
             if (!st && dist && share == 2) rf_rt_dist_loaded_whole(dist, v);
             else if (!st && dist && share) rf_rt_dist_loaded(dist, v);
@@ -518,11 +525,13 @@ static rf_status load_inputs(loader *l, rf_rt_dist *dist)
                 if (borrowed) free(r.cols);
                 else rf_rt_rel_free(&r);
                 free(stamps);
+                free(stored);
             } else if (l->start && !l->start->joined) {
-                l->pend[l->npend++] = (pending_input){v, r, borrowed, stamps, tr};
+                l->pend[l->npend++] = (pending_input){v, r, borrowed, stamps, stored, tr};
             } else {
-                st = hand(l, v, &r, borrowed, stamps, tr);
+                st = hand(l, v, &r, borrowed, stamps, stored, tr);
                 free(stamps);
+                free(stored);
             }
         }
     rf_status jst = join_start(l); /* also after a failed read: the thread ends before the run does */
@@ -597,6 +606,7 @@ rf_status rf_rt_run_on(const rf_rt_device_ops *dv, const rf_hir_program *p, cons
     rf_rt_inputs in;
     rf_rt_inputs_init(&in, &env);
     in.dist = dist;
+    in.takes_stored = dv->takes_stored && !dist;
     /* several ranks: the strings every rank interns first, alike */
     int64_t top = 0;
     if (!st && dist) st = rf_rt_dist_codes_begin(dist, env.dict);

@@ -409,9 +409,11 @@ static rf_status cpu_nothing(void *dev)
     return RF_OK;
 }
 
-static rf_status cpu_load(void *dev, int32_t var, rf_rt_rel *rel, int borrowed, const uint64_t *stamps)
+static rf_status cpu_load(void *dev, int32_t var, rf_rt_rel *rel, int borrowed, const uint64_t *stamps,
+                          struct rf_rt_stored *const *stored)
 {
     (void)stamps; /* host rows are used where they are: nothing to keep */
+    (void)stored; /* (none: the CPU does not take stored columns, it gets them widened) */
     exec *x = dev;
     val *v = &x->vals[var];
     rf_cpu_set_free(v->probe);
@@ -471,4 +473,5 @@ const rf_rt_device_ops rf_rt_cpu_device = {
     NULL, /* moves through host memory (view) */
     NULL, /* no figures kept for close */
     cpu_fused_until, cpu_unfuse, /* grouped totals: a map, group and reduce at the map */
+    0,                           /* takes columns widened (rt_inputs.c widens stored ones) */
 };

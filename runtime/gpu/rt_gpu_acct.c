@@ -20,6 +20,7 @@
 */
 #include "rt_gpu_internal.h"
 #include "rf_sys.h"
+#include "rf_rt_stored.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -74,12 +75,14 @@ static void a_mem_free(gdev *g, gptr p) { g->inner->mem_free(g, p); }
 static rf_status a_h2d(gdev *g, gptr dst, const void *src, uint64_t n)
 {
     g->h2d_bytes += n;
+    g->wire_bytes += n;
     TIMED_AS(g, RF_GPU_ACCT_OTHER, "h2d", NULL, n, g->inner->h2d(g, dst, src, n));
 }
 
 static rf_status a_h2d_fill(gdev *g, gptr dst, uint64_t n, rf_gpu_fill_fn fill, void *ctx)
 {
     g->h2d_bytes += n;
+    g->wire_bytes += n;
     TIMED_AS(g, RF_GPU_ACCT_OTHER, "h2d", NULL, n, g->inner->h2d_fill(g, dst, n, fill, ctx));
 }
 
@@ -133,10 +136,21 @@ static rf_status a_elapsed(gdev *g, double *seconds) { return g->inner->elapsed(
 
 static void a_close(gdev *g) { g->inner->close(g); }
 
+/* (h2d_bytes counts the widened column, as a plain copy would; the device
+** adds the bytes that crossed to wire_bytes: it alone knows them) */
+static rf_status a_h2d_stored(gdev *g, gptr dst, const struct rf_rt_stored *s, gptr scratch)
+{
+    if (!g->inner->h2d_stored) return RF_EINTERNAL;
+    uint64_t wide = rf_rt_stored_wide_bytes(s);
+    g->h2d_bytes += wide;
+    TIMED_AS(g, RF_GPU_ACCT_OTHER, "h2d stored", NULL, wide, g->inner->h2d_stored(g, dst, s, scratch));
+}
+
 static const gdev_ops acct_ops = {a_load,       a_func,    a_launch,   a_mem_alloc, a_mem_free, a_h2d,
                                   a_h2d_fill,
                                   a_d2h,        a_d2d,     a_memset8,  a_sync,      a_sort_pairs, a_scan_i64,
-                                  a_scan_u8,    a_select,  a_mark,     a_elapsed,   a_close};
+                                  a_scan_u8,    a_select,  a_mark,     a_elapsed,   a_close,
+                                  a_h2d_stored};
 
 void rf_gpu_acct_install(gdev *g)
 {

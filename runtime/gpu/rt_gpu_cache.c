@@ -184,7 +184,8 @@ void rf_gx_cache_close(gx *x)
 
 /* Column bytes of host column col under stamp: the cached buffer (no copy),
 ** else a new one copied and kept. */
-static rf_status column(gx *x, uint64_t stamp, const void *col, uint64_t bytes, gbuf *out)
+static rf_status column(gx *x, uint64_t stamp, const void *col, struct rf_rt_stored *stored, uint64_t bytes,
+                        gbuf *out)
 {
     gcache *c = x->gc;
     for (int32_t i = 0; i < c->n; i++) {
@@ -206,7 +207,8 @@ static rf_status column(gx *x, uint64_t stamp, const void *col, uint64_t bytes, 
     }
     gbuf b = {0, 0};
     rf_status st = rf_gpool_alloc_kept(x->pool, bytes, &b);
-    if (!st) st = x->g.ops->h2d(&x->g, b.p, col, bytes);
+    /* (a column held as stored is kept widened: what the run's kernels read) */
+    if (!st) st = stored ? rf_gx_h2d_stored(x, b.p, stored) : x->g.ops->h2d(&x->g, b.p, col, bytes);
     if (st) {
         gfree(x, &b);
         return st;
@@ -220,7 +222,7 @@ static rf_status column(gx *x, uint64_t stamp, const void *col, uint64_t bytes, 
 }
 
 rf_status rf_gx_cache_upload_rel(gx *x, const rf_rt_rel *r, const rf_type *types, int32_t ncols, const uint8_t *read,
-                                 const uint64_t *stamps, gval *out)
+                                 const uint64_t *stamps, struct rf_rt_stored *const *stored, gval *out)
 {
     memset(out, 0, sizeof *out);
     out->nrows = out->cap = r->nrows; /* no room past the rows: no one writes into them */
@@ -230,11 +232,12 @@ rf_status rf_gx_cache_upload_rel(gx *x, const rf_rt_rel *r, const rf_type *types
     for (int32_t c = 0; c < ncols && !st; c++) {
         if (read && !read[c]) continue; /* (no kernel reads it: no memory, no copy) */
         uint64_t bytes = (uint64_t)r->nrows * (uint64_t)wid(types[c]);
+        struct rf_rt_stored *sc = stored ? stored[c] : NULL;
         if (stamps[c]) {
-            st = column(x, stamps[c], r->cols[c], bytes, &out->cols[c]);
+            st = column(x, stamps[c], r->cols[c], sc, bytes, &out->cols[c]);
         } else {
             st = galloc(x, bytes, &out->cols[c]);
-            if (!st) st = x->g.ops->h2d(&x->g, out->cols[c].p, r->cols[c], bytes);
+            if (!st) st = sc ? rf_gx_h2d_stored(x, out->cols[c].p, sc) : x->g.ops->h2d(&x->g, out->cols[c].p, r->cols[c], bytes);
         }
     }
     if (st) rf_gx_val_clear(x, out, ncols);

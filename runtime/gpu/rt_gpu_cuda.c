@@ -16,6 +16,8 @@
 ** naming the operation and the CUDA error.
 */
 #include "rf_cub.h"
+#include "rf_rt_stored.h"
+#include "rf_wire.h"
 #include "rt_gpu_internal.h"
 
 #include "rf_sys.h"
@@ -138,6 +140,12 @@ typedef struct cu_state {
     int pin_running;
     CUresult pin_r;
     double pin_secs;
+    /* the pool's first arena, allocated on the same thread after the
+    ** pinned buffers (rf_gpool_first_bytes), taken by the pool's first
+    ** cu_mem_alloc of that size; early_bytes 0: none (taken, or dropped) */
+    uint64_t early_bytes;
+    CUdeviceptr early;
+    double early_secs;
 } cu_state;
 
 static const char *cu_errname(CUresult r)
@@ -426,9 +434,25 @@ int64_t rf_gpu_cuda_pci(void)
 
 /* ---- memory and transfers ---------------------------------------------------- */
 
+static void pin_join(gdev *g);
+
 static rf_status cu_mem_alloc(gdev *g, uint64_t bytes, gptr *out)
 {
-    (void)g;
+    cu_state *c = g->impl;
+    if (c->early_bytes) {
+        /* the first arena, allocated ahead: taken where the pool asks for
+        ** that size, else given back (another gpu_pool_mb, a cap) */
+        pin_join(g);
+        uint64_t eb = c->early_bytes;
+        c->early_bytes = 0;
+        if (c->early && bytes == eb) {
+            *out = (gptr)c->early;
+            c->early = 0;
+            return RF_OK;
+        }
+        if (c->early) drv.f.MemFree(c->early);
+        c->early = 0;
+    }
     CUdeviceptr p = 0;
     /* no message here: the pool reports the shortage with its own numbers */
     if (drv.f.MemAlloc(&p, (size_t)bytes) != CUDA_SUCCESS) return RF_ENOMEM;
@@ -472,21 +496,36 @@ static void *pin_main(void *arg)
     if (r == CUDA_SUCCESS) r = drv.f.MemAllocHost(&c->small, SMALL_BYTES);
     c->pin_r = r;
     c->pin_secs = rf_now() - t0;
+    /* the pool's first arena (10-12 ms on an H100 for a quarter of its
+    ** memory): here, beside the program's load, not in the first copy;
+    ** where the driver refuses it the pool allocates as ever */
+    if (r == CUDA_SUCCESS && c->early_bytes) {
+        double t1 = rf_now();
+        if (drv.f.MemAlloc(&c->early, (size_t)c->early_bytes) != CUDA_SUCCESS) c->early = 0;
+        c->early_secs = rf_now() - t1;
+    }
     return NULL;
 }
 
-/* Waits for the pinned buffers' thread (once): its time and the wait into
-** g (--profile); an error if they could not be allocated. */
+/* Waits for the pinned buffers' thread (once): its times and the wait into
+** g (--profile). */
+static void pin_join(gdev *g)
+{
+    cu_state *c = g->impl;
+    if (!c->pin_running) return;
+    double t0 = rf_now();
+    pthread_join(c->pin_th, NULL);
+    c->pin_running = 0;
+    g->start_pinned = c->pin_secs;
+    g->start_arena = c->early ? c->early_secs : 0;
+    g->start_pinned_wait = rf_now() - t0;
+}
+
+/* The pinned buffers' thread done: an error if they could not be allocated. */
 static rf_status pinned_ready(gdev *g)
 {
     cu_state *c = g->impl;
-    if (c->pin_running) {
-        double t0 = rf_now();
-        pthread_join(c->pin_th, NULL);
-        c->pin_running = 0;
-        g->start_pinned = c->pin_secs;
-        g->start_pinned_wait = rf_now() - t0;
-    }
+    pin_join(g);
     if (c->pin_r != CUDA_SUCCESS) CU(g, c->pin_r, "allocating pinned staging buffers");
     return RF_OK;
 }
@@ -533,6 +572,40 @@ static rf_status cu_h2d(gdev *g, gptr dst, const void *src, uint64_t n)
 static rf_status cu_h2d_fill(gdev *g, gptr dst, uint64_t n, rf_gpu_fill_fn fill, void *ctx)
 {
     return staged_h2d(g, dst, NULL, fill, ctx, n);
+}
+
+/* A database's narrow column as stored (rt_gpu_wire.c): round by round,
+** the run's threads pack its pieces into the staging buffer the GPU is not
+** copying from, the round crosses into scratch, and the widening kernel
+** (CUB's library, skeletons/cub/rf_wire.cu) writes it into dst. All on the
+** one stream: the next round's copy into scratch waits for this round's
+** widening (a few microseconds a round), whatever follows on the stream
+** sees the column whole, and the host packs the next round meanwhile. */
+static rf_status cu_h2d_stored(gdev *g, gptr dst, const rf_rt_stored *s, gptr scratch)
+{
+    cu_state *c = g->impl;
+    rf_status st = pinned_ready(g);
+    if (!st) st = cudart_ready(g);
+    if (st) return st;
+    int elem = rf_db_type_width(s->type);
+    int64_t b = 0, r = 0;
+    int i = c->stage_next;
+    while (b < s->nblocks) {
+        if (c->stage_used[i]) CU(g, drv.f.EventSynchronize(c->stage_ev[i]), "waiting for a host-to-GPU copy");
+        uint64_t len = 0;
+        int32_t np = 0;
+        st = rf_gpu_wire_pack(g->cpu, s, g->wire_piece, g->wire_round, &b, &r, c->stage[i], &len, &np);
+        if (st) return st;
+        CU(g, drv.f.MemcpyHtoDAsync((CUdeviceptr)scratch, c->stage[i], (size_t)len, c->stream), "a host-to-GPU copy");
+        CU(g, drv.f.EventRecord(c->stage_ev[i], c->stream), "recording an event");
+        c->stage_used[i] = 1;
+        int e = rf_cub_wire_widen((const void *)(uintptr_t)scratch, np, elem, (void *)(uintptr_t)dst, c->stream);
+        if (e) return cub_fail(g, e, "widening a column copied as stored");
+        g->wire_bytes += len;
+        i ^= 1;
+        c->stage_next = i;
+    }
+    return RF_OK;
 }
 
 /* A staging buffer's len bytes out to dst once its copy from the device is
@@ -996,6 +1069,9 @@ static void cu_close(gdev *g)
         pthread_join(c->pin_th, NULL);
         c->pin_running = 0;
     }
+    if (c->early) drv.f.MemFree(c->early); /* (never taken: the pool had no arena) */
+    c->early = 0;
+    c->early_bytes = 0;
     /* wait for everything before the staging buffers and the module go */
     if (c->stream) drv.f.StreamSynchronize(c->stream);
     if (c->mod) drv.f.ModuleUnload(c->mod);
@@ -1020,7 +1096,7 @@ static void cu_close(gdev *g)
 static const gdev_ops cu_ops = {cu_load,     cu_func,     cu_launch,     cu_mem_alloc, cu_mem_free,
                                 cu_h2d,      cu_h2d_fill, cu_d2h,      cu_d2d,        cu_memset8,   cu_sync,
                                 cu_sort_pairs, cu_scan_i64, cu_scan_u8,  cu_select,    cu_mark,
-                                cu_elapsed,  cu_close};
+                                cu_elapsed,  cu_close,    cu_h2d_stored};
 
 rf_status rf_gpu_cuda_open(gdev *g, rf_diags *d, char *why, size_t nwhy)
 {
@@ -1034,31 +1110,12 @@ rf_status rf_gpu_cuda_open(gdev *g, rf_diags *d, char *why, size_t nwhy)
     snprintf(g->desc, sizeof g->desc, "%s (sm_%d%d, %d SMs)", drv.name, drv.cc_major, drv.cc_minor, drv.sms);
     g->sms = drv.sms;
     g->max_grid = (uint64_t)drv.sms * 8;
+    g->wire_piece = RF_WIRE_PIECE;
+    g->wire_round = STAGE_BYTES;
     rf_status st = RF_OK;
     CUresult r = drv.f.CtxSetCurrent(drv.ctx);
     size_t fr = 0, total = 0;
     if (r == CUDA_SUCCESS) r = drv.f.MemGetInfo(&fr, &total);
-    double t0 = rf_now();
-    if (r == CUDA_SUCCESS && !spare_take(c)) {
-        r = drv.f.StreamCreate(&c->stream, CU_STREAM_NON_BLOCKING);
-        for (int i = 0; i < 2 && r == CUDA_SUCCESS; i++) {
-            r = drv.f.EventCreate(&c->stage_ev[i], CU_EVENT_DISABLE_TIMING);
-            if (r == CUDA_SUCCESS) r = drv.f.EventCreate(&c->mark[i], CU_EVENT_DEFAULT);
-        }
-        /* the pinned buffers on a thread beside the rest of the start (or here) */
-        if (r == CUDA_SUCCESS) {
-            if (pthread_create(&c->pin_th, NULL, pin_main, c) == 0) {
-                c->pin_running = 1;
-            } else {
-                pin_main(c);
-                g->start_pinned = c->pin_secs;
-                r = c->pin_r;
-            }
-        }
-    }
-    g->start_stream = rf_now() - t0;
-    g->stream = c->stream;
-    if (r != CUDA_SUCCESS) st = cu_fail(g, r, "setting up the GPU");
     g->mem_free = fr;
     /* a first arena of a quarter of the free memory (at least 1 GiB), then
     ** arenas that double while the device has room: most runs allocate
@@ -1067,6 +1124,30 @@ rf_status rf_gpu_cuda_open(gdev *g, rf_diags *d, char *why, size_t nwhy)
     ** start left a second redfox on the card 16 MiB: ten test processes on
     ** one H200 failed with "out of GPU memory" */
     g->pool_first = fr / 4 > (UINT64_C(1) << 30) ? fr / 4 : (UINT64_C(1) << 30); /* (gpu_pool_mb may set another) */
+    double t0 = rf_now();
+    if (r == CUDA_SUCCESS && !spare_take(c)) {
+        r = drv.f.StreamCreate(&c->stream, CU_STREAM_NON_BLOCKING);
+        for (int i = 0; i < 2 && r == CUDA_SUCCESS; i++) {
+            r = drv.f.EventCreate(&c->stage_ev[i], CU_EVENT_DISABLE_TIMING);
+            if (r == CUDA_SUCCESS) r = drv.f.EventCreate(&c->mark[i], CU_EVENT_DEFAULT);
+        }
+        /* the pinned buffers (and the pool's first arena, of the size the
+        ** defaults give it) on a thread beside the rest of the start (or here) */
+        if (r == CUDA_SUCCESS) {
+            c->early_bytes = rf_gpool_first_bytes(g);
+            if (pthread_create(&c->pin_th, NULL, pin_main, c) == 0) {
+                c->pin_running = 1;
+            } else {
+                pin_main(c);
+                g->start_pinned = c->pin_secs;
+                g->start_arena = c->early ? c->early_secs : 0;
+                r = c->pin_r;
+            }
+        }
+    }
+    g->start_stream = rf_now() - t0;
+    g->stream = c->stream;
+    if (r != CUDA_SUCCESS) st = cu_fail(g, r, "setting up the GPU");
     if (st) cu_close(g);
     return st;
 }

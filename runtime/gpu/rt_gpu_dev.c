@@ -322,7 +322,7 @@ rf_status rf_gx_host_i64(gx *x, gptr src, int64_t n, int64_t **out)
 }
 
 rf_status rf_gx_upload_rel(gx *x, const rf_rt_rel *r, const rf_type *types, int32_t ncols, const uint8_t *read,
-                           gval *out)
+                           struct rf_rt_stored *const *stored, gval *out)
 {
     memset(out, 0, sizeof *out);
     out->nrows = out->cap = r->nrows;
@@ -334,7 +334,9 @@ rf_status rf_gx_upload_rel(gx *x, const rf_rt_rel *r, const rf_type *types, int3
     for (int32_t c = 0; c < ncols && !st; c++)
         if (!read || read[c]) st = galloc(x, (uint64_t)r->nrows * (uint64_t)wid(types[c]), &out->cols[c]);
     for (int32_t c = 0; c < ncols && !st; c++)
-        if (out->cols[c].p) st = x->g.ops->h2d(&x->g, colp(out, c), r->cols[c], (uint64_t)r->nrows * (uint64_t)wid(types[c]));
+        if (out->cols[c].p)
+            st = stored && stored[c] ? rf_gx_h2d_stored(x, colp(out, c), stored[c])
+                                     : x->g.ops->h2d(&x->g, colp(out, c), r->cols[c], (uint64_t)r->nrows * (uint64_t)wid(types[c]));
     if (st) rf_gx_val_clear(x, out, ncols);
     return st;
 }

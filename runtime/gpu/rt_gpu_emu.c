@@ -16,6 +16,7 @@
 ** redfox, checks every kernel's memory accesses).
 */
 #include "rt_gpu_internal.h"
+#include "rf_rt_stored.h"
 #include "rf_sys.h"
 
 #include <dlfcn.h>
@@ -286,6 +287,30 @@ static rf_status emu_h2d_fill(gdev *g, gptr dst, uint64_t n, rf_gpu_fill_fn fill
     return RF_OK;
 }
 
+/* Copies as stored in the emulator: pieces of 512 rows and rounds of 64
+** KiB, so that the tests' small databases meet several pieces a block and
+** several rounds a column (the real device: a block's 64 Ki rows, a 16 MiB
+** staging buffer); each round packed as the device's are (rt_gpu_wire.c),
+** into scratch, then widened on the host by the device kernel's own
+** decoding (skeletons/cuda/rf_wire.h). */
+#define EMU_WIRE_PIECE 512
+#define EMU_WIRE_ROUND ((uint64_t)64 << 10)
+
+static rf_status emu_h2d_stored(gdev *g, gptr dst, const rf_rt_stored *s, gptr scratch)
+{
+    int64_t b = 0, r = 0;
+    int elem = rf_db_type_width(s->type);
+    while (b < s->nblocks) {
+        uint64_t len = 0;
+        int32_t np = 0;
+        rf_status st = rf_gpu_wire_pack(g->cpu, s, g->wire_piece, g->wire_round, &b, &r, P(scratch), &len, &np);
+        if (st) return st;
+        g->wire_bytes += len;
+        rf_gpu_wire_widen_host(P(scratch), np, elem, P(dst));
+    }
+    return RF_OK;
+}
+
 static rf_status emu_d2h(gdev *g, void *dst, gptr src, uint64_t n)
 {
     (void)g;
@@ -419,7 +444,8 @@ static void emu_close(gdev *g)
 static const gdev_ops emu_ops = {emu_load,  emu_func,     emu_launch,    emu_mem_alloc, emu_mem_free, emu_h2d,
                                  emu_h2d_fill,
                                  emu_d2h,   emu_d2d,      emu_memset8,   emu_sync,      emu_sort_pairs, emu_scan_i64,
-                                 emu_scan_u8, emu_select, emu_mark,      emu_elapsed,   emu_close};
+                                 emu_scan_u8, emu_select, emu_mark,      emu_elapsed,   emu_close,
+                                 emu_h2d_stored};
 
 rf_status rf_gpu_emu_open(gdev *g, rf_diags *d)
 {
@@ -438,5 +464,7 @@ rf_status rf_gpu_emu_open(gdev *g, rf_diags *d)
     /* RF_GPU_EMU_MEM_MB: a smaller emulated device, to test running out of it */
     const char *mm = getenv("RF_GPU_EMU_MEM_MB");
     g->mem_free = mm && atoll(mm) > 0 ? (uint64_t)atoll(mm) << 20 : UINT64_C(64) << 30;
+    g->wire_piece = EMU_WIRE_PIECE;
+    g->wire_round = EMU_WIRE_ROUND;
     return RF_OK;
 }

@@ -76,7 +76,8 @@ rf_status rf_gx_run_kernel(gx *x, const rf_hir_kernel *k)
 ** them: only the columns some kernel reads (the analysis that reads only
 ** those columns of a database, rt_db_input.c); the others get no device
 ** memory and no copy. */
-static rf_status gpu_load(void *dev, int32_t var, rf_rt_rel *r, int borrowed, const uint64_t *stamps)
+static rf_status gpu_load(void *dev, int32_t var, rf_rt_rel *r, int borrowed, const uint64_t *stamps,
+                          struct rf_rt_stored *const *stored)
 {
     gx *x = dev;
     const rf_hir_var *v = x->p->vars[var];
@@ -87,14 +88,20 @@ static rf_status gpu_load(void *dev, int32_t var, rf_rt_rel *r, int borrowed, co
     if (read) rf_rt_input_cols_read(x->p, var, read);
     int64_t ndiag = x->d->count, nerr = x->d->nerrors;
     /* with an input cache: columns it holds are not copied again */
-    if (!st && stamps && x->gc) st = rf_gx_cache_upload_rel(x, r, v->types, v->ncols, read, stamps, &g);
-    else if (!st) st = rf_gx_upload_rel(x, r, v->types, v->ncols, read, &g);
+    if (!st && stamps && x->gc) st = rf_gx_cache_upload_rel(x, r, v->types, v->ncols, read, stamps, stored, &g);
+    else if (!st) st = rf_gx_upload_rel(x, r, v->types, v->ncols, read, stored, &g);
     if (st == RF_EDEVMEM) {
         /* no room on the device even for this input alone: it waits in host
-        ** memory until a kernel reads it (at once, or in ranges) */
+        ** memory until a kernel reads it (at once, or in ranges), columns
+        ** held as stored widened there (their memory the input reader's,
+        ** as a borrowed column's) */
         rf_gx_val_clear(x, &g, v->ncols);
         rf_gx_held_drop_diags(x, ndiag, nerr);
-        st = rf_gx_held_rel(x, r, v->types, v->ncols, read, borrowed, &g);
+        st = RF_OK;
+        for (int32_t c = 0; c < v->ncols && stored && !st; c++)
+            if (stored[c] && r->nrows > 0 && !(r->cols[c] = (void *)rf_rt_stored_widen(stored[c], x->threads)))
+                st = RF_ENOMEM;
+        if (!st) st = rf_gx_held_rel(x, r, v->types, v->ncols, read, borrowed, &g);
     }
     free(read);
     if (borrowed) {
@@ -384,7 +391,10 @@ static rf_status gpu_load_end(void *dev)
     if (!st && needs_dict(x)) st = rf_gpu_dict_sync(&x->str, 0);
     if (!st) st = wake(x);
     if (!st) st = x->g.ops->sync(&x->g);
-    if (x->res) x->res->load_h2d_bytes = x->g.h2d_bytes; /* the copy phase's bytes, for its rate */
+    if (x->res) {
+        x->res->load_h2d_bytes = x->g.h2d_bytes; /* the copy phase's bytes, for its rate */
+        x->res->load_wire_bytes = x->g.wire_bytes;
+    }
     rf_gpu_acct_reset(&x->g, x->tune.gpu_trace); /* the run's device operations are counted from here */
     x->g.acct.fn = x->o.trace;
     x->g.acct.fn_ctx = x->o.trace_ctx;
@@ -481,6 +491,7 @@ static void report_start(gx *x, rf_rt_result *res)
     res->gpu_start_stream_s = x->g.start_stream;
     res->gpu_start_pinned_s = x->g.start_pinned;
     res->gpu_start_pinned_wait_s = x->g.start_pinned_wait;
+    res->gpu_start_arena_s = x->g.start_arena;
 }
 
 static void gpu_report(void *dev)
@@ -502,6 +513,7 @@ static void gpu_report(void *dev)
     }
     if (x->res) {
         x->res->h2d_bytes = x->g.h2d_bytes;
+        x->res->wire_bytes = x->g.wire_bytes;
         x->res->gpu_pinned_gbs = x->g.pinned_gbs;
         x->res->d2h_bytes = x->g.d2h_bytes;
         x->res->gpu_alloc_seconds = x->g.alloc_seconds;
@@ -561,4 +573,5 @@ const rf_rt_device_ops rf_rt_gpu_device = {
     "gpu",       gpu_open, gpu_where, gpu_load_begin, gpu_load, gpu_load_end, gpu_run, gpu_rows, gpu_finish,
     gpu_to_host, gpu_free, gpu_close, gpu_view,
     gpu_attach,  rf_gx_exchange, gpu_report, gpu_fused_until, gpu_unfuse,
+    1, /* narrow columns as stored: widened on the device (rt_gpu_wire.c) */
 };

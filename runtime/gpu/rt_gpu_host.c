@@ -238,7 +238,7 @@ rf_status rf_gx_map_on_host(gx *x, const rf_hir_kernel *k, const int32_t vars[2]
     if (!st) st = rf_rt_eval_map(&ctx, k->filter, k->outs, k->nouts, ov->types, sides, n, &out, x->d);
     gval v;
     memset(&v, 0, sizeof v);
-    if (!st) st = rf_gx_upload_rel(x, &out, ov->types, ov->ncols, NULL, &v);
+    if (!st) st = rf_gx_upload_rel(x, &out, ov->types, ov->ncols, NULL, NULL, &v);
     if (!st) rf_gx_var_set(x, k->out, &v);
     rf_rt_rel_free(&out);
     rf_rt_rel_free(&r[0]);

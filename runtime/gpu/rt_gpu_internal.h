@@ -27,6 +27,7 @@ typedef uint64_t gptr;
 typedef struct gpool gpool;
 typedef struct gdev gdev;
 typedef struct gcache gcache; /* an input cache's device part (rt_gpu_cache.c) */
+struct rf_rt_stored;          /* a database's narrow column as stored (runtime/rf_rt_stored.h) */
 
 /* Makes bytes [begin, end) of a source that h2d_fill copies, at out. */
 typedef void (*rf_gpu_fill_fn)(void *ctx, uint64_t begin, uint64_t end, char *out);
@@ -65,6 +66,13 @@ typedef struct gdev_ops {
     rf_status (*mark)(gdev *g, int which);
     rf_status (*elapsed)(gdev *g, double *seconds);
     void (*close)(gdev *g);
+    /* A database's narrow column s (runtime/rf_rt_stored.h) to the device
+    ** column dst (s->nrows values of its type), as stored (rt_gpu_wire.c):
+    ** round by round, its pieces packed into a staging buffer, copied into
+    ** scratch (device memory of rf_gpu_wire_round_room bytes), widened from
+    ** there into dst on the device. Adds the bytes that crossed to
+    ** g->wire_bytes. Rows no piece covers are left as they are. */
+    rf_status (*h2d_stored)(gdev *g, gptr dst, const struct rf_rt_stored *s, gptr scratch);
 } gdev_ops;
 
 /* Host time per class of device operation (rt_gpu_acct.c). */
@@ -96,12 +104,16 @@ struct gdev {
     int pool_exact;     /* one device allocation per buffer (the gpu_pool_exact setting) */
     const char *cache_dir; /* the JIT and emulator caches' root (rf_gpu_cache_dir; the cache_dir setting) */
     uint64_t h2d_bytes, d2h_bytes; /* copied each way, the whole run (the accounting layer counts) */
+    uint64_t wire_bytes; /* of h2d_bytes, the bytes that crossed (columns copied as stored cross in fewer) */
+    int64_t wire_piece;  /* copies as stored: rows per piece at most (0: the device has none) */
+    uint64_t wire_round; /* copies as stored: the bytes a round may take (a staging buffer's) */
     double pinned_gbs; /* the measured pinned host-to-device bandwidth (--profile); 0: not measured */
     /* the start's parts, seconds (--profile): the stream and events (the
     ** pinned buffers too when kept from the last run); the pinned buffers,
     ** allocated on a thread beside the program's load, and how long their
     ** first use waited for them (0: kept from the last run) */
     double start_stream, start_pinned, start_pinned_wait;
+    double start_arena; /* the pool's first arena, allocated on the pinned buffers' thread (0: not there) */
     double alloc_seconds;    /* in the driver's allocations (the pool's arenas), the whole run */
     struct rf_cpu_pool *cpu; /* the run's host threads: they fill the staging buffers of big copies */
     void *stream; /* the real device's stream (CUstream), for NCCL; NULL in the emulator */
@@ -161,6 +173,13 @@ void rf_gpool_free(gpool *pl);
 /* Room for bytes (256-aligned; 0 bytes gives an empty gbuf). RF_ENOMEM with a
 ** diagnostic when the device is full. */
 rf_status rf_gpool_alloc(gpool *pl, uint64_t bytes, gbuf *b);
+/* The size the pool's first arena takes on g when no request needs more
+** (add_arena's first; 0 with gpu_pool_exact): what the real device
+** allocates ahead, on its pinned buffers' thread (rt_gpu_cuda.c). */
+uint64_t rf_gpool_first_bytes(const gdev *g);
+/* As rf_gpool_alloc, but without freeing room (no value moves to host
+** memory) and without a message: RF_EDEVMEM where the room is not free. */
+rf_status rf_gpool_alloc_quiet(gpool *pl, uint64_t bytes, gbuf *b);
 /* the same, placed at the top of the arenas: for buffers that outlive the run */
 rf_status rf_gpool_alloc_kept(gpool *pl, uint64_t bytes, gbuf *b);
 void rf_gpool_release(gpool *pl, gbuf *b); /* empties b */
@@ -498,9 +517,11 @@ rf_status rf_gx_rel_gather(gx *x, const gval *in, const rf_type *types, int32_t 
                             gval *out);
 rf_status rf_gx_host_rel(gx *x, int32_t var, rf_rt_rel *r);
 rf_status rf_gx_host_i64(gx *x, gptr src, int64_t n, int64_t **out);
-/* r on the device; read (NULL: all) marks the columns to copy, the others get no memory */
+/* r on the device; read (NULL: all) marks the columns to copy, the others
+** get no memory; stored (NULL: none) gives per column a database's narrow
+** column as stored where r's column is NULL (copied as stored: rt_gpu_wire.c) */
 rf_status rf_gx_upload_rel(gx *x, const rf_rt_rel *r, const rf_type *types, int32_t ncols, const uint8_t *read,
-                           gval *out);
+                           struct rf_rt_stored *const *stored, gval *out);
 
 /* rt_gpu_host.c: on the host */
 rf_status rf_gx_build_island(gx *x, const rf_hir_kernel *k, const rf_gpu_island *is, const gval *side, gptr rows,
@@ -701,7 +722,7 @@ void rf_gx_cache_close(gx *x);
 /* As rf_gx_upload_rel, the columns with a stamp (stamps[c] != 0) through the
 ** cache: found there (no copy), or copied and kept. */
 rf_status rf_gx_cache_upload_rel(gx *x, const rf_rt_rel *r, const rf_type *types, int32_t ncols, const uint8_t *read,
-                                 const uint64_t *stamps, gval *out);
+                                 const uint64_t *stamps, struct rf_rt_stored *const *stored, gval *out);
 /* The pool is full: a cached column no value uses leaves (least recently
 ** used first), else the dictionary's copy this run has not read; 1 when
 ** something left. */
@@ -711,6 +732,23 @@ void rf_gx_cache_report(gx *x, rf_rt_result *res);
 
 /* rt_gpu_exec.c: the run */
 rf_status rf_gx_run_kernel(gx *x, const rf_hir_kernel *k);
+
+/* rt_gpu_wire.c: a database's narrow columns copied as stored (skeletons/cuda/rf_wire.h) */
+/* The device memory a round of s's pieces (at most `piece` rows each) takes
+** at most: cap, or less for a short column (its whole). */
+uint64_t rf_gpu_wire_round_room(const struct rf_rt_stored *s, int64_t piece, uint64_t cap);
+/* The pieces of s from block *blk, row *row of it on that fit cap bytes (at
+** least one) packed as one round at out, their values copied by cpu's
+** threads: *bytes the round's, *npieces its pieces; *blk, *row move past
+** them. */
+rf_status rf_gpu_wire_pack(rf_cpu_pool *cpu, const struct rf_rt_stored *s, int64_t piece, uint64_t cap, int64_t *blk,
+                           int64_t *row, void *out, uint64_t *bytes, int32_t *npieces);
+/* A round's values into the column dst of elem bytes a value (the host's widening). */
+void rf_gpu_wire_widen_host(const void *round, int32_t npieces, int elem, void *dst);
+/* Stored column s to the device column dst: as stored, widened on the
+** device, where the device and room for a round allow; else widened on the
+** host (once, rf_rt_stored_widen) and copied. */
+rf_status rf_gx_h2d_stored(gx *x, gptr dst, struct rf_rt_stored *s);
 /* Waits for the program's module on its thread (once; at once where none
 ** runs): its messages into x->d, its status. */
 rf_status rf_gx_module_wait(gx *x);

@@ -140,6 +140,17 @@ static void fr_remove(arena *a, int64_t at)
     a->nfr--;
 }
 
+uint64_t rf_gpool_first_bytes(const gdev *g)
+{
+    if (g->pool_exact) return 0;
+    uint64_t size = g->pool_first ? g->pool_first : FIRST_ARENA;
+    uint64_t cap = g->mem_free > (UINT64_C(512) << 20) ? g->mem_free - (UINT64_C(512) << 20) : 0;
+    if (size > cap) size = cap;
+    size = (size + ALIGN - 1) / ALIGN * ALIGN;
+    if (g->mem_cap && size > g->mem_cap) size = g->mem_cap / ALIGN * ALIGN;
+    return size;
+}
+
 static int add_arena(gpool *pl, uint64_t need)
 {
     if (pl->nar == MAX_ARENAS) return -1;
@@ -206,7 +217,7 @@ static int try_alloc(gpool *pl, uint64_t n, int high, gptr *p)
     return 0;
 }
 
-static rf_status pool_alloc(gpool *pl, uint64_t bytes, int high, gbuf *b)
+static rf_status pool_alloc(gpool *pl, uint64_t bytes, int high, int quiet, gbuf *b)
 {
     b->p = 0;
     b->n = 0;
@@ -222,7 +233,8 @@ static rf_status pool_alloc(gpool *pl, uint64_t bytes, int high, gbuf *b)
         else
             got = !try_alloc(pl, n, high, &p) || (n != UINT64_MAX && !add_arena(pl, n) && !try_alloc(pl, n, high, &p));
         if (got) break;
-        if (n != UINT64_MAX && pl->on_full && pl->on_full(pl->on_full_ctx)) continue;
+        if (n != UINT64_MAX && !quiet && pl->on_full && pl->on_full(pl->on_full_ctx)) continue;
+        if (quiet) return RF_EDEVMEM;
         if (pl->cap)
             rf_error(pl->g->d, rf_mkloc(NULL, 0, 0),
                      "out of GPU memory: %" PRIu64 " KiB wanted, %" PRIu64 " KiB in use of the %" PRIu64
@@ -242,8 +254,9 @@ static rf_status pool_alloc(gpool *pl, uint64_t bytes, int high, gbuf *b)
     return RF_OK;
 }
 
-rf_status rf_gpool_alloc(gpool *pl, uint64_t bytes, gbuf *b) { return pool_alloc(pl, bytes, 0, b); }
-rf_status rf_gpool_alloc_kept(gpool *pl, uint64_t bytes, gbuf *b) { return pool_alloc(pl, bytes, 1, b); }
+rf_status rf_gpool_alloc(gpool *pl, uint64_t bytes, gbuf *b) { return pool_alloc(pl, bytes, 0, 0, b); }
+rf_status rf_gpool_alloc_kept(gpool *pl, uint64_t bytes, gbuf *b) { return pool_alloc(pl, bytes, 1, 0, b); }
+rf_status rf_gpool_alloc_quiet(gpool *pl, uint64_t bytes, gbuf *b) { return pool_alloc(pl, bytes, 0, 1, b); }
 
 void rf_gpool_release(gpool *pl, gbuf *b)
 {

@@ -323,7 +323,7 @@ rf_status rf_gx_k_facts(gx *x, const rf_hir_kernel *k)
     if (st) return st;
     gval g;
     memset(&g, 0, sizeof g);
-    st = rf_gx_upload_rel(x, &r, out->types, out->ncols, NULL, &g);
+    st = rf_gx_upload_rel(x, &r, out->types, out->ncols, NULL, NULL, &g);
     rf_rt_rel_free(&r);
     if (st) return st;
     rf_gx_var_set(x, k->out, &g);

@@ -1,6 +1,8 @@
 /*
 ** skeletons/cub/rf_cub.h: device-wide primitives of the GPU backend (radix
-** sort, scans, reduce-by-key, flagged selection), built by nvcc from CUB.
+** sort, scans, reduce-by-key, flagged selection) and the widening of a
+** database's narrow columns copied as stored (rf_wire.cu), built by nvcc
+** from CUB.
 **
 ** Owns nothing at run time: every function works on device pointers that the
 ** caller allocated (from the runtime's memory pool) and enqueues its work on
@@ -52,6 +54,11 @@ int rf_cub_reduce_by_key_u64_i64(void *temp, size_t *temp_bytes, const uint64_t 
 ** in[i] for those i; the count goes to *nsel_dev (device memory). */
 int rf_cub_select_flagged_i64(void *temp, size_t *temp_bytes, const int64_t *in, const uint8_t *flags,
                               int64_t *out, int64_t *nsel_dev, int64_t n, void *stream);
+
+/* Widens a round of a narrow column copied as stored
+** (skeletons/cuda/rf_wire.h): its nblk pieces, at round in device memory,
+** into the column of elem bytes a value (4 or 8) at dst. */
+int rf_cub_wire_widen(const void *round, int32_t nblk, int elem, void *dst, void *stream);
 
 #ifdef __cplusplus
 }
