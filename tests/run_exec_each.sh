@@ -8,7 +8,10 @@
 # deletes and both. The outputs printed after transaction k must equal a
 # from-scratch `redfox run` over a copy of the database that took batches 1
 # to k in separate processes (one exec each), and the stored derived tables
-# at the end must equal that copy's. A bad batch among them stops there: its
+# at the end must equal that copy's. Every transaction after the first starts
+# from the relations the one before kept in memory (--profile says so), and
+# the first of an exec reads the tables: a second --each on the same database
+# sees what the first committed. A bad batch among them stops there: its
 # transaction fails (exit 1, naming it), the ones before it stay committed.
 # MODE cpu or emu (the GPU emulator).
 set -u
@@ -51,6 +54,10 @@ each() {
     [ "$(grep -c '^exec: transaction [0-9]* of [0-9]*: ' "$tmp/$name.prof")" -eq $# ] ||
         { cat "$tmp/$name.prof"; fail "$name: not one profile per transaction"; }
     [ "$(grep -c '^exec: batch: ' "$tmp/$name.prof")" -eq $# ] || fail "$name: not one batch line per transaction"
+    # every transaction after the first starts from the relations the one
+    # before kept in memory, not from the database's tables
+    [ "$(grep -c '^exec: started from the relations the last transaction of this process kept' "$tmp/$name.prof")" -eq $(($# - 1)) ] ||
+        { cat "$tmp/$name.prof"; fail "$name: the transactions after the first did not start from the relations kept"; }
     split_out "$tmp/$name.out" "$tmp/$name.each"
     k=0
     for b in "$@"; do

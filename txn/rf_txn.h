@@ -48,6 +48,15 @@ typedef struct rf_txn_pred {
     int changed;          /* ins or del non-empty (derived: may change) */
     const char *how;      /* derived, maintained by diffs: how (--profile; static) */
     struct rf_txn_ops *ops; /* base: the batches' updates of it (txn_parse.c), NULL until named */
+    /* kept between transactions (txn_resident.c): cur's columns are the
+    ** kept relation's (borrowed: rf_txn_cur_free frees only cur.cols), named
+    ** for the devices' copies by stamps (rf_rt_cache_put_stamped; NULL:
+    ** none); view: where the new state is cur then ins, the kept columns
+    ** holding ins in their room past cur's rows (has_view), never copied */
+    int borrowed;
+    const uint64_t *stamps;
+    rf_rt_rel view;
+    int has_view;
 } rf_txn_pred;
 
 typedef struct rf_txn {
@@ -217,6 +226,38 @@ rf_status rf_txn_store_load(rf_txn *t, const rf_db *db, rf_diags *d);
 ** committed by an atomic exchange with the old folder. */
 rf_status rf_txn_store_commit(rf_txn *t, const rf_db *db, const char *dir, rf_diags *d);
 
+/* ---- txn_resident.c ---------------------------------------------------- */
+
+/* The relations of one database kept between the transactions of one
+** process (docs/TRANSACTIONS.md, "Between the transactions of one
+** process"): after a commit, every base and derived relation of the
+** program as committed, in host memory, and the input cache of the runs
+** (its dictionary codes their strings; on the GPU its device part keeps
+** their columns, under stamps, and the memory pool). The next transaction
+** starts from them, not from the files, when the database's manifest is
+** byte for byte the one that commit wrote. */
+typedef struct rf_txn_resident rf_txn_resident;
+rf_txn_resident *rf_txn_resident_new(void);
+void rf_txn_resident_free(rf_txn_resident *r);
+/* Its input cache (made on first use; NULL: out of memory). */
+rf_rt_cache *rf_txn_resident_cache(rf_txn_resident *r);
+/* A number for a run's pseudo data folder, unique in r's life. */
+int64_t rf_txn_resident_next_run(rf_txn_resident *r);
+/* When r holds the state of the database at db_dir for t's program: every
+** pred's cur set to its kept relation (borrowed, with stamps, prefix, stored)
+** and 1. Else 0, and r forgets what it kept (its device copies too). */
+rf_status rf_txn_resident_take(rf_txn_resident *r, rf_txn *t, const char *db_dir, int *taken);
+/* After the batches: each base pred whose new state is cur then ins (tail)
+** gets ins written into the room past its kept rows (grown where short)
+** and view set: no copy of the stored rows. */
+rf_status rf_txn_resident_stage(rf_txn_resident *r, rf_txn *t);
+/* After t's commit to db_dir: r keeps t's new state (next moved out of t's
+** preds) and the manifest that commit wrote. On failure r forgets all. */
+rf_status rf_txn_resident_commit(rf_txn_resident *r, rf_txn *t, const char *db_dir);
+/* After a failed transaction: r stays at the last commit; rows staged past
+** a kept relation's end get new stamps (a device may have copied them). */
+void rf_txn_resident_abort(rf_txn_resident *r, rf_txn *t);
+
 /* ---- shared helpers ---------------------------------------------------- */
 
 /* Copies rows [0, n) of src's columns (widths by type) into a new owned rel. */
@@ -290,8 +331,12 @@ void rf_txn_report_free(rf_txn_report *r);
 ** and *rep (initialized by the caller, rf_buf_init of profile) what was
 ** done. Errors: in d, with their locations (a batch's file:line:col, the
 ** database's folder). */
+/* resident: NULL, or the relations kept from the last transaction on
+** db_dir in this process (rf_txn_resident): the transaction starts from
+** them where they are still the database's, and leaves its own there. */
 rf_status rf_txn_exec(const rf_txn_sources *src, const rf_fe_program *fe, const rf_hir_program *user,
                       const char *db_dir, const rf_txn_batch_src *batches, int32_t nbatches,
-                      const rf_txn_exec_options *o, rf_rt_result **out, rf_txn_report *rep, rf_diags *d);
+                      const rf_txn_exec_options *o, rf_txn_resident *resident, rf_rt_result **out,
+                      rf_txn_report *rep, rf_diags *d);
 
 #endif
