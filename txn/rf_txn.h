@@ -57,6 +57,11 @@ typedef struct rf_txn_pred {
     const uint64_t *stamps;
     rf_rt_rel view;
     int has_view;
+    /* cur's first inc_rows rows are strictly increasing on column inc_col
+    ** (txn_kset.c checked them; kept between transactions, so that a
+    ** history's ids are checked once, not every transaction); 0: none known */
+    int32_t inc_col;
+    int64_t inc_rows;
 } rf_txn_pred;
 
 typedef struct rf_txn {

@@ -30,6 +30,8 @@ typedef struct kept {
     int64_t cap;       /* rows of room in each column */
     uint64_t *stamps;  /* per column */
     int staged;        /* a transaction wrote rows past rel.nrows (stamps to renew if it fails) */
+    int32_t inc_col;   /* the first inc_rows rows strictly increase on column inc_col (rf_txn_pred's) */
+    int64_t inc_rows;
 } kept;
 
 struct rf_txn_resident {
@@ -128,6 +130,8 @@ rf_status rf_txn_resident_take(rf_txn_resident *r, rf_txn *t, const char *db_dir
         p->stamps = e->stamps;
         p->stored = !p->base; /* (every derived table was stored by the commit) */
         p->prefix = e->rel.nrows;
+        p->inc_col = e->inc_col;
+        p->inc_rows = e->inc_rows;
         e->staged = 0;
     }
     *taken = 1;
@@ -226,6 +230,8 @@ static rf_status keep_new(rf_txn_resident *r, rf_txn_pred *p, kept *e)
         if (!st) put_rows(&n, 0, from);
         if (!st && tail) put_rows(&n, from->nrows, tail);
         n.rel.nrows = rows;
+        n.inc_col = p->inc_col; /* (cur's rows first, as they were) */
+        n.inc_rows = p->has_next ? 0 : p->inc_rows;
     }
     for (int32_t c = 0; !st && c < n.rel.ncols; c++) n.stamps[c] = rf_rt_cache_new_stamp(r->cache);
     if (st) {
@@ -267,6 +273,10 @@ rf_status rf_txn_resident_commit(rf_txn_resident *r, rf_txn *t, const char *db_d
             if (!st) e->rel.nrows += p->ins.nrows;
         } else if (!p->borrowed || p->has_next) {
             st = keep_new(r, p, e);
+        }
+        if (!st && p->borrowed && !p->has_next) {
+            e->inc_col = p->inc_col; /* (the kept rows first, unchanged) */
+            e->inc_rows = p->inc_rows;
         }
         e->staged = 0;
     }
