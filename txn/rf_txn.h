@@ -246,6 +246,20 @@ rf_txn_resident *rf_txn_resident_new(void);
 void rf_txn_resident_free(rf_txn_resident *r);
 /* Its input cache (made on first use; NULL: out of memory). */
 rf_rt_cache *rf_txn_resident_cache(rf_txn_resident *r);
+/* Whether the GPU code of later transactions was compiled ahead for r's
+** program in this process (set: it was, now); forgotten with the relations. */
+int rf_txn_resident_prepared(rf_txn_resident *r, int set);
+/* The generated program name/text (with the user's sources: with_user)
+** compiled by an earlier transaction of the program of that hash, or NULL. */
+rf_hir_program *rf_txn_resident_program(rf_txn_resident *r, const char *hash, const char *name, const char *text,
+                                        int with_user);
+/* Keeps hir, compiled from that text, for the next transactions (it and
+** the arena it lives in become r's: *arena is left empty), where r has
+** room; else nothing. */
+void rf_txn_resident_keep_program(rf_txn_resident *r, const char *hash, const char *name, const char *text,
+                                  int with_user, rf_arena *arena, rf_hir_program *hir);
+/* Whether hir is one r keeps (its caller does not free it). */
+int rf_txn_resident_owns_program(const rf_txn_resident *r, const rf_hir_program *hir);
 /* A number for a run's pseudo data folder, unique in r's life. */
 int64_t rf_txn_resident_next_run(rf_txn_resident *r);
 /* When r holds the state of the database at db_dir for t's program: every

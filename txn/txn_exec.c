@@ -36,6 +36,8 @@ typedef struct exec_ctx {
     const char *device;     /* where the last run ran */
     int show;               /* the generated programs' text to the log (off while compiling ahead) */
     double t_runs;
+    double t_compile;       /* the generated programs compiled (front end, plan, Harmony; profile) */
+    double t_compile_maint; /* ... of them, those of the maintenance */
     double t_concat;        /* host copies of stored relations and new facts into one (profile) */
     double t_merge;         /* diffs: the new states put together on the host (rf_txn_merge_keys; profile) */
     rf_buf runs;            /* profile: a line per run */
@@ -57,12 +59,21 @@ static rf_status compile(exec_ctx *x, const rf_txn_sources *user, const char *ge
                          rf_hir_program **hir, rf_diags *d)
 {
     *hir = NULL;
+    double t0 = rf_now();
     if (x->show && !gen->oom) {
         rf_buf b;
         rf_buf_init(&b);
         rf_buf_printf(&b, "exec: %s\n%s\n", gen_name, rf_buf_cstr(gen));
         if (!b.oom) log_text(x, (const char *)b.data, b.len);
         rf_buf_free(&b);
+    }
+    /* between transactions: a program compiled before from the same text
+    ** (the materialization, the outputs' program, the diffs of a batch like
+    ** the last one) is taken as it is, not parsed and planned again */
+    if (x->resident && !gen->oom &&
+        (*hir = rf_txn_resident_program(x->resident, x->t.source_hash, gen_name, rf_buf_cstr(gen), user != NULL))) {
+        x->t_compile += rf_now() - t0;
+        return RF_OK;
     }
     int32_t n = (user ? user->n : 0) + 1;
     const char **names = rf_calloc((size_t)n + 1, sizeof *names), **texts = rf_calloc((size_t)n + 1, sizeof *texts);
@@ -100,7 +111,17 @@ static rf_status compile(exec_ctx *x, const rf_txn_sources *user, const char *ge
     free(names);
     free(texts);
     free(lens);
+    /* (kept for the next transactions where there is room: the arena goes with it) */
+    if (!st && x->resident)
+        rf_txn_resident_keep_program(x->resident, x->t.source_hash, gen_name, rf_buf_cstr(gen), user != NULL, arena, *hir);
+    x->t_compile += rf_now() - t0;
     return st;
+}
+
+/* Frees a compiled program, unless it is kept between transactions. */
+static void free_hir(exec_ctx *x, rf_hir_program *hir)
+{
+    if (!x->resident || !rf_txn_resident_owns_program(x->resident, hir)) rf_hir_free(hir);
 }
 
 /* The stamps of rel's columns where they are a kept relation's (cur, or
@@ -293,7 +314,7 @@ static rf_status recompute(exec_ctx *x, const rf_txn_sources *src, rf_diags *d)
         p->prefix = 0; /* (recomputed: written whole) */
     }
     rf_rt_result_free(res);
-    rf_hir_free(hir);
+    free_hir(x, hir);
     rf_arena_free(&arena);
     rf_buf_free(&gen);
     return st;
@@ -336,7 +357,7 @@ static rf_status incremental(exec_ctx *x, rf_diags *d)
         p->ins = delta;
     }
     rf_rt_result_free(res);
-    rf_hir_free(hir);
+    free_hir(x, hir);
     rf_arena_free(&arena);
     rf_buf_free(&gen);
     return st;
@@ -385,7 +406,7 @@ static rf_status by_diffs(exec_ctx *x, rf_diags *d)
     }
     x->t_merge += rf_now() - t0;
     rf_rt_result_free(res);
-    rf_hir_free(hir);
+    free_hir(x, hir);
     rf_arena_free(&arena);
     rf_buf_free(&gen);
     return st;
@@ -437,7 +458,7 @@ static rf_status dred(exec_ctx *x, rf_diags *d)
         p->changed = 0;
     }
     rf_rt_result_free(res);
-    rf_hir_free(hir);
+    free_hir(x, hir);
     rf_arena_free(&arena);
     rf_buf_free(&gen);
     return st;
@@ -503,7 +524,7 @@ static void prepare_ahead(exec_ctx *x, rf_rt_gpu_prepared *pr)
     o.cache = x->cache;
     if (n) rf_rt_gpu_prepare(ps, n, &o, pr);
     for (int32_t k = 0; k < ngen; k++) {
-        rf_hir_free(hir[k]);
+        free_hir(x, hir[k]);
         rf_arena_free(&arena[k]);
         rf_buf_free(&gen[k]);
     }
@@ -593,12 +614,14 @@ static rf_status report(exec_ctx *x, rf_txn_report *rep, const char *db_dir, int
                   "resolved by key %.3f ms, %d threads)\n", (long long)nins, nins == 1 ? "" : "s", (long long)ndel,
                   (tm[T_BATCH] - tm[T_READ]) * 1e3, x->t.t_read * 1e3, x->t.t_parse * 1e3, x->t.t_resolve * 1e3,
                   x->t.threads);
-    rf_buf_printf(b, "exec: derived predicates %s%s%s (%.3f ms, runs on device %s %.3f ms)\n",
+    rf_buf_printf(b, "exec: derived predicates %s%s%s (%.3f ms, runs on device %s %.3f ms, generated programs "
+                  "compiled %.3f ms)\n",
                   why ? "recomputed from scratch: " : "maintained incrementally", why ? why : "",
                   why ? "" : x->diffs ? " by diffs (the keys and groups the batch reaches)"
                              : ndel && nins ? " (deletions by DRed, then insertions by delta rules)"
                              : ndel ? " (deletions by DRed)" : " by delta rules",
-                  (tm[T_MAINT] - tm[T_STARTED]) * 1e3, x->device ? x->device : "none", x->t_runs * 1e3);
+                  (tm[T_MAINT] - tm[T_STARTED]) * 1e3, x->device ? x->device : "none", x->t_runs * 1e3,
+                  x->t_compile_maint * 1e3);
     if (!x->runs.oom && x->runs.len) rf_buf_append(b, x->runs.data, x->runs.len);
     if (prepared->programs)
         rf_buf_printf(b,
@@ -752,12 +775,17 @@ rf_status rf_txn_exec(const rf_txn_sources *src, const rf_fe_program *fe, const 
         }
         for (int32_t i = 0; i < x.t.npreds; i++) x.t.preds[i].rows_before = x.t.preds[i].cur.nrows;
         if (why) st = recompute(&x, src, d);
-        if (why && !st) prepare_ahead(&x, &prepared);
+        /* (once a process: the GPU caches keep what it compiled) */
+        if (why && !st && !(resident && rf_txn_resident_prepared(resident, 0))) {
+            prepare_ahead(&x, &prepared);
+            if (resident && prepared.programs) (void)rf_txn_resident_prepared(resident, 1);
+        }
         if (!why && x.diffs && (nins || ndel)) st = by_diffs(&x, d);
         if (!why && !x.diffs && ndel) st = dred(&x, d);
         if (!why && !x.diffs && !st && nins) st = incremental(&x, d);
     }
     tm[T_MAINT] = rf_now();
+    x.t_compile_maint = x.t_compile;
     int32_t nout = 0;
     for (int32_t i = 0; !st && i < x.t.npreds; i++) nout += x.t.preds[i].fe->output_name != NULL;
     if (!st && nout) {
@@ -804,7 +832,7 @@ rf_status rf_txn_exec(const rf_txn_sources *src, const rf_fe_program *fe, const 
     free_txn(&x.t);
     if (!resident) rf_rt_cache_free(x.cache);
     rf_db_close(db);
-    rf_hir_free(outhir);
+    free_hir(&x, outhir);
     rf_arena_free(&outarena);
     return st;
 }

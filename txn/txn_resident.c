@@ -34,14 +34,27 @@ typedef struct kept {
     int64_t inc_rows;
 } kept;
 
+/* A generated program compiled by an earlier transaction. */
+typedef struct kept_program {
+    char *key;          /* name, with_user, text */
+    rf_arena arena;
+    rf_hir_program *hir;
+} kept_program;
+
+enum { MAX_PROGRAMS = 16 };
+
 struct rf_txn_resident {
     rf_rt_cache *cache;
-    char hash[17];      /* the program's (derived tables' names) */
+    char hash[17];      /* the program's (derived tables' names); its programs below were compiled for it */
     char *manifest;     /* what the last commit wrote; NULL: nothing kept */
     int64_t manifest_len;
     kept *k;
     int32_t n;
     int64_t runs;
+    int prepared;       /* the GPU code of later transactions compiled ahead (rf_txn_resident_prepared) */
+    kept_program prog[MAX_PROGRAMS]; /* keyed by the program's hash too; kept while the relations are
+                                        forgotten (they depend on no data), dropped for another program */
+    int32_t nprog;
 };
 
 rf_txn_resident *rf_txn_resident_new(void) { return rf_calloc(1, sizeof(rf_txn_resident)); }
@@ -66,13 +79,26 @@ static void forget(rf_txn_resident *r)
     free(r->manifest);
     r->manifest = NULL;
     r->manifest_len = 0;
+    r->prepared = 0;
     rf_rt_cache_forget_device(r->cache);
+}
+
+/* The programs compiled (none in use: between transactions). */
+static void forget_programs(rf_txn_resident *r)
+{
+    for (int32_t i = 0; i < r->nprog; i++) {
+        rf_hir_free(r->prog[i].hir);
+        rf_arena_free(&r->prog[i].arena);
+        free(r->prog[i].key);
+    }
+    r->nprog = 0;
 }
 
 void rf_txn_resident_free(rf_txn_resident *r)
 {
     if (!r) return;
     forget(r);
+    forget_programs(r);
     rf_rt_cache_free(r->cache);
     free(r);
 }
@@ -84,6 +110,47 @@ rf_rt_cache *rf_txn_resident_cache(rf_txn_resident *r)
 }
 
 int64_t rf_txn_resident_next_run(rf_txn_resident *r) { return ++r->runs; }
+
+static char *program_key(const char *hash, const char *name, const char *text, int with_user)
+{
+    return rf_sprintf("%s\n%s\n%d\n%s", hash, name, with_user, text);
+}
+
+rf_hir_program *rf_txn_resident_program(rf_txn_resident *r, const char *hash, const char *name, const char *text,
+                                        int with_user)
+{
+    char *key = program_key(hash, name, text, with_user);
+    rf_hir_program *hir = NULL;
+    for (int32_t i = 0; key && i < r->nprog && !hir; i++)
+        if (!strcmp(r->prog[i].key, key)) hir = r->prog[i].hir;
+    free(key);
+    return hir;
+}
+
+void rf_txn_resident_keep_program(rf_txn_resident *r, const char *hash, const char *name, const char *text,
+                                  int with_user, rf_arena *arena, rf_hir_program *hir)
+{
+    if (r->nprog == MAX_PROGRAMS || !hir) return;
+    kept_program *k = &r->prog[r->nprog];
+    if (!(k->key = program_key(hash, name, text, with_user))) return;
+    k->arena = *arena;
+    k->hir = hir;
+    rf_arena_init(arena);
+    r->nprog++;
+}
+
+int rf_txn_resident_owns_program(const rf_txn_resident *r, const rf_hir_program *hir)
+{
+    for (int32_t i = 0; hir && i < r->nprog; i++)
+        if (r->prog[i].hir == hir) return 1;
+    return 0;
+}
+
+int rf_txn_resident_prepared(rf_txn_resident *r, int set)
+{
+    if (set) r->prepared = 1;
+    return r->prepared;
+}
 
 static kept *find(rf_txn_resident *r, const char *table)
 {
@@ -107,6 +174,7 @@ static int same_manifest(const rf_txn_resident *r, const char *db_dir)
 rf_status rf_txn_resident_take(rf_txn_resident *r, rf_txn *t, const char *db_dir, int *taken)
 {
     *taken = 0;
+    if (strcmp(r->hash, t->source_hash)) forget_programs(r); /* (another program's) */
     int ok = r->manifest && !strcmp(r->hash, t->source_hash) && r->n == t->npreds && same_manifest(r, db_dir);
     for (int32_t i = 0; ok && i < t->npreds; i++) {
         const rf_txn_pred *p = &t->preds[i];
