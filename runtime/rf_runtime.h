@@ -54,6 +54,9 @@ rf_status rf_rt_cache_put_stamped(rf_rt_cache *c, const char *path, const rf_hir
                                   const uint8_t *foreign, const uint64_t *stamps);
 /* A stamp no column of c has had yet. */
 uint64_t rf_rt_cache_new_stamp(rf_rt_cache *c);
+/* The caller's column named stamp is gone: a device's copy of it is freed
+** now, not left until the device needs the room. Between runs. */
+void rf_rt_cache_drop_stamp(rf_rt_cache *c, uint64_t stamp);
 /* Forgets every relation given by rf_rt_cache_put (their non-foreign
 ** columns freed); the rows read from files stay, and so do a device's
 ** copies, under their stamps. */

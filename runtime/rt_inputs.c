@@ -462,6 +462,11 @@ rf_status rf_rt_cache_put(rf_rt_cache *c, const char *path, const rf_hir_var *v,
 
 uint64_t rf_rt_cache_new_stamp(rf_rt_cache *c) { return ++c->stamps; }
 
+void rf_rt_cache_drop_stamp(rf_rt_cache *c, uint64_t stamp)
+{
+    if (c && stamp && c->dev.drop) c->dev.drop(c->dev.part, stamp);
+}
+
 void rf_rt_cache_drop_puts(rf_rt_cache *c)
 {
     int32_t k = 0;

@@ -59,6 +59,12 @@ struct rf_txn_resident {
 
 rf_txn_resident *rf_txn_resident_new(void) { return rf_calloc(1, sizeof(rf_txn_resident)); }
 
+/* e's columns leave: so do the devices' copies of them. */
+static void drop_stamps(rf_txn_resident *r, const kept *e)
+{
+    for (int32_t c = 0; e->stamps && c < e->rel.ncols; c++) rf_rt_cache_drop_stamp(r->cache, e->stamps[c]);
+}
+
 static void kept_free(kept *e)
 {
     for (int32_t c = 0; e->rel.cols && c < e->rel.ncols; c++) rf_rt_col_free(e->rel.cols[c]);
@@ -72,7 +78,7 @@ static void kept_free(kept *e)
 /* Forgets every kept relation, and the devices' copies of them. */
 static void forget(rf_txn_resident *r)
 {
-    for (int32_t i = 0; i < r->n; i++) kept_free(&r->k[i]);
+    for (int32_t i = 0; i < r->n; i++) kept_free(&r->k[i]); /* (the device's part is forgotten whole below) */
     free(r->k);
     r->k = NULL;
     r->n = 0;
@@ -306,6 +312,7 @@ static rf_status keep_new(rf_txn_resident *r, rf_txn_pred *p, kept *e)
         kept_free(&n);
         return st;
     }
+    drop_stamps(r, e);
     kept_free(e);
     *e = n;
     return RF_OK;
@@ -319,6 +326,7 @@ rf_status rf_txn_resident_commit(rf_txn_resident *r, rf_txn *t, const char *db_d
         int mine = 0;
         for (int32_t k = 0; k < t->npreds && !mine; k++) mine = !strcmp(t->preds[k].table, r->k[i].table);
         if (!mine) {
+            drop_stamps(r, &r->k[i]);
             kept_free(&r->k[i]);
             r->k[i--] = r->k[--r->n];
         }
@@ -364,7 +372,10 @@ void rf_txn_resident_abort(rf_txn_resident *r, rf_txn *t)
     (void)t;
     for (int32_t i = 0; i < r->n; i++) {
         kept *e = &r->k[i];
-        for (int32_t c = 0; e->staged && r->cache && c < e->rel.ncols; c++) e->stamps[c] = rf_rt_cache_new_stamp(r->cache);
+        for (int32_t c = 0; e->staged && r->cache && c < e->rel.ncols; c++) {
+            rf_rt_cache_drop_stamp(r->cache, e->stamps[c]);
+            e->stamps[c] = rf_rt_cache_new_stamp(r->cache);
+        }
         e->staged = 0;
     }
 }

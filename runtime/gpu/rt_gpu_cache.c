@@ -113,6 +113,20 @@ static void release(void *part)
     free(c);
 }
 
+/* The copy kept under stamp, freed (rf_rt_cache_drop_stamp: its host
+** relation is gone); outside a run. */
+static void drop_stamp(void *part, uint64_t stamp)
+{
+    gcache *c = part;
+    if (!c || !c->pool || c->in_run) return;
+    for (int32_t i = 0; i < c->n; i++)
+        if (c->e[i].stamp == stamp) {
+            if (!c->emulated) rf_gpu_cuda_bind_thread();
+            drop_entry(c, i);
+            return;
+        }
+}
+
 /* ---- a run ------------------------------------------------------------------- */
 
 rf_status rf_gx_cache_open(gx *x, rf_rt_devcache *slot)
@@ -122,6 +136,7 @@ rf_status rf_gx_cache_open(gx *x, rf_rt_devcache *slot)
         if (!(c = rf_calloc(1, sizeof *c))) return RF_ENOMEM;
         slot->part = c;
         slot->release = release;
+        slot->drop = drop_stamp;
     }
     if (c->in_run) return RF_EINTERNAL; /* (not for concurrent runs: rf_runtime.h) */
     int emulated = rf_gpu_emulated();
