@@ -113,7 +113,8 @@ static rf_status compile(exec_ctx *x, const rf_txn_sources *user, const char *ge
     free(lens);
     /* (kept for the next transactions where there is room: the arena goes with it) */
     if (!st && x->resident)
-        rf_txn_resident_keep_program(x->resident, x->t.source_hash, gen_name, rf_buf_cstr(gen), user != NULL, arena, *hir);
+        rf_txn_resident_keep_program(x->resident, x->t.source_hash, gen_name, rf_buf_cstr(gen), user != NULL, arena,
+                                     *hir);
     x->t_compile += rf_now() - t0;
     return st;
 }

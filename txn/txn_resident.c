@@ -185,7 +185,8 @@ rf_status rf_txn_resident_take(rf_txn_resident *r, rf_txn *t, const char *db_dir
     for (int32_t i = 0; ok && i < t->npreds; i++) {
         const rf_txn_pred *p = &t->preds[i];
         const kept *e = find(r, p->table);
-        ok = e && e->rel.ncols == p->fe->arity && !memcmp(e->types, p->fe->types, (size_t)p->fe->arity * sizeof *e->types);
+        ok = e && e->rel.ncols == p->fe->arity &&
+             !memcmp(e->types, p->fe->types, (size_t)p->fe->arity * sizeof *e->types);
     }
     if (!ok) {
         forget(r);
