@@ -11,6 +11,7 @@
 ** the caller.
 */
 #include "api_internal.h"
+#include "rf_txn.h"
 #include "rf_rt_trace.h"
 #include "rf_rt_data.h"
 #include "rf_sys.h"
@@ -81,6 +82,7 @@ void rf_close(rf_database *db)
 {
     if (!db) return;
     forget_kept(db);
+    rf_txn_resident_free(db->resident);
     for (int32_t i = 0; i < db->ntables; i++) api_table_free(&db->tables[i]);
     free(db->tables);
     api_diags_clear(&db->diags);

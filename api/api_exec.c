@@ -336,7 +336,9 @@ int rf_exec(rf_database *db, const rf_program *prog, const rf_batch *batch, cons
     rf_txn_report *rep = rf_calloc(1, sizeof *rep);
     if (!st && !rep) st = RF_ENOMEM;
     if (rep) rf_buf_init(&rep->profile);
-    if (!st) st = rf_txn_exec(&src, prog->fe, prog->hir, db->dir, parts, nparts, &xo, &rr, rep, &d);
+    /* the next transaction on this handle starts from what this one commits */
+    if (!st && !db->resident && !(db->resident = rf_txn_resident_new())) st = RF_ENOMEM;
+    if (!st) st = rf_txn_exec(&src, prog->fe, prog->hir, db->dir, parts, nparts, &xo, db->resident, &rr, rep, &d);
     free(parts);
     /* a program without outputs: a result of none, which still reports */
     if (!st && !rr && !(rr = rf_calloc(1, sizeof *rr))) st = RF_ENOMEM;

@@ -65,6 +65,9 @@ struct rf_database {
     ** columns) */
     int keep_inputs;
     rf_rt_cache *kept;
+    /* rf_exec: the relations the last transaction committed, kept in memory
+    ** for the next one on this handle (txn/txn_resident.c; NULL: none yet) */
+    struct rf_txn_resident *resident;
 };
 
 struct rf_program {

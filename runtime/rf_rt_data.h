@@ -32,6 +32,9 @@ rf_status rf_rt_dict_intern(rf_rt_dict *d, const char *s, int64_t len, uint32_t 
 /* The bytes of a code; safe while other threads intern (storage never moves). */
 const char *rf_rt_dict_str(const rf_rt_dict *d, uint32_t code, int64_t *len);
 int64_t rf_rt_dict_count(const rf_rt_dict *d);
+/* A new dictionary holding d's strings under the same codes (NULL: out of
+** memory), for a result that outlives d's owner's next changes. */
+rf_rt_dict *rf_rt_dict_copy(const rf_rt_dict *d);
 /* Several ranks (runtime/dist): codes below n stand for the same strings on
 ** every rank (the ranks interned the same strings first, in one order, and
 ** compared them), so that such codes may travel as they are; 0 (the

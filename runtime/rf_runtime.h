@@ -42,6 +42,26 @@ rf_rt_dict *rf_rt_cache_dict(rf_rt_cache *c);
 rf_status rf_rt_cache_put(rf_rt_cache *c, const char *path, const rf_hir_var *v, rf_rt_rel *rel,
                           const uint8_t *foreign);
 
+/* rf_rt_cache_put with the caller's stamps: stamps NULL (the cache names
+** the columns), or per column 0 (no device keeps it after the run) or a number from rf_rt_cache_new_stamp that names
+** the column's rows for the cache's life, under which a device keeps its
+** copy across runs (rf_rt_device_ops.load). Such a column's rows may only
+** grow: the same stamp on more rows means the rows it named before,
+** unchanged, then new ones (a device copies only the new ones), and on
+** fewer rows the first of them. A caller whose rows change otherwise takes
+** a new stamp. */
+rf_status rf_rt_cache_put_stamped(rf_rt_cache *c, const char *path, const rf_hir_var *v, rf_rt_rel *rel,
+                                  const uint8_t *foreign, const uint64_t *stamps);
+/* A stamp no column of c has had yet. */
+uint64_t rf_rt_cache_new_stamp(rf_rt_cache *c);
+/* The caller's column named stamp is gone: a device's copy of it is freed
+** now, not left until the device needs the room. Between runs. */
+void rf_rt_cache_drop_stamp(rf_rt_cache *c, uint64_t stamp);
+/* Forgets every relation given by rf_rt_cache_put (their non-foreign
+** columns freed); the rows read from files stay, and so do a device's
+** copies, under their stamps. */
+void rf_rt_cache_drop_puts(rf_rt_cache *c);
+
 /* Frees what a device keeps in c across runs (the GPU: the input columns
 ** and the strings it copied, its memory pool): the next run copies its
 ** inputs to the device again, as a first run does (tpch bench's cold run). */
@@ -243,6 +263,7 @@ typedef struct rf_rt_result {
     ** and strings) and the codes the device copy holds */
     int gpu_cache;
     int64_t gpu_cache_hits, gpu_cache_misses, gpu_cache_evictions, gpu_cache_columns;
+    int64_t gpu_cache_grown; /* cached columns found with fewer rows: only the new rows copied (in miss_bytes) */
     uint64_t gpu_cache_hit_bytes, gpu_cache_miss_bytes, gpu_cache_evicted_bytes, gpu_cache_bytes;
     uint64_t gpu_dict_bytes;
     int64_t gpu_dict_codes;

@@ -38,6 +38,9 @@ struct rf_rt_stored; /* rf_rt_stored.h */
 typedef struct rf_rt_devcache {
     void *part;
     void (*release)(void *part);
+    /* Optional: the copy kept under stamp goes (its host rows will never be
+    ** handed out again under it); called between runs. */
+    void (*drop)(void *part, uint64_t stamp);
 } rf_rt_devcache;
 
 /* One run as the driver sets it up for the device. */

@@ -813,6 +813,25 @@ out:
     return rc;
 }
 
+rf_rt_dict *rf_rt_dict_copy(const rf_rt_dict *d)
+{
+    rf_rt_dict *c = rf_rt_dict_new();
+    int64_t n = rf_rt_dict_count(d);
+    if (c) rf_rt_dict_reserve(c, n);
+    /* codes are given in order of interning: interned in code order, each
+    ** string gets its old code */
+    for (int64_t i = 0; c && i < n; i++) {
+        int64_t len = 0;
+        const char *s = rf_rt_dict_str(d, (uint32_t)i, &len);
+        uint32_t code = 0;
+        if (rf_rt_dict_intern(c, s, len, &code) || code != (uint32_t)i) {
+            rf_rt_dict_free(c);
+            c = NULL;
+        }
+    }
+    return c;
+}
+
 rf_status rf_rt_dict_intern_many(rf_rt_dict *d, const int64_t *off, const char *bytes, int64_t n, uint32_t *codes,
                                  int threads)
 {

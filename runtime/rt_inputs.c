@@ -38,6 +38,7 @@ typedef struct cached {
     ** and gets a new stamp */
     uint64_t *stamp;
     void **stamped;
+    int own_stamps; /* rf_rt_cache_put_stamped: the caller's stamps, 0 for a column kept by no device */
 } cached;
 
 /* v's declared key as a column mask; 0 for none, or for one past column 63
@@ -208,6 +209,10 @@ static rf_status stamp_columns(rf_rt_cache *c, cached *e, uint64_t *stamps)
         /* (a column held as stored is named by its stored column: widened
         ** or not, the same values) */
         void *mem = e->db && e->db->stored && e->db->stored[i] ? (void *)e->db->stored[i] : e->rel.cols[i];
+        if (e->own_stamps) {
+            stamps[i] = e->stamped[i] == e->rel.cols[i] || e->stamped[i] == mem ? e->stamp[i] : 0;
+            continue;
+        }
         if (!e->stamp[i] || e->stamped[i] != mem) {
             e->stamp[i] = ++c->stamps;
             e->stamped[i] = mem;
@@ -432,8 +437,8 @@ int rf_rt_cache_holds(const rf_rt_cache *c, const char *path, const rf_hir_var *
     return 0;
 }
 
-rf_status rf_rt_cache_put(rf_rt_cache *c, const char *path, const rf_hir_var *v, rf_rt_rel *rel,
-                          const uint8_t *foreign)
+rf_status rf_rt_cache_put_stamped(rf_rt_cache *c, const char *path, const rf_hir_var *v, rf_rt_rel *rel,
+                                  const uint8_t *foreign, const uint64_t *stamps)
 {
     if (c->n == c->cap) {
         int32_t ncap = c->cap ? c->cap * 2 : 16;
@@ -450,12 +455,26 @@ rf_status rf_rt_cache_put(rf_rt_cache *c, const char *path, const rf_hir_var *v,
     e.header = v->header;
     e.types = rf_malloc((size_t)(v->ncols + 1) * sizeof *e.types);
     e.foreign = rf_calloc((size_t)v->ncols + 1, 1);
-    if (!e.path || !e.types || !e.foreign) {
+    if (stamps) {
+        e.stamp = rf_calloc((size_t)v->ncols + 1, sizeof *e.stamp);
+        e.stamped = rf_calloc((size_t)v->ncols + 1, sizeof *e.stamped);
+    }
+    if (!e.path || !e.types || !e.foreign || (stamps && (!e.stamp || !e.stamped))) {
         free(e.path);
         free(e.types);
         free(e.foreign);
+        free(e.stamp);
+        free(e.stamped);
         return RF_ENOMEM;
     }
+    /* the caller's stamps, for the columns as given (stamp_columns keeps
+    ** them while the columns stay where they are; 0: one of the cache's) */
+    e.own_stamps = stamps != NULL;
+    for (int32_t i = 0; stamps && i < v->ncols; i++)
+        if (stamps[i]) {
+            e.stamp[i] = stamps[i];
+            e.stamped[i] = rel->cols ? rel->cols[i] : NULL;
+        }
     memcpy(e.types, v->types, (size_t)v->ncols * sizeof *v->types);
     if (foreign) memcpy(e.foreign, foreign, (size_t)v->ncols);
     e.rel = *rel;
@@ -464,4 +483,38 @@ rf_status rf_rt_cache_put(rf_rt_cache *c, const char *path, const rf_hir_var *v,
     /* no key or dependency is known to hold: the first run reading it checks them */
     c->items[c->n++] = e;
     return RF_OK;
+}
+
+rf_status rf_rt_cache_put(rf_rt_cache *c, const char *path, const rf_hir_var *v, rf_rt_rel *rel,
+                          const uint8_t *foreign)
+{
+    return rf_rt_cache_put_stamped(c, path, v, rel, foreign, NULL);
+}
+
+uint64_t rf_rt_cache_new_stamp(rf_rt_cache *c) { return ++c->stamps; }
+
+void rf_rt_cache_drop_stamp(rf_rt_cache *c, uint64_t stamp)
+{
+    if (c && stamp && c->dev.drop) c->dev.drop(c->dev.part, stamp);
+}
+
+void rf_rt_cache_drop_puts(rf_rt_cache *c)
+{
+    int32_t k = 0;
+    for (int32_t i = 0; c && i < c->n; i++) {
+        cached *e = &c->items[i];
+        if (!e->foreign) {
+            c->items[k++] = *e;
+            continue;
+        }
+        for (int32_t j = 0; j < e->rel.ncols && e->rel.cols; j++)
+            if (!e->foreign[j]) free(e->rel.cols[j]);
+        free(e->rel.cols);
+        free(e->foreign);
+        free(e->path);
+        free(e->types);
+        free(e->stamp);
+        free(e->stamped);
+    }
+    if (c) c->n = k;
 }

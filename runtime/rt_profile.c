@@ -187,9 +187,11 @@ void rf_rt_profile_write(const rf_rt_result *res, FILE *f)
         if (res->gpu_cache)
             fprintf(f,
                     "gpu input cache: %lld columns found on the device (%llu bytes, not copied), %lld copied (%llu "
-                    "bytes); %lld evicted for room (%llu bytes); it holds %lld columns, %llu bytes\n",
+                    "bytes), %lld grown by their new rows alone (in those bytes); %lld evicted for room (%llu bytes); "
+                    "it holds %lld columns, %llu bytes\n",
                     (long long)res->gpu_cache_hits, (unsigned long long)res->gpu_cache_hit_bytes,
                     (long long)res->gpu_cache_misses, (unsigned long long)res->gpu_cache_miss_bytes,
+                    (long long)res->gpu_cache_grown,
                     (long long)res->gpu_cache_evictions, (unsigned long long)res->gpu_cache_evicted_bytes,
                     (long long)res->gpu_cache_columns, (unsigned long long)res->gpu_cache_bytes);
         fprintf(f, "gpu dictionary: %llu bytes copied to the device; it holds %lld strings\n",

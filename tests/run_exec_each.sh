@@ -8,7 +8,10 @@
 # deletes and both. The outputs printed after transaction k must equal a
 # from-scratch `redfox run` over a copy of the database that took batches 1
 # to k in separate processes (one exec each), and the stored derived tables
-# at the end must equal that copy's. A bad batch among them stops there: its
+# at the end must equal that copy's. Every transaction after the first starts
+# from the relations the one before kept in memory (--profile says so), and
+# the first of an exec reads the tables: a second --each on the same database
+# sees what the first committed. A bad batch among them stops there: its
 # transaction fails (exit 1, naming it), the ones before it stay committed.
 # MODE cpu or emu (the GPU emulator).
 set -u
@@ -51,6 +54,10 @@ each() {
     [ "$(grep -c '^exec: transaction [0-9]* of [0-9]*: ' "$tmp/$name.prof")" -eq $# ] ||
         { cat "$tmp/$name.prof"; fail "$name: not one profile per transaction"; }
     [ "$(grep -c '^exec: batch: ' "$tmp/$name.prof")" -eq $# ] || fail "$name: not one batch line per transaction"
+    # every transaction after the first starts from the relations the one
+    # before kept in memory, not from the database's tables
+    [ "$(grep -c '^exec: started from the relations the last transaction of this process kept' "$tmp/$name.prof")" -eq $(($# - 1)) ] ||
+        { cat "$tmp/$name.prof"; fail "$name: the transactions after the first did not start from the relations kept"; }
     split_out "$tmp/$name.out" "$tmp/$name.each"
     k=0
     for b in "$@"; do
@@ -91,9 +98,15 @@ prog=$src/bench/txn/tpcb/tpcb.logic
 cp -r "$tmp/bank" "$tmp/bank_ref"
 cat "$tmp/gen/batch_5.txn" "$tmp/gen/batch_5.txn" "$tmp/gen/batch_5.txn" |
     awk -F'[(,]' '{ printf "+txn(%d,%s,%s,%s,%s\n", $2 + 1000 * NR, $3, $4, $5, $6 }' >"$tmp/big.txn"
+# then ids below every stored one (the history's ids no longer increase: the
+# rows a batch meets are found by hashing), and ids above them again with a
+# fact of the low ones repeated, which must meet its stored row
+head -n 3 "$tmp/gen/batch_1.txn" | awk -F'[(,]' '{ printf "+txn(%d,%s,%s,%s,%s\n", -NR, $3, $4, $5, $6 }' >"$tmp/low.txn"
+head -n 3 "$tmp/gen/batch_2.txn" | awk -F'[(,]' '{ printf "+txn(%d,%s,%s,%s,%s\n", 1000000 + NR, $3, $4, $5, $6 }' >"$tmp/high.txn"
+sed -n 2p "$tmp/low.txn" >>"$tmp/high.txn" # (a fact stored already: it changes nothing)
 each "$prog" "$tmp/bank" "$tmp/bank_ref" bank "$tmp/gen/batch_1.txn" "$tmp/gen/batch_2.txn" "$tmp/gen/batch_3.txn" \
-    "$tmp/gen/batch_4.txn" "$tmp/big.txn"
-[ "$(grep -c 'maintained incrementally by diffs' "$tmp/bank.prof")" -eq 4 ] || { cat "$tmp/bank.prof"; fail "bank: the small batches not by diffs"; }
+    "$tmp/gen/batch_4.txn" "$tmp/big.txn" "$tmp/low.txn" "$tmp/high.txn"
+[ "$(grep -c 'maintained incrementally by diffs' "$tmp/bank.prof")" -eq 6 ] || { cat "$tmp/bank.prof"; fail "bank: the small batches not by diffs"; }
 grep -q 'more than an eighth' "$tmp/bank.prof" || fail "bank: the big batch not recomputed"
 same_tables "$tmp/bank" "$tmp/bank_ref" account_delta teller_delta account_balance teller_balance branch_balance
 
@@ -133,4 +146,42 @@ grep -q 'bad.txn:2:' "$tmp/bad.err" || { cat "$tmp/bad.err"; fail "the failure d
 "$redfox" exec "$tmp/tc" "$prog" --device "$dev" --batch "$tmp/ok.txn" --format tbl >"$tmp/ok.want" 2>/dev/null || fail "exec ok.txn"
 "$redfox" run "$prog" --data "$tmp/tc_bad" --device cpu --format tbl >"$tmp/bad.now" || fail "run after the bad batch"
 cmp -s "$tmp/bad.now" "$tmp/ok.want" || fail "after a failed transaction 2 the database is not transaction 1's state"
-echo "ok: --each on $mode: 5 bank transactions (4 by diffs, 1 recomputed) and 4 closure ones, each equal to a run; a bad one stops there"
+
+# ---- killed at a random moment: the state after some of its transactions -----
+# (the commits write the files as before: the relations kept in memory go with
+# the process, and the database is one transaction's committed state)
+cp -r "$tmp/tc" "$tmp/k0"
+printf '+edge(50, 51).\n+edge(51, 52).\n' >"$tmp/k1.txn"
+printf -- '-edge(50, 51).\n+edge(52, 53).\n' >"$tmp/k2.txn"
+printf '+edge(53, 50).\n+edge(3, 51).\n' >"$tmp/k3.txn"
+cp -r "$tmp/k0" "$tmp/kref"
+"$redfox" run "$prog" --data "$tmp/kref" --device cpu --format tbl >"$tmp/kstate.0" || fail "run k0"
+for i in 1 2 3; do
+    "$redfox" exec "$tmp/kref" "$prog" --device cpu --batch "$tmp/k$i.txn" >/dev/null 2>&1 || fail "exec k$i"
+    "$redfox" run "$prog" --data "$tmp/kref" --device cpu --format tbl >"$tmp/kstate.$i" || fail "run k$i"
+    cmp -s "$tmp/kstate.$i" "$tmp/kstate.$((i - 1))" && fail "k$i changes nothing"
+done
+r=0
+seen=
+while [ $r -lt 6 ]; do
+    rm -rf "$tmp/kd" "$tmp"/kd.tmp.*
+    cp -r "$tmp/k0" "$tmp/kd"
+    "$redfox" exec "$tmp/kd" "$prog" --device "$dev" --each --batch "$tmp/k1.txn" --batch "$tmp/k2.txn" --batch "$tmp/k3.txn" \
+        >/dev/null 2>&1 &
+    pid=$!
+    sleep "$(awk -v s=$r 'BEGIN { srand(s + 5); printf "%.3f", rand() * 0.6 }')"
+    kill -9 $pid 2>/dev/null
+    wait $pid 2>/dev/null
+    [ -f "$tmp/kd/manifest.rfdb" ] || fail "kill round $r: no database left at its name"
+    "$redfox" run "$prog" --data "$tmp/kd" --device cpu --format tbl >"$tmp/kgot" 2>"$tmp/err" || { cat "$tmp/err"; fail "kill round $r: run"; }
+    got=
+    for i in 0 1 2 3; do cmp -s "$tmp/kgot" "$tmp/kstate.$i" && got=$i; done
+    [ -n "$got" ] || fail "kill round $r: not the state after any number of the transactions"
+    # the stored derived predicates agree with the base data
+    "$redfox" exec "$tmp/kd" "$prog" --device cpu --format tbl >"$tmp/kgot2" 2>"$tmp/err" || { cat "$tmp/err"; fail "kill round $r: exec"; }
+    cmp -s "$tmp/kgot" "$tmp/kgot2" || fail "kill round $r: stored derived predicates disagree with the base data"
+    seen="$seen $got"
+    r=$((r + 1))
+done
+echo "ok: --each on $mode: 7 bank transactions (6 by diffs, 1 recomputed) and 4 closure ones, each equal to a run; a bad one stops there;"
+echo "    killed 6 times, each time the state after this many of its 3 transactions:$seen"

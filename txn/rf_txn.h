@@ -48,6 +48,20 @@ typedef struct rf_txn_pred {
     int changed;          /* ins or del non-empty (derived: may change) */
     const char *how;      /* derived, maintained by diffs: how (--profile; static) */
     struct rf_txn_ops *ops; /* base: the batches' updates of it (txn_parse.c), NULL until named */
+    /* kept between transactions (txn_resident.c): cur's columns are the
+    ** kept relation's (borrowed: rf_txn_cur_free frees only cur.cols), named
+    ** for the devices' copies by stamps (rf_rt_cache_put_stamped; NULL:
+    ** none); view: where the new state is cur then ins, the kept columns
+    ** holding ins in their room past cur's rows (has_view), never copied */
+    int borrowed;
+    const uint64_t *stamps;
+    rf_rt_rel view;
+    int has_view;
+    /* cur's first inc_rows rows are strictly increasing on column inc_col
+    ** (txn_kset.c checked them; kept between transactions, so that a
+    ** history's ids are checked once, not every transaction); 0: none known */
+    int32_t inc_col;
+    int64_t inc_rows;
 } rf_txn_pred;
 
 typedef struct rf_txn {
@@ -217,6 +231,52 @@ rf_status rf_txn_store_load(rf_txn *t, const rf_db *db, rf_diags *d);
 ** committed by an atomic exchange with the old folder. */
 rf_status rf_txn_store_commit(rf_txn *t, const rf_db *db, const char *dir, rf_diags *d);
 
+/* ---- txn_resident.c ---------------------------------------------------- */
+
+/* The relations of one database kept between the transactions of one
+** process (docs/TRANSACTIONS.md, "Between the transactions of one
+** process"): after a commit, every base and derived relation of the
+** program as committed, in host memory, and the input cache of the runs
+** (its dictionary codes their strings; on the GPU its device part keeps
+** their columns, under stamps, and the memory pool). The next transaction
+** starts from them, not from the files, when the database's manifest is
+** byte for byte the one that commit wrote. */
+typedef struct rf_txn_resident rf_txn_resident;
+rf_txn_resident *rf_txn_resident_new(void);
+void rf_txn_resident_free(rf_txn_resident *r);
+/* Its input cache (made on first use; NULL: out of memory). */
+rf_rt_cache *rf_txn_resident_cache(rf_txn_resident *r);
+/* Whether the GPU code of later transactions was compiled ahead for r's
+** program in this process (set: it was, now); forgotten with the relations. */
+int rf_txn_resident_prepared(rf_txn_resident *r, int set);
+/* The generated program name/text (with the user's sources: with_user)
+** compiled by an earlier transaction of the program of that hash, or NULL. */
+rf_hir_program *rf_txn_resident_program(rf_txn_resident *r, const char *hash, const char *name, const char *text,
+                                        int with_user);
+/* Keeps hir, compiled from that text, for the next transactions (it and
+** the arena it lives in become r's: *arena is left empty), where r has
+** room; else nothing. */
+void rf_txn_resident_keep_program(rf_txn_resident *r, const char *hash, const char *name, const char *text,
+                                  int with_user, rf_arena *arena, rf_hir_program *hir);
+/* Whether hir is one r keeps (its caller does not free it). */
+int rf_txn_resident_owns_program(const rf_txn_resident *r, const rf_hir_program *hir);
+/* A number for a run's pseudo data folder, unique in r's life. */
+int64_t rf_txn_resident_next_run(rf_txn_resident *r);
+/* When r holds the state of the database at db_dir for t's program: every
+** pred's cur set to its kept relation (borrowed, with stamps, prefix, stored)
+** and 1. Else 0, and r forgets what it kept (its device copies too). */
+rf_status rf_txn_resident_take(rf_txn_resident *r, rf_txn *t, const char *db_dir, int *taken);
+/* After the batches: each base pred whose new state is cur then ins (tail)
+** gets ins written into the room past its kept rows (grown where short)
+** and view set: no copy of the stored rows. */
+rf_status rf_txn_resident_stage(rf_txn_resident *r, rf_txn *t);
+/* After t's commit to db_dir: r keeps t's new state (next moved out of t's
+** preds) and the manifest that commit wrote. On failure r forgets all. */
+rf_status rf_txn_resident_commit(rf_txn_resident *r, rf_txn *t, const char *db_dir);
+/* After a failed transaction: r stays at the last commit; rows staged past
+** a kept relation's end get new stamps (a device may have copied them). */
+void rf_txn_resident_abort(rf_txn_resident *r, rf_txn *t);
+
 /* ---- shared helpers ---------------------------------------------------- */
 
 /* Copies rows [0, n) of src's columns (widths by type) into a new owned rel. */
@@ -290,8 +350,12 @@ void rf_txn_report_free(rf_txn_report *r);
 ** and *rep (initialized by the caller, rf_buf_init of profile) what was
 ** done. Errors: in d, with their locations (a batch's file:line:col, the
 ** database's folder). */
+/* resident: NULL, or the relations kept from the last transaction on
+** db_dir in this process (rf_txn_resident): the transaction starts from
+** them where they are still the database's, and leaves its own there. */
 rf_status rf_txn_exec(const rf_txn_sources *src, const rf_fe_program *fe, const rf_hir_program *user,
                       const char *db_dir, const rf_txn_batch_src *batches, int32_t nbatches,
-                      const rf_txn_exec_options *o, rf_rt_result **out, rf_txn_report *rep, rf_diags *d);
+                      const rf_txn_exec_options *o, rf_txn_resident *resident, rf_rt_result **out,
+                      rf_txn_report *rep, rf_diags *d);
 
 #endif

@@ -36,10 +36,14 @@ typedef struct exec_ctx {
     const char *device;     /* where the last run ran */
     int show;               /* the generated programs' text to the log (off while compiling ahead) */
     double t_runs;
+    double t_compile;       /* the generated programs compiled (front end, plan, Harmony; profile) */
+    double t_compile_maint; /* ... of them, those of the maintenance */
     double t_concat;        /* host copies of stored relations and new facts into one (profile) */
     double t_merge;         /* diffs: the new states put together on the host (rf_txn_merge_keys; profile) */
     rf_buf runs;            /* profile: a line per run */
     int diffs;              /* maintained by diffs (txn_gen_diff.c), not by delta rules */
+    rf_txn_resident *resident; /* the relations kept between transactions (NULL: none); x->cache is its */
+    int kept;               /* this transaction started from them, not from the files */
 } exec_ctx;
 
 static void log_text(const exec_ctx *x, const char *text, int64_t len)
@@ -55,12 +59,21 @@ static rf_status compile(exec_ctx *x, const rf_txn_sources *user, const char *ge
                          rf_hir_program **hir, rf_diags *d)
 {
     *hir = NULL;
+    double t0 = rf_now();
     if (x->show && !gen->oom) {
         rf_buf b;
         rf_buf_init(&b);
         rf_buf_printf(&b, "exec: %s\n%s\n", gen_name, rf_buf_cstr(gen));
         if (!b.oom) log_text(x, (const char *)b.data, b.len);
         rf_buf_free(&b);
+    }
+    /* between transactions: a program compiled before from the same text
+    ** (the materialization, the outputs' program, the diffs of a batch like
+    ** the last one) is taken as it is, not parsed and planned again */
+    if (x->resident && !gen->oom &&
+        (*hir = rf_txn_resident_program(x->resident, x->t.source_hash, gen_name, rf_buf_cstr(gen), user != NULL))) {
+        x->t_compile += rf_now() - t0;
+        return RF_OK;
     }
     int32_t n = (user ? user->n : 0) + 1;
     const char **names = rf_calloc((size_t)n + 1, sizeof *names), **texts = rf_calloc((size_t)n + 1, sizeof *texts);
@@ -98,10 +111,36 @@ static rf_status compile(exec_ctx *x, const rf_txn_sources *user, const char *ge
     free(names);
     free(texts);
     free(lens);
+    /* (kept for the next transactions where there is room: the arena goes with it) */
+    if (!st && x->resident)
+        rf_txn_resident_keep_program(x->resident, x->t.source_hash, gen_name, rf_buf_cstr(gen), user != NULL, arena,
+                                     *hir);
+    x->t_compile += rf_now() - t0;
     return st;
 }
 
-/* Hands rel (the caller keeps its columns) to the next run as input v. */
+/* Frees a compiled program, unless it is kept between transactions. */
+static void free_hir(exec_ctx *x, rf_hir_program *hir)
+{
+    if (!x->resident || !rf_txn_resident_owns_program(x->resident, hir)) rf_hir_free(hir);
+}
+
+/* The stamps of rel's columns where they are a kept relation's (cur, or
+** its view with the staged rows), for the devices' copies; else NULL. */
+static const uint64_t *stamps_for(const exec_ctx *x, const rf_rt_rel *rel)
+{
+    for (int32_t i = 0; i < x->t.npreds; i++) {
+        const rf_txn_pred *p = &x->t.preds[i];
+        if (p->stamps && p->borrowed && (rel == &p->cur || (p->has_view && rel == &p->view))) return p->stamps;
+    }
+    return NULL;
+}
+
+/* Hands rel (the caller keeps its columns) to the next run as input v.
+** Between transactions (x->resident): a kept relation under its stamps, so
+** that the GPU keeps its columns across runs and transactions and copies
+** only rows appended under a stamp; any other, under none (no device keeps
+** it after the run). */
 static rf_status put(exec_ctx *x, const rf_hir_var *v, const rf_rt_rel *rel)
 {
     char *path = rf_sprintf("%s/%s", x->pseudo_dir, v->input_file);
@@ -116,7 +155,11 @@ static rf_status put(exec_ctx *x, const rf_hir_var *v, const rf_rt_rel *rel)
     if (!st) {
         memset(foreign, 1, (size_t)v->ncols);
         for (int32_t c = 0; c < v->ncols; c++) r.cols[c] = rel->cols ? rel->cols[c] : NULL;
-        st = rf_rt_cache_put(x->cache, path, v, &r, foreign);
+        const uint64_t *kept = x->resident ? stamps_for(x, rel) : NULL;
+        uint64_t *none = x->resident && !kept ? rf_calloc((size_t)v->ncols + 1, sizeof *none) : NULL;
+        if (x->resident && !kept && !none) st = RF_ENOMEM;
+        if (!st) st = rf_rt_cache_put_stamped(x->cache, path, v, &r, foreign, kept ? kept : none);
+        free(none);
     }
     if (st) free(r.cols);
     free(path);
@@ -131,6 +174,7 @@ static rf_status put(exec_ctx *x, const rf_hir_var *v, const rf_rt_rel *rel)
 ** it (the commit appends the new rows without). NULL: out of memory. */
 static const rf_rt_rel *state_after(exec_ctx *x, rf_txn_pred *p)
 {
+    if (!p->has_next && p->tail && p->has_view) return &p->view; /* (kept: the new rows staged after the old) */
     if (!p->has_next && p->tail) {
         double t0 = rf_now();
         if (rf_txn_rel_concat(&p->cur, &p->ins, &p->next)) return NULL;
@@ -198,7 +242,9 @@ static rf_status run_generated(exec_ctx *x, const char *what, const rf_hir_progr
                                rf_diags *d)
 {
     rf_status st = RF_OK;
-    snprintf(x->pseudo_dir, sizeof x->pseudo_dir, "<redfox exec, run %d>", (int)++x->nruns);
+    /* (between transactions the cache stays: a run's name is unique in its life) */
+    int64_t run = x->resident ? rf_txn_resident_next_run(x->resident) : ++x->nruns;
+    snprintf(x->pseudo_dir, sizeof x->pseudo_dir, "<redfox exec, run %lld>", (long long)run);
     for (int32_t v = 0; v < hir->nvars && !st; v++) {
         const rf_hir_var *hv = hir->vars[v];
         if (hv->role != RF_HIR_ROLE_INPUT) continue;
@@ -223,6 +269,8 @@ static rf_status run_generated(exec_ctx *x, const char *what, const rf_hir_progr
     double t0 = rf_now();
     o.profile = x->opt->profile_kernels;
     if (!st) st = rf_rt_run(hir, &o, res, d);
+    /* the rows put stand for this run alone (the devices keep the stamped ones) */
+    if (x->resident) rf_rt_cache_drop_puts(x->cache);
     if (!st) x->device = (*res)->device;
     if (!st && x->opt->profile) profile_run(x, what, *res, rf_now() - t0);
     if (!st && x->opt->profile_kernels) log_kernels(x, what, *res);
@@ -267,7 +315,7 @@ static rf_status recompute(exec_ctx *x, const rf_txn_sources *src, rf_diags *d)
         p->prefix = 0; /* (recomputed: written whole) */
     }
     rf_rt_result_free(res);
-    rf_hir_free(hir);
+    free_hir(x, hir);
     rf_arena_free(&arena);
     rf_buf_free(&gen);
     return st;
@@ -310,7 +358,7 @@ static rf_status incremental(exec_ctx *x, rf_diags *d)
         p->ins = delta;
     }
     rf_rt_result_free(res);
-    rf_hir_free(hir);
+    free_hir(x, hir);
     rf_arena_free(&arena);
     rf_buf_free(&gen);
     return st;
@@ -359,7 +407,7 @@ static rf_status by_diffs(exec_ctx *x, rf_diags *d)
     }
     x->t_merge += rf_now() - t0;
     rf_rt_result_free(res);
-    rf_hir_free(hir);
+    free_hir(x, hir);
     rf_arena_free(&arena);
     rf_buf_free(&gen);
     return st;
@@ -411,7 +459,7 @@ static rf_status dred(exec_ctx *x, rf_diags *d)
         p->changed = 0;
     }
     rf_rt_result_free(res);
-    rf_hir_free(hir);
+    free_hir(x, hir);
     rf_arena_free(&arena);
     rf_buf_free(&gen);
     return st;
@@ -477,7 +525,7 @@ static void prepare_ahead(exec_ctx *x, rf_rt_gpu_prepared *pr)
     o.cache = x->cache;
     if (n) rf_rt_gpu_prepare(ps, n, &o, pr);
     for (int32_t k = 0; k < ngen; k++) {
-        rf_hir_free(hir[k]);
+        free_hir(x, hir[k]);
         rf_arena_free(&arena[k]);
         rf_buf_free(&gen[k]);
     }
@@ -518,6 +566,7 @@ static void free_txn(rf_txn *t)
         rf_rt_rel_free(&p->ins);
         rf_rt_rel_free(&p->del);
         rf_rt_rel_free(&p->mid);
+        free(p->view.cols); /* (the kept relation's columns) */
         free(p->table);
     }
     free(t->preds);
@@ -556,6 +605,9 @@ static rf_status report(exec_ctx *x, rf_txn_report *rep, const char *db_dir, int
     const char *why = rep->why;
     int64_t nins = rep->inserted, ndel = rep->deleted;
     if (waited) rf_buf_printf(b, "exec: waited for another exec on %s to commit\n", db_dir);
+    if (x->kept)
+        rf_buf_printf(b, "exec: started from the relations the last transaction of this process kept in memory (the "
+                         "database's tables not read)\n");
     if (gpu_starting)
         rf_buf_printf(b, "exec: the GPU started beside the reading; then waited %.3f ms for it\n",
                       (tm[T_STARTED] - tm[T_BATCH]) * 1e3);
@@ -563,12 +615,14 @@ static rf_status report(exec_ctx *x, rf_txn_report *rep, const char *db_dir, int
                   "resolved by key %.3f ms, %d threads)\n", (long long)nins, nins == 1 ? "" : "s", (long long)ndel,
                   (tm[T_BATCH] - tm[T_READ]) * 1e3, x->t.t_read * 1e3, x->t.t_parse * 1e3, x->t.t_resolve * 1e3,
                   x->t.threads);
-    rf_buf_printf(b, "exec: derived predicates %s%s%s (%.3f ms, runs on device %s %.3f ms)\n",
+    rf_buf_printf(b, "exec: derived predicates %s%s%s (%.3f ms, runs on device %s %.3f ms, generated programs "
+                  "compiled %.3f ms)\n",
                   why ? "recomputed from scratch: " : "maintained incrementally", why ? why : "",
                   why ? "" : x->diffs ? " by diffs (the keys and groups the batch reaches)"
                              : ndel && nins ? " (deletions by DRed, then insertions by delta rules)"
                              : ndel ? " (deletions by DRed)" : " by delta rules",
-                  (tm[T_MAINT] - tm[T_STARTED]) * 1e3, x->device ? x->device : "none", x->t_runs * 1e3);
+                  (tm[T_MAINT] - tm[T_STARTED]) * 1e3, x->device ? x->device : "none", x->t_runs * 1e3,
+                  x->t_compile_maint * 1e3);
     if (!x->runs.oom && x->runs.len) rf_buf_append(b, x->runs.data, x->runs.len);
     if (prepared->programs)
         rf_buf_printf(b,
@@ -618,7 +672,8 @@ static rf_status own_outputs(rf_rt_result *res, const rf_hir_program *user)
 
 rf_status rf_txn_exec(const rf_txn_sources *src, const rf_fe_program *fe, const rf_hir_program *user,
                       const char *db_dir, const rf_txn_batch_src *batches, int32_t nbatches,
-                      const rf_txn_exec_options *opt, rf_rt_result **out, rf_txn_report *rep, rf_diags *d)
+                      const rf_txn_exec_options *opt, rf_txn_resident *resident, rf_rt_result **out,
+                      rf_txn_report *rep, rf_diags *d)
 {
     *out = NULL;
     exec_ctx x;
@@ -629,6 +684,7 @@ rf_status rf_txn_exec(const rf_txn_sources *src, const rf_fe_program *fe, const 
     x.o.profile = 0;
     x.o.cache = NULL;
     x.show = opt->show_programs;
+    x.resident = resident;
     enum { T0, T_LOADED, T_READ, T_BATCH, T_STARTED, T_MAINT, T_OUT, T_COMMIT, T_N };
     double tm[T_N];
     memset(tm, 0, sizeof tm);
@@ -658,7 +714,7 @@ rf_status rf_txn_exec(const rf_txn_sources *src, const rf_fe_program *fe, const 
         x.t.source_hash = hash;
         x.t.threads = x.o.threads > 0 ? x.o.threads : rf_online_cpus();
         x.t.preds = rf_calloc((size_t)fe->npreds + 1, sizeof *x.t.preds);
-        x.cache = rf_rt_cache_new();
+        x.cache = resident ? rf_txn_resident_cache(resident) : rf_rt_cache_new();
         if (!x.t.preds || !x.cache) st = RF_ENOMEM;
     }
     for (int32_t i = 0; !st && i < fe->npreds; i++) {
@@ -672,10 +728,12 @@ rf_status rf_txn_exec(const rf_txn_sources *src, const rf_fe_program *fe, const 
     }
     if (!st) x.t.dict = rf_rt_cache_dict(x.cache);
     tm[T_LOADED] = rf_now();
-    if (!st) st = rf_txn_store_load(&x.t, db, d);
+    if (!st && resident) st = rf_txn_resident_take(resident, &x.t, db_dir, &x.kept);
+    if (!st && !x.kept) st = rf_txn_store_load(&x.t, db, d);
     tm[T_READ] = rf_now();
     for (int32_t i = 0; !st && i < nbatches; i++) st = rf_txn_batch_apply(&x.t, batches[i].name, batches[i].text, batches[i].len, d);
     if (!st && nbatches) st = rf_txn_batch_finish(&x.t, d);
+    if (!st && x.kept) st = rf_txn_resident_stage(resident, &x.t);
     tm[T_BATCH] = rf_now();
     if (gpu_starting) pthread_join(gpu_starter, NULL);
     tm[T_STARTED] = rf_now();
@@ -718,12 +776,17 @@ rf_status rf_txn_exec(const rf_txn_sources *src, const rf_fe_program *fe, const 
         }
         for (int32_t i = 0; i < x.t.npreds; i++) x.t.preds[i].rows_before = x.t.preds[i].cur.nrows;
         if (why) st = recompute(&x, src, d);
-        if (why && !st) prepare_ahead(&x, &prepared);
+        /* (once a process: the GPU caches keep what it compiled) */
+        if (why && !st && !(resident && rf_txn_resident_prepared(resident, 0))) {
+            prepare_ahead(&x, &prepared);
+            if (resident && prepared.programs) (void)rf_txn_resident_prepared(resident, 1);
+        }
         if (!why && x.diffs && (nins || ndel)) st = by_diffs(&x, d);
         if (!why && !x.diffs && ndel) st = dred(&x, d);
         if (!why && !x.diffs && !st && nins) st = incremental(&x, d);
     }
     tm[T_MAINT] = rf_now();
+    x.t_compile_maint = x.t_compile;
     int32_t nout = 0;
     for (int32_t i = 0; !st && i < x.t.npreds; i++) nout += x.t.preds[i].fe->output_name != NULL;
     if (!st && nout) {
@@ -739,6 +802,11 @@ rf_status rf_txn_exec(const rf_txn_sources *src, const rf_fe_program *fe, const 
     }
     tm[T_OUT] = rf_now();
     if (!st) st = rf_txn_store_commit(&x.t, db, db_dir, d);
+    /* the relations kept for the next transaction: the state committed (and
+    ** its manifest, read under the lock); where they cannot be kept, the next
+    ** one reads the tables. A failed transaction leaves them as they were */
+    if (resident && !st) (void)rf_txn_resident_commit(resident, &x.t, db_dir);
+    else if (resident) rf_txn_resident_abort(resident, &x.t);
     tm[T_COMMIT] = rf_now();
     rf_file_unlock(lockfd);
     if (!st) {
@@ -748,15 +816,24 @@ rf_status rf_txn_exec(const rf_txn_sources *src, const rf_fe_program *fe, const 
         rep->device = x.device;
         st = report(&x, rep, db_dir, waited, gpu_starting, &prepared, tm);
     }
-    /* the result keeps the strings its outputs are coded in */
-    if (!st && res) rf_rt_cache_give_dict(x.cache, res);
+    /* the result keeps the strings its outputs are coded in (a copy where
+    ** the cache's dictionary stays for the next transaction) */
+    if (!st && res && !resident) rf_rt_cache_give_dict(x.cache, res);
+    if (!st && res && resident && res->dict_borrowed) {
+        rf_rt_dict *copy = rf_rt_dict_copy(res->dict);
+        if (!copy) st = RF_ENOMEM;
+        else {
+            res->dict = copy;
+            res->dict_borrowed = 0;
+        }
+    }
     if (!st) *out = res;
     else rf_rt_result_free(res);
     rf_buf_free(&x.runs);
     free_txn(&x.t);
-    rf_rt_cache_free(x.cache);
+    if (!resident) rf_rt_cache_free(x.cache);
     rf_db_close(db);
-    rf_hir_free(outhir);
+    free_hir(&x, outhir);
     rf_arena_free(&outarena);
     return st;
 }

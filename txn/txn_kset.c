@@ -294,13 +294,15 @@ typedef struct ordered_job {
     int64_t *hit;        /* per update: the stored row of its key, or -1 */
     uint8_t *unsorted;   /* per chunk of stored rows: a key not above its predecessor's */
     int64_t grain;
+    int64_t known;       /* the first rows known increasing (checked by an earlier transaction) */
 } ordered_job;
 
 static void check_increasing(void *ctx, int64_t begin, int64_t end, int worker)
 {
     (void)worker;
     ordered_job *j = ctx;
-    for (int64_t i = begin > 0 ? begin : 1; i < end; i++)
+    int64_t from = begin + j->known, to = end + j->known;
+    for (int64_t i = from > 0 ? from : 1; i < to; i++)
         if (key_at(j->ty, j->cur, i) <= key_at(j->ty, j->cur, i - 1)) {
             j->unsorted[begin / j->grain] = 1;
             return;
@@ -345,10 +347,13 @@ static rf_status ordered_meet(const kset *k, const rf_txn_pred *p, const rf_txn_
     *applies = 0;
     if (k->ngcols != 1 || p->fe->types[k->gcols[0]] == RF_TYPE_FLOAT || p->cur.nrows < 1) return RF_OK;
     int32_t c = k->gcols[0];
-    ordered_job j = {p->fe->types[c], p->cur.cols[c], p->cur.nrows, o->cols[c], NULL, NULL, 1 << 16};
+    ordered_job j = {p->fe->types[c], p->cur.cols[c], p->cur.nrows, o->cols[c], NULL, NULL, 1 << 16, 0};
+    /* rows an earlier transaction checked are not checked again: the pair
+    ** across the boundary and the rows after it are */
+    if (p->inc_col == c && p->inc_rows > 1 && p->inc_rows <= j.n) j.known = p->inc_rows - 1;
     j.unsorted = rf_calloc((size_t)(j.n / j.grain + 1), 1);
     if (!j.unsorted) return RF_ENOMEM;
-    rf_cpu_parallel_for(pool, j.n, j.grain, check_increasing, &j);
+    rf_cpu_parallel_for(pool, j.n - j.known, j.grain, check_increasing, &j);
     int increasing = 1;
     for (int64_t i = 0; i <= j.n / j.grain; i++) increasing &= !j.unsorted[i];
     free(j.unsorted);
@@ -408,6 +413,10 @@ rf_status rf_txn_kset_resolve(rf_txn_pred *p, rf_cpu_pool *pool, rf_txn_violatio
     int64_t *inv = NULL, ninv = 0;
     int ordered = 0;
     if (!st) st = ordered_meet(&k, p, o, pool, &ordered, &inv, &ninv);
+    if (!st) {
+        p->inc_col = ordered ? k.gcols[0] : 0;
+        p->inc_rows = ordered ? p->cur.nrows : 0;
+    }
     /* a database row repeated counts once (its first occurrence; rows in
     ** strictly increasing key order are distinct) */
     int64_t *uniq = NULL, nuniq = cur.nrows;

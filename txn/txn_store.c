@@ -147,6 +147,14 @@ static rf_status read_table(rf_txn *t, const rf_db *db, const rf_db_table *tb, c
 
 void rf_txn_cur_free(rf_txn_pred *p)
 {
+    if (p->borrowed) {
+        /* the columns are the kept relation's (txn_resident.c) */
+        free(p->cur.cols);
+        memset(&p->cur, 0, sizeof p->cur);
+        p->borrowed = 0;
+        p->stamps = NULL;
+        return;
+    }
     for (int32_t c = 0; p->maps && c < p->cur.ncols; c++)
         if (p->maps[c].addr) {
             p->cur.cols[c] = NULL;

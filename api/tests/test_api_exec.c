@@ -5,7 +5,8 @@
 ** import`, api/tests/run_exec_api.sh), and after each one the outputs it
 ** returns equal a from-scratch rf_run of the same program over the
 ** database's new state; the report says what was maintained; a failed batch
-** (a key violation, a derived predicate, wrong types) changes nothing.
+** (a key violation, a derived predicate, wrong types) changes nothing, on
+** disk and in the relations a handle keeps between its transactions.
 **
 ** Owns: the checks of rf_batch_*, rf_exec and rf_result_exec_*.
 ** Usage: test_api_exec DB PROG.logic cpu|gpu WORKDIR
@@ -242,6 +243,60 @@ int main(int argc, char **argv)
     CHECK(rc == REDFOX_OK && res && rows_of(res, "path") == paths4 && rf_result_exec_incremental(res) == 1);
     if (res) check_against_run(db, prog, res, device, "after the failures");
     rf_result_free(res);
+
+    /* 7. the relations kept in memory between the transactions of one
+    ** handle: a transaction starts from them (the profile says so), a
+    ** failure after the batch's rows were staged past their ends leaves
+    ** them at the last commit, and a commit through another handle (as by
+    ** another process) makes the next one read the tables again; each
+    ** transaction's outputs equal a from-scratch run */
+    {
+        const char *ftext = "edge(src, dst) -> string(src), string(dst).\n"
+                            "lang:input[`edge] = \"edge.csv\".\n"
+                            "lang:input:delimiter[`edge] = \",\".\n"
+                            "next[x] = y <- edge(x, y).\n"
+                            "lang:output[`next] = \"next\".\n";
+        rf_program *fp = NULL;
+        rc = rf_compile(ftext, -1, "next.logic", &fp);
+        if (rc) fprintf(stderr, "compile next.logic: %s\n", rf_program_errmsg(fp));
+        CHECK(rc == REDFOX_OK);
+        rf_database *other = NULL;
+        CHECK(rf_open(dbdir, &other) == REDFOX_OK);
+        o.profile = 1;
+        /* the edges so far give next[] one value each; "m" has none */
+        const char *steps[] = {"+edge(\"m\", \"n\").\n",      /* kept from here on */
+                               "+edge(\"n\", \"o\").\n",      /* from the kept relations */
+                               "+edge(\"m\", \"p\").\n",      /* two values for next[m]: fails in the run */
+                               "+edge(\"o\", \"w\").\n",      /* the failed rows are not there */
+                               "+edge(\"w\", \"z\").\n",      /* (through the other handle) */
+                               "+edge(\"z\", \"y\").\n"};     /* the tables read again */
+        for (int k = 0; fp && k < 6; k++) {
+            rf_database *h = k == 4 ? other : db;
+            b = rf_batch_new();
+            CHECK(rf_batch_add_text(b, "step", steps[k], -1) == REDFOX_OK);
+            res = NULL;
+            rc = rf_exec(h, fp, b, &o, &res);
+            rf_batch_free(b);
+            if (k == 2) {
+                CHECK(rc == REDFOX_ERROR && res == NULL && strstr(rf_errmsg(h), "functional dependency"));
+                continue;
+            }
+            if (rc) fprintf(stderr, "exec 7.%d: %s\n", k, rf_errmsg(h));
+            CHECK(rc == REDFOX_OK && res);
+            if (!res) continue;
+            const char *prof = rf_result_exec_profile(res);
+            int kept = prof && strstr(prof, "started from the relations the last transaction of this process kept");
+            CHECK(kept == (k == 1 || k == 3));
+            if (kept != (k == 1 || k == 3)) fprintf(stderr, "exec 7.%d: kept %d:\n%s", k, kept, prof ? prof : "");
+            char what[32];
+            snprintf(what, sizeof what, "exec 7.%d", k);
+            check_against_run(h, fp, res, device, what);
+            rf_result_free(res);
+        }
+        o.profile = 0;
+        rf_close(other);
+        rf_program_free(fp);
+    }
 
     /* 6. misuse: bad arguments of the batch and of rf_exec */
     b = rf_batch_new();

@@ -113,6 +113,20 @@ static void release(void *part)
     free(c);
 }
 
+/* The copy kept under stamp, freed (rf_rt_cache_drop_stamp: its host
+** relation is gone); outside a run. */
+static void drop_stamp(void *part, uint64_t stamp)
+{
+    gcache *c = part;
+    if (!c || !c->pool || c->in_run) return;
+    for (int32_t i = 0; i < c->n; i++)
+        if (c->e[i].stamp == stamp) {
+            if (!c->emulated) rf_gpu_cuda_bind_thread();
+            drop_entry(c, i);
+            return;
+        }
+}
+
 /* ---- a run ------------------------------------------------------------------- */
 
 rf_status rf_gx_cache_open(gx *x, rf_rt_devcache *slot)
@@ -122,6 +136,7 @@ rf_status rf_gx_cache_open(gx *x, rf_rt_devcache *slot)
         if (!(c = rf_calloc(1, sizeof *c))) return RF_ENOMEM;
         slot->part = c;
         slot->release = release;
+        slot->drop = drop_stamp;
     }
     if (c->in_run) return RF_EINTERNAL; /* (not for concurrent runs: rf_runtime.h) */
     int emulated = rf_gpu_emulated();
@@ -190,12 +205,46 @@ static rf_status column(gx *x, uint64_t stamp, const void *col, struct rf_rt_sto
     gcache *c = x->gc;
     for (int32_t i = 0; i < c->n; i++) {
         gcent *e = &c->e[i];
-        if (e->stamp != stamp || e->bytes != bytes) continue;
+        if (e->stamp != stamp) continue;
+        /* the same stamp on more rows: the rows it named, then new ones
+        ** (rf_rt_cache_put_stamped): only the new ones are copied, into the
+        ** buffer's room, else into a larger buffer (half again, for the
+        ** next growth) after the old rows copied on the device. A buffer
+        ** that a value of this run holds is not moved: the column is then
+        ** copied whole into a buffer of the run's own */
+        if (e->bytes < bytes) {
+            uint64_t have = e->bytes;
+            if (e->buf.n < bytes) {
+                if (e->refs) {
+                    rf_status st = galloc(x, bytes, out);
+                    if (!st) st = x->g.ops->h2d(&x->g, out->p, col, bytes);
+                    return st;
+                }
+                gbuf nb = {0, 0};
+                rf_status st = rf_gpool_alloc_kept(x->pool, bytes + bytes / 2, &nb);
+                if (!st) st = rf_gx_dcopy(x, nb.p, e->buf.p, have);
+                if (st) {
+                    if (nb.p) rf_gpool_release_kept(x->pool, &nb);
+                    return st;
+                }
+                c->bytes += nb.n - e->buf.n;
+                c->idle += nb.n - e->buf.n;
+                rf_gpool_release_kept(x->pool, &e->buf);
+                e->buf = nb;
+            }
+            rf_status st = x->g.ops->h2d(&x->g, e->buf.p + have, (const char *)col + have, bytes - have);
+            if (st) return st;
+            e->bytes = bytes;
+            x->gc_grown++;
+            x->gc_miss_bytes += bytes - have;
+        } else {
+            x->gc_hits++;
+            x->gc_hit_bytes += bytes;
+        }
+        /* (on fewer rows: their prefix) */
         if (e->refs++ == 0) c->idle -= e->buf.n;
         e->used = ++c->clock;
         *out = e->buf;
-        x->gc_hits++;
-        x->gc_hit_bytes += bytes;
         return RF_OK;
     }
     if (c->n == c->cap) {
@@ -275,6 +324,7 @@ void rf_gx_cache_report(gx *x, rf_rt_result *res)
     res->gpu_cache_hits = x->gc_hits;
     res->gpu_cache_hit_bytes = x->gc_hit_bytes;
     res->gpu_cache_misses = x->gc_misses;
+    res->gpu_cache_grown = x->gc_grown;
     res->gpu_cache_miss_bytes = x->gc_miss_bytes;
     res->gpu_cache_evictions = x->gc_evicted;
     res->gpu_cache_evicted_bytes = x->gc_evicted_bytes;

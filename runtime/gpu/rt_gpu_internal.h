@@ -414,6 +414,7 @@ typedef struct gx {
     ** evicted for room (bytes: their buffers) */
     gcache *gc;
     int64_t gc_hits, gc_misses, gc_evicted;
+    int64_t gc_grown; /* cached columns grown by their new rows alone (rt_gpu_cache.c) */
     uint64_t gc_hit_bytes, gc_miss_bytes, gc_evicted_bytes;
 } gx;
 
