@@ -513,15 +513,18 @@ rf_status rf_rt_dist_any(rf_rt_dist *x, int local_any, int *any, rf_diags *d)
     return st;
 }
 
-rf_status dist_sum_votes(rf_rt_dist *x, const int64_t local[2], int64_t sum[2], const char *what, rf_diags *d)
+rf_status dist_sum_votes(rf_rt_dist *x, int n, const int64_t *local, int64_t *sum, const char *what, rf_diags *d)
 {
     rf_rt_dist_vote *all = rf_calloc((size_t)x->size, sizeof *all);
     if (!all) return RF_ENOMEM;
-    int64_t v[RF_RT_DIST_VOTE_N] = {local[0], local[1]};
+    int64_t v[RF_RT_DIST_VOTE_N] = {0};
+    if (n > RF_RT_DIST_VOTE_N) n = RF_RT_DIST_VOTE_N;
+    for (int i = 0; i < n; i++) v[i] = local[i];
     x->stat.move_trips++; /* a join's sizes, which decide its moves */
     rf_status st = dist_vote(x, 0, v, all, what, d);
-    sum[0] = sum[1] = 0;
-    for (int r = 0; r < x->size && !st; r++) sum[0] += all[r].v[0], sum[1] += all[r].v[1];
+    for (int i = 0; i < n; i++) sum[i] = 0;
+    for (int r = 0; r < x->size && !st; r++)
+        for (int i = 0; i < n; i++) sum[i] += all[r].v[i];
     free(all);
     return st;
 }
