@@ -95,9 +95,10 @@ void dist_move_what(const rf_rt_dist *x, const rf_rt_dist_move *m, char *buf, si
 rf_status dist_vote_counts(rf_rt_dist *x, int failed, const int64_t *send, int64_t empty, int64_t *recv, int *silent,
                            int *big, const char *what, rf_diags *d);
 /* Between two polls of a pending exchange or vote (dist_comm.c): waited so
-** far, busy when rows are in flight (polled again at once, the core
-** yielded), nap the next sleep's ns. */
-void dist_poll_pause(double waited, int busy, long *nap);
+** far, spin_s how long to yield before sleeping (the world's), busy when
+** rows are in flight (polled again at once, the core yielded), nap the
+** next sleep's ns. */
+void dist_poll_pause(double waited, double spin_s, int busy, long *nap);
 /* The world's slot for the transport its runs reuse (NULL without MPI), and
 ** its end (dist_xport.c): NCCL's communicator closed before MPI ends. */
 void **dist_world_xport(rf_rt_dist_world *w);
