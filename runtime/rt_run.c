@@ -333,6 +333,7 @@ static rf_status walk(const rf_rt_device_ops *dv, void *dev, const rf_rt_env *en
                 for (int32_t r = 0; r < k->nrelease; r++) dv->free(dev, k->release[r]);
                 continue;
             }
+            if (dist) rf_rt_dist_at(dist, bl, j, dv->rows, dev);
             if (dist && (st = dist_before(dv, dev, env, dist, xp, k))) break;
             /* a fused kernel runs its span at k: a move inside the span would
             ** come after its rows were read, so then its stages run one by one */

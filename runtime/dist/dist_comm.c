@@ -26,6 +26,7 @@ struct rf_rt_dist_world {
     int local_size; /* ranks on this host */
     int local_rank; /* this one's number among them */
     int broken; /* a collective timed out: end by aborting */
+    double spin_s; /* a wait yields the core this long before it sleeps (dist_poll_pause) */
     void *xport; /* the transport every run of this process reuses (dist_xport.c) */
 };
 
@@ -57,6 +58,11 @@ rf_status rf_rt_dist_world_start(int *argc, char ***argv, rf_rt_dist_world **w, 
         MPI_Comm_rank(host, &x->local_rank);
         MPI_Comm_free(&host);
     }
+    /* cores to spare (two or more a rank, as on a GPU host): a wait
+    ** yields (and sees the answer within microseconds) for 20 ms, as NCCL's
+    ** waits do; ranks that share fewer cores sleep after 1 ms, so as not to
+    ** slow the rank being waited for */
+    x->spin_s = 2 * x->local_size <= rf_online_cpus() ? 0.02 : 1e-3;
     *w = x;
     return RF_OK;
 }
@@ -79,12 +85,15 @@ void rf_rt_dist_world_end(rf_rt_dist_world *w, int exit_code)
 ** while it is tested (Open MPI's nonblocking collectives, and shared
 ** memory without single-copy, make progress one fragment per call): rows
 ** in flight (busy) are tested again at once, yielding the core to any
-** rank that shares it. A vote waits for the slowest rank: yielding for a
-** millisecond, then sleeping a little, growing to 1 ms (ranks may share
-** cores: spinning would slow the rank being waited for). */
-void dist_poll_pause(double waited, int busy, long *nap)
+** rank that shares it. A vote waits for the slowest rank: yielding for
+** spin_s (the world's: 20 ms when the host has two cores or more a rank,
+** else 1 ms), then sleeping a little, growing to 1 ms (ranks may share
+** cores: spinning would slow the rank being waited for). A nap ends up to
+** its length after the answer came: GPU ranks, whose votes wait
+** milliseconds for the other rank's device, could pay up to 1 ms a vote. */
+void dist_poll_pause(double waited, double spin_s, int busy, long *nap)
 {
-    if (busy || waited < 1e-3) {
+    if (busy || waited < spin_s) {
         sched_yield();
         return;
     }
@@ -115,7 +124,7 @@ static rf_status wait_req_as(rf_rt_dist_world *w, MPI_Request *req, double timeo
                      w->rank, w->size, timeout_s, what);
             return RF_EUSER;
         }
-        dist_poll_pause(rf_now() - t0, busy, &nap);
+        dist_poll_pause(rf_now() - t0, w->spin_s, busy, &nap);
     }
 }
 
@@ -335,7 +344,7 @@ rf_status rf_rt_dist_sendrecv(rf_rt_dist_world *w, double timeout_s, const char 
             st = RF_EUSER;
             break;
         }
-        dist_poll_pause(rf_now() - t0, 1, &nap);
+        dist_poll_pause(rf_now() - t0, w->spin_s, 1, &nap);
     }
     free(req);
     return st;

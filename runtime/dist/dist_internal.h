@@ -44,6 +44,7 @@ struct rf_rt_dist {
     dist_var *vars;
     int stopped;              /* the ranks agreed that one failed: no more collectives */
     int dry;                  /* planning ahead (rf_rt_dist_span_still): no vote, no message */
+    int dry_weighed;          /* planning ahead: the last join planned would weigh a broadcast */
     rf_rt_rankstat stat;
     /* by kernel id (dist_place_prepare): bit i set when the kernel's input i
     ** is read again in later rounds of a loop that does not change it */
@@ -61,6 +62,14 @@ struct rf_rt_dist {
     int codes_same;
     const rf_rt_dict *dict;   /* the run's (rf_rt_dist_codes_begin): the own strings' lengths */
     uint8_t *local;
+    /* where the walk is (rf_rt_dist_at): kernel at_j of block at_block is
+    ** the next to run, rows_of(rows_dev, v) this rank's rows of v; a
+    ** join's broadcast is weighed with the moves the rest of the block
+    ** would need after it (dist_place.c) */
+    const rf_hir_block *at_block;
+    int32_t at_j;
+    int64_t (*rows_of)(const void *dev, int32_t var);
+    const void *rows_dev;
 };
 
 /* The program's shape the placements use (dist_place.c), once per run:
@@ -86,9 +95,10 @@ void dist_move_what(const rf_rt_dist *x, const rf_rt_dist_move *m, char *buf, si
 rf_status dist_vote_counts(rf_rt_dist *x, int failed, const int64_t *send, int64_t empty, int64_t *recv, int *silent,
                            int *big, const char *what, rf_diags *d);
 /* Between two polls of a pending exchange or vote (dist_comm.c): waited so
-** far, busy when rows are in flight (polled again at once, the core
-** yielded), nap the next sleep's ns. */
-void dist_poll_pause(double waited, int busy, long *nap);
+** far, spin_s how long to yield before sleeping (the world's), busy when
+** rows are in flight (polled again at once, the core yielded), nap the
+** next sleep's ns. */
+void dist_poll_pause(double waited, double spin_s, int busy, long *nap);
 /* The world's slot for the transport its runs reuse (NULL without MPI), and
 ** its end (dist_xport.c): NCCL's communicator closed before MPI ends. */
 void **dist_world_xport(rf_rt_dist_world *w);
@@ -97,7 +107,8 @@ void dist_xport_world_end(void *cached);
 ** prefix), from a sample of at most 64 (dist_codes.c): what a string
 ** column that may hold them costs a move per row, beside its length. */
 int64_t dist_codes_own_len(const rf_rt_dist *x);
-/* Every rank's two numbers summed (a collective with the failure vote). */
-rf_status dist_sum_votes(rf_rt_dist *x, const int64_t local[2], int64_t sum[2], const char *what, rf_diags *d);
+/* Every rank's n numbers (at most RF_RT_DIST_VOTE_N) summed (a collective
+** with the failure vote). */
+rf_status dist_sum_votes(rf_rt_dist *x, int n, const int64_t *local, int64_t *sum, const char *what, rf_diags *d);
 
 #endif

@@ -7,8 +7,10 @@
 ** co-located (a join's sides hashed by their keys, a group by a subset of
 ** its columns, nothing for a partial aggregate's group, a dedupe, difference or insert by the whole tuple; a cross
 ** product or a negation broadcasts its right side; sorts and global
-** aggregates gather on rank 0), and the placement of each kernel's output,
-** followed through projections so that a relation hashed once stays so.
+** aggregates gather on rank 0; a join's broadcast weighed by bytes, with
+** the moves the rest of the block needs after it), and the placement of
+** each kernel's output, followed through projections so that a relation
+** hashed once stays so.
 ** Every rank computes the same placements from the same program: the plan
 ** needs no communication. Moves are done by dist_run.c.
 */
@@ -139,30 +141,152 @@ static int64_t row_bytes(const rf_rt_dist *x, int32_t var, int64_t own_len)
     return b;
 }
 
+/* ---- a join's broadcast, weighed with what follows ------------------------ */
+
+/* Later moves of relations that exist already (at most LATER_MAX). */
+#define LATER_MAX 32
+typedef struct later {
+    int32_t var[LATER_MAX];
+    rf_rt_place_kind to[LATER_MAX];
+    int32_t n;
+    int full; /* more: not weighed */
+} later;
+
+/* The moves the rest of the walk's block needs once kernel k has run with
+** its moves mv[0..nmv) made: planned ahead on a copy of the placements, as
+** rf_rt_dist_span_still plans (no messages; a join there hashes its sides).
+** Into *out go those that send rows (not out of a replicated relation, not
+** a spread one left spread) of a variable that no kernel on the way writes:
+** its rows exist now, so the ranks can vote their bytes. A later join that
+** would weigh a broadcast itself is planned as hashing its sides, but its
+** moves are not counted: it may broadcast a side made later instead (TPC-H
+** q14: the non-promotion parts, against the month's lines hashed). */
+static void plan_later(rf_rt_dist *x, const rf_hir_kernel *k, const rf_rt_dist_move *mv, int32_t nmv, later *out)
+{
+    memset(out, 0, sizeof *out);
+    const rf_hir_block *bl = x->at_block;
+    int32_t nvars = x->p->nvars;
+    size_t size = ((size_t)nvars + 1) * sizeof *x->vars;
+    int32_t maxin = 0;
+    for (int32_t j = x->at_j + 1; j < bl->nkernels; j++)
+        if (bl->kernels[j]->nin > maxin) maxin = bl->kernels[j]->nin;
+    dist_var *saved = rf_malloc(size);
+    uint8_t *written = rf_calloc((size_t)nvars + 1, 1);
+    rf_rt_dist_move *moves = rf_calloc((size_t)maxin * 2 + 3, sizeof *moves);
+    if (!saved || !written || !moves) {
+        out->full = 1;
+        free(saved);
+        free(written);
+        free(moves);
+        return;
+    }
+    memcpy(saved, x->vars, size);
+    x->dry = 1;
+    for (int32_t i = 0; i < nmv; i++) {
+        x->vars[mv[i].var].place = mv[i].to;
+        x->vars[mv[i].var].gen++;
+    }
+    rf_rt_dist_ran(x, k);
+    if (k->out >= 0 && k->out < nvars) written[k->out] = 1;
+    for (int32_t j = x->at_j + 1; j < bl->nkernels; j++) {
+        const rf_hir_kernel *kk = bl->kernels[j];
+        int32_t n = 0;
+        x->dry_weighed = 0;
+        if (rf_rt_dist_plan(x, kk, NULL, moves, &n, NULL)) break;
+        for (int32_t i = 0; i < n; i++) {
+            const rf_rt_dist_move *m = &moves[i];
+            rf_rt_place_kind from = x->vars[m->var].place.kind;
+            if (!written[m->var] && !x->dry_weighed && from != RF_RT_PLACE_REPL && from != RF_RT_PLACE_EMPTY &&
+                m->to.kind != RF_RT_PLACE_ANY) {
+                if (out->n == LATER_MAX) out->full = 1;
+                else {
+                    out->var[out->n] = m->var;
+                    out->to[out->n++] = m->to.kind;
+                }
+            }
+            x->vars[m->var].place = m->to;
+            x->vars[m->var].gen++;
+        }
+        rf_rt_dist_ran(x, kk);
+        if (kk->out >= 0 && kk->out < nvars) written[kk->out] = 1;
+    }
+    x->dry = 0;
+    memcpy(x->vars, saved, size);
+    free(saved);
+    free(written);
+    free(moves);
+}
+
+/* What a move of B bytes (all ranks') to a placement of kind `to` sends,
+** times N: a broadcast B * (N - 1) (each rank its rows to every other),
+** a hash or a gather about B * (N - 1) / N. */
+static int64_t sent_n(int64_t bytes, rf_rt_place_kind to, int64_t n)
+{
+    return to == RF_RT_PLACE_REPL ? bytes * n * (n - 1) : bytes * (n - 1);
+}
+
 /* A join with a side to move (moved: 0 or 1; -1 both): the ranks vote
 ** their sides' bytes (rows times row_bytes: a string that cannot move as a
 ** shared code counts at its bytes; summed, every rank decides alike), and
-** a small side is broadcast instead. A broadcast of S bytes sends S * (N -
-** 1), hashing M bytes about M * (N - 1) / N:
+** a small side is broadcast instead when that sends fewer bytes. A
+** broadcast of S bytes sends S * (N - 1), hashing M bytes about M * (N -
+** 1) / N:
 ** - a side that later rounds of a loop read unchanged (a recursive rule's
 **   edges), when the other side would move: once, instead of the other
 **   side moving every round;
-** - both sides would move: the smaller when S * N < A + B (the large side
-**   stays where it is);
-** - one side would move: the other, staying one when S * N < M (TPC-H
-**   q18's 4 orders of large quantities broadcast instead of every order
-**   hashed; q10's 16-byte revenues per customer instead of the customers
-**   with their names, addresses and comments, plain strings that move as
-**   bytes).
+** - both sides would move: either one instead (the large side stays where
+**   it is), one side would move: the other, staying one (TPC-H q18's 4
+**   orders of large quantities broadcast instead of every order hashed;
+**   q10's 16-byte revenues per customer instead of the customers with
+**   their names, addresses and comments, plain strings that move as
+**   bytes). Each choice is weighed with the moves the rest of the block
+**   then needs of relations that exist already (plan_later; their bytes
+**   ride in the same vote): a broadcast leaves the join's output spread
+**   where hashing the sides leaves it hashed by the key, and what follows
+**   may have to move again (TPC-H q13: customer broadcast to count its
+**   orders made the antijoin of customers without orders broadcast every
+**   counted order, the counts hashed and the union hashed again: 6 moves
+**   where hashing customer and the orders once takes 3).
 ** At most rank_broadcast_bytes either way. */
 static rf_status broadcast_small(rf_rt_dist *x, const rf_hir_kernel *k, const int64_t *rows, rf_rt_dist_move *moves,
                                  int32_t *nm, int moved, rf_diags *d)
 {
-    int64_t own_len = dist_codes_own_len(x);
-    int64_t local[2] = {rows[0] * row_bytes(x, k->in[0], own_len), rows[1] * row_bytes(x, k->in[1], own_len)}, all[2];
-    rf_status st = dist_sum_votes(x, local, all, "a join's sizes", d);
-    if (st || x->broadcast_bytes <= 0) return st;
+    if (x->broadcast_bytes <= 0) return RF_OK; /* never broadcast: nothing to vote on */
+    int64_t own_len = dist_codes_own_len(x), N = x->size;
     int right_only = k->kind == RF_HIR_ANTI_INDEX; /* a negation's left rows must stay */
+    /* the choices: 0 the moves planned (hashes), 1 + s side s broadcast */
+    int can[3] = {1, moved < 0 ? !right_only : moved == 1 && !right_only, moved < 0 || moved == 0};
+    later lt[3];
+    memset(lt, 0, sizeof lt);
+    int ahead = x->at_block && x->rows_of && x->at_j >= 0 &&
+                x->at_j < x->at_block->nkernels && x->at_block->kernels[x->at_j] == k;
+    /* the variables whose bytes the vote carries: the sides, then the
+    ** later moves' (when they fit) */
+    int32_t slot_var[RF_RT_DIST_VOTE_N] = {k->in[0], k->in[1]};
+    int nslot = 2;
+    for (int c = 0; c < 3 && ahead; c++) {
+        if (!can[c]) continue;
+        rf_rt_dist_move bm;
+        memset(&bm, 0, sizeof bm);
+        bm.var = c ? k->in[c - 1] : -1;
+        bm.to = place_of(RF_RT_PLACE_REPL);
+        plan_later(x, k, c ? &bm : moves, c ? 1 : *nm, &lt[c]);
+        ahead = !lt[c].full;
+        for (int32_t i = 0; i < lt[c].n && ahead; i++) {
+            int s = 0;
+            while (s < nslot && slot_var[s] != lt[c].var[i]) s++;
+            if (s == nslot && nslot == RF_RT_DIST_VOTE_N) ahead = 0;
+            else if (s == nslot) slot_var[nslot++] = lt[c].var[i];
+        }
+    }
+    if (!ahead) nslot = 2;
+    int64_t local[RF_RT_DIST_VOTE_N], all[RF_RT_DIST_VOTE_N];
+    for (int s = 0; s < nslot; s++) {
+        int64_t r = s < 2 ? rows[s] : x->rows_of(x->rows_dev, slot_var[s]);
+        local[s] = r * row_bytes(x, slot_var[s], own_len);
+    }
+    rf_status st = dist_sum_votes(x, nslot, local, all, "a join's sizes", d);
+    if (st) return st;
     uint8_t reused = k->id >= 0 && k->id < x->nkernel_ids ? x->reused[k->id] : 0;
     if (right_only) reused &= 2;
     if (moved >= 0) reused &= (uint8_t)(1u << (1 - moved));
@@ -172,13 +296,22 @@ static rf_status broadcast_small(rf_rt_dist *x, const rf_hir_kernel *k, const in
             add_move(moves, nm, k->in[s], place_of(RF_RT_PLACE_REPL));
             return RF_OK;
         }
-    int side = moved >= 0 ? 1 - moved : !right_only && all[0] < all[1] ? 0 : 1;
-    if (right_only && side == 0) return RF_OK;
-    int64_t small = all[side], big = all[1 - side];
-    if (small > x->broadcast_bytes) return RF_OK;
-    if (moved < 0 ? small > (small + big) / x->size : small >= big / x->size) return RF_OK;
+    /* each choice's bytes sent (times N), now and later */
+    int64_t cost[3] = {0, 0, 0};
+    for (int32_t i = 0; i < *nm; i++) cost[0] += sent_n(all[moves[i].var == k->in[0] ? 0 : 1], moves[i].to.kind, N);
+    for (int s = 0; s < 2; s++) cost[1 + s] = sent_n(all[s], RF_RT_PLACE_REPL, N);
+    for (int c = 0; c < 3 && ahead; c++)
+        for (int32_t i = 0; i < lt[c].n; i++) {
+            int s = 0;
+            while (slot_var[s] != lt[c].var[i]) s++;
+            cost[c] += sent_n(all[s], lt[c].to[i], N);
+        }
+    int best = 0;
+    for (int s = all[0] <= all[1] ? 0 : 1, t = 0; t < 2; t++, s = 1 - s)
+        if (can[1 + s] && all[s] <= x->broadcast_bytes && cost[1 + s] < cost[best]) best = 1 + s;
+    if (!best) return RF_OK;
     *nm = 0;
-    add_move(moves, nm, k->in[side], place_of(RF_RT_PLACE_REPL));
+    add_move(moves, nm, k->in[best - 1], place_of(RF_RT_PLACE_REPL));
     return RF_OK;
 }
 
@@ -199,6 +332,7 @@ static rf_status plan_join(rf_rt_dist *x, const rf_hir_kernel *k, const int64_t 
     }
     need_hash(x, a, k->lkeys, k->nkeys, moves, nm);
     if (a != b) need_hash(x, b, k->rkeys, k->nkeys, moves, nm);
+    if (x->dry) x->dry_weighed = *nm > 0 && a != b; /* (the run would weigh a broadcast here) */
     if (x->dry || !*nm || a == b) return RF_OK;
     return broadcast_small(x, k, rows, moves, nm, *nm == 2 ? -1 : moves[0].var == a ? 0 : 1, d);
 }
@@ -630,6 +764,15 @@ rf_status dist_place_prepare(rf_rt_dist *x)
             }
     }
     return RF_OK;
+}
+
+void rf_rt_dist_at(rf_rt_dist *x, const rf_hir_block *bl, int32_t j, int64_t (*rows)(const void *dev, int32_t var),
+                   const void *dev)
+{
+    x->at_block = bl;
+    x->at_j = j;
+    x->rows_of = rows;
+    x->rows_dev = dev;
 }
 
 void rf_rt_dist_loaded(rf_rt_dist *x, int32_t var) { x->vars[var].place = place_of(RF_RT_PLACE_ANY); }

@@ -264,7 +264,12 @@ static int64_t empty_part(const rf_rt_rel *rel)
 ** this rank receives of each: one collective, which starts with the
 ** failure vote carrying every rank's sizes, then one exchange for them all
 ** (none when no rank sends another a row). A part to a rank holds, for
-** each relation in order, its packed part's size (int64) and the part. */
+** each relation in order, its packed part's size (int64) and the part;
+** one relation's part is its packed part alone, sent from the buffer it
+** was packed in and unpacked where it was received (no copy on either
+** side), and the packed rows are freed before the received ones unpack:
+** a rank holds the relation, its packed parts and what it received, then
+** what it received and its new rows, not all four. */
 static rf_status exchange_many(rf_rt_dist *x, int n, const rf_rt_rel *const *rel, const rf_rt_place *const *to,
                                rf_rt_dict *dict, const char *what, rf_rt_rel *out, rf_diags *d)
 {
@@ -278,16 +283,21 @@ static rf_status exchange_many(rf_rt_dist *x, int n, const rf_rt_rel *const *rel
     int64_t empty = 0;
     for (int i = 0; i < n && !st; i++) {
         st = pack_for(x, rel[i], dict, to[i], &pk[i]);
-        int64_t e = empty_part(rel[i]);
-        empty = e < 0 || empty < 0 ? -1 : empty + 8 + e;
-        for (int j = 0; j < N && !st; j++) send[j] += 8 + pk[i].size[j];
+        int64_t e = empty_part(rel[i]), head = n > 1 ? 8 : 0;
+        empty = e < 0 || empty < 0 ? -1 : empty + head + e;
+        for (int j = 0; j < N && !st; j++) send[j] += head + pk[i].size[j];
     }
     /* the parts for each rank, relation by relation (made before the vote,
     ** so that a rank out of memory says so there) */
     int64_t total = 0;
     for (int j = 0; j < N && !st; j++) sdispl[j] = total, total += send[j];
-    if (!st && !(sbuf = rf_rt_alloc_big((size_t)total + 1))) st = RF_ENOMEM;
-    for (int j = 0; j < N && !st; j++) {
+    if (!st && n == 1) {
+        /* one relation: its packed parts as they are (a broadcast's one part to all) */
+        sbuf = pk[0].buf;
+        pk[0].buf = NULL;
+        for (int j = 0; j < N; j++) sdispl[j] = to[0]->kind == RF_RT_PLACE_REPL ? 0 : pk[0].displ[j];
+    } else if (!st && !(sbuf = rf_rt_alloc_big((size_t)total + 1))) st = RF_ENOMEM;
+    for (int j = 0; j < N && !st && n > 1; j++) {
         char *p = sbuf + sdispl[j];
         for (int i = 0; i < n; i++) {
             int64_t sz = pk[i].size[j];
@@ -308,10 +318,10 @@ static rf_status exchange_many(rf_rt_dist *x, int n, const rf_rt_rel *const *rel
         /* no rank sends another anything: this rank keeps its own parts */
         const char *p = sbuf + sdispl[x->rank];
         for (int i = 0; i < n && !vst; i++) {
-            int64_t sz;
-            memcpy(&sz, p, 8);
-            vst = rf_rt_dist_unpack(p + 8, &sz, 1, rel[i]->ncols, rel[i]->types, dict, &out[i]);
-            p += 8 + sz;
+            int64_t sz = send[x->rank];
+            if (n > 1) memcpy(&sz, p, 8), p += 8;
+            vst = rf_rt_dist_unpack(p, &sz, 1, rel[i]->ncols, rel[i]->types, dict, &out[i]);
+            p += sz;
         }
         if (vst) rf_error(d, rf_mkloc(NULL, 0, 0), "rank %d: %s: %s", x->rank, what,
                           vst == RF_ENOMEM ? "out of memory" : "malformed rows");
@@ -319,6 +329,10 @@ static rf_status exchange_many(rf_rt_dist *x, int n, const rf_rt_rel *const *rel
         double t0 = rf_now();
         vst = rf_rt_dist_alltoallv(x->w, x->timeout_s, what, sbuf, send, sdispl, &rbuf, recv, big, d);
         x->stat.xport_seconds += rf_now() - t0;
+        if (!vst) {
+            free(sbuf); /* sent: before the rows received unpack */
+            sbuf = NULL;
+        }
         x->stat.move_trips++;
         x->stat.exchanges += n;
         if (vst) x->stopped = 1;
@@ -335,7 +349,16 @@ static rf_status exchange_many(rf_rt_dist *x, int n, const rf_rt_rel *const *rel
             at[j] = j ? end[j - 1] : 0;
             end[j] = at[j] + recv[j];
         }
-        for (int i = 0; i < n && !vst; i++) {
+        if (!vst && n == 1) {
+            /* one relation: the parts from each rank lie in order */
+            vst = rf_rt_dist_unpack(rbuf, recv, N, rel[0]->ncols, rel[0]->types, dict, &out[0]);
+            for (int j = 0; j < N; j++) at[j] = end[j];
+            if (!vst) {
+                x->stat.rows_sent += to[0]->kind == RF_RT_PLACE_REPL ? rel[0]->nrows * (N - 1) : rel[0]->nrows - pk[0].own;
+                x->stat.rows_received += out[0].nrows - pk[0].own;
+            }
+        }
+        for (int i = 0; i < n && !vst && n > 1; i++) {
             int64_t sum = 0;
             for (int j = 0; j < N && !vst; j++) {
                 if (end[j] - at[j] < 8) vst = RF_EINTERNAL;
@@ -504,15 +527,18 @@ rf_status rf_rt_dist_any(rf_rt_dist *x, int local_any, int *any, rf_diags *d)
     return st;
 }
 
-rf_status dist_sum_votes(rf_rt_dist *x, const int64_t local[2], int64_t sum[2], const char *what, rf_diags *d)
+rf_status dist_sum_votes(rf_rt_dist *x, int n, const int64_t *local, int64_t *sum, const char *what, rf_diags *d)
 {
     rf_rt_dist_vote *all = rf_calloc((size_t)x->size, sizeof *all);
     if (!all) return RF_ENOMEM;
-    int64_t v[RF_RT_DIST_VOTE_N] = {local[0], local[1]};
+    int64_t v[RF_RT_DIST_VOTE_N] = {0};
+    if (n > RF_RT_DIST_VOTE_N) n = RF_RT_DIST_VOTE_N;
+    for (int i = 0; i < n; i++) v[i] = local[i];
     x->stat.move_trips++; /* a join's sizes, which decide its moves */
     rf_status st = dist_vote(x, 0, v, all, what, d);
-    sum[0] = sum[1] = 0;
-    for (int r = 0; r < x->size && !st; r++) sum[0] += all[r].v[0], sum[1] += all[r].v[1];
+    for (int i = 0; i < n; i++) sum[i] = 0;
+    for (int r = 0; r < x->size && !st; r++)
+        for (int i = 0; i < n; i++) sum[i] += all[r].v[i];
     free(all);
     return st;
 }

@@ -214,6 +214,12 @@ rf_status rf_rt_dist_move_rels(rf_rt_dist *x, const rf_rt_dist_move *m, int32_t 
 int rf_rt_dist_span_still(rf_rt_dist *x, const rf_hir_block *bl, int32_t j0, int32_t last);
 /* Records where kernel k's output is after it ran. */
 void rf_rt_dist_ran(rf_rt_dist *x, const rf_hir_kernel *k);
+/* The walk is at kernel j of block bl (planned next); rows(dev, v) gives
+** this rank's rows of any variable v. A join that weighs a broadcast plans
+** the rest of bl ahead with it (no messages) and counts the later moves of
+** relations that exist already. */
+void rf_rt_dist_at(rf_rt_dist *x, const rf_hir_block *bl, int32_t j, int64_t (*rows)(const void *dev, int32_t var),
+                   const void *dev);
 /* A branch: *any becomes whether any rank holds rows of a tested variable. */
 rf_status rf_rt_dist_any(rf_rt_dist *x, int local_any, int *any, rf_diags *d);
 /* ---- moves on the device (dist_xport.c) ---------------------------------- */
