@@ -141,11 +141,19 @@ printf '+edge(40, 41).\n+edge(1).\n' >"$tmp/bad.txn"
 cp -r "$tmp/tc" "$tmp/tc_bad"
 "$redfox" exec "$tmp/tc_bad" "$prog" --device "$dev" --each --batch "$tmp/ok.txn" --batch "$tmp/bad.txn" --batch "$tmp/ok.txn" \
     --format tbl >"$tmp/bad.out" 2>"$tmp/bad.err" && fail "a bad batch did not fail"
-grep -q 'transaction 2 of 3' "$tmp/bad.err" || { cat "$tmp/bad.err"; fail "the failure does not name the transaction"; }
+grep -q 'transaction 2 of 3 (.*bad.txn) failed; the one before it is committed$' "$tmp/bad.err" ||
+    { cat "$tmp/bad.err"; fail "the failure does not name the transaction and the one committed before it"; }
 grep -q 'bad.txn:2:' "$tmp/bad.err" || { cat "$tmp/bad.err"; fail "the failure does not name the line"; }
 "$redfox" exec "$tmp/tc" "$prog" --device "$dev" --batch "$tmp/ok.txn" --format tbl >"$tmp/ok.want" 2>/dev/null || fail "exec ok.txn"
 "$redfox" run "$prog" --data "$tmp/tc_bad" --device cpu --format tbl >"$tmp/bad.now" || fail "run after the bad batch"
 cmp -s "$tmp/bad.now" "$tmp/ok.want" || fail "after a failed transaction 2 the database is not transaction 1's state"
+# several before it: counted in the plural
+cp -r "$tmp/tc" "$tmp/tc_bad4"
+"$redfox" exec "$tmp/tc_bad4" "$prog" --device "$dev" --each --batch "$tmp/ok.txn" --batch "$tmp/t4.txn" \
+    --batch "$tmp/ok.txn" --batch "$tmp/bad.txn" --format tbl >"$tmp/bad4.out" 2>"$tmp/bad4.err" &&
+    fail "a bad fourth batch did not fail"
+grep -q 'transaction 4 of 4 (.*bad.txn) failed; the 3 before it are committed$' "$tmp/bad4.err" ||
+    { cat "$tmp/bad4.err"; fail "the failure does not name the transaction and the 3 committed before it"; }
 
 # ---- killed at a random moment: the state after some of its transactions -----
 # (the commits write the files as before: the relations kept in memory go with

@@ -218,7 +218,10 @@ int rf_tool_exec(int argc, char **argv)
         if (!rc && k) o.start = rf_trace_clock(); /* the first's profile counts the program's compile */
         if (!rc) {
             int code = rf_exec(db, p, b, &o, &res);
-            if (code && multi && k > 0)
+            if (code && multi && k == 1)
+                fprintf(stderr, "redfox exec: transaction 2 of %d (%s) failed; the one before it is committed\n",
+                        (int)ntx, batches[k]);
+            else if (code && multi && k > 1)
                 fprintf(stderr, "redfox exec: transaction %d of %d (%s) failed; the %d before it are committed\n",
                         (int)k + 1, (int)ntx, batches[k], (int)k);
             rc = rf_tool_finish_database(code, db, 1);

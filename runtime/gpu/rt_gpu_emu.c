@@ -3,8 +3,8 @@
 ** machines without a GPU (RF_GPU_EMULATE=1). The generated CUDA source is
 ** compiled as host C++ (with rf_emu_prelude.cuh in front) into a shared
 ** object, and kernels run on the CPU: the threads of a block one after the
-** other, as coroutines (ucontext) where a kernel synchronizes its block, so
-** that __syncthreads has its meaning. Device memory is host memory; the CUB
+** other, as coroutines (rt_gpu_emu_fiber.c) where a kernel synchronizes its
+** block, so that __syncthreads has its meaning. Device memory is host memory; the CUB
 ** primitives are plain host loops with CUB's results (the radix sort is a
 ** stable LSD sort over the same bits).
 **
@@ -15,6 +15,7 @@
 ** added (-fsanitize=address, with --set gpu_pool_exact=on and a sanitized
 ** redfox, checks every kernel's memory accesses).
 */
+#include "rt_gpu_emu_fiber.h"
 #include "rt_gpu_internal.h"
 #include "rf_rt_stored.h"
 #include "rf_sys.h"
@@ -24,7 +25,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
-#include <ucontext.h>
 #include <unistd.h>
 
 #define EMU_STACK (64 * 1024)
@@ -51,8 +51,8 @@ int rf_gpu_emulated(void)
 /* ---- coroutines for kernels that synchronize ---------------------------------- */
 
 static struct {
-    ucontext_t sched;
-    ucontext_t th[RF_GPU_TILE];
+    rf_gpu_emu_fiber sched;
+    rf_gpu_emu_fiber th[RF_GPU_TILE];
     char *stacks;
     int state[RF_GPU_TILE]; /* 0 runnable, 1 at a barrier, 2 done */
     int cur;
@@ -64,27 +64,15 @@ static struct {
 static void co_sync(void)
 {
     co.state[co.cur] = 1;
-    swapcontext(&co.th[co.cur], &co.sched);
+    rf_gpu_emu_fiber_switch(&co.th[co.cur], &co.sched);
 }
 
 static void co_entry(void)
 {
     co.fn(*co.args);
     co.state[co.cur] = 2;
-    /* uc_link returns to the scheduler */
-}
-
-/* Thread t's context, on its own stack, entering co_entry. getcontext
-** returns twice in principle, so it lives in a function of its own: the
-** caller's loop variables then cannot be clobbered (-Wclobbered). */
-static __attribute__((noinline)) void co_prepare(int t)
-{
-    getcontext(&co.th[t]);
-    co.th[t].uc_stack.ss_sp = co.stacks + (size_t)t * EMU_STACK;
-    co.th[t].uc_stack.ss_size = EMU_STACK;
-    co.th[t].uc_link = &co.sched;
-    makecontext(&co.th[t], co_entry, 0);
-    co.state[t] = 0;
+    /* back to the scheduler for good: it makes the fiber anew for the next block */
+    rf_gpu_emu_fiber_switch(&co.th[co.cur], &co.sched);
 }
 
 static int run_block_coroutines(emu_state *es, kfn fn, const rf_gpu_args *a)
@@ -93,7 +81,10 @@ static int run_block_coroutines(emu_state *es, kfn fn, const rf_gpu_args *a)
     co.fn = fn;
     co.args = a;
     co.es = es;
-    for (int t = 0; t < RF_GPU_TILE; t++) co_prepare(t);
+    for (int t = 0; t < RF_GPU_TILE; t++) {
+        rf_gpu_emu_fiber_make(&co.th[t], co.stacks + (size_t)t * EMU_STACK, EMU_STACK, co_entry);
+        co.state[t] = 0;
+    }
     for (;;) {
         int live = 0;
         for (int t = 0; t < RF_GPU_TILE; t++) {
@@ -101,7 +92,7 @@ static int run_block_coroutines(emu_state *es, kfn fn, const rf_gpu_args *a)
             co.cur = t;
             es->threadIdx->x = (unsigned)t;
             co.state[t] = 0;
-            swapcontext(&co.sched, &co.th[t]);
+            rf_gpu_emu_fiber_switch(&co.sched, &co.th[t]);
             live += co.state[t] != 2;
         }
         if (!live) return 0;

@@ -3,7 +3,12 @@
 ** to Harmony, generates the program's CUDA source and has NVRTC compile it to
 ** PTX; exit 0 on success, 77 (skip) where NVRTC cannot be loaded, 1 on any
 ** failure with the diagnostics. Options: --src FILE writes the CUDA source,
-** --ptx FILE the PTX, --arch A picks the target, --time prints the times.
+** --ptx FILE the PTX, --arch A picks the target, --time prints the times,
+** --no-cache compiles even where the PTX cache (nvrtc.c) holds this source's
+** PTX. The cache's key is the source, NVRTC's version and the options, so a
+** hit is NVRTC's PTX of this very source: the emulator's runs of the same
+** program (test_gpu_run --ptx) and this test then compile it once between
+** them (NVRTC takes 2-25 s of CPU a program).
 */
 #include "rf_frontend.h"
 #include "rf_gpu_codegen.h"
@@ -25,16 +30,17 @@ static int write_file(const char *path, const char *data, int64_t n)
 int main(int argc, char **argv)
 {
     const char *files[64], *srcout = NULL, *ptxout = NULL, *arch = NULL;
-    int nfiles = 0, timing = 0;
+    int nfiles = 0, timing = 0, no_cache = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--src") && i + 1 < argc) srcout = argv[++i];
         else if (!strcmp(argv[i], "--ptx") && i + 1 < argc) ptxout = argv[++i];
         else if (!strcmp(argv[i], "--arch") && i + 1 < argc) arch = argv[++i];
         else if (!strcmp(argv[i], "--time")) timing = 1;
+        else if (!strcmp(argv[i], "--no-cache")) no_cache = 1;
         else if (nfiles < 64) files[nfiles++] = argv[i];
     }
     if (!nfiles) {
-        fprintf(stderr, "usage: test_gpu_codegen [--src F] [--ptx F] [--arch A] [--time] PROG.logic...\n");
+        fprintf(stderr, "usage: test_gpu_codegen [--src F] [--ptx F] [--arch A] [--time] [--no-cache] PROG.logic...\n");
         return 2;
     }
     char why[256];
@@ -87,7 +93,7 @@ int main(int argc, char **argv)
     if (!st && srcout && !write_file(srcout, rf_buf_cstr(&src), src.len)) fprintf(stderr, "cannot write %s\n", srcout);
     rf_gpu_ptx ptx;
     memset(&ptx, 0, sizeof ptx);
-    rf_gpu_nvrtc_opts o = {arch, "", 0};
+    rf_gpu_nvrtc_opts o = {arch, no_cache ? "" : NULL, 0}; /* NULL: the default cache folder; "": none */
     if (!st) st = rf_gpu_nvrtc_compile(rf_buf_cstr(&src), (uint64_t)src.len, &o, &ptx, &d);
     double t3 = rf_now();
     if (!st && ptxout && !write_file(ptxout, ptx.ptx, (int64_t)ptx.len)) fprintf(stderr, "cannot write %s\n", ptxout);
@@ -96,8 +102,9 @@ int main(int argc, char **argv)
         st = RF_EINTERNAL;
     }
     if (timing)
-        printf("front end + plan + harmony %.3f s, codegen %.3f s (%lld bytes), NVRTC %.3f s (%llu bytes PTX)\n",
-               t1 - t0, t2 - t1, (long long)src.len, t3 - t2, (unsigned long long)ptx.len);
+        printf("front end + plan + harmony %.3f s, codegen %.3f s (%lld bytes), NVRTC %.3f s (%llu bytes PTX%s)\n",
+               t1 - t0, t2 - t1, (long long)src.len, t3 - t2, (unsigned long long)ptx.len,
+               ptx.from_cache ? ", from the cache" : "");
     rf_diags_print(&d, stderr);
     rf_gpu_ptx_free(&ptx);
     rf_buf_free(&src);
