@@ -164,6 +164,14 @@ void rf_db_narrow_pack(rf_type t, const void *v, int64_t n, const rf_db_block *b
     }
 }
 
+/* Returns the first of the n stored values at src past qmax (one is). */
+#define FIRST_OVER(QT)                                                                                               \
+    for (int64_t i = 0; i < n; i++) {                                                                                \
+        QT q;                                                                                                        \
+        memcpy(&q, src + i * (int64_t)sizeof(QT), sizeof q);                                                         \
+        if (q > (QT)qmax) return i;                                                                                  \
+    }
+
 /* Widening: stored values as unsigned integers of their width (loaded with
 ** memcpy: a block of a file of small blocks need not be aligned), each at
 ** most qmax, the value base + q x mul in the column's width. The loop has
@@ -176,12 +184,7 @@ void rf_db_narrow_pack(rf_type t, const void *v, int64_t n, const rf_db_block *b
             over |= q > (QT)qmax;                                                                                    \
             ((OT *)dst)[i] = (OT)(base + (uint64_t)q * mul);                                                         \
         }                                                                                                            \
-        if (over)                                                                                                    \
-            for (int64_t i = 0; i < n; i++) {                                                                        \
-                QT q;                                                                                                \
-                memcpy(&q, src + i * (int64_t)sizeof(QT), sizeof q);                                                 \
-                if (q > (QT)qmax) return i;                                                                          \
-            }                                                                                                        \
+        if (over) FIRST_OVER(QT);                                                                                    \
         return -1;                                                                                                   \
     } while (0)
 
@@ -194,12 +197,7 @@ void rf_db_narrow_pack(rf_type t, const void *v, int64_t n, const rf_db_block *b
             memcpy(&q, src + i * (int64_t)sizeof(QT), sizeof q);                                                     \
             hi = q > hi ? q : hi;                                                                                    \
         }                                                                                                            \
-        if (hi <= (QT)qmax) return -1;                                                                               \
-        for (int64_t i = 0; i < n; i++) {                                                                            \
-            QT q;                                                                                                    \
-            memcpy(&q, src + i * (int64_t)sizeof(QT), sizeof q);                                                     \
-            if (q > (QT)qmax) return i;                                                                              \
-        }                                                                                                            \
+        if (hi > (QT)qmax) FIRST_OVER(QT);                                                                           \
         return -1;                                                                                                   \
     } while (0)
 
