@@ -175,7 +175,8 @@ rf_status rf_rt_dist_alltoallv(rf_rt_dist_world *w, double timeout_s, const char
     ** of 1 GiB */
     int64_t all = 0;
     for (int j = 0; j < n; j++) all += recv[j];
-    for (int j = 0; j < n; j++) pieces |= send[j] > INT_MAX || sdispl[j] > INT_MAX || all > INT_MAX;
+    pieces |= all > INT_MAX;
+    for (int j = 0; j < n; j++) pieces |= send[j] > INT_MAX || sdispl[j] > INT_MAX;
     if (pieces) return alltoallv_pieces(w, timeout_s, what, sendbuf, send, sdispl, recvbuf, recv, all, d);
     int *sc = rf_calloc((size_t)n * 4 + 1, sizeof *sc);
     if (!sc) return RF_ENOMEM; /* the caller's next vote tells the others */
