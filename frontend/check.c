@@ -148,6 +148,13 @@ void rf_chk_expr_vars(const rf_fe_expr *e, void (*fn)(void *ctx, int32_t var, rf
     for (int32_t i = 0; i < e->nargs; i++) rf_chk_expr_vars(e->args[i], fn, ctx);
 }
 
+static const char NO_OUTPUT[] = "the program has no lang:output, so it prints and writes nothing";
+
+int rf_fe_diag_is_no_output(const rf_diag *d)
+{
+    return d->sev == RF_SEV_WARNING && d->msg && !strncmp(d->msg, NO_OUTPUT, sizeof NO_OUTPUT - 1);
+}
+
 /* A program that shows nothing is almost always a mistake (an empty pipe,
 ** a forgotten directive): say so rather than run in silence. */
 static void warn_no_output(const rf_ast_program *ast, const rf_fe_program *p, rf_diags *d)
@@ -159,8 +166,7 @@ static void warn_no_output(const rf_ast_program *ast, const rf_fe_program *p, rf
     for (int32_t i = 0; i < p->npreds; i++)
         if (p->preds[i]->output_name) return;
     rf_diag_add(d, RF_SEV_WARNING, rf_mkloc(ast->file, 0, 0),
-                "the program has no lang:output, so it prints and writes nothing (add lang:output[`p] = \"p\". for "
-                "each predicate p to show)");
+                "%s (add lang:output[`p] = \"p\". for each predicate p to show)", NO_OUTPUT);
 }
 
 rf_status rf_fe_check(const rf_ast_program *ast, rf_arena *arena, rf_fe_program **out,

@@ -231,6 +231,12 @@ rf_status rf_fe_parse(const char *file, const char *src, int64_t len, rf_arena *
 rf_status rf_fe_check(const rf_ast_program *ast, rf_arena *arena, rf_fe_program **out,
                       rf_diags *diags);
 
+/* 1 when d is the checker's warning that the program has no lang:output:
+** commands that read a program only for its input declarations (import,
+** `tpch gen --format db`) leave it out, since they neither print nor write
+** the program's outputs. */
+int rf_fe_diag_is_no_output(const rf_diag *d);
+
 /* Convenience: parse and check a whole file. */
 rf_status rf_fe_load_file(const char *path, rf_arena *arena, rf_ast_program **ast,
                           rf_fe_program **prog, rf_diags *diags);

@@ -24,6 +24,13 @@ awk 'BEGIN { for (i = 1; i <= 200000; i++) printf "%d|s%d|2000-01-%02d|%d.%02d|\
 "$redfox" run "$tmp/prog.logic" --data "$tmp/data" --device cpu --format csv >"$tmp/text.out" 2>"$tmp/err" || fail "text run"; 
 "$redfox" import "$tmp/prog.logic" --data "$tmp/data" --out "$tmp/db" 2>"$tmp/err" || { cat "$tmp/err"; fail "import"; }
 [ -f "$tmp/db/manifest.rfdb" ] || fail "no manifest"
+# a schema with no lang:output is what import reads: it is not warned about
+# (a run of it still is)
+grep -v "lang:output" "$tmp/prog.logic" >"$tmp/schema.logic"
+"$redfox" import "$tmp/schema.logic" --data "$tmp/data" --out "$tmp/db_schema" 2>"$tmp/err" || { cat "$tmp/err"; fail "import of a schema"; }
+grep -q "no lang:output" "$tmp/err" && { cat "$tmp/err"; fail "import warns that a schema has no lang:output"; }
+"$redfox" run "$tmp/schema.logic" --data "$tmp/db_schema" --device cpu >/dev/null 2>"$tmp/err"
+grep -q "warning: the program has no lang:output" "$tmp/err" || { cat "$tmp/err"; fail "a run of a schema is not warned about"; }
 ls "$tmp" | grep -q "\.tmp\." && fail "the import left its temporary folder"
 run_db() { "$redfox" run "$tmp/prog.logic" --data "$1" --device cpu --format csv >"$tmp/db.out" 2>"$tmp/db.err"; }
 run_db "$tmp/db" || { cat "$tmp/db.err"; fail "run from the database"; }

@@ -128,7 +128,7 @@ int rf_tool_import(int argc, char **argv)
     rf_fe_program *fe = NULL;
     rf_qp_program *qp = NULL;
     rf_hir_program *hir = NULL;
-    rf_tool_opts to = {0};
+    rf_tool_opts to = {.inputs_only = 1};
     rf_status st;
     if (nprogs == 1 && rf_tool_is_rfx(progs[0])) st = rf_tool_read_rfx(progs[0], &hir, NULL, NULL, &d);
     else st = rf_tool_compile_logic(progs, nprogs, &to, &arena, &fe, &qp, NULL, &d);

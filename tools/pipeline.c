@@ -144,7 +144,17 @@ rf_status rf_tool_compile_sources(const char *const *names, const char *const *t
     rf_fe_program *f = NULL;
     *qp = NULL;
     if (hir) *hir = NULL;
-    rf_status st = rf_fe_load_sources(names, texts, lens, n, arena, &ast, &f, d);
+    rf_status st;
+    if (o && o->inputs_only) {
+        rf_diags ld;
+        rf_diags_init(&ld);
+        st = rf_fe_load_sources(names, texts, lens, n, arena, &ast, &f, &ld);
+        for (int64_t i = 0; i < ld.count; i++)
+            if (!rf_fe_diag_is_no_output(&ld.items[i])) rf_diag_add(d, ld.items[i].sev, ld.items[i].loc, "%s", ld.items[i].msg);
+        rf_diags_free(&ld);
+    } else {
+        st = rf_fe_load_sources(names, texts, lens, n, arena, &ast, &f, d);
+    }
     if (fe) *fe = f;
     if (st) return st;
     return compile_checked(f, o, qp, hir, d);
