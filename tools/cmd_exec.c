@@ -100,7 +100,7 @@ static int print_outputs(const rf_result *res, int fmt)
 
 int rf_tool_exec(int argc, char **argv)
 {
-    const char *progs[256], *batches[4096], *sets[512];
+    const char *progs[256], *batches[4096], *sets[RF_TOOL_MAX_SETS];
     int32_t nprogs = 0, nbatches = 0;
     int nsets = 0;
     const char *db_dir = NULL, *device = "auto", *format = NULL, *threads = NULL, *batch = NULL;
@@ -130,13 +130,7 @@ int rf_tool_exec(int argc, char **argv)
             force_recompute |= a[2] == 'r';
             continue;
         }
-        int at = i;
-        if ((m = rf_tool_opt_set("exec", argc, argv, &i, &tune)) > 0 &&
-            (!strcmp(argv[at], "--set") || !strncmp(argv[at], "--set=", 6))) {
-            if (nsets == 512) return rf_tool_usage_error("exec", "too many --set (at most 512)");
-            sets[nsets++] = argv[at][5] == '=' ? argv[at] + 6 : argv[i];
-        }
-        if (m ||
+        if ((m = rf_tool_opt_set("exec", argc, argv, &i, &tune, sets, &nsets)) ||
             (m = rf_tool_opt_value("exec", argc, argv, &i, "--device", &device)) ||
             (m = rf_tool_opt_value("exec", argc, argv, &i, "--format", &format)) ||
             (m = rf_tool_opt_value("exec", argc, argv, &i, "--threads", &threads))) {

@@ -269,7 +269,7 @@ int rf_tool_run(int argc, char **argv)
     int profile = 0, no_fuse = 0, no_lftj = 0, no_exists = 0, no_partagg = 0;
     rf_rt_tuning tune; /* the settings checked here as --set gives them, applied by rf_run */
     rf_rt_tuning_init(&tune);
-    const char *sets[512];
+    const char *sets[RF_TOOL_MAX_SETS];
     int nsets = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -299,13 +299,7 @@ int rf_tool_run(int argc, char **argv)
             no_partagg = 1;
             continue;
         }
-        int at = i;
-        if ((m = rf_tool_opt_set("run", argc, argv, &i, &tune)) > 0 &&
-            (!strcmp(argv[at], "--set") || !strncmp(argv[at], "--set=", 6))) {
-            if (nsets == 512) return rf_tool_usage_error("run", "too many --set (at most 512)");
-            sets[nsets++] = argv[at][5] == '=' ? argv[at] + 6 : argv[i];
-        }
-        if (m ||
+        if ((m = rf_tool_opt_set("run", argc, argv, &i, &tune, sets, &nsets)) ||
             (m = rf_tool_opt_value("run", argc, argv, &i, "--data", &data)) ||
             (m = rf_tool_opt_value("run", argc, argv, &i, "--device", &device)) ||
             (m = rf_tool_opt_value("run", argc, argv, &i, "--format", &format)) ||

@@ -212,7 +212,7 @@ int rf_tool_run_options(const char *cmd, const char *device, const char *threads
     return 1;
 }
 
-int rf_tool_opt_set(const char *cmd, int argc, char **argv, int *i, rf_rt_tuning *t)
+int rf_tool_opt_set(const char *cmd, int argc, char **argv, int *i, rf_rt_tuning *t, const char **sets, int *nsets)
 {
     const char *v = NULL;
     /* the cache's named options: --cache-dir DIR is cache_dir=DIR, --no-cache cache_dir= */
@@ -236,6 +236,11 @@ int rf_tool_opt_set(const char *cmd, int argc, char **argv, int *i, rf_rt_tuning
     m = rf_tool_opt_value(cmd, argc, argv, i, "--set", &v);
     if (m <= 0) return m;
     if (rf_rt_tuning_set(t, v, why, sizeof why)) return rf_tool_usage_error(cmd, "--set: %s", why), -1;
+    if (sets) {
+        if (*nsets == RF_TOOL_MAX_SETS)
+            return rf_tool_usage_error(cmd, "too many --set (at most %d)", RF_TOOL_MAX_SETS), -1;
+        sets[(*nsets)++] = v;
+    }
     return 1;
 }
 

@@ -61,9 +61,13 @@ int rf_tool_run_options(const char *cmd, const char *device, const char *threads
                         rf_rt_format *fmt);
 
 /* `--set NAME=VALUE` at argv[*i] (repeatable): the tuning setting applied to
-** t. Returns 1 when matched, 0 when argv[*i] is another option, -1 after
-** printing cmd's usage error (an unknown name, a value of the wrong kind). */
-int rf_tool_opt_set(const char *cmd, int argc, char **argv, int *i, rf_rt_tuning *t);
+** t and, where sets is not NULL, its text appended to sets[*nsets] (at most
+** RF_TOOL_MAX_SETS; rf_tool_settings_text makes them the run's settings).
+** --cache-dir, --no-cache and --gpu-memory are named settings. Returns 1
+** when matched, 0 when argv[*i] is another option, -1 after printing cmd's
+** usage error (an unknown name, a value of the wrong kind, too many). */
+#define RF_TOOL_MAX_SETS 512
+int rf_tool_opt_set(const char *cmd, int argc, char **argv, int *i, rf_rt_tuning *t, const char **sets, int *nsets);
 /* The --set assignments as rf_run_options.settings ("A=1,B=2"), but for
 ** cache_dir (a folder's name may hold a comma), given as
 ** rf_run_options.cache_dir. NULL when out of memory; free it. */
