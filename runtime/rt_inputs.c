@@ -4,11 +4,13 @@
 ** databases behind --data, the declared keys and functional dependencies
 ** checked once per cached file, and relations given from memory
 ** (rf_rt_cache_put: libredfox's inputs) standing for their files. With
-** several ranks, each rank's share of a file or a table (rt_share.c).
+** several ranks, each rank's share of a file or a table (rt_share.c), a
+** table's kept in the cache with its checks over all ranks made once.
 **
 ** Owns: the cache's entries (the columns read, or a database's mapped
 ** columns) until rf_rt_cache_free, the stamps naming their columns' bytes
-** for a device's copies (rf_rt_device_ops.load), the slot of a device's part
+** for a device's copies (rf_rt_device_ops.load; whole, or per selection of
+** a table's blocks: a rank's share, block skipping's), the slot of a device's part
 ** (released before the host columns go), and a run's database handle.
 */
 #include "rt_inputs.h"
@@ -148,7 +150,8 @@ static rf_status load_file(rf_rt_inputs *x, const rf_hir_var *v, const char *pat
 ** entry e (a new one, or one an earlier program read other columns of).
 ** With several ranks, only this rank's blocks; *defer then says which
 ** checks are left to make over all ranks (rt_share.c), less those in made
-** (an earlier run of this process made them). */
+** (an earlier run of this process made them; one process: made alone
+** are not made again). */
 static rf_status load_db(rf_rt_inputs *x, const rf_hir_var *v, cached *e, int *defer, int made)
 {
     uint8_t *want = rf_malloc((size_t)v->ncols + 1);
@@ -181,10 +184,14 @@ static rf_status load_db(rf_rt_inputs *x, const rf_hir_var *v, cached *e, int *d
     /* a device that widens narrow columns itself gets them as stored (a
     ** rank its share's blocks) */
     e->db->keep_stored = x->takes_stored;
+    /* one process: the checks an earlier run made on these rows are not
+    ** made again (the reader then reports them in `done`, left unmade) */
+    int done = 0, *dp = x->dist ? defer : NULL;
+    int checks = (v->ninput_key > 0 ? RF_RT_CHECK_KEY : 0) | (rf_rt_input_is_functional(v) ? RF_RT_CHECK_FD : 0);
+    if (!x->dist && checks && !(checks & ~made)) dp = &done;
     if (!st)
         st = rf_rt_load_input_db(x->db, v->id >= 0 && v->id < x->p->nvars && x->p->vars[v->id] == v ? x->p : NULL, v,
-                                 want, keep, x->dict, x->pool, x->threads, &e->rel, e->db,
-                                 x->dist ? defer : NULL, x->d);
+                                 want, keep, x->dict, x->pool, x->threads, &e->rel, e->db, dp, x->d);
     if (!st && x->dist) *defer &= ~made;
     if (!st && x->dist && *defer && skipping) {
         /* a check over all ranks reads every row of the share, as one
