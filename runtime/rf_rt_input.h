@@ -189,7 +189,11 @@ void rf_rt_dbskip_free(rf_rt_dbskip *s);
 /* stored (NULL: none): per column, the stored column (rf_rt_stored.h) that
 ** stands for a NULL column of rel; a read one is replaced by a selection
 ** of the kept blocks (owned by s), no byte copied. */
+/* kept (NULL: not wanted): the table's blocks rel holds now, one flag per
+** block (malloc'd; the caller frees it), or NULL when rel is the whole
+** table: what names rel's rows for a device's kept copies (rt_inputs.c). */
 rf_status rf_rt_db_skip_blocks(const rf_hir_program *p, const rf_db *db, int32_t var, const rf_rt_tuning *tuning,
-                               int64_t b0, int64_t b1, rf_rt_rel *rel, rf_rt_stored **stored, rf_rt_dbskip *s);
+                               int64_t b0, int64_t b1, rf_rt_rel *rel, rf_rt_stored **stored, rf_rt_dbskip *s,
+                               uint8_t **kept);
 
 #endif

@@ -236,6 +236,9 @@ typedef struct rf_rt_result {
     ** database's narrow columns cross as stored, widened on the device:
     ** runtime/gpu/rt_gpu_wire.c) */
     uint64_t wire_bytes, load_wire_bytes;
+    /* GPU: the load's input bytes found on the device, kept there by an
+    ** earlier run of the same input cache (not copied) */
+    uint64_t load_found_bytes;
     /* GPU: the machine's pinned host-to-device bandwidth, GB/s, measured
     ** once per process with --profile; 0: not measured (the emulator) */
     double gpu_pinned_gbs;

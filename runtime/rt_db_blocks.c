@@ -234,19 +234,44 @@ static rf_status select_stored(rf_rt_dbskip *s, const uint8_t *keep, int64_t blo
     return RF_OK;
 }
 
-/* rel cut to the rows of blocks [b0, b1) (views into its columns). */
-static void cut_rows(const rf_db_table *t, int64_t b0, int64_t b1, rf_rt_rel *rel)
+/* rel cut to the rows of blocks [b0, b1) (views into its columns; a
+** column held as stored, NULL in rel, becomes the selection of those blocks,
+** owned by s). */
+static rf_status cut_rows(const rf_db_table *t, int64_t b0, int64_t b1, rf_rt_rel *rel, rf_rt_stored **stored,
+                          rf_rt_dbskip *s)
 {
     int64_t r0 = b0 * t->block_rows, r1 = b1 * t->block_rows < t->nrows ? b1 * t->block_rows : t->nrows;
     if (r1 < r0) r1 = r0;
-    for (int32_t c = 0; c < rel->ncols; c++)
-        rel->cols[c] = (char *)rel->cols[c] + r0 * rf_rt_type_width(rel->types[c]);
+    uint8_t *range = NULL;
+    rf_status st = RF_OK;
+    for (int32_t c = 0; c < rel->ncols && !st; c++) {
+        if (stored && stored[c]) {
+            int64_t nb = t->cols[0].nblocks;
+            if (!range && (range = rf_calloc((size_t)nb + 1, 1)) != NULL)
+                for (int64_t b = b0; b < b1; b++) range[b] = 1;
+            st = range ? select_stored(s, range, t->block_rows, &stored[c]) : RF_ENOMEM;
+            continue;
+        }
+        if (rel->cols[c]) rel->cols[c] = (char *)rel->cols[c] + r0 * rf_rt_type_width(rel->types[c]);
+    }
+    free(range);
     rel->nrows = r1 - r0;
+    return st;
+}
+
+/* The flags of blocks [b0, b1) of nb (malloc'd), for *kept; NULL where memory runs out. */
+static uint8_t *block_range(int64_t nb, int64_t b0, int64_t b1)
+{
+    uint8_t *k = rf_calloc((size_t)nb + 1, 1);
+    for (int64_t b = b0; b < b1 && k; b++) k[b] = 1;
+    return k;
 }
 
 rf_status rf_rt_db_skip_blocks(const rf_hir_program *p, const rf_db *db, int32_t var, const rf_rt_tuning *tuning,
-                               int64_t b0, int64_t b1, rf_rt_rel *rel, rf_rt_stored **stored, rf_rt_dbskip *s)
+                               int64_t b0, int64_t b1, rf_rt_rel *rel, rf_rt_stored **stored, rf_rt_dbskip *s,
+                               uint8_t **kept)
 {
+    if (kept) *kept = NULL;
     const rf_hir_var *v = p->vars[var];
     const rf_db_table *t = rf_db_find_table(db, v->input_file);
     if (!t || t->ncols != v->ncols) return RF_OK;
@@ -269,7 +294,8 @@ rf_status rf_rt_db_skip_blocks(const rf_hir_program *p, const rf_db *db, int32_t
     }
     if (st || !keep || nkeep == b1 - b0) {
         free(keep);
-        if (!st && !whole) cut_rows(t, b0, b1, rel);
+        if (!st && !whole) st = cut_rows(t, b0, b1, rel, stored, s);
+        if (!st && !whole && kept && !(*kept = block_range(nb, b0, b1))) st = RF_ENOMEM;
         return st;
     }
     uint8_t *want = rf_malloc((size_t)v->ncols + 1);
@@ -298,6 +324,7 @@ rf_status rf_rt_db_skip_blocks(const rf_hir_program *p, const rf_db *db, int32_t
         s->skipped += b1 - b0 - nkeep;
     }
     free(want);
-    free(keep);
+    if (!st && kept) *kept = keep;
+    else free(keep);
     return st;
 }

@@ -364,8 +364,14 @@ static rf_status load_like(const rf_db *db, const rf_hir_program *p, const rf_hi
     char *key = like_key(pats, n);
     if (!key) return RF_ENOMEM;
     *done = 1;
-    /* (a cached read of these classes serves a reader of no more blocks) */
-    if (own->loaded[c] == 4 && own->like_key[c] && !strcmp(own->like_key[c], key) && !own->blocks[c]) {
+    /* (a cached read of these classes serves a reader of no more blocks:
+    ** a rank's next run reads its share's blocks again) */
+    int served = !own->blocks[c];
+    for (int64_t b = 0; !served && keep && b < t->cols[c].nblocks; b++) {
+        if (keep[b] && !own->blocks[c][b]) break;
+        served = b == t->cols[c].nblocks - 1;
+    }
+    if (own->loaded[c] == 4 && own->like_key[c] && !strcmp(own->like_key[c], key) && served) {
         free(key);
         return RF_OK;
     }

@@ -55,8 +55,9 @@ typedef struct rf_rt_env {
     int aside;           /* open and load_begin run on a thread of their own, beside the
                             host's reading of the inputs: no trace calls from them, and
                             attach follows before any other operation */
-    rf_rt_devcache *devcache; /* the input cache's device slot (the run has a cache, one
-                                 process); NULL: keep nothing after the run */
+    rf_rt_devcache *devcache; /* the input cache's device slot (the run has a cache; on
+                                 ranks the rank's own, its share's columns under
+                                 stamps of their own); NULL: keep nothing after the run */
 } rf_rt_env;
 
 /* What one profiled kernel's run tells the driver's profile (rf_rt_kstat):

@@ -4,17 +4,35 @@
 ** databases behind --data, the declared keys and functional dependencies
 ** checked once per cached file, and relations given from memory
 ** (rf_rt_cache_put: libredfox's inputs) standing for their files. With
-** several ranks, each rank's share of a file or a table (rt_share.c).
+** several ranks, each rank's share of a file or a table (rt_share.c), a
+** table's kept in the cache with its checks over all ranks made once.
 **
 ** Owns: the cache's entries (the columns read, or a database's mapped
 ** columns) until rf_rt_cache_free, the stamps naming their columns' bytes
-** for a device's copies (rf_rt_device_ops.load), the slot of a device's part
+** for a device's copies (rf_rt_device_ops.load; whole, or per selection of
+** a table's blocks: a rank's share, block skipping's), the slot of a device's part
 ** (released before the host columns go), and a run's database handle.
 */
 #include "rt_inputs.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+/* A selection of a cached table's blocks handed out (a rank's share, the
+** blocks block skipping keeps): rows of their own, so stamps of their own. */
+typedef struct selection {
+    uint8_t *keep;    /* per table block: 1 when its rows are in */
+    int64_t nblocks;
+    uint64_t *stamp;  /* per column: the stamp naming the selection's rows */
+    void **stamped;   /* per column: the cache's memory they were cut from (as cached.stamped) */
+    uint64_t used;    /* the cache's count of hand-outs when last handed out (the oldest goes first) */
+} selection;
+
+/* The selections an entry remembers: a rank has one share, block skipping
+** one selection per set of range filters; past this many the least
+** recently used one is forgotten (its device copies age out of the
+** device's cache like any unused column). */
+#define MAX_SELECTIONS 16
 
 /* One cached input: the file and the types it was read with. */
 typedef struct cached {
@@ -39,6 +57,8 @@ typedef struct cached {
     uint64_t *stamp;
     void **stamped;
     int own_stamps; /* rf_rt_cache_put_stamped: the caller's stamps, 0 for a column kept by no device */
+    selection *sel; /* the selections of its blocks handed out (a database's table) */
+    int32_t nsel;
 } cached;
 
 /* v's declared key as a column mask; 0 for none, or for one past column 63
@@ -58,6 +78,7 @@ struct rf_rt_cache {
     cached *items;
     int32_t n, cap;
     uint64_t stamps;     /* stamps given so far (the next is one more) */
+    uint64_t handouts;   /* selections handed out so far (selection.used) */
     rf_rt_devcache dev;  /* a device's part (the GPU's columns and dictionary) */
 };
 
@@ -80,6 +101,21 @@ void rf_rt_cache_forget_device(rf_rt_cache *c)
     memset(&c->dev, 0, sizeof c->dev);
 }
 
+static void selection_free(selection *sl)
+{
+    free(sl->keep);
+    free(sl->stamp);
+    free(sl->stamped);
+}
+
+static void selections_free(cached *e)
+{
+    for (int32_t i = 0; i < e->nsel; i++) selection_free(&e->sel[i]);
+    free(e->sel);
+    e->sel = NULL;
+    e->nsel = 0;
+}
+
 void rf_rt_cache_free(rf_rt_cache *c)
 {
     if (!c) return;
@@ -89,6 +125,7 @@ void rf_rt_cache_free(rf_rt_cache *c)
         free(c->items[i].types);
         free(c->items[i].stamp);
         free(c->items[i].stamped);
+        selections_free(&c->items[i]);
         if (c->items[i].db) {
             free(c->items[i].rel.cols);
             rf_rt_dbcols_free(c->items[i].db);
@@ -112,8 +149,10 @@ static rf_status load_file(rf_rt_inputs *x, const rf_hir_var *v, const char *pat
 /* From a database: the columns of v that the program reads, into the cache
 ** entry e (a new one, or one an earlier program read other columns of).
 ** With several ranks, only this rank's blocks; *defer then says which
-** checks are left to make over all ranks (rt_share.c). */
-static rf_status load_db(rf_rt_inputs *x, const rf_hir_var *v, cached *e, int *defer)
+** checks are left to make over all ranks (rt_share.c), less those in made
+** (an earlier run of this process made them; one process: made alone
+** are not made again). */
+static rf_status load_db(rf_rt_inputs *x, const rf_hir_var *v, cached *e, int *defer, int made)
 {
     uint8_t *want = rf_malloc((size_t)v->ncols + 1);
     if (!want) return RF_ENOMEM;
@@ -132,6 +171,7 @@ static rf_status load_db(rf_rt_inputs *x, const rf_hir_var *v, cached *e, int *d
         int64_t nkeep = 0;
         st = rf_rt_db_blocks_needed(x->p, v->id, t, &keep, &nkeep);
     }
+    int skipping = keep != NULL;
     if (!st && x->dist && t && t->ncols == v->ncols) {
         /* this rank's blocks: of those skipping keeps, or all of its share */
         int64_t nb = t->cols[0].nblocks, b0, b1;
@@ -141,22 +181,42 @@ static rf_status load_db(rf_rt_inputs *x, const rf_hir_var *v, cached *e, int *d
         for (int64_t b = 0; b < nb && keep; b++)
             if (b < b0 || b >= b1) keep[b] = 0;
     }
-    /* a device that widens narrow columns itself gets them as stored */
-    e->db->keep_stored = x->takes_stored && !x->dist;
+    /* a device that widens narrow columns itself gets them as stored (a
+    ** rank its share's blocks) */
+    e->db->keep_stored = x->takes_stored;
+    /* one process: the checks an earlier run made on these rows are not
+    ** made again (the reader then reports them in `done`, left unmade) */
+    int done = 0, *dp = x->dist ? defer : NULL;
+    int checks = (v->ninput_key > 0 ? RF_RT_CHECK_KEY : 0) | (rf_rt_input_is_functional(v) ? RF_RT_CHECK_FD : 0);
+    if (!x->dist && checks && !(checks & ~made)) dp = &done;
     if (!st)
         st = rf_rt_load_input_db(x->db, v->id >= 0 && v->id < x->p->nvars && x->p->vars[v->id] == v ? x->p : NULL, v,
-                                 want, keep, x->dict, x->pool, x->threads, &e->rel, e->db,
-                                 x->dist ? defer : NULL, x->d);
+                                 want, keep, x->dict, x->pool, x->threads, &e->rel, e->db, dp, x->d);
+    if (!st && x->dist) *defer &= ~made;
+    if (!st && x->dist && *defer && skipping) {
+        /* a check over all ranks reads every row of the share, as one
+        ** process's reads every row of the table: the blocks skipping left */
+        int64_t nb = t->cols[0].nblocks, b0, b1;
+        rf_rt_share_blocks(x->dist, nb, &b0, &b1);
+        for (int64_t b = 0; b < nb; b++) keep[b] = b >= b0 && b < b1;
+        int again = 0;
+        st = rf_rt_load_input_db(x->db, x->p, v, want, keep, x->dict, x->pool, x->threads, &e->rel, e->db, &again,
+                                 x->d);
+    }
     free(keep);
     free(want);
     return st;
 }
 
-/* A rank's share of a database input: its keys checked over all ranks
-** (defer), its rows cut to its blocks (those block skipping keeps), its
-** reading counted for --profile. */
-static rf_status db_share(rf_rt_inputs *x, const rf_hir_var *v, int defer, rf_rt_rel *dst)
+/* A rank's share of a database input (entry e's, handed out in dst and
+** stored): the checks defer names made over all ranks (once per process:
+** e remembers them), its rows cut to its blocks (those block skipping
+** keeps; a column held as stored, to their selection), its reading counted
+** for --profile; *kept: the table's blocks dst holds (NULL: all). */
+static rf_status db_share(rf_rt_inputs *x, const rf_hir_var *v, cached *e, int defer, rf_rt_rel *dst,
+                          rf_rt_stored **stored, uint8_t **kept)
 {
+    *kept = NULL;
     const rf_db_table *t = rf_db_find_table(x->db, v->input_file);
     if (!t || t->ncols != v->ncols) return RF_OK;
     int64_t b0, b1, br = t->block_rows;
@@ -169,15 +229,29 @@ static rf_status db_share(rf_rt_inputs *x, const rf_hir_var *v, int defer, rf_rt
         void **cols = rf_calloc((size_t)v->ncols + 1, sizeof *cols);
         char *mpath = rf_sprintf("%s/%s", x->db->dir, RF_DB_MANIFEST);
         if (!cols || !mpath) st = RF_ENOMEM;
-        for (int32_t c = 0; c < v->ncols && !st; c++)
-            cols[c] = (char *)dst->cols[c] + r0 * rf_rt_type_width(v->types[c]);
+        for (int32_t c = 0; c < v->ncols && !st; c++) {
+            const void *col = dst->cols[c];
+            /* a column held as stored: the check reads its values, widened
+            ** on the host (once, for the cache's life) */
+            int read = (defer & RF_RT_CHECK_FD) != 0;
+            for (int32_t k = 0; k < v->ninput_key && (defer & RF_RT_CHECK_KEY); k++) read |= v->input_key[k] == c;
+            if (!col && read && e->db && e->db->stored && e->db->stored[c] && t->nrows > 0 &&
+                !(col = rf_rt_stored_widen(e->db->stored[c], x->threads)))
+                st = RF_ENOMEM;
+            cols[c] = col ? (char *)col + r0 * rf_rt_type_width(v->types[c]) : NULL;
+        }
         rf_rt_rel view = {r1 > r0 ? r1 - r0 : 0, v->ncols, v->types, cols};
         /* rows are numbered as one process numbers them (rf_rt_check_input_key) */
         if (!st) st = rf_rt_share_check(x->dist, mpath, v, x->dict, x->pool, &view, r0 + 1 + (v->header ? 1 : 0), defer, x->d);
         free(cols);
         free(mpath);
+        /* made over all ranks, with one outcome on every rank: the later
+        ** runs of this process skip it on every rank alike */
+        uint64_t km = key_mask(v);
+        if (!st && (defer & RF_RT_CHECK_KEY) && km && e->nkeys_checked < 8) e->keys_checked[e->nkeys_checked++] = km;
+        if (!st && (defer & RF_RT_CHECK_FD)) e->fd_checked = 1;
     }
-    if (!st) st = rf_rt_db_skip_blocks(x->p, x->db, v->id, x->o->tuning, b0, b1, dst, NULL, &x->skip);
+    if (!st) st = rf_rt_db_skip_blocks(x->p, x->db, v->id, x->o->tuning, b0, b1, dst, stored, &x->skip, kept);
     uint8_t *rd = st ? NULL : rf_malloc((size_t)v->ncols + 1);
     if (!st && !rd) st = RF_ENOMEM;
     if (!st) {
@@ -189,6 +263,57 @@ static rf_status db_share(rf_rt_inputs *x, const rf_hir_var *v, int defer, rf_rt
     }
     free(rd);
     return st;
+}
+
+/* The memory that names column i of entry e: a column held as stored is
+** named by its stored column (widened or not, the same values). */
+static void *column_memory(const cached *e, int32_t i)
+{
+    return e->db && e->db->stored && e->db->stored[i] ? (void *)e->db->stored[i] : e->rel.cols[i];
+}
+
+/* The stamps of entry e's columns cut to the table blocks keep flags (nb
+** of them): the same selection of the same memory, the same stamps; another
+** selection, or the entry's column moved (read again), new ones. */
+static rf_status stamp_selection(rf_rt_cache *c, cached *e, const uint8_t *keep, int64_t nb, uint64_t *stamps)
+{
+    selection *sl = NULL;
+    for (int32_t i = 0; i < e->nsel && !sl; i++)
+        if (e->sel[i].nblocks == nb && !memcmp(e->sel[i].keep, keep, (size_t)nb)) sl = &e->sel[i];
+    if (!sl) {
+        if (e->nsel == MAX_SELECTIONS) {
+            int32_t old = 0;
+            for (int32_t i = 1; i < e->nsel; i++)
+                if (e->sel[i].used < e->sel[old].used) old = i;
+            selection_free(&e->sel[old]);
+            e->sel[old] = e->sel[--e->nsel];
+        }
+        selection *n = rf_realloc(e->sel, (size_t)(e->nsel + 1) * sizeof *n);
+        if (!n) return RF_ENOMEM;
+        e->sel = n;
+        sl = &e->sel[e->nsel];
+        memset(sl, 0, sizeof *sl);
+        sl->keep = rf_malloc((size_t)nb + 1);
+        sl->stamp = rf_calloc((size_t)e->ncols + 1, sizeof *sl->stamp);
+        sl->stamped = rf_calloc((size_t)e->ncols + 1, sizeof *sl->stamped);
+        if (!sl->keep || !sl->stamp || !sl->stamped) {
+            selection_free(sl);
+            return RF_ENOMEM;
+        }
+        memcpy(sl->keep, keep, (size_t)nb);
+        sl->nblocks = nb;
+        e->nsel++;
+    }
+    sl->used = ++c->handouts;
+    for (int32_t i = 0; i < e->ncols; i++) {
+        void *mem = column_memory(e, i);
+        if (!sl->stamp[i] || sl->stamped[i] != mem) {
+            sl->stamp[i] = ++c->stamps;
+            sl->stamped[i] = mem;
+        }
+        stamps[i] = sl->stamp[i];
+    }
+    return RF_OK;
 }
 
 /* The stamps of entry e's columns as handed out now (its whole rows). */
@@ -206,9 +331,7 @@ static rf_status stamp_columns(rf_rt_cache *c, cached *e, uint64_t *stamps)
         }
     }
     for (int32_t i = 0; i < e->ncols; i++) {
-        /* (a column held as stored is named by its stored column: widened
-        ** or not, the same values) */
-        void *mem = e->db && e->db->stored && e->db->stored[i] ? (void *)e->db->stored[i] : e->rel.cols[i];
+        void *mem = column_memory(e, i);
         if (e->own_stamps) {
             stamps[i] = e->stamped[i] == e->rel.cols[i] || e->stamped[i] == mem ? e->stamp[i] : 0;
             continue;
@@ -317,7 +440,7 @@ static rf_status load_input(rf_rt_inputs *x, const rf_hir_var *v, rf_rt_rel *dst
             return RF_ENOMEM;
         }
         memcpy(e.types, v->types, (size_t)v->ncols * sizeof *v->types);
-        rf_status st = x->db ? load_db(x, v, &e, &defer) : load_file(x, v, path, &e.rel);
+        rf_status st = x->db ? load_db(x, v, &e, &defer, 0) : load_file(x, v, path, &e.rel);
         if (st) {
             free(path);
             free(e.types);
@@ -329,8 +452,10 @@ static rf_status load_input(rf_rt_inputs *x, const rf_hir_var *v, rf_rt_rel *dst
             return st;
         }
         e.rel.types = e.types;
-        if (key_mask(v)) e.keys_checked[e.nkeys_checked++] = key_mask(v); /* rf_rt_load_input checked it */
-        e.fd_checked = rf_rt_input_is_functional(v);
+        /* rf_rt_load_input checked them (a rank's share: the checks over
+        ** all ranks, db_share, once they pass) */
+        if (key_mask(v) && !(defer & RF_RT_CHECK_KEY)) e.keys_checked[e.nkeys_checked++] = key_mask(v);
+        e.fd_checked = rf_rt_input_is_functional(v) && !(defer & RF_RT_CHECK_FD);
         c->items[c->n] = e;
         hit = &c->items[c->n++];
     } else {
@@ -339,7 +464,11 @@ static rf_status load_input(rf_rt_inputs *x, const rf_hir_var *v, rf_rt_rel *dst
         for (int32_t i = 0; i < hit->nkeys_checked && km; i++) known |= hit->keys_checked[i] == km;
         rf_status st = RF_OK;
         if (hit->db) {
-            st = load_db(x, v, hit, &defer); /* the columns this program reads that earlier ones did not */
+            /* the columns this program reads that earlier ones did not; a
+            ** rank's share: less the checks over all ranks an earlier run of
+            ** this process made (every rank ran the same runs, so every
+            ** rank skips them alike: no collective one makes and another not) */
+            st = load_db(x, v, hit, &defer, (known ? RF_RT_CHECK_KEY : 0) | (hit->fd_checked ? RF_RT_CHECK_FD : 0));
         } else {
             if (v->ninput_key > 0 && !known) st = rf_rt_check_input_key(path, v, x->dict, x->pool, &hit->rel, x->d);
             if (!st && rf_rt_input_is_functional(v) && !hit->fd_checked) {
@@ -349,7 +478,8 @@ static rf_status load_input(rf_rt_inputs *x, const rf_hir_var *v, rf_rt_rel *dst
         }
         free(path);
         if (st) return st;
-        if (km && !known && hit->nkeys_checked < 8) hit->keys_checked[hit->nkeys_checked++] = km;
+        if (km && !known && !(defer & RF_RT_CHECK_KEY) && hit->nkeys_checked < 8)
+            hit->keys_checked[hit->nkeys_checked++] = km;
     }
     /* share the columns: kernels only read inputs */
     dst->nrows = hit->rel.nrows;
@@ -357,20 +487,35 @@ static rf_status load_input(rf_rt_inputs *x, const rf_hir_var *v, rf_rt_rel *dst
     if (!dst->cols) return RF_ENOMEM;
     for (int32_t i = 0; i < v->ncols; i++) dst->cols[i] = hit->rel.cols[i];
     *borrowed = 1;
-    if (!x->takes_stored || x->dist) stored = NULL;
+    if (!x->takes_stored) stored = NULL;
     rf_status hst = hand_stored(x, hit, dst, stored);
     if (hst) return hst;
     int from_db = hit->db && x->db && v->id >= 0 && v->id < x->p->nvars && x->p->vars[v->id] == v;
+    const rf_db_table *t = from_db ? rf_db_find_table(x->db, v->input_file) : NULL;
+    uint8_t *kept = NULL; /* the table's blocks handed out (NULL: all) */
+    rf_status st = RF_OK;
     if (from_db && x->dist) {
-        const rf_db_table *t = rf_db_find_table(x->db, v->input_file);
+        /* a rank's share */
         *share = t && t->ncols == v->ncols && t->cols[0].nblocks == 1 ? 2 : 1;
-        return db_share(x, v, defer, dst);
+        st = db_share(x, v, hit, defer, dst, stored, &kept);
+    } else if (from_db) {
+        /* from a database: only the blocks the program's range filters can use */
+        st = rf_rt_db_skip_blocks(x->p, x->db, v->id, x->o->tuning, 0, INT64_MAX, dst, stored, &x->skip, &kept);
+    } else if (x->dist) {
+        return RF_OK; /* a share cut by the driver (rt_run.c): no stamps */
     }
-    /* from a database: only the blocks the program's range filters can use */
-    rf_status st = from_db ? rf_rt_db_skip_blocks(x->p, x->db, v->id, x->o->tuning, 0, INT64_MAX, dst, stored, &x->skip)
-                           : RF_OK;
-    if (st || !stamps || x->dist || dst->nrows != hit->rel.nrows) return st;
-    /* columns handed out as the cache holds them (not cut to blocks) */
+    if (st || !stamps) {
+        free(kept);
+        return st;
+    }
+    if (kept) {
+        /* a selection of the table's blocks: stamps of its own */
+        st = stamp_selection(c, hit, kept, t->cols[0].nblocks, stamps);
+        free(kept);
+        return st;
+    }
+    if (dst->nrows != hit->rel.nrows) return RF_OK;
+    /* columns handed out as the cache holds them */
     st = stamp_columns(c, hit, stamps);
     for (int32_t i = 0; i < v->ncols && !st; i++) {
         int as_stored = stored && stored[i];

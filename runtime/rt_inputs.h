@@ -25,7 +25,7 @@ typedef struct rf_rt_inputs {
     int db_looked;
     rf_rt_dbskip skip; /* block skipping's columns (kept until close) and counts (rt_db_blocks.c) */
     rf_rt_dist *dist;  /* several ranks: each reads its share (rt_share.c); NULL: one process */
-    int takes_stored;  /* the device widens narrow columns itself (rf_rt_device_ops.takes_stored) */
+    int takes_stored;  /* the device widens narrow columns itself (rf_rt_device_ops.takes_stored; ranks too) */
 } rf_rt_inputs;
 
 void rf_rt_inputs_init(rf_rt_inputs *in, const rf_rt_env *env);
@@ -35,12 +35,14 @@ void rf_rt_inputs_init(rf_rt_inputs *in, const rf_rt_env *env);
 ** several ranks (in->dist), *share = 1 when *out is this rank's share
 ** (else it is the whole input, of which the caller keeps a share). stamps
 ** (NULL, or v->ncols numbers the caller zeroed): per column handed out
-** exactly as the cache holds it (every row), the number that names those
-** bytes for the cache's life (rf_rt_device_ops.load); 0 for the others. */
+** exactly as the cache holds it (every row), or as a selection of a
+** database table's blocks (a rank's share, block skipping's), the number
+** that names those bytes for the cache's life (rf_rt_device_ops.load); 0
+** for the others (a text file's share, a share the caller cuts). */
 /* (*share = 2: every rank read the whole input, a database table of one
 ** block: it is replicated.) */
 /* stored (NULL, or v->ncols entries the caller zeroed): where the device
-** takes stored columns (in->takes_stored, one process), per column of a
+** takes stored columns (in->takes_stored; a rank too, its share's blocks), per column of a
 ** database's narrow int, decimal or date column the program reads, the
 ** column as stored (rf_rt_stored.h; the cache's, or the run's selection of
 ** its blocks) and out's column NULL; elsewhere every column comes widened

@@ -5,7 +5,8 @@
 ** Owns: the profile's text: the load and run time, one line per kernel that
 ** ran, the phases, --device auto's prediction, a database's skipped blocks,
 ** the GPU's memory, input cache, dictionary copy and host time, and each
-** rank's time and bytes.
+** rank's time and bytes (what it read, and on the GPU what its inputs
+** copied).
 */
 #include "rf_runtime.h"
 #include "rf_rt_place.h"
@@ -58,6 +59,16 @@ static void gpu_start_write(const rf_rt_result *res, FILE *f)
             "gpu start: %s%s, the rest of the device's open (plans, pool) %.3f ms; program %.3f ms%s; pool arenas "
             "%.3f ms (in the copy or the run)\n",
             drv, pin, (rest > 0 ? rest : 0) * 1e3, res->program_seconds * 1e3, mod, res->gpu_alloc_seconds * 1e3);
+}
+
+/* A rank's load: what it read, and on the GPU what its inputs copied. */
+static void rank_load_write(const rf_rt_result *res, const rf_rt_rankstat *s, FILE *f)
+{
+    fprintf(f, "read %lld input rows, %lld bytes", (long long)s->read_rows, (long long)s->read_bytes);
+    if (!strcmp(res->device, "gpu"))
+        fprintf(f, "; inputs: %lld bytes to the device (%lld bytes sent), %lld bytes found on the device (kept by an "
+                   "earlier run, not copied)",
+                (long long)s->load_h2d_bytes, (long long)s->load_wire_bytes, (long long)s->load_found_bytes);
 }
 
 void rf_rt_profile_write(const rf_rt_result *res, FILE *f)
@@ -215,7 +226,8 @@ void rf_rt_profile_write(const rf_rt_result *res, FILE *f)
                 fprintf(f, " through host memory; %lld sent, %lld received device to device", (long long)s->dev_bytes_sent,
                         (long long)s->dev_bytes_received);
             fprintf(f, "; %lld rows sent, %lld received", (long long)s->rows_sent, (long long)s->rows_received);
-            fprintf(f, "; read %lld input rows, %lld bytes", (long long)s->read_rows, (long long)s->read_bytes);
+            fprintf(f, "; ");
+            rank_load_write(res, s, f);
             fputc('\n', f);
             /* where a rank's time between kernels goes (runtime/dist/README.md) */
             fprintf(f,

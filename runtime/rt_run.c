@@ -563,9 +563,9 @@ rf_status rf_rt_run_on(const rf_rt_device_ops *dv, const rf_hir_program *p, cons
     if (res) res->host_gpu_found = -1; /* set where the driver looks for the GPU (run, below) */
     env.res = res;
     env.dict = o->cache ? rf_rt_cache_dict(o->cache) : rf_rt_dict_new();
-    /* a device keeps its copies of the inputs in the cache (one process: a
-    ** rank's share of an input is its own) */
-    env.devcache = rf_rt_dist_world_size(o->world) > 1 ? NULL : rf_rt_cache_device(o->cache);
+    /* a device keeps its copies of the inputs in the cache (a rank's, of
+    ** its share: the stamps name the share's rows, rt_inputs.c) */
+    env.devcache = rf_rt_cache_device(o->cache);
     rf_status st = res && env.dict ? RF_OK : RF_ENOMEM;
     if (!st) st = rf_cpu_pool_new(env.threads, &env.pool);
     void *dev = NULL;
@@ -607,7 +607,7 @@ rf_status rf_rt_run_on(const rf_rt_device_ops *dv, const rf_hir_program *p, cons
     rf_rt_inputs in;
     rf_rt_inputs_init(&in, &env);
     in.dist = dist;
-    in.takes_stored = dv->takes_stored && !dist;
+    in.takes_stored = dv->takes_stored;
     /* several ranks: the strings every rank interns first, alike */
     int64_t top = 0;
     if (!st && dist) st = rf_rt_dist_codes_begin(dist, env.dict);
@@ -632,6 +632,9 @@ rf_status rf_rt_run_on(const rf_rt_device_ops *dv, const rf_hir_program *p, cons
         res->rank = rf_rt_dist_rank(dist);
         if (!res->rank && o->profile && !(res->ranks = rf_calloc((size_t)res->nranks, sizeof *res->ranks)))
             st = st ? st : RF_ENOMEM;
+        /* the load's copies, for each rank's profile line */
+        rf_rt_dist_copied(dist, (int64_t)res->load_h2d_bytes, (int64_t)res->load_wire_bytes,
+                          (int64_t)res->load_found_bytes);
         st = rf_rt_dist_end(dist, st, t2 - t1, res->ranks, d);
         if (res->ranks) rf_rt_dist_codes_note(dist, res->ranks, res->rank_strings, sizeof res->rank_strings);
         rf_rt_dist_xport_close(xp);

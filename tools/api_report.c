@@ -4,12 +4,51 @@
 ** stages' own, REDFOX_* codes mapped to exit codes.
 **
 ** Owns: rf_tool_finish_api and its forms for programs, databases and
-** timelines.
+** timelines; and lines picked from a run's profile (--repeat's per-run
+** report).
 */
 #include "redfox.h"
 #include "tools.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void rf_tool_profile_lines(const rf_result *res, const char *prefix, int (*pick)(const char *line, size_t len))
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f) return;
+    rf_result_profile_write(res, f);
+    if (fclose(f) != 0 || !text) {
+        free(text);
+        return;
+    }
+    for (char *line = text, *nl; *line; line = nl + 1) {
+        nl = strchr(line, '\n');
+        if (!nl) break;
+        if (pick(line, (size_t)(nl - line))) fprintf(stderr, "%s%.*s\n", prefix, (int)(nl - line), line);
+    }
+    free(text);
+}
+
+/* A line that begins with s. */
+static int begins(const char *line, size_t len, const char *s)
+{
+    size_t n = strlen(s);
+    return len >= n && !memcmp(line, s, n);
+}
+
+int rf_tool_pick_load(const char *line, size_t len)
+{
+    if (begins(line, len, "phases: ") || begins(line, len, "gpu input cache: ")) return 1;
+    /* a rank's first line: its run, its moves and what it read and copied */
+    if (!begins(line, len, "rank ")) return 0;
+    for (size_t i = 0; i + 11 <= len; i++)
+        if (!memcmp(line + i, " input rows", 11)) return 1;
+    return 0;
+}
 
 /* Diagnostics records as rf_diags_print prints them: the first
 ** RF_DIAGS_SHOWN errors (every warning and note), then how many more. */

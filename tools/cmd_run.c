@@ -91,9 +91,11 @@ static const char *usage =
     "                       limit)\n"
     "  --repeat N           run the program N times in this process and print each\n"
     "                       run's load and run time to stderr; outputs and\n"
-    "                       --profile are the last run's. The input files are read\n"
-    "                       once (the first run's load); each run copies them to\n"
-    "                       its device again. The first run also pays for starting\n"
+    "                       --profile are the last run's (--profile adds what\n"
+    "                       each run read and copied). The input files are read\n"
+    "                       once (the first run's load), and the GPU keeps the\n"
+    "                       columns it copied (on ranks, each its share's) for\n"
+    "                       the later runs. The first run also pays for starting\n"
     "                       the GPU's kernels, and with ranks for starting their\n"
     "                       transport (NCCL), which later runs reuse\n"
     "  --set NAME=VALUE     a tuning setting (below; repeatable)\n"
@@ -241,24 +243,7 @@ static int check_data_folder(const rf_program *p, const char *data, int print, i
 /* --repeat N --profile: the first run's --device auto lines (the profile
 ** printed at the end is the last run's, which weighs one run): where the
 ** process chose to run, and against how many runs. */
-static void print_first_choice(const rf_result *res, int64_t repeat)
-{
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    if (!f) return;
-    rf_result_profile_write(res, f);
-    if (fclose(f) != 0 || !text) {
-        free(text);
-        return;
-    }
-    for (char *line = text, *nl; *line; line = nl + 1) {
-        nl = strchr(line, '\n');
-        if (!nl) break;
-        if (!strncmp(line, "auto: ", 6)) fprintf(stderr, "run 1 of %lld: %.*s\n", (long long)repeat, (int)(nl - line), line);
-    }
-    free(text);
-}
+static int pick_auto(const char *line, size_t len) { return len >= 6 && !strncmp(line, "auto: ", 6); }
 
 int rf_tool_run(int argc, char **argv)
 {
@@ -457,7 +442,11 @@ int rf_tool_run(int argc, char **argv)
         if (!code && repeat > 1 && rank == 0)
             fprintf(stderr, "run %lld of %lld (device %s): load %.6f s, run %.6f s\n", (long long)(r + 1),
                     (long long)repeat, rf_result_device(res), rf_result_load_seconds(res), rf_result_run_seconds(res));
-        if (!code && repeat > 1 && rank == 0 && profile && r == 0) print_first_choice(res, repeat);
+        char prefix[64];
+        snprintf(prefix, sizeof prefix, "run %lld of %lld: ", (long long)(r + 1), (long long)repeat);
+        if (!code && repeat > 1 && rank == 0 && profile && r == 0) rf_tool_profile_lines(res, prefix, pick_auto);
+        /* what each run read and copied (kept inputs: only the first copies) */
+        if (!code && repeat > 1 && rank == 0 && profile) rf_tool_profile_lines(res, prefix, rf_tool_pick_load);
     }
     double t_ran = rf_trace_clock();
     /* a run's messages: rank 0's, or those of the rank that failed (runtime/dist) */

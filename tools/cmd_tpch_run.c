@@ -66,7 +66,8 @@ static const char *usage =
     "                      with the first difference; exit 1 on any failure\n"
     "  --threads N         CPU threads (default: all cores)\n"
     "  --profile           per-kernel device, time and rows of each query's\n"
-    "                      last run, on stderr\n"
+    "                      last run, on stderr; with --repeat, what each run\n"
+    "                      read and copied (phases, input cache, ranks)\n"
     "  --no-fuse           every kernel separately (GPU: no Kernel Weaver fusion;\n"
     "                      CPU: no grouped totals)\n"
     "                      same results; for comparing times\n"
@@ -196,6 +197,12 @@ static int run_query(int q, run_opts *ro, qstat *qs, rf_file_out *file)
         if (!code) {
             loads[r] = rf_result_load_seconds(res);
             runs[r] = rf_result_run_seconds(res);
+        }
+        if (!code && ro->profile && ro->repeat > 1 && !ro->rank) {
+            /* what each run read and copied (kept inputs: only the first copies) */
+            char prefix[48];
+            snprintf(prefix, sizeof prefix, "%s run %d of %d: ", qname, r + 1, ro->repeat);
+            rf_tool_profile_lines(res, prefix, rf_tool_pick_load);
         }
     }
     int32_t out = code ? -1 : rf_result_find(res, outname);

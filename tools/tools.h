@@ -61,6 +61,14 @@ int rf_tool_finish_api(int code, const void *obj, int64_t n, rf_tool_diag_at_fn 
 int rf_tool_finish_program(int code, const struct rf_program *p, int print);
 int rf_tool_finish_database(int code, const struct rf_database *db, int print);
 int rf_tool_finish_trace(int code, const struct rf_trace *t, int print);
+/* The lines of res's profile that pick accepts (a line without its end,
+** len bytes), each on stderr after prefix (tools/api_report.c). */
+struct rf_result;
+void rf_tool_profile_lines(const struct rf_result *res, const char *prefix, int (*pick)(const char *line, size_t len));
+/* For rf_tool_profile_lines: the load's lines, what was read and copied
+** (the phases, the GPU's input cache, each rank's read and copies): one
+** run's of several (--repeat --profile). */
+int rf_tool_pick_load(const char *line, size_t len);
 /* "redfox CMD: message" on stderr, and the hint to use --help; returns 2. */
 int rf_tool_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Matches --name VALUE and --name=VALUE; advances *i. Returns 1 when matched,

@@ -543,6 +543,13 @@ rf_status dist_sum_votes(rf_rt_dist *x, int n, const int64_t *local, int64_t *su
     return st;
 }
 
+void rf_rt_dist_copied(rf_rt_dist *x, int64_t h2d_bytes, int64_t wire_bytes, int64_t found_bytes)
+{
+    x->stat.load_h2d_bytes = h2d_bytes;
+    x->stat.load_wire_bytes = wire_bytes;
+    x->stat.load_found_bytes = found_bytes;
+}
+
 rf_status rf_rt_dist_end(rf_rt_dist *x, rf_status st, double run_seconds, rf_rt_rankstat *stats, rf_diags *d)
 {
     if (x->stopped) return st ? st : RF_EUSER;
@@ -588,6 +595,19 @@ rf_status rf_rt_dist_end(rf_rt_dist *x, rf_status st, double run_seconds, rf_rt_
             s->rows_received = a[15];
         }
     free(all);
+    /* the load's copies: the vote has no room left, so a gather of their
+    ** own, made by every rank whenever the vote passed (an outcome every
+    ** rank shares) */
+    int64_t mine[3] = {m->load_h2d_bytes, m->load_wire_bytes, m->load_found_bytes};
+    int64_t *copies = vst ? NULL : rf_calloc((size_t)x->size * 3 + 1, sizeof *copies);
+    if (!vst && !copies) vst = RF_ENOMEM;
+    if (!vst) vst = rf_rt_dist_allgather_i64(x->w, x->timeout_s, "the end of the run", mine, 3, copies, d);
+    for (int r = 0; r < x->size && !vst && stats; r++) {
+        stats[r].load_h2d_bytes = copies[r * 3];
+        stats[r].load_wire_bytes = copies[r * 3 + 1];
+        stats[r].load_found_bytes = copies[r * 3 + 2];
+    }
+    free(copies);
     x->stopped = 1;
     return st ? st : vst;
 }

@@ -150,6 +150,10 @@ typedef struct rf_rt_rankstat {
     /* moves of relations with string columns: every string sent as a code
     ** shared by the ranks, or some sent as bytes (rank 0's, for the profile) */
     int64_t str_coded, str_bytes;
+    /* the load's copies (GPU ranks; 0 on the CPU): input bytes to the
+    ** device, the bytes that crossed for them (narrow columns as stored),
+    ** and input bytes found on the device from an earlier run (not copied) */
+    int64_t load_h2d_bytes, load_wire_bytes, load_found_bytes;
 } rf_rt_rankstat;
 
 /* NULL *out when w is NULL or has one rank: the run is a plain one.
@@ -270,6 +274,8 @@ void rf_rt_dist_codes_note(const rf_rt_dist *x, const rf_rt_rankstat *stats, cha
 
 /* After an output's last kernel: the move (if any) that brings it to rank 0. */
 int rf_rt_dist_output_move(rf_rt_dist *x, int32_t var, rf_rt_dist_move *m);
+/* The load's copies on this rank (rf_rt_rankstat's load_*), for the end's profile. */
+void rf_rt_dist_copied(rf_rt_dist *x, int64_t h2d_bytes, int64_t wire_bytes, int64_t found_bytes);
 /* The end of a run on every rank, st being this rank's status: agrees with
 ** the others. Returns the run's status: a rank that did not fail but saw
 ** another fail gets RF_EUSER (rank 0 with an error naming the failed rank,
