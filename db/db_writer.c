@@ -13,8 +13,14 @@
 ** failed or killed writer leaves nothing that reads as a database.
 ** In place (rf_db_writer_in_place): no temporary directory; a table's new
 ** rows go past the old ends of its files, and a new manifest, written aside
-** and renamed over the old one, makes them part of the database. Also the
-** count of bytes written and of the time spent writing them (--profile).
+** and renamed over the old one, makes them part of the database. Copy on
+** write over the database it replaces, a table that only gains rows keeps
+** its old files where no other folder shares them (adopt_file: linked into
+** the temporary folder, appended to past the old manifest's sizes). Also
+** the count of bytes written and of the time spent writing them, and of
+** the old rows carried over, kept in their files or copied (--profile).
+** Different columns may be appended to and finished on different threads
+** at once.
 **
 ** Memory: a write buffer per column, the min/max of its blocks, and for a
 ** string column its distinct strings with a hash table (about 24 bytes an
@@ -72,6 +78,7 @@ struct rf_db_writer {
     int committed;
     int in_place;       /* the database at tmp_dir (= final_dir) is appended to in place */
     int64_t in_place_bytes; /* bytes appended in place so far */
+    int64_t adopted_bytes, copied_bytes; /* old rows carried over: in the old files (linked), in clones or copies */
     uint32_t block_rows; /* of tables added from now on */
     int wide;           /* rf_db_writer_narrow(w, 0): tables added from now on not narrow */
     /* rf_db_writer_stats (atomic: columns are written from several threads) */
@@ -168,6 +175,12 @@ rf_status rf_db_writer_in_place(const rf_db *db, const char *writer_version, rf_
 }
 
 int rf_db_writer_is_in_place(const rf_db_writer *w) { return w->in_place; }
+
+void rf_db_writer_carried_bytes(const rf_db_writer *w, int64_t *linked, int64_t *copied)
+{
+    *linked = w->adopted_bytes;
+    *copied = w->copied_bytes;
+}
 int64_t rf_db_writer_in_place_bytes(const rf_db_writer *w) { return w->in_place_bytes; }
 
 /* Whether the file dir/name (at least size bytes by the manifest) can be
@@ -362,6 +375,56 @@ static int clone_file(const rf_db_writer *w, const char *olddir, const char *old
     return r;
 }
 
+/* The old database's file oldname (of the database this writer replaces),
+** which no other folder shares, linked
+** into the new one as newname and opened there to append at byte size
+** (*fd), any tail past size cut off first: the history that a table only
+** adds to is then carried over without a byte of it copied, on any file
+** system with links. The old manifest names only the first size bytes,
+** which nothing changes, so until the commit's exchange the old database
+** reads exactly as before (a kill leaves at most a tail past them, as an
+** in-place append does); after it, the old folder's link is removed with
+** that folder. 1 when open, 0 when the file cannot be taken so (shared
+** with another folder, shorter than its manifest says, a file system
+** without links: the caller clones or copies it), -1 on another failure
+** (errno). */
+static int adopt_file(const rf_db_writer *w, const char *olddir, const char *oldname, const char *newname,
+                      uint64_t size, int *fd)
+{
+    *fd = -1;
+    if (!file_appendable(olddir, oldname, size)) return 0;
+    int r = link_file(w, olddir, oldname, newname);
+    if (r <= 0) return r;
+    char *to = rf_sprintf("%s/%s", w->tmp_dir, newname);
+    int e = 0;
+    *fd = to ? open(to, O_WRONLY | O_CLOEXEC) : -1;
+    if (*fd < 0) e = to ? errno : ENOMEM;
+    struct stat sb;
+    if (*fd >= 0 && fstat(*fd, &sb) != 0) r = -1, e = errno;
+    /* two links, the old folder's and this one: nothing else took it */
+    else if (*fd >= 0 && (!S_ISREG(sb.st_mode) || sb.st_nlink != 2 || (uint64_t)sb.st_size < size)) r = 0;
+    else if (*fd < 0) r = -1;
+    if (r > 0 && (uint64_t)sb.st_size > size && ftruncate(*fd, (off_t)size) != 0) r = -1, e = errno;
+    if (r > 0 && lseek(*fd, (off_t)size, SEEK_SET) != (off_t)size) r = -1, e = errno;
+    if (r <= 0) {
+        if (*fd >= 0) close(*fd);
+        *fd = -1;
+        if (to) unlink(to);
+    }
+    free(to);
+    errno = e;
+    return r;
+}
+
+/* Whether w's commit puts the new database where db is (the same folder,
+** however named): only then may it take db's files over (adopt_file), since
+** db is replaced, not kept beside the new one. */
+static int replaces(const rf_db_writer *w, const rf_db *db)
+{
+    struct stat a, b;
+    return stat(w->final_dir, &a) == 0 && stat(db->dir, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
 static rf_status narrow_reopen(const rf_db *db, const rf_db_table *tb, const rf_db_column *oc, wcol *wc, rf_diags *d);
 
 rf_status rf_db_writer_table_from(rf_db_writer *w, const rf_db *db, const rf_db_table *tb, int append, int32_t *tid,
@@ -382,6 +445,7 @@ rf_status rf_db_writer_table_from(rf_db_writer *w, const rf_db *db, const rf_db_
         names[c] = tb->cols[c].name;
     }
     int32_t ti = -1;
+    int may_adopt = append && !w->in_place && db->block_crcs && replaces(w, db);
     rf_status st = table_add(w, tb->name, tb->ncols, types, names, tb->nkey, tb->key, &ti, d);
     if (st) return st;
     rf_db_table *t = &w->db.tables[ti];
@@ -417,9 +481,30 @@ rf_status rf_db_writer_table_from(rf_db_writer *w, const rf_db *db, const rf_db_
         uint64_t keep = oc->size;
         int partial = append && oc->narrow && tb->nrows % tb->block_rows;
         int raw = partial && oc->blocks[oc->nblocks - 1].width == rf_db_type_width(oc->type);
-        int reopen = partial && !w->in_place;
+        /* copy on write, the old files are taken over (adopt_file) where
+        ** they can be continued as in place: a partial last block only as
+        ** it is (raw), since its bytes are the old manifest's */
+        int adopt = may_adopt && (!partial || raw);
+        int taken = 0;
+        if (adopt) {
+            taken = adopt_file(w, db->dir, oc->file, col->file, oc->size, &wc[c].fd);
+            if (taken > 0 && oc->str_file) {
+                taken = adopt_file(w, db->dir, oc->str_file, col->str_file, oc->str_size, &wc[c].sfd);
+                if (taken <= 0) { /* the column goes one way: its file given back */
+                    int e = errno;
+                    char *path = rf_sprintf("%s/%s", w->tmp_dir, col->file);
+                    close(wc[c].fd);
+                    wc[c].fd = -1;
+                    if (path) unlink(path);
+                    free(path);
+                    errno = e;
+                }
+            }
+        }
+        int taken_errno = errno;
+        int reopen = partial && !w->in_place && !taken;
         if (partial && w->in_place && !raw) linked = 0;
-        if (partial && w->in_place && raw) wc[c].raw_tail = tb->block_rows - tb->nrows % tb->block_rows;
+        if (partial && (w->in_place || taken > 0) && raw) wc[c].raw_tail = tb->block_rows - tb->nrows % tb->block_rows;
         if (reopen) {
             keep = oc->blocks[oc->nblocks - 1].at;
             col->size = keep;
@@ -433,12 +518,18 @@ rf_status rf_db_writer_table_from(rf_db_writer *w, const rf_db *db, const rf_db_
             wc[c].size0 = oc->size;
             wc[c].ssize0 = oc->str_file ? oc->str_size : 0;
             if (!wc[c].buf || (oc->str_file && !wc[c].sbuf)) linked = (errno = ENOMEM, -1);
+            else if (taken) linked = (errno = taken_errno, taken);
             else if (w->in_place) linked = open_in_place(db->dir, oc->file, oc->size, &wc[c].fd);
             else linked = clone_file(w, db->dir, oc->file, col->file, keep, &wc[c].fd);
             if (linked > 0 && reopen && (st = narrow_reopen(db, tb, oc, &wc[c], d)) != RF_OK) break;
-            if (linked > 0 && oc->str_file)
+            if (linked > 0 && oc->str_file && !taken)
                 linked = w->in_place ? open_in_place(db->dir, oc->str_file, oc->str_size, &wc[c].sfd)
                                      : clone_file(w, db->dir, oc->str_file, col->str_file, oc->str_size, &wc[c].sfd);
+            if (linked > 0 && !w->in_place) {
+                int64_t carried = (int64_t)(keep + (oc->str_file ? oc->str_size : 0));
+                if (taken > 0) w->adopted_bytes += carried;
+                else w->copied_bytes += carried;
+            }
         } else if (w->in_place) {
             wc[c].finished = 1; /* nothing to do: the files stay as they are */
         } else {
@@ -1131,7 +1222,9 @@ rf_status rf_db_writer_finish_column(rf_db_writer *w, int32_t tid, int32_t c, rf
     free(wc->buf);
     wc->buf = NULL;
     wc->finished = 1;
-    if (wc->in_place) w->in_place_bytes += (int64_t)(col->size - wc->size0 + col->str_size - wc->ssize0);
+    if (wc->in_place) /* columns end on several threads at once */
+        __atomic_fetch_add(&w->in_place_bytes, (int64_t)(col->size - wc->size0 + col->str_size - wc->ssize0),
+                           __ATOMIC_RELAXED);
     return RF_OK;
 }
 

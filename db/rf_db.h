@@ -221,6 +221,12 @@ rf_status rf_db_writer_new(const char *dir, const char *writer_version, rf_db_wr
 ** database's lock: two in-place writers must not meet. */
 rf_status rf_db_writer_in_place(const rf_db *db, const char *writer_version, rf_db_writer **out, rf_diags *d);
 int rf_db_writer_is_in_place(const rf_db_writer *w);
+/* The old rows' bytes that the tables continued copy on write with
+** rf_db_writer_table_from (append 1) carried over so far: *linked in the
+** old files themselves (linked into the new folder and appended to past
+** their manifest sizes: no byte of them copied), *copied in clones or
+** in-kernel copies. */
+void rf_db_writer_carried_bytes(const rf_db_writer *w, int64_t *linked, int64_t *copied);
 /* Bytes appended in place by the columns ended so far (0 when not in place). */
 int64_t rf_db_writer_in_place_bytes(const rf_db_writer *w);
 /* Whether table tb of db can take rows in place: format 2, every column
@@ -247,10 +253,15 @@ rf_status rf_db_writer_table(rf_db_writer *w, const char *name, int32_t ncols, c
 ** without writing its rows again. append 0: the table as it is, its files
 ** linked (a copy-on-write writer never changes a file in place). append 1:
 ** rows are then appended (rf_db_writer_append) after its old ones, which
-** its new column files start with: cloned where the file system shares
-** blocks (FICLONE), else copied inside the kernel; in place (a writer of
-** rf_db_writer_in_place), the old files themselves, any tail past their
-** manifest sizes cut off first. The blocks' min/max and CRC-32Cs carry
+** its new column files start with: where this writer replaces db (its
+** commit puts the new database at db's folder), no other folder shares an
+** old file (one link) and it can be continued as it is, the old file itself,
+** linked into the new folder and appended to past its manifest size (which
+** the old manifest does not name: the old database reads as before until
+** the commit's exchange), any tail there cut off first; else cloned where
+** the file system shares blocks (FICLONE), else copied inside the kernel;
+** in place (a writer of rf_db_writer_in_place), the old files themselves,
+** any tail past their manifest sizes cut off first. The blocks' min/max and CRC-32Cs carry
 ** over, the last one continued. *tid = -1 (and RF_OK) when the table
 ** cannot go this way (append with a dictionary string column or a format
 ** without block CRC-32Cs, a file system without links or in-kernel copies;

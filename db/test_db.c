@@ -796,6 +796,117 @@ static void test_in_place(const char *base)
     rf_diags_free(&d);
 }
 
+/* A copy-on-write writer that replaces the database it continues (commit
+** at the same folder) takes a table's old files over where no other folder
+** shares them: linked into the new folder and appended to, any tail past
+** the manifest cut off first, no old byte copied. Stopped before its
+** commit it leaves the old state readable (a tail past it at most);
+** committed, the manifest and files equal writing every row at once, byte
+** for byte, in the old files (same inodes). A shared file is copied, the
+** other folder's bytes unchanged. */
+static void cow_grow(const char *dir, int64_t r0, int64_t r1, int commit, int64_t *linked, int64_t *copied, rf_diags *d)
+{
+    rf_db *db = NULL;
+    rf_db_writer *w = NULL;
+    int32_t tid = -1, uid = -1;
+    *linked = *copied = -1;
+    CHECK(rf_db_open(dir, &db, d) == RF_OK);
+    if (!db) return;
+    CHECK(db->tables[0].nrows == r0);
+    CHECK(rf_db_writer_new(dir, "test", &w, d) == RF_OK);
+    CHECK(w && rf_db_writer_table_from(w, db, &db->tables[0], 1, &tid, d) == RF_OK && tid == 0);
+    if (w && tid == 0) {
+        ip_append(w, tid, r0, r1, d);
+        CHECK(rf_db_writer_table_from(w, db, &db->tables[1], 0, &uid, d) == RF_OK && uid == 1);
+        rf_db_writer_carried_bytes(w, linked, copied);
+        CHECK(!commit || rf_db_writer_commit(w, d) == RF_OK);
+    }
+    rf_db_writer_free(w);
+    rf_db_close(db);
+}
+
+static void test_adopt(const char *base)
+{
+    rf_diags d;
+    rf_diags_init(&d);
+    char *ref = rf_sprintf("%s/adref", base), *dir = rf_sprintf("%s/ad", base);
+    ip_write(ref, IP_N, &d);
+    ip_write(dir, 70000, &d); /* a last block begun (wide: continued as it is) */
+    off_t sz0, sz1;
+    ino_t ino = inode_of(dir, "t00000.c00000.col", &sz0), sino = inode_of(dir, "t00000.c00001.str", &sz1);
+    int64_t old_bytes = 70000 * 16 + ip_off[70000], linked = 0, copied = 0;
+    /* a tail a killed writer left */
+    char *colp = rf_sprintf("%s/t00000.c00000.col", dir);
+    FILE *fp = colp ? fopen(colp, "ab") : NULL;
+    CHECK(fp && fwrite("tail past the manifest", 1, 22, fp) == 22);
+    if (fp) fclose(fp);
+    /* stopped before its commit: the old state, its files its own again */
+    cow_grow(dir, 70000, 100000, 0, &linked, &copied, &d);
+    CHECK(linked == old_bytes && copied == 0);
+    struct stat sb;
+    CHECK(stat(colp, &sb) == 0 && sb.st_nlink == 1 && sb.st_ino == ino && sb.st_size >= sz0);
+    rf_db *db = NULL;
+    CHECK(rf_db_open(dir, &db, &d) == RF_OK);
+    if (db) {
+        rf_db_map m;
+        const void *data = NULL;
+        CHECK(db->tables[0].nrows == 70000 && rf_db_map_column(db, &db->tables[0], 0, &m, &data, &d) == RF_OK);
+        CHECK(data && !memcmp(data, ip_iv, 70000 * 8));
+        rf_db_unmap(&m);
+        CHECK(rf_db_table_appendable_in_place(db, &db->tables[0]) == 1);
+    }
+    rf_db_close(db);
+    /* committed twice: the reference's bytes, in the old files */
+    cow_grow(dir, 70000, 140000, 1, &linked, &copied, &d);
+    CHECK(linked == old_bytes && copied == 0);
+    cow_grow(dir, 140000, IP_N, 1, &linked, &copied, &d);
+    CHECK(linked == 140000 * 16 + ip_off[140000] && copied == 0);
+    CHECK(inode_of(dir, "t00000.c00000.col", &sz1) == ino && sz1 == IP_N * 8);
+    CHECK(inode_of(dir, "t00000.c00001.str", &sz1) == sino && sz1 == ip_off[IP_N]);
+    CHECK(stat(colp, &sb) == 0 && sb.st_nlink == 1);
+    const char *files[] = {RF_DB_MANIFEST,      "t00000.c00000.col", "t00000.c00001.col",
+                           "t00000.c00001.str", "t00001.c00000.col", "t00001.c00000.dict"};
+    for (int f = 0; f < 6; f++) {
+        long na = 0, nb = 0;
+        char *a = slurp(dir, files[f], &na), *b = slurp(ref, files[f], &nb);
+        int same = a && b && na == nb && !memcmp(a, b, (size_t)na);
+        CHECK(same);
+        if (!same) fprintf(stderr, "  %s of ad differs\n", files[f]);
+        free(a);
+        free(b);
+    }
+    /* a file another folder shares (a hard link): copied, the other's bytes kept */
+    char *other = rf_sprintf("%s/shared_ad.col", base);
+    CHECK(link(colp, other) == 0);
+    ip_write(ref, IP_N, &d); /* (ref replaced by the same bytes) */
+    rf_db *db2 = NULL;
+    rf_db_writer *w = NULL;
+    int32_t tid = -1, uid = -1;
+    CHECK(rf_db_open(dir, &db2, &d) == RF_OK && rf_db_writer_new(dir, "test", &w, &d) == RF_OK);
+    CHECK(db2 && w && rf_db_writer_table_from(w, db2, &db2->tables[0], 1, &tid, &d) == RF_OK && tid == 0);
+    if (db2 && w && tid == 0) {
+        int64_t one = 5, o[2] = {0, 1};
+        CHECK(rf_db_writer_append(w, tid, 0, 1, &one, NULL, NULL, &d) == RF_OK);
+        CHECK(rf_db_writer_append(w, tid, 1, 1, NULL, o, "x", &d) == RF_OK);
+        CHECK(rf_db_writer_table_from(w, db2, &db2->tables[1], 0, &uid, &d) == RF_OK);
+        rf_db_writer_carried_bytes(w, &linked, &copied);
+        /* (per column: the strings column's files are its own) */
+        CHECK(copied == (int64_t)IP_N * 8 && linked == (int64_t)IP_N * 8 + ip_off[IP_N]);
+        CHECK(rf_db_writer_commit(w, &d) == RF_OK);
+    }
+    rf_db_writer_free(w);
+    rf_db_close(db2);
+    CHECK(stat(other, &sb) == 0 && sb.st_size == IP_N * 8 && sb.st_nlink == 1);
+    CHECK(inode_of(dir, "t00000.c00000.col", &sz1) != ino && sz1 == (IP_N + 1) * 8);
+    CHECK(unlink(other) == 0);
+    CHECK(d.count == 0);
+    free(other);
+    free(colp);
+    free(ref);
+    free(dir);
+    rf_diags_free(&d);
+}
+
 int main(void)
 {
     test_crc();
@@ -810,6 +921,7 @@ int main(void)
     test_bad_values(base);
     test_plain(base);
     test_in_place(base);
+    test_adopt(base);
     char *cmd = rf_sprintf("rm -rf '%s'", base);
     if (cmd && system(cmd) != 0) fprintf(stderr, "could not remove %s\n", base);
     free(cmd);

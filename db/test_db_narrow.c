@@ -448,6 +448,20 @@ static void test_append(const char *base)
               col->blocks[4].width == 8);
     }
     rf_db_close(db);
+    /* copy on write over the same folder from inside a block: the old
+    ** files taken over (linked into the new folder, appended to), the
+    ** partial block continued as it is: the bytes in place gives (a) */
+    char *e = rf_sprintf("%s/e", base), *ecol = rf_sprintf("%s/e/t00000.c00000.col", base);
+    db_write(e, 1500, 500, BR, &d);
+    struct stat sb0, sb1;
+    CHECK(stat(ecol, &sb0) == 0);
+    db_grow(e, e, 1500, 4500, 0, &went, &d);
+    CHECK(went);
+    db_check(e, 4500, &d);
+    CHECK(stat(ecol, &sb1) == 0 && sb1.st_ino == sb0.st_ino && sb1.st_nlink == 1);
+    same_files(a, e);
+    free(e);
+    free(ecol);
     CHECK(d.count == 0);
     k_ncols = 5;
     free(ref);

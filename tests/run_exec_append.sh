@@ -1,13 +1,15 @@
 #!/bin/sh
 # tests/run_exec_append.sh REDFOX EXEC_DIR: `redfox exec`'s commit carries a
 # table whose new rows only follow its old ones over from the old database
-# (files linked, or cloned with the new rows appended) instead of writing it
-# again, and when every table only gains rows appends them to the files in
-# place: --profile says "table appended in place" for the closure after an
-# insert-only batch (the column files keep their inodes, and "commit:
-# appended N bytes in place"), "table appended" when another table is written
-# (the first batch: the base table loses its repeated line), "table kept" for
-# an unchanged one, "table written" after deletions.
+# (files linked; or, appended to, the old files themselves taken into the
+# new folder, else cloned) instead of writing it again, and when every table
+# only gains rows appends them to the files in place: --profile says "table
+# appended in place" for the closure after an insert-only batch (the column
+# files keep their inodes, and "commit: appended N bytes in place"), "table
+# appended" when another table is written (the first batch: the base table
+# loses its repeated line; the closure's old files kept, "N bytes kept in
+# their files ..., 0 bytes copied"), "table kept" for an unchanged one,
+# "table written" after deletions.
 # After each batch the outputs and the stored closure equal recomputing on a
 # copy, and the next exec reads the database (every file's size and CRC-32C
 # checked against its manifest).
@@ -36,6 +38,11 @@ step() {
     cmp -s "$tmp/inc" "$tmp/re" || fail "step $1: outputs differ from recomputing"
     grep -q "tc: [0-9]* -> [0-9]* tuples (table $3)" "$tmp/err" ||
         { grep 'tuples' "$tmp/err"; fail "step $1: tc not stored as '$3'"; }
+    if [ "$3" = "appended" ]; then
+        # copy on write, the closure's old files taken over: linked into the new folder, appended to
+        grep -q "commit: copy on write; .*: [1-9][0-9]* bytes kept in their files (linked into the new folder, not copied), 0 bytes copied" \
+            "$tmp/err" || { grep 'commit' "$tmp/err"; fail "step $1: the old rows were copied, not kept in their files"; }
+    fi
     if [ "$3" = "appended in place" ]; then
         [ "$inodes" = "$(ls -i "$tmp/db"/*.col)" ] || fail "step $1: the column files were replaced, not appended to"
         grep -q "commit: appended [1-9][0-9]* bytes in place" "$tmp/err" || fail "step $1: no bytes appended in place"

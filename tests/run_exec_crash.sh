@@ -7,7 +7,9 @@
 # to the files in place, killed (through strace's fault injection) at each of
 # its writes, syncs and renames: the manifest is then byte for byte the old
 # one, and every file's bytes that it names the old ones, or the manifest and
-# files are the new ones; the next exec cuts off any tail and commits.
+# files are the new ones; the next exec cuts off any tail and commits. The
+# same for a copy-on-write commit that takes a history's files over (linked
+# into the new folder and appended to) while it rewrites a derived table.
 set -u
 redfox=$1
 dir=$2
@@ -98,3 +100,64 @@ done
 [ $oldk -ge 3 ] && [ $newk -ge 1 ] && [ $tails -ge 1 ] ||
     fail "in place: too few kills hit the commit ($oldk old, $tails of them with a tail; $newk new)"
 echo "ok in place: $kills kills, $oldk left the old state ($tails with a tail past the manifest), $newk the new"
+
+# ---- killed inside a copy-on-write commit that takes a history's files over
+# A history that only gains rows beside a derived total that changes: the
+# commit goes copy on write, the history's files linked into the new folder
+# and appended to past their old ends (not copied). Killed at each link,
+# write, sync and rename: the old manifest with every byte it names as it
+# was (at most a tail past them), or the new state; the next exec commits.
+cat >"$tmp/hist.logic" <<'EOF2'
+h(i, a, v) -> int(i), int(a), int(v).
+lang:input[`h] = "h.csv".
+lang:input:delimiter[`h] = ",".
+lang:input:key[`h] = "i".
+bal[a] = s <- agg<<s = total(v)>> h(_, a, v).
+lang:output[`bal] = "bal".
+EOF2
+mkdir -p "$tmp/data3"
+awk 'BEGIN { srand(31); for (i = 1; i <= 3000; i++) printf "%d,%d,%d\n", i, int(rand() * 50), int(rand() * 100) }' >"$tmp/data3/h.csv"
+awk 'BEGIN { srand(32); for (i = 3001; i <= 3400; i++) printf "+h(%d, %d, %d).\n", i, int(rand() * 60), int(rand() * 100) }' >"$tmp/h.txn"
+hp=$tmp/hist.logic
+"$redfox" import "$hp" --data "$tmp/data3" --out "$tmp/cw0" >/dev/null 2>"$tmp/err" || { cat "$tmp/err"; fail "import 3"; }
+"$redfox" exec "$tmp/cw0" "$hp" --device cpu --format csv >"$tmp/cwold" 2>"$tmp/err" || { cat "$tmp/err"; fail "first exec 3"; }
+cp -r "$tmp/cw0" "$tmp/cwn"
+"$redfox" exec "$tmp/cwn" "$hp" --device cpu --format csv --profile --batch "$tmp/h.txn" >"$tmp/cwnew" 2>"$tmp/err" ||
+    { cat "$tmp/err"; fail "exec 3"; }
+grep -q "commit: copy on write; .*: [1-9][0-9]* bytes kept in their files (linked into the new folder, not copied), 0 bytes copied" \
+    "$tmp/err" || { cat "$tmp/err"; fail "the history's files not taken over"; }
+cmp -s "$tmp/cwold" "$tmp/cwnew" && fail "batch 3 changes nothing"
+kills=0 oldk=0 newk=0 tails=0
+for call in link write syncfs fsync renameat2; do
+    n=1
+    while [ $n -le 8 ]; do
+        rm -rf "$tmp/cw" "$tmp"/cw.tmp.* "$tmp"/cw.old.*
+        cp -r "$tmp/cw0" "$tmp/cw"
+        strace -f -qq -o /dev/null -e trace=$call -e inject=$call:signal=KILL:when=$n \
+            "$redfox" exec "$tmp/cw" "$hp" --device cpu --format csv --batch "$tmp/h.txn" >/dev/null 2>&1 && break
+        kills=$((kills + 1))
+        [ -f "$tmp/cw/manifest.rfdb" ] || fail "cow $call $n: no database left at its name"
+        if cmp -s "$tmp/cw/manifest.rfdb" "$tmp/cw0/manifest.rfdb"; then
+            same_files "$tmp/cw" "$tmp/cw0" || fail "cow $call $n: old manifest, but a file's old bytes changed"
+            for f in "$tmp/cw0"/*.col; do [ "$(wc -c <"$tmp/cw/${f##*/}")" -gt "$(wc -c <"$f")" ] && tails=$((tails + 1)) && break; done
+            want=$tmp/cwold oldk=$((oldk + 1))
+        elif cmp -s "$tmp/cw/manifest.rfdb" "$tmp/cwn/manifest.rfdb"; then
+            same_files "$tmp/cw" "$tmp/cwn" || fail "cow $call $n: new manifest, but not the new files"
+            want=$tmp/cwnew newk=$((newk + 1))
+        else
+            fail "cow $call $n: the manifest is neither the old nor the new one"
+        fi
+        "$redfox" run "$hp" --data "$tmp/cw" --device cpu --format csv >"$tmp/got" 2>"$tmp/err" || { cat "$tmp/err"; fail "cow $call $n: run"; }
+        cmp -s "$tmp/got" "$want" || fail "cow $call $n: the run reads another state than the manifest's"
+        # the next exec (a killed commit's folder may still share the files: then copied)
+        "$redfox" exec "$tmp/cw" "$hp" --device cpu --format csv --batch "$tmp/h.txn" >"$tmp/got" 2>"$tmp/err" ||
+            { cat "$tmp/err"; fail "cow $call $n: the next exec"; }
+        cmp -s "$tmp/got" "$tmp/cwnew" || fail "cow $call $n: the next exec's outputs"
+        cmp -s "$tmp/cw/manifest.rfdb" "$tmp/cwn/manifest.rfdb" || fail "cow $call $n: the next exec's manifest"
+        for f in "$tmp/cwn"/*.col; do cmp -s "$f" "$tmp/cw/${f##*/}" || fail "cow $call $n: ${f##*/} after the next exec"; done
+        n=$((n + 1))
+    done
+done
+[ $oldk -ge 3 ] && [ $newk -ge 1 ] && [ $tails -ge 1 ] ||
+    fail "copy on write: too few kills hit the commit ($oldk old, $tails of them with a tail; $newk new)"
+echo "ok copy on write: $kills kills, $oldk left the old state ($tails with a tail past the manifest), $newk the new"

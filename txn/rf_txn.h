@@ -81,6 +81,9 @@ typedef struct rf_txn {
     int64_t read_bytes, commit_rows, commit_bytes;
     int commit_in_place;             /* the commit appended to the database's files in place */
     int64_t commit_in_place_bytes;   /* ... this many bytes */
+    int64_t commit_linked_bytes;     /* copy on write: the old rows of tables that only gained rows, in their old files */
+    int64_t commit_copied_bytes;     /* ... in copies of them (another folder shares a file, no links) */
+    int commit_threads;              /* the threads that wrote the commit's columns */
     double read_check_seconds, read_copy_seconds;
     void *batches;           /* txn_batch.c's state while batches are applied */
     double t_read, t_parse, t_resolve; /* the batches' files read, parsed, resolved (s, --profile) */

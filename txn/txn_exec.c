@@ -641,13 +641,19 @@ static rf_status report(exec_ctx *x, rf_txn_report *rep, const char *db_dir, int
     }
     if (x->t.commit_in_place)
         rf_buf_printf(b, "exec: commit: appended %lld bytes in place\n", (long long)x->t.commit_in_place_bytes);
+    if (x->t.commit_linked_bytes || x->t.commit_copied_bytes)
+        rf_buf_printf(b,
+                      "exec: commit: copy on write; the old rows of the tables that only gained rows: %lld bytes kept "
+                      "in their files (linked into the new folder, not copied), %lld bytes copied\n",
+                      (long long)x->t.commit_linked_bytes, (long long)x->t.commit_copied_bytes);
     rf_buf_printf(b,
                   "exec: compile %.3f ms, read the database %.3f ms (%.1f MB of columns: mapped and CRC-32C checked "
-                  "%.3f ms, copied out %.3f ms), outputs %.3f ms, commit %.3f ms (%lld rows, %.1f MB written), "
+                  "%.3f ms, copied out %.3f ms), outputs %.3f ms, commit %.3f ms (%lld rows, %.1f MB written, %d thread%s), "
                   "in all %.3f ms\n",
                   (tm[T_LOADED] - tm[T0]) * 1e3, (tm[T_READ] - tm[T_LOADED]) * 1e3, (double)x->t.read_bytes / 1e6,
                   x->t.read_check_seconds * 1e3, x->t.read_copy_seconds * 1e3, (tm[T_OUT] - tm[T_MAINT]) * 1e3,
                   (tm[T_COMMIT] - tm[T_OUT]) * 1e3, (long long)x->t.commit_rows, (double)x->t.commit_bytes / 1e6,
+                  x->t.commit_threads, x->t.commit_threads == 1 ? "" : "s",
                   (tm[T_COMMIT] - tm[T0]) * 1e3);
     return b->oom ? RF_ENOMEM : RF_OK;
 }

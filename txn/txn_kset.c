@@ -466,24 +466,28 @@ rf_status rf_txn_kset_resolve(rf_txn_pred *p, rf_cpu_pool *pool, rf_txn_violatio
         if (k.viol[i].op >= 0 && (v->op < 0 || k.viol[i].op < v->op)) *v = k.viol[i];
     if (!st && v->op >= 0) st = RF_EUSER;
     /* the new state: the rows kept in their order, then the new rows in
-    ** the order of their first insert */
+    ** the order of their first insert. The stored rows an update met are
+    ** inv's (distinct): when none goes and none is a repeat, the new state
+    ** is every stored row then the new ones (appended), and nothing here
+    ** walks the stored rows, so that a batch of new ids costs the batch,
+    ** not the history it joins */
     int64_t *idx = NULL, nkept = 0, ndel = 0, nnew = 0;
-    if (!st && !(idx = rf_malloc((size_t)(cur.nrows + o->n + 1) * sizeof *idx))) st = RF_ENOMEM;
+    for (int64_t i = 0; !st && i < ninv; i++) ndel += k.gone[i] != 0;
+    int appended = !ndel && !first; /* next is cur, then the new rows */
+    int64_t nidx = (appended ? 0 : cur.nrows) + o->n;
+    if (!st && !(idx = rf_malloc((size_t)(nidx + 1) * sizeof *idx))) st = RF_ENOMEM;
     uint8_t *gone_row = NULL;
-    if (!st && ninv && !(gone_row = rf_calloc((size_t)cur.nrows, 1))) st = RF_ENOMEM;
-    for (int64_t i = 0; !st && i < ninv; i++) gone_row[inv[i]] = k.gone[i];
-    if (!st) {
+    if (!st && !appended && ninv && !(gone_row = rf_calloc((size_t)cur.nrows, 1))) st = RF_ENOMEM;
+    for (int64_t i = 0; !st && gone_row && i < ninv; i++) gone_row[inv[i]] = k.gone[i];
+    if (!st && !appended)
         for (int64_t i = 0; i < cur.nrows; i++)
             if ((!first || first[i]) && !(gone_row && gone_row[i])) idx[nkept++] = i;
-        for (int64_t i = 0; i < cur.nrows; i++) ndel += gone_row && gone_row[i];
-        for (int64_t i = 0; i < o->n; i++)
-            if (k.first_ins[i]) idx[nkept + nnew++] = cur.nrows + i;
-    }
+    for (int64_t i = 0; !st && i < o->n; i++)
+        if (k.first_ins[i]) idx[nkept + nnew++] = cur.nrows + i;
     rf_rt_rel next, ins, del;
     memset(&next, 0, sizeof next);
     memset(&ins, 0, sizeof ins);
     memset(&del, 0, sizeof del);
-    int appended = !ndel && !first; /* next is cur, then the new rows */
     if (!st && !appended) st = gather_rel(pool, p, idx, nkept + nnew, &next);
     if (!st && nnew == o->n) { /* every update a new row, in order: ins is the updates' columns */
         ins.nrows = o->n;
@@ -502,8 +506,8 @@ rf_status rf_txn_kset_resolve(rf_txn_pred *p, rf_cpu_pool *pool, rf_txn_violatio
     ** new state copies the two into one (txn_exec.c) */
     if (!st) {
         int64_t j = 0;
-        for (int64_t i = 0; i < cur.nrows; i++)
-            if (gone_row && gone_row[i]) idx[j++] = i;
+        for (int64_t i = 0; gone_row && i < cur.nrows; i++)
+            if (gone_row[i]) idx[j++] = i;
         st = gather_rel(pool, p, idx, j, &del);
     }
     if (!st) {

@@ -391,7 +391,22 @@ static void move_chunk(void *ctx, int64_t begin, int64_t end, int worker)
                 int32_t w = rf_rt_type_width(j->t->preds[pi].fe->types[col]);
                 uint8_t *dst = (uint8_t *)o->cols[col] + b * w;
                 const uint8_t *src = co->rec + o->off[col];
-                for (int64_t i = 0; i < co->n; i++) memcpy(dst + i * w, src + i * o->width, (size_t)w);
+                int64_t rw = o->width, n = co->n;
+                /* a fixed-size copy per width: the compiler's loads and
+                ** stores, not a call of memcpy per value */
+                switch (w) {
+                case 8:
+                    for (int64_t i = 0; i < n; i++) memcpy(dst + i * 8, src + i * rw, 8);
+                    break;
+                case 4:
+                    for (int64_t i = 0; i < n; i++) memcpy(dst + i * 4, src + i * rw, 4);
+                    break;
+                case 1:
+                    for (int64_t i = 0; i < n; i++) dst[i] = src[i * rw];
+                    break;
+                default:
+                    for (int64_t i = 0; i < n; i++) memcpy(dst + i * w, src + i * rw, (size_t)w);
+                }
             }
             memcpy(o->insert + b, co->insert, (size_t)co->n);
             memcpy(o->at + b, co->at, (size_t)co->n * sizeof *o->at);

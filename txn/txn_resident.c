@@ -20,6 +20,8 @@
 */
 #include "rf_txn.h"
 
+#include "rf_cpu.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -215,17 +217,74 @@ rf_status rf_txn_resident_take(rf_txn_resident *r, rf_txn *t, const char *db_dir
 
 /* Room for need rows in e's columns (half again as much when it moves, for
 ** the next batches); the rows kept stay as they are, and so do their stamps. */
-static rf_status reserve(kept *e, int64_t need)
+/* Copies of the kept columns, made together: in pieces of PIECE bytes on
+** the transaction's threads where they come to PARALLEL_BYTES or more (a
+** history moved into bigger columns: its copy, and the faults of the new
+** pages, on every core instead of one). */
+#define PIECE ((int64_t)4 << 20)
+#define PARALLEL_BYTES ((int64_t)16 << 20)
+
+typedef struct copy_piece {
+    char *dst;
+    const char *src;
+    int64_t n;
+} copy_piece;
+
+typedef struct copies {
+    copy_piece *v;
+    int64_t n, cap, bytes;
+} copies;
+
+/* dst[0, n) = src[0, n), now or with the others (copies_run). */
+static void copies_add(copies *cs, void *dst, const void *src, int64_t n)
+{
+    for (int64_t at = 0; at < n; at += PIECE) {
+        int64_t k = n - at < PIECE ? n - at : PIECE;
+        if (cs->n == cs->cap) {
+            int64_t nc = cs->cap ? cs->cap * 2 : 16;
+            copy_piece *nv = rf_realloc(cs->v, (size_t)nc * sizeof *nv);
+            if (!nv) { /* no room to list it: copied at once */
+                memcpy((char *)dst + at, (const char *)src + at, (size_t)k);
+                continue;
+            }
+            cs->v = nv;
+            cs->cap = nc;
+        }
+        cs->v[cs->n++] = (copy_piece){(char *)dst + at, (const char *)src + at, k};
+        cs->bytes += k;
+    }
+}
+
+static void copy_pieces(void *ctx, int64_t begin, int64_t end, int worker)
+{
+    (void)worker;
+    const copies *cs = ctx;
+    for (int64_t i = begin; i < end; i++) memcpy(cs->v[i].dst, cs->v[i].src, (size_t)cs->v[i].n);
+}
+
+static void copies_run(copies *cs, int threads)
+{
+    rf_cpu_pool *pool = NULL;
+    if (threads > 1 && cs->bytes >= PARALLEL_BYTES && rf_cpu_pool_new(threads, &pool) != RF_OK) pool = NULL;
+    rf_cpu_parallel_for(pool, cs->n, 1, copy_pieces, cs);
+    rf_cpu_pool_free(pool);
+    free(cs->v);
+    memset(cs, 0, sizeof *cs);
+}
+
+static rf_status reserve(kept *e, int64_t need, int threads)
 {
     if (need <= e->cap) return RF_OK;
     int64_t cap = need + need / 2;
     void **cols = rf_calloc((size_t)e->rel.ncols + 1, sizeof *cols);
     rf_status st = cols ? RF_OK : RF_ENOMEM;
+    copies cs = {NULL, 0, 0, 0};
     for (int32_t c = 0; !st && c < e->rel.ncols; c++) {
         int64_t w = rf_rt_type_width(e->types[c]);
         if (!(cols[c] = rf_malloc((size_t)(cap * w)))) st = RF_ENOMEM;
-        else if (e->rel.nrows) memcpy(cols[c], e->rel.cols[c], (size_t)(e->rel.nrows * w));
+        else if (e->rel.nrows) copies_add(&cs, cols[c], e->rel.cols[c], e->rel.nrows * w);
     }
+    copies_run(&cs, st ? 1 : threads);
     if (st) {
         for (int32_t c = 0; cols && c < e->rel.ncols; c++) free(cols[c]);
         free(cols);
@@ -239,12 +298,14 @@ static rf_status reserve(kept *e, int64_t need)
 }
 
 /* src's rows written at row `at` of e's columns (room reserved). */
-static void put_rows(kept *e, int64_t at, const rf_rt_rel *src)
+static void put_rows(kept *e, int64_t at, const rf_rt_rel *src, int threads)
 {
+    copies cs = {NULL, 0, 0, 0};
     for (int32_t c = 0; c < e->rel.ncols && src->nrows; c++) {
         int64_t w = rf_rt_type_width(e->types[c]);
-        memcpy((char *)e->rel.cols[c] + at * w, src->cols[c], (size_t)(src->nrows * w));
+        copies_add(&cs, (char *)e->rel.cols[c] + at * w, src->cols[c], src->nrows * w);
     }
+    copies_run(&cs, threads);
 }
 
 rf_status rf_txn_resident_stage(rf_txn_resident *r, rf_txn *t)
@@ -254,10 +315,10 @@ rf_status rf_txn_resident_stage(rf_txn_resident *r, rf_txn *t)
         if (!p->base || !p->borrowed || !p->tail || p->has_next || !p->ins.nrows) continue;
         kept *e = find(r, p->table);
         if (!e) return RF_EINTERNAL;
-        rf_status st = reserve(e, e->rel.nrows + p->ins.nrows);
+        rf_status st = reserve(e, e->rel.nrows + p->ins.nrows, t->threads);
         if (st) return st;
         for (int32_t c = 0; c < e->rel.ncols; c++) p->cur.cols[c] = e->rel.cols[c]; /* (they may have moved) */
-        put_rows(e, e->rel.nrows, &p->ins);
+        put_rows(e, e->rel.nrows, &p->ins, t->threads);
         e->staged = 1;
         p->view.cols = rf_calloc((size_t)e->rel.ncols + 1, sizeof *p->view.cols);
         if (!p->view.cols) return RF_ENOMEM;
@@ -271,7 +332,7 @@ rf_status rf_txn_resident_stage(rf_txn_resident *r, rf_txn *t)
 }
 
 /* p's new state as a kept relation e (new columns, new stamps). */
-static rf_status keep_new(rf_txn_resident *r, rf_txn_pred *p, kept *e)
+static rf_status keep_new(rf_txn_resident *r, rf_txn_pred *p, kept *e, int threads)
 {
     kept n;
     memset(&n, 0, sizeof n);
@@ -301,9 +362,9 @@ static rf_status keep_new(rf_txn_resident *r, rf_txn_pred *p, kept *e)
         const rf_rt_rel *tail = !p->has_next && p->tail ? &p->ins : NULL;
         int64_t rows = from->nrows + (tail ? tail->nrows : 0);
         n.rel.nrows = 0;
-        st = reserve(&n, p->base ? rows + rows / 2 + 1 : rows);
-        if (!st) put_rows(&n, 0, from);
-        if (!st && tail) put_rows(&n, from->nrows, tail);
+        st = reserve(&n, p->base ? rows + rows / 2 + 1 : rows, threads);
+        if (!st) put_rows(&n, 0, from, threads);
+        if (!st && tail) put_rows(&n, from->nrows, tail, threads);
         n.rel.nrows = rows;
         n.inc_col = p->inc_col; /* (cur's rows first, as they were) */
         n.inc_rows = p->has_next ? 0 : p->inc_rows;
@@ -345,11 +406,11 @@ rf_status rf_txn_resident_commit(rf_txn_resident *r, rf_txn *t, const char *db_d
         if (p->has_view) {
             e->rel.nrows = p->view.nrows; /* the staged rows are committed now */
         } else if (p->borrowed && !p->has_next && p->tail && p->ins.nrows) {
-            st = reserve(e, e->rel.nrows + p->ins.nrows);
-            if (!st) put_rows(e, e->rel.nrows, &p->ins);
+            st = reserve(e, e->rel.nrows + p->ins.nrows, t->threads);
+            if (!st) put_rows(e, e->rel.nrows, &p->ins, t->threads);
             if (!st) e->rel.nrows += p->ins.nrows;
         } else if (!p->borrowed || p->has_next) {
-            st = keep_new(r, p, e);
+            st = keep_new(r, p, e, t->threads);
         }
         if (!st && p->borrowed && !p->has_next) {
             e->inc_col = p->inc_col; /* (the kept rows first, unchanged) */

@@ -14,12 +14,17 @@
 ** rows, never the old. Otherwise the whole new state is written aside
 ** (db_writer.c's temporary folder: copy on write), then exchanged with the
 ** old folder in one atomic rename; there too a table that only gains rows
-** is carried over (files linked when unchanged, else cloned or copied in
-** the kernel, the new rows appended). Either way a crash at any moment
-** leaves the old or the new database.
+** is carried over (files linked when unchanged; else its old files linked
+** into the new folder and appended to past their old ends, or, shared
+** with another folder, cloned or copied in the kernel, the new rows
+** appended). Every table is added to the writer first, in the state's
+** order; then the columns' rows are written one column a job on the
+** transaction's threads, the most bytes first. Either way a crash at any
+** moment leaves the old or the new database.
 */
 #include "rf_txn.h"
 
+#include "rf_cpu.h"
 #include "rf_rt_input.h"
 #include "rf_sys.h"
 
@@ -274,54 +279,116 @@ static rf_status copy_table(rf_db_writer *w, const rf_db *db, const rf_db_table 
     return st;
 }
 
-/* Rows [from, r->nrows) of r as rows of table tid. */
-static rf_status append_rows(rf_db_writer *w, rf_txn *t, int32_t tid, const rf_fe_pred *p, const rf_rt_rel *r,
-                             int64_t from, rf_diags *d)
+/* One column of one table of the new state: its rows from `from` of r,
+** then tail's (NULL: none), appended and the column finished, on a thread
+** of the commit's pool; its own diagnostics, merged in the jobs' order. */
+typedef struct col_job {
+    int32_t tid, c;
+    const rf_fe_pred *p;
+    const rf_rt_rel *r, *tail;
+    int64_t from, bytes;
+    rf_status st;
+    rf_diags d;
+} col_job;
+
+typedef struct commit_jobs {
+    rf_db_writer *w;
+    const rf_rt_dict *dict;
+    col_job *jobs;
+    int32_t *order; /* the jobs, the most bytes first */
+} commit_jobs;
+
+/* Rows [from, r->nrows) of r's column c as rows of table tid's column c. */
+static rf_status append_col(rf_db_writer *w, const rf_rt_dict *dict, int32_t tid, int32_t c, const rf_fe_pred *p,
+                            const rf_rt_rel *r, int64_t from, rf_diags *d)
 {
     int64_t n = r->nrows - from;
-    rf_status st = RF_OK;
-    for (int32_t c = 0; !st && c < p->arity && n > 0; c++) {
-        int64_t wd = rf_rt_type_width(p->types[c]);
-        const void *col = (const char *)r->cols[c] + from * wd;
-        if (p->types[c] == RF_TYPE_STRING) st = append_strings(w, tid, c, t->dict, col, n, d);
-        else st = rf_db_writer_append(w, tid, c, n, col, NULL, NULL, d);
-        t->commit_bytes += n * wd;
+    if (n <= 0) return RF_OK;
+    const void *col = (const char *)r->cols[c] + from * rf_rt_type_width(p->types[c]);
+    if (p->types[c] == RF_TYPE_STRING) return append_strings(w, tid, c, dict, col, n, d);
+    return rf_db_writer_append(w, tid, c, n, col, NULL, NULL, d);
+}
+
+static void run_col_jobs(void *ctx, int64_t begin, int64_t end, int worker)
+{
+    (void)worker;
+    commit_jobs *cj = ctx;
+    for (int64_t i = begin; i < end; i++) {
+        col_job *j = &cj->jobs[cj->order[i]];
+        j->st = append_col(cj->w, cj->dict, j->tid, j->c, j->p, j->r, j->from, &j->d);
+        if (!j->st && j->tail) j->st = append_col(cj->w, cj->dict, j->tid, j->c, j->p, j->tail, 0, &j->d);
+        if (!j->st) j->st = rf_db_writer_finish_column(cj->w, j->tid, j->c, &j->d);
     }
-    if (n > 0) t->commit_rows += n;
-    return st;
 }
 
 /* Predicate p's new state, r's rows then tail's (NULL: none), as table
 ** name: where its first `prefix` rows are the old table's, that table
-** carried over (its files linked, or cloned and appended to, or appended
-** to in place: rf_db_writer_table_from) and only the rest written; else
-** every row. *how: "kept", "appended", "appended in place" or "written",
-** for --profile; NULL when an in-place writer cannot take the table (the
-** caller starts again copy on write). */
-static rf_status write_rel(rf_db_writer *w, rf_txn *t, const rf_db *db, const char *name, const rf_fe_pred *p,
-                           const rf_rt_rel *r, const rf_rt_rel *tail, int64_t prefix, int with_key, const char **how,
-                           rf_diags *d)
+** carried over (its files linked, or taken over, cloned or copied and
+** appended to, or appended to in place: rf_db_writer_table_from) and only
+** the rest written; else every row. Only the table is added here: *from
+** is where its rows to write start (the caller writes them). *how: "kept",
+** "appended", "appended in place" or "written", for --profile; NULL when
+** an in-place writer cannot take the table (the caller starts again copy
+** on write). */
+static rf_status add_rel(rf_db_writer *w, const rf_db *db, const char *name, const rf_fe_pred *p, const rf_rt_rel *r,
+                         const rf_rt_rel *tail, int64_t prefix, int with_key, int32_t *tid, int64_t *from,
+                         const char **how, rf_diags *d)
 {
-    int32_t tid = -1;
+    *tid = -1;
+    *from = 0;
     const rf_db_table *old = rf_db_find_table(db, name);
-    int64_t from = 0, total = r->nrows + (tail ? tail->nrows : 0);
+    int64_t total = r->nrows + (tail ? tail->nrows : 0);
     rf_status st = RF_OK;
     if (old && prefix == old->nrows && r->nrows >= prefix) {
-        st = rf_db_writer_table_from(w, db, old, total > prefix, &tid, d);
-        if (tid >= 0) from = prefix;
+        st = rf_db_writer_table_from(w, db, old, total > prefix, tid, d);
+        if (*tid >= 0) *from = prefix;
     }
     int in_place = rf_db_writer_is_in_place(w);
-    *how = tid < 0 ? "written" : total <= prefix ? "kept" : in_place ? "appended in place" : "appended";
-    if (!st && tid < 0 && in_place) {
+    *how = *tid < 0 ? "written" : total <= prefix ? "kept" : in_place ? "appended in place" : "appended";
+    if (!st && *tid < 0 && in_place) {
         *how = NULL;
         return RF_OK;
     }
-    if (!st && tid < 0)
+    if (!st && *tid < 0)
         st = rf_db_writer_table(w, name, p->arity, p->types, p->cols, with_key ? p->ninput_key : 0,
-                                with_key ? p->input_key : NULL, &tid, d);
-    if (!st) st = append_rows(w, t, tid, p, r, from, d);
-    if (!st && tail) st = append_rows(w, t, tid, p, tail, 0, d);
-    if (!st) st = rf_db_writer_end_table(w, tid, d);
+                                with_key ? p->input_key : NULL, tid, d);
+    return st;
+}
+
+/* Below this many bytes to write, the commit's columns are written by the
+** calling thread alone: starting the pool's threads would cost more. */
+#define PARALLEL_BYTES (1 << 20)
+
+/* The rows of the program's tables (added, jobs[0..njobs)), one job a
+** column: on t's threads, the most bytes first, where there are enough
+** bytes; each column's bytes are the same whatever thread writes them. */
+static rf_status write_columns(rf_txn *t, rf_db_writer *w, col_job *jobs, int32_t njobs, rf_diags *d)
+{
+    int64_t bytes = 0;
+    for (int32_t i = 0; i < njobs; i++) bytes += jobs[i].bytes;
+    int32_t *order = rf_malloc(((size_t)njobs + 1) * sizeof *order);
+    if (!order) return RF_ENOMEM;
+    for (int32_t i = 0; i < njobs; i++) order[i] = i;
+    for (int32_t i = 1; i < njobs; i++) { /* insertion sort: a few columns */
+        int32_t x = order[i], k = i;
+        while (k > 0 && jobs[order[k - 1]].bytes < jobs[x].bytes) order[k] = order[k - 1], k--;
+        order[k] = x;
+    }
+    int threads = t->threads > 0 ? t->threads : 1;
+    if (threads > njobs) threads = njobs;
+    rf_cpu_pool *pool = NULL;
+    rf_status st = RF_OK;
+    if (threads > 1 && bytes >= PARALLEL_BYTES) st = rf_cpu_pool_new(threads, &pool);
+    commit_jobs cj = {w, t->dict, jobs, order};
+    if (!st) rf_cpu_parallel_for(pool, njobs, 1, run_col_jobs, &cj);
+    rf_cpu_pool_free(pool);
+    t->commit_threads = pool ? threads : 1;
+    for (int32_t i = 0; i < njobs; i++) {
+        for (int64_t k = 0; k < jobs[i].d.count; k++)
+            rf_diag_add(d, jobs[i].d.items[k].sev, jobs[i].d.items[k].loc, "%s", jobs[i].d.items[k].msg);
+        if (!st) st = jobs[i].st;
+    }
+    free(order);
     return st;
 }
 
@@ -341,7 +408,9 @@ static int appends_only(const rf_txn *t, const rf_db *db)
 }
 
 /* The commit through writer w (copy on write, or in place); *again: an
-** in-place writer could not take a table, nothing is committed. */
+** in-place writer could not take a table, nothing is committed. Every
+** table is added first, in the state's order (so the manifest does not
+** depend on the threads), then their columns written in parallel. */
 static rf_status commit_with(rf_txn *t, const rf_db *db, rf_db_writer *w, int *again, rf_diags *d)
 {
     rf_status st = RF_OK;
@@ -355,12 +424,33 @@ static rf_status commit_with(rf_txn *t, const rf_db *db, rf_db_writer *w, int *a
         if (!mine) st = rf_db_writer_table_from(w, db, &db->tables[i], 0, &tid, d);
         if (!mine && !st && tid < 0) st = copy_table(w, db, &db->tables[i], d);
     }
+    int64_t ncols = 0;
+    for (int32_t i = 0; i < t->npreds; i++) ncols += t->preds[i].fe->arity;
+    col_job *jobs = rf_calloc((size_t)ncols + 1, sizeof *jobs);
+    int32_t *tids = rf_calloc((size_t)t->npreds + 1, sizeof *tids);
+    if (!st && (!jobs || !tids)) st = RF_ENOMEM;
+    int32_t njobs = 0;
     for (int32_t i = 0; !st && !*again && i < t->npreds; i++) {
         rf_txn_pred *p = &t->preds[i];
-        st = write_rel(w, t, db, p->table, p->fe, p->has_next ? &p->next : &p->cur,
-                       !p->has_next && p->tail ? &p->ins : NULL, p->prefix, p->base, &p->stored_how, d);
+        const rf_rt_rel *r = p->has_next ? &p->next : &p->cur;
+        const rf_rt_rel *tail = !p->has_next && p->tail ? &p->ins : NULL;
+        int64_t from = 0;
+        st = add_rel(w, db, p->table, p->fe, r, tail, p->prefix, p->base, &tids[i], &from, &p->stored_how, d);
         *again = !st && !p->stored_how;
+        int64_t n = r->nrows - from + (tail ? tail->nrows : 0);
+        for (int32_t c = 0; !st && !*again && c < p->fe->arity; c++) {
+            col_job *j = &jobs[njobs++];
+            *j = (col_job){tids[i], c, p->fe, r, tail, from, n * rf_rt_type_width(p->fe->types[c]), RF_OK, {0}};
+            rf_diags_init(&j->d);
+            t->commit_bytes += j->bytes;
+        }
+        if (!st && !*again && n > 0) t->commit_rows += n;
     }
+    if (!st && !*again) st = write_columns(t, w, jobs, njobs, d);
+    for (int32_t i = 0; !st && !*again && i < t->npreds; i++) st = rf_db_writer_end_table(w, tids[i], d);
+    for (int32_t i = 0; jobs && i < njobs; i++) rf_diags_free(&jobs[i].d);
+    free(jobs);
+    free(tids);
     if (!st && !*again) st = rf_db_writer_commit(w, d);
     return st;
 }
@@ -385,6 +475,7 @@ rf_status rf_txn_store_commit(rf_txn *t, const rf_db *db, const char *dir, rf_di
     st = rf_db_writer_new(dir, RF_VERSION_STRING, &w, d);
     if (!st) st = commit_with(t, db, w, &again, d);
     if (!st && again) st = RF_EINTERNAL;
+    if (w) rf_db_writer_carried_bytes(w, &t->commit_linked_bytes, &t->commit_copied_bytes);
     rf_db_writer_free(w);
     return st;
 }
