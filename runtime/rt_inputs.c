@@ -362,6 +362,20 @@ rf_status rf_rt_inputs_shared_strings(rf_rt_inputs *in, int64_t *top)
     return st;
 }
 
+void rf_rt_inputs_codes_to_scan(const rf_rt_inputs *in, const rf_hir_var *v, uint8_t *scan)
+{
+    int known = v->id >= 0 && v->id < in->p->nvars && in->p->vars[v->id] == v;
+    if (known) rf_rt_input_cols_read(in->p, v->id, scan);
+    else memset(scan, 1, (size_t)v->ncols);
+    const rf_db_table *t = in->db ? rf_db_find_table(in->db, v->input_file) : NULL;
+    int same = t && t->ncols == v->ncols;
+    for (int32_t c = 0; same && c < v->ncols; c++) same = t->cols[c].type == v->types[c];
+    for (int32_t c = 0; c < v->ncols; c++)
+        if (v->types[c] != RF_TYPE_STRING ||
+            (same && t->cols[c].enc != RF_DB_ENC_PLAIN && t->cols[c].dict_count)) /* as rf_rt_db_intern_dicts */
+            scan[c] = 0;
+}
+
 /* Entry e's columns as the device gets them: a column held as stored goes
 ** as stored (where the device takes it: stored not NULL) or widened, here,
 ** once (every other reader). */

@@ -55,6 +55,11 @@ rf_status rf_rt_inputs_read(rf_rt_inputs *in, const rf_hir_var *v, rf_rt_rel *ou
 ** the prefix of codes every rank shares that the data gives,
 ** runtime/dist/dist_codes.c); *top grows past their codes. */
 rf_status rf_rt_inputs_shared_strings(rf_rt_inputs *in, int64_t *top);
+/* Several ranks: scan[c] = 1 for the string columns of input v whose codes
+** may lie past that prefix (a rank's own strings), which the run must look
+** at: those the program reads, but for a database's dictionary columns,
+** interned whole by rf_rt_inputs_shared_strings (their codes are shared). */
+void rf_rt_inputs_codes_to_scan(const rf_rt_inputs *in, const rf_hir_var *v, uint8_t *scan);
 /* ---- a rank's share (rt_share.c) ---------------------------------------- */
 
 /* Blocks [*b0, *b1) of a table of nblocks blocks are this rank's. */

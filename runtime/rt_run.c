@@ -520,7 +520,12 @@ static rf_status load_inputs(loader *l, rf_rt_dist *dist)
             else if (!st && dist && share) rf_rt_dist_loaded(dist, v);
             else if (!st && dist) st = dist_share_input(dist, v, &r, borrowed);
             if (!st) count_input(p, v, &r, res);
-            if (!st && dist) rf_rt_dist_codes_input(dist, v, &r); /* its share's own strings */
+            if (!st && dist) { /* its share's own strings, where it may have any */
+                uint8_t *scan = rf_malloc((size_t)r.ncols + 1);
+                if (scan) rf_rt_inputs_codes_to_scan(l->in, p->vars[v], scan);
+                rf_rt_dist_codes_input(dist, v, &r, scan);
+                free(scan);
+            }
             if (!st && l->start && !l->start->joined && rf_rt_start_ready(l->start)) st = join_start(l);
             if (st) {
                 if (borrowed) free(r.cols);

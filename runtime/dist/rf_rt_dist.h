@@ -259,8 +259,9 @@ rf_status rf_rt_dist_codes_begin(rf_rt_dist *x, rf_rt_dict *dict);
 /* The prefix's end: past the constants' codes and top (past the codes the
 ** database's strings got). */
 void rf_rt_dist_codes_mark(rf_rt_dist *x, const rf_rt_dict *dict, int64_t top);
-/* Input var's share r was read: whether it holds codes past the prefix. */
-void rf_rt_dist_codes_input(rf_rt_dist *x, int32_t var, const rf_rt_rel *r);
+/* Input var's share r was read: whether it holds codes past the prefix in
+** a column the program reads (read[c]; NULL: every column). */
+void rf_rt_dist_codes_input(rf_rt_dist *x, int32_t var, const rf_rt_rel *r, const uint8_t *read);
 /* After the inputs, a collective: the ranks compare their prefixes (and
 ** which inputs hold their own strings); alike, the dictionary's shared
 ** count becomes the prefix's length, else nothing is shared. */
