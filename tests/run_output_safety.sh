@@ -81,10 +81,12 @@ kill)
         # redfox itself in the background (not a shell function: $! would be a subshell)
         "$redfox" run "$tmp/tc.rfx" --device cpu --data "$tmp/big" --out "$out" 2>/dev/null &
         pid=$!
-        # wait for a temporary to appear, then kill: the run is writing
+        # wait for a temporary to appear, then kill: the run is writing (up
+        # to about 30 s: on a loaded machine the big run reaches its writing
+        # late, and a kill before it would not count as caught)
         i=0
         seen=0
-        while [ $i -lt 3000 ] && kill -0 $pid 2>/dev/null; do
+        while [ $i -lt 15000 ] && kill -0 $pid 2>/dev/null; do
             if ls -A "$out" | grep -q '\.redfox-.*\.tmp$'; then seen=1; break; fi
             sleep 0.002 2>/dev/null || sleep 1
             i=$((i + 1))
