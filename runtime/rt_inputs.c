@@ -272,6 +272,17 @@ static void *column_memory(const cached *e, int32_t i)
     return e->db && e->db->stored && e->db->stored[i] ? (void *)e->db->stored[i] : e->rel.cols[i];
 }
 
+/* The stamp naming memory mem in a slot (*stamp, *stamped): the one given
+** before while the slot names the same memory, else a new one. */
+static uint64_t stamp_of(rf_rt_cache *c, uint64_t *stamp, void **stamped, void *mem)
+{
+    if (!*stamp || *stamped != mem) {
+        *stamp = ++c->stamps;
+        *stamped = mem;
+    }
+    return *stamp;
+}
+
 /* The stamps of entry e's columns cut to the table blocks keep flags (nb
 ** of them): the same selection of the same memory, the same stamps; another
 ** selection, or the entry's column moved (read again), new ones. */
@@ -305,14 +316,7 @@ static rf_status stamp_selection(rf_rt_cache *c, cached *e, const uint8_t *keep,
         e->nsel++;
     }
     sl->used = ++c->handouts;
-    for (int32_t i = 0; i < e->ncols; i++) {
-        void *mem = column_memory(e, i);
-        if (!sl->stamp[i] || sl->stamped[i] != mem) {
-            sl->stamp[i] = ++c->stamps;
-            sl->stamped[i] = mem;
-        }
-        stamps[i] = sl->stamp[i];
-    }
+    for (int32_t i = 0; i < e->ncols; i++) stamps[i] = stamp_of(c, &sl->stamp[i], &sl->stamped[i], column_memory(e, i));
     return RF_OK;
 }
 
@@ -336,11 +340,7 @@ static rf_status stamp_columns(rf_rt_cache *c, cached *e, uint64_t *stamps)
             stamps[i] = e->stamped[i] == e->rel.cols[i] || e->stamped[i] == mem ? e->stamp[i] : 0;
             continue;
         }
-        if (!e->stamp[i] || e->stamped[i] != mem) {
-            e->stamp[i] = ++c->stamps;
-            e->stamped[i] = mem;
-        }
-        stamps[i] = e->stamp[i];
+        stamps[i] = stamp_of(c, &e->stamp[i], &e->stamped[i], mem);
     }
     return RF_OK;
 }

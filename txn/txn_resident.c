@@ -215,8 +215,6 @@ rf_status rf_txn_resident_take(rf_txn_resident *r, rf_txn *t, const char *db_dir
     return RF_OK;
 }
 
-/* Room for need rows in e's columns (half again as much when it moves, for
-** the next batches); the rows kept stay as they are, and so do their stamps. */
 /* Copies of the kept columns, made together: in pieces of PIECE bytes on
 ** the transaction's threads where they come to PARALLEL_BYTES or more (a
 ** history moved into bigger columns: its copy, and the faults of the new
@@ -272,6 +270,8 @@ static void copies_run(copies *cs, int threads)
     memset(cs, 0, sizeof *cs);
 }
 
+/* Room for need rows in e's columns (half again as much when it moves, for
+** the next batches); the rows kept stay as they are, and so do their stamps. */
 static rf_status reserve(kept *e, int64_t need, int threads)
 {
     if (need <= e->cap) return RF_OK;
