@@ -27,6 +27,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 typedef struct cu_api {
     CUresult (*Init)(unsigned);
@@ -42,6 +43,8 @@ typedef struct cu_api {
     CUresult (*MemFree)(CUdeviceptr);
     CUresult (*MemAllocHost)(void **, size_t);
     CUresult (*MemFreeHost)(void *);
+    CUresult (*MemHostRegister)(void *, size_t, unsigned);   /* optional: else cuMemAllocHost */
+    CUresult (*MemHostUnregister)(void *);                    /* optional (with MemHostRegister) */
     CUresult (*MemcpyHtoDAsync)(CUdeviceptr, const void *, size_t, CUstream);
     CUresult (*MemcpyDtoHAsync)(void *, CUdeviceptr, size_t, CUstream);
     CUresult (*MemcpyDtoDAsync)(CUdeviceptr, CUdeviceptr, size_t, CUstream);
@@ -130,6 +133,7 @@ typedef struct cu_state {
     int stage_used[2];
     int stage_next; /* the staging buffer the next copy fills first */
     void *small;
+    void *registered; /* the block stage[0..1] and small lie in, registered (hostmem); NULL: each cuMemAllocHost'd */
     CUevent mark[2];
     CUmodule mod;
     fnent **fns;
@@ -223,6 +227,59 @@ static void *cudart_main(void *arg)
     return NULL;
 }
 
+/* The staging buffers' host memory (STAGING_BYTES: the two staging buffers
+** and the small one), taken and touched on a thread of its own while the
+** driver starts (cuInit and the context: about 230 ms on an H100 host),
+** then page-locked by registering it (pin_main): cuMemAllocHost of the same
+** 32 MiB took 12-19 ms after the context, and a fresh process's first copy
+** waited for it (q06 at SF 10: 11.7 ms of a 24.5 ms copy). Taken by the
+** process's first device; later ones reuse the spare set or allocate. */
+#define STAGING_BYTES (2 * STAGE_BYTES + SMALL_BYTES)
+static struct {
+    pthread_mutex_t mu;
+    pthread_t th;
+    int running; /* the thread runs or has not been joined */
+    void *p;     /* the touched memory (NULL: none, or taken) */
+} hostmem = {.mu = PTHREAD_MUTEX_INITIALIZER};
+
+static void *hostmem_main(void *arg)
+{
+    (void)arg;
+    size_t align = (size_t)2 << 20;
+    void *p = aligned_alloc(align, (STAGING_BYTES + align - 1) / align * align);
+    if (p) {
+#ifdef MADV_HUGEPAGE
+        madvise(p, (STAGING_BYTES + align - 1) / align * align, MADV_HUGEPAGE); /* (advice: fewer pages to lock) */
+#endif
+        memset(p, 0, STAGING_BYTES);
+    }
+    hostmem.p = p;
+    return NULL;
+}
+
+static void hostmem_begin(void)
+{
+    if (!drv.f.MemHostRegister) return;
+    pthread_mutex_lock(&hostmem.mu);
+    if (!hostmem.running && !hostmem.p && pthread_create(&hostmem.th, NULL, hostmem_main, NULL) == 0)
+        hostmem.running = 1;
+    pthread_mutex_unlock(&hostmem.mu);
+}
+
+/* The touched memory, once (NULL: none: allocate as ever). */
+static void *hostmem_take(void)
+{
+    pthread_mutex_lock(&hostmem.mu);
+    if (hostmem.running) {
+        pthread_join(hostmem.th, NULL);
+        hostmem.running = 0;
+    }
+    void *p = hostmem.p;
+    hostmem.p = NULL;
+    pthread_mutex_unlock(&hostmem.mu);
+    return p;
+}
+
 static void drv_open_once(void);
 static void drv_open(void)
 {
@@ -260,6 +317,10 @@ static void drv_open_once(void)
     LOAD(MemFree, "cuMemFree_v2", NULL);
     LOAD(MemAllocHost, "cuMemAllocHost_v2", NULL);
     LOAD(MemFreeHost, "cuMemFreeHost", NULL);
+    *(void **)&f->MemHostRegister = sym(h, "cuMemHostRegister_v2", "cuMemHostRegister");
+    *(void **)&f->MemHostUnregister = sym(h, "cuMemHostUnregister", NULL);
+    if (!f->MemHostUnregister) f->MemHostRegister = NULL;
+    hostmem_begin(); /* (the staging buffers' pages, touched while cuInit and the context run) */
     LOAD(MemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2", NULL);
     LOAD(MemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2", NULL);
     LOAD(MemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2", NULL);
@@ -485,15 +546,25 @@ static void stage_fill_part(void *ctx, int64_t begin, int64_t end, int worker)
 }
 
 /* The pinned buffers' thread (rf_gpu_cuda_open): two staging buffers and
-** the small one, about 12 ms for 32 MiB, beside the program module's load,
-** which needs the context and nothing else. */
+** the small one, beside the program module's load, which needs the context
+** and nothing else: the memory hostmem touched during the driver's start,
+** registered (about 1 ms), else cuMemAllocHost's (12-19 ms for 32 MiB). */
 static void *pin_main(void *arg)
 {
     cu_state *c = arg;
     double t0 = rf_now();
     CUresult r = drv.f.CtxSetCurrent(drv.ctx);
-    for (int i = 0; i < 2 && r == CUDA_SUCCESS; i++) r = drv.f.MemAllocHost(&c->stage[i], STAGE_BYTES);
-    if (r == CUDA_SUCCESS) r = drv.f.MemAllocHost(&c->small, SMALL_BYTES);
+    char *hm = r == CUDA_SUCCESS ? hostmem_take() : NULL;
+    if (hm && drv.f.MemHostRegister(hm, STAGING_BYTES, 0) == CUDA_SUCCESS) {
+        c->registered = hm;
+        c->stage[0] = hm;
+        c->stage[1] = hm + STAGE_BYTES;
+        c->small = hm + 2 * STAGE_BYTES;
+    } else {
+        free(hm); /* (not registered: the driver's own pinned memory, as ever) */
+        for (int i = 0; i < 2 && r == CUDA_SUCCESS; i++) r = drv.f.MemAllocHost(&c->stage[i], STAGE_BYTES);
+        if (r == CUDA_SUCCESS) r = drv.f.MemAllocHost(&c->small, SMALL_BYTES);
+    }
     c->pin_r = r;
     c->pin_secs = rf_now() - t0;
     /* the pool's first arena (10-12 ms on an H100 for a quarter of its
@@ -1010,9 +1081,9 @@ static struct {
     pthread_mutex_t mu;
     int have;
     CUstream stream;
-    void *stage[2], *small;
+    void *stage[2], *small, *registered;
     CUevent stage_ev[2], mark[2];
-} spare = {PTHREAD_MUTEX_INITIALIZER, 0, NULL, {NULL, NULL}, NULL, {NULL, NULL}, {NULL, NULL}};
+} spare = {PTHREAD_MUTEX_INITIALIZER, 0, NULL, {NULL, NULL}, NULL, NULL, {NULL, NULL}, {NULL, NULL}};
 
 /* Takes the spare set into c: 1 when there was one. */
 static int spare_take(cu_state *c)
@@ -1027,6 +1098,7 @@ static int spare_take(cu_state *c)
             c->mark[i] = spare.mark[i];
         }
         c->small = spare.small;
+        c->registered = spare.registered;
         spare.have = 0;
     }
     pthread_mutex_unlock(&spare.mu);
@@ -1052,7 +1124,9 @@ static int spare_keep(cu_state *c)
             c->mark[i] = NULL;
         }
         spare.small = c->small;
+        spare.registered = c->registered;
         c->small = NULL;
+        c->registered = NULL;
         c->stream = NULL;
         spare.have = 1;
     }
@@ -1078,11 +1152,15 @@ static void cu_close(gdev *g)
     c->mod = NULL;
     spare_keep(c);
     for (int i = 0; i < 2; i++) {
-        if (c->stage[i]) drv.f.MemFreeHost(c->stage[i]);
+        if (c->stage[i] && !c->registered) drv.f.MemFreeHost(c->stage[i]);
         if (c->stage_ev[i]) drv.f.EventDestroy(c->stage_ev[i]);
         if (c->mark[i]) drv.f.EventDestroy(c->mark[i]);
     }
-    if (c->small) drv.f.MemFreeHost(c->small);
+    if (c->small && !c->registered) drv.f.MemFreeHost(c->small);
+    if (c->registered) {
+        drv.f.MemHostUnregister(c->registered);
+        free(c->registered);
+    }
     if (c->stream) drv.f.StreamDestroy(c->stream);
     for (int i = 0; i < c->nfns; i++) {
         free(c->fns[i]->name);
