@@ -54,13 +54,16 @@ static rf_status dist_move(const rf_rt_device_ops *dv, void *dev, const rf_rt_en
 {
     rf_rt_xmove mv;
     char what[96];
+    double t0 = rf_rt_dist_clock(x);
     if (on_device(dv, env, x, xp, m, &mv, what, sizeof what)) {
         rf_rt_xstat xs = {0, 0, 0, 0};
         rf_status st = dv->exchange(dev, m->var, &mv, xp, &xs);
         rf_rt_dist_moved_on_device(x, m, st, &xs);
+        rf_rt_dist_timed(x, RF_RT_DIST_STEP_DEVMOVE, t0);
         return st;
     }
     const rf_rt_rel *cur = dv->view ? dv->view(dev, m->var) : NULL;
+    rf_rt_dist_timed(x, RF_RT_DIST_STEP_VIEW, t0);
     if (!cur) {
         rf_error(env->d, rf_mkloc(NULL, 0, 0), "rank %d: the rows of variable %s cannot be read for an exchange",
                  rf_rt_dist_rank(x), env->p->vars[m->var]->name);
@@ -69,8 +72,11 @@ static rf_status dist_move(const rf_rt_device_ops *dv, void *dev, const rf_rt_en
     rf_rt_rel moved;
     rf_status st = rf_rt_dist_move_rel(x, m, cur, env->dict, &moved, env->d);
     if (st) return st;
+    t0 = rf_rt_dist_clock(x);
     dv->free(dev, m->var);
-    return dv->load(dev, m->var, &moved, 0, NULL, NULL);
+    st = dv->load(dev, m->var, &moved, 0, NULL, NULL);
+    rf_rt_dist_timed(x, RF_RT_DIST_STEP_LOAD, t0);
+    return st;
 }
 
 /* The moves m[0..n) through host memory together (distinct variables): one
@@ -81,19 +87,23 @@ static rf_status dist_move_host(const rf_rt_device_ops *dv, void *dev, const rf_
     const rf_rt_rel **cur = rf_calloc((size_t)n + 1, sizeof *cur);
     rf_rt_rel *moved = rf_calloc((size_t)n + 1, sizeof *moved);
     rf_status st = cur && moved ? RF_OK : RF_ENOMEM;
+    double t0 = rf_rt_dist_clock(x);
     for (int32_t i = 0; i < n && !st; i++)
         if (!(cur[i] = dv->view ? dv->view(dev, m[i].var) : NULL)) {
             rf_error(env->d, rf_mkloc(NULL, 0, 0), "rank %d: the rows of variable %s cannot be read for an exchange",
                      rf_rt_dist_rank(x), env->p->vars[m[i].var]->name);
             st = RF_EINTERNAL;
         }
+    rf_rt_dist_timed(x, RF_RT_DIST_STEP_VIEW, t0);
     /* (a rank that failed above says so in the next vote, the end's) */
     if (!st) st = rf_rt_dist_move_rels(x, m, n, cur, env->dict, moved, env->d);
+    t0 = rf_rt_dist_clock(x);
     for (int32_t i = 0; i < n && !st; i++) {
         dv->free(dev, m[i].var);
         st = dv->load(dev, m[i].var, &moved[i], 0, NULL, NULL);
         memset(&moved[i], 0, sizeof moved[i]); /* (the device took it, or freed it) */
     }
+    rf_rt_dist_timed(x, RF_RT_DIST_STEP_LOAD, t0);
     for (int32_t i = 0; moved && i < n; i++) rf_rt_rel_free(&moved[i]);
     free(cur);
     free(moved);
@@ -105,17 +115,24 @@ static rf_status dist_move_host(const rf_rt_device_ops *dv, void *dev, const rf_
 static rf_status dist_cut(const rf_rt_device_ops *dv, void *dev, const rf_rt_env *env, rf_rt_dist *x,
                           const rf_rt_dist_move *m)
 {
+    double t0 = rf_rt_dist_clock(x);
     const rf_rt_rel *cur = dv->view ? dv->view(dev, m->var) : NULL;
+    rf_rt_dist_timed(x, RF_RT_DIST_STEP_VIEW, t0);
     if (!cur) {
         rf_error(env->d, rf_mkloc(NULL, 0, 0), "rank %d: the rows of variable %s cannot be read for an exchange",
                  rf_rt_dist_rank(x), env->p->vars[m->var]->name);
         return RF_EINTERNAL;
     }
     rf_rt_rel kept;
+    t0 = rf_rt_dist_clock(x);
     rf_status st = rf_rt_dist_topk(m->cut, cur, env->dict, &kept);
+    rf_rt_dist_timed(x, RF_RT_DIST_STEP_CUT, t0);
     if (st) return st; /* (out of memory: the next vote tells the others) */
+    t0 = rf_rt_dist_clock(x);
     dv->free(dev, m->var);
-    return dv->load(dev, m->var, &kept, 0, NULL, NULL);
+    st = dv->load(dev, m->var, &kept, 0, NULL, NULL);
+    rf_rt_dist_timed(x, RF_RT_DIST_STEP_LOAD, t0);
+    return st;
 }
 
 static rf_status dist_before(const rf_rt_device_ops *dv, void *dev, const rf_rt_env *env, rf_rt_dist *x,
@@ -125,8 +142,10 @@ static rf_status dist_before(const rf_rt_device_ops *dv, void *dev, const rf_rt_
     rf_rt_dist_move *host = rf_calloc((size_t)k->nin * 2 + 3, sizeof *host);
     int64_t *rows = rf_calloc((size_t)k->nin + 1, sizeof *rows);
     int32_t n = 0, nhost = 0;
+    double t0 = rf_rt_dist_clock(x);
     for (int32_t i = 0; rows && i < k->nin; i++) rows[i] = dv->rows(dev, k->in[i]);
     rf_status st = m && host && rows ? rf_rt_dist_plan(x, k, rows, m, &n, env->d) : RF_ENOMEM;
+    rf_rt_dist_timed(x, RF_RT_DIST_STEP_PLAN, t0);
     /* the moves through host memory go together when their variables
     ** differ (every rank plans alike, so all batch alike) */
     for (int32_t i = 0; i < n && !st; i++)
@@ -337,9 +356,14 @@ static rf_status walk(const rf_rt_device_ops *dv, void *dev, const rf_rt_env *en
             if (dist && (st = dist_before(dv, dev, env, dist, xp, k))) break;
             /* a fused kernel runs its span at k: a move inside the span would
             ** come after its rows were read, so then its stages run one by one */
+            double t0 = dist ? rf_rt_dist_clock(dist) : 0;
             int32_t last = dist && dv->fused_until ? dv->fused_until(dev, k) : -1;
             if (last >= 0 && !rf_rt_dist_span_still(dist, bl, j, last)) dv->unfuse(dev, k);
-            if ((st = run_kernel(dv, dev, env, k, in_rows))) break;
+            if (dist) rf_rt_dist_timed(dist, RF_RT_DIST_STEP_PLAN, t0);
+            if (dist) t0 = rf_rt_dist_clock(dist);
+            st = run_kernel(dv, dev, env, k, in_rows);
+            if (dist) rf_rt_dist_timed(dist, RF_RT_DIST_STEP_KERNELS, t0);
+            if (st) break;
             if (dist) rf_rt_dist_ran(dist, k);
             for (int32_t r = 0; r < k->nrelease; r++) dv->free(dev, k->release[r]);
         }
@@ -598,6 +622,7 @@ rf_status rf_rt_run_on(const rf_rt_device_ops *dv, const rf_hir_program *p, cons
         rf_status dst = rf_rt_dist_new(o->world, p, tu->rank_timeout_s == INT64_MAX ? 0 : (double)tu->rank_timeout_s,
                                        tu->rank_broadcast_bytes, &dist);
         if (!st) st = dst;
+        rf_rt_dist_set_threads(dist, env.threads);
     }
     /* GPU ranks: the transport of the device's own moves (NCCL) */
     rf_rt_xport *xp = NULL;
