@@ -37,27 +37,41 @@ static int has_strings(const rf_hir_var *v)
     return 0;
 }
 
-/* Whether move m goes on the device (rf_rt_dist_move_talks' *mv, what). */
-static int on_device(const rf_rt_device_ops *dv, const rf_rt_env *env, rf_rt_dist *x, const rf_rt_xport *xp,
-                     const rf_rt_dist_move *m, rf_rt_xmove *mv, char *what, size_t nwhat)
+/* Whether move m goes on the device (*on; rf_rt_dist_move_talks' *mv,
+** what): a relation without strings, or whose strings are codes every rank
+** shares, does where the device can move rows; one that may hold a rank's
+** own strings does when this time no rank's rows hold any (the device
+** checks its codes, the ranks vote: every rank asks alike, since the
+** program decides which may hold them). */
+static rf_status move_on_device(const rf_rt_device_ops *dv, void *dev, const rf_rt_env *env, rf_rt_dist *x,
+                                const rf_rt_xport *xp, const rf_rt_dist_move *m, rf_rt_xmove *mv, char *what,
+                                size_t nwhat, int *on)
 {
-    return xp && dv->exchange && (!has_strings(env->p->vars[m->var]) || rf_rt_dist_codes_shared(x, m->var)) &&
-           rf_rt_dist_move_talks(x, m, mv, what, nwhat);
+    *on = 0;
+    if (!xp || !dv->exchange || !rf_rt_dist_move_talks(x, m, mv, what, nwhat)) return RF_OK;
+    if (!has_strings(env->p->vars[m->var]) || rf_rt_dist_codes_shared(x, m->var)) {
+        *on = 1;
+        return RF_OK;
+    }
+    if (!dv->codes_below || !rf_rt_dist_codes_checkable(x)) return RF_OK;
+    double t0 = rf_rt_dist_clock(x);
+    int below = 0;
+    rf_status st = dv->codes_below(dev, m->var, rf_rt_dist_codes_limit(x), &below);
+    rf_rt_dist_timed(x, RF_RT_DIST_STEP_PLAN, t0);
+    return rf_rt_dist_codes_check(x, st != RF_OK, !below, on, env->d);
 }
 
 /* Variable m->var's rows become those the move gives this rank: moved by
-** the device itself where it can (xp: GPU ranks, NCCL or the emulator's
-** memory; strings only where every code is one the ranks share), else
-** through host memory (the device's view, packed, MPI, loaded back). */
+** the device itself (on: move_on_device said so; xp: GPU ranks, NCCL or
+** the emulator's memory), else through host memory (the device's view,
+** packed, MPI, loaded back). */
 static rf_status dist_move(const rf_rt_device_ops *dv, void *dev, const rf_rt_env *env, rf_rt_dist *x,
-                           const rf_rt_xport *xp, const rf_rt_dist_move *m)
+                           const rf_rt_xport *xp, const rf_rt_dist_move *m, int on, rf_rt_xmove *mv)
 {
-    rf_rt_xmove mv;
-    char what[96];
     double t0 = rf_rt_dist_clock(x);
-    if (on_device(dv, env, x, xp, m, &mv, what, sizeof what)) {
+    if (on) {
         rf_rt_xstat xs = {0, 0, 0, 0};
-        rf_status st = dv->exchange(dev, m->var, &mv, xp, &xs);
+        rf_status st = dv->exchange(dev, m->var, mv, xp, &xs);
         rf_rt_dist_moved_on_device(x, m, st, &xs);
         rf_rt_dist_timed(x, RF_RT_DIST_STEP_DEVMOVE, t0);
         return st;
@@ -156,8 +170,10 @@ static rf_status dist_before(const rf_rt_device_ops *dv, void *dev, const rf_rt_
     for (int32_t i = 0; i < n && !st; i++) {
         rf_rt_xmove mv;
         char what[96];
-        if (!distinct || on_device(dv, env, x, xp, &m[i], &mv, what, sizeof what)) st = dist_move(dv, dev, env, x, xp, &m[i]);
-        else host[nhost++] = m[i];
+        int on = 0;
+        st = move_on_device(dv, dev, env, x, xp, &m[i], &mv, what, sizeof what, &on);
+        if (!st && (!distinct || on)) st = dist_move(dv, dev, env, x, xp, &m[i], on, &mv);
+        else if (!st) host[nhost++] = m[i];
     }
     if (!st && nhost) st = dist_move_host(dv, dev, env, x, host, nhost);
     free(m);
@@ -653,9 +669,14 @@ rf_status rf_rt_run_on(const rf_rt_device_ops *dv, const rf_hir_program *p, cons
     if (!st) st = walk(dv, dev, &env, dist, xp);
     if (!st) st = dv->finish(dev);
     rf_rt_dist_move om;
-    for (int32_t v = 0; v < p->nvars && !st && dist; v++) /* outputs to rank 0, which writes them */
-        if (p->vars[v]->role == RF_HIR_ROLE_OUTPUT && rf_rt_dist_output_move(dist, v, &om))
-            st = dist_move(dv, dev, &env, dist, xp, &om);
+    for (int32_t v = 0; v < p->nvars && !st && dist; v++) { /* outputs to rank 0, which writes them */
+        if (p->vars[v]->role != RF_HIR_ROLE_OUTPUT || !rf_rt_dist_output_move(dist, v, &om)) continue;
+        rf_rt_xmove mv;
+        char what[96];
+        int on = 0;
+        st = move_on_device(dv, dev, &env, dist, xp, &om, &mv, what, sizeof what, &on);
+        if (!st) st = dist_move(dv, dev, &env, dist, xp, &om, on, &mv);
+    }
     double t2 = rf_now();
     if (dist) {
         res->nranks = rf_rt_dist_size(dist);

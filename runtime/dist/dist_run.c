@@ -530,6 +530,8 @@ void rf_rt_dist_run_begins(rf_rt_dist *x)
     x->stat.str_bytes = 0;
     memset(x->stat.step_seconds, 0, sizeof x->stat.step_seconds);
     x->stat.strings_interned = 0;
+    x->stat.str_checked = 0;
+    x->stat.str_checked_shared = 0;
 }
 
 void rf_rt_dist_read(rf_rt_dist *x, int64_t rows, int64_t bytes)
@@ -632,9 +634,10 @@ rf_status rf_rt_dist_end(rf_rt_dist *x, rf_status st, double run_seconds, rf_rt_
     ** own, made by every rank whenever the vote passed (an outcome every
     ** rank shares) */
     /* (with the steps' times, as nanoseconds, and the strings interned) */
-    enum { NE = 4 + RF_RT_DIST_NSTEPS };
-    int64_t mine[NE] = {m->load_h2d_bytes, m->load_wire_bytes, m->load_found_bytes, m->strings_interned};
-    for (int i = 0; i < RF_RT_DIST_NSTEPS; i++) mine[4 + i] = (int64_t)(m->step_seconds[i] * 1e9);
+    enum { NE = 6 + RF_RT_DIST_NSTEPS };
+    int64_t mine[NE] = {m->load_h2d_bytes, m->load_wire_bytes, m->load_found_bytes, m->strings_interned,
+                        m->str_checked, m->str_checked_shared};
+    for (int i = 0; i < RF_RT_DIST_NSTEPS; i++) mine[6 + i] = (int64_t)(m->step_seconds[i] * 1e9);
     int64_t *copies = vst ? NULL : rf_calloc((size_t)x->size * NE + 1, sizeof *copies);
     if (!vst && !copies) vst = RF_ENOMEM;
     if (!vst) vst = rf_rt_dist_allgather_i64(x->w, x->timeout_s, "the end of the run", mine, NE, copies, d);
@@ -644,7 +647,9 @@ rf_status rf_rt_dist_end(rf_rt_dist *x, rf_status st, double run_seconds, rf_rt_
         stats[r].load_wire_bytes = c[1];
         stats[r].load_found_bytes = c[2];
         stats[r].strings_interned = c[3];
-        for (int i = 0; i < RF_RT_DIST_NSTEPS; i++) stats[r].step_seconds[i] = (double)c[4 + i] / 1e9;
+        stats[r].str_checked = c[4];
+        stats[r].str_checked_shared = c[5];
+        for (int i = 0; i < RF_RT_DIST_NSTEPS; i++) stats[r].step_seconds[i] = (double)c[6 + i] / 1e9;
     }
     free(copies);
     x->stopped = 1;

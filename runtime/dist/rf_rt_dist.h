@@ -177,6 +177,10 @@ typedef struct rf_rt_rankstat {
     ** RF_RT_DIST_STEP_*), and the strings it interned from bytes received */
     double step_seconds[RF_RT_DIST_NSTEPS];
     int64_t strings_interned;
+    /* moves of relations that may hold a rank's own strings whose rows the
+    ** ranks checked (rf_rt_dist_codes_check), and of those the ones that
+    ** held shared codes only on every rank (moved on the device) */
+    int64_t str_checked, str_checked_shared;
 } rf_rt_rankstat;
 
 /* NULL *out when w is NULL or has one rank: the run is a plain one.
@@ -297,6 +301,16 @@ rf_status rf_rt_dist_codes_agree(rf_rt_dist *x, rf_rt_dict *dict, rf_diags *d);
 int rf_rt_dist_codes_shared(const rf_rt_dist *x, int32_t var);
 /* One line for --profile: how the ranks' strings moved (stats: every
 ** rank's, from rf_rt_dist_end), or why as bytes. */
+/* Whether the ranks share codes (their prefixes agreed, some codes), so
+** that a relation that may hold a rank's own strings can be checked for
+** them; the codes below rf_rt_dist_codes_limit are the shared ones. */
+int rf_rt_dist_codes_checkable(const rf_rt_dist *x);
+int64_t rf_rt_dist_codes_limit(const rf_rt_dist *x);
+/* A move of a relation that may hold a rank's own strings: every rank says
+** whether its rows hold a code past the shared ones (own; failed: it could
+** not tell, its message in d); *none 1 when no rank's rows do, so that the
+** relation moves like one of shared codes (on the device). A collective. */
+rf_status rf_rt_dist_codes_check(rf_rt_dist *x, int failed, int own, int *none, rf_diags *d);
 void rf_rt_dist_codes_note(const rf_rt_dist *x, const rf_rt_rankstat *stats, char *buf, size_t n);
 
 /* After an output's last kernel: the move (if any) that brings it to rank 0. */
