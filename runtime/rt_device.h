@@ -119,9 +119,10 @@ typedef struct rf_rt_device_ops {
     ** the driver starts it while the host reads the inputs (rt_run.c). */
     void (*attach)(void *dev, rf_diags *d);
     /* Moves relation var's rows between the ranks on the device (NULL: the
-    ** device cannot); the rank's new rows replace the value. Not for
-    ** relations with string columns (codes are per rank: their bytes
-    ** travel through host memory). A collective through xp. */
+    ** device cannot); the rank's new rows replace the value. Relations
+    ** with string columns only where every code is one the ranks share
+    ** (a rank's own strings travel as bytes through host memory). A
+    ** collective through xp. */
     rf_status (*exchange)(void *dev, int32_t var, const rf_rt_xmove *mv, const rf_rt_xport *xp, rf_rt_xstat *xs);
     /* Optional: adds the figures of the whole run that close would (the
     ** GPU's copies, peak memory, spills) to env->res, for a run whose
@@ -138,6 +139,11 @@ typedef struct rf_rt_device_ops {
     ** widens them itself (the GPU, on the device: its copy carries the
     ** stored bytes); load then gets them in stored. */
     int takes_stored;
+    /* Optional (with exchange): *below 1 when every string code of var's
+    ** rows is below limit (the codes every rank shares), so that a relation
+    ** that may hold a rank's own strings moves on the device when, this
+    ** time, no rank's rows hold any (runtime/dist/dist_codes.c). */
+    rf_status (*codes_below)(void *dev, int32_t var, int64_t limit, int *below);
 } rf_rt_device_ops;
 
 /* The two devices (runtime/cpu/rt_cpu_exec.c, runtime/gpu/rt_gpu_exec.c). */

@@ -71,6 +71,27 @@ static void rank_load_write(const rf_rt_result *res, const rf_rt_rankstat *s, FI
                 (long long)s->load_h2d_bytes, (long long)s->load_wire_bytes, (long long)s->load_found_bytes);
 }
 
+/* Where a rank's work (its run less its waits for other ranks and the
+** moving of rows) went, step by step (rf_rt_dist_step), and the rest. */
+static void rank_steps_write(int32_t r, int32_t n, const rf_rt_rankstat *s, double work, FILE *f)
+{
+    static const char *const name[RF_RT_DIST_NSTEPS] = {
+        [RF_RT_DIST_STEP_KERNELS] = "kernels",           [RF_RT_DIST_STEP_PLAN] = "planning moves",
+        [RF_RT_DIST_STEP_VIEW] = "copies to the host",   [RF_RT_DIST_STEP_HASH] = "rows' ranks",
+        [RF_RT_DIST_STEP_PACK] = "packing",              [RF_RT_DIST_STEP_UNPACK] = "unpacking",
+        [RF_RT_DIST_STEP_LOAD] = "copies back",          [RF_RT_DIST_STEP_CUT] = "limits' cuts",
+        [RF_RT_DIST_STEP_DEVMOVE] = "moves on the device"};
+    double rest = work;
+    fprintf(f, "rank %d of %d: work %.3f ms:", (int)r, (int)n, work * 1e3);
+    for (int i = 0; i < RF_RT_DIST_NSTEPS; i++) {
+        fprintf(f, "%s %s %.3f ms", i ? "," : "", name[i], s->step_seconds[i] * 1e3);
+        if (i == RF_RT_DIST_STEP_UNPACK)
+            fprintf(f, " (%lld strings received as bytes)", (long long)s->strings_interned);
+        rest -= s->step_seconds[i];
+    }
+    fprintf(f, ", the rest %.3f ms\n", rest * 1e3);
+}
+
 void rf_rt_profile_write(const rf_rt_result *res, FILE *f)
 {
     fprintf(f, "profile (device %s): load %.6f s, run %.6f s\n", res->device, res->load_seconds, res->run_seconds);
@@ -241,6 +262,7 @@ void rf_rt_profile_write(const rf_rt_result *res, FILE *f)
             else if (s->starts) fprintf(f, "started for this run (%.3f ms)\n", s->start_seconds * 1e3);
             else fprintf(f, "reused (started by an earlier run of this process)\n");
             double work = s->run_seconds - s->wait_seconds - s->xport_seconds;
+            rank_steps_write(r, res->nranks, s, work, f);
             double slow_work = res->ranks[slow].run_seconds - res->ranks[slow].wait_seconds - res->ranks[slow].xport_seconds;
             if (work > slow_work) slow = r;
         }

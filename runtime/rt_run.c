@@ -37,30 +37,47 @@ static int has_strings(const rf_hir_var *v)
     return 0;
 }
 
-/* Whether move m goes on the device (rf_rt_dist_move_talks' *mv, what). */
-static int on_device(const rf_rt_device_ops *dv, const rf_rt_env *env, rf_rt_dist *x, const rf_rt_xport *xp,
-                     const rf_rt_dist_move *m, rf_rt_xmove *mv, char *what, size_t nwhat)
+/* Whether move m goes on the device (*on; rf_rt_dist_move_talks' *mv,
+** what): a relation without strings, or whose strings are codes every rank
+** shares, does where the device can move rows; one that may hold a rank's
+** own strings does when this time no rank's rows hold any (the device
+** checks its codes, the ranks vote: every rank asks alike, since the
+** program decides which may hold them). */
+static rf_status move_on_device(const rf_rt_device_ops *dv, void *dev, const rf_rt_env *env, rf_rt_dist *x,
+                                const rf_rt_xport *xp, const rf_rt_dist_move *m, rf_rt_xmove *mv, char *what,
+                                size_t nwhat, int *on)
 {
-    return xp && dv->exchange && (!has_strings(env->p->vars[m->var]) || rf_rt_dist_codes_shared(x, m->var)) &&
-           rf_rt_dist_move_talks(x, m, mv, what, nwhat);
+    *on = 0;
+    if (!xp || !dv->exchange || !rf_rt_dist_move_talks(x, m, mv, what, nwhat)) return RF_OK;
+    if (!has_strings(env->p->vars[m->var]) || rf_rt_dist_codes_shared(x, m->var)) {
+        *on = 1;
+        return RF_OK;
+    }
+    if (!dv->codes_below || !rf_rt_dist_codes_checkable(x)) return RF_OK;
+    double t0 = rf_rt_dist_clock(x);
+    int below = 0;
+    rf_status st = dv->codes_below(dev, m->var, rf_rt_dist_codes_limit(x), &below);
+    rf_rt_dist_timed(x, RF_RT_DIST_STEP_PLAN, t0);
+    return rf_rt_dist_codes_check(x, st != RF_OK, !below, on, env->d);
 }
 
 /* Variable m->var's rows become those the move gives this rank: moved by
-** the device itself where it can (xp: GPU ranks, NCCL or the emulator's
-** memory; strings only where every code is one the ranks share), else
-** through host memory (the device's view, packed, MPI, loaded back). */
+** the device itself (on: move_on_device said so; xp: GPU ranks, NCCL or
+** the emulator's memory), else through host memory (the device's view,
+** packed, MPI, loaded back). */
 static rf_status dist_move(const rf_rt_device_ops *dv, void *dev, const rf_rt_env *env, rf_rt_dist *x,
-                           const rf_rt_xport *xp, const rf_rt_dist_move *m)
+                           const rf_rt_xport *xp, const rf_rt_dist_move *m, int on, rf_rt_xmove *mv)
 {
-    rf_rt_xmove mv;
-    char what[96];
-    if (on_device(dv, env, x, xp, m, &mv, what, sizeof what)) {
+    double t0 = rf_rt_dist_clock(x);
+    if (on) {
         rf_rt_xstat xs = {0, 0, 0, 0};
-        rf_status st = dv->exchange(dev, m->var, &mv, xp, &xs);
+        rf_status st = dv->exchange(dev, m->var, mv, xp, &xs);
         rf_rt_dist_moved_on_device(x, m, st, &xs);
+        rf_rt_dist_timed(x, RF_RT_DIST_STEP_DEVMOVE, t0);
         return st;
     }
     const rf_rt_rel *cur = dv->view ? dv->view(dev, m->var) : NULL;
+    rf_rt_dist_timed(x, RF_RT_DIST_STEP_VIEW, t0);
     if (!cur) {
         rf_error(env->d, rf_mkloc(NULL, 0, 0), "rank %d: the rows of variable %s cannot be read for an exchange",
                  rf_rt_dist_rank(x), env->p->vars[m->var]->name);
@@ -69,8 +86,11 @@ static rf_status dist_move(const rf_rt_device_ops *dv, void *dev, const rf_rt_en
     rf_rt_rel moved;
     rf_status st = rf_rt_dist_move_rel(x, m, cur, env->dict, &moved, env->d);
     if (st) return st;
+    t0 = rf_rt_dist_clock(x);
     dv->free(dev, m->var);
-    return dv->load(dev, m->var, &moved, 0, NULL, NULL);
+    st = dv->load(dev, m->var, &moved, 0, NULL, NULL);
+    rf_rt_dist_timed(x, RF_RT_DIST_STEP_LOAD, t0);
+    return st;
 }
 
 /* The moves m[0..n) through host memory together (distinct variables): one
@@ -81,19 +101,23 @@ static rf_status dist_move_host(const rf_rt_device_ops *dv, void *dev, const rf_
     const rf_rt_rel **cur = rf_calloc((size_t)n + 1, sizeof *cur);
     rf_rt_rel *moved = rf_calloc((size_t)n + 1, sizeof *moved);
     rf_status st = cur && moved ? RF_OK : RF_ENOMEM;
+    double t0 = rf_rt_dist_clock(x);
     for (int32_t i = 0; i < n && !st; i++)
         if (!(cur[i] = dv->view ? dv->view(dev, m[i].var) : NULL)) {
             rf_error(env->d, rf_mkloc(NULL, 0, 0), "rank %d: the rows of variable %s cannot be read for an exchange",
                      rf_rt_dist_rank(x), env->p->vars[m[i].var]->name);
             st = RF_EINTERNAL;
         }
+    rf_rt_dist_timed(x, RF_RT_DIST_STEP_VIEW, t0);
     /* (a rank that failed above says so in the next vote, the end's) */
     if (!st) st = rf_rt_dist_move_rels(x, m, n, cur, env->dict, moved, env->d);
+    t0 = rf_rt_dist_clock(x);
     for (int32_t i = 0; i < n && !st; i++) {
         dv->free(dev, m[i].var);
         st = dv->load(dev, m[i].var, &moved[i], 0, NULL, NULL);
         memset(&moved[i], 0, sizeof moved[i]); /* (the device took it, or freed it) */
     }
+    rf_rt_dist_timed(x, RF_RT_DIST_STEP_LOAD, t0);
     for (int32_t i = 0; moved && i < n; i++) rf_rt_rel_free(&moved[i]);
     free(cur);
     free(moved);
@@ -105,17 +129,24 @@ static rf_status dist_move_host(const rf_rt_device_ops *dv, void *dev, const rf_
 static rf_status dist_cut(const rf_rt_device_ops *dv, void *dev, const rf_rt_env *env, rf_rt_dist *x,
                           const rf_rt_dist_move *m)
 {
+    double t0 = rf_rt_dist_clock(x);
     const rf_rt_rel *cur = dv->view ? dv->view(dev, m->var) : NULL;
+    rf_rt_dist_timed(x, RF_RT_DIST_STEP_VIEW, t0);
     if (!cur) {
         rf_error(env->d, rf_mkloc(NULL, 0, 0), "rank %d: the rows of variable %s cannot be read for an exchange",
                  rf_rt_dist_rank(x), env->p->vars[m->var]->name);
         return RF_EINTERNAL;
     }
     rf_rt_rel kept;
+    t0 = rf_rt_dist_clock(x);
     rf_status st = rf_rt_dist_topk(m->cut, cur, env->dict, &kept);
+    rf_rt_dist_timed(x, RF_RT_DIST_STEP_CUT, t0);
     if (st) return st; /* (out of memory: the next vote tells the others) */
+    t0 = rf_rt_dist_clock(x);
     dv->free(dev, m->var);
-    return dv->load(dev, m->var, &kept, 0, NULL, NULL);
+    st = dv->load(dev, m->var, &kept, 0, NULL, NULL);
+    rf_rt_dist_timed(x, RF_RT_DIST_STEP_LOAD, t0);
+    return st;
 }
 
 static rf_status dist_before(const rf_rt_device_ops *dv, void *dev, const rf_rt_env *env, rf_rt_dist *x,
@@ -125,8 +156,10 @@ static rf_status dist_before(const rf_rt_device_ops *dv, void *dev, const rf_rt_
     rf_rt_dist_move *host = rf_calloc((size_t)k->nin * 2 + 3, sizeof *host);
     int64_t *rows = rf_calloc((size_t)k->nin + 1, sizeof *rows);
     int32_t n = 0, nhost = 0;
+    double t0 = rf_rt_dist_clock(x);
     for (int32_t i = 0; rows && i < k->nin; i++) rows[i] = dv->rows(dev, k->in[i]);
     rf_status st = m && host && rows ? rf_rt_dist_plan(x, k, rows, m, &n, env->d) : RF_ENOMEM;
+    rf_rt_dist_timed(x, RF_RT_DIST_STEP_PLAN, t0);
     /* the moves through host memory go together when their variables
     ** differ (every rank plans alike, so all batch alike) */
     for (int32_t i = 0; i < n && !st; i++)
@@ -137,8 +170,10 @@ static rf_status dist_before(const rf_rt_device_ops *dv, void *dev, const rf_rt_
     for (int32_t i = 0; i < n && !st; i++) {
         rf_rt_xmove mv;
         char what[96];
-        if (!distinct || on_device(dv, env, x, xp, &m[i], &mv, what, sizeof what)) st = dist_move(dv, dev, env, x, xp, &m[i]);
-        else host[nhost++] = m[i];
+        int on = 0;
+        st = move_on_device(dv, dev, env, x, xp, &m[i], &mv, what, sizeof what, &on);
+        if (!st && (!distinct || on)) st = dist_move(dv, dev, env, x, xp, &m[i], on, &mv);
+        else if (!st) host[nhost++] = m[i];
     }
     if (!st && nhost) st = dist_move_host(dv, dev, env, x, host, nhost);
     free(m);
@@ -337,9 +372,14 @@ static rf_status walk(const rf_rt_device_ops *dv, void *dev, const rf_rt_env *en
             if (dist && (st = dist_before(dv, dev, env, dist, xp, k))) break;
             /* a fused kernel runs its span at k: a move inside the span would
             ** come after its rows were read, so then its stages run one by one */
+            double t0 = dist ? rf_rt_dist_clock(dist) : 0;
             int32_t last = dist && dv->fused_until ? dv->fused_until(dev, k) : -1;
             if (last >= 0 && !rf_rt_dist_span_still(dist, bl, j, last)) dv->unfuse(dev, k);
-            if ((st = run_kernel(dv, dev, env, k, in_rows))) break;
+            if (dist) rf_rt_dist_timed(dist, RF_RT_DIST_STEP_PLAN, t0);
+            if (dist) t0 = rf_rt_dist_clock(dist);
+            st = run_kernel(dv, dev, env, k, in_rows);
+            if (dist) rf_rt_dist_timed(dist, RF_RT_DIST_STEP_KERNELS, t0);
+            if (st) break;
             if (dist) rf_rt_dist_ran(dist, k);
             for (int32_t r = 0; r < k->nrelease; r++) dv->free(dev, k->release[r]);
         }
@@ -598,6 +638,7 @@ rf_status rf_rt_run_on(const rf_rt_device_ops *dv, const rf_hir_program *p, cons
         rf_status dst = rf_rt_dist_new(o->world, p, tu->rank_timeout_s == INT64_MAX ? 0 : (double)tu->rank_timeout_s,
                                        tu->rank_broadcast_bytes, &dist);
         if (!st) st = dst;
+        rf_rt_dist_set_threads(dist, env.threads);
     }
     /* GPU ranks: the transport of the device's own moves (NCCL) */
     rf_rt_xport *xp = NULL;
@@ -628,9 +669,14 @@ rf_status rf_rt_run_on(const rf_rt_device_ops *dv, const rf_hir_program *p, cons
     if (!st) st = walk(dv, dev, &env, dist, xp);
     if (!st) st = dv->finish(dev);
     rf_rt_dist_move om;
-    for (int32_t v = 0; v < p->nvars && !st && dist; v++) /* outputs to rank 0, which writes them */
-        if (p->vars[v]->role == RF_HIR_ROLE_OUTPUT && rf_rt_dist_output_move(dist, v, &om))
-            st = dist_move(dv, dev, &env, dist, xp, &om);
+    for (int32_t v = 0; v < p->nvars && !st && dist; v++) { /* outputs to rank 0, which writes them */
+        if (p->vars[v]->role != RF_HIR_ROLE_OUTPUT || !rf_rt_dist_output_move(dist, v, &om)) continue;
+        rf_rt_xmove mv;
+        char what[96];
+        int on = 0;
+        st = move_on_device(dv, dev, &env, dist, xp, &om, &mv, what, sizeof what, &on);
+        if (!st) st = dist_move(dv, dev, &env, dist, xp, &om, on, &mv);
+    }
     double t2 = rf_now();
     if (dist) {
         res->nranks = rf_rt_dist_size(dist);

@@ -11,6 +11,9 @@
 #      them: those move as bytes, the database's strings still as codes
 #   4. each rank's moves report their round trips; the moves before one
 #      kernel go together (one vote, one exchange)
+#   5. a plain (not dictionary-coded) column's strings, which may be a rank's
+#      own, whose relations hold shared codes only (q22's country codes):
+#      checked, they move device to device on emulated GPU ranks
 # Skipped (77) where mpirun is missing or redfox was built without MPI.
 set -u
 redfox=$1
@@ -107,6 +110,33 @@ cmp -s "$tmp/nobc_q05.n" "$tmp/db_q05.2.1" || fail "q05 without broadcasts: anot
 trips=$(sed -n 's/^rank 0 of 2: .* \([0-9]*\) round trips in the \([0-9]*\) moves .*/\1 \2/p' "$tmp/nobc_q05.err")
 set -- $trips
 [ $# = 2 ] && [ "$1" -lt $(($2 * 2)) ] || { fail "q05 without broadcasts: $1 round trips for $2 moves, not fewer than 2 each"; grep "^rank" "$tmp/nobc_q05.err"; }
+
+# ---- 5. strings that may be a rank's own, but are shared this time ---------------------
+# q22 from a database whose c_phone is a plain column (the import's default for a
+# column of distinct strings): its share's strings are each rank's own, so every
+# relation made of them may hold such; but substring(c_phone, 1, 2) finds the
+# program's country codes, shared by every rank. The ranks check their rows (the
+# device's largest code, then a vote) and move them device to device: nothing
+# through host memory, the checks counted, one emulated GPU's output.
+"$redfox" import "$q/schema.logic" --data "$tmp/tbl" --out "$tmp/dbplain" --block-rows 1024 >/dev/null 2>&1 ||
+    { echo "FAIL: redfox import (plain strings)"; exit 1; }
+RF_GPU_EMULATE=1 run "plain_q22" gpu 2 "$q/schema.logic" "$q/q22.logic" --data "$tmp/dbplain"
+f=$tmp/plain_q22.err
+checks=$(sed -n "s/^ranks' string codes: .* \([0-9]*\) moves of such checked the ranks' rows, \([0-9]*\) held shared codes only.*/\1 \2/p" "$f")
+set -- $checks
+[ $# = 2 ] && [ "$1" -gt 0 ] && [ "$1" = "$2" ] || { fail "q22, plain c_phone: checked moves '$checks' (want some, all shared)"; grep "^ranks'" "$f"; }
+grep -q "^ranks' string codes: .* [1-9][0-9]* of [0-9]* variables with strings may hold a rank's own strings" "$f" ||
+    { fail "q22, plain c_phone: no variable may hold a rank's own strings (is c_phone dictionary-coded?)"; grep "^ranks'" "$f"; }
+[ "$(grep -c '^rank [01] of 2: run .* 0 bytes sent, 0 received through host memory; ' "$f")" = 2 ] &&
+    grep -q '^rank [01] of 2: run .* through host memory; [1-9][0-9]* sent' "$f" ||
+    { fail "q22, plain c_phone, on 2 GPU ranks: rows went through host memory"; grep "^rank" "$f"; }
+# each rank's work by step (kernels first)
+[ "$(grep -c '^rank [01] of 2: work [0-9.]* ms: kernels [0-9.]* ms, .* the rest -*[0-9.]* ms$' "$f")" = 2 ] ||
+    { fail "the profile lacks each rank's work by step"; grep "^rank" "$f"; }
+# the same query on CPU ranks: no check (every move goes through host memory anyway)
+run "cpu_q22" cpu 2 "$q/schema.logic" "$q/q22.logic" --data "$tmp/dbplain"
+grep -q "^ranks' string codes: .* 0 moves of such checked the ranks' rows, 0 held" "$tmp/cpu_q22.err" ||
+    { fail "q22 on CPU ranks: checked moves (they move through host memory anyway)"; grep "^ranks'" "$tmp/cpu_q22.err"; }
 
 [ $fails -eq 0 ] || { echo "$fails failure(s)"; exit 1; }
 echo "mpi strcodes: ok"

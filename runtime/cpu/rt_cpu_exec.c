@@ -474,4 +474,5 @@ const rf_rt_device_ops rf_rt_cpu_device = {
     NULL, /* no figures kept for close */
     cpu_fused_until, cpu_unfuse, /* grouped totals: a map, group and reduce at the map */
     0,                           /* takes columns widened (rt_inputs.c widens stored ones) */
+    NULL,                        /* (no exchange: nothing to check codes for) */
 };

@@ -10,7 +10,9 @@
 ** length, which must be alike on every rank, else no code is shared and
 ** strings move as bytes as before), and which variables hold shared codes
 ** only on every rank: those whose moves may go on the device (NCCL) like
-** any other column. An input holds rank-local codes when any rank's share
+** any other column, and those that may hold a rank's own codes do too when
+** a check of their rows (the device's, then a vote) finds none on any rank.
+** An input holds rank-local codes when any rank's share
 ** has a code past the prefix (voted in the same vote); a kernel's output
 ** does when an input of it does or it computes a string. The host's moves
 ** need none of this: each part says whether it carries codes or bytes
@@ -210,6 +212,30 @@ int rf_rt_dist_codes_shared(const rf_rt_dist *x, int32_t var)
     return x && x->local && x->codes_same && var >= 0 && var < x->p->nvars && !x->local[var];
 }
 
+int rf_rt_dist_codes_checkable(const rf_rt_dist *x)
+{
+    return x && x->local && x->codes_same && x->dict && rf_rt_dict_shared(x->dict) > 0;
+}
+
+int64_t rf_rt_dist_codes_limit(const rf_rt_dist *x) { return x && x->dict ? rf_rt_dict_shared(x->dict) : 0; }
+
+rf_status rf_rt_dist_codes_check(rf_rt_dist *x, int failed, int own, int *none, rf_diags *d)
+{
+    *none = 0;
+    rf_rt_dist_vote *all = rf_calloc((size_t)x->size, sizeof *all);
+    if (!all) return RF_ENOMEM;
+    int64_t v[RF_RT_DIST_VOTE_N] = {own};
+    rf_status st = dist_vote(x, failed, v, all, "the ranks' string codes of a move", d);
+    int any = 0;
+    for (int r = 0; r < x->size && !st; r++) any |= all[r].v[0] != 0;
+    free(all);
+    if (st) return st;
+    x->stat.str_checked++;
+    x->stat.str_checked_shared += !any;
+    *none = !any;
+    return RF_OK;
+}
+
 void rf_rt_dist_codes_note(const rf_rt_dist *x, const rf_rt_rankstat *stats, char *buf, size_t n)
 {
     int64_t coded = 0, bytes = 0;
@@ -222,10 +248,14 @@ void rf_rt_dist_codes_note(const rf_rt_dist *x, const rf_rt_rankstat *stats, cha
         int32_t own = 0, with = 0;
         for (int32_t var = 0; var < x->p->nvars; var++)
             if (has_strings(x->p->vars[var])) with++, own += x->local[var] != 0;
+        /* (the checks are votes: every rank counts alike) */
+        int64_t checked = stats ? stats[0].str_checked : 0, none = stats ? stats[0].str_checked_shared : 0;
         snprintf(buf, n,
                  "%lld shared by every rank (the program's constants and the database's dictionaries); "
                  "%lld moves of relations with strings sent codes only, %lld sent bytes (all ranks); %d of %d "
-                 "variables with strings may hold a rank's own strings",
-                 (long long)x->prefix, (long long)coded, (long long)bytes, (int)own, (int)with);
+                 "variables with strings may hold a rank's own strings; %lld moves of such checked the ranks' rows, "
+                 "%lld held shared codes only and moved on the device",
+                 (long long)x->prefix, (long long)coded, (long long)bytes, (int)own, (int)with, (long long)checked,
+                 (long long)none);
     }
 }

@@ -41,6 +41,7 @@ struct rf_rt_dist {
     int rank, size;
     double timeout_s;
     int64_t broadcast_bytes;  /* a join side broadcast: at most this many bytes (<= 0: never) */
+    int threads;              /* the run's threads: a move's hashing, packing and interning */
     dist_var *vars;
     int stopped;              /* the ranks agreed that one failed: no more collectives */
     int dry;                  /* planning ahead (rf_rt_dist_span_still): no vote, no message */

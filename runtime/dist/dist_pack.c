@@ -11,7 +11,9 @@
 ** uint32 tag, then either (tag 1) nrows uint32 codes, all below the shared
 ** count, which the receiver keeps as they are, or (tag 0) nrows uint32
 ** lengths followed by the bytes, which the receiver interns. The sender
-** chooses per part and column: codes where every code is shared.
+** chooses per part and column: codes where every code is shared. Rows'
+** ranks, packing and the interning of strings received as bytes run on the
+** run's threads, with the same results on any number of them.
 */
 #include "rf_rt_dist.h"
 
@@ -44,136 +46,299 @@ static uint64_t value_hash(const rf_rt_rel *r, const rf_rt_dict *dict, int32_t c
     }
 }
 
-void rf_rt_dist_row_ranks(const rf_rt_rel *r, const rf_rt_dict *dict, const int32_t *cols, int32_t ncols,
-                          int nranks, int32_t *rank_of_row)
+/* Rows to ranks, a range of rows per thread. */
+typedef struct ranker {
+    const rf_rt_rel *r;
+    const rf_rt_dict *dict;
+    const int32_t *cols;
+    int32_t ncols;
+    int nranks, nchunks;
+    int32_t *out;
+} ranker;
+
+static void rank_task(void *arg, int t)
 {
-    for (int64_t i = 0; i < r->nrows; i++) {
+    const ranker *k = arg;
+    int64_t lo = k->r->nrows * t / k->nchunks, hi = k->r->nrows * (t + 1) / k->nchunks;
+    for (int64_t i = lo; i < hi; i++) {
         uint64_t h = UINT64_C(0x9e3779b97f4a7c15);
-        for (int32_t j = 0; j < ncols; j++) h = rf_rt_mix64(h ^ value_hash(r, dict, cols[j], i)) + (uint64_t)j;
-        rank_of_row[i] = (int32_t)(h % (uint64_t)nranks);
+        for (int32_t j = 0; j < k->ncols; j++) h = rf_rt_mix64(h ^ value_hash(k->r, k->dict, k->cols[j], i)) + (uint64_t)j;
+        k->out[i] = (int32_t)(h % (uint64_t)k->nranks);
     }
 }
 
-/* Whether string column c of the part's rows goes as codes: every code shared. */
-static int part_coded(const rf_rt_rel *r, const rf_rt_dict *dict, const int32_t *dest, int part, int32_t c)
+/* Rows a thread takes at least, so that its start pays for itself. */
+#define CHUNK_ROWS (INT64_C(1) << 16)
+
+/* How many threads (at most threads) for n rows. */
+static int chunks_for(int64_t n, int threads)
 {
-    int64_t shared = rf_rt_dict_shared(dict);
-    if (!shared) return 0;
-    const uint32_t *codes = r->cols[c];
-    for (int64_t i = 0; i < r->nrows; i++)
-        if ((!dest || dest[i] == part) && (int64_t)codes[i] >= shared) return 0;
-    return 1;
+    int64_t want = n / CHUNK_ROWS;
+    int t = threads < 1 ? 1 : threads > 64 ? 64 : threads;
+    return want < t ? (want < 1 ? 1 : (int)want) : t;
 }
 
-/* The bytes of the part holding the rows of r whose dest is part (all rows
-** when dest is NULL); *coded, *uncoded: its string columns sent as codes,
-** as bytes. */
-static int64_t part_bytes(const rf_rt_rel *r, const rf_rt_dict *dict, const int32_t *dest, int part, int64_t *rows,
-                          int64_t *coded, int64_t *uncoded)
+void rf_rt_dist_row_ranks(const rf_rt_rel *r, const rf_rt_dict *dict, const int32_t *cols, int32_t ncols,
+                          int nranks, int threads, int32_t *rank_of_row)
 {
-    int64_t n = 0;
-    for (int64_t i = 0; i < r->nrows; i++) n += !dest || dest[i] == part;
-    int64_t b = 8;
+    ranker k = {r, dict, cols, ncols, nranks, chunks_for(r->nrows, threads), rank_of_row};
+    rf_rt_parallel(k.nchunks, rank_task, &k);
+}
+
+/* The packing of one relation into parts: its rows cut into chunks that
+** threads pack side by side (each chunk's rows keep their order, and a
+** part's rows are its chunks' in chunk order: the rows' order), each row
+** read once per pass: a pass that counts each part's rows and its string
+** columns' largest codes, one that sums the bytes of the string columns
+** sent as bytes, and one that writes every column. (A pass per part, as
+** before, read every row once per rank, and a string column's codes twice
+** more.) */
+typedef struct packer {
+    const rf_rt_rel *r;
+    const rf_rt_dict *dict;
+    const int32_t *dest;   /* NULL: every row in part 0 */
+    int nparts, nchunks, phase;
+    int64_t shared;
+    /* [t * nparts + j]: chunk t's rows in part j; then where they start there */
+    int64_t *rows;
+    /* [(t * ncols + c) * nparts + j], string columns: chunk t's largest code
+    ** in part j, then its bytes (string column sent as bytes), then where
+    ** they start among the part's bytes */
+    uint32_t *maxcode;
+    int64_t *bytes;
+    uint8_t *coded;        /* [c * nparts + j]: column c of part j goes as codes */
+    int64_t *colbytes;     /* [c * nparts + j]: the bytes of column c of part j, sent as bytes */
+    char **col;            /* [j * ncols + c]: where column c of part j starts (after its tag) */
+    int64_t *partrows;     /* [j] */
+    int64_t *cur;          /* [t * nparts * 2 + ...]: chunk t's cursors (rows, bytes) */
+} packer;
+
+static void chunk_range(const packer *pk, int t, int64_t *lo, int64_t *hi)
+{
+    int64_t n = pk->r->nrows;
+    *lo = n * t / pk->nchunks;
+    *hi = n * (t + 1) / pk->nchunks;
+}
+
+/* Row i's part, or -1 when it stays out. */
+static inline int row_part(const packer *pk, int64_t i)
+{
+    if (!pk->dest) return 0;
+    int j = pk->dest[i];
+    return j >= 0 && j < pk->nparts ? j : -1;
+}
+
+static void pack_count(packer *pk, int t, int64_t lo, int64_t hi)
+{
+    const rf_rt_rel *r = pk->r;
+    int N = pk->nparts;
+    int64_t *rows = pk->rows + (size_t)t * N;
+    for (int64_t i = lo; i < hi; i++) {
+        int j = row_part(pk, i);
+        if (j >= 0) rows[j]++;
+    }
     for (int32_t c = 0; c < r->ncols; c++) {
-        if (r->types[c] != RF_TYPE_STRING) {
-            b += n * rf_rt_type_width(r->types[c]);
+        if (r->types[c] != RF_TYPE_STRING) continue;
+        uint32_t *m = pk->maxcode + ((size_t)t * r->ncols + c) * N;
+        const uint32_t *codes = r->cols[c];
+        if (!pk->dest) {
+            uint32_t mx = 0;
+            for (int64_t i = lo; i < hi; i++) mx = codes[i] > mx ? codes[i] : mx;
+            m[0] = mx;
             continue;
         }
-        b += 4 + n * 4;
-        if (part_coded(r, dict, dest, part, c)) {
-            ++*coded;
-            continue;
-        }
-        ++*uncoded;
-        for (int64_t i = 0; i < r->nrows; i++) {
-            if (dest && dest[i] != part) continue;
-            int64_t len = 0;
-            rf_rt_dict_str(dict, ((const uint32_t *)r->cols[c])[i], &len);
-            b += len;
+        for (int64_t i = lo; i < hi; i++) {
+            int j = row_part(pk, i);
+            if (j >= 0 && codes[i] > m[j]) m[j] = codes[i];
         }
     }
-    *rows = n;
-    return b;
 }
 
-static void pack_part(const rf_rt_rel *r, const rf_rt_dict *dict, const int32_t *dest, int part, int64_t n, char *p)
+static void pack_sum_bytes(packer *pk, int t, int64_t lo, int64_t hi)
 {
-    memcpy(p, &n, 8);
-    p += 8;
+    const rf_rt_rel *r = pk->r;
+    int N = pk->nparts;
+    for (int32_t c = 0; c < r->ncols; c++) {
+        if (r->types[c] != RF_TYPE_STRING) continue;
+        const uint8_t *coded = pk->coded + (size_t)c * N;
+        int64_t *b = pk->bytes + ((size_t)t * r->ncols + c) * N;
+        const uint32_t *codes = r->cols[c];
+        for (int64_t i = lo; i < hi; i++) {
+            int j = row_part(pk, i);
+            if (j < 0 || coded[j]) continue;
+            int64_t len = 0;
+            rf_rt_dict_str(pk->dict, codes[i], &len);
+            b[j] += len;
+        }
+    }
+}
+
+static void pack_write(packer *pk, int t, int64_t lo, int64_t hi)
+{
+    const rf_rt_rel *r = pk->r;
+    int N = pk->nparts;
+    int64_t *at = pk->cur + (size_t)t * N * 2, *bat = at + N;
     for (int32_t c = 0; c < r->ncols; c++) {
         int w = rf_rt_type_width(r->types[c]);
         const char *src = r->cols[c];
-        if (r->types[c] != RF_TYPE_STRING) {
-            if (!dest) {
-                if (n) memcpy(p, src, (size_t)(n * w));
-                p += n * w;
-                continue;
-            }
-            for (int64_t i = 0; i < r->nrows; i++)
-                if (dest[i] == part) {
-                    memcpy(p, src + i * w, (size_t)w);
-                    p += w;
-                }
+        for (int j = 0; j < N; j++) at[j] = pk->rows[(size_t)t * N + j];
+        int str = r->types[c] == RF_TYPE_STRING;
+        if (str)
+            for (int j = 0; j < N; j++) bat[j] = pk->bytes[((size_t)t * r->ncols + c) * N + j];
+        if (!pk->dest && (!str || pk->coded[c])) {
+            /* every row, in order: the chunk's rows as they lie */
+            if (hi > lo) memcpy(pk->col[c] + at[0] * w, src + lo * w, (size_t)((hi - lo) * w));
             continue;
         }
-        uint32_t tag = (uint32_t)part_coded(r, dict, dest, part, c);
-        memcpy(p, &tag, 4);
-        p += 4;
-        if (tag) {
-            /* shared codes, as a 4-byte column */
-            if (!dest) {
-                if (n) memcpy(p, src, (size_t)n * 4);
-                p += n * 4;
-                continue;
+        for (int64_t i = lo; i < hi; i++) {
+            int j = row_part(pk, i);
+            if (j < 0) continue;
+            char *dst = pk->col[(size_t)j * r->ncols + c];
+            if (str && !pk->coded[(size_t)c * N + j]) {
+                /* lengths, then bytes (past the part's lengths) */
+                int64_t len = 0;
+                const char *sv = rf_rt_dict_str(pk->dict, ((const uint32_t *)src)[i], &len);
+                uint32_t l32 = (uint32_t)len;
+                memcpy(dst + at[j] * 4, &l32, 4);
+                if (len) memcpy(dst + pk->partrows[j] * 4 + bat[j], sv, (size_t)len);
+                bat[j] += len;
+            } else if (w == 8) {
+                memcpy(dst + at[j] * 8, src + i * 8, 8);
+            } else if (w == 4) {
+                memcpy(dst + at[j] * 4, src + i * 4, 4);
+            } else {
+                memcpy(dst + at[j] * w, src + i * w, (size_t)w);
             }
-            for (int64_t i = 0; i < r->nrows; i++)
-                if (dest[i] == part) {
-                    memcpy(p, src + i * 4, 4);
-                    p += 4;
-                }
-            continue;
+            at[j]++;
         }
-        char *lens = p, *bytes = p + n * 4;
-        for (int64_t i = 0; i < r->nrows; i++) {
-            if (dest && dest[i] != part) continue;
-            int64_t len = 0;
-            const char *s = rf_rt_dict_str(dict, ((const uint32_t *)src)[i], &len);
-            uint32_t l32 = (uint32_t)len;
-            memcpy(lens, &l32, 4);
-            lens += 4;
-            if (len) memcpy(bytes, s, (size_t)len);
-            bytes += len;
-        }
-        p = bytes;
     }
 }
 
-rf_status rf_rt_dist_pack(const rf_rt_rel *r, const rf_rt_dict *dict, const int32_t *dest, int nranks, char **buf,
-                          int64_t *size, int64_t *displ, int64_t *coded, int64_t *uncoded)
+static void pack_task(void *arg, int t)
+{
+    packer *pk = arg;
+    int64_t lo, hi;
+    chunk_range(pk, t, &lo, &hi);
+    if (pk->phase == 0) pack_count(pk, t, lo, hi);
+    else if (pk->phase == 1) pack_sum_bytes(pk, t, lo, hi);
+    else pack_write(pk, t, lo, hi);
+}
+
+rf_status rf_rt_dist_pack(const rf_rt_rel *r, const rf_rt_dict *dict, const int32_t *dest, int nranks, int threads,
+                          char **buf, int64_t *size, int64_t *displ, int64_t *coded, int64_t *uncoded)
 {
     *buf = NULL;
     int64_t ignored[2] = {0, 0};
     if (!coded) coded = &ignored[0];
     if (!uncoded) uncoded = &ignored[1];
-    int64_t *rows = rf_calloc((size_t)nranks + 1, sizeof *rows);
-    if (!rows) return RF_ENOMEM;
-    int nparts = dest ? nranks : 1;
+    packer pk;
+    memset(&pk, 0, sizeof pk);
+    pk.r = r;
+    pk.dict = dict;
+    pk.dest = dest;
+    pk.nparts = dest ? nranks : 1;
+    pk.shared = rf_rt_dict_shared(dict);
+    pk.nchunks = chunks_for(r->nrows, threads);
+    int N = pk.nparts, T = pk.nchunks;
+    size_t per = (size_t)T * (size_t)(r->ncols + 1) * (size_t)N;
+    pk.rows = rf_calloc((size_t)T * N * 3 + (size_t)N + 1, sizeof *pk.rows);
+    pk.maxcode = rf_calloc(per + 1, sizeof *pk.maxcode);
+    pk.bytes = rf_calloc(per + 1, sizeof *pk.bytes);
+    pk.coded = rf_calloc((size_t)(r->ncols + 1) * N + 1, 1);
+    pk.col = rf_calloc((size_t)N * (size_t)(r->ncols + 1) + 1, sizeof *pk.col);
+    pk.colbytes = rf_calloc((size_t)N * (size_t)(r->ncols + 1) + 1, sizeof *pk.colbytes);
+    rf_status st = pk.rows && pk.maxcode && pk.bytes && pk.coded && pk.col && pk.colbytes ? RF_OK : RF_ENOMEM;
+    if (!st) {
+        pk.cur = pk.rows + (size_t)T * N;
+        pk.partrows = pk.cur + (size_t)T * N * 2;
+        pk.phase = 0;
+        rf_rt_parallel(T, pack_task, &pk);
+    }
+    /* each part's rows; its string columns as codes where every code is shared */
+    int any_bytes = 0;
+    for (int j = 0; j < N && !st; j++) {
+        for (int t = 0; t < T; t++) pk.partrows[j] += pk.rows[(size_t)t * N + j];
+        for (int32_t c = 0; c < r->ncols; c++) {
+            if (r->types[c] != RF_TYPE_STRING) continue;
+            uint32_t mx = 0;
+            for (int t = 0; t < T; t++) {
+                uint32_t m = pk.maxcode[((size_t)t * r->ncols + c) * N + j];
+                mx = m > mx ? m : mx;
+            }
+            pk.coded[(size_t)c * N + j] = (uint8_t)(pk.shared > 0 && (int64_t)mx < pk.shared);
+            if (pk.coded[(size_t)c * N + j]) ++*coded;
+            else ++*uncoded, any_bytes = 1;
+        }
+    }
+    if (!st && any_bytes) {
+        pk.phase = 1;
+        rf_rt_parallel(T, pack_task, &pk);
+    }
+    /* the parts' layout: each part's size, and where each chunk's rows and
+    ** string bytes start in it */
     int64_t total = 0;
-    for (int j = 0; j < nparts; j++) {
-        size[j] = part_bytes(r, dict, dest, j, &rows[j], coded, uncoded);
+    for (int j = 0; j < N && !st; j++) {
+        int64_t n = pk.partrows[j], b = 8, acc = 0;
+        for (int t = 0; t < T; t++) {
+            int64_t k = pk.rows[(size_t)t * N + j];
+            pk.rows[(size_t)t * N + j] = acc;
+            acc += k;
+        }
+        for (int32_t c = 0; c < r->ncols; c++) {
+            if (r->types[c] != RF_TYPE_STRING) {
+                b += n * rf_rt_type_width(r->types[c]);
+                continue;
+            }
+            b += 4 + n * 4;
+            if (pk.coded[(size_t)c * N + j]) continue;
+            acc = 0;
+            for (int t = 0; t < T; t++) {
+                int64_t *bt = &pk.bytes[((size_t)t * r->ncols + c) * N + j], k = *bt;
+                *bt = acc;
+                acc += k;
+            }
+            pk.colbytes[(size_t)c * N + j] = acc;
+            b += acc;
+        }
+        size[j] = b;
         displ[j] = total;
-        total += size[j];
+        total += b;
     }
-    for (int j = nparts; j < nranks; j++) size[j] = size[0], displ[j] = 0; /* one part for all */
-    char *b = rf_rt_alloc_big((size_t)total + 1);
-    if (!b) {
-        free(rows);
-        return RF_ENOMEM;
+    for (int j = N; j < nranks && !st; j++) size[j] = size[0], displ[j] = 0; /* one part for all */
+    char *out = st ? NULL : rf_rt_alloc_big((size_t)total + 1);
+    if (!st && !out) st = RF_ENOMEM;
+    /* each part's count and tags; where its columns start */
+    for (int j = 0; j < N && !st; j++) {
+        char *p = out + displ[j];
+        int64_t n = pk.partrows[j];
+        memcpy(p, &n, 8);
+        p += 8;
+        for (int32_t c = 0; c < r->ncols; c++) {
+            if (r->types[c] == RF_TYPE_STRING) {
+                uint32_t tag = pk.coded[(size_t)c * N + j];
+                memcpy(p, &tag, 4);
+                p += 4;
+            }
+            pk.col[(size_t)j * r->ncols + c] = p;
+            if (r->types[c] != RF_TYPE_STRING || pk.coded[(size_t)c * N + j]) {
+                p += n * rf_rt_type_width(r->types[c]);
+                continue;
+            }
+            p += n * 4 + pk.colbytes[(size_t)c * N + j]; /* lengths, then the bytes */
+        }
     }
-    for (int j = 0; j < nparts; j++) pack_part(r, dict, dest, j, rows[j], b + displ[j]);
-    free(rows);
-    *buf = b;
-    return RF_OK;
+    if (!st) {
+        pk.phase = 2;
+        rf_rt_parallel(T, pack_task, &pk);
+        *buf = out;
+    }
+    free(pk.rows);
+    free(pk.maxcode);
+    free(pk.bytes);
+    free(pk.coded);
+    free(pk.col);
+    free(pk.colbytes);
+    return st;
 }
 
 /* Reads a part's row count and checks that its columns fit its size (and
@@ -219,7 +384,7 @@ static int part_check(const char *p, int64_t size, int32_t ncols, const rf_type 
 }
 
 rf_status rf_rt_dist_unpack(const char *buf, const int64_t *size, int nparts, int32_t ncols, const rf_type *types,
-                            rf_rt_dict *dict, rf_rt_rel *out)
+                            rf_rt_dict *dict, int threads, rf_rt_rel *out, int64_t *interned)
 {
     memset(out, 0, sizeof *out);
     int64_t total = 0, at = 0, n;
@@ -267,7 +432,9 @@ rf_status rf_rt_dist_unpack(const char *buf, const int64_t *size, int nparts, in
                 memcpy(&l, p + i * 4, 4);
                 off[i + 1] = off[i] + l;
             }
-            if (n) st = rf_rt_dict_intern_many(dict, off, p + n * 4, n, (uint32_t *)out->cols[c] + row, 1);
+            if (n) st = rf_rt_dict_intern_many(dict, off, p + n * 4, n, (uint32_t *)out->cols[c] + row,
+                                               n < CHUNK_ROWS ? 1 : threads);
+            if (!st && interned) *interned += n;
             p += n * 4 + off[n];
         }
         row += n;

@@ -8,7 +8,8 @@
 ** themselves (hash, gather on rank 0, broadcast; moves out of a replicated
 ** relation need no communication; the moves through host memory before
 ** one kernel go together: one vote, one exchange), each input's share, and
-** the rank's time, bytes and round trips for --profile.
+** the rank's time (by step: rf_rt_dist_clock), bytes and round trips for
+** --profile.
 */
 #include "dist_internal.h"
 #include "rf_sys.h"
@@ -42,6 +43,7 @@ rf_status rf_rt_dist_new(rf_rt_dist_world *w, const rf_hir_program *p, double ti
     x->size = rf_rt_dist_world_size(w);
     x->timeout_s = timeout_s;
     x->broadcast_bytes = broadcast_bytes;
+    x->threads = 1;
     for (int32_t v = 0; v < p->nvars; v++) x->vars[v].idx_in[0] = x->vars[v].idx_in[1] = -1;
     if (dist_place_prepare(x) || dist_topk_prepare(x)) {
         rf_rt_dist_free(x);
@@ -59,6 +61,11 @@ void rf_rt_dist_free(rf_rt_dist *x)
     free(x->local);
     free(x->vars);
     free(x);
+}
+
+void rf_rt_dist_set_threads(rf_rt_dist *x, int threads)
+{
+    if (x) x->threads = threads < 1 ? 1 : threads;
 }
 
 int rf_rt_dist_rank(const rf_rt_dist *x) { return x ? x->rank : 0; }
@@ -177,10 +184,11 @@ rf_status dist_vote_counts(rf_rt_dist *x, int failed, const int64_t *send, int64
 static rf_status keep_rows(rf_rt_dist *x, const rf_rt_rel *r, const rf_rt_dict *dict, const rf_rt_place *to,
                            rf_rt_rel *out)
 {
+    double t0 = rf_rt_dist_clock(x);
     int32_t *dest = rf_malloc((size_t)(r->nrows + 1) * sizeof *dest);
     if (!dest) return RF_ENOMEM;
     int64_t lo = 0, hi = 0;
-    if (to->kind == RF_RT_PLACE_HASH) rf_rt_dist_row_ranks(r, dict, to->cols, to->ncols, x->size, dest);
+    if (to->kind == RF_RT_PLACE_HASH) rf_rt_dist_row_ranks(r, dict, to->cols, to->ncols, x->size, x->threads, dest);
     else if (to->kind == RF_RT_PLACE_ANY) rf_rt_dist_share(x, r->nrows, &lo, &hi);
     int64_t n = 0;
     for (int64_t i = 0; i < r->nrows; i++) {
@@ -196,6 +204,7 @@ static rf_status keep_rows(rf_rt_dist *x, const rf_rt_rel *r, const rf_rt_dict *
             memcpy((char *)out->cols[c] + i * w, (const char *)r->cols[c] + (int64_t)dest[i] * w, (size_t)w);
     }
     free(dest);
+    rf_rt_dist_timed(x, RF_RT_DIST_STEP_HASH, t0);
     return st;
 }
 
@@ -230,12 +239,15 @@ static rf_status pack_for(rf_rt_dist *x, const rf_rt_rel *rel, rf_rt_dict *dict,
     pk->size = rf_calloc((size_t)x->size * 2 + 1, sizeof *pk->size);
     pk->displ = pk->size ? pk->size + x->size : NULL;
     if (!pk->size) return RF_ENOMEM;
+    double t0 = rf_rt_dist_clock(x);
     if (to->kind != RF_RT_PLACE_REPL) {
         dest = rf_malloc((size_t)(rel->nrows + 1) * sizeof *dest);
         if (!dest) return RF_ENOMEM;
-        if (to->kind == RF_RT_PLACE_HASH) rf_rt_dist_row_ranks(rel, dict, to->cols, to->ncols, x->size, dest);
+        if (to->kind == RF_RT_PLACE_HASH) rf_rt_dist_row_ranks(rel, dict, to->cols, to->ncols, x->size, x->threads, dest);
         else memset(dest, 0, (size_t)rel->nrows * sizeof *dest); /* all to rank 0 */
     }
+    rf_rt_dist_timed(x, RF_RT_DIST_STEP_HASH, t0);
+    t0 = rf_rt_dist_clock(x);
     /* this rank's own rows (they stay): the rest are sent */
     pk->own = rel->nrows;
     if (dest) {
@@ -243,10 +255,11 @@ static rf_status pack_for(rf_rt_dist *x, const rf_rt_rel *rel, rf_rt_dict *dict,
         for (int64_t i = 0; i < rel->nrows; i++) pk->own += dest[i] == x->rank;
     }
     int64_t coded = 0, uncoded = 0;
-    st = rf_rt_dist_pack(rel, dict, dest, x->size, &pk->buf, pk->size, pk->displ, &coded, &uncoded);
+    st = rf_rt_dist_pack(rel, dict, dest, x->size, x->threads, &pk->buf, pk->size, pk->displ, &coded, &uncoded);
     if (!st && uncoded) x->stat.str_bytes++;
     else if (!st && coded) x->stat.str_coded++;
     free(dest);
+    rf_rt_dist_timed(x, RF_RT_DIST_STEP_PACK, t0);
     return st;
 }
 
@@ -290,6 +303,7 @@ static rf_status exchange_many(rf_rt_dist *x, int n, const rf_rt_rel *const *rel
     /* the parts for each rank, relation by relation (made before the vote,
     ** so that a rank out of memory says so there) */
     int64_t total = 0;
+    double tp = cnt ? rf_rt_dist_clock(x) : 0;
     for (int j = 0; j < N && !st; j++) sdispl[j] = total, total += send[j];
     if (!st && n == 1) {
         /* one relation: its packed parts as they are (a broadcast's one part to all) */
@@ -310,17 +324,20 @@ static rf_status exchange_many(rf_rt_dist *x, int n, const rf_rt_rel *const *rel
         free(pk[i].buf); /* (sbuf holds them now) */
         pk[i].buf = NULL;
     }
+    if (cnt) rf_rt_dist_timed(x, RF_RT_DIST_STEP_PACK, tp);
     if (st) rf_error(d, rf_mkloc(NULL, 0, 0), "rank %d: out of memory packing %s", x->rank, what);
     int silent = 0, big = 0;
     rf_status vst = cnt ? dist_vote_counts(x, st != RF_OK, send, empty, recv, &silent, &big, what, d) : RF_ENOMEM;
     x->stat.talks += n - 1; /* (the vote counted one) */
+    double tu = rf_rt_dist_clock(x);
     if (!vst && silent) {
         /* no rank sends another anything: this rank keeps its own parts */
         const char *p = sbuf + sdispl[x->rank];
         for (int i = 0; i < n && !vst; i++) {
             int64_t sz = send[x->rank];
             if (n > 1) memcpy(&sz, p, 8), p += 8;
-            vst = rf_rt_dist_unpack(p, &sz, 1, rel[i]->ncols, rel[i]->types, dict, &out[i]);
+            vst = rf_rt_dist_unpack(p, &sz, 1, rel[i]->ncols, rel[i]->types, dict, x->threads, &out[i],
+                                    &x->stat.strings_interned);
             p += sz;
         }
         if (vst) rf_error(d, rf_mkloc(NULL, 0, 0), "rank %d: %s: %s", x->rank, what,
@@ -329,6 +346,7 @@ static rf_status exchange_many(rf_rt_dist *x, int n, const rf_rt_rel *const *rel
         double t0 = rf_now();
         vst = rf_rt_dist_alltoallv(x->w, x->timeout_s, what, sbuf, send, sdispl, &rbuf, recv, big, d);
         x->stat.xport_seconds += rf_now() - t0;
+        tu = rf_rt_dist_clock(x);
         if (!vst) {
             free(sbuf); /* sent: before the rows received unpack */
             sbuf = NULL;
@@ -351,7 +369,8 @@ static rf_status exchange_many(rf_rt_dist *x, int n, const rf_rt_rel *const *rel
         }
         if (!vst && n == 1) {
             /* one relation: the parts from each rank lie in order */
-            vst = rf_rt_dist_unpack(rbuf, recv, N, rel[0]->ncols, rel[0]->types, dict, &out[0]);
+            vst = rf_rt_dist_unpack(rbuf, recv, N, rel[0]->ncols, rel[0]->types, dict, x->threads, &out[0],
+                                    &x->stat.strings_interned);
             for (int j = 0; j < N; j++) at[j] = end[j];
             if (!vst) {
                 x->stat.rows_sent += to[0]->kind == RF_RT_PLACE_REPL ? rel[0]->nrows * (N - 1) : rel[0]->nrows - pk[0].own;
@@ -375,7 +394,8 @@ static rf_status exchange_many(rf_rt_dist *x, int n, const rf_rt_rel *const *rel
                 p += rsize[j];
                 at[j] += 8 + rsize[j];
             }
-            if (!vst) vst = rf_rt_dist_unpack(part, rsize, N, rel[i]->ncols, rel[i]->types, dict, &out[i]);
+            if (!vst) vst = rf_rt_dist_unpack(part, rsize, N, rel[i]->ncols, rel[i]->types, dict, x->threads,
+                                              &out[i], &x->stat.strings_interned);
             if (!vst) {
                 x->stat.rows_sent += to[i]->kind == RF_RT_PLACE_REPL ? rel[i]->nrows * (N - 1) : rel[i]->nrows - pk[i].own;
                 x->stat.rows_received += out[i].nrows - pk[i].own;
@@ -388,6 +408,7 @@ static rf_status exchange_many(rf_rt_dist *x, int n, const rf_rt_rel *const *rel
             rf_error(d, rf_mkloc(NULL, 0, 0), "rank %d: %s: %s", x->rank, what,
                      vst == RF_ENOMEM ? "out of memory" : "malformed rows received");
     }
+    if (!vst) rf_rt_dist_timed(x, RF_RT_DIST_STEP_UNPACK, tu);
     for (int i = 0; i < n && pk; i++) {
         free(pk[i].buf);
         free(pk[i].size);
@@ -507,6 +528,10 @@ void rf_rt_dist_run_begins(rf_rt_dist *x)
     x->stat.move_trips = 0;
     x->stat.str_coded = 0;
     x->stat.str_bytes = 0;
+    memset(x->stat.step_seconds, 0, sizeof x->stat.step_seconds);
+    x->stat.strings_interned = 0;
+    x->stat.str_checked = 0;
+    x->stat.str_checked_shared = 0;
 }
 
 void rf_rt_dist_read(rf_rt_dist *x, int64_t rows, int64_t bytes)
@@ -541,6 +566,16 @@ rf_status dist_sum_votes(rf_rt_dist *x, int n, const int64_t *local, int64_t *su
         for (int i = 0; i < n; i++) sum[i] += all[r].v[i];
     free(all);
     return st;
+}
+
+double rf_rt_dist_clock(const rf_rt_dist *x)
+{
+    return rf_now() - x->stat.wait_seconds - x->stat.xport_seconds;
+}
+
+void rf_rt_dist_timed(rf_rt_dist *x, rf_rt_dist_step step, double since)
+{
+    if (x && step >= 0 && step < RF_RT_DIST_NSTEPS) x->stat.step_seconds[step] += rf_rt_dist_clock(x) - since;
 }
 
 void rf_rt_dist_copied(rf_rt_dist *x, int64_t h2d_bytes, int64_t wire_bytes, int64_t found_bytes)
@@ -598,14 +633,23 @@ rf_status rf_rt_dist_end(rf_rt_dist *x, rf_status st, double run_seconds, rf_rt_
     /* the load's copies: the vote has no room left, so a gather of their
     ** own, made by every rank whenever the vote passed (an outcome every
     ** rank shares) */
-    int64_t mine[3] = {m->load_h2d_bytes, m->load_wire_bytes, m->load_found_bytes};
-    int64_t *copies = vst ? NULL : rf_calloc((size_t)x->size * 3 + 1, sizeof *copies);
+    /* (with the steps' times, as nanoseconds, and the strings interned) */
+    enum { NE = 6 + RF_RT_DIST_NSTEPS };
+    int64_t mine[NE] = {m->load_h2d_bytes, m->load_wire_bytes, m->load_found_bytes, m->strings_interned,
+                        m->str_checked, m->str_checked_shared};
+    for (int i = 0; i < RF_RT_DIST_NSTEPS; i++) mine[6 + i] = (int64_t)(m->step_seconds[i] * 1e9);
+    int64_t *copies = vst ? NULL : rf_calloc((size_t)x->size * NE + 1, sizeof *copies);
     if (!vst && !copies) vst = RF_ENOMEM;
-    if (!vst) vst = rf_rt_dist_allgather_i64(x->w, x->timeout_s, "the end of the run", mine, 3, copies, d);
+    if (!vst) vst = rf_rt_dist_allgather_i64(x->w, x->timeout_s, "the end of the run", mine, NE, copies, d);
     for (int r = 0; r < x->size && !vst && stats; r++) {
-        stats[r].load_h2d_bytes = copies[r * 3];
-        stats[r].load_wire_bytes = copies[r * 3 + 1];
-        stats[r].load_found_bytes = copies[r * 3 + 2];
+        const int64_t *c = copies + (size_t)r * NE;
+        stats[r].load_h2d_bytes = c[0];
+        stats[r].load_wire_bytes = c[1];
+        stats[r].load_found_bytes = c[2];
+        stats[r].strings_interned = c[3];
+        stats[r].str_checked = c[4];
+        stats[r].str_checked_shared = c[5];
+        for (int i = 0; i < RF_RT_DIST_NSTEPS; i++) stats[r].step_seconds[i] = (double)c[6 + i] / 1e9;
     }
     free(copies);
     x->stopped = 1;

@@ -85,21 +85,25 @@ rf_status rf_rt_dist_sendrecv(rf_rt_dist_world *w, double timeout_s, const char 
 
 /* The rank that owns a row hashed by cols (a string by its code where the
 ** code is shared by every rank, rf_rt_dict_shared, else by its bytes, so
-** that every rank agrees whatever its dictionary's other codes). */
+** that every rank agrees whatever its dictionary's other codes), on up
+** to threads threads (the same ranks whatever their number). */
 void rf_rt_dist_row_ranks(const rf_rt_rel *r, const rf_rt_dict *dict, const int32_t *cols, int32_t ncols,
-                          int nranks, int32_t *rank_of_row);
+                          int nranks, int threads, int32_t *rank_of_row);
 /* Packs the rows of r for each destination (dest[i] < 0: row i stays out;
 ** dest NULL: every row to every rank, packed once): *buf holds nranks parts,
 ** part j at displ[j] with size[j] bytes (for dest NULL all parts are one).
 ** A string column of a part whose codes are all shared goes as codes, else
-** as bytes: *coded and *uncoded (either may be NULL) count those columns. */
-rf_status rf_rt_dist_pack(const rf_rt_rel *r, const rf_rt_dict *dict, const int32_t *dest, int nranks, char **buf,
-                          int64_t *size, int64_t *displ, int64_t *coded, int64_t *uncoded);
+** as bytes: *coded and *uncoded (either may be NULL) count those columns.
+** On up to threads threads; the bytes are the same whatever their number. */
+rf_status rf_rt_dist_pack(const rf_rt_rel *r, const rf_rt_dict *dict, const int32_t *dest, int nranks, int threads,
+                          char **buf, int64_t *size, int64_t *displ, int64_t *coded, int64_t *uncoded);
 /* Appends the rows of nparts packed parts (in order) to out (allocated here
 ** with r's column count and types), interning strings sent as bytes in
-** dict (codes sent as codes are kept). RF_EINTERNAL on a malformed part. */
+** dict on up to threads threads (the codes one thread would give; codes
+** sent as codes are kept; *interned, unless NULL, grows by the strings
+** sent as bytes). RF_EINTERNAL on a malformed part. */
 rf_status rf_rt_dist_unpack(const char *buf, const int64_t *size, int nparts, int32_t ncols, const rf_type *types,
-                            rf_rt_dict *dict, rf_rt_rel *out);
+                            rf_rt_dict *dict, int threads, rf_rt_rel *out, int64_t *interned);
 
 /* ---- where rows are: placements and the plan of moves (dist_place.c) ------ */
 
@@ -131,6 +135,21 @@ typedef struct rf_rt_dist rf_rt_dist;
 
 /* ---- one partitioned run (dist_run.c) ---------------------------------- */
 
+/* The steps of a rank's run that --profile times (rf_rt_rankstat's
+** step_seconds): its kernels, then the host's work around the moves. */
+typedef enum rf_rt_dist_step {
+    RF_RT_DIST_STEP_KERNELS, /* the device's kernels (as run_kernel calls them) */
+    RF_RT_DIST_STEP_PLAN,    /* planning the moves (and the fused spans ahead), votes excluded */
+    RF_RT_DIST_STEP_VIEW,    /* a relation's copy to the host for a move through host memory */
+    RF_RT_DIST_STEP_HASH,    /* each row's rank (rf_rt_dist_row_ranks) */
+    RF_RT_DIST_STEP_PACK,    /* rows packed for their ranks */
+    RF_RT_DIST_STEP_UNPACK,  /* rows received unpacked, strings received as bytes interned */
+    RF_RT_DIST_STEP_LOAD,    /* the moved rows handed back to the device */
+    RF_RT_DIST_STEP_CUT,     /* an ordered, limited output cut on each rank (dist_topk.c) */
+    RF_RT_DIST_STEP_DEVMOVE, /* a move on the device, besides moving its rows (cutting into parts, counts) */
+    RF_RT_DIST_NSTEPS
+} rf_rt_dist_step;
+
 typedef struct rf_rt_rankstat {
     double run_seconds;       /* the rank's interpretation time, waits included */
     double wait_seconds;      /* in the votes every collective starts with: waiting for the slowest rank */
@@ -154,6 +173,14 @@ typedef struct rf_rt_rankstat {
     ** device, the bytes that crossed for them (narrow columns as stored),
     ** and input bytes found on the device from an earlier run (not copied) */
     int64_t load_h2d_bytes, load_wire_bytes, load_found_bytes;
+    /* the rank's run time by step besides waiting and moving rows (seconds,
+    ** RF_RT_DIST_STEP_*), and the strings it interned from bytes received */
+    double step_seconds[RF_RT_DIST_NSTEPS];
+    int64_t strings_interned;
+    /* moves of relations that may hold a rank's own strings whose rows the
+    ** ranks checked (rf_rt_dist_codes_check), and of those the ones that
+    ** held shared codes only on every rank (moved on the device) */
+    int64_t str_checked, str_checked_shared;
 } rf_rt_rankstat;
 
 /* NULL *out when w is NULL or has one rank: the run is a plain one.
@@ -163,6 +190,9 @@ typedef struct rf_rt_rankstat {
 rf_status rf_rt_dist_new(rf_rt_dist_world *w, const rf_hir_program *p, double timeout_s, int64_t broadcast_bytes,
                          rf_rt_dist **out);
 void rf_rt_dist_free(rf_rt_dist *x);
+/* The run's threads, on which a move hashes, packs and interns its rows
+** (1 until set). */
+void rf_rt_dist_set_threads(rf_rt_dist *x, int threads);
 int rf_rt_dist_rank(const rf_rt_dist *x);
 int rf_rt_dist_size(const rf_rt_dist *x);
 /* Rows [*lo, *hi) of an input of nrows rows are this rank's share. */
@@ -271,10 +301,26 @@ rf_status rf_rt_dist_codes_agree(rf_rt_dist *x, rf_rt_dict *dict, rf_diags *d);
 int rf_rt_dist_codes_shared(const rf_rt_dist *x, int32_t var);
 /* One line for --profile: how the ranks' strings moved (stats: every
 ** rank's, from rf_rt_dist_end), or why as bytes. */
+/* Whether the ranks share codes (their prefixes agreed, some codes), so
+** that a relation that may hold a rank's own strings can be checked for
+** them; the codes below rf_rt_dist_codes_limit are the shared ones. */
+int rf_rt_dist_codes_checkable(const rf_rt_dist *x);
+int64_t rf_rt_dist_codes_limit(const rf_rt_dist *x);
+/* A move of a relation that may hold a rank's own strings: every rank says
+** whether its rows hold a code past the shared ones (own; failed: it could
+** not tell, its message in d); *none 1 when no rank's rows do, so that the
+** relation moves like one of shared codes (on the device). A collective. */
+rf_status rf_rt_dist_codes_check(rf_rt_dist *x, int failed, int own, int *none, rf_diags *d);
 void rf_rt_dist_codes_note(const rf_rt_dist *x, const rf_rt_rankstat *stats, char *buf, size_t n);
 
 /* After an output's last kernel: the move (if any) that brings it to rank 0. */
 int rf_rt_dist_output_move(rf_rt_dist *x, int32_t var, rf_rt_dist_move *m);
+/* The rank's work clock (seconds): the time, less what it waited for other
+** ranks and moved rows so far, so that a step that votes or moves rows
+** counts only its own work. rf_rt_dist_timed: step's work since then (a
+** clock read before it), for --profile. */
+double rf_rt_dist_clock(const rf_rt_dist *x);
+void rf_rt_dist_timed(rf_rt_dist *x, rf_rt_dist_step step, double since);
 /* The load's copies on this rank (rf_rt_rankstat's load_*), for the end's profile. */
 void rf_rt_dist_copied(rf_rt_dist *x, int64_t h2d_bytes, int64_t wire_bytes, int64_t found_bytes);
 /* The end of a run on every rank, st being this rank's status: agrees with

@@ -6,7 +6,10 @@
 ** in order; a malformed part is refused. With a shared prefix of codes
 ** (rf_rt_dict_set_shared): rows hash alike on ranks whose other codes
 ** differ, parts of shared codes travel as codes, a part with a rank's own
-** string as bytes, and a code past the receiver's prefix is refused.
+** string as bytes, and a code past the receiver's prefix is refused. A
+** big relation packs to the bytes the wire format (dist_pack.c's header)
+** says, written here row by row, on 1 and several threads alike, and its
+** rows' ranks are the same on any number of threads.
 */
 #include "rf_rt_dist.h"
 
@@ -82,30 +85,30 @@ static void shared_codes(void)
     }
     CHECK(((uint32_t *)ra.cols[0])[10] != ((uint32_t *)rb.cols[0])[10]);
     int32_t col = 0, ka[11], kb[11];
-    rf_rt_dist_row_ranks(&ra, da, &col, 1, 3, ka);
-    rf_rt_dist_row_ranks(&rb, db, &col, 1, 3, kb);
+    rf_rt_dist_row_ranks(&ra, da, &col, 1, 3, 1, ka);
+    rf_rt_dist_row_ranks(&rb, db, &col, 1, 3, 1, kb);
     for (int i = 0; i < 11; i++) CHECK(ka[i] == kb[i]);
     /* the first ten rows (shared codes) as codes; all rows: bytes */
     int64_t size[3], displ[3], coded = 0, uncoded = 0;
     char *buf = NULL;
     ra.nrows = 10;
-    CHECK(!rf_rt_dist_pack(&ra, da, NULL, 3, &buf, size, displ, &coded, &uncoded));
+    CHECK(!rf_rt_dist_pack(&ra, da, NULL, 3, 1, &buf, size, displ, &coded, &uncoded));
     CHECK(coded == 1 && uncoded == 0);
     CHECK(size[0] == 8 + 4 + 10 * 4); /* count, tag, codes: no bytes */
     rf_rt_rel out;
-    CHECK(!rf_rt_dist_unpack(buf, size, 1, 1, st, db, &out));
+    CHECK(!rf_rt_dist_unpack(buf, size, 1, 1, st, db, 1, &out, NULL));
     for (int i = 0; i < 10 && out.nrows == 10; i++) CHECK(((uint32_t *)out.cols[0])[i] == ((uint32_t *)ra.cols[0])[i]);
     rf_rt_rel_free(&out);
     /* a receiver sharing fewer codes refuses them */
     rf_rt_dict_set_shared(db, 5);
-    CHECK(rf_rt_dist_unpack(buf, size, 1, 1, st, db, &out) == RF_EINTERNAL);
+    CHECK(rf_rt_dist_unpack(buf, size, 1, 1, st, db, 1, &out, NULL) == RF_EINTERNAL);
     rf_rt_dict_set_shared(db, 10);
     free(buf);
     ra.nrows = 11;
     coded = uncoded = 0;
-    CHECK(!rf_rt_dist_pack(&ra, da, NULL, 3, &buf, size, displ, &coded, &uncoded));
+    CHECK(!rf_rt_dist_pack(&ra, da, NULL, 3, 1, &buf, size, displ, &coded, &uncoded));
     CHECK(coded == 0 && uncoded == 1);
-    CHECK(!rf_rt_dist_unpack(buf, size, 1, 1, st, db, &out));
+    CHECK(!rf_rt_dist_unpack(buf, size, 1, 1, st, db, 1, &out, NULL));
     CHECK(out.nrows == 11 && ((uint32_t *)out.cols[0])[10] == ((uint32_t *)rb.cols[0])[10]); /* "x" as db codes it */
     CHECK(out.nrows == 11 && ((uint32_t *)out.cols[0])[3] == ((uint32_t *)rb.cols[0])[3]);
     rf_rt_rel_free(&out);
@@ -116,6 +119,118 @@ static void shared_codes(void)
     rf_rt_dict_free(db);
 }
 
+/* The part of r's rows whose dest is part (every row when dest is NULL),
+** written row by row from the wire format; its size into *n. */
+static char *reference_part(const rf_rt_rel *r, const rf_rt_dict *d, const int32_t *dest, int part, int64_t *n)
+{
+    int64_t rows = 0, shared = rf_rt_dict_shared(d), cap = 8;
+    for (int64_t i = 0; i < r->nrows; i++) rows += !dest || dest[i] == part;
+    for (int32_t c = 0; c < r->ncols; c++) {
+        cap += r->types[c] == RF_TYPE_STRING ? 4 + rows * 4 : rows * rf_rt_type_width(r->types[c]);
+        for (int64_t i = 0; i < r->nrows && r->types[c] == RF_TYPE_STRING; i++) {
+            int64_t len = 0;
+            rf_rt_dict_str(d, ((const uint32_t *)r->cols[c])[i], &len);
+            cap += len;
+        }
+    }
+    char *b = rf_malloc((size_t)cap), *p = b;
+    memcpy(p, &rows, 8);
+    p += 8;
+    for (int32_t c = 0; c < r->ncols; c++) {
+        int w = rf_rt_type_width(r->types[c]);
+        const uint32_t *codes = r->cols[c];
+        uint32_t tag = shared > 0;
+        if (r->types[c] == RF_TYPE_STRING) {
+            for (int64_t i = 0; i < r->nrows; i++)
+                if ((!dest || dest[i] == part) && (int64_t)codes[i] >= shared) tag = 0;
+            memcpy(p, &tag, 4);
+            p += 4;
+        }
+        if (r->types[c] != RF_TYPE_STRING || tag) {
+            for (int64_t i = 0; i < r->nrows; i++)
+                if (!dest || dest[i] == part) memcpy(p, (const char *)r->cols[c] + i * w, (size_t)w), p += w;
+            continue;
+        }
+        for (int64_t i = 0; i < r->nrows; i++)
+            if (!dest || dest[i] == part) {
+                int64_t len = 0;
+                rf_rt_dict_str(d, codes[i], &len);
+                uint32_t l = (uint32_t)len;
+                memcpy(p, &l, 4), p += 4;
+            }
+        for (int64_t i = 0; i < r->nrows; i++)
+            if (!dest || dest[i] == part) {
+                int64_t len = 0;
+                const char *s = rf_rt_dict_str(d, codes[i], &len);
+                memcpy(p, s, (size_t)len), p += len;
+            }
+    }
+    *n = p - b;
+    return b;
+}
+
+/* Enough rows for several threads' chunks: packed alike on 1, 3 and 8
+** threads, as the reference writes them, with rows that stay out (dest
+** -1); a string column of shared codes in one part and own strings in the
+** others, another of shared codes only. */
+static void big_parts(void)
+{
+    enum { BIG = 300000, NR = 3 };
+    static const rf_type bt[5] = {RF_TYPE_INT, RF_TYPE_STRING, RF_TYPE_DATE, RF_TYPE_STRING, RF_TYPE_BOOL};
+    rf_rt_dict *d = rf_rt_dict_new();
+    char b[32];
+    uint32_t c;
+    for (int i = 0; i < 50; i++) {
+        snprintf(b, sizeof b, "shared%d", i);
+        rf_rt_dict_intern(d, b, (int64_t)strlen(b), &c);
+    }
+    rf_rt_dict_set_shared(d, 50);
+    rf_rt_rel r;
+    CHECK(!rf_rt_rel_alloc(&r, 5, bt, BIG));
+    int32_t *dest = rf_malloc(BIG * sizeof *dest), *r1 = rf_malloc(BIG * sizeof *r1), *r8 = rf_malloc(BIG * sizeof *r8);
+    int32_t hcols[2] = {1, 0};
+    for (int64_t i = 0; i < BIG; i++) {
+        ((int64_t *)r.cols[0])[i] = i * 7919 % 1000003;
+        ((int32_t *)r.cols[2])[i] = (int32_t)(i % 4000);
+        ((uint8_t *)r.cols[4])[i] = (uint8_t)(i & 1);
+        dest[i] = i % 11 == 5 ? -1 : (int32_t)(i * 2654435761u % NR);
+        if (dest[i] == 1 || i % 97) {
+            ((uint32_t *)r.cols[1])[i] = (uint32_t)(i % 50);
+        } else {
+            snprintf(b, sizeof b, "own%lld", (long long)(i % 1000));
+            rf_rt_dict_intern(d, b, (int64_t)strlen(b), &((uint32_t *)r.cols[1])[i]);
+        }
+        ((uint32_t *)r.cols[3])[i] = (uint32_t)(i % 13);
+    }
+    /* a rank's own string in part 0 and 2 only */
+    for (int64_t i = 0; i < BIG; i++) CHECK(dest[i] != 1 || ((uint32_t *)r.cols[1])[i] < 50);
+    rf_rt_dist_row_ranks(&r, d, hcols, 2, NR, 1, r1);
+    rf_rt_dist_row_ranks(&r, d, hcols, 2, NR, 8, r8);
+    CHECK(!memcmp(r1, r8, BIG * sizeof *r1));
+    for (int t = 0; t < 3; t++) {
+        static const int threads[3] = {1, 3, 8};
+        for (int bc = 0; bc < 2; bc++) {
+            const int32_t *dd = bc ? NULL : dest;
+            int64_t size[NR], displ[NR], coded = 0, uncoded = 0;
+            char *buf = NULL;
+            CHECK(!rf_rt_dist_pack(&r, d, dd, NR, threads[t], &buf, size, displ, &coded, &uncoded));
+            CHECK(bc ? coded == 1 && uncoded == 1 : coded == 4 && uncoded == 2);
+            for (int part = 0; part < (bc ? 1 : NR) && buf; part++) {
+                int64_t n = 0;
+                char *want = reference_part(&r, d, dd, part, &n);
+                CHECK(size[part] == n && !memcmp(buf + displ[part], want, (size_t)n));
+                free(want);
+            }
+            free(buf);
+        }
+    }
+    free(dest);
+    free(r1);
+    free(r8);
+    rf_rt_rel_free(&r);
+    rf_rt_dict_free(d);
+}
+
 int main(void)
 {
     rf_rt_dict *d1 = rf_rt_dict_new(), *d2 = rf_rt_dict_new(), *d3 = rf_rt_dict_new();
@@ -124,8 +239,8 @@ int main(void)
     make(&b, d2, 50);
     CHECK(((uint32_t *)a.cols[1])[0] != ((uint32_t *)b.cols[1])[0]); /* the codes do differ */
     int32_t cols[2] = {1, 0}, ra[N], rb[N];
-    rf_rt_dist_row_ranks(&a, d1, cols, 2, 3, ra);
-    rf_rt_dist_row_ranks(&b, d2, cols, 2, 3, rb);
+    rf_rt_dist_row_ranks(&a, d1, cols, 2, 3, 1, ra);
+    rf_rt_dist_row_ranks(&b, d2, cols, 2, 3, 1, rb);
     int used[3] = {0, 0, 0};
     for (int i = 0; i < N; i++) {
         CHECK(ra[i] == rb[i]);
@@ -136,18 +251,18 @@ int main(void)
     /* -0.0 and 0.0 meet on one rank */
     int32_t fcol = 3, r0[N];
     ((double *)b.cols[3])[0] = 0.0;
-    rf_rt_dist_row_ranks(&a, d1, &fcol, 1, 3, ra);
-    rf_rt_dist_row_ranks(&b, d2, &fcol, 1, 3, r0);
+    rf_rt_dist_row_ranks(&a, d1, &fcol, 1, 3, 1, ra);
+    rf_rt_dist_row_ranks(&b, d2, &fcol, 1, 3, 1, r0);
     CHECK(ra[0] == r0[0]);
 
     /* pack per rank, unpack on a third dictionary: the same values, in order */
     int64_t size[3], displ[3];
     char *buf = NULL;
-    rf_rt_dist_row_ranks(&a, d1, cols, 2, 3, ra);
-    CHECK(!rf_rt_dist_pack(&a, d1, ra, 3, &buf, size, displ, NULL, NULL));
+    rf_rt_dist_row_ranks(&a, d1, cols, 2, 3, 1, ra);
+    CHECK(!rf_rt_dist_pack(&a, d1, ra, 3, 1, &buf, size, displ, NULL, NULL));
     for (int part = 0; part < 3; part++) {
         rf_rt_rel out;
-        CHECK(!rf_rt_dist_unpack(buf + displ[part], &size[part], 1, 4, types, d3, &out));
+        CHECK(!rf_rt_dist_unpack(buf + displ[part], &size[part], 1, 4, types, d3, 1, &out, NULL));
         int64_t k = 0;
         for (int i = 0; i < N; i++) {
             if (ra[i] != part) continue;
@@ -170,29 +285,30 @@ int main(void)
         char *packed = rf_malloc((size_t)(size[0] + size[1] + size[2]));
         int64_t at = 0;
         for (int part = 0; part < 3; part++) memcpy(packed + at, buf + displ[part], (size_t)size[part]), at += size[part];
-        CHECK(!rf_rt_dist_unpack(packed, size, 3, 4, types, d3, &all));
+        CHECK(!rf_rt_dist_unpack(packed, size, 3, 4, types, d3, 1, &all, NULL));
         CHECK(all.nrows == N);
         rf_rt_rel_free(&all);
         /* damaged: a part one byte short, a row count past the end */
         int64_t shrt[1] = {size[0] - 1};
-        CHECK(rf_rt_dist_unpack(packed, shrt, 1, 4, types, d3, &all) == RF_EINTERNAL);
+        CHECK(rf_rt_dist_unpack(packed, shrt, 1, 4, types, d3, 1, &all, NULL) == RF_EINTERNAL);
         int64_t huge = INT64_MAX / 2;
         memcpy(packed, &huge, 8);
-        CHECK(rf_rt_dist_unpack(packed, size, 1, 4, types, d3, &all) == RF_EINTERNAL);
+        CHECK(rf_rt_dist_unpack(packed, size, 1, 4, types, d3, 1, &all, NULL) == RF_EINTERNAL);
         free(packed);
     }
     free(buf);
     /* a broadcast: one part for all, every row */
-    CHECK(!rf_rt_dist_pack(&a, d1, NULL, 3, &buf, size, displ, NULL, NULL));
+    CHECK(!rf_rt_dist_pack(&a, d1, NULL, 3, 1, &buf, size, displ, NULL, NULL));
     CHECK(displ[0] == 0 && displ[1] == 0 && displ[2] == 0 && size[1] == size[0]);
     {
         rf_rt_rel all;
-        CHECK(!rf_rt_dist_unpack(buf, size, 1, 4, types, d3, &all));
+        CHECK(!rf_rt_dist_unpack(buf, size, 1, 4, types, d3, 1, &all, NULL));
         CHECK(all.nrows == N);
         rf_rt_rel_free(&all);
     }
     free(buf);
     shared_codes();
+    big_parts();
     rf_rt_rel_free(&a);
     rf_rt_rel_free(&b);
     rf_rt_dict_free(d1);

@@ -575,4 +575,5 @@ const rf_rt_device_ops rf_rt_gpu_device = {
     gpu_to_host, gpu_free, gpu_close, gpu_view,
     gpu_attach,  rf_gx_exchange, gpu_report, gpu_fused_until, gpu_unfuse,
     1, /* narrow columns as stored: widened on the device (rt_gpu_wire.c) */
+    rf_gx_codes_below,
 };

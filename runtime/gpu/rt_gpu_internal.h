@@ -253,6 +253,9 @@ void rf_gpu_dict_free(gstr *s);
 ** booleans, i64 ints, u32 string codes). */
 rf_status rf_gpu_str_island(gstr *s, int32_t kid, int32_t j, const rf_gpu_island *is, gptr col, gptr rows, int64_t n,
                             gbuf *table, int64_t *base);
+/* The range [*lo, *hi] of the codes column col holds at rows (NULL: 0..n-1;
+** n > 0). */
+rf_status rf_gpu_code_range(gstr *s, gptr col, gptr rows, int64_t n, int64_t *lo, int64_t *hi);
 /* The codes column col holds at rows (NULL: 0..n-1): their range [*lo, *hi]
 ** and a device bitmap over it (*bm, a byte per code), 1 where present. */
 rf_status rf_gpu_code_set(gstr *s, gptr col, gptr rows, int64_t n, int64_t *lo, int64_t *hi, gbuf *bm);
@@ -709,6 +712,8 @@ void rf_gx_unfuse(gx *x, const rf_hir_kernel *k);
 
 /* rt_gpu_xchg.c: several ranks: a relation's rows moved on the device (rt_device.h's exchange) */
 rf_status rf_gx_exchange(void *dev, int32_t var, const rf_rt_xmove *mv, const rf_rt_xport *xp, rf_rt_xstat *xs);
+/* rt_device.h's codes_below: every string code of var's rows below limit. */
+rf_status rf_gx_codes_below(void *dev, int32_t var, int64_t limit, int *below);
 /* rt_gpu_live.c: values freed at their last use across blocks */
 rf_status rf_gx_live_init(gx *x);
 void rf_gx_live_free(gx *x);

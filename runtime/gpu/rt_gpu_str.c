@@ -254,10 +254,10 @@ rf_status rf_gpu_dict_sync(gstr *s, int64_t need)
     return st;
 }
 
-rf_status rf_gpu_code_set(gstr *s, gptr col, gptr rows, int64_t n, int64_t *lo, int64_t *hi, gbuf *bm)
+rf_status rf_gpu_code_range(gstr *s, gptr col, gptr rows, int64_t n, int64_t *lo, int64_t *hi)
 {
     gbuf mm = {0, 0};
-    uint64_t init[2] = {UINT64_MAX, 0}, got[2];
+    uint64_t init[2] = {UINT64_MAX, 0}, got[2] = {UINT64_MAX, 0};
     rf_status st = rf_gpool_alloc(s->pool, 16, &mm);
     if (!st) st = s->g->ops->h2d(s->g, mm.p, init, 16);
     rf_gpu_args a;
@@ -269,9 +269,20 @@ rf_status rf_gpu_code_set(gstr *s, gptr col, gptr rows, int64_t n, int64_t *lo, 
     if (!st) st = slaunch(s, "rf_code_range", n, &a);
     if (!st) st = s->g->ops->d2h(s->g, got, mm.p, 16);
     rf_gpool_release(s->pool, &mm);
-    if (st) return st;
     *lo = (int64_t)got[0];
     *hi = (int64_t)got[1];
+    return st;
+}
+
+rf_status rf_gpu_code_set(gstr *s, gptr col, gptr rows, int64_t n, int64_t *lo, int64_t *hi, gbuf *bm)
+{
+    rf_status st = rf_gpu_code_range(s, col, rows, n, lo, hi);
+    if (st) return st;
+    rf_gpu_args a;
+    memset(&a, 0, sizeof a);
+    a.n = n;
+    a.c0[0] = col;
+    a.r0 = rows;
     uint64_t span = (uint64_t)(*hi - *lo + 1);
     st = rf_gpool_alloc(s->pool, span + 1, bm);
     if (!st) st = s->g->ops->memset8(s->g, bm->p, 0, span + 1);

@@ -15,6 +15,9 @@
 ** they hold is one all ranks share (runtime/dist/dist_codes.c): a code
 ** moves as any 4-byte column and is hashed as a date's value, as
 ** dist_pack.c hashes a shared code; the rest move through host memory.
+** Also whether a relation that may hold a rank's own codes holds none
+** (codes_below: its string columns' largest code, on the device), so that
+** the ranks can move it here after all.
 */
 #include "rt_gpu_internal.h"
 
@@ -143,5 +146,23 @@ rf_status rf_gx_exchange(void *dev, int32_t var, const rf_rt_xmove *mv, const rf
     free(cnt);
     free(bufs);
     free(has);
+    return st;
+}
+
+rf_status rf_gx_codes_below(void *dev, int32_t var, int64_t limit, int *below)
+{
+    gx *x = dev;
+    const rf_hir_var *hv = x->p->vars[var];
+    *below = 1;
+    /* (as the exchange reads it: widened, on the GPU) */
+    rf_status st = rf_gx_widen(x, var, 1);
+    if (!st) st = rf_gx_hold_var(x, var);
+    const gval *v = &x->vals[var];
+    for (int32_t c = 0; c < hv->ncols && !st && *below && v->nrows > 0; c++) {
+        if (hv->types[c] != RF_TYPE_STRING || !colp(v, c)) continue; /* (a column never copied: no codes) */
+        int64_t lo = 0, hi = 0;
+        st = rf_gpu_code_range(&x->str, colp(v, c), 0, v->nrows, &lo, &hi);
+        if (!st && hi >= limit) *below = 0;
+    }
     return st;
 }
