@@ -38,8 +38,8 @@ static void gpu_start_write(const rf_rt_result *res, FILE *f)
         pin[0] = 0;
     else if (res->gpu_start_pinned_s > 0 && res->gpu_start_arena_s > 0)
         snprintf(pin, sizeof pin,
-                 ", stream %.3f ms, pinned buffers %.3f ms and the pool's first arena %.3f ms on threads of their own "
-                 "beside the program's load (waited for the buffers %.3f ms)",
+                 ", stream %.3f ms, pinned buffers %.3f ms and the pool's first arena %.3f ms on a thread beside the "
+                 "program's load (waited for %.3f ms)",
                  res->gpu_start_stream_s * 1e3, res->gpu_start_pinned_s * 1e3, res->gpu_start_arena_s * 1e3,
                  res->gpu_start_pinned_wait_s * 1e3);
     else if (res->gpu_start_pinned_s > 0)

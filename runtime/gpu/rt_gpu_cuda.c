@@ -144,12 +144,9 @@ typedef struct cu_state {
     int pin_running;
     CUresult pin_r;
     double pin_secs;
-    /* the pool's first arena (rf_gpool_first_bytes), allocated on a thread
-    ** of its own beside the pinned buffers' (arena_main), taken by the
-    ** pool's first cu_mem_alloc of that size; early_bytes 0: none (taken,
-    ** or dropped) */
-    pthread_t arena_th;
-    int arena_running;
+    /* the pool's first arena, allocated on the same thread after the
+    ** pinned buffers (rf_gpool_first_bytes), taken by the pool's first
+    ** cu_mem_alloc of that size; early_bytes 0: none (taken, or dropped) */
     uint64_t early_bytes;
     CUdeviceptr early;
     double early_secs;
@@ -499,7 +496,6 @@ int64_t rf_gpu_cuda_pci(void)
 /* ---- memory and transfers ---------------------------------------------------- */
 
 static void pin_join(gdev *g);
-static void arena_join(gdev *g);
 
 static rf_status cu_mem_alloc(gdev *g, uint64_t bytes, gptr *out)
 {
@@ -507,7 +503,7 @@ static rf_status cu_mem_alloc(gdev *g, uint64_t bytes, gptr *out)
     if (c->early_bytes) {
         /* the first arena, allocated ahead: taken where the pool asks for
         ** that size, else given back (another gpu_pool_mb, a cap) */
-        arena_join(g);
+        pin_join(g);
         uint64_t eb = c->early_bytes;
         c->early_bytes = 0;
         if (c->early && bytes == eb) {
@@ -571,31 +567,15 @@ static void *pin_main(void *arg)
     }
     c->pin_r = r;
     c->pin_secs = rf_now() - t0;
+    /* the pool's first arena (10-12 ms on an H100 for a quarter of its
+    ** memory): here, beside the program's load, not in the first copy;
+    ** where the driver refuses it the pool allocates as ever */
+    if (r == CUDA_SUCCESS && c->early_bytes) {
+        double t1 = rf_now();
+        if (drv.f.MemAlloc(&c->early, (size_t)c->early_bytes) != CUDA_SUCCESS) c->early = 0;
+        c->early_secs = rf_now() - t1;
+    }
     return NULL;
-}
-
-/* The pool's first arena (about 1 ms on an H100 host for a quarter of its
-** memory; 10-12 ms on some): on a thread of its own beside the pinned
-** buffers' and the program's load, not in the first copy, which needs
-** both (so it waits for the longer, not their sum); where the driver
-** refuses it the pool allocates as ever. */
-static void *arena_main(void *arg)
-{
-    cu_state *c = arg;
-    double t0 = rf_now();
-    if (drv.f.CtxSetCurrent(drv.ctx) != CUDA_SUCCESS || drv.f.MemAlloc(&c->early, (size_t)c->early_bytes) != CUDA_SUCCESS)
-        c->early = 0;
-    c->early_secs = rf_now() - t0;
-    return NULL;
-}
-
-static void arena_join(gdev *g)
-{
-    cu_state *c = g->impl;
-    if (!c->arena_running) return;
-    pthread_join(c->arena_th, NULL);
-    c->arena_running = 0;
-    g->start_arena = c->early ? c->early_secs : 0;
 }
 
 /* Waits for the pinned buffers' thread (once): its times and the wait into
@@ -608,6 +588,7 @@ static void pin_join(gdev *g)
     pthread_join(c->pin_th, NULL);
     c->pin_running = 0;
     g->start_pinned = c->pin_secs;
+    g->start_arena = c->early ? c->early_secs : 0;
     g->start_pinned_wait = rf_now() - t0;
 }
 
@@ -1162,10 +1143,6 @@ static void cu_close(gdev *g)
         pthread_join(c->pin_th, NULL);
         c->pin_running = 0;
     }
-    if (c->arena_running) {
-        pthread_join(c->arena_th, NULL);
-        c->arena_running = 0;
-    }
     if (c->early) drv.f.MemFree(c->early); /* (never taken: the pool had no arena) */
     c->early = 0;
     c->early_bytes = 0;
@@ -1241,15 +1218,8 @@ rf_status rf_gpu_cuda_open(gdev *g, rf_diags *d, char *why, size_t nwhy)
             } else {
                 pin_main(c);
                 g->start_pinned = c->pin_secs;
+                g->start_arena = c->early ? c->early_secs : 0;
                 r = c->pin_r;
-            }
-            if (r == CUDA_SUCCESS && c->early_bytes) {
-                if (pthread_create(&c->arena_th, NULL, arena_main, c) == 0) {
-                    c->arena_running = 1;
-                } else {
-                    arena_main(c);
-                    g->start_arena = c->early ? c->early_secs : 0;
-                }
             }
         }
     }
