@@ -245,11 +245,11 @@ static struct {
 static void *hostmem_main(void *arg)
 {
     (void)arg;
-    size_t align = (size_t)2 << 20;
-    void *p = aligned_alloc(align, (STAGING_BYTES + align - 1) / align * align);
+    size_t align = (size_t)2 << 20, size = (STAGING_BYTES + align - 1) / align * align;
+    void *p = aligned_alloc(align, size);
     if (p) {
 #ifdef MADV_HUGEPAGE
-        madvise(p, (STAGING_BYTES + align - 1) / align * align, MADV_HUGEPAGE); /* (advice: fewer pages to lock) */
+        madvise(p, size, MADV_HUGEPAGE); /* (advice: fewer pages to lock) */
 #endif
         memset(p, 0, STAGING_BYTES);
     }

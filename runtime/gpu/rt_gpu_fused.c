@@ -201,14 +201,8 @@ static rf_status fused_run(gx *x, const rf_gpu_funit *u, int *ran, uint64_t *out
             st = RF_EINTERNAL;
         }
         if (!st) st = rf_gx_args_islands(x, mb->k, vars, rows, n, mb->kisland, tabs, &a);
-        if (!st && pl->nrowstr > 0 && !RF_A_DICT_OFFSETS(a)) {
-            /* a stage's string work over two columns (a join's `r < s` on
-            ** strings) reads the rows' strings from the dictionary's device
-            ** copy, as the unfused map does (rt_gpu_map.c) */
-            st = rf_gpu_dict_sync(&x->str, 0);
-            RF_A_DICT_OFFSETS(a) = x->str.dd.off.p;
-            RF_A_DICT_BYTES(a) = x->str.dd.bytes.p;
-        }
+        /* (a stage's string work over two columns: a join's `r < s` on strings) */
+        if (!st) st = rf_gx_args_rowstr(x, pl, &a);
     }
     gbuf err = {0, 0}, flags = {0, 0}, pos = {0, 0};
     uint64_t n1 = (uint64_t)n + 1;

@@ -538,6 +538,9 @@ rf_status rf_gx_float_agg(gx *x, const rf_qp_agg *ag, const gval *in, int32_t co
 /* rt_gpu_map.c: maps */
 void rf_gx_args_sides(gx *x, rf_gpu_args *a, const int32_t vars[2], const gptr rows[2]);
 rf_status rf_gx_args_consts(gx *x, const rf_gpu_kplan *pl, rf_gpu_args *a, int32_t at);
+/* The dictionary's device copy in a's arguments where pl has string work over
+** two columns (rf_gpu_kplan.nrowstr), for a map or a fused stage; once per args. */
+rf_status rf_gx_args_rowstr(gx *x, const rf_gpu_kplan *pl, rf_gpu_args *a);
 rf_status rf_gx_args_islands(gx *x, const rf_hir_kernel *k, const int32_t vars[2], const gptr rows[2], int64_t n,
                              int32_t slot0, gbuf *tabs, rf_gpu_args *a);
 int rf_gx_repeats_dropped(gx *x, const rf_hir_kernel *k, int64_t n);

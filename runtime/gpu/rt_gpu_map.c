@@ -2,9 +2,10 @@
 ** runtime/gpu/rt_gpu_map.c: MAP, JOIN_MAP and GATHER_MAP kernels on the GPU.
 **
 ** Owns: a map-like kernel's operands in the argument block (its sides'
-** columns and row indices, string constants, string tables), and the run of
-** one such kernel: one pass (rf_map.cuh's map_onepass) where it filters or
-** drops repeats, else the write pass alone; errors worded by the host.
+** columns and row indices, string constants, string tables, the dictionary
+** for string work over two columns), and the run of one such kernel: one
+** pass (rf_map.cuh's map_onepass) where it filters or drops repeats, else
+** the write pass alone; errors worded by the host.
 */
 #include "rt_gpu_internal.h"
 
@@ -45,6 +46,17 @@ rf_status rf_gx_args_consts(gx *x, const rf_gpu_kplan *pl, rf_gpu_args *a, int32
 
 /* The string tables of kernel k's plan (its islands over the n rows of
 ** its sides) into tabs[slot0 ...] and their slots in a. */
+rf_status rf_gx_args_rowstr(gx *x, const rf_gpu_kplan *pl, rf_gpu_args *a)
+{
+    /* string work over two columns reads the rows' strings from the
+    ** dictionary's device copy: every code a column can hold is there */
+    if (pl->nrowstr <= 0 || RF_A_DICT_OFFSETS(*a)) return RF_OK;
+    rf_status st = rf_gpu_dict_sync(&x->str, 0);
+    RF_A_DICT_OFFSETS(*a) = x->str.dd.off.p;
+    RF_A_DICT_BYTES(*a) = x->str.dd.bytes.p;
+    return st;
+}
+
 rf_status rf_gx_args_islands(gx *x, const rf_hir_kernel *k, const int32_t vars[2], const gptr rows[2], int64_t n,
                              int32_t slot0, gbuf *tabs, rf_gpu_args *a)
 {
@@ -99,13 +111,7 @@ rf_status rf_gx_k_map(gx *x, const rf_hir_kernel *k)
     gbuf tabs[RF_GPU_MAX_ISLANDS];
     memset(tabs, 0, sizeof tabs);
     if (!st) st = rf_gx_args_islands(x, k, vars, rows, n, 0, tabs, &a);
-    if (pl->nrowstr > 0 && !st) {
-        /* string work over two columns reads the rows' strings from the
-        ** dictionary's device copy: every code a column can hold is there */
-        st = rf_gpu_dict_sync(&x->str, 0);
-        RF_A_DICT_OFFSETS(a) = x->str.dd.off.p;
-        RF_A_DICT_BYTES(a) = x->str.dd.bytes.p;
-    }
+    if (!st) st = rf_gx_args_rowstr(x, pl, &a);
     gbuf err = {0, 0}, pos = {0, 0};
     int64_t count = n;
     char name[64];
