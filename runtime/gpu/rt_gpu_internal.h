@@ -462,7 +462,11 @@ static inline rf_loc kloc(const gx *x, const rf_hir_kernel *k)
     return rf_mkloc(x->p->source, k->loc.line, k->loc.line ? k->loc.col : 0);
 }
 
-static inline int wid(rf_type t) { return rf_rt_type_width(t); }
+/* Bytes per value on the device: the host's, but a wide decimal (a total of
+** decimals) is kept in 64 bits, as a decimal, for now: exact within decimal's
+** range, "decimal out of range" beyond it (README.md "Wide decimals"). The
+** host copies (rf_gx_host_rel, rf_gx_upload_rel) widen and narrow it. */
+static inline int wid(rf_type t) { return t == RF_TYPE_DEC128 ? 8 : rf_rt_type_width(t); }
 
 static inline rf_status galloc(gx *x, uint64_t bytes, gbuf *b) { return rf_gpool_alloc(x->pool, bytes, b); }
 static inline void gfree(gx *x, gbuf *b) { rf_gpool_release(x->pool, b); }
