@@ -632,7 +632,7 @@ static void test_wide(void)
         char a[RF_VAL_FMT_MAX];
         rf_val_write_dec(a, d);
         CHECK_STR(wtext(d), a);
-        rf_dec128 w = ((rf_dec128)d << 64) / 3;
+        rf_dec128 w = (rf_dec128)d * ((rf_dec128)1 << 64) / 3;
         CHECK(pwide(wtext(w), &v) && v == w);
     }
     /* add, sub, neg: exact to the edges */
