@@ -292,6 +292,17 @@ rf_status rf_gx_rel_gather(gx *x, const gval *in, const rf_type *types, int32_t 
 
 /* ---- host copies ------------------------------------------------------------ */
 
+void rf_gx_widen_host_rel(rf_rt_rel *r)
+{
+    for (int32_t c = 0; c < r->ncols; c++)
+        if (r->types[c] == RF_TYPE_DEC128 && r->cols[c])
+            for (int64_t i = r->nrows - 1; i >= 0; i--) { /* from the end: in place */
+                int64_t d;
+                memcpy(&d, (char *)r->cols[c] + i * 8, 8);
+                ((rf_dec128 *)r->cols[c])[i] = rf_val_dec128_from_dec(d);
+            }
+}
+
 rf_status rf_gx_host_rel(gx *x, int32_t var, rf_rt_rel *r)
 {
     const rf_hir_var *hv = x->p->vars[var];
@@ -304,18 +315,11 @@ rf_status rf_gx_host_rel(gx *x, int32_t var, rf_rt_rel *r)
         ** the CPU's stand-in for it */
         if (!colp(v, c)) {
             memset(r->cols[c], 0, (size_t)v->nrows * (size_t)rf_rt_type_width(hv->types[c]));
-        } else if (hv->types[c] == RF_TYPE_DEC128) {
-            /* 64 bits on the device (wid): widened here, from the end so that it can be done in place */
-            st = x->g.ops->d2h(&x->g, r->cols[c], colp(v, c), n);
-            for (int64_t i = v->nrows - 1; i >= 0 && !st; i--) {
-                int64_t d;
-                memcpy(&d, (char *)r->cols[c] + i * 8, 8);
-                ((rf_dec128 *)r->cols[c])[i] = rf_val_dec128_from_dec(d);
-            }
         } else {
             st = x->g.ops->d2h(&x->g, r->cols[c], colp(v, c), n);
         }
     }
+    if (!st) rf_gx_widen_host_rel(r);
     if (st) rf_rt_rel_free(r);
     return st;
 }

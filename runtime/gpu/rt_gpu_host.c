@@ -187,12 +187,8 @@ static rf_status host_row(gx *x, int32_t var, gptr rows, int64_t r, rf_rt_rel *o
         int w = wid(hv->types[c]);
         if (!colp(v, c)) memset(out->cols[c], 0, (size_t)rf_rt_type_width(hv->types[c])); /* an input column no kernel reads */
         else st = x->g.ops->d2h(&x->g, out->cols[c], colp(v, c) + (uint64_t)row * (uint64_t)w, (uint64_t)w);
-        if (!st && colp(v, c) && hv->types[c] == RF_TYPE_DEC128) { /* 64 bits on the device (wid) */
-            int64_t d;
-            memcpy(&d, out->cols[c], 8);
-            *(rf_dec128 *)out->cols[c] = rf_val_dec128_from_dec(d);
-        }
     }
+    if (!st) rf_gx_widen_host_rel(out);
     return st;
 }
 
