@@ -415,7 +415,8 @@ static const char *format_of(rf_type t, int64_t str_bytes)
     switch (t) {
     case RF_TYPE_INT: return "l";
     case RF_TYPE_FLOAT: return "g";
-    case RF_TYPE_DECIMAL: return "d:38,6";
+    case RF_TYPE_DECIMAL:
+    case RF_TYPE_DEC128: return "d:38,6";
     case RF_TYPE_STRING: return str_bytes > INT32_MAX ? "U" : "u";
     case RF_TYPE_BOOL: return "b";
     case RF_TYPE_DATE: return "tdD";
@@ -507,6 +508,13 @@ static int export_column(const rf_rt_rel *r, int32_t c, const rf_rt_dict *dict, 
             memcpy(d + i * 16, &lo, 8);
             memcpy(d + i * 16 + 8, &hi, 8);
         }
+        break;
+    }
+    case RF_TYPE_DEC128: {
+        /* already Arrow's decimal128 at scale 6: 16 bytes, two's complement, little-endian */
+        size_t bytes = (size_t)n * 16;
+        if (!(p->mem[1] = rf_malloc(bytes + 16))) break;
+        if (bytes) memcpy(p->mem[1], src, bytes);
         break;
     }
     case RF_TYPE_BOOL: {

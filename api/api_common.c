@@ -42,6 +42,7 @@ int api_type_public(rf_type t)
     case RF_TYPE_STRING: return REDFOX_STRING;
     case RF_TYPE_BOOL: return REDFOX_BOOL;
     case RF_TYPE_DATE: return REDFOX_DATE;
+    case RF_TYPE_DEC128: return REDFOX_DECIMAL128;
     }
     return -1;
 }
@@ -55,6 +56,7 @@ int api_type_internal(int t, rf_type *out)
     case REDFOX_STRING: *out = RF_TYPE_STRING; return 0;
     case REDFOX_BOOL: *out = RF_TYPE_BOOL; return 0;
     case REDFOX_DATE: *out = RF_TYPE_DATE; return 0;
+    case REDFOX_DECIMAL128: *out = RF_TYPE_DEC128; return 0;
     }
     return -1;
 }

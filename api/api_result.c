@@ -145,6 +145,15 @@ int64_t rf_result_decimal(const rf_result *r, int32_t i, int32_t c, int64_t row)
     return p ? *p : 0;
 }
 
+int rf_result_decimal128(const rf_result *r, int32_t i, int32_t c, int64_t row, int64_t *hi, uint64_t *lo)
+{
+    const rf_dec128 *p = cell(r, i, c, row, RF_TYPE_DEC128);
+    rf_dec128 v = p ? *p : 0;
+    if (hi) *hi = (int64_t)(v >> 64);
+    if (lo) *lo = (uint64_t)v;
+    return p ? REDFOX_OK : REDFOX_NOTFOUND;
+}
+
 int32_t rf_result_date(const rf_result *r, int32_t i, int32_t c, int64_t row)
 {
     const int32_t *p = cell(r, i, c, row, RF_TYPE_DATE);
@@ -246,6 +255,7 @@ char *rf_result_value_text(const rf_result *r, int32_t i, int32_t c, int64_t row
     switch (o->types[c]) {
     case RF_TYPE_INT: rf_val_fmt_int(&b, *(const int64_t *)p); break;
     case RF_TYPE_DECIMAL: rf_val_fmt_dec(&b, *(const int64_t *)p); break;
+    case RF_TYPE_DEC128: rf_val_fmt_dec128(&b, *(const rf_dec128 *)p); break;
     case RF_TYPE_FLOAT: rf_val_fmt_float(&b, *(const double *)p); break;
     case RF_TYPE_DATE: rf_val_fmt_date(&b, *(const int32_t *)p); break;
     case RF_TYPE_BOOL: rf_val_fmt_bool(&b, *(const uint8_t *)p); break;

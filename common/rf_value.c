@@ -48,8 +48,14 @@ const char *rf_val_type_name(rf_type t)
     case RF_TYPE_STRING: return "string";
     case RF_TYPE_BOOL: return "boolean";
     case RF_TYPE_DATE: return "date";
+    case RF_TYPE_DEC128: return "decimal128";
     }
     return "?";
+}
+
+const char *rf_val_type_user_name(rf_type t)
+{
+    return rf_val_type_name(t == RF_TYPE_DEC128 ? RF_TYPE_DECIMAL : t);
 }
 
 int rf_val_type_size(rf_type t)
@@ -61,6 +67,7 @@ int rf_val_type_size(rf_type t)
     case RF_TYPE_STRING: return 0;
     case RF_TYPE_BOOL: return 1;
     case RF_TYPE_DATE: return 4;
+    case RF_TYPE_DEC128: return 16;
     }
     return 0;
 }
@@ -152,6 +159,46 @@ rf_status rf_val_parse_decimal(const char *p, int64_t len, int64_t *out, rf_val_
     uint64_t v = ip * (uint64_t)RF_DEC_ONE + fp; /* < 2^64: ip <= 9223372036854 */
     if (v > (uint64_t)RF_DEC_MAX) return fail(e, WHY_DEC_RANGE, 0);
     *out = neg ? -(int64_t)v : (int64_t)v;
+    return RF_OK;
+}
+
+__extension__ typedef unsigned __int128 rf_u128;
+
+rf_status rf_val_parse_dec128(const char *p, int64_t len, rf_dec128 *out, rf_val_err *e)
+{
+    if (len <= 0) return fail(e, WHY_EMPTY, 0);
+    int64_t i = 0;
+    int neg = 0;
+    if (p[0] == '-' || p[0] == '+') {
+        neg = p[0] == '-';
+        i = 1;
+    }
+    int64_t is = i;
+    while (i < len && is_digit(p[i])) i++;
+    int64_t ie = i, fs = i, fe = i;
+    if (i < len && p[i] == '.') {
+        fs = ++i;
+        while (i < len && is_digit(p[i])) i++;
+        fe = i;
+    }
+    if (ie == is && fe == fs) return fail(e, i < len ? WHY_CHAR : WHY_DIGITS, i);
+    if (i < len) return fail(e, WHY_CHAR, i);
+    if (fe - fs > RF_DEC_SCALE) return fail(e, WHY_DEC_FRAC, fs + RF_DEC_SCALE);
+    /* the units, digit by digit (the integer part, then the fraction padded
+    ** to 6 digits), each step checked against the range */
+    const rf_u128 max = (rf_u128)RF_DEC128_MAX;
+    rf_u128 v = 0;
+    for (int64_t k = is; k < fe; k++) {
+        if (k == ie) continue; /* the '.' */
+        unsigned d = (unsigned)(p[k] - '0');
+        if (v > (max - d) / 10) return fail(e, WHY_DEC_RANGE, 0);
+        v = v * 10 + d;
+    }
+    for (int64_t k = fe - fs; k < RF_DEC_SCALE; k++) {
+        if (v > max / 10) return fail(e, WHY_DEC_RANGE, 0);
+        v *= 10;
+    }
+    *out = neg ? -(rf_dec128)v : (rf_dec128)v;
     return RF_OK;
 }
 
@@ -459,11 +506,123 @@ rf_status rf_val_dec_from_float(double x, int64_t *out, rf_val_err *e)
     return RF_OK;
 }
 
-rf_status rf_val_dec128_add(rf_dec128 a, rf_dec128 b, rf_dec128 *out, rf_val_err *e)
+/* ---- wide decimal arithmetic ------------------------------------------- */
+
+static rf_status dec128_result(rf_dec128 v, rf_dec128 *out, rf_val_err *e)
 {
-    if (__builtin_add_overflow(a, b, out)) return fail(e, WHY_DEC_RANGE, 0);
+    if (v < RF_DEC128_MIN) return fail(e, WHY_DEC_RANGE, 0); /* only -2^127 */
+    *out = v;
     return RF_OK;
 }
+
+rf_status rf_val_dec128_add(rf_dec128 a, rf_dec128 b, rf_dec128 *out, rf_val_err *e)
+{
+    rf_dec128 s;
+    if (__builtin_add_overflow(a, b, &s)) return fail(e, WHY_DEC_RANGE, 0);
+    return dec128_result(s, out, e);
+}
+
+rf_status rf_val_dec128_sub(rf_dec128 a, rf_dec128 b, rf_dec128 *out, rf_val_err *e)
+{
+    rf_dec128 s;
+    if (__builtin_sub_overflow(a, b, &s)) return fail(e, WHY_DEC_RANGE, 0);
+    return dec128_result(s, out, e);
+}
+
+rf_status rf_val_dec128_neg(rf_dec128 a, rf_dec128 *out, rf_val_err *e)
+{
+    (void)e; /* the range is symmetric: never fails */
+    *out = -a;
+    return RF_OK;
+}
+
+/* A 256-bit magnitude as four 64-bit limbs, least significant first. */
+typedef struct u256 {
+    uint64_t w[4];
+} u256;
+
+static rf_u128 mag(rf_dec128 v) { return v < 0 ? 0 - (rf_u128)v : (rf_u128)v; }
+
+static u256 mul_u128(rf_u128 a, rf_u128 b)
+{
+    uint64_t x[2] = {(uint64_t)a, (uint64_t)(a >> 64)}, y[2] = {(uint64_t)b, (uint64_t)(b >> 64)};
+    u256 r = {{0, 0, 0, 0}};
+    for (int i = 0; i < 2; i++) {
+        rf_u128 carry = 0;
+        for (int j = 0; j < 2; j++) {
+            rf_u128 t = (rf_u128)x[i] * y[j] + r.w[i + j] + carry;
+            r.w[i + j] = (uint64_t)t;
+            carry = t >> 64;
+        }
+        r.w[i + 2] = (uint64_t)carry;
+    }
+    return r;
+}
+
+/* n / d rounded half away from zero (d > 0); the quotient's magnitude into
+** *q, or -1 when it exceeds RF_DEC128_MAX. Bit by bit (256 steps): the
+** remainder stays below d <= 2^128 - 1, so it and its doubling fit 129 bits,
+** which the carry out of the shift holds. Only values beyond the fast paths
+** come here. */
+static int div_u256(u256 n, rf_u128 d, rf_u128 *q)
+{
+    rf_u128 rem = 0;
+    u256 quo = {{0, 0, 0, 0}};
+    for (int bit = 255; bit >= 0; bit--) {
+        int top = (int)(rem >> 127);
+        rem = (rem << 1) | ((n.w[bit / 64] >> (bit % 64)) & 1);
+        if (top || rem >= d) {
+            rem -= d;
+            quo.w[bit / 64] |= (uint64_t)1 << (bit % 64);
+        }
+    }
+    if (quo.w[3] || quo.w[2]) return -1;
+    rf_u128 r = ((rf_u128)quo.w[1] << 64) | quo.w[0];
+    if (rem >= d - rem) r++; /* half away from zero: magnitudes round up */
+    if (r > (rf_u128)RF_DEC128_MAX) return -1;
+    *q = r;
+    return 0;
+}
+
+/* n / d rounded half away from zero, both signed, d nonzero, no overflow. */
+static rf_dec128 div_round128(rf_dec128 n, rf_dec128 d)
+{
+    rf_dec128 q = n / d, r = n % d;
+    rf_u128 ar = mag(r), ad = mag(d);
+    if (ar >= ad - ar) q += ((n < 0) != (d < 0)) ? -1 : 1;
+    return q;
+}
+
+static const rf_dec128 FAST_MUL = (rf_dec128)1 << 63; /* |a|, |b| below: |a * b| < 2^126 */
+static const rf_dec128 FAST_DIV = (rf_dec128)1 << 106; /* |a| below: |a * 10^6| < 2^126 */
+
+rf_status rf_val_dec128_mul(rf_dec128 a, rf_dec128 b, rf_dec128 *out, rf_val_err *e)
+{
+    int neg = (a < 0) != (b < 0);
+    if (a > -FAST_MUL && a < FAST_MUL && b > -FAST_MUL && b < FAST_MUL)
+        return dec128_result(div_round128(a * b, RF_DEC_ONE), out, e);
+    rf_u128 q;
+    if (div_u256(mul_u128(mag(a), mag(b)), RF_DEC_ONE, &q)) return fail(e, WHY_DEC_RANGE, 0);
+    *out = neg ? -(rf_dec128)q : (rf_dec128)q;
+    return RF_OK;
+}
+
+rf_status rf_val_dec128_div(rf_dec128 a, rf_dec128 b, rf_dec128 *out, rf_val_err *e)
+{
+    if (b == 0) return fail(e, WHY_DIV0, 0);
+    int neg = (a < 0) != (b < 0);
+    if (a > -FAST_DIV && a < FAST_DIV) {
+        rf_dec128 n = a * RF_DEC_ONE;
+        /* b == -1 units with n's quotient beyond the range cannot happen: |n| < 2^126 */
+        return dec128_result(div_round128(n, b), out, e);
+    }
+    rf_u128 q;
+    if (div_u256(mul_u128(mag(a), RF_DEC_ONE), mag(b), &q)) return fail(e, WHY_DEC_RANGE, 0);
+    *out = neg ? -(rf_dec128)q : (rf_dec128)q;
+    return RF_OK;
+}
+
+double rf_val_dec128_to_float(rf_dec128 s) { return (double)s / 1e6; }
 
 rf_status rf_val_dec128_to_dec(rf_dec128 s, int64_t *out, rf_val_err *e)
 {
@@ -565,8 +724,6 @@ rf_status rf_val_date_add_years(int32_t d, int64_t n, int32_t *out, rf_val_err *
 }
 
 /* ---- formatting ----------------------------------------------------- */
-
-__extension__ typedef unsigned __int128 rf_u128;
 
 /* Writes the decimal digits of u at dst (no sign); returns the length. */
 static int write_u64(char *dst, uint64_t u)

@@ -14,6 +14,11 @@
 **   decimal  int64_t scaled by 10^6 (RF_DEC_SCALE); the range is symmetric,
 **            [-INT64_MAX, INT64_MAX] units, so negation never overflows;
 **            sums are rf_dec128 at the same scale
+**   decimal128  (RF_TYPE_DEC128, "wide decimal") rf_dec128 (__int128) at the
+**            same scale, range [-(2^127-1), 2^127-1] units (38 significant
+**            digits): the type of totals of decimals, so that they stay exact
+**            beyond decimal's 9.2e12. To users it is a decimal (messages,
+**            declarations); dumps name it decimal128.
 **   boolean  uint8_t, 0 or 1
 **   date     int32_t days since 1970-01-01, proleptic Gregorian calendar,
 **            years 0001..9999
@@ -49,12 +54,17 @@ typedef enum rf_type {
     RF_TYPE_DECIMAL,
     RF_TYPE_STRING,
     RF_TYPE_BOOL,
-    RF_TYPE_DATE
+    RF_TYPE_DATE,
+    RF_TYPE_DEC128 /* last: the .rfx encoding of the others is unchanged */
 } rf_type;
 
-/* "int", "float", "decimal", "string", "boolean", "date" (the LogiQL names). */
+/* "int", "float", "decimal", "string", "boolean", "date", "decimal128": the
+** LogiQL names, and the wide decimal's name in dumps (plans, Harmony IR). */
 const char *rf_val_type_name(rf_type t);
-/* Bytes per value in a column: 8, 8, 8, 0 (strings are not fixed width), 1, 4. */
+/* The name a user reads in a message: as rf_val_type_name, but a wide
+** decimal is a "decimal" (its width is the compiler's choice). */
+const char *rf_val_type_user_name(rf_type t);
+/* Bytes per value in a column: 8, 8, 8, 0 (strings are not fixed width), 1, 4, 16. */
 int rf_val_type_size(rf_type t);
 
 #define RF_DEC_SCALE 6
@@ -62,8 +72,12 @@ int rf_val_type_size(rf_type t);
 #define RF_DEC_MAX INT64_MAX
 #define RF_DEC_MIN (-INT64_MAX)
 
-/* 128-bit accumulator for sums of decimals (scale 6) and of ints. */
+/* 128-bit accumulator for sums of decimals (scale 6) and of ints, and the
+** wide decimal's value (RF_TYPE_DEC128). The wide decimal's range is
+** symmetric like decimal's, so that negation never overflows. */
 __extension__ typedef __int128 rf_dec128;
+#define RF_DEC128_MAX ((((rf_dec128)INT64_MAX) << 64) | (rf_dec128)UINT64_MAX)
+#define RF_DEC128_MIN (-RF_DEC128_MAX)
 
 /* Why a parse or an operation failed. why is a static string. */
 typedef struct rf_val_err {
@@ -75,6 +89,8 @@ typedef struct rf_val_err {
 
 rf_status rf_val_parse_int(const char *p, int64_t len, int64_t *out, rf_val_err *e);
 rf_status rf_val_parse_decimal(const char *p, int64_t len, int64_t *out, rf_val_err *e);
+/* The decimal syntax, into the wide decimal's range. */
+rf_status rf_val_parse_dec128(const char *p, int64_t len, rf_dec128 *out, rf_val_err *e);
 rf_status rf_val_parse_float(const char *p, int64_t len, double *out, rf_val_err *e);
 rf_status rf_val_parse_date(const char *p, int64_t len, int32_t *out, rf_val_err *e);
 rf_status rf_val_parse_bool(const char *p, int64_t len, uint8_t *out, rf_val_err *e);
@@ -132,10 +148,28 @@ int64_t rf_val_dec_to_int(int64_t d);
 double rf_val_dec_to_float(int64_t d);
 rf_status rf_val_dec_from_float(double x, int64_t *out, rf_val_err *e);
 
-/* 128-bit sums. avg divides and rounds half away from zero to 6 fraction
-** digits (LogiQL: avg of int or decimal is a decimal); count must be > 0. */
+/* ---- wide decimal arithmetic (RF_TYPE_DEC128) ------------------------ */
+/* As decimal's, in the wide range [RF_DEC128_MIN, RF_DEC128_MAX]: mul and
+** div round half away from zero to 6 fraction digits (exactly: products and
+** scaled dividends beyond 128 bits are computed in 256), results outside
+** the range are "decimal out of range", div by 0 is "division by zero".
+** add also accumulates totals (of decimals and of ints). */
 rf_status rf_val_dec128_add(rf_dec128 a, rf_dec128 b, rf_dec128 *out, rf_val_err *e);
+rf_status rf_val_dec128_sub(rf_dec128 a, rf_dec128 b, rf_dec128 *out, rf_val_err *e);
+rf_status rf_val_dec128_mul(rf_dec128 a, rf_dec128 b, rf_dec128 *out, rf_val_err *e);
+rf_status rf_val_dec128_div(rf_dec128 a, rf_dec128 b, rf_dec128 *out, rf_val_err *e);
+rf_status rf_val_dec128_neg(rf_dec128 a, rf_dec128 *out, rf_val_err *e);
+/* Widening never fails: a decimal is a wide decimal, an int times 10^6 fits. */
+static inline rf_dec128 rf_val_dec128_from_dec(int64_t d) { return d; }
+static inline rf_dec128 rf_val_dec128_from_int(int64_t i) { return (rf_dec128)i * RF_DEC_ONE; }
+/* Narrowing to decimal: "decimal out of range" outside decimal's range. */
 rf_status rf_val_dec128_to_dec(rf_dec128 s, int64_t *out, rf_val_err *e);
+/* (double)s / 1e6: for a value within decimal's range exactly what
+** rf_val_dec_to_float gives (both round the integer to the nearest double). */
+double rf_val_dec128_to_float(rf_dec128 s);
+
+/* avg divides a 128-bit sum and rounds half away from zero to 6 fraction
+** digits (LogiQL: avg of int or decimal is a decimal); count must be > 0. */
 rf_status rf_val_dec128_avg(rf_dec128 sum, int64_t count, int64_t *out, rf_val_err *e);
 /* sum is a sum of ints (unscaled); the result is a decimal. */
 rf_status rf_val_int128_avg(rf_dec128 sum, int64_t count, int64_t *out, rf_val_err *e);

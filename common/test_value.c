@@ -572,6 +572,152 @@ static void test_misc(void)
     CHECK(rf_val_type_size(RF_TYPE_DATE) == 4 && rf_val_type_size(RF_TYPE_STRING) == 0);
 }
 
+/* ---- the wide decimal (RF_TYPE_DEC128) ----------------------------------- */
+
+static int pwide(const char *s, rf_dec128 *v)
+{
+    E.why = NULL;
+    E.off = -1;
+    return rf_val_parse_dec128(s, (int64_t)strlen(s), v, &E) == RF_OK;
+}
+
+static const char *wtext(rf_dec128 v)
+{
+    static char buf[RF_VAL_FMT_MAX];
+    rf_val_write_dec128(buf, v);
+    return buf;
+}
+
+/* x * k exactly, or -1 when it overflows the wide range (an independent
+** reference for multiplying by a whole number k). */
+static int times(rf_dec128 x, int64_t k, rf_dec128 *out)
+{
+    if (__builtin_mul_overflow(x, (rf_dec128)k, out)) return -1;
+    return *out < RF_DEC128_MIN ? -1 : 0;
+}
+
+static void test_wide(void)
+{
+    rf_dec128 v, r;
+    rf_val_err e;
+    const rf_dec128 max = RF_DEC128_MAX, min = RF_DEC128_MIN;
+    /* names and sizes */
+    CHECK_STR(rf_val_type_name(RF_TYPE_DEC128), "decimal128");
+    CHECK_STR(rf_val_type_user_name(RF_TYPE_DEC128), "decimal");
+    CHECK_STR(rf_val_type_user_name(RF_TYPE_INT), "int");
+    CHECK(rf_val_type_size(RF_TYPE_DEC128) == 16);
+    /* the range: 2^127 - 1 units, symmetric */
+    CHECK(max > 0 && max + min == 0 && (max >> 126) == 1);
+    /* parsing and printing, edge cases */
+    CHECK(pwide("170141183460469231731687303715884.105727", &v) && v == max);
+    CHECK(pwide("-170141183460469231731687303715884.105727", &v) && v == min);
+    CHECK(!pwide("170141183460469231731687303715884.105728", &v) && why_is("decimal out of range", 0));
+    CHECK(!pwide("1701411834604692317316873037158840", &v) && why_is("decimal out of range", 0));
+    CHECK(pwide("0000000000000000000000000000000000000000001.5", &v) && v == 1500000);
+    CHECK(pwide("+.5", &v) && v == 500000);
+    CHECK(pwide("5.", &v) && v == 5000000);
+    CHECK(pwide("-0", &v) && v == 0);
+    CHECK(!pwide("1.0000000", &v) && why_is("too many fraction digits (at most 6)", 8));
+    CHECK(!pwide("", &v) && why_is("empty field", 0));
+    CHECK(!pwide("-", &v) && why_is("missing digits", 1));
+    CHECK(!pwide("1x", &v) && why_is("unexpected character", 1));
+    CHECK_STR(wtext(max), "170141183460469231731687303715884.105727");
+    CHECK_STR(wtext(min), "-170141183460469231731687303715884.105727");
+    CHECK_STR(wtext(0), "0.00");
+    CHECK_STR(wtext(-1), "-0.000001");
+    /* the same text as decimal's for every decimal, and read back exactly */
+    for (int i = 0; i < 2000; i++) {
+        int64_t d = (int64_t)next_rand();
+        if (d == INT64_MIN) continue;
+        char a[RF_VAL_FMT_MAX];
+        rf_val_write_dec(a, d);
+        CHECK_STR(wtext(d), a);
+        rf_dec128 w = (rf_dec128)d * ((rf_dec128)1 << 64) / 3;
+        CHECK(pwide(wtext(w), &v) && v == w);
+    }
+    /* add, sub, neg: exact to the edges */
+    CHECK(rf_val_dec128_add(max - 1, 1, &r, &e) == RF_OK && r == max);
+    CHECK(rf_val_dec128_add(max, 1, &r, &e) == RF_EUSER && !strcmp(e.why, "decimal out of range"));
+    CHECK(rf_val_dec128_add(min, -1, &r, &e) == RF_EUSER); /* -2^127 is outside */
+    CHECK(rf_val_dec128_sub(min, 1, &r, &e) == RF_EUSER);
+    CHECK(rf_val_dec128_sub(0, max, &r, &e) == RF_OK && r == min);
+    CHECK(rf_val_dec128_sub(-2, max, &r, &e) == RF_EUSER);
+    CHECK(rf_val_dec128_neg(min, &r, &e) == RF_OK && r == max);
+    /* mul: rounding half away from zero at 6 digits */
+    CHECK(rf_val_dec128_mul(1, 500000, &r, &e) == RF_OK && r == 1);    /* 0.000001 * 0.5 */
+    CHECK(rf_val_dec128_mul(-1, 500000, &r, &e) == RF_OK && r == -1);
+    CHECK(rf_val_dec128_mul(1, 499999, &r, &e) == RF_OK && r == 0);
+    CHECK(rf_val_dec128_mul(max, RF_DEC_ONE, &r, &e) == RF_OK && r == max);
+    CHECK(rf_val_dec128_mul(min, RF_DEC_ONE, &r, &e) == RF_OK && r == min);
+    CHECK(rf_val_dec128_mul(max, -RF_DEC_ONE, &r, &e) == RF_OK && r == min);
+    CHECK(rf_val_dec128_mul(max, 2 * RF_DEC_ONE, &r, &e) == RF_EUSER && !strcmp(e.why, "decimal out of range"));
+    CHECK(rf_val_dec128_mul(max, max, &r, &e) == RF_EUSER);
+    CHECK(rf_val_dec128_mul(min, max, &r, &e) == RF_EUSER);
+    /* 10^20 units squared: 10^40 / 10^6 = 10^34 units */
+    rf_dec128 e20 = (rf_dec128)10000000000 * 10000000000;
+    rf_dec128 e17 = (rf_dec128)100000000000000000;
+    CHECK(rf_val_dec128_mul(e20, e20, &r, &e) == RF_OK && r == e17 * e17);
+    /* (2^110 + 1) units * 0.5 = 2^109 + 0.5 units: rounds away from zero */
+    rf_dec128 p110 = (rf_dec128)1 << 110;
+    CHECK(rf_val_dec128_mul(p110 + 1, 500000, &r, &e) == RF_OK && r == ((rf_dec128)1 << 109) + 1);
+    CHECK(rf_val_dec128_mul(-(p110 + 1), 500000, &r, &e) == RF_OK && r == -((rf_dec128)1 << 109) - 1);
+    CHECK(rf_val_dec128_mul(p110 + 1, -500000, &r, &e) == RF_OK && r == -((rf_dec128)1 << 109) - 1);
+    /* a whole multiplier k (k * 10^6 units) gives x * k exactly, on the fast and the 256-bit path */
+    for (int i = 0; i < 4000; i++) {
+        rf_dec128 x = (rf_dec128)(((unsigned __int128)next_rand() << 64 | next_rand()) >> (next_rand() % 127));
+        if (next_rand() & 1) x = -x;
+        int64_t k = (int64_t)(next_rand() % 2000000) - 1000000;
+        rf_dec128 want;
+        int ok = times(x, k, &want) == 0;
+        rf_status st = rf_val_dec128_mul(x, (rf_dec128)k * RF_DEC_ONE, &r, &e);
+        CHECK(ok ? st == RF_OK && r == want : st == RF_EUSER);
+        st = rf_val_dec128_mul((rf_dec128)k * RF_DEC_ONE, x, &r, &e);
+        CHECK(ok ? st == RF_OK && r == want : st == RF_EUSER);
+        /* and dividing by k is C's division, rounded half away from zero */
+        if (k) {
+            rf_dec128 q = x / k, rem = x % k;
+            rf_dec128 arem = rem < 0 ? -rem : rem, ak = k < 0 ? -k : k;
+            if (2 * arem >= ak) q += (x < 0) != (k < 0) ? -1 : 1;
+            CHECK(rf_val_dec128_div(x, (rf_dec128)k * RF_DEC_ONE, &r, &e) == RF_OK && r == q);
+        }
+    }
+    /* div: rounding, range, zero */
+    CHECK(rf_val_dec128_div(RF_DEC_ONE, 3 * RF_DEC_ONE, &r, &e) == RF_OK && r == 333333);
+    CHECK(rf_val_dec128_div(2 * RF_DEC_ONE, 3 * RF_DEC_ONE, &r, &e) == RF_OK && r == 666667);
+    CHECK(rf_val_dec128_div(-2 * RF_DEC_ONE, 3 * RF_DEC_ONE, &r, &e) == RF_OK && r == -666667);
+    CHECK(rf_val_dec128_div(max, RF_DEC_ONE, &r, &e) == RF_OK && r == max);
+    CHECK(rf_val_dec128_div(max, -RF_DEC_ONE, &r, &e) == RF_OK && r == min);
+    CHECK(rf_val_dec128_div(max, 1, &r, &e) == RF_EUSER && !strcmp(e.why, "decimal out of range"));
+    CHECK(rf_val_dec128_div(max, 500000, &r, &e) == RF_EUSER);
+    CHECK(rf_val_dec128_div(max, max, &r, &e) == RF_OK && r == RF_DEC_ONE);
+    CHECK(rf_val_dec128_div(min, max, &r, &e) == RF_OK && r == -RF_DEC_ONE);
+    CHECK(rf_val_dec128_div(1, max, &r, &e) == RF_OK && r == 0);
+    CHECK(rf_val_dec128_div(max, 0, &r, &e) == RF_EUSER && !strcmp(e.why, "division by zero"));
+    /* (2^120 units) / (2^60 units) = 2^60 * 10^6 units (the 256-bit path) */
+    CHECK(rf_val_dec128_div((rf_dec128)1 << 120, (rf_dec128)1 << 60, &r, &e) == RF_OK &&
+          r == ((rf_dec128)1 << 60) * RF_DEC_ONE);
+    /* 2^107 units / 2e6 units... with a remainder of exactly a half: (2^107 + 1) / 2 */
+    CHECK(rf_val_dec128_div(((rf_dec128)1 << 107) + 1, 2 * RF_DEC_ONE, &r, &e) == RF_OK &&
+          r == ((rf_dec128)1 << 106) + 1);
+    CHECK(rf_val_dec128_div(-((rf_dec128)1 << 107) - 1, 2 * RF_DEC_ONE, &r, &e) == RF_OK &&
+          r == -((rf_dec128)1 << 106) - 1);
+    /* widening, narrowing, float */
+    CHECK(rf_val_dec128_from_dec(RF_DEC_MIN) == RF_DEC_MIN);
+    CHECK(rf_val_dec128_from_int(INT64_MIN) == (rf_dec128)INT64_MIN * RF_DEC_ONE);
+    int64_t d;
+    CHECK(rf_val_dec128_to_dec(RF_DEC_MAX, &d, &e) == RF_OK && d == RF_DEC_MAX);
+    CHECK(rf_val_dec128_to_dec((rf_dec128)RF_DEC_MAX + 1, &d, &e) == RF_EUSER && !strcmp(e.why, "decimal out of range"));
+    CHECK(rf_val_dec128_to_dec(RF_DEC_MIN, &d, &e) == RF_OK && d == RF_DEC_MIN);
+    CHECK(rf_val_dec128_to_dec((rf_dec128)RF_DEC_MIN - 1, &d, &e) == RF_EUSER);
+    for (int i = 0; i < 1000; i++) {
+        int64_t x = (int64_t)(next_rand() >> 1);
+        CHECK(rf_val_dec128_to_float(x) == rf_val_dec_to_float(x));
+    }
+    CHECK(rf_val_dec128_to_float(max) == 1.7014118346046923e32);
+    /* comparison is exact where doubles are not */
+    CHECK(rf_val_cmp_dec128(max, max - 1) == 1 && rf_val_cmp_dec128(min, min + 1) == -1);
+}
+
 int main(void)
 {
     test_parse_int();
@@ -582,6 +728,7 @@ int main(void)
     test_dates();
     test_format();
     test_misc();
+    test_wide();
     printf("test_value: %d checks, %d failures\n", checks, failures);
     return failures ? 1 : 0;
 }

@@ -29,6 +29,7 @@ int rf_db_type_width(rf_type t)
     case RF_TYPE_STRING:
     case RF_TYPE_DATE: return 4;
     case RF_TYPE_BOOL: return 1;
+    case RF_TYPE_DEC128: return 0; /* not stored in a database (docs/DATABASE.md) */
     }
     return 0;
 }

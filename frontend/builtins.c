@@ -73,6 +73,7 @@ int rf_fe_type_from_name(const char *name, rf_type *out)
 
 const char *rf_fe_type_name(rf_type t)
 {
+    if (t == RF_TYPE_DEC128) return "decimal"; /* the wide decimal is a decimal to the user */
     for (int64_t i = 0; i < RF_ARRAY_LEN(type_names); i++)
         if (type_names[i].type == t) return type_names[i].name;
     return "unknown";

@@ -9,7 +9,7 @@
 
 int rf_type_is_numeric(rf_type t)
 {
-    return t == RF_TYPE_INT || t == RF_TYPE_DECIMAL || t == RF_TYPE_FLOAT;
+    return t == RF_TYPE_INT || t == RF_TYPE_DECIMAL || t == RF_TYPE_DEC128 || t == RF_TYPE_FLOAT;
 }
 
 int rf_chk_is_reserved(const char *name)

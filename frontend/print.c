@@ -4,11 +4,21 @@
 */
 #include "check_internal.h"
 
+/* A cast as a dump shows it: the conversion built-in, or for the wide
+** decimal decimal128[x] (widening) and decimal[x] (narrowing, range-checked). */
+const char *rf_fe_cast_name(rf_type from, rf_type to)
+{
+    if (to == RF_TYPE_DEC128) return "decimal128";
+    if (to == RF_TYPE_DECIMAL) return from == RF_TYPE_INT ? "int:decimal" : "decimal";
+    return from == RF_TYPE_INT ? "int:float" : "decimal:float";
+}
+
 void rf_fe_const_print(const rf_fe_const *k, rf_buf *out)
 {
     switch (k->type) {
     case RF_TYPE_INT: rf_val_fmt_int(out, k->i); break;
-    case RF_TYPE_DECIMAL: rf_val_fmt_dec(out, k->i); break;
+    case RF_TYPE_DECIMAL:
+    case RF_TYPE_DEC128: rf_val_fmt_dec(out, k->i); break; /* a wide constant holds a decimal's value */
     case RF_TYPE_FLOAT: rf_val_fmt_float(out, k->f); rf_buf_putc(out, 'f'); break;
     case RF_TYPE_BOOL: rf_buf_puts(out, k->i ? "true" : "false"); break;
     case RF_TYPE_DATE:
@@ -50,8 +60,7 @@ void rf_fe_expr_print(const rf_fe_rule *r, const rf_fe_expr *e, rf_buf *out)
     case RF_FE_CALL:
     case RF_FE_CAST:
         if (e->kind == RF_FE_CALL) rf_buf_printf(out, "%s[", rf_fe_builtin_info(e->fn)->name);
-        else rf_buf_printf(out, "%s[", e->type == RF_TYPE_DECIMAL ? "int:decimal"
-                                       : e->args[0]->type == RF_TYPE_INT ? "int:float" : "decimal:float");
+        else rf_buf_printf(out, "%s[", rf_fe_cast_name(e->args[0]->type, e->type));
         for (int32_t i = 0; i < e->nargs; i++) {
             if (i) rf_buf_puts(out, ", ");
             rf_fe_expr_print(r, e->args[i], out);
@@ -151,7 +160,8 @@ void rf_fe_print_program(const rf_fe_program *p, rf_buf *out)
             for (int32_t j = 0; j < q->arity; j++) {
                 if (q->functional && j == q->arity - 1) rf_buf_puts(out, "] = ");
                 else if (j) rf_buf_puts(out, ", ");
-                rf_buf_printf(out, "%s %s", q->cols[j] ? q->cols[j] : "_", rf_fe_type_name(q->types[j]));
+                rf_buf_printf(out, "%s %s", q->cols[j] ? q->cols[j] : "_",
+                              q->types[j] == RF_TYPE_DEC128 ? "decimal128" : rf_fe_type_name(q->types[j]));
             }
             rf_buf_printf(out, "%s%s%s%s%s", q->functional ? "" : ")", q->declared ? " declared" : "",
                           q->input_file ? " input=" : "", q->input_file ? q->input_file : "",

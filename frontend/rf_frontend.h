@@ -66,7 +66,9 @@ int rf_fe_type_from_name(const char *name, rf_type *out);
 /* A constant. i holds int, decimal (scaled), boolean and date values. */
 typedef struct rf_fe_const {
     rf_type type;
-    int64_t i;
+    int64_t i; /* int, decimal (scaled by 10^6), boolean, date; a wide decimal's
+                  constant (RF_TYPE_DEC128) holds a value in decimal's range here:
+                  constants come from the source, whose decimals are 64-bit */
     double f;
     const char *s; /* strings: bytes, NUL-terminated; slen the length */
     int64_t slen;
@@ -255,6 +257,8 @@ rf_status rf_fe_load_sources(const char *const *names, const char *const *texts,
 void rf_fe_print_program(const rf_fe_program *p, rf_buf *out);
 void rf_fe_expr_print(const rf_fe_rule *r, const rf_fe_expr *e, rf_buf *out);
 void rf_fe_const_print(const rf_fe_const *c, rf_buf *out);
+/* The name a dump gives a cast from one numeric type to another. */
+const char *rf_fe_cast_name(rf_type from, rf_type to);
 const char *rf_fe_type_name(rf_type t);
 
 #endif

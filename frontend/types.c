@@ -4,13 +4,31 @@
 ** Owns: the types of undeclared predicates' columns and of every variable
 ** (inferred to a fixpoint from atoms, assignments, aggregates and heads),
 ** then one checking pass that reports mismatches and makes numeric
-** promotions explicit (CAST nodes: int -> decimal -> float).
+** promotions explicit (CAST nodes: int -> decimal -> wide decimal -> float).
+**
+** The wide decimal (RF_TYPE_DEC128, rf_value.h) is for totals of decimals,
+** so that they stay exact beyond decimal's 64 bits; agg_result does not give
+** it yet (the GPU and the database hold no 16-byte column so far), but the
+** rules below take it. It is a decimal to the user; its width is this file's
+** choice: a variable or a
+** predicate column (declared decimal or not) becomes wide when a wide value
+** reaches it, which only ever widens (so inference still ends), except the
+** columns of input predicates (files, databases), which stay 64-bit: a wide
+** variable that an input's decimal column binds compares with it through a
+** filter, and a wide value that a head stores into a 64-bit decimal column
+** is narrowed with a run-time range check.
 */
 #include "check_internal.h"
 
 #include <string.h>
 
-static int rank(rf_type t) { return t == RF_TYPE_INT ? 0 : t == RF_TYPE_DECIMAL ? 1 : 2; }
+static int rank(rf_type t)
+{
+    return t == RF_TYPE_INT ? 0 : t == RF_TYPE_DECIMAL ? 1 : t == RF_TYPE_DEC128 ? 2 : 3;
+}
+
+/* A predicate whose columns keep their types (read from files or a database). */
+static int is_input(const rf_fe_pred *p) { return p->input_file != NULL; }
 
 static rf_type wider(rf_type a, rf_type b) { return rank(a) >= rank(b) ? a : b; }
 
@@ -21,13 +39,21 @@ static rf_fe_expr *cast_to(rf_checker *c, rf_fe_expr *e, rf_type t)
     if (e->type == t) return e;
     if (e->kind == RF_FE_CONST) {
         /* fold constant promotions right away */
-        if (e->c.type == RF_TYPE_INT && t == RF_TYPE_DECIMAL) {
+        if (e->c.type == RF_TYPE_INT && (t == RF_TYPE_DECIMAL || t == RF_TYPE_DEC128)) {
             int64_t v;
             if (rf_val_dec_from_int(e->c.i, &v, NULL) == RF_OK) {
                 e->c.type = e->type = t;
                 e->c.i = v;
                 return e;
             }
+        } else if (e->c.type == RF_TYPE_DECIMAL && t == RF_TYPE_DEC128) {
+            /* a wide constant holds a decimal's value (rf_frontend.h) */
+            e->c.type = e->type = t;
+            return e;
+        } else if (t == RF_TYPE_FLOAT && e->c.type == RF_TYPE_DEC128) {
+            e->c.f = rf_val_dec_to_float(e->c.i);
+            e->c.type = e->type = t;
+            return e;
         } else if (t == RF_TYPE_FLOAT && e->c.type == RF_TYPE_INT) {
             e->c.f = (double)e->c.i;
             e->c.type = e->type = t;
@@ -152,6 +178,16 @@ static rf_type type_of(rf_checker *c, rf_fe_rule *r, rf_fe_expr *e, int report, 
     case RF_FE_CALL: {
         const rf_builtin_info *bi = rf_fe_builtin_info(e->fn);
         int known = 1;
+        if (e->fn == RF_BI_DECIMAL_FLOAT && e->nargs == 1 && type_of(c, r, e->args[0], 0, bad) == RF_TYPE_DEC128) {
+            /* decimal:float of a wide decimal: the same conversion, as a cast */
+            type_of(c, r, e->args[0], report, bad);
+            if (report) {
+                e->kind = RF_FE_CAST;
+                e->type = RF_TYPE_FLOAT;
+            }
+            t = RF_TYPE_FLOAT;
+            break;
+        }
         for (int32_t i = 0; i < e->nargs; i++) {
             rf_type a = type_of(c, r, e->args[i], report, bad);
             if (a == RF_TYPE_UNKNOWN) {
@@ -175,16 +211,26 @@ static rf_type type_of(rf_checker *c, rf_fe_rule *r, rf_fe_expr *e, int report, 
     return t;
 }
 
+/* Whether a slot of type cur takes t: when unknown, or a decimal that a
+** wide value widens. */
+static int takes(rf_type cur, rf_type t)
+{
+    return t != RF_TYPE_UNKNOWN && (cur == RF_TYPE_UNKNOWN || (cur == RF_TYPE_DECIMAL && t == RF_TYPE_DEC128));
+}
+
 static int set_var(rf_fe_rule *r, int32_t v, rf_type t)
 {
-    if (t == RF_TYPE_UNKNOWN || r->vars[v].type != RF_TYPE_UNKNOWN) return 0;
+    if (!takes(r->vars[v].type, t)) return 0;
     r->vars[v].type = t;
     return 1;
 }
 
 static int set_col(rf_fe_pred *p, int32_t i, rf_type t)
 {
-    if (t == RF_TYPE_UNKNOWN || p->declared || p->types[i] != RF_TYPE_UNKNOWN) return 0;
+    if (!takes(p->types[i], t)) return 0;
+    /* a declaration fixes the type (only its decimal's width is inferred);
+    ** an input's decimal stays 64-bit */
+    if (p->types[i] == RF_TYPE_UNKNOWN ? p->declared : is_input(p)) return 0;
     p->types[i] = t;
     return 1;
 }
@@ -195,7 +241,7 @@ static rf_type agg_result(rf_agg_fn fn, rf_type arg)
     case RF_AGG_COUNT: return RF_TYPE_INT;
     case RF_AGG_AVG:
         if (arg == RF_TYPE_UNKNOWN) return arg;
-        return arg == RF_TYPE_FLOAT ? RF_TYPE_FLOAT : RF_TYPE_DECIMAL;
+        return arg == RF_TYPE_FLOAT ? RF_TYPE_FLOAT : RF_TYPE_DECIMAL; /* a mean of decimals is within range */
     default: return arg;
     }
 }
@@ -309,6 +355,31 @@ static void operand_text(const rf_fe_rule *r, const rf_fe_expr *e, rf_buf *out)
     }
 }
 
+/* Atom l's argument j is variable v, wide, where l's column is an input's
+** 64-bit decimal: a fresh decimal variable takes v's place there, and a
+** filter compares the two exactly. 0 when out of memory. */
+static int bind_through_filter(rf_checker *c, rf_fe_rule *r, rf_fe_lit *l, int32_t j)
+{
+    rf_fe_expr *a = l->args[j];
+    int32_t t = append_var(c, r, RF_TYPE_DECIMAL, a->loc);
+    rf_fe_expr *nv = rf_chk_expr_new(c, RF_FE_VAR, a->loc), *tv = rf_chk_expr_new(c, RF_FE_VAR, a->loc);
+    rf_fe_lit *f = rf_arena_alloc(c->a, sizeof *f);
+    if (t < 0 || !nv || !tv || !f) {
+        c->oom = 1;
+        return 0;
+    }
+    nv->var = tv->var = t;
+    nv->type = tv->type = RF_TYPE_DECIMAL;
+    l->args[j] = nv;
+    memset(f, 0, sizeof *f);
+    f->kind = RF_FE_CMP;
+    f->loc = a->loc;
+    f->op = RF_CMP_EQ;
+    f->lhs = cast_to(c, tv, RF_TYPE_DEC128);
+    f->rhs = a;
+    return append_lit(c, r, f) == 0;
+}
+
 /* A comparison: like types, or numbers widened to the wider type. */
 static void type_cmp(rf_checker *c, rf_fe_rule *r, rf_fe_lit *l, int *bad)
 {
@@ -350,6 +421,10 @@ static void check_rule(rf_checker *c, rf_fe_rule *r)
                     rf_fe_var *v = &r->vars[a->var];
                     if (v->type == RF_TYPE_UNKNOWN) v->type = ct; /* wildcard */
                     a->type = v->type;
+                    if (v->type == RF_TYPE_DEC128 && ct == RF_TYPE_DECIMAL && !l->negated) {
+                        if (!bind_through_filter(c, r, l, j)) break;
+                        continue;
+                    }
                     if (v->type != ct) {
                         b.len = 0;
                         col_desc(&b, l->pred, j);
@@ -414,8 +489,12 @@ static void check_rule(rf_checker *c, rf_fe_rule *r)
         rf_type vt = r->vars[a->var].type;
         a->type = vt;
         if (vt == ct) continue;
-        if (rf_type_is_numeric(vt) && rf_type_is_numeric(ct) && rank(vt) < rank(ct) && r->head->declared) {
-            /* widen through a fresh variable: head(t) <- ..., t = cast(x) */
+        if (rf_type_is_numeric(vt) && rf_type_is_numeric(ct) &&
+            ((rank(vt) < rank(ct) && (r->head->declared || ct == RF_TYPE_DEC128)) ||
+             (vt == RF_TYPE_DEC128 && ct == RF_TYPE_DECIMAL))) {
+            /* widen through a fresh variable: head(t) <- ..., t = cast(x);
+            ** a wide value into an input's decimal column narrows, with a
+            ** run-time range check */
             int32_t t = append_var(c, r, ct, a->loc);
             rf_fe_lit *l = rf_arena_alloc(c->a, sizeof *l);
             rf_fe_expr *v = rf_chk_expr_new(c, RF_FE_VAR, a->loc);

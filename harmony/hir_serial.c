@@ -13,7 +13,7 @@
 
 #include <string.h>
 
-#define HIRS_VERSION 2 /* 2: input keys */
+#define HIRS_VERSION 3 /* 2: input keys; 3: wide decimals (type 6, totals of decimals) */
 /* what a plan holds at most (RF_QP_MAX_EXPR_HEIGHT), and the few levels a
 ** filter's conjunctions and negations add */
 #define MAX_EXPR_DEPTH (RF_QP_MAX_EXPR_HEIGHT + 64)
@@ -143,7 +143,7 @@ static int bad(dec *x, const char *why)
     return 0;
 }
 
-static int valid_type(uint8_t t) { return t <= RF_TYPE_DATE; }
+static int valid_type(uint8_t t) { return t <= RF_TYPE_DEC128; }
 
 static int get_count(dec *x, uint64_t max, uint64_t elem, int32_t *n)
 {
@@ -208,7 +208,10 @@ typedef struct sides {
     const rf_hir_var *v[2];
 } sides;
 
-static int num(rf_type t) { return t == RF_TYPE_INT || t == RF_TYPE_DECIMAL || t == RF_TYPE_FLOAT; }
+static int num(rf_type t)
+{
+    return t == RF_TYPE_INT || t == RF_TYPE_DECIMAL || t == RF_TYPE_DEC128 || t == RF_TYPE_FLOAT;
+}
 
 /* Decodes and type-checks one expression. */
 static rf_qp_expr *get_expr(dec *x, const sides *s, int depth, int allow_null)
@@ -291,7 +294,9 @@ static rf_qp_expr *get_expr(dec *x, const sides *s, int depth, int allow_null)
     }
     case RF_QP_E_CAST:
         ok = nargs == 1 && ((a[0]->type == RF_TYPE_INT && (e->type == RF_TYPE_DECIMAL || e->type == RF_TYPE_FLOAT)) ||
-                            (a[0]->type == RF_TYPE_DECIMAL && e->type == RF_TYPE_FLOAT));
+                            (a[0]->type == RF_TYPE_DECIMAL && e->type == RF_TYPE_FLOAT) ||
+                            ((a[0]->type == RF_TYPE_INT || a[0]->type == RF_TYPE_DECIMAL) && e->type == RF_TYPE_DEC128) ||
+                            (a[0]->type == RF_TYPE_DEC128 && (e->type == RF_TYPE_DECIMAL || e->type == RF_TYPE_FLOAT)));
         break;
     case RF_QP_E_CMP: ok = nargs == 2 && e->type == RF_TYPE_BOOL && a[0]->type == a[1]->type; break;
     case RF_QP_E_AND:

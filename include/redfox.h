@@ -58,6 +58,10 @@
 **   REDFOX_STRING   UTF-8 text (results: uint32_t codes, see rf_result_string)
 **   REDFOX_BOOL     uint8_t, 0 or 1
 **   REDFOX_DATE     int32_t, days since 1970-01-01 (years 1..9999)
+**   REDFOX_DECIMAL128  16 bytes: a two's complement 128-bit integer,
+**                   little-endian, the value times 10^6: a decimal the
+**                   compiler keeps in 128 bits (a total of decimals, exact
+**                   to 38 digits; results only, see rf_result_decimal128)
 ** There are no nulls.
 */
 #ifndef REDFOX_H
@@ -120,10 +124,11 @@ REDFOX_API int rf_api_level(void);
 #define REDFOX_STRING 3
 #define REDFOX_BOOL 4
 #define REDFOX_DATE 5
+#define REDFOX_DECIMAL128 6
 #define REDFOX_DECIMAL_SCALE 6
 
-/* "int", "float", "decimal", "string", "boolean", "date" (LogiQL's names);
-** NULL for an unknown type. Static storage. */
+/* "int", "float", "decimal", "string", "boolean", "date" (LogiQL's names),
+** "decimal128"; NULL for an unknown type. Static storage. */
 REDFOX_API const char *rf_type_name(int type);
 
 /* ---- diagnostics ------------------------------------------------------ */
@@ -517,6 +522,11 @@ REDFOX_API int64_t rf_result_int(const rf_result *res, int32_t i, int32_t c, int
 REDFOX_API double rf_result_float(const rf_result *res, int32_t i, int32_t c, int64_t row);
 /* The decimal times 10^6 (REDFOX_DECIMAL_SCALE). */
 REDFOX_API int64_t rf_result_decimal(const rf_result *res, int32_t i, int32_t c, int64_t row);
+/* A REDFOX_DECIMAL128 value times 10^6 as its high (signed) and low 64
+** bits: the value is hi * 2^64 + lo. REDFOX_OK, or REDFOX_NOTFOUND (out of
+** range, or another type: *hi and *lo 0). */
+REDFOX_API int rf_result_decimal128(const rf_result *res, int32_t i, int32_t c, int64_t row, int64_t *hi,
+                                    uint64_t *lo);
 /* Days since 1970-01-01. */
 REDFOX_API int32_t rf_result_date(const rf_result *res, int32_t i, int32_t c, int64_t row);
 REDFOX_API int rf_result_bool(const rf_result *res, int32_t i, int32_t c, int64_t row);

@@ -70,6 +70,19 @@ static int fold_step(char op, rf_type t, const rf_fe_const *a, const rf_fe_const
         case '/': st = rf_val_dec_div(a->i, b->i, &r, NULL); break;
         }
         break;
+    case RF_TYPE_DEC128: {
+        /* a wide constant holds a decimal's value: a result beyond that range
+        ** is left for run time, where it is exact */
+        rf_dec128 w = 0;
+        switch (op) {
+        case '+': st = rf_val_dec128_add(a->i, b->i, &w, NULL); break;
+        case '-': st = rf_val_dec128_sub(a->i, b->i, &w, NULL); break;
+        case '*': st = rf_val_dec128_mul(a->i, b->i, &w, NULL); break;
+        case '/': st = rf_val_dec128_div(a->i, b->i, &w, NULL); break;
+        }
+        if (!st) st = rf_val_dec128_to_dec(w, &r, NULL);
+        break;
+    }
     case RF_TYPE_FLOAT: {
         double x = a->f, y = b->f, z;
         switch (op) {
@@ -188,6 +201,8 @@ static rf_qp_expr *fold(rf_qp_program *p, rf_qp_expr *e, int64_t *changes)
         else if (e->type == RF_TYPE_DECIMAL) {
             int64_t v;
             if (!rf_val_dec_neg(e->args[0]->c.i, &v, NULL)) r = mk_int(p, RF_TYPE_DECIMAL, v);
+        } else if (e->type == RF_TYPE_DEC128) {
+            r = mk_int(p, RF_TYPE_DEC128, -e->args[0]->c.i); /* decimal's range is symmetric */
         } else if (e->type == RF_TYPE_FLOAT) {
             r = mk_float(p, -e->args[0]->c.f);
         }
@@ -199,8 +214,16 @@ static rf_qp_expr *fold(rf_qp_program *p, rf_qp_expr *e, int64_t *changes)
             if (!rf_val_dec_from_int(e->args[0]->c.i, &v, NULL)) r = mk_int(p, RF_TYPE_DECIMAL, v);
         } else if (e->type == RF_TYPE_FLOAT && e->args[0]->type == RF_TYPE_INT) {
             r = mk_float(p, (double)e->args[0]->c.i);
-        } else if (e->type == RF_TYPE_FLOAT && e->args[0]->type == RF_TYPE_DECIMAL) {
+        } else if (e->type == RF_TYPE_FLOAT &&
+                   (e->args[0]->type == RF_TYPE_DECIMAL || e->args[0]->type == RF_TYPE_DEC128)) {
             r = mk_float(p, rf_val_dec_to_float(e->args[0]->c.i));
+        } else if (e->type == RF_TYPE_DEC128 && e->args[0]->type == RF_TYPE_DECIMAL) {
+            r = mk_int(p, RF_TYPE_DEC128, e->args[0]->c.i); /* wide constants hold decimals' values */
+        } else if (e->type == RF_TYPE_DEC128 && e->args[0]->type == RF_TYPE_INT) {
+            int64_t v;
+            if (!rf_val_dec_from_int(e->args[0]->c.i, &v, NULL)) r = mk_int(p, RF_TYPE_DEC128, v);
+        } else if (e->type == RF_TYPE_DECIMAL && e->args[0]->type == RF_TYPE_DEC128) {
+            r = mk_int(p, RF_TYPE_DECIMAL, e->args[0]->c.i);
         }
         break;
     case RF_QP_E_CALL:

@@ -6,6 +6,7 @@
 ** Owns: the layout of values in memory. A relation is ncols columns of
 ** nrows values each; element layout by type:
 **   int, decimal  int64_t (decimal scaled by 10^6)    float  double
+**   wide decimal  rf_dec128 (16 bytes, scaled by 10^6: totals of decimals)
 **   date          int32_t (days since 1970-01-01)     boolean uint8_t
 **   string        uint32_t code into the run's rf_rt_dict
 ** Equal strings have equal codes (the dictionary interns), so equality,
@@ -77,7 +78,7 @@ typedef struct rf_rt_rel {
     void **cols;          /* owned: ncols malloc'ed arrays (NULL when nrows == 0) */
 } rf_rt_rel;
 
-int rf_rt_type_width(rf_type t); /* bytes per value in memory: 8, 8, 8, 4, 1, 4 */
+int rf_rt_type_width(rf_type t); /* bytes per value in memory: 8, 8, 8, 4, 1, 4, 16 */
 /* Allocates columns for nrows rows (contents undefined). */
 rf_status rf_rt_rel_alloc(rf_rt_rel *r, int32_t ncols, const rf_type *types, int64_t nrows);
 /* Shrinks or keeps the columns at nrows rows (after a filter). */

@@ -202,7 +202,10 @@ static int bad(call *c, const rf_qp_expr *e, const char *why)
     return -1;
 }
 
-static int is_num(rf_type t) { return t == RF_TYPE_INT || t == RF_TYPE_DECIMAL || t == RF_TYPE_FLOAT; }
+static int is_num(rf_type t)
+{
+    return t == RF_TYPE_INT || t == RF_TYPE_DECIMAL || t == RF_TYPE_DEC128 || t == RF_TYPE_FLOAT;
+}
 
 static int check_like(call *c, en *x)
 {
@@ -243,12 +246,15 @@ static int check_node(call *c, en *x)
         }
         if (c->ncvec == MAX_CVEC) return 0; /* const_fill */
         c->ncvec++;
-        x->cvec = malloc((size_t)BATCH * 8);
+        x->cvec = malloc((size_t)BATCH * SLOT_WIDTH);
         if (!x->cvec) return c->st = RF_ENOMEM, -1;
         switch (e->type) {
         case RF_TYPE_INT:
         case RF_TYPE_DECIMAL:
             for (int j = 0; j < BATCH; j++) ((int64_t *)x->cvec)[j] = e->c.i;
+            break;
+        case RF_TYPE_DEC128: /* a wide constant holds a decimal's value */
+            for (int j = 0; j < BATCH; j++) ((rf_dec128 *)x->cvec)[j] = e->c.i;
             break;
         case RF_TYPE_FLOAT:
             for (int j = 0; j < BATCH; j++) ((double *)x->cvec)[j] = e->c.f;
@@ -280,7 +286,9 @@ static int check_node(call *c, en *x)
         rf_type f = x->nargs == 1 ? e->args[0]->type : RF_TYPE_BOOL, t = e->type;
         if (x->nargs != 1 ||
             !(f == t || (f == RF_TYPE_INT && (t == RF_TYPE_DECIMAL || t == RF_TYPE_FLOAT)) ||
-              (f == RF_TYPE_DECIMAL && t == RF_TYPE_FLOAT) || (f == RF_TYPE_FLOAT && t == RF_TYPE_DECIMAL)))
+              (f == RF_TYPE_DECIMAL && t == RF_TYPE_FLOAT) || (f == RF_TYPE_FLOAT && t == RF_TYPE_DECIMAL) ||
+              ((f == RF_TYPE_INT || f == RF_TYPE_DECIMAL) && t == RF_TYPE_DEC128) ||
+              (f == RF_TYPE_DEC128 && (t == RF_TYPE_DECIMAL || t == RF_TYPE_FLOAT))))
             return bad(c, e, "unsupported conversion");
         if (f == t && !is_num(t)) return bad(c, e, "unsupported conversion");
         return 0;
@@ -499,7 +507,7 @@ rf_status rf_rt_eval_map(const rf_rt_eval_ctx *ctx, const rf_qp_expr *filter, rf
         w->lo = c.n * t / T;
         w->hi = c.n * (t + 1) / T;
         w->err_row = INT64_MAX;
-        w->scratch = malloc((size_t)c.nslots * BATCH * 8 + 8);
+        w->scratch = malloc((size_t)c.nslots * BATCH * SLOT_WIDTH + SLOT_WIDTH);
         w->fsel = malloc(BATCH * sizeof *w->fsel);
         w->andbuf = malloc(((size_t)c.nand * 3 + 1) * BATCH * sizeof *w->andbuf);
         w->subcache = malloc(((size_t)c.nsub * SUBCACHE * 2 + 1) * sizeof *w->subcache);

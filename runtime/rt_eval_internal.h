@@ -20,6 +20,7 @@
 #include "rf_rt_data.h"
 
 #define BATCH 1024
+#define SLOT_WIDTH 16 /* bytes per element of a scratch vector: the widest type (a wide decimal) */
 #define PEND 0x80000000u
 #define MIN_ROWS_PER_THREAD 4096
 #define SUBCACHE 1024 /* direct-mapped substring results per worker and node */
@@ -71,7 +72,7 @@ struct call;
 typedef struct wk {
     struct call *c;
     int64_t lo, hi, r0;
-    char *scratch;    /* nslots x BATCH x 8 bytes */
+    char *scratch;    /* nslots x BATCH x SLOT_WIDTH bytes */
     uint16_t *fsel;   /* the filter's selection */
     uint16_t *andbuf; /* 3 x BATCH per AND node */
     uint32_t *subcache;
@@ -140,7 +141,7 @@ static inline const char *fdate(char *buf, int32_t v)
     return buf;
 }
 
-static inline void *scr(wk *w, const en *x) { return w->scratch + (size_t)x->slot * BATCH * 8; }
+static inline void *scr(wk *w, const en *x) { return w->scratch + (size_t)x->slot * BATCH * SLOT_WIDTH; }
 
 /* rt_eval.c: errors */
 /* Records an error of the row at position j unless an earlier row failed. */

@@ -164,6 +164,7 @@ void rf_rt_ev_gather_col(const wk *w, const en *x, const uint16_t *sel, int k, v
     const int64_t *rows = x->rows;
     int64_t r0 = w->r0;
     switch (x->width) {
+    case 16: GATHER(rf_dec128); break;
     case 8: GATHER(int64_t); break;
     case 4: GATHER(uint32_t); break;
     default: GATHER(uint8_t); break;
@@ -177,6 +178,7 @@ static const void *ev_col(wk *w, en *x, const uint16_t *sel, int k)
     if (!rows && !sel) return (const char *)x->col + r0 * x->width;
     void *o = scr(w, x);
     switch (x->width) {
+    case 16: GATHER(rf_dec128); break;
     case 8: GATHER(int64_t); break;
     case 4: GATHER(uint32_t); break;
     default: GATHER(uint8_t); break;
@@ -296,6 +298,31 @@ static void binop_step(wk *w, en *x, const uint16_t *sel, int k, const void *pa,
 #undef DEC_FAIL
         break;
     }
+    case RF_TYPE_DEC128: {
+        /* wide decimals are totals' results, small relations: the checked
+        ** functions of rf_value.h for every row */
+        const rf_dec128 *a = pa, *b = pb;
+        rf_dec128 *o = po;
+        for (int j = 0; j < k; j++) {
+            rf_dec128 r;
+            rf_val_err e;
+            rf_status st = op == '+'   ? rf_val_dec128_add(a[j], b[j], &r, &e)
+                           : op == '-' ? rf_val_dec128_sub(a[j], b[j], &r, &e)
+                           : op == '*' ? rf_val_dec128_mul(a[j], b[j], &r, &e)
+                                       : rf_val_dec128_div(a[j], b[j], &r, &e);
+            if (st) {
+                rf_val_write_dec128(b1, a[j]);
+                rf_val_write_dec128(b2, b[j]);
+                if (b[j] == 0 && op == '/')
+                    rf_rt_ev_fail(w, sel, j, "division by zero in %s / %s", b1, b2);
+                else
+                    rf_rt_ev_fail(w, sel, j, "decimal overflow in %s %c %s", b1, op, b2);
+                r = 0;
+            }
+            o[j] = r;
+        }
+        break;
+    }
     case RF_TYPE_FLOAT: {
         const double *a = pa, *b = pb;
         double *o = po;
@@ -373,6 +400,12 @@ static const void *ev_neg(wk *w, en *x, const uint16_t *sel, int k)
         for (int j = 0; j < k; j++) o[j] = -a[j];
         return po;
     }
+    if (x->type == RF_TYPE_DEC128) {
+        const rf_dec128 *a = pa;
+        rf_dec128 *o = po;
+        for (int j = 0; j < k; j++) o[j] = -a[j]; /* the range is symmetric */
+        return po;
+    }
     const int64_t *a = pa;
     int64_t *o = po;
     for (int j = 0; j < k; j++) {
@@ -387,14 +420,38 @@ static const void *ev_neg(wk *w, en *x, const uint16_t *sel, int k)
     return po;
 }
 
-/* int->decimal, int->float, decimal->float, float->decimal; shared by the
+/* int->decimal, int->float, decimal->float, float->decimal, and the wide
+** decimal's: int or decimal -> wide (never fails), wide -> float, wide ->
+** decimal (narrowing: "decimal out of range" beyond 64 bits); shared by the
 ** casts and the conversion built-ins. */
 static void convert(wk *w, rf_type from, rf_type to, const void *pa, void *po, const uint16_t *sel, int k,
                     const char *name)
 {
     char b1[RF_VAL_FMT_MAX];
     if (from == to) {
-        memcpy(po, pa, (size_t)k * 8);
+        memcpy(po, pa, (size_t)k * (size_t)rf_rt_type_width(to));
+    } else if (to == RF_TYPE_DEC128) {
+        const int64_t *a = pa;
+        rf_dec128 *o = po;
+        if (from == RF_TYPE_INT)
+            for (int j = 0; j < k; j++) o[j] = rf_val_dec128_from_int(a[j]);
+        else
+            for (int j = 0; j < k; j++) o[j] = rf_val_dec128_from_dec(a[j]);
+    } else if (from == RF_TYPE_DEC128 && to == RF_TYPE_FLOAT) {
+        const rf_dec128 *a = pa;
+        double *o = po;
+        for (int j = 0; j < k; j++) o[j] = rf_val_dec128_to_float(a[j]);
+    } else if (from == RF_TYPE_DEC128) { /* -> decimal */
+        const rf_dec128 *a = pa;
+        int64_t *o = po;
+        for (int j = 0; j < k; j++) {
+            if (rf_val_dec128_to_dec(a[j], &o[j], NULL)) {
+                rf_val_write_dec128(b1, a[j]);
+                rf_rt_ev_fail(w, sel, j, "decimal out of range: %s does not fit a 64-bit decimal (at most "
+                              "9223372036854.775807 either way)", b1);
+                o[j] = 0;
+            }
+        }
     } else if (from == RF_TYPE_INT && to == RF_TYPE_DECIMAL) {
         const int64_t *a = pa;
         int64_t *o = po;
@@ -576,6 +633,7 @@ static const void *ev_call(wk *w, en *x, const uint16_t *sel, int k)
 static const char *conv_name(rf_type from, rf_type to)
 {
     if (to == RF_TYPE_FLOAT) return from == RF_TYPE_INT ? "int:float" : "decimal:float";
+    if (to == RF_TYPE_DEC128 || from == RF_TYPE_DEC128) return "decimal";
     return from == RF_TYPE_INT ? "int:decimal" : "float:decimal";
 }
 
@@ -640,6 +698,7 @@ static const void *ev_cmp(wk *w, en *x, const uint16_t *sel, int k)
     switch (x->args[0]->type) {
     case RF_TYPE_INT:
     case RF_TYPE_DECIMAL: CMP_LOOP(int64_t, ICMP(a[j], b[j])); break;
+    case RF_TYPE_DEC128: CMP_LOOP(rf_dec128, ICMP(a[j], b[j])); break;
     case RF_TYPE_DATE: CMP_LOOP(int32_t, ICMP(a[j], b[j])); break;
     case RF_TYPE_BOOL: CMP_LOOP(uint8_t, ICMP(a[j], b[j])); break;
     case RF_TYPE_FLOAT: CMP_LOOP(double, fcmp(a[j], b[j])); break;
@@ -734,6 +793,9 @@ static const void *const_fill(wk *w, en *x, int k)
     case RF_TYPE_BOOL: memset(o, e->c.i != 0, (size_t)k); break;
     case RF_TYPE_STRING:
         for (int j = 0; j < k; j++) ((uint32_t *)o)[j] = x->code;
+        break;
+    case RF_TYPE_DEC128: /* a wide constant holds a decimal's value */
+        for (int j = 0; j < k; j++) ((rf_dec128 *)o)[j] = e->c.i;
         break;
     default:
         for (int j = 0; j < k; j++) ((int64_t *)o)[j] = e->c.i;

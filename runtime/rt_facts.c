@@ -23,6 +23,7 @@ rf_status rf_rt_facts(const rf_hir_kernel *k, const rf_hir_var *out, rf_rt_dict 
             case RF_TYPE_FLOAT: ((double *)r->cols[c])[i] = v->f; break;
             case RF_TYPE_DATE: ((int32_t *)r->cols[c])[i] = (int32_t)v->i; break;
             case RF_TYPE_BOOL: ((uint8_t *)r->cols[c])[i] = (uint8_t)v->i; break;
+            case RF_TYPE_DEC128: ((rf_dec128 *)r->cols[c])[i] = v->i; break; /* a decimal's value */
             case RF_TYPE_STRING: st = rf_rt_dict_intern(dict, v->s, v->slen, &((uint32_t *)r->cols[c])[i]); break;
             default: ((int64_t *)r->cols[c])[i] = v->i; break;
             }

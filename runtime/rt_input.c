@@ -31,6 +31,7 @@ rf_cpu_kind rf_rt_cpu_kind(rf_type t)
     case RF_TYPE_DATE: return RF_CPU_I32;
     case RF_TYPE_STRING: return RF_CPU_U32;
     case RF_TYPE_BOOL: return RF_CPU_U8;
+    case RF_TYPE_DEC128: return RF_CPU_I128;
     default: return RF_CPU_I64;
     }
 }

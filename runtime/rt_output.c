@@ -116,6 +116,7 @@ static int cell(const rf_rt_rel *r, int32_t c, int64_t row, char *tmp)
     switch (r->types[c]) {
     case RF_TYPE_INT: return rf_val_write_int(tmp, ((const int64_t *)col)[row]);
     case RF_TYPE_DECIMAL: return rf_val_write_dec(tmp, ((const int64_t *)col)[row]);
+    case RF_TYPE_DEC128: return rf_val_write_dec128(tmp, ((const rf_dec128 *)col)[row]);
     case RF_TYPE_FLOAT: return rf_val_write_float(tmp, ((const double *)col)[row]);
     case RF_TYPE_DATE: return rf_val_write_date(tmp, ((const int32_t *)col)[row]);
     case RF_TYPE_BOOL: return rf_val_write_bool(tmp, ((const uint8_t *)col)[row]);
@@ -136,7 +137,10 @@ static const char *cell_str(const rf_rt_rel *r, int32_t c, int64_t row, const rf
     return s;
 }
 
-static int right_aligned(rf_type t) { return t == RF_TYPE_INT || t == RF_TYPE_DECIMAL || t == RF_TYPE_FLOAT; }
+static int right_aligned(rf_type t)
+{
+    return t == RF_TYPE_INT || t == RF_TYPE_DECIMAL || t == RF_TYPE_DEC128 || t == RF_TYPE_FLOAT;
+}
 
 static const char *colname(const char *const *names, int32_t c, char *tmp)
 {

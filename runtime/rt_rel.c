@@ -141,6 +141,7 @@ int rf_rt_type_width(rf_type t)
     case RF_TYPE_STRING:
     case RF_TYPE_DATE: return 4;
     case RF_TYPE_BOOL: return 1;
+    case RF_TYPE_DEC128: return 16;
     }
     return 8;
 }
@@ -151,7 +152,7 @@ rf_status rf_rt_rel_alloc(rf_rt_rel *r, int32_t ncols, const rf_type *types, int
     r->ncols = 0;
     r->types = types;
     r->cols = NULL;
-    if (ncols < 0 || nrows < 0 || nrows > INT64_MAX / 8) return RF_EINTERNAL;
+    if (ncols < 0 || nrows < 0 || nrows > INT64_MAX / 16) return RF_EINTERNAL;
     if (ncols > 0) {
         r->cols = rf_calloc((size_t)ncols, sizeof *r->cols);
         if (!r->cols) return RF_ENOMEM;
@@ -265,6 +266,7 @@ void rf_rt_format_value(const rf_rt_dict *dict, const rf_rt_rel *r, int32_t c, i
     switch (r->types[c]) {
     case RF_TYPE_INT: rf_val_fmt_int(b, ((const int64_t *)col)[row]); break;
     case RF_TYPE_DECIMAL: rf_val_fmt_dec(b, ((const int64_t *)col)[row]); break;
+    case RF_TYPE_DEC128: rf_val_fmt_dec128(b, ((const rf_dec128 *)col)[row]); break;
     case RF_TYPE_FLOAT: rf_val_fmt_float(b, ((const double *)col)[row]); break;
     case RF_TYPE_DATE: rf_val_fmt_date(b, ((const int32_t *)col)[row]); break;
     case RF_TYPE_BOOL: rf_val_fmt_bool(b, ((const uint8_t *)col)[row]); break;

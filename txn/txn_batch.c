@@ -44,6 +44,12 @@ static void fmt_value(const rf_txn *t, rf_type ty, const uint8_t *v, rf_buf *b)
     switch (ty) {
     case RF_TYPE_INT: memcpy(&i64, v, 8); rf_val_fmt_int(b, i64); break;
     case RF_TYPE_DECIMAL: memcpy(&i64, v, 8); rf_val_fmt_dec(b, i64); break;
+    case RF_TYPE_DEC128: {
+        rf_dec128 w;
+        memcpy(&w, v, 16);
+        rf_val_fmt_dec128(b, w);
+        break;
+    }
     case RF_TYPE_FLOAT: memcpy(&f, v, 8); rf_val_fmt_float(b, f); break;
     case RF_TYPE_DATE: memcpy(&i32, v, 4); rf_val_fmt_date(b, i32); break;
     case RF_TYPE_BOOL: rf_val_fmt_bool(b, v[0]); break;

@@ -726,6 +726,18 @@ rf_status rf_txn_exec(const rf_txn_sources *src, const rf_fe_program *fe, const 
     for (int32_t i = 0; !st && i < fe->npreds; i++) {
         const rf_fe_pred *q = fe->preds[i];
         if (!q->input_file && (!q->nrules || q->aux)) continue;
+        for (int32_t c = 0; c < q->arity && !st; c++)
+            if (q->types[c] == RF_TYPE_DEC128) {
+                /* a derived predicate is stored in the database, which has no
+                ** 128-bit column yet (docs/TRANSACTIONS.md) */
+                rf_error(d, q->loc,
+                         "`%s` is stored in the database, but its column %d%s%s%s holds a total of decimals (exact "
+                         "beyond 64 bits), which a database cannot store yet",
+                         q->name, (int)c + 1, q->cols[c] ? " (`" : "", q->cols[c] ? q->cols[c] : "",
+                         q->cols[c] ? "`)" : "");
+                st = RF_EUSER;
+            }
+        if (st) break;
         rf_txn_pred *p = &x.t.preds[x.t.npreds++];
         p->fe = q;
         p->base = q->input_file != NULL;

@@ -98,8 +98,14 @@ void rf_txn_gen_expr(const rf_fe_rule *r, const rf_fe_expr *e, rf_buf *b)
         break;
     case RF_FE_CALL:
     case RF_FE_CAST:
+        if (e->kind == RF_FE_CAST && e->type != RF_TYPE_FLOAT &&
+            (e->type == RF_TYPE_DEC128 || e->args[0]->type == RF_TYPE_DEC128) && e->args[0]->type != RF_TYPE_INT) {
+            /* between decimal and the wide decimal: the compiler's choice, not source text */
+            rf_txn_gen_expr(r, e->args[0], b);
+            break;
+        }
         if (e->kind == RF_FE_CALL) rf_buf_printf(b, "%s[", rf_fe_builtin_info(e->fn)->name);
-        else rf_buf_printf(b, "%s[", e->type == RF_TYPE_DECIMAL ? "int:decimal"
+        else rf_buf_printf(b, "%s[", e->type == RF_TYPE_DECIMAL || e->type == RF_TYPE_DEC128 ? "int:decimal"
                                      : e->args[0]->type == RF_TYPE_INT ? "int:float" : "decimal:float");
         for (int32_t i = 0; i < e->nargs; i++) {
             if (i) rf_buf_puts(b, ", ");

@@ -171,6 +171,11 @@ static rf_status value(reader *r, int32_t pred, int32_t col, int64_t op, rf_type
     switch (ty) {
     case RF_TYPE_INT: st = rf_val_parse_int(s, n, &u.i, &ve); if (!st) memcpy(v, &u.i, 8); break;
     case RF_TYPE_DECIMAL: st = rf_val_parse_decimal(s, n, &u.i, &ve); if (!st) memcpy(v, &u.i, 8); break;
+    case RF_TYPE_DEC128: /* a total's wide decimal: never a stored predicate's column (docs/TRANSACTIONS.md) */
+        st = RF_EUSER;
+        ve.why = "a total beyond 64 bits (a wide decimal) cannot be given in a transaction";
+        ve.off = 0;
+        break;
     case RF_TYPE_FLOAT: st = rf_val_parse_float(s, n, &u.f, &ve); if (!st) memcpy(v, &u.f, 8); break;
     case RF_TYPE_DATE: st = rf_val_parse_date(s, n, &u.d, &ve); if (!st) memcpy(v, &u.d, 4); break;
     case RF_TYPE_BOOL: st = rf_val_parse_bool(s, n, &u.b, &ve); if (!st) *v = u.b; break;

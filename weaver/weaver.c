@@ -41,7 +41,9 @@ static int is_grouped_total(const rf_hir_program *p, const rf_hir_kernel *k)
         const rf_qp_agg *ag = &k->aggs[i];
         if (ag->fn == RF_AGG_COUNT) continue;
         if ((ag->fn != RF_AGG_TOTAL && ag->fn != RF_AGG_AVG) || ag->col < 0 || ag->col >= in->ncols) return 0;
-        if (in->types[ag->col] != RF_TYPE_INT && in->types[ag->col] != RF_TYPE_DECIMAL) return 0;
+        if (in->types[ag->col] != RF_TYPE_INT && in->types[ag->col] != RF_TYPE_DECIMAL &&
+            in->types[ag->col] != RF_TYPE_DEC128)
+            return 0;
     }
     return 1;
 }

@@ -159,7 +159,8 @@ static rf_fe_const eval(qpi *q, const rf_qp_expr *e, const rf_fe_const *r0, cons
                 r.slen = a.slen + b.slen;
             } else {
                 rf_status st;
-                int dec = e->type == RF_TYPE_DECIMAL;
+                /* wide decimals: this interpreter's values are small, so 64 bits hold them */
+                int dec = e->type == RF_TYPE_DECIMAL || e->type == RF_TYPE_DEC128;
                 switch (e->op) {
                 case '+': st = dec ? rf_val_dec_add(a.i, b.i, &r.i, NULL) : rf_val_int_add(a.i, b.i, &r.i, NULL); break;
                 case '-': st = dec ? rf_val_dec_sub(a.i, b.i, &r.i, NULL) : rf_val_int_sub(a.i, b.i, &r.i, NULL); break;
@@ -175,14 +176,16 @@ static rf_fe_const eval(qpi *q, const rf_qp_expr *e, const rf_fe_const *r0, cons
     case RF_QP_E_NEG:
         a = eval(q, e->args[0], r0, r1);
         if (e->type == RF_TYPE_FLOAT) r.f = -a.f;
-        else if (e->type == RF_TYPE_DECIMAL) {
+        else if (e->type == RF_TYPE_DECIMAL || e->type == RF_TYPE_DEC128) {
             if (rf_val_dec_neg(a.i, &r.i, NULL)) fail(q, "arithmetic error");
         } else if (a.i == INT64_MIN) fail(q, "arithmetic error");
         else r.i = -a.i;
         return r;
     case RF_QP_E_CAST:
         a = eval(q, e->args[0], r0, r1);
-        if (e->type == RF_TYPE_DECIMAL) {
+        if ((e->type == RF_TYPE_DECIMAL || e->type == RF_TYPE_DEC128) && a.type != RF_TYPE_INT) {
+            r.i = a.i; /* between decimal and wide decimal: the same value */
+        } else if (e->type == RF_TYPE_DECIMAL || e->type == RF_TYPE_DEC128) {
             if (rf_val_dec_from_int(a.i, &r.i, NULL)) fail(q, "arithmetic error");
         } else {
             r.f = a.type == RF_TYPE_INT ? (double)a.i : rf_val_dec_to_float(a.i);
@@ -488,7 +491,8 @@ static rf_fe_const random_value(qpi *q, rf_type t, uint64_t *seed)
     rf_fe_const c = mk(t);
     switch (t) {
     case RF_TYPE_INT: c.i = (int64_t)(r % 8); break;
-    case RF_TYPE_DECIMAL: c.i = (int64_t)(r % 5) * 250000; break;
+    case RF_TYPE_DECIMAL:
+    case RF_TYPE_DEC128: c.i = (int64_t)(r % 5) * 250000; break;
     case RF_TYPE_FLOAT: c.f = (double)(r % 5) * 0.5; break;
     case RF_TYPE_BOOL: c.i = (int64_t)(r % 2); break;
     case RF_TYPE_DATE: c.i = 9000 + (int64_t)(r % 4); break;

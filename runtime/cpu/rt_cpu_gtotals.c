@@ -81,7 +81,8 @@ static int expr_chunkable(const rf_qp_expr *e)
     return 1;
 }
 
-static int key_kind_ok(rf_type t) { return t != RF_TYPE_FLOAT; }
+/* keys are kept as 64-bit words: not floats, not wide decimals */
+static int key_kind_ok(rf_type t) { return t != RF_TYPE_FLOAT && t != RF_TYPE_DEC128; }
 
 static int minmax_kind_ok(rf_type t)
 {
@@ -484,6 +485,10 @@ static rf_status finish(exec *x, const rf_cx_gtplan *pl, gt_table *t, rf_rt_rel 
                 v = t->count[gi];
             } else if (ag->fn == RF_AGG_MIN || ag->fn == RF_AGG_MAX) {
                 v = t->mm[gi * pl->nm + pl->slot[a]];
+            } else if (ag->fn == RF_AGG_TOTAL && ov->types[r->ngroup + a] == RF_TYPE_DEC128) {
+                /* the total of decimals is a wide decimal: the exact sum itself */
+                ((rf_dec128 *)dst)[i] = t->sums[gi * pl->ns + pl->slot[a]];
+                continue;
             } else {
                 rf_dec128 s = t->sums[gi * pl->ns + pl->slot[a]];
                 rf_val_err e = {0, 0};

@@ -4,7 +4,9 @@
 ** Owns: the aggregates of each group: counts, exact sums (128-bit) shared
 ** by total() and avg() of one column and summed in one pass, min and max of
 ** one integer column in one pass, strings by byte order through ranks, and
-** the overflow errors of the language's rules (rf_value.h).
+** the overflow errors of the language's rules (rf_value.h). A total of
+** decimals whose result type is the wide decimal is written as it is summed
+** (128 bits, exact); totals of wide decimals are summed with range checks.
 */
 #include "rt_cpu_internal.h"
 
@@ -51,7 +53,8 @@ rf_status rf_cx_k_reduce(exec *x, const rf_hir_kernel *k)
         rf_dec128 *outs[16];
         for (int32_t a = 0; a < k->naggs && !st && nc < 16; a++) {
             const rf_qp_agg *ag = &k->aggs[a];
-            if ((ag->fn != RF_AGG_TOTAL && ag->fn != RF_AGG_AVG) || ag->col < 0 || in->types[ag->col] == RF_TYPE_FLOAT)
+            if ((ag->fn != RF_AGG_TOTAL && ag->fn != RF_AGG_AVG) || ag->col < 0 || in->types[ag->col] == RF_TYPE_FLOAT ||
+                in->types[ag->col] == RF_TYPE_DEC128)
                 continue;
             int dup = 0;
             for (int32_t j = 0; j < nc; j++) dup |= cols[j] == ag->col;
@@ -97,8 +100,23 @@ rf_status rf_cx_k_reduce(exec *x, const rf_hir_kernel *k)
                     ((double *)dst)[i] = ag->fn == RF_AGG_AVG ? s[i] / (double)counts[i] : s[i];
                 free(s);
             } else {
-                if (!sums[ag->col] && (st = rf_cpu_agg_sum_i64(x->pool, g, src, &sums[ag->col]))) break;
+                if (!sums[ag->col] && at == RF_TYPE_DEC128) {
+                    /* a total of wide decimals (of totals): exact in the wide range, or an error */
+                    int64_t bad;
+                    if ((st = rf_cpu_agg_sum_i128(x->pool, g, src, &sums[ag->col], &bad))) break;
+                    if (bad >= 0) {
+                        st = agg_error(x, k, "decimal out of range in total()");
+                        break;
+                    }
+                } else if (!sums[ag->col] && (st = rf_cpu_agg_sum_i64(x->pool, g, src, &sums[ag->col]))) {
+                    break;
+                }
                 const rf_dec128 *s = sums[ag->col];
+                if (ag->fn == RF_AGG_TOTAL && ag->type == RF_TYPE_DEC128) {
+                    /* the total of decimals is a wide decimal: exact, no narrowing */
+                    if (ng) memcpy(dst, s, (size_t)ng * sizeof *s);
+                    break;
+                }
                 for (int64_t i = 0; i < ng && !st; i++) {
                     int64_t v = 0;
                     rf_val_err e = {0, 0};

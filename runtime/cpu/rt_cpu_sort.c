@@ -161,7 +161,7 @@ static rf_status limit_candidates(const rf_hir_kernel *k, const rf_rt_rel *in, i
     int64_t limit = k->limit;
     if (limit < 0 || k->norder < 1 || in->nrows < 4 * limit + 4096) return RF_OK;
     int32_t col = k->order[0].col;
-    if (in->types[col] == RF_TYPE_STRING) return RF_OK;
+    if (in->types[col] == RF_TYPE_STRING || in->types[col] == RF_TYPE_DEC128) return RF_OK; /* no 64-bit key */
     int64_t nr = in->nrows;
     uint64_t *keys = rf_malloc((size_t)nr * sizeof *keys);
     if (!keys) return RF_ENOMEM;

@@ -92,6 +92,8 @@ static int row_cmp(const topk_ctx *c, int64_t i, int64_t j)
             uint32_t a = ((const uint32_t *)c->r->cols[col])[i], b = ((const uint32_t *)c->r->cols[col])[j];
             v = a == b ? 0 : rf_rt_dict_cmp(c->dict, a, b);
             v = (v > 0) - (v < 0);
+        } else if (c->r->types[col] == RF_TYPE_DEC128) {
+            v = rf_val_cmp_dec128(((const rf_dec128 *)c->r->cols[col])[i], ((const rf_dec128 *)c->r->cols[col])[j]);
         } else {
             uint64_t a = order_key(c->r, col, i), b = order_key(c->r, col, j);
             v = (a > b) - (a < b);

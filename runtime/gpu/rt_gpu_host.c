@@ -185,9 +185,10 @@ static rf_status host_row(gx *x, int32_t var, gptr rows, int64_t r, rf_rt_rel *o
     if (!st) st = rf_rt_rel_alloc(out, hv->ncols, hv->types, 1);
     for (int32_t c = 0; c < hv->ncols && !st; c++) {
         int w = wid(hv->types[c]);
-        if (!colp(v, c)) memset(out->cols[c], 0, (size_t)w); /* an input column no kernel reads */
+        if (!colp(v, c)) memset(out->cols[c], 0, (size_t)rf_rt_type_width(hv->types[c])); /* an input column no kernel reads */
         else st = x->g.ops->d2h(&x->g, out->cols[c], colp(v, c) + (uint64_t)row * (uint64_t)w, (uint64_t)w);
     }
+    if (!st) rf_gx_widen_host_rel(out);
     return st;
 }
 

@@ -421,6 +421,7 @@ static rf_status fd_check(gx *x, const rf_hir_kernel *k, const gval *v, const ui
         memcpy(two.cols[c], h + (size_t)frow * w, w);
         memcpy((char *)two.cols[c] + w, h + (size_t)row * w, w);
     }
+    if (!st) rf_gx_widen_host_rel(&two);
     if (st) {
         rf_rt_rel_free(&two);
         return st;

@@ -1011,6 +1011,7 @@ rf_status rf_gx_held_host_rel(gx *x, int32_t var, rf_rt_rel *r)
         for (int64_t i = 0; i < v->nrows; i++)
             value_put(r->cols[c], w, i, value_at(h.col[c], h.w[c], h.narrow[c], i));
     }
+    if (!st) rf_gx_widen_host_rel(r);
     if (st) rf_rt_rel_free(r);
     return st;
 }

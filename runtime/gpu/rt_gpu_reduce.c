@@ -134,7 +134,7 @@ rf_status rf_gx_k_reduce(gx *x, const rf_hir_kernel *k)
         RF_A_RED_GROUPS(a) = gv->gid.p;
         a.c0[0] = colp(in, ag->col);
         if (ag->fn == RF_AGG_TOTAL || ag->fn == RF_AGG_AVG) {
-            op = (ag->fn == RF_AGG_TOTAL ? 1 : 3) + (at == RF_TYPE_DECIMAL);
+            op = (ag->fn == RF_AGG_TOTAL ? 1 : 3) + (at == RF_TYPE_DECIMAL || at == RF_TYPE_DEC128); /* wide: 64-bit here */
             st = galloc(x, (uint64_t)ng * 16, &acc);
             if (!st) st = x->g.ops->memset8(&x->g, acc.p, 0, (uint64_t)ng * 16);
             RF_A_RED_ACC(a) = acc.p;

@@ -174,7 +174,8 @@ static const char *type_article(rf_type t)
     switch (t) {
     case RF_TYPE_INT: return "an int";
     case RF_TYPE_FLOAT: return "a float";
-    case RF_TYPE_DECIMAL: return "a decimal";
+    case RF_TYPE_DECIMAL:
+    case RF_TYPE_DEC128: return "a decimal";
     case RF_TYPE_STRING: return "a string (UTF-8)";
     case RF_TYPE_BOOL: return "a boolean";
     case RF_TYPE_DATE: return "a date";
@@ -399,6 +400,7 @@ __attribute__((noinline)) static const char *parse_quoted(chunk *c, int32_t k, i
     }
     case RF_TYPE_INT: st = rf_val_parse_int(cs, n, &((int64_t *)col->data)[row], &e); break;
     case RF_TYPE_DECIMAL: st = rf_val_parse_decimal(cs, n, &((int64_t *)col->data)[row], &e); break;
+    case RF_TYPE_DEC128: st = rf_val_parse_dec128(cs, n, &((rf_dec128 *)col->data)[row], &e); break;
     case RF_TYPE_DATE: st = rf_val_parse_date(cs, n, &((int32_t *)col->data)[row], &e); break;
     case RF_TYPE_BOOL: st = rf_val_parse_bool(cs, n, &((uint8_t *)col->data)[row], &e); break;
     case RF_TYPE_FLOAT:
@@ -541,6 +543,14 @@ static inline __attribute__((always_inline)) int parse_line(chunk *c, const char
             p = fe;
             break;
         }
+        case RF_TYPE_DEC128: {
+            const char *fe = field_end(f, le, delim);
+            rf_dec128 v;
+            if (rf_val_parse_dec128(f, fe - f, &v, &e) != RF_OK) goto bad;
+            memcpy((char *)col->data + row * 16, &v, sizeof v);
+            p = fe;
+            break;
+        }
         case RF_TYPE_STRING: {
             int suspect;
             const char *fe = scan_string(f, le, delim, &suspect);
@@ -661,6 +671,10 @@ static int value_parses(rf_type t, const char *s, int64_t n)
     switch (t) {
     case RF_TYPE_INT: return rf_val_parse_int(s, n, &i, NULL) == RF_OK;
     case RF_TYPE_DECIMAL: return rf_val_parse_decimal(s, n, &i, NULL) == RF_OK;
+    case RF_TYPE_DEC128: {
+        rf_dec128 w;
+        return rf_val_parse_dec128(s, n, &w, NULL) == RF_OK;
+    }
     case RF_TYPE_DATE: return rf_val_parse_date(s, n, &dt, NULL) == RF_OK;
     case RF_TYPE_FLOAT: return rf_val_parse_float(s, n, &f, NULL) == RF_OK;
     case RF_TYPE_BOOL: return rf_val_parse_bool(s, n, &b, NULL) == RF_OK;

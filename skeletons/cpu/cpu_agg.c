@@ -345,15 +345,75 @@ rf_status rf_cpu_agg_sum_f64(rf_cpu_pool *pool, rf_cpu_groups *g, const double *
     return st;
 }
 
+/* ---- 128-bit values (wide decimals) --------------------------------- */
+/* Wide decimals are totals' results, so their relations are small: one
+** thread, group by group over the grouping's order. */
+
+static rf_status i128_groups(rf_cpu_pool *pool, rf_cpu_groups *g, rf_dec128 **out)
+{
+    *out = NULL;
+    if (!g || g->ngroups < 0 || g->nrows < 0) return RF_EINTERNAL;
+    if (g->ngroups && g->nrows && !(g->contiguous && g->offsets)) {
+        rf_status st = rf_cpu_groups_order(pool, g);
+        if (st) return st;
+    }
+    *out = cpu_zalloc(g->ngroups, sizeof(rf_dec128));
+    return *out ? RF_OK : RF_ENOMEM;
+}
+
+rf_status rf_cpu_agg_sum_i128(rf_cpu_pool *pool, rf_cpu_groups *g, const rf_dec128 *vals, rf_dec128 **out,
+                              int64_t *bad_group)
+{
+    *bad_group = -1;
+    rf_status st = i128_groups(pool, g, out);
+    if (st || !g->nrows) return st;
+    for (int64_t gi = 0; gi < g->ngroups; gi++) {
+        rf_dec128 s = 0;
+        int64_t j1 = g->offsets[gi + 1];
+        for (int64_t j = g->offsets[gi]; j < j1; j++) {
+            /* the symmetric range of rf_value.h (this library does not link it) */
+            if (__builtin_add_overflow(s, vals[g->order ? g->order[j] : j], &s) || s < RF_DEC128_MIN) {
+                *bad_group = gi;
+                return RF_OK;
+            }
+        }
+        (*out)[gi] = s;
+    }
+    return RF_OK;
+}
+
+static rf_status minmax_i128(rf_cpu_pool *pool, rf_cpu_groups *g, const rf_dec128 *vals, int is_max, void **outp)
+{
+    rf_dec128 *out;
+    rf_status st = i128_groups(pool, g, &out);
+    if (st || !g->nrows) {
+        *outp = out;
+        return st;
+    }
+    for (int64_t gi = 0; gi < g->ngroups; gi++) {
+        int64_t j0 = g->offsets[gi], j1 = g->offsets[gi + 1];
+        rf_dec128 best = vals[g->order ? g->order[j0] : j0];
+        for (int64_t j = j0 + 1; j < j1; j++) {
+            rf_dec128 x = vals[g->order ? g->order[j] : j];
+            if (is_max ? x > best : x < best) best = x;
+        }
+        out[gi] = best;
+    }
+    *outp = out;
+    return RF_OK;
+}
+
 rf_status rf_cpu_agg_min(rf_cpu_pool *pool, rf_cpu_groups *g, const rf_cpu_col *vals, rf_cpu_col *out)
 {
     out->kind = vals->kind;
+    if (vals->kind == RF_CPU_I128) return minmax_i128(pool, g, vals->data, 0, &out->data);
     return run_agg(pool, g, AGG_MIN, vals->kind, vals->data, &out->data);
 }
 
 rf_status rf_cpu_agg_max(rf_cpu_pool *pool, rf_cpu_groups *g, const rf_cpu_col *vals, rf_cpu_col *out)
 {
     out->kind = vals->kind;
+    if (vals->kind == RF_CPU_I128) return minmax_i128(pool, g, vals->data, 1, &out->data);
     return run_agg(pool, g, AGG_MAX, vals->kind, vals->data, &out->data);
 }
 

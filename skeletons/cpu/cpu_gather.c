@@ -14,6 +14,9 @@ int rf_cpu_kind_size(rf_cpu_kind k)
     case RF_CPU_F64: return 8;
     case RF_CPU_I32:
     case RF_CPU_U32: return 4;
+    case RF_CPU_I128:
+    case RF_CPU_I128_HI:
+    case RF_CPU_I128_LO: return 16;
     default: return 1;
     }
 }
@@ -59,6 +62,12 @@ static void gather_chunk(void *vp, int64_t b, int64_t e, int w)
     gather_ctx *c = vp;
     const int64_t *idx = c->idx;
     switch (c->size) {
+    case 16: {
+        const rf_dec128 *s = c->src;
+        rf_dec128 *d = c->dst;
+        for (int64_t i = b; i < e; i++) d[i] = s[idx[i]];
+        break;
+    }
     case 8: {
         const uint64_t *s = c->src;
         uint64_t *d = c->dst;
@@ -90,7 +99,7 @@ rf_status rf_cpu_gather(rf_cpu_pool *pool, const rf_cpu_col *col, const int64_t 
 {
     out->data = NULL;
     out->kind = col->kind;
-    if (n < 0 || (unsigned)col->kind > RF_CPU_U8) return RF_EINTERNAL;
+    if (n < 0 || (unsigned)col->kind > RF_CPU_I128) return RF_EINTERNAL;
     out->data = cpu_alloc(n, (size_t)rf_cpu_kind_size(col->kind));
     if (!out->data) return RF_ENOMEM;
     cpu_gather_into(pool, col->kind, col->data, idx, n, out->data);

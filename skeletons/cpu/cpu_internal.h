@@ -56,9 +56,14 @@ static inline uint64_t cpu_norm_f64(double x)
     memcpy(&b, &x, 8);
     return (b >> 63) ? ~b : (b | (UINT64_C(1) << 63));
 }
+/* The parts of a 128-bit value: the high word signed, the low word unsigned. */
+static inline uint64_t cpu_norm_i128_hi(rf_dec128 x) { return cpu_norm_i64((int64_t)(x >> 64)); }
+static inline uint64_t cpu_norm_i128_lo(rf_dec128 x) { return (uint64_t)x; }
 static inline uint64_t cpu_norm_at(rf_cpu_kind k, const void *data, int64_t i)
 {
     switch (k) {
+    case RF_CPU_I128_HI: return cpu_norm_i128_hi(((const rf_dec128 *)data)[i]);
+    case RF_CPU_I128_LO: return cpu_norm_i128_lo(((const rf_dec128 *)data)[i]);
     case RF_CPU_I64: return cpu_norm_i64(((const int64_t *)data)[i]);
     case RF_CPU_F64: return cpu_norm_f64(((const double *)data)[i]);
     case RF_CPU_I32: return cpu_norm_i32(((const int32_t *)data)[i]);
@@ -301,8 +306,19 @@ rf_status cpu_csr(rf_cpu_pool *pool, const int64_t *ids, int64_t n, int64_t ngro
 ** point into a larger column, as row sets append). */
 void cpu_gather_into(rf_cpu_pool *pool, rf_cpu_kind kind, const void *src, const int64_t *idx, int64_t n, void *dst);
 
-/* The kinds and data of the columns cols[0..nk) of t, after checking them. */
-rf_status cpu_table_keys(const rf_cpu_table *t, const int32_t *cols, int32_t nk, rf_cpu_kind *kinds,
-                         const void **data);
+/* The key parts of the columns cols[0..nk) of t, after checking them: the
+** kind and data of each (a 128-bit column is two parts, RF_CPU_I128_HI then
+** _LO, over its data), into arrays of CPU_KEY_PARTS(nk) entries; *np gets
+** their number. desc (may be NULL: pdesc untouched) is each column's
+** direction, pdesc each part's. Everything that hashes, compares or sorts
+** keys works on parts. */
+#define CPU_KEY_PARTS(nk) (2 * (int64_t)(nk))
+rf_status cpu_table_keys(const rf_cpu_table *t, const int32_t *cols, int32_t nk, const uint8_t *desc,
+                         rf_cpu_kind *kinds, const void **data, uint8_t *pdesc, int32_t *np);
+/* The key parts of column kinds kinds[0..nk) (row sets: every column a key),
+** as cpu_table_keys gives them; data[i] is column i's data (data and pdata
+** may both be NULL: the kinds only). Returns the number of parts. */
+int32_t cpu_kinds_parts(const rf_cpu_kind *kinds, const void *const *data, int32_t nk, rf_cpu_kind *pkinds,
+                        const void **pdata);
 
 #endif

@@ -8,17 +8,40 @@
 */
 #include "cpu_internal.h"
 
-rf_status cpu_table_keys(const rf_cpu_table *t, const int32_t *cols, int32_t nk, rf_cpu_kind *kinds,
-                         const void **data)
+rf_status cpu_table_keys(const rf_cpu_table *t, const int32_t *cols, int32_t nk, const uint8_t *desc,
+                         rf_cpu_kind *kinds, const void **data, uint8_t *pdesc, int32_t *np)
 {
+    *np = 0;
     if (!t || t->nrows < 0 || nk < 0 || (nk > 0 && !cols)) return RF_EINTERNAL;
+    int32_t p = 0;
     for (int32_t i = 0; i < nk; i++) {
         if (cols[i] < 0 || cols[i] >= t->ncols) return RF_EINTERNAL;
-        kinds[i] = t->cols[cols[i]].kind;
-        if ((unsigned)kinds[i] > RF_CPU_U8) return RF_EINTERNAL;
-        data[i] = t->cols[cols[i]].data;
+        rf_cpu_kind k = t->cols[cols[i]].kind;
+        if ((unsigned)k > RF_CPU_I128) return RF_EINTERNAL;
+        const void *d = t->cols[cols[i]].data;
+        int parts = k == RF_CPU_I128 ? 2 : 1;
+        for (int j = 0; j < parts; j++, p++) {
+            kinds[p] = k == RF_CPU_I128 ? (j ? RF_CPU_I128_LO : RF_CPU_I128_HI) : k;
+            data[p] = d;
+            if (desc && pdesc) pdesc[p] = desc[i];
+        }
     }
+    *np = p;
     return RF_OK;
+}
+
+int32_t cpu_kinds_parts(const rf_cpu_kind *kinds, const void *const *data, int32_t nk, rf_cpu_kind *pkinds,
+                        const void **pdata)
+{
+    int32_t p = 0;
+    for (int32_t i = 0; i < nk; i++) {
+        int parts = kinds[i] == RF_CPU_I128 ? 2 : 1;
+        for (int j = 0; j < parts; j++, p++) {
+            pkinds[p] = parts == 2 ? (j ? RF_CPU_I128_LO : RF_CPU_I128_HI) : kinds[i];
+            if (pdata) pdata[p] = data[i];
+        }
+    }
+    return p;
 }
 
 /* ---- ranges --------------------------------------------------------- */
@@ -55,6 +78,8 @@ static void range_chunk(void *vp, int64_t b, int64_t e, int w)
         case RF_CPU_F64: RANGE_LOOP(double, cpu_norm_f64); break;
         case RF_CPU_I32: RANGE_LOOP(int32_t, cpu_norm_i32); break;
         case RF_CPU_U32: RANGE_LOOP(uint32_t, NORM_U); break;
+        case RF_CPU_I128_HI: RANGE_LOOP(rf_dec128, cpu_norm_i128_hi); break;
+        case RF_CPU_I128_LO: RANGE_LOOP(rf_dec128, cpu_norm_i128_lo); break;
         default: RANGE_LOOP(uint8_t, NORM_U); break;
         }
         c->lo[ch * c->nk + k] = mn;
@@ -190,6 +215,12 @@ ENC_FN(enc_i32, int32_t)
 ENC_FN(enc_u32, uint32_t)
 ENC_FN(enc_u8, uint8_t)
 #undef NORM
+#define NORM cpu_norm_i128_hi
+ENC_FN(enc_i128_hi, rf_dec128)
+#undef NORM
+#define NORM cpu_norm_i128_lo
+ENC_FN(enc_i128_lo, rf_dec128)
+#undef NORM
 
 void cpu_encode(const cpu_enc *e, const void *const *data, const int64_t *rows, int64_t begin, int64_t end,
                 int32_t word, uint64_t *out, uint8_t *ok)
@@ -215,6 +246,12 @@ void cpu_encode(const cpu_enc *e, const void *const *data, const int64_t *rows, 
         case RF_CPU_F64: enc_f64(data[c], rows, begin, cnt, o, stride, flip, fb, add, shift, k->lo, k->hi, ok, set); break;
         case RF_CPU_I32: enc_i32(data[c], rows, begin, cnt, o, stride, flip, fb, add, shift, k->lo, k->hi, ok, set); break;
         case RF_CPU_U32: enc_u32(data[c], rows, begin, cnt, o, stride, flip, fb, add, shift, k->lo, k->hi, ok, set); break;
+        case RF_CPU_I128_HI:
+            enc_i128_hi(data[c], rows, begin, cnt, o, stride, flip, fb, add, shift, k->lo, k->hi, ok, set);
+            break;
+        case RF_CPU_I128_LO:
+            enc_i128_lo(data[c], rows, begin, cnt, o, stride, flip, fb, add, shift, k->lo, k->hi, ok, set);
+            break;
         default: enc_u8(data[c], rows, begin, cnt, o, stride, flip, fb, add, shift, k->lo, k->hi, ok, set); break;
         }
     }

@@ -39,25 +39,28 @@ static rf_status keys_init(rf_cpu_pool *pool, keys *k, const rf_cpu_table *left,
 {
     memset(k, 0, sizeof *k);
     if (nk < 0) return RF_EINTERNAL;
-    k->nk = nk;
-    k->kinds = cpu_alloc(nk, sizeof *k->kinds);
-    rf_cpu_kind *rk = cpu_alloc(nk, sizeof *rk);
-    k->ldata = cpu_alloc(nk, sizeof *k->ldata);
-    k->rdata = cpu_alloc(nk, sizeof *k->rdata);
-    k->lo = cpu_alloc(nk, 8);
-    k->hi = cpu_alloc(nk, 8);
-    uint64_t *lo2 = cpu_alloc(nk, 8), *hi2 = cpu_alloc(nk, 8);
+    int64_t mp = CPU_KEY_PARTS(nk);
+    k->kinds = cpu_alloc(mp, sizeof *k->kinds);
+    rf_cpu_kind *rk = cpu_alloc(mp, sizeof *rk);
+    k->ldata = cpu_alloc(mp, sizeof *k->ldata);
+    k->rdata = cpu_alloc(mp, sizeof *k->rdata);
+    k->lo = cpu_alloc(mp, 8);
+    k->hi = cpu_alloc(mp, 8);
+    uint64_t *lo2 = cpu_alloc(mp, 8), *hi2 = cpu_alloc(mp, 8);
     rf_status st = RF_ENOMEM;
     if (!k->kinds || !rk || !k->ldata || !k->rdata || !k->lo || !k->hi || !lo2 || !hi2) goto out;
-    if ((st = cpu_table_keys(left, lkeys, nk, k->kinds, k->ldata))) goto out;
+    /* from here on nk counts key parts (a 128-bit column is two) */
+    if ((st = cpu_table_keys(left, lkeys, nk, NULL, k->kinds, k->ldata, NULL, &k->nk))) goto out;
     if (right) {
-        if ((st = cpu_table_keys(right, rkeys, nk, rk, k->rdata))) goto out;
-        for (int32_t i = 0; i < nk; i++)
-            if (rk[i] != k->kinds[i]) {
+        int32_t rnp;
+        if ((st = cpu_table_keys(right, rkeys, nk, NULL, rk, k->rdata, NULL, &rnp))) goto out;
+        for (int32_t i = 0; i < k->nk; i++)
+            if (rnp != k->nk || rk[i] != k->kinds[i]) {
                 st = RF_EINTERNAL;
                 goto out;
             }
     }
+    nk = k->nk;
     int64_t ln = range_of == RANGE_RIGHT ? 0 : left->nrows;
     int64_t rn = right && range_of != RANGE_LEFT ? right->nrows : 0;
     if (ln > 0) cpu_ranges(pool, nk, k->kinds, k->ldata, ln, k->lo, k->hi);
@@ -85,12 +88,17 @@ static rf_status keys_check(const rf_cpu_table *left, const int32_t *lkeys, cons
                             const int32_t *rkeys, int32_t nk)
 {
     if (!left || !right || left->nrows < 0 || right->nrows < 0 || nk < 0) return RF_EINTERNAL;
-    rf_cpu_kind *a = cpu_alloc(2 * (int64_t)nk, sizeof *a);
-    const void **d = cpu_alloc(nk, sizeof *d);
+    int64_t mp = CPU_KEY_PARTS(nk);
+    rf_cpu_kind *a = cpu_alloc(2 * mp, sizeof *a);
+    const void **d = cpu_alloc(mp, sizeof *d);
+    int32_t lp = 0, rp = 0;
     rf_status st = RF_ENOMEM;
-    if (a && d && !(st = cpu_table_keys(left, lkeys, nk, a, d)) && !(st = cpu_table_keys(right, rkeys, nk, a + nk, d)))
-        for (int32_t i = 0; i < nk; i++)
-            if (a[i] != a[nk + i]) st = RF_EINTERNAL;
+    if (a && d && !(st = cpu_table_keys(left, lkeys, nk, NULL, a, d, NULL, &lp)) &&
+        !(st = cpu_table_keys(right, rkeys, nk, NULL, a + mp, d, NULL, &rp))) {
+        if (lp != rp) st = RF_EINTERNAL;
+        for (int32_t i = 0; i < lp && !st; i++)
+            if (a[i] != a[mp + i]) st = RF_EINTERNAL;
+    }
     free(a);
     free(d);
     return st;
@@ -142,11 +150,12 @@ rf_status rf_cpu_unique(rf_cpu_pool *pool, const rf_cpu_table *t, int64_t **keep
     rf_status st;
     {
         /* rows in order of some column: no hash table */
-        rf_cpu_kind *kinds = cpu_alloc(t->ncols, sizeof *kinds);
-        const void **data = cpu_alloc(t->ncols, sizeof *data);
+        rf_cpu_kind *kinds = cpu_alloc(CPU_KEY_PARTS(t->ncols), sizeof *kinds);
+        const void **data = cpu_alloc(CPU_KEY_PARTS(t->ncols), sizeof *data);
         int applied = 0;
-        st = kinds && data ? cpu_table_keys(t, cols, t->ncols, kinds, data) : RF_ENOMEM;
-        if (!st) st = cpu_runs_unique(pool, t->ncols, kinds, data, t->nrows, keep, nkeep, &applied);
+        int32_t np = 0;
+        st = kinds && data ? cpu_table_keys(t, cols, t->ncols, NULL, kinds, data, NULL, &np) : RF_ENOMEM;
+        if (!st) st = cpu_runs_unique(pool, np, kinds, data, t->nrows, keep, nkeep, &applied);
         free(kinds);
         free(data);
         if (st || applied) {
@@ -199,12 +208,13 @@ static rf_status group_impl(rf_cpu_pool *pool, const rf_cpu_table *t, const int3
     rf_status st;
     {
         /* rows in order of some key column: no hash table */
-        rf_cpu_kind *kinds = cpu_alloc(nkeys, sizeof *kinds);
-        const void **data = cpu_alloc(nkeys, sizeof *data);
+        rf_cpu_kind *kinds = cpu_alloc(CPU_KEY_PARTS(nkeys), sizeof *kinds);
+        const void **data = cpu_alloc(CPU_KEY_PARTS(nkeys), sizeof *data);
         int applied = 0, contiguous = 0;
-        st = kinds && data ? cpu_table_keys(t, keycols, nkeys, kinds, data) : RF_ENOMEM;
+        int32_t np = 0;
+        st = kinds && data ? cpu_table_keys(t, keycols, nkeys, NULL, kinds, data, NULL, &np) : RF_ENOMEM;
         if (!st)
-            st = cpu_runs_group(pool, nkeys, kinds, data, n, lazy, &g->group_of_row, &g->first_row, &g->ngroups,
+            st = cpu_runs_group(pool, np, kinds, data, n, lazy, &g->group_of_row, &g->first_row, &g->ngroups,
                                 &contiguous, &applied);
         free(kinds);
         free(data);
@@ -491,6 +501,9 @@ static void emit_flush(const emit_ctx *c, const int64_t *li, const int64_t *ri, 
         const void *s = c->src[col].data;
         void *d = c->dst[col].data;
         switch (rf_cpu_kind_size(c->src[col].kind)) {
+        case 16:
+            for (int64_t i = 0; i < n; i++) ((rf_dec128 *)d)[at + i] = ((const rf_dec128 *)s)[idx[i]];
+            break;
         case 8:
             for (int64_t i = 0; i < n; i++) ((uint64_t *)d)[at + i] = ((const uint64_t *)s)[idx[i]];
             break;

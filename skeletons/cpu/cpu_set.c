@@ -13,6 +13,8 @@
 struct rf_cpu_set {
     int32_t ncols;
     rf_cpu_kind *kinds;
+    rf_cpu_kind *pkinds; /* the key parts of the columns (cpu_table_keys) */
+    int32_t np;
     rf_cpu_col *cols; /* data arrays of cap rows; also the view */
     int64_t size, cap;
     int have_enc;
@@ -26,13 +28,14 @@ rf_status rf_cpu_set_new(int32_t ncols, const rf_cpu_kind *kinds, rf_cpu_set **o
     *out = NULL;
     if (ncols < 0) return RF_EINTERNAL;
     for (int32_t i = 0; i < ncols; i++)
-        if ((unsigned)kinds[i] > RF_CPU_U8) return RF_EINTERNAL;
+        if ((unsigned)kinds[i] > RF_CPU_I128) return RF_EINTERNAL;
     rf_cpu_set *s = calloc(1, sizeof *s);
     if (!s) return RF_ENOMEM;
     s->ncols = ncols;
     s->kinds = cpu_alloc(ncols, sizeof *s->kinds);
+    s->pkinds = cpu_alloc(CPU_KEY_PARTS(ncols), sizeof *s->pkinds);
     s->cols = cpu_zalloc(ncols, sizeof *s->cols);
-    if (!s->kinds || !s->cols) {
+    if (!s->kinds || !s->pkinds || !s->cols) {
         rf_cpu_set_free(s);
         return RF_ENOMEM;
     }
@@ -40,6 +43,7 @@ rf_status rf_cpu_set_new(int32_t ncols, const rf_cpu_kind *kinds, rf_cpu_set **o
         s->kinds[i] = kinds[i];
         s->cols[i].kind = kinds[i];
     }
+    s->np = cpu_kinds_parts(kinds, NULL, ncols, s->pkinds, NULL);
     *out = s;
     return RF_OK;
 }
@@ -51,6 +55,7 @@ void rf_cpu_set_free(rf_cpu_set *s)
         for (int32_t i = 0; i < s->ncols; i++) free(s->cols[i].data);
     free(s->cols);
     free(s->kinds);
+    free(s->pkinds);
     cpu_enc_free(&s->e);
     cpu_ht_free(&s->ht);
     free(s);
@@ -86,12 +91,29 @@ static rf_status check_table(const rf_cpu_set *s, const rf_cpu_table *t)
     return s->broken ? RF_ENOMEM : RF_OK;
 }
 
+/* The data of t's key parts (the set's pkinds). */
 static rf_status data_of(const rf_cpu_table *t, const void ***data)
 {
-    *data = cpu_alloc(t->ncols, sizeof **data);
-    if (!*data) return RF_ENOMEM;
-    for (int32_t i = 0; i < t->ncols; i++) (*data)[i] = t->cols[i].data;
-    return RF_OK;
+    *data = cpu_alloc(CPU_KEY_PARTS(t->ncols), sizeof **data);
+    rf_cpu_kind *k = cpu_alloc(CPU_KEY_PARTS(t->ncols), sizeof *k), *pk = cpu_alloc(CPU_KEY_PARTS(t->ncols), sizeof *pk);
+    const void **d = cpu_alloc(t->ncols, sizeof *d);
+    rf_status st = RF_ENOMEM;
+    if (*data && k && pk && d) {
+        for (int32_t i = 0; i < t->ncols; i++) {
+            k[i] = t->cols[i].kind;
+            d[i] = t->cols[i].data;
+        }
+        cpu_kinds_parts(k, d, t->ncols, pk, *data);
+        st = RF_OK;
+    }
+    free(k);
+    free(pk);
+    free(d);
+    if (st) {
+        free(*data);
+        *data = NULL;
+    }
+    return st;
 }
 
 static uint64_t sat_sub(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }
@@ -155,11 +177,11 @@ static rf_status rebuild(rf_cpu_pool *pool, rf_cpu_set *s, cpu_enc *e, layout l)
 ** that values drifting a little further do not force another rebuild. */
 static rf_status widen(rf_cpu_pool *pool, rf_cpu_set *s, const void *const *data, int64_t n, cpu_enc *ne)
 {
-    int64_t nc = s->ncols;
+    int64_t nc = s->np;
     uint64_t *lo = cpu_alloc(nc, 8), *hi = cpu_alloc(nc, 8);
     rf_status st = RF_ENOMEM;
     if (lo && hi) {
-        cpu_ranges(pool, (int32_t)nc, s->kinds, data, n, lo, hi);
+        cpu_ranges(pool, (int32_t)nc, s->pkinds, data, n, lo, hi);
         for (int64_t c = 0; c < nc; c++) {
             if (s->have_enc) {
                 if (s->e.k[c].lo < lo[c]) lo[c] = s->e.k[c].lo;
@@ -169,7 +191,7 @@ static rf_status widen(rf_cpu_pool *pool, rf_cpu_set *s, const void *const *data
             lo[c] = sat_sub(lo[c], pad);
             hi[c] = sat_add(hi[c], pad);
         }
-        st = cpu_enc_init(ne, (int32_t)nc, s->kinds, NULL, lo, hi);
+        st = cpu_enc_init(ne, (int32_t)nc, s->pkinds, NULL, lo, hi);
     }
     free(lo);
     free(hi);

@@ -297,16 +297,19 @@ rf_status rf_cpu_sort_perm(rf_cpu_pool *pool, const rf_cpu_table *t, const int32
 {
     *perm = NULL;
     if (nkeys < 0 || !t) return RF_EINTERNAL;
-    rf_cpu_kind *kinds = cpu_alloc(nkeys, sizeof *kinds);
-    const void **data = cpu_alloc(nkeys, sizeof *data);
-    uint64_t *lo = cpu_alloc(nkeys, 8), *hi = cpu_alloc(nkeys, 8);
+    /* key parts: a 128-bit column is two (cpu_table_keys) */
+    rf_cpu_kind *kinds = cpu_alloc(CPU_KEY_PARTS(nkeys), sizeof *kinds);
+    const void **data = cpu_alloc(CPU_KEY_PARTS(nkeys), sizeof *data);
+    uint64_t *lo = cpu_alloc(CPU_KEY_PARTS(nkeys), 8), *hi = cpu_alloc(CPU_KEY_PARTS(nkeys), 8);
+    uint8_t *pdesc = cpu_alloc(CPU_KEY_PARTS(nkeys), 1);
+    int32_t np = 0;
     cpu_enc e = {0};
     cpu_kv *kv = NULL, *tmp = NULL;
     uint64_t *scratch = NULL;
     int64_t n = t->nrows, *p = NULL;
     rf_status st = RF_ENOMEM;
-    if (!kinds || !data || !lo || !hi) goto out;
-    if ((st = cpu_table_keys(t, keycols, nkeys, kinds, data))) goto out;
+    if (!kinds || !data || !lo || !hi || !pdesc) goto out;
+    if ((st = cpu_table_keys(t, keycols, nkeys, desc, kinds, data, pdesc, &np))) goto out;
     st = RF_ENOMEM;
     p = cpu_alloc(n, sizeof(int64_t));
     if (!p) goto out;
@@ -315,8 +318,8 @@ rf_status rf_cpu_sort_perm(rf_cpu_pool *pool, const rf_cpu_table *t, const int32
         st = RF_OK;
         goto out;
     }
-    cpu_ranges(pool, nkeys, kinds, data, n, lo, hi);
-    if ((st = cpu_enc_init(&e, nkeys, kinds, desc, lo, hi))) goto out;
+    cpu_ranges(pool, np, kinds, data, n, lo, hi);
+    if ((st = cpu_enc_init(&e, np, kinds, desc ? pdesc : NULL, lo, hi))) goto out;
     st = RF_ENOMEM;
     kv = cpu_alloc(n, sizeof(cpu_kv));
     tmp = cpu_alloc(n, sizeof(cpu_kv));
@@ -341,6 +344,7 @@ out:
     }
     *perm = p;
     cpu_enc_free(&e);
+    free(pdesc);
     free(kinds);
     free(data);
     free(lo);
@@ -457,18 +461,21 @@ rf_status rf_cpu_top_k(rf_cpu_pool *pool, const rf_cpu_table *t, const int32_t *
         *nout = k;
         return RF_OK;
     }
-    rf_cpu_kind *kinds = cpu_alloc(nkeys, sizeof *kinds);
-    const void **data = cpu_alloc(nkeys, sizeof *data);
-    uint64_t *lo = cpu_alloc(nkeys, 8), *hi = cpu_alloc(nkeys, 8);
+    /* key parts: a 128-bit column is two (cpu_table_keys) */
+    rf_cpu_kind *kinds = cpu_alloc(CPU_KEY_PARTS(nkeys), sizeof *kinds);
+    const void **data = cpu_alloc(CPU_KEY_PARTS(nkeys), sizeof *data);
+    uint64_t *lo = cpu_alloc(CPU_KEY_PARTS(nkeys), 8), *hi = cpu_alloc(CPU_KEY_PARTS(nkeys), 8);
+    uint8_t *pdesc = cpu_alloc(CPU_KEY_PARTS(nkeys), 1);
+    int32_t np = 0;
     cpu_enc e = {0};
     topk_ctx c = {0};
     uint64_t *all = NULL;
     int64_t *p = NULL;
     rf_status st = RF_ENOMEM;
-    if (!kinds || !data || !lo || !hi) goto out;
-    if ((st = cpu_table_keys(t, keycols, nkeys, kinds, data))) goto out;
-    cpu_ranges(pool, nkeys, kinds, data, n, lo, hi);
-    if ((st = cpu_enc_init(&e, nkeys, kinds, desc, lo, hi))) goto out;
+    if (!kinds || !data || !lo || !hi || !pdesc) goto out;
+    if ((st = cpu_table_keys(t, keycols, nkeys, desc, kinds, data, pdesc, &np))) goto out;
+    cpu_ranges(pool, np, kinds, data, n, lo, hi);
+    if ((st = cpu_enc_init(&e, np, kinds, desc ? pdesc : NULL, lo, hi))) goto out;
     st = RF_ENOMEM;
     int32_t st1 = e.nw + 1;
     c.e = &e;
@@ -505,6 +512,7 @@ out:
     free(c.hcount);
     free(c.scratch);
     cpu_enc_free(&e);
+    free(pdesc);
     free(kinds);
     free(data);
     free(lo);

@@ -36,8 +36,20 @@
 /* ---- data ----------------------------------------------------------- */
 
 /* Storage kinds: i64 int and decimal; f64 float; i32 date; u32 string codes;
-** u8 boolean. */
-typedef enum rf_cpu_kind { RF_CPU_I64, RF_CPU_F64, RF_CPU_I32, RF_CPU_U32, RF_CPU_U8 } rf_cpu_kind;
+** u8 boolean; i128 the wide decimal (rf_dec128, 16 bytes: totals of
+** decimals). RF_CPU_I128_HI and _LO are not columns' kinds: they are the two
+** 64-bit parts a 128-bit key column is compared by (cpu_keys.c), the high
+** word signed, then the low word unsigned, which is the order of the values. */
+typedef enum rf_cpu_kind {
+    RF_CPU_I64,
+    RF_CPU_F64,
+    RF_CPU_I32,
+    RF_CPU_U32,
+    RF_CPU_U8,
+    RF_CPU_I128,
+    RF_CPU_I128_HI,
+    RF_CPU_I128_LO
+} rf_cpu_kind;
 
 typedef struct rf_cpu_col {
     rf_cpu_kind kind;
@@ -52,7 +64,7 @@ typedef struct rf_cpu_table {
     rf_cpu_col *cols;
 } rf_cpu_table;
 
-/* Bytes per value of a kind: 8, 8, 4, 4, 1. */
+/* Bytes per value of a kind: 8, 8, 4, 4, 1, 16. */
 int rf_cpu_kind_size(rf_cpu_kind k);
 /* Frees the data of every column and the cols array, and zeroes *t. */
 void rf_cpu_table_free(rf_cpu_table *t);
@@ -162,6 +174,11 @@ rf_status rf_cpu_agg_sums_i64(rf_cpu_pool *pool, rf_cpu_groups *g, int32_t ncols
 /* The min and the max of 64-bit integers per group at once, into mn and mx
 ** (ngroups entries each, provided by the caller). */
 rf_status rf_cpu_agg_minmax_i64(rf_cpu_pool *pool, rf_cpu_groups *g, const int64_t *vals, int64_t *mn, int64_t *mx);
+/* The exact sums of 128-bit values (wide decimals) per group; a group whose
+** sum leaves [RF_DEC128_MIN, RF_DEC128_MAX] sets *bad_group to its index
+** (the first such; -1 when none), and *out is then partial. */
+rf_status rf_cpu_agg_sum_i128(rf_cpu_pool *pool, rf_cpu_groups *g, const rf_dec128 *vals, rf_dec128 **out,
+                              int64_t *bad_group);
 /* vals of any kind; out->kind = vals->kind and out->data is allocated. */
 rf_status rf_cpu_agg_min(rf_cpu_pool *pool, rf_cpu_groups *g, const rf_cpu_col *vals, rf_cpu_col *out);
 rf_status rf_cpu_agg_max(rf_cpu_pool *pool, rf_cpu_groups *g, const rf_cpu_col *vals, rf_cpu_col *out);

@@ -97,6 +97,17 @@ static void fill_col(rf_cpu_col *c, int64_t n, uint64_t domain, int wide)
             ((int32_t *)c->data)[i] = wide ? (int32_t)(uint32_t)salt : (int32_t)r - (int32_t)(domain / 2);
             break;
         case RF_CPU_U32: ((uint32_t *)c->data)[i] = wide ? (uint32_t)(salt >> 17) : (uint32_t)r; break;
+        case RF_CPU_I128: {
+            /* wide: the extremes, and values that differ only in the low word
+            ** (whose order is unsigned) or only in the high word */
+            rf_dec128 v = wide ? (r == 0   ? RF_DEC128_MIN
+                                  : r == 1 ? RF_DEC128_MAX
+                                           : (rf_dec128)(int64_t)(salt % 7 - 3) * ((rf_dec128)1 << 64) +
+                                                 (rf_dec128)(salt >> 3))
+                               : ((rf_dec128)r - (rf_dec128)(domain / 2)) * ((rf_dec128)1 << 62);
+            ((rf_dec128 *)c->data)[i] = v;
+            break;
+        }
         default: ((uint8_t *)c->data)[i] = (uint8_t)(r & 1); break;
         }
     }
@@ -121,6 +132,7 @@ static int cmp_cell(const rf_cpu_col *a, int64_t i, const rf_cpu_col *b, int64_t
         uint32_t x = ((uint32_t *)a->data)[i], y = ((uint32_t *)b->data)[j];
         return x < y ? -1 : x > y;
     }
+    case RF_CPU_I128: return rf_val_cmp_dec128(((rf_dec128 *)a->data)[i], ((rf_dec128 *)b->data)[j]);
     default: {
         uint8_t x = ((uint8_t *)a->data)[i], y = ((uint8_t *)b->data)[j];
         return x < y ? -1 : x > y;
@@ -236,12 +248,12 @@ static void test_pool(void)
 
 static void test_gather(void)
 {
-    rf_cpu_kind kinds[5] = {RF_CPU_I64, RF_CPU_F64, RF_CPU_I32, RF_CPU_U32, RF_CPU_U8};
+    rf_cpu_kind kinds[6] = {RF_CPU_I64, RF_CPU_F64, RF_CPU_I32, RF_CPU_U32, RF_CPU_U8, RF_CPU_I128};
     int64_t sizes[] = {0, 1, 1000, 300000};
     for (int si = 0; si < 4; si++) {
         int64_t n = sizes[si], m = n ? n * 2 + 3 : 0;
         rf_cpu_table t;
-        CHECK(mk_table(&t, 5, kinds, n, 1000000, 1));
+        CHECK(mk_table(&t, 6, kinds, n, 1000000, 1));
         int64_t *idx = malloc((size_t)(m + 1) * 8);
         CHECK(idx);
         for (int64_t i = 0; i < m; i++) idx[i] = (int64_t)(rnd() % (uint64_t)n);
@@ -249,7 +261,7 @@ static void test_gather(void)
         for (int p = 0; p < NPOOLS; p++) {
             rf_cpu_table out;
             OK(rf_cpu_gather_table(pools[p], &t, idx, m, &out));
-            CHECK(out.nrows == m && out.ncols == 5);
+            CHECK(out.nrows == m && out.ncols == 6);
             for (int64_t i = 0; i < m; i++) CHECK(same_row_bits(&out, i, &t, idx[i]));
             if (p == 0)
                 ref = out;
@@ -292,6 +304,10 @@ static const sort_case sort_cases[] = {
     {1, {RF_CPU_U32}, {0}, 1, 5, 0},
     {2, {RF_CPU_I64, RF_CPU_U8}, {0, 0}, 2, 5, 0},
     {2, {RF_CPU_I64, RF_CPU_F64}, {1, 0}, 50000, 1, 0}, /* all keys equal */
+    {1, {RF_CPU_I128}, {0}, 3000, 40, 0},                  /* wide decimals: two key parts */
+    {1, {RF_CPU_I128}, {1}, 20000, 1000000, 1},
+    {2, {RF_CPU_I128, RF_CPU_U32}, {0, 1}, 20000, 300, 1},
+    {3, {RF_CPU_U8, RF_CPU_I128, RF_CPU_I128}, {1, 0, 1}, 5000, 20, 0},
 };
 
 static void test_sort(void)
@@ -424,6 +440,9 @@ static const tab_case tab_cases[] = {
     {1, {RF_CPU_U8}, 3000, 2, 0},
     {2, {RF_CPU_I64, RF_CPU_F64}, 30000, 150, 0}, /* > the serial build size */
     {1, {RF_CPU_I64}, 40000, 100000, 0},          /* many distinct: partitioned */
+    {1, {RF_CPU_I128}, 3000, 40, 0},               /* wide decimals: two key parts */
+    {2, {RF_CPU_I128, RF_CPU_U32}, 3000, 30, 1},
+    {2, {RF_CPU_I64, RF_CPU_I128}, 30000, 150, 0},
 };
 
 static void test_unique(void)
@@ -720,6 +739,71 @@ static int total_order_less(double a, double b)
     return x < y;
 }
 
+/* Sums, minima and maxima of 128-bit values against serial loops, and a
+** sum beyond the range reported with its group. */
+static void test_agg_wide(void)
+{
+    rf_cpu_kind kk = RF_CPU_I64, vk = RF_CPU_I128;
+    int64_t sizes[] = {0, 1, 5000, 100000};
+    for (int si = 0; si < 4; si++) {
+        int64_t n = sizes[si];
+        rf_cpu_table keys, vals;
+        CHECK(mk_table(&keys, 1, &kk, n, si == 3 ? 20000 : 7, 0));
+        CHECK(mk_table(&vals, 1, &vk, n, 1000000, 1));
+        rf_dec128 *v = vals.cols[0].data;
+        for (int64_t i = 0; i < n; i++) /* keep the sums in range: |v| < 2^100 */
+            if (v[i] > ((rf_dec128)1 << 100) || v[i] < -((rf_dec128)1 << 100)) v[i] >>= 30;
+        for (int p = 0; p < NPOOLS; p++) {
+            rf_cpu_groups g;
+            OK(rf_cpu_group_for_agg(pools[p], &keys, ALL, 1, &g));
+            int64_t G = g.ngroups;
+            rf_dec128 *sum;
+            int64_t bad;
+            rf_cpu_col mn, mx;
+            OK(rf_cpu_agg_sum_i128(pools[p], &g, v, &sum, &bad));
+            OK(rf_cpu_agg_min(pools[p], &g, &vals.cols[0], &mn));
+            OK(rf_cpu_agg_max(pools[p], &g, &vals.cols[0], &mx));
+            CHECK(bad == -1 && mn.kind == RF_CPU_I128 && mx.kind == RF_CPU_I128);
+            rf_cpu_groups gr;
+            OK(rf_cpu_group(NULL, &keys, ALL, 1, &gr)); /* group ids for the reference */
+            rf_dec128 *rs_ = calloc((size_t)G + 1, 16), *rmn = calloc((size_t)G + 1, 16), *rmx = calloc((size_t)G + 1, 16);
+            uint8_t *seen = calloc((size_t)G + 1, 1);
+            CHECK(rs_ && rmn && rmx && seen && gr.ngroups == G);
+            for (int64_t i = 0; i < n; i++) {
+                int64_t gi = gr.group_of_row[i];
+                rs_[gi] += v[i];
+                if (!seen[gi] || v[i] < rmn[gi]) rmn[gi] = v[i];
+                if (!seen[gi] || v[i] > rmx[gi]) rmx[gi] = v[i];
+                seen[gi] = 1;
+            }
+            int ok = 1;
+            for (int64_t gi = 0; gi < G; gi++)
+                ok &= sum[gi] == rs_[gi] && ((rf_dec128 *)mn.data)[gi] == rmn[gi] && ((rf_dec128 *)mx.data)[gi] == rmx[gi];
+            CHECK(ok);
+            free(rs_), free(rmn), free(rmx), free(seen);
+            free(sum), free(mn.data), free(mx.data);
+            rf_cpu_groups_free(&gr);
+            rf_cpu_groups_free(&g);
+        }
+        if (n >= 2) {
+            /* two maxima in one group overflow: the group is named */
+            int64_t *kv = keys.cols[0].data;
+            kv[n - 1] = kv[0];
+            v[0] = v[n - 1] = RF_DEC128_MAX;
+            rf_cpu_groups g;
+            OK(rf_cpu_group(NULL, &keys, ALL, 1, &g));
+            rf_dec128 *sum;
+            int64_t bad;
+            OK(rf_cpu_agg_sum_i128(NULL, &g, v, &sum, &bad));
+            CHECK(bad == g.group_of_row[0]);
+            free(sum);
+            rf_cpu_groups_free(&g);
+        }
+        rf_cpu_table_free(&keys);
+        rf_cpu_table_free(&vals);
+    }
+}
+
 static void test_agg_case(int64_t n, uint64_t gdomain)
 {
     rf_cpu_kind kk = RF_CPU_I64;
@@ -923,6 +1007,9 @@ static const join_case join_cases[] = {
     {1, {RF_CPU_I64}, 2000, 500, 300, 1},
     {2, {RF_CPU_I32, RF_CPU_U32}, 800, 1600, 15, 1},
     {1, {RF_CPU_I64}, 30000, 20000, 40000, 1},
+    {1, {RF_CPU_I128}, 500, 2000, 300, 0}, /* wide decimals: two key parts */
+    {2, {RF_CPU_I128, RF_CPU_U32}, 800, 1600, 15, 1},
+    {1, {RF_CPU_I128}, 30000, 20000, 40000, 1},
 };
 
 static void test_join(void)
@@ -1186,6 +1273,9 @@ static void test_set(void)
     set_big(2, kb, 6, 150000, 200000, 1); /* two-word keys: hash index, growing partitions */
     rf_cpu_kind kc[3] = {RF_CPU_U32, RF_CPU_I32, RF_CPU_F64};
     set_big(3, kc, 4, 100000, 60, 0);
+    rf_cpu_kind kw[2] = {RF_CPU_I128, RF_CPU_U32}; /* wide decimals: two key parts */
+    set_case(2, kw, 5, 400, 30);
+    set_big(2, kw, 4, 50000, 3000, 1);
     /* kinds must match */
     rf_cpu_set *s;
     OK(rf_cpu_set_new(2, kb, &s));
@@ -1407,7 +1497,7 @@ static const struct {
     {"pool", test_pool},   {"gather", test_gather}, {"sort", test_sort}, {"topk", test_topk},
     {"unique", test_unique}, {"group", test_group}, {"agg", test_agg},   {"join", test_join},
     {"semi", test_semi},   {"set", test_set},       {"large", test_large}, {"runs", test_runs},
-    {"dense", test_dense},
+    {"dense", test_dense}, {"agg_wide", test_agg_wide},
 };
 
 int main(int argc, char **argv)

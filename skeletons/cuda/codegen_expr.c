@@ -19,6 +19,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The GPU keeps a wide decimal (a total of decimals) in 64 bits for now, as
+** a decimal: exact within decimal's range, "decimal out of range" beyond it,
+** where the CPU is exact (docs/LANGUAGE.md; runtime/gpu/README.md). */
+static rf_type on_gpu(rf_type t) { return t == RF_TYPE_DEC128 ? RF_TYPE_DECIMAL : t; }
+static int is_dec(rf_type t) { return on_gpu(t) == RF_TYPE_DECIMAL; }
+
 const char *rf_cg_ctype(rf_type t)
 {
     switch (t) {
@@ -134,6 +140,8 @@ static const char *dec_fn(char op, int dec)
 /* from -> to conversion of variable a into a new variable. */
 static int emit_convert(rf_cg_gen *g, rf_type from, rf_type to, int a)
 {
+    from = on_gpu(from);
+    to = on_gpu(to);
     int v = new_var(g, to);
     if (from == to) {
         rf_buf_printf(g->b, " = v%d;\n", a);
@@ -162,8 +170,8 @@ static void emit_step(rf_cg_gen *g, const rf_qp_expr *e, int v, int b)
     if (e->type == RF_TYPE_FLOAT) {
         ind(g);
         rf_buf_printf(g->b, "v%d = v%d %c v%d;\n", v, v, e->op, b);
-    } else if (e->type == RF_TYPE_INT || e->type == RF_TYPE_DECIMAL) {
-        checked(g, "%s(v%d, v%d, &v%d)", dec_fn(e->op, e->type == RF_TYPE_DECIMAL), v, b, v);
+    } else if (e->type == RF_TYPE_INT || is_dec(e->type)) {
+        checked(g, "%s(v%d, v%d, &v%d)", dec_fn(e->op, is_dec(e->type)), v, b, v);
     } else {
         g->bad = 1;
     }
@@ -229,7 +237,7 @@ static void emit_chunk(rf_cg_gen *g, const rf_qp_expr *e, int32_t from, int32_t 
 ** constant, of 8 bytes (int, decimal, float). */
 static int table_leaf(const rf_cg_gen *g, const rf_qp_expr *x)
 {
-    if (x->type != RF_TYPE_INT && x->type != RF_TYPE_DECIMAL && x->type != RF_TYPE_FLOAT) return 0;
+    if (x->type != RF_TYPE_INT && !is_dec(x->type) && x->type != RF_TYPE_FLOAT) return 0;
     if (x->kind == RF_QP_E_CONST) return 1;
     if (x->kind != RF_QP_E_COL || x->side < 0 || x->side > 1 || x->col < 0 || x->col >= RF_GPU_MAXC) return 0;
     for (int32_t j = 0; j < g->pl->nisland; j++)
@@ -378,7 +386,7 @@ static void emit_table_loop(rf_cg_gen *g, const rf_qp_expr *e, int32_t from, int
             ind(g);
             rf_buf_printf(g->b, "v%d = v%d %c x;\n", v, v, e->op);
         } else {
-            checked(g, "%s(v%d, x, &v%d)", dec_fn(e->op, e->type == RF_TYPE_DECIMAL), v, v);
+            checked(g, "%s(v%d, x, &v%d)", dec_fn(e->op, is_dec(e->type)), v, v);
         }
     }
     g->depth--;

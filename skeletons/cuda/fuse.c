@@ -163,7 +163,7 @@ static int total_agg(const rf_hir_program *p, const rf_hir_kernel *r, const rf_q
     if (ag->fn != RF_AGG_TOTAL && ag->fn != RF_AGG_AVG) return 0;
     if (ag->col < 0 || ag->col >= p->vars[r->in[0]]->ncols) return 0;
     rf_type t = p->vars[r->in[0]]->types[ag->col];
-    return t == RF_TYPE_INT || t == RF_TYPE_DECIMAL;
+    return t == RF_TYPE_INT || t == RF_TYPE_DECIMAL || t == RF_TYPE_DEC128; /* wide: 64-bit on the GPU */
 }
 
 void rf_gpu_ftotal_layout(rf_gpu_ftotal *t)

@@ -29,7 +29,8 @@ one program together: w = redfox.World.mpi(), then db.run(prog, world=w) on
 every rank (rank 0's result holds the outputs), and w.end() at the end.
 
 Values: int -> int, float -> float, decimal -> decimal.Decimal, string ->
-str, boolean -> bool, date -> datetime.date. Errors raise redfox.Error (its
+str, boolean -> bool, date -> datetime.date; a total's 128-bit decimal
+(column type "decimal128", results only) -> decimal.Decimal. Errors raise redfox.Error (its
 .diagnostics: file, line, column, severity, message); compile errors raise
 redfox.CompileError. Objects are not for concurrent use from several threads
 (a Database runs one program at a time).
@@ -50,7 +51,7 @@ __all__ = ["Error", "CompileError", "Diagnostic", "Program", "Database", "Batch"
 _lib = ctypes.CDLL(LIBRARY if os.path.isabs(LIBRARY)
                    else os.path.join(os.path.dirname(os.path.abspath(__file__)), LIBRARY))
 
-TYPES = ("int", "float", "decimal", "string", "boolean", "date")  # indexed by REDFOX_INT ... REDFOX_DATE
+TYPES = ("int", "float", "decimal", "string", "boolean", "date", "decimal128")  # indexed by REDFOX_INT ... REDFOX_DECIMAL128
 _DEVICES = {"auto": 0, "cpu": 1, "gpu": 2}
 _FORMATS = {"table": 0, "tbl": 1, "csv": 2}
 _EPOCH = datetime.date(1970, 1, 1)
@@ -903,6 +904,10 @@ class Relation:
             return list((c_double * n).from_address(ptr))
         if t == "decimal":
             return [decimal.Decimal(v).scaleb(-6) for v in (c_int64 * n).from_address(ptr)]
+        if t == "decimal128":  # a total of decimals: 16 bytes, two's complement, little-endian
+            raw = bytes((ctypes.c_ubyte * (16 * n)).from_address(ptr))
+            return [decimal.Decimal(int.from_bytes(raw[16 * k:16 * k + 16], "little", signed=True)).scaleb(-6)
+                    for k in range(n)]
         if t == "boolean":
             return [bool(v) for v in (ctypes.c_uint8 * n).from_address(ptr)]
         if t == "date":
