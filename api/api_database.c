@@ -227,6 +227,7 @@ void rf_run_options_init_v2(rf_run_options *o, size_t size)
     rf_run_options d;
     memset(&d, 0, sizeof d);
     d.device = REDFOX_DEVICE_AUTO;
+    d.decimal128 = 1;
     d.size = size < sizeof d ? size : sizeof d;
     memcpy(o, &d, d.size);
 }
@@ -431,6 +432,8 @@ int rf_run(rf_database *db, const rf_program *prog, const rf_run_options *opt, r
         return REDFOX_MISUSE;
     }
     if (opt) memcpy(&o, opt, opt->size < sizeof o ? opt->size : sizeof o);
+    /* a caller older than level 5 reads totals of decimals as decimals */
+    if (opt && opt->size < offsetof(rf_run_options, decimal128) + sizeof o.decimal128) o.decimal128 = 0;
     o.size = sizeof o;
     if (o.device != REDFOX_DEVICE_AUTO && o.device != REDFOX_DEVICE_CPU && o.device != REDFOX_DEVICE_GPU) {
         api_diags_error(&db->diags, "rf_run: unknown device %d", o.device);
@@ -519,6 +522,7 @@ int rf_run(rf_database *db, const rf_program *prog, const rf_run_options *opt, r
     rf_result *res = NULL;
     if (!st) st = api_result_new(rr, &res);
     else rf_rt_result_free(rr);
+    if (!st && !o.decimal128) st = api_result_narrow_wide(res, &d);
     /* in the order the run reported them, as `redfox run` prints them */
     rf_status dst = api_diags_set(&db->diags, &d);
     rf_diags_free(&d);

@@ -224,6 +224,7 @@ void rf_exec_options_init(rf_exec_options *o, size_t size)
     memset(&d, 0, sizeof d);
     d.size = size < sizeof d ? size : sizeof d;
     d.device = REDFOX_DEVICE_AUTO;
+    d.decimal128 = 1;
     memcpy(o, &d, d.size);
 }
 
@@ -293,6 +294,8 @@ int rf_exec(rf_database *db, const rf_program *prog, const rf_batch *batch, cons
         return REDFOX_MISUSE;
     }
     if (opt) memcpy(&o, opt, opt->size < sizeof o ? opt->size : sizeof o);
+    /* a caller older than level 5 reads totals of decimals as decimals */
+    if (opt && opt->size < offsetof(rf_exec_options, decimal128) + sizeof o.decimal128) o.decimal128 = 0;
     o.size = sizeof o;
     if (o.device != REDFOX_DEVICE_AUTO && o.device != REDFOX_DEVICE_CPU && o.device != REDFOX_DEVICE_GPU) {
         api_diags_error(&db->diags, "rf_exec: unknown device %d", o.device);
@@ -346,6 +349,7 @@ int rf_exec(rf_database *db, const rf_program *prog, const rf_batch *batch, cons
     rf_result *res = NULL;
     if (!st) st = api_result_new(rr, &res);
     else rf_rt_result_free(rr);
+    if (!st && !o.decimal128) st = api_result_narrow_wide(res, &d);
     if (!st) res->exec = rep;
     else if (rep) {
         rf_txn_report_free(rep);

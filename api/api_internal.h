@@ -108,6 +108,10 @@ struct rf_result {
 };
 /* Takes rr: a result of its outputs (names, types, column names copied). */
 rf_status api_result_new(rf_rt_result *rr, rf_result **out);
+/* Wide decimal columns (RF_TYPE_DEC128) narrowed to decimal for a caller
+** older than level 5; RF_EUSER with an error in d for a value beyond
+** decimal's range. */
+rf_status api_result_narrow_wide(rf_result *r, rf_diags *d);
 /* The settings "NAME=VALUE,NAME=VALUE" (rf_run_options.settings) into t;
 ** RF_EUSAGE with an error in d for a bad one. */
 rf_status api_apply_settings(const char *s, rf_rt_tuning *t, rf_diags *d);

@@ -72,6 +72,40 @@ rf_status api_result_new(rf_rt_result *rr, rf_result **out)
     return RF_OK;
 }
 
+/* A caller of level 4 or older (rf_run_options.decimal128 0) reads totals
+** of decimals as REDFOX_DECIMAL, as before level 5: each wide column is
+** narrowed in place (row i's 8 bytes go where row i's 16 began or before,
+** so no value is overwritten before it is read), and a value beyond
+** decimal's range is an error naming the output, never a wrong number. */
+rf_status api_result_narrow_wide(rf_result *r, rf_diags *d)
+{
+    for (int32_t i = 0; i < r->rr->noutputs; i++) {
+        rf_rt_output *ro = &r->rr->outputs[i];
+        api_output *o = &r->outs[i];
+        for (int32_t c = 0; c < o->ncols; c++) {
+            if (o->types[c] != RF_TYPE_DEC128) continue;
+            const rf_dec128 *from = ro->rel.cols ? ro->rel.cols[c] : NULL;
+            int64_t *to = ro->rel.cols ? ro->rel.cols[c] : NULL;
+            for (int64_t row = 0; from && row < ro->rel.nrows; row++) {
+                rf_dec128 v = from[row];
+                rf_val_err e = {0};
+                int64_t n;
+                if (rf_val_dec128_to_dec(v, &n, &e)) {
+                    rf_error(d, rf_mkloc(NULL, 0, 0),
+                             "output %s, column %d (%s), row %lld: decimal out of range: a total of decimals "
+                             "beyond 64 bits, which a caller of API level 4 or older reads as REDFOX_DECIMAL (set "
+                             "rf_run_options.decimal128, level 5, to read it exactly as REDFOX_DECIMAL128)",
+                             o->name, (int)c + 1, o->colnames[c][0] ? o->colnames[c] : "?", (long long)row);
+                    return RF_EUSER;
+                }
+                to[row] = n;
+            }
+            o->types[c] = RF_TYPE_DECIMAL;
+        }
+    }
+    return RF_OK;
+}
+
 const char *rf_result_device(const rf_result *r) { return r ? r->rr->device : NULL; }
 double rf_result_load_seconds(const rf_result *r) { return r ? r->rr->load_seconds : 0; }
 double rf_result_run_seconds(const rf_result *r) { return r ? r->rr->run_seconds : 0; }

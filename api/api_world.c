@@ -2,7 +2,8 @@
 ** api/api_world.c: the MPI ranks of a process through the library: the
 ** world runtime/dist starts, behind the public rf_world.
 **
-** Owns: rf_world (rf_world_mpi, its getters, rf_world_end). Runs with a
+** Owns: rf_world (rf_world_mpi, its getters, rf_world_barrier,
+** rf_world_end). Runs with a
 ** world are api_database.c's (rf_run_options.world).
 */
 #include "api_internal.h"
@@ -41,6 +42,26 @@ int64_t rf_world_diag_count(const rf_world *w) { return w ? w->diags.n : 0; }
 const rf_diagnostic *rf_world_diag(const rf_world *w, int64_t i)
 {
     return w && i >= 0 && i < w->diags.n ? &w->diags.items[i] : NULL;
+}
+
+int rf_world_barrier(rf_world *w, double timeout_s)
+{
+    if (!w || rf_rt_dist_world_size(w->dist) <= 1) return REDFOX_OK;
+    if (w->failed) return REDFOX_MISUSE;
+    /* an allgather of one number: every rank waits for all, under the
+    ** collectives' deadline (a rank that died breaks the world) */
+    int64_t mine = rf_rt_dist_world_rank(w->dist), *all = rf_calloc((size_t)rf_rt_dist_world_size(w->dist), sizeof *all);
+    if (!all) return REDFOX_NOMEM;
+    rf_diags d;
+    rf_diags_init(&d);
+    rf_status st = rf_rt_dist_allgather_i64(w->dist, timeout_s, "a barrier (rf_world_barrier)", &mine, 1, all, &d);
+    free(all);
+    if (st) {
+        rf_status dst = api_diags_set(&w->diags, &d);
+        if (dst) st = dst;
+    }
+    rf_diags_free(&d);
+    return api_code(st);
 }
 
 void rf_world_end(rf_world *w, int exit_code)

@@ -100,10 +100,12 @@ REDFOX_API int rf_libversion_number(void);
 ** (rf_batch_*, rf_exec, rf_result_exec_*), a run's figures
 ** (rf_result_stats), the GPU's copies of kept inputs forgotten
 ** (rf_database_forget_device) and the devices described
-** (rf_device_info). A program compiled against
+** (rf_device_info); 5 adds totals of decimals exact to 38 digits
+** (REDFOX_DECIMAL128, rf_result_decimal128, rf_run_options.decimal128) and
+** a barrier of the ranks (rf_world_barrier). A program compiled against
 ** level N checks rf_api_level() >= N before using them with an older
 ** library. */
-#define REDFOX_API_LEVEL 4
+#define REDFOX_API_LEVEL 5
 REDFOX_API int rf_api_level(void);
 
 /* ---- result codes ---------------------------------------------------- */
@@ -435,6 +437,16 @@ typedef struct rf_run_options {
                              ** of a query list), each later_runs times (<= 1: once): a
                              ** GPU started now serves them too. NULL/0 (default): none */
     int64_t later_runs;
+    /* ---- level 5 (read only when size covers them) ---- */
+    int decimal128;          /* 1 (rf_run_options_init_v2's default, and NULL options):
+                             ** a total of decimals, and every value computed from
+                             ** one, is exact to 38 digits and comes as
+                             ** REDFOX_DECIMAL128 (rf_result_decimal128). 0: such
+                             ** columns come as REDFOX_DECIMAL, as before level 5, and
+                             ** a value beyond decimal's range fails the run
+                             ** ("decimal out of range", naming the output), never a
+                             ** wrong number. A caller compiled against level 4 or
+                             ** older (its size does not cover this field) gets 0 */
 } rf_run_options;
 /* Level 1's init: sets up only the fields up to trace_file (size says so),
 ** as a program compiled against level 1 allocated them; the level-2 fields
@@ -481,6 +493,13 @@ REDFOX_API const rf_diagnostic *rf_world_diag(const rf_world *w, int64_t i);
 ** rank is aborted with exit_code (this call does not return). NULL:
 ** nothing. */
 REDFOX_API void rf_world_end(rf_world *w, int exit_code);
+/* Level 5: returns once every rank of w has called it (a barrier), e.g.
+** after rank r wrote a shared cache the others read. timeout_s: the most
+** seconds to wait for the others (<= 0: no limit); past it REDFOX_ERROR,
+** rf_world_errmsg says which ranks did not come, and the world is broken:
+** rf_world_end then aborts every rank. NULL or a world of one rank:
+** REDFOX_OK at once. */
+REDFOX_API int rf_world_barrier(rf_world *w, double timeout_s);
 
 /* Runs prog on db's inputs (relations given in memory first, else files
 ** under db's folder) with options o (NULL: the defaults). On success *res
@@ -697,6 +716,11 @@ typedef struct rf_exec_options {
     int incremental;      /* 1: maintain incrementally whatever the batch's size (`--incremental`);
                           ** 0 (default): a batch that changes more than an eighth of the base
                           ** predicates' stored rows recomputes what diffs would maintain (cheaper) */
+    /* ---- level 5 (read only when size covers it) ---- */
+    int decimal128;       /* as rf_run_options.decimal128: 1 (the init's default) totals of
+                          ** decimals in the outputs come as REDFOX_DECIMAL128; 0, and a caller
+                          ** compiled against level 4, as REDFOX_DECIMAL (beyond its range: an
+                          ** error) */
 } rf_exec_options;
 /* size: the caller's sizeof(rf_exec_options). */
 REDFOX_API void rf_exec_options_init(rf_exec_options *o, size_t size);

@@ -568,7 +568,7 @@ int rf_tool_tpch_bench(int argc, char **argv)
     o.settings = settings;
     int failed = 0;
     double t0 = rf_now();
-    rf_tpch_prepare_gpu(want, &rt, r.repeat + 3, 1, 0); /* the queries' GPU code compiled together */
+    rf_tpch_prepare_gpu(want, &rt, r.repeat + 3, 1, NULL); /* the queries' GPU code compiled together */
     /* auto: the queries after each one, which a GPU started for it serves
     ** too (compiled ahead; one that does not compile is left out here and
     ** reported in its turn) */

@@ -512,7 +512,12 @@ static int tpch_run_ranks(run_opts *pro, rf_rt_options *prt, rf_world *world, co
     }
     ro.run.settings = settings;
     /* the queries' GPU code compiled together, not one query after another */
-    rf_tpch_prepare_gpu(want, &rt, ro.repeat, ro.profile && !rank, rf_world_local_rank(world));
+    if (rf_tpch_prepare_gpu(want, &rt, ro.repeat, ro.profile && !rank, world)) {
+        rf_close(ro.db);
+        free(settings);
+        rf_file_unlock(lock);
+        return RF_EXIT_USER;
+    }
     /* auto: every query compiled ahead, so that each one's choice weighs
     ** the GPU's start against the queries after it too (a query that does
     ** not compile is compiled again in its turn, which reports it) */

@@ -77,14 +77,25 @@ rf_status rf_tpch_compile_query(int q, rf_arena *arena, rf_fe_program **fe, rf_h
     return st;
 }
 
-void rf_tpch_prepare_gpu(const int want[RF_TPCH_NQUERIES + 1], const rf_rt_options *rt, int64_t runs, int verbose,
-                         int gpu_index)
+/* The line of what rf_rt_gpu_prepare did (share: "of this rank's share "). */
+static void prepared_line(const rf_rt_gpu_prepared *pr, int verbose, const char *share)
 {
-    if (rt->device == RF_RT_DEVICE_CPU) return;
+    if ((verbose || pr->compiled) && pr->programs)
+        fprintf(stderr,
+                "GPU code of %s%d quer%s: %d compiled by NVRTC (%.3f s of compiling) on %d threads together in %.3f s, "
+                "the rest from the cache; %d cubins in the JIT cache (%.3f s)\n",
+                share, (int)pr->programs, pr->programs == 1 ? "y" : "ies", (int)pr->compiled, pr->nvrtc_seconds,
+                pr->threads, pr->compile_seconds, (int)pr->jitted, pr->jit_seconds);
+}
+
+int rf_tpch_prepare_gpu(const int want[RF_TPCH_NQUERIES + 1], const rf_rt_options *rt, int64_t runs, int verbose,
+                        rf_world *world)
+{
+    if (rt->device == RF_RT_DEVICE_CPU) return 0;
     /* a rank's GPU is chosen before the driver opens on it (the runs keep it) */
-    rf_rt_gpu_choose(gpu_index);
+    rf_rt_gpu_choose(rf_world_local_rank(world));
     /* --device gpu: the driver at once; auto: after the model's verdict */
-    if (rt->device == RF_RT_DEVICE_GPU && !rf_rt_gpu_maybe(NULL, 0)) return;
+    if (rt->device == RF_RT_DEVICE_GPU && !rf_rt_gpu_maybe(NULL, 0)) return 0;
     rf_arena arena;
     rf_arena_init(&arena);
     const rf_hir_program *ps[RF_TPCH_NQUERIES];
@@ -116,15 +127,29 @@ void rf_tpch_prepare_gpu(const int want[RF_TPCH_NQUERIES + 1], const rf_rt_optio
     }
     rf_rt_gpu_prepared pr;
     memset(&pr, 0, sizeof pr);
+    int rc = 0, size = rf_world_size(world), rank = rf_world_rank(world);
+    if (go && size > 1) {
+        /* ranks on one host would each compile every query into the cache
+        ** they share, on cores they share: each compiles its share first
+        ** (NVRTC and the JIT), and the rest then come from the cache */
+        const rf_hir_program *mine[RF_TPCH_NQUERIES];
+        int32_t nmine = 0;
+        for (int32_t i = rank; i < n; i += size) mine[nmine++] = ps[i];
+        rf_rt_gpu_prepare(mine, nmine, rt, &pr);
+        prepared_line(&pr, verbose, "this rank's share, ");
+        memset(&pr, 0, sizeof pr);
+        int64_t limit = rt->tuning ? rt->tuning->rank_timeout_s : 0;
+        if (rf_world_barrier(world, limit == INT64_MAX ? 0 : (double)limit) != REDFOX_OK) {
+            fprintf(stderr, "redfox: rank %d: %s\n", rank, rf_world_errmsg(world));
+            go = 0;
+            rc = -1;
+        }
+    }
     if (go) rf_rt_gpu_prepare(ps, n, rt, &pr);
-    if ((verbose || pr.compiled) && pr.programs)
-        fprintf(stderr,
-                "GPU code of %d quer%s: %d compiled by NVRTC (%.3f s of compiling) on %d threads together in %.3f s, "
-                "the rest from the cache; %d cubins in the JIT cache (%.3f s)\n",
-                (int)pr.programs, pr.programs == 1 ? "y" : "ies", (int)pr.compiled, pr.nvrtc_seconds, pr.threads,
-                pr.compile_seconds, (int)pr.jitted, pr.jit_seconds);
+    prepared_line(&pr, verbose, "");
     for (int32_t i = 0; i < n; i++) rf_hir_free(own[i]);
     rf_arena_free(&arena);
+    return rc;
 }
 
 static int cmp_double(const void *a, const void *b)

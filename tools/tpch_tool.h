@@ -9,6 +9,7 @@
 #include "rf_runtime.h"
 #include "rf_sys.h"
 #include "rf_tpch_queries.h"
+#include "redfox.h"
 
 #define RF_TPCH_NQUERIES 22
 
@@ -27,11 +28,16 @@ rf_status rf_tpch_compile_query(int q, rf_arena *arena, rf_fe_program **fe, rf_h
 ** times, and there may be a GPU): the GPU code of the wanted queries
 ** compiled together into the caches before they run one after another
 ** (rf_rt_gpu_prepare); a line on stderr says what it cost when NVRTC
-** compiled any (a cold cache), or always with verbose. gpu_index: the
-** GPU this process takes (a rank's number on its host, rf_world_local_rank;
-** 0 alone), before the driver opens. */
-void rf_tpch_prepare_gpu(const int want[RF_TPCH_NQUERIES + 1], const rf_rt_options *rt, int64_t runs, int verbose,
-                         int gpu_index);
+** compiled any (a cold cache), or always with verbose. world: the ranks
+** (NULL: this process alone); each takes its host's GPU of its local rank
+** before the driver opens, and with several ranks each first compiles
+** only its share of the queries (the i-th wanted where i modulo the ranks
+** is its rank), waits for the others (rf_world_barrier, within the
+** rank_timeout_s setting), then takes the rest from the caches they share
+** on one host (on another host it compiles them). 0; -1 when the ranks did
+** not meet (the error is printed). */
+int rf_tpch_prepare_gpu(const int want[RF_TPCH_NQUERIES + 1], const rf_rt_options *rt, int64_t runs, int verbose,
+                        rf_world *world);
 /* The median of v[0..n) (v is sorted in place). */
 double rf_tpch_median(double *v, int n);
 

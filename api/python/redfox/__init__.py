@@ -86,7 +86,11 @@ class _RunOptions(ctypes.Structure):
                 ("progress", _ProgressFn), ("progress_user", c_void_p), ("cache_dir", c_char_p),
                 ("gpu_memory", ctypes.c_uint64), ("trace", c_void_p), ("process_exits", c_int),
                 # API level 3
-                ("world", c_void_p)]
+                ("world", c_void_p),
+                # the runs ahead
+                ("runs", c_int64), ("later", c_void_p), ("nlater", ctypes.c_int32), ("later_runs", c_int64),
+                # API level 5: totals of decimals as decimal128 (rf_run_options_init_v2 sets 1)
+                ("decimal128", c_int)]
 
 
 class _RunStats(ctypes.Structure):  # API level 4: rf_run_stats
@@ -112,7 +116,9 @@ class _ExecOptions(ctypes.Structure):  # API level 4
     _fields_ = [("size", c_size_t), ("device", c_int), ("threads", c_int), ("settings", c_char_p),
                 ("cache_dir", c_char_p), ("init", c_int), ("recompute", c_int), ("profile", c_int),
                 ("profile_kernels", c_int), ("show_programs", c_int), ("log", _WriteFn), ("log_user", c_void_p),
-                ("start", c_double)]
+                ("start", c_double), ("incremental", c_int),
+                # API level 5: totals of decimals as decimal128 (rf_exec_options_init sets 1)
+                ("decimal128", c_int)]
 
 
 class ArrowSchema(ctypes.Structure):
