@@ -261,14 +261,15 @@ void rf_rt_profile_write(const rf_rt_result *res, FILE *f)
             if (!res->rank_exchange[0]) fprintf(f, "MPI\n");
             else if (s->starts) fprintf(f, "started for this run (%.3f ms)\n", s->start_seconds * 1e3);
             else fprintf(f, "reused (started by an earlier run of this process)\n");
-            double work = s->run_seconds - s->wait_seconds - s->xport_seconds;
+            /* the run's moves: the load's (the inputs distributed) are not in run_seconds */
+            double work = s->run_seconds - s->wait_seconds - s->run_xport_seconds;
             rank_steps_write(r, res->nranks, s, work, f);
-            double slow_work = res->ranks[slow].run_seconds - res->ranks[slow].wait_seconds - res->ranks[slow].xport_seconds;
+            double slow_work = res->ranks[slow].run_seconds - res->ranks[slow].wait_seconds - res->ranks[slow].run_xport_seconds;
             if (work > slow_work) slow = r;
         }
         if (res->rank_exchange[0]) fprintf(f, "ranks exchange rows %s\n", res->rank_exchange);
         if (res->rank_strings[0]) fprintf(f, "ranks' string codes: %s\n", res->rank_strings);
         fprintf(f, "slowest rank: %d (%.3f ms of work besides waiting and moving rows)\n", (int)slow,
-                (res->ranks[slow].run_seconds - res->ranks[slow].wait_seconds - res->ranks[slow].xport_seconds) * 1e3);
+                (res->ranks[slow].run_seconds - res->ranks[slow].wait_seconds - res->ranks[slow].run_xport_seconds) * 1e3);
     }
 }

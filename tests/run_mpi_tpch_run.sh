@@ -32,7 +32,17 @@ for np in 2 3; do
 done
 # (six queries: the emulator's ranks are slow on CI's two cores)
 RF_GPU_EMULATE=1 "$redfox" tpch run --data "$tmp/db" --gpus 2 --queries 1,3,6,10,13,18 --out "$tmp/gpu2" --set rank_timeout_s=120 \
-    >"$tmp/gpu2.txt" 2>"$tmp/gpu2.err" || { fail "--gpus 2 (emulated)"; cat "$tmp/gpu2.err"; }
+    --profile >"$tmp/gpu2.txt" 2>"$tmp/gpu2.err" || { fail "--gpus 2 (emulated)"; cat "$tmp/gpu2.err"; }
+# a rank's work is its run less its waits and the run's moves, not the
+# load's, which distribute the inputs read from text: never negative, nor
+# its rest (from a database each rank reads its share and moves nothing)
+"$redfox" tpch gen --sf 0.01 --out "$tmp/text" >/dev/null 2>&1 || fail "tpch gen (text)"
+RF_GPU_EMULATE=1 "$redfox" tpch run --data "$tmp/text" --gpus 2 --queries 1,3 --set rank_timeout_s=120 --profile \
+    >"$tmp/text2.txt" 2>"$tmp/text2.err" || { fail "--gpus 2 (emulated) from text"; cat "$tmp/text2.err"; }
+for e in gpu2 text2; do
+    grep -q "^rank 1 of 2: work " "$tmp/$e.err" || fail "$e: --gpus 2 --profile: no rank's work line"
+    if grep -E "work -|the rest -[0-9]*\.[0-9]*[1-9]" "$tmp/$e.err"; then fail "$e: --gpus 2 --profile: a rank's work is negative"; fi
+done
 same gpu2 6
 [ "$(grep -c ' gpu ' "$tmp/gpu2.txt")" = 6 ] || fail "--gpus 2: not every query ran on the GPU"
 "$redfox" tpch run --data "$tmp/db" --gpus 2 --device cpu >"$tmp/mis.txt" 2>&1 && fail "--gpus 2 --device cpu accepted"

@@ -47,6 +47,7 @@ struct rf_rt_dist {
     int dry;                  /* planning ahead (rf_rt_dist_span_still): no vote, no message */
     int dry_weighed;          /* planning ahead: the last join planned would weigh a broadcast */
     rf_rt_rankstat stat;
+    double xport_before_run;  /* stat.xport_seconds when the run began: the load's moves */
     /* by kernel id (dist_place_prepare): bit i set when the kernel's input i
     ** is read again in later rounds of a loop that does not change it */
     uint8_t *reused;

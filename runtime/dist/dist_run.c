@@ -522,6 +522,7 @@ void rf_rt_dist_run_begins(rf_rt_dist *x)
 {
     /* the inputs' votes (their shares' line counts) were the start's */
     x->stat.wait_seconds = 0;
+    x->xport_before_run = x->stat.xport_seconds;
     x->stat.collectives = 0;
     x->stat.collective_seconds = 0;
     x->stat.talks = 0;
@@ -634,10 +635,11 @@ rf_status rf_rt_dist_end(rf_rt_dist *x, rf_status st, double run_seconds, rf_rt_
     ** own, made by every rank whenever the vote passed (an outcome every
     ** rank shares) */
     /* (with the steps' times, as nanoseconds, and the strings interned) */
-    enum { NE = 6 + RF_RT_DIST_NSTEPS };
+    enum { NE = 7 + RF_RT_DIST_NSTEPS };
     int64_t mine[NE] = {m->load_h2d_bytes, m->load_wire_bytes, m->load_found_bytes, m->strings_interned,
                         m->str_checked, m->str_checked_shared};
     for (int i = 0; i < RF_RT_DIST_NSTEPS; i++) mine[6 + i] = (int64_t)(m->step_seconds[i] * 1e9);
+    mine[NE - 1] = (int64_t)((m->xport_seconds - x->xport_before_run) * 1e9);
     int64_t *copies = vst ? NULL : rf_calloc((size_t)x->size * NE + 1, sizeof *copies);
     if (!vst && !copies) vst = RF_ENOMEM;
     if (!vst) vst = rf_rt_dist_allgather_i64(x->w, x->timeout_s, "the end of the run", mine, NE, copies, d);
@@ -650,6 +652,7 @@ rf_status rf_rt_dist_end(rf_rt_dist *x, rf_status st, double run_seconds, rf_rt_
         stats[r].str_checked = c[4];
         stats[r].str_checked_shared = c[5];
         for (int i = 0; i < RF_RT_DIST_NSTEPS; i++) stats[r].step_seconds[i] = (double)c[6 + i] / 1e9;
+        stats[r].run_xport_seconds = (double)c[NE - 1] / 1e9;
     }
     free(copies);
     x->stopped = 1;

@@ -160,6 +160,7 @@ typedef struct rf_rt_rankstat {
     int64_t read_rows, read_bytes; /* the rank's share of the inputs: rows, and bytes read for them */
     int64_t exchanges;        /* moves whose rows went between ranks (rows sent or received) */
     double xport_seconds;     /* moving those rows: MPI's all-to-all, NCCL, the emulator's MPI */
+    double run_xport_seconds; /* of them, the run's (not the load's, which distributes the inputs) */
     int64_t collectives;      /* small MPI collectives: votes (with counts, sizes, tests), gathers */
     double collective_seconds; /* in them (wait_seconds is the part spent in votes) */
     int64_t starts;           /* the transport started for this run (NCCL's communicator): 1, or 0 reused */
