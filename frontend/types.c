@@ -7,10 +7,8 @@
 ** promotions explicit (CAST nodes: int -> decimal -> wide decimal -> float).
 **
 ** The wide decimal (RF_TYPE_DEC128, rf_value.h) is for totals of decimals,
-** so that they stay exact beyond decimal's 64 bits; agg_result does not give
-** it yet (the GPU and the database hold no 16-byte column so far), but the
-** rules below take it. It is a decimal to the user; its width is this file's
-** choice: a variable or a
+** so that they stay exact beyond decimal's 64 bits (agg_result). It is a
+** decimal to the user; its width is this file's choice: a variable or a
 ** predicate column (declared decimal or not) becomes wide when a wide value
 ** reaches it, which only ever widens (so inference still ends), except the
 ** columns of input predicates (files, databases), which stay 64-bit: a wide
@@ -242,6 +240,9 @@ static rf_type agg_result(rf_agg_fn fn, rf_type arg)
     case RF_AGG_AVG:
         if (arg == RF_TYPE_UNKNOWN) return arg;
         return arg == RF_TYPE_FLOAT ? RF_TYPE_FLOAT : RF_TYPE_DECIMAL; /* a mean of decimals is within range */
+    case RF_AGG_TOTAL:
+        /* a total of decimals is exact to 38 digits: a wide decimal */
+        return arg == RF_TYPE_DECIMAL ? RF_TYPE_DEC128 : arg;
     default: return arg;
     }
 }
