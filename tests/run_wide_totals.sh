@@ -12,6 +12,9 @@
 #      gives the CPU's output byte for byte
 #   4. tests/wide/overflow.logic: a value beyond the wide range (38 digits) is
 #      the run-time overflow error naming the rule
+#   5. tests/wide/negated_input.logic: a total looked up in an input's 64-bit
+#      decimal under negation is an error naming both (the other way round, a
+#      decimal in a total's column, wide.logic's lonely, works)
 set -u
 redfox=$1
 tests=$2
@@ -69,6 +72,12 @@ write("scaled", ["r", "v"], [[k, fmt(tot[k] * 3 - q(g / 7))] for k in sorted(tot
 write("above", ["r"], [[k] for k in sorted(tot) if tot[k] * 4 > g])
 write("ofall", ["s"], [[fmt(sum(tot.values(), Decimal(0)))]])
 write("asfloat", ["r", "f"], [[k, ffmt(int(tot[k] * 1000000) / 1e6)] for k in sorted(tot)])
+write("lonely", ["r", "a"], [[r, fmt(a)] for r, a in sorted({(x["region"], Decimal(x["amount"])) for x in rows})
+                             if a != tot[r]])
+cheapest = {}
+for k in sorted(tot):
+    cheapest[k] = min([tot[k]] + [c + 1 for c in cheapest.values()])
+write("cheapest", ["r", "m"], [[k, fmt(cheapest[k])] for k in sorted(cheapest)])
 PY
 # the data reach beyond 64 bits, or the test proves nothing
 big=$(sed -n 2p "$tmp/want/grand.csv")
@@ -125,6 +134,14 @@ if "$redfox" run "$w/overflow.logic" --data "$w/data" --device cpu >"$tmp/overfl
 else
     grep -q "overflow.logic:10:.*decimal overflow in " "$tmp/overflow.err" ||
         { fail "overflow: not the decimal overflow error at the rule"; cat "$tmp/overflow.err"; }
+fi
+
+# ---- 5. a total looked up in an input's 64-bit decimal under negation: a clear error
+if "$redfox" run "$w/negated_input.logic" --data "$w/data" --device cpu >"$tmp/neg.out" 2>"$tmp/neg.err"; then
+    fail "a total was looked up in an input's decimal under negation"
+else
+    grep -q "negated_input.logic:10:.*error: \`t\` is a total of decimals (exact beyond 64 bits), which a negation cannot look up in column 3 (\`amount\`) of \`sale\`" "$tmp/neg.err" ||
+        { fail "negated_input: not the error naming the total and the column"; cat "$tmp/neg.err"; }
 fi
 
 [ $fails -eq 0 ] || exit 1

@@ -3,7 +3,9 @@
 ** into a transaction's relations, and the database after the transaction
 ** written.
 **
-** Owns: the names of materialized tables ("derived.HASH.PRED": HASH
+** Owns: the database's 64-bit decimals at the transaction's boundary (a
+** run's wide totals narrowed into a predicate's stored types, widened back
+** for the user's outputs), the names of materialized tables ("derived.HASH.PRED": HASH
 ** identifies the program's text, so programs sharing a database keep their
 ** own), reading tables (numeric columns left in their mapped files;
 ** strings through their dictionaries into the transaction's), and the
