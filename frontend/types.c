@@ -7,10 +7,8 @@
 ** promotions explicit (CAST nodes: int -> decimal -> wide decimal -> float).
 **
 ** The wide decimal (RF_TYPE_DEC128, rf_value.h) is for totals of decimals,
-** so that they stay exact beyond decimal's 64 bits; agg_result does not give
-** it yet (the GPU and the database hold no 16-byte column so far), but the
-** rules below take it. It is a decimal to the user; its width is this file's
-** choice: a variable or a
+** so that they stay exact beyond decimal's 64 bits (agg_result). It is a
+** decimal to the user; its width is this file's choice: a variable or a
 ** predicate column (declared decimal or not) becomes wide when a wide value
 ** reaches it, which only ever widens (so inference still ends), except the
 ** columns of input predicates (files, databases), which stay 64-bit: a wide
@@ -242,6 +240,9 @@ static rf_type agg_result(rf_agg_fn fn, rf_type arg)
     case RF_AGG_AVG:
         if (arg == RF_TYPE_UNKNOWN) return arg;
         return arg == RF_TYPE_FLOAT ? RF_TYPE_FLOAT : RF_TYPE_DECIMAL; /* a mean of decimals is within range */
+    case RF_AGG_TOTAL:
+        /* a total of decimals is exact to 38 digits: a wide decimal */
+        return arg == RF_TYPE_DECIMAL ? RF_TYPE_DEC128 : arg;
     default: return arg;
     }
 }
@@ -255,7 +256,9 @@ static int infer_rule(rf_checker *c, rf_fe_rule *r)
             for (int32_t j = 0; j < l->nargs; j++) {
                 rf_fe_expr *a = l->args[j];
                 if (a->kind == RF_FE_VAR) {
-                    changed |= set_var(r, a->var, l->pred->types[j]);
+                    /* a negated atom binds nothing: its variables take their
+                    ** types where they are bound (check_rule meets the widths) */
+                    if (!l->negated) changed |= set_var(r, a->var, l->pred->types[j]);
                     changed |= set_col(l->pred, j, r->vars[a->var].type);
                 } else if (a->kind == RF_FE_CONST) {
                     changed |= set_col(l->pred, j, a->c.type);
@@ -380,6 +383,30 @@ static int bind_through_filter(rf_checker *c, rf_fe_rule *r, rf_fe_lit *l, int32
     return append_lit(c, r, f) == 0;
 }
 
+/* Negated atom l's argument j is variable v, a decimal, where l's column
+** is wide: a fresh wide variable, assigned v widened before the
+** negations, takes v's place there. 0 when out of memory. */
+static int widen_for_negation(rf_checker *c, rf_fe_rule *r, rf_fe_lit *l, int32_t j)
+{
+    rf_fe_expr *a = l->args[j];
+    int32_t t = append_var(c, r, RF_TYPE_DEC128, a->loc);
+    rf_fe_expr *nv = rf_chk_expr_new(c, RF_FE_VAR, a->loc);
+    rf_fe_lit *f = rf_arena_alloc(c->a, sizeof *f);
+    if (t < 0 || !nv || !f) {
+        c->oom = 1;
+        return 0;
+    }
+    nv->var = t;
+    nv->type = RF_TYPE_DEC128;
+    l->args[j] = nv;
+    memset(f, 0, sizeof *f);
+    f->kind = RF_FE_ASSIGN;
+    f->loc = a->loc;
+    f->var = t;
+    f->rhs = cast_to(c, a, RF_TYPE_DEC128);
+    return append_lit(c, r, f) == 0;
+}
+
 /* A comparison: like types, or numbers widened to the wider type. */
 static void type_cmp(rf_checker *c, rf_fe_rule *r, rf_fe_lit *l, int *bad)
 {
@@ -423,6 +450,23 @@ static void check_rule(rf_checker *c, rf_fe_rule *r)
                     a->type = v->type;
                     if (v->type == RF_TYPE_DEC128 && ct == RF_TYPE_DECIMAL && !l->negated) {
                         if (!bind_through_filter(c, r, l, j)) break;
+                        continue;
+                    }
+                    if (v->type == RF_TYPE_DECIMAL && ct == RF_TYPE_DEC128 && l->negated) {
+                        /* a decimal looked up in a wide column: widened first */
+                        if (!widen_for_negation(c, r, l, j)) break;
+                        continue;
+                    }
+                    if (v->type == RF_TYPE_DEC128 && ct == RF_TYPE_DECIMAL) {
+                        /* (negated: a wide value has no 64-bit key to look up) */
+                        b.len = 0;
+                        col_desc(&b, l->pred, j);
+                        rf_error(c->d, a->loc,
+                                 "`%s` is a total of decimals (exact beyond 64 bits), which a negation cannot look "
+                                 "up in %s, an input's 64-bit decimal: match them in a rule of their own (`P(..., %s) "
+                                 "<- ..., %s(..., %s, ...).`) and negate that",
+                                 v->temp ? "the value" : v->name, rf_buf_cstr(&b), v->temp ? "t" : v->name,
+                                 l->pred->name, v->temp ? "t" : v->name);
                         continue;
                     }
                     if (v->type != ct) {

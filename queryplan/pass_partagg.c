@@ -20,9 +20,10 @@
 **
 ** Parts: count() is a count, combined by a total; total(x) a total; min and
 ** max themselves; avg(x) a total of x and a count, divided after combining
-** (decimal division rounds as avg does: exact, the same digits; but the sum
-** is a decimal total now, so a group whose sum leaves the decimal range
-** stops with an overflow error where avg's own 128-bit sum would not). Only exact
+** (in wide decimals: div_round(sum * 10^6, count * 10^6) is avg's
+** div_round(sum, count), the same digits, and the sum is exact; the mean is
+** then narrowed to decimal, as avg's own is). A total of decimals is a wide
+** decimal (rf_value.h), so partial totals combine exactly. Only exact
 ** aggregates decompose: a total or avg of floats would add in another order.
 ** Left whole: aggregates in a loop's blocks (each round would pay the
 ** combining), and inputs whose key lies within the group columns (every
@@ -52,7 +53,9 @@ static int decomposes(const rf_qp_cmd *c)
             break;
         case RF_AGG_TOTAL:
         case RF_AGG_AVG:
-            if (a->col < 0 || (in->types[a->col] != RF_TYPE_INT && in->types[a->col] != RF_TYPE_DECIMAL)) return 0;
+            if (a->col < 0 || (in->types[a->col] != RF_TYPE_INT && in->types[a->col] != RF_TYPE_DECIMAL &&
+                               in->types[a->col] != RF_TYPE_DEC128))
+                return 0;
             if (a->fn == RF_AGG_AVG && a->type != RF_TYPE_DECIMAL) return 0;
             break;
         default: return 0;
@@ -125,7 +128,9 @@ static int split(rf_qp_program *p, rf_qp_block *bl, int32_t i)
         if (!direct) cr->types[j] = pr->types[j], cr->colnames[j] = pr->colnames[j];
     }
     for (int32_t j = 0; j < np; j++) {
-        pr->types[ng + j] = parts[j].fn == RF_AGG_COUNT ? RF_TYPE_INT : in->types[parts[j].col];
+        rf_type it = parts[j].fn == RF_AGG_COUNT ? RF_TYPE_INT : in->types[parts[j].col];
+        /* a total of decimals is wide (the frontend's rule), so that combining is exact */
+        pr->types[ng + j] = parts[j].fn == RF_AGG_TOTAL && it == RF_TYPE_DECIMAL ? RF_TYPE_DEC128 : it;
         if (!direct) cr->types[ng + j] = pr->types[ng + j];
     }
 
@@ -167,19 +172,23 @@ static int split(rf_qp_program *p, rf_qp_block *bl, int32_t i)
         const rf_qp_agg *g = &c->aggs[a];
         rf_qp_expr *v = qp_e_col(p, 0, ng + at[a], cr->types[ng + at[a]]);
         if (g->fn == RF_AGG_AVG && v) {
-            /* sum / count in decimals: div_round(sum * 10^6, count * 10^6) is
-            ** avg's div_round(sum, count), and an int sum is scaled first */
+            /* sum / count in wide decimals: div_round(sum * 10^6, count *
+            ** 10^6) is avg's div_round(sum, count), and an int sum is scaled
+            ** first (never overflowing: 128 bits); the mean then narrows to
+            ** decimal with avg's range check */
             rf_qp_expr *n = qp_e_col(p, 0, ng + cnt_of[a], RF_TYPE_INT);
-            rf_qp_expr *dn = qp_e_new(p, RF_QP_E_CAST, RF_TYPE_DECIMAL, 1);
+            rf_qp_expr *dn = qp_e_new(p, RF_QP_E_CAST, RF_TYPE_DEC128, 1);
             rf_qp_expr *num = v;
-            if (v->type == RF_TYPE_INT && (num = qp_e_new(p, RF_QP_E_CAST, RF_TYPE_DECIMAL, 1))) num->args[0] = v;
-            rf_qp_expr *q = qp_e_new(p, RF_QP_E_BINOP, RF_TYPE_DECIMAL, 2);
-            if (!n || !dn || !num || !q) return -1;
+            if (v->type != RF_TYPE_DEC128 && (num = qp_e_new(p, RF_QP_E_CAST, RF_TYPE_DEC128, 1))) num->args[0] = v;
+            rf_qp_expr *q = qp_e_new(p, RF_QP_E_BINOP, RF_TYPE_DEC128, 2);
+            rf_qp_expr *nar = qp_e_new(p, RF_QP_E_CAST, RF_TYPE_DECIMAL, 1);
+            if (!n || !dn || !num || !q || !nar) return -1;
             dn->args[0] = n;
             q->op = '/';
             q->args[0] = num;
             q->args[1] = dn;
-            v = q;
+            nar->args[0] = q;
+            v = nar;
         }
         outs[ng + a] = v;
     }

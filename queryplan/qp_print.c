@@ -37,9 +37,14 @@ static void expr_text(const rf_qp_expr *e, const char *in0, const char *in1, rf_
     case RF_QP_E_CAST:
     case RF_QP_E_LIKE: {
         const char *name;
-        if (e->kind == RF_QP_E_CAST)
-            name = e->type == RF_TYPE_DECIMAL ? "int:decimal" : e->args[0]->type == RF_TYPE_INT ? "int:float" : "decimal:float";
-        else {
+        char cast[48];
+        if (e->kind == RF_QP_E_CAST) {
+            /* FROM:TO, as the builtins are named (int:decimal, decimal:float);
+            ** the wide decimal as the dump types it (decimal128: the compiler's
+            ** widening and narrowing, never source text) */
+            snprintf(cast, sizeof cast, "%s:%s", rf_val_type_name(e->args[0]->type), rf_val_type_name(e->type));
+            name = cast;
+        } else {
             const rf_builtin_info *bi = rf_fe_builtin_info(e->kind == RF_QP_E_LIKE ? RF_BI_LIKE : e->fn);
             name = bi ? bi->name : "?";
         }

@@ -338,6 +338,7 @@ static en *compile(call *c, const rf_qp_expr *e, int slot)
     x->id = c->nnodes++;
     x->slot = slot;
     if (slot + 1 > c->nslots) c->nslots = slot + 1;
+    if (rf_rt_type_width(e->type) > c->width) c->width = rf_rt_type_width(e->type);
     x->e = e;
     x->kind = e->kind;
     x->type = e->type;
@@ -507,7 +508,8 @@ rf_status rf_rt_eval_map(const rf_rt_eval_ctx *ctx, const rf_qp_expr *filter, rf
         w->lo = c.n * t / T;
         w->hi = c.n * (t + 1) / T;
         w->err_row = INT64_MAX;
-        w->scratch = malloc((size_t)c.nslots * BATCH * SLOT_WIDTH + SLOT_WIDTH);
+        w->slot_bytes = (size_t)BATCH * (size_t)(c.width > 8 ? c.width : 8);
+        w->scratch = malloc((size_t)c.nslots * w->slot_bytes + SLOT_WIDTH);
         w->fsel = malloc(BATCH * sizeof *w->fsel);
         w->andbuf = malloc(((size_t)c.nand * 3 + 1) * BATCH * sizeof *w->andbuf);
         w->subcache = malloc(((size_t)c.nsub * SUBCACHE * 2 + 1) * sizeof *w->subcache);

@@ -20,7 +20,7 @@
 #include "rf_rt_data.h"
 
 #define BATCH 1024
-#define SLOT_WIDTH 16 /* bytes per element of a scratch vector: the widest type (a wide decimal) */
+#define SLOT_WIDTH 16 /* bytes per element of a scratch vector at most: the widest type (a wide decimal) */
 #define PEND 0x80000000u
 #define MIN_ROWS_PER_THREAD 4096
 #define SUBCACHE 1024 /* direct-mapped substring results per worker and node */
@@ -72,7 +72,9 @@ struct call;
 typedef struct wk {
     struct call *c;
     int64_t lo, hi, r0;
-    char *scratch;    /* nslots x BATCH x SLOT_WIDTH bytes */
+    char *scratch;    /* nslots x slot_bytes */
+    size_t slot_bytes; /* one scratch vector: BATCH x the call's widest value (16 bytes with a wide
+                          decimal, else 8: the vectors stay as dense as before the wide type) */
     uint16_t *fsel;   /* the filter's selection */
     uint16_t *andbuf; /* 3 x BATCH per AND node */
     uint32_t *subcache;
@@ -104,6 +106,7 @@ typedef struct call {
     en *nodes;
     int nnodes, nand, nsub;
     int nslots, ncvec; /* scratch vectors; constants given a vector of their own */
+    int width;         /* bytes of the widest value a node makes (8 at least) */
     en *filter;
     en **outs;
     int32_t nouts;
@@ -141,7 +144,7 @@ static inline const char *fdate(char *buf, int32_t v)
     return buf;
 }
 
-static inline void *scr(wk *w, const en *x) { return w->scratch + (size_t)x->slot * BATCH * SLOT_WIDTH; }
+static inline void *scr(wk *w, const en *x) { return w->scratch + (size_t)x->slot * w->slot_bytes; }
 
 /* rt_eval.c: errors */
 /* Records an error of the row at position j unless an earlier row failed. */

@@ -27,6 +27,9 @@
 
 typedef struct rf_txn_pred {
     const rf_fe_pred *fe; /* the user's predicate */
+    rf_type *types;       /* its columns as its relations here and its table hold them: fe's types, a
+                             total of decimals (a wide decimal) as a decimal, the database's 64 bits
+                             (txn_store.c narrows a run's wide values into them; docs/TRANSACTIONS.md) */
     int base;             /* read from a file (lang:input): the batch changes it */
     char *table;          /* its table in the database (base: the input file name) */
     int stored;           /* derived: the database held it before this transaction */
@@ -221,6 +224,19 @@ rf_status rf_txn_merge_keys(const rf_rt_rel *old, int32_t nkey, const rf_rt_rel 
                             rf_rt_rel *out);
 
 /* ---- txn_store.c ------------------------------------------------------ */
+
+/* The type a database's column holds for a predicate's column of type t: t,
+** or decimal for the wide decimal. */
+rf_type rf_txn_store_type(rf_type t);
+/* r (a run's output, to become p's rows, or its keys; owned), whose first
+** ncols columns are p's, in p's stored types: a wide decimal column
+** narrowed in place to decimal; a value beyond decimal's range is "decimal
+** out of range", naming p and the column, never a wrong value. Any other
+** difference of types is an internal error. */
+rf_status rf_txn_store_narrow(const rf_txn_pred *p, rf_rt_rel *r, int32_t ncols, rf_diags *d);
+/* r (an output of a generated program: stored types; owned) in the user's
+** types: a decimal column the user's program has wide is widened. */
+rf_status rf_txn_store_widen(rf_rt_rel *r, const rf_type *user_types, rf_diags *d);
 
 /* The derived table name of p in t ("derived.HASH.NAME"). */
 char *rf_txn_store_table_name(const rf_txn *t, const rf_fe_pred *p);

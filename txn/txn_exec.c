@@ -278,17 +278,21 @@ static rf_status run_generated(exec_ctx *x, const char *what, const rf_hir_progr
     return st;
 }
 
-/* Moves the columns of the output named name out of res into *dst. */
-static int take_output(rf_rt_result *res, const char *name, rf_rt_rel *dst, const rf_type *types)
+/* Moves the columns of the output named name out of res into *dst, as p's
+** rows (ncols: p's arity), or its keys (the first ncols columns: its keys'
+** columns, none where it has one key: a placeholder column): in its stored
+** types (a wide total narrowed, txn_store.c). */
+static rf_status take_output(rf_rt_result *res, const char *name, const rf_txn_pred *p, int32_t ncols, rf_rt_rel *dst,
+                             rf_diags *d)
 {
     for (int32_t i = 0; i < res->noutputs; i++)
         if (!strcmp(res->outputs[i].name, name)) {
             *dst = res->outputs[i].rel;
-            dst->types = types;
             memset(&res->outputs[i].rel, 0, sizeof res->outputs[i].rel);
-            return 1;
+            return rf_txn_store_narrow(p, dst, ncols, d);
         }
-    return 0;
+    rf_error(d, rf_mkloc(NULL, 0, 0), "internal error: the generated program has no output `%s`", name);
+    return RF_EINTERNAL;
 }
 
 /* ---- the two ways of maintenance ------------------------------------------- */
@@ -309,7 +313,7 @@ static rf_status recompute(exec_ctx *x, const rf_txn_sources *src, rf_diags *d)
         if (p->base) continue;
         char *name = rf_sprintf(RF_TXN_NS "_mat.%s", p->fe->name);
         if (!name) st = RF_ENOMEM;
-        else if (!take_output(res, name, &p->next, p->fe->types)) st = RF_EINTERNAL;
+        else st = take_output(res, name, p, p->fe->arity, &p->next, d);
         free(name);
         p->has_next = !st;
         p->prefix = 0; /* (recomputed: written whole) */
@@ -345,7 +349,7 @@ static rf_status incremental(exec_ctx *x, rf_diags *d)
         rf_rt_rel delta;
         memset(&delta, 0, sizeof delta);
         if (!name) st = RF_ENOMEM;
-        else if (!take_output(res, name, &delta, p->fe->types)) st = RF_EINTERNAL;
+        else st = take_output(res, name, p, p->fe->arity, &delta, d);
         free(name);
         /* the new state is cur, then the new facts (prefix stays): copied
         ** into one relation only for the outputs' run; the commit appends
@@ -396,7 +400,7 @@ static rf_status by_diffs(exec_ctx *x, rf_diags *d)
         memset(&keys, 0, sizeof keys);
         memset(&part, 0, sizeof part);
         if (!kname || !pname) st = RF_ENOMEM;
-        else if (!take_output(res, kname, &keys, p->fe->types) || !take_output(res, pname, &part, p->fe->types)) st = RF_EINTERNAL;
+        else if (!(st = take_output(res, kname, p, nkey, &keys, d))) st = take_output(res, pname, p, p->fe->arity, &part, d);
         if (!st) st = rf_txn_merge_keys(&p->cur, nkey, &keys, &part, &p->next);
         rf_rt_rel_free(&keys);
         rf_rt_rel_free(&part);
@@ -450,9 +454,12 @@ static rf_status dred(exec_ctx *x, rf_diags *d)
         rf_rt_rel now;
         memset(&now, 0, sizeof now);
         if (!name) st = RF_ENOMEM;
-        else if (!take_output(res, name, &now, p->fe->types)) st = RF_EINTERNAL;
+        else st = take_output(res, name, p, p->fe->arity, &now, d);
         free(name);
-        if (st) break;
+        if (st) {
+            rf_rt_rel_free(&now);
+            break;
+        }
         rf_txn_cur_free(p);
         p->cur = now;
         p->prefix = 0;
@@ -568,6 +575,7 @@ static void free_txn(rf_txn *t)
         rf_rt_rel_free(&p->mid);
         free(p->view.cols); /* (the kept relation's columns) */
         free(p->table);
+        free(p->types);
     }
     free(t->preds);
 }
@@ -660,8 +668,9 @@ static rf_status report(exec_ctx *x, rf_txn_report *rep, const char *db_dir, int
 
 /* The outputs' variables of the user's program in place of the generated
 ** program's (freed before the outputs are read): the same names and types,
-** and the columns' names the user gave. */
-static rf_status own_outputs(rf_rt_result *res, const rf_hir_program *user)
+** and the columns' names the user gave; a total of decimals the database
+** stores in 64 bits widened again where the user's program has it wide. */
+static rf_status own_outputs(rf_rt_result *res, const rf_hir_program *user, rf_diags *d)
 {
     for (int32_t i = 0; i < res->noutputs; i++) {
         const rf_hir_var *uv = NULL;
@@ -671,7 +680,8 @@ static rf_status own_outputs(rf_rt_result *res, const rf_hir_program *user)
         if (!uv || uv->ncols != res->outputs[i].var->ncols) return RF_EINTERNAL;
         res->outputs[i].name = uv->output_name;
         res->outputs[i].var = uv;
-        res->outputs[i].rel.types = uv->types;
+        rf_status st = rf_txn_store_widen(&res->outputs[i].rel, uv->types, d);
+        if (st) return st;
     }
     return RF_OK;
 }
@@ -726,23 +736,14 @@ rf_status rf_txn_exec(const rf_txn_sources *src, const rf_fe_program *fe, const 
     for (int32_t i = 0; !st && i < fe->npreds; i++) {
         const rf_fe_pred *q = fe->preds[i];
         if (!q->input_file && (!q->nrules || q->aux)) continue;
-        for (int32_t c = 0; c < q->arity && !st; c++)
-            if (q->types[c] == RF_TYPE_DEC128) {
-                /* a derived predicate is stored in the database, which has no
-                ** 128-bit column yet (docs/TRANSACTIONS.md) */
-                rf_error(d, q->loc,
-                         "`%s` is stored in the database, but its column %d%s%s%s holds a total of decimals (exact "
-                         "beyond 64 bits), which a database cannot store yet",
-                         q->name, (int)c + 1, q->cols[c] ? " (`" : "", q->cols[c] ? q->cols[c] : "",
-                         q->cols[c] ? "`)" : "");
-                st = RF_EUSER;
-            }
-        if (st) break;
         rf_txn_pred *p = &x.t.preds[x.t.npreds++];
         p->fe = q;
         p->base = q->input_file != NULL;
         p->table = p->base ? rf_strdup(q->input_file) : rf_txn_store_table_name(&x.t, q);
-        if (!p->table) st = RF_ENOMEM;
+        /* (a total of decimals stored in the database's 64 bits: txn_store.c) */
+        p->types = rf_malloc(((size_t)q->arity + 1) * sizeof *p->types);
+        for (int32_t c = 0; p->types && c < q->arity; c++) p->types[c] = rf_txn_store_type(q->types[c]);
+        if (!p->table || !p->types) st = RF_ENOMEM;
     }
     if (!st) x.t.dict = rf_rt_cache_dict(x.cache);
     tm[T_LOADED] = rf_now();
@@ -816,7 +817,7 @@ rf_status rf_txn_exec(const rf_txn_sources *src, const rf_fe_program *fe, const 
         double tr = x.t_runs;
         if (!st) st = run_generated(&x, "the outputs", outhir, &res, d);
         x.t_runs = tr;
-        if (!st) st = own_outputs(res, user);
+        if (!st) st = own_outputs(res, user, d);
     }
     tm[T_OUT] = rf_now();
     if (!st) st = rf_txn_store_commit(&x.t, db, db_dir, d);

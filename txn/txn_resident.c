@@ -188,7 +188,7 @@ rf_status rf_txn_resident_take(rf_txn_resident *r, rf_txn *t, const char *db_dir
         const rf_txn_pred *p = &t->preds[i];
         const kept *e = find(r, p->table);
         ok = e && e->rel.ncols == p->fe->arity &&
-             !memcmp(e->types, p->fe->types, (size_t)p->fe->arity * sizeof *e->types);
+             !memcmp(e->types, p->types, (size_t)p->fe->arity * sizeof *e->types);
     }
     if (!ok) {
         forget(r);
@@ -202,7 +202,7 @@ rf_status rf_txn_resident_take(rf_txn_resident *r, rf_txn *t, const char *db_dir
         for (int32_t c = 0; c < e->rel.ncols; c++) p->cur.cols[c] = e->rel.cols[c];
         p->cur.ncols = e->rel.ncols;
         p->cur.nrows = e->rel.nrows;
-        p->cur.types = p->fe->types;
+        p->cur.types = p->types;
         p->borrowed = 1;
         p->stamps = e->stamps;
         p->stored = !p->base; /* (every derived table was stored by the commit) */
@@ -325,7 +325,7 @@ rf_status rf_txn_resident_stage(rf_txn_resident *r, rf_txn *t)
         for (int32_t c = 0; c < e->rel.ncols; c++) p->view.cols[c] = e->rel.cols[c];
         p->view.ncols = e->rel.ncols;
         p->view.nrows = e->rel.nrows + p->ins.nrows;
-        p->view.types = p->fe->types;
+        p->view.types = p->types;
         p->has_view = 1;
     }
     return RF_OK;
@@ -341,7 +341,7 @@ static rf_status keep_new(rf_txn_resident *r, rf_txn_pred *p, kept *e, int threa
     n.stamps = rf_calloc((size_t)p->fe->arity + 1, sizeof *n.stamps);
     rf_status st = n.table && n.types && n.stamps ? RF_OK : RF_ENOMEM;
     if (!st) {
-        memcpy(n.types, p->fe->types, (size_t)p->fe->arity * sizeof *n.types);
+        memcpy(n.types, p->types, (size_t)p->fe->arity * sizeof *n.types);
         n.rel.ncols = p->fe->arity;
         n.rel.cols = rf_calloc((size_t)n.rel.ncols + 1, sizeof *n.rel.cols);
         if (!n.rel.cols) st = RF_ENOMEM;

@@ -3,7 +3,9 @@
 ** into a transaction's relations, and the database after the transaction
 ** written.
 **
-** Owns: the names of materialized tables ("derived.HASH.PRED": HASH
+** Owns: the database's 64-bit decimals at the transaction's boundary (a
+** run's wide totals narrowed into a predicate's stored types, widened back
+** for the user's outputs), the names of materialized tables ("derived.HASH.PRED": HASH
 ** identifies the program's text, so programs sharing a database keep their
 ** own), reading tables (numeric columns left in their mapped files;
 ** strings through their dictionaries into the transaction's), and the
@@ -27,6 +29,7 @@
 #include "rf_cpu.h"
 #include "rf_rt_input.h"
 #include "rf_sys.h"
+#include "rf_value.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +70,84 @@ int64_t rf_txn_pred_rows(const rf_txn_pred *p)
     return p->has_next ? p->next.nrows : p->cur.nrows + (p->tail ? p->ins.nrows : 0);
 }
 
+/* ---- the database's decimals: 64 bits ---------------------------------------- */
+
+/* A database stores decimals in 64 bits (docs/DATABASE.md); a total of
+** decimals is exact beyond them (the wide decimal, 16 bytes). A
+** transaction's relations hold the stored types: a run's wide values are
+** narrowed as they become a predicate's rows (out of decimal's range: an
+** error, never a wrong value), and widened again where the user's program
+** has them wide (its outputs). */
+rf_type rf_txn_store_type(rf_type t) { return t == RF_TYPE_DEC128 ? RF_TYPE_DECIMAL : t; }
+
+static rf_status types_differ(const char *what, const char *name, int32_t c, rf_type have, rf_type want, rf_diags *d)
+{
+    rf_error(d, rf_mkloc(NULL, 0, 0), "internal error: %s `%s`, column %d: a run gave %s, %s expected", what, name,
+             (int)c + 1, rf_val_type_name(have), rf_val_type_name(want));
+    return RF_EINTERNAL;
+}
+
+rf_status rf_txn_store_narrow(const rf_txn_pred *p, rf_rt_rel *r, int32_t ncols, rf_diags *d)
+{
+    const rf_fe_pred *q = p->fe;
+    if (ncols > q->arity || ncols > r->ncols) {
+        rf_error(d, q->loc, "internal error: a run gave `%s` %d columns, not %d", q->name, (int)r->ncols, (int)ncols);
+        return RF_EINTERNAL;
+    }
+    for (int32_t c = 0; c < ncols; c++) {
+        rf_type have = r->types ? r->types[c] : p->types[c];
+        if (have == p->types[c]) continue;
+        if (have != RF_TYPE_DEC128 || p->types[c] != RF_TYPE_DECIMAL)
+            return types_differ("the rows of", q->name, c, have, p->types[c], d);
+        /* in place: value i moves from byte 16 i to byte 8 i, never past
+        ** a value still to read */
+        char *col = r->cols[c];
+        for (int64_t i = 0; i < r->nrows; i++) {
+            rf_dec128 v;
+            int64_t n;
+            rf_val_err e;
+            memcpy(&v, col + 16 * i, sizeof v);
+            if (rf_val_dec128_to_dec(v, &n, &e)) {
+                rf_error(d, q->loc,
+                         "decimal out of range: `%s` is stored in the database, whose decimals are 64 bits "
+                         "(-9223372036854.775807 to 9223372036854.775807), and the transaction made a total "
+                         "beyond that for its column %d%s%s%s",
+                         q->name, (int)c + 1, q->cols[c] ? " (`" : "", q->cols[c] ? q->cols[c] : "",
+                         q->cols[c] ? "`)" : "");
+                return RF_EUSER;
+            }
+            memcpy(col + 8 * i, &n, sizeof n);
+        }
+    }
+    if (ncols == r->ncols) r->types = p->types;
+    return RF_OK;
+}
+
+rf_status rf_txn_store_widen(rf_rt_rel *r, const rf_type *user_types, rf_diags *d)
+{
+    for (int32_t c = 0; r->types && c < r->ncols; c++) {
+        rf_type have = r->types[c], want = user_types[c];
+        if (have == want) continue;
+        if (have != RF_TYPE_DECIMAL || want != RF_TYPE_DEC128) return types_differ("an output of", "exec", c, have, want, d);
+        rf_rt_rel wide;
+        rf_status st = rf_rt_rel_alloc(&wide, 1, &user_types[c], r->nrows);
+        if (st) return st;
+        const char *from = r->cols[c];
+        char *to = wide.nrows ? wide.cols[0] : NULL;
+        for (int64_t i = 0; i < r->nrows; i++) {
+            int64_t n;
+            memcpy(&n, from + 8 * i, sizeof n);
+            rf_dec128 v = rf_val_dec128_from_dec(n);
+            memcpy(to + 16 * i, &v, sizeof v);
+        }
+        rf_rt_col_free(r->cols[c]);
+        r->cols[c] = to;
+        free(wide.cols);
+    }
+    r->types = user_types;
+    return RF_OK;
+}
+
 /* ---- reading ------------------------------------------------------------- */
 
 /* Table tb as relation out. With maps (every table: a transaction only
@@ -77,13 +158,15 @@ int64_t rf_txn_pred_rows(const rf_txn_pred *p)
 ** history, goes from the page cache to the run (and on the GPU to the
 ** device) directly. Without, copied into owned columns. String columns are
 ** translated into t's dictionary's codes. */
-static rf_status read_table(rf_txn *t, const rf_db *db, const rf_db_table *tb, const rf_fe_pred *p, rf_rt_rel *out,
+static rf_status read_table(rf_txn *t, const rf_db *db, const rf_db_table *tb, const rf_txn_pred *tp, rf_rt_rel *out,
                             rf_db_map *maps, rf_diags *d)
 {
+    const rf_fe_pred *p = tp->fe;
+    const rf_type *types = tp->types; /* (the stored ones) */
     char *mpath = rf_sprintf("%s/%s", db->dir, RF_DB_MANIFEST);
     if (!mpath) return RF_ENOMEM;
     int same = tb->ncols == p->arity;
-    for (int32_t c = 0; same && c < p->arity; c++) same = tb->cols[c].type == p->types[c];
+    for (int32_t c = 0; same && c < p->arity; c++) same = tb->cols[c].type == types[c];
     if (!same) {
         rf_error(d, rf_mkloc(mpath, 0, 0),
                  "the database's table '%s' does not have the columns `%s` declares: import the data again with this program",
@@ -92,7 +175,7 @@ static rf_status read_table(rf_txn *t, const rf_db *db, const rf_db_table *tb, c
         return RF_EUSER;
     }
     free(mpath);
-    rf_status st = rf_rt_rel_alloc(out, p->arity, p->types, 0);
+    rf_status st = rf_rt_rel_alloc(out, p->arity, types, 0);
     if (!st) out->nrows = tb->nrows;
     for (int32_t c = 0; c < p->arity && !st && tb->nrows; c++) {
         if (tb->cols[c].type == RF_TYPE_STRING && tb->cols[c].enc == RF_DB_ENC_PLAIN) {
@@ -101,7 +184,7 @@ static rf_status read_table(rf_txn *t, const rf_db *db, const rf_db_table *tb, c
             uint32_t *codes = NULL;
             st = rf_rt_db_load_strings(db, tb, c, NULL, t->dict, t->threads, &codes, d);
             out->cols[c] = codes;
-            t->read_bytes += tb->nrows * rf_rt_type_width(p->types[c]);
+            t->read_bytes += tb->nrows * rf_rt_type_width(types[c]);
             t->read_copy_seconds += rf_now() - t0;
             continue;
         }
@@ -112,15 +195,15 @@ static rf_status read_table(rf_txn *t, const rf_db *db, const rf_db_table *tb, c
         double t1 = rf_now();
         t->read_check_seconds += t1 - t0;
         if (st) break;
-        t->read_bytes += tb->nrows * rf_rt_type_width(p->types[c]);
-        if (p->types[c] != RF_TYPE_STRING && maps) {
+        t->read_bytes += tb->nrows * rf_rt_type_width(types[c]);
+        if (types[c] != RF_TYPE_STRING && maps) {
             out->cols[c] = (void *)data;
             maps[c] = m;
             continue;
         }
-        int64_t bytes_c = tb->nrows * rf_rt_type_width(p->types[c]);
+        int64_t bytes_c = tb->nrows * rf_rt_type_width(types[c]);
         out->cols[c] = rf_malloc((size_t)bytes_c);
-        if (out->cols[c] && p->types[c] != RF_TYPE_STRING) {
+        if (out->cols[c] && types[c] != RF_TYPE_STRING) {
             memcpy(out->cols[c], data, (size_t)bytes_c);
             rf_db_unmap(&m);
             t->read_copy_seconds += rf_now() - t1;
@@ -185,13 +268,13 @@ rf_status rf_txn_store_load(rf_txn *t, const rf_db *db, rf_diags *d)
                          p->table, p->fe->name);
                 st = RF_EUSER;
             } else {
-                st = rf_rt_rel_alloc(&p->cur, p->fe->arity, p->fe->types, 0);
+                st = rf_rt_rel_alloc(&p->cur, p->fe->arity, p->types, 0);
             }
             continue;
         }
         p->stored = !p->base;
         if (!(p->maps = rf_calloc((size_t)p->fe->arity + 1, sizeof *p->maps))) st = RF_ENOMEM;
-        if (!st) st = read_table(t, db, tb, p->fe, &p->cur, p->maps, d);
+        if (!st) st = read_table(t, db, tb, p, &p->cur, p->maps, d);
         p->prefix = st ? 0 : p->cur.nrows;
     }
     free(mpath);
@@ -284,7 +367,7 @@ static rf_status copy_table(rf_db_writer *w, const rf_db *db, const rf_db_table 
 ** of the commit's pool; its own diagnostics, merged in the jobs' order. */
 typedef struct col_job {
     int32_t tid, c;
-    const rf_fe_pred *p;
+    const rf_type *types; /* the table's (stored) */
     const rf_rt_rel *r, *tail;
     int64_t from, bytes;
     rf_status st;
@@ -299,13 +382,13 @@ typedef struct commit_jobs {
 } commit_jobs;
 
 /* Rows [from, r->nrows) of r's column c as rows of table tid's column c. */
-static rf_status append_col(rf_db_writer *w, const rf_rt_dict *dict, int32_t tid, int32_t c, const rf_fe_pred *p,
+static rf_status append_col(rf_db_writer *w, const rf_rt_dict *dict, int32_t tid, int32_t c, const rf_type *types,
                             const rf_rt_rel *r, int64_t from, rf_diags *d)
 {
     int64_t n = r->nrows - from;
     if (n <= 0) return RF_OK;
-    const void *col = (const char *)r->cols[c] + from * rf_rt_type_width(p->types[c]);
-    if (p->types[c] == RF_TYPE_STRING) return append_strings(w, tid, c, dict, col, n, d);
+    const void *col = (const char *)r->cols[c] + from * rf_rt_type_width(types[c]);
+    if (types[c] == RF_TYPE_STRING) return append_strings(w, tid, c, dict, col, n, d);
     return rf_db_writer_append(w, tid, c, n, col, NULL, NULL, d);
 }
 
@@ -315,8 +398,8 @@ static void run_col_jobs(void *ctx, int64_t begin, int64_t end, int worker)
     commit_jobs *cj = ctx;
     for (int64_t i = begin; i < end; i++) {
         col_job *j = &cj->jobs[cj->order[i]];
-        j->st = append_col(cj->w, cj->dict, j->tid, j->c, j->p, j->r, j->from, &j->d);
-        if (!j->st && j->tail) j->st = append_col(cj->w, cj->dict, j->tid, j->c, j->p, j->tail, 0, &j->d);
+        j->st = append_col(cj->w, cj->dict, j->tid, j->c, j->types, j->r, j->from, &j->d);
+        if (!j->st && j->tail) j->st = append_col(cj->w, cj->dict, j->tid, j->c, j->types, j->tail, 0, &j->d);
         if (!j->st) j->st = rf_db_writer_finish_column(cj->w, j->tid, j->c, &j->d);
     }
 }
@@ -330,7 +413,7 @@ static void run_col_jobs(void *ctx, int64_t begin, int64_t end, int worker)
 ** "appended", "appended in place" or "written", for --profile; NULL when
 ** an in-place writer cannot take the table (the caller starts again copy
 ** on write). */
-static rf_status add_rel(rf_db_writer *w, const rf_db *db, const char *name, const rf_fe_pred *p, const rf_rt_rel *r,
+static rf_status add_rel(rf_db_writer *w, const rf_db *db, const char *name, const rf_txn_pred *tp, const rf_rt_rel *r,
                          const rf_rt_rel *tail, int64_t prefix, int with_key, int32_t *tid, int64_t *from,
                          const char **how, rf_diags *d)
 {
@@ -349,8 +432,9 @@ static rf_status add_rel(rf_db_writer *w, const rf_db *db, const char *name, con
         *how = NULL;
         return RF_OK;
     }
+    const rf_fe_pred *p = tp->fe;
     if (!st && *tid < 0)
-        st = rf_db_writer_table(w, name, p->arity, p->types, p->cols, with_key ? p->ninput_key : 0,
+        st = rf_db_writer_table(w, name, p->arity, tp->types, p->cols, with_key ? p->ninput_key : 0,
                                 with_key ? p->input_key : NULL, tid, d);
     return st;
 }
@@ -435,12 +519,12 @@ static rf_status commit_with(rf_txn *t, const rf_db *db, rf_db_writer *w, int *a
         const rf_rt_rel *r = p->has_next ? &p->next : &p->cur;
         const rf_rt_rel *tail = !p->has_next && p->tail ? &p->ins : NULL;
         int64_t from = 0;
-        st = add_rel(w, db, p->table, p->fe, r, tail, p->prefix, p->base, &tids[i], &from, &p->stored_how, d);
+        st = add_rel(w, db, p->table, p, r, tail, p->prefix, p->base, &tids[i], &from, &p->stored_how, d);
         *again = !st && !p->stored_how;
         int64_t n = r->nrows - from + (tail ? tail->nrows : 0);
         for (int32_t c = 0; !st && !*again && c < p->fe->arity; c++) {
             col_job *j = &jobs[njobs++];
-            *j = (col_job){tids[i], c, p->fe, r, tail, from, n * rf_rt_type_width(p->fe->types[c]), RF_OK, {0}};
+            *j = (col_job){tids[i], c, p->types, r, tail, from, n * rf_rt_type_width(p->types[c]), RF_OK, {0}};
             rf_diags_init(&j->d);
             t->commit_bytes += j->bytes;
         }

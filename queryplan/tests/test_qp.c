@@ -407,15 +407,22 @@ static void test_aggregate(void)
         a = writer(p, rel(p, "items"));
         CHECK(a && a->op == RF_QP_AGGREGATE);
         /* each split in two (pass partagg): a partial aggregate, then the
-        ** combining one (avg_price's then a map dividing its total by its count) */
+        ** combining one (avg_price's then a map dividing its total by its
+        ** count in wide decimals, the mean narrowed to decimal) */
         CHECK(count_op(p, RF_QP_AGGREGATE) == 10);
         int64_t partial = 0;
         for (int32_t b = 0; b < p->nblocks; b++)
             for (int32_t i = 0; i < p->blocks[b]->ncmds; i++) partial += p->blocks[b]->cmds[i]->partial;
         CHECK(partial == 5);
         a = writer(p, rel(p, "avg_price"));
-        CHECK(a && a->op == RF_QP_MAPFILTER && a->nouts == 2 && a->outs[1]->kind == RF_QP_E_BINOP &&
-              a->outs[1]->op == '/');
+        const rf_qp_expr *mean = a && a->op == RF_QP_MAPFILTER && a->nouts == 2 ? a->outs[1] : NULL;
+        CHECK(mean && mean->kind == RF_QP_E_CAST && mean->type == RF_TYPE_DECIMAL && mean->nargs == 1);
+        const rf_qp_expr *q = mean ? mean->args[0] : NULL;
+        CHECK(q && q->kind == RF_QP_E_BINOP && q->op == '/' && q->type == RF_TYPE_DEC128 && q->nargs == 2);
+        /* the total (wide already) over the count widened */
+        CHECK(q && q->args[0]->type == RF_TYPE_DEC128 && q->args[1]->kind == RF_QP_E_CAST &&
+              q->args[1]->type == RF_TYPE_DEC128 && q->args[1]->args[0]->kind == RF_QP_E_COL &&
+              q->args[1]->args[0]->type == RF_TYPE_INT);
     }
     unload(&l);
 }

@@ -1,0 +1,121 @@
+#!/bin/sh
+# tests/run_exec_wide.sh REDFOX EXEC_DIR MODE: `redfox exec` of
+# EXEC_DIR/wide.logic, whose totals of decimals are wide decimals (exact
+# beyond 64 bits), on a database, whose decimals are 64 bits
+# (docs/TRANSACTIONS.md): amounts near 2.3e12 whose totals stay within
+# decimal's range are stored and shown exactly, maintained by diffs and
+# recomputed (--recompute), each exec compared with totals computed here
+# with Python's integers; a batch that takes a stored total past
+# 9223372036854.775807 is "decimal out of range" naming the predicate,
+# exit 1, the database exactly as it was. MODE cpu, or emu: the GPU
+# emulator (it keeps wide decimals in 64 bits for now: the same results
+# within the range, the range error beyond it).
+set -u
+redfox=$1
+dir=$2
+mode=$3
+tmp=${TMPDIR:-/tmp}/rf_exec_wide.$$
+mkdir -p "$tmp/data"
+trap '[ -n "${RF_KEEP:-}" ] || rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+p="$dir/wide.logic"
+if [ "$mode" = emu ]; then
+    dev="--device gpu"
+    export RF_GPU_EMULATE=1
+else
+    dev="--device cpu"
+fi
+# two regions; east's total 9223372036854.775807 - 1.000001 exactly, so that
+# one more millionth fits and 1.000002 more does not
+printf '1,east,2305843009213.693951\n2,east,2305843009213.693951\n3,east,2305843009213.693951\n' >"$tmp/data/sale.csv"
+printf '4,east,2305843009212.693953\n5,west,-17.5\n6,west,-1000000000000.000001\n' >>"$tmp/data/sale.csv"
+"$redfox" import "$p" --data "$tmp/data" --out "$tmp/db" >/dev/null 2>"$tmp/err" || { cat "$tmp/err"; fail "import"; }
+
+# want: the outputs expected from the rows in $tmp/rows (id,region,amount), as
+# `redfox exec --format csv` prints them; Python's integers (millionths)
+want() {
+    python3 - "$tmp/rows" <<'PY'
+import sys
+def m(s):
+    neg = s.startswith("-")
+    w, _, f = s.lstrip("-").partition(".")
+    v = int(w) * 10**6 + int((f + "000000")[:6])
+    return -v if neg else v
+def text(v):
+    s = "-" if v < 0 else ""
+    w, f = divmod(abs(v), 10**6)
+    f = ("%06d" % f).rstrip("0").ljust(2, "0")
+    return "%s%d.%s" % (s, w, f)
+def div_round(a, b):  # half away from zero
+    q, r = divmod(abs(a), abs(b))
+    if 2 * r >= abs(b):
+        q += 1
+    return q if (a < 0) == (b < 0) else -q
+tot, cnt = {}, {}
+for line in open(sys.argv[1]):
+    i, r, a = line.strip().split(",")
+    tot[r] = tot.get(r, 0) + m(a)
+    cnt[r] = cnt.get(r, 0) + 1
+out = []
+out.append("all_sales\nt\n%s\n" % text(sum(tot.values())))
+out.append("by_region\nr,t\n" + "".join("%s,%s\n" % (r, text(tot[r])) for r in sorted(tot)))
+out.append("halves\nr,h\n" + "".join("%s,%s\n" % (r, text(div_round(tot[r] * 10**6, 2 * 10**6))) for r in sorted(tot)))
+out.append("mean\nr,m\n" + "".join("%s,%s\n" % (r, text(div_round(tot[r], cnt[r]))) for r in sorted(tot)))
+sys.stdout.write("\n".join(out))
+PY
+}
+# got FILE: the csv outputs of one exec, one block an output, by name
+got() {
+    awk -v d="$tmp/got" 'BEGIN { system("rm -rf " d "; mkdir -p " d) } /^$/ { next } /^[A-Za-z_]+ \(/ { n = $1; next } { print > (d "/" n) }' "$1"
+    first=1
+    for f in $(ls "$tmp/got" | sort); do
+        [ $first -eq 1 ] || echo
+        first=0
+        echo "$f"
+        cat "$tmp/got/$f"
+    done
+}
+cp "$tmp/data/sale.csv" "$tmp/rows"
+step() { # name exec-options...: one exec, its outputs against want
+    name=$1
+    shift
+    # shellcheck disable=SC2086
+    "$redfox" exec "$tmp/db" "$p" $dev --format csv "$@" >"$tmp/out" 2>"$tmp/err" || { cat "$tmp/err"; fail "$name: exec"; }
+    got "$tmp/out" >"$tmp/got.txt"
+    want >"$tmp/want.txt" || fail "$name: python3"
+    diff -u "$tmp/want.txt" "$tmp/got.txt" >"$tmp/diff" || { cat "$tmp/diff" "$tmp/out"; fail "$name: outputs differ"; }
+}
+step first
+# inserts and a delete within the range, by diffs (--incremental) and recomputed
+printf '+sale(7, "west", 3.25).\n+sale(8, "north", 4611686018.387903).\n' >"$tmp/b1.txn"
+printf '7,west,3.25\n8,north,4611686018.387903\n' >>"$tmp/rows"
+step insert --incremental --profile --batch "$tmp/b1.txn"
+grep -q "diffs" "$tmp/err" || { cat "$tmp/err"; fail "insert: not maintained by diffs"; }
+printf -- '-sale(5, "west", -17.5).\n+sale(9, "east", 1).\n' >"$tmp/b2.txn"
+grep -v '^5,' "$tmp/rows" >"$tmp/rows2" && mv "$tmp/rows2" "$tmp/rows"
+printf '9,east,1\n' >>"$tmp/rows"
+step delete --incremental --batch "$tmp/b2.txn"
+printf '+sale(10, "east", 0.000001).\n' >"$tmp/b3.txn"
+printf '10,east,0.000001\n' >>"$tmp/rows"
+step edge --recompute --batch "$tmp/b3.txn"
+# east's total now 9223372036854.775807 - 1.000001 + 1.000001: the largest
+# decimal; one millionth more leaves the range: by diffs and recomputed
+state() { (cd "$tmp/db" && ls -l && cat ./*) | cksum; }
+before=$(state)
+printf '+sale(11, "east", 0.000001).\n' >"$tmp/b4.txn"
+for how in --incremental --recompute; do
+    "$redfox" exec "$tmp/db" "$p" $dev --format csv $how --batch "$tmp/b4.txn" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    [ $rc -eq 1 ] || { cat "$tmp/err"; fail "beyond $how: exit $rc, expected 1"; }
+    grep -q "decimal out of range" "$tmp/err" || { cat "$tmp/err"; fail "beyond $how: no range error"; }
+    if [ "$mode" = cpu ]; then
+        # the CPU is exact: the database's 64 bits refuse the total, named
+        grep -q "error: decimal out of range: \`by_region\` is stored in the database" "$tmp/err" ||
+            grep -q "error: decimal out of range: \`all_sales\` is stored in the database" "$tmp/err" ||
+            { cat "$tmp/err"; fail "beyond $how: the error does not name the stored predicate"; }
+    fi
+    [ "$(state)" = "$before" ] || fail "beyond $how: the database changed"
+done
+# the database still gives the last state
+step after
+echo "ok: wide totals stored exactly within decimal's range, refused beyond it ($mode)"
