@@ -1,8 +1,9 @@
 /*
 ** runtime/gpu/rt_gpu_reduce.c: REDUCE on the GPU.
 **
-** Owns: counts, exact 128-bit sums and averages of ints and decimals,
-** min and max (strings by byte-order rank), finished by the CPU's rules
+** Owns: counts, exact 128-bit sums and averages of ints and decimals (a
+** total of decimals written whole as a wide decimal), min and max (strings
+** by byte-order rank), finished by the CPU's rules
 ** (sum_final also finishes a fused kernel's totals), and the CPU's message
 ** where a result is out of range.
 */
@@ -112,7 +113,7 @@ rf_status rf_gx_k_reduce(gx *x, const rf_hir_kernel *k)
             st = rf_gx_dcopy(x, dst, counts.p, (uint64_t)ng * 8);
             continue;
         }
-        if (at == RF_TYPE_FLOAT) {
+        if (at == RF_TYPE_FLOAT || at == RF_TYPE_DEC128) {
             if (!have_hg) {
                 hg.nrows = n;
                 hg.ngroups = ng;
@@ -123,7 +124,8 @@ rf_status rf_gx_k_reduce(gx *x, const rf_hir_kernel *k)
                 have_hg = 1;
             }
             if (!st && ag->fn == RF_AGG_AVG && !hcounts) st = rf_gx_host_i64(x, counts.p, ng, &hcounts);
-            if (!st) st = rf_gx_float_agg(x, ag, in, ag->col, &hg, hcounts, dst);
+            if (!st && at == RF_TYPE_FLOAT) st = rf_gx_float_agg(x, ag, in, ag->col, &hg, hcounts, dst);
+            else if (!st) st = rf_gx_wide_agg(x, k, ag, in, ag->col, &hg, hcounts, dst);
             continue;
         }
         gbuf acc = {0, 0}, err = {0, 0}, ranks = {0, 0}, back = {0, 0};
@@ -134,7 +136,8 @@ rf_status rf_gx_k_reduce(gx *x, const rf_hir_kernel *k)
         RF_A_RED_GROUPS(a) = gv->gid.p;
         a.c0[0] = colp(in, ag->col);
         if (ag->fn == RF_AGG_TOTAL || ag->fn == RF_AGG_AVG) {
-            op = (ag->fn == RF_AGG_TOTAL ? 1 : 3) + (at == RF_TYPE_DECIMAL || at == RF_TYPE_DEC128); /* wide: 64-bit here */
+            op = (ag->fn == RF_AGG_TOTAL ? 1 : 3) + (at == RF_TYPE_DECIMAL);
+            if (ag->fn == RF_AGG_TOTAL && ag->type == RF_TYPE_DEC128) op = 7; /* the sum whole, as the CPU writes it */
             st = galloc(x, (uint64_t)ng * 16, &acc);
             if (!st) st = x->g.ops->memset8(&x->g, acc.p, 0, (uint64_t)ng * 16);
             RF_A_RED_ACC(a) = acc.p;

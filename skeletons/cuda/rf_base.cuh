@@ -60,6 +60,7 @@ __device__ __forceinline__ void pin(u32 v) { asm volatile("" ::"r"(v)); }
 __device__ __forceinline__ void pin(i32 v) { asm volatile("" ::"r"(v)); }
 __device__ __forceinline__ void pin(double v) { asm volatile("" ::"d"(v)); }
 __device__ __forceinline__ void pin(bool v) { asm volatile("" ::"r"((u32)v)); }
+__device__ __forceinline__ void pin(i128 v) { asm volatile("" ::"l"((u64)v), "l"((u64)((u128)v >> 64))); }
 #else
 template <class T> inline void pin(T) {}
 #endif

@@ -20,7 +20,8 @@
 //   red_min/max ...; c0[0] values; x[0] kind (0 i64, 2 i32, 3 u32 via ranks
 //               t[0] from x[2], 4 u8); p[1] u64 keys (set to ~0 / 0 first)
 //   red_final   m groups; x[0] op (0 count, 1 int total, 2 decimal total,
-//               3 int avg, 4 decimal avg, 5 min, 6 max); x[1] kind; p[1] the
+//               3 int avg, 4 decimal avg, 5 min, 6 max, 7 a total of decimals
+//               as a wide decimal: the sum whole, 16 bytes); x[1] kind; p[1] the
 //               accumulator; p[2] counts; o[0] out; p[3] error word (the
 //               lowest failing group); t[1] u32 code of each rank (strings)
 #ifndef RF_REDUCE_CUH
@@ -170,7 +171,10 @@ template <int TILE> __device__ __forceinline__ void red_final(const Args &a)
         i64 out = 0;
         bool ok = true;
         int op = (int)a.x[0];
-        if (op >= 1 && op <= 4) {
+        if (op == 7) {
+            // a sum of at most 2^63 decimals is within the wide range: no check
+            ((i128 *)a.o[0])[g] = w_make((i64)acc[2 * g + 1], acc[2 * g]);
+        } else if (op >= 1 && op <= 4) {
             i128 s = (i128)(((unsigned __int128)acc[2 * g + 1] << 64) | (unsigned __int128)acc[2 * g]);
             if (op == 1) {
                 ok = s <= (i128)RF_I64_MAX && s >= (i128)RF_I64_MIN;
