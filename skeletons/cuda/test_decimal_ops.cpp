@@ -163,7 +163,7 @@ static void wide_cases()
     all_w(-RF_W_MAX, 1);
     std::mt19937_64 g(20261127);
     for (int i = 0; i < 2000000; i++) {
-        int sa = (int)(g() % 128), sb = (int)(g() % 128);
+        int sa = (int)(g() % 127), sb = (int)(g() % 127);
         i128 a = (i128)((((u128)g() << 64) | g()) >> (sa + 1)), b = (i128)((((u128)g() << 64) | g()) >> (sb + 1));
         if (g() & 1) a = -a;
         if (g() & 1) b = -b;
