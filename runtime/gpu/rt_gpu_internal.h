@@ -522,8 +522,7 @@ void rf_gx_var_set(gx *x, int32_t var, gval *v);
 rf_status rf_gx_rel_alloc(gx *x, gval *v, const rf_type *types, int32_t ncols, int64_t rows, int64_t cap);
 rf_status rf_gx_rel_gather(gx *x, const gval *in, const rf_type *types, int32_t ncols, gptr idx, int64_t n,
                             gval *out);
-/* A host relation whose wide decimal columns hold the device's 64-bit values
-** (wid) in their first nrows * 8 bytes: widened in place to 16 bytes. */
+/* Variable var's value as a host relation (its columns' bytes as they are). */
 rf_status rf_gx_host_rel(gx *x, int32_t var, rf_rt_rel *r);
 rf_status rf_gx_host_i64(gx *x, gptr src, int64_t n, int64_t **out);
 /* r on the device; read (NULL: all) marks the columns to copy, the others
