@@ -138,7 +138,8 @@ if [ $emu -eq 1 ]; then
         2>"$tmp/overflow.emu.err"; then
         fail "the emulator computed a value beyond 38 digits"
     else
-        cmp -s "$tmp/overflow.err" "$tmp/overflow.emu.err" ||
+        # (the error lines: a sanitizer build's emulator adds a warning of its own)
+        [ "$(grep 'error:' "$tmp/overflow.err")" = "$(grep 'error:' "$tmp/overflow.emu.err")" ] ||
             { fail "overflow: the emulator's error differs from the CPU's"; cat "$tmp/overflow.emu.err"; }
     fi
 fi
