@@ -7,8 +7,7 @@
 ** that row, so it is worded exactly as a CPU run words it), the whole map
 ** kernel on the host where the GPU cannot run it, float aggregates (their
 ** value depends on the order of additions, which only the CPU code
-** reproduces) and aggregates of wide decimals (partial totals, totals of
-** totals: few rows, the CPU's own functions and checks).
+** reproduces).
 */
 #include "rt_gpu_internal.h"
 
@@ -277,63 +276,6 @@ rf_status rf_gx_float_agg(gx *x, const rf_qp_agg *ag, const gval *in, int32_t co
     free(g.order);
     free(g.offsets);
     if (!st && ng) st = x->g.ops->h2d(&x->g, dst, res, (uint64_t)ng * 8);
-    free(vals);
-    free(res);
-    x->on_host = 1;
-    return st;
-}
-
-/* Aggregates of wide decimals on the host, by rt_cpu_reduce.c's rules: a
-** total exact in the wide range ("decimal out of range in total()" beyond
-** it), avg narrowed to a decimal, min and max whole. Their inputs are
-** totals (few rows: a partial total per group and range). */
-rf_status rf_gx_wide_agg(gx *x, const rf_hir_kernel *k, const rf_qp_agg *ag, const gval *in, int32_t col,
-                          const rf_cpu_groups *hg, const int64_t *counts, gptr dst)
-{
-    int64_t n = in->nrows, ng = hg->ngroups;
-    rf_dec128 *vals = rf_malloc((size_t)(n + 1) * 16);
-    rf_status st = vals ? RF_OK : RF_ENOMEM;
-    if (!st && n) st = x->g.ops->d2h(&x->g, vals, colp(in, col), (uint64_t)n * 16);
-    rf_cpu_groups g = *hg; /* the aggregate may add order arrays: freed below */
-    g.order = g.offsets = NULL;
-    void *res = NULL;
-    int w = 16;
-    if (!st && (ag->fn == RF_AGG_MIN || ag->fn == RF_AGG_MAX)) {
-        rf_cpu_col vc = {RF_CPU_I128, vals}, oc = {RF_CPU_I128, NULL};
-        st = ag->fn == RF_AGG_MIN ? rf_cpu_agg_min(x->cpool, &g, &vc, &oc) : rf_cpu_agg_max(x->cpool, &g, &vc, &oc);
-        res = oc.data;
-    } else if (!st) {
-        rf_dec128 *s = NULL;
-        int64_t bad = -1;
-        st = rf_cpu_agg_sum_i128(x->cpool, &g, vals, &s, &bad);
-        if (!st && bad >= 0) {
-            rf_error(x->d, kloc(x, k), "aggregate: decimal out of range in total()");
-            st = RF_EUSER;
-        }
-        if (!st && (ag->fn == RF_AGG_AVG || ag->type != RF_TYPE_DEC128)) {
-            /* avg, or a total narrowed to a decimal */
-            int64_t *avg = rf_malloc((size_t)(ng + 1) * 8);
-            if (!avg) st = RF_ENOMEM;
-            for (int64_t i = 0; i < ng && !st; i++) {
-                rf_val_err e = {0, 0};
-                int64_t v = 0;
-                if (ag->fn == RF_AGG_AVG ? rf_val_dec128_avg(s[i], counts[i], &v, &e) : rf_val_dec128_to_dec(s[i], &v, &e)) {
-                    rf_error(x->d, kloc(x, k), "aggregate: %s", e.why ? e.why : "overflow");
-                    st = RF_EUSER;
-                }
-                avg[i] = v;
-            }
-            free(s);
-            s = NULL;
-            res = avg;
-            w = 8;
-        } else {
-            res = s;
-        }
-    }
-    free(g.order);
-    free(g.offsets);
-    if (!st && ng) st = x->g.ops->h2d(&x->g, dst, res, (uint64_t)ng * (uint64_t)w);
     free(vals);
     free(res);
     x->on_host = 1;

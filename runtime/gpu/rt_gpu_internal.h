@@ -538,8 +538,6 @@ rf_status rf_gx_map_error(gx *x, const rf_hir_kernel *k, const int32_t vars[2], 
 rf_status rf_gx_map_on_host(gx *x, const rf_hir_kernel *k, const int32_t vars[2], const gval *idx, int64_t n);
 rf_status rf_gx_float_agg(gx *x, const rf_qp_agg *ag, const gval *in, int32_t col, const rf_cpu_groups *hg,
                            const int64_t *counts, gptr dst);
-rf_status rf_gx_wide_agg(gx *x, const rf_hir_kernel *k, const rf_qp_agg *ag, const gval *in, int32_t col,
-                          const rf_cpu_groups *hg, const int64_t *counts, gptr dst);
 
 /* rt_gpu_map.c: maps */
 void rf_gx_args_sides(gx *x, rf_gpu_args *a, const int32_t vars[2], const gptr rows[2]);
