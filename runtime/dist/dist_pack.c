@@ -42,8 +42,8 @@ static uint64_t value_hash(const rf_rt_rel *r, const rf_rt_dict *dict, int32_t c
     }
     case RF_TYPE_DATE: return rf_rt_mix64((uint64_t)(int64_t)((const int32_t *)r->cols[c])[i]);
     case RF_TYPE_BOOL: return rf_rt_mix64(((const uint8_t *)r->cols[c])[i]);
-    /* a wide decimal by its low 64 bits: equal values agree there, and a
-    ** value within decimal's range hashes as the GPU's 64-bit copy of it does */
+    /* a wide decimal by its low 64 bits: equal values agree there, and the
+    ** GPU's part_flags reads the same word of its 16 bytes */
     case RF_TYPE_DEC128: return rf_rt_mix64((uint64_t)((const rf_dec128 *)r->cols[c])[i]);
     default: return rf_rt_mix64((uint64_t)((const int64_t *)r->cols[c])[i]);
     }

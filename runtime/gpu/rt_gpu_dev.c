@@ -292,17 +292,6 @@ rf_status rf_gx_rel_gather(gx *x, const gval *in, const rf_type *types, int32_t 
 
 /* ---- host copies ------------------------------------------------------------ */
 
-void rf_gx_widen_host_rel(rf_rt_rel *r)
-{
-    for (int32_t c = 0; c < r->ncols; c++)
-        if (r->types[c] == RF_TYPE_DEC128 && r->cols[c])
-            for (int64_t i = r->nrows - 1; i >= 0; i--) { /* from the end: in place */
-                int64_t d;
-                memcpy(&d, (char *)r->cols[c] + i * 8, 8);
-                ((rf_dec128 *)r->cols[c])[i] = rf_val_dec128_from_dec(d);
-            }
-}
-
 rf_status rf_gx_host_rel(gx *x, int32_t var, rf_rt_rel *r)
 {
     const rf_hir_var *hv = x->p->vars[var];
@@ -319,7 +308,6 @@ rf_status rf_gx_host_rel(gx *x, int32_t var, rf_rt_rel *r)
             st = x->g.ops->d2h(&x->g, r->cols[c], colp(v, c), n);
         }
     }
-    if (!st) rf_gx_widen_host_rel(r);
     if (st) rf_rt_rel_free(r);
     return st;
 }
@@ -336,28 +324,6 @@ rf_status rf_gx_host_i64(gx *x, gptr src, int64_t n, int64_t **out)
     return st;
 }
 
-/* A wide decimal column (host: 16 bytes a value) into the device's 64 bits
-** (wid): a value beyond decimal's range is the run's error. */
-static rf_status upload_narrowed(gx *x, gptr dst, const rf_dec128 *src, int64_t n)
-{
-    int64_t *t = rf_malloc((size_t)(n + 1) * 8);
-    if (!t) return RF_ENOMEM;
-    for (int64_t i = 0; i < n; i++)
-        if (rf_val_dec128_to_dec(src[i], &t[i], NULL)) {
-            char b[RF_VAL_FMT_MAX];
-            rf_val_write_dec128(b, src[i]);
-            rf_error(x->d, rf_mkloc(x->p->source, 0, 0),
-                     "decimal out of range: the total %s is beyond 64 bits, which the GPU does not compute yet "
-                     "(--device cpu computes it exactly)",
-                     b);
-            free(t);
-            return RF_EUSER;
-        }
-    rf_status st = n ? x->g.ops->h2d(&x->g, dst, t, (uint64_t)n * 8) : RF_OK;
-    free(t);
-    return st;
-}
-
 rf_status rf_gx_upload_rel(gx *x, const rf_rt_rel *r, const rf_type *types, int32_t ncols, const uint8_t *read,
                            struct rf_rt_stored *const *stored, gval *out)
 {
@@ -371,9 +337,7 @@ rf_status rf_gx_upload_rel(gx *x, const rf_rt_rel *r, const rf_type *types, int3
     for (int32_t c = 0; c < ncols && !st; c++)
         if (!read || read[c]) st = galloc(x, (uint64_t)r->nrows * (uint64_t)wid(types[c]), &out->cols[c]);
     for (int32_t c = 0; c < ncols && !st; c++)
-        if (out->cols[c].p && types[c] == RF_TYPE_DEC128)
-            st = upload_narrowed(x, colp(out, c), r->cols[c], r->nrows);
-        else if (out->cols[c].p)
+        if (out->cols[c].p)
             st = stored && stored[c] ? rf_gx_h2d_stored(x, colp(out, c), stored[c])
                                      : x->g.ops->h2d(&x->g, colp(out, c), r->cols[c], (uint64_t)r->nrows * (uint64_t)wid(types[c]));
     if (st) rf_gx_val_clear(x, out, ncols);

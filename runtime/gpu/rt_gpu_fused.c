@@ -15,6 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A total of decimals, a wide decimal: written whole (a sum of at most 2^63
+** decimals is within its range). */
+static int wide_total(const rf_qp_agg *ag) { return ag->fn == RF_AGG_TOTAL && ag->type == RF_TYPE_DEC128; }
+
 /* The relation of fused total t's reduce from its sums, read back to the
 ** host (acc: the count, then each aggregate's two words; gen_total_rows):
 ** one row when rows were counted, none otherwise, as rf_gx_k_group and rf_gx_k_reduce
@@ -31,6 +35,11 @@ static rf_status fused_total_result(gx *x, const rf_gpu_ftotal *t, const uint64_
     for (int32_t i = 0; i < k->naggs && !st && ng; i++) {
         const rf_qp_agg *ag = &k->aggs[i];
         int64_t v = rows;
+        if (wide_total(ag)) { /* a total of decimals: the sum whole, as the CPU writes it */
+            rf_dec128 s = sum_of(&acc[1 + 2 * i]);
+            st = x->g.ops->h2d(&x->g, colp(&r, i), &s, 16);
+            continue;
+        }
         if (ag->fn != RF_AGG_COUNT) st = rf_gx_sum_final(x, k, ag, iv->types[ag->col], sum_of(&acc[1 + 2 * i]), rows, &v);
         if (!st) st = put_u64(x, colp(&r, i), (uint64_t)v);
     }
@@ -67,7 +76,7 @@ static rf_status fused_grouped_result(gx *x, const rf_gpu_ftotal *t, const uint6
     }
     gval r;
     rf_status st = rf_gx_rel_alloc(x, &r, ov->types, ov->ncols, ng, ng);
-    uint8_t *col = st ? NULL : rf_malloc((size_t)(ng + 1) * 8);
+    uint8_t *col = st ? NULL : rf_malloc((size_t)(ng + 1) * 16);
     if (!st && !col) st = RF_ENOMEM;
     for (int32_t c = 0; c < ov->ncols && !st && ng > 0; c++) {
         int w = wid(ov->types[c]);
@@ -76,6 +85,10 @@ static rf_status fused_grouped_result(gx *x, const rf_gpu_ftotal *t, const uint6
             uint64_t v = 0;
             if (c < nk) {
                 v = rec[c]; /* the value's low bytes (little-endian, as the columns hold it) */
+            } else if (wide_total(&k->aggs[c - nk])) {
+                rf_dec128 s = sum_of(&rec[nk + 2 + 2 * t->agg_sum[c - nk]]);
+                memcpy(col + g * w, &s, 16);
+                continue;
             } else {
                 const rf_qp_agg *ag = &k->aggs[c - nk];
                 int64_t cnt = (int64_t)rec[nk + 1], s = cnt;

@@ -485,7 +485,6 @@ static rf_status check_fd(gx *x, const rf_hir_kernel *k, const gval *r)
         st = x->g.ops->d2h(&x->g, two.cols[c], colp(r, c) + (uint64_t)frow * w, w);
         if (!st) st = x->g.ops->d2h(&x->g, (char *)two.cols[c] + w, colp(r, c) + (uint64_t)row * w, w);
     }
-    if (!st) rf_gx_widen_host_rel(&two);
     if (st) {
         rf_rt_rel_free(&two);
         return st;

@@ -5,8 +5,8 @@
 ** concatenation or without a column: the CPU evaluator over one row per
 ** code), the message of a kernel's lowest failing row (the CPU evaluator on
 ** that row, so it is worded exactly as a CPU run words it), the whole map
-** kernel on the host where the GPU cannot run it, and float aggregates
-** (their value depends on the order of additions, which only the CPU code
+** kernel on the host where the GPU cannot run it, float aggregates (their
+** value depends on the order of additions, which only the CPU code
 ** reproduces).
 */
 #include "rt_gpu_internal.h"
@@ -188,7 +188,6 @@ static rf_status host_row(gx *x, int32_t var, gptr rows, int64_t r, rf_rt_rel *o
         if (!colp(v, c)) memset(out->cols[c], 0, (size_t)rf_rt_type_width(hv->types[c])); /* an input column no kernel reads */
         else st = x->g.ops->d2h(&x->g, out->cols[c], colp(v, c) + (uint64_t)row * (uint64_t)w, (uint64_t)w);
     }
-    if (!st) rf_gx_widen_host_rel(out);
     return st;
 }
 

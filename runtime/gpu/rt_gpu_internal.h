@@ -465,11 +465,10 @@ static inline rf_loc kloc(const gx *x, const rf_hir_kernel *k)
     return rf_mkloc(x->p->source, k->loc.line, k->loc.line ? k->loc.col : 0);
 }
 
-/* Bytes per value on the device: the host's, but a wide decimal (a total of
-** decimals) is kept in 64 bits, as a decimal, for now: exact within decimal's
-** range, "decimal out of range" beyond it (README.md "Wide decimals"). The
-** host copies (rf_gx_host_rel, rf_gx_upload_rel) widen and narrow it. */
-static inline int wid(rf_type t) { return t == RF_TYPE_DEC128 ? 8 : rf_rt_type_width(t); }
+/* Bytes per value on the device: the host's, a wide decimal's 16 included
+** (the host's __int128 bytes), so that host and device copies are plain
+** byte copies. */
+static inline int wid(rf_type t) { return rf_rt_type_width(t); }
 
 static inline rf_status galloc(gx *x, uint64_t bytes, gbuf *b) { return rf_gpool_alloc(x->pool, bytes, b); }
 static inline void gfree(gx *x, gbuf *b) { rf_gpool_release(x->pool, b); }
@@ -523,9 +522,7 @@ void rf_gx_var_set(gx *x, int32_t var, gval *v);
 rf_status rf_gx_rel_alloc(gx *x, gval *v, const rf_type *types, int32_t ncols, int64_t rows, int64_t cap);
 rf_status rf_gx_rel_gather(gx *x, const gval *in, const rf_type *types, int32_t ncols, gptr idx, int64_t n,
                             gval *out);
-/* A host relation whose wide decimal columns hold the device's 64-bit values
-** (wid) in their first nrows * 8 bytes: widened in place to 16 bytes. */
-void rf_gx_widen_host_rel(rf_rt_rel *r);
+/* Variable var's value as a host relation (its columns' bytes as they are). */
 rf_status rf_gx_host_rel(gx *x, int32_t var, rf_rt_rel *r);
 rf_status rf_gx_host_i64(gx *x, gptr src, int64_t n, int64_t **out);
 /* r on the device; read (NULL: all) marks the columns to copy, the others

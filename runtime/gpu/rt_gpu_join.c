@@ -50,7 +50,8 @@ enum { ORDERED_MAX_ROT = 4 };
 ** them 0 (the mixing hash) otherwise. */
 static rf_status join_order(gx *x, const char *sig, const rf_gpu_args *keys, int64_t nr, jtab *t)
 {
-    if (strlen(sig) != 1 || nr < x->tune.gpu_ordered_min) return RF_OK;
+    /* (a wide decimal's normalized value is its high word alone: no ordered build) */
+    if (strlen(sig) != 1 || sig[0] == 'W' || nr < x->tune.gpu_ordered_min) return RF_OK;
     const uint64_t init[3] = {UINT64_MAX, 0, 0};
     uint64_t w[3];
     gbuf b = {0, 0};

@@ -46,6 +46,8 @@
 */
 #include "rt_gpu_internal.h"
 
+#include "rf_value.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -99,11 +101,14 @@ static void *held_buf(uint64_t bytes, uint64_t *len)
     return rf_calloc(1, (size_t)*len);
 }
 
+/* A value's bits as one word (a wide decimal's two words folded: equal
+** values, equal words; rows_cmp compares wide values whole). */
 static uint64_t load_u64(const char *p, int w)
 {
     switch (w) {
     case 1: return *(const uint8_t *)p;
     case 4: return *(const uint32_t *)(const void *)p;
+    case 16: return ((const uint64_t *)(const void *)p)[0] ^ rf_rt_mix64(((const uint64_t *)(const void *)p)[1]);
     default: return *(const uint64_t *)(const void *)p;
     }
 }
@@ -421,7 +426,6 @@ static rf_status fd_check(gx *x, const rf_hir_kernel *k, const gval *v, const ui
         memcpy(two.cols[c], h + (size_t)frow * w, w);
         memcpy((char *)two.cols[c] + w, h + (size_t)row * w, w);
     }
-    if (!st) rf_gx_widen_host_rel(&two);
     if (st) {
         rf_rt_rel_free(&two);
         return st;
@@ -723,7 +727,12 @@ static int rows_cmp(const sorter *s, int64_t i, int64_t j)
         if (!col) continue; /* (a column no kernel reads: all zeros) */
         uint64_t a = load_u64(col + i * w, w), b = load_u64(col + j * w, w);
         int r;
-        if (t == RF_TYPE_STRING) r = rf_rt_dict_cmp(s->x->dict, (uint32_t)a, (uint32_t)b);
+        if (t == RF_TYPE_DEC128) {
+            rf_dec128 va, vb;
+            memcpy(&va, col + i * w, 16);
+            memcpy(&vb, col + j * w, 16);
+            r = rf_val_cmp_dec128(va, vb);
+        } else if (t == RF_TYPE_STRING) r = rf_rt_dict_cmp(s->x->dict, (uint32_t)a, (uint32_t)b);
         else if (t == RF_TYPE_FLOAT) r = cmp_u64(float_key(a), float_key(b));
         else if (w == 8) r = (int64_t)a < (int64_t)b ? -1 : (int64_t)a > (int64_t)b;
         else if (w == 4) r = (int32_t)a < (int32_t)b ? -1 : (int32_t)a > (int32_t)b;

@@ -113,10 +113,13 @@ int rf_gx_recpart_drop_one(gx *x)
     return 1;
 }
 
-/* ---- rows: values as 64-bit words, hashes, equality ------------------------------------------ */
+/* ---- rows: values as words, hashes, equality ---------------------------------------------------- */
+
+/* A value's bits, up to a wide decimal's 16 bytes (low word first). */
+__extension__ typedef unsigned __int128 vbits;
 
 /* Row i's column c of width w (4 and narrow: a 32-bit int standing for its 64-bit value). */
-static uint64_t value_at(const char *col, int w, int narrow, int64_t i)
+static vbits value_at(const char *col, int w, int narrow, int64_t i)
 {
     if (!col) return 0;
     switch (w) {
@@ -124,7 +127,12 @@ static uint64_t value_at(const char *col, int w, int narrow, int64_t i)
     case 4: {
         uint32_t u;
         memcpy(&u, col + i * 4, 4);
-        return narrow ? (uint64_t)(int64_t)(int32_t)u : u;
+        return narrow ? (vbits)(uint64_t)(int64_t)(int32_t)u : u;
+    }
+    case 16: {
+        vbits u;
+        memcpy(&u, col + i * 16, 16);
+        return u;
     }
     default: {
         uint64_t u;
@@ -134,7 +142,7 @@ static uint64_t value_at(const char *col, int w, int narrow, int64_t i)
     }
 }
 
-static void value_put(char *col, int w, int64_t i, uint64_t v)
+static void value_put(char *col, int w, int64_t i, vbits v)
 {
     switch (w) {
     case 1: *(uint8_t *)(col + i) = (uint8_t)v; break;
@@ -143,7 +151,12 @@ static void value_put(char *col, int w, int64_t i, uint64_t v)
         memcpy(col + i * 4, &u, 4);
         break;
     }
-    default: memcpy(col + i * 8, &v, 8); break;
+    case 16: memcpy(col + i * 16, &v, 16); break;
+    default: {
+        uint64_t u = (uint64_t)v;
+        memcpy(col + i * 8, &u, 8);
+        break;
+    }
     }
 }
 
@@ -160,7 +173,8 @@ static uint64_t row_hash(const rf_hir_var *hv, const hrows *r, int64_t i)
 {
     uint64_t h = 0x2545f4914f6cdd1dull;
     for (int32_t c = 0; c < hv->ncols; c++) {
-        uint64_t b = value_at(r->col[c], r->w[c], r->narrow[c], i);
+        vbits vb = value_at(r->col[c], r->w[c], r->narrow[c], i);
+        uint64_t b = (uint64_t)vb ^ (uint64_t)(vb >> 64); /* (a wide decimal's two words) */
         if (hv->types[c] == RF_TYPE_FLOAT) {
             double d;
             memcpy(&d, &b, 8);
@@ -1011,7 +1025,6 @@ rf_status rf_gx_held_host_rel(gx *x, int32_t var, rf_rt_rel *r)
         for (int64_t i = 0; i < v->nrows; i++)
             value_put(r->cols[c], w, i, value_at(h.col[c], h.w[c], h.narrow[c], i));
     }
-    if (!st) rf_gx_widen_host_rel(r);
     if (st) rf_rt_rel_free(r);
     return st;
 }

@@ -1,8 +1,10 @@
 /*
 ** runtime/gpu/rt_gpu_reduce.c: REDUCE on the GPU.
 **
-** Owns: counts, exact 128-bit sums and averages of ints and decimals,
-** min and max (strings by byte-order rank), finished by the CPU's rules
+** Owns: counts, exact 128-bit sums and averages of ints and decimals (a
+** total of decimals written whole as a wide decimal), exact 192-bit sums
+** and averages of wide decimals (partial totals combined), min and max (strings
+** by byte-order rank), finished by the CPU's rules
 ** (sum_final also finishes a fused kernel's totals), and the CPU's message
 ** where a result is out of range.
 */
@@ -112,6 +114,9 @@ rf_status rf_gx_k_reduce(gx *x, const rf_hir_kernel *k)
             st = rf_gx_dcopy(x, dst, counts.p, (uint64_t)ng * 8);
             continue;
         }
+        /* floats on the host (their sum depends on the order of adds); wide
+        ** decimals' totals and averages (partial totals combined) add on the
+        ** GPU in 192 bits, their min and max go in two passes */
         if (at == RF_TYPE_FLOAT) {
             if (!have_hg) {
                 hg.nrows = n;
@@ -133,8 +138,25 @@ rf_status rf_gx_k_reduce(gx *x, const rf_hir_kernel *k)
         a.m = ng;
         RF_A_RED_GROUPS(a) = gv->gid.p;
         a.c0[0] = colp(in, ag->col);
-        if (ag->fn == RF_AGG_TOTAL || ag->fn == RF_AGG_AVG) {
-            op = (ag->fn == RF_AGG_TOTAL ? 1 : 3) + (at == RF_TYPE_DECIMAL || at == RF_TYPE_DEC128); /* wide: 64-bit here */
+        if ((ag->fn == RF_AGG_TOTAL || ag->fn == RF_AGG_AVG) && at == RF_TYPE_DEC128) {
+            op = ag->fn == RF_AGG_AVG ? 9 : ag->type == RF_TYPE_DEC128 ? 8 : 10;
+            st = galloc(x, (uint64_t)ng * 24, &acc);
+            if (!st) st = x->g.ops->memset8(&x->g, acc.p, 0, (uint64_t)ng * 24);
+            RF_A_RED_ACC(a) = acc.p;
+            if (!st) st = rf_gx_launch(x, "rf_red_sum_w", n, &a);
+        } else if (at == RF_TYPE_DEC128) {
+            int is_max = ag->fn == RF_AGG_MAX;
+            op = 11;
+            st = galloc(x, (uint64_t)ng * 16, &acc);
+            if (!st) st = x->g.ops->memset8(&x->g, acc.p, is_max ? 0 : 0xff, (uint64_t)ng * 16);
+            RF_A_RED_ACC(a) = acc.p;
+            for (int pass = 0; pass < 2 && !st; pass++) {
+                a.x[1] = pass;
+                st = rf_gx_launch(x, is_max ? "rf_red_max_w" : "rf_red_min_w", n, &a);
+            }
+        } else if (ag->fn == RF_AGG_TOTAL || ag->fn == RF_AGG_AVG) {
+            op = (ag->fn == RF_AGG_TOTAL ? 1 : 3) + (at == RF_TYPE_DECIMAL);
+            if (ag->fn == RF_AGG_TOTAL && ag->type == RF_TYPE_DEC128) op = 7; /* the sum whole, as the CPU writes it */
             st = galloc(x, (uint64_t)ng * 16, &acc);
             if (!st) st = x->g.ops->memset8(&x->g, acc.p, 0, (uint64_t)ng * 16);
             RF_A_RED_ACC(a) = acc.p;
@@ -169,8 +191,13 @@ rf_status rf_gx_k_reduce(gx *x, const rf_hir_kernel *k)
         RF_A_RED_BACK(a) = back.p;
         if (!st) st = rf_gx_launch(x, "rf_red_final", ng, &a);
         int64_t bad = -1;
-        if (!st && op <= 4) st = get_i64(x, err.p, &bad);
-        if (!st && bad != -1) st = sum_error(x, k, ag, at, acc.p, counts.p, ng);
+        if (!st && (op <= 4 || (op >= 8 && op <= 10))) st = get_i64(x, err.p, &bad);
+        if (!st && bad != -1 && op >= 8) {
+            /* the CPU's words (rf_cpu_agg_sum_i128, rf_val_dec128_avg) */
+            rf_error(x->d, kloc(x, k), op == 8 ? "aggregate: decimal out of range in total()"
+                                               : "aggregate: decimal out of range");
+            st = RF_EUSER;
+        } else if (!st && bad != -1) st = sum_error(x, k, ag, at, acc.p, counts.p, ng);
         gfree(x, &acc);
         gfree(x, &err);
         gfree(x, &ranks);

@@ -44,11 +44,18 @@ static rf_status sort_rows(gx *x, const gval *in, const rf_type *types, const rf
     memset(out, 0, sizeof *out);
     rf_status st = rf_gx_iota(x, n, &out->a);
     out->nrows = n;
-    for (int32_t i = norder - 1; i >= 0 && !st && n > 1; i--) {
+    /* a wide decimal's key is two passes: its low word (unsigned), then its
+    ** high word (signed), the more significant last */
+    int wide_hi = 0;
+    for (int32_t i = norder - 1; i >= 0 && !st && n > 1; wide_hi ? (void)0 : (void)i--) {
         int32_t col = order[i].col;
         rf_type t = types[col];
         int kind = t == RF_TYPE_FLOAT ? 1 : t == RF_TYPE_DATE ? 2 : t == RF_TYPE_STRING ? 3 : t == RF_TYPE_BOOL ? 4 : 0;
-        int bits = kind <= 1 ? 64 : kind == 4 ? 8 : 32;
+        if (t == RF_TYPE_DEC128) {
+            kind = wide_hi ? 6 : 5;
+            wide_hi = !wide_hi;
+        }
+        int bits = kind <= 1 || kind >= 5 ? 64 : kind == 4 ? 8 : 32;
         if (order[i].desc) bits = 64;
         gbuf ranks = {0, 0}, keys = {0, 0}, ks = {0, 0}, perm = {0, 0};
         int64_t lo = 0;
@@ -140,6 +147,11 @@ static int host_sort_cmp(const host_sort *h, int64_t a, int64_t b)
             const char *sa = ca == cb ? NULL : rf_rt_dict_str(h->dict, ca, &la);
             const char *sb = ca == cb ? NULL : rf_rt_dict_str(h->dict, cb, &lb);
             c = ca == cb ? 0 : rf_val_cmp_str(sa, la, sb, lb);
+        } else if (t == RF_TYPE_DEC128) {
+            rf_dec128 va, vb;
+            memcpy(&va, h->cols[i] + a * 16, 16);
+            memcpy(&vb, h->cols[i] + b * 16, 16);
+            c = rf_val_cmp_dec128(va, vb);
         } else {
             uint64_t ka = host_sort_key(h->cols[i], t, a), kb = host_sort_key(h->cols[i], t, b);
             c = (ka > kb) - (ka < kb);
@@ -209,7 +221,7 @@ static rf_status sort_limited(gx *x, const rf_hir_kernel *k, const gval *in, con
     int32_t col = k->order[0].col;
     int w = wid(iv->types[col]);
     int64_t m = limit;
-    char ref[8], buf[8 * 4096];
+    char ref[16], buf[16 * 4096]; /* (up to a wide decimal's 16 bytes a value) */
     if (!st) st = x->g.ops->d2h(&x->g, ref, colp(&byfirst, col) + (gptr)((limit - 1) * w), (uint64_t)w);
     for (int64_t at = limit; !st && at < n;) {
         int64_t c = n - at < 4096 ? n - at : 4096;

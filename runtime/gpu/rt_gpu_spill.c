@@ -279,10 +279,6 @@ rf_status rf_gx_held_rel(gx *x, rf_rt_rel *r, const rf_type *types, int32_t ncol
         if ((read && !read[c]) || !r->cols[c]) continue;
         /* r's column itself, no copy: an input cache's (read in place), or
         ** taken from r (freed with the value); its bytes exactly */
-        if (types[c] == RF_TYPE_DEC128) { /* inputs are never wide decimals */
-            st = RF_EINTERNAL;
-            break;
-        }
         uint64_t bytes = (uint64_t)r->nrows * (uint64_t)wid(types[c]);
         st = rf_gx_held_adopt(out, ncols, c, r->cols[c], bytes);
         if (st) break;

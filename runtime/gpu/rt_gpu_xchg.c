@@ -34,6 +34,7 @@ static uint64_t part_kind(rf_type t)
     case RF_TYPE_DATE:
     case RF_TYPE_STRING: return 2; /* a shared code (below 2^31) */
     case RF_TYPE_BOOL: return 3;
+    case RF_TYPE_DEC128: return 4; /* by its low word, as dist_pack.c hashes it */
     default: return 0;
     }
 }

@@ -59,6 +59,7 @@ char rf_gpu_type_letter(rf_type t)
     case RF_TYPE_DATE: return 'I';
     case RF_TYPE_STRING: return 'U';
     case RF_TYPE_BOOL: return 'B';
+    case RF_TYPE_DEC128: return 'W';
     default: return 'L';
     }
 }
@@ -264,6 +265,7 @@ static const char *letter_type(char c)
     case 'I': return "rf::i32";
     case 'U': return "rf::u32";
     case 'B': return "rf::u8";
+    case 'W': return "rf::i128";
     default: return "rf::i64";
     }
 }
@@ -277,11 +279,27 @@ static void put_load(rf_buf *b, char letter, const char *c, int i, const char *r
     else rf_buf_printf(b, "rf::ld<%s>(%s[%d], %s)", letter_type(letter), c, i, r);
 }
 
+/* The normalized value (unsigned order is the value order); a wide
+** decimal's: its high word's (its order, not its identity: put_mix mixes
+** its low word too). */
 static void put_norm(rf_buf *b, char letter, const char *c, int i, const char *r)
 {
-    rf_buf_puts(b, "rf::norm(");
+    rf_buf_puts(b, letter == 'W' ? "rf::norm_hi(" : "rf::norm(");
     put_load(b, letter, c, i, r);
     rf_buf_puts(b, ")");
+}
+
+/* "h = rf::hmix(h, value);" for column i, both words of a wide decimal. */
+static void put_mix(rf_buf *b, char letter, const char *c, int i, const char *r)
+{
+    rf_buf_puts(b, "        h = rf::hmix(h, ");
+    put_norm(b, letter, c, i, r);
+    rf_buf_puts(b, ");\n");
+    if (letter == 'W') {
+        rf_buf_puts(b, "        h = rf::hmix(h, rf::w_lo(");
+        put_load(b, letter, c, i, r);
+        rf_buf_puts(b, "));\n");
+    }
 }
 
 /* eq (a and b both of the class's storage) or xeq (b of the 64-bit storage
@@ -309,11 +327,7 @@ static void gen_key_class(rf_buf *b, const char *sig, unsigned ops)
     rf_buf_printf(b, "struct KS_%s {\n", sig);
     rf_buf_puts(b, "    static __device__ __forceinline__ rf::u64 hash(const void *const *c, rf::i64 r)\n    {\n");
     rf_buf_puts(b, "        rf::u64 h = RF_HSEED;\n        (void)c; (void)r;\n");
-    for (int i = 0; i < n; i++) {
-        rf_buf_puts(b, "        h = rf::hmix(h, ");
-        put_norm(b, sig[i], "c", i, "r");
-        rf_buf_puts(b, ");\n");
-    }
+    for (int i = 0; i < n; i++) put_mix(b, sig[i], "c", i, "r");
     rf_buf_puts(b, "        return rf::hfin(h);\n    }\n");
     /* the join's hash: the first column's low RF_JOIN_RUN_BITS bits added to
     ** a mix of the rest, so that keys close in value land in neighbouring
@@ -326,14 +340,16 @@ static void gen_key_class(rf_buf *b, const char *sig, unsigned ops)
         rf_buf_puts(b, "        rf::u64 k = ");
         put_norm(b, sig[0], "c", 0, "r");
         rf_buf_puts(b, ";\n");
-        /* an ordered build's hash (rf_join.cuh): one key column only */
-        if (n == 1) rf_buf_puts(b, "        if (rot1 > 0) return rf::rotr(k - base, rot1 - 1);\n");
+        /* an ordered build's hash (rf_join.cuh): one key column only, whose
+        ** normalized value is the whole value (not a wide decimal's) */
+        if (n == 1 && sig[0] != 'W') rf_buf_puts(b, "        if (rot1 > 0) return rf::rotr(k - base, rot1 - 1);\n");
         rf_buf_puts(b, "        rf::u64 h = rf::hmix(RF_HSEED, k >> RF_JOIN_RUN_BITS);\n");
-        for (int i = 1; i < n; i++) {
-            rf_buf_puts(b, "        h = rf::hmix(h, ");
-            put_norm(b, sig[i], "c", i, "r");
-            rf_buf_puts(b, ");\n");
+        if (sig[0] == 'W') {
+            rf_buf_puts(b, "        h = rf::hmix(h, rf::w_lo(");
+            put_load(b, 'W', "c", 0, "r");
+            rf_buf_puts(b, "));\n");
         }
+        for (int i = 1; i < n; i++) put_mix(b, sig[i], "c", i, "r");
         rf_buf_puts(b, "        return rf::hfin(h) + (k & ((1ull << RF_JOIN_RUN_BITS) - 1));\n    }\n");
     }
     put_eq(b, sig, "eq", 0);
@@ -346,7 +362,7 @@ static void gen_key_class(rf_buf *b, const char *sig, unsigned ops)
     }
     rf_buf_puts(b, "};\n");
     if (n == 0) ops &= ~(unsigned)OP_RUNS_FIRST;
-    if (n != 1) ops &= ~(unsigned)OP_JOIN_RANGE;
+    if (n != 1 || sig[0] == 'W') ops &= ~(unsigned)OP_JOIN_RANGE;
     /* set_insert and set_probe take the 64-bit class of the candidates and
     ** the set's own (a narrow set's: N letters; else the same) */
     char wsig[RF_GPU_MAXC + 1];
@@ -439,6 +455,9 @@ static const char *const generic_kernels[][2] = {
     {"red_count_smem", "rf::red_count_smem<%d>(a)"},
     {"red_sum", "rf::red_sum<%d>(a)"},
     {"red_sum_smem", "rf::red_sum_smem<%d>(a)"},
+    {"red_sum_w", "rf::red_sum_w<%d>(a)"},
+    {"red_min_w", "rf::red_mm_w<%d, false>(a)"},
+    {"red_max_w", "rf::red_mm_w<%d, true>(a)"},
     {"red_min", "rf::red_mm<%d, false>(a)"},
     {"red_max", "rf::red_mm<%d, true>(a)"},
     {"red_min_smem", "rf::red_mm_smem<%d, false>(a)"},

@@ -19,11 +19,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The GPU keeps a wide decimal (a total of decimals) in 64 bits for now, as
-** a decimal: exact within decimal's range, "decimal out of range" beyond it,
-** where the CPU is exact (docs/LANGUAGE.md; runtime/gpu/README.md). */
-static rf_type on_gpu(rf_type t) { return t == RF_TYPE_DEC128 ? RF_TYPE_DECIMAL : t; }
-static int is_dec(rf_type t) { return on_gpu(t) == RF_TYPE_DECIMAL; }
+/* A decimal is an i64 count of millionths; a wide decimal (a total of
+** decimals) an i128 one, with rf_base.cuh's *_w arithmetic (rf_value.c's). */
+static int is_dec(rf_type t) { return t == RF_TYPE_DECIMAL; }
+static int is_wide(rf_type t) { return t == RF_TYPE_DEC128; }
 
 const char *rf_cg_ctype(rf_type t)
 {
@@ -32,6 +31,7 @@ const char *rf_cg_ctype(rf_type t)
     case RF_TYPE_DATE: return "rf::i32";
     case RF_TYPE_STRING: return "rf::u32";
     case RF_TYPE_BOOL: return "bool";
+    case RF_TYPE_DEC128: return "rf::i128";
     default: return "rf::i64";
     }
 }
@@ -43,6 +43,7 @@ const char *rf_cg_stype(rf_type t)
     case RF_TYPE_DATE: return "rf::i32";
     case RF_TYPE_STRING: return "rf::u32";
     case RF_TYPE_BOOL: return "rf::u8";
+    case RF_TYPE_DEC128: return "rf::i128";
     default: return "rf::i64";
     }
 }
@@ -126,6 +127,16 @@ static int emit_island(rf_cg_gen *g, const rf_qp_expr *e, int j, const rf_gpu_is
     return v;
 }
 
+static const char *wide_fn(char op)
+{
+    switch (op) {
+    case '+': return "rf::add_w";
+    case '-': return "rf::sub_w";
+    case '*': return "rf::mul_w";
+    default: return "rf::div_w";
+    }
+}
+
 static const char *dec_fn(char op, int dec)
 {
     switch (op) {
@@ -140,11 +151,16 @@ static const char *dec_fn(char op, int dec)
 /* from -> to conversion of variable a into a new variable. */
 static int emit_convert(rf_cg_gen *g, rf_type from, rf_type to, int a)
 {
-    from = on_gpu(from);
-    to = on_gpu(to);
     int v = new_var(g, to);
     if (from == to) {
         rf_buf_printf(g->b, " = v%d;\n", a);
+    } else if (to == RF_TYPE_DEC128 && (from == RF_TYPE_INT || from == RF_TYPE_DECIMAL)) {
+        rf_buf_printf(g->b, " = rf::%s(v%d);\n", from == RF_TYPE_INT ? "int_to_w" : "dec_to_w", a);
+    } else if (from == RF_TYPE_DEC128 && to == RF_TYPE_DECIMAL) {
+        rf_buf_puts(g->b, ";\n");
+        checked(g, "rf::w_to_dec(v%d, &v%d)", a, v);
+    } else if (from == RF_TYPE_DEC128 && to == RF_TYPE_FLOAT) {
+        rf_buf_printf(g->b, " = rf::w_to_float(v%d);\n", a);
     } else if (from == RF_TYPE_INT && to == RF_TYPE_DECIMAL) {
         rf_buf_puts(g->b, ";\n");
         checked(g, "rf::int_to_dec(v%d, &v%d)", a, v);
@@ -170,6 +186,8 @@ static void emit_step(rf_cg_gen *g, const rf_qp_expr *e, int v, int b)
     if (e->type == RF_TYPE_FLOAT) {
         ind(g);
         rf_buf_printf(g->b, "v%d = v%d %c v%d;\n", v, v, e->op, b);
+    } else if (is_wide(e->type) && e->op != '%') {
+        checked(g, "%s(v%d, v%d, &v%d)", wide_fn(e->op), v, b, v);
     } else if (e->type == RF_TYPE_INT || is_dec(e->type)) {
         checked(g, "%s(v%d, v%d, &v%d)", dec_fn(e->op, is_dec(e->type)), v, b, v);
     } else {
@@ -566,6 +584,9 @@ static int emit_expr(rf_cg_gen *g, const rf_qp_expr *e)
         v = new_var(g, e->type);
         if (e->type == RF_TYPE_FLOAT) {
             rf_buf_printf(g->b, " = -v%d;\n", a);
+        } else if (is_wide(e->type)) {
+            rf_buf_puts(g->b, ";\n");
+            checked(g, "rf::neg_w(v%d, &v%d)", a, v);
         } else {
             rf_buf_puts(g->b, ";\n");
             checked(g, "rf::neg_i(v%d, &v%d)", a, v);
@@ -622,7 +643,7 @@ static int emit_expr(rf_cg_gen *g, const rf_qp_expr *e)
             return v;
         case RF_BI_INT_FLOAT: return emit_convert(g, RF_TYPE_INT, RF_TYPE_FLOAT, a);
         case RF_BI_INT_DECIMAL: return emit_convert(g, RF_TYPE_INT, RF_TYPE_DECIMAL, a);
-        case RF_BI_DECIMAL_FLOAT: return emit_convert(g, RF_TYPE_DECIMAL, RF_TYPE_FLOAT, a);
+        case RF_BI_DECIMAL_FLOAT: return emit_convert(g, is_wide(e->args[0]->type) ? RF_TYPE_DEC128 : RF_TYPE_DECIMAL, RF_TYPE_FLOAT, a);
         case RF_BI_FLOAT_DECIMAL: return emit_convert(g, RF_TYPE_FLOAT, RF_TYPE_DECIMAL, a);
         default:
             v = new_var(g, e->type);
@@ -637,6 +658,7 @@ static int emit_expr(rf_cg_gen *g, const rf_qp_expr *e)
         static const char *ops[] = {"==", "!=", "<", "<=", ">", ">="};
         v = new_var(g, RF_TYPE_BOOL);
         if (t == RF_TYPE_STRING && e->cmp != RF_CMP_EQ && e->cmp != RF_CMP_NE) g->bad = 1;
+        if (is_wide(t) != is_wide(e->args[1]->type)) g->bad = 1; /* (the checker widens both) */
         rf_buf_printf(g->b, " = rf::%s(v%d, v%d) %s 0;\n", t == RF_TYPE_FLOAT ? "fcmp" : "icmp", a, b,
                       (unsigned)e->cmp <= RF_CMP_GE ? ops[e->cmp] : "==");
         return v;

@@ -163,7 +163,8 @@ static int total_agg(const rf_hir_program *p, const rf_hir_kernel *r, const rf_q
     if (ag->fn != RF_AGG_TOTAL && ag->fn != RF_AGG_AVG) return 0;
     if (ag->col < 0 || ag->col >= p->vars[r->in[0]]->ncols) return 0;
     rf_type t = p->vars[r->in[0]]->types[ag->col];
-    return t == RF_TYPE_INT || t == RF_TYPE_DECIMAL || t == RF_TYPE_DEC128; /* wide: 64-bit on the GPU */
+    /* (a total of wide decimals, a total of totals, runs in the reduce: few rows) */
+    return t == RF_TYPE_INT || t == RF_TYPE_DECIMAL;
 }
 
 void rf_gpu_ftotal_layout(rf_gpu_ftotal *t)
@@ -206,13 +207,14 @@ static void attach_total(const rf_hir_program *p, const rf_hir_block *bl, rf_gpu
     }
     for (int32_t i = 0; i < r->naggs; i++)
         if (!total_agg(p, r, &r->aggs[i])) {
-            f->why[r->id] = "a total of floats, or a min or max, is not summed in a fused kernel";
+            f->why[r->id] = "a total of floats or of wide decimals, or a min or max, is not summed in a fused kernel";
             return;
         }
     for (int32_t i = 0; i < r->ngroup; i++)
         if (r->group[i] < 0 || r->group[i] >= p->vars[r->in[0]]->ncols ||
-            p->vars[r->in[0]]->types[r->group[i]] == RF_TYPE_FLOAT) {
-            f->why[r->id] = "a group column of floats is not grouped in a fused kernel";
+            p->vars[r->in[0]]->types[r->group[i]] == RF_TYPE_FLOAT ||
+            p->vars[r->in[0]]->types[r->group[i]] == RF_TYPE_DEC128) {
+            f->why[r->id] = "a group column of floats or wide decimals is not grouped in a fused kernel";
             return;
         }
     const rf_hir_kernel *g = NULL;
@@ -581,7 +583,7 @@ void rf_gpu_fplan_free(rf_gpu_fplan *f)
 
 static int64_t col_width(rf_type t)
 {
-    return t == RF_TYPE_STRING || t == RF_TYPE_DATE ? 4 : t == RF_TYPE_BOOL ? 1 : 8;
+    return t == RF_TYPE_STRING || t == RF_TYPE_DATE ? 4 : t == RF_TYPE_BOOL ? 1 : t == RF_TYPE_DEC128 ? 16 : 8;
 }
 
 static void mark_side(const rf_qp_expr *e, int32_t side, uint8_t *mark, int32_t ncols)

@@ -20,6 +20,7 @@ typedef unsigned int u32;
 typedef unsigned char u8;
 typedef signed char i8;
 typedef __int128 i128;
+typedef unsigned __int128 u128;
 
 #define RF_MAXC RF_ARGS_MAXC
 #define RF_NK RF_ARGS_NK
@@ -59,6 +60,7 @@ __device__ __forceinline__ void pin(u32 v) { asm volatile("" ::"r"(v)); }
 __device__ __forceinline__ void pin(i32 v) { asm volatile("" ::"r"(v)); }
 __device__ __forceinline__ void pin(double v) { asm volatile("" ::"d"(v)); }
 __device__ __forceinline__ void pin(bool v) { asm volatile("" ::"r"((u32)v)); }
+__device__ __forceinline__ void pin(i128 v) { asm volatile("" ::"l"((u64)v), "l"((u64)((u128)v >> 64))); }
 #else
 template <class T> inline void pin(T) {}
 #endif
@@ -232,6 +234,142 @@ __device__ __forceinline__ bool neg_d(i64 a, i64 *o)
     *o = -a;
     return true;
 }
+
+// ---- wide decimals: i128 scaled by 10^6, range [-RF_W_MAX, RF_W_MAX]
+// (rf_value.c's rf_val_dec128_*, bit for bit). On the device a wide column
+// is 16 bytes a row, the host's own __int128 bytes (low word first).
+#define RF_W_MAX ((i128)(((u128)RF_I64_MAX << 64) | (u128)~0ull))
+__device__ __forceinline__ u64 w_lo(i128 v) { return (u64)(u128)v; }
+__device__ __forceinline__ i64 w_hi(i128 v) { return (i64)((u128)v >> 64); }
+__device__ __forceinline__ i128 w_make(i64 hi, u64 lo) { return (i128)(((u128)(u64)hi << 64) | (u128)lo); }
+__device__ __forceinline__ u128 w_mag(i128 v) { return v < 0 ? (u128)0 - (u128)v : (u128)v; }
+__device__ __forceinline__ bool w_res(i128 v, i128 *o)
+{
+    if (v < -RF_W_MAX) return false; /* only -2^127 */
+    *o = v;
+    return true;
+}
+__device__ __forceinline__ bool add_w(i128 a, i128 b, i128 *o)
+{
+    i128 s = (i128)((u128)a + (u128)b);
+    if (((a ^ s) & (b ^ s)) < 0) return false;
+    return w_res(s, o);
+}
+__device__ __forceinline__ bool sub_w(i128 a, i128 b, i128 *o)
+{
+    i128 s = (i128)((u128)a - (u128)b);
+    if (((a ^ b) & (a ^ s)) < 0) return false;
+    return w_res(s, o);
+}
+__device__ __forceinline__ bool neg_w(i128 a, i128 *o)
+{
+    *o = (i128)((u128)0 - (u128)a); /* the range is symmetric: never fails */
+    return true;
+}
+// n / d rounded half away from zero, both signed, d nonzero, no overflow
+__device__ __forceinline__ i128 w_div_round(i128 n, i128 d)
+{
+    i128 q = n / d, r = n % d;
+    u128 ar = w_mag(r), ad = w_mag(d);
+    if (ar >= ad - ar) q += ((n < 0) != (d < 0)) ? -1 : 1;
+    return q;
+}
+// a * b as a 256-bit magnitude, four words, least significant first
+__device__ __forceinline__ void w_mul256(u128 a, u128 b, u64 *w)
+{
+    u64 x[2] = {(u64)a, (u64)(a >> 64)}, y[2] = {(u64)b, (u64)(b >> 64)};
+    w[0] = w[1] = w[2] = w[3] = 0;
+    for (int i = 0; i < 2; i++) {
+        u128 carry = 0;
+        for (int j = 0; j < 2; j++) {
+            u128 t = (u128)x[i] * y[j] + w[i + j] + carry;
+            w[i + j] = (u64)t;
+            carry = t >> 64;
+        }
+        w[i + 2] = (u64)carry;
+    }
+}
+// the 256-bit n over d (> 0), rounded half away from zero, into *q; false
+// when it exceeds RF_W_MAX (bit by bit: only values past the fast paths)
+__device__ __forceinline__ bool w_div256(const u64 *n, u128 d, u128 *q)
+{
+    u128 rem = 0;
+    u64 quo[4] = {0, 0, 0, 0};
+    for (int bit = 255; bit >= 0; bit--) {
+        int top = (int)(rem >> 127);
+        rem = (rem << 1) | ((n[bit / 64] >> (bit % 64)) & 1);
+        if (top || rem >= d) {
+            rem -= d;
+            quo[bit / 64] |= 1ull << (bit % 64);
+        }
+    }
+    if (quo[3] || quo[2]) return false;
+    u128 r = ((u128)quo[1] << 64) | quo[0];
+    if (rem >= d - rem) r++;
+    if (r > (u128)RF_W_MAX) return false;
+    *q = r;
+    return true;
+}
+#define RF_W_FAST_MUL ((i128)1 << 63) /* |a|, |b| below: |a * b| < 2^126 */
+#define RF_W_FAST_DIV ((i128)1 << 106) /* |a| below: |a * 10^6| < 2^126 */
+__device__ __forceinline__ bool mul_w(i128 a, i128 b, i128 *o)
+{
+    bool neg = (a < 0) != (b < 0);
+    if (a > -RF_W_FAST_MUL && a < RF_W_FAST_MUL && b > -RF_W_FAST_MUL && b < RF_W_FAST_MUL)
+        return w_res(w_div_round(a * b, (i128)RF_DEC_ONE), o);
+    u64 n[4];
+    u128 q;
+    w_mul256(w_mag(a), w_mag(b), n);
+    if (!w_div256(n, (u128)RF_DEC_ONE, &q)) return false;
+    *o = neg ? -(i128)q : (i128)q;
+    return true;
+}
+__device__ __forceinline__ bool div_w(i128 a, i128 b, i128 *o)
+{
+    if (b == 0) return false;
+    bool neg = (a < 0) != (b < 0);
+    if (a > -RF_W_FAST_DIV && a < RF_W_FAST_DIV) return w_res(w_div_round(a * (i128)RF_DEC_ONE, b), o);
+    u64 n[4];
+    u128 q;
+    w_mul256(w_mag(a), (u128)RF_DEC_ONE, n);
+    if (!w_div256(n, w_mag(b), &q)) return false;
+    *o = neg ? -(i128)q : (i128)q;
+    return true;
+}
+__device__ __forceinline__ i128 dec_to_w(i64 a) { return (i128)a; }
+__device__ __forceinline__ i128 int_to_w(i64 a) { return (i128)a * (i128)RF_DEC_ONE; }
+__device__ __forceinline__ bool w_to_dec(i128 v, i64 *o) { return dec_res(v, o); }
+// (double)v rounded to nearest even without a 128-bit conversion routine:
+// the top 64 bits with a sticky bit for the rest round exactly as the whole
+__device__ __forceinline__ double w_to_double(i128 v)
+{
+    u128 m = w_mag(v);
+    double d;
+    if ((m >> 64) == 0) {
+        d = (double)(u64)m;
+    } else {
+        int sh = 64 - clz64((u64)(m >> 64));
+        u64 t = (u64)(m >> sh) | (u64)((m & (((u128)1 << sh) - 1)) != 0);
+        d = ldexp((double)t, sh);
+    }
+    return v < 0 ? -d : d;
+}
+__device__ __forceinline__ double w_to_float(i128 v) { return w_to_double(v) / 1e6; }
+// avg of a wide total of decimals over count rows (rf_val_dec128_avg)
+__device__ __forceinline__ bool w_avg(i128 sum, i64 count, i64 *o)
+{
+    if (count <= 0) return false;
+    return dec_res(div_round(sum, (i128)count), o);
+}
+// avg of a 128-bit total of ints (rf_val_int128_avg): scaled first
+__device__ __forceinline__ bool w_int_avg(i128 sum, i64 count, i64 *o)
+{
+    const i128 lim = (i128)(((u128)1 << 127) - 1) / (i128)RF_DEC_ONE;
+    if (sum > lim || sum < -lim) return false;
+    return w_avg(sum * (i128)RF_DEC_ONE, count, o);
+}
+// normalized words: unsigned order of (hi, lo) is the value order
+__device__ __forceinline__ u64 norm_hi(i128 v) { return (u64)w_hi(v) ^ (1ull << 63); }
 
 // ---- conversions (rf_value.h's formulas) ----------------------------------
 __device__ __forceinline__ bool int_to_dec(i64 a, i64 *o) { return dec_res((i128)a * (i128)RF_DEC_ONE, o); }

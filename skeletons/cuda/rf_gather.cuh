@@ -13,10 +13,12 @@
 //               (the host sets them to RF_EMPTY and 0 first)
 //   code_mark   n; c0[0] codes; r0; p[0] u8 bitmap over codes x[0]..: set 1
 //   sort_key    n; c0[0] column; r0 the current permutation; x[0] storage kind
-//               (0 i64, 1 f64, 2 i32, 3 u32 rank, 4 u8); x[1] descending;
+//               (0 i64, 1 f64, 2 i32, 3 u32 rank, 4 u8, 5 a wide decimal's
+//               low word, 6 its high word: two passes, low first); x[1] descending;
 //               t[0] u32 ranks of string codes from x[2]; p[0] u64 keys out
 //   part_flags  n rows; x[0] key columns; x[1] ranks; x[2] the rank wanted;
-//               k[c] key c's kind (0 8-byte integer, 1 f64, 2 i32, 3 u8);
+//               k[c] key c's kind (0 8-byte integer, 1 f64, 2 i32, 3 u8,
+//               4 a wide decimal, by its low word as dist_pack.c hashes it);
 //               c0[c] key columns (NULL: a column never copied, zeros);
 //               p[0] u8 out: 1 where the row's rank is x[2] (several ranks,
 //               runtime/dist: the hash of dist_pack.c bit for bit, so rows
@@ -36,6 +38,7 @@ template <int TILE> __device__ __forceinline__ void gather(const Args &a)
             switch (a.k[c]) {
             case 8: ((u64 *)a.o[c])[i] = ((const u64 *)a.c0[c])[r]; break;
             case 4: ((u32 *)a.o[c])[i] = ((const u32 *)a.c0[c])[r]; break;
+            case 16: ((i128 *)a.o[c])[i] = ((const i128 *)a.c0[c])[r]; break;
             default: ((u8 *)a.o[c])[i] = ((const u8 *)a.c0[c])[r]; break;
             }
         }
@@ -96,6 +99,8 @@ template <int TILE> __device__ __forceinline__ void sort_key(const Args &a)
         case 1: v = norm(ld<double>(a.c0[0], r)); break;
         case 2: v = norm(ld<i32>(a.c0[0], r)); break;
         case 3: v = ((const u32 *)a.t[0])[(i64)ld<u32>(a.c0[0], r) - a.x[2]]; break;
+        case 5: v = w_lo(ld<i128>(a.c0[0], r)); break;
+        case 6: v = norm_hi(ld<i128>(a.c0[0], r)); break;
         default: v = ld<u8>(a.c0[0], r); break;
         }
         out[i] = v ^ flip;
@@ -131,6 +136,7 @@ template <int TILE> __device__ __forceinline__ void part_flags(const Args &a)
                 }
                 case 2: v = (u64)(i64)((const i32 *)a.c0[j])[i]; break;
                 case 3: v = ((const u8 *)a.c0[j])[i]; break;
+                case 4: v = ((const u64 *)a.c0[j])[2 * i]; break;
                 default: v = ((const u64 *)a.c0[j])[i]; break;
                 }
             }

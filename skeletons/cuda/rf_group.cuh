@@ -247,6 +247,7 @@ template <int TILE> __device__ __forceinline__ void set_append(const Args &a)
             switch (a.k[c]) {
             case 8: ((u64 *)a.o[c])[w] = ((const u64 *)a.c1[c])[i]; break;
             case RF_W_NARROW: ((i32 *)a.o[c])[w] = (i32)((const i64 *)a.c1[c])[i]; break;
+            case 16: ((i128 *)a.o[c])[w] = ((const i128 *)a.c1[c])[i]; break;
             case 4: ((u32 *)a.o[c])[w] = ((const u32 *)a.c1[c])[i]; break;
             default: ((u8 *)a.o[c])[w] = ((const u8 *)a.c1[c])[i]; break;
             }

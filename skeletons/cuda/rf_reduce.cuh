@@ -17,10 +17,18 @@
 //   red_count   n rows; m groups; p[0] i64 group of each row (NULL: one group,
 //               0, holding every row: no array of n zeros); p[1] u64 counts
 //   red_sum     ...; c0[0] i64 values; p[1] u64[2m] sums (low, high per group)
+//   red_mm_w    min/max of wide values: ...; c0[0] wide values; x[1] the pass
+//               (0 high words, 1 low words); p[1] u64[2m] (see the kernel)
+//   red_sum_w   ...; c0[0] wide values (16 bytes); p[1] u64[3m] sums (low,
+//               middle, top per group: 192 bits, exact for any number of rows)
 //   red_min/max ...; c0[0] values; x[0] kind (0 i64, 2 i32, 3 u32 via ranks
 //               t[0] from x[2], 4 u8); p[1] u64 keys (set to ~0 / 0 first)
 //   red_final   m groups; x[0] op (0 count, 1 int total, 2 decimal total,
-//               3 int avg, 4 decimal avg, 5 min, 6 max); x[1] kind; p[1] the
+//               3 int avg, 4 decimal avg, 5 min, 6 max, 7 a total of decimals
+//               as a wide decimal: the sum whole, 16 bytes; over wide values, from
+//               red_sum_w's 192 bits: 8 the total, wide, 9 avg, 10 the total as
+//               a decimal, each checked against its range; 11 red_mm_w's min or
+//               max, wide); x[1] kind; p[1] the
 //               accumulator; p[2] counts; o[0] out; p[3] error word (the
 //               lowest failing group); t[1] u32 code of each rank (strings)
 #ifndef RF_REDUCE_CUH
@@ -120,6 +128,59 @@ template <int TILE> __device__ __forceinline__ void red_sum_smem(const Args &a)
         if (s[2 * g] || s[2 * g + 1]) add128(&acc[2 * g], &acc[2 * g + 1], s[2 * g], s[2 * g + 1]);
 }
 
+// A wide value added to a 192-bit accumulator (low, middle, top words), the
+// value sign-extended: each word's atomic add carries into the next exactly
+// as add128 does, so the sum of any number of wide values is exact whatever
+// the order of the adds, and red_final checks it against the wide range once.
+__device__ __forceinline__ void add192(u64 *w, u64 vlo, u64 vhi)
+{
+    u64 old = atomicAdd(&w[0], vlo);
+    u64 c = old + vlo < old ? 1ull : 0ull;
+    u64 mid = vhi + c;
+    u64 c2 = mid < vhi ? 1ull : 0ull; /* vhi all ones and a carry: the middle word is unchanged, the top takes it */
+    if (mid) {
+        u64 o2 = atomicAdd(&w[1], mid);
+        c2 += o2 + mid < o2 ? 1ull : 0ull;
+    }
+    u64 t = ((i64)vhi < 0 ? ~0ull : 0ull) + c2;
+    if (t) atomicAdd(&w[2], t);
+}
+
+template <int TILE> __device__ __forceinline__ void red_sum_w(const Args &a)
+{
+    const i64 *gid = (const i64 *)a.p[0];
+    const u64 *v = (const u64 *)a.c0[0]; /* (low, high) words of each wide value */
+    u64 *acc = (u64 *)a.p[1];
+    RF_FOR(i, a.n)
+    {
+        i64 g = gid ? gid[i] : 0;
+        add192(&acc[3 * g], v[2 * i], v[2 * i + 1]);
+    }
+}
+
+// min and max of wide values in two passes over the rows: x[1] 0, the high
+// words' normalized image (p[1] u64[2m]: word 2g); x[1] 1, the low words of
+// the rows whose high word is the group's (word 2g + 1). The words start at
+// 0 (max) or all ones (min).
+template <int TILE, bool MAX> __device__ __forceinline__ void red_mm_w(const Args &a)
+{
+    const i64 *gid = (const i64 *)a.p[0];
+    const u64 *v = (const u64 *)a.c0[0];
+    u64 *acc = (u64 *)a.p[1];
+    bool lo = a.x[1] != 0;
+    RF_FOR(i, a.n)
+    {
+        i64 g = gid ? gid[i] : 0;
+        u64 h = v[2 * i + 1] ^ (1ull << 63);
+        if (lo && h != acc[2 * g]) continue;
+        u64 k = lo ? v[2 * i] : h;
+        if (MAX)
+            atomicMax(&acc[2 * g + lo], k);
+        else
+            atomicMin(&acc[2 * g + lo], k);
+    }
+}
+
 template <int TILE, bool MAX> __device__ __forceinline__ void red_mm(const Args &a)
 {
     const i64 *gid = (const i64 *)a.p[0];
@@ -170,7 +231,32 @@ template <int TILE> __device__ __forceinline__ void red_final(const Args &a)
         i64 out = 0;
         bool ok = true;
         int op = (int)a.x[0];
-        if (op >= 1 && op <= 4) {
+        if (op == 11) {
+            // red_mm_w's words: the high word's image, then the low word
+            ((i128 *)a.o[0])[g] = w_make(denorm_i64(acc[2 * g]), acc[2 * g + 1]);
+        } else if (op >= 8) {
+            // a sum of wide values, 192 bits: within the wide range, or the error
+            const u64 *w = &acc[3 * g];
+            i128 s = w_make((i64)w[1], w[0]);
+            ok = w[2] == ((i64)w[1] < 0 ? ~0ull : 0ull) && s >= -RF_W_MAX;
+            if (ok && op == 8) {
+                ((i128 *)a.o[0])[g] = s;
+                continue;
+            }
+            if (ok) ok = op == 9 ? w_avg(s, (i64)cnt[g], &out) : dec_res(s, &out);
+            if (!ok) {
+                fail(a.p[3], g);
+                out = 0;
+                if (op == 8) {
+                    ((i128 *)a.o[0])[g] = 0;
+                    continue;
+                }
+            }
+            ((i64 *)a.o[0])[g] = out;
+        } else if (op == 7) {
+            // a sum of at most 2^63 decimals is within the wide range: no check
+            ((i128 *)a.o[0])[g] = w_make((i64)acc[2 * g + 1], acc[2 * g]);
+        } else if (op >= 1 && op <= 4) {
             i128 s = (i128)(((unsigned __int128)acc[2 * g + 1] << 64) | (unsigned __int128)acc[2 * g]);
             if (op == 1) {
                 ok = s <= (i128)RF_I64_MAX && s >= (i128)RF_I64_MIN;

@@ -2,12 +2,18 @@
 # skeletons/cuda/test_decimal_ops.sh: builds test_decimal_ops.cpp with the
 # emulator's C++ compiler ($RF_GPU_EMU_CXX or c++) and runs it; 77 (skipped)
 # where there is no C++ compiler.
-# usage: test_decimal_ops.sh SRCDIR WORKDIR
+# The wide decimal's helpers are checked against common/rf_value.c itself:
+# COMMONDIR its headers, VALUELIB and COMMONLIB its built libraries.
+# usage: test_decimal_ops.sh SRCDIR WORKDIR COMMONDIR VALUELIB COMMONLIB
 set -eu
 src=$1
 work=$2
+common=$3
+valuelib=$4
+commonlib=$5
 cxx=${RF_GPU_EMU_CXX:-c++}
 command -v "$cxx" >/dev/null 2>&1 || { echo "no C++ compiler ($cxx): skipped"; exit 77; }
 mkdir -p "$work"
-"$cxx" -std=c++17 -O2 -w -I"$src" -o "$work/test_decimal_ops" "$src/test_decimal_ops.cpp"
+"$cxx" -std=c++17 -O2 -w -I"$src" -I"$common" -o "$work/test_decimal_ops" "$src/test_decimal_ops.cpp" \
+    "$valuelib" "$commonlib" -lm -lpthread
 exec "$work/test_decimal_ops"
