@@ -47,15 +47,6 @@ else
     "$redfox" run "$@" --data "$tmp/db" --device cpu --format csv $args >"$tmp/out.db" 2>"$tmp/err.db"
 fi
 rc_db=$?
-# "// gpu-expect-error: TEXT" (tests/e2e/fused_groups_big.logic): the GPU stops
-# with TEXT where the CPU is exact (wide decimals in 64 bits on the device for now)
-gpuerr=$(sed -n 's|^// gpu-expect-error: ||p' "$last")
-if [ "$device" = emu ] && [ -n "$gpuerr" ]; then
-    if [ $rc_db -ne 1 ] || ! grep -qF -- "$gpuerr" "$tmp/err.db"; then
-        echo "FAIL: exit $rc_db from the database on the GPU, expected 1 with: $gpuerr"; cat "$tmp/err.db"; exit 1
-    fi
-    exit 0
-fi
 if [ $rc_db -ne $rc_text ]; then
     echo "FAIL: exit $rc_db from the database, $rc_text from text"; cat "$tmp/err.db"; echo "--- text run:"; cat "$tmp/err.text"; exit 1
 fi

@@ -16,7 +16,7 @@
 # At least MIN_SPILLED programs must have moved values under the tight cap
 # and stayed on the GPU, and at least MIN_RANGED of them run a kernel (or a
 # fused kernel) in row ranges or key partitions, so that the test fails when the cap, the moves or the
-# partitions stop working. Programs that expect an error (// expect-error:, // gpu-expect-error:) are left out.
+# partitions stop working. Programs that expect an error (// expect-error:) are left out.
 set -u
 real=0
 if [ "$1" = --real ]; then real=1; shift; fi
@@ -46,7 +46,7 @@ else
 fi
 fail=0 spilled=0 ranged=0 keyed=0 fell=0 ran=0
 for prog in "$@"; do
-    grep -q '^// \(gpu-\)\{0,1\}expect-error:' "$prog" && continue
+    grep -q '^// expect-error:' "$prog" && continue
     name=$(basename "$prog" .logic)
     args=$(sed -n 's|^// args: ||p' "$prog")
     d=$data

@@ -14,12 +14,8 @@ mkdir -p "$tmp"
 trap 'rm -rf "$tmp"' EXIT
 args=$(sed -n 's|^// args: ||p' "$prog")
 experr=$(sed -n 's|^// expect-error: ||p' "$prog")
-# "// gpu-expect-error: TEXT": the GPU stops with TEXT where the CPU is exact
-# (a total beyond decimal's 64 bits: the device keeps wide decimals in 64 bits
-# for now); "// expect-from: SCRIPT.py": the expected output computed from the
-# data (tests/run_e2e.sh)
-gpuerr=$(sed -n 's|^// gpu-expect-error: ||p' "$prog")
-[ -n "$gpuerr" ] && experr=$gpuerr
+# "// expect-from: SCRIPT.py": the expected output computed from the data
+# (tests/run_e2e.sh)
 expfrom=$(sed -n 's|^// expect-from: ||p' "$prog")
 expected=$dir/$name.expected
 if [ -n "$expfrom" ]; then

@@ -20,12 +20,8 @@ mkdir -p "$tmp"
 trap 'rm -rf "$tmp"' EXIT
 args=$(sed -n 's|^// args: ||p' "$prog")
 experr=$(sed -n 's|^// expect-error: ||p' "$prog")
-# "// gpu-expect-error: TEXT": the GPU stops with TEXT where the CPU is exact
-# (a total beyond decimal's 64 bits: the device keeps wide decimals in 64 bits
-# for now); "// expect-from: SCRIPT.py": the expected output computed from the
-# data (tests/run_e2e.sh)
-gpuerr=$(sed -n 's|^// gpu-expect-error: ||p' "$prog")
-[ -n "$gpuerr" ] && experr=$gpuerr
+# "// expect-from: SCRIPT.py": the expected output computed from the data
+# (tests/run_e2e.sh)
 expfrom=$(sed -n 's|^// expect-from: ||p' "$prog")
 expected=$dir/$name.expected
 if [ -n "$expfrom" ]; then
@@ -33,8 +29,6 @@ if [ -n "$expfrom" ]; then
     python3 "$dir/$expfrom" "$dir/data" >"$expected" || { echo "FAIL: $expfrom"; exit 1; }
 fi
 flags="--compare"
-# (the CPU is exact where the GPU stops: no comparison of their messages)
-[ -n "$gpuerr" ] && flags=""
 [ "$mode" = emu ] && flags="$flags --emulate"
 # the run takes its PTX the way a .rfx hands it over (the emulator checks
 # that the section round-trips, then compiles the source itself)
