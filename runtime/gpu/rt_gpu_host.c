@@ -207,21 +207,6 @@ rf_status rf_gx_map_error(gx *x, const rf_hir_kernel *k, const int32_t vars[2], 
     rf_rt_eval_ctx ctx = {x->dict, 1, kloc(x, k), rf_hir_kind_name(k->kind)};
     if (!st) {
         st = rf_rt_eval_map(&ctx, k->filter, k->outs, k->nouts, x->p->vars[k->out]->types, sides, 1, &tmp, x->d);
-        /* a wide decimal the CPU computes exactly beyond 64 bits, which the
-        ** device holds them in for now (wid) */
-        for (int32_t c = 0; !st && c < tmp.ncols && tmp.nrows; c++) {
-            rf_dec128 v;
-            if (tmp.types[c] != RF_TYPE_DEC128) continue;
-            memcpy(&v, tmp.cols[c], sizeof v);
-            if (!rf_val_dec128_to_dec(v, &(int64_t){0}, NULL)) continue;
-            char b[RF_VAL_FMT_MAX];
-            rf_val_write_dec128(b, v);
-            rf_error(x->d, kloc(x, k),
-                     "%s: decimal out of range: %s is beyond 64 bits, which the GPU does not compute yet "
-                     "(--device cpu computes it exactly)",
-                     rf_hir_kind_name(k->kind), b);
-            st = RF_EUSER;
-        }
         if (!st) {
             rf_error(x->d, kloc(x, k), "internal error: k%d: the GPU reported a run-time error in row %" PRId64
                                        " that the CPU evaluator does not see",
