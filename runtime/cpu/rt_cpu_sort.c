@@ -123,6 +123,15 @@ static uint64_t order_key(const rf_rt_rel *r, int32_t col, int64_t row)
     }
     case RF_TYPE_DATE: return (uint64_t)(int64_t)((const int32_t *)r->cols[col])[row] ^ (UINT64_C(1) << 63);
     case RF_TYPE_BOOL: return ((const uint8_t *)r->cols[col])[row];
+    case RF_TYPE_DEC128: {
+        /* saturated to 64 bits: monotone (a larger value never gets a
+        ** smaller key), one to one within int64's range, where totals
+        ** nearly always lie; the rows limit_candidates keeps by it are
+        ** then a superset of the first ones, which the full sort orders */
+        rf_dec128 v = ((const rf_dec128 *)r->cols[col])[row];
+        int64_t c = v > INT64_MAX ? INT64_MAX : v < INT64_MIN ? INT64_MIN : (int64_t)v;
+        return (uint64_t)c ^ (UINT64_C(1) << 63);
+    }
     default: return (uint64_t)((const int64_t *)r->cols[col])[row] ^ (UINT64_C(1) << 63);
     }
 }
@@ -153,7 +162,9 @@ static uint64_t kth_smallest(uint64_t *v, int64_t n, int64_t k)
 /* With a limit, only the rows whose first key is at least as good as the
 ** limit-th best first key can be among the first `limit` rows: selecting
 ** them is linear, and the full sort (string ranks included) then runs on
-** them alone. NULL rows: no pruning applies. */
+** them alone. The key may be coarser than the value (a wide decimal's is
+** saturated) as long as it is monotone: ties only keep more rows. NULL
+** rows: no pruning applies. */
 static rf_status limit_candidates(const rf_hir_kernel *k, const rf_rt_rel *in, int64_t **rows, int64_t *n)
 {
     *rows = NULL;
@@ -161,7 +172,7 @@ static rf_status limit_candidates(const rf_hir_kernel *k, const rf_rt_rel *in, i
     int64_t limit = k->limit;
     if (limit < 0 || k->norder < 1 || in->nrows < 4 * limit + 4096) return RF_OK;
     int32_t col = k->order[0].col;
-    if (in->types[col] == RF_TYPE_STRING || in->types[col] == RF_TYPE_DEC128) return RF_OK; /* no 64-bit key */
+    if (in->types[col] == RF_TYPE_STRING) return RF_OK; /* no 64-bit key */
     int64_t nr = in->nrows;
     uint64_t *keys = rf_malloc((size_t)nr * sizeof *keys);
     if (!keys) return RF_ENOMEM;
@@ -232,6 +243,8 @@ rf_status rf_cx_k_sort(exec *x, const rf_hir_kernel *k)
     if (st) return st;
     rf_cx_val_clear(&x->vals[k->out]);
     x->vals[k->out].idx.a = perm;
-    x->vals[k->out].idx.n = in == all ? all->nrows : ncand;
+    /* the candidates sorted: the first `limit` of them are the output's
+    ** (more when a coarse first key tied, as a wide decimal's saturated one) */
+    x->vals[k->out].idx.n = in == all ? all->nrows : ncand > k->limit ? k->limit : ncand;
     return RF_OK;
 }
