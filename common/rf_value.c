@@ -131,26 +131,44 @@ static const int64_t POW10[19] = {1,
                                   100000000000000000,
                                   1000000000000000000};
 
-rf_status rf_val_parse_decimal(const char *p, int64_t len, int64_t *out, rf_val_err *e)
+/* A decimal's text split: its sign, the integer digits [is, ie) and the
+** fraction digits [fs, fe) (at most RF_DEC_SCALE); the syntax errors of
+** both widths' parsers. */
+typedef struct dec_text {
+    int neg;
+    int64_t is, ie, fs, fe;
+} dec_text;
+
+static rf_status dec_lex(const char *p, int64_t len, dec_text *t, rf_val_err *e)
 {
     if (len <= 0) return fail(e, WHY_EMPTY, 0);
     int64_t i = 0;
-    int neg = 0;
+    t->neg = 0;
     if (p[0] == '-' || p[0] == '+') {
-        neg = p[0] == '-';
+        t->neg = p[0] == '-';
         i = 1;
     }
-    int64_t is = i;
+    t->is = i;
     while (i < len && is_digit(p[i])) i++;
-    int64_t ie = i, fs = i, fe = i;
+    t->ie = t->fs = t->fe = i;
     if (i < len && p[i] == '.') {
-        fs = ++i;
+        t->fs = ++i;
         while (i < len && is_digit(p[i])) i++;
-        fe = i;
+        t->fe = i;
     }
-    if (ie == is && fe == fs) return fail(e, i < len ? WHY_CHAR : WHY_DIGITS, i);
+    if (t->ie == t->is && t->fe == t->fs) return fail(e, i < len ? WHY_CHAR : WHY_DIGITS, i);
     if (i < len) return fail(e, WHY_CHAR, i);
-    if (fe - fs > RF_DEC_SCALE) return fail(e, WHY_DEC_FRAC, fs + RF_DEC_SCALE);
+    if (t->fe - t->fs > RF_DEC_SCALE) return fail(e, WHY_DEC_FRAC, t->fs + RF_DEC_SCALE);
+    return RF_OK;
+}
+
+rf_status rf_val_parse_decimal(const char *p, int64_t len, int64_t *out, rf_val_err *e)
+{
+    dec_text t;
+    rf_status st = dec_lex(p, len, &t, e);
+    if (st) return st;
+    int neg = t.neg;
+    int64_t is = t.is, ie = t.ie, fs = t.fs, fe = t.fe;
     uint64_t ip, fp = 0;
     if (digits_value(p + is, p + ie, (uint64_t)(RF_DEC_MAX / RF_DEC_ONE), &ip))
         return fail(e, WHY_DEC_RANGE, 0);
@@ -166,24 +184,11 @@ __extension__ typedef unsigned __int128 rf_u128;
 
 rf_status rf_val_parse_dec128(const char *p, int64_t len, rf_dec128 *out, rf_val_err *e)
 {
-    if (len <= 0) return fail(e, WHY_EMPTY, 0);
-    int64_t i = 0;
-    int neg = 0;
-    if (p[0] == '-' || p[0] == '+') {
-        neg = p[0] == '-';
-        i = 1;
-    }
-    int64_t is = i;
-    while (i < len && is_digit(p[i])) i++;
-    int64_t ie = i, fs = i, fe = i;
-    if (i < len && p[i] == '.') {
-        fs = ++i;
-        while (i < len && is_digit(p[i])) i++;
-        fe = i;
-    }
-    if (ie == is && fe == fs) return fail(e, i < len ? WHY_CHAR : WHY_DIGITS, i);
-    if (i < len) return fail(e, WHY_CHAR, i);
-    if (fe - fs > RF_DEC_SCALE) return fail(e, WHY_DEC_FRAC, fs + RF_DEC_SCALE);
+    dec_text t;
+    rf_status st = dec_lex(p, len, &t, e);
+    if (st) return st;
+    int neg = t.neg;
+    int64_t is = t.is, ie = t.ie, fs = t.fs, fe = t.fe;
     /* the units, digit by digit (the integer part, then the fraction padded
     ** to 6 digits), each step checked against the range */
     const rf_u128 max = (rf_u128)RF_DEC128_MAX;

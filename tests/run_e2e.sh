@@ -21,7 +21,7 @@ expfrom=$(sed -n 's|^// expect-from: ||p' "$prog")
 expected=$dir/$name.expected
 if [ -n "$expfrom" ]; then
     expected=$tmp/expected
-    python3 "$dir/$expfrom" "$dir/data" >"$expected" || { echo "FAIL: $expfrom"; exit 1; }
+    python3 -B "$dir/$expfrom" "$dir/data" >"$expected" || { echo "FAIL: $expfrom"; exit 1; }
 fi
 "$redfox" compile "$prog" -o "$tmp/$name.rfx" 2>"$tmp/compile.err"
 rc=$?

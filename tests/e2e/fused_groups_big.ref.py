@@ -7,16 +7,7 @@
 import os
 import sys
 
-def millionths(text):
-    sign = -1 if text.startswith("-") else 1
-    whole, _, frac = text.lstrip("+-").partition(".")
-    return sign * (int(whole or "0") * 10**6 + int((frac + "000000")[:6]))
-
-def decimal_text(m):
-    sign = "-" if m < 0 else ""
-    whole, frac = divmod(abs(m), 10**6)
-    f = ("%06d" % frac).rstrip("0")
-    return "%s%d.%s" % (sign, whole, f.ljust(2, "0"))
+from decimal_ref import millionths, text as decimal_text
 
 groups = {}
 with open(os.path.join(sys.argv[1], "fg_big.tbl")) as f:

@@ -3,20 +3,7 @@
 # Python's integers (millionths; decimal products round half away from zero),
 # never stored. usage: wide_topk.ref.py DATA_DIR (unused: the program makes
 # its own rows)
-M = 10**6
-
-def mul(a, b):
-    p = a * b
-    q, r = divmod(abs(p), M)
-    if 2 * r >= M:
-        q += 1
-    return q if p >= 0 else -q
-
-def text(m):
-    sign = "-" if m < 0 else ""
-    whole, frac = divmod(abs(m), M)
-    f = ("%06d" % frac).rstrip("0")
-    return "%s%d.%s" % (sign, whole, f.ljust(2, "0"))
+from decimal_ref import M, mul, text
 
 rows = []
 for x in range(20000):

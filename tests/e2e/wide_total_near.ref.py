@@ -7,23 +7,7 @@
 import os
 import sys
 
-def millionths(text):
-    sign = -1 if text.startswith("-") else 1
-    whole, _, frac = text.lstrip("+-").partition(".")
-    return sign * (int(whole or "0") * 10**6 + int((frac + "000000")[:6]))
-
-def mul(a, b):  # millionths times millionths, rounded half away from zero
-    p = a * b
-    q, r = divmod(abs(p), 10**6)
-    if 2 * r >= 10**6:
-        q += 1
-    return q if p >= 0 else -q
-
-def decimal_text(m):
-    sign = "-" if m < 0 else ""
-    whole, frac = divmod(abs(m), 10**6)
-    f = ("%06d" % frac).rstrip("0")
-    return "%s%d.%s" % (sign, whole, f.ljust(2, "0"))
+from decimal_ref import millionths, mul, text as decimal_text
 
 tot = {}
 with open(os.path.join(sys.argv[1], "fg_big.tbl")) as f:
