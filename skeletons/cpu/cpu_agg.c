@@ -368,14 +368,24 @@ rf_status rf_cpu_agg_sum_i128(rf_cpu_pool *pool, rf_cpu_groups *g, const rf_dec1
     rf_status st = i128_groups(pool, g, out);
     if (st || !g->nrows) return st;
     for (int64_t gi = 0; gi < g->ngroups; gi++) {
-        rf_dec128 s = 0;
+        /* A 192-bit accumulator (hi:lo), checked once at the end, as the
+        ** GPU's red_sum_w: a partial sum may leave the range on the way to a
+        ** total within it, in any order of the rows. */
+        unsigned __int128 lo = 0;
+        int64_t hi = 0;
         int64_t j1 = g->offsets[gi + 1];
         for (int64_t j = g->offsets[gi]; j < j1; j++) {
-            /* the symmetric range of rf_value.h (this library does not link it) */
-            if (__builtin_add_overflow(s, vals[g->order ? g->order[j] : j], &s) || s < RF_DEC128_MIN) {
-                *bad_group = gi;
-                return RF_OK;
-            }
+            rf_dec128 v = vals[g->order ? g->order[j] : j];
+            unsigned __int128 was = lo;
+            lo += (unsigned __int128)v;
+            hi += (lo < was) - (v < 0); /* the carry, and v's sign extension */
+        }
+        rf_dec128 s = (rf_dec128)lo;
+        /* within 128 bits, then the symmetric range of rf_value.h (this
+        ** library does not link it) */
+        if (hi != (s < 0 ? -1 : 0) || s < RF_DEC128_MIN) {
+            *bad_group = gi;
+            return RF_OK;
         }
         (*out)[gi] = s;
     }

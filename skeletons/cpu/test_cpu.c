@@ -802,6 +802,41 @@ static void test_agg_wide(void)
         rf_cpu_table_free(&keys);
         rf_cpu_table_free(&vals);
     }
+    /* partial sums beyond the range, totals within it: exact in either order
+    ** (the GPU's 192-bit accumulators check only the total) */
+    rf_cpu_table keys, vals;
+    CHECK(mk_table(&keys, 1, &kk, 3, 7, 0));
+    CHECK(mk_table(&vals, 1, &vk, 3, 7, 1));
+    int64_t *kv = keys.cols[0].data;
+    rf_dec128 *v = vals.cols[0].data;
+    kv[0] = kv[1] = kv[2] = 1;
+    rf_dec128 orders[2][3] = {{RF_DEC128_MAX, RF_DEC128_MAX, -RF_DEC128_MAX},
+                              {RF_DEC128_MIN, -5, RF_DEC128_MAX}};
+    rf_dec128 want[2] = {RF_DEC128_MAX, -5};
+    for (int o = 0; o < 2; o++) {
+        memcpy(v, orders[o], sizeof orders[o]);
+        rf_cpu_groups g;
+        OK(rf_cpu_group(NULL, &keys, ALL, 1, &g));
+        rf_dec128 *sum;
+        int64_t bad;
+        OK(rf_cpu_agg_sum_i128(NULL, &g, v, &sum, &bad));
+        CHECK(bad == -1 && g.ngroups == 1 && sum[0] == want[o]);
+        free(sum);
+        rf_cpu_groups_free(&g);
+    }
+    /* one past the range after such a detour: still the group's error */
+    rf_dec128 past[3] = {RF_DEC128_MAX, 1, 0};
+    memcpy(v, past, sizeof past);
+    rf_cpu_groups g;
+    OK(rf_cpu_group(NULL, &keys, ALL, 1, &g));
+    rf_dec128 *sum;
+    int64_t bad;
+    OK(rf_cpu_agg_sum_i128(NULL, &g, v, &sum, &bad));
+    CHECK(bad == 0);
+    free(sum);
+    rf_cpu_groups_free(&g);
+    rf_cpu_table_free(&keys);
+    rf_cpu_table_free(&vals);
 }
 
 static void test_agg_case(int64_t n, uint64_t gdomain)
