@@ -94,6 +94,9 @@ fi
 # ---- 2. CPU ranks ----------------------------------------------------------------
 if command -v mpirun >/dev/null 2>&1; then
     export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+    # as tests/mpi_env.sh: Open MPI's allocations live until exit; full unwinding
+    # lets the suppressions match stacks through its libraries
+    export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
     export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$tests/lsan_mpi.supp"
     for n in 2 3; do
         if mpirun --oversubscribe -np $n "$redfox" run "$w/wide.logic" --data "$w/data" --device cpu \
