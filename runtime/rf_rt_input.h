@@ -103,11 +103,20 @@ void rf_rt_dbcols_free(rf_rt_dbcols *c);
 
 /* Several ranks (runtime/dist/dist_codes.c): the whole dictionary of every
 ** dictionary-coded string column of db that p's inputs read, interned in
-** dict in code order, input by input in p's order: the same strings in the
-** same order on every rank, whatever share of the rows each reads. *top
-** grows past every code they have. */
-rf_status rf_rt_db_intern_dicts(const rf_db *db, const rf_hir_program *p, rf_rt_dict *dict, int threads, int64_t *top,
-                                rf_diags *d);
+** dict in code order, and every row of a plain string column no bigger
+** than plain_bytes (rf_rt_db_codes_shared) in row order, input by input in p's order: the same strings in the same
+** order on every rank, whatever share of the rows each reads. *top grows
+** past every code they have. */
+/* Whether the codes of string column c of t (input var of p) are the same
+** on every rank (rf_rt_db_intern_dicts interns them first): a
+** dictionary-coded column, or a plain column whose strings take at most
+** plain_bytes (the tuning's rank_plain_bytes) and that p does not read as
+** LIKE classes. Moving rows of such a column sends codes, not bytes that
+** each receiver interns again (q21's 1 M supplier names cost rank 0 about
+** 220 ms that way at SF 100). */
+int rf_rt_db_codes_shared(const rf_hir_program *p, int32_t var, const rf_db_table *t, int32_t c, int64_t plain_bytes);
+rf_status rf_rt_db_intern_dicts(const rf_db *db, const rf_hir_program *p, rf_rt_dict *dict, int threads,
+                                int64_t plain_bytes, int64_t *top, rf_diags *d);
 /* Reads input v from db into *rel, whose columns *own holds: the columns
 ** want marks (NULL: all), and v's key columns when the import did not check
 ** v's key (which is then checked here); the others are zero pages. keep

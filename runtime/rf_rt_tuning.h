@@ -53,6 +53,10 @@ typedef struct rf_rt_tuning {
     ** cannot move as shared codes at their bytes) of a join's side that is
     ** broadcast to every rank instead of the join hashing its sides (0: never) */
     int64_t rank_broadcast_bytes;
+    /* rank_plain_bytes: a database's plain string column whose strings take
+    ** at most this many bytes is interned whole on every rank before the
+    ** run, so that its strings move as codes the ranks share (0: never) */
+    int64_t rank_plain_bytes;
 } rf_rt_tuning;
 
 /* The defaults. */

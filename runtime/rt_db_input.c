@@ -516,8 +516,19 @@ done:
     return st;
 }
 
-rf_status rf_rt_db_intern_dicts(const rf_db *db, const rf_hir_program *p, rf_rt_dict *dict, int threads, int64_t *top,
-                                rf_diags *d)
+int rf_rt_db_codes_shared(const rf_hir_program *p, int32_t var, const rf_db_table *t, int32_t c, int64_t plain_bytes)
+{
+    const rf_db_column *col = &t->cols[c];
+    if (col->type != RF_TYPE_STRING) return 0;
+    if (col->enc != RF_DB_ENC_PLAIN) return col->dict_count > 0;
+    /* (a plain column read only through LIKE is read as its classes: load_like) */
+    const rf_fe_const *pats[RF_RT_LIKE_MAX];
+    return plain_bytes > 0 && col->str_size <= (uint64_t)plain_bytes &&
+           rf_rt_like_only(p, var, c, pats, RF_RT_LIKE_MAX) <= 0;
+}
+
+rf_status rf_rt_db_intern_dicts(const rf_db *db, const rf_hir_program *p, rf_rt_dict *dict, int threads,
+                                int64_t plain_bytes, int64_t *top, rf_diags *d)
 {
     rf_status st = RF_OK;
     for (int32_t var = 0; var < p->nvars && !st; var++) {
@@ -535,7 +546,17 @@ rf_status rf_rt_db_intern_dicts(const rf_db *db, const rf_hir_program *p, rf_rt_
         if (rf_rt_input_is_functional(v)) memset(want, 1, (size_t)v->ncols);
         for (int32_t c = 0; c < v->ncols && !st; c++) {
             const rf_db_column *col = &t->cols[c];
-            if (!want[c] || col->type != RF_TYPE_STRING || col->enc == RF_DB_ENC_PLAIN || !col->dict_count) continue;
+            if (!want[c] || !rf_rt_db_codes_shared(p, var, t, c, plain_bytes)) continue;
+            if (col->enc == RF_DB_ENC_PLAIN) {
+                /* a plain column: every row, in row order (its rank's share
+                ** then finds its strings here) */
+                uint32_t *codes = NULL;
+                st = rf_rt_db_load_strings(db, t, c, NULL, dict, threads, &codes, d);
+                for (int64_t i = 0; i < t->nrows && !st; i++)
+                    if ((int64_t)codes[i] >= *top) *top = (int64_t)codes[i] + 1;
+                free(codes);
+                continue;
+            }
             rf_db_map dm = {0, 0};
             const uint64_t *off;
             const char *bytes;

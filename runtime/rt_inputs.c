@@ -355,10 +355,16 @@ static rf_status look_for_db(rf_rt_inputs *x)
     return x->o->cache ? rf_db_open(dir, &x->db, x->d) : RF_EINTERNAL; /* rf_rt_run gives a cache */
 }
 
+/* The tuning's rank_plain_bytes (rf_rt_db_codes_shared). */
+static int64_t plain_bytes(const rf_rt_inputs *in)
+{
+    return (in->o->tuning ? in->o->tuning : rf_rt_tuning_default())->rank_plain_bytes;
+}
+
 rf_status rf_rt_inputs_shared_strings(rf_rt_inputs *in, int64_t *top)
 {
     rf_status st = look_for_db(in);
-    if (!st && in->db) st = rf_rt_db_intern_dicts(in->db, in->p, in->dict, in->threads, top, in->d);
+    if (!st && in->db) st = rf_rt_db_intern_dicts(in->db, in->p, in->dict, in->threads, plain_bytes(in), top, in->d);
     return st;
 }
 
@@ -372,7 +378,8 @@ void rf_rt_inputs_codes_to_scan(const rf_rt_inputs *in, const rf_hir_var *v, uin
     for (int32_t c = 0; same && c < v->ncols; c++) same = t->cols[c].type == v->types[c];
     for (int32_t c = 0; c < v->ncols; c++)
         if (v->types[c] != RF_TYPE_STRING ||
-            (same && t->cols[c].enc != RF_DB_ENC_PLAIN && t->cols[c].dict_count)) /* as rf_rt_db_intern_dicts */
+            (same && (known ? rf_rt_db_codes_shared(in->p, v->id, t, c, plain_bytes(in)) /* as rf_rt_db_intern_dicts */
+                            : t->cols[c].enc != RF_DB_ENC_PLAIN && t->cols[c].dict_count)))
             scan[c] = 0;
 }
 

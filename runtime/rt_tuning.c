@@ -62,6 +62,11 @@ static const setting settings[] = {
      "bytes (all ranks' rows; strings the ranks do not share as codes at their length) are at "
      "most this and the broadcast sends fewer bytes than the moves it replaces (a size in bytes "
      "with an optional K, M, G or T suffix, or off)"},
+    {"rank_plain_bytes", BYTES, offsetof(rf_rt_tuning, rank_plain_bytes), INT64_C(64) << 20,
+     "with several MPI ranks, from a database: a plain (not dictionary-coded) string column whose "
+     "strings take at most this many bytes is read whole by every rank before the run, so that "
+     "rows moving between ranks carry its strings as codes the ranks share, not as bytes each "
+     "receiver looks up again (a size in bytes with an optional K, M, G or T suffix, or off)"},
 };
 
 void rf_rt_tuning_init(rf_rt_tuning *t)
@@ -171,7 +176,15 @@ void rf_rt_tuning_help(rf_buf *out, const char *indent)
         char d[32];
         if (s->k == SWITCH) snprintf(d, sizeof d, "%s", s->dflt ? "on" : "off");
         else if (s->k == MIB) snprintf(d, sizeof d, "auto");
-        else if (s->k == BYTES) snprintf(d, sizeof d, "off");
+        else if (s->k == BYTES && !s->dflt) snprintf(d, sizeof d, "off");
+        else if (s->k == BYTES) { /* in the biggest unit that divides it, as the parser reads it */
+            int64_t x = s->dflt;
+            const char *u = "";
+            if (!(x % (INT64_C(1) << 30))) x >>= 30, u = "G";
+            else if (!(x % (INT64_C(1) << 20))) x >>= 20, u = "M";
+            else if (!(x % 1024)) x >>= 10, u = "K";
+            snprintf(d, sizeof d, "%lld%s", (long long)x, u);
+        }
         else if (s->k == PATH) snprintf(d, sizeof d, "the user's cache");
         else snprintf(d, sizeof d, "%lld", (long long)s->dflt);
         rf_buf_printf(out, "%s%s (default %s): ", indent, s->name, d);

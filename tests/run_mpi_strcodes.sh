@@ -12,8 +12,13 @@
 #   4. each rank's moves report their round trips; the moves before one
 #      kernel go together (one vote, one exchange)
 #   5. a plain (not dictionary-coded) column's strings, which may be a rank's
-#      own, whose relations hold shared codes only (q22's country codes):
-#      checked, they move device to device on emulated GPU ranks
+#      own (rank_plain_bytes=off), whose relations hold shared codes only
+#      (q22's country codes): checked, they move device to device on
+#      emulated GPU ranks
+#   6. plain columns no bigger than rank_plain_bytes (the default): every
+#      rank interns them whole first, so their strings move as codes (q21's
+#      supplier names, q02's supplier columns); with rank_plain_bytes=off,
+#      or below the columns' size, as bytes; the same output every way
 # Skipped (77) where mpirun is missing or redfox was built without MPI.
 set -u
 redfox=$1
@@ -113,14 +118,14 @@ set -- $trips
 
 # ---- 5. strings that may be a rank's own, but are shared this time ---------------------
 # q22 from a database whose c_phone is a plain column (the import's default for a
-# column of distinct strings): its share's strings are each rank's own, so every
-# relation made of them may hold such; but substring(c_phone, 1, 2) finds the
+# column of distinct strings), not interned whole (rank_plain_bytes=off): its
+# share's strings are each rank's own, so every relation made of them may hold such; but substring(c_phone, 1, 2) finds the
 # program's country codes, shared by every rank. The ranks check their rows (the
 # device's largest code, then a vote) and move them device to device: nothing
 # through host memory, the checks counted, one emulated GPU's output.
 "$redfox" import "$q/schema.logic" --data "$tmp/tbl" --out "$tmp/dbplain" --block-rows 1024 >/dev/null 2>&1 ||
     { echo "FAIL: redfox import (plain strings)"; exit 1; }
-RF_GPU_EMULATE=1 run "plain_q22" gpu 2 "$q/schema.logic" "$q/q22.logic" --data "$tmp/dbplain"
+RF_GPU_EMULATE=1 run "plain_q22" gpu 2 "$q/schema.logic" "$q/q22.logic" --data "$tmp/dbplain" --set rank_plain_bytes=off
 f=$tmp/plain_q22.err
 checks=$(sed -n "s/^ranks' string codes: .* \([0-9]*\) moves of such checked the ranks' rows, \([0-9]*\) held shared codes only.*/\1 \2/p" "$f")
 set -- $checks
@@ -134,9 +139,40 @@ grep -q "^ranks' string codes: .* [1-9][0-9]* of [0-9]* variables with strings m
 [ "$(grep -c '^rank [01] of 2: work [0-9.]* ms: kernels [0-9.]* ms, .* the rest -*[0-9.]* ms$' "$f")" = 2 ] ||
     { fail "the profile lacks each rank's work by step"; grep "^rank" "$f"; }
 # the same query on CPU ranks: no check (every move goes through host memory anyway)
-run "cpu_q22" cpu 2 "$q/schema.logic" "$q/q22.logic" --data "$tmp/dbplain"
+run "cpu_q22" cpu 2 "$q/schema.logic" "$q/q22.logic" --data "$tmp/dbplain" --set rank_plain_bytes=off
 grep -q "^ranks' string codes: .* 0 moves of such checked the ranks' rows, 0 held" "$tmp/cpu_q22.err" ||
     { fail "q22 on CPU ranks: checked moves (they move through host memory anyway)"; grep "^ranks'" "$tmp/cpu_q22.err"; }
+
+# ---- 6. small plain columns interned whole on every rank ------------------------------
+# own N FILE: the variables with strings that may hold a rank's own
+own() { sed -n "s/^ranks' string codes: .*; \([0-9]*\) of [0-9]* variables with strings may hold a rank's own.*/\1/p" "$1"; }
+# every string column plain, in blocks of 32 rows so that the ranks share supplier's 100 rows (a table of one block
+# is replicated)
+"$redfox" import "$q/schema.logic" --data "$tmp/tbl" --out "$tmp/dbp32" --block-rows 32 --strings plain >/dev/null 2>&1 ||
+    { echo "FAIL: redfox import (plain strings, 32-row blocks)"; exit 1; }
+for query in q21 q02; do
+    for np in 2 3; do
+        run "pl_$query.$np" cpu $np "$q/schema.logic" "$q/$query.logic" --data "$tmp/dbp32"
+        f=$tmp/pl_$query.$np.err
+        [ "$(coded "$f")" -gt 0 ] 2>/dev/null && [ "$(bytes "$f")" = 0 ] ||
+            { fail "$query, plain columns, $np CPU ranks: their strings should move as codes"; grep "^ranks'" "$f"; }
+        # (q02 reads p_type only through LIKE: its classes may be a rank's own)
+        [ $query = q02 ] || [ "$(own "$f")" = 0 ] ||
+            { fail "$query, plain columns, $np CPU ranks: a variable may hold a rank's own strings"; grep "^ranks'" "$f"; }
+    done
+    # not interned whole: off, or a limit below the columns' bytes (s_name alone takes 1,800)
+    for lim in off 1K; do
+        run "plo_$query.$lim" cpu 2 "$q/schema.logic" "$q/$query.logic" --data "$tmp/dbp32" --set rank_plain_bytes=$lim
+        f=$tmp/plo_$query.$lim.err
+        [ "$(bytes "$f")" -gt 0 ] 2>/dev/null || { fail "$query, rank_plain_bytes=$lim: strings should move as bytes"; grep "^ranks'" "$f"; }
+        cmp -s "$tmp/plo_$query.$lim.n" "$tmp/pl_$query.2.n" || fail "$query, rank_plain_bytes=$lim: another output"
+    done
+    RF_GPU_EMULATE=1 run "plgpu_$query" gpu 2 "$q/schema.logic" "$q/$query.logic" --data "$tmp/dbp32"
+    f=$tmp/plgpu_$query.err
+    [ "$(grep -c '^rank [01] of 2: run .* 0 bytes sent, 0 received through host memory; ' "$f")" = 2 ] ||
+        { fail "$query, plain columns, 2 GPU ranks: rows went through host memory"; grep "^rank" "$f"; }
+    cmp -s "$tmp/plgpu_$query.n" "$tmp/pl_$query.2.n" || fail "$query, plain columns: the GPU ranks' output differs"
+done
 
 [ $fails -eq 0 ] || { echo "$fails failure(s)"; exit 1; }
 echo "mpi strcodes: ok"
