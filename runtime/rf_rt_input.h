@@ -115,8 +115,21 @@ void rf_rt_dbcols_free(rf_rt_dbcols *c);
 ** each receiver interns again (q21's 1 M supplier names cost rank 0 about
 ** 220 ms that way at SF 100). */
 int rf_rt_db_codes_shared(const rf_hir_program *p, int32_t var, const rf_db_table *t, int32_t c, int64_t plain_bytes);
+/* The plain columns a dictionary already holds whole (a process's input
+** cache keeps it beside its dictionary): each by "DIR/TABLE/COLUMN/CRC/SIZE"
+** of its strings file, with the code past its strings. A later run's
+** rf_rt_db_intern_dicts takes the code from here instead of looking its
+** rows up again (4 M of them cost q02's ranks about 1 s a run at SF 100). */
+typedef struct rf_rt_whole_cols {
+    char **keys;
+    int64_t *tops;
+    int32_t n;
+} rf_rt_whole_cols;
+void rf_rt_whole_cols_free(rf_rt_whole_cols *w);
+/* whole (NULL: none) records the plain columns interned whole into dict and
+** serves them to later calls on the same dict. */
 rf_status rf_rt_db_intern_dicts(const rf_db *db, const rf_hir_program *p, rf_rt_dict *dict, int threads,
-                                int64_t plain_bytes, int64_t *top, rf_diags *d);
+                                int64_t plain_bytes, rf_rt_whole_cols *whole, int64_t *top, rf_diags *d);
 /* Reads input v from db into *rel, whose columns *own holds: the columns
 ** want marks (NULL: all), and v's key columns when the import did not check
 ** v's key (which is then checked here); the others are zero pages. keep

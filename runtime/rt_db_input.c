@@ -527,8 +527,61 @@ int rf_rt_db_codes_shared(const rf_hir_program *p, int32_t var, const rf_db_tabl
            rf_rt_like_only(p, var, c, pats, RF_RT_LIKE_MAX) <= 0;
 }
 
+void rf_rt_whole_cols_free(rf_rt_whole_cols *w)
+{
+    for (int32_t i = 0; i < w->n; i++) free(w->keys[i]);
+    free(w->keys);
+    free(w->tops);
+    memset(w, 0, sizeof *w);
+}
+
+/* Plain column c of t interned whole into dict, once per whole (NULL:
+** every time): *top past its codes. */
+static rf_status intern_whole(const rf_db *db, const rf_db_table *t, int32_t c, rf_rt_dict *dict, int threads,
+                              rf_rt_whole_cols *whole, int64_t *top, rf_diags *d)
+{
+    const rf_db_column *col = &t->cols[c];
+    char *key = NULL;
+    if (whole) {
+        rf_buf b;
+        rf_buf_init(&b);
+        rf_buf_printf(&b, "%s/%s/%d/%08x/%llu", db->dir, t->name, (int)c, (unsigned)col->str_crc,
+                      (unsigned long long)col->str_size);
+        key = b.oom ? NULL : rf_strdup(rf_buf_cstr(&b));
+        rf_buf_free(&b);
+        if (!key) return RF_ENOMEM;
+        for (int32_t i = 0; i < whole->n; i++)
+            if (!strcmp(whole->keys[i], key) && whole->tops[i] <= rf_rt_dict_count(dict)) {
+                if (whole->tops[i] > *top) *top = whole->tops[i];
+                free(key);
+                return RF_OK;
+            }
+    }
+    uint32_t *codes = NULL;
+    int64_t mine = 0;
+    rf_status st = rf_rt_db_load_strings(db, t, c, NULL, dict, threads, &codes, d);
+    for (int64_t i = 0; i < t->nrows && !st; i++)
+        if ((int64_t)codes[i] >= mine) mine = (int64_t)codes[i] + 1;
+    free(codes);
+    if (!st && mine > *top) *top = mine;
+    if (!st && key) {
+        char **k = rf_realloc(whole->keys, (size_t)(whole->n + 1) * sizeof *k);
+        if (k) whole->keys = k;
+        int64_t *tp = k ? rf_realloc(whole->tops, (size_t)(whole->n + 1) * sizeof *tp) : NULL;
+        if (tp) whole->tops = tp;
+        if (!k || !tp) st = RF_ENOMEM;
+        else {
+            whole->keys[whole->n] = key;
+            whole->tops[whole->n++] = mine;
+            key = NULL;
+        }
+    }
+    free(key);
+    return st;
+}
+
 rf_status rf_rt_db_intern_dicts(const rf_db *db, const rf_hir_program *p, rf_rt_dict *dict, int threads,
-                                int64_t plain_bytes, int64_t *top, rf_diags *d)
+                                int64_t plain_bytes, rf_rt_whole_cols *whole, int64_t *top, rf_diags *d)
 {
     rf_status st = RF_OK;
     for (int32_t var = 0; var < p->nvars && !st; var++) {
@@ -550,11 +603,7 @@ rf_status rf_rt_db_intern_dicts(const rf_db *db, const rf_hir_program *p, rf_rt_
             if (col->enc == RF_DB_ENC_PLAIN) {
                 /* a plain column: every row, in row order (its rank's share
                 ** then finds its strings here) */
-                uint32_t *codes = NULL;
-                st = rf_rt_db_load_strings(db, t, c, NULL, dict, threads, &codes, d);
-                for (int64_t i = 0; i < t->nrows && !st; i++)
-                    if ((int64_t)codes[i] >= *top) *top = (int64_t)codes[i] + 1;
-                free(codes);
+                st = intern_whole(db, t, c, dict, threads, whole, top, d);
                 continue;
             }
             rf_db_map dm = {0, 0};

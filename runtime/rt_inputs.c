@@ -80,6 +80,7 @@ struct rf_rt_cache {
     uint64_t stamps;     /* stamps given so far (the next is one more) */
     uint64_t handouts;   /* selections handed out so far (selection.used) */
     rf_rt_devcache dev;  /* a device's part (the GPU's columns and dictionary) */
+    rf_rt_whole_cols whole; /* plain columns dict holds whole (several ranks) */
 };
 
 rf_rt_cache *rf_rt_cache_new(void)
@@ -119,6 +120,7 @@ static void selections_free(cached *e)
 void rf_rt_cache_free(rf_rt_cache *c)
 {
     if (!c) return;
+    rf_rt_whole_cols_free(&c->whole);
     rf_rt_cache_forget_device(c); /* the device's copies first: the device goes before the host rows */
     for (int32_t i = 0; i < c->n; i++) {
         free(c->items[i].path);
@@ -364,7 +366,10 @@ static int64_t plain_bytes(const rf_rt_inputs *in)
 rf_status rf_rt_inputs_shared_strings(rf_rt_inputs *in, int64_t *top)
 {
     rf_status st = look_for_db(in);
-    if (!st && in->db) st = rf_rt_db_intern_dicts(in->db, in->p, in->dict, in->threads, plain_bytes(in), top, in->d);
+    /* (the cache's dictionary holds them from one run to the next) */
+    rf_rt_whole_cols *whole = in->o->cache && in->dict == in->o->cache->dict ? &in->o->cache->whole : NULL;
+    if (!st && in->db)
+        st = rf_rt_db_intern_dicts(in->db, in->p, in->dict, in->threads, plain_bytes(in), whole, top, in->d);
     return st;
 }
 
@@ -583,13 +588,19 @@ rf_rt_dict *rf_rt_cache_dict(rf_rt_cache *c) { return c->dict; }
 
 rf_rt_devcache *rf_rt_cache_device(rf_rt_cache *c) { return c ? &c->dev : NULL; }
 
-void rf_rt_cache_take_dict(rf_rt_cache *c) { c->dict = NULL; }
+/* (the plain columns held whole go with the dictionary) */
+void rf_rt_cache_take_dict(rf_rt_cache *c)
+{
+    c->dict = NULL;
+    rf_rt_whole_cols_free(&c->whole);
+}
 
 void rf_rt_cache_give_dict(rf_rt_cache *c, rf_rt_result *r)
 {
     if (!r || !r->dict_borrowed || r->dict != c->dict) return;
     r->dict_borrowed = 0;
     c->dict = NULL;
+    rf_rt_whole_cols_free(&c->whole);
 }
 
 int rf_rt_cache_holds(const rf_rt_cache *c, const char *path, const rf_hir_var *v)

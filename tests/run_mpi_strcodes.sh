@@ -17,8 +17,9 @@
 #      emulated GPU ranks
 #   6. plain columns no bigger than rank_plain_bytes (the default): every
 #      rank interns them whole first, so their strings move as codes (q21's
-#      supplier names, q02's supplier columns); with rank_plain_bytes=off,
-#      or below the columns' size, as bytes; the same output every way
+#      supplier names, q02's supplier columns), in a second run of the
+#      process too; with rank_plain_bytes=off, or below the columns' size,
+#      as bytes; the same output every way
 # Skipped (77) where mpirun is missing or redfox was built without MPI.
 set -u
 redfox=$1
@@ -167,6 +168,12 @@ for query in q21 q02; do
         [ "$(bytes "$f")" -gt 0 ] 2>/dev/null || { fail "$query, rank_plain_bytes=$lim: strings should move as bytes"; grep "^ranks'" "$f"; }
         cmp -s "$tmp/plo_$query.$lim.n" "$tmp/pl_$query.2.n" || fail "$query, rank_plain_bytes=$lim: another output"
     done
+    # a second run in the process takes the columns from the first's dictionary
+    # (the input cache remembers them: nothing looked up again)
+    run "plrep_$query" cpu 2 "$q/schema.logic" "$q/$query.logic" --data "$tmp/dbp32" --repeat 2
+    f=$tmp/plrep_$query.err
+    [ "$(coded "$f")" = "$(coded "$tmp/pl_$query.2.err")" ] && [ "$(bytes "$f")" = 0 ] ||
+        { fail "$query, plain columns, a second run: other moves than one run"; grep "^ranks'" "$f"; }
     RF_GPU_EMULATE=1 run "plgpu_$query" gpu 2 "$q/schema.logic" "$q/$query.logic" --data "$tmp/dbp32"
     f=$tmp/plgpu_$query.err
     [ "$(grep -c '^rank [01] of 2: run .* 0 bytes sent, 0 received through host memory; ' "$f")" = 2 ] ||
