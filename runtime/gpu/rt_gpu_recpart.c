@@ -558,11 +558,17 @@ static rf_status rel_of(gx *x, const rf_hir_var *hv, const hrows *r, const int64
     rf_status st = rf_gx_rel_alloc(x, out, hv->types, hv->ncols, n, n);
     out->used = x->epoch;
     char *buf = NULL;
+    int bufw = 1; /* (the widest column's: a wide decimal's 16 bytes) */
+    for (int32_t c = 0; c < hv->ncols; c++)
+        if (wid(hv->types[c]) > bufw) bufw = wid(hv->types[c]);
     for (int32_t c = 0; c < hv->ncols && !st && n > 0; c++) {
         int w = wid(hv->types[c]);
         const char *from = r->col[c];
         if (rows || !from || r->w[c] != w || r->narrow[c]) {
-            if (!buf && !(buf = rf_malloc((size_t)n * 8))) return RF_ENOMEM;
+            if (!buf && !(buf = rf_malloc((size_t)n * (size_t)bufw))) {
+                st = RF_ENOMEM;
+                break;
+            }
             gather_job j = {r->col[c], r->w[c], r->narrow[c], w, rows, buf};
             if (from) rf_cpu_parallel_for(x->cpool, n, HOST_GRAIN, gather_part, &j);
             else memset(buf, 0, (size_t)n * (size_t)w);
@@ -572,6 +578,7 @@ static rf_status rel_of(gx *x, const rf_hir_var *hv, const hrows *r, const int64
         x->recpart_in += (uint64_t)n * (uint64_t)w;
     }
     free(buf);
+    if (st) rf_gx_val_clear(x, out, hv->ncols);
     return st;
 }
 
