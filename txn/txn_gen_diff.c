@@ -77,6 +77,20 @@ const char *rf_txn_gen_diff_why_not(const rf_fe_program *p)
                 return "an aggregate into a non-functional head, with several outputs, or beside other rules";
             if (!exact_agg(r)) return "a float total or avg (its rounding depends on the order of the rows)";
         }
+        for (int32_t ri = 0; ri < q->nrules; ri++) {
+            const rf_fe_rule *r = q->rules[ri];
+            for (int32_t l = 0; l < r->nbody; l++) {
+                const rf_fe_lit *x = r->body[l];
+                if (x->kind != RF_FE_ATOM || !x->negated || !derived(x->pred)) continue;
+                /* (the diffs read a derived predicate's state before the
+                ** batch as an input, stored at 64 bits: a negation cannot
+                ** look a wide value up there, frontend/types.c) */
+                for (int32_t j = 0; j < x->nargs; j++)
+                    if (x->args[j]->kind == RF_FE_VAR && r->vars[x->args[j]->var].type == RF_TYPE_DEC128)
+                        return "a rule negates a derived predicate at a total of decimals (exact beyond 64 bits), "
+                               "which the diffs cannot look up in its stored 64-bit state";
+            }
+        }
     }
     return NULL;
 }

@@ -110,8 +110,8 @@ rf_status rf_txn_store_narrow(const rf_txn_pred *p, rf_rt_rel *r, int32_t ncols,
             if (rf_val_dec128_to_dec(v, &n, &e)) {
                 rf_error(d, q->loc,
                          "decimal out of range: `%s` is stored in the database, whose decimals are 64 bits "
-                         "(-9223372036854.775807 to 9223372036854.775807), and the transaction made a total "
-                         "beyond that for its column %d%s%s%s",
+                         "(-9223372036854.775807 to 9223372036854.775807), and the transaction made a value "
+                         "(a total of decimals, or one computed from totals) beyond that for its column %d%s%s%s",
                          q->name, (int)c + 1, q->cols[c] ? " (`" : "", q->cols[c] ? q->cols[c] : "",
                          q->cols[c] ? "`)" : "");
                 return RF_EUSER;
