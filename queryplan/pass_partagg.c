@@ -53,8 +53,10 @@ static int decomposes(const rf_qp_cmd *c)
             break;
         case RF_AGG_TOTAL:
         case RF_AGG_AVG:
-            if (a->col < 0 || (in->types[a->col] != RF_TYPE_INT && in->types[a->col] != RF_TYPE_DECIMAL &&
-                               in->types[a->col] != RF_TYPE_DEC128))
+            /* (not of wide decimals: each part's total is checked against
+            ** the wide range, so a part beyond it would stop a total within
+            ** it; a decimal's parts, 128 bits, cannot leave it) */
+            if (a->col < 0 || (in->types[a->col] != RF_TYPE_INT && in->types[a->col] != RF_TYPE_DECIMAL))
                 return 0;
             if (a->fn == RF_AGG_AVG && a->type != RF_TYPE_DECIMAL) return 0;
             break;

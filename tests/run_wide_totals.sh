@@ -6,7 +6,8 @@
 # totals, an ordered output, decimal:float of a total. Checked against values
 # computed here with Python's decimal module (never stored answers):
 #   1. one CPU process
-#   2. 2 and 3 CPU ranks (where mpirun and an MPI build are there), byte for byte
+#   2. 2 and 3 CPU ranks (where mpirun and an MPI build are there), byte for byte;
+#      and a total of wide values whose parts on a rank would leave the range
 #   3. the GPU emulator (wide decimals 16 bytes on the device): the expected
 #      values, byte for byte the CPU's; also over small amounts
 #   4. tests/wide/overflow.logic: a value beyond the wide range (38 digits) is
@@ -108,6 +109,31 @@ if command -v mpirun >/dev/null 2>&1; then
         else
             fail "$n CPU ranks failed"; cat "$tmp/ranks$n.err"
         fi
+    done
+    # a total of wide values whose one rank's part would leave the range, the
+    # whole within it (rows 1-20 and 21-40 of opposite signs, each near
+    # 8.1e31): ranks do not split it into parts, so they answer as one process
+    mkdir -p "$tmp/parts"
+    cat >"$tmp/parts/p.logic" <<'P'
+b(k, a, s) -> int(k), decimal(a), int(s).
+lang:input[`b] = "b.csv".
+lang:input:delimiter[`b] = ",".
+t[k] = y <- agg<<y = total(a)>> b(k, a, _).
+w(k, x) <- b(k, a, s), t[k] = y, x = y * a * 1000000 * s.
+tt[] = z <- agg<<z = total(x)>> w(_, x).
+lang:output[`tt] = "tt".
+P
+    i=1
+    while [ $i -le 40 ]; do echo "$i,9000000000000,$([ $i -le 20 ] && echo 1 || echo -1)"; i=$((i + 1)); done >"$tmp/parts/b.csv"
+    "$redfox" run "$tmp/parts/p.logic" --data "$tmp/parts" --device cpu >"$tmp/parts/one" 2>&1 ||
+        { fail "parts: one process"; cat "$tmp/parts/one"; }
+    grep -qx "0.00" "$tmp/parts/one" || { fail "parts: one process, not 0.00"; cat "$tmp/parts/one"; }
+    for n in 2 3; do
+        mpirun --oversubscribe -np $n "$redfox" run "$tmp/parts/p.logic" --data "$tmp/parts" --device cpu \
+            >"$tmp/parts/r$n" 2>&1 || grep -q "built without MPI" "$tmp/parts/r$n" ||
+            { fail "parts: $n CPU ranks failed"; cat "$tmp/parts/r$n"; }
+        grep -q "built without MPI" "$tmp/parts/r$n" || cmp -s "$tmp/parts/one" "$tmp/parts/r$n" ||
+            { fail "parts: $n CPU ranks differ from one process"; cat "$tmp/parts/r$n"; }
     done
 else
     echo "note: no mpirun: ranks not tested"

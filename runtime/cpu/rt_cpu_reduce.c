@@ -105,7 +105,11 @@ rf_status rf_cx_k_reduce(exec *x, const rf_hir_kernel *k)
                     int64_t bad;
                     if ((st = rf_cpu_agg_sum_i128(x->pool, g, src, &sums[ag->col], &bad))) break;
                     if (bad >= 0) {
-                        st = agg_error(x, k, "decimal out of range in total()");
+                        /* (an avg's sum, or its mean beyond decimal: the
+                        ** same words, as the GPU's red_final, whose one flag
+                        ** tells the two apart no more) */
+                        st = agg_error(x, k, ag->fn == RF_AGG_AVG ? "decimal out of range"
+                                                                  : "decimal out of range in total()");
                         break;
                     }
                 } else if (!sums[ag->col] && (st = rf_cpu_agg_sum_i64(x->pool, g, src, &sums[ag->col]))) {
