@@ -716,6 +716,9 @@ typedef struct rf_exec_options {
     int incremental;      /* 1: maintain incrementally whatever the batch's size (`--incremental`);
                           ** 0 (default): a batch that changes more than an eighth of the base
                           ** predicates' stored rows recomputes what diffs would maintain (cheaper) */
+    int level4_end;       /* not read: level 4's struct ended here, padded to 8 bytes, so a
+                          ** field of level 5 in that padding would be within the size a
+                          ** level-4 caller passes */
     /* ---- level 5 (read only when size covers it) ---- */
     int decimal128;       /* as rf_run_options.decimal128: 1 (the init's default) totals of
                           ** decimals in the outputs come as REDFOX_DECIMAL128; 0, and a caller

@@ -145,6 +145,38 @@ static void test_wide(void)
     rf_close(db);
 }
 
+/* Level 4's rf_exec_options, as its header declared it: level 5's fields lie
+** past its size, so that a level-4 caller's size says it has none (its tail
+** padding once held decimal128). (rf_run_options' level 4 ended with an
+** int64_t: no padding.) */
+struct exec_options_l4 {
+    size_t size;
+    int device, threads;
+    const char *settings, *cache_dir;
+    int init, recompute, profile, profile_kernels, show_programs;
+    void *log, *log_user;
+    double start;
+    int incremental;
+};
+
+static void test_layout(void)
+{
+    CHECK(offsetof(rf_exec_options, decimal128) >= sizeof(struct exec_options_l4));
+    CHECK(offsetof(rf_exec_options, incremental) == offsetof(struct exec_options_l4, incremental));
+    /* the init of a level-4 caller writes nothing past its struct */
+    union {
+        rf_exec_options o;
+        unsigned char b[sizeof(rf_exec_options)];
+    } u;
+    memset(&u, 0xab, sizeof u);
+    rf_exec_options_init(&u.o, sizeof(struct exec_options_l4));
+    CHECK(u.o.size == sizeof(struct exec_options_l4) && u.o.device == REDFOX_DEVICE_AUTO);
+    for (size_t i = sizeof(struct exec_options_l4); i < sizeof u; i++) CHECK(u.b[i] == 0xab);
+    rf_exec_options o5;
+    rf_exec_options_init(&o5, sizeof o5);
+    CHECK(o5.decimal128 == 1);
+}
+
 static void test_barrier(void)
 {
     CHECK(rf_world_barrier(NULL, 1.0) == REDFOX_OK);
@@ -160,7 +192,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: test_api5 wide|barrier\n");
         return 2;
     }
-    if (!strcmp(argv[1], "wide")) test_wide();
+    if (!strcmp(argv[1], "wide")) test_wide(), test_layout();
     else if (!strcmp(argv[1], "barrier")) test_barrier();
     else {
         fprintf(stderr, "unknown test %s\n", argv[1]);

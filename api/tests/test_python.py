@@ -399,9 +399,38 @@ def test_level4_stats():
         check(e.code == 2, e.message)
 
 
+def test_wide():
+    # totals of decimals (decimal128) beyond Python's default 28 digits, exact
+    src = ("s(k, a) -> int(k), decimal(a).\nlang:input[`s] = \"s.csv\".\n"
+           "t[] = y <- agg<<y = total(a)>> s(_, a).\n"
+           "w(k, x) <- t[] = y, s(k, a), x = y * a.\nlang:output[`w] = \"w\".\n")
+    amounts = [decimal.Decimal("9123456789012.345678"), decimal.Decimal("-8999999999999.999999"),
+               decimal.Decimal("7777777777777.777777")]
+    db = redfox.Database()
+    db.put("s.csv", [(k, a) for k, a in enumerate(amounts)], ["int", "decimal"])
+    rel = db.run(redfox.compile(src, name="wide.logic"), device="cpu")["w"]
+    exact = decimal.Context(prec=80, rounding=decimal.ROUND_HALF_UP)
+    total = sum(amounts, decimal.Decimal(0))
+    want = {k: exact.multiply(total, a).quantize(decimal.Decimal("0.000001"), context=exact)
+            for k, a in enumerate(amounts)}
+    check(rel.types == ["int", "decimal128"], "wide types %r" % rel.types)
+    got = dict(zip(rel.column(0), rel.column(1)))
+    check(got == want and len(str(got[0]).replace("-", "").replace(".", "")) > 28, "wide values %r %r" % (got, want))
+    # values beyond a column's range raise rather than wrap
+    for row, types, what in (((2**63, decimal.Decimal(0)), ["int", "decimal"], "int's range"),
+                             ((1, decimal.Decimal("9223372036854.775808")), ["int", "decimal"], "decimal's range"),
+                             ((1, 5), ["int", "decimal128"], "results only")):
+        try:
+            db.put("s.csv", [row], types)
+            check(False, "%r raises" % (row,))
+        except redfox.Error as e:
+            check(what in str(e), str(e))
+
+
 rel = test_types()
 test_capsule_by_ctypes(rel)
 test_errors()
+test_wide()
 test_folder(sys.argv[1], sys.argv[2])
 test_level2(sys.argv[1])
 test_level3(sys.argv[1])

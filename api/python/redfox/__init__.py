@@ -56,6 +56,11 @@ _DEVICES = {"auto": 0, "cpu": 1, "gpu": 2}
 _FORMATS = {"table": 0, "tbl": 1, "csv": 2}
 _EPOCH = datetime.date(1970, 1, 1)
 _SCALE = decimal.Decimal(1000000)
+# Decimal arithmetic rounds to its context's precision (28 digits by default):
+# conversions use one wide enough for any value redfox holds (39 digits and 6
+# after the point), so they are exact.
+_EXACT = decimal.Context(prec=80)
+_INT64 = (-(1 << 63), (1 << 63) - 1)
 
 # ---- the C declarations -----------------------------------------------------
 
@@ -116,7 +121,7 @@ class _ExecOptions(ctypes.Structure):  # API level 4
     _fields_ = [("size", c_size_t), ("device", c_int), ("threads", c_int), ("settings", c_char_p),
                 ("cache_dir", c_char_p), ("init", c_int), ("recompute", c_int), ("profile", c_int),
                 ("profile_kernels", c_int), ("show_programs", c_int), ("log", _WriteFn), ("log_user", c_void_p),
-                ("start", c_double), ("incremental", c_int),
+                ("start", c_double), ("incremental", c_int), ("level4_end", c_int),
                 # API level 5: totals of decimals as decimal128 (rf_exec_options_init sets 1)
                 ("decimal128", c_int)]
 
@@ -542,16 +547,25 @@ def compile_buffers(sources, no_lftj=False, no_exists=False, no_opt=False, stop_
 
 def _decimal_units(v):
     d = decimal.Decimal(v) if not isinstance(v, float) else decimal.Decimal(repr(v))
-    u = d * _SCALE
+    u = d.scaleb(6, _EXACT)
     if u != u.to_integral_value():
         raise Error(2, "redfox: %r has more than 6 digits after the point" % (v,))
+    if not -_INT64[1] <= u <= _INT64[1]:  # (decimal's range is symmetric)
+        raise Error(2, "redfox: %r is beyond decimal's range (18 digits before the point)" % (v,))
     return int(u)
+
+
+def _int64(v):
+    # (ctypes would keep the low 64 bits of a bigger int without a word)
+    if not _INT64[0] <= v <= _INT64[1]:
+        raise Error(2, "redfox: %r is beyond int's range (64 bits)" % (v,))
+    return v
 
 
 def _column(values, tname):
     n = len(values)
     if tname == "int":
-        return (c_int64 * n)(*values)
+        return (c_int64 * n)(*[_int64(v) for v in values])
     if tname == "float":
         return (c_double * n)(*[float(v) for v in values])
     if tname == "decimal":
@@ -562,7 +576,9 @@ def _column(values, tname):
         return (ctypes.c_uint8 * n)(*[1 if v else 0 for v in values])
     if tname == "date":
         return (c_int32 * n)(*[(v - _EPOCH).days for v in values])
-    raise Error(2, "redfox: unknown type %r (one of %s)" % (tname, ", ".join(TYPES)))
+    if tname == "decimal128":
+        raise Error(2, "redfox: decimal128 is a type of results only (totals of decimals); give decimal")
+    raise Error(2, "redfox: unknown type %r (one of %s)" % (tname, ", ".join(t for t in TYPES if t != "decimal128")))
 def _row_columns(rows, types):
     """Rows (tuples of the given type names) as the C API's arguments: the
     column count, the type codes, the row count and the column pointers,
@@ -909,10 +925,10 @@ class Relation:
         if t == "float":
             return list((c_double * n).from_address(ptr))
         if t == "decimal":
-            return [decimal.Decimal(v).scaleb(-6) for v in (c_int64 * n).from_address(ptr)]
+            return [decimal.Decimal(v).scaleb(-6, _EXACT) for v in (c_int64 * n).from_address(ptr)]
         if t == "decimal128":  # a total of decimals: 16 bytes, two's complement, little-endian
             raw = bytes((ctypes.c_ubyte * (16 * n)).from_address(ptr))
-            return [decimal.Decimal(int.from_bytes(raw[16 * k:16 * k + 16], "little", signed=True)).scaleb(-6)
+            return [decimal.Decimal(int.from_bytes(raw[16 * k:16 * k + 16], "little", signed=True)).scaleb(-6, _EXACT)
                     for k in range(n)]
         if t == "boolean":
             return [bool(v) for v in (ctypes.c_uint8 * n).from_address(ptr)]
