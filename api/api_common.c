@@ -61,6 +61,12 @@ int api_type_internal(int t, rf_type *out)
     return -1;
 }
 
+int api_type_input(int t, rf_type *out)
+{
+    if (t == REDFOX_DECIMAL128) return -2;
+    return api_type_internal(t, out);
+}
+
 int api_code(rf_status st)
 {
     switch (st) {

@@ -137,7 +137,13 @@ static int add_rows(rf_batch *b, int insert, const char *pred, int32_t ncols, co
     }
     for (int32_t c = 0; c < ncols; c++) {
         rf_type ty;
-        if (api_type_internal(types[c], &ty) < 0) {
+        int tr = api_type_input(types[c], &ty);
+        if (tr == -2) {
+            api_diags_error(&b->diags, "%s: column %d: REDFOX_DECIMAL128 is a type of results only (totals of "
+                            "decimals); give REDFOX_DECIMAL", fn, (int)c + 1);
+            return REDFOX_MISUSE;
+        }
+        if (tr < 0) {
             api_diags_error(&b->diags, "%s: column %d has an unknown type %d", fn, (int)c + 1, types[c]);
             return REDFOX_MISUSE;
         }
