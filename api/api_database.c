@@ -445,7 +445,7 @@ int rf_run(rf_database *db, const rf_program *prog, const rf_run_options *opt, r
         return REDFOX_MISUSE;
     }
     if (o.world && o.world->failed) {
-        api_diags_error(&db->diags, "rf_run: the world did not start: %s", rf_world_errmsg(o.world));
+        api_diags_error(&db->diags, "rf_run: the world did not start or is broken: %s", rf_world_errmsg(o.world));
         return REDFOX_MISUSE;
     }
     rf_diags d;

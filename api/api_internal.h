@@ -121,7 +121,7 @@ rf_status api_apply_settings(const char *s, rf_rt_tuning *t, rf_diags *d);
 typedef struct rf_rt_dist_world rf_rt_dist_world;
 struct rf_world {
     rf_rt_dist_world *dist;
-    int failed; /* rf_world_mpi failed: no run with it */
+    int failed; /* rf_world_mpi failed, or a barrier timed out: no run with it */
     api_diags diags;
 };
 

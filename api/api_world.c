@@ -49,16 +49,24 @@ int rf_world_barrier(rf_world *w, double timeout_s)
     if (!w || rf_rt_dist_world_size(w->dist) <= 1) return REDFOX_OK;
     if (w->failed) return REDFOX_MISUSE;
     /* an allgather of one number: every rank waits for all, under the
-    ** collectives' deadline (a rank that died breaks the world) */
-    int64_t mine = rf_rt_dist_world_rank(w->dist), *all = rf_calloc((size_t)rf_rt_dist_world_size(w->dist), sizeof *all);
+    ** collectives' deadline (a rank that died breaks the world). all[0] is
+    ** this rank's, the others' come after it. */
+    int n = rf_rt_dist_world_size(w->dist);
+    int64_t *all = rf_calloc((size_t)n + 1, sizeof *all);
     if (!all) return REDFOX_NOMEM;
+    all[0] = rf_rt_dist_world_rank(w->dist);
     rf_diags d;
     rf_diags_init(&d);
-    rf_status st = rf_rt_dist_allgather_i64(w->dist, timeout_s, "a barrier (rf_world_barrier)", &mine, 1, all, &d);
-    free(all);
+    rf_status st = rf_rt_dist_allgather_i64(w->dist, timeout_s, "a barrier (rf_world_barrier)", all, 1, all + 1, &d);
     if (st) {
+        /* the allgather may still be under way (a rank that comes late
+        ** writes into it): its buffers stay, and the world takes no run or
+        ** barrier again; rf_world_end aborts the ranks */
+        w->failed = 1;
         rf_status dst = api_diags_set(&w->diags, &d);
         if (dst) st = dst;
+    } else {
+        free(all);
     }
     rf_diags_free(&d);
     return api_code(st);

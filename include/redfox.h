@@ -496,9 +496,10 @@ REDFOX_API void rf_world_end(rf_world *w, int exit_code);
 /* Level 5: returns once every rank of w has called it (a barrier), e.g.
 ** after rank r wrote a shared cache the others read. timeout_s: the most
 ** seconds to wait for the others (<= 0: no limit); past it REDFOX_ERROR,
-** rf_world_errmsg says which ranks did not come, and the world is broken:
-** rf_world_end then aborts every rank. NULL or a world of one rank:
-** REDFOX_OK at once. */
+** rf_world_errmsg says that the others did not come, and the world is
+** broken: a later rf_run or rf_world_barrier with it is REDFOX_MISUSE, and
+** rf_world_end aborts every rank. NULL or a world of one rank: REDFOX_OK at
+** once. */
 REDFOX_API int rf_world_barrier(rf_world *w, double timeout_s);
 
 /* Runs prog on db's inputs (relations given in memory first, else files
