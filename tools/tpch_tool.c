@@ -94,8 +94,12 @@ int rf_tpch_prepare_gpu(const int want[RF_TPCH_NQUERIES + 1], const rf_rt_option
     if (rt->device == RF_RT_DEVICE_CPU) return 0;
     /* a rank's GPU is chosen before the driver opens on it (the runs keep it) */
     rf_rt_gpu_choose(rf_world_local_rank(world));
-    /* --device gpu: the driver at once; auto: after the model's verdict */
-    if (rt->device == RF_RT_DEVICE_GPU && !rf_rt_gpu_maybe(NULL, 0)) return 0;
+    int rc = 0, size = rf_world_size(world), rank = rf_world_rank(world);
+    /* --device gpu: the driver at once; auto: after the model's verdict.
+    ** (Ranks all meet in the barrier below, whatever each one decided: a
+    ** rank that skipped it would pair its next collective with it.) */
+    int gpu = rt->device != RF_RT_DEVICE_GPU || rf_rt_gpu_maybe(NULL, 0);
+    if (!gpu && size <= 1) return 0;
     rf_arena arena;
     rf_arena_init(&arena);
     const rf_hir_program *ps[RF_TPCH_NQUERIES];
@@ -114,8 +118,8 @@ int rf_tpch_prepare_gpu(const int want[RF_TPCH_NQUERIES + 1], const rf_rt_option
     }
     /* auto: no GPU code compiled (nor the GPU's driver loaded) where the
     ** model predicts the CPU for every query, the GPU's start included */
-    int go = rt->device == RF_RT_DEVICE_GPU;
-    if (!go) {
+    int go = gpu && rt->device == RF_RT_DEVICE_GPU;
+    if (gpu && !go) {
         rf_diags d;
         rf_diags_init(&d); /* a damaged model: the first query's run says so */
         go = rf_rt_place_workload_gpu(ps, n, runs, 1, rt, rt->threads > 0 ? rt->threads : rf_online_cpus(), &d) &&
@@ -127,17 +131,19 @@ int rf_tpch_prepare_gpu(const int want[RF_TPCH_NQUERIES + 1], const rf_rt_option
     }
     rf_rt_gpu_prepared pr;
     memset(&pr, 0, sizeof pr);
-    int rc = 0, size = rf_world_size(world), rank = rf_world_rank(world);
-    if (go && size > 1) {
+    if (size > 1) {
         /* ranks on one host would each compile every query into the cache
         ** they share, on cores they share: each compiles its share first
-        ** (NVRTC and the JIT), and the rest then come from the cache */
-        const rf_hir_program *mine[RF_TPCH_NQUERIES];
-        int32_t nmine = 0;
-        for (int32_t i = rank; i < n; i += size) mine[nmine++] = ps[i];
-        rf_rt_gpu_prepare(mine, nmine, rt, &pr);
-        prepared_line(&pr, verbose, "this rank's share, ");
-        memset(&pr, 0, sizeof pr);
+        ** (NVRTC and the JIT), and the rest then come from the cache (a
+        ** rank that compiles nothing leaves its share to the others) */
+        if (go) {
+            const rf_hir_program *mine[RF_TPCH_NQUERIES];
+            int32_t nmine = 0;
+            for (int32_t i = rank; i < n; i += size) mine[nmine++] = ps[i];
+            rf_rt_gpu_prepare(mine, nmine, rt, &pr);
+            prepared_line(&pr, verbose, "this rank's share, ");
+            memset(&pr, 0, sizeof pr);
+        }
         int64_t limit = rt->tuning ? rt->tuning->rank_timeout_s : 0;
         if (rf_world_barrier(world, limit == INT64_MAX ? 0 : (double)limit) != REDFOX_OK) {
             fprintf(stderr, "redfox: rank %d: %s\n", rank, rf_world_errmsg(world));
