@@ -410,13 +410,29 @@ static int64_t string_bytes(const rf_rt_rel *r, int32_t c, const rf_rt_dict *dic
     return total;
 }
 
+/* Whether wide column c of r holds a value of 39 digits (beyond 10^38 - 1
+** units): Arrow's decimal128 has a precision of at most 38, so such a column
+** goes as decimal256. */
+static int beyond_38_digits(const rf_rt_rel *r, int32_t c)
+{
+    const rf_dec128 lim = (rf_dec128)10000000000000000000ULL * (rf_dec128)10000000000000000000ULL - 1;
+    for (int64_t i = 0; i < r->nrows; i++) {
+        rf_dec128 v;
+        memcpy(&v, (const char *)r->cols[c] + 16 * i, sizeof v);
+        if (v > lim || v < -lim) return 1;
+    }
+    return 0;
+}
+
+/* str_bytes: a string column's bytes; for a wide decimal, 1 where it holds
+** a value of 39 digits. */
 static const char *format_of(rf_type t, int64_t str_bytes)
 {
     switch (t) {
     case RF_TYPE_INT: return "l";
     case RF_TYPE_FLOAT: return "g";
-    case RF_TYPE_DECIMAL:
-    case RF_TYPE_DEC128: return "d:38,6";
+    case RF_TYPE_DECIMAL: return "d:38,6";
+    case RF_TYPE_DEC128: return str_bytes ? "d:76,6,256" : "d:38,6";
     case RF_TYPE_STRING: return str_bytes > INT32_MAX ? "U" : "u";
     case RF_TYPE_BOOL: return "b";
     case RF_TYPE_DATE: return "tdD";
@@ -511,7 +527,16 @@ static int export_column(const rf_rt_rel *r, int32_t c, const rf_rt_dict *dict, 
         break;
     }
     case RF_TYPE_DEC128: {
-        /* already Arrow's decimal128 at scale 6: 16 bytes, two's complement, little-endian */
+        /* already Arrow's decimal128 at scale 6: 16 bytes, two's complement,
+        ** little-endian; as decimal256 (format_of), sign-extended to 32 */
+        if (!strcmp(f, "d:76,6,256")) {
+            uint8_t *d = p->mem[1] = rf_malloc((size_t)n * 32 + 32);
+            for (int64_t i = 0; d && i < n; i++) {
+                memcpy(d + i * 32, (const char *)src + i * 16, 16);
+                memset(d + i * 32 + 16, (d[i * 32 + 15] & 0x80) ? 0xff : 0, 16);
+            }
+            break;
+        }
         size_t bytes = (size_t)n * 16;
         if (!(p->mem[1] = rf_malloc(bytes + 16))) break;
         if (bytes) memcpy(p->mem[1], src, bytes);
@@ -556,7 +581,9 @@ static const char **output_formats(const rf_result *r, int32_t i)
     const rf_rt_rel *rel = &r->rr->outputs[i].rel;
     const char **f = rf_calloc((size_t)o->ncols + 1, sizeof *f);
     for (int32_t c = 0; f && c < o->ncols; c++)
-        f[c] = format_of(o->types[c], o->types[c] == RF_TYPE_STRING ? string_bytes(rel, c, r->rr->dict) : 0);
+        f[c] = format_of(o->types[c], o->types[c] == RF_TYPE_STRING  ? string_bytes(rel, c, r->rr->dict)
+                                      : o->types[c] == RF_TYPE_DEC128 ? beyond_38_digits(rel, c)
+                                                                      : 0);
     return f;
 }
 

@@ -180,6 +180,53 @@ static void test_wide_inputs(void)
     rf_close(db);
 }
 
+/* A wide column goes to Arrow as decimal128(38, 6), or as decimal256 where
+** a value has 39 digits (beyond decimal128's precision of 38). */
+static void test_arrow_digits(void)
+{
+    static int64_t k[2] = {1, 2}, a[2] = {8000000000000000000LL, 8000000000000000000LL};
+    const void *cols[] = {k, a};
+    int ty[] = {REDFOX_INT, REDFOX_DECIMAL};
+    const char *digits = "s(k, a) -> int(k), decimal(a).\nlang:input[`s] = \"s.csv\".\n"
+                      "t[] = y <- agg<<y = total(a)>> s(_, a).\n"
+                      "small(k, y) <- t[] = y, s(k, _).\n"
+                      "big(k, x) <- t[] = y, s(k, a), x = y * a * 1000000.\n"
+                      "lang:output[`small] = \"small\".\nlang:output[`big] = \"big\".\n";
+    rf_database *db = NULL;
+    rf_program *p = NULL;
+    CHECK(rf_open(NULL, &db) == REDFOX_OK && rf_database_put_rows(db, "s", 2, ty, 2, cols) == REDFOX_OK);
+    CHECK(rf_compile(digits, -1, "digits.logic", &p) == REDFOX_OK);
+    rf_run_options o;
+    rf_run_options_init_v2(&o, sizeof o);
+    o.device = REDFOX_DEVICE_CPU;
+    o.cache_dir = "";
+    rf_result *res = NULL;
+    CHECK(rf_run(db, p, &o, &res) == REDFOX_OK && res);
+    /* 1.6e13 * 8e12 * 10^6 = 1.28e32: 1.28e38 millionths, 39 digits */
+    __int128 big = (__int128)16000000000000000000ULL * 8000000000000000000ULL;
+    for (int32_t i = 0; res && i < rf_result_count(res); i++) {
+        struct ArrowSchema s;
+        struct ArrowArray arr;
+        CHECK(rf_result_arrow(res, i, &s, &arr) == REDFOX_OK);
+        int is_big = !strcmp(rf_result_name(res, i), "big");
+        const char *f = s.children[1]->format;
+        CHECK(!strcmp(f, is_big ? "d:76,6,256" : "d:38,6"));
+        const unsigned char *v = arr.children[1]->buffers[1];
+        for (int64_t r = 0; is_big && r < arr.length; r++) {
+            __int128 lo;
+            memcpy(&lo, v + 32 * r, 16);
+            int ext = 1;
+            for (int j = 16; j < 32; j++) ext &= v[32 * r + j] == 0;
+            CHECK(lo == big && ext);
+        }
+        arr.release(&arr);
+        s.release(&s);
+    }
+    rf_result_free(res);
+    rf_program_free(p);
+    rf_close(db);
+}
+
 static void test_layout(void)
 {
     CHECK(offsetof(rf_exec_options, decimal128) >= sizeof(struct exec_options_l4));
@@ -213,7 +260,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: test_api5 wide|barrier\n");
         return 2;
     }
-    if (!strcmp(argv[1], "wide")) test_wide(), test_layout(), test_wide_inputs();
+    if (!strcmp(argv[1], "wide")) test_wide(), test_layout(), test_wide_inputs(), test_arrow_digits();
     else if (!strcmp(argv[1], "barrier")) test_barrier();
     else {
         fprintf(stderr, "unknown test %s\n", argv[1]);
