@@ -61,10 +61,10 @@ int api_type_internal(int t, rf_type *out)
     return -1;
 }
 
-int api_type_input(int t, rf_type *out)
+const char *api_type_input(int t, rf_type *out)
 {
-    if (t == REDFOX_DECIMAL128) return -2;
-    return api_type_internal(t, out);
+    if (t == REDFOX_DECIMAL128) return "REDFOX_DECIMAL128 is a type of results only (totals of decimals); give REDFOX_DECIMAL";
+    return api_type_internal(t, out) ? "unknown type" : NULL;
 }
 
 int api_code(rf_status st)

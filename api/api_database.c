@@ -190,13 +190,9 @@ int rf_database_put_rows(rf_database *db, const char *name, int32_t ncols, const
         rf_type it;
         api_column *col = &t.cols[c];
         col->type = types[c];
-        int tr = api_type_input(types[c], &it);
-        if (tr) {
-            if (tr == -2)
-                api_diags_error(&db->diags, "%s: column %d: REDFOX_DECIMAL128 is a type of results only (totals of "
-                                "decimals); give REDFOX_DECIMAL", name, (int)c + 1);
-            else
-                api_diags_error(&db->diags, "%s: column %d: unknown type %d", name, (int)c + 1, types[c]);
+        const char *why = api_type_input(types[c], &it);
+        if (why) {
+            api_diags_error(&db->diags, "%s: column %d: %s (%d)", name, (int)c + 1, why, types[c]);
             rc = REDFOX_MISUSE;
         } else if (nrows && !columns[c]) {
             api_diags_error(&db->diags, "%s: column %d: no values", name, (int)c + 1);

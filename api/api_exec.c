@@ -137,14 +137,9 @@ static int add_rows(rf_batch *b, int insert, const char *pred, int32_t ncols, co
     }
     for (int32_t c = 0; c < ncols; c++) {
         rf_type ty;
-        int tr = api_type_input(types[c], &ty);
-        if (tr == -2) {
-            api_diags_error(&b->diags, "%s: column %d: REDFOX_DECIMAL128 is a type of results only (totals of "
-                            "decimals); give REDFOX_DECIMAL", fn, (int)c + 1);
-            return REDFOX_MISUSE;
-        }
-        if (tr < 0) {
-            api_diags_error(&b->diags, "%s: column %d has an unknown type %d", fn, (int)c + 1, types[c]);
+        const char *why = api_type_input(types[c], &ty);
+        if (why) {
+            api_diags_error(&b->diags, "%s: column %d: %s (%d)", fn, (int)c + 1, why, types[c]);
             return REDFOX_MISUSE;
         }
         if (nrows > 0 && !columns[c]) {

@@ -140,9 +140,9 @@ int api_compile_options(const rf_compile_options *in, rf_compile_options *o);
 int api_type_public(rf_type t);
 int api_type_internal(int t, rf_type *out);
 /* The same for rows a caller gives (rf_database_put_rows, rf_batch_insert,
-** rf_batch_delete): -1 for an unknown type, -2 for REDFOX_DECIMAL128, a type
-** of results only (a total of decimals; inputs hold decimals). */
-int api_type_input(int t, rf_type *out);
+** rf_batch_delete): NULL, or why t is not an input's type (unknown, or
+** REDFOX_DECIMAL128, a type of results only), for the caller's message. */
+const char *api_type_input(int t, rf_type *out);
 
 /* Checks the values of a non-string column of type (dates in range, booleans
 ** 0/1, decimals not INT64_MIN, floats finite): 0, or the first bad row + 1. */

@@ -101,12 +101,6 @@ typedef struct rf_rt_dbcols {
 } rf_rt_dbcols;
 void rf_rt_dbcols_free(rf_rt_dbcols *c);
 
-/* Several ranks (runtime/dist/dist_codes.c): the whole dictionary of every
-** dictionary-coded string column of db that p's inputs read, interned in
-** dict in code order, and every row of a plain string column no bigger
-** than plain_bytes (rf_rt_db_codes_shared) in row order, input by input in p's order: the same strings in the same
-** order on every rank, whatever share of the rows each reads. *top grows
-** past every code they have. */
 /* Whether the codes of string column c of t (input var of p) are the same
 ** on every rank (rf_rt_db_intern_dicts interns them first): a
 ** dictionary-coded column, or a plain column whose strings take at most
@@ -126,8 +120,14 @@ typedef struct rf_rt_whole_cols {
     int32_t n;
 } rf_rt_whole_cols;
 void rf_rt_whole_cols_free(rf_rt_whole_cols *w);
-/* whole (NULL: none) records the plain columns interned whole into dict and
-** serves them to later calls on the same dict. */
+/* Several ranks (runtime/dist/dist_codes.c): the whole dictionary of every
+** dictionary-coded string column of db that p's inputs read, interned in
+** dict in code order, and every row of a plain string column no bigger than
+** plain_bytes (rf_rt_db_codes_shared) in row order, input by input in p's
+** order: the same strings in the same order on every rank, whatever share of
+** the rows each reads. *top grows past every code they have. whole (NULL:
+** none) records the plain columns interned whole into dict and serves them
+** to later calls on the same dict. */
 rf_status rf_rt_db_intern_dicts(const rf_db *db, const rf_hir_program *p, rf_rt_dict *dict, int threads,
                                 int64_t plain_bytes, rf_rt_whole_cols *whole, int64_t *top, rf_diags *d);
 /* Reads input v from db into *rel, whose columns *own holds: the columns

@@ -383,8 +383,8 @@ void rf_rt_inputs_codes_to_scan(const rf_rt_inputs *in, const rf_hir_var *v, uin
     for (int32_t c = 0; same && c < v->ncols; c++) same = t->cols[c].type == v->types[c];
     for (int32_t c = 0; c < v->ncols; c++)
         if (v->types[c] != RF_TYPE_STRING ||
-            (same && (known ? rf_rt_db_codes_shared(in->p, v->id, t, c, plain_bytes(in)) /* as rf_rt_db_intern_dicts */
-                            : t->cols[c].enc != RF_DB_ENC_PLAIN && t->cols[c].dict_count)))
+            /* as rf_rt_db_intern_dicts (a variable not of the program's: no plain column whole) */
+            (same && rf_rt_db_codes_shared(in->p, v->id, t, c, known ? plain_bytes(in) : 0)))
             scan[c] = 0;
 }
 
