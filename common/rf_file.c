@@ -50,8 +50,14 @@ static void slot_release(int i)
     while (atomic_load(&handler_started)) sched_yield(); /* the process is ending */
 }
 
+static atomic_int committing, held_signal;
+
 static void on_signal(int sig)
 {
+    if (atomic_load(&committing)) { /* rf_file_commit_end delivers it */
+        atomic_store(&held_signal, sig);
+        return;
+    }
     atomic_store(&handler_started, 1);
     for (int i = 0; i < NSLOTS; i++) {
         char *p = atomic_load(&slots[i]);
@@ -75,6 +81,15 @@ void rf_file_cleanup_on_signals(void)
         sigaction(sigs[i], &sa, NULL);
     }
     signal(SIGXFSZ, SIG_IGN);
+}
+
+void rf_file_commit_begin(void) { atomic_store(&committing, 1); }
+
+void rf_file_commit_end(void)
+{
+    atomic_store(&committing, 0);
+    int sig = atomic_exchange(&held_signal, 0);
+    if (sig) on_signal(sig); /* (its handler was reset when it came: this ends the process) */
 }
 
 /* ---- the protocol --------------------------------------------------- */

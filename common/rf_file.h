@@ -107,5 +107,11 @@ rf_status rf_file_lock_folder_shared(const char *dir, int *fd, int *waited, rf_d
 ** signal; also ignores SIGXFSZ, so that a file-size limit is a write error
 ** ("File too large") rather than a crash. For tools/ to call once. */
 void rf_file_cleanup_on_signals(void);
+/* Around the renames that put several outputs in place: a SIGINT, SIGTERM
+** or SIGHUP that comes between begin and end takes effect at end, so that
+** the folder holds the old outputs or the new ones, never some of each
+** (SIGKILL cannot be held). */
+void rf_file_commit_begin(void);
+void rf_file_commit_end(void);
 
 #endif

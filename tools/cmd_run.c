@@ -210,8 +210,11 @@ static int write_outputs(const rf_result *res, const char *outdir, int fmt)
         rf_status cst = rf_file_out_close(&files[i], &d);
         if (!st) st = cst;
     }
-    /* the only window: a crash between two renames leaves some new, some old */
+    /* the only window: a crash (SIGKILL) between two renames leaves some new,
+    ** some old; SIGINT, SIGTERM and SIGHUP wait for the renames */
+    rf_file_commit_begin();
     for (int32_t i = 0; !st && i < nout; i++) st = rf_file_out_rename(&files[i], &d);
+    rf_file_commit_end();
     if (!st && nout) st = rf_file_sync_dir(files[0].path, &d);
     for (int32_t i = 0; files && i < nout; i++) rf_file_out_abort(&files[i]);
     free(files);
