@@ -242,6 +242,14 @@ typedef struct rf_rt_result {
     /* GPU: the machine's pinned host-to-device bandwidth, GB/s, measured
     ** once per process with --profile; 0: not measured (the emulator) */
     double gpu_pinned_gbs;
+    /* GPU, the copy phase through the pinned staging buffers: seconds the
+    ** host spent filling them (copying, packing narrow columns), and
+    ** waiting for a buffer's earlier copy to leave it */
+    double gpu_copy_fill_s, gpu_copy_wait_s;
+    /* GPU: how long the copy phase waited for the pool's first arena (its
+    ** thread, beside the start): like the wait for the module, part of
+    ** copy_seconds, not of its rate */
+    double gpu_copy_arena_wait_s;
     double gpu_alloc_seconds;  /* GPU: in the driver's allocations of device memory (the pool's arenas) */
     /* GPU: the memory cap (0: none) and, under it, values moved to host
     ** memory for lack of room, their bytes moved out and back (part of

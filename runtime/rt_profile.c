@@ -38,8 +38,8 @@ static void gpu_start_write(const rf_rt_result *res, FILE *f)
         pin[0] = 0;
     else if (res->gpu_start_pinned_s > 0 && res->gpu_start_arena_s > 0)
         snprintf(pin, sizeof pin,
-                 ", stream %.3f ms, pinned buffers %.3f ms and the pool's first arena %.3f ms on a thread beside the "
-                 "program's load (waited for %.3f ms)",
+                 ", stream %.3f ms, pinned buffers %.3f ms and the pool's first arena %.3f ms on threads of their "
+                 "own beside the program's load (the copies waited %.3f ms for the buffers)",
                  res->gpu_start_stream_s * 1e3, res->gpu_start_pinned_s * 1e3, res->gpu_start_arena_s * 1e3,
                  res->gpu_start_pinned_wait_s * 1e3);
     else if (res->gpu_start_pinned_s > 0)
@@ -110,7 +110,8 @@ void rf_rt_profile_write(const rf_rt_result *res, FILE *f)
     if (!strcmp(res->device, "gpu")) {
         /* the copy phase's rate from its own bytes (a run under a cap copies
         ** ranges of inputs later, in the run: h2d_bytes counts those too) */
-        double copying = res->copy_seconds - res->gpu_module_wait_s; /* (not the wait for the program's module) */
+        /* (not the waits for the program's module and the pool's first arena: the start's) */
+        double copying = res->copy_seconds - res->gpu_module_wait_s - res->gpu_copy_arena_wait_s;
         /* (on the bytes that crossed: a narrow column crosses as stored) */
         double gbs = copying > 0 ? (double)res->load_wire_bytes / copying * 1e-9 : 0;
         /* the copy's share of what pinned copies reach on this machine */
@@ -142,6 +143,13 @@ void rf_rt_profile_write(const rf_rt_result *res, FILE *f)
                     (res->device_seconds + res->program_seconds) * 1e3, res->read_seconds * 1e3,
                     res->start_wait_seconds * 1e3);
         if (res->gpu_start_driver) gpu_start_write(res, f);
+        if (res->gpu_copy_fill_s > 0 || res->gpu_copy_wait_s > 0)
+            fprintf(f,
+                    "copy: the host filled the pinned buffers for %.3f ms (copying, packing columns as stored) and "
+                    "waited %.3f ms for the GPU to empty one; the copy's rate leaves out its waits for the program's "
+                    "module (%.3f ms) and the pool's first arena (%.3f ms)\n",
+                    res->gpu_copy_fill_s * 1e3, res->gpu_copy_wait_s * 1e3, res->gpu_module_wait_s * 1e3,
+                    res->gpu_copy_arena_wait_s * 1e3);
     } else {
         fprintf(f, "phases: read %.3f ms, run %.3f ms\n", res->read_seconds * 1e3, res->run_seconds * 1e3);
     }

@@ -138,15 +138,22 @@ typedef struct cu_state {
     CUmodule mod;
     fnent **fns;
     int nfns, capfns;
-    /* the pinned buffers, allocated on a thread of their own (pin_main)
+    /* the pinned buffers, registered on a thread of their own (pin_main)
     ** beside the program module's load, waited for at their first use */
     pthread_t pin_th;
     int pin_running;
     CUresult pin_r;
     double pin_secs;
-    /* the pool's first arena, allocated on the same thread after the
-    ** pinned buffers (rf_gpool_first_bytes), taken by the pool's first
-    ** cu_mem_alloc of that size; early_bytes 0: none (taken, or dropped) */
+    /* the touched memory pin_main registers as stage[0..1] and small
+    ** (hostmem), until the first copy has settled it (pin_settle): that
+    ** copy fills its first chunk there while the registration runs */
+    char *hm;
+    /* the pool's first arena (rf_gpool_first_bytes), allocated on a
+    ** thread of its own (arena_main) beside the registration, taken by the
+    ** pool's first cu_mem_alloc of that size; early_bytes 0: none (taken,
+    ** or dropped) */
+    pthread_t arena_th;
+    int arena_running;
     uint64_t early_bytes;
     CUdeviceptr early;
     double early_secs;
@@ -223,6 +230,8 @@ static void *cudart_main(void *arg)
     double t0 = rf_now();
     drv.f.CtxSetCurrent(drv.ctx);
     crt.err = rf_cub_init(drv.ordinal);
+    /* (a fresh process's first copy as stored launches it at once) */
+    if (!crt.err) crt.err = rf_cub_wire_load();
     crt.secs = rf_now() - t0;
     return NULL;
 }
@@ -495,7 +504,7 @@ int64_t rf_gpu_cuda_pci(void)
 
 /* ---- memory and transfers ---------------------------------------------------- */
 
-static void pin_join(gdev *g);
+static void arena_join(cu_state *c);
 
 static rf_status cu_mem_alloc(gdev *g, uint64_t bytes, gptr *out)
 {
@@ -503,7 +512,10 @@ static rf_status cu_mem_alloc(gdev *g, uint64_t bytes, gptr *out)
     if (c->early_bytes) {
         /* the first arena, allocated ahead: taken where the pool asks for
         ** that size, else given back (another gpu_pool_mb, a cap) */
-        pin_join(g);
+        double t0 = rf_now();
+        arena_join(c);
+        g->start_arena_wait = rf_now() - t0;
+        g->start_arena = c->early ? c->early_secs : 0;
         uint64_t eb = c->early_bytes;
         c->early_bytes = 0;
         if (c->early && bytes == eb) {
@@ -547,35 +559,53 @@ static void stage_fill_part(void *ctx, int64_t begin, int64_t end, int worker)
 
 /* The pinned buffers' thread (rf_gpu_cuda_open): two staging buffers and
 ** the small one, beside the program module's load, which needs the context
-** and nothing else: the memory hostmem touched during the driver's start,
-** registered (about 1 ms), else cuMemAllocHost's (12-19 ms for 32 MiB). */
+** and nothing else: the memory hostmem touched during the driver's start
+** (c->hm), registered (about 1 ms), else cuMemAllocHost's (12-19 ms for 32
+** MiB). c->hm is the opener's, not this thread's: the first copy may fill
+** its first chunk there meanwhile (pin_settle). */
 static void *pin_main(void *arg)
 {
     cu_state *c = arg;
     double t0 = rf_now();
     CUresult r = drv.f.CtxSetCurrent(drv.ctx);
-    char *hm = r == CUDA_SUCCESS ? hostmem_take() : NULL;
-    if (hm && drv.f.MemHostRegister(hm, STAGING_BYTES, 0) == CUDA_SUCCESS) {
+    char *hm = c->hm;
+    if (r == CUDA_SUCCESS && hm && drv.f.MemHostRegister(hm, STAGING_BYTES, 0) == CUDA_SUCCESS) {
         c->registered = hm;
         c->stage[0] = hm;
         c->stage[1] = hm + STAGE_BYTES;
         c->small = hm + 2 * STAGE_BYTES;
     } else {
-        free(hm); /* (not registered: the driver's own pinned memory, as ever) */
+        /* (not registered: the driver's own pinned memory, as ever) */
         for (int i = 0; i < 2 && r == CUDA_SUCCESS; i++) r = drv.f.MemAllocHost(&c->stage[i], STAGE_BYTES);
         if (r == CUDA_SUCCESS) r = drv.f.MemAllocHost(&c->small, SMALL_BYTES);
     }
     c->pin_r = r;
     c->pin_secs = rf_now() - t0;
-    /* the pool's first arena (10-12 ms on an H100 for a quarter of its
-    ** memory): here, beside the program's load, not in the first copy;
-    ** where the driver refuses it the pool allocates as ever */
-    if (r == CUDA_SUCCESS && c->early_bytes) {
-        double t1 = rf_now();
-        if (drv.f.MemAlloc(&c->early, (size_t)c->early_bytes) != CUDA_SUCCESS) c->early = 0;
-        c->early_secs = rf_now() - t1;
-    }
     return NULL;
+}
+
+/* The pool's first arena (about 1 ms on an H100 for a quarter of its
+** memory; 10-12 ms on some hosts): on a thread of its own beside the
+** registration and the program's load, not in the first copy, and not
+** after the registration (the first copy's destination is allocated
+** before the copy: it waited for both). Where the driver refuses it the
+** pool allocates as ever. */
+static void *arena_main(void *arg)
+{
+    cu_state *c = arg;
+    double t0 = rf_now();
+    if (drv.f.CtxSetCurrent(drv.ctx) != CUDA_SUCCESS ||
+        drv.f.MemAlloc(&c->early, (size_t)c->early_bytes) != CUDA_SUCCESS)
+        c->early = 0;
+    c->early_secs = rf_now() - t0;
+    return NULL;
+}
+
+static void arena_join(cu_state *c)
+{
+    if (!c->arena_running) return;
+    pthread_join(c->arena_th, NULL);
+    c->arena_running = 0;
 }
 
 /* Waits for the pinned buffers' thread (once): its times and the wait into
@@ -588,16 +618,60 @@ static void pin_join(gdev *g)
     pthread_join(c->pin_th, NULL);
     c->pin_running = 0;
     g->start_pinned = c->pin_secs;
-    g->start_arena = c->early ? c->early_secs : 0;
     g->start_pinned_wait = rf_now() - t0;
 }
 
-/* The pinned buffers' thread done: an error if they could not be allocated. */
-static rf_status pinned_ready(gdev *g)
+/* Where the first copy may fill its first chunk before the pinned buffers
+** are ready: the memory being registered as stage[0], while the
+** registration runs and stage[0] is next (NULL: fill after the wait). */
+static char *prefill_target(cu_state *c)
+{
+    return c->pin_running && c->hm && c->stage_next == 0 && !c->stage_used[0] ? c->hm : NULL;
+}
+
+/* After the pinned buffers' thread: c->hm is stage[0] where it was
+** registered; else the filled bytes move to the buffer the driver gave,
+** and the memory goes. */
+static void pin_settle(cu_state *c, uint64_t filled)
+{
+    if (!c->hm) return;
+    if (c->registered != c->hm) {
+        if (filled && c->pin_r == CUDA_SUCCESS) memcpy(c->stage[0], c->hm, (size_t)filled);
+        free(c->hm);
+    }
+    c->hm = NULL;
+}
+
+/* The pinned buffers' thread done (filled: bytes the caller put at
+** prefill_target meanwhile): an error if they could not be allocated. */
+static rf_status pinned_ready_filled(gdev *g, uint64_t filled)
 {
     cu_state *c = g->impl;
     pin_join(g);
+    pin_settle(c, filled);
     if (c->pin_r != CUDA_SUCCESS) CU(g, c->pin_r, "allocating pinned staging buffers");
+    return RF_OK;
+}
+
+static rf_status pinned_ready(gdev *g) { return pinned_ready_filled(g, 0); }
+
+/* A stretch of a staged copy (filling a buffer, waiting for one) into
+** --trace's timeline, inside the copy's own event, and its time into *sum
+** (--profile). */
+static void copy_part(gdev *g, const char *what, double t0, uint64_t n, double *sum)
+{
+    double t1 = rf_now();
+    *sum += t1 - t0;
+    if (g->acct.fn) g->acct.fn(g->acct.fn_ctx, "gpu", what, t0, t1, (int64_t)n);
+}
+
+/* Waits until staging buffer i's last copy has left it. */
+static rf_status stage_free(gdev *g, cu_state *c, int i)
+{
+    if (!c->stage_used[i]) return RF_OK;
+    double t0 = rf_now();
+    CU(g, drv.f.EventSynchronize(c->stage_ev[i]), "waiting for a host-to-GPU copy");
+    copy_part(g, "wait for a staging buffer", t0, 0, &g->copy_wait_s);
     return RF_OK;
 }
 
@@ -608,29 +682,51 @@ static rf_status pinned_ready(gdev *g)
 ** slower where the pages of a mapped column file are touched for the first
 ** time) is below what PCIe moves, so a big chunk is filled by the run's
 ** threads together, a piece each. src NULL: fill makes the bytes
-** (h2d_fill), straight into the staging buffer. */
+** (h2d_fill), straight into the staging buffer. The process's first copy
+** fills its first chunk while the pinned buffers are being registered. */
 static rf_status staged_h2d(gdev *g, gptr dst, const void *src, rf_gpu_fill_fn fill, void *ctx, uint64_t n)
 {
     cu_state *c = g->impl;
     uint64_t done = 0;
-    rf_status pst = pinned_ready(g);
-    if (pst) return pst;
-    int i = c->stage_next;
-    while (done < n) {
+    char *pre = n ? prefill_target(c) : NULL;
+    size_t prelen = n > STAGE_BYTES ? STAGE_BYTES : (size_t)n;
+    int filled = 0;
+    if (!pre) {
+        rf_status st = pinned_ready(g);
+        if (st) return st;
+    }
+    while (done < n || pre) {
         size_t len = n - done > STAGE_BYTES ? STAGE_BYTES : (size_t)(n - done);
-        /* the buffer's previous copy must have left it before it is refilled */
-        if (c->stage_used[i]) CU(g, drv.f.EventSynchronize(c->stage_ev[i]), "waiting for a host-to-GPU copy");
-        stage_fill f = {c->stage[i], src ? (const char *)src + done : NULL, fill, ctx, done};
-        if (len >= STAGE_PAR_MIN && g->cpu && rf_cpu_pool_threads(g->cpu) > 1)
-            rf_cpu_parallel_for(g->cpu, (int64_t)len, STAGE_GRAIN, stage_fill_part, &f);
-        else
-            stage_fill_part(&f, 0, (int64_t)len, 0);
+        int i = c->stage_next;
+        char *to = pre ? pre : NULL;
+        if (!to) {
+            /* the buffer's previous copy must have left it before it is refilled */
+            rf_status st = stage_free(g, c, i);
+            if (st) return st;
+            to = c->stage[i];
+        }
+        if (!filled) {
+            double t0 = rf_now();
+            stage_fill f = {to, src ? (const char *)src + done : NULL, fill, ctx, done};
+            if (len >= STAGE_PAR_MIN && g->cpu && rf_cpu_pool_threads(g->cpu) > 1)
+                rf_cpu_parallel_for(g->cpu, (int64_t)len, STAGE_GRAIN, stage_fill_part, &f);
+            else
+                stage_fill_part(&f, 0, (int64_t)len, 0);
+            copy_part(g, "fill a staging buffer", t0, len, &g->copy_fill_s);
+        }
+        if (pre) { /* then wait for the buffers: the chunk is stage[0]'s */
+            rf_status st = pinned_ready_filled(g, prelen);
+            if (st) return st;
+            pre = NULL;
+            filled = 1;
+            continue;
+        }
+        filled = 0;
         CU(g, drv.f.MemcpyHtoDAsync((CUdeviceptr)(dst + done), c->stage[i], len, c->stream), "a host-to-GPU copy");
         CU(g, drv.f.EventRecord(c->stage_ev[i], c->stream), "recording an event");
         c->stage_used[i] = 1;
         done += len;
-        i ^= 1;
-        c->stage_next = i;
+        c->stage_next = i ^ 1;
     }
     return RF_OK;
 }
@@ -650,31 +746,51 @@ static rf_status cu_h2d_fill(gdev *g, gptr dst, uint64_t n, rf_gpu_fill_fn fill,
 ** copying from, the round crosses into scratch, and the widening kernel
 ** (CUB's library, skeletons/cub/rf_wire.cu) writes it into dst. All on the
 ** one stream: the next round's copy into scratch waits for this round's
-** widening (a few microseconds a round), whatever follows on the stream
-** sees the column whole, and the host packs the next round meanwhile. */
+** widening (a few microseconds a round; a second stream with two halves of
+** scratch, the widening beside the next copy, gained nothing measurable on
+** an H200: q06's copy 14.65 against 14.9 ms, q01's 35.0 against 33.6),
+** whatever follows on the stream sees the column whole, and the host packs
+** the next round meanwhile. The process's first copy packs its first round
+** while the pinned buffers are being registered. */
 static rf_status cu_h2d_stored(gdev *g, gptr dst, const rf_rt_stored *s, gptr scratch)
 {
     cu_state *c = g->impl;
-    rf_status st = pinned_ready(g);
-    if (!st) st = cudart_ready(g);
-    if (st) return st;
     int elem = rf_db_type_width(s->type);
     int64_t b = 0, r = 0;
-    int i = c->stage_next;
-    while (b < s->nblocks) {
-        if (c->stage_used[i]) CU(g, drv.f.EventSynchronize(c->stage_ev[i]), "waiting for a host-to-GPU copy");
-        uint64_t len = 0;
-        int32_t np = 0;
-        st = rf_gpu_wire_pack(g->cpu, s, g->wire_piece, g->wire_round, &b, &r, c->stage[i], &len, &np);
+    char *pre = s->nblocks ? prefill_target(c) : NULL;
+    uint64_t len = 0;
+    int32_t np = 0;
+    rf_status st = RF_OK;
+    if (pre) {
+        double t0 = rf_now();
+        st = rf_gpu_wire_pack(g->cpu, s, g->wire_piece, g->wire_round, &b, &r, pre, &len, &np);
+        copy_part(g, "pack a round", t0, len, &g->copy_fill_s);
         if (st) return st;
+    }
+    st = pinned_ready_filled(g, pre ? len : 0);
+    if (!st) st = cudart_ready(g);
+    if (st) return st;
+    int packed = pre != NULL; /* (round 0 is in stage[0]) */
+    while (packed || b < s->nblocks) {
+        int i = c->stage_next;
+        if (!packed) {
+            st = stage_free(g, c, i);
+            if (st) return st;
+            double t0 = rf_now();
+            st = rf_gpu_wire_pack(g->cpu, s, g->wire_piece, g->wire_round, &b, &r, c->stage[i], &len, &np);
+            copy_part(g, "pack a round", t0, len, &g->copy_fill_s);
+            if (st) return st;
+        }
+        packed = 0;
+        double ti = rf_now(), issued = 0;
         CU(g, drv.f.MemcpyHtoDAsync((CUdeviceptr)scratch, c->stage[i], (size_t)len, c->stream), "a host-to-GPU copy");
         CU(g, drv.f.EventRecord(c->stage_ev[i], c->stream), "recording an event");
         c->stage_used[i] = 1;
         int e = rf_cub_wire_widen((const void *)(uintptr_t)scratch, np, elem, (void *)(uintptr_t)dst, c->stream);
         if (e) return cub_fail(g, e, "widening a column copied as stored");
+        copy_part(g, "issue a round's copy and widening", ti, len, &issued);
         g->wire_bytes += len;
-        i ^= 1;
-        c->stage_next = i;
+        c->stage_next = i ^ 1;
     }
     return RF_OK;
 }
@@ -1143,6 +1259,8 @@ static void cu_close(gdev *g)
         pthread_join(c->pin_th, NULL);
         c->pin_running = 0;
     }
+    pin_settle(c, 0);
+    arena_join(c);
     if (c->early) drv.f.MemFree(c->early); /* (never taken: the pool had no arena) */
     c->early = 0;
     c->early_bytes = 0;
@@ -1209,18 +1327,24 @@ rf_status rf_gpu_cuda_open(gdev *g, rf_diags *d, char *why, size_t nwhy)
             r = drv.f.EventCreate(&c->stage_ev[i], CU_EVENT_DISABLE_TIMING);
             if (r == CUDA_SUCCESS) r = drv.f.EventCreate(&c->mark[i], CU_EVENT_DEFAULT);
         }
-        /* the pinned buffers (and the pool's first arena, of the size the
-        ** defaults give it) on a thread beside the rest of the start (or here) */
+        /* the pinned buffers, and the pool's first arena of the size the
+        ** defaults give it, each on a thread beside the rest of the start
+        ** (or here) */
         if (r == CUDA_SUCCESS) {
-            c->early_bytes = rf_gpool_first_bytes(g);
+            c->hm = hostmem_take();
             if (pthread_create(&c->pin_th, NULL, pin_main, c) == 0) {
                 c->pin_running = 1;
             } else {
                 pin_main(c);
+                pin_settle(c, 0);
                 g->start_pinned = c->pin_secs;
-                g->start_arena = c->early ? c->early_secs : 0;
                 r = c->pin_r;
             }
+        }
+        if (r == CUDA_SUCCESS) {
+            c->early_bytes = rf_gpool_first_bytes(g);
+            if (c->early_bytes && pthread_create(&c->arena_th, NULL, arena_main, c) == 0) c->arena_running = 1;
+            else c->early_bytes = 0; /* (the pool allocates as ever) */
         }
     }
     g->start_stream = rf_now() - t0;

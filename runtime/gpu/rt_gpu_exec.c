@@ -394,6 +394,9 @@ static rf_status gpu_load_end(void *dev)
     if (x->res) {
         x->res->load_h2d_bytes = x->g.h2d_bytes; /* the copy phase's bytes, for its rate */
         x->res->load_wire_bytes = x->g.wire_bytes;
+        x->res->gpu_copy_fill_s = x->g.copy_fill_s;
+        x->res->gpu_copy_wait_s = x->g.copy_wait_s;
+        x->res->gpu_copy_arena_wait_s = x->g.start_arena_wait;
         x->res->load_found_bytes = x->gc_hit_bytes;
     }
     rf_gpu_acct_reset(&x->g, x->tune.gpu_trace); /* the run's device operations are counted from here */

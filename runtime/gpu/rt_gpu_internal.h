@@ -108,12 +108,17 @@ struct gdev {
     int64_t wire_piece;  /* copies as stored: rows per piece at most (0: the device has none) */
     uint64_t wire_round; /* copies as stored: the bytes a round may take (a staging buffer's) */
     double pinned_gbs; /* the measured pinned host-to-device bandwidth (--profile); 0: not measured */
+    /* host-to-device copies through the staging buffers, the whole run
+    ** (--profile): seconds filling them on the host (copying, packing), and
+    ** waiting for a buffer's earlier copy to leave it (the GPU's side) */
+    double copy_fill_s, copy_wait_s;
     /* the start's parts, seconds (--profile): the stream and events (the
     ** pinned buffers too when kept from the last run); the pinned buffers,
     ** allocated on a thread beside the program's load, and how long their
     ** first use waited for them (0: kept from the last run) */
     double start_stream, start_pinned, start_pinned_wait;
-    double start_arena; /* the pool's first arena, allocated on the pinned buffers' thread (0: not there) */
+    double start_arena; /* the pool's first arena, allocated on a thread of its own (0: not there) */
+    double start_arena_wait; /* how long the pool's first allocation waited for that thread */
     double alloc_seconds;    /* in the driver's allocations (the pool's arenas), the whole run */
     struct rf_cpu_pool *cpu; /* the run's host threads: they fill the staging buffers of big copies */
     void *stream; /* the real device's stream (CUstream), for NCCL; NULL in the emulator */

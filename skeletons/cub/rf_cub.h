@@ -60,6 +60,12 @@ int rf_cub_select_flagged_i64(void *temp, size_t *temp_bytes, const int64_t *in,
 ** into the column of elem bytes a value (4 or 8) at dst. */
 int rf_cub_wire_widen(const void *round, int32_t nblk, int elem, void *dst, void *stream);
 
+/* Loads the widening kernel now (the CUDA runtime loads a kernel at its
+** first launch: about 1.3 ms of a fresh process's first copy as stored on
+** an H100 host), on the thread that starts the runtime, beside the
+** program's load. */
+int rf_cub_wire_load(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -39,3 +39,9 @@ extern "C" int rf_cub_wire_widen(const void *round, int32_t nblk, int elem, void
                                                                                 dst);
     return (int)cudaGetLastError();
 }
+
+extern "C" int rf_cub_wire_load(void)
+{
+    cudaFuncAttributes a;
+    return (int)cudaFuncGetAttributes(&a, rf_wire_widen);
+}
