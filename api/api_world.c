@@ -57,7 +57,7 @@ int rf_world_barrier(rf_world *w, double timeout_s)
     all[0] = rf_rt_dist_world_rank(w->dist);
     rf_diags d;
     rf_diags_init(&d);
-    rf_status st = rf_rt_dist_allgather_i64(w->dist, timeout_s, "a barrier (rf_world_barrier)", all, 1, all + 1, &d);
+    rf_status st = rf_rt_dist_allgather_i64(w->dist, timeout_s, RF_RT_DIST_BARRIER_WHAT, all, 1, all + 1, &d);
     if (st) {
         /* the allgather may still be under way (a rank that comes late
         ** writes into it): its buffers stay, and the world takes no run or

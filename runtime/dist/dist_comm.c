@@ -102,6 +102,12 @@ void dist_poll_pause(double waited, double spin_s, int busy, long *nap)
     if (*nap < 1000000) *nap *= 2;
 }
 
+const char *rf_rt_dist_limit_hint(const char *what)
+{
+    return strcmp(what, RF_RT_DIST_BARRIER_WHAT) ? " (--set rank_timeout_s=N changes the limit)"
+                                                 : " (the limit is the caller's timeout_s)";
+}
+
 /* Waits for req until the deadline (busy: rows in flight). */
 static rf_status wait_req_as(rf_rt_dist_world *w, MPI_Request *req, double timeout_s, int busy, const char *what,
                              rf_diags *d)
@@ -119,9 +125,8 @@ static rf_status wait_req_as(rf_rt_dist_world *w, MPI_Request *req, double timeo
         if (timeout_s > 0 && rf_now() - t0 > timeout_s) {
             w->broken = 1;
             rf_error(d, rf_mkloc(NULL, 0, 0),
-                     "rank %d of %d: no answer from the other ranks within %.0f s during %s: a rank died or hangs "
-                     "(--set rank_timeout_s=N changes the limit)",
-                     w->rank, w->size, timeout_s, what);
+                     "rank %d of %d: no answer from the other ranks within %g s during %s: a rank died or hangs%s",
+                     w->rank, w->size, timeout_s, what, rf_rt_dist_limit_hint(what));
             return RF_EUSER;
         }
         dist_poll_pause(rf_now() - t0, w->spin_s, busy, &nap);
@@ -339,9 +344,8 @@ rf_status rf_rt_dist_sendrecv(rf_rt_dist_world *w, double timeout_s, const char 
         if (timeout_s > 0 && rf_now() - t0 > timeout_s) {
             w->broken = 1;
             rf_error(d, rf_mkloc(NULL, 0, 0),
-                     "rank %d of %d: no answer from the other ranks within %.0f s during %s: a rank died or hangs "
-                     "(--set rank_timeout_s=N changes the limit)",
-                     w->rank, w->size, timeout_s, what);
+                     "rank %d of %d: no answer from the other ranks within %g s during %s: a rank died or hangs%s",
+                     w->rank, w->size, timeout_s, what, rf_rt_dist_limit_hint(what));
             st = RF_EUSER;
             break;
         }

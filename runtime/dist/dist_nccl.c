@@ -161,9 +161,9 @@ static rf_status wait_comm(dist_nccl *c, rf_rt_dist_world *w, void *stream, doub
             /* the watchdog: a rank that died or hangs leaves NCCL waiting forever */
             rf_rt_dist_world_break(w);
             rf_error(d, rf_mkloc(NULL, 0, 0),
-                     "rank %d of %d: no answer from the other ranks within %.0f s during %s (NCCL): a rank died or "
-                     "hangs (--set rank_timeout_s=N changes the limit)",
-                     c->rank, c->size, timeout_s, what);
+                     "rank %d of %d: no answer from the other ranks within %g s during %s (NCCL): a rank died or "
+                     "hangs%s",
+                     c->rank, c->size, timeout_s, what, rf_rt_dist_limit_hint(what));
             nc.abort_(c->comm);
             c->comm = NULL;
             return RF_EUSER;

@@ -54,6 +54,12 @@ typedef struct rf_rt_dist_vote {
 rf_status rf_rt_dist_allgather_votes(rf_rt_dist_world *w, double timeout_s, const char *what,
                                      const rf_rt_dist_vote *mine, rf_rt_dist_vote *out, rf_diags *d);
 /* k numbers of every rank (all: size * k, by rank). The same deadline. */
+/* The `what` of an application's barrier (rf_world_barrier): its timeout
+** is the caller's, not the rank_timeout_s setting, and a timeout's message
+** says so. */
+#define RF_RT_DIST_BARRIER_WHAT "a barrier (rf_world_barrier)"
+/* What a timeout's message says of its limit, after the limit. */
+const char *rf_rt_dist_limit_hint(const char *what);
 rf_status rf_rt_dist_allgather_i64(rf_rt_dist_world *w, double timeout_s, const char *what, const int64_t *mine,
                                    int k, int64_t *all, rf_diags *d);
 /* Sends send[dst] bytes at sendbuf + sdispl[dst] to each rank and receives
