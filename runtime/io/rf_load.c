@@ -323,6 +323,35 @@ static const char *record_end(const char *p, const char *end, char delim, int64_
     return end;
 }
 
+/* The opening '"' of a quoted field in the record at p that is never
+** closed before end (NULL: every quote closes, or the record ends first). */
+static const char *unclosed_quote(const char *p, const char *end, char delim)
+{
+    int at_start = 1;
+    while (p < end) {
+        if (*p == '"' && at_start) {
+            const char *open = p, *q = p + 1;
+            for (;;) {
+                const char *cq = memchr(q, '"', (size_t)(end - q));
+                if (!cq) return open;
+                q = cq + 1;
+                if (q < end && *q == '"') {
+                    q++;
+                    continue;
+                }
+                break;
+            }
+            p = q;
+            at_start = 0;
+            continue;
+        }
+        if (*p == '\n') return NULL;
+        at_start = *p == delim;
+        p++;
+    }
+    return NULL;
+}
+
 /* Days since 1970-01-01 of January 1st of each year 0..9999 and of the first
 ** of each month: a date is then two loads and two adds. */
 static int32_t year_days[10000];
@@ -835,6 +864,13 @@ static inline __attribute__((always_inline)) void parse_chunk(chunk *c, const in
     int64_t line = c->line0, row = c->row0, last = c->row0 + c->rows, inner = 0;
     if (c->skip_first && p < end) {
         const char *nl = quoted ? record_end(p, end, delim, &inner) : memchr(p, '\n', (size_t)(end - p));
+        /* a header whose quote never closes would take the whole file
+        ** with it: an error, as in any other line */
+        const char *open = quoted && nl == end ? unclosed_quote(p, end, delim) : NULL;
+        if (open) {
+            chunk_err_at(c, p, line, open, "unterminated quoted field: the '\"' opened here is never closed");
+            return;
+        }
         p = nl && nl < end ? nl + 1 : end;
         line += 1 + inner;
     }

@@ -447,6 +447,11 @@ static void test_csv_errors(void)
     EXPECT_ERR("u1.csv", "1,a\n2,\"never closed\n3,c\n", is, 2, ',', 0, 2, 3,
                "unterminated quoted field: the '\"' opened here is never closed");
     EXPECT_ERR("u2.csv", "1,\"ab\"c\n", is, 2, ',', 0, 1, 7, "unexpected character after the closing '\"'");
+    /* a header's quote that never closes: an error, not a header of the whole file */
+    EXPECT_ERR("u5.csv", "\"id,name\n1,a\n2,b\n", is, 2, ',', 1, 1, 1,
+               "unterminated quoted field: the '\"' opened here is never closed");
+    EXPECT_ERR("u6.csv", "id,\"na\"\"me\n1,a\n", is, 2, ',', 1, 1, 4,
+               "unterminated quoted field: the '\"' opened here is never closed");
     /* the error of a quoted delimiter blames the right field, on the right line */
     EXPECT_ERR("u3.csv", "1,\"a\nb\"\n\"2,x\",c\n", is, 2, ',', 0, 3, 3, "expected an int, found \"2,x\"");
     EXPECT_ERR("u4.csv", "1,\"a\"\n2,b\n3,\"c\nd\",e\n", is, 2, ',', 0, 4, 4, "extra field(s): found 3 fields, expected 2");
