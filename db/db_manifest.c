@@ -432,6 +432,15 @@ rf_status rf_db_open(const char *dir, rf_db **out, rf_diags *d)
     char *data = NULL;
     int64_t len = 0;
     const char *why = "";
+    /* a regular file (rf_read_file reads pipes too: a named pipe in the
+    ** manifest's place would block every reader) */
+    struct stat sb;
+    if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+        rf_error(d, rf_mkloc(path, 0, 0), "cannot read the database manifest: not a regular file (%s)",
+                 S_ISDIR(sb.st_mode) ? "a folder" : S_ISFIFO(sb.st_mode) ? "a named pipe" : "a device or socket");
+        free(path);
+        return RF_EUSER;
+    }
     rf_status st = rf_read_file(path, &data, &len, &why);
     if (st) {
         rf_error(d, rf_mkloc(path, 0, 0), "cannot read the database manifest: %s", why);

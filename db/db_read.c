@@ -218,13 +218,20 @@ static rf_status map_only_ex(const rf_db *db, const char *file, uint64_t size, i
     if (!path) return RF_ENOMEM;
     rf_loc loc = rf_mkloc(path, 0, 0);
     rf_status st = RF_OK;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* (non-blocking: a named pipe put in a column's place would block the open) */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     struct stat sb;
     if (fd < 0 || fstat(fd, &sb) != 0) {
         rf_error(d, loc, "cannot read this file of the database: %s", strerror(errno));
         st = errno == ENOENT ? RF_EUSER : RF_EIO;
         if (fd >= 0) close(fd);
-    } else if (!S_ISREG(sb.st_mode) || (uint64_t)sb.st_size < size || (exact && (uint64_t)sb.st_size != size)) {
+    } else if (!S_ISREG(sb.st_mode)) {
+        rf_error(d, loc, "damaged: not a regular file (%s), where the manifest names a file of %llu bytes",
+                 S_ISDIR(sb.st_mode) ? "a folder" : S_ISFIFO(sb.st_mode) ? "a named pipe" : "a device or socket",
+                 (unsigned long long)size);
+        close(fd);
+        st = RF_EUSER;
+    } else if ((uint64_t)sb.st_size < size || (exact && (uint64_t)sb.st_size != size)) {
         rf_error(d, loc, "truncated or damaged: the file is %lld bytes, the manifest says %llu", (long long)sb.st_size,
                  (unsigned long long)size);
         close(fd);

@@ -32,7 +32,8 @@ grep -q "no lang:output" "$tmp/err" && { cat "$tmp/err"; fail "import warns that
 "$redfox" run "$tmp/schema.logic" --data "$tmp/db_schema" --device cpu >/dev/null 2>"$tmp/err"
 grep -q "warning: the program has no lang:output" "$tmp/err" || { cat "$tmp/err"; fail "a run of a schema is not warned about"; }
 ls "$tmp" | grep -q "\.tmp\." && fail "the import left its temporary folder"
-run_db() { "$redfox" run "$tmp/prog.logic" --data "$1" --device cpu --format csv >"$tmp/db.out" 2>"$tmp/db.err"; }
+# (under timeout: a hang shows as exit 124)
+run_db() { timeout 60 "$redfox" run "$tmp/prog.logic" --data "$1" --device cpu --format csv >"$tmp/db.out" 2>"$tmp/db.err"; }
 run_db "$tmp/db" || { cat "$tmp/db.err"; fail "run from the database"; }
 cmp -s "$tmp/text.out" "$tmp/db.out" || fail "output from the database differs from text"
 
@@ -67,6 +68,10 @@ fresh; head -c $((size - 3)) "$tmp/db/$man" >"$tmp/bad/$man"; refused "manifest 
 fresh; : >"$tmp/bad/$man"; refused "manifest empty" "$man"
 fresh; flip "$tmp/bad/t00000.c00000.col" 12345; refused "key column flipped" "t00000.c00000.col"
 fresh; head -c 1000 "$tmp/db/t00000.c00000.col" >"$tmp/bad/t00000.c00000.col"; refused "column truncated" "t00000.c00000.col"
+# not a regular file in a file's place: refused, not read (a named pipe blocked every reader)
+fresh; rm "$tmp/bad/t00000.c00000.col"; mkfifo "$tmp/bad/t00000.c00000.col"; refused "column a named pipe" "t00000.c00000.col: .*named pipe"
+fresh; rm "$tmp/bad/t00000.c00000.col"; mkdir "$tmp/bad/t00000.c00000.col"; refused "column a folder" "t00000.c00000.col: .*a folder"
+fresh; rm "$tmp/bad/$man"; mkfifo "$tmp/bad/$man"; refused "manifest a named pipe" "$man: .*named pipe"
 # a column file longer than its manifest says (format 2.1: the tail of a stopped in-place append)
 # reads as the manifest's rows; a dictionary must be exactly its size
 fresh; cat "$tmp/db/t00000.c00001.col" "$tmp/db/t00000.c00001.col" >"$tmp/bad/t00000.c00001.col"
