@@ -34,9 +34,11 @@ rf_status rf_rt_load_input_shown(const char *path, const rf_hir_var *v, rf_rt_di
 
 /* The check of v's declared key alone, on relation r already loaded from
 ** path (a cached input read by a program that declares a key its first
-** reader did not). */
-rf_status rf_rt_check_input_key(const char *path, const rf_hir_var *v, const rf_rt_dict *dict, rf_cpu_pool *pool,
-                                const rf_rt_rel *r, rf_diags *d);
+** reader did not). db: path is a database's manifest and r a table of it,
+** whose rows the errors number (no line of path); else rows are path's
+** lines. */
+rf_status rf_rt_check_input_key(const char *path, int db, const rf_hir_var *v, const rf_rt_dict *dict,
+                                rf_cpu_pool *pool, const rf_rt_rel *r, rf_diags *d);
 
 /* Is v a functional predicate's input (f[keys] = value: its first nkeys
 ** columns determine the rest)? */
@@ -44,8 +46,8 @@ int rf_rt_input_is_functional(const rf_hir_var *v);
 
 /* The check of v's functional dependency alone (a cached input read by a
 ** program whose predicate is functional where its first reader's was not). */
-rf_status rf_rt_check_input_fd(const char *path, const rf_hir_var *v, const rf_rt_dict *dict, rf_cpu_pool *pool,
-                               const rf_rt_rel *r, rf_diags *d);
+rf_status rf_rt_check_input_fd(const char *path, int db, const rf_hir_var *v, const rf_rt_dict *dict,
+                               rf_cpu_pool *pool, const rf_rt_rel *r, rf_diags *d);
 
 /* The loader's columns t (emptied and freed here) as input variable v's
 ** relation *out, strings interned into dict; *lines (when not NULL) takes
@@ -64,8 +66,9 @@ int rf_rt_input_checks(const rf_hir_var *v);
 rf_status rf_rt_input_dup(rf_cpu_pool *pool, const rf_hir_var *v, const rf_rt_rel *r, int which, int64_t *first,
                           int64_t *dup);
 /* The error for that row, naming path and the rows' lines (lines[i]: row
-** i's line; NULL: row i is on line i + 1, + 1 after a header). */
-void rf_rt_input_dup_error(const char *path, const rf_hir_var *v, const rf_rt_dict *dict, const rf_rt_rel *r,
+** i's line; NULL: row i is on line i + 1, + 1 after a header); db: the
+** rows of a database's table (path its manifest), lines[i] row i's number. */
+void rf_rt_input_dup_error(const char *path, int db, const rf_hir_var *v, const rf_rt_dict *dict, const rf_rt_rel *r,
                            const int64_t *lines, int which, int64_t first, int64_t dup, rf_diags *d);
 
 /* ---- from a database (rt_db_input.c) ---------------------------------- */

@@ -108,29 +108,41 @@ static void put_vals(rf_buf *b, const rf_rt_dict *dict, const rf_rt_rel *r, cons
     rf_buf_putc(b, ')');
 }
 
-static void key_error(const rf_hir_var *v, const char *path, const rf_rt_dict *dict, const rf_rt_rel *r,
+/* Where a check's error points: a text file's line, or (db) the
+** database's manifest, the row named in the message. */
+static rf_loc dup_loc(const char *path, int db, int64_t line)
+{
+    return db ? rf_mkloc(path, 0, 0) : rf_mkloc(path, line <= INT32_MAX ? (int32_t)line : 0, 1);
+}
+
+static void key_error(const rf_hir_var *v, const char *path, int db, const rf_rt_dict *dict, const rf_rt_rel *r,
                       const int64_t *lines, int64_t first, int64_t dup, rf_diags *d)
 {
     rf_buf b;
     rf_buf_init(&b);
-    int64_t line = line_of(v, lines, dup), fline = line_of(v, lines, first);
+    int64_t line = db && !lines ? dup + 1 : line_of(v, lines, dup), fline = db && !lines ? first + 1 : line_of(v, lines, first);
     rf_buf_puts(&b, "the key ");
     put_cols(&b, v, v->input_key, v->ninput_key);
     rf_buf_puts(&b, " = ");
     put_vals(&b, dict, r, v->input_key, v->ninput_key, dup);
-    rf_buf_printf(&b, " of line %lld is already on line %lld (lang:input:key of `%s`)", (long long)line,
-                  (long long)fline, v->name);
-    rf_loc loc = rf_mkloc(path, line <= INT32_MAX ? (int32_t)line : 0, 1);
+    if (db)
+        rf_buf_printf(&b, " of row %lld of the database's table `%s` is already in row %lld (lang:input:key of `%s`)",
+                      (long long)line, v->name, (long long)fline, v->name);
+    else
+        rf_buf_printf(&b, " of line %lld is already on line %lld (lang:input:key of `%s`)", (long long)line,
+                      (long long)fline, v->name);
+    rf_loc loc = dup_loc(path, db, line);
     rf_error(d, loc, "%s", b.data ? b.data : "the input breaks its key");
     rf_buf_free(&b);
 }
 
-static void fd_error(const rf_hir_var *v, const char *path, const rf_rt_dict *dict, const rf_rt_rel *r,
+static void fd_error(const rf_hir_var *v, const char *path, int db, const rf_rt_dict *dict, const rf_rt_rel *r,
                      const int32_t *cols, const int64_t *lines, int64_t first, int64_t dup, rf_diags *d)
 {
     rf_buf b;
     rf_buf_init(&b);
-    int64_t line = line_of(v, lines, dup), fline = line_of(v, lines, first);
+    int64_t line = db && !lines ? dup + 1 : line_of(v, lines, dup), fline = db && !lines ? first + 1 : line_of(v, lines, first);
+    const char *on = db ? "in row" : "on line";
     int32_t nk = v->nkeys, nv = v->ncols - v->nkeys;
     rf_buf_printf(&b, "functional dependency violated: `%s` has two values for the key ", v->name);
     put_cols(&b, v, cols, nk);
@@ -138,10 +150,10 @@ static void fd_error(const rf_hir_var *v, const char *path, const rf_rt_dict *di
     put_vals(&b, dict, r, cols, nk, dup);
     rf_buf_puts(&b, ": ");
     put_vals(&b, dict, r, cols + nk, nv, dup);
-    rf_buf_printf(&b, " on line %lld, but ", (long long)line);
+    rf_buf_printf(&b, " %s %lld%s, but ", on, (long long)line, db ? " of the database's table" : "");
     put_vals(&b, dict, r, cols + nk, nv, first);
-    rf_buf_printf(&b, " is already on line %lld", (long long)fline);
-    rf_loc loc = rf_mkloc(path, line <= INT32_MAX ? (int32_t)line : 0, 1);
+    rf_buf_printf(&b, " is already %s %lld", on, (long long)fline);
+    rf_loc loc = dup_loc(path, db, line);
     rf_error(d, loc, "%s", b.data ? b.data : "the input breaks its functional dependency");
     rf_buf_free(&b);
 }
@@ -156,7 +168,7 @@ static int key_implies_fd(const rf_hir_var *v)
     return 1;
 }
 
-static rf_status check_input(const char *path, const rf_hir_var *v, const rf_rt_dict *dict, rf_cpu_pool *pool,
+static rf_status check_input(const char *path, int db, const rf_hir_var *v, const rf_rt_dict *dict, rf_cpu_pool *pool,
                              const rf_rt_rel *r, const int64_t *lines, int check_declared, int check_fd,
                              rf_diags *d)
 {
@@ -165,7 +177,7 @@ static rf_status check_input(const char *path, const rf_hir_var *v, const rf_rt_
     if (check_declared && v->ninput_key > 0) {
         st = check_key(pool, v, r, v->input_key, v->ninput_key, -1, &first, &dup);
         if (!st && dup >= 0) {
-            key_error(v, path, dict, r, lines, first, dup, d);
+            key_error(v, path, db, dict, r, lines, first, dup, d);
             return RF_EUSER;
         }
     }
@@ -174,7 +186,7 @@ static rf_status check_input(const char *path, const rf_hir_var *v, const rf_rt_
         for (int32_t c = 0; c < v->ncols; c++) cols[c] = c;
         st = check_key(pool, v, r, cols, v->nkeys, v->nkeys, &first, &dup);
         if (!st && dup >= 0) {
-            fd_error(v, path, dict, r, cols, lines, first, dup, d);
+            fd_error(v, path, db, dict, r, cols, lines, first, dup, d);
             return RF_EUSER;
         }
     }
@@ -186,16 +198,16 @@ int rf_rt_input_is_functional(const rf_hir_var *v)
     return v->nkeys > 0 && v->nkeys < v->ncols && v->ncols <= 4096;
 }
 
-rf_status rf_rt_check_input_key(const char *path, const rf_hir_var *v, const rf_rt_dict *dict, rf_cpu_pool *pool,
-                                const rf_rt_rel *r, rf_diags *d)
+rf_status rf_rt_check_input_key(const char *path, int db, const rf_hir_var *v, const rf_rt_dict *dict,
+                                rf_cpu_pool *pool, const rf_rt_rel *r, rf_diags *d)
 {
-    return check_input(path, v, dict, pool, r, NULL, 1, 0, d);
+    return check_input(path, db, v, dict, pool, r, NULL, 1, 0, d);
 }
 
-rf_status rf_rt_check_input_fd(const char *path, const rf_hir_var *v, const rf_rt_dict *dict, rf_cpu_pool *pool,
-                               const rf_rt_rel *r, rf_diags *d)
+rf_status rf_rt_check_input_fd(const char *path, int db, const rf_hir_var *v, const rf_rt_dict *dict,
+                               rf_cpu_pool *pool, const rf_rt_rel *r, rf_diags *d)
 {
-    return check_input(path, v, dict, pool, r, NULL, 0, 1, d);
+    return check_input(path, db, v, dict, pool, r, NULL, 0, 1, d);
 }
 
 /* ---- the progress of a load ------------------------------------------- */
@@ -291,16 +303,16 @@ rf_status rf_rt_input_dup(rf_cpu_pool *pool, const rf_hir_var *v, const rf_rt_re
     return check_key(pool, v, r, cols, v->nkeys, v->nkeys, first, dup);
 }
 
-void rf_rt_input_dup_error(const char *path, const rf_hir_var *v, const rf_rt_dict *dict, const rf_rt_rel *r,
+void rf_rt_input_dup_error(const char *path, int db, const rf_hir_var *v, const rf_rt_dict *dict, const rf_rt_rel *r,
                            const int64_t *lines, int which, int64_t first, int64_t dup, rf_diags *d)
 {
     if (which == RF_RT_CHECK_KEY) {
-        key_error(v, path, dict, r, lines, first, dup, d);
+        key_error(v, path, db, dict, r, lines, first, dup, d);
         return;
     }
     int32_t cols[4096];
     for (int32_t c = 0; c < v->ncols && c < 4096; c++) cols[c] = c;
-    fd_error(v, path, dict, r, cols, lines, first, dup, d);
+    fd_error(v, path, db, dict, r, cols, lines, first, dup, d);
 }
 
 rf_status rf_rt_load_input_shown(const char *path, const rf_hir_var *v, rf_rt_dict *dict, rf_cpu_pool *pool,
@@ -321,7 +333,7 @@ rf_status rf_rt_load_input_shown(const char *path, const rf_hir_var *v, rf_rt_di
     int64_t *lines = NULL; /* kept for the messages of the checks */
     st = rf_rt_text_to_rel(v, &t, dict, threads, &r, &lines);
     if (!st && (v->ninput_key > 0 || rf_rt_input_is_functional(v))) tell(&w, "checking", 0, 0);
-    if (!st) st = check_input(path, v, dict, pool, &r, lines, 1, 1, d);
+    if (!st) st = check_input(path, 0, v, dict, pool, &r, lines, 1, 1, d);
     free(lines);
     tell_end(&w);
     if (st) {

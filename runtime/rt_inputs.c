@@ -244,7 +244,7 @@ static rf_status db_share(rf_rt_inputs *x, const rf_hir_var *v, cached *e, int d
         }
         rf_rt_rel view = {r1 > r0 ? r1 - r0 : 0, v->ncols, v->types, cols};
         /* rows are numbered as one process numbers them (rf_rt_check_input_key) */
-        if (!st) st = rf_rt_share_check(x->dist, mpath, v, x->dict, x->pool, &view, r0 + 1 + (v->header ? 1 : 0), defer, x->d);
+        if (!st) st = rf_rt_share_check(x->dist, mpath, 1, v, x->dict, x->pool, &view, r0 + 1, defer, x->d);
         free(cols);
         free(mpath);
         /* made over all ranks, with one outcome on every rank: the later
@@ -496,9 +496,9 @@ static rf_status load_input(rf_rt_inputs *x, const rf_hir_var *v, rf_rt_rel *dst
             ** rank skips them alike: no collective one makes and another not) */
             st = load_db(x, v, hit, &defer, (known ? RF_RT_CHECK_KEY : 0) | (hit->fd_checked ? RF_RT_CHECK_FD : 0));
         } else {
-            if (v->ninput_key > 0 && !known) st = rf_rt_check_input_key(path, v, x->dict, x->pool, &hit->rel, x->d);
+            if (v->ninput_key > 0 && !known) st = rf_rt_check_input_key(path, 0, v, x->dict, x->pool, &hit->rel, x->d);
             if (!st && rf_rt_input_is_functional(v) && !hit->fd_checked) {
-                st = rf_rt_check_input_fd(path, v, x->dict, x->pool, &hit->rel, x->d);
+                st = rf_rt_check_input_fd(path, 0, v, x->dict, x->pool, &hit->rel, x->d);
                 if (!st) hit->fd_checked = 1;
             }
         }

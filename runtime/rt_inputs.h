@@ -71,9 +71,10 @@ void rf_rt_share_blocks(const rf_rt_dist *x, int64_t nblocks, int64_t *b0, int64
 rf_status rf_rt_share_text(rf_rt_dist *x, const char *path, const rf_hir_var *v, rf_rt_dict *dict, rf_cpu_pool *pool,
                            int threads, rf_rt_rel *out, int *whole, rf_diags *d);
 /* checks (rf_rt_input_checks' bits) of v over every rank's share r, row i
-** of r being on line line0 + i of path. A collective; errors as one
-** process gives them, from the rank that holds the offending row. */
-rf_status rf_rt_share_check(rf_rt_dist *x, const char *path, const rf_hir_var *v, rf_rt_dict *dict,
+** of r being on line line0 + i of path (db: row line0 + i of a database's
+** table, path its manifest). A collective; errors as one process gives
+** them, from the rank that holds the offending row. */
+rf_status rf_rt_share_check(rf_rt_dist *x, const char *path, int db, const rf_hir_var *v, rf_rt_dict *dict,
                             rf_cpu_pool *pool, const rf_rt_rel *r, int64_t line0, int checks, rf_diags *d);
 void rf_rt_inputs_close(rf_rt_inputs *in);
 

@@ -47,7 +47,7 @@ void rf_rt_share_blocks(const rf_rt_dist *x, int64_t nblocks, int64_t *b0, int64
 
 /* One check (which) over every rank's share r, whose row i is on line
 ** line0 + i. */
-static rf_status check_one(rf_rt_dist *x, const char *path, const rf_hir_var *v, rf_rt_dict *dict, rf_cpu_pool *pool,
+static rf_status check_one(rf_rt_dist *x, const char *path, int db, const rf_hir_var *v, rf_rt_dict *dict, rf_cpu_pool *pool,
                            const rf_rt_rel *r, int64_t line0, int which, rf_diags *d)
 {
     /* the rows sent: the key's columns (a key) or all (a dependency), then the line */
@@ -101,7 +101,7 @@ static rf_status check_one(rf_rt_dist *x, const char *path, const rf_hir_var *v,
             if (all[q].v[0] < best) best = all[q].v[0], owner = q;
         if (owner >= 0) {
             /* the earliest line that breaks it: its rank says which, the others stop */
-            if (owner == me) rf_rt_input_dup_error(path, &vv, dict, &got, glines, which, first, dup, d);
+            if (owner == me) rf_rt_input_dup_error(path, db, &vv, dict, &got, glines, which, first, dup, d);
             xst = rf_rt_dist_allgather(x, owner == me, NULL, all, what, d);
             if (!xst) xst = RF_EUSER;
         }
@@ -114,12 +114,12 @@ static rf_status check_one(rf_rt_dist *x, const char *path, const rf_hir_var *v,
     return xst;
 }
 
-rf_status rf_rt_share_check(rf_rt_dist *x, const char *path, const rf_hir_var *v, rf_rt_dict *dict,
+rf_status rf_rt_share_check(rf_rt_dist *x, const char *path, int db, const rf_hir_var *v, rf_rt_dict *dict,
                             rf_cpu_pool *pool, const rf_rt_rel *r, int64_t line0, int checks, rf_diags *d)
 {
     rf_status st = RF_OK;
-    if (checks & RF_RT_CHECK_KEY) st = check_one(x, path, v, dict, pool, r, line0, RF_RT_CHECK_KEY, d);
-    if (!st && (checks & RF_RT_CHECK_FD)) st = check_one(x, path, v, dict, pool, r, line0, RF_RT_CHECK_FD, d);
+    if (checks & RF_RT_CHECK_KEY) st = check_one(x, path, db, v, dict, pool, r, line0, RF_RT_CHECK_KEY, d);
+    if (!st && (checks & RF_RT_CHECK_FD)) st = check_one(x, path, db, v, dict, pool, r, line0, RF_RT_CHECK_FD, d);
     return st;
 }
 
@@ -167,7 +167,7 @@ rf_status rf_rt_share_text(rf_rt_dist *x, const char *path, const rf_hir_var *v,
     if (!st) st = rf_rt_text_to_rel(v, &t, dict, threads, out, NULL);
     if (st) return st; /* the next collective tells the others */
     rf_rt_dist_read(x, out->nrows, bytes);
-    st = rf_rt_share_check(x, path, v, dict, pool, out, line + (lo.header ? 1 : 0), rf_rt_input_checks(v), d);
+    st = rf_rt_share_check(x, path, 0, v, dict, pool, out, line + (lo.header ? 1 : 0), rf_rt_input_checks(v), d);
     if (st) {
         rf_rt_rel_free(out);
         memset(out, 0, sizeof *out);

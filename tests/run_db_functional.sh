@@ -1,7 +1,8 @@
 #!/bin/sh
 # tests/run_db_functional.sh REDFOX E2E_DIR: a table imported into a database
 # as a relation, then read by a program that declares it functional, is
-# checked like a file: two values for one key are an error (exit 1).
+# checked like a file: two values for one key are an error (exit 1) that
+# names the table's rows.
 set -u
 redfox=$1
 dir=$2
@@ -20,4 +21,8 @@ P
 rc=$?
 [ $rc -eq 1 ] || { cat "$tmp/err"; fail "exit $rc, expected 1"; }
 grep -qF 'functional dependency violated: `price` has two values for the key (p) = (1)' "$tmp/err" || { cat "$tmp/err"; fail "message"; }
+# the error names the database and the table's rows, not a line of the binary manifest
+grep -q "^$tmp/db/manifest.rfdb: error: .* in row [0-9]* of the database's table, but .* is already in row [0-9]*" "$tmp/err" ||
+    { cat "$tmp/err"; fail "the error does not name the table's rows"; }
+grep -q "manifest.rfdb:[0-9]" "$tmp/err" && { cat "$tmp/err"; fail "the error names a line of the manifest"; }
 echo ok

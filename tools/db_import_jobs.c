@@ -422,10 +422,10 @@ static rf_status check_key(rf_importer *imp, itable *it, rf_cpu_pool *pool, int3
     v.input_key = (int32_t *)t->key;
     v.ninput_key = t->nkey;
     const char *path = it->path ? it->path : t->file;
-    if (!st && need_key) st = rf_rt_check_input_key(path, &v, dict, pool, &rel, d);
+    if (!st && need_key) st = rf_rt_check_input_key(path, 0, &v, dict, pool, &rel, d);
     /* the dependency with the runtime's check too: the text path's message */
     v.nkeys = t->nfd;
-    if (!st && need_fd) st = rf_rt_check_input_fd(path, &v, dict, pool, &rel, d);
+    if (!st && need_fd) st = rf_rt_check_input_fd(path, 0, &v, dict, pool, &rel, d);
     free(rel.cols);
     rf_rt_dbcols_free(&own);
     rf_rt_dict_free(dict);
