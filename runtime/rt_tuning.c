@@ -165,7 +165,7 @@ rf_status rf_rt_tuning_set(rf_rt_tuning *t, const char *assign, char *why, size_
         *(int64_t *)at = (int64_t)x;
         return RF_OK;
     }
-    snprintf(why, n, "unknown setting '%.*s' (see --help)", (int)len, assign);
+    snprintf(why, n, "unknown setting '%.*s'", (int)len, assign);
     return RF_EUSAGE;
 }
 

@@ -30,11 +30,19 @@ for cmd in "run" "tpch run" "tpch bench"; do
 done
 check 2 "unknown setting" "$r" run "$prog" --data "$data" --device cpu --set nope=1
 grep -q "unknown setting 'nope'" "$tmp/err" || { echo "FAIL: unknown setting: no message"; cat "$tmp/err"; fail=1; }
+[ "$(grep -c "see .*--help" "$tmp/err")" -eq 1 ] || { echo "FAIL: unknown setting: the hint to --help not once"; cat "$tmp/err"; fail=1; }
 check 2 "a count expected" "$r" run "$prog" --data "$data" --device cpu --set gpu_runs_min=many
 grep -q "gpu_runs_min takes a count of rows or off, not 'many'" "$tmp/err" || { echo "FAIL: bad count: no message"; fail=1; }
 check 2 "on or off expected" "$r" run "$prog" --data "$data" --device cpu --set hugepages=maybe
 check 2 "no value" "$r" run "$prog" --data "$data" --device cpu --set gpu_runs_min
 check 2 "set without an argument" "$r" run "$prog" --data "$data" --device cpu --set
+# an empty value names no file: refused before the run, never an error after it
+for opt in --out --trace --cache-dir --data; do
+    check 2 "$opt ''" "$r" run "$prog" --data "$data" --device cpu "$opt" ""
+    grep -q -- "$opt needs a value, not an empty one" "$tmp/err" || { echo "FAIL: $opt '': no message"; cat "$tmp/err"; fail=1; }
+done
+check 2 "compile -o ''" "$r" compile "$prog" -o ""
+grep -q -- "-o needs a value, not an empty one" "$tmp/err" || { echo "FAIL: compile -o '': no message"; cat "$tmp/err"; fail=1; }
 check 2 "tpch run: unknown setting" "$r" tpch run --data "$tmp" --set nope=1
 check 2 "tpch bench: unknown setting" "$r" tpch bench --data "$tmp" --sf 1 --set nope=1
 # the GPU memory cap: bytes with a K, M, G or T suffix (--gpu-memory N, gpu_memory=N)

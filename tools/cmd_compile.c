@@ -80,7 +80,6 @@ int rf_tool_compile(int argc, char **argv)
             if (m < 0) return RF_EXIT_USAGE;
         } else if ((m = rf_tool_opt_value("compile", argc, argv, &i, "--cache-dir", &o.cache_dir)) != 0) {
             if (m < 0) return RF_EXIT_USAGE;
-            if (!o.cache_dir[0]) return rf_tool_usage_error("compile", "--cache-dir takes a folder (--no-cache: none)");
         } else if (!strcmp(a, "--no-cache")) {
             o.cache_dir = "";
         } else if (!strcmp(a, "--no-opt")) {

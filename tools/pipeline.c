@@ -221,7 +221,6 @@ int rf_tool_opt_set(const char *cmd, int argc, char **argv, int *i, rf_rt_tuning
         return 1;
     }
     int m = rf_tool_opt_value(cmd, argc, argv, i, "--cache-dir", &v);
-    if (m > 0 && !v[0]) return rf_tool_usage_error(cmd, "--cache-dir takes a folder (--no-cache: none)"), -1;
     if (m > 0) t->cache_dir = v;
     if (m) return m;
     char why[200];

@@ -107,14 +107,21 @@ int rf_tool_opt_value(const char *cmd, int argc, char **argv, int *i, const char
     if (strncmp(a, name, n) != 0) return 0;
     if (a[n] == '=') {
         *value = a + n + 1;
-        return 1;
-    }
-    if (a[n] != 0) return 0;
-    if (*i + 1 >= argc) {
+    } else if (a[n] != 0) {
+        return 0;
+    } else if (*i + 1 >= argc) {
         rf_tool_usage_error(cmd, "%s needs a value", name);
         return -1;
+    } else {
+        *value = argv[++*i];
     }
-    *value = argv[++*i];
+    /* no option takes an empty value: a path, a number or a name (an
+    ** empty --out or -o named no file, and an error came after the run) */
+    if (!**value) {
+        rf_tool_usage_error(cmd, "%s needs a value, not an empty one%s", name,
+                            !strcmp(name, "--cache-dir") ? " (--no-cache: no cache)" : "");
+        return -1;
+    }
     return 1;
 }
 

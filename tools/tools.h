@@ -72,7 +72,7 @@ int rf_tool_pick_load(const char *line, size_t len);
 /* "redfox CMD: message" on stderr, and the hint to use --help; returns 2. */
 int rf_tool_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Matches --name VALUE and --name=VALUE; advances *i. Returns 1 when matched,
-** -1 when the value is missing (an error was printed). */
+** -1 when the value is missing or empty (an error was printed). */
 int rf_tool_opt_value(const char *cmd, int argc, char **argv, int *i, const char *name, const char **value);
 /* Where stderr is a terminal, o reports a long fixpoint and a long load of
 ** an input file there, as one line redrawn in place (tools/progress.c). */
