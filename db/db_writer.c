@@ -33,6 +33,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,6 +113,69 @@ static rf_status write_all(int fd, const void *p, int64_t n)
     return RF_OK;
 }
 
+static void remove_dir(const char *dir);
+
+/* Is tmp (a folder's entry) a temporary folder of final's writer that
+** no one writes any more: DIR.tmp.PID.N of a process that is gone (a writer
+** stopped by a signal leaves its folder: nothing that reads as a database,
+** but as big as one), none of its files changed for STALE_S (a writer on
+** another host, whose PID means nothing here, writes its files as it goes)? */
+#define STALE_S 600
+static int stale_tmp(const char *final, const char *parent, const char *name)
+{
+    const char *base = strrchr(final, '/');
+    base = base ? base + 1 : final;
+    size_t n = strlen(base);
+    if (strncmp(name, base, n) != 0 || strncmp(name + n, ".tmp.", 5) != 0) return 0;
+    char *end;
+    errno = 0;
+    long pid = strtol(name + n + 5, &end, 10);
+    if (errno || end == name + n + 5 || *end != '.' || pid <= 0 || pid == (long)getpid()) return 0;
+    const char *k = end + 1;
+    if (!*k) return 0;
+    for (const char *c = k; *c; c++)
+        if (*c < '0' || *c > '9') return 0;
+    if (kill((pid_t)pid, 0) == 0 || errno != ESRCH) return 0;
+    char *path = rf_sprintf("%s/%s", parent, name);
+    if (!path) return 0;
+    struct stat sb;
+    time_t now = time(NULL);
+    int stale = lstat(path, &sb) == 0 && S_ISDIR(sb.st_mode) && now - sb.st_mtime > STALE_S;
+    DIR *dh = stale ? opendir(path) : NULL;
+    struct dirent *e;
+    while (dh && stale && (e = readdir(dh)) != NULL) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+        char *p = rf_sprintf("%s/%s", path, e->d_name);
+        /* (only files: a database has no subfolders) */
+        stale = p && lstat(p, &sb) == 0 && S_ISREG(sb.st_mode) && now - sb.st_mtime > STALE_S;
+        free(p);
+    }
+    if (dh) closedir(dh);
+    free(path);
+    return stale;
+}
+
+/* Removes the temporary folders earlier writers of final left (stale_tmp),
+** each with a note. */
+static void remove_stale_tmps(const char *final, rf_diags *d)
+{
+    const char *slash = strrchr(final, '/');
+    char *parent = slash ? rf_strndup(final, slash == final ? 1 : (size_t)(slash - final)) : rf_strdup(".");
+    DIR *dh = parent ? opendir(parent) : NULL;
+    struct dirent *e;
+    while (dh && (e = readdir(dh)) != NULL) {
+        if (!stale_tmp(final, parent, e->d_name)) continue;
+        char *path = slash ? rf_sprintf("%s/%s", parent, e->d_name) : rf_strdup(e->d_name);
+        if (!path) break;
+        remove_dir(path);
+        rf_diag_add(d, RF_SEV_NOTE, rf_mkloc(path, 0, 0),
+                    "removed this temporary folder: a writer of the database that stopped before its end left it");
+        free(path);
+    }
+    if (dh) closedir(dh);
+    free(parent);
+}
+
 rf_status rf_db_writer_new(const char *dir, const char *writer_version, rf_db_writer **out, rf_diags *d)
 {
     *out = NULL;
@@ -125,6 +189,7 @@ rf_status rf_db_writer_new(const char *dir, const char *writer_version, rf_db_wr
         rf_db_writer_free(w);
         return RF_ENOMEM;
     }
+    remove_stale_tmps(w->final_dir, d);
     for (int k = 0;; k++) {
         free(w->tmp_dir);
         w->tmp_dir = rf_sprintf("%s.tmp.%ld.%d", w->final_dir, (long)getpid(), k);

@@ -118,9 +118,20 @@ mkdir "$tmp/notdb"; echo keep >"$tmp/notdb/file"
 cp "$tmp/t.good" "$tmp/data/t.tbl"
 "$redfox" import "$tmp/prog.logic" --data "$tmp/data" --out "$tmp/notdb" 2>"$tmp/err"
 [ $? -eq 1 ] && [ -f "$tmp/notdb/file" ] || { cat "$tmp/err"; fail "replaced a folder that is not a database"; }
-# a second import replaces the database
+# a second import replaces the database, and removes the temporary folder an
+# import stopped by a signal left (its process gone, nothing written to it for
+# ten minutes); not one a live writer may still fill, nor anything else
+mkdir -p "$tmp/db.tmp.4194000.0" "$tmp/db.tmp.4194001.0" "$tmp/db.tmp.4194002.1/sub" "$tmp/db.tmp.x.0"
+echo part >"$tmp/db.tmp.4194000.0/t00000.c00000.col"; echo part >"$tmp/db.tmp.4194001.0/t00000.c00000.col"
+touch -d '1 hour ago' "$tmp/db.tmp.4194000.0/t00000.c00000.col" "$tmp/db.tmp.4194000.0" "$tmp/db.tmp.4194002.1/sub" \
+    "$tmp/db.tmp.4194002.1" "$tmp/db.tmp.x.0"
 "$redfox" import "$tmp/prog.logic" --data "$tmp/data" --out "$tmp/db" 2>"$tmp/err" || fail "re-import"
 run_db "$tmp/db" && cmp -s "$tmp/db.out" "$tmp/text.out" || fail "the re-imported database"
+[ -e "$tmp/db.tmp.4194000.0" ] && fail "a stale temporary folder was kept"
+grep -q "db.tmp.4194000.0: note: removed this temporary folder" "$tmp/err" || { cat "$tmp/err"; fail "no note of the removal"; }
+[ -d "$tmp/db.tmp.4194001.0" ] && [ -d "$tmp/db.tmp.4194002.1/sub" ] && [ -d "$tmp/db.tmp.x.0" ] ||
+    fail "a folder that is not a stale temporary one was removed"
+rm -rf "$tmp/db.tmp.4194001.0" "$tmp/db.tmp.4194002.1" "$tmp/db.tmp.x.0"
 # a functional predicate given two values for one key: refused at import
 cat >"$tmp/fn.logic" <<'P'
 price[k] = v -> int(k), decimal(v).
