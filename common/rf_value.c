@@ -993,3 +993,40 @@ int rf_val_like(const char *s, int64_t n, const char *pat, int64_t m)
     while (j < m && pat[j] == '%') j++;
     return j == m;
 }
+
+void rf_val_quote(char *dst, const char *f, int64_t n)
+{
+    static const char hex[] = "0123456789abcdef";
+    int64_t i = 0, o = 0;
+    int shown = 0;
+    dst[o++] = '"';
+    while (i < n) {
+        if (shown++ == RF_VAL_QUOTE_MAX) {
+            memcpy(dst + o, "...", 3);
+            o += 3;
+            break;
+        }
+        unsigned char ch = (unsigned char)f[i];
+        int l = ch >= 0x80 ? rf_val_utf8_len(f + i, n - i) : 0;
+        if (ch == '"' || ch == '\\') {
+            dst[o++] = '\\';
+            dst[o++] = (char)ch;
+            i++;
+        } else if (ch >= 0x20 && ch < 0x7f) {
+            dst[o++] = (char)ch;
+            i++;
+        } else if (l > 0) {
+            memcpy(dst + o, f + i, (size_t)l);
+            o += l;
+            i += l;
+        } else {
+            dst[o++] = '\\';
+            dst[o++] = 'x';
+            dst[o++] = hex[ch >> 4];
+            dst[o++] = hex[ch & 15];
+            i++;
+        }
+    }
+    dst[o++] = '"';
+    dst[o] = 0;
+}

@@ -99,6 +99,14 @@ rf_status rf_val_check_utf8(const char *p, int64_t len, rf_val_err *e);
 /* Length (1..4) of the valid UTF-8 sequence starting at p, 0 if invalid or n == 0. */
 int rf_val_utf8_len(const char *p, int64_t n);
 
+/* A field of n bytes at f as a message shows it, into dst (RF_VAL_QUOTE_BUF
+** bytes): quoted C-like, cut after RF_VAL_QUOTE_MAX characters ("..."),
+** non-printable bytes and invalid UTF-8 escaped (\xff), valid UTF-8 kept,
+** so that a message never carries the raw bytes of bad data. */
+#define RF_VAL_QUOTE_MAX 40
+#define RF_VAL_QUOTE_BUF (2 + 4 * RF_VAL_QUOTE_MAX + 3 + 1)
+void rf_val_quote(char *dst, const char *f, int64_t n);
+
 /* ---- string functions (LogiQL semantics, shared by the constant folder
 ** and the evaluators) --------------------------------------------------- */
 /* Characters are UTF-8 code points; an invalid byte counts as one. */

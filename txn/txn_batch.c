@@ -117,7 +117,12 @@ static rf_status read_file(const char *path, rf_cpu_pool *pool, char **text, int
         return RF_EUSER;
     }
     struct stat sb;
-    int regular = fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode);
+    int have = fstat(fileno(f), &sb) == 0, regular = have && S_ISREG(sb.st_mode);
+    if (have && S_ISDIR(sb.st_mode)) {
+        fclose(f);
+        rf_error(d, rf_mkloc(path, 0, 0), "cannot read the transaction file: it is a folder");
+        return RF_EUSER;
+    }
     int64_t cap = regular ? (int64_t)sb.st_size + 1 : 65536, n = 0;
     char *buf = rf_malloc((size_t)cap + 1);
     rf_status st = buf ? RF_OK : RF_ENOMEM;
@@ -141,10 +146,10 @@ static rf_status read_file(const char *path, rf_cpu_pool *pool, char **text, int
         if (!got) break;
         n += (int64_t)got;
     }
-    int bad = ferror(f);
+    int bad = ferror(f), e = errno;
     fclose(f);
     if (!st && bad) {
-        rf_error(d, rf_mkloc(path, 0, 0), "cannot read the transaction file");
+        rf_error(d, rf_mkloc(path, 0, 0), "cannot read the transaction file: %s", strerror(e ? e : EIO));
         st = RF_EUSER;
     }
     if (st) {

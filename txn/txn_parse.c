@@ -202,12 +202,12 @@ static rf_status value(reader *r, int32_t pred, int32_t col, int64_t op, rf_type
     }
     }
     if (st == RF_EUSER) {
-        char shown[80];
-        snprintf(shown, sizeof shown, "%.*s", (int)(n > 60 ? 60 : n), s);
+        char shown[RF_VAL_QUOTE_BUF];
+        rf_val_quote(shown, s, n);
         rf_buf_free(&b);
         if (!r->d) return RF_EUSER;
         rf_loc loc = rf_mkloc(r->path, (int32_t)(r->line > INT32_MAX ? 0 : r->line), (int32_t)(start - r->line0) + 1);
-        rf_error(r->d, loc, "expected a%s %s, found \"%s\"%s%s", ty == RF_TYPE_INT ? "n" : "", rf_val_type_name(ty),
+        rf_error(r->d, loc, "expected a%s %s, found %s%s%s", ty == RF_TYPE_INT ? "n" : "", rf_val_type_name(ty),
                  shown, ve.why ? ": " : "", ve.why ? ve.why : "");
         return RF_EUSER;
     }

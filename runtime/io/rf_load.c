@@ -43,7 +43,6 @@
 #define MAX_ERRS 5              /* errors kept per chunk and reported in all */
 #define MAX_THREADS 256
 #define AUTO_CHUNK (8LL << 20)  /* automatic thread count: bytes per thread at least */
-#define QUOTE_MAX 40            /* characters of a bad field shown in a message */
 #define HINT_LINE_MAX (1 << 16) /* a first line longer than this gets no hints */
 
 typedef struct load_err {
@@ -128,46 +127,6 @@ static void chunk_err_at(chunk *c, const char *ls, int64_t line, const char *pos
     c->nerr++;
 }
 
-/* Writes f as a C-like quoted string: long fields are cut, non-printable
-** bytes and invalid UTF-8 are escaped, valid UTF-8 is kept. */
-static void quote_field(char *dst, const char *f, int64_t n)
-{
-    static const char hex[] = "0123456789abcdef";
-    int64_t i = 0, o = 0;
-    int shown = 0;
-    dst[o++] = '"';
-    while (i < n) {
-        if (shown++ == QUOTE_MAX) {
-            memcpy(dst + o, "...", 3);
-            o += 3;
-            break;
-        }
-        unsigned char ch = (unsigned char)f[i];
-        int l = ch >= 0x80 ? rf_val_utf8_len(f + i, n - i) : 0;
-        if (ch == '"' || ch == '\\') {
-            dst[o++] = '\\';
-            dst[o++] = (char)ch;
-            i++;
-        } else if (ch >= 0x20 && ch < 0x7f) {
-            dst[o++] = (char)ch;
-            i++;
-        } else if (l > 0) {
-            memcpy(dst + o, f + i, (size_t)l);
-            o += l;
-            i += l;
-        } else {
-            dst[o++] = '\\';
-            dst[o++] = 'x';
-            dst[o++] = hex[ch >> 4];
-            dst[o++] = hex[ch & 15];
-            i++;
-        }
-    }
-    dst[o++] = '"';
-    dst[o] = 0;
-}
-/* quote_field output bound: 2 quotes, QUOTE_MAX items of at most 4 bytes, "..." */
-#define QUOTE_BUF (2 + 4 * QUOTE_MAX + 3 + 1)
 
 static const char *type_article(rf_type t)
 {
@@ -186,8 +145,8 @@ static const char *type_article(rf_type t)
 static void field_err(chunk *c, int64_t line, const char *ls, const char *f, int64_t n, rf_type t,
                       const rf_val_err *e)
 {
-    char q[QUOTE_BUF];
-    quote_field(q, f, n);
+    char q[RF_VAL_QUOTE_BUF];
+    rf_val_quote(q, f, n);
     chunk_err_at(c, ls, line, f + e->off, "expected %s, found %s: %s", type_article(t), q, e->why);
 }
 
@@ -283,8 +242,8 @@ __attribute__((noinline)) static int check_text(chunk *c, const char *ls, int64_
     }
     rf_val_err e;
     if (rf_val_check_utf8(f, n, &e) == RF_OK) return 0;
-    char q[QUOTE_BUF];
-    quote_field(q, f, n);
+    char q[RF_VAL_QUOTE_BUF];
+    rf_val_quote(q, f, n);
     chunk_err_at(c, ls, line, f + e.off, "expected %s, found %s: %s", type_article(RF_TYPE_STRING), q, e.why);
     return -1;
 }
