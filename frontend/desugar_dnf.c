@@ -155,6 +155,22 @@ static int pure_expr(const rf_ast_expr *e)
     }
 }
 
+/* A formula of comparisons of pure expressions only, under and, or, not:
+** no atom (f[x] = v is one), so De Morgan's laws hold for it as written. */
+static int pure_filter(const rf_ast_formula *f)
+{
+    switch (f->kind) {
+    case RF_FORM_CMP: return pure_expr(f->lhs) && pure_expr(f->rhs);
+    case RF_FORM_NOT: return pure_filter(f->sub);
+    case RF_FORM_AND:
+    case RF_FORM_OR:
+        for (int32_t i = 0; i < f->nitems; i++)
+            if (!pure_filter(f->items[i])) return 0;
+        return 1;
+    default: return 0;
+    }
+}
+
 int rf_dsg_name_bound(const bound_names *bn, const char *name)
 {
     for (int32_t i = 0; i < bn->n; i++)
@@ -229,13 +245,13 @@ dnf rf_dsg_dnf_of(rf_checker *c, const rf_ast_formula *f, const bound_names *bn)
             }
             return r;
         }
-        /* !(a, b) of comparisons only is (!a ; !b); with atoms (or deeper
-        ** negations) it stays one item, negating an auxiliary predicate
-        ** (rf_dsg_body_not_conj) */
+        /* !(a, b) of filters only (comparisons of pure expressions, under
+        ** and, or, not) is (!a ; !b); with atoms it stays one item, negating
+        ** an auxiliary predicate (rf_dsg_body_not_conj). (filter_only takes
+        ** a negated conjunction of filters for a filter: its expansion here
+        ** must give comparisons only, nested disjunctions and negations too) */
         for (int32_t i = 0; i < s->nitems; i++)
-            if (s->items[i]->kind != RF_FORM_CMP || rf_dsg_has_user_apply(s->items[i]->lhs) ||
-                rf_dsg_has_user_apply(s->items[i]->rhs))
-                return dnf_single(c, f); /* f[x] = v is an atom too */
+            if (!pure_filter(s->items[i])) return dnf_single(c, f); /* f[x] = v is an atom too */
         dnf r = {0, 0, 0};
         for (int32_t i = 0; i < s->nitems && !c->oom && !r.too_big; i++) {
             rf_ast_formula *n = mk_not(c, s->items[i]);
@@ -301,16 +317,12 @@ void rf_dsg_collect_bound(rf_checker *c, const rf_ast_formula *f, bound_names *b
     }
 }
 
-/* The names a conjunction binds by itself: the plain variables of its
-** positive atoms (not built-in predicates), the variable sides of its
-** top-level `=`, the plain keys of f[x] = v. A subset of what safety
-** accepts: where it misses one, rf_dsg_body_not_conj adds context it did not
-** need, which costs time, never a wrong answer. */
-void rf_dsg_binds_of(rf_checker *c, const rf_ast_formula *f, bound_names *bn)
+/* The first pass of rf_dsg_binds_of: positive atoms and f[x] = v. */
+static void binds_atoms(rf_checker *c, const rf_ast_formula *f, bound_names *bn)
 {
     switch (f->kind) {
     case RF_FORM_AND:
-        for (int32_t i = 0; i < f->nitems && !c->oom; i++) rf_dsg_binds_of(c, f->items[i], bn);
+        for (int32_t i = 0; i < f->nitems && !c->oom; i++) binds_atoms(c, f->items[i], bn);
         break;
     case RF_FORM_ATOM:
         if (rf_fe_builtin_lookup(f->atom.name)) break;
@@ -320,14 +332,46 @@ void rf_dsg_binds_of(rf_checker *c, const rf_ast_formula *f, bound_names *bn)
     case RF_FORM_CMP: {
         if (f->op != RF_CMP_EQ) break;
         const rf_ast_expr *side[2] = {f->lhs, f->rhs};
-        for (int i = 0; i < 2; i++) {
-            if (side[i]->kind == RF_AST_VAR) rf_dsg_add_name(c, bn, side[i]->name);
-            if (rf_dsg_is_user_apply(side[i]))
+        for (int i = 0; i < 2; i++)
+            if (rf_dsg_is_user_apply(side[i])) {
+                /* f[x] = v: a lookup binds its keys and its value */
                 for (int32_t j = 0; j < side[i]->nargs; j++)
                     if (side[i]->args[j]->kind == RF_AST_VAR) rf_dsg_add_name(c, bn, side[i]->args[j]->name);
-        }
+                if (side[1 - i]->kind == RF_AST_VAR) rf_dsg_add_name(c, bn, side[1 - i]->name);
+            }
         break;
     }
     default: break;
+    }
+}
+
+/* The later passes: x = e binds x once e's names are bound (1: one more). */
+static int binds_eqs(rf_checker *c, const rf_ast_formula *f, bound_names *bn)
+{
+    int more = 0;
+    if (f->kind == RF_FORM_AND) {
+        for (int32_t i = 0; i < f->nitems && !c->oom; i++) more |= binds_eqs(c, f->items[i], bn);
+    } else if (f->kind == RF_FORM_CMP && f->op == RF_CMP_EQ) {
+        const rf_ast_expr *side[2] = {f->lhs, f->rhs};
+        for (int i = 0; i < 2; i++)
+            if (side[i]->kind == RF_AST_VAR && !rf_dsg_name_bound(bn, side[i]->name) && pure_expr(side[1 - i]) &&
+                expr_names_bound(side[1 - i], bn)) {
+                rf_dsg_add_name(c, bn, side[i]->name);
+                more = 1;
+            }
+    }
+    return more;
+}
+
+/* The names a conjunction binds by itself: the plain variables of its
+** positive atoms (not built-in predicates), the plain keys and the value of
+** f[x] = v, and the variable side of a top-level `=` whose other side those
+** bind (y = x binds neither where nothing else binds one of them). A subset
+** of what safety accepts: where it misses one, rf_dsg_body_not_conj adds
+** context it did not need, which costs time, never a wrong answer. */
+void rf_dsg_binds_of(rf_checker *c, const rf_ast_formula *f, bound_names *bn)
+{
+    binds_atoms(c, f, bn);
+    while (!c->oom && binds_eqs(c, f, bn)) {
     }
 }
