@@ -41,9 +41,10 @@ int rf_gx_part_can(const gx *x, const rf_hir_kernel *k)
     if (rf_gx_radix_can(x, k)) return 1; /* in key partitions (rt_gpu_radix.c) */
     if (k->kind == RF_HIR_MAP) return k->nin == 1 && k->idx < 0;
     if (k->kind == RF_HIR_JOIN_MAP || k->kind == RF_HIR_GATHER_MAP) return k->idx >= 0;
-    /* (a self-join's range would stand for both sides: key partitions only) */
+    /* (a self-join's range would stand for both sides: key partitions only;
+    ** a self cross product has none, and rf_gx_run_parts says so) */
     if (k->kind == RF_HIR_JOIN_INDEX || k->kind == RF_HIR_ANTI_INDEX)
-        return k->nin == 2 && (k->in[0] != k->in[1] || rf_gx_radix_side_can(x, k));
+        return k->nin == 2 && (k->in[0] != k->in[1] || rf_gx_radix_side_can(x, k) || k->nkeys == 0);
     /* (a functional-dependency check would name another conflicting pair) */
     if (k->kind == RF_HIR_UNIQUE) return k->nin == 1 && !k->check_fd && k->out != k->in[0];
     if (k->kind == RF_HIR_DIFFERENCE) return k->nin == 2 && k->out != k->in[0] && k->out != k->in[1];
@@ -441,6 +442,21 @@ rf_status rf_gx_run_parts(gx *x, const rf_hir_kernel *k)
     if (st == RF_EDEVMEM && rf_gx_radix_side_can(x, k)) {
         rf_gx_held_drop_diags(x, ndiag, nerr);
         st = rf_gx_run_radix(x, k);
+    } else if (st == RF_EDEVMEM && self && k->nkeys == 0) {
+        /* a range would stand for both sides, and no key partitions them:
+        ** said as such (docs/LANGUAGE.md lists it), not as a failure of
+        ** the ranges */
+        rf_gx_held_drop_diags(x, ndiag, nerr);
+        char cap[96];
+        if (x->g.mem_cap)
+            snprintf(cap, sizeof cap, "under the cap (--gpu-memory) of %llu bytes", (unsigned long long)x->g.mem_cap);
+        else
+            snprintf(cap, sizeof cap, "in the %llu MiB the device had free", (unsigned long long)(x->g.mem_free >> 20));
+        long long n = (long long)x->vals[k->in[0]].nrows;
+        rf_error(x->d, rf_mkloc(NULL, 0, 0),
+                 "out of GPU memory: a cross product of a relation of %lld rows with itself, which does not split (no "
+                 "shared variable to partition by), does not fit %s",
+                 n, cap);
     }
     return st;
 }
