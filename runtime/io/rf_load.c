@@ -250,11 +250,13 @@ __attribute__((noinline)) static int check_text(chunk *c, const char *ls, int64_
 
 /* The end of the record that starts at p: its '\n' (or end), skipping quoted
 ** fields, in which '\n' is data; *inner counts those '\n'. A quote that is
-** never closed runs to the end. */
-static const char *record_end(const char *p, const char *end, char delim, int64_t *inner)
+** never closed runs to the end (*unclosed, when not NULL: that quote, else
+** NULL). */
+static const char *record_end(const char *p, const char *end, char delim, int64_t *inner, const char **unclosed)
 {
     int at_start = 1;
     *inner = 0;
+    if (unclosed) *unclosed = NULL;
     while (p < end) {
         char ch = *p;
         if (ch == '"' && at_start) {
@@ -263,7 +265,10 @@ static const char *record_end(const char *p, const char *end, char delim, int64_
                 const char *cq = memchr(q, '"', (size_t)(end - q));
                 if (!cq) cq = end;
                 for (const char *n = q; (n = memchr(n, '\n', (size_t)(cq - n))) != NULL; n++) (*inner)++;
-                if (cq == end) return end;
+                if (cq == end) {
+                    if (unclosed) *unclosed = p;
+                    return end;
+                }
                 q = cq + 1;
                 if (q < end && *q == '"') {
                     q++;
@@ -280,35 +285,6 @@ static const char *record_end(const char *p, const char *end, char delim, int64_
         p++;
     }
     return end;
-}
-
-/* The opening '"' of a quoted field in the record at p that is never
-** closed before end (NULL: every quote closes, or the record ends first). */
-static const char *unclosed_quote(const char *p, const char *end, char delim)
-{
-    int at_start = 1;
-    while (p < end) {
-        if (*p == '"' && at_start) {
-            const char *open = p, *q = p + 1;
-            for (;;) {
-                const char *cq = memchr(q, '"', (size_t)(end - q));
-                if (!cq) return open;
-                q = cq + 1;
-                if (q < end && *q == '"') {
-                    q++;
-                    continue;
-                }
-                break;
-            }
-            p = q;
-            at_start = 0;
-            continue;
-        }
-        if (*p == '\n') return NULL;
-        at_start = *p == delim;
-        p++;
-    }
-    return NULL;
 }
 
 /* Days since 1970-01-01 of January 1st of each year 0..9999 and of the first
@@ -600,7 +576,7 @@ static inline __attribute__((always_inline)) int parse_line(chunk *c, const char
 static const char *next_record(const char *p, const char *end, char delim, int quoted, const char **le)
 {
     int64_t inner;
-    const char *nl = quoted ? record_end(p, end, delim, &inner) : memchr(p, '\n', (size_t)(end - p));
+    const char *nl = quoted ? record_end(p, end, delim, &inner, NULL) : memchr(p, '\n', (size_t)(end - p));
     if (!nl) nl = end;
     const char *e = nl;
     if (e > p && e[-1] == '\r') e--;
@@ -804,7 +780,7 @@ static void split_records(const job *j, chunk *cs, int n)
         int64_t rows = 0, inner;
         cs[i].beg = p;
         while (p < end && (p < target || (i == 0 && rows == 0))) {
-            const char *re = record_end(p, end, j->delim, &inner);
+            const char *re = record_end(p, end, j->delim, &inner, NULL);
             rows++;
             p = re < end ? re + 1 : end;
         }
@@ -822,10 +798,10 @@ static inline __attribute__((always_inline)) void parse_chunk(chunk *c, const in
     const char delim = c->job->delim;
     int64_t line = c->line0, row = c->row0, last = c->row0 + c->rows, inner = 0;
     if (c->skip_first && p < end) {
-        const char *nl = quoted ? record_end(p, end, delim, &inner) : memchr(p, '\n', (size_t)(end - p));
+        const char *open = NULL;
+        const char *nl = quoted ? record_end(p, end, delim, &inner, &open) : memchr(p, '\n', (size_t)(end - p));
         /* a header whose quote never closes would take the whole file
         ** with it: an error, as in any other line */
-        const char *open = quoted && nl == end ? unclosed_quote(p, end, delim) : NULL;
         if (open) {
             chunk_err_at(c, p, line, open, "unterminated quoted field: the '\"' opened here is never closed");
             return;
@@ -834,7 +810,7 @@ static inline __attribute__((always_inline)) void parse_chunk(chunk *c, const in
         line += 1 + inner;
     }
     while (p < end && row < last) {
-        const char *nl = quoted ? record_end(p, end, delim, &inner) : memchr(p, '\n', (size_t)(end - p));
+        const char *nl = quoted ? record_end(p, end, delim, &inner, NULL) : memchr(p, '\n', (size_t)(end - p));
         if (nl == end) nl = NULL;
         const char *le = nl ? nl : end;
         const char *next = nl ? nl + 1 : end;
