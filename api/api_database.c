@@ -525,6 +525,7 @@ int rf_run(rf_database *db, const rf_program *prog, const rf_run_options *opt, r
     else rf_rt_result_free(rr);
     if (!st && !o.decimal128) st = api_result_narrow_wide(res, &d);
     /* in the order the run reported them, as `redfox run` prints them */
+    st = rf_diags_status(&d, st); /* a bug exits 3 */
     rf_status dst = api_diags_set(&db->diags, &d);
     rf_diags_free(&d);
     if (!st && dst) st = dst;

@@ -153,6 +153,7 @@ int rf_program_dump(rf_program *prog, int what, int format, const rf_compile_opt
         st = dump_source(prog, what, format, &out);
     }
     if (!st && out.oom) st = RF_ENOMEM;
+    st = rf_diags_status(&d, st); /* a bug exits 3 */
     rf_status dst = api_diags_set(&prog->diags, &d);
     rf_diags_free(&d);
     if (!st && dst) st = dst;

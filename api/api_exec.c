@@ -356,6 +356,7 @@ int rf_exec(rf_database *db, const rf_program *prog, const rf_batch *batch, cons
         rf_txn_report_free(rep);
         free(rep);
     }
+    st = rf_diags_status(&d, st); /* a bug exits 3 */
     rf_status dst = api_diags_set(&db->diags, &d);
     rf_diags_free(&d);
     if (!st && dst) st = dst;

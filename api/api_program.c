@@ -62,6 +62,7 @@ static int finish(rf_program *p, rf_status st, rf_diags *d)
         rf_hir_free(p->hir);
         p->hir = NULL;
     }
+    st = rf_diags_status(d, st); /* a bug exits 3 */
     /* in the order the stages reported them, as `redfox` prints them */
     rf_status dst = api_diags_set(&p->diags, d);
     rf_diags_free(d);

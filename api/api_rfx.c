@@ -105,6 +105,7 @@ int rf_program_write_rfx(rf_program *prog, const char *path, const rf_compile_op
     rf_diags d;
     rf_diags_init(&d);
     rf_status st = write_rfx(prog->hir, path, &o, &d);
+    st = rf_diags_status(&d, st); /* a bug exits 3 */
     rf_status dst = api_diags_set(&prog->diags, &d);
     rf_diags_free(&d);
     if (!st && dst) st = dst;

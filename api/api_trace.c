@@ -46,6 +46,7 @@ int rf_trace_write(rf_trace *t, const char *path, const char *process)
     rf_diags d;
     rf_diags_init(&d);
     rf_status st = rf_rt_trace_log_write(&t->log, path, process ? process : "redfox library", &d);
+    st = rf_diags_status(&d, st); /* a bug exits 3 */
     rf_status dst = api_diags_set(&t->diags, &d);
     rf_diags_free(&d);
     if (!st) st = dst;

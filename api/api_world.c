@@ -19,6 +19,7 @@ int rf_world_mpi(int *argc, char ***argv, rf_world **out)
     rf_diags d;
     rf_diags_init(&d);
     rf_status st = rf_rt_dist_world_start(argc, argv, &w->dist, &d);
+    st = rf_diags_status(&d, st); /* a bug exits 3 */
     rf_status dst = api_diags_set(&w->diags, &d);
     rf_diags_free(&d);
     if (!st && dst) st = dst;
@@ -63,6 +64,7 @@ int rf_world_barrier(rf_world *w, double timeout_s)
         ** writes into it): its buffers stay, and the world takes no run or
         ** barrier again; rf_world_end aborts the ranks */
         w->failed = 1;
+        st = rf_diags_status(&d, st); /* a bug exits 3 */
         rf_status dst = api_diags_set(&w->diags, &d);
         if (dst) st = dst;
     } else {

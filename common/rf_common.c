@@ -71,6 +71,16 @@ void rf_diags_truncate(rf_diags *d, int64_t count, int64_t nerrors)
     d->nerrors = nerrors;
 }
 
+rf_status rf_diags_status(const rf_diags *d, rf_status st)
+{
+    if (st != RF_EUSER) return st;
+    size_t n = strlen(RF_INTERNAL_PREFIX);
+    for (int64_t i = 0; i < d->count; i++)
+        if (d->items[i].sev == RF_SEV_ERROR && d->items[i].msg && !strncmp(d->items[i].msg, RF_INTERNAL_PREFIX, n))
+            return RF_EINTERNAL;
+    return st;
+}
+
 int rf_diags_full(const rf_diags *d)
 {
     int64_t max = d->max_errors ? d->max_errors : 1000;

@@ -69,6 +69,14 @@ void rf_diag_add(rf_diags *d, rf_severity sev, rf_loc loc, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 void rf_diag_addv(rf_diags *d, rf_severity sev, rf_loc loc, const char *fmt, va_list ap);
 #define rf_error(d, loc, ...) rf_diag_add((d), RF_SEV_ERROR, (loc), __VA_ARGS__)
+/* An error that is a bug in redfox, not in the user's program or data. Its
+** message starts with RF_INTERNAL_PREFIX, which is how it is told apart once
+** copied (from threads, ranks, the library's lists): see rf_diags_status. */
+#define RF_INTERNAL_PREFIX "internal error: "
+#define rf_internal_error(d, loc, ...) rf_diag_add((d), RF_SEV_ERROR, (loc), RF_INTERNAL_PREFIX __VA_ARGS__)
+/* st, or RF_EINTERNAL where st reports the user's error (RF_EUSER) but one of
+** d's errors is internal: a bug exits 3, whichever stage noticed it. */
+rf_status rf_diags_status(const rf_diags *d, rf_status st);
 /* True once max_errors errors were collected: callers may stop early. */
 int rf_diags_full(const rf_diags *d);
 /* Sorts by file, line, column (stable), so output is deterministic. */

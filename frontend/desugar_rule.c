@@ -579,7 +579,7 @@ static void body_or(rule_builder *b, const rf_ast_formula *f)
         for (int32_t j = 0; j < b->nlits && !b->bad; j++)
             if (b->lits[j]->kind != RF_FE_CMP) {
                 /* filter_only admits comparisons only: never drop a rule unsaid */
-                rf_error(b->c->d, f->loc, "internal error: a disjunction taken for a filter produced a literal of kind %d",
+                rf_internal_error(b->c->d, f->loc, "a disjunction taken for a filter produced a literal of kind %d",
                          (int)b->lits[j]->kind);
                 b->bad = 1;
             }

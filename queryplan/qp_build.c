@@ -81,7 +81,7 @@ static rf_qp_expr *lower_expr_h(lw *L, const rf_fe_rule *r, const pipe *pp, cons
             if (*n > RF_QP_MAX_EXPR_NODES) return NULL; /* reported by the caller */
             return qp_e_copy(p, in->e[e->var]);
         }
-        rf_error(L->d, e->loc, "internal error: variable `%s` is not bound in the plan", r->vars[e->var].name);
+        rf_internal_error(L->d, e->loc, "variable `%s` is not bound in the plan", r->vars[e->var].name);
         return NULL;
     }
     case RF_FE_CONST: *n += 1; return qp_e_const(p, &e->c);

@@ -45,8 +45,8 @@ static void fail(vctx *v, const char *fmt, ...)
         }
         rf_buf_puts(&b, ": ");
     }
-    rf_diag_add(v->d, RF_SEV_ERROR, (rf_loc){v->p->fe ? v->p->fe->file : NULL, 0, 0},
-                "internal error: invalid query plan: %s%s", rf_buf_cstr(&b), m ? m : "");
+    rf_internal_error(v->d, rf_mkloc(v->p->fe ? v->p->fe->file : NULL, 0, 0),
+                      "invalid query plan: %s%s", rf_buf_cstr(&b), m ? m : "");
     free(m);
     rf_buf_free(&b);
 }

@@ -195,7 +195,7 @@ static int bad(call *c, const rf_qp_expr *e, const char *why)
     rf_buf b;
     rf_buf_init(&b);
     rf_qp_print_expr(e, "in0", "in1", &b);
-    rf_error(c->d, c->ctx->loc, "internal error: %s%scannot evaluate `%s`: %s", c->ctx->what ? c->ctx->what : "",
+    rf_internal_error(c->d, c->ctx->loc, "%s%scannot evaluate `%s`: %s", c->ctx->what ? c->ctx->what : "",
              c->ctx->what ? ": " : "", rf_buf_cstr(&b), why);
     rf_buf_free(&b);
     if (!c->st) c->st = RF_EINTERNAL;
@@ -467,7 +467,7 @@ rf_status rf_rt_eval_map(const rf_rt_eval_ctx *ctx, const rf_qp_expr *filter, rf
     }
     for (int32_t o = 0; o < nouts; o++) {
         if (!outs[o]) {
-            rf_error(d, ctx->loc, "internal error: missing output expression");
+            rf_internal_error(d, ctx->loc, "missing output expression");
             c.st = RF_EINTERNAL;
             goto done;
         }

@@ -38,7 +38,7 @@ static rf_status sink(void *ctx, const char *table, const char *data, int64_t le
         if (s->tid[i] < 0) break;
         return rf_import_text(s->imp, s->tid[i], s->names[i], data, len, s->d);
     }
-    rf_error(s->d, rf_mkloc(table, 0, 0), "internal error: schema.logic has no table %s.tbl", table);
+    rf_internal_error(s->d, rf_mkloc(table, 0, 0), "schema.logic has no table %s.tbl", table);
     return RF_EINTERNAL;
 }
 

@@ -84,6 +84,7 @@ int rf_tool_exit_now(int rc, int64_t nranks)
 int rf_tool_finish(rf_status st, rf_diags *d)
 {
     rf_diags_print(d, stderr);
+    st = rf_diags_status(d, st);
     if (st == RF_ENOMEM) fprintf(stderr, "redfox: error: out of memory\n");
     if (st == RF_EINTERNAL && !d->nerrors) fprintf(stderr, "redfox: internal error\n");
     return rf_tool_exit_code(st);

@@ -258,7 +258,7 @@ static rf_status run_generated(exec_ctx *x, const char *what, const rf_hir_progr
             }
         if (!r) r = rel_for(x, hv);
         if (!r) {
-            rf_error(d, rf_mkloc(NULL, 0, 0), "internal error: no relation for the generated input `%s`", hv->name);
+            rf_internal_error(d, rf_mkloc(NULL, 0, 0), "no relation for the generated input `%s`", hv->name);
             return RF_EINTERNAL;
         }
         st = put(x, hv, r);
@@ -291,7 +291,7 @@ static rf_status take_output(rf_rt_result *res, const char *name, const rf_txn_p
             memset(&res->outputs[i].rel, 0, sizeof res->outputs[i].rel);
             return rf_txn_store_narrow(p, dst, ncols, d);
         }
-    rf_error(d, rf_mkloc(NULL, 0, 0), "internal error: the generated program has no output `%s`", name);
+    rf_internal_error(d, rf_mkloc(NULL, 0, 0), "the generated program has no output `%s`", name);
     return RF_EINTERNAL;
 }
 

@@ -598,7 +598,7 @@ rf_status rf_txn_parse_report(rf_txn *t, const char *path, const char *text, int
     r.end = nl ? nl : text + len;
     if (!st) st = line(&r, text);
     if (!st) { /* the chunk's parse said this line was bad */
-        rf_error(d, rf_mkloc(path, (int32_t)r.line, 1), "internal error: a line read twice gave two answers");
+        rf_internal_error(d, rf_mkloc(path, (int32_t)r.line, 1), "a line read twice gave two answers");
         st = RF_EINTERNAL;
     }
     for (int32_t pi = 0; c.ops && pi < t->npreds; pi++) {

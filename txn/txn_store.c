@@ -82,7 +82,7 @@ rf_type rf_txn_store_type(rf_type t) { return t == RF_TYPE_DEC128 ? RF_TYPE_DECI
 
 static rf_status types_differ(const char *what, const char *name, int32_t c, rf_type have, rf_type want, rf_diags *d)
 {
-    rf_error(d, rf_mkloc(NULL, 0, 0), "internal error: %s `%s`, column %d: a run gave %s, %s expected", what, name,
+    rf_internal_error(d, rf_mkloc(NULL, 0, 0), "%s `%s`, column %d: a run gave %s, %s expected", what, name,
              (int)c + 1, rf_val_type_name(have), rf_val_type_name(want));
     return RF_EINTERNAL;
 }
@@ -91,7 +91,7 @@ rf_status rf_txn_store_narrow(const rf_txn_pred *p, rf_rt_rel *r, int32_t ncols,
 {
     const rf_fe_pred *q = p->fe;
     if (ncols > q->arity || ncols > r->ncols) {
-        rf_error(d, q->loc, "internal error: a run gave `%s` %d columns, not %d", q->name, (int)r->ncols, (int)ncols);
+        rf_internal_error(d, q->loc, "a run gave `%s` %d columns, not %d", q->name, (int)r->ncols, (int)ncols);
         return RF_EINTERNAL;
     }
     for (int32_t c = 0; c < ncols; c++) {

@@ -47,7 +47,7 @@ rf_status rf_cx_k_lftj(exec *x, const rf_hir_kernel *k)
     rf_rt_lftj j;
     rf_status st = rf_rt_lftj_plan(ov->ncols, k->nin, k->lkeys, k->rkeys, k->nkeys, k->filter, &j);
     if (st) {
-        rf_error(x->d, kloc(x, k), "internal error: a malformed leapfrog triejoin (kernel k%d)", (int)k->id);
+        rf_internal_error(x->d, kloc(x, k), "a malformed leapfrog triejoin (kernel k%d)", (int)k->id);
         return st;
     }
     const int64_t *cols[64];

@@ -73,8 +73,8 @@ rf_status rf_gx_wcheck_flush(gx *x)
     rf_status st = x->g.ops->d2h(&x->g, w, x->wcheck.p, (uint64_t)x->wcheck_used * 8);
     for (int64_t i = 0; i < x->wcheck_used && !st; i++)
         if (w[i] != -1) {
-            rf_error(x->d, kloc(x, x->wcheck_of[i]),
-                     "internal error: a fused kernel met a run-time error in its write pass only");
+            rf_internal_error(x->d, kloc(x, x->wcheck_of[i]),
+                     "a fused kernel met a run-time error in its write pass only");
             st = RF_EINTERNAL;
         }
     if (!st) st = x->g.ops->memset8(&x->g, x->wcheck.p, 0xff, (uint64_t)x->wcheck_used * 8);

@@ -209,7 +209,7 @@ static rf_status fused_run(gx *x, const rf_gpu_funit *u, int *ran, uint64_t *out
         if (!st) st = rf_gx_args_consts(x, pl, &a, mb->kconst);
         /* string tables: only stages reading the input have them (fuse.c) */
         if (!st && pl->nisland > 0 && (mb->parent >= 0 || u->src)) {
-            rf_error(x->d, kloc(x, mb->k), "internal error: fused kernel rfg%d: a string table in a stage that "
+            rf_internal_error(x->d, kloc(x, mb->k), "fused kernel rfg%d: a string table in a stage that "
                                            "does not read the kernel's input rows", u->id);
             st = RF_EINTERNAL;
         }

@@ -208,7 +208,7 @@ rf_status rf_gx_map_error(gx *x, const rf_hir_kernel *k, const int32_t vars[2], 
     if (!st) {
         st = rf_rt_eval_map(&ctx, k->filter, k->outs, k->nouts, x->p->vars[k->out]->types, sides, 1, &tmp, x->d);
         if (!st) {
-            rf_error(x->d, kloc(x, k), "internal error: k%d: the GPU reported a run-time error in row %" PRId64
+            rf_internal_error(x->d, kloc(x, k), "k%d: the GPU reported a run-time error in row %" PRId64
                                        " that the CPU evaluator does not see",
                      k->id, row);
             st = RF_EINTERNAL;

@@ -19,7 +19,7 @@ rf_status rf_gx_k_lftj(gx *x, const rf_hir_kernel *k)
     rf_rt_lftj j;
     rf_status st = rf_rt_lftj_plan(ov->ncols, k->nin, k->lkeys, k->rkeys, k->nkeys, k->filter, &j);
     if (st || k->nkeys > RF_ARGS_MAXC || ov->ncols > RF_ARGS_MAXC) {
-        rf_error(x->d, kloc(x, k), "internal error: a malformed leapfrog triejoin (kernel k%d)", (int)k->id);
+        rf_internal_error(x->d, kloc(x, k), "a malformed leapfrog triejoin (kernel k%d)", (int)k->id);
         return RF_EINTERNAL;
     }
     rf_gpu_args a;

@@ -59,7 +59,7 @@ static rf_status sum_error(gx *x, const rf_hir_kernel *k, const rf_qp_agg *ag, r
     free(s);
     free(cnt);
     if (!st) {
-        rf_error(x->d, kloc(x, k), "internal error: k%d: the GPU reported an overflow the CPU does not see", k->id);
+        rf_internal_error(x->d, kloc(x, k), "k%d: the GPU reported an overflow the CPU does not see", k->id);
         st = RF_EINTERNAL;
     }
     return st;

@@ -918,8 +918,8 @@ static rf_status load(const char *path, const char *mem, int64_t memsize, int64_
     rf_status st = RF_OK;
 
     if (ncols < 1 || !types) {
-        rf_error(d, floc, "internal error: a table needs at least one column");
-        st = RF_EUSAGE;
+        rf_internal_error(d, floc, "a table needs at least one column");
+        st = RF_EINTERNAL;
         goto done_nofile;
     }
     if (delim == '\n' || delim == '\r' || delim == '"') {
@@ -929,8 +929,8 @@ static rf_status load(const char *path, const char *mem, int64_t memsize, int64_
     }
     for (int32_t k = 0; k < ncols; k++) {
         if ((unsigned)types[k] > RF_TYPE_DATE) {
-            rf_error(d, floc, "internal error: unknown type of column %d", (int)k + 1);
-            st = RF_EUSAGE;
+            rf_internal_error(d, floc, "unknown type of column %d", (int)k + 1);
+            st = RF_EINTERNAL;
             goto done_nofile;
         }
     }

@@ -193,8 +193,8 @@ static rf_status gen_map_kernel_in(const rf_hir_program *p, const rf_gpu_kplan *
                       "{ rf::map_onepass<K%d, %d>(a); }\n\n",
                       RF_GPU_TILE, k->id, k->id, RF_GPU_TILE);
     if (g.bad) {
-        rf_error(d, rf_mkloc(p->source, k->loc.line, k->loc.col),
-                 "internal error: k%d: an expression the GPU code generator cannot translate", k->id);
+        rf_internal_error(d, rf_mkloc(p->source, k->loc.line, k->loc.col),
+                 "k%d: an expression the GPU code generator cannot translate", k->id);
         return RF_EINTERNAL;
     }
     return RF_OK;

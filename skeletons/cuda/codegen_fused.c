@@ -597,8 +597,8 @@ rf_status rf_cg_gen_fused_kernel(const rf_hir_program *p, const rf_gpu_plan *pla
     rf_buf_putc(b, '\n');
     if (u->ntot) gen_total_kernel(u, b, row4);
     if (bad) {
-        rf_error(d, rf_mkloc(p->source, u->m[0].k->loc.line, u->m[0].k->loc.col),
-                 "internal error: fused kernel rfg%d: an expression the GPU code generator cannot translate", u->id);
+        rf_internal_error(d, rf_mkloc(p->source, u->m[0].k->loc.line, u->m[0].k->loc.col),
+                 "fused kernel rfg%d: an expression the GPU code generator cannot translate", u->id);
         return RF_EINTERNAL;
     }
     return RF_OK;

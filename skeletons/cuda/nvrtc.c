@@ -256,7 +256,7 @@ rf_status rf_gpu_nvrtc_compile(const char *src, uint64_t len, const rf_gpu_nvrtc
             char *log = NULL;
             if (nv.log_size(prog, &ln) == 0 && ln > 0 && (log = malloc(ln + 1)) && nv.log(prog, log) == 0)
                 log[ln] = 0;
-            rf_error(d, rf_mkloc(NULL, 0, 0), "internal error: NVRTC rejected the generated CUDA source (%s):\n%.4000s",
+            rf_internal_error(d, rf_mkloc(NULL, 0, 0), "NVRTC rejected the generated CUDA source (%s):\n%.4000s",
                      nv.errstr(rc), log ? log : "(no log)");
             free(log);
             st = RF_EINTERNAL;
