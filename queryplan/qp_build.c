@@ -777,8 +777,9 @@ done:
 static int in_stratum(const rf_fe_pred *q, int32_t s) { return q->stratum == s; }
 
 /* dst = the set of rows of srcs[]: a union, then the check of the
-** functional dependency when dst is functional. */
-static int define(lw *L, rf_qp_rel *dst, rf_qp_rel **srcs, int32_t n)
+** functional dependency when dst is functional (at decl, the predicate's
+** declaration: a violation names it, as its rules may be several). */
+static int define(lw *L, rf_qp_rel *dst, rf_qp_rel **srcs, int32_t n, rf_loc decl)
 {
     rf_qp_program *p = L->p;
     int fd = dst->fd_checked;
@@ -805,6 +806,7 @@ static int define(lw *L, rf_qp_rel *dst, rf_qp_rel **srcs, int32_t n)
     if (!c) return -1;
     c->in[0] = src;
     c->check_fd = fd;
+    if (fd) c->loc = decl;
     emit(L, c);
     return 0;
 }
@@ -875,7 +877,7 @@ static int lower_nonrec(lw *L, const rf_fe_pred *q)
     int32_t n;
     int rc = lower_sources(L, q, -1, &srcs, &n);
     if (rc) return rc < 0 ? -1 : 0;
-    return define(L, L->full[q->id], srcs, n);
+    return define(L, L->full[q->id], srcs, n, q->loc);
 }
 
 static rf_qp_cmd *copy_cmd(lw *L, rf_qp_rel *dst, rf_qp_rel *src)
@@ -969,6 +971,7 @@ static int add_delta(lw *L, const rf_fe_pred *q, rf_qp_rel *delta)
         if (!u) return -1;
         u->in[0] = full;
         u->check_fd = 1;
+        u->loc = q->loc;
         emit(L, u);
     }
     return p->oom ? -1 : 0;
@@ -985,7 +988,7 @@ static int lower_recursive(lw *L, int32_t s)
         int32_t n;
         int rc = lower_sources(L, q, s, &srcs, &n);
         if (rc < 0) return -1;
-        if (rc == 0 && (q->lattice ? define_best(L, q, srcs, n) : define(L, L->full[q->id], srcs, n))) return -1;
+        if (rc == 0 && (q->lattice ? define_best(L, q, srcs, n) : define(L, L->full[q->id], srcs, n, q->loc))) return -1;
     }
     rf_qp_rel **deltas = qp_alloc(p, (size_t)(st->npreds + 1) * sizeof *deltas);
     if (!deltas) return -1;
