@@ -816,6 +816,17 @@ static rf_status run(const rf_hir_program *p, const rf_rt_options *o, rf_rt_resu
         int started = rf_rt_gpu_started();
         rf_rt_place_choose(p, o, o->threads > 0 ? o->threads : rf_online_cpus(), started, &ch, d);
         chosen = 1;
+        /* a host the model knows to have no usable GPU: not looked for again
+        ** (a run with --device gpu looks, and records what it finds), and
+        ** the note says so whatever the prediction was */
+        if (ch.host_gpu == 0 && !started && !rf_rt_gpu_emulated()) {
+            rf_diag_add(d, RF_SEV_NOTE, rf_mkloc(NULL, 0, 0),
+                        "running on the CPU: no usable GPU (none on this host when last looked for; --device gpu "
+                        "looks again)");
+            rf_status st = rf_rt_run_on(&rf_rt_cpu_device, p, o, out, d);
+            place_note(*out, &ch, 0, 0);
+            return st;
+        }
         if (!ch.gpu) {
             if (ch.tie)
                 rf_diag_add(d, RF_SEV_NOTE, rf_mkloc(NULL, 0, 0),
@@ -830,16 +841,6 @@ static rf_status run(const rf_hir_program *p, const rf_rt_options *o, rf_rt_resu
                             ch.cpu_total_s, ch.gpu_total_s, ch.runs > 1 ? ", all runs" : "");
             rf_status st = rf_rt_run_on(&rf_rt_cpu_device, p, o, out, d);
             place_note(*out, &ch, 1, started);
-            return st;
-        }
-        /* a host the model knows to have no usable GPU: not looked for again
-        ** (a run with --device gpu looks, and records what it finds) */
-        if (ch.host_gpu == 0 && !started && !rf_rt_gpu_emulated()) {
-            rf_diag_add(d, RF_SEV_NOTE, rf_mkloc(NULL, 0, 0),
-                        "running on the CPU: no usable GPU (none on this host when last looked for; --device gpu "
-                        "looks again)");
-            rf_status st = rf_rt_run_on(&rf_rt_cpu_device, p, o, out, d);
-            place_note(*out, &ch, 0, 0);
             return st;
         }
     }
