@@ -22,6 +22,7 @@
 
 #include <dlfcn.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
@@ -136,8 +137,10 @@ static rf_status emu_load(gdev *g, const rf_gpu_ptx *ptx, const char *src, uint6
         tmpdir = rf_strdup(tmpl);
     }
     char *so = rf_sprintf("%s/%016" PRIx64 "%016" PRIx64 ".so", dir, h[0], h[1]);
-    char *cpp = rf_sprintf("%s/%016" PRIx64 "%016" PRIx64 ".%ld.cpp", dir, h[0], h[1], (long)getpid());
-    char *tmpso = rf_sprintf("%s.%ld.tmp", so ? so : "", (long)getpid());
+    /* (the source and the object written aside under names of this
+    ** thread's own: runs of one program on two threads compile it at once) */
+    char *cpp = so ? rf_gpu_cache_tmp_name(so, "cpp") : NULL;
+    char *tmpso = so ? rf_gpu_cache_tmp_name(so, "tmp") : NULL;
     rf_status st = so && cpp && tmpso ? RF_OK : RF_ENOMEM;
     if (!st && access(so, R_OK) != 0) {
         rf_gpu_cache_write(dir, cpp, all.data, (uint64_t)all.len);
@@ -202,11 +205,26 @@ static rf_status emu_func(gdev *g, const char *name, void **fn)
     return RF_OK;
 }
 
+/* One emulated kernel at a time in the process: the blocks' coordinates are
+** the compiled object's globals (one object per program, shared by every
+** run of it in the process) and the coroutines' state is this file's, so
+** runs on two threads take turns kernel by kernel, as two contexts on one
+** GPU do. */
+static pthread_mutex_t launch_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static rf_status launch_blocks(emu_state *es, kfn f, int barriers, uint64_t grid, const rf_gpu_args *a);
+
 static rf_status emu_launch(gdev *g, void *fn, const char *name, uint64_t grid, const rf_gpu_args *a)
 {
     emu_state *es = g->impl;
-    kfn f = (kfn)(uintptr_t)fn;
-    int barriers = strstr(name, "_smem") != NULL;
+    pthread_mutex_lock(&launch_mu);
+    rf_status st = launch_blocks(es, (kfn)(uintptr_t)fn, strstr(name, "_smem") != NULL, grid, a);
+    pthread_mutex_unlock(&launch_mu);
+    return st;
+}
+
+static rf_status launch_blocks(emu_state *es, kfn f, int barriers, uint64_t grid, const rf_gpu_args *a)
+{
     es->gridDim->x = (unsigned)grid;
     es->blockDim->x = RF_GPU_TILE;
     *es->sync_fn = barriers ? co_sync : plain_sync;

@@ -20,6 +20,7 @@
 #include "codegen_internal.h"
 
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,25 +32,32 @@ extern const char rf_gpu_src_rf_gpu_args[], rf_gpu_src_rf_base[], rf_gpu_src_rf_
 
 const char *rf_gpu_emu_prelude(void) { return rf_gpu_src_rf_emu_prelude; }
 
+static char abi_tag[64];
+
+static void abi_tag_make(void)
+{
+    /* the argument block with its slots' names (rf_gpu_args.h, which both
+    ** the host and the skeletons follow) and the skeleton texts are the
+    ** ABI: hash them, so a change to either retires stored PTX */
+    const char *parts[] = {rf_gpu_src_rf_gpu_args, rf_gpu_src_rf_base,   rf_gpu_src_rf_map,    rf_gpu_src_rf_join, rf_gpu_src_rf_group,
+                           rf_gpu_src_rf_gather, rf_gpu_src_rf_reduce, rf_gpu_src_rf_str, rf_gpu_src_rf_lftj};
+    uint64_t h[2] = {0, 0};
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+        uint64_t x[2];
+        rf_gpu_hash128(parts[i], strlen(parts[i]), x);
+        h[0] = h[0] * 31 + x[0];
+        h[1] = h[1] * 31 + x[1];
+    }
+    snprintf(abi_tag, sizeof abi_tag, "rfgpu-%016" PRIx64, h[0] ^ h[1]);
+}
+
 const char *rf_gpu_abi_tag(void)
 {
-    static char tag[64];
-    if (!tag[0]) {
-        /* the argument block with its slots' names (rf_gpu_args.h, which
-        ** both the host and the skeletons follow) and the skeleton texts
-        ** are the ABI: hash them, so a change to either retires stored PTX */
-        const char *parts[] = {rf_gpu_src_rf_gpu_args, rf_gpu_src_rf_base,   rf_gpu_src_rf_map,    rf_gpu_src_rf_join, rf_gpu_src_rf_group,
-                               rf_gpu_src_rf_gather, rf_gpu_src_rf_reduce, rf_gpu_src_rf_str, rf_gpu_src_rf_lftj};
-        uint64_t h[2] = {0, 0};
-        for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
-            uint64_t x[2];
-            rf_gpu_hash128(parts[i], strlen(parts[i]), x);
-            h[0] = h[0] * 31 + x[0];
-            h[1] = h[1] * 31 + x[1];
-        }
-        snprintf(tag, sizeof tag, "rfgpu-%016" PRIx64, h[0] ^ h[1]);
-    }
-    return tag;
+    /* once per process: runs on several threads may ask at once (a tag
+    ** read half written would key the code cache wrongly) */
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, abi_tag_make);
+    return abi_tag;
 }
 
 char rf_gpu_type_letter(rf_type t)

@@ -171,13 +171,19 @@ char *rf_gpu_cache_dir(const char *root_dir, const char *sub)
     return dir;
 }
 
+char *rf_gpu_cache_tmp_name(const char *path, const char *ext)
+{
+    static _Atomic unsigned long written;
+    return rf_sprintf("%s.%ld.%lu.%s", path, (long)getpid(), (unsigned long)++written, ext);
+}
+
 void rf_gpu_cache_write(const char *dir, const char *path, const void *data, uint64_t len)
 {
     char *d = rf_strdup(dir);
     if (!d) return;
     make_dirs(d);
     free(d);
-    char *tmp = rf_sprintf("%s.%ld.tmp", path, (long)getpid());
+    char *tmp = rf_gpu_cache_tmp_name(path, "tmp");
     if (!tmp) return;
     FILE *f = fopen(tmp, "wb");
     int ok = f && fwrite(data, 1, (size_t)len, f) == (size_t)len;

@@ -338,6 +338,11 @@ char *rf_gpu_cache_dir(const char *root_dir, const char *sub);
 /* Writes a cache file through a temporary file and a rename (creating dir);
 ** failures leave no file and are not errors (a cache is optional). */
 void rf_gpu_cache_write(const char *dir, const char *path, const void *data, uint64_t len);
+/* A name to write path's new contents under before renaming them onto it:
+** path.PID.N.tmp, N counted in the process, so that two threads writing one
+** entry (two runs of one program at once) do not write one file together.
+** Malloc'd; NULL when out of memory. */
+char *rf_gpu_cache_tmp_name(const char *path, const char *ext);
 
 /* 128-bit hash of bytes (two 64-bit lanes), for cache keys. */
 void rf_gpu_hash128(const void *data, uint64_t n, uint64_t out[2]);
