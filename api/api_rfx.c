@@ -102,6 +102,13 @@ int rf_program_write_rfx(rf_program *prog, const char *path, const rf_compile_op
                                                           : "the program did not compile");
         return REDFOX_MISUSE;
     }
+    if (o.gpu_arch && !rf_gpu_arch_valid(o.gpu_arch)) {
+        api_diags_error(&prog->diags,
+                        "unknown GPU architecture `%s` (gpu_arch, `redfox compile --gpu-arch`): give compute_NN or "
+                        "sm_NN, as compute_80 or sm_90",
+                        o.gpu_arch);
+        return REDFOX_MISUSE;
+    }
     rf_diags d;
     rf_diags_init(&d);
     rf_status st = write_rfx(prog->hir, path, &o, &d);

@@ -122,6 +122,17 @@ XDG_CACHE_HOME="${TMPDIR:-/tmp}/rf_cli_cache.$$" RF_GPU_EMULATE=1 "$r" run "$t/e
     --data "$t/e2e/data" --no-cache >/dev/null 2>&1
 if [ -e "${TMPDIR:-/tmp}/rf_cli_cache.$$" ]; then echo "FAIL: --no-cache: something was cached"; fail=1; fi
 rm -rf "${TMPDIR:-/tmp}/rf_cli_cache.$$"
+# --gpu-arch: the caller's value, so a bad one is bad usage (exit 2) naming it, not an internal error
+for arch in bogus_arch sm_ compute_8 sm_9000 "compute_80 --foo"; do
+    "$r" compile "$t/e2e/aggregates.logic" -o "${TMPDIR:-/tmp}/rf_cli_arch.$$.rfx" --gpu-arch "$arch" \
+        2>"${TMPDIR:-/tmp}/rf_cli_arch.$$"
+    rc=$?
+    if [ $rc -ne 2 ] || ! grep -q "unknown GPU architecture \`$arch\`" "${TMPDIR:-/tmp}/rf_cli_arch.$$"; then
+        echo "FAIL: --gpu-arch '$arch': exit $rc"; cat "${TMPDIR:-/tmp}/rf_cli_arch.$$"; fail=1
+    fi
+    [ -e "${TMPDIR:-/tmp}/rf_cli_arch.$$.rfx" ] && { echo "FAIL: --gpu-arch '$arch' wrote a file"; fail=1; }
+done
+rm -f "${TMPDIR:-/tmp}/rf_cli_arch.$$" "${TMPDIR:-/tmp}/rf_cli_arch.$$.rfx"
 rm -f "${TMPDIR:-/tmp}/rf_cli_rep.$$"
 rm -f "${TMPDIR:-/tmp}/rf_cli.$$"
 exit $fail

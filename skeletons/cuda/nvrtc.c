@@ -194,6 +194,16 @@ void rf_gpu_cache_write(const char *dir, const char *path, const void *data, uin
 
 /* ---- compiling ----------------------------------------------------------------- */
 
+int rf_gpu_arch_valid(const char *arch)
+{
+    const char *p = !strncmp(arch, "compute_", 8) ? arch + 8 : !strncmp(arch, "sm_", 3) ? arch + 3 : NULL;
+    if (!p) return 0;
+    int digits = 0;
+    while (*p >= '0' && *p <= '9') p++, digits++;
+    if (*p == 'a' || *p == 'f') p++;
+    return (digits == 2 || digits == 3) && !*p;
+}
+
 rf_status rf_gpu_nvrtc_compile(const char *src, uint64_t len, const rf_gpu_nvrtc_opts *o, rf_gpu_ptx *out,
                                rf_diags *d)
 {
@@ -262,10 +272,17 @@ rf_status rf_gpu_nvrtc_compile(const char *src, uint64_t len, const rf_gpu_nvrtc
             char *log = NULL;
             if (nv.log_size(prog, &ln) == 0 && ln > 0 && (log = malloc(ln + 1)) && nv.log(prog, log) == 0)
                 log[ln] = 0;
-            rf_internal_error(d, rf_mkloc(NULL, 0, 0), "NVRTC rejected the generated CUDA source (%s):\n%.4000s",
-                     nv.errstr(rc), log ? log : "(no log)");
+            if (rc == 5) { /* NVRTC_ERROR_INVALID_OPTION: the options are the caller's (the architecture) */
+                rf_error(d, rf_mkloc(NULL, 0, 0),
+                         "NVRTC does not compile for the GPU architecture `%s` (gpu_arch, `redfox compile --gpu-arch`):\n%.4000s",
+                         arch, log ? log : "(no log)");
+                st = RF_EUSAGE;
+            } else {
+                rf_internal_error(d, rf_mkloc(NULL, 0, 0), "NVRTC rejected the generated CUDA source (%s):\n%.4000s",
+                                  nv.errstr(rc), log ? log : "(no log)");
+                st = RF_EINTERNAL;
+            }
             free(log);
-            st = RF_EINTERNAL;
         }
     }
     if (!st) {

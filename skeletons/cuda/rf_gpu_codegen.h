@@ -331,6 +331,9 @@ void rf_gpu_ptx_key(const rf_gpu_ptx *x, uint64_t out[2]);
 
 /* 1 when NVRTC can be loaded; else 0 and why. */
 int rf_gpu_nvrtc_available(char *why, size_t n);
+/* 1 when arch names a GPU architecture as NVRTC takes it: compute_NN or
+** sm_NN (two or three digits, an optional a or f after them: sm_90a). */
+int rf_gpu_arch_valid(const char *arch);
 
 /* The cache folder <root>/<sub> (root: root_dir; NULL: $XDG_CACHE_HOME/redfox
 ** or ~/.cache/redfox; "": none): owned, NULL if none. */
