@@ -63,9 +63,23 @@ static void on_signal(int sig)
         char *p = atomic_load(&slots[i]);
         if (p) unlink(p);
     }
-    /* SA_RESETHAND restored the default action; the signal is blocked until
-    ** this handler returns, then ends the process with the usual status. */
+    /* The default action, the signal unblocked, then the signal again: the
+    ** process ends here with the usual status. Not left to SA_RESETHAND and
+    ** the handler's return: a library's own handlers (NVRTC's, while it
+    ** compiles) put this one back, and the signal then came back to it at
+    ** the same instruction for ever (a SIGTERM during `redfox compile` spun
+    ** at 100 % CPU until SIGKILL). */
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    sigaction(sig, &dfl, NULL);
+    sigset_t one;
+    sigemptyset(&one);
+    sigaddset(&one, sig);
+    pthread_sigmask(SIG_UNBLOCK, &one, NULL);
     raise(sig);
+    _exit(128 + sig); /* (not reached: the default action of these signals ends the process) */
 }
 
 void rf_file_cleanup_on_signals(void)
