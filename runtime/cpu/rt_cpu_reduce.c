@@ -28,6 +28,14 @@ rf_status rf_cx_k_reduce(exec *x, const rf_hir_kernel *k)
     memset(&r, 0, sizeof r);
     rf_status st = rf_rt_rel_alloc(&r, out->ncols, out->types, ng);
     if (st) return st;
+    if (ng == 0) {
+        /* no rows, no groups: nothing of the input is read (an input never
+        ** written, as a recursive predicate with no rule outside its loop,
+        ** has no columns at all) */
+        rf_cx_val_clear(&x->vals[k->out]);
+        x->vals[k->out].rel = r;
+        return RF_OK;
+    }
     /* group columns: the values of each group's first row */
     for (int32_t i = 0; i < k->ngroup; i++) {
         int w = rf_rt_type_width(out->types[i]);
