@@ -17,6 +17,7 @@
 
 #include "rf_cpu.h"
 #include "rf_db.h"
+#include "rf_file.h"
 #include "rf_load.h"
 #include "rf_rt_input.h"
 #include "rf_sys.h"
@@ -52,6 +53,10 @@ rf_status rf_import_new(const char *out, int threads, int progress, rf_importer 
     m->t0 = rf_now();
     m->cpu0 = rf_import_process_cpu();
     rf_status st = rf_db_writer_new(out, RF_VERSION_STRING, &m->w, d);
+    if (!st && !(m->out = rf_strdup(out))) {
+        rf_db_writer_free(m->w);
+        st = RF_ENOMEM;
+    }
     if (st) {
         pthread_mutex_destroy(&m->turn_mu);
         pthread_cond_destroy(&m->turn_cv);
@@ -391,7 +396,17 @@ rf_status rf_import_commit(rf_importer *imp, rf_diags *d)
     for (int32_t i = 0; i < imp->n && !st; i++) st = rf_import_end(imp, i, d);
     if (!st) st = rf_import_settle(imp, d);
     double t0 = rf_now(), c0 = rf_import_process_cpu();
+    /* a database replaced is locked as `redfox exec` locks it: a commit
+    ** under way there ends first (then this one replaces its result), and
+    ** one that starts after finds this database (it took the new folder
+    ** from under an exec's commit, which then swapped the old data back) */
+    int lock = -1, waited = 0;
+    if (!st && rf_db_is_database(imp->out)) st = rf_file_lock_folder(imp->out, &lock, &waited, d);
+    if (!st && waited)
+        rf_diag_add(d, RF_SEV_NOTE, rf_mkloc(imp->out, 0, 0),
+                    "waited for another process's transaction or run on this database before replacing it");
     if (!st) st = rf_db_writer_commit(imp->w, d);
+    rf_file_unlock(lock);
     imp->times.commit.wall += rf_now() - t0;
     imp->times.commit.cpu += rf_import_process_cpu() - c0;
     return st;
@@ -425,6 +440,7 @@ void rf_import_free(rf_importer *imp)
         rf_import_order_free(&imp->tabs[i].fd_order);
     }
     free(imp->tabs);
+    free(imp->out);
     pthread_mutex_destroy(&imp->turn_mu);
     pthread_cond_destroy(&imp->turn_cv);
     free(imp);

@@ -57,6 +57,7 @@ typedef struct rf_import_end_job rf_import_end_job;
 
 struct rf_importer {
     rf_db_writer *w;
+    char *out;         /* the database's folder (the commit locks it where it replaces one) */
     int threads;
     int progress;
     int strings;       /* RF_IMPORT_STRINGS_* */
