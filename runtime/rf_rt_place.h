@@ -129,6 +129,12 @@ typedef struct rf_rt_place_query {
 ** per kernel over its threads; the GPU 0.05 ns per row per kernel and 20 us
 ** per kernel, a start of 0.3 s in a fresh process and copies at 10 GB/s. */
 #define RF_RT_PLACE_CPU_NS_ROW 24.0
+/* A kernel kind's fit is evaluated at the program's input rows only where
+** its records saw at least 1/RF_RT_PLACE_REACH of them: one sort of 4 rows
+** that took 4 ms (a cold page, a preemption) fitted through the origin and
+** stretched to 76,675 rows predicted 77 s for a 2 ms query. Else the
+** defaults stand for that kernel. */
+#define RF_RT_PLACE_REACH 10.0
 #define RF_RT_PLACE_GPU_NS_ROW 0.05
 #define RF_RT_PLACE_GPU_KERNEL_S 20e-6
 #define RF_RT_PLACE_GPU_START_S 0.3

@@ -499,7 +499,9 @@ static double predict_run(const rf_rt_place_model *m, const rf_rt_place_query *q
         }
         double before = t;
         n = pick(m, 'k', gpu, NULL, q->kinds[k], x1, x2, y);
-        if (n > 0 && rf_rt_place_fit_lsq(x1, x2, y, n, &f)) {
+        double reach = 0; /* the most rows a record of the kind saw */
+        for (int64_t i = 0; i < n; i++) reach = x1[i] > reach ? x1[i] : reach;
+        if (n > 0 && reach * RF_RT_PLACE_REACH >= q->rows && rf_rt_place_fit_lsq(x1, x2, y, n, &f)) {
             t += rf_rt_place_fit_eval(&f, q->rows, q->bytes);
             learned = 1;
         } else if (gpu) {

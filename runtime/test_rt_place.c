@@ -348,6 +348,27 @@ static void test_choice(void)
     double cpu_default = 1e6 * RF_RT_PLACE_CPU_NS_ROW * 1e-9 / 16;
     CHECK(near(ch.cpu_s, 0.02 + 2 * cpu_default));
     rf_rt_place_model_free(&m);
+    /* one small kernel's record is not stretched to a program 20,000 times
+    ** its rows (a sort of 4 rows in 4 ms predicted a 2 ms query at 77 s) */
+    const char *sorts[1] = {"sort"};
+    memset(&q, 0, sizeof q);
+    q.prog = 5;
+    q.nkernels = 1;
+    q.kinds = sorts;
+    q.threads = 16;
+    q.rows = 76675;
+    q.bytes = 8 * 76675;
+    rf_rt_place_model one = {NULL, 0, 0};
+    rf_rt_place_rec tiny = kern_rec(0, "sort", 4, 288, 0.004);
+    CHECK(!rf_rt_place_add(&one, &tiny));
+    rf_rt_place_predict(&one, &q, &ch);
+    CHECK(!strcmp(ch.cpu_basis, "defaults") && near(ch.cpu_s, 76675 * RF_RT_PLACE_CPU_NS_ROW * 1e-9 / 16));
+    /* records that reach a tenth of the program's rows are used */
+    rf_rt_place_rec wide = kern_rec(0, "sort", 8000, 64000, 0.0008);
+    CHECK(!rf_rt_place_add(&one, &wide));
+    rf_rt_place_predict(&one, &q, &ch);
+    CHECK(!strcmp(ch.cpu_basis, "kernel kinds") && ch.cpu_s < 1.0);
+    rf_rt_place_model_free(&one);
 }
 
 /* Issue 27's mispredictions at SF 10 (the GPU chosen, the CPU faster): a
