@@ -32,7 +32,10 @@ typedef struct rf_txn_pred {
                              (txn_store.c narrows a run's wide values into them; docs/TRANSACTIONS.md) */
     int base;             /* read from a file (lang:input): the batch changes it */
     char *table;          /* its table in the database (base: the input file name) */
-    int stored;           /* derived: the database held it before this transaction */
+    int stored;           /* derived: the database held it before this transaction, computed from the
+                             base data it holds now (a table of other base data is not read: below) */
+    int unread;           /* derived: its table is in the database but was not read (--init or
+                             --recompute, or computed from other base data); rows_before is its rows */
     rf_rt_rel cur;        /* before the batch (owned columns, or the database's mapped column files:
                              maps; free it with rf_txn_cur_free) */
     rf_db_map *maps;      /* by column of cur, read from the database: its mapping (addr NULL: none) */
@@ -74,6 +77,9 @@ typedef struct rf_txn {
     int32_t npreds;
     rf_rt_dict *dict;        /* every string of every relation above */
     int threads;
+    int fresh;               /* --init or --recompute: the derived tables are not read (written anew) */
+    int stale;               /* the derived tables in the database were computed from other base data
+                                (another program, or another version of this one, changed it since) */
     int all_changed;         /* txn_gen.c: generate as if the batch changed every base predicate
                                 (the programs prepared ahead: rf_txn_gen_delta, rf_txn_gen_dred) */
     int32_t ahead_base;      /* txn_gen_diff.c: > 0: generate as if the batch only inserted into base
@@ -243,7 +249,12 @@ char *rf_txn_store_table_name(const rf_txn *t, const rf_fe_pred *p);
 /* Reads every base table and every stored derived table of t's program
 ** from db into cur (strings into t->dict; numeric columns mapped, not
 ** copied: db's files must stay until the transaction ends). A base table missing or of
-** other columns is an error naming the manifest. */
+** other columns is an error naming the manifest. The derived tables are
+** read only where the program's stamp (the table "derived.HASH": the base
+** tables' state they were computed from, its last row) matches the base
+** tables db holds, and t->fresh is not set; else they are left unread
+** (p->stored 0, p->unread where one exists; t->stale where the stamp did
+** not match), to be computed again. */
 rf_status rf_txn_store_load(rf_txn *t, const rf_db *db, rf_diags *d);
 /* Writes the database anew at dir: every table of db that t does not own
 ** copied as it is, t's base tables and derived tables from next (or cur),

@@ -729,6 +729,7 @@ rf_status rf_txn_exec(const rf_txn_sources *src, const rf_fe_program *fe, const 
         x.t.fe = fe;
         x.t.source_hash = hash;
         x.t.threads = x.o.threads > 0 ? x.o.threads : rf_online_cpus();
+        x.t.fresh = opt->init || opt->recompute;
         x.t.preds = rf_calloc((size_t)fe->npreds + 1, sizeof *x.t.preds);
         x.cache = resident ? rf_txn_resident_cache(resident) : rf_rt_cache_new();
         if (!x.t.preds || !x.cache) st = RF_ENOMEM;
@@ -768,6 +769,10 @@ rf_status rf_txn_exec(const rf_txn_sources *src, const rf_fe_program *fe, const 
         ndel += p->del.nrows;
         if (!p->base && !p->stored && !why) why = "the first exec of this program on the database: its derived predicates are computed and stored";
     }
+    if (!st && x.t.stale)
+        why = "the derived predicates the database holds for this program were not computed from its base data as "
+              "it is now (another program, or another version of this one, changed it since, or a redfox that "
+              "did not record it stored them): computed and stored again";
     if (!st) {
         if (opt->init) why = "--init";
         else if (opt->recompute) why = "--recompute";
@@ -793,7 +798,8 @@ rf_status rf_txn_exec(const rf_txn_sources *src, const rf_fe_program *fe, const 
                 x.diffs = 0;
             }
         }
-        for (int32_t i = 0; i < x.t.npreds; i++) x.t.preds[i].rows_before = x.t.preds[i].cur.nrows;
+        for (int32_t i = 0; i < x.t.npreds; i++)
+            if (!x.t.preds[i].unread) x.t.preds[i].rows_before = x.t.preds[i].cur.nrows;
         if (why) st = recompute(&x, src, d);
         /* (once a process: the GPU caches keep what it compiled) */
         if (why && !st && !(resident && rf_txn_resident_prepared(resident, 0))) {

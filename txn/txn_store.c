@@ -7,7 +7,9 @@
 ** run's wide totals narrowed into a predicate's stored types, widened back
 ** for the user's outputs), the names of materialized tables ("derived.HASH.PRED": HASH
 ** identifies the program's text, so programs sharing a database keep their
-** own), reading tables (numeric columns left in their mapped files;
+** own), the record of the base tables' state they were computed from
+** ("derived.HASH": a program's derived tables are read only while it
+** matches), reading tables (numeric columns left in their mapped files;
 ** strings through their dictionaries into the transaction's), and the
 ** commit. When every table only gains rows after its old ones (an
 ** insert-only batch, the delta rules' new facts), the new rows are appended
@@ -253,14 +255,151 @@ void rf_txn_cur_free(rf_txn_pred *p)
     rf_rt_rel_free(&p->cur);
 }
 
+/* ---- the base data the derived tables were computed from -------------------- */
+
+/* The derived tables of a program are the consequence of the base tables
+** as they were when its last commit wrote them; another program (or another
+** version of this one: another HASH) may change the base tables since. So
+** each commit of a program with derived predicates also records the state
+** of its base tables in the table "derived.HASH" (one int column,
+** `base_state`: a 64-bit hash of the base tables' manifest entries, which
+** name every byte of them by CRC-32Cs; its last row is the current one),
+** and a transaction reads the derived tables only where that record matches
+** the base tables the database holds. A commit that only appends (in place)
+** appends the record as a row; one written aside writes it with one row. */
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+    /* (splitmix64's finalizer over the running hash and the value) */
+    uint64_t z = h ^ (v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2));
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static uint64_t mix_str(uint64_t h, const char *s)
+{
+    size_t n = s ? strlen(s) : 0;
+    h = mix(h, n);
+    return mix(h, rf_db_crc32c(0, s ? s : "", (int64_t)n));
+}
+
+/* The fields of table tb's manifest entry that describe its rows (those
+** rf_db_encode writes, but its name and its files' names, which a copy on
+** write may renumber). */
+static uint64_t table_state(uint64_t h, const rf_db_table *tb)
+{
+    h = mix(h, (uint64_t)tb->nrows);
+    h = mix(h, tb->block_rows);
+    h = mix(h, (uint64_t)tb->ncols);
+    h = mix(h, (uint64_t)tb->nkey);
+    for (int32_t k = 0; k < tb->nkey; k++) h = mix(h, (uint64_t)tb->key[k]);
+    for (int32_t c = 0; c < tb->ncols; c++) {
+        const rf_db_column *col = &tb->cols[c];
+        h = mix_str(h, col->name);
+        h = mix(h, (uint64_t)col->type);
+        h = mix(h, (uint64_t)(col->narrow ? 2 : col->enc));
+        h = mix(h, col->size);
+        h = mix(h, col->crc);
+        if (col->enc == RF_DB_ENC_PLAIN) {
+            h = mix(h, col->str_size);
+            h = mix(h, col->str_crc);
+        } else if (col->type == RF_TYPE_STRING) {
+            h = mix(h, col->dict_count);
+            h = mix(h, col->dict_size);
+            h = mix(h, col->dict_crc);
+        }
+        h = mix(h, (uint64_t)col->nblocks);
+        for (int64_t b = 0; b < col->nblocks; b++) {
+            const rf_db_block *bl = &col->blocks[b];
+            h = mix(h, (uint64_t)bl->min);
+            h = mix(h, (uint64_t)bl->max);
+            h = mix(h, bl->crc);
+            if (col->enc == RF_DB_ENC_PLAIN) h = mix(h, bl->str_crc);
+            if (col->narrow) h = mix(h, (uint64_t)bl->width << 8 | bl->exp);
+        }
+    }
+    return h;
+}
+
+/* The state of t's base tables in db (each by its name, in the program's
+** order; a missing one counts as such). */
+static int64_t base_state(const rf_txn *t, const rf_db *db)
+{
+    uint64_t h = 0x726564666f78ull; /* "redfox" */
+    for (int32_t i = 0; i < t->npreds; i++) {
+        const rf_txn_pred *p = &t->preds[i];
+        if (!p->base) continue;
+        const rf_db_table *tb = rf_db_find_table(db, p->table);
+        h = mix_str(h, p->table);
+        h = tb ? table_state(mix(h, 1), tb) : mix(h, 0);
+    }
+    return (int64_t)h;
+}
+
+static int has_derived(const rf_txn *t)
+{
+    for (int32_t i = 0; i < t->npreds; i++)
+        if (!t->preds[i].base) return 1;
+    return 0;
+}
+
+static char *stamp_name(const rf_txn *t) { return rf_sprintf("derived.%s", t->source_hash); }
+
+/* *have: table tb (a stamp) is one int column with a row; *last: its last
+** row (only its last block read and checked). */
+static rf_status stamp_last(const rf_db *db, const rf_db_table *tb, int64_t *last, int *have, rf_diags *d)
+{
+    *have = 0;
+    *last = 0;
+    if (tb->ncols != 1 || tb->cols[0].type != RF_TYPE_INT || tb->nrows < 1 || tb->cols[0].nblocks < 1) return RF_OK;
+    uint8_t *keep = rf_calloc((size_t)tb->cols[0].nblocks, 1);
+    if (!keep) return RF_ENOMEM;
+    keep[tb->cols[0].nblocks - 1] = 1;
+    rf_db_map m = {0, 0};
+    const void *data = NULL;
+    rf_status st = rf_db_map_column_blocks(db, tb, 0, keep, &m, &data, d);
+    if (!st) {
+        memcpy(last, (const char *)data + 8 * (tb->nrows - 1), sizeof *last);
+        *have = 1;
+    }
+    rf_db_unmap(&m);
+    free(keep);
+    return st;
+}
+
+/* Whether db's derived tables of t's program were computed from the base
+** tables db holds: its stamp's last row is their state. */
+static rf_status derived_current(const rf_txn *t, const rf_db *db, int *current, rf_diags *d)
+{
+    *current = 0;
+    char *name = stamp_name(t);
+    if (!name) return RF_ENOMEM;
+    const rf_db_table *tb = rf_db_find_table(db, name);
+    free(name);
+    int64_t last = 0;
+    int have = 0;
+    rf_status st = tb ? stamp_last(db, tb, &last, &have, d) : RF_OK;
+    *current = !st && have && last == base_state(t, db);
+    return st;
+}
+
 rf_status rf_txn_store_load(rf_txn *t, const rf_db *db, rf_diags *d)
 {
     char *mpath = rf_sprintf("%s/%s", db->dir, RF_DB_MANIFEST);
     if (!mpath) return RF_ENOMEM;
-    rf_status st = RF_OK;
+    /* (--init and --recompute write them anew: a damaged one is no obstacle) */
+    int current = 0;
+    rf_status st = !t->fresh && has_derived(t) ? derived_current(t, db, &current, d) : RF_OK;
     for (int32_t i = 0; i < t->npreds && !st; i++) {
         rf_txn_pred *p = &t->preds[i];
         const rf_db_table *tb = rf_db_find_table(db, p->table);
+        if (tb && !p->base && !current) {
+            p->unread = 1;
+            p->rows_before = tb->nrows;
+            t->stale |= !t->fresh;
+            tb = NULL;
+        }
         if (!tb) {
             if (p->base) {
                 rf_error(d, rf_mkloc(mpath, 0, 0),
@@ -488,7 +627,42 @@ static int appends_only(const rf_txn *t, const rf_db *db)
         if (!old || p->prefix != old->nrows || r->nrows < p->prefix) return 0;
         if (rf_txn_pred_rows(p) > old->nrows && !rf_db_table_appendable_in_place(db, old)) return 0;
     }
-    return 1;
+    /* (the program's stamp gains a row: add_stamp) */
+    char *name = has_derived(t) ? stamp_name(t) : NULL;
+    const rf_db_table *stamp = name ? rf_db_find_table(db, name) : NULL;
+    free(name);
+    return !has_derived(t) || (stamp && rf_db_table_appendable_in_place(db, stamp));
+}
+
+/* The program's stamp in the new state (after its tables, ended): the
+** state of its base tables as w writes them. The old one kept where it
+** says that already; appended to in place (a row); else written with the
+** one row (copy on write; in place: *again). */
+static rf_status add_stamp(rf_txn *t, const rf_db *db, rf_db_writer *w, int *again, rf_diags *d)
+{
+    char *name = stamp_name(t);
+    if (!name) return RF_ENOMEM;
+    int64_t now = base_state(t, rf_db_writer_db(w)), last = 0;
+    const rf_db_table *old = rf_db_find_table(db, name);
+    int have = 0, in_place = rf_db_writer_is_in_place(w);
+    rf_status st = old ? stamp_last(db, old, &last, &have, d) : RF_OK;
+    int32_t tid = -1;
+    if (!st && have && last == now) {
+        st = rf_db_writer_table_from(w, db, old, 0, &tid, d);
+        if (!st && tid >= 0) {
+            free(name);
+            return rf_db_writer_end_table(w, tid, d);
+        }
+    }
+    if (!st && have && in_place) st = rf_db_writer_table_from(w, db, old, 1, &tid, d);
+    if (!st && tid < 0 && in_place) *again = 1;
+    static const rf_type type = RF_TYPE_INT;
+    static const char *const col = "base_state";
+    if (!st && tid < 0 && !in_place) st = rf_db_writer_table(w, name, 1, &type, &col, 0, NULL, &tid, d);
+    if (!st && !*again) st = rf_db_writer_append(w, tid, 0, 1, &now, NULL, NULL, d);
+    if (!st && !*again) st = rf_db_writer_end_table(w, tid, d);
+    free(name);
+    return st;
 }
 
 /* The commit through writer w (copy on write, or in place); *again: an
@@ -497,12 +671,13 @@ static int appends_only(const rf_txn *t, const rf_db *db)
 ** depend on the threads), then their columns written in parallel. */
 static rf_status commit_with(rf_txn *t, const rf_db *db, rf_db_writer *w, int *again, rf_diags *d)
 {
-    rf_status st = RF_OK;
     *again = 0;
+    char *stamp = has_derived(t) ? stamp_name(t) : NULL;
+    rf_status st = !has_derived(t) || stamp ? RF_OK : RF_ENOMEM;
     /* the other tables first, in their order: those of inputs this program
     ** does not read, and other programs' derived tables */
     for (int32_t i = 0; !st && i < db->ntables; i++) {
-        int mine = 0;
+        int mine = stamp && !strcmp(stamp, db->tables[i].name);
         for (int32_t k = 0; k < t->npreds && !mine; k++) mine = !strcmp(t->preds[k].table, db->tables[i].name);
         int32_t tid = -1;
         if (!mine) st = rf_db_writer_table_from(w, db, &db->tables[i], 0, &tid, d);
@@ -532,9 +707,11 @@ static rf_status commit_with(rf_txn *t, const rf_db *db, rf_db_writer *w, int *a
     }
     if (!st && !*again) st = write_columns(t, w, jobs, njobs, d);
     for (int32_t i = 0; !st && !*again && i < t->npreds; i++) st = rf_db_writer_end_table(w, tids[i], d);
+    if (!st && !*again && stamp) st = add_stamp(t, db, w, again, d);
     for (int32_t i = 0; jobs && i < njobs; i++) rf_diags_free(&jobs[i].d);
     free(jobs);
     free(tids);
+    free(stamp);
     if (!st && !*again) st = rf_db_writer_commit(w, d);
     return st;
 }
