@@ -220,15 +220,17 @@ static int splittable(gen *g, const rf_fe_rule *r, const rf_fe_lit *x, int s)
 
 /* Part `part` of literal x over a changed derived q's new state: 0 its
 ** rows recomputed for the keys reached, 1 its old rows of the other keys
-** (negated: no row there, per key). */
-static void new_part(gen *g, const rf_fe_rule *r, const rf_fe_lit *x, int part)
+** (negated: no row there, per key). name_wild: as body()'s (a positive
+** atom's wildcards named where the head takes every variable: a
+** solution's). */
+static void new_part(gen *g, const rf_fe_rule *r, const rf_fe_lit *x, int part, int name_wild)
 {
     rf_buf *b = g->b;
     const rf_fe_pred *q = x->pred;
     if (!x->negated) {
         if (!part) {
             rf_txn_gen_pred_name(RF_TXN_NS "_part", q, b);
-            atom_args(r, x, 0, b);
+            atom_args(r, x, name_wild, b);
             return;
         }
         rf_txn_gen_pred_name(ns_of(g, q, S_OLD), q, b);
@@ -270,7 +272,7 @@ static void body(gen *g, const rf_fe_rule *r, const uint8_t *st, int name_wild, 
             continue;
         }
         if (g->split && splittable(g, r, x, st[l])) {
-            new_part(g, r, x, (int)(g->variant >> g->nsplit++ & 1));
+            new_part(g, r, x, (int)(g->variant >> g->nsplit++ & 1), name_wild);
             continue;
         }
         if (!is_base(g, x->pred) && g->changed[x->pred->id] && (st[l] == S_INS || st[l] == S_DEL || st[l] == S_MID)) {
