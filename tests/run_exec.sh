@@ -27,7 +27,7 @@ fi
 seed=7
 # ---- the base predicates of each program, and random rows of them -------------
 case $prog in
-tc | neg) preds="edge" ;;
+tc | neg | nullary) preds="edge" ;;
 join | agg | aggs) preds="buys price" ;;
 fd) preds="balance" ;;
 *) fail "unknown program $prog" ;;
@@ -103,5 +103,6 @@ done
 case $prog in
 tc | join | fd | agg | aggs) [ $incremental -eq "$rounds" ] || fail "$prog: only $incremental batches were maintained incrementally" ;;
 neg) [ $incremental -eq 0 ] || fail "$prog: negation over recursion claimed incremental" ;;
+nullary) [ $incremental -eq 0 ] || fail "$prog: a predicate of no columns claimed incremental" ;;
 esac
 echo ok

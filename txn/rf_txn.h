@@ -27,6 +27,9 @@
 
 typedef struct rf_txn_pred {
     const rf_fe_pred *fe; /* the user's predicate */
+    int32_t ncols;        /* its relations' and its table's columns: fe's arity; a predicate of no
+                             columns (derived: `cyclic() <- ...`) has one, a boolean, true in the row
+                             it holds when it is true (a table has at least one column) */
     rf_type *types;       /* its columns as its relations here and its table hold them: fe's types, a
                              total of decimals (a wide decimal) as a decimal, the database's 64 bits
                              (txn_store.c narrows a run's wide values into them; docs/TRANSACTIONS.md) */

@@ -279,7 +279,7 @@ static rf_status run_generated(exec_ctx *x, const char *what, const rf_hir_progr
 }
 
 /* Moves the columns of the output named name out of res into *dst, as p's
-** rows (ncols: p's arity), or its keys (the first ncols columns: its keys'
+** rows (ncols: p's columns), or its keys (the first ncols columns: its keys'
 ** columns, none where it has one key: a placeholder column): in its stored
 ** types (a wide total narrowed, txn_store.c). */
 static rf_status take_output(rf_rt_result *res, const char *name, const rf_txn_pred *p, int32_t ncols, rf_rt_rel *dst,
@@ -313,7 +313,7 @@ static rf_status recompute(exec_ctx *x, const rf_txn_sources *src, rf_diags *d)
         if (p->base) continue;
         char *name = rf_sprintf(RF_TXN_NS "_mat.%s", p->fe->name);
         if (!name) st = RF_ENOMEM;
-        else st = take_output(res, name, p, p->fe->arity, &p->next, d);
+        else st = take_output(res, name, p, p->ncols, &p->next, d);
         free(name);
         p->has_next = !st;
         p->prefix = 0; /* (recomputed: written whole) */
@@ -349,7 +349,7 @@ static rf_status incremental(exec_ctx *x, rf_diags *d)
         rf_rt_rel delta;
         memset(&delta, 0, sizeof delta);
         if (!name) st = RF_ENOMEM;
-        else st = take_output(res, name, p, p->fe->arity, &delta, d);
+        else st = take_output(res, name, p, p->ncols, &delta, d);
         free(name);
         /* the new state is cur, then the new facts (prefix stays): copied
         ** into one relation only for the outputs' run; the commit appends
@@ -400,7 +400,7 @@ static rf_status by_diffs(exec_ctx *x, rf_diags *d)
         memset(&keys, 0, sizeof keys);
         memset(&part, 0, sizeof part);
         if (!kname || !pname) st = RF_ENOMEM;
-        else if (!(st = take_output(res, kname, p, nkey, &keys, d))) st = take_output(res, pname, p, p->fe->arity, &part, d);
+        else if (!(st = take_output(res, kname, p, nkey, &keys, d))) st = take_output(res, pname, p, p->ncols, &part, d);
         if (!st) st = rf_txn_merge_keys(&p->cur, nkey, &keys, &part, &p->next);
         rf_rt_rel_free(&keys);
         rf_rt_rel_free(&part);
@@ -454,7 +454,7 @@ static rf_status dred(exec_ctx *x, rf_diags *d)
         rf_rt_rel now;
         memset(&now, 0, sizeof now);
         if (!name) st = RF_ENOMEM;
-        else st = take_output(res, name, p, p->fe->arity, &now, d);
+        else st = take_output(res, name, p, p->ncols, &now, d);
         free(name);
         if (st) {
             rf_rt_rel_free(&now);
@@ -669,20 +669,41 @@ static rf_status report(exec_ctx *x, rf_txn_report *rep, const char *db_dir, int
 /* The outputs' variables of the user's program in place of the generated
 ** program's (freed before the outputs are read): the same names and types,
 ** and the columns' names the user gave; a total of decimals the database
-** stores in 64 bits widened again where the user's program has it wide. */
+** stores in 64 bits widened again where the user's program has it wide.
+** In the user's program's order (its run's): the generated program's may
+** differ (an output of no columns is derived there, the others read). */
 static rf_status own_outputs(rf_rt_result *res, const rf_hir_program *user, rf_diags *d)
 {
+    int32_t *at = rf_calloc((size_t)res->noutputs + 1, sizeof *at);
+    if (!at) return RF_ENOMEM;
     for (int32_t i = 0; i < res->noutputs; i++) {
         const rf_hir_var *uv = NULL;
         for (int32_t v = 0; v < user->nvars && !uv; v++)
             if (user->vars[v]->role == RF_HIR_ROLE_OUTPUT && !strcmp(user->vars[v]->output_name, res->outputs[i].name))
-                uv = user->vars[v];
-        if (!uv || uv->ncols != res->outputs[i].var->ncols) return RF_EINTERNAL;
+                uv = user->vars[v], at[i] = v;
+        if (!uv || uv->ncols != res->outputs[i].var->ncols) {
+            free(at);
+            return RF_EINTERNAL;
+        }
         res->outputs[i].name = uv->output_name;
         res->outputs[i].var = uv;
         rf_status st = rf_txn_store_widen(&res->outputs[i].rel, uv->types, d);
-        if (st) return st;
+        if (st) {
+            free(at);
+            return st;
+        }
     }
+    for (int32_t i = 1; i < res->noutputs; i++) { /* insertion sort: a few outputs */
+        rf_rt_output o = res->outputs[i];
+        int32_t a = at[i], k = i;
+        for (; k > 0 && at[k - 1] > a; k--) {
+            res->outputs[k] = res->outputs[k - 1];
+            at[k] = at[k - 1];
+        }
+        res->outputs[k] = o;
+        at[k] = a;
+    }
+    free(at);
     return RF_OK;
 }
 
@@ -742,8 +763,10 @@ rf_status rf_txn_exec(const rf_txn_sources *src, const rf_fe_program *fe, const 
         p->base = q->input_file != NULL;
         p->table = p->base ? rf_strdup(q->input_file) : rf_txn_store_table_name(&x.t, q);
         /* (a total of decimals stored in the database's 64 bits: txn_store.c) */
-        p->types = rf_malloc(((size_t)q->arity + 1) * sizeof *p->types);
+        p->ncols = q->arity ? q->arity : 1;
+        p->types = rf_malloc(((size_t)p->ncols + 1) * sizeof *p->types);
         for (int32_t c = 0; p->types && c < q->arity; c++) p->types[c] = rf_txn_store_type(q->types[c]);
+        if (p->types && !q->arity) p->types[0] = RF_TYPE_BOOL;
         if (!p->table || !p->types) st = RF_ENOMEM;
     }
     if (!st) x.t.dict = rf_rt_cache_dict(x.cache);

@@ -167,7 +167,9 @@ void rf_txn_gen_materialize(const rf_txn *t, rf_buf *out)
     for (int32_t i = 0; i < t->npreds; i++) {
         const rf_txn_pred *p = &t->preds[i];
         if (p->base) continue;
-        plain_atom(RF_TXN_NS "_mat", p->fe, 0, out);
+        /* (a predicate of no columns as its stored column: true where it holds) */
+        if (p->fe->arity) plain_atom(RF_TXN_NS "_mat", p->fe, 0, out);
+        else rf_buf_printf(out, RF_TXN_NS "_mat:%s(true)", p->fe->name);
         rf_buf_puts(out, " <- ");
         plain_atom(NULL, p->fe, p->fe->functional, out);
         rf_buf_puts(out, ".\nlang:output[`");
@@ -376,7 +378,16 @@ void rf_txn_gen_outputs(const rf_txn *t, rf_buf *out)
     for (int32_t i = 0; i < t->npreds; i++) {
         const rf_fe_pred *q = t->preds[i].fe;
         if (!q->output_name) continue;
-        rf_txn_gen_input(RF_TXN_NS "_out", q, out);
+        if (!q->arity) {
+            /* no columns: handed as its stored column (true where it holds),
+            ** an input needs one */
+            rf_buf_printf(out,
+                          RF_TXN_NS "_in:%s(c0) -> boolean(c0).\nlang:input[`" RF_TXN_NS "_in:%s] = \"" RF_TXN_NS
+                                    "_in.%s\".\n" RF_TXN_NS "_out:%s() <- " RF_TXN_NS "_in:%s(_).\n",
+                          q->name, q->name, q->name, q->name, q->name);
+        } else {
+            rf_txn_gen_input(RF_TXN_NS "_out", q, out);
+        }
         rf_buf_puts(out, "lang:output[`");
         rf_txn_gen_pred_name(RF_TXN_NS "_out", q, out);
         rf_buf_printf(out, "] = \"%s\".\n", q->output_name);

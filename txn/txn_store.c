@@ -92,7 +92,7 @@ static rf_status types_differ(const char *what, const char *name, int32_t c, rf_
 rf_status rf_txn_store_narrow(const rf_txn_pred *p, rf_rt_rel *r, int32_t ncols, rf_diags *d)
 {
     const rf_fe_pred *q = p->fe;
-    if (ncols > q->arity || ncols > r->ncols) {
+    if (ncols > p->ncols || ncols > r->ncols) {
         rf_internal_error(d, q->loc, "a run gave `%s` %d columns, not %d", q->name, (int)r->ncols, (int)ncols);
         return RF_EINTERNAL;
     }
@@ -167,8 +167,8 @@ static rf_status read_table(rf_txn *t, const rf_db *db, const rf_db_table *tb, c
     const rf_type *types = tp->types; /* (the stored ones) */
     char *mpath = rf_sprintf("%s/%s", db->dir, RF_DB_MANIFEST);
     if (!mpath) return RF_ENOMEM;
-    int same = tb->ncols == p->arity;
-    for (int32_t c = 0; same && c < p->arity; c++) same = tb->cols[c].type == types[c];
+    int same = tb->ncols == tp->ncols;
+    for (int32_t c = 0; same && c < tp->ncols; c++) same = tb->cols[c].type == types[c];
     if (!same) {
         rf_error(d, rf_mkloc(mpath, 0, 0),
                  "the database's table '%s' does not have the columns `%s` declares: import the data again with this program",
@@ -177,9 +177,9 @@ static rf_status read_table(rf_txn *t, const rf_db *db, const rf_db_table *tb, c
         return RF_EUSER;
     }
     free(mpath);
-    rf_status st = rf_rt_rel_alloc(out, p->arity, types, 0);
+    rf_status st = rf_rt_rel_alloc(out, tp->ncols, types, 0);
     if (!st) out->nrows = tb->nrows;
-    for (int32_t c = 0; c < p->arity && !st && tb->nrows; c++) {
+    for (int32_t c = 0; c < tp->ncols && !st && tb->nrows; c++) {
         if (tb->cols[c].type == RF_TYPE_STRING && tb->cols[c].enc == RF_DB_ENC_PLAIN) {
             /* a plain string column: its rows interned one by one */
             double t0 = rf_now();
@@ -407,12 +407,12 @@ rf_status rf_txn_store_load(rf_txn *t, const rf_db *db, rf_diags *d)
                          p->table, p->fe->name);
                 st = RF_EUSER;
             } else {
-                st = rf_rt_rel_alloc(&p->cur, p->fe->arity, p->types, 0);
+                st = rf_rt_rel_alloc(&p->cur, p->ncols, p->types, 0);
             }
             continue;
         }
         p->stored = !p->base;
-        if (!(p->maps = rf_calloc((size_t)p->fe->arity + 1, sizeof *p->maps))) st = RF_ENOMEM;
+        if (!(p->maps = rf_calloc((size_t)p->ncols + 1, sizeof *p->maps))) st = RF_ENOMEM;
         if (!st) st = read_table(t, db, tb, p, &p->cur, p->maps, d);
         p->prefix = st ? 0 : p->cur.nrows;
     }
@@ -573,7 +573,7 @@ static rf_status add_rel(rf_db_writer *w, const rf_db *db, const char *name, con
     }
     const rf_fe_pred *p = tp->fe;
     if (!st && *tid < 0)
-        st = rf_db_writer_table(w, name, p->arity, tp->types, p->cols, with_key ? p->ninput_key : 0,
+        st = rf_db_writer_table(w, name, tp->ncols, tp->types, p->arity ? p->cols : NULL, with_key ? p->ninput_key : 0,
                                 with_key ? p->input_key : NULL, tid, d);
     return st;
 }
@@ -684,7 +684,7 @@ static rf_status commit_with(rf_txn *t, const rf_db *db, rf_db_writer *w, int *a
         if (!mine && !st && tid < 0) st = copy_table(w, db, &db->tables[i], d);
     }
     int64_t ncols = 0;
-    for (int32_t i = 0; i < t->npreds; i++) ncols += t->preds[i].fe->arity;
+    for (int32_t i = 0; i < t->npreds; i++) ncols += t->preds[i].ncols;
     col_job *jobs = rf_calloc((size_t)ncols + 1, sizeof *jobs);
     int32_t *tids = rf_calloc((size_t)t->npreds + 1, sizeof *tids);
     if (!st && (!jobs || !tids)) st = RF_ENOMEM;
@@ -697,7 +697,7 @@ static rf_status commit_with(rf_txn *t, const rf_db *db, rf_db_writer *w, int *a
         st = add_rel(w, db, p->table, p, r, tail, p->prefix, p->base, &tids[i], &from, &p->stored_how, d);
         *again = !st && !p->stored_how;
         int64_t n = r->nrows - from + (tail ? tail->nrows : 0);
-        for (int32_t c = 0; !st && !*again && c < p->fe->arity; c++) {
+        for (int32_t c = 0; !st && !*again && c < p->ncols; c++) {
             col_job *j = &jobs[njobs++];
             *j = (col_job){tids[i], c, p->types, r, tail, from, n * rf_rt_type_width(p->types[c]), RF_OK, {0}};
             rf_diags_init(&j->d);
