@@ -302,6 +302,21 @@ static int open_in_place(const char *dir, const char *name, uint64_t size, int *
 
 const rf_db *rf_db_writer_db(const rf_db_writer *w) { return &w->db; }
 
+rf_status rf_db_writer_table_key(rf_db_writer *w, int32_t tid, int32_t nkey, const int32_t *key)
+{
+    if (tid < 0 || tid >= w->db.ntables) return RF_EINTERNAL;
+    rf_db_table *t = &w->db.tables[tid];
+    if (nkey < 0 || nkey > t->ncols) return RF_EINTERNAL;
+    for (int32_t k = 0; k < nkey; k++)
+        if (key[k] < 0 || key[k] >= t->ncols) return RF_EINTERNAL;
+    int32_t *nk = rf_arena_alloc(&w->db.arena, ((size_t)nkey + 1) * sizeof *nk);
+    if (!nk) return RF_ENOMEM;
+    if (nkey) memcpy(nk, key, (size_t)nkey * sizeof *key);
+    t->key = nk;
+    t->nkey = nkey;
+    return RF_OK;
+}
+
 /* A table's entry and its columns' names and states, no file yet. */
 static rf_status table_add(rf_db_writer *w, const char *name, int32_t ncols, const rf_type *types,
                            const char *const *colnames, int32_t nkey, const int32_t *key, int32_t *tid, rf_diags *d)

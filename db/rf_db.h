@@ -269,6 +269,11 @@ rf_status rf_db_writer_table(rf_db_writer *w, const char *name, int32_t ncols, c
 ** rf_db_writer_table (not in place: there it starts again copy on write). */
 rf_status rf_db_writer_table_from(rf_db_writer *w, const rf_db *db, const rf_db_table *tb, int append, int32_t *tid,
                                   rf_diags *d);
+/* Table tid's key as its manifest records it (the columns the caller
+** checked to be a key before commit; nkey 0: none), in place of the one it
+** was added with: for a table carried over by rf_db_writer_table_from whose
+** old key its new rows were not checked against. */
+rf_status rf_db_writer_table_key(rf_db_writer *w, int32_t tid, int32_t nkey, const int32_t *key);
 /* Appends n rows to column c of table tid: values (non-strings) at the
 ** runtime's widths, or strings as the text loader gives them (string i is
 ** bytes[off[i] .. off[i+1])), or a string column's codes from

@@ -54,6 +54,44 @@ rc=$?
 grep -qF 'functional dependency violated: `f` has two values for the key (1): (2) and (5)' "$tmp/err" ||
     { cat "$tmp/err"; fail "fd: expected the violated dependency of f"; }
 [ "$(fdstate)" = "$fdbefore" ] || fail "fd: the database changed"
+# a key or functional dependency the program declares and the importing
+# program did not, broken by the stored rows: exec refuses as a run does
+# (naming the manifest and the rows), with or without derived predicates,
+# and commits nothing
+mkdir -p "$tmp/kd"
+printf '1,2\n1,3\n' >"$tmp/kd/e.csv"
+decl='e(a, b) -> int(a), int(b).\nlang:input[`e] = "e.csv".\nlang:input:delimiter[`e] = ",".\n'
+printf "$decl" >"$tmp/imp.logic"
+printf 'e[a] = b -> int(a), int(b).\nlang:input[`e] = "e.csv".\nlang:input:delimiter[`e] = ",".\nlang:output[`e] = "e".\n' >"$tmp/fdonly.logic"
+printf "$decl"'lang:input:key[`e] = "a".\nf(a) <- e(a, b), b > 2.\nlang:output[`f] = "f".\n' >"$tmp/keyed.logic"
+"$redfox" import "$tmp/imp.logic" --data "$tmp/kd" --out "$tmp/kddb" >/dev/null 2>"$tmp/err" || { cat "$tmp/err"; fail "import kd"; }
+kdstate() { (cd "$tmp/kddb" && ls -l && cat ./*) | cksum; }
+kdbefore=$(kdstate)
+printf '+e(5, 6).\n' >"$tmp/kd.txn"
+for q in fdonly keyed; do
+    "$redfox" run "$tmp/$q.logic" --data "$tmp/kddb" --device cpu >/dev/null 2>"$tmp/want"
+    [ $? -eq 1 ] || { cat "$tmp/want"; fail "$q: a run over the broken rows: not exit 1"; }
+    "$redfox" exec "$tmp/kddb" "$tmp/$q.logic" --device cpu --batch "$tmp/kd.txn" >/dev/null 2>"$tmp/err"
+    rc=$?
+    [ $rc -eq 1 ] || { cat "$tmp/err"; fail "$q: exec over rows breaking its key: exit $rc, expected 1"; }
+    grep -qF "$tmp/kddb/manifest.rfdb: error: " "$tmp/err" && grep -qF "row 2 of the database's table" "$tmp/err" ||
+        { cat "$tmp/err"; fail "$q: the error does not name the database's rows"; }
+    cmp -s "$tmp/err" "$tmp/want" || { cat "$tmp/err" "$tmp/want"; fail "$q: exec's error differs from the run's"; }
+    [ "$(kdstate)" = "$kdbefore" ] || fail "$q: the database changed"
+done
+# a program without the key appends a row breaking it: the manifest no
+# longer says the key was checked, so a run and an exec of the keyed program
+# refuse the rows
+printf '2,5\n' >"$tmp/kd/e.csv"
+rm -rf "$tmp/kddb"
+"$redfox" import "$tmp/keyed.logic" --data "$tmp/kd" --out "$tmp/kddb" >/dev/null 2>"$tmp/err" || { cat "$tmp/err"; fail "import keyed"; }
+"$redfox" exec "$tmp/kddb" "$tmp/keyed.logic" --device cpu >/dev/null 2>"$tmp/err" || { cat "$tmp/err"; fail "first exec keyed"; }
+printf '+e(2, 7).\n' >"$tmp/kd.txn"
+"$redfox" exec "$tmp/kddb" "$tmp/imp.logic" --device cpu --batch "$tmp/kd.txn" >/dev/null 2>"$tmp/err" || { cat "$tmp/err"; fail "exec without the key"; }
+"$redfox" run "$tmp/keyed.logic" --data "$tmp/kddb" --device cpu >/dev/null 2>"$tmp/err"
+[ $? -eq 1 ] && grep -qF 'the key (a) = (2) of row 2' "$tmp/err" || { cat "$tmp/err"; fail "run trusts a key the last writer did not check"; }
+"$redfox" exec "$tmp/kddb" "$tmp/keyed.logic" --device cpu >/dev/null 2>"$tmp/err"
+[ $? -eq 1 ] && grep -qF 'the key (a) = (2) of row 2' "$tmp/err" || { cat "$tmp/err"; fail "exec of the keyed program after another's commit"; }
 # not a database; a compiled program
 "$redfox" exec "$tmp/data" "$p" --device cpu >/dev/null 2>"$tmp/err"
 [ $? -eq 1 ] && grep -qF 'not a redfox database' "$tmp/err" || { cat "$tmp/err"; fail "not a database"; }

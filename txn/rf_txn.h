@@ -75,6 +75,7 @@ typedef struct rf_txn_pred {
 
 typedef struct rf_txn {
     const rf_fe_program *fe;
+    const rf_hir_program *user; /* fe lowered: its inputs' keys and dependencies, checked over the stored rows */
     const char *source_hash; /* 16 hex digits of the program's text: names its derived tables */
     rf_txn_pred *preds;
     int32_t npreds;
@@ -254,10 +255,14 @@ char *rf_txn_store_table_name(const rf_txn *t, const rf_fe_pred *p);
 ** copied: db's files must stay until the transaction ends). A base table missing or of
 ** other columns is an error naming the manifest. The derived tables are
 ** read only where the program's stamp (the table "derived.HASH": the base
-** tables' state they were computed from, its last row) matches the base
+** tables' state its last commit left, its derived tables computed from it,
+** its keys and dependencies checked over it; its last row) matches the base
 ** tables db holds, and t->fresh is not set; else they are left unread
 ** (p->stored 0, p->unread where one exists; t->stale where the stamp did
-** not match), to be computed again. */
+** not match), to be computed again, and the keys and functional
+** dependencies the program declares on its base predicates are checked
+** over their stored rows (an error naming the manifest and the rows, as a
+** run's). */
 rf_status rf_txn_store_load(rf_txn *t, const rf_db *db, rf_diags *d);
 /* Writes the database anew at dir: every table of db that t does not own
 ** copied as it is, t's base tables and derived tables from next (or cur),

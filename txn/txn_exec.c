@@ -748,6 +748,7 @@ rf_status rf_txn_exec(const rf_txn_sources *src, const rf_fe_program *fe, const 
     if (!st) {
         source_hash(src, hash);
         x.t.fe = fe;
+        x.t.user = user;
         x.t.source_hash = hash;
         x.t.threads = x.o.threads > 0 ? x.o.threads : rf_online_cpus();
         x.t.fresh = opt->init || opt->recompute;

@@ -7,9 +7,10 @@
 ** run's wide totals narrowed into a predicate's stored types, widened back
 ** for the user's outputs), the names of materialized tables ("derived.HASH.PRED": HASH
 ** identifies the program's text, so programs sharing a database keep their
-** own), the record of the base tables' state they were computed from
-** ("derived.HASH": a program's derived tables are read only while it
-** matches), reading tables (numeric columns left in their mapped files;
+** own), the record of the base tables' state a program's last commit
+** left ("derived.HASH": its derived tables are read, and its keys and
+** functional dependencies trusted over the stored rows, only while it
+** matches; else those are checked as a run checks them), reading tables (numeric columns left in their mapped files;
 ** strings through their dictionaries into the transaction's), and the
 ** commit. When every table only gains rows after its old ones (an
 ** insert-only batch, the delta rules' new facts), the new rows are appended
@@ -259,14 +260,18 @@ void rf_txn_cur_free(rf_txn_pred *p)
 
 /* The derived tables of a program are the consequence of the base tables
 ** as they were when its last commit wrote them; another program (or another
-** version of this one: another HASH) may change the base tables since. So
-** each commit of a program with derived predicates also records the state
-** of its base tables in the table "derived.HASH" (one int column,
-** `base_state`: a 64-bit hash of the base tables' manifest entries, which
-** name every byte of them by CRC-32Cs; its last row is the current one),
-** and a transaction reads the derived tables only where that record matches
-** the base tables the database holds. A commit that only appends (in place)
-** appends the record as a row; one written aside writes it with one row. */
+** version of this one: another HASH) may change the base tables since, and
+** without the keys or functional dependencies this program declares. So
+** each commit of a program with derived predicates, or with a key or a
+** functional base predicate, also records the state of its base tables in
+** the table "derived.HASH" (one int column, `base_state`: a 64-bit hash of
+** the base tables' manifest entries, which name every byte of them by
+** CRC-32Cs; its last row is the current one). A transaction reads the
+** derived tables, and trusts the stored rows to meet the keys and
+** dependencies (each batch's inserts are checked against them), only where
+** that record matches the base tables the database holds. A commit that
+** only appends (in place) appends the record as a row; one written aside
+** writes it with one row. */
 
 static uint64_t mix(uint64_t h, uint64_t v)
 {
@@ -344,6 +349,19 @@ static int has_derived(const rf_txn *t)
     return 0;
 }
 
+/* Whether t's program declares a key or a functional dependency on a base
+** predicate: the stored rows must meet them. */
+static int has_checks(const rf_txn *t)
+{
+    for (int32_t i = 0; i < t->npreds; i++)
+        if (t->preds[i].base && (t->preds[i].fe->ninput_key > 0 || t->preds[i].fe->functional)) return 1;
+    return 0;
+}
+
+/* Whether t's program keeps a stamp: something in the database depends on
+** its base tables' state (its derived tables, the rows checked). */
+static int has_stamp(const rf_txn *t) { return has_derived(t) || has_checks(t); }
+
 static char *stamp_name(const rf_txn *t) { return rf_sprintf("derived.%s", t->source_hash); }
 
 /* *have: table tb (a stamp) is one int column with a row; *last: its last
@@ -368,9 +386,9 @@ static rf_status stamp_last(const rf_db *db, const rf_db_table *tb, int64_t *las
     return st;
 }
 
-/* Whether db's derived tables of t's program were computed from the base
-** tables db holds: its stamp's last row is their state. */
-static rf_status derived_current(const rf_txn *t, const rf_db *db, int *current, rf_diags *d)
+/* Whether db's base tables are as t's program's last commit left them:
+** its stamp's last row is their state. */
+static rf_status stamp_current(const rf_txn *t, const rf_db *db, int *current, rf_diags *d)
 {
     *current = 0;
     char *name = stamp_name(t);
@@ -384,13 +402,56 @@ static rf_status derived_current(const rf_txn *t, const rf_db *db, int *current,
     return st;
 }
 
+/* Whether table tb's key (the one its writer checked) is predicate p's
+** lang:input:key, as a set of columns (none and none alike). */
+static int same_key(const rf_db_table *tb, const rf_fe_pred *p)
+{
+    int32_t n = p->ninput_key > 0 ? p->ninput_key : 0;
+    if (tb->nkey != n) return 0;
+    for (int32_t k = 0; k < n; k++) {
+        int found = 0;
+        for (int32_t j = 0; j < tb->nkey && !found; j++) found = tb->key[j] == p->input_key[k];
+        if (!found) return 0;
+    }
+    return 1;
+}
+
+/* The keys and functional dependencies t's program declares on its base
+** predicates, over their stored rows (read into cur), as a run over the
+** database checks them (a key the table's writer checked is not checked
+** again): an error naming the manifest (mpath) and the rows. */
+static rf_status check_stored(rf_txn *t, const rf_db *db, const char *mpath, rf_diags *d)
+{
+    rf_cpu_pool *pool = NULL;
+    rf_status st = RF_OK;
+    for (int32_t i = 0; i < t->npreds && !st && t->user; i++) {
+        const rf_txn_pred *p = &t->preds[i];
+        if (!p->base || (p->fe->ninput_key <= 0 && !p->fe->functional)) continue;
+        const rf_hir_var *v = NULL;
+        for (int32_t k = 0; k < t->user->nvars && !v; k++) {
+            const rf_hir_var *u = t->user->vars[k];
+            if (u->role == RF_HIR_ROLE_INPUT && u->input_file && !strcmp(u->input_file, p->table) && u->ncols == p->ncols)
+                v = u;
+        }
+        if (!v) continue;
+        const rf_db_table *tb = rf_db_find_table(db, p->table);
+        int key = p->fe->ninput_key > 0 && !(tb && same_key(tb, p->fe));
+        if (!key && !(rf_rt_input_checks(v) & RF_RT_CHECK_FD)) continue;
+        if (!pool) st = rf_cpu_pool_new(t->threads > 0 ? t->threads : 1, &pool);
+        if (!st && key) st = rf_rt_check_input_key(mpath, 1, v, t->dict, pool, &p->cur, d);
+        if (!st) st = rf_rt_check_input_fd(mpath, 1, v, t->dict, pool, &p->cur, d);
+    }
+    rf_cpu_pool_free(pool);
+    return st;
+}
+
 rf_status rf_txn_store_load(rf_txn *t, const rf_db *db, rf_diags *d)
 {
     char *mpath = rf_sprintf("%s/%s", db->dir, RF_DB_MANIFEST);
     if (!mpath) return RF_ENOMEM;
     /* (--init and --recompute write them anew: a damaged one is no obstacle) */
     int current = 0;
-    rf_status st = !t->fresh && has_derived(t) ? derived_current(t, db, &current, d) : RF_OK;
+    rf_status st = !t->fresh && has_stamp(t) ? stamp_current(t, db, &current, d) : RF_OK;
     for (int32_t i = 0; i < t->npreds && !st; i++) {
         rf_txn_pred *p = &t->preds[i];
         const rf_db_table *tb = rf_db_find_table(db, p->table);
@@ -416,6 +477,7 @@ rf_status rf_txn_store_load(rf_txn *t, const rf_db *db, rf_diags *d)
         if (!st) st = read_table(t, db, tb, p, &p->cur, p->maps, d);
         p->prefix = st ? 0 : p->cur.nrows;
     }
+    if (!st && !current) st = check_stored(t, db, mpath, d);
     free(mpath);
     return st;
 }
@@ -564,6 +626,11 @@ static rf_status add_rel(rf_db_writer *w, const rf_db *db, const char *name, con
     if (old && prefix == old->nrows && r->nrows >= prefix) {
         st = rf_db_writer_table_from(w, db, old, total > prefix, tid, d);
         if (*tid >= 0) *from = prefix;
+        /* a base table that gains rows: its key is the one this program
+        ** checked them against (its stored rows were checked too, or vouched
+        ** for: rf_txn_store_load), not the one the old manifest names */
+        if (!st && *tid >= 0 && with_key && total > prefix && !same_key(old, tp->fe))
+            st = rf_db_writer_table_key(w, *tid, tp->fe->ninput_key > 0 ? tp->fe->ninput_key : 0, tp->fe->input_key);
     }
     int in_place = rf_db_writer_is_in_place(w);
     *how = *tid < 0 ? "written" : total <= prefix ? "kept" : in_place ? "appended in place" : "appended";
@@ -628,10 +695,10 @@ static int appends_only(const rf_txn *t, const rf_db *db)
         if (rf_txn_pred_rows(p) > old->nrows && !rf_db_table_appendable_in_place(db, old)) return 0;
     }
     /* (the program's stamp gains a row: add_stamp) */
-    char *name = has_derived(t) ? stamp_name(t) : NULL;
+    char *name = has_stamp(t) ? stamp_name(t) : NULL;
     const rf_db_table *stamp = name ? rf_db_find_table(db, name) : NULL;
     free(name);
-    return !has_derived(t) || (stamp && rf_db_table_appendable_in_place(db, stamp));
+    return !has_stamp(t) || (stamp && rf_db_table_appendable_in_place(db, stamp));
 }
 
 /* The program's stamp in the new state (after its tables, ended): the
@@ -672,8 +739,8 @@ static rf_status add_stamp(rf_txn *t, const rf_db *db, rf_db_writer *w, int *aga
 static rf_status commit_with(rf_txn *t, const rf_db *db, rf_db_writer *w, int *again, rf_diags *d)
 {
     *again = 0;
-    char *stamp = has_derived(t) ? stamp_name(t) : NULL;
-    rf_status st = !has_derived(t) || stamp ? RF_OK : RF_ENOMEM;
+    char *stamp = has_stamp(t) ? stamp_name(t) : NULL;
+    rf_status st = !has_stamp(t) || stamp ? RF_OK : RF_ENOMEM;
     /* the other tables first, in their order: those of inputs this program
     ** does not read, and other programs' derived tables */
     for (int32_t i = 0; !st && i < db->ntables; i++) {
