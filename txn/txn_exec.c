@@ -22,6 +22,7 @@
 
 #include <pthread.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -736,6 +737,12 @@ rf_status rf_txn_exec(const rf_txn_sources *src, const rf_fe_program *fe, const 
     rf_arena_init(&outarena);
     char hash[17];
     rf_status st = RF_OK;
+    /* a database reached through a symbolic link: the folder it names is
+    ** the database (read, locked, and exchanged by a copy-on-write commit;
+    ** the link stays and names the new state) */
+    char *real = NULL;
+    struct stat lst;
+    if (lstat(db_dir, &lst) == 0 && S_ISLNK(lst.st_mode) && (real = realpath(db_dir, NULL))) db_dir = real;
     if (!rf_db_is_database(db_dir)) {
         rf_error(d, rf_mkloc(db_dir, 0, 0), "not a redfox database (no %s): create it with `redfox import`", RF_DB_MANIFEST);
         st = RF_EUSER;
@@ -884,5 +891,6 @@ rf_status rf_txn_exec(const rf_txn_sources *src, const rf_fe_program *fe, const 
     rf_db_close(db);
     free_hir(&x, outhir);
     rf_arena_free(&outarena);
+    free(real);
     return st;
 }
