@@ -6,7 +6,8 @@
 # stale ones: after every exec its outputs equal a from-scratch `redfox run`
 # over the database (delta rules: tc.logic; diffs: a count, with
 # --incremental). A program's own commits keep its derived predicates
-# maintained incrementally (and in place), never recomputed. A damaged
+# maintained incrementally (and in place), never recomputed. No exec warns
+# (B's deletion: not of a generated program without outputs). A damaged
 # derived table: the exec that reads it names the file; --init and
 # --recompute do not read it and write it anew. MODE cpu or emu (the GPU
 # emulator).
@@ -54,6 +55,7 @@ ex() {
     n=$((n + 1))
     "$redfox" exec "$tmp/db" "$prog" $dev --format csv "$@" >"$tmp/exec.out" 2>"$tmp/err" ||
         { cat "$tmp/err"; fail "exec $n of $prog: exit $?"; }
+    ! grep 'warning' "$tmp/err" || fail "exec $n of $prog ($*): a warning"
     "$redfox" run "$prog" --data "$tmp/db" --device cpu --format csv >"$tmp/run.out" 2>"$tmp/err" ||
         { cat "$tmp/err"; fail "run after exec $n"; }
     cmp -s "$tmp/exec.out" "$tmp/run.out" ||

@@ -433,15 +433,18 @@ static rf_status dred(exec_ctx *x, rf_diags *d)
         kept.nrows = from->nrows - (p->has_next ? p->ins.nrows : 0);
         st = rf_txn_rel_copy(&kept, &p->mid);
     }
+    /* (no derived predicate: nothing to run, the base ones' kept rows are all) */
+    int derived = 0;
+    for (int32_t i = 0; i < x->t.npreds; i++) derived |= !x->t.preds[i].base;
     rf_buf gen;
     rf_buf_init(&gen);
-    if (!st) rf_txn_gen_dred(&x->t, &gen);
+    if (!st && derived) rf_txn_gen_dred(&x->t, &gen);
     rf_arena arena;
     rf_arena_init(&arena);
     rf_hir_program *hir = NULL;
     rf_rt_result *res = NULL;
-    if (!st) st = compile(x, NULL, "<redfox exec: deletions (DRed)>", &gen, &arena, &hir, d);
-    if (!st) st = run_generated(x, "DRed (deletions)", hir, &res, d);
+    if (!st && derived) st = compile(x, NULL, "<redfox exec: deletions (DRed)>", &gen, &arena, &hir, d);
+    if (!st && derived) st = run_generated(x, "DRed (deletions)", hir, &res, d);
     for (int32_t i = 0; !st && i < x->t.npreds; i++) {
         rf_txn_pred *p = &x->t.preds[i];
         if (p->base) {
