@@ -763,10 +763,12 @@ static void pred_rules(gen *g, rf_txn_pred *tp)
             continue;
         }
         key_rules(g, p, r, nkey, st, &seen);
+        /* (not additive: a min, max or avg, or a total or count with negation in its body) */
         if (r->naggs)
             tp->how = r->aggs[0].fn == RF_AGG_MIN || r->aggs[0].fn == RF_AGG_MAX
                           ? "min or max recomputed over the touched groups (it cannot subtract)"
-                          : "aggregate recomputed over the touched groups (negation in its body)";
+                      : r->aggs[0].fn == RF_AGG_AVG ? "avg recomputed over the touched groups (an average is not kept by adding)"
+                                                    : "aggregate recomputed over the touched groups (negation in its body)";
         /* the rule over the new state, its head restricted to the keys */
         size_t start = b->len;
         rf_buf_puts(b, RF_TXN_NS "_part:");
