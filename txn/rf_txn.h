@@ -209,6 +209,14 @@ void rf_txn_gen_pred_name(const char *ns, const rf_fe_pred *p, rf_buf *b);
 void rf_txn_gen_expr(const rf_fe_rule *r, const rf_fe_expr *e, rf_buf *b);
 void rf_txn_gen_declare(const char *ns, const rf_fe_pred *p, rf_buf *b);
 void rf_txn_gen_input(const char *ns, const rf_fe_pred *p, rf_buf *b);
+/* A comment saying that the generated rules after it come from the user's
+** rule r (`// from rule N (FILE:LINE:COL)`, N its index in t->fe's rules),
+** or (r NULL) from none: so that a run-time error in them names r
+** (rf_txn_gen_origin_at), as a run of the user's program does. */
+void rf_txn_gen_origin(const rf_txn *t, const rf_fe_rule *r, rf_buf *b);
+/* The user's rule that line `line` (from 1) of generated text comes from,
+** by the comments above it; NULL: none. */
+const rf_fe_rule *rf_txn_gen_origin_at(const rf_txn *t, const char *text, int64_t len, int32_t line);
 
 /* ---- txn_gen_diff.c ---------------------------------------------------- */
 

@@ -238,10 +238,44 @@ static void log_kernels(exec_ctx *x, const char *what, const rf_rt_result *r)
     free(text);
 }
 
-/* Runs a compiled generated program with every input from memory. */
-static rf_status run_generated(exec_ctx *x, const char *what, const rf_hir_program *hir, rf_rt_result **res,
-                               rf_diags *d)
+/* The errors of a run of generated program hir (its text gen, with the
+** user's sources before it: with_user), d's from index `from` on, that
+** name a line of it: moved to the user's rule they come from, as a run of
+** the user's program names it (the comments of rf_txn_gen_origin; with
+** the user's sources, the runtime names their rules' lines under the
+** generated program's name: the user's rule at that line and column). */
+static void own_errors(const exec_ctx *x, const rf_hir_program *hir, const rf_buf *gen, int with_user, rf_diags *d,
+                       int64_t from)
 {
+    for (int64_t i = from; gen && !gen->oom && i < d->count; i++) {
+        rf_diag *g = &d->items[i];
+        if (!g->loc.file || !hir->source || strcmp(g->loc.file, hir->source) || g->loc.line <= 0) continue;
+        const rf_fe_rule *r = NULL;
+        if (with_user) {
+            int n = 0;
+            for (int32_t k = 0; k < x->t.fe->nrules; k++) {
+                const rf_fe_rule *u = x->t.fe->rules[k];
+                if (u->loc.file && u->loc.line == g->loc.line && u->loc.col == g->loc.col) r = u, n++;
+            }
+            if (n != 1) r = NULL;
+        } else {
+            r = rf_txn_gen_origin_at(&x->t, (const char *)gen->data, gen->len, g->loc.line);
+        }
+        char *file = r && r->loc.file ? rf_strdup(r->loc.file) : NULL;
+        if (!file) continue;
+        free((char *)g->loc.file);
+        g->loc = r->loc;
+        g->loc.file = file;
+    }
+}
+
+/* Runs a compiled generated program with every input from memory; its
+** run-time errors name the user's rules (own_errors; gen: its text, NULL:
+** as they are). */
+static rf_status run_generated(exec_ctx *x, const char *what, const rf_hir_program *hir, const rf_buf *gen,
+                               int with_user, rf_rt_result **res, rf_diags *d)
+{
+    int64_t from = d->count;
     rf_status st = RF_OK;
     /* (between transactions the cache stays: a run's name is unique in its life) */
     int64_t run = x->resident ? rf_txn_resident_next_run(x->resident) : ++x->nruns;
@@ -270,6 +304,7 @@ static rf_status run_generated(exec_ctx *x, const char *what, const rf_hir_progr
     double t0 = rf_now();
     o.profile = x->opt->profile_kernels;
     if (!st) st = rf_rt_run(hir, &o, res, d);
+    if (st) own_errors(x, hir, gen, with_user, d, from);
     /* the rows put stand for this run alone (the devices keep the stamped ones) */
     if (x->resident) rf_rt_cache_drop_puts(x->cache);
     if (!st) x->device = (*res)->device;
@@ -308,7 +343,7 @@ static rf_status recompute(exec_ctx *x, const rf_txn_sources *src, rf_diags *d)
     rf_hir_program *hir = NULL;
     rf_rt_result *res = NULL;
     rf_status st = compile(x, src, "<redfox exec: materialization>", &gen, &arena, &hir, d);
-    if (!st) st = run_generated(x, "the program (materialization)", hir, &res, d);
+    if (!st) st = run_generated(x, "the program (materialization)", hir, &gen, 1, &res, d);
     for (int32_t i = 0; !st && i < x->t.npreds; i++) {
         rf_txn_pred *p = &x->t.preds[i];
         if (p->base) continue;
@@ -342,7 +377,7 @@ static rf_status incremental(exec_ctx *x, rf_diags *d)
     rf_hir_program *hir = NULL;
     rf_rt_result *res = NULL;
     rf_status st = compile(x, NULL, "<redfox exec: delta rules>", &gen, &arena, &hir, d);
-    if (!st) st = run_generated(x, "the delta rules (insertions)", hir, &res, d);
+    if (!st) st = run_generated(x, "the delta rules (insertions)", hir, &gen, 0, &res, d);
     for (int32_t i = 0; !st && i < x->t.npreds; i++) {
         rf_txn_pred *p = &x->t.preds[i];
         if (p->base || !p->changed) continue;
@@ -389,7 +424,7 @@ static rf_status by_diffs(exec_ctx *x, rf_diags *d)
     rf_hir_program *hir = NULL;
     rf_rt_result *res = NULL;
     rf_status st = compile(x, NULL, "<redfox exec: diffs>", &gen, &arena, &hir, d);
-    if (!st) st = run_generated(x, "the diffs (changed keys and groups)", hir, &res, d);
+    if (!st) st = run_generated(x, "the diffs (changed keys and groups)", hir, &gen, 0, &res, d);
     double t0 = rf_now();
     for (int32_t i = 0; !st && i < x->t.npreds; i++) {
         rf_txn_pred *p = &x->t.preds[i];
@@ -444,7 +479,7 @@ static rf_status dred(exec_ctx *x, rf_diags *d)
     rf_hir_program *hir = NULL;
     rf_rt_result *res = NULL;
     if (!st && derived) st = compile(x, NULL, "<redfox exec: deletions (DRed)>", &gen, &arena, &hir, d);
-    if (!st && derived) st = run_generated(x, "DRed (deletions)", hir, &res, d);
+    if (!st && derived) st = run_generated(x, "DRed (deletions)", hir, &gen, 0, &res, d);
     for (int32_t i = 0; !st && i < x->t.npreds; i++) {
         rf_txn_pred *p = &x->t.preds[i];
         if (p->base) {
@@ -855,7 +890,7 @@ rf_status rf_txn_exec(const rf_txn_sources *src, const rf_fe_program *fe, const 
         st = compile(&x, NULL, "<redfox exec: outputs>", &gen, &outarena, &outhir, d);
         rf_buf_free(&gen);
         double tr = x.t_runs;
-        if (!st) st = run_generated(&x, "the outputs", outhir, &res, d);
+        if (!st) st = run_generated(&x, "the outputs", outhir, NULL, 0, &res, d);
         x.t_runs = tr;
         if (!st) st = own_outputs(res, user, d);
     }

@@ -755,6 +755,7 @@ static void pred_rules(gen *g, rf_txn_pred *tp)
     int single_valued = 0; /* part has one row per key: an aggregate's */
     for (int32_t ri = 0; ri < p->nrules; ri++) {
         const rf_fe_rule *r = p->rules[ri];
+        rf_txn_gen_origin(g->t, r, b);
         single_valued |= r->naggs > 0;
         if (r->naggs && additive(r)) {
             additive_rules(g, p, r, st);
@@ -790,6 +791,7 @@ static void pred_rules(gen *g, rf_txn_pred *tp)
     ** P's pass through P itself, declared functional: two values for one
     ** key fail the transaction as a recomputation would, naming P and the
     ** key */
+    rf_txn_gen_origin(g->t, NULL, b);
     rf_buf_puts(b, "lang:output[`");
     rf_txn_gen_pred_name(RF_TXN_NS "_k", p, b);
     rf_buf_printf(b, "] = \"" RF_TXN_NS "_k.%s\".\n", p->name);
