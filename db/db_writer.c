@@ -217,7 +217,6 @@ rf_status rf_db_writer_new(const char *dir, const char *writer_version, rf_db_wr
 
 rf_status rf_db_writer_in_place(const rf_db *db, const char *writer_version, rf_db_writer **out, rf_diags *d)
 {
-    (void)d;
     *out = NULL;
     if (!db->block_crcs) return RF_EINTERNAL;
     rf_db_writer *w = rf_calloc(1, sizeof *w);
@@ -235,6 +234,8 @@ rf_status rf_db_writer_in_place(const rf_db *db, const char *writer_version, rf_
     w->db.major = RF_DB_MAJOR;
     w->db.minor = RF_DB_MINOR;
     w->db.block_crcs = 1;
+    /* a writer of the database as a copy-on-write one is (docs/DATABASE.md) */
+    remove_stale_tmps(w->final_dir, d);
     *out = w;
     return RF_OK;
 }

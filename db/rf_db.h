@@ -218,7 +218,9 @@ rf_status rf_db_writer_new(const char *dir, const char *writer_version, rf_db_wr
 ** only the old bytes, which nothing changes); a failure or a kill leaves
 ** at most a tail past them, which readers ignore and the next writer cuts
 ** off. db must have block CRC-32Cs (format 2). The caller holds the
-** database's lock: two in-place writers must not meet. */
+** database's lock: two in-place writers must not meet. As rf_db_writer_new,
+** it removes the temporary folders earlier writers of db left (each with
+** a note in d: a writer gone, none of its files changed for ten minutes). */
 rf_status rf_db_writer_in_place(const rf_db *db, const char *writer_version, rf_db_writer **out, rf_diags *d);
 int rf_db_writer_is_in_place(const rf_db_writer *w);
 /* The old rows' bytes that the tables continued copy on write with

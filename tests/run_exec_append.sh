@@ -13,7 +13,7 @@
 # After each batch the outputs and the stored closure equal recomputing on a
 # copy, and the next exec reads the database (every file's size and CRC-32C
 # checked against its manifest). The same through a symbolic link to the
-# database.
+# database. An in-place commit removes a stale temporary folder.
 set -u
 redfox=$1
 dir=$2
@@ -70,6 +70,18 @@ step "4 (a fact already there)" "$tmp/dup.txn" kept
 sed 's/^+/-/' "$tmp/ins1.txn" >"$tmp/del.txn"
 step "5 (delete)" "$tmp/del.txn" written
 step "6 (insert after the delete)" "$tmp/ins1.txn" "appended in place"
+# an in-place commit, a writer of the database, removes the temporary folder
+# a writer stopped by a signal left (its process gone, nothing written to it
+# for ten minutes), with a note, as a copy-on-write commit does
+mkdir "$tmp/db.tmp.4194000.0"
+cp "$(ls "$tmp/db"/*.col | head -n 1)" "$tmp/db.tmp.4194000.0/"
+touch -d '1 hour ago' "$tmp/db.tmp.4194000.0"/* "$tmp/db.tmp.4194000.0"
+awk 'BEGIN { srand(13); for (i = 0; i < 6; i++) printf "+edge(%d, %d).\n", 230 + int(rand() * 20), int(rand() * 220) }' \
+    >"$tmp/ins5.txn"
+"$redfox" exec "$tmp/db" "$p" --device cpu --profile --batch "$tmp/ins5.txn" >/dev/null 2>"$tmp/err" || { cat "$tmp/err"; fail "exec beside a stale folder"; }
+grep -q "commit: appended [1-9][0-9]* bytes in place" "$tmp/err" || { cat "$tmp/err"; fail "beside a stale folder: not in place"; }
+[ -e "$tmp/db.tmp.4194000.0" ] && fail "an in-place commit kept a stale temporary folder"
+grep -q "db.tmp.4194000.0: note: removed this temporary folder" "$tmp/err" || { cat "$tmp/err"; fail "no note of the removal"; }
 # a database reached through a symbolic link: both kinds of commit go
 # through it (the folder it names exchanged copy on write), the link kept
 mv "$tmp/db" "$tmp/real"
