@@ -217,7 +217,6 @@ rf_status rf_db_writer_new(const char *dir, const char *writer_version, rf_db_wr
 
 rf_status rf_db_writer_in_place(const rf_db *db, const char *writer_version, rf_db_writer **out, rf_diags *d)
 {
-    (void)d;
     *out = NULL;
     if (!db->block_crcs) return RF_EINTERNAL;
     rf_db_writer *w = rf_calloc(1, sizeof *w);
@@ -235,6 +234,8 @@ rf_status rf_db_writer_in_place(const rf_db *db, const char *writer_version, rf_
     w->db.major = RF_DB_MAJOR;
     w->db.minor = RF_DB_MINOR;
     w->db.block_crcs = 1;
+    /* a writer of the database as a copy-on-write one is (docs/DATABASE.md) */
+    remove_stale_tmps(w->final_dir, d);
     *out = w;
     return RF_OK;
 }
@@ -301,6 +302,21 @@ static int open_in_place(const char *dir, const char *name, uint64_t size, int *
 }
 
 const rf_db *rf_db_writer_db(const rf_db_writer *w) { return &w->db; }
+
+rf_status rf_db_writer_table_key(rf_db_writer *w, int32_t tid, int32_t nkey, const int32_t *key)
+{
+    if (tid < 0 || tid >= w->db.ntables) return RF_EINTERNAL;
+    rf_db_table *t = &w->db.tables[tid];
+    if (nkey < 0 || nkey > t->ncols) return RF_EINTERNAL;
+    for (int32_t k = 0; k < nkey; k++)
+        if (key[k] < 0 || key[k] >= t->ncols) return RF_EINTERNAL;
+    int32_t *nk = rf_arena_alloc(&w->db.arena, ((size_t)nkey + 1) * sizeof *nk);
+    if (!nk) return RF_ENOMEM;
+    if (nkey) memcpy(nk, key, (size_t)nkey * sizeof *key);
+    t->key = nk;
+    t->nkey = nkey;
+    return RF_OK;
+}
 
 /* A table's entry and its columns' names and states, no file yet. */
 static rf_status table_add(rf_db_writer *w, const char *name, int32_t ncols, const rf_type *types,

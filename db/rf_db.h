@@ -218,7 +218,9 @@ rf_status rf_db_writer_new(const char *dir, const char *writer_version, rf_db_wr
 ** only the old bytes, which nothing changes); a failure or a kill leaves
 ** at most a tail past them, which readers ignore and the next writer cuts
 ** off. db must have block CRC-32Cs (format 2). The caller holds the
-** database's lock: two in-place writers must not meet. */
+** database's lock: two in-place writers must not meet. As rf_db_writer_new,
+** it removes the temporary folders earlier writers of db left (each with
+** a note in d: a writer gone, none of its files changed for ten minutes). */
 rf_status rf_db_writer_in_place(const rf_db *db, const char *writer_version, rf_db_writer **out, rf_diags *d);
 int rf_db_writer_is_in_place(const rf_db_writer *w);
 /* The old rows' bytes that the tables continued copy on write with
@@ -269,6 +271,11 @@ rf_status rf_db_writer_table(rf_db_writer *w, const char *name, int32_t ncols, c
 ** rf_db_writer_table (not in place: there it starts again copy on write). */
 rf_status rf_db_writer_table_from(rf_db_writer *w, const rf_db *db, const rf_db_table *tb, int append, int32_t *tid,
                                   rf_diags *d);
+/* Table tid's key as its manifest records it (the columns the caller
+** checked to be a key before commit; nkey 0: none), in place of the one it
+** was added with: for a table carried over by rf_db_writer_table_from whose
+** old key its new rows were not checked against. */
+rf_status rf_db_writer_table_key(rf_db_writer *w, int32_t tid, int32_t nkey, const int32_t *key);
 /* Appends n rows to column c of table tid: values (non-strings) at the
 ** runtime's widths, or strings as the text loader gives them (string i is
 ** bytes[off[i] .. off[i+1])), or a string column's codes from

@@ -6,7 +6,8 @@
 # compared with a from-scratch `redfox run` over the database's updated base
 # data. MODE cpu runs exec on the CPU; emu on the GPU emulator. Programs
 # whose rules allow it must have been maintained incrementally (by delta
-# rules, or by diffs where they aggregate or negate; --profile says which).
+# rules, or by diffs where they aggregate or negate; --profile says which,
+# and for each aggregate of aggs.logic how).
 set -u
 redfox=$1
 dir=$2
@@ -27,7 +28,7 @@ fi
 seed=7
 # ---- the base predicates of each program, and random rows of them -------------
 case $prog in
-tc | neg) preds="edge" ;;
+tc | neg | nullary) preds="edge" ;;
 join | agg | aggs) preds="buys price" ;;
 fd) preds="balance" ;;
 *) fail "unknown program $prog" ;;
@@ -97,11 +98,22 @@ while [ $r -lt "$rounds" ]; do
     "$redfox" exec "$tmp/db" "$p" --batch "$tmp/b$r.txn" $dev --format csv --profile --incremental >"$tmp/got" 2>"$tmp/err" ||
         { cat "$tmp/err" "$tmp/b$r.txn"; fail "exec of batch $r"; }
     grep -q 'maintained incrementally' "$tmp/err" && incremental=$((incremental + 1))
+    cat "$tmp/err" >>"$tmp/profiles"
     check "batch $r"
     r=$((r + 1))
 done
 case $prog in
 tc | join | fd | agg | aggs) [ $incremental -eq "$rounds" ] || fail "$prog: only $incremental batches were maintained incrementally" ;;
 neg) [ $incremental -eq 0 ] || fail "$prog: negation over recursion claimed incremental" ;;
+nullary) [ $incremental -eq 0 ] || fail "$prog: a predicate of no columns claimed incremental" ;;
 esac
+# how each aggregate was maintained, as --profile says it
+if [ "$prog" = aggs ]; then
+    for how in 'spent: .*total maintained: the old value plus' 'buyers: .*count maintained: the old value plus' \
+        'cheapest: .*min or max recomputed over the touched groups' 'mean: .*avg recomputed over the touched groups' \
+        'unpriced: .*aggregate recomputed over the touched groups (negation in its body)'; do
+        grep -q "^exec:   $how" "$tmp/profiles" || { grep "^exec:   ${how%%:*}: " "$tmp/profiles" | head -n 2; fail "aggs: no '$how'"; }
+    done
+    ! grep '^exec:   mean: .*negation' "$tmp/profiles" || fail "aggs: an avg said recomputed for a negation"
+fi
 echo ok

@@ -12,7 +12,8 @@
 # "table written" after deletions.
 # After each batch the outputs and the stored closure equal recomputing on a
 # copy, and the next exec reads the database (every file's size and CRC-32C
-# checked against its manifest).
+# checked against its manifest). The same through a symbolic link to the
+# database. An in-place commit removes a stale temporary folder.
 set -u
 redfox=$1
 dir=$2
@@ -29,7 +30,7 @@ awk 'BEGIN { srand(5); for (i = 0; i < 300; i++) printf "%d,%d\n", int(rand() * 
 # step N BATCH EXPECT: the batch incrementally and by --recompute on a copy; EXPECT: how `tc` is stored
 step() {
     rm -rf "$tmp/db2"
-    cp -r "$tmp/db" "$tmp/db2"
+    cp -rL "$tmp/db" "$tmp/db2"
     inodes=$(ls -i "$tmp/db"/*.col)
     "$redfox" exec "$tmp/db" "$p" --device cpu --format csv --profile --batch "$2" >"$tmp/inc" 2>"$tmp/err" ||
         { cat "$tmp/err"; fail "step $1: exec"; }
@@ -69,4 +70,26 @@ step "4 (a fact already there)" "$tmp/dup.txn" kept
 sed 's/^+/-/' "$tmp/ins1.txn" >"$tmp/del.txn"
 step "5 (delete)" "$tmp/del.txn" written
 step "6 (insert after the delete)" "$tmp/ins1.txn" "appended in place"
+# an in-place commit, a writer of the database, removes the temporary folder
+# a writer stopped by a signal left (its process gone, nothing written to it
+# for ten minutes), with a note, as a copy-on-write commit does
+mkdir "$tmp/db.tmp.4194000.0"
+cp "$(ls "$tmp/db"/*.col | head -n 1)" "$tmp/db.tmp.4194000.0/"
+touch -d '1 hour ago' "$tmp/db.tmp.4194000.0"/* "$tmp/db.tmp.4194000.0"
+awk 'BEGIN { srand(13); for (i = 0; i < 6; i++) printf "+edge(%d, %d).\n", 230 + int(rand() * 20), int(rand() * 220) }' \
+    >"$tmp/ins5.txn"
+"$redfox" exec "$tmp/db" "$p" --device cpu --profile --batch "$tmp/ins5.txn" >/dev/null 2>"$tmp/err" || { cat "$tmp/err"; fail "exec beside a stale folder"; }
+grep -q "commit: appended [1-9][0-9]* bytes in place" "$tmp/err" || { cat "$tmp/err"; fail "beside a stale folder: not in place"; }
+[ -e "$tmp/db.tmp.4194000.0" ] && fail "an in-place commit kept a stale temporary folder"
+grep -q "db.tmp.4194000.0: note: removed this temporary folder" "$tmp/err" || { cat "$tmp/err"; fail "no note of the removal"; }
+# a database reached through a symbolic link: both kinds of commit go
+# through it (the folder it names exchanged copy on write), the link kept
+mv "$tmp/db" "$tmp/real"
+ln -s real "$tmp/db"
+awk 'BEGIN { srand(11); for (i = 0; i < 6; i++) printf "+edge(%d, %d).\n", 200 + int(rand() * 20), int(rand() * 220) }' \
+    >"$tmp/ins4.txn"
+step "7 (insert through a link)" "$tmp/ins4.txn" "appended in place"
+step "8 (delete through a link)" "$tmp/del.txn" written
+step "9 (insert through a link after the delete)" "$tmp/ins1.txn" "appended in place"
+[ -L "$tmp/db" ] && [ "$(readlink "$tmp/db")" = real ] || fail "the link was replaced"
 echo ok

@@ -27,12 +27,18 @@
 
 typedef struct rf_txn_pred {
     const rf_fe_pred *fe; /* the user's predicate */
+    int32_t ncols;        /* its relations' and its table's columns: fe's arity; a predicate of no
+                             columns (derived: `cyclic() <- ...`) has one, a boolean, true in the row
+                             it holds when it is true (a table has at least one column) */
     rf_type *types;       /* its columns as its relations here and its table hold them: fe's types, a
                              total of decimals (a wide decimal) as a decimal, the database's 64 bits
                              (txn_store.c narrows a run's wide values into them; docs/TRANSACTIONS.md) */
     int base;             /* read from a file (lang:input): the batch changes it */
     char *table;          /* its table in the database (base: the input file name) */
-    int stored;           /* derived: the database held it before this transaction */
+    int stored;           /* derived: the database held it before this transaction, computed from the
+                             base data it holds now (a table of other base data is not read: below) */
+    int unread;           /* derived: its table is in the database but was not read (--init or
+                             --recompute, or computed from other base data); rows_before is its rows */
     rf_rt_rel cur;        /* before the batch (owned columns, or the database's mapped column files:
                              maps; free it with rf_txn_cur_free) */
     rf_db_map *maps;      /* by column of cur, read from the database: its mapping (addr NULL: none) */
@@ -69,11 +75,15 @@ typedef struct rf_txn_pred {
 
 typedef struct rf_txn {
     const rf_fe_program *fe;
+    const rf_hir_program *user; /* fe lowered: its inputs' keys and dependencies, checked over the stored rows */
     const char *source_hash; /* 16 hex digits of the program's text: names its derived tables */
     rf_txn_pred *preds;
     int32_t npreds;
     rf_rt_dict *dict;        /* every string of every relation above */
     int threads;
+    int fresh;               /* --init or --recompute: the derived tables are not read (written anew) */
+    int stale;               /* the derived tables in the database were computed from other base data
+                                (another program, or another version of this one, changed it since) */
     int all_changed;         /* txn_gen.c: generate as if the batch changed every base predicate
                                 (the programs prepared ahead: rf_txn_gen_delta, rf_txn_gen_dred) */
     int32_t ahead_base;      /* txn_gen_diff.c: > 0: generate as if the batch only inserted into base
@@ -199,6 +209,14 @@ void rf_txn_gen_pred_name(const char *ns, const rf_fe_pred *p, rf_buf *b);
 void rf_txn_gen_expr(const rf_fe_rule *r, const rf_fe_expr *e, rf_buf *b);
 void rf_txn_gen_declare(const char *ns, const rf_fe_pred *p, rf_buf *b);
 void rf_txn_gen_input(const char *ns, const rf_fe_pred *p, rf_buf *b);
+/* A comment saying that the generated rules after it come from the user's
+** rule r (`// from rule N (FILE:LINE:COL)`, N its index in t->fe's rules),
+** or (r NULL) from none: so that a run-time error in them names r
+** (rf_txn_gen_origin_at), as a run of the user's program does. */
+void rf_txn_gen_origin(const rf_txn *t, const rf_fe_rule *r, rf_buf *b);
+/* The user's rule that line `line` (from 1) of generated text comes from,
+** by the comments above it; NULL: none. */
+const rf_fe_rule *rf_txn_gen_origin_at(const rf_txn *t, const char *text, int64_t len, int32_t line);
 
 /* ---- txn_gen_diff.c ---------------------------------------------------- */
 
@@ -243,7 +261,16 @@ char *rf_txn_store_table_name(const rf_txn *t, const rf_fe_pred *p);
 /* Reads every base table and every stored derived table of t's program
 ** from db into cur (strings into t->dict; numeric columns mapped, not
 ** copied: db's files must stay until the transaction ends). A base table missing or of
-** other columns is an error naming the manifest. */
+** other columns is an error naming the manifest. The derived tables are
+** read only where the program's stamp (the table "derived.HASH": the base
+** tables' state its last commit left, its derived tables computed from it,
+** its keys and dependencies checked over it; its last row) matches the base
+** tables db holds, and t->fresh is not set; else they are left unread
+** (p->stored 0, p->unread where one exists; t->stale where the stamp did
+** not match), to be computed again, and the keys and functional
+** dependencies the program declares on its base predicates are checked
+** over their stored rows (an error naming the manifest and the rows, as a
+** run's). */
 rf_status rf_txn_store_load(rf_txn *t, const rf_db *db, rf_diags *d);
 /* Writes the database anew at dir: every table of db that t does not own
 ** copied as it is, t's base tables and derived tables from next (or cur),

@@ -22,6 +22,7 @@
 
 #include <pthread.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -237,10 +238,44 @@ static void log_kernels(exec_ctx *x, const char *what, const rf_rt_result *r)
     free(text);
 }
 
-/* Runs a compiled generated program with every input from memory. */
-static rf_status run_generated(exec_ctx *x, const char *what, const rf_hir_program *hir, rf_rt_result **res,
-                               rf_diags *d)
+/* The errors of a run of generated program hir (its text gen, with the
+** user's sources before it: with_user), d's from index `from` on, that
+** name a line of it: moved to the user's rule they come from, as a run of
+** the user's program names it (the comments of rf_txn_gen_origin; with
+** the user's sources, the runtime names their rules' lines under the
+** generated program's name: the user's rule at that line and column). */
+static void own_errors(const exec_ctx *x, const rf_hir_program *hir, const rf_buf *gen, int with_user, rf_diags *d,
+                       int64_t from)
 {
+    for (int64_t i = from; gen && !gen->oom && i < d->count; i++) {
+        rf_diag *g = &d->items[i];
+        if (!g->loc.file || !hir->source || strcmp(g->loc.file, hir->source) || g->loc.line <= 0) continue;
+        const rf_fe_rule *r = NULL;
+        if (with_user) {
+            int n = 0;
+            for (int32_t k = 0; k < x->t.fe->nrules; k++) {
+                const rf_fe_rule *u = x->t.fe->rules[k];
+                if (u->loc.file && u->loc.line == g->loc.line && u->loc.col == g->loc.col) r = u, n++;
+            }
+            if (n != 1) r = NULL;
+        } else {
+            r = rf_txn_gen_origin_at(&x->t, (const char *)gen->data, gen->len, g->loc.line);
+        }
+        char *file = r && r->loc.file ? rf_strdup(r->loc.file) : NULL;
+        if (!file) continue;
+        free((char *)g->loc.file);
+        g->loc = r->loc;
+        g->loc.file = file;
+    }
+}
+
+/* Runs a compiled generated program with every input from memory; its
+** run-time errors name the user's rules (own_errors; gen: its text, NULL:
+** as they are). */
+static rf_status run_generated(exec_ctx *x, const char *what, const rf_hir_program *hir, const rf_buf *gen,
+                               int with_user, rf_rt_result **res, rf_diags *d)
+{
+    int64_t from = d->count;
     rf_status st = RF_OK;
     /* (between transactions the cache stays: a run's name is unique in its life) */
     int64_t run = x->resident ? rf_txn_resident_next_run(x->resident) : ++x->nruns;
@@ -269,6 +304,7 @@ static rf_status run_generated(exec_ctx *x, const char *what, const rf_hir_progr
     double t0 = rf_now();
     o.profile = x->opt->profile_kernels;
     if (!st) st = rf_rt_run(hir, &o, res, d);
+    if (st) own_errors(x, hir, gen, with_user, d, from);
     /* the rows put stand for this run alone (the devices keep the stamped ones) */
     if (x->resident) rf_rt_cache_drop_puts(x->cache);
     if (!st) x->device = (*res)->device;
@@ -279,7 +315,7 @@ static rf_status run_generated(exec_ctx *x, const char *what, const rf_hir_progr
 }
 
 /* Moves the columns of the output named name out of res into *dst, as p's
-** rows (ncols: p's arity), or its keys (the first ncols columns: its keys'
+** rows (ncols: p's columns), or its keys (the first ncols columns: its keys'
 ** columns, none where it has one key: a placeholder column): in its stored
 ** types (a wide total narrowed, txn_store.c). */
 static rf_status take_output(rf_rt_result *res, const char *name, const rf_txn_pred *p, int32_t ncols, rf_rt_rel *dst,
@@ -307,13 +343,13 @@ static rf_status recompute(exec_ctx *x, const rf_txn_sources *src, rf_diags *d)
     rf_hir_program *hir = NULL;
     rf_rt_result *res = NULL;
     rf_status st = compile(x, src, "<redfox exec: materialization>", &gen, &arena, &hir, d);
-    if (!st) st = run_generated(x, "the program (materialization)", hir, &res, d);
+    if (!st) st = run_generated(x, "the program (materialization)", hir, &gen, 1, &res, d);
     for (int32_t i = 0; !st && i < x->t.npreds; i++) {
         rf_txn_pred *p = &x->t.preds[i];
         if (p->base) continue;
         char *name = rf_sprintf(RF_TXN_NS "_mat.%s", p->fe->name);
         if (!name) st = RF_ENOMEM;
-        else st = take_output(res, name, p, p->fe->arity, &p->next, d);
+        else st = take_output(res, name, p, p->ncols, &p->next, d);
         free(name);
         p->has_next = !st;
         p->prefix = 0; /* (recomputed: written whole) */
@@ -341,7 +377,7 @@ static rf_status incremental(exec_ctx *x, rf_diags *d)
     rf_hir_program *hir = NULL;
     rf_rt_result *res = NULL;
     rf_status st = compile(x, NULL, "<redfox exec: delta rules>", &gen, &arena, &hir, d);
-    if (!st) st = run_generated(x, "the delta rules (insertions)", hir, &res, d);
+    if (!st) st = run_generated(x, "the delta rules (insertions)", hir, &gen, 0, &res, d);
     for (int32_t i = 0; !st && i < x->t.npreds; i++) {
         rf_txn_pred *p = &x->t.preds[i];
         if (p->base || !p->changed) continue;
@@ -349,7 +385,7 @@ static rf_status incremental(exec_ctx *x, rf_diags *d)
         rf_rt_rel delta;
         memset(&delta, 0, sizeof delta);
         if (!name) st = RF_ENOMEM;
-        else st = take_output(res, name, p, p->fe->arity, &delta, d);
+        else st = take_output(res, name, p, p->ncols, &delta, d);
         free(name);
         /* the new state is cur, then the new facts (prefix stays): copied
         ** into one relation only for the outputs' run; the commit appends
@@ -388,7 +424,7 @@ static rf_status by_diffs(exec_ctx *x, rf_diags *d)
     rf_hir_program *hir = NULL;
     rf_rt_result *res = NULL;
     rf_status st = compile(x, NULL, "<redfox exec: diffs>", &gen, &arena, &hir, d);
-    if (!st) st = run_generated(x, "the diffs (changed keys and groups)", hir, &res, d);
+    if (!st) st = run_generated(x, "the diffs (changed keys and groups)", hir, &gen, 0, &res, d);
     double t0 = rf_now();
     for (int32_t i = 0; !st && i < x->t.npreds; i++) {
         rf_txn_pred *p = &x->t.preds[i];
@@ -400,7 +436,7 @@ static rf_status by_diffs(exec_ctx *x, rf_diags *d)
         memset(&keys, 0, sizeof keys);
         memset(&part, 0, sizeof part);
         if (!kname || !pname) st = RF_ENOMEM;
-        else if (!(st = take_output(res, kname, p, nkey, &keys, d))) st = take_output(res, pname, p, p->fe->arity, &part, d);
+        else if (!(st = take_output(res, kname, p, nkey, &keys, d))) st = take_output(res, pname, p, p->ncols, &part, d);
         if (!st) st = rf_txn_merge_keys(&p->cur, nkey, &keys, &part, &p->next);
         rf_rt_rel_free(&keys);
         rf_rt_rel_free(&part);
@@ -432,15 +468,18 @@ static rf_status dred(exec_ctx *x, rf_diags *d)
         kept.nrows = from->nrows - (p->has_next ? p->ins.nrows : 0);
         st = rf_txn_rel_copy(&kept, &p->mid);
     }
+    /* (no derived predicate: nothing to run, the base ones' kept rows are all) */
+    int derived = 0;
+    for (int32_t i = 0; i < x->t.npreds; i++) derived |= !x->t.preds[i].base;
     rf_buf gen;
     rf_buf_init(&gen);
-    if (!st) rf_txn_gen_dred(&x->t, &gen);
+    if (!st && derived) rf_txn_gen_dred(&x->t, &gen);
     rf_arena arena;
     rf_arena_init(&arena);
     rf_hir_program *hir = NULL;
     rf_rt_result *res = NULL;
-    if (!st) st = compile(x, NULL, "<redfox exec: deletions (DRed)>", &gen, &arena, &hir, d);
-    if (!st) st = run_generated(x, "DRed (deletions)", hir, &res, d);
+    if (!st && derived) st = compile(x, NULL, "<redfox exec: deletions (DRed)>", &gen, &arena, &hir, d);
+    if (!st && derived) st = run_generated(x, "DRed (deletions)", hir, &gen, 0, &res, d);
     for (int32_t i = 0; !st && i < x->t.npreds; i++) {
         rf_txn_pred *p = &x->t.preds[i];
         if (p->base) {
@@ -454,7 +493,7 @@ static rf_status dred(exec_ctx *x, rf_diags *d)
         rf_rt_rel now;
         memset(&now, 0, sizeof now);
         if (!name) st = RF_ENOMEM;
-        else st = take_output(res, name, p, p->fe->arity, &now, d);
+        else st = take_output(res, name, p, p->ncols, &now, d);
         free(name);
         if (st) {
             rf_rt_rel_free(&now);
@@ -669,20 +708,41 @@ static rf_status report(exec_ctx *x, rf_txn_report *rep, const char *db_dir, int
 /* The outputs' variables of the user's program in place of the generated
 ** program's (freed before the outputs are read): the same names and types,
 ** and the columns' names the user gave; a total of decimals the database
-** stores in 64 bits widened again where the user's program has it wide. */
+** stores in 64 bits widened again where the user's program has it wide.
+** In the user's program's order (its run's): the generated program's may
+** differ (an output of no columns is derived there, the others read). */
 static rf_status own_outputs(rf_rt_result *res, const rf_hir_program *user, rf_diags *d)
 {
+    int32_t *at = rf_calloc((size_t)res->noutputs + 1, sizeof *at);
+    if (!at) return RF_ENOMEM;
     for (int32_t i = 0; i < res->noutputs; i++) {
         const rf_hir_var *uv = NULL;
         for (int32_t v = 0; v < user->nvars && !uv; v++)
             if (user->vars[v]->role == RF_HIR_ROLE_OUTPUT && !strcmp(user->vars[v]->output_name, res->outputs[i].name))
-                uv = user->vars[v];
-        if (!uv || uv->ncols != res->outputs[i].var->ncols) return RF_EINTERNAL;
+                uv = user->vars[v], at[i] = v;
+        if (!uv || uv->ncols != res->outputs[i].var->ncols) {
+            free(at);
+            return RF_EINTERNAL;
+        }
         res->outputs[i].name = uv->output_name;
         res->outputs[i].var = uv;
         rf_status st = rf_txn_store_widen(&res->outputs[i].rel, uv->types, d);
-        if (st) return st;
+        if (st) {
+            free(at);
+            return st;
+        }
     }
+    for (int32_t i = 1; i < res->noutputs; i++) { /* insertion sort: a few outputs */
+        rf_rt_output o = res->outputs[i];
+        int32_t a = at[i], k = i;
+        for (; k > 0 && at[k - 1] > a; k--) {
+            res->outputs[k] = res->outputs[k - 1];
+            at[k] = at[k - 1];
+        }
+        res->outputs[k] = o;
+        at[k] = a;
+    }
+    free(at);
     return RF_OK;
 }
 
@@ -715,6 +775,12 @@ rf_status rf_txn_exec(const rf_txn_sources *src, const rf_fe_program *fe, const 
     rf_arena_init(&outarena);
     char hash[17];
     rf_status st = RF_OK;
+    /* a database reached through a symbolic link: the folder it names is
+    ** the database (read, locked, and exchanged by a copy-on-write commit;
+    ** the link stays and names the new state) */
+    char *real = NULL;
+    struct stat lst;
+    if (lstat(db_dir, &lst) == 0 && S_ISLNK(lst.st_mode) && (real = realpath(db_dir, NULL))) db_dir = real;
     if (!rf_db_is_database(db_dir)) {
         rf_error(d, rf_mkloc(db_dir, 0, 0), "not a redfox database (no %s): create it with `redfox import`", RF_DB_MANIFEST);
         st = RF_EUSER;
@@ -727,8 +793,10 @@ rf_status rf_txn_exec(const rf_txn_sources *src, const rf_fe_program *fe, const 
     if (!st) {
         source_hash(src, hash);
         x.t.fe = fe;
+        x.t.user = user;
         x.t.source_hash = hash;
         x.t.threads = x.o.threads > 0 ? x.o.threads : rf_online_cpus();
+        x.t.fresh = opt->init || opt->recompute;
         x.t.preds = rf_calloc((size_t)fe->npreds + 1, sizeof *x.t.preds);
         x.cache = resident ? rf_txn_resident_cache(resident) : rf_rt_cache_new();
         if (!x.t.preds || !x.cache) st = RF_ENOMEM;
@@ -741,8 +809,10 @@ rf_status rf_txn_exec(const rf_txn_sources *src, const rf_fe_program *fe, const 
         p->base = q->input_file != NULL;
         p->table = p->base ? rf_strdup(q->input_file) : rf_txn_store_table_name(&x.t, q);
         /* (a total of decimals stored in the database's 64 bits: txn_store.c) */
-        p->types = rf_malloc(((size_t)q->arity + 1) * sizeof *p->types);
+        p->ncols = q->arity ? q->arity : 1;
+        p->types = rf_malloc(((size_t)p->ncols + 1) * sizeof *p->types);
         for (int32_t c = 0; p->types && c < q->arity; c++) p->types[c] = rf_txn_store_type(q->types[c]);
+        if (p->types && !q->arity) p->types[0] = RF_TYPE_BOOL;
         if (!p->table || !p->types) st = RF_ENOMEM;
     }
     if (!st) x.t.dict = rf_rt_cache_dict(x.cache);
@@ -768,6 +838,10 @@ rf_status rf_txn_exec(const rf_txn_sources *src, const rf_fe_program *fe, const 
         ndel += p->del.nrows;
         if (!p->base && !p->stored && !why) why = "the first exec of this program on the database: its derived predicates are computed and stored";
     }
+    if (!st && x.t.stale)
+        why = "the derived predicates the database holds for this program were not computed from its base data as "
+              "it is now (another program, or another version of this one, changed it since, or a redfox that "
+              "did not record it stored them): computed and stored again";
     if (!st) {
         if (opt->init) why = "--init";
         else if (opt->recompute) why = "--recompute";
@@ -793,7 +867,8 @@ rf_status rf_txn_exec(const rf_txn_sources *src, const rf_fe_program *fe, const 
                 x.diffs = 0;
             }
         }
-        for (int32_t i = 0; i < x.t.npreds; i++) x.t.preds[i].rows_before = x.t.preds[i].cur.nrows;
+        for (int32_t i = 0; i < x.t.npreds; i++)
+            if (!x.t.preds[i].unread) x.t.preds[i].rows_before = x.t.preds[i].cur.nrows;
         if (why) st = recompute(&x, src, d);
         /* (once a process: the GPU caches keep what it compiled) */
         if (why && !st && !(resident && rf_txn_resident_prepared(resident, 0))) {
@@ -815,7 +890,7 @@ rf_status rf_txn_exec(const rf_txn_sources *src, const rf_fe_program *fe, const 
         st = compile(&x, NULL, "<redfox exec: outputs>", &gen, &outarena, &outhir, d);
         rf_buf_free(&gen);
         double tr = x.t_runs;
-        if (!st) st = run_generated(&x, "the outputs", outhir, &res, d);
+        if (!st) st = run_generated(&x, "the outputs", outhir, NULL, 0, &res, d);
         x.t_runs = tr;
         if (!st) st = own_outputs(res, user, d);
     }
@@ -854,5 +929,6 @@ rf_status rf_txn_exec(const rf_txn_sources *src, const rf_fe_program *fe, const 
     rf_db_close(db);
     free_hir(&x, outhir);
     rf_arena_free(&outarena);
+    free(real);
     return st;
 }

@@ -137,6 +137,45 @@ void rf_txn_gen_declare(const char *ns, const rf_fe_pred *p, rf_buf *b)
     rf_buf_puts(b, ".\n");
 }
 
+/* ---- where a generated rule comes from ------------------------------------ */
+
+#define ORIGIN "// from rule "
+#define NO_ORIGIN "// not from a rule\n"
+
+void rf_txn_gen_origin(const rf_txn *t, const rf_fe_rule *r, rf_buf *b)
+{
+    int32_t n = -1;
+    for (int32_t i = 0; r && i < t->fe->nrules && n < 0; i++)
+        if (t->fe->rules[i] == r) n = i;
+    if (n < 0) {
+        rf_buf_puts(b, NO_ORIGIN);
+        return;
+    }
+    rf_buf_printf(b, ORIGIN "%d", (int)n);
+    if (r->loc.file && !strpbrk(r->loc.file, "\n\r"))
+        rf_buf_printf(b, " (%s:%d:%d)", r->loc.file, (int)r->loc.line, (int)r->loc.col);
+    rf_buf_putc(b, '\n');
+}
+
+const rf_fe_rule *rf_txn_gen_origin_at(const rf_txn *t, const char *text, int64_t len, int32_t line)
+{
+    const rf_fe_rule *r = NULL;
+    int32_t at = 1;
+    for (int64_t i = 0; i < len && at <= line; at++) {
+        const char *s = text + i, *nl = memchr(s, '\n', (size_t)(len - i));
+        int64_t n = nl ? nl - s : len - i;
+        size_t k = sizeof ORIGIN - 1;
+        if (n > (int64_t)k && !memcmp(s, ORIGIN, k)) {
+            long v = strtol(s + k, NULL, 10);
+            r = v >= 0 && v < t->fe->nrules ? t->fe->rules[v] : NULL;
+        } else if (n == (int64_t)sizeof NO_ORIGIN - 2 && !memcmp(s, NO_ORIGIN, (size_t)n)) {
+            r = NULL;
+        }
+        i += n + 1;
+    }
+    return r;
+}
+
 /* A generated input NS:P, handed to the run from memory. */
 void rf_txn_gen_input(const char *ns, const rf_fe_pred *p, rf_buf *b)
 {
@@ -167,7 +206,9 @@ void rf_txn_gen_materialize(const rf_txn *t, rf_buf *out)
     for (int32_t i = 0; i < t->npreds; i++) {
         const rf_txn_pred *p = &t->preds[i];
         if (p->base) continue;
-        plain_atom(RF_TXN_NS "_mat", p->fe, 0, out);
+        /* (a predicate of no columns as its stored column: true where it holds) */
+        if (p->fe->arity) plain_atom(RF_TXN_NS "_mat", p->fe, 0, out);
+        else rf_buf_printf(out, RF_TXN_NS "_mat:%s(true)", p->fe->name);
         rf_buf_puts(out, " <- ");
         plain_atom(NULL, p->fe, p->fe->functional, out);
         rf_buf_puts(out, ".\nlang:output[`");
@@ -186,6 +227,7 @@ static void delta_rules(const rf_txn *t, const rf_txn_pred *h, const uint8_t *ch
         int32_t pos[MAX_DELTA_ATOMS], m = 0;
         for (int32_t l = 0; l < r->nbody; l++)
             if (r->body[l]->kind == RF_FE_ATOM && changed[r->body[l]->pred->id] && m < MAX_DELTA_ATOMS) pos[m++] = l;
+        if (m) rf_txn_gen_origin(t, r, out);
         for (uint32_t mask = 1; m && mask < (1u << m); mask++) {
             rf_txn_gen_pred_name(RF_TXN_NS "_d", h->fe, out);
             args(r, r->head_args, h->fe->arity, out);
@@ -269,6 +311,7 @@ void rf_txn_gen_delta(const rf_txn *t, rf_buf *out)
         if (!p->changed) continue;
         rf_txn_gen_declare(RF_TXN_NS "_d", p->fe, out);
         delta_rules(t, p, changed, out);
+        rf_txn_gen_origin(t, NULL, out);
         rf_buf_puts(out, "lang:output[`");
         rf_txn_gen_pred_name(RF_TXN_NS "_d", p->fe, out);
         rf_buf_printf(out, "] = \"" RF_TXN_NS "_d.%s\".\n", p->fe->name);
@@ -333,6 +376,7 @@ void rf_txn_gen_dred(const rf_txn *t, rf_buf *out)
         rf_txn_gen_declare(RF_TXN_NS "_cur", h, out);
         for (int32_t ri = 0; ri < h->nrules; ri++) {
             const rf_fe_rule *r = h->rules[ri];
+            rf_txn_gen_origin(t, r, out);
             /* over-delete: every fact with a derivation that reads a deleted one */
             for (int32_t l = 0; l < r->nbody; l++) {
                 if (r->body[l]->kind != RF_FE_ATOM || !changed[r->body[l]->pred->id]) continue;
@@ -356,6 +400,7 @@ void rf_txn_gen_dred(const rf_txn *t, rf_buf *out)
             rf_buf_puts(out, ".\n");
         }
         /* what no deleted fact touched stays */
+        rf_txn_gen_origin(t, NULL, out);
         plain_atom(RF_TXN_NS "_cur", h, 0, out);
         rf_buf_puts(out, " <- ");
         plain_atom(RF_TXN_NS "_old", h, 0, out);
@@ -376,7 +421,16 @@ void rf_txn_gen_outputs(const rf_txn *t, rf_buf *out)
     for (int32_t i = 0; i < t->npreds; i++) {
         const rf_fe_pred *q = t->preds[i].fe;
         if (!q->output_name) continue;
-        rf_txn_gen_input(RF_TXN_NS "_out", q, out);
+        if (!q->arity) {
+            /* no columns: handed as its stored column (true where it holds),
+            ** an input needs one */
+            rf_buf_printf(out,
+                          RF_TXN_NS "_in:%s(c0) -> boolean(c0).\nlang:input[`" RF_TXN_NS "_in:%s] = \"" RF_TXN_NS
+                                    "_in.%s\".\n" RF_TXN_NS "_out:%s() <- " RF_TXN_NS "_in:%s(_).\n",
+                          q->name, q->name, q->name, q->name, q->name);
+        } else {
+            rf_txn_gen_input(RF_TXN_NS "_out", q, out);
+        }
         rf_buf_puts(out, "lang:output[`");
         rf_txn_gen_pred_name(RF_TXN_NS "_out", q, out);
         rf_buf_printf(out, "] = \"%s\".\n", q->output_name);

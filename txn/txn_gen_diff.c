@@ -220,15 +220,17 @@ static int splittable(gen *g, const rf_fe_rule *r, const rf_fe_lit *x, int s)
 
 /* Part `part` of literal x over a changed derived q's new state: 0 its
 ** rows recomputed for the keys reached, 1 its old rows of the other keys
-** (negated: no row there, per key). */
-static void new_part(gen *g, const rf_fe_rule *r, const rf_fe_lit *x, int part)
+** (negated: no row there, per key). name_wild: as body()'s (a positive
+** atom's wildcards named where the head takes every variable: a
+** solution's). */
+static void new_part(gen *g, const rf_fe_rule *r, const rf_fe_lit *x, int part, int name_wild)
 {
     rf_buf *b = g->b;
     const rf_fe_pred *q = x->pred;
     if (!x->negated) {
         if (!part) {
             rf_txn_gen_pred_name(RF_TXN_NS "_part", q, b);
-            atom_args(r, x, 0, b);
+            atom_args(r, x, name_wild, b);
             return;
         }
         rf_txn_gen_pred_name(ns_of(g, q, S_OLD), q, b);
@@ -270,7 +272,7 @@ static void body(gen *g, const rf_fe_rule *r, const uint8_t *st, int name_wild, 
             continue;
         }
         if (g->split && splittable(g, r, x, st[l])) {
-            new_part(g, r, x, (int)(g->variant >> g->nsplit++ & 1));
+            new_part(g, r, x, (int)(g->variant >> g->nsplit++ & 1), name_wild);
             continue;
         }
         if (!is_base(g, x->pred) && g->changed[x->pred->id] && (st[l] == S_INS || st[l] == S_DEL || st[l] == S_MID)) {
@@ -753,6 +755,7 @@ static void pred_rules(gen *g, rf_txn_pred *tp)
     int single_valued = 0; /* part has one row per key: an aggregate's */
     for (int32_t ri = 0; ri < p->nrules; ri++) {
         const rf_fe_rule *r = p->rules[ri];
+        rf_txn_gen_origin(g->t, r, b);
         single_valued |= r->naggs > 0;
         if (r->naggs && additive(r)) {
             additive_rules(g, p, r, st);
@@ -761,10 +764,12 @@ static void pred_rules(gen *g, rf_txn_pred *tp)
             continue;
         }
         key_rules(g, p, r, nkey, st, &seen);
+        /* (not additive: a min, max or avg, or a total or count with negation in its body) */
         if (r->naggs)
             tp->how = r->aggs[0].fn == RF_AGG_MIN || r->aggs[0].fn == RF_AGG_MAX
                           ? "min or max recomputed over the touched groups (it cannot subtract)"
-                          : "aggregate recomputed over the touched groups (negation in its body)";
+                      : r->aggs[0].fn == RF_AGG_AVG ? "avg recomputed over the touched groups (an average is not kept by adding)"
+                                                    : "aggregate recomputed over the touched groups (negation in its body)";
         /* the rule over the new state, its head restricted to the keys */
         size_t start = b->len;
         rf_buf_puts(b, RF_TXN_NS "_part:");
@@ -786,6 +791,7 @@ static void pred_rules(gen *g, rf_txn_pred *tp)
     ** P's pass through P itself, declared functional: two values for one
     ** key fail the transaction as a recomputation would, naming P and the
     ** key */
+    rf_txn_gen_origin(g->t, NULL, b);
     rf_buf_puts(b, "lang:output[`");
     rf_txn_gen_pred_name(RF_TXN_NS "_k", p, b);
     rf_buf_printf(b, "] = \"" RF_TXN_NS "_k.%s\".\n", p->name);

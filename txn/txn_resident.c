@@ -187,8 +187,7 @@ rf_status rf_txn_resident_take(rf_txn_resident *r, rf_txn *t, const char *db_dir
     for (int32_t i = 0; ok && i < t->npreds; i++) {
         const rf_txn_pred *p = &t->preds[i];
         const kept *e = find(r, p->table);
-        ok = e && e->rel.ncols == p->fe->arity &&
-             !memcmp(e->types, p->types, (size_t)p->fe->arity * sizeof *e->types);
+        ok = e && e->rel.ncols == p->ncols && !memcmp(e->types, p->types, (size_t)p->ncols * sizeof *e->types);
     }
     if (!ok) {
         forget(r);
@@ -337,12 +336,12 @@ static rf_status keep_new(rf_txn_resident *r, rf_txn_pred *p, kept *e, int threa
     kept n;
     memset(&n, 0, sizeof n);
     n.table = rf_strdup(p->table);
-    n.types = rf_malloc(((size_t)p->fe->arity + 1) * sizeof *n.types);
-    n.stamps = rf_calloc((size_t)p->fe->arity + 1, sizeof *n.stamps);
+    n.types = rf_malloc(((size_t)p->ncols + 1) * sizeof *n.types);
+    n.stamps = rf_calloc((size_t)p->ncols + 1, sizeof *n.stamps);
     rf_status st = n.table && n.types && n.stamps ? RF_OK : RF_ENOMEM;
     if (!st) {
-        memcpy(n.types, p->types, (size_t)p->fe->arity * sizeof *n.types);
-        n.rel.ncols = p->fe->arity;
+        memcpy(n.types, p->types, (size_t)p->ncols * sizeof *n.types);
+        n.rel.ncols = p->ncols;
         n.rel.cols = rf_calloc((size_t)n.rel.ncols + 1, sizeof *n.rel.cols);
         if (!n.rel.cols) st = RF_ENOMEM;
     }

@@ -7,7 +7,10 @@
 ** run's wide totals narrowed into a predicate's stored types, widened back
 ** for the user's outputs), the names of materialized tables ("derived.HASH.PRED": HASH
 ** identifies the program's text, so programs sharing a database keep their
-** own), reading tables (numeric columns left in their mapped files;
+** own), the record of the base tables' state a program's last commit
+** left ("derived.HASH": its derived tables are read, and its keys and
+** functional dependencies trusted over the stored rows, only while it
+** matches; else those are checked as a run checks them), reading tables (numeric columns left in their mapped files;
 ** strings through their dictionaries into the transaction's), and the
 ** commit. When every table only gains rows after its old ones (an
 ** insert-only batch, the delta rules' new facts), the new rows are appended
@@ -90,7 +93,7 @@ static rf_status types_differ(const char *what, const char *name, int32_t c, rf_
 rf_status rf_txn_store_narrow(const rf_txn_pred *p, rf_rt_rel *r, int32_t ncols, rf_diags *d)
 {
     const rf_fe_pred *q = p->fe;
-    if (ncols > q->arity || ncols > r->ncols) {
+    if (ncols > p->ncols || ncols > r->ncols) {
         rf_internal_error(d, q->loc, "a run gave `%s` %d columns, not %d", q->name, (int)r->ncols, (int)ncols);
         return RF_EINTERNAL;
     }
@@ -165,8 +168,8 @@ static rf_status read_table(rf_txn *t, const rf_db *db, const rf_db_table *tb, c
     const rf_type *types = tp->types; /* (the stored ones) */
     char *mpath = rf_sprintf("%s/%s", db->dir, RF_DB_MANIFEST);
     if (!mpath) return RF_ENOMEM;
-    int same = tb->ncols == p->arity;
-    for (int32_t c = 0; same && c < p->arity; c++) same = tb->cols[c].type == types[c];
+    int same = tb->ncols == tp->ncols;
+    for (int32_t c = 0; same && c < tp->ncols; c++) same = tb->cols[c].type == types[c];
     if (!same) {
         rf_error(d, rf_mkloc(mpath, 0, 0),
                  "the database's table '%s' does not have the columns `%s` declares: import the data again with this program",
@@ -175,9 +178,9 @@ static rf_status read_table(rf_txn *t, const rf_db *db, const rf_db_table *tb, c
         return RF_EUSER;
     }
     free(mpath);
-    rf_status st = rf_rt_rel_alloc(out, p->arity, types, 0);
+    rf_status st = rf_rt_rel_alloc(out, tp->ncols, types, 0);
     if (!st) out->nrows = tb->nrows;
-    for (int32_t c = 0; c < p->arity && !st && tb->nrows; c++) {
+    for (int32_t c = 0; c < tp->ncols && !st && tb->nrows; c++) {
         if (tb->cols[c].type == RF_TYPE_STRING && tb->cols[c].enc == RF_DB_ENC_PLAIN) {
             /* a plain string column: its rows interned one by one */
             double t0 = rf_now();
@@ -253,14 +256,211 @@ void rf_txn_cur_free(rf_txn_pred *p)
     rf_rt_rel_free(&p->cur);
 }
 
+/* ---- the base data the derived tables were computed from -------------------- */
+
+/* The derived tables of a program are the consequence of the base tables
+** as they were when its last commit wrote them; another program (or another
+** version of this one: another HASH) may change the base tables since, and
+** without the keys or functional dependencies this program declares. So
+** each commit of a program with derived predicates, or with a key or a
+** functional base predicate, also records the state of its base tables in
+** the table "derived.HASH" (one int column, `base_state`: a 64-bit hash of
+** the base tables' manifest entries, which name every byte of them by
+** CRC-32Cs; its last row is the current one). A transaction reads the
+** derived tables, and trusts the stored rows to meet the keys and
+** dependencies (each batch's inserts are checked against them), only where
+** that record matches the base tables the database holds. A commit that
+** only appends (in place) appends the record as a row; one written aside
+** writes it with one row. */
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+    /* (splitmix64's finalizer over the running hash and the value) */
+    uint64_t z = h ^ (v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2));
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static uint64_t mix_str(uint64_t h, const char *s)
+{
+    size_t n = s ? strlen(s) : 0;
+    h = mix(h, n);
+    return mix(h, rf_db_crc32c(0, s ? s : "", (int64_t)n));
+}
+
+/* The fields of table tb's manifest entry that describe its rows (those
+** rf_db_encode writes, but its name and its files' names, which a copy on
+** write may renumber). */
+static uint64_t table_state(uint64_t h, const rf_db_table *tb)
+{
+    h = mix(h, (uint64_t)tb->nrows);
+    h = mix(h, tb->block_rows);
+    h = mix(h, (uint64_t)tb->ncols);
+    h = mix(h, (uint64_t)tb->nkey);
+    for (int32_t k = 0; k < tb->nkey; k++) h = mix(h, (uint64_t)tb->key[k]);
+    for (int32_t c = 0; c < tb->ncols; c++) {
+        const rf_db_column *col = &tb->cols[c];
+        h = mix_str(h, col->name);
+        h = mix(h, (uint64_t)col->type);
+        h = mix(h, (uint64_t)(col->narrow ? 2 : col->enc));
+        h = mix(h, col->size);
+        h = mix(h, col->crc);
+        if (col->enc == RF_DB_ENC_PLAIN) {
+            h = mix(h, col->str_size);
+            h = mix(h, col->str_crc);
+        } else if (col->type == RF_TYPE_STRING) {
+            h = mix(h, col->dict_count);
+            h = mix(h, col->dict_size);
+            h = mix(h, col->dict_crc);
+        }
+        h = mix(h, (uint64_t)col->nblocks);
+        for (int64_t b = 0; b < col->nblocks; b++) {
+            const rf_db_block *bl = &col->blocks[b];
+            h = mix(h, (uint64_t)bl->min);
+            h = mix(h, (uint64_t)bl->max);
+            h = mix(h, bl->crc);
+            if (col->enc == RF_DB_ENC_PLAIN) h = mix(h, bl->str_crc);
+            if (col->narrow) h = mix(h, (uint64_t)bl->width << 8 | bl->exp);
+        }
+    }
+    return h;
+}
+
+/* The state of t's base tables in db (each by its name, in the program's
+** order; a missing one counts as such). */
+static int64_t base_state(const rf_txn *t, const rf_db *db)
+{
+    uint64_t h = 0x726564666f78ull; /* "redfox" */
+    for (int32_t i = 0; i < t->npreds; i++) {
+        const rf_txn_pred *p = &t->preds[i];
+        if (!p->base) continue;
+        const rf_db_table *tb = rf_db_find_table(db, p->table);
+        h = mix_str(h, p->table);
+        h = tb ? table_state(mix(h, 1), tb) : mix(h, 0);
+    }
+    return (int64_t)h;
+}
+
+static int has_derived(const rf_txn *t)
+{
+    for (int32_t i = 0; i < t->npreds; i++)
+        if (!t->preds[i].base) return 1;
+    return 0;
+}
+
+/* Whether t's program declares a key or a functional dependency on a base
+** predicate: the stored rows must meet them. */
+static int has_checks(const rf_txn *t)
+{
+    for (int32_t i = 0; i < t->npreds; i++)
+        if (t->preds[i].base && (t->preds[i].fe->ninput_key > 0 || t->preds[i].fe->functional)) return 1;
+    return 0;
+}
+
+/* Whether t's program keeps a stamp: something in the database depends on
+** its base tables' state (its derived tables, the rows checked). */
+static int has_stamp(const rf_txn *t) { return has_derived(t) || has_checks(t); }
+
+static char *stamp_name(const rf_txn *t) { return rf_sprintf("derived.%s", t->source_hash); }
+
+/* *have: table tb (a stamp) is one int column with a row; *last: its last
+** row (only its last block read and checked). */
+static rf_status stamp_last(const rf_db *db, const rf_db_table *tb, int64_t *last, int *have, rf_diags *d)
+{
+    *have = 0;
+    *last = 0;
+    if (tb->ncols != 1 || tb->cols[0].type != RF_TYPE_INT || tb->nrows < 1 || tb->cols[0].nblocks < 1) return RF_OK;
+    uint8_t *keep = rf_calloc((size_t)tb->cols[0].nblocks, 1);
+    if (!keep) return RF_ENOMEM;
+    keep[tb->cols[0].nblocks - 1] = 1;
+    rf_db_map m = {0, 0};
+    const void *data = NULL;
+    rf_status st = rf_db_map_column_blocks(db, tb, 0, keep, &m, &data, d);
+    if (!st) {
+        memcpy(last, (const char *)data + 8 * (tb->nrows - 1), sizeof *last);
+        *have = 1;
+    }
+    rf_db_unmap(&m);
+    free(keep);
+    return st;
+}
+
+/* Whether db's base tables are as t's program's last commit left them:
+** its stamp's last row is their state. */
+static rf_status stamp_current(const rf_txn *t, const rf_db *db, int *current, rf_diags *d)
+{
+    *current = 0;
+    char *name = stamp_name(t);
+    if (!name) return RF_ENOMEM;
+    const rf_db_table *tb = rf_db_find_table(db, name);
+    free(name);
+    int64_t last = 0;
+    int have = 0;
+    rf_status st = tb ? stamp_last(db, tb, &last, &have, d) : RF_OK;
+    *current = !st && have && last == base_state(t, db);
+    return st;
+}
+
+/* Whether table tb's key (the one its writer checked) is predicate p's
+** lang:input:key, as a set of columns (none and none alike). */
+static int same_key(const rf_db_table *tb, const rf_fe_pred *p)
+{
+    int32_t n = p->ninput_key > 0 ? p->ninput_key : 0;
+    if (tb->nkey != n) return 0;
+    for (int32_t k = 0; k < n; k++) {
+        int found = 0;
+        for (int32_t j = 0; j < tb->nkey && !found; j++) found = tb->key[j] == p->input_key[k];
+        if (!found) return 0;
+    }
+    return 1;
+}
+
+/* The keys and functional dependencies t's program declares on its base
+** predicates, over their stored rows (read into cur), as a run over the
+** database checks them (a key the table's writer checked is not checked
+** again): an error naming the manifest (mpath) and the rows. */
+static rf_status check_stored(rf_txn *t, const rf_db *db, const char *mpath, rf_diags *d)
+{
+    rf_cpu_pool *pool = NULL;
+    rf_status st = RF_OK;
+    for (int32_t i = 0; i < t->npreds && !st && t->user; i++) {
+        const rf_txn_pred *p = &t->preds[i];
+        if (!p->base || (p->fe->ninput_key <= 0 && !p->fe->functional)) continue;
+        const rf_hir_var *v = NULL;
+        for (int32_t k = 0; k < t->user->nvars && !v; k++) {
+            const rf_hir_var *u = t->user->vars[k];
+            if (u->role == RF_HIR_ROLE_INPUT && u->input_file && !strcmp(u->input_file, p->table) && u->ncols == p->ncols)
+                v = u;
+        }
+        if (!v) continue;
+        const rf_db_table *tb = rf_db_find_table(db, p->table);
+        int key = p->fe->ninput_key > 0 && !(tb && same_key(tb, p->fe));
+        if (!key && !(rf_rt_input_checks(v) & RF_RT_CHECK_FD)) continue;
+        if (!pool) st = rf_cpu_pool_new(t->threads > 0 ? t->threads : 1, &pool);
+        if (!st && key) st = rf_rt_check_input_key(mpath, 1, v, t->dict, pool, &p->cur, d);
+        if (!st) st = rf_rt_check_input_fd(mpath, 1, v, t->dict, pool, &p->cur, d);
+    }
+    rf_cpu_pool_free(pool);
+    return st;
+}
+
 rf_status rf_txn_store_load(rf_txn *t, const rf_db *db, rf_diags *d)
 {
     char *mpath = rf_sprintf("%s/%s", db->dir, RF_DB_MANIFEST);
     if (!mpath) return RF_ENOMEM;
-    rf_status st = RF_OK;
+    /* (--init and --recompute write them anew: a damaged one is no obstacle) */
+    int current = 0;
+    rf_status st = !t->fresh && has_stamp(t) ? stamp_current(t, db, &current, d) : RF_OK;
     for (int32_t i = 0; i < t->npreds && !st; i++) {
         rf_txn_pred *p = &t->preds[i];
         const rf_db_table *tb = rf_db_find_table(db, p->table);
+        if (tb && !p->base && !current) {
+            p->unread = 1;
+            p->rows_before = tb->nrows;
+            t->stale |= !t->fresh;
+            tb = NULL;
+        }
         if (!tb) {
             if (p->base) {
                 rf_error(d, rf_mkloc(mpath, 0, 0),
@@ -268,15 +468,16 @@ rf_status rf_txn_store_load(rf_txn *t, const rf_db *db, rf_diags *d)
                          p->table, p->fe->name);
                 st = RF_EUSER;
             } else {
-                st = rf_rt_rel_alloc(&p->cur, p->fe->arity, p->types, 0);
+                st = rf_rt_rel_alloc(&p->cur, p->ncols, p->types, 0);
             }
             continue;
         }
         p->stored = !p->base;
-        if (!(p->maps = rf_calloc((size_t)p->fe->arity + 1, sizeof *p->maps))) st = RF_ENOMEM;
+        if (!(p->maps = rf_calloc((size_t)p->ncols + 1, sizeof *p->maps))) st = RF_ENOMEM;
         if (!st) st = read_table(t, db, tb, p, &p->cur, p->maps, d);
         p->prefix = st ? 0 : p->cur.nrows;
     }
+    if (!st && !current) st = check_stored(t, db, mpath, d);
     free(mpath);
     return st;
 }
@@ -425,6 +626,11 @@ static rf_status add_rel(rf_db_writer *w, const rf_db *db, const char *name, con
     if (old && prefix == old->nrows && r->nrows >= prefix) {
         st = rf_db_writer_table_from(w, db, old, total > prefix, tid, d);
         if (*tid >= 0) *from = prefix;
+        /* a base table that gains rows: its key is the one this program
+        ** checked them against (its stored rows were checked too, or vouched
+        ** for: rf_txn_store_load), not the one the old manifest names */
+        if (!st && *tid >= 0 && with_key && total > prefix && !same_key(old, tp->fe))
+            st = rf_db_writer_table_key(w, *tid, tp->fe->ninput_key > 0 ? tp->fe->ninput_key : 0, tp->fe->input_key);
     }
     int in_place = rf_db_writer_is_in_place(w);
     *how = *tid < 0 ? "written" : total <= prefix ? "kept" : in_place ? "appended in place" : "appended";
@@ -434,7 +640,7 @@ static rf_status add_rel(rf_db_writer *w, const rf_db *db, const char *name, con
     }
     const rf_fe_pred *p = tp->fe;
     if (!st && *tid < 0)
-        st = rf_db_writer_table(w, name, p->arity, tp->types, p->cols, with_key ? p->ninput_key : 0,
+        st = rf_db_writer_table(w, name, tp->ncols, tp->types, p->arity ? p->cols : NULL, with_key ? p->ninput_key : 0,
                                 with_key ? p->input_key : NULL, tid, d);
     return st;
 }
@@ -488,7 +694,42 @@ static int appends_only(const rf_txn *t, const rf_db *db)
         if (!old || p->prefix != old->nrows || r->nrows < p->prefix) return 0;
         if (rf_txn_pred_rows(p) > old->nrows && !rf_db_table_appendable_in_place(db, old)) return 0;
     }
-    return 1;
+    /* (the program's stamp gains a row: add_stamp) */
+    char *name = has_stamp(t) ? stamp_name(t) : NULL;
+    const rf_db_table *stamp = name ? rf_db_find_table(db, name) : NULL;
+    free(name);
+    return !has_stamp(t) || (stamp && rf_db_table_appendable_in_place(db, stamp));
+}
+
+/* The program's stamp in the new state (after its tables, ended): the
+** state of its base tables as w writes them. The old one kept where it
+** says that already; appended to in place (a row); else written with the
+** one row (copy on write; in place: *again). */
+static rf_status add_stamp(rf_txn *t, const rf_db *db, rf_db_writer *w, int *again, rf_diags *d)
+{
+    char *name = stamp_name(t);
+    if (!name) return RF_ENOMEM;
+    int64_t now = base_state(t, rf_db_writer_db(w)), last = 0;
+    const rf_db_table *old = rf_db_find_table(db, name);
+    int have = 0, in_place = rf_db_writer_is_in_place(w);
+    rf_status st = old ? stamp_last(db, old, &last, &have, d) : RF_OK;
+    int32_t tid = -1;
+    if (!st && have && last == now) {
+        st = rf_db_writer_table_from(w, db, old, 0, &tid, d);
+        if (!st && tid >= 0) {
+            free(name);
+            return rf_db_writer_end_table(w, tid, d);
+        }
+    }
+    if (!st && have && in_place) st = rf_db_writer_table_from(w, db, old, 1, &tid, d);
+    if (!st && tid < 0 && in_place) *again = 1;
+    static const rf_type type = RF_TYPE_INT;
+    static const char *const col = "base_state";
+    if (!st && tid < 0 && !in_place) st = rf_db_writer_table(w, name, 1, &type, &col, 0, NULL, &tid, d);
+    if (!st && !*again) st = rf_db_writer_append(w, tid, 0, 1, &now, NULL, NULL, d);
+    if (!st && !*again) st = rf_db_writer_end_table(w, tid, d);
+    free(name);
+    return st;
 }
 
 /* The commit through writer w (copy on write, or in place); *again: an
@@ -497,19 +738,20 @@ static int appends_only(const rf_txn *t, const rf_db *db)
 ** depend on the threads), then their columns written in parallel. */
 static rf_status commit_with(rf_txn *t, const rf_db *db, rf_db_writer *w, int *again, rf_diags *d)
 {
-    rf_status st = RF_OK;
     *again = 0;
+    char *stamp = has_stamp(t) ? stamp_name(t) : NULL;
+    rf_status st = !has_stamp(t) || stamp ? RF_OK : RF_ENOMEM;
     /* the other tables first, in their order: those of inputs this program
     ** does not read, and other programs' derived tables */
     for (int32_t i = 0; !st && i < db->ntables; i++) {
-        int mine = 0;
+        int mine = stamp && !strcmp(stamp, db->tables[i].name);
         for (int32_t k = 0; k < t->npreds && !mine; k++) mine = !strcmp(t->preds[k].table, db->tables[i].name);
         int32_t tid = -1;
         if (!mine) st = rf_db_writer_table_from(w, db, &db->tables[i], 0, &tid, d);
         if (!mine && !st && tid < 0) st = copy_table(w, db, &db->tables[i], d);
     }
     int64_t ncols = 0;
-    for (int32_t i = 0; i < t->npreds; i++) ncols += t->preds[i].fe->arity;
+    for (int32_t i = 0; i < t->npreds; i++) ncols += t->preds[i].ncols;
     col_job *jobs = rf_calloc((size_t)ncols + 1, sizeof *jobs);
     int32_t *tids = rf_calloc((size_t)t->npreds + 1, sizeof *tids);
     if (!st && (!jobs || !tids)) st = RF_ENOMEM;
@@ -522,7 +764,7 @@ static rf_status commit_with(rf_txn *t, const rf_db *db, rf_db_writer *w, int *a
         st = add_rel(w, db, p->table, p, r, tail, p->prefix, p->base, &tids[i], &from, &p->stored_how, d);
         *again = !st && !p->stored_how;
         int64_t n = r->nrows - from + (tail ? tail->nrows : 0);
-        for (int32_t c = 0; !st && !*again && c < p->fe->arity; c++) {
+        for (int32_t c = 0; !st && !*again && c < p->ncols; c++) {
             col_job *j = &jobs[njobs++];
             *j = (col_job){tids[i], c, p->types, r, tail, from, n * rf_rt_type_width(p->types[c]), RF_OK, {0}};
             rf_diags_init(&j->d);
@@ -532,9 +774,11 @@ static rf_status commit_with(rf_txn *t, const rf_db *db, rf_db_writer *w, int *a
     }
     if (!st && !*again) st = write_columns(t, w, jobs, njobs, d);
     for (int32_t i = 0; !st && !*again && i < t->npreds; i++) st = rf_db_writer_end_table(w, tids[i], d);
+    if (!st && !*again && stamp) st = add_stamp(t, db, w, again, d);
     for (int32_t i = 0; jobs && i < njobs; i++) rf_diags_free(&jobs[i].d);
     free(jobs);
     free(tids);
+    free(stamp);
     if (!st && !*again) st = rf_db_writer_commit(w, d);
     return st;
 }
