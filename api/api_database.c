@@ -306,22 +306,25 @@ static rf_status put_input(rf_database *db, api_table *t, const rf_hir_var *v, r
     return st;
 }
 
-/* The settings "NAME=VALUE,NAME=VALUE" into t. */
-rf_status api_apply_settings(const char *s, rf_rt_tuning *t, rf_diags *d)
+/* The settings "NAME=VALUE,NAME=VALUE" into t. A path setting (cache_dir)
+** points into the copy the settings are cut from, so that copy is the
+** caller's (*keep) to free after the run, not before. */
+rf_status api_apply_settings(const char *s, rf_rt_tuning *t, char **keep, rf_diags *d)
 {
-    while (s && *s) {
-        const char *end = strchr(s, ',');
-        size_t n = end ? (size_t)(end - s) : strlen(s);
-        char *one = rf_strndup(s, n);
-        if (!one) return RF_ENOMEM;
+    *keep = NULL;
+    if (!s || !*s) return RF_OK;
+    char *copy = *keep = rf_strdup(s);
+    if (!copy) return RF_ENOMEM;
+    for (char *one = copy; one;) {
+        char *end = strchr(one, ',');
+        if (end) *end = 0;
         char why[200];
-        rf_status st = n ? rf_rt_tuning_set(t, one, why, sizeof why) : RF_OK;
-        free(one);
+        rf_status st = *one ? rf_rt_tuning_set(t, one, why, sizeof why) : RF_OK;
         if (st) {
             rf_error(d, rf_mkloc(NULL, 0, 0), "settings: %s", why);
             return RF_EUSAGE;
         }
-        s = end ? end + 1 : NULL;
+        one = end ? end + 1 : NULL;
     }
     return RF_OK;
 }
@@ -479,7 +482,8 @@ int rf_run(rf_database *db, const rf_program *prog, const rf_run_options *opt, r
         ro.load_progress = relay_load;
         ro.progress_ctx = &relay;
     }
-    rf_status st = api_apply_settings(o.settings, &tune, &d);
+    char *settings = NULL; /* tune's paths point into it: freed after the run */
+    rf_status st = api_apply_settings(o.settings, &tune, &settings, &d);
     if (o.cache_dir) tune.cache_dir = o.cache_dir;
     if (o.gpu_memory) tune.gpu_memory = (int64_t)o.gpu_memory;
     /* A cache of this run only: it holds the relations given in memory as
@@ -514,6 +518,7 @@ int rf_run(rf_database *db, const rf_program *prog, const rf_run_options *opt, r
     }
     rf_rt_trace_log_free(&trace);
     free(later);
+    free(settings);
     if (db->keep_inputs) { /* the cache stays the database's, also after a failed run */
         if (!st) st = own_dict(rr);
     } else if (cache) {

@@ -325,7 +325,8 @@ int rf_exec(rf_database *db, const rf_program *prog, const rf_batch *batch, cons
         xo.log = relay_log;
         xo.log_user = &relay;
     }
-    rf_status st = api_apply_settings(o.settings, &tune, &d);
+    char *settings = NULL; /* tune's paths point into it: freed after the transaction */
+    rf_status st = api_apply_settings(o.settings, &tune, &settings, &d);
     if (o.cache_dir) tune.cache_dir = o.cache_dir;
     int32_t nparts = batch ? batch->n : 0;
     rf_txn_batch_src *parts = rf_calloc((size_t)nparts + 1, sizeof *parts);
@@ -344,6 +345,7 @@ int rf_exec(rf_database *db, const rf_program *prog, const rf_batch *batch, cons
     if (!st && !db->resident && !(db->resident = rf_txn_resident_new())) st = RF_ENOMEM;
     if (!st) st = rf_txn_exec(&src, prog->fe, prog->hir, db->dir, parts, nparts, &xo, db->resident, &rr, rep, &d);
     free(parts);
+    free(settings);
     /* a program without outputs: a result of none, which still reports */
     if (!st && !rr && !(rr = rf_calloc(1, sizeof *rr))) st = RF_ENOMEM;
     if (!st && !rr->device) rr->device = rep->device ? rep->device : o.device == REDFOX_DEVICE_GPU ? "gpu" : "cpu";

@@ -113,8 +113,9 @@ rf_status api_result_new(rf_rt_result *rr, rf_result **out);
 ** decimal's range. */
 rf_status api_result_narrow_wide(rf_result *r, rf_diags *d);
 /* The settings "NAME=VALUE,NAME=VALUE" (rf_run_options.settings) into t;
-** RF_EUSAGE with an error in d for a bad one. */
-rf_status api_apply_settings(const char *s, rf_rt_tuning *t, rf_diags *d);
+** RF_EUSAGE with an error in d for a bad one. t's path settings point into
+** *keep (a copy of s, or NULL), which the caller frees once t is done with. */
+rf_status api_apply_settings(const char *s, rf_rt_tuning *t, char **keep, rf_diags *d);
 
 /* The ranks of this process (rf_world_*): runtime/dist's world (NULL: one
 ** process alone) and the diagnostics of its start. */

@@ -6,9 +6,10 @@
 ** type, offsets, narrow and wide Arrow types, nulls refused), and threads
 ** using distinct objects at once, and inputs kept between runs
 ** (rf_database_keep_inputs) with outputs written to a FILE (rf_result_write),
-** on the GPU too (the device keeps the columns it copied).
+** on the GPU too (the device keeps the columns it copied), and the run's
+** settings string honoured for the whole run.
 **
-** Owns: the library's unit tests; `test_api basic|types|errors|arrow|stream|threads|trace|keep|devices|keepgpu|buffers FILE|rfx FILE`.
+** Owns: the library's unit tests; `test_api basic|types|errors|arrow|stream|threads|trace|keep|settings|devices|keepgpu|buffers FILE|rfx FILE`.
 */
 #include "redfox.h"
 
@@ -851,6 +852,43 @@ static void test_keep(void)
     rmdir(dir);
 }
 
+/* rf_run_options.settings "cache_dir=DIR" is honoured for the whole run:
+** the placement model a run on --device auto records lands in DIR. (The
+** path once pointed into a copy of the setting freed before the run: the
+** setting after it took the freed bytes, and the model went elsewhere.) */
+static void test_settings(void)
+{
+    char dir[256], cache[300], model[340];
+    snprintf(dir, sizeof dir, "%s/rf_api_settings_%d", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (int)getpid());
+    snprintf(cache, sizeof cache, "%s/cache", dir);
+    snprintf(model, sizeof model, "%s/place/model.txt", cache);
+    CHECK(mkdir(dir, 0777) == 0);
+    char settings[400];
+    snprintf(settings, sizeof settings, "cache_dir=%s,gpu_trace=off,hugepages=on", cache);
+    rf_program *p = compile_ok(tc_src);
+    rf_database *db = NULL;
+    CHECK_OK(rf_open(dir, &db), rf_errmsg(db));
+    int64_t a[2] = {1, 2}, b[2] = {2, 3};
+    int ii[2] = {REDFOX_INT, REDFOX_INT};
+    const void *cols[2] = {a, b};
+    CHECK_OK(rf_database_put_rows(db, "edge", 2, ii, 2, cols), rf_errmsg(db));
+    rf_run_options o;
+    rf_run_options_init_v2(&o, sizeof o);
+    o.device = REDFOX_DEVICE_AUTO;
+    o.settings = settings;
+    rf_result *res = NULL;
+    CHECK_OK(rf_run(db, p, &o, &res), rf_errmsg(db));
+    CHECK(res && rf_result_rows(res, 0) == 3);
+    rf_result_free(res);
+    struct stat sb;
+    CHECK(stat(model, &sb) == 0);
+    rf_close(db);
+    rf_program_free(p);
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    CHECK(system(cmd) == 0);
+}
+
 /* rf_compile_buffers: a .rfx file's bytes in memory under a name that does
 ** not say so (as from standard input) run as the LogiQL it was compiled
 ** from; two LogiQL texts compile as one program; an error names its text;
@@ -981,6 +1019,7 @@ int main(int argc, char **argv)
     if (all || !strcmp(what, "stream")) test_stream();
     if (all || !strcmp(what, "trace")) test_trace();
     if (all || !strcmp(what, "keep")) test_keep();
+    if (all || !strcmp(what, "settings")) test_settings();
     if (!strcmp(what, "devices") && test_devices() == 77 && !failures) return 77;
     if (!strcmp(what, "keepgpu") && test_keep_gpu() == 77 && !failures) return 77;
     if (!strcmp(what, "buffers") && argc > 2) test_buffers(argv[2]);

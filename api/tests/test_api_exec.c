@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static int failures;
 #define CHECK(c)                                                                  \
@@ -114,9 +115,19 @@ int main(int argc, char **argv)
     o.device = device;
     o.threads = 2;
 
-    /* 1. no batch: the first exec computes and stores the derived predicates */
+    /* 1. no batch: the first exec computes and stores the derived predicates;
+    ** the settings' cache_dir holds for the whole transaction: the run's
+    ** placement record (the CPU) or the emulator's code lands there (its
+    ** path once pointed into a copy freed before the run, and went astray) */
+    char cache[4096], settings[4200];
+    snprintf(cache, sizeof cache, "%s/cache", work);
+    snprintf(settings, sizeof settings, "cache_dir=%s,gpu_trace=off,hugepages=on", cache);
+    o.settings = settings;
     rf_result *res = NULL;
     rc = rf_exec(db, prog, NULL, &o, &res);
+    o.settings = NULL;
+    struct stat sb;
+    CHECK(stat(cache, &sb) == 0 && S_ISDIR(sb.st_mode));
     if (rc) fprintf(stderr, "exec 1: %s\n", rf_errmsg(db));
     CHECK(rc == REDFOX_OK && res);
     CHECK(rf_result_exec_incremental(res) == 0);
