@@ -239,19 +239,23 @@ void rf_run_options_init(rf_run_options *o)
     rf_run_options_init_v2(o, offsetof(rf_run_options, trace_file) + sizeof o->trace_file);
 }
 
-/* The table standing for input v (by file name, then predicate name), or NULL. */
-static api_table *table_for(rf_database *db, const rf_hir_var *v)
+/* The table standing for input v (by file name, then predicate name), or
+** NULL; *for_pred: 1 when it was given under the predicate's name, so that
+** it stands for this predicate only, not for the other readers of its file. */
+static api_table *table_for(rf_database *db, const rf_hir_var *v, int *for_pred)
 {
     api_table *t = v->input_file ? find_table(db, v->input_file) : NULL;
+    *for_pred = !t;
     if (!t && v->name) t = find_table(db, v->name);
     if (!t && v->pred_name) t = find_table(db, v->pred_name);
     return t;
 }
 
 /* Table t as input v's relation in cache c: its columns borrowed, strings
-** coded in the cache's dictionary. */
-static rf_status put_input(rf_database *db, api_table *t, const rf_hir_var *v, rf_rt_cache *c, int threads,
-                           rf_diags *d)
+** coded in the cache's dictionary; for_pred: given under v's predicate's
+** name, it stands for the file to that predicate's input alone. */
+static rf_status put_input(rf_database *db, api_table *t, const rf_hir_var *v, int for_pred, rf_rt_cache *c,
+                           int threads, rf_diags *d)
 {
     if (t->ncols != v->ncols) {
         rf_error(d, rf_mkloc(NULL, 0, 0), "the relation given for '%s' has %d columns; the program's %s has %d",
@@ -269,7 +273,8 @@ static rf_status put_input(rf_database *db, api_table *t, const rf_hir_var *v, r
     }
     char *path = rf_sprintf("%s/%s", db->dir, v->input_file);
     if (!path) return RF_ENOMEM;
-    if (rf_rt_cache_holds(c, path, v)) { /* kept from an earlier run */
+    const char *reader = for_pred ? t->name : NULL;
+    if (rf_rt_cache_holds_put(c, path, reader, v)) { /* kept from an earlier run */
         free(path);
         return RF_OK;
     }
@@ -295,7 +300,7 @@ static rf_status put_input(rf_database *db, api_table *t, const rf_hir_var *v, r
         r.cols[k] = codes;
         st = rf_rt_dict_intern_many(rf_rt_cache_dict(c), t->cols[k].off, t->cols[k].bytes, t->nrows, codes, threads);
     }
-    if (!st) st = rf_rt_cache_put(c, path, v, &r, foreign);
+    if (!st) st = rf_rt_cache_put(c, path, reader, v, &r, foreign);
     free(path);
     if (st) {
         for (int32_t k = 0; r.cols && k < v->ncols; k++)
@@ -498,8 +503,9 @@ int rf_run(rf_database *db, const rf_program *prog, const rf_run_options *opt, r
     const rf_hir_program *h = prog->hir;
     for (int32_t i = 0; i < prog->ninputs && !st; i++) {
         const rf_hir_var *v = h->vars[prog->inputs[i]];
-        api_table *t = table_for(db, v);
-        if (t) st = put_input(db, t, v, cache, threads, &d);
+        int for_pred = 0;
+        api_table *t = table_for(db, v, &for_pred);
+        if (t) st = put_input(db, t, v, for_pred, cache, threads, &d);
     }
     rf_rt_trace_log trace;
     rf_rt_trace_log_init(&trace);

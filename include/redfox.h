@@ -182,7 +182,9 @@ REDFOX_API const rf_diagnostic *rf_database_diag(const rf_database *db, int64_t 
 
 /* Gives an input relation's rows from memory: a run then reads them instead
 ** of the file. name is the input's file name as the program's lang:input
-** directive gives it ("flights.csv") or its predicate's name ("flight").
+** directive gives it ("flights.csv"): the rows stand for the file to every
+** predicate reading it; or its predicate's name ("flight"): to that
+** predicate alone (another one reading the same file reads the file).
 ** ncols columns of the types in types[] (REDFOX_*); columns[c] points at
 ** nrows values in the layout of the type (see VALUES above), strings as
 ** const char *const * (NUL-terminated UTF-8). The rows are copied (and

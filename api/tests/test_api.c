@@ -7,9 +7,10 @@
 ** using distinct objects at once, and inputs kept between runs
 ** (rf_database_keep_inputs) with outputs written to a FILE (rf_result_write),
 ** on the GPU too (the device keeps the columns it copied), and the run's
-** settings string honoured for the whole run.
+** settings string honoured for the whole run, and rows given for a
+** predicate read by it alone.
 **
-** Owns: the library's unit tests; `test_api basic|types|errors|arrow|stream|threads|trace|keep|settings|devices|keepgpu|buffers FILE|rfx FILE`.
+** Owns: the library's unit tests; `test_api basic|types|errors|arrow|stream|threads|trace|keep|settings|readers|devices|keepgpu|buffers FILE|rfx FILE`.
 */
 #include "redfox.h"
 
@@ -889,6 +890,100 @@ static void test_settings(void)
     CHECK(system(cmd) == 0);
 }
 
+/* The one output of res as CSV text (free it). */
+static char *csv_of(const rf_result *res, int32_t i)
+{
+    char *text = NULL;
+    CHECK_OK(rf_result_text(res, i, REDFOX_FORMAT_CSV, &text, NULL), "rf_result_text");
+    return text;
+}
+
+/* Compiles src, runs it over db on the CPU and returns output name's CSV text (free it). */
+static char *run_csv(rf_database *db, const char *src, const char *name)
+{
+    rf_program *p = compile_ok(src);
+    rf_run_options o;
+    rf_run_options_init_v2(&o, sizeof o);
+    o.device = REDFOX_DEVICE_CPU;
+    rf_result *res = NULL;
+    CHECK_OK(rf_run(db, p, &o, &res), rf_errmsg(db));
+    int32_t i = res ? rf_result_find(res, name) : -1;
+    CHECK(i >= 0);
+    char *text = i >= 0 ? csv_of(res, i) : NULL;
+    rf_result_free(res);
+    rf_program_free(p);
+    return text;
+}
+
+/* Rows given under a predicate's name stand for that predicate only: an
+** input of another predicate on the same file reads the file, in the same
+** program and (with keep_inputs) in a later one, whichever runs first; rows
+** given under the file's name stand for every reader of the file. (The
+** rows given for one predicate were read by every reader of its file.) */
+static void test_readers(void)
+{
+    char dir[256], file[300];
+    snprintf(dir, sizeof dir, "%s/rf_api_readers_%d", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (int)getpid());
+    snprintf(file, sizeof file, "%s/e.csv", dir);
+    CHECK(mkdir(dir, 0777) == 0);
+    FILE *f = fopen(file, "w");
+    CHECK(f != NULL);
+    if (!f) return;
+    fputs("1,2\n3,4\n", f);
+    fclose(f);
+    const char *file_rows = "a,b\n1,2\n3,4\n", *given_rows = "a,b\n100,200\n";
+    const char *both = "edge(a, b) -> int(a), int(b).\nlang:input[`edge] = \"e.csv\".\n"
+                       "lang:input:delimiter[`edge] = \",\".\n"
+                       "other(a, b) -> int(a), int(b).\nlang:input[`other] = \"e.csv\".\n"
+                       "lang:input:delimiter[`other] = \",\".\n"
+                       "oe(a, b) <- edge(a, b).\nlang:output[`oe] = \"oe\".\n"
+                       "oo(a, b) <- other(a, b).\nlang:output[`oo] = \"oo\".\n";
+    const char *only_edge = "edge(a, b) -> int(a), int(b).\nlang:input[`edge] = \"e.csv\".\n"
+                            "lang:input:delimiter[`edge] = \",\".\n"
+                            "oe(a, b) <- edge(a, b).\nlang:output[`oe] = \"oe\".\n";
+    const char *only_other = "other(a, b) -> int(a), int(b).\nlang:input[`other] = \"e.csv\".\n"
+                             "lang:input:delimiter[`other] = \",\".\n"
+                             "oo(a, b) <- other(a, b).\nlang:output[`oo] = \"oo\".\n";
+    int64_t a[1] = {100}, b[1] = {200};
+    int ii[2] = {REDFOX_INT, REDFOX_INT};
+    const void *cols[2] = {a, b};
+    for (int keep = 0; keep < 2; keep++) {
+        rf_database *db = NULL;
+        CHECK_OK(rf_open(dir, &db), rf_errmsg(db));
+        CHECK_OK(rf_database_keep_inputs(db, keep), rf_errmsg(db));
+        CHECK_OK(rf_database_put_rows(db, "edge", 2, ii, 1, cols), rf_errmsg(db));
+        /* one program, two readers of e.csv */
+        char *oe = run_csv(db, both, "oe"), *oo = run_csv(db, both, "oo");
+        CHECK(oe && !strcmp(oe, given_rows));
+        CHECK(oo && !strcmp(oo, file_rows));
+        rf_free(oe);
+        rf_free(oo);
+        /* one program each, both orders */
+        for (int order = 0; order < 2; order++) {
+            CHECK_OK(rf_database_put_rows(db, "edge", 2, ii, 1, cols), rf_errmsg(db)); /* forgets what was kept */
+            for (int k = 0; k < 2; k++) {
+                int edge_now = (k == 0) == (order == 0);
+                char *t = edge_now ? run_csv(db, only_edge, "oe") : run_csv(db, only_other, "oo");
+                CHECK(t && !strcmp(t, edge_now ? given_rows : file_rows));
+                if (t && strcmp(t, edge_now ? given_rows : file_rows))
+                    fprintf(stderr, "keep %d order %d: %s got\n%s", keep, order, edge_now ? "edge" : "other", t);
+                rf_free(t);
+            }
+        }
+        /* under the file's name: every reader */
+        CHECK_OK(rf_database_drop(db, "edge"), rf_errmsg(db));
+        CHECK_OK(rf_database_put_rows(db, "e.csv", 2, ii, 1, cols), rf_errmsg(db));
+        oe = run_csv(db, both, "oe");
+        oo = run_csv(db, both, "oo");
+        CHECK(oe && !strcmp(oe, given_rows) && oo && !strcmp(oo, given_rows));
+        rf_free(oe);
+        rf_free(oo);
+        rf_close(db);
+    }
+    remove(file);
+    rmdir(dir);
+}
+
 /* rf_compile_buffers: a .rfx file's bytes in memory under a name that does
 ** not say so (as from standard input) run as the LogiQL it was compiled
 ** from; two LogiQL texts compile as one program; an error names its text;
@@ -1020,6 +1115,7 @@ int main(int argc, char **argv)
     if (all || !strcmp(what, "trace")) test_trace();
     if (all || !strcmp(what, "keep")) test_keep();
     if (all || !strcmp(what, "settings")) test_settings();
+    if (all || !strcmp(what, "readers")) test_readers();
     if (!strcmp(what, "devices") && test_devices() == 77 && !failures) return 77;
     if (!strcmp(what, "keepgpu") && test_keep_gpu() == 77 && !failures) return 77;
     if (!strcmp(what, "buffers") && argc > 2) test_buffers(argv[2]);
