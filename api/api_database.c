@@ -300,7 +300,10 @@ static rf_status put_input(rf_database *db, api_table *t, const rf_hir_var *v, i
         r.cols[k] = codes;
         st = rf_rt_dict_intern_many(rf_rt_cache_dict(c), t->cols[k].off, t->cols[k].bytes, t->nrows, codes, threads);
     }
-    if (!st) st = rf_rt_cache_put(c, path, reader, v, &r, foreign);
+    char *where = st ? NULL : rf_sprintf("<rows given for %s>", t->name);
+    if (!st && !where) st = RF_ENOMEM;
+    if (!st) st = rf_rt_cache_put(c, path, reader, where, v, &r, foreign);
+    free(where);
     free(path);
     if (st) {
         for (int32_t k = 0; r.cols && k < v->ncols; k++)

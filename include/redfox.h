@@ -192,7 +192,9 @@ REDFOX_API const rf_diagnostic *rf_database_diag(const rf_database *db, int64_t 
 ** A second put under the same name replaces the first. A run checks the
 ** types against the program's declaration (an error names the column) and
 ** checks a declared key (lang:input:key) and a functional predicate's
-** dependency as for a file. REDFOX_MISUSE for bad arguments. */
+** dependency as for a file; their errors are located at
+** "<rows given for NAME>:ROW:1" (ROW counted from 1), not at the file,
+** which is not read. REDFOX_MISUSE for bad arguments. */
 REDFOX_API int rf_database_put_rows(rf_database *db, const char *name, int32_t ncols, const int *types,
                                     int64_t nrows, const void *const *columns);
 /* Keeps the inputs runs read (on = 1) for the runs after them: the first

@@ -37,13 +37,15 @@ rf_rt_dict *rf_rt_cache_dict(rf_rt_cache *c);
 ** as a run looks it up): a run with this cache reads them instead of the
 ** file; reader not NULL: only the input of predicate reader does (rows
 ** given for a predicate, not for its file), and other inputs on the same
-** file read the file. Takes rel's columns (rel is zeroed), except those
-** with foreign[c] = 1 (NULL: none), which the caller keeps alive until
-** rf_rt_cache_free. The declared key and functional dependency are checked
-** by the first run that reads them. Used by libredfox (api/) for inputs
-** given in memory. */
-rf_status rf_rt_cache_put(rf_rt_cache *c, const char *path, const char *reader, const rf_hir_var *v, rf_rt_rel *rel,
-                          const uint8_t *foreign);
+** file read the file. where: the rows' name in errors (a key or a
+** functional dependency they break: "<rows given for PRED>:ROW:1"), as no
+** file was read; NULL: path. Takes rel's columns (rel is zeroed), except
+** those with foreign[c] = 1 (NULL: none), which the caller keeps alive
+** until rf_rt_cache_free. The declared key and functional dependency are
+** checked by the first run that reads them. Used by libredfox (api/) for
+** inputs given in memory. */
+rf_status rf_rt_cache_put(rf_rt_cache *c, const char *path, const char *reader, const char *where,
+                          const rf_hir_var *v, rf_rt_rel *rel, const uint8_t *foreign);
 
 /* rf_rt_cache_put with the caller's stamps: stamps NULL (the cache names
 ** the columns), or per column 0 (no device keeps it after the run) or a number from rf_rt_cache_new_stamp that names

@@ -41,6 +41,9 @@ typedef struct cached {
     ** only to the input of that predicate (its other readers read the
     ** file); NULL: to every reader of path */
     char *reader;
+    /* rf_rt_cache_put's rows: their name in errors (no file was read);
+    ** NULL: path */
+    char *where;
     int32_t ncols;
     rf_type *types;
     char delimiter;
@@ -129,6 +132,7 @@ void rf_rt_cache_free(rf_rt_cache *c)
     for (int32_t i = 0; i < c->n; i++) {
         free(c->items[i].path);
         free(c->items[i].reader);
+        free(c->items[i].where);
         free(c->items[i].types);
         free(c->items[i].stamp);
         free(c->items[i].stamped);
@@ -521,9 +525,12 @@ static rf_status load_input(rf_rt_inputs *x, const rf_hir_var *v, rf_rt_rel *dst
             ** rank skips them alike: no collective one makes and another not) */
             st = load_db(x, v, hit, &defer, (known ? RF_RT_CHECK_KEY : 0) | (hit->fd_checked ? RF_RT_CHECK_FD : 0));
         } else {
-            if (v->ninput_key > 0 && !known) st = rf_rt_check_input_key(path, 0, v, x->dict, x->pool, &hit->rel, x->d);
+            /* rows given from memory are named as given, not as a file never read */
+            const char *at = hit->where ? hit->where : path;
+            int from = hit->where ? RF_RT_ROWS_GIVEN : RF_RT_ROWS_OF_FILE;
+            if (v->ninput_key > 0 && !known) st = rf_rt_check_input_key(at, from, v, x->dict, x->pool, &hit->rel, x->d);
             if (!st && rf_rt_input_is_functional(v) && !hit->fd_checked) {
-                st = rf_rt_check_input_fd(path, 0, v, x->dict, x->pool, &hit->rel, x->d);
+                st = rf_rt_check_input_fd(at, from, v, x->dict, x->pool, &hit->rel, x->d);
                 if (!st) hit->fd_checked = 1;
             }
         }
@@ -643,8 +650,8 @@ int rf_rt_cache_holds_put(const rf_rt_cache *c, const char *path, const char *re
     return 0;
 }
 
-static rf_status cache_put(rf_rt_cache *c, const char *path, const char *reader, const rf_hir_var *v, rf_rt_rel *rel,
-                           const uint8_t *foreign, const uint64_t *stamps)
+static rf_status cache_put(rf_rt_cache *c, const char *path, const char *reader, const char *where,
+                           const rf_hir_var *v, rf_rt_rel *rel, const uint8_t *foreign, const uint64_t *stamps)
 {
     if (c->n == c->cap) {
         int32_t ncap = c->cap ? c->cap * 2 : 16;
@@ -657,6 +664,7 @@ static rf_status cache_put(rf_rt_cache *c, const char *path, const char *reader,
     memset(&e, 0, sizeof e);
     e.path = rf_strdup(path);
     e.reader = reader ? rf_strdup(reader) : NULL;
+    e.where = where ? rf_strdup(where) : NULL;
     e.ncols = v->ncols;
     e.delimiter = v->delimiter;
     e.header = v->header;
@@ -666,9 +674,10 @@ static rf_status cache_put(rf_rt_cache *c, const char *path, const char *reader,
         e.stamp = rf_calloc((size_t)v->ncols + 1, sizeof *e.stamp);
         e.stamped = rf_calloc((size_t)v->ncols + 1, sizeof *e.stamped);
     }
-    if (!e.path || (reader && !e.reader) || !e.types || !e.foreign || (stamps && (!e.stamp || !e.stamped))) {
+    if (!e.path || (reader && !e.reader) || (where && !e.where) || !e.types || !e.foreign || (stamps && (!e.stamp || !e.stamped))) {
         free(e.path);
         free(e.reader);
+        free(e.where);
         free(e.types);
         free(e.foreign);
         free(e.stamp);
@@ -696,13 +705,13 @@ static rf_status cache_put(rf_rt_cache *c, const char *path, const char *reader,
 rf_status rf_rt_cache_put_stamped(rf_rt_cache *c, const char *path, const rf_hir_var *v, rf_rt_rel *rel,
                                   const uint8_t *foreign, const uint64_t *stamps)
 {
-    return cache_put(c, path, NULL, v, rel, foreign, stamps);
+    return cache_put(c, path, NULL, NULL, v, rel, foreign, stamps);
 }
 
-rf_status rf_rt_cache_put(rf_rt_cache *c, const char *path, const char *reader, const rf_hir_var *v, rf_rt_rel *rel,
-                          const uint8_t *foreign)
+rf_status rf_rt_cache_put(rf_rt_cache *c, const char *path, const char *reader, const char *where,
+                          const rf_hir_var *v, rf_rt_rel *rel, const uint8_t *foreign)
 {
-    return cache_put(c, path, reader, v, rel, foreign, NULL);
+    return cache_put(c, path, reader, where, v, rel, foreign, NULL);
 }
 
 uint64_t rf_rt_cache_new_stamp(rf_rt_cache *c) { return ++c->stamps; }
@@ -727,6 +736,7 @@ void rf_rt_cache_drop_puts(rf_rt_cache *c)
         free(e->foreign);
         free(e->path);
         free(e->reader);
+        free(e->where);
         free(e->types);
         free(e->stamp);
         free(e->stamped);

@@ -189,6 +189,14 @@ static void test_types(void)
     rf_close(db);
 }
 
+/* The first error among db's diagnostics (notes may come before it), or NULL. */
+static const rf_diagnostic *first_error(const rf_database *db)
+{
+    for (int64_t i = 0; i < rf_database_diag_count(db); i++)
+        if (rf_database_diag(db, i)->severity == REDFOX_SEV_ERROR) return rf_database_diag(db, i);
+    return NULL;
+}
+
 static void test_errors(void)
 {
     rf_database *db = NULL;
@@ -226,6 +234,26 @@ static void test_errors(void)
     int errors = 0;
     for (int64_t i = 0; i < rf_database_diag_count(db); i++) errors += rf_database_diag(db, i)->severity == REDFOX_SEV_ERROR;
     CHECK(errors >= 1 && strstr(rf_errmsg(db), "e.csv"));
+    /* located at the rows given, by row number, not at a line of e.csv (never read) */
+    const rf_diagnostic *kd = first_error(db);
+    CHECK(kd && !strcmp(kd->file, "<rows given for e.csv>") && kd->line == 3 && kd->column == 1);
+    CHECK(strstr(rf_errmsg(db), "<rows given for e.csv>:3:1: ") == rf_errmsg(db));
+    CHECK(strstr(rf_errmsg(db), "of row 3 is already in row 1") && !strstr(rf_errmsg(db), "line"));
+    /* so is a functional predicate's dependency, the rows given under its name */
+    rf_program *pf2 = compile_ok("price[k] = v -> int(k), decimal(v).\nlang:input[`price] = \"price.csv\".\n"
+                                 "o(k, v) <- price[k] = v.\nlang:output[`o] = \"o\".\n");
+    int64_t fk[3] = {1, 2, 1}, fv[3] = {2000000, 5000000, 3000000};
+    const void *c5[2] = {fk, fv};
+    int idec[2] = {REDFOX_INT, REDFOX_DECIMAL};
+    CHECK_OK(rf_database_put_rows(db, "price", 2, idec, 3, c5), rf_errmsg(db));
+    CHECK(rf_run(db, pf2, NULL, &res) == REDFOX_ERROR && res == NULL);
+    const rf_diagnostic *fd = first_error(db);
+    CHECK(fd && !strcmp(fd->file, "<rows given for price>") && fd->line == 3 && fd->column == 1);
+    CHECK(strstr(rf_errmsg(db), "functional dependency violated") && strstr(rf_errmsg(db), "in row 3, but") &&
+          strstr(rf_errmsg(db), "already in row 1") && !strstr(rf_errmsg(db), "price.csv"));
+    if (!fd || strcmp(fd->file, "<rows given for price>")) fprintf(stderr, "fd: %s\n", rf_errmsg(db));
+    CHECK_OK(rf_database_drop(db, "price"), rf_errmsg(db));
+    rf_program_free(pf2);
     /* without the relation, the file is read: its absence is an error naming it */
     CHECK_OK(rf_database_drop(db, "edge"), rf_errmsg(db));
     CHECK(rf_run(db, p, NULL, &res) == REDFOX_IO && strstr(rf_errmsg(db), "edge.csv"));
