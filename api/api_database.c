@@ -54,8 +54,9 @@ void api_table_free(api_table *t)
     memset(t, 0, sizeof *t);
 }
 
-/* The kept inputs borrow the relations' columns: forgotten before any changes. */
-static void forget_kept(rf_database *db)
+/* The kept inputs borrow the relations' columns, and hold the database's
+** files as they were read: forgotten before any change to either. */
+void api_forget_kept(rf_database *db)
 {
     rf_rt_cache_free(db->kept);
     db->kept = NULL;
@@ -66,7 +67,7 @@ int rf_database_keep_inputs(rf_database *db, int on)
     if (!db) return REDFOX_MISUSE;
     api_diags_clear(&db->diags);
     db->keep_inputs = on != 0;
-    if (!on) forget_kept(db);
+    if (!on) api_forget_kept(db);
     return REDFOX_OK;
 }
 
@@ -81,7 +82,7 @@ int rf_database_forget_device(rf_database *db)
 void rf_close(rf_database *db)
 {
     if (!db) return;
-    forget_kept(db);
+    api_forget_kept(db);
     rf_txn_resident_free(db->resident);
     for (int32_t i = 0; i < db->ntables; i++) api_table_free(&db->tables[i]);
     free(db->tables);
@@ -108,7 +109,7 @@ static api_table *find_table(rf_database *db, const char *name)
 
 rf_status api_database_add(rf_database *db, api_table *t)
 {
-    forget_kept(db);
+    api_forget_kept(db);
     api_table *old = find_table(db, t->name);
     if (old) {
         api_table_free(old);
@@ -137,7 +138,7 @@ int rf_database_drop(rf_database *db, const char *name)
         api_diags_error(&db->diags, "no relation named '%s' was given", name);
         return REDFOX_NOTFOUND;
     }
-    forget_kept(db);
+    api_forget_kept(db);
     api_table_free(t);
     *t = db->tables[--db->ntables];
     return REDFOX_OK;

@@ -344,6 +344,9 @@ int rf_exec(rf_database *db, const rf_program *prog, const rf_batch *batch, cons
     /* the next transaction on this handle starts from what this one commits */
     if (!st && !db->resident && !(db->resident = rf_txn_resident_new())) st = RF_ENOMEM;
     if (!st) st = rf_txn_exec(&src, prog->fe, prog->hir, db->dir, parts, nparts, &xo, db->resident, &rr, rep, &d);
+    /* committed: what rf_run kept of the database (rf_database_keep_inputs)
+    ** is its state before; a failed transaction changed nothing */
+    if (!st) api_forget_kept(db);
     free(parts);
     free(settings);
     /* a program without outputs: a result of none, which still reports */

@@ -53,6 +53,9 @@ typedef struct api_table {
 void api_table_free(api_table *t);
 /* Adds t to db under its name (replacing one of that name); takes t's contents. */
 rf_status api_database_add(rf_database *db, api_table *t);
+/* Forgets db's kept inputs (rf_database_keep_inputs): a relation was given
+** or dropped, or a transaction through db committed a new state. */
+void api_forget_kept(rf_database *db);
 
 struct rf_database {
     char *dir;
@@ -62,7 +65,8 @@ struct rf_database {
     /* rf_database_keep_inputs: the inputs runs read (files, and the
     ** relations above coded in its dictionary), kept for the next runs;
     ** forgotten whenever a relation is given or dropped (it borrows their
-    ** columns) */
+    ** columns), and whenever a transaction through this handle commits
+    ** (rf_exec: the files it read change) */
     int keep_inputs;
     rf_rt_cache *kept;
     /* rf_exec: the relations the last transaction committed, kept in memory

@@ -202,12 +202,14 @@ REDFOX_API int rf_database_put_rows(rf_database *db, const char *name, int32_t n
 ** usual, and later runs on db, of this program or another reading the same
 ** files with the same types, take them from memory without reading the
 ** files again, so that a program run repeatedly pays for reading once. A
-** file changed on disk after it was read is therefore not seen: call with
-** on = 0 (forgets what was kept, frees its memory) and on = 1 again to read
-** afresh. Relations given in memory are kept the same way, and whatever was
-** kept is forgotten whenever one is put or dropped. Each result still owns
-** its data (its strings are copied out of the kept ones). Default: off (each
-** run reads its files). REDFOX_MISUSE for a NULL db. */
+** file changed on disk after it was read (by another process, or through
+** another handle) is therefore not seen: call with on = 0 (forgets what was
+** kept, frees its memory) and on = 1 again to read afresh. Relations given
+** in memory are kept the same way, and whatever was kept is forgotten
+** whenever one is put or dropped, and whenever rf_exec on db commits a
+** transaction (the next run reads the state it committed). Each result
+** still owns its data (its strings are copied out of the kept ones).
+** Default: off (each run reads its files). REDFOX_MISUSE for a NULL db. */
 REDFOX_API int rf_database_keep_inputs(rf_database *db, int on);
 /* Forgets the relation given under name: runs read the file again.
 ** REDFOX_NOTFOUND when there was none. */

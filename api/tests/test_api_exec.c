@@ -6,7 +6,8 @@
 ** returns equal a from-scratch rf_run of the same program over the
 ** database's new state; the report says what was maintained; a failed batch
 ** (a key violation, a derived predicate, wrong types) changes nothing, on
-** disk and in the relations a handle keeps between its transactions.
+** disk and in the relations a handle keeps between its transactions; a
+** run after a transaction on a handle that keeps its inputs sees it.
 **
 ** Owns: the checks of rf_batch_*, rf_exec and rf_result_exec_*.
 ** Usage: test_api_exec DB PROG.logic cpu|gpu WORKDIR
@@ -254,6 +255,32 @@ int main(int argc, char **argv)
     CHECK(rc == REDFOX_OK && res && rows_of(res, "path") == paths4 && rf_result_exec_incremental(res) == 1);
     if (res) check_against_run(db, prog, res, device, "after the failures");
     rf_result_free(res);
+
+    /* 8. inputs kept between runs (rf_database_keep_inputs) on the handle
+    ** that commits: the next run sees the commit (it answered from the rows
+    ** kept before the transaction), a failed transaction keeps them */
+    {
+        CHECK(rf_database_keep_inputs(db, 1) == REDFOX_OK);
+        rf_run_options ro;
+        rf_run_options_init_v2(&ro, sizeof ro);
+        ro.device = device;
+        rf_result *kept = NULL;
+        CHECK(rf_run(db, prog, &ro, &kept) == REDFOX_OK); /* keeps the state before */
+        int64_t paths_before = kept ? rows_of(kept, "path") : -1;
+        rf_result_free(kept);
+        b = rf_batch_new();
+        const char *ks[] = {"k1", "k2"}, *kd[] = {"k2", "k3"};
+        const void *kcols8[] = {ks, kd};
+        CHECK(rf_batch_insert(b, "edge", 2, st2, 2, kcols8) == REDFOX_OK);
+        res = NULL;
+        rc = rf_exec(db, prog, b, &o, &res);
+        if (rc) fprintf(stderr, "exec 8: %s\n", rf_errmsg(db));
+        CHECK(rc == REDFOX_OK && res && rows_of(res, "path") > paths_before);
+        if (res) check_against_run(db, prog, res, device, "exec 8, kept inputs");
+        rf_result_free(res);
+        rf_batch_free(b);
+        CHECK(rf_database_keep_inputs(db, 0) == REDFOX_OK);
+    }
 
     /* 7. the relations kept in memory between the transactions of one
     ** handle: a transaction starts from them (the profile says so), a
