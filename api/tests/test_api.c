@@ -3,14 +3,15 @@
 ** compile diagnostics, runs over relations given in memory, the typed
 ** getters of every type, errors of each kind, results outliving their
 ** database and program, and the Arrow C Data Interface both ways (every
-** type, offsets, narrow and wide Arrow types, nulls refused), and threads
+** type, offsets, narrow and wide Arrow types, nulls and malformed arrays
+** refused), and threads
 ** using distinct objects at once, and inputs kept between runs
 ** (rf_database_keep_inputs) with outputs written to a FILE (rf_result_write),
 ** on the GPU too (the device keeps the columns it copied), and the run's
 ** settings string honoured for the whole run, and rows given for a
 ** predicate read by it alone.
 **
-** Owns: the library's unit tests; `test_api basic|types|errors|arrow|stream|threads|trace|keep|settings|readers|devices|keepgpu|buffers FILE|rfx FILE`.
+** Owns: the library's unit tests; `test_api basic|types|errors|arrow|arrowbad|stream|threads|trace|keep|settings|readers|devices|keepgpu|buffers FILE|rfx FILE`.
 */
 #include "redfox.h"
 
@@ -478,6 +479,37 @@ static void test_arrow(void)
     rf_result_free(res3);
     rf_close(db3);
     rf_program_free(ps);
+}
+
+/* Malformed struct arrays are refused with REDFOX_MISUSE naming the column,
+** the array still the caller's: offsets and lengths whose sums overflow
+** (they passed the length check, and the run read outside the buffers), a
+** NULL children array of the schema or of the array (a crash). */
+static void test_arrow_bad(void)
+{
+    static const int64_t ints[4] = {1, 2, 3, 4};
+    static const void *kb[2] = {NULL, ints}, *tb[1] = {NULL};
+    for (int k = 0; k < 6; k++) {
+        struct ArrowSchema kid = {"l", "x", NULL, 0, 0, NULL, NULL, schema_noop, NULL}, *kp = &kid;
+        struct ArrowSchema top = {"+s", "", NULL, 0, 1, &kp, NULL, schema_noop, NULL};
+        struct ArrowArray akid = {4, 0, 0, 2, 0, kb, NULL, NULL, release_kid, NULL}, *akp = &akid;
+        struct ArrowArray atop = {4, 0, 0, 1, 1, tb, &akp, NULL, release_kid, NULL};
+        const char *what = "";
+        switch (k) {
+        case 0: atop.offset = INT64_MAX, atop.length = 2, what = "out of range"; break; /* offset + length overflows */
+        case 1: atop.offset = 3, atop.length = INT64_MAX - 1, what = "out of range"; break;
+        case 2: akid.offset = INT64_MAX - 1, what = "column 1 (x): offset"; break;       /* the child's: 4 rows from there */
+        case 3: akid.length = -1, what = "column 1 (x)"; break;
+        case 4: top.children = NULL, what = "column 1: no child"; break;                  /* n_children 1 */
+        default: atop.children = NULL, what = "column 1: no child"; break;
+        }
+        rf_database *db = NULL;
+        CHECK_OK(rf_open(NULL, &db), rf_errmsg(db));
+        int rc = rf_database_put_arrow(db, "t", &top, &atop);
+        CHECK(rc == REDFOX_MISUSE && strstr(rf_errmsg(db), what) && atop.release != NULL);
+        if (rc != REDFOX_MISUSE || !strstr(rf_errmsg(db), what)) fprintf(stderr, "arrow bad %d: %d %s\n", k, rc, rf_errmsg(db));
+        rf_close(db);
+    }
 }
 
 /* A stream of several batches: the closures of two disjoint graphs, each
@@ -1138,6 +1170,7 @@ int main(int argc, char **argv)
     if (all || !strcmp(what, "types")) test_types();
     if (all || !strcmp(what, "errors")) test_errors();
     if (all || !strcmp(what, "arrow")) test_arrow();
+    if (all || !strcmp(what, "arrowbad")) test_arrow_bad();
     if (all || !strcmp(what, "threads")) test_threads();
     if (all || !strcmp(what, "stream")) test_stream();
     if (all || !strcmp(what, "trace")) test_trace();
