@@ -219,6 +219,10 @@ static int import_column(rf_database *db, const char *name, int32_t c, const str
             if (rf_val_check_utf8(col->bytes + o[i], o[i + 1] - o[i], &e))
                 FAIL(REDFOX_ERROR, "%s: column %d (%s), row %lld: not valid UTF-8", name, (int)c + 1, cname,
                      (long long)i + 1);
+            /* refused as a file's are: redfox's strings end at their first NUL */
+            if (o[i + 1] > o[i] && memchr(col->bytes + o[i], 0, (size_t)(o[i + 1] - o[i])))
+                FAIL(REDFOX_ERROR, "%s: column %d (%s), row %lld: a NUL byte in a string: strings may not contain NUL bytes",
+                     name, (int)c + 1, cname, (long long)i + 1);
         }
         return REDFOX_OK;
     }

@@ -894,7 +894,8 @@ struct ArrowArrayStream {
 ** is dropped, replaced or db closed; columns of int64, double and date32
 ** without an offset in bytes that breaks alignment are used where they lie
 ** (zero-copy), the others are converted now. On failure the caller still
-** owns array. A column with nulls is an error naming it. */
+** owns array. A column with nulls, a string that is not UTF-8 or holds a
+** NUL byte (refused as in a file) is an error naming the column and row. */
 REDFOX_API int rf_database_put_arrow(rf_database *db, const char *name, const struct ArrowSchema *schema,
                                      struct ArrowArray *array);
 

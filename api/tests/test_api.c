@@ -484,7 +484,8 @@ static void test_arrow(void)
 /* Malformed struct arrays are refused with REDFOX_MISUSE naming the column,
 ** the array still the caller's: offsets and lengths whose sums overflow
 ** (they passed the length check, and the run read outside the buffers), a
-** NULL children array of the schema or of the array (a crash). */
+** NULL children array of the schema or of the array (a crash); a string
+** with a NUL byte with REDFOX_ERROR naming its column and row. */
 static void test_arrow_bad(void)
 {
     static const int64_t ints[4] = {1, 2, 3, 4};
@@ -510,6 +511,22 @@ static void test_arrow_bad(void)
         if (rc != REDFOX_MISUSE || !strstr(rf_errmsg(db), what)) fprintf(stderr, "arrow bad %d: %d %s\n", k, rc, rf_errmsg(db));
         rf_close(db);
     }
+    /* a string with a NUL byte: refused as a file's is (it was taken, and
+    ** read back cut at the NUL) */
+    static const char bytes[] = "a" "b\0c" "d";
+    static const int32_t offs[4] = {0, 1, 4, 5};
+    static const void *sb[3] = {NULL, offs, bytes};
+    struct ArrowSchema kid = {"u", "s", NULL, 0, 0, NULL, NULL, schema_noop, NULL}, *kp = &kid;
+    struct ArrowSchema top = {"+s", "", NULL, 0, 1, &kp, NULL, schema_noop, NULL};
+    struct ArrowArray akid = {3, 0, 0, 3, 0, sb, NULL, NULL, release_kid, NULL}, *akp = &akid;
+    struct ArrowArray atop = {3, 0, 0, 1, 1, tb, &akp, NULL, release_kid, NULL};
+    rf_database *db = NULL;
+    CHECK_OK(rf_open(NULL, &db), rf_errmsg(db));
+    CHECK(rf_database_put_arrow(db, "t", &top, &atop) == REDFOX_ERROR && atop.release != NULL);
+    CHECK(strstr(rf_errmsg(db), "t: column 1 (s), row 2: a NUL byte in a string"));
+    atop.offset = 2, atop.length = 1; /* the rows after it are fine */
+    CHECK_OK(rf_database_put_arrow(db, "t", &top, &atop), rf_errmsg(db));
+    rf_close(db);
 }
 
 /* A stream of several batches: the closures of two disjoint graphs, each
