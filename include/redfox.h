@@ -474,8 +474,9 @@ REDFOX_API void rf_run_options_init_v2(rf_run_options *o, size_t size);
 ** did not start gets a world of one rank (this process alone) and MPI is
 ** not started. On success *w is set; free it with rf_world_end. On failure
 ** (MPI cannot start; REDFOX_MISUSE for a redfox built without MPI started
-** by mpirun) *w is still set (unless out of memory) and rf_world_errmsg
-** says why; end it with rf_world_end too. Call it from the thread that
+** by mpirun, and for a second world while one is open or after one ended:
+** MPI starts once a process) *w is still set (unless out of memory) and
+** rf_world_errmsg says why; end it with rf_world_end too. Call it from the thread that
 ** will end it, before any run with it; not thread-safe. */
 REDFOX_API int rf_world_mpi(int *argc, char ***argv, rf_world **w);
 /* This process's rank in [0, rf_world_size), and the ranks' count; 0 and 1
