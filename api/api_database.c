@@ -144,21 +144,24 @@ int rf_database_drop(rf_database *db, const char *name)
     return REDFOX_OK;
 }
 
-/* Strings (NUL-terminated) into offsets and bytes, checked to be UTF-8. */
-static int put_strings(rf_database *db, api_column *col, const char *const *s, int64_t n, int32_t c)
+/* Strings (NUL-terminated) into offsets and bytes, checked to be UTF-8:
+** a NULL pointer is a bad argument, a string not UTF-8 bad data; rows
+** counted from 1, as everywhere. */
+static int put_strings(rf_database *db, const char *name, api_column *col, const char *const *s, int64_t n,
+                       int32_t c)
 {
     col->off = rf_malloc((size_t)(n + 1) * sizeof *col->off);
     if (!col->off) return REDFOX_NOMEM;
     col->off[0] = 0;
     for (int64_t i = 0; i < n; i++) {
         if (!s[i]) {
-            api_diags_error(&db->diags, "column %d, row %lld: a NULL string", (int)c + 1, (long long)i + 1);
+            api_diags_error(&db->diags, "%s: column %d, row %lld: a NULL string", name, (int)c + 1, (long long)i + 1);
             return REDFOX_MISUSE;
         }
         int64_t len = (int64_t)strlen(s[i]);
         rf_val_err e;
         if (rf_val_check_utf8(s[i], len, &e)) {
-            api_diags_error(&db->diags, "column %d, row %lld: not valid UTF-8", (int)c + 1, (long long)i + 1);
+            api_diags_error(&db->diags, "%s: column %d, row %lld: not valid UTF-8", name, (int)c + 1, (long long)i + 1);
             return REDFOX_ERROR;
         }
         col->off[i + 1] = col->off[i] + len;
@@ -199,7 +202,7 @@ int rf_database_put_rows(rf_database *db, const char *name, int32_t ncols, const
             api_diags_error(&db->diags, "%s: column %d: no values", name, (int)c + 1);
             rc = REDFOX_MISUSE;
         } else if (it == RF_TYPE_STRING) {
-            rc = put_strings(db, col, nrows ? columns[c] : NULL, nrows, c);
+            rc = put_strings(db, name, col, nrows ? columns[c] : NULL, nrows, c);
         } else {
             size_t bytes = (size_t)nrows * (size_t)rf_rt_type_width(it);
             int64_t bad = nrows ? api_check_values(types[c], columns[c], nrows) : 0;

@@ -194,7 +194,9 @@ REDFOX_API const rf_diagnostic *rf_database_diag(const rf_database *db, int64_t 
 ** checks a declared key (lang:input:key) and a functional predicate's
 ** dependency as for a file; their errors are located at
 ** "<rows given for NAME>:ROW:1" (ROW counted from 1), not at the file,
-** which is not read. REDFOX_MISUSE for bad arguments. */
+** which is not read. REDFOX_ERROR for a bad value ("NAME: column C, row
+** R: not a valid date", rows counted from 1); REDFOX_MISUSE for bad
+** arguments (a NULL string among them: "... row R: a NULL string"). */
 REDFOX_API int rf_database_put_rows(rf_database *db, const char *name, int32_t ncols, const int *types,
                                     int64_t nrows, const void *const *columns);
 /* Keeps the inputs runs read (on = 1) for the runs after them: the first
@@ -687,8 +689,10 @@ REDFOX_API int rf_batch_add_text(rf_batch *b, const char *name, const char *text
 ** against the program (an error names the column); its other errors (a key
 ** held by another row) are located at "<rows inserted into PRED>:R:1"
 ** ("deleted from"), R the row's index + 1. Inserting a row that is there,
-** or deleting one that is not, changes nothing. REDFOX_MISUSE for bad
-** arguments; rf_batch_errmsg says why. */
+** or deleting one that is not, changes nothing. A bad value is
+** REDFOX_ERROR and a bad argument (a NULL string among them) REDFOX_MISUSE,
+** as for rf_database_put_rows (rows counted from 1); rf_batch_errmsg says
+** why. */
 REDFOX_API int rf_batch_insert(rf_batch *b, const char *pred, int32_t ncols, const int *types, int64_t nrows,
                                const void *const *columns);
 REDFOX_API int rf_batch_delete(rf_batch *b, const char *pred, int32_t ncols, const int *types, int64_t nrows,

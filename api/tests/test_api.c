@@ -212,7 +212,12 @@ static void test_errors(void)
     const char *bad_utf8[1] = {"\xff"};
     int stype = REDFOX_STRING;
     const void *c2[1] = {bad_utf8};
-    CHECK(rf_database_put_rows(db, "x", 1, &stype, 1, c2) == REDFOX_ERROR && strstr(rf_errmsg(db), "UTF-8"));
+    CHECK(rf_database_put_rows(db, "x", 1, &stype, 1, c2) == REDFOX_ERROR &&
+          !strcmp(rf_errmsg(db), "x: column 1, row 1: not valid UTF-8"));
+    const char *null_str[2] = {"a", NULL};
+    const void *c2n[1] = {null_str};
+    CHECK(rf_database_put_rows(db, "x", 1, &stype, 2, c2n) == REDFOX_MISUSE &&
+          !strcmp(rf_errmsg(db), "x: column 1, row 2: a NULL string"));
     int unknown = 42;
     CHECK(rf_database_put_rows(db, "x", 1, &unknown, 1, c2) == REDFOX_MISUSE);
     CHECK(rf_database_drop(db, "x") == REDFOX_NOTFOUND);

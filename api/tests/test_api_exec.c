@@ -343,7 +343,22 @@ int main(int argc, char **argv)
     CHECK(rf_batch_insert(b, "edge", 2, badt, 1, ecols) == REDFOX_MISUSE);
     const char *badutf[] = {"\xff"};
     const void *ucols[] = {badutf, dst};
-    CHECK(rf_batch_insert(b, "edge", 2, st2, 1, ucols) == REDFOX_MISUSE && strstr(rf_batch_errmsg(b), "UTF-8"));
+    /* bad values as rf_database_put_rows reports them: bad data REDFOX_ERROR,
+    ** a NULL string REDFOX_MISUSE, rows counted from 1 (they were from 0,
+    ** all MISUSE, a NULL "not a valid UTF-8 string") */
+    CHECK(rf_batch_insert(b, "edge", 2, st2, 1, ucols) == REDFOX_ERROR &&
+          !strcmp(rf_batch_errmsg(b), "rf_batch_insert: edge: column 1, row 1: not valid UTF-8"));
+    const char *nulls[] = {"a", NULL}, *twos[] = {"b", "c"};
+    const void *ncols[] = {twos, nulls};
+    CHECK(rf_batch_insert(b, "edge", 2, st2, 2, ncols) == REDFOX_MISUSE &&
+          !strcmp(rf_batch_errmsg(b), "rf_batch_insert: edge: column 2, row 2: a NULL string"));
+    int32_t dates[] = {0, 99999999};
+    int dt[] = {REDFOX_DATE};
+    const void *dcols8[] = {dates};
+    CHECK(rf_batch_delete(b, "day", 1, dt, 2, dcols8) == REDFOX_ERROR &&
+          !strcmp(rf_batch_errmsg(b), "rf_batch_delete: day: column 1, row 2: not a valid date"));
+    CHECK(rf_database_put_rows(db, "day", 1, dt, 2, dcols8) == REDFOX_ERROR &&
+          !strcmp(rf_errmsg(db), "day: column 1, row 2: not a valid date")); /* the same words */
     CHECK(rf_batch_add_file(b, NULL) == REDFOX_MISUSE);
     CHECK(rf_batch_add_text(b, NULL, "", 0) == REDFOX_OK && *rf_batch_errmsg(b) == 0);
     CHECK(rf_exec(db, NULL, b, &o, &res) == REDFOX_MISUSE && res == NULL);
