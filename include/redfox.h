@@ -370,7 +370,8 @@ REDFOX_API void rf_trace_free(rf_trace *t);
 REDFOX_API double rf_trace_clock(void);
 /* One event: category cat ("phase", "load", "kernel", "gpu"), its name, its
 ** start and end (rf_trace_clock) and rows or bytes n (-1: none). cat and
-** name are copied. */
+** name are copied. REDFOX_MISUSE for a time that is not finite (NaN,
+** infinity: no JSON number), rf_trace_errmsg saying so. */
 REDFOX_API int rf_trace_event(rf_trace *t, const char *cat, const char *name, double t0, double t1, int64_t n);
 /* Writes the timeline to path as Chrome trace-event JSON, the process named
 ** process (NULL: "redfox library"): written aside and renamed into place.
