@@ -104,9 +104,16 @@ static int import_column(rf_database *db, const char *name, int32_t c, const str
                       cname, (long long)fn + 1);
     int64_t at = a->offset + off; /* physical index of the first row */
     int nbuf = !strcmp(f, "u") || !strcmp(f, "U") ? 3 : 2;
-    if (a->n_buffers != nbuf || !a->buffers || (n && !a->buffers[nbuf - 1]) || (n && nbuf == 3 && !a->buffers[1]))
+    if (a->n_buffers != nbuf)
         FAIL(REDFOX_MISUSE, "%s: column %d (%s): %lld buffers where the format '%s' has %d", name, (int)c + 1, cname,
              (long long)a->n_buffers, f, nbuf);
+    if (!a->buffers)
+        FAIL(REDFOX_MISUSE, "%s: column %d (%s): no buffers (a NULL buffers array) where the format '%s' has %d", name,
+             (int)c + 1, cname, f, nbuf);
+    for (int k = 1; k < nbuf && n; k++)
+        if (!a->buffers[k])
+            FAIL(REDFOX_MISUSE, "%s: column %d (%s): buffer %d of the format '%s' is NULL", name, (int)c + 1, cname, k,
+                 f);
     const void *buf = a->buffers[nbuf - 1];
     int width = 0, is_signed = 1;
     int s;

@@ -131,8 +131,12 @@ rf_status api_database_add(rf_database *db, api_table *t)
 
 int rf_database_drop(rf_database *db, const char *name)
 {
-    if (!db || !name) return REDFOX_MISUSE;
-    api_diags_clear(&db->diags);
+    if (!db) return REDFOX_MISUSE;
+    api_diags_clear(&db->diags); /* (before any return: rf_errmsg is this call's) */
+    if (!name) {
+        api_diags_error(&db->diags, "rf_database_drop: no name");
+        return REDFOX_MISUSE;
+    }
     api_table *t = find_table(db, name);
     if (!t) {
         api_diags_error(&db->diags, "no relation named '%s' was given", name);
@@ -180,7 +184,9 @@ int rf_database_put_rows(rf_database *db, const char *name, int32_t ncols, const
     if (!db) return REDFOX_MISUSE;
     api_diags_clear(&db->diags);
     if (!name || !*name || ncols <= 0 || !types || nrows < 0 || (nrows > 0 && !columns)) {
-        api_diags_error(&db->diags, "rf_database_put_rows: a name, at least one column, types and columns are needed");
+        api_diags_error(&db->diags, "rf_database_put_rows: %s",
+                        !name || !*name ? "no name" : ncols <= 0 || !types ? "no columns or no types"
+                                                    : nrows < 0 ? "a negative count of rows" : "no columns' values");
         return REDFOX_MISUSE;
     }
     api_table t;
@@ -453,6 +459,10 @@ int rf_run(rf_database *db, const rf_program *prog, const rf_run_options *opt, r
     o.size = sizeof o;
     if (o.device != REDFOX_DEVICE_AUTO && o.device != REDFOX_DEVICE_CPU && o.device != REDFOX_DEVICE_GPU) {
         api_diags_error(&db->diags, "rf_run: unknown device %d", o.device);
+        return REDFOX_MISUSE;
+    }
+    if (o.trace_file && !*o.trace_file) {
+        api_diags_error(&db->diags, "rf_run: trace_file is empty (a file's name, or NULL for no trace file)");
         return REDFOX_MISUSE;
     }
     if (o.world && o.world->failed) {

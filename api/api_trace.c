@@ -47,7 +47,7 @@ int rf_trace_write(rf_trace *t, const char *path, const char *process)
 {
     if (!t) return REDFOX_MISUSE;
     api_diags_clear(&t->diags);
-    if (!path) {
+    if (!path || !*path) {
         api_diags_error(&t->diags, "rf_trace_write: no file");
         return REDFOX_MISUSE;
     }

@@ -402,7 +402,7 @@ typedef struct rf_run_options {
                             ** each kernel, on the GPU each launch, copy and wait as the
                             ** host saw them, as `redfox run --trace` does. Written aside and
                             ** renamed into place, also after a failed run (the timeline up
-                            ** to the error); NULL (default): none */
+                            ** to the error); NULL (default): none; "" REDFOX_MISUSE */
     /* ---- level 2 (read only when size covers them) ---- */
     rf_progress_fn progress; /* reports of a long fixpoint or load; NULL (default): none */
     void *progress_user;     /* handed to progress as is */

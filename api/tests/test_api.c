@@ -221,6 +221,11 @@ static void test_errors(void)
     int unknown = 42;
     CHECK(rf_database_put_rows(db, "x", 1, &unknown, 1, c2) == REDFOX_MISUSE);
     CHECK(rf_database_drop(db, "x") == REDFOX_NOTFOUND);
+    /* a misuse's message is its own call's, saying what is missing (drop
+    ** returned before clearing: the last call's message stayed) */
+    CHECK(rf_database_put_rows(db, "", 1, &stype, 0, NULL) == REDFOX_MISUSE &&
+          !strcmp(rf_errmsg(db), "rf_database_put_rows: no name"));
+    CHECK(rf_database_drop(db, NULL) == REDFOX_MISUSE && !strcmp(rf_errmsg(db), "rf_database_drop: no name"));
     /* the program's types decide: a mismatch names the column */
     int64_t ints[2] = {1, 2};
     const void *c3[2] = {ints, ints};
@@ -281,6 +286,15 @@ static void test_errors(void)
     rf_program_free(pf);
     CHECK(rf_compile(NULL, 0, NULL, &pf) == REDFOX_MISUSE);
     rf_program_free(pf);
+    /* a NULL among the paths is named (it was "the program could not be compiled") */
+    const char *two[2] = {"/nonexistent/x.logic", NULL};
+    CHECK(rf_compile_files(two, 2, &pf) == REDFOX_MISUSE && strstr(rf_program_errmsg(pf), "path 2 is NULL"));
+    rf_program_free(pf);
+    /* an empty trace_file is refused naming the option (it said "cannot
+    ** replace it: No such file or directory", naming neither) */
+    rf_run_options_init_v2(&o, sizeof o);
+    o.trace_file = "";
+    CHECK(rf_run(db, p, &o, &res) == REDFOX_MISUSE && res == NULL && strstr(rf_errmsg(db), "trace_file is empty"));
     rf_program_free(pk);
     rf_program_free(p);
     rf_close(db);
@@ -514,6 +528,21 @@ static void test_arrow_bad(void)
         int rc = rf_database_put_arrow(db, "t", &top, &atop);
         CHECK(rc == REDFOX_MISUSE && strstr(rf_errmsg(db), what) && atop.release != NULL);
         if (rc != REDFOX_MISUSE || !strstr(rf_errmsg(db), what)) fprintf(stderr, "arrow bad %d: %d %s\n", k, rc, rf_errmsg(db));
+        rf_close(db);
+    }
+    /* a child's NULL buffers array, and a NULL buffer in it, said so (it said
+    ** "2 buffers where the format 'l' has 2") */
+    for (int k = 0; k < 2; k++) {
+        static const void *nullbuf[2] = {NULL, NULL};
+        struct ArrowSchema kid = {"l", "x", NULL, 0, 0, NULL, NULL, schema_noop, NULL}, *kp = &kid;
+        struct ArrowSchema top = {"+s", "", NULL, 0, 1, &kp, NULL, schema_noop, NULL};
+        struct ArrowArray akid = {2, 0, 0, 2, 0, k ? nullbuf : NULL, NULL, NULL, release_kid, NULL}, *akp = &akid;
+        struct ArrowArray atop = {2, 0, 0, 1, 1, tb, &akp, NULL, release_kid, NULL};
+        rf_database *db = NULL;
+        CHECK_OK(rf_open(NULL, &db), rf_errmsg(db));
+        CHECK(rf_database_put_arrow(db, "t", &top, &atop) == REDFOX_MISUSE);
+        CHECK(strstr(rf_errmsg(db), k ? "column 1 (x): buffer 1 of the format 'l' is NULL"
+                                      : "column 1 (x): no buffers (a NULL buffers array)"));
         rf_close(db);
     }
     /* a string with a NUL byte: refused as a file's is (it was taken, and

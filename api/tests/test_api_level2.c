@@ -292,6 +292,7 @@ static void test_profile(void)
     snprintf(path, sizeof path, "%s/no/such/t.json", dir);
     CHECK(rf_trace_write(t, path, NULL) == REDFOX_IO && rf_trace_diag_count(t) >= 1 &&
           strstr(rf_trace_diag(t, 0)->file, "no/such"));
+    CHECK(rf_trace_write(t, "", NULL) == REDFOX_MISUSE && !strcmp(rf_trace_errmsg(t), "rf_trace_write: no file"));
     snprintf(path, sizeof path, "%s/t.json", dir);
     unlink(path);
     rmdir(dir);
