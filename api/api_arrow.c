@@ -19,6 +19,25 @@
 
 static int bit(const void *bits, int64_t i) { return (((const uint8_t *)bits)[i >> 3] >> (i & 7)) & 1; }
 
+/* The most rows an array's offset and length may reach: at 16 bytes a
+** value (decimal128) their byte offsets still fit an int64. Larger ones
+** are malformed (no memory holds them), and their sums would overflow. */
+#define MAX_ROWS (INT64_MAX / 16)
+
+/* Do an array's offset and length name rows its buffers can hold (both
+** non-negative, their sum at most MAX_ROWS)? Compared without overflow. */
+static int extent_ok(int64_t offset, int64_t length)
+{
+    return offset >= 0 && length >= 0 && length <= MAX_ROWS && offset <= MAX_ROWS - length;
+}
+
+/* Does an array of len logical rows hold rows [off, off + n)? The signs
+** checked first, then compared without overflow. */
+static int holds_rows(int64_t len, int64_t off, int64_t n)
+{
+    return len >= 0 && off >= 0 && n >= 0 && off <= len && n <= len - off;
+}
+
 /* The first row (0-based) in [off, off + n) that the validity bitmap marks
 ** null, or -1. */
 static int64_t first_null(const struct ArrowArray *a, int64_t off, int64_t n)
@@ -75,16 +94,26 @@ static int import_column(rf_database *db, const char *name, int32_t c, const str
     } while (0)
     if (sc->dictionary || a->dictionary || a->n_children)
         FAIL(REDFOX_MISUSE, "%s: column %d (%s): dictionary and nested Arrow types are not taken", name, (int)c + 1, cname);
-    if (a->offset < 0 || a->length < off + n)
+    if (!extent_ok(a->offset, a->length))
+        FAIL(REDFOX_MISUSE, "%s: column %d (%s): offset %lld and length %lld out of range", name, (int)c + 1, cname,
+             (long long)a->offset, (long long)a->length);
+    if (!holds_rows(a->length, off, n))
         FAIL(REDFOX_MISUSE, "%s: column %d (%s): shorter than the relation", name, (int)c + 1, cname);
     int64_t fn = first_null(a, a->offset + off, n);
     if (fn >= 0) FAIL(REDFOX_ERROR, "%s: column %d (%s), row %lld: a null (redfox has no nulls)", name, (int)c + 1,
                       cname, (long long)fn + 1);
     int64_t at = a->offset + off; /* physical index of the first row */
     int nbuf = !strcmp(f, "u") || !strcmp(f, "U") ? 3 : 2;
-    if (a->n_buffers != nbuf || !a->buffers || (n && !a->buffers[nbuf - 1]) || (n && nbuf == 3 && !a->buffers[1]))
+    if (a->n_buffers != nbuf)
         FAIL(REDFOX_MISUSE, "%s: column %d (%s): %lld buffers where the format '%s' has %d", name, (int)c + 1, cname,
              (long long)a->n_buffers, f, nbuf);
+    if (!a->buffers)
+        FAIL(REDFOX_MISUSE, "%s: column %d (%s): no buffers (a NULL buffers array) where the format '%s' has %d", name,
+             (int)c + 1, cname, f, nbuf);
+    for (int k = 1; k < nbuf && n; k++)
+        if (!a->buffers[k])
+            FAIL(REDFOX_MISUSE, "%s: column %d (%s): buffer %d of the format '%s' is NULL", name, (int)c + 1, cname, k,
+                 f);
     const void *buf = a->buffers[nbuf - 1];
     int width = 0, is_signed = 1;
     int s;
@@ -197,6 +226,10 @@ static int import_column(rf_database *db, const char *name, int32_t c, const str
             if (rf_val_check_utf8(col->bytes + o[i], o[i + 1] - o[i], &e))
                 FAIL(REDFOX_ERROR, "%s: column %d (%s), row %lld: not valid UTF-8", name, (int)c + 1, cname,
                      (long long)i + 1);
+            /* refused as a file's are: redfox's strings end at their first NUL */
+            if (o[i + 1] > o[i] && memchr(col->bytes + o[i], 0, (size_t)(o[i + 1] - o[i])))
+                FAIL(REDFOX_ERROR, "%s: column %d (%s), row %lld: a NUL byte in a string: strings may not contain NUL bytes",
+                     name, (int)c + 1, cname, (long long)i + 1);
         }
         return REDFOX_OK;
     }
@@ -214,8 +247,18 @@ static int import_table(rf_database *db, const char *name, const struct ArrowSch
         return REDFOX_MISUSE;
     }
     if (strcmp(schema->format, "+s") || schema->n_children < 1 || schema->n_children != array->n_children ||
-        array->length < 0 || array->offset < 0 || schema->n_children > INT32_MAX) {
+        schema->n_children > INT32_MAX) {
         api_diags_error(&db->diags, "%s: an Arrow struct array (format +s) with one child per column is needed", name);
+        return REDFOX_MISUSE;
+    }
+    if (!extent_ok(array->offset, array->length)) {
+        api_diags_error(&db->diags, "%s: the struct array's offset %lld and length %lld are out of range", name,
+                        (long long)array->offset, (long long)array->length);
+        return REDFOX_MISUSE;
+    }
+    if (!schema->children || !array->children) {
+        api_diags_error(&db->diags, "%s: column 1: no child: the struct %s's children array is NULL", name,
+                        !schema->children ? "schema" : "array");
         return REDFOX_MISUSE;
     }
     if (array->n_buffers >= 1 && array->buffers && array->buffers[0] && array->null_count != 0 &&
@@ -231,8 +274,14 @@ static int import_table(rf_database *db, const char *name, const struct ArrowSch
     for (int32_t c = 0; c < t->ncols && !rc; c++) {
         const struct ArrowSchema *sc = schema->children[c];
         const struct ArrowArray *a = array->children[c];
-        if (!sc || !a || (a->length < array->offset + array->length)) {
-            api_diags_error(&db->diags, "%s: column %d: missing or shorter than the relation", name, (int)c + 1);
+        if (!sc || !a) {
+            api_diags_error(&db->diags, "%s: column %d: missing (a NULL child)", name, (int)c + 1);
+            rc = REDFOX_MISUSE;
+            break;
+        }
+        if (!holds_rows(a->length, array->offset, array->length)) {
+            api_diags_error(&db->diags, "%s: column %d (%s): shorter than the relation", name, (int)c + 1,
+                            sc->name && *sc->name ? sc->name : "");
             rc = REDFOX_MISUSE;
             break;
         }

@@ -54,8 +54,9 @@ void api_table_free(api_table *t)
     memset(t, 0, sizeof *t);
 }
 
-/* The kept inputs borrow the relations' columns: forgotten before any changes. */
-static void forget_kept(rf_database *db)
+/* The kept inputs borrow the relations' columns, and hold the database's
+** files as they were read: forgotten before any change to either. */
+void api_forget_kept(rf_database *db)
 {
     rf_rt_cache_free(db->kept);
     db->kept = NULL;
@@ -66,7 +67,7 @@ int rf_database_keep_inputs(rf_database *db, int on)
     if (!db) return REDFOX_MISUSE;
     api_diags_clear(&db->diags);
     db->keep_inputs = on != 0;
-    if (!on) forget_kept(db);
+    if (!on) api_forget_kept(db);
     return REDFOX_OK;
 }
 
@@ -81,7 +82,7 @@ int rf_database_forget_device(rf_database *db)
 void rf_close(rf_database *db)
 {
     if (!db) return;
-    forget_kept(db);
+    api_forget_kept(db);
     rf_txn_resident_free(db->resident);
     for (int32_t i = 0; i < db->ntables; i++) api_table_free(&db->tables[i]);
     free(db->tables);
@@ -108,7 +109,7 @@ static api_table *find_table(rf_database *db, const char *name)
 
 rf_status api_database_add(rf_database *db, api_table *t)
 {
-    forget_kept(db);
+    api_forget_kept(db);
     api_table *old = find_table(db, t->name);
     if (old) {
         api_table_free(old);
@@ -130,34 +131,41 @@ rf_status api_database_add(rf_database *db, api_table *t)
 
 int rf_database_drop(rf_database *db, const char *name)
 {
-    if (!db || !name) return REDFOX_MISUSE;
-    api_diags_clear(&db->diags);
+    if (!db) return REDFOX_MISUSE;
+    api_diags_clear(&db->diags); /* (before any return: rf_errmsg is this call's) */
+    if (!name) {
+        api_diags_error(&db->diags, "rf_database_drop: no name");
+        return REDFOX_MISUSE;
+    }
     api_table *t = find_table(db, name);
     if (!t) {
         api_diags_error(&db->diags, "no relation named '%s' was given", name);
         return REDFOX_NOTFOUND;
     }
-    forget_kept(db);
+    api_forget_kept(db);
     api_table_free(t);
     *t = db->tables[--db->ntables];
     return REDFOX_OK;
 }
 
-/* Strings (NUL-terminated) into offsets and bytes, checked to be UTF-8. */
-static int put_strings(rf_database *db, api_column *col, const char *const *s, int64_t n, int32_t c)
+/* Strings (NUL-terminated) into offsets and bytes, checked to be UTF-8:
+** a NULL pointer is a bad argument, a string not UTF-8 bad data; rows
+** counted from 1, as everywhere. */
+static int put_strings(rf_database *db, const char *name, api_column *col, const char *const *s, int64_t n,
+                       int32_t c)
 {
     col->off = rf_malloc((size_t)(n + 1) * sizeof *col->off);
     if (!col->off) return REDFOX_NOMEM;
     col->off[0] = 0;
     for (int64_t i = 0; i < n; i++) {
         if (!s[i]) {
-            api_diags_error(&db->diags, "column %d, row %lld: a NULL string", (int)c + 1, (long long)i + 1);
+            api_diags_error(&db->diags, "%s: column %d, row %lld: a NULL string", name, (int)c + 1, (long long)i + 1);
             return REDFOX_MISUSE;
         }
         int64_t len = (int64_t)strlen(s[i]);
         rf_val_err e;
         if (rf_val_check_utf8(s[i], len, &e)) {
-            api_diags_error(&db->diags, "column %d, row %lld: not valid UTF-8", (int)c + 1, (long long)i + 1);
+            api_diags_error(&db->diags, "%s: column %d, row %lld: not valid UTF-8", name, (int)c + 1, (long long)i + 1);
             return REDFOX_ERROR;
         }
         col->off[i + 1] = col->off[i] + len;
@@ -176,7 +184,9 @@ int rf_database_put_rows(rf_database *db, const char *name, int32_t ncols, const
     if (!db) return REDFOX_MISUSE;
     api_diags_clear(&db->diags);
     if (!name || !*name || ncols <= 0 || !types || nrows < 0 || (nrows > 0 && !columns)) {
-        api_diags_error(&db->diags, "rf_database_put_rows: a name, at least one column, types and columns are needed");
+        api_diags_error(&db->diags, "rf_database_put_rows: %s",
+                        !name || !*name ? "no name" : ncols <= 0 || !types ? "no columns or no types"
+                                                    : nrows < 0 ? "a negative count of rows" : "no columns' values");
         return REDFOX_MISUSE;
     }
     api_table t;
@@ -198,7 +208,7 @@ int rf_database_put_rows(rf_database *db, const char *name, int32_t ncols, const
             api_diags_error(&db->diags, "%s: column %d: no values", name, (int)c + 1);
             rc = REDFOX_MISUSE;
         } else if (it == RF_TYPE_STRING) {
-            rc = put_strings(db, col, nrows ? columns[c] : NULL, nrows, c);
+            rc = put_strings(db, name, col, nrows ? columns[c] : NULL, nrows, c);
         } else {
             size_t bytes = (size_t)nrows * (size_t)rf_rt_type_width(it);
             int64_t bad = nrows ? api_check_values(types[c], columns[c], nrows) : 0;
@@ -239,19 +249,23 @@ void rf_run_options_init(rf_run_options *o)
     rf_run_options_init_v2(o, offsetof(rf_run_options, trace_file) + sizeof o->trace_file);
 }
 
-/* The table standing for input v (by file name, then predicate name), or NULL. */
-static api_table *table_for(rf_database *db, const rf_hir_var *v)
+/* The table standing for input v (by file name, then predicate name), or
+** NULL; *for_pred: 1 when it was given under the predicate's name, so that
+** it stands for this predicate only, not for the other readers of its file. */
+static api_table *table_for(rf_database *db, const rf_hir_var *v, int *for_pred)
 {
     api_table *t = v->input_file ? find_table(db, v->input_file) : NULL;
+    *for_pred = !t;
     if (!t && v->name) t = find_table(db, v->name);
     if (!t && v->pred_name) t = find_table(db, v->pred_name);
     return t;
 }
 
 /* Table t as input v's relation in cache c: its columns borrowed, strings
-** coded in the cache's dictionary. */
-static rf_status put_input(rf_database *db, api_table *t, const rf_hir_var *v, rf_rt_cache *c, int threads,
-                           rf_diags *d)
+** coded in the cache's dictionary; for_pred: given under v's predicate's
+** name, it stands for the file to that predicate's input alone. */
+static rf_status put_input(rf_database *db, api_table *t, const rf_hir_var *v, int for_pred, rf_rt_cache *c,
+                           int threads, rf_diags *d)
 {
     if (t->ncols != v->ncols) {
         rf_error(d, rf_mkloc(NULL, 0, 0), "the relation given for '%s' has %d columns; the program's %s has %d",
@@ -269,7 +283,8 @@ static rf_status put_input(rf_database *db, api_table *t, const rf_hir_var *v, r
     }
     char *path = rf_sprintf("%s/%s", db->dir, v->input_file);
     if (!path) return RF_ENOMEM;
-    if (rf_rt_cache_holds(c, path, v)) { /* kept from an earlier run */
+    const char *reader = for_pred ? t->name : NULL;
+    if (rf_rt_cache_holds_put(c, path, reader, v)) { /* kept from an earlier run */
         free(path);
         return RF_OK;
     }
@@ -295,7 +310,10 @@ static rf_status put_input(rf_database *db, api_table *t, const rf_hir_var *v, r
         r.cols[k] = codes;
         st = rf_rt_dict_intern_many(rf_rt_cache_dict(c), t->cols[k].off, t->cols[k].bytes, t->nrows, codes, threads);
     }
-    if (!st) st = rf_rt_cache_put(c, path, v, &r, foreign);
+    char *where = st ? NULL : rf_sprintf("<rows given for %s>", t->name);
+    if (!st && !where) st = RF_ENOMEM;
+    if (!st) st = rf_rt_cache_put(c, path, reader, where, v, &r, foreign);
+    free(where);
     free(path);
     if (st) {
         for (int32_t k = 0; r.cols && k < v->ncols; k++)
@@ -306,22 +324,25 @@ static rf_status put_input(rf_database *db, api_table *t, const rf_hir_var *v, r
     return st;
 }
 
-/* The settings "NAME=VALUE,NAME=VALUE" into t. */
-rf_status api_apply_settings(const char *s, rf_rt_tuning *t, rf_diags *d)
+/* The settings "NAME=VALUE,NAME=VALUE" into t. A path setting (cache_dir)
+** points into the copy the settings are cut from, so that copy is the
+** caller's (*keep) to free after the run, not before. */
+rf_status api_apply_settings(const char *s, rf_rt_tuning *t, char **keep, rf_diags *d)
 {
-    while (s && *s) {
-        const char *end = strchr(s, ',');
-        size_t n = end ? (size_t)(end - s) : strlen(s);
-        char *one = rf_strndup(s, n);
-        if (!one) return RF_ENOMEM;
+    *keep = NULL;
+    if (!s || !*s) return RF_OK;
+    char *copy = *keep = rf_strdup(s);
+    if (!copy) return RF_ENOMEM;
+    for (char *one = copy; one;) {
+        char *end = strchr(one, ',');
+        if (end) *end = 0;
         char why[200];
-        rf_status st = n ? rf_rt_tuning_set(t, one, why, sizeof why) : RF_OK;
-        free(one);
+        rf_status st = *one ? rf_rt_tuning_set(t, one, why, sizeof why) : RF_OK;
         if (st) {
             rf_error(d, rf_mkloc(NULL, 0, 0), "settings: %s", why);
             return RF_EUSAGE;
         }
-        s = end ? end + 1 : NULL;
+        one = end ? end + 1 : NULL;
     }
     return RF_OK;
 }
@@ -440,6 +461,10 @@ int rf_run(rf_database *db, const rf_program *prog, const rf_run_options *opt, r
         api_diags_error(&db->diags, "rf_run: unknown device %d", o.device);
         return REDFOX_MISUSE;
     }
+    if (o.trace_file && !*o.trace_file) {
+        api_diags_error(&db->diags, "rf_run: trace_file is empty (a file's name, or NULL for no trace file)");
+        return REDFOX_MISUSE;
+    }
     if (o.world && o.world->failed) {
         api_diags_error(&db->diags, "rf_run: the world did not start or is broken: %s", rf_world_errmsg(o.world));
         return REDFOX_MISUSE;
@@ -479,7 +504,8 @@ int rf_run(rf_database *db, const rf_program *prog, const rf_run_options *opt, r
         ro.load_progress = relay_load;
         ro.progress_ctx = &relay;
     }
-    rf_status st = api_apply_settings(o.settings, &tune, &d);
+    char *settings = NULL; /* tune's paths point into it: freed after the run */
+    rf_status st = api_apply_settings(o.settings, &tune, &settings, &d);
     if (o.cache_dir) tune.cache_dir = o.cache_dir;
     if (o.gpu_memory) tune.gpu_memory = (int64_t)o.gpu_memory;
     /* A cache of this run only: it holds the relations given in memory as
@@ -494,8 +520,9 @@ int rf_run(rf_database *db, const rf_program *prog, const rf_run_options *opt, r
     const rf_hir_program *h = prog->hir;
     for (int32_t i = 0; i < prog->ninputs && !st; i++) {
         const rf_hir_var *v = h->vars[prog->inputs[i]];
-        api_table *t = table_for(db, v);
-        if (t) st = put_input(db, t, v, cache, threads, &d);
+        int for_pred = 0;
+        api_table *t = table_for(db, v, &for_pred);
+        if (t) st = put_input(db, t, v, for_pred, cache, threads, &d);
     }
     rf_rt_trace_log trace;
     rf_rt_trace_log_init(&trace);
@@ -514,6 +541,7 @@ int rf_run(rf_database *db, const rf_program *prog, const rf_run_options *opt, r
     }
     rf_rt_trace_log_free(&trace);
     free(later);
+    free(settings);
     if (db->keep_inputs) { /* the cache stays the database's, also after a failed run */
         if (!st) st = own_dict(rr);
     } else if (cache) {

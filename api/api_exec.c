@@ -146,17 +146,28 @@ static int add_rows(rf_batch *b, int insert, const char *pred, int32_t ncols, co
             api_diags_error(&b->diags, "%s: column %d has no values", fn, (int)c + 1);
             return REDFOX_MISUSE;
         }
-        int64_t bad = 0;
+        /* as rf_database_put_rows: rows counted from 1; a NULL string is a
+        ** bad argument, a bad value (a string not UTF-8) bad data */
+        int64_t bad = 0, null = 0;
         if (types[c] != REDFOX_STRING) bad = nrows > 0 ? api_check_values(types[c], columns[c], nrows) : 0;
-        for (int64_t r = 0; types[c] == REDFOX_STRING && r < nrows && !bad; r++) {
+        for (int64_t r = 0; types[c] == REDFOX_STRING && r < nrows && !bad && !null; r++) {
             const char *s = ((const char *const *)columns[c])[r];
             rf_val_err ve = {NULL, 0};
-            if (!s || rf_val_check_utf8(s, (int64_t)strlen(s), &ve)) bad = r + 1;
+            if (!s) null = r + 1;
+            else if (rf_val_check_utf8(s, (int64_t)strlen(s), &ve)) bad = r + 1;
+        }
+        if (null) {
+            api_diags_error(&b->diags, "%s: %s: column %d, row %lld: a NULL string", fn, pred, (int)c + 1, (long long)null);
+            return REDFOX_MISUSE;
         }
         if (bad) {
-            api_diags_error(&b->diags, "%s: column %d, row %lld: %s", fn, (int)c + 1, (long long)(bad - 1),
-                            types[c] == REDFOX_STRING ? "not a valid UTF-8 string" : "not a valid value of its type");
-            return REDFOX_MISUSE;
+            if (types[c] == REDFOX_STRING)
+                api_diags_error(&b->diags, "%s: %s: column %d, row %lld: not valid UTF-8", fn, pred, (int)c + 1,
+                                (long long)bad);
+            else
+                api_diags_error(&b->diags, "%s: %s: column %d, row %lld: not a valid %s", fn, pred, (int)c + 1,
+                                (long long)bad, rf_type_name(types[c]));
+            return REDFOX_ERROR;
         }
     }
     rf_buf t;
@@ -325,7 +336,8 @@ int rf_exec(rf_database *db, const rf_program *prog, const rf_batch *batch, cons
         xo.log = relay_log;
         xo.log_user = &relay;
     }
-    rf_status st = api_apply_settings(o.settings, &tune, &d);
+    char *settings = NULL; /* tune's paths point into it: freed after the transaction */
+    rf_status st = api_apply_settings(o.settings, &tune, &settings, &d);
     if (o.cache_dir) tune.cache_dir = o.cache_dir;
     int32_t nparts = batch ? batch->n : 0;
     rf_txn_batch_src *parts = rf_calloc((size_t)nparts + 1, sizeof *parts);
@@ -343,7 +355,11 @@ int rf_exec(rf_database *db, const rf_program *prog, const rf_batch *batch, cons
     /* the next transaction on this handle starts from what this one commits */
     if (!st && !db->resident && !(db->resident = rf_txn_resident_new())) st = RF_ENOMEM;
     if (!st) st = rf_txn_exec(&src, prog->fe, prog->hir, db->dir, parts, nparts, &xo, db->resident, &rr, rep, &d);
+    /* committed: what rf_run kept of the database (rf_database_keep_inputs)
+    ** is its state before; a failed transaction changed nothing */
+    if (!st) api_forget_kept(db);
     free(parts);
+    free(settings);
     /* a program without outputs: a result of none, which still reports */
     if (!st && !rr && !(rr = rf_calloc(1, sizeof *rr))) st = RF_ENOMEM;
     if (!st && !rr->device) rr->device = rep->device ? rep->device : o.device == REDFOX_DEVICE_GPU ? "gpu" : "cpu";

@@ -53,6 +53,9 @@ typedef struct api_table {
 void api_table_free(api_table *t);
 /* Adds t to db under its name (replacing one of that name); takes t's contents. */
 rf_status api_database_add(rf_database *db, api_table *t);
+/* Forgets db's kept inputs (rf_database_keep_inputs): a relation was given
+** or dropped, or a transaction through db committed a new state. */
+void api_forget_kept(rf_database *db);
 
 struct rf_database {
     char *dir;
@@ -62,7 +65,8 @@ struct rf_database {
     /* rf_database_keep_inputs: the inputs runs read (files, and the
     ** relations above coded in its dictionary), kept for the next runs;
     ** forgotten whenever a relation is given or dropped (it borrows their
-    ** columns) */
+    ** columns), and whenever a transaction through this handle commits
+    ** (rf_exec: the files it read change) */
     int keep_inputs;
     rf_rt_cache *kept;
     /* rf_exec: the relations the last transaction committed, kept in memory
@@ -113,8 +117,9 @@ rf_status api_result_new(rf_rt_result *rr, rf_result **out);
 ** decimal's range. */
 rf_status api_result_narrow_wide(rf_result *r, rf_diags *d);
 /* The settings "NAME=VALUE,NAME=VALUE" (rf_run_options.settings) into t;
-** RF_EUSAGE with an error in d for a bad one. */
-rf_status api_apply_settings(const char *s, rf_rt_tuning *t, rf_diags *d);
+** RF_EUSAGE with an error in d for a bad one. t's path settings point into
+** *keep (a copy of s, or NULL), which the caller frees once t is done with. */
+rf_status api_apply_settings(const char *s, rf_rt_tuning *t, char **keep, rf_diags *d);
 
 /* The ranks of this process (rf_world_*): runtime/dist's world (NULL: one
 ** process alone) and the diagnostics of its start. */

@@ -266,14 +266,19 @@ int rf_compile_files_v2(const char *const *paths, int32_t n, const rf_compile_op
         api_diags_error(&p->diags, "rf_compile_files: no files");
         return REDFOX_MISUSE;
     }
+    for (int32_t i = 0; i < n; i++)
+        if (!paths[i]) { /* a bad argument, before any file is read */
+            api_diags_error(&p->diags, "rf_compile_files: path %d is NULL", (int)i + 1);
+            return REDFOX_MISUSE;
+        }
     const char **names = rf_arena_alloc(&p->arena, (size_t)n * sizeof *names);
     char **texts = rf_calloc((size_t)n, sizeof *texts);
     int64_t *lens = rf_calloc((size_t)n, sizeof *lens);
     rf_status st = names && texts && lens ? RF_OK : RF_ENOMEM;
     for (int32_t i = 0; i < n && !st; i++) {
         const char *why = NULL;
-        if (!paths[i] || !(names[i] = rf_arena_strdup(&p->arena, paths[i]))) {
-            st = paths[i] ? RF_ENOMEM : RF_EUSAGE;
+        if (!(names[i] = rf_arena_strdup(&p->arena, paths[i]))) {
+            st = RF_ENOMEM;
             break;
         }
         rf_status rst = rf_read_file(paths[i], &texts[i], &lens[i], &why);

@@ -95,7 +95,7 @@ rf_status api_result_narrow_wide(rf_result *r, rf_diags *d)
                              "output %s, column %d (%s), row %lld: decimal out of range: a total of decimals "
                              "beyond 64 bits, which a caller of API level 4 or older reads as REDFOX_DECIMAL (set "
                              "rf_run_options.decimal128, level 5, to read it exactly as REDFOX_DECIMAL128)",
-                             o->name, (int)c + 1, o->colnames[c][0] ? o->colnames[c] : "?", (long long)row);
+                             o->name, (int)c + 1, o->colnames[c][0] ? o->colnames[c] : "?", (long long)row + 1);
                     return RF_EUSER;
                 }
                 to[row] = n;

@@ -9,6 +9,7 @@
 #include "api_internal.h"
 #include "rf_sys.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 rf_trace *rf_trace_new(void)
@@ -31,6 +32,13 @@ double rf_trace_clock(void) { return rf_now(); }
 int rf_trace_event(rf_trace *t, const char *cat, const char *name, double t0, double t1, int64_t n)
 {
     if (!t || !cat || !name) return REDFOX_MISUSE;
+    api_diags_clear(&t->diags);
+    /* a time that is no number writes no JSON number (the file was not JSON) */
+    if (!isfinite(t0) || !isfinite(t1)) {
+        api_diags_error(&t->diags, "rf_trace_event: %s: the start and end must be finite times (rf_trace_clock), not %g and %g",
+                        name, t0, t1);
+        return REDFOX_MISUSE;
+    }
     rf_rt_trace_log_event(&t->log, cat, name, t0, t1, n);
     return t->log.json.oom ? REDFOX_NOMEM : REDFOX_OK;
 }
@@ -39,7 +47,7 @@ int rf_trace_write(rf_trace *t, const char *path, const char *process)
 {
     if (!t) return REDFOX_MISUSE;
     api_diags_clear(&t->diags);
-    if (!path) {
+    if (!path || !*path) {
         api_diags_error(&t->diags, "rf_trace_write: no file");
         return REDFOX_MISUSE;
     }

@@ -182,7 +182,9 @@ REDFOX_API const rf_diagnostic *rf_database_diag(const rf_database *db, int64_t 
 
 /* Gives an input relation's rows from memory: a run then reads them instead
 ** of the file. name is the input's file name as the program's lang:input
-** directive gives it ("flights.csv") or its predicate's name ("flight").
+** directive gives it ("flights.csv"): the rows stand for the file to every
+** predicate reading it; or its predicate's name ("flight"): to that
+** predicate alone (another one reading the same file reads the file).
 ** ncols columns of the types in types[] (REDFOX_*); columns[c] points at
 ** nrows values in the layout of the type (see VALUES above), strings as
 ** const char *const * (NUL-terminated UTF-8). The rows are copied (and
@@ -190,7 +192,11 @@ REDFOX_API const rf_diagnostic *rf_database_diag(const rf_database *db, int64_t 
 ** A second put under the same name replaces the first. A run checks the
 ** types against the program's declaration (an error names the column) and
 ** checks a declared key (lang:input:key) and a functional predicate's
-** dependency as for a file. REDFOX_MISUSE for bad arguments. */
+** dependency as for a file; their errors are located at
+** "<rows given for NAME>:ROW:1" (ROW counted from 1), not at the file,
+** which is not read. REDFOX_ERROR for a bad value ("NAME: column C, row
+** R: not a valid date", rows counted from 1); REDFOX_MISUSE for bad
+** arguments (a NULL string among them: "... row R: a NULL string"). */
 REDFOX_API int rf_database_put_rows(rf_database *db, const char *name, int32_t ncols, const int *types,
                                     int64_t nrows, const void *const *columns);
 /* Keeps the inputs runs read (on = 1) for the runs after them: the first
@@ -198,12 +204,14 @@ REDFOX_API int rf_database_put_rows(rf_database *db, const char *name, int32_t n
 ** usual, and later runs on db, of this program or another reading the same
 ** files with the same types, take them from memory without reading the
 ** files again, so that a program run repeatedly pays for reading once. A
-** file changed on disk after it was read is therefore not seen: call with
-** on = 0 (forgets what was kept, frees its memory) and on = 1 again to read
-** afresh. Relations given in memory are kept the same way, and whatever was
-** kept is forgotten whenever one is put or dropped. Each result still owns
-** its data (its strings are copied out of the kept ones). Default: off (each
-** run reads its files). REDFOX_MISUSE for a NULL db. */
+** file changed on disk after it was read (by another process, or through
+** another handle) is therefore not seen: call with on = 0 (forgets what was
+** kept, frees its memory) and on = 1 again to read afresh. Relations given
+** in memory are kept the same way, and whatever was kept is forgotten
+** whenever one is put or dropped, and whenever rf_exec on db commits a
+** transaction (the next run reads the state it committed). Each result
+** still owns its data (its strings are copied out of the kept ones).
+** Default: off (each run reads its files). REDFOX_MISUSE for a NULL db. */
 REDFOX_API int rf_database_keep_inputs(rf_database *db, int on);
 /* Forgets the relation given under name: runs read the file again.
 ** REDFOX_NOTFOUND when there was none. */
@@ -362,7 +370,8 @@ REDFOX_API void rf_trace_free(rf_trace *t);
 REDFOX_API double rf_trace_clock(void);
 /* One event: category cat ("phase", "load", "kernel", "gpu"), its name, its
 ** start and end (rf_trace_clock) and rows or bytes n (-1: none). cat and
-** name are copied. */
+** name are copied. REDFOX_MISUSE for a time that is not finite (NaN,
+** infinity: no JSON number), rf_trace_errmsg saying so. */
 REDFOX_API int rf_trace_event(rf_trace *t, const char *cat, const char *name, double t0, double t1, int64_t n);
 /* Writes the timeline to path as Chrome trace-event JSON, the process named
 ** process (NULL: "redfox library"): written aside and renamed into place.
@@ -393,7 +402,7 @@ typedef struct rf_run_options {
                             ** each kernel, on the GPU each launch, copy and wait as the
                             ** host saw them, as `redfox run --trace` does. Written aside and
                             ** renamed into place, also after a failed run (the timeline up
-                            ** to the error); NULL (default): none */
+                            ** to the error); NULL (default): none; "" REDFOX_MISUSE */
     /* ---- level 2 (read only when size covers them) ---- */
     rf_progress_fn progress; /* reports of a long fixpoint or load; NULL (default): none */
     void *progress_user;     /* handed to progress as is */
@@ -468,8 +477,9 @@ REDFOX_API void rf_run_options_init_v2(rf_run_options *o, size_t size);
 ** did not start gets a world of one rank (this process alone) and MPI is
 ** not started. On success *w is set; free it with rf_world_end. On failure
 ** (MPI cannot start; REDFOX_MISUSE for a redfox built without MPI started
-** by mpirun) *w is still set (unless out of memory) and rf_world_errmsg
-** says why; end it with rf_world_end too. Call it from the thread that
+** by mpirun, and for a second world while one is open or after one ended:
+** MPI starts once a process) *w is still set (unless out of memory) and
+** rf_world_errmsg says why; end it with rf_world_end too. Call it from the thread that
 ** will end it, before any run with it; not thread-safe. */
 REDFOX_API int rf_world_mpi(int *argc, char ***argv, rf_world **w);
 /* This process's rank in [0, rf_world_size), and the ranks' count; 0 and 1
@@ -680,8 +690,10 @@ REDFOX_API int rf_batch_add_text(rf_batch *b, const char *name, const char *text
 ** against the program (an error names the column); its other errors (a key
 ** held by another row) are located at "<rows inserted into PRED>:R:1"
 ** ("deleted from"), R the row's index + 1. Inserting a row that is there,
-** or deleting one that is not, changes nothing. REDFOX_MISUSE for bad
-** arguments; rf_batch_errmsg says why. */
+** or deleting one that is not, changes nothing. A bad value is
+** REDFOX_ERROR and a bad argument (a NULL string among them) REDFOX_MISUSE,
+** as for rf_database_put_rows (rows counted from 1); rf_batch_errmsg says
+** why. */
 REDFOX_API int rf_batch_insert(rf_batch *b, const char *pred, int32_t ncols, const int *types, int64_t nrows,
                                const void *const *columns);
 REDFOX_API int rf_batch_delete(rf_batch *b, const char *pred, int32_t ncols, const int *types, int64_t nrows,
@@ -888,7 +900,8 @@ struct ArrowArrayStream {
 ** is dropped, replaced or db closed; columns of int64, double and date32
 ** without an offset in bytes that breaks alignment are used where they lie
 ** (zero-copy), the others are converted now. On failure the caller still
-** owns array. A column with nulls is an error naming it. */
+** owns array. A column with nulls, a string that is not UTF-8 or holds a
+** NUL byte (refused as in a file) is an error naming the column and row. */
 REDFOX_API int rf_database_put_arrow(rf_database *db, const char *name, const struct ArrowSchema *schema,
                                      struct ArrowArray *array);
 

@@ -32,11 +32,19 @@ rf_status rf_rt_load_input(const char *path, const rf_hir_var *v, rf_rt_dict *di
 rf_status rf_rt_load_input_shown(const char *path, const rf_hir_var *v, rf_rt_dict *dict, rf_cpu_pool *pool,
                                  int threads, rf_rt_load_progress_fn fn, void *ctx, rf_rt_rel *out, rf_diags *d);
 
+/* Where the rows a check's errors name came from (the checks' db argument):
+** path's lines; a table of the database whose manifest is path (no line of
+** path: the message numbers the rows); rows given from memory, path their
+** name ("<rows given for PRED>"), located at their row numbers (from 1). */
+#define RF_RT_ROWS_OF_FILE 0
+#define RF_RT_ROWS_OF_DB 1
+#define RF_RT_ROWS_GIVEN 2
+
 /* The check of v's declared key alone, on relation r already loaded from
 ** path (a cached input read by a program that declares a key its first
-** reader did not). db: path is a database's manifest and r a table of it,
-** whose rows the errors number (no line of path); else rows are path's
-** lines. */
+** reader did not). db: RF_RT_ROWS_* (RF_RT_ROWS_OF_DB: path is a database's
+** manifest and r a table of it, whose rows the errors number); else rows
+** are path's lines. */
 rf_status rf_rt_check_input_key(const char *path, int db, const rf_hir_var *v, const rf_rt_dict *dict,
                                 rf_cpu_pool *pool, const rf_rt_rel *r, rf_diags *d);
 

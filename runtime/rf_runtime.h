@@ -35,12 +35,17 @@ void rf_rt_cache_free(rf_rt_cache *c);
 rf_rt_dict *rf_rt_cache_dict(rf_rt_cache *c);
 /* Rows from memory standing for input v's file at path (data_dir/input_file,
 ** as a run looks it up): a run with this cache reads them instead of the
-** file. Takes rel's columns (rel is zeroed), except those with foreign[c] =
-** 1 (NULL: none), which the caller keeps alive until rf_rt_cache_free. The
-** declared key and functional dependency are checked by the first run that
-** reads them. Used by libredfox (api/) for inputs given in memory. */
-rf_status rf_rt_cache_put(rf_rt_cache *c, const char *path, const rf_hir_var *v, rf_rt_rel *rel,
-                          const uint8_t *foreign);
+** file; reader not NULL: only the input of predicate reader does (rows
+** given for a predicate, not for its file), and other inputs on the same
+** file read the file. where: the rows' name in errors (a key or a
+** functional dependency they break: "<rows given for PRED>:ROW:1"), as no
+** file was read; NULL: path. Takes rel's columns (rel is zeroed), except
+** those with foreign[c] = 1 (NULL: none), which the caller keeps alive
+** until rf_rt_cache_free. The declared key and functional dependency are
+** checked by the first run that reads them. Used by libredfox (api/) for
+** inputs given in memory. */
+rf_status rf_rt_cache_put(rf_rt_cache *c, const char *path, const char *reader, const char *where,
+                          const rf_hir_var *v, rf_rt_rel *rel, const uint8_t *foreign);
 
 /* rf_rt_cache_put with the caller's stamps: stamps NULL (the cache names
 ** the columns), or per column 0 (no device keeps it after the run) or a number from rf_rt_cache_new_stamp that names
@@ -70,6 +75,9 @@ void rf_rt_cache_forget_device(rf_rt_cache *c);
 /* 1 when c holds input v's rows for path (read or put), as a run would
 ** find them. */
 int rf_rt_cache_holds(const rf_rt_cache *c, const char *path, const rf_hir_var *v);
+/* 1 when c holds rows put for path and input v's types by rf_rt_cache_put
+** with this reader (NULL: those for every reader). */
+int rf_rt_cache_holds_put(const rf_rt_cache *c, const char *path, const char *reader, const rf_hir_var *v);
 
 /* A long fixpoint's progress, for a display (tools/ draws it on a terminal):
 ** reported once a semi-naive loop has run a second, then about ten times a

@@ -509,8 +509,8 @@ rf_status rf_rt_load_input_db(const rf_db *db, const rf_hir_program *p, const rf
             !(rel->cols[c] = (void *)rf_rt_stored_widen(own->stored[c], threads)))
             st = RF_ENOMEM;
     }
-    if (!st && check_key && !defer) st = rf_rt_check_input_key(mpath, 1, v, dict, pool, rel, d);
-    if (!st && check_fd && !defer) st = rf_rt_check_input_fd(mpath, 1, v, dict, pool, rel, d);
+    if (!st && check_key && !defer) st = rf_rt_check_input_key(mpath, RF_RT_ROWS_OF_DB, v, dict, pool, rel, d);
+    if (!st && check_fd && !defer) st = rf_rt_check_input_fd(mpath, RF_RT_ROWS_OF_DB, v, dict, pool, rel, d);
 done:
     free(mpath);
     return st;

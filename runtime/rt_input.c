@@ -108,11 +108,12 @@ static void put_vals(rf_buf *b, const rf_rt_dict *dict, const rf_rt_rel *r, cons
     rf_buf_putc(b, ')');
 }
 
-/* Where a check's error points: a text file's line, or (db) the
-** database's manifest, the row named in the message. */
+/* Where a check's error points: a text file's line, rows given from
+** memory at the row, or (a database's table) the database's manifest, the
+** row named in the message. */
 static rf_loc dup_loc(const char *path, int db, int64_t line)
 {
-    return db ? rf_mkloc(path, 0, 0) : rf_mkloc(path, line <= INT32_MAX ? (int32_t)line : 0, 1);
+    return db == RF_RT_ROWS_OF_DB ? rf_mkloc(path, 0, 0) : rf_mkloc(path, line <= INT32_MAX ? (int32_t)line : 0, 1);
 }
 
 static void key_error(const rf_hir_var *v, const char *path, int db, const rf_rt_dict *dict, const rf_rt_rel *r,
@@ -125,9 +126,12 @@ static void key_error(const rf_hir_var *v, const char *path, int db, const rf_rt
     put_cols(&b, v, v->input_key, v->ninput_key);
     rf_buf_puts(&b, " = ");
     put_vals(&b, dict, r, v->input_key, v->ninput_key, dup);
-    if (db)
+    if (db == RF_RT_ROWS_OF_DB)
         rf_buf_printf(&b, " of row %lld of the database's table `%s` is already in row %lld (lang:input:key of `%s`)",
                       (long long)line, v->name, (long long)fline, v->name);
+    else if (db == RF_RT_ROWS_GIVEN)
+        rf_buf_printf(&b, " of row %lld is already in row %lld (lang:input:key of `%s`)", (long long)line,
+                      (long long)fline, v->name);
     else
         rf_buf_printf(&b, " of line %lld is already on line %lld (lang:input:key of `%s`)", (long long)line,
                       (long long)fline, v->name);
@@ -150,7 +154,7 @@ static void fd_error(const rf_hir_var *v, const char *path, int db, const rf_rt_
     put_vals(&b, dict, r, cols, nk, dup);
     rf_buf_puts(&b, ": ");
     put_vals(&b, dict, r, cols + nk, nv, dup);
-    rf_buf_printf(&b, " %s %lld%s, but ", on, (long long)line, db ? " of the database's table" : "");
+    rf_buf_printf(&b, " %s %lld%s, but ", on, (long long)line, db == RF_RT_ROWS_OF_DB ? " of the database's table" : "");
     put_vals(&b, dict, r, cols + nk, nv, first);
     rf_buf_printf(&b, " is already %s %lld", on, (long long)fline);
     rf_loc loc = dup_loc(path, db, line);

@@ -37,6 +37,13 @@ typedef struct selection {
 /* One cached input: the file and the types it was read with. */
 typedef struct cached {
     char *path;
+    /* rf_rt_cache_put's rows given for one predicate: they stand for path
+    ** only to the input of that predicate (its other readers read the
+    ** file); NULL: to every reader of path */
+    char *reader;
+    /* rf_rt_cache_put's rows: their name in errors (no file was read);
+    ** NULL: path */
+    char *where;
     int32_t ncols;
     rf_type *types;
     char delimiter;
@@ -124,6 +131,8 @@ void rf_rt_cache_free(rf_rt_cache *c)
     rf_rt_cache_forget_device(c); /* the device's copies first: the device goes before the host rows */
     for (int32_t i = 0; i < c->n; i++) {
         free(c->items[i].path);
+        free(c->items[i].reader);
+        free(c->items[i].where);
         free(c->items[i].types);
         free(c->items[i].stamp);
         free(c->items[i].stamped);
@@ -147,6 +156,33 @@ void rf_rt_cache_free(rf_rt_cache *c)
 }
 
 static rf_status load_file(rf_rt_inputs *x, const rf_hir_var *v, const char *path, rf_rt_rel *out);
+
+/* Does entry e hold path read as input v (the same columns, types and format)? */
+static int same_input(const cached *e, const char *path, const rf_hir_var *v)
+{
+    return !strcmp(e->path, path) && e->ncols == v->ncols && e->delimiter == v->delimiter && e->header == v->header &&
+           !memcmp(e->types, v->types, (size_t)v->ncols * sizeof *v->types);
+}
+
+/* Is v the input of predicate name (its variable's name, or the predicate's)? */
+static int reads_as(const rf_hir_var *v, const char *name)
+{
+    return (v->name && !strcmp(v->name, name)) || (v->pred_name && !strcmp(v->pred_name, name));
+}
+
+/* The entry a run reading input v from path uses: rows given for v's
+** predicate before any that stand for every reader of path; NULL: none. */
+static cached *find_cached(const rf_rt_cache *c, const char *path, const rf_hir_var *v)
+{
+    cached *any = NULL;
+    for (int32_t i = 0; c && i < c->n; i++) {
+        cached *e = &c->items[i];
+        if (!same_input(e, path, v)) continue;
+        if (!e->reader && !any) any = e;
+        else if (e->reader && reads_as(v, e->reader)) return e;
+    }
+    return any;
+}
 
 /* From a database: the columns of v that the program reads, into the cache
 ** entry e (a new one, or one an earlier program read other columns of).
@@ -435,14 +471,7 @@ static rf_status load_input(rf_rt_inputs *x, const rf_hir_var *v, rf_rt_rel *dst
         return st;
     }
     int defer = 0; /* checks a rank's share leaves to all ranks */
-    cached *hit = NULL;
-    for (int32_t i = 0; i < c->n && !hit; i++) {
-        cached *e = &c->items[i];
-        if (strcmp(e->path, path) || e->ncols != v->ncols || e->delimiter != v->delimiter || e->header != v->header ||
-            memcmp(e->types, v->types, (size_t)v->ncols * sizeof *v->types))
-            continue;
-        hit = e;
-    }
+    cached *hit = find_cached(c, path, v);
     if (!hit) {
         if (c->n == c->cap) {
             int32_t ncap = c->cap ? c->cap * 2 : 16;
@@ -496,9 +525,12 @@ static rf_status load_input(rf_rt_inputs *x, const rf_hir_var *v, rf_rt_rel *dst
             ** rank skips them alike: no collective one makes and another not) */
             st = load_db(x, v, hit, &defer, (known ? RF_RT_CHECK_KEY : 0) | (hit->fd_checked ? RF_RT_CHECK_FD : 0));
         } else {
-            if (v->ninput_key > 0 && !known) st = rf_rt_check_input_key(path, 0, v, x->dict, x->pool, &hit->rel, x->d);
+            /* rows given from memory are named as given, not as a file never read */
+            const char *at = hit->where ? hit->where : path;
+            int from = hit->where ? RF_RT_ROWS_GIVEN : RF_RT_ROWS_OF_FILE;
+            if (v->ninput_key > 0 && !known) st = rf_rt_check_input_key(at, from, v, x->dict, x->pool, &hit->rel, x->d);
             if (!st && rf_rt_input_is_functional(v) && !hit->fd_checked) {
-                st = rf_rt_check_input_fd(path, 0, v, x->dict, x->pool, &hit->rel, x->d);
+                st = rf_rt_check_input_fd(at, from, v, x->dict, x->pool, &hit->rel, x->d);
                 if (!st) hit->fd_checked = 1;
             }
         }
@@ -605,17 +637,21 @@ void rf_rt_cache_give_dict(rf_rt_cache *c, rf_rt_result *r)
 
 int rf_rt_cache_holds(const rf_rt_cache *c, const char *path, const rf_hir_var *v)
 {
+    return find_cached(c, path, v) != NULL;
+}
+
+int rf_rt_cache_holds_put(const rf_rt_cache *c, const char *path, const char *reader, const rf_hir_var *v)
+{
     for (int32_t i = 0; c && i < c->n; i++) {
         const cached *e = &c->items[i];
-        if (!strcmp(e->path, path) && e->ncols == v->ncols && e->delimiter == v->delimiter && e->header == v->header &&
-            !memcmp(e->types, v->types, (size_t)v->ncols * sizeof *v->types))
+        if (e->foreign && same_input(e, path, v) && (reader ? e->reader && !strcmp(e->reader, reader) : !e->reader))
             return 1;
     }
     return 0;
 }
 
-rf_status rf_rt_cache_put_stamped(rf_rt_cache *c, const char *path, const rf_hir_var *v, rf_rt_rel *rel,
-                                  const uint8_t *foreign, const uint64_t *stamps)
+static rf_status cache_put(rf_rt_cache *c, const char *path, const char *reader, const char *where,
+                           const rf_hir_var *v, rf_rt_rel *rel, const uint8_t *foreign, const uint64_t *stamps)
 {
     if (c->n == c->cap) {
         int32_t ncap = c->cap ? c->cap * 2 : 16;
@@ -627,6 +663,8 @@ rf_status rf_rt_cache_put_stamped(rf_rt_cache *c, const char *path, const rf_hir
     cached e;
     memset(&e, 0, sizeof e);
     e.path = rf_strdup(path);
+    e.reader = reader ? rf_strdup(reader) : NULL;
+    e.where = where ? rf_strdup(where) : NULL;
     e.ncols = v->ncols;
     e.delimiter = v->delimiter;
     e.header = v->header;
@@ -636,8 +674,10 @@ rf_status rf_rt_cache_put_stamped(rf_rt_cache *c, const char *path, const rf_hir
         e.stamp = rf_calloc((size_t)v->ncols + 1, sizeof *e.stamp);
         e.stamped = rf_calloc((size_t)v->ncols + 1, sizeof *e.stamped);
     }
-    if (!e.path || !e.types || !e.foreign || (stamps && (!e.stamp || !e.stamped))) {
+    if (!e.path || (reader && !e.reader) || (where && !e.where) || !e.types || !e.foreign || (stamps && (!e.stamp || !e.stamped))) {
         free(e.path);
+        free(e.reader);
+        free(e.where);
         free(e.types);
         free(e.foreign);
         free(e.stamp);
@@ -662,10 +702,16 @@ rf_status rf_rt_cache_put_stamped(rf_rt_cache *c, const char *path, const rf_hir
     return RF_OK;
 }
 
-rf_status rf_rt_cache_put(rf_rt_cache *c, const char *path, const rf_hir_var *v, rf_rt_rel *rel,
-                          const uint8_t *foreign)
+rf_status rf_rt_cache_put_stamped(rf_rt_cache *c, const char *path, const rf_hir_var *v, rf_rt_rel *rel,
+                                  const uint8_t *foreign, const uint64_t *stamps)
 {
-    return rf_rt_cache_put_stamped(c, path, v, rel, foreign, NULL);
+    return cache_put(c, path, NULL, NULL, v, rel, foreign, stamps);
+}
+
+rf_status rf_rt_cache_put(rf_rt_cache *c, const char *path, const char *reader, const char *where,
+                          const rf_hir_var *v, rf_rt_rel *rel, const uint8_t *foreign)
+{
+    return cache_put(c, path, reader, where, v, rel, foreign, NULL);
 }
 
 uint64_t rf_rt_cache_new_stamp(rf_rt_cache *c) { return ++c->stamps; }
@@ -689,6 +735,8 @@ void rf_rt_cache_drop_puts(rf_rt_cache *c)
         free(e->rel.cols);
         free(e->foreign);
         free(e->path);
+        free(e->reader);
+        free(e->where);
         free(e->types);
         free(e->stamp);
         free(e->stamped);

@@ -13,6 +13,7 @@
 #include "rf_file.h"
 #include "rf_sys.h"
 
+#include <math.h>
 #include <string.h>
 
 enum { TRACK_PHASE = 1, TRACK_HOST = 2, TRACK_GPU = 3 };
@@ -46,6 +47,9 @@ void rf_rt_trace_log_event(rf_rt_trace_log *t, const char *cat, const char *name
 {
     int track = !strcmp(cat, "phase") ? TRACK_PHASE : !strcmp(cat, "gpu") ? TRACK_GPU : TRACK_HOST;
     double ts = (t0 - t->origin) * 1e6, dur = (t1 - t0) * 1e6;
+    /* JSON has no NaN or infinity: such a time is written as 0 */
+    if (!isfinite(ts)) ts = 0;
+    if (!isfinite(dur)) dur = 0;
     rf_buf *b = &t->json;
     rf_buf_puts(b, t->n++ ? ",\n" : "");
     rf_buf_puts(b, "{\"name\":\"");

@@ -3,12 +3,15 @@
 ** compile diagnostics, runs over relations given in memory, the typed
 ** getters of every type, errors of each kind, results outliving their
 ** database and program, and the Arrow C Data Interface both ways (every
-** type, offsets, narrow and wide Arrow types, nulls refused), and threads
+** type, offsets, narrow and wide Arrow types, nulls and malformed arrays
+** refused), and threads
 ** using distinct objects at once, and inputs kept between runs
 ** (rf_database_keep_inputs) with outputs written to a FILE (rf_result_write),
-** on the GPU too (the device keeps the columns it copied).
+** on the GPU too (the device keeps the columns it copied), and the run's
+** settings string honoured for the whole run, and rows given for a
+** predicate read by it alone.
 **
-** Owns: the library's unit tests; `test_api basic|types|errors|arrow|stream|threads|trace|keep|devices|keepgpu|buffers FILE|rfx FILE`.
+** Owns: the library's unit tests; `test_api basic|types|errors|arrow|arrowbad|stream|threads|trace|keep|settings|readers|devices|keepgpu|buffers FILE|rfx FILE`.
 */
 #include "redfox.h"
 
@@ -187,6 +190,14 @@ static void test_types(void)
     rf_close(db);
 }
 
+/* The first error among db's diagnostics (notes may come before it), or NULL. */
+static const rf_diagnostic *first_error(const rf_database *db)
+{
+    for (int64_t i = 0; i < rf_database_diag_count(db); i++)
+        if (rf_database_diag(db, i)->severity == REDFOX_SEV_ERROR) return rf_database_diag(db, i);
+    return NULL;
+}
+
 static void test_errors(void)
 {
     rf_database *db = NULL;
@@ -201,10 +212,20 @@ static void test_errors(void)
     const char *bad_utf8[1] = {"\xff"};
     int stype = REDFOX_STRING;
     const void *c2[1] = {bad_utf8};
-    CHECK(rf_database_put_rows(db, "x", 1, &stype, 1, c2) == REDFOX_ERROR && strstr(rf_errmsg(db), "UTF-8"));
+    CHECK(rf_database_put_rows(db, "x", 1, &stype, 1, c2) == REDFOX_ERROR &&
+          !strcmp(rf_errmsg(db), "x: column 1, row 1: not valid UTF-8"));
+    const char *null_str[2] = {"a", NULL};
+    const void *c2n[1] = {null_str};
+    CHECK(rf_database_put_rows(db, "x", 1, &stype, 2, c2n) == REDFOX_MISUSE &&
+          !strcmp(rf_errmsg(db), "x: column 1, row 2: a NULL string"));
     int unknown = 42;
     CHECK(rf_database_put_rows(db, "x", 1, &unknown, 1, c2) == REDFOX_MISUSE);
     CHECK(rf_database_drop(db, "x") == REDFOX_NOTFOUND);
+    /* a misuse's message is its own call's, saying what is missing (drop
+    ** returned before clearing: the last call's message stayed) */
+    CHECK(rf_database_put_rows(db, "", 1, &stype, 0, NULL) == REDFOX_MISUSE &&
+          !strcmp(rf_errmsg(db), "rf_database_put_rows: no name"));
+    CHECK(rf_database_drop(db, NULL) == REDFOX_MISUSE && !strcmp(rf_errmsg(db), "rf_database_drop: no name"));
     /* the program's types decide: a mismatch names the column */
     int64_t ints[2] = {1, 2};
     const void *c3[2] = {ints, ints};
@@ -224,6 +245,26 @@ static void test_errors(void)
     int errors = 0;
     for (int64_t i = 0; i < rf_database_diag_count(db); i++) errors += rf_database_diag(db, i)->severity == REDFOX_SEV_ERROR;
     CHECK(errors >= 1 && strstr(rf_errmsg(db), "e.csv"));
+    /* located at the rows given, by row number, not at a line of e.csv (never read) */
+    const rf_diagnostic *kd = first_error(db);
+    CHECK(kd && !strcmp(kd->file, "<rows given for e.csv>") && kd->line == 3 && kd->column == 1);
+    CHECK(strstr(rf_errmsg(db), "<rows given for e.csv>:3:1: ") == rf_errmsg(db));
+    CHECK(strstr(rf_errmsg(db), "of row 3 is already in row 1") && !strstr(rf_errmsg(db), "line"));
+    /* so is a functional predicate's dependency, the rows given under its name */
+    rf_program *pf2 = compile_ok("price[k] = v -> int(k), decimal(v).\nlang:input[`price] = \"price.csv\".\n"
+                                 "o(k, v) <- price[k] = v.\nlang:output[`o] = \"o\".\n");
+    int64_t fk[3] = {1, 2, 1}, fv[3] = {2000000, 5000000, 3000000};
+    const void *c5[2] = {fk, fv};
+    int idec[2] = {REDFOX_INT, REDFOX_DECIMAL};
+    CHECK_OK(rf_database_put_rows(db, "price", 2, idec, 3, c5), rf_errmsg(db));
+    CHECK(rf_run(db, pf2, NULL, &res) == REDFOX_ERROR && res == NULL);
+    const rf_diagnostic *fd = first_error(db);
+    CHECK(fd && !strcmp(fd->file, "<rows given for price>") && fd->line == 3 && fd->column == 1);
+    CHECK(strstr(rf_errmsg(db), "functional dependency violated") && strstr(rf_errmsg(db), "in row 3, but") &&
+          strstr(rf_errmsg(db), "already in row 1") && !strstr(rf_errmsg(db), "price.csv"));
+    if (!fd || strcmp(fd->file, "<rows given for price>")) fprintf(stderr, "fd: %s\n", rf_errmsg(db));
+    CHECK_OK(rf_database_drop(db, "price"), rf_errmsg(db));
+    rf_program_free(pf2);
     /* without the relation, the file is read: its absence is an error naming it */
     CHECK_OK(rf_database_drop(db, "edge"), rf_errmsg(db));
     CHECK(rf_run(db, p, NULL, &res) == REDFOX_IO && strstr(rf_errmsg(db), "edge.csv"));
@@ -245,6 +286,15 @@ static void test_errors(void)
     rf_program_free(pf);
     CHECK(rf_compile(NULL, 0, NULL, &pf) == REDFOX_MISUSE);
     rf_program_free(pf);
+    /* a NULL among the paths is named (it was "the program could not be compiled") */
+    const char *two[2] = {"/nonexistent/x.logic", NULL};
+    CHECK(rf_compile_files(two, 2, &pf) == REDFOX_MISUSE && strstr(rf_program_errmsg(pf), "path 2 is NULL"));
+    rf_program_free(pf);
+    /* an empty trace_file is refused naming the option (it said "cannot
+    ** replace it: No such file or directory", naming neither) */
+    rf_run_options_init_v2(&o, sizeof o);
+    o.trace_file = "";
+    CHECK(rf_run(db, p, &o, &res) == REDFOX_MISUSE && res == NULL && strstr(rf_errmsg(db), "trace_file is empty"));
     rf_program_free(pk);
     rf_program_free(p);
     rf_close(db);
@@ -448,6 +498,69 @@ static void test_arrow(void)
     rf_result_free(res3);
     rf_close(db3);
     rf_program_free(ps);
+}
+
+/* Malformed struct arrays are refused with REDFOX_MISUSE naming the column,
+** the array still the caller's: offsets and lengths whose sums overflow
+** (they passed the length check, and the run read outside the buffers), a
+** NULL children array of the schema or of the array (a crash); a string
+** with a NUL byte with REDFOX_ERROR naming its column and row. */
+static void test_arrow_bad(void)
+{
+    static const int64_t ints[4] = {1, 2, 3, 4};
+    static const void *kb[2] = {NULL, ints}, *tb[1] = {NULL};
+    for (int k = 0; k < 6; k++) {
+        struct ArrowSchema kid = {"l", "x", NULL, 0, 0, NULL, NULL, schema_noop, NULL}, *kp = &kid;
+        struct ArrowSchema top = {"+s", "", NULL, 0, 1, &kp, NULL, schema_noop, NULL};
+        struct ArrowArray akid = {4, 0, 0, 2, 0, kb, NULL, NULL, release_kid, NULL}, *akp = &akid;
+        struct ArrowArray atop = {4, 0, 0, 1, 1, tb, &akp, NULL, release_kid, NULL};
+        const char *what = "";
+        switch (k) {
+        case 0: atop.offset = INT64_MAX, atop.length = 2, what = "out of range"; break; /* offset + length overflows */
+        case 1: atop.offset = 3, atop.length = INT64_MAX - 1, what = "out of range"; break;
+        case 2: akid.offset = INT64_MAX - 1, what = "column 1 (x): offset"; break;       /* the child's: 4 rows from there */
+        case 3: akid.length = -1, what = "column 1 (x)"; break;
+        case 4: top.children = NULL, what = "column 1: no child"; break;                  /* n_children 1 */
+        default: atop.children = NULL, what = "column 1: no child"; break;
+        }
+        rf_database *db = NULL;
+        CHECK_OK(rf_open(NULL, &db), rf_errmsg(db));
+        int rc = rf_database_put_arrow(db, "t", &top, &atop);
+        CHECK(rc == REDFOX_MISUSE && strstr(rf_errmsg(db), what) && atop.release != NULL);
+        if (rc != REDFOX_MISUSE || !strstr(rf_errmsg(db), what)) fprintf(stderr, "arrow bad %d: %d %s\n", k, rc, rf_errmsg(db));
+        rf_close(db);
+    }
+    /* a child's NULL buffers array, and a NULL buffer in it, said so (it said
+    ** "2 buffers where the format 'l' has 2") */
+    for (int k = 0; k < 2; k++) {
+        static const void *nullbuf[2] = {NULL, NULL};
+        struct ArrowSchema kid = {"l", "x", NULL, 0, 0, NULL, NULL, schema_noop, NULL}, *kp = &kid;
+        struct ArrowSchema top = {"+s", "", NULL, 0, 1, &kp, NULL, schema_noop, NULL};
+        struct ArrowArray akid = {2, 0, 0, 2, 0, k ? nullbuf : NULL, NULL, NULL, release_kid, NULL}, *akp = &akid;
+        struct ArrowArray atop = {2, 0, 0, 1, 1, tb, &akp, NULL, release_kid, NULL};
+        rf_database *db = NULL;
+        CHECK_OK(rf_open(NULL, &db), rf_errmsg(db));
+        CHECK(rf_database_put_arrow(db, "t", &top, &atop) == REDFOX_MISUSE);
+        CHECK(strstr(rf_errmsg(db), k ? "column 1 (x): buffer 1 of the format 'l' is NULL"
+                                      : "column 1 (x): no buffers (a NULL buffers array)"));
+        rf_close(db);
+    }
+    /* a string with a NUL byte: refused as a file's is (it was taken, and
+    ** read back cut at the NUL) */
+    static const char bytes[] = "a" "b\0c" "d";
+    static const int32_t offs[4] = {0, 1, 4, 5};
+    static const void *sb[3] = {NULL, offs, bytes};
+    struct ArrowSchema kid = {"u", "s", NULL, 0, 0, NULL, NULL, schema_noop, NULL}, *kp = &kid;
+    struct ArrowSchema top = {"+s", "", NULL, 0, 1, &kp, NULL, schema_noop, NULL};
+    struct ArrowArray akid = {3, 0, 0, 3, 0, sb, NULL, NULL, release_kid, NULL}, *akp = &akid;
+    struct ArrowArray atop = {3, 0, 0, 1, 1, tb, &akp, NULL, release_kid, NULL};
+    rf_database *db = NULL;
+    CHECK_OK(rf_open(NULL, &db), rf_errmsg(db));
+    CHECK(rf_database_put_arrow(db, "t", &top, &atop) == REDFOX_ERROR && atop.release != NULL);
+    CHECK(strstr(rf_errmsg(db), "t: column 1 (s), row 2: a NUL byte in a string"));
+    atop.offset = 2, atop.length = 1; /* the rows after it are fine */
+    CHECK_OK(rf_database_put_arrow(db, "t", &top, &atop), rf_errmsg(db));
+    rf_close(db);
 }
 
 /* A stream of several batches: the closures of two disjoint graphs, each
@@ -851,6 +964,137 @@ static void test_keep(void)
     rmdir(dir);
 }
 
+/* rf_run_options.settings "cache_dir=DIR" is honoured for the whole run:
+** the placement model a run on --device auto records lands in DIR. (The
+** path once pointed into a copy of the setting freed before the run: the
+** setting after it took the freed bytes, and the model went elsewhere.) */
+static void test_settings(void)
+{
+    char dir[256], cache[300], model[340];
+    snprintf(dir, sizeof dir, "%s/rf_api_settings_%d", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (int)getpid());
+    snprintf(cache, sizeof cache, "%s/cache", dir);
+    snprintf(model, sizeof model, "%s/place/model.txt", cache);
+    CHECK(mkdir(dir, 0777) == 0);
+    char settings[400];
+    snprintf(settings, sizeof settings, "cache_dir=%s,gpu_trace=off,hugepages=on", cache);
+    rf_program *p = compile_ok(tc_src);
+    rf_database *db = NULL;
+    CHECK_OK(rf_open(dir, &db), rf_errmsg(db));
+    int64_t a[2] = {1, 2}, b[2] = {2, 3};
+    int ii[2] = {REDFOX_INT, REDFOX_INT};
+    const void *cols[2] = {a, b};
+    CHECK_OK(rf_database_put_rows(db, "edge", 2, ii, 2, cols), rf_errmsg(db));
+    rf_run_options o;
+    rf_run_options_init_v2(&o, sizeof o);
+    o.device = REDFOX_DEVICE_AUTO;
+    o.settings = settings;
+    rf_result *res = NULL;
+    CHECK_OK(rf_run(db, p, &o, &res), rf_errmsg(db));
+    CHECK(res && rf_result_rows(res, 0) == 3);
+    rf_result_free(res);
+    struct stat sb;
+    CHECK(stat(model, &sb) == 0);
+    rf_close(db);
+    rf_program_free(p);
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    CHECK(system(cmd) == 0);
+}
+
+/* The one output of res as CSV text (free it). */
+static char *csv_of(const rf_result *res, int32_t i)
+{
+    char *text = NULL;
+    CHECK_OK(rf_result_text(res, i, REDFOX_FORMAT_CSV, &text, NULL), "rf_result_text");
+    return text;
+}
+
+/* Compiles src, runs it over db on the CPU and returns output name's CSV text (free it). */
+static char *run_csv(rf_database *db, const char *src, const char *name)
+{
+    rf_program *p = compile_ok(src);
+    rf_run_options o;
+    rf_run_options_init_v2(&o, sizeof o);
+    o.device = REDFOX_DEVICE_CPU;
+    rf_result *res = NULL;
+    CHECK_OK(rf_run(db, p, &o, &res), rf_errmsg(db));
+    int32_t i = res ? rf_result_find(res, name) : -1;
+    CHECK(i >= 0);
+    char *text = i >= 0 ? csv_of(res, i) : NULL;
+    rf_result_free(res);
+    rf_program_free(p);
+    return text;
+}
+
+/* Rows given under a predicate's name stand for that predicate only: an
+** input of another predicate on the same file reads the file, in the same
+** program and (with keep_inputs) in a later one, whichever runs first; rows
+** given under the file's name stand for every reader of the file. (The
+** rows given for one predicate were read by every reader of its file.) */
+static void test_readers(void)
+{
+    char dir[256], file[300];
+    snprintf(dir, sizeof dir, "%s/rf_api_readers_%d", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (int)getpid());
+    snprintf(file, sizeof file, "%s/e.csv", dir);
+    CHECK(mkdir(dir, 0777) == 0);
+    FILE *f = fopen(file, "w");
+    CHECK(f != NULL);
+    if (!f) return;
+    fputs("1,2\n3,4\n", f);
+    fclose(f);
+    const char *file_rows = "a,b\n1,2\n3,4\n", *given_rows = "a,b\n100,200\n";
+    const char *both = "edge(a, b) -> int(a), int(b).\nlang:input[`edge] = \"e.csv\".\n"
+                       "lang:input:delimiter[`edge] = \",\".\n"
+                       "other(a, b) -> int(a), int(b).\nlang:input[`other] = \"e.csv\".\n"
+                       "lang:input:delimiter[`other] = \",\".\n"
+                       "oe(a, b) <- edge(a, b).\nlang:output[`oe] = \"oe\".\n"
+                       "oo(a, b) <- other(a, b).\nlang:output[`oo] = \"oo\".\n";
+    const char *only_edge = "edge(a, b) -> int(a), int(b).\nlang:input[`edge] = \"e.csv\".\n"
+                            "lang:input:delimiter[`edge] = \",\".\n"
+                            "oe(a, b) <- edge(a, b).\nlang:output[`oe] = \"oe\".\n";
+    const char *only_other = "other(a, b) -> int(a), int(b).\nlang:input[`other] = \"e.csv\".\n"
+                             "lang:input:delimiter[`other] = \",\".\n"
+                             "oo(a, b) <- other(a, b).\nlang:output[`oo] = \"oo\".\n";
+    int64_t a[1] = {100}, b[1] = {200};
+    int ii[2] = {REDFOX_INT, REDFOX_INT};
+    const void *cols[2] = {a, b};
+    for (int keep = 0; keep < 2; keep++) {
+        rf_database *db = NULL;
+        CHECK_OK(rf_open(dir, &db), rf_errmsg(db));
+        CHECK_OK(rf_database_keep_inputs(db, keep), rf_errmsg(db));
+        CHECK_OK(rf_database_put_rows(db, "edge", 2, ii, 1, cols), rf_errmsg(db));
+        /* one program, two readers of e.csv */
+        char *oe = run_csv(db, both, "oe"), *oo = run_csv(db, both, "oo");
+        CHECK(oe && !strcmp(oe, given_rows));
+        CHECK(oo && !strcmp(oo, file_rows));
+        rf_free(oe);
+        rf_free(oo);
+        /* one program each, both orders */
+        for (int order = 0; order < 2; order++) {
+            CHECK_OK(rf_database_put_rows(db, "edge", 2, ii, 1, cols), rf_errmsg(db)); /* forgets what was kept */
+            for (int k = 0; k < 2; k++) {
+                int edge_now = (k == 0) == (order == 0);
+                char *t = edge_now ? run_csv(db, only_edge, "oe") : run_csv(db, only_other, "oo");
+                CHECK(t && !strcmp(t, edge_now ? given_rows : file_rows));
+                if (t && strcmp(t, edge_now ? given_rows : file_rows))
+                    fprintf(stderr, "keep %d order %d: %s got\n%s", keep, order, edge_now ? "edge" : "other", t);
+                rf_free(t);
+            }
+        }
+        /* under the file's name: every reader */
+        CHECK_OK(rf_database_drop(db, "edge"), rf_errmsg(db));
+        CHECK_OK(rf_database_put_rows(db, "e.csv", 2, ii, 1, cols), rf_errmsg(db));
+        oe = run_csv(db, both, "oe");
+        oo = run_csv(db, both, "oo");
+        CHECK(oe && !strcmp(oe, given_rows) && oo && !strcmp(oo, given_rows));
+        rf_free(oe);
+        rf_free(oo);
+        rf_close(db);
+    }
+    remove(file);
+    rmdir(dir);
+}
+
 /* rf_compile_buffers: a .rfx file's bytes in memory under a name that does
 ** not say so (as from standard input) run as the LogiQL it was compiled
 ** from; two LogiQL texts compile as one program; an error names its text;
@@ -984,11 +1228,14 @@ int main(int argc, char **argv)
     if (all || !strcmp(what, "types")) test_types();
     if (all || !strcmp(what, "errors")) test_errors();
     if (all || !strcmp(what, "arrow")) test_arrow();
+    if (all || !strcmp(what, "arrowbad")) test_arrow_bad();
     if (all || !strcmp(what, "threads")) test_threads(REDFOX_DEVICE_CPU);
     if (!strcmp(what, "threadsgpu") && test_threads(REDFOX_DEVICE_GPU) == 77 && !failures) return 77;
     if (all || !strcmp(what, "stream")) test_stream();
     if (all || !strcmp(what, "trace")) test_trace();
     if (all || !strcmp(what, "keep")) test_keep();
+    if (all || !strcmp(what, "settings")) test_settings();
+    if (all || !strcmp(what, "readers")) test_readers();
     if (!strcmp(what, "devices") && test_devices() == 77 && !failures) return 77;
     if (!strcmp(what, "keepgpu") && test_keep_gpu() == 77 && !failures) return 77;
     if (!strcmp(what, "buffers") && argc > 2) test_buffers(argv[2]);

@@ -6,7 +6,8 @@
 ** returns equal a from-scratch rf_run of the same program over the
 ** database's new state; the report says what was maintained; a failed batch
 ** (a key violation, a derived predicate, wrong types) changes nothing, on
-** disk and in the relations a handle keeps between its transactions.
+** disk and in the relations a handle keeps between its transactions; a
+** run after a transaction on a handle that keeps its inputs sees it.
 **
 ** Owns: the checks of rf_batch_*, rf_exec and rf_result_exec_*.
 ** Usage: test_api_exec DB PROG.logic cpu|gpu WORKDIR
@@ -16,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static int failures;
 #define CHECK(c)                                                                  \
@@ -114,9 +116,19 @@ int main(int argc, char **argv)
     o.device = device;
     o.threads = 2;
 
-    /* 1. no batch: the first exec computes and stores the derived predicates */
+    /* 1. no batch: the first exec computes and stores the derived predicates;
+    ** the settings' cache_dir holds for the whole transaction: the run's
+    ** placement record (the CPU) or the emulator's code lands there (its
+    ** path once pointed into a copy freed before the run, and went astray) */
+    char cache[4096], settings[4200];
+    snprintf(cache, sizeof cache, "%s/cache", work);
+    snprintf(settings, sizeof settings, "cache_dir=%s,gpu_trace=off,hugepages=on", cache);
+    o.settings = settings;
     rf_result *res = NULL;
     rc = rf_exec(db, prog, NULL, &o, &res);
+    o.settings = NULL;
+    struct stat sb;
+    CHECK(stat(cache, &sb) == 0 && S_ISDIR(sb.st_mode));
     if (rc) fprintf(stderr, "exec 1: %s\n", rf_errmsg(db));
     CHECK(rc == REDFOX_OK && res);
     CHECK(rf_result_exec_incremental(res) == 0);
@@ -244,6 +256,32 @@ int main(int argc, char **argv)
     if (res) check_against_run(db, prog, res, device, "after the failures");
     rf_result_free(res);
 
+    /* 8. inputs kept between runs (rf_database_keep_inputs) on the handle
+    ** that commits: the next run sees the commit (it answered from the rows
+    ** kept before the transaction), a failed transaction keeps them */
+    {
+        CHECK(rf_database_keep_inputs(db, 1) == REDFOX_OK);
+        rf_run_options ro;
+        rf_run_options_init_v2(&ro, sizeof ro);
+        ro.device = device;
+        rf_result *kept = NULL;
+        CHECK(rf_run(db, prog, &ro, &kept) == REDFOX_OK); /* keeps the state before */
+        int64_t paths_before = kept ? rows_of(kept, "path") : -1;
+        rf_result_free(kept);
+        b = rf_batch_new();
+        const char *ks[] = {"k1", "k2"}, *kd[] = {"k2", "k3"};
+        const void *kcols8[] = {ks, kd};
+        CHECK(rf_batch_insert(b, "edge", 2, st2, 2, kcols8) == REDFOX_OK);
+        res = NULL;
+        rc = rf_exec(db, prog, b, &o, &res);
+        if (rc) fprintf(stderr, "exec 8: %s\n", rf_errmsg(db));
+        CHECK(rc == REDFOX_OK && res && rows_of(res, "path") > paths_before);
+        if (res) check_against_run(db, prog, res, device, "exec 8, kept inputs");
+        rf_result_free(res);
+        rf_batch_free(b);
+        CHECK(rf_database_keep_inputs(db, 0) == REDFOX_OK);
+    }
+
     /* 7. the relations kept in memory between the transactions of one
     ** handle: a transaction starts from them (the profile says so), a
     ** failure after the batch's rows were staged past their ends leaves
@@ -305,7 +343,22 @@ int main(int argc, char **argv)
     CHECK(rf_batch_insert(b, "edge", 2, badt, 1, ecols) == REDFOX_MISUSE);
     const char *badutf[] = {"\xff"};
     const void *ucols[] = {badutf, dst};
-    CHECK(rf_batch_insert(b, "edge", 2, st2, 1, ucols) == REDFOX_MISUSE && strstr(rf_batch_errmsg(b), "UTF-8"));
+    /* bad values as rf_database_put_rows reports them: bad data REDFOX_ERROR,
+    ** a NULL string REDFOX_MISUSE, rows counted from 1 (they were from 0,
+    ** all MISUSE, a NULL "not a valid UTF-8 string") */
+    CHECK(rf_batch_insert(b, "edge", 2, st2, 1, ucols) == REDFOX_ERROR &&
+          !strcmp(rf_batch_errmsg(b), "rf_batch_insert: edge: column 1, row 1: not valid UTF-8"));
+    const char *nulls[] = {"a", NULL}, *twos[] = {"b", "c"};
+    const void *ncols[] = {twos, nulls};
+    CHECK(rf_batch_insert(b, "edge", 2, st2, 2, ncols) == REDFOX_MISUSE &&
+          !strcmp(rf_batch_errmsg(b), "rf_batch_insert: edge: column 2, row 2: a NULL string"));
+    int32_t dates[] = {0, 99999999};
+    int dt[] = {REDFOX_DATE};
+    const void *dcols8[] = {dates};
+    CHECK(rf_batch_delete(b, "day", 1, dt, 2, dcols8) == REDFOX_ERROR &&
+          !strcmp(rf_batch_errmsg(b), "rf_batch_delete: day: column 1, row 2: not a valid date"));
+    CHECK(rf_database_put_rows(db, "day", 1, dt, 2, dcols8) == REDFOX_ERROR &&
+          !strcmp(rf_errmsg(db), "day: column 1, row 2: not a valid date")); /* the same words */
     CHECK(rf_batch_add_file(b, NULL) == REDFOX_MISUSE);
     CHECK(rf_batch_add_text(b, NULL, "", 0) == REDFOX_OK && *rf_batch_errmsg(b) == 0);
     CHECK(rf_exec(db, NULL, b, &o, &res) == REDFOX_MISUSE && res == NULL);

@@ -10,6 +10,7 @@
 */
 #include "redfox.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -245,6 +246,10 @@ static void test_profile(void)
     CHECK(t != NULL);
     double c0 = rf_trace_clock();
     CHECK(rf_trace_event(t, "phase", "compile", c0, rf_trace_clock(), -1) == REDFOX_OK);
+    /* times that are not finite are refused (NaN was written as nan: no JSON) */
+    CHECK(rf_trace_event(t, "phase", "nan", NAN, c0, -1) == REDFOX_MISUSE && strstr(rf_trace_errmsg(t), "finite"));
+    CHECK(rf_trace_event(t, "phase", "inf", c0, INFINITY, -1) == REDFOX_MISUSE);
+    CHECK(rf_trace_event(t, "phase", "later", c0, rf_trace_clock(), -1) == REDFOX_OK && !*rf_trace_errmsg(t));
     rf_run_options o;
     rf_run_options_init_v2(&o, sizeof o);
     o.device = REDFOX_DEVICE_CPU;
@@ -282,10 +287,12 @@ static void test_profile(void)
     if (jf) fclose(jf);
     CHECK(strstr(json, "\"compile\"") && strstr(json, "\"run\"") && strstr(json, "\"kernel\"") &&
           strstr(json, "api test"));
+    CHECK(!strstr(json, ":nan") && !strstr(json, ":-nan") && !strstr(json, ":inf") && !strstr(json, "\"nan\""));
     /* a file that cannot be written: REDFOX_IO, the record names it */
     snprintf(path, sizeof path, "%s/no/such/t.json", dir);
     CHECK(rf_trace_write(t, path, NULL) == REDFOX_IO && rf_trace_diag_count(t) >= 1 &&
           strstr(rf_trace_diag(t, 0)->file, "no/such"));
+    CHECK(rf_trace_write(t, "", NULL) == REDFOX_MISUSE && !strcmp(rf_trace_errmsg(t), "rf_trace_write: no file"));
     snprintf(path, sizeof path, "%s/t.json", dir);
     unlink(path);
     rmdir(dir);

@@ -111,6 +111,11 @@ static void test_wide(void)
     CHECK(rf_run(db, p, &o4, &res) == REDFOX_ERROR && !res);
     const char *m = rf_errmsg(db);
     CHECK(m && strstr(m, "decimal out of range") && strstr(m, "sum") && strstr(m, "REDFOX_DECIMAL128"));
+    /* the row counted from 1, as every message counts rows (it said b's index) */
+    char at[64];
+    snprintf(at, sizeof at, "row %lld: decimal out of range", (long long)b + 1);
+    CHECK(m && strstr(m, at));
+    if (!m || !strstr(m, at)) fprintf(stderr, "want '%s' in: %s\n", at, m ? m : "");
 
     /* level 5 asking for decimals: the same narrowing */
     o.decimal128 = 0;

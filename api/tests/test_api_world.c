@@ -6,7 +6,8 @@
 ** Owns: `test_api_world RANKS PROG DATA`: joins the world, checks it has
 ** RANKS ranks, runs PROG on DATA on the CPU with every rank, and rank 0
 ** prints each output as CSV (api/tests/run_world.sh compares that with one
-** process's). Exit 0 when every check held.
+** process's); on several ranks, a second world, and one after the first
+** ended, are refused. Exit 0 when every check held.
 */
 #include "redfox.h"
 
@@ -41,6 +42,14 @@ int main(int argc, char **argv)
     CHECK(rf_world_local_size(w) >= 1 && rf_world_local_size(w) <= want);
     CHECK(rf_world_local_rank(w) >= 0 && rf_world_local_rank(w) < rf_world_local_size(w));
     CHECK(rf_world_errmsg(w)[0] == 0 && rf_world_diag(w, 0) == NULL);
+    /* one world per process: a second one is refused while this one is
+    ** open (it aborted every rank: MPI_Init twice) */
+    if (want > 1) {
+        rf_world *w2 = NULL;
+        rc = rf_world_mpi(&argc, &argv, &w2);
+        CHECK(rc == REDFOX_MISUSE && w2 && strstr(rf_world_errmsg(w2), "already started"));
+        rf_world_end(w2, 0);
+    }
     /* the getters of no world: one process */
     CHECK(rf_world_size(NULL) == 1 && rf_world_rank(NULL) == 0);
     const char *paths[] = {argv[2]};
@@ -82,5 +91,13 @@ int main(int argc, char **argv)
     rf_program_free(p);
     if (failures) fprintf(stderr, "rank %d: %d checks failed\n", rank, failures);
     rf_world_end(w, failures ? 1 : 0);
+    /* and after it ended (MPI_Init after MPI_Finalize aborted every rank) */
+    if (want > 1) {
+        rf_world *w3 = NULL;
+        rc = rf_world_mpi(&argc, &argv, &w3);
+        CHECK(rc == REDFOX_MISUSE && w3 && strstr(rf_world_errmsg(w3), "was ended"));
+        rf_world_end(w3, 0);
+        if (failures) fprintf(stderr, "rank %d: %d checks failed after the world ended\n", rank, failures);
+    }
     return failures ? 1 : 0;
 }

@@ -425,6 +425,36 @@ def test_wide():
             check(False, "%r raises" % (row,))
         except redfox.Error as e:
             check(what in str(e), str(e))
+    # values a column cannot take raise redfox.Error naming the column and
+    # row (counted from 1): bad data with code 1, a Python type the column
+    # does not take with 2. A str with a NUL was cut at it (two rows became
+    # one), the others raised TypeError or AttributeError or misnamed NaN.
+    sdb = redfox.Database()
+    for rows, types, code, what in (
+            ([("a",), ("a\x00b",)], ["string"], 1, "column 1 (string), row 2: a string with a NUL character"),
+            ([(b"a",)], ["string"], 2, "column 1 (string), row 1: a bytes where string takes a str"),
+            ([(1, 2), (3, "x")], ["int", "int"], 2, "column 2 (int), row 2: a str where int takes an int"),
+            ([(1.5,)], ["int"], 2, "column 1 (int), row 1: a float where int takes an int"),
+            ([("1.5",)], ["float"], 2, "row 1: a str where float takes a float"),
+            ([(decimal.Decimal("NaN"),)], ["decimal"], 1, "row 1: Decimal('NaN') is not a finite decimal"),
+            ([(decimal.Decimal("-Infinity"),)], ["decimal"], 1, "is not a finite decimal"),
+            ([("abc",)], ["decimal"], 1, "row 1: 'abc' is not a decimal number"),
+            ([(None,)], ["decimal"], 2, "row 1: a NoneType where decimal takes"),
+            ([("2024-01-01",)], ["date"], 2, "row 1: a str where date takes a datetime.date"),
+            ([("\ud800",)], ["string"], 1, "row 1: '\\ud800' is not valid UTF-8"),
+            ([(1, 2), (3,)], ["int", "int"], 2, "row 2 has 1 values where 2 types were given")):
+        for how in ("put", "insert"):
+            try:
+                if how == "put":
+                    sdb.put("t", rows, types)
+                else:
+                    redfox.Batch().insert("t", rows, types)
+                check(False, "%s %r raises" % (how, rows))
+            except redfox.Error as e:
+                check(e.code == code and "redfox: t: " in e.message and what in e.message,
+                      "%s %r: %d %s" % (how, rows, e.code, e.message))
+            except Exception as e:  # noqa: BLE001 (what the test is about)
+                check(False, "%s %r: %s: %s" % (how, rows, type(e).__name__, e))
 
 
 rel = test_types()

@@ -38,6 +38,21 @@ rf_status rf_rt_dist_world_start(int *argc, char ***argv, rf_rt_dist_world **w, 
 {
     *w = NULL;
     if (!rf_rt_dist_launched()) return RF_OK;
+    /* MPI starts once a process: a second MPI_Init, or one after
+    ** MPI_Finalize, aborts every rank instead of failing */
+    int started = 0, ended = 0;
+    MPI_Initialized(&started);
+    MPI_Finalized(&ended);
+    if (ended) {
+        rf_error(d, rf_mkloc(NULL, 0, 0), "MPI was ended in this process (a world ended, or MPI_Finalize): "
+                                          "it cannot start again, and a process has one world");
+        return RF_EUSAGE;
+    }
+    if (started) {
+        rf_error(d, rf_mkloc(NULL, 0, 0), "MPI is already started in this process (a world is open, or the "
+                                          "application called MPI_Init): a process has one world");
+        return RF_EUSAGE;
+    }
     if (MPI_Init(argc, argv) != MPI_SUCCESS) {
         rf_error(d, rf_mkloc(NULL, 0, 0), "MPI_Init failed: cannot start the ranks");
         return RF_EUSER;

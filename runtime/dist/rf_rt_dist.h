@@ -26,7 +26,8 @@ int rf_rt_dist_have_mpi(void);
 int rf_rt_dist_launched(void);
 /* Starts MPI when the process was launched by mpirun (one of several
 ** ranks); *w stays NULL for a plain process. Without MPI support, a launch
-** by mpirun is an error that says so (RF_EUSAGE). */
+** by mpirun is an error that says so (RF_EUSAGE); so is MPI already started
+** in this process, or ended (MPI starts once a process). */
 rf_status rf_rt_dist_world_start(int *argc, char ***argv, rf_rt_dist_world **w, rf_diags *d);
 int rf_rt_dist_world_rank(const rf_rt_dist_world *w); /* 0 for NULL */
 int rf_rt_dist_world_size(const rf_rt_dist_world *w); /* 1 for NULL */

@@ -40,6 +40,7 @@ import codecs
 import ctypes
 import datetime
 import decimal
+import operator
 import os
 from collections import namedtuple
 
@@ -545,50 +546,109 @@ def compile_buffers(sources, no_lftj=False, no_exists=False, no_opt=False, stop_
 
 # ---- values in ------------------------------------------------------------------
 
+class _BadValue(Exception):
+    """A value a column cannot take: code 1 (REDFOX_ERROR) for bad data, 2
+    (REDFOX_MISUSE) for a Python type the column does not take, and why."""
+
+    def __init__(self, code, why):
+        super().__init__(why)
+        self.code = code
+        self.why = why
+
+
 def _decimal_units(v):
-    d = decimal.Decimal(v) if not isinstance(v, float) else decimal.Decimal(repr(v))
+    if isinstance(v, float):
+        d = decimal.Decimal(repr(v))
+    elif isinstance(v, (int, str, decimal.Decimal)):
+        try:
+            d = decimal.Decimal(v)
+        except (ArithmeticError, ValueError):
+            raise _BadValue(1, "%r is not a decimal number" % (v,)) from None
+    else:
+        raise _BadValue(2, "a %s where decimal takes a decimal.Decimal, int, float or str" % type(v).__name__)
+    if not d.is_finite():
+        raise _BadValue(1, "%r is not a finite decimal (redfox has no NaN or infinity)" % (v,))
     u = d.scaleb(6, _EXACT)
     if u != u.to_integral_value():
-        raise Error(2, "redfox: %r has more than 6 digits after the point" % (v,))
+        raise _BadValue(1, "%r has more than 6 digits after the point" % (v,))
     if not -_INT64[1] <= u <= _INT64[1]:  # (decimal's range is symmetric)
-        raise Error(2, "redfox: %r is beyond decimal's range (18 digits before the point)" % (v,))
+        raise _BadValue(1, "%r is beyond decimal's range (18 digits before the point)" % (v,))
     return int(u)
 
 
 def _int64(v):
+    try:
+        v = operator.index(v)  # ints (and bool, numpy's ints), never a float or a str
+    except TypeError:
+        raise _BadValue(2, "a %s where int takes an int" % type(v).__name__) from None
     # (ctypes would keep the low 64 bits of a bigger int without a word)
     if not _INT64[0] <= v <= _INT64[1]:
-        raise Error(2, "redfox: %r is beyond int's range (64 bits)" % (v,))
+        raise _BadValue(1, "%r is beyond int's range (64 bits)" % (v,))
     return v
 
 
-def _column(values, tname):
-    n = len(values)
-    if tname == "int":
-        return (c_int64 * n)(*[_int64(v) for v in values])
-    if tname == "float":
-        return (c_double * n)(*[float(v) for v in values])
-    if tname == "decimal":
-        return (c_int64 * n)(*[_decimal_units(v) for v in values])
-    if tname == "string":
-        return (c_char_p * n)(*[v.encode() for v in values])
-    if tname == "boolean":
-        return (ctypes.c_uint8 * n)(*[1 if v else 0 for v in values])
-    if tname == "date":
-        return (c_int32 * n)(*[(v - _EPOCH).days for v in values])
+def _float(v):
+    # (float() would also read a str: a number in a string column's place is a mistake)
+    if isinstance(v, (str, bytes)) or not hasattr(v, "__float__"):
+        raise _BadValue(2, "a %s where float takes a float or int" % type(v).__name__)
+    try:
+        return float(v)
+    except OverflowError:
+        raise _BadValue(1, "%r is beyond float's range" % (v,)) from None
+
+
+def _utf8(v):
+    if not isinstance(v, str):
+        raise _BadValue(2, "a %s where string takes a str" % type(v).__name__)
+    # the C API takes NUL-terminated strings: a NUL would cut the string there
+    if "\0" in v:
+        raise _BadValue(1, "a string with a NUL character (strings may not contain NUL bytes, as in a file)")
+    try:
+        return v.encode()
+    except UnicodeEncodeError:
+        raise _BadValue(1, "%r is not valid UTF-8 (a lone surrogate)" % (v,)) from None
+
+
+def _days(v):
+    if not isinstance(v, datetime.date) or isinstance(v, datetime.datetime):
+        raise _BadValue(2, "a %s where date takes a datetime.date" % type(v).__name__)
+    return (v - _EPOCH).days
+
+
+_CONVERT = {"int": (c_int64, _int64), "float": (c_double, _float), "decimal": (c_int64, _decimal_units),
+            "string": (c_char_p, _utf8), "boolean": (ctypes.c_uint8, lambda v: 1 if v else 0),
+            "date": (c_int32, _days)}
+
+
+def _column(values, tname, where, c):
+    """Column c (0-based) of the rows given for where, converted for the C
+    API; a value it cannot take raises redfox.Error naming the column and
+    the row (counted from 1, as the library counts them)."""
     if tname == "decimal128":
         raise Error(2, "redfox: decimal128 is a type of results only (totals of decimals); give decimal")
-    raise Error(2, "redfox: unknown type %r (one of %s)" % (tname, ", ".join(t for t in TYPES if t != "decimal128")))
-def _row_columns(rows, types):
+    if tname not in _CONVERT:
+        raise Error(2, "redfox: unknown type %r (one of %s)" % (tname, ", ".join(t for t in TYPES if t != "decimal128")))
+    ctype, convert = _CONVERT[tname]
+    out = []
+    for r, v in enumerate(values):
+        try:
+            out.append(convert(v))
+        except _BadValue as e:
+            raise Error(e.code, "redfox: %s: column %d (%s), row %d: %s" % (where, c + 1, tname, r + 1, e.why)) from None
+    return (ctype * len(out))(*out)
+
+
+def _row_columns(rows, types, where):
     """Rows (tuples of the given type names) as the C API's arguments: the
     column count, the type codes, the row count and the column pointers,
-    then the columns themselves, which must live as long as the call."""
+    then the columns themselves, which must live as long as the call. where:
+    the relation's name in errors."""
     rows = list(rows)
     ncols = len(types)
-    for r in rows:
-        if len(r) != ncols:
-            raise Error(2, "redfox: a row of %d values where %d types were given" % (len(r), ncols))
-    cols = [_column([r[c] for r in rows], t) for c, t in enumerate(types)]
+    for r, row in enumerate(rows):
+        if len(row) != ncols:
+            raise Error(2, "redfox: %s: row %d has %d values where %d types were given" % (where, r + 1, len(row), ncols))
+    cols = [_column([row[c] for row in rows], t, where, c) for c, t in enumerate(types)]
     ptrs = (c_void_p * ncols)(*[ctypes.cast(c, c_void_p) for c in cols])
     tcodes = (c_int * ncols)(*[TYPES.index(t) for t in types])
     return ncols, tcodes, len(rows), ptrs, cols
@@ -622,7 +682,7 @@ class Batch:
         return self
 
     def _rows(self, fn, pred, rows, types):
-        cols = _row_columns(rows, types)
+        cols = _row_columns(rows, types, pred)
         return self._check(fn(self._h, pred.encode(), *cols[:4]))
 
     def insert(self, pred, rows, types):
@@ -686,7 +746,7 @@ class Database:
     def put(self, name, rows, types):
         """Gives input relation name (its lang:input file name or its
         predicate's name) as a list of tuples of the given type names."""
-        cols = _row_columns(rows, types)
+        cols = _row_columns(rows, types, name)
         self._check(rf_database_put_rows(self._h, name.encode(), *cols[:4]))
 
     def put_arrow(self, name, data):
