@@ -5,8 +5,11 @@
 #include "rf_common.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* ---- allocation ---------------------------------------------------- */
 
@@ -329,6 +332,71 @@ void rf_ptrvec_free(rf_ptrvec *v)
 }
 
 /* ---- files and hashing --------------------------------------------- */
+
+const char RF_READ_ABSENT[] = "no such file";
+const char RF_READ_NOT_REGULAR[] = "not a regular file";
+const char RF_READ_TOO_LARGE[] = "larger than a file of its kind can be";
+
+rf_status rf_read_file_bounded(const char *path, int64_t max, char **data, int64_t *len, const char **why)
+{
+    *data = NULL;
+    *len = 0;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        int e = errno;
+        *why = e == ENOENT ? RF_READ_ABSENT : strerror(e);
+        errno = e;
+        return RF_EIO;
+    }
+    struct stat sb;
+    int ok = fstat(fd, &sb) == 0;
+    if (!ok || !S_ISREG(sb.st_mode) || sb.st_size > max) {
+        *why = !ok ? strerror(errno) : !S_ISREG(sb.st_mode) ? RF_READ_NOT_REGULAR : RF_READ_TOO_LARGE;
+        close(fd);
+        return RF_EIO;
+    }
+    /* the size as fstat saw it, plus room to see that it grew past max */
+    int64_t cap = (int64_t)sb.st_size + 1, got = 0;
+    char *b = rf_malloc((size_t)cap + 1);
+    while (b) {
+        if (got == cap) {
+            if (got > max) break;
+            int64_t nc = cap * 2 > max + 1 ? max + 1 : cap * 2; /* > cap: cap <= max here */
+            char *nb = rf_realloc(b, (size_t)nc + 1);
+            if (!nb) {
+                free(b);
+                b = NULL;
+                break;
+            }
+            b = nb;
+            cap = nc;
+        }
+        ssize_t r = read(fd, b + got, (size_t)(cap - got));
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) {
+            *why = strerror(errno);
+            free(b);
+            close(fd);
+            return RF_EIO;
+        }
+        if (r == 0) break;
+        got += r;
+    }
+    close(fd);
+    if (!b) {
+        *why = "out of memory";
+        return RF_ENOMEM;
+    }
+    if (got > max) {
+        free(b);
+        *why = RF_READ_TOO_LARGE;
+        return RF_EIO;
+    }
+    b[got] = 0;
+    *data = b;
+    *len = got;
+    return RF_OK;
+}
 
 rf_status rf_read_file(const char *path, char **data, int64_t *len, const char **why)
 {

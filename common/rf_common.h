@@ -139,6 +139,17 @@ void rf_ptrvec_free(rf_ptrvec *v);
 ** errno-based text in *why (static string). */
 rf_status rf_read_file(const char *path, char **data, int64_t *len, const char **why);
 
+/* rf_read_file for a cache entry, which anything may have replaced: the
+** file only when it is a regular file of at most max bytes. It is opened
+** without blocking (a named pipe in an entry's place would block its reader
+** for ever) and never read past max + 1 bytes (a device such as /dev/zero
+** never ends; a huge file would cost its size in memory). RF_OK with the
+** data; else RF_EIO with *why: RF_READ_ABSENT (no such file: errno ENOENT),
+** RF_READ_NOT_REGULAR (a folder, named pipe, device or socket),
+** RF_READ_TOO_LARGE, or the system's reason (errno-based, static). */
+extern const char RF_READ_ABSENT[], RF_READ_NOT_REGULAR[], RF_READ_TOO_LARGE[];
+rf_status rf_read_file_bounded(const char *path, int64_t max, char **data, int64_t *len, const char **why);
+
 /* FNV-1a 64-bit hash, for hash tables and cache keys. */
 uint64_t rf_hash64(const void *p, size_t n, uint64_t seed);
 

@@ -172,6 +172,28 @@ int main(void)
     CHECK(dn && !strcmp(dn, "a/b"));
     free(dn);
 
+    /* a cache entry read bounded: regular files only, never past max */
+    char *data = NULL;
+    int64_t len = -1;
+    const char *why = NULL;
+    spit(path_in("c.txt"), "0123456789");
+    CHECK(rf_read_file_bounded(path_in("c.txt"), 10, &data, &len, &why) == RF_OK && len == 10 && data &&
+          !strcmp(data, "0123456789"));
+    free(data);
+    CHECK(rf_read_file_bounded(path_in("c.txt"), 9, &data, &len, &why) == RF_EIO && !data && why == RF_READ_TOO_LARGE);
+    CHECK(rf_read_file_bounded(path_in("none"), 9, &data, &len, &why) == RF_EIO && why == RF_READ_ABSENT);
+    CHECK(rf_read_file_bounded(dir, 1 << 20, &data, &len, &why) == RF_EIO && why == RF_READ_NOT_REGULAR);
+    CHECK(mkfifo(path_in("fifo"), 0600) == 0); /* no writer: a blocking open would wait for ever */
+    CHECK(rf_read_file_bounded(path_in("fifo"), 1 << 20, &data, &len, &why) == RF_EIO && why == RF_READ_NOT_REGULAR);
+    if (access("/dev/zero", R_OK) == 0)
+        CHECK(rf_read_file_bounded("/dev/zero", 1 << 20, &data, &len, &why) == RF_EIO && why == RF_READ_NOT_REGULAR);
+    spit(path_in("e.txt"), "");
+    CHECK(rf_read_file_bounded(path_in("e.txt"), 0, &data, &len, &why) == RF_OK && len == 0 && data && !data[0]);
+    free(data);
+    unlink(path_in("c.txt"));
+    unlink(path_in("e.txt"));
+    unlink(path_in("fifo"));
+
     unlink(path_in("a.csv"));
     unlink(path_in(RF_FILE_LOCK_NAME));
     rmdir(dir);

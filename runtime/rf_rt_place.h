@@ -20,6 +20,11 @@
 #define RF_RT_PLACE_VERSION 1
 #define RF_RT_PLACE_MAX_RECORDS 4096 /* the file keeps the newest this many */
 #define RF_RT_PLACE_COMPACT_BYTES ((int64_t)RF_RT_PLACE_MAX_RECORDS * 2 * 80) /* appended past it: rewritten */
+/* The most a model file can hold: the compaction bound and what runs that
+** met it at once appended (each at most RF_RT_PLACE_MAX_RECORDS lines of
+** some 100 bytes). A larger file is no model of ours: it is ignored with a
+** warning and written anew, never read into memory. */
+#define RF_RT_PLACE_MAX_FILE_BYTES ((int64_t)4 << 20)
 
 /* One measurement. A run record: one run of a program, the times that
 ** differ between the devices (reading the inputs on the host is the same
@@ -55,6 +60,9 @@ char *rf_rt_place_path(const char *cache_dir);
 /* Reads the model file at path into m (empty when there is none). A file
 ** that is not a model of this version, or has a damaged line, is ignored
 ** with a warning naming it and the line (m stays empty: it is written anew).
+** So is one that is not a regular file (a named pipe, a device: never
+** opened so as to block, never read without end) or is larger than
+** RF_RT_PLACE_MAX_FILE_BYTES; a folder is passed over without a warning.
 ** Only exhausted memory fails. */
 rf_status rf_rt_place_read(const char *path, rf_rt_place_model *m, rf_diags *d);
 /* The model file's text[0, len) parsed into m (cut into lines in place),
@@ -68,6 +76,10 @@ int64_t rf_rt_place_parse(char *text, int64_t len, int64_t line0, rf_rt_place_mo
 void rf_rt_place_trim(rf_rt_place_model *m);
 /* The warning for the model file at path damaged at line; m emptied. */
 void rf_rt_place_damaged(const char *path, int64_t line, rf_rt_place_model *m, rf_diags *d);
+/* 1 when the file open at fd can be a model: a regular file of at most
+** RF_RT_PLACE_MAX_FILE_BYTES (*sb: its fstat). */
+struct stat;
+int rf_rt_place_file_ok(int fd, struct stat *sb);
 /* rf_rt_place_read for a choice, through a cache of the parsed records
 ** beside the file (model.bin, rt_place_bin.c): the records of the bytes
 ** it covers from it, only the lines after them parsed; made again when
@@ -78,11 +90,13 @@ rf_status rf_rt_place_load(const char *path, rf_rt_place_model *m, rf_diags *d);
 rf_status rf_rt_place_format(const rf_rt_place_model *m, rf_buf *out);
 /* Appends recs to the model file at path: their lines added at its end
 ** (one write) where the file has its version line, ends with a newline and
-** is below RF_RT_PLACE_COMPACT_BYTES; else read, added, trimmed, written
-** aside and renamed into place (a reader never sees half a file; of two
-** processes rewriting at once, one's records may be lost). A line damaged
-** in the middle is not looked for here (rf_rt_place_reset). Failures to
-** write are not errors (the model is a cache). */
+** is below RF_RT_PLACE_COMPACT_BYTES (a regular file, not a link); else
+** read (a damaged file, or none of a model's kind: rf_rt_place_read's
+** warning in d), added, trimmed, written aside and renamed into place (a
+** reader never sees half a file; of two processes rewriting at once, one's
+** records may be lost). A line damaged in the middle is not looked for by
+** an append (rf_rt_place_reset). Failures to write are not errors (the
+** model is a cache). */
 rf_status rf_rt_place_append(const char *path, const rf_rt_place_rec *recs, int64_t n, rf_diags *d);
 /* The model file at path written anew, empty: after a read found it
 ** damaged (the warning said it is written anew). */

@@ -219,9 +219,14 @@ void rf_rt_place_trim(rf_rt_place_model *m)
 
 void rf_rt_place_damaged(const char *path, int64_t line, rf_rt_place_model *m, rf_diags *d)
 {
-    rf_diag_add(d, RF_SEV_WARNING, rf_mkloc(path, (int32_t)line, 0),
+    rf_diag_add(d, RF_SEV_WARNING, rf_mkloc(path, (int32_t)line, 1),
                 "the placement model is damaged or of another version: ignored (it is written anew)");
     rf_rt_place_model_free(m);
+}
+
+int rf_rt_place_file_ok(int fd, struct stat *sb)
+{
+    return fstat(fd, sb) == 0 && S_ISREG(sb->st_mode) && sb->st_size <= RF_RT_PLACE_MAX_FILE_BYTES;
 }
 
 rf_status rf_rt_place_read(const char *path, rf_rt_place_model *m, rf_diags *d)
@@ -229,8 +234,20 @@ rf_status rf_rt_place_read(const char *path, rf_rt_place_model *m, rf_diags *d)
     memset(m, 0, sizeof *m);
     char *text = NULL;
     int64_t len = 0, lines = 0;
-    const char *why;
-    if (rf_read_file(path, &text, &len, &why)) return RF_OK; /* none yet */
+    const char *why = "";
+    rf_status rst = rf_read_file_bounded(path, RF_RT_PLACE_MAX_FILE_BYTES, &text, &len, &why);
+    if (rst == RF_ENOMEM) return RF_ENOMEM;
+    struct stat sb;
+    if (rst && (why == RF_READ_TOO_LARGE || (why == RF_READ_NOT_REGULAR && !(stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))))) {
+        rf_diag_add(d, RF_SEV_WARNING, rf_mkloc(path, 0, 0),
+                    why == RF_READ_TOO_LARGE ? "the placement model is larger than a model can be (%lld bytes at "
+                                               "most): ignored (it is written anew)"
+                                             : "the placement model is not a regular file (a named pipe or a device): "
+                                               "ignored (it is written anew)",
+                    (long long)RF_RT_PLACE_MAX_FILE_BYTES);
+        return RF_OK;
+    }
+    if (rst) return RF_OK; /* none yet (or a folder, or unreadable: nothing to learn from) */
     rf_status st;
     int64_t bad = rf_rt_place_parse(text, len, 0, m, &lines, &st);
     if (!bad && lines == 0 && len > 0) bad = 1;
@@ -272,13 +289,15 @@ static int append_lines(const char *path, const rf_rt_place_rec *recs, int64_t n
 {
     if (n > RF_RT_PLACE_MAX_RECORDS) return 0;
     struct stat sb;
-    if (stat(path, &sb) != 0 || sb.st_size >= RF_RT_PLACE_COMPACT_BYTES) return 0;
     char want[64], head[64];
     int hl = snprintf(want, sizeof want, HEADER " %d\n", RF_RT_PLACE_VERSION);
-    int fd = open(path, O_RDWR | O_APPEND | O_CLOEXEC);
+    /* not through a link, not blocking on a named pipe: such a file is read
+    ** (with a warning) and written anew */
+    int fd = open(path, O_RDWR | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
     if (fd < 0) return 0;
     char last = 0;
-    int ok = sb.st_size > hl && pread(fd, head, (size_t)hl, 0) == hl && !memcmp(head, want, (size_t)hl) &&
+    int ok = rf_rt_place_file_ok(fd, &sb) && sb.st_size < RF_RT_PLACE_COMPACT_BYTES && sb.st_size > hl &&
+             pread(fd, head, (size_t)hl, 0) == hl && !memcmp(head, want, (size_t)hl) &&
              pread(fd, &last, 1, sb.st_size - 1) == 1 && last == '\n';
     rf_buf b;
     rf_buf_init(&b);
@@ -358,11 +377,10 @@ rf_status rf_rt_place_append(const char *path, const rf_rt_place_rec *recs, int6
 {
     if (append_lines(path, recs, n)) return RF_OK;
     rf_rt_place_model m;
-    rf_diags quiet; /* a damaged file was reported where it was read for a choice; here it is replaced */
-    rf_diags_init(&quiet);
-    rf_status st = rf_rt_place_read(path, &m, &quiet);
-    rf_diags_free(&quiet);
-    (void)d;
+    /* a file damaged when a choice read it was written anew then (and the
+    ** warning given): one damaged here was not read for a choice (--device
+    ** cpu or gpu), so the warning is given here */
+    rf_status st = rf_rt_place_read(path, &m, d);
     if (!st) st = rewrite(path, &m, recs, n);
     rf_rt_place_model_free(&m);
     return st;

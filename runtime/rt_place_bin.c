@@ -106,10 +106,10 @@ static char *read_at(int fd, int64_t off, int64_t n)
 ** *h its head; else 0 (m empty). */
 static int bin_read(const char *bpath, int fd, const struct stat *sb, rf_rt_place_model *m, bin_head *h)
 {
-    int bfd = open(bpath, O_RDONLY | O_CLOEXEC);
+    int bfd = open(bpath, O_RDONLY | O_CLOEXEC | O_NONBLOCK); /* a named pipe there: not waited on */
     if (bfd < 0) return 0;
     struct stat bs;
-    int ok = fstat(bfd, &bs) == 0 && bs.st_size >= (off_t)sizeof *h && pread(bfd, h, sizeof *h, 0) == sizeof *h &&
+    int ok = fstat(bfd, &bs) == 0 && S_ISREG(bs.st_mode) && bs.st_size >= (off_t)sizeof *h && pread(bfd, h, sizeof *h, 0) == sizeof *h &&
              !strncmp(h->magic, BIN_MAGIC, sizeof h->magic) && h->rec_size == sizeof(rf_rt_place_rec) &&
              h->dev == (uint64_t)sb->st_dev && h->ino == (uint64_t)sb->st_ino && h->covered > 0 &&
              h->covered <= (int64_t)sb->st_size && h->lines >= 1 && h->tail_len > 0 && h->tail_len <= BIN_TAIL &&
@@ -142,11 +142,11 @@ static int bin_read(const char *bpath, int fd, const struct stat *sb, rf_rt_plac
 rf_status rf_rt_place_load(const char *path, rf_rt_place_model *m, rf_diags *d)
 {
     memset(m, 0, sizeof *m);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK); /* a named pipe there: not waited on */
     if (fd < 0) return RF_OK; /* none yet */
     struct stat sb;
     char *bpath = bin_path(path);
-    if (fstat(fd, &sb) != 0 || !bpath) {
+    if (!rf_rt_place_file_ok(fd, &sb) || !bpath) { /* the plain read, which says what is wrong */
         close(fd);
         free(bpath);
         return rf_rt_place_read(path, m, d);

@@ -177,9 +177,13 @@ static void test_file(const char *tmp)
     rf_diags_init(&d);
     CHECK(!rf_rt_place_read(path, &m, &d) && m.n == 2 && d.count == 0);
     rf_rt_place_model_free(&m);
-    /* cut short (no newline at the end): an append writes the file anew */
+    /* cut short (no newline at the end): an append writes the file anew,
+    ** saying so (no read for a choice did: --device cpu or gpu) */
     write_text(path, "redfox placement model 1\nk gpu map 1 2 3");
     CHECK(!rf_rt_place_append(path, recs, 1, &d));
+    CHECK(d.count == 1 && d.items[0].sev == RF_SEV_WARNING && d.items[0].loc.line == 2 && d.items[0].loc.col == 1);
+    rf_diags_free(&d);
+    rf_diags_init(&d);
     CHECK(!rf_rt_place_read(path, &m, &d) && m.n == 1 && d.count == 0);
     rf_rt_place_model_free(&m);
     /* bounded: the newest records stay */

@@ -13,6 +13,11 @@
 #   csv         --format csv is RFC 4180: quoting of comma, quote and line
 #               breaks, doubled quotes, read back by a CSV reader when
 #               python3 is there
+#   inputs      an output that names one of the command's own inputs is
+#               refused (exit 2, naming the option) and the input kept:
+#               compile -o the source (any spelling), run --trace the
+#               program, run --out the data folder with an output named like
+#               an input, tpch run --check D --out D
 set -u
 redfox=$1
 tc_graph=$2
@@ -218,6 +223,56 @@ EOF
     else
         echo "no python3: the round trip through a CSV reader skipped"
     fi
+    ;;
+inputs)
+    mkdata small 40 60 4
+    cp "$tmp/tc.logic" "$tmp/small/tc.logic"
+    sed 's/= "path"/= "res"/' "$tmp/tc.logic" >"$tmp/small/res.csv" # a program named like its output
+    cp -r "$tmp/small" "$tmp/orig"
+    unchanged() { diff -r "$tmp/orig" "$tmp/small" >/dev/null || fail "$1: an input changed"; }
+    refused() { # refused OPTION WHAT CMD...: exit 2 naming OPTION, the inputs unchanged
+        opt=$1 what=$2
+        shift 2
+        "$@" >/dev/null 2>"$tmp/err"
+        rc=$?
+        [ $rc -eq 2 ] || fail "$what: exit $rc, expected 2 ($(cat "$tmp/err"))"
+        grep -q -e "$opt" "$tmp/err" || fail "$what: the error names no $opt: $(cat "$tmp/err")"
+        unchanged "$what"
+    }
+    cd "$tmp/small" || fail "cd"
+    refused "-o" "compile -o the source" "$redfox" compile tc.logic -o tc.logic
+    refused "-o" "compile -o ./the source" "$redfox" compile tc.logic -o ./tc.logic
+    refused "-o" "compile -o dir/../the source" "$redfox" compile tc.logic -o "$tmp/orig/../small/tc.logic"
+    refused "-o" "compile -o the first of two files" "$redfox" compile tc.logic "$tmp/tc.logic" -o tc.logic
+    refused "--trace" "run --trace the program" "$redfox" run tc.logic --device cpu --trace tc.logic
+    refused "--trace" "run --trace an input file" "$redfox" run tc.logic --device cpu --trace edges.tbl
+    sed 's/= "path"/= "edges"/' tc.logic >"$tmp/p3.logic"
+    refused "--out" "run --out the data folder" "$redfox" run "$tmp/p3.logic" --device cpu --format tbl --out .
+    refused "--out" "run --out the program's folder" \
+        "$redfox" run "$tmp/small/res.csv" --device cpu --format csv --out "$tmp/small" --data "$tmp/orig"
+    sed 's/= "path"/= "tc_as"/' "$tmp/tc.logic" >"$tmp/tc_as.logic"
+    cp "$tmp/tc_as.logic" "$tmp/tc_as.before"
+    "$redfox" run "$tmp/tc_as.logic" --device cpu --format table --out "$tmp" --data "$tmp/small" >/dev/null 2>&1
+    cmp -s "$tmp/tc_as.logic" "$tmp/tc_as.before" && [ -e "$tmp/tc_as.txt" ] ||
+        fail "run --out: an output named like the program but of another extension was not written"
+    # what is allowed still works: the default output, a new file, a device
+    "$redfox" compile tc.logic >/dev/null || fail "compile to tc.rfx"
+    "$redfox" compile tc.logic -o /dev/null >/dev/null || fail "compile -o /dev/null"
+    "$redfox" run tc.logic --device cpu --trace "$tmp/t.json" >/dev/null || fail "run --trace a new file"
+    rm -f tc.rfx
+    unchanged "the allowed commands"
+    # tpch run --check D --out D: refused before anything runs, the answers kept
+    mkdir -p "$tmp/ans"
+    echo "reference" >"$tmp/ans/q06.csv"
+    refused "--out" "tpch run --check D --out D" \
+        "$redfox" tpch run --data "$tmp/small" --device cpu --queries 6 --check "$tmp/ans" --out "$tmp/../$(basename "$tmp")/ans"
+    [ "$(cat "$tmp/ans/q06.csv")" = "reference" ] || fail "tpch run: the answers were replaced"
+    # tpch bench --json naming its --duckdb file
+    echo "q06 1.5 ms" >"$tmp/duck.txt"
+    refused "--json" "tpch bench --json the --duckdb file" \
+        "$redfox" tpch bench --data "$tmp/small" --sf 0.01 --queries 6 --duckdb "$tmp/duck.txt" --json "$tmp/duck.txt"
+    [ "$(cat "$tmp/duck.txt")" = "q06 1.5 ms" ] || fail "tpch bench: the --duckdb file was replaced"
+    cd / || fail "cd /"
     ;;
 *) fail "unknown case $case_" ;;
 esac

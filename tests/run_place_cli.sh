@@ -3,7 +3,8 @@
 # the command line: a run writes its records into <cache>/place/model.txt,
 # the next run reads them back (--profile: "model: N records"); without a
 # GPU auto runs on the CPU and says so; a damaged model is ignored with a
-# warning naming it and written anew; --no-cache writes none; outputs never
+# warning naming it and written anew (so is a named pipe, a device or a
+# huge file in its place, at once); --no-cache writes none; outputs never
 # change.
 set -u
 r=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -45,7 +46,7 @@ printf 'redfox placement model 1\nr 12 cpu zz\n' >"$model"
 "$r" run "$ex/reach.logic" --data "$ex" --device auto --format csv --cache-dir "$tmp/cache" --profile >"$tmp/a3" \
     2>"$tmp/e3" || no "auto with a damaged model: exit $?"
 cmp -s "$tmp/cpu" "$tmp/a3" || no "auto with a damaged model: another output"
-grep -q "model.txt:2.*warning: the placement model is damaged" "$tmp/e3" || { no "no warning naming the damaged model"; cat "$tmp/e3"; }
+grep -q "model.txt:2:1: warning: the placement model is damaged" "$tmp/e3" || { no "no warning naming the damaged model"; cat "$tmp/e3"; }
 # the choice from the defaults: a tiny program on the CPU, no driver loaded
 grep -q "^auto: predicted .* -> chose cpu (model: 0 records); the GPU's driver not loaded" "$tmp/e3" ||
     { no "a damaged model: not the defaults' choice"; cat "$tmp/e3"; }
@@ -54,6 +55,46 @@ grep -q "^auto: predicted .* -> chose cpu (model: 0 records); the GPU's driver n
 printf 'redfox placement model 0\n' >"$model"
 "$r" run "$ex/reach.logic" --data "$ex" --device auto --format csv --cache-dir "$tmp/cache" >/dev/null 2>"$tmp/e4"
 grep -q "warning: the placement model is damaged or of another version" "$tmp/e4" || no "another version: no warning"
+# not a model file at all: a named pipe, a device, a file far past any
+# model's size (a sparse 2 GiB one), a named pipe at model.bin. Each is
+# passed over at once (never waited on, never read whole) with a warning,
+# and written anew; --device cpu (which only adds its record) as well
+if command -v timeout >/dev/null 2>&1; then to="timeout 60"; else to=; fi
+odd() { # odd WHAT DEVICE WARN MAKE...: the run's exit, time, warning and the file written anew
+    what=$1 dev=$2 warn=$3
+    shift 3
+    rm -rf "$tmp/c3"
+    mkdir -p "$tmp/c3/place"
+    "$@" || { no "$what: could not make it"; return; }
+    $to "$r" run "$ex/reach.logic" --data "$ex" --device "$dev" --format csv --cache-dir "$tmp/c3" >"$tmp/a9" 2>"$tmp/e9"
+    rc=$?
+    [ $rc -eq 0 ] || { no "$what: exit $rc (124: it hung)"; cat "$tmp/e9"; return; }
+    cmp -s "$tmp/cpu" "$tmp/a9" || no "$what: another output"
+    if [ -n "$warn" ]; then
+        grep -q "place/model.txt: warning: the placement model $warn" "$tmp/e9" || { no "$what: no warning"; cat "$tmp/e9"; }
+    fi
+    m3=$tmp/c3/place/model.txt
+    [ -f "$m3" ] && [ ! -L "$m3" ] && [ "$(head -n 1 "$m3")" = "redfox placement model 1" ] &&
+        [ "$(wc -c <"$m3")" -lt 100000 ] || no "$what: the model was not written anew"
+}
+odd "model.txt a named pipe" cpu "is not a regular file" mkfifo "$tmp/c3/place/model.txt"
+odd "model.txt a named pipe (auto)" auto "is not a regular file" mkfifo "$tmp/c3/place/model.txt"
+if [ -c /dev/zero ]; then
+    odd "model.txt a link to /dev/zero" cpu "is not a regular file" ln -s /dev/zero "$tmp/c3/place/model.txt"
+    odd "model.txt a link to /dev/zero (auto)" auto "is not a regular file" ln -s /dev/zero "$tmp/c3/place/model.txt"
+fi
+big() { printf 'redfox placement model 1\n' >"$tmp/c3/place/model.txt" && truncate -s 2G "$tmp/c3/place/model.txt"; }
+if command -v truncate >/dev/null 2>&1; then
+    odd "model.txt of 2 GiB" cpu "is larger than a model can be" big
+    odd "model.txt of 2 GiB (auto)" auto "is larger than a model can be" big
+fi
+binfifo() {
+    "$r" run "$ex/reach.logic" --data "$ex" --device cpu --format csv --cache-dir "$tmp/c3" >/dev/null 2>&1 &&
+        "$r" run "$ex/reach.logic" --data "$ex" --device auto --format csv --cache-dir "$tmp/c3" >/dev/null 2>&1 &&
+        rm -f "$tmp/c3/place/model.bin" && mkfifo "$tmp/c3/place/model.bin"
+}
+odd "model.bin a named pipe (auto)" auto "" binfifo
+[ -p "$tmp/c3/place/model.bin" ] && no "model.bin a named pipe: not made again"
 # --no-cache: no model at all
 HOME=$tmp/home XDG_CACHE_HOME=$tmp/xdg "$r" run "$ex/reach.logic" --data "$ex" --device auto --format csv --no-cache \
     >/dev/null 2>&1 || no "auto --no-cache: exit $?"

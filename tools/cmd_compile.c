@@ -35,7 +35,8 @@ static const char *usage =
     "              needed when the program is read from standard input),\n"
     "              written aside and renamed into place: a failed compile\n"
     "              leaves the old file; a symbolic link there is refused,\n"
-    "              never written through; a device (/dev/null) is written\n"
+    "              never written through; a device (/dev/null) is written;\n"
+    "              one of the program's own files is refused (exit 2)\n"
     "  --no-opt    skip the query-plan optimization passes\n"
     "  --no-lftj   join cyclic bodies (triangles, cliques) with binary joins,\n"
     "              not with the worst-case-optimal leapfrog triejoin\n"
@@ -116,6 +117,14 @@ int rf_tool_compile(int argc, char **argv)
         if (!defout) return RF_EXIT_USER;
         outp = defout;
     }
+    /* -o PROG.logic is a slip of one letter from PROG.rfx: the source is kept */
+    for (int32_t i = 0; i < nprogs; i++)
+        if (rf_tool_same_file(outp, progs[i])) {
+            int urc = rf_tool_usage_error("compile", "-o %s is the program file '%s': compiling would replace it "
+                                          "(give another -o)", outp, progs[i]);
+            free(defout);
+            return urc;
+        }
     /* the program's files read here ("-", pipes), compiled and written by the library */
     rf_arena arena;
     rf_arena_init(&arena);

@@ -67,7 +67,10 @@ static const char *usage =
     "                       final renames may leave some new, some old). A second\n"
     "                       run writing the same DIR waits for the first to finish\n"
     "                       (a lock on DIR/.redfox.lock). An output file that is a\n"
-    "                       symbolic link is refused, never written through\n"
+    "                       symbolic link is refused, never written through,\n"
+    "                       and one that is an input file of the run (DIR the\n"
+    "                       data folder, an output named like an input) is\n"
+    "                       refused before the run (exit 2)\n"
     "  --profile            print per-kernel device, time and rows to stderr (GPU:\n"
     "                       kernels fused by the Kernel Weaver show device\n"
     "                       \"fused\", the first one the whole fused kernel's time;\n"
@@ -107,7 +110,8 @@ static const char *usage =
     "  --trace FILE         write the run's timeline to FILE as Chrome trace-event\n"
     "                       JSON (open it in https://ui.perfetto.dev): compile,\n"
     "                       each input's load, each kernel, and on the GPU each\n"
-    "                       launch, copy and wait as the host saw it\n"
+    "                       launch, copy and wait as the host saw it. FILE\n"
+    "                       cannot be a program or input file of the run\n"
     "\n"
     "Started by mpirun (mpirun -np N redfox run ... --device cpu|gpu), the N\n"
     "processes run the program together, each on its share of the rows:\n"
@@ -241,6 +245,46 @@ static int check_data_folder(const rf_program *p, const char *data, int print, i
             exists ? "is not a folder" : "does not exist", rf_program_input_predicate(p, first), data,
             rf_program_input_file(p, first));
     return 1;
+}
+
+/* An output that would replace one of the run's own inputs, a program file
+** or an input file in the data folder (--out . beside flights.csv, with an
+** output named flights; --trace PROG.logic), is refused before the run:
+** exit 2 naming the option (printed when print). 0 when none does. */
+static int refuse_output_over_input(const rf_program *p, const char *const *progs, int32_t nprogs, const char *data,
+                                    const char *outdir, int fmt, const char *trace_path, int print)
+{
+    int32_t nout = outdir ? rf_program_output_count(p) : 0;
+    for (int32_t k = -1; k < nout; k++) {
+        const char *name = k < 0 ? NULL : rf_program_output_name(p, k);
+        if (k < 0 ? !trace_path : !name || strchr(name, '/')) continue;
+        char *out = k < 0 ? rf_strdup(trace_path) : rf_sprintf("%s/%s.%s", outdir, name, format_ext(fmt));
+        if (!out) return rf_tool_finish_api(REDFOX_NOMEM, NULL, 0, NULL, print);
+        const char *victim = NULL, *what = "program";
+        char *input = NULL;
+        for (int32_t i = 0; i < nprogs && !victim; i++)
+            if (rf_tool_same_file(out, progs[i])) victim = progs[i];
+        if (!victim) what = "input";
+        for (int32_t i = 0; data && i < rf_program_input_count(p) && !victim; i++) {
+            const char *file = rf_program_input_file(p, i);
+            if (!file) continue;
+            free(input);
+            input = rf_sprintf("%s/%s", data, file);
+            if (input && rf_tool_same_file(out, input)) victim = input;
+        }
+        int rc = RF_EXIT_OK;
+        if (victim && !print) rc = RF_EXIT_USAGE;
+        else if (victim && k < 0)
+            rc = rf_tool_usage_error("run", "--trace %s is the %s file '%s': the trace would replace it "
+                                     "(give another --trace)", trace_path, what, victim);
+        else if (victim)
+            rc = rf_tool_usage_error("run", "--out %s would replace the %s file '%s' with the output %s "
+                                     "(give another --out)", outdir, what, victim, name);
+        free(input);
+        free(out);
+        if (rc) return rc;
+    }
+    return RF_EXIT_OK;
 }
 
 /* --repeat N --profile: the first run's --device auto lines (the profile
@@ -415,6 +459,12 @@ int rf_tool_run(int argc, char **argv)
     if (trace) rf_trace_event(trace, "phase", "compile", c0, t_loaded, -1);
     int needed = 0;
     if (!rc && check_data_folder(p, data, rank == 0, &needed)) rc = RF_EXIT_USER;
+    if (!rc && (rc = refuse_output_over_input(p, progs, nprogs, needed ? data : NULL, outdir, fmt, trace_path,
+                                              rank == 0)) != 0 && trace) {
+        rf_trace_free(trace); /* not written either: it would replace an input */
+        trace = NULL;
+        o.trace = NULL;
+    }
     /* a database read under its shared lock: a `redfox exec` commit waits
     ** for the run, and a run for a commit under way (released at the end) */
     int dblock = -1;

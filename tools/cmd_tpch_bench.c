@@ -86,7 +86,8 @@ static const char *usage =
     "                      copy, run, output}; with --gpu-memory also\n"
     "                      gpu_memory_cap, gpu_values_moved,\n"
     "                      gpu_kernels_in_ranges}], total_ms,\n"
-    "                      geomean_ms, power (null where not known), fused\n"
+    "                      geomean_ms, power (null where not known), fused.\n"
+    "                      FILE cannot be the --duckdb file (exit 2)\n"
     "  --duckdb FILE       DuckDB's times to compare with: what\n"
     "                      bench/duckdb/tpch.mjs prints, i.e. lines 'q01 197.5 ms'\n"
     "                      (other lines are ignored), or a JSON object such as\n"
@@ -468,6 +469,9 @@ int rf_tool_tpch_bench(int argc, char **argv)
         }
     }
     if (!data) return rf_tool_usage_error(C, "--data DIR is required");
+    if (json && duckdb && rf_tool_same_file(json, duckdb))
+        return rf_tool_usage_error(C, "--json %s is the --duckdb file: the results would replace DuckDB's times "
+                                   "(give another --json)", json);
     if (!sfs) return rf_tool_usage_error(C, "--sf X (the data's scale factor) is required");
     report r;
     memset(&r, 0, sizeof r);

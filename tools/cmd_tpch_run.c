@@ -63,7 +63,8 @@ static const char *usage =
     "                      is a symbolic link is refused, never written through\n"
     "  --repeat N          run each query N times; times are the median\n"
     "  --check DIR         compare each result with DIR/qNN.csv: PASS or FAIL\n"
-    "                      with the first difference; exit 1 on any failure\n"
+    "                      with the first difference; exit 1 on any failure.\n"
+    "                      --out cannot be this folder (exit 2)\n"
     "  --threads N         CPU threads (default: all cores)\n"
     "  --profile           per-kernel device, time and rows of each query's\n"
     "                      last run, on stderr; with --repeat, what each run\n"
@@ -358,6 +359,11 @@ int rf_tool_tpch_run(int argc, char **argv)
         }
     }
     if (!data) return rf_tool_usage_error("tpch run", "--data DIR is required");
+    struct stat sc, so;
+    if (check && outdir && stat(check, &sc) == 0 && stat(outdir, &so) == 0 && sc.st_dev == so.st_dev &&
+        sc.st_ino == so.st_ino) /* the answers would be replaced by what was checked against them */
+        return rf_tool_usage_error("tpch run", "--out %s is the answers folder of --check %s: the run's results would "
+                                   "replace the answers (give another --out)", outdir, check);
     int64_t gpus = 0;
     if (gpus_s) {
         if (!rf_tool_parse_int(gpus_s, 1, 4096, &gpus))

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <malloc.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const char *usage =
@@ -124,6 +125,14 @@ int rf_tool_opt_value(const char *cmd, int argc, char **argv, int *i, const char
         return -1;
     }
     return 1;
+}
+
+int rf_tool_same_file(const char *out, const char *in)
+{
+    struct stat so, si;
+    if (!out || !in || !strcmp(in, "-")) return 0;
+    if (stat(out, &so) != 0 || !S_ISREG(so.st_mode) || stat(in, &si) != 0) return 0;
+    return so.st_dev == si.st_dev && so.st_ino == si.st_ino;
 }
 
 int rf_tool_parse_int(const char *s, int64_t lo, int64_t hi, int64_t *out)

@@ -84,6 +84,13 @@ void rf_tool_draw_progress(void *user, const struct rf_progress *p);
 /* That line: text fitted to the terminal, drawn over the last; cleared. */
 void rf_tool_progress_line(const char *text);
 void rf_tool_progress_clear(void);
+/* 1 when writing the output path out would replace the input file in: out
+** is there as a regular file, and it is in (the same device and inode: any
+** spelling of the path, ./x, dir/../x, a hard link). A command refuses such an
+** output (exit 2, naming its option) instead of destroying its input with
+** exit 0. An output that is not there yet names no input (a file that was
+** read is there); a device, a FIFO or "-" is never replaced by a write. */
+int rf_tool_same_file(const char *out, const char *in);
 /* 1 when s is a whole decimal number in [lo, hi], stored in *out. */
 int rf_tool_parse_int(const char *s, int64_t lo, int64_t hi, int64_t *out);
 

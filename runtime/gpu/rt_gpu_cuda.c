@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 
 typedef struct cu_api {
     CUresult (*Init)(unsigned);
@@ -908,10 +909,9 @@ int rf_gpu_cuda_jit_cache(const rf_gpu_ptx *ptx, const char *cache_dir)
     char *dir, *path;
     cubin_path(ptx, cache_dir, &dir, &path);
     int ok = 0;
-    FILE *f = path ? fopen(path, "rb") : NULL;
-    if (f) {
-        fclose(f);
-        ok = 1; /* there already (a stale one is made anew by the run) */
+    struct stat sb; /* not opened: a named pipe there would block (a damaged entry is made anew by the run) */
+    if (path && stat(path, &sb) == 0 && S_ISREG(sb.st_mode)) {
+        ok = 1;
     } else if (path && drv.f.CtxSetCurrent(drv.ctx) == CUDA_SUCCESS) {
         char log[1024];
         log[0] = 0;
@@ -919,7 +919,7 @@ int rf_gpu_cuda_jit_cache(const rf_gpu_ptx *ptx, const char *cache_dir)
         void *cubin = NULL;
         size_t ncubin = 0;
         if (link_cubin(ptx, &ls, &cubin, &ncubin, log, sizeof log) == CUDA_SUCCESS) {
-            rf_gpu_cache_write(dir, path, cubin, (uint64_t)ncubin);
+            rf_gpu_cache_write_checked(dir, path, cubin, (uint64_t)ncubin);
             ok = 1;
         }
         if (ls) drv.f.LinkDestroy(ls);
@@ -937,11 +937,9 @@ static rf_status cu_load_module(gdev *g, const rf_gpu_ptx *ptx, const char *src,
     char *dir, *path;
     cubin_path(ptx, g->cache_dir, &dir, &path);
     if (path) {
-        char *data = NULL;
-        int64_t n = 0;
-        const char *why;
-        if (!rf_read_file(path, &data, &n, &why) && n > 0 &&
-            drv.f.ModuleLoadData(&c->mod, data) == CUDA_SUCCESS) {
+        uint64_t n = 0; /* checked: a damaged cubin is never handed to the driver */
+        char *data = rf_gpu_cache_read_checked(path, &n);
+        if (data && n > 0 && drv.f.ModuleLoadData(&c->mod, data) == CUDA_SUCCESS) {
             free(data);
             free(dir);
             free(path);
@@ -971,7 +969,7 @@ static rf_status cu_load_module(gdev *g, const rf_gpu_ptx *ptx, const char *src,
         free(path);
         return RF_EINTERNAL;
     }
-    if (path) rf_gpu_cache_write(dir, path, cubin, (uint64_t)ncubin);
+    if (path) rf_gpu_cache_write_checked(dir, path, cubin, (uint64_t)ncubin);
     drv.f.LinkDestroy(ls);
     free(dir);
     free(path);

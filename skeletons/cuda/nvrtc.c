@@ -153,13 +153,51 @@ static void make_dirs(char *path)
     mkdir(path, 0777);
 }
 
-static char *read_all(const char *path, uint64_t *len)
+#define CACHE_MAGIC "redfox cache entry 1 "
+
+void rf_gpu_cache_write_checked(const char *dir, const char *path, const void *data, uint64_t len)
+{
+    if (len > (uint64_t)RF_GPU_CACHE_MAX_BYTES) return; /* never read back */
+    char *b = rf_malloc((size_t)len + RF_GPU_CACHE_HEAD);
+    if (!b) return;
+    uLong crc = crc32(crc32(0L, Z_NULL, 0), (const Bytef *)data, (uInt)len);
+    int n = snprintf(b, RF_GPU_CACHE_HEAD, CACHE_MAGIC "%" PRIu64 " %08lx", len, (unsigned long)crc);
+    memset(b + n, ' ', (size_t)(RF_GPU_CACHE_HEAD - 1 - n));
+    b[RF_GPU_CACHE_HEAD - 1] = '\n';
+    memcpy(b + RF_GPU_CACHE_HEAD, data, (size_t)len);
+    rf_gpu_cache_write(dir, path, b, len + RF_GPU_CACHE_HEAD);
+    free(b);
+}
+
+char *rf_gpu_cache_read_checked(const char *path, uint64_t *len)
 {
     char *data = NULL;
     int64_t n = 0;
     const char *why;
-    if (rf_read_file(path, &data, &n, &why)) return NULL;
-    *len = (uint64_t)n;
+    *len = 0;
+    if (rf_read_file_bounded(path, RF_GPU_CACHE_MAX_BYTES + RF_GPU_CACHE_HEAD, &data, &n, &why)) return NULL;
+    uint64_t want = 0;
+    unsigned long crc = 0;
+    char head[RF_GPU_CACHE_HEAD + 1];
+    int ok = n >= RF_GPU_CACHE_HEAD && !memcmp(data, CACHE_MAGIC, sizeof CACHE_MAGIC - 1) &&
+             data[RF_GPU_CACHE_HEAD - 1] == '\n';
+    if (ok) {
+        memcpy(head, data, RF_GPU_CACHE_HEAD);
+        head[RF_GPU_CACHE_HEAD - 1] = 0;
+        char *end = NULL;
+        want = strtoull(head + sizeof CACHE_MAGIC - 1, &end, 10);
+        ok = end && *end == ' ';
+        if (ok) crc = strtoul(end + 1, &end, 16);
+        ok = ok && end && (*end == ' ' || !*end) && want == (uint64_t)(n - RF_GPU_CACHE_HEAD);
+    }
+    ok = ok && crc == (unsigned long)crc32(crc32(0L, Z_NULL, 0), (const Bytef *)data + RF_GPU_CACHE_HEAD, (uInt)want);
+    if (!ok) {
+        free(data);
+        return NULL;
+    }
+    memmove(data, data + RF_GPU_CACHE_HEAD, (size_t)want);
+    data[want] = 0;
+    *len = want;
     return data;
 }
 
@@ -244,8 +282,8 @@ rf_status rf_gpu_nvrtc_compile(const char *src, uint64_t len, const rf_gpu_nvrtc
     }
     if (path) {
         uint64_t n = 0;
-        char *ptx = read_all(path, &n);
-        if (ptx && n > 0 && strstr(ptx, ".version") && strstr(ptx, ".target")) {
+        char *ptx = rf_gpu_cache_read_checked(path, &n);
+        if (ptx && n > 0 && strlen(ptx) == n && strstr(ptx, ".version") && strstr(ptx, ".target")) {
             out->ptx = ptx;
             out->len = n;
             out->from_cache = 1;
@@ -303,7 +341,7 @@ rf_status rf_gpu_nvrtc_compile(const char *src, uint64_t len, const rf_gpu_nvrtc
     if (prog) nv.destroy(&prog);
     out->seconds = rf_now() - t0;
     if (!st) rf_gpu_ptx_key(out, out->key);
-    if (!st && path) rf_gpu_cache_write(dir, path, out->ptx, out->len);
+    if (!st && path) rf_gpu_cache_write_checked(dir, path, out->ptx, out->len);
     free(dir);
     free(path);
     if (st) rf_gpu_ptx_free(out);

@@ -341,6 +341,19 @@ char *rf_gpu_cache_dir(const char *root_dir, const char *sub);
 /* Writes a cache file through a temporary file and a rename (creating dir);
 ** failures leave no file and are not errors (a cache is optional). */
 void rf_gpu_cache_write(const char *dir, const char *path, const void *data, uint64_t len);
+/* Cache entries that carry their own check (NVRTC's PTX, the driver's
+** cubins): a head of RF_GPU_CACHE_HEAD bytes, "redfox cache entry 1 LEN
+** CRC32" padded with blanks to a newline, then the LEN bytes. A hit is
+** served only when the file is a regular file of at most
+** RF_GPU_CACHE_MAX_BYTES whose head is whole and agrees with its bytes: an
+** entry cut short, damaged, replaced by anything else (or written by an
+** older build, without a head) is a miss, compiled again and written anew.
+** rf_gpu_cache_read_checked returns the bytes (malloc'd, NUL-terminated,
+** *len without the NUL) or NULL. */
+#define RF_GPU_CACHE_HEAD 64
+#define RF_GPU_CACHE_MAX_BYTES ((int64_t)256 << 20)
+void rf_gpu_cache_write_checked(const char *dir, const char *path, const void *data, uint64_t len);
+char *rf_gpu_cache_read_checked(const char *path, uint64_t *len);
 /* A name to write path's new contents under before renaming them onto it:
 ** path.PID.N.tmp, N counted in the process, so that two threads writing one
 ** entry (two runs of one program at once) do not write one file together.

@@ -1,0 +1,46 @@
+#!/bin/sh
+# tests/run_nvrtc_cache.sh REDFOX PROG.logic: NVRTC's cache entries
+# (<cache>/nvrtc/KEY.ptx) are served only when whole: an entry cut short,
+# replaced by junk that looks like PTX, by a named pipe or by a link to
+# /dev/zero is compiled again (never copied into the .rfx, never waited on,
+# never read without end) and written anew; a sound entry is served as it
+# is. The .rfx is the same in every case. Skipped (77) without NVRTC.
+set -u
+r=$1
+prog=$2
+tmp=${TMPDIR:-/tmp}/rf_nvcache.$$
+mkdir -p "$tmp"
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+no() { echo "FAIL: $*"; fail=1; }
+if command -v timeout >/dev/null 2>&1; then to="timeout 120"; else to=; fi
+c=$tmp/cache
+"$r" compile "$prog" -o "$tmp/good.rfx" --cache-dir "$c" 2>"$tmp/err" || { cat "$tmp/err"; exit 1; }
+"$r" dump --ptx "$tmp/good.rfx" 2>/dev/null | grep -q "\.target" || { echo "no NVRTC here: skipped"; exit 77; }
+e=$(ls "$c"/nvrtc/*.ptx 2>/dev/null | head -n 1)
+[ -f "$e" ] || { no "no cache entry written"; exit 1; }
+cp "$e" "$tmp/entry"
+# a sound entry: served, left as it is
+touch -d '2001-01-01' "$e" 2>/dev/null
+"$r" compile "$prog" -o "$tmp/again.rfx" --cache-dir "$c" || no "compile from the cache"
+cmp -s "$tmp/good.rfx" "$tmp/again.rfx" || no "the .rfx from the cache differs"
+[ "$(find "$e" -newer "$tmp/entry" 2>/dev/null)" = "" ] || no "a sound entry was written again"
+damage() { # damage WHAT MAKE...: the .rfx as without the cache, the entry whole again
+    what=$1
+    shift
+    rm -f "$e"
+    "$@" || { no "$what: could not make it"; return; }
+    $to "$r" compile "$prog" -o "$tmp/d.rfx" --cache-dir "$c" 2>"$tmp/err"
+    rc=$?
+    [ $rc -eq 0 ] || { no "$what: exit $rc (124: it hung)"; cat "$tmp/err"; return; }
+    cmp -s "$tmp/good.rfx" "$tmp/d.rfx" || no "$what: the .rfx differs from the one compiled without it"
+    [ -f "$e" ] && [ ! -L "$e" ] && cmp -s "$e" "$tmp/entry" || no "$what: the entry was not written anew"
+}
+damage "an entry cut short" sh -c "head -c 400 '$tmp/entry' >'$e'"
+damage "an entry cut by one byte" sh -c "head -c \$((\$(wc -c <'$tmp/entry') - 1)) '$tmp/entry' >'$e'"
+damage "junk that looks like PTX" sh -c "printf 'junk .version .target\n' >'$e'"
+damage "a byte changed" sh -c "cp '$tmp/entry' '$e' && printf 'X' | dd of='$e' bs=1 seek=5000 conv=notrunc 2>/dev/null"
+damage "a named pipe" mkfifo "$e"
+[ -c /dev/zero ] && damage "a link to /dev/zero" ln -s /dev/zero "$e"
+[ $fail = 0 ] && echo "NVRTC's cache: damaged entries compiled again, sound ones served"
+exit $fail
