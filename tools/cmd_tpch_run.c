@@ -82,7 +82,10 @@ static const char *usage =
     "                      reads its share of the tables for each query (and\n"
     "                      keeps it across --repeat), the queries run one after\n"
     "                      another on all ranks, rank 0 prints,\n"
-    "                      writes --out and checks; the times are rank 0's\n"
+    "                      writes --out and checks; the times are rank 0's.\n"
+    "                      N is at most 8 per GPU of the host (the emulator\n"
+    "                      counts as one); a host without a usable GPU is an\n"
+    "                      error before any rank starts\n"
     "  --cache-dir DIR     where the GPU's compiled code is cached (default\n"
     "                      $XDG_CACHE_HOME/redfox, else ~/.cache/redfox); --no-cache: none\n"
     "  -h, --help          this text\n";

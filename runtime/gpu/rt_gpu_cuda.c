@@ -497,6 +497,34 @@ int rf_gpu_cuda_maybe(char *why, size_t n)
     return 1;
 }
 
+int rf_gpu_cuda_count(char *why, size_t n)
+{
+    if (drv.probed) {
+        if (!drv.ok && why && n) snprintf(why, n, "%s", drv.why);
+        return drv.ok ? drv.count : 0;
+    }
+    void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        if (why && n) snprintf(why, n, "no NVIDIA driver (libcuda.so.1 cannot be loaded)");
+        return 0;
+    }
+    CUresult (*init)(unsigned) = NULL;
+    CUresult (*count)(int *) = NULL;
+    *(void **)&init = sym(h, "cuInit", NULL);
+    *(void **)&count = sym(h, "cuDeviceGetCount", NULL);
+    int c = 0;
+    CUresult r = CUDA_SUCCESS;
+    if (!init || !count) {
+        if (why && n) snprintf(why, n, "the NVIDIA driver lacks cuInit or cuDeviceGetCount (too old?)");
+    } else if ((r = init(0)) != CUDA_SUCCESS) {
+        if (why && n) snprintf(why, n, "the NVIDIA driver does not start (CUresult %d)", (int)r);
+    } else if ((r = count(&c)) != CUDA_SUCCESS || c <= 0) {
+        if (why && n) snprintf(why, n, "no CUDA device");
+        c = 0;
+    }
+    return c; /* the library stays loaded: a start later in this process reuses it */
+}
+
 int64_t rf_gpu_cuda_pci(void)
 {
     pthread_once(&drv.once, drv_open);
