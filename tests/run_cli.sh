@@ -144,7 +144,8 @@ if grep -q "built without MPI" "$g"; then
 else
     if grep -q "no usable GPU" "$g"; then
         [ $rc -eq 1 ] || { echo "FAIL: --gpus 2 without a GPU: exit $rc, expected 1"; fail=1; }
-        for n in 2 8 4096; do
+        # (small N only: a build that lost the check would start N ranks)
+        for n in 2 9; do
             "$r" run "$t/e2e/tc.logic" --data "$t/e2e/data" --gpus $n >/dev/null 2>"$g"
             rc=$?
             if [ $rc -ne 1 ] || [ "$(wc -l <"$g")" -ne 1 ] || ! grep -q "^redfox: error: --gpus $n: no usable GPU" "$g"; then
@@ -157,7 +158,7 @@ else
             fi
         done
     fi
-    for n in 9 4096; do
+    for n in 9; do
         RF_GPU_EMULATE=1 "$r" run "$t/e2e/tc.logic" --data "$t/e2e/data" --gpus $n >/dev/null 2>"$g"
         rc=$?
         if [ $rc -ne 2 ] || ! grep -q "at most 8 ranks per GPU, and this host has 1 GPU: 8 ranks at most" "$g"; then
