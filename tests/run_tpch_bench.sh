@@ -18,6 +18,12 @@ usage() { # description command...
 }
 usage "no --data" "$r" tpch bench --sf 0.01
 usage "an --sf the data does not have" "$r" tpch bench --data "$data" --sf 1 --queries 6
+# --duckdb naming a folder: said so (it said 'Input/output error')
+"$r" tpch bench --data "$data" --queries 6 --repeat 1 --device cpu --duckdb "$tmp" >/dev/null 2>"$tmp/err"
+rc=$?
+if [ $rc -ne 1 ] || ! grep -q "cannot read $tmp: it is a folder" "$tmp/err"; then
+    echo "FAIL: --duckdb a folder: exit $rc"; cat "$tmp/err"; fail=1
+fi
 usage "an --sf the data does not have" "$r" tpch bench --data "$data" --sf 0.011 --queries 6
 usage "--sf in hexadecimal" "$r" tpch bench --data "$data" --sf 0x10 --queries 6
 # a database's scale factor from its manifest (supplier's rows)

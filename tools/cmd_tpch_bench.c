@@ -561,6 +561,11 @@ int rf_tool_tpch_bench(int argc, char **argv)
         double ms[NQUERIES + 1];
         int found = 0;
         for (int q = 0; q <= NQUERIES; q++) ms[q] = -1;
+        struct stat ds; /* (a folder opens, and its read fails as an I/O error: say what it is) */
+        if (stat(duckdb, &ds) == 0 && S_ISDIR(ds.st_mode)) {
+            fprintf(stderr, "redfox tpch bench: cannot read %s: it is a folder, not a file of DuckDB's times\n", duckdb);
+            return RF_EXIT_USER;
+        }
         if (!read_duckdb(duckdb, ms, &found)) {
             fprintf(stderr, "redfox tpch bench: cannot read %s: %s\n", duckdb, strerror(errno));
             return RF_EXIT_USER;

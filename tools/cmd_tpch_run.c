@@ -473,11 +473,13 @@ static int tpch_run_ranks(run_opts *pro, rf_rt_options *prt, rf_world *world, co
     }
     struct stat sb;
     if (stat(data, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
-        fprintf(stderr, "redfox tpch run: the data folder '%s' does not exist\n", data);
+        fprintf(stderr, "redfox tpch run: the data folder '%s' %s\n", data,
+                stat(data, &sb) != 0 ? "does not exist" : "is not a folder");
         return RF_EXIT_USER;
     }
     if (check && (stat(check, &sb) != 0 || !S_ISDIR(sb.st_mode))) {
-        fprintf(stderr, "redfox tpch run: the answers folder '%s' does not exist\n", check);
+        fprintf(stderr, "redfox tpch run: the answers folder '%s' %s\n", check,
+                stat(check, &sb) != 0 ? "does not exist" : "is not a folder");
         return RF_EXIT_USER;
     }
     if (outdir && mkdir(outdir, 0777) != 0 && errno != EEXIST) {
