@@ -11,8 +11,9 @@
 ** scalars, two events for timing, and the loaded module with its function
 ** cache. Module loading JIT-compiles the PTX with the driver's linker and
 ** keeps the resulting cubin on disk (<cache>/jit/<hash of PTX, GPU
-** architecture and driver version>.cubin), so a program's second run skips
-** the JIT. Every driver and cudart result is checked; failures become errors
+** architecture and driver version>.cubin, with its length and CRC-32:
+** rf_gpu_cache_read_checked; a damaged one is linked again, never loaded),
+** so a program's second run skips the JIT. Every driver and cudart result is checked; failures become errors
 ** naming the operation and the CUDA error.
 */
 #include "rf_cub.h"

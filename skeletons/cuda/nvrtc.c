@@ -8,7 +8,9 @@
 ** (--cache-dir, $XDG_CACHE_HOME/redfox or ~/.cache/redfox, file
 ** nvrtc/<hash of source, architecture, options and NVRTC version>.ptx,
 ** written through a temporary file and a rename so that a concurrent reader
-** never sees half a file), and the PTX0 encoding.
+** never sees half a file, and read only when its head's length and CRC-32
+** agree with it: rf_gpu_cache_read_checked, which the driver's JIT cache
+** shares, as the emulator's objects share the seal), and the PTX0 encoding.
 **
 ** Options: --fmad=false because the CPU evaluator never contracts a * b + c
 ** into one rounding (float results must agree bit for bit); --device-int128
