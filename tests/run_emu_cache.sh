@@ -29,7 +29,9 @@ damaged() { # damaged WHAT MAKE...: the run as ever, the object built again
     rc=$?
     [ $rc -eq 0 ] || { no "$what: exit $rc"; cat "$tmp/err"; return; }
     cmp -s "$tmp/ref" "$tmp/out" || no "$what: another answer"
-    [ -s "$tmp/err" ] && { no "$what: messages"; cat "$tmp/err"; }
+    # (no messages; a sanitized build's note on the emulator's coroutines aside)
+    grep -v "^==[0-9]*==WARNING: ASan doesn't fully support makecontext" "$tmp/err" | grep -q . &&
+        { no "$what: messages"; cat "$tmp/err"; }
     # built again (not byte for byte the first: its debug information names
     # the temporary source): a regular file of some size, sealed
     [ -f "$so" ] && [ "$(wc -c <"$so")" -gt 10000 ] && tail -c 64 "$so" | grep -q "^redfox cache seal 1 " ||
