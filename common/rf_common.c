@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -332,6 +333,30 @@ void rf_ptrvec_free(rf_ptrvec *v)
 }
 
 /* ---- files and hashing --------------------------------------------- */
+
+int rf_parse_decimal(const char *s, double *out)
+{
+    const char *p = s;
+    int digits = 0;
+    if (*p == '+' || *p == '-') p++;
+    for (; *p >= '0' && *p <= '9'; p++) digits++;
+    if (*p == '.')
+        for (p++; *p >= '0' && *p <= '9'; p++) digits++;
+    if (!digits) return 0;
+    if (*p == 'e' || *p == 'E') {
+        int ed = 0;
+        if (*++p == '+' || *p == '-') p++;
+        for (; *p >= '0' && *p <= '9'; p++) ed++;
+        if (!ed) return 0;
+    }
+    if (*p) return 0;
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (*end || errno == ERANGE || !isfinite(v)) return 0;
+    *out = v;
+    return 1;
+}
 
 const char RF_READ_ABSENT[] = "no such file";
 const char RF_READ_NOT_REGULAR[] = "not a regular file";

@@ -150,6 +150,12 @@ rf_status rf_read_file(const char *path, char **data, int64_t *len, const char *
 extern const char RF_READ_ABSENT[], RF_READ_NOT_REGULAR[], RF_READ_TOO_LARGE[];
 rf_status rf_read_file_bounded(const char *path, int64_t max, char **data, int64_t *len, const char **why);
 
+/* A finite decimal number that is the whole of s: an optional sign, digits
+** with an optional fraction and an optional exponent ("1", "0.01", "-2",
+** ".5", "1e3"), nothing else: no blanks around it, no hexadecimal (strtod
+** reads "0x10" as 16), no inf or nan. 1 with the value in *out, else 0. */
+int rf_parse_decimal(const char *s, double *out);
+
 /* FNV-1a 64-bit hash, for hash tables and cache keys. */
 uint64_t rf_hash64(const void *p, size_t n, uint64_t seed);
 

@@ -50,7 +50,8 @@ static const setting settings[] = {
      "(on or off)"},
     {"cache_dir", PATH, offsetof(rf_rt_tuning, cache_dir), 0,
      "where the NVRTC, GPU JIT and emulator caches live (default $XDG_CACHE_HOME/redfox, "
-     "else ~/.cache/redfox; empty: no cache; also --cache-dir DIR, --no-cache)"},
+     "else ~/.cache/redfox; off or empty: no cache, ./off a folder of that name; also "
+     "--cache-dir DIR, --no-cache)"},
     {"block_skip", SWITCH, offsetof(rf_rt_tuning, block_skip), 1,
      "from a database, read only the blocks whose min/max a constant range filter can accept "
      "(on or off; off reads every block, for comparison)"},
@@ -143,8 +144,8 @@ rf_status rf_rt_tuning_set(rf_rt_tuning *t, const char *assign, char *why, size_
             }
             return RF_OK;
         }
-        if (s->k == PATH) {
-            *(const char **)at = v;
+        if (s->k == PATH) { /* off, as every other setting spells none (a folder of that name: ./off) */
+            *(const char **)at = !strcmp(v, "off") ? "" : v;
             return RF_OK;
         }
         if (s->k == BYTES) return parse_bytes(s->name, v, (int64_t *)at, why, n);

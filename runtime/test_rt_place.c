@@ -10,6 +10,7 @@
 
 #include "rf_sys.h"
 
+#include <fcntl.h>
 #include <math.h>
 #include <sys/stat.h>
 #include <sys/time.h>
@@ -483,6 +484,29 @@ static void test_cache(const char *tmp)
     for (int i = 0; i < 300; i++) many[i] = kern_rec(i & 1, "sort", i, 8.0 * i, 1e-6 * i);
     CHECK(!rf_rt_place_append(path, many, 300, &d));
     CHECK(load_matches(path, bpath, &made) && made);
+    /* edited in place, early in the bytes the cache covers, the length
+    ** kept: a damaged line is found (the read's warning, its line), an
+    ** edited value served as edited, never the cache's old records */
+    char *text = NULL;
+    int64_t tlen = 0;
+    const char *why;
+    CHECK(!rf_read_file(path, &text, &tlen, &why));
+    char *gpu = text ? strstr(text, " gpu 1 ") : NULL, *secs = text ? strstr(text, " 0.0125\n") : NULL;
+    CHECK(gpu && secs && secs < strchr(gpu, '\n') + 1);
+    if (gpu && secs) {
+        int fd = open(path, O_WRONLY);
+        CHECK(fd >= 0 && pwrite(fd, "x", 1, gpu + 1 - text) == 1);
+        CHECK(load_matches(path, bpath, NULL));
+        CHECK(!rf_rt_place_load(path, &m, &d) && m.n == 0 && d.count == 1 && d.items[0].loc.line == 2);
+        rf_diags_free(&d);
+        rf_diags_init(&d);
+        CHECK(fd >= 0 && pwrite(fd, "g", 1, gpu + 1 - text) == 1 && pwrite(fd, " 0.0126", 7, secs - text) == 7);
+        CHECK(load_matches(path, bpath, NULL));
+        CHECK(!rf_rt_place_load(path, &m, &d) && m.n == 305 && m.recs[0].seconds == 0.0126 && d.count == 0);
+        rf_rt_place_model_free(&m);
+        if (fd >= 0) close(fd);
+    }
+    free(text);
     /* a damaged line after the cache's bytes: the warning names its line */
     FILE *f = fopen(path, "ab");
     if (f) {

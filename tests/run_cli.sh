@@ -133,6 +133,56 @@ for arch in bogus_arch sm_ compute_8 sm_9000 "compute_80 --foo"; do
     [ -e "${TMPDIR:-/tmp}/rf_cli_arch.$$.rfx" ] && { echo "FAIL: --gpu-arch '$arch' wrote a file"; fail=1; }
 done
 rm -f "${TMPDIR:-/tmp}/rf_cli_arch.$$" "${TMPDIR:-/tmp}/rf_cli_arch.$$.rfx"
+# tpch run --check naming a file: said to be no folder (it said 'does not exist')
+"$r" tpch run --data "$t/e2e/data" --queries 6 --check "$t/e2e/tc.logic" >/dev/null 2>"${TMPDIR:-/tmp}/rf_cli.$$"
+rc=$?
+if [ $rc -ne 1 ] || ! grep -q "the answers folder '$t/e2e/tc.logic' is not a folder" "${TMPDIR:-/tmp}/rf_cli.$$"; then
+    echo "FAIL: tpch run --check a file: exit $rc"; cat "${TMPDIR:-/tmp}/rf_cli.$$"; fail=1
+fi
+# --set cache_dir=off: no cache, as off is none for every setting (it made a folder ./off)
+w="${TMPDIR:-/tmp}/rf_cli_off.$$"
+mkdir -p "$w"
+(cd "$w" && RF_GPU_EMULATE=1 "$r" run "$t/e2e/aggregates.logic" --data "$t/e2e/data" --device gpu --set cache_dir=off \
+    >/dev/null 2>&1) || { echo "FAIL: --set cache_dir=off: exit $?"; fail=1; }
+[ -e "$w/off" ] && { echo "FAIL: --set cache_dir=off made a folder ./off"; fail=1; }
+(cd "$w" && RF_GPU_EMULATE=1 "$r" run "$t/e2e/aggregates.logic" --data "$t/e2e/data" --device gpu --set cache_dir=./off \
+    >/dev/null 2>&1) || { echo "FAIL: --set cache_dir=./off: exit $?"; fail=1; }
+[ -d "$w/off/emu" ] || { echo "FAIL: --set cache_dir=./off: no cache in the folder ./off"; fail=1; }
+rm -rf "$w"
+# --gpus N: the host's GPUs checked once before any rank starts: without a
+# GPU one error (not N ranks failing alike); more than 8 ranks per GPU
+# refused (the emulator counts as one GPU)
+g="${TMPDIR:-/tmp}/rf_cli_gpus.$$"
+"$r" run "$t/e2e/tc.logic" --data "$t/e2e/data" --gpus 2 >/dev/null 2>"$g"
+rc=$?
+if grep -q "built without MPI" "$g"; then
+    echo "no MPI in this build: --gpus N's checks skipped"
+else
+    if grep -q "no usable GPU" "$g"; then
+        [ $rc -eq 1 ] || { echo "FAIL: --gpus 2 without a GPU: exit $rc, expected 1"; fail=1; }
+        # (small N only: a build that lost the check would start N ranks)
+        for n in 2 9; do
+            "$r" run "$t/e2e/tc.logic" --data "$t/e2e/data" --gpus $n >/dev/null 2>"$g"
+            rc=$?
+            if [ $rc -ne 1 ] || [ "$(wc -l <"$g")" -ne 1 ] || ! grep -q "^redfox: error: --gpus $n: no usable GPU" "$g"; then
+                echo "FAIL: --gpus $n without a GPU: exit $rc, not one error before the ranks"; cat "$g"; fail=1
+            fi
+            "$r" tpch run --data "$t/e2e/data" --gpus $n >/dev/null 2>"$g"
+            rc=$?
+            if [ $rc -ne 1 ] || [ "$(wc -l <"$g")" -ne 1 ]; then
+                echo "FAIL: tpch run --gpus $n without a GPU: exit $rc"; cat "$g"; fail=1
+            fi
+        done
+    fi
+    for n in 9; do
+        RF_GPU_EMULATE=1 "$r" run "$t/e2e/tc.logic" --data "$t/e2e/data" --gpus $n >/dev/null 2>"$g"
+        rc=$?
+        if [ $rc -ne 2 ] || ! grep -q "at most 8 ranks per GPU, and this host has 1 GPU: 8 ranks at most" "$g"; then
+            echo "FAIL: --gpus $n on the emulator: exit $rc, not the bound"; cat "$g"; fail=1
+        fi
+    done
+fi
+rm -f "$g"
 rm -f "${TMPDIR:-/tmp}/rf_cli_rep.$$"
 rm -f "${TMPDIR:-/tmp}/rf_cli.$$"
 exit $fail

@@ -1,7 +1,8 @@
 #!/bin/sh
 # tests/run_tpch_bench.sh REDFOX DATA_DIR: `redfox tpch bench` on the CPU at
 # SF 0.01: two queries, one timed run each, and the --json file it writes has
-# the documented keys; bad usage exits 2. Skipped (77) without the data.
+# the documented keys; bad usage exits 2, an --sf the data does not have
+# included (without --sf, the data's own). Skipped (77) without the data.
 r=$1
 data=$2
 [ -f "$data/lineitem.tbl" ] || { echo "skip: no TPC-H data in $data"; exit 77; }
@@ -16,7 +17,20 @@ usage() { # description command...
     if [ "$got" -ne 2 ]; then echo "FAIL: $what: exit $got, expected 2"; cat "$tmp/err"; fail=1; fi
 }
 usage "no --data" "$r" tpch bench --sf 0.01
-usage "no --sf" "$r" tpch bench --data "$data"
+usage "an --sf the data does not have" "$r" tpch bench --data "$data" --sf 1 --queries 6
+# --duckdb naming a folder: said so (it said 'Input/output error')
+"$r" tpch bench --data "$data" --queries 6 --repeat 1 --device cpu --duckdb "$tmp" >/dev/null 2>"$tmp/err"
+rc=$?
+if [ $rc -ne 1 ] || ! grep -q "cannot read $tmp: it is a folder" "$tmp/err"; then
+    echo "FAIL: --duckdb a folder: exit $rc"; cat "$tmp/err"; fail=1
+fi
+usage "an --sf the data does not have" "$r" tpch bench --data "$data" --sf 0.011 --queries 6
+usage "--sf in hexadecimal" "$r" tpch bench --data "$data" --sf 0x10 --queries 6
+# a database's scale factor from its manifest (supplier's rows)
+if "$r" tpch gen --sf 0.02 --format db --tables supplier --out "$tmp/db" >/dev/null 2>&1; then
+    usage "an --sf the database does not have" "$r" tpch bench --data "$tmp/db" --sf 0.01 --queries 6
+    grep -q "is of scale factor 0.02 (supplier has 200 rows" "$tmp/err" || { echo "FAIL: the database's SF: $(cat "$tmp/err")"; fail=1; }
+fi
 usage "bad --sf" "$r" tpch bench --data "$data" --sf zero
 usage "bad --repeat" "$r" tpch bench --data "$data" --sf 0.01 --repeat 0
 usage "bad --queries" "$r" tpch bench --data "$data" --sf 0.01 --queries 23
@@ -52,15 +66,17 @@ assert qs[0]["duckdb_ms"] == 12.5 and qs[1]["duckdb_ms"] == 1.0, qs
 assert abs(d["total_ms"] - sum(q["median_ms"] for q in qs)) < 1e-3 * d["total_ms"] + 1e-6, d
 PY
 # the GPU (emulated): the cold run's copies each way, its peak device memory
-# and its phases, in the table and the JSON
-if ! RF_GPU_EMULATE=1 "$r" tpch bench --data "$data" --sf 0.01 --device gpu --threads 2 --repeat 1 --queries 6 \
+# and its phases, in the table and the JSON (no --sf: the data's, 0.01)
+if ! RF_GPU_EMULATE=1 "$r" tpch bench --data "$data" --device gpu --threads 2 --repeat 1 --queries 6 \
         --json "$tmp/gpu.json" >"$tmp/out" 2>"$tmp/err"; then
     echo "FAIL: tpch bench --device gpu (emulated) exited $?"; cat "$tmp/out" "$tmp/err"; exit 1
 fi
 grep -q '^cold runs: q06 ' "$tmp/out" || { echo "FAIL: no cold-run line for q06"; cat "$tmp/out"; fail=1; }
 python3 - "$tmp/gpu.json" <<'PY' || fail=1
 import json, sys
-q = json.load(open(sys.argv[1]))["queries"][0]
+doc = json.load(open(sys.argv[1]))
+assert doc["sf"] == 0.01, doc["sf"]
+q = doc["queries"][0]
 # q06 reads 4 of lineitem's 16 columns: 60,175 rows of 28 bytes (no more than 2 MB)
 assert 60175 * 28 <= q["h2d_bytes"] < 2000000, q
 assert 0 < q["d2h_bytes"] < 4096 and q["gpu_peak_bytes"] >= q["h2d_bytes"] - 4096, q

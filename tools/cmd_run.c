@@ -124,7 +124,10 @@ static const char *usage =
     "                       ranks itself under Open MPI's mpirun (implies --device\n"
     "                       gpu). Ranks exchange rows GPU to GPU with NCCL where\n"
     "                       every rank has a GPU of its own and libnccl.so.2 loads,\n"
-    "                       else through host memory (--profile says which)\n"
+    "                       else through host memory (--profile says which).\n"
+    "                       N is at most 8 per GPU of the host (the emulator,\n"
+    "                       RF_GPU_EMULATE=1, counts as one); a host without a\n"
+    "                       usable GPU is an error before any rank starts\n"
     "  -h, --help           this text\n";
 
 static const rf_diagnostic *world_diag(const void *w, int64_t i) { return rf_world_diag(w, i); }

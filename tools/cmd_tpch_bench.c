@@ -18,6 +18,7 @@
 */
 #include "pipeline.h"
 #include "redfox.h"
+#include "rf_db.h"
 #include "rf_file.h"
 #include "rf_runtime.h"
 #include "rf_tpch_queries.h"
@@ -26,6 +27,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,7 +39,7 @@
 #define MAX_REPEAT 1000
 
 static const char *usage =
-    "usage: redfox tpch bench --data DIR --sf X [--device auto|cpu|gpu] [--repeat N]\n"
+    "usage: redfox tpch bench --data DIR [--sf X] [--device auto|cpu|gpu] [--repeat N]\n"
     "                         [--queries LIST] [--bandwidth GBPS] [--json FILE]\n"
     "                         [--duckdb FILE] [--threads N] [--no-fuse]\n"
     "                         [--set NAME=VALUE] [--gpu-memory N]\n"
@@ -69,7 +71,9 @@ static const char *usage =
     "options:\n"
     "  --data DIR          where customer.tbl .. supplier.tbl are (required), or a\n"
     "                      redfox database of them (`tpch gen --format db`)\n"
-    "  --sf X              the data's scale factor, e.g. 1 or 0.01 (required)\n"
+    "  --sf X              the data's scale factor, e.g. 1 or 0.01 (default: the\n"
+    "                      data's own, supplier's rows / 10,000, as dbgen makes\n"
+    "                      it); one the data does not have is refused (exit 2)\n"
     "  --device D          auto (default), cpu or gpu\n"
     "  --repeat N          timed runs per query after the warm-up (default 5)\n"
     "  --queries LIST      which queries, e.g. 1,3,5-7 (default: all 22)\n"
@@ -120,15 +124,53 @@ typedef struct bstat {
 } bstat;
 
 
-/* A positive decimal number (1, 0.01, 1e3). */
+/* A positive decimal number (1, 0.01, 1e3; not hex, not blank-padded). */
 static int parse_pos_double(const char *s, double *out)
 {
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (end == s || *end || errno || !(v > 0) || !isfinite(v)) return 0;
+    double v;
+    if (!rf_parse_decimal(s, &v) || !(v > 0)) return 0;
     *out = v;
     return 1;
+}
+
+/* dbgen's supplier table has 10,000 rows per unit of scale factor: the
+** data's scale, whatever --sf says */
+#define SUPPLIERS_PER_SF 10000
+
+/* The rows of the supplier table in data: a database's from its manifest,
+** a folder of .tbl files' by counting supplier.tbl's lines. 1, or 0 with
+** why (no such table, unreadable). */
+static int supplier_rows(const char *data, int64_t *rows, char *why, size_t nwhy)
+{
+    *rows = 0;
+    if (rf_db_is_database(data)) {
+        rf_diags d;
+        rf_diags_init(&d);
+        rf_db *db = NULL;
+        const rf_db_table *t = NULL;
+        if (!rf_db_open(data, &db, &d) && (t = rf_db_find_table(db, "supplier.tbl"))) *rows = t->nrows;
+        else snprintf(why, nwhy, "the database has no supplier table");
+        rf_db_close(db);
+        rf_diags_free(&d);
+        return t != NULL;
+    }
+    char *path = rf_sprintf("%s/supplier.tbl", data);
+    int fd = path ? open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK) : -1;
+    struct stat sb;
+    if (fd < 0 || fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        snprintf(why, nwhy, "%s/supplier.tbl cannot be read: %s", data, fd < 0 ? strerror(errno) : "not a regular file");
+        if (fd >= 0) close(fd);
+        free(path);
+        return 0;
+    }
+    free(path);
+    static char buf[1 << 16];
+    ssize_t n;
+    while ((n = read(fd, buf, sizeof buf)) > 0)
+        for (const char *p = buf, *end = buf + n; (p = memchr(p, '\n', (size_t)(end - p))); p++) ++*rows;
+    close(fd);
+    if (n < 0) snprintf(why, nwhy, "%s/supplier.tbl cannot be read: %s", data, strerror(errno));
+    return n == 0;
 }
 
 /* DuckDB's times: every "q<digits>" token (not inside a word) followed by
@@ -472,10 +514,9 @@ int rf_tool_tpch_bench(int argc, char **argv)
     if (json && duckdb && rf_tool_same_file(json, duckdb))
         return rf_tool_usage_error(C, "--json %s is the --duckdb file: the results would replace DuckDB's times "
                                    "(give another --json)", json);
-    if (!sfs) return rf_tool_usage_error(C, "--sf X (the data's scale factor) is required");
     report r;
     memset(&r, 0, sizeof r);
-    if (!parse_pos_double(sfs, &r.sf)) return rf_tool_usage_error(C, "--sf takes a positive number, e.g. 1 or 0.01");
+    if (sfs && !parse_pos_double(sfs, &r.sf)) return rf_tool_usage_error(C, "--sf takes a positive number, e.g. 1 or 0.01");
     int want[NQUERIES + 1];
     if (queries) {
         const char *why = NULL;
@@ -520,6 +561,11 @@ int rf_tool_tpch_bench(int argc, char **argv)
         double ms[NQUERIES + 1];
         int found = 0;
         for (int q = 0; q <= NQUERIES; q++) ms[q] = -1;
+        struct stat ds; /* (a folder opens, and its read fails as an I/O error: say what it is) */
+        if (stat(duckdb, &ds) == 0 && S_ISDIR(ds.st_mode)) {
+            fprintf(stderr, "redfox tpch bench: cannot read %s: it is a folder, not a file of DuckDB's times\n", duckdb);
+            return RF_EXIT_USER;
+        }
         if (!read_duckdb(duckdb, ms, &found)) {
             fprintf(stderr, "redfox tpch bench: cannot read %s: %s\n", duckdb, strerror(errno));
             return RF_EXIT_USER;
@@ -533,8 +579,23 @@ int rf_tool_tpch_bench(int argc, char **argv)
     }
     struct stat sb;
     if (stat(data, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
-        fprintf(stderr, "redfox tpch bench: the data folder '%s' does not exist\n", data);
+        fprintf(stderr, "redfox tpch bench: the data folder '%s' %s\n", data,
+                stat(data, &sb) != 0 ? "does not exist" : "is not a folder");
         return RF_EXIT_USER;
+    }
+    /* the scale factor the data has: Power@SF and the JSON's sf are for it */
+    int64_t nsupp = 0;
+    char nowhy[512];
+    if (supplier_rows(data, &nsupp, nowhy, sizeof nowhy)) {
+        double data_sf = (double)nsupp / SUPPLIERS_PER_SF;
+        if (!sfs) r.sf = data_sf;
+        else if (llround(r.sf * SUPPLIERS_PER_SF) != nsupp)
+            return rf_tool_usage_error(C, "--sf %s, but the data in %s is of scale factor %g (supplier has %lld rows, "
+                                       "%d per unit of scale factor)", sfs, data, data_sf, (long long)nsupp,
+                                       SUPPLIERS_PER_SF);
+    } else if (!sfs) {
+        return rf_tool_usage_error(C, "give --sf X: the data's scale factor cannot be told from its supplier table (%s)",
+                                   nowhy);
     }
     if (o.device == REDFOX_DEVICE_GPU) { /* once, not for each of the queries */
         char why[256];

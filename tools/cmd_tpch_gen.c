@@ -116,10 +116,8 @@ int rf_tool_tpch_gen(int argc, char **argv)
     rf_tpch_gen_opts o;
     memset(&o, 0, sizeof o);
     char *end;
-    errno = 0;
-    o.sf = strtod(sf_arg, &end);
-    if (end == sf_arg || *end || errno || !isfinite(o.sf))
-        return bad_usage("scale factor '%s' is not a number", sf_arg);
+    if (!rf_parse_decimal(sf_arg, &o.sf)) /* (strtod also reads 0x10, inf, blanks before) */
+        return bad_usage("scale factor '%s' is not a decimal number", sf_arg);
     if (jobs_arg) {
         errno = 0;
         long j = strtol(jobs_arg, &end, 10);
@@ -141,7 +139,13 @@ int rf_tool_tpch_gen(int argc, char **argv)
     rf_diags_init(&d);
     rf_status st = !strcmp(format, "db") ? rf_tool_tpch_gen_db(&o, &d) : rf_tpch_gen(&o, &d);
     if (tty && b.last >= 0) fputc('\n', stderr);
-    rf_diags_print(&d, stderr);
+    if (st == RF_EUSAGE) { /* bad usage the generator found (the scale's range, a table's name) as the command's own */
+        for (int64_t i = 0; i < d.count; i++)
+            fprintf(stderr, "redfox tpch gen: %s%s%s\n", d.items[i].loc.file ? d.items[i].loc.file : "",
+                    d.items[i].loc.file ? ": " : "", d.items[i].msg);
+    } else {
+        rf_diags_print(&d, stderr);
+    }
     rf_diags_free(&d);
     switch (st) {
     case RF_OK: return RF_EXIT_OK;

@@ -82,7 +82,10 @@ static const char *usage =
     "                      reads its share of the tables for each query (and\n"
     "                      keeps it across --repeat), the queries run one after\n"
     "                      another on all ranks, rank 0 prints,\n"
-    "                      writes --out and checks; the times are rank 0's\n"
+    "                      writes --out and checks; the times are rank 0's.\n"
+    "                      N is at most 8 per GPU of the host (the emulator\n"
+    "                      counts as one); a host without a usable GPU is an\n"
+    "                      error before any rank starts\n"
     "  --cache-dir DIR     where the GPU's compiled code is cached (default\n"
     "                      $XDG_CACHE_HOME/redfox, else ~/.cache/redfox); --no-cache: none\n"
     "  -h, --help          this text\n";
@@ -470,11 +473,13 @@ static int tpch_run_ranks(run_opts *pro, rf_rt_options *prt, rf_world *world, co
     }
     struct stat sb;
     if (stat(data, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
-        fprintf(stderr, "redfox tpch run: the data folder '%s' does not exist\n", data);
+        fprintf(stderr, "redfox tpch run: the data folder '%s' %s\n", data,
+                stat(data, &sb) != 0 ? "does not exist" : "is not a folder");
         return RF_EXIT_USER;
     }
     if (check && (stat(check, &sb) != 0 || !S_ISDIR(sb.st_mode))) {
-        fprintf(stderr, "redfox tpch run: the answers folder '%s' does not exist\n", check);
+        fprintf(stderr, "redfox tpch run: the answers folder '%s' %s\n", check,
+                stat(check, &sb) != 0 ? "does not exist" : "is not a folder");
         return RF_EXIT_USER;
     }
     if (outdir && mkdir(outdir, 0777) != 0 && errno != EEXIST) {

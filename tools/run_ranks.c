@@ -8,9 +8,12 @@
 ** mpirun (runtime/dist). mpirun rather than forked children: the ranks need
 ** MPI for their exchanges anyway, and mpirun already does the bootstrap,
 ** the forwarding of output and signals, and stops every rank when one dies.
+** Before it, the check that the host has a GPU (or the emulator) and that N
+** is at most RF_TOOL_RANKS_PER_GPU ranks per GPU: one message, no ranks.
 */
 #include "tools.h"
 
+#include "rf_rt_gpu.h"
 #include "rf_sys.h"
 
 #include <errno.h>
@@ -22,6 +25,18 @@
 
 int rf_tool_run_ranks(const char *cmd, int argc, char **argv, int64_t n)
 {
+    /* the GPUs first, once, here: without one every rank would fail alike,
+    ** each with its message, after mpirun started them all */
+    char why[256];
+    int gpus = rf_rt_gpu_count(why, sizeof why);
+    if (gpus <= 0) {
+        fprintf(stderr, "redfox: error: --gpus %lld: no usable GPU: %s\n", (long long)n, why);
+        return RF_EXIT_USER;
+    }
+    if (n > (int64_t)RF_TOOL_RANKS_PER_GPU * gpus)
+        return rf_tool_usage_error(cmd, "--gpus %lld: at most %d ranks per GPU, and this host has %d GPU%s: %lld ranks at "
+                                   "most", (long long)n, RF_TOOL_RANKS_PER_GPU, gpus, gpus == 1 ? "" : "s",
+                                   (long long)RF_TOOL_RANKS_PER_GPU * gpus);
     /* cmd: "run" or "tpch run", the words before ARGS */
     const char *words[2] = {cmd, NULL};
     int nwords = 1;

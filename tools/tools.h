@@ -20,6 +20,9 @@ int rf_tool_run(int argc, char **argv);
 /* cmd ("run" or "tpch run") started again as N ranks under mpirun with
 ** argv[1..]: returns only when mpirun cannot be run (a message printed). */
 int rf_tool_run_ranks(const char *cmd, int argc, char **argv, int64_t n);
+/* --gpus N's bound on the ranks it starts: this many per GPU of the host
+** (several ranks share a GPU, rank r on GPU r mod the count). */
+#define RF_TOOL_RANKS_PER_GPU 8
 int rf_tool_import(int argc, char **argv);
 int rf_tool_exec(int argc, char **argv);
 int rf_tool_dump(int argc, char **argv);

@@ -31,6 +31,11 @@ int rf_rt_gpu_available(char *why, size_t n);
 ** why saying why. The driver (rt_run.c) then starts the GPU on a thread
 ** beside the reading of the inputs. */
 int rf_rt_gpu_maybe(char *why, size_t n);
+/* The GPUs a process of this host may use, counted without starting any
+** (the driver's library and cuInit; the emulator counts as one): 0 when
+** there is none, why saying why. For a launcher of several ranks, which
+** checks before it starts them. */
+int rf_rt_gpu_count(char *why, size_t n);
 /* 1 when the GPU's driver runs in this process already (a run's start
 ** then costs no driver start), or the GPU is the emulator. */
 int rf_rt_gpu_started(void);

@@ -11,8 +11,9 @@
 ** scalars, two events for timing, and the loaded module with its function
 ** cache. Module loading JIT-compiles the PTX with the driver's linker and
 ** keeps the resulting cubin on disk (<cache>/jit/<hash of PTX, GPU
-** architecture and driver version>.cubin), so a program's second run skips
-** the JIT. Every driver and cudart result is checked; failures become errors
+** architecture and driver version>.cubin, with its length and CRC-32:
+** rf_gpu_cache_read_checked; a damaged one is linked again, never loaded),
+** so a program's second run skips the JIT. Every driver and cudart result is checked; failures become errors
 ** naming the operation and the CUDA error.
 */
 #include "rf_cub.h"
@@ -495,6 +496,34 @@ int rf_gpu_cuda_maybe(char *why, size_t n)
     /* kept loaded: the start's own dlopen then costs nothing */
     if (why && n) snprintf(why, n, "an NVIDIA driver (the GPU not started yet)");
     return 1;
+}
+
+int rf_gpu_cuda_count(char *why, size_t n)
+{
+    if (drv.probed) {
+        if (!drv.ok && why && n) snprintf(why, n, "%s", drv.why);
+        return drv.ok ? drv.count : 0;
+    }
+    void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        if (why && n) snprintf(why, n, "no NVIDIA driver (libcuda.so.1 cannot be loaded)");
+        return 0;
+    }
+    CUresult (*init)(unsigned) = NULL;
+    CUresult (*count)(int *) = NULL;
+    *(void **)&init = sym(h, "cuInit", NULL);
+    *(void **)&count = sym(h, "cuDeviceGetCount", NULL);
+    int c = 0;
+    CUresult r = CUDA_SUCCESS;
+    if (!init || !count) {
+        if (why && n) snprintf(why, n, "the NVIDIA driver lacks cuInit or cuDeviceGetCount (too old?)");
+    } else if ((r = init(0)) != CUDA_SUCCESS) {
+        if (why && n) snprintf(why, n, "the NVIDIA driver does not start (CUresult %d)", (int)r);
+    } else if ((r = count(&c)) != CUDA_SUCCESS || c <= 0) {
+        if (why && n) snprintf(why, n, "no CUDA device");
+        c = 0;
+    }
+    return c; /* the library stays loaded: a start later in this process reuses it */
 }
 
 int64_t rf_gpu_cuda_pci(void)

@@ -8,7 +8,9 @@
 ** primitives are plain host loops with CUB's results (the radix sort is a
 ** stable LSD sort over the same bits).
 **
-** Owns the compiled object (cached as <cache>/emu/<hash>.so), the coroutine
+** Owns the compiled object (cached as <cache>/emu/<hash>.so, sealed with its
+** length and checksum: a damaged one is built again; a cache folder that
+** cannot be written is passed over for a temporary one), the coroutine
 ** stacks and the function table. It finds bugs of the executor and of the
 ** kernels' logic; races, memory-model and driver problems need the real GPU.
 ** The C++ compiler is $RF_GPU_EMU_CXX or c++, with $RF_GPU_EMU_CXXFLAGS
@@ -108,6 +110,68 @@ static void plain_sync(void)
 
 /* ---- the module ----------------------------------------------------------------- */
 
+/* The compiled object at so opened into es, its built-ins found: RF_OK, or
+** RF_EINTERNAL with the reason added to g->d when report (else nothing
+** said: a cached object that fails is built again). */
+static rf_status open_object(gdev *g, emu_state *es, const char *so, int report)
+{
+    const char *why = NULL;
+    if (!(es->so = dlopen(so, RTLD_NOW | RTLD_LOCAL))) {
+        why = dlerror();
+    } else {
+        es->threadIdx = dlsym(es->so, "threadIdx");
+        es->blockIdx = dlsym(es->so, "blockIdx");
+        es->blockDim = dlsym(es->so, "blockDim");
+        es->gridDim = dlsym(es->so, "gridDim");
+        es->sync_fn = dlsym(es->so, "rf_emu_sync_fn");
+        if (!es->threadIdx || !es->blockIdx || !es->blockDim || !es->gridDim || !es->sync_fn) {
+            why = "the compiled kernels lack the emulated built-ins";
+            dlclose(es->so);
+            es->so = NULL;
+        }
+    }
+    if (!why) return RF_OK;
+    if (report) rf_error(g->d, rf_mkloc(NULL, 0, 0), "GPU emulator: cannot load %s: %s", so, why ? why : "?");
+    return RF_EINTERNAL;
+}
+
+/* The source all compiled by the C++ compiler into the object so (in dir),
+** sealed (rf_gpu_cache_seal) and renamed into place. */
+static rf_status build_object(gdev *g, const char *dir, const char *so, const rf_buf *all)
+{
+    /* (the source and the object written aside under names of this
+    ** thread's own: runs of one program on two threads compile it at once) */
+    char *cpp = rf_gpu_cache_tmp_name(so, "cpp");
+    char *tmpso = rf_gpu_cache_tmp_name(so, "tmp");
+    rf_status st = cpp && tmpso ? RF_OK : RF_ENOMEM;
+    if (!st) {
+        rf_gpu_cache_write(dir, cpp, all->data, (uint64_t)all->len);
+        const char *cxx = getenv("RF_GPU_EMU_CXX"), *flags = getenv("RF_GPU_EMU_CXXFLAGS");
+        char *cmd = rf_sprintf("%s -std=c++17 -O1 -g -shared -fPIC -w %s -o '%s' '%s' 2>&1", cxx && cxx[0] ? cxx : "c++",
+                               flags ? flags : "", tmpso, cpp);
+        FILE *pp = cmd ? popen(cmd, "r") : NULL;
+        rf_buf out;
+        rf_buf_init(&out);
+        if (pp) {
+            char line[512];
+            while (fgets(line, sizeof line, pp)) rf_buf_puts(&out, line);
+        }
+        int rc = pp ? pclose(pp) : -1;
+        if (rc != 0 || !rf_gpu_cache_seal(tmpso) || rename(tmpso, so) != 0) {
+            rf_error(g->d, rf_mkloc(NULL, 0, 0), "GPU emulator: compiling the kernels as C++ failed:\n%.4000s",
+                     out.len ? rf_buf_cstr(&out) : "(no output)");
+            st = RF_EINTERNAL;
+            remove(tmpso);
+        }
+        rf_buf_free(&out);
+        remove(cpp);
+        free(cmd);
+    }
+    free(cpp);
+    free(tmpso);
+    return st;
+}
+
 static rf_status emu_load(gdev *g, const rf_gpu_ptx *ptx, const char *src, uint64_t srclen)
 {
     (void)ptx;
@@ -125,8 +189,21 @@ static rf_status emu_load(gdev *g, const rf_gpu_ptx *ptx, const char *src, uint6
     uint64_t h[2];
     rf_gpu_hash128(all.data, (uint64_t)all.len, h);
     char *dir = rf_gpu_cache_dir(g->cache_dir, "emu");
+    char *so = dir ? rf_sprintf("%s/%016" PRIx64 "%016" PRIx64 ".so", dir, h[0], h[1]) : NULL;
+    rf_status st = !dir || so ? RF_OK : RF_ENOMEM;
+    /* a cached object only when its seal agrees with its bytes (one cut
+    ** short would end the process with SIGBUS when mapped), and only when
+    ** it loads; else it is built again, once */
+    int loaded = !st && so && rf_gpu_cache_sealed(so) && open_object(g, es, so, 0) == RF_OK;
     char *tmpdir = NULL;
-    if (!dir) {
+    if (!st && !loaded && dir && !rf_gpu_cache_dir_make(dir)) {
+        /* a cache folder that cannot be written (a file in its way, no
+        ** right to write): none, as with --no-cache */
+        free(dir);
+        free(so);
+        dir = so = NULL;
+    }
+    if (!st && !loaded && !dir) {
         char tmpl[] = "/tmp/rf_emu_XXXXXX";
         if (!mkdtemp(tmpl)) {
             rf_buf_free(&all);
@@ -135,60 +212,18 @@ static rf_status emu_load(gdev *g, const rf_gpu_ptx *ptx, const char *src, uint6
         }
         dir = rf_strdup(tmpl);
         tmpdir = rf_strdup(tmpl);
+        so = dir ? rf_sprintf("%s/%016" PRIx64 "%016" PRIx64 ".so", dir, h[0], h[1]) : NULL;
+        st = dir && tmpdir && so ? RF_OK : RF_ENOMEM;
     }
-    char *so = rf_sprintf("%s/%016" PRIx64 "%016" PRIx64 ".so", dir, h[0], h[1]);
-    /* (the source and the object written aside under names of this
-    ** thread's own: runs of one program on two threads compile it at once) */
-    char *cpp = so ? rf_gpu_cache_tmp_name(so, "cpp") : NULL;
-    char *tmpso = so ? rf_gpu_cache_tmp_name(so, "tmp") : NULL;
-    rf_status st = so && cpp && tmpso ? RF_OK : RF_ENOMEM;
-    if (!st && access(so, R_OK) != 0) {
-        rf_gpu_cache_write(dir, cpp, all.data, (uint64_t)all.len);
-        const char *cxx = getenv("RF_GPU_EMU_CXX"), *flags = getenv("RF_GPU_EMU_CXXFLAGS");
-        char *cmd = rf_sprintf("%s -std=c++17 -O1 -g -shared -fPIC -w %s -o '%s' '%s' 2>&1", cxx && cxx[0] ? cxx : "c++",
-                               flags ? flags : "", tmpso, cpp);
-        FILE *pp = cmd ? popen(cmd, "r") : NULL;
-        rf_buf out;
-        rf_buf_init(&out);
-        if (pp) {
-            char line[512];
-            while (fgets(line, sizeof line, pp)) rf_buf_puts(&out, line);
-        }
-        int rc = pp ? pclose(pp) : -1;
-        if (rc != 0 || rename(tmpso, so) != 0) {
-            rf_error(g->d, rf_mkloc(NULL, 0, 0), "GPU emulator: compiling the kernels as C++ failed:\n%.4000s",
-                     out.len ? rf_buf_cstr(&out) : "(no output)");
-            st = RF_EINTERNAL;
-            remove(tmpso);
-        }
-        rf_buf_free(&out);
-        remove(cpp);
-        free(cmd);
-    }
-    if (!st && !(es->so = dlopen(so, RTLD_NOW | RTLD_LOCAL))) {
-        rf_error(g->d, rf_mkloc(NULL, 0, 0), "GPU emulator: cannot load %s: %s", so, dlerror());
-        st = RF_EINTERNAL;
-    }
-    if (!st) {
-        es->threadIdx = dlsym(es->so, "threadIdx");
-        es->blockIdx = dlsym(es->so, "blockIdx");
-        es->blockDim = dlsym(es->so, "blockDim");
-        es->gridDim = dlsym(es->so, "gridDim");
-        es->sync_fn = dlsym(es->so, "rf_emu_sync_fn");
-        if (!es->threadIdx || !es->blockIdx || !es->blockDim || !es->gridDim || !es->sync_fn) {
-            rf_error(g->d, rf_mkloc(NULL, 0, 0), "GPU emulator: the compiled kernels lack the emulated built-ins");
-            st = RF_EINTERNAL;
-        }
-    }
+    if (!st && !loaded) st = build_object(g, dir, so, &all);
+    if (!st && !loaded) st = open_object(g, es, so, 1);
     if (tmpdir) {
-        remove(so);
+        if (so) remove(so);
         rmdir(tmpdir);
     }
     free(tmpdir);
     free(dir);
     free(so);
-    free(cpp);
-    free(tmpso);
     rf_buf_free(&all);
     return st;
 }

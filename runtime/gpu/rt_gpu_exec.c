@@ -143,6 +143,15 @@ int rf_rt_gpu_available(char *why, size_t n)
     return rf_gpu_cuda_probe(why, n);
 }
 
+int rf_rt_gpu_count(char *why, size_t n)
+{
+    if (rf_gpu_emulated()) {
+        if (why && n) snprintf(why, n, "an emulated GPU (RF_GPU_EMULATE is set: kernels run on the CPU)");
+        return 1;
+    }
+    return rf_gpu_cuda_count(why, n);
+}
+
 int64_t rf_rt_gpu_pci(void) { return rf_gpu_emulated() ? 0 : rf_gpu_cuda_pci(); }
 int rf_rt_gpu_emulated(void) { return rf_gpu_emulated(); }
 

@@ -155,6 +155,10 @@ int rf_gpu_cuda_start_parts(double *init, double *context, double *cudart, doubl
 /* Cheap, no driver start: 0 when the probe ran and failed or when the
 ** NVIDIA driver library cannot be loaded (why says so); else 1. */
 int rf_gpu_cuda_maybe(char *why, size_t n);
+/* The CUDA devices this process sees, by the driver's library and cuInit
+** alone (no context, no GPU memory taken): 0 when there is none or no
+** driver, why saying why. */
+int rf_gpu_cuda_count(char *why, size_t n);
 /* Puts ptx's cubin into the JIT cache under cache_dir (the driver's linker,
 ** on the calling thread, as a run's module load would make it), unless it
 ** is there: 1 when it is there now. 0 without a started GPU; no messages

@@ -8,7 +8,9 @@
 ** (--cache-dir, $XDG_CACHE_HOME/redfox or ~/.cache/redfox, file
 ** nvrtc/<hash of source, architecture, options and NVRTC version>.ptx,
 ** written through a temporary file and a rename so that a concurrent reader
-** never sees half a file), and the PTX0 encoding.
+** never sees half a file, and read only when its head's length and CRC-32
+** agree with it: rf_gpu_cache_read_checked, which the driver's JIT cache
+** shares, as the emulator's objects share the seal), and the PTX0 encoding.
 **
 ** Options: --fmad=false because the CPU evaluator never contracts a * b + c
 ** into one rounding (float results must agree bit for bit); --device-int128
@@ -199,6 +201,60 @@ char *rf_gpu_cache_read_checked(const char *path, uint64_t *len)
     data[want] = 0;
     *len = want;
     return data;
+}
+
+#define SEAL_MAGIC "redfox cache seal 1 "
+
+/* The seal of len bytes of crc, RF_GPU_CACHE_HEAD bytes: "\n" magic LEN CRC, blanks, "\n". */
+static void seal_text(char out[RF_GPU_CACHE_HEAD], uint64_t len, unsigned long crc)
+{
+    char t[RF_GPU_CACHE_HEAD + 1];
+    int n = snprintf(t, sizeof t, "\n" SEAL_MAGIC "%" PRIu64 " %08lx", len, crc);
+    memset(t + n, ' ', (size_t)(RF_GPU_CACHE_HEAD - 1 - n));
+    t[RF_GPU_CACHE_HEAD - 1] = '\n';
+    memcpy(out, t, RF_GPU_CACHE_HEAD);
+}
+
+int rf_gpu_cache_seal(const char *path)
+{
+    char *data = NULL;
+    int64_t n = 0;
+    const char *why;
+    if (rf_read_file_bounded(path, RF_GPU_CACHE_MAX_BYTES - RF_GPU_CACHE_HEAD, &data, &n, &why)) return 0;
+    char seal[RF_GPU_CACHE_HEAD];
+    seal_text(seal, (uint64_t)n, (unsigned long)crc32(crc32(0L, Z_NULL, 0), (const Bytef *)data, (uInt)n));
+    free(data);
+    FILE *f = fopen(path, "ab");
+    int ok = f && fwrite(seal, 1, sizeof seal, f) == sizeof seal;
+    if (f && fclose(f) != 0) ok = 0;
+    return ok;
+}
+
+int rf_gpu_cache_sealed(const char *path)
+{
+    char *data = NULL;
+    int64_t n = 0;
+    const char *why;
+    if (rf_read_file_bounded(path, RF_GPU_CACHE_MAX_BYTES, &data, &n, &why)) return 0;
+    int ok = 0;
+    if (n >= RF_GPU_CACHE_HEAD) {
+        int64_t len = n - RF_GPU_CACHE_HEAD;
+        char want[RF_GPU_CACHE_HEAD];
+        seal_text(want, (uint64_t)len, (unsigned long)crc32(crc32(0L, Z_NULL, 0), (const Bytef *)data, (uInt)len));
+        ok = !memcmp(data + len, want, sizeof want);
+    }
+    free(data);
+    return ok;
+}
+
+int rf_gpu_cache_dir_make(const char *dir)
+{
+    char *d = rf_strdup(dir);
+    if (!d) return 0;
+    make_dirs(d);
+    free(d);
+    struct stat sb;
+    return stat(dir, &sb) == 0 && S_ISDIR(sb.st_mode) && access(dir, W_OK | X_OK) == 0;
 }
 
 char *rf_gpu_cache_dir(const char *root_dir, const char *sub)

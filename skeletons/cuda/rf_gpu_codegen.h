@@ -354,6 +354,21 @@ void rf_gpu_cache_write(const char *dir, const char *path, const void *data, uin
 #define RF_GPU_CACHE_MAX_BYTES ((int64_t)256 << 20)
 void rf_gpu_cache_write_checked(const char *dir, const char *path, const void *data, uint64_t len);
 char *rf_gpu_cache_read_checked(const char *path, uint64_t *len);
+/* A cache entry that must stay as it was built (the emulator's shared
+** object, which dlopen maps from the file): a seal of RF_GPU_CACHE_HEAD
+** bytes appended at its end, "redfox cache seal 1 LEN CRC32", LEN the
+** bytes before it (the loader reads only what the object's headers name,
+** never the seal). rf_gpu_cache_seal appends it to the file at path (1 when
+** done); rf_gpu_cache_sealed says whether the file at path is a regular
+** file of at most RF_GPU_CACHE_MAX_BYTES whose seal agrees with its bytes:
+** an object cut short (mapped past its end, it would end the process with
+** SIGBUS), emptied or damaged is not. */
+int rf_gpu_cache_seal(const char *path);
+int rf_gpu_cache_sealed(const char *path);
+/* Makes the cache folder dir (and its parents): 1 when it is then a folder
+** this process can write in, 0 when not (a file in its way, no right to
+** write): the caller then caches nothing, as with --no-cache. */
+int rf_gpu_cache_dir_make(const char *dir);
 /* A name to write path's new contents under before renaming them onto it:
 ** path.PID.N.tmp, N counted in the process, so that two threads writing one
 ** entry (two runs of one program at once) do not write one file together.

@@ -62,6 +62,12 @@ cli)
     expect 2 --sf 1001 --out "$out/x"
     expect 2 --sf 1.5 --out "$out/x"
     expect 2 --sf abc --out "$out/x"
+    # decimal numbers only (strtod also reads hexadecimal: 0x10 was SF 16),
+    # no blanks around them; every usage message in the command's own form
+    for v in 0x10 0x1p-7 " 0.01" "0.01 " inf nan 0 -1; do
+        expect 2 --sf "$v" --out "$out/x" --tables supplier
+        grep -q "^redfox tpch gen: scale factor" "$out/stderr" || fail "--sf '$v': $(cat "$out/stderr")"
+    done
     expect 2 --sf 1 --out "$out/x" --jobs 0
     expect 2 --sf 1 --out "$out/x" --tables lineitem,bogus
     expect 2 --sf 1 --out "$out/x" --bogus

@@ -1,0 +1,62 @@
+#!/bin/sh
+# tests/run_emu_cache.sh REDFOX EXAMPLE_DIR: the GPU emulator's compiled
+# objects (<cache>/emu/HASH.so) are used only when whole: one cut short (it
+# ended the run with SIGBUS), emptied (exit 3 on every run, never built
+# again), or replaced by anything else is built again and the run goes on
+# with the same answers; a --cache-dir that cannot be used (a file) is
+# passed over as --no-cache is. No run exits 3.
+set -u
+r=$1
+ex=$2
+tmp=${TMPDIR:-/tmp}/rf_emucache.$$
+mkdir -p "$tmp"
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+no() { echo "FAIL: $*"; fail=1; }
+export RF_GPU_EMULATE=1
+c=$tmp/cache
+if command -v timeout >/dev/null 2>&1; then to="timeout 120"; else to=; fi
+run() { $to "$r" run "$ex/reach.logic" --data "$ex" --device gpu --format csv "$@"; }
+run --no-cache >"$tmp/ref" 2>"$tmp/err" || { echo "the emulator cannot run here: skipped"; cat "$tmp/err"; exit 77; }
+run --cache-dir "$c" >"$tmp/out" 2>"$tmp/err" || { no "first run: exit $?"; cat "$tmp/err"; }
+so=$(ls "$c"/emu/*.so 2>/dev/null | head -n 1)
+[ -f "$so" ] || { no "no object cached"; exit 1; }
+damaged() { # damaged WHAT MAKE...: the run as ever, the object built again
+    what=$1
+    shift
+    "$@" || { no "$what: could not make it"; return; }
+    run --cache-dir "$c" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    [ $rc -eq 0 ] || { no "$what: exit $rc"; cat "$tmp/err"; return; }
+    cmp -s "$tmp/ref" "$tmp/out" || no "$what: another answer"
+    # (no messages; a sanitized build's note on the emulator's coroutines aside)
+    grep -v "^==[0-9]*==WARNING: ASan doesn't fully support makecontext" "$tmp/err" | grep -q . &&
+        { no "$what: messages"; cat "$tmp/err"; }
+    # built again (not byte for byte the first: its debug information names
+    # the temporary source): a regular file of some size, sealed
+    [ -f "$so" ] && [ "$(wc -c <"$so")" -gt 10000 ] && tail -c 64 "$so" | grep -q "^redfox cache seal 1 " ||
+        no "$what: the object was not built again"
+}
+damaged "an object cut short" truncate -s 1000 "$so"
+damaged "an empty object" sh -c ": >'$so'"
+damaged "an object one byte short" truncate -s -1 "$so"
+if command -v python3 >/dev/null 2>&1; then
+    # junk that carries a seal agreeing with it: passes the check, fails to
+    # load, and is built again all the same
+    damaged "a sealed object that does not load" python3 - "$so" <<'PY'
+import sys, zlib
+body = b"not an ELF object\n"
+seal = ("\nredfox cache seal 1 %d %08x" % (len(body), zlib.crc32(body))).encode()
+seal = seal + b" " * (63 - len(seal)) + b"\n"
+open(sys.argv[1], "wb").write(body + seal)
+PY
+fi
+damaged "a named pipe" sh -c "rm -f '$so' && mkfifo '$so'"
+# a cache folder that cannot be used: a file in its way
+echo x >"$tmp/afile"
+run --cache-dir "$tmp/afile" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 0 ] || { no "--cache-dir a file: exit $rc"; cat "$tmp/err"; }
+cmp -s "$tmp/ref" "$tmp/out" || no "--cache-dir a file: another answer"
+[ $fail = 0 ] && echo "the emulator's cache: damaged objects built again, an unusable folder passed over"
+exit $fail
