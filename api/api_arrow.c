@@ -228,8 +228,9 @@ static int import_column(rf_database *db, const char *name, int32_t c, const str
                      (long long)i + 1);
             /* refused as a file's are: redfox's strings end at their first NUL */
             if (o[i + 1] > o[i] && memchr(col->bytes + o[i], 0, (size_t)(o[i + 1] - o[i])))
-                FAIL(REDFOX_ERROR, "%s: column %d (%s), row %lld: a NUL byte in a string: strings may not contain NUL bytes",
-                     name, (int)c + 1, cname, (long long)i + 1);
+                FAIL(REDFOX_ERROR,
+                     "%s: column %d (%s), row %lld: a NUL byte in a string: strings may not contain NUL bytes", name,
+                     (int)c + 1, cname, (long long)i + 1);
         }
         return REDFOX_OK;
     }

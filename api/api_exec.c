@@ -157,7 +157,8 @@ static int add_rows(rf_batch *b, int insert, const char *pred, int32_t ncols, co
             else if (rf_val_check_utf8(s, (int64_t)strlen(s), &ve)) bad = r + 1;
         }
         if (null) {
-            api_diags_error(&b->diags, "%s: %s: column %d, row %lld: a NULL string", fn, pred, (int)c + 1, (long long)null);
+            api_diags_error(&b->diags, "%s: %s: column %d, row %lld: a NULL string", fn, pred, (int)c + 1,
+                            (long long)null);
             return REDFOX_MISUSE;
         }
         if (bad) {

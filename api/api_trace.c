@@ -35,7 +35,8 @@ int rf_trace_event(rf_trace *t, const char *cat, const char *name, double t0, do
     api_diags_clear(&t->diags);
     /* a time that is no number writes no JSON number (the file was not JSON) */
     if (!isfinite(t0) || !isfinite(t1)) {
-        api_diags_error(&t->diags, "rf_trace_event: %s: the start and end must be finite times (rf_trace_clock), not %g and %g",
+        api_diags_error(&t->diags,
+                        "rf_trace_event: %s: the start and end must be finite times (rf_trace_clock), not %g and %g",
                         name, t0, t1);
         return REDFOX_MISUSE;
     }

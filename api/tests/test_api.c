@@ -518,7 +518,7 @@ static void test_arrow_bad(void)
         switch (k) {
         case 0: atop.offset = INT64_MAX, atop.length = 2, what = "out of range"; break; /* offset + length overflows */
         case 1: atop.offset = 3, atop.length = INT64_MAX - 1, what = "out of range"; break;
-        case 2: akid.offset = INT64_MAX - 1, what = "column 1 (x): offset"; break;       /* the child's: 4 rows from there */
+        case 2: akid.offset = INT64_MAX - 1, what = "column 1 (x): offset"; break; /* the child's: 4 rows on */
         case 3: akid.length = -1, what = "column 1 (x)"; break;
         case 4: top.children = NULL, what = "column 1: no child"; break;                  /* n_children 1 */
         default: atop.children = NULL, what = "column 1: no child"; break;
