@@ -172,11 +172,16 @@ static void set_memory_policy(void)
 ** fresh q06 at SF 10 0.32-0.39 s against 0.22-0.26 s. Set here, while the
 ** process has one thread (the driver reads it at its start); the user's own
 ** value stands. Ranks keep the driver's default: NCCL's streams run beside
-** ours there, and that has not been measured with one queue. */
+** ours there, and that has not been measured with one queue; so `--gpus N`,
+** which starts its ranks from this process, takes the value back first
+** (rf_tool_gpu_queues_set). */
+int rf_tool_gpu_queues_set;
+
 static void set_gpu_queues(void)
 {
-    if (rf_rt_dist_launched()) return;
-    setenv("CUDA_DEVICE_MAX_CONNECTIONS", "1", 0);
+    if (rf_rt_dist_launched() || getenv("CUDA_DEVICE_MAX_CONNECTIONS")) return;
+    setenv("CUDA_DEVICE_MAX_CONNECTIONS", "1", 1);
+    rf_tool_gpu_queues_set = 1;
 }
 
 double rf_tool_start;

@@ -10,6 +10,8 @@
 ** the forwarding of output and signals, and stops every rank when one dies.
 ** Before it, the check that the host has a GPU (or the emulator) and that N
 ** is at most RF_TOOL_RANKS_PER_GPU ranks per GPU: one message, no ranks.
+** The ranks get the user's environment: the one work queue redfox chose
+** for itself at its start (tools/redfox.c) is taken back.
 */
 #include "tools.h"
 
@@ -73,6 +75,9 @@ int rf_tool_run_ranks(const char *cmd, int argc, char **argv, int64_t n)
     for (int w = 0; w < nwords; w++) av[k++] = (char *)words[w];
     for (int i = 1; i < argc; i++) av[k++] = argv[i];
     av[k] = NULL;
+    /* one work queue was this process's choice for its own single stream;
+    ** ranks keep the driver's default (or the user's value) */
+    if (rf_tool_gpu_queues_set) unsetenv("CUDA_DEVICE_MAX_CONNECTIONS");
     fflush(NULL);
     execvp("mpirun", av);
     fprintf(stderr,

@@ -20,6 +20,9 @@ int rf_tool_run(int argc, char **argv);
 /* cmd ("run" or "tpch run") started again as N ranks under mpirun with
 ** argv[1..]: returns only when mpirun cannot be run (a message printed). */
 int rf_tool_run_ranks(const char *cmd, int argc, char **argv, int64_t n);
+/* 1 where redfox itself set CUDA_DEVICE_MAX_CONNECTIONS=1 at its start (not
+** the user): the ranks `--gpus N` starts get the environment as the user gave it */
+extern int rf_tool_gpu_queues_set;
 /* --gpus N's bound on the ranks it starts: this many per GPU of the host
 ** (several ranks share a GPU, rank r on GPU r mod the count). */
 #define RF_TOOL_RANKS_PER_GPU 8
