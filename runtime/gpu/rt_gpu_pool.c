@@ -237,9 +237,9 @@ static rf_status pool_alloc(gpool *pl, uint64_t bytes, int high, int quiet, gbuf
         if (quiet) return RF_EDEVMEM;
         if (pl->cap)
             rf_error(pl->g->d, rf_mkloc(NULL, 0, 0),
-                     "out of GPU memory: %" PRIu64 " KiB wanted, %" PRIu64 " KiB in use of the %" PRIu64
-                     " KiB cap (--gpu-memory)",
-                     bytes >> 10, pl->in_use >> 10, pl->cap >> 10);
+                     "out of GPU memory: %" PRIu64 " bytes wanted, %" PRIu64
+                     " bytes in use under the cap (--gpu-memory) of %" PRIu64 " bytes",
+                     bytes, pl->in_use, pl->cap); /* (in bytes: a small cap's KiB read 0) */
         else
             rf_error(pl->g->d, rf_mkloc(NULL, 0, 0),
                      "out of GPU memory: %" PRIu64 " MiB wanted, %" PRIu64 " MiB in use of %" PRIu64
