@@ -370,6 +370,62 @@ static rf_status set_reserve(gx *x, int32_t var, int64_t more)
     return RF_OK;
 }
 
+/* An insert's new rows appended in host memory. Under a cap, widening the
+** set for a value outside 32 bits may find no room for a column in both
+** widths and move the set to host memory whole (rt_gpu_narrow.c,
+** widen_held), its table holding this insert's candidates as pending ids
+** N + i: set_append's work is then done there, so that the table and the
+** rows agree again; the set's next reader brings it back (it read device
+** buffers that were gone, and crashed). */
+static rf_status append_held(gx *x, int32_t var, const gval *t, const gbuf *slot, const gbuf *flags, const gbuf *pos,
+                             int64_t tn, int64_t N)
+{
+    gval *v = &x->vals[var];
+    const rf_hir_var *hv = x->p->vars[var];
+    int32_t nc = hv->ncols;
+    if (!v->held) return RF_EINTERNAL;
+    int64_t *hs = rf_calloc((size_t)tn, 8), *hp = rf_calloc((size_t)tn + 2, 8);
+    uint8_t *hf = rf_calloc((size_t)tn + 1, 1);
+    char **tc = rf_calloc((size_t)nc + 1, sizeof *tc);
+    rf_status st = hs && hp && hf && tc ? RF_OK : RF_ENOMEM;
+    if (!st) st = x->g.ops->d2h(&x->g, hs, slot->p, (uint64_t)tn * 8);
+    if (!st) st = x->g.ops->d2h(&x->g, hp, pos->p, (uint64_t)(tn + 1) * 8);
+    if (!st) st = x->g.ops->d2h(&x->g, hf, flags->p, (uint64_t)tn);
+    for (int32_t c = 0; c < nc && !st; c++) {
+        uint64_t tw = rf_gx_narrow_bit(t, c) ? 4 : (uint64_t)wid(hv->types[c]);
+        if (!colp(t, c) || rf_gx_narrow_bit(v, c)) st = RF_EINTERNAL; /* (the set is wide now) */
+        else if (!(tc[c] = rf_calloc((size_t)tn, (size_t)tw))) st = RF_ENOMEM;
+        else st = x->g.ops->d2h(&x->g, tc[c], colp(t, c), (uint64_t)tn * tw);
+    }
+    uint32_t *tab = (uint32_t *)(uintptr_t)rf_gx_held_col(v, nc + 4);
+    for (int64_t i = 0; i < tn && !st; i++) {
+        if (!hf[i]) continue;
+        int64_t w = N + hp[i];
+        for (int32_t c = 0; c < nc && !st; c++) {
+            uint64_t wd = (uint64_t)wid(hv->types[c]);
+            char *dst = (char *)(uintptr_t)rf_gx_held_col(v, c);
+            if (!dst || (uint64_t)(w + 1) * wd > rf_gx_held_len(v, c)) {
+                st = RF_EINTERNAL;
+            } else if (rf_gx_narrow_bit(t, c)) {
+                int64_t val = ((const int32_t *)(const void *)tc[c])[i];
+                memcpy(dst + (uint64_t)w * wd, &val, 8);
+            } else {
+                memcpy(dst + (uint64_t)w * wd, tc[c] + (uint64_t)i * wd, (size_t)wd);
+            }
+        }
+        if (!st && tab) {
+            if (hs[i] < 0 || (uint64_t)(hs[i] + 1) * 4 > rf_gx_held_len(v, nc + 4)) st = RF_EINTERNAL;
+            else tab[hs[i]] = (uint32_t)w;
+        }
+    }
+    for (int32_t c = 0; tc && c < nc; c++) free(tc[c]);
+    free(tc);
+    free(hs);
+    free(hp);
+    free(hf);
+    return st;
+}
+
 rf_status rf_gx_k_insert(gx *x, const rf_hir_kernel *k)
 {
     int32_t var = k->out;
@@ -421,7 +477,10 @@ rf_status rf_gx_k_insert(gx *x, const rf_hir_kernel *k)
         if (!st) st = rf_gx_scan_into(x, 0, flags.p, tn, pos.p, w, v->narrow ? 2 : 1);
         M = w[0];
         if (!st && M > 0 && w[1]) st = rf_gx_widen(x, var, 0);
-        if (!st && M > 0) {
+        v = &x->vals[var];
+        if (!st && M > 0 && v->held && (!v->set || !v->set->tab.p)) {
+            st = append_held(x, var, t, &slot, &flags, &pos, tn, N);
+        } else if (!st && M > 0) {
             memset(&a, 0, sizeof a);
             a.n = tn;
             RF_A_NCOLS(a) = hv->ncols;

@@ -649,6 +649,8 @@ rf_status rf_gx_spill_var(gx *x, int32_t var);
 rf_status rf_gx_unspill_var(gx *x, int32_t var);
 /* Column c of a value in host memory (NULL: none there). */
 const void *rf_gx_held_col(const gval *v, int32_t c);
+/* The bytes of held buffer c (0: none in host memory). */
+uint64_t rf_gx_held_len(const gval *v, int32_t c);
 /* Host rows r (the columns read marks; NULL: all) as a value in host
 ** memory, without a copy: with borrowed (r's columns belong to an input
 ** cache and outlive the run) r's columns read in place and never freed

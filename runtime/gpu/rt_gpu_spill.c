@@ -167,6 +167,11 @@ const void *rf_gx_held_col(const gval *v, int32_t c)
     return v->held && c < v->held->nslots ? v->held->host[c] : NULL;
 }
 
+uint64_t rf_gx_held_len(const gval *v, int32_t c)
+{
+    return v->held && c < v->held->nslots && v->held->host[c] ? v->held->len[c] : 0;
+}
+
 rf_status rf_gx_held_adopt(gval *v, int32_t ncols, int32_t c, void *host, uint64_t len)
 {
     gheld *h = v->held;
