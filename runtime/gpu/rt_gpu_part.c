@@ -8,7 +8,8 @@
 ** depends on row i of the input alone) and a join map or gather map (a row
 ** per pair of the index); joins (ranges of one side); unique and difference
 ** (ranges, then one unique over the ranges' distinct rows); a concat (each
-** input a range of its output, put together in host memory). The thesis's chapter 6 partitions relations that
+** input a range of its output, put together in host memory) and a copy (a
+** concat of one). The thesis's chapter 6 partitions relations that
 ** exceed GPU memory; a row-local kernel needs no hashing for that: its
 ** input (the relation, or the index's pairs) waits in host memory and comes
 ** in one range at a time, and each range's rows go back to host memory as
@@ -52,10 +53,11 @@ int rf_gx_part_can(const gx *x, const rf_hir_kernel *k)
     if (k->kind == RF_HIR_GATHER)
         return k->nin >= 1 && k->nin <= 2 && (k->nin == 1 || k->in[1] == k->idx) && k->idx >= 0 &&
                k->out != k->in[0] && k->out != k->idx && k->idx != k->in[0];
-    if (k->kind == RF_HIR_CONCAT) {
+    /* (a copy is a concat of one: made in host memory, as below) */
+    if (k->kind == RF_HIR_CONCAT || k->kind == RF_HIR_COPY) {
         for (int32_t i = 0; i < k->nin; i++)
             if (k->in[i] == k->out) return 0;
-        return k->nin > 0;
+        return k->nin > 0 && (k->kind == RF_HIR_CONCAT || k->nin == 1);
     }
     return 0;
 }
@@ -313,8 +315,9 @@ static rf_status unique_of_ranges(gx *x, const rf_hir_kernel *k)
     return rf_gx_run_kernel(x, &u);
 }
 
-/* A concat whose inputs and output do not fit at once: each input is a
-** range of the output; they wait in host memory and are put together there. */
+/* A concat (or a copy, a concat of one input) whose inputs and output do
+** not fit at once: each input is a range of the output; they wait in host
+** memory and are put together there. */
 static rf_status concat_on_host(gx *x, const rf_hir_kernel *k)
 {
     const rf_hir_var *ov = x->p->vars[k->out];
@@ -437,7 +440,7 @@ static rf_status run_in_ranges(gx *x, const rf_hir_kernel *k)
 rf_status rf_gx_run_parts(gx *x, const rf_hir_kernel *k)
 {
     if (rf_gx_radix_can(x, k)) return rf_gx_run_radix(x, k);
-    if (k->kind == RF_HIR_CONCAT) return concat_on_host(x, k);
+    if (k->kind == RF_HIR_CONCAT || k->kind == RF_HIR_COPY) return concat_on_host(x, k);
     if (k->kind == RF_HIR_GATHER) return gather_on_host(x, k);
     int64_t ndiag = x->d->count, nerr = x->d->nerrors;
     int self = (k->kind == RF_HIR_JOIN_INDEX || k->kind == RF_HIR_ANTI_INDEX) && k->in[0] == k->in[1];
