@@ -1,6 +1,7 @@
 #!/bin/sh
-# tests/run_gpu_cap_sweep.sh REDFOX DATA PROG.logic...: every program on the
-# emulated GPU under caps of 1/2, 1/4, 1/8, 1/16 and 1/64 of its uncapped
+# tests/run_gpu_cap_sweep.sh [--real] REDFOX DATA PROG.logic...: every program
+# on the emulated GPU (with --real: the machine's GPU, exit 77 where there is
+# none) under caps of 1/2, 1/4, 1/8, 1/16 and 1/64 of its uncapped
 # peak of device memory (--gpu-memory): each run must exit 0 with the
 # uncapped run's output byte for byte, whatever the cap makes of it (values
 # moved to host memory, kernels in ranges or key partitions, or the CPU for
@@ -9,13 +10,22 @@
 # widened its set into host memory). Programs that expect an error
 # (// expect-error:) are left out.
 set -u
+real=0
+if [ "$1" = --real ]; then real=1; shift; fi
 redfox=$1 data=$2
 shift 2
 tmp=${TMPDIR:-/tmp}/rf_capsweep.$$
 mkdir -p "$tmp"
 trap 'rm -rf "$tmp"' EXIT
-RF_GPU_EMULATE=1
-export RF_GPU_EMULATE
+if [ $real = 1 ]; then
+    unset RF_GPU_EMULATE
+    printf 'a(1).\nlang:output[`a] = "a".\n' >"$tmp/probe.logic"
+    "$redfox" run "$tmp/probe.logic" --device gpu >/dev/null 2>"$tmp/probe.err" ||
+        { echo "SKIP: no usable GPU: $(cat "$tmp/probe.err")"; exit 77; }
+else
+    RF_GPU_EMULATE=1
+    export RF_GPU_EMULATE
+fi
 fail=0 runs=0
 for prog in "$@"; do
     grep -q '^// expect-error:' "$prog" && continue
