@@ -18,6 +18,7 @@
 #                 split the work over several commands that share --work
 #   --sf LIST     the scale factors of step 3 (default "1 10")
 #   --jobs N      ctest's parallel tests in step 1 (default 4)
+#   --tests RE    step 1 runs only the gpu tests whose names match RE (ctest -R)
 # Exit 0 when every step that ran passed. Keeps going after failures, so that
 # one run shows everything.
 set -u
@@ -27,6 +28,7 @@ work=/tmp/rf-gpu-check
 steps="ctest,gen,tpch,sanitizer"
 sfs="1 10"
 jobs=4
+tests=""
 while [ $# -gt 0 ]; do
     case "$1" in
     --build) build=$2; shift 2 ;;
@@ -34,7 +36,8 @@ while [ $# -gt 0 ]; do
     --steps) steps=$2; shift 2 ;;
     --sf) sfs=$2; shift 2 ;;
     --jobs) jobs=$2; shift 2 ;;
-    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+    --tests) tests=$2; shift 2 ;;
+    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
     *) echo "gpu-check: unknown argument $1" >&2; exit 2 ;;
     esac
 done
@@ -83,7 +86,7 @@ if has ctest; then
         fi
     fi
     echo "== ctest -L gpu"
-    (cd "$tdir" && ctest -L '^gpu$' --output-on-failure -j"$jobs" --timeout 300) >"$work/ctest.log" 2>&1
+    (cd "$tdir" && ctest -L '^gpu$' ${tests:+-R "$tests"} --output-on-failure -j"$jobs" --timeout 300) >"$work/ctest.log" 2>&1
     rc=$?
     tail -n 15 "$work/ctest.log"
     res=$(grep -E "tests passed|tests failed" "$work/ctest.log" | tail -n 1)
