@@ -506,6 +506,57 @@ rf_status rf_gx_k_insert(gx *x, const rf_hir_kernel *k)
 
 /* ---- unique, difference ------------------------------------------------------------------------ */
 
+/* The first of r's rows (in order) whose nk key columns an earlier row
+** had, and that earlier row (*row -1: none), found in host memory: where a
+** cap leaves no room for grouping the keys on the device. */
+static rf_status fd_pair_on_host(gx *x, const rf_type *types, const gval *r, int32_t nk, int64_t *frow, int64_t *row)
+{
+    int64_t n = r->nrows;
+    *frow = *row = -1;
+    char **col = rf_calloc((size_t)nk, sizeof *col);
+    uint64_t cap = 4;
+    while (cap < (uint64_t)n * 2) cap *= 2;
+    int64_t *tab = rf_malloc((size_t)cap * 8);
+    rf_status st = col && tab ? RF_OK : RF_ENOMEM;
+    for (int32_t c = 0; c < nk && !st; c++) {
+        uint64_t w = (uint64_t)wid(types[c]);
+        if (!(col[c] = rf_malloc((size_t)((uint64_t)n * w)))) st = RF_ENOMEM;
+        else st = x->g.ops->d2h(&x->g, col[c], colp(r, c), (uint64_t)n * w);
+    }
+    if (!st) memset(tab, 0xff, (size_t)cap * 8);
+    for (int64_t i = 0; !st && i < n && *row < 0; i++) {
+        uint64_t h = 1469598103934665603u;
+        for (int32_t c = 0; c < nk; c++) {
+            uint64_t w = (uint64_t)wid(types[c]);
+            const unsigned char *p = (const unsigned char *)col[c] + (uint64_t)i * w;
+            for (uint64_t b = 0; b < w; b++) h = (h ^ p[b]) * 1099511628211u;
+        }
+        uint64_t at = h & (cap - 1);
+        for (;;) {
+            int64_t j = tab[at];
+            if (j < 0) {
+                tab[at] = i;
+                break;
+            }
+            int eq = 1;
+            for (int32_t c = 0; c < nk && eq; c++) {
+                uint64_t w = (uint64_t)wid(types[c]);
+                eq = !memcmp(col[c] + (uint64_t)i * w, col[c] + (uint64_t)j * w, (size_t)w);
+            }
+            if (eq) {
+                *frow = j;
+                *row = i;
+                break;
+            }
+            at = (at + 1) & (cap - 1);
+        }
+    }
+    for (int32_t c = 0; col && c < nk; c++) free(col[c]);
+    free(col);
+    free(tab);
+    return st;
+}
+
 /* A functional predicate must not give two values for one key (the CPU
 ** executor's check_fd, runtime/cpu: same message, same rows). */
 static rf_status check_fd(gx *x, const rf_hir_kernel *k, const gval *r)
@@ -517,24 +568,33 @@ static rf_status check_fd(gx *x, const rf_hir_kernel *k, const gval *r)
     rf_gx_keys_of(r, out->types, NULL, nk, &kc);
     gval g;
     memset(&g, 0, sizeof g);
+    int64_t ndiag = x->d->count, nerr = x->d->nerrors, row = -1, frow = 0;
     rf_status st = group_rows(x, &kc, r->nrows, &g);
-    if (st || g.ngroups == r->nrows) {
+    if (st == RF_EDEVMEM) {
+        /* no room to group the keys beside the rows: the same pair found
+        ** on the host (the unique's rows stay; the run stays on the GPU) */
         rf_gx_val_clear(x, &g, 0);
-        return st;
+        rf_gx_held_drop_diags(x, ndiag, nerr);
+        st = fd_pair_on_host(x, out->types, r, nk, &frow, &row);
+        if (st || row < 0) return st;
+    } else {
+        if (st || g.ngroups == r->nrows) {
+            rf_gx_val_clear(x, &g, 0);
+            return st;
+        }
+        int64_t *gid = NULL, *first = NULL;
+        st = rf_gx_host_i64(x, g.gid.p, r->nrows, &gid);
+        if (!st) st = rf_gx_host_i64(x, g.first.p, g.ngroups, &first);
+        rf_gx_val_clear(x, &g, 0);
+        /* the first row whose key was seen before: deterministic */
+        for (int64_t i = 0; !st && i < r->nrows && row < 0; i++)
+            if (first[gid[i]] != i) row = i;
+        if (!st && row < 0) st = RF_EINTERNAL;
+        frow = st ? 0 : first[gid[row]];
+        free(gid);
+        free(first);
+        if (st) return st;
     }
-    int64_t *gid = NULL, *first = NULL;
-    st = rf_gx_host_i64(x, g.gid.p, r->nrows, &gid);
-    if (!st) st = rf_gx_host_i64(x, g.first.p, g.ngroups, &first);
-    rf_gx_val_clear(x, &g, 0);
-    /* the first row whose key was seen before: deterministic */
-    int64_t row = -1;
-    for (int64_t i = 0; !st && i < r->nrows && row < 0; i++)
-        if (first[gid[i]] != i) row = i;
-    if (!st && row < 0) st = RF_EINTERNAL;
-    int64_t frow = st ? 0 : first[gid[row]];
-    free(gid);
-    free(first);
-    if (st) return st;
     /* the two rows, on the host */
     rf_rt_rel two;
     memset(&two, 0, sizeof two);
