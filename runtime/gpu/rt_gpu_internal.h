@@ -679,6 +679,12 @@ void rf_gx_unfit(gx *x, int64_t rows, int unit);
 /* The error of a kernel whose smallest part did not fit (the one noted),
 ** in place of the pool's since diagnostic ndiag: RF_EDEVMEM. */
 rf_status rf_gx_unfit_error(gx *x, int64_t ndiag, int64_t nerr);
+/* "under the cap (--gpu-memory) of N bytes" or "in the N MiB the device had
+** free": the room a part did not fit in, for a message. */
+void rf_gx_cap_text(const gx *x, char *cap, size_t n);
+/* A leapfrog triejoin whose sorted inputs (read whole) cannot all be on the
+** device: the message, in place of the pool's since diagnostic ndiag. */
+rf_status rf_gx_lftj_unfit(gx *x, const rf_hir_kernel *k, int64_t ndiag, int64_t nerr);
 /* a kernel's output in host memory, growing part by part */
 typedef struct gacc {
     char **col;

@@ -198,7 +198,7 @@ void rf_gx_unfit(gx *x, int64_t rows, int unit)
 }
 
 /* The room a part did not fit in, for the message. */
-static void cap_text(const gx *x, char *cap, size_t n)
+void rf_gx_cap_text(const gx *x, char *cap, size_t n)
 {
     if (x->g.mem_cap)
         snprintf(cap, n, "under the cap (--gpu-memory) of %llu bytes", (unsigned long long)x->g.mem_cap);
@@ -210,7 +210,7 @@ rf_status rf_gx_unfit_error(gx *x, int64_t ndiag, int64_t nerr)
 {
     rf_gx_held_drop_diags(x, ndiag, nerr);
     char cap[96];
-    cap_text(x, cap, sizeof cap);
+    rf_gx_cap_text(x, cap, sizeof cap);
     long long n = (long long)x->unfit_rows;
     const char *what = x->unfit_unit == RF_GX_UNIT_ROW ? "one row" : x->unfit_unit == RF_GX_UNIT_KEY ? "one key" : "one group";
     if (x->unfit_unit == RF_GX_UNIT_ROW)
@@ -457,7 +457,7 @@ rf_status rf_gx_run_parts(gx *x, const rf_hir_kernel *k)
         ** the ranges */
         rf_gx_held_drop_diags(x, ndiag, nerr);
         char cap[96];
-        cap_text(x, cap, sizeof cap);
+        rf_gx_cap_text(x, cap, sizeof cap);
         long long n = (long long)x->vals[k->in[0]].nrows;
         rf_error(x->d, rf_mkloc(NULL, 0, 0),
                  "out of GPU memory: a cross product of a relation of %lld rows with itself, which does not split (no "

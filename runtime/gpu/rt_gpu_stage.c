@@ -270,7 +270,10 @@ rf_status rf_gx_run(gx *x, const rf_hir_kernel *k, rf_rt_kprof *prof)
     if (!st && !recp) st = rf_gx_widen_for(x, k, u);
     int moved = 0;
     if (!st && !recp) st = fused_stage(x, k, prof, blocked || parts, &done, &moved);
-    if (st == RF_EDEVMEM) name_kernel(x, k, ndiag); /* (its values did not come back: the warning names it) */
+    /* (its values did not come back: the warning names it, and says where
+    ** they cannot split) */
+    if (st == RF_EDEVMEM && k->kind == RF_HIR_LFTJ) st = rf_gx_lftj_unfit(x, k, ndiag, nerr);
+    if (st == RF_EDEVMEM) name_kernel(x, k, ndiag);
     if (st || done) return st;
     if (moved && !parts) {
         /* ranges of the fused kernel's input that did not serve: what the

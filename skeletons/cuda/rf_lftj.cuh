@@ -17,7 +17,9 @@
 //   i's rows, k[8 + i] its variable mask, k[16 + i] its first flat column;
 //   k[24 + 2b] bound b (v | op << 8 | (x + 1) << 16; op as rf_cmp_op, x -1:
 //   the constant k[25 + 2b]); p[0] counts out (count) or offsets (write);
-//   o[v] the variables' columns (write).
+//   o[v] the variables' columns (write); x[5] the first item: items x[5] to
+//   x[5] + n - 1, whose counts and offsets are numbered from 0 (a range of
+//   the items where a memory cap leaves no room for all at once).
 #ifndef RF_LFTJ_CUH
 #define RF_LFTJ_CUH
 
@@ -231,16 +233,18 @@ __device__ __forceinline__ bool lftj_starts(const Args &a, i64 r)
 template <int TILE> __device__ __forceinline__ void lftj_count(const Args &a)
 {
     i64 *counts = (i64 *)a.p[0];
-    RF_FOR(r, a.n) counts[r] = lftj_starts(a, r) ? lftj_item(a, r, false, 0) : 0;
+    const i64 base = a.x[5];
+    RF_FOR(r, a.n) counts[r] = lftj_starts(a, base + r) ? lftj_item(a, base + r, false, 0) : 0;
 }
 
 template <int TILE> __device__ __forceinline__ void lftj_write(const Args &a)
 {
     const i64 *pos = (const i64 *)a.p[0];
+    const i64 base = a.x[5];
     RF_FOR(r, a.n)
     {
         i64 end = r + 1 < a.n ? pos[r + 1] : (i64)a.m;
-        if (end > pos[r]) lftj_item(a, r, true, pos[r]);
+        if (end > pos[r]) lftj_item(a, base + r, true, pos[r]);
     }
 }
 
