@@ -200,7 +200,8 @@ static int test_fallback(void)
     rf_program *p = NULL;
     rf_database *db = chain_db(&p);
     int rc;
-    rf_result *res = run_on(db, p, REDFOX_DEVICE_GPU, 0, 4096, &rc);
+    /* (below one 256-byte allocation of the pool: no part fits, however split) */
+    rf_result *res = run_on(db, p, REDFOX_DEVICE_GPU, 0, 128, &rc);
     if (rc) fprintf(stderr, "run: %s\n", rf_errmsg(db));
     CHECK(rc == REDFOX_OK && res);
     rf_run_stats s;

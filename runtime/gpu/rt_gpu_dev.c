@@ -103,19 +103,35 @@ rf_status rf_gx_wcheck_take(gx *x, const rf_gpu_funit *u, gptr *at)
 ** come back into w (w[0]: the total, pos[n]) in one wait, so that a status
 ** word a kernel left after pos[n] costs no wait of its own (nw 0: no wait;
 ** the caller reads pos[n] later). */
-rf_status rf_gx_scan_into(gx *x, int wide, gptr in, int64_t n, gptr pos, int64_t *w, int nw)
+rf_status rf_gx_scan_temp(gx *x, int wide, int64_t n, gbuf *t)
+{
+    rf_status (*scan)(gdev *, gptr, uint64_t *, gptr, gptr, int64_t) = wide ? x->g.ops->scan_i64 : x->g.ops->scan_u8;
+    uint64_t tb = 0;
+    rf_status st = scan(&x->g, 0, &tb, 0, 0, n + 1); /* (the size alone: nothing read) */
+    if (!st) st = galloc(x, tb ? tb : 8, t);
+    return st;
+}
+
+rf_status rf_gx_scan_into_temp(gx *x, int wide, gptr in, int64_t n, gptr pos, int64_t *w, int nw, const gbuf *temp)
 {
     rf_status (*scan)(gdev *, gptr, uint64_t *, gptr, gptr, int64_t) = wide ? x->g.ops->scan_i64 : x->g.ops->scan_u8;
     uint64_t w1 = wide ? 8 : 1;
     rf_status st = x->g.ops->memset8(&x->g, in + (uint64_t)n * w1, 0, w1);
     uint64_t tb = 0;
-    if (!st) st = scan(&x->g, 0, &tb, in, pos, n + 1);
     gbuf t = {0, 0};
-    if (!st) st = galloc(x, tb ? tb : 8, &t);
+    if (temp && temp->p) t = *temp;
+    else if (!st) st = rf_gx_scan_temp(x, wide, n, &t);
+    if (!st) st = scan(&x->g, 0, &tb, in, pos, n + 1);
+    if (!st && tb > t.n) st = RF_EINTERNAL; /* (a temp sized for another scan) */
     if (!st) st = scan(&x->g, t.p, &tb, in, pos, n + 1);
-    gfree(x, &t);
+    if (!temp || !temp->p) gfree(x, &t);
     if (!st && nw > 0) st = x->g.ops->d2h(&x->g, w, pos + (uint64_t)n * 8, (uint64_t)nw * 8);
     return st;
+}
+
+rf_status rf_gx_scan_into(gx *x, int wide, gptr in, int64_t n, gptr pos, int64_t *w, int nw)
+{
+    return rf_gx_scan_into_temp(x, wide, in, n, pos, w, nw, NULL);
 }
 
 /* scan_into a fresh *pos: *total = pos[n]. */

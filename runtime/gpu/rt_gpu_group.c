@@ -451,10 +451,17 @@ rf_status rf_gx_k_insert(gx *x, const rf_hir_kernel *k)
         }
         RF_A_GRP_TABLE(a) = v->set->tab.p;
         RF_A_GRP_MASK(a) = (int64_t)(v->set->cap - 1);
+        /* all the room first: once set_insert has written its candidates'
+        ** pending ids into the table, a failure for room would leave the
+        ** table naming rows the set does not have (the scan's scratch was
+        ** the last allocation, and failed on a GPU under a cap) */
+        gbuf scratch = {0, 0};
         st = galloc(x, (uint64_t)tn * 8, &slot);
+        if (!st) st = galloc(x, (uint64_t)tn + 1, &flags);
+        if (!st) st = galloc(x, (uint64_t)(tn + 2) * 8, &pos);
+        if (!st) st = rf_gx_scan_temp(x, 0, tn, &scratch);
         RF_A_GRP_SLOTS(a) = slot.p;
         if (!st) st = rf_gx_hlaunch(x, kc.sig, "set_insert", tn, &a);
-        if (!st) st = galloc(x, (uint64_t)tn + 1, &flags);
         rf_gpu_args f;
         memset(&f, 0, sizeof f);
         f.n = tn;
@@ -465,7 +472,6 @@ rf_status rf_gx_k_insert(gx *x, const rf_hir_kernel *k)
         /* a narrow set: the new rows' values checked too, the word riding
         ** back with the scan's total (pos[tn + 1]); one outside 32 bits
         ** widens the set before it is appended */
-        if (!st) st = galloc(x, (uint64_t)(tn + 2) * 8, &pos);
         if (!st && v->narrow) {
             for (int32_t c = 0; c < hv->ncols; c++) f.c1[c] = colp(t, c);
             RF_A_SET_FIT_COLS(f) = (int64_t)v->narrow;
@@ -474,7 +480,8 @@ rf_status rf_gx_k_insert(gx *x, const rf_hir_kernel *k)
         }
         if (!st) st = rf_gx_launch(x, "rf_set_flag", tn, &f);
         int64_t w[2] = {0, 0};
-        if (!st) st = rf_gx_scan_into(x, 0, flags.p, tn, pos.p, w, v->narrow ? 2 : 1);
+        if (!st) st = rf_gx_scan_into_temp(x, 0, flags.p, tn, pos.p, w, v->narrow ? 2 : 1, &scratch);
+        gfree(x, &scratch);
         M = w[0];
         if (!st && M > 0 && w[1]) st = rf_gx_widen(x, var, 0);
         v = &x->vals[var];

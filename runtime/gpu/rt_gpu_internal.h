@@ -517,6 +517,12 @@ rf_status rf_gx_err_word(gx *x, gbuf *e);
 rf_status rf_gx_wcheck_flush(gx *x);
 rf_status rf_gx_wcheck_take(gx *x, const rf_gpu_funit *u, gptr *at);
 rf_status rf_gx_scan_into(gx *x, int wide, gptr in, int64_t n, gptr pos, int64_t *w, int nw);
+/* The scratch a scan_into of n items needs, allocated ahead (*t), and the
+** scan with it (temp NULL or empty: its own): a kernel that must not fail
+** for room once it has begun changing its output (an insert) takes all its
+** room first. */
+rf_status rf_gx_scan_temp(gx *x, int wide, int64_t n, gbuf *t);
+rf_status rf_gx_scan_into_temp(gx *x, int wide, gptr in, int64_t n, gptr pos, int64_t *w, int nw, const gbuf *temp);
 rf_status rf_gx_scan_flags(gx *x, gptr flags, int64_t n, gbuf *pos, int64_t *total);
 rf_status rf_gx_scan_counts(gx *x, gptr counts, int64_t n, gbuf *pos, int64_t *total);
 rf_status rf_gx_select_into(gx *x, gptr flags, int64_t n, gbuf *out, gptr cnt, int64_t *w, int nw);
