@@ -231,6 +231,16 @@ static int reads_alone(const rf_hir_kernel *k, int32_t in)
     return k->idx < 0 || k->idx == in;
 }
 
+/* Kernel k reads, besides in, only values of at most one row (a join with a
+** nullary predicate, one fact): a range of one row of in is then a part of
+** one row on each side, which nothing splits further. */
+static int others_one_row(const gx *x, const rf_hir_kernel *k, int32_t in)
+{
+    for (int32_t i = 0; i < k->nin; i++)
+        if (k->in[i] >= 0 && k->in[i] != in && x->vals[k->in[i]].nrows > 1) return 0;
+    return k->idx < 0 || k->idx == in;
+}
+
 /* Kernel k in nparts ranges of its input; the output into a. */
 static rf_status run_ranges(gx *x, const rf_hir_kernel *k, int64_t nparts, gacc *a)
 {
@@ -258,7 +268,9 @@ static rf_status run_ranges(gx *x, const rf_hir_kernel *k, int64_t nparts, gacc 
         rf_gx_val_clear(x, &r, iv->ncols);
         /* (a range of one row is the smallest part only where the kernel
         ** reads nothing else, which key partitions could split) */
-        if (st == RF_EDEVMEM) rf_gx_unfit(x, hi - lo, hi - lo == 1 && reads_alone(k, in) ? RF_GX_UNIT_ROW : RF_GX_UNIT_NONE);
+        if (st == RF_EDEVMEM)
+            rf_gx_unfit(x, hi - lo,
+                        hi - lo == 1 && (reads_alone(k, in) || others_one_row(x, k, in)) ? RF_GX_UNIT_ROW : RF_GX_UNIT_NONE);
         if (!st) st = rf_gx_acc_take(x, a, ov, makes_index(k), k->nin > 1 && in == k->in[1], lo, &x->vals[k->out]);
         rf_gx_var_clear(x, k->out);
     }

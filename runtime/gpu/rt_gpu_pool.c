@@ -235,7 +235,12 @@ static rf_status pool_alloc(gpool *pl, uint64_t bytes, int high, int quiet, gbuf
         if (got) break;
         if (n != UINT64_MAX && !quiet && pl->on_full && pl->on_full(pl->on_full_ctx)) continue;
         if (quiet) return RF_EDEVMEM;
-        if (pl->cap)
+        if (pl->cap && n == ALIGN && n > pl->cap)
+            rf_error(pl->g->d, rf_mkloc(NULL, 0, 0),
+                     "out of GPU memory: the cap (--gpu-memory) of %" PRIu64 " bytes is less than one allocation (%d "
+                     "bytes), which does not split",
+                     pl->cap, (int)ALIGN);
+        else if (pl->cap)
             rf_error(pl->g->d, rf_mkloc(NULL, 0, 0),
                      "out of GPU memory: %" PRIu64 " bytes wanted, %" PRIu64
                      " bytes in use under the cap (--gpu-memory) of %" PRIu64 " bytes",
