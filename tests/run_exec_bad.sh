@@ -120,6 +120,9 @@ for q in ov ovd; do
         rc=$?
         [ $rc -eq 1 ] || { cat "$tmp/err"; fail "$q $mode: exit $rc, expected 1"; }
         grep -q "^$where error: .*overflow" "$tmp/err" || { cat "$tmp/err"; fail "$q $mode: the error does not name $where"; }
+        # (worded as the run words it: a total kept by adding said "integer overflow in A + B")
+        [ "$(grep ' error: ' "$tmp/err")" = "$(grep ' error: ' "$tmp/want")" ] ||
+            { cat "$tmp/err" "$tmp/want"; fail "$q $mode: not the run's message"; }
         [ "$(ovstate)" = "$ovbefore" ] || fail "$q $mode: the database changed"
     done
 done

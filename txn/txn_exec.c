@@ -238,6 +238,28 @@ static void log_kernels(exec_ctx *x, const char *what, const rf_rt_result *r)
     free(text);
 }
 
+/* A total kept by adding (txn_gen_diff.c: a touched group's old value plus
+** the batch's, `S = O + X`) that overflows is worded as a run of the user's
+** rule words it ("aggregate: integer overflow in total()"), not as the
+** generated addition (g: an error at a line of the generated text gen). */
+static void total_by_adding(const rf_fe_rule *r, const rf_buf *gen, rf_diag *g)
+{
+    static const char over[] = "integer overflow in ", add[] = "S = O + X.";
+    if (!r || r->naggs != 1 || r->aggs[0].fn != RF_AGG_TOTAL || strncmp(g->msg, over, sizeof over - 1)) return;
+    const char *t = (const char *)gen->data, *end = t + gen->len;
+    for (int32_t line = 1; t < end && line < g->loc.line; line++) {
+        const char *nl = memchr(t, '\n', (size_t)(end - t));
+        t = nl ? nl + 1 : end;
+    }
+    const char *nl = t < end ? memchr(t, '\n', (size_t)(end - t)) : NULL;
+    size_t n = (size_t)((nl ? nl : end) - t), k = sizeof add - 1;
+    if (n < k || memcmp(t + n - k, add, k)) return;
+    char *m = rf_strdup("aggregate: integer overflow in total()");
+    if (!m) return;
+    free(g->msg);
+    g->msg = m;
+}
+
 /* The errors of a run of generated program hir (its text gen, with the
 ** user's sources before it: with_user), d's from index `from` on, that
 ** name a line of it: moved to the user's rule they come from, as a run of
@@ -263,6 +285,7 @@ static void own_errors(const exec_ctx *x, const rf_hir_program *hir, const rf_bu
         }
         char *file = r && r->loc.file ? rf_strdup(r->loc.file) : NULL;
         if (!file) continue;
+        if (!with_user) total_by_adding(r, gen, g);
         free((char *)g->loc.file);
         g->loc = r->loc;
         g->loc.file = file;
