@@ -95,6 +95,13 @@ rf_status rf_rt_load_text(const char *path, const rf_type *types, int32_t ncols,
 rf_status rf_rt_load_mem(const char *name, const char *data, int64_t size, int64_t first_line, const rf_type *types,
                          int32_t ncols, const rf_rt_load_opts *o, rf_rt_texttable *out, rf_diags *d);
 
+/* path's bytes read whole into *data (malloc'd, *size bytes; the caller
+** frees it): for a file that is not regular (a pipe, a FIFO), which can be
+** read only once, so that several inputs of one run parse one reading of it
+** (rf_rt_load_mem). o->progress, where set, hears "reading" as the bytes
+** come. Errors as rf_rt_load_text's for a file that cannot be opened or read. */
+rf_status rf_rt_read_whole(const char *path, const rf_rt_load_opts *o, char **data, int64_t *size, rf_diags *d);
+
 /* Part `part` of `nparts` of a file (rf_load_range.c), for a rank that
 ** reads only its share: bytes [lo, hi) of data, split at line starts
 ** (part 0 begins at 0, the last ends at the file's end; a part may be
