@@ -15,16 +15,21 @@
 ** row is not a blank line (which readers skip). Lines end in LF, as text
 ** on Unix does; RFC 4180 readers accept it.
 ** TBL: the header row, then one row per line, fields separated by '|', no
-** trailing '|', no quoting (the format of TPC-H's .tbl answers).
+** trailing '|' (the format of TPC-H's .tbl answers). A string that holds a
+** '|', a carriage return or a line feed, or starts with a double quote, is
+** quoted as in RFC 4180 (quotes doubled), which TPC-H text never needs; so
+** the file reads back as the same rows through lang:input with
+** lang:input:header (the loader's quoting, runtime/io/rf_load.h). Nothing
+** else is escaped: a '"' inside an unquoted field is an ordinary byte.
 ** TABLE: the names, a line of dashes under each, then the rows; columns are
 ** as wide as their widest cell in characters (UTF-8 code points) and
 ** separated by two spaces; int, decimal and float cells are right-aligned,
-** the others left-aligned; lines carry no trailing blanks.
-** TBL and TABLE: a string's '|', newline and carriage return are written as
-** the two characters \|, \n and \r, so that one row stays one line with its
-** fields intact (TPC-H text has none of them). A backslash itself is not
-** escaped, so a string that contains the two characters \| prints like one
-** that contains |. A column without a name is called colN (N counts from 1).
+** the others left-aligned; lines carry no trailing blanks. A string's '|',
+** newline and carriage return are written as the two characters \|, \n
+** and \r, so that one row stays one line with its fields intact. A
+** backslash itself is not escaped, so a string that contains the two
+** characters \| prints like one that contains |. A column without a name is
+** called colN (N counts from 1).
 */
 #include <errno.h>
 #include <stdlib.h>
@@ -200,6 +205,27 @@ static void write_csv(const rf_rt_rel *r, const char *const *names, const rf_rt_
     }
 }
 
+/* A TBL field: RFC 4180 quoted when it holds '|', CR or LF, or starts with
+** a quote (which would open a quoted field when read back). */
+static void wtbl(wbuf *b, const char *s, int64_t n)
+{
+    int q = n > 0 && s[0] == '"';
+    for (int64_t i = 0; i < n && !q; i++) q = special((unsigned char)s[i]);
+    if (!q) {
+        wput(b, s, (size_t)n);
+        return;
+    }
+    wputc(b, '"');
+    int64_t start = 0;
+    for (int64_t i = 0; i < n; i++) {
+        if (s[i] != '"') continue;
+        wput(b, s + start, (size_t)(i + 1 - start)); /* through the quote, */
+        start = i;                                    /* which is then written again */
+    }
+    wput(b, s + start, (size_t)(n - start));
+    wputc(b, '"');
+}
+
 static void write_tbl(const rf_rt_rel *r, const char *const *names, const rf_rt_dict *dict, wbuf *b, int *bad)
 {
     char tmp[RF_VAL_FMT_MAX];
@@ -215,7 +241,7 @@ static void write_tbl(const rf_rt_rel *r, const char *const *names, const rf_rt_
             if (r->types[c] == RF_TYPE_STRING) {
                 int64_t n;
                 const char *s = cell_str(r, c, row, dict, &n, bad);
-                wstr(b, s, n);
+                wtbl(b, s, n);
             } else {
                 /* format straight into the buffer when it has room */
                 if (b->cap - b->len < RF_VAL_FMT_MAX) wflush(b);

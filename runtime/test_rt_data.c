@@ -1241,8 +1241,8 @@ static void test_output(void)
     char *csv = capture(&r, names, RF_RT_FORMAT_TBL);
     const char *want_csv = "id|name|price|ratio|col5|ok\n"
                            "1|plain|1.50|0.1|1995-03-15|true\n"
-                           "-42|naïve\\|x|-0.1234|-2.0|2000-02-29|false\n"
-                           "1234567|two\\nlines|1000000.00|1e+20|0001-01-01|true\n";
+                           "-42|\"naïve|x\"|-0.1234|-2.0|2000-02-29|false\n"
+                           "1234567|\"two\nlines\"|1000000.00|1e+20|0001-01-01|true\n";
     CHECK(strcmp(csv, want_csv) == 0);
     if (strcmp(csv, want_csv)) fprintf(stderr, "csv:\n%s", csv);
     char *tab = capture(&r, names, RF_RT_FORMAT_TABLE);
