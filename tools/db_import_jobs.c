@@ -280,8 +280,10 @@ rf_status rf_import_start_block(rf_importer *imp, itable *it, rf_rt_texttable *t
     }
     int32_t ndict = plan_order(t, &j->tt, j->order);
     j->nitems = j->ncols;
-    if ((it->key_order.rising || it->fd_order.rising) && j->tt.nrows > 0) {
-        /* the key order first: a cheap pass, never the block's last item */
+    if (it->key_order.rising || it->fd_order.rising) {
+        /* the key order first: a cheap pass, never the block's last item;
+        ** a block of no rows (a header alone) takes its turn too, or the
+        ** next block would wait for it for ever */
         memmove(j->order + 1, j->order, (size_t)j->ncols * sizeof *j->order);
         j->order[0] = ORDER_ITEM;
         j->nitems++;
