@@ -16,7 +16,9 @@
 ** then spans several lines). A '"' inside an unquoted field is an ordinary
 ** byte. A quote without its closing quote is an error at the opening quote.
 ** A delimiter right before the line end (dbgen writes one) is accepted.
-** With header = 1 the first record is skipped. An empty file has 0 rows. An
+** With header = 1 the first record is skipped. An empty file has 0 rows.
+** A UTF-8 byte order mark (EF BB BF) at the start of the file (of text whose
+** first line is line 1) is skipped; line 1's columns count from after it. An
 ** empty line is an error (missing fields), except in a table of one string
 ** column, where it is the empty string. An empty last field of a non-string
 ** column is reported as missing; of a string column it is the empty string
