@@ -53,6 +53,13 @@ void rf_rt_load_open_error(const char *path, const char *pred, int err, rf_diags
     else
         rf_buf_printf(&b, "cannot open file %s: %s", fp, os_reason(err, eb, sizeof eb));
     if (no_dir) rf_buf_printf(&b, " (the data folder %s does not exist)", dir);
+    /* a redfox database that lost its manifest reads as a folder of text
+    ** files (the manifest alone makes a database): say what it looks like */
+    char *col = !no_dir && err == ENOENT && dir ? rf_sprintf("%s/t00000.c00000.col", dir) : NULL;
+    if (col && stat(col, &ds) == 0)
+        rf_buf_printf(&b, " (the folder holds a redfox database's column files but no manifest.rfdb, so it is read "
+                          "as a folder of text files)");
+    free(col);
     rf_error(d, loc, "%s", b.data ? b.data : "cannot open file");
     rf_buf_free(&b);
     free(dir);
