@@ -32,6 +32,15 @@ rf_status rf_rt_load_input(const char *path, const rf_hir_var *v, rf_rt_dict *di
 rf_status rf_rt_load_input_shown(const char *path, const rf_hir_var *v, rf_rt_dict *dict, rf_cpu_pool *pool,
                                  int threads, rf_rt_load_progress_fn fn, void *ctx, rf_rt_rel *out, rf_diags *d);
 
+/* The same for a file that can be read only once (a pipe, a FIFO): its
+** bytes are read into *text (*size bytes, malloc'd, the caller's to free)
+** where *text is NULL, else parsed from *text as they were read, so that
+** several inputs of one run reading it (other predicates, other types)
+** share one reading; opening it again would wait for a writer. */
+rf_status rf_rt_load_input_once(const char *path, char **text, int64_t *size, const rf_hir_var *v, rf_rt_dict *dict,
+                                rf_cpu_pool *pool, int threads, rf_rt_load_progress_fn fn, void *ctx, rf_rt_rel *out,
+                                rf_diags *d);
+
 /* Where the rows a check's errors name came from (the checks' db argument):
 ** path's lines; a table of the database whose manifest is path (no line of
 ** path: the message numbers the rows); rows given from memory, path their

@@ -319,14 +319,21 @@ void rf_rt_input_dup_error(const char *path, int db, const rf_hir_var *v, const 
     fd_error(v, path, db, dict, r, cols, lines, first, dup, d);
 }
 
-rf_status rf_rt_load_input_shown(const char *path, const rf_hir_var *v, rf_rt_dict *dict, rf_cpu_pool *pool,
-                                 int threads, rf_rt_load_progress_fn fn, void *ctx, rf_rt_rel *out, rf_diags *d)
+/* path (text NULL), or the bytes *text of path, read from it first where
+** *text is NULL (rf_rt_load_input_once) */
+static rf_status load_shown(const char *path, char **text, int64_t *size, const rf_hir_var *v, rf_rt_dict *dict,
+                            rf_cpu_pool *pool, int threads, rf_rt_load_progress_fn fn, void *ctx, rf_rt_rel *out,
+                            rf_diags *d)
 {
     watch w = {fn, ctx, v->pred_name ? v->pred_name : v->name, path, fn ? rf_now() : 0, 0, 0};
     memset(out, 0, sizeof *out);
     rf_rt_texttable t;
     rf_rt_load_opts lo = {v->delimiter, v->header, threads, v->name, fn ? tell : NULL, &w};
-    rf_status st = rf_rt_load_text(path, v->types, v->ncols, &lo, &t, d);
+    rf_status st = RF_OK;
+    if (text && !*text) st = rf_rt_read_whole(path, &lo, text, size, d);
+    if (!st)
+        st = text ? rf_rt_load_mem(path, *text, *size, 1, v->types, v->ncols, &lo, &t, d)
+                  : rf_rt_load_text(path, v->types, v->ncols, &lo, &t, d);
     if (st) {
         tell_end(&w);
         return st;
@@ -346,4 +353,17 @@ rf_status rf_rt_load_input_shown(const char *path, const rf_hir_var *v, rf_rt_di
     }
     *out = r;
     return RF_OK;
+}
+
+rf_status rf_rt_load_input_shown(const char *path, const rf_hir_var *v, rf_rt_dict *dict, rf_cpu_pool *pool,
+                                 int threads, rf_rt_load_progress_fn fn, void *ctx, rf_rt_rel *out, rf_diags *d)
+{
+    return load_shown(path, NULL, NULL, v, dict, pool, threads, fn, ctx, out, d);
+}
+
+rf_status rf_rt_load_input_once(const char *path, char **text, int64_t *size, const rf_hir_var *v, rf_rt_dict *dict,
+                                rf_cpu_pool *pool, int threads, rf_rt_load_progress_fn fn, void *ctx, rf_rt_rel *out,
+                                rf_diags *d)
+{
+    return load_shown(path, text, size, v, dict, pool, threads, fn, ctx, out, d);
 }

@@ -11,12 +11,14 @@
 ** columns) until rf_rt_cache_free, the stamps naming their columns' bytes
 ** for a device's copies (rf_rt_device_ops.load; whole, or per selection of
 ** a table's blocks: a rank's share, block skipping's), the slot of a device's part
-** (released before the host columns go), and a run's database handle.
+** (released before the host columns go), a run's database handle, and the
+** bytes of its input files that can be read only once (pipes, FIFOs).
 */
 #include "rt_inputs.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* A selection of a cached table's blocks handed out (a rank's share, the
 ** blocks block skipping keeps): rows of their own, so stamps of their own. */
@@ -582,8 +584,35 @@ static rf_status load_input(rf_rt_inputs *x, const rf_hir_var *v, rf_rt_rel *dst
     return st;
 }
 
+/* A file read whole once by the run (a pipe, a FIFO). */
+struct rf_rt_read_once {
+    uint64_t dev, ino;
+    char *text;
+    int64_t size;
+};
+
 static rf_status load_file(rf_rt_inputs *x, const rf_hir_var *v, const char *path, rf_rt_rel *out)
 {
+    struct stat sb;
+    if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode)) {
+        /* a pipe or FIFO ends once read: another input reading it (another
+        ** predicate, other types) parses the bytes this run read, where
+        ** opening it again would wait for a writer that never comes */
+        struct rf_rt_read_once *e = NULL;
+        for (int32_t i = 0; i < x->nonce && !e; i++)
+            if (x->once[i].dev == (uint64_t)sb.st_dev && x->once[i].ino == (uint64_t)sb.st_ino) e = &x->once[i];
+        if (!e) {
+            struct rf_rt_read_once *n = rf_realloc(x->once, (size_t)(x->nonce + 1) * sizeof *n);
+            if (!n) return RF_ENOMEM;
+            x->once = n;
+            e = &x->once[x->nonce++];
+            memset(e, 0, sizeof *e);
+            e->dev = (uint64_t)sb.st_dev;
+            e->ino = (uint64_t)sb.st_ino;
+        }
+        return rf_rt_load_input_once(path, &e->text, &e->size, v, x->dict, x->pool, x->threads, x->o->load_progress,
+                                     x->o->progress_ctx, out, x->d);
+    }
     return rf_rt_load_input_shown(path, v, x->dict, x->pool, x->threads, x->o->load_progress, x->o->progress_ctx,
                                   out, x->d);
 }
@@ -611,6 +640,10 @@ rf_status rf_rt_inputs_read(rf_rt_inputs *in, const rf_hir_var *v, rf_rt_rel *ou
 
 void rf_rt_inputs_close(rf_rt_inputs *in)
 {
+    for (int32_t i = 0; i < in->nonce; i++) free(in->once[i].text);
+    free(in->once);
+    in->once = NULL;
+    in->nonce = 0;
     rf_db_close(in->db);
     in->db = NULL;
     rf_rt_dbskip_free(&in->skip);

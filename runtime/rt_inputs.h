@@ -26,6 +26,10 @@ typedef struct rf_rt_inputs {
     rf_rt_dbskip skip; /* block skipping's columns (kept until close) and counts (rt_db_blocks.c) */
     rf_rt_dist *dist;  /* several ranks: each reads its share (rt_share.c); NULL: one process */
     int takes_stored;  /* the device widens narrow columns itself (rf_rt_device_ops.takes_stored; ranks too) */
+    /* the bytes of the input files that are not regular (pipes, FIFOs),
+    ** read once each by the run, by device and inode, until close */
+    struct rf_rt_read_once *once;
+    int32_t nonce;
 } rf_rt_inputs;
 
 void rf_rt_inputs_init(rf_rt_inputs *in, const rf_rt_env *env);

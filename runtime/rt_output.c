@@ -15,16 +15,23 @@
 ** row is not a blank line (which readers skip). Lines end in LF, as text
 ** on Unix does; RFC 4180 readers accept it.
 ** TBL: the header row, then one row per line, fields separated by '|', no
-** trailing '|', no quoting (the format of TPC-H's .tbl answers).
+** trailing '|' (the format of TPC-H's .tbl answers). A string that holds a
+** '|', a carriage return or a line feed, or starts with a double quote, is
+** quoted as in RFC 4180 (quotes doubled), which TPC-H text never needs; so
+** the file reads back as the same rows through lang:input with
+** lang:input:header (the loader's quoting, runtime/io/rf_load.h). Nothing
+** else is escaped: a '"' inside an unquoted field is an ordinary byte.
 ** TABLE: the names, a line of dashes under each, then the rows; columns are
-** as wide as their widest cell in characters (UTF-8 code points) and
-** separated by two spaces; int, decimal and float cells are right-aligned,
-** the others left-aligned; lines carry no trailing blanks.
-** TBL and TABLE: a string's '|', newline and carriage return are written as
-** the two characters \|, \n and \r, so that one row stays one line with its
-** fields intact (TPC-H text has none of them). A backslash itself is not
-** escaped, so a string that contains the two characters \| prints like one
-** that contains |. A column without a name is called colN (N counts from 1).
+** as wide as their widest cell in a terminal's columns (a code point one,
+** an East Asian wide or fullwidth character or emoji two, a combining mark
+** none: cp_width) and separated by two spaces; int, decimal and float cells
+** are right-aligned, the others left-aligned; lines carry no trailing
+** blanks. A string's '|', newline, carriage return and tab are written as
+** the two characters \|, \n, \r and \t, so that one row stays one line with
+** its fields intact and aligned. A
+** backslash itself is not escaped, so a string that contains the two
+** characters \| prints like one that contains |. A column without a name is
+** called colN (N counts from 1).
 */
 #include <errno.h>
 #include <stdlib.h>
@@ -82,29 +89,88 @@ static void wpad(wbuf *b, int64_t n)
     }
 }
 
+/* A TBL field's bytes that call for quoting (its delimiter, line ends). */
 static inline int special(unsigned char c) { return c == '|' || c == '\n' || c == '\r'; }
+
+/* A TABLE cell's bytes written as two characters: those, and a tab, which a
+** terminal would widen to its next stop. */
+static inline int escaped(unsigned char c) { return special(c) || c == '\t'; }
 
 static void wstr(wbuf *b, const char *s, int64_t n)
 {
     int64_t start = 0;
     for (int64_t i = 0; i < n; i++) {
-        if (!special((unsigned char)s[i])) continue;
+        if (!escaped((unsigned char)s[i])) continue;
         wput(b, s + start, (size_t)(i - start));
         wputc(b, '\\');
-        wputc(b, s[i] == '|' ? '|' : s[i] == '\n' ? 'n' : 'r');
+        wputc(b, s[i] == '|' ? '|' : s[i] == '\n' ? 'n' : s[i] == '\t' ? 't' : 'r');
         start = i + 1;
     }
     wput(b, s + start, (size_t)(n - start));
 }
 
-/* Characters the escaped string takes. */
+/* The columns a terminal gives code point u: 0 for combining marks and
+** zero-width characters, 2 for East Asian wide and fullwidth characters and
+** the emoji blocks (Unicode's East_Asian_Width W and F, in the ranges that
+** matter), 1 for the rest. */
+static int cp_width(uint32_t u)
+{
+    static const uint32_t zero[][2] = {{0x0300, 0x036F}, {0x0483, 0x0489}, {0x0591, 0x05BD}, {0x0610, 0x061A},
+                                       {0x064B, 0x065F}, {0x0E31, 0x0E31}, {0x0E34, 0x0E3A}, {0x0E47, 0x0E4E},
+                                       {0x1AB0, 0x1AFF}, {0x1DC0, 0x1DFF}, {0x200B, 0x200F}, {0x2028, 0x202E},
+                                       {0x2060, 0x2064}, {0x20D0, 0x20FF}, {0xFE00, 0xFE0F}, {0xFE20, 0xFE2F},
+                                       {0xFEFF, 0xFEFF}, {0xE0100, 0xE01EF}};
+    static const uint32_t wide[][2] = {{0x1100, 0x115F}, {0x231A, 0x231B}, {0x2329, 0x232A}, {0x23E9, 0x23EC},
+                                       {0x23F0, 0x23F0}, {0x23F3, 0x23F3}, {0x25FD, 0x25FE}, {0x2614, 0x2615},
+                                       {0x2648, 0x2653}, {0x267F, 0x267F}, {0x2693, 0x2693}, {0x26A1, 0x26A1},
+                                       {0x26AA, 0x26AB}, {0x26BD, 0x26BE}, {0x26C4, 0x26C5}, {0x26CE, 0x26CE},
+                                       {0x26D4, 0x26D4}, {0x26EA, 0x26EA}, {0x26F2, 0x26F3}, {0x26F5, 0x26F5},
+                                       {0x26FA, 0x26FA}, {0x26FD, 0x26FD}, {0x2705, 0x2705}, {0x270A, 0x270B},
+                                       {0x2728, 0x2728}, {0x274C, 0x274C}, {0x274E, 0x274E}, {0x2753, 0x2755},
+                                       {0x2757, 0x2757}, {0x2795, 0x2797}, {0x27B0, 0x27B0}, {0x27BF, 0x27BF},
+                                       {0x2B1B, 0x2B1C}, {0x2B50, 0x2B50}, {0x2B55, 0x2B55}, {0x2E80, 0x303E},
+                                       {0x3041, 0x33FF}, {0x3400, 0x4DBF}, {0x4E00, 0x9FFF}, {0xA000, 0xA4CF},
+                                       {0xA960, 0xA97F}, {0xAC00, 0xD7A3}, {0xF900, 0xFAFF}, {0xFE10, 0xFE19},
+                                       {0xFE30, 0xFE6F}, {0xFF00, 0xFF60}, {0xFFE0, 0xFFE6}, {0x16FE0, 0x16FE4},
+                                       {0x17000, 0x18CFF}, {0x1B000, 0x1B2FF}, {0x1F004, 0x1F004}, {0x1F0CF, 0x1F0CF},
+                                       {0x1F18E, 0x1F18E}, {0x1F191, 0x1F19A}, {0x1F200, 0x1F251}, {0x1F300, 0x1F320},
+                                       {0x1F32D, 0x1F335}, {0x1F337, 0x1F37C}, {0x1F37E, 0x1F393}, {0x1F3A0, 0x1F3CA},
+                                       {0x1F3CF, 0x1F3D3}, {0x1F3E0, 0x1F3F0}, {0x1F3F4, 0x1F3F4}, {0x1F3F8, 0x1F43E},
+                                       {0x1F440, 0x1F440}, {0x1F442, 0x1F4FC}, {0x1F4FF, 0x1F53D}, {0x1F54B, 0x1F54E},
+                                       {0x1F550, 0x1F567}, {0x1F57A, 0x1F57A}, {0x1F595, 0x1F596}, {0x1F5A4, 0x1F5A4},
+                                       {0x1F5FB, 0x1F64F}, {0x1F680, 0x1F6C5}, {0x1F6CC, 0x1F6CC}, {0x1F6D0, 0x1F6D2},
+                                       {0x1F6D5, 0x1F6D7}, {0x1F6EB, 0x1F6EC}, {0x1F6F4, 0x1F6FC}, {0x1F7E0, 0x1F7EB},
+                                       {0x1F90C, 0x1F93A}, {0x1F93C, 0x1F945}, {0x1F947, 0x1F9FF}, {0x1FA70, 0x1FAFF},
+                                       {0x20000, 0x2FFFD}, {0x30000, 0x3FFFD}};
+    if (u < 0x300) return 1;
+    for (size_t i = 0; i < sizeof zero / sizeof zero[0]; i++)
+        if (u >= zero[i][0] && u <= zero[i][1]) return 0;
+    for (size_t i = 0; i < sizeof wide / sizeof wide[0]; i++)
+        if (u >= wide[i][0] && u <= wide[i][1]) return 2;
+    return 1;
+}
+
+/* Columns the escaped string takes on a terminal. */
 static int64_t str_width(const char *s, int64_t n)
 {
     int64_t w = 0;
-    for (int64_t i = 0; i < n; i++) {
+    for (int64_t i = 0; i < n;) {
         unsigned char c = (unsigned char)s[i];
-        w += (c & 0xc0) != 0x80; /* not a continuation byte */
-        w += special(c);
+        if (c < 0x80) {
+            w += 1 + escaped(c);
+            i++;
+            continue;
+        }
+        int len = rf_val_utf8_len(s + i, n - i);
+        if (!len) { /* not UTF-8 (never from the loaders): a column a byte */
+            w++;
+            i++;
+            continue;
+        }
+        uint32_t u = len == 2 ? (c & 0x1Fu) : len == 3 ? (c & 0x0Fu) : (c & 0x07u);
+        for (int k = 1; k < len; k++) u = (u << 6) | ((unsigned char)s[i + k] & 0x3Fu);
+        w += cp_width(u);
+        i += len;
     }
     return w;
 }
@@ -200,6 +266,27 @@ static void write_csv(const rf_rt_rel *r, const char *const *names, const rf_rt_
     }
 }
 
+/* A TBL field: RFC 4180 quoted when it holds '|', CR or LF, or starts with
+** a quote (which would open a quoted field when read back). */
+static void wtbl(wbuf *b, const char *s, int64_t n)
+{
+    int q = n > 0 && s[0] == '"';
+    for (int64_t i = 0; i < n && !q; i++) q = special((unsigned char)s[i]);
+    if (!q) {
+        wput(b, s, (size_t)n);
+        return;
+    }
+    wputc(b, '"');
+    int64_t start = 0;
+    for (int64_t i = 0; i < n; i++) {
+        if (s[i] != '"') continue;
+        wput(b, s + start, (size_t)(i + 1 - start)); /* through the quote, */
+        start = i;                                    /* which is then written again */
+    }
+    wput(b, s + start, (size_t)(n - start));
+    wputc(b, '"');
+}
+
 static void write_tbl(const rf_rt_rel *r, const char *const *names, const rf_rt_dict *dict, wbuf *b, int *bad)
 {
     char tmp[RF_VAL_FMT_MAX];
@@ -215,7 +302,7 @@ static void write_tbl(const rf_rt_rel *r, const char *const *names, const rf_rt_
             if (r->types[c] == RF_TYPE_STRING) {
                 int64_t n;
                 const char *s = cell_str(r, c, row, dict, &n, bad);
-                wstr(b, s, n);
+                wtbl(b, s, n);
             } else {
                 /* format straight into the buffer when it has room */
                 if (b->cap - b->len < RF_VAL_FMT_MAX) wflush(b);

@@ -1241,8 +1241,8 @@ static void test_output(void)
     char *csv = capture(&r, names, RF_RT_FORMAT_TBL);
     const char *want_csv = "id|name|price|ratio|col5|ok\n"
                            "1|plain|1.50|0.1|1995-03-15|true\n"
-                           "-42|naïve\\|x|-0.1234|-2.0|2000-02-29|false\n"
-                           "1234567|two\\nlines|1000000.00|1e+20|0001-01-01|true\n";
+                           "-42|\"naïve|x\"|-0.1234|-2.0|2000-02-29|false\n"
+                           "1234567|\"two\nlines\"|1000000.00|1e+20|0001-01-01|true\n";
     CHECK(strcmp(csv, want_csv) == 0);
     if (strcmp(csv, want_csv)) fprintf(stderr, "csv:\n%s", csv);
     char *tab = capture(&r, names, RF_RT_FORMAT_TABLE);
@@ -1269,6 +1269,30 @@ static void test_output(void)
     free(csv);
     free(tab);
     rf_rt_rel_free(&e);
+    /* table: cells as wide as a terminal shows them (a wide character two
+    ** columns, a combining mark none), a tab written \t */
+    {
+        rf_type tw[2] = {RF_TYPE_STRING, RF_TYPE_INT};
+        rf_rt_rel w;
+        rf_rt_rel_alloc(&w, 2, tw, 4);
+        const char *wv[4] = {"\xe6\x97\xa5\xe6\x9c\xac", "e\xcc\x81", "a\tb", "\xf0\x9f\x98\x80x"};
+        for (int i = 0; i < 4; i++) {
+            rf_rt_dict_intern(D, wv[i], (int64_t)strlen(wv[i]), &((uint32_t *)w.cols[0])[i]);
+            ((int64_t *)w.cols[1])[i] = i;
+        }
+        const char *nw[2] = {"s", "n"};
+        tab = capture(&w, nw, RF_RT_FORMAT_TABLE);
+        const char *want_w = "s     n\n"
+                             "----  -\n"
+                             "\xe6\x97\xa5\xe6\x9c\xac  0\n"
+                             "e\xcc\x81     1\n"
+                             "a\\tb  2\n"
+                             "\xf0\x9f\x98\x80x   3\n";
+        CHECK(strcmp(tab, want_w) == 0);
+        if (strcmp(tab, want_w)) fprintf(stderr, "table widths:\n%s", tab);
+        free(tab);
+        rf_rt_rel_free(&w);
+    }
     test_output_rfc_csv();
     /* truncate keeps the first rows */
     CHECK(rf_rt_rel_truncate(&r, 1) == RF_OK && r.nrows == 1);

@@ -93,6 +93,23 @@ fi
 if ! grep -qF "the data folder $t/e2e/tc.logic is not a folder: input \`edge\`" "$e"; then
     echo "FAIL: --data a file: not named as such"; cat "$e"; fail=1
 fi
+# run --out FILE fails before the run (not after it, losing its outputs): a
+# program that would fail at run time fails on --out instead
+printf 'p(x) -> int(x).\np(1).\nq(y) <- p(x), y = x / 0.\nlang:output[`q] = "q".\n' >"${TMPDIR:-/tmp}/rf_cli_div.$$.logic"
+"$r" run "${TMPDIR:-/tmp}/rf_cli_div.$$.logic" --device cpu --out "$t/e2e/tc.logic" 2>"$e" >/dev/null
+if [ $? -ne 1 ] || ! grep -qF -- "--out $t/e2e/tc.logic: not a folder" "$e" || grep -q "division" "$e"; then
+    echo "FAIL: run --out a file: not refused before the run"; cat "$e"; fail=1
+fi
+rm -f "${TMPDIR:-/tmp}/rf_cli_div.$$.logic"
+# import: a file as the data folder is named as such, a missing one too
+"$r" import "$t/e2e/tc.logic" --data "$t/e2e/tc.logic" --out "${TMPDIR:-/tmp}/rf_cli_db.$$" 2>"$e" >/dev/null
+if [ $? -ne 1 ] || ! grep -qF "the data folder '$t/e2e/tc.logic' is not a folder" "$e"; then
+    echo "FAIL: import --data a file: not named as such"; cat "$e"; fail=1
+fi
+"$r" import "$t/e2e/tc.logic" --data "$t/no-such-folder" --out "${TMPDIR:-/tmp}/rf_cli_db.$$" 2>"$e" >/dev/null
+if [ $? -ne 1 ] || ! grep -qF "the data folder '$t/no-such-folder' does not exist" "$e"; then
+    echo "FAIL: import --data a missing folder: not named as such"; cat "$e"; fail=1
+fi
 printf 'p(x) -> int(x).\np(x) <- q(x).\n' | "$r" run - --data "$t/no-such-folder" 2>"$e" >/dev/null
 if ! grep -q "undefined predicate" "$e" || grep -q "data folder" "$e"; then
     echo "FAIL: a program error comes before the data folder's"; cat "$e"; fail=1

@@ -72,6 +72,9 @@ fresh; head -c 1000 "$tmp/db/t00000.c00000.col" >"$tmp/bad/t00000.c00000.col"; r
 fresh; rm "$tmp/bad/t00000.c00000.col"; mkfifo "$tmp/bad/t00000.c00000.col"; refused "column a named pipe" "t00000.c00000.col: .*named pipe"
 fresh; rm "$tmp/bad/t00000.c00000.col"; mkdir "$tmp/bad/t00000.c00000.col"; refused "column a folder" "t00000.c00000.col: .*a folder"
 fresh; rm "$tmp/bad/$man"; mkfifo "$tmp/bad/$man"; refused "manifest a named pipe" "$man: .*named pipe"
+# no manifest: the folder reads as text, and the missing input file's error
+# says that it holds a database's column files
+fresh; rm "$tmp/bad/$man"; refused "manifest removed" "t.tbl: .*column files but no manifest.rfdb"
 # a column file longer than its manifest says (format 2.1: the tail of a stopped in-place append)
 # reads as the manifest's rows; a dictionary must be exactly its size
 fresh; cat "$tmp/db/t00000.c00001.col" "$tmp/db/t00000.c00001.col" >"$tmp/bad/t00000.c00001.col"

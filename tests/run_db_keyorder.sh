@@ -12,7 +12,11 @@
 # from far back, and a repeated value of the string key are refused with
 # the text run's message (file:line, both lines) and exit status, whatever
 # the threads and the blocks. Rows out of order with no duplicate are
-# accepted (by the grouped check). A failed import leaves no database.
+# accepted (by the grouped check). A failed import leaves no database. A
+# header alone in the first text block (a block of no rows) does not stop
+# the next blocks' order check (it waited for ever for the header's turn).
+# A repeated key after quoted fields that span lines is named by the line
+# its record starts on, as the text run names it (not by its row number).
 set -u
 redfox=$1
 tmp=${TMPDIR:-/tmp}/rf_db_keyorder.$$
@@ -112,4 +116,36 @@ for t in 1 3; do
 done
 "$redfox" run "$tmp/prog.logic" --data "$tmp/sdb3" --device cpu --format csv >"$tmp/out.swap" 2>/dev/null || fail "run from the swapped database"
 cmp -s "$tmp/out.text" "$tmp/out.swap" || { diff "$tmp/out.text" "$tmp/out.swap" | head; fail "the swapped database answers otherwise"; }
+# a header line in a block of its own, then rows in key order: the import
+# ends (under timeout: a hang is exit 124) and answers as the text does
+mkdir -p "$tmp/hdr"
+{ echo "ok|ln|qty|note"; head -n 2000 "$tmp/data/items.tbl"; } >"$tmp/hdr/items.tbl"
+cp "$tmp/data/prices.tbl" "$tmp/hdr/"
+sed 's/^lang:input:key\[`item\] = "ok, ln"./&\nlang:input:header[`item] = true./' "$tmp/prog.logic" >"$tmp/hdr.logic"
+grep -q 'header\[`item\]' "$tmp/hdr.logic" || fail "no header in hdr.logic"
+"$redfox" run "$tmp/hdr.logic" --data "$tmp/hdr" --device cpu --format csv >"$tmp/out.hdrtext" 2>"$tmp/err" || { cat "$tmp/err"; fail "text run with a header"; }
+for tb in 1 16 4096; do
+    rm -rf "$tmp/hdb"
+    timeout 60 "$redfox" import "$tmp/hdr.logic" --data "$tmp/hdr" --out "$tmp/hdb" --text-block $tb 2>"$tmp/err"
+    rc=$?
+    [ $rc -eq 0 ] || { cat "$tmp/err"; fail "import with a header, --text-block $tb: exit $rc"; }
+    "$redfox" run "$tmp/hdr.logic" --data "$tmp/hdb" --device cpu --format csv >"$tmp/out.hdb" 2>/dev/null || fail "run from the database with a header"
+    cmp -s "$tmp/out.hdrtext" "$tmp/out.hdb" || fail "the database with a header (--text-block $tb) answers otherwise"
+done
+# records spanning lines (quoted line ends), then a repeated key: the
+# import names the lines as the text run does, whatever the blocks
+mkdir -p "$tmp/ml"
+printf 'ok|ln|qty|note\n1|1|1.5|"two\nlines"\n2|1|2|"three\n\nlines"\n1|1|3|plain\n' >"$tmp/ml/items.tbl"
+cp "$tmp/data/prices.tbl" "$tmp/ml/"
+"$redfox" run "$tmp/hdr.logic" --data "$tmp/ml" --device cpu >/dev/null 2>"$tmp/err.text" && fail "the text run took a repeated key"
+grep -q "items.tbl:7:1: error: the key (ok, ln) = (1, 1) of line 7 is already on line 2" "$tmp/err.text" ||
+    { cat "$tmp/err.text"; fail "the text run names other lines"; }
+for tb in 1 4096; do
+    rm -rf "$tmp/mdb"
+    timeout 60 "$redfox" import "$tmp/hdr.logic" --data "$tmp/ml" --out "$tmp/mdb" --text-block $tb 2>"$tmp/err"
+    rc=$?
+    [ $rc -eq 1 ] || { cat "$tmp/err"; fail "import of a repeated key after records spanning lines: exit $rc"; }
+    grep -F "$(sed 's/^[^:]*://' "$tmp/err.text")" "$tmp/err" >/dev/null ||
+        { cat "$tmp/err"; fail "import (--text-block $tb) names other lines than the text run"; }
+done
 echo ok

@@ -210,7 +210,8 @@ EOF
     "$redfox" run "$tmp/q.logic" --device cpu --out "$tmp/o" 2>"$tmp/err" || fail "run --out: $(cat "$tmp/err")"
     cmp -s "$tmp/o/s.csv" "$tmp/want.csv" || fail "--out wrote another CSV than --format csv"
     "$redfox" run "$tmp/q.logic" --device cpu --format tbl --out "$tmp/o" || fail "run --format tbl --out"
-    printf '%s\n' 'i|t' '1|plain' '2|a,b' '3|say "hi"' '4|two\nlines' '5|' '6|back\slash\|pipe' >"$tmp/want.tbl"
+    # strings with a '|' or a line break quoted as in CSV (they read back as written)
+    printf '%s\n' 'i|t' '1|plain' '2|a,b' '3|say "hi"' '4|"two' 'lines"' '5|' '6|"back\slash|pipe"' >"$tmp/want.tbl"
     diff -u "$tmp/want.tbl" "$tmp/o/s.tbl" || fail "--format tbl changed"
     if command -v python3 >/dev/null 2>&1; then
         python3 - "$tmp/out.csv" <<'EOF' || fail "a CSV reader does not read back the strings"

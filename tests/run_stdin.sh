@@ -1,7 +1,8 @@
 #!/bin/sh
 # tests/run_stdin.sh REDFOX TESTS_DIR: programs from standard input ('-'),
 # /dev/stdin, pipes and FIFOs for run, compile and dump; the warnings for an
-# empty program and one without lang:output.
+# empty program and one without lang:output; a data file that is a FIFO read
+# by two inputs (other types) is read once, not waited on a second time.
 set -u
 r=$1
 t=$2
@@ -55,6 +56,30 @@ if mkfifo "$tmp/fifo" 2>/dev/null; then
     out=$("$r" run "$tmp/fifo" --device cpu --format csv 2>"$tmp/err")
     wait
     printf '%s\n' "$out" | grep -qx '20' || { no "FIFO: output lacks 20: $out"; cat "$tmp/err"; }
+fi
+# a FIFO as the data file of two inputs, with other types: the run reads it
+# once and both see its rows (opening it again would wait for ever)
+if mkfifo "$tmp/e.txt" 2>/dev/null; then
+    cat >"$tmp/two.logic" <<'P'
+a(x, y) -> int(x), int(y).
+lang:input[`a] = "e.txt".
+b(x, y) -> int(x), string(y).
+lang:input[`b] = "e.txt".
+s[] = n <- agg<<n = total(y)>> a(_, y).
+lang:output[`s] = "s".
+c(y) <- b(_, y), y = "4".
+lang:output[`c] = "c".
+P
+    for dev in cpu gpu; do
+        printf '1|2\n3|4\n' >"$tmp/e.txt" &
+        out=$(RF_GPU_EMULATE=1 timeout 60 "$r" run "$tmp/two.logic" --data "$tmp" --device $dev --no-cache --format csv 2>"$tmp/err")
+        rc=$?
+        [ $rc -eq 124 ] && kill $! 2>/dev/null
+        wait
+        [ $rc -eq 0 ] || { no "a FIFO read by two inputs ($dev): exit $rc"; cat "$tmp/err"; }
+        [ "$(printf '%s\n' "$out" | tr '\n' ' ')" = "s (1 row) n 6  c (1 row) y 4 " ] ||
+            no "a FIFO read by two inputs ($dev): $out"
+    done
 fi
 # '-' twice is bad usage; a folder cannot be read (exit 1, with the reason)
 "$r" run - - --device cpu </dev/null >/dev/null 2>&1

@@ -118,7 +118,8 @@ int rf_tool_import(int argc, char **argv)
         return rf_tool_usage_error("import", "--narrow takes on or off, not '%s'", narrow_s);
     struct stat sb;
     if (stat(data, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
-        fprintf(stderr, "redfox import: the data folder '%s' does not exist\n", data);
+        fprintf(stderr, "redfox import: the data folder '%s' %s\n", data,
+                stat(data, &sb) == 0 ? "is not a folder" : "does not exist");
         return RF_EXIT_USER;
     }
     rf_arena arena;

@@ -53,7 +53,9 @@ static const char *usage =
     "                       with a header row, fields quoted when they hold a\n"
     "                       comma, quote or line break, quotes doubled (the\n"
     "                       default with --out); tbl: '|'-separated with a header\n"
-    "                       row, a string's |, newline and CR written \\|, \\n, \\r\n"
+    "                       row, a string quoted as in csv when it holds a |, CR\n"
+    "                       or LF or starts with a quote (csv and tbl files read\n"
+    "                       back as the same rows: lang:input:header)\n"
     "                       With several outputs on standard output, each comes\n"
     "                       under a line \"NAME (N rows)\", a blank line between\n"
     "                       them (with one csv or tbl output, only its rows);\n"
@@ -462,6 +464,12 @@ int rf_tool_run(int argc, char **argv)
     if (trace) rf_trace_event(trace, "phase", "compile", c0, t_loaded, -1);
     int needed = 0;
     if (!rc && check_data_folder(p, data, rank == 0, &needed)) rc = RF_EXIT_USER;
+    /* --out naming a file fails now, not after a run whose outputs it would lose */
+    struct stat ob;
+    if (!rc && outdir && stat(outdir, &ob) == 0 && !S_ISDIR(ob.st_mode)) {
+        if (rank == 0) fprintf(stderr, "redfox run: --out %s: not a folder\n", outdir);
+        rc = RF_EXIT_USER;
+    }
     if (!rc && (rc = refuse_output_over_input(p, progs, nprogs, needed ? data : NULL, outdir, fmt, trace_path,
                                               rank == 0)) != 0 && trace) {
         rf_trace_free(trace); /* not written either: it would replace an input */

@@ -11,7 +11,8 @@
 ** (runtime/io: the same parsers, the same file:line:col errors, parallel
 ** within the block), choosing the string columns' encodings, handing each
 ** parsed block and each ended table to the work that runs beside the
-** parsing (tools/db_import_jobs.c), and the progress line.
+** parsing (tools/db_import_jobs.c), the lines a table's rows start on where
+** records span lines (for its key errors), and the progress line.
 */
 #include "db_import_internal.h"
 
@@ -204,6 +205,50 @@ static int64_t record_end(const char *buf, int64_t len, char delim, int threads)
     return end;
 }
 
+/* The lines on which tt's rows start (a block of it, its text from line
+** first_line, a header line skipped first): a pair for each row that does
+** not start on the line after the row before's, as the text path keeps a
+** line per row (runtime/io/rf_load.h) but only where they differ. */
+static rf_status note_lines(itable *it, const rf_rt_texttable *tt, int64_t first_line, int header)
+{
+    /* a file without quotes: one line a row, from the first */
+    int64_t n = tt->lines ? tt->nrows : tt->nrows > 0;
+    for (int64_t r = 0; r < n; r++) {
+        int64_t line = tt->lines ? tt->lines[r] : first_line + (header ? 1 : 0);
+        int64_t row = it->rows + r;
+        int64_t want = row == 0 ? 1 + (it->t.header ? 1 : 0) : it->last_line + 1;
+        if (line != want) {
+            if (it->njumps == it->capjumps) {
+                int64_t nc = it->capjumps ? it->capjumps * 2 : 16;
+                int64_t(*nj)[2] = rf_realloc(it->jumps, (size_t)nc * sizeof *nj);
+                if (!nj) return RF_ENOMEM;
+                it->jumps = nj;
+                it->capjumps = nc;
+            }
+            it->jumps[it->njumps][0] = row;
+            it->jumps[it->njumps][1] = line;
+            it->njumps++;
+        }
+        it->last_line = line;
+    }
+    if (tt->nrows > 0 && !tt->lines) it->last_line += tt->nrows - 1;
+    it->rows += tt->nrows;
+    return RF_OK;
+}
+
+int64_t *rf_import_lines(const itable *it, int64_t n)
+{
+    if (!it->njumps || n <= 0) return NULL;
+    int64_t *lines = rf_malloc((size_t)n * sizeof *lines);
+    if (!lines) return NULL;
+    int64_t j = -1;
+    for (int64_t g = 0; g < n; g++) {
+        if (j + 1 < it->njumps && it->jumps[j + 1][0] == g) j++;
+        lines[g] = j < 0 ? g + 1 + (it->t.header ? 1 : 0) : it->jumps[j][1] + (g - it->jumps[j][0]);
+    }
+    return lines;
+}
+
 rf_status rf_import_text(rf_importer *imp, int32_t tid, const char *path, const char *data, int64_t size, rf_diags *d)
 {
     if (imp->failed) return imp->failed;
@@ -223,6 +268,7 @@ rf_status rf_import_text(rf_importer *imp, int32_t tid, const char *path, const 
     rf_status st = rf_rt_load_mem(path, data, size, it->lines + 1, it->t.types, it->t.ncols, &lo, &tt, &pd);
     imp->times.parse.wall += rf_now() - t0;
     imp->times.bytes += size;
+    if (!st) st = note_lines(it, &tt, it->lines + 1, lo.header);
     if (!st) {
         it->lines += tt.nlines; /* a quoted field may span lines */
         if (!it->encoded) st = choose_encodings(imp, it, &tt, &pd);
@@ -436,6 +482,7 @@ void rf_import_free(rf_importer *imp)
         free(imp->tabs[i].path);
         free(imp->tabs[i].fd_cols);
         free(imp->tabs[i].done);
+        free(imp->tabs[i].jumps);
         rf_import_order_free(&imp->tabs[i].key_order);
         rf_import_order_free(&imp->tabs[i].fd_order);
     }

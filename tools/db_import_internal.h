@@ -42,6 +42,14 @@ typedef struct itable {
     int ended;         /* its end is started (its columns closed and its checks done by an end job) */
     int encoded;       /* its string columns' encodings are chosen */
     int64_t lines;     /* lines of text taken so far */
+    int64_t rows;      /* rows taken so far */
+    int64_t last_line; /* the line on which the last row taken starts */
+    /* (row, line) pairs, in row order: the rows that do not start on the
+    ** line after the row before's (a record before spanning lines, a
+    ** header spanning lines), so that a key error names the file's line
+    ** (rf_import_lines) without a line kept per row */
+    int64_t (*jumps)[2];
+    int64_t njumps, capjumps;
     char *path;        /* the text file, for key errors */
     rf_import_order key_order; /* the declared key, checked by row order as blocks are written */
     rf_import_order fd_order;  /* a functional dependency's key columns, the same */
@@ -77,6 +85,11 @@ struct rf_importer {
     int turn_abort;              /* a block's column failed: no later one waits for it */
     rf_status failed;            /* the first failure: every later call returns it */
 };
+
+/* The file line on which each of table it's first n rows starts (malloc'd),
+** or NULL where every row takes one line (row + 1, + 1 after a header) or
+** memory is short. */
+int64_t *rf_import_lines(const itable *it, int64_t n);
 
 /* Seconds of CPU this thread has used. */
 double rf_import_thread_cpu(void);

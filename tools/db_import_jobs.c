@@ -280,8 +280,10 @@ rf_status rf_import_start_block(rf_importer *imp, itable *it, rf_rt_texttable *t
     }
     int32_t ndict = plan_order(t, &j->tt, j->order);
     j->nitems = j->ncols;
-    if ((it->key_order.rising || it->fd_order.rising) && j->tt.nrows > 0) {
-        /* the key order first: a cheap pass, never the block's last item */
+    if (it->key_order.rising || it->fd_order.rising) {
+        /* the key order first: a cheap pass, never the block's last item;
+        ** a block of no rows (a header alone) takes its turn too, or the
+        ** next block would wait for it for ever */
         memmove(j->order + 1, j->order, (size_t)j->ncols * sizeof *j->order);
         j->order[0] = ORDER_ITEM;
         j->nitems++;
@@ -422,10 +424,25 @@ static rf_status check_key(rf_importer *imp, itable *it, rf_cpu_pool *pool, int3
     v.input_key = (int32_t *)t->key;
     v.ninput_key = t->nkey;
     const char *path = it->path ? it->path : t->file;
-    if (!st && need_key) st = rf_rt_check_input_key(path, 0, &v, dict, pool, &rel, d);
-    /* the dependency with the runtime's check too: the text path's message */
+    /* the runtime's checks and messages, as the text path's: a repeat
+    ** named by the lines its rows start on (records may span lines) */
+    int64_t first = -1, dup = -1;
+    int which = 0;
+    if (!st && need_key) {
+        st = rf_rt_input_dup(pool, &v, &rel, RF_RT_CHECK_KEY, &first, &dup);
+        if (!st && dup >= 0) which = RF_RT_CHECK_KEY;
+    }
     v.nkeys = t->nfd;
-    if (!st && need_fd) st = rf_rt_check_input_fd(path, 0, &v, dict, pool, &rel, d);
+    if (!st && !which && need_fd && (rf_rt_input_checks(&v) & RF_RT_CHECK_FD)) {
+        st = rf_rt_input_dup(pool, &v, &rel, RF_RT_CHECK_FD, &first, &dup);
+        if (!st && dup >= 0) which = RF_RT_CHECK_FD;
+    }
+    if (!st && which) {
+        int64_t *lines = rf_import_lines(it, rel.nrows);
+        rf_rt_input_dup_error(path, 0, &v, dict, &rel, lines, which, first, dup, d);
+        free(lines);
+        st = RF_EUSER;
+    }
     free(rel.cols);
     rf_rt_dbcols_free(&own);
     rf_rt_dict_free(dict);

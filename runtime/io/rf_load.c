@@ -947,13 +947,19 @@ static rf_status load(const char *path, const char *mem, int64_t memsize, int64_
     }
 
     job j = {.data = m.data, .size = m.size, .types = types, .ncols = ncols, .delim = delim, .o = o};
+    /* a UTF-8 byte order mark (some editors and spreadsheets write one) at
+    ** the file's start is no part of the first field */
+    if (first_line == 1 && j.size >= 3 && memcmp(j.data, "\xEF\xBB\xBF", 3) == 0) {
+        j.data += 3;
+        j.size -= 3;
+    }
     j.fast = !memchr("0123456789+-.", delim, 13);
 
     int n;
     if (threads > 0) {
         n = threads > MAX_THREADS ? MAX_THREADS : threads;
     } else {
-        int64_t by_size = m.size / AUTO_CHUNK + 1;
+        int64_t by_size = j.size / AUTO_CHUNK + 1;
         n = online_cpus();
         if (by_size < n) n = (int)by_size;
     }
@@ -964,21 +970,21 @@ static rf_status load(const char *path, const char *mem, int64_t memsize, int64_
 
     /* chunk boundaries: the first line start at or after i * size / n */
     {
-        const char *prev = m.data;
+        const char *prev = j.data;
         for (int i = 0; i < n; i++) {
             const char *b = prev;
             if (i > 0) {
-                int64_t nominal = (int64_t)((rf_dec128)m.size * i / n);
-                const char *s = m.data + (nominal > 0 ? nominal - 1 : 0);
+                int64_t nominal = (int64_t)((rf_dec128)j.size * i / n);
+                const char *s = j.data + (nominal > 0 ? nominal - 1 : 0);
                 if (s < prev) s = prev;
-                const char *nl = s < m.data + m.size ? memchr(s, '\n', (size_t)(m.data + m.size - s)) : NULL;
-                b = nl ? nl + 1 : m.data + m.size;
+                const char *nl = s < j.data + j.size ? memchr(s, '\n', (size_t)(j.data + j.size - s)) : NULL;
+                b = nl ? nl + 1 : j.data + j.size;
             }
             cs[i].beg = b;
             if (i > 0) cs[i - 1].end = b;
             prev = b;
         }
-        cs[n - 1].end = m.data + m.size;
+        cs[n - 1].end = j.data + j.size;
         for (int i = 0; i < n; i++) cs[i].job = &j;
         cs[0].skip_first = header != 0;
     }
@@ -1085,7 +1091,7 @@ static rf_status load(const char *path, const char *mem, int64_t memsize, int64_
 
     out->nrows = j.nrows;
     out->ncols = ncols;
-    out->nlines = m.size > 0 && m.data[m.size - 1] != '\n';
+    out->nlines = j.size > 0 && j.data[j.size - 1] != '\n';
     for (int i = 0; i < n; i++) out->nlines += cs[i].nl;
     out->cols = j.cols;
     out->lines = j.lines;

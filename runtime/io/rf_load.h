@@ -16,7 +16,9 @@
 ** then spans several lines). A '"' inside an unquoted field is an ordinary
 ** byte. A quote without its closing quote is an error at the opening quote.
 ** A delimiter right before the line end (dbgen writes one) is accepted.
-** With header = 1 the first record is skipped. An empty file has 0 rows. An
+** With header = 1 the first record is skipped. An empty file has 0 rows.
+** A UTF-8 byte order mark (EF BB BF) at the start of the file (of text whose
+** first line is line 1) is skipped; line 1's columns count from after it. An
 ** empty line is an error (missing fields), except in a table of one string
 ** column, where it is the empty string. An empty last field of a non-string
 ** column is reported as missing; of a string column it is the empty string
@@ -94,6 +96,13 @@ rf_status rf_rt_load_text(const char *path, const rf_type *types, int32_t ncols,
 ** line (header applies to that line). data is only read. */
 rf_status rf_rt_load_mem(const char *name, const char *data, int64_t size, int64_t first_line, const rf_type *types,
                          int32_t ncols, const rf_rt_load_opts *o, rf_rt_texttable *out, rf_diags *d);
+
+/* path's bytes read whole into *data (malloc'd, *size bytes; the caller
+** frees it): for a file that is not regular (a pipe, a FIFO), which can be
+** read only once, so that several inputs of one run parse one reading of it
+** (rf_rt_load_mem). o->progress, where set, hears "reading" as the bytes
+** come. Errors as rf_rt_load_text's for a file that cannot be opened or read. */
+rf_status rf_rt_read_whole(const char *path, const rf_rt_load_opts *o, char **data, int64_t *size, rf_diags *d);
 
 /* Part `part` of `nparts` of a file (rf_load_range.c), for a rank that
 ** reads only its share: bytes [lo, hi) of data, split at line starts

@@ -4,7 +4,7 @@
 **
 ** Owns: opening the file, mapping a regular file or reading any other
 ** (a pipe, a FIFO, a special file) whole, with the progress of that read,
-** releasing it, and the error for a file that cannot be opened (the input
+** releasing it, or handing the bytes read whole to the caller (rf_rt_read_whole), and the error for a file that cannot be opened (the input
 ** predicate, the full path looked for, the reason, a missing folder named).
 */
 #include "rf_load_file.h"
@@ -53,6 +53,13 @@ void rf_rt_load_open_error(const char *path, const char *pred, int err, rf_diags
     else
         rf_buf_printf(&b, "cannot open file %s: %s", fp, os_reason(err, eb, sizeof eb));
     if (no_dir) rf_buf_printf(&b, " (the data folder %s does not exist)", dir);
+    /* a redfox database that lost its manifest reads as a folder of text
+    ** files (the manifest alone makes a database): say what it looks like */
+    char *col = !no_dir && err == ENOENT && dir ? rf_sprintf("%s/t00000.c00000.col", dir) : NULL;
+    if (col && stat(col, &ds) == 0)
+        rf_buf_printf(&b, " (the folder holds a redfox database's column files but no manifest.rfdb, so it is read "
+                          "as a folder of text files)");
+    free(col);
     rf_error(d, loc, "%s", b.data ? b.data : "cannot open file");
     rf_buf_free(&b);
     free(dir);
@@ -124,6 +131,29 @@ rf_status rf_rt_file_map(const char *path, const rf_rt_load_opts *o, rf_rt_mappe
     close(fd);
     m->data = buf;
     m->size = len;
+    return RF_OK;
+}
+
+rf_status rf_rt_read_whole(const char *path, const rf_rt_load_opts *o, char **data, int64_t *size, rf_diags *d)
+{
+    *data = NULL;
+    *size = 0;
+    rf_rt_mapped m;
+    rf_status st = rf_rt_file_map(path, o, &m, d);
+    if (st) return st;
+    if (m.is_mmap) {
+        /* a regular file after all (it changed since the caller looked): a copy */
+        char *copy = rf_malloc((size_t)m.size + 1);
+        if (copy) memcpy(copy, m.data, (size_t)m.size);
+        rf_rt_file_unmap(&m);
+        if (!copy) {
+            rf_error(d, rf_mkloc(path, 0, 0), "out of memory reading the file");
+            return RF_ENOMEM;
+        }
+        m.data = copy;
+    }
+    *data = m.data;
+    *size = m.size;
     return RF_OK;
 }
 
