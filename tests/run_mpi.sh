@@ -162,17 +162,61 @@ EOF
     $mpi 3 "$redfox" run "$tmp/div.logic" --data "$tmp/div" --device $dev >/dev/null 2>"$tmp/div.err3"
     rc=$?
     runs=$((runs + 1))
+    # once: the failing rank's message and rank 0's naming it; rank 1, which
+    # the failure only stopped, says nothing (it said "the run failed")
     if [ $rc -eq 0 ] || ! grep -qF "$(grep -m1 error "$tmp/div.err1")" "$tmp/div.err3" ||
-        ! grep -q "rank 2 of 3 stopped with an error" "$tmp/div.err3" || ! grep -q "on rank 2 of 3" "$tmp/div.err3"; then
+        ! grep -q "rank 2 of 3 stopped with an error" "$tmp/div.err3" || ! grep -q "on rank 2 of 3" "$tmp/div.err3" ||
+        [ "$(grep -c "error" "$tmp/div.err3")" -ne 2 ] || grep -q "the run failed" "$tmp/div.err3"; then
         echo "FAIL: a failing rank: exit $rc"; cat "$tmp/div.err3"; fails=$((fails + 1))
+    fi
+    # the same in tpch run: a bad line in the last rank's share of lineitem
+    if [ $dev = cpu ]; then
+        mkdir -p "$tmp/tpch"
+        { printf '1|1552|93|1|17|24710.35|0.04|0.02|N|O|1996-03-13|1996-02-12|1996-03-22|DELIVER IN PERSON|TRUCK|a|\n'
+          printf '1|674|75|2|36|56688.12|0.09|0.06|N|O|1996-04-12|1996-02-28|1996-04-20|TAKE BACK RETURN|MAIL|b|\n'
+          printf '1|637|38|3|8|12301.04|0.10|0.02|N|O|1996-01-29|1996-03-05|1996-01-31|TAKE BACK RETURN|REG AIR|c|\n'
+          printf 'x|637|38|4|8|12301.04|0.10|0.02|N|O|1996-01-29|1996-03-05|1996-01-31|TAKE BACK RETURN|REG AIR|d|\n'
+        } >"$tmp/tpch/lineitem.tbl"
+        $mpi 3 "$redfox" tpch run --data "$tmp/tpch" --queries 6 --device cpu >/dev/null 2>"$tmp/tpch.err"
+        rc=$?
+        runs=$((runs + 1))
+        if [ $rc -eq 0 ] || [ "$(grep -c "q06 failed" "$tmp/tpch.err")" -ne 2 ] || grep -q "the run failed" "$tmp/tpch.err" ||
+            ! grep -q "lineitem.tbl:4:1: error" "$tmp/tpch.err" || ! grep -q "rank 2 of 3 stopped with an error" "$tmp/tpch.err"; then
+            echo "FAIL: tpch run, a failing rank: exit $rc"; cat "$tmp/tpch.err"; fails=$((fails + 1))
+        fi
+    fi
+    # ranks that run different programs stop at the run's first vote with one
+    # message naming the rank: a program from standard input reaches rank 0
+    # only (rank 1 compiled an empty one: MPI failed, "NBC_Progress ... error")
+    $mpi 2 "$redfox" run - --data "$tests/e2e/data" --device $dev --set rank_timeout_s=60 <"$tests/e2e/tc.logic" \
+        >/dev/null 2>"$tmp/stdin.err"
+    rc=$?
+    runs=$((runs + 1))
+    if [ $rc -ne 1 ] || [ "$(grep -c "rank 1 of 2 runs another program than rank 0" "$tmp/stdin.err")" -ne 1 ] ||
+        grep -q "MPI failed\|NBC" "$tmp/stdin.err"; then
+        echo "FAIL: a program from standard input on 2 ranks: exit $rc"; cat "$tmp/stdin.err"; fails=$((fails + 1))
     fi
     # another command than run and tpch run is refused, not done N times over
     $mpi 2 "$redfox" tpch gen --sf 0.01 --out "$tmp/gen" >/dev/null 2>"$tmp/gen.err"
     rc=$?
     runs=$((runs + 1))
-    if [ $rc -eq 0 ] || [ -e "$tmp/gen" ] || ! grep -q "only \`redfox run\` and \`redfox tpch run\` run on several ranks" "$tmp/gen.err"; then
-        echo "FAIL: mpirun redfox tpch gen: exit $rc"; cat "$tmp/gen.err"; fails=$((fails + 1))
+    if [ $rc -eq 0 ] || [ -e "$tmp/gen" ] ||
+        [ "$(grep -c "only \`redfox run\` and \`redfox tpch run\` run on several ranks" "$tmp/gen.err")" -ne 1 ]; then
+        echo "FAIL: mpirun redfox tpch gen: exit $rc (the refusal once)"; cat "$tmp/gen.err"; fails=$((fails + 1))
     fi
+    # a usage error, which every rank finds alike, is said once (by rank 0),
+    # not once a rank and interleaved ("redfox tpch run: redfox tpch run: ...")
+    for args in "run $tests/e2e/tc.logic --bogus" "run $tests/e2e/tc.logic --threads 0" "run" \
+                "tpch run --data $tmp --queries 99" "run $tests/e2e/tc.logic --set rank_timeout_s=0"; do
+        # shellcheck disable=SC2086
+        $mpi 3 "$redfox" $args >/dev/null 2>"$tmp/usage.err"
+        rc=$?
+        runs=$((runs + 1))
+        if [ $rc -eq 0 ] || [ "$(grep -c "^redfox [a-z ]*: " "$tmp/usage.err")" -ne 1 ] ||
+            [ "$(grep -c "see \`redfox" "$tmp/usage.err")" -ne 1 ]; then
+            echo "FAIL: mpirun redfox $args: exit $rc, the usage error not once"; cat "$tmp/usage.err"; fails=$((fails + 1))
+        fi
+    done
     # rank 1 hangs reading a FIFO nobody writes; rank 0 must give up after 3 s
     mkdir -p "$tmp/hang"
     cp "$tests/e2e/data/"* "$tmp/hang/" 2>/dev/null

@@ -119,6 +119,8 @@ static const char *usage =
     "dedupes that need them and exchanged over MPI; rank 0 writes the outputs,\n"
     "identical to one process's. --profile adds each rank's time and bytes\n"
     "sent. A rank that fails stops all of them (see rank_timeout_s below).\n"
+    "Every rank reads the program from its files: ranks whose programs differ\n"
+    "(a program from standard input reaches rank 0 only) stop with an error.\n"
     "  --gpus N             run on N GPUs of this host, one rank per GPU (rank r\n"
     "                       on GPU r mod the GPUs visible): redfox starts the N\n"
     "                       ranks itself under Open MPI's mpirun (implies --device\n"
@@ -506,7 +508,7 @@ int rf_tool_run(int argc, char **argv)
     }
     double t_ran = rf_trace_clock();
     /* a run's messages: rank 0's, or those of the rank that failed (runtime/dist) */
-    if (ran) rc = rf_tool_finish_database(code, db, rank == 0 || code);
+    if (ran) rc = rf_tool_finish_database(code, db, rank == 0 || (code && rf_tool_run_reports(rank)));
     if (!rc && rank == 0) { /* with several ranks, rank 0 holds and writes the outputs */
         if (profile) rf_result_profile_write(res, stderr);
         double t_out = rf_trace_clock();

@@ -63,6 +63,12 @@ typedef const struct rf_diagnostic *(*rf_tool_diag_at_fn)(const void *obj, int64
 int rf_tool_finish_api(int code, const void *obj, int64_t n, rf_tool_diag_at_fn at, int print);
 int rf_tool_finish_program(int code, const struct rf_program *p, int print);
 int rf_tool_finish_database(int code, const struct rf_database *db, int print);
+/* 1 when this rank prints a failed run's messages (several ranks): rank 0,
+** and the rank whose error stopped them all (runtime/dist), not every rank
+** that error merely stopped (each said "the run failed" once more); also
+** every rank when no rank's error stopped the run (a timeout: each names
+** itself). 1 for a process alone. */
+int rf_tool_run_reports(int rank);
 int rf_tool_finish_trace(int code, const struct rf_trace *t, int print);
 /* The lines of res's profile that pick accepts (a line without its end,
 ** len bytes), each on stderr after prefix (tools/api_report.c). */
