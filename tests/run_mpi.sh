@@ -238,6 +238,51 @@ EOF
         ! grep -q "rank 0 of 2: no answer from the other ranks within 3 s" "$tmp/hang.err"; then
         echo "FAIL: a hung rank: exit $rc after $((t1 - t0)) s"; cat "$tmp/hang.err"; fails=$((fails + 1))
     fi
+    # --gpus 2 (redfox starts mpirun, copies its output and checks the
+    # writes): a full disk is an error (mpirun dropped the output and
+    # exited 0); a reader gone (| head) ends it by SIGPIPE as one process
+    # (mpirun crashed in PMIx_Finalize, exit 139); SIGTERM to redfox or to
+    # its group (timeout) stops the ranks, none left running, --out as it was
+    if [ $dev = gpu ]; then
+        "$redfox" run --gpus 2 "$tests/e2e/tc.logic" --data "$tests/e2e/data" --format csv >/dev/full 2>"$tmp/full.err"
+        rc=$?
+        runs=$((runs + 1))
+        if [ $rc -ne 1 ] || ! grep -q "cannot write the output: No space left on device" "$tmp/full.err"; then
+            echo "FAIL: --gpus 2 >/dev/full: exit $rc"; cat "$tmp/full.err"; fails=$((fails + 1))
+        fi
+        mkdir -p "$tmp/chain"
+        awk 'BEGIN { for (i = 0; i < 60000; i++) print i "|" i + 1 "|" }' >"$tmp/chain/edges.tbl"
+        printf 'edge(x, y) -> int(x), int(y).\nlang:input[`edge] = "edges.tbl".\nlang:output[`edge] = "edge".\n' \
+            >"$tmp/edges.logic"
+        ( "$redfox" run --gpus 2 "$tmp/edges.logic" --data "$tmp/chain" --format csv 2>"$tmp/pipe.err"; echo $? >"$tmp/pipe.rc" ) |
+            head -1 >/dev/null
+        rc=$(cat "$tmp/pipe.rc")
+        runs=$((runs + 1))
+        if [ "$rc" -ne 141 ] || [ -s "$tmp/pipe.err" ]; then
+            echo "FAIL: --gpus 2 | head -1: exit $rc"; cat "$tmp/pipe.err"; fails=$((fails + 1))
+        fi
+        awk 'BEGIN { for (i = 0; i < 4000; i++) print i "|" i + 1 "|" }' >"$tmp/chain/edges.tbl"
+        mkdir -p "$tmp/sigout"
+        for how in kill timeout; do
+            echo old >"$tmp/sigout/path.csv"
+            if [ $how = kill ]; then
+                "$redfox" run --gpus 2 "$tests/e2e/tc.logic" --data "$tmp/chain" --out "$tmp/sigout" 2>/dev/null &
+                pid=$!
+                sleep 2
+                kill -TERM $pid
+                wait $pid
+                rc=$?
+            else
+                timeout 2 "$redfox" run --gpus 2 "$tests/e2e/tc.logic" --data "$tmp/chain" --out "$tmp/sigout" 2>/dev/null
+                rc=$?
+            fi
+            runs=$((runs + 1))
+            left=$(ps -eo args | grep -c "^[^ ]*redfox run --gpus 2 $tests/e2e/tc.logic --data $tmp/chain")
+            if [ $rc -eq 0 ] || [ "$left" -ne 0 ] || [ "$(cat "$tmp/sigout/path.csv")" != old ]; then
+                echo "FAIL: --gpus 2 stopped by $how: exit $rc, $left ranks left running"; fails=$((fails + 1))
+            fi
+        done
+    fi
     # GPU ranks: one rank without a GPU (the emulator off, where there is
     # no real GPU) stops both at once, naming it, instead of a hang
     if [ $dev = gpu ] && ! env -u RF_GPU_EMULATE "$redfox" run "$tests/e2e/tc.logic" --data "$tests/e2e/data" \
