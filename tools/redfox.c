@@ -140,6 +140,9 @@ int rf_tool_same_file(const char *out, const char *in)
 int rf_tool_parse_int(const char *s, int64_t lo, int64_t hi, int64_t *out)
 {
     char *end;
+    /* digits, after a minus at most: strtoll also takes leading blanks and
+    ** a plus (--gpus ' 2' ran 2 ranks), as rf_parse_decimal no longer does */
+    if (!((s[0] >= '0' && s[0] <= '9') || (s[0] == '-' && s[1] >= '0' && s[1] <= '9'))) return 0;
     errno = 0;
     long long v = strtoll(s, &end, 10);
     if (errno || end == s || *end || v < lo || v > hi) return 0;

@@ -100,7 +100,8 @@ void rf_tool_progress_clear(void);
 ** exit 0. An output that is not there yet names no input (a file that was
 ** read is there); a device, a FIFO or "-" is never replaced by a write. */
 int rf_tool_same_file(const char *out, const char *in);
-/* 1 when s is a whole decimal number in [lo, hi], stored in *out. */
+/* 1 when s is a whole decimal number in [lo, hi] (digits, a leading minus
+** at most: no blanks, no plus), stored in *out. */
 int rf_tool_parse_int(const char *s, int64_t lo, int64_t hi, int64_t *out);
 
 #endif
