@@ -50,6 +50,9 @@ check 0 "dump cuda" "$r" dump --cuda "$t/logiql/even_odd.logic"
 check 2 "dump ptx as yaml" "$r" dump --ptx --format yaml "$t/logiql/even_odd.logic"
 check 2 "run --repeat 0" "$r" run "$t/logiql/even_odd.logic" --repeat 0
 check 2 "run --repeat not a number" "$r" run "$t/logiql/even_odd.logic" --repeat x
+# --trace on several ranks: whose timeline the file holds (it did not say)
+"$r" run --help | grep -q "On several ranks, rank 0 writes its own timeline" ||
+    { echo "FAIL: run --help: --trace does not say what ranks write"; fail=1; }
 # whole numbers only: a blank or a plus before the digits was taken (--gpus ' 2')
 for opt in --repeat --threads --max-iterations --gpus; do
     for bad in " 2" "+2" "2 " "	2"; do
