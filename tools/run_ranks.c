@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -81,6 +82,7 @@ static int run_mpirun(const char *cmd, char **av)
     }
     signal(SIGPIPE, SIG_IGN); /* a closed standard output is a write error here */
     fflush(NULL);
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0) {
         fprintf(stderr, "redfox %s: --gpus: cannot start mpirun: %s\n", cmd, strerror(errno));
@@ -91,6 +93,10 @@ static int run_mpirun(const char *cmd, char **av)
     if (pid == 0) {
         signal(SIGPIPE, SIG_DFL);
         setpgid(0, 0);
+        /* out of this process's group, mpirun would outlive a SIGKILL of it
+        ** and run on: it gets SIGTERM then, as it would have got the kill */
+        prctl(PR_SET_PDEATHSIG, SIGTERM);
+        if (getppid() != parent) _exit(RF_EXIT_USER);
         /* out of the terminal's foreground group, mpirun would stop
         ** (SIGTTIN) reading a terminal to forward it to rank 0 */
         if (isatty(STDIN_FILENO)) {
