@@ -250,6 +250,14 @@ EOF
         if [ $rc -ne 1 ] || ! grep -q "cannot write the output: No space left on device" "$tmp/full.err"; then
             echo "FAIL: --gpus 2 >/dev/full: exit $rc"; cat "$tmp/full.err"; fails=$((fails + 1))
         fi
+        # mpirun missing: one message naming the command to run instead
+        env PATH=/nonexistent "$redfox" run --gpus 2 "$tests/e2e/tc.logic" --data "$tests/e2e/data" >/dev/null \
+            2>"$tmp/nompirun.err"
+        rc=$?
+        runs=$((runs + 1))
+        if [ $rc -ne 1 ] || ! grep -q "^redfox run: --gpus 2 starts its ranks with Open MPI's mpirun, which cannot be run: .*mpirun -np 2 redfox run" "$tmp/nompirun.err"; then
+            echo "FAIL: --gpus 2 without mpirun: exit $rc"; cat "$tmp/nompirun.err"; fails=$((fails + 1))
+        fi
         mkdir -p "$tmp/chain"
         awk 'BEGIN { for (i = 0; i < 60000; i++) print i "|" i + 1 "|" }' >"$tmp/chain/edges.tbl"
         printf 'edge(x, y) -> int(x), int(y).\nlang:input[`edge] = "edges.tbl".\nlang:output[`edge] = "edge".\n' \

@@ -110,9 +110,10 @@ static int run_mpirun(const char *cmd, char **av)
         if (dup2(fds[1], STDOUT_FILENO) < 0) _exit(RF_EXIT_USER);
         close(fds[1]);
         execvp("mpirun", av);
-        fprintf(stderr, "redfox %s: --gpus starts its ranks with Open MPI's mpirun, which cannot be run: %s "
-                "(install openmpi-bin, or start the ranks yourself: mpirun -np N redfox %s ... --device gpu)\n",
-                cmd, strerror(errno), cmd);
+        /* (av: mpirun -np N ...) */
+        fprintf(stderr, "redfox %s: --gpus %s starts its ranks with Open MPI's mpirun, which cannot be run: %s "
+                "(install openmpi-bin, or start the ranks yourself: mpirun -np %s redfox %s ... --device gpu)\n",
+                cmd, av[2], strerror(errno), av[2], cmd);
         _exit(RF_EXIT_USER);
     }
     close(fds[1]);
