@@ -185,6 +185,37 @@ EOF
             echo "FAIL: tpch run, a failing rank: exit $rc"; cat "$tmp/tpch.err"; fails=$((fails + 1))
         fi
     fi
+    # an input that is a FIFO: its bytes go to whichever rank reads them (2
+    # ranks counted 936 of 2,000 rows, exit 0); rank 0 reads it whole, the
+    # outputs are those of one process reading the same rows from a file
+    mkdir -p "$tmp/fifo"
+    awk 'BEGIN { for (i = 0; i < 2000; i++) print i "|" (i * 7) % 50 "|" }' >"$tmp/fifo.src"
+    cp "$tmp/fifo.src" "$tmp/fifo/e.tbl"
+    cat >"$tmp/fifo.logic" <<'EOF2'
+edge(x, y) -> int(x), int(y).
+lang:input[`edge] = "e.tbl".
+lang:input:key[`edge] = "x".
+c(n, t) <- agg<<n = count(), t = total(x)>> edge(x, _).
+g(y, n) <- agg<<n = count()>> edge(_, y).
+lang:output[`c] = "c".
+lang:output[`g] = "g".
+EOF2
+    "$redfox" run "$tmp/fifo.logic" --data "$tmp/fifo" --device $dev --format tbl >"$tmp/fifo.1" 2>&1
+    rm -f "$tmp/fifo/e.tbl"
+    mkfifo "$tmp/fifo/e.tbl"
+    for np in 2 3; do
+        cat "$tmp/fifo.src" >"$tmp/fifo/e.tbl" &
+        writer=$!
+        $mpi $np "$redfox" run "$tmp/fifo.logic" --data "$tmp/fifo" --device $dev --format tbl --set rank_timeout_s=60 \
+            >"$tmp/fifo.$np" 2>"$tmp/fifo.err"
+        rc=$?
+        wait $writer
+        runs=$((runs + 1))
+        if [ $rc -ne 0 ] || ! cmp -s "$tmp/fifo.1" "$tmp/fifo.$np"; then
+            echo "FAIL: a FIFO input on $np ranks: exit $rc"; cat "$tmp/fifo.err"; diff "$tmp/fifo.1" "$tmp/fifo.$np" | head -5
+            fails=$((fails + 1))
+        fi
+    done
     # ranks that run different programs stop at the run's first vote with one
     # message naming the rank: a program from standard input reaches rank 0
     # only (rank 1 compiled an empty one: MPI failed, "NBC_Progress ... error")
@@ -217,7 +248,8 @@ EOF
             echo "FAIL: mpirun redfox $args: exit $rc, the usage error not once"; cat "$tmp/usage.err"; fails=$((fails + 1))
         fi
     done
-    # rank 1 hangs reading a FIFO nobody writes; rank 0 must give up after 3 s
+    # rank 0 hangs reading a FIFO nobody writes (a FIFO input is rank 0's to
+    # read whole); rank 1 must give up after 3 s
     mkdir -p "$tmp/hang"
     cp "$tests/e2e/data/"* "$tmp/hang/" 2>/dev/null
     in=$(sed -n 's|^lang:input\[`[a-z_]*\] = "\(.*\)".*|\1|p' "$tests/e2e/tc.logic" | head -1)
@@ -225,7 +257,7 @@ EOF
     mkfifo "$tmp/hang/$in"
     cat >"$tmp/rank.sh" <<EOF
 #!/bin/sh
-if [ "\${OMPI_COMM_WORLD_RANK:-0}" = 1 ]; then data="$tmp/hang"; else data="$tests/e2e/data"; fi
+if [ "\${OMPI_COMM_WORLD_RANK:-0}" = 0 ]; then data="$tmp/hang"; else data="$tests/e2e/data"; fi
 exec "$redfox" run "$tests/e2e/tc.logic" --data "\$data" --device $dev --set rank_timeout_s=3
 EOF
     chmod +x "$tmp/rank.sh"
@@ -235,7 +267,7 @@ EOF
     t1=$(date +%s)
     runs=$((runs + 1))
     if [ $rc -eq 0 ] || [ $rc -eq 124 ] || [ $((t1 - t0)) -gt 60 ] ||
-        ! grep -q "rank 0 of 2: no answer from the other ranks within 3 s" "$tmp/hang.err"; then
+        ! grep -q "rank 1 of 2: no answer from the other ranks within 3 s" "$tmp/hang.err"; then
         echo "FAIL: a hung rank: exit $rc after $((t1 - t0)) s"; cat "$tmp/hang.err"; fails=$((fails + 1))
     fi
     # --gpus 2 (redfox starts mpirun, copies its output and checks the
