@@ -200,7 +200,7 @@ g(y, n) <- agg<<n = count()>> edge(_, y).
 lang:output[`c] = "c".
 lang:output[`g] = "g".
 EOF2
-    "$redfox" run "$tmp/fifo.logic" --data "$tmp/fifo" --device $dev --format tbl >"$tmp/fifo.1" 2>&1
+    "$redfox" run "$tmp/fifo.logic" --data "$tmp/fifo" --device $dev --format tbl >"$tmp/fifo.1" 2>/dev/null
     rm -f "$tmp/fifo/e.tbl"
     mkfifo "$tmp/fifo/e.tbl"
     for np in 2 3; do
