@@ -126,6 +126,39 @@ rf_status rf_rt_share_check(rf_rt_dist *x, const char *path, int db, const rf_hi
     return st;
 }
 
+int rf_rt_share_is_stream(const char *path)
+{
+    struct stat sb;
+    return stat(path, &sb) == 0 && !S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode);
+}
+
+/* After the shares' vote: streams of n ranks saw a stream at path. */
+static rf_status streams_alike(const char *path, const rf_hir_var *v, int streams, int n, rf_diags *d)
+{
+    if (!streams || streams == n) return RF_OK;
+    /* ranks on hosts where the path is a file on some, a pipe on others:
+    ** every rank finds it, rank 0 reports it */
+    rf_rt_dist_set_stopped_by(0);
+    rf_error(d, rf_mkloc(path, 0, 0), "the input file of `%s` is a pipe or a device on some ranks and a file on "
+             "others: every rank must see the same file", v->name);
+    return RF_EUSER;
+}
+
+rf_status rf_rt_share_text_given(rf_rt_dist *x, const char *path, const rf_hir_var *v, int64_t nrows, rf_diags *d)
+{
+    int n = rf_rt_dist_size(x);
+    rf_rt_dist_vote *all = rf_calloc((size_t)n, sizeof *all);
+    if (!all) return RF_ENOMEM; /* the next vote tells the others */
+    int64_t mine[RF_RT_DIST_VOTE_N] = {0, 0, 1};
+    rf_status st = rf_rt_dist_allgather(x, 0, mine, all, "the shares of an input file", d);
+    int streams = 0;
+    for (int q = 0; q < n && !st; q++) streams += all[q].v[2] != 0;
+    free(all);
+    if (!st) st = streams_alike(path, v, streams, n, d);
+    if (!st) rf_rt_dist_read(x, nrows, 0);
+    return st;
+}
+
 rf_status rf_rt_share_text(rf_rt_dist *x, const char *path, const rf_hir_var *v, rf_rt_dict *dict, rf_cpu_pool *pool,
                            int threads, rf_rt_rel *out, int *whole, rf_diags *d)
 {
@@ -140,8 +173,7 @@ rf_status rf_rt_share_text(rf_rt_dist *x, const char *path, const rf_hir_var *v,
     ** rows out of 2,000, exit 0), and it can be read once: rank 0 reads it
     ** whole as one process does (its checks included), the others hold
     ** none of its rows (an input spread with all rows on rank 0) */
-    struct stat sb;
-    int stream = stat(path, &sb) == 0 && !S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode);
+    int stream = rf_rt_share_is_stream(path);
     rf_status st = RF_OK;
     if (!stream) st = rf_rt_text_range(path, &lo, me, n, &tr, d);
     else if (me == 0) st = rf_rt_load_input(path, v, dict, pool, threads, out, d);
@@ -161,14 +193,7 @@ rf_status rf_rt_share_text(rf_rt_dist *x, const char *path, const rf_hir_var *v,
         if (q < me) line += all[q].v[0];
     }
     free(all);
-    if (!st && !vst && streams && streams != n) {
-        /* ranks on hosts where the path is a file on some, a pipe on
-        ** others: every rank finds it, rank 0 reports it */
-        rf_rt_dist_set_stopped_by(0);
-        rf_error(d, rf_mkloc(path, 0, 0), "the input file of `%s` is a pipe or a device on some ranks and a file on "
-                 "others: every rank must see the same file", v->name);
-        st = RF_EUSER;
-    }
+    if (!st && !vst) st = streams_alike(path, v, streams, n, d);
     if (st || vst) {
         rf_rt_text_range_free(&tr);
         if (stream) {

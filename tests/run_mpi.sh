@@ -216,6 +216,18 @@ EOF2
             fails=$((fails + 1))
         fi
     done
+    # --repeat: the FIFO read once, kept by rank 0 for the later runs (run 2
+    # went back to the FIFO and waited for a writer until rank_timeout_s)
+    cat "$tmp/fifo.src" >"$tmp/fifo/e.tbl" &
+    writer=$!
+    $mpi 2 "$redfox" run "$tmp/fifo.logic" --data "$tmp/fifo" --device $dev --format tbl --repeat 3 --set rank_timeout_s=20 \
+        >"$tmp/fifo.r" 2>"$tmp/fifo.err"
+    rc=$?
+    wait $writer
+    runs=$((runs + 1))
+    if [ $rc -ne 0 ] || ! cmp -s "$tmp/fifo.1" "$tmp/fifo.r" || [ "$(grep -c "^run [123] of 3" "$tmp/fifo.err")" -ne 3 ]; then
+        echo "FAIL: a FIFO input on 2 ranks, --repeat 3: exit $rc"; cat "$tmp/fifo.err"; fails=$((fails + 1))
+    fi
     # ranks that run different programs stop at the run's first vote with one
     # message naming the rank: a program from standard input reaches rank 0
     # only (rank 1 compiled an empty one: MPI failed, "NBC_Progress ... error")
