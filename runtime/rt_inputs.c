@@ -5,7 +5,8 @@
 ** checked once per cached file, and relations given from memory
 ** (rf_rt_cache_put: libredfox's inputs) standing for their files. With
 ** several ranks, each rank's share of a file or a table (rt_share.c), a
-** table's kept in the cache with its checks over all ranks made once.
+** table's kept in the cache with its checks over all ranks made once, and
+** a stream (a FIFO) rank 0 read whole kept there for the later runs.
 **
 ** Owns: the cache's entries (the columns read, or a database's mapped
 ** columns) until rf_rt_cache_free, the stamps naming their columns' bytes

@@ -10,8 +10,9 @@
 ** device with a slow start is started beside the reading, rt_start.c), the walk of the block graph
 ** (blocks, their kernels in order, terminators, the fixpoint watch
 ** rf_rt_fixpoint with the --max-iterations bound, releases of dead values),
-** the per-kernel profile, and the outputs. A device is reached only through
-** rf_rt_device_ops (rt_device.h).
+** the per-kernel profile, and the outputs; with several ranks, the first
+** vote of a run, that every rank runs rank 0's program on its device. A
+** device is reached only through rf_rt_device_ops (rt_device.h).
 */
 #include "rf_rt_dist.h"
 #include "rf_rt_fixpoint.h"

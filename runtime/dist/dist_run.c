@@ -9,7 +9,8 @@
 ** relation need no communication; the moves through host memory before
 ** one kernel go together: one vote, one exchange), each input's share, and
 ** the rank's time (by step: rf_rt_dist_clock), bytes and round trips for
-** --profile.
+** --profile; the rank whose error stopped the last run (rf_rt_dist_stopped_by)
+** and the launcher's rank before MPI starts (rf_rt_dist_launch_rank).
 */
 #include "dist_internal.h"
 #include "rf_sys.h"
