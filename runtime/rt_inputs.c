@@ -5,7 +5,8 @@
 ** checked once per cached file, and relations given from memory
 ** (rf_rt_cache_put: libredfox's inputs) standing for their files. With
 ** several ranks, each rank's share of a file or a table (rt_share.c), a
-** table's kept in the cache with its checks over all ranks made once.
+** table's kept in the cache with its checks over all ranks made once, and
+** a stream (a FIFO) rank 0 read whole kept there for the later runs.
 **
 ** Owns: the cache's entries (the columns read, or a database's mapped
 ** columns) until rf_rt_cache_free, the stamps naming their columns' bytes
@@ -458,7 +459,12 @@ static rf_status load_input(rf_rt_inputs *x, const rf_hir_var *v, rf_rt_rel *dst
         free(path);
         return lst;
     }
-    if (x->dist && !x->db && !rf_rt_cache_holds(c, path, v)) {
+    /* a stream (a FIFO) on several ranks, read whole by rank 0, which keeps
+    ** it in the cache where there is one (--repeat: it cannot be read
+    ** twice); it still takes part in the shares' vote (below) */
+    int kept_stream = x->dist && !x->db && c && rf_rt_dist_rank(x->dist) == 0 && rf_rt_share_is_stream(path) &&
+                      !rf_rt_cache_holds_put(c, path, NULL, v);
+    if (x->dist && !x->db && !kept_stream && !rf_rt_cache_holds(c, path, v)) {
         /* a text file on several ranks: this rank's part of it, not cached
         ** (a cache entry is a whole file; one given from memory is used) */
         int whole = 0;
@@ -561,6 +567,12 @@ static rf_status load_input(rf_rt_inputs *x, const rf_hir_var *v, rf_rt_rel *dst
     } else if (from_db) {
         /* from a database: only the blocks the program's range filters can use */
         st = rf_rt_db_skip_blocks(x->p, x->db, v->id, x->o->tuning, 0, INT64_MAX, dst, stored, &x->skip, &kept);
+    } else if (kept_stream) {
+        *share = 1; /* every row is rank 0's share */
+        char *at = rf_sprintf("%s/%s", dir, v->input_file);
+        st = at ? rf_rt_share_text_given(x->dist, at, v, dst->nrows, x->d) : RF_ENOMEM;
+        free(at);
+        return st;
     } else if (x->dist) {
         return RF_OK; /* a share cut by the driver (rt_run.c): no stamps */
     }

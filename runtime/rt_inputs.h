@@ -74,6 +74,15 @@ void rf_rt_share_blocks(const rf_rt_dist *x, int64_t nblocks, int64_t *b0, int64
 ** (checked) of which the caller keeps a share. A collective. */
 rf_status rf_rt_share_text(rf_rt_dist *x, const char *path, const rf_hir_var *v, rf_rt_dict *dict, rf_cpu_pool *pool,
                            int threads, rf_rt_rel *out, int *whole, rf_diags *d);
+/* 1 when path is a pipe, a FIFO or a device: read once, by one reader
+** (on several ranks, rank 0 reads it whole and the others hold none of
+** its rows). */
+int rf_rt_share_is_stream(const char *path);
+/* Rank 0's part of rf_rt_share_text's collective for a stream input whose
+** rows (nrows of them, read whole and checked) it already holds: an
+** earlier run of this process read it into the input cache (--repeat),
+** since the stream cannot be read again. */
+rf_status rf_rt_share_text_given(rf_rt_dist *x, const char *path, const rf_hir_var *v, int64_t nrows, rf_diags *d);
 /* checks (rf_rt_input_checks' bits) of v over every rank's share r, row i
 ** of r being on line line0 + i of path (db: row line0 + i of a database's
 ** table, path its manifest). A collective; errors as one process gives

@@ -10,8 +10,9 @@
 ** device with a slow start is started beside the reading, rt_start.c), the walk of the block graph
 ** (blocks, their kernels in order, terminators, the fixpoint watch
 ** rf_rt_fixpoint with the --max-iterations bound, releases of dead values),
-** the per-kernel profile, and the outputs. A device is reached only through
-** rf_rt_device_ops (rt_device.h).
+** the per-kernel profile, and the outputs; with several ranks, the first
+** vote of a run, that every rank runs rank 0's program on its device. A
+** device is reached only through rf_rt_device_ops (rt_device.h).
 */
 #include "rf_rt_dist.h"
 #include "rf_rt_fixpoint.h"
@@ -739,14 +740,64 @@ static rf_status ranks_have_gpu(const rf_rt_options *o, int gpu, rf_diags *d)
         if (all[r].failed) first = r;
     free(all);
     if (st || first < 0) return st;
+    rf_rt_dist_set_stopped_by(first);
     if (me != first) {
-        /* the lowest rank without a GPU says why; rank 0 names it */
+        /* the lowest rank without a GPU says why; rank 0 names it, and the
+        ** others tell their caller the same (a command prints it once) */
         rf_diags_free(d);
         rf_diags_init(d);
-        if (me == 0)
-            rf_error(d, rf_mkloc(NULL, 0, 0), "--device gpu: rank %d of %d has no usable GPU (its message is above "
-                     "or below); all ranks stopped", first, n);
+        rf_error(d, rf_mkloc(NULL, 0, 0), "--device gpu: rank %d of %d has no usable GPU (its message is %s); all "
+                 "ranks stopped", first, n, me == 0 ? "above or below" : "that rank's");
     }
+    return RF_EUSER;
+}
+
+/* Several ranks: every rank must run the same program on the same device,
+** or their collectives pair up wrongly and fail far from the cause (a
+** program read from standard input reaches rank 0 only under mpirun: the
+** others compiled an empty one, and MPI failed in the end's vote). The
+** first vote of every run compares a hash of each rank's Harmony program
+** and device with rank 0's; rank 0 names the first rank that differs. */
+static rf_status ranks_same_program(const rf_hir_program *p, const rf_rt_options *o, rf_diags *d)
+{
+    rf_rt_dist_world *w = o->world;
+    int n = rf_rt_dist_world_size(w), me = rf_rt_dist_world_rank(w);
+    rf_rt_dist_vote mine, *all = rf_calloc((size_t)n, sizeof *all);
+    if (!all) return RF_ENOMEM;
+    memset(&mine, 0, sizeof mine);
+    rf_buf b;
+    rf_buf_init(&b);
+    rf_status st = rf_hir_serialize(p, &b);
+    if (!st && b.oom) st = RF_ENOMEM;
+    mine.failed = st != RF_OK; /* (out of memory here: the others stop too) */
+    mine.v[0] = st ? 0 : (int64_t)(rf_hash64(b.data, (size_t)b.len, 0) >> 1);
+    mine.v[1] = o->device;
+    rf_buf_free(&b);
+    const rf_rt_tuning *tu = o->tuning ? o->tuning : rf_rt_tuning_default();
+    double timeout = tu->rank_timeout_s == INT64_MAX ? 0 : (double)tu->rank_timeout_s;
+    rf_status vst = rf_rt_dist_allgather_votes(w, timeout, "the ranks' program check", &mine, all, d);
+    int failed = -1, other = -1;
+    for (int r = 0; r < n && !vst; r++) {
+        if (all[r].failed && failed < 0) failed = r;
+        if (other < 0 && (all[r].v[0] != all[0].v[0] || all[r].v[1] != all[0].v[1])) other = r;
+    }
+    free(all);
+    if (vst) return vst;
+    if (failed >= 0) {
+        rf_rt_dist_set_stopped_by(failed);
+        if (me == failed) return st;
+        rf_diags_free(d);
+        rf_diags_init(d);
+        rf_error(d, rf_mkloc(NULL, 0, 0), "rank %d of %d stopped with an error (its message is %s); all ranks stopped",
+                 failed, n, me == 0 ? "above or below" : "that rank's");
+        return RF_EUSER;
+    }
+    if (other < 0) return RF_OK;
+    rf_rt_dist_set_stopped_by(0); /* rank 0 reports; every rank stops */
+    rf_error(d, rf_mkloc(NULL, 0, 0),
+             "rank %d of %d runs another program than rank 0 (or on another device): every rank must compile the "
+             "same program with the same options; a program read from standard input reaches rank 0 only (give "
+             "its file); all ranks stopped", other, n);
     return RF_EUSER;
 }
 
@@ -806,6 +857,11 @@ static rf_status run(const rf_hir_program *p, const rf_rt_options *o, rf_rt_resu
     *out = NULL;
     /* several ranks run on the CPU unless --device gpu asks for GPUs */
     int ranks = rf_rt_dist_world_size(o->world) > 1;
+    if (ranks) {
+        rf_rt_dist_set_stopped_by(-1);
+        rf_status st = ranks_same_program(p, o, d);
+        if (st) return st;
+    }
     if (ranks && o->device == RF_RT_DEVICE_GPU) return run_ranks_on_gpus(p, o, out, d);
     rf_rt_place_choice ch;
     int chosen = 0, fell_back = 0;

@@ -11,7 +11,9 @@
 **     rank 0 alone skips the header. A quoted field may hold a line end,
 **     and a bound inside it would cut a record in two: when any part holds
 **     a '"', every rank reads the whole file and keeps its rows instead (as
-**     before shares).
+**     before shares). A pipe, a FIFO or a device can be read once, by one
+**     reader: rank 0 reads it whole, and the other ranks hold none of its
+**     rows.
 **   - a database table: blocks [r * B / R, (r + 1) * B / R) of its B blocks
 **     (rt_inputs.c asks rt_db_input.c for only those, block skipping then
 **     keeps what it keeps of them); a table of one block is read whole by
@@ -29,6 +31,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 void rf_rt_share_blocks(const rf_rt_dist *x, int64_t nblocks, int64_t *b0, int64_t *b1)
 {
@@ -123,6 +126,39 @@ rf_status rf_rt_share_check(rf_rt_dist *x, const char *path, int db, const rf_hi
     return st;
 }
 
+int rf_rt_share_is_stream(const char *path)
+{
+    struct stat sb;
+    return stat(path, &sb) == 0 && !S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode);
+}
+
+/* After the shares' vote: streams of n ranks saw a stream at path. */
+static rf_status streams_alike(const char *path, const rf_hir_var *v, int streams, int n, rf_diags *d)
+{
+    if (!streams || streams == n) return RF_OK;
+    /* ranks on hosts where the path is a file on some, a pipe on others:
+    ** every rank finds it, rank 0 reports it */
+    rf_rt_dist_set_stopped_by(0);
+    rf_error(d, rf_mkloc(path, 0, 0), "the input file of `%s` is a pipe or a device on some ranks and a file on "
+             "others: every rank must see the same file", v->name);
+    return RF_EUSER;
+}
+
+rf_status rf_rt_share_text_given(rf_rt_dist *x, const char *path, const rf_hir_var *v, int64_t nrows, rf_diags *d)
+{
+    int n = rf_rt_dist_size(x);
+    rf_rt_dist_vote *all = rf_calloc((size_t)n, sizeof *all);
+    if (!all) return RF_ENOMEM; /* the next vote tells the others */
+    int64_t mine[RF_RT_DIST_VOTE_N] = {0, 0, 1};
+    rf_status st = rf_rt_dist_allgather(x, 0, mine, all, "the shares of an input file", d);
+    int streams = 0;
+    for (int q = 0; q < n && !st; q++) streams += all[q].v[2] != 0;
+    free(all);
+    if (!st) st = streams_alike(path, v, streams, n, d);
+    if (!st) rf_rt_dist_read(x, nrows, 0);
+    return st;
+}
+
 rf_status rf_rt_share_text(rf_rt_dist *x, const char *path, const rf_hir_var *v, rf_rt_dict *dict, rf_cpu_pool *pool,
                            int threads, rf_rt_rel *out, int *whole, rf_diags *d)
 {
@@ -131,24 +167,51 @@ rf_status rf_rt_share_text(rf_rt_dist *x, const char *path, const rf_hir_var *v,
     int me = rf_rt_dist_rank(x), n = rf_rt_dist_size(x);
     rf_rt_load_opts lo = {v->delimiter, 0, threads, v->name, NULL, NULL};
     rf_rt_textrange tr;
-    rf_status st = rf_rt_text_range(path, &lo, me, n, &tr, d);
+    memset(&tr, 0, sizeof tr);
+    /* a pipe, a FIFO, a device: its bytes go to whichever rank reads them
+    ** (a FIFO's writer fed both ranks parts of one stream: a count of 936
+    ** rows out of 2,000, exit 0), and it can be read once: rank 0 reads it
+    ** whole as one process does (its checks included), the others hold
+    ** none of its rows (an input spread with all rows on rank 0) */
+    int stream = rf_rt_share_is_stream(path);
+    rf_status st = RF_OK;
+    if (!stream) st = rf_rt_text_range(path, &lo, me, n, &tr, d);
+    else if (me == 0) st = rf_rt_load_input(path, v, dict, pool, threads, out, d);
     rf_rt_dist_vote *all = rf_calloc((size_t)n, sizeof *all);
     if (!all) {
         rf_rt_text_range_free(&tr);
+        if (stream) rf_rt_rel_free(out);
         return RF_ENOMEM; /* the next vote tells the others */
     }
-    int64_t mine[RF_RT_DIST_VOTE_N] = {st ? 0 : tr.newlines, st ? 0 : tr.quote};
+    int64_t mine[RF_RT_DIST_VOTE_N] = {st ? 0 : tr.newlines, st ? 0 : tr.quote, stream};
     rf_status vst = rf_rt_dist_allgather(x, st != RF_OK, mine, all, "the shares of an input file", d);
     int64_t line = 1;
-    int quoted = 0;
+    int quoted = 0, streams = 0;
     for (int q = 0; q < n && !st && !vst; q++) {
         quoted |= all[q].v[1] != 0;
+        streams += all[q].v[2] != 0;
         if (q < me) line += all[q].v[0];
     }
     free(all);
+    if (!st && !vst) st = streams_alike(path, v, streams, n, d);
     if (st || vst) {
         rf_rt_text_range_free(&tr);
+        if (stream) {
+            rf_rt_rel_free(out);
+            memset(out, 0, sizeof *out);
+        }
         return st ? st : vst;
+    }
+    if (stream) {
+        if (me == 0) {
+            rf_rt_dist_read(x, out->nrows, 0);
+            return RF_OK;
+        }
+        /* no rows here: the input's columns, empty */
+        rf_rt_texttable t;
+        st = rf_rt_load_mem(path, "", 0, 1, v->types, v->ncols, &lo, &t, d);
+        if (!st) st = rf_rt_text_to_rel(v, &t, dict, threads, out, NULL);
+        return st;
     }
     if (quoted) {
         /* a record may span a bound: the whole file, the caller keeps the rows of this rank */

@@ -8,6 +8,7 @@
 */
 #include "rf_rt_tuning.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,7 +58,8 @@ static const setting settings[] = {
      "(on or off; off reads every block, for comparison)"},
     {"rank_timeout_s", SECONDS, offsetof(rf_rt_tuning, rank_timeout_s), 300,
      "with several MPI ranks: seconds a rank waits for the others in an exchange before it stops "
-     "all ranks with an error naming itself (a rank that died or hangs; a number, or off)"},
+     "all ranks with an error naming itself (a rank that died or hangs; a number of seconds, 1 or more, "
+     "or off: no limit)"},
     {"rank_broadcast_bytes", BYTES, offsetof(rf_rt_tuning, rank_broadcast_bytes), INT64_C(256) << 20,
      "with several MPI ranks: a join whose sides would move broadcasts a side instead when its "
      "bytes (all ranks' rows; strings the ranks do not share as codes at their length) are at "
@@ -153,12 +155,17 @@ rf_status rf_rt_tuning_set(rf_rt_tuning *t, const char *assign, char *why, size_
             *(int64_t *)at = s->k == MIB ? 0 : INT64_MAX;
             return RF_OK;
         }
-        char *end;
+        char *end = NULL;
+        errno = 0;
         long long x = *v >= '0' && *v <= '9' ? strtoll(v, &end, 10) : -1;
-        /* (MiB: up to 2^40, so that the bytes fit in 64 bits) */
-        if (x < 0 || *end || (s->k == MIB && (x == 0 || x > (1LL << 40)))) {
+        /* (MiB: up to 2^40, so that the bytes fit in 64 bits; a number too
+        ** big to read is refused, not taken as the largest, which is off; 0
+        ** seconds is no wait at all, not the absence of a limit that the
+        ** runtime's 0 means: a limit is 1 second or more, or off) */
+        if (x < 0 || errno == ERANGE || *end || (s->k == MIB && (x == 0 || x > (1LL << 40))) ||
+            (s->k == SECONDS && x == 0)) {
             snprintf(why, n, s->k == MIB ? "%s takes a size in MiB (1 or more) or auto, not '%s'"
-                                         : s->k == SECONDS ? "%s takes a number of seconds or off, not '%s'"
+                                         : s->k == SECONDS ? "%s takes a number of seconds (1 or more) or off, not '%s'"
                                          : "%s takes a count of rows or off, not '%s'",
                      s->name, v);
             return RF_EUSAGE;

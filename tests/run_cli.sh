@@ -50,6 +50,21 @@ check 0 "dump cuda" "$r" dump --cuda "$t/logiql/even_odd.logic"
 check 2 "dump ptx as yaml" "$r" dump --ptx --format yaml "$t/logiql/even_odd.logic"
 check 2 "run --repeat 0" "$r" run "$t/logiql/even_odd.logic" --repeat 0
 check 2 "run --repeat not a number" "$r" run "$t/logiql/even_odd.logic" --repeat x
+# --repeat on several ranks: a text file's share is read again each run (the
+# help said every input file was read once)
+"$r" run --help | tr -s ' \n' ' ' | grep -q "on several ranks a text file's share is read again each run" ||
+    { echo "FAIL: run --help: --repeat does not say what ranks read again"; fail=1; }
+# --trace on several ranks: whose timeline the file holds (it did not say)
+"$r" run --help | grep -q "On several ranks, rank 0 writes its own timeline" ||
+    { echo "FAIL: run --help: --trace does not say what ranks write"; fail=1; }
+# whole numbers only: a blank or a plus before the digits was taken (--gpus ' 2')
+for opt in --repeat --threads --max-iterations --gpus; do
+    for bad in " 2" "+2" "2 " "	2"; do
+        check 2 "run $opt '$bad'" "$r" run "$t/logiql/even_odd.logic" --device cpu "$opt" "$bad"
+    done
+done
+check 2 "tpch run --repeat ' 2'" "$r" tpch run --data "$t" --repeat " 2"
+check 2 "import --threads '+1'" "$r" import "$t/logiql/even_odd.logic" --out "${TMPDIR:-/tmp}/rf_cli_imp.$$" --threads "+1"
 # --repeat N: one time line per run on stderr, the outputs once (the last run's)
 out=$("$r" run "$t/logiql/even_odd.logic" --device cpu --repeat 3 --format csv 2>"${TMPDIR:-/tmp}/rf_cli_rep.$$")
 once=$("$r" run "$t/logiql/even_odd.logic" --device cpu --format csv 2>/dev/null)

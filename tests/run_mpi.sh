@@ -162,18 +162,106 @@ EOF
     $mpi 3 "$redfox" run "$tmp/div.logic" --data "$tmp/div" --device $dev >/dev/null 2>"$tmp/div.err3"
     rc=$?
     runs=$((runs + 1))
+    # once: the failing rank's message and rank 0's naming it; rank 1, which
+    # the failure only stopped, says nothing (it said "the run failed")
     if [ $rc -eq 0 ] || ! grep -qF "$(grep -m1 error "$tmp/div.err1")" "$tmp/div.err3" ||
-        ! grep -q "rank 2 of 3 stopped with an error" "$tmp/div.err3" || ! grep -q "on rank 2 of 3" "$tmp/div.err3"; then
+        ! grep -q "rank 2 of 3 stopped with an error" "$tmp/div.err3" || ! grep -q "on rank 2 of 3" "$tmp/div.err3" ||
+        [ "$(grep -c "error" "$tmp/div.err3")" -ne 2 ] || grep -q "the run failed" "$tmp/div.err3"; then
         echo "FAIL: a failing rank: exit $rc"; cat "$tmp/div.err3"; fails=$((fails + 1))
+    fi
+    # the same in tpch run: a bad line in the last rank's share of lineitem
+    if [ $dev = cpu ]; then
+        mkdir -p "$tmp/tpch"
+        { printf '1|1552|93|1|17|24710.35|0.04|0.02|N|O|1996-03-13|1996-02-12|1996-03-22|DELIVER IN PERSON|TRUCK|a|\n'
+          printf '1|674|75|2|36|56688.12|0.09|0.06|N|O|1996-04-12|1996-02-28|1996-04-20|TAKE BACK RETURN|MAIL|b|\n'
+          printf '1|637|38|3|8|12301.04|0.10|0.02|N|O|1996-01-29|1996-03-05|1996-01-31|TAKE BACK RETURN|REG AIR|c|\n'
+          printf 'x|637|38|4|8|12301.04|0.10|0.02|N|O|1996-01-29|1996-03-05|1996-01-31|TAKE BACK RETURN|REG AIR|d|\n'
+        } >"$tmp/tpch/lineitem.tbl"
+        $mpi 3 "$redfox" tpch run --data "$tmp/tpch" --queries 6 --device cpu >/dev/null 2>"$tmp/tpch.err"
+        rc=$?
+        runs=$((runs + 1))
+        if [ $rc -eq 0 ] || [ "$(grep -c "q06 failed" "$tmp/tpch.err")" -ne 2 ] || grep -q "the run failed" "$tmp/tpch.err" ||
+            ! grep -q "lineitem.tbl:4:1: error" "$tmp/tpch.err" || ! grep -q "rank 2 of 3 stopped with an error" "$tmp/tpch.err"; then
+            echo "FAIL: tpch run, a failing rank: exit $rc"; cat "$tmp/tpch.err"; fails=$((fails + 1))
+        fi
+    fi
+    # an input that is a FIFO: its bytes go to whichever rank reads them (2
+    # ranks counted 936 of 2,000 rows, exit 0); rank 0 reads it whole, the
+    # outputs are those of one process reading the same rows from a file
+    mkdir -p "$tmp/fifo"
+    awk 'BEGIN { for (i = 0; i < 2000; i++) print i "|" (i * 7) % 50 "|" }' >"$tmp/fifo.src"
+    cp "$tmp/fifo.src" "$tmp/fifo/e.tbl"
+    cat >"$tmp/fifo.logic" <<'EOF2'
+edge(x, y) -> int(x), int(y).
+lang:input[`edge] = "e.tbl".
+lang:input:key[`edge] = "x".
+c(n, t) <- agg<<n = count(), t = total(x)>> edge(x, _).
+g(y, n) <- agg<<n = count()>> edge(_, y).
+lang:output[`c] = "c".
+lang:output[`g] = "g".
+EOF2
+    "$redfox" run "$tmp/fifo.logic" --data "$tmp/fifo" --device $dev --format tbl >"$tmp/fifo.1" 2>/dev/null
+    rm -f "$tmp/fifo/e.tbl"
+    mkfifo "$tmp/fifo/e.tbl"
+    for np in 2 3; do
+        cat "$tmp/fifo.src" >"$tmp/fifo/e.tbl" &
+        writer=$!
+        $mpi $np "$redfox" run "$tmp/fifo.logic" --data "$tmp/fifo" --device $dev --format tbl --set rank_timeout_s=60 \
+            >"$tmp/fifo.$np" 2>"$tmp/fifo.err"
+        rc=$?
+        wait $writer
+        runs=$((runs + 1))
+        if [ $rc -ne 0 ] || ! cmp -s "$tmp/fifo.1" "$tmp/fifo.$np"; then
+            echo "FAIL: a FIFO input on $np ranks: exit $rc"; cat "$tmp/fifo.err"; diff "$tmp/fifo.1" "$tmp/fifo.$np" | head -5
+            fails=$((fails + 1))
+        fi
+    done
+    # --repeat: the FIFO read once, kept by rank 0 for the later runs (run 2
+    # went back to the FIFO and waited for a writer until rank_timeout_s)
+    cat "$tmp/fifo.src" >"$tmp/fifo/e.tbl" &
+    writer=$!
+    $mpi 2 "$redfox" run "$tmp/fifo.logic" --data "$tmp/fifo" --device $dev --format tbl --repeat 3 --set rank_timeout_s=20 \
+        >"$tmp/fifo.r" 2>"$tmp/fifo.err"
+    rc=$?
+    wait $writer
+    runs=$((runs + 1))
+    if [ $rc -ne 0 ] || ! cmp -s "$tmp/fifo.1" "$tmp/fifo.r" || [ "$(grep -c "^run [123] of 3" "$tmp/fifo.err")" -ne 3 ]; then
+        echo "FAIL: a FIFO input on 2 ranks, --repeat 3: exit $rc"; cat "$tmp/fifo.err"; fails=$((fails + 1))
+    fi
+    # ranks that run different programs stop at the run's first vote with one
+    # message naming the rank: a program from standard input reaches rank 0
+    # only (rank 1 compiled an empty one: MPI failed, "NBC_Progress ... error")
+    $mpi 2 "$redfox" run - --data "$tests/e2e/data" --device $dev --set rank_timeout_s=60 <"$tests/e2e/tc.logic" \
+        >/dev/null 2>"$tmp/stdin.err"
+    rc=$?
+    runs=$((runs + 1))
+    if [ $rc -ne 1 ] || [ "$(grep -c "rank 1 of 2 runs another program than rank 0" "$tmp/stdin.err")" -ne 1 ] ||
+        grep -q "MPI failed\|NBC" "$tmp/stdin.err"; then
+        echo "FAIL: a program from standard input on 2 ranks: exit $rc"; cat "$tmp/stdin.err"; fails=$((fails + 1))
     fi
     # another command than run and tpch run is refused, not done N times over
     $mpi 2 "$redfox" tpch gen --sf 0.01 --out "$tmp/gen" >/dev/null 2>"$tmp/gen.err"
     rc=$?
     runs=$((runs + 1))
-    if [ $rc -eq 0 ] || [ -e "$tmp/gen" ] || ! grep -q "only \`redfox run\` and \`redfox tpch run\` run on several ranks" "$tmp/gen.err"; then
-        echo "FAIL: mpirun redfox tpch gen: exit $rc"; cat "$tmp/gen.err"; fails=$((fails + 1))
+    if [ $rc -eq 0 ] || [ -e "$tmp/gen" ] ||
+        [ "$(grep -c "only \`redfox run\` and \`redfox tpch run\` run on several ranks" "$tmp/gen.err")" -ne 1 ]; then
+        echo "FAIL: mpirun redfox tpch gen: exit $rc (the refusal once)"; cat "$tmp/gen.err"; fails=$((fails + 1))
     fi
-    # rank 1 hangs reading a FIFO nobody writes; rank 0 must give up after 3 s
+    # a usage error, which every rank finds alike, is said once (by rank 0),
+    # not once a rank and interleaved ("redfox tpch run: redfox tpch run: ...")
+    for args in "run $tests/e2e/tc.logic --bogus" "run $tests/e2e/tc.logic --threads 0" "run" \
+                "tpch run --data $tmp --queries 99" "run $tests/e2e/tc.logic --set rank_timeout_s=0"; do
+        # shellcheck disable=SC2086
+        $mpi 3 "$redfox" $args >/dev/null 2>"$tmp/usage.err"
+        rc=$?
+        runs=$((runs + 1))
+        if [ $rc -eq 0 ] || [ "$(grep -c "^redfox [a-z ]*: " "$tmp/usage.err")" -ne 1 ] ||
+            [ "$(grep -c "see \`redfox" "$tmp/usage.err")" -ne 1 ]; then
+            echo "FAIL: mpirun redfox $args: exit $rc, the usage error not once"; cat "$tmp/usage.err"; fails=$((fails + 1))
+        fi
+    done
+    # rank 0 hangs reading a FIFO nobody writes (a FIFO input is rank 0's to
+    # read whole); rank 1 must give up after 3 s
     mkdir -p "$tmp/hang"
     cp "$tests/e2e/data/"* "$tmp/hang/" 2>/dev/null
     in=$(sed -n 's|^lang:input\[`[a-z_]*\] = "\(.*\)".*|\1|p' "$tests/e2e/tc.logic" | head -1)
@@ -181,7 +269,7 @@ EOF
     mkfifo "$tmp/hang/$in"
     cat >"$tmp/rank.sh" <<EOF
 #!/bin/sh
-if [ "\${OMPI_COMM_WORLD_RANK:-0}" = 1 ]; then data="$tmp/hang"; else data="$tests/e2e/data"; fi
+if [ "\${OMPI_COMM_WORLD_RANK:-0}" = 0 ]; then data="$tmp/hang"; else data="$tests/e2e/data"; fi
 exec "$redfox" run "$tests/e2e/tc.logic" --data "\$data" --device $dev --set rank_timeout_s=3
 EOF
     chmod +x "$tmp/rank.sh"
@@ -191,8 +279,63 @@ EOF
     t1=$(date +%s)
     runs=$((runs + 1))
     if [ $rc -eq 0 ] || [ $rc -eq 124 ] || [ $((t1 - t0)) -gt 60 ] ||
-        ! grep -q "rank 0 of 2: no answer from the other ranks within 3 s" "$tmp/hang.err"; then
+        ! grep -q "rank 1 of 2: no answer from the other ranks within 3 s" "$tmp/hang.err"; then
         echo "FAIL: a hung rank: exit $rc after $((t1 - t0)) s"; cat "$tmp/hang.err"; fails=$((fails + 1))
+    fi
+    # --gpus 2 (redfox starts mpirun, copies its output and checks the
+    # writes): a full disk is an error (mpirun dropped the output and
+    # exited 0); a reader gone (| head) ends it by SIGPIPE as one process
+    # (mpirun crashed in PMIx_Finalize, exit 139); SIGTERM to redfox or to
+    # its group (timeout) stops the ranks, none left running, --out as it was
+    if [ $dev = gpu ]; then
+        "$redfox" run --gpus 2 "$tests/e2e/tc.logic" --data "$tests/e2e/data" --format csv >/dev/full 2>"$tmp/full.err"
+        rc=$?
+        runs=$((runs + 1))
+        if [ $rc -ne 1 ] || ! grep -q "cannot write the output: No space left on device" "$tmp/full.err"; then
+            echo "FAIL: --gpus 2 >/dev/full: exit $rc"; cat "$tmp/full.err"; fails=$((fails + 1))
+        fi
+        # mpirun missing: one message naming the command to run instead
+        env PATH=/nonexistent "$redfox" run --gpus 2 "$tests/e2e/tc.logic" --data "$tests/e2e/data" >/dev/null \
+            2>"$tmp/nompirun.err"
+        rc=$?
+        runs=$((runs + 1))
+        if [ $rc -ne 1 ] || ! grep -q "^redfox run: --gpus 2 starts its ranks with Open MPI's mpirun, which cannot be run: .*mpirun -np 2 redfox run" "$tmp/nompirun.err"; then
+            echo "FAIL: --gpus 2 without mpirun: exit $rc"; cat "$tmp/nompirun.err"; fails=$((fails + 1))
+        fi
+        mkdir -p "$tmp/chain"
+        awk 'BEGIN { for (i = 0; i < 60000; i++) print i "|" i + 1 "|" }' >"$tmp/chain/edges.tbl"
+        printf 'edge(x, y) -> int(x), int(y).\nlang:input[`edge] = "edges.tbl".\nlang:output[`edge] = "edge".\n' \
+            >"$tmp/edges.logic"
+        ( "$redfox" run --gpus 2 "$tmp/edges.logic" --data "$tmp/chain" --format csv 2>"$tmp/pipe.err"; echo $? >"$tmp/pipe.rc" ) |
+            head -1 >/dev/null
+        rc=$(cat "$tmp/pipe.rc")
+        runs=$((runs + 1))
+        if [ "$rc" -ne 141 ] || [ -s "$tmp/pipe.err" ]; then
+            echo "FAIL: --gpus 2 | head -1: exit $rc"; cat "$tmp/pipe.err"; fails=$((fails + 1))
+        fi
+        awk 'BEGIN { for (i = 0; i < 4000; i++) print i "|" i + 1 "|" }' >"$tmp/chain/edges.tbl"
+        mkdir -p "$tmp/sigout"
+        for how in kill kill9 timeout; do
+            echo old >"$tmp/sigout/path.csv"
+            if [ $how != timeout ]; then
+                "$redfox" run --gpus 2 "$tests/e2e/tc.logic" --data "$tmp/chain" --out "$tmp/sigout" 2>/dev/null &
+                pid=$!
+                sleep 2
+                if [ $how = kill ]; then kill -TERM $pid; else kill -KILL $pid; fi
+                wait $pid
+                rc=$?
+                # mpirun, in a group of its own, gets SIGTERM when redfox dies
+                [ $how = kill9 ] && sleep 3
+            else
+                timeout 2 "$redfox" run --gpus 2 "$tests/e2e/tc.logic" --data "$tmp/chain" --out "$tmp/sigout" 2>/dev/null
+                rc=$?
+            fi
+            runs=$((runs + 1))
+            left=$(ps -eo args | grep -c "^[^ ]*redfox run --gpus 2 $tests/e2e/tc.logic --data $tmp/chain")
+            if [ $rc -eq 0 ] || [ "$left" -ne 0 ] || [ "$(cat "$tmp/sigout/path.csv")" != old ]; then
+                echo "FAIL: --gpus 2 stopped by $how: exit $rc, $left ranks left running"; fails=$((fails + 1))
+            fi
+        done
     fi
     # GPU ranks: one rank without a GPU (the emulator off, where there is
     # no real GPU) stops both at once, naming it, instead of a hang

@@ -52,6 +52,19 @@ for bad in 0 -1 12X 1.5G M 99999999999999999999 8T1; do
     check 2 "--gpu-memory $bad refused" "$r" run "$prog" --data "$data" --device cpu --gpu-memory "$bad"
     grep -q "^redfox run: --gpu-memory: gpu_memory takes a size" "$tmp/err" || { echo "FAIL: --gpu-memory $bad: no message"; cat "$tmp/err"; fail=1; }
 done
+# the ranks' limit: 1 second or more, or off. 0 is no wait at all, never
+# "no limit" (it was taken as off, and a hung rank hung the run for ever);
+# a number too big to read is refused, not taken as off either
+for bad in 0 00 -1 1.5 5s 99999999999999999999 " 5"; do
+    check 2 "rank_timeout_s=$bad refused" "$r" run "$prog" --data "$data" --device cpu --set "rank_timeout_s=$bad"
+    grep -q "rank_timeout_s takes a number of seconds (1 or more) or off, not '$bad'" "$tmp/err" ||
+        { echo "FAIL: rank_timeout_s=$bad: no message"; cat "$tmp/err"; fail=1; }
+done
+check 2 "gpu_runs_min=99999999999999999999 refused" "$r" run "$prog" --data "$data" --device cpu \
+    --set gpu_runs_min=99999999999999999999
+for good in 1 60 9223372036854775806 off; do
+    check 0 "rank_timeout_s=$good" "$r" run "$prog" --data "$data" --device cpu --set "rank_timeout_s=$good"
+done
 check 2 "--gpu-memory without a value" "$r" run "$prog" --data "$data" --device cpu --gpu-memory
 check 2 "tpch run: bad --gpu-memory" "$r" tpch run --data "$tmp" --gpu-memory 1Q
 for good in 4096 64K 64k 512M 512MB 1G 2T off; do

@@ -4,10 +4,11 @@
 ** stages' own, REDFOX_* codes mapped to exit codes.
 **
 ** Owns: rf_tool_finish_api and its forms for programs, databases and
-** timelines; and lines picked from a run's profile (--repeat's per-run
+** timelines; which rank reports a failed run (rf_tool_run_reports); and lines picked from a run's profile (--repeat's per-run
 ** report).
 */
 #include "redfox.h"
+#include "rf_rt_dist.h"
 #include "tools.h"
 
 #include <stdio.h>
@@ -109,4 +110,10 @@ int rf_tool_finish_database(int code, const rf_database *db, int print)
 int rf_tool_finish_trace(int code, const rf_trace *t, int print)
 {
     return rf_tool_finish_api(code, t, rf_trace_diag_count(t), trace_diag, print);
+}
+
+int rf_tool_run_reports(int rank)
+{
+    int by = rf_rt_dist_stopped_by();
+    return rank == 0 || by < 0 || by == rank;
 }

@@ -98,7 +98,9 @@ static const char *usage =
     "                       run's load and run time to stderr; outputs and\n"
     "                       --profile are the last run's (--profile adds what\n"
     "                       each run read and copied). The input files are read\n"
-    "                       once (the first run's load), and the GPU keeps the\n"
+    "                       once (the first run's load; on several ranks a text\n"
+    "                       file's share is read again each run, a database's\n"
+    "                       columns once), and the GPU keeps the\n"
     "                       columns it copied (on ranks, each its share's) for\n"
     "                       the later runs. The first run also pays for starting\n"
     "                       the GPU's kernels, and with ranks for starting their\n"
@@ -113,7 +115,8 @@ static const char *usage =
     "                       JSON (open it in https://ui.perfetto.dev): compile,\n"
     "                       each input's load, each kernel, and on the GPU each\n"
     "                       launch, copy and wait as the host saw it. FILE\n"
-    "                       cannot be a program or input file of the run\n"
+    "                       cannot be a program or input file of the run.\n"
+    "                       On several ranks, rank 0 writes its own timeline\n"
     "\n"
     "Started by mpirun (mpirun -np N redfox run ... --device cpu|gpu), the N\n"
     "processes run the program together, each on its share of the rows:\n"
@@ -121,6 +124,8 @@ static const char *usage =
     "dedupes that need them and exchanged over MPI; rank 0 writes the outputs,\n"
     "identical to one process's. --profile adds each rank's time and bytes\n"
     "sent. A rank that fails stops all of them (see rank_timeout_s below).\n"
+    "Every rank reads the program from its files: ranks whose programs differ\n"
+    "(a program from standard input reaches rank 0 only) stop with an error.\n"
     "  --gpus N             run on N GPUs of this host, one rank per GPU (rank r\n"
     "                       on GPU r mod the GPUs visible): redfox starts the N\n"
     "                       ranks itself under Open MPI's mpirun (implies --device\n"
@@ -514,7 +519,7 @@ int rf_tool_run(int argc, char **argv)
     }
     double t_ran = rf_trace_clock();
     /* a run's messages: rank 0's, or those of the rank that failed (runtime/dist) */
-    if (ran) rc = rf_tool_finish_database(code, db, rank == 0 || code);
+    if (ran) rc = rf_tool_finish_database(code, db, rank == 0 || (code && rf_tool_run_reports(rank)));
     if (!rc && rank == 0) { /* with several ranks, rank 0 holds and writes the outputs */
         if (profile) rf_result_profile_write(res, stderr);
         double t_out = rf_trace_clock();

@@ -212,7 +212,9 @@ static int run_query(int q, run_opts *ro, qstat *qs, rf_file_out *file)
     int32_t out = code ? -1 : rf_result_find(res, outname);
     if (code) {
         qs->usage = code == REDFOX_MISUSE;
-        report_failure(qname, code, ro->db, rf_database_diag_count(ro->db), database_diag);
+        /* rank 0 and the rank whose error stopped the ranks (runtime/dist) */
+        if (rf_tool_run_reports(ro->rank))
+            report_failure(qname, code, ro->db, rf_database_diag_count(ro->db), database_diag);
         qs->check = "ERROR";
         goto done;
     }

@@ -93,6 +93,8 @@ int rf_tool_finish(rf_status st, rf_diags *d)
 
 int rf_tool_usage_error(const char *cmd, const char *fmt, ...)
 {
+    /* every rank of an mpirun finds the same usage error: rank 0 says it */
+    if (rf_rt_dist_launch_rank() != 0) return RF_EXIT_USAGE;
     va_list ap;
     va_start(ap, fmt);
     fprintf(stderr, "redfox %s: ", cmd);
@@ -138,6 +140,9 @@ int rf_tool_same_file(const char *out, const char *in)
 int rf_tool_parse_int(const char *s, int64_t lo, int64_t hi, int64_t *out)
 {
     char *end;
+    /* digits, after a minus at most: strtoll also takes leading blanks and
+    ** a plus (--gpus ' 2' ran 2 ranks), as rf_parse_decimal no longer does */
+    if (!((s[0] >= '0' && s[0] <= '9') || (s[0] == '-' && s[1] >= '0' && s[1] <= '9'))) return 0;
     errno = 0;
     long long v = strtoll(s, &end, 10);
     if (errno || end == s || *end || v < lo || v > hi) return 0;
@@ -186,7 +191,20 @@ static void set_gpu_queues(void)
 
 double rf_tool_start;
 
+static int command(int argc, char **argv);
+
 int main(int argc, char **argv)
+{
+    int rc = command(argc, argv);
+    /* a usage error, which every rank of an mpirun finds alike before MPI
+    ** starts: rank 0 says it and exits with it (mpirun's status); the
+    ** others end quietly, since mpirun stops every rank as soon as one
+    ** exits non-zero, which could end rank 0 before it said it */
+    if (rc == RF_EXIT_USAGE && rf_rt_dist_launch_rank() != 0 && !rf_rt_dist_mpi_started()) return RF_EXIT_OK;
+    return rc;
+}
+
+static int command(int argc, char **argv)
 {
     rf_tool_start = rf_now(); /* --profile's phases count from here */
     set_memory_policy();
@@ -207,9 +225,11 @@ int main(int argc, char **argv)
     }
     int ranked = !strcmp(cmd, "run") || (!strcmp(cmd, "tpch") && argc > 2 && !strcmp(argv[2], "run"));
     if (!ranked && rf_rt_dist_launched()) {
-        /* N copies of another command would each do all of it (and write the same files) */
-        fprintf(stderr, "redfox %s: started by mpirun: only `redfox run` and `redfox tpch run` run on several ranks\n",
-                cmd);
+        /* N copies of another command would each do all of it (and write
+        ** the same files); said once, by rank 0 */
+        if (rf_rt_dist_launch_rank() == 0)
+            fprintf(stderr, "redfox %s: started by mpirun: only `redfox run` and `redfox tpch run` run on several "
+                    "ranks\n", cmd);
         return RF_EXIT_USAGE;
     }
     if (!strcmp(cmd, "compile")) return rf_tool_compile(argc - 1, argv + 1);

@@ -10,6 +10,11 @@
 ** the forwarding of output and signals, and stops every rank when one dies.
 ** Before it, the check that the host has a GPU (or the emulator) and that N
 ** is at most RF_TOOL_RANKS_PER_GPU ranks per GPU: one message, no ranks.
+** mpirun runs as a child whose standard output this process copies to its
+** own: mpirun forwards the ranks' output and ignores a failed write (a full
+** disk, /dev/full), so the command checks its writes itself, as one
+** process's run does; the first SIGINT, SIGTERM or SIGHUP goes on to
+** mpirun, which has a process group of its own (and no terminal input).
 ** The ranks get the user's environment: the one work queue redfox chose
 ** for itself at its start (tools/redfox.c) is taken back.
 */
@@ -19,11 +24,132 @@
 #include "rf_sys.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+static volatile sig_atomic_t child_pid;
+
+static volatile sig_atomic_t forwarded;
+
+/* SIGINT, SIGTERM, SIGHUP to this process (a terminal's ^C, kill, timeout):
+** the first on to mpirun, which stops the ranks. Only the first, and mpirun
+** has a process group of its own, so that it gets one however the signal
+** came (timeout sends its child one and its group another): a second one,
+** mpirun quit at once and left the ranks running. */
+static void forward_signal(int sig)
+{
+    if (child_pid > 0 && !forwarded) {
+        forwarded = 1;
+        kill((pid_t)child_pid, sig);
+    }
+}
+
+/* Copies fd to standard output until its end; 0, or the errno of the first
+** failed write (what follows is read and dropped, so that mpirun and the
+** ranks are never blocked on a full pipe; but a reader gone, EPIPE, ends
+** the copy at once). */
+static int copy_output(int fd)
+{
+    char buf[65536];
+    int err = 0;
+    for (;;) {
+        ssize_t n = read(fd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0 || err == EPIPE) break;
+        for (ssize_t off = 0; off < n && !err;) {
+            ssize_t w = write(STDOUT_FILENO, buf + off, (size_t)(n - off));
+            if (w < 0 && errno == EINTR) continue;
+            if (w <= 0) err = w < 0 ? errno : EIO;
+            else off += w;
+        }
+    }
+    return err;
+}
+
+/* Runs av (mpirun) with its standard output copied to ours: mpirun's exit
+** status, or 1 when our standard output could not be written. */
+static int run_mpirun(const char *cmd, char **av)
+{
+    int fds[2];
+    if (pipe(fds) != 0) {
+        fprintf(stderr, "redfox %s: --gpus: cannot start mpirun: %s\n", cmd, strerror(errno));
+        return RF_EXIT_USER;
+    }
+    signal(SIGPIPE, SIG_IGN); /* a closed standard output is a write error here */
+    fflush(NULL);
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid < 0) {
+        fprintf(stderr, "redfox %s: --gpus: cannot start mpirun: %s\n", cmd, strerror(errno));
+        close(fds[0]);
+        close(fds[1]);
+        return RF_EXIT_USER;
+    }
+    if (pid == 0) {
+        signal(SIGPIPE, SIG_DFL);
+        setpgid(0, 0);
+        /* out of this process's group, mpirun would outlive a SIGKILL of it
+        ** and run on: it gets SIGTERM then, as it would have got the kill */
+        prctl(PR_SET_PDEATHSIG, SIGTERM);
+        if (getppid() != parent) _exit(RF_EXIT_USER);
+        /* out of the terminal's foreground group, mpirun would stop
+        ** (SIGTTIN) reading a terminal to forward it to rank 0 */
+        if (isatty(STDIN_FILENO)) {
+            int null = open("/dev/null", O_RDONLY);
+            if (null >= 0 && null != STDIN_FILENO) {
+                dup2(null, STDIN_FILENO);
+                close(null);
+            }
+        }
+        close(fds[0]);
+        if (dup2(fds[1], STDOUT_FILENO) < 0) _exit(RF_EXIT_USER);
+        close(fds[1]);
+        execvp("mpirun", av);
+        /* (av: mpirun -np N ...) */
+        fprintf(stderr, "redfox %s: --gpus %s starts its ranks with Open MPI's mpirun, which cannot be run: %s "
+                "(install openmpi-bin, or start the ranks yourself: mpirun -np %s redfox %s ... --device gpu)\n",
+                cmd, av[2], strerror(errno), av[2], cmd);
+        _exit(RF_EXIT_USER);
+    }
+    close(fds[1]);
+    child_pid = pid;
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        struct sigaction old, sa;
+        if (sigaction(sigs[i], NULL, &old) != 0 || old.sa_handler == SIG_IGN) continue; /* nohup */
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = forward_signal;
+        sigemptyset(&sa.sa_mask);
+        sigaction(sigs[i], &sa, NULL);
+    }
+    int err = copy_output(fds[0]);
+    /* the reader of the output is gone (| head): the ranks are stopped and
+    ** this process ends as one process's run does, by SIGPIPE, silently
+    ** (mpirun itself crashed there, in PMIx_Finalize) */
+    if (err == EPIPE) kill(pid, SIGTERM);
+    close(fds[0]);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) continue;
+    child_pid = 0;
+    if (err == EPIPE) {
+        signal(SIGPIPE, SIG_DFL);
+        raise(SIGPIPE);
+        return 128 + SIGPIPE;
+    }
+    int rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+    if (err) {
+        fprintf(stderr, "redfox %s: cannot write the output: %s\n", cmd, strerror(err));
+        if (rc == RF_EXIT_OK) rc = RF_EXIT_USER;
+    }
+    return rc;
+}
 
 int rf_tool_run_ranks(const char *cmd, int argc, char **argv, int64_t n)
 {
@@ -78,12 +204,7 @@ int rf_tool_run_ranks(const char *cmd, int argc, char **argv, int64_t n)
     /* one work queue was this process's choice for its own single stream;
     ** ranks keep the driver's default (or the user's value) */
     if (rf_tool_gpu_queues_set) unsetenv("CUDA_DEVICE_MAX_CONNECTIONS");
-    fflush(NULL);
-    execvp("mpirun", av);
-    fprintf(stderr,
-            "redfox %s: --gpus %lld starts its ranks with Open MPI's mpirun, which cannot be run: %s (install "
-            "openmpi-bin, or start the ranks yourself: mpirun -np %lld redfox %s ... --device gpu)\n",
-            cmd, (long long)n, strerror(errno), (long long)n, cmd);
+    int rc = run_mpirun(cmd, av);
     free(av);
-    return RF_EXIT_USER;
+    return rc;
 }

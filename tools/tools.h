@@ -66,6 +66,12 @@ typedef const struct rf_diagnostic *(*rf_tool_diag_at_fn)(const void *obj, int64
 int rf_tool_finish_api(int code, const void *obj, int64_t n, rf_tool_diag_at_fn at, int print);
 int rf_tool_finish_program(int code, const struct rf_program *p, int print);
 int rf_tool_finish_database(int code, const struct rf_database *db, int print);
+/* 1 when this rank prints a failed run's messages (several ranks): rank 0,
+** and the rank whose error stopped them all (runtime/dist), not every rank
+** that error merely stopped (each said "the run failed" once more); also
+** every rank when no rank's error stopped the run (a timeout: each names
+** itself). 1 for a process alone. */
+int rf_tool_run_reports(int rank);
 int rf_tool_finish_trace(int code, const struct rf_trace *t, int print);
 /* The lines of res's profile that pick accepts (a line without its end,
 ** len bytes), each on stderr after prefix (tools/api_report.c). */
@@ -97,7 +103,8 @@ void rf_tool_progress_clear(void);
 ** exit 0. An output that is not there yet names no input (a file that was
 ** read is there); a device, a FIFO or "-" is never replaced by a write. */
 int rf_tool_same_file(const char *out, const char *in);
-/* 1 when s is a whole decimal number in [lo, hi], stored in *out. */
+/* 1 when s is a whole decimal number in [lo, hi] (digits, a leading minus
+** at most: no blanks, no plus), stored in *out. */
 int rf_tool_parse_int(const char *s, int64_t lo, int64_t hi, int64_t *out);
 
 #endif

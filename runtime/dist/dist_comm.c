@@ -34,6 +34,14 @@ void **dist_world_xport(rf_rt_dist_world *w) { return w ? &w->xport : NULL; }
 
 int rf_rt_dist_have_mpi(void) { return 1; }
 
+int rf_rt_dist_mpi_started(void)
+{
+    int started = 0, ended = 0;
+    MPI_Initialized(&started);
+    MPI_Finalized(&ended);
+    return started || ended;
+}
+
 rf_status rf_rt_dist_world_start(int *argc, char ***argv, rf_rt_dist_world **w, rf_diags *d)
 {
     *w = NULL;

@@ -11,6 +11,8 @@
 
 int rf_rt_dist_have_mpi(void) { return 0; }
 
+int rf_rt_dist_mpi_started(void) { return 0; }
+
 rf_status rf_rt_dist_world_start(int *argc, char ***argv, rf_rt_dist_world **w, rf_diags *d)
 {
     (void)argc;

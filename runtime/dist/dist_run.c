@@ -9,7 +9,8 @@
 ** relation need no communication; the moves through host memory before
 ** one kernel go together: one vote, one exchange), each input's share, and
 ** the rank's time (by step: rf_rt_dist_clock), bytes and round trips for
-** --profile.
+** --profile; the rank whose error stopped the last run (rf_rt_dist_stopped_by)
+** and the launcher's rank before MPI starts (rf_rt_dist_launch_rank).
 */
 #include "dist_internal.h"
 #include "rf_sys.h"
@@ -23,6 +24,25 @@ int rf_rt_dist_launched(void)
     /* the launch context (Open MPI's mpirun, or a PMI/PMIx launcher such as
     ** srun), not a behaviour switch */
     return getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMIX_RANK") || getenv("PMI_RANK");
+}
+
+static int stopped_by = -1; /* rf_rt_dist_stopped_by: the world's runs are on one thread */
+
+int rf_rt_dist_stopped_by(void) { return stopped_by; }
+void rf_rt_dist_set_stopped_by(int rank) { stopped_by = rank; }
+
+int rf_rt_dist_launch_rank(void)
+{
+    if (!rf_rt_dist_launched()) return 0;
+    const char *names[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        const char *v = getenv(names[i]);
+        if (!v || *v < '0' || *v > '9') continue;
+        char *end;
+        long r = strtol(v, &end, 10);
+        if (!*end && r >= 0 && r <= INT32_MAX) return (int)r;
+    }
+    return 0;
 }
 
 rf_status rf_rt_dist_new(rf_rt_dist_world *w, const rf_hir_program *p, double timeout_s, int64_t broadcast_bytes,
@@ -91,13 +111,15 @@ static rf_status vote_outcome(rf_rt_dist *x, const int64_t *failed, int64_t stri
         if (failed[r * stride]) first = r;
     if (first < 0) return RF_OK;
     x->stopped = 1;
+    rf_rt_dist_set_stopped_by(first);
     if (first != x->rank) {
-        /* another rank reports; this one's own messages would repeat or confuse */
+        /* another rank reports; this one's own messages would repeat or
+        ** confuse. Rank 0 names it; the others say the same to their
+        ** caller (rf_errmsg), which a command does not print again */
         rf_diags_free(d);
         rf_diags_init(d);
-        if (x->rank == 0)
-            rf_error(d, rf_mkloc(NULL, 0, 0), "rank %d of %d stopped with an error (its message is above or below); "
-                     "all ranks stopped", first, x->size);
+        rf_error(d, rf_mkloc(NULL, 0, 0), "rank %d of %d stopped with an error (its message is %s); all ranks stopped",
+                 first, x->size, x->rank == 0 ? "above or below" : "that rank's");
     } else if (x->size > 1) {
         rf_diag_add(d, RF_SEV_NOTE, rf_mkloc(NULL, 0, 0), "on rank %d of %d; the other ranks stopped", x->rank,
                     x->size);

@@ -24,6 +24,12 @@ typedef struct rf_rt_dist_world rf_rt_dist_world;
 int rf_rt_dist_have_mpi(void);
 /* 1 when a launcher of several ranks (mpirun) started this process. */
 int rf_rt_dist_launched(void);
+/* This process's rank as the launcher says (before MPI starts: a command's
+** usage errors, which every rank finds alike, are printed by rank 0
+** only); 0 when no launcher of several ranks started it. */
+int rf_rt_dist_launch_rank(void);
+/* 1 once MPI was started in this process (running or ended). */
+int rf_rt_dist_mpi_started(void);
 /* Starts MPI when the process was launched by mpirun (one of several
 ** ranks); *w stays NULL for a plain process. Without MPI support, a launch
 ** by mpirun is an error that says so (RF_EUSAGE); so is MPI already started
@@ -38,6 +44,15 @@ int rf_rt_dist_world_local_rank(const rf_rt_dist_world *w);
 /* Ends MPI: finalizes normally, or aborts every rank with exit_code when a
 ** collective timed out (the others may be stuck in it). Frees w. */
 void rf_rt_dist_world_end(rf_rt_dist_world *w, int exit_code);
+
+/* The rank whose error stopped this process's last run on several ranks
+** (its messages are that rank's own; rank 0 names it), or -1 when none did
+** (the run succeeded, failed on its own, or timed out waiting): a command
+** prints a failed run's messages on rank 0 and on that rank only, not once
+** more on every rank the failure merely stopped. A process has one world,
+** so one last run; set by the votes that stop a run (dist_run.c). */
+int rf_rt_dist_stopped_by(void);
+void rf_rt_dist_set_stopped_by(int rank);
 
 /* ---- collectives with a deadline (dist_comm.c) ------------------------- */
 
