@@ -381,6 +381,7 @@ static void finish_worker(void *arg, int w)
 static int fd_by_order(const itable *it)
 {
     const rf_import_table *t = &it->t;
+    if (t->nfd == 0) return 0; /* p[] = v: no key columns to rise */
     if (it->fd_order.rising) return 1;
     if (!it->key_order.rising) return 0;
     for (int32_t k = 0; k < t->nkey; k++)
@@ -396,7 +397,7 @@ static rf_status check_key(rf_importer *imp, itable *it, rf_cpu_pool *pool, int3
 {
     const rf_import_table *t = &it->t;
     int need_key = t->nkey > 0 && !it->key_order.rising;
-    int need_fd = t->nfd > 0 && !fd_by_order(it);
+    int need_fd = t->nfd >= 0 && !fd_by_order(it);
     *grouped = need_key + need_fd;
     if (!need_key && !need_fd) return RF_OK;
     rf_hir_var v;
@@ -425,6 +426,7 @@ static rf_status check_key(rf_importer *imp, itable *it, rf_cpu_pool *pool, int3
     if (!st && need_key) st = rf_rt_check_input_key(path, 0, &v, dict, pool, &rel, d);
     /* the dependency with the runtime's check too: the text path's message */
     v.nkeys = t->nfd;
+    v.pred_name = t->pred; /* (marks the dependency) */
     if (!st && need_fd) st = rf_rt_check_input_fd(path, 0, &v, dict, pool, &rel, d);
     free(rel.cols);
     rf_rt_dbcols_free(&own);
@@ -446,7 +448,7 @@ static void *end_main(void *arg)
     if (!st) st = rf_db_writer_end_table(imp->w, it->tid, &j->d);
     double t1 = rf_now(), c1 = rf_import_thread_cpu();
     j->end_wall = t1 - t0;
-    int need = (it->t.nkey > 0 && !it->key_order.rising) || (it->t.nfd > 0 && !fd_by_order(it));
+    int need = (it->t.nkey > 0 && !it->key_order.rising) || (it->t.nfd >= 0 && !fd_by_order(it));
     if (!st && need) {
         rf_cpu_pool *pool = NULL;
         st = rf_cpu_pool_new(imp->threads, &pool);
@@ -473,7 +475,7 @@ static rf_status join_end(rf_importer *imp, rf_diags *d)
     imp->times.keys.wall += j->keys_wall;
     imp->times.keys.cpu += j->keys_cpu;
     imp->times.keys_grouped += j->keys_grouped;
-    if (!j->status) imp->times.keys_ordered += (j->it->t.nkey > 0) + (j->it->t.nfd > 0) - j->keys_grouped;
+    if (!j->status) imp->times.keys_ordered += (j->it->t.nkey > 0) + (j->it->t.nfd >= 0) - j->keys_grouped;
     rf_status st = j->status;
     diags_move(&j->d, d);
     rf_diags_free(&j->d);

@@ -453,12 +453,20 @@ static rf_status check_fd(gx *x, const rf_hir_kernel *k, const gval *r)
 {
     const rf_hir_var *out = x->p->vars[k->out];
     int32_t nk = out->nkeys;
-    if (nk <= 0 || nk >= out->ncols || r->nrows < 2) return RF_OK;
+    if (nk < 0 || nk >= out->ncols || r->nrows < 2) return RF_OK;
+    int64_t row = -1, frow = 0;
+    rf_status st = RF_OK;
+    if (nk == 0) {
+        /* a function without key columns (p[] = v): its distinct rows are
+        ** one key's values, so the second row is the violation */
+        row = 1;
+        goto found;
+    }
     keycols kc;
     rf_gx_keys_of(r, out->types, NULL, nk, &kc);
     gval g;
     memset(&g, 0, sizeof g);
-    rf_status st = group_rows(x, &kc, r->nrows, &g);
+    st = group_rows(x, &kc, r->nrows, &g);
     if (st || g.ngroups == r->nrows) {
         rf_gx_val_clear(x, &g, 0);
         return st;
@@ -468,14 +476,14 @@ static rf_status check_fd(gx *x, const rf_hir_kernel *k, const gval *r)
     if (!st) st = rf_gx_host_i64(x, g.first.p, g.ngroups, &first);
     rf_gx_val_clear(x, &g, 0);
     /* the first row whose key was seen before: deterministic */
-    int64_t row = -1;
     for (int64_t i = 0; !st && i < r->nrows && row < 0; i++)
         if (first[gid[i]] != i) row = i;
     if (!st && row < 0) st = RF_EINTERNAL;
-    int64_t frow = st ? 0 : first[gid[row]];
+    frow = st ? 0 : first[gid[row]];
     free(gid);
     free(first);
     if (st) return st;
+found:;
     /* the two rows, on the host */
     rf_rt_rel two;
     memset(&two, 0, sizeof two);
