@@ -14,6 +14,26 @@
 
 static int is_plain_var(const rf_ast_expr *e) { return e->kind == RF_AST_VAR; }
 
+/* The first literal of a declaration's right side that is not type(var):
+** what LogicBlox writes as an integrity constraint (p(x) -> x > 0., p(x) ->
+** q(x).); NULL when every literal gives a type. */
+static const rf_ast_formula *first_non_type(const rf_ast_clause *cl)
+{
+    const rf_ast_formula *b = cl->body;
+    if (!b) return NULL;
+    const rf_ast_formula *one[1] = {b};
+    rf_ast_formula *const *items = b->kind == RF_FORM_AND ? b->items : (rf_ast_formula *const *)one;
+    int32_t n = b->kind == RF_FORM_AND ? b->nitems : 1;
+    rf_type t;
+    for (int32_t k = 0; k < n; k++) {
+        const rf_ast_formula *f = items[k];
+        if (f->kind != RF_FORM_ATOM || f->atom.functional || f->atom.nargs != 1 || !is_plain_var(f->atom.args[0]) ||
+            !rf_fe_type_from_name(f->atom.name, &t))
+            return f;
+    }
+    return NULL;
+}
+
 static void declare(rf_checker *c, const rf_ast_clause *cl)
 {
     if (cl->nheads != 1) {
@@ -26,6 +46,14 @@ static void declare(rf_checker *c, const rf_ast_clause *cl)
         return;
     }
     rf_fe_pred *old = rf_chk_find(c, h->name);
+    const rf_ast_formula *constraint = first_non_type(cl);
+    if (old && constraint) {
+        /* not a second declaration: a constraint on the declared predicate */
+        rf_error(c->d, constraint->loc,
+                 "integrity constraints are not supported: after '->' a declaration gives only column types, as type(variable) (`%s` is declared at line %d; check the condition with a rule)",
+                 h->name, old->loc.line);
+        return;
+    }
     if (old) {
         rf_error(c->d, h->loc, "`%s` is declared twice (first at line %d)", h->name, old->loc.line);
         return;

@@ -314,13 +314,16 @@ void rf_dsg_body_not_conj(rule_builder *b, const rf_ast_formula *f)
 ** returns the one-atom conjunction that reads it. */
 static int aux_body(rf_checker *c, const rf_ast_clause *cl, const dnf *d, const namelist *nl, conj *out)
 {
+    /* a name no predicate has: the program's own (a user may write
+    ** _body4_1) and another file's clause at the same line and column */
     const char *auxname = rf_arena_sprintf(c->a, "_body%d_%d", cl->loc.line, cl->loc.col);
+    for (int32_t t = 2; auxname && rf_chk_find(c, auxname); t++)
+        auxname = rf_arena_sprintf(c->a, "_body%d_%d_%d", cl->loc.line, cl->loc.col, t);
     if (!auxname) {
         c->oom = 1;
         return -1;
     }
-    rf_fe_pred *aux = rf_chk_find(c, auxname);
-    if (!aux) aux = rf_chk_add_pred(c, auxname, cl->loc, nl->n, 0);
+    rf_fe_pred *aux = rf_chk_add_pred(c, auxname, cl->loc, nl->n, 0);
     if (!aux) return -1;
     aux->aux = 1;
     for (int32_t i = 0; i < nl->n; i++) aux->cols[i] = nl->names[i];

@@ -226,6 +226,16 @@ static void directive(rf_checker *c, const rf_ast_atom *h, uint8_t *seen)
                      v->sval);
             return;
         }
+        /* one name, one file under --out: a second output of that name would
+        ** write over the first */
+        for (int64_t i = 0; i < c->preds.count; i++) {
+            const rf_fe_pred *q = c->preds.items[i];
+            if (q != p && q->output_name && !strcmp(q->output_name, v->sval)) {
+                rf_error(c->d, v->loc, "the output name \"%s\" is already that of `%s`: each output needs a name of its own",
+                         v->sval, q->name);
+                return;
+            }
+        }
         p->output_name = v->sval;
         break;
     case D_ORDER: parse_order(c, p, v); break;

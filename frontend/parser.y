@@ -288,8 +288,10 @@ term
 factor
     : primary { $$ = $1; }
     | MINUS factor {
-        /* fold -literal here so that -9223372036854775808 stays exact */
-        if ($2->kind == RF_AST_INT || $2->kind == RF_AST_DECIMAL) {
+        /* fold -literal here so that -9223372036854775808 stays exact; a
+        ** literal already negated to -2^63 is not folded again (its negation,
+        ** 2^63, is out of range: the checker reports the overflow) */
+        if (($2->kind == RF_AST_INT && !($2->op == '~' && $2->ival == INT64_MIN)) || $2->kind == RF_AST_DECIMAL) {
             $$ = $2; $$->ival = (int64_t)(0 - (uint64_t)$2->ival); $$->loc = L(st, @1); $$->op = '~';
         } else if ($2->kind == RF_AST_FLOAT) {
             $$ = $2; $$->fval = -$2->fval; $$->loc = L(st, @1);

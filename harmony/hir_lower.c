@@ -474,8 +474,9 @@ rf_status rf_hir_lower(const rf_qp_program *qp, rf_hir_program **out, rf_diags *
         if (r->fd_checked) {
             v->nkeys = r->nkeys;
             v->pred_name = rf_hir_strdup(p, r->pred ? r->pred->name : r->name);
-        } else if (r->kind == RF_QP_REL_INPUT && r->pred && r->pred->functional && r->ncols > 1) {
-            /* the loader checks a functional input's dependency */
+        } else if (r->kind == RF_QP_REL_INPUT && r->pred && r->pred->functional && r->ncols >= 1) {
+            /* the loader checks a functional input's dependency (nkeys 0:
+            ** p[] = v, at most one row) */
             v->nkeys = r->ncols - 1;
             v->pred_name = rf_hir_strdup(p, r->pred->name);
         }

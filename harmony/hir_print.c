@@ -99,7 +99,7 @@ void rf_hir_print_text(const rf_hir_program *p, rf_buf *out)
             rf_buf_printf(out, "%s%s%s", k ? ", " : " key (", v->colnames[v->input_key[k]] ? v->colnames[v->input_key[k]] : "_",
                           k == v->ninput_key - 1 ? ")" : "");
         if (v->output_name) rf_buf_printf(out, " output \"%s\"", v->output_name);
-        if (v->nkeys) rf_buf_printf(out, " key %d of %s", v->nkeys, v->pred_name);
+        if (v->pred_name) rf_buf_printf(out, " key %d of %s", v->nkeys, v->pred_name);
         rf_buf_putc(out, '\n');
     }
     for (int32_t b = 0; b < p->nblocks; b++) {

@@ -390,7 +390,7 @@ static int kernel_ok(dec *x, const rf_hir_kernel *k)
             for (int32_t c = 0; c < v->ncols; c++)
                 if (v->types[c] != out->types[c]) return 0;
         }
-        return !k->check_fd || (out->nkeys > 0 && out->nkeys <= out->ncols);
+        return !k->check_fd || (out->pred_name && out->nkeys >= 0 && out->nkeys < out->ncols);
     case RF_HIR_SORT:
         if (!(k->nin == 1 && REL(0) && out->kind == RF_HIR_V_INDEX && out->ncols == 1)) return 0;
         for (int32_t i = 0; i < k->norder; i++)

@@ -53,9 +53,11 @@ typedef struct rf_hir_var {
     int32_t ninput_key;
     /* OUTPUT */
     const char *output_name;
-    /* a functional dependency on the first nkeys columns: the predicate's name
-    ** is reported with the key when a Unique kernel finds a violation (an
-    ** INPUT's is checked by the loader: a functional predicate's file) */
+    /* a functional dependency on the first nkeys columns, where pred_name is
+    ** set (nkeys 0 then: a function without key columns, p[] = v, holds at
+    ** most one row): the predicate's name is reported with the key when a
+    ** Unique kernel finds a violation (an INPUT's is checked by the loader: a
+    ** functional predicate's file) */
     int32_t nkeys;
     const char *pred_name;
 } rf_hir_var;

@@ -148,11 +148,16 @@ static void fd_error(const rf_hir_var *v, const char *path, int db, const rf_rt_
     int64_t line = db && !lines ? dup + 1 : line_of(v, lines, dup), fline = db && !lines ? first + 1 : line_of(v, lines, first);
     const char *on = db ? "in row" : "on line";
     int32_t nk = v->nkeys, nv = v->ncols - v->nkeys;
-    rf_buf_printf(&b, "functional dependency violated: `%s` has two values for the key ", v->name);
-    put_cols(&b, v, cols, nk);
-    rf_buf_puts(&b, " = ");
-    put_vals(&b, dict, r, cols, nk, dup);
-    rf_buf_puts(&b, ": ");
+    if (nk == 0) {
+        /* p[] = v: at most one row */
+        rf_buf_printf(&b, "functional dependency violated: `%s` (without key columns) has two values: ", v->name);
+    } else {
+        rf_buf_printf(&b, "functional dependency violated: `%s` has two values for the key ", v->name);
+        put_cols(&b, v, cols, nk);
+        rf_buf_puts(&b, " = ");
+        put_vals(&b, dict, r, cols, nk, dup);
+        rf_buf_puts(&b, ": ");
+    }
     put_vals(&b, dict, r, cols + nk, nv, dup);
     rf_buf_printf(&b, " %s %lld%s, but ", on, (long long)line, db == RF_RT_ROWS_OF_DB ? " of the database's table" : "");
     put_vals(&b, dict, r, cols + nk, nv, first);
@@ -199,7 +204,8 @@ static rf_status check_input(const char *path, int db, const rf_hir_var *v, cons
 
 int rf_rt_input_is_functional(const rf_hir_var *v)
 {
-    return v->nkeys > 0 && v->nkeys < v->ncols && v->ncols <= 4096;
+    /* nkeys 0 with the predicate's name: p[] = v, at most one row */
+    return v->pred_name && v->nkeys >= 0 && v->nkeys < v->ncols && v->ncols <= 4096;
 }
 
 rf_status rf_rt_check_input_key(const char *path, int db, const rf_hir_var *v, const rf_rt_dict *dict,

@@ -2,7 +2,8 @@
 # tests/run_db_functional.sh REDFOX E2E_DIR: a table imported into a database
 # as a relation, then read by a program that declares it functional, is
 # checked like a file: two values for one key are an error (exit 1) that
-# names the table's rows.
+# names the table's rows. An input function without key columns (p[] = v)
+# holds at most one value: the import refuses a file with two, as a run does.
 set -u
 redfox=$1
 dir=$2
@@ -25,4 +26,15 @@ grep -qF 'functional dependency violated: `price` has two values for the key (p)
 grep -q "^$tmp/db/manifest.rfdb: error: .* in row [0-9]* of the database's table, but .* is already in row [0-9]*" "$tmp/err" ||
     { cat "$tmp/err"; fail "the error does not name the table's rows"; }
 grep -q "manifest.rfdb:[0-9]" "$tmp/err" && { cat "$tmp/err"; fail "the error names a line of the manifest"; }
+cat >"$tmp/nokeys.logic" <<'P'
+limit[] = v -> int(v).
+lang:input[`limit] = "fd_no_keys.tbl".
+lang:output[`limit] = "limit".
+P
+"$redfox" import "$tmp/nokeys.logic" --data "$dir/data" --out "$tmp/db2" >/dev/null 2>"$tmp/err"
+rc=$?
+[ $rc -eq 1 ] || { cat "$tmp/err"; fail "import of a function without key columns with two values: exit $rc, expected 1"; }
+grep -qF 'fd_no_keys.tbl:3:1: error: functional dependency violated: `limit` (without key columns) has two values: (6) on line 3, but (5) is already on line 1' "$tmp/err" ||
+    { cat "$tmp/err"; fail "message of a function without key columns"; }
+[ -e "$tmp/db2" ] && fail "a refused import left a database"
 echo ok

@@ -508,12 +508,13 @@ rf_status rf_import_tables_of(const rf_fe_program *fe, const rf_hir_program *hir
             const rf_fe_pred *p = fe->preds[i];
             if (!p->input_file) continue;
             *t = (rf_import_table){p->input_file, p->name, p->arity, p->types, p->cols, p->delimiter, p->header,
-                                   p->ninput_key, p->input_key, p->functional ? p->arity - 1 : 0};
+                                   p->ninput_key, p->input_key, p->functional ? p->arity - 1 : -1};
         } else {
             const rf_hir_var *v = hir->vars[i];
             if (v->role != RF_HIR_ROLE_INPUT || v->kind != RF_HIR_V_REL) continue;
             *t = (rf_import_table){v->input_file, v->name, v->ncols, v->types, v->colnames, v->delimiter, v->header,
-                                   v->ninput_key, v->input_key, v->nkeys > 0 && v->nkeys < v->ncols ? v->nkeys : 0};
+                                   v->ninput_key, v->input_key,
+                                   v->pred_name && v->nkeys >= 0 && v->nkeys < v->ncols ? v->nkeys : -1};
         }
         k++;
     }

@@ -20,7 +20,8 @@ typedef struct rf_import_table {
     int header;
     int32_t nkey;       /* lang:input:key, checked before commit */
     const int32_t *key;
-    int32_t nfd;        /* a functional predicate: its first nfd columns determine the rest (checked) */
+    int32_t nfd;        /* a functional predicate: its first nfd columns determine the rest (checked;
+                        ** 0: p[] = v, at most one row); -1: not functional */
 } rf_import_table;
 
 typedef struct rf_importer rf_importer;

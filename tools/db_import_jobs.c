@@ -383,6 +383,7 @@ static void finish_worker(void *arg, int w)
 static int fd_by_order(const itable *it)
 {
     const rf_import_table *t = &it->t;
+    if (t->nfd == 0) return 0; /* p[] = v: no key columns to rise */
     if (it->fd_order.rising) return 1;
     if (!it->key_order.rising) return 0;
     for (int32_t k = 0; k < t->nkey; k++)
@@ -398,7 +399,7 @@ static rf_status check_key(rf_importer *imp, itable *it, rf_cpu_pool *pool, int3
 {
     const rf_import_table *t = &it->t;
     int need_key = t->nkey > 0 && !it->key_order.rising;
-    int need_fd = t->nfd > 0 && !fd_by_order(it);
+    int need_fd = t->nfd >= 0 && !fd_by_order(it);
     *grouped = need_key + need_fd;
     if (!need_key && !need_fd) return RF_OK;
     rf_hir_var v;
@@ -433,6 +434,7 @@ static rf_status check_key(rf_importer *imp, itable *it, rf_cpu_pool *pool, int3
         if (!st && dup >= 0) which = RF_RT_CHECK_KEY;
     }
     v.nkeys = t->nfd;
+    v.pred_name = t->pred; /* (marks the dependency: nkeys 0 is p[] = v) */
     if (!st && !which && need_fd && (rf_rt_input_checks(&v) & RF_RT_CHECK_FD)) {
         st = rf_rt_input_dup(pool, &v, &rel, RF_RT_CHECK_FD, &first, &dup);
         if (!st && dup >= 0) which = RF_RT_CHECK_FD;
@@ -463,7 +465,7 @@ static void *end_main(void *arg)
     if (!st) st = rf_db_writer_end_table(imp->w, it->tid, &j->d);
     double t1 = rf_now(), c1 = rf_import_thread_cpu();
     j->end_wall = t1 - t0;
-    int need = (it->t.nkey > 0 && !it->key_order.rising) || (it->t.nfd > 0 && !fd_by_order(it));
+    int need = (it->t.nkey > 0 && !it->key_order.rising) || (it->t.nfd >= 0 && !fd_by_order(it));
     if (!st && need) {
         rf_cpu_pool *pool = NULL;
         st = rf_cpu_pool_new(imp->threads, &pool);
@@ -490,7 +492,7 @@ static rf_status join_end(rf_importer *imp, rf_diags *d)
     imp->times.keys.wall += j->keys_wall;
     imp->times.keys.cpu += j->keys_cpu;
     imp->times.keys_grouped += j->keys_grouped;
-    if (!j->status) imp->times.keys_ordered += (j->it->t.nkey > 0) + (j->it->t.nfd > 0) - j->keys_grouped;
+    if (!j->status) imp->times.keys_ordered += (j->it->t.nkey > 0) + (j->it->t.nfd >= 0) - j->keys_grouped;
     rf_status st = j->status;
     diags_move(&j->d, d);
     rf_diags_free(&j->d);

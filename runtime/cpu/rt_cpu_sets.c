@@ -13,7 +13,8 @@ static rf_status check_fd(exec *x, const rf_hir_kernel *k, const rf_rt_rel *r)
 {
     const rf_hir_var *out = x->p->vars[k->out];
     int32_t nk = out->nkeys;
-    if (nk <= 0 || nk >= r->ncols || r->nrows < 2) return RF_OK;
+    /* nk 0: a function without key columns (p[] = v) holds at most one row */
+    if (nk < 0 || nk >= r->ncols || r->nrows < 2) return RF_OK;
     rf_cpu_table v;
     rf_status st = rf_cx_view_of(r, &v);
     if (st) return st;

@@ -426,7 +426,10 @@ rf_status rf_rt_dist_plan(rf_rt_dist *x, const rf_hir_kernel *k, const int64_t *
         break;
     case RF_HIR_UNIQUE: {
         const rf_hir_var *ov = x->p->vars[k->out];
-        if (k->check_fd && ov->nkeys > 0 && ov->nkeys < ov->ncols) {
+        if (k->check_fd && ov->nkeys == 0 && ov->ncols > 0) {
+            /* a function without key columns (p[] = v): all its rows on one rank */
+            need_kind(x, k->in[0], RF_RT_PLACE_ROOT, moves, nmoves);
+        } else if (k->check_fd && ov->nkeys > 0 && ov->nkeys < ov->ncols) {
             int32_t cols[RF_RT_PLACE_MAXCOLS];
             int32_t n = ov->nkeys < RF_RT_PLACE_MAXCOLS ? ov->nkeys : RF_RT_PLACE_MAXCOLS;
             for (int32_t i = 0; i < n; i++) cols[i] = i;

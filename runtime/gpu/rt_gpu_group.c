@@ -564,44 +564,55 @@ static rf_status fd_pair_on_host(gx *x, const rf_type *types, const gval *r, int
     return st;
 }
 
-/* A functional predicate must not give two values for one key (the CPU
-** executor's check_fd, runtime/cpu: same message, same rows). */
-static rf_status check_fd(gx *x, const rf_hir_kernel *k, const gval *r)
+/* The first row of r whose first nk columns an earlier row has (*row, -1
+** when none) and that earlier row (*frow): deterministic. */
+static rf_status first_repeated_key(gx *x, const gval *r, const rf_hir_var *out, int32_t nk, int64_t *frow,
+                                    int64_t *row)
 {
-    const rf_hir_var *out = x->p->vars[k->out];
-    int32_t nk = out->nkeys;
-    if (nk <= 0 || nk >= out->ncols || r->nrows < 2) return RF_OK;
+    *row = -1;
+    *frow = 0;
     keycols kc;
     rf_gx_keys_of(r, out->types, NULL, nk, &kc);
     gval g;
     memset(&g, 0, sizeof g);
-    int64_t ndiag = x->d->count, nerr = x->d->nerrors, row = -1, frow = 0;
+    int64_t ndiag = x->d->count, nerr = x->d->nerrors;
     rf_status st = group_rows(x, &kc, r->nrows, &g);
     if (st == RF_EDEVMEM) {
         /* no room to group the keys beside the rows: the same pair found
         ** on the host (the unique's rows stay; the run stays on the GPU) */
         rf_gx_val_clear(x, &g, 0);
         rf_gx_held_drop_diags(x, ndiag, nerr);
-        st = fd_pair_on_host(x, out->types, r, nk, &frow, &row);
-        if (st || row < 0) return st;
-    } else {
-        if (st || g.ngroups == r->nrows) {
-            rf_gx_val_clear(x, &g, 0);
-            return st;
-        }
-        int64_t *gid = NULL, *first = NULL;
-        st = rf_gx_host_i64(x, g.gid.p, r->nrows, &gid);
-        if (!st) st = rf_gx_host_i64(x, g.first.p, g.ngroups, &first);
-        rf_gx_val_clear(x, &g, 0);
-        /* the first row whose key was seen before: deterministic */
-        for (int64_t i = 0; !st && i < r->nrows && row < 0; i++)
-            if (first[gid[i]] != i) row = i;
-        if (!st && row < 0) st = RF_EINTERNAL;
-        frow = st ? 0 : first[gid[row]];
-        free(gid);
-        free(first);
-        if (st) return st;
+        return fd_pair_on_host(x, out->types, r, nk, frow, row);
     }
+    if (st || g.ngroups == r->nrows) {
+        rf_gx_val_clear(x, &g, 0);
+        return st;
+    }
+    int64_t *gid = NULL, *first = NULL;
+    st = rf_gx_host_i64(x, g.gid.p, r->nrows, &gid);
+    if (!st) st = rf_gx_host_i64(x, g.first.p, g.ngroups, &first);
+    rf_gx_val_clear(x, &g, 0);
+    for (int64_t i = 0; !st && i < r->nrows && *row < 0; i++)
+        if (first[gid[i]] != i) *row = i;
+    if (!st && *row < 0) st = RF_EINTERNAL;
+    if (!st) *frow = first[gid[*row]];
+    free(gid);
+    free(first);
+    return st;
+}
+
+/* A functional predicate must not give two values for one key (the CPU
+** executor's check_fd, runtime/cpu: same message, same rows). */
+static rf_status check_fd(gx *x, const rf_hir_kernel *k, const gval *r)
+{
+    const rf_hir_var *out = x->p->vars[k->out];
+    int32_t nk = out->nkeys;
+    if (nk < 0 || nk >= out->ncols || r->nrows < 2) return RF_OK;
+    /* nk 0, a function without key columns (p[] = v): its distinct rows are
+    ** one key's values, so the second row is the violation */
+    int64_t row = 1, frow = 0;
+    rf_status st = nk > 0 ? first_repeated_key(x, r, out, nk, &frow, &row) : RF_OK;
+    if (st || row < 0) return st;
     /* the two rows, on the host */
     rf_rt_rel two;
     memset(&two, 0, sizeof two);

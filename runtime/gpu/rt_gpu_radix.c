@@ -316,11 +316,12 @@ static rf_status group_parts(gx *x, const rf_hir_kernel *k, int64_t nparts, gval
 /* ---- UNIQUE: partitions by the hash of the whole row ---------------------------------------- */
 
 /* The key columns a unique's functional-dependency check reads (the output's
-** first nkeys), or 0 where it checks nothing. */
+** first nkeys; 0 for a function without key columns, p[] = v, which holds at
+** most one row), or -1 where it checks nothing. */
 static int32_t fd_keys(const gx *x, const rf_hir_kernel *k)
 {
     const rf_hir_var *ov = x->p->vars[k->out];
-    return k->check_fd && ov->nkeys > 0 && ov->nkeys < ov->ncols ? ov->nkeys : 0;
+    return k->check_fd && ov->nkeys >= 0 && ov->nkeys < ov->ncols ? ov->nkeys : -1;
 }
 
 /* UNIQUE in nparts partitions: equal rows meet in one partition, whose
@@ -339,7 +340,7 @@ static rf_status unique_parts(gx *x, const rf_hir_kernel *k, int64_t nparts, uin
     int64_t *start = rf_malloc((size_t)(nparts + 1) * sizeof *start), *rows = rf_malloc((size_t)n * 8 + 8);
     int64_t *idx = rf_malloc((size_t)n * 8 + 8);
     rf_status st = start && rows && idx ? RF_OK : RF_ENOMEM;
-    if (!st) st = rows_by_key(iv, NULL, nk ? nk : iv->ncols, v, nparts, start, rows);
+    if (!st) st = rows_by_key(iv, NULL, nk > 0 ? nk : iv->ncols, v, nparts, start, rows);
     memset(keep, 0, (size_t)n);
     for (int64_t p = 0; p < nparts && !st; p++) {
         int64_t m = start[p + 1] - start[p], km = 0;
@@ -354,7 +355,7 @@ static rf_status unique_parts(gx *x, const rf_hir_kernel *k, int64_t nparts, uin
         gfree(x, &kb);
         rf_gx_val_clear(x, &part, iv->ncols);
         if (st == RF_EDEVMEM)
-            unfit_part(x, m, one_key(iv, v, NULL, R, m, NULL, NULL, NULL, NULL, 0, nk ? nk : iv->ncols), RF_GX_UNIT_KEY);
+            unfit_part(x, m, one_key(iv, v, NULL, R, m, NULL, NULL, NULL, NULL, 0, nk > 0 ? nk : iv->ncols), RF_GX_UNIT_KEY);
         for (int64_t j = 0; j < km && !st; j++) {
             if (idx[j] < 0 || idx[j] >= m) st = RF_EINTERNAL;
             else keep[R[idx[j]]] = 1;
@@ -398,7 +399,7 @@ static rf_status fd_check(gx *x, const rf_hir_kernel *k, const gval *v, const ui
     int32_t nk = fd_keys(x, k);
     int64_t n = v->nrows, m = 0;
     for (int64_t i = 0; i < n; i++) m += keep[i];
-    if (!nk || m < 2) return RF_OK;
+    if (nk < 0 || m < 2) return RF_OK;
     uint64_t cap = 4;
     while (cap < (uint64_t)m * 2) cap *= 2;
     int64_t *tab = rf_malloc((size_t)cap * 8), frow = -1, row = -1;
