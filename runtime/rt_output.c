@@ -215,19 +215,9 @@ static const char *colname(const char *const *names, int32_t c, char *tmp)
     return tmp;
 }
 
-/* An RFC 4180 field: quoted when it holds a comma, quote, CR or LF (or
-** must not vanish as an empty line), quotes doubled. */
-static void wcsv(wbuf *b, const char *s, int64_t n, int quote_empty)
+/* An RFC 4180 quoted field: s in quotes, each quote in it doubled. */
+static void wquoted(wbuf *b, const char *s, int64_t n)
 {
-    int q = n == 0 && quote_empty;
-    for (int64_t i = 0; i < n && !q; i++) {
-        char c = s[i];
-        q = c == ',' || c == '"' || c == '\r' || c == '\n';
-    }
-    if (!q) {
-        wput(b, s, (size_t)n);
-        return;
-    }
     wputc(b, '"');
     int64_t start = 0;
     for (int64_t i = 0; i < n; i++) {
@@ -237,6 +227,19 @@ static void wcsv(wbuf *b, const char *s, int64_t n, int quote_empty)
     }
     wput(b, s + start, (size_t)(n - start));
     wputc(b, '"');
+}
+
+/* An RFC 4180 field: quoted when it holds a comma, quote, CR or LF (or
+** must not vanish as an empty line), quotes doubled. */
+static void wcsv(wbuf *b, const char *s, int64_t n, int quote_empty)
+{
+    int q = n == 0 && quote_empty;
+    for (int64_t i = 0; i < n && !q; i++) {
+        char c = s[i];
+        q = c == ',' || c == '"' || c == '\r' || c == '\n';
+    }
+    if (q) wquoted(b, s, n);
+    else wput(b, s, (size_t)n);
 }
 
 static void write_csv(const rf_rt_rel *r, const char *const *names, const rf_rt_dict *dict, wbuf *b, int *bad)
@@ -272,19 +275,8 @@ static void wtbl(wbuf *b, const char *s, int64_t n)
 {
     int q = n > 0 && s[0] == '"';
     for (int64_t i = 0; i < n && !q; i++) q = special((unsigned char)s[i]);
-    if (!q) {
-        wput(b, s, (size_t)n);
-        return;
-    }
-    wputc(b, '"');
-    int64_t start = 0;
-    for (int64_t i = 0; i < n; i++) {
-        if (s[i] != '"') continue;
-        wput(b, s + start, (size_t)(i + 1 - start)); /* through the quote, */
-        start = i;                                    /* which is then written again */
-    }
-    wput(b, s + start, (size_t)(n - start));
-    wputc(b, '"');
+    if (q) wquoted(b, s, n);
+    else wput(b, s, (size_t)n);
 }
 
 static void write_tbl(const rf_rt_rel *r, const char *const *names, const rf_rt_dict *dict, wbuf *b, int *bad)
