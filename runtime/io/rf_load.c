@@ -38,6 +38,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #define MAX_ERRS 5              /* errors kept per chunk and reported in all */
@@ -626,6 +627,18 @@ static int name_like(const char *s, const char *e)
     return 1;
 }
 
+/* A word that spells a value in other systems' text (inf, nan, TRUE,
+** null): a field holding one is a value this loader does not take, not a
+** column's name, so it makes no header of a line. */
+static int value_word(const char *s, const char *e)
+{
+    static const char *const words[] = {"inf", "infinity", "nan", "true", "false", "null"};
+    size_t n = (size_t)(e - s);
+    for (size_t w = 0; w < sizeof words / sizeof words[0]; w++)
+        if (strlen(words[w]) == n && !strncasecmp(s, words[w], n)) return 1;
+    return 0;
+}
+
 static int value_parses(rf_type t, const char *s, int64_t n)
 {
     int64_t i;
@@ -669,7 +682,7 @@ static int header_like(const job *j, char d, const char *ls, const char *le)
             if (!fe) fe = le;
             p = fe;
         }
-        if (!name_like(fs, fe)) return 0;
+        if (!name_like(fs, fe) || value_word(fs, fe)) return 0;
         if (!value_parses(j->types[k], fs, fe - fs)) names_fail = 1;
         k++;
         if (p == le) break;

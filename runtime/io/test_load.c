@@ -491,6 +491,30 @@ static void test_csv_errors(void)
         CHECK(d.count == 2 && !strstr(d.items[0].msg, "hint"));
         rf_diags_free(&d);
     }
+    /* no header hint for a line of words that spell values elsewhere (inf,
+    ** nan, TRUE, null): a value this loader does not take, not a name */
+    {
+        static const rf_type f1[] = {RF_TYPE_FLOAT}, b1[] = {RF_TYPE_BOOL};
+        static const char *const lines[] = {"inf\n", "NaN\n2.5\n", "Infinity\n"};
+        for (int i = 0; i < 3; i++) {
+            rf_rt_texttable t;
+            rf_diags d;
+            CHECK(load_text("vw.csv", lines[i], (int64_t)strlen(lines[i]), f1, 1, ',', 0, 1, &t, &d) == RF_EUSER);
+            CHECK(d.count >= 1 && !strstr(d.items[0].msg, "hint"));
+            rf_diags_free(&d);
+        }
+        static const char tru[] = "TRUE\n";
+        rf_rt_texttable t;
+        rf_diags d;
+        CHECK(load_text("vb.csv", tru, (int64_t)sizeof tru - 1, b1, 1, ',', 0, 1, &t, &d) == RF_EUSER);
+        CHECK(d.count >= 1 && !strstr(d.items[0].msg, "hint"));
+        rf_diags_free(&d);
+        /* a name that is no such word still gets it */
+        static const char name[] = "weight\n2.5\n";
+        CHECK(load_text("vn.csv", name, (int64_t)sizeof name - 1, f1, 1, ',', 0, 1, &t, &d) == RF_EUSER);
+        CHECK(d.count >= 1 && strstr(d.items[0].msg, "looks like a header"));
+        rf_diags_free(&d);
+    }
     /* the hint names the predicate */
     {
         static const char text[] = "src,dst\n1,2\n";
