@@ -327,30 +327,6 @@ rf_status rf_gx_k_copy(gx *x, const rf_hir_kernel *k)
     return RF_OK;
 }
 
-/* Facts that find no room on the device (a cap, or a full GPU): their rows
-** wait in host memory, as a moved relation does, and the kernel that reads
-** them brings them over, in ranges where it can (a cap is never a reason to
-** leave the GPU for rows that can wait: docs/LANGUAGE.md). */
-static rf_status facts_on_host(const rf_rt_rel *r, const rf_hir_var *out, gval *g)
-{
-    memset(g, 0, sizeof *g);
-    g->nrows = g->cap = r->nrows;
-    if (!(g->cols = rf_calloc((size_t)out->ncols + 1, sizeof *g->cols))) return RF_ENOMEM;
-    for (int32_t c = 0; c < out->ncols; c++) {
-        /* as the pool would reserve it: a multiple of 256 bytes */
-        uint64_t bytes = (uint64_t)r->nrows * (uint64_t)wid(out->types[c]), n = (bytes + 255) / 256 * 256;
-        char *m = rf_calloc(1, (size_t)n);
-        if (!m) return RF_ENOMEM;
-        if (bytes) memcpy(m, r->cols[c], (size_t)bytes);
-        rf_status st = rf_gx_held_adopt(g, out->ncols, c, m, n);
-        if (st) {
-            free(m);
-            return st;
-        }
-    }
-    return RF_OK;
-}
-
 rf_status rf_gx_k_facts(gx *x, const rf_hir_kernel *k)
 {
     const rf_hir_var *out = x->p->vars[k->out];
@@ -362,9 +338,12 @@ rf_status rf_gx_k_facts(gx *x, const rf_hir_kernel *k)
     int64_t ndiag = x->d->count, nerr = x->d->nerrors;
     st = rf_gx_upload_rel(x, &r, out->types, out->ncols, NULL, NULL, &g);
     if (st == RF_EDEVMEM && r.nrows > 0 && out->ncols > 0) {
+        /* no room on the device (a cap, or a full GPU): the rows wait in
+        ** host memory, as an input's do, and the kernel that reads them
+        ** brings them over, in ranges where it can (a cap is no reason to
+        ** leave the GPU for rows that can wait: docs/LANGUAGE.md) */
         rf_gx_held_drop_diags(x, ndiag, nerr);
-        st = facts_on_host(&r, out, &g);
-        if (st) rf_gx_val_clear(x, &g, out->ncols);
+        st = rf_gx_held_rel(x, &r, out->types, out->ncols, NULL, 0, &g);
     }
     rf_rt_rel_free(&r);
     if (st) return st;
