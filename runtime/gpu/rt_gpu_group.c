@@ -518,49 +518,19 @@ rf_status rf_gx_k_insert(gx *x, const rf_hir_kernel *k)
 ** cap leaves no room for grouping the keys on the device. */
 static rf_status fd_pair_on_host(gx *x, const rf_type *types, const gval *r, int32_t nk, int64_t *frow, int64_t *row)
 {
-    int64_t n = r->nrows;
-    *frow = *row = -1;
-    char **col = rf_calloc((size_t)nk, sizeof *col);
-    uint64_t cap = 4;
-    while (cap < (uint64_t)n * 2) cap *= 2;
-    int64_t *tab = rf_malloc((size_t)cap * 8);
-    rf_status st = col && tab ? RF_OK : RF_ENOMEM;
+    gval h;
+    memset(&h, 0, sizeof h);
+    h.nrows = r->nrows;
+    rf_status st = RF_OK;
     for (int32_t c = 0; c < nk && !st; c++) {
-        uint64_t w = (uint64_t)wid(types[c]);
-        if (!(col[c] = rf_malloc((size_t)((uint64_t)n * w)))) st = RF_ENOMEM;
-        else st = x->g.ops->d2h(&x->g, col[c], colp(r, c), (uint64_t)n * w);
+        uint64_t bytes = (uint64_t)r->nrows * (uint64_t)wid(types[c]);
+        char *m = rf_malloc((size_t)bytes);
+        st = m ? x->g.ops->d2h(&x->g, m, colp(r, c), bytes) : RF_ENOMEM;
+        if (!st) st = rf_gx_held_adopt(&h, nk, c, m, bytes);
+        if (st) free(m);
     }
-    if (!st) memset(tab, 0xff, (size_t)cap * 8);
-    for (int64_t i = 0; !st && i < n && *row < 0; i++) {
-        uint64_t h = 1469598103934665603u;
-        for (int32_t c = 0; c < nk; c++) {
-            uint64_t w = (uint64_t)wid(types[c]);
-            const unsigned char *p = (const unsigned char *)col[c] + (uint64_t)i * w;
-            for (uint64_t b = 0; b < w; b++) h = (h ^ p[b]) * 1099511628211u;
-        }
-        uint64_t at = h & (cap - 1);
-        for (;;) {
-            int64_t j = tab[at];
-            if (j < 0) {
-                tab[at] = i;
-                break;
-            }
-            int eq = 1;
-            for (int32_t c = 0; c < nk && eq; c++) {
-                uint64_t w = (uint64_t)wid(types[c]);
-                eq = !memcmp(col[c] + (uint64_t)i * w, col[c] + (uint64_t)j * w, (size_t)w);
-            }
-            if (eq) {
-                *frow = j;
-                *row = i;
-                break;
-            }
-            at = (at + 1) & (cap - 1);
-        }
-    }
-    for (int32_t c = 0; col && c < nk; c++) free(col[c]);
-    free(col);
-    free(tab);
+    if (!st) st = rf_gx_held_first_repeat(types, &h, nk, NULL, frow, row);
+    rf_gx_held_free(&h);
     return st;
 }
 

@@ -657,6 +657,12 @@ rf_status rf_gx_unspill_var(gx *x, int32_t var);
 const void *rf_gx_held_col(const gval *v, int32_t c);
 /* The bytes of held buffer c (0: none in host memory). */
 uint64_t rf_gx_held_len(const gval *v, int32_t c);
+/* Over v's rows in host memory (those keep marks; NULL: all), in order, the
+** first whose first nk columns (of the given types) an earlier row has
+** (*row, -1: none) and that earlier row (*frow): a functional
+** dependency's violation, found on the host (rt_gpu_radix.c). */
+rf_status rf_gx_held_first_repeat(const rf_type *types, const gval *v, int32_t nk, const uint8_t *keep, int64_t *frow,
+                                  int64_t *row);
 /* Host rows r (the columns read marks; NULL: all) as a value in host
 ** memory, without a copy: with borrowed (r's columns belong to an input
 ** cache and outlive the run) r's columns read in place and never freed

@@ -368,25 +368,51 @@ static rf_status unique_parts(gx *x, const rf_hir_kernel *k, int64_t nparts, uin
 }
 
 /* Hash of row i's first nk columns (as rows_by_key hashes them). */
-static uint64_t key_hash(const rf_hir_var *iv, const gval *v, int32_t nk, int64_t i)
+static uint64_t key_hash(const rf_type *types, const gval *v, int32_t nk, int64_t i)
 {
     uint64_t h = 0x9e3779b97f4a7c15ull;
     for (int32_t c = 0; c < nk; c++) {
         const char *col = rf_gx_held_col(v, c);
-        int w = wid(iv->types[c]);
+        int w = wid(types[c]);
         h = rf_rt_mix64(h ^ (col ? load_u64(col + i * w, w) : 0)) + (uint64_t)c;
     }
     return rf_rt_mix64(h);
 }
 
-static int key_eq(const rf_hir_var *iv, const gval *v, int32_t nk, int64_t i, int64_t j)
+static int key_eq(const rf_type *types, const gval *v, int32_t nk, int64_t i, int64_t j)
 {
     for (int32_t c = 0; c < nk; c++) {
         const char *col = rf_gx_held_col(v, c);
-        int w = wid(iv->types[c]);
+        int w = wid(types[c]);
         if (col && memcmp(col + i * w, col + j * w, (size_t)w)) return 0;
     }
     return 1;
+}
+
+rf_status rf_gx_held_first_repeat(const rf_type *types, const gval *v, int32_t nk, const uint8_t *keep, int64_t *frow,
+                                  int64_t *row)
+{
+    int64_t n = v->nrows, m = 0;
+    *frow = *row = -1;
+    for (int64_t i = 0; i < n; i++) m += keep ? keep[i] : 1;
+    if (m < 2) return RF_OK;
+    uint64_t cap = 4;
+    while (cap < (uint64_t)m * 2) cap *= 2;
+    int64_t *tab = rf_malloc((size_t)cap * 8);
+    if (!tab) return RF_ENOMEM;
+    memset(tab, 0xff, (size_t)cap * 8);
+    for (int64_t i = 0; i < n && *row < 0; i++) {
+        if (keep && !keep[i]) continue;
+        uint64_t at = key_hash(types, v, nk, i) & (cap - 1);
+        while (tab[at] >= 0 && !key_eq(types, v, nk, tab[at], i)) at = (at + 1) & (cap - 1);
+        if (tab[at] < 0) tab[at] = i;
+        else {
+            *frow = tab[at];
+            *row = i;
+        }
+    }
+    free(tab);
+    return RF_OK;
 }
 
 /* A functional predicate must not give two values for one key: over the
@@ -397,26 +423,10 @@ static rf_status fd_check(gx *x, const rf_hir_kernel *k, const gval *v, const ui
 {
     const rf_hir_var *iv = x->p->vars[k->in[0]], *ov = x->p->vars[k->out];
     int32_t nk = fd_keys(x, k);
-    int64_t n = v->nrows, m = 0;
-    for (int64_t i = 0; i < n; i++) m += keep[i];
-    if (nk < 0 || m < 2) return RF_OK;
-    uint64_t cap = 4;
-    while (cap < (uint64_t)m * 2) cap *= 2;
-    int64_t *tab = rf_malloc((size_t)cap * 8), frow = -1, row = -1;
-    if (!tab) return RF_ENOMEM;
-    memset(tab, 0xff, (size_t)cap * 8);
-    for (int64_t i = 0; i < n && row < 0; i++) {
-        if (!keep[i]) continue;
-        uint64_t at = key_hash(iv, v, nk, i) & (cap - 1);
-        while (tab[at] >= 0 && !key_eq(iv, v, nk, tab[at], i)) at = (at + 1) & (cap - 1);
-        if (tab[at] < 0) tab[at] = i;
-        else {
-            frow = tab[at];
-            row = i;
-        }
-    }
-    free(tab);
-    if (row < 0) return RF_OK;
+    int64_t frow = -1, row = -1;
+    if (nk < 0) return RF_OK;
+    rf_status fst = rf_gx_held_first_repeat(iv->types, v, nk, keep, &frow, &row);
+    if (fst || row < 0) return fst;
     rf_rt_rel two;
     memset(&two, 0, sizeof two);
     rf_status st = rf_rt_rel_alloc(&two, ov->ncols, ov->types, 2);
