@@ -391,25 +391,6 @@ static rf_status gpu_load_begin(void *dev)
     return load_program(x, x->plan, x->o.ptx0, x->o.ptx0_size, x->d, &x->g);
 }
 
-/* The strings' device copy is one piece (kernels read any code's bytes):
-** where it does not fit, the warning that sends the run to the CPU says it
-** was the strings, not a kernel (the pool's message from index from on). */
-static void name_strings(gx *x, int64_t from)
-{
-    rf_diags *d = x->d;
-    for (int64_t i = d->count - 1; i >= from && i >= 0; i--) {
-        if (d->items[i].sev != RF_SEV_ERROR || strncmp(d->items[i].msg, "out of GPU memory", 17)) continue;
-        static const char what[] = "the strings' copy, which does not split (the program reads string bytes): ";
-        char *m = rf_malloc(strlen(d->items[i].msg) + sizeof what);
-        if (!m) return;
-        strcpy(m, what);
-        strcat(m, d->items[i].msg);
-        free(d->items[i].msg);
-        d->items[i].msg = m;
-        return;
-    }
-}
-
 static rf_status gpu_load_end(void *dev)
 {
     gx *x = dev;
@@ -417,7 +398,9 @@ static rf_status gpu_load_end(void *dev)
     rf_status st = rf_gx_module_wait(x);
     /* the dictionary is data like the columns: copied with them */
     int64_t ndiag = x->d->count;
-    if (!st && needs_dict(x) && (st = rf_gpu_dict_sync(&x->str, 0)) == RF_EDEVMEM) name_strings(x, ndiag);
+    if (!st && needs_dict(x) && (st = rf_gpu_dict_sync(&x->str, 0)) == RF_EDEVMEM)
+        /* one piece (kernels read any code's bytes): the warning says so */
+        rf_gx_oom_prefix(x, ndiag, "the strings' copy, which does not split (the program reads string bytes): ");
     if (!st) st = wake(x);
     if (!st) st = x->g.ops->sync(&x->g);
     if (x->res) {

@@ -694,6 +694,9 @@ rf_status rf_gx_unfit_error(gx *x, int64_t ndiag, int64_t nerr);
 /* "under the cap (--gpu-memory) of N bytes" or "in the N MiB the device had
 ** free": the room a part did not fit in, for a message. */
 void rf_gx_cap_text(const gx *x, char *cap, size_t n);
+/* The last "out of GPU memory" error since diagnostic from, what put before
+** its message (which part of the run it was); NULL where there is none. */
+rf_diag *rf_gx_oom_prefix(gx *x, int64_t from, const char *what);
 /* A leapfrog triejoin whose sorted inputs (read whole) cannot all be on the
 ** device: the message, in place of the pool's since diagnostic ndiag. */
 rf_status rf_gx_lftj_unfit(gx *x, const rf_hir_kernel *k, int64_t ndiag, int64_t nerr);

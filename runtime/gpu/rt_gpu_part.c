@@ -197,6 +197,22 @@ void rf_gx_unfit(gx *x, int64_t rows, int unit)
     x->unfit_unit = unit;
 }
 
+rf_diag *rf_gx_oom_prefix(gx *x, int64_t from, const char *what)
+{
+    rf_diags *d = x->d;
+    for (int64_t i = d->count - 1; i >= from && i >= 0; i--) {
+        if (d->items[i].sev != RF_SEV_ERROR || strncmp(d->items[i].msg, "out of GPU memory", 17)) continue;
+        char *m = rf_malloc(strlen(what) + strlen(d->items[i].msg) + 1);
+        if (!m) return NULL;
+        strcpy(m, what);
+        strcat(m, d->items[i].msg);
+        free(d->items[i].msg);
+        d->items[i].msg = m;
+        return &d->items[i];
+    }
+    return NULL;
+}
+
 /* The room a part did not fit in, for the message. */
 void rf_gx_cap_text(const gx *x, char *cap, size_t n)
 {

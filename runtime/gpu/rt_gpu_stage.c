@@ -151,21 +151,14 @@ static rf_status fused_stage(gx *x, const rf_hir_kernel *k, rf_rt_kprof *prof, i
 ** its rule is, in the error (the run then goes to the CPU with a warning). */
 static void name_kernel(gx *x, const rf_hir_kernel *k, int64_t from)
 {
-    rf_diags *d = x->d;
-    for (int64_t i = d->count - 1; i >= from && i >= 0; i--) {
-        if (d->items[i].sev != RF_SEV_ERROR || strncmp(d->items[i].msg, "out of GPU memory", 17)) continue;
-        char *m = rf_malloc(strlen(d->items[i].msg) + 96);
-        if (!m) return;
-        sprintf(m, "kernel k%d (%s): %s", (int)k->id, rf_hir_kind_name(k->kind), d->items[i].msg);
-        free(d->items[i].msg);
-        d->items[i].msg = m;
-        if (!d->items[i].loc.file && x->p->source && k->loc.line) {
-            rf_loc l = kloc(x, k);
-            d->items[i].loc.line = l.line;
-            d->items[i].loc.col = l.col;
-            d->items[i].loc.file = rf_strdup(x->p->source);
-        }
-        return;
+    char what[64];
+    snprintf(what, sizeof what, "kernel k%d (%s): ", (int)k->id, rf_hir_kind_name(k->kind));
+    rf_diag *g = rf_gx_oom_prefix(x, from, what);
+    if (g && !g->loc.file && x->p->source && k->loc.line) {
+        rf_loc l = kloc(x, k);
+        g->loc.line = l.line;
+        g->loc.col = l.col;
+        g->loc.file = rf_strdup(x->p->source);
     }
 }
 
