@@ -191,10 +191,15 @@ static rf_status gen_map_kernel_in(const rf_hir_program *p, const rf_gpu_kplan *
     rf_buf_free(&helpers);
     rf_buf_puts(b, "};\n");
     if (rf_gpu_gen_islands(b, k->id, pl)) g.bad = 1;
-    rf_buf_printf(b,
-                  "extern \"C\" __global__ void __launch_bounds__(%d) rfk%d_flags(rf::Args a) { rf::map_flags<K%d, %d>(a); }\n"
-                  "extern \"C\" __global__ void __launch_bounds__(%d) rfk%d_write(rf::Args a) { rf::map_write<K%d, %d>(a); }\n\n",
-                  RF_GPU_TILE, k->id, k->id, RF_GPU_TILE, RF_GPU_TILE, k->id, k->id, RF_GPU_TILE);
+    /* Only the kernels rt_gpu_map.c can launch: NVRTC's optimizer spends
+    ** 30-35 ms on each map kernel (a program of 100 filters: 3.4 s on write
+    ** passes that never ran), so a filter gets its one pass alone, and the
+    ** write pass is there for a map without a filter (whose repeats, where
+    ** it drops them, go through the one pass when there are enough rows). */
+    if (!k->filter)
+        rf_buf_printf(b,
+                      "extern \"C\" __global__ void __launch_bounds__(%d) rfk%d_write(rf::Args a) { rf::map_write<K%d, %d>(a); }\n\n",
+                      RF_GPU_TILE, k->id, k->id, RF_GPU_TILE);
     if (k->filter || pl->ndedupe > 0)
         rf_buf_printf(b,
                       "extern \"C\" __global__ void __launch_bounds__(%d) rfk%d_onepass_smem(rf::Args a) "

@@ -1,7 +1,7 @@
 // skeletons/cuda/rf_map.cuh: the skeleton of MAP, JOIN_MAP and GATHER_MAP:
 // filter, then computed output columns, rows kept in input order.
 //
-// Owns the two passes. K is the kernel's expression class made by the code
+// Owns its two kernels. K is the kernel's expression class made by the code
 // generator, with
 //   static bool filter(const Args &a, i64 r, bool &ok);       // row r passes?
 //   static void outs(const Args &a, i64 r, i64 w, bool &ok);   // writes row w
@@ -11,12 +11,9 @@
 // where ok turns false on a run-time error (overflow, division by zero, a
 // date out of range); the pass then records r in the error word, and the
 // host re-evaluates that one row on the CPU for the exact message.
-//   map_flags  n rows; p[0] u8 flags out; p[1] error word; x[5] > 0: a row
-//              that repeats an earlier one gets flag 0 (the walk's limit;
-//              p[3] its status word, as for runs_first)
-//   map_write  n rows; p[0] flags (NULL: every row passes); p[2] i64 write
-//              positions (the exclusive scan of the flags; NULL: w = r);
-//              p[1] error word; o[] output columns
+//   map_write  (a map without a filter) n rows; p[0] flags (NULL: every row
+//              passes); p[2] i64 write positions (NULL: w = r); p[1] error
+//              word; o[] output columns
 //   map_onepass (a map with a filter or a walk: it beat the two passes) both
 //              passes in one kernel, named *_smem (it synchronizes its
 //              block): a block takes tiles of 4 x TILE rows in order from a
@@ -28,29 +25,15 @@
 //              or a scan.
 //              p[0] u64 tile words (one a tile, zero), p[2] u64 [0] the tile
 //              counter, [1] rows written (both zero), p[1] error word,
-//              p[3]/x[5] the walk as for map_flags; o[] output columns with
+//              p[3]/x[5] the walk (x[5] > 0: a row that repeats an earlier one is
+//              dropped; the walk's limit, p[3] its status word, as for
+//              runs_first); o[] output columns with
 //              room for n rows
 // Sides: c0/r0 (and c1/r1 for joins) as in rf::Args. TILE is the block size.
 #ifndef RF_MAP_CUH
 #define RF_MAP_CUH
 
 namespace rf {
-
-template <class K, int TILE> __device__ __forceinline__ void map_flags(const Args &a)
-{
-    u8 *flags = (u8 *)a.p[0];
-    RF_FOR(r, a.n)
-    {
-        bool ok = true;
-        bool f = K::filter(a, r, ok);
-        if (!ok) {
-            fail(a.p[1], r);
-            f = false;
-        }
-        if (a.x[5] > 0 && K::repeat(a, r, f)) f = false;
-        flags[r] = f ? 1 : 0;
-    }
-}
 
 template <class K, int TILE> __device__ __forceinline__ void map_write(const Args &a)
 {
