@@ -376,7 +376,7 @@ rf_status rf_import_file(rf_importer *imp, int32_t tid, const char *path, rf_dia
             return st;
         }
     }
-    int64_t cap = imp->block, len = 0;
+    int64_t cap = imp->block, len = 0, nl_done = 0; /* line ends in the bytes imported */
     char *buf = rf_malloc((size_t)cap);
     rf_status st = buf ? RF_OK : RF_ENOMEM;
     int eof = 0;
@@ -403,6 +403,22 @@ rf_status rf_import_file(rf_importer *imp, int32_t tid, const char *path, rf_dia
             break;
         }
         if (r == 0) eof = 1;
+        /* a NUL byte is an error wherever it stands (as the loader's,
+        ** runtime/io/rf_load_file.c): the read stops there, so that a
+        ** special file of NULs (a link to /dev/zero) is not one endless line */
+        const char *z = r > 0 ? memchr(buf + len, 0, (size_t)r) : NULL;
+        if (z) {
+            if ((st = rf_import_settle(imp, d)) != RF_OK) break;
+            int64_t line = nl_done + 1, at = 0;
+            for (const char *q = buf; q < z && (q = memchr(q, '\n', (size_t)(z - q))) != NULL; q++) {
+                line++;
+                at = q + 1 - buf;
+            }
+            rf_error(d, rf_mkloc(path, (int32_t)line, (int32_t)(z - buf - at + 1)),
+                     "a NUL byte: a text input may not contain NUL bytes (is it a special file, such as /dev/zero?)");
+            st = imp->failed = RF_EUSER;
+            break;
+        }
         len += r;
         if (!eof && len < cap) continue;
         /* whole lines: up to the last line end (all of it at the end) */
@@ -415,6 +431,7 @@ rf_status rf_import_file(rf_importer *imp, int32_t tid, const char *path, rf_dia
             if (cut == 0) continue;
         }
         if (cut > 0 || imp->tabs[tid].lines == 0) st = rf_import_text(imp, tid, path, buf, cut, d);
+        for (const char *q = buf; q < buf + cut && (q = memchr(q, '\n', (size_t)(buf + cut - q))) != NULL; q++) nl_done++;
         memmove(buf, buf + cut, (size_t)(len - cut));
         len -= cut;
         done += cut;

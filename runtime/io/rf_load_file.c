@@ -99,8 +99,12 @@ rf_status rf_rt_file_map(const char *path, const rf_rt_load_opts *o, rf_rt_mappe
             return RF_OK;
         }
     }
-    /* pipes, special files, or no mmap: read it all */
+    /* pipes, special files, or no mmap: read it all. A NUL byte is an error
+    ** wherever it stands in a text input (rf_load.c), so the read stops at
+    ** the first: a special file of NULs (a link to /dev/zero) would else be
+    ** read until memory runs out. */
     int64_t cap = S_ISREG(st.st_mode) && st.st_size > 0 ? (int64_t)st.st_size + 1 : 1 << 20, len = 0;
+    int64_t lines = 0, line_at = 0; /* newlines before len, and where the last line starts */
     char *buf = rf_malloc((size_t)cap);
     for (;;) {
         if (!buf) {
@@ -125,6 +129,19 @@ rf_status rf_rt_file_map(const char *path, const rf_rt_load_opts *o, rf_rt_mappe
             return RF_EIO;
         }
         if (r == 0) break;
+        const char *z = memchr(buf + len, 0, (size_t)r);
+        const char *end = z ? z : buf + len + r;
+        for (const char *q = buf + len; q < end && (q = memchr(q, '\n', (size_t)(end - q))) != NULL; q++) {
+            lines++;
+            line_at = q + 1 - buf;
+        }
+        if (z) {
+            rf_error(d, rf_mkloc(path, (int)(lines + 1), (int)(z - buf - line_at + 1)),
+                     "a NUL byte: a text input may not contain NUL bytes (is it a special file, such as /dev/zero?)");
+            free(buf);
+            close(fd);
+            return RF_EUSER;
+        }
         len += r;
         if (o && o->progress) o->progress(o->progress_ctx, "reading", len, S_ISREG(st.st_mode) ? (int64_t)st.st_size : 0);
     }
