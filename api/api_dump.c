@@ -52,7 +52,7 @@ static rf_status dump_ptx(const rf_program *p, const rf_gpu_plan *plan, int fuse
         rf_error(d, rf_mkloc(p->rfx_name, 0, 0), "this .rfx file has no PTX (it was compiled where NVRTC was missing)");
         st = RF_EUSER;
     } else {
-        rf_gpu_nvrtc_opts no = {NULL, NULL, !fuse};
+        rf_gpu_nvrtc_opts no = {NULL, NULL, !fuse, 0};
         st = rf_gpu_compile_program(p->hir, plan, &no, &x, d);
     }
     if (!st) rf_buf_append(out, x.ptx, (int64_t)x.len);

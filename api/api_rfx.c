@@ -51,7 +51,7 @@ static rf_status gpu_sections(const rf_hir_program *p, const rf_compile_options 
     rf_gpu_plan *plan = NULL;
     rf_status st = rf_gpu_plan_build(p, 1, &plan, d);
     if (!st) st = rf_gpu_plan_encode(p, plan, gpln);
-    rf_gpu_nvrtc_opts go = {o->gpu_arch, o->cache_dir, o->no_fuse};
+    rf_gpu_nvrtc_opts go = {o->gpu_arch, o->cache_dir, o->no_fuse, 0};
     if (!st) st = rf_gpu_make_ptx0(p, plan, &go, ptx0, d);
     rf_gpu_plan_free(plan);
     return st;

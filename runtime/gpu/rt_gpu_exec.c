@@ -233,7 +233,7 @@ static rf_status load_program(gx *x, const rf_gpu_plan *plan, const void *ptx0, 
         }
         if (!st && !have && !rf_gpu_emulated())
         {
-            rf_gpu_nvrtc_opts no = {NULL, x->tune.cache_dir, 0};
+            rf_gpu_nvrtc_opts no = {NULL, x->tune.cache_dir, 0, 0};
             st = rf_gpu_nvrtc_compile(rf_buf_cstr(&src), (uint64_t)src.len, &no, &ptx, d);
         }
     }

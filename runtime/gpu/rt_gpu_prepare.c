@@ -41,7 +41,7 @@ static void compile_one(prep *w, int32_t i)
     rf_status st = rf_gpu_plan_build(w->ps[i], 0, &plan, &d);
     if (!st) st = rf_gpu_codegen(w->ps[i], plan, 1, &src, &d);
     if (!st) {
-        rf_gpu_nvrtc_opts no = {NULL, w->cache_dir, 0};
+        rf_gpu_nvrtc_opts no = {NULL, w->cache_dir, 0, 1}; /* one thread: the programs compile at once */
         if (!rf_gpu_nvrtc_compile(rf_buf_cstr(&src), (uint64_t)src.len, &no, &w->ptx[i], &d))
             w->nvrtc[i] = w->ptx[i].from_cache ? 0 : w->ptx[i].seconds;
     }

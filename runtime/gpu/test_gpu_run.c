@@ -117,7 +117,7 @@ int main(int argc, char **argv)
     rf_gpu_plan *plan = NULL;
     st = rf_gpu_plan_build(hir, 1, &plan, &d);
     if (!st) st = rf_gpu_plan_encode(hir, plan, &gpln);
-    rf_gpu_nvrtc_opts nopts = {NULL, NULL, no_fuse};
+    rf_gpu_nvrtc_opts nopts = {NULL, NULL, no_fuse, 0};
     if (!st && with_ptx) st = rf_gpu_make_ptx0(hir, plan, &nopts, &ptx0, &d);
     if (!st && with_ptx && ptx0.len) {
         /* the section must round-trip and be bound to the plans, or the run would recompile */

@@ -334,7 +334,9 @@ static void put_eq(rf_buf *b, const char *sig, const char *name, int wide_b)
     rf_buf_puts(b, ";\n    }\n");
 }
 
-static void gen_key_class(rf_buf *b, const char *sig, unsigned ops)
+/* Key class sig's struct (hash, the join's hash, equality, the first
+** column's order): in the source's head, which every unit has. */
+static void gen_key_class(rf_buf *b, const char *sig)
 {
     int n = (int)strlen(sig);
     rf_buf_printf(b, "struct KS_%s {\n", sig);
@@ -374,6 +376,13 @@ static void gen_key_class(rf_buf *b, const char *sig, unsigned ops)
         rf_buf_puts(b, "; }\n");
     }
     rf_buf_puts(b, "};\n");
+}
+
+/* The kernels of key class sig that the program uses (ops), each in a unit
+** section of its own (RF_GPU_UNIT_MARK). */
+static void gen_key_kernels(rf_buf *b, const char *sig, unsigned ops)
+{
+    int n = (int)strlen(sig);
     if (n == 0) ops &= ~(unsigned)OP_RUNS_FIRST;
     if (n != 1 || sig[0] == 'W') ops &= ~(unsigned)OP_JOIN_RANGE;
     /* set_insert and set_probe take the 64-bit class of the candidates and
@@ -383,12 +392,12 @@ static void gen_key_class(rf_buf *b, const char *sig, unsigned ops)
     for (size_t i = 0; i < sizeof op_names / sizeof op_names[0]; i++) {
         if (!(ops & (1u << i))) continue;
         int dedupe = (1u << i) == OP_SET_DEDUPE;
+        rf_buf_puts(b, RF_GPU_UNIT_MARK);
         rf_buf_printf(b, "extern \"C\" __global__ void __launch_bounds__(%d) rfh_%s_%s(rf::Args a) { rf::%s<", RF_GPU_TILE,
                       sig, op_names[i], dedupe ? "set_insert" : op_names[i]);
         if ((1u << i) == OP_SET_INSERT || (1u << i) == OP_SET_PROBE || dedupe) rf_buf_printf(b, "KS_%s, ", wsig);
         rf_buf_printf(b, "KS_%s, %d%s>(a); }\n", sig, RF_GPU_TILE, dedupe ? ", rf::u32" : "");
     }
-    rf_buf_putc(b, '\n');
 }
 
 static rf_status collect_sigs(const rf_hir_program *p, sigset *ss)
@@ -509,36 +518,52 @@ rf_status rf_gpu_codegen(const rf_hir_program *p, const rf_gpu_plan *pl, int fus
             has_reduce |= p->blocks[bi]->kernels[j]->kind == RF_HIR_REDUCE;
             has_lftj |= p->blocks[bi]->kernels[j]->kind == RF_HIR_LFTJ;
         }
-    rf_buf_puts(src, "// ---- type-agnostic kernels\n");
+    /* The head of the source (the skeletons above, the key classes' structs)
+    ** comes first; then each kernel, map and fused kernels below too, after
+    ** an RF_GPU_UNIT_MARK line: where NVRTC may cut the source into units
+    ** compiled at once (nvrtc_units.c). */
+    rf_buf_puts(src, "// ---- key classes\n");
+    sigset ss = {0};
+    st = collect_sigs(p, &ss);
+    for (int32_t i = 0; i < ss.n && !st; i++) gen_key_class(src, ss.s[i]);
+    if (st == RF_EUSER) {
+        for (int32_t i = 0; i < ss.n; i++) free(ss.s[i]);
+        free(ss.s);
+        free(ss.ops);
+        rf_error(d, rf_mkloc(p->source, 0, 0), "the GPU backend hashes on at most %d columns", RF_GPU_MAXC);
+        return st;
+    }
+    rf_buf_puts(src, "\n// ---- type-agnostic kernels\n");
     for (size_t i = 0; i < sizeof generic_kernels / sizeof generic_kernels[0]; i++) {
         if (!has_reduce && !strncmp(generic_kernels[i][0], "red_", 4)) continue;
         if (!has_lftj && !strncmp(generic_kernels[i][0], "lftj_", 5)) continue;
+        rf_buf_puts(src, RF_GPU_UNIT_MARK);
         rf_buf_printf(src, "extern \"C\" __global__ void __launch_bounds__(%d) rf_%s(rf::Args a) { ", RF_GPU_TILE,
                       generic_kernels[i][0]);
         rf_buf_printf(src, generic_kernels[i][1], RF_GPU_TILE);
         rf_buf_puts(src, "; }\n");
     }
-    rf_buf_puts(src, "\n// ---- key classes\n");
-    sigset ss = {0};
-    st = collect_sigs(p, &ss);
-    for (int32_t i = 0; i < ss.n && !st; i++) gen_key_class(src, ss.s[i], ss.ops[i]);
+    rf_buf_puts(src, "\n// ---- key classes' kernels\n");
+    for (int32_t i = 0; i < ss.n && !st; i++) gen_key_kernels(src, ss.s[i], ss.ops[i]);
     for (int32_t i = 0; i < ss.n; i++) free(ss.s[i]);
     free(ss.s);
     free(ss.ops);
-    if (st == RF_EUSER) {
-        rf_error(d, rf_mkloc(p->source, 0, 0), "the GPU backend hashes on at most %d columns", RF_GPU_MAXC);
-        return st;
-    }
     rf_buf_puts(src, "// ---- map kernels\n");
     for (int32_t bi = 0; bi < p->nblocks && !st; bi++)
         for (int32_t j = 0; j < p->blocks[bi]->nkernels && !st; j++) {
             const rf_hir_kernel *k = p->blocks[bi]->kernels[j];
             if ((k->kind == RF_HIR_MAP || k->kind == RF_HIR_JOIN_MAP || k->kind == RF_HIR_GATHER_MAP) && k->id >= 0 &&
                 k->id < pl->nkernels)
+            {
+                if (pl->k[k->id].gpu) rf_buf_puts(src, RF_GPU_UNIT_MARK);
                 st = gen_map_kernel(p, &pl->k[k->id], k, src, d);
+            }
         }
     if (!st && fuse && pl->f->nunits) rf_buf_puts(src, "// ---- fused kernels (Kernel Weaver)\n");
-    for (int32_t u = 0; !st && fuse && u < pl->f->nunits; u++) st = rf_cg_gen_fused_kernel(p, pl, &pl->f->units[u], src, d);
+    for (int32_t u = 0; !st && fuse && u < pl->f->nunits; u++) {
+        rf_buf_puts(src, RF_GPU_UNIT_MARK);
+        st = rf_cg_gen_fused_kernel(p, pl, &pl->f->units[u], src, d);
+    }
     if (!st && src->oom) st = RF_ENOMEM;
     return st;
 }

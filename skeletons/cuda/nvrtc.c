@@ -16,7 +16,7 @@
 ** into one rounding (float results must agree bit for bit); --device-int128
 ** for the exact decimal arithmetic.
 */
-#include "rf_gpu_codegen.h"
+#include "nvrtc_internal.h"
 #include "rf_rfx.h"
 #include "rf_sys.h"
 
@@ -298,6 +298,52 @@ int rf_gpu_arch_valid(const char *arch)
     return (digits == 2 || digits == 3) && !*p;
 }
 
+void rf_gpu_nv_result_free(rf_gpu_nv_result *r)
+{
+    free(r->ptx);
+    free(r->log);
+    memset(r, 0, sizeof *r);
+}
+
+void rf_gpu_nvrtc_run(const char *src, int nopts, const char *const *opts, rf_gpu_nv_result *r)
+{
+    memset(r, 0, sizeof *r);
+    void *prog = NULL;
+    int rc = nv.create(&prog, src, "redfox_program.cu", 0, NULL, NULL);
+    if (rc != 0) {
+        r->stage = RF_GPU_NV_CREATE;
+        r->rc = rc;
+        return;
+    }
+    rc = nv.compile(prog, nopts, opts);
+    if (rc != 0) {
+        r->stage = RF_GPU_NV_COMPILE;
+        r->rc = rc;
+        size_t ln = 0;
+        if (nv.log_size(prog, &ln) == 0 && ln > 0 && (r->log = malloc(ln + 1))) {
+            if (nv.log(prog, r->log) == 0) r->log[ln] = 0;
+            else r->log[0] = 0;
+        }
+    } else {
+        size_t n = 0;
+        if ((rc = nv.ptx_size(prog, &n)) != 0 || n == 0) {
+            r->stage = RF_GPU_NV_PTX;
+            r->rc = rc;
+        } else if (!(r->ptx = malloc(n + 1))) {
+            r->stage = RF_GPU_NV_NOMEM;
+        } else if ((rc = nv.ptx(prog, r->ptx)) != 0) {
+            r->stage = RF_GPU_NV_PTX;
+            r->rc = rc;
+            free(r->ptx);
+            r->ptx = NULL;
+        } else {
+            r->ptx[n] = 0;
+            r->len = strlen(r->ptx); /* NVRTC counts the NUL */
+        }
+    }
+    nv.destroy(&prog);
+}
+
 rf_status rf_gpu_nvrtc_compile(const char *src, uint64_t len, const rf_gpu_nvrtc_opts *o, rf_gpu_ptx *out,
                                rf_diags *d)
 {
@@ -352,49 +398,50 @@ rf_status rf_gpu_nvrtc_compile(const char *src, uint64_t len, const rf_gpu_nvrtc
     }
 
     double t0 = rf_now();
-    void *prog = NULL;
+    rf_gpu_nv_result r;
+    rf_gpu_nvrtc_units(src, len, nopts, opts, o ? o->threads : 0, &r);
     rf_status st = RF_OK;
-    int rc = nv.create(&prog, src, "redfox_program.cu", 0, NULL, NULL);
-    if (rc != 0) {
-        rf_error(d, rf_mkloc(NULL, 0, 0), "NVRTC: cannot create a program: %s", nv.errstr(rc));
-        st = rc == 1 ? RF_ENOMEM : RF_EINTERNAL;
-    }
-    if (!st) {
-        rc = nv.compile(prog, nopts, opts);
-        if (rc != 0) {
-            size_t ln = 0;
-            char *log = NULL;
-            if (nv.log_size(prog, &ln) == 0 && ln > 0 && (log = malloc(ln + 1)) && nv.log(prog, log) == 0)
-                log[ln] = 0;
-            if (rc == 5) { /* NVRTC_ERROR_INVALID_OPTION: the options are the caller's (the architecture) */
-                rf_error(d, rf_mkloc(NULL, 0, 0),
-                         "NVRTC does not compile for the GPU architecture `%s` (gpu_arch, `redfox compile --gpu-arch`):\n%.4000s",
-                         arch, log ? log : "(no log)");
-                st = RF_EUSAGE;
-            } else {
-                rf_internal_error(d, rf_mkloc(NULL, 0, 0), "NVRTC rejected the generated CUDA source (%s):\n%.4000s",
-                                  nv.errstr(rc), log ? log : "(no log)");
-                st = RF_EINTERNAL;
-            }
-            free(log);
-        }
-    }
-    if (!st) {
-        size_t n = 0;
-        if ((rc = nv.ptx_size(prog, &n)) != 0 || n == 0) {
-            rf_error(d, rf_mkloc(NULL, 0, 0), "NVRTC: no PTX: %s", nv.errstr(rc));
-            st = RF_EINTERNAL;
-        } else if (!(out->ptx = malloc(n + 1))) {
-            st = RF_ENOMEM;
-        } else if ((rc = nv.ptx(prog, out->ptx)) != 0) {
-            rf_error(d, rf_mkloc(NULL, 0, 0), "NVRTC: no PTX: %s", nv.errstr(rc));
-            st = RF_EINTERNAL;
+    switch (r.stage) {
+    case RF_GPU_NV_OK:
+        out->ptx = r.ptx;
+        out->len = r.len;
+        r.ptx = NULL;
+        break;
+    case RF_GPU_NV_NOMEM:
+        st = RF_ENOMEM;
+        break;
+    case RF_GPU_NV_CREATE:
+        rf_error(d, rf_mkloc(NULL, 0, 0), "NVRTC: cannot create a program: %s", nv.errstr(r.rc));
+        st = r.rc == 1 ? RF_ENOMEM : RF_EINTERNAL;
+        break;
+    case RF_GPU_NV_COMPILE:
+        if (r.rc == 5) { /* NVRTC_ERROR_INVALID_OPTION: the options are the caller's (the architecture) */
+            rf_error(d, rf_mkloc(NULL, 0, 0),
+                     "NVRTC does not compile for the GPU architecture `%s` (gpu_arch, `redfox compile --gpu-arch`):\n%.4000s",
+                     arch, r.log ? r.log : "(no log)");
+            st = RF_EUSAGE;
         } else {
-            out->ptx[n] = 0;
-            out->len = strlen(out->ptx); /* NVRTC counts the NUL */
+            rf_internal_error(d, rf_mkloc(NULL, 0, 0), "NVRTC rejected the generated CUDA source (%s):\n%.4000s",
+                              nv.errstr(r.rc), r.log ? r.log : "(no log)");
+            st = RF_EINTERNAL;
         }
+        break;
+    case RF_GPU_NV_PTX:
+        rf_error(d, rf_mkloc(NULL, 0, 0), "NVRTC: no PTX: %s", nv.errstr(r.rc));
+        st = RF_EINTERNAL;
+        break;
+    case RF_GPU_NV_PROCESS:
+        rf_internal_error(d, rf_mkloc(NULL, 0, 0), "NVRTC: the process compiling a unit of the program failed: %s",
+                          r.log ? r.log : "(no reason)");
+        st = RF_EINTERNAL;
+        break;
+    case RF_GPU_NV_MERGE:
+        rf_internal_error(d, rf_mkloc(NULL, 0, 0), "NVRTC: the units' PTX cannot be put together: %s",
+                          r.log ? r.log : "(no reason)");
+        st = RF_EINTERNAL;
+        break;
     }
-    if (prog) nv.destroy(&prog);
+    rf_gpu_nv_result_free(&r);
     out->seconds = rf_now() - t0;
     if (!st) rf_gpu_ptx_key(out, out->key);
     if (!st && path) rf_gpu_cache_write_checked(dir, path, out->ptx, out->len);

@@ -304,7 +304,13 @@ typedef struct rf_gpu_nvrtc_opts {
     const char *cache_dir; /* NULL: $XDG_CACHE_HOME/redfox or ~/.cache/redfox;
                               "": no cache */
     int no_fuse;           /* the source without fused kernels (--no-fuse) */
+    int threads;           /* NVRTC's units compiled at once (processes): 0 every core, 1 one after another */
 } rf_gpu_nvrtc_opts;
+
+/* A line of the generated source before each kernel: where NVRTC may cut
+** the source into units compiled at once (nvrtc_units.c). The text before
+** the first (the skeletons, the key classes' structs) is every unit's head. */
+#define RF_GPU_UNIT_MARK "// ---- unit\n"
 
 typedef struct rf_gpu_ptx {
     char *ptx;            /* NUL-terminated PTX text (owned) */

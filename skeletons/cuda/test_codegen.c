@@ -93,7 +93,7 @@ int main(int argc, char **argv)
     if (!st && srcout && !write_file(srcout, rf_buf_cstr(&src), src.len)) fprintf(stderr, "cannot write %s\n", srcout);
     rf_gpu_ptx ptx;
     memset(&ptx, 0, sizeof ptx);
-    rf_gpu_nvrtc_opts o = {arch, no_cache ? "" : NULL, 0}; /* NULL: the default cache folder; "": none */
+    rf_gpu_nvrtc_opts o = {arch, no_cache ? "" : NULL, 0, 0}; /* NULL: the default cache folder; "": none */
     if (!st) st = rf_gpu_nvrtc_compile(rf_buf_cstr(&src), (uint64_t)src.len, &o, &ptx, &d);
     double t3 = rf_now();
     if (!st && ptxout && !write_file(ptxout, ptx.ptx, (int64_t)ptx.len)) fprintf(stderr, "cannot write %s\n", ptxout);
