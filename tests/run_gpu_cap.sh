@@ -33,17 +33,8 @@ sf=*)
     data=$tmp/data ;;
 *) [ -d "$data" ] || { echo "SKIP: no data folder $data"; exit 77; } ;;
 esac
-if [ $real = 1 ]; then
-    unset RF_GPU_EMULATE
-    printf 'a(1).\nlang:output[`a] = "a".\n' >"$tmp/probe.logic"
-    if ! "$redfox" run "$tmp/probe.logic" --device gpu >/dev/null 2>"$tmp/probe.err"; then
-        echo "SKIP: no usable GPU: $(cat "$tmp/probe.err")"
-        exit 77
-    fi
-else
-    RF_GPU_EMULATE=1
-    export RF_GPU_EMULATE
-fi
+. "$(dirname "$0")/lib_device.sh"
+use_device $real "$redfox" "$tmp"
 fail=0 spilled=0 ranged=0 keyed=0 fell=0 ran=0
 for prog in "$@"; do
     grep -q '^// expect-error:' "$prog" && continue

@@ -20,15 +20,8 @@ shift 3
 tmp=${TMPDIR:-/tmp}/rf_capsweep.$$
 mkdir -p "$tmp"
 trap 'rm -rf "$tmp"' EXIT
-if [ $real = 1 ]; then
-    unset RF_GPU_EMULATE
-    printf 'a(1).\nlang:output[`a] = "a".\n' >"$tmp/probe.logic"
-    "$redfox" run "$tmp/probe.logic" --device gpu >/dev/null 2>"$tmp/probe.err" ||
-        { echo "SKIP: no usable GPU: $(cat "$tmp/probe.err")"; exit 77; }
-else
-    RF_GPU_EMULATE=1
-    export RF_GPU_EMULATE
-fi
+. "$(dirname "$0")/lib_device.sh"
+use_device $real "$redfox" "$tmp"
 fail=0 runs=0 cpu=0
 for prog in "$@"; do
     name=$(basename "$prog" .logic)

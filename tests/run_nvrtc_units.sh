@@ -19,6 +19,8 @@ fail=0
 no() { echo "FAIL: $*"; fail=1; }
 if command -v timeout >/dev/null 2>&1; then to="timeout 900"; else to=; fi
 
+. "$(dirname "$0")/lib_device.sh"
+use_device $real "$r" "$tmp" # (first: without a GPU, --real is skipped at once)
 p=$tmp/many.logic
 sh "$(dirname "$0")/../bench/compile/many_rules.sh" 25 "$p" || { echo "FAIL: the program's generator"; exit 1; }
 
@@ -52,15 +54,6 @@ $to "$r" compile "$p" -o "$tmp/b.rfx" --no-cache 2>/dev/null || no "second compi
 cmp -s "$tmp/a.rfx" "$tmp/b.rfx" || no "two compiles of the program differ"
 
 # the outputs on the GPU (emulated, or the machine's) are the CPU's
-if [ $real = 1 ]; then
-    unset RF_GPU_EMULATE
-    printf 'a(1).\nlang:output[`a] = "a".\n' >"$tmp/probe.logic"
-    "$r" run "$tmp/probe.logic" --device gpu >/dev/null 2>"$tmp/probe.err" ||
-        { echo "SKIP: no usable GPU: $(cat "$tmp/probe.err")"; exit 77; }
-else
-    RF_GPU_EMULATE=1
-    export RF_GPU_EMULATE
-fi
 "$r" run "$tmp/a.rfx" --device cpu --out "$tmp/cpu" 2>"$tmp/err" || { cat "$tmp/err"; no "the CPU's run"; }
 $to "$r" run "$tmp/a.rfx" --device gpu --out "$tmp/gpu" 2>"$tmp/err" || { cat "$tmp/err"; no "the GPU's run"; }
 diff -r "$tmp/cpu" "$tmp/gpu" >/dev/null || no "the GPU's outputs differ from the CPU's: $(diff -r "$tmp/cpu" "$tmp/gpu" | head -5)"
