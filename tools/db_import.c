@@ -143,6 +143,25 @@ rf_status rf_import_add(rf_importer *imp, const rf_import_table *t, int32_t *tid
     return RF_OK;
 }
 
+rf_status rf_import_carry(rf_importer *imp, const rf_db *db, const rf_db_table *tb, rf_diags *d)
+{
+    /* the writer's tables grow: nothing may be writing them */
+    rf_status st = rf_import_settle(imp, d);
+    if (st) return st;
+    int32_t tid = -1;
+    /* a 1.0 database's blocks have no CRC-32Cs, which the new manifest
+    ** would claim: such a table is not carried (rf_db_writer_table_from
+    ** links the files and copies the block records as they are) */
+    if (db->block_crcs) st = rf_db_writer_table_from(imp->w, db, tb, 0, &tid, d);
+    if (!st && tid < 0) {
+        rf_error(d, rf_mkloc(db->dir, 0, 0),
+                 "cannot keep the table '%s' in the new database (%s): generate every table, without --tables",
+                 tb->name, db->block_crcs ? "its files cannot be linked" : "it is of database format 1.0");
+        st = RF_EUSER;
+    }
+    return st;
+}
+
 /* A search for '"' in a block of text, a piece per thread. */
 typedef struct quote_scan {
     const char *buf;
