@@ -710,7 +710,7 @@ int rf_tool_tpch_bench(int argc, char **argv)
         return RF_EXIT_USER;
     }
     print_table(&r, bs, want);
-    if (fflush(stdout) != 0) return RF_EXIT_USER;
+    int printed = rf_tool_stdout_ok("tpch bench"); /* the JSON is written all the same */
     if (json && !write_json(json, &r, bs, want)) return RF_EXIT_USER;
-    return failed ? RF_EXIT_USER : RF_EXIT_OK;
+    return failed || !printed ? RF_EXIT_USER : RF_EXIT_OK;
 }

@@ -613,6 +613,6 @@ static int tpch_run_ranks(run_opts *pro, rf_rt_options *prt, rf_world *world, co
     }
     if (!rank) print_times(qs, want, ro.repeat, check != NULL);
     if (check) printf("%d of %d queries pass\n", npass, nwant);
-    if (fflush(stdout) != 0) return RF_EXIT_USER;
+    if (!rf_tool_stdout_ok("tpch run")) return RF_EXIT_USER;
     return failed ? RF_EXIT_USER : RF_EXIT_OK;
 }
