@@ -10,7 +10,6 @@
 ** database already there that are not generated are kept (linked over).
 */
 #include "db_import.h"
-#include "rf_db.h"
 #include "pipeline.h"
 #include "rf_tpch_gen.h"
 #include "tpch_tool.h"
@@ -90,17 +89,13 @@ rf_status rf_tool_tpch_gen_db(rf_tpch_gen_opts *o, rf_diags *d)
     s.out = o->out_dir;
     s.d = d;
     if (!st) st = rf_import_new(o->out_dir, o->jobs, 0, &s.imp, d);
-    /* --tables over a database: the tables not generated are kept, as their
-    ** .tbl files are in text (the new database replaces the old one whole) */
-    rf_db *old = NULL;
-    if (!st && o->tables && strcmp(o->tables, "all") && rf_db_is_database(o->out_dir))
-        st = rf_db_open(o->out_dir, &old, d);
     /* the tables in schema order, as `redfox import` of the .tbl files adds
-    ** them: the two give the same database, byte for byte */
+    ** them: the two give the same database, byte for byte; with --tables over
+    ** a database, those not generated are kept, as their .tbl files are in
+    ** text (the new database replaces the old one whole) */
     for (int32_t i = 0; i < s.ntabs && !st; i++) {
         if (!wanted(o->tables, tabs[i].file)) {
-            const rf_db_table *kept = old ? rf_db_find_table(old, tabs[i].file) : NULL;
-            if (kept) st = rf_import_carry(s.imp, old, kept, d);
+            st = rf_import_carry(s.imp, tabs[i].file, d);
             continue;
         }
         st = rf_import_add(s.imp, &tabs[i], &s.tid[i], d);
@@ -113,7 +108,6 @@ rf_status rf_tool_tpch_gen_db(rf_tpch_gen_opts *o, rf_diags *d)
     }
     if (!st) st = rf_import_commit(s.imp, d);
     rf_import_free(s.imp);
-    rf_db_close(old);
     for (int32_t i = 0; i < 16; i++) free(s.names[i]);
     rf_qp_free(qp);
     rf_arena_free(&arena);
