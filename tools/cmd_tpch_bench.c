@@ -583,6 +583,9 @@ int rf_tool_tpch_bench(int argc, char **argv)
                 stat(data, &sb) != 0 ? "does not exist" : "is not a folder");
         return RF_EXIT_USER;
     }
+    /* a database read under its shared lock, from its supplier rows to the last query */
+    int dblock = -1, lrc = rf_tpch_lock_data(data, &dblock);
+    if (lrc) return lrc;
     /* the scale factor the data has: Power@SF and the JSON's sf are for it */
     int64_t nsupp = 0;
     char nowhy[512];
@@ -678,6 +681,7 @@ int rf_tool_tpch_bench(int argc, char **argv)
     }
     for (int k = 0; k <= NQUERIES; k++) rf_program_free(progs[k]);
     rf_close(db);
+    rf_file_unlock(dblock); /* read: a writer may replace the database now */
     free(settings);
     fprintf(stderr, "benchmark took %.1f s\n", rf_now() - t0);
     r.device = first_device[0] ? first_device : o.device == REDFOX_DEVICE_GPU ? "gpu" : "cpu";

@@ -512,6 +512,12 @@ static int tpch_run_ranks(run_opts *pro, rf_rt_options *prt, rf_world *world, co
     qstat qs[NQUERIES + 1];
     memset(qs, 0, sizeof qs);
     int failed = 0, npass = 0, nwant = 0, unwritten = 0;
+    /* a database read under its shared lock, from its manifest to the last query */
+    int dblock = -1, lrc = rf_tpch_lock_data(data, &dblock);
+    if (lrc) {
+        rf_file_unlock(lock);
+        return lrc;
+    }
     /* the eight tables are loaded once and shared by the queries */
     char *settings = rf_tool_settings_text(sets, nsets);
     int ocode = settings ? rf_open(data, &ro.db) : REDFOX_NOMEM;
@@ -520,6 +526,7 @@ static int tpch_run_ranks(run_opts *pro, rf_rt_options *prt, rf_world *world, co
         rf_tool_finish_database(ocode, ro.db, 1);
         rf_close(ro.db);
         free(settings);
+        rf_file_unlock(dblock);
         rf_file_unlock(lock);
         return RF_EXIT_USER;
     }
@@ -528,6 +535,7 @@ static int tpch_run_ranks(run_opts *pro, rf_rt_options *prt, rf_world *world, co
     if (rf_tpch_prepare_gpu(want, &rt, ro.repeat, ro.profile && !rank, world)) {
         rf_close(ro.db);
         free(settings);
+        rf_file_unlock(dblock);
         rf_file_unlock(lock);
         return RF_EXIT_USER;
     }
@@ -574,6 +582,7 @@ static int tpch_run_ranks(run_opts *pro, rf_rt_options *prt, rf_world *world, co
             rf_close(ro.db);
             free(settings);
             for (int k = 0; k <= NQUERIES; k++) rf_file_out_abort(&files[k]);
+            rf_file_unlock(dblock);
             rf_file_unlock(lock);
             return RF_EXIT_USAGE;
         }
@@ -586,6 +595,7 @@ static int tpch_run_ranks(run_opts *pro, rf_rt_options *prt, rf_world *world, co
         rf_close(ro.db);
         free(settings);
     }
+    rf_file_unlock(dblock); /* read: a writer may replace the database now */
     if (outdir) {
         /* all or none: the files of a run that lost a query would pass for a whole one */
         rf_diags d;
