@@ -53,7 +53,8 @@ static const char *usage =
     "  --queries LIST      which queries, e.g. 1,3,5-7 (default: all 22)\n"
     "  --device D          auto (default), cpu or gpu\n"
     "  --format F          how results are printed: table (default), csv (RFC\n"
-    "                      4180, comma-separated) or tbl ('|'-separated)\n"
+    "                      4180, comma-separated) or tbl ('|'-separated); not\n"
+    "                      with --out\n"
     "  --out DIR           write DIR/qNN.csv instead of printing the results, in\n"
     "                      the answers' format ('|'-separated, header row, as\n"
     "                      --check reads). Written aside and renamed into place\n"
@@ -324,7 +325,7 @@ static int tpch_run_ranks(run_opts *pro, rf_rt_options *prt, rf_world *world, co
 
 int rf_tool_tpch_run(int argc, char **argv)
 {
-    const char *data = NULL, *queries = NULL, *device = "auto", *format = "table", *outdir = NULL, *repeat = NULL,
+    const char *data = NULL, *queries = NULL, *device = "auto", *format = NULL, *outdir = NULL, *repeat = NULL,
                *check = NULL, *threads = NULL, *gpus_s = NULL;
     int profile = 0;
     int no_fuse = 0;
@@ -364,6 +365,12 @@ int rf_tool_tpch_run(int argc, char **argv)
         }
     }
     if (!data) return rf_tool_usage_error("tpch run", "--data DIR is required");
+    /* --out writes the answers' format whatever --format says: asked for
+    ** another, the files would not be what was asked */
+    if (outdir && format)
+        return rf_tool_usage_error("tpch run", "--format %s: with --out the results are written in the answers' "
+                                   "format ('|'-separated, as --check reads), not printed; leave --format out", format);
+    if (!format) format = "table";
     struct stat sc, so;
     if (check && outdir && stat(check, &sc) == 0 && stat(outdir, &so) == 0 && sc.st_dev == so.st_dev &&
         sc.st_ino == so.st_ino) /* the answers would be replaced by what was checked against them */
