@@ -139,7 +139,8 @@ static int parse_pos_double(const char *s, double *out)
 
 /* The rows of the supplier table in data: a database's from its manifest,
 ** a folder of .tbl files' by counting supplier.tbl's lines. 1, or 0 with
-** why (no such table, unreadable). */
+** why (no such table, unreadable), or -1 after a damaged database's error
+** on stderr (it was "no supplier table", asking for --sf). */
 static int supplier_rows(const char *data, int64_t *rows, char *why, size_t nwhy)
 {
     *rows = 0;
@@ -148,7 +149,13 @@ static int supplier_rows(const char *data, int64_t *rows, char *why, size_t nwhy
         rf_diags_init(&d);
         rf_db *db = NULL;
         const rf_db_table *t = NULL;
-        if (!rf_db_open(data, &db, &d) && (t = rf_db_find_table(db, "supplier.tbl"))) *rows = t->nrows;
+        rf_status st = rf_db_open(data, &db, &d);
+        if (st) {
+            rf_tool_finish(st, &d);
+            rf_diags_free(&d);
+            return -1;
+        }
+        if ((t = rf_db_find_table(db, "supplier.tbl"))) *rows = t->nrows;
         else snprintf(why, nwhy, "the database has no supplier table");
         rf_db_close(db);
         rf_diags_free(&d);
@@ -589,7 +596,9 @@ int rf_tool_tpch_bench(int argc, char **argv)
     /* the scale factor the data has: Power@SF and the JSON's sf are for it */
     int64_t nsupp = 0;
     char nowhy[512];
-    if (supplier_rows(data, &nsupp, nowhy, sizeof nowhy)) {
+    int have = supplier_rows(data, &nsupp, nowhy, sizeof nowhy);
+    if (have < 0) return RF_EXIT_USER;
+    if (have) {
         double data_sf = (double)nsupp / SUPPLIERS_PER_SF;
         if (!sfs) r.sf = data_sf;
         else if (llround(r.sf * SUPPLIERS_PER_SF) != nsupp)
