@@ -24,6 +24,17 @@ rc=$?
 if [ $rc -ne 1 ] || ! grep -q "cannot read $tmp: it is a folder" "$tmp/err"; then
     echo "FAIL: --duckdb a folder: exit $rc"; cat "$tmp/err"; fail=1
 fi
+# --duckdb naming a named pipe or /dev/zero: refused at once (it waited, or read, for ever)
+mkfifo "$tmp/duck.fifo" 2>/dev/null
+for f in "$tmp/duck.fifo" /dev/zero; do
+    [ -e "$f" ] || continue
+    timeout 60 "$r" tpch bench --data "$data" --queries 6 --repeat 1 --device cpu --duckdb "$f" >/dev/null 2>"$tmp/err"
+    rc=$?
+    if [ $rc -ne 1 ] || ! grep -q "cannot read $f: not a regular file" "$tmp/err"; then
+        echo "FAIL: --duckdb $f: exit $rc"; cat "$tmp/err"; fail=1
+    fi
+done
+rm -f "$tmp/duck.fifo"
 usage "an --sf the data does not have" "$r" tpch bench --data "$data" --sf 0.011 --queries 6
 usage "--sf in hexadecimal" "$r" tpch bench --data "$data" --sf 0x10 --queries 6
 # a database's scale factor from its manifest (supplier's rows)

@@ -182,37 +182,15 @@ static int supplier_rows(const char *data, int64_t *rows, char *why, size_t nwhy
 
 /* DuckDB's times: every "q<digits>" token (not inside a word) followed by
 ** optional quote, blanks or ':' and a number, e.g. "q01 197.5 ms" or
-** "\"q1\": 197.5". Returns 0 with errno set when the file cannot be read. */
-static int read_duckdb(const char *path, double ms[NQUERIES + 1], int *found)
+** "\"q1\": 197.5". Returns 0 with *why when the file cannot be read: only a
+** regular file of at most 64 MiB is (a named pipe there blocked the bench
+** for ever, /dev/zero never ended). */
+static int read_duckdb(const char *path, double ms[NQUERIES + 1], int *found, const char **why)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) return 0;
     char *text = NULL;
-    size_t len = 0, cap = 0;
-    for (;;) {
-        if (len + 4096 + 1 > cap) {
-            cap = cap ? cap * 2 : 8192;
-            char *t = realloc(text, cap);
-            if (!t) {
-                free(text);
-                fclose(f);
-                errno = ENOMEM;
-                return 0;
-            }
-            text = t;
-        }
-        size_t n = fread(text + len, 1, 4096, f);
-        len += n;
-        if (n < 4096) break;
-    }
-    int err = ferror(f);
-    fclose(f);
-    if (err) {
-        free(text);
-        errno = EIO;
-        return 0;
-    }
-    text[len] = 0;
+    int64_t n = 0;
+    if (rf_read_file_bounded(path, 64LL << 20, &text, &n, why) != RF_OK) return 0;
+    size_t len = (size_t)n;
     *found = 0;
     for (size_t i = 0; i < len; i++) {
         if ((text[i] != 'q' && text[i] != 'Q') || (i > 0 && (isalnum((unsigned char)text[i - 1]) || text[i - 1] == '_')))
@@ -573,8 +551,9 @@ int rf_tool_tpch_bench(int argc, char **argv)
             fprintf(stderr, "redfox tpch bench: cannot read %s: it is a folder, not a file of DuckDB's times\n", duckdb);
             return RF_EXIT_USER;
         }
-        if (!read_duckdb(duckdb, ms, &found)) {
-            fprintf(stderr, "redfox tpch bench: cannot read %s: %s\n", duckdb, strerror(errno));
+        const char *why = "";
+        if (!read_duckdb(duckdb, ms, &found, &why)) {
+            fprintf(stderr, "redfox tpch bench: cannot read %s: %s\n", duckdb, why);
             return RF_EXIT_USER;
         }
         if (!found) {
