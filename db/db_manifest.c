@@ -412,6 +412,8 @@ rf_status rf_db_open_bytes(const char *dir, const uint8_t *p, int64_t size, rf_d
     db->major = major;
     db->minor = minor;
     db->block_crcs = major >= 2;
+    db->manifest_size = size;
+    db->manifest_crc = le32(p + 24);
     db->dir = rf_arena_strdup(&db->arena, dir);
     db->writer = rf_arena_strndup(&db->arena, (const char *)p + 32, 28);
     if (!db->dir || !db->writer) st = RF_ENOMEM;

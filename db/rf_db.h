@@ -115,6 +115,11 @@ typedef struct rf_db {
     int block_crcs;      /* format 2 on: each block has its CRC-32C */
     int32_t ntables;
     rf_db_table *tables;
+    /* which state of the database this is: the manifest's size and its
+    ** header's body CRC-32C (a writer that changes anything writes a new
+    ** manifest; a reader that keeps columns between opens compares these) */
+    int64_t manifest_size;
+    uint32_t manifest_crc;
 } rf_db;
 
 /* Reads and checks dir/manifest.rfdb (header, checksums, every field; see

@@ -58,6 +58,8 @@ typedef struct cached {
     int32_t nkeys_checked;
     int fd_checked; /* a functional predicate's dependency (first ncols - 1 columns) */
     rf_rt_dbcols *db;     /* read from a database: the columns' memory (rel.cols points into it) */
+    int64_t db_size;      /* ... the state of it they are (rf_db's manifest_size, manifest_crc) */
+    uint32_t db_crc;
     uint8_t *foreign;     /* rf_rt_cache_put: per column, 1 when the caller owns it (not freed here) */
     /* per column: the stamp last handed out and the memory it named. A
     ** database column read again (more blocks, or first for real after its
@@ -515,6 +517,10 @@ static rf_status load_input(rf_rt_inputs *x, const rf_hir_var *v, rf_rt_rel *dst
             return st;
         }
         e.rel.types = e.types;
+        if (x->db) {
+            e.db_size = x->db->manifest_size;
+            e.db_crc = x->db->manifest_crc;
+        }
         /* rf_rt_load_input checked them (a rank's share: the checks over
         ** all ranks, db_share, once they pass) */
         if (key_mask(v) && !(defer & RF_RT_CHECK_KEY)) e.keys_checked[e.nkeys_checked++] = key_mask(v);
@@ -526,6 +532,17 @@ static rf_status load_input(rf_rt_inputs *x, const rf_hir_var *v, rf_rt_rel *dst
         int known = 0;
         for (int32_t i = 0; i < hit->nkeys_checked && km; i++) known |= hit->keys_checked[i] == km;
         rf_status st = RF_OK;
+        if (hit->db && x->db && (hit->db_size != x->db->manifest_size || hit->db_crc != x->db->manifest_crc)) {
+            /* replaced since (or committed to by another process): its
+            ** columns kept, and those this run would add or the blocks it
+            ** would select by the new manifest, are of two states of the
+            ** database, which no run may mix (rows past a column's end) */
+            rf_error(x->d, rf_mkloc(path, 0, 0),
+                     "the database changed since this table was read and kept (rf_database_keep_inputs): another "
+                     "process replaced it or committed to it; forget the kept inputs to read it again");
+            free(path);
+            return RF_EUSER;
+        }
         if (hit->db) {
             /* the columns this program reads that earlier ones did not; a
             ** rank's share: less the checks over all ranks an earlier run of

@@ -134,8 +134,13 @@ if "$r" tpch gen --sf 0.01 --out "$e.tpch" >/dev/null 2>&1; then
     "$r" tpch run --data "$e.tpch" --queries 1,6,14 >/dev/null 2>"$e"
     notes=$(grep -c 'running on the' "$e")
     [ "$notes" -eq 1 ] || { echo "FAIL: tpch run: $notes notes on where it ran, expected 1"; cat "$e"; fail=1; }
+    # --format with --out was accepted and ignored (the files are the answers' format)
+    check 2 "tpch run --out --format csv" "$r" tpch run --data "$e.tpch" --queries 6 --out "$e.out" --format csv
+    grep -q "with --out the results are written in the answers' format" "${TMPDIR:-/tmp}/rf_cli.$$" ||
+        { echo "FAIL: tpch run --out --format: $(cat "${TMPDIR:-/tmp}/rf_cli.$$")"; fail=1; }
+    [ -e "$e.out" ] && { echo "FAIL: tpch run --out --format wrote $e.out"; fail=1; }
 fi
-rm -rf "$e" "$e.tpch"
+rm -rf "$e" "$e.tpch" "$e.out"
 # the trace is off by default, whatever the environment says (no knobs there)
 RF_GPU_EMULATE=1 RF_GPU_TRACE=1 "$r" run "$t/e2e/aggregates.logic" --device gpu --data "$t/e2e/data" \
     >/dev/null 2>"${TMPDIR:-/tmp}/rf_cli_rep.$$"

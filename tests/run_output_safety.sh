@@ -9,7 +9,8 @@
 #   symlink     a symbolic link at an output's name is refused and its target
 #               untouched; nothing in the folder changes
 #   full        disk full and file-size limits: the error names the reason,
-#               nothing partial under a final name, devices stay devices
+#               nothing partial under a final name, devices stay devices;
+#               tpch run, tpch bench and --help into a full disk say so
 #   csv         --format csv is RFC 4180: quoting of comma, quote and line
 #               breaks, doubled quotes, read back by a CSV reader when
 #               python3 is there
@@ -168,6 +169,15 @@ full)
         [ -c /dev/full ] || fail "/dev/full is no longer a device"
         "$redfox" compile "$tmp/tc.logic" -o /dev/null || fail "compile -o /dev/null"
         [ -c /dev/null ] || fail "/dev/null is no longer a device"
+        # tpch run and bench said nothing (exit 1), --help exited 0 with its text lost
+        "$redfox" tpch gen --sf 0.01 --tables lineitem,supplier --out "$tmp/tpch" 2>/dev/null || fail "tpch gen"
+        for cmd in "tpch run --data $tmp/tpch --queries 6 --device cpu" \
+                   "tpch bench --data $tmp/tpch --queries 6 --repeat 1 --device cpu" "tpch gen --help" "--version"; do
+            $redfox $cmd >/dev/full 2>"$tmp/err"
+            rc=$?
+            [ $rc -eq 1 ] || fail "$cmd >/dev/full exited $rc"
+            grep -q "cannot write the output: No space left on device" "$tmp/err" || fail "$cmd >/dev/full: $(cat "$tmp/err")"
+        done
     else
         echo "no /dev/full: skipped its part"
     fi

@@ -24,12 +24,30 @@ rc=$?
 if [ $rc -ne 1 ] || ! grep -q "cannot read $tmp: it is a folder" "$tmp/err"; then
     echo "FAIL: --duckdb a folder: exit $rc"; cat "$tmp/err"; fail=1
 fi
+# --duckdb naming a named pipe or /dev/zero: refused at once (it waited, or read, for ever)
+mkfifo "$tmp/duck.fifo" 2>/dev/null
+for f in "$tmp/duck.fifo" /dev/zero; do
+    [ -e "$f" ] || continue
+    timeout 60 "$r" tpch bench --data "$data" --queries 6 --repeat 1 --device cpu --duckdb "$f" >/dev/null 2>"$tmp/err"
+    rc=$?
+    if [ $rc -ne 1 ] || ! grep -q "cannot read $f: not a regular file" "$tmp/err"; then
+        echo "FAIL: --duckdb $f: exit $rc"; cat "$tmp/err"; fail=1
+    fi
+done
+rm -f "$tmp/duck.fifo"
 usage "an --sf the data does not have" "$r" tpch bench --data "$data" --sf 0.011 --queries 6
 usage "--sf in hexadecimal" "$r" tpch bench --data "$data" --sf 0x10 --queries 6
 # a database's scale factor from its manifest (supplier's rows)
 if "$r" tpch gen --sf 0.02 --format db --tables supplier --out "$tmp/db" >/dev/null 2>&1; then
     usage "an --sf the database does not have" "$r" tpch bench --data "$tmp/db" --sf 0.01 --queries 6
     grep -q "is of scale factor 0.02 (supplier has 200 rows" "$tmp/err" || { echo "FAIL: the database's SF: $(cat "$tmp/err")"; fail=1; }
+    # a damaged manifest is that error (exit 1), not "no supplier table: give --sf" (exit 2)
+    printf 'garbage' | dd of="$tmp/db/manifest.rfdb" bs=1 seek=100 conv=notrunc 2>/dev/null
+    "$r" tpch bench --data "$tmp/db" --queries 6 --repeat 1 --device cpu >/dev/null 2>"$tmp/err"
+    rc=$?
+    if [ $rc -ne 1 ] || ! grep -q "manifest.rfdb: error: the manifest is corrupted" "$tmp/err"; then
+        echo "FAIL: bench on a damaged database: exit $rc"; cat "$tmp/err"; fail=1
+    fi
 fi
 usage "bad --sf" "$r" tpch bench --data "$data" --sf zero
 usage "bad --repeat" "$r" tpch bench --data "$data" --sf 0.01 --repeat 0

@@ -139,7 +139,8 @@ static int parse_pos_double(const char *s, double *out)
 
 /* The rows of the supplier table in data: a database's from its manifest,
 ** a folder of .tbl files' by counting supplier.tbl's lines. 1, or 0 with
-** why (no such table, unreadable). */
+** why (no such table, unreadable), or -1 after a damaged database's error
+** on stderr (it was "no supplier table", asking for --sf). */
 static int supplier_rows(const char *data, int64_t *rows, char *why, size_t nwhy)
 {
     *rows = 0;
@@ -148,7 +149,13 @@ static int supplier_rows(const char *data, int64_t *rows, char *why, size_t nwhy
         rf_diags_init(&d);
         rf_db *db = NULL;
         const rf_db_table *t = NULL;
-        if (!rf_db_open(data, &db, &d) && (t = rf_db_find_table(db, "supplier.tbl"))) *rows = t->nrows;
+        rf_status st = rf_db_open(data, &db, &d);
+        if (st) {
+            rf_tool_finish(st, &d);
+            rf_diags_free(&d);
+            return -1;
+        }
+        if ((t = rf_db_find_table(db, "supplier.tbl"))) *rows = t->nrows;
         else snprintf(why, nwhy, "the database has no supplier table");
         rf_db_close(db);
         rf_diags_free(&d);
@@ -175,37 +182,15 @@ static int supplier_rows(const char *data, int64_t *rows, char *why, size_t nwhy
 
 /* DuckDB's times: every "q<digits>" token (not inside a word) followed by
 ** optional quote, blanks or ':' and a number, e.g. "q01 197.5 ms" or
-** "\"q1\": 197.5". Returns 0 with errno set when the file cannot be read. */
-static int read_duckdb(const char *path, double ms[NQUERIES + 1], int *found)
+** "\"q1\": 197.5". Returns 0 with *why when the file cannot be read: only a
+** regular file of at most 64 MiB is (a named pipe there blocked the bench
+** for ever, /dev/zero never ended). */
+static int read_duckdb(const char *path, double ms[NQUERIES + 1], int *found, const char **why)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) return 0;
     char *text = NULL;
-    size_t len = 0, cap = 0;
-    for (;;) {
-        if (len + 4096 + 1 > cap) {
-            cap = cap ? cap * 2 : 8192;
-            char *t = realloc(text, cap);
-            if (!t) {
-                free(text);
-                fclose(f);
-                errno = ENOMEM;
-                return 0;
-            }
-            text = t;
-        }
-        size_t n = fread(text + len, 1, 4096, f);
-        len += n;
-        if (n < 4096) break;
-    }
-    int err = ferror(f);
-    fclose(f);
-    if (err) {
-        free(text);
-        errno = EIO;
-        return 0;
-    }
-    text[len] = 0;
+    int64_t n = 0;
+    if (rf_read_file_bounded(path, 64LL << 20, &text, &n, why) != RF_OK) return 0;
+    size_t len = (size_t)n;
     *found = 0;
     for (size_t i = 0; i < len; i++) {
         if ((text[i] != 'q' && text[i] != 'Q') || (i > 0 && (isalnum((unsigned char)text[i - 1]) || text[i - 1] == '_')))
@@ -566,8 +551,9 @@ int rf_tool_tpch_bench(int argc, char **argv)
             fprintf(stderr, "redfox tpch bench: cannot read %s: it is a folder, not a file of DuckDB's times\n", duckdb);
             return RF_EXIT_USER;
         }
-        if (!read_duckdb(duckdb, ms, &found)) {
-            fprintf(stderr, "redfox tpch bench: cannot read %s: %s\n", duckdb, strerror(errno));
+        const char *why = "";
+        if (!read_duckdb(duckdb, ms, &found, &why)) {
+            fprintf(stderr, "redfox tpch bench: cannot read %s: %s\n", duckdb, why);
             return RF_EXIT_USER;
         }
         if (!found) {
@@ -583,10 +569,15 @@ int rf_tool_tpch_bench(int argc, char **argv)
                 stat(data, &sb) != 0 ? "does not exist" : "is not a folder");
         return RF_EXIT_USER;
     }
+    /* a database read under its shared lock, from its supplier rows to the last query */
+    int dblock = -1, lrc = rf_tpch_lock_data(data, &dblock);
+    if (lrc) return lrc;
     /* the scale factor the data has: Power@SF and the JSON's sf are for it */
     int64_t nsupp = 0;
     char nowhy[512];
-    if (supplier_rows(data, &nsupp, nowhy, sizeof nowhy)) {
+    int have = supplier_rows(data, &nsupp, nowhy, sizeof nowhy);
+    if (have < 0) return RF_EXIT_USER;
+    if (have) {
         double data_sf = (double)nsupp / SUPPLIERS_PER_SF;
         if (!sfs) r.sf = data_sf;
         else if (llround(r.sf * SUPPLIERS_PER_SF) != nsupp)
@@ -678,6 +669,7 @@ int rf_tool_tpch_bench(int argc, char **argv)
     }
     for (int k = 0; k <= NQUERIES; k++) rf_program_free(progs[k]);
     rf_close(db);
+    rf_file_unlock(dblock); /* read: a writer may replace the database now */
     free(settings);
     fprintf(stderr, "benchmark took %.1f s\n", rf_now() - t0);
     r.device = first_device[0] ? first_device : o.device == REDFOX_DEVICE_GPU ? "gpu" : "cpu";
@@ -710,7 +702,7 @@ int rf_tool_tpch_bench(int argc, char **argv)
         return RF_EXIT_USER;
     }
     print_table(&r, bs, want);
-    if (fflush(stdout) != 0) return RF_EXIT_USER;
+    int printed = rf_tool_stdout_ok("tpch bench"); /* the JSON is written all the same */
     if (json && !write_json(json, &r, bs, want)) return RF_EXIT_USER;
-    return failed ? RF_EXIT_USER : RF_EXIT_OK;
+    return failed || !printed ? RF_EXIT_USER : RF_EXIT_OK;
 }

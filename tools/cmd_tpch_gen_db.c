@@ -6,7 +6,8 @@
 ** generator makes, in file order, is parsed in memory by the text loader's
 ** parsers and appended to the database's columns (tools/db_import.c), so no
 ** .tbl file is ever written; the keys schema.logic declares are checked
-** before the database is put in place.
+** before the database is put in place; with --tables, the tables of the
+** database already there that are not generated are kept (linked over).
 */
 #include "db_import.h"
 #include "pipeline.h"
@@ -89,9 +90,14 @@ rf_status rf_tool_tpch_gen_db(rf_tpch_gen_opts *o, rf_diags *d)
     s.d = d;
     if (!st) st = rf_import_new(o->out_dir, o->jobs, 0, &s.imp, d);
     /* the tables in schema order, as `redfox import` of the .tbl files adds
-    ** them: the two give the same database, byte for byte */
+    ** them: the two give the same database, byte for byte; with --tables over
+    ** a database, those not generated are kept, as their .tbl files are in
+    ** text (the new database replaces the old one whole) */
     for (int32_t i = 0; i < s.ntabs && !st; i++) {
-        if (!wanted(o->tables, tabs[i].file)) continue;
+        if (!wanted(o->tables, tabs[i].file)) {
+            st = rf_import_carry(s.imp, tabs[i].file, d);
+            continue;
+        }
         st = rf_import_add(s.imp, &tabs[i], &s.tid[i], d);
         if (!st && !(s.names[i] = rf_sprintf("%s/%s", s.out, tabs[i].file))) st = RF_ENOMEM;
     }

@@ -53,7 +53,8 @@ static const char *usage =
     "  --queries LIST      which queries, e.g. 1,3,5-7 (default: all 22)\n"
     "  --device D          auto (default), cpu or gpu\n"
     "  --format F          how results are printed: table (default), csv (RFC\n"
-    "                      4180, comma-separated) or tbl ('|'-separated)\n"
+    "                      4180, comma-separated) or tbl ('|'-separated); not\n"
+    "                      with --out\n"
     "  --out DIR           write DIR/qNN.csv instead of printing the results, in\n"
     "                      the answers' format ('|'-separated, header row, as\n"
     "                      --check reads). Written aside and renamed into place\n"
@@ -324,7 +325,7 @@ static int tpch_run_ranks(run_opts *pro, rf_rt_options *prt, rf_world *world, co
 
 int rf_tool_tpch_run(int argc, char **argv)
 {
-    const char *data = NULL, *queries = NULL, *device = "auto", *format = "table", *outdir = NULL, *repeat = NULL,
+    const char *data = NULL, *queries = NULL, *device = "auto", *format = NULL, *outdir = NULL, *repeat = NULL,
                *check = NULL, *threads = NULL, *gpus_s = NULL;
     int profile = 0;
     int no_fuse = 0;
@@ -364,6 +365,12 @@ int rf_tool_tpch_run(int argc, char **argv)
         }
     }
     if (!data) return rf_tool_usage_error("tpch run", "--data DIR is required");
+    /* --out writes the answers' format whatever --format says: asked for
+    ** another, the files would not be what was asked */
+    if (outdir && format)
+        return rf_tool_usage_error("tpch run", "--format %s: with --out the results are written in the answers' "
+                                   "format ('|'-separated, as --check reads), not printed; leave --format out", format);
+    if (!format) format = "table";
     struct stat sc, so;
     if (check && outdir && stat(check, &sc) == 0 && stat(outdir, &so) == 0 && sc.st_dev == so.st_dev &&
         sc.st_ino == so.st_ino) /* the answers would be replaced by what was checked against them */
@@ -512,6 +519,12 @@ static int tpch_run_ranks(run_opts *pro, rf_rt_options *prt, rf_world *world, co
     qstat qs[NQUERIES + 1];
     memset(qs, 0, sizeof qs);
     int failed = 0, npass = 0, nwant = 0, unwritten = 0;
+    /* a database read under its shared lock, from its manifest to the last query */
+    int dblock = -1, lrc = rf_tpch_lock_data(data, &dblock);
+    if (lrc) {
+        rf_file_unlock(lock);
+        return lrc;
+    }
     /* the eight tables are loaded once and shared by the queries */
     char *settings = rf_tool_settings_text(sets, nsets);
     int ocode = settings ? rf_open(data, &ro.db) : REDFOX_NOMEM;
@@ -520,6 +533,7 @@ static int tpch_run_ranks(run_opts *pro, rf_rt_options *prt, rf_world *world, co
         rf_tool_finish_database(ocode, ro.db, 1);
         rf_close(ro.db);
         free(settings);
+        rf_file_unlock(dblock);
         rf_file_unlock(lock);
         return RF_EXIT_USER;
     }
@@ -528,6 +542,7 @@ static int tpch_run_ranks(run_opts *pro, rf_rt_options *prt, rf_world *world, co
     if (rf_tpch_prepare_gpu(want, &rt, ro.repeat, ro.profile && !rank, world)) {
         rf_close(ro.db);
         free(settings);
+        rf_file_unlock(dblock);
         rf_file_unlock(lock);
         return RF_EXIT_USER;
     }
@@ -574,6 +589,7 @@ static int tpch_run_ranks(run_opts *pro, rf_rt_options *prt, rf_world *world, co
             rf_close(ro.db);
             free(settings);
             for (int k = 0; k <= NQUERIES; k++) rf_file_out_abort(&files[k]);
+            rf_file_unlock(dblock);
             rf_file_unlock(lock);
             return RF_EXIT_USAGE;
         }
@@ -586,6 +602,7 @@ static int tpch_run_ranks(run_opts *pro, rf_rt_options *prt, rf_world *world, co
         rf_close(ro.db);
         free(settings);
     }
+    rf_file_unlock(dblock); /* read: a writer may replace the database now */
     if (outdir) {
         /* all or none: the files of a run that lost a query would pass for a whole one */
         rf_diags d;
@@ -613,6 +630,6 @@ static int tpch_run_ranks(run_opts *pro, rf_rt_options *prt, rf_world *world, co
     }
     if (!rank) print_times(qs, want, ro.repeat, check != NULL);
     if (check) printf("%d of %d queries pass\n", npass, nwant);
-    if (fflush(stdout) != 0) return RF_EXIT_USER;
+    if (!rf_tool_stdout_ok("tpch run")) return RF_EXIT_USER;
     return failed ? RF_EXIT_USER : RF_EXIT_OK;
 }

@@ -143,6 +143,68 @@ rf_status rf_import_add(rf_importer *imp, const rf_import_table *t, int32_t *tid
     return RF_OK;
 }
 
+/* The database at out as it is now, into imp->kept (once): the manifest's
+** bytes read first and the database taken from them, so that the commit's
+** comparison covers every file the carried tables link. */
+static rf_status open_kept(rf_importer *imp, rf_diags *d)
+{
+    if (imp->kept_manifest) return RF_OK;
+    char *path = rf_sprintf("%s/%s", imp->out, RF_DB_MANIFEST);
+    if (!path) return RF_ENOMEM;
+    struct stat sb;
+    const char *why = "not a regular file";
+    rf_status st = stat(path, &sb) == 0 && !S_ISREG(sb.st_mode) ? RF_EIO
+                                                               : rf_read_file(path, &imp->kept_manifest, &imp->kept_len, &why);
+    if (st) rf_error(d, rf_mkloc(path, 0, 0), "cannot read the database manifest: %s", why);
+    free(path);
+    if (!st) st = rf_db_open_bytes(imp->out, (const uint8_t *)imp->kept_manifest, imp->kept_len, &imp->kept, d);
+    if (st) {
+        free(imp->kept_manifest);
+        imp->kept_manifest = NULL;
+    }
+    return st;
+}
+
+rf_status rf_import_carry(rf_importer *imp, const char *table, rf_diags *d)
+{
+    if (!rf_db_is_database(imp->out)) return RF_OK;
+    /* the writer's tables grow: nothing may be writing them */
+    rf_status st = rf_import_settle(imp, d);
+    if (!st) st = open_kept(imp, d);
+    const rf_db_table *tb = st ? NULL : rf_db_find_table(imp->kept, table);
+    if (!tb) return st;
+    int32_t tid = -1;
+    /* a 1.0 database's blocks have no CRC-32Cs, which the new manifest
+    ** would claim: such a table is not carried (rf_db_writer_table_from
+    ** links the files and copies the block records as they are) */
+    if (imp->kept->block_crcs) st = rf_db_writer_table_from(imp->w, imp->kept, tb, 0, &tid, d);
+    if (!st && tid < 0) {
+        rf_error(d, rf_mkloc(imp->out, 0, 0),
+                 "cannot keep the table '%s' in the new database (%s): generate every table, without --tables", table,
+                 imp->kept->block_crcs ? "its files cannot be linked" : "it is of database format 1.0");
+        st = RF_EUSER;
+    }
+    return st;
+}
+
+/* Under the folder's lock: whether the database at out is still the one
+** rf_import_carry read (the same manifest, byte for byte). */
+static rf_status kept_unchanged(rf_importer *imp, rf_diags *d)
+{
+    if (!imp->kept_manifest) return RF_OK;
+    char *path = rf_sprintf("%s/%s", imp->out, RF_DB_MANIFEST), *now = NULL;
+    int64_t len = 0;
+    const char *why = "";
+    int same = path && rf_read_file(path, &now, &len, &why) == RF_OK && len == imp->kept_len &&
+               memcmp(now, imp->kept_manifest, (size_t)len) == 0;
+    free(path);
+    free(now);
+    if (same) return RF_OK;
+    rf_error(d, rf_mkloc(imp->out, 0, 0),
+             "another process changed the database while its tables were being kept: nothing was written; run again");
+    return RF_EUSER;
+}
+
 /* A search for '"' in a block of text, a piece per thread. */
 typedef struct quote_scan {
     const char *buf;
@@ -468,6 +530,7 @@ rf_status rf_import_commit(rf_importer *imp, rf_diags *d)
     if (!st && waited)
         rf_diag_add(d, RF_SEV_NOTE, rf_mkloc(imp->out, 0, 0),
                     "waited for another process's transaction or run on this database before replacing it");
+    if (!st) st = kept_unchanged(imp, d);
     if (!st) st = rf_db_writer_commit(imp->w, d);
     rf_file_unlock(lock);
     imp->times.commit.wall += rf_now() - t0;
@@ -505,6 +568,8 @@ void rf_import_free(rf_importer *imp)
     }
     free(imp->tabs);
     free(imp->out);
+    rf_db_close(imp->kept);
+    free(imp->kept_manifest);
     pthread_mutex_destroy(&imp->turn_mu);
     pthread_cond_destroy(&imp->turn_cv);
     free(imp);

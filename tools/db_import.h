@@ -47,6 +47,16 @@ void rf_import_text_block(rf_importer *imp, int64_t bytes);
 /* Adds a table; *tid numbers it. A second table of the same file must have
 ** the same columns (then *tid is the first's). */
 rf_status rf_import_add(rf_importer *imp, const rf_import_table *t, int32_t *tid, rf_diags *d);
+/* Keeps the table of that name (an input file's, "lineitem.tbl") of the
+** database at the importer's out, the one the commit replaces, in the new
+** database as it is (its files linked, never written again:
+** rf_db_writer_table_from), in the place among the tables that this call
+** takes: `tpch gen --format db --tables` keeps the tables it does not
+** generate, as text keeps their .tbl files. Nothing where out is no database
+** or has no such table. The commit fails, writing nothing, where another
+** process changed that database meanwhile. An error where the files cannot
+** be linked or the database has no block CRC-32Cs (format 1.0). */
+rf_status rf_import_carry(rf_importer *imp, const char *table, rf_diags *d);
 /* Whole lines of table tid's text, continuing what came before (errors name
 ** path with the line numbers of the whole file). The text is parsed before
 ** this returns; its rows are written to the database on a thread of their

@@ -84,6 +84,12 @@ struct rf_importer {
     pthread_cond_t turn_cv;
     int turn_abort;              /* a block's column failed: no later one waits for it */
     rf_status failed;            /* the first failure: every later call returns it */
+    /* rf_import_carry: the database at out as it was read (its manifest's
+    ** bytes, which must be the same at the commit, under the folder's lock:
+    ** else the tables carried over may not be those it holds then) */
+    struct rf_db *kept;
+    char *kept_manifest;
+    int64_t kept_len;
 };
 
 /* The file line on which each of table it's first n rows starts (malloc'd),

@@ -91,6 +91,16 @@ int rf_tool_finish(rf_status st, rf_diags *d)
     return rf_tool_exit_code(st);
 }
 
+int rf_tool_stdout_ok(const char *cmd)
+{
+    errno = 0;
+    int e = fflush(stdout) != 0 ? errno : 0;
+    if (!e && !ferror(stdout)) return 1;
+    /* an earlier flush failed (its bytes are gone) where this one had nothing left */
+    fprintf(stderr, "redfox %s: cannot write the output: %s\n", cmd, e ? strerror(e) : "a write to it failed");
+    return 0;
+}
+
 int rf_tool_usage_error(const char *cmd, const char *fmt, ...)
 {
     /* every rank of an mpirun finds the same usage error: rank 0 says it */
@@ -201,6 +211,9 @@ int main(int argc, char **argv)
     ** others end quietly, since mpirun stops every rank as soon as one
     ** exits non-zero, which could end rank 0 before it said it */
     if (rc == RF_EXIT_USAGE && rf_rt_dist_launch_rank() != 0 && !rf_rt_dist_mpi_started()) return RF_EXIT_OK;
+    /* a success whose text did not reach standard output (--help, --version
+    ** into a full disk) is none; commands that print results check their own */
+    if (rc == RF_EXIT_OK && !rf_tool_stdout_ok(argc > 1 ? argv[1] : "")) return RF_EXIT_USER;
     return rc;
 }
 

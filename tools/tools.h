@@ -83,6 +83,10 @@ void rf_tool_profile_lines(const struct rf_result *res, const char *prefix, int 
 int rf_tool_pick_load(const char *line, size_t len);
 /* "redfox CMD: message" on stderr, and the hint to use --help; returns 2. */
 int rf_tool_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Flushes standard output; 1 when everything printed on it reached it, else
+** 0 after "redfox CMD: cannot write the output: REASON" on stderr (a full
+** disk, a closed pipe: exit 1, never a silent one). */
+int rf_tool_stdout_ok(const char *cmd);
 /* Matches --name VALUE and --name=VALUE; advances *i. Returns 1 when matched,
 ** -1 when the value is missing or empty (an error was printed). */
 int rf_tool_opt_value(const char *cmd, int argc, char **argv, int *i, const char *name, const char **value);

@@ -2,13 +2,16 @@
 ** tools/tpch_tool.c: what `redfox tpch run` and `redfox tpch bench` share:
 ** the query list option, the built-in query sources (compiled through the
 ** library, and by the stages for rf_tpch_prepare_gpu), a query's notes
-** printed once, and medians.
+** printed once, medians, and a database's shared lock while it is read.
 */
 #include "tpch_tool.h"
 #include "pipeline.h"
 #include "redfox.h"
+#include "rf_db.h"
+#include "rf_file.h"
 #include "rf_rt_gpu.h"
 #include "rf_rt_place.h"
+#include "tools.h"
 
 #include <stdlib.h>
 #include <stdio.h>
@@ -214,4 +217,17 @@ void rf_tpch_print_notes(const rf_program *p, const rf_database *db, int *noted)
     *noted = 1;
     rf_diags_print(&keep, stderr);
     rf_diags_free(&keep);
+}
+
+int rf_tpch_lock_data(const char *data, int *fd)
+{
+    *fd = -1;
+    if (!rf_db_is_database(data)) return 0;
+    rf_diags d;
+    rf_diags_init(&d);
+    int waited = 0;
+    rf_status st = rf_file_lock_folder_shared(data, fd, &waited, &d);
+    int rc = st ? rf_tool_finish(st, &d) : 0;
+    rf_diags_free(&d);
+    return rc;
 }

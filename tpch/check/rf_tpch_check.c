@@ -8,11 +8,14 @@
 #include "rf_tpch_check.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* Beyond this many rows a tie group is only compared after sorting both
 ** sides; the quadratic matching that forgives tolerance-induced reordering
@@ -526,38 +529,56 @@ done:
     table_free(&exp);
 }
 
+/* An answer file is read whole: a regular file of at most this many bytes
+** (a named pipe there blocked the check for ever, /dev/zero never ended). */
+#define ANSWER_MAX (1LL << 30)
+
 int rf_tpch_check_file(const char *actual, size_t actual_len, const char *expected_path,
                        const rf_tpch_check_opts *o, rf_tpch_check_result *r)
 {
-    FILE *f = fopen(expected_path, "rb");
+    /* opened without blocking, so that a named pipe is refused, not waited on */
+    int fd = open(expected_path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     char *data = NULL;
-    size_t len = 0, cap = 0;
-    int err = 0;
-    if (f) {
+    size_t len = 0;
+    int err = fd < 0 ? errno : 0;
+    const char *why = NULL;
+    struct stat sb;
+    if (!err && fstat(fd, &sb) != 0) err = errno;
+    if (!err && !S_ISREG(sb.st_mode))
+        why = S_ISDIR(sb.st_mode) ? "a folder, not a file" : "not a regular file (a named pipe, device or socket)";
+    else if (!err && sb.st_size > ANSWER_MAX)
+        why = "larger than 1 GiB, too large for an answer";
+    if (!err && !why) {
+        size_t cap = (size_t)sb.st_size + 1; /* it may grow while read: up to the bound */
+        data = malloc(cap);
+        if (!data) err = ENOMEM;
         for (;;) {
-            if (len + 65536 > cap) {
-                cap = cap ? cap * 2 : 65536 * 2;
-                char *m = realloc(data, cap);
+            if (err) break;
+            if (len == cap) {
+                if ((long long)cap > ANSWER_MAX) {
+                    why = "larger than 1 GiB, too large for an answer";
+                    break;
+                }
+                char *m = realloc(data, cap * 2);
                 if (!m) {
                     err = ENOMEM;
                     break;
                 }
                 data = m;
+                cap *= 2;
             }
-            size_t k = fread(data + len, 1, cap - len, f);
-            len += k;
-            if (k == 0) {
-                if (ferror(f)) err = errno ? errno : EIO;
-                break;
-            }
+            ssize_t k = read(fd, data + len, cap - len);
+            if (k < 0 && errno == EINTR) continue;
+            if (k < 0) err = errno;
+            if (k <= 0) break;
+            len += (size_t)k;
         }
-        fclose(f);
-    } else {
-        err = errno;
     }
-    if (!f || err) {
+    if (fd >= 0) close(fd);
+    if (err || why) {
         memset(r, 0, sizeof *r);
-        snprintf(r->message, sizeof r->message, "cannot read the answer %s: %s", expected_path, strerror(err));
+        snprintf(r->message, sizeof r->message, "cannot read the answer %s: %s", expected_path,
+                 why ? why : strerror(err));
         free(data);
         return 0;
     }

@@ -249,10 +249,13 @@ static rf_status check_sf(double sf, rf_diags *d)
     }
     /* dbgen truncates other values, silently producing another scale */
     if (sf < 1.0) {
+        /* whole thousandths, up to the rounding of a decimal's binary value
+        ** (0.0109999999 was taken for 0.011 within 1e-6 of one, then
+        ** truncated to 0.010) */
         double k = 1000 * sf;
-        if (fabs(k - floor(k + 0.5)) > 1e-6) {
+        if (fabs(k - floor(k + 0.5)) > 1e-9) {
             rf_error(d, nowhere,
-                     "scale factor %g is not supported: below 1 it must be a multiple of 0.001", sf);
+                     "scale factor %.15g is not supported: below 1 it must be a multiple of 0.001", sf);
             return RF_EUSAGE;
         }
     } else if (sf != floor(sf)) {

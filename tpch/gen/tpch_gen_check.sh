@@ -68,6 +68,11 @@ cli)
         expect 2 --sf "$v" --out "$out/x" --tables supplier
         grep -q "^redfox tpch gen: scale factor" "$out/stderr" || fail "--sf '$v': $(cat "$out/stderr")"
     done
+    # 0.0109999999 passed for a multiple of 0.001 and was truncated to SF 0.01
+    expect 2 --sf 0.0109999999 --out "$out/x" --tables supplier
+    grep -q "multiple of 0.001" "$out/stderr" || fail "--sf 0.0109999999: $(cat "$out/stderr")"
+    expect 0 --sf 0.029 --out "$out/sf029" --tables supplier
+    [ "$(wc -l < "$out/sf029/supplier.tbl")" -eq 290 ] || fail "SF 0.029 does not have 290 suppliers"
     expect 2 --sf 1 --out "$out/x" --jobs 0
     expect 2 --sf 1 --out "$out/x" --tables lineitem,bogus
     expect 2 --sf 1 --out "$out/x" --bogus

@@ -9,6 +9,7 @@
 ** ones at the end of the row (dbgen's row_stop), so a chunk of rows starts
 ** by jumping each stream ahead: that is what lets chunks run in parallel.
 */
+#include <math.h>
 #include <string.h>
 
 #include "tpch_internal.h"
@@ -79,8 +80,10 @@ void rf_tpch_ctx_init(rf_tpch_ctx *c, double sf, const char *pool, const rf_tpch
     c->pool = pool;
     c->ds = ds;
     if (sf < 1.0) {
-        /* dbgen scales the base counts by thousandths and keeps scale at 1 */
-        int64_t thousandths = (int64_t)(int)(1000 * sf);
+        /* dbgen scales the base counts by thousandths and keeps scale at 1;
+        ** sf is a multiple of 0.001 (check_sf), whose binary value may lie
+        ** just below it: rounded, not truncated to the thousandth before */
+        int64_t thousandths = (int64_t)llround(1000 * sf);
         c->scale = 1;
         c->n_part = thousandths * 200000 / 1000;
         c->n_supp = thousandths * 10000 / 1000;
