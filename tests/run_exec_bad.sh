@@ -54,6 +54,32 @@ rc=$?
 grep -qF 'functional dependency violated: `f` has two values for the key (1): (2) and (5)' "$tmp/err" ||
     { cat "$tmp/err"; fail "fd: expected the violated dependency of f"; }
 [ "$(fdstate)" = "$fdbefore" ] || fail "fd: the database changed"
+# the same with f declared: the violation names the program's declaration of
+# f (FILE:LINE:COL), as a run over the batch's state does, whether the
+# transaction recomputes f, keeps it by diffs, or is the second of --each;
+# never exec's generated programs (`<redfox exec: diffs>`)
+printf 'e(a, b) -> int(a), int(b).\nlang:input[`e] = "e.csv".\nlang:input:delimiter[`e] = ",".\nf[a] = b -> int(a), int(b).\nf[a] = b <- e(a, b).\nlang:output[`f] = "f".\n' >"$tmp/fddecl.logic"
+mkdir -p "$tmp/fdafter"
+printf '1,2\n2,3\n1,5\n' >"$tmp/fdafter/e.csv"
+"$redfox" run "$tmp/fddecl.logic" --data "$tmp/fdafter" --device cpu >/dev/null 2>"$tmp/want"
+grep -qF "$tmp/fddecl.logic:4:1: error: functional dependency violated: \`f\`" "$tmp/want" || { cat "$tmp/want"; fail "fddecl: the run's error"; }
+printf '+e(2, 3).\n' >"$tmp/fdok.txn"
+for how in --incremental --recompute "--each --batch $tmp/fdok.txn" ""; do
+    rm -rf "$tmp/fddb2"
+    "$redfox" import "$tmp/fddecl.logic" --data "$tmp/fd" --out "$tmp/fddb2" >/dev/null 2>"$tmp/err" || { cat "$tmp/err"; fail "import fddecl"; }
+    if [ -n "$how" ]; then
+        "$redfox" exec "$tmp/fddb2" "$tmp/fddecl.logic" --device cpu >/dev/null 2>"$tmp/err" || { cat "$tmp/err"; fail "first exec fddecl"; }
+        # shellcheck disable=SC2086
+        "$redfox" exec "$tmp/fddb2" "$tmp/fddecl.logic" --device cpu $how --batch "$tmp/fd.txn" >/dev/null 2>"$tmp/err"
+    else # the first exec, over rows that break it
+        rm -rf "$tmp/fddb2"
+        "$redfox" import "$tmp/fddecl.logic" --data "$tmp/fdafter" --out "$tmp/fddb2" >/dev/null 2>"$tmp/err" || { cat "$tmp/err"; fail "import fddecl"; }
+        "$redfox" exec "$tmp/fddb2" "$tmp/fddecl.logic" --device cpu >/dev/null 2>"$tmp/err"
+    fi
+    rc=$?
+    [ $rc -eq 1 ] || { cat "$tmp/err"; fail "fddecl $how: exit $rc, expected 1"; }
+    grep -F ' error: ' "$tmp/err" | cmp -s - "$tmp/want" || { cat "$tmp/err"; fail "fddecl $how: the error differs from the run's"; }
+done
 # a key or functional dependency the program declares and the importing
 # program did not, broken by the stored rows: exec refuses as a run does
 # (naming the manifest and the rows), with or without derived predicates,

@@ -273,21 +273,31 @@ static void own_errors(const exec_ctx *x, const rf_hir_program *hir, const rf_bu
         rf_diag *g = &d->items[i];
         if (!g->loc.file || !hir->source || strcmp(g->loc.file, hir->source) || g->loc.line <= 0) continue;
         const rf_fe_rule *r = NULL;
+        /* a functional dependency violated is named at the predicate (its
+        ** declaration, or where it first appears), as a run names it */
+        const rf_fe_pred *p = NULL;
         if (with_user) {
-            int n = 0;
+            int n = 0, np = 0;
             for (int32_t k = 0; k < x->t.fe->nrules; k++) {
                 const rf_fe_rule *u = x->t.fe->rules[k];
                 if (u->loc.file && u->loc.line == g->loc.line && u->loc.col == g->loc.col) r = u, n++;
             }
             if (n != 1) r = NULL;
+            for (int32_t k = 0; !n && k < x->t.fe->npreds; k++) {
+                const rf_fe_pred *u = x->t.fe->preds[k];
+                if (u->loc.file && u->loc.line == g->loc.line && u->loc.col == g->loc.col) p = u, np++;
+            }
+            if (np != 1) p = NULL;
         } else {
             r = rf_txn_gen_origin_at(&x->t, (const char *)gen->data, gen->len, g->loc.line);
+            if (!r) p = rf_txn_gen_pred_origin_at(&x->t, (const char *)gen->data, gen->len, g->loc.line);
         }
-        char *file = r && r->loc.file ? rf_strdup(r->loc.file) : NULL;
+        const rf_loc *at = r ? &r->loc : p ? &p->loc : NULL;
+        char *file = at && at->file ? rf_strdup(at->file) : NULL;
         if (!file) continue;
-        if (!with_user) total_by_adding(r, gen, g);
+        if (!with_user && r) total_by_adding(r, gen, g);
         free((char *)g->loc.file);
-        g->loc = r->loc;
+        g->loc = *at;
         g->loc.file = file;
     }
 }
