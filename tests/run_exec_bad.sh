@@ -152,6 +152,26 @@ for q in ov ovd; do
         [ "$(ovstate)" = "$ovbefore" ] || fail "$q $mode: the database changed"
     done
 done
+# two base predicates reading one input: import and run take it, exec cannot
+# update one table as two predicates, and says so at the second one's
+# declaration (it said "two inputs read this file with different columns",
+# of identical columns), the database unchanged
+mkdir -p "$tmp/two"
+printf '1,2\n' >"$tmp/two/e.csv"
+printf 'a(x, y) -> int(x), int(y).\nlang:input[`a] = "e.csv".\nlang:input:delimiter[`a] = ",".\nb(x, y) -> int(x), int(y).\nlang:input[`b] = "e.csv".\nlang:input:delimiter[`b] = ",".\nr(x) <- a(x, _), b(_, x).\nlang:output[`r] = "r".\n' >"$tmp/two.logic"
+"$redfox" import "$tmp/two.logic" --data "$tmp/two" --out "$tmp/twodb" >/dev/null 2>"$tmp/err" || { cat "$tmp/err"; fail "import two"; }
+twostate() { (cd "$tmp/twodb" && ls -l && cat ./*) | cksum; }
+twobefore=$(twostate)
+printf '+a(2, 1).\n' >"$tmp/two.txn"
+for batch in "" "--batch $tmp/two.txn"; do
+    # shellcheck disable=SC2086
+    "$redfox" exec "$tmp/twodb" "$tmp/two.logic" --device cpu $batch >/dev/null 2>"$tmp/err"
+    rc=$?
+    [ $rc -eq 1 ] || { cat "$tmp/err"; fail "two inputs: exit $rc, expected 1"; }
+    grep -qF "$tmp/two.logic:4:1: error: \`b\` reads the input \"e.csv\", as \`a\` does" "$tmp/err" ||
+        { cat "$tmp/err"; fail "two inputs: the error"; }
+    [ "$(twostate)" = "$twobefore" ] || fail "two inputs: the database changed"
+done
 # not a database; a compiled program
 "$redfox" exec "$tmp/data" "$p" --device cpu >/dev/null 2>"$tmp/err"
 [ $? -eq 1 ] && grep -qF 'not a redfox database' "$tmp/err" || { cat "$tmp/err"; fail "not a database"; }

@@ -818,6 +818,18 @@ rf_status rf_txn_exec(const rf_txn_sources *src, const rf_fe_program *fe, const 
         rf_error(d, rf_mkloc(db_dir, 0, 0), "not a redfox database (no %s): create it with `redfox import`", RF_DB_MANIFEST);
         st = RF_EUSER;
     }
+    /* a base predicate's table is its input's: a batch updates it as that
+    ** predicate's rows (its key, its functional dependency), which another
+    ** predicate reading the same table would see without its own check */
+    for (int32_t i = 0; !st && i < fe->npreds; i++)
+        for (int32_t k = 0; !st && k < i && fe->preds[i]->input_file; k++)
+            if (fe->preds[k]->input_file && !strcmp(fe->preds[k]->input_file, fe->preds[i]->input_file)) {
+                rf_error(d, fe->preds[i]->loc,
+                         "`%s` reads the input \"%s\", as `%s` does: exec updates a base predicate's rows in its "
+                         "input's table, which two base predicates cannot share (give each its own lang:input)",
+                         fe->preds[i]->name, fe->preds[i]->input_file, fe->preds[k]->name);
+                st = RF_EUSER;
+            }
     /* one transaction at a time per database: a second exec waits, then
     ** reads what the first committed (no update is lost) */
     int lockfd = -1, waited = 0;
