@@ -18,7 +18,8 @@
 #     of the database print the same bytes.
 # A failure prints the seed, where its program and batches are, and the last
 # commands. Exploring: more seeds, -v (each seed's outcome), --keep (keep the
-# work folders), RF_EXEC_GEN_TIMEOUT (seconds a command may take; 60).
+# work folders), RF_EXEC_GEN_TIMEOUT (seconds a command may take; 60),
+# RF_EXEC_GEN_SCALE (every case at this scale: more rows, bigger batches).
 # usage: exec_gen.py REDFOX WORKDIR [--emu] [--seeds A-B | --seed N ...] [--keep] [-v]
 import os
 import random
@@ -374,7 +375,7 @@ def gen_batch(rng, st, allow_violation):
     kinds = ["ins", "ins", "ins", "del", "del", "delabsent", "insdel", "upd", "dup"]
     if allow_violation:
         kinds.append("viol")
-    size = rng.choice([0, 1, 2, 3, 6, 12, 30]) if rng.random() < 0.9 else 60
+    size = (rng.choice([0, 1, 2, 3, 6, 12, 30]) if rng.random() < 0.9 else 60) * SCALE[0]
     for _ in range(size):
         q = rng.choice(["e", "e", "f", "d", "s"])
         kind = rng.choice(kinds)
@@ -603,6 +604,8 @@ class Case:
         self.rng = random.Random(seed)
         RNG_FMT.seed(seed)
         SCALE[0] = self.rng.choice([1, 1, 1, 3])
+        if os.environ.get("RF_EXEC_GEN_SCALE"):  # exploring: bigger data and batches
+            SCALE[0] = int(os.environ["RF_EXEC_GEN_SCALE"])
         self.log = []
 
     def exec(self, db, batches, mode, device, each):
