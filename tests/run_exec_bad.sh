@@ -80,6 +80,21 @@ for how in --incremental --recompute "--each --batch $tmp/fdok.txn" ""; do
     [ $rc -eq 1 ] || { cat "$tmp/err"; fail "fddecl $how: exit $rc, expected 1"; }
     grep -F ' error: ' "$tmp/err" | cmp -s - "$tmp/want" || { cat "$tmp/err"; fail "fddecl $how: the error differs from the run's"; }
 done
+# a program of two files: a run-time error names the file its rule is in
+# (it named the last file given, at the other file's line: `c.logic:4:1` for
+# a file of one line), in a run and in exec (there, with its own generated
+# program given last, it named `<redfox exec: materialization>`)
+printf '// nothing but a comment\n' >"$tmp/other.logic"
+for order in "$tmp/fddecl.logic $tmp/other.logic" "$tmp/other.logic $tmp/fddecl.logic"; do
+    # shellcheck disable=SC2086
+    "$redfox" run $order --data "$tmp/fdafter" --device cpu >/dev/null 2>"$tmp/err"
+    cmp -s "$tmp/err" "$tmp/want" || { cat "$tmp/err"; fail "two files ($order): run names another file"; }
+    rm -rf "$tmp/fddb2"
+    "$redfox" import "$tmp/fddecl.logic" --data "$tmp/fdafter" --out "$tmp/fddb2" >/dev/null 2>"$tmp/err" || { cat "$tmp/err"; fail "import fddecl"; }
+    # shellcheck disable=SC2086
+    "$redfox" exec "$tmp/fddb2" $order --device cpu >/dev/null 2>"$tmp/err"
+    grep -F ' error: ' "$tmp/err" | cmp -s - "$tmp/want" || { cat "$tmp/err"; fail "two files ($order): exec names another file"; }
+done
 # a key or functional dependency the program declares and the importing
 # program did not, broken by the stored rows: exec refuses as a run does
 # (naming the manifest and the rows), with or without derived predicates,

@@ -277,17 +277,23 @@ static void own_errors(const exec_ctx *x, const rf_hir_program *hir, const rf_bu
         ** declaration, or where it first appears), as a run names it */
         const rf_fe_pred *p = NULL;
         if (with_user) {
-            int n = 0, np = 0;
+            /* the rule, else the predicate, at that line and column; of
+            ** several sources, only where one file has it */
+            const char *in = NULL;
+            int ambiguous = 0;
             for (int32_t k = 0; k < x->t.fe->nrules; k++) {
                 const rf_fe_rule *u = x->t.fe->rules[k];
-                if (u->loc.file && u->loc.line == g->loc.line && u->loc.col == g->loc.col) r = u, n++;
+                if (!u->loc.file || u->loc.line != g->loc.line || u->loc.col != g->loc.col) continue;
+                if (r) ambiguous = 1;
+                r = u, in = u->loc.file;
             }
-            if (n != 1) r = NULL;
-            for (int32_t k = 0; !n && k < x->t.fe->npreds; k++) {
+            for (int32_t k = 0; k < x->t.fe->npreds; k++) {
                 const rf_fe_pred *u = x->t.fe->preds[k];
-                if (u->loc.file && u->loc.line == g->loc.line && u->loc.col == g->loc.col) p = u, np++;
+                if (!u->loc.file || u->loc.line != g->loc.line || u->loc.col != g->loc.col) continue;
+                if ((in && strcmp(in, u->loc.file)) || (!r && p)) ambiguous = 1;
+                if (!r) p = u, in = u->loc.file;
             }
-            if (np != 1) p = NULL;
+            if (ambiguous) r = NULL, p = NULL;
         } else {
             r = rf_txn_gen_origin_at(&x->t, (const char *)gen->data, gen->len, g->loc.line);
             if (!r) p = rf_txn_gen_pred_origin_at(&x->t, (const char *)gen->data, gen->len, g->loc.line);
