@@ -10,6 +10,9 @@
 ** output program (the user's outputs, ordered and limited as declared, from
 ** the relations after the batch). Generated predicates live in the
 ** `redfox_txn_*` namespaces; their inputs are handed to the runs from memory.
+** Also the comments that tie generated text to the user's program (`// from
+** rule N`, `// the functional dependency of predicate N`), by which a run-time
+** error names the user's rule or predicate.
 **
 ** The delta rules: for a rule h <- b1, ..., bn whose body atoms over
 ** predicates the batch changes are at positions A, each non-empty subset S
