@@ -603,6 +603,7 @@ class Case:
         self.redfox, self.work, self.seed, self.emu = redfox, work, seed, emu
         self.rng = random.Random(seed)
         RNG_FMT.seed(seed)
+        self.rng_threads = random.Random(seed * 7 + 2)
         SCALE[0] = self.rng.choice([1, 1, 1, 3])
         if os.environ.get("RF_EXEC_GEN_SCALE"):  # exploring: bigger data and batches
             SCALE[0] = int(os.environ["RF_EXEC_GEN_SCALE"])
@@ -610,6 +611,8 @@ class Case:
 
     def exec(self, db, batches, mode, device, each):
         args = [self.redfox, "exec", db, self.prog, "--format", "csv", "--device", device]
+        if self.rng_threads.random() < 0.3:
+            args += ["--threads", "1"]  # the results do not depend on the threads
         if mode:
             args.append(mode)
         if each:
