@@ -499,10 +499,17 @@ rf_status rf_hir_lower(const rf_qp_program *qp, rf_hir_program **out, rf_diags *
         else
             for (int32_t t = 0; t < b->ntest; t++) b->test[t] = qb->term.rels[t]->id;
     }
-    /* kernel ids in program order, for stable names in dumps and profiles */
+    /* kernel ids in program order, for stable names in dumps and profiles;
+    ** each kernel's rule's file held by the program (of several sources, a
+    ** run-time error names the rule's own file, not the program's name) */
     int32_t kid = 0;
     for (int32_t i = 0; i < p->nblocks; i++)
-        for (int32_t j = 0; j < p->blocks[i]->nkernels; j++) p->blocks[i]->kernels[j]->id = kid++;
+        for (int32_t j = 0; j < p->blocks[i]->nkernels; j++) {
+            rf_hir_kernel *k = p->blocks[i]->kernels[j];
+            k->id = kid++;
+            const char *f = k->loc.file;
+            k->loc.file = !f || !strcmp(f, p->source) ? p->source : rf_hir_strdup(p, f);
+        }
     if (p->oom) {
         rf_hir_free(p);
         return RF_ENOMEM;

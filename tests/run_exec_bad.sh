@@ -54,6 +54,47 @@ rc=$?
 grep -qF 'functional dependency violated: `f` has two values for the key (1): (2) and (5)' "$tmp/err" ||
     { cat "$tmp/err"; fail "fd: expected the violated dependency of f"; }
 [ "$(fdstate)" = "$fdbefore" ] || fail "fd: the database changed"
+# the same with f declared: the violation names the program's declaration of
+# f (FILE:LINE:COL), as a run over the batch's state does, whether the
+# transaction recomputes f, keeps it by diffs, or is the second of --each;
+# never exec's generated programs (`<redfox exec: diffs>`)
+printf 'e(a, b) -> int(a), int(b).\nlang:input[`e] = "e.csv".\nlang:input:delimiter[`e] = ",".\nf[a] = b -> int(a), int(b).\nf[a] = b <- e(a, b).\nlang:output[`f] = "f".\n' >"$tmp/fddecl.logic"
+mkdir -p "$tmp/fdafter"
+printf '1,2\n2,3\n1,5\n' >"$tmp/fdafter/e.csv"
+"$redfox" run "$tmp/fddecl.logic" --data "$tmp/fdafter" --device cpu >/dev/null 2>"$tmp/want"
+grep -qF "$tmp/fddecl.logic:4:1: error: functional dependency violated: \`f\`" "$tmp/want" || { cat "$tmp/want"; fail "fddecl: the run's error"; }
+printf '+e(2, 3).\n' >"$tmp/fdok.txn"
+for how in --incremental --recompute "--each --batch $tmp/fdok.txn" ""; do
+    rm -rf "$tmp/fddb2"
+    "$redfox" import "$tmp/fddecl.logic" --data "$tmp/fd" --out "$tmp/fddb2" >/dev/null 2>"$tmp/err" || { cat "$tmp/err"; fail "import fddecl"; }
+    if [ -n "$how" ]; then
+        "$redfox" exec "$tmp/fddb2" "$tmp/fddecl.logic" --device cpu >/dev/null 2>"$tmp/err" || { cat "$tmp/err"; fail "first exec fddecl"; }
+        # shellcheck disable=SC2086
+        "$redfox" exec "$tmp/fddb2" "$tmp/fddecl.logic" --device cpu $how --batch "$tmp/fd.txn" >/dev/null 2>"$tmp/err"
+    else # the first exec, over rows that break it
+        rm -rf "$tmp/fddb2"
+        "$redfox" import "$tmp/fddecl.logic" --data "$tmp/fdafter" --out "$tmp/fddb2" >/dev/null 2>"$tmp/err" || { cat "$tmp/err"; fail "import fddecl"; }
+        "$redfox" exec "$tmp/fddb2" "$tmp/fddecl.logic" --device cpu >/dev/null 2>"$tmp/err"
+    fi
+    rc=$?
+    [ $rc -eq 1 ] || { cat "$tmp/err"; fail "fddecl $how: exit $rc, expected 1"; }
+    grep -F ' error: ' "$tmp/err" | cmp -s - "$tmp/want" || { cat "$tmp/err"; fail "fddecl $how: the error differs from the run's"; }
+done
+# a program of two files: a run-time error names the file its rule is in
+# (it named the last file given, at the other file's line: `c.logic:4:1` for
+# a file of one line), in a run and in exec (there, with its own generated
+# program given last, it named `<redfox exec: materialization>`)
+printf '// nothing but a comment\n' >"$tmp/other.logic"
+for order in "$tmp/fddecl.logic $tmp/other.logic" "$tmp/other.logic $tmp/fddecl.logic"; do
+    # shellcheck disable=SC2086
+    "$redfox" run $order --data "$tmp/fdafter" --device cpu >/dev/null 2>"$tmp/err"
+    cmp -s "$tmp/err" "$tmp/want" || { cat "$tmp/err"; fail "two files ($order): run names another file"; }
+    rm -rf "$tmp/fddb2"
+    "$redfox" import "$tmp/fddecl.logic" --data "$tmp/fdafter" --out "$tmp/fddb2" >/dev/null 2>"$tmp/err" || { cat "$tmp/err"; fail "import fddecl"; }
+    # shellcheck disable=SC2086
+    "$redfox" exec "$tmp/fddb2" $order --device cpu >/dev/null 2>"$tmp/err"
+    grep -F ' error: ' "$tmp/err" | cmp -s - "$tmp/want" || { cat "$tmp/err"; fail "two files ($order): exec names another file"; }
+done
 # a key or functional dependency the program declares and the importing
 # program did not, broken by the stored rows: exec refuses as a run does
 # (naming the manifest and the rows), with or without derived predicates,
@@ -125,6 +166,26 @@ for q in ov ovd; do
             { cat "$tmp/err" "$tmp/want"; fail "$q $mode: not the run's message"; }
         [ "$(ovstate)" = "$ovbefore" ] || fail "$q $mode: the database changed"
     done
+done
+# two base predicates reading one input: import and run take it, exec cannot
+# update one table as two predicates, and says so at the second one's
+# declaration (it said "two inputs read this file with different columns",
+# of identical columns), the database unchanged
+mkdir -p "$tmp/two"
+printf '1,2\n' >"$tmp/two/e.csv"
+printf 'a(x, y) -> int(x), int(y).\nlang:input[`a] = "e.csv".\nlang:input:delimiter[`a] = ",".\nb(x, y) -> int(x), int(y).\nlang:input[`b] = "e.csv".\nlang:input:delimiter[`b] = ",".\nr(x) <- a(x, _), b(_, x).\nlang:output[`r] = "r".\n' >"$tmp/two.logic"
+"$redfox" import "$tmp/two.logic" --data "$tmp/two" --out "$tmp/twodb" >/dev/null 2>"$tmp/err" || { cat "$tmp/err"; fail "import two"; }
+twostate() { (cd "$tmp/twodb" && ls -l && cat ./*) | cksum; }
+twobefore=$(twostate)
+printf '+a(2, 1).\n' >"$tmp/two.txn"
+for batch in "" "--batch $tmp/two.txn"; do
+    # shellcheck disable=SC2086
+    "$redfox" exec "$tmp/twodb" "$tmp/two.logic" --device cpu $batch >/dev/null 2>"$tmp/err"
+    rc=$?
+    [ $rc -eq 1 ] || { cat "$tmp/err"; fail "two inputs: exit $rc, expected 1"; }
+    grep -qF "$tmp/two.logic:4:1: error: \`b\` reads the input \"e.csv\", as \`a\` does" "$tmp/err" ||
+        { cat "$tmp/err"; fail "two inputs: the error"; }
+    [ "$(twostate)" = "$twobefore" ] || fail "two inputs: the database changed"
 done
 # not a database; a compiled program
 "$redfox" exec "$tmp/data" "$p" --device cpu >/dev/null 2>"$tmp/err"

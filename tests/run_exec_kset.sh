@@ -108,10 +108,10 @@ bad order '1:1: error: key violation: `acct` already holds (a) = (3)'
 filler() { awk -v n="$1" 'BEGIN { for (i = 0; i < n; i++) printf "+edge(%d, %d).\n-edge(%d, %d).\n", i % 10, 9 - i % 10, i % 10, 9 - i % 10 }'; }
 { filler 100; printf '+acct[200] = 1.\n+acct[200] = 2.\n'; filler 40000; printf '+tag(1, "x").\n'; } >"$tmp/early.txn"
 bad early '202:1: error: key violation: `acct` already holds (a) = (200)'
-grep -qF 'an earlier insert of this batch holds another row' "$tmp/err" || { cat "$tmp/err"; fail "early: the holder"; }
+grep -qF 'another row, inserted earlier in this batch, holds this key (functional dependency of `acct`)' "$tmp/err" || { cat "$tmp/err"; fail "early: the holder"; }
 { filler 100; printf '+acct[4] = 9.\n'; filler 40000; printf '+acct[200] = 1.\n+acct[200] = 2.\n'; } >"$tmp/early2.txn"
 bad early2 '201:1: error: key violation: `acct` already holds (a) = (4)'
-grep -qF 'a row already in the database holds another row' "$tmp/err" || { cat "$tmp/err"; fail "early2: the holder"; }
+grep -qF 'another row, already in the database, holds this key (functional dependency of `acct`)' "$tmp/err" || { cat "$tmp/err"; fail "early2: the holder"; }
 { filler 40000; printf '+tag(1, "x").\n'; } >"$tmp/late.txn"
 bad late '80001:1: error: key violation: `tag` already holds (a) = (1)'
 { filler 100; printf '+acct[4] = 9.\n'; filler 40000; printf '+edge(1, x).\n'; } >"$tmp/violfirst.txn"

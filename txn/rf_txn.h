@@ -217,6 +217,14 @@ void rf_txn_gen_origin(const rf_txn *t, const rf_fe_rule *r, rf_buf *b);
 /* The user's rule that line `line` (from 1) of generated text comes from,
 ** by the comments above it; NULL: none. */
 const rf_fe_rule *rf_txn_gen_origin_at(const rf_txn *t, const char *text, int64_t len, int32_t line);
+/* A comment saying that the declaration after it checks the functional
+** dependency of the user's predicate p (`// the functional dependency of
+** predicate N (FILE:LINE:COL)`, N its index in t->fe's predicates), so that
+** a violation names p where a run of the user's program names it (p's
+** declaration, or its first appearance), not the generated text; and the
+** predicate that line `line` of generated text checks so, or NULL. */
+void rf_txn_gen_pred_origin(const rf_txn *t, const rf_fe_pred *p, rf_buf *b);
+const rf_fe_pred *rf_txn_gen_pred_origin_at(const rf_txn *t, const char *text, int64_t len, int32_t line);
 
 /* ---- txn_gen_diff.c ---------------------------------------------------- */
 
@@ -249,8 +257,9 @@ rf_type rf_txn_store_type(rf_type t);
 /* r (a run's output, to become p's rows, or its keys; owned), whose first
 ** ncols columns are p's, in p's stored types: a wide decimal column
 ** narrowed in place to decimal; a value beyond decimal's range is "decimal
-** out of range", naming p and the column, never a wrong value. Any other
-** difference of types is an internal error. */
+** out of range", naming p and the column, never a wrong value; a float
+** column's inf or NaN, which a database cannot hold, is "float out of
+** range", likewise. Any other difference of types is an internal error. */
 rf_status rf_txn_store_narrow(const rf_txn_pred *p, rf_rt_rel *r, int32_t ncols, rf_diags *d);
 /* r (an output of a generated program: stored types; owned) in the user's
 ** types: a decimal column the user's program has wide is widened. */

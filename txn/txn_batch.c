@@ -235,9 +235,9 @@ static rf_status resolve_all(rf_txn *t, int check_only, rf_diags *d)
     rf_error(d, rf_mkloc(b->paths[file], (int32_t)(line > INT32_MAX ? 0 : line), col),
              "key violation: `%s` already holds %s", f->name, kb.oom ? "this key" : rf_buf_cstr(&kb));
     rf_diag_add(d, RF_SEV_NOTE, rf_mkloc(b->paths[file], 0, 0),
-                "%s holds another row with this key (%s of `%s`): delete that row earlier in the batch to replace it",
-                best.holder_old ? "a row already in the database" : "an earlier insert of this batch",
-                best.key == 0 && f->ninput_key > 0 && f->ninput_key <= 64 ? "lang:input:key" : "functional", f->name);
+                "%s holds this key (%s of `%s`): delete that row earlier in the batch to replace it",
+                best.holder_old ? "another row, already in the database," : "another row, inserted earlier in this batch,",
+                best.key == 0 && f->ninput_key > 0 && f->ninput_key <= 64 ? "lang:input:key" : "functional dependency", f->name);
     rf_buf_free(&kb);
     return RF_EUSER;
 }

@@ -273,21 +273,37 @@ static void own_errors(const exec_ctx *x, const rf_hir_program *hir, const rf_bu
         rf_diag *g = &d->items[i];
         if (!g->loc.file || !hir->source || strcmp(g->loc.file, hir->source) || g->loc.line <= 0) continue;
         const rf_fe_rule *r = NULL;
+        /* a functional dependency violated is named at the predicate (its
+        ** declaration, or where it first appears), as a run names it */
+        const rf_fe_pred *p = NULL;
         if (with_user) {
-            int n = 0;
+            /* the rule, else the predicate, at that line and column; of
+            ** several sources, only where one file has it */
+            const char *in = NULL;
+            int ambiguous = 0;
             for (int32_t k = 0; k < x->t.fe->nrules; k++) {
                 const rf_fe_rule *u = x->t.fe->rules[k];
-                if (u->loc.file && u->loc.line == g->loc.line && u->loc.col == g->loc.col) r = u, n++;
+                if (!u->loc.file || u->loc.line != g->loc.line || u->loc.col != g->loc.col) continue;
+                if (r) ambiguous = 1;
+                r = u, in = u->loc.file;
             }
-            if (n != 1) r = NULL;
+            for (int32_t k = 0; k < x->t.fe->npreds; k++) {
+                const rf_fe_pred *u = x->t.fe->preds[k];
+                if (!u->loc.file || u->loc.line != g->loc.line || u->loc.col != g->loc.col) continue;
+                if ((in && strcmp(in, u->loc.file)) || (!r && p)) ambiguous = 1;
+                if (!r) p = u, in = u->loc.file;
+            }
+            if (ambiguous) r = NULL, p = NULL;
         } else {
             r = rf_txn_gen_origin_at(&x->t, (const char *)gen->data, gen->len, g->loc.line);
+            if (!r) p = rf_txn_gen_pred_origin_at(&x->t, (const char *)gen->data, gen->len, g->loc.line);
         }
-        char *file = r && r->loc.file ? rf_strdup(r->loc.file) : NULL;
+        const rf_loc *at = r ? &r->loc : p ? &p->loc : NULL;
+        char *file = at && at->file ? rf_strdup(at->file) : NULL;
         if (!file) continue;
-        if (!with_user) total_by_adding(r, gen, g);
+        if (!with_user && r) total_by_adding(r, gen, g);
         free((char *)g->loc.file);
-        g->loc = r->loc;
+        g->loc = *at;
         g->loc.file = file;
     }
 }
@@ -808,6 +824,18 @@ rf_status rf_txn_exec(const rf_txn_sources *src, const rf_fe_program *fe, const 
         rf_error(d, rf_mkloc(db_dir, 0, 0), "not a redfox database (no %s): create it with `redfox import`", RF_DB_MANIFEST);
         st = RF_EUSER;
     }
+    /* a base predicate's table is its input's: a batch updates it as that
+    ** predicate's rows (its key, its functional dependency), which another
+    ** predicate reading the same table would see without its own check */
+    for (int32_t i = 0; !st && i < fe->npreds; i++)
+        for (int32_t k = 0; !st && k < i && fe->preds[i]->input_file; k++)
+            if (fe->preds[k]->input_file && !strcmp(fe->preds[k]->input_file, fe->preds[i]->input_file)) {
+                rf_error(d, fe->preds[i]->loc,
+                         "`%s` reads the input \"%s\", as `%s` does: exec updates a base predicate's rows in its "
+                         "input's table, which two base predicates cannot share (give each its own lang:input)",
+                         fe->preds[i]->name, fe->preds[i]->input_file, fe->preds[k]->name);
+                st = RF_EUSER;
+            }
     /* one transaction at a time per database: a second exec waits, then
     ** reads what the first committed (no update is lost) */
     int lockfd = -1, waited = 0;

@@ -10,6 +10,9 @@
 ** output program (the user's outputs, ordered and limited as declared, from
 ** the relations after the batch). Generated predicates live in the
 ** `redfox_txn_*` namespaces; their inputs are handed to the runs from memory.
+** Also the comments that tie generated text to the user's program (`// from
+** rule N`, `// the functional dependency of predicate N`), by which a run-time
+** error names the user's rule or predicate.
 **
 ** The delta rules: for a rule h <- b1, ..., bn whose body atoms over
 ** predicates the batch changes are at positions A, each non-empty subset S
@@ -155,6 +158,39 @@ void rf_txn_gen_origin(const rf_txn *t, const rf_fe_rule *r, rf_buf *b)
     if (r->loc.file && !strpbrk(r->loc.file, "\n\r"))
         rf_buf_printf(b, " (%s:%d:%d)", r->loc.file, (int)r->loc.line, (int)r->loc.col);
     rf_buf_putc(b, '\n');
+}
+
+#define PRED_ORIGIN "// the functional dependency of predicate "
+
+void rf_txn_gen_pred_origin(const rf_txn *t, const rf_fe_pred *p, rf_buf *b)
+{
+    int32_t n = -1;
+    for (int32_t i = 0; i < t->fe->npreds && n < 0; i++)
+        if (t->fe->preds[i] == p) n = i;
+    if (n < 0) return;
+    rf_buf_printf(b, PRED_ORIGIN "%d", (int)n);
+    if (p->loc.file && !strpbrk(p->loc.file, "\n\r"))
+        rf_buf_printf(b, " (%s:%d:%d)", p->loc.file, (int)p->loc.line, (int)p->loc.col);
+    rf_buf_putc(b, '\n');
+}
+
+const rf_fe_pred *rf_txn_gen_pred_origin_at(const rf_txn *t, const char *text, int64_t len, int32_t line)
+{
+    const rf_fe_pred *p = NULL;
+    int32_t at = 1;
+    for (int64_t i = 0; i < len && at <= line; at++) {
+        const char *s = text + i, *nl = memchr(s, '\n', (size_t)(len - i));
+        int64_t n = nl ? nl - s : len - i;
+        size_t k = sizeof PRED_ORIGIN - 1;
+        if (n > (int64_t)k && !memcmp(s, PRED_ORIGIN, k)) {
+            long v = strtol(s + k, NULL, 10);
+            p = v >= 0 && v < t->fe->npreds ? t->fe->preds[v] : NULL;
+        } else if (n >= 2 && s[0] == '/' && s[1] == '/') {
+            p = NULL; /* another origin comment: the rules after it are not P's check */
+        }
+        i += n + 1;
+    }
+    return p;
 }
 
 const rf_fe_rule *rf_txn_gen_origin_at(const rf_txn *t, const char *text, int64_t len, int32_t line)

@@ -796,6 +796,7 @@ static void pred_rules(gen *g, rf_txn_pred *tp)
     rf_txn_gen_pred_name(RF_TXN_NS "_k", p, b);
     rf_buf_printf(b, "] = \"" RF_TXN_NS "_k.%s\".\n", p->name);
     if (p->functional && !single_valued) {
+        rf_txn_gen_pred_origin(g->t, p, b);
         rf_buf_printf(b, "%s[", p->name);
         for (int32_t c = 0; c < nkey; c++) rf_buf_printf(b, "%sc%d", c ? ", " : "", (int)c);
         rf_buf_printf(b, "] = c%d -> ", (int)nkey);

@@ -64,7 +64,8 @@ typedef struct exec {
 
 static inline rf_loc kloc(const exec *x, const rf_hir_kernel *k)
 {
-    return rf_mkloc(x->p->source, k->loc.line, k->loc.line ? k->loc.col : 0);
+    /* the rule's own file (of a program of several sources), else the program's */
+    return rf_mkloc(k->loc.file ? k->loc.file : x->p->source, k->loc.line, k->loc.line ? k->loc.col : 0);
 }
 
 /* rt_cpu_exec.c: values */

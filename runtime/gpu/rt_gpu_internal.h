@@ -471,7 +471,8 @@ enum { RUNS_LIMIT = 32 };
 
 static inline rf_loc kloc(const gx *x, const rf_hir_kernel *k)
 {
-    return rf_mkloc(x->p->source, k->loc.line, k->loc.line ? k->loc.col : 0);
+    /* the rule's own file (of a program of several sources), else the program's */
+    return rf_mkloc(k->loc.file ? k->loc.file : x->p->source, k->loc.line, k->loc.line ? k->loc.col : 0);
 }
 
 /* Bytes per value on the device: the host's, a wide decimal's 16 included

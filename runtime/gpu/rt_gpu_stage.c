@@ -158,7 +158,7 @@ static void name_kernel(gx *x, const rf_hir_kernel *k, int64_t from)
         rf_loc l = kloc(x, k);
         g->loc.line = l.line;
         g->loc.col = l.col;
-        g->loc.file = rf_strdup(x->p->source);
+        g->loc.file = rf_strdup(l.file);
     }
 }
 
