@@ -283,9 +283,10 @@ void rf_chk_directives(rf_checker *c, const rf_ast_program *ast)
     for (int64_t i = 0; i < c->preds.count; i++) {
         rf_fe_pred *p = c->preds.items[i];
         uint8_t *f = &seen[(int64_t)p->id * RF_ARRAY_LEN(directives)];
-        if ((f[D_DELIM] || f[D_HEADER] || f[D_KEY]) && !p->input_file)
+        /* (a lang:input that was refused has its own error already) */
+        if ((f[D_DELIM] || f[D_HEADER] || f[D_KEY]) && !p->input_file && !f[D_INPUT])
             rf_error(c->d, p->loc, "`%s` has lang:input settings but no lang:input", p->name);
-        if ((f[D_ORDER] || f[D_LIMIT]) && !p->output_name)
+        if ((f[D_ORDER] || f[D_LIMIT]) && !p->output_name && !f[D_OUTPUT])
             rf_error(c->d, p->loc, "`%s` has lang:output settings but no lang:output", p->name);
         /* not after errors: the rules may have been left out for them */
         if (p->declared && !p->input_file && !p->nrules && !p->aux && !defined[p->id] && !c->d->nerrors)
