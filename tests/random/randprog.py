@@ -75,6 +75,17 @@ def ev(e, env):
             return a[0] | a[1]
         if f == 'int:bitxor':
             return a[0] ^ a[1]
+        if f == 'int:bitnot':
+            return ~a[0]
+        if f == 'int:shr':
+            if not 0 <= a[1] <= 63:
+                raise EvalError('shift')
+            return a[0] >> a[1]
+        if f == 'int:shl':
+            if not 0 <= a[1] <= 63:
+                raise EvalError('shift')
+            v = (a[0] << a[1]) & ((1 << 64) - 1)
+            return v - (1 << 64) if v >= (1 << 63) else v
         if f == 'string:length':
             return len(a[0])
         if f == 'string:substring':
@@ -124,6 +135,13 @@ def chk_dec(d):
 
 def to_dec(v):
     return chk_dec(Decimal(v))
+
+
+def like(s, pat):
+    import re
+    rx = ''.join('.*' if c == '%' else '.' if c == '_' else re.escape(c)
+                 for c in pat)
+    return re.fullmatch(rx, s, re.S) is not None
 
 
 def cmp(op, a, b):
@@ -189,10 +207,16 @@ class Pred:
         self.types = types or ['int'] * arity
         self.rules = []
         self.rows = None                # inputs only
+        self.lattice = None             # 'min' or 'max': a recursive min/max
+        self.order = None               # [(column, desc)] of orderBy
+        self.limit = None
+        self.declare = False
+        self.key = None                 # lang:input:key columns
+        self.lines = None               # the file's rows, repeats included
 
 
 def fmt_atom(p, terms):
-    if p.functional:
+    if p.functional and len(terms) >= 2:
         ks = ', '.join(fmt_term(t) for t in terms[:-1])
         return '%s[%s] = %s' % (p.name, ks, fmt_term(terms[-1]))
     return '%s(%s)' % (p.name, ', '.join(fmt_term(t) for t in terms))
@@ -210,6 +234,9 @@ def fmt_lit(l):
         return '%s %s %s' % (fmt_expr(l[2]), l[1], fmt_expr(l[3]))
     if k == 'assign':
         return '%s = %s' % (l[1], fmt_expr(l[2]))
+    if k == 'like':
+        return '%sstring:like(%s, "%s")' % ('!' if l[1] else '',
+                                            fmt_expr(l[2]), l[3])
     if k == 'disj':
         return '(' + ' ; '.join(', '.join(fmt_lit(x) for x in c)
                                 for c in l[1]) + ')'
@@ -218,6 +245,8 @@ def fmt_lit(l):
 
 def fmt_rule(r):
     head = fmt_atom(r['pred'], r['head'])
+    for p2, h2 in r.get('also', []):
+        head += ', ' + fmt_atom(p2, h2)
     body = ', '.join(fmt_lit(l) for l in r['body'])
     if r.get('agg'):
         out, fn, arg = r['agg']
@@ -280,6 +309,9 @@ def solve(body, env, db):
             e2 = dict(env)
             e2[l[1]] = v
             yield from solve(rest, e2, db)
+    elif k == 'like':
+        if like(env[l[2][1]], l[3]) != l[1]:
+            yield from solve(rest, env, db)
     elif k == 'disj':
         for conj in l[1]:
             yield from solve(conj + rest, env, db)
@@ -297,6 +329,12 @@ def body_vars(body, out):
                     out.append(t[1])
         elif l[0] == 'assign' and l[1] not in out:
             out.append(l[1])
+        elif l[0] == 'disj':
+            # the variables common to every disjunct
+            sets = [body_vars(c, []) for c in l[1]]
+            for v in sets[0]:
+                if all(v in x for x in sets) and v not in out:
+                    out.append(v)
     return out
 
 
@@ -314,12 +352,11 @@ def agg_value(fn, vals, argtype):
         return max(vals)
     if fn == 'avg':
         s = Decimal(sum(vals)) / Decimal(len(vals))
-        return s.quantize(Decimal('0.000001'), rounding=ROUND_HALF_UP)
+        return chk_dec(s.quantize(Decimal('0.000001'), rounding=ROUND_HALF_UP))
     raise ValueError(fn)
 
 
-def fire(rule, db):
-    p = rule['pred']
+def fire(rule, db, head=None):
     out = set()
     if rule.get('agg'):
         outv, fn, arg = rule['agg']
@@ -352,30 +389,79 @@ def fire(rule, db):
             out.add(key + (agg_value(fn, vals, rule.get('argtype', 'int')),))
         return out
     for env in solve(rule['body'], {}, db):
-        out.add(tuple(ev(t, env) for t in rule['head']))
+        out.add(tuple(ev(t, env) for t in (head or rule['head'])))
     return out
+
+
+def better(kind, a, b):
+    return a < b if kind == 'min' else a > b
+
+
+def input_error(prog, p):
+    """The key or functional-dependency violation of input p's file, where
+    a rule reads p (an input no output needs is not read)."""
+    import re
+    text = '\n'.join(fmt_rule(r) for q in prog['derived'] for r in q.rules)
+    if not re.search(r'\b%s[\[(]' % p.name, text):
+        return None
+    if p.key:
+        seen = set()
+        for t in (p.lines or p.rows):
+            k = tuple(t[j] for j in p.key)
+            if k in seen:
+                return EvalError('key of %s' % p.name)
+            seen.add(k)
+    if p.functional:
+        seen = {}
+        for t in p.rows:
+            if seen.setdefault(t[:-1], t[-1]) != t[-1]:
+                return EvalError('functional dependency of %s' % p.name)
+    return None
 
 
 def evaluate(prog):
     db = {}
     for p in prog['inputs']:
+        e = input_error(prog, p)
+        if e:
+            raise e
         db[p.name] = set(p.rows)
     for stratum in prog['strata']:
         for p in stratum:
             db[p.name] = set()
+        lattice = [p for p in stratum if p.lattice]
+        rounds = 0
         while True:
             changed = False
+            rounds += 1
+            if rounds > 10000:
+                return None
+            props = {p.name: set() for p in stratum}
             for p in stratum:
-                new = set()
                 for r in p.rules:
-                    new |= fire(r, db)
-                if not new <= db[p.name]:
+                    props[p.name] |= fire(r, db)
+                    for p2, h2 in r.get('also', []):
+                        props[p2.name] |= fire(r, db, h2)
+            for p in stratum:
+                new = props[p.name]
+                if p.lattice:
+                    # the best proposal per key, kept or improved
+                    best = {t[:-1]: t[-1] for t in db[p.name]}
+                    for t in new:
+                        k = t[:-1]
+                        if k not in best or better(p.lattice, t[-1], best[k]):
+                            best[k] = t[-1]
+                    new = {k + (v,) for k, v in best.items()}
+                    if new != db[p.name]:
+                        db[p.name] = new
+                        changed = True
+                elif not new <= db[p.name]:
                     db[p.name] |= new
                     changed = True
             if not changed:
                 break
         for p in stratum:
-            if p.functional:
+            if p.functional and not p.lattice:
                 seen = {}
                 for t in db[p.name]:
                     if seen.setdefault(t[:-1], t[-1]) != t[-1]:
@@ -397,10 +483,14 @@ class Gen:
         self.dom = self.r.choice([3, 4, 6])
         self.features = features
         self.ty = {}
+        self.nextra = 0
+        self.neg = self.r.random() < 0.3
 
     def value(self, ty):
         if ty == 'int':
-            return self.r.randrange(0, self.dom)
+            if 'big' in self.features and self.r.random() < 0.02:
+                return self.r.choice([BIG, -BIG, INT_MAX, INT_MIN])
+            return self.r.randrange(-1 if self.neg else 0, self.dom)
         if ty == 'decimal':
             return Decimal(self.r.choice(DECS[:self.dom]))
         return self.r.choice(STRS[:self.dom])
@@ -483,6 +573,12 @@ class Gen:
             return ('call', r.choice(['int:min', 'int:max', 'int:bitand',
                                       'int:bitor', 'int:bitxor']),
                     [self.expr(vs, depth + 1), self.expr(vs, depth + 1)])
+        if x < 0.49:
+            f = r.choice(['int:shl', 'int:shr', 'int:bitnot'])
+            if f == 'int:bitnot':
+                return ('call', f, [self.expr(vs, depth + 1)])
+            return ('call', f, [self.expr(vs, depth + 1),
+                                ('const', r.choice([0, 1, 3, 62, 63]))])
         if x < 0.52 and self.of(vs, 'string'):
             return ('call', 'string:length',
                     [self.expr(vs, depth + 1, 'string')])
@@ -527,7 +623,7 @@ class Gen:
                     bound.append(t[1])
             body.append(('atom', p, ts))
         if not bound:
-            p = self.r.choice(avail)
+            p = self.r.choice([q for q in avail if q.arity > 0])
             v = self.fresh(p.types[0])
             ts = [('var', v)] + [('wild',)] * (p.arity - 1)
             bound.append(v)
@@ -543,8 +639,16 @@ class Gen:
             v = self.fresh(self.expr_type(e))
             extra.append(('assign', v, e))
             bound.append(v)
-        for _ in range(self.r.choice([0, 0, 1, 1, 2])):
-            extra.append(self.cmp_lit(bound))
+        cmps = [self.cmp_lit(bound)
+                for _ in range(self.r.choice([0, 0, 1, 1, 2]))]
+        if extra:
+            # comparisons that do not read the assigned variable come first,
+            # as the plan evaluates them before computing it
+            v = extra[0][1]
+            first = [c for c in cmps if repr(('var', v)) not in repr(c)]
+            extra = first + extra + [c for c in cmps if c not in first]
+        else:
+            extra = cmps
         if nonrec_neg and self.r.random() < 0.35:
             p = self.r.choice(nonrec_neg)
             extra.append(('neg', p, self.atom_terms(p, bound, neg=True)))
@@ -558,6 +662,36 @@ class Gen:
                 inner.append(('cmp', self.r.choice(CMPS), ('var', v),
                               self.const(self.ty[v])))
             extra.append(('negconj', inner))
+        strs = self.of(bound, 'string')
+        if strs and self.r.random() < 0.2:
+            pat = self.r.choice(['a%', '%b', '_', '%', 'a_', '%a%', '', '__%'])
+            extra.append(('like', self.r.random() < 0.3,
+                          ('var', self.r.choice(strs)), pat))
+        if selfp is None and self.r.random() < 0.15:
+            # another-row test: an atom whose only new variable is compared
+            # with != to a bound one (docs/LANGUAGE.md: --no-exists)
+            cands = [q for q in avail if q.arity >= 2]
+            if cands:
+                q = self.r.choice(cands)
+                j = self.r.randrange(q.arity)
+                same = self.of(bound, q.types[j])
+                if same:
+                    ts = []
+                    nv = self.fresh(q.types[j])
+                    for c in range(q.arity):
+                        if c == j:
+                            ts.append(('var', nv))
+                        else:
+                            o = self.of(bound, q.types[c])
+                            ts.append(('var', self.r.choice(o)) if o and
+                                      self.r.random() < 0.6 else ('wild',))
+                    lit = ('atom', q, ts)
+                    c = ('cmp', '!=', ('var', nv), ('var', self.r.choice(same)))
+                    if self.r.random() < 0.5:
+                        body.append(lit)
+                        extra.append(c)
+                    else:
+                        extra.append(('negconj', [lit, c]))
         if self.r.random() < 0.15 and bound:
             a = self.cmp_lit(bound, 2)
             b = self.cmp_lit(bound, 2)
@@ -599,13 +733,25 @@ class Gen:
             n = r.randrange(0, 14)
             rows = set()
             keys = set()
+            loose = r.random() < 0.1     # may break its key
+            if r.random() < 0.15:
+                p.key = sorted(r.sample(range(ar), r.randrange(1, ar + 1)))
             for _ in range(n):
                 t = tuple(self.value(ty) for ty in types)
-                if fn and t[:-1] in keys:
+                if fn and t[:-1] in keys and not loose:
+                    continue
+                if p.key and tuple(t[j] for j in p.key) in keys and not loose:
                     continue
                 keys.add(t[:-1])
+                if p.key:
+                    keys.add(tuple(t[j] for j in p.key))
                 rows.add(t)
             p.rows = sorted(rows)
+            p.lines = list(p.rows)
+            if p.rows and r.random() < 0.15:
+                # a line repeated whole: one fact, unless a key forbids it
+                p.lines.append(r.choice(p.rows))
+                r.shuffle(p.lines)
             inputs.append(p)
         derived = []
         strata = []
@@ -657,7 +803,7 @@ class Gen:
             mutual = kind > 0.85 and i + 1 < nd
             group = []
             for j in range(2 if mutual else 1):
-                ar = r.choice([1, 2, 2, 3])
+                ar = r.choice([0, 1, 1, 2, 2, 2, 3, 3])
                 types = [r.choice(['int', 'int', 'int', 'decimal', 'string'])
                          for _ in range(ar)]
                 types = [t if (t != 'decimal' or 'dec' in self.features) and
@@ -668,6 +814,7 @@ class Gen:
                 if r.random() < 0.15 and p.arity >= 2:
                     p.functional = True
             recursive = mutual or r.random() < 0.45
+            extra_preds = []
             for p in group:
                 nrules = r.choice([1, 1, 2, 3])
                 for k in range(nrules):
@@ -677,17 +824,74 @@ class Gen:
                         head = [self.const(t) for t in p.types]
                         p.rules.append({'pred': p, 'head': head, 'body': []})
                         continue
-                    self.head_rule(p, lower, group if rec else None,
-                                   lower_neg, rec)
+                    h = self.head_rule(p, lower, group if rec else None,
+                                       lower_neg, rec)
+                    if h is not None:
+                        extra_preds.append(h)
                 if recursive and len(p.rules) == 1:
                     self.nvar = 0
                     self.head_rule(p, lower, group, lower_neg, True)
+            group += extra_preds
             derived += group
             strata.append(group)
             avail += group
             i += len(group)
+        if r.random() < 0.3:
+            p = self.lattice_pred(inputs)
+            derived.append(p)
+            strata.append([p])
+        for p in derived:
+            if p.arity > 0 and r.random() < 0.2:
+                cols = list(range(p.arity))
+                r.shuffle(cols)
+                p.order = [(c, r.random() < 0.5)
+                           for c in cols[:r.randrange(1, p.arity + 1)]]
+            if r.random() < 0.15:
+                p.limit = r.randrange(0, 5)
         return {'inputs': inputs, 'derived': derived, 'strata': strata,
                 'declare': r.random() < 0.6}
+
+    def lattice_pred(self, inputs):
+        """A recursive min or max over a weighted graph g(x, y, w)."""
+        r = self.r
+        g = Pred('g', 3)
+        g.rows = sorted({(r.randrange(0, self.dom + 2), r.randrange(0, self.dom + 2),
+                          r.randrange(0, 4)) for _ in range(r.randrange(0, 16))})
+        inputs.append(g)
+        L = Pred('lat', 2, functional=True)
+        L.declare = True
+        V = lambda n: ('var', n)
+        kind = r.choice(['dist', 'width', 'cc'])
+        if kind == 'dist':
+            L.lattice = 'min'
+            L.rules.append({'pred': L, 'head': [('const', 0), ('const', 0)],
+                            'body': []})
+            L.rules.append({'pred': L, 'head': [V('y'), V('m')],
+                            'body': [('atom', L, [V('x'), V('d')]),
+                                     ('atom', g, [V('x'), V('y'), V('w')]),
+                                     ('assign', 'e', ('bin', '+', V('d'), V('w')))],
+                            'agg': ('m', 'min', V('e'))})
+        elif kind == 'width':
+            L.lattice = 'max'
+            L.rules.append({'pred': L, 'head': [V('y'), V('w')],
+                            'body': [('atom', g, [('const', 0), V('y'), V('w')])]})
+            L.rules.append({'pred': L, 'head': [V('y'), V('m')],
+                            'body': [('atom', L, [V('x'), V('w')]),
+                                     ('atom', g, [V('x'), V('y'), V('k')]),
+                                     ('assign', 'c', ('call', 'int:min', [V('w'), V('k')]))],
+                            'agg': ('m', 'max', V('c'))})
+        else:
+            L.lattice = 'min'
+            L.rules.append({'pred': L, 'head': [V('x'), V('x')],
+                            'body': [('atom', g, [V('x'), ('wild',), ('wild',)])]})
+            L.rules.append({'pred': L, 'head': [V('x'), V('x')],
+                            'body': [('atom', g, [('wild',), V('x'), ('wild',)])]})
+            L.rules.append({'pred': L, 'head': [V('y'), V('m')],
+                            'body': [('atom', L, [V('x'), V('c')]),
+                                     ('disj', [[('atom', g, [V('x'), V('y'), ('wild',)])],
+                                               [('atom', g, [V('y'), V('x'), ('wild',)])]])],
+                            'agg': ('m', 'min', V('c'))})
+        return L
 
     def head_rule(self, p, lower, selfp, lower_neg, rec):
         r = self.r
@@ -708,8 +912,18 @@ class Gen:
                 else:
                     head.append(('var', r.choice(same)))
             if not rec or any(t[0] == 'var' for t in head) or attempt > 10:
-                p.rules.append({'pred': p, 'head': head, 'body': body})
-                return
+                rule = {'pred': p, 'head': head, 'body': body}
+                p.rules.append(rule)
+                if not rec and r.random() < 0.12:
+                    # several head atoms share one body
+                    ar = r.choice([1, 2])
+                    vs = [r.choice(bound) for _ in range(ar)]
+                    h = Pred('h%d' % self.nextra, ar,
+                             types=[self.ty[v] for v in vs])
+                    self.nextra += 1
+                    rule['also'] = [(h, [('var', v) for v in vs])]
+                    return h
+                return None
 
 
 def write_prog(prog, d):
@@ -724,11 +938,14 @@ def write_prog(prog, d):
             '%s(%s)' % (t, c) for t, c in zip(p.types, cols))))
         lines.append('lang:input[`%s] = "%s.csv".' % (p.name, p.name))
         lines.append('lang:input:delimiter[`%s] = ",".' % p.name)
+        if p.key:
+            lines.append('lang:input:key[`%s] = "%s".' % (
+                p.name, ', '.join('c%d' % j for j in p.key)))
         with open(os.path.join(d, p.name + '.csv'), 'w') as f:
-            for t in p.rows:
+            for t in (p.lines or p.rows):
                 f.write(','.join(str(x) for x in t) + '\n')
     for p in prog['derived']:
-        if prog['declare']:
+        if prog['declare'] or p.declare:
             cols = ['c%d' % j for j in range(p.arity)]
             if p.functional:
                 head = '%s[%s] = %s' % (p.name, ', '.join(cols[:-1]),
@@ -740,6 +957,11 @@ def write_prog(prog, d):
         for r in p.rules:
             lines.append(fmt_rule(r))
         lines.append('lang:output[`%s] = "%s".' % (p.name, p.name))
+        if p.order:
+            lines.append('lang:output:orderBy[`%s] = "%s".' % (p.name, ', '.join(
+                '%d%s' % (c + 1, ' desc' if d else '') for c, d in p.order)))
+        if p.limit is not None:
+            lines.append('lang:output:limit[`%s] = %d.' % (p.name, p.limit))
     with open(os.path.join(d, 'prog.logic'), 'w') as f:
         f.write('\n'.join(lines) + '\n')
 
@@ -755,6 +977,14 @@ def expected(prog):
     res = {}
     for p in prog['derived']:
         rows = sorted(db[p.name])
+        if p.order:
+            for col, desc in reversed(p.order):
+                rows.sort(key=lambda t: t[col], reverse=desc)
+        if p.limit is not None:
+            rows = rows[:p.limit]
+        if p.arity == 0:
+            res[p.name] = [''] * len(rows)
+            continue
         # a row of one empty string is written "" (an empty line is no row)
         res[p.name] = [','.join(fmt_val(v) for v in t) or '""' for t in rows]
     return res
@@ -768,7 +998,11 @@ def read_out(d, prog):
             res[p.name] = None
             continue
         with open(fn) as f:
-            lines = f.read().split('\n')
+            text = f.read()
+        if p.arity == 0:
+            res[p.name] = [''] * (text.count('\n') - 1)
+            continue
+        lines = text.split('\n')
         res[p.name] = [l for l in lines[1:] if l != '']
     return res
 
