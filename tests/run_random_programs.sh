@@ -17,6 +17,9 @@ fail=0
 "$py" "$tests/random/randprog.py" check "$redfox" --seeds 0:60 --lenient \
     --switch --no-fuse --switch --no-lftj --switch --no-exists --switch --no-partagg \
     --db --keep "$tmp/cpu" || fail=1
+# inputs of hundreds of rows, which take other paths (hash tables, sorted runs)
+RANDPROG_BIGDATA=1 "$py" "$tests/random/randprog.py" check "$redfox" --seeds 0:20 --lenient \
+    --switch --no-fuse --db --keep "$tmp/big" || fail=1
 "$py" "$tests/random/randprog.py" check "$redfox" --seeds 0:4 --lenient --gpu \
     --keep "$tmp/gpu" || fail=1
 "$py" "$tests/random/randprog.py" cases "$redfox" "$tests/random/cases" "$tmp/cases" || fail=1

@@ -502,7 +502,8 @@ DATES = [datetime.date(2024, 1, 31), datetime.date(2024, 2, 29),
          datetime.date(2023, 12, 31), datetime.date(2000, 2, 29),
          datetime.date(1999, 3, 1), datetime.date(2024, 3, 31)]
 DECS = ['0.5', '1.25', '-0.75', '2.0', '0.333333', '3.5']
-BIG = 4611686018427387904   # 2^62: a product or sum of two overflows
+BIG = 4611686018427387904
+BIGDATA = os.environ.get('RANDPROG_BIGDATA') == '1'  # inputs of hundreds of rows   # 2^62: a product or sum of two overflows
 
 
 class Gen:
@@ -510,7 +511,11 @@ class Gen:
         self.r = random.Random(seed)
         self.nvar = 0
         self.dom = self.r.choice([3, 4, 6])
-        self.features = features
+        if BIGDATA:
+            self.dom = self.r.choice([6, 40, 300])
+            features = tuple(f for f in features if f != 'big')
+        self.features = features if not BIGDATA else \
+            tuple(f for f in features if f != 'big')
         self.ty = {}
         self.nextra = 0
         self.neg = self.r.random() < 0.3
@@ -782,7 +787,7 @@ class Gen:
                 else:
                     types.append('int')
             p = Pred('in%d' % i, ar, functional=fn, types=types)
-            n = r.randrange(0, 14)
+            n = r.randrange(0, 14) if not BIGDATA else r.randrange(0, 400)
             rows = set()
             keys = set()
             loose = r.random() < 0.1     # may break its key
