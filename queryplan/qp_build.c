@@ -456,6 +456,69 @@ static int negated_test(lw *L, const rf_fe_rule *r, const rf_fe_lit *l, const qp
 /* One rule as a pipeline; returns the relation with the head's rows (a
 ** temporary, or a base relation when the rule copies one). delta_lit is the
 ** body literal that reads the delta relation (-1: none). */
+/* Marks the variables e reads. */
+static void mark_expr_vars(const rf_fe_expr *e, uint8_t *used)
+{
+    if (!e) return;
+    if (e->kind == RF_FE_VAR) used[e->var] = 1;
+    for (int32_t i = 0; i < e->nargs; i++) mark_expr_vars(e->args[i], used);
+}
+
+/* used[v]: variable v is read somewhere in rule r other than as the target
+** of its own assignment (the head, an aggregate's argument, any literal). */
+static void mark_used_vars(const rf_fe_rule *r, uint8_t *used)
+{
+    for (int32_t i = 0; i < r->head->arity; i++) mark_expr_vars(r->head_args[i], used);
+    for (int32_t g = 0; g < r->naggs; g++)
+        if (r->aggs[g].arg_var >= 0) used[r->aggs[g].arg_var] = 1;
+    for (int32_t i = 0; i < r->nbody; i++) {
+        const rf_fe_lit *l = r->body[i];
+        for (int32_t j = 0; j < l->nargs; j++) mark_expr_vars(l->args[j], used);
+        if (l->kind != RF_FE_ASSIGN) mark_expr_vars(l->lhs, used); /* an assignment's lhs is its own variable */
+        mark_expr_vars(l->rhs, used);
+        for (int32_t a = 0; a < l->nalts; a++)
+            for (int32_t j = 0; j < l->altn[a]; j++) {
+                mark_expr_vars(l->alts[a][j]->lhs, used);
+                mark_expr_vars(l->alts[a][j]->rhs, used);
+            }
+    }
+}
+
+/* Whether evaluating e can raise a run-time error: integer and decimal
+** arithmetic (overflow, division by zero), conversions that can leave the
+** range, shifts and date arithmetic. Float arithmetic never raises. */
+static int may_fail(const rf_qp_expr *e)
+{
+    switch (e->kind) {
+    case RF_QP_E_BINOP:
+    case RF_QP_E_NEG:
+        if (e->type != RF_TYPE_FLOAT && e->type != RF_TYPE_STRING) return 1;
+        break;
+    case RF_QP_E_CAST: return 1;
+    case RF_QP_E_CALL:
+        if (e->fn == RF_BI_SHL || e->fn == RF_BI_SHR || e->fn == RF_BI_ADD_DAYS || e->fn == RF_BI_ADD_MONTHS ||
+            e->fn == RF_BI_ADD_YEARS || e->fn == RF_BI_INT_DECIMAL || e->fn == RF_BI_FLOAT_DECIMAL)
+            return 1;
+        break;
+    default: break;
+    }
+    for (int32_t i = 0; i < e->nargs; i++)
+        if (may_fail(e->args[i])) return 1;
+    return 0;
+}
+
+/* acc and conditions that evaluate every part of e that may fail, each as
+** `x = x`, which holds wherever x has a value: a float part (where NaN is not
+** equal to itself) is never compared, its operands are. NULL: nothing to
+** check. */
+static rf_qp_expr *failure_checks(rf_qp_program *p, rf_qp_expr *e, rf_qp_expr *acc)
+{
+    if (!may_fail(e)) return acc;
+    if (e->type != RF_TYPE_FLOAT) return qp_e_and(p, acc, qp_e_cmp(p, RF_CMP_EQ, e, qp_e_copy(p, e)));
+    for (int32_t i = 0; i < e->nargs; i++) acc = failure_checks(p, e->args[i], acc);
+    return acc;
+}
+
 static rf_qp_rel *lower_rule(lw *L, const rf_fe_rule *rule, int32_t delta_lit)
 {
     rf_qp_program *p = L->p;
@@ -549,6 +612,19 @@ static rf_qp_rel *lower_rule(lw *L, const rf_fe_rule *rule, int32_t delta_lit)
     }
     if (p->oom) return NULL;
     rf_qp_expr *filter = qp_e_and_n(p, NULL, conjs, nconj);
+    /* An assignment that nothing else reads is still the rule's: its
+    ** overflow or division by zero is an error, as where its variable is
+    ** used. The projections keep only the columns that later steps read, so
+    ** such an assignment is evaluated in the filter, after the rule's
+    ** comparisons (as a column is computed for the rows that pass them). */
+    if (nassigned) {
+        uint8_t *used = qp_alloc(p, (size_t)r->nvars + 1);
+        if (!used) return NULL;
+        mark_used_vars(r, used);
+        for (int32_t i = 0; i < nassigned; i++)
+            if (!used[avars[i]]) filter = failure_checks(p, assigned[avars[i]], filter);
+        if (p->oom) return NULL;
+    }
     if (any) {
         int32_t n = cur.n + nassigned;
         int32_t *vars = qp_ints(p, n);

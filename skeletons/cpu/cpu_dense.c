@@ -291,7 +291,10 @@ enum { DGROUP_MAX_BITS = 1 << 16 };
 
 int cpu_dense_group_fits(const cpu_enc *e, int64_t n)
 {
-    if (e->nw != 1 || e->lead || n <= 0) return 0;
+    /* a key of 64 bits (a span near 2^64 over its columns) would make the
+    ** bitmap's size, max_key + 1, wrap to 0: its key has more bits than
+    ** DGROUP_MAX_BITS allows anyway */
+    if (e->nw != 1 || e->lead || n <= 0 || e->wbits[0] > 32) return 0;
     uint64_t nbits = max_key(e) + 1;
     return nbits <= DGROUP_MAX_BITS && nbits <= (uint64_t)n * 4;
 }
