@@ -8,9 +8,11 @@
 ** a cache of one run (rf_rt_cache_put), so that both devices read them as
 ** they read a file; or, with rf_database_keep_inputs, through the cache the
 ** database keeps between runs; progress reports and timelines relayed to
-** the caller.
+** the caller; a database's shared lock for the length of a run.
 */
 #include "api_internal.h"
+#include "rf_db.h"
+#include "rf_file.h"
 #include "rf_txn.h"
 #include "rf_rt_trace.h"
 #include "rf_rt_data.h"
@@ -516,6 +518,11 @@ int rf_run(rf_database *db, const rf_program *prog, const rf_run_options *opt, r
     if (!st && need_cache && !cache) st = RF_ENOMEM;
     if (db->keep_inputs && cache) db->kept = cache;
     ro.cache = cache;
+    /* a database is read under its shared lock, as `redfox run` reads it: a
+    ** commit or an import replacing it waits for the run, and the run for
+    ** one under way (which it then reads whole) */
+    int dblock = -1, waited = 0;
+    if (!st && db->dir && rf_db_is_database(db->dir)) st = rf_file_lock_folder_shared(db->dir, &dblock, &waited, &d);
     int threads = o.threads > 0 ? o.threads : rf_online_cpus();
     const rf_hir_program *h = prog->hir;
     for (int32_t i = 0; i < prog->ninputs && !st; i++) {
@@ -534,6 +541,7 @@ int rf_run(rf_database *db, const rf_program *prog, const rf_run_options *opt, r
     rf_rt_result *rr = NULL;
     double t0 = rf_now();
     if (!st) st = rf_rt_run(h, &ro, &rr, &d);
+    rf_file_unlock(dblock);
     trace_both(&tp, "phase", "run", t0, rf_now(), -1);
     if (o.trace_file) {
         rf_status tst = rf_rt_trace_log_write(&trace, o.trace_file, "redfox library", &d);

@@ -3,19 +3,28 @@
 ** its inputs (rf_database_keep_inputs) while another process replaces the
 ** database (`redfox import` over it).
 **
-** Owns: this one case. A first run keeps one column of a 5000-row table; the
-** table is then imported again with 3 rows; a second run on the same handle
-** reading another column of it read that column from the new database under
-** the kept rows' count (5000 rows of a 3-row column: a crash, or rows of two
-** states mixed). It must be an error naming the change instead, and after the
-** kept inputs are forgotten the new rows must be read.
+** Owns: two cases of the library reading a database another process writes.
+** 1. A first run keeps one column of a 5000-row table; the table is then
+** imported again with 3 rows; a second run on the same handle reading
+** another column of it read that column from the new database under the kept
+** rows' count (5000 rows of a 3-row column: a crash, or rows of two states
+** mixed). It must be an error naming the change instead, and after the kept
+** inputs are forgotten the new rows must be read.
+** 2. rf_run reads a database under its shared lock, as `redfox run` does:
+** while another process holds the folder's exclusive lock (a commit or an
+** import replacing it), the run waits (it read files of a database being
+** replaced: "checksum mismatch").
 */
 #include "redfox.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static int failures;
@@ -74,6 +83,41 @@ static long long run_one(rf_database *db, rf_program *p)
     return v;
 }
 
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* Case 2: a child holds dbdir's exclusive lock for a second; a run started
+** meanwhile ends after it, with the rows. */
+static void run_waits_for_writer(const char *dbdir, rf_program *p, long long want)
+{
+    int ready[2];
+    CHECK(pipe(ready) == 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        int fd = open(dbdir, O_RDONLY);
+        int ok = fd >= 0 && flock(fd, LOCK_EX) == 0;
+        if (write(ready[1], ok ? "1" : "0", 1) != 1) _exit(1);
+        usleep(1000 * 1000);
+        _exit(ok ? 0 : 1);
+    }
+    char c = 0;
+    CHECK(pid > 0 && read(ready[0], &c, 1) == 1 && c == '1');
+    rf_database *db = NULL;
+    CHECK(rf_open(dbdir, &db) == REDFOX_OK);
+    double t0 = now();
+    CHECK(run_one(db, p) == want);
+    CHECK(now() - t0 >= 0.7); /* it waited for the writer */
+    int status = 0;
+    CHECK(waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    rf_close(db);
+    close(ready[0]);
+    close(ready[1]);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) return 2;
@@ -98,6 +142,7 @@ int main(int argc, char **argv)
     CHECK(run_one(db, total_b) == 60);
     CHECK(run_one(db, count_a) == 3);
     rf_close(db);
+    run_waits_for_writer(dbdir, count_a, 3);
     rf_program_free(count_a);
     rf_program_free(total_b);
     char cmd[400];
