@@ -187,6 +187,21 @@ for batch in "" "--batch $tmp/two.txn"; do
         { cat "$tmp/err"; fail "two inputs: the error"; }
     [ "$(twostate)" = "$twobefore" ] || fail "two inputs: the database changed"
 done
+# --batch -: a transaction from standard input (a bad one named as /dev/stdin,
+# the database unchanged; a good one applied); read once, and not beside a
+# program from standard input (exit 2)
+before=$(state)
+printf '+nosuch(1).\n' | "$redfox" exec "$tmp/db" "$p" --device cpu --batch - >/dev/null 2>"$tmp/err"
+[ $? -eq 1 ] && grep -qF '/dev/stdin:1:2: error: unknown predicate `nosuch`' "$tmp/err" ||
+    { cat "$tmp/err"; fail "--batch - with a bad line"; }
+[ "$(state)" = "$before" ] || fail "--batch - with a bad line: the database changed"
+printf '+buys("c7", 1).\n' | "$redfox" exec "$tmp/db" "$p" --device cpu --format csv --batch - >"$tmp/out" 2>"$tmp/err" ||
+    { cat "$tmp/err"; fail "--batch -"; }
+grep -q 'c7' "$tmp/out" || { cat "$tmp/out"; fail "--batch -: the inserted row is not in the outputs"; }
+"$redfox" exec "$tmp/db" "$p" --batch - --batch - </dev/null >/dev/null 2>&1
+[ $? -eq 2 ] || fail "--batch - twice: not bad usage"
+"$redfox" exec "$tmp/db" - --batch - <"$p" >/dev/null 2>&1
+[ $? -eq 2 ] || fail "the program and --batch - both from standard input: not bad usage"
 # not a database; a compiled program
 "$redfox" exec "$tmp/data" "$p" --device cpu >/dev/null 2>"$tmp/err"
 [ $? -eq 1 ] && grep -qF 'not a redfox database' "$tmp/err" || { cat "$tmp/err"; fail "not a database"; }

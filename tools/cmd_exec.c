@@ -42,7 +42,8 @@ static const char *usage =
     "\n"
     "options:\n"
     "  --batch FILE         a transaction file (repeatable: applied in order, all\n"
-    "                       of them one transaction)\n"
+    "                       of them one transaction); '-' reads one from\n"
+    "                       standard input\n"
     "  --each               each --batch is its own transaction instead: applied\n"
     "                       and committed one after another, in this one process\n"
     "                       (the program compiled and the GPU started once; each\n"
@@ -152,6 +153,17 @@ int rf_tool_exec(int argc, char **argv)
     }
     if (!db_dir) return rf_tool_usage_error("exec", "no database given");
     if (!nprogs) return rf_tool_usage_error("exec", "no program given");
+    /* --batch -: the transaction from standard input, read once */
+    int batch_stdin = 0, prog_stdin = 0;
+    for (int32_t k = 0; k < nbatches; k++)
+        if (!strcmp(batches[k], "-")) {
+            batch_stdin++;
+            batches[k] = "/dev/stdin";
+        }
+    for (int32_t k = 0; k < nprogs; k++) prog_stdin |= !strcmp(progs[k], "-");
+    if (batch_stdin > 1) return rf_tool_usage_error("exec", "--batch - is given twice: standard input is read once");
+    if (batch_stdin && prog_stdin)
+        return rf_tool_usage_error("exec", "the program and --batch - cannot both come from standard input");
     rf_rt_options ro; /* the device, threads and format checked as `redfox run` checks them */
     memset(&ro, 0, sizeof ro);
     rf_rt_format rfmt;
