@@ -33,7 +33,8 @@
 **     pairs (kept left rows) put back by left row, then right row. A
 **     self-join reads its right partition from the output's slot.
 **   - JOIN_MAP, GATHER_MAP (after row ranges failed): ranges of the index,
-**     each with the side rows its entries name gathered in entry order.
+**     each with the side rows its entries name gathered in entry order (a
+**     self-join's one side: the left rows, then the right rows).
 **
 ** P starts at two and doubles while a partition does not fit; a kernel
 ** whose partition of one key (one row) does not fit, or a REDUCE over one
@@ -75,11 +76,13 @@ int rf_gx_radix_side_can(const gx *x, const rf_hir_kernel *k)
 {
     if (k->id < 0 || k->id >= x->nkernels || !x->plans[k->id].gpu) return 0;
     if (k->kind == RF_HIR_JOIN_MAP || k->kind == RF_HIR_GATHER_MAP) {
-        /* (the sides are read in place of their values: distinct variables) */
+        /* (the sides are read in place of their values: not the index's or
+        ** the output's; a self-join's one side holds both sides' rows,
+        ** gathered_parts) */
         int32_t ns = k->kind == RF_HIR_JOIN_MAP ? 2 : 1;
         if (k->idx < 0 || k->nin < ns || k->out == k->idx) return 0;
         for (int32_t i = 0; i < ns; i++)
-            if (k->in[i] == k->idx || k->in[i] == k->out || (i && k->in[i] == k->in[0])) return 0;
+            if (k->in[i] == k->idx || k->in[i] == k->out) return 0;
         return 1;
     }
     if (k->kind != RF_HIR_JOIN_INDEX && k->kind != RF_HIR_ANTI_INDEX) return 0;
@@ -608,6 +611,7 @@ static rf_status gathered_parts(gx *x, const rf_hir_kernel *k, int64_t nparts, g
 {
     int32_t ns = k->kind == RF_HIR_JOIN_MAP ? 2 : 1;
     int32_t vars[3] = {k->in[0], ns > 1 ? k->in[1] : k->idx, k->idx};
+    int self = ns > 1 && k->in[0] == k->in[1];
     const rf_hir_var *ov = x->p->vars[k->out];
     const gval *iv = &x->vals[k->idx];
     int32_t inc = x->p->vars[k->idx]->ncols;
@@ -622,16 +626,39 @@ static rf_status gathered_parts(gx *x, const rf_hir_kernel *k, int64_t nparts, g
         if (m == 0) continue;
         gval part[3];
         memset(part, 0, sizeof part);
-        for (int32_t s = 0; s < ns && !st; s++)
-            st = rel_of_rows(x, &x->vals[vars[s]], x->p->vars[vars[s]], e[s] + lo, m, NULL, &part[s]);
-        gval *ix = &part[ns];
-        ix->nrows = m;
-        if (!st) st = rf_gx_iota(x, m, &ix->a);
-        if (!st && ns > 1) st = rf_gx_iota(x, m, &ix->b);
-        int32_t v3[3] = {vars[0], ns > 1 ? vars[1] : k->idx, k->idx};
-        if (!st) st = run_on(x, k, v3, part, ns + 1);
-        else
-            for (int32_t s = 0; s <= ns; s++) rf_gx_val_clear(x, &part[s], x->p->vars[v3[s]]->ncols);
+        if (self) {
+            /* one variable, both sides: the left rows the entries name,
+            ** then the right rows; entry i reads rows i and m + i */
+            int64_t *rows = rf_malloc((size_t)(2 * m) * sizeof *rows), *right = rf_malloc((size_t)m * sizeof *right);
+            if (!rows || !right) st = RF_ENOMEM;
+            for (int64_t i = 0; i < m && !st; i++) {
+                rows[i] = e[0][lo + i];
+                rows[m + i] = e[1][lo + i];
+                right[i] = m + i;
+            }
+            if (!st) st = rel_of_rows(x, &x->vals[vars[0]], x->p->vars[vars[0]], rows, 2 * m, NULL, &part[0]);
+            part[1].nrows = m;
+            if (!st) st = rf_gx_iota(x, m, &part[1].a);
+            if (!st) st = galloc(x, (uint64_t)m * 8, &part[1].b);
+            if (!st) st = x->g.ops->h2d(&x->g, part[1].b.p, right, (uint64_t)m * 8);
+            free(rows);
+            free(right);
+            int32_t v2[2] = {vars[0], k->idx};
+            if (!st) st = run_on(x, k, v2, part, 2);
+            else
+                for (int32_t s = 0; s < 2; s++) rf_gx_val_clear(x, &part[s], x->p->vars[v2[s]]->ncols);
+        } else {
+            for (int32_t s = 0; s < ns && !st; s++)
+                st = rel_of_rows(x, &x->vals[vars[s]], x->p->vars[vars[s]], e[s] + lo, m, NULL, &part[s]);
+            gval *ix = &part[ns];
+            ix->nrows = m;
+            if (!st) st = rf_gx_iota(x, m, &ix->a);
+            if (!st && ns > 1) st = rf_gx_iota(x, m, &ix->b);
+            int32_t v3[3] = {vars[0], ns > 1 ? vars[1] : k->idx, k->idx};
+            if (!st) st = run_on(x, k, v3, part, ns + 1);
+            else
+                for (int32_t s = 0; s <= ns; s++) rf_gx_val_clear(x, &part[s], x->p->vars[v3[s]]->ncols);
+        }
         if (st == RF_EDEVMEM) unfit_part(x, m, 0, RF_GX_UNIT_NONE);
         if (!st) st = rf_gx_acc_take(x, a, ov, 0, 0, 0, &x->vals[k->out]);
         rf_gx_var_clear(x, k->out);
