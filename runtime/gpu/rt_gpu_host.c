@@ -5,7 +5,8 @@
 ** concatenation or without a column: the CPU evaluator over one row per
 ** code), the message of a kernel's lowest failing row (the CPU evaluator on
 ** that row, so it is worded exactly as a CPU run words it), the whole map
-** kernel on the host where the GPU cannot run it, float aggregates (their
+** kernel on the host where the GPU cannot run it (its inputs and output in
+** host memory where they do not fit on the GPU), float aggregates (their
 ** value depends on the order of additions, which only the CPU code
 ** reproduces).
 */
@@ -245,6 +246,49 @@ rf_status rf_gx_map_on_host(gx *x, const rf_hir_kernel *k, const int32_t vars[2]
     rf_rt_rel_free(&r[1]);
     free(ra);
     free(rb);
+    x->on_host = 1;
+    return st;
+}
+
+rf_status rf_gx_map_held(gx *x, const rf_hir_kernel *k)
+{
+    int32_t vars[2] = {k->in[0], k->kind == RF_HIR_JOIN_MAP ? k->in[1] : -1};
+    rf_rt_rel r[2], out;
+    memset(r, 0, sizeof r);
+    memset(&out, 0, sizeof out);
+    int64_t *e[2] = {NULL, NULL}, n = 0;
+    rf_gx_var_clear(x, k->out);
+    rf_status st = RF_OK;
+    for (int s = 0; s < 2 && !st; s++)
+        if (vars[s] >= 0) st = rf_gx_held_host_rel(x, vars[s], &r[s]);
+    if (!st && k->kind == RF_HIR_MAP) n = r[0].nrows;
+    if (!st && k->kind != RF_HIR_MAP) {
+        /* the index's entries (slot a: left rows, b: right rows) from host memory */
+        st = rf_gx_spill_var(x, k->idx);
+        const gval *ix = &x->vals[k->idx];
+        int32_t inc = x->p->vars[k->idx]->ncols;
+        n = ix->nrows;
+        for (int s = 0; s < 2 && !st; s++) {
+            if (vars[s] < 0) continue;
+            const int64_t *h = rf_gx_held_col(ix, inc + s);
+            if (!(e[s] = rf_malloc((size_t)(n + 1) * 8))) st = RF_ENOMEM;
+            else if (n && !h) st = RF_EINTERNAL;
+            else if (n) memcpy(e[s], h, (size_t)n * 8);
+        }
+    }
+    rf_rt_side sides[2] = {{vars[0] >= 0 ? &r[0] : NULL, e[0]}, {vars[1] >= 0 ? &r[1] : NULL, e[1]}};
+    rf_rt_eval_ctx ctx = {x->dict, x->threads, kloc(x, k), rf_hir_kind_name(k->kind)};
+    const rf_hir_var *ov = x->p->vars[k->out];
+    if (!st) st = rf_rt_eval_map(&ctx, k->filter, k->outs, k->nouts, ov->types, sides, n, &out, x->d);
+    gval v;
+    memset(&v, 0, sizeof v);
+    if (!st) st = rf_gx_held_rel(x, &out, ov->types, ov->ncols, NULL, 0, &v);
+    if (!st) rf_gx_var_set(x, k->out, &v);
+    rf_rt_rel_free(&out);
+    rf_rt_rel_free(&r[0]);
+    rf_rt_rel_free(&r[1]);
+    free(e[0]);
+    free(e[1]);
     x->on_host = 1;
     return st;
 }

@@ -552,6 +552,10 @@ rf_status rf_gx_build_island(gx *x, const rf_hir_kernel *k, const rf_gpu_island 
                               int64_t n, gbuf *table, int64_t *base);
 rf_status rf_gx_map_error(gx *x, const rf_hir_kernel *k, const int32_t vars[2], const gptr rows[2], int64_t row);
 rf_status rf_gx_map_on_host(gx *x, const rf_hir_kernel *k, const int32_t vars[2], const gval *idx, int64_t n);
+/* A map, join map or gather map that runs on the host (its plan is not the
+** GPU's) whose values do not fit on the device: its sides and index read from
+** host memory, its output left there (rt_gpu_spill.c) until a kernel reads it. */
+rf_status rf_gx_map_held(gx *x, const rf_hir_kernel *k);
 rf_status rf_gx_float_agg(gx *x, const rf_qp_agg *ag, const gval *in, int32_t col, const rf_cpu_groups *hg,
                            const int64_t *counts, gptr dst);
 

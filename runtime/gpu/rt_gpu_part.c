@@ -38,7 +38,12 @@ enum { MAX_PARTS = 1 << 20 };
 
 int rf_gx_part_can(const gx *x, const rf_hir_kernel *k)
 {
-    if (k->id < 0 || k->id >= x->nkernels || !x->plans[k->id].gpu) return 0;
+    if (k->id < 0 || k->id >= x->nkernels) return 0;
+    /* (a map the host computes: read from and left in host memory, whole) */
+    if (!x->plans[k->id].gpu)
+        return (k->kind == RF_HIR_MAP && k->idx < 0) ||
+               ((k->kind == RF_HIR_JOIN_MAP || k->kind == RF_HIR_GATHER_MAP) && k->idx >= 0 && k->out != k->idx &&
+                k->out != k->in[0] && (k->kind == RF_HIR_GATHER_MAP || k->out != k->in[1]));
     if (rf_gx_radix_can(x, k)) return 1; /* in key partitions (rt_gpu_radix.c) */
     if (k->kind == RF_HIR_MAP) return k->nin == 1 && k->idx < 0;
     if (k->kind == RF_HIR_JOIN_MAP || k->kind == RF_HIR_GATHER_MAP) return k->idx >= 0;
@@ -467,6 +472,11 @@ static rf_status run_in_ranges(gx *x, const rf_hir_kernel *k)
 
 rf_status rf_gx_run_parts(gx *x, const rf_hir_kernel *k)
 {
+    if (!x->plans[k->id].gpu) {
+        rf_status st = rf_gx_map_held(x, k);
+        if (!st) x->parted++, x->parts++;
+        return st;
+    }
     if (rf_gx_radix_can(x, k)) return rf_gx_run_radix(x, k);
     if (k->kind == RF_HIR_CONCAT || k->kind == RF_HIR_COPY) return concat_on_host(x, k);
     if (k->kind == RF_HIR_GATHER) return gather_on_host(x, k);
