@@ -28,7 +28,8 @@ static rf_status items(gx *x, const rf_hir_var *ov, const rf_gpu_args *args, int
     a.x[5] = lo;
     rf_status st = RF_OK;
     if (n > 0) {
-        st = galloc(x, (uint64_t)n * 8, &cnt);
+        /* (n + 1 words: the scan sets word n to 0 and reads it) */
+        st = galloc(x, (uint64_t)(n + 1) * 8, &cnt);
         a.p[0] = cnt.p;
         if (!st) st = rf_gx_launch(x, "rf_lftj_count", n, &a);
         if (!st) st = rf_gx_scan_counts(x, cnt.p, n, &pos, &total);
