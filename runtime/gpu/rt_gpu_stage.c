@@ -313,7 +313,23 @@ rf_status rf_gx_run(gx *x, const rf_hir_kernel *k, rf_rt_kprof *prof)
             st = RF_OK;
         }
     }
-    if (!st && recp) st = rf_gx_recpart_run(x, k);
+    if (!st && recp) {
+        int64_t rd = x->d->count, re = x->d->nerrors;
+        st = rf_gx_recpart_run(x, k);
+        /* candidates that hash alike do not split by row hash (a nullary
+        ** relation's rows are all one row): a difference then runs in ranges
+        ** of its candidates against the whole set, as any difference */
+        if (st == RF_EDEVMEM && k->kind == RF_HIR_DIFFERENCE && rf_gx_part_can(x, k)) {
+            rf_gx_held_drop_diags(x, rd, re);
+            parts = 1;
+            /* (the set whole again, in host memory, its table made anew;
+            ** the kernel's values in use again: never moved out under
+            ** the ranges, which recpart's epoch had let happen) */
+            st = rf_gx_recpart_join(x, k->in[1]);
+            for (int32_t i = 0; i < k->nin; i++)
+                if (k->in[i] >= 0) x->vals[k->in[i]].used = x->epoch;
+        }
+    }
     if (!st && parts) st = rf_gx_run_parts(x, k);
     if (st == RF_EDEVMEM) name_kernel(x, k, ndiag);
     if (st || !prof) return st;
