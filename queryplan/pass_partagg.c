@@ -18,8 +18,9 @@
 ** moves, to be combined. TPC-H q01 groups 6 M lines into 4 groups; q18 and
 ** q21 group lineitem, which each rank reads in order of orderkey, by it.
 **
-** Parts: count() is a count, combined by a total; total(x) a total; min and
-** max themselves; avg(x) a total of x and a count, divided after combining
+** Parts: count() is a count, combined by a total; total(x) of decimals a
+** total (of ints: left whole, an int part could overflow where the exact
+** whole does not); min and max themselves; avg(x) a total of x and a count, divided after combining
 ** (in wide decimals: div_round(sum * 10^6, count * 10^6) is avg's
 ** div_round(sum, count), the same digits, and the sum is exact; the mean is
 ** then narrowed to decimal, as avg's own is). A total of decimals is a wide
@@ -55,9 +56,11 @@ static int decomposes(const rf_qp_cmd *c)
         case RF_AGG_AVG:
             /* (not of wide decimals: each part's total is checked against
             ** the wide range, so a part beyond it would stop a total within
-            ** it; a decimal's parts, 128 bits, cannot leave it) */
-            if (a->col < 0 || (in->types[a->col] != RF_TYPE_INT && in->types[a->col] != RF_TYPE_DECIMAL))
-                return 0;
+            ** it; a decimal's parts, 128 bits, cannot leave it. Not of ints
+            ** either: a part is an int, so a rank's part could overflow where
+            ** the whole, added exactly, does not (rows of 2^63 - 1 and
+            ** -(2^63 - 1) on 2 ranks stopped a total of 5 with an overflow) */
+            if (a->col < 0 || in->types[a->col] != RF_TYPE_DECIMAL) return 0;
             if (a->fn == RF_AGG_AVG && a->type != RF_TYPE_DECIMAL) return 0;
             break;
         default: return 0;
