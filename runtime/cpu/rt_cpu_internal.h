@@ -27,6 +27,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* join indexes kept per borrowed relation (one per set of key columns) */
+enum { RF_CX_JSIDES = 4 };
+
 typedef struct val {
     rf_rt_rel rel;        /* with set: rel.cols points into the set's storage */
     rf_rt_index idx;
@@ -39,7 +42,17 @@ typedef struct val {
     ** input inside a loop is probed every round; building its index every
     ** round cost as much as the round) */
     rf_cpu_set *probe;
+    /* a borrowed relation's join index on some key columns, built by the
+    ** first join that probes it with a much smaller left side and kept for
+    ** the next ones (an input joined every round of a recursion: building
+    ** on the round's few new rows and scanning the whole input made every
+    ** round cost the input's size) */
+    rf_cpu_join_side *jside[RF_CX_JSIDES];
+    int64_t jside_uses; /* joins that would have built one since the rows last changed */
 } val;
+
+/* Drops a variable's join indexes: its rows change. */
+void rf_cx_jsides_free(val *v);
 
 typedef struct rf_cx_gtplan rf_cx_gtplan;
 

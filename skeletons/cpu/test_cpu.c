@@ -1084,6 +1084,20 @@ static void test_join(void)
                 nref = n;
             }
             CHECK(n == nref && same_i64(li, rl, n) && same_i64(ri, rr, n));
+            if (jc->rn > 0 && nk > 0) {
+                /* the right side prepared once, probed twice: the same pairs in the same order */
+                rf_cpu_join_side *side = NULL;
+                OK(rf_cpu_join_side_new(pools[p], &r, rkeys, nk, &side));
+                CHECK(rf_cpu_join_side_keys(side, rkeys, nk) && !rf_cpu_join_side_keys(side, lkeys, nk));
+                for (int rep = 0; rep < 2; rep++) {
+                    int64_t *sl, *sr, sn;
+                    OK(rf_cpu_hash_join_side(pools[p], &l, lkeys, &r, side, &sl, &sr, &sn));
+                    CHECK(sn == nref && same_i64(sl, rl, sn) && same_i64(sr, rr, sn));
+                    free(sl);
+                    free(sr);
+                }
+                rf_cpu_join_side_free(side);
+            }
             /* projected: left col 2, right col 0, left col 0 */
             int32_t lc[2] = {2, 0}, rc[1] = {0};
             rf_cpu_table out;
