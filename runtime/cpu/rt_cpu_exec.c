@@ -217,7 +217,18 @@ static rf_status k_join_index(exec *x, const rf_hir_kernel *k)
     rf_rt_index idx;
     memset(&idx, 0, sizeof idx);
     rf_status st = RF_OK;
-    if (k->kind == RF_HIR_ANTI_INDEX && k->nkeys == 0) {
+    if (k->kind == RF_HIR_JOIN_INDEX && (l->nrows == 0 || r->nrows == 0)) {
+        /* no pairs, found without a pass over the other side (a recursion's
+        ** empty delta against a big relation, every other round of a
+        ** mutual recursion) */
+        idx.a = rf_malloc(sizeof *idx.a);
+        idx.b = rf_malloc(sizeof *idx.b);
+        if (!idx.a || !idx.b) {
+            free(idx.a);
+            free(idx.b);
+            return RF_ENOMEM;
+        }
+    } else if (k->kind == RF_HIR_ANTI_INDEX && k->nkeys == 0) {
         /* no shared variables: every row survives when the negated relation is empty */
         int64_t n = r->nrows ? 0 : l->nrows;
         idx.a = rf_malloc((size_t)(n + 1) * sizeof *idx.a);
