@@ -28,6 +28,9 @@ rf_status rf_cx_view_of(const rf_rt_rel *r, rf_cpu_table *t)
 
 void rf_cx_jsides_free(val *v)
 {
+    rf_cpu_set_free(v->probe);
+    v->probe = NULL;
+    v->probe_uses = 0;
     v->jside_uses = 0;
     for (int i = 0; i < RF_CX_JSIDES; i++) {
         rf_cpu_join_side_free(v->jside[i]);
@@ -149,14 +152,15 @@ static rf_status k_map(exec *x, const rf_hir_kernel *k, const rf_rt_side sides[2
     return RF_OK;
 }
 
-/* An anti-join that negates every column of a borrowed relation (an input:
-** it never changes during the run) probes a hash set of its rows, built
-** once: returns 1 when it ran (*st its status), 0 when k is not such a one. */
+/* An anti-join that negates every column of a relation that does not
+** change (an input, or a relation computed before a recursion and negated
+** again without changing since) probes a hash set of its rows, built once:
+** returns 1 when it ran (*st its status), 0 when k is not such a one. */
 static int anti_join_probe(exec *x, const rf_hir_kernel *k, const rf_cpu_table *lv, const rf_cpu_table *rv,
                            rf_rt_index *idx, rf_status *st)
 {
     val *rvv = &x->vals[k->in[1]];
-    if (!rvv->borrowed || k->nkeys != rv->ncols || rv->ncols <= 0 || rv->ncols > 64 || lv->nrows < 1) return 0;
+    if (k->nkeys != rv->ncols || rv->ncols <= 0 || rv->ncols > 64 || lv->nrows < 1) return 0;
     uint64_t seen = 0;
     for (int32_t i = 0; i < k->nkeys; i++) {
         if (k->rkeys[i] < 0 || k->rkeys[i] >= rv->ncols || (seen >> k->rkeys[i] & 1)) return 0;
@@ -165,6 +169,9 @@ static int anti_join_probe(exec *x, const rf_hir_kernel *k, const rf_cpu_table *
     }
     /* worth it only when the set is reused: the right side much larger than one probe */
     if (!rvv->probe && rv->nrows < 4 * lv->nrows) return 0;
+    /* an input never changes; another relation is worth it from its second
+    ** anti-join on unchanged rows (one rewritten every round never gets one) */
+    if (!rvv->probe && !rvv->borrowed && rvv->probe_uses++ < 1) return 0;
     if (!rvv->probe) {
         rf_cpu_kind kinds[64];
         for (int32_t c = 0; c < rv->ncols; c++) kinds[c] = rv->cols[c].kind;
