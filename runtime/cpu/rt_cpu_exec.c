@@ -191,7 +191,8 @@ static int anti_join_probe(exec *x, const rf_hir_kernel *k, const rf_cpu_table *
     return 1;
 }
 
-/* A join whose right side is much larger than the left and was joined
+/* A join (or an anti-join on some of the right side's columns) whose right
+** side is much larger than the left and was joined
 ** before without changing since (an input, or a relation computed before
 ** a recursion and joined every round of it) probes a join index of the
 ** right side built once: returns 1 when it ran (*st its status), 0 when k is
@@ -201,6 +202,7 @@ static int anti_join_probe(exec *x, const rf_hir_kernel *k, const rf_cpu_table *
 static int join_kept_side(exec *x, const rf_hir_kernel *k, const rf_cpu_table *lv, const rf_cpu_table *rv,
                           rf_rt_index *idx, rf_status *st)
 {
+    int anti = k->kind == RF_HIR_ANTI_INDEX;
     val *rvv = &x->vals[k->in[1]];
     if (k->nkeys < 1 || lv->nrows < 1 || rv->nrows < 1) return 0;
     int slot = -1;
@@ -214,7 +216,8 @@ static int join_kept_side(exec *x, const rf_hir_kernel *k, const rf_cpu_table *l
         if (slot < 0) return 0;
         if ((*st = rf_cpu_join_side_new(x->pool, rv, k->rkeys, k->nkeys, &rvv->jside[slot]))) return 1;
     }
-    *st = rf_cpu_hash_join_side(x->pool, lv, k->lkeys, rv, rvv->jside[slot], &idx->a, &idx->b, &idx->n);
+    if (anti) *st = rf_cpu_anti_join_side(x->pool, lv, k->lkeys, rv, rvv->jside[slot], &idx->a, &idx->n);
+    else *st = rf_cpu_hash_join_side(x->pool, lv, k->lkeys, rv, rvv->jside[slot], &idx->a, &idx->b, &idx->n);
     return 1;
 }
 
@@ -253,7 +256,7 @@ static rf_status k_join_index(exec *x, const rf_hir_kernel *k)
             if (!join_kept_side(x, k, &lv, &rv, &idx, &st))
                 st = rf_cpu_hash_join(x->pool, &lv, k->lkeys, &rv, k->rkeys, k->nkeys, &idx.a, &idx.b,
                                       &idx.n);
-        } else if (!anti_join_probe(x, k, &lv, &rv, &idx, &st))
+        } else if (!anti_join_probe(x, k, &lv, &rv, &idx, &st) && !join_kept_side(x, k, &lv, &rv, &idx, &st))
             st = rf_cpu_anti_join(x->pool, &lv, k->lkeys, &rv, k->rkeys, k->nkeys, &idx.a, &idx.n);
         free(lv.cols);
         free(rv.cols);

@@ -687,6 +687,55 @@ out:
     return st;
 }
 
+rf_status rf_cpu_anti_join_side(rf_cpu_pool *pool, const rf_cpu_table *left, const int32_t *lkeys,
+                                const rf_cpu_table *right, const rf_cpu_join_side *s, int64_t **keep,
+                                int64_t *nkeep)
+{
+    *keep = NULL;
+    *nkeep = 0;
+    if (!s || !right || right->nrows != s->rn) return RF_EINTERNAL;
+    rf_status st = keys_check(left, lkeys, right, s->rkeys, s->nkeys);
+    if (st) return st;
+    int64_t ln = left->nrows, mp = CPU_KEY_PARTS(s->nkeys);
+    int64_t grain = cpu_grain(ln, 16384), nch = (ln + grain - 1) / grain;
+    rf_cpu_kind *kinds = cpu_alloc(mp, sizeof *kinds);
+    const void **ldata = cpu_alloc(mp, sizeof *ldata);
+    int64_t *hit_row = cpu_alloc(ln, sizeof(int64_t)), *hit_gid = cpu_alloc(ln, sizeof(int64_t));
+    int64_t *nhit = cpu_alloc(nch, sizeof(int64_t)), *out = NULL;
+    uint8_t *hit = cpu_zalloc(ln, 1);
+    int32_t np = 0;
+    st = RF_ENOMEM;
+    if (!kinds || !ldata || !hit_row || !hit_gid || !nhit || !hit) goto out;
+    if ((st = cpu_table_keys(left, lkeys, s->nkeys, NULL, kinds, ldata, NULL, &np))) goto out;
+    if (s->dense)
+        cpu_dense_probe_hits(pool, &s->dx, &s->k.e, ldata, ln, grain, hit_row, hit_gid, nhit);
+    else if ((st = cpu_ht_probe_hits(pool, &s->ht, &s->k.e, ldata, ln, grain, hit_row, hit_gid, nhit)))
+        goto out;
+    int64_t nhits = 0;
+    for (int64_t c = 0; c < nch; c++)
+        for (int64_t h = 0; h < nhit[c]; h++) {
+            int64_t r = hit_row[c * grain + h];
+            nhits += !hit[r];
+            hit[r] = 1;
+        }
+    st = RF_ENOMEM;
+    if (!(out = cpu_alloc(ln - nhits, sizeof(int64_t)))) goto out;
+    int64_t m = 0;
+    for (int64_t i = 0; i < ln; i++)
+        if (!hit[i]) out[m++] = i;
+    *keep = out;
+    *nkeep = m;
+    st = RF_OK;
+out:
+    free(kinds);
+    free(ldata);
+    free(hit_row);
+    free(hit_gid);
+    free(nhit);
+    free(hit);
+    return st;
+}
+
 rf_status rf_cpu_join_project(rf_cpu_pool *pool, const rf_cpu_table *left, const int32_t *lkeys,
                               const rf_cpu_table *right, const int32_t *rkeys, int32_t nkeys, const int32_t *lcols,
                               int32_t nl, const int32_t *rcols, int32_t nr, rf_cpu_table *out)

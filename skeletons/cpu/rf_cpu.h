@@ -209,6 +209,11 @@ int rf_cpu_join_side_keys(const rf_cpu_join_side *s, const int32_t *rkeys, int32
 rf_status rf_cpu_hash_join_side(rf_cpu_pool *pool, const rf_cpu_table *left, const int32_t *lkeys,
                                 const rf_cpu_table *right, const rf_cpu_join_side *s, int64_t **lidx,
                                 int64_t **ridx, int64_t *n);
+/* rf_cpu_anti_join of left against the right side s was prepared from: the
+** left rows without a match, ascending. */
+rf_status rf_cpu_anti_join_side(rf_cpu_pool *pool, const rf_cpu_table *left, const int32_t *lkeys,
+                                const rf_cpu_table *right, const rf_cpu_join_side *s, int64_t **keep,
+                                int64_t *nkeep);
 /* The same join delivered as columns: out (owned) has the columns
 ** lcols[0..nl) of left followed by rcols[0..nr) of right, one row per
 ** matching pair in the order above. Cheaper than rf_cpu_hash_join and

@@ -1096,6 +1096,13 @@ static void test_join(void)
                     free(sl);
                     free(sr);
                 }
+                /* and as an anti-join: the left rows without a match */
+                int64_t *ak, an, *bk, bn;
+                OK(rf_cpu_anti_join(pools[p], &l, lkeys, &r, rkeys, nk, &ak, &an));
+                OK(rf_cpu_anti_join_side(pools[p], &l, lkeys, &r, side, &bk, &bn));
+                CHECK(an == bn && same_i64(ak, bk, an));
+                free(ak);
+                free(bk);
                 rf_cpu_join_side_free(side);
             }
             /* projected: left col 2, right col 0, left col 0 */
