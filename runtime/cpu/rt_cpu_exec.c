@@ -26,10 +26,23 @@ rf_status rf_cx_view_of(const rf_rt_rel *r, rf_cpu_table *t)
     return RF_OK;
 }
 
+void rf_cx_jsides_free(val *v)
+{
+    rf_cpu_set_free(v->probe);
+    v->probe = NULL;
+    v->probe_uses = 0;
+    v->jside_uses = 0;
+    for (int i = 0; i < RF_CX_JSIDES; i++) {
+        rf_cpu_join_side_free(v->jside[i]);
+        v->jside[i] = NULL;
+    }
+}
+
 void rf_cx_val_clear(val *v)
 {
     rf_cpu_set_free(v->probe);
     v->probe = NULL;
+    rf_cx_jsides_free(v);
     if (v->borrowed) {
         /* the cache owns the columns; only the pointer array is ours */
         free(v->rel.cols);
@@ -113,6 +126,7 @@ rf_status rf_cx_take_or_copy(exec *x, const rf_hir_kernel *k, int32_t var, const
             out->types = types;
             v->rel.cols = NULL;
             v->rel.nrows = 0;
+            rf_cx_jsides_free(v);
             return RF_OK;
         }
     }
@@ -138,14 +152,15 @@ static rf_status k_map(exec *x, const rf_hir_kernel *k, const rf_rt_side sides[2
     return RF_OK;
 }
 
-/* An anti-join that negates every column of a borrowed relation (an input:
-** it never changes during the run) probes a hash set of its rows, built
-** once: returns 1 when it ran (*st its status), 0 when k is not such a one. */
+/* An anti-join that negates every column of a relation that does not
+** change (an input, or a relation computed before a recursion and negated
+** again without changing since) probes a hash set of its rows, built once:
+** returns 1 when it ran (*st its status), 0 when k is not such a one. */
 static int anti_join_probe(exec *x, const rf_hir_kernel *k, const rf_cpu_table *lv, const rf_cpu_table *rv,
                            rf_rt_index *idx, rf_status *st)
 {
     val *rvv = &x->vals[k->in[1]];
-    if (!rvv->borrowed || k->nkeys != rv->ncols || rv->ncols <= 0 || rv->ncols > 64 || lv->nrows < 1) return 0;
+    if (k->nkeys != rv->ncols || rv->ncols <= 0 || rv->ncols > 64 || lv->nrows < 1) return 0;
     uint64_t seen = 0;
     for (int32_t i = 0; i < k->nkeys; i++) {
         if (k->rkeys[i] < 0 || k->rkeys[i] >= rv->ncols || (seen >> k->rkeys[i] & 1)) return 0;
@@ -154,6 +169,9 @@ static int anti_join_probe(exec *x, const rf_hir_kernel *k, const rf_cpu_table *
     }
     /* worth it only when the set is reused: the right side much larger than one probe */
     if (!rvv->probe && rv->nrows < 4 * lv->nrows) return 0;
+    /* an input never changes; another relation is worth it from its second
+    ** anti-join on unchanged rows (one rewritten every round never gets one) */
+    if (!rvv->probe && !rvv->borrowed && rvv->probe_uses++ < 1) return 0;
     if (!rvv->probe) {
         rf_cpu_kind kinds[64];
         for (int32_t c = 0; c < rv->ncols; c++) kinds[c] = rv->cols[c].kind;
@@ -173,13 +191,54 @@ static int anti_join_probe(exec *x, const rf_hir_kernel *k, const rf_cpu_table *
     return 1;
 }
 
+/* A join (or an anti-join on some of the right side's columns) whose right
+** side is much larger than the left and was joined
+** before without changing since (an input, or a relation computed before
+** a recursion and joined every round of it) probes a join index of the
+** right side built once: returns 1 when it ran (*st its status), 0 when k is
+** not such a one. Every change of a variable's rows drops its indexes
+** (rf_cx_val_clear, cpu_load, the set kernels); a variable rewritten every
+** round is never indexed, as its second join never comes. */
+static int join_kept_side(exec *x, const rf_hir_kernel *k, const rf_cpu_table *lv, const rf_cpu_table *rv,
+                          rf_rt_index *idx, rf_status *st)
+{
+    int anti = k->kind == RF_HIR_ANTI_INDEX;
+    val *rvv = &x->vals[k->in[1]];
+    if (k->nkeys < 1 || lv->nrows < 1 || rv->nrows < 1) return 0;
+    int slot = -1;
+    for (int i = 0; i < RF_CX_JSIDES && slot < 0; i++)
+        if (rf_cpu_join_side_keys(rvv->jside[i], k->rkeys, k->nkeys)) slot = i;
+    if (slot < 0) {
+        /* worth it only when the index is reused: the right side much larger than one probe */
+        if (rv->nrows < 4 * lv->nrows || rvv->jside_uses++ < 1) return 0;
+        for (int i = 0; i < RF_CX_JSIDES && slot < 0; i++)
+            if (!rvv->jside[i]) slot = i;
+        if (slot < 0) return 0;
+        if ((*st = rf_cpu_join_side_new(x->pool, rv, k->rkeys, k->nkeys, &rvv->jside[slot]))) return 1;
+    }
+    if (anti) *st = rf_cpu_anti_join_side(x->pool, lv, k->lkeys, rv, rvv->jside[slot], &idx->a, &idx->n);
+    else *st = rf_cpu_hash_join_side(x->pool, lv, k->lkeys, rv, rvv->jside[slot], &idx->a, &idx->b, &idx->n);
+    return 1;
+}
+
 static rf_status k_join_index(exec *x, const rf_hir_kernel *k)
 {
     const rf_rt_rel *l = &x->vals[k->in[0]].rel, *r = &x->vals[k->in[1]].rel;
     rf_rt_index idx;
     memset(&idx, 0, sizeof idx);
     rf_status st = RF_OK;
-    if (k->kind == RF_HIR_ANTI_INDEX && k->nkeys == 0) {
+    if (k->kind == RF_HIR_JOIN_INDEX && (l->nrows == 0 || r->nrows == 0)) {
+        /* no pairs, found without a pass over the other side (a recursion's
+        ** empty delta against a big relation, every other round of a
+        ** mutual recursion) */
+        idx.a = rf_malloc(sizeof *idx.a);
+        idx.b = rf_malloc(sizeof *idx.b);
+        if (!idx.a || !idx.b) {
+            free(idx.a);
+            free(idx.b);
+            return RF_ENOMEM;
+        }
+    } else if (k->kind == RF_HIR_ANTI_INDEX && k->nkeys == 0) {
         /* no shared variables: every row survives when the negated relation is empty */
         int64_t n = r->nrows ? 0 : l->nrows;
         idx.a = rf_malloc((size_t)(n + 1) * sizeof *idx.a);
@@ -193,9 +252,11 @@ static rf_status k_join_index(exec *x, const rf_hir_kernel *k)
             free(lv.cols);
             return st;
         }
-        if (k->kind == RF_HIR_JOIN_INDEX)
-            st = rf_cpu_hash_join(x->pool, &lv, k->lkeys, &rv, k->rkeys, k->nkeys, &idx.a, &idx.b, &idx.n);
-        else if (!anti_join_probe(x, k, &lv, &rv, &idx, &st))
+        if (k->kind == RF_HIR_JOIN_INDEX) {
+            if (!join_kept_side(x, k, &lv, &rv, &idx, &st))
+                st = rf_cpu_hash_join(x->pool, &lv, k->lkeys, &rv, k->rkeys, k->nkeys, &idx.a, &idx.b,
+                                      &idx.n);
+        } else if (!anti_join_probe(x, k, &lv, &rv, &idx, &st) && !join_kept_side(x, k, &lv, &rv, &idx, &st))
             st = rf_cpu_anti_join(x->pool, &lv, k->lkeys, &rv, k->rkeys, k->nkeys, &idx.a, &idx.n);
         free(lv.cols);
         free(rv.cols);
@@ -418,6 +479,7 @@ static rf_status cpu_load(void *dev, int32_t var, rf_rt_rel *rel, int borrowed, 
     val *v = &x->vals[var];
     rf_cpu_set_free(v->probe);
     v->probe = NULL;
+    rf_cx_jsides_free(v);
     v->rel.nrows = rel->nrows;
     v->rel.cols = rel->cols;
     v->borrowed = borrowed;
@@ -438,6 +500,7 @@ static rf_status cpu_to_host(void *dev, int32_t var, rf_rt_rel *out)
     exec *x = dev;
     *out = x->vals[var].rel;
     memset(&x->vals[var].rel, 0, sizeof x->vals[var].rel);
+    rf_cx_jsides_free(&x->vals[var]);
     return RF_OK;
 }
 

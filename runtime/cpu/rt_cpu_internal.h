@@ -27,6 +27,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* join indexes kept per borrowed relation (one per set of key columns) */
+enum { RF_CX_JSIDES = 4 };
+
 typedef struct val {
     rf_rt_rel rel;        /* with set: rel.cols points into the set's storage */
     rf_rt_index idx;
@@ -34,12 +37,24 @@ typedef struct val {
     int has_groups;
     rf_cpu_set *set;      /* a hash index on rel's rows, kept while rel only grows */
     int borrowed;         /* rel's columns belong to the input cache */
-    /* a borrowed relation's rows in a hash set, built by the first anti-join
-    ** that negates all of its columns and kept for the next ones (a negated
-    ** input inside a loop is probed every round; building its index every
-    ** round cost as much as the round) */
+    /* a relation's rows in a hash set, built by the first anti-join that
+    ** negates all of its columns (the second, for a relation not borrowed,
+    ** unchanged since the first) and kept for the next ones (a negated input
+    ** inside a loop is probed every round; building its index every round
+    ** cost as much as the round) */
     rf_cpu_set *probe;
+    /* a borrowed relation's join index on some key columns, built by the
+    ** first join that probes it with a much smaller left side and kept for
+    ** the next ones (an input joined every round of a recursion: building
+    ** on the round's few new rows and scanning the whole input made every
+    ** round cost the input's size) */
+    rf_cpu_join_side *jside[RF_CX_JSIDES];
+    int64_t jside_uses; /* joins that would have built one since the rows last changed */
+    int64_t probe_uses; /* the same for probe (a relation not borrowed) */
 } val;
+
+/* Drops a variable's kept indexes (probe, jside): its rows change. */
+void rf_cx_jsides_free(val *v);
 
 typedef struct rf_cx_gtplan rf_cx_gtplan;
 

@@ -79,6 +79,7 @@ static rf_status ensure_set(exec *x, int32_t var)
     free(t.cols);
     rf_cpu_set_free(v->probe); /* its rows change from now on */
     v->probe = NULL;
+    rf_cx_jsides_free(v);
     if (v->borrowed) {
         free(v->rel.cols);
         v->borrowed = 0;
@@ -101,6 +102,7 @@ rf_status rf_cx_k_insert(exec *x, const rf_hir_kernel *k)
         free(t.cols);
         if (!st) st = rel_from_set(v);
     }
+    rf_cx_jsides_free(v); /* its rows changed */
     return st;
 }
 

@@ -1,7 +1,8 @@
 /*
 ** skeletons/cpu/cpu_ops.c: the relational operators built on the hash table.
 **
-** Owns: unique, group-by, inner / semi / anti equi-joins, difference and
+** Owns: unique, group-by, inner / semi / anti equi-joins, a join's right
+** side prepared once for many probes (rf_cpu_join_side), difference and
 ** union. Each one encodes its key columns (over the union of both sides'
 ** ranges for binary operators, so that equal keys encode equally), builds
 ** the shared hash table on the smaller side and probes with the other.
@@ -558,6 +559,181 @@ rf_status rf_cpu_hash_join(rf_cpu_pool *pool, const rf_cpu_table *left, const in
     *n = jp.total;
     plan_free(&jp);
     return RF_OK;
+}
+
+/* ---- a prepared right side ------------------------------------------ */
+
+struct rf_cpu_join_side {
+    int32_t nkeys;
+    int32_t *rkeys;
+    int64_t rn, G;
+    keys k; /* the right side's key parts, encoded over its own ranges */
+    int dense;
+    cpu_ht ht;
+    cpu_dense dx;
+    int64_t *order, *offsets; /* right rows by group; NULL: group g is right row g */
+};
+
+void rf_cpu_join_side_free(rf_cpu_join_side *s)
+{
+    if (!s) return;
+    free(s->rkeys);
+    keys_free(&s->k);
+    cpu_ht_free(&s->ht);
+    cpu_dense_free(&s->dx);
+    free(s->order);
+    free(s->offsets);
+    free(s);
+}
+
+int rf_cpu_join_side_keys(const rf_cpu_join_side *s, const int32_t *rkeys, int32_t nkeys)
+{
+    if (!s || s->nkeys != nkeys) return 0;
+    for (int32_t i = 0; i < nkeys; i++)
+        if (s->rkeys[i] != rkeys[i]) return 0;
+    return 1;
+}
+
+rf_status rf_cpu_join_side_new(rf_cpu_pool *pool, const rf_cpu_table *right, const int32_t *rkeys, int32_t nkeys,
+                               rf_cpu_join_side **out)
+{
+    *out = NULL;
+    if (!right || right->nrows < 1 || nkeys < 1) return RF_EINTERNAL;
+    rf_cpu_join_side *s = cpu_zalloc(1, sizeof *s);
+    if (!s) return RF_ENOMEM;
+    int64_t rn = right->nrows, *bg = NULL, *F = NULL, m;
+    rf_status st = RF_ENOMEM;
+    s->nkeys = nkeys;
+    s->rn = rn;
+    if (!(s->rkeys = cpu_alloc(nkeys, sizeof *s->rkeys))) goto out;
+    memcpy(s->rkeys, rkeys, (size_t)nkeys * sizeof *rkeys);
+    /* the right side as the one table: its ranges alone (left rows are probed with range checks) */
+    if ((st = keys_init(pool, &s->k, right, rkeys, NULL, NULL, nkeys, RANGE_BOTH))) goto out;
+    s->dense = cpu_dense_fits(&s->k.e, rn, 1);
+    if (s->dense) st = cpu_dense_build(pool, &s->dx, &s->k.e, s->k.ldata, rn, &bg, &F, &s->G);
+    else st = cpu_ht_build(pool, &s->ht, &s->k.e, s->k.ldata, rn, 1, &bg, &F, &s->G);
+    if (st) goto out;
+    if (s->G < rn) st = cpu_csr(pool, bg, rn, s->G, &s->order, &s->offsets, &m);
+out:
+    free(bg);
+    free(F);
+    if (st) rf_cpu_join_side_free(s);
+    else *out = s;
+    return st;
+}
+
+rf_status rf_cpu_hash_join_side(rf_cpu_pool *pool, const rf_cpu_table *left, const int32_t *lkeys,
+                                const rf_cpu_table *right, const rf_cpu_join_side *s, int64_t **lidx,
+                                int64_t **ridx, int64_t *n)
+{
+    *lidx = *ridx = NULL;
+    *n = 0;
+    if (!s || !right || right->nrows != s->rn) return RF_EINTERNAL;
+    rf_status st = keys_check(left, lkeys, right, s->rkeys, s->nkeys);
+    if (st) return st;
+    int64_t ln = left->nrows, mp = CPU_KEY_PARTS(s->nkeys);
+    join_plan jp;
+    memset(&jp, 0, sizeof jp);
+    jp.grain = cpu_grain(ln, 16384);
+    jp.nch = (ln + jp.grain - 1) / jp.grain;
+    rf_cpu_kind *kinds = cpu_alloc(mp, sizeof *kinds);
+    const void **ldata = cpu_alloc(mp, sizeof *ldata);
+    int32_t np = 0;
+    st = RF_ENOMEM;
+    if (!kinds || !ldata) goto out;
+    if ((st = cpu_table_keys(left, lkeys, s->nkeys, NULL, kinds, ldata, NULL, &np))) goto out;
+    st = RF_ENOMEM;
+    jp.hit_row = cpu_alloc(ln, sizeof(int64_t));
+    jp.hit_gid = cpu_alloc(ln, sizeof(int64_t));
+    jp.nhit = cpu_alloc(jp.nch, sizeof(int64_t));
+    jp.counts = cpu_alloc(jp.nch, sizeof(int64_t));
+    if (!jp.hit_row || !jp.hit_gid || !jp.nhit || !jp.counts) goto out;
+    if (s->dense)
+        cpu_dense_probe_hits(pool, &s->dx, &s->k.e, ldata, ln, jp.grain, jp.hit_row, jp.hit_gid, jp.nhit);
+    else if ((st = cpu_ht_probe_hits(pool, &s->ht, &s->k.e, ldata, ln, jp.grain, jp.hit_row, jp.hit_gid,
+                                     jp.nhit)))
+        goto out;
+    /* borrowed from s: plan_free must not free them */
+    jp.order = s->order;
+    jp.offsets = s->offsets;
+    rf_cpu_parallel_for(pool, ln, jp.grain, emit_count, &jp);
+    int64_t tot = 0;
+    st = RF_ENOMEM;
+    for (int64_t i = 0; i < jp.nch; i++) {
+        int64_t x = jp.counts[i];
+        if (x > INT64_MAX - tot) goto out;
+        jp.counts[i] = tot;
+        tot += x;
+    }
+    jp.total = tot;
+    {
+        emit_ctx c = {&jp, cpu_alloc(tot, 8), cpu_alloc(tot, 8), 0, NULL, NULL, NULL};
+        if (!c.lidx || !c.ridx) {
+            free(c.lidx);
+            free(c.ridx);
+            goto out;
+        }
+        rf_cpu_parallel_for(pool, ln, jp.grain, emit_pairs, &c);
+        *lidx = c.lidx;
+        *ridx = c.ridx;
+        *n = tot;
+        st = RF_OK;
+    }
+out:
+    jp.order = jp.offsets = NULL;
+    plan_free(&jp);
+    free(kinds);
+    free(ldata);
+    return st;
+}
+
+rf_status rf_cpu_anti_join_side(rf_cpu_pool *pool, const rf_cpu_table *left, const int32_t *lkeys,
+                                const rf_cpu_table *right, const rf_cpu_join_side *s, int64_t **keep,
+                                int64_t *nkeep)
+{
+    *keep = NULL;
+    *nkeep = 0;
+    if (!s || !right || right->nrows != s->rn) return RF_EINTERNAL;
+    rf_status st = keys_check(left, lkeys, right, s->rkeys, s->nkeys);
+    if (st) return st;
+    int64_t ln = left->nrows, mp = CPU_KEY_PARTS(s->nkeys);
+    int64_t grain = cpu_grain(ln, 16384), nch = (ln + grain - 1) / grain;
+    rf_cpu_kind *kinds = cpu_alloc(mp, sizeof *kinds);
+    const void **ldata = cpu_alloc(mp, sizeof *ldata);
+    int64_t *hit_row = cpu_alloc(ln, sizeof(int64_t)), *hit_gid = cpu_alloc(ln, sizeof(int64_t));
+    int64_t *nhit = cpu_alloc(nch, sizeof(int64_t)), *out = NULL;
+    uint8_t *hit = cpu_zalloc(ln, 1);
+    int32_t np = 0;
+    st = RF_ENOMEM;
+    if (!kinds || !ldata || !hit_row || !hit_gid || !nhit || !hit) goto out;
+    if ((st = cpu_table_keys(left, lkeys, s->nkeys, NULL, kinds, ldata, NULL, &np))) goto out;
+    if (s->dense)
+        cpu_dense_probe_hits(pool, &s->dx, &s->k.e, ldata, ln, grain, hit_row, hit_gid, nhit);
+    else if ((st = cpu_ht_probe_hits(pool, &s->ht, &s->k.e, ldata, ln, grain, hit_row, hit_gid, nhit)))
+        goto out;
+    int64_t nhits = 0;
+    for (int64_t c = 0; c < nch; c++)
+        for (int64_t h = 0; h < nhit[c]; h++) {
+            int64_t r = hit_row[c * grain + h];
+            nhits += !hit[r];
+            hit[r] = 1;
+        }
+    st = RF_ENOMEM;
+    if (!(out = cpu_alloc(ln - nhits, sizeof(int64_t)))) goto out;
+    int64_t m = 0;
+    for (int64_t i = 0; i < ln; i++)
+        if (!hit[i]) out[m++] = i;
+    *keep = out;
+    *nkeep = m;
+    st = RF_OK;
+out:
+    free(kinds);
+    free(ldata);
+    free(hit_row);
+    free(hit_gid);
+    free(nhit);
+    free(hit);
+    return st;
 }
 
 rf_status rf_cpu_join_project(rf_cpu_pool *pool, const rf_cpu_table *left, const int32_t *lkeys,

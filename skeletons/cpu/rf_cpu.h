@@ -193,6 +193,27 @@ rf_status rf_cpu_agg_max(rf_cpu_pool *pool, rf_cpu_groups *g, const rf_cpu_col *
 rf_status rf_cpu_hash_join(rf_cpu_pool *pool, const rf_cpu_table *left, const int32_t *lkeys,
                            const rf_cpu_table *right, const int32_t *rkeys, int32_t nkeys,
                            int64_t **lidx, int64_t **ridx, int64_t *n);
+/* A join's right side prepared once: its key columns indexed (hash table or
+** dense index) and its rows listed by key, for a right side that many left
+** sides probe (a relation that never changes, joined every round of a
+** recursion: building on the small left side each round and scanning the
+** big right one made each round cost the right side's size). */
+typedef struct rf_cpu_join_side rf_cpu_join_side;
+rf_status rf_cpu_join_side_new(rf_cpu_pool *pool, const rf_cpu_table *right, const int32_t *rkeys, int32_t nkeys,
+                               rf_cpu_join_side **out);
+void rf_cpu_join_side_free(rf_cpu_join_side *s);
+/* Whether s was prepared on key columns rkeys[0..nkeys). */
+int rf_cpu_join_side_keys(const rf_cpu_join_side *s, const int32_t *rkeys, int32_t nkeys);
+/* rf_cpu_hash_join of left with the right side s was prepared from (right
+** itself, unchanged since): the same pairs in the same order. */
+rf_status rf_cpu_hash_join_side(rf_cpu_pool *pool, const rf_cpu_table *left, const int32_t *lkeys,
+                                const rf_cpu_table *right, const rf_cpu_join_side *s, int64_t **lidx,
+                                int64_t **ridx, int64_t *n);
+/* rf_cpu_anti_join of left against the right side s was prepared from: the
+** left rows without a match, ascending. */
+rf_status rf_cpu_anti_join_side(rf_cpu_pool *pool, const rf_cpu_table *left, const int32_t *lkeys,
+                                const rf_cpu_table *right, const rf_cpu_join_side *s, int64_t **keep,
+                                int64_t *nkeep);
 /* The same join delivered as columns: out (owned) has the columns
 ** lcols[0..nl) of left followed by rcols[0..nr) of right, one row per
 ** matching pair in the order above. Cheaper than rf_cpu_hash_join and

@@ -1084,6 +1084,27 @@ static void test_join(void)
                 nref = n;
             }
             CHECK(n == nref && same_i64(li, rl, n) && same_i64(ri, rr, n));
+            if (jc->rn > 0 && nk > 0) {
+                /* the right side prepared once, probed twice: the same pairs in the same order */
+                rf_cpu_join_side *side = NULL;
+                OK(rf_cpu_join_side_new(pools[p], &r, rkeys, nk, &side));
+                CHECK(rf_cpu_join_side_keys(side, rkeys, nk) && !rf_cpu_join_side_keys(side, lkeys, nk));
+                for (int rep = 0; rep < 2; rep++) {
+                    int64_t *sl, *sr, sn;
+                    OK(rf_cpu_hash_join_side(pools[p], &l, lkeys, &r, side, &sl, &sr, &sn));
+                    CHECK(sn == nref && same_i64(sl, rl, sn) && same_i64(sr, rr, sn));
+                    free(sl);
+                    free(sr);
+                }
+                /* and as an anti-join: the left rows without a match */
+                int64_t *ak, an, *bk, bn;
+                OK(rf_cpu_anti_join(pools[p], &l, lkeys, &r, rkeys, nk, &ak, &an));
+                OK(rf_cpu_anti_join_side(pools[p], &l, lkeys, &r, side, &bk, &bn));
+                CHECK(an == bn && same_i64(ak, bk, an));
+                free(ak);
+                free(bk);
+                rf_cpu_join_side_free(side);
+            }
             /* projected: left col 2, right col 0, left col 0 */
             int32_t lc[2] = {2, 0}, rc[1] = {0};
             rf_cpu_table out;
