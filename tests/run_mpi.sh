@@ -310,7 +310,10 @@ EOF
             head -1 >/dev/null
         rc=$(cat "$tmp/pipe.rc")
         runs=$((runs + 1))
-        if [ "$rc" -ne 141 ] || [ -s "$tmp/pipe.err" ]; then
+        # (redfox stops mpirun with SIGTERM there; Open MPI 4.1's mpirun then
+        # crashes now and then in its own PMIx_server_finalize, and its report,
+        # lines "[host:pid] ...", reaches stderr: not redfox's words, not counted)
+        if [ "$rc" -ne 141 ] || grep -v -E '^\[[^]]+:[0-9]+\] |^Killed$' "$tmp/pipe.err" | grep -q .; then
             echo "FAIL: --gpus 2 | head -1: exit $rc"; cat "$tmp/pipe.err"; fails=$((fails + 1))
         fi
         awk 'BEGIN { for (i = 0; i < 4000; i++) print i "|" i + 1 "|" }' >"$tmp/chain/edges.tbl"
