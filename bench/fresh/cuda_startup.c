@@ -7,6 +7,12 @@
 ** No CUDA headers needed (the driver is loaded with dlopen):
 **   cc -O2 -o cuda_startup bench/fresh/cuda_startup.c -ldl
 **   ./cuda_startup [POOL_PERCENT] [COPY_MB]
+**   ./cuda_startup hold SECONDS
+** "hold" calls cuInit and sleeps: while a process holds the driver open, the
+** kernel module keeps the GPU initialized, as the driver's persistence mode
+** (nvidia-smi -pm 1, nvidia-persistenced) does on a server. A fresh process
+** beside it then pays only its own cuInit and context: the comparison of
+** docs/BENCHMARKS.md's fresh-process section with and without it.
 */
 #include <dlfcn.h>
 #include <stdint.h>
@@ -14,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 typedef int CUresult;
 typedef uint64_t CUdeviceptr;
@@ -33,13 +40,19 @@ static double now(void)
 
 int main(int argc, char **argv)
 {
-    int pct = argc > 1 ? atoi(argv[1]) : 85;
+    int pct = argc > 1 && strcmp(argv[1], "hold") ? atoi(argv[1]) : 85;
     size_t copy = (size_t)(argc > 2 ? atoi(argv[2]) : 1024) << 20;
     double t0 = now();
     void *h = dlopen("libcuda.so.1", RTLD_NOW);
     if (!h) return fprintf(stderr, "no libcuda.so.1\n"), 1;
     printf("%-44s %9.3f ms\n", "dlopen libcuda.so.1", (now() - t0) * 1e3);
     CUresult (*Init)(unsigned) = (CUresult(*)(unsigned))dlsym(h, "cuInit");
+    if (argc > 2 && !strcmp(argv[1], "hold")) {
+        STEP("cuInit", Init(0));
+        fflush(stdout);
+        sleep((unsigned)atoi(argv[2]));
+        return 0;
+    }
     CUresult (*DeviceGet)(int *, int) = (CUresult(*)(int *, int))dlsym(h, "cuDeviceGet");
     CUresult (*Retain)(void **, int) = (CUresult(*)(void **, int))dlsym(h, "cuDevicePrimaryCtxRetain");
     CUresult (*SetCur)(void *) = (CUresult(*)(void *))dlsym(h, "cuCtxSetCurrent");
