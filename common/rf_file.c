@@ -2,7 +2,8 @@
 ** common/rf_file.c: write aside, then rename into place (rf_file.h).
 **
 ** Owns: temporaries' names, the signal-cleanup registry and its handler,
-** the output folder's lock.
+** the output folder's lock, the lock of a folder replaced as a whole (a
+** database) or rewritten file by file (a text folder that `tpch gen` writes).
 **
 ** The registry is a fixed array of atomic pointers to temporaries' names,
 ** so that the handler (which may run on any thread, at any moment) only
@@ -384,6 +385,18 @@ rf_status rf_file_lock_folder(const char *dir, int *fd, int *waited, rf_diags *d
 
 rf_status rf_file_lock_folder_shared(const char *dir, int *fd, int *waited, rf_diags *d)
 {
+    return lock_folder(dir, LOCK_SH, fd, waited, d);
+}
+
+rf_status rf_file_lock_text_folder_shared(const char *dir, int *fd, int *waited, rf_diags *d)
+{
+    *fd = -1;
+    *waited = 0;
+    struct stat sb;
+    if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) return RF_OK;
+    int probe = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (probe < 0 && errno == EACCES) return RF_OK;
+    if (probe >= 0) close(probe);
     return lock_folder(dir, LOCK_SH, fd, waited, d);
 }
 

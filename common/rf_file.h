@@ -101,6 +101,15 @@ rf_status rf_file_lock_folder(const char *dir, int *fd, int *waited, rf_diags *d
 ** DB`): readers hold it together, and a writer's exclusive lock waits for
 ** them, as they wait for it, so a read never meets a half-done commit. */
 rf_status rf_file_lock_folder_shared(const char *dir, int *fd, int *waited, rf_diags *d);
+/* The same shared lock for a reader of a folder of text files (`run`, `tpch
+** run`, `tpch bench`, `import` --data DIR), whose writer (`tpch gen`) takes
+** rf_file_lock_folder around the renames that put its files in place, so a
+** reader never reads some tables of one generation and some of the next.
+** Creates no file (a read-only folder reads as before). A dir that is
+** missing or no folder, or that this process may search but not list (no
+** read permission, so it cannot be opened to be locked), is not locked:
+** RF_OK with *fd = -1 (the reader reports a missing folder itself). */
+rf_status rf_file_lock_text_folder_shared(const char *dir, int *fd, int *waited, rf_diags *d);
 
 /* Installs handlers for SIGINT, SIGTERM and SIGHUP (where not ignored) that
 ** remove the registered temporaries and then end the process by the same

@@ -215,8 +215,14 @@ static const double DPOW10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
 rf_status rf_val_parse_float(const char *p, int64_t len, double *out, rf_val_err *e)
 {
     if (len <= 0) return fail(e, WHY_EMPTY, 0);
+    /* The three values that are not numbers, spelled exactly as
+    ** rf_val_write_float prints them (so that every printed float reads
+    ** back): "inf", "-inf", "nan", the NaN the positive quiet one. */
+    if (len == 3 && !memcmp(p, "inf", 3)) return (*out = INFINITY), RF_OK;
+    if (len == 4 && !memcmp(p, "-inf", 4)) return (*out = -INFINITY), RF_OK;
+    if (len == 3 && !memcmp(p, "nan", 3)) return (*out = NAN), RF_OK;
     /* Validate the syntax by hand: strtod alone would accept blanks, hex,
-    ** inf and nan, and stop early instead of failing. */
+    ** other spellings of inf and nan, and stop early instead of failing. */
     int64_t i = 0;
     int neg = 0;
     if (p[0] == '-' || p[0] == '+') {

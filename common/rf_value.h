@@ -91,6 +91,8 @@ rf_status rf_val_parse_int(const char *p, int64_t len, int64_t *out, rf_val_err 
 rf_status rf_val_parse_decimal(const char *p, int64_t len, int64_t *out, rf_val_err *e);
 /* The decimal syntax, into the wide decimal's range. */
 rf_status rf_val_parse_dec128(const char *p, int64_t len, rf_dec128 *out, rf_val_err *e);
+/* Plain decimal notation or an exponent; also "inf", "-inf" and "nan",
+** exactly as rf_val_write_float prints them (no other spelling). */
 rf_status rf_val_parse_float(const char *p, int64_t len, double *out, rf_val_err *e);
 rf_status rf_val_parse_date(const char *p, int64_t len, int32_t *out, rf_val_err *e);
 rf_status rf_val_parse_bool(const char *p, int64_t len, uint8_t *out, rf_val_err *e);

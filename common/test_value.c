@@ -157,9 +157,18 @@ static void test_parse_float(void)
     CHECK(pflt("0.30000000000000004", &v) && v == 0.30000000000000004);
     CHECK(!pflt("1e400", &v) && why_is("float out of range", 0));
     CHECK(!pflt("-1e400", &v) && why_is("float out of range", 0));
-    CHECK(!pflt("inf", &v) && why_is("unexpected character", 0));
-    CHECK(!pflt("-inf", &v) && why_is("unexpected character", 1));
-    CHECK(!pflt("nan", &v) && why_is("unexpected character", 0));
+    /* the values rf_val_write_float prints for infinities and NaN read back */
+    CHECK(pflt("inf", &v) && isinf(v) && v > 0);
+    CHECK(pflt("-inf", &v) && isinf(v) && v < 0);
+    CHECK(pflt("nan", &v) && isnan(v) && !signbit(v));
+    /* no other spelling */
+    CHECK(!pflt("+inf", &v) && why_is("unexpected character", 1));
+    CHECK(!pflt("Inf", &v) && why_is("unexpected character", 0));
+    CHECK(!pflt("infinity", &v) && why_is("unexpected character", 0));
+    CHECK(!pflt("NaN", &v) && why_is("unexpected character", 0));
+    CHECK(!pflt("-nan", &v) && why_is("unexpected character", 1));
+    CHECK(!pflt("nan1", &v) && why_is("unexpected character", 0));
+    CHECK(!pflt("infx", &v) && why_is("unexpected character", 0));
     CHECK(!pflt("0x1p3", &v) && why_is("unexpected character", 1));
     CHECK(!pflt("1e", &v) && why_is("missing digits", 2));
     CHECK(!pflt("1e+", &v) && why_is("missing digits", 3));
@@ -518,6 +527,8 @@ static void test_format(void)
         int n = rf_val_write_float(buf, flts[i].v);
         CHECK_STR(buf, flts[i].s);
         CHECK(n == (int)strlen(flts[i].s));
+        double back; /* what is printed reads back as the same value */
+        CHECK(pflt(buf, &back) && rf_val_cmp_float(back, flts[i].v) == 0 && !signbit(back) == !signbit(flts[i].v));
     }
     /* shortest round trip, against the plain definition, on random bit patterns */
     for (int i = 0; i < 100000; i++) {

@@ -8,6 +8,7 @@
 #include "test_db_util.h"
 
 #include <fcntl.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -482,7 +483,9 @@ static void test_bad_values(const char *base)
         dt[i] = RF_DATE_MIN + i;
     }
     dec[700] = INT64_MIN;
-    fl[998] = 1.0 / 0.0;
+    fl[998] = INFINITY; /* inf, -inf and NaN are floats, not damage */
+    fl[3] = -INFINITY;
+    fl[500] = NAN;
     bo[130] = 2;
     dt[5] = RF_DATE_MIN - 1;
     CHECK(rf_db_writer_new(dir, "test", &w, &d) == RF_OK);
@@ -496,12 +499,22 @@ static void test_bad_values(const char *base)
     rf_db *db = NULL;
     CHECK(rf_db_open(dir, &db, &d) == RF_OK);
     const rf_db_table *t = db ? rf_db_find_table(db, "v.tbl") : NULL;
-    const char *want[4] = {"row 701 ", "row 999 ", "row 131 ", "row 6 "};
+    const char *want[4] = {"row 701 ", NULL, "row 131 ", "row 6 "};
     for (int c = 0; t && c < 4; c++) {
         rf_db_map m;
         const void *data;
         rf_diags_free(&d);
         rf_diags_init(&d);
+        if (!want[c]) {
+            CHECK(rf_db_map_column(db, t, c, &m, &data, &d) == RF_OK && d.count == 0 && !memcmp(data, fl, sizeof fl));
+            /* the block's range: -inf to inf, the NaN taking no part */
+            double lo, hi;
+            memcpy(&lo, &t->cols[c].blocks[0].min, 8);
+            memcpy(&hi, &t->cols[c].blocks[0].max, 8);
+            CHECK(isinf(lo) && lo < 0 && isinf(hi) && hi > 0);
+            rf_db_unmap(&m);
+            continue;
+        }
         CHECK(rf_db_map_column(db, t, c, &m, &data, &d) == RF_EUSER && d.count == 1 &&
               strstr(d.items[0].msg, want[c]) != NULL);
     }

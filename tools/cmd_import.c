@@ -7,6 +7,7 @@
 */
 #include "db_import.h"
 #include "pipeline.h"
+#include "rf_file.h"
 #include "tools.h"
 
 #include <stdio.h>
@@ -168,11 +169,17 @@ int rf_tool_import(int argc, char **argv)
         for (; k > 0 && sizes[order[k - 1]] < sizes[i]; k--) order[k] = order[k - 1];
         order[k] = i;
     }
+    /* the text folder read under its shared lock, against `tpch gen`
+    ** putting new tables in place between two files (rf_file.h); released
+    ** before the commit, which may lock --out (the same folder, once) */
+    int datalock = -1, waited = 0;
+    if (!st) st = rf_file_lock_text_folder_shared(data, &datalock, &waited, &d);
     for (int32_t k = 0; k < nfiles && !st; k++) {
         int32_t i = order[k];
         st = rf_import_file(imp, tids[i], paths[i], &d);
         if (!st) st = rf_import_end(imp, tids[i], &d); /* its dictionaries' memory back as the next file goes */
     }
+    rf_file_unlock(datalock);
     if (!st) st = rf_import_commit(imp, &d);
     for (int32_t i = 0; paths && i < ntabs; i++) free(paths[i]);
     free(paths);

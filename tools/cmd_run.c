@@ -482,13 +482,15 @@ int rf_tool_run(int argc, char **argv)
         o.trace = NULL;
     }
     /* a database read under its shared lock: a `redfox exec` commit waits
-    ** for the run, and a run for a commit under way (released at the end) */
-    int dblock = -1;
-    if (!rc && needed && rf_db_is_database(data)) {
+    ** for the run, and a run for a commit under way (released at the end);
+    ** a text folder likewise, against `tpch gen` putting new tables in place */
+    int dblock = -1, data_is_db = needed && rf_db_is_database(data);
+    if (!rc && needed) {
         rf_diags ld;
         rf_diags_init(&ld);
         int waited = 0;
-        rf_status lst = rf_file_lock_folder_shared(data, &dblock, &waited, &ld);
+        rf_status lst = data_is_db ? rf_file_lock_folder_shared(data, &dblock, &waited, &ld)
+                                   : rf_file_lock_text_folder_shared(data, &dblock, &waited, &ld);
         if (lst) rc = rf_tool_finish(lst, &ld);
         rf_diags_free(&ld);
     }
@@ -518,6 +520,14 @@ int rf_tool_run(int argc, char **argv)
         if (!code && repeat > 1 && rank == 0 && profile) rf_tool_profile_lines(res, prefix, rf_tool_pick_load);
     }
     double t_ran = rf_trace_clock();
+    /* a text folder's lock is let go once its files are read, before the
+    ** outputs are written: --out DIR takes DIR/.redfox.lock, which `tpch
+    ** gen` holds while it waits for this lock to put its tables in place
+    ** (DIR the data folder: each would wait for the other for ever) */
+    if (!data_is_db) {
+        rf_file_unlock(dblock);
+        dblock = -1;
+    }
     /* a run's messages: rank 0's, or those of the rank that failed (runtime/dist) */
     if (ran) rc = rf_tool_finish_database(code, db, rank == 0 || (code && rf_tool_run_reports(rank)));
     if (!rc && rank == 0) { /* with several ranks, rank 0 holds and writes the outputs */

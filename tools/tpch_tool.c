@@ -222,11 +222,11 @@ void rf_tpch_print_notes(const rf_program *p, const rf_database *db, int *noted)
 int rf_tpch_lock_data(const char *data, int *fd)
 {
     *fd = -1;
-    if (!rf_db_is_database(data)) return 0;
     rf_diags d;
     rf_diags_init(&d);
     int waited = 0;
-    rf_status st = rf_file_lock_folder_shared(data, fd, &waited, &d);
+    rf_status st = rf_db_is_database(data) ? rf_file_lock_folder_shared(data, fd, &waited, &d)
+                                           : rf_file_lock_text_folder_shared(data, fd, &waited, &d);
     int rc = st ? rf_tool_finish(st, &d) : 0;
     rf_diags_free(&d);
     return rc;

@@ -38,12 +38,14 @@ rf_status rf_tpch_compile_query(int q, rf_arena *arena, rf_fe_program **fe, rf_h
 ** not meet (the error is printed). */
 int rf_tpch_prepare_gpu(const int want[RF_TPCH_NQUERIES + 1], const rf_rt_options *rt, int64_t runs, int verbose,
                         rf_world *world);
-/* Where data is a database, its folder's shared lock, held in *fd until
-** rf_file_unlock (or the process's end), as `redfox run` holds it: a writer
-** replacing the database (import, tpch gen --format db, exec's commit) waits
-** for the queries, which open its column files one by one under the manifest
-** they read first. *fd = -1 for a text folder. 0, or after the error on
-** stderr the exit status. */
+/* data's folder's shared lock, held in *fd until rf_file_unlock (or the
+** process's end), as `redfox run` holds it: a writer replacing a database
+** (import, tpch gen --format db, exec's commit) waits for the queries, which
+** open its column files one by one under the manifest they read first, and
+** `tpch gen` rewriting a text folder waits before its renames, so the
+** queries never load tables of two generations. *fd = -1 where nothing was
+** locked (rf_file_lock_text_folder_shared). 0, or after the error on stderr
+** the exit status. */
 int rf_tpch_lock_data(const char *data, int *fd);
 /* The median of v[0..n) (v is sorted in place). */
 double rf_tpch_median(double *v, int n);

@@ -257,9 +257,9 @@ rf_type rf_txn_store_type(rf_type t);
 /* r (a run's output, to become p's rows, or its keys; owned), whose first
 ** ncols columns are p's, in p's stored types: a wide decimal column
 ** narrowed in place to decimal; a value beyond decimal's range is "decimal
-** out of range", naming p and the column, never a wrong value; a float
-** column's inf or NaN, which a database cannot hold, is "float out of
-** range", likewise. Any other difference of types is an internal error. */
+** out of range", naming p and the column, never a wrong value (a float's
+** inf, -inf and NaN are stored as they are). Any other difference of types
+** is an internal error. */
 rf_status rf_txn_store_narrow(const rf_txn_pred *p, rf_rt_rel *r, int32_t ncols, rf_diags *d);
 /* r (an output of a generated program: stored types; owned) in the user's
 ** types: a decimal column the user's program has wide is widened. */

@@ -12,11 +12,12 @@
 */
 #include "rf_txn.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Value c of row as bytes (w of them, at most 16), a float's -0.0 as 0.0:
-** keys compare as values do in a run. */
+/* Value c of row as bytes (w of them, at most 16), a float's -0.0 as 0.0
+** and every NaN as one: keys compare as values do in a run. */
 static const unsigned char *value(const rf_rt_rel *r, int32_t c, int64_t row, int64_t *w, unsigned char *tmp)
 {
     *w = rf_rt_type_width(r->types[c]);
@@ -25,6 +26,7 @@ static const unsigned char *value(const rf_rt_rel *r, int32_t c, int64_t row, in
         double x;
         memcpy(&x, v, sizeof x);
         if (x == 0) x = 0;
+        if (x != x) x = NAN;
         memcpy(tmp, &x, sizeof x);
         return tmp;
     }

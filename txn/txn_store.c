@@ -5,8 +5,7 @@
 **
 ** Owns: the database's 64-bit decimals at the transaction's boundary (a
 ** run's wide totals narrowed into a predicate's stored types, widened back
-** for the user's outputs) and its finite floats (a run's inf or NaN
-** refused before it is stored), the names of materialized tables ("derived.HASH.PRED": HASH
+** for the user's outputs), the names of materialized tables ("derived.HASH.PRED": HASH
 ** identifies the program's text, so programs sharing a database keep their
 ** own), the record of the base tables' state a program's last commit
 ** left ("derived.HASH": its derived tables are read, and its keys and
@@ -35,7 +34,6 @@
 #include "rf_sys.h"
 #include "rf_value.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -101,24 +99,6 @@ rf_status rf_txn_store_narrow(const rf_txn_pred *p, rf_rt_rel *r, int32_t ncols,
     }
     for (int32_t c = 0; c < ncols; c++) {
         rf_type have = r->types ? r->types[c] : p->types[c];
-        if (have == RF_TYPE_FLOAT && p->types[c] == RF_TYPE_FLOAT) {
-            /* a database's floats are finite (docs/DATABASE.md: its reader
-            ** refuses the others as damage), while a run may make inf or
-            ** NaN (a total of floats beyond the largest): refused before
-            ** the commit, as a decimal beyond 64 bits is, never stored
-            ** where every later read would stop at it */
-            const double *v = (const double *)r->cols[c];
-            for (int64_t i = 0; i < r->nrows; i++)
-                if (!isfinite(v[i])) {
-                    rf_error(d, q->loc,
-                             "float out of range: `%s` is stored in the database, whose floats are finite, and the "
-                             "transaction made %s for its column %d%s%s%s",
-                             q->name, isnan(v[i]) ? "nan" : v[i] > 0 ? "inf" : "-inf", (int)c + 1,
-                             q->cols[c] ? " (`" : "", q->cols[c] ? q->cols[c] : "", q->cols[c] ? "`)" : "");
-                    return RF_EUSER;
-                }
-            continue;
-        }
         if (have == p->types[c]) continue;
         if (have != RF_TYPE_DEC128 || p->types[c] != RF_TYPE_DECIMAL)
             return types_differ("the rows of", q->name, c, have, p->types[c], d);

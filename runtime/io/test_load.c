@@ -307,7 +307,9 @@ static void test_bad_data(void)
     expect_error("e21.tbl", "1|1995-2-28|\n", IDT, 2, 1, 9, "expected a date, found \"1995-2-28\": expected YYYY-MM-DD");
     expect_error("e22.tbl", "1|1995-02-28x|\n", IDT, 2, 1, 13, "unexpected character");
     expect_error("e23.tbl", "1|1995-13-01|\n", IDT, 2, 1, 8, "invalid date");
-    expect_error("e24.tbl", "1|inf|true|\n", IFB, 3, 1, 3, "expected a float, found \"inf\"");
+    expect_error("e24.tbl", "1|Inf|true|\n", IFB, 3, 1, 3, "expected a float, found \"Inf\"");
+    expect_error("e24b.tbl", "1|-nan|true|\n", IFB, 3, 1, 4, "expected a float, found \"-nan\"");
+    expect_error("e24c.tbl", "1|infinity|true|\n", IFB, 3, 1, 3, "expected a float, found \"infinity\"");
     expect_error("e25.tbl", "1|1e999|true|\n", IFB, 3, 1, 3, "float out of range");
     expect_error("e26.tbl", "1|1.0|yes|\n", IFB, 3, 1, 7, "expected a boolean, found \"yes\": expected true or false");
     expect_error("e27.tbl", "1|1.0|\n", IFB, 3, 1, 7, "missing field 3");
@@ -358,6 +360,33 @@ static rf_status load_text(const char *name, const char *text, int64_t len, cons
 }
 #define LOADT(name, lit, ty, n, delim, header, threads, t, d)                                      \
     load_text(name, lit, (int64_t)sizeof(lit) - 1, ty, n, delim, header, threads, t, d)
+
+/* A float field reads inf, -inf and nan, as floats print them, by the plain
+** parser and the quote-aware one (a '"' anywhere in the file), with any
+** number of threads. */
+static void test_float_specials(void)
+{
+    static const rf_type ty[] = {RF_TYPE_INT, RF_TYPE_FLOAT};
+    static const char plain[] = "1|inf|\n2|-inf|\n3|nan|\n4|-0.0|\n5|2.5|\n";
+    static const char quoted[] = "1,inf\n2,\"-inf\"\n3,nan\n4,-0.0\n5,\"2.5\"\n";
+    for (int q = 0; q < 2; q++)
+        for (int th = 1; th <= 3; th++) {
+            rf_rt_texttable t;
+            rf_diags d;
+            rf_status st = q ? LOADT("fsq.csv", quoted, ty, 2, ',', 0, th, &t, &d)
+                             : LOADT("fsp.tbl", plain, ty, 2, '|', 0, th, &t, &d);
+            CHECK(st == RF_OK && d.count == 0 && t.nrows == 5);
+            if (st == RF_OK && t.nrows == 5) {
+                const double *v = t.cols[1].data;
+                CHECK(isinf(v[0]) && v[0] > 0);
+                CHECK(isinf(v[1]) && v[1] < 0);
+                CHECK(isnan(v[2]));
+                CHECK(v[3] == 0 && signbit(v[3]) && v[4] == 2.5);
+            }
+            rf_rt_texttable_free(&t);
+            rf_diags_free(&d);
+        }
+}
 
 /* RFC 4180: quotes, doubled quotes, delimiters and line ends inside quotes,
 ** CRLF, a header with quoted names; the same with every thread count. */
@@ -495,7 +524,7 @@ static void test_csv_errors(void)
     ** nan, TRUE, null): a value this loader does not take, not a name */
     {
         static const rf_type f1[] = {RF_TYPE_FLOAT}, b1[] = {RF_TYPE_BOOL};
-        static const char *const lines[] = {"inf\n", "NaN\n2.5\n", "Infinity\n"};
+        static const char *const lines[] = {"INF\n", "NaN\n2.5\n", "Infinity\n"};
         for (int i = 0; i < 3; i++) {
             rf_rt_texttable t;
             rf_diags d;
@@ -837,6 +866,7 @@ int main(int argc, char **argv)
     test_files();
     test_threads();
     test_csv();
+    test_float_specials();
     test_csv_errors();
     test_missing_named();
     test_csv_threads();

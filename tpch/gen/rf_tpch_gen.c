@@ -453,13 +453,23 @@ rf_status rf_tpch_gen(const rf_tpch_gen_opts *o, rf_diags *d)
 
 done:
     /* all synced, then all renamed; half-written tables would pass for
-    ** whole ones, so on any failure none is renamed */
+    ** whole ones, so on any failure none is renamed. The renames are made
+    ** under the folder's exclusive lock, which readers of a text folder
+    ** hold shared from their first table to their last (rf_file.h): a
+    ** reader reads every table of one generation, never some of the next */
+    int renames = 0;
     for (int f = 0; f < NFILES && st == RF_OK; f++)
-        if (r.fd[f] >= 0) st = rf_file_out_close(&r.file[f], d);
+        if (r.fd[f] >= 0) st = rf_file_out_close(&r.file[f], d), renames = 1;
+    int dirlock = -1, waited = 0;
+    if (st == RF_OK && renames) st = rf_file_lock_folder(o->out_dir, &dirlock, &waited, d);
+    if (st == RF_OK && waited)
+        rf_diag_add(d, RF_SEV_NOTE, rf_mkloc(o->out_dir, 0, 0),
+                    "waited for the runs reading this folder before putting the new tables in place");
     int last = -1;
     for (int f = 0; f < NFILES && st == RF_OK; f++)
         if (r.fd[f] >= 0 && (st = rf_file_out_rename(&r.file[f], d)) == RF_OK) last = f;
     if (st == RF_OK && last >= 0) st = rf_file_sync_dir(r.path[last], d);
+    rf_file_unlock(dirlock);
     for (int f = 0; f < NFILES; f++) {
         rf_file_out_abort(&r.file[f]);
         free(r.path[f]);
