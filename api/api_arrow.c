@@ -167,9 +167,6 @@ static int import_column(rf_database *db, const char *name, int32_t c, const str
             memcpy(&x, (const char *)buf + (at + i) * 4, 4);
             v[i] = x;
         }
-        int64_t bad = api_check_values(REDFOX_FLOAT, v, n);
-        if (bad) FAIL(REDFOX_ERROR, "%s: column %d (%s), row %lld: not a finite float", name, (int)c + 1, cname,
-                      (long long)bad);
         return REDFOX_OK;
     }
     if (!strcmp(f, "b")) {

@@ -155,9 +155,6 @@ int64_t api_check_values(int type, const void *data, int64_t n)
 {
     for (int64_t i = 0; i < n; i++) {
         switch (type) {
-        case REDFOX_FLOAT:
-            if (!isfinite(((const double *)data)[i])) return i + 1;
-            break;
         case REDFOX_DECIMAL:
             if (((const int64_t *)data)[i] == INT64_MIN) return i + 1;
             break;

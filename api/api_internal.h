@@ -150,7 +150,8 @@ int api_type_internal(int t, rf_type *out);
 const char *api_type_input(int t, rf_type *out);
 
 /* Checks the values of a non-string column of type (dates in range, booleans
-** 0/1, decimals not INT64_MIN, floats finite): 0, or the first bad row + 1. */
+** 0/1, decimals not INT64_MIN; every float is a value, inf and
+** NaN included, as in text inputs): 0, or the first bad row + 1. */
 int64_t api_check_values(int type, const void *data, int64_t n);
 
 #endif

@@ -15,6 +15,7 @@
 */
 #include "redfox.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -185,6 +186,43 @@ static void test_types(void)
     char *v = rf_result_value_text(res, 0, 5, 0);
     CHECK(v && strlen(v) == 10 && v[4] == '-');
     rf_free(v);
+    rf_result_free(res);
+    rf_program_free(p);
+    rf_close(db);
+}
+
+/* Floats that are not finite are values, as in text inputs (docs/LANGUAGE.md):
+** -inf < finite < inf < nan, nan = nan whatever its bits, -0 = 0. */
+static void test_float_specials(void)
+{
+    static const char *src = "y(i, f) -> int(i), float(f).\n"
+                             "lang:input[`y] = \"y.csv\".\n"
+                             "g(f, n) <- agg<<n = count()>> y(_, f).\n"
+                             "lang:output[`g] = \"g\".\n";
+    rf_database *db = NULL;
+    CHECK_OK(rf_open(NULL, &db), rf_errmsg(db));
+    uint64_t payload_bits = UINT64_C(0x7ff8000000000123); /* a quiet NaN of other bits */
+    double other_nan;
+    memcpy(&other_nan, &payload_bits, sizeof other_nan);
+    int64_t ids[6] = {1, 2, 3, 4, 5, 6};
+    double fs[6] = {INFINITY, -INFINITY, NAN, other_nan, -0.0, 0.0};
+    const void *cols[2] = {ids, fs};
+    int types[2] = {REDFOX_INT, REDFOX_FLOAT};
+    CHECK_OK(rf_database_put_rows(db, "y", 2, types, 6, cols), rf_errmsg(db));
+    rf_program *p = compile_ok(src);
+    rf_result *res = NULL;
+    CHECK_OK(rf_run(db, p, NULL, &res), rf_errmsg(db));
+    CHECK(rf_result_rows(res, 0) == 4);
+    int seen_minf = 0, seen_zero = 0, seen_inf = 0, seen_nan = 0;
+    for (int64_t r = 0; r < rf_result_rows(res, 0); r++) {
+        double f = rf_result_float(res, 0, 0, r);
+        int64_t n = rf_result_int(res, 0, 1, r);
+        if (isnan(f)) seen_nan += n == 2;
+        else if (isinf(f) && f < 0) seen_minf += n == 1;
+        else if (isinf(f)) seen_inf += n == 1;
+        else if (f == 0) seen_zero += n == 2;
+    }
+    CHECK(seen_minf == 1 && seen_zero == 1 && seen_inf == 1 && seen_nan == 1);
     rf_result_free(res);
     rf_program_free(p);
     rf_close(db);
@@ -1226,6 +1264,7 @@ int main(int argc, char **argv)
     int all = !strcmp(what, "all");
     if (all || !strcmp(what, "basic")) test_basic();
     if (all || !strcmp(what, "types")) test_types();
+    if (all || !strcmp(what, "floats")) test_float_specials();
     if (all || !strcmp(what, "errors")) test_errors();
     if (all || !strcmp(what, "arrow")) test_arrow();
     if (all || !strcmp(what, "arrowbad")) test_arrow_bad();
