@@ -261,7 +261,7 @@ EOF2
         fi
     done
     # rank 0 hangs reading a FIFO nobody writes (a FIFO input is rank 0's to
-    # read whole); rank 1 must give up after 3 s
+    # read whole); rank 1 must give up after 3 s, naming rank 0
     mkdir -p "$tmp/hang"
     cp "$tests/e2e/data/"* "$tmp/hang/" 2>/dev/null
     in=$(sed -n 's|^lang:input\[`[a-z_]*\] = "\(.*\)".*|\1|p' "$tests/e2e/tc.logic" | head -1)
@@ -279,8 +279,37 @@ EOF
     t1=$(date +%s)
     runs=$((runs + 1))
     if [ $rc -eq 0 ] || [ $rc -eq 124 ] || [ $((t1 - t0)) -gt 60 ] ||
-        ! grep -q "rank 1 of 2: no answer from the other ranks within 3 s" "$tmp/hang.err"; then
+        ! grep -q "rank 1 of 2: no answer from rank 0 within 3 s" "$tmp/hang.err"; then
         echo "FAIL: a hung rank: exit $rc after $((t1 - t0)) s"; cat "$tmp/hang.err"; fails=$((fails + 1))
+    fi
+    # a rank stopped (SIGSTOP) in the middle of a run of 3: after the timeout
+    # the ranks still waiting ask who is there, and one line names the rank
+    # that never answered (every waiting rank said "no answer from the other
+    # ranks" before, none named it)
+    mkdir -p "$tmp/stop"
+    awk 'BEGIN { for (i = 0; i < 4000; i++) print i "|" i + 1 "|" }' >"$tmp/stop/edges.tbl"
+    cat >"$tmp/stop.sh" <<EOF
+#!/bin/sh
+if [ "\${OMPI_COMM_WORLD_RANK:-0}" = 2 ]; then
+    echo \$\$ >"$tmp/stop.pid"
+    ( sleep 1; kill -STOP \$\$ ) &
+fi
+exec "$redfox" run "$tests/e2e/tc.logic" --data "$tmp/stop" --device $dev --set rank_timeout_s=3 --out "$tmp/stop/out"
+EOF
+    chmod +x "$tmp/stop.sh"
+    t0=$(date +%s)
+    timeout 120 $mpi 3 "$tmp/stop.sh" >/dev/null 2>"$tmp/stop.err"
+    rc=$?
+    t1=$(date +%s)
+    runs=$((runs + 1))
+    if [ $rc -eq 0 ] || [ $rc -eq 124 ] || [ $((t1 - t0)) -gt 60 ] || [ "$(grep -c "no answer from" "$tmp/stop.err")" -ne 1 ] ||
+        ! grep -q "^redfox: error: rank [01] of 3: no answer from rank 2 within 3 s during " "$tmp/stop.err"; then
+        echo "FAIL: a stopped rank of 3: exit $rc after $((t1 - t0)) s"; cat "$tmp/stop.err"; fails=$((fails + 1))
+    fi
+    # (mpirun's abort kills it; should it be left, stopped, it goes here)
+    if [ -f "$tmp/stop.pid" ] && grep -q "tc.logic" "/proc/$(cat "$tmp/stop.pid")/cmdline" 2>/dev/null; then
+        kill -KILL "$(cat "$tmp/stop.pid")"
+        echo "FAIL: the stopped rank was left behind"; fails=$((fails + 1))
     fi
     # --gpus 2 (redfox starts mpirun, copies its output and checks the
     # writes): a full disk is an error (mpirun dropped the output and
