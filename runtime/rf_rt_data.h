@@ -156,10 +156,31 @@ void rf_rt_parallel(int nthreads, rf_rt_task_fn fn, void *arg);
 
 /* One value as a diagnostic shows it (strings quoted, cut at 60 bytes). */
 void rf_rt_format_value(const rf_rt_dict *dict, const rf_rt_rel *r, int32_t col, int64_t row, rf_buf *b);
+
+/* ---- a functional dependency's clash (rt_fd_clash.c) ------------------- */
+
 /* The functional-dependency error both devices report: pred has two values
 ** for the key of rows `first` and `row` (the first nkeys columns). */
 void rf_rt_fd_message(const rf_rt_dict *dict, const char *pred, const rf_rt_rel *r, int32_t nkeys, int64_t first,
                       int64_t row, rf_buf *b);
+/* The clash a check names, whatever the rows' order: among rows[0..n) of r
+** (rows NULL: all of r's), the least key (the first nkeys columns, by
+** value: ints, decimals, dates, floats as numbers, strings by their bytes)
+** that has two values, *first the row of its least value and *second of
+** the next; both -1 when no key has two. Host rows; columns NULL are
+** alike everywhere (the GPU's held rows leave out those no kernel reads). */
+rf_status rf_rt_fd_least_clash(const rf_rt_dict *dict, const rf_rt_rel *r, int32_t nkeys, const int64_t *rows,
+                               int64_t n, int64_t *first, int64_t *second);
+/* Appends row's key (the first nkeys columns) as bytes that compare
+** (rf_rt_fd_clash_key_cmp) as the keys do by value, whatever the
+** dictionary's codes: how ranks compare their clashes. */
+void rf_rt_fd_clash_key(const rf_rt_dict *dict, const rf_rt_rel *r, int32_t nkeys, int64_t row, rf_buf *b);
+int rf_rt_fd_clash_key_cmp(const char *a, int64_t na, const char *b, int64_t nb);
+/* Reports the clash of rows first and second (rf_rt_fd_message's error at
+** loc) and, unless clash is NULL, puts its key there (rf_rt_fd_clash_key,
+** then a 0 byte: never empty), for the ranks' vote. RF_EUSER. */
+rf_status rf_rt_fd_fail(const rf_rt_dict *dict, const char *pred, const rf_rt_rel *r, int32_t nkeys, int64_t first,
+                        int64_t second, rf_loc loc, rf_diags *d, rf_buf *clash);
 
 /* ---- output ----------------------------------------------------------- */
 

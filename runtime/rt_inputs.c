@@ -4,8 +4,9 @@
 ** databases behind --data, the declared keys and functional dependencies
 ** checked once per cached file, and relations given from memory
 ** (rf_rt_cache_put: libredfox's inputs) standing for their files. With
-** several ranks, each rank's share of a file or a table (rt_share.c), a
-** table's kept in the cache with its checks over all ranks made once, and
+** several ranks, each rank's share of a file or a table (rt_share.c), both
+** kept in the cache (a text file's share apart from whole files, used when
+** every rank holds its own) with their checks over all ranks made once, and
 ** a stream (a FIFO) rank 0 read whole kept there for the later runs.
 **
 ** Owns: the cache's entries (the columns read, or a database's mapped
@@ -71,6 +72,12 @@ typedef struct cached {
     int own_stamps; /* rf_rt_cache_put_stamped: the caller's stamps, 0 for a column kept by no device */
     selection *sel; /* the selections of its blocks handed out (a database's table) */
     int32_t nsel;
+    /* several ranks: rank share_rank's part of a text file among share_size
+    ** ranks (0: not a share), kept for the process's later runs as one
+    ** process keeps the whole file; share_whole: the whole file (a quoted
+    ** field: the driver cuts the rank's rows); the checks made on it over
+    ** all ranks (rf_rt_input_checks' bits) */
+    int share_size, share_rank, share_whole, share_checks;
 } cached;
 
 /* v's declared key as a column mask; 0 for none, or for one past column 63
@@ -182,7 +189,7 @@ static cached *find_cached(const rf_rt_cache *c, const char *path, const rf_hir_
     cached *any = NULL;
     for (int32_t i = 0; c && i < c->n; i++) {
         cached *e = &c->items[i];
-        if (!same_input(e, path, v)) continue;
+        if (e->share_size || !same_input(e, path, v)) continue; /* (a rank's share is not the file) */
         if (!e->reader && !any) any = e;
         else if (e->reader && reads_as(v, e->reader)) return e;
     }
@@ -449,6 +456,98 @@ static rf_status hand_stored(rf_rt_inputs *x, cached *e, rf_rt_rel *dst, rf_rt_s
     return RF_OK;
 }
 
+/* Several ranks: this rank's share of text input v (path) into dst, kept
+** in the cache c (NULL: none) for the process's later runs, or handed out
+** from there (*borrowed), as one process keeps a whole file. Every rank
+** runs the same runs and keeps the same shares, but each says whether it
+** holds its share in a vote (the shares' vote when it reads them), so that
+** all read again alike unless all hold theirs: a rank that stopped in an
+** earlier run before keeping its share, or one whose file is a stream, as
+** a FIFO on some ranks is (read once, by rank 0: never kept here, rank 0
+** keeps it whole). *share 0: the whole file, of which the driver keeps the
+** rank's rows. */
+static rf_status load_share(rf_rt_inputs *x, const rf_hir_var *v, const char *path, rf_rt_cache *c, rf_rt_rel *dst,
+                            int *borrowed, int *share)
+{
+    int me = rf_rt_dist_rank(x->dist), n = rf_rt_dist_size(x->dist), checks = rf_rt_input_checks(v);
+    int stream = rf_rt_share_is_stream(path);
+    cached *e = NULL;
+    for (int32_t i = 0; c && !stream && i < c->n && !e; i++) {
+        cached *it = &c->items[i];
+        if (it->share_size == n && it->share_rank == me && same_input(it, path, v) && !(checks & ~it->share_checks))
+            e = it;
+    }
+    if (c && !stream) {
+        rf_rt_dist_vote *all = rf_calloc((size_t)n, sizeof *all);
+        if (!all) return RF_ENOMEM; /* the next vote tells the others */
+        /* (the shares' vote's layout, v[2] the stream flag: where the path
+        ** is a stream on other ranks, this vote met theirs, and both say so) */
+        int64_t mine[RF_RT_DIST_VOTE_N] = {e != NULL, 0, 0};
+        rf_status st = rf_rt_dist_allgather(x->dist, 0, mine, all, "the kept shares of an input file", x->d);
+        int kept = 1, streams = 0;
+        for (int q = 0; q < n && !st; q++) {
+            kept &= all[q].v[0] != 0;
+            streams += all[q].v[2] != 0;
+        }
+        free(all);
+        if (!st) st = rf_rt_share_streams_alike(path, v, streams, n, x->d);
+        if (st) return st;
+        if (kept) {
+            dst->nrows = e->rel.nrows;
+            dst->cols = rf_calloc((size_t)v->ncols + 1, sizeof *dst->cols);
+            if (!dst->cols) return RF_ENOMEM;
+            for (int32_t i = 0; i < v->ncols; i++) dst->cols[i] = e->rel.cols[i];
+            *borrowed = 1;
+            *share = !e->share_whole;
+            return RF_OK;
+        }
+    }
+    int whole = 0;
+    rf_status st = rf_rt_share_text(x->dist, path, v, x->dict, x->pool, x->threads, dst, &whole, x->d);
+    *share = !whole;
+    if (st || !c || stream) return st;
+    /* kept: the cache takes the columns, the run borrows them */
+    if (e) {
+        rf_rt_rel_free(&e->rel);
+        e->rel = *dst;
+        e->rel.types = e->types;
+    } else {
+        if (c->n == c->cap) {
+            int32_t ncap = c->cap ? c->cap * 2 : 16;
+            cached *m = rf_realloc(c->items, (size_t)ncap * sizeof *m);
+            if (!m) return RF_OK; /* (not kept: read again next run) */
+            c->items = m;
+            c->cap = ncap;
+        }
+        cached k;
+        memset(&k, 0, sizeof k);
+        k.path = rf_strdup(path);
+        k.types = rf_malloc((size_t)(v->ncols + 1) * sizeof *k.types);
+        if (!k.path || !k.types) {
+            free(k.path);
+            free(k.types);
+            return RF_OK;
+        }
+        memcpy(k.types, v->types, (size_t)v->ncols * sizeof *v->types);
+        k.ncols = v->ncols;
+        k.delimiter = v->delimiter;
+        k.header = v->header;
+        k.rel = *dst;
+        k.rel.types = k.types;
+        k.share_size = n;
+        k.share_rank = me;
+        e = &c->items[c->n++];
+        *e = k;
+    }
+    e->share_whole = whole;
+    e->share_checks = checks;
+    dst->cols = rf_calloc((size_t)v->ncols + 1, sizeof *dst->cols);
+    if (!dst->cols) return RF_ENOMEM;
+    for (int32_t i = 0; i < v->ncols; i++) dst->cols[i] = e->rel.cols[i];
+    *borrowed = 1;
+    return RF_OK;
+}
+
 static rf_status load_input(rf_rt_inputs *x, const rf_hir_var *v, rf_rt_rel *dst, int *borrowed, int *share,
                             uint64_t *stamps, rf_rt_stored **stored)
 {
@@ -467,12 +566,10 @@ static rf_status load_input(rf_rt_inputs *x, const rf_hir_var *v, rf_rt_rel *dst
     int kept_stream = x->dist && !x->db && c && rf_rt_dist_rank(x->dist) == 0 && rf_rt_share_is_stream(path) &&
                       !rf_rt_cache_holds_put(c, path, NULL, v);
     if (x->dist && !x->db && !kept_stream && !rf_rt_cache_holds(c, path, v)) {
-        /* a text file on several ranks: this rank's part of it, not cached
-        ** (a cache entry is a whole file; one given from memory is used) */
-        int whole = 0;
-        rf_status st = rf_rt_share_text(x->dist, path, v, x->dict, x->pool, x->threads, dst, &whole, x->d);
+        /* a text file on several ranks: this rank's part of it, kept apart
+        ** from whole files (one given from memory is used as a whole) */
+        rf_status st = load_share(x, v, path, c, dst, borrowed, share);
         free(path);
-        *share = !whole;
         return st;
     }
     if (!c) {

@@ -83,6 +83,10 @@ int rf_rt_share_is_stream(const char *path);
 ** earlier run of this process read it into the input cache (--repeat),
 ** since the stream cannot be read again. */
 rf_status rf_rt_share_text_given(rf_rt_dist *x, const char *path, const rf_hir_var *v, int64_t nrows, rf_diags *d);
+/* After the shares' vote (v[2]: 1 from a rank that found a stream at path;
+** rt_inputs.c's vote on kept shares has the same layout): streams of n ranks
+** did; RF_EUSER with rank 0's message unless none or all did. */
+rf_status rf_rt_share_streams_alike(const char *path, const rf_hir_var *v, int streams, int n, rf_diags *d);
 /* checks (rf_rt_input_checks' bits) of v over every rank's share r, row i
 ** of r being on line line0 + i of path (db: row line0 + i of a database's
 ** table, path its manifest). A collective; errors as one process gives

@@ -280,39 +280,3 @@ void rf_rt_format_value(const rf_rt_dict *dict, const rf_rt_rel *r, int32_t c, i
     }
     }
 }
-
-void rf_rt_fd_message(const rf_rt_dict *dict, const char *pred, const rf_rt_rel *r, int32_t nk, int64_t first,
-                      int64_t row, rf_buf *b)
-{
-    if (nk == 0) {
-        /* a function without key columns (p[] = v): at most one value */
-        rf_buf_printf(b, "functional dependency violated: `%s` (without key columns) has two values: (", pred);
-        for (int32_t c = 0; c < r->ncols; c++) {
-            if (c) rf_buf_puts(b, ", ");
-            rf_rt_format_value(dict, r, c, first, b);
-        }
-        rf_buf_puts(b, ") and (");
-        for (int32_t c = 0; c < r->ncols; c++) {
-            if (c) rf_buf_puts(b, ", ");
-            rf_rt_format_value(dict, r, c, row, b);
-        }
-        rf_buf_putc(b, ')');
-        return;
-    }
-    rf_buf_printf(b, "functional dependency violated: `%s` has two values for the key (", pred);
-    for (int32_t c = 0; c < nk; c++) {
-        if (c) rf_buf_puts(b, ", ");
-        rf_rt_format_value(dict, r, c, row, b);
-    }
-    rf_buf_puts(b, "): (");
-    for (int32_t c = nk; c < r->ncols; c++) {
-        if (c > nk) rf_buf_puts(b, ", ");
-        rf_rt_format_value(dict, r, c, first, b);
-    }
-    rf_buf_puts(b, ") and (");
-    for (int32_t c = nk; c < r->ncols; c++) {
-        if (c > nk) rf_buf_puts(b, ", ");
-        rf_rt_format_value(dict, r, c, row, b);
-    }
-    rf_buf_putc(b, ')');
-}

@@ -380,6 +380,9 @@ static rf_status walk(const rf_rt_device_ops *dv, void *dev, const rf_rt_env *en
             if (dist) t0 = rf_rt_dist_clock(dist);
             st = run_kernel(dv, dev, env, k, in_rows);
             if (dist) rf_rt_dist_timed(dist, RF_RT_DIST_STEP_KERNELS, t0);
+            /* a functional dependency's clash: the ranks name the least */
+            if (st && dist && env->fd_clash && env->fd_clash->len > 0)
+                rf_rt_dist_fd_clash(dist, env->fd_clash->data, env->fd_clash->len);
             if (st) break;
             if (dist) rf_rt_dist_ran(dist, k);
             for (int32_t r = 0; r < k->nrelease; r++) dv->free(dev, k->release[r]);
@@ -605,6 +608,10 @@ rf_status rf_rt_run_on(const rf_rt_device_ops *dv, const rf_hir_program *p, cons
     env.o = o;
     env.d = d;
     env.threads = o->threads > 0 ? o->threads : rf_online_cpus();
+    /* on ranks, a failed functional dependency's clash is voted on */
+    rf_buf clash;
+    rf_buf_init(&clash);
+    if (rf_rt_dist_world_size(o->world) > 1) env.fd_clash = &clash;
     rf_rt_result *res = rf_calloc(1, sizeof *res);
     if (res) res->host_gpu_found = -1; /* set where the driver looks for the GPU (run, below) */
     env.res = res;
@@ -709,6 +716,7 @@ rf_status rf_rt_run_on(const rf_rt_device_ops *dv, const rf_hir_program *p, cons
     /* the workers end here even so: a process that ends with threads left
     ** waits for each of them to be scheduled and killed */
     rf_cpu_pool_free(env.pool);
+    rf_buf_free(&clash);
     if (st) {
         if (res) res->dict = NULL;
         rf_rt_result_free(res);

@@ -132,8 +132,7 @@ int rf_rt_share_is_stream(const char *path)
     return stat(path, &sb) == 0 && !S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode);
 }
 
-/* After the shares' vote: streams of n ranks saw a stream at path. */
-static rf_status streams_alike(const char *path, const rf_hir_var *v, int streams, int n, rf_diags *d)
+rf_status rf_rt_share_streams_alike(const char *path, const rf_hir_var *v, int streams, int n, rf_diags *d)
 {
     if (!streams || streams == n) return RF_OK;
     /* ranks on hosts where the path is a file on some, a pipe on others:
@@ -154,7 +153,7 @@ rf_status rf_rt_share_text_given(rf_rt_dist *x, const char *path, const rf_hir_v
     int streams = 0;
     for (int q = 0; q < n && !st; q++) streams += all[q].v[2] != 0;
     free(all);
-    if (!st) st = streams_alike(path, v, streams, n, d);
+    if (!st) st = rf_rt_share_streams_alike(path, v, streams, n, d);
     if (!st) rf_rt_dist_read(x, nrows, 0);
     return st;
 }
@@ -193,7 +192,7 @@ rf_status rf_rt_share_text(rf_rt_dist *x, const char *path, const rf_hir_var *v,
         if (q < me) line += all[q].v[0];
     }
     free(all);
-    if (!st && !vst) st = streams_alike(path, v, streams, n, d);
+    if (!st && !vst) st = rf_rt_share_streams_alike(path, v, streams, n, d);
     if (st || vst) {
         rf_rt_text_range_free(&tr);
         if (stream) {

@@ -50,10 +50,10 @@ check 0 "dump cuda" "$r" dump --cuda "$t/logiql/even_odd.logic"
 check 2 "dump ptx as yaml" "$r" dump --ptx --format yaml "$t/logiql/even_odd.logic"
 check 2 "run --repeat 0" "$r" run "$t/logiql/even_odd.logic" --repeat 0
 check 2 "run --repeat not a number" "$r" run "$t/logiql/even_odd.logic" --repeat x
-# --repeat on several ranks: a text file's share is read again each run (the
-# help said every input file was read once)
-"$r" run --help | tr -s ' \n' ' ' | grep -q "on several ranks a text file's share is read again each run" ||
-    { echo "FAIL: run --help: --repeat does not say what ranks read again"; fail=1; }
+# --repeat on several ranks: each rank reads its share of a text file once too
+# (it read it again each run, and the help said so)
+"$r" run --help | tr -s ' \n' ' ' | grep -q "on several ranks each rank's share of a text file, or of a database's columns, once" ||
+    { echo "FAIL: run --help: --repeat does not say what ranks read once"; fail=1; }
 # --trace on several ranks: whose timeline the file holds (it did not say)
 "$r" run --help | grep -q "On several ranks, rank 0 writes its own timeline" ||
     { echo "FAIL: run --help: --trace does not say what ranks write"; fail=1; }

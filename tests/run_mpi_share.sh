@@ -6,6 +6,8 @@
 #     outputs are byte-identical to one process, with and without a header;
 #   - files smaller than the ranks (a header and a row; a header alone);
 #   - a file with a quoted line end: all ranks read it whole, same outputs;
+#   - --repeat 3: run 1 reads the shares (or the quoted file, whole), runs 2
+#     and 3 nothing (each rank keeps its share), the outputs one process's;
 #   - a database: each rank reads its blocks, the rows add up to the table's;
 #     a table of one block is read whole by every rank: a join with it moves nothing;
 #   - a bad value in the last rank's share: the error names the file's line
@@ -98,6 +100,30 @@ run quoted 1 "$tmp/quoted.logic" "$tmp/d"
 for np in 2 3; do
     run quoted $np "$tmp/quoted.logic" "$tmp/d" || { fail "quoted -np $np: exit"; cat "$tmp/quoted.$np.err"; }
     cmp -s "$tmp/quoted.1" "$tmp/quoted.$np" || fail "quoted -np $np: outputs differ"
+done
+
+# --repeat: each rank keeps its share of a text file for the process's later
+# runs, as one process keeps the file (it read it again every run): run 1's
+# shares add up to the file's rows, runs 2 and 3 read nothing on any rank, and
+# the outputs are one process's; a quoted file (read whole by every rank) too
+# repeat_reads NAME NP TOTAL: --profile's per-run "read N input rows" lines
+repeat_reads() {
+    awk -v total="$3" -v np="$2" '/^run [0-9] of 3: rank [0-9]+ of [0-9]+: run .* read [0-9]+ input rows/ {
+            for (i = 1; i <= NF; i++) if ($i == "read") r = $(i + 1)
+            if ($2 == 1) { n1++; sum += r } else { n++; if (r + 0 != 0) bad = 1 } }
+        END { exit !(n1 == np && n == 2 * np && !bad && sum == total) }' "$tmp/$1.$2.err"
+}
+for prog in sum quoted; do
+    runs=$((runs + 1))
+    total=3000
+    for np in 2 3; do
+        [ $prog = quoted ] && total=$((400 * np)) # (every rank reads its 400 rows whole)
+        run rep_$prog $np "$tmp/$prog.logic" "$tmp/d" --repeat 3 --profile ||
+            { fail "$prog -np $np --repeat 3: exit"; cat "$tmp/rep_$prog.$np.err"; continue; }
+        cmp -s "$tmp/$prog.1" "$tmp/rep_$prog.$np" || fail "$prog -np $np --repeat 3: outputs differ"
+        repeat_reads rep_$prog $np $total ||
+            { fail "$prog -np $np --repeat 3: rows read per run"; grep "^run [0-9] of 3: rank" "$tmp/rep_$prog.$np.err"; }
+    done
 done
 
 # errors: the first error line of one process, from the rank that holds it

@@ -10,10 +10,11 @@
 ** the forwarding of output and signals, and stops every rank when one dies.
 ** Before it, the check that the host has a GPU (or the emulator) and that N
 ** is at most RF_TOOL_RANKS_PER_GPU ranks per GPU: one message, no ranks.
-** mpirun runs as a child whose standard output this process copies to its
-** own: mpirun forwards the ranks' output and ignores a failed write (a full
-** disk, /dev/full), so the command checks its writes itself, as one
-** process's run does; the first SIGINT, SIGTERM or SIGHUP goes on to
+** mpirun runs as a child whose standard output and error this process
+** copies to its own: mpirun forwards the ranks' output and ignores a failed
+** write (a full disk, /dev/full), so the command checks its writes itself,
+** as one process's run does, and once its reader is gone (| head) it stops
+** mpirun and no longer passes on what mpirun says as it stops; the first SIGINT, SIGTERM or SIGHUP goes on to
 ** mpirun, which has a process group of its own (and no terminal input).
 ** The ranks get the user's environment: the one work queue redfox chose
 ** for itself at its start (tools/redfox.c) is taken back.
@@ -30,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -51,35 +53,79 @@ static void forward_signal(int sig)
     }
 }
 
-/* Copies fd to standard output until its end; 0, or the errno of the first
-** failed write (what follows is read and dropped, so that mpirun and the
-** ranks are never blocked on a full pipe; but a reader gone, EPIPE, ends
-** the copy at once). */
-static int copy_output(int fd)
+/* Writes p[0..n) to fd whole: 0, or the errno of the failed write. */
+static int write_all(int fd, const char *p, ssize_t n)
 {
-    char buf[65536];
-    int err = 0;
-    for (;;) {
-        ssize_t n = read(fd, buf, sizeof buf);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0 || err == EPIPE) break;
-        for (ssize_t off = 0; off < n && !err;) {
-            ssize_t w = write(STDOUT_FILENO, buf + off, (size_t)(n - off));
-            if (w < 0 && errno == EINTR) continue;
-            if (w <= 0) err = w < 0 ? errno : EIO;
-            else off += w;
-        }
+    for (ssize_t off = 0; off < n;) {
+        ssize_t w = write(fd, p + off, (size_t)(n - off));
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return w < 0 ? errno : EIO;
+        off += w;
     }
-    return err;
+    return 0;
 }
 
-/* Runs av (mpirun) with its standard output copied to ours: mpirun's exit
-** status, or 1 when our standard output could not be written. */
+/* Copies mpirun's standard output (out) and error (err) to ours until
+** mpirun ends; 0, or the errno of the first failed write to standard
+** output (what follows is read and dropped, so that mpirun and the ranks
+** are never blocked on a full pipe). A reader gone (EPIPE) is the decision
+** to stop: mpirun gets SIGTERM, and from then on its standard error is
+** read and dropped too, since what it prints as it stops is no word of the
+** run's (Open MPI 4.1's mpirun may then crash in PMIx_server_finalize and
+** print its own report). Until then each pipe reaches its stream as it
+** came, in order. *status: mpirun's wait status. */
+static int relay(pid_t pid, int out, int err, int *status)
+{
+    char buf[65536];
+    int werr = 0, eerr = 0, stopping = 0, exited = 0;
+    struct pollfd p[2] = {{out, POLLIN, 0}, {err, POLLIN, 0}};
+    while (p[0].fd >= 0 || p[1].fd >= 0) {
+        /* once stopping, mpirun's end is watched too: something it started
+        ** may hold the pipes open after it */
+        int r = poll(p, 2, stopping ? 100 : -1);
+        if (r < 0 && errno != EINTR) break;
+        for (int i = 0; i < 2 && r > 0; i++) {
+            if (p[i].fd < 0 || !p[i].revents) continue;
+            ssize_t n = read(p[i].fd, buf, sizeof buf);
+            if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+            if (n <= 0) {
+                close(p[i].fd);
+                p[i].fd = -1;
+                continue;
+            }
+            if (stopping) continue;
+            if (i == 0 && !werr) werr = write_all(STDOUT_FILENO, buf, n);
+            else if (i == 1 && !eerr) eerr = write_all(STDERR_FILENO, buf, n);
+            if (werr == EPIPE) {
+                stopping = 1;
+                kill(pid, SIGTERM);
+            }
+        }
+        if (stopping && waitpid(pid, status, WNOHANG) == pid) {
+            exited = 1;
+            break;
+        }
+    }
+    for (int i = 0; i < 2; i++)
+        if (p[i].fd >= 0) close(p[i].fd);
+    while (!exited && waitpid(pid, status, 0) < 0 && errno == EINTR) continue;
+    return werr;
+}
+
+/* Runs av (mpirun) with its standard output and error copied to ours
+** (relay): mpirun's exit status, or 1 when our standard output could not be
+** written. */
 static int run_mpirun(const char *cmd, char **av)
 {
-    int fds[2];
+    int fds[2], efds[2];
     if (pipe(fds) != 0) {
         fprintf(stderr, "redfox %s: --gpus: cannot start mpirun: %s\n", cmd, strerror(errno));
+        return RF_EXIT_USER;
+    }
+    if (pipe(efds) != 0) {
+        fprintf(stderr, "redfox %s: --gpus: cannot start mpirun: %s\n", cmd, strerror(errno));
+        close(fds[0]);
+        close(fds[1]);
         return RF_EXIT_USER;
     }
     signal(SIGPIPE, SIG_IGN); /* a closed standard output is a write error here */
@@ -90,6 +136,8 @@ static int run_mpirun(const char *cmd, char **av)
         fprintf(stderr, "redfox %s: --gpus: cannot start mpirun: %s\n", cmd, strerror(errno));
         close(fds[0]);
         close(fds[1]);
+        close(efds[0]);
+        close(efds[1]);
         return RF_EXIT_USER;
     }
     if (pid == 0) {
@@ -109,8 +157,10 @@ static int run_mpirun(const char *cmd, char **av)
             }
         }
         close(fds[0]);
-        if (dup2(fds[1], STDOUT_FILENO) < 0) _exit(RF_EXIT_USER);
+        close(efds[0]);
+        if (dup2(fds[1], STDOUT_FILENO) < 0 || dup2(efds[1], STDERR_FILENO) < 0) _exit(RF_EXIT_USER);
         close(fds[1]);
+        close(efds[1]);
         execvp("mpirun", av);
         /* (av: mpirun -np N ...) */
         fprintf(stderr, "redfox %s: --gpus %s starts its ranks with Open MPI's mpirun, which cannot be run: %s "
@@ -119,6 +169,7 @@ static int run_mpirun(const char *cmd, char **av)
         _exit(RF_EXIT_USER);
     }
     close(fds[1]);
+    close(efds[1]);
     child_pid = pid;
     static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
     for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
@@ -129,14 +180,10 @@ static int run_mpirun(const char *cmd, char **av)
         sigemptyset(&sa.sa_mask);
         sigaction(sigs[i], &sa, NULL);
     }
-    int err = copy_output(fds[0]);
-    /* the reader of the output is gone (| head): the ranks are stopped and
-    ** this process ends as one process's run does, by SIGPIPE, silently
-    ** (mpirun itself crashed there, in PMIx_Finalize) */
-    if (err == EPIPE) kill(pid, SIGTERM);
-    close(fds[0]);
+    /* the reader of the output gone (| head): the ranks are stopped and
+    ** this process ends as one process's run does, by SIGPIPE, silently */
     int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) continue;
+    int err = relay(pid, fds[0], efds[0], &status);
     child_pid = 0;
     if (err == EPIPE) {
         signal(SIGPIPE, SIG_DFL);

@@ -443,6 +443,7 @@ static rf_status cpu_open(const rf_rt_env *env, void **dev)
     x->pool = env->pool;
     x->threads = env->threads;
     x->res = env->res;
+    x->fd_clash = env->fd_clash;
     x->vals = rf_calloc((size_t)env->p->nvars + 1, sizeof *x->vals);
     if (!x->vals) {
         free(x);

@@ -67,6 +67,7 @@ typedef struct exec {
     int threads;
     val *vals;
     rf_rt_result *res;
+    rf_buf *fd_clash; /* env's: a failed functional dependency's clash, for the ranks */
     /* grouped totals (rt_cpu_gtotals.c), by kernel id */
     int32_t nkernels;
     rf_cx_gtplan **gt;   /* at a span's MAP: its plan */

@@ -29,18 +29,23 @@ static rf_status check_fd(exec *x, const rf_hir_kernel *k, const rf_rt_rel *r)
         rf_cpu_groups_free(&g);
         return RF_OK;
     }
-    /* the first row whose key was seen before: deterministic */
-    int64_t row = -1;
-    for (int64_t i = 0; i < r->nrows && row < 0; i++)
-        if (g.first_row[g.group_of_row[i]] != i) row = i;
-    int64_t first = g.first_row[g.group_of_row[row]];
+    /* the rows of keys with two values, then the least such key and its
+    ** two least values (rt_fd_clash.c: any order of the rows, any split
+    ** of them over ranks names the same) */
+    int64_t *size = rf_calloc((size_t)g.ngroups + 1, sizeof *size), *rows = rf_malloc((size_t)r->nrows * sizeof *rows);
+    int64_t n = 0, first = -1, second = -1;
+    st = size && rows ? RF_OK : RF_ENOMEM;
+    for (int64_t i = 0; i < r->nrows && !st; i++) size[g.group_of_row[i]]++;
+    for (int64_t i = 0; i < r->nrows && !st; i++)
+        if (size[g.group_of_row[i]] > 1) rows[n++] = i;
     rf_cpu_groups_free(&g);
-    rf_buf b;
-    rf_buf_init(&b);
-    rf_rt_fd_message(x->dict, out->pred_name ? out->pred_name : out->name, r, nk, first, row, &b);
-    rf_error(x->d, kloc(x, k), "%s", rf_buf_cstr(&b));
-    rf_buf_free(&b);
-    return RF_EUSER;
+    free(size);
+    if (!st) st = rf_rt_fd_least_clash(x->dict, r, nk, rows, n, &first, &second);
+    free(rows);
+    if (!st && first < 0) st = RF_EINTERNAL; /* (rows are distinct: a repeated key has two values) */
+    if (st) return st;
+    return rf_rt_fd_fail(x->dict, out->pred_name ? out->pred_name : out->name, r, nk, first, second, kloc(x, k), x->d,
+                         x->fd_clash);
 }
 
 /* Points rel at the set's rows (after an insert moved them). */

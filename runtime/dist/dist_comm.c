@@ -131,6 +131,137 @@ const char *rf_rt_dist_limit_hint(const char *what)
                                                  : " (the limit is the caller's timeout_s)";
 }
 
+/* ---- after a timeout: which ranks never arrived ------------------------------------------- */
+
+/* Point-to-point tags of their own (the moves' are 0; collectives match
+** apart from point-to-point messages). */
+enum { TAG_ASK = 30001, TAG_HERE = 30002 };
+/* A wait this long (in any collective or exchange) answers the asks of a
+** rank that timed out: a rank still waiting says so. */
+#define ANSWER_AFTER_S 0.05
+/* How long a rank that timed out waits for the others' answers. */
+#define ASK_GRACE_S 1.0
+
+static const int64_t here_word = 1, ask_word = 1;
+
+/* Answers the asks that came: this rank is here, waiting. The number of
+** asks answered. */
+static int answer_asks(void)
+{
+    int n = 0;
+    for (int i = 0; i < 1024; i++) {
+        int flag = 0;
+        MPI_Status s;
+        if (MPI_Iprobe(MPI_ANY_SOURCE, TAG_ASK, MPI_COMM_WORLD, &flag, &s) != MPI_SUCCESS || !flag) break;
+        int64_t v = 0;
+        if (MPI_Recv(&v, 1, MPI_INT64_T, s.MPI_SOURCE, TAG_ASK, MPI_COMM_WORLD, MPI_STATUS_IGNORE) != MPI_SUCCESS) break;
+        MPI_Request r;
+        if (MPI_Isend(&here_word, 1, MPI_INT64_T, s.MPI_SOURCE, TAG_HERE, MPI_COMM_WORLD, &r) == MPI_SUCCESS)
+            MPI_Request_free(&r);
+        n++;
+    }
+    return n;
+}
+
+/* After this rank's wait timed out: asks every other rank whether it is
+** there (a rank waiting anywhere answers, answer_asks) and waits
+** ASK_GRACE_S for the answers, answering the others' asks meanwhile (they
+** may have timed out too). The ranks that did not answer (they died, hang,
+** or never reached a collective: the ones the others waited for) go to buf
+** as "rank 2" or "ranks 0 and 2"; their number, 0 when all answered (then
+** no rank can be named) or the asks could not be made. *lowest: the lowest
+** rank that answered, or this one. The world is broken after: what is left
+** pending goes with the abort. */
+static int who_missing(rf_rt_dist_world *w, char *buf, size_t nbuf, int *lowest)
+{
+    *lowest = w->rank;
+    int n = w->size, nmiss = 0;
+    MPI_Request *req = rf_calloc((size_t)n + 1, sizeof *req);
+    int64_t *got = rf_calloc((size_t)n + 1, sizeof *got);
+    char *answered = rf_calloc((size_t)n + 1, 1);
+    if (!req || !got || !answered) {
+        free(req);
+        free(got);
+        free(answered);
+        return 0;
+    }
+    int ok = 1, left = 0;
+    for (int r = 0; r < n; r++) {
+        req[r] = MPI_REQUEST_NULL;
+        if (r == w->rank || !ok) continue;
+        MPI_Request s;
+        ok = MPI_Irecv(&got[r], 1, MPI_INT64_T, r, TAG_HERE, MPI_COMM_WORLD, &req[r]) == MPI_SUCCESS &&
+             MPI_Isend(&ask_word, 1, MPI_INT64_T, r, TAG_ASK, MPI_COMM_WORLD, &s) == MPI_SUCCESS;
+        if (ok) MPI_Request_free(&s);
+        left++;
+    }
+    double t0 = rf_now();
+    while (ok && left > 0 && rf_now() - t0 < ASK_GRACE_S) {
+        answer_asks();
+        for (int r = 0; r < n; r++) {
+            int done = 0;
+            if (req[r] == MPI_REQUEST_NULL || MPI_Test(&req[r], &done, MPI_STATUS_IGNORE) != MPI_SUCCESS || !done)
+                continue;
+            answered[r] = 1;
+            left--;
+            if (r < *lowest) *lowest = r;
+        }
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+    size_t at = 0;
+    buf[0] = 0;
+    for (int r = 0; r < n && ok; r++)
+        if (r != w->rank && !answered[r]) nmiss++;
+    for (int r = 0, k = 0; r < n && ok && nmiss > 0; r++) {
+        if (r == w->rank || answered[r]) continue;
+        if (req[r] != MPI_REQUEST_NULL) {
+            MPI_Cancel(&req[r]);
+            MPI_Request_free(&req[r]);
+        }
+        const char *sep = k == 0 ? (nmiss > 1 ? "ranks " : "rank ") : k == nmiss - 1 ? " and " : ", ";
+        int m = snprintf(buf + at, nbuf - at, "%s%d", sep, r);
+        if (m > 0 && (size_t)m < nbuf - at) at += (size_t)m;
+        k++;
+    }
+    free(req);
+    free(got);
+    free(answered);
+    return ok ? nmiss : 0;
+}
+
+/* A wait's timeout (or another rank's ask: its wait timed out, and the
+** collective cannot complete): the error naming the ranks that did not
+** answer, where they can be told. It is printed once: by the lowest rank
+** still waiting (rank 0 unless rank 0 is the one missing), which the others
+** make the rank that stopped the run (rf_rt_run_reports: they say nothing);
+** those wait for it to print and end the ranks (its abort) for the time
+** it needs, answering its asks, and end them themselves after that. */
+static void timed_out(rf_rt_dist_world *w, double timeout_s, const char *what, rf_diags *d)
+{
+    w->broken = 1;
+    char who[512];
+    int lowest = w->rank;
+    int nmiss = who_missing(w, who, sizeof who, &lowest);
+    if (nmiss > 0)
+        rf_error(d, rf_mkloc(NULL, 0, 0), "rank %d of %d: no answer from %s within %g s during %s: %s%s", w->rank,
+                 w->size, who, timeout_s, what, nmiss > 1 ? "they died or hang, the others answered"
+                                                          : "it died or hangs, the others answered",
+                 rf_rt_dist_limit_hint(what));
+    else
+        rf_error(d, rf_mkloc(NULL, 0, 0),
+                 "rank %d of %d: no answer from the other ranks within %g s during %s: a rank died or hangs%s",
+                 w->rank, w->size, timeout_s, what, rf_rt_dist_limit_hint(what));
+    if (nmiss == 0 || lowest == w->rank) return;
+    rf_rt_dist_set_stopped_by(lowest);
+    double t0 = rf_now();
+    while (rf_now() - t0 < 2 * ASK_GRACE_S + 1) {
+        answer_asks();
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+}
+
 /* Waits for req until the deadline (busy: rows in flight). */
 static rf_status wait_req_as(rf_rt_dist_world *w, MPI_Request *req, double timeout_s, int busy, const char *what,
                              rf_diags *d)
@@ -145,14 +276,12 @@ static rf_status wait_req_as(rf_rt_dist_world *w, MPI_Request *req, double timeo
             return RF_EUSER;
         }
         if (done) return RF_OK;
-        if (timeout_s > 0 && rf_now() - t0 > timeout_s) {
-            w->broken = 1;
-            rf_error(d, rf_mkloc(NULL, 0, 0),
-                     "rank %d of %d: no answer from the other ranks within %g s during %s: a rank died or hangs%s",
-                     w->rank, w->size, timeout_s, what, rf_rt_dist_limit_hint(what));
+        double waited = rf_now() - t0;
+        if ((timeout_s > 0 && waited > timeout_s) || (waited > ANSWER_AFTER_S && answer_asks())) {
+            timed_out(w, timeout_s, what, d);
             return RF_EUSER;
         }
-        dist_poll_pause(rf_now() - t0, w->spin_s, busy, &nap);
+        dist_poll_pause(waited, w->spin_s, busy, &nap);
     }
 }
 
@@ -364,15 +493,13 @@ rf_status rf_rt_dist_sendrecv(rf_rt_dist_world *w, double timeout_s, const char 
             break;
         }
         if (done) break;
-        if (timeout_s > 0 && rf_now() - t0 > timeout_s) {
-            w->broken = 1;
-            rf_error(d, rf_mkloc(NULL, 0, 0),
-                     "rank %d of %d: no answer from the other ranks within %g s during %s: a rank died or hangs%s",
-                     w->rank, w->size, timeout_s, what, rf_rt_dist_limit_hint(what));
+        double waited = rf_now() - t0;
+        if ((timeout_s > 0 && waited > timeout_s) || (waited > ANSWER_AFTER_S && answer_asks())) {
+            timed_out(w, timeout_s, what, d);
             st = RF_EUSER;
             break;
         }
-        dist_poll_pause(rf_now() - t0, w->spin_s, 1, &nap);
+        dist_poll_pause(waited, w->spin_s, 1, &nap);
     }
     free(req);
     return st;

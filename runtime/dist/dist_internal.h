@@ -72,6 +72,12 @@ struct rf_rt_dist {
     int32_t at_j;
     int64_t (*rows_of)(const void *dev, int32_t var);
     const void *rows_dev;
+    /* the kernels the walk reached (rf_rt_dist_at, alike on every rank),
+    ** and the clash this rank's functional-dependency check stopped at
+    ** (rf_rt_dist_fd_clash): its key's bytes (NULL: none) and the kernel */
+    int64_t kernels;
+    char *clash;
+    int64_t clash_len, clash_at;
 };
 
 /* The program's shape the placements use (dist_place.c), once per run:

@@ -776,6 +776,7 @@ void rf_rt_dist_at(rf_rt_dist *x, const rf_hir_block *bl, int32_t j, int64_t (*r
     x->at_j = j;
     x->rows_of = rows;
     x->rows_dev = dev;
+    x->kernels++;
 }
 
 void rf_rt_dist_loaded(rf_rt_dist *x, int32_t var) { x->vars[var].place = place_of(RF_RT_PLACE_ANY); }

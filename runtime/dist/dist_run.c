@@ -80,6 +80,7 @@ void rf_rt_dist_free(rf_rt_dist *x)
     free(x->cut);
     free(x->local);
     free(x->vars);
+    free(x->clash);
     free(x);
 }
 
@@ -98,19 +99,81 @@ void rf_rt_dist_share(const rf_rt_dist *x, int64_t nrows, int64_t *lo, int64_t *
     *hi = *lo + per + (x->rank < extra);
 }
 
-/* Every rank's vote; stops the run when one failed (failed: this rank's own
-** failure, its message already in d). The lowest failed rank keeps its
-** messages; rank 0, when it did not fail, names that rank; everyone else
-** says nothing more. */
-/* After a vote (failed[r]: rank r's flag): stops the run when a rank failed,
-** as dist_vote says. */
+void rf_rt_dist_fd_clash(rf_rt_dist *x, const char *key, int64_t n)
+{
+    free(x->clash);
+    x->clash = n > 0 ? rf_malloc((size_t)n) : NULL;
+    x->clash_len = x->clash ? n : 0;
+    if (x->clash) memcpy(x->clash, key, (size_t)n);
+    x->clash_at = x->kernels;
+}
+
+/* A vote's failed flag: 0 this rank did not fail, 1 it failed, 2 + k it
+** stopped at a functional dependency's clash at kernel k (rf_rt_dist_fd_clash). */
+static int64_t failed_flag(const rf_rt_dist *x, int failed)
+{
+    return !failed ? 0 : x->clash ? 2 + x->clash_at : 1;
+}
+
+/* Every candidate rank (flag[r * stride] == at) stopped at a clash of one
+** kernel: *first becomes the one with the least key (the lowest rank of
+** equal ones: a replicated relation's). Two collectives every rank makes
+** (all saw the same flags): the keys' lengths, then the keys. */
+static rf_status least_clash(rf_rt_dist *x, const int64_t *flag, int64_t stride, int64_t at, int *first, rf_diags *d)
+{
+    int n = x->size;
+    const char *what = "the ranks' clashes of a functional dependency";
+    int64_t mine = flag[x->rank * stride] == at ? x->clash_len : 0;
+    int64_t *len = rf_calloc((size_t)n * 3 + 1, sizeof *len), *send = len ? len + n : NULL, *displ = len ? len + 2 * n : NULL;
+    if (!len) return RF_ENOMEM;
+    double t0 = rf_now();
+    rf_status st = rf_rt_dist_allgather_i64(x->w, x->timeout_s, what, &mine, 1, len, d);
+    char *got = NULL;
+    for (int j = 0; j < n; j++) send[j] = mine; /* (displ: all 0, the one key to every rank) */
+    if (!st) st = rf_rt_dist_alltoallv(x->w, x->timeout_s, what, x->clash ? x->clash : "", send, displ, &got, len, 0, d);
+    x->stat.collectives += 2;
+    x->stat.collective_seconds += rf_now() - t0;
+    int64_t off = 0, best_off = 0;
+    int best = -1;
+    for (int r = 0; r < n && !st; r++) {
+        if (len[r] > 0 && (best < 0 || rf_rt_fd_clash_key_cmp(got + off, len[r], got + best_off, len[best]) < 0)) {
+            best = r;
+            best_off = off;
+        }
+        off += len[r];
+    }
+    if (best >= 0) *first = best;
+    free(got);
+    free(len);
+    return st;
+}
+
+/* After a vote (failed[r]: rank r's flag): stops the run when a rank failed.
+** The lowest failed rank keeps its messages, or where every failed rank
+** stopped at a clash of one functional dependency, the one with the least
+** key (least_clash); rank 0, when it did not fail, names that rank;
+** everyone else says nothing more. */
 static rf_status vote_outcome(rf_rt_dist *x, const int64_t *failed, int64_t stride, rf_diags *d)
 {
-    int first = -1;
-    for (int r = 0; r < x->size && first < 0; r++)
-        if (failed[r * stride]) first = r;
+    int first = -1, clashes = 1, at_least = 0;
+    int64_t least = INT64_MAX;
+    for (int r = 0; r < x->size; r++) {
+        int64_t f = failed[r * stride];
+        if (!f) continue;
+        if (first < 0) first = r;
+        if (f < 2) clashes = 0;
+        if (f < least) least = f, at_least = 0;
+        at_least += f == least;
+    }
     if (first < 0) return RF_OK;
     x->stopped = 1;
+    if (clashes && at_least > 1) {
+        rf_status st = least_clash(x, failed, stride, least, &first, d);
+        if (st) {
+            rf_rt_dist_world_break(x->w); /* (the ranks may disagree on who reports) */
+            return st;
+        }
+    }
     rf_rt_dist_set_stopped_by(first);
     if (first != x->rank) {
         /* another rank reports; this one's own messages would repeat or
@@ -140,7 +203,7 @@ rf_status dist_vote(rf_rt_dist *x, int failed, const int64_t *v, rf_rt_dist_vote
 {
     rf_rt_dist_vote mine;
     memset(&mine, 0, sizeof mine);
-    mine.failed = failed;
+    mine.failed = failed_flag(x, failed);
     for (int i = 0; i < RF_RT_DIST_VOTE_N && v; i++) mine.v[i] = v[i];
     double t0 = rf_now();
     rf_status st = rf_rt_dist_allgather_votes(x->w, x->timeout_s, what, &mine, all, d);

@@ -277,6 +277,13 @@ void rf_rt_dist_ran(rf_rt_dist *x, const rf_hir_kernel *k);
 ** relations that exist already. */
 void rf_rt_dist_at(rf_rt_dist *x, const rf_hir_block *bl, int32_t j, int64_t (*rows)(const void *dev, int32_t var),
                    const void *dev);
+/* This rank's run stops at the kernel rf_rt_dist_at named last, a derived
+** functional predicate's check having found a clash whose key is key[0..n)
+** (rf_rt_fd_fail's). When the ranks that stopped all stopped so, at one
+** kernel, the vote that tells them (dist_run.c) keeps the messages of the
+** rank with the least key (keys are hashed to ranks, each on one), as one
+** process names the least key over all rows; else the lowest failed rank's. */
+void rf_rt_dist_fd_clash(rf_rt_dist *x, const char *key, int64_t n);
 /* A branch: *any becomes whether any rank holds rows of a tested variable. */
 rf_status rf_rt_dist_any(rf_rt_dist *x, int local_any, int *any, rf_diags *d);
 /* ---- moves on the device (dist_xport.c) ---------------------------------- */

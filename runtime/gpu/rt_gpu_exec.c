@@ -310,6 +310,7 @@ static rf_status gpu_open(const rf_rt_env *env, void **dev)
     x->cpool = env->pool;
     x->threads = env->threads;
     x->res = env->res;
+    x->fd_clash = env->fd_clash;
     x->g.cpu = env->pool; /* set again after the device opens (it zeroes g) */
     char why[256];
     rf_status st;

@@ -513,10 +513,10 @@ rf_status rf_gx_k_insert(gx *x, const rf_hir_kernel *k)
 
 /* ---- unique, difference ------------------------------------------------------------------------ */
 
-/* The first of r's rows (in order) whose nk key columns an earlier row
-** had, and that earlier row (*row -1: none), found in host memory: where a
-** cap leaves no room for grouping the keys on the device. */
-static rf_status fd_pair_on_host(gx *x, const rf_type *types, const gval *r, int32_t nk, int64_t *frow, int64_t *row)
+/* Whether two of r's rows have one key (its nk columns: *any), found in
+** host memory: where a cap leaves no room for grouping the keys on the
+** device. */
+static rf_status fd_repeat_on_host(gx *x, const rf_type *types, const gval *r, int32_t nk, int *any)
 {
     gval h;
     memset(&h, 0, sizeof h);
@@ -529,18 +529,20 @@ static rf_status fd_pair_on_host(gx *x, const rf_type *types, const gval *r, int
         if (!st) st = rf_gx_held_adopt(&h, nk, c, m, bytes);
         if (st) free(m);
     }
-    if (!st) st = rf_gx_held_first_repeat(types, &h, nk, NULL, frow, row);
+    int64_t frow = -1, row = -1;
+    if (!st) st = rf_gx_held_first_repeat(types, &h, nk, NULL, &frow, &row);
     rf_gx_held_free(&h);
+    *any = row >= 0;
     return st;
 }
 
-/* The first row of r whose first nk columns an earlier row has (*row, -1
-** when none) and that earlier row (*frow): deterministic. */
-static rf_status first_repeated_key(gx *x, const gval *r, const rf_hir_var *out, int32_t nk, int64_t *frow,
-                                    int64_t *row)
+/* The rows of r whose first nk columns another row has (*n of them in
+** *rows, allocated here; *n 0: none; *n -1 and *rows NULL: some, not
+** said which, every row is a candidate). */
+static rf_status repeated_keys(gx *x, const gval *r, const rf_hir_var *out, int32_t nk, int64_t **rows, int64_t *n)
 {
-    *row = -1;
-    *frow = 0;
+    *rows = NULL;
+    *n = 0;
     keycols kc;
     rf_gx_keys_of(r, out->types, NULL, nk, &kc);
     gval g;
@@ -548,61 +550,69 @@ static rf_status first_repeated_key(gx *x, const gval *r, const rf_hir_var *out,
     int64_t ndiag = x->d->count, nerr = x->d->nerrors;
     rf_status st = group_rows(x, &kc, r->nrows, &g);
     if (st == RF_EDEVMEM) {
-        /* no room to group the keys beside the rows: the same pair found
-        ** on the host (the unique's rows stay; the run stays on the GPU) */
+        /* no room to group the keys beside the rows: looked for on the
+        ** host (the unique's rows stay; the run stays on the GPU) */
         rf_gx_val_clear(x, &g, 0);
         rf_gx_held_drop_diags(x, ndiag, nerr);
-        return fd_pair_on_host(x, out->types, r, nk, frow, row);
+        int any = 0;
+        st = fd_repeat_on_host(x, out->types, r, nk, &any);
+        if (!st && any) *n = -1;
+        return st;
     }
     if (st || g.ngroups == r->nrows) {
         rf_gx_val_clear(x, &g, 0);
         return st;
     }
     int64_t *gid = NULL, *first = NULL;
+    int64_t ng = g.ngroups;
     st = rf_gx_host_i64(x, g.gid.p, r->nrows, &gid);
-    if (!st) st = rf_gx_host_i64(x, g.first.p, g.ngroups, &first);
+    if (!st) st = rf_gx_host_i64(x, g.first.p, ng, &first);
     rf_gx_val_clear(x, &g, 0);
-    for (int64_t i = 0; !st && i < r->nrows && *row < 0; i++)
-        if (first[gid[i]] != i) *row = i;
-    if (!st && *row < 0) st = RF_EINTERNAL;
-    if (!st) *frow = first[gid[*row]];
+    uint8_t *rep = st ? NULL : rf_calloc((size_t)ng + 1, 1);
+    if (!st && !(rep && (*rows = rf_malloc((size_t)r->nrows * sizeof **rows)))) st = RF_ENOMEM;
+    for (int64_t i = 0; !st && i < r->nrows; i++)
+        if (first[gid[i]] != i) rep[gid[i]] = 1;
+    for (int64_t i = 0; !st && i < r->nrows; i++)
+        if (rep[gid[i]]) (*rows)[(*n)++] = i;
+    if (!st && *n == 0) st = RF_EINTERNAL;
+    if (st) {
+        free(*rows);
+        *rows = NULL;
+        *n = 0;
+    }
+    free(rep);
     free(gid);
     free(first);
     return st;
 }
 
 /* A functional predicate must not give two values for one key (the CPU
-** executor's check_fd, runtime/cpu: same message, same rows). */
+** executor's check_fd, runtime/cpu: same message, the same clash chosen,
+** rt_fd_clash.c). */
 static rf_status check_fd(gx *x, const rf_hir_kernel *k, const gval *r)
 {
     const rf_hir_var *out = x->p->vars[k->out];
     int32_t nk = out->nkeys;
     if (nk < 0 || nk >= out->ncols || r->nrows < 2) return RF_OK;
     /* nk 0, a function without key columns (p[] = v): its distinct rows are
-    ** one key's values, so the second row is the violation */
-    int64_t row = 1, frow = 0;
-    rf_status st = nk > 0 ? first_repeated_key(x, r, out, nk, &frow, &row) : RF_OK;
-    if (st || row < 0) return st;
-    /* the two rows, on the host */
-    rf_rt_rel two;
-    memset(&two, 0, sizeof two);
-    st = rf_rt_rel_alloc(&two, out->ncols, out->types, 2);
-    for (int32_t c = 0; c < out->ncols && !st; c++) {
-        uint64_t w = (uint64_t)wid(out->types[c]);
-        st = x->g.ops->d2h(&x->g, two.cols[c], colp(r, c) + (uint64_t)frow * w, w);
-        if (!st) st = x->g.ops->d2h(&x->g, (char *)two.cols[c] + w, colp(r, c) + (uint64_t)row * w, w);
-    }
-    if (st) {
-        rf_rt_rel_free(&two);
-        return st;
-    }
-    rf_buf b;
-    rf_buf_init(&b);
-    rf_rt_fd_message(x->dict, out->pred_name ? out->pred_name : out->name, &two, nk, 0, 1, &b);
-    rf_error(x->d, kloc(x, k), "%s", rf_buf_cstr(&b));
-    rf_buf_free(&b);
-    rf_rt_rel_free(&two);
-    return RF_EUSER;
+    ** one key's values, every one a candidate */
+    int64_t *rows = NULL, n = -1;
+    rf_status st = nk > 0 ? repeated_keys(x, r, out, nk, &rows, &n) : RF_OK;
+    if (st || n == 0) return st;
+    /* the rows on the host (an error's path), the clash chosen there */
+    rf_rt_rel h;
+    memset(&h, 0, sizeof h);
+    st = rf_rt_rel_alloc(&h, out->ncols, out->types, r->nrows);
+    for (int32_t c = 0; c < out->ncols && !st; c++)
+        st = x->g.ops->d2h(&x->g, h.cols[c], colp(r, c), (uint64_t)r->nrows * (uint64_t)wid(out->types[c]));
+    int64_t first = -1, second = -1;
+    if (!st) st = rf_rt_fd_least_clash(x->dict, &h, nk, rows, n < 0 ? 0 : n, &first, &second);
+    free(rows);
+    if (!st && first < 0) st = RF_EINTERNAL; /* (rows are distinct: a repeated key has two values) */
+    if (!st) st = rf_rt_fd_fail(x->dict, out->pred_name ? out->pred_name : out->name, &h, nk, first, second, kloc(x, k),
+                                x->d, x->fd_clash);
+    rf_rt_rel_free(&h);
+    return st;
 }
 
 /* A kernel whose result is every row of its input (in[0]) in order (a

@@ -362,6 +362,7 @@ typedef struct gx {
     gpool *pool;
     gval *vals;
     rf_rt_result *res;   /* the driver's result: the GPU's figures go there */
+    rf_buf *fd_clash;    /* env's: a failed functional dependency's clash, for the ranks */
     rf_gpu_plan *plan;   /* the program's GPU plans (GPLN), owned */
     rf_gpu_fplan *nofuse; /* with --no-fuse: no fused kernels (owned) */
     rf_gpu_kplan *plans; /* by kernel id: plan->k */

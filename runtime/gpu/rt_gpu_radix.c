@@ -419,38 +419,51 @@ rf_status rf_gx_held_first_repeat(const rf_type *types, const gval *v, int32_t n
 }
 
 /* A functional predicate must not give two values for one key: over the
-** kept rows in order (the whole unique's rows), the first whose key an
-** earlier one had, and the CPU's message on the two (as rt_gpu_group.c's
-** check_fd words it). */
+** kept rows (the whole unique's rows), the least key with two values and
+** its two least values (rt_fd_clash.c), and the CPU's message on the two
+** (as rt_gpu_group.c's check_fd words it). */
 static rf_status fd_check(gx *x, const rf_hir_kernel *k, const gval *v, const uint8_t *keep)
 {
     const rf_hir_var *iv = x->p->vars[k->in[0]], *ov = x->p->vars[k->out];
     int32_t nk = fd_keys(x, k);
     int64_t frow = -1, row = -1;
     if (nk < 0) return RF_OK;
-    rf_status fst = rf_gx_held_first_repeat(iv->types, v, nk, keep, &frow, &row);
-    if (fst || row < 0) return fst;
+    rf_status st = rf_gx_held_first_repeat(iv->types, v, nk, keep, &frow, &row);
+    if (st || row < 0) return st;
+    /* a clash: the kept rows, in a relation over the held columns */
+    int64_t n = 0;
+    int64_t *rows = rf_malloc((size_t)v->nrows * sizeof *rows + 8);
+    void **cols = rf_calloc((size_t)ov->ncols + 1, sizeof *cols);
+    if (!rows || !cols) st = RF_ENOMEM;
+    for (int64_t i = 0; i < v->nrows && !st; i++)
+        if (!keep || keep[i]) rows[n++] = i;
+    for (int32_t c = 0; c < ov->ncols && !st; c++) cols[c] = (void *)rf_gx_held_col(v, c);
+    rf_rt_rel held = {v->nrows, ov->ncols, ov->types, cols};
+    int64_t f2 = -1, r2 = -1;
+    if (!st) st = rf_rt_fd_least_clash(x->dict, &held, nk, rows, n, &f2, &r2);
+    free(rows);
+    free(cols);
+    if (st) return st;
+    /* (none by value only where the values differ in a column no kernel
+    ** reads, which is not held: then the first repeat found) */
+    if (r2 >= 0) frow = f2, row = r2;
     rf_rt_rel two;
     memset(&two, 0, sizeof two);
-    rf_status st = rf_rt_rel_alloc(&two, ov->ncols, ov->types, 2);
+    st = rf_rt_rel_alloc(&two, ov->ncols, ov->types, 2);
     for (int32_t c = 0; c < ov->ncols && !st; c++) {
         const char *h = rf_gx_held_col(v, c);
         size_t w = (size_t)wid(ov->types[c]);
-        if (!h) continue; /* (a column no kernel reads: zeros) */
+        if (!h) { /* (a column no kernel reads: zeros) */
+            memset(two.cols[c], 0, 2 * w);
+            continue;
+        }
         memcpy(two.cols[c], h + (size_t)frow * w, w);
         memcpy((char *)two.cols[c] + w, h + (size_t)row * w, w);
     }
-    if (st) {
-        rf_rt_rel_free(&two);
-        return st;
-    }
-    rf_buf b;
-    rf_buf_init(&b);
-    rf_rt_fd_message(x->dict, ov->pred_name ? ov->pred_name : ov->name, &two, nk, 0, 1, &b);
-    rf_error(x->d, kloc(x, k), "%s", rf_buf_cstr(&b));
-    rf_buf_free(&b);
+    if (!st) st = rf_rt_fd_fail(x->dict, ov->pred_name ? ov->pred_name : ov->name, &two, nk, 0, 1, kloc(x, k), x->d,
+                                x->fd_clash);
     rf_rt_rel_free(&two);
-    return RF_EUSER;
+    return st;
 }
 
 /* The rows of v that keep marks, in order, as value *out held in host memory. */
