@@ -11,8 +11,9 @@
 #   a, b (alternating steps from 1; b needs w): a the odd nodes 1 .. N+1 and
 #     N+5, b the even nodes 2 .. N
 # MODE cpu: N = 3000 on the CPU, with and without --no-hoist (the same bytes),
-#   the filter of g run once (and N/2 times without the pass), and through a
-#   .rfx file;
+#   the filter of g run once (and N/2 times without the pass), through a .rfx
+#   file, and a hoisted filter dividing by zero failing exactly where the
+#   loop's own would: when the loop runs, not when it never starts;
 # MODE emu: N = 300 on the GPU emulator, fused and --no-fuse, either way;
 # MODE mpi: N = 300 on 2 CPU ranks and 2 emulated GPU ranks, either way
 #   (skipped, 77, where mpirun is missing or redfox was built without MPI).
@@ -99,6 +100,32 @@ cpu)
     kid=$("$redfox" dump --harmony --no-hoist "$tmp/p.logic" | sed -n 's/^ *\(k[0-9]*\): [^ ]* = map(g) filter.*/\1/p')
     calls=$(awk -v k="$kid" '$1 == k { print $4 }' "$tmp/cpu.off.err")
     [ -n "$kid" ] && [ "${calls:-0}" -ge $((h - 1)) ] || fail "--no-hoist: the filter of g ($kid) ran '$calls' times"
+    # a hoisted filter that fails (division by zero) fails exactly when the loop
+    # runs, as in the loop: not at all when its first round never comes
+    mkdir -p "$tmp/err"
+    printf '1\t2\n2\t3\n' >"$tmp/err/edge.facts"
+    for start in 5 0; do
+        cat >"$tmp/err/e.logic" <<P
+edge(x, y) -> int(x), int(y).
+lang:input[\`edge] = "edge.facts".
+lang:input:delimiter[\`edge] = "\t".
+g(x, c) <- agg<<c = count()>> edge(x, _).
+s(x) <- edge(x, _), x > $start.
+s(y) <- s(x), edge(x, y), g(y, c), 100 / (c - 1) > 0.
+m(c) <- agg<<c = count()>> s(_).
+lang:output[\`m] = "m".
+P
+        for off in "" --no-hoist; do
+            "$redfox" run "$tmp/err/e.logic" --data "$tmp/err" --device cpu $off >"$tmp/err/out" 2>"$tmp/err/msg"
+            rc=$?
+            if [ $start = 5 ]; then
+                [ $rc = 0 ] && grep -q '(0 rows)' "$tmp/err/out" || fail "start $start $off: exit $rc"
+            else
+                [ $rc = 1 ] && grep -q 'e.logic:6:1: error: division by zero' "$tmp/err/msg" ||
+                    fail "start $start $off: exit $rc, $(cat "$tmp/err/msg")"
+            fi
+        done
+    done
     # through a .rfx file
     "$redfox" compile "$tmp/p.logic" -o "$tmp/p.rfx" >/dev/null 2>&1 || fail "compile"
     run rfx "$redfox" run "$tmp/p.rfx" --device cpu --threads 2
