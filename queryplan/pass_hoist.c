@@ -13,12 +13,12 @@
 **
 ** The new block is entered exactly where the loop was, so a hoisted command
 ** runs exactly when its loop's first round would have run it, on the same
-** rows: a run-time error it raises (an overflow in its filter) is raised
-** all the same, only before the loop's other commands of that round. Its
+** rows: a run-time error it raises (a division by zero in its filter) is
+** raised all the same, only before the loop's other commands of that round. Its
 ** result is a temporary read in a later block (the verifier allows a block
 ** its writer's block dominates); Harmony keeps such a temporary alive
-** across blocks. The program option no_hoist (`--no-hoist`) turns the pass
-** off.
+** across blocks and releases it after the loop (harmony/hir_schedule.c).
+** The program option no_hoist (`--no-hoist`) turns the pass off.
 */
 #include "qp_internal.h"
 

@@ -11,7 +11,8 @@
 #   a, b (alternating steps from 1; b needs w): a the odd nodes 1 .. N+1 and
 #     N+5, b the even nodes 2 .. N
 # MODE cpu: N = 3000 on the CPU, with and without --no-hoist (the same bytes),
-#   the filter of g run once (and N/2 times without the pass), through a .rfx
+#   the filter of g run once (and N/2 times without the pass), its result
+#   released after the loop (dump --harmony), through a .rfx
 #   file, and a hoisted filter dividing by zero failing exactly where the
 #   loop's own would: when the loop runs, not when it never starts;
 # MODE emu: N = 300 on the GPU emulator, fused and --no-fuse, either way;
@@ -100,6 +101,13 @@ cpu)
     kid=$("$redfox" dump --harmony --no-hoist "$tmp/p.logic" | sed -n 's/^ *\(k[0-9]*\): [^ ]* = map(g) filter.*/\1/p')
     calls=$(awk -v k="$kid" '$1 == k { print $4 }' "$tmp/cpu.off.err")
     [ -n "$kid" ] && [ "${calls:-0}" -ge $((h - 1)) ] || fail "--no-hoist: the filter of g ($kid) ran '$calls' times"
+    # its result lives across the loop's rounds and is released where the
+    # loop exits: in the block after it, not in the loop (Harmony's liveness)
+    "$redfox" dump --harmony "$tmp/p.logic" >"$tmp/hir" || fail "dump --harmony"
+    var=$(sed -n 's/^ *k[0-9]*: \([^ ]*\) = map(g) filter.*/\1/p' "$tmp/hir")
+    where=$(awk -v v="$var" '/^block/ { b = $0 } / release / { for (i = 1; i <= NF; i++) if ($i == "release") r = i
+        for (i = r + 1; i <= NF; i++) if ($i == v) print b }' "$tmp/hir")
+    case $where in *"after stratum"*) ;; *) fail "the filter's result ($var) is released in '$where'" ;; esac
     # a hoisted filter that fails (division by zero) fails exactly when the loop
     # runs, as in the loop: not at all when its first round never comes
     mkdir -p "$tmp/err"
