@@ -11,7 +11,12 @@
 ** so the schedule is deterministic. The dependences are edges from each
 ** variable's last writer and readers, the ready kernels a heap: linear in the
 ** block's kernels and inputs up to a log factor. A temporary is allocated when its kernel
-** runs and released after its last reader.
+** runs and released after its last reader. One read in another block than its
+** writer's (a result the plan's pass `hoist` computes before a loop, read every
+** round) is released where a liveness over the blocks finds it dead: after
+** its last use in a block whose end it does not outlive, or after the first
+** kernel of a block it is dead at while a predecessor ended with it live (the
+** loop's exit).
 */
 #include "hir_internal.h"
 
@@ -300,6 +305,88 @@ out:
     return st;
 }
 
+/* Adds v to k's release list (once). */
+static void add_release(rf_hir_program *p, rf_hir_kernel *k, int32_t v)
+{
+    for (int32_t i = 0; i < k->nrelease; i++)
+        if (k->release[i] == v) return;
+    int32_t *r = rf_arena_alloc(&p->arena, (size_t)(k->nrelease + 1) * sizeof *r);
+    if (!r) {
+        p->oom = 1;
+        return;
+    }
+    if (k->nrelease) memcpy(r, k->release, (size_t)k->nrelease * sizeof *r);
+    r[k->nrelease++] = v;
+    k->release = r;
+}
+
+static int touches(const rf_hir_kernel *k, int32_t v)
+{
+    if (k->out == v) return 1;
+    for (int32_t i = 0; i < k->nin; i++)
+        if (k->in[i] == v) return 1;
+    return 0;
+}
+
+/* The release points of the temporaries used in more than one block: per
+** such variable a backward liveness over the blocks (it is written once, so
+** a block's use is a read before the block writes it). */
+static rf_status release_crossing(rf_hir_program *p, const uint8_t *crosses)
+{
+    int32_t nb = p->nblocks;
+    uint8_t *use = rf_calloc((size_t)nb + 1, 4);
+    if (!use) return RF_ENOMEM;
+    uint8_t *def = use + nb + 1, *lin = def + nb + 1, *lout = lin + nb + 1;
+    for (int32_t v = 0; v < p->nvars && !p->oom; v++) {
+        if (!crosses[v] || p->vars[v]->role != RF_HIR_ROLE_TEMP) continue;
+        for (int32_t b = 0; b < nb; b++) {
+            const rf_hir_block *bl = p->blocks[b];
+            use[b] = def[b] = lin[b] = lout[b] = 0;
+            for (int32_t j = 0; j < bl->nkernels; j++) {
+                const rf_hir_kernel *k = bl->kernels[j];
+                for (int32_t i = 0; i < k->nin; i++)
+                    if (k->in[i] == v && !def[b]) use[b] = 1;
+                if (k->out == v) def[b] = 1;
+            }
+            for (int32_t t = 0; t < bl->ntest; t++)
+                if (bl->test[t] == v && !def[b]) use[b] = 1;
+        }
+        for (int changed = 1; changed;) {
+            changed = 0;
+            for (int32_t b = nb - 1; b >= 0; b--) {
+                const rf_hir_block *bl = p->blocks[b];
+                uint8_t out = 0;
+                if (bl->term != RF_HIR_T_HALT) out |= lin[bl->target];
+                if (bl->term == RF_HIR_T_BRANCH) out |= lin[bl->else_target];
+                uint8_t in = use[b] || (out && !def[b]);
+                if (out != lout[b] || in != lin[b]) changed = 1;
+                lout[b] = out;
+                lin[b] = in;
+            }
+        }
+        for (int32_t b = 0; b < nb; b++) {
+            rf_hir_block *bl = p->blocks[b];
+            /* dead at the end of a block using it: after its last use there */
+            if (!lout[b] && (use[b] || def[b]))
+                for (int32_t j = bl->nkernels - 1; j >= 0; j--)
+                    if (touches(bl->kernels[j], v)) {
+                        add_release(p, bl->kernels[j], v);
+                        break;
+                    }
+            /* live where b ends, dead where a successor that does not use it begins */
+            if (!lout[b] || bl->term == RF_HIR_T_HALT) continue;
+            int32_t succ[2] = {bl->target, bl->term == RF_HIR_T_BRANCH ? bl->else_target : -1};
+            for (int s = 0; s < 2; s++) {
+                int32_t sb = succ[s];
+                if (sb < 0 || lin[sb] || use[sb] || def[sb] || p->blocks[sb]->nkernels == 0) continue;
+                add_release(p, p->blocks[sb]->kernels[0], v);
+            }
+        }
+    }
+    free(use);
+    return p->oom ? RF_ENOMEM : RF_OK;
+}
+
 rf_status rf_hir_schedule(rf_hir_program *p, rf_diags *d)
 {
     (void)d;
@@ -337,6 +424,7 @@ rf_status rf_hir_schedule(rf_hir_program *p, rf_diags *d)
         for (int32_t v = 0; v < p->nvars; v++)
             sc.last_writer[v] = sc.epoch_first[v] = sc.defpos[v] = sc.var_first[v] = -1;
     for (int32_t bi = 0; bi < p->nblocks && !st; bi++) st = schedule_block(p, p->blocks[bi], crosses, &sc);
+    if (!st) st = release_crossing(p, crosses);
     free(sc.last_writer);
     free(sc.epoch_first);
     free(sc.defpos);

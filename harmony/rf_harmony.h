@@ -30,7 +30,9 @@ typedef enum rf_hir_var_kind {
 } rf_hir_var_kind;
 
 typedef enum rf_hir_role {
-    RF_HIR_ROLE_TEMP,   /* lives inside one block */
+    RF_HIR_ROLE_TEMP,   /* lives inside one block, or, read in another (a loop-invariant
+                           result computed before its loop), until the block liveness of
+                           hir_schedule.c finds it dead (after the loop) */
     RF_HIR_ROLE_INPUT,  /* loaded from a file before block 0 */
     RF_HIR_ROLE_PRED,   /* a predicate's relation: lives across blocks */
     RF_HIR_ROLE_OUTPUT  /* written out after Halt */

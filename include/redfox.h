@@ -278,6 +278,9 @@ typedef struct rf_compile_options {
     int no_partagg;        /* aggregates stay whole: with several ranks every row moves to
                            ** its group's rank before grouping, instead of each rank's
                            ** partial groups (`--no-partagg`); default 0 */
+    int no_hoist;          /* commands inside a recursion's loop that read only what the
+                           ** loop never writes stay there, recomputed every round,
+                           ** instead of running once before it (`--no-hoist`); default 0 */
 } rf_compile_options;
 /* rf_compile_options.stop_after (level 3) */
 #define REDFOX_STAGE_ALL 0   /* parsed, checked, planned, lowered to Harmony: runs */

@@ -8,7 +8,9 @@
 ** only pick columns of their input when their readers can address those
 ** columns themselves (a columnar reader needs no copy of them). Predicate, delta, output and input
 ** relations keep their schema: only temporaries change. Dropping a column
-** keeps the number of rows, so bag-semantics temporaries stay correct.
+** keeps the number of rows, so bag-semantics temporaries stay correct. A
+** temporary read in a later block (one the pass `hoist` moved before its
+** loop) keeps its columns and its map: the walk sees one block at a time.
 */
 #include "qp_internal.h"
 
@@ -73,12 +75,29 @@ rf_status rf_qp_pass_project(rf_qp_program *p, rf_diags *d)
 {
     (void)d;
     uint8_t **need = rf_calloc((size_t)p->nrels + 1, sizeof *need);
-    if (!need) return RF_ENOMEM;
+    int32_t *home = rf_malloc(((size_t)p->nrels + 1) * sizeof *home);
+    uint8_t *crosses = rf_calloc((size_t)p->nrels + 1, 1);
+    if (!need || !home || !crosses) {
+        free(need);
+        free(home);
+        free(crosses);
+        return RF_ENOMEM;
+    }
+    /* temporaries read outside the block that writes them */
+    for (int32_t i = 0; i < p->nrels; i++) home[i] = -1;
+    for (int32_t b = 0; b < p->nblocks; b++)
+        for (int32_t i = 0; i < p->blocks[b]->ncmds; i++) home[p->blocks[b]->cmds[i]->dst->id] = b;
+    for (int32_t b = 0; b < p->nblocks; b++)
+        for (int32_t i = 0; i < p->blocks[b]->ncmds; i++) {
+            const rf_qp_cmd *c = p->blocks[b]->cmds[i];
+            for (int32_t s = 0; s < c->nin; s++)
+                if (home[c->in[s]->id] != b) crosses[c->in[s]->id] = 1;
+        }
     for (int32_t i = 0; i < p->nrels; i++) {
         rf_qp_rel *r = p->rels[i];
         need[i] = qp_alloc(p, (size_t)r->ncols + 1);
         if (!need[i]) break;
-        if (r->kind != RF_QP_REL_TEMP) mark_all(need[i], r);
+        if (r->kind != RF_QP_REL_TEMP || crosses[i]) mark_all(need[i], r);
     }
     int32_t *map = NULL;
     for (int32_t b = 0; b < p->nblocks && !p->oom; b++) {
@@ -137,7 +156,7 @@ rf_status rf_qp_pass_project(rf_qp_program *p, rf_diags *d)
             }
             /* a map that only picks columns of its input goes when its readers
             ** can pick them themselves: they read the input instead */
-            if (c->op == RF_QP_MAPFILTER && !c->filter && t->kind == RF_QP_REL_TEMP &&
+            if (c->op == RF_QP_MAPFILTER && !c->filter && t->kind == RF_QP_REL_TEMP && !crosses[t->id] &&
                 !qp_written_between(bl, i + 1, bl->ncmds, c->in[0]) && fusable(bl, i, c)) {
                 int32_t *cols = qp_ints(p, c->nouts);
                 if (!cols) break;
@@ -150,5 +169,7 @@ rf_status rf_qp_pass_project(rf_qp_program *p, rf_diags *d)
         }
     }
     free(need);
+    free(home);
+    free(crosses);
     return p->oom ? RF_ENOMEM : RF_OK;
 }

@@ -141,6 +141,7 @@ rf_status rf_qp_pass_cse(rf_qp_program *p, rf_diags *d);
 rf_status rf_qp_pass_project(rf_qp_program *p, rf_diags *d);
 rf_status rf_qp_pass_lftj(rf_qp_program *p, rf_diags *d);
 rf_status rf_qp_pass_unique(rf_qp_program *p, rf_diags *d);
+rf_status rf_qp_pass_hoist(rf_qp_program *p, rf_diags *d);
 rf_status rf_qp_pass_partagg(rf_qp_program *p, rf_diags *d);
 rf_status rf_qp_pass_dead(rf_qp_program *p, rf_diags *d);
 

@@ -7,6 +7,8 @@
 ** constant filters; selection push-down before join ordering gives the
 ** join order the filtered estimates; common subexpressions are found
 ** before projection push-down makes equal scans differ in their columns;
+** hoisting moves commands in their final form, and before partial
+** aggregates, so that an aggregate moved out of a loop may be split;
 ** dead relations go last so that names are renumbered once.
 */
 #include "qp_internal.h"
@@ -21,6 +23,8 @@ static const rf_qp_pass passes[] = {
     {"project", "projection push-down: columns nobody reads are dropped where they are made", rf_qp_pass_project},
     {"lftj", "worst-case-optimal joins: a cyclic chain of joins becomes one leapfrog triejoin", rf_qp_pass_lftj},
     {"unique", "dedupes of relations already known to be duplicate-free are dropped", rf_qp_pass_unique},
+    {"hoist", "loop-invariant commands: what a loop reads but never writes is computed once, before it",
+     rf_qp_pass_hoist},
     {"partagg", "partial aggregates: each rank groups its own rows first, then the parts are combined",
      rf_qp_pass_partagg},
     {"dead", "dead relation elimination: results nobody needs for an output are removed", rf_qp_pass_dead},

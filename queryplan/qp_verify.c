@@ -9,7 +9,9 @@
 **     type with dst's columns, column references and keys are in range and
 **     of matching types, filters are boolean;
 **   - a temporary is written exactly once and read only after that, in the
-**     same block;
+**     same block or in a block that every path from the entry to it takes
+**     through the writer's block (a loop reading a temporary the pass
+**     `hoist` computed before it);
 **   - terminators name existing blocks.
 */
 #include "qp_internal.h"
@@ -258,6 +260,31 @@ static void cmd_ok(vctx *v, const rf_qp_cmd *c)
     }
 }
 
+/* Whether every path from the entry to block r passes block w (w
+** dominates r). reach: scratch per block; *reach_of: the w whose blocks
+** reachable without passing it reach holds (-1: none yet). */
+static int dominates(const rf_qp_program *p, int32_t w, int32_t r, uint8_t *reach, int32_t *stack, int32_t *reach_of)
+{
+    if (w == 0 || w == r) return 1;
+    if (*reach_of != w) {
+        memset(reach, 0, (size_t)p->nblocks);
+        int32_t sp = 0;
+        stack[sp++] = 0;
+        reach[0] = 1;
+        while (sp) {
+            const rf_qp_term *t = &p->blocks[stack[--sp]]->term;
+            int32_t next[2] = {t->kind != RF_QP_T_HALT ? t->target : -1, t->kind == RF_QP_T_BRANCH ? t->else_target : -1};
+            for (int k = 0; k < 2; k++)
+                if (next[k] >= 0 && next[k] != w && !reach[next[k]]) {
+                    reach[next[k]] = 1;
+                    stack[sp++] = next[k];
+                }
+        }
+        *reach_of = w;
+    }
+    return !reach[r];
+}
+
 rf_status rf_qp_verify(const rf_qp_program *p, rf_diags *d)
 {
     vctx v = {p, d, 0, NULL, -1};
@@ -265,28 +292,29 @@ rf_status rf_qp_verify(const rf_qp_program *p, rf_diags *d)
     for (int32_t i = 0; i < p->nrels; i++)
         if (!p->rels[i] || p->rels[i]->id != i) fail(&v, "relation table out of order at %d", i);
     if (p->nblocks < 1) fail(&v, "no blocks");
-    /* where each temporary is written: block, index */
+    /* where each temporary is written: block, index; then the blocks
+    ** reachable from the entry without passing a writer's block */
     int32_t *wb = rf_malloc((size_t)(p->nrels + 1) * sizeof *wb), *wi = rf_malloc((size_t)(p->nrels + 1) * sizeof *wi);
-    if (!wb || !wi) {
+    uint8_t *reach = rf_malloc((size_t)p->nblocks + 1);
+    int32_t *stack = rf_malloc(((size_t)p->nblocks + 1) * sizeof *stack), reach_of = -1;
+    if (!wb || !wi || !reach || !stack) {
         free(wb);
         free(wi);
+        free(reach);
+        free(stack);
         return RF_ENOMEM;
     }
     for (int32_t i = 0; i < p->nrels; i++) wb[i] = -1;
     for (int32_t b = 0; b < p->nblocks && !v.bad; b++) {
         const rf_qp_block *bl = p->blocks[b];
         v.b = bl;
+        v.at = -1;
         if (bl->id != b) fail(&v, "block id %d at %d", bl->id, b);
         for (int32_t i = 0; i < bl->ncmds && !v.bad; i++) {
             v.at = i;
             const rf_qp_cmd *c = bl->cmds[i];
             cmd_ok(&v, c);
             if (v.bad) break;
-            for (int32_t j = 0; j < c->nin; j++) {
-                const rf_qp_rel *r = c->in[j];
-                if (r->kind != RF_QP_REL_TEMP) continue;
-                if (wb[r->id] != b || wi[r->id] >= i) fail(&v, "temporary %s is read before it is written", r->name);
-            }
             if (c->dst->kind == RF_QP_REL_TEMP) {
                 if (wb[c->dst->id] >= 0) fail(&v, "temporary %s is written twice", c->dst->name);
                 wb[c->dst->id] = b;
@@ -308,7 +336,26 @@ rf_status rf_qp_verify(const rf_qp_program *p, rf_diags *d)
             fail(&v, "unknown terminator");
         }
     }
+    /* a temporary is read after its write in its block, or in a block its
+    ** writer's block dominates (a loop reading what was hoisted before it) */
+    for (int32_t b = 0; b < p->nblocks && !v.bad; b++) {
+        const rf_qp_block *bl = p->blocks[b];
+        v.b = bl;
+        for (int32_t i = 0; i < bl->ncmds && !v.bad; i++) {
+            v.at = i;
+            const rf_qp_cmd *c = bl->cmds[i];
+            for (int32_t j = 0; j < c->nin; j++) {
+                const rf_qp_rel *r = c->in[j];
+                if (r->kind != RF_QP_REL_TEMP) continue;
+                int32_t w = wb[r->id];
+                if (w < 0 || (w == b && wi[r->id] >= i) || !dominates(p, w, b, reach, stack, &reach_of))
+                    fail(&v, "temporary %s is read before it is written", r->name);
+            }
+        }
+    }
     free(wb);
     free(wi);
+    free(reach);
+    free(stack);
     return v.bad ? RF_EINTERNAL : RF_OK;
 }

@@ -243,6 +243,7 @@ typedef struct rf_qp_program {
     int inputs_are_sets;       /* input relations are known duplicate-free */
     int no_lftj;               /* the pass `lftj` leaves cyclic joins binary */
     int no_partagg;            /* the pass `partagg` leaves aggregates whole */
+    int no_hoist;              /* the pass `hoist` leaves loop-invariant commands in their loop */
     int oom;                   /* an allocation failed: the plan is unusable */
 } rf_qp_program;
 
@@ -253,6 +254,8 @@ typedef struct rf_qp_options {
     int no_lftj;         /* no worst-case-optimal joins: cyclic bodies stay binary joins */
     int no_partagg;      /* no partial aggregates: each rank's rows move before any grouping
                             (queryplan/pass_partagg.c; default 0, the rewrite is on) */
+    int no_hoist;        /* leave loop-invariant commands inside their loop, recomputed every
+                            round (queryplan/pass_hoist.c; default 0, the pass is on) */
     int no_exists;       /* keep another-row tests as joins: no per-key least and greatest
                             (queryplan/qp_exists.c; default 0, the rewrite is on) */
 } rf_qp_options;
@@ -269,7 +272,8 @@ void rf_qp_free(rf_qp_program *p); /* NULL ok */
 /* One pass: rewrites the plan in place; properties are re-inferred after it. */
 typedef rf_status (*rf_qp_pass_fn)(rf_qp_program *p, rf_diags *d);
 typedef struct rf_qp_pass {
-    const char *name;  /* "fold", "select", "joinorder", "cse", "project", "lftj", "unique", "dead" */
+    const char *name;  /* "fold", "select", "joinorder", "cse", "project", "lftj", "unique", "hoist", "partagg",
+                          "dead" */
     const char *what;  /* one line for --help texts */
     rf_qp_pass_fn run;
 } rf_qp_pass;

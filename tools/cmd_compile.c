@@ -16,7 +16,7 @@
 
 static const char *usage =
     "usage: redfox compile PROG.logic [MORE.logic ...] [-o PROG.rfx] [--no-opt] [--no-exists]\n"
-    "                      [--no-fuse] [--no-lftj] [--no-partagg]\n"
+    "                      [--no-fuse] [--no-lftj] [--no-partagg] [--no-hoist]\n"
     "                      [--gpu-arch A] [--cache-dir DIR | --no-cache]\n"
     "       redfox compile - -o PROG.rfx     (the program from standard input)\n"
     "\n"
@@ -51,6 +51,11 @@ static const char *usage =
     "              partial aggregate and a combining one, so that several\n"
     "              ranks (mpirun) group their own rows first and move only\n"
     "              their partial groups; results are identical\n"
+    "  --no-hoist  leave loop-invariant commands inside their recursion's loop:\n"
+    "              by default a command there that reads only relations the\n"
+    "              loop never writes (a filter of an earlier stratum's\n"
+    "              relation) runs once, before the loop, instead of every\n"
+    "              round; results are identical\n"
     "  --no-fuse   GPU code without Kernel Weaver's fused kernels: the PTX\n"
     "              that `redfox run --no-fuse` uses (a run with fusion then\n"
     "              compiles the fused kernels with NVRTC when it starts)\n"
@@ -93,6 +98,8 @@ int rf_tool_compile(int argc, char **argv)
             o.no_exists = 1;
         } else if (!strcmp(a, "--no-partagg")) {
             o.no_partagg = 1;
+        } else if (!strcmp(a, "--no-hoist")) {
+            o.no_hoist = 1;
         } else if (!strcmp(a, "--no-fuse")) {
             o.no_fuse = 1;
         } else if (a[0] == '-' && a[1]) {

@@ -22,7 +22,7 @@ extern char **environ;
 
 static const char *usage =
     "usage: redfox dump WHAT PROG.logic|PROG.rfx|- [--format text|yaml|dot|svg] [--no-opt] [--no-exists]\n"
-    "                  [--no-fuse] [--no-lftj] [--no-partagg]\n"
+    "                  [--no-fuse] [--no-lftj] [--no-partagg] [--no-hoist]\n"
     "\n"
     "The program may be several .logic files (one program), or '-' to read\n"
     "it from standard input (so may /dev/stdin, a pipe or a FIFO).\n"
@@ -51,6 +51,8 @@ static const char *usage =
     "  --no-lftj   cyclic bodies as binary joins, not a leapfrog triejoin (lftj)\n"
     "  --no-exists the plan with another-row tests kept as joins (see compile)\n"
     "  --no-partagg the plan with aggregates kept whole (see compile)\n"
+    "  --no-hoist  the plan with loop-invariant commands left in their loop\n"
+    "              (see compile)\n"
     "  --no-fuse   --cuda, --ptx, --fused: without fused kernels (as `redfox\n"
     "              run --no-fuse` runs)\n"
     "  -h, --help  this text\n";
@@ -149,7 +151,7 @@ int rf_tool_dump(int argc, char **argv)
     const char *progs[256];
     int32_t nprogs = 0;
     const char *what = NULL, *prog = NULL, *format = "text";
-    int opt = 1, fuse = 1, no_lftj = 0, exists = 1, no_partagg = 0;
+    int opt = 1, fuse = 1, no_lftj = 0, exists = 1, no_partagg = 0, no_hoist = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int m;
@@ -168,6 +170,8 @@ int rf_tool_dump(int argc, char **argv)
             no_lftj = 1;
         } else if (!strcmp(a, "--no-partagg")) {
             no_partagg = 1;
+        } else if (!strcmp(a, "--no-hoist")) {
+            no_hoist = 1;
         } else if (!strcmp(a, "--no-fuse")) {
             fuse = 0;
         } else if (!strcmp(a, "--no-exists")) {
@@ -206,6 +210,7 @@ int rf_tool_dump(int argc, char **argv)
     o.no_lftj = no_lftj;
     o.no_exists = !exists;
     o.no_partagg = no_partagg;
+    o.no_hoist = no_hoist;
     o.no_fuse = !fuse;
     /* no further than the form needs: --ast of a program with type errors prints */
     o.stop_after = form == REDFOX_DUMP_AST ? REDFOX_STAGE_AST : form == REDFOX_DUMP_RULES ? REDFOX_STAGE_RULES

@@ -27,7 +27,8 @@
 static const char *usage =
     "usage: redfox run PROG.rfx|PROG.logic|- [--data DIR] [--device auto|cpu|gpu]\n"
     "                  [--format table|csv|tbl] [--out DIR] [--profile] [--threads N]\n"
-    "                  [--max-iterations N] [--no-fuse] [--no-lftj] [--no-exists] [--no-partagg] [--repeat N]\n"
+    "                  [--max-iterations N] [--no-fuse] [--no-lftj] [--no-exists] [--no-partagg]\n"
+    "                  [--no-hoist] [--repeat N]\n"
     "                  [--set NAME=VALUE] [--cache-dir DIR | --no-cache] [--trace FILE]\n"
     "                  [--gpu-memory N] [--gpus N]\n"
     "\n"
@@ -88,6 +89,8 @@ static const char *usage =
     "                       another row exists as joins (see `redfox compile`)\n"
     "  --no-partagg         compiling PROG.logic: keep aggregates whole (see\n"
     "                       `redfox compile`)\n"
+    "  --no-hoist           compiling PROG.logic: leave loop-invariant commands\n"
+    "                       inside their loop, run every round (see `redfox compile`)\n"
     "  --threads N          CPU threads (default: all cores; with several ranks on\n"
     "                       a host, its cores divided among them)\n"
     "  --max-iterations N   stop with an error when a recursive stratum has run\n"
@@ -308,7 +311,7 @@ int rf_tool_run(int argc, char **argv)
     int32_t nprogs = 0;
     const char *prog = NULL, *data = ".", *device = "auto", *format = NULL, *outdir = NULL, *threads = NULL,
                *maxit = NULL, *repeat_s = NULL, *trace_path = NULL, *gpus_s = NULL;
-    int profile = 0, no_fuse = 0, no_lftj = 0, no_exists = 0, no_partagg = 0;
+    int profile = 0, no_fuse = 0, no_lftj = 0, no_exists = 0, no_partagg = 0, no_hoist = 0;
     rf_rt_tuning tune; /* the settings checked here as --set gives them, applied by rf_run */
     rf_rt_tuning_init(&tune);
     const char *sets[RF_TOOL_MAX_SETS];
@@ -339,6 +342,10 @@ int rf_tool_run(int argc, char **argv)
         }
         if (!strcmp(a, "--no-partagg")) {
             no_partagg = 1;
+            continue;
+        }
+        if (!strcmp(a, "--no-hoist")) {
+            no_hoist = 1;
             continue;
         }
         if ((m = rf_tool_opt_set("run", argc, argv, &i, &tune, sets, &nsets)) ||
@@ -453,6 +460,7 @@ int rf_tool_run(int argc, char **argv)
     co.no_lftj = no_lftj;
     co.no_exists = no_exists;
     co.no_partagg = no_partagg;
+    co.no_hoist = no_hoist;
     rf_program *p = NULL;
     rf_database *db = NULL;
     rf_result *res = NULL;

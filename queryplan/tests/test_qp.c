@@ -603,8 +603,78 @@ static void test_api(void)
         CHECK(l.d.nerrors == before + 1);
         int32_t n;
         const rf_qp_pass *ps = rf_qp_passes(&n);
-        CHECK(n == 9 && strcmp(ps[0].name, "fold") == 0 && strcmp(ps[n - 1].name, "dead") == 0);
+        CHECK(n == 10 && strcmp(ps[0].name, "fold") == 0 && strcmp(ps[n - 1].name, "dead") == 0);
         for (int32_t k = 0; k < n; k++) CHECK(ps[k].run && ps[k].what && *ps[k].what);
+    }
+    unload(&l);
+}
+
+/* Whether block b is a loop (it branches back to itself). */
+static int loop_block(const rf_qp_block *bl)
+{
+    return bl->term.kind == RF_QP_T_BRANCH && (bl->term.target == bl->id || bl->term.else_target == bl->id);
+}
+
+/* Commands of loop block bl writing a temporary from relations bl never writes. */
+static int32_t invariant_cmds(const rf_qp_block *bl)
+{
+    int32_t n = 0;
+    for (int32_t i = 0; i < bl->ncmds; i++) {
+        const rf_qp_cmd *c = bl->cmds[i];
+        int inv = c->dst->kind == RF_QP_REL_TEMP;
+        for (int32_t j = 0; j < c->nin && inv; j++)
+            for (int32_t k = 0; k < bl->ncmds && inv; k++) inv = bl->cmds[k]->dst != c->in[j];
+        n += inv;
+    }
+    return n;
+}
+
+/* The block of the map filtering g (hoist.logic's `g(y, c), c < 2`), or -1. */
+static int32_t g_filter_block(const rf_qp_program *p)
+{
+    for (int32_t b = 0; b < p->nblocks; b++)
+        for (int32_t i = 0; i < p->blocks[b]->ncmds; i++) {
+            const rf_qp_cmd *c = p->blocks[b]->cmds[i];
+            if (c->op == RF_QP_MAPFILTER && c->filter && strcmp(c->in[0]->name, "g") == 0) return b;
+        }
+    return -1;
+}
+
+static void test_hoist(void)
+{
+    loaded l;
+    if (load(&l, "hoist.logic", 0) == 0) {
+        rf_qp_program *p = l.qp;
+        CHECK(rf_qp_optimize(p, &l.d) == RF_OK);
+        /* every loop is left with nothing invariant; each gets a block before
+        ** it that only it follows; the filter of g runs there */
+        int32_t loops = 0;
+        for (int32_t b = 0; b < p->nblocks; b++) {
+            const rf_qp_block *bl = p->blocks[b];
+            if (!loop_block(bl)) continue;
+            loops++;
+            CHECK(invariant_cmds(bl) == 0);
+            const rf_qp_block *pre = b > 0 ? p->blocks[b - 1] : NULL;
+            CHECK(pre && !loop_block(pre) && pre->term.kind == RF_QP_T_GOTO && pre->term.target == b &&
+                  pre->ncmds > 0);
+            /* nothing else enters the loop */
+            for (int32_t o = 0; o < p->nblocks; o++) {
+                const rf_qp_term *t = &p->blocks[o]->term;
+                if (o == b || o == b - 1 || t->kind == RF_QP_T_HALT) continue;
+                CHECK(t->target != b && (t->kind != RF_QP_T_BRANCH || t->else_target != b));
+            }
+        }
+        CHECK(loops == 3);
+        int32_t gb = g_filter_block(p);
+        CHECK(gb >= 0 && gb + 1 < p->nblocks && !loop_block(p->blocks[gb]) && loop_block(p->blocks[gb + 1]));
+    }
+    unload(&l);
+    /* off: the filter stays in the loop, recomputed every round */
+    if (load(&l, "hoist.logic", 0) == 0) {
+        l.qp->no_hoist = 1;
+        CHECK(rf_qp_optimize(l.qp, &l.d) == RF_OK);
+        int32_t gb = g_filter_block(l.qp);
+        CHECK(gb >= 0 && loop_block(l.qp->blocks[gb]) && invariant_cmds(l.qp->blocks[gb]) > 0);
     }
     unload(&l);
 }
@@ -770,7 +840,8 @@ int main(int argc, char **argv)
     static const char *programs[] = {"evenodd.logic", "tc.logic",        "mutual.logic",    "negation.logic",
                                      "aggregate.logic", "functional.logic", "fold.logic", "fold_runtime.logic", "pushdown.logic",
                                      "joinorder.logic", "facts.logic", "edge.logic", "fds.logic",
-                                     "wildcards.logic", "lattice.logic", "lftj.logic", "exists.logic"};
+                                     "wildcards.logic", "lattice.logic", "lftj.logic", "exists.logic",
+                                     "hoist.logic"};
     for (size_t i = 0; i < sizeof programs / sizeof *programs; i++) test_all(programs[i]);
     test_evenodd();
     test_tc();
@@ -786,13 +857,14 @@ int main(int argc, char **argv)
     test_facts_and_dead();
     test_wildcards();
     test_exists();
+    test_hoist();
     test_api();
     /* fds.logic on many inputs: a wrongly dropped dedupe shows only on some */
     for (size_t i = 0; i < sizeof programs / sizeof *programs; i++)
         test_semantics(programs[i], strcmp(programs[i], "evenodd.logic") == 0
                                         ? "even:\n0\n2\n4\nodd:\n1\n3\n5\n" : NULL,
                        strcmp(programs[i], "fds.logic") == 0 || strcmp(programs[i], "wildcards.logic") == 0 ||
-                               strcmp(programs[i], "exists.logic") == 0
+                               strcmp(programs[i], "exists.logic") == 0 || strcmp(programs[i], "hoist.logic") == 0
                            ? 64
                            : 4);
     printf("test_qp: %d checks, %d failures\n", checks, failures);

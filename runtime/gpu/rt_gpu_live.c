@@ -12,7 +12,9 @@
 ** loop dies when the loop exits).
 **
 ** The scheduler's release lists (harmony/hir_schedule.c) free temporaries
-** after their last reader within a block; this frees the rest: inputs after
+** after their last reader within a block (one read across blocks, a result
+** hoisted before a loop, where the blocks' liveness finds it dead); this
+** frees the rest: inputs after
 ** their last reader (TPC-H q01's lineitem after its map), a semi-naive
 ** loop's `new` relation once it is copied into the delta, whatever a later
 ** block no longer reads. Outputs are never freed, nor a value that a fused
