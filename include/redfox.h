@@ -102,10 +102,11 @@ REDFOX_API int rf_libversion_number(void);
 ** (rf_database_forget_device) and the devices described
 ** (rf_device_info); 5 adds totals of decimals exact to 38 digits
 ** (REDFOX_DECIMAL128, rf_result_decimal128, rf_run_options.decimal128) and
-** a barrier of the ranks (rf_world_barrier). A program compiled against
+** a barrier of the ranks (rf_world_barrier); 6 adds a batch's files read
+** ahead (rf_batch_read_ahead). A program compiled against
 ** level N checks rf_api_level() >= N before using them with an older
 ** library. */
-#define REDFOX_API_LEVEL 5
+#define REDFOX_API_LEVEL 6
 REDFOX_API int rf_api_level(void);
 
 /* ---- result codes ---------------------------------------------------- */
@@ -682,6 +683,17 @@ REDFOX_API int rf_batch_add_file(rf_batch *b, const char *path);
 /* The same text given in memory (len bytes; -1: NUL-terminated), named
 ** name in messages (NULL: "<batch>"); copied before the call returns. */
 REDFOX_API int rf_batch_add_text(rf_batch *b, const char *name, const char *text, int64_t len);
+/* Starts reading b's transaction files that are regular files on a thread
+** of b's own, and returns: the caller goes on (`redfox exec --each` reads
+** the next transaction's file while the one before it runs). rf_exec with
+** b then waits for the thread and uses the text read for each file that is
+** still the one read (device, inode, size, modification and change times),
+** and reads any other (it changed since, it could not be read: rf_exec
+** reports the error) as without the read ahead. A FIFO or other file that
+** is not regular is never opened ahead: its transaction reads it, in order.
+** Adding to b, or freeing it, waits for the thread first. REDFOX_NOMEM:
+** no memory or no thread (nothing read ahead). */
+REDFOX_API int rf_batch_read_ahead(rf_batch *b);
 /* nrows rows inserted into (deleted from) the base predicate pred, given as
 ** rf_database_put_rows takes them: ncols columns of types[] (REDFOX_*),
 ** columns[c] nrows values in its type's layout, strings as const char *

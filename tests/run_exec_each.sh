@@ -13,6 +13,10 @@
 # the first of an exec reads the tables: a second --each on the same database
 # sees what the first committed. A bad batch among them stops there: its
 # transaction fails (exit 1, naming it), the ones before it stay committed.
+# Each batch file is read ahead (--profile says so) while the compile or the
+# transaction before it runs; one changed after that is read again (its
+# transaction applies what it holds then); a FIFO and `-` are not read ahead,
+# but in order.
 # MODE cpu or emu (the GPU emulator).
 set -u
 build=$1
@@ -54,6 +58,10 @@ each() {
     [ "$(grep -c '^exec: transaction [0-9]* of [0-9]*: ' "$tmp/$name.prof")" -eq $# ] ||
         { cat "$tmp/$name.prof"; fail "$name: not one profile per transaction"; }
     [ "$(grep -c '^exec: batch: ' "$tmp/$name.prof")" -eq $# ] || fail "$name: not one batch line per transaction"
+    # every batch file was read ahead, on a thread, while the compile or the
+    # transaction before its own ran
+    [ "$(grep -c '^exec:   read ahead on a thread, while the compile or the transaction before this one ran: 1 file, ' "$tmp/$name.prof")" -eq $# ] ||
+        { cat "$tmp/$name.prof"; fail "$name: not every batch file read ahead"; }
     # every transaction after the first starts from the relations the one
     # before kept in memory, not from the database's tables
     [ "$(grep -c '^exec: started from the relations the last transaction of this process kept' "$tmp/$name.prof")" -eq $(($# - 1)) ] ||
@@ -134,6 +142,46 @@ each "$prog" "$tmp/tc" "$tmp/tc_ref" tc "$tmp/t1.txn" "$tmp/t2.txn" "$tmp/t3.txn
 grep -q 'by delta rules' "$tmp/tc.prof" || fail "tc: no batch by delta rules"
 grep -q 'deletions by DRed' "$tmp/tc.prof" || fail "tc: no batch by DRed"
 same_tables "$tmp/tc" "$tmp/tc_ref" tc
+
+# ---- read ahead: a file changed after it was read is read again; FIFOs, - in order
+# (the first batch a FIFO holds the exec in transaction 1 while the second,
+# a regular file, is read ahead; it is then rewritten before the FIFO is fed)
+cp -r "$tmp/tc" "$tmp/tc_ra"
+cp -r "$tmp/tc" "$tmp/tc_ra_ref"
+mkfifo "$tmp/ra1.fifo" || fail "mkfifo"
+printf '+edge(60, 61).
+' >"$tmp/ra2.txn"
+"$redfox" exec "$tmp/tc_ra" "$prog" --device "$dev" --each --batch "$tmp/ra1.fifo" --batch "$tmp/ra2.txn" --format tbl --profile \
+    >"$tmp/ra.out" 2>"$tmp/ra.prof" &
+pid=$!
+sleep 2
+printf '+edge(60, 62).
++edge(62, 63).
+// rewritten after the read ahead
+' >"$tmp/ra2.new"
+mv "$tmp/ra2.new" "$tmp/ra2.txn"
+printf '+edge(59, 60).
+' >"$tmp/ra1.fifo"
+wait $pid || { cat "$tmp/ra.prof"; fail "read ahead: exec --each with a FIFO and a file rewritten"; }
+printf '+edge(59, 60).
+' >"$tmp/ra1.txn"
+"$redfox" exec "$tmp/tc_ra_ref" "$prog" --device "$dev" --batch "$tmp/ra1.txn" >/dev/null 2>&1 || fail "read ahead: ref 1"
+"$redfox" exec "$tmp/tc_ra_ref" "$prog" --device "$dev" --batch "$tmp/ra2.txn" >/dev/null 2>&1 || fail "read ahead: ref 2"
+"$redfox" run "$prog" --data "$tmp/tc_ra_ref" --device cpu --format tbl >"$tmp/ra.want" || fail "read ahead: run"
+split_out "$tmp/ra.out" "$tmp/ra.each"
+cmp -s "$tmp/ra.each/2" "$tmp/ra.want" ||
+    { diff "$tmp/ra.each/2" "$tmp/ra.want" | head; fail "read ahead: the file rewritten after its read ahead was not applied as it is now"; }
+# the FIFO was not read ahead; the rewritten file was, and then read again
+# (unless the read ahead came after the rewrite: then it is simply used)
+[ "$(grep -c '^exec:   read ahead on a thread' "$tmp/ra.prof")" -le 1 ] || { cat "$tmp/ra.prof"; fail "read ahead: the FIFO was read ahead"; }
+grep -q '^exec:   read ahead, but changed since: 1 file read again now$' "$tmp/ra.prof" ||
+    grep -q '^exec:   read ahead on a thread' "$tmp/ra.prof" || { cat "$tmp/ra.prof"; fail "read ahead: no word of the rewritten file"; }
+# standard input: read in order, never ahead
+printf '+edge(70, 71).
+' | "$redfox" exec "$tmp/tc_ra" "$prog" --device "$dev" --each --batch "$tmp/ra1.txn" --batch - \
+    --format tbl --profile >/dev/null 2>"$tmp/ra_stdin.prof" || { cat "$tmp/ra_stdin.prof"; fail "read ahead: --batch -"; }
+[ "$(grep -c '^exec:   read ahead on a thread' "$tmp/ra_stdin.prof")" -eq 1 ] ||
+    { cat "$tmp/ra_stdin.prof"; fail "read ahead: standard input read ahead, or the file not"; }
 
 # ---- a bad batch stops there; the ones before it stay committed ---------------
 printf '+edge(30, 31).\n' >"$tmp/ok.txn"

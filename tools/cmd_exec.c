@@ -7,8 +7,10 @@
 ** rf_result_exec_profile), as any application would: the program compiled,
 ** the batches applied, the derived predicates maintained and the new state
 ** committed by rf_exec (txn/ underneath), then the outputs printed as
-** `redfox run` prints them. Only reading the program files (tools/
-** pipeline.c: "-", pipes) and checking the options are the command's own.
+** `redfox run` prints them; with --each, each transaction's file read
+** ahead (rf_batch_read_ahead) while the program compiles or the transaction
+** before it runs. Only reading the program files (tools/pipeline.c: "-",
+** pipes) and checking the options are the command's own.
 */
 #include "pipeline.h"
 #include "redfox.h"
@@ -51,7 +53,9 @@ static const char *usage =
     "                       kept in memory and on the GPU); the outputs after each,\n"
     "                       under a line `-- transaction K of N: FILE`. A failing\n"
     "                       one stops there: those before it stay committed, the\n"
-    "                       error names it\n"
+    "                       error names it. Each batch file (a regular file: not\n"
+    "                       a FIFO or -) is read ahead while the transaction\n"
+    "                       before it runs, and read again if it changed since\n"
     "  --init               recompute and store every derived predicate (the\n"
     "                       stored ones are not read)\n"
     "  --recompute          recompute the derived predicates from scratch instead\n"
@@ -77,6 +81,19 @@ static int log_stderr(void *user, const void *bytes, int64_t n)
 {
     (void)user;
     return fwrite(bytes, 1, (size_t)n, stderr) == (size_t)n ? 0 : 1;
+}
+
+/* --each: transaction k's batch, its file read ahead on a thread of the
+** batch's own (not standard input: read in order, when its turn comes;
+** rf_batch_read_ahead opens no FIFO). NULL: out of memory. */
+static rf_batch *each_batch(const char *path)
+{
+    rf_batch *b = rf_batch_new();
+    if (b && (rf_batch_add_file(b, path) || (strcmp(path, "/dev/stdin") && rf_batch_read_ahead(b)))) {
+        rf_batch_free(b);
+        b = NULL;
+    }
+    return b;
 }
 
 static int print_outputs(const rf_result *res, int fmt)
@@ -198,10 +215,15 @@ int rf_tool_exec(int argc, char **argv)
     memset(&src, 0, sizeof src);
     rf_program *p = NULL;
     rf_database *db = NULL;
-    rf_batch *b = NULL;
+    rf_batch *b = NULL, *next = NULL; /* --each: the next transaction's, read ahead */
     rf_result *res = NULL;
     int rc = RF_EXIT_OK;
-    rf_status st = rf_tool_read_sources(progs, nprogs, &arena, &src, &d);
+    /* one transaction of every batch, or (--each) one per batch, in order;
+    ** the first's file read while the program compiles */
+    int multi = each && nbatches > 0;
+    int32_t ntx = multi ? nbatches : 1;
+    if (multi && !(next = each_batch(batches[0]))) rc = rf_tool_finish_api(REDFOX_NOMEM, NULL, 0, NULL, 1);
+    rf_status st = rc ? RF_OK : rf_tool_read_sources(progs, nprogs, &arena, &src, &d);
     for (int32_t i = 0; !st && i < src.n; i++)
         if (rf_tool_source_is_rfx(&src, i)) {
             rf_error(&d, rf_mkloc(src.names[i], 0, 0),
@@ -215,12 +237,14 @@ int rf_tool_exec(int argc, char **argv)
     }
     /* a folder that is missing or not a database: rf_exec names it */
     if (!rc && rf_open(db_dir, &db) == REDFOX_NOMEM) rc = rf_tool_finish_api(REDFOX_NOMEM, NULL, 0, NULL, 1);
-    /* one transaction of every batch, or (--each) one per batch, in order */
-    int multi = each && nbatches > 0;
-    int32_t ntx = multi ? nbatches : 1;
     for (int32_t k = 0; !rc && k < ntx; k++) {
-        if (!(b = rf_batch_new())) rc = rf_tool_finish_api(REDFOX_NOMEM, NULL, 0, NULL, 1);
-        for (int32_t i = multi ? k : 0; !rc && i < (multi ? k + 1 : nbatches); i++)
+        /* --each: this one's batch was read ahead; the next one's is read
+        ** while this one runs */
+        b = multi ? next : rf_batch_new();
+        next = NULL;
+        if (!b || (multi && k + 1 < ntx && !(next = each_batch(batches[k + 1]))))
+            rc = rf_tool_finish_api(REDFOX_NOMEM, NULL, 0, NULL, 1);
+        for (int32_t i = 0; !rc && !multi && i < nbatches; i++)
             if (rf_batch_add_file(b, batches[i])) rc = rf_tool_finish_api(REDFOX_NOMEM, NULL, 0, NULL, 1);
         if (!rc && k) o.start = rf_trace_clock(); /* the first's profile counts the program's compile */
         if (!rc) {
@@ -254,6 +278,7 @@ int rf_tool_exec(int argc, char **argv)
     if (rf_tool_exits_early()) return rf_tool_exit_now(rc, 1);
     rf_result_free(res);
     rf_batch_free(b);
+    rf_batch_free(next);
     rf_close(db);
     rf_program_free(p);
     free(settings);

@@ -100,6 +100,10 @@ typedef struct rf_txn {
     double read_check_seconds, read_copy_seconds;
     void *batches;           /* txn_batch.c's state while batches are applied */
     double t_read, t_parse, t_resolve; /* the batches' files read, parsed, resolved (s, --profile) */
+    int32_t read_ahead_files, read_ahead_stale; /* files used as read ahead (rf_txn_read_ahead), and those read
+                                         again since they changed after (--profile) */
+    int64_t read_ahead_bytes;         /* ... the bytes of those used */
+    double read_ahead_seconds;        /* ... their reads' time on the reading thread (s) */
 } rf_txn;
 
 /* Frees p's cur: its own columns, or the mappings of the database's. */
@@ -118,13 +122,34 @@ rf_txn_pred *rf_txn_find(rf_txn *t, const rf_fe_pred *p);
 ** cur on first use). Errors name path:line:col: an unknown or derived
 ** predicate, a wrong number of values, a value not of its column's type, a
 ** key (lang:input:key, or a functional predicate's keys) held by another
-** row. text: the batch's text (len bytes, copied), named path in messages;
-** NULL: the file at path is read. */
-rf_status rf_txn_batch_apply(rf_txn *t, const char *path, const char *text, int64_t len, rf_diags *d);
+** row. text: the batch's text (len bytes), named path in messages; NULL:
+** the file at path is read. borrowed: text is NUL-terminated and stays
+** until the transaction ends, so it is parsed in place; else it is copied. */
+rf_status rf_txn_batch_apply(rf_txn *t, const char *path, const char *text, int64_t len, int borrowed, rf_diags *d);
 /* After every batch: each base predicate's next, ins and del. */
 rf_status rf_txn_batch_finish(rf_txn *t, rf_diags *d);
 /* Frees what the batches left (after an error; finish frees it too). */
 void rf_txn_batch_free(rf_txn *t);
+
+/* A transaction file read ahead of its transaction, on another thread
+** while the transaction before it runs (`exec --each`), and what named its
+** bytes then: it stands for the file only while the file is still that one. */
+typedef struct rf_txn_read_ahead {
+    char *text;     /* owned, NUL-terminated; NULL: not read (not a regular file, or it could not be
+                       read: the transaction reads it in order, and reports its error) */
+    int64_t len;
+    double seconds; /* the read's time on its thread */
+    uint64_t dev, ino;
+    int64_t size, mtime_ns, ctime_ns;
+} rf_txn_read_ahead;
+/* Reads the file at path into ra when it is a regular file that does not
+** change while it is read (else ra->text stays NULL); never opens another
+** kind (a FIFO is read by its transaction, in order). */
+void rf_txn_batch_read_ahead(const char *path, rf_txn_read_ahead *ra);
+/* Whether the file at path is still the one ra read (device, inode, size,
+** modification and change times): else it changed since, to be read again. */
+int rf_txn_batch_read_ahead_current(const char *path, const rf_txn_read_ahead *ra);
+void rf_txn_read_ahead_free(rf_txn_read_ahead *ra);
 
 /* ---- txn_parse.c ------------------------------------------------------ */
 
@@ -356,6 +381,9 @@ typedef struct rf_txn_batch_src {
     const char *name;
     const char *text;
     int64_t len;
+    int borrowed;         /* text is NUL-terminated and stays until rf_txn_exec returns: parsed in place */
+    const rf_txn_read_ahead *ahead; /* text is the file at name read ahead (the profile counts it) */
+    int ahead_stale;      /* the file was read ahead but changed since: text is NULL, read again */
 } rf_txn_batch_src;
 
 typedef struct rf_txn_exec_options {
@@ -368,6 +396,7 @@ typedef struct rf_txn_exec_options {
     int profile;         /* the profile's text into the report */
     int profile_kernels; /* each run's kernel table to log */
     int show_programs;   /* the generated programs' text to log */
+    double read_ahead_wait; /* the time the caller waited for the batch's files read ahead (s; profile) */
     double start;        /* rf_now() when the caller's work began (its compile): the profile's
                             "compile" and "in all" count from it; <= 0: when rf_txn_exec starts */
     void (*log)(void *user, const char *text, int64_t len); /* show_programs' and profile_kernels' text

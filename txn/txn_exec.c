@@ -701,6 +701,16 @@ static rf_status report(exec_ctx *x, rf_txn_report *rep, const char *db_dir, int
                   "resolved by key %.3f ms, %d threads)\n", (long long)nins, nins == 1 ? "" : "s", (long long)ndel,
                   (tm[T_BATCH] - tm[T_READ]) * 1e3, x->t.t_read * 1e3, x->t.t_parse * 1e3, x->t.t_resolve * 1e3,
                   x->t.threads);
+    /* (exec --each: the file read on a thread while the transaction before
+    ** this one ran; "files read" above counts only what was read now) */
+    if (x->t.read_ahead_files)
+        rf_buf_printf(b, "exec:   read ahead on a thread, while the compile or the transaction before this one ran: %d "
+                         "file%s, %.1f MB, %.3f ms; waited %.3f ms for it\n",
+                      (int)x->t.read_ahead_files, x->t.read_ahead_files == 1 ? "" : "s",
+                      (double)x->t.read_ahead_bytes / 1e6, x->t.read_ahead_seconds * 1e3, x->opt->read_ahead_wait * 1e3);
+    if (x->t.read_ahead_stale)
+        rf_buf_printf(b, "exec:   read ahead, but changed since: %d file%s read again now\n", (int)x->t.read_ahead_stale,
+                      x->t.read_ahead_stale == 1 ? "" : "s");
     rf_buf_printf(b, "exec: derived predicates %s%s%s (%.3f ms, runs on device %s %.3f ms, generated programs "
                   "compiled %.3f ms)\n",
                   why ? "recomputed from scratch: " : "maintained incrementally", why ? why : "",
@@ -871,7 +881,16 @@ rf_status rf_txn_exec(const rf_txn_sources *src, const rf_fe_program *fe, const 
     if (!st && resident) st = rf_txn_resident_take(resident, &x.t, db_dir, &x.kept);
     if (!st && !x.kept) st = rf_txn_store_load(&x.t, db, d);
     tm[T_READ] = rf_now();
-    for (int32_t i = 0; !st && i < nbatches; i++) st = rf_txn_batch_apply(&x.t, batches[i].name, batches[i].text, batches[i].len, d);
+    for (int32_t i = 0; !st && i < nbatches; i++) {
+        const rf_txn_batch_src *s = &batches[i];
+        st = rf_txn_batch_apply(&x.t, s->name, s->text, s->len, s->borrowed, d);
+        x.t.read_ahead_stale += s->ahead_stale;
+        if (s->ahead && s->text) {
+            x.t.read_ahead_files++;
+            x.t.read_ahead_bytes += s->len;
+            x.t.read_ahead_seconds += s->ahead->seconds;
+        }
+    }
     if (!st && nbatches) st = rf_txn_batch_finish(&x.t, d);
     if (!st && x.kept) st = rf_txn_resident_stage(resident, &x.t);
     tm[T_BATCH] = rf_now();
