@@ -366,6 +366,7 @@ int rf_exec(rf_database *db, const rf_program *prog, const rf_batch *batch, cons
     if (opt) memcpy(&o, opt, opt->size < sizeof o ? opt->size : sizeof o);
     /* a caller older than level 5 reads totals of decimals as decimals */
     if (opt && opt->size < offsetof(rf_exec_options, decimal128) + sizeof o.decimal128) o.decimal128 = 0;
+    if (opt && opt->size < offsetof(rf_exec_options, async_commit) + sizeof o.async_commit) o.async_commit = 0;
     o.size = sizeof o;
     if (o.device != REDFOX_DEVICE_AUTO && o.device != REDFOX_DEVICE_CPU && o.device != REDFOX_DEVICE_GPU) {
         api_diags_error(&db->diags, "rf_exec: unknown device %d", o.device);
@@ -389,6 +390,7 @@ int rf_exec(rf_database *db, const rf_program *prog, const rf_batch *batch, cons
     xo.profile_kernels = o.profile_kernels;
     xo.show_programs = o.show_programs;
     xo.start = o.start;
+    xo.async_commit = o.async_commit != 0;
     log_relay relay = {o.log, o.log_user};
     if (o.log) {
         xo.log = relay_log;
@@ -429,6 +431,9 @@ int rf_exec(rf_database *db, const rf_program *prog, const rf_batch *batch, cons
     /* the next transaction on this handle starts from what this one commits */
     if (!st && !db->resident && !(db->resident = rf_txn_resident_new())) st = RF_ENOMEM;
     if (!st) st = rf_txn_exec(&src, prog->fe, prog->hir, db->dir, parts, nparts, &xo, db->resident, &rr, rep, &d);
+    /* the last commit left ending: known now (waited for by this one) */
+    if (rep && db->resident && !rf_txn_resident_publishing(db->resident))
+        db->async_status = rep->previous_failed ? REDFOX_ERROR : REDFOX_OK;
     /* committed: what rf_run kept of the database (rf_database_keep_inputs)
     ** is its state before; a failed transaction changed nothing */
     if (!st) api_forget_kept(db);
@@ -457,6 +462,23 @@ int rf_exec(rf_database *db, const rf_program *prog, const rf_batch *batch, cons
     }
     *out = res;
     return REDFOX_OK;
+}
+
+int rf_exec_wait(rf_database *db)
+{
+    if (!db) return REDFOX_MISUSE;
+    if (!db->resident || !rf_txn_resident_publishing(db->resident)) return db->async_status;
+    api_diags_clear(&db->diags);
+    rf_diags d;
+    rf_diags_init(&d);
+    rf_status st = rf_txn_resident_wait_publish(db->resident, db->dir, NULL, NULL, &d);
+    if (st) api_forget_kept(db);
+    rf_status dst = api_diags_set(&db->diags, &d);
+    rf_diags_free(&d);
+    if (!st && dst) st = dst;
+    if (st && !db->diags.errmsg) api_diags_error(&db->diags, "%s", st == RF_ENOMEM ? "out of memory" : "the commit failed");
+    db->async_status = st ? api_code(st) : REDFOX_OK;
+    return db->async_status;
 }
 
 /* ---- the report ------------------------------------------------------------- */

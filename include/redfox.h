@@ -749,6 +749,16 @@ typedef struct rf_exec_options {
                           ** decimals in the outputs come as REDFOX_DECIMAL128; 0, and a caller
                           ** compiled against level 4, as REDFOX_DECIMAL (beyond its range: an
                           ** error) */
+    int level5_end;       /* not read: level 5's struct ended here (padded) */
+    /* ---- level 6 (read only when size covers it) ---- */
+    int async_commit;     /* 1: a commit written copy on write ends on a thread after rf_exec
+                          ** returns (its files synced, its manifest written, the folder
+                          ** exchanged): the transaction is committed only once rf_exec_wait(db),
+                          ** or the next rf_exec on db, returns REDFOX_OK; show its outputs only
+                          ** then. The next rf_exec on db starts from the state it left, in memory,
+                          ** and waits for that end before its own commit; where it failed, that
+                          ** rf_exec fails too, applying nothing (rf_exec_wait then says so). 0
+                          ** (default): rf_exec returns once committed */
 } rf_exec_options;
 /* size: the caller's sizeof(rf_exec_options). */
 REDFOX_API void rf_exec_options_init(rf_exec_options *o, size_t size);
@@ -767,6 +777,14 @@ REDFOX_API void rf_exec_options_init(rf_exec_options *o, size_t size);
 ** database is REDFOX_ERROR naming it. */
 REDFOX_API int rf_exec(rf_database *db, const rf_program *prog, const rf_batch *batch, const rf_exec_options *o,
                        rf_result **res);
+/* The outcome of the commit the last rf_exec on db with async_commit left
+** ending on a thread (level 6), waited for where it has not ended:
+** REDFOX_OK, it is committed (also when there is none); else its error
+** (rf_errmsg(db) says why): the database is at the transaction before it,
+** and an rf_exec after it on db failed without applying anything. Later
+** rf_exec calls on db, rf_close, and any other process's transaction wait
+** for that end too. */
+REDFOX_API int rf_exec_wait(rf_database *db);
 /* What the transaction of an rf_exec result did; 0 / NULL for a result of
 ** rf_run. 1 when the derived predicates were maintained incrementally, 0
 ** when they were recomputed (rf_result_exec_why says why: a static string,
