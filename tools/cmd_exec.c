@@ -11,8 +11,9 @@
 ** ahead (rf_batch_read_ahead) while the program compiles or the transaction
 ** before it runs, and each commit but the last left ending on a thread
 ** (async_commit) while the next transaction runs, its outputs printed once
-** it ended (rf_exec_wait, or the next rf_exec). Only reading the program files (tools/pipeline.c: "-",
-** pipes) and checking the options are the command's own.
+** it ended (rf_exec_wait, or the next rf_exec). Only reading the program
+** files (tools/pipeline.c: "-", pipes) and checking the options are the
+** command's own.
 */
 #include "pipeline.h"
 #include "redfox.h"
