@@ -5,16 +5,19 @@
 **
 ** Owns: rf_batch (its parts: transaction files, texts, rows given in
 ** memory, which are written as transaction text so that they meet exactly
-** the checks and messages of a file), rf_exec_options, rf_exec (the public
+** the checks and messages of a file; its files read ahead on a thread of
+** its own, rf_batch_read_ahead), rf_exec_options, rf_exec (the public
 ** options and handles turned into the txn/ stage's, rf_txn_exec) and the
 ** rf_result_exec_* getters. `redfox exec` (tools/cmd_exec.c) is built on
 ** these.
 */
 #include "api_internal.h"
 #include "rf_frontend.h"
+#include "rf_sys.h"
 #include "rf_txn.h"
 #include "rf_value.h"
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,13 +38,66 @@ struct rf_batch {
     batch_part *parts;
     int32_t n, cap;
     api_diags diags;
+    /* rf_batch_read_ahead: parts [0, nahead) read (their files) by reader */
+    rf_txn_read_ahead *ahead;
+    int32_t nahead;
+    int reading;      /* reader runs, or ran and is not joined yet */
+    pthread_t reader;
 };
 
 rf_batch *rf_batch_new(void) { return rf_calloc(1, sizeof(rf_batch)); }
 
+static int nomem_early(rf_batch *b)
+{
+    api_diags_error(&b->diags, "out of memory");
+    return REDFOX_NOMEM;
+}
+
+/* The files of b read ahead, on b's reader thread. */
+static void *read_ahead_files(void *arg)
+{
+    rf_batch *b = arg;
+    for (int32_t i = 0; i < b->nahead; i++)
+        if (!b->parts[i].text && !b->parts[i].pred) rf_txn_batch_read_ahead(b->parts[i].name, &b->ahead[i]);
+    return NULL;
+}
+
+/* Waits for b's reader, if one runs; the seconds waited. Every use of b
+** other than starting it comes after this. */
+static double read_ahead_wait(rf_batch *b)
+{
+    if (!b->reading) return 0;
+    double t0 = rf_now();
+    pthread_join(b->reader, NULL);
+    b->reading = 0;
+    return rf_now() - t0;
+}
+
+int rf_batch_read_ahead(rf_batch *b)
+{
+    if (!b) return REDFOX_MISUSE;
+    (void)read_ahead_wait(b);
+    api_diags_clear(&b->diags);
+    for (int32_t i = 0; i < b->nahead; i++) rf_txn_read_ahead_free(&b->ahead[i]);
+    free(b->ahead);
+    b->nahead = 0;
+    if (!b->n) return REDFOX_OK;
+    if (!(b->ahead = rf_calloc((size_t)b->n, sizeof *b->ahead))) return nomem_early(b);
+    b->nahead = b->n;
+    if (pthread_create(&b->reader, NULL, read_ahead_files, b)) {
+        api_diags_error(&b->diags, "rf_batch_read_ahead: cannot start a thread");
+        return REDFOX_NOMEM;
+    }
+    b->reading = 1;
+    return REDFOX_OK;
+}
+
 void rf_batch_free(rf_batch *b)
 {
     if (!b) return;
+    (void)read_ahead_wait(b);
+    for (int32_t i = 0; i < b->nahead; i++) rf_txn_read_ahead_free(&b->ahead[i]);
+    free(b->ahead);
     for (int32_t i = 0; i < b->n; i++) {
         free(b->parts[i].name);
         free(b->parts[i].text);
@@ -58,6 +114,7 @@ const char *rf_batch_errmsg(const rf_batch *b) { return b ? api_diags_errmsg(&b-
 /* A new part at the end of b (zeroed); NULL when out of memory. */
 static batch_part *add_part(rf_batch *b)
 {
+    (void)read_ahead_wait(b); /* (the reader reads the parts array) */
     if (b->n == b->cap) {
         int32_t nc = b->cap ? b->cap * 2 : 4;
         batch_part *np = rf_realloc(b->parts, (size_t)nc * sizeof *np);
@@ -309,6 +366,7 @@ int rf_exec(rf_database *db, const rf_program *prog, const rf_batch *batch, cons
     if (opt) memcpy(&o, opt, opt->size < sizeof o ? opt->size : sizeof o);
     /* a caller older than level 5 reads totals of decimals as decimals */
     if (opt && opt->size < offsetof(rf_exec_options, decimal128) + sizeof o.decimal128) o.decimal128 = 0;
+    if (opt && opt->size < offsetof(rf_exec_options, async_commit) + sizeof o.async_commit) o.async_commit = 0;
     o.size = sizeof o;
     if (o.device != REDFOX_DEVICE_AUTO && o.device != REDFOX_DEVICE_CPU && o.device != REDFOX_DEVICE_GPU) {
         api_diags_error(&db->diags, "rf_exec: unknown device %d", o.device);
@@ -332,6 +390,7 @@ int rf_exec(rf_database *db, const rf_program *prog, const rf_batch *batch, cons
     xo.profile_kernels = o.profile_kernels;
     xo.show_programs = o.show_programs;
     xo.start = o.start;
+    xo.async_commit = o.async_commit != 0;
     log_relay relay = {o.log, o.log_user};
     if (o.log) {
         xo.log = relay_log;
@@ -340,13 +399,29 @@ int rf_exec(rf_database *db, const rf_program *prog, const rf_batch *batch, cons
     char *settings = NULL; /* tune's paths point into it: freed after the transaction */
     rf_status st = api_apply_settings(o.settings, &tune, &settings, &d);
     if (o.cache_dir) tune.cache_dir = o.cache_dir;
+    /* the files read ahead (rf_batch_read_ahead): waited for (joining its
+    ** thread changes none of the batch's content), then each used where
+    ** the file is still the one read, else read again in order */
+    rf_batch *ahead_of = (rf_batch *)batch;
+    xo.read_ahead_wait = ahead_of ? read_ahead_wait(ahead_of) : 0;
     int32_t nparts = batch ? batch->n : 0;
     rf_txn_batch_src *parts = rf_calloc((size_t)nparts + 1, sizeof *parts);
     if (!st && !parts) st = RF_ENOMEM;
     for (int32_t i = 0; !st && i < nparts; i++) {
         const batch_part *p = &batch->parts[i];
         if (p->pred) st = check_rows(prog->fe, p, &d);
-        parts[i] = (rf_txn_batch_src){p->name, p->text, p->len};
+        /* (the batch's texts are NUL-terminated and stay while it runs) */
+        parts[i] = (rf_txn_batch_src){p->name, p->text, p->len, 1, NULL, 0};
+        const rf_txn_read_ahead *ra = i < batch->nahead ? &batch->ahead[i] : NULL;
+        if (!p->text && ra && ra->text) {
+            if (rf_txn_batch_read_ahead_current(p->name, ra)) {
+                parts[i].text = ra->text;
+                parts[i].len = ra->len;
+                parts[i].ahead = ra;
+            } else {
+                parts[i].ahead_stale = 1;
+            }
+        }
     }
     rf_txn_sources src = {prog->src_names, prog->src_texts, prog->src_lens, prog->nsrc};
     rf_rt_result *rr = NULL;
@@ -356,6 +431,9 @@ int rf_exec(rf_database *db, const rf_program *prog, const rf_batch *batch, cons
     /* the next transaction on this handle starts from what this one commits */
     if (!st && !db->resident && !(db->resident = rf_txn_resident_new())) st = RF_ENOMEM;
     if (!st) st = rf_txn_exec(&src, prog->fe, prog->hir, db->dir, parts, nparts, &xo, db->resident, &rr, rep, &d);
+    /* the last commit left ending: known now (waited for by this one) */
+    if (rep && db->resident && !rf_txn_resident_publishing(db->resident))
+        db->async_status = rep->previous_failed ? REDFOX_ERROR : REDFOX_OK;
     /* committed: what rf_run kept of the database (rf_database_keep_inputs)
     ** is its state before; a failed transaction changed nothing */
     if (!st) api_forget_kept(db);
@@ -384,6 +462,23 @@ int rf_exec(rf_database *db, const rf_program *prog, const rf_batch *batch, cons
     }
     *out = res;
     return REDFOX_OK;
+}
+
+int rf_exec_wait(rf_database *db)
+{
+    if (!db) return REDFOX_MISUSE;
+    if (!db->resident || !rf_txn_resident_publishing(db->resident)) return db->async_status;
+    api_diags_clear(&db->diags);
+    rf_diags d;
+    rf_diags_init(&d);
+    rf_status st = rf_txn_resident_wait_publish(db->resident, db->dir, NULL, NULL, &d);
+    if (st) api_forget_kept(db);
+    rf_status dst = api_diags_set(&db->diags, &d);
+    rf_diags_free(&d);
+    if (!st && dst) st = dst;
+    if (st && !db->diags.errmsg) api_diags_error(&db->diags, "%s", st == RF_ENOMEM ? "out of memory" : "the commit failed");
+    db->async_status = st ? api_code(st) : REDFOX_OK;
+    return db->async_status;
 }
 
 /* ---- the report ------------------------------------------------------------- */

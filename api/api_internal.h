@@ -72,6 +72,9 @@ struct rf_database {
     /* rf_exec: the relations the last transaction committed, kept in memory
     ** for the next one on this handle (txn/txn_resident.c; NULL: none yet) */
     struct rf_txn_resident *resident;
+    /* rf_exec with async_commit: the outcome of the last commit left ending
+    ** (rf_exec_wait) once known: REDFOX_OK, or its error */
+    int async_status;
 };
 
 struct rf_program {

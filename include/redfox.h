@@ -102,10 +102,11 @@ REDFOX_API int rf_libversion_number(void);
 ** (rf_database_forget_device) and the devices described
 ** (rf_device_info); 5 adds totals of decimals exact to 38 digits
 ** (REDFOX_DECIMAL128, rf_result_decimal128, rf_run_options.decimal128) and
-** a barrier of the ranks (rf_world_barrier). A program compiled against
+** a barrier of the ranks (rf_world_barrier); 6 adds a batch's files read
+** ahead (rf_batch_read_ahead). A program compiled against
 ** level N checks rf_api_level() >= N before using them with an older
 ** library. */
-#define REDFOX_API_LEVEL 5
+#define REDFOX_API_LEVEL 6
 REDFOX_API int rf_api_level(void);
 
 /* ---- result codes ---------------------------------------------------- */
@@ -685,6 +686,17 @@ REDFOX_API int rf_batch_add_file(rf_batch *b, const char *path);
 /* The same text given in memory (len bytes; -1: NUL-terminated), named
 ** name in messages (NULL: "<batch>"); copied before the call returns. */
 REDFOX_API int rf_batch_add_text(rf_batch *b, const char *name, const char *text, int64_t len);
+/* Starts reading b's transaction files that are regular files on a thread
+** of b's own, and returns: the caller goes on (`redfox exec --each` reads
+** the next transaction's file while the one before it runs). rf_exec with
+** b then waits for the thread and uses the text read for each file that is
+** still the one read (device, inode, size, modification and change times),
+** and reads any other (it changed since, it could not be read: rf_exec
+** reports the error) as without the read ahead. A FIFO or other file that
+** is not regular is never opened ahead: its transaction reads it, in order.
+** Adding to b, or freeing it, waits for the thread first. REDFOX_NOMEM:
+** no memory or no thread (nothing read ahead). */
+REDFOX_API int rf_batch_read_ahead(rf_batch *b);
 /* nrows rows inserted into (deleted from) the base predicate pred, given as
 ** rf_database_put_rows takes them: ncols columns of types[] (REDFOX_*),
 ** columns[c] nrows values in its type's layout, strings as const char *
@@ -740,6 +752,16 @@ typedef struct rf_exec_options {
                           ** decimals in the outputs come as REDFOX_DECIMAL128; 0, and a caller
                           ** compiled against level 4, as REDFOX_DECIMAL (beyond its range: an
                           ** error) */
+    int level5_end;       /* not read: level 5's struct ended here (padded) */
+    /* ---- level 6 (read only when size covers it) ---- */
+    int async_commit;     /* 1: a commit written copy on write ends on a thread after rf_exec
+                          ** returns (its files synced, its manifest written, the folder
+                          ** exchanged): the transaction is committed only once rf_exec_wait(db),
+                          ** or the next rf_exec on db, returns REDFOX_OK; show its outputs only
+                          ** then. The next rf_exec on db starts from the state it left, in memory,
+                          ** and waits for that end before its own commit; where it failed, that
+                          ** rf_exec fails too, applying nothing (rf_exec_wait then says so). 0
+                          ** (default): rf_exec returns once committed */
 } rf_exec_options;
 /* size: the caller's sizeof(rf_exec_options). */
 REDFOX_API void rf_exec_options_init(rf_exec_options *o, size_t size);
@@ -758,6 +780,14 @@ REDFOX_API void rf_exec_options_init(rf_exec_options *o, size_t size);
 ** database is REDFOX_ERROR naming it. */
 REDFOX_API int rf_exec(rf_database *db, const rf_program *prog, const rf_batch *batch, const rf_exec_options *o,
                        rf_result **res);
+/* The outcome of the commit the last rf_exec on db with async_commit left
+** ending on a thread (level 6), waited for where it has not ended:
+** REDFOX_OK, it is committed (also when there is none); else its error
+** (rf_errmsg(db) says why): the database is at the transaction before it,
+** and an rf_exec after it on db failed without applying anything. Later
+** rf_exec calls on db, rf_close, and any other process's transaction wait
+** for that end too. */
+REDFOX_API int rf_exec_wait(rf_database *db);
 /* What the transaction of an rf_exec result did; 0 / NULL for a result of
 ** rf_run. 1 when the derived predicates were maintained incrementally, 0
 ** when they were recomputed (rf_result_exec_why says why: a static string,

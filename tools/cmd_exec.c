@@ -7,8 +7,13 @@
 ** rf_result_exec_profile), as any application would: the program compiled,
 ** the batches applied, the derived predicates maintained and the new state
 ** committed by rf_exec (txn/ underneath), then the outputs printed as
-** `redfox run` prints them. Only reading the program files (tools/
-** pipeline.c: "-", pipes) and checking the options are the command's own.
+** `redfox run` prints them; with --each, each transaction's file read
+** ahead (rf_batch_read_ahead) while the program compiles or the transaction
+** before it runs, and each commit but the last left ending on a thread
+** (async_commit) while the next transaction runs, its outputs printed once
+** it ended (rf_exec_wait, or the next rf_exec). Only reading the program
+** files (tools/pipeline.c: "-", pipes) and checking the options are the
+** command's own.
 */
 #include "pipeline.h"
 #include "redfox.h"
@@ -51,7 +56,14 @@ static const char *usage =
     "                       kept in memory and on the GPU); the outputs after each,\n"
     "                       under a line `-- transaction K of N: FILE`. A failing\n"
     "                       one stops there: those before it stay committed, the\n"
-    "                       error names it\n"
+    "                       error names it. Each batch file (a regular file: not\n"
+    "                       a FIFO or -) is read ahead while the transaction\n"
+    "                       before it runs, and read again if it changed since;\n"
+    "                       a copy-on-write commit's syncs, manifest and folder\n"
+    "                       exchange end on a thread while the next transaction\n"
+    "                       runs (which waits for them before its own commit;\n"
+    "                       where they fail, it is not applied either), and each\n"
+    "                       transaction's outputs print once it is committed\n"
     "  --init               recompute and store every derived predicate (the\n"
     "                       stored ones are not read)\n"
     "  --recompute          recompute the derived predicates from scratch instead\n"
@@ -79,6 +91,19 @@ static int log_stderr(void *user, const void *bytes, int64_t n)
     return fwrite(bytes, 1, (size_t)n, stderr) == (size_t)n ? 0 : 1;
 }
 
+/* --each: transaction k's batch, its file read ahead on a thread of the
+** batch's own (not standard input: read in order, when its turn comes;
+** rf_batch_read_ahead opens no FIFO). NULL: out of memory. */
+static rf_batch *each_batch(const char *path)
+{
+    rf_batch *b = rf_batch_new();
+    if (b && (rf_batch_add_file(b, path) || (strcmp(path, "/dev/stdin") && rf_batch_read_ahead(b)))) {
+        rf_batch_free(b);
+        b = NULL;
+    }
+    return b;
+}
+
 static int print_outputs(const rf_result *res, int fmt)
 {
     int32_t n = rf_result_count(res);
@@ -98,6 +123,20 @@ static int print_outputs(const rf_result *res, int fmt)
         return RF_EXIT_USER;
     }
     return RF_EXIT_OK;
+}
+
+/* Transaction k's profile and outputs (k < 0: the one of a plain exec),
+** once committed. */
+static int print_transaction(const rf_result *res, int32_t k, int32_t ntx, const char *const *batches, int profile,
+                             int fmt)
+{
+    if (k >= 0) {
+        printf("%s-- transaction %d of %d: %s\n", k ? "\n" : "", (int)k + 1, (int)ntx, batches[k]);
+        if (profile) fprintf(stderr, "exec: transaction %d of %d: %s\n", (int)k + 1, (int)ntx, batches[k]);
+    }
+    const char *prof = rf_result_exec_profile(res);
+    if (prof) fputs(prof, stderr);
+    return print_outputs(res, fmt);
 }
 
 int rf_tool_exec(int argc, char **argv)
@@ -198,10 +237,15 @@ int rf_tool_exec(int argc, char **argv)
     memset(&src, 0, sizeof src);
     rf_program *p = NULL;
     rf_database *db = NULL;
-    rf_batch *b = NULL;
+    rf_batch *b = NULL, *next = NULL; /* --each: the next transaction's, read ahead */
     rf_result *res = NULL;
     int rc = RF_EXIT_OK;
-    rf_status st = rf_tool_read_sources(progs, nprogs, &arena, &src, &d);
+    /* one transaction of every batch, or (--each) one per batch, in order;
+    ** the first's file read while the program compiles */
+    int multi = each && nbatches > 0;
+    int32_t ntx = multi ? nbatches : 1;
+    if (multi && !(next = each_batch(batches[0]))) rc = rf_tool_finish_api(REDFOX_NOMEM, NULL, 0, NULL, 1);
+    rf_status st = rc ? RF_OK : rf_tool_read_sources(progs, nprogs, &arena, &src, &d);
     for (int32_t i = 0; !st && i < src.n; i++)
         if (rf_tool_source_is_rfx(&src, i)) {
             rf_error(&d, rf_mkloc(src.names[i], 0, 0),
@@ -215,32 +259,52 @@ int rf_tool_exec(int argc, char **argv)
     }
     /* a folder that is missing or not a database: rf_exec names it */
     if (!rc && rf_open(db_dir, &db) == REDFOX_NOMEM) rc = rf_tool_finish_api(REDFOX_NOMEM, NULL, 0, NULL, 1);
-    /* one transaction of every batch, or (--each) one per batch, in order */
-    int multi = each && nbatches > 0;
-    int32_t ntx = multi ? nbatches : 1;
+    /* --each: each commit but the last ends on a thread while the next
+    ** transaction runs (async_commit); a transaction's outputs are printed
+    ** once its commit ended: after the next one's rf_exec, which waits for
+    ** it (or rf_exec_wait) */
+    rf_result *prev = NULL; /* transaction k-1's, its commit ending */
     for (int32_t k = 0; !rc && k < ntx; k++) {
-        if (!(b = rf_batch_new())) rc = rf_tool_finish_api(REDFOX_NOMEM, NULL, 0, NULL, 1);
-        for (int32_t i = multi ? k : 0; !rc && i < (multi ? k + 1 : nbatches); i++)
+        /* --each: this one's batch was read ahead; the next one's is read
+        ** while this one runs */
+        b = multi ? next : rf_batch_new();
+        next = NULL;
+        if (!b || (multi && k + 1 < ntx && !(next = each_batch(batches[k + 1]))))
+            rc = rf_tool_finish_api(REDFOX_NOMEM, NULL, 0, NULL, 1);
+        for (int32_t i = 0; !rc && !multi && i < nbatches; i++)
             if (rf_batch_add_file(b, batches[i])) rc = rf_tool_finish_api(REDFOX_NOMEM, NULL, 0, NULL, 1);
         if (!rc && k) o.start = rf_trace_clock(); /* the first's profile counts the program's compile */
-        if (!rc) {
-            int code = rf_exec(db, p, b, &o, &res);
-            if (code && multi && k == 1)
-                fprintf(stderr, "redfox exec: transaction 2 of %d (%s) failed; the one before it is committed\n",
-                        (int)ntx, batches[k]);
-            else if (code && multi && k > 1)
-                fprintf(stderr, "redfox exec: transaction %d of %d (%s) failed; the %d before it are committed\n",
-                        (int)k + 1, (int)ntx, batches[k], (int)k);
+        o.async_commit = multi && k + 1 < ntx;
+        int code = REDFOX_OK;
+        if (!rc) code = rf_exec(db, p, b, &o, &res);
+        /* transaction k-1: committed, unless its commit's end failed (then
+        ** this one failed for it, applying nothing) */
+        if (!rc && prev && code && rf_exec_wait(db) != REDFOX_OK) {
+            if (k == 1)
+                fprintf(stderr, "redfox exec: transaction 1 of %d (%s) failed: its commit did not complete; none is "
+                                "committed, and those after it are not applied\n", (int)ntx, batches[0]);
+            else
+                fprintf(stderr, "redfox exec: transaction %d of %d (%s) failed: its commit did not complete; the %d "
+                                "before it %s committed, and those after it are not applied\n",
+                        (int)k, (int)ntx, batches[k - 1], (int)k - 1, k == 2 ? "is" : "are");
             rc = rf_tool_finish_database(code, db, 1);
+            break;
         }
-        if (!rc && multi) {
-            printf("%s-- transaction %d of %d: %s\n", k ? "\n" : "", (int)k + 1, (int)ntx, batches[k]);
-            if (profile) fprintf(stderr, "exec: transaction %d of %d: %s\n", (int)k + 1, (int)ntx, batches[k]);
-        }
-        if (!rc) {
-            const char *prof = rf_result_exec_profile(res);
-            if (prof) fputs(prof, stderr);
-            rc = print_outputs(res, fmt);
+        if (!rc && prev) rc = print_transaction(prev, k - 1, ntx, batches, profile, fmt);
+        rf_result_free(prev);
+        prev = NULL;
+        if (!rc && code && multi && k == 1)
+            fprintf(stderr, "redfox exec: transaction 2 of %d (%s) failed; the one before it is committed\n", (int)ntx,
+                    batches[k]);
+        else if (!rc && code && multi && k > 1)
+            fprintf(stderr, "redfox exec: transaction %d of %d (%s) failed; the %d before it are committed\n",
+                    (int)k + 1, (int)ntx, batches[k], (int)k);
+        if (!rc) rc = rf_tool_finish_database(code, db, 1); /* (its errors, or its notes) */
+        if (!rc && o.async_commit) {
+            prev = res; /* (printed once its commit ended) */
+            res = NULL;
+        } else if (!rc) {
+            rc = print_transaction(res, multi ? k : -1, ntx, batches, profile, fmt);
         }
         if (k + 1 < ntx) {
             rf_result_free(res);
@@ -249,11 +313,15 @@ int rf_tool_exec(int argc, char **argv)
             b = NULL;
         }
     }
+    /* (a commit still ending: its end, before the process's) */
+    if (multi && db) (void)rf_exec_wait(db);
+    rf_result_free(prev);
     /* committed (or refused) and printed: nothing left but freeing, and on
     ** the GPU the driver's teardown, which the process's end does at once */
     if (rf_tool_exits_early()) return rf_tool_exit_now(rc, 1);
     rf_result_free(res);
     rf_batch_free(b);
+    rf_batch_free(next);
     rf_close(db);
     rf_program_free(p);
     free(settings);

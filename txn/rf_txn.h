@@ -10,7 +10,7 @@
 ** order), txn_parse.c (a transaction file parsed in parallel into columns),
 ** txn_kset.c (a predicate's updates resolved in bulk by key), txn_gen.c (the LogiQL programs a transaction runs: the
 ** materialization, the delta rules, the outputs), txn_store.c (the
-** database's tables in and out). txn_exec.c drives them (rf_txn_exec, the
+** database's tables in and out), txn_publish.c (a commit's end on a thread). txn_exec.c drives them (rf_txn_exec, the
 ** stage's entry: `redfox exec` and rf_exec of the public API call it).
 */
 #ifndef RF_TXN_H
@@ -100,6 +100,10 @@ typedef struct rf_txn {
     double read_check_seconds, read_copy_seconds;
     void *batches;           /* txn_batch.c's state while batches are applied */
     double t_read, t_parse, t_resolve; /* the batches' files read, parsed, resolved (s, --profile) */
+    int32_t read_ahead_files, read_ahead_stale; /* files used as read ahead (rf_txn_read_ahead), and those read
+                                         again since they changed after (--profile) */
+    int64_t read_ahead_bytes;         /* ... the bytes of those used */
+    double read_ahead_seconds;        /* ... their reads' time on the reading thread (s) */
 } rf_txn;
 
 /* Frees p's cur: its own columns, or the mappings of the database's. */
@@ -118,13 +122,34 @@ rf_txn_pred *rf_txn_find(rf_txn *t, const rf_fe_pred *p);
 ** cur on first use). Errors name path:line:col: an unknown or derived
 ** predicate, a wrong number of values, a value not of its column's type, a
 ** key (lang:input:key, or a functional predicate's keys) held by another
-** row. text: the batch's text (len bytes, copied), named path in messages;
-** NULL: the file at path is read. */
-rf_status rf_txn_batch_apply(rf_txn *t, const char *path, const char *text, int64_t len, rf_diags *d);
+** row. text: the batch's text (len bytes), named path in messages; NULL:
+** the file at path is read. borrowed: text is NUL-terminated and stays
+** until the transaction ends, so it is parsed in place; else it is copied. */
+rf_status rf_txn_batch_apply(rf_txn *t, const char *path, const char *text, int64_t len, int borrowed, rf_diags *d);
 /* After every batch: each base predicate's next, ins and del. */
 rf_status rf_txn_batch_finish(rf_txn *t, rf_diags *d);
 /* Frees what the batches left (after an error; finish frees it too). */
 void rf_txn_batch_free(rf_txn *t);
+
+/* A transaction file read ahead of its transaction, on another thread
+** while the transaction before it runs (`exec --each`), and what named its
+** bytes then: it stands for the file only while the file is still that one. */
+typedef struct rf_txn_read_ahead {
+    char *text;     /* owned, NUL-terminated; NULL: not read (not a regular file, or it could not be
+                       read: the transaction reads it in order, and reports its error) */
+    int64_t len;
+    double seconds; /* the read's time on its thread */
+    uint64_t dev, ino;
+    int64_t size, mtime_ns, ctime_ns;
+} rf_txn_read_ahead;
+/* Reads the file at path into ra when it is a regular file that does not
+** change while it is read (else ra->text stays NULL); never opens another
+** kind (a FIFO is read by its transaction, in order). */
+void rf_txn_batch_read_ahead(const char *path, rf_txn_read_ahead *ra);
+/* Whether the file at path is still the one ra read (device, inode, size,
+** modification and change times): else it changed since, to be read again. */
+int rf_txn_batch_read_ahead_current(const char *path, const rf_txn_read_ahead *ra);
+void rf_txn_read_ahead_free(rf_txn_read_ahead *ra);
 
 /* ---- txn_parse.c ------------------------------------------------------ */
 
@@ -283,8 +308,25 @@ char *rf_txn_store_table_name(const rf_txn *t, const rf_fe_pred *p);
 rf_status rf_txn_store_load(rf_txn *t, const rf_db *db, rf_diags *d);
 /* Writes the database anew at dir: every table of db that t does not own
 ** copied as it is, t's base tables and derived tables from next (or cur),
-** committed by an atomic exchange with the old folder. */
-rf_status rf_txn_store_commit(rf_txn *t, const rf_db *db, const char *dir, rf_diags *d);
+** committed by an atomic exchange with the old folder. pending: NULL, or
+** where a copy-on-write commit's last step (rf_db_writer_commit: the syncs,
+** the manifest, the exchange; it reads nothing of t) is left, undone, for
+** the caller (rf_txn_publish); NULL there when the commit went in place
+** (done). */
+rf_status rf_txn_store_commit(rf_txn *t, const rf_db *db, const char *dir, rf_db_writer **pending, rf_diags *d);
+
+/* ---- txn_publish.c ----------------------------------------------------- */
+
+/* A copy-on-write commit's last step on a thread of its own: w committed,
+** the manifest it wrote at dir read back, then w freed, db closed and
+** lockfd released (all now its). */
+typedef struct rf_txn_publish rf_txn_publish;
+rf_status rf_txn_publish_start(rf_db_writer *w, rf_db *db, int lockfd, const char *dir, rf_txn_publish **out);
+/* Waits for p's thread and frees p: its status, its errors added to d, the
+** manifest it wrote (owned; NULL where it failed or could not be read
+** back), the time waited and the step's own time (s; NULL: not wanted). */
+rf_status rf_txn_publish_wait(rf_txn_publish *p, double *waited, double *seconds, char **manifest,
+                              int64_t *manifest_len, rf_diags *d);
 
 /* ---- txn_resident.c ---------------------------------------------------- */
 
@@ -326,8 +368,25 @@ rf_status rf_txn_resident_take(rf_txn_resident *r, rf_txn *t, const char *db_dir
 ** and view set: no copy of the stored rows. */
 rf_status rf_txn_resident_stage(rf_txn_resident *r, rf_txn *t);
 /* After t's commit to db_dir: r keeps t's new state (next moved out of t's
-** preds) and the manifest that commit wrote. On failure r forgets all. */
-rf_status rf_txn_resident_commit(rf_txn_resident *r, rf_txn *t, const char *db_dir);
+** preds) and the manifest that commit wrote. On failure r forgets all.
+** With publishing (the commit's last step to run on a thread: handed over
+** by rf_txn_resident_publish, before t's database closes), r keeps the
+** state, and the manifest once that step is waited for
+** (rf_txn_resident_wait_publish); meanwhile a transaction takes the state
+** without the manifest's check (rf_txn_resident_take). */
+rf_status rf_txn_resident_commit(rf_txn_resident *r, rf_txn *t, const char *db_dir, int publishing);
+/* The thread of that step (NULL: it could not start: r forgets all). */
+void rf_txn_resident_publish(rf_txn_resident *r, rf_txn_publish *p);
+/* Whether the last commit's step is under way (rf_txn_resident_commit). */
+int rf_txn_resident_publishing(const rf_txn_resident *r);
+/* Whether r holds the state of the database at db_dir: the manifest there is
+** the one its last commit wrote (waited for). */
+int rf_txn_resident_current(const rf_txn_resident *r, const char *db_dir);
+/* Waits for it (none: RF_OK at once): on success r reads the manifest
+** it wrote, at db_dir; on failure r forgets all, and d has the error. The
+** time waited and the step's own (s; NULL: not wanted). */
+rf_status rf_txn_resident_wait_publish(rf_txn_resident *r, const char *db_dir, double *waited, double *seconds,
+                                       rf_diags *d);
 /* After a failed transaction: r stays at the last commit; rows staged past
 ** a kept relation's end get new stamps (a device may have copied them). */
 void rf_txn_resident_abort(rf_txn_resident *r, rf_txn *t);
@@ -356,6 +415,9 @@ typedef struct rf_txn_batch_src {
     const char *name;
     const char *text;
     int64_t len;
+    int borrowed;         /* text is NUL-terminated and stays until rf_txn_exec returns: parsed in place */
+    const rf_txn_read_ahead *ahead; /* text is the file at name read ahead (the profile counts it) */
+    int ahead_stale;      /* the file was read ahead but changed since: text is NULL, read again */
 } rf_txn_batch_src;
 
 typedef struct rf_txn_exec_options {
@@ -368,6 +430,11 @@ typedef struct rf_txn_exec_options {
     int profile;         /* the profile's text into the report */
     int profile_kernels; /* each run's kernel table to log */
     int show_programs;   /* the generated programs' text to log */
+    double read_ahead_wait; /* the time the caller waited for the batch's files read ahead (s; profile) */
+    int async_commit;    /* with a resident: a copy-on-write commit's last step (its syncs, manifest and
+                            exchange) left under way on a thread when rf_txn_exec returns
+                            (rf_txn_resident_wait_publish); the next transaction runs from the state
+                            kept meanwhile and waits for it before its own commit */
     double start;        /* rf_now() when the caller's work began (its compile): the profile's
                             "compile" and "in all" count from it; <= 0: when rf_txn_exec starts */
     void (*log)(void *user, const char *text, int64_t len); /* show_programs' and profile_kernels' text
@@ -392,6 +459,8 @@ typedef struct rf_txn_report {
     rf_txn_derived *derived;
     int32_t nderived;
     rf_buf profile;         /* with the profile option: its lines, as `redfox exec --profile` prints them */
+    int previous_failed;    /* (also on failure) the transaction failed because the last one's commit,
+                               ending on a thread (async_commit), failed: neither is committed */
 } rf_txn_report;
 void rf_txn_report_free(rf_txn_report *r);
 
@@ -407,7 +476,13 @@ void rf_txn_report_free(rf_txn_report *r);
 ** database's folder). */
 /* resident: NULL, or the relations kept from the last transaction on
 ** db_dir in this process (rf_txn_resident): the transaction starts from
-** them where they are still the database's, and leaves its own there. */
+** them where they are still the database's, and leaves its own there.
+** Where the last one's commit still ends on a thread (o->async_commit), this
+** one runs from its state meanwhile, waits for that end before its own
+** commit (its failure fails this one too: rep->previous_failed), and is done
+** again from the files where another process committed between. With
+** o->async_commit, this one's copy-on-write commit may end on a thread in
+** turn (rf_txn_resident_wait_publish). */
 rf_status rf_txn_exec(const rf_txn_sources *src, const rf_fe_program *fe, const rf_hir_program *user,
                       const char *db_dir, const rf_txn_batch_src *batches, int32_t nbatches,
                       const rf_txn_exec_options *o, rf_txn_resident *resident, rf_rt_result **out,

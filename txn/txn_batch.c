@@ -11,13 +11,16 @@
 ** `+f[k] = w` replaces the value, and `+f[k] = w` while another row holds
 ** k is a key violation that aborts the batch. The error is the one a
 ** line-by-line application meets first: the earliest bad line or key
-** violation in batch order.
+** violation in batch order. Also a transaction file read ahead, on the
+** caller's thread while the transaction before it runs (`exec --each`),
+** and whether the file is still the one read.
 */
 #include "rf_cpu.h"
 #include "rf_sys.h"
 #include "rf_txn.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,8 +32,9 @@ typedef struct batches {
     rf_cpu_pool *pool;
     int32_t n, cap;
     char **paths;
-    char **texts;
+    char **texts;  /* owned, except where borrowed */
     int64_t *lens;
+    uint8_t *borrowed;
 } batches;
 
 /* ---- values for messages ------------------------------------------------- */
@@ -172,11 +176,12 @@ void rf_txn_batch_free(rf_txn *t)
     if (!b) return;
     for (int32_t i = 0; i < b->n; i++) {
         free(b->paths[i]);
-        free(b->texts[i]);
+        if (!b->borrowed[i]) free(b->texts[i]);
     }
     free(b->paths);
     free(b->texts);
     free(b->lens);
+    free(b->borrowed);
     rf_cpu_pool_free(b->pool);
     free(b);
     t->batches = NULL;
@@ -242,7 +247,8 @@ static rf_status resolve_all(rf_txn *t, int check_only, rf_diags *d)
     return RF_EUSER;
 }
 
-rf_status rf_txn_batch_apply(rf_txn *t, const char *path, const char *given, int64_t given_len, rf_diags *d)
+rf_status rf_txn_batch_apply(rf_txn *t, const char *path, const char *given, int64_t given_len, int borrowed,
+                             rf_diags *d)
 {
     rf_status st = RF_OK;
     batches *b = t->batches;
@@ -261,15 +267,23 @@ rf_status rf_txn_batch_apply(rf_txn *t, const char *path, const char *given, int
         int64_t *nl = rf_realloc(b->lens, (size_t)nc * sizeof *nl);
         if (!nl) return RF_ENOMEM;
         b->lens = nl;
+        uint8_t *nb = rf_realloc(b->borrowed, (size_t)nc);
+        if (!nb) return RF_ENOMEM;
+        b->borrowed = nb;
         b->cap = nc;
     }
     int32_t file = b->n;
     b->texts[file] = NULL;
     b->lens[file] = 0;
+    b->borrowed[file] = 0;
     if (!(b->paths[file] = rf_strdup(path))) return RF_ENOMEM;
     b->n++;
     double t0 = rf_now();
-    if (given) { /* a text in memory: copied, NUL-terminated as a file's */
+    if (given && borrowed) { /* NUL-terminated, and stays while the transaction runs */
+        b->texts[file] = (char *)given;
+        b->lens[file] = given_len;
+        b->borrowed[file] = 1;
+    } else if (given) { /* a text in memory: copied, NUL-terminated as a file's */
         if (!(b->texts[file] = rf_malloc((size_t)given_len + 1))) return RF_ENOMEM;
         memcpy(b->texts[file], given, (size_t)given_len);
         b->texts[file][given_len] = 0;
@@ -289,6 +303,69 @@ rf_status rf_txn_batch_apply(rf_txn *t, const char *path, const char *given, int
     st = resolve_all(t, 1, d);
     if (st) return st;
     return rf_txn_parse_report(t, b->paths[file], text, len, bad, d);
+}
+
+/* ---- a file read ahead ------------------------------------------------------ */
+
+static int64_t stat_ns(struct timespec ts) { return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec; }
+
+static int same_file(const struct stat *a, const rf_txn_read_ahead *ra)
+{
+    return (uint64_t)a->st_dev == ra->dev && (uint64_t)a->st_ino == ra->ino && (int64_t)a->st_size == ra->size &&
+           stat_ns(a->st_mtim) == ra->mtime_ns && stat_ns(a->st_ctim) == ra->ctime_ns;
+}
+
+void rf_txn_batch_read_ahead(const char *path, rf_txn_read_ahead *ra)
+{
+    memset(ra, 0, sizeof *ra);
+    double t0 = rf_now();
+    /* a FIFO (or a terminal, a socket) is never opened here: its
+    ** transaction reads it in order, and a writer waiting on it is not
+    ** met by a reader that is not its transaction */
+    struct stat sb, after;
+    if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode)) return;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return;
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_size < 0) {
+        close(fd);
+        return;
+    }
+    ra->dev = (uint64_t)sb.st_dev;
+    ra->ino = (uint64_t)sb.st_ino;
+    ra->size = (int64_t)sb.st_size;
+    ra->mtime_ns = stat_ns(sb.st_mtim);
+    ra->ctime_ns = stat_ns(sb.st_ctim);
+    char *buf = rf_malloc((size_t)ra->size + 1);
+    int64_t n = 0;
+    while (buf && n < ra->size) {
+        ssize_t got = read(fd, buf + n, (size_t)(ra->size - n));
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) break;
+        n += got;
+    }
+    /* the bytes read are the file's only where it did not change meanwhile */
+    int ok = buf && n == ra->size && fstat(fd, &after) == 0 && same_file(&after, ra);
+    close(fd);
+    if (!ok) {
+        free(buf);
+        return;
+    }
+    buf[n] = 0;
+    ra->text = buf;
+    ra->len = n;
+    ra->seconds = rf_now() - t0;
+}
+
+int rf_txn_batch_read_ahead_current(const char *path, const rf_txn_read_ahead *ra)
+{
+    struct stat sb;
+    return ra->text && stat(path, &sb) == 0 && S_ISREG(sb.st_mode) && same_file(&sb, ra);
+}
+
+void rf_txn_read_ahead_free(rf_txn_read_ahead *ra)
+{
+    free(ra->text);
+    memset(ra, 0, sizeof *ra);
 }
 
 rf_status rf_txn_batch_finish(rf_txn *t, rf_diags *d)

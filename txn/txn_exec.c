@@ -9,7 +9,12 @@
 ** the outputs computed, the new state committed (txn_store.c). Every run
 ** goes through the runtime's one driver, on the device the options choose.
 ** Also the GPU started beside the reading, the next transactions' GPU code
-** compiled ahead after a recomputation on the GPU, and the profile's text.
+** compiled ahead after a recomputation on the GPU, the overlap with the end
+** of the last transaction's commit (run from the state it kept, without the
+** lock; that end waited for before this commit, the manifest checked, the
+** transaction done again from the files where another process committed
+** between) and this commit's end left on a thread (async_commit), and the
+** profile's text.
 ** `redfox exec` and rf_exec (api/api_exec.c) are its clients: nothing here
 ** prints; the generated programs and each run's kernels go to the caller's
 ** log, the profile into the report.
@@ -45,6 +50,11 @@ typedef struct exec_ctx {
     int diffs;              /* maintained by diffs (txn_gen_diff.c), not by delta rules */
     rf_txn_resident *resident; /* the relations kept between transactions (NULL: none); x->cache is its */
     int kept;               /* this transaction started from them, not from the files */
+    int overlapped;         /* ... while the last one's commit ended on a thread (rf_txn_publish), unlocked */
+    double publish_wait;    /* overlapped: the time waited for that commit's end, before this one's */
+    double publish_took;    /* ... its time on its thread */
+    int publishing;         /* this one's commit ends on a thread after rf_txn_exec returns */
+    int previous_failed;    /* the last transaction's commit, ending on a thread, failed */
 } exec_ctx;
 
 static void log_text(const exec_ctx *x, const char *text, int64_t len)
@@ -667,11 +677,29 @@ void rf_txn_report_free(rf_txn_report *r)
     rf_buf_init(&r->profile);
 }
 
+/* Waits for the end of the last transaction's commit (on a thread since
+** it returned: rf_txn_publish), in order before this one's; where it
+** failed, so does this transaction, which was built on its state. */
+static rf_status previous_commit(exec_ctx *x, const char *db_dir, rf_diags *d)
+{
+    double waited = 0, took = 0;
+    rf_status st = rf_txn_resident_wait_publish(x->resident, db_dir, &waited, &took, d);
+    x->publish_wait += waited;
+    x->publish_took += took;
+    if (st) {
+        x->previous_failed = 1;
+        rf_diag_add(d, RF_SEV_NOTE, rf_mkloc(db_dir, 0, 0),
+                    "the commit of the transaction before this one failed: the database is at the one before it, "
+                    "and this transaction, which started from that state, is not applied");
+    }
+    return st;
+}
+
 /* The report's record of the derived predicates, and the profile's text. */
 static rf_status report(exec_ctx *x, rf_txn_report *rep, const char *db_dir, int waited, int gpu_starting,
                         const rf_rt_gpu_prepared *prepared, const double *tm)
 {
-    enum { T0, T_LOADED, T_READ, T_BATCH, T_STARTED, T_MAINT, T_OUT, T_COMMIT };
+    enum { T0, T_LOADED, T_READ, T_BATCH, T_STARTED, T_MAINT, T_OUT, T_PREVIOUS, T_COMMIT };
     int32_t n = 0;
     for (int32_t i = 0; i < x->t.npreds; i++) n += !x->t.preds[i].base;
     rep->derived = rf_calloc((size_t)n + 1, sizeof *rep->derived);
@@ -691,6 +719,10 @@ static rf_status report(exec_ctx *x, rf_txn_report *rep, const char *db_dir, int
     const char *why = rep->why;
     int64_t nins = rep->inserted, ndel = rep->deleted;
     if (waited) rf_buf_printf(b, "exec: waited for another exec on %s to commit\n", db_dir);
+    if (x->overlapped)
+        rf_buf_printf(b, "exec: ran while the last transaction's commit ended on a thread (its syncs, manifest and "
+                         "exchange: %.3f ms there); waited %.3f ms for that end before this one's commit\n",
+                      x->publish_took * 1e3, x->publish_wait * 1e3);
     if (x->kept)
         rf_buf_printf(b, "exec: started from the relations the last transaction of this process kept in memory (the "
                          "database's tables not read)\n");
@@ -701,6 +733,16 @@ static rf_status report(exec_ctx *x, rf_txn_report *rep, const char *db_dir, int
                   "resolved by key %.3f ms, %d threads)\n", (long long)nins, nins == 1 ? "" : "s", (long long)ndel,
                   (tm[T_BATCH] - tm[T_READ]) * 1e3, x->t.t_read * 1e3, x->t.t_parse * 1e3, x->t.t_resolve * 1e3,
                   x->t.threads);
+    /* (exec --each: the file read on a thread while the transaction before
+    ** this one ran; "files read" above counts only what was read now) */
+    if (x->t.read_ahead_files)
+        rf_buf_printf(b, "exec:   read ahead on a thread, while the compile or the transaction before this one ran: %d "
+                         "file%s, %.1f MB, %.3f ms; waited %.3f ms for it\n",
+                      (int)x->t.read_ahead_files, x->t.read_ahead_files == 1 ? "" : "s",
+                      (double)x->t.read_ahead_bytes / 1e6, x->t.read_ahead_seconds * 1e3, x->opt->read_ahead_wait * 1e3);
+    if (x->t.read_ahead_stale)
+        rf_buf_printf(b, "exec:   read ahead, but changed since: %d file%s read again now\n", (int)x->t.read_ahead_stale,
+                      x->t.read_ahead_stale == 1 ? "" : "s");
     rf_buf_printf(b, "exec: derived predicates %s%s%s (%.3f ms, runs on device %s %.3f ms, generated programs "
                   "compiled %.3f ms)\n",
                   why ? "recomputed from scratch: " : "maintained incrementally", why ? why : "",
@@ -727,6 +769,9 @@ static rf_status report(exec_ctx *x, rf_txn_report *rep, const char *db_dir, int
     }
     if (x->t.commit_in_place)
         rf_buf_printf(b, "exec: commit: appended %lld bytes in place\n", (long long)x->t.commit_in_place_bytes);
+    if (x->publishing)
+        rf_buf_printf(b, "exec: commit: the columns written; its syncs, manifest and exchange end on a thread while "
+                         "the next transaction runs (its outputs come once they ended)\n");
     if (x->t.commit_linked_bytes || x->t.commit_copied_bytes)
         rf_buf_printf(b,
                       "exec: commit: copy on write; the old rows of the tables that only gained rows: %lld bytes kept "
@@ -738,7 +783,7 @@ static rf_status report(exec_ctx *x, rf_txn_report *rep, const char *db_dir, int
                   "in all %.3f ms\n",
                   (tm[T_LOADED] - tm[T0]) * 1e3, (tm[T_READ] - tm[T_LOADED]) * 1e3, (double)x->t.read_bytes / 1e6,
                   x->t.read_check_seconds * 1e3, x->t.read_copy_seconds * 1e3, (tm[T_OUT] - tm[T_MAINT]) * 1e3,
-                  (tm[T_COMMIT] - tm[T_OUT]) * 1e3, (long long)x->t.commit_rows, (double)x->t.commit_bytes / 1e6,
+                  (tm[T_COMMIT] - tm[T_PREVIOUS]) * 1e3, (long long)x->t.commit_rows, (double)x->t.commit_bytes / 1e6,
                   x->t.commit_threads, x->t.commit_threads == 1 ? "" : "s",
                   (tm[T_COMMIT] - tm[T0]) * 1e3);
     return b->oom ? RF_ENOMEM : RF_OK;
@@ -785,12 +830,16 @@ static rf_status own_outputs(rf_rt_result *res, const rf_hir_program *user, rf_d
     return RF_OK;
 }
 
-rf_status rf_txn_exec(const rf_txn_sources *src, const rf_fe_program *fe, const rf_hir_program *user,
-                      const char *db_dir, const rf_txn_batch_src *batches, int32_t nbatches,
-                      const rf_txn_exec_options *opt, rf_txn_resident *resident, rf_rt_result **out,
-                      rf_txn_report *rep, rf_diags *d)
+/* One transaction (rf_txn_exec); *redo: it ran while the last commit
+** ended, and another process committed between: not applied, to be done
+** again from the files. */
+static rf_status exec_once(const rf_txn_sources *src, const rf_fe_program *fe, const rf_hir_program *user,
+                           const char *db_dir, const rf_txn_batch_src *batches, int32_t nbatches,
+                           const rf_txn_exec_options *opt, rf_txn_resident *resident, rf_rt_result **out,
+                           rf_txn_report *rep, int *redo, rf_diags *d)
 {
     *out = NULL;
+    *redo = 0;
     exec_ctx x;
     memset(&x, 0, sizeof x);
     rf_buf_init(&x.runs);
@@ -800,7 +849,7 @@ rf_status rf_txn_exec(const rf_txn_sources *src, const rf_fe_program *fe, const 
     x.o.cache = NULL;
     x.show = opt->show_programs;
     x.resident = resident;
-    enum { T0, T_LOADED, T_READ, T_BATCH, T_STARTED, T_MAINT, T_OUT, T_COMMIT, T_N };
+    enum { T0, T_LOADED, T_READ, T_BATCH, T_STARTED, T_MAINT, T_OUT, T_PREVIOUS, T_COMMIT, T_N };
     double tm[T_N];
     memset(tm, 0, sizeof tm);
     tm[T0] = opt->start > 0 ? opt->start : rf_now();
@@ -836,11 +885,7 @@ rf_status rf_txn_exec(const rf_txn_sources *src, const rf_fe_program *fe, const 
                          fe->preds[i]->name, fe->preds[i]->input_file, fe->preds[k]->name);
                 st = RF_EUSER;
             }
-    /* one transaction at a time per database: a second exec waits, then
-    ** reads what the first committed (no update is lost) */
     int lockfd = -1, waited = 0;
-    if (!st) st = rf_file_lock_folder(db_dir, &lockfd, &waited, d);
-    if (!st) st = rf_db_open(db_dir, &db, d);
     if (!st) {
         source_hash(src, hash);
         x.t.fe = fe;
@@ -867,11 +912,33 @@ rf_status rf_txn_exec(const rf_txn_sources *src, const rf_fe_program *fe, const 
         if (!p->table || !p->types) st = RF_ENOMEM;
     }
     if (!st) x.t.dict = rf_rt_cache_dict(x.cache);
+    /* the last transaction's commit still ending on a thread (exec --each):
+    ** this one starts from the state it kept, without the lock, and waits
+    ** for that end before its own commit; where it cannot start from it (an
+    ** other program), that end is waited for now */
+    if (!st && resident && rf_txn_resident_publishing(resident)) {
+        st = rf_txn_resident_take(resident, &x.t, db_dir, &x.kept);
+        x.overlapped = !st && x.kept;
+        if (!st && !x.kept) st = previous_commit(&x, db_dir, d);
+    }
+    /* one transaction at a time per database: a second exec waits, then
+    ** reads what the first committed (no update is lost) */
+    if (!st && !x.overlapped) st = rf_file_lock_folder(db_dir, &lockfd, &waited, d);
+    if (!st && !x.overlapped) st = rf_db_open(db_dir, &db, d);
     tm[T_LOADED] = rf_now();
-    if (!st && resident) st = rf_txn_resident_take(resident, &x.t, db_dir, &x.kept);
+    if (!st && resident && !x.overlapped) st = rf_txn_resident_take(resident, &x.t, db_dir, &x.kept);
     if (!st && !x.kept) st = rf_txn_store_load(&x.t, db, d);
     tm[T_READ] = rf_now();
-    for (int32_t i = 0; !st && i < nbatches; i++) st = rf_txn_batch_apply(&x.t, batches[i].name, batches[i].text, batches[i].len, d);
+    for (int32_t i = 0; !st && i < nbatches; i++) {
+        const rf_txn_batch_src *s = &batches[i];
+        st = rf_txn_batch_apply(&x.t, s->name, s->text, s->len, s->borrowed, d);
+        x.t.read_ahead_stale += s->ahead_stale;
+        if (s->ahead && s->text) {
+            x.t.read_ahead_files++;
+            x.t.read_ahead_bytes += s->len;
+            x.t.read_ahead_seconds += s->ahead->seconds;
+        }
+    }
     if (!st && nbatches) st = rf_txn_batch_finish(&x.t, d);
     if (!st && x.kept) st = rf_txn_resident_stage(resident, &x.t);
     tm[T_BATCH] = rf_now();
@@ -946,12 +1013,44 @@ rf_status rf_txn_exec(const rf_txn_sources *src, const rf_fe_program *fe, const 
         if (!st) st = own_outputs(res, user, d);
     }
     tm[T_OUT] = rf_now();
-    if (!st) st = rf_txn_store_commit(&x.t, db, db_dir, d);
+    /* overlapped: the last commit ended first (commits in order), then the
+    ** lock; the database must be what that commit left, else another
+    ** process committed between and this transaction is done again from
+    ** the files (*redo) */
+    if (!st && x.overlapped) st = previous_commit(&x, db_dir, d);
+    if (!st && x.overlapped) st = rf_file_lock_folder(db_dir, &lockfd, &waited, d);
+    if (!st && x.overlapped) st = rf_db_open(db_dir, &db, d);
+    if (!st && x.overlapped && !rf_txn_resident_current(resident, db_dir)) {
+        *redo = 1;
+        st = RF_EUSER;
+    }
+    tm[T_PREVIOUS] = rf_now();
+    /* with async_commit, a copy-on-write commit's last step (its syncs,
+    ** manifest and exchange, which read nothing of the state) ends on a
+    ** thread, holding the lock and the database until then */
+    rf_db_writer *left = NULL;
+    if (!st) st = rf_txn_store_commit(&x.t, db, db_dir, resident && opt->async_commit ? &left : NULL, d);
     /* the relations kept for the next transaction: the state committed (and
-    ** its manifest, read under the lock); where they cannot be kept, the next
-    ** one reads the tables. A failed transaction leaves them as they were */
-    if (resident && !st) (void)rf_txn_resident_commit(resident, &x.t, db_dir);
+    ** its manifest, read under the lock, here or on the thread); where they
+    ** cannot be kept, the next one reads the tables. A failed transaction
+    ** leaves them as they were. (Kept before the thread starts: they may be
+    ** copied from db's mapped files, which the thread closes.) */
+    if (resident && !st) (void)rf_txn_resident_commit(resident, &x.t, db_dir, left != NULL);
     else if (resident) rf_txn_resident_abort(resident, &x.t);
+    if (!st && left) {
+        rf_txn_publish *pub = NULL;
+        st = rf_txn_publish_start(left, db, lockfd, db_dir, &pub);
+        if (st) rf_db_writer_free(left); /* (nothing committed: the new folder removed) */
+        if (resident) rf_txn_resident_publish(resident, pub);
+        if (pub) {
+            db = NULL;
+            lockfd = -1;
+            x.publishing = 1;
+        }
+    }
+    /* failed while the last commit was still ending: its end waited for
+    ** (the caller says which transactions are committed) */
+    if (st && resident && rf_txn_resident_publishing(resident)) (void)previous_commit(&x, db_dir, d);
     tm[T_COMMIT] = rf_now();
     rf_file_unlock(lockfd);
     if (!st) {
@@ -981,5 +1080,31 @@ rf_status rf_txn_exec(const rf_txn_sources *src, const rf_fe_program *fe, const 
     free_hir(&x, outhir);
     rf_arena_free(&outarena);
     free(real);
+    rep->previous_failed = x.previous_failed;
+    return st;
+}
+
+rf_status rf_txn_exec(const rf_txn_sources *src, const rf_fe_program *fe, const rf_hir_program *user,
+                      const char *db_dir, const rf_txn_batch_src *batches, int32_t nbatches,
+                      const rf_txn_exec_options *opt, rf_txn_resident *resident, rf_rt_result **out,
+                      rf_txn_report *rep, rf_diags *d)
+{
+    int64_t count = d->count, nerrors = d->nerrors;
+    int redo = 0;
+    rf_status st = exec_once(src, fe, user, db_dir, batches, nbatches, opt, resident, out, rep, &redo, d);
+    if (redo) { /* (the last commit has ended: this time from the files, under the lock) */
+        rf_diags_truncate(d, count, nerrors);
+        st = exec_once(src, fe, user, db_dir, batches, nbatches, opt, resident, out, rep, &redo, d);
+        if (!st && opt->profile) {
+            rf_buf b;
+            rf_buf_init(&b);
+            rf_buf_puts(&b, "exec: done again from the database's files: another process committed between the end of "
+                            "the last transaction's commit and this one's\n");
+            if (rep->profile.len) rf_buf_append(&b, rep->profile.data, rep->profile.len);
+            if (b.oom) st = RF_ENOMEM;
+            rf_buf_free(&rep->profile);
+            rep->profile = b;
+        }
+    }
     return st;
 }

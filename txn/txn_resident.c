@@ -16,7 +16,11 @@
 ** otherwise they are forgotten and the tables read. They change only after
 ** a commit: a failed transaction leaves them at the last one (rows it
 ** staged past a relation's end are not its rows, and their stamps are
-** renewed), so memory is as atomic as the database.
+** renewed), so memory is as atomic as the database. Where the commit's
+** last step (its syncs, manifest and exchange: txn_publish.c) still runs on
+** a thread, the state is kept already and the next transaction starts from
+** it; the manifest is read once that step is waited for, and its failure
+** makes r forget all (the state was never committed).
 */
 #include "rf_txn.h"
 
@@ -57,6 +61,7 @@ struct rf_txn_resident {
     kept_program prog[MAX_PROGRAMS]; /* keyed by the program's hash too; kept while the relations are
                                         forgotten (they depend on no data), dropped for another program */
     int32_t nprog;
+    rf_txn_publish *publishing; /* the last commit's last step, under way (its manifest not read yet) */
 };
 
 rf_txn_resident *rf_txn_resident_new(void) { return rf_calloc(1, sizeof(rf_txn_resident)); }
@@ -105,6 +110,16 @@ static void forget_programs(rf_txn_resident *r)
 void rf_txn_resident_free(rf_txn_resident *r)
 {
     if (!r) return;
+    if (r->publishing) { /* (its outcome unasked for: rf_txn_resident_wait_publish says it) */
+        rf_diags d;
+        rf_diags_init(&d);
+        char *m = NULL;
+        int64_t n = 0;
+        (void)rf_txn_publish_wait(r->publishing, NULL, NULL, &m, &n, &d);
+        free(m);
+        rf_diags_free(&d);
+        r->publishing = NULL;
+    }
     forget(r);
     forget_programs(r);
     rf_rt_cache_free(r->cache);
@@ -183,7 +198,10 @@ rf_status rf_txn_resident_take(rf_txn_resident *r, rf_txn *t, const char *db_dir
 {
     *taken = 0;
     if (strcmp(r->hash, t->source_hash)) forget_programs(r); /* (another program's) */
-    int ok = r->manifest && !strcmp(r->hash, t->source_hash) && r->n == t->npreds && same_manifest(r, db_dir);
+    /* (while the last commit's last step runs, its state is the one the
+    ** database will hold: its manifest is checked at this one's commit) */
+    int ok = (r->publishing || r->manifest) && !strcmp(r->hash, t->source_hash) && r->n == t->npreds &&
+             (r->publishing || same_manifest(r, db_dir));
     for (int32_t i = 0; ok && i < t->npreds; i++) {
         const rf_txn_pred *p = &t->preds[i];
         const kept *e = find(r, p->table);
@@ -379,7 +397,37 @@ static rf_status keep_new(rf_txn_resident *r, rf_txn_pred *p, kept *e, int threa
     return RF_OK;
 }
 
-rf_status rf_txn_resident_commit(rf_txn_resident *r, rf_txn *t, const char *db_dir)
+int rf_txn_resident_publishing(const rf_txn_resident *r) { return r->publishing != NULL; }
+
+int rf_txn_resident_current(const rf_txn_resident *r, const char *db_dir)
+{
+    return r->manifest && same_manifest(r, db_dir);
+}
+
+rf_status rf_txn_resident_wait_publish(rf_txn_resident *r, const char *db_dir, double *waited, double *seconds,
+                                       rf_diags *d)
+{
+    if (waited) *waited = 0;
+    if (seconds) *seconds = 0;
+    if (!r->publishing) return RF_OK;
+    (void)db_dir;
+    free(r->manifest);
+    r->manifest = NULL;
+    /* (the manifest read back under the commit's lock: NULL, the next
+    ** transaction reads the tables) */
+    rf_status st = rf_txn_publish_wait(r->publishing, waited, seconds, &r->manifest, &r->manifest_len, d);
+    r->publishing = NULL;
+    if (st) forget(r);
+    return st;
+}
+
+void rf_txn_resident_publish(rf_txn_resident *r, rf_txn_publish *p)
+{
+    r->publishing = p;
+    if (!p) forget(r);
+}
+
+rf_status rf_txn_resident_commit(rf_txn_resident *r, rf_txn *t, const char *db_dir, int publishing)
 {
     rf_status st = r->cache ? RF_OK : RF_EINTERNAL;
     /* the relations of other programs' transactions on this database go */
@@ -419,9 +467,10 @@ rf_status rf_txn_resident_commit(rf_txn_resident *r, rf_txn *t, const char *db_d
     }
     free(r->manifest);
     r->manifest = NULL;
-    char *path = st ? NULL : rf_sprintf("%s/%s", db_dir, RF_DB_MANIFEST);
+    char *path = st || publishing ? NULL : rf_sprintf("%s/%s", db_dir, RF_DB_MANIFEST);
     const char *why = NULL;
-    if (!st && (!path || rf_read_file(path, &r->manifest, &r->manifest_len, &why))) st = path ? RF_EIO : RF_ENOMEM;
+    if (!st && !publishing && (!path || rf_read_file(path, &r->manifest, &r->manifest_len, &why)))
+        st = path ? RF_EIO : RF_ENOMEM;
     free(path);
     if (!st) memcpy(r->hash, t->source_hash, sizeof r->hash);
     if (st) forget(r);

@@ -735,8 +735,9 @@ static rf_status add_stamp(rf_txn *t, const rf_db *db, rf_db_writer *w, int *aga
 /* The commit through writer w (copy on write, or in place); *again: an
 ** in-place writer could not take a table, nothing is committed. Every
 ** table is added first, in the state's order (so the manifest does not
-** depend on the threads), then their columns written in parallel. */
-static rf_status commit_with(rf_txn *t, const rf_db *db, rf_db_writer *w, int *again, rf_diags *d)
+** depend on the threads), then their columns written in parallel; leave:
+** w's own commit (the syncs, the manifest, the exchange) left undone. */
+static rf_status commit_with(rf_txn *t, const rf_db *db, rf_db_writer *w, int leave, int *again, rf_diags *d)
 {
     *again = 0;
     char *stamp = has_stamp(t) ? stamp_name(t) : NULL;
@@ -779,18 +780,19 @@ static rf_status commit_with(rf_txn *t, const rf_db *db, rf_db_writer *w, int *a
     free(jobs);
     free(tids);
     free(stamp);
-    if (!st && !*again) st = rf_db_writer_commit(w, d);
+    if (!st && !*again && !leave) st = rf_db_writer_commit(w, d);
     return st;
 }
 
-rf_status rf_txn_store_commit(rf_txn *t, const rf_db *db, const char *dir, rf_diags *d)
+rf_status rf_txn_store_commit(rf_txn *t, const rf_db *db, const char *dir, rf_db_writer **pending, rf_diags *d)
 {
     rf_db_writer *w = NULL;
     int again = 0;
     rf_status st = RF_OK;
+    if (pending) *pending = NULL;
     if (appends_only(t, db)) {
         st = rf_db_writer_in_place(db, RF_VERSION_STRING, &w, d);
-        if (!st) st = commit_with(t, db, w, &again, d);
+        if (!st) st = commit_with(t, db, w, 0, &again, d);
         if (!st && !again) {
             t->commit_in_place = 1;
             t->commit_in_place_bytes = rf_db_writer_in_place_bytes(w);
@@ -801,9 +803,13 @@ rf_status rf_txn_store_commit(rf_txn *t, const rf_db *db, const char *dir, rf_di
         t->commit_rows = t->commit_bytes = 0;
     }
     st = rf_db_writer_new(dir, RF_VERSION_STRING, &w, d);
-    if (!st) st = commit_with(t, db, w, &again, d);
+    if (!st) st = commit_with(t, db, w, pending != NULL, &again, d);
     if (!st && again) st = RF_EINTERNAL;
     if (w) rf_db_writer_carried_bytes(w, &t->commit_linked_bytes, &t->commit_copied_bytes);
+    if (!st && pending) { /* (its last step the caller's) */
+        *pending = w;
+        return RF_OK;
+    }
     rf_db_writer_free(w);
     return st;
 }

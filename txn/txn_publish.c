@@ -1,0 +1,94 @@
+/*
+** txn/txn_publish.c: the last step of a transaction's copy-on-write commit
+** (the new folder's files synced, its manifest written, the folder
+** exchanged with the database's) run on a thread of its own, while the
+** next transaction of the process runs (`redfox exec --each`).
+**
+** Owns: rf_txn_publish: that thread, what it holds until it ends (the
+** database writer, the transaction's open database and its lock on the
+** folder, released after the exchange, as a commit releases them) and its
+** outcome (with the manifest it wrote, read before the lock is released,
+** as a commit's own is: what the next transaction checks the database
+** against), which the next transaction waits for before its own commit
+** (commits stay in order) and the caller before it reports the transaction
+** committed. The step reads nothing of the transaction's relations or of
+** the dictionary (txn_store.c wrote the columns before it), so the next
+** transaction may change those meanwhile.
+*/
+#include "rf_file.h"
+#include "rf_sys.h"
+#include "rf_txn.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct rf_txn_publish {
+    pthread_t thread;
+    rf_db_writer *w;
+    rf_db *db;
+    int lockfd;
+    char *dir;      /* the database's folder */
+    rf_status st;
+    rf_diags d;
+    char *manifest; /* the manifest it wrote (NULL: could not be read back) */
+    int64_t manifest_len;
+    double seconds; /* the step's time on its thread */
+};
+
+static void *publish(void *arg)
+{
+    rf_txn_publish *p = arg;
+    double t0 = rf_now();
+    p->st = rf_db_writer_commit(p->w, &p->d);
+    char *path = p->st ? NULL : rf_sprintf("%s/%s", p->dir, RF_DB_MANIFEST);
+    const char *why = NULL;
+    if (path && rf_read_file(path, &p->manifest, &p->manifest_len, &why)) p->manifest = NULL;
+    free(path);
+    rf_db_writer_free(p->w); /* (after a failure: the new folder removed) */
+    p->w = NULL;
+    rf_db_close(p->db);
+    p->db = NULL;
+    rf_file_unlock(p->lockfd);
+    p->lockfd = -1;
+    p->seconds = rf_now() - t0;
+    return NULL;
+}
+
+rf_status rf_txn_publish_start(rf_db_writer *w, rf_db *db, int lockfd, const char *dir, rf_txn_publish **out)
+{
+    *out = NULL;
+    rf_txn_publish *p = rf_calloc(1, sizeof *p);
+    if (!p || !(p->dir = rf_strdup(dir))) {
+        free(p);
+        return RF_ENOMEM;
+    }
+    p->w = w;
+    p->db = db;
+    p->lockfd = lockfd;
+    rf_diags_init(&p->d);
+    if (pthread_create(&p->thread, NULL, publish, p)) {
+        free(p->dir);
+        free(p);
+        return RF_ENOMEM;
+    }
+    *out = p;
+    return RF_OK;
+}
+
+rf_status rf_txn_publish_wait(rf_txn_publish *p, double *waited, double *seconds, char **manifest,
+                              int64_t *manifest_len, rf_diags *d)
+{
+    double t0 = rf_now();
+    pthread_join(p->thread, NULL);
+    if (waited) *waited = rf_now() - t0;
+    if (seconds) *seconds = p->seconds;
+    for (int64_t i = 0; i < p->d.count; i++) rf_diag_add(d, p->d.items[i].sev, p->d.items[i].loc, "%s", p->d.items[i].msg);
+    rf_status st = p->st;
+    *manifest = p->manifest;
+    *manifest_len = p->manifest_len;
+    rf_diags_free(&p->d);
+    free(p->dir);
+    free(p);
+    return st;
+}
