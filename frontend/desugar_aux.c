@@ -180,12 +180,26 @@ static void record_neq_shape(rf_checker *c, const rf_ast_formula *sub, const nam
     aux->neq_v = vcol;
 }
 
+/* Whether evaluating e may raise a run-time error, as far as the syntax
+** tells (types are not known yet): arithmetic and built-in functions may. */
+static int expr_may_fail(const rf_ast_expr *e, int depth)
+{
+    if (!e || depth > 10000) return 0;
+    if (e->kind == RF_AST_BINOP || e->kind == RF_AST_NEG) return 1;
+    if (e->kind == RF_AST_APPLY && rf_fe_builtin_lookup(e->name)) return 1;
+    if (expr_may_fail(e->lhs, depth + 1)) return 1;
+    for (int32_t i = 0; i < e->nargs; i++)
+        if (expr_may_fail(e->args[i], depth + 1)) return 1;
+    return 0;
+}
+
 /* !(a, b, ...) with atoms: an auxiliary predicate _notLINE_COL over the
 ** conjunction's variables that the rest of the rule also uses (the others
 ** are existential inside the negation), defined by the conjunction, and
 ** negated here. When the conjunction reads such a variable without binding
 ** it (a comparison with a variable of the rest of the body), the
-** auxiliary rule repeats the literals of the body that bind it. */
+** auxiliary rule repeats the literals of the body that bind it, and all the
+** others when one of those may fail at run time. */
 void rf_dsg_body_not_conj(rule_builder *b, const rf_ast_formula *f)
 {
     rf_checker *c = b->c;
@@ -245,9 +259,17 @@ void rf_dsg_body_not_conj(rule_builder *b, const rf_ast_formula *f)
         b->bad = 1;
         return;
     }
+    /* A condition of the context that may fail is evaluated there as in
+    ** the rule, for the rows of every other literal of the body: the
+    ** atoms, existence tests and negations that guard it in the rule
+    ** (docs/LANGUAGE.md, "Where such an error is raised") */
+    int guard = 0;
+    for (int32_t j = 0; j < nk && !guard; j++)
+        if (in[j] && b->k->items[j]->kind == RF_FORM_CMP)
+            guard = expr_may_fail(b->k->items[j]->lhs, 0) || expr_may_fail(b->k->items[j]->rhs, 0);
     int32_t n = 0;
     for (int32_t j = 0; j < nk; j++)
-        if (in[j]) items[n++] = b->k->items[j];
+        if (in[j] || (guard && b->k->items[j] != f)) items[n++] = b->k->items[j];
     for (int32_t i = 0; i < sub->nitems; i++) items[n++] = sub->items[i];
     rf_ast_formula *body = rf_ast_formula_new(c->a, RF_FORM_AND, sub->loc);
     const char *name = rf_arena_sprintf(c->a, "_not%d_%d", f->loc.line, f->loc.col);

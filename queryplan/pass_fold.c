@@ -256,7 +256,14 @@ static rf_qp_expr *fold(rf_qp_program *p, rf_qp_expr *e, int64_t *changes)
             rf_qp_expr *x = e->args[i];
             if (qp_e_is_const(x) && x->c.i) continue;
             if (qp_e_is_const(x) && !x->c.i) {
-                r = qp_e_bool(p, 0);
+                /* false: but a conjunct before it that may fail is still
+                ** evaluated, for the rows that reach it (docs/LANGUAGE.md,
+                ** "Where such an error is raised"); those after it never are */
+                if (qp_e_safe_prefix(e->args, n) == n) {
+                    r = qp_e_bool(p, 0);
+                    break;
+                }
+                e->args[n++] = x;
                 break;
             }
             e->args[n++] = x;

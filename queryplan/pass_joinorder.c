@@ -9,7 +9,8 @@
 ** far) with the smallest estimate; an unconnected input is taken only when
 ** no connected one is left, so cross products come last. Keys follow from
 ** the classes of equal columns, each filter is applied at the first join
-** that sees all its inputs, and the top join keeps its destination and
+** that sees all its inputs (but one that may fail at run time, and those
+** after it, at the top join, in order), and the top join keeps its destination and
 ** outputs, so nothing outside the chain changes.
 */
 #include "qp_internal.h"
@@ -178,6 +179,9 @@ static int reorder(rf_qp_program *p, rf_qp_block *bl, chain *ch, int32_t top)
     for (int32_t s = 2; s < nl && same; s++) same = order[s] == s;
     if (same) return 0;
 
+    /* a conjunct that may fail, and those after it, stay at the top join in
+    ** order: see qp_e_safe_prefix */
+    int32_t nsafe = qp_e_safe_prefix(conj, nconj);
     /* rebuild: acc holds global columns accg[0..nacc) */
     int32_t *accg = qp_ints(p, ch->ncol), nacc = 0;
     uint8_t *applied = qp_alloc(p, (size_t)nconj + 1);
@@ -227,7 +231,7 @@ static int reorder(rf_qp_program *p, rf_qp_block *bl, chain *ch, int32_t top)
         for (int32_t l = 0; l < nl; l++)
             if (placed[l]) have |= UINT64_C(1) << l;
         for (int32_t k = 0; k < nconj; k++) {
-            if (applied[k] || (leaves_of(conj[k]) & ~have)) continue;
+            if (applied[k] || (leaves_of(conj[k]) & ~have) || (k >= nsafe && !last)) continue;
             rf_qp_expr *x = qp_e_copy(p, conj[k]);
             if (!x || to_frame(ch, x, accg, nacc, b)) return 0;
             filter = qp_e_and(p, filter, x);

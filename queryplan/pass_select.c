@@ -8,7 +8,10 @@
 ** otherwise into a new MapFilter scanning that side. A map's conjuncts move
 ** into the command that produced its input when the map is its only reader.
 ** An equality between a column of each side of a join becomes a join key,
-** so that a filtered cross product becomes an equi-join.
+** so that a filtered cross product becomes an equi-join. A conjunct that
+** may fail at run time, and those after it, never move below a join or an
+** anti-join (qp_e_safe_prefix), so that whether a rule raises an error does
+** not depend on the plan.
 */
 #include "qp_internal.h"
 
@@ -47,12 +50,21 @@ static rf_qp_rel *push_down(rf_qp_program *p, rf_qp_block *bl, rf_qp_cmd *consum
             return r;
         }
         case RF_QP_ANTIJOIN: {
+            /* below the anti-join only what cannot fail, and what precedes
+            ** all that may: the rest is evaluated on the rows it keeps */
+            int32_t safe = qp_e_safe_prefix(conj, n);
+            if (safe < n && !make_scan) break;
             rf_qp_expr **m = qp_alloc(p, (size_t)(n + 1) * sizeof *m);
             if (!m) return NULL;
-            for (int32_t k = 0; k < n; k++) m[k] = qp_e_subst(p, conj[k], 0, P->outs);
-            rf_qp_rel *x = push_down(p, bl, P, P->in[0], m, n, 1);
-            if (x) P->in[0] = x;
-            return r;
+            for (int32_t k = 0; k < safe; k++) m[k] = qp_e_subst(p, conj[k], 0, P->outs);
+            if (safe) {
+                rf_qp_rel *x = push_down(p, bl, P, P->in[0], m, safe, 1);
+                if (x) P->in[0] = x;
+            }
+            if (safe == n) return r;
+            conj += safe;
+            n -= safe;
+            break; /* the rest: a new scan of r */
         }
         case RF_QP_UNIQUE:
         case RF_QP_COPY: {
@@ -162,9 +174,24 @@ static void push_cmd(rf_qp_program *p, rf_qp_block *bl, rf_qp_cmd *c)
     if (!n) return;
     if (c->op == RF_QP_MAPFILTER) {
         if (qp_e_sides(c->filter) & ~1u) return;
-        if (push_down(p, bl, c, c->in[0], conj, n, 0)) c->filter = NULL;
+        if (push_down(p, bl, c, c->in[0], conj, n, 0)) {
+            c->filter = NULL;
+            return;
+        }
+        /* the producer drops rows (an anti-join): what may fail stays here */
+        int32_t safe = qp_e_safe_prefix(conj, n);
+        if (safe > 0 && safe < n && push_down(p, bl, c, c->in[0], conj, safe, 0))
+            c->filter = rebuild(p, conj + safe, n - safe);
         return;
     }
+    /* A conjunct that may fail, and every one after it, stays at the join
+    ** in order: below it, it would be evaluated on rows the join drops (a
+    ** run-time error the rule's solutions never reach), and a conjunct
+    ** after it would drop rows before it is evaluated (hiding one they
+    ** do reach). */
+    int32_t safe = qp_e_safe_prefix(conj, n), ntail = n - safe;
+    rf_qp_expr **tail = conj + safe;
+    n = safe;
     keys_from_filter(p, c, conj, &n);
     rf_qp_expr **side[2];
     int32_t ns[2] = {0, 0}, keep = 0;
@@ -189,6 +216,7 @@ static void push_cmd(rf_qp_program *p, rf_qp_block *bl, rf_qp_cmd *c)
             conj[keep++] = conj[k];
         }
     }
+    for (int32_t k = 0; k < ntail; k++) conj[keep++] = tail[k];
     c->filter = rebuild(p, conj, keep);
     for (int32_t s = 0; s < 2; s++) {
         if (!ns[s]) continue;

@@ -484,39 +484,57 @@ static void mark_used_vars(const rf_fe_rule *r, uint8_t *used)
     }
 }
 
-/* Whether evaluating e can raise a run-time error: integer and decimal
-** arithmetic (overflow, division by zero), conversions that can leave the
-** range, shifts and date arithmetic. Float arithmetic never raises. */
-static int may_fail(const rf_qp_expr *e)
-{
-    switch (e->kind) {
-    case RF_QP_E_BINOP:
-    case RF_QP_E_NEG:
-        if (e->type != RF_TYPE_FLOAT && e->type != RF_TYPE_STRING) return 1;
-        break;
-    case RF_QP_E_CAST: return 1;
-    case RF_QP_E_CALL:
-        if (e->fn == RF_BI_SHL || e->fn == RF_BI_SHR || e->fn == RF_BI_ADD_DAYS || e->fn == RF_BI_ADD_MONTHS ||
-            e->fn == RF_BI_ADD_YEARS || e->fn == RF_BI_INT_DECIMAL || e->fn == RF_BI_FLOAT_DECIMAL)
-            return 1;
-        break;
-    default: break;
-    }
-    for (int32_t i = 0; i < e->nargs; i++)
-        if (may_fail(e->args[i])) return 1;
-    return 0;
-}
-
 /* acc and conditions that evaluate every part of e that may fail, each as
 ** `x = x`, which holds wherever x has a value: a float part (where NaN is not
 ** equal to itself) is never compared, its operands are. NULL: nothing to
 ** check. */
 static rf_qp_expr *failure_checks(rf_qp_program *p, rf_qp_expr *e, rf_qp_expr *acc)
 {
-    if (!may_fail(e)) return acc;
+    if (!qp_e_may_fail(e)) return acc;
     if (e->type != RF_TYPE_FLOAT) return qp_e_and(p, acc, qp_e_cmp(p, RF_CMP_EQ, e, qp_e_copy(p, e)));
     for (int32_t i = 0; i < e->nargs; i++) acc = failure_checks(p, e->args[i], acc);
     return acc;
+}
+
+/* The anti-join of one negated atom (body literal i) against the pipe. */
+static int lower_negation(lw *L, const rf_fe_rule *r, const qp_exists_plan *ex, int32_t i, pipe *pcur)
+{
+    rf_qp_program *p = L->p;
+    const rf_fe_lit *l = r->body[i];
+    if (ex->neg && ex->neg[i]) return negated_test(L, r, l, ex->neg[i], pcur) ? -1 : 0;
+    pipe cur = *pcur;
+    pipe neg;
+    if (scan_atom(L, r, l, L->full[l->pred->id], &cur, &neg)) return -1;
+    rf_qp_rel *t = qp_temp_new(p, cur.n);
+    rf_qp_cmd *c = qp_cmd_new(p, RF_QP_ANTIJOIN, t, 2);
+    int32_t *lk = qp_ints(p, neg.n), *rk = qp_ints(p, neg.n);
+    if (!t || !c || !lk || !rk) return -1;
+    for (int32_t k = 0; k < neg.n; k++) {
+        lk[k] = col_of(&cur, neg.var[k]);
+        rk[k] = k;
+    }
+    for (int32_t k = 0; k < cur.n; k++) t->types[k] = cur.rel->types[k];
+    name_cols(r, t, cur.var);
+    c->in[0] = cur.rel;
+    c->in[1] = neg.rel;
+    c->lkeys = lk;
+    c->rkeys = rk;
+    c->nkeys = neg.n;
+    if (qp_cmd_identity_outs(p, c)) return -1;
+    emit(L, c);
+    cur.rel = t;
+    cur.last = c;
+    *pcur = cur;
+    return 0;
+}
+
+/* Whether the negated atom reads a variable that the rule assigns
+** (v = expr): its anti-join then comes after the assignments. */
+static int negation_reads_assigned(const rf_fe_lit *l, const uint8_t *assigns)
+{
+    for (int32_t j = 0; j < l->nargs; j++)
+        if (l->args[j]->kind == RF_FE_VAR && assigns[l->args[j]->var]) return 1;
+    return 0;
 }
 
 static rf_qp_rel *lower_rule(lw *L, const rf_fe_rule *rule, int32_t delta_lit)
@@ -625,6 +643,25 @@ static rf_qp_rel *lower_rule(lw *L, const rf_fe_rule *rule, int32_t delta_lit)
             if (!used[avars[i]]) filter = failure_checks(p, assigned[avars[i]], filter);
         if (p->oom) return NULL;
     }
+    /* Where a condition or assignment may fail at run time, the negations
+    ** come first (those that read no assigned variable): it must not be
+    ** evaluated for rows a negation drops (docs/LANGUAGE.md, "Where such an
+    ** error is raised"). Otherwise they come after the map, which then
+    ** merges into the join before it and filters the rows they test. The
+    ** map's expressions read columns that an anti-join keeps in place. */
+    uint8_t *assigns = qp_alloc(p, (size_t)r->nvars + 1), *negdone = qp_alloc(p, (size_t)r->nbody + 1);
+    if (!assigns || !negdone) return NULL;
+    int neg_first = filter && qp_e_may_fail(filter);
+    for (int32_t i = 0; i < nassigned; i++) {
+        assigns[avars[i]] = 1;
+        neg_first |= qp_e_may_fail(assigned[avars[i]]);
+    }
+    for (int32_t i = 0; i < r->nbody && neg_first; i++) {
+        const rf_fe_lit *l = r->body[i];
+        if (l->kind != RF_FE_ATOM || !l->negated || negation_reads_assigned(l, assigns)) continue;
+        if (lower_negation(L, r, &ex, i, &cur)) return NULL;
+        negdone[i] = 1;
+    }
     if (any) {
         int32_t n = cur.n + nassigned;
         int32_t *vars = qp_ints(p, n);
@@ -640,35 +677,12 @@ static rf_qp_rel *lower_rule(lw *L, const rf_fe_rule *rule, int32_t delta_lit)
         }
         if (emit_map(L, r, &cur, filter, outs, n, vars)) return NULL;
     }
-    /* 3. negations: anti-join with the projection of the negated atom */
+    /* 3. the other negations: anti-join with the projection of the negated
+    ** atom */
     for (int32_t i = 0; i < r->nbody; i++) {
         const rf_fe_lit *l = r->body[i];
-        if (l->kind != RF_FE_ATOM || !l->negated) continue;
-        if (ex.neg && ex.neg[i]) {
-            if (negated_test(L, r, l, ex.neg[i], &cur)) return NULL;
-            continue;
-        }
-        pipe neg;
-        if (scan_atom(L, r, l, L->full[l->pred->id], &cur, &neg)) return NULL;
-        rf_qp_rel *t = qp_temp_new(p, cur.n);
-        rf_qp_cmd *c = qp_cmd_new(p, RF_QP_ANTIJOIN, t, 2);
-        int32_t *lk = qp_ints(p, neg.n), *rk = qp_ints(p, neg.n);
-        if (!t || !c || !lk || !rk) return NULL;
-        for (int32_t k = 0; k < neg.n; k++) {
-            lk[k] = col_of(&cur, neg.var[k]);
-            rk[k] = k;
-        }
-        for (int32_t k = 0; k < cur.n; k++) t->types[k] = cur.rel->types[k];
-        name_cols(r, t, cur.var);
-        c->in[0] = cur.rel;
-        c->in[1] = neg.rel;
-        c->lkeys = lk;
-        c->rkeys = rk;
-        c->nkeys = neg.n;
-        if (qp_cmd_identity_outs(p, c)) return NULL;
-        emit(L, c);
-        cur.rel = t;
-        cur.last = c;
+        if (l->kind != RF_FE_ATOM || !l->negated || negdone[i]) continue;
+        if (lower_negation(L, r, &ex, i, &cur)) return NULL;
     }
     /* 4. aggregation over the body's solutions: the distinct bindings of
     ** every variable of its positive atoms, wildcards included */

@@ -77,6 +77,17 @@ int qp_e_is_const(const rf_qp_expr *e);
 int qp_e_is_col(const rf_qp_expr *e, int32_t side, int32_t col);
 /* The conjuncts of e (e itself when not an AND); *n of them, in the arena. */
 rf_qp_expr **qp_e_conjuncts(rf_qp_program *p, rf_qp_expr *e, int32_t *n);
+/* Whether evaluating e can raise a run-time error: integer and decimal
+** arithmetic (overflow, division by zero), conversions to decimal, shifts,
+** date arithmetic and date:parse. Float arithmetic never raises. */
+int qp_e_may_fail(const rf_qp_expr *e);
+/* The number of conjuncts conj[0..n) before the first that may fail (n when
+** none may). A rule's conditions are evaluated in the order written, and a
+** row must not be dropped before a condition that fails for it is reached:
+** only these may move below a join, an anti-join or an existence test, or
+** ahead of a condition that may fail (docs/LANGUAGE.md, "Where such an
+** error is raised"). */
+int32_t qp_e_safe_prefix(rf_qp_expr *const *conj, int32_t n);
 
 /* Reads and writes per relation id (reads count inputs of commands and
 ** terminator operands; one command reading a relation twice counts twice). */

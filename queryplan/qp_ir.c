@@ -406,6 +406,34 @@ rf_qp_expr **qp_e_conjuncts(rf_qp_program *p, rf_qp_expr *e, int32_t *n)
     return v;
 }
 
+int qp_e_may_fail(const rf_qp_expr *e)
+{
+    switch (e->kind) {
+    case RF_QP_E_BINOP:
+    case RF_QP_E_NEG:
+        if (e->type != RF_TYPE_FLOAT && e->type != RF_TYPE_STRING) return 1;
+        break;
+    case RF_QP_E_CAST: return 1;
+    case RF_QP_E_CALL:
+        if (e->fn == RF_BI_SHL || e->fn == RF_BI_SHR || e->fn == RF_BI_ADD_DAYS || e->fn == RF_BI_ADD_MONTHS ||
+            e->fn == RF_BI_ADD_YEARS || e->fn == RF_BI_INT_DECIMAL || e->fn == RF_BI_FLOAT_DECIMAL ||
+            e->fn == RF_BI_DATE_PARSE)
+            return 1;
+        break;
+    default: break;
+    }
+    for (int32_t i = 0; i < e->nargs; i++)
+        if (qp_e_may_fail(e->args[i])) return 1;
+    return 0;
+}
+
+int32_t qp_e_safe_prefix(rf_qp_expr *const *conj, int32_t n)
+{
+    for (int32_t k = 0; k < n; k++)
+        if (qp_e_may_fail(conj[k])) return k;
+    return n;
+}
+
 /* ---- uses ------------------------------------------------------------ */
 
 int qp_uses_compute(rf_qp_program *p, qp_uses *u)

@@ -14,13 +14,13 @@ command -v "$py" >/dev/null 2>&1 || { echo "SKIP: no python3"; exit 77; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/rf_randprog.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 fail=0
-"$py" "$tests/random/randprog.py" check "$redfox" --seeds 0:60 --lenient \
+"$py" "$tests/random/randprog.py" check "$redfox" --seeds 0:60 \
     --switch --no-fuse --switch --no-lftj --switch --no-exists --switch --no-partagg --switch --no-hoist \
     --db --keep "$tmp/cpu" || fail=1
 # inputs of hundreds of rows, which take other paths (hash tables, sorted runs)
-RANDPROG_BIGDATA=1 "$py" "$tests/random/randprog.py" check "$redfox" --seeds 0:20 --lenient \
+RANDPROG_BIGDATA=1 "$py" "$tests/random/randprog.py" check "$redfox" --seeds 0:20 \
     --switch --no-fuse --db --keep "$tmp/big" || fail=1
-"$py" "$tests/random/randprog.py" check "$redfox" --seeds 0:4 --lenient --gpu \
+"$py" "$tests/random/randprog.py" check "$redfox" --seeds 0:4 --gpu \
     --keep "$tmp/gpu" || fail=1
 "$py" "$tests/random/randprog.py" cases "$redfox" "$tests/random/cases" "$tmp/cases" || fail=1
 [ $fail -eq 0 ] && echo "random programs: all agree"

@@ -460,7 +460,7 @@ static void test_lftj(void)
     loaded l;
     if (load(&l, "lftj.logic", 1) == 0) {
         rf_qp_program *p = l.qp;
-        CHECK(count_op(p, RF_QP_LFTJ) == 3); /* tri, the two rules of square (its disjunction) */
+        CHECK(count_op(p, RF_QP_LFTJ) == 4); /* tri, the two rules of square (its disjunction), square2 */
         rf_qp_cmd *t = writer(p, rel(p, "tri"));
         rf_qp_cmd *j = t ? writer(p, t->in[0]) : NULL;
         while (j && j->op != RF_QP_LFTJ && j->nin == 1) j = writer(p, j->in[0]);
