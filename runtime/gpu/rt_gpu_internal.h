@@ -382,7 +382,8 @@ typedef struct gx {
     int32_t *live_dead, *live_entry, *live_first;
     int32_t live_pending; /* the kernel whose dead values are still to free, -1 */
     gstr str;    /* the dictionary on the device, string tables (rt_gpu_str.c) */
-    /* error words of fused write passes, read once at the end (rf_gx_wcheck_flush):
+    /* error words of fused write passes, read once at the end (rf_gx_wcheck_flush;
+    ** earlier where they fill, or the pool needs their room: rf_gx_wcheck_drop):
     ** their stages already passed the flags pass, so an error there is an
     ** internal one, not worth a wait per kernel */
     gbuf wcheck;
@@ -517,6 +518,10 @@ rf_status rf_gx_dcopy(gx *x, gptr dst, gptr src, uint64_t n);
 rf_status rf_gx_err_word(gx *x, gbuf *e);
 rf_status rf_gx_wcheck_flush(gx *x);
 rf_status rf_gx_wcheck_take(gx *x, const rf_gpu_funit *u, gptr *at);
+/* The pool is full: the deferred error words read back (rf_gx_wcheck_flush)
+** and their buffer freed; the next fused write pass takes a new one. 1: it
+** freed room. */
+int rf_gx_wcheck_drop(gx *x);
 rf_status rf_gx_scan_into(gx *x, int wide, gptr in, int64_t n, gptr pos, int64_t *w, int nw);
 /* The scratch a scan_into of n items needs, allocated ahead (*t), and the
 ** scan with it (temp NULL or empty: its own): a kernel that must not fail

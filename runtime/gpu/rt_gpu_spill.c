@@ -126,7 +126,10 @@ rf_status rf_gx_spill_var(gx *x, int32_t var)
 static int on_full(void *ctx)
 {
     gx *x = ctx;
-    /* kept join builds go first: they are made again at their next use */
+    /* the fused write passes' error words first: read back at once, a
+    ** new buffer at the next fused kernel */
+    if (rf_gx_wcheck_drop(x)) return 1;
+    /* kept join builds next: they are made again at their next use */
     if (rf_gx_jidx_drop_one(x)) return 1;
     /* then what an input cache keeps that this run does not use (rt_gpu_cache.c) */
     if (rf_gx_cache_evict(x)) return 1;
