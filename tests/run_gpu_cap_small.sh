@@ -7,11 +7,13 @@
 # (no warning, no CPU profile) and give the CPU's output byte for byte
 # (lib_device.sh's caps_stay_on_gpu). The programs are random ones
 # (tests/random/randprog.py, RANDPROG_BIGDATA=1, the seed in the folder's
-# name); what held the memory:
+# name) and tests/e2e/self_cross.logic; what held the memory:
 #   - seeds 48 and 96 under 8K: the strings' copy, 6400 of its bytes the
 #     slack kept for strings interned later (256 codes, 4 KiB of bytes) for a
 #     dictionary of a few dozen bytes;
-#   - seed 88 under 4K: the fused kernels' deferred error words, 2 KiB.
+#   - seed 88 under 4K: the fused kernels' deferred error words, 2 KiB;
+#   - self_cross under 16K and 32K: a cross product of a relation with
+#     itself, which no range or key splits ("which does not split").
 set -u
 redfox=$1 tests=$2
 tmp=${TMPDIR:-/tmp}/rf_gpucapsmall.$$
@@ -28,4 +30,6 @@ check() {
 check 'seed 48 (the strings copy)' "$tests/gpu_cap_recdiff" "$forced" 8K
 check 'seed 96 (the strings copy)' "$tests/gpu_cap_small/seed96" "$forced" 8K
 check 'seed 88 (the error words)' "$tests/gpu_cap_small/seed88" "" 4K
+echo "self_cross (a cross product of a relation with itself):"
+caps_stay_on_gpu "$redfox" "$tests/e2e/self_cross.logic" "$tests/e2e/data" "$tmp" 'gpu memory cap' "" 16K 32K || fail=1
 exit $fail
