@@ -5,9 +5,11 @@
 # instead"), which named no part that does not split: most of the memory in
 # use was not the kernel's. Under each cap the run must now stay on the GPU
 # (no warning, no CPU profile) and give the CPU's output byte for byte
-# (lib_device.sh's caps_stay_on_gpu). The programs are random ones
-# (tests/random/randprog.py, RANDPROG_BIGDATA=1, the seed in the folder's
-# name) and tests/e2e/self_cross.logic; what held the memory:
+# (lib_device.sh's caps_stay_on_gpu); under smaller caps two of them leave
+# the GPU with a warning that names the part that does not split, or what
+# holds the memory in use (its bytes adding up). The programs are random ones
+# (tests/random/randprog.py, RANDPROG_BIGDATA=1, the seed in the folder's name)
+# and tests/e2e/self_cross.logic; what held the memory:
 #   - seeds 48 and 96 under 8K: the strings' copy, 6400 of its bytes the
 #     slack kept for strings interned later (256 codes, 4 KiB of bytes) for a
 #     dictionary of a few dozen bytes;
@@ -39,6 +41,32 @@ check 'seed 96 (the strings copy)' "$tests/gpu_cap_small/seed96" "$forced" 8K
 check 'seed 72 (a cross product, a unique of one row)' "$tests/gpu_cap_small/seed72" "$forced" 8K
 check 'seed 88 (the error words)' "$tests/gpu_cap_small/seed88" "" 4K
 check 'seed 34 (a unique partition of two keys)' "$tests/gpu_cap_small/seed34" "" 4K
+# Under smaller caps these leave the GPU, the CPU's output, with a warning
+# that names the part or what holds the memory: PATTERN (grep -E) must match
+# it; a warning of the pool's must list holders whose bytes add up to the
+# bytes it says are in use.
+leaves() {
+    echo "$1 under $4:"
+    # shellcheck disable=SC2086
+    "$redfox" run "$2/prog.logic" --data "$2" --device gpu --format tbl --gpu-memory "$4" $3 >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    "$redfox" run "$2/prog.logic" --data "$2" --device cpu --format tbl >"$tmp/cpu" 2>/dev/null
+    if [ $rc -ne 0 ]; then echo "FAIL: exit $rc"; cat "$tmp/err"; fail=1; return; fi
+    cmp -s "$tmp/cpu" "$tmp/out" || { echo "FAIL: output differs from the CPU's"; fail=1; }
+    w=$(grep 'warning: .*running on the CPU instead' "$tmp/err")
+    echo "$w" | grep -Eq "$5" || { echo "FAIL: not the warning wanted ($5): $w"; fail=1; return; }
+    case $w in
+    *'bytes in use under the cap'*)
+        used=$(echo "$w" | sed -n 's/.* \([0-9]*\) bytes in use under the cap.*/\1/p')
+        sum=$(echo "$w" | sed -n 's/.*bytes (\(.*\)): running.*/\1/p' | tr ',' '\n' | awk '{ s += $NF } END { print s + 0 }')
+        [ "$used" = "$sum" ] || { echo "FAIL: the holders add up to $sum bytes, not the $used in use: $w"; fail=1; } ;;
+    esac
+    echo "$w"
+}
+leaves 'seed 88 (an insert of one row)' "$tests/gpu_cap_small/seed88" "" 2K \
+    'kernel k53 \(insert\): out of GPU memory: one row, which does not split, does not fit under the cap \(--gpu-memory\) of 2048 bytes'
+leaves 'seed 96 (a unique in place: its values)' "$tests/gpu_cap_small/seed96" "" 2K \
+    "kernel k22 \(unique\): out of GPU memory: [0-9]+ bytes wanted, [0-9]+ bytes in use under the cap \(--gpu-memory\) of 2048 bytes \(the kernel's values [0-9]+, its work [0-9]+, the strings' copy [0-9]+\)"
 echo "self_cross (a cross product of a relation with itself):"
 caps_stay_on_gpu "$redfox" "$tests/e2e/self_cross.logic" "$tests/e2e/data" "$tmp" 'gpu memory cap' "" 16K 32K || fail=1
 exit $fail

@@ -196,6 +196,9 @@ void rf_gpool_release(gpool *pl, gbuf *b); /* empties b */
 ** moved to host memory); it returns 1 when it freed something, then the
 ** request is tried again. */
 void rf_gpool_on_full(gpool *pl, int (*fn)(void *ctx), void *ctx);
+/* A request that fails under a cap: fn(ctx, in_use, buf, n) writes what
+** holds the bytes in use into the message (buf empty: nothing said). */
+void rf_gpool_on_describe(gpool *pl, void (*fn)(void *ctx, uint64_t in_use, char *buf, size_t n), void *ctx);
 uint64_t rf_gpool_in_use(const gpool *pl);
 uint64_t rf_gpool_peak(const gpool *pl);
 /* Across runs (rt_gpu_cache.c): keeps(ctx, p) says 1 for a buffer the
