@@ -173,7 +173,9 @@ rf_status rf_gx_compact(gx *x)
 ** values no kernel holds that did not move (a failed copy), kept join
 ** builds, the strings' copy (one piece: kernels read any row's string),
 ** the fused kernels' error words; the rest is the kernel's work (its
-** temporary buffers, a range's or a partition's copy, scratch). */
+** temporary buffers, a range's or a partition's copy, scratch; also an
+** input cache's columns no value holds, though on_full evicts those before
+** a request fails, and a recursive set's partitions kept on the device). */
 static void describe(void *ctx, uint64_t in_use, char *buf, size_t n)
 {
     gx *x = ctx;
