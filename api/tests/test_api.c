@@ -14,6 +14,7 @@
 ** Owns: the library's unit tests; `test_api basic|types|errors|arrow|arrowbad|stream|threads|trace|keep|settings|readers|devices|keepgpu|buffers FILE|rfx FILE`.
 */
 #include "redfox.h"
+#include "test_check.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -23,14 +24,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int failures;
-#define CHECK(c)                                                                  \
-    do {                                                                          \
-        if (!(c)) {                                                               \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
-            failures++;                                                           \
-        }                                                                         \
-    } while (0)
 #define CHECK_OK(call, obj_msg)                                                                      \
     do {                                                                                             \
         int rc_ = (call);                                                                            \

@@ -11,19 +11,13 @@
 ** left pending. A first barrier, every rank on time, is REDFOX_OK.
 */
 #include "redfox.h"
+#include "test_check.h"
 
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
-static int failures, rank = -1;
-#define CHECK(c)                                                                                  \
-    do {                                                                                          \
-        if (!(c)) {                                                                               \
-            fprintf(stderr, "%s:%d: rank %d: check failed: %s\n", __FILE__, __LINE__, rank, #c); \
-            failures++;                                                                           \
-        }                                                                                         \
-    } while (0)
+static int rank = -1;
 
 int main(int argc, char **argv)
 {
@@ -34,6 +28,7 @@ int main(int argc, char **argv)
         return 2;
     }
     rank = rf_world_rank(w);
+    check_rank = rank;
     CHECK(rf_world_size(w) == 2);
     CHECK(rf_world_barrier(w, 30) == REDFOX_OK); /* every rank on time */
     if (rank == 1) {

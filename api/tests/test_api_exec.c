@@ -13,20 +13,12 @@
 ** Usage: test_api_exec DB PROG.logic cpu|gpu WORKDIR
 */
 #include "redfox.h"
+#include "test_check.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-
-static int failures;
-#define CHECK(c)                                                                  \
-    do {                                                                          \
-        if (!(c)) {                                                               \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
-            failures++;                                                           \
-        }                                                                         \
-    } while (0)
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 

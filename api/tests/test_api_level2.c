@@ -9,6 +9,7 @@
 ** Owns: `test_api2 options|progress|profile|runs`.
 */
 #include "redfox.h"
+#include "test_check.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -18,15 +19,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-static int failures;
-#define CHECK(c)                                                                  \
-    do {                                                                          \
-        if (!(c)) {                                                               \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
-            failures++;                                                           \
-        }                                                                         \
-    } while (0)
 
 /* Triangles a -> b -> c with a -> c: a cyclic body, the leapfrog triejoin's */
 static const char *tri_src = "edge(x, y) -> int(x), int(y).\n"

@@ -7,6 +7,7 @@
 ** Owns: `test_api3 rfx|dump DIR`.
 */
 #include "redfox.h"
+#include "test_check.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -14,15 +15,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-static int failures;
-#define CHECK(c)                                                                  \
-    do {                                                                          \
-        if (!(c)) {                                                               \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
-            failures++;                                                           \
-        }                                                                         \
-    } while (0)
 
 static const char *tc_src = "edge(x, y) -> int(x), int(y).\n"
                             "lang:input[`edge] = \"edge.csv\".\n"

@@ -8,20 +8,12 @@
 ** a GPU (or the emulator, RF_GPU_EMULATE=1) and exit 77 without one.
 */
 #include "redfox.h"
+#include "test_check.h"
 
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int failures;
-#define CHECK(c)                                                                  \
-    do {                                                                          \
-        if (!(c)) {                                                               \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
-            failures++;                                                           \
-        }                                                                         \
-    } while (0)
 
 static const char *tc_src = "edge(x, y) -> int(x), int(y).\n"
                             "lang:input[`edge] = \"edge.csv\".\n"

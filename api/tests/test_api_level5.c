@@ -8,20 +8,12 @@
 ** computed here in 128 bits from the rows the test puts in.
 */
 #include "redfox.h"
+#include "test_check.h"
 
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int failures;
-#define CHECK(c)                                                                  \
-    do {                                                                          \
-        if (!(c)) {                                                               \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
-            failures++;                                                           \
-        }                                                                         \
-    } while (0)
 
 static const char *src = "sale(r, a) -> int(r), decimal(a).\n"
                          "lang:input[`sale] = \"sale.csv\".\n"

@@ -10,19 +10,11 @@
 ** ended, are refused. Exit 0 when every check held.
 */
 #include "redfox.h"
+#include "test_check.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int failures;
-#define CHECK(c)                                                                                  \
-    do {                                                                                          \
-        if (!(c)) {                                                                               \
-            fprintf(stderr, "%s:%d: rank %d: check failed: %s\n", __FILE__, __LINE__, rank, #c); \
-            failures++;                                                                           \
-        }                                                                                         \
-    } while (0)
 
 int main(int argc, char **argv)
 {
@@ -36,6 +28,7 @@ int main(int argc, char **argv)
     int rc = rf_world_mpi(&argc, &argv, &w);
     if (rc) fprintf(stderr, "rf_world_mpi: %s\n", rf_world_errmsg(w));
     rank = rf_world_rank(w);
+    check_rank = rank;
     CHECK(rc == REDFOX_OK && w);
     CHECK(rf_world_size(w) == want);
     CHECK(rank >= 0 && rank < want);

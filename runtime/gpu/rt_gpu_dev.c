@@ -82,19 +82,37 @@ rf_status rf_gx_wcheck_flush(gx *x)
     return st;
 }
 
-/* Room for the deferred error words of fused kernel u's stages: *at. */
+/* Room for the deferred error words of fused kernel u's stages: *at. Under
+** a memory cap the words take one allocation of the pool's least (32 words,
+** 256 bytes), not WCHECK_WORDS: on a cap of a few KiB, 2 KiB of words that
+** hold a handful of stages' errors left a kernel no room. */
 rf_status rf_gx_wcheck_take(gx *x, const rf_gpu_funit *u, gptr *at)
 {
     rf_status st = RF_OK;
-    if (!x->wcheck.p) {
-        st = galloc(x, WCHECK_WORDS * 8, &x->wcheck);
-        if (!st) st = x->g.ops->memset8(&x->g, x->wcheck.p, 0xff, WCHECK_WORDS * 8);
+    int64_t room = x->wcheck.p ? (int64_t)(x->wcheck.n / 8) : 0;
+    if (room > WCHECK_WORDS) room = WCHECK_WORDS;
+    if (x->wcheck.p && x->wcheck_used + u->n > room) st = rf_gx_wcheck_flush(x);
+    if (!st && x->wcheck.p && u->n > room) gfree(x, &x->wcheck); /* (too few words for u's stages) */
+    if (!st && !x->wcheck.p) {
+        int64_t words = x->g.mem_cap ? 32 : WCHECK_WORDS;
+        if (words < u->n) words = u->n;
+        st = galloc(x, (uint64_t)words * 8, &x->wcheck);
+        if (!st) st = x->g.ops->memset8(&x->g, x->wcheck.p, 0xff, x->wcheck.n);
     }
-    if (!st && x->wcheck_used + u->n > WCHECK_WORDS) st = rf_gx_wcheck_flush(x);
     if (st) return st;
     *at = x->wcheck.p + (uint64_t)x->wcheck_used * 8;
     for (int32_t m = 0; m < u->n; m++) x->wcheck_of[x->wcheck_used++] = u->m[m].k;
     return RF_OK;
+}
+
+int rf_gx_wcheck_drop(gx *x)
+{
+    if (!x->wcheck.p) return 0;
+    /* (an error word set: the internal error is in the diagnostics, and
+    ** the words go all the same) */
+    (void)rf_gx_wcheck_flush(x);
+    gfree(x, &x->wcheck);
+    return 1;
 }
 
 /* pos[0..n] = exclusive scan of in[0..n), whose entry n is set to 0 here

@@ -196,6 +196,9 @@ void rf_gpool_release(gpool *pl, gbuf *b); /* empties b */
 ** moved to host memory); it returns 1 when it freed something, then the
 ** request is tried again. */
 void rf_gpool_on_full(gpool *pl, int (*fn)(void *ctx), void *ctx);
+/* A request that fails under a cap: fn(ctx, in_use, buf, n) writes what
+** holds the bytes in use into the message (buf empty: nothing said). */
+void rf_gpool_on_describe(gpool *pl, void (*fn)(void *ctx, uint64_t in_use, char *buf, size_t n), void *ctx);
 uint64_t rf_gpool_in_use(const gpool *pl);
 uint64_t rf_gpool_peak(const gpool *pl);
 /* Across runs (rt_gpu_cache.c): keeps(ctx, p) says 1 for a buffer the
@@ -383,7 +386,8 @@ typedef struct gx {
     int32_t *live_dead, *live_entry, *live_first;
     int32_t live_pending; /* the kernel whose dead values are still to free, -1 */
     gstr str;    /* the dictionary on the device, string tables (rt_gpu_str.c) */
-    /* error words of fused write passes, read once at the end (rf_gx_wcheck_flush):
+    /* error words of fused write passes, read once at the end (rf_gx_wcheck_flush;
+    ** earlier where they fill, or the pool needs their room: rf_gx_wcheck_drop):
     ** their stages already passed the flags pass, so an error there is an
     ** internal one, not worth a wait per kernel */
     gbuf wcheck;
@@ -518,6 +522,10 @@ rf_status rf_gx_dcopy(gx *x, gptr dst, gptr src, uint64_t n);
 rf_status rf_gx_err_word(gx *x, gbuf *e);
 rf_status rf_gx_wcheck_flush(gx *x);
 rf_status rf_gx_wcheck_take(gx *x, const rf_gpu_funit *u, gptr *at);
+/* The pool is full: the deferred error words read back (rf_gx_wcheck_flush)
+** and their buffer freed; the next fused write pass takes a new one. 1: it
+** freed room. */
+int rf_gx_wcheck_drop(gx *x);
 rf_status rf_gx_scan_into(gx *x, int wide, gptr in, int64_t n, gptr pos, int64_t *w, int nw);
 /* The scratch a scan_into of n items needs, allocated ahead (*t), and the
 ** scan with it (temp NULL or empty: its own): a kernel that must not fail

@@ -9,7 +9,8 @@
 ** per pair of the index); joins (ranges of one side); unique and difference
 ** (ranges, then one unique over the ranges' distinct rows); a concat (each
 ** input a range of its output, put together in host memory) and a copy (a
-** concat of one). The thesis's chapter 6 partitions relations that
+** concat of one); a join without keys (a cross product's pairs, made in
+** host memory: they read no column). The thesis's chapter 6 partitions relations that
 ** exceed GPU memory; a row-local kernel needs no hashing for that: its
 ** input (the relation, or the index's pairs) waits in host memory and comes
 ** in one range at a time, and each range's rows go back to host memory as
@@ -48,7 +49,7 @@ int rf_gx_part_can(const gx *x, const rf_hir_kernel *k)
     if (k->kind == RF_HIR_MAP) return k->nin == 1 && k->idx < 0;
     if (k->kind == RF_HIR_JOIN_MAP || k->kind == RF_HIR_GATHER_MAP) return k->idx >= 0;
     /* (a self-join's range would stand for both sides: key partitions only;
-    ** a self cross product has none, and rf_gx_run_parts says so) */
+    ** a join without keys is made on the host, cross_on_host) */
     if (k->kind == RF_HIR_JOIN_INDEX || k->kind == RF_HIR_ANTI_INDEX)
         return k->nin == 2 && (k->in[0] != k->in[1] || rf_gx_radix_side_can(x, k) || k->nkeys == 0);
     /* (a functional-dependency check would name another conflicting pair) */
@@ -430,6 +431,51 @@ static rf_status gather_on_host(gx *x, const rf_hir_kernel *k)
     return RF_OK;
 }
 
+/* A join index without keys that does not fit: a cross product's pairs are
+** (i / right rows, i % right rows), the rf_cross kernel's; an anti-join
+** keeps every left row where the right side is empty, else none. Made in
+** host memory at once: it reads no column of either side, so neither comes
+** to the device, and its entries would only go back to host memory range by
+** range; a relation crossed with itself, which no range or key splits, is
+** made so too. */
+static rf_status cross_on_host(gx *x, const rf_hir_kernel *k)
+{
+    int anti = k->kind == RF_HIR_ANTI_INDEX;
+    int64_t nl = x->vals[k->in[0]].nrows, nr = x->vals[k->in[1]].nrows;
+    if (!anti && nr && nl > INT64_MAX / nr / 8) {
+        rf_error(x->d, kloc(x, k), "a cross product of %lld by %lld rows is too large", (long long)nl, (long long)nr);
+        return RF_EUSER;
+    }
+    int64_t n = anti ? (nr ? 0 : nl) : nl * nr;
+    int32_t ncols = x->p->vars[k->out]->ncols;
+    rf_gx_var_clear(x, k->out);
+    gval v;
+    memset(&v, 0, sizeof v);
+    v.nrows = n;
+    /* as the pool would reserve them: multiples of 256 bytes */
+    uint64_t len = ((uint64_t)n * 8 + 255) / 256 * 256;
+    int64_t *l = n ? rf_calloc(1, (size_t)len) : NULL, *r = n && !anti ? rf_calloc(1, (size_t)len) : NULL;
+    rf_status st = !n || (l && (r || anti)) ? RF_OK : RF_ENOMEM;
+    for (int64_t i = 0, a = 0, b = 0; i < n && !st; i++) {
+        l[i] = anti ? i : a;
+        if (anti) continue;
+        r[i] = b;
+        if (++b == nr) b = 0, a++;
+    }
+    if (!st && l && !(st = rf_gx_held_adopt(&v, ncols, ncols, l, len))) l = NULL;
+    if (!st && r && !(st = rf_gx_held_adopt(&v, ncols, ncols + 1, r, len))) r = NULL;
+    free(l);
+    free(r);
+    if (st) {
+        rf_gx_val_clear(x, &v, ncols);
+        return st;
+    }
+    rf_gx_var_set(x, k->out, &v);
+    x->parted++;
+    x->parts++;
+    return RF_OK;
+}
+
 static rf_status run_in_ranges(gx *x, const rf_hir_kernel *k)
 {
     int32_t in = split_var(x, k);
@@ -480,7 +526,9 @@ rf_status rf_gx_run_parts(gx *x, const rf_hir_kernel *k)
     if (rf_gx_radix_can(x, k)) return rf_gx_run_radix(x, k);
     if (k->kind == RF_HIR_CONCAT || k->kind == RF_HIR_COPY) return concat_on_host(x, k);
     if (k->kind == RF_HIR_GATHER) return gather_on_host(x, k);
+    if ((k->kind == RF_HIR_JOIN_INDEX || k->kind == RF_HIR_ANTI_INDEX) && k->nkeys == 0) return cross_on_host(x, k);
     int64_t ndiag = x->d->count, nerr = x->d->nerrors;
+    /* (a self-join's range would stand for both sides: key partitions only) */
     int self = (k->kind == RF_HIR_JOIN_INDEX || k->kind == RF_HIR_ANTI_INDEX) && k->in[0] == k->in[1];
     rf_status st = self ? RF_EDEVMEM : run_in_ranges(x, k);
     /* ranges keep a join's other side (a join map's sides) whole on the
@@ -489,18 +537,6 @@ rf_status rf_gx_run_parts(gx *x, const rf_hir_kernel *k)
     if (st == RF_EDEVMEM && rf_gx_radix_side_can(x, k)) {
         rf_gx_held_drop_diags(x, ndiag, nerr);
         st = rf_gx_run_radix(x, k);
-    } else if (st == RF_EDEVMEM && self && k->nkeys == 0) {
-        /* a range would stand for both sides, and no key partitions them:
-        ** said as such (docs/LANGUAGE.md lists it), not as a failure of
-        ** the ranges */
-        rf_gx_held_drop_diags(x, ndiag, nerr);
-        char cap[96];
-        rf_gx_cap_text(x, cap, sizeof cap);
-        long long n = (long long)x->vals[k->in[0]].nrows;
-        rf_error(x->d, rf_mkloc(NULL, 0, 0),
-                 "out of GPU memory: a cross product of a relation of %lld rows with itself, which does not split (no "
-                 "shared variable to partition by), does not fit %s",
-                 n, cap);
     }
     return st;
 }

@@ -9,8 +9,9 @@
 ** large sizes. The first arena is what the device suggests (on a real GPU
 ** most of its free memory, taken once; the gpu_pool_mb setting overrides), more
 ** arenas grow geometrically while the device has memory; a request that fits
-** nowhere is RF_EDEVMEM with a message giving the sizes (the runtime then
-** runs the program on the CPU and says so).
+** nowhere is RF_EDEVMEM with a message giving the sizes and, under a cap,
+** what holds the bytes in use as its owner says (rf_gpool_on_describe); the
+** runtime then runs the program on the CPU and says so.
 **
 ** The cap (gdev.mem_cap, the gpu_memory setting, --gpu-memory): the arenas
 ** together (with gpu_pool_exact, the buffers together) never exceed it; the
@@ -55,6 +56,9 @@ struct gpool {
     uint64_t cap; /* the most the arenas (exact: the buffers) may hold; 0: none */
     int (*on_full)(void *ctx); /* frees room: 1 when it freed something */
     void *on_full_ctx;
+    /* says what holds the bytes in use, for the message of a request that fails */
+    void (*describe)(void *ctx, uint64_t in_use, char *buf, size_t n);
+    void *describe_ctx;
     int exact; /* gpu_pool_exact: one device allocation per buffer, so that
                   memory checkers see the bounds of each (debugging only) */
     int (*keeps)(void *ctx, gptr p); /* 1: p is the keeper's (not freed by a release) */
@@ -96,6 +100,12 @@ void rf_gpool_on_full(gpool *pl, int (*fn)(void *ctx), void *ctx)
     pl->on_full_ctx = ctx;
 }
 
+void rf_gpool_on_describe(gpool *pl, void (*fn)(void *ctx, uint64_t in_use, char *buf, size_t n), void *ctx)
+{
+    pl->describe = fn;
+    pl->describe_ctx = ctx;
+}
+
 void rf_gpool_keeper(gpool *pl, int (*keeps)(void *ctx, gptr p), void *ctx, const uint64_t *idle)
 {
     pl->keeps = keeps;
@@ -108,6 +118,8 @@ void rf_gpool_rebind(gpool *pl, gdev *g)
     pl->g = g;
     pl->on_full = NULL;
     pl->on_full_ctx = NULL;
+    pl->describe = NULL;
+    pl->describe_ctx = NULL;
     pl->peak = held(pl); /* the peak of the run that takes it */
 }
 
@@ -240,11 +252,17 @@ static rf_status pool_alloc(gpool *pl, uint64_t bytes, int high, int quiet, gbuf
                      "out of GPU memory: the cap (--gpu-memory) of %" PRIu64 " bytes is less than one allocation (%d "
                      "bytes), which does not split",
                      pl->cap, (int)ALIGN);
-        else if (pl->cap)
+        else if (pl->cap) {
+            /* (what holds the bytes in use: under a cap of a few KiB, what
+            ** is not the kernel's may be most of them) */
+            char holders[256] = "";
+            if (pl->describe) pl->describe(pl->describe_ctx, pl->in_use, holders, sizeof holders);
             rf_error(pl->g->d, rf_mkloc(NULL, 0, 0),
                      "out of GPU memory: %" PRIu64 " bytes wanted, %" PRIu64
-                     " bytes in use under the cap (--gpu-memory) of %" PRIu64 " bytes",
-                     bytes, pl->in_use, pl->cap); /* (in bytes: a small cap's KiB read 0) */
+                     " bytes in use under the cap (--gpu-memory) of %" PRIu64 " bytes%s%s%s",
+                     bytes, pl->in_use, pl->cap, holders[0] ? " (" : "", holders,
+                     holders[0] ? ")" : ""); /* (in bytes: a small cap's KiB read 0) */
+        }
         else
             rf_error(pl->g->d, rf_mkloc(NULL, 0, 0),
                      "out of GPU memory: %" PRIu64 " MiB wanted, %" PRIu64 " MiB in use of %" PRIu64

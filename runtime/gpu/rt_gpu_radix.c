@@ -23,7 +23,9 @@
 **   - UNIQUE: by the hash of the whole row (with a functional-dependency
 **     check, of the key; the check then runs here over the kept rows, the
 **     CPU's message on the first conflicting pair); each partition's first
-**     occurrences, merged by row, are the whole kernel's.
+**     occurrences, merged by row, are the whole kernel's. A partition of one
+**     row repeated keeps its first row without the device; one that does
+**     not fit and holds several keys halves alone (unique_part).
 **   - SORT: runs of row ranges sorted on the GPU (stable), merged on the host
 **     by the sort's own keys (integers and dates by value, floats as the GPU
 **     orders their bits, strings by bytes, descending keys reversed); a tie
@@ -36,7 +38,8 @@
 **     each with the side rows its entries name gathered in entry order (a
 **     self-join's one side: the left rows, then the right rows).
 **
-** P starts at two and doubles while a partition does not fit; a kernel
+** P starts at two and doubles while a partition does not fit (the hash
+** salted by P, so that keys whose hashes met part); a kernel
 ** whose partition of one key (one row) does not fit, or a REDUCE over one
 ** group of all rows, fails as before, with the message naming the cap, and
 ** the driver runs the program on the CPU with a warning. The kernel's
@@ -170,31 +173,42 @@ static rf_status run_on(gx *x, const rf_hir_kernel *k, const int32_t *vars, gval
 
 /* ---- GROUP: partitions by the hash of the group key ------------------------------------------ */
 
-/* Partition of each row by its group key: equal keys, one partition (a
-** float's zeros and NaNs each hash as one value, whatever their bits). */
+/* Row i's hash of its key columns (keys; NULL: the first nkeys): equal
+** keys, equal hashes (a float's zeros and NaNs each hash as one value,
+** whatever their bits). */
+static uint64_t row_key_hash(const rf_hir_var *iv, const int32_t *keys, int32_t nkeys, const gval *v, int64_t i)
+{
+    uint64_t h = 0x9e3779b97f4a7c15ull;
+    for (int32_t g = 0; g < nkeys; g++) {
+        int32_t c = keys ? keys[g] : g;
+        const char *col = rf_gx_held_col(v, c);
+        int w = wid(iv->types[c]);
+        uint64_t b = col ? load_u64(col + i * w, w) : 0;
+        if (iv->types[c] == RF_TYPE_FLOAT) {
+            double d;
+            memcpy(&d, &b, 8);
+            if (d == 0) b = 0;
+            else if (d != d) b = 1;
+        }
+        h = rf_rt_mix64(h ^ b) + (uint64_t)g;
+    }
+    return h;
+}
+
+/* Partition of each row by its group key: equal keys, one partition. The
+** last mix takes the number of partitions as a salt: distinct keys whose
+** hashes agree in their low bits (random seed 34's rows (22, "", 14) and
+** (27, "", 31), in their low 21) part when the partitions double, instead
+** of meeting in one partition at every count up to MAX_PARTS. */
 static rf_status rows_by_key(const rf_hir_var *iv, const int32_t *keys, int32_t nkeys, const gval *v, int64_t nparts,
                              int64_t *start, int64_t *rows)
 {
     int64_t n = v->nrows;
     uint32_t *part = rf_malloc((size_t)n * 4 + 4);
     if (!part) return RF_ENOMEM;
-    for (int64_t i = 0; i < n; i++) {
-        uint64_t h = 0x9e3779b97f4a7c15ull;
-        for (int32_t g = 0; g < nkeys; g++) {
-            int32_t c = keys ? keys[g] : g;
-            const char *col = rf_gx_held_col(v, c);
-            int w = wid(iv->types[c]);
-            uint64_t b = col ? load_u64(col + i * w, w) : 0;
-            if (iv->types[c] == RF_TYPE_FLOAT) {
-                double d;
-                memcpy(&d, &b, 8);
-                if (d == 0) b = 0;
-                else if (d != d) b = 1;
-            }
-            h = rf_rt_mix64(h ^ b) + (uint64_t)g;
-        }
-        part[i] = (uint32_t)(rf_rt_mix64(h) % (uint64_t)nparts);
-    }
+    for (int64_t i = 0; i < n; i++)
+        part[i] = (uint32_t)(rf_rt_mix64(row_key_hash(iv, keys, nkeys, v, i) ^ (uint64_t)nparts * 0xc2b2ae3d27d4eb4full) %
+                             (uint64_t)nparts);
     memset(start, 0, (size_t)(nparts + 1) * sizeof *start);
     for (int64_t i = 0; i < n; i++) start[part[i] + 1]++;
     for (int64_t p = 0; p < nparts; p++) start[p + 1] += start[p];
@@ -327,6 +341,80 @@ static int32_t fd_keys(const gx *x, const rf_hir_kernel *k)
     return k->check_fd && ov->nkeys >= 0 && ov->nkeys < ov->ncols ? ov->nkeys : -1;
 }
 
+/* Rows R[0..m) of v (in host memory) are one row repeated: the same bytes
+** in every column it holds there. */
+static int rows_alike(const rf_hir_var *iv, const gval *v, const int64_t *R, int64_t m)
+{
+    for (int32_t c = 0; c < iv->ncols; c++) {
+        const char *col = rf_gx_held_col(v, c);
+        size_t w = (size_t)wid(iv->types[c]);
+        for (int64_t i = 1; col && i < m; i++)
+            if (memcmp(col + R[i] * (int64_t)w, col + R[0] * (int64_t)w, w)) return 0;
+    }
+    return 1;
+}
+
+enum { UNIQUE_HALVINGS = 40 }; /* of a partition that does not fit (below) */
+
+/* The unique's first occurrences among rows R[0..m) of v (ascending, a
+** partition: equal rows, or with a functional-dependency check equal keys
+** (its first nk columns), all among them): keep[r] = 1 for each row r kept;
+** idx: room for m row numbers. A partition that does not fit on the device
+** and holds more than one key halves by a salted hash of the key, stably,
+** and each half runs alone: the partitions' doubling over all rows would
+** need about (distinct keys)^2 partitions before no two keys met in one
+** (random seed 34 under a 4 KiB cap: a unique of 30,943 rows, about 800
+** rows 39 times each, where a partition of two rows did not fit; with the
+** salted hash its rounds still took up to 1048576 partitions). */
+static rf_status unique_part(gx *x, const rf_hir_var *iv, const gval *v, int32_t nk, int64_t *R, int64_t m, uint8_t *keep,
+                             int64_t *idx, int32_t halvings)
+{
+    int32_t hk = nk > 0 ? nk : iv->ncols;
+    if (m == 0) return RF_OK;
+    /* one row repeated (a nullary relation's rows are all one): its first
+    ** occurrence is its first row, and no key splits it */
+    if (rows_alike(iv, v, R, m)) {
+        keep[R[0]] = 1;
+        return RF_OK;
+    }
+    int64_t ndiag = x->d->count, nerr = x->d->nerrors, km = 0;
+    gval part;
+    gbuf kb = {0, 0};
+    rf_status st = rel_of_rows(x, v, iv, R, m, NULL, &part);
+    if (!st) st = rf_gx_distinct_rows(x, &part, iv, 0, -1, &kb, &km);
+    if (!st && (km < 0 || km > m)) st = RF_EINTERNAL;
+    if (!st && km > 0) st = x->g.ops->d2h(&x->g, idx, kb.p, (uint64_t)km * 8);
+    gfree(x, &kb);
+    rf_gx_val_clear(x, &part, iv->ncols);
+    if (st == RF_EDEVMEM && halvings < UNIQUE_HALVINGS && !one_key(iv, v, NULL, R, m, NULL, NULL, NULL, NULL, 0, hk)) {
+        rf_gx_held_drop_diags(x, ndiag, nerr);
+        int64_t *hi = rf_malloc((size_t)m * 8);
+        if (!hi) return RF_ENOMEM;
+        int64_t nlo = 0, nhi = 0;
+        /* (a halving that leaves every row on one side: the next salt) */
+        for (; halvings < UNIQUE_HALVINGS && (nlo == 0 || nhi == 0); halvings++) {
+            uint64_t salt = (uint64_t)(halvings + 1) * 0x165667b19e3779f9ull;
+            nlo = nhi = 0;
+            for (int64_t i = 0; i < m; i++) {
+                int64_t r = R[i];
+                if (rf_rt_mix64(row_key_hash(iv, NULL, hk, v, r) ^ salt) >> 63) hi[nhi++] = r;
+                else R[nlo++] = r;
+            }
+            memcpy(R + nlo, hi, (size_t)nhi * 8);
+        }
+        free(hi);
+        st = unique_part(x, iv, v, nk, R, nlo, keep, idx, halvings);
+        if (!st) st = unique_part(x, iv, v, nk, R + nlo, m - nlo, keep, idx, halvings);
+        return st;
+    }
+    if (st == RF_EDEVMEM) unfit_part(x, m, one_key(iv, v, NULL, R, m, NULL, NULL, NULL, NULL, 0, hk), RF_GX_UNIT_KEY);
+    for (int64_t j = 0; j < km && !st; j++) {
+        if (idx[j] < 0 || idx[j] >= m) st = RF_EINTERNAL;
+        else keep[R[idx[j]]] = 1;
+    }
+    return st;
+}
+
 /* UNIQUE in nparts partitions: equal rows meet in one partition, whose
 ** first occurrences (the unique's own search, rf_gx_distinct_rows) come
 ** back as row numbers of the partition: keep[i] = 1 for each row kept. No
@@ -345,25 +433,8 @@ static rf_status unique_parts(gx *x, const rf_hir_kernel *k, int64_t nparts, uin
     rf_status st = start && rows && idx ? RF_OK : RF_ENOMEM;
     if (!st) st = rows_by_key(iv, NULL, nk > 0 ? nk : iv->ncols, v, nparts, start, rows);
     memset(keep, 0, (size_t)n);
-    for (int64_t p = 0; p < nparts && !st; p++) {
-        int64_t m = start[p + 1] - start[p], km = 0;
-        const int64_t *R = rows + start[p];
-        if (m == 0) continue;
-        gval part;
-        gbuf kb = {0, 0};
-        st = rel_of_rows(x, v, iv, R, m, NULL, &part);
-        if (!st) st = rf_gx_distinct_rows(x, &part, iv, 0, -1, &kb, &km);
-        if (!st && (km < 0 || km > m)) st = RF_EINTERNAL;
-        if (!st && km > 0) st = x->g.ops->d2h(&x->g, idx, kb.p, (uint64_t)km * 8);
-        gfree(x, &kb);
-        rf_gx_val_clear(x, &part, iv->ncols);
-        if (st == RF_EDEVMEM)
-            unfit_part(x, m, one_key(iv, v, NULL, R, m, NULL, NULL, NULL, NULL, 0, nk > 0 ? nk : iv->ncols), RF_GX_UNIT_KEY);
-        for (int64_t j = 0; j < km && !st; j++) {
-            if (idx[j] < 0 || idx[j] >= m) st = RF_EINTERNAL;
-            else keep[R[idx[j]]] = 1;
-        }
-    }
+    for (int64_t p = 0; p < nparts && !st; p++)
+        st = unique_part(x, iv, v, nk, rows + start[p], start[p + 1] - start[p], keep, idx, 0);
     free(start);
     free(rows);
     free(idx);

@@ -642,6 +642,34 @@ static rf_status cand_split(gx *x, int32_t var, int64_t nparts, gcand *cd)
     return split_rows(x, hv, &cd->r, cd->n, nparts, cd->start, cd->rows);
 }
 
+/* A partition p that did not fit with its kernel's work: its set rows and
+** the candidates cd[0..nc) that reach it. One row (at most one, or copies
+** of one row: the set's rows are distinct, a candidate may equal one) no
+** partition by row hash splits: the part is named (rf_gx_unfit), and no
+** more partitions are made for it. Else distinct rows whose hashes met:
+** more partitions part them. */
+static void part_unfit(gx *x, const rf_hir_var *hv, const grpart *sp, const gcand *cd, int32_t nc, int64_t p)
+{
+    int64_t n = sp->n;
+    for (int32_t i = 0; i < nc; i++) n += cd[i].start[p + 1] - cd[i].start[p];
+    int one = sp->n <= 1;
+    hrows sr;
+    part_rows(hv, sp, &sr);
+    const hrows *fr = sp->n ? &sr : NULL;
+    int64_t fi = 0;
+    for (int32_t i = 0; i < nc && one; i++)
+        for (int64_t j = cd[i].start[p]; j < cd[i].start[p + 1] && one; j++) {
+            int64_t r = cd[i].rows[j];
+            if (!fr) {
+                fr = &cd[i].r;
+                fi = r;
+            } else {
+                one = rows_equal(hv, fr, fi, &cd[i].r, r);
+            }
+        }
+    rf_gx_unfit(x, n, !one ? RF_GX_UNIT_NONE : n <= 1 ? RF_GX_UNIT_ROW : RF_GX_UNIT_KEY);
+}
+
 static void cand_free(gcand *cd)
 {
     free(cd->start);
@@ -791,6 +819,7 @@ static rf_status diff_parts(gx *x, const rf_hir_kernel *k, uint8_t *keep)
         int32_t vars[2] = {a, s};
         rf_gx_var_clear(x, k->out);
         if (!st) st = run_swapped(x, k, vars, sw, 2);
+        if (st == RF_EDEVMEM) part_unfit(x, hv, &rp->part[p], &cd, 1, p);
         rf_gx_val_clear(x, &sw[0], hv->ncols);
         /* (the difference reads the partition: it stays, with its table) */
         if (!st) part_keep(x, &rp->part[p], &sw[1]);
@@ -867,6 +896,7 @@ static rf_status insert_parts(gx *x, const rf_hir_kernel *k, gcand *cd, gback *n
             st = rel_of(x, hv, &cd[i].r, cd[i].rows + cd[i].start[p], cd[i].start[p + 1] - cd[i].start[p], &sw[i + 1]);
         }
         if (!st) st = run_swapped(x, k, vars, sw, ns + 1);
+        if (st == RF_EDEVMEM) part_unfit(x, hv, &rp->part[p], cd, ns, p);
         /* the new rows: those past the partition's own, read while the
         ** grown partition is still the set's value (its narrow columns) */
         int64_t n0 = rp->part[p].n, added = st ? 0 : sw[0].nrows - n0;
@@ -999,12 +1029,20 @@ rf_status rf_gx_recpart_run(gx *x, const rf_hir_kernel *k)
     while (!st) {
         x->recpart_var = set;
         x->recpart_cur = x->vals[set].rp;
+        rf_gx_unfit(x, 0, RF_GX_UNIT_NONE);
         st = k->kind == RF_HIR_INSERT ? run_insert(x, k) : run_difference(x, k);
         x->recpart_var = -1;
         x->recpart_cur = NULL;
         struct grecpart *rp = x->vals[set].rp;
-        /* (more partitions than rows: one that does not fit holds one row) */
-        if (st != RF_EDEVMEM || rp->nparts >= MAX_PARTS || rp->nparts >= rows) break;
+        /* (a partition of one row that does not fit: no split serves, and
+        ** the message says so; distinct rows whose hashes met in a
+        ** partition part in more, though there be more partitions than
+        ** rows: random seed 88's two rows, 8 partitions for 3 rows) */
+        if (st != RF_EDEVMEM || rp->nparts >= MAX_PARTS || x->unfit_unit != RF_GX_UNIT_NONE ||
+            (rp->nparts >= rows && x->unfit_rows == 0)) {
+            if (st == RF_EDEVMEM && x->unfit_unit != RF_GX_UNIT_NONE) st = rf_gx_unfit_error(x, ndiag, nerr);
+            break;
+        }
         /* a partition did not fit: smaller ones, and the kernel again */
         rf_gx_held_drop_diags(x, ndiag, nerr);
         if (k->kind == RF_HIR_DIFFERENCE) rf_gx_var_clear(x, k->out);

@@ -19,9 +19,13 @@
 ** away: the driver's row counts and the fixpoint's tests never bring it
 ** back. `--profile` counts the values moved out and the bytes each way
 ** (they are part of the run's bytes to the device and to the host).
+**
+** Also what holds the pool's bytes when a request fails under a cap, for
+** its message (describe): the kernel's values and work, other holders.
 */
 #include "rt_gpu_internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -126,7 +130,10 @@ rf_status rf_gx_spill_var(gx *x, int32_t var)
 static int on_full(void *ctx)
 {
     gx *x = ctx;
-    /* kept join builds go first: they are made again at their next use */
+    /* the fused write passes' error words first: read back at once, a
+    ** new buffer at the next fused kernel */
+    if (rf_gx_wcheck_drop(x)) return 1;
+    /* kept join builds next: they are made again at their next use */
     if (rf_gx_jidx_drop_one(x)) return 1;
     /* then what an input cache keeps that this run does not use (rt_gpu_cache.c) */
     if (rf_gx_cache_evict(x)) return 1;
@@ -160,7 +167,41 @@ rf_status rf_gx_compact(gx *x)
     return st;
 }
 
-void rf_gx_spill_init(gx *x) { rf_gpool_on_full(x->pool, on_full, x); }
+/* The bytes in use when a request fails, by holder, for the pool's message
+** ("the kernel's values V, its work W, the strings' copy S, ..."): the
+** kernel's own values (marked in use: they do not move while it runs),
+** values no kernel holds that did not move (a failed copy), kept join
+** builds, the strings' copy (one piece: kernels read any row's string),
+** the fused kernels' error words; the rest is the kernel's work (its
+** temporary buffers, a range's or a partition's copy, scratch; also an
+** input cache's columns no value holds, though on_full evicts those before
+** a request fails, and a recursive set's partitions kept on the device). */
+static void describe(void *ctx, uint64_t in_use, char *buf, size_t n)
+{
+    gx *x = ctx;
+    uint64_t mine = 0, others = 0, builds = 0;
+    for (int32_t var = 0; var < x->p->nvars; var++) {
+        gval *v = &x->vals[var];
+        uint64_t r = resident_bytes(v, ncols_of(x, var));
+        if (v->used == x->epoch && x->epoch) mine += r;
+        else others += r;
+        if (v->jidx) builds += v->jidx->t.hs.n + v->jidx->t.js.n + v->jidx->t.start.n;
+    }
+    uint64_t str = x->str.dd.off.n + x->str.dd.bytes.n, words = x->wcheck.n;
+    uint64_t known = mine + others + builds + str + words, work = in_use > known ? in_use - known : 0;
+    int at = snprintf(buf, n, "the kernel's values %llu, its work %llu", (unsigned long long)mine,
+                      (unsigned long long)work);
+    const char *name[4] = {"other values", "kept join builds", "the strings' copy", "error words"};
+    uint64_t bytes[4] = {others, builds, str, words};
+    for (int i = 0; i < 4 && at > 0 && (size_t)at < n; i++)
+        if (bytes[i]) at += snprintf(buf + at, n - (size_t)at, ", %s %llu", name[i], (unsigned long long)bytes[i]);
+}
+
+void rf_gx_spill_init(gx *x)
+{
+    rf_gpool_on_full(x->pool, on_full, x);
+    rf_gpool_on_describe(x->pool, describe, x);
+}
 
 const void *rf_gx_held_col(const gval *v, int32_t c)
 {

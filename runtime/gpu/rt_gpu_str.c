@@ -100,14 +100,18 @@ static rf_status dict_reserve(gstr *s, int64_t ncodes, uint64_t nbytes)
     rf_status st = RF_OK;
     uint64_t off_used = dd->off.p ? (uint64_t)(dd->n + 1) * 8 : 0;
     if ((uint64_t)(ncodes + 1) * 8 > dd->off.n) {
-        /* slack: an extension by constants or facts should not copy it all */
-        /* (under a memory cap, less slack: room is what the run lacks) */
-        uint64_t want = (uint64_t)(ncodes + ncodes / 16 + (s->g->mem_cap ? 256 : 65536) + 1) * 8;
+        /* slack: an extension by constants or facts should not copy it all.
+        ** Under a memory cap only a sixteenth more (and the pool's rounding to
+        ** 256 bytes): room is what the run lacks, and a fixed 256 codes and 4
+        ** KiB of bytes held 6.4 KB of an 8 KiB cap for a dictionary of a few
+        ** dozen bytes, leaving a kernel no room */
+        uint64_t want = (uint64_t)(ncodes + ncodes / 16 + (s->g->mem_cap ? 0 : 65536) + 1) * 8;
         st = dict_grow_moving(s, &dd->off, want, off_used, &dd->bytes, dd->nbytes);
         off_used = dd->off.p ? (uint64_t)(dd->n + 1) * 8 : 0;
     }
     if (!st && (nbytes > dd->bytes.n || !dd->bytes.p)) {
-        uint64_t want = nbytes + nbytes / 16 + (s->g->mem_cap ? 4096 : (uint64_t)1 << 20);
+        /* (under a cap at least a byte: a copy of no bytes yet has its buffer) */
+        uint64_t want = nbytes + nbytes / 16 + (s->g->mem_cap ? 1 : (uint64_t)1 << 20);
         st = dict_grow_moving(s, &dd->bytes, want, dd->nbytes, &dd->off, off_used);
     }
     return st;

@@ -16,6 +16,7 @@
 ** replaced: "checksum mismatch").
 */
 #include "redfox.h"
+#include "test_check.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,15 +27,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
-static int failures;
-#define CHECK(c)                                                                  \
-    do {                                                                          \
-        if (!(c)) {                                                               \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
-            failures++;                                                           \
-        }                                                                         \
-    } while (0)
 
 static const char *schema = "t(a, b) -> int(a), int(b).\n"
                             "lang:input[`t] = \"t.tbl\".\n";
