@@ -22,6 +22,10 @@ typedef struct rf_rt_tuning {
     ** key column checks whether it ascends and then skips the sort
     ** (INT64_MAX: never) */
     int64_t gpu_ordered_min;
+    /* cpu_part_pairs: the most join pairs a recursion's round of two joins or
+    ** more holds at once on the CPU, its candidates made part by part
+    ** (runtime/cpu/rt_cpu_cands.c) */
+    int64_t cpu_part_pairs;
     /* hugepages: 1, advise transparent huge pages for big host columns */
     int hugepages;
     /* gpu_pool_mb: the GPU memory pool's first arena in MiB (0: a quarter of the

@@ -180,6 +180,7 @@ typedef struct rf_rt_result {
     uint64_t gpu_peak_bytes;   /* GPU: the most device memory the run's values held at once */
     int32_t gpu_fused;         /* GPU: fused kernels run (each run of one counts) */
     int64_t cpu_fused;         /* CPU: grouped totals run (a map, its group and reduce in one pass) */
+    int64_t cpu_parted;        /* CPU: recursion rounds whose candidates were made in parts (rt_cpu_cands.c) */
     /* GPU, the run (not the load): calls and host seconds of kernel
     ** launches, waits for the GPU (results read back, synchronizations),
     ** CUB primitives and the rest (copies to and on the GPU, clears, kernel

@@ -191,6 +191,10 @@ void rf_rt_profile_write(const rf_rt_result *res, FILE *f)
     if (res->cpu_fused)
         fprintf(f, "cpu: %lld grouped totals (a map, its group and its reduce in one pass; --no-fuse: apart)\n",
                 (long long)res->cpu_fused);
+    if (res->cpu_parted)
+        fprintf(f, "cpu: %lld recursion rounds' candidates in parts (joins, union, unique and difference as one pass "
+                   "at the first join, at most cpu_part_pairs pairs at once; --no-fuse: apart)\n",
+                (long long)res->cpu_parted);
     if (!strcmp(res->device, "gpu")) {
         int64_t moved = 0;
         for (int32_t i = 0; i < res->nstats; i++) moved += res->stats[i].bytes_in + res->stats[i].bytes_out;

@@ -31,6 +31,10 @@ static const setting settings[] = {
     {"gpu_ordered_min", ROWS, offsetof(rf_rt_tuning, gpu_ordered_min), 65536,
      "right rows from which a GPU join whose build side has one key column checks whether "
      "it ascends and then skips the sort (a count, or off)"},
+    {"cpu_part_pairs", ROWS, offsetof(rf_rt_tuning, cpu_part_pairs), 131072,
+     "the most join pairs a recursion's round of two joins or more holds at once on the CPU: its "
+     "joins' pairs are mapped, deduplicated and subtracted from the known rows part by part (a count, "
+     "or off: a join's pairs in one part; --no-fuse: every kernel whole)"},
     {"hugepages", SWITCH, offsetof(rf_rt_tuning, hugepages), 1,
      "advise transparent huge pages for big host columns (on or off; off where huge-page "
      "compaction stalls the system)"},

@@ -98,7 +98,7 @@ static const char *usage =
     "                      {\"q01\": 197.5, \"q06\": 31}; milliseconds, any subset\n"
     "  --threads N         CPU threads (default: all cores)\n"
     "  --no-fuse           every kernel separately (GPU: no Kernel Weaver fusion,\n"
-    "                      CPU: no grouped totals);\n"
+    "                      CPU: no grouped totals, a recursion's pairs whole);\n"
     "                      compare with a run without it (the JSON says \"fused\")\n"
     "  --set NAME=VALUE    a tuning setting (below; repeatable)\n"
     "  --gpu-memory N      cap the GPU memory the run uses (bytes, K/M/G/T;\n"

@@ -5,7 +5,8 @@
 ** Owns: the values of a run on the CPU (one relation, index vector or group
 ** table per variable; input columns borrowed from the input cache), the
 ** device's operations, one kernel dispatched by kind to the file that runs
-** it, and the kernels that move rows simply (maps through rf_rt_eval_map,
+** it (or to the span of kernels it runs with: grouped totals, a recursion's
+** candidates in parts), and the kernels that move rows simply (maps through rf_rt_eval_map,
 ** joins, groups, concat, gather, copy, facts). The driver
 ** (runtime/rt_run.c) walks the blocks and reads the inputs; the data
 ** movement itself is skeletons/cpu (rf_cpu_*).
@@ -70,7 +71,7 @@ static int64_t val_rows(const exec *x, int32_t var)
 {
     const rf_hir_var *hv = x->p->vars[var];
     const val *v = &x->vals[var];
-    if (x->gt_rows && x->gt_rows[var] >= 0) return x->gt_rows[var];
+    if (x->fused_rows && x->fused_rows[var] >= 0) return x->fused_rows[var];
     if (hv->kind == RF_HIR_V_REL) return v->rel.nrows;
     return v->has_groups ? v->groups.nrows : v->idx.n;
 }
@@ -195,15 +196,16 @@ static int anti_join_probe(exec *x, const rf_hir_kernel *k, const rf_cpu_table *
 ** side is much larger than the left and was joined
 ** before without changing since (an input, or a relation computed before
 ** a recursion and joined every round of it) probes a join index of the
-** right side built once: returns 1 when it ran (*st its status), 0 when k is
-** not such a one. Every change of a variable's rows drops its indexes
-** (rf_cx_val_clear, cpu_load, the set kernels); a variable rewritten every
-** round is never indexed, as its second join never comes. */
-static int join_kept_side(exec *x, const rf_hir_kernel *k, const rf_cpu_table *lv, const rf_cpu_table *rv,
-                          rf_rt_index *idx, rf_status *st)
+** right side built once: returns 1 with *side that index (or *st the
+** failure to build it), 0 when k is not such a one. Every change of a
+** variable's rows drops its indexes (rf_cx_val_clear, cpu_load, the set
+** kernels); a variable rewritten every round is never indexed, as its
+** second join never comes. */
+int rf_cx_kept_side(exec *x, const rf_hir_kernel *k, const rf_cpu_table *lv, const rf_cpu_table *rv,
+                    rf_cpu_join_side **side, rf_status *st)
 {
-    int anti = k->kind == RF_HIR_ANTI_INDEX;
     val *rvv = &x->vals[k->in[1]];
+    *side = NULL;
     if (k->nkeys < 1 || lv->nrows < 1 || rv->nrows < 1) return 0;
     int slot = -1;
     for (int i = 0; i < RF_CX_JSIDES && slot < 0; i++)
@@ -216,8 +218,19 @@ static int join_kept_side(exec *x, const rf_hir_kernel *k, const rf_cpu_table *l
         if (slot < 0) return 0;
         if ((*st = rf_cpu_join_side_new(x->pool, rv, k->rkeys, k->nkeys, &rvv->jside[slot]))) return 1;
     }
-    if (anti) *st = rf_cpu_anti_join_side(x->pool, lv, k->lkeys, rv, rvv->jside[slot], &idx->a, &idx->n);
-    else *st = rf_cpu_hash_join_side(x->pool, lv, k->lkeys, rv, rvv->jside[slot], &idx->a, &idx->b, &idx->n);
+    *side = rvv->jside[slot];
+    return 1;
+}
+
+/* k through its right side's kept index: 1 when it ran (*st its status). */
+static int join_kept_side(exec *x, const rf_hir_kernel *k, const rf_cpu_table *lv, const rf_cpu_table *rv,
+                          rf_rt_index *idx, rf_status *st)
+{
+    rf_cpu_join_side *side = NULL;
+    if (!rf_cx_kept_side(x, k, lv, rv, &side, st)) return 0;
+    if (*st) return 1;
+    if (k->kind == RF_HIR_ANTI_INDEX) *st = rf_cpu_anti_join_side(x->pool, lv, k->lkeys, rv, side, &idx->a, &idx->n);
+    else *st = rf_cpu_hash_join_side(x->pool, lv, k->lkeys, rv, side, &idx->a, &idx->b, &idx->n);
     return 1;
 }
 
@@ -393,7 +406,8 @@ static rf_status run_kernel(exec *x, const rf_hir_kernel *k)
 {
     rf_status gst;
     if (x->gt && rf_cx_gt_run(x, k, &gst)) return gst;
-    if (x->gt_rows && k->out >= 0) x->gt_rows[k->out] = -1;
+    if (x->cd && rf_cx_cd_run(x, k, &gst)) return gst;
+    if (x->fused_rows && k->out >= 0) x->fused_rows[k->out] = -1;
     switch (k->kind) {
     case RF_HIR_MAP: {
         if (map_borrows(x, k)) return RF_OK;
@@ -455,7 +469,9 @@ static rf_status cpu_open(const rf_rt_env *env, void **dev)
     }
     *dev = x;
     /* --no-fuse: every kernel at its place, on the CPU too */
-    return x->o.no_fuse ? RF_OK : rf_cx_gt_plan(x);
+    if (x->o.no_fuse) return RF_OK;
+    rf_status st = rf_cx_gt_plan(x);
+    return st ? st : rf_cx_cd_plan(x);
 }
 
 static const char *cpu_where(void *dev, const rf_hir_kernel *k)
@@ -509,7 +525,7 @@ static void cpu_free(void *dev, int32_t var)
 {
     exec *x = dev;
     rf_cx_val_clear(&x->vals[var]);
-    if (x->gt_rows) x->gt_rows[var] = -1;
+    if (x->fused_rows) x->fused_rows[var] = -1;
 }
 
 static void cpu_close(void *dev)
@@ -521,22 +537,36 @@ static void cpu_close(void *dev)
     free(x->gt);
     free(x->gt_skip);
     free(x->gt_unfused);
-    free(x->gt_rows);
+    for (int32_t k = 0; x->cd && k < x->nkernels; k++) rf_cx_cd_plan_free(x->cd[k]);
+    free(x->cd);
+    free(x->cd_skip);
+    free(x->cd_unfused);
+    free(x->fused_rows);
     free(x);
 }
 
 static const rf_rt_rel *cpu_view(void *dev, int32_t var) { return &((exec *)dev)->vals[var].rel; }
 
-static int32_t cpu_fused_until(void *dev, const rf_hir_kernel *k) { return ((exec *)dev)->gt ? rf_cx_gt_until(dev, k) : -1; }
+static int32_t cpu_fused_until(void *dev, const rf_hir_kernel *k)
+{
+    exec *x = dev;
+    int32_t last = x->gt ? rf_cx_gt_until(x, k) : -1;
+    return last >= 0 ? last : rf_cx_cd_until(x, k);
+}
 
-static void cpu_unfuse(void *dev, const rf_hir_kernel *k) { rf_cx_gt_unfuse(dev, k); }
+static void cpu_unfuse(void *dev, const rf_hir_kernel *k)
+{
+    exec *x = dev;
+    if (x->gt && rf_cx_gt_until(x, k) >= 0) rf_cx_gt_unfuse(x, k);
+    else rf_cx_cd_unfuse(x, k);
+}
 
 const rf_rt_device_ops rf_rt_cpu_device = {
     "cpu",      cpu_open, cpu_where, cpu_nothing, cpu_load, cpu_nothing, cpu_run, cpu_rows, cpu_nothing,
     cpu_to_host, cpu_free, cpu_close, cpu_view, NULL, /* opens at once: no start aside */
     NULL, /* moves through host memory (view) */
     NULL, /* no figures kept for close */
-    cpu_fused_until, cpu_unfuse, /* grouped totals: a map, group and reduce at the map */
+    cpu_fused_until, cpu_unfuse, /* grouped totals at their map; a recursion's candidates at its first join */
     0,                           /* takes columns widened (rt_inputs.c widens stored ones) */
     NULL,                        /* (no exchange: nothing to check codes for) */
 };

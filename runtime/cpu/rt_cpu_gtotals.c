@@ -174,9 +174,9 @@ rf_status rf_cx_gt_plan(exec *x)
     x->nkernels = nk;
     x->gt = rf_calloc((size_t)nk + 1, sizeof *x->gt);
     x->gt_skip = rf_calloc((size_t)nk + 1, 1);
-    x->gt_rows = rf_calloc((size_t)p->nvars + 1, sizeof *x->gt_rows);
-    if (!x->gt || !x->gt_skip || !x->gt_rows) return RF_ENOMEM;
-    for (int32_t v = 0; v < p->nvars; v++) x->gt_rows[v] = -1;
+    x->fused_rows = rf_calloc((size_t)p->nvars + 1, sizeof *x->fused_rows);
+    if (!x->gt || !x->gt_skip || !x->fused_rows) return RF_ENOMEM;
+    for (int32_t v = 0; v < p->nvars; v++) x->fused_rows[v] = -1;
     for (int32_t b = 0; b < p->nblocks; b++) {
         const rf_hir_block *bl = p->blocks[b];
         for (int32_t j = 0; j < bl->nkernels; j++) {
@@ -572,7 +572,7 @@ static rf_status run_span(exec *x, const rf_cx_gtplan *pl, int *ran)
     x->vals[pl->reduce->out].rel = out;
     rf_cx_val_clear(&x->vals[m->out]);
     rf_cx_val_clear(&x->vals[pl->group->out]);
-    x->gt_rows[m->out] = x->gt_rows[pl->group->out] = base;
+    x->fused_rows[m->out] = x->fused_rows[pl->group->out] = base;
     *ran = 1;
     return RF_OK;
 }

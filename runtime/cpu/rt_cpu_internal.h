@@ -16,6 +16,8 @@
 **   rt_cpu_lftj.c    LFTJ: the leapfrog triejoin over the threads
 **   rt_cpu_gtotals.c a MAP read only by a GROUP and its REDUCE, run with
 **                    them as one pass (grouped totals)
+**   rt_cpu_cands.c   a recursion's joins, union, unique and difference
+**                    run as one pass over the join pairs in parts
 */
 #ifndef RT_CPU_INTERNAL_H
 #define RT_CPU_INTERNAL_H
@@ -57,6 +59,7 @@ typedef struct val {
 void rf_cx_jsides_free(val *v);
 
 typedef struct rf_cx_gtplan rf_cx_gtplan;
+typedef struct rf_cx_cdplan rf_cx_cdplan;
 
 typedef struct exec {
     const rf_hir_program *p;
@@ -68,14 +71,21 @@ typedef struct exec {
     val *vals;
     rf_rt_result *res;
     rf_buf *fd_clash; /* env's: a failed functional dependency's clash, for the ranks */
-    /* grouped totals (rt_cpu_gtotals.c), by kernel id */
+    /* kernels run together (not with --no-fuse), by kernel id */
     int32_t nkernels;
+    /* grouped totals (rt_cpu_gtotals.c) */
     rf_cx_gtplan **gt;   /* at a span's MAP: its plan */
     uint8_t *gt_skip;    /* the GROUP and REDUCE of a span that ran at its MAP */
     uint8_t *gt_unfused; /* the span at this MAP runs as three kernels this time */
-    int64_t *gt_rows;    /* by variable: the rows a span's map made (and its group
-                            grouped), never stored; -1 for the others. For the
-                            profile's counts, which equal the kernels' apart */
+    /* a recursion's candidates in parts (rt_cpu_cands.c) */
+    rf_cx_cdplan **cd;   /* at a span's first JOIN_INDEX: its plan */
+    uint8_t *cd_skip;    /* the span's later kernels, when it ran at its first */
+    uint8_t *cd_unfused; /* the span at this kernel runs kernel by kernel this time */
+    int64_t *fused_rows; /* by variable: the rows a span made but never stored (a
+                            grouped total's map and groups; a recursion's pairs,
+                            mapped rows, concatenation, distinct rows); -1 for the
+                            others. For the profile's counts, which equal the
+                            kernels' apart */
 } exec;
 
 static inline rf_loc kloc(const exec *x, const rf_hir_kernel *k)
@@ -118,7 +128,25 @@ int rf_cx_gt_run(exec *x, const rf_hir_kernel *k, rf_status *st);
 int32_t rf_cx_gt_until(exec *x, const rf_hir_kernel *k);
 void rf_cx_gt_unfuse(exec *x, const rf_hir_kernel *k);
 
+/* rt_cpu_cands.c */
+/* Finds the spans of the program whose candidates run in parts (after rf_cx_gt_plan). */
+rf_status rf_cx_cd_plan(exec *x);
+void rf_cx_cd_plan_free(rf_cx_cdplan *pl);
+/* Runs k as part of a span: 1 when it did (*st its status), 0 when k runs on its own. */
+int rf_cx_cd_run(exec *x, const rf_hir_kernel *k, rf_status *st);
+/* The last kernel of the span that runs at k, or -1; and its unfusing. */
+int32_t rf_cx_cd_until(exec *x, const rf_hir_kernel *k);
+void rf_cx_cd_unfuse(exec *x, const rf_hir_kernel *k);
+
+/* rt_cpu_exec.c: a join's right side indexed once and kept (see join_kept_side):
+** 1 when k may probe *side (*st RF_OK) or building it failed (*st), 0 when
+** k's right side is not one to keep. */
+int rf_cx_kept_side(exec *x, const rf_hir_kernel *k, const rf_cpu_table *lv, const rf_cpu_table *rv,
+                    rf_cpu_join_side **side, rf_status *st);
+
 /* rt_cpu_sets.c */
+/* Gives a relation a hash index on its rows (its set), deduplicating it. */
+rf_status rf_cx_ensure_set(exec *x, int32_t var);
 rf_status rf_cx_k_insert(exec *x, const rf_hir_kernel *k);
 rf_status rf_cx_k_unique(exec *x, const rf_hir_kernel *k);
 

@@ -65,7 +65,7 @@ static rf_status rel_from_set(val *v)
 /* Gives a relation a hash index on its rows (deduplicating it: variables read
 ** as sets are sets), so that differences against it and insertions into it
 ** cost time in the size of the other side only. */
-static rf_status ensure_set(exec *x, int32_t var)
+rf_status rf_cx_ensure_set(exec *x, int32_t var)
 {
     val *v = &x->vals[var];
     if (v->set) return RF_OK;
@@ -98,7 +98,7 @@ static rf_status ensure_set(exec *x, int32_t var)
 
 rf_status rf_cx_k_insert(exec *x, const rf_hir_kernel *k)
 {
-    rf_status st = ensure_set(x, k->out);
+    rf_status st = rf_cx_ensure_set(x, k->out);
     val *v = &x->vals[k->out];
     for (int32_t i = 1; i < k->nin && !st; i++) {
         rf_cpu_table t;
@@ -114,7 +114,7 @@ rf_status rf_cx_k_insert(exec *x, const rf_hir_kernel *k)
 /* DIFFERENCE against a relation that has (or gets) a hash index. */
 static rf_status difference_by_set(exec *x, const rf_cpu_table *a, int32_t bvar, int64_t **keep, int64_t *n)
 {
-    rf_status st = ensure_set(x, bvar);
+    rf_status st = rf_cx_ensure_set(x, bvar);
     if (st) return st;
     int64_t *k1 = NULL, n1 = 0;
     if ((st = rf_cpu_set_probe(x->pool, x->vals[bvar].set, a, 1, &k1, &n1))) return st;

@@ -2,7 +2,8 @@
 ** skeletons/cpu/cpu_ops.c: the relational operators built on the hash table.
 **
 ** Owns: unique, group-by, inner / semi / anti equi-joins, a join's right
-** side prepared once for many probes (rf_cpu_join_side), difference and
+** side prepared once for many probes (rf_cpu_join_side), a join's pairs
+** given in parts of bounded size (rf_cpu_join_parts), difference and
 ** union. Each one encodes its key columns (over the union of both sides'
 ** ranges for binary operators, so that equal keys encode equally), builds
 ** the shared hash table on the smaller side and probes with the other.
@@ -360,8 +361,10 @@ static void remap_chunk(void *vp, int64_t b, int64_t e, int w)
     for (int64_t i = b; i < e; i++) c->order[i] = c->rows[c->order[i]];
 }
 
+/* grain: rows of left per chunk (0: the usual, cpu_grain's). */
 static rf_status join_prepare(rf_cpu_pool *pool, const rf_cpu_table *left, const int32_t *lkeys,
-                              const rf_cpu_table *right, const int32_t *rkeys, int32_t nkeys, join_plan *jp)
+                              const rf_cpu_table *right, const int32_t *rkeys, int32_t nkeys, int64_t grain,
+                              join_plan *jp)
 {
     memset(jp, 0, sizeof *jp);
     rf_status st = keys_check(left, lkeys, right, rkeys, nkeys);
@@ -371,7 +374,7 @@ static rf_status join_prepare(rf_cpu_pool *pool, const rf_cpu_table *left, const
     cpu_ht ht = {0};
     cpu_dense dx = {0};
     int64_t *bg = NULL, *F = NULL;
-    jp->grain = cpu_grain(ln, 16384);
+    jp->grain = grain > 0 ? grain : cpu_grain(ln, 16384);
     jp->nch = (ln + jp->grain - 1) / jp->grain;
     st = RF_ENOMEM;
     if (ln == 0 || rn == 0 || nkeys == 0) {
@@ -480,6 +483,9 @@ typedef struct emit_ctx {
     const rf_cpu_col *src; /* [ncols] source column of each output column */
     const uint8_t *from_right;
     rf_cpu_col *dst;
+    /* a part of the pairs (rf_cpu_join_parts): the chunks from left row
+    ** `from` on, written from pair `first` on at index 0 */
+    int64_t from, first;
 } emit_ctx;
 
 static void emit_pairs(void *vp, int64_t b, int64_t e, int w)
@@ -487,7 +493,9 @@ static void emit_pairs(void *vp, int64_t b, int64_t e, int w)
     (void)w;
     emit_ctx *c = vp;
     const join_plan *jp = c->jp;
-    int64_t k = jp->counts[b / jp->grain];
+    b += c->from;
+    e += c->from;
+    int64_t k = jp->counts[b / jp->grain] - c->first;
     JP_FOR_PAIRS(jp, b, e, l, r, (c->lidx[k] = l, c->ridx[k++] = r));
 }
 
@@ -544,9 +552,9 @@ rf_status rf_cpu_hash_join(rf_cpu_pool *pool, const rf_cpu_table *left, const in
     *lidx = *ridx = NULL;
     *n = 0;
     join_plan jp;
-    rf_status st = join_prepare(pool, left, lkeys, right, rkeys, nkeys, &jp);
+    rf_status st = join_prepare(pool, left, lkeys, right, rkeys, nkeys, 0, &jp);
     if (st) return st;
-    emit_ctx c = {&jp, cpu_alloc(jp.total, 8), cpu_alloc(jp.total, 8), 0, NULL, NULL, NULL};
+    emit_ctx c = {&jp, cpu_alloc(jp.total, 8), cpu_alloc(jp.total, 8), 0, NULL, NULL, NULL, 0, 0};
     if (!c.lidx || !c.ridx) {
         free(c.lidx);
         free(c.ridx);
@@ -622,20 +630,19 @@ out:
     return st;
 }
 
-rf_status rf_cpu_hash_join_side(rf_cpu_pool *pool, const rf_cpu_table *left, const int32_t *lkeys,
-                                const rf_cpu_table *right, const rf_cpu_join_side *s, int64_t **lidx,
-                                int64_t **ridx, int64_t *n)
+/* The plan of a join of left with the right side s was prepared from: the
+** left rows probed into hit lists, s's lists of right rows by group borrowed
+** (side_plan_free leaves them to s). grain: as join_prepare's. */
+static rf_status side_prepare(rf_cpu_pool *pool, const rf_cpu_table *left, const int32_t *lkeys,
+                              const rf_cpu_table *right, const rf_cpu_join_side *s, int64_t grain, join_plan *jp)
 {
-    *lidx = *ridx = NULL;
-    *n = 0;
+    memset(jp, 0, sizeof *jp);
     if (!s || !right || right->nrows != s->rn) return RF_EINTERNAL;
     rf_status st = keys_check(left, lkeys, right, s->rkeys, s->nkeys);
     if (st) return st;
     int64_t ln = left->nrows, mp = CPU_KEY_PARTS(s->nkeys);
-    join_plan jp;
-    memset(&jp, 0, sizeof jp);
-    jp.grain = cpu_grain(ln, 16384);
-    jp.nch = (ln + jp.grain - 1) / jp.grain;
+    jp->grain = grain > 0 ? grain : cpu_grain(ln, 16384);
+    jp->nch = (ln + jp->grain - 1) / jp->grain;
     rf_cpu_kind *kinds = cpu_alloc(mp, sizeof *kinds);
     const void **ldata = cpu_alloc(mp, sizeof *ldata);
     int32_t np = 0;
@@ -643,48 +650,147 @@ rf_status rf_cpu_hash_join_side(rf_cpu_pool *pool, const rf_cpu_table *left, con
     if (!kinds || !ldata) goto out;
     if ((st = cpu_table_keys(left, lkeys, s->nkeys, NULL, kinds, ldata, NULL, &np))) goto out;
     st = RF_ENOMEM;
-    jp.hit_row = cpu_alloc(ln, sizeof(int64_t));
-    jp.hit_gid = cpu_alloc(ln, sizeof(int64_t));
-    jp.nhit = cpu_alloc(jp.nch, sizeof(int64_t));
-    jp.counts = cpu_alloc(jp.nch, sizeof(int64_t));
-    if (!jp.hit_row || !jp.hit_gid || !jp.nhit || !jp.counts) goto out;
+    jp->hit_row = cpu_alloc(ln, sizeof(int64_t));
+    jp->hit_gid = cpu_alloc(ln, sizeof(int64_t));
+    jp->nhit = cpu_alloc(jp->nch, sizeof(int64_t));
+    jp->counts = cpu_alloc(jp->nch, sizeof(int64_t));
+    if (!jp->hit_row || !jp->hit_gid || !jp->nhit || !jp->counts) goto out;
     if (s->dense)
-        cpu_dense_probe_hits(pool, &s->dx, &s->k.e, ldata, ln, jp.grain, jp.hit_row, jp.hit_gid, jp.nhit);
-    else if ((st = cpu_ht_probe_hits(pool, &s->ht, &s->k.e, ldata, ln, jp.grain, jp.hit_row, jp.hit_gid,
-                                     jp.nhit)))
+        cpu_dense_probe_hits(pool, &s->dx, &s->k.e, ldata, ln, jp->grain, jp->hit_row, jp->hit_gid, jp->nhit);
+    else if ((st = cpu_ht_probe_hits(pool, &s->ht, &s->k.e, ldata, ln, jp->grain, jp->hit_row, jp->hit_gid,
+                                     jp->nhit)))
         goto out;
-    /* borrowed from s: plan_free must not free them */
-    jp.order = s->order;
-    jp.offsets = s->offsets;
-    rf_cpu_parallel_for(pool, ln, jp.grain, emit_count, &jp);
+    jp->order = s->order;
+    jp->offsets = s->offsets;
+    rf_cpu_parallel_for(pool, ln, jp->grain, emit_count, jp);
     int64_t tot = 0;
     st = RF_ENOMEM;
-    for (int64_t i = 0; i < jp.nch; i++) {
-        int64_t x = jp.counts[i];
+    for (int64_t i = 0; i < jp->nch; i++) {
+        int64_t x = jp->counts[i];
         if (x > INT64_MAX - tot) goto out;
-        jp.counts[i] = tot;
+        jp->counts[i] = tot;
         tot += x;
     }
-    jp.total = tot;
-    {
-        emit_ctx c = {&jp, cpu_alloc(tot, 8), cpu_alloc(tot, 8), 0, NULL, NULL, NULL};
-        if (!c.lidx || !c.ridx) {
-            free(c.lidx);
-            free(c.ridx);
-            goto out;
-        }
-        rf_cpu_parallel_for(pool, ln, jp.grain, emit_pairs, &c);
-        *lidx = c.lidx;
-        *ridx = c.ridx;
-        *n = tot;
-        st = RF_OK;
-    }
+    jp->total = tot;
+    st = RF_OK;
 out:
-    jp.order = jp.offsets = NULL;
-    plan_free(&jp);
     free(kinds);
     free(ldata);
+    if (st) {
+        jp->order = jp->offsets = NULL;
+        plan_free(jp);
+    }
     return st;
+}
+
+/* Frees a plan from side_prepare (its right rows by group are the side's). */
+static void side_plan_free(join_plan *jp)
+{
+    jp->order = jp->offsets = NULL;
+    plan_free(jp);
+}
+
+rf_status rf_cpu_hash_join_side(rf_cpu_pool *pool, const rf_cpu_table *left, const int32_t *lkeys,
+                                const rf_cpu_table *right, const rf_cpu_join_side *s, int64_t **lidx,
+                                int64_t **ridx, int64_t *n)
+{
+    *lidx = *ridx = NULL;
+    *n = 0;
+    join_plan jp;
+    rf_status st = side_prepare(pool, left, lkeys, right, s, 0, &jp);
+    if (st) return st;
+    emit_ctx c = {&jp, cpu_alloc(jp.total, 8), cpu_alloc(jp.total, 8), 0, NULL, NULL, NULL, 0, 0};
+    if (!c.lidx || !c.ridx) {
+        free(c.lidx);
+        free(c.ridx);
+        side_plan_free(&jp);
+        return RF_ENOMEM;
+    }
+    rf_cpu_parallel_for(pool, left->nrows, jp.grain, emit_pairs, &c);
+    *lidx = c.lidx;
+    *ridx = c.ridx;
+    *n = jp.total;
+    side_plan_free(&jp);
+    return RF_OK;
+}
+
+/* ---- a join's pairs in parts ------------------------------------------- */
+
+struct rf_cpu_join_parts {
+    join_plan jp;
+    int side;       /* the plan borrows a prepared side's lists */
+    int inline_;    /* a small left side: every step on the caller's thread */
+    int64_t ln;
+    int64_t next;   /* the next chunk of left rows to give */
+};
+
+/* Chunks of ln / 4096 left rows, at least 1024 (a part holds whole chunks):
+** fine enough that a part can be cut near its bound, coarse enough for the
+** threads to share a part's chunks. A left side of at most 16384 rows runs
+** on the caller's thread, as rf_cpu_hash_join runs it (one chunk of its
+** grain): waking the threads for its pieces cost more than the join (a long
+** linear recursion's rounds of a few thousand rows: 3x slower). */
+enum { PARTS_MIN_GRAIN = 1024, PARTS_CHUNKS = 4096, PARTS_INLINE = 16384 };
+
+rf_status rf_cpu_join_parts_new(rf_cpu_pool *pool, const rf_cpu_table *left, const int32_t *lkeys,
+                                const rf_cpu_table *right, const int32_t *rkeys, int32_t nkeys,
+                                const rf_cpu_join_side *s, rf_cpu_join_parts **out)
+{
+    *out = NULL;
+    rf_cpu_join_parts *p = cpu_zalloc(1, sizeof *p);
+    if (!p) return RF_ENOMEM;
+    int64_t ln = left->nrows, grain = (ln + PARTS_CHUNKS - 1) / PARTS_CHUNKS;
+    if (grain < PARTS_MIN_GRAIN) grain = PARTS_MIN_GRAIN;
+    if (ln <= PARTS_INLINE) pool = NULL;
+    rf_status st = s ? side_prepare(pool, left, lkeys, right, s, grain, &p->jp)
+                     : join_prepare(pool, left, lkeys, right, rkeys, nkeys, grain, &p->jp);
+    if (st) {
+        free(p);
+        return st;
+    }
+    p->side = s != NULL;
+    p->inline_ = ln <= PARTS_INLINE;
+    p->ln = ln;
+    *out = p;
+    return RF_OK;
+}
+
+int64_t rf_cpu_join_parts_total(const rf_cpu_join_parts *p) { return p->jp.total; }
+
+rf_status rf_cpu_join_parts_next(rf_cpu_pool *pool, rf_cpu_join_parts *p, int64_t max_pairs, int64_t **lidx,
+                                 int64_t **ridx, int64_t *n)
+{
+    *lidx = *ridx = NULL;
+    *n = 0;
+    const join_plan *jp = &p->jp;
+    if (p->next >= jp->nch) return RF_OK;
+    /* whole chunks from next on, at least one, while their pairs stay within the bound */
+    int64_t c0 = p->next, c1 = c0 + 1;
+#define PARTS_AT(c) ((c) < jp->nch ? jp->counts[c] : jp->total)
+    while (c1 < jp->nch && PARTS_AT(c1 + 1) - PARTS_AT(c0) <= max_pairs) c1++;
+    int64_t first = PARTS_AT(c0), m = PARTS_AT(c1) - first;
+#undef PARTS_AT
+    int64_t from = c0 * jp->grain, to = c1 * jp->grain < p->ln ? c1 * jp->grain : p->ln;
+    emit_ctx c = {jp, cpu_alloc(m, 8), cpu_alloc(m, 8), 0, NULL, NULL, NULL, from, first};
+    if (!c.lidx || !c.ridx) {
+        free(c.lidx);
+        free(c.ridx);
+        return RF_ENOMEM;
+    }
+    rf_cpu_parallel_for(p->inline_ ? NULL : pool, to - from, jp->grain, emit_pairs, &c);
+    p->next = c1;
+    *lidx = c.lidx;
+    *ridx = c.ridx;
+    *n = m;
+    return RF_OK;
+}
+
+void rf_cpu_join_parts_free(rf_cpu_join_parts *p)
+{
+    if (!p) return;
+    if (p->side) side_plan_free(&p->jp);
+    else plan_free(&p->jp);
+    free(p);
 }
 
 rf_status rf_cpu_anti_join_side(rf_cpu_pool *pool, const rf_cpu_table *left, const int32_t *lkeys,
@@ -747,7 +853,7 @@ rf_status rf_cpu_join_project(rf_cpu_pool *pool, const rf_cpu_table *left, const
     for (int32_t i = 0; i < nr; i++)
         if (rcols[i] < 0 || rcols[i] >= right->ncols) return RF_EINTERNAL;
     join_plan jp;
-    rf_status st = join_prepare(pool, left, lkeys, right, rkeys, nkeys, &jp);
+    rf_status st = join_prepare(pool, left, lkeys, right, rkeys, nkeys, 0, &jp);
     if (st) return st;
     int32_t nc = nl + nr;
     rf_cpu_col *src = cpu_alloc(nc, sizeof *src);
@@ -761,7 +867,7 @@ rf_status rf_cpu_join_project(rf_cpu_pool *pool, const rf_cpu_table *left, const
             kinds[i] = src[i].kind;
         }
         if (!(st = rf_cpu_table_alloc(nc, kinds, jp.total, out))) {
-            emit_ctx c = {&jp, NULL, NULL, nc, src, fr, out->cols};
+            emit_ctx c = {&jp, NULL, NULL, nc, src, fr, out->cols, 0, 0};
             rf_cpu_parallel_for(pool, left->nrows, jp.grain, emit_cols, &c);
         }
     }

@@ -214,6 +214,24 @@ rf_status rf_cpu_hash_join_side(rf_cpu_pool *pool, const rf_cpu_table *left, con
 rf_status rf_cpu_anti_join_side(rf_cpu_pool *pool, const rf_cpu_table *left, const int32_t *lkeys,
                                 const rf_cpu_table *right, const rf_cpu_join_side *s, int64_t **keep,
                                 int64_t *nkeep);
+/* The same pairs in parts, for a caller that consumes them as they come
+** (a recursion's candidates, deduplicated part by part: all of a round's
+** pairs at once were most of its memory). Prepared as rf_cpu_hash_join
+** prepares (s NULL), or on a side s prepared from right (rkeys, nkeys then
+** unused); then each rf_cpu_join_parts_next gives the pairs of the next
+** run of left rows, in rf_cpu_hash_join's order, at most max_pairs of them
+** unless one chunk of left rows (ln / 4096 of them, at least 1024) alone
+** has more (a left side of at most 16384 rows runs on the caller's thread); *n = 0 when all were given. The tables and s must stay
+** unchanged until rf_cpu_join_parts_free. */
+typedef struct rf_cpu_join_parts rf_cpu_join_parts;
+rf_status rf_cpu_join_parts_new(rf_cpu_pool *pool, const rf_cpu_table *left, const int32_t *lkeys,
+                                const rf_cpu_table *right, const int32_t *rkeys, int32_t nkeys,
+                                const rf_cpu_join_side *s, rf_cpu_join_parts **out);
+/* Every part's pairs together. */
+int64_t rf_cpu_join_parts_total(const rf_cpu_join_parts *p);
+rf_status rf_cpu_join_parts_next(rf_cpu_pool *pool, rf_cpu_join_parts *p, int64_t max_pairs, int64_t **lidx,
+                                 int64_t **ridx, int64_t *n);
+void rf_cpu_join_parts_free(rf_cpu_join_parts *p);
 /* The same join delivered as columns: out (owned) has the columns
 ** lcols[0..nl) of left followed by rcols[0..nr) of right, one row per
 ** matching pair in the order above. Cheaper than rf_cpu_hash_join and

@@ -1105,6 +1105,41 @@ static void test_join(void)
                 free(bk);
                 rf_cpu_join_side_free(side);
             }
+            /* in parts (bounds from one pair up, on the side too): the parts
+            ** laid end to end are the same pairs in the same order, each part
+            ** within its bound unless it is one chunk of left rows */
+            for (int on_side = 0; on_side < 2; on_side++) {
+                if (on_side && (jc->rn == 0 || nk == 0)) continue;
+                rf_cpu_join_side *side = NULL;
+                if (on_side) OK(rf_cpu_join_side_new(pools[p], &r, rkeys, nk, &side));
+                const int64_t bounds[3] = {1, 777, INT64_MAX};
+                for (int bi = 0; bi < 3; bi++) {
+                    rf_cpu_join_parts *jp = NULL;
+                    OK(rf_cpu_join_parts_new(pools[p], &l, lkeys, &r, rkeys, nk, side, &jp));
+                    CHECK(rf_cpu_join_parts_total(jp) == nref);
+                    int64_t at = 0, parts = 0, *pl, *pr, pn;
+                    int ok = 1;
+                    for (;;) {
+                        OK(rf_cpu_join_parts_next(pools[p], jp, bounds[bi], &pl, &pr, &pn));
+                        if (pn == 0) {
+                            free(pl);
+                            free(pr);
+                            break;
+                        }
+                        ok &= at + pn <= nref && same_i64(pl, rl + at, pn) && same_i64(pr, rr + at, pn);
+                        /* a part over its bound is one chunk of left rows */
+                        int64_t grain = jc->ln / 4096 > 1024 ? jc->ln / 4096 : 1024;
+                        ok &= pn <= bounds[bi] || pl[pn - 1] / grain == pl[0] / grain;
+                        at += pn;
+                        parts++;
+                        free(pl);
+                        free(pr);
+                    }
+                    CHECK(ok && at == nref && (bi < 2 || parts <= 1));
+                    rf_cpu_join_parts_free(jp);
+                }
+                rf_cpu_join_side_free(side);
+            }
             /* projected: left col 2, right col 0, left col 0 */
             int32_t lc[2] = {2, 0}, rc[1] = {0};
             rf_cpu_table out;

@@ -1,0 +1,457 @@
+/*
+** runtime/cpu/rt_cpu_cands.c: a recursion's candidates on the CPU in parts:
+** the joins that derive a round's rows, their union, its distinct rows and
+** their difference with the known relation run as one pass whose memory
+** holds one part of the join pairs at a time.
+**
+** Owns: finding such spans (rf_cx_cd_plan) and running one. A span is a
+** block's consecutive kernels
+**     (JOIN_INDEX, JOIN_MAP){2,} [CONCAT] [UNIQUE] DIFFERENCE(c, known)
+** where every join's mapped rows, the concatenation and the distinct rows
+** are temporaries only the span reads: the semi-naive loop of a recursive
+** predicate whose round has two joins or more (queryplan/README.md,
+** "Lowering"), its new rows the distinct candidates not yet known (a round of
+** one join, a linear recursion's, runs as the kernels apart: see plan_at).
+** Run at the span's first kernel: each
+** join's pairs come in parts of at most cpu_part_pairs pairs
+** (rf_cpu_join_parts), each part is mapped (rf_rt_eval_map) and its rows
+** inserted into a set of the round's distinct candidates; at the end the
+** candidates the known relation holds are dropped. Concatenation inputs
+** made before the span join that set as they are.
+**
+** Why: a non-linear closure (p(x, z) <- p(x, y), p(y, z)) derives each new
+** row many times; a 400-node chain's rounds made 6.2 M pairs per join, then
+** 6.2 M mapped rows, then a 12.4 M-row concatenation, for 155,722 distinct
+** candidates: the round's memory was its pairs, 2.8 GB at 800 nodes.
+**
+** The result is DIFFERENCE's relation exactly as the kernels one by one make
+** it: the distinct candidates in the order of their first occurrence in the
+** concatenation, without the known rows; a map's error is its first failing
+** row's, as the parts come in row order. The profile's counts of the span's
+** never stored values (pairs, mapped rows, concatenation, distinct rows) are
+** the kernels' own (fused_rows).
+*/
+#include "rt_cpu_internal.h"
+
+typedef struct cd_source {
+    const rf_hir_kernel *ji, *jm; /* a join run in parts; NULL: var's rows as they are */
+    int32_t var;
+} cd_source;
+
+struct rf_cx_cdplan {
+    const rf_hir_kernel *first, *concat, *unique, *diff;
+    cd_source *src;
+    int32_t nsrc;
+    const rf_hir_kernel **ks; /* the span's kernels after the first, skipped when it ran */
+    int32_t nks;
+};
+
+/* ---- which spans run in parts ------------------------------------------------ */
+
+static int in_span(const rf_hir_block *bl, int32_t j0, int32_t j1, const rf_hir_kernel *k)
+{
+    for (int32_t j = j0; j <= j1; j++)
+        if (bl->kernels[j] == k) return 1;
+    return 0;
+}
+
+static int reads(const rf_hir_kernel *k, int32_t v)
+{
+    for (int32_t i = 0; i < k->nin; i++)
+        if (k->in[i] == v) return 1;
+    return k->idx == v;
+}
+
+/* A temporary that only the kernels j0..j1 of bl read, no branch tests. */
+static int span_private(const rf_hir_program *p, const rf_hir_block *bl, int32_t j0, int32_t j1, int32_t v)
+{
+    if (v < 0 || v >= p->nvars || p->vars[v]->role != RF_HIR_ROLE_TEMP) return 0;
+    for (int32_t b = 0; b < p->nblocks; b++) {
+        const rf_hir_block *bb = p->blocks[b];
+        for (int32_t t = 0; t < bb->ntest; t++)
+            if (bb->test[t] == v) return 0;
+        for (int32_t j = 0; j < bb->nkernels; j++)
+            if (reads(bb->kernels[j], v) && (bb != bl || !in_span(bl, j0, j1, bb->kernels[j]))) return 0;
+    }
+    return 1;
+}
+
+static int same_types(const rf_hir_program *p, int32_t a, int32_t b)
+{
+    const rf_hir_var *va = p->vars[a], *vb = p->vars[b];
+    if (va->kind != RF_HIR_V_REL || vb->kind != RF_HIR_V_REL || va->ncols != vb->ncols) return 0;
+    for (int32_t c = 0; c < va->ncols; c++)
+        if (va->types[c] != vb->types[c]) return 0;
+    return 1;
+}
+
+void rf_cx_cd_plan_free(rf_cx_cdplan *pl)
+{
+    if (!pl) return;
+    free(pl->src);
+    free(pl->ks);
+    free(pl);
+}
+
+/* The plan of the span ending at the DIFFERENCE bl->kernels[jd], or NULL. */
+static rf_cx_cdplan *plan_at(const rf_hir_program *p, const rf_hir_block *bl, int32_t jd)
+{
+    const rf_hir_kernel *d = bl->kernels[jd], *u = NULL, *c = NULL;
+    if (d->kind != RF_HIR_DIFFERENCE || d->nin != 2 || d->out == d->in[1] || d->out == d->in[0]) return NULL;
+    int32_t pos = jd, cand = d->in[0];
+    if (pos > 0 && bl->kernels[pos - 1]->kind == RF_HIR_UNIQUE && bl->kernels[pos - 1]->out == cand &&
+        bl->kernels[pos - 1]->nin == 1 && !bl->kernels[pos - 1]->check_fd) {
+        u = bl->kernels[--pos];
+        cand = u->in[0];
+    }
+    const int32_t *vars = &cand;
+    int32_t nvars = 1;
+    if (pos > 0 && bl->kernels[pos - 1]->kind == RF_HIR_CONCAT && bl->kernels[pos - 1]->out == cand) {
+        c = bl->kernels[--pos];
+        vars = c->in;
+        nvars = c->nin;
+    }
+    /* the joins before: (JOIN_INDEX, JOIN_MAP) pairs making sources, each once */
+    uint8_t *claimed = rf_calloc((size_t)nvars + 1, 1);
+    if (!claimed) return NULL;
+    int32_t first = pos;
+    while (first >= 2) {
+        const rf_hir_kernel *ji = bl->kernels[first - 2], *jm = bl->kernels[first - 1];
+        if (ji->kind != RF_HIR_JOIN_INDEX || jm->kind != RF_HIR_JOIN_MAP || ji->nin != 2 || jm->nin != 3 ||
+            jm->idx != ji->out || jm->in[0] != ji->in[0] || jm->in[1] != ji->in[1] || jm->in[2] != ji->out ||
+            ji->in[0] == jm->out || ji->in[1] == jm->out)
+            break;
+        int32_t at = -1, times = 0;
+        for (int32_t i = 0; i < nvars; i++)
+            if (vars[i] == jm->out) at = i, times++;
+        if (times != 1 || claimed[at]) break;
+        claimed[at] = 1;
+        first -= 2;
+    }
+    rf_cx_cdplan *pl = NULL;
+    /* Two joins or more: a round whose candidates one join makes (a linear
+    ** recursion) is left to the kernels apart. Its rows are mostly distinct,
+    ** so parts save little memory, and the set of distinct rows grown part
+    ** by part cost a quarter more time than one pass over them (a 3,000-node
+    ** star's linear closure: run 503 -> 645 ms, median of 5). */
+    int ok = pos - first >= 4 && same_types(p, d->out, d->in[1]) && same_types(p, d->out, d->in[0]);
+    /* every value between the joins and the difference lives and dies in the span */
+    if (ok && u) ok = span_private(p, bl, first, jd, u->out) && same_types(p, d->out, u->in[0]);
+    if (ok && c) ok = span_private(p, bl, first, jd, c->out);
+    for (int32_t i = 0; i < nvars && ok; i++) ok = same_types(p, d->out, vars[i]);
+    for (int32_t j = first; j < pos && ok; j += 2) {
+        ok = span_private(p, bl, first, jd, bl->kernels[j]->out) && span_private(p, bl, first, jd, bl->kernels[j + 1]->out);
+        /* no join reads another's pairs or rows: those are never stored */
+        for (int32_t i = first; i < pos && ok; i += 2)
+            for (int32_t side = 0; side < 2 && ok; side++)
+                ok = bl->kernels[j]->in[side] != bl->kernels[i]->out && bl->kernels[j]->in[side] != bl->kernels[i + 1]->out;
+    }
+    if (ok) ok = (pl = rf_calloc(1, sizeof *pl)) != NULL;
+    if (ok) {
+        pl->src = rf_calloc((size_t)nvars + 1, sizeof *pl->src);
+        pl->ks = rf_calloc((size_t)(jd - first) + 1, sizeof *pl->ks);
+        ok = pl->src && pl->ks;
+    }
+    if (ok) {
+        pl->first = bl->kernels[first];
+        pl->concat = c;
+        pl->unique = u;
+        pl->diff = d;
+        pl->nsrc = nvars;
+        for (int32_t i = 0; i < nvars; i++) {
+            pl->src[i].var = vars[i];
+            for (int32_t j = first; j < pos && claimed[i]; j += 2)
+                if (bl->kernels[j + 1]->out == vars[i]) {
+                    pl->src[i].ji = bl->kernels[j];
+                    pl->src[i].jm = bl->kernels[j + 1];
+                }
+        }
+        for (int32_t j = first + 1; j <= jd; j++) pl->ks[pl->nks++] = bl->kernels[j];
+    } else {
+        rf_cx_cd_plan_free(pl);
+        pl = NULL;
+    }
+    free(claimed);
+    return pl;
+}
+
+rf_status rf_cx_cd_plan(exec *x)
+{
+    const rf_hir_program *p = x->p;
+    if ((x->cd = rf_calloc((size_t)x->nkernels + 1, sizeof *x->cd)) == NULL) return RF_ENOMEM;
+    if ((x->cd_skip = rf_calloc((size_t)x->nkernels + 1, 1)) == NULL) return RF_ENOMEM;
+    for (int32_t b = 0; b < p->nblocks; b++) {
+        const rf_hir_block *bl = p->blocks[b];
+        for (int32_t j = 0; j < bl->nkernels; j++) {
+            rf_cx_cdplan *pl = plan_at(p, bl, j);
+            if (!pl) continue;
+            int32_t id = pl->first->id;
+            if (id < 0 || id >= x->nkernels || x->cd[id] || (x->gt && x->gt[id])) rf_cx_cd_plan_free(pl);
+            else x->cd[id] = pl;
+        }
+    }
+    return RF_OK;
+}
+
+/* ---- running one ------------------------------------------------------------ */
+
+/* A round's candidates so far: their rows as they came while they fit in one
+** part (a small round then costs what the kernels apart cost: a set made for
+** a few rows every round of a long linear recursion cost more than the
+** round), then a set of the distinct ones. */
+typedef struct cands {
+    int64_t bound;       /* cpu_part_pairs */
+    rf_cpu_set *set;     /* NULL until the rows outgrow one part */
+    rf_rt_rel *pend;     /* the rows so far, in order (owned, or borrowed where !own) */
+    uint8_t *own;
+    int32_t npend, cap;
+    int64_t pend_rows;
+} cands;
+
+static void cands_free(cands *c)
+{
+    for (int32_t i = 0; i < c->npend; i++)
+        if (c->own[i]) rf_rt_rel_free(&c->pend[i]);
+    free(c->pend);
+    free(c->own);
+    rf_cpu_set_free(c->set);
+    memset(c, 0, sizeof *c);
+}
+
+static rf_status set_insert_rel(exec *x, rf_cpu_set *set, const rf_rt_rel *rel)
+{
+    if (rel->nrows == 0) return RF_OK;
+    rf_cpu_table t;
+    rf_status st = rf_cx_view_of(rel, &t);
+    if (st) return st;
+    st = rf_cpu_set_insert(x->pool, set, &t, NULL, NULL);
+    free(t.cols);
+    return st;
+}
+
+/* Adds rel's rows (taken over when own, else borrowed until the end). */
+static rf_status add_rows(exec *x, cands *c, const rf_hir_var *dv, rf_rt_rel *rel, int own)
+{
+    rf_status st = RF_OK;
+    if (rel->nrows == 0) {
+        if (own) rf_rt_rel_free(rel);
+        return RF_OK;
+    }
+    if (!c->set && rel->nrows <= c->bound - c->pend_rows) {
+        if (c->npend == c->cap) {
+            int32_t cap = c->cap ? c->cap * 2 : 8;
+            rf_rt_rel *pend = realloc(c->pend, (size_t)cap * sizeof *pend);
+            if (pend) c->pend = pend;
+            uint8_t *ow = pend ? realloc(c->own, (size_t)cap) : NULL;
+            if (ow) c->own = ow;
+            if (!pend || !ow) {
+                if (own) rf_rt_rel_free(rel);
+                return RF_ENOMEM;
+            }
+            c->cap = cap;
+        }
+        c->pend[c->npend] = *rel;
+        c->own[c->npend++] = (uint8_t)own;
+        c->pend_rows += rel->nrows;
+        if (own) memset(rel, 0, sizeof *rel);
+        return RF_OK;
+    }
+    if (!c->set) {
+        /* more than one part: from now on a set of the distinct rows */
+        rf_cpu_kind kinds[4096];
+        int32_t nc = dv->ncols < 4096 ? dv->ncols : 4096;
+        for (int32_t i = 0; i < nc; i++) kinds[i] = rf_rt_cpu_kind(dv->types[i]);
+        st = rf_cpu_set_new(nc, kinds, &c->set);
+        for (int32_t i = 0; i < c->npend && !st; i++) st = set_insert_rel(x, c->set, &c->pend[i]);
+        for (int32_t i = 0; i < c->npend; i++)
+            if (c->own[i]) rf_rt_rel_free(&c->pend[i]);
+        c->npend = 0;
+        c->pend_rows = 0;
+    }
+    if (!st) st = set_insert_rel(x, c->set, rel);
+    if (own) rf_rt_rel_free(rel);
+    return st;
+}
+
+/* One join's pairs, part by part: mapped and added to the candidates. */
+static rf_status join_in_parts(exec *x, const cd_source *s, cands *cd, const rf_hir_var *dv, int64_t *npairs,
+                               int64_t *nrows)
+{
+    const rf_hir_kernel *ji = s->ji, *jm = s->jm;
+    const rf_rt_rel *l = &x->vals[ji->in[0]].rel, *r = &x->vals[ji->in[1]].rel;
+    *npairs = *nrows = 0;
+    if (l->nrows == 0 || r->nrows == 0) return RF_OK; /* no pairs, without a pass over the other side */
+    rf_cpu_table lv, rv;
+    rf_status st = rf_cx_view_of(l, &lv);
+    if (st) return st;
+    if ((st = rf_cx_view_of(r, &rv))) {
+        free(lv.cols);
+        return st;
+    }
+    rf_cpu_join_side *side = NULL;
+    rf_cpu_join_parts *parts = NULL;
+    if (!rf_cx_kept_side(x, ji, &lv, &rv, &side, &st)) side = NULL;
+    if (!st) st = rf_cpu_join_parts_new(x->pool, &lv, ji->lkeys, &rv, ji->rkeys, ji->nkeys, side, &parts);
+    const rf_hir_var *ov = x->p->vars[jm->out];
+    rf_rt_eval_ctx ctx = {x->dict, x->threads, kloc(x, jm), rf_hir_kind_name(jm->kind)};
+    while (!st) {
+        int64_t *li = NULL, *ri = NULL, n = 0;
+        if ((st = rf_cpu_join_parts_next(x->pool, parts, cd->bound, &li, &ri, &n)) || n == 0) {
+            free(li);
+            free(ri);
+            break;
+        }
+        *npairs += n;
+        rf_rt_side sides[2] = {{l, li}, {r, ri}};
+        rf_rt_rel part;
+        memset(&part, 0, sizeof part);
+        st = rf_rt_eval_map(&ctx, jm->filter, jm->outs, jm->nouts, ov->types, sides, n, &part, x->d);
+        free(li);
+        free(ri);
+        if (!st) {
+            *nrows += part.nrows;
+            st = add_rows(x, cd, dv, &part, 1);
+        }
+        rf_rt_rel_free(&part);
+    }
+    rf_cpu_join_parts_free(parts);
+    free(lv.cols);
+    free(rv.cols);
+    return st;
+}
+
+/* The distinct candidates in the order they came (*all: owned when
+** *owned), and how many: the set's rows, or the rows of the one part
+** deduplicated as UNIQUE does. */
+static rf_status distinct(exec *x, cands *c, const rf_hir_var *dv, rf_rt_rel *all, int *owned)
+{
+    memset(all, 0, sizeof *all);
+    *owned = 0;
+    all->ncols = dv->ncols;
+    all->types = dv->types;
+    if (c->set) {
+        rf_cpu_table view;
+        rf_cpu_set_view(c->set, &view);
+        all->nrows = view.nrows;
+        all->cols = rf_calloc((size_t)dv->ncols + 1, sizeof *all->cols);
+        if (!all->cols) return RF_ENOMEM;
+        for (int32_t i = 0; i < dv->ncols; i++) all->cols[i] = view.cols[i].data;
+        return RF_OK;
+    }
+    rf_rt_rel bag;
+    memset(&bag, 0, sizeof bag);
+    rf_status st = RF_OK;
+    if (c->npend == 1) {
+        bag = c->pend[0];
+    } else if (c->npend > 1) {
+        if ((st = rf_rt_rel_alloc(&bag, dv->ncols, dv->types, c->pend_rows))) return st;
+        for (int32_t col = 0; col < dv->ncols; col++) {
+            int w = rf_rt_type_width(dv->types[col]);
+            int64_t at = 0;
+            for (int32_t i = 0; i < c->npend; i++) {
+                memcpy((char *)bag.cols[col] + at * w, c->pend[i].cols[col], (size_t)(c->pend[i].nrows * w));
+                at += c->pend[i].nrows;
+            }
+        }
+    }
+    if (bag.nrows > 0) {
+        rf_cpu_table t;
+        int64_t *keep = NULL, n = 0;
+        if (!(st = rf_cx_view_of(&bag, &t))) {
+            st = rf_cpu_unique(x->pool, &t, &keep, &n);
+            free(t.cols);
+        }
+        if (!st) st = rf_cx_gather_rel(x, &bag, keep, n, dv->types, all);
+        free(keep);
+        *owned = 1;
+    }
+    if (c->npend > 1) rf_rt_rel_free(&bag);
+    return st;
+}
+
+static rf_status run_span(exec *x, const rf_cx_cdplan *pl)
+{
+    const rf_hir_var *dv = x->p->vars[pl->diff->out];
+    cands cd;
+    memset(&cd, 0, sizeof cd);
+    cd.bound = x->o.tuning ? x->o.tuning->cpu_part_pairs : rf_rt_tuning_default()->cpu_part_pairs;
+    rf_status st = RF_OK;
+    int64_t all = 0;
+    for (int32_t i = 0; i < pl->nsrc && !st; i++) {
+        const cd_source *s = &pl->src[i];
+        if (!s->ji) {
+            all += x->vals[s->var].rel.nrows;
+            st = add_rows(x, &cd, dv, &x->vals[s->var].rel, 0);
+            continue;
+        }
+        int64_t npairs = 0, nrows = 0;
+        st = join_in_parts(x, s, &cd, dv, &npairs, &nrows);
+        x->fused_rows[s->ji->out] = npairs;
+        x->fused_rows[s->jm->out] = nrows;
+        all += nrows;
+    }
+    if (pl->concat) x->fused_rows[pl->concat->out] = all;
+    /* the new rows: the distinct candidates the known relation lacks, in their order */
+    rf_rt_rel dist, r;
+    int owned = 0;
+    memset(&dist, 0, sizeof dist);
+    memset(&r, 0, sizeof r);
+    if (!st) st = distinct(x, &cd, dv, &dist, &owned);
+    if (!st && pl->unique) x->fused_rows[pl->unique->out] = dist.nrows;
+    int64_t *keep = NULL, n = 0;
+    if (!st) st = rf_cx_ensure_set(x, pl->diff->in[1]);
+    if (!st && dist.nrows > 0) {
+        rf_cpu_table t;
+        if (!(st = rf_cx_view_of(&dist, &t))) {
+            st = rf_cpu_set_probe(x->pool, x->vals[pl->diff->in[1]].set, &t, 1, &keep, &n);
+            free(t.cols);
+        }
+    }
+    if (!st) st = rf_cx_gather_rel(x, &dist, keep, n, dv->types, &r);
+    free(keep);
+    if (owned) rf_rt_rel_free(&dist);
+    else free(dist.cols);
+    cands_free(&cd);
+    if (st) {
+        rf_rt_rel_free(&r);
+        return st;
+    }
+    rf_cx_val_clear(&x->vals[pl->diff->out]);
+    x->vals[pl->diff->out].rel = r;
+    return RF_OK;
+}
+
+int rf_cx_cd_run(exec *x, const rf_hir_kernel *k, rf_status *st)
+{
+    *st = RF_OK;
+    if (k->id < 0 || k->id >= x->nkernels) return 0;
+    if (x->cd_skip[k->id]) {
+        /* a later kernel of a span that ran at its first */
+        x->cd_skip[k->id] = 0;
+        return 1;
+    }
+    const rf_cx_cdplan *pl = x->cd[k->id];
+    if (!pl || pl->first != k) return 0;
+    if (x->cd_unfused && x->cd_unfused[k->id]) {
+        x->cd_unfused[k->id] = 0;
+        return 0;
+    }
+    if ((*st = run_span(x, pl))) return 1;
+    for (int32_t i = 0; i < pl->nks; i++)
+        if (pl->ks[i]->id >= 0 && pl->ks[i]->id < x->nkernels) x->cd_skip[pl->ks[i]->id] = 1;
+    if (x->res) x->res->cpu_parted++;
+    return 1;
+}
+
+int32_t rf_cx_cd_until(exec *x, const rf_hir_kernel *k)
+{
+    if (!x->cd || k->id < 0 || k->id >= x->nkernels || !x->cd[k->id] || x->cd[k->id]->first != k) return -1;
+    return x->cd[k->id]->diff->id;
+}
+
+void rf_cx_cd_unfuse(exec *x, const rf_hir_kernel *k)
+{
+    if (k->id < 0 || k->id >= x->nkernels) return;
+    if (!x->cd_unfused) x->cd_unfused = rf_calloc((size_t)x->nkernels + 1, 1);
+    if (x->cd_unfused) x->cd_unfused[k->id] = 1;
+}

@@ -1,0 +1,81 @@
+#!/bin/sh
+# tests/run_cpu_cands.sh [--sanitized] REDFOX DIR: a recursion's candidates
+# made in parts on the CPU (runtime/cpu/rt_cpu_cands.c: the joins' pairs
+# mapped, deduplicated and subtracted from the known rows part by part).
+#  - A non-linear closure of a 350-node chain counts n(n-1)/2 pairs (awk's
+#    count) on the CPU and the emulated GPU, and on the CPU fits in 150 MB
+#    of address space (the whole pairs of a round needed over 200 MB).
+#  - A round that unions a filtered non-linear join, a linear join with an
+#    input and a later mutual stratum: outputs byte-identical with parts of
+#    one pair, the default, one part per join, --no-fuse and the emulated GPU.
+#  - A map that overflows in a round of many parts: the same first failing
+#    row, message and exit status as --no-fuse.
+# --sanitized: no address-space limit (a sanitizer's allocator reserves more).
+set -u
+limit=1
+[ "${1:-}" = "--sanitized" ] && { limit=0; shift; }
+redfox=$1
+dir=$2/cands
+tmp=${TMPDIR:-/tmp}/rf_cands.$$
+trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$tmp/chain" "$tmp/mixed" "$tmp/ov"
+fail=0
+no() { echo "FAIL: $*"; fail=1; }
+if command -v timeout >/dev/null 2>&1; then to="timeout 120"; else to=; fi
+
+# 1. the chain: the count, the parts, the memory
+n=350
+awk -v n=$n 'BEGIN { for (i = 1; i < n; i++) printf "%d\t%d\n", i, i + 1 }' >"$tmp/chain/edge.facts"
+want=$(awk -v n=$n 'BEGIN { printf "%d\n", n * (n - 1) / 2 }')
+$to "$redfox" run "$dir/chain.logic" --data "$tmp/chain" --device cpu --threads 2 --profile --format csv \
+    >"$tmp/chain/out" 2>"$tmp/chain/err" || no "chain: the CPU run failed: $(cat "$tmp/chain/err")"
+[ "$(tail -1 "$tmp/chain/out")" = "$want" ] || no "chain: CPU counted $(tail -1 "$tmp/chain/out"), not $want"
+grep -q "recursion rounds' candidates in parts" "$tmp/chain/err" || no "chain: no round ran in parts"
+RF_GPU_EMULATE=1 $to "$redfox" run "$dir/chain.logic" --data "$tmp/chain" --device gpu --format csv \
+    >"$tmp/chain/gout" 2>"$tmp/chain/gerr" || no "chain: the emulated GPU run failed: $(cat "$tmp/chain/gerr")"
+[ "$(tail -1 "$tmp/chain/gout")" = "$want" ] || no "chain: the emulated GPU counted $(tail -1 "$tmp/chain/gout"), not $want"
+if [ $limit = 1 ]; then
+    (ulimit -v 150000; exec $to "$redfox" run "$dir/chain.logic" --data "$tmp/chain" --device cpu --threads 2 --format csv) \
+        >"$tmp/chain/lout" 2>"$tmp/chain/lerr"
+    rc=$?
+    [ $rc -eq 0 ] && [ "$(tail -1 "$tmp/chain/lout")" = "$want" ] ||
+        no "chain: in 150 MB of address space: exit $rc, $(cat "$tmp/chain/lerr")"
+fi
+echo "chain of $n: $want pairs on the CPU and the emulated GPU"
+
+# 2. a mixed round: every way, the same bytes
+awk 'BEGIN { srand(3); for (i = 1; i < 120; i++) printf "%d\t%d\n", i, i + 1;
+             for (i = 0; i < 60; i++) printf "%d\t%d\n", int(rand() * 150), int(rand() * 150) }' >"$tmp/mixed/edge.facts"
+way=0
+for opts in "--no-fuse" "--set cpu_part_pairs=1" "" "--set cpu_part_pairs=off" "gpu"; do
+    way=$((way + 1))
+    if [ "$opts" = gpu ]; then
+        RF_GPU_EMULATE=1 $to "$redfox" run "$dir/mixed.logic" --data "$tmp/mixed" --device gpu --out "$tmp/mixed/$way" \
+            >/dev/null 2>"$tmp/mixed/err" || no "mixed, emulated GPU: $(cat "$tmp/mixed/err")"
+    else
+        # shellcheck disable=SC2086
+        $to "$redfox" run "$dir/mixed.logic" --data "$tmp/mixed" --device cpu --threads 2 $opts --out "$tmp/mixed/$way" \
+            >/dev/null 2>"$tmp/mixed/err" || no "mixed, $opts: $(cat "$tmp/mixed/err")"
+    fi
+    for f in p q s; do
+        [ $way = 1 ] || cmp -s "$tmp/mixed/1/$f.csv" "$tmp/mixed/$way/$f.csv" || no "mixed: $f differs with '$opts'"
+    done
+done
+[ "$(wc -l <"$tmp/mixed/1/p.csv")" -gt 1000 ] || no "mixed: too few rows to mean anything"
+echo "mixed: $(wc -l <"$tmp/mixed/1/p.csv") rows of p, equal in 5 ways"
+
+# 3. an overflow in a round of many parts
+{ awk 'BEGIN { for (i = 1; i < 200; i++) printf "%d\t%d\n", i, i + 1 }'; printf '150\t20000\n120\t30000\n60\t40000\n'; } \
+    >"$tmp/ov/edge.facts"
+$to "$redfox" run "$dir/overflow.logic" --data "$tmp/ov" --device cpu --no-fuse >/dev/null 2>"$tmp/ov/err.a"
+ra=$?
+for opts in "--set cpu_part_pairs=1" ""; do
+    # shellcheck disable=SC2086
+    $to "$redfox" run "$dir/overflow.logic" --data "$tmp/ov" --device cpu $opts >/dev/null 2>"$tmp/ov/err.b"
+    rb=$?
+    if [ $ra -ne 1 ] || [ $rb -ne $ra ] || ! cmp -s "$tmp/ov/err.a" "$tmp/ov/err.b"; then
+        no "overflow with '$opts': exit $ra / $rb"; cat "$tmp/ov/err.a" "$tmp/ov/err.b"
+    fi
+done
+echo "overflow: $(head -1 "$tmp/ov/err.a")"
+exit $fail
