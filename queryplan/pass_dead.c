@@ -51,18 +51,7 @@ static void renumber_blocks(rf_qp_program *p)
         p->oom = 1;
         goto done;
     }
-    int32_t sp = 0;
-    stack[sp++] = 0;
-    reach[0] = 1;
-    while (sp) {
-        const rf_qp_term *t = &p->blocks[stack[--sp]]->term;
-        int32_t next[2] = {t->kind != RF_QP_T_HALT ? t->target : -1, t->kind == RF_QP_T_BRANCH ? t->else_target : -1};
-        for (int k = 0; k < 2; k++)
-            if (next[k] >= 0 && !reach[next[k]]) {
-                reach[next[k]] = 1;
-                stack[sp++] = next[k];
-            }
-    }
+    qp_blocks_reachable(p, -1, reach, stack);
     int32_t n = 0;
     for (int32_t b = 0; b < p->nblocks; b++) {
         to[b] = reach[b] ? n : -1;

@@ -168,5 +168,8 @@ int64_t qp_count_reads(const rf_qp_program *p, const rf_qp_rel *r);
 int qp_plain_cols(const rf_qp_cmd *c);
 /* The representative of x in union-find array uf (with path halving). */
 int32_t qp_uf_find(int32_t *uf, int32_t x);
+/* reach[b] = 1 for each block b reachable from the entry without passing
+** block avoid (-1: none); reach (zeroed here) and stack hold nblocks each. */
+void qp_blocks_reachable(const rf_qp_program *p, int32_t avoid, uint8_t *reach, int32_t *stack);
 
 #endif

@@ -10,6 +10,7 @@
 
 #include <stdarg.h>
 #include <stdlib.h>
+#include <string.h>
 
 void *qp_alloc(rf_qp_program *p, size_t n)
 {
@@ -676,4 +677,21 @@ int32_t qp_uf_find(int32_t *uf, int32_t x)
         x = uf[x];
     }
     return x;
+}
+
+void qp_blocks_reachable(const rf_qp_program *p, int32_t avoid, uint8_t *reach, int32_t *stack)
+{
+    memset(reach, 0, (size_t)p->nblocks);
+    int32_t sp = 0;
+    stack[sp++] = 0;
+    reach[0] = 1;
+    while (sp) {
+        const rf_qp_term *t = &p->blocks[stack[--sp]]->term;
+        int32_t next[2] = {t->kind != RF_QP_T_HALT ? t->target : -1, t->kind == RF_QP_T_BRANCH ? t->else_target : -1};
+        for (int k = 0; k < 2; k++)
+            if (next[k] >= 0 && next[k] != avoid && !reach[next[k]]) {
+                reach[next[k]] = 1;
+                stack[sp++] = next[k];
+            }
+    }
 }

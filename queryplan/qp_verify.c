@@ -267,19 +267,7 @@ static int dominates(const rf_qp_program *p, int32_t w, int32_t r, uint8_t *reac
 {
     if (w == 0 || w == r) return 1;
     if (*reach_of != w) {
-        memset(reach, 0, (size_t)p->nblocks);
-        int32_t sp = 0;
-        stack[sp++] = 0;
-        reach[0] = 1;
-        while (sp) {
-            const rf_qp_term *t = &p->blocks[stack[--sp]]->term;
-            int32_t next[2] = {t->kind != RF_QP_T_HALT ? t->target : -1, t->kind == RF_QP_T_BRANCH ? t->else_target : -1};
-            for (int k = 0; k < 2; k++)
-                if (next[k] >= 0 && next[k] != w && !reach[next[k]]) {
-                    reach[next[k]] = 1;
-                    stack[sp++] = next[k];
-                }
-        }
+        qp_blocks_reachable(p, w, reach, stack);
         *reach_of = w;
     }
     return !reach[r];

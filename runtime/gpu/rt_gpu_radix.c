@@ -173,6 +173,21 @@ static rf_status run_on(gx *x, const rf_hir_kernel *k, const int32_t *vars, gval
 
 /* ---- GROUP: partitions by the hash of the group key ------------------------------------------ */
 
+/* Key column c of row i as the partitions hash it (a float's zeros and NaNs as one value each). */
+static uint64_t key_word(const rf_hir_var *iv, const gval *v, int32_t c, int64_t i)
+{
+    const char *col = rf_gx_held_col(v, c);
+    int w = wid(iv->types[c]);
+    uint64_t b = col ? load_u64(col + i * w, w) : 0;
+    if (iv->types[c] == RF_TYPE_FLOAT) {
+        double d;
+        memcpy(&d, &b, 8);
+        if (d == 0) b = 0;
+        else if (d != d) b = 1;
+    }
+    return b;
+}
+
 /* Row i's hash of its key columns (keys; NULL: the first nkeys): equal
 ** keys, equal hashes (a float's zeros and NaNs each hash as one value,
 ** whatever their bits). */
@@ -180,17 +195,7 @@ static uint64_t row_key_hash(const rf_hir_var *iv, const int32_t *keys, int32_t 
 {
     uint64_t h = 0x9e3779b97f4a7c15ull;
     for (int32_t g = 0; g < nkeys; g++) {
-        int32_t c = keys ? keys[g] : g;
-        const char *col = rf_gx_held_col(v, c);
-        int w = wid(iv->types[c]);
-        uint64_t b = col ? load_u64(col + i * w, w) : 0;
-        if (iv->types[c] == RF_TYPE_FLOAT) {
-            double d;
-            memcpy(&d, &b, 8);
-            if (d == 0) b = 0;
-            else if (d != d) b = 1;
-        }
-        h = rf_rt_mix64(h ^ b) + (uint64_t)g;
+        h = rf_rt_mix64(h ^ key_word(iv, v, keys ? keys[g] : g, i)) + (uint64_t)g;
     }
     return h;
 }
@@ -217,21 +222,6 @@ static rf_status rows_by_key(const rf_hir_var *iv, const int32_t *keys, int32_t 
     start[0] = 0;
     free(part);
     return RF_OK;
-}
-
-/* Key column c of row i as rows_by_key hashes it (a float's zeros and NaNs as one value each). */
-static uint64_t key_word(const rf_hir_var *iv, const gval *v, int32_t c, int64_t i)
-{
-    const char *col = rf_gx_held_col(v, c);
-    int w = wid(iv->types[c]);
-    uint64_t b = col ? load_u64(col + i * w, w) : 0;
-    if (iv->types[c] == RF_TYPE_FLOAT) {
-        double d;
-        memcpy(&d, &b, 8);
-        if (d == 0) b = 0;
-        else if (d != d) b = 1;
-    }
-    return b;
 }
 
 /* Rows R[0..m) of v and Q[0..mq) of w (keys ka, kb; NULL: the first nkeys
