@@ -19,7 +19,8 @@
 #   6. a functional input whose key has the values 0.0 and -0.0, or nan
 #      twice, holds one value for it (they are equal values), as a derived
 #      functional predicate does, in text and from a database; 1.0 and 2.0
-#      stay a clash.
+#      stay a clash;
+#   7. the examples of docs/LANGUAGE.md (Types) give what it says.
 set -u
 r=$1
 tmp=${TMPDIR:-/tmp}/rf_fspecial.$$
@@ -197,4 +198,18 @@ printf '1|1.0\n1|2.0\n' >fdata/f.tbl
 run cpu fd.logic --data fdata >/dev/null 2>err
 rc=$?
 [ $rc = 1 ] && grep -q 'f.tbl:2:1: error: functional dependency violated' err || { cat err; fail "fd: a clash not found (exit $rc)"; }
+
+# ---- 7. the documented examples ----
+cat >doc.logic <<'P'
+r(a, b, c, d) <- a = 1.0f / 0.0f, b = -1.0f / 0.0f, c = 0.0f / 0.0f, d = 1e308 * 10.0.
+lang:output[`r] = "r".
+P
+for dev in cpu emu; do
+    run $dev doc.logic --format tbl >doc.got 2>err || { cat err; fail "doc $dev: the examples"; }
+    printf 'a|b|c|d\ninf|-inf|nan|inf\n' | cmp -s - doc.got || { cat doc.got; fail "doc $dev: the examples' values"; }
+done
+printf 'r(a) <- a = 1.0 / 0.0.\nlang:output[`r] = "r".\n' >doc2.logic
+run cpu doc2.logic >/dev/null 2>err
+rc=$?
+[ $rc = 1 ] && grep -q 'division by zero' err || { cat err; fail "doc: 1.0 / 0.0 of decimals (exit $rc)"; }
 echo ok
