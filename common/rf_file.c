@@ -347,7 +347,16 @@ rf_status rf_file_lock_try(const char *dir, int *fd, int *busy_fd, rf_diags *d)
     return RF_OK;
 }
 
-static rf_status lock_folder(const char *dir, int how, int *fd, int *waited, rf_diags *d)
+/* flock's answers for a file system that has no such locks (NFS without its
+** lock service, some FUSE file systems), not for a lock held elsewhere. */
+static int no_flock_here(int e)
+{
+    return e == ENOLCK || e == EOPNOTSUPP || e == ENOTSUP || e == ENOSYS || e == EINVAL;
+}
+
+/* unlocked_ok: where the file system has no flock, RF_OK with *fd = -1
+** (a text folder's reader, which may read as it did before the lock). */
+static rf_status lock_folder(const char *dir, int how, int unlocked_ok, int *fd, int *waited, rf_diags *d)
 {
     *fd = -1;
     *waited = 0;
@@ -366,6 +375,7 @@ static rf_status lock_folder(const char *dir, int how, int *fd, int *waited, rf_
         if (r != 0) {
             int e = errno;
             close(l);
+            if (unlocked_ok && no_flock_here(e)) return RF_OK;
             rf_error(d, rf_mkloc(dir, 0, 0), "cannot lock the folder: %s", strerror(e));
             return RF_EIO;
         }
@@ -380,12 +390,12 @@ static rf_status lock_folder(const char *dir, int how, int *fd, int *waited, rf_
 
 rf_status rf_file_lock_folder(const char *dir, int *fd, int *waited, rf_diags *d)
 {
-    return lock_folder(dir, LOCK_EX, fd, waited, d);
+    return lock_folder(dir, LOCK_EX, 0, fd, waited, d);
 }
 
 rf_status rf_file_lock_folder_shared(const char *dir, int *fd, int *waited, rf_diags *d)
 {
-    return lock_folder(dir, LOCK_SH, fd, waited, d);
+    return lock_folder(dir, LOCK_SH, 0, fd, waited, d);
 }
 
 rf_status rf_file_lock_text_folder_shared(const char *dir, int *fd, int *waited, rf_diags *d)
@@ -397,7 +407,7 @@ rf_status rf_file_lock_text_folder_shared(const char *dir, int *fd, int *waited,
     int probe = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (probe < 0 && errno == EACCES) return RF_OK;
     if (probe >= 0) close(probe);
-    return lock_folder(dir, LOCK_SH, fd, waited, d);
+    return lock_folder(dir, LOCK_SH, 1, fd, waited, d);
 }
 
 rf_status rf_file_lock_wait(const char *dir, int busy_fd, rf_diags *d)

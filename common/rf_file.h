@@ -107,8 +107,11 @@ rf_status rf_file_lock_folder_shared(const char *dir, int *fd, int *waited, rf_d
 ** reader never reads some tables of one generation and some of the next.
 ** Creates no file (a read-only folder reads as before). A dir that is
 ** missing or no folder, or that this process may search but not list (no
-** read permission, so it cannot be opened to be locked), is not locked:
-** RF_OK with *fd = -1 (the reader reports a missing folder itself). */
+** read permission, so it cannot be opened to be locked), or on a file
+** system without flock (ENOLCK, EOPNOTSUPP, ENOSYS, EINVAL: NFS without its
+** lock service, some FUSE), is not locked: RF_OK with *fd = -1 (the reader
+** reports a missing folder itself), so that it reads as it did before the
+** lock existed. */
 rf_status rf_file_lock_text_folder_shared(const char *dir, int *fd, int *waited, rf_diags *d);
 
 /* Installs handlers for SIGINT, SIGTERM and SIGHUP (where not ignored) that

@@ -21,6 +21,7 @@
 #include "rf_rt_input.h"
 #include "rf_sys.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,13 +37,22 @@ rf_cpu_kind rf_rt_cpu_kind(rf_type t)
     }
 }
 
-/* Do rows a and b of r agree on columns [c0, ncols)? */
+/* Do rows a and b of r agree on columns [c0, ncols)? Floats agree as
+** values (docs/LANGUAGE.md, Types): -0.0 is 0.0 and every NaN is one value,
+** whatever their bits, as the grouping of the key columns has it. */
 static int same_tail(const rf_hir_var *v, const rf_rt_rel *r, int32_t c0, int64_t a, int64_t b)
 {
     for (int32_t c = c0; c < v->ncols; c++) {
+        const char *col = r->cols[c];
+        if (v->types[c] == RF_TYPE_FLOAT) {
+            double x, y;
+            memcpy(&x, col + (size_t)a * sizeof x, sizeof x);
+            memcpy(&y, col + (size_t)b * sizeof y, sizeof y);
+            if (!(x == y || (isnan(x) && isnan(y)))) return 0;
+            continue;
+        }
         size_t w = (size_t)rf_val_type_size(v->types[c]);
         if (v->types[c] == RF_TYPE_STRING) w = sizeof(uint32_t); /* dictionary codes */
-        const char *col = r->cols[c];
         if (memcmp(col + (size_t)a * w, col + (size_t)b * w, w)) return 0;
     }
     return 1;

@@ -15,7 +15,12 @@
 #      order computed here by awk (nan equal to itself and above inf, -0.0
 #      equal to 0.0), the same bytes on both devices, text and database;
 #   5. any other spelling (Inf, NaN, -nan, infinity) keeps its file:line:col
-#      error, in text and in a batch.
+#      error, in text and in a batch;
+#   6. a functional input whose key has the values 0.0 and -0.0, or nan
+#      twice, holds one value for it (they are equal values), as a derived
+#      functional predicate does, in text and from a database; 1.0 and 2.0
+#      stay a clash;
+#   7. the examples of docs/LANGUAGE.md (Types) give what it says.
 set -u
 r=$1
 tmp=${TMPDIR:-/tmp}/rf_fspecial.$$
@@ -169,4 +174,42 @@ $to "$r" exec edb e.logic --batch bad.txn >/dev/null 2>err
 rc=$?
 [ $rc = 1 ] || { cat err; fail "a batch's NaN: exit $rc, expected 1"; }
 grep -q 'bad.txn:1:[0-9]*: error' err || { cat err; fail "a batch's NaN: the error"; }
+
+# ---- 6. a functional input's equal values of other bits ----
+mkdir -p fdata
+printf '1|nan\n1|nan\n2|0.0\n2|-0.0\n3|-0.0\n3|0.0\n' >fdata/f.tbl
+cat >fd.logic <<'P'
+f[k] = v -> int(k), float(v).
+lang:input[`f] = "f.tbl".
+n(c) <- agg<<c = count()>> f[_] = _.
+lang:output[`n] = "n".
+z(k) <- f[k] = v, v = 0.0f.
+lang:output[`z] = "z".
+P
+printf 'n (1 row)\nc\n3\n\nz (2 rows)\nk\n2\n3\n' >fd.want
+$to "$r" import fd.logic --data fdata --out fdb 2>err || { cat err; fail "fd: import"; }
+for src in fdata fdb; do
+    for dev in cpu emu; do
+        run $dev fd.logic --data $src --format tbl >fd.got 2>err || { cat err; fail "fd $src $dev: 0.0 and -0.0 (or nan twice) taken for two values"; }
+        cmp -s fd.want fd.got || { diff fd.want fd.got; fail "fd $src $dev: the rows"; }
+    done
+done
+printf '1|1.0\n1|2.0\n' >fdata/f.tbl
+run cpu fd.logic --data fdata >/dev/null 2>err
+rc=$?
+[ $rc = 1 ] && grep -q 'f.tbl:2:1: error: functional dependency violated' err || { cat err; fail "fd: a clash not found (exit $rc)"; }
+
+# ---- 7. the documented examples ----
+cat >doc.logic <<'P'
+r(a, b, c, d) <- a = 1.0f / 0.0f, b = -1.0f / 0.0f, c = 0.0f / 0.0f, d = 1e308 * 10.0.
+lang:output[`r] = "r".
+P
+for dev in cpu emu; do
+    run $dev doc.logic --format tbl >doc.got 2>err || { cat err; fail "doc $dev: the examples"; }
+    printf 'a|b|c|d\ninf|-inf|nan|inf\n' | cmp -s - doc.got || { cat doc.got; fail "doc $dev: the examples' values"; }
+done
+printf 'r(a) <- a = 1.0 / 0.0.\nlang:output[`r] = "r".\n' >doc2.logic
+run cpu doc2.logic >/dev/null 2>err
+rc=$?
+[ $rc = 1 ] && grep -q 'division by zero' err || { cat err; fail "doc: 1.0 / 0.0 of decimals (exit $rc)"; }
 echo ok
