@@ -819,6 +819,11 @@ static int roundtrips(const char *s, double v) { return strtod(s, NULL) == v; }
 
 int rf_val_write_float(char *dst, double v)
 {
+    /* -0.0 equals 0.0 (rf_val_cmp_float), and a set or a group keeps
+    ** whichever of the two it met first, which ranks meet in another order
+    ** than one process: a zero prints as 0.0 whatever its sign, so the
+    ** same value prints the same bytes everywhere */
+    if (v == 0) v = 0.0;
     const char *special = isnan(v) ? "nan" : isinf(v) ? (v < 0 ? "-inf" : "inf") : NULL;
     if (special) {
         strcpy(dst, special);

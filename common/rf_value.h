@@ -215,7 +215,8 @@ rf_status rf_val_date_add_years(int32_t d, int64_t n, int32_t *out, rf_val_err *
 **            double, in %g style at precision 15..17 (so positional for
 **            1e-4 <= |x| < 1e15: 480 prints "480.0", not "4.8e+02"), with
 **            ".0" appended when it would look like an int: 2 -> "2.0",
-**            0.1 -> "0.1", 1e+20 stays "1e+20"; inf, -inf and nan print so
+**            0.1 -> "0.1", 1e+20 stays "1e+20"; -0.0 prints "0.0" (it equals
+**            0.0); inf, -inf and nan print so
 **   date     YYYY-MM-DD;  boolean  true / false
 ** Formatting and parsing of floats use the C library, which assumes the
 ** "C" locale (redfox never calls setlocale). */
