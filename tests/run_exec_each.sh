@@ -16,7 +16,10 @@
 # Each batch file is read ahead (--profile says so) while the compile or the
 # transaction before it runs; one changed after that is read again (its
 # transaction applies what it holds then); a FIFO and `-` are not read ahead,
-# but in order.
+# but in order. Another exec committing while a commit ends on its thread
+# (before its exchange, or after it: the folder exchanged in is not under the
+# ending commit's lock) makes the next transaction be done again; no update
+# is lost.
 # MODE cpu or emu (the GPU emulator).
 set -u
 build=$1
@@ -281,6 +284,28 @@ if command -v strace >/dev/null 2>&1; then
     grep -q "^exec: done again from the database's files: another process committed between" "$tmp/rd.err" ||
         { cat "$tmp/rd.err"; fail "another exec between: transaction 2 not done again"; }
     echo "ok: another process committed between a commit's end and the next one's: the next one done again from the files"
+
+    # ... and another commits right after the exchange, before that commit's
+    # end is over: the exchanged-in folder is not under its lock (that is on
+    # the folder exchanged away), so another exec may lock it and commit
+    # while the thread still removes the old folder and syncs; strace holds
+    # each thread's first renameat2 (the exchange of transaction 1's commit,
+    # on its thread) 3 s after it returns. The state transaction 2 checks the
+    # database against must be the manifest transaction 1 wrote, not the one
+    # the folder holds by then (the other's: transaction 2 would then be
+    # committed over it, the other's update lost)
+    cp -r "$tmp/tc" "$tmp/rx"
+    strace -f -qq -o /dev/null -e trace=renameat2 -e inject=renameat2:delay_exit=3000000:when=1 "$redfox" exec "$tmp/rx" \
+        "$prog" --device "$dev" --each --batch "$tmp/f1.txn" --batch "$tmp/f2.txn" --format tbl --profile >"$tmp/rx.out" 2>"$tmp/rx.err" &
+    pid=$!
+    sleep 1.5
+    "$redfox" exec "$tmp/rx" "$prog" --device cpu --batch "$tmp/other.txn" >/dev/null 2>"$tmp/err" || { cat "$tmp/err"; fail "the other exec (after the exchange)"; }
+    wait $pid || { cat "$tmp/rx.err"; fail "--each with another exec after an exchange"; }
+    "$redfox" run "$prog" --data "$tmp/rx" --device cpu --format tbl >"$tmp/rx.got" || fail "run rx"
+    cmp -s "$tmp/rx.got" "$tmp/rd.want" || fail "another exec after an exchange: its update lost (the database is not the three transactions')"
+    grep -q "^exec: done again from the database's files: another process committed between" "$tmp/rx.err" ||
+        { cat "$tmp/rx.err"; fail "another exec after an exchange: transaction 2 not done again"; }
+    echo "ok: another process committed after a commit's exchange, before its end: the next one done again, nothing lost"
 fi
 
 # ---- killed at a random moment: the state after some of its transactions -----

@@ -654,6 +654,7 @@ static void source_hash(const rf_txn_sources *s, char out[17])
 static void free_txn(rf_txn *t)
 {
     rf_txn_batch_free(t);
+    free(t->commit_manifest);
     for (int32_t i = 0; i < t->npreds; i++) {
         rf_txn_pred *p = &t->preds[i];
         rf_txn_cur_free(p);
@@ -1035,7 +1036,7 @@ static rf_status exec_once(const rf_txn_sources *src, const rf_fe_program *fe, c
     ** cannot be kept, the next one reads the tables. A failed transaction
     ** leaves them as they were. (Kept before the thread starts: they may be
     ** copied from db's mapped files, which the thread closes.) */
-    if (resident && !st) (void)rf_txn_resident_commit(resident, &x.t, db_dir, left != NULL);
+    if (resident && !st) (void)rf_txn_resident_commit(resident, &x.t, left != NULL);
     else if (resident) rf_txn_resident_abort(resident, &x.t);
     if (!st && left) {
         rf_txn_publish *pub = NULL;
