@@ -344,5 +344,45 @@ while [ $r -lt 6 ]; do
     seen="$seen $got"
     r=$((r + 1))
 done
+# ---- standard output closed or full while a commit ends on its thread ----------
+# (transaction K's outputs are printed after transaction K+1 ran, while
+# K+1's commit ends on its thread: k4 and k5 delete, copy on write.) A
+# reader gone (| head) ends exec as SIGPIPE does, but after that commit's
+# end: no folder of it left beside the database, which is the state after
+# some of the transactions. A full disk behind standard output: exit 1, and
+# the error says how many are committed (2: transaction 2's commit was under
+# way), which the database shows.
+printf -- '-edge(51, 52).\n' >"$tmp/k4.txn"
+printf -- '-edge(52, 53).\n' >"$tmp/k5.txn"
+cp -r "$tmp/k0" "$tmp/hrefdb"
+n=0
+for i in 1 2 4 5 3; do
+    n=$((n + 1))
+    "$redfox" exec "$tmp/hrefdb" "$prog" --device cpu --batch "$tmp/k$i.txn" >/dev/null 2>&1 || fail "exec k$i"
+    "$redfox" run "$prog" --data "$tmp/hrefdb" --device cpu --format tbl >"$tmp/hstate.$n" || fail "run k$i"
+done
+for r in 1 2 3; do
+    rm -rf "$tmp/kd" "$tmp"/kd.tmp.*
+    cp -r "$tmp/k0" "$tmp/kd"
+    { "$redfox" exec "$tmp/kd" "$prog" --device "$dev" --each --batch "$tmp/k1.txn" --batch "$tmp/k2.txn" --batch "$tmp/k4.txn" \
+        --batch "$tmp/k5.txn" --batch "$tmp/k3.txn" --format tbl 2>"$tmp/err"; echo $? >"$tmp/hrc"; } | head -n 1 >/dev/null
+    [ "$(cat "$tmp/hrc")" -eq 141 ] || { cat "$tmp/err"; fail "| head: exit $(cat "$tmp/hrc"), not by SIGPIPE"; }
+    [ ! -s "$tmp/err" ] || { cat "$tmp/err"; fail "| head: a message"; }
+    ! ls -d "$tmp"/kd.tmp.* >/dev/null 2>&1 || fail "| head: a commit's folder left beside the database"
+    "$redfox" run "$prog" --data "$tmp/kd" --device cpu --format tbl >"$tmp/kgot" 2>"$tmp/err" || { cat "$tmp/err"; fail "| head: run"; }
+    got=
+    for i in 1 2 3 4 5; do cmp -s "$tmp/kgot" "$tmp/hstate.$i" && got=$i; done
+    [ -n "$got" ] || fail "| head: not the state after some of the transactions"
+done
+if [ -w /dev/full ]; then
+    rm -rf "$tmp/kd"
+    cp -r "$tmp/k0" "$tmp/kd"
+    "$redfox" exec "$tmp/kd" "$prog" --device "$dev" --each --batch "$tmp/k1.txn" --batch "$tmp/k2.txn" --batch "$tmp/k3.txn" \
+        --format tbl >/dev/full 2>"$tmp/err" && fail "standard output full: exit 0"
+    grep -q "^redfox exec: the outputs of transaction 1 of 3 (.*k1.txn) could not be written; the first 2 are committed, and those after them are not applied$" \
+        "$tmp/err" || { cat "$tmp/err"; fail "standard output full: the error does not say what is committed"; }
+    "$redfox" run "$prog" --data "$tmp/kd" --device cpu --format tbl >"$tmp/kgot" || fail "standard output full: run"
+    cmp -s "$tmp/kgot" "$tmp/kstate.2" || fail "standard output full: the database is not the 2 transactions' state"
+fi
 echo "ok: --each on $mode: 7 bank transactions (6 by diffs, 1 recomputed) and 4 closure ones, each equal to a run; a bad one stops there;"
 echo "    killed 6 times, each time the state after this many of its 3 transactions:$seen"
