@@ -198,6 +198,14 @@ grep -q 'bad.txn:2:' "$tmp/bad.err" || { cat "$tmp/bad.err"; fail "the failure d
 "$redfox" exec "$tmp/tc" "$prog" --device "$dev" --batch "$tmp/ok.txn" --format tbl >"$tmp/ok.want" 2>/dev/null || fail "exec ok.txn"
 "$redfox" run "$prog" --data "$tmp/tc_bad" --device cpu --format tbl >"$tmp/bad.now" || fail "run after the bad batch"
 cmp -s "$tmp/bad.now" "$tmp/ok.want" || fail "after a failed transaction 2 the database is not transaction 1's state"
+# the first: none committed, said by name (a database error, as a full disk's,
+# names no batch of its own: here a bad line, which does)
+cp -r "$tmp/tc" "$tmp/tc_bad1"
+"$redfox" exec "$tmp/tc_bad1" "$prog" --device "$dev" --each --batch "$tmp/bad.txn" --batch "$tmp/ok.txn" \
+    --format tbl >"$tmp/bad1.out" 2>"$tmp/bad1.err" && fail "a bad first batch did not fail"
+grep -q '^redfox exec: transaction 1 of 2 (.*bad.txn) failed; none is committed$' "$tmp/bad1.err" ||
+    { cat "$tmp/bad1.err"; fail "the failure of the first does not name it and say none is committed"; }
+[ ! -s "$tmp/bad1.out" ] || fail "a bad first batch: outputs printed"
 # several before it: counted in the plural
 cp -r "$tmp/tc" "$tmp/tc_bad4"
 "$redfox" exec "$tmp/tc_bad4" "$prog" --device "$dev" --each --batch "$tmp/ok.txn" --batch "$tmp/t4.txn" \

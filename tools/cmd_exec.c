@@ -309,7 +309,9 @@ int rf_tool_exec(int argc, char **argv)
         }
         rf_result_free(prev);
         prev = NULL;
-        if (!rc && code && multi && k == 1)
+        if (!rc && code && multi && k == 0)
+            fprintf(stderr, "redfox exec: transaction 1 of %d (%s) failed; none is committed\n", (int)ntx, batches[k]);
+        else if (!rc && code && multi && k == 1)
             fprintf(stderr, "redfox exec: transaction 2 of %d (%s) failed; the one before it is committed\n", (int)ntx,
                     batches[k]);
         else if (!rc && code && multi && k > 1)
