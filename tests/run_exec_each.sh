@@ -314,6 +314,22 @@ if command -v strace >/dev/null 2>&1; then
     grep -q "^exec: done again from the database's files: another process committed between" "$tmp/rx.err" ||
         { cat "$tmp/rx.err"; fail "another exec after an exchange: transaction 2 not done again"; }
     echo "ok: another process committed after a commit's exchange, before its end: the next one done again, nothing lost"
+
+    # ... where transaction 2's batch is standard input, a pipe (read once, in
+    # order): done again, it applies what it read the first time, not an
+    # empty batch
+    cp -r "$tmp/tc" "$tmp/rs"
+    cat "$tmp/f2.txn" | strace -f -qq -o /dev/null -e trace=flock -e inject=flock:delay_enter=3000000:when=2 "$redfox" exec \
+        "$tmp/rs" "$prog" --device "$dev" --each --batch "$tmp/f1.txn" --batch - --format tbl --profile >"$tmp/rs.out" 2>"$tmp/rs.err" &
+    pid=$!
+    sleep 1.5
+    "$redfox" exec "$tmp/rs" "$prog" --device cpu --batch "$tmp/other.txn" >/dev/null 2>"$tmp/err" || { cat "$tmp/err"; fail "the other exec (stdin)"; }
+    wait $pid || { cat "$tmp/rs.err"; fail "--each from standard input with another exec between"; }
+    grep -q "^exec: done again from the database's files: another process committed between" "$tmp/rs.err" ||
+        { cat "$tmp/rs.err"; fail "standard input: transaction 2 not done again"; }
+    "$redfox" run "$prog" --data "$tmp/rs" --device cpu --format tbl >"$tmp/rs.got" || fail "run rs"
+    cmp -s "$tmp/rs.got" "$tmp/rd.want" || fail "standard input done again: its batch lost (the database is not the three transactions')"
+    echo "ok: a transaction from standard input done again applies what it read"
 fi
 
 # ---- killed at a random moment: the state after some of its transactions -----

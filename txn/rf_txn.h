@@ -128,6 +128,11 @@ rf_txn_pred *rf_txn_find(rf_txn *t, const rf_fe_pred *p);
 ** the file at path is read. borrowed: text is NUL-terminated and stays
 ** until the transaction ends, so it is parsed in place; else it is copied. */
 rf_status rf_txn_batch_apply(rf_txn *t, const char *path, const char *text, int64_t len, int borrowed, rf_diags *d);
+/* A copy (NUL-terminated, *len bytes; free it) of the text of t's batch
+** file (the file-th rf_txn_batch_apply), before rf_txn_batch_finish: what a
+** transaction done again applies, where the file (standard input, a FIFO)
+** cannot be read twice. */
+rf_status rf_txn_batch_copy_text(const rf_txn *t, int32_t file, char **text, int64_t *len);
 /* After every batch: each base predicate's next, ins and del. */
 rf_status rf_txn_batch_finish(rf_txn *t, rf_diags *d);
 /* Frees what the batches left (after an error; finish frees it too). */
