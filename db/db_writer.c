@@ -7,7 +7,8 @@
 ** piece's CRC-32Cs, min/max and bytes by a thread of its own, written at
 ** their places with pwrite), each string column's dictionary (the distinct
 ** strings in order of first appearance, built with a hash table and written
-** when the column ends), the manifest (written last), and the rename that
+** when the column ends), the manifest (written last; its bytes kept for the
+** caller, rf_db_writer_manifest), and the rename that
 ** puts the directory in place. Until that rename nothing at DIR changes, and
 ** the temporary directory has no manifest until every column is on disk: a
 ** failed or killed writer leaves nothing that reads as a database.
