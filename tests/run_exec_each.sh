@@ -186,6 +186,22 @@ printf '+edge(70, 71).
 [ "$(grep -c '^exec:   read ahead on a thread' "$tmp/ra_stdin.prof")" -eq 1 ] ||
     { cat "$tmp/ra_stdin.prof"; fail "read ahead: standard input read ahead, or the file not"; }
 
+# ---- the database named "." (exec run inside it): its commits exchange the
+# folder itself, not "." (which cannot be moved), a single exec's and each
+# of --each's (after the first, the working folder is the old state)
+cp -r "$tmp/tc" "$tmp/tcdot"
+cp -r "$tmp/tc" "$tmp/tcdot_ref"
+(cd "$tmp/tcdot" && "$redfox" exec . "$prog" --device "$dev" --batch "$tmp/t2.txn" >/dev/null 2>"$tmp/dot.err") ||
+    { cat "$tmp/dot.err"; fail "exec . (inside the database)"; }
+(cd "$tmp/tcdot" && "$redfox" exec . "$prog" --device "$dev" --each --batch "$tmp/t1.txn" --batch "$tmp/t3.txn" \
+    --batch "$tmp/t4.txn" >/dev/null 2>"$tmp/dot.err") || { cat "$tmp/dot.err"; fail "exec . --each (inside the database)"; }
+for b in t2 t1 t3 t4; do
+    "$redfox" exec "$tmp/tcdot_ref" "$prog" --device cpu --batch "$tmp/$b.txn" >/dev/null 2>&1 || fail "exec $b (dot ref)"
+done
+"$redfox" run "$prog" --data "$tmp/tcdot" --device cpu --format tbl >"$tmp/dot.got" || fail "run after exec ."
+"$redfox" run "$prog" --data "$tmp/tcdot_ref" --device cpu --format tbl >"$tmp/dot.want" || fail "run dot ref"
+cmp -s "$tmp/dot.got" "$tmp/dot.want" || fail "exec . : not the state of its transactions"
+
 # ---- a bad batch stops there; the ones before it stay committed ---------------
 printf '+edge(30, 31).\n' >"$tmp/ok.txn"
 printf '+edge(40, 41).\n+edge(1).\n' >"$tmp/bad.txn"
