@@ -90,6 +90,7 @@ void rf_close(rf_database *db)
     free(db->tables);
     api_diags_clear(&db->diags);
     free(db->dir);
+    free(db->exec_dir);
     free(db);
 }
 

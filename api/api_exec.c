@@ -430,7 +430,14 @@ int rf_exec(rf_database *db, const rf_program *prog, const rf_batch *batch, cons
     if (rep) rf_buf_init(&rep->profile);
     /* the next transaction on this handle starts from what this one commits */
     if (!st && !db->resident && !(db->resident = rf_txn_resident_new())) st = RF_ENOMEM;
-    if (!st) st = rf_txn_exec(&src, prog->fe, prog->hir, db->dir, parts, nparts, &xo, db->resident, &rr, rep, &d);
+    if (!st && !db->exec_dir) {
+        const char *slash = strrchr(db->dir, '/'), *last = slash ? slash + 1 : db->dir;
+        int dots = !strcmp(last, ".") || !strcmp(last, "..");
+        db->exec_dir = dots ? realpath(db->dir, NULL) : rf_strdup(db->dir);
+        if (dots && !db->exec_dir) db->exec_dir = rf_strdup(db->dir); /* (rf_txn_exec names why it cannot be read) */
+        if (!db->exec_dir) st = RF_ENOMEM;
+    }
+    if (!st) st = rf_txn_exec(&src, prog->fe, prog->hir, db->exec_dir, parts, nparts, &xo, db->resident, &rr, rep, &d);
     /* the last commit left ending: known now (waited for by this one) */
     if (rep && db->resident && !rf_txn_resident_publishing(db->resident))
         db->async_status = rep->previous_failed ? REDFOX_ERROR : REDFOX_OK;
@@ -471,7 +478,7 @@ int rf_exec_wait(rf_database *db)
     api_diags_clear(&db->diags);
     rf_diags d;
     rf_diags_init(&d);
-    rf_status st = rf_txn_resident_wait_publish(db->resident, db->dir, NULL, NULL, &d);
+    rf_status st = rf_txn_resident_wait_publish(db->resident, db->exec_dir ? db->exec_dir : db->dir, NULL, NULL, &d);
     if (st) api_forget_kept(db);
     rf_status dst = api_diags_set(&db->diags, &d);
     rf_diags_free(&d);

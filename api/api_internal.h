@@ -59,6 +59,11 @@ void api_forget_kept(rf_database *db);
 
 struct rf_database {
     char *dir;
+    /* rf_exec: dir as its transactions name the database: where dir's last
+    ** component is "." or "..", the folder's absolute path, found once (a
+    ** copy-on-write commit cannot exchange "." away, and the process's
+    ** working folder is the old state after it); else dir. NULL: not yet */
+    char *exec_dir;
     api_diags diags;
     api_table *tables;
     int32_t ntables, cap;

@@ -7,7 +7,8 @@
 ** piece's CRC-32Cs, min/max and bytes by a thread of its own, written at
 ** their places with pwrite), each string column's dictionary (the distinct
 ** strings in order of first appearance, built with a hash table and written
-** when the column ends), the manifest (written last), and the rename that
+** when the column ends), the manifest (written last; its bytes kept for the
+** caller, rf_db_writer_manifest), and the rename that
 ** puts the directory in place. Until that rename nothing at DIR changes, and
 ** the temporary directory has no manifest until every column is on disk: a
 ** failed or killed writer leaves nothing that reads as a database.
@@ -77,6 +78,7 @@ struct rf_db_writer {
     wcol **w;           /* per table: ncols states */
     int32_t captables;
     int committed;
+    rf_buf manifest;    /* the manifest the commit wrote (rf_db_writer_manifest) */
     int in_place;       /* the database at tmp_dir (= final_dir) is appended to in place */
     int64_t in_place_bytes; /* bytes appended in place so far */
     int64_t adopted_bytes, copied_bytes; /* old rows carried over: in the old files (linked), in clones or copies */
@@ -1382,6 +1384,9 @@ static rf_status commit_in_place(rf_db_writer *w, rf_diags *d)
     if (!st) {
         w->committed = 1;
         sync_path(w->tmp_dir, 1, d);
+        rf_buf_free(&w->manifest);
+        w->manifest = m; /* (the caller's record of what it committed) */
+        rf_buf_init(&m);
     }
     rf_buf_free(&m);
     free(npath);
@@ -1433,7 +1438,12 @@ rf_status rf_db_writer_commit(rf_db_writer *w, rf_diags *d)
     int fd = open(mpath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd < 0 || write_all(fd, m.data, m.len) || fsync(fd) != 0) st = io_error(d, mpath, "write the manifest");
     if (fd >= 0 && close(fd) != 0 && !st) st = io_error(d, mpath, "write the manifest");
-    rf_buf_free(&m);
+    /* kept: once the folder is exchanged, another writer may lock the new
+    ** folder and commit before this one's caller looks, so the caller's
+    ** record of what it committed is these bytes, never DIR's manifest */
+    rf_buf_free(&w->manifest);
+    if (!st) w->manifest = m;
+    else rf_buf_free(&m);
     free(mpath);
     if (!st) st = sync_path(w->tmp_dir, 1, d);
     if (st) return st;
@@ -1502,9 +1512,16 @@ durable:
     return RF_OK;
 }
 
+const char *rf_db_writer_manifest(const rf_db_writer *w, int64_t *len)
+{
+    *len = w->committed ? (int64_t)w->manifest.len : 0;
+    return w->committed ? w->manifest.data : NULL;
+}
+
 void rf_db_writer_free(rf_db_writer *w)
 {
     if (!w) return;
+    rf_buf_free(&w->manifest);
     for (int32_t i = 0; i < w->db.ntables; i++) {
         for (int32_t c = 0; c < w->db.tables[i].ncols; c++) {
             wcol *wc = &w->w[i][c];

@@ -352,6 +352,12 @@ const rf_db *rf_db_writer_db(const rf_db_writer *w);
 /* Writes the manifest, syncs every file, and renames the directory into
 ** place (an existing database there is replaced). */
 rf_status rf_db_writer_commit(rf_db_writer *w, rf_diags *d);
+/* The bytes of the manifest rf_db_writer_commit wrote (*len of them), valid
+** until rf_db_writer_free; NULL before a commit that wrote it. What the
+** commit made, even where another writer has committed over it since: a
+** copy-on-write commit's lock is on the folder it exchanged away, so DIR's
+** manifest may already be another's when the commit returns. */
+const char *rf_db_writer_manifest(const rf_db_writer *w, int64_t *len);
 /* Removes the temporary directory (after a failure) and frees w; safe after
 ** commit and on NULL. */
 void rf_db_writer_free(rf_db_writer *w);

@@ -16,7 +16,10 @@
 # Each batch file is read ahead (--profile says so) while the compile or the
 # transaction before it runs; one changed after that is read again (its
 # transaction applies what it holds then); a FIFO and `-` are not read ahead,
-# but in order.
+# but in order. Another exec committing while a commit ends on its thread
+# (before its exchange, or after it: the folder exchanged in is not under the
+# ending commit's lock) makes the next transaction be done again; no update
+# is lost.
 # MODE cpu or emu (the GPU emulator).
 set -u
 build=$1
@@ -183,6 +186,22 @@ printf '+edge(70, 71).
 [ "$(grep -c '^exec:   read ahead on a thread' "$tmp/ra_stdin.prof")" -eq 1 ] ||
     { cat "$tmp/ra_stdin.prof"; fail "read ahead: standard input read ahead, or the file not"; }
 
+# ---- the database named "." (exec run inside it): its commits exchange the
+# folder itself, not "." (which cannot be moved), a single exec's and each
+# of --each's (after the first, the working folder is the old state)
+cp -r "$tmp/tc" "$tmp/tcdot"
+cp -r "$tmp/tc" "$tmp/tcdot_ref"
+(cd "$tmp/tcdot" && "$redfox" exec . "$prog" --device "$dev" --batch "$tmp/t2.txn" >/dev/null 2>"$tmp/dot.err") ||
+    { cat "$tmp/dot.err"; fail "exec . (inside the database)"; }
+(cd "$tmp/tcdot" && "$redfox" exec . "$prog" --device "$dev" --each --batch "$tmp/t1.txn" --batch "$tmp/t3.txn" \
+    --batch "$tmp/t4.txn" >/dev/null 2>"$tmp/dot.err") || { cat "$tmp/dot.err"; fail "exec . --each (inside the database)"; }
+for b in t2 t1 t3 t4; do
+    "$redfox" exec "$tmp/tcdot_ref" "$prog" --device cpu --batch "$tmp/$b.txn" >/dev/null 2>&1 || fail "exec $b (dot ref)"
+done
+"$redfox" run "$prog" --data "$tmp/tcdot" --device cpu --format tbl >"$tmp/dot.got" || fail "run after exec ."
+"$redfox" run "$prog" --data "$tmp/tcdot_ref" --device cpu --format tbl >"$tmp/dot.want" || fail "run dot ref"
+cmp -s "$tmp/dot.got" "$tmp/dot.want" || fail "exec . : not the state of its transactions"
+
 # ---- a bad batch stops there; the ones before it stay committed ---------------
 printf '+edge(30, 31).\n' >"$tmp/ok.txn"
 printf '+edge(40, 41).\n+edge(1).\n' >"$tmp/bad.txn"
@@ -195,6 +214,14 @@ grep -q 'bad.txn:2:' "$tmp/bad.err" || { cat "$tmp/bad.err"; fail "the failure d
 "$redfox" exec "$tmp/tc" "$prog" --device "$dev" --batch "$tmp/ok.txn" --format tbl >"$tmp/ok.want" 2>/dev/null || fail "exec ok.txn"
 "$redfox" run "$prog" --data "$tmp/tc_bad" --device cpu --format tbl >"$tmp/bad.now" || fail "run after the bad batch"
 cmp -s "$tmp/bad.now" "$tmp/ok.want" || fail "after a failed transaction 2 the database is not transaction 1's state"
+# the first: none committed, said by name (a database error, as a full disk's,
+# names no batch of its own: here a bad line, which does)
+cp -r "$tmp/tc" "$tmp/tc_bad1"
+"$redfox" exec "$tmp/tc_bad1" "$prog" --device "$dev" --each --batch "$tmp/bad.txn" --batch "$tmp/ok.txn" \
+    --format tbl >"$tmp/bad1.out" 2>"$tmp/bad1.err" && fail "a bad first batch did not fail"
+grep -q '^redfox exec: transaction 1 of 2 (.*bad.txn) failed; none is committed$' "$tmp/bad1.err" ||
+    { cat "$tmp/bad1.err"; fail "the failure of the first does not name it and say none is committed"; }
+[ ! -s "$tmp/bad1.out" ] || fail "a bad first batch: outputs printed"
 # several before it: counted in the plural
 cp -r "$tmp/tc" "$tmp/tc_bad4"
 "$redfox" exec "$tmp/tc_bad4" "$prog" --device "$dev" --each --batch "$tmp/ok.txn" --batch "$tmp/t4.txn" \
@@ -281,6 +308,44 @@ if command -v strace >/dev/null 2>&1; then
     grep -q "^exec: done again from the database's files: another process committed between" "$tmp/rd.err" ||
         { cat "$tmp/rd.err"; fail "another exec between: transaction 2 not done again"; }
     echo "ok: another process committed between a commit's end and the next one's: the next one done again from the files"
+
+    # ... and another commits right after the exchange, before that commit's
+    # end is over: the exchanged-in folder is not under its lock (that is on
+    # the folder exchanged away), so another exec may lock it and commit
+    # while the thread still removes the old folder and syncs; strace holds
+    # each thread's first renameat2 (the exchange of transaction 1's commit,
+    # on its thread) 3 s after it returns. The state transaction 2 checks the
+    # database against must be the manifest transaction 1 wrote, not the one
+    # the folder holds by then (the other's: transaction 2 would then be
+    # committed over it, the other's update lost)
+    cp -r "$tmp/tc" "$tmp/rx"
+    strace -f -qq -o /dev/null -e trace=renameat2 -e inject=renameat2:delay_exit=3000000:when=1 "$redfox" exec "$tmp/rx" \
+        "$prog" --device "$dev" --each --batch "$tmp/f1.txn" --batch "$tmp/f2.txn" --format tbl --profile >"$tmp/rx.out" 2>"$tmp/rx.err" &
+    pid=$!
+    sleep 1.5
+    "$redfox" exec "$tmp/rx" "$prog" --device cpu --batch "$tmp/other.txn" >/dev/null 2>"$tmp/err" || { cat "$tmp/err"; fail "the other exec (after the exchange)"; }
+    wait $pid || { cat "$tmp/rx.err"; fail "--each with another exec after an exchange"; }
+    "$redfox" run "$prog" --data "$tmp/rx" --device cpu --format tbl >"$tmp/rx.got" || fail "run rx"
+    cmp -s "$tmp/rx.got" "$tmp/rd.want" || fail "another exec after an exchange: its update lost (the database is not the three transactions')"
+    grep -q "^exec: done again from the database's files: another process committed between" "$tmp/rx.err" ||
+        { cat "$tmp/rx.err"; fail "another exec after an exchange: transaction 2 not done again"; }
+    echo "ok: another process committed after a commit's exchange, before its end: the next one done again, nothing lost"
+
+    # ... where transaction 2's batch is standard input, a pipe (read once, in
+    # order): done again, it applies what it read the first time, not an
+    # empty batch
+    cp -r "$tmp/tc" "$tmp/rs"
+    cat "$tmp/f2.txn" | strace -f -qq -o /dev/null -e trace=flock -e inject=flock:delay_enter=3000000:when=2 "$redfox" exec \
+        "$tmp/rs" "$prog" --device "$dev" --each --batch "$tmp/f1.txn" --batch - --format tbl --profile >"$tmp/rs.out" 2>"$tmp/rs.err" &
+    pid=$!
+    sleep 1.5
+    "$redfox" exec "$tmp/rs" "$prog" --device cpu --batch "$tmp/other.txn" >/dev/null 2>"$tmp/err" || { cat "$tmp/err"; fail "the other exec (stdin)"; }
+    wait $pid || { cat "$tmp/rs.err"; fail "--each from standard input with another exec between"; }
+    grep -q "^exec: done again from the database's files: another process committed between" "$tmp/rs.err" ||
+        { cat "$tmp/rs.err"; fail "standard input: transaction 2 not done again"; }
+    "$redfox" run "$prog" --data "$tmp/rs" --device cpu --format tbl >"$tmp/rs.got" || fail "run rs"
+    cmp -s "$tmp/rs.got" "$tmp/rd.want" || fail "standard input done again: its batch lost (the database is not the three transactions')"
+    echo "ok: a transaction from standard input done again applies what it read"
 fi
 
 # ---- killed at a random moment: the state after some of its transactions -----
@@ -319,5 +384,45 @@ while [ $r -lt 6 ]; do
     seen="$seen $got"
     r=$((r + 1))
 done
+# ---- standard output closed or full while a commit ends on its thread ----------
+# (transaction K's outputs are printed after transaction K+1 ran, while
+# K+1's commit ends on its thread: k4 and k5 delete, copy on write.) A
+# reader gone (| head) ends exec as SIGPIPE does, but after that commit's
+# end: no folder of it left beside the database, which is the state after
+# some of the transactions. A full disk behind standard output: exit 1, and
+# the error says how many are committed (2: transaction 2's commit was under
+# way), which the database shows.
+printf -- '-edge(51, 52).\n' >"$tmp/k4.txn"
+printf -- '-edge(52, 53).\n' >"$tmp/k5.txn"
+cp -r "$tmp/k0" "$tmp/hrefdb"
+n=0
+for i in 1 2 4 5 3; do
+    n=$((n + 1))
+    "$redfox" exec "$tmp/hrefdb" "$prog" --device cpu --batch "$tmp/k$i.txn" >/dev/null 2>&1 || fail "exec k$i"
+    "$redfox" run "$prog" --data "$tmp/hrefdb" --device cpu --format tbl >"$tmp/hstate.$n" || fail "run k$i"
+done
+for r in 1 2 3; do
+    rm -rf "$tmp/kd" "$tmp"/kd.tmp.*
+    cp -r "$tmp/k0" "$tmp/kd"
+    { "$redfox" exec "$tmp/kd" "$prog" --device "$dev" --each --batch "$tmp/k1.txn" --batch "$tmp/k2.txn" --batch "$tmp/k4.txn" \
+        --batch "$tmp/k5.txn" --batch "$tmp/k3.txn" --format tbl 2>"$tmp/err"; echo $? >"$tmp/hrc"; } | head -n 1 >/dev/null
+    [ "$(cat "$tmp/hrc")" -eq 141 ] || { cat "$tmp/err"; fail "| head: exit $(cat "$tmp/hrc"), not by SIGPIPE"; }
+    [ ! -s "$tmp/err" ] || { cat "$tmp/err"; fail "| head: a message"; }
+    ! ls -d "$tmp"/kd.tmp.* >/dev/null 2>&1 || fail "| head: a commit's folder left beside the database"
+    "$redfox" run "$prog" --data "$tmp/kd" --device cpu --format tbl >"$tmp/kgot" 2>"$tmp/err" || { cat "$tmp/err"; fail "| head: run"; }
+    got=
+    for i in 1 2 3 4 5; do cmp -s "$tmp/kgot" "$tmp/hstate.$i" && got=$i; done
+    [ -n "$got" ] || fail "| head: not the state after some of the transactions"
+done
+if [ -w /dev/full ]; then
+    rm -rf "$tmp/kd"
+    cp -r "$tmp/k0" "$tmp/kd"
+    "$redfox" exec "$tmp/kd" "$prog" --device "$dev" --each --batch "$tmp/k1.txn" --batch "$tmp/k2.txn" --batch "$tmp/k3.txn" \
+        --format tbl >/dev/full 2>"$tmp/err" && fail "standard output full: exit 0"
+    grep -q "^redfox exec: the outputs of transaction 1 of 3 (.*k1.txn) could not be written; the first 2 are committed, and those after them are not applied$" \
+        "$tmp/err" || { cat "$tmp/err"; fail "standard output full: the error does not say what is committed"; }
+    "$redfox" run "$prog" --data "$tmp/kd" --device cpu --format tbl >"$tmp/kgot" || fail "standard output full: run"
+    cmp -s "$tmp/kgot" "$tmp/kstate.2" || fail "standard output full: the database is not the 2 transactions' state"
+fi
 echo "ok: --each on $mode: 7 bank transactions (6 by diffs, 1 recomputed) and 4 closure ones, each equal to a run; a bad one stops there;"
 echo "    killed 6 times, each time the state after this many of its 3 transactions:$seen"

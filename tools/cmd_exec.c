@@ -20,6 +20,7 @@
 #include "tools.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,7 +105,9 @@ static rf_batch *each_batch(const char *path)
     return b;
 }
 
-static int print_outputs(const rf_result *res, int fmt)
+/* *gone: the reader of standard output went away (EPIPE, where SIGPIPE is
+** ignored: --each), said by nothing here (the caller ends as by SIGPIPE). */
+static int print_outputs(const rf_result *res, int fmt, int *gone)
 {
     int32_t n = rf_result_count(res);
     for (int32_t i = 0; i < n; i++) {
@@ -113,13 +116,16 @@ static int print_outputs(const rf_result *res, int fmt)
             printf("%s%s (%lld row%s)\n", i ? "\n" : "", rf_result_name(res, i), (long long)rows, rows == 1 ? "" : "s");
         int rc = rf_result_write(res, i, fmt, stdout);
         if (rc) {
-            fprintf(stderr, "redfox exec: cannot write the output: %s\n",
-                    rc == REDFOX_IO ? strerror(errno) : rc == REDFOX_NOMEM ? "out of memory" : "internal error");
+            *gone = rc == REDFOX_IO && errno == EPIPE;
+            if (!*gone)
+                fprintf(stderr, "redfox exec: cannot write the output: %s\n",
+                        rc == REDFOX_IO ? strerror(errno) : rc == REDFOX_NOMEM ? "out of memory" : "internal error");
             return rc == REDFOX_IO || rc == REDFOX_NOMEM ? RF_EXIT_USER : RF_EXIT_INTERNAL;
         }
     }
     if (fflush(stdout) != 0) {
-        fprintf(stderr, "redfox exec: cannot write the output: %s\n", strerror(errno));
+        *gone = errno == EPIPE;
+        if (!*gone) fprintf(stderr, "redfox exec: cannot write the output: %s\n", strerror(errno));
         return RF_EXIT_USER;
     }
     return RF_EXIT_OK;
@@ -128,7 +134,7 @@ static int print_outputs(const rf_result *res, int fmt)
 /* Transaction k's profile and outputs (k < 0: the one of a plain exec),
 ** once committed. */
 static int print_transaction(const rf_result *res, int32_t k, int32_t ntx, const char *const *batches, int profile,
-                             int fmt)
+                             int fmt, int *gone)
 {
     if (k >= 0) {
         printf("%s-- transaction %d of %d: %s\n", k ? "\n" : "", (int)k + 1, (int)ntx, batches[k]);
@@ -136,7 +142,7 @@ static int print_transaction(const rf_result *res, int32_t k, int32_t ntx, const
     }
     const char *prof = rf_result_exec_profile(res);
     if (prof) fputs(prof, stderr);
-    return print_outputs(res, fmt);
+    return print_outputs(res, fmt, gone);
 }
 
 int rf_tool_exec(int argc, char **argv)
@@ -264,6 +270,13 @@ int rf_tool_exec(int argc, char **argv)
     ** once its commit ended: after the next one's rf_exec, which waits for
     ** it (or rf_exec_wait) */
     rf_result *prev = NULL; /* transaction k-1's, its commit ending */
+    /* --each: a closed standard output (| head) is a write error, not a
+    ** SIGPIPE that kills the process while a commit ends on its thread
+    ** (it would leave that commit's old folder beside DB): the commit under
+    ** way ends first, then the process ends as by SIGPIPE */
+    int32_t unprinted = -1, committed = 0; /* the transaction whose outputs could not be written, those committed */
+    int gone = 0;
+    if (multi) signal(SIGPIPE, SIG_IGN);
     for (int32_t k = 0; !rc && k < ntx; k++) {
         /* --each: this one's batch was read ahead; the next one's is read
         ** while this one runs */
@@ -290,10 +303,15 @@ int rf_tool_exec(int argc, char **argv)
             rc = rf_tool_finish_database(code, db, 1);
             break;
         }
-        if (!rc && prev) rc = print_transaction(prev, k - 1, ntx, batches, profile, fmt);
+        if (!rc && prev && (rc = print_transaction(prev, k - 1, ntx, batches, profile, fmt, &gone)) != 0) {
+            unprinted = k - 1;
+            committed = code ? k : k + 1; /* (this one's commit, if any, ends below) */
+        }
         rf_result_free(prev);
         prev = NULL;
-        if (!rc && code && multi && k == 1)
+        if (!rc && code && multi && k == 0)
+            fprintf(stderr, "redfox exec: transaction 1 of %d (%s) failed; none is committed\n", (int)ntx, batches[k]);
+        else if (!rc && code && multi && k == 1)
             fprintf(stderr, "redfox exec: transaction 2 of %d (%s) failed; the one before it is committed\n", (int)ntx,
                     batches[k]);
         else if (!rc && code && multi && k > 1)
@@ -303,8 +321,9 @@ int rf_tool_exec(int argc, char **argv)
         if (!rc && o.async_commit) {
             prev = res; /* (printed once its commit ended) */
             res = NULL;
-        } else if (!rc) {
-            rc = print_transaction(res, multi ? k : -1, ntx, batches, profile, fmt);
+        } else if (!rc && (rc = print_transaction(res, multi ? k : -1, ntx, batches, profile, fmt, &gone)) != 0) {
+            unprinted = k;
+            committed = k + 1;
         }
         if (k + 1 < ntx) {
             rf_result_free(res);
@@ -314,8 +333,23 @@ int rf_tool_exec(int argc, char **argv)
         }
     }
     /* (a commit still ending: its end, before the process's) */
-    if (multi && db) (void)rf_exec_wait(db);
+    if (multi && db && rf_exec_wait(db) != REDFOX_OK && unprinted >= 0) committed--;
     rf_result_free(prev);
+    if (multi && unprinted >= 0) {
+        fflush(stderr);
+        if (gone) { /* (as a process killed by SIGPIPE ends, silently) */
+            signal(SIGPIPE, SIG_DFL);
+            raise(SIGPIPE);
+        }
+        fprintf(stderr, "redfox exec: the outputs of transaction %d of %d (%s) could not be written; ", (int)unprinted + 1,
+                (int)ntx, batches[unprinted]);
+        if (committed == ntx) fprintf(stderr, ntx == 1 ? "it is committed\n" : "all %d are committed\n", (int)ntx);
+        else
+            fprintf(stderr, "the first %d %s committed, and those after %s are not applied\n", (int)committed,
+                    committed == 1 ? "is" : "are", committed == 1 ? "it" : "them");
+    } else if (!multi && gone) {
+        fprintf(stderr, "redfox exec: cannot write the output: %s\n", strerror(EPIPE));
+    }
     /* committed (or refused) and printed: nothing left but freeing, and on
     ** the GPU the driver's teardown, which the process's end does at once */
     if (rf_tool_exits_early()) return rf_tool_exit_now(rc, 1);

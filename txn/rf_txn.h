@@ -93,6 +93,8 @@ typedef struct rf_txn {
     ** rows and column bytes written (carried-over rows not counted) */
     int64_t read_bytes, commit_rows, commit_bytes;
     int commit_in_place;             /* the commit appended to the database's files in place */
+    char *commit_manifest;           /* the manifest the commit wrote (rf_db_writer_manifest; owned) */
+    int64_t commit_manifest_len;
     int64_t commit_in_place_bytes;   /* ... this many bytes */
     int64_t commit_linked_bytes;     /* copy on write: the old rows of tables that only gained rows, in their old files */
     int64_t commit_copied_bytes;     /* ... in copies of them (another folder shares a file, no links) */
@@ -126,6 +128,11 @@ rf_txn_pred *rf_txn_find(rf_txn *t, const rf_fe_pred *p);
 ** the file at path is read. borrowed: text is NUL-terminated and stays
 ** until the transaction ends, so it is parsed in place; else it is copied. */
 rf_status rf_txn_batch_apply(rf_txn *t, const char *path, const char *text, int64_t len, int borrowed, rf_diags *d);
+/* A copy (NUL-terminated, *len bytes; free it) of the text of t's batch
+** file (the file-th rf_txn_batch_apply), before rf_txn_batch_finish: what a
+** transaction done again applies, where the file (standard input, a FIFO)
+** cannot be read twice. */
+rf_status rf_txn_batch_copy_text(const rf_txn *t, int32_t file, char **text, int64_t *len);
 /* After every batch: each base predicate's next, ins and del. */
 rf_status rf_txn_batch_finish(rf_txn *t, rf_diags *d);
 /* Frees what the batches left (after an error; finish frees it too). */
@@ -318,13 +325,12 @@ rf_status rf_txn_store_commit(rf_txn *t, const rf_db *db, const char *dir, rf_db
 /* ---- txn_publish.c ----------------------------------------------------- */
 
 /* A copy-on-write commit's last step on a thread of its own: w committed,
-** the manifest it wrote at dir read back, then w freed, db closed and
+** the manifest it wrote kept (rf_db_writer_manifest), then w freed, db closed and
 ** lockfd released (all now its). */
 typedef struct rf_txn_publish rf_txn_publish;
 rf_status rf_txn_publish_start(rf_db_writer *w, rf_db *db, int lockfd, const char *dir, rf_txn_publish **out);
 /* Waits for p's thread and frees p: its status, its errors added to d, the
-** manifest it wrote (owned; NULL where it failed or could not be read
-** back), the time waited and the step's own time (s; NULL: not wanted). */
+** manifest it wrote (owned; NULL where it failed or memory ran out), the time waited and the step's own time (s; NULL: not wanted). */
 rf_status rf_txn_publish_wait(rf_txn_publish *p, double *waited, double *seconds, char **manifest,
                               int64_t *manifest_len, rf_diags *d);
 
@@ -367,14 +373,16 @@ rf_status rf_txn_resident_take(rf_txn_resident *r, rf_txn *t, const char *db_dir
 ** gets ins written into the room past its kept rows (grown where short)
 ** and view set: no copy of the stored rows. */
 rf_status rf_txn_resident_stage(rf_txn_resident *r, rf_txn *t);
-/* After t's commit to db_dir: r keeps t's new state (next moved out of t's
-** preds) and the manifest that commit wrote. On failure r forgets all.
+/* After t's commit: r keeps t's new state (next moved out of t's preds) and
+** the manifest that commit wrote (t->commit_manifest, taken: not the
+** database's, which another exec may have replaced already). On failure r
+** forgets all.
 ** With publishing (the commit's last step to run on a thread: handed over
 ** by rf_txn_resident_publish, before t's database closes), r keeps the
 ** state, and the manifest once that step is waited for
 ** (rf_txn_resident_wait_publish); meanwhile a transaction takes the state
 ** without the manifest's check (rf_txn_resident_take). */
-rf_status rf_txn_resident_commit(rf_txn_resident *r, rf_txn *t, const char *db_dir, int publishing);
+rf_status rf_txn_resident_commit(rf_txn_resident *r, rf_txn *t, int publishing);
 /* The thread of that step (NULL: it could not start: r forgets all). */
 void rf_txn_resident_publish(rf_txn_resident *r, rf_txn_publish *p);
 /* Whether the last commit's step is under way (rf_txn_resident_commit). */

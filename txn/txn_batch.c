@@ -166,6 +166,21 @@ static rf_status read_file(const char *path, rf_cpu_pool *pool, char **text, int
     return RF_OK;
 }
 
+rf_status rf_txn_batch_copy_text(const rf_txn *t, int32_t file, char **text, int64_t *len)
+{
+    const batches *b = t->batches;
+    *text = NULL;
+    *len = 0;
+    if (!b || file < 0 || file >= b->n || !b->texts[file]) return RF_EINTERNAL;
+    char *c = rf_malloc((size_t)b->lens[file] + 1);
+    if (!c) return RF_ENOMEM;
+    memcpy(c, b->texts[file], (size_t)b->lens[file]);
+    c[b->lens[file]] = 0;
+    *text = c;
+    *len = b->lens[file];
+    return RF_OK;
+}
+
 void rf_txn_batch_free(rf_txn *t)
 {
     batches *b = t->batches;

@@ -654,6 +654,7 @@ static void source_hash(const rf_txn_sources *s, char out[17])
 static void free_txn(rf_txn *t)
 {
     rf_txn_batch_free(t);
+    free(t->commit_manifest);
     for (int32_t i = 0; i < t->npreds; i++) {
         rf_txn_pred *p = &t->preds[i];
         rf_txn_cur_free(p);
@@ -832,11 +833,13 @@ static rf_status own_outputs(rf_rt_result *res, const rf_hir_program *user, rf_d
 
 /* One transaction (rf_txn_exec); *redo: it ran while the last commit
 ** ended, and another process committed between: not applied, to be done
-** again from the files. */
+** again from the files. texts (NULL: not wanted): where it runs so, the
+** text of each batch read from its file here (not given), for that redo
+** (standard input, a FIFO: read once). */
 static rf_status exec_once(const rf_txn_sources *src, const rf_fe_program *fe, const rf_hir_program *user,
                            const char *db_dir, const rf_txn_batch_src *batches, int32_t nbatches,
                            const rf_txn_exec_options *opt, rf_txn_resident *resident, rf_rt_result **out,
-                           rf_txn_report *rep, int *redo, rf_diags *d)
+                           rf_txn_report *rep, int *redo, rf_txn_batch_src *texts, rf_diags *d)
 {
     *out = NULL;
     *redo = 0;
@@ -932,6 +935,11 @@ static rf_status exec_once(const rf_txn_sources *src, const rf_fe_program *fe, c
     for (int32_t i = 0; !st && i < nbatches; i++) {
         const rf_txn_batch_src *s = &batches[i];
         st = rf_txn_batch_apply(&x.t, s->name, s->text, s->len, s->borrowed, d);
+        if (!st && x.overlapped && texts && !s->text) {
+            char *copy = NULL;
+            st = rf_txn_batch_copy_text(&x.t, i, &copy, &texts[i].len);
+            texts[i].text = copy;
+        }
         x.t.read_ahead_stale += s->ahead_stale;
         if (s->ahead && s->text) {
             x.t.read_ahead_files++;
@@ -1035,7 +1043,7 @@ static rf_status exec_once(const rf_txn_sources *src, const rf_fe_program *fe, c
     ** cannot be kept, the next one reads the tables. A failed transaction
     ** leaves them as they were. (Kept before the thread starts: they may be
     ** copied from db's mapped files, which the thread closes.) */
-    if (resident && !st) (void)rf_txn_resident_commit(resident, &x.t, db_dir, left != NULL);
+    if (resident && !st) (void)rf_txn_resident_commit(resident, &x.t, left != NULL);
     else if (resident) rf_txn_resident_abort(resident, &x.t);
     if (!st && left) {
         rf_txn_publish *pub = NULL;
@@ -1091,10 +1099,31 @@ rf_status rf_txn_exec(const rf_txn_sources *src, const rf_fe_program *fe, const 
 {
     int64_t count = d->count, nerrors = d->nerrors;
     int redo = 0;
-    rf_status st = exec_once(src, fe, user, db_dir, batches, nbatches, opt, resident, out, rep, &redo, d);
+    /* the batches to do again where it comes to that: those read from their
+    ** files the first time as they were read then (a second read of
+    ** standard input or a FIFO finds nothing) */
+    rf_txn_batch_src *again = rf_calloc((size_t)nbatches + 1, sizeof *again);
+    char **copies = rf_calloc((size_t)nbatches + 1, sizeof *copies);
+    if (!again || !copies) {
+        free(again);
+        free(copies);
+        return RF_ENOMEM;
+    }
+    rf_status st = exec_once(src, fe, user, db_dir, batches, nbatches, opt, resident, out, rep, &redo, again, d);
+    int redone = redo;
     if (redo) { /* (the last commit has ended: this time from the files, under the lock) */
         rf_diags_truncate(d, count, nerrors);
-        st = exec_once(src, fe, user, db_dir, batches, nbatches, opt, resident, out, rep, &redo, d);
+        for (int32_t i = 0; i < nbatches; i++) {
+            copies[i] = (char *)again[i].text;
+            int64_t len = again[i].len;
+            again[i] = batches[i];
+            if (copies[i]) {
+                again[i].text = copies[i];
+                again[i].len = len;
+                again[i].borrowed = 1;
+            }
+        }
+        st = exec_once(src, fe, user, db_dir, again, nbatches, opt, resident, out, rep, &redo, NULL, d);
         if (!st && opt->profile) {
             rf_buf b;
             rf_buf_init(&b);
@@ -1106,5 +1135,9 @@ rf_status rf_txn_exec(const rf_txn_sources *src, const rf_fe_program *fe, const 
             rep->profile = b;
         }
     }
+    /* the copies (in again until a redo, then in copies) */
+    for (int32_t i = 0; i < nbatches; i++) free(redone ? copies[i] : (char *)again[i].text);
+    free(copies);
+    free(again);
     return st;
 }

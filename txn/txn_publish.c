@@ -7,9 +7,10 @@
 ** Owns: rf_txn_publish: that thread, what it holds until it ends (the
 ** database writer, the transaction's open database and its lock on the
 ** folder, released after the exchange, as a commit releases them) and its
-** outcome (with the manifest it wrote, read before the lock is released,
-** as a commit's own is: what the next transaction checks the database
-** against), which the next transaction waits for before its own commit
+** outcome (with the manifest it wrote, as the writer kept its bytes, not
+** read back from the folder, which another exec may have committed over
+** once exchanged: what the next transaction checks the database against),
+** which the next transaction waits for before its own commit
 ** (commits stay in order) and the caller before it reports the transaction
 ** committed. The step reads nothing of the transaction's relations or of
 ** the dictionary (txn_store.c wrote the columns before it), so the next
@@ -31,7 +32,7 @@ struct rf_txn_publish {
     char *dir;      /* the database's folder */
     rf_status st;
     rf_diags d;
-    char *manifest; /* the manifest it wrote (NULL: could not be read back) */
+    char *manifest; /* the manifest it wrote (NULL: failed, or out of memory) */
     int64_t manifest_len;
     double seconds; /* the step's time on its thread */
 };
@@ -41,10 +42,15 @@ static void *publish(void *arg)
     rf_txn_publish *p = arg;
     double t0 = rf_now();
     p->st = rf_db_writer_commit(p->w, &p->d);
-    char *path = p->st ? NULL : rf_sprintf("%s/%s", p->dir, RF_DB_MANIFEST);
-    const char *why = NULL;
-    if (path && rf_read_file(path, &p->manifest, &p->manifest_len, &why)) p->manifest = NULL;
-    free(path);
+    /* the manifest it wrote, not the folder's: once exchanged, the new
+    ** folder is not under this lock (it is on the old one), and another
+    ** exec may commit over it before this thread could read it back */
+    int64_t len = 0;
+    const char *m = p->st ? NULL : rf_db_writer_manifest(p->w, &len);
+    if (m && (p->manifest = rf_malloc((size_t)len + 1)) != NULL) {
+        memcpy(p->manifest, m, (size_t)len);
+        p->manifest_len = len;
+    }
     rf_db_writer_free(p->w); /* (after a failure: the new folder removed) */
     p->w = NULL;
     rf_db_close(p->db);

@@ -19,7 +19,7 @@
 ** renewed), so memory is as atomic as the database. Where the commit's
 ** last step (its syncs, manifest and exchange: txn_publish.c) still runs on
 ** a thread, the state is kept already and the next transaction starts from
-** it; the manifest is read once that step is waited for, and its failure
+** it; the manifest is known once that step is waited for, and its failure
 ** makes r forget all (the state was never committed).
 */
 #include "rf_txn.h"
@@ -413,7 +413,7 @@ rf_status rf_txn_resident_wait_publish(rf_txn_resident *r, const char *db_dir, d
     (void)db_dir;
     free(r->manifest);
     r->manifest = NULL;
-    /* (the manifest read back under the commit's lock: NULL, the next
+    /* (the manifest the commit wrote: NULL, the next
     ** transaction reads the tables) */
     rf_status st = rf_txn_publish_wait(r->publishing, waited, seconds, &r->manifest, &r->manifest_len, d);
     r->publishing = NULL;
@@ -427,7 +427,7 @@ void rf_txn_resident_publish(rf_txn_resident *r, rf_txn_publish *p)
     if (!p) forget(r);
 }
 
-rf_status rf_txn_resident_commit(rf_txn_resident *r, rf_txn *t, const char *db_dir, int publishing)
+rf_status rf_txn_resident_commit(rf_txn_resident *r, rf_txn *t, int publishing)
 {
     rf_status st = r->cache ? RF_OK : RF_EINTERNAL;
     /* the relations of other programs' transactions on this database go */
@@ -467,11 +467,15 @@ rf_status rf_txn_resident_commit(rf_txn_resident *r, rf_txn *t, const char *db_d
     }
     free(r->manifest);
     r->manifest = NULL;
-    char *path = st || publishing ? NULL : rf_sprintf("%s/%s", db_dir, RF_DB_MANIFEST);
-    const char *why = NULL;
-    if (!st && !publishing && (!path || rf_read_file(path, &r->manifest, &r->manifest_len, &why)))
-        st = path ? RF_EIO : RF_ENOMEM;
-    free(path);
+    /* the manifest this commit wrote, not DIR's: another exec may have
+    ** committed over it already (a copy-on-write commit's lock is on the
+    ** folder it exchanged away); the next transaction compares DIR's with it */
+    if (!st && !publishing) {
+        r->manifest = t->commit_manifest;
+        r->manifest_len = t->commit_manifest_len;
+        t->commit_manifest = NULL;
+        if (!r->manifest) st = RF_EINTERNAL;
+    }
     if (!st) memcpy(r->hash, t->source_hash, sizeof r->hash);
     if (st) forget(r);
     return st;

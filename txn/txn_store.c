@@ -784,6 +784,20 @@ static rf_status commit_with(rf_txn *t, const rf_db *db, rf_db_writer *w, int le
     return st;
 }
 
+/* The manifest w's commit wrote, kept in t (the next transaction of the
+** process checks the database against it: txn_resident.c). */
+static rf_status keep_manifest(rf_txn *t, const rf_db_writer *w)
+{
+    int64_t len = 0;
+    const char *m = rf_db_writer_manifest(w, &len);
+    free(t->commit_manifest);
+    t->commit_manifest = m ? rf_malloc((size_t)len + 1) : NULL;
+    t->commit_manifest_len = len;
+    if (!t->commit_manifest) return m ? RF_ENOMEM : RF_EINTERNAL;
+    memcpy(t->commit_manifest, m, (size_t)len);
+    return RF_OK;
+}
+
 rf_status rf_txn_store_commit(rf_txn *t, const rf_db *db, const char *dir, rf_db_writer **pending, rf_diags *d)
 {
     rf_db_writer *w = NULL;
@@ -793,6 +807,7 @@ rf_status rf_txn_store_commit(rf_txn *t, const rf_db *db, const char *dir, rf_db
     if (appends_only(t, db)) {
         st = rf_db_writer_in_place(db, RF_VERSION_STRING, &w, d);
         if (!st) st = commit_with(t, db, w, 0, &again, d);
+        if (!st && !again) st = keep_manifest(t, w);
         if (!st && !again) {
             t->commit_in_place = 1;
             t->commit_in_place_bytes = rf_db_writer_in_place_bytes(w);
@@ -804,6 +819,7 @@ rf_status rf_txn_store_commit(rf_txn *t, const rf_db *db, const char *dir, rf_db
     }
     st = rf_db_writer_new(dir, RF_VERSION_STRING, &w, d);
     if (!st) st = commit_with(t, db, w, pending != NULL, &again, d);
+    if (!st && !again && !pending) st = keep_manifest(t, w);
     if (!st && again) st = RF_EINTERNAL;
     if (w) rf_db_writer_carried_bytes(w, &t->commit_linked_bytes, &t->commit_copied_bytes);
     if (!st && pending) { /* (its last step the caller's) */
