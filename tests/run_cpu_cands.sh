@@ -5,6 +5,7 @@
 #  - A non-linear closure of a 350-node chain counts n(n-1)/2 pairs (awk's
 #    count) on the CPU and the emulated GPU, and on the CPU fits in 150 MB
 #    of address space (the whole pairs of a round needed over 200 MB).
+#    So does the closure whose round also maps rows (filtered.logic).
 #  - A hub whose left rows each match 3,000 right rows: a chunk of left
 #    rows is cut into parts, so the round fits in 100 MB.
 #  - A round that unions a filtered non-linear join, a linear join with an
@@ -44,6 +45,19 @@ if [ $limit = 1 ]; then
         no "chain: in 150 MB of address space: exit $rc, $(cat "$tmp/chain/lerr")"
 fi
 echo "chain of $n: $want pairs on the CPU and the emulated GPU"
+# the same round with maps in it (a condition the planner moves before a
+# join, a rule of one atom after the joins) runs in parts too
+if [ $limit = 1 ]; then
+    (ulimit -v 150000; exec $to "$redfox" run "$dir/filtered.logic" --data "$tmp/chain" --device cpu --threads 2 --format csv) \
+        >"$tmp/chain/fout" 2>"$tmp/chain/ferr"
+    rc=$?
+    [ $rc -eq 0 ] && [ "$(tail -1 "$tmp/chain/fout")" = "$want" ] ||
+        no "chain with maps: in 150 MB of address space: exit $rc, $(cat "$tmp/chain/ferr")"
+fi
+$to "$redfox" run "$dir/filtered.logic" --data "$tmp/chain" --device cpu --threads 2 --profile --format csv \
+    >"$tmp/chain/fout" 2>"$tmp/chain/ferr"
+[ "$(tail -1 "$tmp/chain/fout")" = "$want" ] || no "chain with maps: counted $(tail -1 "$tmp/chain/fout"), not $want"
+grep -q "recursion rounds' candidates in parts" "$tmp/chain/ferr" || no "chain with maps: no round ran in parts"
 
 # 1b. a hub: chunks of left rows whose every row matches 3,000 right rows
 # (1.9 M pairs in the first chunk, 48,000 distinct candidates): the parts
