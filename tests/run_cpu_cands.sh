@@ -5,6 +5,9 @@
 #  - A non-linear closure of a 350-node chain counts n(n-1)/2 pairs (awk's
 #    count) on the CPU and the emulated GPU, and on the CPU fits in 150 MB
 #    of address space (the whole pairs of a round needed over 200 MB).
+#    So does the closure whose round also maps rows (filtered.logic).
+#  - A hub whose left rows each match 3,000 right rows: a chunk of left
+#    rows is cut into parts, so the round fits in 100 MB.
 #  - A round that unions a filtered non-linear join, a linear join with an
 #    input and a later mutual stratum: outputs byte-identical with parts of
 #    one pair, the default, one part per join, --no-fuse and the emulated GPU.
@@ -42,6 +45,38 @@ if [ $limit = 1 ]; then
         no "chain: in 150 MB of address space: exit $rc, $(cat "$tmp/chain/lerr")"
 fi
 echo "chain of $n: $want pairs on the CPU and the emulated GPU"
+# the same round with maps in it (a condition the planner moves before a
+# join, a rule of one atom after the joins) runs in parts too
+if [ $limit = 1 ]; then
+    (ulimit -v 150000; exec $to "$redfox" run "$dir/filtered.logic" --data "$tmp/chain" --device cpu --threads 2 --format csv) \
+        >"$tmp/chain/fout" 2>"$tmp/chain/ferr"
+    rc=$?
+    [ $rc -eq 0 ] && [ "$(tail -1 "$tmp/chain/fout")" = "$want" ] ||
+        no "chain with maps: in 150 MB of address space: exit $rc, $(cat "$tmp/chain/ferr")"
+fi
+$to "$redfox" run "$dir/filtered.logic" --data "$tmp/chain" --device cpu --threads 2 --profile --format csv \
+    >"$tmp/chain/fout" 2>"$tmp/chain/ferr"
+[ "$(tail -1 "$tmp/chain/fout")" = "$want" ] || no "chain with maps: counted $(tail -1 "$tmp/chain/fout"), not $want"
+grep -q "recursion rounds' candidates in parts" "$tmp/chain/ferr" || no "chain with maps: no round ran in parts"
+
+# 1b. a hub: chunks of left rows whose every row matches 3,000 right rows
+# (1.9 M pairs in the first chunk, 48,000 distinct candidates): the parts
+# are cut inside a chunk, so the round fits in 100 MB (whole chunks: over 150 MB)
+mkdir -p "$tmp/hub"
+awk -v a=16 -v b=3000 -v h=40 'BEGIN { for (k = 0; k < h; k++) for (i = 1; i <= a; i++) printf "%d\t%d\n", i, -k;
+    for (k = 0; k < h; k++) for (j = 0; j < b; j++) printf "%d\t%d\n", -k, 100000 + j }' >"$tmp/hub/edge.facts"
+want=$(awk 'BEGIN { print 16 * 40 + 40 * 3000 + 16 * 3000 }')
+if [ $limit = 1 ]; then
+    (ulimit -v 100000; exec $to "$redfox" run "$dir/chain.logic" --data "$tmp/hub" --device cpu --threads 2 --format csv) \
+        >"$tmp/hub/out" 2>"$tmp/hub/err"
+    rc=$?
+    [ $rc -eq 0 ] && [ "$(tail -1 "$tmp/hub/out")" = "$want" ] ||
+        no "hub: in 100 MB of address space: exit $rc, $(cat "$tmp/hub/err")"
+fi
+$to "$redfox" run "$dir/chain.logic" --data "$tmp/hub" --device cpu --threads 2 --set cpu_part_pairs=1000 --format csv \
+    >"$tmp/hub/out" 2>"$tmp/hub/err"
+[ "$(tail -1 "$tmp/hub/out")" = "$want" ] || no "hub: parts of 1000 pairs counted $(tail -1 "$tmp/hub/out"), not $want"
+echo "hub: $want pairs"
 
 # 2. a mixed round: every way, the same bytes
 awk 'BEGIN { srand(3); for (i = 1; i < 120; i++) printf "%d\t%d\n", i, i + 1;

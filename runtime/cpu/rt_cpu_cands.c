@@ -6,9 +6,11 @@
 **
 ** Owns: finding such spans (rf_cx_cd_plan) and running one. A span is a
 ** block's consecutive kernels
-**     (JOIN_INDEX, JOIN_MAP){2,} [CONCAT] [UNIQUE] DIFFERENCE(c, known)
-** where every join's mapped rows, the concatenation and the distinct rows
-** are temporaries only the span reads: the semi-naive loop of a recursive
+**     ((JOIN_INDEX, JOIN_MAP) | MAP)* [CONCAT] [UNIQUE] DIFFERENCE(c, known)
+** with two joins or more, where every join's mapped rows, the concatenation
+** and the distinct rows are temporaries only the span reads (a map, a rule
+** of one atom or a condition the planner moved before a join, runs whole in
+** its place; its rows are stored as its kernel's): the semi-naive loop of a recursive
 ** predicate whose round has two joins or more (queryplan/README.md,
 ** "Lowering"), its new rows the distinct candidates not yet known (a round of
 ** one join, a linear recursion's, runs as the kernels apart: see plan_at).
@@ -33,15 +35,20 @@
 */
 #include "rt_cpu_internal.h"
 
-typedef struct cd_source {
-    const rf_hir_kernel *ji, *jm; /* a join run in parts; NULL: var's rows as they are */
-    int32_t var;
-} cd_source;
+/* A step of the span, in block order: a join run in parts (ji, jm), or a map
+** run whole (mp: a rule of one atom, or a condition the planner moved before
+** a join, which then reads its rows). src: its rows are a concatenation input. */
+typedef struct cd_item {
+    const rf_hir_kernel *ji, *jm, *mp;
+    int src;
+} cd_item;
 
 struct rf_cx_cdplan {
     const rf_hir_kernel *first, *concat, *unique, *diff;
-    cd_source *src;
-    int32_t nsrc;
+    int32_t *pre; /* concatenation inputs made before the span, in its order (all before the span's) */
+    int32_t npre;
+    cd_item *items;
+    int32_t nitems;
     const rf_hir_kernel **ks; /* the span's kernels after the first, skipped when it ran */
     int32_t nks;
 };
@@ -88,7 +95,8 @@ static int same_types(const rf_hir_program *p, int32_t a, int32_t b)
 void rf_cx_cd_plan_free(rf_cx_cdplan *pl)
 {
     if (!pl) return;
-    free(pl->src);
+    free(pl->pre);
+    free(pl->items);
     free(pl->ks);
     free(pl);
 }
@@ -111,22 +119,32 @@ static rf_cx_cdplan *plan_at(const rf_hir_program *p, const rf_hir_block *bl, in
         vars = c->in;
         nvars = c->nin;
     }
-    /* the joins before: (JOIN_INDEX, JOIN_MAP) pairs making sources, each once */
+    /* the steps before: (JOIN_INDEX, JOIN_MAP) pairs making concatenation
+    ** inputs, each once, and maps (making inputs, or read by a later join) */
     uint8_t *claimed = rf_calloc((size_t)nvars + 1, 1);
     if (!claimed) return NULL;
-    int32_t first = pos;
-    while (first >= 2) {
-        const rf_hir_kernel *ji = bl->kernels[first - 2], *jm = bl->kernels[first - 1];
-        if (ji->kind != RF_HIR_JOIN_INDEX || jm->kind != RF_HIR_JOIN_MAP || ji->nin != 2 || jm->nin != 3 ||
-            jm->idx != ji->out || jm->in[0] != ji->in[0] || jm->in[1] != ji->in[1] || jm->in[2] != ji->out ||
-            ji->in[0] == jm->out || ji->in[1] == jm->out)
+    int32_t first = pos, njoins = 0;
+    while (first >= 1) {
+        const rf_hir_kernel *m = bl->kernels[first - 1], *ji = first >= 2 ? bl->kernels[first - 2] : NULL;
+        int32_t out, step;
+        if (m->kind == RF_HIR_MAP && m->nin == 1 && m->in[0] != m->out && !m->group && m->naggs == 0) {
+            out = m->out;
+            step = 1;
+        } else if (ji && ji->kind == RF_HIR_JOIN_INDEX && m->kind == RF_HIR_JOIN_MAP && ji->nin == 2 &&
+                   m->nin == 3 && m->idx == ji->out && m->in[0] == ji->in[0] && m->in[1] == ji->in[1] &&
+                   m->in[2] == ji->out && ji->in[0] != m->out && ji->in[1] != m->out) {
+            out = m->out;
+            step = 2;
+        } else {
             break;
+        }
         int32_t at = -1, times = 0;
         for (int32_t i = 0; i < nvars; i++)
-            if (vars[i] == jm->out) at = i, times++;
-        if (times != 1 || claimed[at]) break;
-        claimed[at] = 1;
-        first -= 2;
+            if (vars[i] == out) at = i, times++;
+        if (times > 1 || (times == 1 && claimed[at]) || (times == 0 && step == 2)) break;
+        if (times == 1) claimed[at] = 1;
+        first -= step;
+        njoins += step == 2;
     }
     rf_cx_cdplan *pl = NULL;
     /* Two joins or more: a round whose candidates one join makes (a linear
@@ -134,37 +152,59 @@ static rf_cx_cdplan *plan_at(const rf_hir_program *p, const rf_hir_block *bl, in
     ** so parts save little memory, and the set of distinct rows grown part
     ** by part cost a quarter more time than one pass over them (a 3,000-node
     ** star's linear closure: run 503 -> 645 ms, median of 5). */
-    int ok = pos - first >= 4 && same_types(p, d->out, d->in[1]) && same_types(p, d->out, d->in[0]);
+    int ok = njoins >= 2 && same_types(p, d->out, d->in[1]) && same_types(p, d->out, d->in[0]);
     /* every value between the joins and the difference lives and dies in the span */
     if (ok && u) ok = span_private(p, bl, first, jd, u->out) && same_types(p, d->out, u->in[0]);
     if (ok && c) ok = span_private(p, bl, first, jd, c->out);
     for (int32_t i = 0; i < nvars && ok; i++) ok = same_types(p, d->out, vars[i]);
-    for (int32_t j = first; j < pos && ok; j += 2) {
-        ok = span_private(p, bl, first, jd, bl->kernels[j]->out) && span_private(p, bl, first, jd, bl->kernels[j + 1]->out);
-        /* no join reads another's pairs or rows: those are never stored */
-        for (int32_t i = first; i < pos && ok; i += 2)
-            for (int32_t side = 0; side < 2 && ok; side++)
-                ok = bl->kernels[j]->in[side] != bl->kernels[i]->out && bl->kernels[j]->in[side] != bl->kernels[i + 1]->out;
+    /* the concatenation's inputs made before the span come first, the span's
+    ** in block order after them: rows then come in the concatenation's order,
+    ** and the steps run (and fail) in the kernels' order */
+    int32_t last_at = -1;
+    for (int32_t i = 0; i < nvars && ok; i++)
+        if (!claimed[i]) ok = last_at < i, last_at = i;
+    for (int32_t j = first; j < pos && ok;) {
+        const rf_hir_kernel *k = bl->kernels[j];
+        int join = k->kind == RF_HIR_JOIN_INDEX;
+        const rf_hir_kernel *o = join ? bl->kernels[j + 1] : k;
+        ok = span_private(p, bl, first, jd, o->out) && (!join || span_private(p, bl, first, jd, k->out));
+        for (int32_t i = 0; i < nvars && ok; i++)
+            if (vars[i] == o->out) ok = last_at < i, last_at = i;
+        /* no step reads a join's pairs or rows (never stored), nor a map's
+        ** rows before the map ran */
+        for (int32_t i = first; i < pos && ok; i++) {
+            const rf_hir_kernel *q = bl->kernels[i];
+            if (q->kind == RF_HIR_JOIN_MAP && q->idx == bl->kernels[i - 1]->out) continue; /* its own pairs */
+            for (int32_t side = 0; side < q->nin && ok; side++)
+                ok = (!join || (q->in[side] != k->out && q->in[side] != o->out)) && (join || i > j || q->in[side] != o->out);
+        }
+        j += join ? 2 : 1;
     }
     if (ok) ok = (pl = rf_calloc(1, sizeof *pl)) != NULL;
     if (ok) {
-        pl->src = rf_calloc((size_t)nvars + 1, sizeof *pl->src);
+        pl->pre = rf_calloc((size_t)nvars + 1, sizeof *pl->pre);
+        pl->items = rf_calloc((size_t)(pos - first) + 1, sizeof *pl->items);
         pl->ks = rf_calloc((size_t)(jd - first) + 1, sizeof *pl->ks);
-        ok = pl->src && pl->ks;
+        ok = pl->pre && pl->items && pl->ks;
     }
     if (ok) {
         pl->first = bl->kernels[first];
         pl->concat = c;
         pl->unique = u;
         pl->diff = d;
-        pl->nsrc = nvars;
-        for (int32_t i = 0; i < nvars; i++) {
-            pl->src[i].var = vars[i];
-            for (int32_t j = first; j < pos && claimed[i]; j += 2)
-                if (bl->kernels[j + 1]->out == vars[i]) {
-                    pl->src[i].ji = bl->kernels[j];
-                    pl->src[i].jm = bl->kernels[j + 1];
-                }
+        for (int32_t i = 0; i < nvars; i++)
+            if (!claimed[i]) pl->pre[pl->npre++] = vars[i];
+        for (int32_t j = first; j < pos;) {
+            cd_item *it = &pl->items[pl->nitems++];
+            if (bl->kernels[j]->kind == RF_HIR_JOIN_INDEX) {
+                it->ji = bl->kernels[j];
+                it->jm = bl->kernels[j + 1];
+                it->src = 1;
+                j += 2;
+            } else {
+                it->mp = bl->kernels[j++];
+                for (int32_t i = 0; i < nvars; i++) it->src |= vars[i] == it->mp->out;
+            }
         }
         for (int32_t j = first + 1; j <= jd; j++) pl->ks[pl->nks++] = bl->kernels[j];
     } else {
@@ -274,7 +314,7 @@ static rf_status add_rows(exec *x, cands *c, const rf_hir_var *dv, rf_rt_rel *re
 }
 
 /* One join's pairs, part by part: mapped and added to the candidates. */
-static rf_status join_in_parts(exec *x, const cd_source *s, cands *cd, const rf_hir_var *dv, int64_t *npairs,
+static rf_status join_in_parts(exec *x, const cd_item *s, cands *cd, const rf_hir_var *dv, int64_t *npairs,
                                int64_t *nrows)
 {
     const rf_hir_kernel *ji = s->ji, *jm = s->jm;
@@ -377,11 +417,18 @@ static rf_status run_span(exec *x, const rf_cx_cdplan *pl)
     cd.bound = x->o.tuning ? x->o.tuning->cpu_part_pairs : rf_rt_tuning_default()->cpu_part_pairs;
     rf_status st = RF_OK;
     int64_t all = 0;
-    for (int32_t i = 0; i < pl->nsrc && !st; i++) {
-        const cd_source *s = &pl->src[i];
-        if (!s->ji) {
-            all += x->vals[s->var].rel.nrows;
-            st = add_rows(x, &cd, dv, &x->vals[s->var].rel, 0);
+    for (int32_t i = 0; i < pl->npre && !st; i++) {
+        all += x->vals[pl->pre[i]].rel.nrows;
+        st = add_rows(x, &cd, dv, &x->vals[pl->pre[i]].rel, 0);
+    }
+    for (int32_t i = 0; i < pl->nitems && !st; i++) {
+        const cd_item *s = &pl->items[i];
+        if (s->mp) {
+            /* a map runs whole as its kernel would; its rows stay its variable's */
+            if (!(st = rf_cx_k_map_kernel(x, s->mp)) && s->src) {
+                all += x->vals[s->mp->out].rel.nrows;
+                st = add_rows(x, &cd, dv, &x->vals[s->mp->out].rel, 0);
+            }
             continue;
         }
         int64_t npairs = 0, nrows = 0;

@@ -402,6 +402,14 @@ static int map_borrows(exec *x, const rf_hir_kernel *k)
     return 1;
 }
 
+rf_status rf_cx_k_map_kernel(exec *x, const rf_hir_kernel *k)
+{
+    if (x->fused_rows && k->out >= 0) x->fused_rows[k->out] = -1;
+    if (map_borrows(x, k)) return RF_OK;
+    rf_rt_side s[2] = {{&x->vals[k->in[0]].rel, NULL}, {NULL, NULL}};
+    return k_map(x, k, s, s[0].rel->nrows);
+}
+
 static rf_status run_kernel(exec *x, const rf_hir_kernel *k)
 {
     rf_status gst;
@@ -409,11 +417,7 @@ static rf_status run_kernel(exec *x, const rf_hir_kernel *k)
     if (x->cd && rf_cx_cd_run(x, k, &gst)) return gst;
     if (x->fused_rows && k->out >= 0) x->fused_rows[k->out] = -1;
     switch (k->kind) {
-    case RF_HIR_MAP: {
-        if (map_borrows(x, k)) return RF_OK;
-        rf_rt_side s[2] = {{&x->vals[k->in[0]].rel, NULL}, {NULL, NULL}};
-        return k_map(x, k, s, s[0].rel->nrows);
-    }
+    case RF_HIR_MAP: return rf_cx_k_map_kernel(x, k);
     case RF_HIR_JOIN_MAP: {
         const rf_rt_index *idx = &x->vals[k->idx].idx;
         rf_rt_side s[2] = {{&x->vals[k->in[0]].rel, idx->a}, {&x->vals[k->in[1]].rel, idx->b}};

@@ -138,6 +138,8 @@ int rf_cx_cd_run(exec *x, const rf_hir_kernel *k, rf_status *st);
 int32_t rf_cx_cd_until(exec *x, const rf_hir_kernel *k);
 void rf_cx_cd_unfuse(exec *x, const rf_hir_kernel *k);
 
+/* rt_cpu_exec.c: a MAP kernel run as run_kernel runs it (a span's maps). */
+rf_status rf_cx_k_map_kernel(exec *x, const rf_hir_kernel *k);
 /* rt_cpu_exec.c: a join's right side indexed once and kept (see join_kept_side):
 ** 1 when k may probe *side (*st RF_OK) or building it failed (*st), 0 when
 ** k's right side is not one to keep. */

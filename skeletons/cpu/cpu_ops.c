@@ -722,10 +722,14 @@ struct rf_cpu_join_parts {
     int inline_;    /* a small left side: every step on the caller's thread */
     int64_t ln;
     int64_t next;   /* the next chunk of left rows to give */
+    /* a chunk with more pairs than a part may hold is given in pieces, on
+    ** the caller's thread: of chunk `next`, `given` pairs so far, the next
+    ** from its hit (or left row) at_h, that row's pairs from at_j on */
+    int64_t given, at_h, at_j;
 };
 
-/* Chunks of ln / 4096 left rows, at least 1024 (a part holds whole chunks):
-** fine enough that a part can be cut near its bound, coarse enough for the
+/* Chunks of ln / 4096 left rows, at least 1024 (a part holds whole chunks,
+** or pieces of one that alone has more pairs than the bound): fine enough that a part can be cut near its bound, coarse enough for the
 ** threads to share a part's chunks. A left side of at most 16384 rows runs
 ** on the caller's thread, as rf_cpu_hash_join runs it (one chunk of its
 ** grain): waking the threads for its pieces cost more than the join (a long
@@ -757,6 +761,48 @@ rf_status rf_cpu_join_parts_new(rf_cpu_pool *pool, const rf_cpu_table *left, con
 
 int64_t rf_cpu_join_parts_total(const rf_cpu_join_parts *p) { return p->jp.total; }
 
+/* The next piece, of at most max_pairs pairs, of chunk p->next, which has
+** csize pairs: the left rows' pairs in JP_FOR_PAIRS's order, resumed where
+** the last piece ended (a chunk of left rows that each match many right rows
+** can hold far more pairs than a part may). */
+static rf_status parts_cut(rf_cpu_join_parts *p, int64_t csize, int64_t max_pairs, int64_t **lidx, int64_t **ridx,
+                           int64_t *n)
+{
+    const join_plan *jp = &p->jp;
+    int64_t m = csize - p->given < max_pairs ? csize - p->given : max_pairs;
+    int64_t *li = cpu_alloc(m, 8), *ri = cpu_alloc(m, 8);
+    if (!li || !ri) {
+        free(li);
+        free(ri);
+        return RF_ENOMEM;
+    }
+    int64_t b = p->next * jp->grain, e = b + jp->grain < p->ln ? b + jp->grain : p->ln;
+    int64_t nh = jp->hit_row ? jp->nhit[p->next] : e - b, k = 0;
+    while (k < m && p->at_h < nh) {
+        int64_t L = jp->hit_row ? jp->hit_row[b + p->at_h] : b + p->at_h;
+        int64_t g = jp->hit_row ? jp->hit_gid[b + p->at_h] : jp->lg[L];
+        int64_t lo = g < 0 ? 0 : jp->offsets ? jp->offsets[g] : 0;
+        int64_t hi = g < 0 ? 0 : jp->offsets ? jp->offsets[g + 1] : 1;
+        for (int64_t j = lo + p->at_j; j < hi && k < m; j++, p->at_j++) {
+            li[k] = L;
+            ri[k++] = jp->offsets ? jp->order[j] : g;
+        }
+        if (lo + p->at_j >= hi) { /* this row's pairs are all given */
+            p->at_h++;
+            p->at_j = 0;
+        }
+    }
+    p->given += k;
+    if (p->given >= csize) { /* the chunk is done */
+        p->next++;
+        p->given = p->at_h = p->at_j = 0;
+    }
+    *lidx = li;
+    *ridx = ri;
+    *n = k;
+    return RF_OK;
+}
+
 rf_status rf_cpu_join_parts_next(rf_cpu_pool *pool, rf_cpu_join_parts *p, int64_t max_pairs, int64_t **lidx,
                                  int64_t **ridx, int64_t *n)
 {
@@ -764,9 +810,12 @@ rf_status rf_cpu_join_parts_next(rf_cpu_pool *pool, rf_cpu_join_parts *p, int64_
     *n = 0;
     const join_plan *jp = &p->jp;
     if (p->next >= jp->nch) return RF_OK;
-    /* whole chunks from next on, at least one, while their pairs stay within the bound */
+    if (max_pairs < 1) max_pairs = 1;
     int64_t c0 = p->next, c1 = c0 + 1;
 #define PARTS_AT(c) ((c) < jp->nch ? jp->counts[c] : jp->total)
+    if (p->given > 0 || PARTS_AT(c0 + 1) - PARTS_AT(c0) > max_pairs)
+        return parts_cut(p, PARTS_AT(c0 + 1) - PARTS_AT(c0), max_pairs, lidx, ridx, n);
+    /* whole chunks from next on, at least one, while their pairs stay within the bound */
     while (c1 < jp->nch && PARTS_AT(c1 + 1) - PARTS_AT(c0) <= max_pairs) c1++;
     int64_t first = PARTS_AT(c0), m = PARTS_AT(c1) - first;
 #undef PARTS_AT

@@ -220,9 +220,10 @@ rf_status rf_cpu_anti_join_side(rf_cpu_pool *pool, const rf_cpu_table *left, con
 ** prepares (s NULL), or on a side s prepared from right (rkeys, nkeys then
 ** unused); then each rf_cpu_join_parts_next gives the pairs of the next
 ** run of left rows, in rf_cpu_hash_join's order, at most max_pairs of them
-** unless one chunk of left rows (ln / 4096 of them, at least 1024) alone
-** has more (a left side of at most 16384 rows runs on the caller's thread); *n = 0 when all were given. The tables and s must stay
-** unchanged until rf_cpu_join_parts_free. */
+** (at least 1): whole chunks of left rows (ln / 4096 of them, at least
+** 1024) where they fit, a chunk with more pairs in pieces on the caller's
+** thread (so does a left side of at most 16384 rows); *n = 0 when all were
+** given. The tables and s must stay unchanged until rf_cpu_join_parts_free. */
 typedef struct rf_cpu_join_parts rf_cpu_join_parts;
 rf_status rf_cpu_join_parts_new(rf_cpu_pool *pool, const rf_cpu_table *left, const int32_t *lkeys,
                                 const rf_cpu_table *right, const int32_t *rkeys, int32_t nkeys,
