@@ -38,6 +38,7 @@ static uint64_t value_hash(const rf_rt_rel *r, const rf_rt_dict *dict, int32_t c
         if (v == 0) v = 0; /* -0 joins 0 */
         uint64_t b;
         memcpy(&b, &v, sizeof b);
+        if (v != v) b = UINT64_C(0x7ff8000000000000); /* every NaN is one value (LANGUAGE.md): one rank */
         return rf_rt_mix64(b);
     }
     case RF_TYPE_DATE: return rf_rt_mix64((uint64_t)(int64_t)((const int32_t *)r->cols[c])[i]);

@@ -131,7 +131,8 @@ template <int TILE> __device__ __forceinline__ void part_flags(const Args &a)
                 switch (a.k[j]) {
                 case 1: {
                     double d = ((const double *)a.c0[j])[i];
-                    v = d == 0 ? 0 : dbits(d); /* -0 is 0 */
+                    /* -0 is 0; every NaN is one (dist_pack.c's) */
+                    v = d == 0 ? 0 : d != d ? 0x7ff8000000000000ull : dbits(d);
                     break;
                 }
                 case 2: v = (u64)(i64)((const i32 *)a.c0[j])[i]; break;
