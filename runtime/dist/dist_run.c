@@ -150,23 +150,26 @@ static rf_status least_clash(rf_rt_dist *x, const int64_t *flag, int64_t stride,
 
 /* After a vote (failed[r]: rank r's flag): stops the run when a rank failed.
 ** The lowest failed rank keeps its messages, or where every failed rank
-** stopped at a clash of one functional dependency, the one with the least
-** key (least_clash); rank 0, when it did not fail, names that rank;
-** everyone else says nothing more. */
+** stopped at a clash of a functional dependency, one that stopped at the
+** earliest kernel (one process stops there: ranks without a move between
+** two checks may each pass one and stop at the other), and of several
+** there the one with the least key (least_clash); rank 0, when it did not
+** fail, names that rank; everyone else says nothing more. */
 static rf_status vote_outcome(rf_rt_dist *x, const int64_t *failed, int64_t stride, rf_diags *d)
 {
-    int first = -1, clashes = 1, at_least = 0;
+    int first = -1, clashes = 1, at_least = 0, first_at_least = -1;
     int64_t least = INT64_MAX;
     for (int r = 0; r < x->size; r++) {
         int64_t f = failed[r * stride];
         if (!f) continue;
         if (first < 0) first = r;
         if (f < 2) clashes = 0;
-        if (f < least) least = f, at_least = 0;
+        if (f < least) least = f, at_least = 0, first_at_least = r;
         at_least += f == least;
     }
     if (first < 0) return RF_OK;
     x->stopped = 1;
+    if (clashes) first = first_at_least;
     if (clashes && at_least > 1) {
         rf_status st = least_clash(x, failed, stride, least, &first, d);
         if (st) {
