@@ -158,5 +158,34 @@ for k in 1 2 3; do
         check "f then g, key $k, -np $np" "$tmp/two.logic" "$want" "$tmp/rc" "$tmp/err"
     done
 done
+
+# another failure before a clash: h divides by b - 1, zero for key 1 only,
+# and g (read from h, no move between) clashes for every other key. One
+# process stops at h's division; before, the ranks without key 1 ran on to
+# g's check and the lowest failed rank printed g's clash instead.
+cat >"$tmp/mix.logic" <<'P'
+e(a, b) -> int(a), int(b).
+lang:input[`e] = "two.csv".
+lang:input:delimiter[`e] = ",".
+f[a] = b <- e(a, b).
+h[a] = c <- f[a] = b, c = 100 / (b - 1).
+g[a] = c <- h[a] = b, c = b.
+g[a] = c <- h[a] = b, c = b + 1, b > 10.
+lang:output[`g] = "g".
+P
+{ echo "1,1"; awk 'BEGIN { for (i = 4; i < 40; i++) print i ",2" }'; } >"$tmp/two.csv"
+for np in 1 2 3; do
+    if [ $np = 1 ]; then
+        "$redfox" run "$tmp/mix.logic" --data "$tmp" --out "$tmp/o" --device cpu 2>"$tmp/err"
+    else
+        $mpi $np "$redfox" run "$tmp/mix.logic" --data "$tmp" --out "$tmp/o" --device cpu --set rank_timeout_s=60 \
+            2>"$tmp/err"
+    fi
+    rc=$?
+    if [ $rc -ne 1 ] || [ "$(grep -c ": error: division by zero in 100 / 0" "$tmp/err")" -ne 1 ] ||
+        grep -q "functional dependency" "$tmp/err"; then
+        fail "a division before a clash, -np $np: exit $rc, not the division's error once"; cat "$tmp/err"
+    fi
+done
 [ $fails -eq 0 ] || exit 1
 echo "PASS"
