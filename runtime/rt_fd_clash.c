@@ -3,7 +3,8 @@
 ** names, and how it reads.
 **
 ** Owns: the order of values by value (ints, decimals, dates and floats as
-** numbers, a float's -0.0 before 0.0 and NaNs after every number, strings
+** numbers, a float's -0.0 equal to 0.0 and every NaN one value after every
+** number, as LANGUAGE.md's floats compare everywhere else; strings
 ** by their bytes), the choice of the clash a derived functional predicate's
 ** check reports (the least key, in that order, among those with two
 ** values, and its two least values: the same whatever the rows' order, so
@@ -17,11 +18,15 @@
 
 #include "rf_rt_data.h"
 
-/* A float's bits, in an order that compares as the numbers do. */
+/* A float's bits, in an order that compares as the numbers do, with
+** -0.0 equal to 0.0 and every NaN (whatever its bits) one value above inf:
+** the check groups keys so, and keys it grouped must compare equal here. */
 static uint64_t float_order(const void *col, int64_t row)
 {
     uint64_t u;
     memcpy(&u, (const char *)col + row * 8, 8);
+    if ((u & ~(UINT64_C(1) << 63)) == 0) return UINT64_C(1) << 63;                 /* -0.0, 0.0 */
+    if ((u & ~(UINT64_C(1) << 63)) > UINT64_C(0x7ff0000000000000)) return UINT64_MAX; /* NaN */
     return u >> 63 ? ~u : u | (UINT64_C(1) << 63);
 }
 

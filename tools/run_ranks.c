@@ -38,7 +38,7 @@
 
 static volatile sig_atomic_t child_pid;
 
-static volatile sig_atomic_t forwarded;
+static volatile sig_atomic_t forwarded; /* the signal passed on to mpirun, 0 none */
 
 /* SIGINT, SIGTERM, SIGHUP to this process (a terminal's ^C, kill, timeout):
 ** the first on to mpirun, which stops the ranks. Only the first, and mpirun
@@ -48,7 +48,7 @@ static volatile sig_atomic_t forwarded;
 static void forward_signal(int sig)
 {
     if (child_pid > 0 && !forwarded) {
-        forwarded = 1;
+        forwarded = sig;
         kill((pid_t)child_pid, sig);
     }
 }
@@ -191,6 +191,9 @@ static int run_mpirun(const char *cmd, char **av)
         return 128 + SIGPIPE;
     }
     int rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+    /* stopped by the signal passed on: its status, as one process's run
+    ** ends (mpirun exits 1 then, which says an error of the program) */
+    if (forwarded && rc != RF_EXIT_OK) rc = 128 + forwarded;
     if (err) {
         fprintf(stderr, "redfox %s: cannot write the output: %s\n", cmd, strerror(err));
         if (rc == RF_EXIT_OK) rc = RF_EXIT_USER;

@@ -108,11 +108,14 @@ void rf_rt_dist_fd_clash(rf_rt_dist *x, const char *key, int64_t n)
     x->clash_at = x->kernels;
 }
 
-/* A vote's failed flag: 0 this rank did not fail, 1 it failed, 2 + k it
-** stopped at a functional dependency's clash at kernel k (rf_rt_dist_fd_clash). */
+/* A vote's failed flag: 0 this rank did not fail; else 2 + 2k where it
+** stopped at a functional dependency's clash at kernel k
+** (rf_rt_dist_fd_clash), 3 + 2k where it failed otherwise at or after
+** kernel k, the last its walk reached (rf_rt_dist_at: alike on every rank,
+** so that the earliest failure is the one one process would meet). */
 static int64_t failed_flag(const rf_rt_dist *x, int failed)
 {
-    return !failed ? 0 : x->clash ? 2 + x->clash_at : 1;
+    return !failed ? 0 : x->clash ? 2 + 2 * x->clash_at : 3 + 2 * x->kernels;
 }
 
 /* Every candidate rank (flag[r * stride] == at) stopped at a clash of one
@@ -149,26 +152,27 @@ static rf_status least_clash(rf_rt_dist *x, const int64_t *flag, int64_t stride,
 }
 
 /* After a vote (failed[r]: rank r's flag): stops the run when a rank failed.
-** The lowest failed rank keeps its messages, or where every failed rank
-** stopped at a clash of one functional dependency, the one with the least
-** key (least_clash); rank 0, when it did not fail, names that rank;
-** everyone else says nothing more. */
+** Of the ranks that failed at the earliest kernel (one process stops at
+** its first failure: ranks without a move between two kernels may each
+** pass one and fail at the other), the lowest keeps its messages, or where
+** every one of them stopped at a functional dependency's clash there, the
+** one with the least key (least_clash); rank 0, when it did not fail, names
+** that rank; everyone else says nothing more. */
 static rf_status vote_outcome(rf_rt_dist *x, const int64_t *failed, int64_t stride, rf_diags *d)
 {
     int first = -1, clashes = 1, at_least = 0;
-    int64_t least = INT64_MAX;
+    int64_t least = INT64_MAX; /* the earliest kernel's: (flag - 2) / 2 */
     for (int r = 0; r < x->size; r++) {
         int64_t f = failed[r * stride];
-        if (!f) continue;
-        if (first < 0) first = r;
-        if (f < 2) clashes = 0;
-        if (f < least) least = f, at_least = 0;
-        at_least += f == least;
+        if (!f || (f - 2) / 2 > least) continue;
+        if ((f - 2) / 2 < least) least = (f - 2) / 2, first = r, clashes = 1, at_least = 0;
+        if (f & 1) clashes = 0;
+        at_least++;
     }
     if (first < 0) return RF_OK;
     x->stopped = 1;
     if (clashes && at_least > 1) {
-        rf_status st = least_clash(x, failed, stride, least, &first, d);
+        rf_status st = least_clash(x, failed, stride, 2 + 2 * least, &first, d);
         if (st) {
             rf_rt_dist_world_break(x->w); /* (the ranks may disagree on who reports) */
             return st;

@@ -254,6 +254,18 @@ int main(void)
     rf_rt_dist_row_ranks(&a, d1, &fcol, 1, 3, 1, ra);
     rf_rt_dist_row_ranks(&b, d2, &fcol, 1, 3, 1, r0);
     CHECK(ra[0] == r0[0]);
+    /* so do NaNs of other bits (every NaN is one value) */
+    uint64_t nan_bits[2] = {UINT64_C(0xfff8000000000000), UINT64_C(0x7ff8000000000001)};
+    double kept_a = ((double *)a.cols[3])[0], kept_b = ((double *)b.cols[3])[0];
+    memcpy(&((double *)a.cols[3])[0], &nan_bits[0], 8);
+    memcpy(&((double *)b.cols[3])[0], &nan_bits[1], 8);
+    for (int nr = 2; nr <= 9; nr++) {
+        rf_rt_dist_row_ranks(&a, d1, &fcol, 1, nr, 1, ra);
+        rf_rt_dist_row_ranks(&b, d2, &fcol, 1, nr, 1, r0);
+        CHECK(ra[0] == r0[0]);
+    }
+    ((double *)a.cols[3])[0] = kept_a;
+    ((double *)b.cols[3])[0] = kept_b;
 
     /* pack per rank, unpack on a third dictionary: the same values, in order */
     int64_t size[3], displ[3];
