@@ -212,6 +212,20 @@ static int formula_may_fail(const rf_ast_formula *f, int depth)
     }
 }
 
+/* Whether f is a functional predicate's atom written `f[x] = v` (a
+** comparison of its value with a variable or a constant). */
+static int functional_atom(const rf_ast_formula *f)
+{
+    if (f->kind != RF_FORM_CMP || f->op != RF_CMP_EQ || !f->lhs || !f->rhs) return 0;
+    for (int side = 0; side < 2; side++) {
+        const rf_ast_expr *app = side ? f->rhs : f->lhs, *val = side ? f->lhs : f->rhs;
+        if (app->kind == RF_AST_APPLY && !rf_fe_builtin_lookup(app->name) && val->kind != RF_AST_BINOP &&
+            val->kind != RF_AST_NEG && val->kind != RF_AST_APPLY)
+            return 1;
+    }
+    return 0;
+}
+
 /* !(a, b, ...) with atoms: an auxiliary predicate _notLINE_COL over the
 ** conjunction's variables that the rest of the rule also uses (the others
 ** are existential inside the negation), defined by the conjunction, and
@@ -220,8 +234,8 @@ static int formula_may_fail(const rf_ast_formula *f, int depth)
 ** auxiliary rule repeats the literals of the body that bind it, and all the
 ** others when one of those may fail at run time. When the conjunction
 ** itself may fail (`!(e(w, q), 1 / q > 0)`), the auxiliary rule also
-** repeats the body's atoms and negations, so that it fails only for rows
-** the rule reaches, not for every row of the conjunction's atoms. */
+** repeats the body's atoms (`f[x] = v` too) and negations, so that it
+** fails only for rows the rule reaches, not for every row of the conjunction's atoms. */
 void rf_dsg_body_not_conj(rule_builder *b, const rf_ast_formula *f)
 {
     rf_checker *c = b->c;
@@ -297,7 +311,7 @@ void rf_dsg_body_not_conj(rule_builder *b, const rf_ast_formula *f)
     memset(&atomvars, 0, sizeof atomvars);
     for (int32_t j = 0; guard_atoms && j < nk; j++) {
         const rf_ast_formula *it = b->k->items[j];
-        if (it->kind == RF_FORM_ATOM && !rf_fe_builtin_lookup(it->atom.name)) {
+        if ((it->kind == RF_FORM_ATOM && !rf_fe_builtin_lookup(it->atom.name)) || functional_atom(it)) {
             in[j] = 1;
             names_all(&atomvars, it, 0);
         }
