@@ -343,7 +343,9 @@ def solve(body, env, db):
                 return
         yield from solve(rest, env, db)
     elif k == 'negconj':
-        for _ in solve(l[1], env, db):
+        # every solution, not just the first: a row of the conjunction that
+        # fails (1 / q) fails whatever order the rows come in
+        if any([True for _ in solve(l[1], env, db)]):
             return
         yield from solve(rest, env, db)
     elif k == 'cmp':
@@ -532,6 +534,9 @@ BIGDATA = os.environ.get('RANDPROG_BIGDATA') == '1'  # inputs of hundreds of row
 class Gen:
     def __init__(self, seed, features=('dec', 'str', 'big', 'date')):
         self.r = random.Random(seed)
+        # the draws of later additions, kept apart so that a seed's program
+        # stays what it was where they do not apply
+        self.r2 = random.Random(seed * 7919 + 1)
         self.nvar = 0
         self.dom = self.r.choice([3, 4, 6])
         if BIGDATA:
@@ -731,7 +736,13 @@ class Gen:
             iv = [t[1] for t in ts if t[0] == 'var']
             if iv:
                 v = self.r.choice(iv)
-                inner.append(('cmp', self.r.choice(CMPS), ('var', v),
+                lhs = ('var', v)
+                if self.ty[v] == 'int' and self.r2.random() < 0.4:
+                    # a condition of the conjunction that can fail: only
+                    # the rows the rule reaches may reach it
+                    lhs = ('bin', '/', ('const', self.r2.choice([7, -5, 12])),
+                           ('var', v))
+                inner.append(('cmp', self.r.choice(CMPS), lhs,
                               self.const(self.ty[v])))
             extra.append(('negconj', inner))
         strs = [v for v in self.of(bound, 'string')
