@@ -193,13 +193,49 @@ static int expr_may_fail(const rf_ast_expr *e, int depth)
     return 0;
 }
 
+/* Whether a literal of formula f (a conjunction's) may raise a run-time
+** error: a comparison or an atom's argument with arithmetic or a built-in. */
+static int formula_may_fail(const rf_ast_formula *f, int depth)
+{
+    if (!f || depth > 10000) return 0;
+    switch (f->kind) {
+    case RF_FORM_CMP: return expr_may_fail(f->lhs, 0) || expr_may_fail(f->rhs, 0);
+    case RF_FORM_ATOM:
+        for (int32_t i = 0; i < f->atom.nargs; i++)
+            if (expr_may_fail(f->atom.args[i], 0)) return 1;
+        return 0;
+    case RF_FORM_NOT: return formula_may_fail(f->sub, depth + 1);
+    default:
+        for (int32_t i = 0; i < f->nitems; i++)
+            if (formula_may_fail(f->items[i], depth + 1)) return 1;
+        return 0;
+    }
+}
+
+/* Whether f is a functional predicate's atom written `f[x] = v` (a
+** comparison of its value with a variable or a constant). */
+static int functional_atom(const rf_ast_formula *f)
+{
+    if (f->kind != RF_FORM_CMP || f->op != RF_CMP_EQ || !f->lhs || !f->rhs) return 0;
+    for (int side = 0; side < 2; side++) {
+        const rf_ast_expr *app = side ? f->rhs : f->lhs, *val = side ? f->lhs : f->rhs;
+        if (app->kind == RF_AST_APPLY && !rf_fe_builtin_lookup(app->name) && val->kind != RF_AST_BINOP &&
+            val->kind != RF_AST_NEG && val->kind != RF_AST_APPLY)
+            return 1;
+    }
+    return 0;
+}
+
 /* !(a, b, ...) with atoms: an auxiliary predicate _notLINE_COL over the
 ** conjunction's variables that the rest of the rule also uses (the others
 ** are existential inside the negation), defined by the conjunction, and
 ** negated here. When the conjunction reads such a variable without binding
 ** it (a comparison with a variable of the rest of the body), the
 ** auxiliary rule repeats the literals of the body that bind it, and all the
-** others when one of those may fail at run time. */
+** others when one of those may fail at run time. When the conjunction
+** itself may fail (`!(e(w, q), 1 / q > 0)`), the auxiliary rule also
+** repeats the body's atoms (`f[x] = v` too) and negations, so that it
+** fails only for rows the rule reaches, not for every row of the conjunction's atoms. */
 void rf_dsg_body_not_conj(rule_builder *b, const rf_ast_formula *f)
 {
     rf_checker *c = b->c;
@@ -267,6 +303,31 @@ void rf_dsg_body_not_conj(rule_builder *b, const rf_ast_formula *f)
     for (int32_t j = 0; j < nk && !guard; j++)
         if (in[j] && b->k->items[j]->kind == RF_FORM_CMP)
             guard = expr_may_fail(b->k->items[j]->lhs, 0) || expr_may_fail(b->k->items[j]->rhs, 0);
+    /* A condition of the conjunction that may fail is evaluated, as in the
+    ** rule, only for the rows that the body's atoms and negations (which
+    ** guard every condition) leave */
+    int guard_atoms = !guard && formula_may_fail(sub, 0);
+    namelist atomvars;
+    memset(&atomvars, 0, sizeof atomvars);
+    for (int32_t j = 0; guard_atoms && j < nk; j++) {
+        const rf_ast_formula *it = b->k->items[j];
+        if ((it->kind == RF_FORM_ATOM && !rf_fe_builtin_lookup(it->atom.name)) || functional_atom(it)) {
+            in[j] = 1;
+            names_all(&atomvars, it, 0);
+        }
+    }
+    /* a negation only where the repeated atoms bind all its variables (one
+    ** reading an assigned variable is tested after the conditions anyway) */
+    for (int32_t j = 0; guard_atoms && !atomvars.overflow && j < nk; j++) {
+        const rf_ast_formula *it = b->k->items[j];
+        if (it == f || it->kind != RF_FORM_NOT) continue;
+        namelist its;
+        memset(&its, 0, sizeof its);
+        names_all(&its, it, 0);
+        int all = !its.overflow;
+        for (int32_t x = 0; x < its.n && all; x++) all = nl_has(&atomvars, its.names[x]);
+        if (all) in[j] = 1;
+    }
     int32_t n = 0;
     for (int32_t j = 0; j < nk; j++)
         if (in[j] || (guard && b->k->items[j] != f)) items[n++] = b->k->items[j];

@@ -13,7 +13,7 @@
 # MODE cpu: N = 3000 on the CPU, with and without --no-hoist (the same bytes),
 #   the filter of g run once (and N/2 times without the pass), its result
 #   released after the loop (dump --harmony), through a .rfx
-#   file, and a hoisted filter dividing by zero failing exactly where the
+#   file (where --no-hoist, acting when compiling, gets a note), and a hoisted filter dividing by zero failing exactly where the
 #   loop's own would: when the loop runs, not when it never starts;
 # MODE emu: N = 300 on the GPU emulator, fused and --no-fuse, either way;
 # MODE mpi: N = 300 on 2 CPU ranks and 2 emulated GPU ranks, either way
@@ -138,6 +138,12 @@ P
     "$redfox" compile "$tmp/p.logic" -o "$tmp/p.rfx" >/dev/null 2>&1 || fail "compile"
     run rfx "$redfox" run "$tmp/p.rfx" --device cpu --threads 2
     same cpu rfx
+    # the plan's switches act when compiling: a .rfx keeps its plan, and says so
+    run rfx.off "$redfox" run "$tmp/p.rfx" --device cpu --threads 2 --no-hoist
+    same cpu rfx.off
+    grep -q 'note: --no-hoist acts when compiling LogiQL: .*p.rfx runs the plan it was compiled with' "$tmp/rfx.off.err" ||
+        fail "run p.rfx --no-hoist: no note that the .rfx keeps its plan: $(cat "$tmp/rfx.off.err")"
+    grep -q 'acts when compiling' "$tmp/cpu.off.err" && fail "run p.logic --no-hoist: a note meant for .rfx files"
     ;;
 emu)
     RF_GPU_EMULATE=1

@@ -92,7 +92,9 @@ static const char *usage =
     "  --no-partagg         compiling PROG.logic: keep aggregates whole (see\n"
     "                       `redfox compile`)\n"
     "  --no-hoist           compiling PROG.logic: leave loop-invariant commands\n"
-    "                       inside their loop, run every round (see `redfox compile`)\n"
+    "                       inside their loop, run every round (see `redfox compile`).\n"
+    "                       A .rfx file runs the plan it was compiled with: these\n"
+    "                       four switches then only print a note saying so\n"
     "  --threads N          CPU threads (default: all cores; with several ranks on\n"
     "                       a host, its cores divided among them)\n"
     "  --max-iterations N   stop with an error when a recursive stratum has run\n"
@@ -471,6 +473,19 @@ int rf_tool_run(int argc, char **argv)
     rf_status st = rf_tool_read_sources(progs, nprogs, &arena, &src, &d);
     if (st) rc = rank ? rf_tool_exit_code(st) : rf_tool_finish(st, &d);
     else {
+        /* a .rfx file holds its plan: the plan's switches, which act while
+        ** compiling LogiQL, cannot change it, and the user is told so */
+        const char *plan_switches[4] = {no_lftj ? "--no-lftj" : NULL, no_exists ? "--no-exists" : NULL,
+                                        no_partagg ? "--no-partagg" : NULL, no_hoist ? "--no-hoist" : NULL};
+        int32_t rfx = -1;
+        for (int32_t i = 0; rank == 0 && i < src.n && rfx < 0; i++)
+            if (rf_tool_source_is_rfx(&src, i)) rfx = i;
+        for (int k = 0; rfx >= 0 && k < 4; k++)
+            if (plan_switches[k])
+                fprintf(stderr,
+                        "redfox run: note: %s acts when compiling LogiQL: %s runs the plan it was compiled with "
+                        "(`redfox compile %s` makes one without)\n",
+                        plan_switches[k], src.names[rfx], plan_switches[k]);
         int code = rf_compile_buffers_v2(src.names, src.texts, src.lens, src.n, &co, &p);
         rc = rf_tool_finish_program(code, p, rank == 0);
     }
