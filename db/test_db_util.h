@@ -18,14 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static int failures;
-#define CHECK(c)                                                                 \
-    do {                                                                         \
-        if (!(c)) {                                                              \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
-            failures++;                                                          \
-        }                                                                        \
-    } while (0)
+#include "rf_test_check.h"
 
 /* d holds an error located in a file whose name contains file, and whose
 ** message contains text (any message when text is NULL). */
