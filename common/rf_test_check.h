@@ -1,6 +1,6 @@
 /*
 ** common/rf_test_check.h: the check that the unit tests of the internal
-** libraries share (common/, db/).
+** libraries share (common/, db/, harmony/rfx/).
 **
 ** Owns: CHECK and its count of failures. A failed check prints its file,
 ** line and expression and counts; each test's main exits non-zero when

@@ -25,6 +25,16 @@ mkdir -p "$tmp/chain" "$tmp/mixed" "$tmp/ov"
 fail=0
 no() { echo "FAIL: $*"; fail=1; }
 if command -v timeout >/dev/null 2>&1; then to="timeout 120"; else to=; fi
+# bounded KB NAME PROG DATA: PROG over DATA within KB of address space
+# (where --sanitized is not given) must count want
+bounded() {
+    [ $limit = 1 ] || return 0
+    (ulimit -v "$1"; exec $to "$redfox" run "$3" --data "$4" --device cpu --threads 2 --format csv) \
+        >"$tmp/bounded.out" 2>"$tmp/bounded.err"
+    rc=$?
+    [ $rc -eq 0 ] && [ "$(tail -1 "$tmp/bounded.out")" = "$want" ] ||
+        no "$2: in $(($1 / 1000)) MB of address space: exit $rc, $(cat "$tmp/bounded.err")"
+}
 
 # 1. the chain: the count, the parts, the memory
 n=350
@@ -37,23 +47,11 @@ grep -q "recursion rounds' candidates in parts" "$tmp/chain/err" || no "chain: n
 RF_GPU_EMULATE=1 $to "$redfox" run "$dir/chain.logic" --data "$tmp/chain" --device gpu --format csv \
     >"$tmp/chain/gout" 2>"$tmp/chain/gerr" || no "chain: the emulated GPU run failed: $(cat "$tmp/chain/gerr")"
 [ "$(tail -1 "$tmp/chain/gout")" = "$want" ] || no "chain: the emulated GPU counted $(tail -1 "$tmp/chain/gout"), not $want"
-if [ $limit = 1 ]; then
-    (ulimit -v 150000; exec $to "$redfox" run "$dir/chain.logic" --data "$tmp/chain" --device cpu --threads 2 --format csv) \
-        >"$tmp/chain/lout" 2>"$tmp/chain/lerr"
-    rc=$?
-    [ $rc -eq 0 ] && [ "$(tail -1 "$tmp/chain/lout")" = "$want" ] ||
-        no "chain: in 150 MB of address space: exit $rc, $(cat "$tmp/chain/lerr")"
-fi
+bounded 150000 chain "$dir/chain.logic" "$tmp/chain"
 echo "chain of $n: $want pairs on the CPU and the emulated GPU"
 # the same round with maps in it (a condition the planner moves before a
 # join, a rule of one atom after the joins) runs in parts too
-if [ $limit = 1 ]; then
-    (ulimit -v 150000; exec $to "$redfox" run "$dir/filtered.logic" --data "$tmp/chain" --device cpu --threads 2 --format csv) \
-        >"$tmp/chain/fout" 2>"$tmp/chain/ferr"
-    rc=$?
-    [ $rc -eq 0 ] && [ "$(tail -1 "$tmp/chain/fout")" = "$want" ] ||
-        no "chain with maps: in 150 MB of address space: exit $rc, $(cat "$tmp/chain/ferr")"
-fi
+bounded 150000 "chain with maps" "$dir/filtered.logic" "$tmp/chain"
 $to "$redfox" run "$dir/filtered.logic" --data "$tmp/chain" --device cpu --threads 2 --profile --format csv \
     >"$tmp/chain/fout" 2>"$tmp/chain/ferr"
 [ "$(tail -1 "$tmp/chain/fout")" = "$want" ] || no "chain with maps: counted $(tail -1 "$tmp/chain/fout"), not $want"
@@ -66,13 +64,7 @@ mkdir -p "$tmp/hub"
 awk -v a=16 -v b=3000 -v h=40 'BEGIN { for (k = 0; k < h; k++) for (i = 1; i <= a; i++) printf "%d\t%d\n", i, -k;
     for (k = 0; k < h; k++) for (j = 0; j < b; j++) printf "%d\t%d\n", -k, 100000 + j }' >"$tmp/hub/edge.facts"
 want=$(awk 'BEGIN { print 16 * 40 + 40 * 3000 + 16 * 3000 }')
-if [ $limit = 1 ]; then
-    (ulimit -v 100000; exec $to "$redfox" run "$dir/chain.logic" --data "$tmp/hub" --device cpu --threads 2 --format csv) \
-        >"$tmp/hub/out" 2>"$tmp/hub/err"
-    rc=$?
-    [ $rc -eq 0 ] && [ "$(tail -1 "$tmp/hub/out")" = "$want" ] ||
-        no "hub: in 100 MB of address space: exit $rc, $(cat "$tmp/hub/err")"
-fi
+bounded 100000 hub "$dir/chain.logic" "$tmp/hub"
 $to "$redfox" run "$dir/chain.logic" --data "$tmp/hub" --device cpu --threads 2 --set cpu_part_pairs=1000 --format csv \
     >"$tmp/hub/out" 2>"$tmp/hub/err"
 [ "$(tail -1 "$tmp/hub/out")" = "$want" ] || no "hub: parts of 1000 pairs counted $(tail -1 "$tmp/hub/out"), not $want"

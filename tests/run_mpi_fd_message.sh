@@ -51,24 +51,32 @@ check() { # NAME PROG WANT RC-FILE ERR-FILE
     grep -qF -- ": error: $3" "$5" || { fail "$1: not the message: $3"; grep "functional" "$5"; }
     [ "$(grep -c "functional dependency" "$5")" -eq 1 ] || { fail "$1: the error not once"; cat "$5"; }
 }
+# run_on WAY PROG: PROG run one way: cpu (one process), gpu (one emulated
+# GPU), 2 or 3 (CPU ranks), gpu3 (3 emulated GPU ranks); its stderr in
+# $tmp/err, its exit status in $tmp/rc. way_name WAY: the way in words.
+run_on() {
+    case $1 in
+    cpu) "$redfox" run "$2" --data "$tmp" --out "$tmp/o" --device cpu ;;
+    gpu) RF_GPU_EMULATE=1 "$redfox" run "$2" --data "$tmp" --out "$tmp/o" --device gpu ;;
+    gpu3) RF_GPU_EMULATE=1 $mpi 3 "$redfox" run "$2" --data "$tmp" --out "$tmp/o" --device gpu --set rank_timeout_s=60 ;;
+    *) $mpi "$1" "$redfox" run "$2" --data "$tmp" --out "$tmp/o" --device cpu --set rank_timeout_s=60 ;;
+    esac 2>"$tmp/err"
+    echo $? >"$tmp/rc"
+}
+way_name() {
+    case $1 in
+    cpu) echo "one process" ;;
+    gpu) echo "one emulated GPU" ;;
+    gpu3) echo "-np 3 emulated GPUs" ;;
+    *) echo "-np $1" ;;
+    esac
+}
 for prog in int str; do
     eval "want=\$want_$prog"
-    "$redfox" run "$tmp/$prog.logic" --data "$tmp" --out "$tmp/o" --device cpu 2>"$tmp/err"
-    echo $? >"$tmp/rc"
-    check "$prog, one process" "$tmp/$prog.logic" "$want" "$tmp/rc" "$tmp/err"
-    RF_GPU_EMULATE=1 "$redfox" run "$tmp/$prog.logic" --data "$tmp" --out "$tmp/o" --device gpu 2>"$tmp/err"
-    echo $? >"$tmp/rc"
-    check "$prog, one emulated GPU" "$tmp/$prog.logic" "$want" "$tmp/rc" "$tmp/err"
-    for np in 2 3; do
-        $mpi $np "$redfox" run "$tmp/$prog.logic" --data "$tmp" --out "$tmp/o" --device cpu --set rank_timeout_s=60 \
-            2>"$tmp/err"
-        echo $? >"$tmp/rc"
-        check "$prog, -np $np" "$tmp/$prog.logic" "$want" "$tmp/rc" "$tmp/err"
+    for way in cpu gpu 2 3 gpu3; do
+        run_on $way "$tmp/$prog.logic"
+        check "$prog, $(way_name $way)" "$tmp/$prog.logic" "$want" "$tmp/rc" "$tmp/err"
     done
-    RF_GPU_EMULATE=1 $mpi 3 "$redfox" run "$tmp/$prog.logic" --data "$tmp" --out "$tmp/o" --device gpu \
-        --set rank_timeout_s=60 2>"$tmp/err"
-    echo $? >"$tmp/rc"
-    check "$prog, -np 3 emulated GPUs" "$tmp/$prog.logic" "$want" "$tmp/rc" "$tmp/err"
 done
 
 # float keys: -0.0 equals 0.0 and every NaN is one value whatever its bits
@@ -107,17 +115,9 @@ float_check() { # NAME KEY RC-FILE ERR-FILE
     [ "$(grep -cE -- ": error: $want" "$4")" -eq 1 ] || { fail "$1: not the message once: $want"; cat "$4"; }
 }
 for key in z n; do
-    "$redfox" run "$tmp/f$key.logic" --data "$tmp" --out "$tmp/o" --device cpu 2>"$tmp/err"
-    echo $? >"$tmp/rc"
-    float_check "float key $key, one process" $key "$tmp/rc" "$tmp/err"
-    RF_GPU_EMULATE=1 "$redfox" run "$tmp/f$key.logic" --data "$tmp" --out "$tmp/o" --device gpu 2>"$tmp/err"
-    echo $? >"$tmp/rc"
-    float_check "float key $key, one emulated GPU" $key "$tmp/rc" "$tmp/err"
-    for np in 2 3; do
-        $mpi $np "$redfox" run "$tmp/f$key.logic" --data "$tmp" --out "$tmp/o" --device cpu --set rank_timeout_s=60 \
-            2>"$tmp/err"
-        echo $? >"$tmp/rc"
-        float_check "float key $key, -np $np" $key "$tmp/rc" "$tmp/err"
+    for way in cpu gpu 2 3; do
+        run_on $way "$tmp/f$key.logic"
+        float_check "float key $key, $(way_name $way)" $key "$tmp/rc" "$tmp/err"
     done
 done
 for np in 2 3; do
@@ -148,14 +148,9 @@ P
 for k in 1 2 3; do
     { echo "$k,1"; echo "$k,2"; awk 'BEGIN { for (i = 4; i < 40; i++) print i ",200" }'; } >"$tmp/two.csv"
     want="functional dependency violated: \`f\` has two values for the key ($k): (1) and (2)"
-    "$redfox" run "$tmp/two.logic" --data "$tmp" --out "$tmp/o" --device cpu 2>"$tmp/err"
-    echo $? >"$tmp/rc"
-    check "f then g, key $k, one process" "$tmp/two.logic" "$want" "$tmp/rc" "$tmp/err"
-    for np in 2 3; do
-        $mpi $np "$redfox" run "$tmp/two.logic" --data "$tmp" --out "$tmp/o" --device cpu --set rank_timeout_s=60 \
-            2>"$tmp/err"
-        echo $? >"$tmp/rc"
-        check "f then g, key $k, -np $np" "$tmp/two.logic" "$want" "$tmp/rc" "$tmp/err"
+    for way in cpu 2 3; do
+        run_on $way "$tmp/two.logic"
+        check "f then g, key $k, $(way_name $way)" "$tmp/two.logic" "$want" "$tmp/rc" "$tmp/err"
     done
 done
 
@@ -174,17 +169,12 @@ g[a] = c <- h[a] = b, c = b + 1, b > 10.
 lang:output[`g] = "g".
 P
 { echo "1,1"; awk 'BEGIN { for (i = 4; i < 40; i++) print i ",2" }'; } >"$tmp/two.csv"
-for np in 1 2 3; do
-    if [ $np = 1 ]; then
-        "$redfox" run "$tmp/mix.logic" --data "$tmp" --out "$tmp/o" --device cpu 2>"$tmp/err"
-    else
-        $mpi $np "$redfox" run "$tmp/mix.logic" --data "$tmp" --out "$tmp/o" --device cpu --set rank_timeout_s=60 \
-            2>"$tmp/err"
-    fi
-    rc=$?
+for way in cpu 2 3; do
+    run_on $way "$tmp/mix.logic"
+    rc=$(cat "$tmp/rc")
     if [ $rc -ne 1 ] || [ "$(grep -c ": error: division by zero in 100 / 0" "$tmp/err")" -ne 1 ] ||
         grep -q "functional dependency" "$tmp/err"; then
-        fail "a division before a clash, -np $np: exit $rc, not the division's error once"; cat "$tmp/err"
+        fail "a division before a clash, $(way_name $way): exit $rc, not the division's error once"; cat "$tmp/err"
     fi
 done
 [ $fails -eq 0 ] || exit 1

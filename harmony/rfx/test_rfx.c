@@ -10,6 +10,7 @@
 ** an AddressSanitizer report, not luck.
 */
 #include "rf_rfx.h"
+#include "rf_test_check.h"
 
 #include <errno.h>
 #include <math.h>
@@ -19,16 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int failures;
 static const char *scratch = ".";
-
-#define CHECK(c)                                                                                   \
-    do {                                                                                           \
-        if (!(c)) {                                                                                \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c);                  \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
 
 /* ---- helpers ------------------------------------------------------------ */
 
