@@ -218,6 +218,7 @@ typedef struct rf_rt_result {
     ** the load's end waited for it (part of copy_seconds, not of its rate) */
     int gpu_module_aside;
     double gpu_module_wait_s;
+    int gpu_module_kept; /* GPU: the program's module kept loaded from an earlier run of this process */
     double input_rows, input_bytes; /* the inputs read: rows, bytes of the columns the program reads */
     /* --device auto (rt_place_run.c): the predicted times (the run, and on
     ** the GPU its start and copies; reading is the same on both and left

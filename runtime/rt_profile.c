@@ -51,10 +51,12 @@ static void gpu_start_write(const rf_rt_result *res, FILE *f)
                  res->gpu_start_stream_s * 1e3);
     mine += res->gpu_start_stream_s;
     double rest = res->device_seconds - mine;
-    char mod[120] = "";
+    char mod[200] = "";
     if (res->gpu_module_aside)
-        snprintf(mod, sizeof mod, " on a thread of its own beside the copies (waited for %.3f ms at the load's end)",
-                 res->gpu_module_wait_s * 1e3);
+        snprintf(mod, sizeof mod, " on a thread of its own beside the copies (waited for %.3f ms at the load's end)%s",
+                 res->gpu_module_wait_s * 1e3, res->gpu_module_kept ? ", its module kept loaded from an earlier run" : "");
+    else if (res->gpu_module_kept)
+        snprintf(mod, sizeof mod, ", its module kept loaded from an earlier run");
     fprintf(f,
             "gpu start: %s%s, the rest of the device's open (plans, pool) %.3f ms; program %.3f ms%s; pool arenas "
             "%.3f ms (in the copy or the run)\n",

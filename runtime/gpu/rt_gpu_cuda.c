@@ -9,7 +9,8 @@
 ** stream, two pinned staging buffers for transfers (filled by the run's
 ** host threads together, one while the GPU copies the other), a small pinned buffer for
 ** scalars, two events for timing, and the loaded module with its function
-** cache. Module loading JIT-compiles the PTX with the driver's linker and
+** cache; the modules of closed devices kept loaded for later runs of the
+** same PTX in this process (kept_take, kept_put). Module loading JIT-compiles the PTX with the driver's linker and
 ** keeps the resulting cubin on disk (<cache>/jit/<hash of PTX, GPU
 ** architecture and driver version>.cubin, with its length and CRC-32:
 ** rf_gpu_cache_read_checked; a damaged one is linked again, never loaded),
@@ -140,6 +141,7 @@ typedef struct cu_state {
     CUmodule mod;
     fnent **fns;
     int nfns, capfns;
+    uint64_t mod_key[2]; /* rf_gpu_hash128 of the module's PTX: its place among the kept modules */
     /* the pinned buffers, registered on a thread of their own (pin_main)
     ** beside the program module's load, waited for at their first use */
     pthread_t pin_th;
@@ -909,7 +911,10 @@ static rf_status cu_sync(gdev *g)
 static void cubin_path(const rf_gpu_ptx *ptx, const char *cache_dir, char **dir, char **path)
 {
     uint64_t h[2];
-    rf_gpu_hash128(ptx->ptx, ptx->len, h);
+    if (ptx->ptx_hashed)
+        memcpy(h, ptx->ptx_hash, sizeof h);
+    else
+        rf_gpu_hash128(ptx->ptx, ptx->len, h);
     *dir = rf_gpu_cache_dir(cache_dir, "jit");
     *path = *dir ? rf_sprintf("%s/%016" PRIx64 "%016" PRIx64 "-sm%d%d-drv%d.cubin", *dir, h[0], h[1], drv.cc_major,
                               drv.cc_minor, drv.driver)
@@ -1063,8 +1068,91 @@ static rf_status cu_load_functions(gdev *g)
     return st;
 }
 
+/* ---- modules kept between runs ------------------------------------------------------- */
+
+/* The modules of closed devices, kept loaded with their kernel tables for
+** the next run of the same PTX in this process: reading the cubin, loading
+** it and putting each kernel on the GPU cost 2.5-6 ms a run (H200), which
+** `redfox exec --each` paid twice a transaction (the maintenance and the
+** outputs) and `--repeat` once a run. A module holds no state between runs
+** (the generated code's only module-scope data are constant tables), so a
+** kept one is as good as a new load. An open device takes its module out
+** (no two devices share one); the least recently kept is unloaded when a
+** ninth comes. Keyed by the PTX's hash: the same PTX on the same device
+** and driver links to the same cubin. */
+#define KEPT_MODULES 8
+static struct {
+    pthread_mutex_t mu;
+    int n;
+    struct kept_module {
+        uint64_t key[2];
+        CUmodule mod;
+        fnent **fns;
+        int nfns, capfns;
+    } m[KEPT_MODULES]; /* oldest first */
+} kept_mods = {PTHREAD_MUTEX_INITIALIZER, 0, {{{0, 0}, NULL, NULL, 0, 0}}};
+
+static void fns_free(fnent **fns, int n)
+{
+    for (int i = 0; i < n; i++) {
+        free(fns[i]->name);
+        free(fns[i]);
+    }
+    free(fns);
+}
+
+/* The kept module of key into c: 1 when there was one. */
+static int kept_take(cu_state *c, const uint64_t key[2])
+{
+    pthread_mutex_lock(&kept_mods.mu);
+    int found = 0;
+    for (int i = kept_mods.n - 1; i >= 0 && !found; i--) {
+        if (kept_mods.m[i].key[0] != key[0] || kept_mods.m[i].key[1] != key[1]) continue;
+        c->mod = kept_mods.m[i].mod;
+        c->fns = kept_mods.m[i].fns;
+        c->nfns = kept_mods.m[i].nfns;
+        c->capfns = kept_mods.m[i].capfns;
+        memmove(&kept_mods.m[i], &kept_mods.m[i + 1], (size_t)(kept_mods.n - i - 1) * sizeof kept_mods.m[0]);
+        kept_mods.n--;
+        found = 1;
+    }
+    pthread_mutex_unlock(&kept_mods.mu);
+    return found;
+}
+
+/* c's module kept for a later run (c's pointers are then cleared); the
+** oldest kept one unloaded to make room. */
+static void kept_put(cu_state *c)
+{
+    struct kept_module old = {{0, 0}, NULL, NULL, 0, 0};
+    pthread_mutex_lock(&kept_mods.mu);
+    if (kept_mods.n == KEPT_MODULES) {
+        old = kept_mods.m[0];
+        memmove(&kept_mods.m[0], &kept_mods.m[1], (size_t)(KEPT_MODULES - 1) * sizeof kept_mods.m[0]);
+        kept_mods.n--;
+    }
+    struct kept_module *k = &kept_mods.m[kept_mods.n++];
+    memcpy(k->key, c->mod_key, sizeof k->key);
+    k->mod = c->mod;
+    k->fns = c->fns;
+    k->nfns = c->nfns;
+    k->capfns = c->capfns;
+    pthread_mutex_unlock(&kept_mods.mu);
+    c->mod = NULL;
+    c->fns = NULL;
+    c->nfns = c->capfns = 0;
+    if (old.mod) drv.f.ModuleUnload(old.mod);
+    if (old.fns) fns_free(old.fns, old.nfns);
+}
+
 static rf_status cu_load(gdev *g, const rf_gpu_ptx *ptx, const char *src, uint64_t srclen)
 {
+    cu_state *c = g->impl;
+    if (ptx->ptx_hashed)
+        memcpy(c->mod_key, ptx->ptx_hash, sizeof c->mod_key);
+    else
+        rf_gpu_hash128(ptx->ptx, ptx->len, c->mod_key);
+    if ((g->module_kept = kept_take(c, c->mod_key))) return RF_OK;
     rf_status st = cu_load_module(g, ptx, src, srclen);
     return st ? st : cu_load_functions(g);
 }
@@ -1291,8 +1379,11 @@ static void cu_close(gdev *g)
     if (c->early) drv.f.MemFree(c->early); /* (never taken: the pool had no arena) */
     c->early = 0;
     c->early_bytes = 0;
-    /* wait for everything before the staging buffers and the module go */
-    if (c->stream) drv.f.StreamSynchronize(c->stream);
+    /* wait for everything before the staging buffers and the module go;
+    ** the module is kept for a later run only where the device had no
+    ** error (after a kernel's fault the context itself is broken) */
+    int healthy = !c->stream || drv.f.StreamSynchronize(c->stream) == CUDA_SUCCESS;
+    if (c->mod && healthy) kept_put(c);
     if (c->mod) drv.f.ModuleUnload(c->mod);
     c->mod = NULL;
     spare_keep(c);
@@ -1307,11 +1398,7 @@ static void cu_close(gdev *g)
         free(c->registered);
     }
     if (c->stream) drv.f.StreamDestroy(c->stream);
-    for (int i = 0; i < c->nfns; i++) {
-        free(c->fns[i]->name);
-        free(c->fns[i]);
-    }
-    free(c->fns);
+    fns_free(c->fns, c->nfns);
     free(c);
     g->impl = NULL;
 }

@@ -522,6 +522,7 @@ static void gpu_report(void *dev)
         x->g.pinned_gbs = rf_gpu_cuda_pinned_gbs(&x->g);
     if (x->pool && x->res) x->res->gpu_peak_bytes = rf_gpool_peak(x->pool);
     if (x->res && x->g_open) report_start(x, x->res);
+    if (x->res) x->res->gpu_module_kept = x->mod_aside ? x->mod_g.module_kept : x->g.module_kept;
     if (x->res && x->mod_aside) {
         /* the program readied on its own thread: its time there, and how long the load's end waited */
         x->res->program_seconds = x->mod_secs;

@@ -120,6 +120,7 @@ struct gdev {
     double start_arena; /* the pool's first arena, allocated on a thread of its own (0: not there) */
     double start_arena_wait; /* how long the pool's first allocation waited for that thread */
     double alloc_seconds;    /* in the driver's allocations (the pool's arenas), the whole run */
+    int module_kept; /* the program's module was kept loaded from an earlier run of this process */
     struct rf_cpu_pool *cpu; /* the run's host threads: they fill the staging buffers of big copies */
     void *stream; /* the real device's stream (CUstream), for NCCL; NULL in the emulator */
 };

@@ -10,7 +10,7 @@
 # on the emulator the open and the program's module; on a GPU also the
 # driver's (cuInit, context, cudart and CUB on a thread of its own), the
 # stream and the pinned buffers, and in a process's second run that the
-# driver started earlier and the buffers were kept. Exit 77 while redfox
+# driver started earlier and the buffers and the program's module were kept. Exit 77 while redfox
 # does not call the GPU backend yet.
 set -u
 redfox=$1
@@ -54,6 +54,9 @@ if [ $rc -eq 0 ]; then
         echo "FAIL: the profiled GPU run with --repeat 2 failed"; cat "$tmp/prof2.err"; exit 1; }
     if ! grep -q "^gpu start: driver started earlier in the process, stream and pinned buffers kept from an earlier run" "$tmp/prof2.err"; then
         echo "FAIL: the second run's profile does not say the driver and the buffers were there"; cat "$tmp/prof2.err"; exit 1; fi
+    # and the program's module, loaded by the first run, kept for the second
+    if ! grep -q "^gpu start: .*; program [0-9.]* ms on a thread of its own beside the copies (waited for [0-9.]* ms at the load's end), its module kept loaded from an earlier run;" "$tmp/prof2.err"; then
+        echo "FAIL: the second run's profile does not say the program's module was kept"; cat "$tmp/prof2.err"; exit 1; fi
     if ! cmp -s "$tmp/cpu" "$tmp/gpu"; then echo "FAIL: --device gpu gives another output than the CPU"; exit 1; fi
     if ! grep -q "running on the GPU\|running on the CPU: predicted faster than the GPU" "$tmp/auto.err"; then
         echo "FAIL: --device auto does not say where it runs and why"; cat "$tmp/auto.err"; exit 1; fi

@@ -10,7 +10,9 @@
 ** written through a temporary file and a rename so that a concurrent reader
 ** never sees half a file, and read only when its head's length and CRC-32
 ** agree with it: rf_gpu_cache_read_checked, which the driver's JIT cache
-** shares, as the emulator's objects share the seal), and the PTX0 encoding.
+** shares, as the emulator's objects share the seal), the programs this
+** process compiled (kept in memory: memo_find, memo_add), and the PTX0
+** encoding.
 **
 ** Options: --fmad=false because the CPU evaluator never contracts a * b + c
 ** into one rounding (float results must agree bit for bit); --device-int128
@@ -344,6 +346,99 @@ void rf_gpu_nvrtc_run(const char *src, int nopts, const char *const *opts, rf_gp
     nv.destroy(&prog);
 }
 
+/* ---- the programs this process compiled -------------------------------------- */
+
+/* A run loads its program anew: hashing the source for the disk cache's
+** key, reading and checking the cached PTX, then (rt_gpu_cuda.c) hashing
+** the PTX for the JIT's cubin cost 1-4 ms a run on an H200 host (the byte
+** hash runs at well under 1 GB/s), which `redfox exec --each` paid for two
+** programs a transaction and `--repeat` once a run. So the last few
+** sources compiled in this process are kept with their PTX and its hash:
+** a source equal byte for byte (and compiled with the same options) takes
+** a copy of that PTX without hashing or reading anything. */
+#define MEMO_PROGRAMS 8
+static struct {
+    pthread_mutex_t mu;
+    int n;
+    struct memo_entry {
+        char *src;
+        uint64_t srclen;
+        rf_gpu_ptx ptx;
+    } m[MEMO_PROGRAMS]; /* oldest first */
+} memo = {PTHREAD_MUTEX_INITIALIZER, 0, {{NULL, 0, {NULL, 0, NULL, NULL, NULL, {0, 0}, {0, 0}, {0, 0}, 0, 0, 0}}}};
+
+/* A copy of from (its strings owned anew): RF_ENOMEM leaves to cleared. */
+static rf_status ptx_copy(const rf_gpu_ptx *from, rf_gpu_ptx *to)
+{
+    *to = *from;
+    to->ptx = rf_malloc(from->len + 1);
+    to->arch = from->arch ? rf_strdup(from->arch) : NULL;
+    to->abi = from->abi ? rf_strdup(from->abi) : NULL;
+    to->opts = from->opts ? rf_strdup(from->opts) : NULL;
+    if (!to->ptx || (from->arch && !to->arch) || (from->abi && !to->abi) || (from->opts && !to->opts)) {
+        rf_gpu_ptx_free(to);
+        return RF_ENOMEM;
+    }
+    memcpy(to->ptx, from->ptx, from->len + 1);
+    return RF_OK;
+}
+
+/* The kept PTX of src compiled with opts (its options text) into out: 1
+** when there was one. */
+static int memo_find(const char *src, uint64_t len, const char *arch, const char *opts, rf_gpu_ptx *out)
+{
+    int found = 0;
+    pthread_mutex_lock(&memo.mu);
+    for (int i = memo.n - 1; i >= 0 && !found; i--) {
+        struct memo_entry *e = &memo.m[i];
+        if (e->srclen != len || strcmp(e->ptx.arch, arch) || strcmp(e->ptx.opts, opts) || memcmp(e->src, src, len))
+            continue;
+        found = ptx_copy(&e->ptx, out) == RF_OK;
+        if (found) { /* the newest now */
+            struct memo_entry t = *e;
+            memmove(e, e + 1, (size_t)(memo.n - i - 1) * sizeof *e);
+            memo.m[memo.n - 1] = t;
+        }
+    }
+    pthread_mutex_unlock(&memo.mu);
+    if (found) {
+        out->from_cache = 1;
+        out->seconds = 0;
+    }
+    return found;
+}
+
+/* ptx, compiled from src, kept (and hashed: ptx->ptx_hash set); the oldest
+** kept one dropped to make room. Out of memory: nothing kept. */
+static void memo_add(const char *src, uint64_t len, rf_gpu_ptx *ptx)
+{
+    if (!ptx->ptx_hashed) {
+        rf_gpu_hash128(ptx->ptx, ptx->len, ptx->ptx_hash);
+        ptx->ptx_hashed = 1;
+    }
+    struct memo_entry e, old;
+    memset(&e, 0, sizeof e);
+    memset(&old, 0, sizeof old);
+    e.src = rf_malloc(len + 1);
+    e.srclen = len;
+    if (!e.src || !ptx->arch || !ptx->opts || ptx_copy(ptx, &e.ptx)) {
+        free(e.src);
+        return;
+    }
+    memcpy(e.src, src, len);
+    e.src[len] = 0;
+    pthread_mutex_lock(&memo.mu);
+    if (memo.n == MEMO_PROGRAMS) {
+        old = memo.m[0];
+        memmove(&memo.m[0], &memo.m[1], (size_t)(MEMO_PROGRAMS - 1) * sizeof memo.m[0]);
+        memo.n--;
+    }
+    memo.m[memo.n++] = e;
+    pthread_mutex_unlock(&memo.mu);
+    free(old.src);
+    rf_gpu_ptx_free(&old.ptx);
+}
+
 rf_status rf_gpu_nvrtc_compile(const char *src, uint64_t len, const rf_gpu_nvrtc_opts *o, rf_gpu_ptx *out,
                                rf_diags *d)
 {
@@ -358,6 +453,11 @@ rf_status rf_gpu_nvrtc_compile(const char *src, uint64_t len, const rf_gpu_nvrtc
     snprintf(archopt, sizeof archopt, "--gpu-architecture=%s", arch);
     const char *opts[] = {archopt, NVRTC_FLAGS};
     int nopts = (int)(sizeof opts / sizeof opts[0]);
+    char *optstext = rf_gpu_ptx_opts(o && o->no_fuse);
+    if (!optstext) return RF_ENOMEM;
+    int kept = memo_find(src, len, arch, optstext, out);
+    free(optstext);
+    if (kept) return RF_OK;
 
     /* the cache key covers everything that shapes the PTX */
     rf_gpu_hash128(src, len, out->src_hash);
@@ -390,6 +490,7 @@ rf_status rf_gpu_nvrtc_compile(const char *src, uint64_t len, const rf_gpu_nvrtc
             out->len = n;
             out->from_cache = 1;
             rf_gpu_ptx_key(out, out->key);
+            memo_add(src, len, out);
             free(dir);
             free(path);
             return RF_OK;
@@ -445,6 +546,7 @@ rf_status rf_gpu_nvrtc_compile(const char *src, uint64_t len, const rf_gpu_nvrtc
     out->seconds = rf_now() - t0;
     if (!st) rf_gpu_ptx_key(out, out->key);
     if (!st && path) rf_gpu_cache_write_checked(dir, path, out->ptx, out->len);
+    if (!st) memo_add(src, len, out);
     free(dir);
     free(path);
     if (st) rf_gpu_ptx_free(out);

@@ -321,7 +321,9 @@ typedef struct rf_gpu_ptx {
                              kernels), then NVRTC's flags besides the architecture (owned) */
     uint64_t src_hash[2]; /* the hash of the source it was compiled from */
     uint64_t key[2];      /* rf_gpu_ptx_key: what it was compiled from, with what, for what */
-    int from_cache;       /* NVRTC's output came from the disk cache */
+    uint64_t ptx_hash[2]; /* rf_gpu_hash128 of ptx, where ptx_hashed (programs compiled in this process) */
+    int ptx_hashed;
+    int from_cache;       /* NVRTC's output came from the disk cache, or from this process's memory */
     double seconds;       /* time spent in NVRTC (0 from the cache) */
 } rf_gpu_ptx;
 
