@@ -54,9 +54,12 @@ rf_status rf_rt_cache_put(rf_rt_cache *c, const char *path, const char *reader, 
 ** grow: the same stamp on more rows means the rows it named before,
 ** unchanged, then new ones (a device copies only the new ones), and on
 ** fewer rows the first of them. A caller whose rows change otherwise takes
-** a new stamp. */
+** a new stamp. holds 1: the caller vouches that the rows keep input v's
+** declared key and functional dependency (a transaction's states, which its
+** resolution by key and its check of the stored rows keep), so no run reads
+** them checked again; 0: the first run that reads them checks them. */
 rf_status rf_rt_cache_put_stamped(rf_rt_cache *c, const char *path, const rf_hir_var *v, rf_rt_rel *rel,
-                                  const uint8_t *foreign, const uint64_t *stamps);
+                                  const uint8_t *foreign, const uint64_t *stamps, int holds);
 /* A stamp no column of c has had yet. */
 uint64_t rf_rt_cache_new_stamp(rf_rt_cache *c);
 /* The caller's column named stamp is gone: a device's copy of it is freed

@@ -810,7 +810,8 @@ int rf_rt_cache_holds_put(const rf_rt_cache *c, const char *path, const char *re
 }
 
 static rf_status cache_put(rf_rt_cache *c, const char *path, const char *reader, const char *where,
-                           const rf_hir_var *v, rf_rt_rel *rel, const uint8_t *foreign, const uint64_t *stamps)
+                           const rf_hir_var *v, rf_rt_rel *rel, const uint8_t *foreign, const uint64_t *stamps,
+                           int holds)
 {
     if (c->n == c->cap) {
         int32_t ncap = c->cap ? c->cap * 2 : 16;
@@ -856,21 +857,24 @@ static rf_status cache_put(rf_rt_cache *c, const char *path, const char *reader,
     e.rel = *rel;
     e.rel.types = e.types;
     memset(rel, 0, sizeof *rel);
-    /* no key or dependency is known to hold: the first run reading it checks them */
+    /* unless the caller vouches for them, no key or dependency is known to
+    ** hold: the first run reading it checks them */
+    if (holds && key_mask(v)) e.keys_checked[e.nkeys_checked++] = key_mask(v);
+    e.fd_checked = holds && rf_rt_input_is_functional(v);
     c->items[c->n++] = e;
     return RF_OK;
 }
 
 rf_status rf_rt_cache_put_stamped(rf_rt_cache *c, const char *path, const rf_hir_var *v, rf_rt_rel *rel,
-                                  const uint8_t *foreign, const uint64_t *stamps)
+                                  const uint8_t *foreign, const uint64_t *stamps, int holds)
 {
-    return cache_put(c, path, NULL, NULL, v, rel, foreign, stamps);
+    return cache_put(c, path, NULL, NULL, v, rel, foreign, stamps, holds);
 }
 
 rf_status rf_rt_cache_put(rf_rt_cache *c, const char *path, const char *reader, const char *where,
                           const rf_hir_var *v, rf_rt_rel *rel, const uint8_t *foreign)
 {
-    return cache_put(c, path, reader, where, v, rel, foreign, NULL);
+    return cache_put(c, path, reader, where, v, rel, foreign, NULL, 0);
 }
 
 uint64_t rf_rt_cache_new_stamp(rf_rt_cache *c) { return ++c->stamps; }
