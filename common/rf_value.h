@@ -4,6 +4,7 @@
 ** writer, so that every stage agrees on what a value is and how it prints.
 **
 ** Owns: the column type enum, parsing of text fields, UTF-8 validation,
+** the float value rule (a zero has no sign: rf_val_float_canon),
 ** exact decimal arithmetic, calendar arithmetic on dates, and formatting.
 ** Everything here is pure: no allocation except through a caller's rf_buf,
 ** no global state, safe to call from any thread.
@@ -32,7 +33,8 @@
 **            silently rounded input value is worse than a clear error
 **   float    [+-](digits[.digits]|.digits)[(e|E)[+-]digits]; inf, nan and
 **            hex floats are rejected; values that overflow are an error,
-**            values that underflow become subnormals or zero
+**            values that underflow become subnormals or zero, and a
+**            zero has no sign: "-0.0" reads as 0.0 (rf_val_float_canon)
 **   date     YYYY-MM-DD exactly, year 0001..9999, day valid for the month
 **   boolean  true | false (lower case)
 **
@@ -235,6 +237,18 @@ void rf_val_fmt_dec128(rf_buf *b, rf_dec128 v);
 void rf_val_fmt_float(rf_buf *b, double v);
 void rf_val_fmt_date(rf_buf *b, int32_t days);
 void rf_val_fmt_bool(rf_buf *b, uint8_t v);
+
+/* ---- the float value rule ------------------------------------------- */
+/* A float zero has no sign: -0.0 is read and computed as 0.0, so that a
+** function of a value cannot tell two equal representations apart
+** (1.0 / x is inf for every zero x). Every float that enters redfox (text
+** fields, literals, databases, the C API) and every float operation's result
+** passes through this. x + 0.0 is +0.0 for either zero under IEEE 754's
+** round-to-nearest and x itself for every other x (a NaN stays a NaN): one
+** add, which the compiler keeps (it may not drop it without -ffast-math,
+** which redfox never uses). The CUDA skeleton rf_base.cuh has its device
+** copy, rf::fz. */
+static inline double rf_val_float_canon(double x) { return x + 0.0; }
 
 /* ---- comparison (-1, 0, 1) ------------------------------------------ */
 

@@ -355,6 +355,85 @@ static void release_top(struct ArrowArray *a)
 
 static void schema_noop(struct ArrowSchema *s) { s->release = NULL; }
 
+/* A float zero has no sign (docs/LANGUAGE.md): -0.0 given through
+** rf_database_put_rows or Arrow (double "g", used where it lies, and float
+** "f", widened) is 0.0, so 1.0f / x is inf and never -inf; the caller's
+** buffers keep their bits. */
+static int no_minus_inf(const rf_result *res, int64_t want_rows)
+{
+    int ok = rf_result_rows(res, 0) == want_rows;
+    for (int64_t r = 0; r < rf_result_rows(res, 0); r++) {
+        double y = rf_result_float(res, 0, 0, r);
+        ok &= !(isinf(y) && y < 0);
+    }
+    return ok;
+}
+
+static void test_float_zero(void)
+{
+    rf_database *db = NULL;
+    CHECK_OK(rf_open(NULL, &db), rf_errmsg(db));
+    double xs[3] = {-0.0, 0.0, 2.0};
+    const void *cols[1] = {xs};
+    int types[1] = {REDFOX_FLOAT};
+    CHECK_OK(rf_database_put_rows(db, "v", 1, types, 3, cols), rf_errmsg(db));
+    rf_program *p = compile_ok("v(x) -> float(x).\nlang:input[`v] = \"v.csv\".\n"
+                               "r(y) <- v(x), y = 1.0f / x.\nlang:output[`r] = \"r\".\n");
+    rf_result *res = NULL;
+    CHECK_OK(rf_run(db, p, NULL, &res), rf_errmsg(db));
+    CHECK(no_minus_inf(res, 2)); /* inf and 0.5 */
+    CHECK(signbit(xs[0]));
+    rf_result_free(res);
+    rf_program_free(p);
+    rf_close(db);
+
+    static double g[3] = {-0.0, 0.0, 4.0};
+    static float f[3] = {-0.0f, 1.0f, 0.0f};
+    struct ArrowSchema sk[2], *skp[2] = {&sk[0], &sk[1]}, top_s;
+    static const char *fmts[2] = {"g", "f"}, *names[2] = {"x", "y"};
+    for (int c = 0; c < 2; c++) {
+        memset(&sk[c], 0, sizeof sk[c]);
+        sk[c].format = fmts[c];
+        sk[c].name = names[c];
+        sk[c].release = schema_noop;
+    }
+    memset(&top_s, 0, sizeof top_s);
+    top_s.format = "+s";
+    top_s.name = "";
+    top_s.n_children = 2;
+    top_s.children = skp;
+    top_s.release = schema_noop;
+    producer pr;
+    memset(&pr, 0, sizeof pr);
+    const void *data[2] = {g, f};
+    for (int c = 0; c < 2; c++) {
+        struct ArrowArray *a = &pr.kids[c];
+        a->length = 3;
+        a->n_buffers = 2;
+        pr.bufs[c][1] = data[c];
+        a->buffers = pr.bufs[c];
+        a->release = release_kid;
+        pr.kidp[c] = a;
+    }
+    pr.top.length = 3;
+    pr.top.n_buffers = 1;
+    pr.top.buffers = pr.topbuf;
+    pr.top.n_children = 2;
+    pr.top.children = pr.kidp;
+    pr.top.release = release_top;
+    pr.top.private_data = &pr;
+    CHECK_OK(rf_open(NULL, &db), rf_errmsg(db));
+    CHECK_OK(rf_database_put_arrow(db, "a", &top_s, &pr.top), rf_errmsg(db));
+    p = compile_ok("a(x, y) -> float(x), float(y).\nlang:input[`a] = \"a.csv\".\n"
+                   "s(z) <- a(x, _), z = 1.0f / x.\ns(z) <- a(_, y), z = 1.0f / y.\nlang:output[`s] = \"s\".\n");
+    CHECK_OK(rf_run(db, p, NULL, &res), rf_errmsg(db));
+    CHECK(no_minus_inf(res, 3)); /* inf, 0.25 and 1.0 */
+    CHECK(signbit(g[0]) && signbit(f[0]));
+    rf_result_free(res);
+    rf_program_free(p);
+    rf_close(db);
+}
+
 static void test_arrow(void)
 {
     /* the columns, with a struct offset of 1 (row 0 is skipped) */
@@ -1258,6 +1337,7 @@ int main(int argc, char **argv)
     if (all || !strcmp(what, "basic")) test_basic();
     if (all || !strcmp(what, "types")) test_types();
     if (all || !strcmp(what, "floats")) test_float_specials();
+    if (all || !strcmp(what, "floats")) test_float_zero();
     if (all || !strcmp(what, "errors")) test_errors();
     if (all || !strcmp(what, "arrow")) test_arrow();
     if (all || !strcmp(what, "arrowbad")) test_arrow_bad();
