@@ -4,7 +4,8 @@
 ** writer, so that every stage agrees on what a value is and how it prints.
 **
 ** Owns: the column type enum, parsing of text fields, UTF-8 validation,
-** the float value rule (a zero has no sign: rf_val_float_canon),
+** the float value rule (a zero has no sign: rf_val_float_canon) and the
+** float order key and hash image every host sort, top-k and hash shares,
 ** exact decimal arithmetic, calendar arithmetic on dates, and formatting.
 ** Everything here is pure: no allocation except through a caller's rf_buf,
 ** no global state, safe to call from any thread.
@@ -46,6 +47,7 @@
 #define RF_VALUE_H
 
 #include <stdint.h>
+#include <string.h>
 
 #include "rf_common.h"
 
@@ -249,6 +251,33 @@ void rf_val_fmt_bool(rf_buf *b, uint8_t v);
 ** which redfox never uses). The CUDA skeleton rf_base.cuh has its device
 ** copy, rf::fz. */
 static inline double rf_val_float_canon(double x) { return x + 0.0; }
+
+/* The float order key: an image whose unsigned order is rf_val_cmp_float's
+** total order (-inf < finite < inf < nan), equal images for equal values
+** (-0.0 and 0.0 one image, every NaN one image, above +inf's), for sorts,
+** top-k and normalized keys. The CUDA skeleton keeps its device copy,
+** rf_base.cuh's rf::norm(double). */
+static inline uint64_t rf_val_float_key(double x)
+{
+    if (x != x) return UINT64_MAX;
+    if (x == 0) return UINT64_C(1) << 63;
+    uint64_t b;
+    memcpy(&b, &x, sizeof b);
+    return (b >> 63) ? ~b : (b | (UINT64_C(1) << 63));
+}
+
+/* The float hash image: the bits of x where equal values have equal bits
+** (either zero 0, every NaN the positive quiet one), what a float mixes into
+** a hash. rf_gather.cuh's part_flags computes the same on the device (ranks
+** of CPU and GPU agree on a row's rank). */
+static inline uint64_t rf_val_float_hash_bits(double x)
+{
+    if (x == 0) return 0;
+    if (x != x) return UINT64_C(0x7ff8000000000000);
+    uint64_t b;
+    memcpy(&b, &x, sizeof b);
+    return b;
+}
 
 /* ---- comparison (-1, 0, 1) ------------------------------------------ */
 

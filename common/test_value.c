@@ -226,6 +226,24 @@ static void test_float_canon(void)
     CHECK(isnan(rf_val_float_canon(NAN)) && isnan(rf_val_float_canon(z / z)));
 }
 
+/* rf_val_float_key orders as rf_val_cmp_float, one image per value;
+** rf_val_float_hash_bits: equal bits exactly for equal values. */
+static void test_float_key(void)
+{
+    uint64_t nan_bits[3] = {UINT64_C(0xfff8000000000000), UINT64_C(0x7ff8000000000123), UINT64_C(0x7ff0000000000001)};
+    double v[16] = {-INFINITY, -DBL_MAX, -1.5, -DBL_MIN, -4.9406564584124654e-324, -0.0, 0.0,
+                    4.9406564584124654e-324, DBL_MIN, 1.0, 1.5, DBL_MAX, INFINITY, NAN, 0, 0};
+    for (int i = 0; i < 3; i++) memcpy(&v[13 + i], &nan_bits[i], 8);
+    for (int i = 0; i < 16; i++)
+        for (int j = 0; j < 16; j++) {
+            int c = rf_val_cmp_float(v[i], v[j]);
+            uint64_t a = rf_val_float_key(v[i]), b = rf_val_float_key(v[j]);
+            CHECK((a < b ? -1 : a > b) == c);
+            CHECK((rf_val_float_hash_bits(v[i]) == rf_val_float_hash_bits(v[j])) == (c == 0));
+        }
+    CHECK(rf_val_float_key(NAN) == UINT64_MAX && rf_val_float_hash_bits(-0.0) == 0);
+}
+
 static void test_parse_date_bool_utf8(void)
 {
     int32_t d = 0;
@@ -756,6 +774,7 @@ int main(void)
     test_parse_decimal();
     test_parse_float();
     test_float_canon();
+    test_float_key();
     test_parse_date_bool_utf8();
     test_arith();
     test_dates();

@@ -74,7 +74,8 @@ template <class T> inline void pin(T) {}
 
 // ---- normalized values: unsigned order is the value order, equal images are
 // equal values (floats: -0.0 == 0.0, every NaN one image above +inf), exactly
-// as skeletons/cpu's cpu_norm_*.
+// as skeletons/cpu's cpu_norm_* (norm(double) is the device copy of
+// common/rf_value.h's rf_val_float_key, which host code shares).
 __device__ __forceinline__ u64 norm(i64 x) { return (u64)x ^ (1ull << 63); }
 __device__ __forceinline__ u64 norm(i32 x) { return (u64)((u32)x ^ 0x80000000u); }
 __device__ __forceinline__ u64 norm(u32 x) { return (u64)x; }
