@@ -124,13 +124,16 @@ static int import_column(rf_database *db, const char *name, int32_t c, const str
         int64_t bad = n ? api_check_values(col->type, p, n) : 0;
         if (bad) FAIL(REDFOX_ERROR, "%s: column %d (%s), row %lld: not a valid %s", name, (int)c + 1, cname,
                       (long long)bad, rf_type_name(col->type));
-        if (((uintptr_t)p % (uintptr_t)w) == 0) {
+        /* a float column holding -0.0 is copied, its -0.0s made 0.0 (a float zero has no sign) */
+        int aligned = ((uintptr_t)p % (uintptr_t)w) == 0;
+        if (aligned && !(col->type == REDFOX_FLOAT && api_float_has_negzero((const double *)p, n))) {
             col->data = n ? (void *)p : NULL; /* zero-copy: the array stays alive with the table */
             return REDFOX_OK;
         }
         if (!(col->data = rf_malloc((size_t)(n * w) + 1))) return REDFOX_NOMEM;
         col->owned_data = 1;
         if (n) memcpy(col->data, p, (size_t)(n * w));
+        if (col->type == REDFOX_FLOAT) api_float_canon(col->data, n);
         return REDFOX_OK;
     }
     if (!strcmp(f, "c") || !strcmp(f, "C")) width = 1;
@@ -165,7 +168,7 @@ static int import_column(rf_database *db, const char *name, int32_t c, const str
         for (int64_t i = 0; i < n; i++) {
             float x;
             memcpy(&x, (const char *)buf + (at + i) * 4, 4);
-            v[i] = x;
+            v[i] = rf_val_float_canon(x); /* -0.0f is 0.0 */
         }
         return REDFOX_OK;
     }

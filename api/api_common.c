@@ -151,6 +151,18 @@ void api_diags_error(api_diags *a, const char *fmt, ...)
     a->n = 1;
 }
 
+int api_float_has_negzero(const double *v, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++)
+        if (v[i] == 0 && signbit(v[i])) return 1;
+    return 0;
+}
+
+void api_float_canon(double *v, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++) v[i] = rf_val_float_canon(v[i]);
+}
+
 int64_t api_check_values(int type, const void *data, int64_t n)
 {
     for (int64_t i = 0; i < n; i++) {

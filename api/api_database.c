@@ -224,6 +224,7 @@ int rf_database_put_rows(rf_database *db, const char *name, int32_t ncols, const
             } else {
                 col->owned_data = 1;
                 if (bytes) memcpy(col->data, columns[c], bytes);
+                if (it == RF_TYPE_FLOAT) api_float_canon(col->data, nrows); /* -0.0 is 0.0 */
             }
         }
     }

@@ -161,5 +161,9 @@ const char *api_type_input(int t, rf_type *out);
 ** 0/1, decimals not INT64_MIN; every float is a value, inf and
 ** NaN included, as in text inputs): 0, or the first bad row + 1. */
 int64_t api_check_values(int type, const void *data, int64_t n);
+/* Does a float column hold -0.0 (which reads as 0.0: a float zero has no
+** sign, rf_val_float_canon)? And the copy's -0.0s made 0.0. */
+int api_float_has_negzero(const double *v, int64_t n);
+void api_float_canon(double *v, int64_t n);
 
 #endif

@@ -278,7 +278,7 @@ rf_status rf_val_parse_float(const char *p, int64_t len, double *out, rf_val_err
         if (ok && (m == 0 || (scale >= -22 && scale <= 22))) {
             double v = (double)m;
             if (m != 0) v = scale < 0 ? v / DPOW10[-scale] : v * DPOW10[scale];
-            *out = neg ? -v : v;
+            *out = rf_val_float_canon(neg ? -v : v); /* "-0.0" is 0.0 */
             return RF_OK;
         }
     }
@@ -305,7 +305,7 @@ rf_status rf_val_parse_float(const char *p, int64_t len, double *out, rf_val_err
     if (buf != local) free(buf);
     if (!whole) return fail(e, WHY_CHAR, 0); /* not reached: syntax checked above */
     if (range) return fail(e, WHY_FLOAT_RANGE, 0);
-    *out = v;
+    *out = rf_val_float_canon(v); /* "-1e-400" underflows to -0.0: 0.0 */
     return RF_OK;
 }
 

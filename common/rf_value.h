@@ -4,6 +4,8 @@
 ** writer, so that every stage agrees on what a value is and how it prints.
 **
 ** Owns: the column type enum, parsing of text fields, UTF-8 validation,
+** the float value rule (a zero has no sign: rf_val_float_canon) and the
+** float order key and hash image every host sort, top-k and hash shares,
 ** exact decimal arithmetic, calendar arithmetic on dates, and formatting.
 ** Everything here is pure: no allocation except through a caller's rf_buf,
 ** no global state, safe to call from any thread.
@@ -32,7 +34,8 @@
 **            silently rounded input value is worse than a clear error
 **   float    [+-](digits[.digits]|.digits)[(e|E)[+-]digits]; inf, nan and
 **            hex floats are rejected; values that overflow are an error,
-**            values that underflow become subnormals or zero
+**            values that underflow become subnormals or zero, and a
+**            zero has no sign: "-0.0" reads as 0.0 (rf_val_float_canon)
 **   date     YYYY-MM-DD exactly, year 0001..9999, day valid for the month
 **   boolean  true | false (lower case)
 **
@@ -44,6 +47,7 @@
 #define RF_VALUE_H
 
 #include <stdint.h>
+#include <string.h>
 
 #include "rf_common.h"
 
@@ -235,6 +239,45 @@ void rf_val_fmt_dec128(rf_buf *b, rf_dec128 v);
 void rf_val_fmt_float(rf_buf *b, double v);
 void rf_val_fmt_date(rf_buf *b, int32_t days);
 void rf_val_fmt_bool(rf_buf *b, uint8_t v);
+
+/* ---- the float value rule ------------------------------------------- */
+/* A float zero has no sign: -0.0 is read and computed as 0.0, so that a
+** function of a value cannot tell two equal representations apart
+** (1.0 / x is inf for every zero x). Every float that enters redfox (text
+** fields, literals, databases, the C API) and every float operation's result
+** passes through this. x + 0.0 is +0.0 for either zero under IEEE 754's
+** round-to-nearest and x itself for every other x (a NaN stays a NaN): one
+** add, which the compiler keeps (it may not drop it without -ffast-math,
+** which redfox never uses). The CUDA skeleton rf_base.cuh has its device
+** copy, rf::fz. */
+static inline double rf_val_float_canon(double x) { return x + 0.0; }
+
+/* The float order key: an image whose unsigned order is rf_val_cmp_float's
+** total order (-inf < finite < inf < nan), equal images for equal values
+** (-0.0 and 0.0 one image, every NaN one image, above +inf's), for sorts,
+** top-k and normalized keys. The CUDA skeleton keeps its device copy,
+** rf_base.cuh's rf::norm(double). */
+static inline uint64_t rf_val_float_key(double x)
+{
+    if (x != x) return UINT64_MAX;
+    if (x == 0) return UINT64_C(1) << 63;
+    uint64_t b;
+    memcpy(&b, &x, sizeof b);
+    return (b >> 63) ? ~b : (b | (UINT64_C(1) << 63));
+}
+
+/* The float hash image: the bits of x where equal values have equal bits
+** (either zero 0, every NaN the positive quiet one), what a float mixes into
+** a hash. rf_gather.cuh's part_flags computes the same on the device (ranks
+** of CPU and GPU agree on a row's rank). */
+static inline uint64_t rf_val_float_hash_bits(double x)
+{
+    if (x == 0) return 0;
+    if (x != x) return UINT64_C(0x7ff8000000000000);
+    uint64_t b;
+    memcpy(&b, &x, sizeof b);
+    return b;
+}
 
 /* ---- comparison (-1, 0, 1) ------------------------------------------ */
 

@@ -149,7 +149,12 @@ static void test_parse_float(void)
     CHECK(pflt("5.", &v) && v == 5.0);
     CHECK(pflt("+3", &v) && v == 3.0);
     CHECK(pflt("0.1", &v) && v == 0.1);
-    CHECK(pflt("-0", &v) && v == 0 && signbit(v));
+    /* a float zero has no sign: every -0.0 reads as 0.0 (the fast path, strtod's underflow) */
+    CHECK(pflt("-0", &v) && v == 0 && !signbit(v));
+    CHECK(pflt("-0.0", &v) && v == 0 && !signbit(v));
+    CHECK(pflt("-0e5", &v) && v == 0 && !signbit(v));
+    CHECK(pflt("-1e-400", &v) && v == 0 && !signbit(v));
+    CHECK(pflt("-0.00000000000000000000000000000000000000000000001e-300", &v) && v == 0 && !signbit(v));
     CHECK(pflt("1e-400", &v) && v == 0);
     CHECK(pflt("4.9406564584124654e-324", &v) && v == 4.9406564584124654e-324);
     CHECK(pflt("1.7976931348623157e308", &v) && v == DBL_MAX);
@@ -185,7 +190,7 @@ static void test_parse_float(void)
         big[393] = 0;
         CHECK(pflt(big, &v) && v == strtod(big, NULL));
     }
-    /* the fast path must agree with strtod on random decimal text */
+    /* the fast path must agree with strtod on random decimal text (bit for bit, a zero's sign aside) */
     for (int i = 0; i < 200000; i++) {
         char s[64];
         int nd = 1 + (int)(next_rand() % 18), dot = (int)(next_rand() % (nd + 1)), n = 0;
@@ -196,13 +201,47 @@ static void test_parse_float(void)
         }
         if (next_rand() & 1) n += snprintf(s + n, sizeof s - (size_t)n, "e%d", (int)(next_rand() % 61) - 30);
         s[n] = 0;
-        double want = strtod(s, NULL), got = 0;
+        double want = rf_val_float_canon(strtod(s, NULL)), got = 0; /* but -0.0: 0.0 */
         if (!pflt(s, &got) || memcmp(&got, &want, sizeof got)) {
             CHECK(!"float parse agrees with strtod");
             fprintf(stderr, "  %s: got %.17g want %.17g\n", s, got, want);
             break;
         }
     }
+}
+
+/* rf_val_float_canon: -0.0 becomes 0.0; every other value, NaN and the
+** infinities included, is itself. */
+static void test_float_canon(void)
+{
+    volatile double z = 0.0, m = -1.0; /* computed at run time, not folded */
+    CHECK(!signbit(rf_val_float_canon(-0.0)) && rf_val_float_canon(-0.0) == 0);
+    CHECK(!signbit(rf_val_float_canon(z * m)) && !signbit(rf_val_float_canon(-z)));
+    CHECK(!signbit(rf_val_float_canon(z / -5.0)) && !signbit(rf_val_float_canon(-1e-300 * 1e-300)));
+    CHECK(1.0 / rf_val_float_canon(z * m) == INFINITY);
+    CHECK(!signbit(rf_val_float_canon(0.0)));
+    CHECK(rf_val_float_canon(-2.5) == -2.5 && rf_val_float_canon(4.9406564584124654e-324) == 4.9406564584124654e-324);
+    CHECK(rf_val_float_canon(-4.9406564584124654e-324) == -4.9406564584124654e-324);
+    CHECK(rf_val_float_canon(INFINITY) == INFINITY && rf_val_float_canon(-INFINITY) == -INFINITY);
+    CHECK(isnan(rf_val_float_canon(NAN)) && isnan(rf_val_float_canon(z / z)));
+}
+
+/* rf_val_float_key orders as rf_val_cmp_float, one image per value;
+** rf_val_float_hash_bits: equal bits exactly for equal values. */
+static void test_float_key(void)
+{
+    uint64_t nan_bits[3] = {UINT64_C(0xfff8000000000000), UINT64_C(0x7ff8000000000123), UINT64_C(0x7ff0000000000001)};
+    double v[16] = {-INFINITY, -DBL_MAX, -1.5, -DBL_MIN, -4.9406564584124654e-324, -0.0, 0.0,
+                    4.9406564584124654e-324, DBL_MIN, 1.0, 1.5, DBL_MAX, INFINITY, NAN, 0, 0};
+    for (int i = 0; i < 3; i++) memcpy(&v[13 + i], &nan_bits[i], 8);
+    for (int i = 0; i < 16; i++)
+        for (int j = 0; j < 16; j++) {
+            int c = rf_val_cmp_float(v[i], v[j]);
+            uint64_t a = rf_val_float_key(v[i]), b = rf_val_float_key(v[j]);
+            CHECK((a < b ? -1 : a > b) == c);
+            CHECK((rf_val_float_hash_bits(v[i]) == rf_val_float_hash_bits(v[j])) == (c == 0));
+        }
+    CHECK(rf_val_float_key(NAN) == UINT64_MAX && rf_val_float_hash_bits(-0.0) == 0);
 }
 
 static void test_parse_date_bool_utf8(void)
@@ -734,6 +773,8 @@ int main(void)
     test_parse_int();
     test_parse_decimal();
     test_parse_float();
+    test_float_canon();
+    test_float_key();
     test_parse_date_bool_utf8();
     test_arith();
     test_dates();

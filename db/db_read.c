@@ -3,7 +3,9 @@
 **
 ** Owns: mapping a file the manifest lists, the checks that make it safe to
 ** hand to the runtime (its size, its CRC-32C, and every value one its type
-** allows), and the zero-page stand-in for columns a program never reads.
+** allows), a float column's -0.0s (an older build's) read as 0.0 in the
+** private mapping, and the zero-page stand-in for columns a program never
+** reads.
 ** A file is verified when it is mapped, every time: the manifest's checksum
 ** covers only the manifest, so this is where a damaged column is caught, and
 ** only the columns a program reads are paid for. A big file is verified by
@@ -545,6 +547,39 @@ rf_status rf_db_map_column_stored(const rf_db *db, const rf_db_table *t, int32_t
     return st;
 }
 
+/* A float column's -0.0s read as 0.0 (a float zero has no sign,
+** docs/LANGUAGE.md): redfox never writes -0.0, but a database written by a
+** build before that may hold it. The rows of the blocks keep flags (NULL:
+** all) are scanned after their check; where one is -0.0 the mapping (private:
+** the file never changes) becomes writable while those values are
+** rewritten, copying only the pages they are on. */
+static rf_status float_zeros(const rf_db *db, const rf_db_table *t, const rf_db_column *col, const uint8_t *keep,
+                             rf_db_map *m, rf_diags *d)
+{
+    uint64_t *v = m->addr;
+    const uint64_t negzero = UINT64_C(1) << 63;
+    int writable = 0;
+    int64_t br = t->block_rows ? (int64_t)t->block_rows : t->nrows + 1; /* format 1: no blocks, one piece */
+    for (int64_t b = 0, nb = (t->nrows + br - 1) / br; b < nb; b++) {
+        if (keep && db->block_crcs && !keep[b]) continue;
+        int64_t r0 = b * br, r1 = r0 + br < t->nrows ? r0 + br : t->nrows;
+        for (int64_t r = r0; r < r1; r++) {
+            if (v[r] != negzero) continue;
+            if (!writable && mprotect(m->addr, (size_t)m->len, PROT_READ | PROT_WRITE)) {
+                char *path = rf_sprintf("%s/%s", db->dir, col->file);
+                rf_error(d, rf_mkloc(path ? path : col->file, 0, 0), "cannot rewrite -0.0 as 0.0 in memory: %s",
+                         strerror(errno));
+                free(path);
+                return errno == ENOMEM ? RF_ENOMEM : RF_EIO;
+            }
+            writable = 1;
+            v[r] = 0;
+        }
+    }
+    if (writable) mprotect(m->addr, (size_t)m->len, PROT_READ); /* as it was; nothing fails for want of it */
+    return RF_OK;
+}
+
 rf_status rf_db_map_column_blocks(const rf_db *db, const rf_db_table *t, int32_t c, const uint8_t *keep,
                                   rf_db_map *m, const void **data, rf_diags *d)
 {
@@ -565,12 +600,17 @@ rf_status rf_db_map_column_blocks(const rf_db *db, const rf_db_table *t, int32_t
             rf_db_unmap(m);
             return RF_EUSER;
         }
+        if (col->type == RF_TYPE_FLOAT && (st = float_zeros(db, t, col, keep, m, d))) {
+            rf_db_unmap(m);
+            return st;
+        }
         *data = m->addr;
         return RF_OK;
     }
     if (col->narrow) return map_narrow(db, t, c, keep, m, data, d);
     rf_status st = map_only(db, col->file, col->size, !keep && verify_threads(col->size) == 1, m, d);
     if (!st) st = check_blocks(db, t, c, keep, m->addr, NULL, NULL, d);
+    if (!st && col->type == RF_TYPE_FLOAT) st = float_zeros(db, t, col, keep, m, d);
     if (st) {
         rf_db_unmap(m);
         return st;

@@ -143,8 +143,8 @@ void rf_db_unmap(rf_db_map *m);
 
 /* Maps table t's column c and checks it: the file's size, its CRC-32C, and
 ** that every value is one the type allows (dates 0001..9999, booleans 0/1,
-** decimals not INT64_MIN, floats any bit pattern; string codes below the dictionary's
-** count). *data points at nrows values (NULL for an empty table), at the
+** decimals not INT64_MIN, floats any bit pattern, a -0.0 read as 0.0; string codes below the
+** dictionary's count). *data points at nrows values (NULL for an empty table), at the
 ** runtime's widths: a narrow column's blocks are decoded (by several
 ** threads, in the pass that checks them) into anonymous memory that m owns;
 ** any other column is the file itself, mapped. */

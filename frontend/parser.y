@@ -294,7 +294,7 @@ factor
         if (($2->kind == RF_AST_INT && !($2->op == '~' && $2->ival == INT64_MIN)) || $2->kind == RF_AST_DECIMAL) {
             $$ = $2; $$->ival = (int64_t)(0 - (uint64_t)$2->ival); $$->loc = L(st, @1); $$->op = '~';
         } else if ($2->kind == RF_AST_FLOAT) {
-            $$ = $2; $$->fval = -$2->fval; $$->loc = L(st, @1);
+            $$ = $2; $$->fval = rf_val_float_canon(-$2->fval); $$->loc = L(st, @1); /* -0.0f is 0.0f */
         } else {
             $$ = rf_ast_expr_new(A, RF_AST_NEG, L(st, @1)); NEED($$); $$->lhs = $2;
             HEIGHT($$, $2->height + 1);

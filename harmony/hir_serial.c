@@ -179,7 +179,11 @@ static int get_const(dec *x, rf_fe_const *c)
     if (!valid_type(t)) return bad(x, "bad constant type");
     c->type = (rf_type)t;
     switch (c->type) {
-    case RF_TYPE_FLOAT: return rf_rfx_get_f64(&x->rd, &c->f);
+    case RF_TYPE_FLOAT: { /* an older build may have written -0.0: it is 0.0 */
+        if (!rf_rfx_get_f64(&x->rd, &c->f)) return 0;
+        c->f = rf_val_float_canon(c->f);
+        return 1;
+    }
     case RF_TYPE_STRING: {
         const char *s;
         uint64_t len;

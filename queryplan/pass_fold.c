@@ -96,7 +96,7 @@ static int fold_step(char op, rf_type t, const rf_fe_const *a, const rf_fe_const
         default: return -1;
         }
         if (!isfinite(z)) return -1;
-        out->f = z;
+        out->f = rf_val_float_canon(z); /* as the evaluators compute it: 0.0 * -1.0 is 0.0 */
         return 0;
     }
     default: return -1;

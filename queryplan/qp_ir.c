@@ -154,7 +154,9 @@ rf_qp_expr *qp_e_col(rf_qp_program *p, int32_t side, int32_t col, rf_type t)
 rf_qp_expr *qp_e_const(rf_qp_program *p, const rf_fe_const *c)
 {
     rf_qp_expr *e = qp_e_new(p, RF_QP_E_CONST, c->type, 0);
-    if (e) e->c = *c;
+    if (!e) return NULL;
+    e->c = *c;
+    if (c->type == RF_TYPE_FLOAT) e->c.f = rf_val_float_canon(c->f); /* a literal or a folded -0.0 is 0.0 */
     return e;
 }
 

@@ -49,7 +49,9 @@
 **   comparisons      strings by bytes (= code point order); floats in
 **                    rf_val_cmp_float's total order (-0 = 0, NaN = NaN and
 **                    above +inf), so they agree with sorting and grouping
-**   float + - * /    plain IEEE: x / 0 is inf or nan, never an error
+**   float + - * /    plain IEEE: x / 0 is inf or nan, never an error; and
+**   float negation   every result canonical (rf_val_float_canon): a zero
+**                    has no sign, so 1.0 / (0.0 * -1.0) is inf
 **   int, decimal     overflow and division by zero are errors; int / int
 **                    truncates toward zero, int % int is its remainder (the
 **                    dividend's sign; x % 0 an error, INT64_MIN % -1 = 0);

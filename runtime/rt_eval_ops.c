@@ -324,20 +324,22 @@ static void binop_step(wk *w, en *x, const uint16_t *sel, int k, const void *pa,
         break;
     }
     case RF_TYPE_FLOAT: {
+        /* every result canonical (rf_val_float_canon): 0.0 * -1.0 and an
+        ** underflow of a negative product are 0.0, not -0.0 */
         const double *a = pa, *b = pb;
         double *o = po;
         switch (op) {
         case '+':
-            for (int j = 0; j < k; j++) o[j] = a[j] + b[j];
+            for (int j = 0; j < k; j++) o[j] = rf_val_float_canon(a[j] + b[j]);
             break;
         case '-':
-            for (int j = 0; j < k; j++) o[j] = a[j] - b[j];
+            for (int j = 0; j < k; j++) o[j] = rf_val_float_canon(a[j] - b[j]);
             break;
         case '*':
-            for (int j = 0; j < k; j++) o[j] = a[j] * b[j];
+            for (int j = 0; j < k; j++) o[j] = rf_val_float_canon(a[j] * b[j]);
             break;
         default:
-            for (int j = 0; j < k; j++) o[j] = a[j] / b[j];
+            for (int j = 0; j < k; j++) o[j] = rf_val_float_canon(a[j] / b[j]);
             break;
         }
         break;
@@ -397,7 +399,7 @@ static const void *ev_neg(wk *w, en *x, const uint16_t *sel, int k)
     if (x->type == RF_TYPE_FLOAT) {
         const double *a = pa;
         double *o = po;
-        for (int j = 0; j < k; j++) o[j] = -a[j];
+        for (int j = 0; j < k; j++) o[j] = rf_val_float_canon(-a[j]); /* -(0.0) is 0.0 */
         return po;
     }
     if (x->type == RF_TYPE_DEC128) {

@@ -20,7 +20,7 @@ rf_status rf_rt_facts(const rf_hir_kernel *k, const rf_hir_var *out, rf_rt_dict 
         for (int32_t c = 0; c < out->ncols && !st; c++) {
             const rf_fe_const *v = &k->rows[i * out->ncols + c];
             switch (out->types[c]) {
-            case RF_TYPE_FLOAT: ((double *)r->cols[c])[i] = v->f; break;
+            case RF_TYPE_FLOAT: ((double *)r->cols[c])[i] = rf_val_float_canon(v->f); break; /* an older .rfx: -0.0 */
             case RF_TYPE_DATE: ((int32_t *)r->cols[c])[i] = (int32_t)v->i; break;
             case RF_TYPE_BOOL: ((uint8_t *)r->cols[c])[i] = (uint8_t)v->i; break;
             case RF_TYPE_DEC128: ((rf_dec128 *)r->cols[c])[i] = v->i; break; /* a decimal's value */

@@ -355,6 +355,104 @@ static void release_top(struct ArrowArray *a)
 
 static void schema_noop(struct ArrowSchema *s) { s->release = NULL; }
 
+/* A struct schema top of n children sk[0..n) (formats and names given),
+** skp pointing at them. */
+static void schemas_init(struct ArrowSchema *top, struct ArrowSchema *sk, struct ArrowSchema **skp, int n,
+                         const char *const *fmts, const char *const *names)
+{
+    for (int c = 0; c < n; c++) {
+        memset(&sk[c], 0, sizeof sk[c]);
+        sk[c].format = fmts[c];
+        sk[c].name = names[c];
+        sk[c].release = schema_noop;
+        skp[c] = &sk[c];
+    }
+    memset(top, 0, sizeof *top);
+    top->format = "+s";
+    top->name = "";
+    top->n_children = n;
+    top->children = skp;
+    top->release = schema_noop;
+}
+
+/* pr's struct array of rows rows from offset on, child c's buffers b1[c]
+** (values or offsets) and, where b2 has one, b2[c] (a string's bytes). */
+static void producer_init(producer *pr, int n, int64_t rows, int64_t offset, const void *const *b1,
+                          const void *const *b2)
+{
+    memset(pr, 0, sizeof *pr);
+    for (int c = 0; c < n; c++) {
+        struct ArrowArray *a = &pr->kids[c];
+        a->length = rows + offset;
+        a->n_buffers = b2 && b2[c] ? 3 : 2;
+        pr->bufs[c][1] = b1[c];
+        pr->bufs[c][2] = b2 ? b2[c] : NULL;
+        a->buffers = pr->bufs[c];
+        a->release = release_kid;
+        pr->kidp[c] = a;
+    }
+    pr->top.length = rows;
+    pr->top.offset = offset;
+    pr->top.n_buffers = 1;
+    pr->top.buffers = pr->topbuf;
+    pr->top.n_children = n;
+    pr->top.children = pr->kidp;
+    pr->top.release = release_top;
+    pr->top.private_data = pr;
+}
+
+/* A float zero has no sign (docs/LANGUAGE.md): -0.0 given through
+** rf_database_put_rows or Arrow (double "g", used where it lies, and float
+** "f", widened) is 0.0, so 1.0f / x is inf and never -inf; the caller's
+** buffers keep their bits. */
+static int no_minus_inf(const rf_result *res, int64_t want_rows)
+{
+    int ok = rf_result_rows(res, 0) == want_rows;
+    for (int64_t r = 0; r < rf_result_rows(res, 0); r++) {
+        double y = rf_result_float(res, 0, 0, r);
+        ok &= !(isinf(y) && y < 0);
+    }
+    return ok;
+}
+
+static void test_float_zero(void)
+{
+    rf_database *db = NULL;
+    CHECK_OK(rf_open(NULL, &db), rf_errmsg(db));
+    double xs[3] = {-0.0, 0.0, 2.0};
+    const void *cols[1] = {xs};
+    int types[1] = {REDFOX_FLOAT};
+    CHECK_OK(rf_database_put_rows(db, "v", 1, types, 3, cols), rf_errmsg(db));
+    rf_program *p = compile_ok("v(x) -> float(x).\nlang:input[`v] = \"v.csv\".\n"
+                               "r(y) <- v(x), y = 1.0f / x.\nlang:output[`r] = \"r\".\n");
+    rf_result *res = NULL;
+    CHECK_OK(rf_run(db, p, NULL, &res), rf_errmsg(db));
+    CHECK(no_minus_inf(res, 2)); /* inf and 0.5 */
+    CHECK(signbit(xs[0]));
+    rf_result_free(res);
+    rf_program_free(p);
+    rf_close(db);
+
+    static double g[3] = {-0.0, 0.0, 4.0};
+    static float f[3] = {-0.0f, 1.0f, 0.0f};
+    struct ArrowSchema sk[2], *skp[2], top_s;
+    static const char *fmts[2] = {"g", "f"}, *names[2] = {"x", "y"};
+    schemas_init(&top_s, sk, skp, 2, fmts, names);
+    producer pr;
+    const void *data[2] = {g, f};
+    producer_init(&pr, 2, 3, 0, data, NULL);
+    CHECK_OK(rf_open(NULL, &db), rf_errmsg(db));
+    CHECK_OK(rf_database_put_arrow(db, "a", &top_s, &pr.top), rf_errmsg(db));
+    p = compile_ok("a(x, y) -> float(x), float(y).\nlang:input[`a] = \"a.csv\".\n"
+                   "s(z) <- a(x, _), z = 1.0f / x.\ns(z) <- a(_, y), z = 1.0f / y.\nlang:output[`s] = \"s\".\n");
+    CHECK_OK(rf_run(db, p, NULL, &res), rf_errmsg(db));
+    CHECK(no_minus_inf(res, 3)); /* inf, 0.25 and 1.0 */
+    CHECK(signbit(g[0]) && signbit(f[0]));
+    rf_result_free(res);
+    rf_program_free(p);
+    rf_close(db);
+}
+
 static void test_arrow(void)
 {
     /* the columns, with a struct offset of 1 (row 0 is skipped) */
@@ -388,41 +486,11 @@ static void test_arrow(void)
     static const char *fmts[7] = {"l", "g", "d:10,2", "u", "b", "tdD", "i"};
     static const char *names[7] = {"i", "f", "d", "s", "b", "dt", "n"};
     struct ArrowSchema sk[7], *skp[7], top_s;
-    for (int c = 0; c < 7; c++) {
-        memset(&sk[c], 0, sizeof sk[c]);
-        sk[c].format = fmts[c];
-        sk[c].name = names[c];
-        sk[c].release = schema_noop;
-        skp[c] = &sk[c];
-    }
-    memset(&top_s, 0, sizeof top_s);
-    top_s.format = "+s";
-    top_s.name = "";
-    top_s.n_children = 7;
-    top_s.children = skp;
-    top_s.release = schema_noop;
+    schemas_init(&top_s, sk, skp, 7, fmts, names);
     producer pr;
-    memset(&pr, 0, sizeof pr);
-    const void *data[7] = {i64, f64, dec, str_data, bits, d32, i32};
-    for (int c = 0; c < 7; c++) {
-        struct ArrowArray *a = &pr.kids[c];
-        a->length = NT + 1;
-        a->n_buffers = c == 3 ? 3 : 2;
-        pr.bufs[c][0] = NULL;
-        pr.bufs[c][1] = c == 3 ? (const void *)str_off : data[c];
-        pr.bufs[c][2] = c == 3 ? str_data : NULL;
-        a->buffers = pr.bufs[c];
-        a->release = release_kid;
-        pr.kidp[c] = a;
-    }
-    pr.top.length = NT;
-    pr.top.offset = 1;
-    pr.top.n_buffers = 1;
-    pr.top.buffers = pr.topbuf;
-    pr.top.n_children = 7;
-    pr.top.children = pr.kidp;
-    pr.top.release = release_top;
-    pr.top.private_data = &pr;
+    const void *data[7] = {i64, f64, dec, str_off, bits, d32, i32};
+    const void *bytes[7] = {NULL, NULL, NULL, str_data, NULL, NULL, NULL};
+    producer_init(&pr, 7, NT, 1, data, bytes);
 
     const char *src = "t(i, f, d, s, b, dt, n) -> int(i), float(f), decimal(d), string(s), boolean(b), date(dt), int(n).\n"
                       "lang:input[`t] = \"t.csv\".\n"
@@ -1258,6 +1326,7 @@ int main(int argc, char **argv)
     if (all || !strcmp(what, "basic")) test_basic();
     if (all || !strcmp(what, "types")) test_types();
     if (all || !strcmp(what, "floats")) test_float_specials();
+    if (all || !strcmp(what, "floats")) test_float_zero();
     if (all || !strcmp(what, "errors")) test_errors();
     if (all || !strcmp(what, "arrow")) test_arrow();
     if (all || !strcmp(what, "arrowbad")) test_arrow_bad();

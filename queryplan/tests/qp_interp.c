@@ -147,6 +147,7 @@ static rf_fe_const eval(qpi *q, const rf_qp_expr *e, const rf_fe_const *r0, cons
             if (q->err) return r;
             if (e->type == RF_TYPE_FLOAT) {
                 r.f = e->op == '+' ? a.f + b.f : e->op == '-' ? a.f - b.f : e->op == '*' ? a.f * b.f : a.f / b.f;
+                r.f = rf_val_float_canon(r.f); /* a float zero has no sign */
             } else if (e->type == RF_TYPE_STRING) {
                 char *s = rf_arena_alloc(&q->a, (size_t)(a.slen + b.slen + 1));
                 if (!s) {
@@ -175,7 +176,7 @@ static rf_fe_const eval(qpi *q, const rf_qp_expr *e, const rf_fe_const *r0, cons
         return r;
     case RF_QP_E_NEG:
         a = eval(q, e->args[0], r0, r1);
-        if (e->type == RF_TYPE_FLOAT) r.f = -a.f;
+        if (e->type == RF_TYPE_FLOAT) r.f = rf_val_float_canon(-a.f);
         else if (e->type == RF_TYPE_DECIMAL || e->type == RF_TYPE_DEC128) {
             if (rf_val_dec_neg(a.i, &r.i, NULL)) fail(q, "arithmetic error");
         } else if (a.i == INT64_MIN) fail(q, "arithmetic error");
@@ -338,7 +339,7 @@ static void aggregate(qpi *q, const rf_qp_cmd *c, const table *in, table *out)
                 else if (sum > INT64_MAX || sum < -INT64_MAX) fail(q, "sum overflow");
                 else r.i = (int64_t)sum;
             } else if (ag->fn == RF_AGG_AVG) {
-                if (at == RF_TYPE_FLOAT) r.f = fs / (double)cnt;
+                if (at == RF_TYPE_FLOAT) r.f = rf_val_float_canon(fs / (double)cnt);
                 else if ((at == RF_TYPE_INT ? rf_val_int128_avg(sum, cnt, &r.i, NULL)
                                              : rf_val_dec128_avg(sum, cnt, &r.i, NULL)) != RF_OK)
                     fail(q, "avg error");

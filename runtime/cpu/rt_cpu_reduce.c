@@ -105,7 +105,7 @@ rf_status rf_cx_k_reduce(exec *x, const rf_hir_kernel *k)
                 double *s = NULL;
                 if ((st = rf_cpu_agg_sum_f64(x->pool, g, src, &s))) break;
                 for (int64_t i = 0; i < ng; i++)
-                    ((double *)dst)[i] = ag->fn == RF_AGG_AVG ? s[i] / (double)counts[i] : s[i];
+                    ((double *)dst)[i] = ag->fn == RF_AGG_AVG ? rf_val_float_canon(s[i] / (double)counts[i]) : s[i];
                 free(s);
             } else {
                 if (!sums[ag->col] && at == RF_TYPE_DEC128) {

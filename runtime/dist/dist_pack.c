@@ -34,14 +34,9 @@ static uint64_t value_hash(const rf_rt_rel *r, const rf_rt_dict *dict, int32_t c
         return rf_rt_hash_bytes(s, len);
     }
     case RF_TYPE_FLOAT: {
-        double v = ((const double *)r->cols[c])[i];
-        if (v == 0) v = 0; /* -0 joins 0 */
-        uint64_t b;
-        memcpy(&b, &v, sizeof b);
         /* every NaN is one value (docs/LANGUAGE.md, Types): x86's 0.0 / 0.0
         ** has the sign bit set, a parsed `nan` has not */
-        if (v != v) b = UINT64_C(0x7ff8000000000000);
-        return rf_rt_mix64(b);
+        return rf_rt_mix64(rf_val_float_hash_bits(((const double *)r->cols[c])[i]));
     }
     case RF_TYPE_DATE: return rf_rt_mix64((uint64_t)(int64_t)((const int32_t *)r->cols[c])[i]);
     case RF_TYPE_BOOL: return rf_rt_mix64(((const uint8_t *)r->cols[c])[i]);

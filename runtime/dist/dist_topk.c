@@ -62,14 +62,7 @@ int dist_topk_cuts(const rf_rt_dist *x, const rf_hir_kernel *k)
 static uint64_t order_key(const rf_rt_rel *r, int32_t col, int64_t row)
 {
     switch (r->types[col]) {
-    case RF_TYPE_FLOAT: {
-        double d = ((const double *)r->cols[col])[row];
-        if (d != d) return UINT64_MAX;
-        if (d == 0) d = 0;
-        uint64_t b;
-        memcpy(&b, &d, sizeof b);
-        return (b >> 63) ? ~b : b | (UINT64_C(1) << 63);
-    }
+    case RF_TYPE_FLOAT: return rf_val_float_key(((const double *)r->cols[col])[row]);
     case RF_TYPE_DATE: return (uint64_t)(int64_t)((const int32_t *)r->cols[col])[row] ^ (UINT64_C(1) << 63);
     case RF_TYPE_BOOL: return ((const uint8_t *)r->cols[col])[row];
     default: return (uint64_t)((const int64_t *)r->cols[col])[row] ^ (UINT64_C(1) << 63);

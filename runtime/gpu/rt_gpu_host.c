@@ -313,7 +313,8 @@ rf_status rf_gx_float_agg(gx *x, const rf_qp_agg *ag, const gval *in, int32_t co
         } else {
             double *s = NULL;
             st = rf_cpu_agg_sum_f64(x->cpool, &g, vals, &s);
-            for (int64_t i = 0; i < ng && !st; i++) res[i] = ag->fn == RF_AGG_AVG ? s[i] / (double)counts[i] : s[i];
+            for (int64_t i = 0; i < ng && !st; i++)
+                res[i] = ag->fn == RF_AGG_AVG ? rf_val_float_canon(s[i] / (double)counts[i]) : s[i];
             free(s);
         }
     }

@@ -182,8 +182,7 @@ static uint64_t key_word(const rf_hir_var *iv, const gval *v, int32_t c, int64_t
     if (iv->types[c] == RF_TYPE_FLOAT) {
         double d;
         memcpy(&d, &b, 8);
-        if (d == 0) b = 0;
-        else if (d != d) b = 1;
+        b = rf_val_float_hash_bits(d);
     }
     return b;
 }
@@ -823,9 +822,7 @@ static uint64_t float_key(uint64_t b)
 {
     double d;
     memcpy(&d, &b, 8);
-    if (d != d) return ~0ull;
-    if (d == 0) return 1ull << 63;
-    return (b >> 63) ? ~b : (b | (1ull << 63));
+    return rf_val_float_key(d);
 }
 
 /* Rows i and j by the sort's keys: < 0, 0 (ties), > 0. */

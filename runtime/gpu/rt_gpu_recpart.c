@@ -178,8 +178,7 @@ static uint64_t row_hash(const rf_hir_var *hv, const hrows *r, int64_t i)
         if (hv->types[c] == RF_TYPE_FLOAT) {
             double d;
             memcpy(&d, &b, 8);
-            if (d == 0) b = 0;
-            else if (d != d) b = 1;
+            b = rf_val_float_hash_bits(d);
         }
         h = rf_rt_mix64(h ^ b) + (uint64_t)c;
     }

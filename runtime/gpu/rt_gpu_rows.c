@@ -105,11 +105,7 @@ static uint64_t host_sort_key(const uint8_t *col, rf_type t, int64_t i)
     case RF_TYPE_FLOAT: {
         double v;
         memcpy(&v, col + i * 8, 8);
-        if (v != v) return ~UINT64_C(0);
-        if (v == 0) return UINT64_C(1) << 63;
-        uint64_t b;
-        memcpy(&b, &v, 8);
-        return (b >> 63) ? ~b : (b | (UINT64_C(1) << 63));
+        return rf_val_float_key(v);
     }
     case RF_TYPE_DATE: {
         int32_t v;

@@ -48,14 +48,7 @@ rf_status cpu_compact_flags(rf_cpu_pool *pool, const uint8_t *flags, uint8_t wan
 
 static inline uint64_t cpu_norm_i64(int64_t x) { return (uint64_t)x ^ (UINT64_C(1) << 63); }
 static inline uint64_t cpu_norm_i32(int32_t x) { return (uint64_t)((uint32_t)x ^ UINT32_C(0x80000000)); }
-static inline uint64_t cpu_norm_f64(double x)
-{
-    uint64_t b;
-    if (x != x) return UINT64_MAX;
-    if (x == 0) return UINT64_C(1) << 63;
-    memcpy(&b, &x, 8);
-    return (b >> 63) ? ~b : (b | (UINT64_C(1) << 63));
-}
+static inline uint64_t cpu_norm_f64(double x) { return rf_val_float_key(x); }
 /* The parts of a 128-bit value: the high word signed, the low word unsigned. */
 static inline uint64_t cpu_norm_i128_hi(rf_dec128 x) { return cpu_norm_i64((int64_t)(x >> 64)); }
 static inline uint64_t cpu_norm_i128_lo(rf_dec128 x) { return (uint64_t)x; }

@@ -185,7 +185,7 @@ static void emit_step(rf_cg_gen *g, const rf_qp_expr *e, int v, int b)
 {
     if (e->type == RF_TYPE_FLOAT) {
         ind(g);
-        rf_buf_printf(g->b, "v%d = v%d %c v%d;\n", v, v, e->op, b);
+        rf_buf_printf(g->b, "v%d = rf::fz(v%d %c v%d);\n", v, v, e->op, b); /* a zero has no sign */
     } else if (is_wide(e->type) && e->op != '%') {
         checked(g, "%s(v%d, v%d, &v%d)", wide_fn(e->op), v, b, v);
     } else if (e->type == RF_TYPE_INT || is_dec(e->type)) {
@@ -402,7 +402,7 @@ static void emit_table_loop(rf_cg_gen *g, const rf_qp_expr *e, int32_t from, int
         rf_buf_puts(g->b, ";\n");
         if (fl) {
             ind(g);
-            rf_buf_printf(g->b, "v%d = v%d %c x;\n", v, v, e->op);
+            rf_buf_printf(g->b, "v%d = rf::fz(v%d %c x);\n", v, v, e->op);
         } else {
             checked(g, "%s(v%d, x, &v%d)", dec_fn(e->op, is_dec(e->type)), v, v);
         }
@@ -583,7 +583,7 @@ static int emit_expr(rf_cg_gen *g, const rf_qp_expr *e)
         int a = rf_cg_emit(g, e->args[0]);
         v = new_var(g, e->type);
         if (e->type == RF_TYPE_FLOAT) {
-            rf_buf_printf(g->b, " = -v%d;\n", a);
+            rf_buf_printf(g->b, " = rf::fz(-v%d);\n", a);
         } else if (is_wide(e->type)) {
             rf_buf_puts(g->b, ";\n");
             checked(g, "rf::neg_w(v%d, &v%d)", a, v);

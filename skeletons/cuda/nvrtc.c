@@ -16,7 +16,9 @@
 **
 ** Options: --fmad=false because the CPU evaluator never contracts a * b + c
 ** into one rounding (float results must agree bit for bit); --device-int128
-** for the exact decimal arithmetic.
+** for the exact decimal arithmetic. Never --use_fast_math, -ftz=true or
+** --prec-div=false: rf_base.cuh's rf::fz (x + 0.0, which makes -0.0 0.0)
+** and IEEE division would not survive them.
 */
 #include "nvrtc_internal.h"
 #include "rf_rfx.h"

@@ -44,6 +44,13 @@ __device__ __forceinline__ void fail(void *err, i64 row) { atomicMin((u64 *)err,
 __device__ __forceinline__ u64 dbits(double x) { return (u64)__double_as_longlong(x); }
 __device__ __forceinline__ double bitsd(u64 b) { return __longlong_as_double((long long)b); }
 
+// A float zero has no sign: every float operation's result passes through
+// fz, so that -0.0 never exists as a value (0.0 * -1.0 is 0.0 and 1.0 / it
+// inf). x + 0.0 is +0.0 for either zero in round-to-nearest and x otherwise;
+// one add, kept because NVRTC runs without fast-math and without -ftz (the
+// device copy of common/rf_value.h's rf_val_float_canon).
+__device__ __forceinline__ double fz(double x) { return x + 0.0; }
+
 template <class T> __device__ __forceinline__ T ld(const void *c, i64 r) { return ((const T *)c)[r]; }
 template <class T> __device__ __forceinline__ void st(void *c, i64 r, T v) { ((T *)c)[r] = v; }
 // An int column stored in 32 bits (a narrow set, rf_group.cuh): its value.
@@ -67,7 +74,8 @@ template <class T> inline void pin(T) {}
 
 // ---- normalized values: unsigned order is the value order, equal images are
 // equal values (floats: -0.0 == 0.0, every NaN one image above +inf), exactly
-// as skeletons/cpu's cpu_norm_*.
+// as skeletons/cpu's cpu_norm_* (norm(double) is the device copy of
+// common/rf_value.h's rf_val_float_key, which host code shares).
 __device__ __forceinline__ u64 norm(i64 x) { return (u64)x ^ (1ull << 63); }
 __device__ __forceinline__ u64 norm(i32 x) { return (u64)((u32)x ^ 0x80000000u); }
 __device__ __forceinline__ u64 norm(u32 x) { return (u64)x; }

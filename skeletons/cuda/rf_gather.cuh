@@ -131,7 +131,8 @@ template <int TILE> __device__ __forceinline__ void part_flags(const Args &a)
                 switch (a.k[j]) {
                 case 1: {
                     double d = ((const double *)a.c0[j])[i];
-                    /* -0 is 0, and every NaN one value (0.0 / 0.0's sign bit is set) */
+                    /* -0 is 0, and every NaN one value (0.0 / 0.0's sign bit is set): the
+                    ** device copy of common/rf_value.h's rf_val_float_hash_bits */
                     v = d == 0 ? 0 : d != d ? 0x7ff8000000000000ull : dbits(d);
                     break;
                 }
