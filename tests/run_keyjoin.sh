@@ -7,7 +7,8 @@
 # infinities: a successor (y = x + 1, and written x + 1 = z), keys computed on
 # both sides (x * 2 = z + 3), a computed key beside a plain one (z = x * 3 on
 # k), a recursion (chain), floats (w = v * -1.0f), a negation and a count over
-# such a rule, dates (date:add_days), strings (a + "b"), decimals (v + 0.75).
+# such a rule, an atom meeting the others only through the key (joined last,
+# not crossed first), dates (date:add_days), strings (a + "b"), decimals (v + 0.75).
 # The answers are computed here by Python from the same files.
 # Then an overflowing key (9223372036854775807 + 1): no error where the other
 # side is empty or meets it on no plain key, the error (exit 1) where it does,
@@ -67,13 +68,14 @@ chain(y) <- chain(x), node(y), y = x + 1.
 fl(v, w) <- f(v), g(w), w = v * -1.0f.
 last(x) <- node(x), !next(x, _).
 cnt(c) <- agg<<c = count()>> next(_, _).
+around(z, x) <- node(z), a(x, k), node(k), z = x + 1.
 nday(x, y) <- day(x), day(y), y = date:add_days[x, 1].
 cat(a, b) <- s(a, _), s(b, _), b = a + "b".
 dec(a, b) <- s(a, v), s(b, w), w = v + 0.75.
 lang:output[`next] = "next". lang:output[`rev] = "rev". lang:output[`both] = "both".
 lang:output[`multi] = "multi". lang:output[`chain] = "chain". lang:output[`fl] = "fl".
 lang:output[`last] = "last". lang:output[`cnt] = "cnt". lang:output[`nday] = "nday".
-lang:output[`cat] = "cat". lang:output[`dec] = "dec".
+lang:output[`cat] = "cat". lang:output[`dec] = "dec". lang:output[`around] = "around".
 P
 # the expected rows, one file per output, in the order redfox writes them
 python3 -B - "$tmp" <<'PY' || fail "python"
@@ -104,6 +106,7 @@ out = {
     "chain": [(c,) for c in chain],
     "last": sorted((x,) for x in node if x + 1 not in node),
     "cnt": [(len(nxt),)],
+    "around": sorted((x + 1, x) for x, k in a if k in node and x + 1 in node),
 }
 days = {datetime.date.fromisoformat(r[0]) for r in rows("day.csv")}
 out["nday"] = sorted((x, x + datetime.timedelta(days=1)) for x in days if x + datetime.timedelta(days=1) in days)
@@ -120,7 +123,7 @@ with open(os.path.join(d, "fl.want"), "w") as w:
 PY
 # check DIR WHAT: the csv outputs in DIR are the expected ones
 check() {
-    for o in next rev both multi chain fl last cnt nday cat dec; do
+    for o in next rev both multi chain fl last cnt nday cat dec around; do
         tail -n +2 "$1/$o.csv" 2>/dev/null | cmp -s - "$tmp/$o.want" || fail "$2: $o differs from the expected rows"
     done
 }
@@ -135,7 +138,7 @@ run() {
 [ "$(wc -l <"$tmp/both.want")" -gt 10 ] && [ "$(wc -l <"$tmp/multi.want")" -gt 10 ] &&
     [ "$(wc -l <"$tmp/fl.want")" = 5 ] && [ "$(wc -l <"$tmp/chain.want")" = 96 ] &&
     [ "$(wc -l <"$tmp/nday.want")" = 4 ] && [ "$(wc -l <"$tmp/cat.want")" = 2 ] &&
-    [ "$(wc -l <"$tmp/dec.want")" = 3 ] || fail "the expected rows are too few"
+    [ "$(wc -l <"$tmp/dec.want")" = 3 ] && [ "$(wc -l <"$tmp/around.want")" -gt 10 ] || fail "the expected rows are too few"
 
 # overflow: big holds 9223372036854775807 (key 1); e empty, with key 2, with key 1
 mkdir -p "$tmp/ov"
@@ -179,11 +182,11 @@ case $mode in
 cpu)
     # the plans: no join filters by a computed value, no cross product has a
     # filter (an existence test, a side of no columns, is crossed); with
-    # --no-keyjoin each of the nine rules has such a filter, eight a cross product
+    # --no-keyjoin each of the ten rules has such a filter, nine a cross product
     "$redfox" dump --plan "$tmp/p.logic" >"$tmp/plan" || fail "dump --plan"
     "$redfox" dump --plan "$tmp/p.logic" --no-keyjoin >"$tmp/plan.off" || fail "dump --plan --no-keyjoin"
     grep -q ' join .* filter' "$tmp/plan" && fail "a join on a computed key filters: $(grep ' join .* filter' "$tmp/plan")"
-    [ "$(grep -c ' join .* filter' "$tmp/plan.off")" = 9 ] && [ "$(grep -c 'cross filter' "$tmp/plan.off")" = 8 ] ||
+    [ "$(grep -c ' join .* filter' "$tmp/plan.off")" = 10 ] && [ "$(grep -c 'cross filter' "$tmp/plan.off")" = 9 ] ||
         fail "--no-keyjoin: not the cross products"
     grep -q 'on (t[0-9]*\.1 = node\.0) ' "$tmp/plan" || fail "next: no equi-join on the computed x + 1"
     run cpu "$redfox" run "$tmp/p.logic" --device cpu --threads 2

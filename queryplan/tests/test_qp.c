@@ -692,6 +692,18 @@ static int32_t filtered_crosses(const rf_qp_program *p)
     return n;
 }
 
+/* Joins of p that are cross products of two inputs with columns. */
+static int32_t crosses(const rf_qp_program *p)
+{
+    int32_t n = 0;
+    for (int32_t b = 0; b < p->nblocks; b++)
+        for (int32_t i = 0; i < p->blocks[b]->ncmds; i++) {
+            const rf_qp_cmd *c = p->blocks[b]->cmds[i];
+            n += c->op == RF_QP_MAPJOIN && c->nkeys == 0 && c->in[0]->ncols && c->in[1]->ncols;
+        }
+    return n;
+}
+
 /* Every join of keyjoin.logic and keyjoin_err.logic on a computed value is an
 ** equi-join; without the pass each is a filtered cross product. A key that
 ** may fail is computed behind a join with the other side's keys (or its
@@ -707,6 +719,8 @@ static void test_keyjoin(void)
             CHECK(filtered_crosses(l.qp) > 0);
             CHECK(rf_qp_optimize(l.qp, &l.d) == RF_OK);
             CHECK(filtered_crosses(l.qp) == 0);
+            /* no cross product at all: joinorder starts from a connected input */
+            CHECK(crosses(l.qp) == 0);
             int32_t guarded = 0;
             for (int32_t b = 0; b < l.qp->nblocks; b++)
                 for (int32_t i = 0; i < l.qp->blocks[b]->ncmds; i++) {
