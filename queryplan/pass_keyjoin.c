@@ -19,6 +19,11 @@
 ** keys of the other side (with no keys yet, its existence test: the other
 ** side projected to no column and deduped, one empty row or none), so an
 ** empty other side raises nothing, as the cross product raised nothing.
+** Where the other side is known to hold a row (the delta of a recursion of
+** one predicate, inside its loop) and no keys come first, every row meets
+** it: the value is computed for all, loop-invariant when its side is, so a
+** recursion counting down (`d(x) <- d(y), e(x), y = x + 1.`) computes
+** `x + 1` over e once, not once per round.
 ** The comparison's operands have one type (the front end inserts the
 ** casts), and a join key matches as `=` does (floats: -0.0 = 0.0, NaN =
 ** NaN, on every device). The pass runs after joinorder: a conjunct that may
@@ -99,6 +104,24 @@ static rf_qp_rel *with_column(rf_qp_program *p, rf_qp_block *bl, int32_t *at, rf
     return p->oom ? NULL : t;
 }
 
+/* Whether r is known to hold a row before command `at` of bl: every edge into
+** bl is a branch taken because r alone is non-empty (a recursion's loop over
+** one predicate, entered and repeated while its delta has rows), and bl does
+** not write r before `at`. */
+static int known_nonempty(const rf_qp_program *p, const rf_qp_block *bl, int32_t at, const rf_qp_rel *r)
+{
+    int32_t edges = 0;
+    for (int32_t b = 0; b < p->nblocks; b++) {
+        const rf_qp_term *t = &p->blocks[b]->term;
+        int into = t->kind != RF_QP_T_HALT && t->target == bl->id;
+        int other = t->kind == RF_QP_T_BRANCH && t->else_target == bl->id;
+        if (!into && !other) continue;
+        if (other || t->kind != RF_QP_T_BRANCH || t->nrels != 1 || t->rels[0] != r) return 0;
+        edges++;
+    }
+    return edges > 0 && bl->id != 0 && !qp_written_between(bl, 0, at, r);
+}
+
 /* The side an operand reads (0 or 1), or -1 when it reads none or both. */
 static int32_t only_side(const rf_qp_expr *e)
 {
@@ -141,6 +164,10 @@ static int rewrite_join(rf_qp_program *p, rf_qp_block *bl, int32_t i)
     c->note = NULL;
     for (int32_t s = 0; s < 2; s++) {
         if (opd[s]->kind == RF_QP_E_COL || !qp_e_may_fail(opd[s])) continue;
+        /* the other side has a row (a loop's delta, with no keys yet): every
+        ** row of this side meets one, and the value, computed for all, is
+        ** loop-invariant when this side is (hoist then moves it out) */
+        if (c->nkeys == 0 && known_nonempty(p, bl, i, c->in[1 - s])) continue;
         const int32_t *other = s == 0 ? c->rkeys : c->lkeys;
         if (!(guard[s] = distinct_keys(p, bl, at, c->in[1 - s], other, c->nkeys, c->loc))) return -1;
         at += 2;
