@@ -5,7 +5,8 @@
 ** (`node'.0 = node.0 + 1`, `a.0 * 2 = b.0 - 1`) into a join key, so that a
 ** filtered cross product becomes an equi-join. Each side whose operand is
 ** not a plain column gets it as a new last column, computed by a command
-** inserted before the join (a map; no new operator for the backends), and
+** inserted before the join (a map, or a join with the other side's keys
+** below; no new operator for the backends), and
 ** the join gets the key pair. The select pass has already made keys of the
 ** equalities between plain columns.
 **
