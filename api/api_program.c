@@ -99,7 +99,7 @@ static rf_status compile_texts(rf_program *p, const char *const *names, const ch
     rf_ast_program *ast = NULL;
     rf_fe_program *fe = NULL;
     rf_qp_options qo = {.no_lftj = o->no_lftj, .no_exists = o->no_opt || o->no_exists, .no_partagg = o->no_partagg,
-                        .no_hoist = o->no_hoist};
+                        .no_hoist = o->no_hoist, .no_keyjoin = o->no_keyjoin};
     int stop = o->stop_after;
     /* the texts kept for rf_exec, which compiles them again with the
     ** programs it generates and names the derived tables by them */

@@ -282,6 +282,10 @@ typedef struct rf_compile_options {
     int no_hoist;          /* commands inside a recursion's loop that read only what the
                            ** loop never writes stay there, recomputed every round,
                            ** instead of running once before it (`--no-hoist`); default 0 */
+    int no_keyjoin;        /* a join whose sides meet on a computed value (`node(x), y = x + 1,
+                           ** node(y)`) stays a cross product and a filter, instead of an
+                           ** equi-join on the value computed before it (`--no-keyjoin`);
+                           ** default 0 */
 } rf_compile_options;
 /* rf_compile_options.stop_after (level 3) */
 #define REDFOX_STAGE_ALL 0   /* parsed, checked, planned, lowered to Harmony: runs */

@@ -4,7 +4,10 @@
 ** Owns: finding left-deep chains of MapJoins (each join the only reader of
 ** the one below it, the lower ones projecting plain columns), and
 ** rebuilding a chain of three or more inputs in a better order: start from
-** the input with the smallest estimated cardinality, then repeatedly join
+** the input with the smallest estimated cardinality among those sharing a
+** join-key class with another input (or without columns: an existence
+** test), so that an input that meets the others only through a filter,
+** such as a computed key (pass keyjoin), is not crossed first; then repeatedly join
 ** the connected input (one sharing a join-key class with those joined so
 ** far) with the smallest estimate; an unconnected input is taken only when
 ** no connected one is left, so cross products come last. Keys follow from
@@ -160,11 +163,12 @@ static int reorder(rf_qp_program *p, rf_qp_block *bl, chain *ch, int32_t top)
         int32_t best = -1, bestconn = 0;
         for (int32_t l = 0; l < nl; l++) {
             if (placed[l]) continue;
-            int conn = 0;
-            for (int32_t c = 0; c < ch->leaf[l]->ncols && s > 0 && !conn; c++) {
+            /* first: connected to any other input; then: to those placed */
+            int conn = s == 0 && ch->leaf[l]->ncols == 0;
+            for (int32_t c = 0; c < ch->leaf[l]->ncols && !conn; c++) {
                 int32_t r = qp_uf_find(ch->uf, ch->off[l] + c);
                 for (int32_t g = 0; g < ch->ncol && !conn; g++)
-                    conn = placed[ch->gleaf[g]] && qp_uf_find(ch->uf, g) == r;
+                    conn = (s == 0 ? ch->gleaf[g] != l : placed[ch->gleaf[g]]) && qp_uf_find(ch->uf, g) == r;
             }
             if (best < 0 || conn > bestconn || (conn == bestconn && ch->leaf[l]->card < ch->leaf[best]->card)) {
                 best = l;

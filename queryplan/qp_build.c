@@ -1144,6 +1144,7 @@ rf_status rf_qp_build_opts(const rf_fe_program *fe, const rf_qp_options *opt, rf
     p->no_lftj = opt ? opt->no_lftj : 0;
     p->no_partagg = opt ? opt->no_partagg : 0;
     p->no_hoist = opt ? opt->no_hoist : 0;
+    p->no_keyjoin = opt ? opt->no_keyjoin : 0;
     lw L = {p, fe, d, NULL, NULL, NULL, NULL, !(opt && opt->no_exists), 0};
     int64_t errors = d->nerrors;
     L.full = qp_alloc(p, (size_t)(fe->npreds + 1) * sizeof *L.full);

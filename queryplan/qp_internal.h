@@ -147,6 +147,7 @@ int qp_exists_rewrite(rf_qp_program *p, rf_qp_block *b, const rf_fe_rule *r, rf_
 /* The passes (one file each). */
 rf_status rf_qp_pass_fold(rf_qp_program *p, rf_diags *d);
 rf_status rf_qp_pass_select(rf_qp_program *p, rf_diags *d);
+rf_status rf_qp_pass_keyjoin(rf_qp_program *p, rf_diags *d);
 rf_status rf_qp_pass_joinorder(rf_qp_program *p, rf_diags *d);
 rf_status rf_qp_pass_cse(rf_qp_program *p, rf_diags *d);
 rf_status rf_qp_pass_project(rf_qp_program *p, rf_diags *d);

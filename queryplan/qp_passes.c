@@ -5,7 +5,9 @@
 ** around each one (compaction of the relation table, re-inference of the
 ** properties, verification). The order matters: folding first exposes
 ** constant filters; selection push-down before join ordering gives the
-** join order the filtered estimates; common subexpressions are found
+** join order the filtered estimates; computed keys (keyjoin) come after
+** join ordering, which leaves the cross products of a chain, where such
+** keys are, at its top; common subexpressions are found
 ** before projection push-down makes equal scans differ in their columns;
 ** hoisting moves commands in their final form, and before partial
 ** aggregates, so that an aggregate moved out of a loop may be split;
@@ -18,6 +20,8 @@ static const rf_qp_pass passes[] = {
     {"select", "selection push-down: one-sided filters move to the scans, equalities become join keys",
      rf_qp_pass_select},
     {"joinorder", "greedy join ordering from cardinality estimates, avoiding cross products", rf_qp_pass_joinorder},
+    {"keyjoin", "computed join keys: an equality of values computed from each side of a join becomes its key",
+     rf_qp_pass_keyjoin},
     {"cse", "common subexpressions: identical commands over identical inputs in a block computed once",
      rf_qp_pass_cse},
     {"project", "projection push-down: columns nobody reads are dropped where they are made", rf_qp_pass_project},

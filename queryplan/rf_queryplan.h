@@ -244,6 +244,7 @@ typedef struct rf_qp_program {
     int no_lftj;               /* the pass `lftj` leaves cyclic joins binary */
     int no_partagg;            /* the pass `partagg` leaves aggregates whole */
     int no_hoist;              /* the pass `hoist` leaves loop-invariant commands in their loop */
+    int no_keyjoin;            /* the pass `keyjoin` leaves equalities of computed values as filters */
     int oom;                   /* an allocation failed: the plan is unusable */
 } rf_qp_program;
 
@@ -258,6 +259,8 @@ typedef struct rf_qp_options {
                             round (queryplan/pass_hoist.c; default 0, the pass is on) */
     int no_exists;       /* keep another-row tests as joins: no per-key least and greatest
                             (queryplan/qp_exists.c; default 0, the rewrite is on) */
+    int no_keyjoin;      /* an equality of computed values of a join's two sides stays a filter
+                            of the cross product (queryplan/pass_keyjoin.c; default 0, the pass is on) */
 } rf_qp_options;
 
 /* Lowers a checked program into a plan (strata in order, semi-naive loops
@@ -272,7 +275,7 @@ void rf_qp_free(rf_qp_program *p); /* NULL ok */
 /* One pass: rewrites the plan in place; properties are re-inferred after it. */
 typedef rf_status (*rf_qp_pass_fn)(rf_qp_program *p, rf_diags *d);
 typedef struct rf_qp_pass {
-    const char *name;  /* "fold", "select", "joinorder", "cse", "project", "lftj", "unique", "hoist", "partagg",
+    const char *name;  /* "fold", "select", "keyjoin", "joinorder", "cse", "project", "lftj", "unique", "hoist", "partagg",
                           "dead" */
     const char *what;  /* one line for --help texts */
     rf_qp_pass_fn run;

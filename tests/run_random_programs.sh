@@ -15,7 +15,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/rf_randprog.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 fail=0
 "$py" "$tests/random/randprog.py" check "$redfox" --seeds 0:60 \
-    --switch --no-fuse --switch --no-lftj --switch --no-exists --switch --no-partagg --switch --no-hoist \
+    --switch --no-fuse --switch --no-lftj --switch --no-exists --switch --no-partagg --switch --no-hoist --switch --no-keyjoin \
     --db --keep "$tmp/cpu" || fail=1
 # inputs of hundreds of rows, which take other paths (hash tables, sorted runs)
 RANDPROG_BIGDATA=1 "$py" "$tests/random/randprog.py" check "$redfox" --seeds 0:20 \

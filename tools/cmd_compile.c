@@ -17,7 +17,7 @@
 static const char *usage =
     "usage: redfox compile PROG.logic [MORE.logic ...] [-o PROG.rfx] [--no-opt] [--no-exists]\n"
     "                      [--no-fuse] [--no-lftj] [--no-partagg] [--no-hoist]\n"
-    "                      [--gpu-arch A] [--cache-dir DIR | --no-cache]\n"
+    "                      [--no-keyjoin] [--gpu-arch A] [--cache-dir DIR | --no-cache]\n"
     "       redfox compile - -o PROG.rfx     (the program from standard input)\n"
     "\n"
     "Checks the program (syntax, names, types, safety, stratification),\n"
@@ -56,6 +56,12 @@ static const char *usage =
     "              loop never writes (a filter of an earlier stratum's\n"
     "              relation) runs once, before the loop, instead of every\n"
     "              round; results are identical\n"
+    "  --no-keyjoin keep a join whose sides meet on a computed value\n"
+    "              (node(x), y = x + 1, node(y)) a cross product and a\n"
+    "              filter: by default the value is computed first, as a\n"
+    "              column of its side (only for the rows the other side\n"
+    "              meets when it may fail), and the join is an equi-join\n"
+    "              on it; results and run-time errors are identical\n"
     "  --no-fuse   GPU code without Kernel Weaver's fused kernels: the PTX\n"
     "              that `redfox run --no-fuse` uses (a run with fusion then\n"
     "              compiles the fused kernels with NVRTC when it starts)\n"
@@ -100,6 +106,8 @@ int rf_tool_compile(int argc, char **argv)
             o.no_partagg = 1;
         } else if (!strcmp(a, "--no-hoist")) {
             o.no_hoist = 1;
+        } else if (!strcmp(a, "--no-keyjoin")) {
+            o.no_keyjoin = 1;
         } else if (!strcmp(a, "--no-fuse")) {
             o.no_fuse = 1;
         } else if (a[0] == '-' && a[1]) {

@@ -22,7 +22,7 @@ extern char **environ;
 
 static const char *usage =
     "usage: redfox dump WHAT PROG.logic|PROG.rfx|- [--format text|yaml|dot|svg] [--no-opt] [--no-exists]\n"
-    "                  [--no-fuse] [--no-lftj] [--no-partagg] [--no-hoist]\n"
+    "                  [--no-fuse] [--no-lftj] [--no-partagg] [--no-hoist] [--no-keyjoin]\n"
     "\n"
     "The program may be several .logic files (one program), or '-' to read\n"
     "it from standard input (so may /dev/stdin, a pipe or a FIFO).\n"
@@ -53,6 +53,8 @@ static const char *usage =
     "  --no-partagg the plan with aggregates kept whole (see compile)\n"
     "  --no-hoist  the plan with loop-invariant commands left in their loop\n"
     "              (see compile)\n"
+    "  --no-keyjoin the plan with joins on computed values kept cross products\n"
+    "              and filters (see compile)\n"
     "  --no-fuse   --cuda, --ptx, --fused: without fused kernels (as `redfox\n"
     "              run --no-fuse` runs)\n"
     "  -h, --help  this text\n";
@@ -151,7 +153,7 @@ int rf_tool_dump(int argc, char **argv)
     const char *progs[256];
     int32_t nprogs = 0;
     const char *what = NULL, *prog = NULL, *format = "text";
-    int opt = 1, fuse = 1, no_lftj = 0, exists = 1, no_partagg = 0, no_hoist = 0;
+    int opt = 1, fuse = 1, no_lftj = 0, exists = 1, no_partagg = 0, no_hoist = 0, no_keyjoin = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int m;
@@ -172,6 +174,8 @@ int rf_tool_dump(int argc, char **argv)
             no_partagg = 1;
         } else if (!strcmp(a, "--no-hoist")) {
             no_hoist = 1;
+        } else if (!strcmp(a, "--no-keyjoin")) {
+            no_keyjoin = 1;
         } else if (!strcmp(a, "--no-fuse")) {
             fuse = 0;
         } else if (!strcmp(a, "--no-exists")) {
@@ -211,6 +215,7 @@ int rf_tool_dump(int argc, char **argv)
     o.no_exists = !exists;
     o.no_partagg = no_partagg;
     o.no_hoist = no_hoist;
+    o.no_keyjoin = no_keyjoin;
     o.no_fuse = !fuse;
     /* no further than the form needs: --ast of a program with type errors prints */
     o.stop_after = form == REDFOX_DUMP_AST ? REDFOX_STAGE_AST : form == REDFOX_DUMP_RULES ? REDFOX_STAGE_RULES

@@ -28,7 +28,7 @@ static const char *usage =
     "usage: redfox run PROG.rfx|PROG.logic|- [--data DIR] [--device auto|cpu|gpu]\n"
     "                  [--format table|csv|tbl] [--out DIR] [--profile] [--threads N]\n"
     "                  [--max-iterations N] [--no-fuse] [--no-lftj] [--no-exists] [--no-partagg]\n"
-    "                  [--no-hoist] [--repeat N]\n"
+    "                  [--no-hoist] [--no-keyjoin] [--repeat N]\n"
     "                  [--set NAME=VALUE] [--cache-dir DIR | --no-cache] [--trace FILE]\n"
     "                  [--gpu-memory N] [--gpus N]\n"
     "\n"
@@ -92,9 +92,11 @@ static const char *usage =
     "  --no-partagg         compiling PROG.logic: keep aggregates whole (see\n"
     "                       `redfox compile`)\n"
     "  --no-hoist           compiling PROG.logic: leave loop-invariant commands\n"
-    "                       inside their loop, run every round (see `redfox compile`).\n"
+    "                       inside their loop, run every round (see `redfox compile`)\n"
+    "  --no-keyjoin         compiling PROG.logic: keep a join on a computed value a\n"
+    "                       cross product and a filter (see `redfox compile`).\n"
     "                       A .rfx file runs the plan it was compiled with: these\n"
-    "                       four switches then only print a note saying so\n"
+    "                       five switches then only print a note saying so\n"
     "  --threads N          CPU threads (default: all cores; with several ranks on\n"
     "                       a host, its cores divided among them)\n"
     "  --max-iterations N   stop with an error when a recursive stratum has run\n"
@@ -315,7 +317,7 @@ int rf_tool_run(int argc, char **argv)
     int32_t nprogs = 0;
     const char *prog = NULL, *data = ".", *device = "auto", *format = NULL, *outdir = NULL, *threads = NULL,
                *maxit = NULL, *repeat_s = NULL, *trace_path = NULL, *gpus_s = NULL;
-    int profile = 0, no_fuse = 0, no_lftj = 0, no_exists = 0, no_partagg = 0, no_hoist = 0;
+    int profile = 0, no_fuse = 0, no_lftj = 0, no_exists = 0, no_partagg = 0, no_hoist = 0, no_keyjoin = 0;
     rf_rt_tuning tune; /* the settings checked here as --set gives them, applied by rf_run */
     rf_rt_tuning_init(&tune);
     const char *sets[RF_TOOL_MAX_SETS];
@@ -350,6 +352,10 @@ int rf_tool_run(int argc, char **argv)
         }
         if (!strcmp(a, "--no-hoist")) {
             no_hoist = 1;
+            continue;
+        }
+        if (!strcmp(a, "--no-keyjoin")) {
+            no_keyjoin = 1;
             continue;
         }
         if ((m = rf_tool_opt_set("run", argc, argv, &i, &tune, sets, &nsets)) ||
@@ -465,6 +471,7 @@ int rf_tool_run(int argc, char **argv)
     co.no_exists = no_exists;
     co.no_partagg = no_partagg;
     co.no_hoist = no_hoist;
+    co.no_keyjoin = no_keyjoin;
     rf_program *p = NULL;
     rf_database *db = NULL;
     rf_result *res = NULL;
@@ -475,12 +482,13 @@ int rf_tool_run(int argc, char **argv)
     else {
         /* a .rfx file holds its plan: the plan's switches, which act while
         ** compiling LogiQL, cannot change it, and the user is told so */
-        const char *plan_switches[4] = {no_lftj ? "--no-lftj" : NULL, no_exists ? "--no-exists" : NULL,
-                                        no_partagg ? "--no-partagg" : NULL, no_hoist ? "--no-hoist" : NULL};
+        const char *plan_switches[5] = {no_lftj ? "--no-lftj" : NULL, no_exists ? "--no-exists" : NULL,
+                                        no_partagg ? "--no-partagg" : NULL, no_hoist ? "--no-hoist" : NULL,
+                                        no_keyjoin ? "--no-keyjoin" : NULL};
         int32_t rfx = -1;
         for (int32_t i = 0; rank == 0 && i < src.n && rfx < 0; i++)
             if (rf_tool_source_is_rfx(&src, i)) rfx = i;
-        for (int k = 0; rfx >= 0 && k < 4; k++)
+        for (int k = 0; rfx >= 0 && k < 5; k++)
             if (plan_switches[k])
                 fprintf(stderr,
                         "redfox run: note: %s acts when compiling LogiQL: %s runs the plan it was compiled with "

@@ -107,7 +107,7 @@ static rf_status compile_checked(rf_fe_program *f, const rf_tool_opts *o, rf_qp_
 {
     rf_qp_program *q = NULL;
     rf_qp_options qo = {.no_lftj = o->no_lftj, .no_exists = o->no_opt || o->no_exists, .no_partagg = o->no_partagg,
-                        .no_hoist = o->no_hoist};
+                        .no_hoist = o->no_hoist, .no_keyjoin = o->no_keyjoin};
     rf_status st = rf_qp_build_opts(f, &qo, &q, d);
     if (!st && !o->no_opt) st = rf_qp_optimize(q, d);
     if (!st && hir) st = rf_hir_lower(q, hir, d);

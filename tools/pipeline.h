@@ -17,6 +17,7 @@ typedef struct rf_tool_opts {
     int no_exists;        /* keep another-row tests as joins (rf_qp_options.no_exists) */
     int no_partagg;       /* aggregates stay whole (rf_qp_options.no_partagg) */
     int no_hoist;         /* loop-invariant commands stay in their loop (rf_qp_options.no_hoist) */
+    int no_keyjoin;       /* equalities of computed values stay filters (rf_qp_options.no_keyjoin) */
     int inputs_only;      /* read for its lang:input declarations (import): no warning that it outputs nothing */
 } rf_tool_opts;
 

@@ -603,7 +603,7 @@ static void test_api(void)
         CHECK(l.d.nerrors == before + 1);
         int32_t n;
         const rf_qp_pass *ps = rf_qp_passes(&n);
-        CHECK(n == 10 && strcmp(ps[0].name, "fold") == 0 && strcmp(ps[n - 1].name, "dead") == 0);
+        CHECK(n == 11 && strcmp(ps[0].name, "fold") == 0 && strcmp(ps[n - 1].name, "dead") == 0);
         for (int32_t k = 0; k < n; k++) CHECK(ps[k].run && ps[k].what && *ps[k].what);
     }
     unload(&l);
@@ -677,6 +677,69 @@ static void test_hoist(void)
         CHECK(gb >= 0 && loop_block(l.qp->blocks[gb]) && invariant_cmds(l.qp->blocks[gb]) > 0);
     }
     unload(&l);
+}
+
+/* Joins of p that are cross products with a filter (the product of two
+** non-empty sides of columns, not an existence test). */
+static int32_t filtered_crosses(const rf_qp_program *p)
+{
+    int32_t n = 0;
+    for (int32_t b = 0; b < p->nblocks; b++)
+        for (int32_t i = 0; i < p->blocks[b]->ncmds; i++) {
+            const rf_qp_cmd *c = p->blocks[b]->cmds[i];
+            n += c->op == RF_QP_MAPJOIN && c->nkeys == 0 && c->filter && c->in[0]->ncols && c->in[1]->ncols;
+        }
+    return n;
+}
+
+/* Joins of p that are cross products of two inputs with columns. */
+static int32_t crosses(const rf_qp_program *p)
+{
+    int32_t n = 0;
+    for (int32_t b = 0; b < p->nblocks; b++)
+        for (int32_t i = 0; i < p->blocks[b]->ncmds; i++) {
+            const rf_qp_cmd *c = p->blocks[b]->cmds[i];
+            n += c->op == RF_QP_MAPJOIN && c->nkeys == 0 && c->in[0]->ncols && c->in[1]->ncols;
+        }
+    return n;
+}
+
+/* Every join of keyjoin.logic and keyjoin_err.logic on a computed value is an
+** equi-join; without the pass each is a filtered cross product. A key that
+** may fail is computed behind a join with the other side's keys (or its
+** existence test): the computing join reads a relation of the other side's
+** key columns only. */
+static void test_keyjoin(void)
+{
+    static const char *progs[] = {"keyjoin.logic", "keyjoin_err.logic"};
+    for (int k = 0; k < 2; k++) {
+        current = progs[k];
+        loaded l;
+        if (load(&l, progs[k], 0) == 0) {
+            CHECK(filtered_crosses(l.qp) > 0);
+            CHECK(rf_qp_optimize(l.qp, &l.d) == RF_OK);
+            CHECK(filtered_crosses(l.qp) == 0);
+            /* no cross product at all: joinorder starts from a connected input */
+            CHECK(crosses(l.qp) == 0);
+            int32_t guarded = 0;
+            for (int32_t b = 0; b < l.qp->nblocks; b++)
+                for (int32_t i = 0; i < l.qp->blocks[b]->ncmds; i++) {
+                    const rf_qp_cmd *c = l.qp->blocks[b]->cmds[i];
+                    if (c->op != RF_QP_MAPJOIN || c->nouts != c->in[0]->ncols + 1) continue;
+                    /* the keys' own relation: unique of a map to the key columns */
+                    guarded += c->in[1]->ncols == c->nkeys && c->outs[c->nouts - 1]->kind == RF_QP_E_BINOP &&
+                               c->outs[c->nouts - 1]->type == RF_TYPE_INT;
+                }
+            CHECK(guarded >= (k ? 3 : 5));
+        }
+        unload(&l);
+        if (load(&l, progs[k], 0) == 0) {
+            l.qp->no_keyjoin = 1;
+            CHECK(rf_qp_optimize(l.qp, &l.d) == RF_OK);
+            CHECK(filtered_crosses(l.qp) > 0);
+        }
+        unload(&l);
+    }
 }
 
 /* The note of the first command that has one and names rule `head`. */
@@ -841,7 +904,7 @@ int main(int argc, char **argv)
                                      "aggregate.logic", "functional.logic", "fold.logic", "fold_runtime.logic", "pushdown.logic",
                                      "joinorder.logic", "facts.logic", "edge.logic", "fds.logic",
                                      "wildcards.logic", "lattice.logic", "lftj.logic", "exists.logic",
-                                     "hoist.logic"};
+                                     "hoist.logic", "keyjoin.logic", "keyjoin_err.logic"};
     for (size_t i = 0; i < sizeof programs / sizeof *programs; i++) test_all(programs[i]);
     test_evenodd();
     test_tc();
@@ -858,13 +921,15 @@ int main(int argc, char **argv)
     test_wildcards();
     test_exists();
     test_hoist();
+    test_keyjoin();
     test_api();
     /* fds.logic on many inputs: a wrongly dropped dedupe shows only on some */
     for (size_t i = 0; i < sizeof programs / sizeof *programs; i++)
         test_semantics(programs[i], strcmp(programs[i], "evenodd.logic") == 0
                                         ? "even:\n0\n2\n4\nodd:\n1\n3\n5\n" : NULL,
                        strcmp(programs[i], "fds.logic") == 0 || strcmp(programs[i], "wildcards.logic") == 0 ||
-                               strcmp(programs[i], "exists.logic") == 0 || strcmp(programs[i], "hoist.logic") == 0
+                               strcmp(programs[i], "exists.logic") == 0 || strcmp(programs[i], "hoist.logic") == 0 ||
+                               strncmp(programs[i], "keyjoin", 7) == 0
                            ? 64
                            : 4);
     printf("test_qp: %d checks, %d failures\n", checks, failures);
