@@ -7,8 +7,9 @@
 ** rf_result_exec_profile), as any application would: the program compiled,
 ** the batches applied, the derived predicates maintained and the new state
 ** committed by rf_exec (txn/ underneath), then the outputs printed as
-** `redfox run` prints them; with --each, each transaction's file read
-** ahead (rf_batch_read_ahead) while the program compiles or the transaction
+** `redfox run` prints them; with --each, the first transaction's file read
+** ahead (rf_batch_read_ahead) while the program compiles and each later
+** one's read and parsed ahead (rf_batch_parse_ahead) while the transaction
 ** before it runs, and each commit but the last left ending on a thread
 ** (async_commit) while the next transaction runs, its outputs printed once
 ** it ended (rf_exec_wait, or the next rf_exec). Only reading the program
@@ -60,7 +61,9 @@ static const char *usage =
     "                       one stops there: those before it stay committed, the\n"
     "                       error names it. Each batch file (a regular file: not\n"
     "                       a FIFO or -) is read ahead while the transaction\n"
-    "                       before it runs, and read again if it changed since;\n"
+    "                       before it runs, and parsed there (its errors said\n"
+    "                       when its transaction is reached), and read again\n"
+    "                       if it changed since;\n"
     "                       a copy-on-write commit's syncs, manifest and folder\n"
     "                       exchange end on a thread while the next transaction\n"
     "                       runs (which waits for them before its own commit;\n"
@@ -100,11 +103,13 @@ static int log_stderr(void *user, const void *bytes, int64_t n)
 
 /* --each: transaction k's batch, its file read ahead on a thread of the
 ** batch's own (not standard input: read in order, when its turn comes;
-** rf_batch_read_ahead opens no FIFO). NULL: out of memory. */
-static rf_batch *each_batch(const char *path)
+** rf_batch_read_ahead opens no FIFO), and parsed there for p (NULL: the
+** first's, read while p compiles) on threads threads. NULL: out of memory. */
+static rf_batch *each_batch(const char *path, const rf_program *p, int threads)
 {
     rf_batch *b = rf_batch_new();
-    if (b && (rf_batch_add_file(b, path) || (strcmp(path, "/dev/stdin") && rf_batch_read_ahead(b)))) {
+    if (b && (rf_batch_add_file(b, path) ||
+              (strcmp(path, "/dev/stdin") && (p ? rf_batch_parse_ahead(b, p, threads) : rf_batch_read_ahead(b))))) {
         rf_batch_free(b);
         b = NULL;
     }
@@ -256,7 +261,7 @@ int rf_tool_exec(int argc, char **argv)
     ** the first's file read while the program compiles */
     int multi = each && nbatches > 0;
     int32_t ntx = multi ? nbatches : 1;
-    if (multi && !(next = each_batch(batches[0]))) rc = rf_tool_finish_api(REDFOX_NOMEM, NULL, 0, NULL, 1);
+    if (multi && !(next = each_batch(batches[0], NULL, 0))) rc = rf_tool_finish_api(REDFOX_NOMEM, NULL, 0, NULL, 1);
     rf_status st = rc ? RF_OK : rf_tool_read_sources(progs, nprogs, &arena, &src, &d);
     for (int32_t i = 0; !st && i < src.n; i++)
         if (rf_tool_source_is_rfx(&src, i)) {
@@ -285,10 +290,10 @@ int rf_tool_exec(int argc, char **argv)
     if (multi) signal(SIGPIPE, SIG_IGN);
     for (int32_t k = 0; !rc && k < ntx; k++) {
         /* --each: this one's batch was read ahead; the next one's is read
-        ** while this one runs */
+        ** and parsed while this one runs */
         b = multi ? next : rf_batch_new();
         next = NULL;
-        if (!b || (multi && k + 1 < ntx && !(next = each_batch(batches[k + 1]))))
+        if (!b || (multi && k + 1 < ntx && !(next = each_batch(batches[k + 1], p, o.threads))))
             rc = rf_tool_finish_api(REDFOX_NOMEM, NULL, 0, NULL, 1);
         for (int32_t i = 0; !rc && !multi && i < nbatches; i++)
             if (rf_batch_add_file(b, batches[i])) rc = rf_tool_finish_api(REDFOX_NOMEM, NULL, 0, NULL, 1);

@@ -756,6 +756,10 @@ static rf_status report(exec_ctx *x, rf_txn_report *rep, const char *db_dir, int
                          "file%s, %.1f MB, %.3f ms; waited %.3f ms for it\n",
                       (int)x->t.read_ahead_files, x->t.read_ahead_files == 1 ? "" : "s",
                       (double)x->t.read_ahead_bytes / 1e6, x->t.read_ahead_seconds * 1e3, x->opt->read_ahead_wait * 1e3);
+    if (x->t.parse_ahead_files)
+        rf_buf_printf(b, "exec:   parsed ahead on that thread, once read: %d file%s, %.3f ms (its strings interned, and "
+                         "its errors reported, now)\n",
+                      (int)x->t.parse_ahead_files, x->t.parse_ahead_files == 1 ? "" : "s", x->t.parse_ahead_seconds * 1e3);
     if (x->t.read_ahead_stale)
         rf_buf_printf(b, "exec:   read ahead, but changed since: %d file%s read again now\n", (int)x->t.read_ahead_stale,
                       x->t.read_ahead_stale == 1 ? "" : "s");
@@ -917,7 +921,7 @@ static rf_status exec_once(const rf_txn_sources *src, const rf_fe_program *fe, c
     }
     for (int32_t i = 0; !st && i < fe->npreds; i++) {
         const rf_fe_pred *q = fe->preds[i];
-        if (!q->input_file && (!q->nrules || q->aux)) continue;
+        if (!rf_txn_pred_has_rows(q)) continue; /* (the order rf_txn_parse_ahead gives too) */
         rf_txn_pred *p = &x.t.preds[x.t.npreds++];
         p->fe = q;
         p->base = q->input_file != NULL;
@@ -950,7 +954,7 @@ static rf_status exec_once(const rf_txn_sources *src, const rf_fe_program *fe, c
     tm[T_READ] = rf_now();
     for (int32_t i = 0; !st && i < nbatches; i++) {
         const rf_txn_batch_src *s = &batches[i];
-        st = rf_txn_batch_apply(&x.t, s->name, s->text, s->len, s->borrowed, d);
+        st = rf_txn_batch_apply(&x.t, s->name, s->text, s->len, s->borrowed, s->parsed, d);
         if (!st && x.overlapped && texts && !s->text) {
             char *copy = NULL;
             st = rf_txn_batch_copy_text(&x.t, i, &copy, &texts[i].len);
