@@ -22,6 +22,11 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __linux__
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 /* One part of a batch. rows: pred is set and text holds the rows as
 ** transaction lines, name their name in messages; a file: text is NULL. */
@@ -59,10 +64,19 @@ static int nomem_early(rf_batch *b)
 }
 
 /* The files of b read ahead, on b's reader thread (and parsed, once read,
-** for rf_batch_parse_ahead). */
+** for rf_batch_parse_ahead). The parse runs at the lowest CPU priority
+** (this thread and the pool it starts, which inherits it): it is work for
+** later, and the transaction under way, whose threads it would otherwise
+** contend with for the cores (its resolution by key, on the host, at the
+** same moment), comes first; it takes the cores that transaction leaves
+** idle (its GPU runs, its commit's syncs). (Linux: a thread's own nice
+** value; elsewhere it runs as the caller's.) */
 static void *read_ahead_files(void *arg)
 {
     rf_batch *b = arg;
+#ifdef __linux__
+    if (b->parsed) (void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
+#endif
     for (int32_t i = 0; i < b->nahead; i++) {
         if (b->parts[i].text || b->parts[i].pred) continue;
         rf_txn_batch_read_ahead(b->parts[i].name, &b->ahead[i]);

@@ -700,7 +700,7 @@ REDFOX_API int rf_batch_add_text(rf_batch *b, const char *name, const char *text
 REDFOX_API int rf_batch_read_ahead(rf_batch *b);
 /* rf_batch_read_ahead, and each file read is also parsed there for prog
 ** (into its base predicates' columns, on threads threads; <= 0: every
-** core), so that rf_exec(db, prog, b, ...) starts with it parsed: only its
+** core; at the lowest CPU priority, on Linux), so that rf_exec(db, prog, b, ...) starts with it parsed: only its
 ** strings are interned then, into the dictionary the transactions before
 ** left (the parse touches nothing of the database or the transaction
 ** under way), and an error of the file (a bad line: path:line:col) is
