@@ -11,7 +11,9 @@
 # run of that prefix (separate execs, one a batch).
 # First three commits held 1 s by strace (the exchange of a commit ending
 # on its thread, the rename of an in-place commit's manifest, a plain
-# exec's exchange), the signal sent inside: the exact outcome is known.
+# exec's exchange: -P names the database's path, so that no earlier rename,
+# as a cache file's on a cold cache, takes the delay), the signal sent
+# inside: the exact outcome is known.
 # Then signals at random moments of a stream of small batches, deletes
 # (copy on write) and inserts (in place) alternating.
 # MODE cpu or emu (the GPU emulator).
@@ -108,7 +110,7 @@ if command -v strace >/dev/null 2>&1; then
     printf -- '-edge(1000, 1001).\n' >"$tmp/c1.txn"
     cp -r "$tmp/db0" "$tmp/cref"
     "$redfox" exec "$tmp/cref" "$prog" --device cpu --batch "$tmp/c1.txn" --format tbl >"$tmp/c1.want" 2>/dev/null || fail "exec c1"
-    $nolsan strace -f -qq -o /dev/null -e trace=renameat2 -e inject=renameat2:delay_enter=1000000:when=1 $dflt sh -c \
+    $nolsan strace -f -qq -o /dev/null -P "$tmp/db" -e trace=renameat2 -e inject=renameat2:delay_enter=1000000:when=1 $dflt sh -c \
         'echo $$ >"$0"; exec "$@"' "$tmp/pid" "$redfox" exec "$tmp/db" "$prog" --device "$dev" --each --batch "$tmp/c1.txn" \
         --batch "$tmp/b2.txn" --batch "$tmp/b4.txn" --format tbl >"$tmp/out" 2>"$tmp/err" &
     spid=$!
@@ -130,7 +132,7 @@ if command -v strace >/dev/null 2>&1; then
     # 1 s): it ends, nothing after it runs; its outputs printed, status 130
     rm -rf "$tmp/db" "$tmp/db".tmp.*
     cp -r "$tmp/db0" "$tmp/db"
-    $nolsan strace -f -qq -o /dev/null -e trace=rename -e inject=rename:delay_enter=1000000:when=1 $dflt sh -c \
+    $nolsan strace -f -qq -o /dev/null -P "$tmp/db/manifest.rfdb.new" -e trace=rename -e inject=rename:delay_enter=1000000:when=1 $dflt sh -c \
         'echo $$ >"$0"; exec "$@"' "$tmp/pid" "$redfox" exec "$tmp/db" "$prog" --device "$dev" --each --batch "$tmp/b1.txn" \
         --batch "$tmp/b3.txn" --batch "$tmp/b5.txn" --format tbl >"$tmp/out" 2>"$tmp/err" &
     spid=$!
@@ -150,7 +152,7 @@ if command -v strace >/dev/null 2>&1; then
     # ---- a plain exec: SIGHUP during its exchange: committed, said, status 129
     rm -rf "$tmp/db" "$tmp/db".tmp.*
     cp -r "$tmp/db0" "$tmp/db"
-    $nolsan strace -f -qq -o /dev/null -e trace=renameat2 -e inject=renameat2:delay_enter=1000000:when=1 $dflt sh -c \
+    $nolsan strace -f -qq -o /dev/null -P "$tmp/db" -e trace=renameat2 -e inject=renameat2:delay_enter=1000000:when=1 $dflt sh -c \
         'echo $$ >"$0"; exec "$@"' "$tmp/pid" "$redfox" exec "$tmp/db" "$prog" --device "$dev" --batch "$tmp/c1.txn" \
         --format tbl >"$tmp/out" 2>"$tmp/err" &
     spid=$!
