@@ -6,7 +6,8 @@
 ** Owns: rf_batch (its parts: transaction files, texts, rows given in
 ** memory, which are written as transaction text so that they meet exactly
 ** the checks and messages of a file; its files read ahead on a thread of
-** its own, rf_batch_read_ahead), rf_exec_options, rf_exec (the public
+** its own, rf_batch_read_ahead, and parsed there for a program,
+** rf_batch_parse_ahead), rf_exec_options, rf_exec (the public
 ** options and handles turned into the txn/ stage's, rf_txn_exec) and the
 ** rf_result_exec_* getters. `redfox exec` (tools/cmd_exec.c) is built on
 ** these.
@@ -21,6 +22,11 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __linux__
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 /* One part of a batch. rows: pred is set and text holds the rows as
 ** transaction lines, name their name in messages; a file: text is NULL. */
@@ -38,8 +44,12 @@ struct rf_batch {
     batch_part *parts;
     int32_t n, cap;
     api_diags diags;
-    /* rf_batch_read_ahead: parts [0, nahead) read (their files) by reader */
+    /* rf_batch_read_ahead: parts [0, nahead) read (their files) by reader;
+    ** rf_batch_parse_ahead: also parsed for parse_fe there, on parse_threads */
     rf_txn_read_ahead *ahead;
+    rf_txn_parsed **parsed; /* [nahead]; NULL: read only */
+    const rf_fe_program *parse_fe;
+    int parse_threads;
     int32_t nahead;
     int reading;      /* reader runs, or ran and is not joined yet */
     pthread_t reader;
@@ -53,13 +63,42 @@ static int nomem_early(rf_batch *b)
     return REDFOX_NOMEM;
 }
 
-/* The files of b read ahead, on b's reader thread. */
+/* The files of b read ahead, on b's reader thread (and parsed, once read,
+** for rf_batch_parse_ahead). The parse runs at the lowest CPU priority
+** (this thread and the pool it starts, which inherits it): it is work for
+** later, and the transaction under way, whose threads it would otherwise
+** contend with for the cores (its resolution by key, on the host, at the
+** same moment), comes first; it takes the cores that transaction leaves
+** idle (its GPU runs, its commit's syncs). (Linux: a thread's own nice
+** value; elsewhere it runs as the caller's.) */
 static void *read_ahead_files(void *arg)
 {
     rf_batch *b = arg;
-    for (int32_t i = 0; i < b->nahead; i++)
-        if (!b->parts[i].text && !b->parts[i].pred) rf_txn_batch_read_ahead(b->parts[i].name, &b->ahead[i]);
+#ifdef __linux__
+    if (b->parsed) (void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
+#endif
+    for (int32_t i = 0; i < b->nahead; i++) {
+        if (b->parts[i].text || b->parts[i].pred) continue;
+        rf_txn_batch_read_ahead(b->parts[i].name, &b->ahead[i]);
+        if (b->parsed && b->ahead[i].text)
+            b->parsed[i] = rf_txn_parse_ahead(b->parse_fe, b->parse_threads, i, b->ahead[i].text, b->ahead[i].len);
+    }
     return NULL;
+}
+
+/* What was read (and parsed) ahead, freed. */
+static void ahead_free(rf_batch *b)
+{
+    for (int32_t i = 0; i < b->nahead; i++) {
+        rf_txn_read_ahead_free(&b->ahead[i]);
+        if (b->parsed) rf_txn_parsed_free(b->parsed[i]);
+    }
+    free(b->ahead);
+    free(b->parsed);
+    b->ahead = NULL;
+    b->parsed = NULL;
+    b->parse_fe = NULL;
+    b->nahead = 0;
 }
 
 /* Waits for b's reader, if one runs; the seconds waited. Every use of b
@@ -73,31 +112,50 @@ static double read_ahead_wait(rf_batch *b)
     return rf_now() - t0;
 }
 
-int rf_batch_read_ahead(rf_batch *b)
+/* b's files read ahead on its thread, and parsed for fe (NULL: read only). */
+static int start_ahead(rf_batch *b, const rf_fe_program *fe, int threads, const char *who)
 {
-    if (!b) return REDFOX_MISUSE;
     (void)read_ahead_wait(b);
     api_diags_clear(&b->diags);
-    for (int32_t i = 0; i < b->nahead; i++) rf_txn_read_ahead_free(&b->ahead[i]);
-    free(b->ahead);
-    b->nahead = 0;
+    ahead_free(b);
     if (!b->n) return REDFOX_OK;
     if (!(b->ahead = rf_calloc((size_t)b->n, sizeof *b->ahead))) return nomem_early(b);
+    if (fe && !(b->parsed = rf_calloc((size_t)b->n, sizeof *b->parsed))) {
+        free(b->ahead);
+        b->ahead = NULL;
+        return nomem_early(b);
+    }
+    b->parse_fe = fe;
+    b->parse_threads = threads;
     b->nahead = b->n;
     if (pthread_create(&b->reader, NULL, read_ahead_files, b)) {
-        api_diags_error(&b->diags, "rf_batch_read_ahead: cannot start a thread");
+        ahead_free(b);
+        api_diags_error(&b->diags, "%s: cannot start a thread", who);
         return REDFOX_NOMEM;
     }
     b->reading = 1;
     return REDFOX_OK;
 }
 
+int rf_batch_read_ahead(rf_batch *b)
+{
+    if (!b) return REDFOX_MISUSE;
+    return start_ahead(b, NULL, 0, "rf_batch_read_ahead");
+}
+
+int rf_batch_parse_ahead(rf_batch *b, const rf_program *prog, int threads)
+{
+    if (!b) return REDFOX_MISUSE;
+    /* (a program without its LogiQL source, or not compiled: read only) */
+    const rf_fe_program *fe = prog && prog->fe && prog->hir && prog->nsrc ? prog->fe : NULL;
+    return start_ahead(b, fe, threads, "rf_batch_parse_ahead");
+}
+
 void rf_batch_free(rf_batch *b)
 {
     if (!b) return;
     (void)read_ahead_wait(b);
-    for (int32_t i = 0; i < b->nahead; i++) rf_txn_read_ahead_free(&b->ahead[i]);
-    free(b->ahead);
+    ahead_free(b);
     for (int32_t i = 0; i < b->n; i++) {
         free(b->parts[i].name);
         free(b->parts[i].text);
@@ -411,13 +469,15 @@ int rf_exec(rf_database *db, const rf_program *prog, const rf_batch *batch, cons
         const batch_part *p = &batch->parts[i];
         if (p->pred) st = check_rows(prog->fe, p, &d);
         /* (the batch's texts are NUL-terminated and stay while it runs) */
-        parts[i] = (rf_txn_batch_src){p->name, p->text, p->len, 1, NULL, 0};
+        parts[i] = (rf_txn_batch_src){p->name, p->text, p->len, 1, NULL, 0, NULL};
         const rf_txn_read_ahead *ra = i < batch->nahead ? &batch->ahead[i] : NULL;
         if (!p->text && ra && ra->text) {
             if (rf_txn_batch_read_ahead_current(p->name, ra)) {
                 parts[i].text = ra->text;
                 parts[i].len = ra->len;
                 parts[i].ahead = ra;
+                /* (taken where it was parsed for this program: rf_txn_parsed_usable) */
+                parts[i].parsed = batch->parsed ? batch->parsed[i] : NULL;
             } else {
                 parts[i].ahead_stale = 1;
             }
@@ -438,6 +498,12 @@ int rf_exec(rf_database *db, const rf_program *prog, const rf_batch *batch, cons
         if (!db->exec_dir) st = RF_ENOMEM;
     }
     if (!st) st = rf_txn_exec(&src, prog->fe, prog->hir, db->exec_dir, parts, nparts, &xo, db->resident, &rr, rep, &d);
+    /* a parse ahead serves one transaction: applied again, the batch's
+    ** texts are parsed then */
+    for (int32_t i = 0; ahead_of && ahead_of->parsed && i < ahead_of->nahead; i++) {
+        rf_txn_parsed_free(ahead_of->parsed[i]);
+        ahead_of->parsed[i] = NULL;
+    }
     /* the last commit left ending: known now (waited for by this one) */
     if (rep && db->resident && !rf_txn_resident_publishing(db->resident))
         db->async_status = rep->previous_failed ? REDFOX_ERROR : REDFOX_OK;

@@ -1,7 +1,9 @@
 /*
 ** common/rf_file.c: write aside, then rename into place (rf_file.h).
 **
-** Owns: temporaries' names, the signal-cleanup registry and its handler,
+** Owns: temporaries' names, the signal-cleanup registry and its handler
+** (and the signals it holds while commits are under way, for the caller
+** to end the process by once they ended),
 ** the output folder's lock, the lock of a folder replaced as a whole (a
 ** database) or rewritten file by file (a text folder that `tpch gen` writes).
 **
@@ -51,12 +53,20 @@ static void slot_release(int i)
     while (atomic_load(&handler_started)) sched_yield(); /* the process is ending */
 }
 
-static atomic_int committing, held_signal;
+/* Commits under way that a signal waits for (rf_file_commit_begin,
+** rf_file_hold_signals: on any thread, several at once), and the signal
+** that came during one (kept until the process ends by it). */
+static atomic_int holds, held_signal;
+
+static void install(int sig);
 
 static void on_signal(int sig)
 {
-    if (atomic_load(&committing)) { /* rf_file_commit_end delivers it */
-        atomic_store(&held_signal, sig);
+    /* held first, then the holds read: a commit whose hold ends between
+    ** the two finds the signal (rf_file_commit_end, rf_file_signal_held) */
+    atomic_store(&held_signal, sig);
+    if (atomic_load(&holds) > 0) {
+        install(sig); /* (SA_RESETHAND reset it: a second one is held too) */
         return;
     }
     atomic_store(&handler_started, 1);
@@ -83,28 +93,51 @@ static void on_signal(int sig)
     _exit(128 + sig); /* (not reached: the default action of these signals ends the process) */
 }
 
+/* SA_RESTART: a signal held while a commit ends interrupts no system call
+** of the threads that go on (a write to standard output, a lock awaited) */
+static void install(int sig)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sa.sa_flags = SA_RESETHAND | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    sigaction(sig, &sa, NULL);
+}
+
 void rf_file_cleanup_on_signals(void)
 {
     static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
     for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
-        struct sigaction old, sa;
+        struct sigaction old;
         if (sigaction(sigs[i], NULL, &old) != 0 || old.sa_handler == SIG_IGN) continue; /* nohup */
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = on_signal;
-        sa.sa_flags = SA_RESETHAND;
-        sigemptyset(&sa.sa_mask);
-        sigaction(sigs[i], &sa, NULL);
+        install(sigs[i]);
     }
     signal(SIGXFSZ, SIG_IGN);
 }
 
-void rf_file_commit_begin(void) { atomic_store(&committing, 1); }
+void rf_file_commit_begin(void) { atomic_fetch_add(&holds, 1); }
 
 void rf_file_commit_end(void)
 {
-    atomic_store(&committing, 0);
+    if (atomic_fetch_sub(&holds, 1) != 1) return;
     int sig = atomic_exchange(&held_signal, 0);
-    if (sig) on_signal(sig); /* (its handler was reset when it came: this ends the process) */
+    if (sig) on_signal(sig); /* (no hold now: this ends the process) */
+}
+
+void rf_file_hold_signals(void) { atomic_fetch_add(&holds, 1); }
+void rf_file_release_signals(void) { atomic_fetch_sub(&holds, 1); }
+int rf_file_signal_held(void) { return atomic_load(&held_signal); }
+
+void rf_file_end_by_signal(void)
+{
+    int sig = atomic_load(&held_signal);
+    if (sig && atomic_load(&holds) == 0) on_signal(sig);
+}
+
+const char *rf_file_signal_name(int sig)
+{
+    return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "a signal";
 }
 
 /* ---- the protocol --------------------------------------------------- */

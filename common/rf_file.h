@@ -125,5 +125,23 @@ void rf_file_cleanup_on_signals(void);
 ** (SIGKILL cannot be held). */
 void rf_file_commit_begin(void);
 void rf_file_commit_end(void);
+/* Around a commit a library makes (`redfox exec`'s transactions: from its
+** temporary folder's creation to the end of its exchange, on the thread it
+** ends on), several at once on several threads: a SIGINT, SIGTERM or
+** SIGHUP that comes while one is under way is held (rf_file_signal_held)
+** until the caller, once every hold ended and it said what is committed,
+** ends the process by it (rf_file_end_by_signal); one that comes while
+** none is under way ends the process at once. Without the handlers
+** (rf_file_cleanup_on_signals) nothing is ever held. */
+void rf_file_hold_signals(void);
+void rf_file_release_signals(void);
+/* The signal held (0: none). */
+int rf_file_signal_held(void);
+/* Ends the process by the signal held, as its handler does (the registered
+** temporaries removed): where one is held and no hold is under way; else
+** returns. */
+void rf_file_end_by_signal(void);
+/* "SIGINT", "SIGTERM", "SIGHUP" (else "a signal"), for messages. */
+const char *rf_file_signal_name(int sig);
 
 #endif

@@ -103,10 +103,11 @@ REDFOX_API int rf_libversion_number(void);
 ** (rf_device_info); 5 adds totals of decimals exact to 38 digits
 ** (REDFOX_DECIMAL128, rf_result_decimal128, rf_run_options.decimal128) and
 ** a barrier of the ranks (rf_world_barrier); 6 adds a batch's files read
-** ahead (rf_batch_read_ahead). A program compiled against
+** ahead (rf_batch_read_ahead); 7 adds them parsed ahead too, for a program
+** (rf_batch_parse_ahead). A program compiled against
 ** level N checks rf_api_level() >= N before using them with an older
 ** library. */
-#define REDFOX_API_LEVEL 6
+#define REDFOX_API_LEVEL 7
 REDFOX_API int rf_api_level(void);
 
 /* ---- result codes ---------------------------------------------------- */
@@ -701,6 +702,18 @@ REDFOX_API int rf_batch_add_text(rf_batch *b, const char *name, const char *text
 ** Adding to b, or freeing it, waits for the thread first. REDFOX_NOMEM:
 ** no memory or no thread (nothing read ahead). */
 REDFOX_API int rf_batch_read_ahead(rf_batch *b);
+/* rf_batch_read_ahead, and each file read is also parsed there for prog
+** (into its base predicates' columns, on threads threads; <= 0: every
+** core; at the lowest CPU priority, on Linux), so that rf_exec(db, prog, b, ...) starts with it parsed: only its
+** strings are interned then, into the dictionary the transactions before
+** left (the parse touches nothing of the database or the transaction
+** under way), and an error of the file (a bad line: path:line:col) is
+** reported by that rf_exec, as without the parse ahead. rf_exec with another
+** program, or a file that changed since, parses the file itself. A parse
+** serves one rf_exec. prog must stay until b is freed (or read ahead
+** again); one that is not compiled from LogiQL source is read for only.
+** Level 7. */
+REDFOX_API int rf_batch_parse_ahead(rf_batch *b, const rf_program *prog, int threads);
 /* nrows rows inserted into (deleted from) the base predicate pred, given as
 ** rf_database_put_rows takes them: ncols columns of types[] (REDFOX_*),
 ** columns[c] nrows values in its type's layout, strings as const char *

@@ -14,7 +14,10 @@
 # sees what the first committed. A bad batch among them stops there: its
 # transaction fails (exit 1, naming it), the ones before it stay committed.
 # Each batch file is read ahead (--profile says so) while the compile or the
-# transaction before it runs; one changed after that is read again (its
+# transaction before it runs, and each after the first parsed there too (a
+# bad one's error reported only when its transaction is reached, the words
+# of its file alone, and none after a transaction that failed before it);
+# one changed after that is read again (its
 # transaction applies what it holds then); a FIFO and `-` are not read ahead,
 # but in order. Another exec committing while a commit ends on its thread
 # (before its exchange, or after it: the folder exchanged in is not under the
@@ -65,6 +68,10 @@ each() {
     # transaction before its own ran
     [ "$(grep -c '^exec:   read ahead on a thread, while the compile or the transaction before this one ran: 1 file, ' "$tmp/$name.prof")" -eq $# ] ||
         { cat "$tmp/$name.prof"; fail "$name: not every batch file read ahead"; }
+    # ... and every batch file after the first parsed there too, once read
+    # (the first's is read while the program compiles: parsed in its transaction)
+    [ "$(grep -c '^exec:   parsed ahead on that thread, once read: 1 file, ' "$tmp/$name.prof")" -eq $(($# - 1)) ] ||
+        { cat "$tmp/$name.prof"; fail "$name: not every batch file after the first parsed ahead"; }
     # every transaction after the first starts from the relations the one
     # before kept in memory, not from the database's tables
     [ "$(grep -c '^exec: started from the relations the last transaction of this process kept' "$tmp/$name.prof")" -eq $(($# - 1)) ] ||
@@ -229,6 +236,46 @@ cp -r "$tmp/tc" "$tmp/tc_bad4"
     fail "a bad fourth batch did not fail"
 grep -q 'transaction 4 of 4 (.*bad.txn) failed; the 3 before it are committed$' "$tmp/bad4.err" ||
     { cat "$tmp/bad4.err"; fail "the failure does not name the transaction and the 3 committed before it"; }
+
+# ---- a bad batch parsed ahead: its error only when its transaction is reached ----
+# (each batch after the first is parsed on a thread while the one before it
+# runs.) Transaction 2's file is bad and transaction 1 succeeds: transaction
+# 1 committed and printed, then transaction 2's error, the same words as an
+# exec of that file alone gives. Transaction 2 bad and transaction 3 bad too:
+# only 2's error. Transaction 1 bad (a line of its own) and 2 bad: only 1's.
+printf '+edge(1, 2, 3).\n' >"$tmp/bad_other.txn"
+"$redfox" exec "$tmp/tc" "$prog" --device "$dev" --batch "$tmp/bad.txn" --format tbl >/dev/null 2>"$tmp/bad_alone.err" &&
+    fail "bad.txn alone did not fail"
+grep 'bad.txn:2:' "$tmp/bad_alone.err" >"$tmp/bad_alone.line" || { cat "$tmp/bad_alone.err"; fail "bad.txn alone: no line named"; }
+"$redfox" exec "$tmp/tc" "$prog" --device "$dev" --batch "$tmp/bad_other.txn" --format tbl >/dev/null 2>"$tmp/bad_other.err" &&
+    fail "bad_other.txn alone did not fail"
+grep 'bad_other.txn:1:' "$tmp/bad_other.err" >"$tmp/bad_other.line" || { cat "$tmp/bad_other.err"; fail "bad_other.txn alone: no line named"; }
+cp -r "$tmp/tc" "$tmp/tc_pa"
+"$redfox" exec "$tmp/tc_pa" "$prog" --device "$dev" --each --batch "$tmp/ok.txn" --batch "$tmp/bad.txn" --format tbl --profile \
+    >"$tmp/pa.out" 2>"$tmp/pa.err" && fail "parsed ahead: a bad second batch did not fail"
+grep 'bad.txn:2:' "$tmp/pa.err" | cmp -s - "$tmp/bad_alone.line" ||
+    { cat "$tmp/pa.err"; fail "parsed ahead: the bad second batch's error is not the one its file gives alone"; }
+grep -q 'transaction 2 of 2 (.*bad.txn) failed; the one before it is committed$' "$tmp/pa.err" || { cat "$tmp/pa.err"; fail "parsed ahead: no word of transaction 2"; }
+split_out "$tmp/pa.out" "$tmp/pa.each"
+cmp -s "$tmp/pa.each/1" "$tmp/ok.want" && [ ! -f "$tmp/pa.each/2" ] || fail "parsed ahead: not transaction 1's outputs alone"
+"$redfox" run "$prog" --data "$tmp/tc_pa" --device cpu --format tbl >"$tmp/pa.now" || fail "run after parsed ahead"
+cmp -s "$tmp/pa.now" "$tmp/ok.want" || fail "parsed ahead: the database is not transaction 1's state"
+# transaction 2 fails (its own bad line) while 3, parsed ahead meanwhile, is bad too
+cp -r "$tmp/tc" "$tmp/tc_pa2"
+"$redfox" exec "$tmp/tc_pa2" "$prog" --device "$dev" --each --batch "$tmp/ok.txn" --batch "$tmp/bad_other.txn" --batch "$tmp/bad.txn" \
+    --format tbl >/dev/null 2>"$tmp/pa2.err" && fail "parsed ahead: a bad second and third batch did not fail"
+grep 'bad_other.txn:1:' "$tmp/pa2.err" | cmp -s - "$tmp/bad_other.line" && ! grep -q 'bad.txn' "$tmp/pa2.err" ||
+    { cat "$tmp/pa2.err"; fail "parsed ahead: transaction 3's error shown, or not transaction 2's"; }
+"$redfox" run "$prog" --data "$tmp/tc_pa2" --device cpu --format tbl >"$tmp/pa.now" || fail "run after parsed ahead 2"
+cmp -s "$tmp/pa.now" "$tmp/ok.want" || fail "parsed ahead: the database is not transaction 1's state (2 and 3 bad)"
+# transaction 1 fails, 2 (parsed ahead while 1 ran) is bad too
+cp -r "$tmp/tc" "$tmp/tc_pa3"
+"$redfox" exec "$tmp/tc_pa3" "$prog" --device "$dev" --each --batch "$tmp/bad_other.txn" --batch "$tmp/bad.txn" \
+    --format tbl >"$tmp/pa3.out" 2>"$tmp/pa3.err" && fail "parsed ahead: a bad first and second batch did not fail"
+grep 'bad_other.txn:1:' "$tmp/pa3.err" | cmp -s - "$tmp/bad_other.line" && ! grep -q 'bad.txn' "$tmp/pa3.err" ||
+    { cat "$tmp/pa3.err"; fail "parsed ahead: transaction 2's error shown, or not transaction 1's"; }
+grep -q '^redfox exec: transaction 1 of 2 (.*bad_other.txn) failed; none is committed$' "$tmp/pa3.err" || { cat "$tmp/pa3.err"; fail "parsed ahead: no word of transaction 1"; }
+[ ! -s "$tmp/pa3.out" ] || fail "parsed ahead: a bad first batch printed outputs"
 
 # ---- a commit that fails at its end, on its thread, while the next runs ----------
 # (copy-on-write commits: the batches delete.) Transaction 1's commit ends on

@@ -7,8 +7,9 @@
 ** rf_result_exec_profile), as any application would: the program compiled,
 ** the batches applied, the derived predicates maintained and the new state
 ** committed by rf_exec (txn/ underneath), then the outputs printed as
-** `redfox run` prints them; with --each, each transaction's file read
-** ahead (rf_batch_read_ahead) while the program compiles or the transaction
+** `redfox run` prints them; with --each, the first transaction's file read
+** ahead (rf_batch_read_ahead) while the program compiles and each later
+** one's read and parsed ahead (rf_batch_parse_ahead) while the transaction
 ** before it runs, and each commit but the last left ending on a thread
 ** (async_commit) while the next transaction runs, its outputs printed once
 ** it ended (rf_exec_wait, or the next rf_exec). Only reading the program
@@ -17,6 +18,7 @@
 */
 #include "pipeline.h"
 #include "redfox.h"
+#include "rf_file.h"
 #include "tools.h"
 
 #include <errno.h>
@@ -59,7 +61,9 @@ static const char *usage =
     "                       one stops there: those before it stay committed, the\n"
     "                       error names it. Each batch file (a regular file: not\n"
     "                       a FIFO or -) is read ahead while the transaction\n"
-    "                       before it runs, and read again if it changed since;\n"
+    "                       before it runs, and parsed there (its errors said\n"
+    "                       when its transaction is reached), and read again\n"
+    "                       if it changed since;\n"
     "                       a copy-on-write commit's syncs, manifest and folder\n"
     "                       exchange end on a thread while the next transaction\n"
     "                       runs (which waits for them before its own commit;\n"
@@ -82,7 +86,12 @@ static const char *usage =
     "  --show-programs      print the programs exec generates (the delta rules,\n"
     "                       DRed's, the diffs, the outputs') on stderr\n"
     "  --set NAME=VALUE     a tuning setting (see `redfox run --help`)\n"
-    "  -h, --help           this text\n";
+    "  -h, --help           this text\n"
+    "\n"
+    "A SIGINT, SIGTERM or SIGHUP during a commit lets it end (the transaction\n"
+    "after it, with --each, stops before its own commit), says on stderr which\n"
+    "transactions are committed, and ends exec by the signal (status 130, 143,\n"
+    "129); one outside a commit ends it at once. No folder is left beside DB.\n";
 
 /* The generated programs and each run's kernels (--show-programs,
 ** --profile-kernels), on stderr as they are made. */
@@ -94,11 +103,13 @@ static int log_stderr(void *user, const void *bytes, int64_t n)
 
 /* --each: transaction k's batch, its file read ahead on a thread of the
 ** batch's own (not standard input: read in order, when its turn comes;
-** rf_batch_read_ahead opens no FIFO). NULL: out of memory. */
-static rf_batch *each_batch(const char *path)
+** rf_batch_read_ahead opens no FIFO), and parsed there for p (NULL: the
+** first's, read while p compiles) on threads threads. NULL: out of memory. */
+static rf_batch *each_batch(const char *path, const rf_program *p, int threads)
 {
     rf_batch *b = rf_batch_new();
-    if (b && (rf_batch_add_file(b, path) || (strcmp(path, "/dev/stdin") && rf_batch_read_ahead(b)))) {
+    if (b && (rf_batch_add_file(b, path) ||
+              (strcmp(path, "/dev/stdin") && (p ? rf_batch_parse_ahead(b, p, threads) : rf_batch_read_ahead(b))))) {
         rf_batch_free(b);
         b = NULL;
     }
@@ -250,7 +261,7 @@ int rf_tool_exec(int argc, char **argv)
     ** the first's file read while the program compiles */
     int multi = each && nbatches > 0;
     int32_t ntx = multi ? nbatches : 1;
-    if (multi && !(next = each_batch(batches[0]))) rc = rf_tool_finish_api(REDFOX_NOMEM, NULL, 0, NULL, 1);
+    if (multi && !(next = each_batch(batches[0], NULL, 0))) rc = rf_tool_finish_api(REDFOX_NOMEM, NULL, 0, NULL, 1);
     rf_status st = rc ? RF_OK : rf_tool_read_sources(progs, nprogs, &arena, &src, &d);
     for (int32_t i = 0; !st && i < src.n; i++)
         if (rf_tool_source_is_rfx(&src, i)) {
@@ -279,10 +290,10 @@ int rf_tool_exec(int argc, char **argv)
     if (multi) signal(SIGPIPE, SIG_IGN);
     for (int32_t k = 0; !rc && k < ntx; k++) {
         /* --each: this one's batch was read ahead; the next one's is read
-        ** while this one runs */
+        ** and parsed while this one runs */
         b = multi ? next : rf_batch_new();
         next = NULL;
-        if (!b || (multi && k + 1 < ntx && !(next = each_batch(batches[k + 1]))))
+        if (!b || (multi && k + 1 < ntx && !(next = each_batch(batches[k + 1], p, o.threads))))
             rc = rf_tool_finish_api(REDFOX_NOMEM, NULL, 0, NULL, 1);
         for (int32_t i = 0; !rc && !multi && i < nbatches; i++)
             if (rf_batch_add_file(b, batches[i])) rc = rf_tool_finish_api(REDFOX_NOMEM, NULL, 0, NULL, 1);
@@ -309,7 +320,17 @@ int rf_tool_exec(int argc, char **argv)
         }
         rf_result_free(prev);
         prev = NULL;
-        if (!rc && code && multi && k == 0)
+        /* a SIGINT, SIGTERM or SIGHUP came while a commit was under way
+        ** (held: rf_file_hold_signals): that commit ended, this transaction
+        ** stopped before its own, not applied; the process ends by it below */
+        int sig = rf_file_signal_held();
+        if (!rc && code && multi && sig) {
+            fprintf(stderr, "redfox exec: transaction %d of %d (%s) stopped by %s before its commit; ", (int)k + 1,
+                    (int)ntx, batches[k], rf_file_signal_name(sig));
+            if (k == 0) fputs("none is committed\n", stderr);
+            else if (k == 1) fputs("the one before it is committed, and those after it are not applied\n", stderr);
+            else fprintf(stderr, "the %d before it are committed, and those after it are not applied\n", (int)k);
+        } else if (!rc && code && multi && k == 0)
             fprintf(stderr, "redfox exec: transaction 1 of %d (%s) failed; none is committed\n", (int)ntx, batches[k]);
         else if (!rc && code && multi && k == 1)
             fprintf(stderr, "redfox exec: transaction 2 of %d (%s) failed; the one before it is committed\n", (int)ntx,
@@ -318,12 +339,37 @@ int rf_tool_exec(int argc, char **argv)
             fprintf(stderr, "redfox exec: transaction %d of %d (%s) failed; the %d before it are committed\n",
                     (int)k + 1, (int)ntx, batches[k], (int)k);
         if (!rc) rc = rf_tool_finish_database(code, db, 1); /* (its errors, or its notes) */
-        if (!rc && o.async_commit) {
+        /* ... a signal held during this one's commit: that commit's end
+        ** (on a thread: waited for now), its outputs, and no other */
+        if (!rc && sig && o.async_commit && rf_exec_wait(db) != REDFOX_OK) {
+            fprintf(stderr, "redfox exec: transaction %d of %d (%s) failed: its commit did not complete; ", (int)k + 1,
+                    (int)ntx, batches[k]);
+            if (k == 0) fputs("none is committed\n", stderr);
+            else if (k == 1) fputs("the one before it is committed\n", stderr);
+            else fprintf(stderr, "the %d before it are committed\n", (int)k);
+            rc = rf_tool_finish_database(REDFOX_ERROR, db, 1);
+        } else if (!rc && o.async_commit && !sig) {
             prev = res; /* (printed once its commit ended) */
             res = NULL;
         } else if (!rc && (rc = print_transaction(res, multi ? k : -1, ntx, batches, profile, fmt, &gone)) != 0) {
             unprinted = k;
             committed = k + 1;
+        }
+        if (!rc && sig) {
+            fflush(stdout);
+            if (!multi) fprintf(stderr, "redfox exec: stopped by %s once its commit ended: the transaction is committed\n",
+                                rf_file_signal_name(sig));
+            else if (k + 1 == ntx)
+                fprintf(stderr, "redfox exec: stopped by %s once transaction %d of %d (%s) was committed: all %d are "
+                                "committed\n", rf_file_signal_name(sig), (int)k + 1, (int)ntx, batches[k], (int)ntx);
+            else if (k == 0)
+                fprintf(stderr, "redfox exec: stopped by %s once transaction 1 of %d (%s) was committed: it is committed, "
+                                "and those after it are not applied\n", rf_file_signal_name(sig), (int)ntx, batches[k]);
+            else
+                fprintf(stderr, "redfox exec: stopped by %s once transaction %d of %d (%s) was committed: the first %d "
+                                "are committed, and those after them are not applied\n", rf_file_signal_name(sig),
+                        (int)k + 1, (int)ntx, batches[k], (int)k + 1);
+            rc = RF_EXIT_USER; /* (the process ends by the signal below) */
         }
         if (k + 1 < ntx) {
             rf_result_free(res);
@@ -349,6 +395,15 @@ int rf_tool_exec(int argc, char **argv)
                     committed == 1 ? "is" : "are", committed == 1 ? "it" : "them");
     } else if (!multi && gone) {
         fprintf(stderr, "redfox exec: cannot write the output: %s\n", strerror(EPIPE));
+    }
+    /* a signal held while a commit ended: every commit under way has ended
+    ** and what is committed is said; the process ends by it (as it would
+    ** have at once outside a commit: status 128 + the signal in a shell) */
+    if (rf_file_signal_held()) {
+        fflush(stdout);
+        fflush(stderr);
+        rf_file_end_by_signal();
+        return 128 + rf_file_signal_held(); /* (not reached: no hold is under way) */
     }
     /* committed (or refused) and printed: nothing left but freeing, and on
     ** the GPU the driver's teardown, which the process's end does at once */

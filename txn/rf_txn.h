@@ -8,6 +8,7 @@
 ** predicate of the user's program that has rows: base or derived) and the
 ** interfaces of its parts: txn_batch.c (the batches applied, in batch
 ** order), txn_parse.c (a transaction file parsed in parallel into columns),
+** txn_parse_ahead.c (one parsed ahead of its transaction),
 ** txn_kset.c (a predicate's updates resolved in bulk by key), txn_gen.c (the LogiQL programs a transaction runs: the
 ** materialization, the delta rules, the outputs), txn_store.c (the
 ** database's tables in and out), txn_publish.c (a commit's end on a thread). txn_exec.c drives them (rf_txn_exec, the
@@ -106,6 +107,8 @@ typedef struct rf_txn {
                                          again since they changed after (--profile) */
     int64_t read_ahead_bytes;         /* ... the bytes of those used */
     double read_ahead_seconds;        /* ... their reads' time on the reading thread (s) */
+    int32_t parse_ahead_files;        /* files parsed ahead (rf_txn_parse_ahead) and taken */
+    double parse_ahead_seconds;       /* ... their parses' time on that thread (s) */
 } rf_txn;
 
 /* Frees p's cur: its own columns, or the mappings of the database's. */
@@ -118,6 +121,8 @@ rf_txn_pred *rf_txn_find(rf_txn *t, const rf_fe_pred *p);
 
 /* ---- txn_batch.c ------------------------------------------------------- */
 
+typedef struct rf_txn_parsed rf_txn_parsed; /* (txn_parse_ahead.c) */
+
 /* Reads the transaction file path (docs/LANGUAGE.md "Transactions": one
 ** `+pred(v, ...)` or `-pred(v, ...)` a line) and applies it, in order after
 ** the batches before it, to the base predicates' next relations (set from
@@ -126,8 +131,11 @@ rf_txn_pred *rf_txn_find(rf_txn *t, const rf_fe_pred *p);
 ** key (lang:input:key, or a functional predicate's keys) held by another
 ** row. text: the batch's text (len bytes), named path in messages; NULL:
 ** the file at path is read. borrowed: text is NUL-terminated and stays
-** until the transaction ends, so it is parsed in place; else it is copied. */
-rf_status rf_txn_batch_apply(rf_txn *t, const char *path, const char *text, int64_t len, int borrowed, rf_diags *d);
+** until the transaction ends, so it is parsed in place; else it is copied.
+** parsed (NULL: none): text parsed ahead (rf_txn_parse_ahead), taken where
+** it is usable (else text is parsed now); borrowed then. */
+rf_status rf_txn_batch_apply(rf_txn *t, const char *path, const char *text, int64_t len, int borrowed,
+                             rf_txn_parsed *parsed, rf_diags *d);
 /* A copy (NUL-terminated, *len bytes; free it) of the text of t's batch
 ** file (the file-th rf_txn_batch_apply), before rf_txn_batch_finish: what a
 ** transaction done again applies, where the file (standard input, a FIFO)
@@ -158,6 +166,29 @@ void rf_txn_batch_read_ahead(const char *path, rf_txn_read_ahead *ra);
 int rf_txn_batch_read_ahead_current(const char *path, const rf_txn_read_ahead *ra);
 void rf_txn_read_ahead_free(rf_txn_read_ahead *ra);
 
+/* ---- txn_parse_ahead.c ------------------------------------------------- */
+
+/* rf_txn_parsed: a transaction file parsed ahead of its transaction, for one program. */
+/* Whether the transaction keeps an rf_txn_pred for q (one that has rows:
+** base, or derived by rules of its own); the order of t->preds is fe's. */
+int rf_txn_pred_has_rows(const rf_fe_pred *q);
+/* Parses text (len bytes, NUL-terminated; the file-th part of its batch)
+** into each base predicate's updates for program fe, on threads threads
+** (<= 0: every core), touching nothing but the text and fe: no dictionary,
+** no database. NULL where it could not (out of memory): the transaction
+** then parses the file itself. text must stay while the result is used. */
+rf_txn_parsed *rf_txn_parse_ahead(const rf_fe_program *fe, int threads, int32_t file, const char *text, int64_t len);
+void rf_txn_parsed_free(rf_txn_parsed *pp);
+/* The parse's time on its thread (s). */
+double rf_txn_parsed_seconds(const rf_txn_parsed *pp);
+/* Whether t (its program, its preds) may take pp as its file-th batch, and
+** pp was not taken yet. */
+int rf_txn_parsed_usable(const rf_txn_parsed *pp, const rf_txn *t, int32_t file);
+/* Appends pp's updates to t's (after those of the batches before it) and
+** interns its strings into t->dict, in file order; *bad: the byte offset
+** of its first bad line (its updates before it taken), -1 none. Once. */
+rf_status rf_txn_parsed_take(rf_txn *t, rf_txn_parsed *pp, int64_t *bad);
+
 /* ---- txn_parse.c ------------------------------------------------------ */
 
 /* One base predicate's updates, over every batch, in batch order (the
@@ -185,6 +216,22 @@ void rf_txn_ops_free(rf_txn_ops *o);
 struct rf_cpu_pool;
 rf_status rf_txn_parse(rf_txn *t, struct rf_cpu_pool *pool, int32_t file, const char *path, const char *text,
                        int64_t len, int64_t *bad, rf_diags *d);
+/* A parse's strings waiting for their codes (rf_txn_parse_pending). */
+typedef struct rf_txn_strings rf_txn_strings;
+/* rf_txn_parse, its strings left uninterned (*strings, the caller's to
+** intern and free; set also with RF_EUSER, for the lines before the bad
+** one): what a parse ahead of its transaction does, which may not touch
+** the dictionary while the transaction before it runs. */
+rf_status rf_txn_parse_pending(rf_txn *t, struct rf_cpu_pool *pool, int32_t file, const char *text, int64_t len,
+                               int64_t *bad, rf_txn_strings **strings);
+/* Interns s's strings into t->dict in file order (the codes a line-by-line
+** reading gives) and writes them into t's ops: a string of predicate p's
+** op i goes to op first[p] + i (first NULL: i). */
+rf_status rf_txn_strings_intern(rf_txn *t, const rf_txn_strings *s, const int64_t *first);
+void rf_txn_strings_free(rf_txn_strings *s);
+/* Appends *from (another parse's ops of p's predicate) to p's ops: moved,
+** *from set to NULL, where p has none yet; else copied. */
+rf_status rf_txn_ops_take(rf_txn_pred *p, rf_txn_ops **from);
 /* The message of the bad line at byte offset bad (path:line:col). */
 rf_status rf_txn_parse_report(rf_txn *t, const char *path, const char *text, int64_t len, int64_t bad, rf_diags *d);
 /* The line and column (from 1) of byte offset at of text. */
@@ -426,6 +473,8 @@ typedef struct rf_txn_batch_src {
     int borrowed;         /* text is NUL-terminated and stays until rf_txn_exec returns: parsed in place */
     const rf_txn_read_ahead *ahead; /* text is the file at name read ahead (the profile counts it) */
     int ahead_stale;      /* the file was read ahead but changed since: text is NULL, read again */
+    rf_txn_parsed *parsed; /* text parsed ahead (rf_txn_parse_ahead; NULL: none): taken by the
+                              transaction where usable (a transaction done again parses the text) */
 } rf_txn_batch_src;
 
 typedef struct rf_txn_exec_options {

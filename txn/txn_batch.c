@@ -13,7 +13,9 @@
 ** line-by-line application meets first: the earliest bad line or key
 ** violation in batch order. Also a transaction file read ahead, on the
 ** caller's thread while the transaction before it runs (`exec --each`),
-** and whether the file is still the one read.
+** and whether the file is still the one read; a file parsed ahead
+** (txn_parse_ahead.c) is taken in its place in the order, its errors
+** reported here as a file's parsed now.
 */
 #include "rf_cpu.h"
 #include "rf_sys.h"
@@ -263,7 +265,7 @@ static rf_status resolve_all(rf_txn *t, int check_only, rf_diags *d)
 }
 
 rf_status rf_txn_batch_apply(rf_txn *t, const char *path, const char *given, int64_t given_len, int borrowed,
-                             rf_diags *d)
+                             rf_txn_parsed *parsed, rf_diags *d)
 {
     rf_status st = RF_OK;
     batches *b = t->batches;
@@ -288,6 +290,7 @@ rf_status rf_txn_batch_apply(rf_txn *t, const char *path, const char *given, int
         b->cap = nc;
     }
     int32_t file = b->n;
+    if (!given || !borrowed || !rf_txn_parsed_usable(parsed, t, file)) parsed = NULL;
     b->texts[file] = NULL;
     b->lens[file] = 0;
     b->borrowed[file] = 0;
@@ -311,7 +314,15 @@ rf_status rf_txn_batch_apply(rf_txn *t, const char *path, const char *given, int
     if (st) return st;
     const char *text = b->texts[file];
     int64_t len = b->lens[file], bad = -1;
-    st = rf_txn_parse(t, b->pool, file, path, text, len, &bad, d);
+    /* parsed ahead: its updates taken, its strings interned now */
+    if (parsed) {
+        st = rf_txn_parsed_take(t, parsed, &bad);
+        t->parse_ahead_files++;
+        t->parse_ahead_seconds += rf_txn_parsed_seconds(parsed);
+        if (!st && bad >= 0) st = RF_EUSER;
+    } else {
+        st = rf_txn_parse(t, b->pool, file, path, text, len, &bad, d);
+    }
     t->t_parse += rf_now() - t1;
     if (st != RF_EUSER || bad < 0) return st;
     /* a bad line: a key violation before it is the error, else the line */

@@ -13,8 +13,10 @@
 ** of the last transaction's commit (run from the state it kept, without the
 ** lock; that end waited for before this commit, the manifest checked, the
 ** transaction done again from the files where another process committed
-** between) and this commit's end left on a thread (async_commit), and the
-** profile's text.
+** between) and this commit's end left on a thread (async_commit), a
+** SIGINT, SIGTERM or SIGHUP held while the commit is under way (it ends;
+** rf_file_hold_signals) and one held while the last one's ended stopping
+** this transaction at its next step, and the profile's text.
 ** `redfox exec` and rf_exec (api/api_exec.c) are its clients: nothing here
 ** prints; the generated programs and each run's kernels go to the caller's
 ** log, the profile into the report.
@@ -701,6 +703,19 @@ static rf_status previous_commit(exec_ctx *x, const char *db_dir, rf_diags *d)
     return st;
 }
 
+/* A SIGINT, SIGTERM or SIGHUP came while a commit was under way (the last
+** transaction's, ending on a thread; rf_file_hold_signals): this
+** transaction stops at its next step, before its commit, not applied; the
+** caller ends the process by it once that commit ended. */
+static rf_status stop_if_signalled(const char *db_dir, rf_diags *d)
+{
+    int sig = rf_file_signal_held();
+    if (!sig) return RF_OK;
+    rf_error(d, rf_mkloc(db_dir, 0, 0), "stopped by %s before its commit: this transaction is not applied",
+             rf_file_signal_name(sig));
+    return RF_EUSER;
+}
+
 /* The report's record of the derived predicates, and the profile's text. */
 static rf_status report(exec_ctx *x, rf_txn_report *rep, const char *db_dir, int waited, int gpu_starting,
                         const rf_rt_gpu_prepared *prepared, const double *tm)
@@ -746,6 +761,10 @@ static rf_status report(exec_ctx *x, rf_txn_report *rep, const char *db_dir, int
                          "file%s, %.1f MB, %.3f ms; waited %.3f ms for it\n",
                       (int)x->t.read_ahead_files, x->t.read_ahead_files == 1 ? "" : "s",
                       (double)x->t.read_ahead_bytes / 1e6, x->t.read_ahead_seconds * 1e3, x->opt->read_ahead_wait * 1e3);
+    if (x->t.parse_ahead_files)
+        rf_buf_printf(b, "exec:   parsed ahead on that thread, once read: %d file%s, %.3f ms (its strings interned, and "
+                         "its errors reported, now)\n",
+                      (int)x->t.parse_ahead_files, x->t.parse_ahead_files == 1 ? "" : "s", x->t.parse_ahead_seconds * 1e3);
     if (x->t.read_ahead_stale)
         rf_buf_printf(b, "exec:   read ahead, but changed since: %d file%s read again now\n", (int)x->t.read_ahead_stale,
                       x->t.read_ahead_stale == 1 ? "" : "s");
@@ -907,7 +926,7 @@ static rf_status exec_once(const rf_txn_sources *src, const rf_fe_program *fe, c
     }
     for (int32_t i = 0; !st && i < fe->npreds; i++) {
         const rf_fe_pred *q = fe->preds[i];
-        if (!q->input_file && (!q->nrules || q->aux)) continue;
+        if (!rf_txn_pred_has_rows(q)) continue; /* (the order rf_txn_parse_ahead gives too) */
         rf_txn_pred *p = &x.t.preds[x.t.npreds++];
         p->fe = q;
         p->base = q->input_file != NULL;
@@ -929,6 +948,7 @@ static rf_status exec_once(const rf_txn_sources *src, const rf_fe_program *fe, c
         x.overlapped = !st && x.kept;
         if (!st && !x.kept) st = previous_commit(&x, db_dir, d);
     }
+    if (!st) st = stop_if_signalled(db_dir, d);
     /* one transaction at a time per database: a second exec waits, then
     ** reads what the first committed (no update is lost) */
     if (!st && !x.overlapped) st = rf_file_lock_folder(db_dir, &lockfd, &waited, d);
@@ -939,7 +959,7 @@ static rf_status exec_once(const rf_txn_sources *src, const rf_fe_program *fe, c
     tm[T_READ] = rf_now();
     for (int32_t i = 0; !st && i < nbatches; i++) {
         const rf_txn_batch_src *s = &batches[i];
-        st = rf_txn_batch_apply(&x.t, s->name, s->text, s->len, s->borrowed, d);
+        st = rf_txn_batch_apply(&x.t, s->name, s->text, s->len, s->borrowed, s->parsed, d);
         if (!st && x.overlapped && texts && !s->text) {
             char *copy = NULL;
             st = rf_txn_batch_copy_text(&x.t, i, &copy, &texts[i].len);
@@ -954,6 +974,7 @@ static rf_status exec_once(const rf_txn_sources *src, const rf_fe_program *fe, c
     }
     if (!st && nbatches) st = rf_txn_batch_finish(&x.t, d);
     if (!st && x.kept) st = rf_txn_resident_stage(resident, &x.t);
+    if (!st) st = stop_if_signalled(db_dir, d);
     tm[T_BATCH] = rf_now();
     if (gpu_starting) pthread_join(gpu_starter, NULL);
     tm[T_STARTED] = rf_now();
@@ -1010,6 +1031,7 @@ static rf_status exec_once(const rf_txn_sources *src, const rf_fe_program *fe, c
         if (!why && !x.diffs && ndel) st = dred(&x, d);
         if (!why && !x.diffs && !st && nins) st = incremental(&x, d);
     }
+    if (!st) st = stop_if_signalled(db_dir, d);
     tm[T_MAINT] = rf_now();
     x.t_compile_maint = x.t_compile;
     int32_t nout = 0;
@@ -1031,6 +1053,7 @@ static rf_status exec_once(const rf_txn_sources *src, const rf_fe_program *fe, c
     ** process committed between and this transaction is done again from
     ** the files (*redo) */
     if (!st && x.overlapped) st = previous_commit(&x, db_dir, d);
+    if (!st) st = stop_if_signalled(db_dir, d);
     if (!st && x.overlapped) st = rf_file_lock_folder(db_dir, &lockfd, &waited, d);
     if (!st && x.overlapped) st = rf_db_open(db_dir, &db, d);
     if (!st && x.overlapped && !rf_txn_resident_current(resident, db_dir)) {
@@ -1042,6 +1065,11 @@ static rf_status exec_once(const rf_txn_sources *src, const rf_fe_program *fe, c
     ** manifest and exchange, which read nothing of the state) ends on a
     ** thread, holding the lock and the database until then */
     rf_db_writer *left = NULL;
+    /* the commit, from its temporary folder's creation to its exchange
+    ** (ending on a thread: to that thread's end, rf_txn_publish), is not
+    ** cut short by a SIGINT, SIGTERM or SIGHUP: it ends, its folder gone,
+    ** and then the caller ends the process by the signal */
+    rf_file_hold_signals();
     if (!st) st = rf_txn_store_commit(&x.t, db, db_dir, resident && opt->async_commit ? &left : NULL, d);
     /* the relations kept for the next transaction: the state committed (and
     ** its manifest, read under the lock, here or on the thread); where they
@@ -1061,6 +1089,7 @@ static rf_status exec_once(const rf_txn_sources *src, const rf_fe_program *fe, c
             x.publishing = 1;
         }
     }
+    rf_file_release_signals();
     /* failed while the last commit was still ending: its end waited for
     ** (the caller says which transactions are committed) */
     if (st && resident && rf_txn_resident_publishing(resident)) (void)previous_commit(&x, db_dir, d);

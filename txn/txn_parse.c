@@ -477,12 +477,79 @@ void rf_txn_ops_free(rf_txn_ops *o)
 ** most (so that a slow thread's share is small). */
 #define CHUNK_MIN (16 * 1024)
 
-rf_status rf_txn_parse(rf_txn *t, rf_cpu_pool *pool, int32_t file, const char *path, const char *text, int64_t len,
-                       int64_t *bad, rf_diags *d)
+/* A chunk's strings, waiting for their codes: each patch's op is its
+** index among the predicate's ops of the parse (0 = the parse's first). */
+typedef struct strings_piece {
+    rf_buf strs;
+    str_patch *patches;
+    int64_t n;
+} strings_piece;
+
+struct rf_txn_strings {
+    strings_piece *pieces; /* in file order */
+    int32_t n;
+};
+
+void rf_txn_strings_free(rf_txn_strings *s)
 {
-    (void)path;
-    (void)d;
+    if (!s) return;
+    for (int32_t i = 0; i < s->n; i++) {
+        rf_buf_free(&s->pieces[i].strs);
+        free(s->pieces[i].patches);
+    }
+    free(s->pieces);
+    free(s);
+}
+
+rf_status rf_txn_strings_intern(rf_txn *t, const rf_txn_strings *s, const int64_t *first)
+{
+    rf_status st = RF_OK;
+    for (int32_t i = 0; s && i < s->n && !st; i++) {
+        const strings_piece *pc = &s->pieces[i];
+        for (int64_t k = 0; k < pc->n && !st; k++) {
+            const str_patch *sp = &pc->patches[k];
+            uint32_t code = 0;
+            st = rf_rt_dict_intern(t->dict, (const char *)pc->strs.data + sp->soff, sp->slen, &code);
+            rf_txn_ops *o = t->preds[sp->pred].ops;
+            int64_t op = (first ? first[sp->pred] : 0) + sp->op;
+            if (!st && (!o || op >= o->n)) st = RF_EINTERNAL;
+            if (!st) memcpy((uint8_t *)o->cols[sp->col] + op * 4, &code, 4);
+        }
+    }
+    return st;
+}
+
+rf_status rf_txn_ops_take(rf_txn_pred *p, rf_txn_ops **from)
+{
+    rf_txn_ops *f = *from;
+    if (!f) return RF_OK;
+    if (!p->ops || !p->ops->n) { /* the whole of it, not copied (empty: still the pred's ops, as a parse leaves them) */
+        rf_txn_ops_free(p->ops);
+        p->ops = f;
+        *from = NULL;
+        return RF_OK;
+    }
+    rf_txn_ops *o = p->ops;
+    if (!f->n) return RF_OK;
+    if (o->ncols != f->ncols) return RF_EINTERNAL;
+    rf_status st = ops_reserve(p, f->n);
+    if (st) return st;
+    for (int32_t c = 0; c < o->ncols; c++) {
+        size_t w = (size_t)rf_rt_type_width(p->fe->types[c]);
+        memcpy((uint8_t *)o->cols[c] + (size_t)o->n * w, f->cols[c], (size_t)f->n * w);
+    }
+    memcpy(o->insert + o->n, f->insert, (size_t)f->n);
+    memcpy(o->file + o->n, f->file, (size_t)f->n * sizeof *o->file);
+    memcpy(o->at + o->n, f->at, (size_t)f->n * sizeof *o->at);
+    o->n += f->n;
+    return RF_OK;
+}
+
+rf_status rf_txn_parse_pending(rf_txn *t, rf_cpu_pool *pool, int32_t file, const char *text, int64_t len, int64_t *bad,
+                               rf_txn_strings **strings)
+{
     *bad = -1;
+    *strings = NULL;
     rf_status st = RF_OK;
     for (int32_t i = 0; i < t->npreds && !st; i++)
         if (t->preds[i].base && !t->preds[i].ops) st = ops_new(t->preds[i].fe, &t->preds[i].ops);
@@ -492,7 +559,13 @@ rf_status rf_txn_parse(rf_txn *t, rf_cpu_pool *pool, int32_t file, const char *p
     if (nchunks > (int64_t)threads * 8) nchunks = (int64_t)threads * 8;
     if (nchunks < 1) nchunks = 1;
     chunk *chunks = rf_calloc((size_t)nchunks, sizeof *chunks);
-    if (!chunks) return RF_ENOMEM;
+    rf_txn_strings *ss = rf_calloc(1, sizeof *ss);
+    if (ss) ss->pieces = rf_calloc((size_t)nchunks, sizeof *ss->pieces);
+    if (!chunks || !ss || !ss->pieces) {
+        free(chunks);
+        rf_txn_strings_free(ss);
+        return RF_ENOMEM;
+    }
     /* cut at line starts: each chunk ends after the newline at or after its share */
     const char *p = text, *end = text + len;
     int32_t nc = 0;
@@ -539,17 +612,23 @@ rf_status rf_txn_parse(rf_txn *t, rf_cpu_pool *pool, int32_t file, const char *p
     }
     move_job mj = {t, chunks, base, file};
     if (!st) rf_cpu_parallel_for(pool, upto, 1, move_chunk, &mj);
-    /* strings in file order: the codes a line-by-line reading gives */
+    /* the strings, in file order, their ops' indexes made the ops' own (the
+    ** bad line's left out): interned by rf_txn_strings_intern */
     for (int32_t i = 0; i < upto && !st; i++) {
         chunk *c = &chunks[i];
-        for (int64_t k = 0; k < c->npatches && !st; k++) {
-            const str_patch *sp = &c->patches[k];
-            if (sp->op >= c->ops[sp->pred].n) continue; /* the bad line's own */
-            uint32_t code = 0;
-            st = rf_rt_dict_intern(t->dict, (const char *)c->strs.data + sp->soff, sp->slen, &code);
-            rf_txn_ops *o = t->preds[sp->pred].ops;
-            if (!st) memcpy((uint8_t *)o->cols[sp->col] + (base[i][sp->pred] + sp->op) * 4, &code, 4);
+        strings_piece *pc = &ss->pieces[ss->n++];
+        int64_t kept = 0;
+        for (int64_t k = 0; k < c->npatches; k++) {
+            str_patch sp = c->patches[k];
+            if (sp.op >= c->ops[sp.pred].n) continue; /* the bad line's own */
+            sp.op += base[i][sp.pred];
+            c->patches[kept++] = sp;
         }
+        pc->strs = c->strs;
+        pc->patches = c->patches;
+        pc->n = kept;
+        rf_buf_init(&c->strs);
+        c->patches = NULL;
     }
     for (int32_t i = 0; i < nc; i++) {
         for (int32_t pi = 0; chunks[i].ops && pi < t->npreds; pi++) {
@@ -564,7 +643,27 @@ rf_status rf_txn_parse(rf_txn *t, rf_cpu_pool *pool, int32_t file, const char *p
     }
     free(base);
     free(chunks);
-    if (!st && *bad >= 0) st = RF_EUSER;
+    if (st) {
+        rf_txn_strings_free(ss);
+        return st;
+    }
+    *strings = ss;
+    return *bad >= 0 ? RF_EUSER : RF_OK;
+}
+
+rf_status rf_txn_parse(rf_txn *t, rf_cpu_pool *pool, int32_t file, const char *path, const char *text, int64_t len,
+                       int64_t *bad, rf_diags *d)
+{
+    (void)path;
+    (void)d;
+    rf_txn_strings *ss = NULL;
+    rf_status st = rf_txn_parse_pending(t, pool, file, text, len, bad, &ss);
+    /* strings in file order: the codes a line-by-line reading gives */
+    if (!st || st == RF_EUSER) {
+        rf_status ist = rf_txn_strings_intern(t, ss, NULL);
+        if (ist) st = ist;
+    }
+    rf_txn_strings_free(ss);
     return st;
 }
 

@@ -6,7 +6,8 @@
 **
 ** Owns: rf_txn_publish: that thread, what it holds until it ends (the
 ** database writer, the transaction's open database and its lock on the
-** folder, released after the exchange, as a commit releases them) and its
+** folder, released after the exchange, as a commit releases them; and a
+** SIGINT, SIGTERM or SIGHUP, held until it ends: rf_file_hold_signals) and its
 ** outcome (with the manifest it wrote, as the writer kept its bytes, not
 ** read back from the folder, which another exec may have committed over
 ** once exchanged: what the next transaction checks the database against),
@@ -58,6 +59,7 @@ static void *publish(void *arg)
     rf_file_unlock(p->lockfd);
     p->lockfd = -1;
     p->seconds = rf_now() - t0;
+    rf_file_release_signals(); /* (held since rf_txn_publish_start) */
     return NULL;
 }
 
@@ -73,7 +75,11 @@ rf_status rf_txn_publish_start(rf_db_writer *w, rf_db *db, int lockfd, const cha
     p->db = db;
     p->lockfd = lockfd;
     rf_diags_init(&p->d);
+    /* a SIGINT, SIGTERM or SIGHUP waits for the end (rf_file.h): the new
+    ** folder is exchanged in or removed, never left beside the database */
+    rf_file_hold_signals();
     if (pthread_create(&p->thread, NULL, publish, p)) {
+        rf_file_release_signals();
         free(p->dir);
         free(p);
         return RF_ENOMEM;

@@ -7,7 +7,9 @@
 ** database's new state; the report says what was maintained; a failed batch
 ** (a key violation, a derived predicate, wrong types) changes nothing, on
 ** disk and in the relations a handle keeps between its transactions; a
-** run after a transaction on a handle that keeps its inputs sees it.
+** run after a transaction on a handle that keeps its inputs sees it; a
+** batch's file parsed ahead for the program (level 7) is taken by rf_exec,
+** its errors reported there.
 **
 ** Owns: the checks of rf_batch_*, rf_exec and rf_result_exec_*.
 ** Usage: test_api_exec DB PROG.logic cpu|gpu WORKDIR
@@ -326,6 +328,71 @@ int main(int argc, char **argv)
         o.profile = 0;
         rf_close(other);
         rf_program_free(fp);
+    }
+
+    /* 9. a batch's file parsed ahead for the program (level 7): rf_exec takes
+    ** the parse (its strings interned then: the outputs equal a run's); with
+    ** another program, or applied again, the file is parsed by rf_exec; a bad
+    ** line is reported by rf_exec, naming it, and nothing changes */
+    {
+        CHECK(rf_api_level() >= 7);
+        char p9[4200], bad9[4200];
+        snprintf(p9, sizeof p9, "%s/b9.txn", work);
+        snprintf(bad9, sizeof bad9, "%s/bad9.txn", work);
+        FILE *f9 = fopen(p9, "w");
+        CHECK(f9 != NULL);
+        if (f9) {
+            fputs("+edge(\"p9\", \"q9\").\n+edge(\"q9\", \"a\").\n-edge(\"nowhere\", \"b\").\n", f9);
+            fclose(f9);
+        }
+        f9 = fopen(bad9, "w");
+        CHECK(f9 != NULL);
+        if (f9) {
+            fputs("+edge(\"r9\", \"s9\").\n+edge(\"s9\").\n", f9);
+            fclose(f9);
+        }
+        rf_program *other = NULL;
+        CHECK(rf_compile_files(&path, 1, &other) == REDFOX_OK);
+        o.profile = 1;
+        for (int k = 0; k < 4; k++) {
+            /* 0: parsed ahead and taken; 1: parsed for another program; 2:
+            ** bad; 3: the same batch as 0 applied again (nothing new) */
+            b = rf_batch_new();
+            CHECK(rf_batch_add_file(b, k == 2 ? bad9 : p9) == REDFOX_OK);
+            CHECK(rf_batch_parse_ahead(b, k == 1 ? other : prog, 2) == REDFOX_OK);
+            res = NULL;
+            rc = rf_exec(db, prog, b, &o, &res);
+            if (k == 3 && !rc) { /* (once more: the parse served the first rf_exec) */
+                const char *prof = rf_result_exec_profile(res);
+                CHECK(prof && strstr(prof, "parsed ahead on that thread"));
+                rf_result_free(res);
+                res = NULL;
+                rc = rf_exec(db, prog, b, &o, &res);
+            }
+            rf_batch_free(b);
+            if (k == 2) {
+                CHECK(rc == REDFOX_ERROR && res == NULL && strstr(rf_errmsg(db), "bad9.txn:2:"));
+                if (!rc || !strstr(rf_errmsg(db), "bad9.txn:2:")) fprintf(stderr, "exec 9.2: %s\n", rf_errmsg(db));
+                continue;
+            }
+            if (rc) fprintf(stderr, "exec 9.%d: %s\n", k, rf_errmsg(db));
+            CHECK(rc == REDFOX_OK && res);
+            if (!res) continue;
+            const char *prof = rf_result_exec_profile(res);
+            int ahead = prof && strstr(prof, "parsed ahead on that thread, once read: 1 file");
+            CHECK(ahead == (k == 0));
+            if (ahead != (k == 0)) fprintf(stderr, "exec 9.%d: parsed ahead %d:\n%s", k, ahead, prof ? prof : "");
+            char what[32];
+            snprintf(what, sizeof what, "exec 9.%d", k);
+            check_against_run(db, prog, res, device, what);
+            int32_t pi = rf_result_find(res, "path");
+            char *rows = pi >= 0 ? sorted_rows(res, "path") : NULL;
+            CHECK(rows && strstr(rows, "p9,a") && !strstr(rows, "r9")); /* (the bad batch changed nothing) */
+            free(rows);
+            rf_result_free(res);
+        }
+        o.profile = 0;
+        rf_program_free(other);
     }
 
     /* 6. misuse: bad arguments of the batch and of rf_exec */

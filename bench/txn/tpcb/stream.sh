@@ -4,8 +4,9 @@
 # transactions in ONE process, as an engine that stays up would: one
 # `redfox exec --each` (each --batch its own transaction with its own
 # commit; the program compiled and the device started once). Per batch,
-# from --profile: the batch read and parsed, resolved by key, the database
-# read, the derived predicates maintained, the outputs, the commit (the
+# from --profile: the batch read and parsed (in the transaction; and
+# parsed ahead, on the read-ahead thread while the one before ran), resolved
+# by key, the database read, the derived predicates maintained, the outputs, the commit (the
 # columns written: its syncs, manifest and exchange end on a thread while the
 # next transaction runs, their time there and the next one's wait for them in
 # two columns of that next one), and the transaction's whole time; then the first batch and the steady state
@@ -50,20 +51,21 @@ s=$(now)
     { cat "$tmp/profile"; fail "redfox exec --each"; }
 e=$(now)
 awk -v s="$s" -v e="$e" -v k="$k" 'BEGIN { printf "redfox exec --each, whole process (start, %d transactions, exit): %.0f ms\n", k, (e - s) * 1000 }'
-echo "batch | read+parse | resolved by key | GPU wait | db read | maintenance | outputs | commit | last commit's end (thread) | waited for it | whole txn | txn/s | txn/s w/o commit"
+echo "batch | read+parse | parsed ahead (thread) | resolved by key | GPU wait | db read | maintenance | outputs | commit | last commit's end (thread) | waited for it | whole txn | txn/s | txn/s w/o commit"
 awk -v n="$n" '
     function ms(line, pat,   m) { if (match(line, pat)) { m = substr(line, RSTART, RLENGTH); gsub(/[^0-9.]/, "", m); return m + 0 } return 0 }
     /^exec: transaction [0-9]+ of / { t++ }
     /^exec: the GPU started beside/ { wait[t] = ms($0, "waited [0-9.]+ ms") }
     /^exec: ran while the last transaction.s commit ended on a thread/ { pt[t] = ms($0, "exchange: [0-9.]+ ms there"); pw[t] = ms($0, "waited [0-9.]+ ms") }
     /^exec: batch: / { rp[t] = ms($0, "files read [0-9.]+") + ms($0, "parsed [0-9.]+"); rk[t] = ms($0, "resolved by key [0-9.]+") }
+    /^exec:   parsed ahead on that thread/ { pa[t] = ms($0, "1 file, [0-9.]+ ms") }
     /^exec: derived predicates / { mt[t] = ms($0, "\\([0-9.]+ ms, runs"); how[t] = ($0 ~ /recomputed/) ? "recomputed" : "by diffs" }
     /^exec: compile / { db[t] = ms($0, "read the database [0-9.]+"); out[t] = ms($0, "outputs [0-9.]+"); cm[t] = ms($0, "commit [0-9.]+"); all[t] = ms($0, "in all [0-9.]+") }
     END {
         for (i = 1; i <= t; i++) {
             # (the commit: its own columns written, and the wait for the end of the last)
             c = cm[i] + pw[i]
-            printf "%d | %.1f | %.1f | %.1f | %.1f | %.1f (%s) | %.1f | %.1f | %.1f | %.1f | %.1f ms | %.0f | %.0f\n", i, rp[i], rk[i], wait[i], db[i], mt[i],
+            printf "%d | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f (%s) | %.1f | %.1f | %.1f | %.1f | %.1f ms | %.0f | %.0f\n", i, rp[i], pa[i], rk[i], wait[i], db[i], mt[i],
                 how[i], out[i], cm[i], pt[i], pw[i], all[i], n / (all[i] / 1000), n / ((all[i] - c) / 1000)
             if (i > 1) { sa += all[i]; sc += c; sx += rk[i] + mt[i]; sp += rp[i] }
         }
