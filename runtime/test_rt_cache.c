@@ -21,42 +21,43 @@
 static const char *decl = "person(id, name, born, balance) -> int(id), string(name), date(born), decimal(balance).\n"
                           "lang:input[`person] = \"people.tbl\".\n";
 
-/* Compiles decl + key + "born(b) <- person(_, _, b, _)." and runs it with
-** cache c; returns the status, with the diagnostics in *msg. */
-static rf_status run(const char *key, rf_rt_cache *c, const char *dir, char *msg, size_t cap)
+/* src (named name) parsed, checked, planned and lowered into *qp, *hir
+** (the caller frees both, the arena and d). */
+static rf_status lower(const char *name, const char *src, rf_arena *arena, rf_diags *d, rf_qp_program **qp,
+                       rf_hir_program **hir)
 {
-    char src[1024];
-    snprintf(src, sizeof src, "%s%s\nborn(b) <- person(_, _, b, _).\nlang:output[`born] = \"born\".\n", decl, key);
-    const char *names[1] = {"cache_test.logic"};
+    const char *names[1] = {name};
     const char *texts[1] = {src};
     int64_t lens[1] = {(int64_t)strlen(src)};
-    rf_arena arena;
-    rf_arena_init(&arena);
-    rf_diags d;
-    rf_diags_init(&d);
     rf_ast_program *ast = NULL;
     rf_fe_program *fe = NULL;
-    rf_qp_program *qp = NULL;
-    rf_hir_program *hir = NULL;
+    rf_status st = rf_fe_load_sources(names, texts, lens, 1, arena, &ast, &fe, d);
+    if (!st) st = rf_qp_build(fe, qp, d);
+    if (!st) st = rf_qp_optimize(*qp, d);
+    if (!st) st = rf_hir_lower(*qp, hir, d);
+    return st;
+}
+
+/* hir run on the CPU over cache c (its files under dir); then the
+** diagnostics into *msg and everything freed but c. */
+static rf_status run_hir(rf_status st, rf_hir_program *hir, rf_qp_program *qp, rf_rt_cache *c, const char *dir,
+                         rf_arena *arena, rf_diags *d, char *msg, size_t cap)
+{
     rf_rt_result *res = NULL;
-    rf_status st = rf_fe_load_sources(names, texts, lens, 1, &arena, &ast, &fe, &d);
-    if (!st) st = rf_qp_build(fe, &qp, &d);
-    if (!st) st = rf_qp_optimize(qp, &d);
-    if (!st) st = rf_hir_lower(qp, &hir, &d);
     if (!st) {
         rf_rt_options o;
         memset(&o, 0, sizeof o);
         o.data_dir = dir;
         o.device = RF_RT_DEVICE_CPU;
         o.cache = c;
-        st = rf_rt_run(hir, &o, &res, &d);
+        st = rf_rt_run(hir, &o, &res, d);
     }
     msg[0] = 0;
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     if (f) {
-        rf_diags_print(&d, f);
+        rf_diags_print(d, f);
         fclose(f);
         snprintf(msg, cap, "%s", buf ? buf : "");
         free(buf);
@@ -64,9 +65,25 @@ static rf_status run(const char *key, rf_rt_cache *c, const char *dir, char *msg
     rf_rt_result_free(res);
     rf_hir_free(hir);
     rf_qp_free(qp);
-    rf_diags_free(&d);
-    rf_arena_free(&arena);
+    rf_diags_free(d);
+    rf_arena_free(arena);
     return st;
+}
+
+/* Compiles decl + key + "born(b) <- person(_, _, b, _)." and runs it with
+** cache c; returns the status, with the diagnostics in *msg. */
+static rf_status run(const char *key, rf_rt_cache *c, const char *dir, char *msg, size_t cap)
+{
+    char src[1024];
+    snprintf(src, sizeof src, "%s%s\nborn(b) <- person(_, _, b, _).\nlang:output[`born] = \"born\".\n", decl, key);
+    rf_arena arena;
+    rf_arena_init(&arena);
+    rf_diags d;
+    rf_diags_init(&d);
+    rf_qp_program *qp = NULL;
+    rf_hir_program *hir = NULL;
+    rf_status st = lower("cache_test.logic", src, &arena, &d, &qp, &hir);
+    return run_hir(st, hir, qp, c, dir, &arena, &d, msg, cap);
 }
 
 /* "ys(y) <- e(_, y)." over e = {(1, 10), (1, 20)}, put in a cache of its
@@ -76,23 +93,14 @@ static rf_status run_put(int holds, char *msg, size_t cap)
 {
     static const char src[] = "e(x, y) -> int(x), int(y).\nlang:input[`e] = \"e.tbl\".\n"
                               "lang:input:key[`e] = \"x\".\nys(y) <- e(_, y).\nlang:output[`ys] = \"ys\".\n";
-    const char *names[1] = {"put_test.logic"};
-    const char *texts[1] = {src};
-    int64_t lens[1] = {(int64_t)strlen(src)};
     rf_arena arena;
     rf_arena_init(&arena);
     rf_diags d;
     rf_diags_init(&d);
-    rf_ast_program *ast = NULL;
-    rf_fe_program *fe = NULL;
     rf_qp_program *qp = NULL;
     rf_hir_program *hir = NULL;
-    rf_rt_result *res = NULL;
     rf_rt_cache *c = rf_rt_cache_new();
-    rf_status st = c ? rf_fe_load_sources(names, texts, lens, 1, &arena, &ast, &fe, &d) : RF_ENOMEM;
-    if (!st) st = rf_qp_build(fe, &qp, &d);
-    if (!st) st = rf_qp_optimize(qp, &d);
-    if (!st) st = rf_hir_lower(qp, &hir, &d);
+    rf_status st = c ? lower("put_test.logic", src, &arena, &d, &qp, &hir) : RF_ENOMEM;
     const rf_hir_var *v = NULL;
     for (int32_t i = 0; !st && i < hir->nvars && !v; i++)
         if (hir->vars[i]->role == RF_HIR_ROLE_INPUT) v = hir->vars[i];
@@ -110,30 +118,8 @@ static rf_status run_put(int holds, char *msg, size_t cap)
             rf_rt_rel_free(&r);
         }
     }
-    if (!st) {
-        rf_rt_options o;
-        memset(&o, 0, sizeof o);
-        o.data_dir = "mem";
-        o.device = RF_RT_DEVICE_CPU;
-        o.cache = c;
-        st = rf_rt_run(hir, &o, &res, &d);
-    }
-    msg[0] = 0;
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (f) {
-        rf_diags_print(&d, f);
-        fclose(f);
-        snprintf(msg, cap, "%s", buf ? buf : "");
-        free(buf);
-    }
-    rf_rt_result_free(res);
+    st = run_hir(st, hir, qp, c, "mem", &arena, &d, msg, cap);
     rf_rt_cache_free(c);
-    rf_hir_free(hir);
-    rf_qp_free(qp);
-    rf_diags_free(&d);
-    rf_arena_free(&arena);
     return st;
 }
 
