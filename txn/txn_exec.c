@@ -1070,6 +1070,9 @@ static rf_status exec_once(const rf_txn_sources *src, const rf_fe_program *fe, c
     ** cut short by a SIGINT, SIGTERM or SIGHUP: it ends, its folder gone,
     ** and then the caller ends the process by the signal */
     rf_file_hold_signals();
+    /* (a signal whose handler ran, on another thread, between the check
+    ** above and the hold: no folder made for a process about to end) */
+    if (!st) st = stop_if_signalled(db_dir, d);
     if (!st) st = rf_txn_store_commit(&x.t, db, db_dir, resident && opt->async_commit ? &left : NULL, d);
     /* the relations kept for the next transaction: the state committed (and
     ** its manifest, read under the lock, here or on the thread); where they
