@@ -43,7 +43,14 @@ static const char usage[] =
     "                 tables of other programs are not)\n"
     "  --format F     tbl (default): the .tbl files; db: a redfox database\n"
     "                 (docs/DATABASE.md) with the schema of the TPC-H queries,\n"
-    "                 written directly (no text files), for `tpch run --data DIR`\n"
+    "                 written directly (no text files), for `tpch run --data DIR`,\n"
+    "                 in a temporary folder DIR.tmp.PID.N renamed into place when\n"
+    "                 complete: a SIGINT, SIGTERM or SIGHUP before that rename\n"
+    "                 removes the folder and leaves DIR as it was, one during it\n"
+    "                 lets it end; either way the process ends by the signal\n"
+    "                 (only SIGKILL or a crash leaves the folder, which the next\n"
+    "                 writer of DIR removes once its process is gone and none\n"
+    "                 of its files changed for ten minutes)\n"
     "  -h, --help     show this help\n";
 
 /* --format db (tools/cmd_tpch_gen_db.c; the stand-alone test driver has a stub). */
@@ -145,6 +152,13 @@ int rf_tool_tpch_gen(int argc, char **argv)
     rf_diags_init(&d);
     rf_status st = !strcmp(format, "db") ? rf_tool_tpch_gen_db(&o, &d) : rf_tpch_gen(&o, &d);
     if (tty && b.last >= 0) fputc('\n', stderr);
+    /* a SIGINT, SIGTERM or SIGHUP held while the database's temporary
+    ** folder existed: what it stopped, or that it came once the database
+    ** was complete, is said, then the process ends by it */
+    int sig = rf_file_signal_held();
+    if (sig && st == RF_OK)
+        rf_diag_add(&d, RF_SEV_NOTE, rf_mkloc(out, 0, 0),
+                    "%s came while the database was put in place, which ended: it is complete", rf_file_signal_name(sig));
     if (st == RF_EUSAGE) { /* bad usage the generator found (the scale's range, a table's name) as the command's own */
         for (int64_t i = 0; i < d.count; i++)
             fprintf(stderr, "redfox tpch gen: %s%s%s\n", d.items[i].loc.file ? d.items[i].loc.file : "",
@@ -153,6 +167,10 @@ int rf_tool_tpch_gen(int argc, char **argv)
         rf_diags_print(&d, stderr);
     }
     rf_diags_free(&d);
+    if (sig) {
+        fflush(stderr);
+        rf_file_end_by_signal(); /* (status 128 + the signal in a shell) */
+    }
     switch (st) {
     case RF_OK: return RF_EXIT_OK;
     case RF_EUSAGE:
