@@ -12,6 +12,9 @@
 # FIFO whose writer never comes or stalls, the commit waiting for a shared
 # lock on --out that another process holds, the commit's rename or exchange
 # held 1 s by strace, and random moments of whole imports and generations.
+# Also `tpch gen` (text): a signal during its renames lets them all end, so
+# that the folder never holds tables of two generations; one before them
+# leaves the old tables and no temporary file.
 set -u
 build=$1
 src=$2
@@ -327,3 +330,50 @@ if command -v strace >/dev/null 2>&1; then
     seen="$seen, exchange held: $how"
 fi
 echo "ok: tpch gen --format db (--tables lineitem over a database): signals at random moments:$seen"
+
+# ---- redfox tpch gen (text) -------------------------------------------------------
+if command -v strace >/dev/null 2>&1; then
+    # the second rename (lineitem's) held 1 s, SIGINT sent once the first
+    # (customer's) is done: every table then of SF 0.05
+    rm -rf "$tmp/tt"
+    cp -r "$tmp/t01" "$tmp/tt"
+    rm -f "$tmp/pid"
+    # (no -P: strace 6.1 matches no rename() by its path; tpch gen renames
+    # nothing but its tables, customer's first)
+    $limit $nolsan strace -f -qq -o /dev/null -e trace=rename -e inject=rename:delay_enter=1000000:when=2 \
+        $dflt sh -c "$mark" "$tmp/pid" \
+        "$redfox" tpch gen --sf 0.05 --out "$tmp/tt" 2>"$tmp/err" &
+    spid=$!
+    w=0
+    until cmp -s "$tmp/tt/customer.tbl" "$tmp/t05/customer.tbl"; do
+        w=$((w + 1))
+        [ $w -lt 1000 ] || fail "tpch gen: no rename"
+        sleep 0.02
+    done
+    kill -INT "$(cat "$tmp/pid")"
+    wait $spid
+    code=$?
+    [ $code -eq 130 ] || { cat "$tmp/err"; fail "SIGINT during tpch gen's renames: status $code, not 130"; }
+    no_tmp "SIGINT during tpch gen's renames"
+    for f in "$tmp/t05"/*.tbl; do
+        cmp -s "$f" "$tmp/tt/${f##*/}" || fail "SIGINT during tpch gen's renames: ${f##*/} is not the new table"
+    done
+    grep -q "^$tmp/tt: note: SIGINT came while the tables were put in place, which ended: they are complete$" "$tmp/err" ||
+        { cat "$tmp/err"; fail "SIGINT during tpch gen's renames: not said"; }
+    echo "ok: SIGINT during tpch gen's renames: all of them ended, said"
+fi
+# a signal before the renames: the old tables, no temporary
+rm -rf "$tmp/tt"
+cp -r "$tmp/t01" "$tmp/tt"
+start "$tmp/pid" "$redfox" tpch gen --sf 0.05 --out "$tmp/tt" 2>"$tmp/err"
+spid=$!
+wait_for "$tmp/tt/.lineitem.tbl.redfox-*" || fail "tpch gen: no temporaries"
+kill -TERM "$(cat "$tmp/pid")"
+wait $spid
+code=$?
+[ $code -eq 143 ] || { cat "$tmp/err"; fail "SIGTERM during tpch gen: status $code, not 143"; }
+no_tmp "SIGTERM during tpch gen"
+for f in "$tmp/t01"/*.tbl; do
+    cmp -s "$f" "$tmp/tt/${f##*/}" || fail "SIGTERM during tpch gen: ${f##*/} is not the old table"
+done
+echo "ok: SIGTERM before tpch gen's renames: the old tables, no temporary"
