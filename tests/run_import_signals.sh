@@ -201,7 +201,6 @@ if command -v strace >/dev/null 2>&1; then
         "$redfox" import "$prog" --data "$data" --out "$tmp/db" 2>"$tmp/err" &
     spid=$!
     wait_for "$tmp/db.tmp.*/manifest.rfdb" || fail "rename: no commit"
-    sleep 0.2
     kill -INT "$(cat "$tmp/pid")"
     wait $spid
     outcome "SIGINT during the commit's rename" "$tmp/db" INT $? none
@@ -212,7 +211,6 @@ if command -v strace >/dev/null 2>&1; then
         $dflt sh -c "$mark" "$tmp/pid" "$redfox" import "$prog" --data "$data" --out "$tmp/db" 2>"$tmp/err" &
     spid=$!
     wait_for "$tmp/db.tmp.*/manifest.rfdb" || fail "exchange: no commit"
-    sleep 0.2
     kill -TERM "$(cat "$tmp/pid")"
     wait $spid
     outcome "SIGTERM during the commit's exchange" "$tmp/db" TERM $? "$tmp/m.old"
@@ -322,7 +320,6 @@ if command -v strace >/dev/null 2>&1; then
         2>"$tmp/err" &
     spid=$!
     wait_for "$tmp/tdb.tmp.*/manifest.rfdb" || fail "tpch gen --tables: no commit"
-    sleep 0.2
     kill -HUP "$(cat "$tmp/pid")"
     wait $spid
     toutcome "SIGHUP during tpch gen --format db --tables's exchange" "$tmp/tdb" HUP $? "$tmp/m.old01" "$sub05"
