@@ -28,6 +28,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define NSLOTS 1024
@@ -387,6 +388,26 @@ static int no_flock_here(int e)
     return e == ENOLCK || e == EOPNOTSUPP || e == ENOTSUP || e == ENOSYS || e == EINVAL;
 }
 
+/* A wait for a lock while this process holds the signals (a caller that
+** must remove its temporary folder before it ends): a blocking flock would
+** restart after the handler (SA_RESTART) and a ^C would wait for another
+** process's run or transaction to end, so the lock is tried every few
+** milliseconds instead, until it is taken (0) or a signal is held (-1,
+** errno ECANCELED). */
+static int flock_unless_signalled(int fd, int how)
+{
+    for (;;) {
+        if (atomic_load(&held_signal)) {
+            errno = ECANCELED;
+            return -1;
+        }
+        if (flock(fd, how | LOCK_NB) == 0) return 0;
+        if (errno != EWOULDBLOCK && errno != EINTR) return -1;
+        struct timespec ts = {0, 5 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+}
+
 /* unlocked_ok: where the file system has no flock, RF_OK with *fd = -1
 ** (a text folder's reader, which may read as it did before the lock). */
 static rf_status lock_folder(const char *dir, int how, int unlocked_ok, int *fd, int *waited, rf_diags *d)
@@ -403,7 +424,15 @@ static rf_status lock_folder(const char *dir, int how, int unlocked_ok, int *fd,
         while ((r = flock(l, how | LOCK_NB)) != 0 && errno == EINTR) {}
         if (r != 0 && errno == EWOULDBLOCK) {
             *waited = 1;
-            while ((r = flock(l, how)) != 0 && errno == EINTR) {}
+            if (atomic_load(&holds) > 0) r = flock_unless_signalled(l, how);
+            else
+                while ((r = flock(l, how)) != 0 && errno == EINTR) {}
+        }
+        if (r != 0 && errno == ECANCELED) {
+            close(l);
+            rf_error(d, rf_mkloc(dir, 0, 0), "stopped by %s while waiting for another process's lock on this folder",
+                     rf_file_signal_name(atomic_load(&held_signal)));
+            return RF_EUSER;
         }
         if (r != 0) {
             int e = errno;

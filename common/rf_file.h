@@ -113,6 +113,12 @@ rf_status rf_file_lock_folder_shared(const char *dir, int *fd, int *waited, rf_d
 ** reports a missing folder itself), so that it reads as it did before the
 ** lock existed. */
 rf_status rf_file_lock_text_folder_shared(const char *dir, int *fd, int *waited, rf_diags *d);
+/* A wait for one of these three folder locks while this process holds the
+** signals (rf_file_hold_signals, rf_file_commit_begin) ends when a SIGINT,
+** SIGTERM or SIGHUP is held: RF_EUSER with the error "stopped by SIGINT
+** while waiting for another process's lock on this folder", so that a ^C
+** does not wait for another process's run to end; the caller then removes
+** what it wrote and ends the process by the signal (rf_file_end_by_signal). */
 
 /* Installs handlers for SIGINT, SIGTERM and SIGHUP (where not ignored) that
 ** remove the registered temporaries and then end the process by the same

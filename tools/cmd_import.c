@@ -30,7 +30,14 @@ static const char *usage =
     "checked here, once. A .logic program contributes every input it declares;\n"
     "a .rfx program the inputs it reads. DB is written under a temporary name\n"
     "and renamed into place when complete: an existing database there is\n"
-    "replaced, anything else is left alone.\n"
+    "replaced, anything else is left alone. A SIGINT, SIGTERM or SIGHUP\n"
+    "before that rename stops the import at its next block, table or commit\n"
+    "(or its wait for DB's lock): the temporary folder is removed and DB is\n"
+    "left as it was; one during the rename lets it end (DB complete); either\n"
+    "way that is said and the process ends by the signal (status 130, 143,\n"
+    "129). Only SIGKILL or a crash leaves the temporary folder DB.tmp.PID.N,\n"
+    "which the next import or exec of DB removes once its process is gone\n"
+    "and none of its files changed for ten minutes.\n"
     "\n"
     "options:\n"
     "  --data DIR    where the input files are (default: .)\n"
@@ -141,6 +148,19 @@ int rf_tool_import(int argc, char **argv)
         rf_error(&d, rf_mkloc(progs[0], 0, 0), "the program declares no input (lang:input): nothing to import");
         st = RF_EUSER;
     }
+    /* the text folder read under its shared lock, against `tpch gen`
+    ** putting new tables in place between two files (rf_file.h); taken
+    ** before the temporary folder exists (a signal during the wait ends the
+    ** import at once), released before the commit, which may lock --out
+    ** (the same folder, once) */
+    int datalock = -1, waited = 0;
+    if (!st) st = rf_file_lock_text_folder_shared(data, &datalock, &waited, &d);
+    /* from the temporary folder's creation to its removal or rename, a
+    ** SIGINT, SIGTERM or SIGHUP is held (its handler can remove files, not
+    ** a folder): the import stops at its next block, table or commit, the
+    ** folder goes, and the process ends by the signal below; one that comes
+    ** during the commit lets it end */
+    rf_file_hold_signals();
     rf_importer *imp = NULL;
     if (!st) st = rf_import_new(out, (int)threads, isatty(STDERR_FILENO), &imp, &d);
     if (!st && block_rows) rf_import_block_rows(imp, (uint32_t)block_rows);
@@ -169,11 +189,6 @@ int rf_tool_import(int argc, char **argv)
         for (; k > 0 && sizes[order[k - 1]] < sizes[i]; k--) order[k] = order[k - 1];
         order[k] = i;
     }
-    /* the text folder read under its shared lock, against `tpch gen`
-    ** putting new tables in place between two files (rf_file.h); released
-    ** before the commit, which may lock --out (the same folder, once) */
-    int datalock = -1, waited = 0;
-    if (!st) st = rf_file_lock_text_folder_shared(data, &datalock, &waited, &d);
     for (int32_t k = 0; k < nfiles && !st; k++) {
         int32_t i = order[k];
         st = rf_import_file(imp, tids[i], paths[i], &d);
@@ -208,11 +223,20 @@ int rf_tool_import(int argc, char **argv)
                 t.wall > 0 ? (double)t.written / 1e6 / t.wall : 0.0, t.write.wall, t.write.cpu, t.writeback.wall,
                 t.writeback.cpu);
     }
-    rf_import_free(imp);
+    rf_import_free(imp); /* (the temporary folder removed, unless committed) */
+    rf_file_release_signals();
+    int sig = rf_file_signal_held();
+    if (sig && !st)
+        rf_diag_add(&d, RF_SEV_NOTE, rf_mkloc(out, 0, 0), "%s came during the commit, which ended: the database is complete",
+                    rf_file_signal_name(sig));
     int rc = rf_tool_finish(st, &d);
     rf_qp_free(qp);
     rf_hir_free(hir);
     rf_diags_free(&d);
     rf_arena_free(&arena);
+    if (sig) {
+        fflush(stderr);
+        rf_file_end_by_signal(); /* (status 128 + the signal in a shell) */
+    }
     return rc;
 }

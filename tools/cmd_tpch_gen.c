@@ -28,8 +28,11 @@ static const char usage[] =
     "                 multiples of 0.001 below 1 (SF 1 is about 1 GB)\n"
     "  --out DIR      output folder, created if missing. The files are written\n"
     "                 aside and renamed into place once all are complete, so a\n"
-    "                 failed or killed run leaves the old ones; a second run on\n"
-    "                 the same folder waits (a lock on DIR/.redfox.lock); the\n"
+    "                 failed or killed run leaves the old ones (a SIGINT, SIGTERM\n"
+    "                 or SIGHUP during the renames lets them all end, then ends\n"
+    "                 the process: the folder never mixes two runs' tables); a\n"
+    "                 second run on the same folder waits (a lock on\n"
+    "                 DIR/.redfox.lock); the\n"
     "                 renames wait for the runs reading DIR (run, tpch run,\n"
     "                 tpch bench, import: they hold the folder's lock shared),\n"
     "                 so none reads tables of two generations; a symbolic link\n"
@@ -43,7 +46,14 @@ static const char usage[] =
     "                 tables of other programs are not)\n"
     "  --format F     tbl (default): the .tbl files; db: a redfox database\n"
     "                 (docs/DATABASE.md) with the schema of the TPC-H queries,\n"
-    "                 written directly (no text files), for `tpch run --data DIR`\n"
+    "                 written directly (no text files), for `tpch run --data DIR`,\n"
+    "                 in a temporary folder DIR.tmp.PID.N renamed into place when\n"
+    "                 complete: a SIGINT, SIGTERM or SIGHUP before that rename\n"
+    "                 removes the folder and leaves DIR as it was, one during it\n"
+    "                 lets it end; either way the process ends by the signal\n"
+    "                 (only SIGKILL or a crash leaves the folder, which the next\n"
+    "                 writer of DIR removes once its process is gone and none\n"
+    "                 of its files changed for ten minutes)\n"
     "  -h, --help     show this help\n";
 
 /* --format db (tools/cmd_tpch_gen_db.c; the stand-alone test driver has a stub). */
@@ -145,6 +155,15 @@ int rf_tool_tpch_gen(int argc, char **argv)
     rf_diags_init(&d);
     rf_status st = !strcmp(format, "db") ? rf_tool_tpch_gen_db(&o, &d) : rf_tpch_gen(&o, &d);
     if (tty && b.last >= 0) fputc('\n', stderr);
+    /* a SIGINT, SIGTERM or SIGHUP held while the output was being put in
+    ** place (the renames of the tables, the database's temporary folder
+    ** from its creation): what it stopped, or that it came once the
+    ** output was complete, is said, then the process ends by it */
+    int sig = rf_file_signal_held();
+    if (sig && st == RF_OK)
+        rf_diag_add(&d, RF_SEV_NOTE, rf_mkloc(out, 0, 0), "%s came while the %s put in place, which ended: %s complete",
+                    rf_file_signal_name(sig), strcmp(format, "db") ? "tables were" : "database was",
+                    strcmp(format, "db") ? "they are" : "it is");
     if (st == RF_EUSAGE) { /* bad usage the generator found (the scale's range, a table's name) as the command's own */
         for (int64_t i = 0; i < d.count; i++)
             fprintf(stderr, "redfox tpch gen: %s%s%s\n", d.items[i].loc.file ? d.items[i].loc.file : "",
@@ -153,6 +172,10 @@ int rf_tool_tpch_gen(int argc, char **argv)
         rf_diags_print(&d, stderr);
     }
     rf_diags_free(&d);
+    if (sig) {
+        fflush(stderr);
+        rf_file_end_by_signal(); /* (status 128 + the signal in a shell) */
+    }
     switch (st) {
     case RF_OK: return RF_EXIT_OK;
     case RF_EUSAGE:

@@ -8,9 +8,12 @@
 ** .tbl file is ever written; the keys schema.logic declares are checked
 ** before the database is put in place; with --tables, the tables of the
 ** database already there that are not generated are kept (linked over).
+** A SIGINT, SIGTERM or SIGHUP is held while the temporary folder exists
+** (tools/db_import.h); the command (tools/cmd_tpch_gen.c) ends by it.
 */
 #include "db_import.h"
 #include "pipeline.h"
+#include "rf_file.h"
 #include "rf_tpch_gen.h"
 #include "tpch_tool.h"
 
@@ -88,6 +91,9 @@ rf_status rf_tool_tpch_gen_db(rf_tpch_gen_opts *o, rf_diags *d)
     s.tabs = tabs;
     s.out = o->out_dir;
     s.d = d;
+    /* held from the temporary folder's creation to its removal or rename
+    ** (tools/db_import.h): the caller ends the process by a signal held */
+    rf_file_hold_signals();
     if (!st) st = rf_import_new(o->out_dir, o->jobs, 0, &s.imp, d);
     /* the tables in schema order, as `redfox import` of the .tbl files adds
     ** them: the two give the same database, byte for byte; with --tables over
@@ -107,7 +113,8 @@ rf_status rf_tool_tpch_gen_db(rf_tpch_gen_opts *o, rf_diags *d)
         st = rf_tpch_gen(o, d);
     }
     if (!st) st = rf_import_commit(s.imp, d);
-    rf_import_free(s.imp);
+    rf_import_free(s.imp); /* (the temporary folder removed, unless committed) */
+    rf_file_release_signals();
     for (int32_t i = 0; i < 16; i++) free(s.names[i]);
     rf_qp_free(qp);
     rf_arena_free(&arena);

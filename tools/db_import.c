@@ -12,7 +12,10 @@
 ** within the block), choosing the string columns' encodings, handing each
 ** parsed block and each ended table to the work that runs beside the
 ** parsing (tools/db_import_jobs.c), the lines a table's rows start on where
-** records span lines (for its key errors), and the progress line.
+** records span lines (for its key errors), the progress line, and the
+** stop at the next block, table or commit when its caller holds a SIGINT,
+** SIGTERM or SIGHUP (rf_file_hold_signals): the caller then frees the
+** importer, which removes the temporary folder, and ends by the signal.
 */
 #include "db_import_internal.h"
 
@@ -25,6 +28,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -205,6 +209,27 @@ static rf_status kept_unchanged(rf_importer *imp, rf_diags *d)
     return RF_EUSER;
 }
 
+/* A SIGINT, SIGTERM or SIGHUP that came while the caller holds the signals
+** (from before rf_import_new to after rf_import_free: the temporary folder
+** is removed by rf_import_free, which a signal handler cannot do): the
+** import stops here, before its commit, as a failure that every later call
+** returns. Polled where a block, a table or the commit starts, so that an
+** import of gigabytes stops within a block's work. */
+static rf_status stop_if_signalled(rf_importer *imp, rf_diags *d)
+{
+    int sig = rf_file_signal_held();
+    if (!sig || imp->failed) return imp->failed;
+    if (imp->kept_manifest || rf_db_is_database(imp->out))
+        rf_error(d, rf_mkloc(imp->out, 0, 0),
+                 "stopped by %s before the new database was complete: nothing written, the database here is as it was",
+                 rf_file_signal_name(sig));
+    else
+        rf_error(d, rf_mkloc(imp->out, 0, 0), "stopped by %s before the database was complete: nothing written",
+                 rf_file_signal_name(sig));
+    imp->failed = RF_EUSER;
+    return RF_EUSER;
+}
+
 /* A search for '"' in a block of text, a piece per thread. */
 typedef struct quote_scan {
     const char *buf;
@@ -314,6 +339,7 @@ int64_t *rf_import_lines(const itable *it, int64_t n)
 rf_status rf_import_text(rf_importer *imp, int32_t tid, const char *path, const char *data, int64_t size, rf_diags *d)
 {
     if (imp->failed) return imp->failed;
+    if (stop_if_signalled(imp, d)) return imp->failed;
     itable *it = &imp->tabs[tid];
     if (!it->path && !(it->path = rf_strdup(path))) return RF_ENOMEM;
     /* a table whose end failed beside this one: that comes first, and
@@ -347,6 +373,20 @@ rf_status rf_import_text(rf_importer *imp, int32_t tid, const char *path, const 
     if (st && !imp->failed) imp->failed = st;
     rf_rt_texttable_free(&tt);
     return st;
+}
+
+/* Until fd (a pipe, FIFO or device, opened O_NONBLOCK) has bytes or its
+** end to read: 1; 0 once a signal is held (tools/db_import.h). A blocking
+** read would restart after the handler (SA_RESTART), and a ^C would wait
+** for the writer, maybe for ever. */
+static int wait_readable(int fd)
+{
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    while (!rf_file_signal_held()) {
+        int r = poll(&p, 1, 50);
+        if (r > 0 || (r < 0 && errno != EINTR)) return 1;
+    }
+    return 0;
 }
 
 static void show_progress(const char *path, int64_t done, int64_t total)
@@ -408,7 +448,9 @@ rf_status rf_import_file(rf_importer *imp, int32_t tid, const char *path, rf_dia
 {
     rf_loc loc = rf_mkloc(path, 0, 0);
     if (imp->failed) return imp->failed;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: a FIFO's open does not wait for its writer (wait_readable
+    ** does, a signal held ending it); a regular file reads as without */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     struct stat sb;
     if (fd < 0 || fstat(fd, &sb) != 0 || S_ISDIR(sb.st_mode)) {
         int err = errno;
@@ -454,9 +496,13 @@ rf_status rf_import_file(rf_importer *imp, int32_t tid, const char *path, rf_dia
             cap *= 2;
         }
         double t0 = rf_now();
+        if (!wait_readable(fd)) {
+            st = stop_if_signalled(imp, d);
+            break;
+        }
         ssize_t r = read(fd, buf + len, (size_t)(cap - len));
         imp->times.read.wall += rf_now() - t0;
-        if (r < 0 && errno == EINTR) continue;
+        if (r < 0 && (errno == EINTR || errno == EAGAIN)) continue;
         if (r < 0) {
             int err = errno;
             if ((st = rf_import_settle(imp, d)) != RF_OK) break;
@@ -510,6 +556,7 @@ rf_status rf_import_end(rf_importer *imp, int32_t tid, rf_diags *d)
     itable *it = &imp->tabs[tid];
     if (imp->failed) return imp->failed;
     if (it->ended) return RF_OK;
+    if (stop_if_signalled(imp, d)) return imp->failed;
     rf_status st = rf_import_start_end(imp, it, d);
     if (!st) it->ended = 1;
     return st;
@@ -520,13 +567,24 @@ rf_status rf_import_commit(rf_importer *imp, rf_diags *d)
     rf_status st = RF_OK;
     for (int32_t i = 0; i < imp->n && !st; i++) st = rf_import_end(imp, i, d);
     if (!st) st = rf_import_settle(imp, d);
+    if (!st) st = stop_if_signalled(imp, d);
     double t0 = rf_now(), c0 = rf_import_process_cpu();
     /* a database replaced is locked as `redfox exec` locks it: a commit
     ** under way there ends first (then this one replaces its result), and
     ** one that starts after finds this database (it took the new folder
     ** from under an exec's commit, which then swapped the old data back) */
     int lock = -1, waited = 0;
-    if (!st && rf_db_is_database(imp->out)) st = rf_file_lock_folder(imp->out, &lock, &waited, d);
+    if (!st && rf_db_is_database(imp->out)) {
+        /* a wait that a held signal ends (rf_file.h) is this stop: said as
+        ** the others are */
+        rf_diags ld;
+        rf_diags_init(&ld);
+        st = rf_file_lock_folder(imp->out, &lock, &waited, &ld);
+        if (st && rf_file_signal_held()) st = stop_if_signalled(imp, d);
+        else
+            for (int64_t k = 0; k < ld.count; k++) rf_diag_add(d, ld.items[k].sev, ld.items[k].loc, "%s", ld.items[k].msg);
+        rf_diags_free(&ld);
+    }
     if (!st && waited)
         rf_diag_add(d, RF_SEV_NOTE, rf_mkloc(imp->out, 0, 0),
                     "waited for another process's transaction or run on this database before replacing it");

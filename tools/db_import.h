@@ -27,7 +27,14 @@ typedef struct rf_import_table {
 typedef struct rf_importer rf_importer;
 
 /* A database to be written at out; threads <= 0: one per online CPU;
-** progress: a line on stderr as files are read (callers pass isatty). */
+** progress: a line on stderr as files are read (callers pass isatty).
+** Its temporary folder (DB.tmp.PID.N) is created here and removed by
+** rf_import_free unless committed; a signal handler cannot remove a folder,
+** so a caller holds the signals (rf_file_hold_signals) from before this call
+** to after rf_import_free, then ends by one held (rf_file_end_by_signal): a
+** SIGINT, SIGTERM or SIGHUP held stops the import where its next block,
+** table end or commit starts, or ends a wait for --out's lock (an error at
+** out: nothing written), and one that comes during the commit lets it end. */
 rf_status rf_import_new(const char *out, int threads, int progress, rf_importer **imp, rf_diags *d);
 /* Rows per min/max block of the tables added from now on (a power of two). */
 void rf_import_block_rows(rf_importer *imp, uint32_t rows);

@@ -465,9 +465,15 @@ done:
     if (st == RF_OK && waited)
         rf_diag_add(d, RF_SEV_NOTE, rf_mkloc(o->out_dir, 0, 0),
                     "waited for the runs reading this folder before putting the new tables in place");
+    /* a SIGINT, SIGTERM or SIGHUP held while the tables are renamed (else
+    ** one between two renames leaves some tables of this generation and
+    ** some of the last): the caller ends the process by it once they are
+    ** all in place (rf_file_end_by_signal) */
     int last = -1;
+    rf_file_hold_signals();
     for (int f = 0; f < NFILES && st == RF_OK; f++)
         if (r.fd[f] >= 0 && (st = rf_file_out_rename(&r.file[f], d)) == RF_OK) last = f;
+    rf_file_release_signals();
     if (st == RF_OK && last >= 0) st = rf_file_sync_dir(r.path[last], d);
     rf_file_unlock(dirlock);
     for (int f = 0; f < NFILES; f++) {

@@ -46,7 +46,10 @@ typedef struct rf_tpch_gen_opts {
 /* Generates <out_dir>/<table>.tbl for the selected tables, replacing files
 ** of those names: written aside and renamed into place only once all were
 ** written and synced, under the folder's lock, so a failed or killed run
-** leaves the old files (common/rf_file.h). Returns RF_OK, RF_EUSAGE for bad options, RF_EIO when a
+** leaves the old files (common/rf_file.h); a SIGINT, SIGTERM or SIGHUP that
+** comes during the renames is held (rf_file_hold_signals) until all are
+** done, for the caller to end the process by (rf_file_end_by_signal), so
+** the folder never holds tables of two runs. Returns RF_OK, RF_EUSAGE for bad options, RF_EIO when a
 ** file cannot be created or written, RF_ENOMEM or RF_EINTERNAL; details are
 ** appended to d, and the files of a failed run are removed rather than left
 ** half written. Output is the same whatever the number of jobs. Uses about
