@@ -195,13 +195,20 @@ static void binop_step(wk *w, en *x, const uint16_t *sel, int k, const void *pa,
     case RF_TYPE_INT: {
         const int64_t *a = pa, *b = pb;
         int64_t *o = po;
-        /* one loop per operator: -O2 does not take the switch out of the loop */
+        /* one loop per operator: -O2 does not take the switch out of the loop.
+        ** The result goes through a local: in a chain o is a, and GCC 12
+        ** stores the sum into o[j] and then reloads a[j] to compute the
+        ** overflow flag, so (x + 1) + c failed wherever x + 1 + c + c would
+        ** overflow; the message also named the stored sum as the operand. */
 #define INT_LOOP(BUILTIN)                                                                                              \
-    for (int j = 0; j < k; j++)                                                                                        \
-        if (BUILTIN(a[j], b[j], &o[j])) {                                                                              \
-            rf_rt_ev_fail(w, sel, j, "integer overflow in %lld %c %lld", (long long)a[j], op, (long long)b[j]);                 \
-            o[j] = 0;                                                                                                  \
-        }
+    for (int j = 0; j < k; j++) {                                                                                      \
+        int64_t r;                                                                                                     \
+        if (BUILTIN(a[j], b[j], &r)) {                                                                                 \
+            rf_rt_ev_fail(w, sel, j, "integer overflow in %lld %c %lld", (long long)a[j], op, (long long)b[j]);        \
+            r = 0;                                                                                                     \
+        }                                                                                                              \
+        o[j] = r;                                                                                                      \
+    }
         switch (op) {
         case '+': INT_LOOP(__builtin_add_overflow); break;
         case '-': INT_LOOP(__builtin_sub_overflow); break;
