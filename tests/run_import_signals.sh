@@ -99,13 +99,14 @@ cp "$data/branch.tbl" "$data/txn.tbl" "$tmp/small/"
 fresh_db() { rm -rf "$tmp/$1" "$tmp/$1".tmp.*; }
 old_db() { fresh_db "$1"; cp -r "$tmp/old" "$tmp/$1"; }
 
-# outcome WHAT DB SIG CODE BEFORE: after an import that SIG may have reached:
-# status 128 + SIG (or 0 when ANY_ZERO=1: the import ended first), no
-# temporary folder, and DB as it was before (BEFORE: a manifest's copy, or
-# "none") with the stop said, or complete with the right rows (and, where
-# the signal came, said too). Sets $how to stopped or complete.
-outcome() {
-    what=$1 db=$2 sig=$3 code=$4 before=$5
+# settled WHAT DB SIG CODE BEFORE ROWS ROWS_OF NOTE: after a write that SIG
+# may have reached: status 128 + SIG (or 0 when ANY_ZERO=1: the write ended
+# first), no temporary folder, and DB as it was before (BEFORE: a manifest's
+# copy, or "none") with the stop said, or complete with ROWS rows (ROWS_OF
+# DB counts them) and, where the signal came, NOTE said. Sets $how to
+# stopped or complete.
+settled() {
+    what=$1 db=$2 sig=$3 code=$4 before=$5 wrows=$6 rows_fn=$7 note=$8
     want=$(code_of "$sig")
     [ "$code" -eq "$want" ] || { [ "${ANY_ZERO:-0}" = 1 ] && [ "$code" -eq 0 ]; } ||
         { cat "$tmp/err"; fail "$what: status $code, not $want"; }
@@ -118,12 +119,14 @@ outcome() {
     else
         how=complete
         [ -f "$db/manifest.rfdb" ] || fail "$what: $db is neither the database before nor a new one"
-        got=$(rows_of "$db")
-        [ "$got" = "$want_rows" ] || fail "$what: the new database has rows $got, not $want_rows"
-        [ "$code" -eq 0 ] || grep -q "^$db: note: SIG$sig came during the commit, which ended: the database is complete$" "$tmp/err" ||
+        got=$($rows_fn "$db")
+        [ "$got" = "$wrows" ] || fail "$what: the new database has rows $got, not $wrows"
+        [ "$code" -eq 0 ] || grep -q "^$db: note: SIG$sig $note\$" "$tmp/err" ||
             { cat "$tmp/err"; fail "$what: the commit's end under the signal not said"; }
     fi
 }
+# outcome WHAT DB SIG CODE BEFORE: settled, for an import
+outcome() { settled "$@" "$want_rows" rows_of "came during the commit, which ended: the database is complete"; }
 
 # an input that is a FIFO is read last (its size unknown), once the other
 # tables are written and ended: its writer never comes (SIGINT, no database
@@ -270,26 +273,8 @@ all05="$(lines "$tmp/t05/lineitem.tbl") $(lines "$tmp/t05/orders.tbl") $(lines "
 # lineitem anew at SF 0.05 over the SF 0.01 database: the rest kept
 sub05="$(lines "$tmp/t05/lineitem.tbl") $(lines "$tmp/t01/orders.tbl") $(lines "$tmp/t01/supplier.tbl")"
 cp "$tmp/old01/manifest.rfdb" "$tmp/m.old01"
-# toutcome WHAT DB SIG CODE BEFORE WANT: as outcome, for a generation
-toutcome() {
-    what=$1 db=$2 sig=$3 code=$4 before=$5 wrows=$6
-    want=$(code_of "$sig")
-    [ "$code" -eq "$want" ] || { [ "${ANY_ZERO:-0}" = 1 ] && [ "$code" -eq 0 ]; } ||
-        { cat "$tmp/err"; fail "$what: status $code, not $want"; }
-    no_tmp "$what"
-    if { [ "$before" = none ] && [ ! -e "$db" ]; } || { [ "$before" != none ] && cmp -s "$db/manifest.rfdb" "$before"; }; then
-        how=stopped
-        [ "$code" -ne 0 ] || fail "$what: status 0, but nothing written"
-        grep -q "^$db: error: stopped by SIG$sig before the .*database was complete: nothing written" "$tmp/err" ||
-            { cat "$tmp/err"; fail "$what: the stop not said"; }
-    else
-        how=complete
-        got=$(trows_of "$db")
-        [ "$got" = "$wrows" ] || fail "$what: the new database has rows $got, not $wrows"
-        [ "$code" -eq 0 ] || grep -q "^$db: note: SIG$sig came while the database was put in place, which ended: it is complete$" "$tmp/err" ||
-            { cat "$tmp/err"; fail "$what: the commit's end under the signal not said"; }
-    fi
-}
+# toutcome WHAT DB SIG CODE BEFORE WANT: settled, for a generation
+toutcome() { settled "$@" trows_of "came while the database was put in place, which ended: it is complete"; }
 r=0
 seen=
 for sig in INT TERM HUP; do
