@@ -1078,19 +1078,23 @@ static rf_status cu_load_functions(gdev *g)
 ** (the generated code's only module-scope data are constant tables), so a
 ** kept one is as good as a new load. An open device takes its module out
 ** (no two devices share one); the least recently kept is unloaded when a
-** ninth comes. Keyed by the PTX's hash: the same PTX on the same device
-** and driver links to the same cubin. */
+** ninth comes. Keyed by the PTX's hash and the context it was loaded in:
+** the same PTX on the same device and driver links to the same cubin, and
+** a module is usable only in its own context (the process has one, the
+** device's primary one; the context in the key keeps that true should it
+** ever be released and retained again, or a second device be opened). */
 #define KEPT_MODULES 8
 static struct {
     pthread_mutex_t mu;
     int n;
     struct kept_module {
         uint64_t key[2];
+        CUcontext ctx;
         CUmodule mod;
         fnent **fns;
         int nfns, capfns;
     } m[KEPT_MODULES]; /* oldest first */
-} kept_mods = {PTHREAD_MUTEX_INITIALIZER, 0, {{{0, 0}, NULL, NULL, 0, 0}}};
+} kept_mods = {PTHREAD_MUTEX_INITIALIZER, 0, {{{0, 0}, NULL, NULL, NULL, 0, 0}}};
 
 static void fns_free(fnent **fns, int n)
 {
@@ -1107,7 +1111,8 @@ static int kept_take(cu_state *c, const uint64_t key[2])
     pthread_mutex_lock(&kept_mods.mu);
     int found = 0;
     for (int i = kept_mods.n - 1; i >= 0 && !found; i--) {
-        if (kept_mods.m[i].key[0] != key[0] || kept_mods.m[i].key[1] != key[1]) continue;
+        if (kept_mods.m[i].key[0] != key[0] || kept_mods.m[i].key[1] != key[1] || kept_mods.m[i].ctx != drv.ctx)
+            continue;
         c->mod = kept_mods.m[i].mod;
         c->fns = kept_mods.m[i].fns;
         c->nfns = kept_mods.m[i].nfns;
@@ -1124,7 +1129,7 @@ static int kept_take(cu_state *c, const uint64_t key[2])
 ** oldest kept one unloaded to make room. */
 static void kept_put(cu_state *c)
 {
-    struct kept_module old = {{0, 0}, NULL, NULL, 0, 0};
+    struct kept_module old = {{0, 0}, NULL, NULL, NULL, 0, 0};
     pthread_mutex_lock(&kept_mods.mu);
     if (kept_mods.n == KEPT_MODULES) {
         old = kept_mods.m[0];
@@ -1133,6 +1138,7 @@ static void kept_put(cu_state *c)
     }
     struct kept_module *k = &kept_mods.m[kept_mods.n++];
     memcpy(k->key, c->mod_key, sizeof k->key);
+    k->ctx = drv.ctx;
     k->mod = c->mod;
     k->fns = c->fns;
     k->nfns = c->nfns;
