@@ -311,6 +311,33 @@ EOF
         kill -KILL "$(cat "$tmp/stop.pid")"
         echo "FAIL: the stopped rank was left behind"; fails=$((fails + 1))
     fi
+    # a rank stopped while MPI starts (before its world exists): the other
+    # ranks waited in MPI_Init forever; now each gives up after
+    # rank_timeout_s, naming itself
+    rm -f "$tmp/stop.pid"
+    cat >"$tmp/stopinit.sh" <<EOF
+#!/bin/sh
+if [ "\${OMPI_COMM_WORLD_RANK:-0}" = 0 ]; then
+    echo \$\$ >"$tmp/stop.pid"
+    ( sleep 0.05; kill -STOP \$\$ ) &
+fi
+exec "$redfox" run "$tests/e2e/tc.logic" --data "$tmp/stop" --device $dev --set rank_timeout_s=3 --out "$tmp/stop/out"
+EOF
+    chmod +x "$tmp/stopinit.sh"
+    t0=$(date +%s)
+    timeout 120 $mpi 2 "$tmp/stopinit.sh" >/dev/null 2>"$tmp/stopinit.err"
+    rc=$?
+    t1=$(date +%s)
+    runs=$((runs + 1))
+    if [ $rc -ne 1 ] || [ $((t1 - t0)) -gt 60 ] ||
+        ! grep -q "^redfox: error: rank 1 of 2: MPI did not start within 3 s: " "$tmp/stopinit.err"; then
+        echo "FAIL: a rank stopped while MPI starts: exit $rc after $((t1 - t0)) s"; cat "$tmp/stopinit.err"
+        fails=$((fails + 1))
+    fi
+    if [ -f "$tmp/stop.pid" ] && grep -q "tc.logic" "/proc/$(cat "$tmp/stop.pid")/cmdline" 2>/dev/null; then
+        kill -KILL "$(cat "$tmp/stop.pid")"
+        echo "FAIL: the rank stopped while MPI starts was left behind"; fails=$((fails + 1))
+    fi
     # --gpus 2 (redfox starts mpirun, copies its output and checks the
     # writes): a full disk is an error (mpirun dropped the output and
     # exited 0); a reader gone (| head) ends it by SIGPIPE as one process
@@ -330,6 +357,40 @@ EOF
         runs=$((runs + 1))
         if [ $rc -ne 1 ] || ! grep -q "^redfox run: --gpus 2 starts its ranks with Open MPI's mpirun, which cannot be run: .*mpirun -np 2 redfox run" "$tmp/nompirun.err"; then
             echo "FAIL: --gpus 2 without mpirun: exit $rc"; cat "$tmp/nompirun.err"; fails=$((fails + 1))
+        fi
+        # a rank's error comes alone, without mpirun's nine lines of
+        # boilerplate ("Primary job terminated normally, but ...")
+        "$redfox" run --gpus 2 "$tests/e2e/tc.logic" --data "$tmp/nowhere" >/dev/null 2>"$tmp/rankerr.err"
+        rc=$?
+        runs=$((runs + 1))
+        if [ $rc -ne 1 ] || grep -q "Primary job\|mpirun detected\|^------" "$tmp/rankerr.err" ||
+            ! grep -q "^redfox: error: the data folder $tmp/nowhere does not exist" "$tmp/rankerr.err"; then
+            echo "FAIL: --gpus 2, a rank's error: exit $rc"; cat "$tmp/rankerr.err"; fails=$((fails + 1))
+        fi
+        # a rank that crashes (SIGSEGV, sent while rank 0 waits to open a
+        # FIFO input) names itself, and redfox says which signal ended it
+        in=$(sed -n 's|^lang:input\[`[a-z_]*\] = "\(.*\)".*|\1|p' "$tests/e2e/tc.logic" | head -1)
+        mkdir -p "$tmp/crash"
+        mkfifo "$tmp/crash/$in"
+        timeout 120 "$redfox" run --gpus 2 "$tests/e2e/tc.logic" --data "$tmp/crash" >/dev/null 2>"$tmp/crash.err" &
+        pid=$!
+        rank0=
+        for i in $(seq 1 100); do
+            for p in $(pgrep -f "tc.logic --data $tmp/crash"); do
+                tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -q '^OMPI_COMM_WORLD_RANK=0$' && rank0=$p
+            done
+            [ -n "$rank0" ] && break
+            sleep 0.2
+        done
+        sleep 1
+        [ -n "$rank0" ] && kill -SEGV "$rank0"
+        wait $pid
+        rc=$?
+        runs=$((runs + 1))
+        if [ -z "$rank0" ] || [ $rc -ne 139 ] || ! grep -q "^redfox: error: rank 0 of 2: ended by SIGSEGV" "$tmp/crash.err" ||
+            ! grep -q "^redfox run: a rank ended by signal 11 " "$tmp/crash.err" || grep -q "Primary job" "$tmp/crash.err"; then
+            echo "FAIL: --gpus 2, a rank that crashes (pid ${rank0:-not found}): exit $rc"; cat "$tmp/crash.err"
+            fails=$((fails + 1))
         fi
         mkdir -p "$tmp/chain"
         awk 'BEGIN { for (i = 0; i < 60000; i++) print i "|" i + 1 "|" }' >"$tmp/chain/edges.tbl"

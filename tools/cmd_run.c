@@ -435,7 +435,7 @@ int rf_tool_run(int argc, char **argv)
     rf_diags_init(&d);
     /* several ranks when mpirun started this process */
     rf_world *world = NULL;
-    int wcode = rf_world_mpi(&argc, &argv, &world);
+    int wcode = rf_tool_world_start(&argc, &argv, sets, nsets, &world);
     if (wcode) {
         int wrc = rf_tool_finish_api(wcode, world, rf_world_diag_count(world), world_diag, 1);
         rf_world_end(world, 0);

@@ -435,7 +435,7 @@ int rf_tool_tpch_run(int argc, char **argv)
     }
     /* several ranks when mpirun started this process (--gpus N, or a user's mpirun) */
     rf_world *world = NULL;
-    int wcode = rf_world_mpi(&argc, &argv, &world);
+    int wcode = rf_tool_world_start(&argc, &argv, sets, nsets, &world);
     if (wcode) {
         int wrc = rf_tool_finish_api(wcode, world, rf_world_diag_count(world), world_diag, 1);
         rf_world_end(world, 0);

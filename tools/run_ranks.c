@@ -3,7 +3,7 @@
 ** started outside mpirun: the command starts its N ranks itself.
 **
 ** Owns: the re-execution of this very command under Open MPI's mpirun
-** (`mpirun -np N --oversubscribe [--allow-run-as-root] REDFOX CMD ARGS`),
+** (`mpirun -np N --oversubscribe --quiet [--allow-run-as-root] REDFOX CMD ARGS`),
 ** which then starts N copies that find their ranks as under a user's own
 ** mpirun (runtime/dist). mpirun rather than forked children: the ranks need
 ** MPI for their exchanges anyway, and mpirun already does the bootstrap,
@@ -194,6 +194,9 @@ static int run_mpirun(const char *cmd, char **av)
     /* stopped by the signal passed on: its status, as one process's run
     ** ends (mpirun exits 1 then, which says an error of the program) */
     if (forwarded && rc != RF_EXIT_OK) rc = 128 + forwarded;
+    else if (rc > 128 && rc < 128 + NSIG)
+        fprintf(stderr, "redfox %s: a rank ended by signal %d (%s); mpirun stopped the others\n", cmd, rc - 128,
+                strsignal(rc - 128));
     if (err) {
         fprintf(stderr, "redfox %s: cannot write the output: %s\n", cmd, strerror(err));
         if (rc == RF_EXIT_OK) rc = RF_EXIT_USER;
@@ -233,7 +236,7 @@ int rf_tool_run_ranks(const char *cmd, int argc, char **argv, int64_t n)
     self[len] = 0;
     char np[32];
     snprintf(np, sizeof np, "%lld", (long long)n);
-    /* mpirun -np N --oversubscribe [--allow-run-as-root] SELF CMD ARGS... NULL */
+    /* mpirun -np N --oversubscribe --quiet [--allow-run-as-root] SELF CMD ARGS... NULL */
     char **av = rf_calloc((size_t)argc + 10, sizeof *av);
     if (!av) {
         fprintf(stderr, "redfox %s: out of memory\n", cmd);
@@ -245,6 +248,11 @@ int rf_tool_run_ranks(const char *cmd, int argc, char **argv, int64_t n)
     av[k++] = np;
     /* more ranks than cores is the user's choice (a GPU each needs little CPU) */
     av[k++] = "--oversubscribe";
+    /* without mpirun's boilerplate after a rank's error ("Primary job
+    ** terminated normally, but..."): a rank names its own error, and its
+    ** crash (tools/world_start.c); a rank ended by a signal it cannot
+    ** catch is said below, from mpirun's status */
+    av[k++] = "--quiet";
     /* Open MPI refuses root unless told: the user already runs redfox as root */
     if (geteuid() == 0) av[k++] = "--allow-run-as-root";
     av[k++] = self;

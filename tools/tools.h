@@ -26,6 +26,12 @@ extern int rf_tool_gpu_queues_set;
 /* --gpus N's bound on the ranks it starts: this many per GPU of the host
 ** (several ranks share a GPU, rank r on GPU r mod the count). */
 #define RF_TOOL_RANKS_PER_GPU 8
+/* rf_world_mpi (include/redfox.h) under mpirun, with the ranks' time limit
+** (rank_timeout_s among sets, "NAME=VALUE" each, else its default) on
+** MPI's own start: past it, the rank names itself on stderr and the process
+** ends with status 1 (tools/world_start.c). */
+struct rf_world;
+int rf_tool_world_start(int *argc, char ***argv, const char *const *sets, int nsets, struct rf_world **world);
 int rf_tool_import(int argc, char **argv);
 int rf_tool_exec(int argc, char **argv);
 int rf_tool_dump(int argc, char **argv);
