@@ -32,7 +32,9 @@
 ** every atom has joined), and joinorder puts the chain's cross products
 ** last, so the top join is where the other inputs are already joined; keys
 ** made before it would split the chain with the maps, and joinorder could
-** not reorder it. The program option no_keyjoin (`--no-keyjoin`) turns it off.
+** not reorder it. A chain of such keys through inputs that share nothing
+** else is first split into one join per key (qp_keychain.c), each then
+** rewritten here. The program option no_keyjoin (`--no-keyjoin`) turns it off.
 */
 #include "qp_internal.h"
 
@@ -215,7 +217,21 @@ rf_status rf_qp_pass_keyjoin(rf_qp_program *p, rf_diags *d)
         for (int32_t i = 0; i < bl->ncmds && !p->oom; i++) {
             rf_qp_cmd *c = bl->cmds[i];
             if (c->op != RF_QP_MAPJOIN || !c->filter) continue;
-            int r;
+            /* a chain of computed keys first becomes one join per key,
+            ** each then rewritten below like any join; c may be one */
+            rf_qp_cmd **steps = NULL;
+            int32_t nsteps = 0;
+            int r = qp_keychain_split(p, bl, i, &steps, &nsteps);
+            for (int32_t s = 0; s < nsteps && r > 0; s++)
+                if (steps[s] != c) r = rewrite_join(p, bl, index_of(bl, steps[s])) < 0 ? -1 : 1;
+            if (r < 0) {
+                p->oom = 1;
+                break;
+            }
+            if (r > 0) {
+                i = index_of(bl, c) - 1; /* c again: another chain may follow */
+                continue;
+            }
             while ((r = rewrite_join(p, bl, index_of(bl, c))) > 0 && c->filter) {
             }
             if (r < 0) p->oom = 1;

@@ -144,6 +144,19 @@ typedef struct qp_exists_plan {
 int qp_exists_rewrite(rf_qp_program *p, rf_qp_block *b, const rf_fe_rule *r, rf_qp_rel *const *full,
                       qp_exists_plan *out);
 
+/* Chains of joins on computed keys (qp_keychain.c, for the pass keyjoin):
+** when join bl->cmds[top] crosses three or more inputs (a left spine of
+** cross products) and its filter begins with equalities each tying the
+** inputs joined so far to a new one through a computed value, rebuilds the
+** spine as one join per such equality, in order (each with that equality
+** as its filter, its side guarded by the existence tests of the inputs not
+** yet joined where the equality may fail), then crosses the other inputs;
+** the top keeps its destination, outputs and the other conjuncts.
+** *steps (*nsteps of them, in order) are the joins to rewrite, the top
+** among them when it is the last step. 1: rebuilt, 0: nothing to do,
+** -1: out of memory. */
+int qp_keychain_split(rf_qp_program *p, rf_qp_block *bl, int32_t top, rf_qp_cmd ***steps, int32_t *nsteps);
+
 /* The passes (one file each). */
 rf_status rf_qp_pass_fold(rf_qp_program *p, rf_diags *d);
 rf_status rf_qp_pass_select(rf_qp_program *p, rf_diags *d);
