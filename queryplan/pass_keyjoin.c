@@ -45,30 +45,6 @@ static int32_t index_of(const rf_qp_block *bl, const rf_qp_cmd *c)
     return -1;
 }
 
-/* The distinct values of in's columns cols[0..n) (no column: one empty row
-** when in has a row, none when it is empty), computed before command `at`. */
-static rf_qp_rel *distinct_keys(rf_qp_program *p, rf_qp_block *bl, int32_t at, rf_qp_rel *in, const int32_t *cols,
-                                int32_t n, rf_loc loc)
-{
-    rf_qp_rel *m = qp_temp_new(p, n), *u = qp_temp_new(p, n);
-    rf_qp_cmd *mc = qp_cmd_new(p, RF_QP_MAPFILTER, m, 1), *uc = qp_cmd_new(p, RF_QP_UNIQUE, u, 1);
-    if (!m || !u || !mc || !uc) return NULL;
-    mc->in[0] = in;
-    mc->outs = qp_alloc(p, (size_t)(n + 1) * sizeof *mc->outs);
-    if (!mc->outs) return NULL;
-    mc->nouts = n;
-    for (int32_t k = 0; k < n; k++) {
-        m->types[k] = u->types[k] = in->types[cols[k]];
-        m->colnames[k] = u->colnames[k] = in->colnames[cols[k]];
-        if (!(mc->outs[k] = qp_e_col(p, 0, cols[k], in->types[cols[k]]))) return NULL;
-    }
-    mc->loc = uc->loc = loc;
-    uc->in[0] = m;
-    qp_block_insert(p, bl, at, mc);
-    qp_block_insert(p, bl, at + 1, uc);
-    return p->oom ? NULL : u;
-}
-
 /* in with e (over side 0 of in) as a new last column, computed before
 ** command `at`; guard (the other side's distinct keys, matched on in's
 ** columns mine[0..nkeys)), when not NULL, keeps only the rows it meets.
@@ -172,8 +148,7 @@ static int rewrite_join(rf_qp_program *p, rf_qp_block *bl, int32_t i)
         ** loop-invariant when this side is (hoist then moves it out) */
         if (c->nkeys == 0 && known_nonempty(p, bl, i, c->in[1 - s])) continue;
         const int32_t *other = s == 0 ? c->rkeys : c->lkeys;
-        if (!(guard[s] = distinct_keys(p, bl, at, c->in[1 - s], other, c->nkeys, c->loc))) return -1;
-        at += 2;
+        if (!(guard[s] = qp_distinct_cols(p, bl, &at, c->in[1 - s], NULL, other, c->nkeys, c->loc))) return -1;
     }
     int32_t key[2];
     for (int32_t s = 0; s < 2; s++) {

@@ -38,6 +38,13 @@ void qp_block_remove(rf_qp_block *b, int32_t at);
 /* The command's outs become the identity over in[0]. */
 int qp_cmd_identity_outs(rf_qp_program *p, rf_qp_cmd *c);
 int32_t *qp_ints(rf_qp_program *p, int32_t n);
+/* The distinct rows of in's columns cols[0..n) among those filter (NULL:
+** every row) keeps: `map in filter -> (cols)` and `unique` of it, inserted
+** before b->cmds[*at] (*at moves past them; b->ncmds appends). With no
+** column, in's existence test: one empty row when a row passes, none
+** otherwise. NULL when an allocation failed. */
+rf_qp_rel *qp_distinct_cols(rf_qp_program *p, rf_qp_block *b, int32_t *at, rf_qp_rel *in, rf_qp_expr *filter,
+                            const int32_t *cols, int32_t n, rf_loc loc);
 
 /* Expressions. Every constructor returns NULL once an allocation failed. */
 rf_qp_expr *qp_e_new(rf_qp_program *p, rf_qp_expr_kind k, rf_type t, int32_t nargs);

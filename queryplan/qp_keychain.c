@@ -134,21 +134,6 @@ static rf_qp_cmd *cross(rf_qp_program *p, rf_qp_block *bl, int32_t *at, rf_qp_re
     return p->oom ? NULL : c;
 }
 
-/* Inserts before bl->cmds[*at] the existence test of r: r projected to no
-** column and deduped (one empty row when r has a row, none otherwise). */
-static rf_qp_rel *exists_of(rf_qp_program *p, rf_qp_block *bl, int32_t *at, rf_qp_rel *r, rf_loc loc)
-{
-    rf_qp_rel *m = qp_temp_new(p, 0), *u = qp_temp_new(p, 0);
-    rf_qp_cmd *mc = qp_cmd_new(p, RF_QP_MAPFILTER, m, 1), *uc = qp_cmd_new(p, RF_QP_UNIQUE, u, 1);
-    if (!m || !u || !mc || !uc || !(mc->outs = qp_alloc(p, sizeof *mc->outs))) return NULL;
-    mc->in[0] = r;
-    uc->in[0] = m;
-    mc->loc = uc->loc = loc;
-    qp_block_insert(p, bl, (*at)++, mc);
-    qp_block_insert(p, bl, (*at)++, uc);
-    return p->oom ? NULL : u;
-}
-
 int qp_keychain_split(rf_qp_program *p, rf_qp_block *bl, int32_t top, rf_qp_cmd ***steps, int32_t *nsteps)
 {
     rf_qp_cmd *c = bl->cmds[top];
@@ -254,7 +239,8 @@ int qp_keychain_split(rf_qp_program *p, rf_qp_block *bl, int32_t top, rf_qp_cmd 
         if (qp_e_may_fail(g[s]))
             for (int32_t l = 0; l < nl; l++) {
                 if (!(rest >> l & 1)) continue;
-                if (!ex[l] && !(ex[l] = exists_of(p, bl, &at, leaf[l], c->loc))) return -1;
+                /* its existence test: one empty row or none */
+                if (!ex[l] && !(ex[l] = qp_distinct_cols(p, bl, &at, leaf[l], NULL, NULL, 0, c->loc))) return -1;
                 rf_qp_cmd *x = cross(p, bl, &at, acc, &f, ex[l], -1, NULL, c->loc);
                 if (!x) return -1;
                 acc = x->dst;
