@@ -747,7 +747,8 @@ static void test_keyjoin(void)
 ** of keys that may fail are computed behind the existence tests of the
 ** atoms not yet joined (crossed with a relation of no column). Without
 ** keyjoin every rule crosses its atoms under one filter (fl, whose keys
-** cannot fail, under two: joinorder places them). */
+** cannot fail, under two: joinorder places them). early: a key that cannot
+** fail connects fs to gk for joinorder, so they join first. */
 static void test_keychain(void)
 {
     current = "keychain.logic";
@@ -762,12 +763,25 @@ static void test_keychain(void)
                 guards += c->op == RF_QP_MAPJOIN && c->nkeys == 0 && !c->filter && c->in[1]->ncols == 0;
             }
         CHECK(guards >= 10);
+        /* early: hk joins the result of fs with gk, not gk itself */
+        current = "keychain.logic: early";
+        int32_t hkjoins = 0;
+        for (int32_t b = 0; b < l.qp->nblocks; b++)
+            for (int32_t i = 0; i < l.qp->blocks[b]->ncmds; i++) {
+                const rf_qp_cmd *c = l.qp->blocks[b]->cmds[i];
+                if (c->op != RF_QP_MAPJOIN || (c->in[0] != rel(l.qp, "hk") && c->in[1] != rel(l.qp, "hk"))) continue;
+                const rf_qp_rel *other = c->in[0] == rel(l.qp, "hk") ? c->in[1] : c->in[0];
+                hkjoins++;
+                CHECK(other != rel(l.qp, "gk") && writer(l.qp, other) && writer(l.qp, other)->op == RF_QP_MAPJOIN);
+            }
+        CHECK(hkjoins == 1);
+        current = "keychain.logic";
     }
     unload(&l);
     if (load(&l, "keychain.logic", 0) == 0) {
         l.qp->no_keyjoin = 1;
         CHECK(rf_qp_optimize(l.qp, &l.d) == RF_OK);
-        CHECK(filtered_crosses(l.qp) == 10);
+        CHECK(filtered_crosses(l.qp) == 11);
     }
     unload(&l);
 }
