@@ -6,10 +6,13 @@
 ** rebuilding a chain of three or more inputs in a better order: start from
 ** the input with the smallest estimated cardinality among those sharing a
 ** join-key class with another input (or without columns: an existence
-** test), so that an input that meets the others only through a filter,
-** such as a computed key (pass keyjoin), is not crossed first; then repeatedly join
-** the connected input (one sharing a join-key class with those joined so
-** far) with the smallest estimate; an unconnected input is taken only when
+** test), so that an input that meets the others only through a filter
+** that may fail, such as `z = x + 1` (pass keyjoin), is not crossed first;
+** then repeatedly join the connected input (one sharing a join-key class
+** with those joined so far) with the smallest estimate. An equality that
+** cannot fail between a computed value of one input and a value of another
+** (`b = a * 2.0f`, before any conjunct that may fail) connects them too,
+** since keyjoin makes it a key (not with no_keyjoin); an unconnected input is taken only when
 ** no connected one is left, so cross products come last. Keys follow from
 ** the classes of equal columns, each filter is applied at the first join
 ** that sees all its inputs (but one that may fail at run time, and those
@@ -155,16 +158,36 @@ static int reorder(rf_qp_program *p, rf_qp_block *bl, chain *ch, int32_t top)
             }
         }
     }
+    /* an equality that cannot fail between a computed value of one input and
+    ** a value of another (`b = a * 2.0f`) connects them as a key would: the
+    ** pass keyjoin makes it one at the join this pass applies it to (only
+    ** those before the first conjunct that may fail: the others wait for the
+    ** top join); without keyjoin it would stay a filtered cross product */
+    int32_t nsafe = qp_e_safe_prefix(conj, nconj);
+    uint64_t *edge = qp_alloc(p, (size_t)(nl + 1) * sizeof *edge);
+    if (!edge) return 0;
+    for (int32_t k = 0; k < nsafe && !p->no_keyjoin; k++) {
+        const rf_qp_expr *x = conj[k];
+        if (x->kind != RF_QP_E_CMP || x->cmp != RF_CMP_EQ || x->nargs != 2) continue;
+        if (x->args[0]->kind == RF_QP_E_COL && x->args[1]->kind == RF_QP_E_COL) continue;
+        uint64_t m0 = leaves_of(x->args[0]), m1 = leaves_of(x->args[1]);
+        if (!m0 || !m1 || (m0 & (m0 - 1)) || (m1 & (m1 - 1)) || m0 == m1) continue;
+        for (int32_t l = 0; l < nl; l++) {
+            if (m0 >> l & 1) edge[l] |= m1;
+            if (m1 >> l & 1) edge[l] |= m0;
+        }
+    }
     /* greedy order */
     int32_t *order = qp_ints(p, nl);
     uint8_t *placed = qp_alloc(p, (size_t)nl + 1);
     if (!order || !placed) return 0;
+    uint64_t placedmask = 0;
     for (int32_t s = 0; s < nl; s++) {
         int32_t best = -1, bestconn = 0;
         for (int32_t l = 0; l < nl; l++) {
             if (placed[l]) continue;
             /* first: connected to any other input; then: to those placed */
-            int conn = s == 0 && ch->leaf[l]->ncols == 0;
+            int conn = (s == 0 && ch->leaf[l]->ncols == 0) || (edge[l] & (s == 0 ? ~UINT64_C(0) : placedmask)) != 0;
             for (int32_t c = 0; c < ch->leaf[l]->ncols && !conn; c++) {
                 int32_t r = qp_uf_find(ch->uf, ch->off[l] + c);
                 for (int32_t g = 0; g < ch->ncol && !conn; g++)
@@ -177,6 +200,7 @@ static int reorder(rf_qp_program *p, rf_qp_block *bl, chain *ch, int32_t top)
         }
         order[s] = best;
         placed[best] = 1;
+        placedmask |= UINT64_C(1) << best;
     }
     /* the first two may be swapped freely: only a different sequence counts */
     int same = (order[0] == 0 && order[1] == 1) || (order[0] == 1 && order[1] == 0);
@@ -184,8 +208,7 @@ static int reorder(rf_qp_program *p, rf_qp_block *bl, chain *ch, int32_t top)
     if (same) return 0;
 
     /* a conjunct that may fail, and those after it, stay at the top join in
-    ** order: see qp_e_safe_prefix */
-    int32_t nsafe = qp_e_safe_prefix(conj, nconj);
+    ** order: see qp_e_safe_prefix (nsafe) */
     /* rebuild: acc holds global columns accg[0..nacc) */
     int32_t *accg = qp_ints(p, ch->ncol), nacc = 0;
     uint8_t *applied = qp_alloc(p, (size_t)nconj + 1);

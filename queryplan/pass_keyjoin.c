@@ -32,7 +32,9 @@
 ** every atom has joined), and joinorder puts the chain's cross products
 ** last, so the top join is where the other inputs are already joined; keys
 ** made before it would split the chain with the maps, and joinorder could
-** not reorder it. The program option no_keyjoin (`--no-keyjoin`) turns it off.
+** not reorder it. A chain of such keys through inputs that share nothing
+** else is first split into one join per key (qp_keychain.c), each then
+** rewritten here. The program option no_keyjoin (`--no-keyjoin`) turns it off.
 */
 #include "qp_internal.h"
 
@@ -41,30 +43,6 @@ static int32_t index_of(const rf_qp_block *bl, const rf_qp_cmd *c)
     for (int32_t i = 0; i < bl->ncmds; i++)
         if (bl->cmds[i] == c) return i;
     return -1;
-}
-
-/* The distinct values of in's columns cols[0..n) (no column: one empty row
-** when in has a row, none when it is empty), computed before command `at`. */
-static rf_qp_rel *distinct_keys(rf_qp_program *p, rf_qp_block *bl, int32_t at, rf_qp_rel *in, const int32_t *cols,
-                                int32_t n, rf_loc loc)
-{
-    rf_qp_rel *m = qp_temp_new(p, n), *u = qp_temp_new(p, n);
-    rf_qp_cmd *mc = qp_cmd_new(p, RF_QP_MAPFILTER, m, 1), *uc = qp_cmd_new(p, RF_QP_UNIQUE, u, 1);
-    if (!m || !u || !mc || !uc) return NULL;
-    mc->in[0] = in;
-    mc->outs = qp_alloc(p, (size_t)(n + 1) * sizeof *mc->outs);
-    if (!mc->outs) return NULL;
-    mc->nouts = n;
-    for (int32_t k = 0; k < n; k++) {
-        m->types[k] = u->types[k] = in->types[cols[k]];
-        m->colnames[k] = u->colnames[k] = in->colnames[cols[k]];
-        if (!(mc->outs[k] = qp_e_col(p, 0, cols[k], in->types[cols[k]]))) return NULL;
-    }
-    mc->loc = uc->loc = loc;
-    uc->in[0] = m;
-    qp_block_insert(p, bl, at, mc);
-    qp_block_insert(p, bl, at + 1, uc);
-    return p->oom ? NULL : u;
 }
 
 /* in with e (over side 0 of in) as a new last column, computed before
@@ -170,8 +148,7 @@ static int rewrite_join(rf_qp_program *p, rf_qp_block *bl, int32_t i)
         ** loop-invariant when this side is (hoist then moves it out) */
         if (c->nkeys == 0 && known_nonempty(p, bl, i, c->in[1 - s])) continue;
         const int32_t *other = s == 0 ? c->rkeys : c->lkeys;
-        if (!(guard[s] = distinct_keys(p, bl, at, c->in[1 - s], other, c->nkeys, c->loc))) return -1;
-        at += 2;
+        if (!(guard[s] = qp_distinct_cols(p, bl, &at, c->in[1 - s], NULL, other, c->nkeys, c->loc))) return -1;
     }
     int32_t key[2];
     for (int32_t s = 0; s < 2; s++) {
@@ -215,7 +192,21 @@ rf_status rf_qp_pass_keyjoin(rf_qp_program *p, rf_diags *d)
         for (int32_t i = 0; i < bl->ncmds && !p->oom; i++) {
             rf_qp_cmd *c = bl->cmds[i];
             if (c->op != RF_QP_MAPJOIN || !c->filter) continue;
-            int r;
+            /* a chain of computed keys first becomes one join per key,
+            ** each then rewritten below like any join; c may be one */
+            rf_qp_cmd **steps = NULL;
+            int32_t nsteps = 0;
+            int r = qp_keychain_split(p, bl, i, &steps, &nsteps);
+            for (int32_t s = 0; s < nsteps && r > 0; s++)
+                if (steps[s] != c) r = rewrite_join(p, bl, index_of(bl, steps[s])) < 0 ? -1 : 1;
+            if (r < 0) {
+                p->oom = 1;
+                break;
+            }
+            if (r > 0) {
+                i = index_of(bl, c) - 1; /* c again: another chain may follow */
+                continue;
+            }
             while ((r = rewrite_join(p, bl, index_of(bl, c))) > 0 && c->filter) {
             }
             if (r < 0) p->oom = 1;

@@ -75,19 +75,24 @@ static rf_fe_expr *var_expr(rf_qp_program *p, int32_t v, rf_type t, rf_loc loc)
 }
 
 /* G over src: with cc >= 0, the groups of columns kc[0..nk) with the least
-** and greatest of column cc; else the distinct rows of columns kc. Rows of
-** src failing `filter` (over src, may be NULL) do not count. */
+** and greatest of column cc; else the distinct rows of columns kc
+** (qp_distinct_cols, as keyjoin's guards). Rows of src failing `filter`
+** (over src, may be NULL) do not count. */
 static rf_qp_rel *per_key(rf_qp_program *p, rf_qp_block *b, rf_qp_rel *src, rf_qp_expr *filter, const int32_t *kc,
                           int32_t nk, int32_t cc)
 {
-    int32_t ncols = nk + (cc >= 0);
+    if (cc < 0) {
+        int32_t end = b->ncmds;
+        return qp_distinct_cols(p, b, &end, src, filter, kc, nk, (rf_loc){0});
+    }
+    int32_t ncols = nk + 1;
     rf_qp_rel *in = src;
     int32_t *cols = qp_ints(p, ncols);
     if (!cols) return NULL;
     for (int32_t i = 0; i < nk; i++) cols[i] = kc[i];
-    if (cc >= 0) cols[nk] = cc;
-    if (filter || cc < 0) {
-        /* the columns needed, filtered: what the aggregate or dedupe reads */
+    cols[nk] = cc;
+    if (filter) {
+        /* the columns needed, filtered: what the aggregate reads */
         rf_qp_rel *m = qp_temp_new(p, ncols);
         rf_qp_cmd *mc = qp_cmd_new(p, RF_QP_MAPFILTER, m, 1);
         rf_qp_expr **outs = qp_alloc(p, (size_t)(ncols + 1) * sizeof *outs);
@@ -105,28 +110,26 @@ static rf_qp_rel *per_key(rf_qp_program *p, rf_qp_block *b, rf_qp_rel *src, rf_q
         qp_block_append(p, b, mc);
         in = m;
     }
-    rf_qp_rel *g = qp_temp_new(p, cc >= 0 ? nk + 2 : nk);
-    rf_qp_cmd *gc = qp_cmd_new(p, cc >= 0 ? RF_QP_AGGREGATE : RF_QP_UNIQUE, g, 1);
+    rf_qp_rel *g = qp_temp_new(p, nk + 2);
+    rf_qp_cmd *gc = qp_cmd_new(p, RF_QP_AGGREGATE, g, 1);
     if (!g || !gc || p->oom) return NULL;
     gc->in[0] = in;
     for (int32_t i = 0; i < nk; i++) {
         g->types[i] = in->types[cols[i]];
         g->colnames[i] = in->colnames[cols[i]];
     }
-    if (cc >= 0) {
-        gc->group = qp_ints(p, nk);
-        gc->aggs = qp_alloc(p, 2 * sizeof *gc->aggs);
-        if (!gc->group || !gc->aggs) return NULL;
-        for (int32_t i = 0; i < nk; i++) gc->group[i] = cols[i];
-        gc->ngroup = nk;
-        gc->naggs = 2;
-        rf_type t = in->types[cols[nk]];
-        gc->aggs[0] = (rf_qp_agg){RF_AGG_MIN, cols[nk], t};
-        gc->aggs[1] = (rf_qp_agg){RF_AGG_MAX, cols[nk], t};
-        g->types[nk] = g->types[nk + 1] = t;
-        g->colnames[nk] = qp_sprintf(p, "least_%s", in->colnames[cols[nk]] ? in->colnames[cols[nk]] : "value");
-        g->colnames[nk + 1] = qp_sprintf(p, "greatest_%s", in->colnames[cols[nk]] ? in->colnames[cols[nk]] : "value");
-    }
+    gc->group = qp_ints(p, nk);
+    gc->aggs = qp_alloc(p, 2 * sizeof *gc->aggs);
+    if (!gc->group || !gc->aggs) return NULL;
+    for (int32_t i = 0; i < nk; i++) gc->group[i] = cols[i];
+    gc->ngroup = nk;
+    gc->naggs = 2;
+    rf_type t = in->types[cols[nk]];
+    gc->aggs[0] = (rf_qp_agg){RF_AGG_MIN, cols[nk], t};
+    gc->aggs[1] = (rf_qp_agg){RF_AGG_MAX, cols[nk], t};
+    g->types[nk] = g->types[nk + 1] = t;
+    g->colnames[nk] = qp_sprintf(p, "least_%s", in->colnames[cols[nk]] ? in->colnames[cols[nk]] : "value");
+    g->colnames[nk + 1] = qp_sprintf(p, "greatest_%s", in->colnames[cols[nk]] ? in->colnames[cols[nk]] : "value");
     qp_block_append(p, b, gc);
     return p->oom ? NULL : g;
 }

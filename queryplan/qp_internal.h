@@ -38,6 +38,13 @@ void qp_block_remove(rf_qp_block *b, int32_t at);
 /* The command's outs become the identity over in[0]. */
 int qp_cmd_identity_outs(rf_qp_program *p, rf_qp_cmd *c);
 int32_t *qp_ints(rf_qp_program *p, int32_t n);
+/* The distinct rows of in's columns cols[0..n) among those filter (NULL:
+** every row) keeps: `map in filter -> (cols)` and `unique` of it, inserted
+** before b->cmds[*at] (*at moves past them; b->ncmds appends). With no
+** column, in's existence test: one empty row when a row passes, none
+** otherwise. NULL when an allocation failed. */
+rf_qp_rel *qp_distinct_cols(rf_qp_program *p, rf_qp_block *b, int32_t *at, rf_qp_rel *in, rf_qp_expr *filter,
+                            const int32_t *cols, int32_t n, rf_loc loc);
 
 /* Expressions. Every constructor returns NULL once an allocation failed. */
 rf_qp_expr *qp_e_new(rf_qp_program *p, rf_qp_expr_kind k, rf_type t, int32_t nargs);
@@ -143,6 +150,19 @@ typedef struct qp_exists_plan {
 ** lowering in *out (out->r = r when nothing applies). -1: out of memory. */
 int qp_exists_rewrite(rf_qp_program *p, rf_qp_block *b, const rf_fe_rule *r, rf_qp_rel *const *full,
                       qp_exists_plan *out);
+
+/* Chains of joins on computed keys (qp_keychain.c, for the pass keyjoin):
+** when join bl->cmds[top] crosses three or more inputs (a left spine of
+** cross products) and its filter begins with equalities each tying the
+** inputs joined so far to a new one through a computed value, rebuilds the
+** spine as one join per such equality, in order (each with that equality
+** as its filter, its side guarded by the existence tests of the inputs not
+** yet joined where the equality may fail), then crosses the other inputs;
+** the top keeps its destination, outputs and the other conjuncts.
+** *steps (*nsteps of them, in order) are the joins to rewrite, the top
+** among them when it is the last step. 1: rebuilt, 0: nothing to do,
+** -1: out of memory. */
+int qp_keychain_split(rf_qp_program *p, rf_qp_block *bl, int32_t top, rf_qp_cmd ***steps, int32_t *nsteps);
 
 /* The passes (one file each). */
 rf_status rf_qp_pass_fold(rf_qp_program *p, rf_diags *d);

@@ -39,6 +39,27 @@ char *qp_sprintf(rf_qp_program *p, const char *fmt, ...)
 
 int32_t *qp_ints(rf_qp_program *p, int32_t n) { return qp_alloc(p, (size_t)(n + 1) * sizeof(int32_t)); }
 
+rf_qp_rel *qp_distinct_cols(rf_qp_program *p, rf_qp_block *b, int32_t *at, rf_qp_rel *in, rf_qp_expr *filter,
+                            const int32_t *cols, int32_t n, rf_loc loc)
+{
+    rf_qp_rel *m = qp_temp_new(p, n), *u = qp_temp_new(p, n);
+    rf_qp_cmd *mc = qp_cmd_new(p, RF_QP_MAPFILTER, m, 1), *uc = qp_cmd_new(p, RF_QP_UNIQUE, u, 1);
+    if (!m || !u || !mc || !uc || !(mc->outs = qp_alloc(p, (size_t)(n + 1) * sizeof *mc->outs))) return NULL;
+    mc->in[0] = in;
+    mc->filter = filter;
+    mc->nouts = n;
+    for (int32_t k = 0; k < n; k++) {
+        m->types[k] = u->types[k] = in->types[cols[k]];
+        m->colnames[k] = u->colnames[k] = in->colnames[cols[k]];
+        if (!(mc->outs[k] = qp_e_col(p, 0, cols[k], in->types[cols[k]]))) return NULL;
+    }
+    mc->loc = uc->loc = loc;
+    uc->in[0] = m;
+    qp_block_insert(p, b, (*at)++, mc);
+    qp_block_insert(p, b, (*at)++, uc);
+    return p->oom ? NULL : u;
+}
+
 /* Grows an arena array of pointers; the old storage is simply abandoned,
 ** which is fine for compile-time structures of this size. */
 static int grow(rf_qp_program *p, void ***items, int32_t count, int32_t *cap)

@@ -8,12 +8,18 @@
 # both sides (x * 2 = z + 3), a computed key beside a plain one (z = x * 3 on
 # k), a recursion (chain), floats (w = v * -1.0f), a negation and a count over
 # such a rule, an atom meeting the others only through the key (joined last,
-# not crossed first), dates (date:add_days), strings (a + "b"), decimals (v + 0.75).
+# not crossed first), dates (date:add_days), strings (a + "b"), decimals (v + 0.75),
+# chains of computed keys through atoms that share nothing else (3 atoms in the
+# order written, 4 atoms written out of order: one hash join per key; over 1..40
+# without the multiples of 7, small enough for the cross products of --no-keyjoin).
 # The answers are computed here by Python from the same files.
 # Then an overflowing key (9223372036854775807 + 1): no error where the other
 # side is empty or meets it on no plain key, the error (exit 1) where it does,
 # as with --no-keyjoin; in a recursion counting down (down(y), big(x), y = x + 1,
-# the value computed before the loop), the error only where the loop runs.
+# the value computed before the loop), the error only where the loop runs; in a
+# chain (xa(x), xb(z), xc(w), z = x + 1, w = z + 1), no error where the row whose
+# z + 1 overflows is one that z = x + 1 excludes, or where xb or xc is empty, and
+# the error where the chain reaches it, as with --no-keyjoin.
 # MODE cpu: N = 2000 on the CPU, with and without --no-keyjoin, the plans
 #   (no cross product with a filter), through a .rfx file (--no-keyjoin then
 #   only prints a note);
@@ -38,6 +44,7 @@ n=2000
 awk -v n=$n 'BEGIN { for (i = 1; i <= n; i++) if (i % 97) print i }' >"$tmp/node.csv"
 awk -v n=$n 'BEGIN { for (i = 1; i <= n; i++) printf "%d,%d\n", i, i % 5 }' >"$tmp/a.csv"
 awk -v n=$n 'BEGIN { for (i = 1; i <= 3 * n; i++) printf "%d,%d\n", i, i % 5 }' >"$tmp/b.csv"
+awk 'BEGIN { for (i = 1; i <= 40; i++) if (i % 7) print i }' >"$tmp/sm.csv"
 printf '0.0\n-0.0\nnan\n1.5\ninf\n2.5\n-3.0\n' >"$tmp/f.csv"
 printf -- '-0.0\nnan\n-1.5\n-inf\n7.0\n3.0\n' >"$tmp/g.csv"
 printf '2024-02-27\n2024-02-28\n2024-02-29\n2024-03-01\n2024-03-05\n2023-12-31\n2024-01-01\n' >"$tmp/day.csv"
@@ -74,11 +81,16 @@ down(x) <- node(x), x = 96.
 down(x) <- down(y), node(x), y = x + 1.
 nday(x, y) <- day(x), day(y), y = date:add_days[x, 1].
 cat(a, b) <- s(a, _), s(b, _), b = a + "b".
+sm(x) -> int(x).
+lang:input[`sm] = "sm.csv".
 dec(a, b) <- s(a, v), s(b, w), w = v + 0.75.
+kc3(x, w) <- sm(x), sm(z), sm(w), z = x + 1, w = z + 1.
+kc4(x, v) <- sm(x), sm(z), sm(w), sm(v), w = z + 1, z = x + 1, v = w + 1.
 lang:output[`next] = "next". lang:output[`rev] = "rev". lang:output[`both] = "both".
 lang:output[`multi] = "multi". lang:output[`chain] = "chain". lang:output[`fl] = "fl".
 lang:output[`last] = "last". lang:output[`cnt] = "cnt". lang:output[`nday] = "nday".
 lang:output[`cat] = "cat". lang:output[`dec] = "dec". lang:output[`around] = "around". lang:output[`down] = "down".
+lang:output[`kc3] = "kc3". lang:output[`kc4] = "kc4".
 P
 # the expected rows, one file per output, in the order redfox writes them
 python3 -B - "$tmp" <<'PY' || fail "python"
@@ -101,6 +113,7 @@ chain, x = [1], 1
 while x + 1 in node:
     x += 1
     chain.append(x)
+sm = {int(r[0]) for r in rows("sm.csv")}
 out = {
     "next": nxt,
     "rev": nxt,
@@ -111,6 +124,8 @@ out = {
     "cnt": [(len(nxt),)],
     "down": [(c,) for c in chain],
     "around": sorted((x + 1, x) for x, k in a if k in node and x + 1 in node),
+    "kc3": sorted((x, x + 2) for x in sm if x + 1 in sm and x + 2 in sm),
+    "kc4": sorted((x, x + 3) for x in sm if x + 1 in sm and x + 2 in sm and x + 3 in sm),
 }
 days = {datetime.date.fromisoformat(r[0]) for r in rows("day.csv")}
 out["nday"] = sorted((x, x + datetime.timedelta(days=1)) for x in days if x + datetime.timedelta(days=1) in days)
@@ -127,7 +142,7 @@ with open(os.path.join(d, "fl.want"), "w") as w:
 PY
 # check DIR WHAT: the csv outputs in DIR are the expected ones
 check() {
-    for o in next rev both multi chain fl last cnt nday cat dec around down; do
+    for o in next rev both multi chain fl last cnt nday cat dec around down kc3 kc4; do
         tail -n +2 "$1/$o.csv" 2>/dev/null | cmp -s - "$tmp/$o.want" || fail "$2: $o differs from the expected rows"
     done
 }
@@ -142,7 +157,8 @@ run() {
 [ "$(wc -l <"$tmp/both.want")" -gt 10 ] && [ "$(wc -l <"$tmp/multi.want")" -gt 10 ] &&
     [ "$(wc -l <"$tmp/fl.want")" = 5 ] && [ "$(wc -l <"$tmp/chain.want")" = 96 ] &&
     [ "$(wc -l <"$tmp/nday.want")" = 4 ] && [ "$(wc -l <"$tmp/cat.want")" = 2 ] &&
-    [ "$(wc -l <"$tmp/dec.want")" = 3 ] && [ "$(wc -l <"$tmp/around.want")" -gt 10 ] || fail "the expected rows are too few"
+    [ "$(wc -l <"$tmp/dec.want")" = 3 ] && [ "$(wc -l <"$tmp/around.want")" -gt 10 ] &&
+    [ "$(wc -l <"$tmp/kc4.want")" -gt 10 ] || fail "the expected rows are too few"
 
 # overflow: big holds 9223372036854775807 (key 1); e empty, with key 2, with key 1
 mkdir -p "$tmp/ov"
@@ -175,9 +191,48 @@ ovrun() {
             fail "$what: $o, e = '$row': exit $rc, expected the overflow: $(cat "$tmp/ov/err")"
     fi
 }
+# a chain of keys: xa(x), xb(z), xc(w), z = x + 1, w = z + 1
+mkdir -p "$tmp/kc"
+cat >"$tmp/kc/p.logic" <<'P'
+xa(x) -> int(x).
+lang:input[`xa] = "xa.csv".
+xb(z) -> int(z).
+lang:input[`xb] = "xb.csv".
+xc(w) -> int(w).
+lang:input[`xc] = "xc.csv".
+kc(x, w) <- xa(x), xb(z), xc(w), z = x + 1, w = z + 1.
+lang:output[`kc] = "kc".
+P
+# kcrun WHAT XA XB XC WANT ARGS...: WANT is the output's rows (x,w; ...), or err
+kcrun() {
+    what=$1 want=$5
+    printf "$2" >"$tmp/kc/xa.csv"
+    printf "$3" >"$tmp/kc/xb.csv"
+    printf "$4" >"$tmp/kc/xc.csv"
+    shift 5
+    "$@" "$tmp/kc/p.logic" --data "$tmp/kc" --format csv >"$tmp/kc/out" 2>"$tmp/kc/err"
+    rc=$?
+    if [ "$want" = err ]; then
+        [ $rc = 1 ] && grep -q "p.logic:7:1: error: integer overflow in 9223372036854775807 + 1" "$tmp/kc/err" ||
+            fail "$what: chain, xa/xb/xc = $(cat "$tmp/kc/xa.csv" "$tmp/kc/xb.csv" "$tmp/kc/xc.csv" | tr '\n' ' '): exit $rc, expected the overflow: $(cat "$tmp/kc/err")"
+    else
+        got=$(tail -n +2 "$tmp/kc/out" | tr '\n' ';')
+        [ $rc = 0 ] && [ "$got" = "$want" ] ||
+            fail "$what: chain, xa/xb/xc = $(cat "$tmp/kc/xa.csv" "$tmp/kc/xb.csv" "$tmp/kc/xc.csv" | tr '\n' ' '): exit $rc, rows '$got', expected '$want': $(cat "$tmp/kc/err")"
+    fi
+}
 overflow() {
     what=$1
     shift
+    max=9223372036854775807
+    # z + 1 overflows only for the xb row that no x + 1 reaches: excluded
+    kcrun "$what" '1\n' "2\n$max\n" '3\n' '1,3;' "$@"
+    # ... and reached from x = max - 1: the error
+    kcrun "$what" "1\n9223372036854775806\n" "2\n$max\n" '3\n' err "$@"
+    # x + 1 overflows, but xc (or xb) has no row: no combination reaches it
+    kcrun "$what" "$max\n" '1\n' '' '' "$@"
+    kcrun "$what" "$max\n" '' '3\n' '' "$@"
+    kcrun "$what" "$max\n" '1\n' '3\n' err "$@"
     ovrun "$what" any "" 0 "$@"
     ovrun "$what" keyed "" 0 "$@"
     ovrun "$what" any "5,2" 1 "$@"
@@ -192,11 +247,11 @@ case $mode in
 cpu)
     # the plans: no join filters by a computed value, no cross product has a
     # filter (an existence test, a side of no columns, is crossed); with
-    # --no-keyjoin each of the eleven rules has such a filter, ten a cross product
+    # --no-keyjoin each of the thirteen rules has such a filter, twelve a cross product
     "$redfox" dump --plan "$tmp/p.logic" >"$tmp/plan" || fail "dump --plan"
     "$redfox" dump --plan "$tmp/p.logic" --no-keyjoin >"$tmp/plan.off" || fail "dump --plan --no-keyjoin"
     grep -q ' join .* filter' "$tmp/plan" && fail "a join on a computed key filters: $(grep ' join .* filter' "$tmp/plan")"
-    [ "$(grep -c ' join .* filter' "$tmp/plan.off")" = 11 ] && [ "$(grep -c 'cross filter' "$tmp/plan.off")" = 10 ] ||
+    [ "$(grep -c ' join .* filter' "$tmp/plan.off")" = 13 ] && [ "$(grep -c 'cross filter' "$tmp/plan.off")" = 12 ] ||
         fail "--no-keyjoin: not the cross products"
     grep -q 'on (t[0-9]*\.1 = node\.0) ' "$tmp/plan" || fail "next: no equi-join on the computed x + 1"
     # counting down: x + 1 over node computed once, before the loop

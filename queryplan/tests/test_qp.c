@@ -742,6 +742,50 @@ static void test_keyjoin(void)
     }
 }
 
+/* keychain.logic: each chain of computed keys is one join per key (only
+** part's q > w, after its chain, still filters a cross product); the sides
+** of keys that may fail are computed behind the existence tests of the
+** atoms not yet joined (crossed with a relation of no column). Without
+** keyjoin every rule crosses its atoms under one filter (fl, whose keys
+** cannot fail, under two: joinorder places them). early: a key that cannot
+** fail connects fs to gk for joinorder, so they join first. */
+static void test_keychain(void)
+{
+    current = "keychain.logic";
+    loaded l;
+    if (load(&l, "keychain.logic", 0) == 0) {
+        CHECK(rf_qp_optimize(l.qp, &l.d) == RF_OK);
+        CHECK(filtered_crosses(l.qp) == 1);
+        int32_t guards = 0;
+        for (int32_t b = 0; b < l.qp->nblocks; b++)
+            for (int32_t i = 0; i < l.qp->blocks[b]->ncmds; i++) {
+                const rf_qp_cmd *c = l.qp->blocks[b]->cmds[i];
+                guards += c->op == RF_QP_MAPJOIN && c->nkeys == 0 && !c->filter && c->in[1]->ncols == 0;
+            }
+        CHECK(guards >= 10);
+        /* early: hk joins the result of fs with gk, not gk itself */
+        current = "keychain.logic: early";
+        int32_t hkjoins = 0;
+        for (int32_t b = 0; b < l.qp->nblocks; b++)
+            for (int32_t i = 0; i < l.qp->blocks[b]->ncmds; i++) {
+                const rf_qp_cmd *c = l.qp->blocks[b]->cmds[i];
+                if (c->op != RF_QP_MAPJOIN || (c->in[0] != rel(l.qp, "hk") && c->in[1] != rel(l.qp, "hk"))) continue;
+                const rf_qp_rel *other = c->in[0] == rel(l.qp, "hk") ? c->in[1] : c->in[0];
+                hkjoins++;
+                CHECK(other != rel(l.qp, "gk") && writer(l.qp, other) && writer(l.qp, other)->op == RF_QP_MAPJOIN);
+            }
+        CHECK(hkjoins == 1);
+        current = "keychain.logic";
+    }
+    unload(&l);
+    if (load(&l, "keychain.logic", 0) == 0) {
+        l.qp->no_keyjoin = 1;
+        CHECK(rf_qp_optimize(l.qp, &l.d) == RF_OK);
+        CHECK(filtered_crosses(l.qp) == 11);
+    }
+    unload(&l);
+}
+
 /* The note of the first command that has one and names rule `head`. */
 static const char *rule_note(const rf_qp_program *p, const char *head)
 {
@@ -904,7 +948,7 @@ int main(int argc, char **argv)
                                      "aggregate.logic", "functional.logic", "fold.logic", "fold_runtime.logic", "pushdown.logic",
                                      "joinorder.logic", "facts.logic", "edge.logic", "fds.logic",
                                      "wildcards.logic", "lattice.logic", "lftj.logic", "exists.logic",
-                                     "hoist.logic", "keyjoin.logic", "keyjoin_err.logic"};
+                                     "hoist.logic", "keyjoin.logic", "keyjoin_err.logic", "keychain.logic"};
     for (size_t i = 0; i < sizeof programs / sizeof *programs; i++) test_all(programs[i]);
     test_evenodd();
     test_tc();
@@ -922,6 +966,7 @@ int main(int argc, char **argv)
     test_exists();
     test_hoist();
     test_keyjoin();
+    test_keychain();
     test_api();
     /* fds.logic on many inputs: a wrongly dropped dedupe shows only on some */
     for (size_t i = 0; i < sizeof programs / sizeof *programs; i++)
@@ -929,7 +974,7 @@ int main(int argc, char **argv)
                                         ? "even:\n0\n2\n4\nodd:\n1\n3\n5\n" : NULL,
                        strcmp(programs[i], "fds.logic") == 0 || strcmp(programs[i], "wildcards.logic") == 0 ||
                                strcmp(programs[i], "exists.logic") == 0 || strcmp(programs[i], "hoist.logic") == 0 ||
-                               strncmp(programs[i], "keyjoin", 7) == 0
+                               strncmp(programs[i], "keyjoin", 7) == 0 || strcmp(programs[i], "keychain.logic") == 0
                            ? 64
                            : 4);
     printf("test_qp: %d checks, %d failures\n", checks, failures);
