@@ -46,6 +46,16 @@ typedef struct rf_rt_place_rec {
     double seconds;    /* run: the run and its outputs back; kernel: its time */
 } rf_rt_place_rec;
 
+/* Whether r's numbers can be measurements: times at most
+** RF_RT_PLACE_MAX_SECONDS (31 years), rows and bytes at most 2^64 (what a
+** 64-bit count holds). Past them a record is damage, not a run: a record
+** that a run of a few rows took 1e308 s was trusted, and its program's
+** every later run was predicted at that (and sent to the GPU). A parse and
+** model.bin's check (rt_place_bin.c) both ask it. */
+#define RF_RT_PLACE_MAX_SECONDS 1e9
+#define RF_RT_PLACE_MAX_COUNT 18446744073709551616.0
+int rf_rt_place_rec_plausible(const rf_rt_place_rec *r);
+
 typedef struct rf_rt_place_model {
     rf_rt_place_rec *recs;
     int64_t n, cap;
@@ -102,7 +112,8 @@ rf_status rf_rt_place_append(const char *path, const rf_rt_place_rec *recs, int6
 ** damaged (the warning said it is written anew). */
 rf_status rf_rt_place_reset(const char *path);
 /* Removes what killed writers of the file at path left beside it: its
-** temporaries path.<pid>.tmp (written aside, then renamed) of a process
+** temporaries path.<pid>.<n>.tmp (rf_gpu_cache_tmp_name: written aside,
+** then renamed; also path.<pid>.tmp, older builds' names) of a process
 ** that no longer exists, older than RF_RT_PLACE_STALE_TMP_S. A live
 ** writer's temporary is never removed (its process exists; one of another
 ** pid namespace sharing the folder, unknown here, renames its file within

@@ -150,5 +150,20 @@ if grep -q "no usable GPU" "$tmp/e6"; then
 else
     grep -q "^h [^ ]* gpu [^ -]" "$m2" || { no "no host record of the GPU found"; cat "$m2"; }
 fi
+# a prediction far past any real time (a record of this program's GPU run
+# on next to no rows): the line whole, not cut off in its GPU figure
+set -- $(grep "^r " "$m2" | head -n 1)
+printf 'redfox placement model 1\nr %s gpu 1 1e-290 %s %s 0.3 0 1\n' "$2" "$6" "$7" >"$m2"
+"$r" run "$ex/reach.logic" --data "$ex" --device auto --format csv --cache-dir "$tmp/c2" --profile \
+    >"$tmp/a10" 2>"$tmp/e10" || no "auto, a huge prediction: exit $?"
+cmp -s "$tmp/cpu" "$tmp/a10" || no "auto, a huge prediction: another output"
+grep -q "^auto: predicted cpu [0-9.]* s, gpu [0-9]\{200,\}\.[0-9]\{6\} s -> chose cpu (model: 1 records)" "$tmp/e10" ||
+    { no "a huge prediction: the profile's line cut short"; cat "$tmp/e10"; }
+# numbers no run measures (a time of 1e308 s): damage, not a record to trust
+printf 'redfox placement model 1\nr %s cpu 0 %s %s %s 0 0 1e308\n' "$2" "$5" "$6" "$7" >"$m2"
+"$r" run "$ex/reach.logic" --data "$ex" --device auto --format csv --cache-dir "$tmp/c2" --profile \
+    >"$tmp/a11" 2>"$tmp/e11" || no "auto, a time of 1e308 s: exit $?"
+grep -q "model.txt:2:1: warning: the placement model is damaged" "$tmp/e11" || { no "a time of 1e308 s: no warning"; cat "$tmp/e11"; }
+grep -q "^auto: predicted .* -> chose cpu (model: 0 records)" "$tmp/e11" || { no "a time of 1e308 s: trusted"; cat "$tmp/e11"; }
 [ $fail = 0 ] && echo "placement model: written, read back, damage ignored, auto says where it runs"
 exit $fail
