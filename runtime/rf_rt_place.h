@@ -108,6 +108,12 @@ rf_status rf_rt_place_format(const rf_rt_place_model *m, rf_buf *out);
 ** an append (rf_rt_place_reset). Failures to write are not errors (the
 ** model is a cache). */
 rf_status rf_rt_place_append(const char *path, const rf_rt_place_rec *recs, int64_t n, rf_diags *d);
+/* (rf_rt_place_append and rf_rt_place_reset return RF_EIO, errno saying
+** why, when the file could not be written: a folder without the right to
+** write, a full disk.) The warning that a model found damaged cannot be
+** written anew, naming path and errno's reason: the damage warning said it
+** would be, and every later run finds it damaged again. */
+void rf_rt_place_unwritable(const char *path, rf_diags *d);
 /* The model file at path written anew, empty: after a read found it
 ** damaged (the warning said it is written anew). */
 rf_status rf_rt_place_reset(const char *path);
@@ -248,6 +254,6 @@ void rf_rt_place_gpu_kind(const char *why, char out[24]);
 ** with --profile one per kernel that ran, and a host record where the run
 ** looked for the GPU (res->host_gpu_found) and found other than the
 ** model's last host record says. */
-void rf_rt_place_record(const rf_hir_program *p, const rf_rt_options *o, const rf_rt_result *res, rf_diags *d);
+void rf_rt_place_record(const rf_hir_program *p, const rf_rt_options *o, rf_rt_result *res, rf_diags *d);
 
 #endif

@@ -373,7 +373,8 @@ int64_t rf_rt_place_sweep(const char *path)
     return removed;
 }
 
-/* The model and recs written as the file at path (aside, then renamed). */
+/* The model and recs written as the file at path (aside, then renamed):
+** RF_EIO, errno saying why, when it could not be. */
 static rf_status rewrite(const char *path, rf_rt_place_model *m, const rf_rt_place_rec *recs, int64_t n)
 {
     rf_status st = RF_OK;
@@ -383,14 +384,30 @@ static rf_status rewrite(const char *path, rf_rt_place_model *m, const rf_rt_pla
     if (!st) st = rf_rt_place_format(m, &b);
     char *dir = st ? NULL : rf_strdup(path);
     char *slash = dir ? strrchr(dir, '/') : NULL;
+    int e = 0;
     if (slash) {
         *slash = 0;
         rf_rt_place_sweep(path);
-        rf_gpu_cache_write(dir, path, b.data, (uint64_t)b.len);
+        if (!rf_gpu_cache_write(dir, path, b.data, (uint64_t)b.len)) {
+            st = RF_EIO;
+            e = errno;
+        }
+    } else if (!st) {
+        st = dir ? RF_EIO : RF_ENOMEM;
+        e = ENOENT;
     }
     free(dir);
     rf_buf_free(&b);
+    errno = e;
     return st;
+}
+
+void rf_rt_place_unwritable(const char *path, rf_diags *d)
+{
+    rf_diag_add(d, RF_SEV_WARNING, rf_mkloc(path, 0, 0),
+                "the placement model cannot be written anew (%s): until its folder can be written, --device auto "
+                "learns from no run (--cache-dir DIR puts the cache elsewhere, --no-cache keeps none)",
+                strerror(errno));
 }
 
 rf_status rf_rt_place_reset(const char *path)
@@ -407,10 +424,15 @@ rf_status rf_rt_place_append(const char *path, const rf_rt_place_rec *recs, int6
     rf_rt_place_model m;
     /* a file damaged when a choice read it was written anew then (and the
     ** warning given): one damaged here was not read for a choice (--device
-    ** cpu or gpu), so the warning is given here */
+    ** cpu or gpu), so the warning is given here, and where it cannot be
+    ** written anew, a second one saying so (the first says it will be) */
+    int64_t warned = d->count;
     rf_status st = rf_rt_place_read(path, &m, d);
     if (!st) st = rewrite(path, &m, recs, n);
+    int e = errno;
+    if (st == RF_EIO && d->count > warned) rf_rt_place_unwritable(path, d);
     rf_rt_place_model_free(&m);
+    errno = e;
     return st;
 }
 

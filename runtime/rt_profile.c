@@ -187,6 +187,9 @@ void rf_rt_profile_write(const rf_rt_result *res, FILE *f)
                 res->device, start + copy + res->run_seconds + res->output_seconds, start, copy,
                 res->run_seconds + res->output_seconds, res->read_seconds);
     }
+    if (res->place_unkept[0])
+        fprintf(f, "placement model: this run's records not kept (%s): --device auto does not learn from it\n",
+                res->place_unkept);
     if (res->db_blocks)
         fprintf(f, "database: %lld of %lld blocks skipped (min/max outside every constant range filter)\n",
                 (long long)res->db_blocks_skipped, (long long)res->db_blocks);

@@ -165,5 +165,35 @@ printf 'redfox placement model 1\nr %s cpu 0 %s %s %s 0 0 1e308\n' "$2" "$5" "$6
     >"$tmp/a11" 2>"$tmp/e11" || no "auto, a time of 1e308 s: exit $?"
 grep -q "model.txt:2:1: warning: the placement model is damaged" "$tmp/e11" || { no "a time of 1e308 s: no warning"; cat "$tmp/e11"; }
 grep -q "^auto: predicted .* -> chose cpu (model: 0 records)" "$tmp/e11" || { no "a time of 1e308 s: trusted"; cat "$tmp/e11"; }
+# a model that cannot be written: --profile says this run's records were
+# not kept, and where (before: nothing, and auto silently never learned);
+# no cache folder at all likewise; --no-cache asks for none and hears nothing
+rm -rf "$tmp/c4"
+mkdir -p "$tmp/c4"
+echo x >"$tmp/c4/place" # (a file where the folder should be: unwritable even for root)
+"$r" run "$ex/reach.logic" --data "$ex" --device cpu --format csv --cache-dir "$tmp/c4" --profile >"$tmp/a12" 2>"$tmp/e12" ||
+    no "an unwritable model: exit $?"
+cmp -s "$tmp/cpu" "$tmp/a12" || no "an unwritable model: another output"
+grep -q "^placement model: this run's records not kept ($tmp/c4/place/model.txt: Not a directory)" "$tmp/e12" ||
+    { no "an unwritable model: --profile does not say the records were not kept"; cat "$tmp/e12"; }
+env -u HOME -u XDG_CACHE_HOME "$r" run "$ex/reach.logic" --data "$ex" --device auto --format csv --profile >"$tmp/a13" \
+    2>"$tmp/e13" || no "no cache folder: exit $?"
+grep -q "^placement model: this run's records not kept (no cache folder" "$tmp/e13" ||
+    { no "no cache folder: --profile does not say so"; cat "$tmp/e13"; }
+"$r" run "$ex/reach.logic" --data "$ex" --device auto --format csv --profile --no-cache >/dev/null 2>"$tmp/e14"
+grep -q "records not kept" "$tmp/e14" && no "--no-cache: told the records were not kept"
+# a damaged model in a folder that cannot be written: the warning that it
+# is written anew is followed by one that it cannot be, naming the reason
+# (not testable as root, who may write anywhere)
+if [ "$(id -u)" != 0 ]; then
+    rm -rf "$tmp/c5"
+    mkdir -p "$tmp/c5/place"
+    printf 'redfox placement model 1\nzz\n' >"$tmp/c5/place/model.txt"
+    chmod a-w "$tmp/c5/place"
+    "$r" run "$ex/reach.logic" --data "$ex" --device auto --format csv --cache-dir "$tmp/c5" >/dev/null 2>"$tmp/e15"
+    grep -q "model.txt: warning: the placement model cannot be written anew (Permission denied)" "$tmp/e15" ||
+        { no "a damaged, unwritable model: no warning that it stays so"; cat "$tmp/e15"; }
+    chmod u+w "$tmp/c5/place"
+fi
 [ $fail = 0 ] && echo "placement model: written, read back, damage ignored, auto says where it runs"
 exit $fail

@@ -275,19 +275,23 @@ char *rf_gpu_cache_tmp_name(const char *path, const char *ext)
     return rf_sprintf("%s.%ld.%lu.%s", path, (long)getpid(), (unsigned long)++written, ext);
 }
 
-void rf_gpu_cache_write(const char *dir, const char *path, const void *data, uint64_t len)
+int rf_gpu_cache_write(const char *dir, const char *path, const void *data, uint64_t len)
 {
     char *d = rf_strdup(dir);
-    if (!d) return;
+    if (!d) return 0;
     make_dirs(d);
     free(d);
     char *tmp = rf_gpu_cache_tmp_name(path, "tmp");
-    if (!tmp) return;
+    if (!tmp) return 0;
     FILE *f = fopen(tmp, "wb");
     int ok = f && fwrite(data, 1, (size_t)len, f) == (size_t)len;
     if (f && fclose(f) != 0) ok = 0;
-    if (!ok || rename(tmp, path) != 0) remove(tmp);
+    if (ok && rename(tmp, path) != 0) ok = 0;
+    int e = errno; /* (what went wrong, for the caller to say) */
+    if (!ok) remove(tmp);
     free(tmp);
+    errno = e;
+    return ok;
 }
 
 /* ---- compiling ----------------------------------------------------------------- */
