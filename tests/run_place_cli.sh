@@ -182,6 +182,13 @@ grep -q "^placement model: this run's records not kept (no cache folder" "$tmp/e
     { no "no cache folder: --profile does not say so"; cat "$tmp/e13"; }
 "$r" run "$ex/reach.logic" --data "$ex" --device auto --format csv --profile --no-cache >/dev/null 2>"$tmp/e14"
 grep -q "records not kept" "$tmp/e14" && no "--no-cache: told the records were not kept"
+# a relative $XDG_CACHE_HOME is ignored (the XDG spec): the model goes
+# under $HOME, not into a folder of that name wherever redfox runs
+mkdir -p "$tmp/cwd"
+(cd "$tmp/cwd" && HOME=$tmp/home7 XDG_CACHE_HOME=relcache "$r" run "$ex/reach.logic" --data "$ex" --device cpu \
+    --format csv >/dev/null 2>&1) || no "a relative XDG_CACHE_HOME: exit $?"
+[ -e "$tmp/cwd/relcache" ] && no "a relative XDG_CACHE_HOME: a cache made in the working folder"
+[ -f "$tmp/home7/.cache/redfox/place/model.txt" ] || no "a relative XDG_CACHE_HOME: the model not under \$HOME"
 # a damaged model in a folder that cannot be written: the warning that it
 # is written anew is followed by one that it cannot be, naming the reason
 # (not testable as root, who may write anywhere)

@@ -140,8 +140,11 @@ void rf_gpu_ptx_key(const rf_gpu_ptx *x, uint64_t out[2])
 static char *cache_root(const char *dir)
 {
     if (dir) return dir[0] ? rf_strdup(dir) : NULL;
+    /* (a relative $XDG_CACHE_HOME is invalid, to be ignored, as the XDG
+    ** Base Directory spec says: taken from the working folder, it made a
+    ** cache in every folder redfox ran in) */
     const char *e = getenv("XDG_CACHE_HOME");
-    if (e && e[0]) return rf_sprintf("%s/redfox", e);
+    if (e && e[0] == '/') return rf_sprintf("%s/redfox", e);
     e = getenv("HOME");
     if (e && e[0]) return rf_sprintf("%s/.cache/redfox", e);
     return NULL;
