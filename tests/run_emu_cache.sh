@@ -85,6 +85,16 @@ rc=$?
 [ $rc -eq 0 ] || { no "a folder in the object's place: exit $rc"; cat "$tmp/err"; }
 cmp -s "$tmp/ref" "$tmp/out" || no "a folder in the object's place: another answer"
 rmdir "$so"
+# passed over, the build goes to $TMPDIR (not /tmp whatever it says): a
+# compiler that notes where it writes
+mkdir -p "$tmp/tmpd"
+printf '#!/bin/sh\necho "$@" >>"%s/cxx.log"\nexec c++ "$@"\n' "$tmp" >"$tmp/cxx"
+chmod +x "$tmp/cxx"
+TMPDIR=$tmp/tmpd RF_GPU_EMU_CXX=$tmp/cxx run --cache-dir "$tmp/afile" >"$tmp/out" 2>"$tmp/err" ||
+    { no "--cache-dir a file, \$TMPDIR set: exit $?"; cat "$tmp/err"; }
+cmp -s "$tmp/ref" "$tmp/out" || no "--cache-dir a file, \$TMPDIR set: another answer"
+grep -q " -o $tmp/tmpd/rf_emu_" "$tmp/cxx.log" || { no "the build not in \$TMPDIR"; cat "$tmp/cxx.log"; }
+[ -z "$(ls -A "$tmp/tmpd")" ] || no "the temporary folder in \$TMPDIR left behind"
 # a cache folder whose path holds a quote, a blank and a shell command
 q="$tmp/it's; touch $tmp/injected; '"
 run --cache-dir "$q" >"$tmp/out" 2>"$tmp/err"

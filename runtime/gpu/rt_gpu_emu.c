@@ -280,14 +280,24 @@ static rf_status emu_load(gdev *g, const rf_gpu_ptx *ptx, const char *src, uint6
         free(dir);
         free(so);
         dir = so = NULL;
-        char tmpl[] = "/tmp/rf_emu_XXXXXX";
-        if (!mkdtemp(tmpl)) {
-            rf_buf_free(&all);
-            rf_error(g->d, rf_mkloc(NULL, 0, 0), "GPU emulator: no folder for the compiled kernels");
-            return RF_EIO;
+        /* in $TMPDIR where it is set (an absolute path), else (or where no
+        ** folder can be made there) /tmp: /tmp alone failed where it was
+        ** full or read-only and $TMPDIR named a usable folder */
+        const char *td = getenv("TMPDIR");
+        char *tmpl = td && td[0] == '/' ? rf_sprintf("%s/rf_emu_XXXXXX", td) : NULL;
+        if (!tmpl || !mkdtemp(tmpl)) {
+            free(tmpl);
+            tmpl = rf_strdup("/tmp/rf_emu_XXXXXX");
+            if (tmpl && !mkdtemp(tmpl)) {
+                free(tmpl);
+                rf_buf_free(&all);
+                rf_error(g->d, rf_mkloc(NULL, 0, 0), "GPU emulator: no folder for the compiled kernels (%s%s/tmp)",
+                         td && td[0] == '/' ? td : "", td && td[0] == '/' ? ", " : "");
+                return RF_EIO;
+            }
         }
-        dir = rf_strdup(tmpl);
-        tmpdir = rf_strdup(tmpl);
+        dir = tmpl;
+        tmpdir = tmpl ? rf_strdup(tmpl) : NULL;
         so = dir ? rf_sprintf("%s/%016" PRIx64 "%016" PRIx64 ".so", dir, h[0], h[1]) : NULL;
         st = dir && tmpdir && so ? RF_OK : RF_ENOMEM;
         if (!st) st = build_object(g, dir, so, &all, 1);
