@@ -414,7 +414,9 @@ rf_status rf_rt_place_reset(const char *path)
 {
     rf_rt_place_model m = {NULL, 0, 0};
     rf_status st = rewrite(path, &m, NULL, 0);
+    int e = errno; /* (why it could not be written, for the caller) */
     rf_rt_place_model_free(&m);
+    errno = e;
     return st;
 }
 
