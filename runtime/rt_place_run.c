@@ -300,7 +300,8 @@ void rf_rt_place_record(const rf_hir_program *p, const rf_rt_options *o, rf_rt_r
     res->place_unkept[0] = 0;
     if (!path && !tu->cache_dir) /* the user's cache folder, but none: --profile says so (--no-cache: none asked for) */
         snprintf(res->place_unkept, sizeof res->place_unkept,
-                 "no cache folder: neither $XDG_CACHE_HOME nor $HOME is set (--cache-dir DIR names one)");
+                 "no cache folder: $HOME is not set, nor $XDG_CACHE_HOME to an absolute path (--cache-dir DIR "
+                 "names one)");
     if (!path || !res->device) {
         free(path);
         return;

@@ -180,6 +180,10 @@ env -u HOME -u XDG_CACHE_HOME "$r" run "$ex/reach.logic" --data "$ex" --device a
     2>"$tmp/e13" || no "no cache folder: exit $?"
 grep -q "^placement model: this run's records not kept (no cache folder" "$tmp/e13" ||
     { no "no cache folder: --profile does not say so"; cat "$tmp/e13"; }
+(cd "$tmp/cwd" 2>/dev/null || cd "$tmp"; env -u HOME XDG_CACHE_HOME=relcache "$r" run "$ex/reach.logic" --data "$ex" \
+    --device cpu --format csv --profile >/dev/null 2>"$tmp/e16")
+grep -q "^placement model: this run's records not kept (no cache folder: \$HOME is not set, nor \$XDG_CACHE_HOME to an absolute" \
+    "$tmp/e16" || { no "no cache folder (a relative XDG_CACHE_HOME): --profile does not say so"; cat "$tmp/e16"; }
 "$r" run "$ex/reach.logic" --data "$ex" --device auto --format csv --profile --no-cache >/dev/null 2>"$tmp/e14"
 grep -q "records not kept" "$tmp/e14" && no "--no-cache: told the records were not kept"
 # a relative $XDG_CACHE_HOME is ignored (the XDG spec): the model goes
