@@ -174,6 +174,11 @@ void rf_gpu_cache_write_checked(const char *dir, const char *path, const void *d
     memset(b + n, ' ', (size_t)(RF_GPU_CACHE_HEAD - 1 - n));
     b[RF_GPU_CACHE_HEAD - 1] = '\n';
     memcpy(b + RF_GPU_CACHE_HEAD, data, (size_t)len);
+    /* an empty folder in the entry's place (no rename replaces one) is
+    ** removed, so the entry is written anew; one holding anything is left
+    ** alone, and the entry compiled again at every use */
+    struct stat sb;
+    if (lstat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) rmdir(path);
     rf_gpu_cache_write(dir, path, b, len + RF_GPU_CACHE_HEAD);
     free(b);
 }
