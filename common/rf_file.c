@@ -362,7 +362,16 @@ rf_status rf_file_lock_try(const char *dir, int *fd, int *busy_fd, rf_diags *d)
     int l = open(lp, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
     if (l < 0) {
         int e = errno;
-        rf_error(d, rf_mkloc(lp, 0, 0), "cannot lock the output folder: %s", strerror(e));
+        struct stat sb;
+        /* (O_NOFOLLOW's ELOOP said "Too many levels of symbolic links" of a
+        ** lock file that is one link: what the user must remove is named) */
+        if (e == ELOOP && lstat(lp, &sb) == 0 && S_ISLNK(sb.st_mode))
+            rf_error(d, rf_mkloc(lp, 0, 0),
+                     "cannot lock the output folder: its lock file is a symbolic link, never followed (remove it)");
+        else if (e == EISDIR)
+            rf_error(d, rf_mkloc(lp, 0, 0), "cannot lock the output folder: its lock file is a folder (remove it)");
+        else
+            rf_error(d, rf_mkloc(lp, 0, 0), "cannot lock the output folder: %s", strerror(e));
         free(lp);
         return RF_EIO;
     }

@@ -46,6 +46,16 @@ typedef struct rf_rt_place_rec {
     double seconds;    /* run: the run and its outputs back; kernel: its time */
 } rf_rt_place_rec;
 
+/* Whether r's numbers can be measurements: times at most
+** RF_RT_PLACE_MAX_SECONDS (31 years), rows and bytes at most 2^64 (what a
+** 64-bit count holds). Past them a record is damage, not a run: a record
+** that a run of a few rows took 1e308 s was trusted, and its program's
+** every later run was predicted at that (and sent to the GPU). A parse and
+** model.bin's check (rt_place_bin.c) both ask it. */
+#define RF_RT_PLACE_MAX_SECONDS 1e9
+#define RF_RT_PLACE_MAX_COUNT 18446744073709551616.0
+int rf_rt_place_rec_plausible(const rf_rt_place_rec *r);
+
 typedef struct rf_rt_place_model {
     rf_rt_place_rec *recs;
     int64_t n, cap;
@@ -98,11 +108,18 @@ rf_status rf_rt_place_format(const rf_rt_place_model *m, rf_buf *out);
 ** an append (rf_rt_place_reset). Failures to write are not errors (the
 ** model is a cache). */
 rf_status rf_rt_place_append(const char *path, const rf_rt_place_rec *recs, int64_t n, rf_diags *d);
+/* (rf_rt_place_append and rf_rt_place_reset return RF_EIO, errno saying
+** why, when the file could not be written: a folder without the right to
+** write, a full disk.) The warning that a model found damaged cannot be
+** written anew, naming path and errno's reason: the damage warning said it
+** would be, and every later run finds it damaged again. */
+void rf_rt_place_unwritable(const char *path, rf_diags *d);
 /* The model file at path written anew, empty: after a read found it
 ** damaged (the warning said it is written anew). */
 rf_status rf_rt_place_reset(const char *path);
 /* Removes what killed writers of the file at path left beside it: its
-** temporaries path.<pid>.tmp (written aside, then renamed) of a process
+** temporaries path.<pid>.<n>.tmp (rf_gpu_cache_tmp_name: written aside,
+** then renamed; also path.<pid>.tmp, older builds' names) of a process
 ** that no longer exists, older than RF_RT_PLACE_STALE_TMP_S. A live
 ** writer's temporary is never removed (its process exists; one of another
 ** pid namespace sharing the folder, unknown here, renames its file within
@@ -237,6 +254,6 @@ void rf_rt_place_gpu_kind(const char *why, char out[24]);
 ** with --profile one per kernel that ran, and a host record where the run
 ** looked for the GPU (res->host_gpu_found) and found other than the
 ** model's last host record says. */
-void rf_rt_place_record(const rf_hir_program *p, const rf_rt_options *o, const rf_rt_result *res, rf_diags *d);
+void rf_rt_place_record(const rf_hir_program *p, const rf_rt_options *o, rf_rt_result *res, rf_diags *d);
 
 #endif

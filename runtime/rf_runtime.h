@@ -241,6 +241,10 @@ typedef struct rf_rt_result {
     int host_gpu_found;        /* this run looked for the GPU: 1 found one (host_gpu_kind), 0 none;
                                   -1 did not look (or the emulator) */
     char host_gpu_kind[24];
+    /* the placement model could not keep this run's records (rt_place_run.c):
+    ** why ("PATH: reason", or no cache folder at all); "" when kept or when
+    ** none was asked for (--no-cache) */
+    char place_unkept[512];
     uint64_t h2d_bytes, d2h_bytes; /* GPU: bytes copied host to device and back, the whole run */
     uint64_t load_h2d_bytes;       /* GPU: the part of h2d_bytes copied by the load (the copy phase):
                                       under a memory cap, ranges of inputs left in host memory are

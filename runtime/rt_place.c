@@ -9,8 +9,9 @@
 **     h HOST gpu GPU-KIND    or    h HOST none -
 ** (PROG 16 hex digits, DEVICE cpu or gpu, FRESH 0 or 1; a host record says
 ** what the last look for a GPU found on HOST, its kind's spaces as _). Any other first
-** line, or a line that does not parse, a number not finite or negative, and
-** the whole file is ignored (a warning says which line): a model is a cache,
+** line, or a line that does not parse, a number not finite or negative or
+** past what a measurement can be (rf_rt_place_rec_plausible), and the
+** whole file is ignored (a warning says which line): a model is a cache,
 ** made anew from the next runs.
 **
 ** A run adds its records by appending their lines (O_APPEND, one write):
@@ -19,7 +20,7 @@
 ** (aside, then renamed) only when it is missing or damaged, or past
 ** RF_RT_PLACE_COMPACT_BYTES: then with the newest RF_RT_PLACE_MAX_RECORDS,
 ** which is also all a read keeps. Before a write aside, the temporaries
-** that killed writers left (model.txt.<pid>.tmp, model.bin.<pid>.tmp)
+** that killed writers left (model.txt.<pid>.<n>.tmp, model.bin.<pid>.<n>.tmp)
 ** are removed (rf_rt_place_sweep): they would pile up, one per killed
 ** process.
 */
@@ -143,8 +144,15 @@ static int word(const char *t, char *out, size_t n)
     return 1;
 }
 
+int rf_rt_place_rec_plausible(const rf_rt_place_rec *r)
+{
+    return r->rows <= RF_RT_PLACE_MAX_COUNT && r->bytes <= RF_RT_PLACE_MAX_COUNT &&
+           r->start_s <= RF_RT_PLACE_MAX_SECONDS && r->copy_s <= RF_RT_PLACE_MAX_SECONDS &&
+           r->seconds <= RF_RT_PLACE_MAX_SECONDS;
+}
+
 /* One record line (NUL-terminated, no newline; cut into tokens in place):
-** 1 when it parses. */
+** 1 when it parses, its numbers measurements (rf_rt_place_rec_plausible). */
 static int parse_line(char *s, rf_rt_place_rec *r)
 {
     memset(r, 0, sizeof *r);
@@ -165,12 +173,13 @@ static int parse_line(char *s, rf_rt_place_rec *r)
             kernels != (double)(int32_t)kernels)
             return 0;
         r->kernels = (int32_t)kernels;
-        return num(t[7], &r->start_s) && num(t[8], &r->copy_s) && num(t[9], &r->seconds);
+        return num(t[7], &r->start_s) && num(t[8], &r->copy_s) && num(t[9], &r->seconds) &&
+               rf_rt_place_rec_plausible(r);
     }
     case 'k':
         r->type = 'k';
         return n == 6 && (r->gpu = dev_of(t[1])) >= 0 && word(t[2], r->kind, sizeof r->kind) && num(t[3], &r->rows) &&
-               num(t[4], &r->bytes) && num(t[5], &r->seconds);
+               num(t[4], &r->bytes) && num(t[5], &r->seconds) && rf_rt_place_rec_plausible(r);
     case 'h':
         r->type = 'h';
         r->gpu = !strcmp(t[2 < n ? 2 : 0], "gpu") ? 1 : !strcmp(t[2 < n ? 2 : 0], "none") ? 0 : -1;
@@ -302,13 +311,27 @@ static int append_lines(const char *path, const rf_rt_place_rec *recs, int64_t n
     rf_buf b;
     rf_buf_init(&b);
     for (int64_t i = 0; ok && i < n; i++) format_rec(&recs[i], &b);
-    ok = ok && !b.oom && write(fd, b.data, (size_t)b.len) == (ssize_t)b.len;
+    ok = ok && !b.oom;
+    if (ok) {
+        ssize_t w = write(fd, b.data, (size_t)b.len);
+        ok = w == (ssize_t)b.len;
+        /* a write cut short (the disk full, the file's size limit) left half
+        ** a line at the end, and the next read would ignore every record
+        ** for it: cut back to where this write began (the file offset is
+        ** its end, O_APPEND) */
+        if (w > 0 && !ok) {
+            off_t end = lseek(fd, 0, SEEK_CUR);
+            if (end >= (off_t)w && ftruncate(fd, end - (off_t)w) != 0)
+                ok = 0; /* (left cut short: the next read warns and writes it anew) */
+        }
+    }
     rf_buf_free(&b);
     close(fd);
     return ok;
 }
 
-/* The pid in name when it is base.<pid>.tmp, else 0. */
+/* The pid in name when it is base.<pid>.<n>.tmp, the name a write aside
+** takes (rf_gpu_cache_tmp_name), or base.<pid>.tmp (older builds'), else 0. */
 static long tmp_pid(const char *name, const char *base)
 {
     size_t bl = strlen(base);
@@ -317,7 +340,12 @@ static long tmp_pid(const char *name, const char *base)
     long pid = 0;
     int digits = 0;
     for (; *p >= '0' && *p <= '9' && digits < 10; p++, digits++) pid = pid * 10 + (*p - '0');
-    return digits && !strcmp(p, ".tmp") ? pid : 0;
+    if (!digits) return 0;
+    if (*p == '.' && p[1] >= '0' && p[1] <= '9') { /* the count within the process */
+        int n = 0;
+        for (p++; *p >= '0' && *p <= '9' && n < 20; p++) n++;
+    }
+    return !strcmp(p, ".tmp") ? pid : 0;
 }
 
 int64_t rf_rt_place_sweep(const char *path)
@@ -345,7 +373,8 @@ int64_t rf_rt_place_sweep(const char *path)
     return removed;
 }
 
-/* The model and recs written as the file at path (aside, then renamed). */
+/* The model and recs written as the file at path (aside, then renamed):
+** RF_EIO, errno saying why, when it could not be. */
 static rf_status rewrite(const char *path, rf_rt_place_model *m, const rf_rt_place_rec *recs, int64_t n)
 {
     rf_status st = RF_OK;
@@ -355,21 +384,39 @@ static rf_status rewrite(const char *path, rf_rt_place_model *m, const rf_rt_pla
     if (!st) st = rf_rt_place_format(m, &b);
     char *dir = st ? NULL : rf_strdup(path);
     char *slash = dir ? strrchr(dir, '/') : NULL;
+    int e = 0;
     if (slash) {
         *slash = 0;
         rf_rt_place_sweep(path);
-        rf_gpu_cache_write(dir, path, b.data, (uint64_t)b.len);
+        if (!rf_gpu_cache_write(dir, path, b.data, (uint64_t)b.len)) {
+            st = RF_EIO;
+            e = errno;
+        }
+    } else if (!st) {
+        st = dir ? RF_EIO : RF_ENOMEM;
+        e = ENOENT;
     }
     free(dir);
     rf_buf_free(&b);
+    errno = e;
     return st;
+}
+
+void rf_rt_place_unwritable(const char *path, rf_diags *d)
+{
+    rf_diag_add(d, RF_SEV_WARNING, rf_mkloc(path, 0, 0),
+                "the placement model cannot be written anew (%s): until its folder can be written, --device auto "
+                "learns from no run (--cache-dir DIR puts the cache elsewhere, --no-cache keeps none)",
+                strerror(errno));
 }
 
 rf_status rf_rt_place_reset(const char *path)
 {
     rf_rt_place_model m = {NULL, 0, 0};
     rf_status st = rewrite(path, &m, NULL, 0);
+    int e = errno; /* (why it could not be written, for the caller) */
     rf_rt_place_model_free(&m);
+    errno = e;
     return st;
 }
 
@@ -379,10 +426,15 @@ rf_status rf_rt_place_append(const char *path, const rf_rt_place_rec *recs, int6
     rf_rt_place_model m;
     /* a file damaged when a choice read it was written anew then (and the
     ** warning given): one damaged here was not read for a choice (--device
-    ** cpu or gpu), so the warning is given here */
+    ** cpu or gpu), so the warning is given here, and where it cannot be
+    ** written anew, a second one saying so (the first says it will be) */
+    int64_t warned = d->count;
     rf_status st = rf_rt_place_read(path, &m, d);
     if (!st) st = rewrite(path, &m, recs, n);
+    int e = errno;
+    if (st == RF_EIO && d->count > warned) rf_rt_place_unwritable(path, d);
     rf_rt_place_model_free(&m);
+    errno = e;
     return st;
 }
 

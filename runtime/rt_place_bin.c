@@ -132,7 +132,7 @@ static int bin_read(const char *bpath, int fd, const struct stat *sb, rf_rt_plac
             ok = (r->type == 'r' || r->type == 'k' || r->type == 'h') && (r->gpu == 0 || r->gpu == 1) &&
                  memchr(r->kind, 0, sizeof r->kind) && memchr(r->host, 0, sizeof r->host) && r->kernels >= 0 &&
                  ok_num(r->rows) && ok_num(r->bytes) && ok_num(r->start_s) && ok_num(r->copy_s) &&
-                 ok_num(r->seconds);
+                 ok_num(r->seconds) && rf_rt_place_rec_plausible(r);
         }
     close(bfd);
     if (!ok) rf_rt_place_model_free(m);

@@ -21,6 +21,8 @@
 #include "rf_sys.h"
 
 #include <dlfcn.h>
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -200,7 +202,7 @@ static void read_model(const char *path, rf_rt_place_model *m, rf_diags *d)
     if (!path) return;
     int64_t warned = d->count;
     if (rf_rt_place_load(path, m, d)) rf_rt_place_model_free(m);
-    else if (d->count > warned) rf_rt_place_reset(path);
+    else if (d->count > warned && rf_rt_place_reset(path) == RF_EIO) rf_rt_place_unwritable(path, d);
 }
 
 void rf_rt_place_choose(const rf_hir_program *p, const rf_rt_options *o, int threads, int gpu_started,
@@ -291,10 +293,15 @@ int rf_rt_place_workload_gpu(const rf_hir_program *const *ps, int32_t n, int64_t
     return gain > start;
 }
 
-void rf_rt_place_record(const rf_hir_program *p, const rf_rt_options *o, const rf_rt_result *res, rf_diags *d)
+void rf_rt_place_record(const rf_hir_program *p, const rf_rt_options *o, rf_rt_result *res, rf_diags *d)
 {
     const rf_rt_tuning *tu = o->tuning ? o->tuning : rf_rt_tuning_default();
     char *path = rf_rt_place_path(tu->cache_dir);
+    res->place_unkept[0] = 0;
+    if (!path && !tu->cache_dir) /* the user's cache folder, but none: --profile says so (--no-cache: none asked for) */
+        snprintf(res->place_unkept, sizeof res->place_unkept,
+                 "no cache folder: $HOME is not set, nor $XDG_CACHE_HOME to an absolute path (--cache-dir DIR "
+                 "names one)");
     if (!path || !res->device) {
         free(path);
         return;
@@ -351,7 +358,11 @@ void rf_rt_place_record(const rf_hir_program *p, const rf_rt_options *o, const r
             }
             if (known != h->gpu) n++;
         }
-        rf_rt_place_append(path, recs, n, d);
+        /* a model that cannot be written: auto learns nothing, which
+        ** --profile says (not a warning: a read-only cache is the user's
+        ** choice, and would be one on every run) */
+        if (rf_rt_place_append(path, recs, n, d) == RF_EIO)
+            snprintf(res->place_unkept, sizeof res->place_unkept, "%s: %s", path, strerror(errno));
     }
     free(recs);
     free(path);

@@ -157,7 +157,7 @@ void rf_rt_profile_write(const rf_rt_result *res, FILE *f)
     }
     if (res->place_auto) {
         int gpu = !strcmp(res->device, "gpu");
-        char g[48];
+        char g[400]; /* (a prediction from a model's records may be up to 1e308 s: %.6f then takes 316 bytes) */
         if (res->place_gpu_s < 0) snprintf(g, sizeof g, "- (no usable GPU)");
         else snprintf(g, sizeof g, "%.6f s", res->place_gpu_s);
         char tie[128] = "";
@@ -168,7 +168,7 @@ void rf_rt_profile_write(const rf_rt_result *res, FILE *f)
                 res->device, (long long)res->place_records, tie,
                 res->place_probed ? "" : "; the GPU's driver not loaded (the choice needs none)");
         if (res->place_runs > 1 || res->place_later_gain_s > 0) {
-            char gt[48];
+            char gt[400];
             if (res->place_gpu_total_s < 0) snprintf(gt, sizeof gt, "-");
             else snprintf(gt, sizeof gt, "%.6f s", res->place_gpu_total_s);
             fprintf(f, "auto: expected %lld run%s: cpu %.6f s, gpu %s in all (its start once, kept inputs copied "
@@ -187,6 +187,9 @@ void rf_rt_profile_write(const rf_rt_result *res, FILE *f)
                 res->device, start + copy + res->run_seconds + res->output_seconds, start, copy,
                 res->run_seconds + res->output_seconds, res->read_seconds);
     }
+    if (res->place_unkept[0])
+        fprintf(f, "placement model: this run's records not kept (%s): --device auto does not learn from it\n",
+                res->place_unkept);
     if (res->db_blocks)
         fprintf(f, "database: %lld of %lld blocks skipped (min/max outside every constant range filter)\n",
                 (long long)res->db_blocks_skipped, (long long)res->db_blocks);

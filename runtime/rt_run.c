@@ -967,7 +967,7 @@ static rf_status run(const rf_hir_program *p, const rf_rt_options *o, rf_rt_resu
 
 /* A finished run's records into the placement model (not several ranks',
 ** nor the emulator's: its times are not a GPU's). */
-static void record(const rf_hir_program *p, const rf_rt_options *o, const rf_rt_result *res, rf_diags *d)
+static void record(const rf_hir_program *p, const rf_rt_options *o, rf_rt_result *res, rf_diags *d)
 {
     if (!res || res->nranks > 1 || (res->device && !strcmp(res->device, "gpu") && rf_rt_gpu_emulated())) return;
     rf_rt_place_record(p, o, res, d);

@@ -1,17 +1,21 @@
 /*
 ** runtime/test_rt_place.c: the placement model (rt_place.c) on synthetic,
 ** deterministic records: the fits, the model file (round trip, damage,
-** versions, the bound, killed writers' temporaries swept), the predictions
+** versions, the bound, killed writers' temporaries swept, an append cut
+** short by the disk cut back), the predictions
 ** and the choices.
 **
 ** usage: test_rt_place TMPDIR
 */
 #include "rf_rt_place.h"
 
+#include "rf_gpu_codegen.h" /* rf_gpu_cache_tmp_name */
 #include "rf_sys.h"
 
 #include <fcntl.h>
 #include <math.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -134,6 +138,13 @@ static void test_file(const char *tmp)
     CHECK(!strcmp(kind, "-"));
     rf_rt_place_host(host);
     CHECK(host[0] && !strchr(host, ' ') && strlen(host) < 64);
+    /* the bounds themselves are measurements */
+    write_text(path, "redfox placement model 1\nk cpu map 18446744073709551616 18446744073709551616 1e9\n"
+                     "r 00000000000000ab gpu 1 0 0 13 1e9 1e9 1e9\n");
+    rf_diags_free(&d);
+    rf_diags_init(&d);
+    CHECK(!rf_rt_place_read(path, &m, &d) && m.n == 2 && d.count == 0);
+    rf_rt_place_model_free(&m);
     /* damage of every kind: ignored with a warning naming the file, empty */
     const char *bad[] = {
         "redfox placement model 1\nh node-1 maybe -\n",
@@ -146,6 +157,12 @@ static void test_file(const char *tmp)
         "redfox placement model 1\nk tpu map 1 2 3\n",
         "redfox placement model 1\nk gpu map 1 2 3 4\n",
         "redfox placement model 1\nk gpu map 1 2 3", /* cut short */
+        /* numbers no measurement has: a time past 10^9 s, a count past 2^64 */
+        "redfox placement model 1\nr 00000000000000ab cpu 0 5 40 13 0 0 1e308\n",
+        "redfox placement model 1\nr 00000000000000ab gpu 1 5 40 13 2e9 0 0.1\n",
+        "redfox placement model 1\nr 00000000000000ab gpu 1 5 40 13 0 1e300 0.1\n",
+        "redfox placement model 1\nk cpu map 1e300 2 3\n",
+        "redfox placement model 1\nk cpu map 1 2e19 3\n",
         "\x01\x02garbage",
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -604,6 +621,19 @@ static void test_sweep(const char *tmp)
     char *other = put(dir, name, old); /* another file's: kept */
     snprintf(name, sizeof name, "model.bin.%ld.tmp", dead);
     char *bin = put(dir, name, old); /* model.bin's, swept when model.bin is written */
+    /* named as a write aside names them (rf_gpu_cache_tmp_name: the pid,
+    ** then a count within the process): these were never swept */
+    snprintf(name, sizeof name, "model.txt.%ld.3.tmp", dead);
+    char *counted = put(dir, name, old); /* removed */
+    snprintf(name, sizeof name, "model.txt.%ld.3.tmp", dead2);
+    char *counted_young = put(dir, name, 0); /* kept */
+    snprintf(name, sizeof name, "model.txt.%ld.3.tmpx", dead);
+    char *counted_odd = put(dir, name, old); /* not a temporary's name: kept */
+    char *made = rf_gpu_cache_tmp_name(path, "tmp"); /* the name this build's writer takes */
+    const char *made_tail = made ? strrchr(made, '/') : NULL;
+    long made_pid = 0;
+    CHECK(made_tail && sscanf(made_tail, "/model.txt.%ld.", &made_pid) == 1 && made_pid == (long)getpid());
+    free(made);
     /* a model written anew (aside, then renamed): the sweep before it */
     CHECK(!rf_rt_place_reset(path));
     CHECK(exists(path));
@@ -613,6 +643,9 @@ static void test_sweep(const char *tmp)
     CHECK(exists(odd));
     CHECK(exists(other));
     CHECK(exists(bin));
+    CHECK(!exists(counted));
+    CHECK(exists(counted_young));
+    CHECK(exists(counted_odd));
     char *bpath = rf_sprintf("%s/model.bin", dir);
     CHECK(rf_rt_place_sweep(bpath) == 1 && !exists(bin));
     /* this process's own (it may be writing it now): kept */
@@ -625,12 +658,65 @@ static void test_sweep(const char *tmp)
     CHECK(!rf_rt_place_read(path, &m, &d) && m.n == 0 && d.count == 0);
     rf_rt_place_model_free(&m);
     rf_diags_free(&d);
-    char *all[] = {path, bpath, gone, young, live, own, odd, other, bin};
+    char *all[] = {path, bpath, gone, young, live, own, odd, other, bin, counted, counted_young, counted_odd};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
         if (all[i]) remove(all[i]);
         free(all[i]);
     }
     rmdir(dir);
+    free(dir);
+}
+
+static char *slurp(const char *path, int64_t *len)
+{
+    char *data = NULL;
+    const char *why;
+    *len = -1;
+    if (rf_read_file_bounded(path, 1 << 20, &data, len, &why)) return NULL;
+    return data;
+}
+
+/* An append the disk cuts short (full, or the file's size limit: here
+** RLIMIT_FSIZE a few bytes past the file's end) is cut back to where it
+** began: the model keeps its records, with no warning. Before, half a line
+** was left at its end, and the next read threw every record away. */
+static void test_append_cut_short(const char *tmp)
+{
+    char *dir = rf_sprintf("%s/place_cut.%ld", tmp, (long)getpid());
+    char *path = dir ? rf_sprintf("%s/model.txt", dir) : NULL;
+    CHECK(path && !mkdir(dir, 0777));
+    if (!path) return;
+    rf_diags d;
+    rf_diags_init(&d);
+    rf_rt_place_rec recs[2] = {run_rec(0x1234ULL, 0, 0, 1e6, 8e6, 0, 0, 0.0125), kern_rec(0, "join_index", 12345, 98765, 0.5)};
+    CHECK(!rf_rt_place_append(path, recs, 2, &d));
+    CHECK(!rf_rt_place_append(path, recs, 1, &d)); /* (three records: more than the two appended below) */
+    int64_t n0, n1;
+    char *before = slurp(path, &n0);
+    CHECK(before && n0 > 0);
+    struct rlimit old, lim;
+    CHECK(!getrlimit(RLIMIT_FSIZE, &old));
+    void (*was)(int) = signal(SIGXFSZ, SIG_IGN); /* (else the write past the limit ends the process) */
+    lim = old;
+    lim.rlim_cur = (rlim_t)n0 + 10;
+    if (old.rlim_cur == RLIM_INFINITY || old.rlim_cur > lim.rlim_cur) {
+        CHECK(!setrlimit(RLIMIT_FSIZE, &lim));
+        rf_rt_place_append(path, recs, 2, &d); /* (its rewrite aside, past the limit too, fails) */
+        CHECK(!setrlimit(RLIMIT_FSIZE, &old));
+        char *after = slurp(path, &n1);
+        CHECK(after && n1 == n0 && !memcmp(after, before, (size_t)n0));
+        free(after);
+        rf_rt_place_model m;
+        CHECK(!rf_rt_place_read(path, &m, &d) && m.n == 3);
+        rf_rt_place_model_free(&m);
+        CHECK(d.count == 0);
+    }
+    signal(SIGXFSZ, was);
+    free(before);
+    rf_diags_free(&d);
+    remove(path);
+    rmdir(dir);
+    free(path);
     free(dir);
 }
 
@@ -647,6 +733,7 @@ int main(int argc, char **argv)
     test_own_costs(argv[1]);
     test_cache(argv[1]);
     test_sweep(argv[1]);
+    test_append_cut_short(argv[1]);
     if (!fails) printf("placement model: fits, file, predictions and choices as expected\n");
     return fails ? 1 : 0;
 }

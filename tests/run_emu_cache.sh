@@ -4,7 +4,11 @@
 # ended the run with SIGBUS), emptied (exit 3 on every run, never built
 # again), or replaced by anything else is built again and the run goes on
 # with the same answers; a --cache-dir that cannot be used (a file) is
-# passed over as --no-cache is. No run exits 3.
+# passed over as --no-cache is, and so is one where the build fails for the
+# folder's sake (the object's name taken by a folder: as a full disk, or the
+# cache deleted while the compiler ran, it exited 3). A cache path holding a
+# quote and shell words is a path, never a command. What killed builds left
+# in the folder is swept. No run exits 3.
 set -u
 r=$1
 ex=$2
@@ -37,7 +41,21 @@ damaged() { # damaged WHAT MAKE...: the run as ever, the object built again
     [ -f "$so" ] && [ "$(wc -c <"$so")" -gt 10000 ] && tail -c 64 "$so" | grep -q "^redfox cache seal 1 " ||
         no "$what: the object was not built again"
 }
+# what killed builds left (the source, the object the compiler finished
+# after its parent died): a gone process's old ones are swept by the next
+# build; a young one, a live process's and another name are kept
+sh -c 'exit 0' &
+dead=$!
+wait
+left="$so.$dead.1.cpp $so.$dead.2.tmp"
+for f in $left "$so.$dead.3.tmp.keep" "$so.$$.1.cpp"; do echo x >"$f"; touch -d '2 hours ago' "$f"; done
+echo x >"$so.$dead.4.tmp"
 damaged "an object cut short" truncate -s 1000 "$so"
+for f in $left; do [ -e "$f" ] && no "a killed build's $f was not swept"; done
+for f in "$so.$dead.3.tmp.keep" "$so.$$.1.cpp" "$so.$dead.4.tmp"; do
+    [ -e "$f" ] || no "$f was swept"
+    rm -f "$f"
+done
 damaged "an empty object" sh -c ": >'$so'"
 damaged "an object one byte short" truncate -s -1 "$so"
 if command -v python3 >/dev/null 2>&1; then
@@ -58,5 +76,32 @@ run --cache-dir "$tmp/afile" >"$tmp/out" 2>"$tmp/err"
 rc=$?
 [ $rc -eq 0 ] || { no "--cache-dir a file: exit $rc"; cat "$tmp/err"; }
 cmp -s "$tmp/ref" "$tmp/out" || no "--cache-dir a file: another answer"
+# the object's name taken by a folder: the build in the cache cannot be
+# renamed into place, and is made in a temporary folder instead
+rm -f "$so"
+mkdir "$so"
+run --cache-dir "$c" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 0 ] || { no "a folder in the object's place: exit $rc"; cat "$tmp/err"; }
+cmp -s "$tmp/ref" "$tmp/out" || no "a folder in the object's place: another answer"
+rmdir "$so"
+# passed over, the build goes to $TMPDIR (not /tmp whatever it says): a
+# compiler that notes where it writes
+mkdir -p "$tmp/tmpd"
+printf '#!/bin/sh\necho "$@" >>"%s/cxx.log"\nexec c++ "$@"\n' "$tmp" >"$tmp/cxx"
+chmod +x "$tmp/cxx"
+TMPDIR=$tmp/tmpd RF_GPU_EMU_CXX=$tmp/cxx run --cache-dir "$tmp/afile" >"$tmp/out" 2>"$tmp/err" ||
+    { no "--cache-dir a file, \$TMPDIR set: exit $?"; cat "$tmp/err"; }
+cmp -s "$tmp/ref" "$tmp/out" || no "--cache-dir a file, \$TMPDIR set: another answer"
+grep -q " -o $tmp/tmpd/rf_emu_" "$tmp/cxx.log" || { no "the build not in \$TMPDIR"; cat "$tmp/cxx.log"; }
+[ -z "$(ls -A "$tmp/tmpd")" ] || no "the temporary folder in \$TMPDIR left behind"
+# a cache folder whose path holds a quote, a blank and a shell command
+q="$tmp/it's; touch $tmp/injected; '"
+run --cache-dir "$q" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 0 ] || { no "a quote in the cache's path: exit $rc"; cat "$tmp/err"; }
+cmp -s "$tmp/ref" "$tmp/out" || no "a quote in the cache's path: another answer"
+[ -e "$tmp/injected" ] && no "a quote in the cache's path: its words ran as a command"
+ls "$q"/emu/*.so >/dev/null 2>&1 || no "a quote in the cache's path: no object cached there"
 [ $fail = 0 ] && echo "the emulator's cache: damaged objects built again, an unusable folder passed over"
 exit $fail

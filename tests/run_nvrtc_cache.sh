@@ -2,9 +2,10 @@
 # tests/run_nvrtc_cache.sh REDFOX PROG.logic: NVRTC's cache entries
 # (<cache>/nvrtc/KEY.ptx) are served only when whole: an entry cut short,
 # replaced by junk that looks like PTX, by a named pipe or by a link to
-# /dev/zero is compiled again (never copied into the .rfx, never waited on,
-# never read without end) and written anew; a sound entry is served as it
-# is. The .rfx is the same in every case. Skipped (77) without NVRTC.
+# /dev/zero, or by an empty folder, is compiled again (never copied into the
+# .rfx, never waited on, never read without end) and written anew; a sound
+# entry is served as it is; a folder holding files is left alone. The .rfx
+# is the same in every case. Skipped (77) without NVRTC.
 set -u
 r=$1
 prog=$2
@@ -42,5 +43,16 @@ damage "junk that looks like PTX" sh -c "printf 'junk .version .target\n' >'$e'"
 damage "a byte changed" sh -c "cp '$tmp/entry' '$e' && printf 'X' | dd of='$e' bs=1 seek=5000 conv=notrunc 2>/dev/null"
 damage "a named pipe" mkfifo "$e"
 [ -c /dev/zero ] && damage "a link to /dev/zero" ln -s /dev/zero "$e"
+# an empty folder in the entry's place: removed and the entry written anew
+# (it was compiled again at every use, never written); one holding a file
+# is left alone, compiled again each time
+damage "an empty folder" mkdir "$e"
+rm -rf "$e"
+mkdir "$e"
+echo keep >"$e/mine"
+$to "$r" compile "$prog" -o "$tmp/d.rfx" --cache-dir "$c" 2>"$tmp/err" || { no "a folder with a file: exit $?"; cat "$tmp/err"; }
+cmp -s "$tmp/good.rfx" "$tmp/d.rfx" || no "a folder with a file: the .rfx differs"
+[ -f "$e/mine" ] || no "a folder with a file in the entry's place was removed"
+rm -rf "$e"
 [ $fail = 0 ] && echo "NVRTC's cache: damaged entries compiled again, sound ones served"
 exit $fail

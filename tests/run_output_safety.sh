@@ -153,6 +153,23 @@ symlink)
     "$redfox" compile "$tmp/tc.logic" -o "$tmp/prog.rfx" 2>"$tmp/err" && fail "compile wrote through a link"
     grep -q "symbolic link" "$tmp/err" || fail "compile's error: $(cat "$tmp/err")"
     [ "$(cat "$tmp/victim")" = "do not touch" ] || fail "compile wrote the link's target"
+    # the folder's lock file a link, or a folder: refused, saying what it is
+    # (a link gave "Too many levels of symbolic links")
+    rm -f "$out/path.csv" "$out/.redfox.lock"
+    ln -s "$tmp/victim" "$out/.redfox.lock"
+    run small "$out" 2>"$tmp/err"
+    rc=$?
+    [ $rc -eq 1 ] || fail "exit $rc with a link as the lock file, expected 1"
+    grep -q "redfox.lock: error: cannot lock the output folder: its lock file is a symbolic link" "$tmp/err" ||
+        fail "the lock file a link: $(cat "$tmp/err")"
+    [ "$(cat "$tmp/victim")" = "do not touch" ] || fail "the lock file's link was written through"
+    rm -f "$out/.redfox.lock"
+    mkdir "$out/.redfox.lock"
+    run small "$out" 2>"$tmp/err" && fail "a folder as the lock file: exit 0"
+    grep -q "redfox.lock: error: cannot lock the output folder: its lock file is a folder" "$tmp/err" ||
+        fail "the lock file a folder: $(cat "$tmp/err")"
+    rmdir "$out/.redfox.lock"
+    run small "$out" || fail "run once the lock file is removed"
     ;;
 full)
     mkdata small 40 60 4

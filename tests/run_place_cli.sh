@@ -150,5 +150,61 @@ if grep -q "no usable GPU" "$tmp/e6"; then
 else
     grep -q "^h [^ ]* gpu [^ -]" "$m2" || { no "no host record of the GPU found"; cat "$m2"; }
 fi
+# a prediction far past any real time (a record of this program's GPU run
+# on next to no rows): the line whole, not cut off in its GPU figure
+set -- $(grep "^r " "$m2" | head -n 1)
+printf 'redfox placement model 1\nr %s gpu 1 1e-290 %s %s 0.3 0 1\n' "$2" "$6" "$7" >"$m2"
+"$r" run "$ex/reach.logic" --data "$ex" --device auto --format csv --cache-dir "$tmp/c2" --profile \
+    >"$tmp/a10" 2>"$tmp/e10" || no "auto, a huge prediction: exit $?"
+cmp -s "$tmp/cpu" "$tmp/a10" || no "auto, a huge prediction: another output"
+grep -q "^auto: predicted cpu [0-9.]* s, gpu [0-9]\{200,\}\.[0-9]\{6\} s -> chose cpu (model: 1 records)" "$tmp/e10" ||
+    { no "a huge prediction: the profile's line cut short"; cat "$tmp/e10"; }
+# numbers no run measures (a time of 1e308 s): damage, not a record to trust
+printf 'redfox placement model 1\nr %s cpu 0 %s %s %s 0 0 1e308\n' "$2" "$5" "$6" "$7" >"$m2"
+"$r" run "$ex/reach.logic" --data "$ex" --device auto --format csv --cache-dir "$tmp/c2" --profile \
+    >"$tmp/a11" 2>"$tmp/e11" || no "auto, a time of 1e308 s: exit $?"
+grep -q "model.txt:2:1: warning: the placement model is damaged" "$tmp/e11" || { no "a time of 1e308 s: no warning"; cat "$tmp/e11"; }
+grep -q "^auto: predicted .* -> chose cpu (model: 0 records)" "$tmp/e11" || { no "a time of 1e308 s: trusted"; cat "$tmp/e11"; }
+# a model that cannot be written: --profile says this run's records were
+# not kept, and where (before: nothing, and auto silently never learned);
+# no cache folder at all likewise; --no-cache asks for none and hears nothing
+rm -rf "$tmp/c4"
+mkdir -p "$tmp/c4"
+echo x >"$tmp/c4/place" # (a file where the folder should be: unwritable even for root)
+"$r" run "$ex/reach.logic" --data "$ex" --device cpu --format csv --cache-dir "$tmp/c4" --profile >"$tmp/a12" 2>"$tmp/e12" ||
+    no "an unwritable model: exit $?"
+cmp -s "$tmp/cpu" "$tmp/a12" || no "an unwritable model: another output"
+grep -q "^placement model: this run's records not kept ($tmp/c4/place/model.txt: Not a directory)" "$tmp/e12" ||
+    { no "an unwritable model: --profile does not say the records were not kept"; cat "$tmp/e12"; }
+env -u HOME -u XDG_CACHE_HOME "$r" run "$ex/reach.logic" --data "$ex" --device auto --format csv --profile >"$tmp/a13" \
+    2>"$tmp/e13" || no "no cache folder: exit $?"
+grep -q "^placement model: this run's records not kept (no cache folder" "$tmp/e13" ||
+    { no "no cache folder: --profile does not say so"; cat "$tmp/e13"; }
+(cd "$tmp/cwd" 2>/dev/null || cd "$tmp"; env -u HOME XDG_CACHE_HOME=relcache "$r" run "$ex/reach.logic" --data "$ex" \
+    --device cpu --format csv --profile >/dev/null 2>"$tmp/e16")
+grep -q "^placement model: this run's records not kept (no cache folder: \$HOME is not set, nor \$XDG_CACHE_HOME to an absolute" \
+    "$tmp/e16" || { no "no cache folder (a relative XDG_CACHE_HOME): --profile does not say so"; cat "$tmp/e16"; }
+"$r" run "$ex/reach.logic" --data "$ex" --device auto --format csv --profile --no-cache >/dev/null 2>"$tmp/e14"
+grep -q "records not kept" "$tmp/e14" && no "--no-cache: told the records were not kept"
+# a relative $XDG_CACHE_HOME is ignored (the XDG spec): the model goes
+# under $HOME, not into a folder of that name wherever redfox runs
+mkdir -p "$tmp/cwd"
+(cd "$tmp/cwd" && HOME=$tmp/home7 XDG_CACHE_HOME=relcache "$r" run "$ex/reach.logic" --data "$ex" --device cpu \
+    --format csv >/dev/null 2>&1) || no "a relative XDG_CACHE_HOME: exit $?"
+[ -e "$tmp/cwd/relcache" ] && no "a relative XDG_CACHE_HOME: a cache made in the working folder"
+[ -f "$tmp/home7/.cache/redfox/place/model.txt" ] || no "a relative XDG_CACHE_HOME: the model not under \$HOME"
+# a damaged model in a folder that cannot be written: the warning that it
+# is written anew is followed by one that it cannot be, naming the reason
+# (not testable as root, who may write anywhere)
+if [ "$(id -u)" != 0 ]; then
+    rm -rf "$tmp/c5"
+    mkdir -p "$tmp/c5/place"
+    printf 'redfox placement model 1\nzz\n' >"$tmp/c5/place/model.txt"
+    chmod a-w "$tmp/c5/place"
+    "$r" run "$ex/reach.logic" --data "$ex" --device auto --format csv --cache-dir "$tmp/c5" >/dev/null 2>"$tmp/e15"
+    grep -q "model.txt: warning: the placement model cannot be written anew (Permission denied)" "$tmp/e15" ||
+        { no "a damaged, unwritable model: no warning that it stays so"; cat "$tmp/e15"; }
+    chmod u+w "$tmp/c5/place"
+fi
 [ $fail = 0 ] && echo "placement model: written, read back, damage ignored, auto says where it runs"
 exit $fail

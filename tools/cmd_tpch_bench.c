@@ -103,8 +103,9 @@ static const char *usage =
     "  --set NAME=VALUE    a tuning setting (below; repeatable)\n"
     "  --gpu-memory N      cap the GPU memory the run uses (bytes, K/M/G/T;\n"
     "                      the same as --set gpu_memory=N)\n"
-    "  --cache-dir DIR     where the GPU's compiled code is cached (default\n"
-    "                      $XDG_CACHE_HOME/redfox, else ~/.cache/redfox); --no-cache: none\n"
+    "  --cache-dir DIR     where the GPU's compiled code is cached and --device\n"
+    "                      auto's placement model kept (default $XDG_CACHE_HOME/\n"
+    "                      redfox, else ~/.cache/redfox); --no-cache: neither\n"
     "  -h, --help          this text\n";
 
 typedef struct bstat {

@@ -87,8 +87,9 @@ static const char *usage =
     "                      N is at most 8 per GPU of the host (the emulator\n"
     "                      counts as one); a host without a usable GPU is an\n"
     "                      error before any rank starts\n"
-    "  --cache-dir DIR     where the GPU's compiled code is cached (default\n"
-    "                      $XDG_CACHE_HOME/redfox, else ~/.cache/redfox); --no-cache: none\n"
+    "  --cache-dir DIR     where the GPU's compiled code is cached and --device\n"
+    "                      auto's placement model kept (default $XDG_CACHE_HOME/\n"
+    "                      redfox, else ~/.cache/redfox); --no-cache: neither\n"
     "  -h, --help          this text\n";
 
 typedef struct qstat {

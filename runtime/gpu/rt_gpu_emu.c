@@ -10,7 +10,8 @@
 **
 ** Owns the compiled object (cached as <cache>/emu/<hash>.so, sealed with its
 ** length and checksum: a damaged one is built again; a cache folder that
-** cannot be written is passed over for a temporary one), the coroutine
+** cannot be written, or where the build fails, is passed over for a
+** temporary one; killed builds' leftovers there are swept), the coroutine
 ** stacks and the function table. It finds bugs of the executor and of the
 ** kernels' logic; races, memory-model and driver problems need the real GPU.
 ** The C++ compiler is $RF_GPU_EMU_CXX or c++, with $RF_GPU_EMU_CXXFLAGS
@@ -22,12 +23,17 @@
 #include "rf_rt_stored.h"
 #include "rf_sys.h"
 
+#include <dirent.h>
 #include <dlfcn.h>
+#include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 #define EMU_STACK (64 * 1024)
@@ -135,20 +141,80 @@ static rf_status open_object(gdev *g, emu_state *es, const char *so, int report)
     return RF_EINTERNAL;
 }
 
+/* The pid of an emulator build's temporary in the cache folder,
+** HASH.so.<pid>.<n>.cpp or .tmp (rf_gpu_cache_tmp_name), else 0. */
+static long build_tmp_pid(const char *name)
+{
+    const char *p = strstr(name, ".so.");
+    if (!p || p == name) return 0;
+    p += 4;
+    long pid = 0;
+    int digits = 0, n = 0;
+    for (; *p >= '0' && *p <= '9' && digits < 10; p++, digits++) pid = pid * 10 + (*p - '0');
+    if (!digits || *p != '.') return 0;
+    for (p++; *p >= '0' && *p <= '9' && n < 20; p++) n++;
+    return n && (!strcmp(p, ".cpp") || !strcmp(p, ".tmp")) ? pid : 0;
+}
+
+/* Removes from the cache folder dir the sources and objects of builds whose
+** process is gone (killed while the compiler ran; the compiler, its child,
+** even finishes the object after it): some 300 KB each, for ever, before.
+** Only a process's that no longer exists (kill 0: ESRCH), and only once
+** the file is EMU_STALE_TMP_S old (a process of another pid namespace
+** sharing the folder renames its object once the compiler ends). */
+#define EMU_STALE_TMP_S 60
+static void sweep_stale_builds(const char *dir)
+{
+    DIR *dh = opendir(dir);
+    time_t now = time(NULL);
+    struct dirent *e;
+    while (dh && (e = readdir(dh))) {
+        long pid = build_tmp_pid(e->d_name);
+        if (pid <= 0 || pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue;
+        char *full = rf_sprintf("%s/%s", dir, e->d_name);
+        struct stat sb;
+        if (full && !lstat(full, &sb) && S_ISREG(sb.st_mode) && now - sb.st_mtime > EMU_STALE_TMP_S) unlink(full);
+        free(full);
+    }
+    if (dh) closedir(dh);
+}
+
+/* s quoted for the shell: in single quotes, each of its own written '\''
+** (a cache folder's path may hold any byte but NUL: a quote in it broke the
+** command, and its words ran as commands). Owned; NULL when short of memory. */
+static char *shell_quoted(const char *s)
+{
+    rf_buf b;
+    rf_buf_init(&b);
+    rf_buf_puts(&b, "'");
+    for (const char *c = s; *c; c++) {
+        if (*c == '\'') rf_buf_puts(&b, "'\\''");
+        else rf_buf_append(&b, c, 1);
+    }
+    rf_buf_puts(&b, "'");
+    char *q = b.oom ? NULL : rf_strdup(rf_buf_cstr(&b));
+    rf_buf_free(&b);
+    return q;
+}
+
 /* The source all compiled by the C++ compiler into the object so (in dir),
-** sealed (rf_gpu_cache_seal) and renamed into place. */
-static rf_status build_object(gdev *g, const char *dir, const char *so, const rf_buf *all)
+** sealed (rf_gpu_cache_seal) and renamed into place. A failure is said in
+** g->d only when report (a build in the cache folder that fails is tried
+** again in a temporary one, which says what went wrong). */
+static rf_status build_object(gdev *g, const char *dir, const char *so, const rf_buf *all, int report)
 {
     /* (the source and the object written aside under names of this
     ** thread's own: runs of one program on two threads compile it at once) */
     char *cpp = rf_gpu_cache_tmp_name(so, "cpp");
     char *tmpso = rf_gpu_cache_tmp_name(so, "tmp");
-    rf_status st = cpp && tmpso ? RF_OK : RF_ENOMEM;
+    char *qcpp = cpp ? shell_quoted(cpp) : NULL;
+    char *qtmpso = tmpso ? shell_quoted(tmpso) : NULL;
+    rf_status st = qcpp && qtmpso ? RF_OK : RF_ENOMEM;
     if (!st) {
         rf_gpu_cache_write(dir, cpp, all->data, (uint64_t)all->len);
         const char *cxx = getenv("RF_GPU_EMU_CXX"), *flags = getenv("RF_GPU_EMU_CXXFLAGS");
-        char *cmd = rf_sprintf("%s -std=c++17 -O1 -g -shared -fPIC -w %s -o '%s' '%s' 2>&1", cxx && cxx[0] ? cxx : "c++",
-                               flags ? flags : "", tmpso, cpp);
+        char *cmd = rf_sprintf("%s -std=c++17 -O1 -g -shared -fPIC -w %s -o %s %s 2>&1", cxx && cxx[0] ? cxx : "c++",
+                               flags ? flags : "", qtmpso, qcpp);
         FILE *pp = cmd ? popen(cmd, "r") : NULL;
         rf_buf out;
         rf_buf_init(&out);
@@ -158,8 +224,9 @@ static rf_status build_object(gdev *g, const char *dir, const char *so, const rf
         }
         int rc = pp ? pclose(pp) : -1;
         if (rc != 0 || !rf_gpu_cache_seal(tmpso) || rename(tmpso, so) != 0) {
-            rf_error(g->d, rf_mkloc(NULL, 0, 0), "GPU emulator: compiling the kernels as C++ failed:\n%.4000s",
-                     out.len ? rf_buf_cstr(&out) : "(no output)");
+            if (report)
+                rf_error(g->d, rf_mkloc(NULL, 0, 0), "GPU emulator: compiling the kernels as C++ failed:\n%.4000s",
+                         out.len ? rf_buf_cstr(&out) : "(no output)");
             st = RF_EINTERNAL;
             remove(tmpso);
         }
@@ -167,6 +234,8 @@ static rf_status build_object(gdev *g, const char *dir, const char *so, const rf
         remove(cpp);
         free(cmd);
     }
+    free(qcpp);
+    free(qtmpso);
     free(cpp);
     free(tmpso);
     return st;
@@ -195,28 +264,45 @@ static rf_status emu_load(gdev *g, const rf_gpu_ptx *ptx, const char *src, uint6
     ** short would end the process with SIGBUS when mapped), and only when
     ** it loads; else it is built again, once */
     int loaded = !st && so && rf_gpu_cache_sealed(so) && open_object(g, es, so, 0) == RF_OK;
+    /* built in the cache folder where it can be written in; a build there
+    ** that fails for the folder's sake (the disk full, the folder deleted
+    ** while the compiler ran) is made again in a temporary folder, as one
+    ** that cannot be written in is (a file in its way, no right to write):
+    ** none, as with --no-cache */
+    if (!st && !loaded && dir && rf_gpu_cache_dir_make(dir)) {
+        sweep_stale_builds(dir);
+        st = build_object(g, dir, so, &all, 0);
+        loaded = !st && open_object(g, es, so, 0) == RF_OK;
+        if (st != RF_ENOMEM) st = RF_OK;
+    }
     char *tmpdir = NULL;
-    if (!st && !loaded && dir && !rf_gpu_cache_dir_make(dir)) {
-        /* a cache folder that cannot be written (a file in its way, no
-        ** right to write): none, as with --no-cache */
+    if (!st && !loaded) {
         free(dir);
         free(so);
         dir = so = NULL;
-    }
-    if (!st && !loaded && !dir) {
-        char tmpl[] = "/tmp/rf_emu_XXXXXX";
-        if (!mkdtemp(tmpl)) {
-            rf_buf_free(&all);
-            rf_error(g->d, rf_mkloc(NULL, 0, 0), "GPU emulator: no folder for the compiled kernels");
-            return RF_EIO;
+        /* in $TMPDIR where it is set (an absolute path), else (or where no
+        ** folder can be made there) /tmp: /tmp alone failed where it was
+        ** full or read-only and $TMPDIR named a usable folder */
+        const char *td = getenv("TMPDIR");
+        char *tmpl = td && td[0] == '/' ? rf_sprintf("%s/rf_emu_XXXXXX", td) : NULL;
+        if (!tmpl || !mkdtemp(tmpl)) {
+            free(tmpl);
+            tmpl = rf_strdup("/tmp/rf_emu_XXXXXX");
+            if (tmpl && !mkdtemp(tmpl)) {
+                free(tmpl);
+                rf_buf_free(&all);
+                rf_error(g->d, rf_mkloc(NULL, 0, 0), "GPU emulator: no folder for the compiled kernels (%s%s/tmp)",
+                         td && td[0] == '/' ? td : "", td && td[0] == '/' ? ", " : "");
+                return RF_EIO;
+            }
         }
-        dir = rf_strdup(tmpl);
-        tmpdir = rf_strdup(tmpl);
+        dir = tmpl;
+        tmpdir = tmpl ? rf_strdup(tmpl) : NULL;
         so = dir ? rf_sprintf("%s/%016" PRIx64 "%016" PRIx64 ".so", dir, h[0], h[1]) : NULL;
         st = dir && tmpdir && so ? RF_OK : RF_ENOMEM;
+        if (!st) st = build_object(g, dir, so, &all, 1);
+        if (!st) st = open_object(g, es, so, 1);
     }
-    if (!st && !loaded) st = build_object(g, dir, so, &all);
-    if (!st && !loaded) st = open_object(g, es, so, 1);
     if (tmpdir) {
         if (so) remove(so);
         rmdir(tmpdir);

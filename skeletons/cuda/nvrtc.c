@@ -140,8 +140,11 @@ void rf_gpu_ptx_key(const rf_gpu_ptx *x, uint64_t out[2])
 static char *cache_root(const char *dir)
 {
     if (dir) return dir[0] ? rf_strdup(dir) : NULL;
+    /* (a relative $XDG_CACHE_HOME is invalid, to be ignored, as the XDG
+    ** Base Directory spec says: taken from the working folder, it made a
+    ** cache in every folder redfox ran in) */
     const char *e = getenv("XDG_CACHE_HOME");
-    if (e && e[0]) return rf_sprintf("%s/redfox", e);
+    if (e && e[0] == '/') return rf_sprintf("%s/redfox", e);
     e = getenv("HOME");
     if (e && e[0]) return rf_sprintf("%s/.cache/redfox", e);
     return NULL;
@@ -171,6 +174,11 @@ void rf_gpu_cache_write_checked(const char *dir, const char *path, const void *d
     memset(b + n, ' ', (size_t)(RF_GPU_CACHE_HEAD - 1 - n));
     b[RF_GPU_CACHE_HEAD - 1] = '\n';
     memcpy(b + RF_GPU_CACHE_HEAD, data, (size_t)len);
+    /* an empty folder in the entry's place (no rename replaces one) is
+    ** removed, so the entry is written anew; one holding anything is left
+    ** alone, and the entry compiled again at every use */
+    struct stat sb;
+    if (lstat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) rmdir(path);
     rf_gpu_cache_write(dir, path, b, len + RF_GPU_CACHE_HEAD);
     free(b);
 }
@@ -275,19 +283,23 @@ char *rf_gpu_cache_tmp_name(const char *path, const char *ext)
     return rf_sprintf("%s.%ld.%lu.%s", path, (long)getpid(), (unsigned long)++written, ext);
 }
 
-void rf_gpu_cache_write(const char *dir, const char *path, const void *data, uint64_t len)
+int rf_gpu_cache_write(const char *dir, const char *path, const void *data, uint64_t len)
 {
     char *d = rf_strdup(dir);
-    if (!d) return;
+    if (!d) return 0;
     make_dirs(d);
     free(d);
     char *tmp = rf_gpu_cache_tmp_name(path, "tmp");
-    if (!tmp) return;
+    if (!tmp) return 0;
     FILE *f = fopen(tmp, "wb");
     int ok = f && fwrite(data, 1, (size_t)len, f) == (size_t)len;
     if (f && fclose(f) != 0) ok = 0;
-    if (!ok || rename(tmp, path) != 0) remove(tmp);
+    if (ok && rename(tmp, path) != 0) ok = 0;
+    int e = errno; /* (what went wrong, for the caller to say) */
+    if (!ok) remove(tmp);
     free(tmp);
+    errno = e;
+    return ok;
 }
 
 /* ---- compiling ----------------------------------------------------------------- */

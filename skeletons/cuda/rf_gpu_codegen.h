@@ -346,9 +346,10 @@ int rf_gpu_arch_valid(const char *arch);
 /* The cache folder <root>/<sub> (root: root_dir; NULL: $XDG_CACHE_HOME/redfox
 ** or ~/.cache/redfox; "": none): owned, NULL if none. */
 char *rf_gpu_cache_dir(const char *root_dir, const char *sub);
-/* Writes a cache file through a temporary file and a rename (creating dir);
-** failures leave no file and are not errors (a cache is optional). */
-void rf_gpu_cache_write(const char *dir, const char *path, const void *data, uint64_t len);
+/* Writes a cache file through a temporary file and a rename (creating dir):
+** 1 when done. Failures leave no file and are not errors (a cache is
+** optional): 0, errno saying why, for a caller that tells the user. */
+int rf_gpu_cache_write(const char *dir, const char *path, const void *data, uint64_t len);
 /* Cache entries that carry their own check (NVRTC's PTX, the driver's
 ** cubins): a head of RF_GPU_CACHE_HEAD bytes, "redfox cache entry 1 LEN
 ** CRC32" padded with blanks to a newline, then the LEN bytes. A hit is
