@@ -504,16 +504,40 @@ rf_status rf_val_dec_from_int(int64_t i, int64_t *out, rf_val_err *e)
 
 int64_t rf_val_dec_to_int(int64_t d) { return d / RF_DEC_ONE; }
 
-double rf_val_dec_to_float(int64_t d) { return (double)d / 1e6; }
+/* Beyond 2^53 millionths (double)d would round before the division does, so
+** the whole millionths and the fraction are converted apart: the whole part
+** is exact, and the fraction's own rounding (some 1e-16) cannot cross a
+** halfway point of the sum, which lies at least 3e-11 from any multiple of
+** 10^-6 or on one that the fraction then holds exactly. */
+double rf_val_dec_to_float(int64_t d)
+{
+    const int64_t exact = (int64_t)1 << 53;
+    if (d > -exact && d < exact) return (double)d / 1e6;
+    return (double)(d / RF_DEC_ONE) + (double)(d % RF_DEC_ONE) / 1e6;
+}
 
+/* |x| is m * 2^ex with an integer m below 2^53, so |x| * 10^6 is m * 10^6
+** (below 2^73) shifted by ex: the rounding half away from zero is done on
+** that exact product. (round(x * 1e6) rounded the product to a double
+** first: off by up to 512 millionths above 2^53 of them, and refusing values
+** just inside the range.) */
 rf_status rf_val_dec_from_float(double x, int64_t *out, rf_val_err *e)
 {
-    double r = round(x * 1e6);
-    /* NaN fails both comparisons; 2^63 bounds keep the cast defined and the
-    ** result inside the symmetric range (no double lies in (2^63-1024, 2^63)). */
-    if (!(r > -9223372036854775808.0 && r < 9223372036854775808.0))
-        return fail(e, WHY_DEC_RANGE, 0);
-    *out = (int64_t)r;
+    if (!isfinite(x)) return fail(e, WHY_DEC_RANGE, 0);
+    int ex;
+    double f = frexp(fabs(x), &ex);
+    rf_u128 p = (rf_u128)(uint64_t)ldexp(f, 53) * (rf_u128)RF_DEC_ONE, q;
+    ex -= 53;
+    if (ex >= 0) {
+        if (p != 0 && (ex > 63 || p > ((rf_u128)RF_DEC_MAX >> ex))) return fail(e, WHY_DEC_RANGE, 0);
+        q = p << ex;
+    } else if (ex <= -128) {
+        q = 0; /* p < 2^73, far below half of 2^-ex */
+    } else {
+        q = (p + ((rf_u128)1 << (-ex - 1))) >> -ex;
+    }
+    if (q > (rf_u128)RF_DEC_MAX) return fail(e, WHY_DEC_RANGE, 0);
+    *out = x < 0 ? -(int64_t)q : (int64_t)q;
     return RF_OK;
 }
 
@@ -633,7 +657,18 @@ rf_status rf_val_dec128_div(rf_dec128 a, rf_dec128 b, rf_dec128 *out, rf_val_err
     return RF_OK;
 }
 
-double rf_val_dec128_to_float(rf_dec128 s) { return (double)s / 1e6; }
+/* As rf_val_dec_to_float, and exactly it within decimal's range. Where the
+** whole millionths pass 2^53 the fraction only decides a tie: it becomes a
+** sticky bit below the integer's last one (2q + 1 halved). */
+double rf_val_dec128_to_float(rf_dec128 s)
+{
+    const rf_dec128 exact = (rf_dec128)1 << 53;
+    if (s >= -(rf_dec128)INT64_MAX && s <= (rf_dec128)INT64_MAX) return rf_val_dec_to_float((int64_t)s);
+    rf_dec128 q = s / RF_DEC_ONE, r = s % RF_DEC_ONE;
+    if (q > -exact && q < exact) return (double)q + (double)r / 1e6;
+    double m = (double)(2 * mag(q) + (r != 0)) * 0.5;
+    return s < 0 ? -m : m;
+}
 
 rf_status rf_val_dec128_to_dec(rf_dec128 s, int64_t *out, rf_val_err *e)
 {

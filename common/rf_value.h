@@ -150,12 +150,13 @@ rf_status rf_val_dec_mul(int64_t a, int64_t b, int64_t *out, rf_val_err *e);
 rf_status rf_val_dec_div(int64_t a, int64_t b, int64_t *out, rf_val_err *e);
 rf_status rf_val_dec_neg(int64_t a, int64_t *out, rf_val_err *e);
 
-/* Conversions. The float ones are defined by exactly these formulas so that
-** constant folding and the CPU/GPU kernels can agree bit for bit:
-**   decimal -> float:  (double)d / 1e6
-**   float -> decimal:  round(x * 1e6)   (double multiply, then C round(),
-**                      i.e. half away from zero); NaN, inf and results
-**                      outside the decimal range are errors
+/* Conversions. The float ones are exact roundings, computed alike by
+** constant folding and the CPU/GPU kernels (bit for bit):
+**   decimal -> float:  the double nearest to d / 10^6 (ties to even)
+**   float -> decimal:  x's exact value rounded half away from zero to 6
+**                      fraction digits (x * 10^6 is never rounded to a
+**                      double first); NaN, inf and results outside the
+**                      decimal range are errors
 **   decimal -> int:    truncation toward zero */
 rf_status rf_val_dec_from_int(int64_t i, int64_t *out, rf_val_err *e);
 int64_t rf_val_dec_to_int(int64_t d);
@@ -178,8 +179,8 @@ static inline rf_dec128 rf_val_dec128_from_dec(int64_t d) { return d; }
 static inline rf_dec128 rf_val_dec128_from_int(int64_t i) { return (rf_dec128)i * RF_DEC_ONE; }
 /* Narrowing to decimal: "decimal out of range" outside decimal's range. */
 rf_status rf_val_dec128_to_dec(rf_dec128 s, int64_t *out, rf_val_err *e);
-/* (double)s / 1e6: for a value within decimal's range exactly what
-** rf_val_dec_to_float gives (both round the integer to the nearest double). */
+/* The double nearest to s / 10^6: for a value within decimal's range exactly
+** what rf_val_dec_to_float gives. */
 double rf_val_dec128_to_float(rf_dec128 s);
 
 /* avg divides a 128-bit sum and rounds half away from zero to 6 fraction

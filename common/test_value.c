@@ -359,6 +359,22 @@ static void test_arith(void)
     CHECK(rf_val_dec_from_float(-1e13, &r, &e) == RF_EUSER);
     CHECK(rf_val_dec_from_float(NAN, &r, &e) == RF_EUSER);
     CHECK(rf_val_dec_from_float(INFINITY, &r, &e) == RF_EUSER);
+    /* the float's exact value is rounded, never x * 1e6 as a double (values by Python's Decimal) */
+    CHECK(rf_val_dec_from_float(8000000000000.123, &r, &e) == RF_OK && r == 8000000000000123047);
+    CHECK(rf_val_dec_from_float(-8000000000000.123, &r, &e) == RF_OK && r == -8000000000000123047);
+    CHECK(rf_val_dec_from_float(123.4567895, &r, &e) == RF_OK && r == 123456789); /* just below the tie */
+    CHECK(rf_val_dec_from_float(5e-7, &r, &e) == RF_OK && r == 0);
+    CHECK(rf_val_dec_from_float(4e-320, &r, &e) == RF_OK && r == 0);
+    CHECK(rf_val_dec_from_float(9223372036854.775807, &r, &e) == RF_OK && r == 9223372036854775391);
+    CHECK(rf_val_dec_from_float(-9223372036854.775807, &r, &e) == RF_OK && r == -9223372036854775391);
+    CHECK(rf_val_dec_from_float(nextafter(9223372036854.775807, 1e13), &r, &e) == RF_EUSER);
+    CHECK(rf_val_dec_from_float(0x1p40, &r, &e) == RF_OK && r == 1099511627776000000);
+    CHECK(rf_val_dec_from_float(0x1p43, &r, &e) == RF_OK && r == 8796093022208000000);
+    CHECK(rf_val_dec_from_float(0x1p44, &r, &e) == RF_EUSER);
+    /* the nearest double to the millionths, never (double)d rounded first */
+    CHECK(rf_val_dec_to_float(5258986265376043509) == 5258986265376.044);
+    CHECK(rf_val_dec_to_float(-7408596316092197599) == -7408596316092.197);
+    CHECK(rf_val_dec_to_float(RF_DEC_MAX) == 9223372036854.775);
 
     rf_dec128 s = 0;
     for (int i = 0; i < 1000; i++) CHECK(rf_val_dec128_add(s, RF_DEC_MAX, &s, &e) == RF_OK);
@@ -764,6 +780,13 @@ static void test_wide(void)
         CHECK(rf_val_dec128_to_float(x) == rf_val_dec_to_float(x));
     }
     CHECK(rf_val_dec128_to_float(max) == 1.7014118346046923e32);
+    /* whole millionths past 2^53: the fraction decides a tie (2^53 + 1 is halfway) */
+    const rf_dec128 odd = ((rf_dec128)1 << 53) + 1;
+    CHECK(rf_val_dec128_to_float(odd * RF_DEC_ONE) == 0x1p53);
+    CHECK(rf_val_dec128_to_float(odd * RF_DEC_ONE + 1) == 0x1p53 + 2);
+    CHECK(rf_val_dec128_to_float(-odd * RF_DEC_ONE - 1) == -0x1p53 - 2);
+    CHECK(rf_val_dec128_to_float((rf_dec128)5258986265376043509 + 0) == 5258986265376.044);
+    CHECK(rf_val_dec128_to_float((rf_dec128)RF_DEC_MAX * 3) == 27670116110564.33);
     /* comparison is exact where doubles are not */
     CHECK(rf_val_cmp_dec128(max, max - 1) == 1 && rf_val_cmp_dec128(min, min + 1) == -1);
 }

@@ -13,6 +13,15 @@
 
 #include <string.h>
 
+/* The first occurrence of variable `name` in e (NULL where none). */
+static const rf_ast_expr *find_var(const rf_ast_expr *e, const char *name)
+{
+    if (!e) return NULL;
+    if (e->kind == RF_AST_VAR && strcmp(e->name, name) == 0) return e;
+    const rf_ast_expr *f = find_var(e->lhs, name);
+    for (int32_t i = 0; i < e->nargs && !f; i++) f = find_var(e->args[i], name);
+    return f;
+}
 static int32_t new_var(rule_builder *b, const char *name, rf_loc loc, int wildcard, int temp)
 {
     if (b->nvars == b->capvars) {
@@ -749,7 +758,17 @@ void rf_dsg_build_rule(rf_checker *c, const rf_ast_clause *cl, const rf_ast_atom
             int used = 0;
             for (int32_t i = 0; i < h->nargs; i++)
                 if (r->head_args[i]->kind == RF_FE_VAR && r->head_args[i]->var == aggs[g].out_var) used = 1;
-            if (!used) {
+            const rf_ast_expr *inside = NULL;
+            for (int32_t i = 0; i < h->nargs && !used && !inside; i++)
+                if (h->args[i]->kind != RF_AST_VAR) inside = find_var(h->args[i], cl->aggs[g].var);
+            if (inside) {
+                /* the head's expressions are computed with the body, before the aggregate */
+                rf_error(c->d, inside->loc,
+                         "the aggregate result `%s` may appear in the head only as itself, not inside an "
+                         "expression: compute the expression in a rule that reads this one",
+                         cl->aggs[g].var);
+                b.bad = 1;
+            } else if (!used) {
                 rf_error(c->d, cl->aggs[g].loc, "the aggregate result `%s` does not appear in the head",
                          cl->aggs[g].var);
                 b.bad = 1;

@@ -186,6 +186,8 @@ static char *store(stripe *st, const char *s, int64_t len)
     } else {
         if (need > st->left) {
             size_t sz = st->next_size ? st->next_size : CHUNK_MIN;
+            /* a string longer than the next chunk size (up to CHUNK_MAX / 4) still fits */
+            while (sz < need) sz *= 2;
             chunk *c = malloc(sizeof(chunk) + sz);
             if (!c) return NULL;
             c->next = st->chunks;

@@ -479,7 +479,8 @@ static void convert(wk *w, rf_type from, rf_type to, const void *pa, void *po, c
     } else if (from == RF_TYPE_DECIMAL && to == RF_TYPE_FLOAT) {
         const int64_t *a = pa;
         double *o = po;
-        for (int j = 0; j < k; j++) o[j] = (double)a[j] / 1e6; /* = rf_val_dec_to_float */
+        for (int j = 0; j < k; j++) /* rf_val_dec_to_float, its exact range inline */
+            o[j] = a[j] > -((int64_t)1 << 53) && a[j] < ((int64_t)1 << 53) ? (double)a[j] / 1e6 : rf_val_dec_to_float(a[j]);
     } else {                                                   /* float -> decimal */
         const double *a = pa;
         int64_t *o = po;

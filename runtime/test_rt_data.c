@@ -343,6 +343,33 @@ static void *conc_main(void *p)
     return NULL;
 }
 
+/* Strings longer than a stripe's first chunks (16 KiB) but short enough to
+** share chunks (up to 256 KiB): each must get a chunk that holds it (one of
+** 20,000 bytes was written 3.6 KB past a 16 KiB chunk, and loading such a
+** text field aborted in malloc). A dict of its own, so every stripe starts
+** with its smallest chunk; freeing it walks the heap the writes would break. */
+static void test_dict_medium(void)
+{
+    rf_rt_dict *d = rf_rt_dict_new();
+    static const size_t lens[] = {16380, 20000, 40000, 70000, 140000, 262139, 17, 16384, 100000, 30000};
+    const int nl = (int)(sizeof lens / sizeof lens[0]);
+    char *bs = malloc(262139);
+    uint32_t codes[10];
+    for (int i = 0; i < nl; i++) {
+        for (size_t j = 0; j < lens[i]; j++) bs[j] = (char)('a' + (i + j) % 26);
+        CHECK(rf_rt_dict_intern(d, bs, (int64_t)lens[i], &codes[i]) == RF_OK && codes[i] == (uint32_t)i);
+    }
+    for (int i = 0; i < nl; i++) {
+        int64_t n;
+        const char *s = rf_rt_dict_str(d, codes[i], &n);
+        int same = n == (int64_t)lens[i];
+        for (size_t j = 0; same && j < lens[i]; j++) same = s[j] == (char)('a' + (i + j) % 26);
+        CHECK(same && s[n] == 0);
+    }
+    free(bs);
+    rf_rt_dict_free(d);
+}
+
 static void test_dict_concurrent(void)
 {
     rf_rt_dict *d = rf_rt_dict_new();
@@ -1451,6 +1478,7 @@ int main(int argc, char **argv)
     } else {
         if (all || strcmp(what, "dict") == 0) {
             test_dict_basic();
+            test_dict_medium();
             test_dict_concurrent();
             test_dict_bulk();
         }

@@ -362,7 +362,24 @@ __device__ __forceinline__ double w_to_double(i128 v)
     }
     return v < 0 ? -d : d;
 }
-__device__ __forceinline__ double w_to_float(i128 v) { return w_to_double(v) / 1e6; }
+// rf_val_dec_to_float: beyond 2^53 millionths the whole part and the
+// fraction are converted apart, so that the sum rounds once
+__device__ __forceinline__ double dec_to_float(i64 a)
+{
+    const i64 exact = (i64)1 << 53;
+    if (a > -exact && a < exact) return (double)a / 1e6;
+    return (double)(a / (i64)RF_DEC_ONE) + (double)(a % (i64)RF_DEC_ONE) / 1e6;
+}
+// the double nearest to v / 10^6 (rf_val_dec128_to_float, bit for bit)
+__device__ __forceinline__ double w_to_float(i128 v)
+{
+    const i128 exact = (i128)1 << 53;
+    if (v >= -(i128)RF_I64_MAX && v <= (i128)RF_I64_MAX) return dec_to_float((i64)v);
+    i128 q = v / (i128)RF_DEC_ONE, r = v % (i128)RF_DEC_ONE;
+    if (q > -exact && q < exact) return (double)(i64)q + (double)(i64)r / 1e6;
+    double m = w_to_double((i128)(2 * w_mag(q) + (u128)(r != 0))) * 0.5;
+    return v < 0 ? -m : m;
+}
 // avg of a wide total of decimals over count rows (rf_val_dec128_avg)
 __device__ __forceinline__ bool w_avg(i128 sum, i64 count, i64 *o)
 {
@@ -382,12 +399,25 @@ __device__ __forceinline__ u64 norm_hi(i128 v) { return (u64)w_hi(v) ^ (1ull << 
 // ---- conversions (rf_value.h's formulas) ----------------------------------
 __device__ __forceinline__ bool int_to_dec(i64 a, i64 *o) { return dec_res((i128)a * (i128)RF_DEC_ONE, o); }
 __device__ __forceinline__ double int_to_float(i64 a) { return (double)a; }
-__device__ __forceinline__ double dec_to_float(i64 a) { return (double)a / 1e6; }
+// rf_val_dec_from_float: |x| = m * 2^ex exactly, m * 10^6 below 2^73, rounded
+// half away from zero by a shift (never x * 1e6 rounded to a double first)
 __device__ __forceinline__ bool float_to_dec(double x, i64 *o)
 {
-    double r = round(x * 1e6);
-    if (!(r > -9223372036854775808.0 && r < 9223372036854775808.0)) return false;
-    *o = (i64)r;
+    if (!(fabs(x) <= 1.7976931348623157e308)) return false; // NaN, inf
+    int ex;
+    double f = frexp(fabs(x), &ex);
+    u128 p = (u128)(u64)ldexp(f, 53) * (u128)RF_DEC_ONE, q;
+    ex -= 53;
+    if (ex >= 0) {
+        if (p != 0 && (ex > 63 || p > ((u128)RF_I64_MAX >> ex))) return false;
+        q = p << ex;
+    } else if (ex <= -128) {
+        q = 0;
+    } else {
+        q = (p + ((u128)1 << (-ex - 1))) >> -ex;
+    }
+    if (q > (u128)RF_I64_MAX) return false;
+    *o = x < 0 ? -(i64)q : (i64)q;
     return true;
 }
 
