@@ -17,7 +17,10 @@
 **
 ** Where the stored rows are strictly increasing on a one-column key (a
 ** history of ids appended in order) the rows the updates meet are found by
-** binary search instead of hashing the stored rows every transaction.
+** binary search instead of hashing the stored rows every transaction. Where
+** the updates meet no stored row and their keys strictly increase in batch
+** order (a batch of new ids), every run is one update: its inserts are the
+** new rows, and the runs are not walked.
 **
 ** Values compare as the runtime compares them (rf_value.h: -0.0 equals
 ** 0.0, NaNs equal), and a database row repeated counts once.
@@ -157,6 +160,7 @@ static void resolve_chunk(void *ctx, int64_t begin, int64_t end, int worker)
 typedef struct order_job {
     kset *k;
     uint8_t *unsorted; /* per chunk of rows: a row below its predecessor */
+    uint8_t *repeated; /* per chunk of rows: a row whose key equals its predecessor's */
     int64_t grain;
 } order_job;
 
@@ -183,25 +187,42 @@ static void check_order(void *ctx, int64_t begin, int64_t end, int worker)
 {
     (void)worker;
     order_job *j = ctx;
-    for (int64_t i = begin > 0 ? begin : 1; i < end; i++)
+    for (int64_t i = begin > 0 ? begin : 1; i < end; i++) {
         if (key_less(j->k, i, i - 1)) {
             j->unsorted[begin / j->grain] = 1;
             return;
         }
+        if (!j->repeated[begin / j->grain] && !key_less(j->k, i - 1, i)) j->repeated[begin / j->grain] = 1;
+    }
 }
 
 /* The rows by key, stably: the identity when they already are (updates by
-** increasing key, as a batch of new ids), else a parallel radix sort. */
-static rf_status sorted_perm(kset *k, rf_cpu_pool *pool, int64_t **perm)
+** increasing key, as a batch of new ids), else a parallel radix sort.
+** *distinct: the rows' keys strictly increase (every run is one row); then,
+** with no database row among them (only_ops), no permutation is made
+** (*perm NULL): the caller needs none. */
+static rf_status sorted_perm(kset *k, rf_cpu_pool *pool, int only_ops, int64_t **perm, int *distinct)
 {
     int64_t n = k->all.nrows, grain = 1 << 14;
-    order_job j = {k, rf_calloc((size_t)(n / grain + 1), 1), grain};
-    if (!j.unsorted) return RF_ENOMEM;
+    *perm = NULL;
+    *distinct = 0;
+    order_job j = {k, rf_calloc((size_t)(n / grain + 1), 1), rf_calloc((size_t)(n / grain + 1), 1), grain};
+    if (!j.unsorted || !j.repeated) {
+        free(j.unsorted);
+        free(j.repeated);
+        return RF_ENOMEM;
+    }
     rf_cpu_parallel_for(pool, n, grain, check_order, &j);
-    int sorted = 1;
-    for (int64_t i = 0; i <= n / grain; i++) sorted &= !j.unsorted[i];
+    int sorted = 1, repeats = 0;
+    for (int64_t i = 0; i <= n / grain; i++) {
+        sorted &= !j.unsorted[i];
+        repeats |= j.repeated[i];
+    }
     free(j.unsorted);
+    free(j.repeated);
     if (!sorted) return rf_cpu_sort_perm(pool, &k->all, k->gcols, NULL, k->ngcols, perm);
+    *distinct = !repeats;
+    if (*distinct && only_ops) return RF_OK;
     if (!(*perm = rf_malloc((size_t)n * sizeof **perm + 1))) return RF_ENOMEM;
     for (int64_t i = 0; i < n; i++) (*perm)[i] = i;
     return RF_OK;
@@ -451,7 +472,8 @@ rf_status rf_txn_kset_resolve(rf_txn_pred *p, rf_cpu_pool *pool, rf_txn_violatio
         for (int64_t i = 0; i < ninv; i++) memcpy(dst + i * w, (const uint8_t *)p->cur.cols[c] + inv[i] * w, (size_t)w);
         memcpy(dst + ninv * w, o->cols[c], (size_t)(o->n * w));
     }
-    if (!st) st = sorted_perm(&k, pool, &perm);
+    int distinct = 0;
+    if (!st) st = sorted_perm(&k, pool, !ninv, &perm, &distinct);
     k.perm = perm;
     k.gone = rf_calloc((size_t)ninv + 1, 1);
     k.first_ins = rf_calloc((size_t)o->n + 1, 1);
@@ -460,7 +482,14 @@ rf_status rf_txn_kset_resolve(rf_txn_pred *p, rf_cpu_pool *pool, rf_txn_violatio
     k.nscratch = rf_calloc((size_t)threads, sizeof *k.nscratch);
     if (!st && (!k.gone || !k.first_ins || !k.viol || !k.scratch || !k.nscratch)) st = RF_ENOMEM;
     for (int i = 0; !st && i < threads; i++) k.viol[i].op = -1;
-    if (!st) rf_cpu_parallel_for(pool, ninv + o->n, 1 << 12, resolve_chunk, &k);
+    if (!st && distinct && !ninv) {
+        /* every update alone on its key, no stored row of it: an insert adds
+        ** its row, a delete finds nothing (what resolve_run gives a run of
+        ** one update), without walking the runs: a batch of new ids */
+        memcpy(k.first_ins, k.insert, (size_t)o->n);
+    } else if (!st) {
+        rf_cpu_parallel_for(pool, ninv + o->n, 1 << 12, resolve_chunk, &k);
+    }
     if (!st && k.oom) st = RF_ENOMEM;
     for (int i = 0; !st && i < threads; i++)
         if (k.viol[i].op >= 0 && (v->op < 0 || k.viol[i].op < v->op)) *v = k.viol[i];
