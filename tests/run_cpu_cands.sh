@@ -11,8 +11,16 @@
 #  - A round that unions a filtered non-linear join, a linear join with an
 #    input and a later mutual stratum: outputs byte-identical with parts of
 #    one pair, the default, one part per join, --no-fuse and the emulated GPU.
-#  - A map that overflows in a round of many parts: the same first failing
-#    row, message and exit status as --no-fuse.
+#  - A closure that negates nodes of the chain (negchain.logic) counts
+#    n(n-1)/2 less the pairs it negates, in the same 150 MB.
+#  - A round of rules with negations (negated.logic: of inputs, of a
+#    relation computed before, of one and of two columns): outputs
+#    byte-identical with parts of 7 and 64 pairs, the default, one part per
+#    join, --no-fuse and the emulated GPU, equal to the rows Python derives,
+#    and the profile's counts those of --no-fuse.
+#  - A map that overflows in a round of many parts (after a negation in
+#    negoverflow.logic): the same first failing row, message and exit
+#    status as --no-fuse.
 # --sanitized: no address-space limit (a sanitizer's allocator reserves more).
 set -u
 limit=1
@@ -57,6 +65,16 @@ $to "$redfox" run "$dir/filtered.logic" --data "$tmp/chain" --device cpu --threa
 [ "$(tail -1 "$tmp/chain/fout")" = "$want" ] || no "chain with maps: counted $(tail -1 "$tmp/chain/fout"), not $want"
 grep -q "recursion rounds' candidates in parts" "$tmp/chain/ferr" || no "chain with maps: no round ran in parts"
 
+# the same closure negating nodes 100, 200 and 300: every pair but (x, b)
+# for x < b - 1, in the same bound (the whole pairs of a round: over 300 MB)
+printf '100\n200\n300\n' >"$tmp/chain/blocked.facts"
+want=$(awk -v n=$n 'BEGIN { printf "%d\n", n * (n - 1) / 2 - 98 - 198 - 298 }')
+bounded 150000 "chain with a negation" "$dir/negchain.logic" "$tmp/chain"
+$to "$redfox" run "$dir/negchain.logic" --data "$tmp/chain" --device cpu --threads 2 --profile --format csv \
+    >"$tmp/chain/nout" 2>"$tmp/chain/nerr"
+[ "$(tail -1 "$tmp/chain/nout")" = "$want" ] || no "chain with a negation: counted $(tail -1 "$tmp/chain/nout"), not $want"
+grep -q "recursion rounds' candidates in parts" "$tmp/chain/nerr" || no "chain with a negation: no round ran in parts"
+
 # 1b. a hub: chunks of left rows whose every row matches 3,000 right rows
 # (1.9 M pairs in the first chunk, 48,000 distinct candidates): the parts
 # are cut inside a chunk, so the round fits in 100 MB (whole chunks: over 150 MB)
@@ -91,18 +109,83 @@ done
 [ "$(wc -l <"$tmp/mixed/1/p.csv")" -gt 1000 ] || no "mixed: too few rows to mean anything"
 echo "mixed: $(wc -l <"$tmp/mixed/1/p.csv") rows of p, equal in 5 ways"
 
-# 3. an overflow in a round of many parts
+# 2b. negations: every way the same bytes, and the rows an independent
+# evaluation (Python) derives
+mkdir -p "$tmp/neg"
+awk 'BEGIN { srand(7); for (i = 1; i < 90; i++) printf "%d\t%d\n", i, i + 1;
+             for (i = 0; i < 70; i++) printf "%d\t%d\n", int(rand() * 120), int(rand() * 120) }' >"$tmp/neg/edge.facts"
+awk 'BEGIN { srand(8); for (i = 0; i < 12; i++) print int(rand() * 120) }' >"$tmp/neg/blocked.facts"
+awk 'BEGIN { srand(9); for (i = 0; i < 400; i++) printf "%d\t%d\n", int(rand() * 120), int(rand() * 120) }' \
+    >"$tmp/neg/banned.facts"
+way=0
+for opts in "--no-fuse" "--set cpu_part_pairs=7" "--set cpu_part_pairs=64" "" "--set cpu_part_pairs=off" "gpu"; do
+    way=$((way + 1))
+    if [ "$opts" = gpu ]; then
+        RF_GPU_EMULATE=1 $to "$redfox" run "$dir/negated.logic" --data "$tmp/neg" --device gpu --out "$tmp/neg/$way" \
+            >/dev/null 2>"$tmp/neg/err" || no "negated, emulated GPU: $(cat "$tmp/neg/err")"
+    else
+        # shellcheck disable=SC2086
+        $to "$redfox" run "$dir/negated.logic" --data "$tmp/neg" --device cpu --threads 2 --profile $opts \
+            --out "$tmp/neg/$way" >/dev/null 2>"$tmp/neg/err" || no "negated, $opts: $(cat "$tmp/neg/err")"
+        # the profile's calls and row counts: the kernels' own
+        awk '/^k[0-9]/ { print $1, $2, $4, $6, $7 }' "$tmp/neg/err" >"$tmp/neg/counts.$way"
+        case "$opts" in
+        --no-fuse) ! grep -q "candidates in parts" "$tmp/neg/err" || no "negated: rounds in parts with --no-fuse" ;;
+        *) grep -q "candidates in parts" "$tmp/neg/err" || no "negated: no round in parts with '$opts'"
+           cmp -s "$tmp/neg/counts.1" "$tmp/neg/counts.$way" || no "negated: the profile's counts differ with '$opts'" ;;
+        esac
+    fi
+    [ $way = 1 ] || cmp -s "$tmp/neg/1/r.csv" "$tmp/neg/$way/r.csv" || no "negated: r differs with '$opts'"
+done
+if command -v python3 >/dev/null 2>&1; then
+    python3 -B - "$tmp/neg" <<'PY' || no "negated: not the rows Python derives"
+import os, sys
+d = sys.argv[1]
+pairs = lambda f: {tuple(int(v) for v in l.split()) for l in open(os.path.join(d, f)) if l.strip()}
+edge, banned = pairs("edge.facts"), pairs("banned.facts")
+blocked = {int(l) for l in open(os.path.join(d, "blocked.facts")) if l.strip()}
+hub = {x for (x, y) in edge for (x2, z) in edge if x2 == x and y < z - 40}
+edge_from = {}
+for (y, z) in edge:
+    edge_from.setdefault(y, []).append(z)
+r = set(edge)
+while True:
+    by_first = {}
+    for (x, y) in r:
+        by_first.setdefault(x, []).append(y)
+    new = set()
+    for (x, y) in r:
+        for z in by_first.get(y, ()):
+            if z not in blocked: new.add((x, z))
+            if y not in hub and z > x: new.add((x, z))
+        for z in edge_from.get(y, ()):
+            if (x, z) not in banned and x != z: new.add((x, z))
+    if new <= r: break
+    r |= new
+got = {tuple(int(v) for v in l.strip().split(",")) for l in open(os.path.join(d, "1", "r.csv")) if l.strip()[:1].isdigit() or l.strip()[:1] == "-"}
+if got != r:
+    print("redfox %d rows, Python %d; only redfox: %s; only Python: %s" % (len(got), len(r), sorted(got - r)[:5], sorted(r - got)[:5]))
+    sys.exit(1)
+PY
+fi
+[ "$(wc -l <"$tmp/neg/1/r.csv")" -gt 1000 ] || no "negated: too few rows to mean anything"
+echo "negated: $(wc -l <"$tmp/neg/1/r.csv") rows of r, equal in 6 ways and to Python's"
+
+# 3. an overflow in a round of many parts (after a negation in negoverflow)
 { awk 'BEGIN { for (i = 1; i < 200; i++) printf "%d\t%d\n", i, i + 1 }'; printf '150\t20000\n120\t30000\n60\t40000\n'; } \
     >"$tmp/ov/edge.facts"
-$to "$redfox" run "$dir/overflow.logic" --data "$tmp/ov" --device cpu --no-fuse >/dev/null 2>"$tmp/ov/err.a"
-ra=$?
-for opts in "--set cpu_part_pairs=1" ""; do
-    # shellcheck disable=SC2086
-    $to "$redfox" run "$dir/overflow.logic" --data "$tmp/ov" --device cpu $opts >/dev/null 2>"$tmp/ov/err.b"
-    rb=$?
-    if [ $ra -ne 1 ] || [ $rb -ne $ra ] || ! cmp -s "$tmp/ov/err.a" "$tmp/ov/err.b"; then
-        no "overflow with '$opts': exit $ra / $rb"; cat "$tmp/ov/err.a" "$tmp/ov/err.b"
-    fi
+printf '20000\n' >"$tmp/ov/blocked.facts"
+for prog in overflow negoverflow; do
+    $to "$redfox" run "$dir/$prog.logic" --data "$tmp/ov" --device cpu --no-fuse >/dev/null 2>"$tmp/ov/err.a"
+    ra=$?
+    for opts in "--set cpu_part_pairs=1" "--set cpu_part_pairs=64" ""; do
+        # shellcheck disable=SC2086
+        $to "$redfox" run "$dir/$prog.logic" --data "$tmp/ov" --device cpu $opts >/dev/null 2>"$tmp/ov/err.b"
+        rb=$?
+        if [ $ra -ne 1 ] || [ $rb -ne $ra ] || ! cmp -s "$tmp/ov/err.a" "$tmp/ov/err.b"; then
+            no "$prog with '$opts': exit $ra / $rb"; cat "$tmp/ov/err.a" "$tmp/ov/err.b"
+        fi
+    done
+    echo "$prog: $(head -1 "$tmp/ov/err.a")"
 done
-echo "overflow: $(head -1 "$tmp/ov/err.a")"
 exit $fail
