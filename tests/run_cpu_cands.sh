@@ -18,9 +18,13 @@
 #    byte-identical with parts of 7 and 64 pairs, the default, one part per
 #    join, --no-fuse and the emulated GPU, equal to the rows Python derives,
 #    and the profile's counts those of --no-fuse.
+#  - A rule of three atoms over layers of 40 nodes (layers.logic) counts
+#    the pairs of layers an odd number apart within 150 MB; a round of
+#    rules of three and four atoms with a negation and conditions after the
+#    second join (three.logic): as negated.logic, against Python's rows.
 #  - A map that overflows in a round of many parts (after a negation in
-#    negoverflow.logic): the same first failing row, message and exit
-#    status as --no-fuse.
+#    negoverflow.logic, in a second join in overflow3.logic): the same
+#    first failing row, message and exit status as --no-fuse.
 # --sanitized: no address-space limit (a sanitizer's allocator reserves more).
 set -u
 limit=1
@@ -87,6 +91,21 @@ $to "$redfox" run "$dir/chain.logic" --data "$tmp/hub" --device cpu --threads 2 
     >"$tmp/hub/out" 2>"$tmp/hub/err"
 [ "$(tail -1 "$tmp/hub/out")" = "$want" ] || no "hub: parts of 1000 pairs counted $(tail -1 "$tmp/hub/out"), not $want"
 echo "hub: $want pairs"
+
+# 1c. a rule of three atoms over 7 layers of 40 nodes, every node of a layer
+# to every node of the next: a round's second join makes 15.4 M pairs for
+# 9,600 distinct candidates; the pairs between layers an odd number apart
+# are counted, in 150 MB (the whole pairs of a round: over 500 MB)
+mkdir -p "$tmp/layers"
+awk -v m=40 -v k=6 'BEGIN { for (l = 0; l < k; l++) for (i = 0; i < m; i++) for (j = 0; j < m; j++)
+    printf "%d\t%d\n", l * 1000 + i, (l + 1) * 1000 + j }' >"$tmp/layers/edge.facts"
+want=$(awk -v m=40 'BEGIN { print (6 + 4 + 2) * m * m }')
+bounded 150000 layers "$dir/layers.logic" "$tmp/layers"
+$to "$redfox" run "$dir/layers.logic" --data "$tmp/layers" --device cpu --threads 2 --profile --format csv \
+    >"$tmp/layers/out" 2>"$tmp/layers/err"
+[ "$(tail -1 "$tmp/layers/out")" = "$want" ] || no "layers: counted $(tail -1 "$tmp/layers/out"), not $want"
+grep -q "recursion rounds' candidates in parts" "$tmp/layers/err" || no "layers: no round ran in parts"
+echo "layers: $want pairs"
 
 # 2. a mixed round: every way, the same bytes
 awk 'BEGIN { srand(3); for (i = 1; i < 120; i++) printf "%d\t%d\n", i, i + 1;
@@ -171,11 +190,84 @@ fi
 [ "$(wc -l <"$tmp/neg/1/r.csv")" -gt 1000 ] || no "negated: too few rows to mean anything"
 echo "negated: $(wc -l <"$tmp/neg/1/r.csv") rows of r, equal in 6 ways and to Python's"
 
-# 3. an overflow in a round of many parts (after a negation in negoverflow)
+# 2c. rules of three and four atoms: every way the same bytes, and the rows
+# Python derives
+mkdir -p "$tmp/three"
+awk 'BEGIN { srand(11); for (i = 0; i < 160; i++) printf "%d\t%d\n", int(rand() * 70), int(rand() * 70) }' \
+    >"$tmp/three/edge.facts"
+awk 'BEGIN { srand(12); for (i = 0; i < 6; i++) print int(rand() * 70) }' >"$tmp/three/blocked.facts"
+way=0
+for opts in "--no-fuse" "--set cpu_part_pairs=7" "--set cpu_part_pairs=64" "" "--set cpu_part_pairs=off" "gpu"; do
+    way=$((way + 1))
+    if [ "$opts" = gpu ]; then
+        RF_GPU_EMULATE=1 $to "$redfox" run "$dir/three.logic" --data "$tmp/three" --device gpu --out "$tmp/three/$way" \
+            >/dev/null 2>"$tmp/three/err" || no "three, emulated GPU: $(cat "$tmp/three/err")"
+    else
+        # shellcheck disable=SC2086
+        $to "$redfox" run "$dir/three.logic" --data "$tmp/three" --device cpu --threads 2 --profile $opts \
+            --out "$tmp/three/$way" >/dev/null 2>"$tmp/three/err" || no "three, $opts: $(cat "$tmp/three/err")"
+        awk '/^k[0-9]/ { print $1, $2, $4, $6, $7 }' "$tmp/three/err" >"$tmp/three/counts.$way"
+        case "$opts" in
+        --no-fuse) ;;
+        *) grep -q "candidates in parts" "$tmp/three/err" || no "three: no round in parts with '$opts'"
+           cmp -s "$tmp/three/counts.1" "$tmp/three/counts.$way" || no "three: the profile's counts differ with '$opts'" ;;
+        esac
+    fi
+    for f in p q; do
+        [ $way = 1 ] || cmp -s "$tmp/three/1/$f.csv" "$tmp/three/$way/$f.csv" || no "three: $f differs with '$opts'"
+    done
+done
+if command -v python3 >/dev/null 2>&1; then
+    python3 -B - "$tmp/three" <<'PY' || no "three: not the rows Python derives"
+import os, sys
+d = sys.argv[1]
+edge = {tuple(int(v) for v in l.split()) for l in open(os.path.join(d, "edge.facts")) if l.strip()}
+blocked = {int(l) for l in open(os.path.join(d, "blocked.facts")) if l.strip()}
+def succ(rel):
+    out = {}
+    for (a, b) in rel:
+        out.setdefault(a, set()).add(b)
+    return out
+es = succ(edge)
+def fix(step):
+    r = set(edge)
+    while True:
+        new = step(r) - r
+        if not new: return r
+        r |= new
+def p_step(r):
+    rs, out = succ(r), set()
+    for (x, y) in r:
+        for z in es.get(y, ()):
+            out |= {(x, w) for w in es.get(z, ()) if w not in blocked}
+        for z in rs.get(y, ()):
+            out |= {(x, w) for w in rs.get(z, ()) if x < w + 30}
+    return out
+def q_step(r):
+    out = set()
+    for (x, y) in r:
+        for z in es.get(y, ()):
+            for w in es.get(z, ()):
+                out |= {(x, v) for v in es.get(w, ()) if x != v}
+    return out
+want = {"p": fix(p_step), "q": fix(q_step)}
+for f, rows in want.items():
+    got = {tuple(int(v) for v in l.strip().split(",")) for l in open(os.path.join(d, "1", f + ".csv"))
+           if l.strip()[:1].isdigit() or l.strip()[:1] == "-"}
+    if got != rows:
+        print("%s: redfox %d rows, Python %d" % (f, len(got), len(rows)))
+        sys.exit(1)
+PY
+fi
+[ "$(wc -l <"$tmp/three/1/p.csv")" -gt 1000 ] || no "three: too few rows to mean anything"
+echo "three atoms: $(wc -l <"$tmp/three/1/p.csv") rows of p, $(wc -l <"$tmp/three/1/q.csv") of q, equal in 6 ways and to Python's"
+
+# 3. an overflow in a round of many parts (after a negation in negoverflow,
+# in a second join in overflow3)
 { awk 'BEGIN { for (i = 1; i < 200; i++) printf "%d\t%d\n", i, i + 1 }'; printf '150\t20000\n120\t30000\n60\t40000\n'; } \
     >"$tmp/ov/edge.facts"
 printf '20000\n' >"$tmp/ov/blocked.facts"
-for prog in overflow negoverflow; do
+for prog in overflow negoverflow overflow3; do
     $to "$redfox" run "$dir/$prog.logic" --data "$tmp/ov" --device cpu --no-fuse >/dev/null 2>"$tmp/ov/err.a"
     ra=$?
     for opts in "--set cpu_part_pairs=1" "--set cpu_part_pairs=64" ""; do

@@ -8,21 +8,23 @@
 ** block's consecutive kernels
 **     ((JOIN_INDEX, JOIN_MAP stage*) | MAP)* [CONCAT] [UNIQUE] DIFFERENCE(c, known)
 ** with two joins or more, where a join's stage is a negation of its rows so
-** far (ANTI_INDEX, GATHER_MAP against a relation the span does not write) or
-** a MAP of them (a condition that may fail, left after the negations), and
+** far (ANTI_INDEX, GATHER_MAP against a relation the span does not write), a
+** join of them, on its left side, with another atom (JOIN_INDEX, JOIN_MAP: a
+** rule of three atoms or more) or a MAP of them (a condition that may fail,
+** left after the negations), and
 ** every join's pairs and stages' rows, the concatenation and the distinct
 ** rows are temporaries only the span reads (a map on its own, a rule of one
 ** atom or a condition the planner moved before a join, runs whole in its
 ** place; its rows are stored as its kernel's): the semi-naive loop of a
 ** recursive predicate whose round has two joins or more (queryplan/README.md,
 ** "Lowering"), its new rows the distinct candidates not yet known (a round of
-** one join, a linear recursion's, runs as the kernels apart: see plan_from;
-** so does a rule of three atoms, whose second join reads the first's rows).
+** one join, a linear recursion's of two atoms, runs as the kernels apart:
+** see plan_from).
 ** Run at the span's first kernel: each
 ** join's pairs come in parts of at most cpu_part_pairs pairs
 ** (rf_cpu_join_parts), each part is mapped (rf_rt_eval_map), goes through
 ** the join's stages (an anti-join: rf_cx_anti_index, which probes the negated
-** relation's kept index) and its rows are
+** relation's kept index; a later join: its pairs in parts again) and its rows are
 ** inserted into a set of the round's distinct candidates; at the end the
 ** candidates the known relation holds are dropped. Concatenation inputs
 ** made before the span join that set as they are.
@@ -42,10 +44,10 @@
 */
 #include "rt_cpu_internal.h"
 
-/* A stage of a join's rows, in block order: the join itself (ix JOIN_INDEX,
-** mp JOIN_MAP), an anti-join of the rows before it (ix ANTI_INDEX, mp
-** GATHER_MAP: a negation), or a map of them (mp: a condition the planner left
-** after the negations). */
+/* A stage of a join's rows, in block order: the join itself or a later join
+** of its rows with another atom (ix JOIN_INDEX, mp JOIN_MAP), an anti-join of
+** the rows before it (ix ANTI_INDEX, mp GATHER_MAP: a negation), or a map of
+** them (mp: a condition the planner left after the negations). */
 typedef struct cd_stage {
     const rf_hir_kernel *ix, *mp;
 } cd_stage;
@@ -144,6 +146,14 @@ static int32_t stage_at(const rf_hir_block *bl, int32_t j, int32_t end, int32_t 
     if (whole_map(a) && a->in[0] == cur) {
         g->mp = a;
         return 1;
+    }
+    if (b && a->kind == RF_HIR_JOIN_INDEX && a->in[0] == cur && a->in[1] != cur && join_at(a, b)) {
+        /* a join of the rows with another atom (a rule of three atoms or
+        ** more): the rows on the left, so that its pairs, part by part of
+        ** the rows, come in the order of the whole join's */
+        g->ix = a;
+        g->mp = b;
+        return 2;
     }
     if (b && a->kind == RF_HIR_ANTI_INDEX && a->nin == 2 && a->in[0] == cur && a->in[1] != cur && a->out != cur &&
         b->kind == RF_HIR_GATHER_MAP && b->nin == 2 && b->in[0] == cur && b->in[1] == a->out && b->idx == a->out &&
@@ -262,7 +272,8 @@ static rf_cx_cdplan *plan_from(const rf_hir_program *p, const rf_hir_block *bl, 
     ** recursion) is left to the kernels apart. Its rows are mostly distinct,
     ** so parts save little memory, and the set of distinct rows grown part
     ** by part cost a quarter more time than one pass over them (a 3,000-node
-    ** star's linear closure: run 503 -> 645 ms, median of 5). */
+    ** star's linear closure: run 503 -> 645 ms, median of 5). A later join
+    ** of a rule of three atoms counts: its pairs multiply the first's. */
     ok = ok && njoins >= 2 && same_types(p, d->out, d->in[1]) && same_types(p, d->out, d->in[0]);
     /* every value between the joins and the difference lives and dies in the span */
     if (ok && u) ok = span_private(p, bl, first, jd, u->out) && same_types(p, d->out, u->in[0]);

@@ -16,9 +16,9 @@
 **   rt_cpu_lftj.c    LFTJ: the leapfrog triejoin over the threads
 **   rt_cpu_gtotals.c a MAP read only by a GROUP and its REDUCE, run with
 **                    them as one pass (grouped totals)
-**   rt_cpu_cands.c   a recursion's joins (with their negations), union,
-**                    unique and difference run as one pass over the join
-**                    pairs in parts
+**   rt_cpu_cands.c   a recursion's joins (with their negations and later
+**                    joins), union, unique and difference run as one pass
+**                    over the join pairs in parts
 */
 #ifndef RT_CPU_INTERNAL_H
 #define RT_CPU_INTERNAL_H
