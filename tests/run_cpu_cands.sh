@@ -24,7 +24,9 @@
 #    second join (three.logic): as negated.logic, against Python's rows.
 #  - A map that overflows in a round of many parts (after a negation in
 #    negoverflow.logic, in a second join in overflow3.logic): the same
-#    first failing row, message and exit status as --no-fuse.
+#    first failing row, message and exit status as --no-fuse; so where
+#    two stages of a join fail (stages.logic), the earlier stage's error
+#    though a later stage fails in an earlier part.
 # --sanitized: no address-space limit (a sanitizer's allocator reserves more).
 set -u
 limit=1
@@ -280,4 +282,21 @@ for prog in overflow negoverflow overflow3; do
     done
     echo "$prog: $(head -1 "$tmp/ov/err.a")"
 done
+# two stages that fail: (5, 1) fails in the last join's condition (20000 *
+# 10^15) in the first part, (100, 102) in the computed key (102 * 10^17) later
+mkdir -p "$tmp/st"
+{ printf '5\t0\n0\t1\n100000000000000000\t20000\n'; awk 'BEGIN { for (i = 100; i < 200; i++) printf "%d\t%d\n", i, i + 1 }'; } \
+    >"$tmp/st/edge.facts"
+$to "$redfox" run "$dir/stages.logic" --data "$tmp/st" --device cpu --no-fuse >/dev/null 2>"$tmp/st/err.a"
+ra=$?
+grep -q "overflow in 102 \* 100000000000000000" "$tmp/st/err.a" || no "stages: not the computed key's error: $(cat "$tmp/st/err.a")"
+for opts in "--set cpu_part_pairs=1" "--set cpu_part_pairs=2" ""; do
+    # shellcheck disable=SC2086
+    $to "$redfox" run "$dir/stages.logic" --data "$tmp/st" --device cpu $opts >/dev/null 2>"$tmp/st/err.b"
+    rb=$?
+    if [ $ra -ne 1 ] || [ $rb -ne $ra ] || ! cmp -s "$tmp/st/err.a" "$tmp/st/err.b"; then
+        no "stages with '$opts': exit $ra / $rb"; cat "$tmp/st/err.a" "$tmp/st/err.b"
+    fi
+done
+echo "stages: $(head -1 "$tmp/st/err.a")"
 exit $fail
