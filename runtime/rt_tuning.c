@@ -34,9 +34,10 @@ static const setting settings[] = {
     {"cpu_part_pairs", ROWS, offsetof(rf_rt_tuning, cpu_part_pairs), 131072,
      "the most join pairs a recursion's round of two joins or more holds at once on the CPU: its "
      "joins' pairs are mapped, deduplicated and subtracted from the known rows part by part (a count, "
-     "or off: a join's pairs in one part; --no-fuse: every kernel whole). Only a round whose recursive "
-     "rules each read one atom or join two runs in parts (a rule with a negation or of three atoms "
-     "or more leaves the whole round's pairs at once; --profile counts the rounds in parts)"},
+     "or off: a join's pairs in one part; --no-fuse: every kernel whole). A round of two joins or "
+     "more runs in parts, its rules' negations and the later joins of a rule of three atoms or more "
+     "included (a round of one join, a linear recursion of two atoms, holds its pairs at once; "
+     "--profile counts the rounds in parts)"},
     {"hugepages", SWITCH, offsetof(rf_rt_tuning, hugepages), 1,
      "advise transparent huge pages for big host columns (on or off; off where huge-page "
      "compaction stalls the system)"},

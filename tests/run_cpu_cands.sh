@@ -11,8 +11,22 @@
 #  - A round that unions a filtered non-linear join, a linear join with an
 #    input and a later mutual stratum: outputs byte-identical with parts of
 #    one pair, the default, one part per join, --no-fuse and the emulated GPU.
-#  - A map that overflows in a round of many parts: the same first failing
-#    row, message and exit status as --no-fuse.
+#  - A closure that negates nodes of the chain (negchain.logic) counts
+#    n(n-1)/2 less the pairs it negates, in the same 150 MB.
+#  - A round of rules with negations (negated.logic: of inputs, of a
+#    relation computed before, of one and of two columns): outputs
+#    byte-identical with parts of 7 and 64 pairs, the default, one part per
+#    join, --no-fuse and the emulated GPU, equal to the rows Python derives,
+#    and the profile's counts those of --no-fuse.
+#  - A rule of three atoms over layers of 40 nodes (layers.logic) counts
+#    the pairs of layers an odd number apart within 150 MB; a round of
+#    rules of three and four atoms with a negation and conditions after the
+#    second join (three.logic): as negated.logic, against Python's rows.
+#  - A map that overflows in a round of many parts (after a negation in
+#    negoverflow.logic, in a second join in overflow3.logic): the same
+#    first failing row, message and exit status as --no-fuse; so where
+#    two stages of a join fail (stages.logic), the earlier stage's error
+#    though a later stage fails in an earlier part.
 # --sanitized: no address-space limit (a sanitizer's allocator reserves more).
 set -u
 limit=1
@@ -57,6 +71,16 @@ $to "$redfox" run "$dir/filtered.logic" --data "$tmp/chain" --device cpu --threa
 [ "$(tail -1 "$tmp/chain/fout")" = "$want" ] || no "chain with maps: counted $(tail -1 "$tmp/chain/fout"), not $want"
 grep -q "recursion rounds' candidates in parts" "$tmp/chain/ferr" || no "chain with maps: no round ran in parts"
 
+# the same closure negating nodes 100, 200 and 300: every pair but (x, b)
+# for x < b - 1, in the same bound (the whole pairs of a round: over 300 MB)
+printf '100\n200\n300\n' >"$tmp/chain/blocked.facts"
+want=$(awk -v n=$n 'BEGIN { printf "%d\n", n * (n - 1) / 2 - 98 - 198 - 298 }')
+bounded 150000 "chain with a negation" "$dir/negchain.logic" "$tmp/chain"
+$to "$redfox" run "$dir/negchain.logic" --data "$tmp/chain" --device cpu --threads 2 --profile --format csv \
+    >"$tmp/chain/nout" 2>"$tmp/chain/nerr"
+[ "$(tail -1 "$tmp/chain/nout")" = "$want" ] || no "chain with a negation: counted $(tail -1 "$tmp/chain/nout"), not $want"
+grep -q "recursion rounds' candidates in parts" "$tmp/chain/nerr" || no "chain with a negation: no round ran in parts"
+
 # 1b. a hub: chunks of left rows whose every row matches 3,000 right rows
 # (1.9 M pairs in the first chunk, 48,000 distinct candidates): the parts
 # are cut inside a chunk, so the round fits in 100 MB (whole chunks: over 150 MB)
@@ -69,6 +93,21 @@ $to "$redfox" run "$dir/chain.logic" --data "$tmp/hub" --device cpu --threads 2 
     >"$tmp/hub/out" 2>"$tmp/hub/err"
 [ "$(tail -1 "$tmp/hub/out")" = "$want" ] || no "hub: parts of 1000 pairs counted $(tail -1 "$tmp/hub/out"), not $want"
 echo "hub: $want pairs"
+
+# 1c. a rule of three atoms over 7 layers of 40 nodes, every node of a layer
+# to every node of the next: a round's second join makes 15.4 M pairs for
+# 9,600 distinct candidates; the pairs between layers an odd number apart
+# are counted, in 150 MB (the whole pairs of a round: over 500 MB)
+mkdir -p "$tmp/layers"
+awk -v m=40 -v k=6 'BEGIN { for (l = 0; l < k; l++) for (i = 0; i < m; i++) for (j = 0; j < m; j++)
+    printf "%d\t%d\n", l * 1000 + i, (l + 1) * 1000 + j }' >"$tmp/layers/edge.facts"
+want=$(awk -v m=40 'BEGIN { print (6 + 4 + 2) * m * m }')
+bounded 150000 layers "$dir/layers.logic" "$tmp/layers"
+$to "$redfox" run "$dir/layers.logic" --data "$tmp/layers" --device cpu --threads 2 --profile --format csv \
+    >"$tmp/layers/out" 2>"$tmp/layers/err"
+[ "$(tail -1 "$tmp/layers/out")" = "$want" ] || no "layers: counted $(tail -1 "$tmp/layers/out"), not $want"
+grep -q "recursion rounds' candidates in parts" "$tmp/layers/err" || no "layers: no round ran in parts"
+echo "layers: $want pairs"
 
 # 2. a mixed round: every way, the same bytes
 awk 'BEGIN { srand(3); for (i = 1; i < 120; i++) printf "%d\t%d\n", i, i + 1;
@@ -91,18 +130,173 @@ done
 [ "$(wc -l <"$tmp/mixed/1/p.csv")" -gt 1000 ] || no "mixed: too few rows to mean anything"
 echo "mixed: $(wc -l <"$tmp/mixed/1/p.csv") rows of p, equal in 5 ways"
 
-# 3. an overflow in a round of many parts
+# 2b. negations: every way the same bytes, and the rows an independent
+# evaluation (Python) derives
+mkdir -p "$tmp/neg"
+awk 'BEGIN { srand(7); for (i = 1; i < 90; i++) printf "%d\t%d\n", i, i + 1;
+             for (i = 0; i < 70; i++) printf "%d\t%d\n", int(rand() * 120), int(rand() * 120) }' >"$tmp/neg/edge.facts"
+awk 'BEGIN { srand(8); for (i = 0; i < 12; i++) print int(rand() * 120) }' >"$tmp/neg/blocked.facts"
+awk 'BEGIN { srand(9); for (i = 0; i < 400; i++) printf "%d\t%d\n", int(rand() * 120), int(rand() * 120) }' \
+    >"$tmp/neg/banned.facts"
+way=0
+for opts in "--no-fuse" "--set cpu_part_pairs=7" "--set cpu_part_pairs=64" "" "--set cpu_part_pairs=off" "gpu"; do
+    way=$((way + 1))
+    if [ "$opts" = gpu ]; then
+        RF_GPU_EMULATE=1 $to "$redfox" run "$dir/negated.logic" --data "$tmp/neg" --device gpu --out "$tmp/neg/$way" \
+            >/dev/null 2>"$tmp/neg/err" || no "negated, emulated GPU: $(cat "$tmp/neg/err")"
+    else
+        # shellcheck disable=SC2086
+        $to "$redfox" run "$dir/negated.logic" --data "$tmp/neg" --device cpu --threads 2 --profile $opts \
+            --out "$tmp/neg/$way" >/dev/null 2>"$tmp/neg/err" || no "negated, $opts: $(cat "$tmp/neg/err")"
+        # the profile's calls and row counts: the kernels' own
+        awk '/^k[0-9]/ { print $1, $2, $4, $6, $7 }' "$tmp/neg/err" >"$tmp/neg/counts.$way"
+        case "$opts" in
+        --no-fuse) ! grep -q "candidates in parts" "$tmp/neg/err" || no "negated: rounds in parts with --no-fuse" ;;
+        *) grep -q "candidates in parts" "$tmp/neg/err" || no "negated: no round in parts with '$opts'"
+           cmp -s "$tmp/neg/counts.1" "$tmp/neg/counts.$way" || no "negated: the profile's counts differ with '$opts'" ;;
+        esac
+    fi
+    [ $way = 1 ] || cmp -s "$tmp/neg/1/r.csv" "$tmp/neg/$way/r.csv" || no "negated: r differs with '$opts'"
+done
+if command -v python3 >/dev/null 2>&1; then
+    python3 -B - "$tmp/neg" <<'PY' || no "negated: not the rows Python derives"
+import os, sys
+d = sys.argv[1]
+pairs = lambda f: {tuple(int(v) for v in l.split()) for l in open(os.path.join(d, f)) if l.strip()}
+edge, banned = pairs("edge.facts"), pairs("banned.facts")
+blocked = {int(l) for l in open(os.path.join(d, "blocked.facts")) if l.strip()}
+hub = {x for (x, y) in edge for (x2, z) in edge if x2 == x and y < z - 40}
+edge_from = {}
+for (y, z) in edge:
+    edge_from.setdefault(y, []).append(z)
+r = set(edge)
+while True:
+    by_first = {}
+    for (x, y) in r:
+        by_first.setdefault(x, []).append(y)
+    new = set()
+    for (x, y) in r:
+        for z in by_first.get(y, ()):
+            if z not in blocked: new.add((x, z))
+            if y not in hub and z > x: new.add((x, z))
+        for z in edge_from.get(y, ()):
+            if (x, z) not in banned and x != z: new.add((x, z))
+    if new <= r: break
+    r |= new
+got = {tuple(int(v) for v in l.strip().split(",")) for l in open(os.path.join(d, "1", "r.csv")) if l.strip()[:1].isdigit() or l.strip()[:1] == "-"}
+if got != r:
+    print("redfox %d rows, Python %d; only redfox: %s; only Python: %s" % (len(got), len(r), sorted(got - r)[:5], sorted(r - got)[:5]))
+    sys.exit(1)
+PY
+fi
+[ "$(wc -l <"$tmp/neg/1/r.csv")" -gt 1000 ] || no "negated: too few rows to mean anything"
+echo "negated: $(wc -l <"$tmp/neg/1/r.csv") rows of r, equal in 6 ways and to Python's"
+
+# 2c. rules of three and four atoms: every way the same bytes, and the rows
+# Python derives
+mkdir -p "$tmp/three"
+awk 'BEGIN { srand(11); for (i = 0; i < 160; i++) printf "%d\t%d\n", int(rand() * 70), int(rand() * 70) }' \
+    >"$tmp/three/edge.facts"
+awk 'BEGIN { srand(12); for (i = 0; i < 6; i++) print int(rand() * 70) }' >"$tmp/three/blocked.facts"
+way=0
+for opts in "--no-fuse" "--set cpu_part_pairs=7" "--set cpu_part_pairs=64" "" "--set cpu_part_pairs=off" "gpu"; do
+    way=$((way + 1))
+    if [ "$opts" = gpu ]; then
+        RF_GPU_EMULATE=1 $to "$redfox" run "$dir/three.logic" --data "$tmp/three" --device gpu --out "$tmp/three/$way" \
+            >/dev/null 2>"$tmp/three/err" || no "three, emulated GPU: $(cat "$tmp/three/err")"
+    else
+        # shellcheck disable=SC2086
+        $to "$redfox" run "$dir/three.logic" --data "$tmp/three" --device cpu --threads 2 --profile $opts \
+            --out "$tmp/three/$way" >/dev/null 2>"$tmp/three/err" || no "three, $opts: $(cat "$tmp/three/err")"
+        awk '/^k[0-9]/ { print $1, $2, $4, $6, $7 }' "$tmp/three/err" >"$tmp/three/counts.$way"
+        case "$opts" in
+        --no-fuse) ;;
+        *) grep -q "candidates in parts" "$tmp/three/err" || no "three: no round in parts with '$opts'"
+           cmp -s "$tmp/three/counts.1" "$tmp/three/counts.$way" || no "three: the profile's counts differ with '$opts'" ;;
+        esac
+    fi
+    for f in p q; do
+        [ $way = 1 ] || cmp -s "$tmp/three/1/$f.csv" "$tmp/three/$way/$f.csv" || no "three: $f differs with '$opts'"
+    done
+done
+if command -v python3 >/dev/null 2>&1; then
+    python3 -B - "$tmp/three" <<'PY' || no "three: not the rows Python derives"
+import os, sys
+d = sys.argv[1]
+edge = {tuple(int(v) for v in l.split()) for l in open(os.path.join(d, "edge.facts")) if l.strip()}
+blocked = {int(l) for l in open(os.path.join(d, "blocked.facts")) if l.strip()}
+def succ(rel):
+    out = {}
+    for (a, b) in rel:
+        out.setdefault(a, set()).add(b)
+    return out
+es = succ(edge)
+def fix(step):
+    r = set(edge)
+    while True:
+        new = step(r) - r
+        if not new: return r
+        r |= new
+def p_step(r):
+    rs, out = succ(r), set()
+    for (x, y) in r:
+        for z in es.get(y, ()):
+            out |= {(x, w) for w in es.get(z, ()) if w not in blocked}
+        for z in rs.get(y, ()):
+            out |= {(x, w) for w in rs.get(z, ()) if x < w + 30}
+    return out
+def q_step(r):
+    out = set()
+    for (x, y) in r:
+        for z in es.get(y, ()):
+            for w in es.get(z, ()):
+                out |= {(x, v) for v in es.get(w, ()) if x != v}
+    return out
+want = {"p": fix(p_step), "q": fix(q_step)}
+for f, rows in want.items():
+    got = {tuple(int(v) for v in l.strip().split(",")) for l in open(os.path.join(d, "1", f + ".csv"))
+           if l.strip()[:1].isdigit() or l.strip()[:1] == "-"}
+    if got != rows:
+        print("%s: redfox %d rows, Python %d" % (f, len(got), len(rows)))
+        sys.exit(1)
+PY
+fi
+[ "$(wc -l <"$tmp/three/1/p.csv")" -gt 1000 ] || no "three: too few rows to mean anything"
+echo "three atoms: $(wc -l <"$tmp/three/1/p.csv") rows of p, $(wc -l <"$tmp/three/1/q.csv") of q, equal in 6 ways and to Python's"
+
+# 3. an overflow in a round of many parts (after a negation in negoverflow,
+# in a second join in overflow3)
 { awk 'BEGIN { for (i = 1; i < 200; i++) printf "%d\t%d\n", i, i + 1 }'; printf '150\t20000\n120\t30000\n60\t40000\n'; } \
     >"$tmp/ov/edge.facts"
-$to "$redfox" run "$dir/overflow.logic" --data "$tmp/ov" --device cpu --no-fuse >/dev/null 2>"$tmp/ov/err.a"
+printf '20000\n' >"$tmp/ov/blocked.facts"
+for prog in overflow negoverflow overflow3; do
+    $to "$redfox" run "$dir/$prog.logic" --data "$tmp/ov" --device cpu --no-fuse >/dev/null 2>"$tmp/ov/err.a"
+    ra=$?
+    for opts in "--set cpu_part_pairs=1" "--set cpu_part_pairs=64" ""; do
+        # shellcheck disable=SC2086
+        $to "$redfox" run "$dir/$prog.logic" --data "$tmp/ov" --device cpu $opts >/dev/null 2>"$tmp/ov/err.b"
+        rb=$?
+        if [ $ra -ne 1 ] || [ $rb -ne $ra ] || ! cmp -s "$tmp/ov/err.a" "$tmp/ov/err.b"; then
+            no "$prog with '$opts': exit $ra / $rb"; cat "$tmp/ov/err.a" "$tmp/ov/err.b"
+        fi
+    done
+    echo "$prog: $(head -1 "$tmp/ov/err.a")"
+done
+# two stages that fail: (5, 1) fails in the last join's condition (20000 *
+# 10^15) in the first part, (100, 102) in the computed key (102 * 10^17) later
+mkdir -p "$tmp/st"
+{ printf '5\t0\n0\t1\n100000000000000000\t20000\n'; awk 'BEGIN { for (i = 100; i < 200; i++) printf "%d\t%d\n", i, i + 1 }'; } \
+    >"$tmp/st/edge.facts"
+$to "$redfox" run "$dir/stages.logic" --data "$tmp/st" --device cpu --no-fuse >/dev/null 2>"$tmp/st/err.a"
 ra=$?
-for opts in "--set cpu_part_pairs=1" ""; do
+grep -q "overflow in 102 \* 100000000000000000" "$tmp/st/err.a" || no "stages: not the computed key's error: $(cat "$tmp/st/err.a")"
+for opts in "--set cpu_part_pairs=1" "--set cpu_part_pairs=2" ""; do
     # shellcheck disable=SC2086
-    $to "$redfox" run "$dir/overflow.logic" --data "$tmp/ov" --device cpu $opts >/dev/null 2>"$tmp/ov/err.b"
+    $to "$redfox" run "$dir/stages.logic" --data "$tmp/st" --device cpu $opts >/dev/null 2>"$tmp/st/err.b"
     rb=$?
-    if [ $ra -ne 1 ] || [ $rb -ne $ra ] || ! cmp -s "$tmp/ov/err.a" "$tmp/ov/err.b"; then
-        no "overflow with '$opts': exit $ra / $rb"; cat "$tmp/ov/err.a" "$tmp/ov/err.b"
+    if [ $ra -ne 1 ] || [ $rb -ne $ra ] || ! cmp -s "$tmp/st/err.a" "$tmp/st/err.b"; then
+        no "stages with '$opts': exit $ra / $rb"; cat "$tmp/st/err.a" "$tmp/st/err.b"
     fi
 done
-echo "overflow: $(head -1 "$tmp/ov/err.a")"
+echo "stages: $(head -1 "$tmp/st/err.a")"
 exit $fail

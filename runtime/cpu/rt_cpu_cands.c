@@ -6,17 +6,25 @@
 **
 ** Owns: finding such spans (rf_cx_cd_plan) and running one. A span is a
 ** block's consecutive kernels
-**     ((JOIN_INDEX, JOIN_MAP) | MAP)* [CONCAT] [UNIQUE] DIFFERENCE(c, known)
-** with two joins or more, where every join's mapped rows, the concatenation
-** and the distinct rows are temporaries only the span reads (a map, a rule
-** of one atom or a condition the planner moved before a join, runs whole in
-** its place; its rows are stored as its kernel's): the semi-naive loop of a recursive
-** predicate whose round has two joins or more (queryplan/README.md,
+**     ((JOIN_INDEX, JOIN_MAP stage*) | MAP)* [CONCAT] [UNIQUE] DIFFERENCE(c, known)
+** with two joins or more, where a join's stage is a negation of its rows so
+** far (ANTI_INDEX, GATHER_MAP against a relation the span does not write), a
+** join of them, on its left side, with another atom (JOIN_INDEX, JOIN_MAP: a
+** rule of three atoms or more) or a MAP of them (a condition that may fail,
+** left after the negations), and
+** every join's pairs and stages' rows, the concatenation and the distinct
+** rows are temporaries only the span reads (a map on its own, a rule of one
+** atom or a condition the planner moved before a join, runs whole in its
+** place; its rows are stored as its kernel's): the semi-naive loop of a
+** recursive predicate whose round has two joins or more (queryplan/README.md,
 ** "Lowering"), its new rows the distinct candidates not yet known (a round of
-** one join, a linear recursion's, runs as the kernels apart: see plan_at).
+** one join, a linear recursion's of two atoms, runs as the kernels apart:
+** see plan_from).
 ** Run at the span's first kernel: each
 ** join's pairs come in parts of at most cpu_part_pairs pairs
-** (rf_cpu_join_parts), each part is mapped (rf_rt_eval_map) and its rows
+** (rf_cpu_join_parts), each part is mapped (rf_rt_eval_map), goes through
+** the join's stages (an anti-join: rf_cx_anti_index, which probes the negated
+** relation's kept index; a later join: its pairs in parts again) and its rows are
 ** inserted into a set of the round's distinct candidates; at the end the
 ** candidates the known relation holds are dropped. Concatenation inputs
 ** made before the span join that set as they are.
@@ -29,17 +37,29 @@
 ** The result is DIFFERENCE's relation exactly as the kernels one by one make
 ** it: the distinct candidates in the order of their first occurrence in the
 ** concatenation, without the known rows; a map's error is its first failing
-** row's, as the parts come in row order. The profile's counts of the span's
+** row's, as the parts come in row order, and of a join's stages the first
+** stage's that fails (struct flow). The profile's counts of the span's
 ** never stored values (pairs, mapped rows, concatenation, distinct rows) are
 ** the kernels' own (fused_rows).
 */
 #include "rt_cpu_internal.h"
 
-/* A step of the span, in block order: a join run in parts (ji, jm), or a map
-** run whole (mp: a rule of one atom, or a condition the planner moved before
-** a join, which then reads its rows). src: its rows are a concatenation input. */
+/* A stage of a join's rows, in block order: the join itself or a later join
+** of its rows with another atom (ix JOIN_INDEX, mp JOIN_MAP), an anti-join of
+** the rows before it (ix ANTI_INDEX, mp GATHER_MAP: a negation), or a map of
+** them (mp: a condition the planner left after the negations). */
+typedef struct cd_stage {
+    const rf_hir_kernel *ix, *mp;
+} cd_stage;
+
+/* A step of the span, in block order: a join whose rows go through its
+** stages (stages[st0 .. st0 + nst), the first the join) part by part into
+** the candidates, or a map run whole (mp: a rule of one atom, or a condition
+** the planner moved before a join, which then reads its rows). src: its rows
+** are a concatenation input. */
 typedef struct cd_item {
-    const rf_hir_kernel *ji, *jm, *mp;
+    const rf_hir_kernel *mp;
+    int32_t st0, nst;
     int src;
 } cd_item;
 
@@ -49,6 +69,8 @@ struct rf_cx_cdplan {
     int32_t npre;
     cd_item *items;
     int32_t nitems;
+    cd_stage *stages;
+    int32_t nstages;
     const rf_hir_kernel **ks; /* the span's kernels after the first, skipped when it ran */
     int32_t nks;
 };
@@ -97,11 +119,195 @@ void rf_cx_cd_plan_free(rf_cx_cdplan *pl)
     if (!pl) return;
     free(pl->pre);
     free(pl->items);
+    free(pl->stages);
     free(pl->ks);
     free(pl);
 }
 
-/* The plan of the span ending at the DIFFERENCE bl->kernels[jd], or NULL. */
+static int whole_map(const rf_hir_kernel *m)
+{
+    return m->kind == RF_HIR_MAP && m->nin == 1 && m->in[0] != m->out && !m->group && m->naggs == 0;
+}
+
+/* A join at ji (then m), its pairs read by its map only. */
+static int join_at(const rf_hir_kernel *ji, const rf_hir_kernel *m)
+{
+    return ji->kind == RF_HIR_JOIN_INDEX && m->kind == RF_HIR_JOIN_MAP && ji->nin == 2 && m->nin == 3 &&
+           m->idx == ji->out && m->in[0] == ji->in[0] && m->in[1] == ji->in[1] && m->in[2] == ji->out &&
+           ji->in[0] != m->out && ji->in[1] != m->out;
+}
+
+/* The later stage at bl->kernels[j] (before end) of a join whose rows so far
+** are cur: how many kernels it takes (0: none). */
+static int32_t stage_at(const rf_hir_block *bl, int32_t j, int32_t end, int32_t cur, cd_stage *g)
+{
+    const rf_hir_kernel *a = bl->kernels[j], *b = j + 1 < end ? bl->kernels[j + 1] : NULL;
+    memset(g, 0, sizeof *g);
+    if (whole_map(a) && a->in[0] == cur) {
+        g->mp = a;
+        return 1;
+    }
+    if (b && a->kind == RF_HIR_JOIN_INDEX && a->in[0] == cur && a->in[1] != cur && join_at(a, b)) {
+        /* a join of the rows with another atom (a rule of three atoms or
+        ** more): the rows on the left, so that its pairs, part by part of
+        ** the rows, come in the order of the whole join's */
+        g->ix = a;
+        g->mp = b;
+        return 2;
+    }
+    if (b && a->kind == RF_HIR_ANTI_INDEX && a->nin == 2 && a->in[0] == cur && a->in[1] != cur && a->out != cur &&
+        b->kind == RF_HIR_GATHER_MAP && b->nin == 2 && b->in[0] == cur && b->in[1] == a->out && b->idx == a->out &&
+        b->out != cur && b->out != a->out) {
+        g->ix = a;
+        g->mp = b;
+        return 2;
+    }
+    return 0;
+}
+
+/* The steps of the kernels first..pos-1 of bl, in order: joins with their
+** later stages, and maps run whole. 0 when they are not such steps. */
+static int parse_steps(const rf_hir_block *bl, int32_t first, int32_t pos, cd_item *items, int32_t *nitems,
+                       cd_stage *stages, int32_t *nstages)
+{
+    *nitems = *nstages = 0;
+    for (int32_t j = first; j < pos;) {
+        cd_item *it = &items[(*nitems)++];
+        memset(it, 0, sizeof *it);
+        const rf_hir_kernel *a = bl->kernels[j];
+        if (j + 1 < pos && join_at(a, bl->kernels[j + 1])) {
+            it->st0 = *nstages;
+            stages[*nstages].ix = a;
+            stages[(*nstages)++].mp = bl->kernels[j + 1];
+            int32_t cur = bl->kernels[j + 1]->out, w;
+            j += 2;
+            while (j < pos && (w = stage_at(bl, j, pos, cur, &stages[*nstages])) > 0) {
+                cur = stages[(*nstages)++].mp->out;
+                j += w;
+            }
+            it->nst = *nstages - it->st0;
+        } else if (whole_map(a)) {
+            it->mp = a;
+            j++;
+        } else {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Whether the values a join's stages make (never stored: they pass part by
+** part) are read by none of the kernels first..last but their next stage
+** (the last one's rows: by fin), and are temporaries nothing else reads. */
+static int stages_private(const rf_hir_program *p, const rf_hir_block *bl, int32_t first, int32_t last,
+                          const cd_stage *g, int32_t nst, const rf_hir_kernel *fin)
+{
+    for (int32_t s = 0; s < nst; s++) {
+        const rf_hir_kernel *nx[2] = {fin, NULL};
+        if (s + 1 < nst) {
+            nx[0] = g[s + 1].mp;
+            nx[1] = g[s + 1].ix;
+        }
+        int32_t vals[2] = {g[s].mp->out, g[s].ix ? g[s].ix->out : -1};
+        for (int v = 0; v < 2; v++) {
+            if (vals[v] < 0) continue;
+            if (!span_private(p, bl, first, last, vals[v])) return 0;
+            for (int32_t j = first; j <= last; j++) {
+                const rf_hir_kernel *q = bl->kernels[j];
+                /* the pairs and the anti-join's rows: read by the stage's map only */
+                int ok = v == 1 ? q == g[s].mp : q == nx[0] || (nx[1] && q == nx[1]);
+                if (reads(q, vals[v]) && !ok) return 0;
+            }
+        }
+    }
+    return 1;
+}
+
+/* The plan of the span ending at the DIFFERENCE bl->kernels[jd] whose steps
+** are the kernels first..pos-1, or NULL. */
+static rf_cx_cdplan *plan_from(const rf_hir_program *p, const rf_hir_block *bl, int32_t first, int32_t pos,
+                               int32_t jd, const rf_hir_kernel *c, const rf_hir_kernel *u, const int32_t *vars,
+                               int32_t nvars)
+{
+    const rf_hir_kernel *d = bl->kernels[jd];
+    rf_cx_cdplan *pl = rf_calloc(1, sizeof *pl);
+    uint8_t *claimed = rf_calloc((size_t)nvars + 1, 1);
+    int ok = pl && claimed;
+    if (ok) {
+        pl->pre = rf_calloc((size_t)nvars + 1, sizeof *pl->pre);
+        pl->items = rf_calloc((size_t)(pos - first) + 1, sizeof *pl->items);
+        pl->stages = rf_calloc((size_t)(pos - first) + 1, sizeof *pl->stages);
+        pl->ks = rf_calloc((size_t)(jd - first) + 1, sizeof *pl->ks);
+        ok = pl->pre && pl->items && pl->stages && pl->ks;
+    }
+    ok = ok && parse_steps(bl, first, pos, pl->items, &pl->nitems, pl->stages, &pl->nstages);
+    /* the last stage's rows of a join are read by the concatenation (or are
+    ** the candidates themselves) */
+    const rf_hir_kernel *fin = c ? c : u ? u : d;
+    int32_t njoins = 0, last_at = -1;
+    for (int32_t i = 0; ok && i < pl->nitems; i++) {
+        cd_item *it = &pl->items[i];
+        const cd_stage *g = &pl->stages[it->st0];
+        int32_t out = it->mp ? it->mp->out : g[it->nst - 1].mp->out, at = -1, times = 0;
+        for (int32_t v = 0; v < nvars; v++)
+            if (vars[v] == out) at = v, times++;
+        /* each concatenation input made once; a join's rows are one */
+        ok = times <= 1 && !(times == 1 && claimed[at]) && (it->mp || times == 1);
+        if (!ok) break;
+        if (times == 1) claimed[at] = 1;
+        it->src = times == 1;
+        if (it->mp) {
+            ok = span_private(p, bl, first, jd, out);
+            /* no step reads a map's rows before the map ran */
+            for (int32_t j = first; j < pos && ok && bl->kernels[j] != it->mp; j++) ok = !reads(bl->kernels[j], out);
+            continue;
+        }
+        for (int32_t s = 0; s < it->nst; s++) njoins += g[s].ix && g[s].ix->kind == RF_HIR_JOIN_INDEX;
+        ok = stages_private(p, bl, first, jd, g, it->nst, fin);
+        /* a negated relation does not change in the round */
+        for (int32_t s = 1; s < it->nst && ok; s++)
+            for (int32_t j = first; j <= jd && ok && g[s].ix; j++) ok = bl->kernels[j]->out != g[s].ix->in[1];
+    }
+    /* Two joins or more: a round whose candidates one join makes (a linear
+    ** recursion) is left to the kernels apart. Its rows are mostly distinct,
+    ** so parts save little memory, and the set of distinct rows grown part
+    ** by part cost a quarter more time than one pass over them (a 3,000-node
+    ** star's linear closure: run 503 -> 645 ms, median of 5). A later join
+    ** of a rule of three atoms counts: its pairs multiply the first's. */
+    ok = ok && njoins >= 2 && same_types(p, d->out, d->in[1]) && same_types(p, d->out, d->in[0]);
+    /* every value between the joins and the difference lives and dies in the span */
+    if (ok && u) ok = span_private(p, bl, first, jd, u->out) && same_types(p, d->out, u->in[0]);
+    if (ok && c) ok = span_private(p, bl, first, jd, c->out);
+    for (int32_t i = 0; i < nvars && ok; i++) ok = same_types(p, d->out, vars[i]);
+    /* the concatenation's inputs made before the span come first, the span's
+    ** in block order after them: rows then come in the concatenation's order,
+    ** and the steps run (and fail) in the kernels' order */
+    for (int32_t i = 0; i < nvars && ok; i++)
+        if (!claimed[i]) ok = last_at < i, last_at = i;
+    for (int32_t i = 0; ok && i < pl->nitems; i++) {
+        const cd_item *it = &pl->items[i];
+        int32_t out = it->mp ? it->mp->out : pl->stages[it->st0 + it->nst - 1].mp->out;
+        for (int32_t v = 0; v < nvars && ok; v++)
+            if (vars[v] == out) ok = last_at < v, last_at = v;
+    }
+    if (ok) {
+        pl->first = bl->kernels[first];
+        pl->concat = c;
+        pl->unique = u;
+        pl->diff = d;
+        for (int32_t i = 0; i < nvars; i++)
+            if (!claimed[i]) pl->pre[pl->npre++] = vars[i];
+        for (int32_t j = first + 1; j <= jd; j++) pl->ks[pl->nks++] = bl->kernels[j];
+    } else {
+        rf_cx_cd_plan_free(pl);
+        pl = NULL;
+    }
+    free(claimed);
+    return pl;
+}
+
+/* The plan of the span ending at the DIFFERENCE bl->kernels[jd], or NULL:
+** the longest run of steps before it that makes one. */
 static rf_cx_cdplan *plan_at(const rf_hir_program *p, const rf_hir_block *bl, int32_t jd)
 {
     const rf_hir_kernel *d = bl->kernels[jd], *u = NULL, *c = NULL;
@@ -119,100 +325,19 @@ static rf_cx_cdplan *plan_at(const rf_hir_program *p, const rf_hir_block *bl, in
         vars = c->in;
         nvars = c->nin;
     }
-    /* the steps before: (JOIN_INDEX, JOIN_MAP) pairs making concatenation
-    ** inputs, each once, and maps (making inputs, or read by a later join) */
-    uint8_t *claimed = rf_calloc((size_t)nvars + 1, 1);
-    if (!claimed) return NULL;
-    int32_t first = pos, njoins = 0;
-    while (first >= 1) {
-        const rf_hir_kernel *m = bl->kernels[first - 1], *ji = first >= 2 ? bl->kernels[first - 2] : NULL;
-        int32_t out, step;
-        if (m->kind == RF_HIR_MAP && m->nin == 1 && m->in[0] != m->out && !m->group && m->naggs == 0) {
-            out = m->out;
-            step = 1;
-        } else if (ji && ji->kind == RF_HIR_JOIN_INDEX && m->kind == RF_HIR_JOIN_MAP && ji->nin == 2 &&
-                   m->nin == 3 && m->idx == ji->out && m->in[0] == ji->in[0] && m->in[1] == ji->in[1] &&
-                   m->in[2] == ji->out && ji->in[0] != m->out && ji->in[1] != m->out) {
-            out = m->out;
-            step = 2;
-        } else {
+    int32_t lo = pos;
+    while (lo > 0) {
+        rf_hir_kind kk = bl->kernels[lo - 1]->kind;
+        if (kk != RF_HIR_MAP && kk != RF_HIR_JOIN_INDEX && kk != RF_HIR_JOIN_MAP && kk != RF_HIR_ANTI_INDEX &&
+            kk != RF_HIR_GATHER_MAP)
             break;
-        }
-        int32_t at = -1, times = 0;
-        for (int32_t i = 0; i < nvars; i++)
-            if (vars[i] == out) at = i, times++;
-        if (times > 1 || (times == 1 && claimed[at]) || (times == 0 && step == 2)) break;
-        if (times == 1) claimed[at] = 1;
-        first -= step;
-        njoins += step == 2;
+        lo--;
     }
-    rf_cx_cdplan *pl = NULL;
-    /* Two joins or more: a round whose candidates one join makes (a linear
-    ** recursion) is left to the kernels apart. Its rows are mostly distinct,
-    ** so parts save little memory, and the set of distinct rows grown part
-    ** by part cost a quarter more time than one pass over them (a 3,000-node
-    ** star's linear closure: run 503 -> 645 ms, median of 5). */
-    int ok = njoins >= 2 && same_types(p, d->out, d->in[1]) && same_types(p, d->out, d->in[0]);
-    /* every value between the joins and the difference lives and dies in the span */
-    if (ok && u) ok = span_private(p, bl, first, jd, u->out) && same_types(p, d->out, u->in[0]);
-    if (ok && c) ok = span_private(p, bl, first, jd, c->out);
-    for (int32_t i = 0; i < nvars && ok; i++) ok = same_types(p, d->out, vars[i]);
-    /* the concatenation's inputs made before the span come first, the span's
-    ** in block order after them: rows then come in the concatenation's order,
-    ** and the steps run (and fail) in the kernels' order */
-    int32_t last_at = -1;
-    for (int32_t i = 0; i < nvars && ok; i++)
-        if (!claimed[i]) ok = last_at < i, last_at = i;
-    for (int32_t j = first; j < pos && ok;) {
-        const rf_hir_kernel *k = bl->kernels[j];
-        int join = k->kind == RF_HIR_JOIN_INDEX;
-        const rf_hir_kernel *o = join ? bl->kernels[j + 1] : k;
-        ok = span_private(p, bl, first, jd, o->out) && (!join || span_private(p, bl, first, jd, k->out));
-        for (int32_t i = 0; i < nvars && ok; i++)
-            if (vars[i] == o->out) ok = last_at < i, last_at = i;
-        /* no step reads a join's pairs or rows (never stored), nor a map's
-        ** rows before the map ran */
-        for (int32_t i = first; i < pos && ok; i++) {
-            const rf_hir_kernel *q = bl->kernels[i];
-            if (q->kind == RF_HIR_JOIN_MAP && q->idx == bl->kernels[i - 1]->out) continue; /* its own pairs */
-            for (int32_t side = 0; side < q->nin && ok; side++)
-                ok = (!join || (q->in[side] != k->out && q->in[side] != o->out)) && (join || i > j || q->in[side] != o->out);
-        }
-        j += join ? 2 : 1;
+    for (int32_t first = lo; first + 2 <= pos; first++) {
+        rf_cx_cdplan *pl = plan_from(p, bl, first, pos, jd, c, u, vars, nvars);
+        if (pl) return pl;
     }
-    if (ok) ok = (pl = rf_calloc(1, sizeof *pl)) != NULL;
-    if (ok) {
-        pl->pre = rf_calloc((size_t)nvars + 1, sizeof *pl->pre);
-        pl->items = rf_calloc((size_t)(pos - first) + 1, sizeof *pl->items);
-        pl->ks = rf_calloc((size_t)(jd - first) + 1, sizeof *pl->ks);
-        ok = pl->pre && pl->items && pl->ks;
-    }
-    if (ok) {
-        pl->first = bl->kernels[first];
-        pl->concat = c;
-        pl->unique = u;
-        pl->diff = d;
-        for (int32_t i = 0; i < nvars; i++)
-            if (!claimed[i]) pl->pre[pl->npre++] = vars[i];
-        for (int32_t j = first; j < pos;) {
-            cd_item *it = &pl->items[pl->nitems++];
-            if (bl->kernels[j]->kind == RF_HIR_JOIN_INDEX) {
-                it->ji = bl->kernels[j];
-                it->jm = bl->kernels[j + 1];
-                it->src = 1;
-                j += 2;
-            } else {
-                it->mp = bl->kernels[j++];
-                for (int32_t i = 0; i < nvars; i++) it->src |= vars[i] == it->mp->out;
-            }
-        }
-        for (int32_t j = first + 1; j <= jd; j++) pl->ks[pl->nks++] = bl->kernels[j];
-    } else {
-        rf_cx_cd_plan_free(pl);
-        pl = NULL;
-    }
-    free(claimed);
-    return pl;
+    return NULL;
 }
 
 rf_status rf_cx_cd_plan(exec *x)
@@ -313,13 +438,102 @@ static rf_status add_rows(exec *x, cands *c, const rf_hir_var *dv, rf_rt_rel *re
     return st;
 }
 
-/* One join's pairs, part by part: mapped and added to the candidates. */
-static rf_status join_in_parts(exec *x, const cd_item *s, cands *cd, const rf_hir_var *dv, int64_t *npairs,
-                               int64_t *nrows)
+/* A join's rows on their way through its stages, part by part. A map that
+** fails holds its error and stops its stage and the later ones; the stages
+** before it go on over the next parts, as the kernels apart would have run
+** them over every row first: the error reported is then the first failing
+** row of the first stage that fails, as the kernels one by one report it. */
+typedef struct flow {
+    exec *x;
+    const cd_stage *g;
+    int32_t nst;
+    int32_t alive;   /* the stages that still run (a map of stage alive failed) */
+    rf_diags held;   /* that map's error */
+    rf_status held_st;
+    cands *cd;
+    const rf_hir_var *dv;
+} flow;
+
+static void diags_move(rf_diags *to, rf_diags *from)
 {
-    const rf_hir_kernel *ji = s->ji, *jm = s->jm;
-    const rf_rt_rel *l = &x->vals[ji->in[0]].rel, *r = &x->vals[ji->in[1]].rel;
-    *npairs = *nrows = 0;
+    for (int64_t i = 0; i < from->count; i++)
+        rf_diag_add(to, from->items[i].sev, from->items[i].loc, "%s", from->items[i].msg);
+    rf_diags_free(from);
+    rf_diags_init(from);
+}
+
+/* Stage s's map over n rows of sides into *out: RF_OK, the map's failure
+** held (*stop set), or another failure to report at once. */
+static rf_status stage_map(flow *f, int32_t s, const rf_rt_side sides[2], int64_t n, rf_rt_rel *out, int *stop)
+{
+    exec *x = f->x;
+    const rf_hir_kernel *k = f->g[s].mp;
+    rf_rt_eval_ctx ctx = {x->dict, x->threads, kloc(x, k), rf_hir_kind_name(k->kind)};
+    rf_diags mine;
+    rf_diags_init(&mine);
+    mine.max_errors = x->d->max_errors;
+    memset(out, 0, sizeof *out);
+    rf_status st = rf_rt_eval_map(&ctx, k->filter, k->outs, k->nouts, x->p->vars[k->out]->types, sides, n, out, &mine);
+    *stop = 0;
+    if (st == RF_EUSER) {
+        /* an earlier stage's failure, or none, was held: this one comes first */
+        rf_diags_free(&f->held);
+        f->held = mine;
+        f->held_st = st;
+        f->alive = s;
+        *stop = 1;
+        rf_rt_rel_free(out);
+        return RF_OK;
+    }
+    diags_move(x->d, &mine);
+    if (st) rf_rt_rel_free(out);
+    else x->fused_rows[k->out] += out->nrows;
+    return st;
+}
+
+static rf_status join_stage(flow *f, int32_t s, const rf_rt_rel *l);
+
+/* rows (taken over) through stages s.. into the candidates. */
+static rf_status flow_rows(flow *f, int32_t s, rf_rt_rel *rows)
+{
+    exec *x = f->x;
+    if (s == f->nst) return add_rows(x, f->cd, f->dv, rows, 1);
+    rf_status st = RF_OK;
+    int stop = 0;
+    rf_rt_rel next;
+    memset(&next, 0, sizeof next);
+    if (s >= f->alive) {
+        /* a failed map's stage or a later one */
+    } else if (f->g[s].ix && f->g[s].ix->kind == RF_HIR_JOIN_INDEX) {
+        st = join_stage(f, s, rows);
+    } else if (f->g[s].ix) {
+        /* a negation: the rows without a match in the negated relation */
+        rf_rt_index idx;
+        if (!(st = rf_cx_anti_index(x, f->g[s].ix, rows, &idx))) {
+            x->fused_rows[f->g[s].ix->out] += idx.n;
+            rf_rt_side sides[2] = {{rows, idx.a}, {NULL, NULL}};
+            st = stage_map(f, s, sides, idx.n, &next, &stop);
+            rf_rt_index_free(&idx);
+        }
+    } else {
+        rf_rt_side sides[2] = {{rows, NULL}, {NULL, NULL}};
+        st = stage_map(f, s, sides, rows->nrows, &next, &stop);
+    }
+    rf_rt_rel_free(rows);
+    if (st || stop || s >= f->alive || (f->g[s].ix && f->g[s].ix->kind == RF_HIR_JOIN_INDEX)) {
+        rf_rt_rel_free(&next);
+        return st;
+    }
+    return flow_rows(f, s + 1, &next);
+}
+
+/* Stage s, a join of l (the first stage: its left relation) with its right
+** relation: its pairs part by part, mapped and on through the next stages. */
+static rf_status join_stage(flow *f, int32_t s, const rf_rt_rel *l)
+{
+    exec *x = f->x;
+    const rf_hir_kernel *ji = f->g[s].ix;
+    const rf_rt_rel *r = &x->vals[ji->in[1]].rel;
     if (l->nrows == 0 || r->nrows == 0) return RF_OK; /* no pairs, without a pass over the other side */
     rf_cpu_table lv, rv;
     rf_status st = rf_cx_view_of(l, &lv);
@@ -332,31 +546,47 @@ static rf_status join_in_parts(exec *x, const cd_item *s, cands *cd, const rf_hi
     rf_cpu_join_parts *parts = NULL;
     if (!rf_cx_kept_side(x, ji, &lv, &rv, &side, &st)) side = NULL;
     if (!st) st = rf_cpu_join_parts_new(x->pool, &lv, ji->lkeys, &rv, ji->rkeys, ji->nkeys, side, &parts);
-    const rf_hir_var *ov = x->p->vars[jm->out];
-    rf_rt_eval_ctx ctx = {x->dict, x->threads, kloc(x, jm), rf_hir_kind_name(jm->kind)};
-    while (!st) {
+    while (!st && s < f->alive) {
         int64_t *li = NULL, *ri = NULL, n = 0;
-        if ((st = rf_cpu_join_parts_next(x->pool, parts, cd->bound, &li, &ri, &n)) || n == 0) {
+        if ((st = rf_cpu_join_parts_next(x->pool, parts, f->cd->bound, &li, &ri, &n)) || n == 0) {
             free(li);
             free(ri);
             break;
         }
-        *npairs += n;
+        x->fused_rows[ji->out] += n;
         rf_rt_side sides[2] = {{l, li}, {r, ri}};
         rf_rt_rel part;
-        memset(&part, 0, sizeof part);
-        st = rf_rt_eval_map(&ctx, jm->filter, jm->outs, jm->nouts, ov->types, sides, n, &part, x->d);
+        int stop = 0;
+        st = stage_map(f, s, sides, n, &part, &stop);
         free(li);
         free(ri);
-        if (!st) {
-            *nrows += part.nrows;
-            st = add_rows(x, cd, dv, &part, 1);
-        }
+        if (!st && !stop) st = flow_rows(f, s + 1, &part);
         rf_rt_rel_free(&part);
     }
     rf_cpu_join_parts_free(parts);
     free(lv.cols);
     free(rv.cols);
+    return st;
+}
+
+/* One join and its later stages, part by part into the candidates. */
+static rf_status join_in_parts(exec *x, const rf_cx_cdplan *pl, const cd_item *it, cands *cd, const rf_hir_var *dv)
+{
+    flow f;
+    memset(&f, 0, sizeof f);
+    f.x = x;
+    f.g = &pl->stages[it->st0];
+    f.nst = f.alive = it->nst;
+    f.cd = cd;
+    f.dv = dv;
+    rf_diags_init(&f.held);
+    for (int32_t s = 0; s < it->nst; s++) {
+        x->fused_rows[f.g[s].mp->out] = 0;
+        if (f.g[s].ix) x->fused_rows[f.g[s].ix->out] = 0;
+    }
+    rf_status st = join_stage(&f, 0, &x->vals[f.g[0].ix->in[0]].rel);
+    if (!st && f.alive < f.nst) st = f.held_st;
+    diags_move(x->d, &f.held);
     return st;
 }
 
@@ -431,11 +661,8 @@ static rf_status run_span(exec *x, const rf_cx_cdplan *pl)
             }
             continue;
         }
-        int64_t npairs = 0, nrows = 0;
-        st = join_in_parts(x, s, &cd, dv, &npairs, &nrows);
-        x->fused_rows[s->ji->out] = npairs;
-        x->fused_rows[s->jm->out] = nrows;
-        all += nrows;
+        st = join_in_parts(x, pl, s, &cd, dv);
+        all += x->fused_rows[pl->stages[s->st0 + s->nst - 1].mp->out];
     }
     if (pl->concat) x->fused_rows[pl->concat->out] = all;
     /* the new rows: the distinct candidates the known relation lacks, in their order */

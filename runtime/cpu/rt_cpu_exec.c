@@ -234,13 +234,46 @@ static int join_kept_side(exec *x, const rf_hir_kernel *k, const rf_cpu_table *l
     return 1;
 }
 
+rf_status rf_cx_anti_index(exec *x, const rf_hir_kernel *k, const rf_rt_rel *l, rf_rt_index *idx)
+{
+    const rf_rt_rel *r = &x->vals[k->in[1]].rel;
+    memset(idx, 0, sizeof *idx);
+    if (k->nkeys == 0) {
+        /* no shared variables: every row survives when the negated relation is empty */
+        int64_t n = r->nrows ? 0 : l->nrows;
+        idx->a = rf_malloc((size_t)(n + 1) * sizeof *idx->a);
+        if (!idx->a) return RF_ENOMEM;
+        for (int64_t i = 0; i < n; i++) idx->a[i] = i;
+        idx->n = n;
+        return RF_OK;
+    }
+    rf_cpu_table lv, rv;
+    rf_status st = rf_cx_view_of(l, &lv);
+    if (st) return st;
+    if ((st = rf_cx_view_of(r, &rv))) {
+        free(lv.cols);
+        return st;
+    }
+    if (!anti_join_probe(x, k, &lv, &rv, idx, &st) && !join_kept_side(x, k, &lv, &rv, idx, &st))
+        st = rf_cpu_anti_join(x->pool, &lv, k->lkeys, &rv, k->rkeys, k->nkeys, &idx->a, &idx->n);
+    free(lv.cols);
+    free(rv.cols);
+    if (st) {
+        rf_rt_index_free(idx);
+        memset(idx, 0, sizeof *idx);
+    }
+    return st;
+}
+
 static rf_status k_join_index(exec *x, const rf_hir_kernel *k)
 {
     const rf_rt_rel *l = &x->vals[k->in[0]].rel, *r = &x->vals[k->in[1]].rel;
     rf_rt_index idx;
     memset(&idx, 0, sizeof idx);
     rf_status st = RF_OK;
-    if (k->kind == RF_HIR_JOIN_INDEX && (l->nrows == 0 || r->nrows == 0)) {
+    if (k->kind == RF_HIR_ANTI_INDEX) {
+        if ((st = rf_cx_anti_index(x, k, l, &idx))) return st;
+    } else if (l->nrows == 0 || r->nrows == 0) {
         /* no pairs, found without a pass over the other side (a recursion's
         ** empty delta against a big relation, every other round of a
         ** mutual recursion) */
@@ -251,13 +284,6 @@ static rf_status k_join_index(exec *x, const rf_hir_kernel *k)
             free(idx.b);
             return RF_ENOMEM;
         }
-    } else if (k->kind == RF_HIR_ANTI_INDEX && k->nkeys == 0) {
-        /* no shared variables: every row survives when the negated relation is empty */
-        int64_t n = r->nrows ? 0 : l->nrows;
-        idx.a = rf_malloc((size_t)(n + 1) * sizeof *idx.a);
-        if (!idx.a) return RF_ENOMEM;
-        for (int64_t i = 0; i < n; i++) idx.a[i] = i;
-        idx.n = n;
     } else {
         rf_cpu_table lv, rv;
         if ((st = rf_cx_view_of(l, &lv))) return st;
@@ -265,12 +291,8 @@ static rf_status k_join_index(exec *x, const rf_hir_kernel *k)
             free(lv.cols);
             return st;
         }
-        if (k->kind == RF_HIR_JOIN_INDEX) {
-            if (!join_kept_side(x, k, &lv, &rv, &idx, &st))
-                st = rf_cpu_hash_join(x->pool, &lv, k->lkeys, &rv, k->rkeys, k->nkeys, &idx.a, &idx.b,
-                                      &idx.n);
-        } else if (!anti_join_probe(x, k, &lv, &rv, &idx, &st) && !join_kept_side(x, k, &lv, &rv, &idx, &st))
-            st = rf_cpu_anti_join(x->pool, &lv, k->lkeys, &rv, k->rkeys, k->nkeys, &idx.a, &idx.n);
+        if (!join_kept_side(x, k, &lv, &rv, &idx, &st))
+            st = rf_cpu_hash_join(x->pool, &lv, k->lkeys, &rv, k->rkeys, k->nkeys, &idx.a, &idx.b, &idx.n);
         free(lv.cols);
         free(rv.cols);
         if (st) return st;

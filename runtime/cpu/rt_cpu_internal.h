@@ -16,8 +16,9 @@
 **   rt_cpu_lftj.c    LFTJ: the leapfrog triejoin over the threads
 **   rt_cpu_gtotals.c a MAP read only by a GROUP and its REDUCE, run with
 **                    them as one pass (grouped totals)
-**   rt_cpu_cands.c   a recursion's joins, union, unique and difference
-**                    run as one pass over the join pairs in parts
+**   rt_cpu_cands.c   a recursion's joins (with their negations and later
+**                    joins), union, unique and difference run as one pass
+**                    over the join pairs in parts
 */
 #ifndef RT_CPU_INTERNAL_H
 #define RT_CPU_INTERNAL_H
@@ -145,6 +146,11 @@ rf_status rf_cx_k_map_kernel(exec *x, const rf_hir_kernel *k);
 ** k's right side is not one to keep. */
 int rf_cx_kept_side(exec *x, const rf_hir_kernel *k, const rf_cpu_table *lv, const rf_cpu_table *rv,
                     rf_cpu_join_side **side, rf_status *st);
+
+/* rt_cpu_exec.c: an ANTI_INDEX kernel's rows of l (its left side, or a part
+** of it) without a match in its right side, ascending, as the kernel finds
+** them (through the right side's kept index where it has one). */
+rf_status rf_cx_anti_index(exec *x, const rf_hir_kernel *k, const rf_rt_rel *l, rf_rt_index *idx);
 
 /* rt_cpu_sets.c */
 /* Gives a relation a hash index on its rows (its set), deduplicating it. */
