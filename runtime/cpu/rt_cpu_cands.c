@@ -536,12 +536,8 @@ static rf_status join_stage(flow *f, int32_t s, const rf_rt_rel *l)
     const rf_rt_rel *r = &x->vals[ji->in[1]].rel;
     if (l->nrows == 0 || r->nrows == 0) return RF_OK; /* no pairs, without a pass over the other side */
     rf_cpu_table lv, rv;
-    rf_status st = rf_cx_view_of(l, &lv);
+    rf_status st = rf_cx_views_of(l, r, &lv, &rv);
     if (st) return st;
-    if ((st = rf_cx_view_of(r, &rv))) {
-        free(lv.cols);
-        return st;
-    }
     rf_cpu_join_side *side = NULL;
     rf_cpu_join_parts *parts = NULL;
     if (!rf_cx_kept_side(x, ji, &lv, &rv, &side, &st)) side = NULL;

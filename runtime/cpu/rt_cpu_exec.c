@@ -27,6 +27,16 @@ rf_status rf_cx_view_of(const rf_rt_rel *r, rf_cpu_table *t)
     return RF_OK;
 }
 
+rf_status rf_cx_views_of(const rf_rt_rel *l, const rf_rt_rel *r, rf_cpu_table *lv, rf_cpu_table *rv)
+{
+    rf_status st = rf_cx_view_of(l, lv);
+    if (!st && (st = rf_cx_view_of(r, rv))) {
+        free(lv->cols);
+        lv->cols = NULL;
+    }
+    return st;
+}
+
 void rf_cx_jsides_free(val *v)
 {
     rf_cpu_set_free(v->probe);
@@ -248,12 +258,8 @@ rf_status rf_cx_anti_index(exec *x, const rf_hir_kernel *k, const rf_rt_rel *l, 
         return RF_OK;
     }
     rf_cpu_table lv, rv;
-    rf_status st = rf_cx_view_of(l, &lv);
+    rf_status st = rf_cx_views_of(l, r, &lv, &rv);
     if (st) return st;
-    if ((st = rf_cx_view_of(r, &rv))) {
-        free(lv.cols);
-        return st;
-    }
     if (!anti_join_probe(x, k, &lv, &rv, idx, &st) && !join_kept_side(x, k, &lv, &rv, idx, &st))
         st = rf_cpu_anti_join(x->pool, &lv, k->lkeys, &rv, k->rkeys, k->nkeys, &idx->a, &idx->n);
     free(lv.cols);
@@ -286,11 +292,7 @@ static rf_status k_join_index(exec *x, const rf_hir_kernel *k)
         }
     } else {
         rf_cpu_table lv, rv;
-        if ((st = rf_cx_view_of(l, &lv))) return st;
-        if ((st = rf_cx_view_of(r, &rv))) {
-            free(lv.cols);
-            return st;
-        }
+        if ((st = rf_cx_views_of(l, r, &lv, &rv))) return st;
         if (!join_kept_side(x, k, &lv, &rv, &idx, &st))
             st = rf_cpu_hash_join(x->pool, &lv, k->lkeys, &rv, k->rkeys, k->nkeys, &idx.a, &idx.b, &idx.n);
         free(lv.cols);

@@ -98,6 +98,8 @@ static inline rf_loc kloc(const exec *x, const rf_hir_kernel *k)
 /* rt_cpu_exec.c: values */
 /* A borrowed view of a relation for the rf_cpu primitives (free t->cols). */
 rf_status rf_cx_view_of(const rf_rt_rel *r, rf_cpu_table *t);
+/* Both sides of a join as views (free both cols); on failure, neither. */
+rf_status rf_cx_views_of(const rf_rt_rel *l, const rf_rt_rel *r, rf_cpu_table *lv, rf_cpu_table *rv);
 void rf_cx_val_clear(val *v);
 /* Rows of in at idx (all columns) into out. */
 rf_status rf_cx_gather_rel(exec *x, const rf_rt_rel *in, const int64_t *idx, int64_t n, const rf_type *types,
