@@ -244,10 +244,12 @@ static rf_status run_kernel_once(const rf_rt_device_ops *dv, void *dev, const rf
 static rf_status run_kernel(const rf_rt_device_ops *dv, void *dev, const rf_rt_env *env, const rf_hir_kernel *k,
                             int64_t *in_rows)
 {
-    if (!env->o->trace) return run_kernel_once(dv, dev, env, k, in_rows);
-    double t0 = rf_now();
+    int64_t nerrors = env->d->nerrors;
+    double t0 = env->o->trace ? rf_now() : 0;
     rf_status st = run_kernel_once(dv, dev, env, k, in_rows);
-    if (!st) {
+    /* a kernel that ran out of memory without saying where: at its rule */
+    if (st == RF_ENOMEM && env->d->nerrors == nerrors) rf_error(env->d, k->loc, "out of memory");
+    if (!st && env->o->trace) {
         char name[96];
         snprintf(name, sizeof name, "k%d %s", (int)k->id, rf_hir_kind_name(k->kind));
         env->o->trace(env->o->trace_ctx, "kernel", name, t0, rf_now(), dv->rows(dev, k->out));

@@ -84,7 +84,8 @@ int rf_tool_finish_api(int code, const void *obj, int64_t n, rf_tool_diag_at_fn 
     case REDFOX_IO:
     case REDFOX_NOTFOUND: return RF_EXIT_USER;
     case REDFOX_NOMEM:
-        if (print) fprintf(stderr, "redfox: error: out of memory\n");
+        /* once: where the error says so already (with its location), not again */
+        if (print && !nerrors) fprintf(stderr, "redfox: error: out of memory\n");
         return RF_EXIT_USER;
     case REDFOX_MISUSE: return RF_EXIT_USAGE;
     default:
