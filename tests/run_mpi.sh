@@ -282,61 +282,51 @@ EOF
         ! grep -q "rank 1 of 2: no answer from rank 0 within 3 s" "$tmp/hang.err"; then
         echo "FAIL: a hung rank: exit $rc after $((t1 - t0)) s"; cat "$tmp/hang.err"; fails=$((fails + 1))
     fi
-    # a rank stopped (SIGSTOP) in the middle of a run of 3: after the timeout
-    # the ranks still waiting ask who is there, and one line names the rank
-    # that never answered (every waiting rank said "no answer from the other
-    # ranks" before, none named it)
     mkdir -p "$tmp/stop"
     awk 'BEGIN { for (i = 0; i < 4000; i++) print i "|" i + 1 "|" }' >"$tmp/stop/edges.tbl"
-    cat >"$tmp/stop.sh" <<EOF
+    # stopped NAME NP RANK DELAY: NP ranks, RANK stopping itself (SIGSTOP)
+    # DELAY seconds after its start; the run's exit status in $rc, its
+    # stderr in $tmp/NAME.err, and a FAIL when it took over 60 s or the
+    # stopped rank was left behind (mpirun's abort kills it)
+    stopped() {
+        rm -f "$tmp/stop.pid"
+        cat >"$tmp/$1.sh" <<EOF
 #!/bin/sh
-if [ "\${OMPI_COMM_WORLD_RANK:-0}" = 2 ]; then
+if [ "\${OMPI_COMM_WORLD_RANK:-0}" = $3 ]; then
     echo \$\$ >"$tmp/stop.pid"
-    ( sleep 1; kill -STOP \$\$ ) &
+    ( sleep $4; kill -STOP \$\$ ) &
 fi
 exec "$redfox" run "$tests/e2e/tc.logic" --data "$tmp/stop" --device $dev --set rank_timeout_s=3 --out "$tmp/stop/out"
 EOF
-    chmod +x "$tmp/stop.sh"
-    t0=$(date +%s)
-    timeout 120 $mpi 3 "$tmp/stop.sh" >/dev/null 2>"$tmp/stop.err"
-    rc=$?
-    t1=$(date +%s)
-    runs=$((runs + 1))
-    if [ $rc -eq 0 ] || [ $rc -eq 124 ] || [ $((t1 - t0)) -gt 60 ] || [ "$(grep -c "no answer from" "$tmp/stop.err")" -ne 1 ] ||
+        chmod +x "$tmp/$1.sh"
+        t0=$(date +%s)
+        timeout 120 $mpi $2 "$tmp/$1.sh" >/dev/null 2>"$tmp/$1.err"
+        rc=$?
+        t1=$(date +%s)
+        runs=$((runs + 1))
+        if [ $((t1 - t0)) -gt 60 ]; then
+            echo "FAIL: $1: $((t1 - t0)) s"; fails=$((fails + 1))
+        fi
+        if [ -f "$tmp/stop.pid" ] && grep -q "tc.logic" "/proc/$(cat "$tmp/stop.pid")/cmdline" 2>/dev/null; then
+            kill -KILL "$(cat "$tmp/stop.pid")"
+            echo "FAIL: $1: the stopped rank was left behind"; fails=$((fails + 1))
+        fi
+    }
+    # a rank stopped in the middle of a run of 3: after the timeout the
+    # ranks still waiting ask who is there, and one line names the rank
+    # that never answered (every waiting rank said "no answer from the
+    # other ranks" before, none named it)
+    stopped stop 3 2 1
+    if [ $rc -eq 0 ] || [ $rc -eq 124 ] || [ "$(grep -c "no answer from" "$tmp/stop.err")" -ne 1 ] ||
         ! grep -q "^redfox: error: rank [01] of 3: no answer from rank 2 within 3 s during " "$tmp/stop.err"; then
-        echo "FAIL: a stopped rank of 3: exit $rc after $((t1 - t0)) s"; cat "$tmp/stop.err"; fails=$((fails + 1))
-    fi
-    # (mpirun's abort kills it; should it be left, stopped, it goes here)
-    if [ -f "$tmp/stop.pid" ] && grep -q "tc.logic" "/proc/$(cat "$tmp/stop.pid")/cmdline" 2>/dev/null; then
-        kill -KILL "$(cat "$tmp/stop.pid")"
-        echo "FAIL: the stopped rank was left behind"; fails=$((fails + 1))
+        echo "FAIL: a stopped rank of 3: exit $rc"; cat "$tmp/stop.err"; fails=$((fails + 1))
     fi
     # a rank stopped while MPI starts (before its world exists): the other
     # ranks waited in MPI_Init forever; now each gives up after
     # rank_timeout_s, naming itself
-    rm -f "$tmp/stop.pid"
-    cat >"$tmp/stopinit.sh" <<EOF
-#!/bin/sh
-if [ "\${OMPI_COMM_WORLD_RANK:-0}" = 0 ]; then
-    echo \$\$ >"$tmp/stop.pid"
-    ( sleep 0.05; kill -STOP \$\$ ) &
-fi
-exec "$redfox" run "$tests/e2e/tc.logic" --data "$tmp/stop" --device $dev --set rank_timeout_s=3 --out "$tmp/stop/out"
-EOF
-    chmod +x "$tmp/stopinit.sh"
-    t0=$(date +%s)
-    timeout 120 $mpi 2 "$tmp/stopinit.sh" >/dev/null 2>"$tmp/stopinit.err"
-    rc=$?
-    t1=$(date +%s)
-    runs=$((runs + 1))
-    if [ $rc -ne 1 ] || [ $((t1 - t0)) -gt 60 ] ||
-        ! grep -q "^redfox: error: rank 1 of 2: MPI did not start within 3 s: " "$tmp/stopinit.err"; then
-        echo "FAIL: a rank stopped while MPI starts: exit $rc after $((t1 - t0)) s"; cat "$tmp/stopinit.err"
-        fails=$((fails + 1))
-    fi
-    if [ -f "$tmp/stop.pid" ] && grep -q "tc.logic" "/proc/$(cat "$tmp/stop.pid")/cmdline" 2>/dev/null; then
-        kill -KILL "$(cat "$tmp/stop.pid")"
-        echo "FAIL: the rank stopped while MPI starts was left behind"; fails=$((fails + 1))
+    stopped stopinit 2 0 0.05
+    if [ $rc -ne 1 ] || ! grep -q "^redfox: error: rank 1 of 2: MPI did not start within 3 s: " "$tmp/stopinit.err"; then
+        echo "FAIL: a rank stopped while MPI starts: exit $rc"; cat "$tmp/stopinit.err"; fails=$((fails + 1))
     fi
     # --gpus 2 (redfox starts mpirun, copies its output and checks the
     # writes): a full disk is an error (mpirun dropped the output and
