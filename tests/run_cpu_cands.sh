@@ -137,6 +137,38 @@ done
 [ "$(wc -l <"$tmp/mixed/1/p.csv")" -gt 1000 ] || no "mixed: too few rows to mean anything"
 echo "mixed: $(wc -l <"$tmp/mixed/1/p.csv") rows of p, equal in 5 ways"
 
+# six_ways NAME LOGIC DIR NOFUSE OUTPUTS...: LOGIC over DIR with --no-fuse,
+# parts of 7 and 64 pairs, the default, parts off and on the emulated GPU
+# (outputs in DIR/1..6): the OUTPUTS the same bytes every way, rounds in
+# parts but with --no-fuse (where NOFUSE is "none", none there), and the
+# profile's calls and row counts the kernels' own
+six_ways() {
+    name=$1 logic=$2 d=$3 nofuse=$4
+    shift 4
+    way=0
+    for opts in "--no-fuse" "--set cpu_part_pairs=7" "--set cpu_part_pairs=64" "" "--set cpu_part_pairs=off" "gpu"; do
+        way=$((way + 1))
+        if [ "$opts" = gpu ]; then
+            RF_GPU_EMULATE=1 $to "$redfox" run "$logic" --data "$d" --device gpu --out "$d/$way" \
+                >/dev/null 2>"$d/err" || no "$name, emulated GPU: $(cat "$d/err")"
+        else
+            # shellcheck disable=SC2086
+            $to "$redfox" run "$logic" --data "$d" --device cpu --threads 2 --profile $opts \
+                --out "$d/$way" >/dev/null 2>"$d/err" || no "$name, $opts: $(cat "$d/err")"
+            awk '/^k[0-9]/ { print $1, $2, $4, $6, $7 }' "$d/err" >"$d/counts.$way"
+            case "$opts" in
+            --no-fuse) [ "$nofuse" != none ] || ! grep -q "candidates in parts" "$d/err" ||
+                           no "$name: rounds in parts with --no-fuse" ;;
+            *) grep -q "candidates in parts" "$d/err" || no "$name: no round in parts with '$opts'"
+               cmp -s "$d/counts.1" "$d/counts.$way" || no "$name: the profile's counts differ with '$opts'" ;;
+            esac
+        fi
+        for f in "$@"; do
+            [ $way = 1 ] || cmp -s "$d/1/$f.csv" "$d/$way/$f.csv" || no "$name: $f differs with '$opts'"
+        done
+    done
+}
+
 # 2b. negations: every way the same bytes, and the rows an independent
 # evaluation (Python) derives
 mkdir -p "$tmp/neg"
@@ -145,26 +177,7 @@ awk 'BEGIN { srand(7); for (i = 1; i < 90; i++) printf "%d\t%d\n", i, i + 1;
 awk 'BEGIN { srand(8); for (i = 0; i < 12; i++) print int(rand() * 120) }' >"$tmp/neg/blocked.facts"
 awk 'BEGIN { srand(9); for (i = 0; i < 400; i++) printf "%d\t%d\n", int(rand() * 120), int(rand() * 120) }' \
     >"$tmp/neg/banned.facts"
-way=0
-for opts in "--no-fuse" "--set cpu_part_pairs=7" "--set cpu_part_pairs=64" "" "--set cpu_part_pairs=off" "gpu"; do
-    way=$((way + 1))
-    if [ "$opts" = gpu ]; then
-        RF_GPU_EMULATE=1 $to "$redfox" run "$dir/negated.logic" --data "$tmp/neg" --device gpu --out "$tmp/neg/$way" \
-            >/dev/null 2>"$tmp/neg/err" || no "negated, emulated GPU: $(cat "$tmp/neg/err")"
-    else
-        # shellcheck disable=SC2086
-        $to "$redfox" run "$dir/negated.logic" --data "$tmp/neg" --device cpu --threads 2 --profile $opts \
-            --out "$tmp/neg/$way" >/dev/null 2>"$tmp/neg/err" || no "negated, $opts: $(cat "$tmp/neg/err")"
-        # the profile's calls and row counts: the kernels' own
-        awk '/^k[0-9]/ { print $1, $2, $4, $6, $7 }' "$tmp/neg/err" >"$tmp/neg/counts.$way"
-        case "$opts" in
-        --no-fuse) ! grep -q "candidates in parts" "$tmp/neg/err" || no "negated: rounds in parts with --no-fuse" ;;
-        *) grep -q "candidates in parts" "$tmp/neg/err" || no "negated: no round in parts with '$opts'"
-           cmp -s "$tmp/neg/counts.1" "$tmp/neg/counts.$way" || no "negated: the profile's counts differ with '$opts'" ;;
-        esac
-    fi
-    [ $way = 1 ] || cmp -s "$tmp/neg/1/r.csv" "$tmp/neg/$way/r.csv" || no "negated: r differs with '$opts'"
-done
+six_ways negated "$dir/negated.logic" "$tmp/neg" none r
 if command -v python3 >/dev/null 2>&1; then
     python3 -B - "$tmp/neg" <<'PY' || no "negated: not the rows Python derives"
 import os, sys
@@ -205,27 +218,7 @@ mkdir -p "$tmp/three"
 awk -v n=$nthree 'BEGIN { srand(11); for (i = 0; i < n; i++) printf "%d\t%d\n", int(rand() * 70), int(rand() * 70) }' \
     >"$tmp/three/edge.facts"
 awk 'BEGIN { srand(12); for (i = 0; i < 6; i++) print int(rand() * 70) }' >"$tmp/three/blocked.facts"
-way=0
-for opts in "--no-fuse" "--set cpu_part_pairs=7" "--set cpu_part_pairs=64" "" "--set cpu_part_pairs=off" "gpu"; do
-    way=$((way + 1))
-    if [ "$opts" = gpu ]; then
-        RF_GPU_EMULATE=1 $to "$redfox" run "$dir/three.logic" --data "$tmp/three" --device gpu --out "$tmp/three/$way" \
-            >/dev/null 2>"$tmp/three/err" || no "three, emulated GPU: $(cat "$tmp/three/err")"
-    else
-        # shellcheck disable=SC2086
-        $to "$redfox" run "$dir/three.logic" --data "$tmp/three" --device cpu --threads 2 --profile $opts \
-            --out "$tmp/three/$way" >/dev/null 2>"$tmp/three/err" || no "three, $opts: $(cat "$tmp/three/err")"
-        awk '/^k[0-9]/ { print $1, $2, $4, $6, $7 }' "$tmp/three/err" >"$tmp/three/counts.$way"
-        case "$opts" in
-        --no-fuse) ;;
-        *) grep -q "candidates in parts" "$tmp/three/err" || no "three: no round in parts with '$opts'"
-           cmp -s "$tmp/three/counts.1" "$tmp/three/counts.$way" || no "three: the profile's counts differ with '$opts'" ;;
-        esac
-    fi
-    for f in p q; do
-        [ $way = 1 ] || cmp -s "$tmp/three/1/$f.csv" "$tmp/three/$way/$f.csv" || no "three: $f differs with '$opts'"
-    done
-done
+six_ways three "$dir/three.logic" "$tmp/three" any p q
 if command -v python3 >/dev/null 2>&1; then
     python3 -B - "$tmp/three" <<'PY' || no "three: not the rows Python derives"
 import os, sys
