@@ -59,8 +59,8 @@ static void *watch(void *arg)
         int step = left_ms > 3600000.0 ? 3600000 : (int)left_ms;
         r = poll(&p, 1, step);
         if (r == 0) left_ms -= step;
-    } while ((r == 0 && left_ms > 0) || (r < 0));
-    if (r > 0) return NULL; /* the start ended */
+    } while ((r == 0 && left_ms > 0) || (r < 0 && errno == EINTR));
+    if (r != 0) return NULL; /* the start ended (or poll failed: no watch, never a false alarm) */
     fprintf(stderr,
             "redfox: error: rank %s of %s: MPI did not start within %lld s: another rank died, is stopped or "
             "cannot be reached (--set rank_timeout_s=N changes the limit)\n",
