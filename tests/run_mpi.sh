@@ -427,6 +427,41 @@ EOF
         if [ "$rc" -ne 141 ] || [ "$(printf "a rank's word before the stop\nand a second one")" != "$(cat "$tmp/fake.err")" ]; then
             echo "FAIL: --gpus 2 | head -1, mpirun crashing on SIGTERM: exit $rc"; cat "$tmp/fake.err"; fails=$((fails + 1))
         fi
+        # a rank that outlives mpirun (mpirun stopped while it starts them, or
+        # a rank slow to die): redfox, its subreaper, stops and reaps it
+        # before it returns; one ran on, seen by ps, after a SIGTERM before.
+        # Stand-ins for mpirun leave a child that ignores SIGTERM: after a
+        # SIGTERM to redfox, and after an mpirun that says it succeeded
+        mkdir -p "$tmp/orphanmpi"
+        for end in term ok; do
+            rm -f "$tmp/orphan.pid"
+            cat >"$tmp/orphanmpi/mpirun" <<EOF
+#!/bin/sh
+( trap '' TERM; exec sleep 300 ) </dev/null >/dev/null 2>&1 &
+echo \$! >"$tmp/orphan.pid"
+[ $end = ok ] && exit 0
+trap 'exit 1' TERM
+while :; do sleep 0.1; done
+EOF
+            chmod +x "$tmp/orphanmpi/mpirun"
+            PATH="$tmp/orphanmpi:$PATH" "$redfox" run --gpus 2 "$tmp/edges.logic" --data "$tmp/chain" >/dev/null 2>"$tmp/orphan.err" &
+            pid=$!
+            i=0
+            while [ ! -s "$tmp/orphan.pid" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+            [ $end = term ] && kill -TERM $pid
+            wait $pid
+            rc=$?
+            runs=$((runs + 1))
+            want=143 said=""
+            if [ $end = ok ]; then
+                want=3 said="redfox run: mpirun ended and left 1 rank process running: stopped"
+            fi
+            if [ ! -s "$tmp/orphan.pid" ] || kill -0 "$(cat "$tmp/orphan.pid")" 2>/dev/null || [ $rc -ne $want ] ||
+                [ "$(cat "$tmp/orphan.err")" != "$said" ]; then
+                echo "FAIL: --gpus 2, a rank outliving mpirun ($end): exit $rc"; cat "$tmp/orphan.err"; fails=$((fails + 1))
+                [ -s "$tmp/orphan.pid" ] && kill -KILL "$(cat "$tmp/orphan.pid")" 2>/dev/null
+            fi
+        done
         awk 'BEGIN { for (i = 0; i < 4000; i++) print i "|" i + 1 "|" }' >"$tmp/chain/edges.tbl"
         mkdir -p "$tmp/sigout"
         # (SIGINT and SIGTERM: redfox ends with the signal's status, 130 and

@@ -18,12 +18,17 @@
 ** mpirun, which has a process group of its own (and no terminal input).
 ** The ranks get the user's environment: the one work queue redfox chose
 ** for itself at its start (tools/redfox.c) is taken back.
+** This process is the ranks' subreaper: a rank that outlives mpirun (mpirun
+** stopped while it was starting them, or a rank slow to die after mpirun's
+** kill) becomes its child, and is stopped and reaped before the command
+** ends, so that no rank runs on once it has returned.
 */
 #include "tools.h"
 
 #include "rf_rt_gpu.h"
 #include "rf_sys.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -34,6 +39,7 @@
 #include <poll.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static volatile sig_atomic_t child_pid;
@@ -112,6 +118,68 @@ static int relay(pid_t pid, int out, int err, int *status)
     return werr;
 }
 
+/* Sends sig to every child of this process still running (the ranks that
+** outlived mpirun, reparented here): the number signalled. */
+static int signal_children(int sig)
+{
+    DIR *d = opendir("/proc");
+    if (!d) return 0;
+    pid_t self = getpid();
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        char *end;
+        long pid = strtol(e->d_name, &end, 10);
+        if (*end || pid <= 0) continue;
+        char path[64], buf[512];
+        snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+        FILE *f = fopen(path, "r");
+        if (!f) continue;
+        size_t len = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[len] = 0;
+        /* "pid (comm) state ppid ...": comm may hold spaces and parentheses */
+        char *close_paren = strrchr(buf, ')');
+        char state;
+        long ppid;
+        if (!close_paren || sscanf(close_paren + 1, " %c %ld", &state, &ppid) != 2) continue;
+        if (ppid != (long)self || state == 'Z') continue;
+        if (kill((pid_t)pid, sig) == 0) n++;
+    }
+    closedir(d);
+    return n;
+}
+
+/* Reaps what is left once mpirun has ended: ranks (and their children)
+** that outlived it get SIGTERM, and SIGKILL after a grace of 2 s; returns
+** once this process has no child left. The number stopped that way. */
+static int reap_orphans(void)
+{
+    int stopped = 0, termed = 0;
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (;;) {
+        int st;
+        pid_t r = waitpid(-1, &st, WNOHANG);
+        if (r > 0) continue;
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) break; /* ECHILD: none left */
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        double waited = (double)(now.tv_sec - t0.tv_sec) + (double)(now.tv_nsec - t0.tv_nsec) / 1e9;
+        if (!termed) {
+            termed = 1;
+            stopped = signal_children(SIGTERM);
+        } else if (waited >= 2.0) {
+            /* (again each round: a killed rank's own children are reparented here) */
+            signal_children(SIGKILL);
+        }
+        struct timespec pause = {0, 10 * 1000 * 1000};
+        nanosleep(&pause, NULL);
+    }
+    return stopped;
+}
+
 /* Runs av (mpirun) with its standard output and error copied to ours
 ** (relay): mpirun's exit status, or 1 when our standard output could not be
 ** written. */
@@ -131,6 +199,9 @@ static int run_mpirun(const char *cmd, char **av)
     signal(SIGPIPE, SIG_IGN); /* a closed standard output is a write error here */
     fflush(NULL);
     pid_t parent = getpid();
+    /* the ranks that outlive mpirun become children of this process
+    ** (reap_orphans), not of init, where they would run on unseen */
+    prctl(PR_SET_CHILD_SUBREAPER, 1);
     pid_t pid = fork();
     if (pid < 0) {
         fprintf(stderr, "redfox %s: --gpus: cannot start mpirun: %s\n", cmd, strerror(errno));
@@ -185,6 +256,7 @@ static int run_mpirun(const char *cmd, char **av)
     int status = 0;
     int err = relay(pid, fds[0], efds[0], &status);
     child_pid = 0;
+    int orphans = reap_orphans();
     if (err == EPIPE) {
         signal(SIGPIPE, SIG_DFL);
         raise(SIGPIPE);
@@ -194,7 +266,12 @@ static int run_mpirun(const char *cmd, char **av)
     /* stopped by the signal passed on: its status, as one process's run
     ** ends (mpirun exits 1 then, which says an error of the program) */
     if (forwarded && rc != RF_EXIT_OK) rc = 128 + forwarded;
-    else if (rc > 128 && rc < 128 + NSIG)
+    /* (after a rank's error or a crash, a rank still dying is no news) */
+    else if (orphans && rc == RF_EXIT_OK) {
+        fprintf(stderr, "redfox %s: mpirun ended and left %d rank process%s running: stopped\n", cmd, orphans,
+                orphans == 1 ? "" : "es");
+        rc = RF_EXIT_INTERNAL;
+    } else if (rc > 128 && rc < 128 + NSIG)
         fprintf(stderr, "redfox %s: a rank ended by signal %d (%s); mpirun stopped the others\n", cmd, rc - 128,
                 strsignal(rc - 128));
     if (err) {
