@@ -182,6 +182,30 @@ int rf_rt_fd_clash_key_cmp(const char *a, int64_t na, const char *b, int64_t nb)
 rf_status rf_rt_fd_fail(const rf_rt_dict *dict, const char *pred, const rf_rt_rel *r, int32_t nkeys, int64_t first,
                         int64_t second, rf_loc loc, rf_diags *d, rf_buf *clash);
 
+/* ---- an aggregate's failing group (rt_fd_clash.c) --------------------- */
+
+/* The group an aggregate's run-time error names (an int total past the
+** int range, an average or a total beyond decimal's): of every group that
+** fails, the least by its key (the order of the clashes above), so that
+** the CPU, the GPU and any split over ranks name one group; within that
+** group, the first failure noted (the kernel's first aggregate that fails
+** there, as each device notes them aggregate by aggregate). row -1: none. */
+typedef struct rf_rt_agg_fail {
+    int64_t row;      /* the group's row in the relation noted with */
+    const char *what; /* static: "integer overflow in total()", ... */
+} rf_rt_agg_fail;
+#define RF_RT_AGG_FAIL_NONE {-1, NULL}
+/* Notes that group row of r (its key: the first nkeys columns) fails with
+** what, keeping the least group. */
+void rf_rt_agg_fail_note(rf_rt_agg_fail *f, const rf_rt_dict *dict, const rf_rt_rel *r, int32_t nkeys, int64_t row,
+                         const char *what);
+/* Reports f's failure at loc, "aggregate: WHAT for the group (KEY, ...)"
+** (without the group where nkeys is 0: one group), and, unless key is
+** NULL, puts the group's key there as a clash's (rf_rt_fd_fail), for the
+** ranks' vote: the least group's rank prints. RF_EUSER. */
+rf_status rf_rt_agg_fail_report(const rf_rt_agg_fail *f, const rf_rt_dict *dict, const rf_rt_rel *r, int32_t nkeys,
+                                rf_loc loc, rf_diags *d, rf_buf *key);
+
 /* ---- output ----------------------------------------------------------- */
 
 typedef enum rf_rt_format { RF_RT_FORMAT_TABLE, RF_RT_FORMAT_TBL, RF_RT_FORMAT_CSV } rf_rt_format;

@@ -53,7 +53,8 @@ typedef struct rf_rt_env {
     rf_rt_result *res;   /* the result being made: a device adds its own figures */
     rf_diags *d;         /* errors, worded as the CPU words them */
     rf_buf *fd_clash;    /* NULL, or where a derived functional predicate's failed check
-                            leaves its clash's key (rf_rt_fd_fail): ranks vote the least */
+                            leaves its clash's key (rf_rt_fd_fail), and an aggregate its
+                            least failing group's (rf_rt_agg_fail_report): ranks vote the least */
     int aside;           /* open and load_begin run on a thread of their own, beside the
                             host's reading of the inputs: no trace calls from them, and
                             attach follows before any other operation */

@@ -11,7 +11,9 @@
 ** that one process, a GPU and any split of the rows over ranks name one
 ** pair), the byte string of a key that compares (memcmp, the shorter
 ** first) as that order does (the ranks vote the least clash with it:
-** runtime/dist), and the error's text.
+** runtime/dist), and the error's text; by the same order, the group an
+** aggregate's run-time error names (rf_rt_agg_fail: the least failing
+** group, whose key the ranks vote as a clash's) and that error's text.
 */
 #include <stdlib.h>
 #include <string.h>
@@ -209,6 +211,41 @@ rf_status rf_rt_fd_fail(const rf_rt_dict *dict, const char *pred, const rf_rt_re
         rf_rt_fd_clash_key(dict, r, nk, first, clash);
         /* a key of no bytes (no key columns) still names a clash */
         rf_buf_putc(clash, 0);
+    }
+    return RF_EUSER;
+}
+
+void rf_rt_agg_fail_note(rf_rt_agg_fail *f, const rf_rt_dict *dict, const rf_rt_rel *r, int32_t nk, int64_t row,
+                         const char *what)
+{
+    /* (a tie keeps the first noted: the earlier aggregate of one group) */
+    if (f->row < 0 || cols_cmp(dict, r, 0, nk, row, f->row) < 0) {
+        f->row = row;
+        f->what = what;
+    }
+}
+
+rf_status rf_rt_agg_fail_report(const rf_rt_agg_fail *f, const rf_rt_dict *dict, const rf_rt_rel *r, int32_t nk,
+                                rf_loc loc, rf_diags *d, rf_buf *key)
+{
+    if (f->row < 0) return RF_EINTERNAL;
+    rf_buf b;
+    rf_buf_init(&b);
+    rf_buf_printf(&b, "aggregate: %s", f->what);
+    if (nk > 0) {
+        rf_buf_puts(&b, " for the group (");
+        for (int32_t c = 0; c < nk; c++) {
+            if (c) rf_buf_puts(&b, ", ");
+            rf_rt_format_value(dict, r, c, f->row, &b);
+        }
+        rf_buf_putc(&b, ')');
+    }
+    rf_error(d, loc, "%s", rf_buf_cstr(&b));
+    rf_buf_free(&b);
+    if (key) {
+        key->len = 0;
+        rf_rt_fd_clash_key(dict, r, nk, f->row, key);
+        rf_buf_putc(key, 0);
     }
     return RF_EUSER;
 }

@@ -50,6 +50,7 @@ typedef struct exec_ctx {
     double t_merge;         /* diffs: the new states put together on the host (rf_txn_merge_keys; profile) */
     rf_buf runs;            /* profile: a line per run */
     int diffs;              /* maintained by diffs (txn_gen_diff.c), not by delta rules */
+    int adding_overflowed;  /* diffs: a total kept by adding overflowed (total_by_adding) */
     rf_txn_resident *resident; /* the relations kept between transactions (NULL: none); x->cache is its */
     int kept;               /* this transaction started from them, not from the files */
     int overlapped;         /* ... while the last one's commit ended on a thread (rf_txn_publish), unlocked */
@@ -255,14 +256,16 @@ static void log_kernels(exec_ctx *x, const char *what, const rf_rt_result *r)
     free(text);
 }
 
-/* A total kept by adding (txn_gen_diff.c: a touched group's old value plus
-** the batch's, `S = O + X`) that overflows is worded as a run of the user's
-** rule words it ("aggregate: integer overflow in total()"), not as the
-** generated addition (g: an error at a line of the generated text gen). */
-static void total_by_adding(const rf_fe_rule *r, const rf_buf *gen, rf_diag *g)
+/* Whether error g, at a line of the generated text gen, is a total kept by
+** adding (txn_gen_diff.c: a touched group's old value plus the batch's,
+** `S = O + X`) that overflows: the batch is then recomputed, whose total
+** fails as a run of the user's rule does, in its words and naming the
+** group ("aggregate: integer overflow in total() for the group (...)"),
+** which the addition's row cannot name. */
+static int total_by_adding(const rf_fe_rule *r, const rf_buf *gen, const rf_diag *g)
 {
     static const char over[] = "integer overflow in ", add[] = "S = O + X.";
-    if (!r || r->naggs != 1 || r->aggs[0].fn != RF_AGG_TOTAL || strncmp(g->msg, over, sizeof over - 1)) return;
+    if (!r || r->naggs != 1 || r->aggs[0].fn != RF_AGG_TOTAL || strncmp(g->msg, over, sizeof over - 1)) return 0;
     const char *t = (const char *)gen->data, *end = t + gen->len;
     for (int32_t line = 1; t < end && line < g->loc.line; line++) {
         const char *nl = memchr(t, '\n', (size_t)(end - t));
@@ -270,11 +273,7 @@ static void total_by_adding(const rf_fe_rule *r, const rf_buf *gen, rf_diag *g)
     }
     const char *nl = t < end ? memchr(t, '\n', (size_t)(end - t)) : NULL;
     size_t n = (size_t)((nl ? nl : end) - t), k = sizeof add - 1;
-    if (n < k || memcmp(t + n - k, add, k)) return;
-    char *m = rf_strdup("aggregate: integer overflow in total()");
-    if (!m) return;
-    free(g->msg);
-    g->msg = m;
+    return n >= k && !memcmp(t + n - k, add, k);
 }
 
 /* The errors of a run of generated program hir (its text gen, with the
@@ -283,7 +282,7 @@ static void total_by_adding(const rf_fe_rule *r, const rf_buf *gen, rf_diag *g)
 ** the user's program names it (the comments of rf_txn_gen_origin; with
 ** the user's sources, the runtime names their rules' lines under the
 ** generated program's name: the user's rule at that line and column). */
-static void own_errors(const exec_ctx *x, const rf_hir_program *hir, const rf_buf *gen, int with_user, rf_diags *d,
+static void own_errors(exec_ctx *x, const rf_hir_program *hir, const rf_buf *gen, int with_user, rf_diags *d,
                        int64_t from)
 {
     for (int64_t i = from; gen && !gen->oom && i < d->count; i++) {
@@ -318,7 +317,7 @@ static void own_errors(const exec_ctx *x, const rf_hir_program *hir, const rf_bu
         const rf_loc *at = r ? &r->loc : p ? &p->loc : NULL;
         char *file = at && at->file ? rf_strdup(at->file) : NULL;
         if (!file) continue;
-        if (!with_user && r) total_by_adding(r, gen, g);
+        if (!with_user && r && total_by_adding(r, gen, g)) x->adding_overflowed = 1;
         free((char *)g->loc.file);
         g->loc = *at;
         g->loc.file = file;
@@ -1027,7 +1026,16 @@ static rf_status exec_once(const rf_txn_sources *src, const rf_fe_program *fe, c
             prepare_ahead(&x, &prepared);
             if (resident && prepared.programs) (void)rf_txn_resident_prepared(resident, 1);
         }
-        if (!why && x.diffs && (nins || ndel)) st = by_diffs(&x, d);
+        if (!why && x.diffs && (nins || ndel)) {
+            int64_t count = d->count, nerrors = d->nerrors;
+            st = by_diffs(&x, d);
+            /* a total kept by adding that overflowed: recomputed, for the
+            ** run's words (the group), the addition's error dropped */
+            if (st == RF_EUSER && x.adding_overflowed) {
+                rf_diags_truncate(d, count, nerrors);
+                st = recompute(&x, src, d);
+            }
+        }
         if (!why && !x.diffs && ndel) st = dred(&x, d);
         if (!why && !x.diffs && !st && nins) st = incremental(&x, d);
     }

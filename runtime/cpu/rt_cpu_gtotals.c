@@ -474,6 +474,7 @@ static rf_status finish(exec *x, const rf_cx_gtplan *pl, gt_table *t, rf_rt_rel 
     for (int32_t c = 0; c < pl->nk && !st; c++)
         for (int64_t i = 0; i < ng; i++) write_int(out->cols[c], rf_rt_type_width(ov->types[c]), i, t->keys[ord[i] * pl->nk + c]);
     const rf_hir_var *mv = x->p->vars[pl->map->out];
+    rf_rt_agg_fail fail = RF_RT_AGG_FAIL_NONE; /* the least failing group is named */
     for (int32_t a = 0; a < r->naggs && !st; a++) {
         const rf_qp_agg *ag = &r->aggs[a];
         void *dst = out->cols[r->ngroup + a];
@@ -500,18 +501,17 @@ static rf_status finish(exec *x, const rf_cx_gtplan *pl, gt_table *t, rf_rt_rel 
                     vs = (s > INT64_MAX || s < INT64_MIN) ? RF_EUSER : (v = (int64_t)s, RF_OK);
                 else
                     vs = rf_val_dec128_to_dec(s, &v, &e);
-                if (vs) {
-                    rf_error(x->d, kloc(x, r), "aggregate: %s",
-                             at == RF_TYPE_INT && ag->fn == RF_AGG_TOTAL ? "integer overflow in total()"
-                             : e.why                                    ? e.why
-                                                                        : "overflow");
-                    st = RF_EUSER;
-                }
+                if (vs)
+                    rf_rt_agg_fail_note(&fail, x->dict, out, r->ngroup, i,
+                                        at == RF_TYPE_INT && ag->fn == RF_AGG_TOTAL ? "integer overflow in total()"
+                                        : e.why                                     ? e.why
+                                                                                    : "overflow");
             }
             write_int(dst, w, i, v);
         }
     }
     free(ord);
+    if (!st && fail.row >= 0) st = rf_rt_agg_fail_report(&fail, x->dict, out, r->ngroup, kloc(x, r), x->d, x->fd_clash);
     if (st) rf_rt_rel_free(out);
     return st;
 }

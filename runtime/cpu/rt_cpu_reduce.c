@@ -4,7 +4,8 @@
 ** Owns: the aggregates of each group: counts, exact sums (128-bit) shared
 ** by total() and avg() of one column and summed in one pass, min and max of
 ** one integer column in one pass, strings by byte order through ranks, and
-** the overflow errors of the language's rules (rf_value.h). A total of
+** the overflow errors of the language's rules (rf_value.h), naming the
+** least group that fails (rf_rt_agg_fail). A total of
 ** decimals whose result type is the wide decimal is written as it is summed
 ** (128 bits, exact); totals of wide decimals are summed with range checks.
 */
@@ -51,6 +52,8 @@ rf_status rf_cx_k_reduce(exec *x, const rf_hir_kernel *k)
             for (int64_t gi = 0; gi < ng; gi++) memcpy(dst + gi * w, src + fr[gi] * w, (size_t)w);
     }
     int64_t *counts = NULL;
+    /* the failing groups of every aggregate: the least is named */
+    rf_rt_agg_fail fail = RF_RT_AGG_FAIL_NONE;
     /* exact sums by input column, shared by total() and avg() of one column */
     rf_dec128 **sums = rf_calloc((size_t)in->ncols + 1, sizeof *sums);
     if (!sums) st = RF_ENOMEM;
@@ -140,7 +143,11 @@ rf_status rf_cx_k_reduce(exec *x, const rf_hir_kernel *k)
                         vs = (s[i] > INT64_MAX || s[i] < INT64_MIN) ? RF_EUSER : (v = (int64_t)s[i], RF_OK);
                     else
                         vs = rf_val_dec128_to_dec(s[i], &v, &e);
-                    if (vs) st = agg_error(x, k, at == RF_TYPE_INT && ag->fn == RF_AGG_TOTAL ? "integer overflow in total()" : e.why ? e.why : "overflow");
+                    if (vs)
+                        rf_rt_agg_fail_note(&fail, x->dict, &r, k->ngroup, i,
+                                            at == RF_TYPE_INT && ag->fn == RF_AGG_TOTAL ? "integer overflow in total()"
+                                            : e.why                                     ? e.why
+                                                                                        : "overflow");
                     ((int64_t *)dst)[i] = v;
                 }
             }
@@ -167,6 +174,7 @@ rf_status rf_cx_k_reduce(exec *x, const rf_hir_kernel *k)
         }
         }
     }
+    if (!st && fail.row >= 0) st = rf_rt_agg_fail_report(&fail, x->dict, &r, k->ngroup, kloc(x, k), x->d, x->fd_clash);
     free(counts);
     for (int32_t c = 0; sums && c < in->ncols; c++) free(sums[c]);
     free(sums);

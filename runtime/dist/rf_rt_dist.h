@@ -279,7 +279,8 @@ void rf_rt_dist_at(rf_rt_dist *x, const rf_hir_block *bl, int32_t j, int64_t (*r
                    const void *dev);
 /* This rank's run stops at the kernel rf_rt_dist_at named last, a derived
 ** functional predicate's check having found a clash whose key is key[0..n)
-** (rf_rt_fd_fail's). When the ranks that stopped all stopped so, at one
+** (rf_rt_fd_fail's), or an aggregate a failing group whose least key it is
+** (rf_rt_agg_fail_report's: groups too are whole on one rank). When the ranks that stopped all stopped so, at one
 ** kernel, the vote that tells them (dist_run.c) keeps the messages of the
 ** rank with the least key (keys are hashed to ranks, each on one), as one
 ** process names the least key over all rows; else the lowest failed rank's. */

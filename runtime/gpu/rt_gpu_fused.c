@@ -40,7 +40,15 @@ static rf_status fused_total_result(gx *x, const rf_gpu_ftotal *t, const uint64_
             st = x->g.ops->h2d(&x->g, colp(&r, i), &s, 16);
             continue;
         }
-        if (ag->fn != RF_AGG_COUNT) st = rf_gx_sum_final(x, k, ag, iv->types[ag->col], sum_of(&acc[1 + 2 * i]), rows, &v);
+        const char *why = NULL;
+        if (ag->fn != RF_AGG_COUNT) why = rf_gx_sum_value(ag, iv->types[ag->col], sum_of(&acc[1 + 2 * i]), rows, &v);
+        if (why) {
+            /* (no group columns: the one group, its first failure) */
+            rf_rt_agg_fail f = {0, why};
+            rf_rt_rel none;
+            memset(&none, 0, sizeof none);
+            st = rf_gx_agg_fail(x, k, &f, &none);
+        }
         if (!st) st = put_u64(x, colp(&r, i), (uint64_t)v);
     }
     if (st) {
@@ -55,8 +63,8 @@ static rf_status fused_total_result(gx *x, const rf_gpu_ftotal *t, const uint64_
 ** (acc: status, count, heads, records; rf_gpu_ftotal): the groups ordered by
 ** their first row, as GROUP numbers them (first occurrence), with their
 ** group columns' values, and each aggregate finished by the CPU's rules,
-** aggregate by aggregate as rf_gx_k_reduce checks them (the same first
-** error). */
+** aggregate by aggregate as rf_gx_k_reduce checks them (the same error:
+** the least group that fails, rf_rt_agg_fail). */
 static rf_status fused_grouped_result(gx *x, const rf_gpu_ftotal *t, const uint64_t *acc)
 {
     const rf_hir_kernel *k = t->reduce;
@@ -78,6 +86,13 @@ static rf_status fused_grouped_result(gx *x, const rf_gpu_ftotal *t, const uint6
     rf_status st = rf_gx_rel_alloc(x, &r, ov->types, ov->ncols, ng, ng);
     uint8_t *col = st ? NULL : rf_malloc((size_t)(ng + 1) * 16);
     if (!st && !col) st = RF_ENOMEM;
+    /* the group columns on the host too, for the least failing group's name */
+    rf_rt_rel keys;
+    rf_rt_agg_fail fail = RF_RT_AGG_FAIL_NONE;
+    if (!st) st = rf_rt_rel_alloc(&keys, nk, ov->types, ng);
+    else memset(&keys, 0, sizeof keys);
+    for (int32_t c = 0; c < nk && !st; c++)
+        for (int64_t g = 0; g < ng; g++) memcpy((char *)keys.cols[c] + g * wid(ov->types[c]), &recs[order[g] * rw + c], (size_t)wid(ov->types[c]));
     for (int32_t c = 0; c < ov->ncols && !st && ng > 0; c++) {
         int w = wid(ov->types[c]);
         for (int64_t g = 0; g < ng && !st; g++) {
@@ -92,9 +107,11 @@ static rf_status fused_grouped_result(gx *x, const rf_gpu_ftotal *t, const uint6
             } else {
                 const rf_qp_agg *ag = &k->aggs[c - nk];
                 int64_t cnt = (int64_t)rec[nk + 1], s = cnt;
+                const char *why = NULL;
                 if (ag->fn != RF_AGG_COUNT)
-                    st = rf_gx_sum_final(x, k, ag, iv->types[ag->col], sum_of(&rec[nk + 2 + 2 * t->agg_sum[c - nk]]),
-                                         cnt, &s);
+                    why = rf_gx_sum_value(ag, iv->types[ag->col], sum_of(&rec[nk + 2 + 2 * t->agg_sum[c - nk]]), cnt,
+                                          &s);
+                if (why) rf_rt_agg_fail_note(&fail, x->dict, &keys, nk, g, why);
                 v = (uint64_t)s;
             }
             memcpy(col + g * w, &v, (size_t)w);
@@ -102,6 +119,8 @@ static rf_status fused_grouped_result(gx *x, const rf_gpu_ftotal *t, const uint6
         if (!st) st = x->g.ops->h2d(&x->g, colp(&r, c), col, (uint64_t)ng * (uint64_t)w);
     }
     free(col);
+    if (!st && fail.row >= 0) st = rf_gx_agg_fail(x, k, &fail, &keys);
+    rf_rt_rel_free(&keys);
     if (st) {
         rf_gx_val_clear(x, &r, ov->ncols);
         return st;

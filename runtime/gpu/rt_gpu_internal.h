@@ -606,8 +606,12 @@ rf_status rf_gx_distinct_rows(gx *x, const gval *v, const rf_hir_var *hv, gptr w
                               int64_t *m);
 
 /* rt_gpu_reduce.c: reductions */
-rf_status rf_gx_sum_final(gx *x, const rf_hir_kernel *k, const rf_qp_agg *ag, rf_type at, rf_dec128 s, int64_t n,
-                           int64_t *v);
+/* Agg ag's value from a group's exact sum s of n rows, by the CPU's rules,
+** into *v: NULL, or the CPU's words for why it fails (rf_rt_agg_fail). */
+const char *rf_gx_sum_value(const rf_qp_agg *ag, rf_type at, rf_dec128 s, int64_t n, int64_t *v);
+/* Reports reduce k's least failing group f, of keys (its group columns on
+** the host), as the CPU does: RF_EUSER. */
+rf_status rf_gx_agg_fail(gx *x, const rf_hir_kernel *k, const rf_rt_agg_fail *f, const rf_rt_rel *keys);
 rf_status rf_gx_k_reduce(gx *x, const rf_hir_kernel *k);
 
 /* rt_gpu_rows.c: kernels that move rows */

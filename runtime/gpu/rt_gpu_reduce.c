@@ -5,7 +5,7 @@
 ** total of decimals written whole as a wide decimal), exact 192-bit sums
 ** and averages of wide decimals (partial totals combined), min and max (strings
 ** by byte-order rank), finished by the CPU's rules
-** (sum_final also finishes a fused kernel's totals), and the CPU's message
+** (rf_gx_sum_value also finishes a fused kernel's totals), and the CPU's message
 ** where a result is out of range.
 */
 #include "rt_gpu_internal.h"
@@ -14,16 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static rf_status agg_error(gx *x, const rf_hir_kernel *k, const char *what)
-{
-    rf_error(x->d, kloc(x, k), "aggregate: %s", what);
-    return RF_EUSER;
-}
-
 /* Agg ag's value from a group's exact sum s of n rows, by the CPU's rules
-** (rf_value.h), into *v; RF_EUSER with the CPU's message where they fail. */
-rf_status rf_gx_sum_final(gx *x, const rf_hir_kernel *k, const rf_qp_agg *ag, rf_type at, rf_dec128 s, int64_t n,
-                           int64_t *v)
+** (rf_value.h), into *v: NULL, or the CPU's words for why it fails. */
+const char *rf_gx_sum_value(const rf_qp_agg *ag, rf_type at, rf_dec128 s, int64_t n, int64_t *v)
 {
     rf_val_err e = {0, 0};
     rf_status vs;
@@ -36,29 +29,42 @@ rf_status rf_gx_sum_final(gx *x, const rf_hir_kernel *k, const rf_qp_agg *ag, rf
     } else {
         vs = rf_val_dec128_to_dec(s, v, &e);
     }
-    if (!vs) return RF_OK;
-    return agg_error(x, k,
-                     at == RF_TYPE_INT && ag->fn == RF_AGG_TOTAL ? "integer overflow in total()"
-                     : e.why                                     ? e.why
-                                                                 : "overflow");
+    if (!vs) return NULL;
+    return at == RF_TYPE_INT && ag->fn == RF_AGG_TOTAL ? "integer overflow in total()" : e.why ? e.why : "overflow";
 }
 
-/* The CPU's conversion of the sums, to word the error the GPU found. */
-static rf_status sum_error(gx *x, const rf_hir_kernel *k, const rf_qp_agg *ag, rf_type at, gptr acc, gptr counts,
-                           int64_t ng)
+rf_status rf_gx_agg_fail(gx *x, const rf_hir_kernel *k, const rf_rt_agg_fail *f, const rf_rt_rel *keys)
 {
+    return rf_rt_agg_fail_report(f, x->dict, keys, k->ngroup, kloc(x, k), x->d, x->fd_clash);
+}
+
+/* The CPU's conversion of the sums of every group where the GPU found one
+** that fails: each failing group noted in *fail (the group columns of r
+** read back into *keys once, where keys->cols is NULL), the least reported
+** once every aggregate is checked, as the CPU's. */
+static rf_status sum_error(gx *x, const rf_hir_kernel *k, const rf_qp_agg *ag, rf_type at, gptr acc, gptr counts,
+                           int64_t ng, const gval *r, rf_rt_rel *keys, rf_rt_agg_fail *fail)
+{
+    const rf_hir_var *ov = x->p->vars[k->out];
     uint64_t *s = rf_malloc((size_t)(2 * ng + 1) * 8);
     int64_t *cnt = rf_malloc((size_t)(ng + 1) * 8);
     rf_status st = s && cnt ? RF_OK : RF_ENOMEM;
     if (!st) st = x->g.ops->d2h(&x->g, s, acc, (uint64_t)ng * 16);
     if (!st && counts) st = x->g.ops->d2h(&x->g, cnt, counts, (uint64_t)ng * 8);
+    if (!st && !keys->cols) {
+        st = rf_rt_rel_alloc(keys, k->ngroup, ov->types, ng);
+        for (int32_t c = 0; c < k->ngroup && !st; c++)
+            st = x->g.ops->d2h(&x->g, keys->cols[c], colp(r, c), (uint64_t)ng * (uint64_t)wid(ov->types[c]));
+    }
+    int any = 0;
     for (int64_t i = 0; i < ng && !st; i++) {
         int64_t v;
-        st = rf_gx_sum_final(x, k, ag, at, sum_of(&s[2 * i]), cnt[i], &v);
+        const char *why = rf_gx_sum_value(ag, at, sum_of(&s[2 * i]), cnt[i], &v);
+        if (why) rf_rt_agg_fail_note(fail, x->dict, keys, k->ngroup, i, why), any = 1;
     }
     free(s);
     free(cnt);
-    if (!st) {
+    if (!st && !any) {
         rf_internal_error(x->d, kloc(x, k), "k%d: the GPU reported an overflow the CPU does not see", k->id);
         st = RF_EINTERNAL;
     }
@@ -95,6 +101,9 @@ rf_status rf_gx_k_reduce(gx *x, const rf_hir_kernel *k)
     rf_cpu_groups hg;
     memset(&hg, 0, sizeof hg);
     int have_hg = 0;
+    rf_rt_rel keys; /* the group columns on the host, where a group fails */
+    memset(&keys, 0, sizeof keys);
+    rf_rt_agg_fail fail = RF_RT_AGG_FAIL_NONE;
     for (int32_t ai = 0; ai < k->naggs && !st && ng > 0; ai++) {
         const rf_qp_agg *ag = &k->aggs[ai];
         gptr dst = colp(&r, k->ngroup + ai);
@@ -197,12 +206,14 @@ rf_status rf_gx_k_reduce(gx *x, const rf_hir_kernel *k)
             rf_error(x->d, kloc(x, k), op == 8 ? "aggregate: decimal out of range in total()"
                                                : "aggregate: decimal out of range");
             st = RF_EUSER;
-        } else if (!st && bad != -1) st = sum_error(x, k, ag, at, acc.p, counts.p, ng);
+        } else if (!st && bad != -1) st = sum_error(x, k, ag, at, acc.p, counts.p, ng, &r, &keys, &fail);
         gfree(x, &acc);
         gfree(x, &err);
         gfree(x, &ranks);
         gfree(x, &back);
     }
+    if (!st && fail.row >= 0) st = rf_gx_agg_fail(x, k, &fail, &keys);
+    rf_rt_rel_free(&keys);
     gfree(x, &counts);
     free(hcounts);
     free(hg.group_of_row);
