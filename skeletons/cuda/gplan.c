@@ -61,11 +61,51 @@ static rf_gpu_plan *plan_new(int32_t nk)
     return pl;
 }
 
+static rf_loc kernel_loc(const rf_hir_program *p, const rf_hir_kernel *k)
+{
+    return rf_mkloc(k->loc.file ? k->loc.file : p->source, k->loc.line, k->loc.col);
+}
+
+/* The first kernel that writes v and names a rule; a writer that names none
+** (a predicate's unique of its rules' rows) points through its inputs'
+** writers, depth levels deep at most. NULL: none. */
+static const rf_hir_kernel *rule_writing(const rf_hir_program *p, int32_t v, int depth)
+{
+    for (int32_t b = 0; b < p->nblocks; b++)
+        for (int32_t j = 0; j < p->blocks[b]->nkernels; j++) {
+            const rf_hir_kernel *k = p->blocks[b]->kernels[j];
+            if (k->out != v) continue;
+            if (k->loc.line) return k;
+            for (int32_t i = 0; i < k->nin && depth > 0; i++) {
+                const rf_hir_kernel *w = k->in[i] != v ? rule_writing(p, k->in[i], depth - 1) : NULL;
+                if (w) return w;
+            }
+        }
+    return NULL;
+}
+
+/* Where an error about variable v points: the rule that derives it (the
+** first writer that names one, rule_writing), else the first kernel with a
+** rule that reads it (an input: the first rule that reads it), else the
+** program. */
+static rf_loc var_loc(const rf_hir_program *p, int32_t v)
+{
+    const rf_hir_kernel *w = rule_writing(p, v, 8);
+    if (w) return kernel_loc(p, w);
+    for (int32_t b = 0; b < p->nblocks; b++)
+        for (int32_t j = 0; j < p->blocks[b]->nkernels; j++) {
+            const rf_hir_kernel *k = p->blocks[b]->kernels[j];
+            for (int32_t i = 0; i < k->nin && k->loc.line; i++)
+                if (k->in[i] == v) return kernel_loc(p, k);
+        }
+    return rf_mkloc(p->source, 0, 0);
+}
+
 rf_status rf_gpu_plan_check(const rf_hir_program *p, rf_diags *d)
 {
     for (int32_t v = 0; v < p->nvars; v++)
         if (p->vars[v]->kind == RF_HIR_V_REL && p->vars[v]->ncols > RF_GPU_MAXC) {
-            rf_error(d, rf_mkloc(p->source, 0, 0),
+            rf_error(d, var_loc(p, v),
                      "the GPU backend takes relations of at most %d columns; `%s` has %d (use --device cpu)",
                      RF_GPU_MAXC, p->vars[v]->name, p->vars[v]->ncols);
             return RF_EUSER;

@@ -264,8 +264,9 @@ typedef struct rf_gpu_plan {
     rf_arena arena;          /* decoded strings */
 } rf_gpu_plan;
 
-/* RF_EUSER with an error naming the program for what the GPU backend cannot
-** take (a relation wider than RF_GPU_MAXC columns). */
+/* RF_EUSER with an error for what the GPU backend cannot take (a relation
+** wider than RF_GPU_MAXC columns), at the rule of the first kernel that
+** writes the relation, else reads it (an input's first reader). */
 rf_status rf_gpu_plan_check(const rf_hir_program *p, rf_diags *d);
 /* Plans p (kernel plans, Kernel Weaver's groups made fused kernels) and,
 ** with hash, hashes the sources it generates (two code generations: for a
