@@ -943,8 +943,12 @@ int rf_gpu_cuda_jit_cache(const rf_gpu_ptx *ptx, const char *cache_dir)
     char *dir, *path;
     cubin_path(ptx, cache_dir, &dir, &path);
     int ok = 0;
-    struct stat sb; /* not opened: a named pipe there would block (a damaged entry is made anew by the run) */
-    if (path && stat(path, &sb) == 0 && S_ISREG(sb.st_mode)) {
+    /* an entry is kept only when the run would take it (whole, checked, an
+    ** ELF file): any other, cut short or damaged, is linked again and
+    ** written anew aside, then renamed, so that the first run does not wait */
+    uint64_t have = 0;
+    char *kept = path ? rf_gpu_cubin_read_checked(path, &have) : NULL;
+    if (kept) {
         ok = 1;
     } else if (path && drv.f.CtxSetCurrent(drv.ctx) == CUDA_SUCCESS) {
         char log[1024];
@@ -958,6 +962,7 @@ int rf_gpu_cuda_jit_cache(const rf_gpu_ptx *ptx, const char *cache_dir)
         }
         if (ls) drv.f.LinkDestroy(ls);
     }
+    free(kept);
     free(dir);
     free(path);
     return ok;
@@ -972,8 +977,8 @@ static rf_status cu_load_module(gdev *g, const rf_gpu_ptx *ptx, const char *src,
     cubin_path(ptx, g->cache_dir, &dir, &path);
     if (path) {
         uint64_t n = 0; /* checked: a damaged cubin is never handed to the driver */
-        char *data = rf_gpu_cache_read_checked(path, &n);
-        if (data && n > 0 && drv.f.ModuleLoadData(&c->mod, data) == CUDA_SUCCESS) {
+        char *data = rf_gpu_cubin_read_checked(path, &n);
+        if (data && drv.f.ModuleLoadData(&c->mod, data) == CUDA_SUCCESS) {
             free(data);
             free(dir);
             free(path);

@@ -10,7 +10,8 @@
 ** written through a temporary file and a rename so that a concurrent reader
 ** never sees half a file, and read only when its head's length and CRC-32
 ** agree with it: rf_gpu_cache_read_checked, which the driver's JIT cache
-** shares, as the emulator's objects share the seal), the programs this
+** shares, its cubins also checked as ELF files by rf_gpu_cubin_read_checked,
+** as the emulator's objects share the seal), the programs this
 ** process compiled (kept in memory: memo_find, memo_add), and the PTX0
 ** encoding.
 **
@@ -212,6 +213,20 @@ char *rf_gpu_cache_read_checked(const char *path, uint64_t *len)
     memmove(data, data + RF_GPU_CACHE_HEAD, (size_t)want);
     data[want] = 0;
     *len = want;
+    return data;
+}
+
+char *rf_gpu_cubin_read_checked(const char *path, uint64_t *len)
+{
+    char *data = rf_gpu_cache_read_checked(path, len);
+    /* an ELF64 file (its header's 64 bytes at least, class 2), as the
+    ** driver's linker writes a cubin: a whole entry of other bytes (a
+    ** failed write of an older build, a file put there) is a miss too */
+    if (data && (*len < 64 || memcmp(data, "\177ELF", 4) || data[4] != 2)) {
+        free(data);
+        data = NULL;
+        *len = 0;
+    }
     return data;
 }
 

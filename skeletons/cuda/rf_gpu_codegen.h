@@ -364,6 +364,11 @@ int rf_gpu_cache_write(const char *dir, const char *path, const void *data, uint
 #define RF_GPU_CACHE_MAX_BYTES ((int64_t)256 << 20)
 void rf_gpu_cache_write_checked(const char *dir, const char *path, const void *data, uint64_t len);
 char *rf_gpu_cache_read_checked(const char *path, uint64_t *len);
+/* rf_gpu_cache_read_checked of a driver's cubin (<cache>/jit/HASH...cubin): NULL
+** also where the checked bytes are not an ELF64 file (shorter than its
+** 64-byte header, another magic or class). Both the run that loads it and
+** `redfox compile`, which makes it ahead, take only such an entry. */
+char *rf_gpu_cubin_read_checked(const char *path, uint64_t *len);
 /* A cache entry that must stay as it was built (the emulator's shared
 ** object, which dlopen maps from the file): a seal of RF_GPU_CACHE_HEAD
 ** bytes appended at its end, "redfox cache seal 1 LEN CRC32", LEN the
