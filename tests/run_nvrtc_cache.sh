@@ -4,8 +4,9 @@
 # replaced by junk that looks like PTX, by a named pipe or by a link to
 # /dev/zero, or by an empty folder, is compiled again (never copied into the
 # .rfx, never waited on, never read without end) and written anew; a sound
-# entry is served as it is; a folder holding files is left alone. The .rfx
-# is the same in every case. Skipped (77) without NVRTC.
+# entry is served as it is; a folder holding files is left alone, with one
+# warning a compile naming it. The .rfx is the same in every case. Skipped
+# (77) without NVRTC.
 set -u
 r=$1
 prog=$2
@@ -50,9 +51,16 @@ damage "an empty folder" mkdir "$e"
 rm -rf "$e"
 mkdir "$e"
 echo keep >"$e/mine"
-$to "$r" compile "$prog" -o "$tmp/d.rfx" --cache-dir "$c" 2>"$tmp/err" || { no "a folder with a file: exit $?"; cat "$tmp/err"; }
-cmp -s "$tmp/good.rfx" "$tmp/d.rfx" || no "a folder with a file: the .rfx differs"
-[ -f "$e/mine" ] || no "a folder with a file in the entry's place was removed"
+# (said once a run, naming the folder: it was silent, so the user never
+# learned why every compile took NVRTC's time)
+for n in 1 2; do
+    $to "$r" compile "$prog" -o "$tmp/d.rfx" --cache-dir "$c" 2>"$tmp/err" || { no "a folder with a file: exit $?"; cat "$tmp/err"; }
+    cmp -s "$tmp/good.rfx" "$tmp/d.rfx" || no "a folder with a file: the .rfx differs"
+    [ -f "$e/mine" ] && [ "$(cat "$e/mine")" = keep ] || no "a folder with a file in the entry's place was removed"
+    [ "$(grep -c "^$e: warning: a folder with files in it stands where this GPU-code cache entry goes" "$tmp/err")" = 1 ] ||
+        { no "a folder with a file, compile $n: not one warning naming it"; cat "$tmp/err"; }
+    [ "$(wc -l <"$tmp/err")" = 1 ] || { no "a folder with a file, compile $n: more than the warning said"; cat "$tmp/err"; }
+done
 rm -rf "$e"
 [ $fail = 0 ] && echo "NVRTC's cache: damaged entries compiled again, sound ones served"
 exit $fail

@@ -957,7 +957,7 @@ int rf_gpu_cuda_jit_cache(const rf_gpu_ptx *ptx, const char *cache_dir)
         void *cubin = NULL;
         size_t ncubin = 0;
         if (link_cubin(ptx, &ls, &cubin, &ncubin, log, sizeof log) == CUDA_SUCCESS) {
-            rf_gpu_cache_write_checked(dir, path, cubin, (uint64_t)ncubin);
+            rf_gpu_cache_write_checked(dir, path, cubin, (uint64_t)ncubin, NULL); /* (the run says it) */
             ok = 1;
         }
         if (ls) drv.f.LinkDestroy(ls);
@@ -1008,7 +1008,7 @@ static rf_status cu_load_module(gdev *g, const rf_gpu_ptx *ptx, const char *src,
         free(path);
         return RF_EINTERNAL;
     }
-    if (path) rf_gpu_cache_write_checked(dir, path, cubin, (uint64_t)ncubin);
+    if (path) rf_gpu_cache_write_checked(dir, path, cubin, (uint64_t)ncubin, g->d);
     drv.f.LinkDestroy(ls);
     free(dir);
     free(path);

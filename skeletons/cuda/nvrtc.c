@@ -165,7 +165,7 @@ static void make_dirs(char *path)
 
 #define CACHE_MAGIC "redfox cache entry 1 "
 
-void rf_gpu_cache_write_checked(const char *dir, const char *path, const void *data, uint64_t len)
+void rf_gpu_cache_write_checked(const char *dir, const char *path, const void *data, uint64_t len, rf_diags *d)
 {
     if (len > (uint64_t)RF_GPU_CACHE_MAX_BYTES) return; /* never read back */
     char *b = rf_malloc((size_t)len + RF_GPU_CACHE_HEAD);
@@ -177,9 +177,22 @@ void rf_gpu_cache_write_checked(const char *dir, const char *path, const void *d
     memcpy(b + RF_GPU_CACHE_HEAD, data, (size_t)len);
     /* an empty folder in the entry's place (no rename replaces one) is
     ** removed, so the entry is written anew; one holding anything is left
-    ** alone, and the entry compiled again at every use */
+    ** alone (its files are not ours to delete), and the entry compiled
+    ** again at every use: the user is told where, once a run (d keeps one
+    ** of a warning said again) */
     struct stat sb;
-    if (lstat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) rmdir(path);
+    if (lstat(path, &sb) == 0 && S_ISDIR(sb.st_mode) && rmdir(path) != 0 && d) {
+        int e = errno;
+        if (e == ENOTEMPTY || e == EEXIST)
+            rf_diag_add(d, RF_SEV_WARNING, rf_mkloc(path, 0, 0),
+                        "a folder with files in it stands where this GPU-code cache entry goes: the code is compiled "
+                        "again at every use until the folder is moved away (redfox removes only an empty one)");
+        else
+            rf_diag_add(d, RF_SEV_WARNING, rf_mkloc(path, 0, 0),
+                        "a folder stands where this GPU-code cache entry goes and cannot be removed (%s): the code is "
+                        "compiled again at every use until it is moved away",
+                        strerror(e));
+    }
     rf_gpu_cache_write(dir, path, b, len + RF_GPU_CACHE_HEAD);
     free(b);
 }
@@ -574,7 +587,7 @@ rf_status rf_gpu_nvrtc_compile(const char *src, uint64_t len, const rf_gpu_nvrtc
     rf_gpu_nv_result_free(&r);
     out->seconds = rf_now() - t0;
     if (!st) rf_gpu_ptx_key(out, out->key);
-    if (!st && path) rf_gpu_cache_write_checked(dir, path, out->ptx, out->len);
+    if (!st && path) rf_gpu_cache_write_checked(dir, path, out->ptx, out->len, d);
     if (!st) memo_add(src, len, out);
     free(dir);
     free(path);

@@ -362,7 +362,10 @@ int rf_gpu_cache_write(const char *dir, const char *path, const void *data, uint
 ** *len without the NUL) or NULL. */
 #define RF_GPU_CACHE_HEAD 64
 #define RF_GPU_CACHE_MAX_BYTES ((int64_t)256 << 20)
-void rf_gpu_cache_write_checked(const char *dir, const char *path, const void *data, uint64_t len);
+/* rf_gpu_cache_write_checked: an empty folder at path is removed first; a
+** folder with files in it is left alone (not ours to delete) and, unless d
+** is NULL, a warning there names it, as the entry cannot be written. */
+void rf_gpu_cache_write_checked(const char *dir, const char *path, const void *data, uint64_t len, rf_diags *d);
 char *rf_gpu_cache_read_checked(const char *path, uint64_t *len);
 /* rf_gpu_cache_read_checked of a driver's cubin (<cache>/jit/HASH...cubin): NULL
 ** also where the checked bytes are not an ELF64 file (shorter than its

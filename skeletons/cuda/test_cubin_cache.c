@@ -64,7 +64,7 @@ int main(int argc, char **argv)
     char elf[300];
     for (size_t i = 0; i < sizeof elf; i++) elf[i] = (char)(i * 7 + 3);
     memcpy(elf, "\177ELF\002\001\001", 7);
-    rf_gpu_cache_write_checked(dir, path, elf, sizeof elf);
+    rf_gpu_cache_write_checked(dir, path, elf, sizeof elf, NULL);
     CHECK(served(path, elf, sizeof elf) == 1, "a sound entry is served as written");
 
     /* the whole entry as written, to damage */
@@ -91,15 +91,15 @@ int main(int argc, char **argv)
     char other[sizeof elf];
     memcpy(other, elf, sizeof other);
     memcpy(other, "junk", 4);
-    rf_gpu_cache_write_checked(dir, path, other, sizeof other);
+    rf_gpu_cache_write_checked(dir, path, other, sizeof other, NULL);
     CHECK(served(path, NULL, 0) == 0, "a checked entry without the ELF magic is a miss");
     other[0] = '\177';
     memcpy(other, "\177ELF\001", 5);
-    rf_gpu_cache_write_checked(dir, path, other, sizeof other);
+    rf_gpu_cache_write_checked(dir, path, other, sizeof other, NULL);
     CHECK(served(path, NULL, 0) == 0, "a checked ELF32 entry is a miss");
-    rf_gpu_cache_write_checked(dir, path, elf, 40);
+    rf_gpu_cache_write_checked(dir, path, elf, 40, NULL);
     CHECK(served(path, NULL, 0) == 0, "a checked entry shorter than an ELF header is a miss");
-    rf_gpu_cache_write_checked(dir, path, elf, 0);
+    rf_gpu_cache_write_checked(dir, path, elf, 0, NULL);
     CHECK(served(path, NULL, 0) == 0, "a checked entry of no bytes is a miss");
 
     /* not a regular file */
@@ -114,7 +114,7 @@ int main(int argc, char **argv)
     }
     /* a miss is written anew over what was there: served again */
     put_raw(path, "damaged", 7);
-    rf_gpu_cache_write_checked(dir, path, elf, sizeof elf);
+    rf_gpu_cache_write_checked(dir, path, elf, sizeof elf, NULL);
     CHECK(served(path, elf, sizeof elf) == 1, "a damaged entry written anew is served");
     unlink(path);
     unlink(raw);
