@@ -195,8 +195,9 @@ static void directive(rf_checker *c, const rf_ast_atom *h, uint8_t *seen)
             return;
         }
         if (p->nrules) {
-            rf_error(c->d, h->loc, "`%s` is an input and cannot also have rules or facts (line %d)", p->name,
-                     p->rules[0]->loc.line);
+            char where[320];
+            rf_error(c->d, h->loc, "`%s` is an input and cannot also have rules or facts (%s)", p->name,
+                     rf_chk_where(p->rules[0]->loc, h->loc, where, sizeof where));
             return;
         }
         if (v->slen == 0 || memchr(v->sval, 0, (size_t)v->slen)) {

@@ -219,6 +219,18 @@ else
         fi
     done
 fi
+# several files compile as one program: a clause that conflicts with one in
+# another file names that file ("first at line 1" named a line of neither)
+mf=${TMPDIR:-/tmp}/rf_cli_mf.$$
+mkdir -p "$mf"
+printf 'e(a, b) -> int(a), int(b).\nf[a] = b -> int(a), int(b).\n' >"$mf/schema.logic"
+printf '\n\ne(a, b) -> int(a), int(b).\nf(1, 2).\n' >"$mf/query.logic"
+"$r" compile "$mf/schema.logic" "$mf/query.logic" -o "$mf/p.rfx" >/dev/null 2>"$g"
+for want in "query.logic:3:1: error: \`e\` is declared twice (first at $mf/schema.logic:1)" \
+            "query.logic:4:1: error: \`f\` is functional ($mf/schema.logic:2) but this rule defines it as a plain relation"; do
+    grep -qF -- "$want" "$g" || { echo "FAIL: two files: lacks: $want"; cat "$g"; fail=1; }
+done
+rm -rf "$mf"
 rm -f "$g"
 rm -f "${TMPDIR:-/tmp}/rf_cli_rep.$$"
 rm -f "${TMPDIR:-/tmp}/rf_cli.$$"
