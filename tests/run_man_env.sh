@@ -17,4 +17,14 @@ names=$(find "$src" -path "$src/build*" -prune -o -path "$src/tests" -prune -o \
 for n in $names; do
     printf '%s\n' "$env" | grep -q "$n" || { echo "FAIL: the product reads \$$n, the manual page's ENVIRONMENT does not name it"; fail=1; }
 done
+# and the other way: a name RF_... that the documents give (an environment
+# variable, a CMake option) is one the sources have (docs/BENCHMARKS.md told
+# a cold compile to empty RF_GPU_CACHE_DIR, which nothing reads)
+docs=$(grep -ohE '\bRF_[A-Z0-9_]+' "$src/README.md" "$src"/docs/*.md "$src/docs/redfox.1" | sort -u)
+for n in $docs; do
+    find "$src" -path "$src/build*" -prune -o -path "$src/docs" -prune -o -name run_man_env.sh -prune -o -type f \
+        \( -name '*.c' -o -name '*.h' -o -name '*.cpp' -o -name '*.cu' -o -name 'CMakeLists.txt' -o -name '*.cmake' \
+           -o -name '*.sh' -o -name '*.py' -o -name '*.in' \) -print | xargs grep -qw "$n" ||
+        { echo "FAIL: the documents name $n, which no source has"; fail=1; }
+done
 exit $fail
