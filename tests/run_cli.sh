@@ -230,6 +230,13 @@ for want in "query.logic:3:1: error: \`e\` is declared twice (first at $mf/schem
             "query.logic:4:1: error: \`f\` is functional ($mf/schema.logic:2) but this rule defines it as a plain relation"; do
     grep -qF -- "$want" "$g" || { echo "FAIL: two files: lacks: $want"; cat "$g"; fail=1; }
 done
+# several outputs print in the order LANGUAGE.md gives (Outputs): declared
+# predicates first, then the others by their first clause, whatever the
+# order of the lang:output lines
+mkdir -p "$mf"
+printf 'b(1). a(2). c(x) -> int(x). c(3).\nlang:output[`a] = "a". lang:output[`b] = "b". lang:output[`c] = "c".\n' >"$mf/o.logic"
+"$r" run "$mf/o.logic" --device cpu 2>/dev/null | sed -n 's/ (1 row)$//p' | tr '\n' ' ' >"$g"
+[ "$(cat "$g")" = "c b a " ] || { echo "FAIL: outputs in the order '$(cat "$g")', LANGUAGE.md says c b a"; fail=1; }
 rm -rf "$mf"
 rm -f "$g"
 rm -f "${TMPDIR:-/tmp}/rf_cli_rep.$$"
