@@ -16,6 +16,8 @@ check 0 "compile help" "$r" compile --help
 check 0 "dump help" "$r" dump --help
 check 0 "run help" "$r" run --help
 check 0 "tpch help" "$r" tpch --help
+# bench's --sf is optional (the data's own by default: tpch bench --help)
+"$r" tpch --help | grep -qF 'bench --data DIR [--sf X]' || { echo "FAIL: tpch --help shows bench's --sf as required"; fail=1; }
 check 2 "no command" "$r"
 check 2 "unknown option" "$r" compile --frobnicate "$t/logiql/even_odd.logic"
 check 2 "dump without what" "$r" dump "$t/logiql/even_odd.logic"
