@@ -239,6 +239,18 @@ mkdir -p "$mf"
 printf 'b(1). a(2). c(x) -> int(x). c(3).\nlang:output[`a] = "a". lang:output[`b] = "b". lang:output[`c] = "c".\n' >"$mf/o.logic"
 "$r" run "$mf/o.logic" --device cpu 2>/dev/null | sed -n 's/ (1 row)$//p' | tr '\n' ' ' >"$g"
 [ "$(cat "$g")" = "c b a " ] || { echo "FAIL: outputs in the order '$(cat "$g")', LANGUAGE.md says c b a"; fail=1; }
+# one file given twice (by another name too) is a usage error, not every
+# clause "declared twice (first at line N)" of itself
+ln -s o.logic "$mf/same.logic"
+for cmd in "compile -o $mf/x.rfx" "run --device cpu" "dump --rules"; do
+    # shellcheck disable=SC2086
+    "$r" $cmd "$mf/o.logic" "$mf/same.logic" >/dev/null 2>"$g"
+    rc=$?
+    if [ $rc -ne 2 ] || ! grep -q "same.logic: error: the program file is given twice (also as $mf/o.logic)" "$g" ||
+        grep -q "declared twice" "$g"; then
+        echo "FAIL: $cmd of one file twice: exit $rc"; cat "$g"; fail=1
+    fi
+done
 rm -rf "$mf"
 rm -f "$g"
 rm -f "${TMPDIR:-/tmp}/rf_cli_rep.$$"
