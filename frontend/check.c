@@ -4,6 +4,7 @@
 */
 #include "check_internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,6 +46,14 @@ int rf_chk_in_broken_clause(const rf_checker *c, const char *name)
         if (!c->broken[j]) return 0;
         if (!strcmp(c->broken[j], name)) return 1;
     }
+}
+
+const char *rf_chk_where(rf_loc there, rf_loc here, char *buf, size_t n)
+{
+    int same = there.file == here.file || (there.file && here.file && !strcmp(there.file, here.file));
+    if (same || !there.file) snprintf(buf, n, "line %d", there.line);
+    else snprintf(buf, n, "%s:%d", there.file, there.line);
+    return buf;
 }
 
 rf_fe_pred *rf_chk_find(rf_checker *c, const char *name)

@@ -38,6 +38,10 @@ typedef struct rf_checker {
 } rf_checker;
 
 rf_fe_pred *rf_chk_find(rf_checker *c, const char *name);
+/* Where the clause at `there` is, for a message about the one at `here`:
+** "line N" in the same file, "FILE:N" in another file of the program
+** (several files compile as one). Written into buf, which is returned. */
+const char *rf_chk_where(rf_loc there, rf_loc here, char *buf, size_t n);
 rf_fe_pred *rf_chk_add_pred(rf_checker *c, const char *name, rf_loc loc, int32_t arity,
                             int functional);
 int rf_chk_add_rule_to_pred(rf_checker *c, rf_fe_pred *p, rf_fe_rule *r);

@@ -47,15 +47,17 @@ static void declare(rf_checker *c, const rf_ast_clause *cl)
     }
     rf_fe_pred *old = rf_chk_find(c, h->name);
     const rf_ast_formula *constraint = first_non_type(cl);
+    char where[320];
     if (old && constraint) {
         /* not a second declaration: a constraint on the declared predicate */
         rf_error(c->d, constraint->loc,
-                 "integrity constraints are not supported: after '->' a declaration gives only column types, as type(variable) (`%s` is declared at line %d; check the condition with a rule)",
-                 h->name, old->loc.line);
+                 "integrity constraints are not supported: after '->' a declaration gives only column types, as type(variable) (`%s` is declared at %s; check the condition with a rule)",
+                 h->name, rf_chk_where(old->loc, constraint->loc, where, sizeof where));
         return;
     }
     if (old) {
-        rf_error(c->d, h->loc, "`%s` is declared twice (first at line %d)", h->name, old->loc.line);
+        rf_error(c->d, h->loc, "`%s` is declared twice (first at %s)", h->name,
+                 rf_chk_where(old->loc, h->loc, where, sizeof where));
         return;
     }
     int bad = 0;

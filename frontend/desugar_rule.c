@@ -678,13 +678,14 @@ void rf_dsg_build_rule(rf_checker *c, const rf_ast_clause *cl, const rf_ast_atom
     rf_fe_pred *p = rf_chk_find(c, h->name);
     if (!p) return; /* reported by pass 2 */
     if (p->functional != h->functional || p->arity != h->nargs) {
+        char where[320];
+        rf_chk_where(p->loc, h->loc, where, sizeof where);
         if (p->functional != h->functional)
-            rf_error(c->d, h->loc, "`%s` is %sfunctional (line %d) but this rule defines it as %s", h->name,
-                     p->functional ? "" : "not ", p->loc.line,
-                     h->functional ? "functional" : "a plain relation");
+            rf_error(c->d, h->loc, "`%s` is %sfunctional (%s) but this rule defines it as %s", h->name,
+                     p->functional ? "" : "not ", where, h->functional ? "functional" : "a plain relation");
         else
-            rf_error(c->d, h->loc, "`%s` has %d column%s (line %d) but this rule gives %d", h->name, p->arity,
-                     p->arity == 1 ? "" : "s", p->loc.line, h->nargs);
+            rf_error(c->d, h->loc, "`%s` has %d column%s (%s) but this rule gives %d", h->name, p->arity,
+                     p->arity == 1 ? "" : "s", where, h->nargs);
         return;
     }
     rf_fe_rule *r = rule_new(&b, cl->loc);

@@ -195,8 +195,9 @@ static void directive(rf_checker *c, const rf_ast_atom *h, uint8_t *seen)
             return;
         }
         if (p->nrules) {
-            rf_error(c->d, h->loc, "`%s` is an input and cannot also have rules or facts (line %d)", p->name,
-                     p->rules[0]->loc.line);
+            char where[320];
+            rf_error(c->d, h->loc, "`%s` is an input and cannot also have rules or facts (%s)", p->name,
+                     rf_chk_where(p->rules[0]->loc, h->loc, where, sizeof where));
             return;
         }
         if (v->slen == 0 || memchr(v->sval, 0, (size_t)v->slen)) {
@@ -219,7 +220,16 @@ static void directive(rf_checker *c, const rf_ast_atom *h, uint8_t *seen)
         break;
     case D_HEADER: p->header = (int)v->ival; break;
     case D_KEY: parse_key(c, p, v); break;
-    case D_OUTPUT:
+    case D_OUTPUT: {
+        /* a control character (a line end, a tab) would name a file no
+        ** one can type, and break the "NAME (N rows)" line it heads */
+        int ctl = 0;
+        for (int64_t i = 0; i < v->slen; i++) ctl |= (unsigned char)v->sval[i] < 0x20 || v->sval[i] == 0x7f;
+        if (ctl) {
+            rf_error(c->d, v->loc, "the output name must be a plain file name: it holds a control character (a line "
+                                   "end, a tab)");
+            return;
+        }
         if (v->slen == 0 || strchr(v->sval, '/') || strchr(v->sval, '\\') || v->sval[0] == '.' ||
             (int64_t)strlen(v->sval) != v->slen) {
             rf_error(c->d, v->loc, "the output name \"%s\" must be a plain file name: not empty, no '/', not starting with '.'",
@@ -238,6 +248,7 @@ static void directive(rf_checker *c, const rf_ast_atom *h, uint8_t *seen)
         }
         p->output_name = v->sval;
         break;
+    }
     case D_ORDER: parse_order(c, p, v); break;
     case D_LIMIT:
         if (v->ival < 0) {

@@ -84,6 +84,13 @@ rf_status rf_fe_parse(const char *file, const char *src, int64_t len, rf_arena *
     st.diags = diags;
     st.line = 1;
     st.col = 1;
+    /* a UTF-8 byte order mark, as some editors save a file, is no part of
+    ** the program (input files skip it too); columns count after it, as an
+    ** editor shows them */
+    if (len >= 3 && !memcmp(src, "\xef\xbb\xbf", 3)) {
+        src += 3;
+        len -= 3;
+    }
     if (memchr(src, 0, (size_t)len)) {
         const char *z = memchr(src, 0, (size_t)len);
         int32_t line = 1, col = 1;

@@ -511,6 +511,9 @@ static void check_rule(rf_checker *c, rf_fe_rule *r)
         rf_fe_agg *ag = &r->aggs[g];
         if (ag->arg_var < 0) continue;
         rf_type a = r->vars[ag->arg_var].type;
+        /* unknown: an error already said why (an undefined predicate the
+        ** argument comes from), as for the literals above */
+        if (a == RF_TYPE_UNKNOWN) continue;
         if ((ag->fn == RF_AGG_TOTAL || ag->fn == RF_AGG_AVG) && !rf_type_is_numeric(a))
             rf_error(c->d, ag->loc, "%s() needs a number (int, decimal or float), not %s", rf_agg_fn_name(ag->fn),
                      tn(a));

@@ -16,6 +16,8 @@ check 0 "compile help" "$r" compile --help
 check 0 "dump help" "$r" dump --help
 check 0 "run help" "$r" run --help
 check 0 "tpch help" "$r" tpch --help
+# bench's --sf is optional (the data's own by default: tpch bench --help)
+"$r" tpch --help | grep -qF 'bench --data DIR [--sf X]' || { echo "FAIL: tpch --help shows bench's --sf as required"; fail=1; }
 check 2 "no command" "$r"
 check 2 "unknown option" "$r" compile --frobnicate "$t/logiql/even_odd.logic"
 check 2 "dump without what" "$r" dump "$t/logiql/even_odd.logic"
@@ -219,6 +221,37 @@ else
         fi
     done
 fi
+# several files compile as one program: a clause that conflicts with one in
+# another file names that file ("first at line 1" named a line of neither)
+mf=${TMPDIR:-/tmp}/rf_cli_mf.$$
+mkdir -p "$mf"
+printf 'e(a, b) -> int(a), int(b).\nf[a] = b -> int(a), int(b).\n' >"$mf/schema.logic"
+printf '\n\ne(a, b) -> int(a), int(b).\nf(1, 2).\n' >"$mf/query.logic"
+"$r" compile "$mf/schema.logic" "$mf/query.logic" -o "$mf/p.rfx" >/dev/null 2>"$g"
+for want in "query.logic:3:1: error: \`e\` is declared twice (first at $mf/schema.logic:1)" \
+            "query.logic:4:1: error: \`f\` is functional ($mf/schema.logic:2) but this rule defines it as a plain relation"; do
+    grep -qF -- "$want" "$g" || { echo "FAIL: two files: lacks: $want"; cat "$g"; fail=1; }
+done
+# several outputs print in the order LANGUAGE.md gives (Outputs): declared
+# predicates first, then the others by their first clause, whatever the
+# order of the lang:output lines
+mkdir -p "$mf"
+printf 'b(1). a(2). c(x) -> int(x). c(3).\nlang:output[`a] = "a". lang:output[`b] = "b". lang:output[`c] = "c".\n' >"$mf/o.logic"
+"$r" run "$mf/o.logic" --device cpu 2>/dev/null | sed -n 's/ (1 row)$//p' | tr '\n' ' ' >"$g"
+[ "$(cat "$g")" = "c b a " ] || { echo "FAIL: outputs in the order '$(cat "$g")', LANGUAGE.md says c b a"; fail=1; }
+# one file given twice (by another name too) is a usage error, not every
+# clause "declared twice (first at line N)" of itself
+ln -s o.logic "$mf/same.logic"
+for cmd in "compile -o $mf/x.rfx" "run --device cpu" "dump --rules"; do
+    # shellcheck disable=SC2086
+    "$r" $cmd "$mf/o.logic" "$mf/same.logic" >/dev/null 2>"$g"
+    rc=$?
+    if [ $rc -ne 2 ] || ! grep -q "same.logic: error: the program file is given twice (also as $mf/o.logic)" "$g" ||
+        grep -q "declared twice" "$g"; then
+        echo "FAIL: $cmd of one file twice: exit $rc"; cat "$g"; fail=1
+    fi
+done
+rm -rf "$mf"
 rm -f "$g"
 rm -f "${TMPDIR:-/tmp}/rf_cli_rep.$$"
 rm -f "${TMPDIR:-/tmp}/rf_cli.$$"

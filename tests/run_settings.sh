@@ -28,6 +28,18 @@ for cmd in "run" "tpch run" "tpch bench"; do
         grep -qF -- "$s" "$tmp/help" || { echo "FAIL: $cmd --help lacks: $s"; fail=1; }
     done
 done
+# an option a command takes is in its --help: exec took --gpu-memory,
+# --cache-dir and --no-cache, unlisted (and ignored --gpu-memory)
+for cmd in compile run import exec dump "tpch gen" "tpch run" "tpch bench"; do
+    # shellcheck disable=SC2086
+    "$r" $cmd --help >"$tmp/help" 2>&1
+    for opt in --set --gpu-memory --cache-dir --no-cache; do
+        # shellcheck disable=SC2086
+        "$r" $cmd "$opt" >"$tmp/out" 2>"$tmp/err"
+        grep -q "unknown option '$opt'" "$tmp/err" && continue
+        grep -q -- "$opt" "$tmp/help" || { echo "FAIL: $cmd takes $opt, but its --help does not list it"; fail=1; }
+    done
+done
 check 2 "unknown setting" "$r" run "$prog" --data "$data" --device cpu --set nope=1
 grep -q "unknown setting 'nope'" "$tmp/err" || { echo "FAIL: unknown setting: no message"; cat "$tmp/err"; fail=1; }
 [ "$(grep -c "see .*--help" "$tmp/err")" -eq 1 ] || { echo "FAIL: unknown setting: the hint to --help not once"; cat "$tmp/err"; fail=1; }
@@ -76,6 +88,20 @@ grep -q "^gpu memory cap: 3145728 bytes" "$tmp/err" || { echo "FAIL: --gpu-memor
 RF_GPU_EMULATE=1 "$r" run "$prog" --data "$data" --device gpu --format csv --profile --set gpu_memory=1k >"$tmp/out" 2>"$tmp/err"
 grep -q "out of GPU memory: .*\(of the 1 KiB cap (--gpu-memory)\|cap (--gpu-memory) of 1024 bytes\).*: running on the CPU instead" "$tmp/err" ||
     { echo "FAIL: gpu_memory=1k: no warning naming the cap"; cat "$tmp/err"; fail=1; }
+# exec: --gpu-memory N is the cap of every run of the transaction, as
+# --set gpu_memory=N is (it was taken and ignored); the last one given wins
+mkdir -p "$tmp/x"
+printf '1|2\n2|3\n3|4\n' >"$tmp/x/edge.tbl"
+printf 'edge(a, b) -> int(a), int(b).\nlang:input[`edge] = "edge.tbl".\npath(a, b) <- edge(a, b).\npath(a, c) <- path(a, b), edge(b, c).\nlang:output[`path] = "path".\n' >"$tmp/x/tc.logic"
+check 0 "exec: import" "$r" import "$tmp/x/tc.logic" --data "$tmp/x" --out "$tmp/x/db"
+printf '+edge(4, 5).\n' >"$tmp/x/b1.txn"
+printf -- '-edge(1, 2).\n' >"$tmp/x/b2.txn"
+RF_GPU_EMULATE=1 "$r" exec "$tmp/x/db" "$tmp/x/tc.logic" --device gpu --format csv --profile-kernels --gpu-memory 3M \
+    --batch "$tmp/x/b1.txn" >"$tmp/out" 2>"$tmp/err"
+grep -q "^gpu memory cap: 3145728 bytes" "$tmp/err" || { echo "FAIL: exec --gpu-memory 3M: not in the profile"; cat "$tmp/err"; fail=1; }
+RF_GPU_EMULATE=1 "$r" exec "$tmp/x/db" "$tmp/x/tc.logic" --device gpu --format csv --profile-kernels --gpu-memory 3M \
+    --set gpu_memory=off --batch "$tmp/x/b2.txn" >"$tmp/out" 2>"$tmp/err"
+if grep -q "^gpu memory cap" "$tmp/err"; then echo "FAIL: exec --gpu-memory 3M --set gpu_memory=off: capped"; fail=1; fi
 # hugepages=off: same outputs
 "$r" run "$prog" --data "$data" --device cpu --format csv >"$tmp/a" 2>&1
 check 0 "hugepages=off runs" "$r" run "$prog" --data "$data" --device cpu --format csv --set hugepages=off

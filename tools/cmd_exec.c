@@ -31,7 +31,8 @@ static const char *usage =
     "usage: redfox exec DB PROG.logic... [--batch FILE]... [--each] [--init]\n"
     "                   [--recompute|--incremental] [--device auto|cpu|gpu]\n"
     "                   [--threads N] [--format table|csv|tbl] [--profile]\n"
-    "                   [--set NAME=VALUE]\n"
+    "                   [--profile-kernels] [--show-programs] [--set NAME=VALUE]\n"
+    "                   [--gpu-memory N] [--cache-dir DIR | --no-cache]\n"
     "\n"
     "Runs one transaction over the redfox database DB (`redfox import`): the\n"
     "transaction files' inserts and deletes are applied to the program's base\n"
@@ -86,6 +87,11 @@ static const char *usage =
     "  --show-programs      print the programs exec generates (the delta rules,\n"
     "                       DRed's, the diffs, the outputs') on stderr\n"
     "  --set NAME=VALUE     a tuning setting (see `redfox run --help`)\n"
+    "  --gpu-memory N       cap the GPU memory each run uses (bytes, K/M/G/T;\n"
+    "                       the same as --set gpu_memory=N)\n"
+    "  --cache-dir DIR      where the GPU's compiled code is cached and --device\n"
+    "                       auto's placement model kept (default $XDG_CACHE_HOME/\n"
+    "                       redfox, else ~/.cache/redfox); --no-cache: neither\n"
     "  -h, --help           this text\n"
     "\n"
     "A SIGINT, SIGTERM or SIGHUP during a commit lets it end (the transaction\n"
@@ -242,7 +248,17 @@ int rf_tool_exec(int argc, char **argv)
     o.log = log_stderr;
     o.cache_dir = tune.cache_dir;
     o.start = rf_trace_clock();
+    /* the library takes the cap only among the settings (rf_exec_options
+    ** has no field of its own), and --gpu-memory N is not one of `sets`:
+    ** the cap that the options left, last, so that it is the one in force */
     char *settings = rf_tool_settings_text(sets, nsets);
+    if (settings && tune.gpu_memory > 0) {
+        size_t n = strlen(settings);
+        char *with = realloc(settings, n + 48);
+        if (!with) free(settings);
+        else snprintf(with + n, 48, "%sgpu_memory=%lld", n ? "," : "", (long long)tune.gpu_memory);
+        settings = with;
+    }
     if (!settings) return rf_tool_finish_api(REDFOX_NOMEM, NULL, 0, NULL, 1);
     o.settings = settings;
     /* the program: its files read here ("-" and pipes), compiled by the library */

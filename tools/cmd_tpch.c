@@ -11,7 +11,7 @@ static const char *usage =
     "commands:\n"
     "  gen --sf X --out DIR [--jobs N]   generate the eight dbgen .tbl files\n"
     "  run --data DIR [--check DIR]      run the 22 queries, check the answers\n"
-    "  bench --data DIR --sf X           time them: medians, bandwidth floor, power\n"
+    "  bench --data DIR [--sf X]         time them: medians, bandwidth floor, power\n"
     "\n"
     "`redfox tpch <command> --help` describes a command.\n";
 

@@ -49,6 +49,10 @@ rf_status rf_tool_read_sources(const char *const *paths, int32_t n, rf_arena *ar
     s->n = n;
     int stdin_used = 0;
     rf_status worst = RF_OK;
+    /* the regular files read so far, by device and inode: one given twice
+    ** (a.logic a.logic, or ./a.logic) would declare everything twice */
+    struct stat *seen = rf_calloc((size_t)n + 1, sizeof *seen);
+    if (!seen) return RF_ENOMEM;
     for (int32_t i = 0; i < n; i++) {
         /* "-" is standard input; any other path is opened, so that /dev/stdin,
         ** pipes and FIFOs work too. Each is read once, whole: nothing reads
@@ -56,7 +60,10 @@ rf_status rf_tool_read_sources(const char *const *paths, int32_t n, rf_arena *ar
         ** for the text). */
         int std = !strcmp(paths[i], "-");
         const char *name = rf_arena_strdup(arena, std ? "<stdin>" : paths[i]);
-        if (!name) return RF_ENOMEM;
+        if (!name) {
+            free(seen);
+            return RF_ENOMEM;
+        }
         s->names[i] = name;
         if (std && stdin_used++) {
             rf_error(d, rf_mkloc(name, 0, 0), "standard input ('-') can be read only once");
@@ -69,21 +76,40 @@ rf_status rf_tool_read_sources(const char *const *paths, int32_t n, rf_arena *ar
             if (!worst) worst = RF_EUSER;
             continue;
         }
+        if (!std && !fstat(fileno(f), &seen[i]) && S_ISREG(seen[i].st_mode)) {
+            int32_t j = 0;
+            while (j < i && !(S_ISREG(seen[j].st_mode) && seen[j].st_dev == seen[i].st_dev &&
+                              seen[j].st_ino == seen[i].st_ino))
+                j++;
+            if (j < i) {
+                fclose(f);
+                rf_error(d, rf_mkloc(name, 0, 0), "the program file is given twice (also as %s)", paths[j]);
+                worst = RF_EUSAGE;
+                continue;
+            }
+        }
         rf_buf b;
         rf_buf_init(&b);
         int err = read_all(f, &b);
         if (!std) fclose(f);
         if (err) {
             rf_buf_free(&b);
-            if (err == ENOMEM) return RF_ENOMEM;
+            if (err == ENOMEM) {
+                free(seen);
+                return RF_ENOMEM;
+            }
             rf_error(d, rf_mkloc(name, 0, 0), "cannot read the program: %s", strerror(err));
             if (!worst) worst = RF_EUSER;
             continue;
         }
         s->lens[i] = b.len;
         s->texts[i] = b.len ? rf_buf_take(&b) : rf_strdup("");
-        if (!s->texts[i]) return RF_ENOMEM;
+        if (!s->texts[i]) {
+            free(seen);
+            return RF_ENOMEM;
+        }
     }
+    free(seen);
     return worst;
 }
 

@@ -52,7 +52,7 @@ void rf_rt_load_open_error(const char *path, const char *pred, int err, rf_diags
         rf_buf_printf(&b, "cannot open the file of input `%s`, %s: %s", pred, fp, os_reason(err, eb, sizeof eb));
     else
         rf_buf_printf(&b, "cannot open file %s: %s", fp, os_reason(err, eb, sizeof eb));
-    if (no_dir) rf_buf_printf(&b, " (the data folder %s does not exist)", dir);
+    if (no_dir) rf_buf_printf(&b, " (the folder %s does not exist)", dir);
     /* a redfox database that lost its manifest reads as a folder of text
     ** files (the manifest alone makes a database): say what it looks like */
     char *col = !no_dir && err == ENOENT && dir ? rf_sprintf("%s/t00000.c00000.col", dir) : NULL;

@@ -579,7 +579,7 @@ static void test_missing_named(void)
     rf_diags_init(&d);
     CHECK(rf_rt_load_text("./no_such_dir_rf/edge.csv", ty, 1, &o, &t, &d) == RF_EIO);
     char *want = rf_sprintf("cannot open the file of input `edge`, %s%sno_such_dir_rf/edge.csv: No such file or "
-                            "directory (the data folder %s%sno_such_dir_rf does not exist)",
+                            "directory (the folder %s%sno_such_dir_rf does not exist)",
                             cwd, strcmp(cwd, "/") ? "/" : "", cwd, strcmp(cwd, "/") ? "/" : "");
     CHECK(d.count == 1 && strcmp(d.items[0].msg, want) == 0);
     free(want);
