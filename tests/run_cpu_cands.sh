@@ -21,7 +21,7 @@
 #  - A rule of three atoms over layers of 40 nodes (layers.logic) counts
 #    the pairs of layers an odd number apart within 150 MB, and so does
 #    the rule with its inputs written first (layersorder.logic), planned as
-#    with the recursive atom first; a round of
+#    with the recursive atom first (with conditions on both sides too); a round of
 #    rules of three and four atoms with a negation and conditions after the
 #    second join (three.logic): as negated.logic, against Python's rows.
 #  - A map that overflows in a round of many parts (after a negation in
@@ -129,16 +129,19 @@ $to "$redfox" run "$dir/layersorder.logic" --data "$tmp/layers" --device cpu --t
 [ "$(tail -1 "$tmp/layers/oout")" = "$want" ] || no "layers, inputs first: counted $(tail -1 "$tmp/layers/oout"), not $want"
 grep -q "recursion rounds' candidates in parts" "$tmp/layers/oerr" || no "layers, inputs first: no round ran in parts"
 # and every order of the rule's atoms is one plan (the round starts at the
-# new rows: pass joinorder)
-i=0
-for body in "p(x, y), e(y, z), e(z, w)" "e(z, w), p(x, y), e(y, z)" "e(y, z), e(z, w), p(x, y)" \
-    "e(z, w), e(y, z), p(x, y)"; do
-    i=$((i + 1))
-    sed "s/^p(x, w) <- .*/p(x, w) <- $body./" "$dir/layersorder.logic" >"$tmp/layers/order.logic"
-    $to "$redfox" dump --harmony "$tmp/layers/order.logic" | sed -n "/^block/,\$p" >"$tmp/layers/plan.$i" ||
-        no "layers: dump of $body failed"
-    [ -s "$tmp/layers/plan.$i" ] && cmp -s "$tmp/layers/plan.1" "$tmp/layers/plan.$i" ||
-        no "layers: '$body' is planned otherwise than with p first"
+# new rows: pass joinorder), also with conditions on both sides (filters
+# of the delta and of e, estimated alike)
+for cond in "" ", x > 5, w > 5"; do
+    i=0
+    for body in "p(x, y), e(y, z), e(z, w)" "e(z, w), p(x, y), e(y, z)" "e(y, z), e(z, w), p(x, y)" \
+        "e(z, w), e(y, z), p(x, y)"; do
+        i=$((i + 1))
+        sed "s/^p(x, w) <- .*/p(x, w) <- $body$cond./" "$dir/layersorder.logic" >"$tmp/layers/order.logic"
+        $to "$redfox" dump --harmony "$tmp/layers/order.logic" | sed -n "/^block/,\$p" >"$tmp/layers/plan.$i" ||
+            no "layers: dump of $body$cond failed"
+        [ -s "$tmp/layers/plan.$i" ] && cmp -s "$tmp/layers/plan.1" "$tmp/layers/plan.$i" ||
+            no "layers: '$body$cond' is planned otherwise than with p first"
+    done
 done
 echo "layers, inputs first: $want pairs of p and q"
 
