@@ -9,7 +9,9 @@
 ** test), so that an input that meets the others only through a filter
 ** that may fail, such as `z = x + 1` (pass keyjoin), is not crossed first;
 ** then repeatedly join the connected input (one sharing a join-key class
-** with those joined so far) with the smallest estimate. An equality that
+** with those joined so far) with the smallest estimate. Of equal
+** estimates a recursion's delta, or a filter of it, is the smaller (see
+** smaller). An equality that
 ** cannot fail between a computed value of one input and a value of another
 ** (`b = a * 2.0f`, before any conjunct that may fail) connects them too,
 ** since keyjoin makes it a key (not with no_keyjoin); an unconnected input is taken only when
@@ -32,6 +34,36 @@ typedef struct chain {
     int32_t *uf;      /* union-find over global columns */
     int32_t *gleaf, *gcol; /* global column -> (leaf, col) */
 } chain;
+
+/* Whether r holds a recursion's new rows: its delta, or a filter or dedupe
+** of them made in bl (a condition on the recursive atom's variables, which
+** pass select moved into a scan of the delta). */
+static int of_delta(const rf_qp_block *bl, const rf_qp_rel *r, int depth)
+{
+    if (r->kind == RF_QP_REL_DELTA) return 1;
+    if (r->kind != RF_QP_REL_TEMP || depth > 8) return 0;
+    for (int32_t i = 0; i < bl->ncmds; i++) {
+        const rf_qp_cmd *c = bl->cmds[i];
+        if (c->dst == r) return (c->op == RF_QP_MAPFILTER || c->op == RF_QP_UNIQUE) && c->nin == 1 &&
+                                of_delta(bl, c->in[0], depth + 1);
+    }
+    return 0;
+}
+
+/* Whether a is estimated smaller than b. Of equal estimates (inputs of
+** unknown size, a predicate and its delta, filters of them) a recursion's
+** new rows are: a round's new rows are a part of the relation they join,
+** and a rule that starts at them joins every atom per round with them,
+** whatever order its atoms are written in. Started at an input instead, the
+** join of the inputs is invariant and pass hoist makes it once before the
+** loop, but every round then joins the new rows with all of that join's
+** rows, which can be the inputs' product (7 layers of 40 nodes: 320,000
+** rows, a round's pairs 15 M for 9,600 new rows; runtime/cpu/README.md). */
+static int smaller(const rf_qp_block *bl, const rf_qp_rel *a, const rf_qp_rel *b)
+{
+    if (a->card != b->card) return a->card < b->card;
+    return of_delta(bl, a, 0) && !of_delta(bl, b, 0);
+}
 
 /* The global form of an expression of node i: COL(side = leaf, col = leaf
 ** column). map[c] is the global column of output c of node i-1. */
@@ -193,7 +225,7 @@ static int reorder(rf_qp_program *p, rf_qp_block *bl, chain *ch, int32_t top)
                 for (int32_t g = 0; g < ch->ncol && !conn; g++)
                     conn = (s == 0 ? ch->gleaf[g] != l : placed[ch->gleaf[g]]) && qp_uf_find(ch->uf, g) == r;
             }
-            if (best < 0 || conn > bestconn || (conn == bestconn && ch->leaf[l]->card < ch->leaf[best]->card)) {
+            if (best < 0 || conn > bestconn || (conn == bestconn && smaller(bl, ch->leaf[l], ch->leaf[best]))) {
                 best = l;
                 bestconn = conn;
             }

@@ -19,7 +19,9 @@
 #    join, --no-fuse and the emulated GPU, equal to the rows Python derives,
 #    and the profile's counts those of --no-fuse.
 #  - A rule of three atoms over layers of 40 nodes (layers.logic) counts
-#    the pairs of layers an odd number apart within 150 MB; a round of
+#    the pairs of layers an odd number apart within 150 MB, and so does
+#    the rule with its inputs written first (layersorder.logic), planned as
+#    with the recursive atom first (with conditions on both sides too); a round of
 #    rules of three and four atoms with a negation and conditions after the
 #    second join (three.logic): as negated.logic, against Python's rows.
 #  - A map that overflows in a round of many parts (after a negation in
@@ -115,6 +117,33 @@ $to "$redfox" run "$dir/layers.logic" --data "$tmp/layers" --device cpu --thread
 [ "$(tail -1 "$tmp/layers/out")" = "$want" ] || no "layers: counted $(tail -1 "$tmp/layers/out"), not $want"
 grep -q "recursion rounds' candidates in parts" "$tmp/layers/err" || no "layers: no round ran in parts"
 echo "layers: $want pairs"
+# the same rule with the inputs written first (layersorder.logic: p, and q
+# negating node 0 of the last layer, so 2 m less): the same bounds, the
+# pairs of both counted (before: the join of the inputs made once before
+# the loop, every round held its 15.4 M pairs with it, over 580 MB each)
+printf '6000\n' >"$tmp/layers/blocked.facts"
+want=$(awk -v m=40 'BEGIN { print 2 * (6 + 4 + 2) * m * m - 2 * m }')
+bounded 150000 "layers, inputs first" "$dir/layersorder.logic" "$tmp/layers"
+$to "$redfox" run "$dir/layersorder.logic" --data "$tmp/layers" --device cpu --threads 2 --profile --format csv \
+    >"$tmp/layers/oout" 2>"$tmp/layers/oerr"
+[ "$(tail -1 "$tmp/layers/oout")" = "$want" ] || no "layers, inputs first: counted $(tail -1 "$tmp/layers/oout"), not $want"
+grep -q "recursion rounds' candidates in parts" "$tmp/layers/oerr" || no "layers, inputs first: no round ran in parts"
+# and every order of the rule's atoms is one plan (the round starts at the
+# new rows: pass joinorder), also with conditions on both sides (filters
+# of the delta and of e, estimated alike)
+for cond in "" ", x > 5, w > 5"; do
+    i=0
+    for body in "p(x, y), e(y, z), e(z, w)" "e(z, w), p(x, y), e(y, z)" "e(y, z), e(z, w), p(x, y)" \
+        "e(z, w), e(y, z), p(x, y)"; do
+        i=$((i + 1))
+        sed "s/^p(x, w) <- .*/p(x, w) <- $body$cond./" "$dir/layersorder.logic" >"$tmp/layers/order.logic"
+        $to "$redfox" dump --harmony "$tmp/layers/order.logic" | sed -n "/^block/,\$p" >"$tmp/layers/plan.$i" ||
+            no "layers: dump of $body$cond failed"
+        [ -s "$tmp/layers/plan.$i" ] && cmp -s "$tmp/layers/plan.1" "$tmp/layers/plan.$i" ||
+            no "layers: '$body$cond' is planned otherwise than with p first"
+    done
+done
+echo "layers, inputs first: $want pairs of p and q"
 
 # 2. a mixed round: every way, the same bytes
 awk 'BEGIN { srand(3); for (i = 1; i < 120; i++) printf "%d\t%d\n", i, i + 1;
