@@ -245,7 +245,10 @@ static void mark_transient(const lat *L, rf_fe_stratum *st)
         rf_fe_pred *q = st->preds[i];
         int carrier = 0;
         for (int32_t j = 0; j < q->arity && !q->lattice; j++) carrier |= L->taint[q->id][j];
-        if (!carrier || q->output_name) continue;
+        /* a functional carrier keeps every round's rows: its dependency is
+        ** checked over all the values its rules derive, as for any
+        ** functional predicate, and not only over one round's */
+        if (!carrier || q->output_name || q->functional) continue;
         int ok = 1;
         for (int32_t k = 0; k < q->nrules && ok; k++) ok = stratum_atoms(L, q->rules[k], q) >= 0;
         for (int32_t a = 0; a < st->npreds && ok; a++)
