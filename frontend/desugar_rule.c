@@ -732,6 +732,18 @@ void rf_dsg_build_rule(rf_checker *c, const rf_ast_clause *cl, const rf_ast_atom
                     rf_error(c->d, ag->loc, "`%s` is the result of two aggregates", ag->var);
                     b.bad = 1;
                 }
+            /* an argument that reads a result would be computed from itself
+            ** (the body would bind it as a variable of its own, and the head's
+            ** result then looked unused) */
+            for (int32_t j = 0; j < cl->naggs && ag->arg && !b.bad; j++) {
+                const rf_ast_expr *self = find_var(ag->arg, cl->aggs[j].var);
+                if (self) {
+                    rf_error(c->d, self->loc,
+                             "`%s` is the result of an aggregate and cannot also appear in an aggregate's argument",
+                             cl->aggs[j].var);
+                    b.bad = 1;
+                }
+            }
             if (b.bad) break;
             aggs[g].fn = fn;
             aggs[g].loc = ag->loc;
