@@ -376,8 +376,28 @@ static rf_cmp_op invert(rf_cmp_op op)
     return op;
 }
 
+/* A functional application used as a value in a negated atom would be
+** bound outside the negation (!e(x, f[x]) holding only where f[x] has a
+** value), while inside a negated conjunction it is existential, as in
+** !(e(x, f[x]), x > 0): the two meanings differ where f[x] has no value, as
+** for a negated comparison, so the program says which it means. */
+static int negated_apply(rule_builder *b, const rf_ast_expr *const *args, int32_t nargs, const rf_ast_expr *value,
+                         int negated, rf_loc loc)
+{
+    if (!negated) return 0;
+    int found = value && rf_dsg_has_user_apply(value);
+    for (int32_t i = 0; i < nargs && !found; i++) found = rf_dsg_has_user_apply(args[i]);
+    if (!found) return 0;
+    rf_error(b->c->d, loc,
+             "a negated atom may not use functional predicates as values; bind the value first (f[x] = v, !e(x, v)) "
+             "or negate the conjunction (!(f[x] = v, e(x, v)))");
+    b->bad = 1;
+    return 1;
+}
+
 void rf_dsg_body_atom(rule_builder *b, const rf_ast_atom *a, int negated, rf_loc loc)
 {
+    if (negated_apply(b, (const rf_ast_expr *const *)a->args, a->nargs, NULL, negated, loc)) return;
     const rf_builtin_info *bi = rf_fe_builtin_lookup(a->name);
     if (bi) {
         if (!bi->is_predicate || a->functional) {
@@ -429,6 +449,7 @@ static void body_cmp(rule_builder *b, const rf_ast_formula *f, int negated)
     if (f->op == RF_CMP_EQ && (rf_dsg_is_user_apply(f->lhs) || rf_dsg_is_user_apply(f->rhs))) {
         const rf_ast_expr *app = rf_dsg_is_user_apply(f->lhs) ? f->lhs : f->rhs;
         const rf_ast_expr *val = app == f->lhs ? f->rhs : f->lhs;
+        if (negated_apply(b, (const rf_ast_expr *const *)app->args, app->nargs, val, negated, f->loc)) return;
         apply_atom(b, app, val, negated, f->loc);
         return;
     }
