@@ -376,6 +376,44 @@ static rf_cmp_op invert(rf_cmp_op op)
     return op;
 }
 
+/* Undeclared columns take the first rule's variable names (output headers
+** use them); a column without one (a constant, a repeated variable) is
+** colN, or colN_2, ... where a variable of another column has that name, so
+** that no two columns share one. */
+static int column_name_taken(const rf_fe_pred *p, int32_t col, const char *name)
+{
+    for (int32_t j = 0; j < p->arity; j++)
+        if (j != col && p->cols[j] && strcmp(p->cols[j], name) == 0) return 1;
+    return 0;
+}
+
+static void undeclared_column_names(rf_checker *c, rf_fe_pred *p, const rf_ast_atom *h)
+{
+    uint8_t *named = rf_arena_alloc(c->a, (size_t)p->arity + 1);
+    if (!named) {
+        c->oom = 1;
+        return;
+    }
+    for (int32_t i = 0; i < p->arity; i++) {
+        named[i] = 0;
+        if (p->cols[i] || h->args[i]->kind != RF_AST_VAR) continue;
+        if (column_name_taken(p, i, h->args[i]->name)) continue;
+        p->cols[i] = h->args[i]->name;
+        named[i] = 1;
+    }
+    for (int32_t i = 0; i < p->arity; i++) {
+        if (p->cols[i]) continue;
+        const char *name = rf_arena_sprintf(c->a, "col%d", i + 1);
+        for (int32_t k = 2; name && column_name_taken(p, i, name); k++)
+            name = rf_arena_sprintf(c->a, "col%d_%d", i + 1, k);
+        if (!name) {
+            c->oom = 1;
+            return;
+        }
+        p->cols[i] = name;
+    }
+}
+
 /* A functional application used as a value in a negated atom would be
 ** bound outside the negation (!e(x, f[x]) holding only where f[x] has a
 ** value), while inside a negated conjunction it is existential, as in
@@ -816,14 +854,6 @@ void rf_dsg_build_rule(rf_checker *c, const rf_ast_clause *cl, const rf_ast_atom
     r->nvars = b.nvars;
     r->head = p;
     if (!rf_chk_safety(c, r, b.lits, b.nlits)) return;
-    if (!p->declared)
-        for (int32_t i = 0; i < p->arity; i++) {
-            if (p->cols[i]) continue;
-            /* undeclared columns take the first rule's variable names (output headers use them) */
-            const char *name = h->args[i]->kind == RF_AST_VAR ? h->args[i]->name : NULL;
-            for (int32_t j = 0; j < i && name; j++)
-                if (p->cols[j] && strcmp(p->cols[j], name) == 0) name = NULL;
-            p->cols[i] = name ? name : rf_arena_sprintf(c->a, "col%d", i + 1);
-        }
+    if (!p->declared) undeclared_column_names(c, p, h);
     rf_chk_add_rule_to_pred(c, p, r);
 }
