@@ -260,6 +260,25 @@ static void directive(rf_checker *c, const rf_ast_atom *h, uint8_t *seen)
     }
 }
 
+/* Where the first of the settings `first`..`last` (of directives[]) names p:
+** an error about a setting without its main directive points at the
+** setting, not at the predicate. */
+static rf_loc setting_loc(const rf_ast_program *ast, const rf_fe_pred *p, dkind first, dkind last)
+{
+    for (int64_t i = 0; i < ast->nclauses; i++) {
+        const rf_ast_clause *cl = ast->clauses[i];
+        if (cl->kind != RF_CLAUSE_RULE || cl->body) continue;
+        for (int32_t h = 0; h < cl->nheads; h++) {
+            const rf_ast_atom *a = cl->heads[h];
+            if (a->nargs < 1 || a->args[0]->kind != RF_AST_PREDREF || strcmp(a->args[0]->sval, p->name) != 0) continue;
+            for (size_t k = 0; k < RF_ARRAY_LEN(directives); k++)
+                if (directives[k].kind >= first && directives[k].kind <= last && strcmp(a->name, directives[k].name) == 0)
+                    return a->loc;
+        }
+    }
+    return p->loc;
+}
+
 void rf_chk_directives(rf_checker *c, const rf_ast_program *ast)
 {
     uint8_t *seen = rf_calloc((size_t)(c->preds.count + 1) * RF_ARRAY_LEN(directives), 1);
@@ -296,9 +315,10 @@ void rf_chk_directives(rf_checker *c, const rf_ast_program *ast)
         uint8_t *f = &seen[(int64_t)p->id * RF_ARRAY_LEN(directives)];
         /* (a lang:input that was refused has its own error already) */
         if ((f[D_DELIM] || f[D_HEADER] || f[D_KEY]) && !p->input_file && !f[D_INPUT])
-            rf_error(c->d, p->loc, "`%s` has lang:input settings but no lang:input", p->name);
+            rf_error(c->d, setting_loc(ast, p, D_DELIM, D_KEY), "`%s` has lang:input settings but no lang:input", p->name);
         if ((f[D_ORDER] || f[D_LIMIT]) && !p->output_name && !f[D_OUTPUT])
-            rf_error(c->d, p->loc, "`%s` has lang:output settings but no lang:output", p->name);
+            rf_error(c->d, setting_loc(ast, p, D_ORDER, D_LIMIT), "`%s` has lang:output settings but no lang:output",
+                     p->name);
         /* not after errors: the rules may have been left out for them */
         if (p->declared && !p->input_file && !p->nrules && !p->aux && !defined[p->id] && !c->d->nerrors)
             rf_diag_add(c->d, RF_SEV_WARNING, p->loc, "`%s` is declared but has no rules, facts or lang:input: it is empty",
