@@ -92,13 +92,19 @@ static void declare(rf_checker *c, const rf_ast_clause *cl)
     const rf_ast_formula *one[1] = {b};
     rf_ast_formula *const *items = b->kind == RF_FORM_AND ? b->items : (rf_ast_formula *const *)one;
     int32_t n = b->kind == RF_FORM_AND ? b->nitems : 1;
+    int rhs_bad = 0; /* a column left untyped by a refused item has its error already */
     for (int32_t k = 0; k < n; k++) {
         const rf_ast_formula *f = items[k];
         rf_type t;
         if (f->kind != RF_FORM_ATOM || f->atom.functional || f->atom.nargs != 1 ||
             !is_plain_var(f->atom.args[0]) || !rf_fe_type_from_name(f->atom.name, &t)) {
-            rf_error(c->d, f->loc,
-                     "a declaration may only give column types, as type(variable) with a type among int, float, decimal, string, boolean, date");
+            if (f->kind == RF_FORM_CMP)
+                rf_error(c->d, f->loc,
+                         "integrity constraints are not supported: after '->' a declaration gives only column types, as type(variable) (check the condition with a rule)");
+            else
+                rf_error(c->d, f->loc,
+                         "a declaration may only give column types, as type(variable) with a type among int, float, decimal, string, boolean, date");
+            rhs_bad = 1;
             continue;
         }
         int32_t col = -1;
@@ -107,6 +113,7 @@ static void declare(rf_checker *c, const rf_ast_clause *cl)
         if (col < 0) {
             rf_error(c->d, f->atom.args[0]->loc, "`%s` is not a column of `%s`", f->atom.args[0]->name,
                      h->name);
+            rhs_bad = 1;
             continue;
         }
         if (p->types[col] != RF_TYPE_UNKNOWN) {
@@ -117,8 +124,9 @@ static void declare(rf_checker *c, const rf_ast_clause *cl)
     }
     for (int32_t i = 0; i < h->nargs; i++)
         if (p->types[i] == RF_TYPE_UNKNOWN) {
-            rf_error(c->d, h->args[i]->loc, "column `%s` of `%s` has no type in its declaration",
-                     p->cols[i], h->name);
+            if (!rhs_bad)
+                rf_error(c->d, h->args[i]->loc, "column `%s` of `%s` has no type in its declaration",
+                         p->cols[i], h->name);
             p->types[i] = RF_TYPE_INT; /* keep going without cascading errors */
         }
 }
