@@ -33,21 +33,19 @@ typedef struct chain {
     int32_t ncol;     /* global columns */
     int32_t *uf;      /* union-find over global columns */
     int32_t *gleaf, *gcol; /* global column -> (leaf, col) */
+    qp_index *ix;     /* the pass's read counts and writers */
 } chain;
 
 /* Whether r holds a recursion's new rows: its delta, or a filter or dedupe
 ** of them made in bl (a condition on the recursive atom's variables, which
 ** pass select moved into a scan of the delta). */
-static int of_delta(const rf_qp_block *bl, const rf_qp_rel *r, int depth)
+static int of_delta(const qp_index *ix, const rf_qp_block *bl, const rf_qp_rel *r, int depth)
 {
     if (r->kind == RF_QP_REL_DELTA) return 1;
     if (r->kind != RF_QP_REL_TEMP || depth > 8) return 0;
-    for (int32_t i = 0; i < bl->ncmds; i++) {
-        const rf_qp_cmd *c = bl->cmds[i];
-        if (c->dst == r) return (c->op == RF_QP_MAPFILTER || c->op == RF_QP_UNIQUE) && c->nin == 1 &&
-                                of_delta(bl, c->in[0], depth + 1);
-    }
-    return 0;
+    const rf_qp_cmd *c = qp_index_writer(ix, bl, r);
+    return c && (c->op == RF_QP_MAPFILTER || c->op == RF_QP_UNIQUE) && c->nin == 1 &&
+           of_delta(ix, bl, c->in[0], depth + 1);
 }
 
 /* Whether a is estimated smaller than b. Of equal estimates (inputs of
@@ -59,10 +57,10 @@ static int of_delta(const rf_qp_block *bl, const rf_qp_rel *r, int depth)
 ** loop, but every round then joins the new rows with all of that join's
 ** rows, which can be the inputs' product (7 layers of 40 nodes: 320,000
 ** rows, a round's pairs 15 M for 9,600 new rows; runtime/cpu/README.md). */
-static int smaller(const rf_qp_block *bl, const rf_qp_rel *a, const rf_qp_rel *b)
+static int smaller(const qp_index *ix, const rf_qp_block *bl, const rf_qp_rel *a, const rf_qp_rel *b)
 {
     if (a->card != b->card) return a->card < b->card;
-    return of_delta(bl, a, 0) && !of_delta(bl, b, 0);
+    return of_delta(ix, bl, a, 0) && !of_delta(ix, bl, b, 0);
 }
 
 /* The global form of an expression of node i: COL(side = leaf, col = leaf
@@ -225,7 +223,7 @@ static int reorder(rf_qp_program *p, rf_qp_block *bl, chain *ch, int32_t top)
                 for (int32_t g = 0; g < ch->ncol && !conn; g++)
                     conn = (s == 0 ? ch->gleaf[g] != l : placed[ch->gleaf[g]]) && qp_uf_find(ch->uf, g) == r;
             }
-            if (best < 0 || conn > bestconn || (conn == bestconn && smaller(bl, ch->leaf[l], ch->leaf[best]))) {
+            if (best < 0 || conn > bestconn || (conn == bestconn && smaller(ch->ix, bl, ch->leaf[l], ch->leaf[best]))) {
                 best = l;
                 bestconn = conn;
             }
@@ -331,6 +329,7 @@ static int reorder(rf_qp_program *p, rf_qp_block *bl, chain *ch, int32_t top)
             c->dst = t;
             c->loc = topc->loc;
         }
+        if (last) qp_index_drop(ch->ix, topc); /* its inputs change */
         c->in[0] = acc;
         c->in[1] = rb;
         c->lkeys = lk;
@@ -347,17 +346,30 @@ static int reorder(rf_qp_program *p, rf_qp_block *bl, chain *ch, int32_t top)
         }
     }
     if (p->oom) return 0;
-    /* swap the old lower joins for the new ones, just above the top */
+    /* swap the old lower joins for the new ones, just above the top: the
+    ** old ones write temporaries read after them in this block, so they lie
+    ** in a window ending at the top, which is rebuilt in place (not a
+    ** removal and an insertion per join, each moving the block's tail) */
     const char *note = ch->node[0]->note;
-    for (int32_t i = 0; i < ch->nnode - 1; i++) {
-        int32_t at = -1;
-        for (int32_t k = 0; k < bl->ncmds; k++)
-            if (bl->cmds[k] == ch->node[i]) at = k;
-        if (at >= 0) qp_block_remove(bl, at);
+    for (int32_t i = 0; i < ch->nnode - 1; i++) qp_index_drop(ch->ix, ch->node[i]);
+    int32_t lo = top, left = ch->nnode - 1;
+    while (left > 0 && lo > 0) {
+        lo--;
+        for (int32_t i = 0; i < ch->nnode - 1; i++)
+            if (bl->cmds[lo] == ch->node[i]) left--;
     }
-    int32_t at = 0;
-    while (bl->cmds[at] != topc) at++;
-    for (int32_t s = 0; s < nl - 2; s++) qp_block_insert(p, bl, at + s, fresh[s]);
+    if (left > 0) return p->oom = 1, 0; /* a broken chain: no plan */
+    int32_t w = lo;
+    for (int32_t k = lo; k < top; k++) {
+        int old = 0;
+        for (int32_t i = 0; i < ch->nnode - 1 && !old; i++) old = bl->cmds[k] == ch->node[i];
+        if (!old) bl->cmds[w++] = bl->cmds[k];
+    }
+    for (int32_t s = 0; s < nl - 2; s++) {
+        bl->cmds[w++] = fresh[s];
+        qp_index_add(p, ch->ix, bl->id, fresh[s]);
+    }
+    qp_index_add(p, ch->ix, bl->id, topc);
     if (note) fresh[0]->note = note;
     return 1;
 }
@@ -365,18 +377,22 @@ static int reorder(rf_qp_program *p, rf_qp_block *bl, chain *ch, int32_t top)
 rf_status rf_qp_pass_joinorder(rf_qp_program *p, rf_diags *d)
 {
     (void)d;
+    qp_index ix;
+    if (qp_index_build(p, &ix)) {
+        qp_index_free(&ix);
+        return RF_ENOMEM;
+    }
     for (int32_t b = 0; b < p->nblocks && !p->oom; b++) {
         rf_qp_block *bl = p->blocks[b];
-        /* joins already part of a chain (rebuilt chains add joins, so this grows) */
-        int32_t ndone = 0, capdone = bl->ncmds + 1;
-        rf_qp_cmd **done = rf_calloc((size_t)capdone, sizeof *done);
-        if (!done) return RF_ENOMEM;
+        /* joins already part of a chain */
+        qp_ptrset done;
+        if (qp_ptrset_init(&done, bl->ncmds)) {
+            qp_index_free(&ix);
+            return RF_ENOMEM;
+        }
         for (int32_t i = bl->ncmds - 1; i >= 0 && !p->oom; i--) {
             rf_qp_cmd *top = bl->cmds[i];
-            if (top->op != RF_QP_MAPJOIN) continue;
-            int skip = 0;
-            for (int32_t k = 0; k < ndone && !skip; k++) skip = done[k] == top;
-            if (skip) continue;
+            if (top->op != RF_QP_MAPJOIN || qp_ptrset_has(&done, top)) continue;
             /* walk down the left spine */
             chain ch;
             memset(&ch, 0, sizeof ch);
@@ -387,9 +403,9 @@ rf_status rf_qp_pass_joinorder(rf_qp_program *p, rf_diags *d)
             rf_qp_cmd *cur = top;
             for (;;) {
                 rf_qp_rel *l = cur->in[0];
-                if (l->kind != RF_QP_REL_TEMP || qp_count_reads(p, l) != 1) break;
-                int32_t w = qp_find_writer(bl, l);
-                if (w < 0 || bl->cmds[w]->op != RF_QP_MAPJOIN || !qp_plain_cols(bl->cmds[w])) break;
+                if (l->kind != RF_QP_REL_TEMP || qp_index_reads(&ix, l) != 1) break;
+                rf_qp_cmd *w = qp_index_writer(&ix, bl, l);
+                if (!w || w->op != RF_QP_MAPJOIN || !qp_plain_cols(w)) break;
                 if (ch.nnode == cap) {
                     rf_qp_cmd **m = qp_alloc(p, (size_t)cap * 2 * sizeof *m);
                     if (!m) break;
@@ -397,7 +413,7 @@ rf_status rf_qp_pass_joinorder(rf_qp_program *p, rf_diags *d)
                     ch.node = m;
                     cap *= 2;
                 }
-                cur = bl->cmds[w];
+                cur = w;
                 ch.node[ch.nnode++] = cur;
             }
             /* bottom to top */
@@ -407,28 +423,19 @@ rf_status rf_qp_pass_joinorder(rf_qp_program *p, rf_diags *d)
                 ch.node[ch.nnode - 1 - k] = t;
             }
             /* inner joins are part of this chain: never tops of their own */
-            if (ndone + ch.nnode > capdone) {
-                int32_t nc = (ndone + ch.nnode) * 2;
-                rf_qp_cmd **m = realloc(done, (size_t)nc * sizeof *m);
-                if (!m) {
-                    free(done);
-                    return RF_ENOMEM;
-                }
-                done = m;
-                capdone = nc;
-            }
-            for (int32_t k = 0; k < ch.nnode - 1; k++) done[ndone++] = ch.node[k];
+            for (int32_t k = 0; k < ch.nnode - 1; k++)
+                if (qp_ptrset_add(&done, ch.node[k])) p->oom = 1;
             if (ch.nnode < 2 || ch.nnode + 1 > 64) continue;
             ch.leaf = qp_alloc(p, (size_t)(ch.nnode + 2) * sizeof *ch.leaf);
             if (!ch.leaf) break;
             ch.leaf[0] = ch.node[0]->in[0];
             for (int32_t k = 0; k < ch.nnode; k++) ch.leaf[k + 1] = ch.node[k]->in[1];
+            ch.ix = &ix;
+            /* a rebuilt chain keeps its top where it was (as many joins below it) */
             reorder(p, bl, &ch, i);
-            /* the block changed under us: restart from the top's position */
-            for (int32_t k = 0; k < bl->ncmds; k++)
-                if (bl->cmds[k] == top) i = k;
         }
-        free(done);
+        qp_ptrset_free(&done);
     }
+    qp_index_free(&ix);
     return p->oom ? RF_ENOMEM : RF_OK;
 }

@@ -65,6 +65,7 @@ typedef struct lchain {
     int32_t ncol;
     int32_t *uf;
     int32_t *below; /* global column of each output of the node below */
+    rf_qp_cmd *made[2]; /* after a rewrite: the LFTJ and the map after it */
 } lchain;
 
 /* A copy of e of node i with COL(side, col) made global: side 0, col = the
@@ -308,6 +309,8 @@ static int rewrite(rf_qp_program *p, rf_qp_block *bl, lchain *ch, int32_t top)
     while (bl->cmds[at] != topc) at++;
     bl->cmds[at] = m;
     qp_block_insert(p, bl, at, j);
+    ch->made[0] = j;
+    ch->made[1] = m;
     return 1;
 }
 
@@ -315,6 +318,11 @@ rf_status rf_qp_pass_lftj(rf_qp_program *p, rf_diags *d)
 {
     (void)d;
     if (p->no_lftj) return RF_OK;
+    qp_index ix;
+    if (qp_index_build(p, &ix)) {
+        qp_index_free(&ix);
+        return RF_ENOMEM;
+    }
     for (int32_t b = 0; b < p->nblocks && !p->oom; b++) {
         rf_qp_block *bl = p->blocks[b];
         for (int32_t i = bl->ncmds - 1; i >= 0 && !p->oom; i--) {
@@ -328,14 +336,14 @@ rf_status rf_qp_pass_lftj(rf_qp_program *p, rf_diags *d)
             rf_qp_cmd *cur = top;
             for (;;) {
                 rf_qp_rel *l = cur->in[0];
-                if (l->kind != RF_QP_REL_TEMP || qp_count_reads(p, l) != 1) break;
-                int32_t w = qp_find_writer(bl, l);
-                if (w < 0 || bl->cmds[w]->op != RF_QP_MAPJOIN || !qp_plain_cols(bl->cmds[w])) break;
+                if (l->kind != RF_QP_REL_TEMP || qp_index_reads(&ix, l) != 1) break;
+                rf_qp_cmd *w = qp_index_writer(&ix, bl, l);
+                if (!w || w->op != RF_QP_MAPJOIN || !qp_plain_cols(w)) break;
                 if (nn == LFTJ_MAX_INPUTS) {
                     nn = LFTJ_MAX_INPUTS + 1;
                     break;
                 }
-                cur = bl->cmds[w];
+                cur = w;
                 nodes[nn++] = cur;
             }
             if (nn < 2 || nn >= LFTJ_MAX_INPUTS) continue;
@@ -348,8 +356,16 @@ rf_status rf_qp_pass_lftj(rf_qp_program *p, rf_diags *d)
             ch.nnode = nn;
             ch.leaf[0] = nodes[0]->in[0];
             for (int32_t k = 0; k < nn; k++) ch.leaf[k + 1] = nodes[k]->in[1];
-            if (rewrite(p, bl, &ch, i)) i = bl->ncmds; /* the block changed: start over at its end */
+            if (rewrite(p, bl, &ch, i)) {
+                /* the chain's joins leave the block (the top's command too: the
+                ** map writes its destination) */
+                for (int32_t k = 0; k < nn; k++) qp_index_drop(&ix, nodes[k]);
+                qp_index_add(p, &ix, b, ch.made[0]);
+                qp_index_add(p, &ix, b, ch.made[1]);
+                i = bl->ncmds; /* the block changed: start over at its end */
+            }
         }
     }
+    qp_index_free(&ix);
     return p->oom ? RF_ENOMEM : RF_OK;
 }

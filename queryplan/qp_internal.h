@@ -105,6 +105,41 @@ typedef struct qp_uses {
 int qp_uses_compute(rf_qp_program *p, qp_uses *u);
 void qp_uses_free(qp_uses *u);
 
+/* Reads per relation (as qp_count_reads counts them) and the writer of each
+** temporary (qp_find_writer's answer), built once by a pass (qp_index.c)
+** and kept exact by it: qp_index_drop(c) before c leaves its block or
+** changes its inputs or destination, qp_index_add(c) once it is in its
+** block as it now is. Relations made after the build count as unread. */
+typedef struct qp_index {
+    int64_t *reads;     /* per relation id */
+    rf_qp_cmd **writer; /* per relation id: the command writing a temporary, or NULL */
+    int32_t *wblock;    /* per relation id: writer's block, or -1 */
+    int32_t cap;
+} qp_index;
+int qp_index_build(rf_qp_program *p, qp_index *ix); /* -1: out of memory (p->oom) */
+void qp_index_free(qp_index *ix);
+int64_t qp_index_reads(const qp_index *ix, const rf_qp_rel *r);
+/* The command of b writing temporary r, or NULL (r no temporary, or written elsewhere). */
+rf_qp_cmd *qp_index_writer(const qp_index *ix, const rf_qp_block *b, const rf_qp_rel *r);
+int qp_index_add(rf_qp_program *p, qp_index *ix, int32_t block, rf_qp_cmd *c); /* -1: out of memory */
+void qp_index_drop(qp_index *ix, const rf_qp_cmd *c);
+
+/* A set of pointers (qp_index.c): a pass's "already seen" without a scan. */
+typedef struct qp_ptrset {
+    const void **slot;
+    size_t n, cap;
+} qp_ptrset;
+int qp_ptrset_init(qp_ptrset *s, int64_t hint); /* -1: out of memory */
+void qp_ptrset_free(qp_ptrset *s);
+int qp_ptrset_has(const qp_ptrset *s, const void *x);
+int qp_ptrset_add(qp_ptrset *s, const void *x); /* -1: out of memory */
+
+/* How many commands qp_count_reads, qp_replace_reads, qp_find_writer and
+** qp_written_between have visited so far, all plans together: the unit
+** tests check with it that a pass's work grows linearly with a block's
+** commands (a pass asking them per join is quadratic; qp_index.c). Only
+** counts: nothing reads it to decide anything. */
+int64_t qp_scan_steps(void);
 /* Replaces every read of `from` (command inputs, terminator operands) by `to`. */
 void qp_replace_reads(rf_qp_program *p, rf_qp_rel *from, rf_qp_rel *to);
 /* Index of the command in b writing r, or -1. */

@@ -9,6 +9,7 @@
 #include "qp_internal.h"
 
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -489,8 +490,17 @@ void qp_uses_free(qp_uses *u)
     u->reads = u->writes = NULL;
 }
 
+/* Commands the scans below visit, for the unit test that a pass's work
+** grows linearly with a block's commands (qp_scan_steps). */
+static _Atomic int64_t scan_steps;
+
+int64_t qp_scan_steps(void) { return atomic_load_explicit(&scan_steps, memory_order_relaxed); }
+
+static void scanned(int64_t n) { atomic_fetch_add_explicit(&scan_steps, n, memory_order_relaxed); }
+
 void qp_replace_reads(rf_qp_program *p, rf_qp_rel *from, rf_qp_rel *to)
 {
+    for (int32_t b = 0; b < p->nblocks; b++) scanned(p->blocks[b]->ncmds);
     for (int32_t b = 0; b < p->nblocks; b++) {
         rf_qp_block *bl = p->blocks[b];
         for (int32_t i = 0; i < bl->ncmds; i++)
@@ -504,12 +514,14 @@ void qp_replace_reads(rf_qp_program *p, rf_qp_rel *from, rf_qp_rel *to)
 int32_t qp_find_writer(const rf_qp_block *b, const rf_qp_rel *r)
 {
     for (int32_t i = 0; i < b->ncmds; i++)
-        if (b->cmds[i]->dst == r) return i;
+        if (b->cmds[i]->dst == r) return scanned(i + 1), i;
+    scanned(b->ncmds);
     return -1;
 }
 
 int qp_written_between(const rf_qp_block *b, int32_t from, int32_t to, const rf_qp_rel *r)
 {
+    if (to > from) scanned(to - from);
     for (int32_t i = from; i < to; i++)
         if (b->cmds[i]->dst == r) return 1;
     return 0;
@@ -679,6 +691,7 @@ int64_t qp_count_reads(const rf_qp_program *p, const rf_qp_rel *r)
     int64_t n = 0;
     for (int32_t b = 0; b < p->nblocks; b++) {
         const rf_qp_block *bl = p->blocks[b];
+        scanned(bl->ncmds);
         for (int32_t i = 0; i < bl->ncmds; i++)
             for (int32_t j = 0; j < bl->cmds[i]->nin; j++) n += bl->cmds[i]->in[j] == r;
         for (int32_t j = 0; j < bl->term.nrels; j++) n += bl->term.rels[j] == r;
