@@ -11,16 +11,64 @@
 ** keeps the number of rows, so bag-semantics temporaries stay correct. A
 ** temporary read in a later block (one the pass `hoist` moved before its
 ** loop) keeps its columns and its map: the walk sees one block at a time.
+** A temporary's readers come from per-block lists (readers), not a scan of
+** the block per temporary.
 */
 #include "qp_internal.h"
 
 #include <stdlib.h>
 
-/* Renumbers the columns of temporary t in every reader after position `from`. */
-static void remap_readers(rf_qp_block *bl, int32_t from, const rf_qp_rel *t, const int32_t *map)
+/* The commands of one block reading each relation, each command once per
+** relation, in lists threaded through node[] from head[relation id] (valid
+** where stamp[id] is the block's): a temporary's readers without a scan of
+** the block per temporary, which is quadratic in a block's commands. A
+** dropped map's readers join its input's list (those already reading the
+** input are in it). Dropped commands stay in the lists, marked in gone. */
+typedef struct readers {
+    rf_qp_cmd **cmd;
+    int32_t *next;
+    int32_t n, cap;
+    int32_t *head, *tail, *stamp;
+    int32_t block;
+    qp_ptrset gone;
+} readers;
+
+static int32_t first_reader(const readers *rd, const rf_qp_rel *r)
 {
-    for (int32_t i = from; i < bl->ncmds; i++) {
-        rf_qp_cmd *c = bl->cmds[i];
+    return rd->stamp[r->id] == rd->block ? rd->head[r->id] : -1;
+}
+
+static int add_reader(readers *rd, const rf_qp_rel *r, rf_qp_cmd *c)
+{
+    if (rd->n == rd->cap) {
+        int32_t ncap = rd->cap ? rd->cap * 2 : 64;
+        rf_qp_cmd **cmd = realloc(rd->cmd, (size_t)ncap * sizeof *cmd);
+        if (cmd) rd->cmd = cmd;
+        int32_t *next = realloc(rd->next, (size_t)ncap * sizeof *next);
+        if (next) rd->next = next;
+        if (!cmd || !next) return -1;
+        rd->cap = ncap;
+    }
+    int32_t x = rd->n++;
+    rd->cmd[x] = c;
+    rd->next[x] = -1;
+    if (rd->stamp[r->id] != rd->block) {
+        rd->stamp[r->id] = rd->block;
+        rd->head[r->id] = x;
+    } else {
+        rd->next[rd->tail[r->id]] = x;
+    }
+    rd->tail[r->id] = x;
+    return 0;
+}
+
+/* Renumbers the columns of temporary t in every reader (all come after its
+** writer, in its block: project leaves a temporary read elsewhere whole). */
+static void remap_readers(readers *rd, const rf_qp_rel *t, const int32_t *map)
+{
+    for (int32_t x = first_reader(rd, t); x >= 0; x = rd->next[x]) {
+        rf_qp_cmd *c = rd->cmd[x];
+        if (qp_ptrset_has(&rd->gone, c)) continue;
         for (int32_t s = 0; s < c->nin; s++) {
             if (c->in[s] != t) continue;
             switch (c->op) {
@@ -47,9 +95,9 @@ static void remap_readers(rf_qp_block *bl, int32_t from, const rf_qp_rel *t, con
     }
 }
 
-/* Whether the pure projection c (plain columns only) at position i can be
-** dropped: every reader addresses columns one by one, or c is the identity. */
-static int fusable(const rf_qp_block *bl, int32_t i, const rf_qp_cmd *c)
+/* Whether the pure projection c (plain columns only) can be dropped: every
+** reader addresses columns one by one, or c is the identity. */
+static int fusable(const readers *rd, const rf_qp_cmd *c)
 {
     int identity = c->nouts == c->in[0]->ncols;
     for (int32_t o = 0; o < c->nouts; o++) {
@@ -57,9 +105,9 @@ static int fusable(const rf_qp_block *bl, int32_t i, const rf_qp_cmd *c)
         identity &= c->outs[o]->col == o;
     }
     if (identity) return 1;
-    for (int32_t k = i + 1; k < bl->ncmds; k++) {
-        const rf_qp_cmd *r = bl->cmds[k];
-        if (!qp_cmd_reads(r, c->dst)) continue;
+    for (int32_t x = first_reader(rd, c->dst); x >= 0; x = rd->next[x]) {
+        const rf_qp_cmd *r = rd->cmd[x];
+        if (qp_ptrset_has(&rd->gone, r)) continue;
         if (r->op != RF_QP_MAPFILTER && r->op != RF_QP_MAPJOIN && r->op != RF_QP_ANTIJOIN && r->op != RF_QP_AGGREGATE)
             return 0;
     }
@@ -100,8 +148,33 @@ rf_status rf_qp_pass_project(rf_qp_program *p, rf_diags *d)
         if (r->kind != RF_QP_REL_TEMP || crosses[i]) mark_all(need[i], r);
     }
     int32_t *map = NULL;
+    readers rd;
+    memset(&rd, 0, sizeof rd);
+    rd.head = rf_malloc(((size_t)p->nrels + 1) * sizeof *rd.head);
+    rd.tail = rf_malloc(((size_t)p->nrels + 1) * sizeof *rd.tail);
+    rd.stamp = rf_malloc(((size_t)p->nrels + 1) * sizeof *rd.stamp);
+    /* per relation: the last position of this block writing it */
+    int32_t *lastw = rf_malloc(((size_t)p->nrels + 1) * sizeof *lastw);
+    if (!rd.head || !rd.tail || !rd.stamp || !lastw) p->oom = 1;
+    for (int32_t i = 0; i < p->nrels && !p->oom; i++) rd.stamp[i] = lastw[i] = -1;
     for (int32_t b = 0; b < p->nblocks && !p->oom; b++) {
         rf_qp_block *bl = p->blocks[b];
+        /* the block's readers; dropped maps leave it at the end (positions
+        ** stay those of the walk) */
+        rd.n = 0;
+        rd.block = b;
+        qp_ptrset_free(&rd.gone);
+        if (qp_ptrset_init(&rd.gone, 16)) p->oom = 1;
+        for (int32_t i = 0; i < bl->ncmds && !p->oom; i++) {
+            rf_qp_cmd *c = bl->cmds[i];
+            lastw[c->dst->id] = i;
+            for (int32_t s = 0; s < c->nin; s++) {
+                int seen = 0;
+                for (int32_t s2 = 0; s2 < s && !seen; s2++) seen = c->in[s2] == c->in[s];
+                if (!seen && add_reader(&rd, c->in[s], c)) p->oom = 1;
+            }
+        }
+        int32_t after = -1; /* the next command kept after the walk's position */
         for (int32_t i = bl->ncmds - 1; i >= 0 && !p->oom; i--) {
             rf_qp_cmd *c = bl->cmds[i];
             rf_qp_rel *t = c->dst;
@@ -129,7 +202,7 @@ rf_status rf_qp_pass_project(rf_qp_program *p, rf_diags *d)
                     t->ncols = n;
                     if (outs) c->nouts = n;
                     else c->naggs = n - c->ngroup;
-                    remap_readers(bl, i + 1, t, map);
+                    remap_readers(&rd, t, map);
                 }
             }
             /* what c reads */
@@ -157,17 +230,42 @@ rf_status rf_qp_pass_project(rf_qp_program *p, rf_diags *d)
             /* a map that only picks columns of its input goes when its readers
             ** can pick them themselves: they read the input instead */
             if (c->op == RF_QP_MAPFILTER && !c->filter && t->kind == RF_QP_REL_TEMP && !crosses[t->id] &&
-                !qp_written_between(bl, i + 1, bl->ncmds, c->in[0]) && fusable(bl, i, c)) {
+                !(lastw[c->in[0]->id] > i) && fusable(&rd, c)) {
                 int32_t *cols = qp_ints(p, c->nouts);
                 if (!cols) break;
                 for (int32_t o = 0; o < c->nouts; o++) cols[o] = c->outs[o]->col;
-                remap_readers(bl, i + 1, t, cols);
-                qp_replace_reads(p, t, c->in[0]);
-                qp_block_remove(bl, i);
-                if (c->note && i < bl->ncmds && !bl->cmds[i]->note) bl->cmds[i]->note = c->note;
+                remap_readers(&rd, t, cols);
+                /* t's readers (all in this block: it crosses no block) read the input */
+                rf_qp_rel *in = c->in[0];
+                for (int32_t x = first_reader(&rd, t); x >= 0; x = rd.next[x]) {
+                    rf_qp_cmd *r = rd.cmd[x];
+                    if (qp_ptrset_has(&rd.gone, r)) continue;
+                    int had = qp_cmd_reads(r, in);
+                    for (int32_t s = 0; s < r->nin; s++)
+                        if (r->in[s] == t) r->in[s] = in;
+                    if (!had && add_reader(&rd, in, r)) p->oom = 1;
+                }
+                if (qp_ptrset_add(&rd.gone, c)) p->oom = 1;
+                if (c->note && after >= 0 && !bl->cmds[after]->note) bl->cmds[after]->note = c->note;
+                continue;
             }
+            after = i;
         }
+        /* the block without its dropped maps */
+        int32_t w = 0;
+        for (int32_t i = 0; i < bl->ncmds; i++) {
+            lastw[bl->cmds[i]->dst->id] = -1;
+            if (!qp_ptrset_has(&rd.gone, bl->cmds[i])) bl->cmds[w++] = bl->cmds[i];
+        }
+        bl->ncmds = w;
     }
+    qp_ptrset_free(&rd.gone);
+    free(rd.cmd);
+    free(rd.next);
+    free(rd.head);
+    free(rd.tail);
+    free(rd.stamp);
+    free(lastw);
     free(need);
     free(home);
     free(crosses);

@@ -15,24 +15,42 @@
 */
 #include "qp_internal.h"
 
-static int32_t index_of(const rf_qp_block *bl, const rf_qp_cmd *c)
+/* The pass's state in a block: reads and writers (qp_index.c, kept exact
+** as commands are inserted and inputs change), and the command whose
+** filter is being pushed, at position at (what is pushed lands in it or in
+** producers before it, so insertions move it, and a producer is found
+** searching back from it rather than through the whole block). */
+typedef struct sel {
+    qp_index ix;
+    int32_t at;
+} sel;
+
+static int32_t index_of(const rf_qp_block *bl, const sel *sx, const rf_qp_cmd *c)
 {
-    for (int32_t i = 0; i < bl->ncmds; i++)
+    for (int32_t i = sx->at; i >= 0; i--)
         if (bl->cmds[i] == c) return i;
     return -1;
+}
+
+/* c->in[k] = x, in the index too. */
+static void set_input(sel *sx, rf_qp_cmd *c, int32_t k, rf_qp_rel *x)
+{
+    if (c->in[k] == x) return;
+    if (c->in[k]->id < sx->ix.cap) sx->ix.reads[c->in[k]->id]--;
+    c->in[k] = x;
+    if (x->id < sx->ix.cap) sx->ix.reads[x->id]++;
 }
 
 /* The conjunction of conj[0..n) over the columns of r (as side 0) is moved
 ** below the command `consumer`, which reads r. Returns the relation the
 ** consumer must read instead of r (r itself when the filter went into r's
 ** producer), or NULL when the conjuncts should stay (only when !make_scan). */
-static rf_qp_rel *push_down(rf_qp_program *p, rf_qp_block *bl, rf_qp_cmd *consumer, rf_qp_rel *r, rf_qp_expr **conj,
-                            int32_t n, int make_scan)
+static rf_qp_rel *push_down(rf_qp_program *p, rf_qp_block *bl, sel *sx, rf_qp_cmd *consumer, rf_qp_rel *r,
+                            rf_qp_expr **conj, int32_t n, int make_scan)
 {
     if (p->oom) return NULL;
-    int32_t w = r->kind == RF_QP_REL_TEMP ? qp_find_writer(bl, r) : -1;
-    if (w >= 0 && qp_count_reads(p, r) == 1) {
-        rf_qp_cmd *P = bl->cmds[w];
+    rf_qp_cmd *P = qp_index_writer(&sx->ix, bl, r);
+    if (P && qp_index_reads(&sx->ix, r) == 1) {
         /* the producer's expressions go into the filter: not past the plan's bounds */
         int fits = 1;
         if (P->op == RF_QP_MAPFILTER || P->op == RF_QP_MAPJOIN || P->op == RF_QP_ANTIJOIN)
@@ -58,8 +76,8 @@ static rf_qp_rel *push_down(rf_qp_program *p, rf_qp_block *bl, rf_qp_cmd *consum
             if (!m) return NULL;
             for (int32_t k = 0; k < safe; k++) m[k] = qp_e_subst(p, conj[k], 0, P->outs);
             if (safe) {
-                rf_qp_rel *x = push_down(p, bl, P, P->in[0], m, safe, 1);
-                if (x) P->in[0] = x;
+                rf_qp_rel *x = push_down(p, bl, sx, P, P->in[0], m, safe, 1);
+                if (x) set_input(sx, P, 0, x);
             }
             if (safe == n) return r;
             conj += safe;
@@ -69,8 +87,8 @@ static rf_qp_rel *push_down(rf_qp_program *p, rf_qp_block *bl, rf_qp_cmd *consum
         case RF_QP_UNIQUE:
         case RF_QP_COPY: {
             if (P->check_fd) break; /* the check must see every row */
-            rf_qp_rel *x = push_down(p, bl, P, P->in[0], conj, n, 1);
-            if (x) P->in[0] = x;
+            rf_qp_rel *x = push_down(p, bl, sx, P, P->in[0], conj, n, 1);
+            if (x) set_input(sx, P, 0, x);
             return r;
         }
         case RF_QP_AGGREGATE: {
@@ -87,8 +105,8 @@ static rf_qp_rel *push_down(rf_qp_program *p, rf_qp_block *bl, rf_qp_cmd *consum
                 m[k] = qp_e_copy(p, conj[k]);
                 qp_e_remap(m[k], 0, P->group);
             }
-            rf_qp_rel *x = push_down(p, bl, P, P->in[0], m, n, 1);
-            if (x) P->in[0] = x;
+            rf_qp_rel *x = push_down(p, bl, sx, P, P->in[0], m, n, 1);
+            if (x) set_input(sx, P, 0, x);
             return r;
         }
         default: break;
@@ -107,7 +125,10 @@ static rf_qp_rel *push_down(rf_qp_program *p, rf_qp_block *bl, rf_qp_cmd *consum
     c->filter = qp_e_and_n(p, c->filter, conj, n);
     if (qp_cmd_identity_outs(p, c)) return NULL;
     c->loc = consumer->loc;
-    qp_block_insert(p, bl, index_of(bl, consumer), c);
+    int32_t at = index_of(bl, sx, consumer);
+    qp_block_insert(p, bl, at, c);
+    if (p->oom || qp_index_add(p, &sx->ix, bl->id, c)) return NULL;
+    if (at <= sx->at) sx->at++;
     return t;
 }
 
@@ -167,20 +188,20 @@ static rf_qp_expr *rebuild(rf_qp_program *p, rf_qp_expr **conj, int32_t n)
     return qp_e_and_n(p, NULL, conj, n);
 }
 
-static void push_cmd(rf_qp_program *p, rf_qp_block *bl, rf_qp_cmd *c)
+static void push_cmd(rf_qp_program *p, rf_qp_block *bl, sel *sx, rf_qp_cmd *c)
 {
     int32_t n;
     rf_qp_expr **conj = qp_e_conjuncts(p, c->filter, &n);
     if (!n) return;
     if (c->op == RF_QP_MAPFILTER) {
         if (qp_e_sides(c->filter) & ~1u) return;
-        if (push_down(p, bl, c, c->in[0], conj, n, 0)) {
+        if (push_down(p, bl, sx, c, c->in[0], conj, n, 0)) {
             c->filter = NULL;
             return;
         }
         /* the producer drops rows (an anti-join): what may fail stays here */
         int32_t safe = qp_e_safe_prefix(conj, n);
-        if (safe > 0 && safe < n && push_down(p, bl, c, c->in[0], conj, safe, 0))
+        if (safe > 0 && safe < n && push_down(p, bl, sx, c, c->in[0], conj, safe, 0))
             c->filter = rebuild(p, conj + safe, n - safe);
         return;
     }
@@ -221,23 +242,30 @@ static void push_cmd(rf_qp_program *p, rf_qp_block *bl, rf_qp_cmd *c)
     for (int32_t s = 0; s < 2; s++) {
         if (!ns[s]) continue;
         /* a self-join reads its input twice: each side gets its own scan */
-        rf_qp_rel *x = push_down(p, bl, c, c->in[s], side[s], ns[s], 1);
-        if (x) c->in[s] = x;
+        rf_qp_rel *x = push_down(p, bl, sx, c, c->in[s], side[s], ns[s], 1);
+        if (x) set_input(sx, c, s, x);
     }
 }
 
 rf_status rf_qp_pass_select(rf_qp_program *p, rf_diags *d)
 {
     (void)d;
+    sel sx;
+    if (qp_index_build(p, &sx.ix)) {
+        qp_index_free(&sx.ix);
+        return RF_ENOMEM;
+    }
     for (int32_t b = 0; b < p->nblocks; b++) {
         rf_qp_block *bl = p->blocks[b];
         /* consumers before producers, so that what is pushed into a
         ** producer is pushed on when the producer's turn comes */
         for (int32_t i = bl->ncmds - 1; i >= 0 && !p->oom; i--) {
             rf_qp_cmd *c = bl->cmds[i];
-            if ((c->op == RF_QP_MAPFILTER || c->op == RF_QP_MAPJOIN) && c->filter) push_cmd(p, bl, c);
-            i = index_of(bl, c); /* insertions above moved it */
+            sx.at = i;
+            if ((c->op == RF_QP_MAPFILTER || c->op == RF_QP_MAPJOIN) && c->filter) push_cmd(p, bl, &sx, c);
+            i = sx.at; /* insertions above moved it */
         }
     }
+    qp_index_free(&sx.ix);
     return p->oom ? RF_ENOMEM : RF_OK;
 }

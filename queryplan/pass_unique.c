@@ -30,6 +30,12 @@ rf_status rf_qp_pass_unique(rf_qp_program *p, rf_diags *d)
 {
     rf_qp_infer(p);
     int dropped = 0;
+    /* reads and writers without a scan per dedupe (qp_index.c) */
+    qp_index ix;
+    if (qp_index_build(p, &ix)) {
+        qp_index_free(&ix);
+        return RF_ENOMEM;
+    }
     for (int32_t b = 0; b < p->nblocks && !p->oom; b++) {
         rf_qp_block *bl = p->blocks[b];
         for (int32_t i = 0; i < bl->ncmds; i++) {
@@ -37,7 +43,11 @@ rf_status rf_qp_pass_unique(rf_qp_program *p, rf_diags *d)
             if (c->op != RF_QP_UNIQUE) continue;
             rf_qp_rel *in = c->in[0], *dst = c->dst;
             if (!in->unique || in == dst) continue;
-            int32_t w = in->kind == RF_QP_REL_TEMP ? qp_find_writer(bl, in) : -1;
+            /* the writer of a temporary this command reads comes before it */
+            rf_qp_cmd *wc = qp_index_writer(&ix, bl, in);
+            int32_t w = -1;
+            for (int32_t k = i - 1; k >= 0 && wc && w < 0; k--)
+                if (bl->cmds[k] == wc) w = k;
             if (c->check_fd) {
                 /* a key of the input no longer than the checked one implies the
                 ** dependency (an input that is itself checked was checked by its
@@ -48,13 +58,16 @@ rf_status rf_qp_pass_unique(rf_qp_program *p, rf_diags *d)
                 if (!holds) continue;
             }
             dropped = 1;
-            int direct = w >= 0 && w < i && qp_count_reads(p, in) == 1;
+            int direct = w >= 0 && w < i && qp_index_reads(&ix, in) == 1;
             for (int32_t k = w + 1; k < i && direct; k++)
                 direct = !qp_cmd_reads(bl->cmds[k], dst) && bl->cmds[k]->dst != dst;
             if (direct) {
                 /* the producer writes the destination itself */
                 rf_qp_cmd *pc = bl->cmds[w];
+                qp_index_drop(&ix, c);
+                qp_index_drop(&ix, pc);
                 pc->dst = dst;
+                qp_index_add(p, &ix, b, pc);
                 if (pc->op == RF_QP_FACTS && !pc->note) pc->note = c->note;
                 qp_block_remove(bl, i);
                 i--;
@@ -65,12 +78,16 @@ rf_status rf_qp_pass_unique(rf_qp_program *p, rf_diags *d)
             /* a copy into a temporary is no copy at all: its readers read the input */
             if (dst->kind == RF_QP_REL_TEMP && !qp_written_between(bl, i + 1, bl->ncmds, in)) {
                 qp_replace_reads(p, dst, in);
+                ix.reads[in->id] += ix.reads[dst->id];
+                ix.reads[dst->id] = 0;
+                qp_index_drop(&ix, c);
                 if (c->note && i + 1 < bl->ncmds && !bl->cmds[i + 1]->note) bl->cmds[i + 1]->note = c->note;
                 qp_block_remove(bl, i);
                 i--;
             }
         }
     }
+    qp_index_free(&ix);
     if (p->oom) return RF_ENOMEM;
     return dropped ? rf_qp_pass_project(p, d) : RF_OK;
 }
