@@ -252,6 +252,23 @@ for cmd in "compile -o $mf/x.rfx" "run --device cpu" "dump --rules"; do
     fi
 done
 rm -rf "$mf"
+# '-' as an output's name: refused (exit 2), never a file or folder called '-'
+# (compile - -o - wrote one); outputs are written aside, not to standard output
+dd="${TMPDIR:-/tmp}/rf_cli_dash.$$"
+mkdir -p "$dd"
+printf 'e(x) -> int(x).\nlang:input[`e] = "e.csv".\nlang:output[`e] = "e".\n' >"$dd/p.logic"
+echo 1 >"$dd/e.csv"
+for cmd in "compile - -o -" "compile p.logic -o=-" "run p.logic --out -" "run p.logic --trace -" \
+    "import p.logic --out -" "tpch gen --sf 0.001 --out -" "tpch run --data . --out -" "tpch bench --data . --sf 1 --json -"; do
+    # shellcheck disable=SC2086
+    (cd "$dd" && "$r" $cmd <p.logic >/dev/null 2>"$g")
+    rc=$?
+    if [ $rc -ne 2 ] || ! grep -q -- "-: this output is written aside\|--out -: the tables are written aside" "$g" || [ -e "$dd/-" ]; then
+        echo "FAIL: $cmd: exit $rc, or a file called '-' was written"; cat "$g"; fail=1
+    fi
+    rm -rf "${dd:?}/-"
+done
+rm -rf "$dd"
 rm -f "$g"
 rm -f "${TMPDIR:-/tmp}/rf_cli_rep.$$"
 rm -f "${TMPDIR:-/tmp}/rf_cli.$$"

@@ -36,7 +36,8 @@ static const char *usage =
     "              written aside and renamed into place: a failed compile\n"
     "              leaves the old file; a symbolic link there is refused,\n"
     "              never written through; a device (/dev/null) is written;\n"
-    "              one of the program's own files is refused (exit 2)\n"
+    "              one of the program's own files is refused (exit 2),\n"
+    "              and so is '-': not standard output (./- names a file)\n"
     "  --no-opt    skip the query-plan optimization passes (so every\n"
     "              predicate is computed, even one no output needs, and\n"
     "              reports its errors)\n"
@@ -88,7 +89,7 @@ int rf_tool_compile(int argc, char **argv)
             fputs(usage, stdout);
             return RF_EXIT_OK;
         }
-        if ((m = rf_tool_opt_value("compile", argc, argv, &i, "-o", &outp)) != 0) {
+        if ((m = rf_tool_opt_out("compile", argc, argv, &i, "-o", &outp)) != 0) {
             if (m < 0) return RF_EXIT_USAGE;
         } else if ((m = rf_tool_opt_value("compile", argc, argv, &i, "--gpu-arch", &o.gpu_arch)) != 0) {
             if (m < 0) return RF_EXIT_USAGE;

@@ -89,7 +89,7 @@ int rf_tool_import(int argc, char **argv)
             continue;
         }
         if ((m = rf_tool_opt_value("import", argc, argv, &i, "--data", &data)) ||
-            (m = rf_tool_opt_value("import", argc, argv, &i, "--out", &out)) ||
+            (m = rf_tool_opt_out("import", argc, argv, &i, "--out", &out)) ||
             (m = rf_tool_opt_value("import", argc, argv, &i, "--threads", &threads_s)) ||
             (m = rf_tool_opt_value("import", argc, argv, &i, "--block-rows", &block_s)) ||
             (m = rf_tool_opt_value("import", argc, argv, &i, "--strings", &strings_s)) ||
