@@ -268,6 +268,19 @@ for cmd in "compile - -o -" "compile p.logic -o=-" "run p.logic --out -" "run p.
     fi
     rm -rf "${dd:?}/-"
 done
+# --cache-dir DIR and --no-cache are alternatives: both given, in either
+# order, is a usage error naming both, in every command that takes them
+for cmd in "compile p.logic -o x.rfx --cache-dir c --no-cache" "run p.logic --no-cache --cache-dir=c" \
+    "exec db p.logic --cache-dir c --no-cache" "tpch run --data . --no-cache --cache-dir c" \
+    "tpch bench --data . --sf 1 --cache-dir c --no-cache"; do
+    # shellcheck disable=SC2086
+    (cd "$dd" && "$r" $cmd >/dev/null 2>"$g")
+    rc=$?
+    if [ $rc -ne 2 ] || ! grep -q -- "--cache-dir and --no-cache are alternatives" "$g"; then
+        echo "FAIL: $cmd: exit $rc"; cat "$g"; fail=1
+    fi
+done
+check 0 "run --no-cache twice" "$r" run --device cpu "$t/logiql/even_odd.logic" --no-cache --no-cache
 rm -rf "$dd"
 rm -f "$g"
 rm -f "${TMPDIR:-/tmp}/rf_cli_rep.$$"
