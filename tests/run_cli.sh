@@ -281,6 +281,21 @@ for cmd in "compile p.logic -o x.rfx --cache-dir c --no-cache" "run p.logic --no
     fi
 done
 check 0 "run --no-cache twice" "$r" run --device cpu "$t/logiql/even_odd.logic" --no-cache --no-cache
+# byte sizes read alike everywhere: import --text-block takes --gpu-memory's
+# K/M/G/T suffixes (it took plain bytes only); the rows are the same
+printf 'x,y\n' >"$dd/e2.csv"
+i=0
+while [ $i -lt 300 ]; do echo "$i,$((i * 3))" >>"$dd/e2.csv"; i=$((i + 1)); done
+printf 'e(x, y) -> int(x), int(y).\nlang:input[`e] = "e2.csv".\nlang:input:header[`e] = true.\nlang:input:delimiter[`e] = ",".\nlang:output[`e] = "e".\n' >"$dd/q.logic"
+check 0 "import --text-block 1K" "$r" import "$dd/q.logic" --data "$dd" --out "$dd/db1k" --text-block 1K
+check 0 "import --text-block 64mb" "$r" import "$dd/q.logic" --data "$dd" --out "$dd/db64m" --text-block 64mb
+check 2 "import --text-block 1.5M" "$r" import "$dd/q.logic" --data "$dd" --out "$dd/dbx" --text-block 1.5M
+check 2 "import --text-block 2T" "$r" import "$dd/q.logic" --data "$dd" --out "$dd/dbx" --text-block 2T
+for db in db1k db64m; do
+    n=$("$r" run --device cpu "$dd/q.logic" --data "$dd/$db" --format csv 2>/dev/null | grep -c '^[0-9]')
+    [ "$n" = 300 ] || { echo "FAIL: import --text-block into $db: $n rows, expected 300"; fail=1; }
+done
+"$r" import --help | grep -q "K, M, G or T suffix" || { echo "FAIL: import --help: --text-block's suffixes"; fail=1; }
 rm -rf "$dd"
 rm -f "$g"
 rm -f "${TMPDIR:-/tmp}/rf_cli_rep.$$"
