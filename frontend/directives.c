@@ -204,6 +204,16 @@ static void directive(rf_checker *c, const rf_ast_atom *h, uint8_t *seen)
             rf_error(c->d, v->loc, "lang:input of `%s` needs a file name", p->name);
             return;
         }
+        /* files are named within the data folder (--data DIR, a database's
+        ** tables by their name): "/x" was read as DIR//x, never as itself,
+        ** and a program meant for any data folder names none of its own */
+        if (v->sval[0] == '/') {
+            rf_error(c->d, v->loc,
+                     "lang:input of `%s` is an absolute path (\"%s\"): input files are read from the data folder "
+                     "(--data DIR), so name the file relative to it",
+                     p->name, v->sval);
+            return;
+        }
         p->input_file = v->sval;
         break;
     case D_DELIM:

@@ -296,6 +296,14 @@ for db in db1k db64m; do
     [ "$n" = 300 ] || { echo "FAIL: import --text-block into $db: $n rows, expected 300"; fail=1; }
 done
 "$r" import --help | grep -q "K, M, G or T suffix" || { echo "FAIL: import --help: --text-block's suffixes"; fail=1; }
+# lang:input names a path within the data folder: ../ reaches the folder
+# above it (legitimate: a file shared by several data folders), sub/ one below
+mkdir -p "$dd/data/sub"
+echo 7 >"$dd/up.csv"
+echo 8 >"$dd/data/sub/down.csv"
+printf 'u(x) -> int(x).\nd(x) -> int(x).\nlang:input[`u] = "../up.csv".\nlang:input[`d] = "sub/down.csv".\nb(x, y) <- u(x), d(y).\nlang:output[`b] = "b".\n' >"$dd/rel.logic"
+got=$("$r" run --device cpu "$dd/rel.logic" --data "$dd/data" --format csv 2>/dev/null | tail -n 1)
+[ "$got" = "7,8" ] || { echo "FAIL: lang:input ../up.csv and sub/down.csv under --data: got '$got', expected 7,8"; fail=1; }
 rm -rf "$dd"
 rm -f "$g"
 rm -f "${TMPDIR:-/tmp}/rf_cli_rep.$$"
