@@ -334,6 +334,28 @@ void rf_ptrvec_free(rf_ptrvec *v)
 
 /* ---- files and hashing --------------------------------------------- */
 
+int rf_parse_bytes(const char *s, int64_t *out)
+{
+    int64_t x = 0;
+    const char *c = s;
+    for (; *c >= '0' && *c <= '9'; c++) {
+        if (x > (INT64_C(1) << 62) / 10) return 0;
+        x = x * 10 + (*c - '0');
+    }
+    int shift = 0;
+    switch (*c) {
+    case 'K': case 'k': shift = 10; c++; break;
+    case 'M': case 'm': shift = 20; c++; break;
+    case 'G': case 'g': shift = 30; c++; break;
+    case 'T': case 't': shift = 40; c++; break;
+    default: break;
+    }
+    if (shift && (*c == 'B' || *c == 'b')) c++;
+    if (!(s[0] >= '0' && s[0] <= '9') || *c || x <= 0 || x > (INT64_C(1) << (62 - shift))) return 0;
+    *out = x << shift;
+    return 1;
+}
+
 int rf_parse_decimal(const char *s, double *out)
 {
     const char *p = s;

@@ -156,6 +156,13 @@ rf_status rf_read_file_bounded(const char *path, int64_t max, char **data, int64
 ** reads "0x10" as 16), no inf or nan. 1 with the value in *out, else 0. */
 int rf_parse_decimal(const char *s, double *out);
 
+/* A size in bytes that is the whole of s: digits and an optional K, M, G or
+** T (powers of 1024, lower case too, an optional B after it: "512M",
+** "64mb", "4096"), above 0 and at most 2^62 bytes; no sign, blanks or
+** fraction. Every byte-size option and setting reads sizes with it. 1 with
+** the size in *out, else 0. */
+int rf_parse_bytes(const char *s, int64_t *out);
+
 /* FNV-1a 64-bit hash, for hash tables and cache keys. */
 uint64_t rf_hash64(const void *p, size_t n, uint64_t seed);
 

@@ -204,6 +204,16 @@ static void directive(rf_checker *c, const rf_ast_atom *h, uint8_t *seen)
             rf_error(c->d, v->loc, "lang:input of `%s` needs a file name", p->name);
             return;
         }
+        /* files are named within the data folder (--data DIR, a database's
+        ** tables by their name): "/x" was read as DIR//x, never as itself,
+        ** and a program meant for any data folder names none of its own */
+        if (v->sval[0] == '/') {
+            rf_error(c->d, v->loc,
+                     "lang:input of `%s` is an absolute path (\"%s\"): input files are read from the data folder "
+                     "(--data DIR), so name the file relative to it",
+                     p->name, v->sval);
+            return;
+        }
         p->input_file = v->sval;
         break;
     case D_DELIM:
@@ -313,10 +323,12 @@ void rf_chk_directives(rf_checker *c, const rf_ast_program *ast)
     for (int64_t i = 0; i < c->preds.count; i++) {
         rf_fe_pred *p = c->preds.items[i];
         uint8_t *f = &seen[(int64_t)p->id * RF_ARRAY_LEN(directives)];
-        /* (a lang:input that was refused has its own error already) */
-        if ((f[D_DELIM] || f[D_HEADER] || f[D_KEY]) && !p->input_file && !f[D_INPUT])
+        /* (a lang:input that was refused has its own error already; one in
+        ** a clause dropped for a syntax error may be the missing one) */
+        int broken = rf_chk_in_broken_clause(c, p->name);
+        if ((f[D_DELIM] || f[D_HEADER] || f[D_KEY]) && !p->input_file && !f[D_INPUT] && !broken)
             rf_error(c->d, setting_loc(ast, p, D_DELIM, D_KEY), "`%s` has lang:input settings but no lang:input", p->name);
-        if ((f[D_ORDER] || f[D_LIMIT]) && !p->output_name && !f[D_OUTPUT])
+        if ((f[D_ORDER] || f[D_LIMIT]) && !p->output_name && !f[D_OUTPUT] && !broken)
             rf_error(c->d, setting_loc(ast, p, D_ORDER, D_LIMIT), "`%s` has lang:output settings but no lang:output",
                      p->name);
         /* not after errors: the rules may have been left out for them */

@@ -34,10 +34,19 @@ struct rf_parse_state {
     int32_t last_loc[4];                      /* its YYLTYPE */
     int replay;          /* 1: hand out a '.', 2: then last_tok again */
     int too_deep;        /* nesting or an expression passed its limit (reported): the parse stopped */
+    /* the first character the lexer skipped (reported: a stray character,
+    ** non-ASCII, a lone '`') since the last clause ended; 0: none. The
+    ** parser sees the clause without it, so the clause is dropped as one
+    ** with a syntax error is, instead of reporting errors that echo it */
+    int32_t skipped_line, skipped_col;
 };
 
 /* Marks the names of the clause that error recovery just dropped. */
 void rf_parse_drop_clause(struct rf_parse_state *st);
+/* 1 when the clause the parser just read, ending with the '.' at
+** (dot_line, dot_col), held a character the lexer skipped: its names are
+** then marked as a dropped clause's are, and the caller drops it. */
+int rf_parse_clause_skipped(struct rf_parse_state *st, int32_t dot_line, int32_t dot_col);
 
 int rf_lex_int(struct rf_parse_state *st, const char *text, rf_loc loc, int64_t *out);
 int rf_lex_decimal(struct rf_parse_state *st, const char *text, rf_loc loc, int64_t *out);

@@ -140,8 +140,12 @@ static rf_ast_formula *joinf(struct rf_parse_state *st, rf_ast_formula_kind k, r
     }
     return f;
 }
-static void add_clause(struct rf_parse_state *st, rf_ast_clause *c)
+/* c, ending with the '.' at dot; dropped when the lexer skipped a character
+** of it: parsed without that character, it would give errors that only
+** echo the lexer's (`p(é) <- e(é).`: "`e` takes 1 argument, but 0 are given") */
+static void add_clause(struct rf_parse_state *st, rf_ast_clause *c, RF_YYLTYPE dot)
 {
+    if (rf_parse_clause_skipped(st, dot.first_line, dot.first_column)) return;
     if (c && rf_ptrvec_push(&st->clauses, c)) st->oom = 1;
 }
 }
@@ -178,32 +182,32 @@ clause
         rf_ast_clause *c = rf_arena_alloc(A, sizeof *c); NEED(c);
         c->kind = RF_CLAUSE_RULE; c->loc = L(st, @1);
         c->heads = $1.items; c->nheads = $1.n;
-        add_clause(st, c);
+        add_clause(st, c, @2);
       }
     | heads LARROW formula DOT {
         rf_ast_clause *c = rf_arena_alloc(A, sizeof *c); NEED(c);
         c->kind = RF_CLAUSE_RULE; c->loc = L(st, @1);
         c->heads = $1.items; c->nheads = $1.n; c->body = $3;
-        add_clause(st, c);
+        add_clause(st, c, @4);
       }
     | heads LARROW AGG AGGOPEN aggs AGGCLOSE formula DOT {
         rf_ast_clause *c = rf_arena_alloc(A, sizeof *c); NEED(c);
         c->kind = RF_CLAUSE_RULE; c->loc = L(st, @1);
         c->heads = $1.items; c->nheads = $1.n; c->body = $7;
         c->aggs = $5.items; c->naggs = $5.n; c->agg_loc = L(st, @3);
-        add_clause(st, c);
+        add_clause(st, c, @8);
       }
     | heads RARROW formula DOT {
         rf_ast_clause *c = rf_arena_alloc(A, sizeof *c); NEED(c);
         c->kind = RF_CLAUSE_DECL; c->loc = L(st, @1);
         c->heads = $1.items; c->nheads = $1.n; c->body = $3;
-        add_clause(st, c);
+        add_clause(st, c, @4);
       }
     | heads RARROW DOT {
         rf_ast_clause *c = rf_arena_alloc(A, sizeof *c); NEED(c);
         c->kind = RF_CLAUSE_DECL; c->loc = L(st, @1);
         c->heads = $1.items; c->nheads = $1.n; c->body = NULL;
-        add_clause(st, c);
+        add_clause(st, c, @3);
       }
     | error DOT { rf_parse_drop_clause(st); yyerrok; }
     ;

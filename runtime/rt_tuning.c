@@ -101,33 +101,16 @@ const rf_rt_tuning *rf_rt_tuning_default(void)
     return &d;
 }
 
-/* A size in bytes: digits and an optional K, M, G or T (powers of 1024,
-** lower case too, an optional B after it), at most 2^62; "off" is 0. */
+/* A size in bytes (rf_parse_bytes: digits and an optional K, M, G or T);
+** "off" is 0. */
 static rf_status parse_bytes(const char *name, const char *v, int64_t *at, char *why, size_t n)
 {
     if (!strcmp(v, "off")) return *at = 0, RF_OK;
-    int64_t x = 0;
-    const char *c = v;
-    for (; *c >= '0' && *c <= '9'; c++) {
-        if (x > (INT64_C(1) << 62) / 10) break;
-        x = x * 10 + (*c - '0');
-    }
-    int shift = 0;
-    switch (*c) {
-    case 'K': case 'k': shift = 10; c++; break;
-    case 'M': case 'm': shift = 20; c++; break;
-    case 'G': case 'g': shift = 30; c++; break;
-    case 'T': case 't': shift = 40; c++; break;
-    default: break;
-    }
-    if (shift && (*c == 'B' || *c == 'b')) c++;
-    /* (a digit left over: the number was too big to read) */
-    if (!(v[0] >= '0' && v[0] <= '9') || *c || x <= 0 || x > (INT64_C(1) << (62 - shift))) {
+    if (!rf_parse_bytes(v, at)) {
         snprintf(why, n, "%s takes a size in bytes above 0 with an optional K, M, G or T suffix (like 512M), or off, "
                  "not '%s'", name, v);
         return RF_EUSAGE;
     }
-    *at = x << shift;
     return RF_OK;
 }
 

@@ -252,6 +252,59 @@ for cmd in "compile -o $mf/x.rfx" "run --device cpu" "dump --rules"; do
     fi
 done
 rm -rf "$mf"
+# '-' as an output's name: refused (exit 2), never a file or folder called '-'
+# (compile - -o - wrote one); outputs are written aside, not to standard output
+dd="${TMPDIR:-/tmp}/rf_cli_dash.$$"
+mkdir -p "$dd"
+printf 'e(x) -> int(x).\nlang:input[`e] = "e.csv".\nlang:output[`e] = "e".\n' >"$dd/p.logic"
+echo 1 >"$dd/e.csv"
+for cmd in "compile - -o -" "compile p.logic -o=-" "run p.logic --out -" "run p.logic --trace -" \
+    "import p.logic --out -" "tpch gen --sf 0.001 --out -" "tpch run --data . --out -" "tpch bench --data . --sf 1 --json -"; do
+    # shellcheck disable=SC2086
+    (cd "$dd" && "$r" $cmd <p.logic >/dev/null 2>"$g")
+    rc=$?
+    if [ $rc -ne 2 ] || ! grep -q -- "-: this output is written aside\|--out -: the tables are written aside" "$g" || [ -e "$dd/-" ]; then
+        echo "FAIL: $cmd: exit $rc, or a file called '-' was written"; cat "$g"; fail=1
+    fi
+    rm -rf "${dd:?}/-"
+done
+# --cache-dir DIR and --no-cache are alternatives: both given, in either
+# order, is a usage error naming both, in every command that takes them
+for cmd in "compile p.logic -o x.rfx --cache-dir c --no-cache" "run p.logic --no-cache --cache-dir=c" \
+    "exec db p.logic --cache-dir c --no-cache" "tpch run --data . --no-cache --cache-dir c" \
+    "tpch bench --data . --sf 1 --cache-dir c --no-cache"; do
+    # shellcheck disable=SC2086
+    (cd "$dd" && "$r" $cmd >/dev/null 2>"$g")
+    rc=$?
+    if [ $rc -ne 2 ] || ! grep -q -- "--cache-dir and --no-cache are alternatives" "$g"; then
+        echo "FAIL: $cmd: exit $rc"; cat "$g"; fail=1
+    fi
+done
+check 0 "run --no-cache twice" "$r" run --device cpu "$t/logiql/even_odd.logic" --no-cache --no-cache
+# byte sizes read alike everywhere: import --text-block takes --gpu-memory's
+# K/M/G/T suffixes (it took plain bytes only); the rows are the same
+printf 'x,y\n' >"$dd/e2.csv"
+i=0
+while [ $i -lt 300 ]; do echo "$i,$((i * 3))" >>"$dd/e2.csv"; i=$((i + 1)); done
+printf 'e(x, y) -> int(x), int(y).\nlang:input[`e] = "e2.csv".\nlang:input:header[`e] = true.\nlang:input:delimiter[`e] = ",".\nlang:output[`e] = "e".\n' >"$dd/q.logic"
+check 0 "import --text-block 1K" "$r" import "$dd/q.logic" --data "$dd" --out "$dd/db1k" --text-block 1K
+check 0 "import --text-block 64mb" "$r" import "$dd/q.logic" --data "$dd" --out "$dd/db64m" --text-block 64mb
+check 2 "import --text-block 1.5M" "$r" import "$dd/q.logic" --data "$dd" --out "$dd/dbx" --text-block 1.5M
+check 2 "import --text-block 2T" "$r" import "$dd/q.logic" --data "$dd" --out "$dd/dbx" --text-block 2T
+for db in db1k db64m; do
+    n=$("$r" run --device cpu "$dd/q.logic" --data "$dd/$db" --format csv 2>/dev/null | grep -c '^[0-9]')
+    [ "$n" = 300 ] || { echo "FAIL: import --text-block into $db: $n rows, expected 300"; fail=1; }
+done
+"$r" import --help | grep -q "K, M, G or T suffix" || { echo "FAIL: import --help: --text-block's suffixes"; fail=1; }
+# lang:input names a path within the data folder: ../ reaches the folder
+# above it (legitimate: a file shared by several data folders), sub/ one below
+mkdir -p "$dd/data/sub"
+echo 7 >"$dd/up.csv"
+echo 8 >"$dd/data/sub/down.csv"
+printf 'u(x) -> int(x).\nd(x) -> int(x).\nlang:input[`u] = "../up.csv".\nlang:input[`d] = "sub/down.csv".\nb(x, y) <- u(x), d(y).\nlang:output[`b] = "b".\n' >"$dd/rel.logic"
+got=$("$r" run --device cpu "$dd/rel.logic" --data "$dd/data" --format csv 2>/dev/null | tail -n 1)
+[ "$got" = "7,8" ] || { echo "FAIL: lang:input ../up.csv and sub/down.csv under --data: got '$got', expected 7,8"; fail=1; }
+rm -rf "$dd"
 rm -f "$g"
 rm -f "${TMPDIR:-/tmp}/rf_cli_rep.$$"
 rm -f "${TMPDIR:-/tmp}/rf_cli.$$"

@@ -111,6 +111,20 @@ must_refuse parens "nested too deeply (more than 4000 levels"
   awk 'BEGIN { for (i = 0; i < 5000; i++) printf "!" }'
   printf 'in(x).\nlang:output[`out] = "out".\n'; } > "$tmp/nots.logic"
 must_refuse nots "nested too deeply (more than 4000 levels"
+# a functional application is an operator of its expression: f[f[...]] stops
+# at the 1,000-operator limit (LANGUAGE.md said about 2,000, the parser's)
+fnest() { awk -v n="$1" 'BEGIN { for (i = 0; i < n; i++) printf "f["; printf "x"; for (i = 0; i < n; i++) printf "]" }'; }
+for n in 1000 1001; do
+    { header; printf 'f[x] = y -> int(x), int(y).\nf[x] = x <- in(x).\nout(x, y) <- in(x), y = '; fnest $n
+      printf '.\nlang:output[`out] = "out".\n'; } > "$tmp/fnest$n.logic"
+done
+must_run fnest1000 "1|1 2|2 3|3 " 300 cpu
+must_refuse fnest1001 "expression nested too deeply (more than 1000 levels)"
+# a negated conjunction's !( takes two of the parser's 4,000 levels: 1,990 fit
+{ header; printf 'out(x) <- in(x), '
+  awk 'BEGIN { for (i = 0; i < 1990; i++) printf "!("; printf "in(x)"; for (i = 0; i < 1990; i++) printf ")" }'
+  printf '.\nlang:output[`out] = "out".\n'; } > "$tmp/notnest.logic"
+must_run notnest "1 2 3 " 300 cpu
 # assignments substituted into their uses: deeper than the plan takes
 nest() { awk -v n="$1" -v inner="$2" 'BEGIN { for (i = 0; i < n; i++) printf "(x + "; printf "%s", inner; for (i = 0; i < n; i++) printf ")" }'; }
 { header; printf 'out(x, y) <- in(x), t1 = '; nest 600 x; printf ', t2 = '; nest 600 t1

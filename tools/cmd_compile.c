@@ -36,7 +36,8 @@ static const char *usage =
     "              written aside and renamed into place: a failed compile\n"
     "              leaves the old file; a symbolic link there is refused,\n"
     "              never written through; a device (/dev/null) is written;\n"
-    "              one of the program's own files is refused (exit 2)\n"
+    "              one of the program's own files is refused (exit 2),\n"
+    "              and so is '-': not standard output (./- names a file)\n"
     "  --no-opt    skip the query-plan optimization passes (so every\n"
     "              predicate is computed, even one no output needs, and\n"
     "              reports its errors)\n"
@@ -79,6 +80,7 @@ int rf_tool_compile(int argc, char **argv)
     const char *progs[256];
     int32_t nprogs = 0;
     const char *prog = NULL, *outp = NULL;
+    int cache_opts = 0; /* 1: --cache-dir given, 2: --no-cache given */
     rf_compile_options o;
     rf_compile_options_init(&o, sizeof o);
     for (int i = 1; i < argc; i++) {
@@ -88,14 +90,16 @@ int rf_tool_compile(int argc, char **argv)
             fputs(usage, stdout);
             return RF_EXIT_OK;
         }
-        if ((m = rf_tool_opt_value("compile", argc, argv, &i, "-o", &outp)) != 0) {
+        if ((m = rf_tool_opt_out("compile", argc, argv, &i, "-o", &outp)) != 0) {
             if (m < 0) return RF_EXIT_USAGE;
         } else if ((m = rf_tool_opt_value("compile", argc, argv, &i, "--gpu-arch", &o.gpu_arch)) != 0) {
             if (m < 0) return RF_EXIT_USAGE;
         } else if ((m = rf_tool_opt_value("compile", argc, argv, &i, "--cache-dir", &o.cache_dir)) != 0) {
             if (m < 0) return RF_EXIT_USAGE;
+            cache_opts |= 1;
         } else if (!strcmp(a, "--no-cache")) {
             o.cache_dir = "";
+            cache_opts |= 2;
         } else if (!strcmp(a, "--no-opt")) {
             o.no_opt = 1;
         } else if (!strcmp(a, "--no-lftj")) {
@@ -118,6 +122,7 @@ int rf_tool_compile(int argc, char **argv)
             progs[nprogs++] = prog = a;
         }
     }
+    if (cache_opts == 3) return rf_tool_usage_error("compile", "--cache-dir and --no-cache are alternatives: give one of them");
     if (!prog) return rf_tool_usage_error("compile", "no program given");
     for (int32_t i = 0; i < nprogs; i++)
         if (rf_tool_is_rfx(progs[i]))

@@ -65,8 +65,9 @@ static const char *usage =
     "                value; about half the bytes to write and read), widened\n"
     "                when read; off: every value at its type's width, which\n"
     "                readers map as it is (format 3 either way)\n"
-    "  --text-block BYTES  text parsed at a time, whole records (default\n"
-    "                67108864, 64 MiB); memory grows with it, and much smaller\n"
+    "  --text-block BYTES  text parsed at a time, whole records (default 64M):\n"
+    "                bytes with an optional K, M, G or T suffix (powers of 1024,\n"
+    "                as --gpu-memory); memory grows with it, and much smaller\n"
     "                blocks cost time; the database's rows are the same\n"
     "  -h, --help    this text\n";
 
@@ -89,7 +90,7 @@ int rf_tool_import(int argc, char **argv)
             continue;
         }
         if ((m = rf_tool_opt_value("import", argc, argv, &i, "--data", &data)) ||
-            (m = rf_tool_opt_value("import", argc, argv, &i, "--out", &out)) ||
+            (m = rf_tool_opt_out("import", argc, argv, &i, "--out", &out)) ||
             (m = rf_tool_opt_value("import", argc, argv, &i, "--threads", &threads_s)) ||
             (m = rf_tool_opt_value("import", argc, argv, &i, "--block-rows", &block_s)) ||
             (m = rf_tool_opt_value("import", argc, argv, &i, "--strings", &strings_s)) ||
@@ -113,8 +114,9 @@ int rf_tool_import(int argc, char **argv)
     if (block_s && (!rf_tool_parse_int(block_s, 1, INT64_C(1) << 30, &block_rows) || (block_rows & (block_rows - 1))))
         return rf_tool_usage_error("import", "--block-rows takes a power of two from 1 to 2^30");
     int64_t text_block = 0;
-    if (text_s && !rf_tool_parse_int(text_s, 1, INT64_C(1) << 40, &text_block))
-        return rf_tool_usage_error("import", "--text-block takes a number of bytes from 1 to 2^40");
+    if (text_s && (!rf_parse_bytes(text_s, &text_block) || text_block > INT64_C(1) << 40))
+        return rf_tool_usage_error("import", "--text-block takes a size in bytes from 1 to 1T with an optional K, M, G "
+                                             "or T suffix (like 64M), not '%s'", text_s);
     int strings = RF_IMPORT_STRINGS_AUTO;
     if (strings_s) {
         if (!strcmp(strings_s, "dict")) strings = RF_IMPORT_STRINGS_DICT;

@@ -363,11 +363,11 @@ int rf_tool_run(int argc, char **argv)
             (m = rf_tool_opt_value("run", argc, argv, &i, "--data", &data)) ||
             (m = rf_tool_opt_value("run", argc, argv, &i, "--device", &device)) ||
             (m = rf_tool_opt_value("run", argc, argv, &i, "--format", &format)) ||
-            (m = rf_tool_opt_value("run", argc, argv, &i, "--out", &outdir)) ||
+            (m = rf_tool_opt_out("run", argc, argv, &i, "--out", &outdir)) ||
             (m = rf_tool_opt_value("run", argc, argv, &i, "--threads", &threads)) ||
             (m = rf_tool_opt_value("run", argc, argv, &i, "--max-iterations", &maxit)) ||
             (m = rf_tool_opt_value("run", argc, argv, &i, "--repeat", &repeat_s)) ||
-            (m = rf_tool_opt_value("run", argc, argv, &i, "--trace", &trace_path)) ||
+            (m = rf_tool_opt_out("run", argc, argv, &i, "--trace", &trace_path)) ||
             (m = rf_tool_opt_value("run", argc, argv, &i, "--gpus", &gpus_s))) {
             if (m < 0) return RF_EXIT_USAGE;
         } else if (a[0] == '-' && a[1]) {

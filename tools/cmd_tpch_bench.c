@@ -488,7 +488,7 @@ int rf_tool_tpch_bench(int argc, char **argv)
             (m = rf_tool_opt_value(C, argc, argv, &i, "--device", &device)) ||
             (m = rf_tool_opt_value(C, argc, argv, &i, "--repeat", &repeat)) ||
             (m = rf_tool_opt_value(C, argc, argv, &i, "--bandwidth", &bws)) ||
-            (m = rf_tool_opt_value(C, argc, argv, &i, "--json", &json)) ||
+            (m = rf_tool_opt_out(C, argc, argv, &i, "--json", &json)) ||
             (m = rf_tool_opt_value(C, argc, argv, &i, "--duckdb", &duckdb)) ||
             (m = rf_tool_opt_value(C, argc, argv, &i, "--threads", &threads))) {
             if (m < 0) return RF_EXIT_USAGE;

@@ -127,6 +127,9 @@ int rf_tool_tpch_gen(int argc, char **argv)
     }
     if (!sf_arg) return bad_usage("%s", "missing --sf (the scale factor)");
     if (!out || !out[0]) return bad_usage("%s", "missing --out (the output folder)");
+    if (!strcmp(out, "-"))
+        return bad_usage("%s", "--out -: the tables are written aside and renamed into place, not to standard output "
+                               "(give a folder; ./- for one called '-')");
     if (strcmp(format, "tbl") && strcmp(format, "db")) return bad_usage("--format '%s' must be tbl or db", format);
 
     rf_tpch_gen_opts o;

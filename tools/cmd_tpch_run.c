@@ -355,7 +355,7 @@ int rf_tool_tpch_run(int argc, char **argv)
             (m = rf_tool_opt_value("tpch run", argc, argv, &i, "--queries", &queries)) ||
             (m = rf_tool_opt_value("tpch run", argc, argv, &i, "--device", &device)) ||
             (m = rf_tool_opt_value("tpch run", argc, argv, &i, "--format", &format)) ||
-            (m = rf_tool_opt_value("tpch run", argc, argv, &i, "--out", &outdir)) ||
+            (m = rf_tool_opt_out("tpch run", argc, argv, &i, "--out", &outdir)) ||
             (m = rf_tool_opt_value("tpch run", argc, argv, &i, "--repeat", &repeat)) ||
             (m = rf_tool_opt_value("tpch run", argc, argv, &i, "--check", &check)) ||
             (m = rf_tool_opt_value("tpch run", argc, argv, &i, "--threads", &threads)) ||

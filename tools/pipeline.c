@@ -242,13 +242,17 @@ int rf_tool_run_options(const char *cmd, const char *device, const char *threads
 int rf_tool_opt_set(const char *cmd, int argc, char **argv, int *i, rf_rt_tuning *t, const char **sets, int *nsets)
 {
     const char *v = NULL;
-    /* the cache's named options: --cache-dir DIR is cache_dir=DIR, --no-cache cache_dir= */
-    if (!strcmp(argv[*i], "--no-cache")) {
-        t->cache_dir = "";
-        return 1;
+    /* the cache's named options: --cache-dir DIR is cache_dir=DIR, --no-cache
+    ** cache_dir=; they are alternatives, and both given is a slip to say, not
+    ** one to settle by their order (a process parses one command line) */
+    static int cache_opts; /* 1: --cache-dir seen, 2: --no-cache seen */
+    int m = !strcmp(argv[*i], "--no-cache") ? 1 : rf_tool_opt_value(cmd, argc, argv, i, "--cache-dir", &v);
+    if (m > 0) {
+        cache_opts |= v ? 1 : 2;
+        if (cache_opts == 3)
+            return rf_tool_usage_error(cmd, "--cache-dir and --no-cache are alternatives: give one of them"), -1;
+        t->cache_dir = v ? v : "";
     }
-    int m = rf_tool_opt_value(cmd, argc, argv, i, "--cache-dir", &v);
-    if (m > 0) t->cache_dir = v;
     if (m) return m;
     char why[200];
     /* --gpu-memory N is gpu_memory=N */

@@ -65,7 +65,8 @@ int rf_tool_run_options(const char *cmd, const char *device, const char *threads
 /* `--set NAME=VALUE` at argv[*i] (repeatable): the tuning setting applied to
 ** t and, where sets is not NULL, its text appended to sets[*nsets] (at most
 ** RF_TOOL_MAX_SETS; rf_tool_settings_text makes them the run's settings).
-** --cache-dir, --no-cache and --gpu-memory are named settings. Returns 1
+** --cache-dir, --no-cache and --gpu-memory are named settings (--cache-dir
+** and --no-cache both on one command line: a usage error). Returns 1
 ** when matched, 0 when argv[*i] is another option, -1 after printing cmd's
 ** usage error (an unknown name, a value of the wrong kind, too many). */
 #define RF_TOOL_MAX_SETS 512

@@ -139,6 +139,19 @@ int rf_tool_opt_value(const char *cmd, int argc, char **argv, int *i, const char
     return 1;
 }
 
+int rf_tool_opt_out(const char *cmd, int argc, char **argv, int *i, const char *name, const char **value)
+{
+    int m = rf_tool_opt_value(cmd, argc, argv, i, name, value);
+    if (m > 0 && !strcmp(*value, "-")) {
+        rf_tool_usage_error(cmd,
+                            "%s -: this output is written aside and renamed into place, not to standard output "
+                            "(give a name; ./- for one called '-')",
+                            name);
+        return -1;
+    }
+    return m;
+}
+
 int rf_tool_same_file(const char *out, const char *in)
 {
     struct stat so, si;

@@ -96,6 +96,11 @@ int rf_tool_stdout_ok(const char *cmd);
 /* Matches --name VALUE and --name=VALUE; advances *i. Returns 1 when matched,
 ** -1 when the value is missing or empty (an error was printed). */
 int rf_tool_opt_value(const char *cmd, int argc, char **argv, int *i, const char *name, const char **value);
+/* rf_tool_opt_value for an option that names a file or folder to write
+** (-o, --out, --trace, --json): "-" is refused (-1, a usage error), not
+** taken as a name. Outputs are written aside and renamed into place, which
+** standard output cannot be; a file of that name is ./-. */
+int rf_tool_opt_out(const char *cmd, int argc, char **argv, int *i, const char *name, const char **value);
 /* Where stderr is a terminal, o reports a long fixpoint and a long load of
 ** an input file there, as one line redrawn in place (tools/progress.c). */
 void rf_tool_show_progress(struct rf_rt_options *o);
