@@ -298,34 +298,31 @@ echo "three atoms: $(wc -l <"$tmp/three/1/p.csv") rows of p, $(wc -l <"$tmp/thre
 { awk 'BEGIN { for (i = 1; i < 200; i++) printf "%d\t%d\n", i, i + 1 }'; printf '150\t20000\n120\t30000\n60\t40000\n'; } \
     >"$tmp/ov/edge.facts"
 printf '20000\n' >"$tmp/ov/blocked.facts"
-for prog in overflow negoverflow overflow3; do
-    $to "$redfox" run "$dir/$prog.logic" --data "$tmp/ov" --device cpu --no-fuse >/dev/null 2>"$tmp/ov/err.a"
+# same_error PROG DATA OPTS...: PROG fails (exit 1) with --no-fuse, and with
+# each of OPTS with the same exit and the same message (DATA/err.a, err.b)
+same_error() {
+    prog=$1 data=$2
+    shift 2
+    $to "$redfox" run "$dir/$prog.logic" --data "$data" --device cpu --no-fuse >/dev/null 2>"$data/err.a"
     ra=$?
-    for opts in "--set cpu_part_pairs=1" "--set cpu_part_pairs=64" ""; do
+    for opts in "$@"; do
         # shellcheck disable=SC2086
-        $to "$redfox" run "$dir/$prog.logic" --data "$tmp/ov" --device cpu $opts >/dev/null 2>"$tmp/ov/err.b"
+        $to "$redfox" run "$dir/$prog.logic" --data "$data" --device cpu $opts >/dev/null 2>"$data/err.b"
         rb=$?
-        if [ $ra -ne 1 ] || [ $rb -ne $ra ] || ! cmp -s "$tmp/ov/err.a" "$tmp/ov/err.b"; then
-            no "$prog with '$opts': exit $ra / $rb"; cat "$tmp/ov/err.a" "$tmp/ov/err.b"
+        if [ $ra -ne 1 ] || [ $rb -ne $ra ] || ! cmp -s "$data/err.a" "$data/err.b"; then
+            no "$prog with '$opts': exit $ra / $rb"; cat "$data/err.a" "$data/err.b"
         fi
     done
-    echo "$prog: $(head -1 "$tmp/ov/err.a")"
+    echo "$prog: $(head -1 "$data/err.a")"
+}
+for prog in overflow negoverflow overflow3; do
+    same_error $prog "$tmp/ov" "--set cpu_part_pairs=1" "--set cpu_part_pairs=64" ""
 done
 # two stages that fail: (5, 1) fails in the last join's condition (20000 *
 # 10^15) in the first part, (100, 102) in the computed key (102 * 10^17) later
 mkdir -p "$tmp/st"
 { printf '5\t0\n0\t1\n100000000000000000\t20000\n'; awk 'BEGIN { for (i = 100; i < 200; i++) printf "%d\t%d\n", i, i + 1 }'; } \
     >"$tmp/st/edge.facts"
-$to "$redfox" run "$dir/stages.logic" --data "$tmp/st" --device cpu --no-fuse >/dev/null 2>"$tmp/st/err.a"
-ra=$?
+same_error stages "$tmp/st" "--set cpu_part_pairs=1" "--set cpu_part_pairs=2" ""
 grep -q "overflow in 102 \* 100000000000000000" "$tmp/st/err.a" || no "stages: not the computed key's error: $(cat "$tmp/st/err.a")"
-for opts in "--set cpu_part_pairs=1" "--set cpu_part_pairs=2" ""; do
-    # shellcheck disable=SC2086
-    $to "$redfox" run "$dir/stages.logic" --data "$tmp/st" --device cpu $opts >/dev/null 2>"$tmp/st/err.b"
-    rb=$?
-    if [ $ra -ne 1 ] || [ $rb -ne $ra ] || ! cmp -s "$tmp/st/err.a" "$tmp/st/err.b"; then
-        no "stages with '$opts': exit $ra / $rb"; cat "$tmp/st/err.a" "$tmp/st/err.b"
-    fi
-done
-echo "stages: $(head -1 "$tmp/st/err.a")"
 exit $fail
