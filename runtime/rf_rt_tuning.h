@@ -26,6 +26,10 @@ typedef struct rf_rt_tuning {
     ** more holds at once on the CPU, its candidates made part by part
     ** (runtime/cpu/rt_cpu_cands.c) */
     int64_t cpu_part_pairs;
+    /* cpu_part_linear: join pairs from which a recursion's round of one join
+    ** (a linear recursion) also runs in parts, where its pairs repeat rows
+    ** (INT64_MAX: never) */
+    int64_t cpu_part_linear;
     /* hugepages: 1, advise transparent huge pages for big host columns */
     int hugepages;
     /* gpu_pool_mb: the GPU memory pool's first arena in MiB (0: a quarter of the

@@ -36,8 +36,13 @@ static const setting settings[] = {
      "joins' pairs are mapped, deduplicated and subtracted from the known rows part by part (a count, "
      "or off: a join's pairs in one part; --no-fuse: every kernel whole). A round of two joins or "
      "more runs in parts, its rules' negations and the later joins of a rule of three atoms or more "
-     "included (a round of one join, a linear recursion of two atoms, holds its pairs at once; "
+     "included (a round of one join, a linear recursion of two atoms: see cpu_part_linear; "
      "--profile counts the rounds in parts)"},
+    {"cpu_part_linear", ROWS, offsetof(rf_rt_tuning, cpu_part_linear), 16777216,
+     "join pairs from which a recursion's round of one join (a linear recursion of two atoms) also "
+     "runs in parts of cpu_part_pairs on the CPU, where its pairs are at least four times a bound on "
+     "the rows they can map to (a count, or off: such a round holds its pairs at once, which is "
+     "faster where they fit)"},
     {"hugepages", SWITCH, offsetof(rf_rt_tuning, hugepages), 1,
      "advise transparent huge pages for big host columns (on or off; off where huge-page "
      "compaction stalls the system)"},

@@ -16,10 +16,10 @@
 ** rows are temporaries only the span reads (a map on its own, a rule of one
 ** atom or a condition the planner moved before a join, runs whole in its
 ** place; its rows are stored as its kernel's): the semi-naive loop of a
-** recursive predicate whose round has two joins or more (queryplan/README.md,
-** "Lowering"), its new rows the distinct candidates not yet known (a round of
-** one join, a linear recursion's of two atoms, runs as the kernels apart:
-** see plan_from).
+** recursive predicate (queryplan/README.md, "Lowering"), its new rows the
+** distinct candidates not yet known. A round of one join (a linear
+** recursion's of two atoms) runs so only where the run finds that its pairs
+** repeat rows (worth_parts); else as the kernels apart.
 ** Run at the span's first kernel: each
 ** join's pairs come in parts of at most cpu_part_pairs pairs
 ** (rf_cpu_join_parts), each part is mapped (rf_rt_eval_map), goes through
@@ -73,6 +73,13 @@ struct rf_cx_cdplan {
     int32_t nstages;
     const rf_hir_kernel **ks; /* the span's kernels after the first, skipped when it ran */
     int32_t nks;
+    const cd_stage *sole; /* a round of one join (a linear recursion): that join, run in parts
+                             only where its pairs repeat rows (worth_parts); NULL: two joins or more */
+    /* the most rows of sole's right side that one key matches, for the right
+    ** side it was counted on (its first column and rows): an input, the same
+    ** every round */
+    const void *most_of;
+    int64_t most_rows, most;
 };
 
 /* ---- which spans run in parts ------------------------------------------------ */
@@ -268,13 +275,14 @@ static rf_cx_cdplan *plan_from(const rf_hir_program *p, const rf_hir_block *bl, 
         for (int32_t s = 1; s < it->nst && ok; s++)
             for (int32_t j = first; j <= jd && ok && g[s].ix; j++) ok = bl->kernels[j]->out != g[s].ix->in[1];
     }
-    /* Two joins or more: a round whose candidates one join makes (a linear
-    ** recursion) is left to the kernels apart. Its rows are mostly distinct,
-    ** so parts save little memory, and the set of distinct rows grown part
-    ** by part cost a quarter more time than one pass over them (a 3,000-node
-    ** star's linear closure: run 503 -> 645 ms, median of 5). A later join
-    ** of a rule of three atoms counts: its pairs multiply the first's. */
-    ok = ok && njoins >= 2 && same_types(p, d->out, d->in[1]) && same_types(p, d->out, d->in[0]);
+    /* A round whose candidates one join makes (a linear recursion) runs in
+    ** parts only where the run finds its pairs repeating rows (worth_parts);
+    ** a later join of a rule of three atoms counts: its pairs multiply the
+    ** first's. */
+    ok = ok && njoins >= 1 && same_types(p, d->out, d->in[1]) && same_types(p, d->out, d->in[0]);
+    if (ok && njoins == 1)
+        for (int32_t i = 0; i < pl->nitems; i++)
+            if (!pl->items[i].mp) pl->sole = &pl->stages[pl->items[i].st0];
     /* every value between the joins and the difference lives and dies in the span */
     if (ok && u) ok = span_private(p, bl, first, jd, u->out) && same_types(p, d->out, u->in[0]);
     if (ok && c) ok = span_private(p, bl, first, jd, c->out);
@@ -691,6 +699,166 @@ static rf_status run_span(exec *x, const rf_cx_cdplan *pl)
     return RF_OK;
 }
 
+/* ---- a round of one join: in parts or as the kernels apart ---------------- */
+
+/* Row i's value in column c of rel, folded into 64 bits (16-byte decimals
+** folded: a collision only merges two counts, which errs toward the
+** kernels apart). */
+static uint64_t value_at(const rf_rt_rel *rel, int32_t c, int64_t i)
+{
+    int w = rf_rt_type_width(rel->types[c]);
+    const char *at = (const char *)rel->cols[c] + i * w;
+    uint64_t v = 0, hi = 0;
+    memcpy(&v, at, (size_t)(w < 8 ? w : 8));
+    if (w > 8) memcpy(&hi, at + 8, (size_t)(w - 8));
+    return v ^ hi * 0x9e3779b97f4a7c15ull;
+}
+
+/* The slot of key v in a table of cap (a power of two) slots: its own, or
+** the empty one where it goes. */
+static int64_t slot_of(const uint64_t *slot, const uint8_t *used, int64_t cap, uint64_t v)
+{
+    int64_t at = (int64_t)((v * 0x9e3779b97f4a7c15ull) >> 20) & (cap - 1);
+    while (used[at] && slot[at] != v) at = (at + 1) & (cap - 1);
+    return at;
+}
+
+/* The most rows of rel that one value of its columns keys[0..nkeys) has. */
+static int64_t most_per_key(const rf_rt_rel *rel, const int32_t *keys, int32_t nkeys, rf_status *st)
+{
+    int64_t n = rel->nrows, cap = 16, most = 0;
+    while (cap < 2 * n) cap *= 2;
+    uint64_t *slot = rf_calloc((size_t)cap, sizeof *slot);
+    int64_t *count = rf_calloc((size_t)cap, sizeof *count);
+    uint8_t *used = rf_calloc((size_t)cap, 1);
+    if (!slot || !count || !used) {
+        *st = RF_ENOMEM;
+        most = 0;
+    }
+    for (int64_t i = 0; !*st && i < n; i++) {
+        uint64_t v = 0;
+        for (int32_t k = 0; k < nkeys; k++) v = (v ^ value_at(rel, keys[k], i)) * 0xff51afd7ed558ccdull + (uint64_t)k;
+        int64_t at = slot_of(slot, used, cap, v);
+        used[at] = 1;
+        slot[at] = v;
+        if (++count[at] > most) most = count[at];
+    }
+    free(slot);
+    free(count);
+    free(used);
+    return most;
+}
+
+/* A bound on the distinct values of column c of rel: its rows, and for a
+** column of integers (ints, decimals' units, dates, booleans, strings'
+** codes) the width of the range from its least to its greatest value: one
+** sequential pass, no table (a table of its values cost a long linear
+** recursion's big rounds a tenth more time). */
+static int64_t distinct_bound(const rf_rt_rel *rel, int32_t c)
+{
+    int64_t n = rel->nrows;
+    rf_type t = rel->types[c];
+    int w = rf_rt_type_width(t);
+    if (n <= 1 || t == RF_TYPE_FLOAT || t == RF_TYPE_DEC128 || (w != 8 && w != 4 && w != 1)) return n;
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    if (w == 8) {
+        const int64_t *v = rel->cols[c];
+        for (int64_t i = 0; i < n; i++) {
+            lo = v[i] < lo ? v[i] : lo;
+            hi = v[i] > hi ? v[i] : hi;
+        }
+    } else if (w == 4) {
+        const int32_t *v = rel->cols[c];
+        for (int64_t i = 0; i < n; i++) {
+            lo = v[i] < lo ? v[i] : lo;
+            hi = v[i] > hi ? v[i] : hi;
+        }
+    } else {
+        return n < 256 ? n : 256;
+    }
+    /* (hi - lo + 1 past INT64_MAX: the rows bound it) */
+    uint64_t span = (uint64_t)hi - (uint64_t)lo;
+    return span < (uint64_t)n ? (int64_t)span + 1 : n;
+}
+
+/* A bound on the distinct rows the join map mp makes of the pairs of
+** side[0] and side[1]: the product, over its output columns, of the
+** distinct values of the column each copies (a constant: 1); INT64_MAX
+** where a column is computed. */
+static int64_t rows_bound(const rf_hir_kernel *mp, const rf_rt_rel *const side[2])
+{
+    int64_t rows = 1;
+    for (int32_t o = 0; o < mp->nouts; o++) {
+        const rf_qp_expr *e = mp->outs[o];
+        if (e->kind == RF_QP_E_CONST) continue;
+        if (e->kind != RF_QP_E_COL || e->side < 0 || e->side > 1) return INT64_MAX;
+        int64_t d = distinct_bound(side[e->side], e->col);
+        if (d > 0 && rows > INT64_MAX / d) return INT64_MAX;
+        rows *= d > 0 ? d : 1;
+    }
+    return rows;
+}
+
+/* Whether a round of one join (pl->sole: the join and its stages) is better
+** made in parts. In parts, its rows go into a set part by part; apart, all
+** its pairs are made, mapped and deduplicated at once. Where its rows are
+** all distinct, parts save little memory and cost time (a 3,000-node
+** star's linear closure, 9 M pairs and rows: 1.44 s in parts against 0.47
+** s apart); where they repeat, parts hold a part instead of all the pairs
+** (a 600-node random graph of degree 30: 62 against 293 MB) but insert
+** every pair into a set, about twice the CPU time of the pass apart. So:
+** in parts when the pairs are more than cpu_part_linear (where holding
+** them starts to matter) and than a part, and at least four times a bound
+** on the distinct rows they can map to (rows_bound). A later map or
+** negation of the rows only takes rows away or maps each to one. */
+static int worth_parts(exec *x, rf_cx_cdplan *pl, rf_status *st)
+{
+    *st = RF_OK;
+    /* (several ranks: each would choose by its own rows; they keep to the kernels apart) */
+    if (x->o.world) return 0;
+    const cd_stage *g = pl->sole;
+    const rf_hir_kernel *ji = g[0].ix, *mp = g[0].mp;
+    const rf_rt_rel *side[2] = {&x->vals[ji->in[0]].rel, &x->vals[ji->in[1]].rel};
+    if (side[0]->nrows == 0 || side[1]->nrows == 0) return 0;
+    const rf_rt_tuning *tu = x->o.tuning ? x->o.tuning : rf_rt_tuning_default();
+    /* from cpu_part_linear pairs (and more than a part) */
+    int64_t bound = tu->cpu_part_linear > tu->cpu_part_pairs ? tu->cpu_part_linear : tu->cpu_part_pairs;
+    if (tu->cpu_part_linear == INT64_MAX) return 0;
+    /* few pairs at most, without counting them: the new rows times the most
+    ** right rows one key matches, from the right side's kept index, else
+    ** counted once for an unchanging right side of at most a million rows
+    ** (counting the pairs of a long linear recursion's every small round cost
+    ** it a third more time) */
+    rf_cpu_table lv, rv;
+    if ((*st = rf_cx_views_of(side[0], side[1], &lv, &rv))) return 0;
+    rf_cpu_join_side *js = NULL;
+    if (!rf_cx_kept_side(x, ji, &lv, &rv, &js, st)) js = NULL;
+    int64_t most = -1;
+    if (*st || ji->nkeys < 1) {
+    } else if (js) {
+        most = rf_cpu_join_side_most(js);
+    } else if (side[1]->nrows <= ((int64_t)1 << 20)) {
+        if (pl->most_of != side[1]->cols[0] || pl->most_rows != side[1]->nrows) {
+            pl->most = most_per_key(side[1], ji->rkeys, ji->nkeys, st);
+            pl->most_of = *st ? NULL : side[1]->cols[0];
+            pl->most_rows = side[1]->nrows;
+        }
+        most = pl->most;
+    }
+    int few = !*st && most >= 0 && side[0]->nrows <= bound / (most > 0 ? most : 1);
+    /* nor where the most pairs it can make are under four times the rows they can map to */
+    int64_t rows = !*st && !few ? rows_bound(mp, side) : 0;
+    if (!*st && !few && most > 0 && side[0]->nrows <= INT64_MAX / most) few = side[0]->nrows * most / 4 < rows;
+    /* the pairs, counted as the parts would give them */
+    rf_cpu_join_parts *parts = NULL;
+    if (!*st && !few) *st = rf_cpu_join_parts_new(x->pool, &lv, ji->lkeys, &rv, ji->rkeys, ji->nkeys, js, &parts);
+    int64_t pairs = *st || few ? 0 : rf_cpu_join_parts_total(parts);
+    rf_cpu_join_parts_free(parts);
+    free(lv.cols);
+    free(rv.cols);
+    return !*st && pairs > bound && pairs / 4 >= rows;
+}
+
 int rf_cx_cd_run(exec *x, const rf_hir_kernel *k, rf_status *st)
 {
     *st = RF_OK;
@@ -700,12 +868,13 @@ int rf_cx_cd_run(exec *x, const rf_hir_kernel *k, rf_status *st)
         x->cd_skip[k->id] = 0;
         return 1;
     }
-    const rf_cx_cdplan *pl = x->cd[k->id];
+    rf_cx_cdplan *pl = x->cd[k->id];
     if (!pl || pl->first != k) return 0;
     if (x->cd_unfused && x->cd_unfused[k->id]) {
         x->cd_unfused[k->id] = 0;
         return 0;
     }
+    if (pl->sole && !worth_parts(x, pl, st)) return *st != RF_OK;
     if ((*st = run_span(x, pl))) return 1;
     for (int32_t i = 0; i < pl->nks; i++)
         if (pl->ks[i]->id >= 0 && pl->ks[i]->id < x->nkernels) x->cd_skip[pl->ks[i]->id] = 1;

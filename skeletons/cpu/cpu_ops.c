@@ -580,6 +580,7 @@ struct rf_cpu_join_side {
     cpu_ht ht;
     cpu_dense dx;
     int64_t *order, *offsets; /* right rows by group; NULL: group g is right row g */
+    int64_t most;             /* the most right rows of one group */
 };
 
 void rf_cpu_join_side_free(rf_cpu_join_side *s)
@@ -593,6 +594,8 @@ void rf_cpu_join_side_free(rf_cpu_join_side *s)
     free(s->offsets);
     free(s);
 }
+
+int64_t rf_cpu_join_side_most(const rf_cpu_join_side *s) { return s->most; }
 
 int rf_cpu_join_side_keys(const rf_cpu_join_side *s, const int32_t *rkeys, int32_t nkeys)
 {
@@ -622,6 +625,9 @@ rf_status rf_cpu_join_side_new(rf_cpu_pool *pool, const rf_cpu_table *right, con
     else st = cpu_ht_build(pool, &s->ht, &s->k.e, s->k.ldata, rn, 1, &bg, &F, &s->G);
     if (st) goto out;
     if (s->G < rn) st = cpu_csr(pool, bg, rn, s->G, &s->order, &s->offsets, &m);
+    s->most = 1;
+    for (int64_t g = 0; !st && s->offsets && g < s->G; g++)
+        if (s->offsets[g + 1] - s->offsets[g] > s->most) s->most = s->offsets[g + 1] - s->offsets[g];
 out:
     free(bg);
     free(F);

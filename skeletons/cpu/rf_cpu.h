@@ -202,6 +202,8 @@ typedef struct rf_cpu_join_side rf_cpu_join_side;
 rf_status rf_cpu_join_side_new(rf_cpu_pool *pool, const rf_cpu_table *right, const int32_t *rkeys, int32_t nkeys,
                                rf_cpu_join_side **out);
 void rf_cpu_join_side_free(rf_cpu_join_side *s);
+/* The most right rows one key of s matches. */
+int64_t rf_cpu_join_side_most(const rf_cpu_join_side *s);
 /* Whether s was prepared on key columns rkeys[0..nkeys). */
 int rf_cpu_join_side_keys(const rf_cpu_join_side *s, const int32_t *rkeys, int32_t nkeys);
 /* rf_cpu_hash_join of left with the right side s was prepared from (right
