@@ -195,6 +195,7 @@ rf_status rf_fe_check(const rf_ast_program *ast, rf_arena *arena, rf_fe_program 
     rf_chk_define_heads(&c, ast);
     rf_chk_desugar(&c, ast);
     rf_chk_directives(&c, ast);
+    rf_chk_cut_names(&c, ast);
     c.errors_before_types = diags->nerrors;
     if (!c.oom) rf_chk_types(&c);
 
@@ -270,23 +271,28 @@ rf_status rf_fe_load_file(const char *path, rf_arena *arena, rf_ast_program **as
 /* Concatenates the clauses of several parsed files into one program. */
 static rf_status merge(rf_ast_program **parts, int32_t n, const char *name, rf_arena *arena, rf_ast_program **out)
 {
-    int64_t total = 0, nbroken = 0;
+    int64_t total = 0, nbroken = 0, ncut = 0;
     for (int32_t i = 0; i < n; i++) total += parts[i] ? parts[i]->nclauses : 0;
     for (int32_t i = 0; i < n; i++) nbroken += parts[i] ? parts[i]->nbroken_names : 0;
+    for (int32_t i = 0; i < n; i++) ncut += parts[i] ? parts[i]->ncut_names : 0;
     rf_ast_program *p = rf_arena_alloc(arena, sizeof *p);
     rf_ast_clause **cl = rf_arena_alloc(arena, (size_t)(total + 1) * sizeof *cl);
     const char **bn = rf_arena_alloc(arena, (size_t)(nbroken + 1) * sizeof *bn);
-    if (!p || !cl || !bn) return RF_ENOMEM;
-    int64_t k = 0, kb = 0;
+    rf_ast_cut_name **cn = rf_arena_alloc(arena, (size_t)(ncut + 1) * sizeof *cn);
+    if (!p || !cl || !bn || !cn) return RF_ENOMEM;
+    int64_t k = 0, kb = 0, kc = 0;
     for (int32_t i = 0; i < n; i++) {
         for (int64_t j = 0; parts[i] && j < parts[i]->nclauses; j++) cl[k++] = parts[i]->clauses[j];
         for (int64_t j = 0; parts[i] && j < parts[i]->nbroken_names; j++) bn[kb++] = parts[i]->broken_names[j];
+        for (int64_t j = 0; parts[i] && j < parts[i]->ncut_names; j++) cn[kc++] = parts[i]->cut_names[j];
     }
     p->file = name;
     p->clauses = cl;
     p->nclauses = total;
     p->broken_names = bn;
     p->nbroken_names = nbroken;
+    p->cut_names = cn;
+    p->ncut_names = ncut;
     *out = p;
     return RF_OK;
 }

@@ -55,6 +55,11 @@ const char *rf_chk_suggest(const char *name, const char *const *cands, int64_t n
 /* The same over the program's predicates and, when builtins is set, the
 ** built-in names. */
 const char *rf_chk_suggest_name(const rf_checker *c, const char *name, int builtins);
+/* Adds "; did you mean `edge`?" to the lexer's error for each name with a
+** bad character in a predicate's place (ed$ge(x, y)) where the name without
+** it is, or is near, a known predicate or built-in: the clause is dropped,
+** so no 'undefined predicate' error would offer it. */
+void rf_chk_cut_names(rf_checker *c, const rf_ast_program *ast);
 
 /* Passes, in order. Each reports into c->d; a pass may leave rules out of
 ** the program when they are wrong, so later passes see only sound rules. */
