@@ -13,6 +13,18 @@ int rf_type_is_numeric(rf_type t)
     return t == RF_TYPE_INT || t == RF_TYPE_DECIMAL || t == RF_TYPE_DEC128 || t == RF_TYPE_FLOAT;
 }
 
+int rf_chk_builtin_namespace(const char *name)
+{
+    const char *colon = strchr(name, ':');
+    if (!colon) return 0;
+    int n = (int)(colon - name + 1);
+    for (int64_t i = 0;; i++) {
+        const rf_builtin_info *bi = rf_fe_builtin_at(i);
+        if (!bi) return 0;
+        if (!strncmp(bi->name, name, (size_t)n)) return n;
+    }
+}
+
 int rf_chk_is_reserved(const char *name)
 {
     rf_type t;
@@ -41,6 +53,8 @@ static int broken_init(rf_checker *c, const rf_ast_program *ast)
 
 int rf_chk_in_broken_clause(const rf_checker *c, const char *name)
 {
+    for (int64_t i = 0; i < c->refused.count; i++)
+        if (!strcmp(c->refused.items[i], name)) return 1;
     if (!c->brokencap) return 0;
     for (uint64_t j = name_hash(name) & (uint64_t)(c->brokencap - 1);; j = (j + 1) & (uint64_t)(c->brokencap - 1)) {
         if (!c->broken[j]) return 0;
@@ -219,6 +233,7 @@ rf_status rf_fe_check(const rf_ast_program *ast, rf_arena *arena, rf_fe_program 
     free(c.tab);
     free(c.broken);
     rf_ptrvec_free(&c.preds);
+    rf_ptrvec_free(&c.refused);
     rf_ptrvec_free(&c.rules);
     if (c.oom) return RF_ENOMEM;
     rf_diags_sort(diags);

@@ -32,6 +32,9 @@ typedef struct rf_checker {
     /* names in clauses dropped for syntax errors (a set, open addressing) */
     const char **broken;
     int64_t brokencap;
+    /* names declared or defined in a built-in's namespace (refused there,
+    ** once): their uses elsewhere are not called undefined */
+    rf_ptrvec refused;
     /* errors reported before the type pass: inference gaps are then
     ** usually their echo (a dropped rule typed nothing), not news */
     int64_t errors_before_types;
@@ -46,8 +49,13 @@ rf_fe_pred *rf_chk_add_pred(rf_checker *c, const char *name, rf_loc loc, int32_t
                             int functional);
 int rf_chk_add_rule_to_pred(rf_checker *c, rf_fe_pred *p, rf_fe_rule *r);
 int rf_chk_is_reserved(const char *name); /* type names, built-ins, lang: */
-/* 1 when name appears in a clause that a syntax error dropped: errors that
-** it is undefined would be echoes of that one. */
+/* The length of name's namespace with its ':' (`int:` 4) where that is a
+** built-in's (int:, string:, float:, decimal:, date:), else 0: the
+** language's, no user predicate is in one (LANGUAGE.md, Lexical structure). */
+int rf_chk_builtin_namespace(const char *name);
+/* 1 when name appears in a clause that a syntax error dropped, or was
+** refused as a name in a built-in's namespace: errors that it is undefined
+** would be echoes of that one. */
 int rf_chk_in_broken_clause(const rf_checker *c, const char *name);
 /* The nearest of n candidate names to name, by edit distance, when near
 ** enough to be a likely typo; else NULL (suggest.c). */
