@@ -13,6 +13,18 @@ int rf_type_is_numeric(rf_type t)
     return t == RF_TYPE_INT || t == RF_TYPE_DECIMAL || t == RF_TYPE_DEC128 || t == RF_TYPE_FLOAT;
 }
 
+int rf_chk_builtin_namespace(const char *name)
+{
+    const char *colon = strchr(name, ':');
+    if (!colon) return 0;
+    int n = (int)(colon - name + 1);
+    for (int64_t i = 0;; i++) {
+        const rf_builtin_info *bi = rf_fe_builtin_at(i);
+        if (!bi) return 0;
+        if (!strncmp(bi->name, name, (size_t)n)) return n;
+    }
+}
+
 int rf_chk_is_reserved(const char *name)
 {
     rf_type t;
@@ -41,6 +53,8 @@ static int broken_init(rf_checker *c, const rf_ast_program *ast)
 
 int rf_chk_in_broken_clause(const rf_checker *c, const char *name)
 {
+    for (int64_t i = 0; i < c->refused.count; i++)
+        if (!strcmp(c->refused.items[i], name)) return 1;
     if (!c->brokencap) return 0;
     for (uint64_t j = name_hash(name) & (uint64_t)(c->brokencap - 1);; j = (j + 1) & (uint64_t)(c->brokencap - 1)) {
         if (!c->broken[j]) return 0;
@@ -195,6 +209,7 @@ rf_status rf_fe_check(const rf_ast_program *ast, rf_arena *arena, rf_fe_program 
     rf_chk_define_heads(&c, ast);
     rf_chk_desugar(&c, ast);
     rf_chk_directives(&c, ast);
+    rf_chk_cut_names(&c, ast);
     c.errors_before_types = diags->nerrors;
     if (!c.oom) rf_chk_types(&c);
 
@@ -218,6 +233,7 @@ rf_status rf_fe_check(const rf_ast_program *ast, rf_arena *arena, rf_fe_program 
     free(c.tab);
     free(c.broken);
     rf_ptrvec_free(&c.preds);
+    rf_ptrvec_free(&c.refused);
     rf_ptrvec_free(&c.rules);
     if (c.oom) return RF_ENOMEM;
     rf_diags_sort(diags);
@@ -270,23 +286,28 @@ rf_status rf_fe_load_file(const char *path, rf_arena *arena, rf_ast_program **as
 /* Concatenates the clauses of several parsed files into one program. */
 static rf_status merge(rf_ast_program **parts, int32_t n, const char *name, rf_arena *arena, rf_ast_program **out)
 {
-    int64_t total = 0, nbroken = 0;
+    int64_t total = 0, nbroken = 0, ncut = 0;
     for (int32_t i = 0; i < n; i++) total += parts[i] ? parts[i]->nclauses : 0;
     for (int32_t i = 0; i < n; i++) nbroken += parts[i] ? parts[i]->nbroken_names : 0;
+    for (int32_t i = 0; i < n; i++) ncut += parts[i] ? parts[i]->ncut_names : 0;
     rf_ast_program *p = rf_arena_alloc(arena, sizeof *p);
     rf_ast_clause **cl = rf_arena_alloc(arena, (size_t)(total + 1) * sizeof *cl);
     const char **bn = rf_arena_alloc(arena, (size_t)(nbroken + 1) * sizeof *bn);
-    if (!p || !cl || !bn) return RF_ENOMEM;
-    int64_t k = 0, kb = 0;
+    rf_ast_cut_name **cn = rf_arena_alloc(arena, (size_t)(ncut + 1) * sizeof *cn);
+    if (!p || !cl || !bn || !cn) return RF_ENOMEM;
+    int64_t k = 0, kb = 0, kc = 0;
     for (int32_t i = 0; i < n; i++) {
         for (int64_t j = 0; parts[i] && j < parts[i]->nclauses; j++) cl[k++] = parts[i]->clauses[j];
         for (int64_t j = 0; parts[i] && j < parts[i]->nbroken_names; j++) bn[kb++] = parts[i]->broken_names[j];
+        for (int64_t j = 0; parts[i] && j < parts[i]->ncut_names; j++) cn[kc++] = parts[i]->cut_names[j];
     }
     p->file = name;
     p->clauses = cl;
     p->nclauses = total;
     p->broken_names = bn;
     p->nbroken_names = nbroken;
+    p->cut_names = cn;
+    p->ncut_names = ncut;
     *out = p;
     return RF_OK;
 }

@@ -32,6 +32,9 @@ typedef struct rf_checker {
     /* names in clauses dropped for syntax errors (a set, open addressing) */
     const char **broken;
     int64_t brokencap;
+    /* names declared or defined in a built-in's namespace (refused there,
+    ** once): their uses elsewhere are not called undefined */
+    rf_ptrvec refused;
     /* errors reported before the type pass: inference gaps are then
     ** usually their echo (a dropped rule typed nothing), not news */
     int64_t errors_before_types;
@@ -46,8 +49,13 @@ rf_fe_pred *rf_chk_add_pred(rf_checker *c, const char *name, rf_loc loc, int32_t
                             int functional);
 int rf_chk_add_rule_to_pred(rf_checker *c, rf_fe_pred *p, rf_fe_rule *r);
 int rf_chk_is_reserved(const char *name); /* type names, built-ins, lang: */
-/* 1 when name appears in a clause that a syntax error dropped: errors that
-** it is undefined would be echoes of that one. */
+/* The length of name's namespace with its ':' (`int:` 4) where that is a
+** built-in's (int:, string:, float:, decimal:, date:), else 0: the
+** language's, no user predicate is in one (LANGUAGE.md, Lexical structure). */
+int rf_chk_builtin_namespace(const char *name);
+/* 1 when name appears in a clause that a syntax error dropped, or was
+** refused as a name in a built-in's namespace: errors that it is undefined
+** would be echoes of that one. */
 int rf_chk_in_broken_clause(const rf_checker *c, const char *name);
 /* The nearest of n candidate names to name, by edit distance, when near
 ** enough to be a likely typo; else NULL (suggest.c). */
@@ -55,6 +63,11 @@ const char *rf_chk_suggest(const char *name, const char *const *cands, int64_t n
 /* The same over the program's predicates and, when builtins is set, the
 ** built-in names. */
 const char *rf_chk_suggest_name(const rf_checker *c, const char *name, int builtins);
+/* Adds "; did you mean `edge`?" to the lexer's error for each name with a
+** bad character in a predicate's place (ed$ge(x, y)) where the name without
+** it is, or is near, a known predicate or built-in: the clause is dropped,
+** so no 'undefined predicate' error would offer it. */
+void rf_chk_cut_names(rf_checker *c, const rf_ast_program *ast);
 
 /* Passes, in order. Each reports into c->d; a pass may leave rules out of
 ** the program when they are wrong, so later passes see only sound rules. */

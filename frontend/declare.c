@@ -45,6 +45,15 @@ static void declare(rf_checker *c, const rf_ast_clause *cl)
         rf_error(c->d, h->loc, "`%s` is a built-in name and cannot be declared", h->name);
         return;
     }
+    int ns = rf_chk_builtin_namespace(h->name);
+    if (ns) {
+        rf_error(c->d, h->loc,
+                 "`%s` is in the built-in namespace `%.*s`, which holds only the language's built-ins: a predicate "
+                 "of the program cannot be declared there (choose another name)",
+                 h->name, ns, h->name);
+        if (rf_ptrvec_push(&c->refused, (void *)h->name)) c->oom = 1;
+        return;
+    }
     rf_fe_pred *old = rf_chk_find(c, h->name);
     const rf_ast_formula *constraint = first_non_type(cl);
     char where[320];
@@ -151,6 +160,15 @@ void rf_chk_define_heads(rf_checker *c, const rf_ast_program *ast)
             if (rf_dsg_is_directive(a)) continue;
             if (rf_chk_is_reserved(a->name)) {
                 rf_error(c->d, a->loc, "`%s` is a built-in and cannot be defined by a rule", a->name);
+                continue;
+            }
+            int ns = rf_chk_builtin_namespace(a->name);
+            if (ns) {
+                rf_error(c->d, a->loc,
+                         "`%s` is in the built-in namespace `%.*s`, which holds only the language's built-ins: a "
+                         "predicate of the program cannot be defined there (choose another name)",
+                         a->name, ns, a->name);
+                if (rf_ptrvec_push(&c->refused, (void *)a->name)) c->oom = 1;
                 continue;
             }
             rf_fe_pred *p = rf_chk_find(c, a->name);

@@ -143,23 +143,12 @@ static rf_fe_expr *const_expr(rule_builder *b, const rf_ast_expr *e)
     return x;
 }
 
-/* A name in a built-in's namespace (string:, date:, int:, ...) that is no
-** built-in is most likely a misspelt one. */
-static int builtin_namespace(const char *name)
-{
-    const char *colon = strchr(name, ':');
-    if (!colon) return 0;
-    for (int64_t i = 0;; i++) {
-        const rf_builtin_info *bi = rf_fe_builtin_at(i);
-        if (!bi) return 0;
-        if (!strncmp(bi->name, name, (size_t)(colon - name + 1))) return 1;
-    }
-}
-
 /* An unknown name, with the nearest known one when it looks like a typo. */
 static void undefined(rf_checker *c, const char *name, rf_loc loc)
 {
-    int bns = builtin_namespace(name);
+    /* (a name in a built-in's namespace that is no built-in is most likely
+    ** a misspelt one) */
+    int bns = rf_chk_builtin_namespace(name) > 0;
     const char *near = rf_chk_suggest_name(c, name, 1);
     if (bns)
         rf_error(c->d, loc, "unknown built-in `%s`%s%s%s", name, near ? "; did you mean `" : "", near ? near : "",

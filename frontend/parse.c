@@ -119,9 +119,12 @@ rf_status rf_fe_parse(const char *file, const char *src, int64_t len, rf_arena *
         p->clauses = rf_arena_alloc(arena, (size_t)(st.clauses.count + 1) * sizeof *p->clauses);
         p->nbroken_names = st.broken.count;
         p->broken_names = rf_arena_alloc(arena, (size_t)(st.broken.count + 1) * sizeof *p->broken_names);
-        if (p->clauses && p->broken_names) {
+        p->ncut_names = st.cut_names.count;
+        p->cut_names = rf_arena_alloc(arena, (size_t)(st.cut_names.count + 1) * sizeof *p->cut_names);
+        if (p->clauses && p->broken_names && p->cut_names) {
             for (int64_t i = 0; i < st.clauses.count; i++) p->clauses[i] = st.clauses.items[i];
             for (int64_t i = 0; i < st.broken.count; i++) p->broken_names[i] = st.broken.items[i];
+            for (int64_t i = 0; i < st.cut_names.count; i++) p->cut_names[i] = st.cut_names.items[i];
         } else {
             p = NULL;
         }
@@ -129,6 +132,7 @@ rf_status rf_fe_parse(const char *file, const char *src, int64_t len, rf_arena *
     rf_ptrvec_free(&st.clauses);
     rf_ptrvec_free(&st.names);
     rf_ptrvec_free(&st.broken);
+    rf_ptrvec_free(&st.cut_names);
     if (!p) return RF_ENOMEM;
     *out = p;
     if (len > INT32_MAX) {

@@ -39,6 +39,8 @@ struct rf_parse_state {
     ** parser sees the clause without it, so the clause is dropped as one
     ** with a syntax error is, instead of reporting errors that echo it */
     int32_t skipped_line, skipped_col;
+    rf_ptrvec cut_names;          /* rf_ast_cut_name*, in order */
+    rf_ast_cut_name *cut_pending; /* the last token was this cut name */
 };
 
 /* Marks the names of the clause that error recovery just dropped. */

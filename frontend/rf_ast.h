@@ -116,6 +116,16 @@ typedef struct rf_ast_clause {
     rf_loc agg_loc;
 } rf_ast_clause;
 
+/* A name the lexer found a bad character inside (ed$ge, edg\u20ac): its clause
+** is dropped (the character's error said), and where the name stood before
+** '(' or '[' the checker offers the predicate it most likely meant, in that
+** error (suggest.c: rf_chk_cut_names). */
+typedef struct rf_ast_cut_name {
+    rf_loc loc;       /* of the first bad character: where its error is */
+    const char *name; /* the name without its bad characters */
+    int pred;         /* followed by '(' or '[': a predicate's place */
+} rf_ast_cut_name;
+
 typedef struct rf_ast_program {
     const char *file;
     rf_ast_clause **clauses;
@@ -124,6 +134,8 @@ typedef struct rf_ast_program {
     ** them undefined (the clause may have declared or defined them) */
     const char **broken_names;
     int64_t nbroken_names;
+    rf_ast_cut_name **cut_names;
+    int64_t ncut_names;
 } rf_ast_program;
 
 /* Node constructors used by the parser; all allocate in the arena. */

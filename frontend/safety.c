@@ -3,7 +3,8 @@
 **
 ** Owns: deciding which `x = e` comparisons bind x (assignments), checking
 ** that every variable read in a head, a negation, a comparison, an
-** expression or an aggregate is bound by a positive atom or an assignment,
+** expression or an aggregate is bound by a positive atom or an assignment
+** (naming the root only: not a variable an unbound one keeps unassigned),
 ** and ordering the body: positive atoms, then assignments and filters in an
 ** order where each reads only bound variables, then negations.
 */
@@ -17,6 +18,7 @@ typedef struct safe_ctx {
     rf_fe_rule *r;
     uint8_t *bound;
     uint8_t *reported;
+    uint8_t *derivable; /* unbound, but only for want of another variable */
     int all_bound;
     int ok;
 } safe_ctx;
@@ -29,6 +31,20 @@ static void check_bound(void *ctx, int32_t v, rf_loc loc)
     s->all_bound = 0;
 }
 
+/* For the derivable variables: v known, or a root (no assignment binds it). */
+typedef struct derive_ctx {
+    safe_ctx *s;
+    const uint8_t *target;
+} derive_ctx;
+
+static void check_derivable(void *ctx, int32_t v, rf_loc loc)
+{
+    (void)loc;
+    derive_ctx *d = ctx;
+    if (d->s->bound[v] || d->s->derivable[v] || !d->target[v]) return;
+    d->s->all_bound = 0;
+}
+
 static int expr_bound(safe_ctx *s, const rf_fe_expr *e)
 {
     s->all_bound = 1;
@@ -39,7 +55,7 @@ static int expr_bound(safe_ctx *s, const rf_fe_expr *e)
 static void report_unbound(void *ctx, int32_t v, rf_loc loc)
 {
     safe_ctx *s = ctx;
-    if (s->bound[v] || s->reported[v]) return;
+    if (s->bound[v] || s->reported[v] || s->derivable[v]) return;
     s->reported[v] = 1;
     s->ok = 0;
     const rf_fe_var *var = &s->r->vars[v];
@@ -53,15 +69,19 @@ static void report_unbound(void *ctx, int32_t v, rf_loc loc)
 
 int rf_chk_safety(rf_checker *c, rf_fe_rule *r, rf_fe_lit **lits, int32_t nlits)
 {
-    safe_ctx s = {c, r, NULL, NULL, 0, 1};
+    safe_ctx s = {c, r, NULL, NULL, NULL, 0, 1};
     s.bound = rf_calloc((size_t)r->nvars + 1, 1);
     s.reported = rf_calloc((size_t)r->nvars + 1, 1);
+    s.derivable = rf_calloc((size_t)r->nvars + 1, 1);
+    uint8_t *target = rf_calloc((size_t)r->nvars + 1, 1);
     uint8_t *placed = rf_calloc((size_t)nlits + 1, 1);
     rf_fe_lit **order = rf_arena_alloc(c->a, (size_t)(nlits + 1) * sizeof *order);
-    if (!s.bound || !s.reported || !placed || !order) {
+    if (!s.bound || !s.reported || !s.derivable || !target || !placed || !order) {
         c->oom = 1;
         free(s.bound);
         free(s.reported);
+        free(s.derivable);
+        free(target);
         free(placed);
         return 0;
     }
@@ -126,6 +146,33 @@ int rf_chk_safety(rf_checker *c, rf_fe_rule *r, rf_fe_lit **lits, int32_t nlits)
             order[n++] = lits[i];
             placed[i] = 1;
         }
+    /* An assignment left unplaced (x = string:length[s], s unbound) would
+    ** bind x were its other side bound: x is then unbound only for want of
+    ** s, and naming it too would echo the root. x is derivable when its
+    ** other side reads only bound variables, derivable ones, or roots (an
+    ** unbound variable no such assignment could bind); derivable ones are
+    ** not named. Variables that only bind each other (x = y, y = x) never
+    ** become derivable, so each error still names something. */
+    for (int32_t i = 0; i < nlits; i++) {
+        rf_fe_lit *l = lits[i];
+        if (placed[i] || l->negated || l->kind != RF_FE_CMP || l->op != RF_CMP_EQ) continue;
+        if (l->lhs->kind == RF_FE_VAR && !s.bound[l->lhs->var]) target[l->lhs->var] = 1;
+        if (l->rhs->kind == RF_FE_VAR && !s.bound[l->rhs->var]) target[l->rhs->var] = 1;
+    }
+    for (int changed = 1; changed;) {
+        changed = 0;
+        for (int32_t i = 0; i < nlits; i++) {
+            rf_fe_lit *l = lits[i];
+            if (placed[i] || l->negated || l->kind != RF_FE_CMP || l->op != RF_CMP_EQ) continue;
+            for (int side = 0; side < 2; side++) {
+                const rf_fe_expr *to = side ? l->rhs : l->lhs, *from = side ? l->lhs : l->rhs;
+                if (to->kind != RF_FE_VAR || s.bound[to->var] || s.derivable[to->var]) continue;
+                s.all_bound = 1;
+                rf_chk_expr_vars(from, check_derivable, &(derive_ctx){&s, target});
+                if (s.all_bound) s.derivable[to->var] = 1, changed = 1;
+            }
+        }
+    }
     /* anything not placed reads an unbound variable: name it */
     for (int32_t i = 0; i < nlits; i++) {
         rf_fe_lit *l = lits[i];
@@ -163,6 +210,8 @@ int rf_chk_safety(rf_checker *c, rf_fe_rule *r, rf_fe_lit **lits, int32_t nlits)
     r->nbody = n;
     free(s.bound);
     free(s.reported);
+    free(s.derivable);
+    free(target);
     free(placed);
     return s.ok;
 }

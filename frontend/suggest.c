@@ -4,7 +4,8 @@
 ** Owns: the edit distance between names (insertions, deletions,
 ** substitutions and swaps of neighbours, case ignored) and how near a
 ** candidate must be to be offered: at most a third of the longer name's
-** letters changed, so `custmer` finds `customer` and `x` does not find `y`.
+** letters changed, so `custmer` finds `customer` and `x` does not find `y`;
+** the hint added to a bad character's error inside a predicate's name.
 */
 #include "check_internal.h"
 
@@ -87,4 +88,45 @@ const char *rf_chk_suggest_name(const rf_checker *c, const char *name, int built
     best = rf_chk_suggest(name, cands, k);
     free(cands);
     return best;
+}
+
+/* The known name a cut name most likely meant: itself where it is one (the
+** bad character was inserted), else the nearest (one replaced or cut off). */
+static const char *cut_meant(const rf_checker *c, const char *name)
+{
+    for (int64_t i = 0; i < c->preds.count; i++) {
+        const rf_fe_pred *p = c->preds.items[i];
+        if (!p->aux && !strcmp(p->name, name)) return p->name;
+    }
+    for (int64_t i = 0;; i++) {
+        const rf_builtin_info *bi = rf_fe_builtin_at(i);
+        if (!bi) break;
+        if (!strcmp(bi->name, name)) return bi->name;
+    }
+    return rf_chk_suggest_name(c, name, 1);
+}
+
+void rf_chk_cut_names(rf_checker *c, const rf_ast_program *ast)
+{
+    for (int64_t i = 0; i < ast->ncut_names; i++) {
+        const rf_ast_cut_name *cn = ast->cut_names[i];
+        if (!cn->pred || !cn->name[0]) continue;
+        const char *near = cut_meant(c, cn->name);
+        if (!near) continue;
+        /* the lexer's error for the character, said at its place */
+        for (int64_t j = 0; j < c->d->count; j++) {
+            rf_diag *g = &c->d->items[j];
+            if (g->sev != RF_SEV_ERROR || g->loc.line != cn->loc.line || g->loc.col != cn->loc.col || !g->loc.file ||
+                !cn->loc.file || strcmp(g->loc.file, cn->loc.file))
+                continue;
+            char *m = rf_sprintf("%s; did you mean `%s`?", g->msg, near);
+            if (!m) {
+                c->oom = 1;
+                return;
+            }
+            free(g->msg);
+            g->msg = m;
+            break;
+        }
+    }
 }

@@ -9,6 +9,7 @@
 ** scans the same full relations the same way).
 */
 #include "qp_internal.h"
+#include "rf_mix.h"
 
 #include <stdlib.h>
 
@@ -51,11 +52,7 @@ static int same(const rf_qp_cmd *a, const rf_qp_cmd *b)
 
 /* ---- hashes agreeing with same(): equal commands hash alike ---------- */
 
-static uint64_t mix(uint64_t h, uint64_t x)
-{
-    h ^= x + UINT64_C(0x9e3779b97f4a7c15) + (h << 6) + (h >> 2);
-    return h;
-}
+static uint64_t mix(uint64_t h, uint64_t x) { return rf_mix64_combine(h, x); }
 
 static uint64_t const_hash(const rf_fe_const *c)
 {

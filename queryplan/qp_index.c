@@ -13,6 +13,7 @@
 ** "already seen" (a list scanned per question is quadratic too).
 */
 #include "qp_internal.h"
+#include "rf_mix.h"
 
 #include <stdlib.h>
 
@@ -99,11 +100,8 @@ void qp_index_drop(qp_index *ix, const rf_qp_cmd *c)
 
 static size_t ptr_slot(const void *x, size_t mask)
 {
-    uint64_t h = (uint64_t)(uintptr_t)x;
-    h ^= h >> 33;
-    h *= UINT64_C(0xff51afd7ed558ccd);
-    h ^= h >> 33;
-    return (size_t)h & mask;
+    /* (a set only asked what it holds: the slot decides no order) */
+    return (size_t)rf_mix64((uint64_t)(uintptr_t)x) & mask;
 }
 
 int qp_ptrset_init(qp_ptrset *s, int64_t hint)

@@ -124,18 +124,6 @@ rf_status rf_rt_eval_map(const rf_rt_eval_ctx *ctx, const rf_qp_expr *filter, rf
 
 /* ---- helpers for the runtime's modules (added by the runtime data stage) -- */
 
-/* Murmur3's 64-bit finalizer: every bit of h reaches every bit of the
-** result. Partitions rows by hash (runtime/dist, the GPU's key and
-** recursive-set partitions). */
-static inline uint64_t rf_rt_mix64(uint64_t h)
-{
-    h ^= h >> 33;
-    h *= UINT64_C(0xff51afd7ed558ccd);
-    h ^= h >> 33;
-    h *= UINT64_C(0xc4ceb9fe1a85ec53);
-    h ^= h >> 33;
-    return h;
-}
 
 /* A fast 64-bit hash of bytes (not FNV: 8 bytes a step); the dictionary's. */
 uint64_t rf_rt_hash_bytes(const char *p, int64_t n);

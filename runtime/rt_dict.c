@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "rf_rt_data.h"
+#include "rf_mix.h"
 
 #define STRIPE_BITS 6
 #define NSTRIPES (1 << STRIPE_BITS)
@@ -446,7 +447,7 @@ uint64_t rf_rt_dict_prefix_hash(const rf_rt_dict *d, int64_t n)
     for (int64_t c = 0; c < n; c++) {
         int64_t len = 0;
         const char *s = rf_rt_dict_str(d, (uint32_t)c, &len);
-        h = rf_rt_mix64(h ^ rf_rt_hash_bytes(s, len)) + (uint64_t)len;
+        h = rf_mix64(h ^ rf_rt_hash_bytes(s, len)) + (uint64_t)len;
     }
     return h;
 }

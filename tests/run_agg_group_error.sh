@@ -8,6 +8,9 @@
 # The expected group and words are computed here from the data (awk adds in
 # doubles: the failing sums are 2^63 and more, the others small). Before,
 # the message named the rule only. A total without group columns names none.
+# An average of totals (wide decimals) beyond decimal's range names its group
+# too (the GPU said "decimal out of range" alone; the CPU named the group),
+# and so does redfox exec where a batch brings such rows in.
 set -u
 redfox=$1
 tmp=${TMPDIR:-/tmp}/rf_agg_group_error.$$
@@ -54,6 +57,34 @@ lang:input:delimiter[`t] = ",".
 all[] = x <- agg<<x = total(v)>> t(_, _, v, _).
 lang:output[`all] = "all".
 P
+# an average over the totals of each (g, k): wide decimals (a total of
+# totals); its mean beyond decimal's range in the groups FAILW names
+cat >"$tmp/w.logic" <<'P'
+d(g, k, x) -> int(g), int(k), decimal(x).
+lang:input[`d] = "d.csv".
+lang:input:delimiter[`d] = ",".
+wa[g] = a <- agg<<a = avg(v)>> wt[g, k] = v.
+wt[g, k] = v <- agg<<v = total(x)>> d(g, k, x).
+lang:output[`wa] = "wa".
+P
+make_wide() { # DIR NG FAILW
+    mkdir -p "$1"
+    awk -v ng="$2" -v fw="$3" 'BEGIN {
+        nw = split(fw, f, " "); for (i = 1; i <= nw; i++) bw[f[i]] = 1
+        for (i = 0; i < ng; i++)
+            for (k = 1; k <= 2; k++) {
+                g = ng - 1 - i
+                print g "," k "," (g in bw ? "9000000000000.5" : g "." k)
+                print g "," k "," (g in bw ? "8900000000000.25" : "1")
+            }
+    }' >"$1/d.csv"
+}
+expect_wide() { # DIR: the least g whose mean of its (g, k) totals passes decimal's range
+    awk -F, '{ s[$1 "," $2] += $3 } END {
+            for (gk in s) { split(gk, p, ","); t[p[1]] += s[gk]; c[p[1]]++ }
+            for (g in t) if (t[g] / c[g] > 9223372036854.775807) print g
+        }' "$1/d.csv" | sort -n | head -n 1 | awk '{ print "aggregate: decimal out of range for the group (" $1 ")" }'
+}
 # the expected message: the least failing key (KEYCOL 1: g as a number; 2:
 # n by its bytes), and there the first failing aggregate (total, then avg)
 expect() { # DIR KEYCOL
@@ -111,6 +142,25 @@ check strings "$tmp/str" "$tmp/s.logic" "$want" --no-fuse
 # no group columns: one group, named by none
 check "no group columns" "$tmp/few" "$tmp/one.logic" "aggregate: integer overflow in total()"
 check "no group columns" "$tmp/few" "$tmp/one.logic" "aggregate: integer overflow in total()" --no-fuse
+# an average of totals (wide decimals) beyond decimal's range
+make_wide "$tmp/wide" 9 "7 4 6"
+want=$(expect_wide "$tmp/wide")
+[ "$want" = "aggregate: decimal out of range for the group (4)" ] || fail "wide: the test's own data names $want, not 4"
+check "avg of totals" "$tmp/wide" "$tmp/w.logic" "$want"
+check "avg of totals" "$tmp/wide" "$tmp/w.logic" "$want" --no-fuse
+# redfox exec: the batch that brings those rows in fails with the same line
+mkdir -p "$tmp/wex"
+echo "0,1,1" >"$tmp/wex/d.csv"
+"$redfox" import "$tmp/w.logic" --data "$tmp/wex" --out "$tmp/wdb" >/dev/null 2>&1 || fail "avg of totals: import"
+awk -F, '{ print "+d(" $1 ", " $2 ", " $3 ")." }' "$tmp/wide/d.csv" >"$tmp/wide.txn"
+for dev in cpu gpu; do
+    RF_GPU_EMULATE=1 timeout 120 "$redfox" exec "$tmp/wdb" "$tmp/w.logic" --batch "$tmp/wide.txn" --device $dev \
+        >/dev/null 2>"$tmp/err"
+    rc=$?
+    [ $rc -eq 1 ] || fail "avg of totals, exec $dev: exit $rc, expected 1"
+    grep -qxF -- "$tmp/w.logic:4:1: error: $want" "$tmp/err" ||
+        { fail "avg of totals, exec $dev: not the message: $want"; grep error "$tmp/err"; }
+done
 [ -n "$mpi" ] || echo "(no mpirun running redfox here: ranks not checked)"
 [ $fails -eq 0 ] || exit 1
 echo "PASS"

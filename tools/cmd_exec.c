@@ -199,7 +199,7 @@ int rf_tool_exec(int argc, char **argv)
             (m = rf_tool_opt_value("exec", argc, argv, &i, "--format", &format)) ||
             (m = rf_tool_opt_value("exec", argc, argv, &i, "--threads", &threads))) {
             if (m < 0) return RF_EXIT_USAGE;
-        } else if ((m = rf_tool_opt_value("exec", argc, argv, &i, "--batch", &batch))) {
+        } else if ((m = rf_tool_opt_list_value("exec", argc, argv, &i, "--batch", &batch))) {
             if (m < 0) return RF_EXIT_USAGE;
             if (nbatches == 4096) return rf_tool_usage_error("exec", "too many batches (at most 4096)");
             batches[nbatches++] = batch;

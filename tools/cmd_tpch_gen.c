@@ -105,20 +105,14 @@ int rf_tool_tpch_gen(int argc, char **argv)
             fputs(usage, stdout);
             return RF_EXIT_OK;
         }
-        static const char *const names[] = {"--sf", "--out", "--jobs", "--tables", "--format"};
-        const char **slots[] = {&sf_arg, &out, &jobs_arg, &tables, &format};
+        /* (through the tools' one option parser: a value given twice alike) */
         int matched = 0;
-        for (int k = 0; k < 5 && !matched; k++) {
-            size_t n = strlen(names[k]);
-            if (strncmp(a, names[k], n) != 0) continue;
-            const char *v;
-            if (a[n] == '=') v = a + n + 1;
-            else if (a[n] == 0) {
-                if (i + 1 >= argc) return bad_usage("option '%s' needs a value", names[k]);
-                v = argv[++i];
-            } else continue;
-            *slots[k] = v;
-            matched = 1;
+        if ((matched = rf_tool_opt_value("tpch gen", argc, argv, &i, "--sf", &sf_arg)) ||
+            (matched = rf_tool_opt_out("tpch gen", argc, argv, &i, "--out", &out)) ||
+            (matched = rf_tool_opt_value("tpch gen", argc, argv, &i, "--jobs", &jobs_arg)) ||
+            (matched = rf_tool_opt_value("tpch gen", argc, argv, &i, "--tables", &tables)) ||
+            (matched = rf_tool_opt_value("tpch gen", argc, argv, &i, "--format", &format))) {
+            if (matched < 0) return RF_EXIT_USAGE;
         }
         if (!matched) {
             if (a[0] == '-') return bad_usage("unknown option '%s'", a);

@@ -263,7 +263,7 @@ int rf_tool_opt_set(const char *cmd, int argc, char **argv, int *i, rf_rt_tuning
         if (rf_rt_tuning_set(t, assign, why, sizeof why)) return rf_tool_usage_error(cmd, "--gpu-memory: %s", why), -1;
     }
     if (m) return m;
-    m = rf_tool_opt_value(cmd, argc, argv, i, "--set", &v);
+    m = rf_tool_opt_list_value(cmd, argc, argv, i, "--set", &v);
     if (m <= 0) return m;
     if (rf_rt_tuning_set(t, v, why, sizeof why)) return rf_tool_usage_error(cmd, "--set: %s", why), -1;
     if (sets) {

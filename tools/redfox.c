@@ -9,7 +9,6 @@
 #include "rf_sys.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <malloc.h>
 #include <string.h>
@@ -34,6 +33,10 @@ static const char *usage =
     "options:\n"
     "  -h, --help       this text; `redfox <command> --help` for a command\n"
     "  --version        print the version\n"
+    "\n"
+    "An option that takes one value, given twice with different values\n"
+    "(--device cpu --device gpu), is a usage error; --set and exec --batch\n"
+    "are lists.\n"
     "\n"
     "exit status: 0 success, 1 error in the program or data, 2 bad usage,\n"
     "3 internal error\n"
@@ -99,57 +102,6 @@ int rf_tool_stdout_ok(const char *cmd)
     /* an earlier flush failed (its bytes are gone) where this one had nothing left */
     fprintf(stderr, "redfox %s: cannot write the output: %s\n", cmd, e ? strerror(e) : "a write to it failed");
     return 0;
-}
-
-int rf_tool_usage_error(const char *cmd, const char *fmt, ...)
-{
-    /* every rank of an mpirun finds the same usage error: rank 0 says it */
-    if (rf_rt_dist_launch_rank() != 0) return RF_EXIT_USAGE;
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "redfox %s: ", cmd);
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\n(see `redfox %s --help`)\n", cmd);
-    va_end(ap);
-    return RF_EXIT_USAGE;
-}
-
-int rf_tool_opt_value(const char *cmd, int argc, char **argv, int *i, const char *name, const char **value)
-{
-    size_t n = strlen(name);
-    const char *a = argv[*i];
-    if (strncmp(a, name, n) != 0) return 0;
-    if (a[n] == '=') {
-        *value = a + n + 1;
-    } else if (a[n] != 0) {
-        return 0;
-    } else if (*i + 1 >= argc) {
-        rf_tool_usage_error(cmd, "%s needs a value", name);
-        return -1;
-    } else {
-        *value = argv[++*i];
-    }
-    /* no option takes an empty value: a path, a number or a name (an
-    ** empty --out or -o named no file, and an error came after the run) */
-    if (!**value) {
-        rf_tool_usage_error(cmd, "%s needs a value, not an empty one%s", name,
-                            !strcmp(name, "--cache-dir") ? " (--no-cache: no cache)" : "");
-        return -1;
-    }
-    return 1;
-}
-
-int rf_tool_opt_out(const char *cmd, int argc, char **argv, int *i, const char *name, const char **value)
-{
-    int m = rf_tool_opt_value(cmd, argc, argv, i, name, value);
-    if (m > 0 && !strcmp(*value, "-")) {
-        rf_tool_usage_error(cmd,
-                            "%s -: this output is written aside and renamed into place, not to standard output "
-                            "(give a name; ./- for one called '-')",
-                            name);
-        return -1;
-    }
-    return m;
 }
 
 int rf_tool_same_file(const char *out, const char *in)

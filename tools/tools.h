@@ -94,8 +94,14 @@ int rf_tool_usage_error(const char *cmd, const char *fmt, ...) __attribute__((fo
 ** disk, a closed pipe: exit 1, never a silent one). */
 int rf_tool_stdout_ok(const char *cmd);
 /* Matches --name VALUE and --name=VALUE; advances *i. Returns 1 when matched,
-** -1 when the value is missing or empty (an error was printed). */
+** -1 when the value is missing or empty, or when the option was given before
+** with another value (a usage error naming both was printed: a
+** single-valued option given twice is taken once, never the last winning;
+** the same value twice is accepted). */
 int rf_tool_opt_value(const char *cmd, int argc, char **argv, int *i, const char *name, const char **value);
+/* The same for an option that is a list by design (--set): each given
+** value is the caller's to keep. */
+int rf_tool_opt_list_value(const char *cmd, int argc, char **argv, int *i, const char *name, const char **value);
 /* rf_tool_opt_value for an option that names a file or folder to write
 ** (-o, --out, --trace, --json): "-" is refused (-1, a usage error), not
 ** taken as a name. Outputs are written aside and renamed into place, which

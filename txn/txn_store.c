@@ -28,6 +28,7 @@
 ** moment leaves the old or the new database.
 */
 #include "rf_txn.h"
+#include "rf_mix.h"
 
 #include "rf_cpu.h"
 #include "rf_rt_input.h"
@@ -276,7 +277,7 @@ void rf_txn_cur_free(rf_txn_pred *p)
 static uint64_t mix(uint64_t h, uint64_t v)
 {
     /* (splitmix64's finalizer over the running hash and the value) */
-    uint64_t z = h ^ (v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2));
+    uint64_t z = rf_mix64_combine(h, v);
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
     return z ^ (z >> 31);

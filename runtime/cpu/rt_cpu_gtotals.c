@@ -23,6 +23,7 @@
 ** (nothing was kept).
 */
 #include "rt_cpu_internal.h"
+#include "rf_mix.h"
 
 #include "rf_value.h"
 
@@ -268,8 +269,7 @@ static uint64_t hash_keys(const int64_t *k, int32_t nk)
 {
     uint64_t h = 0x9e3779b97f4a7c15u;
     for (int32_t i = 0; i < nk; i++) {
-        h ^= (uint64_t)k[i] + 0x9e3779b97f4a7c15u + (h << 6) + (h >> 2);
-        h *= 0xff51afd7ed558ccdu;
+        h = rf_mix64_combine(h, (uint64_t)k[i]) * UINT64_C(0xff51afd7ed558ccd);
     }
     return h ^ (h >> 29);
 }

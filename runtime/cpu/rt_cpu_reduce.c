@@ -7,15 +7,10 @@
 ** the overflow errors of the language's rules (rf_value.h), naming the
 ** least group that fails (rf_rt_agg_fail). A total of
 ** decimals whose result type is the wide decimal is written as it is summed
-** (128 bits, exact); totals of wide decimals are summed with range checks.
+** (128 bits, exact); totals of wide decimals are summed with range checks,
+** a group beyond the range named as any other that fails.
 */
 #include "rt_cpu_internal.h"
-
-static rf_status agg_error(exec *x, const rf_hir_kernel *k, const char *what)
-{
-    rf_error(x->d, kloc(x, k), "aggregate: %s", what);
-    return RF_EUSER;
-}
 
 rf_status rf_cx_k_reduce(exec *x, const rf_hir_kernel *k)
 {
@@ -112,28 +107,32 @@ rf_status rf_cx_k_reduce(exec *x, const rf_hir_kernel *k)
                 free(s);
             } else {
                 if (!sums[ag->col] && at == RF_TYPE_DEC128) {
-                    /* a total of wide decimals (of totals): exact in the wide range, or an error */
+                    /* a total of wide decimals (of totals): exact in the wide
+                    ** range, or RF_CPU_I128_OUT, that group's error below */
                     int64_t bad;
                     if ((st = rf_cpu_agg_sum_i128(x->pool, g, src, &sums[ag->col], &bad))) break;
-                    if (bad >= 0) {
-                        /* (an avg's sum, or its mean beyond decimal: the
-                        ** same words, as the GPU's red_final, whose one flag
-                        ** tells the two apart no more) */
-                        st = agg_error(x, k, ag->fn == RF_AGG_AVG ? "decimal out of range"
-                                                                  : "decimal out of range in total()");
-                        break;
-                    }
                 } else if (!sums[ag->col] && (st = rf_cpu_agg_sum_i64(x->pool, g, src, &sums[ag->col]))) {
                     break;
                 }
                 const rf_dec128 *s = sums[ag->col];
+                /* a wide sum beyond the wide range: each such group noted (an
+                ** avg's sum, or its mean beyond decimal: the same words, as
+                ** the GPU's) */
+                const char *wide_out = ag->fn == RF_AGG_AVG ? "decimal out of range" : "decimal out of range in total()";
                 if (ag->fn == RF_AGG_TOTAL && ag->type == RF_TYPE_DEC128) {
                     /* the total of decimals is a wide decimal: exact, no narrowing */
+                    for (int64_t i = 0; at == RF_TYPE_DEC128 && i < ng; i++)
+                        if (s[i] == RF_CPU_I128_OUT) rf_rt_agg_fail_note(&fail, x->dict, &r, k->ngroup, i, wide_out);
                     if (ng) memcpy(dst, s, (size_t)ng * sizeof *s);
                     break;
                 }
                 for (int64_t i = 0; i < ng && !st; i++) {
                     int64_t v = 0;
+                    if (at == RF_TYPE_DEC128 && s[i] == RF_CPU_I128_OUT) {
+                        rf_rt_agg_fail_note(&fail, x->dict, &r, k->ngroup, i, wide_out);
+                        ((int64_t *)dst)[i] = 0;
+                        continue;
+                    }
                     rf_val_err e = {0, 0};
                     rf_status vs;
                     if (ag->fn == RF_AGG_AVG)

@@ -16,6 +16,7 @@
 ** run's threads, with the same results on any number of them.
 */
 #include "rf_rt_dist.h"
+#include "rf_mix.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +29,7 @@ static uint64_t value_hash(const rf_rt_rel *r, const rf_rt_dict *dict, int32_t c
         uint32_t code = ((const uint32_t *)r->cols[c])[i];
         /* a shared code as a date's value is hashed (the GPU's part_flags
         ** reads a string column so); another string by its bytes */
-        if ((int64_t)code < rf_rt_dict_shared(dict)) return rf_rt_mix64((uint64_t)(int64_t)(int32_t)code);
+        if ((int64_t)code < rf_rt_dict_shared(dict)) return rf_mix64((uint64_t)(int64_t)(int32_t)code);
         int64_t len = 0;
         const char *s = rf_rt_dict_str(dict, code, &len);
         return rf_rt_hash_bytes(s, len);
@@ -36,14 +37,14 @@ static uint64_t value_hash(const rf_rt_rel *r, const rf_rt_dict *dict, int32_t c
     case RF_TYPE_FLOAT: {
         /* every NaN is one value (docs/LANGUAGE.md, Types): x86's 0.0 / 0.0
         ** has the sign bit set, a parsed `nan` has not */
-        return rf_rt_mix64(rf_val_float_hash_bits(((const double *)r->cols[c])[i]));
+        return rf_mix64(rf_val_float_hash_bits(((const double *)r->cols[c])[i]));
     }
-    case RF_TYPE_DATE: return rf_rt_mix64((uint64_t)(int64_t)((const int32_t *)r->cols[c])[i]);
-    case RF_TYPE_BOOL: return rf_rt_mix64(((const uint8_t *)r->cols[c])[i]);
+    case RF_TYPE_DATE: return rf_mix64((uint64_t)(int64_t)((const int32_t *)r->cols[c])[i]);
+    case RF_TYPE_BOOL: return rf_mix64(((const uint8_t *)r->cols[c])[i]);
     /* a wide decimal by its low 64 bits: equal values agree there, and the
     ** GPU's part_flags reads the same word of its 16 bytes */
-    case RF_TYPE_DEC128: return rf_rt_mix64((uint64_t)((const rf_dec128 *)r->cols[c])[i]);
-    default: return rf_rt_mix64((uint64_t)((const int64_t *)r->cols[c])[i]);
+    case RF_TYPE_DEC128: return rf_mix64((uint64_t)((const rf_dec128 *)r->cols[c])[i]);
+    default: return rf_mix64((uint64_t)((const int64_t *)r->cols[c])[i]);
     }
 }
 
@@ -63,7 +64,7 @@ static void rank_task(void *arg, int t)
     int64_t lo = k->r->nrows * t / k->nchunks, hi = k->r->nrows * (t + 1) / k->nchunks;
     for (int64_t i = lo; i < hi; i++) {
         uint64_t h = UINT64_C(0x9e3779b97f4a7c15);
-        for (int32_t j = 0; j < k->ncols; j++) h = rf_rt_mix64(h ^ value_hash(k->r, k->dict, k->cols[j], i)) + (uint64_t)j;
+        for (int32_t j = 0; j < k->ncols; j++) h = rf_mix64(h ^ value_hash(k->r, k->dict, k->cols[j], i)) + (uint64_t)j;
         k->out[i] = (int32_t)(h % (uint64_t)k->nranks);
     }
 }

@@ -9,7 +9,8 @@
 ** stable LSD sort over the same bits).
 **
 ** Owns the compiled object (cached as <cache>/emu/<hash>.so, sealed with its
-** length and checksum: a damaged one is built again; a cache folder that
+** length and checksum: a damaged one is built again, an empty folder in its
+** place removed, one with files named in a warning; a cache folder that
 ** cannot be written, or where the build fails, is passed over for a
 ** temporary one; killed builds' leftovers there are swept), the coroutine
 ** stacks and the function table. It finds bugs of the executor and of the
@@ -268,9 +269,12 @@ static rf_status emu_load(gdev *g, const rf_gpu_ptx *ptx, const char *src, uint6
     ** that fails for the folder's sake (the disk full, the folder deleted
     ** while the compiler ran) is made again in a temporary folder, as one
     ** that cannot be written in is (a file in its way, no right to write):
-    ** none, as with --no-cache */
+    ** none, as with --no-cache; a folder in the object's place is removed
+    ** when empty, else named in a warning (as NVRTC's cache does) and the
+    ** build made in a temporary folder */
     if (!st && !loaded && dir && rf_gpu_cache_dir_make(dir)) {
         sweep_stale_builds(dir);
+        rf_gpu_cache_clear_folder(so, g->d);
         st = build_object(g, dir, so, &all, 0);
         loaded = !st && open_object(g, es, so, 0) == RF_OK;
         if (st != RF_ENOMEM) st = RF_OK;

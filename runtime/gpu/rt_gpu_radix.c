@@ -49,6 +49,7 @@
 ** kernels run in key partitions and their partitions.
 */
 #include "rt_gpu_internal.h"
+#include "rf_mix.h"
 
 #include "rf_value.h"
 
@@ -114,7 +115,7 @@ static uint64_t load_u64(const char *p, int w)
     switch (w) {
     case 1: return *(const uint8_t *)p;
     case 4: return *(const uint32_t *)(const void *)p;
-    case 16: return ((const uint64_t *)(const void *)p)[0] ^ rf_rt_mix64(((const uint64_t *)(const void *)p)[1]);
+    case 16: return ((const uint64_t *)(const void *)p)[0] ^ rf_mix64(((const uint64_t *)(const void *)p)[1]);
     default: return *(const uint64_t *)(const void *)p;
     }
 }
@@ -194,7 +195,7 @@ static uint64_t row_key_hash(const rf_hir_var *iv, const int32_t *keys, int32_t 
 {
     uint64_t h = 0x9e3779b97f4a7c15ull;
     for (int32_t g = 0; g < nkeys; g++) {
-        h = rf_rt_mix64(h ^ key_word(iv, v, keys ? keys[g] : g, i)) + (uint64_t)g;
+        h = rf_mix64(h ^ key_word(iv, v, keys ? keys[g] : g, i)) + (uint64_t)g;
     }
     return h;
 }
@@ -211,7 +212,7 @@ static rf_status rows_by_key(const rf_hir_var *iv, const int32_t *keys, int32_t 
     uint32_t *part = rf_malloc((size_t)n * 4 + 4);
     if (!part) return RF_ENOMEM;
     for (int64_t i = 0; i < n; i++)
-        part[i] = (uint32_t)(rf_rt_mix64(row_key_hash(iv, keys, nkeys, v, i) ^ (uint64_t)nparts * 0xc2b2ae3d27d4eb4full) %
+        part[i] = (uint32_t)(rf_mix64(row_key_hash(iv, keys, nkeys, v, i) ^ (uint64_t)nparts * 0xc2b2ae3d27d4eb4full) %
                              (uint64_t)nparts);
     memset(start, 0, (size_t)(nparts + 1) * sizeof *start);
     for (int64_t i = 0; i < n; i++) start[part[i] + 1]++;
@@ -386,7 +387,7 @@ static rf_status unique_part(gx *x, const rf_hir_var *iv, const gval *v, int32_t
             nlo = nhi = 0;
             for (int64_t i = 0; i < m; i++) {
                 int64_t r = R[i];
-                if (rf_rt_mix64(row_key_hash(iv, NULL, hk, v, r) ^ salt) >> 63) hi[nhi++] = r;
+                if (rf_mix64(row_key_hash(iv, NULL, hk, v, r) ^ salt) >> 63) hi[nhi++] = r;
                 else R[nlo++] = r;
             }
             memcpy(R + nlo, hi, (size_t)nhi * 8);
@@ -437,9 +438,9 @@ static uint64_t key_hash(const rf_type *types, const gval *v, int32_t nk, int64_
     for (int32_t c = 0; c < nk; c++) {
         const char *col = rf_gx_held_col(v, c);
         int w = wid(types[c]);
-        h = rf_rt_mix64(h ^ (col ? load_u64(col + i * w, w) : 0)) + (uint64_t)c;
+        h = rf_mix64(h ^ (col ? load_u64(col + i * w, w) : 0)) + (uint64_t)c;
     }
-    return rf_rt_mix64(h);
+    return rf_mix64(h);
 }
 
 static int key_eq(const rf_type *types, const gval *v, int32_t nk, int64_t i, int64_t j)

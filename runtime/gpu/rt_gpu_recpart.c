@@ -33,6 +33,7 @@
 ** kernels run on partitioned sets, the most partitions and the bytes moved.
 */
 #include "rt_gpu_internal.h"
+#include "rf_mix.h"
 
 #include "rf_cpu.h"
 
@@ -180,9 +181,9 @@ static uint64_t row_hash(const rf_hir_var *hv, const hrows *r, int64_t i)
             memcpy(&d, &b, 8);
             b = rf_val_float_hash_bits(d);
         }
-        h = rf_rt_mix64(h ^ b) + (uint64_t)c;
+        h = rf_mix64(h ^ b) + (uint64_t)c;
     }
-    return rf_rt_mix64(h);
+    return rf_mix64(h);
 }
 
 static int rows_equal(const rf_hir_var *hv, const hrows *a, int64_t i, const hrows *b, int64_t j)

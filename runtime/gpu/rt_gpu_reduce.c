@@ -41,15 +41,17 @@ rf_status rf_gx_agg_fail(gx *x, const rf_hir_kernel *k, const rf_rt_agg_fail *f,
 /* The CPU's conversion of the sums of every group where the GPU found one
 ** that fails: each failing group noted in *fail (the group columns of r
 ** read back into *keys once, where keys->cols is NULL), the least reported
-** once every aggregate is checked, as the CPU's. */
+** once every aggregate is checked, as the CPU's. words: 2 (red_sum's 128
+** bits a group) or 3 (red_sum_w's 192 bits over wide decimals: beyond the
+** wide range is the CPU's RF_CPU_I128_OUT, rf_cpu_agg_sum_i128). */
 static rf_status sum_error(gx *x, const rf_hir_kernel *k, const rf_qp_agg *ag, rf_type at, gptr acc, gptr counts,
-                           int64_t ng, const gval *r, rf_rt_rel *keys, rf_rt_agg_fail *fail)
+                           int64_t ng, int words, const gval *r, rf_rt_rel *keys, rf_rt_agg_fail *fail)
 {
     const rf_hir_var *ov = x->p->vars[k->out];
-    uint64_t *s = rf_malloc((size_t)(2 * ng + 1) * 8);
+    uint64_t *s = rf_malloc((size_t)(words * ng + 1) * 8);
     int64_t *cnt = rf_malloc((size_t)(ng + 1) * 8);
     rf_status st = s && cnt ? RF_OK : RF_ENOMEM;
-    if (!st) st = x->g.ops->d2h(&x->g, s, acc, (uint64_t)ng * 16);
+    if (!st) st = x->g.ops->d2h(&x->g, s, acc, (uint64_t)ng * 8 * (uint64_t)words);
     if (!st && counts) st = x->g.ops->d2h(&x->g, cnt, counts, (uint64_t)ng * 8);
     if (!st && !keys->cols) {
         st = rf_rt_rel_alloc(keys, k->ngroup, ov->types, ng);
@@ -59,7 +61,20 @@ static rf_status sum_error(gx *x, const rf_hir_kernel *k, const rf_qp_agg *ag, r
     int any = 0;
     for (int64_t i = 0; i < ng && !st; i++) {
         int64_t v;
-        const char *why = rf_gx_sum_value(ag, at, sum_of(&s[2 * i]), cnt[i], &v);
+        const char *why;
+        if (words == 3) {
+            /* (red_final's check: the top word the sign of the low 128 bits,
+            ** and not below the range) */
+            const uint64_t *w = &s[3 * i];
+            rf_dec128 sum = sum_of(w);
+            if (w[2] != ((int64_t)w[1] < 0 ? ~UINT64_C(0) : 0) || sum < RF_DEC128_MIN)
+                why = ag->fn == RF_AGG_AVG ? "decimal out of range" : "decimal out of range in total()";
+            else
+                why = ag->fn == RF_AGG_TOTAL && ag->type == RF_TYPE_DEC128 ? NULL
+                                                                           : rf_gx_sum_value(ag, at, sum, cnt[i], &v);
+        } else {
+            why = rf_gx_sum_value(ag, at, sum_of(&s[2 * i]), cnt[i], &v);
+        }
         if (why) rf_rt_agg_fail_note(fail, x->dict, keys, k->ngroup, i, why), any = 1;
     }
     free(s);
@@ -201,12 +216,8 @@ rf_status rf_gx_k_reduce(gx *x, const rf_hir_kernel *k)
         if (!st) st = rf_gx_launch(x, "rf_red_final", ng, &a);
         int64_t bad = -1;
         if (!st && (op <= 4 || (op >= 8 && op <= 10))) st = get_i64(x, err.p, &bad);
-        if (!st && bad != -1 && op >= 8) {
-            /* the CPU's words (rf_cpu_agg_sum_i128, rf_val_dec128_avg) */
-            rf_error(x->d, kloc(x, k), op == 8 ? "aggregate: decimal out of range in total()"
-                                               : "aggregate: decimal out of range");
-            st = RF_EUSER;
-        } else if (!st && bad != -1) st = sum_error(x, k, ag, at, acc.p, counts.p, ng, &r, &keys, &fail);
+        /* (the CPU's words: rf_cpu_agg_sum_i128, rf_val_dec128_avg) */
+        if (!st && bad != -1) st = sum_error(x, k, ag, at, acc.p, counts.p, ng, op >= 8 ? 3 : 2, &r, &keys, &fail);
         gfree(x, &acc);
         gfree(x, &err);
         gfree(x, &ranks);

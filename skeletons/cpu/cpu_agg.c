@@ -384,8 +384,8 @@ rf_status rf_cpu_agg_sum_i128(rf_cpu_pool *pool, rf_cpu_groups *g, const rf_dec1
         /* within 128 bits, then the symmetric range of rf_value.h (this
         ** library does not link it) */
         if (hi != (s < 0 ? -1 : 0) || s < RF_DEC128_MIN) {
-            *bad_group = gi;
-            return RF_OK;
+            if (*bad_group < 0) *bad_group = gi;
+            s = RF_CPU_I128_OUT;
         }
         (*out)[gi] = s;
     }

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "rf_cpu.h"
+#include "rf_mix.h"
 
 /* ---- small helpers -------------------------------------------------- */
 
@@ -104,19 +105,10 @@ void cpu_enc_free(cpu_enc *e);
 void cpu_encode(const cpu_enc *e, const void *const *data, const int64_t *rows, int64_t begin, int64_t end,
                 int32_t word, uint64_t *out, uint8_t *ok);
 
-static inline uint64_t cpu_mix(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= UINT64_C(0xff51afd7ed558ccd);
-    x ^= x >> 33;
-    x *= UINT64_C(0xc4ceb9fe1a85ec53);
-    x ^= x >> 33;
-    return x;
-}
 static inline uint64_t cpu_hash(const uint64_t *key, int32_t nw)
 {
-    uint64_t h = cpu_mix(key[0]);
-    for (int32_t w = 1; w < nw; w++) h = cpu_mix(h ^ key[w]);
+    uint64_t h = rf_mix64(key[0]);
+    for (int32_t w = 1; w < nw; w++) h = rf_mix64(h ^ key[w]);
     return h;
 }
 

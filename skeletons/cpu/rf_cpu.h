@@ -175,9 +175,11 @@ rf_status rf_cpu_agg_sums_i64(rf_cpu_pool *pool, rf_cpu_groups *g, int32_t ncols
 ** (ngroups entries each, provided by the caller). */
 rf_status rf_cpu_agg_minmax_i64(rf_cpu_pool *pool, rf_cpu_groups *g, const int64_t *vals, int64_t *mn, int64_t *mx);
 /* The exact sums of 128-bit values (wide decimals) per group; a group whose
-** sum leaves [RF_DEC128_MIN, RF_DEC128_MAX] sets *bad_group to its index
-** (the first such; -1 when none), and *out is then partial. Only the sum is
-** checked: partial sums beyond the range on the way are exact. */
+** sum leaves [RF_DEC128_MIN, RF_DEC128_MAX] has RF_CPU_I128_OUT as its sum
+** (every such group: the caller names the least key), and *bad_group is the
+** first such (-1 when none). Only the sum is checked: partial sums beyond
+** the range on the way are exact. */
+#define RF_CPU_I128_OUT (RF_DEC128_MIN - 1) /* the least 128-bit value: no sum in range */
 rf_status rf_cpu_agg_sum_i128(rf_cpu_pool *pool, rf_cpu_groups *g, const rf_dec128 *vals, rf_dec128 **out,
                               int64_t *bad_group);
 /* vals of any kind; out->kind = vals->kind and out->data is allocated. */

@@ -165,21 +165,14 @@ static void make_dirs(char *path)
 
 #define CACHE_MAGIC "redfox cache entry 1 "
 
-void rf_gpu_cache_write_checked(const char *dir, const char *path, const void *data, uint64_t len, rf_diags *d)
+/* An empty folder in an entry's place (no rename replaces one) is removed,
+** so the entry is written anew; one holding anything is left alone (its
+** files are not ours to delete), and the entry compiled again at every
+** use: the user is told where, once a run (d keeps one of a warning said
+** again). Shared by NVRTC's PTX, the driver's cubins and the emulator's
+** objects. */
+void rf_gpu_cache_clear_folder(const char *path, rf_diags *d)
 {
-    if (len > (uint64_t)RF_GPU_CACHE_MAX_BYTES) return; /* never read back */
-    char *b = rf_malloc((size_t)len + RF_GPU_CACHE_HEAD);
-    if (!b) return;
-    uLong crc = crc32(crc32(0L, Z_NULL, 0), (const Bytef *)data, (uInt)len);
-    int n = snprintf(b, RF_GPU_CACHE_HEAD, CACHE_MAGIC "%" PRIu64 " %08lx", len, (unsigned long)crc);
-    memset(b + n, ' ', (size_t)(RF_GPU_CACHE_HEAD - 1 - n));
-    b[RF_GPU_CACHE_HEAD - 1] = '\n';
-    memcpy(b + RF_GPU_CACHE_HEAD, data, (size_t)len);
-    /* an empty folder in the entry's place (no rename replaces one) is
-    ** removed, so the entry is written anew; one holding anything is left
-    ** alone (its files are not ours to delete), and the entry compiled
-    ** again at every use: the user is told where, once a run (d keeps one
-    ** of a warning said again) */
     struct stat sb;
     if (lstat(path, &sb) == 0 && S_ISDIR(sb.st_mode) && rmdir(path) != 0 && d) {
         int e = errno;
@@ -193,6 +186,19 @@ void rf_gpu_cache_write_checked(const char *dir, const char *path, const void *d
                         "compiled again at every use until it is moved away",
                         strerror(e));
     }
+}
+
+void rf_gpu_cache_write_checked(const char *dir, const char *path, const void *data, uint64_t len, rf_diags *d)
+{
+    if (len > (uint64_t)RF_GPU_CACHE_MAX_BYTES) return; /* never read back */
+    char *b = rf_malloc((size_t)len + RF_GPU_CACHE_HEAD);
+    if (!b) return;
+    uLong crc = crc32(crc32(0L, Z_NULL, 0), (const Bytef *)data, (uInt)len);
+    int n = snprintf(b, RF_GPU_CACHE_HEAD, CACHE_MAGIC "%" PRIu64 " %08lx", len, (unsigned long)crc);
+    memset(b + n, ' ', (size_t)(RF_GPU_CACHE_HEAD - 1 - n));
+    b[RF_GPU_CACHE_HEAD - 1] = '\n';
+    memcpy(b + RF_GPU_CACHE_HEAD, data, (size_t)len);
+    rf_gpu_cache_clear_folder(path, d);
     rf_gpu_cache_write(dir, path, b, len + RF_GPU_CACHE_HEAD);
     free(b);
 }

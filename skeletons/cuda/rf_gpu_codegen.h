@@ -366,6 +366,10 @@ int rf_gpu_cache_write(const char *dir, const char *path, const void *data, uint
 ** folder with files in it is left alone (not ours to delete) and, unless d
 ** is NULL, a warning there names it, as the entry cannot be written. */
 void rf_gpu_cache_write_checked(const char *dir, const char *path, const void *data, uint64_t len, rf_diags *d);
+/* rf_gpu_cache_clear_folder: that first step alone (an empty folder at path
+** removed, one with files named in a warning unless d is NULL), for a cache
+** whose entries are written otherwise (the emulator's objects). */
+void rf_gpu_cache_clear_folder(const char *path, rf_diags *d);
 char *rf_gpu_cache_read_checked(const char *path, uint64_t *len);
 /* rf_gpu_cache_read_checked of a driver's cubin (<cache>/jit/HASH...cubin): NULL
 ** also where the checked bytes are not an ELF64 file (shorter than its
