@@ -114,11 +114,12 @@ static int log_stderr(void *user, const void *bytes, int64_t n)
 static rf_batch *each_batch(const char *path, const rf_program *p, int threads)
 {
     rf_batch *b = rf_batch_new();
-    if (b && (rf_batch_add_file(b, path) ||
-              (strcmp(path, "/dev/stdin") && (p ? rf_batch_parse_ahead(b, p, threads) : rf_batch_read_ahead(b))))) {
+    if (b && rf_batch_add_file(b, path)) {
         rf_batch_free(b);
-        b = NULL;
+        return NULL;
     }
+    /* (only an overlap: where it cannot start, the transaction reads the file) */
+    if (b && strcmp(path, "/dev/stdin")) (void)(p ? rf_batch_parse_ahead(b, p, threads) : rf_batch_read_ahead(b));
     return b;
 }
 
