@@ -202,6 +202,14 @@ grep -q 'c7' "$tmp/out" || { cat "$tmp/out"; fail "--batch -: the inserted row i
 [ $? -eq 2 ] || fail "--batch - twice: not bad usage"
 "$redfox" exec "$tmp/db" - --batch - <"$p" >/dev/null 2>&1
 [ $? -eq 2 ] || fail "the program and --batch - both from standard input: not bad usage"
+# options that ask for opposite things: bad usage, the database unchanged
+before=$(state)
+for opts in "--recompute --incremental" "--init --incremental"; do
+    # shellcheck disable=SC2086
+    "$redfox" exec "$tmp/db" "$p" --device cpu $opts --batch "$tmp/arity.txn" >/dev/null 2>"$tmp/err"
+    [ $? -eq 2 ] && grep -q 'ask for opposite things' "$tmp/err" || { cat "$tmp/err"; fail "$opts: not bad usage"; }
+done
+[ "$(state)" = "$before" ] || fail "opposite options: the database changed"
 # not a database; a compiled program
 "$redfox" exec "$tmp/data" "$p" --device cpu >/dev/null 2>"$tmp/err"
 [ $? -eq 1 ] && grep -qF 'not a redfox database' "$tmp/err" || { cat "$tmp/err"; fail "not a database"; }
