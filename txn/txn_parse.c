@@ -566,8 +566,10 @@ rf_status rf_txn_parse_pending(rf_txn *t, rf_cpu_pool *pool, int32_t file, const
         rf_txn_strings_free(ss);
         return RF_ENOMEM;
     }
-    /* cut at line starts: each chunk ends after the newline at or after its share */
-    const char *p = text, *end = text + len;
+    /* cut at line starts: each chunk ends after the newline at or after its
+    ** share (a UTF-8 byte order mark at the start skipped, as a program's
+    ** and an input file's are) */
+    const char *p = text + rf_txn_bom_len(text, len), *end = text + len;
     int32_t nc = 0;
     for (int64_t i = 0; i < nchunks && p < end; i++) {
         const char *e = i + 1 == nchunks ? end : text + len * (i + 1) / nchunks;
@@ -667,10 +669,15 @@ rf_status rf_txn_parse(rf_txn *t, rf_cpu_pool *pool, int32_t file, const char *p
     return st;
 }
 
+int64_t rf_txn_bom_len(const char *text, int64_t len)
+{
+    return len >= 3 && !memcmp(text, "\xef\xbb\xbf", 3) ? 3 : 0;
+}
+
 void rf_txn_text_pos(const char *text, int64_t at, int64_t *line, int32_t *col)
 {
-    int64_t ln = 1, l0 = 0;
-    for (int64_t i = 0; i < at; i++)
+    int64_t ln = 1, l0 = rf_txn_bom_len(text, at); /* (columns of line 1 count after a byte order mark) */
+    for (int64_t i = l0; i < at; i++)
         if (text[i] == '\n') ln++, l0 = i + 1;
     *line = ln;
     *col = (int32_t)(at - l0 + 1);
