@@ -28,6 +28,7 @@ bad() { # name text expected-message
 bad unknown '+buys("c3", 1).\n+nosuch(1).\n' '2:2: error: unknown predicate `nosuch`'
 bad derived '+spent("c1", 1, 10).\n' '1:2: error: `spent` is derived by the program'"'"'s rules'
 bad arity '+buys("c3").\n' '1:1: error: `buys` has 2 columns; this fact gives 1'
+bad empty_int '+buys("c3", ).\n' '1:13: error: expected an int value'
 bad toomany '+price(3, 4, 5).\n' '1:14: error: too many values: `price` has 2 columns'
 bad type '+price(3, x4).\n' '1:11: error: expected an int, found "x4"'
 bad key '+buys("c9", 9).\n+price(1, 11).\n' '2:1: error: key violation: `price` already holds (p) = (1)'

@@ -154,7 +154,7 @@ static rf_status value(reader *r, int32_t pred, int32_t col, int64_t op, rf_type
         if ((r->p == r->end || *r->p == '/') && e > start && e[-1] == '.') r->p = --e;
         s = start;
         n = e - start;
-        if (e == start) st = err_at(r, start, "expected a %s value%s", rf_val_type_name(ty), "");
+        if (e == start) st = err_at(r, start, "expected a%s %s value", ty == RF_TYPE_INT ? "n" : "", rf_val_type_name(ty));
     }
     if (st) {
         rf_buf_free(&b);
