@@ -220,6 +220,15 @@ printf '\357\273\277+buys("c8", 1).\n' >"$tmp/bom.txn"
 "$redfox" exec "$tmp/db" "$p" --device cpu --format csv --batch "$tmp/bom.txn" >"$tmp/out" 2>"$tmp/err" ||
     { cat "$tmp/err"; fail "a byte order mark before a good line"; }
 grep -q 'c8' "$tmp/out" || { cat "$tmp/out"; fail "a byte order mark: the inserted row is not in the outputs"; }
+# a NUL byte is an error naming its line; a stream is read no further than
+# its first one (before, --batch /dev/zero read until memory ran out). The
+# stream here stays open 4 s after its NUL: exec must end before (timeout 3)
+before=$(state)
+{ printf '+buys("c5", 1).\n\000\n'; sleep 4; } | timeout 3 "$redfox" exec "$tmp/db" "$p" --device cpu --batch - >/dev/null 2>"$tmp/err"
+rc=$?
+[ $rc -eq 1 ] && grep -qF '/dev/stdin:2:1: error: a NUL byte: a transaction file is text' "$tmp/err" ||
+    { cat "$tmp/err"; fail "a stream with a NUL byte: exit $rc (124: read on past the NUL)"; }
+[ "$(state)" = "$before" ] || fail "a stream with a NUL byte: the database changed"
 # options that ask for opposite things: bad usage, the database unchanged
 before=$(state)
 for opts in "--recompute --incremental" "--init --incremental"; do

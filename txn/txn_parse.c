@@ -256,6 +256,7 @@ static rf_status line(reader *r, const char *text)
     skip_ws(r);
     if (r->p >= r->end || (r->end - r->p >= 2 && r->p[0] == '/' && r->p[1] == '/')) return RF_OK;
     const char *at = r->p;
+    if (!*r->p) return err_at(r, at, "a NUL byte: a transaction file is text, one update a line%s%s", "", "");
     if (*r->p != '+' && *r->p != '-')
         return err_at(r, at, "expected '+' (insert) or '-' (delete) and a fact, as in +edge(1, 2)%s%s", "", "");
     int insert = *r->p++ == '+';
