@@ -113,7 +113,7 @@ static double read_ahead_wait(rf_batch *b)
 }
 
 /* b's files read ahead on its thread, and parsed for fe (NULL: read only). */
-static int start_ahead(rf_batch *b, const rf_fe_program *fe, int threads, const char *who)
+static int start_ahead(rf_batch *b, const rf_fe_program *fe, int threads)
 {
     (void)read_ahead_wait(b);
     api_diags_clear(&b->diags);
@@ -128,10 +128,12 @@ static int start_ahead(rf_batch *b, const rf_fe_program *fe, int threads, const 
     b->parse_fe = fe;
     b->parse_threads = threads;
     b->nahead = b->n;
+    /* a thread the system cannot start now (EAGAIN) reads nothing ahead:
+    ** rf_exec reads the files in order, as it reads a FIFO (the read ahead
+    ** only overlaps that reading with other work) */
     if (pthread_create(&b->reader, NULL, read_ahead_files, b)) {
         ahead_free(b);
-        api_diags_error(&b->diags, "%s: cannot start a thread", who);
-        return REDFOX_NOMEM;
+        return REDFOX_OK;
     }
     b->reading = 1;
     return REDFOX_OK;
@@ -140,7 +142,7 @@ static int start_ahead(rf_batch *b, const rf_fe_program *fe, int threads, const 
 int rf_batch_read_ahead(rf_batch *b)
 {
     if (!b) return REDFOX_MISUSE;
-    return start_ahead(b, NULL, 0, "rf_batch_read_ahead");
+    return start_ahead(b, NULL, 0);
 }
 
 int rf_batch_parse_ahead(rf_batch *b, const rf_program *prog, int threads)
@@ -148,7 +150,7 @@ int rf_batch_parse_ahead(rf_batch *b, const rf_program *prog, int threads)
     if (!b) return REDFOX_MISUSE;
     /* (a program without its LogiQL source, or not compiled: read only) */
     const rf_fe_program *fe = prog && prog->fe && prog->hir && prog->nsrc ? prog->fe : NULL;
-    return start_ahead(b, fe, threads, "rf_batch_parse_ahead");
+    return start_ahead(b, fe, threads);
 }
 
 void rf_batch_free(rf_batch *b)

@@ -115,7 +115,7 @@ static rf_status write_all(int fd, const void *p, int64_t n)
     return RF_OK;
 }
 
-static void remove_dir(const char *dir);
+static int remove_dir(const char *dir);
 
 /* Is tmp (a folder's entry) a temporary folder of final's writer that
 ** no one writes any more: DIR.tmp.PID.N of a process that is gone (a writer
@@ -169,7 +169,7 @@ static void remove_stale_tmps(const char *final, rf_diags *d)
         if (!stale_tmp(final, parent, e->d_name)) continue;
         char *path = slash ? rf_sprintf("%s/%s", parent, e->d_name) : rf_strdup(e->d_name);
         if (!path) break;
-        remove_dir(path);
+        (void)remove_dir(path);
         rf_diag_add(d, RF_SEV_NOTE, rf_mkloc(path, 0, 0),
                     "removed this temporary folder: a writer of the database that stopped before its end left it");
         free(path);
@@ -1333,11 +1333,29 @@ static rf_status sync_path(const char *path, int dir, rf_diags *d)
     return RF_OK;
 }
 
+/* A folder synced once the commit is done (its manifest renamed, or the
+** folder exchanged: readers see the new state). A failure cannot undo that,
+** so it is a warning, not an error of a commit that succeeded: the state is
+** committed, but a crash of the system (not of the process) may lose it. */
+static void sync_committed(const char *dir, rf_diags *d)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int r = fd < 0 ? -1 : fsync(fd);
+    int err = errno;
+    if (fd >= 0) close(fd);
+    if (r != 0 && !(fd >= 0 && err == EINVAL))
+        rf_diag_add(d, RF_SEV_WARNING, rf_mkloc(dir, 0, 0),
+                    "cannot sync the folder after the commit: %s; the commit is done (it reads as committed), but a "
+                    "crash of the system before the disk wrote it may lose it",
+                    strerror(err));
+}
+
 /* Removes a database folder's files (only files: a database has no
-** subfolders) and the folder. */
-static void remove_dir(const char *dir)
+** subfolders) and the folder; -1 (errno set) where the folder stays. */
+static int remove_dir(const char *dir)
 {
     DIR *dh = opendir(dir);
+    int err = dh ? 0 : errno; /* (the cause, rather than the rmdir's "not empty" it leads to) */
     if (dh) {
         struct dirent *e;
         while ((e = readdir(dh)) != NULL) {
@@ -1348,7 +1366,22 @@ static void remove_dir(const char *dir)
         }
         closedir(dh);
     }
-    rmdir(dir);
+    if (rmdir(dir) == 0) return 0;
+    if (err) errno = err;
+    return -1;
+}
+
+/* The old state's folder, removed once the commit is done; where it stays
+** (the system refused), a warning names it: it may be removed (the next
+** writer of the database removes it once this process is gone,
+** remove_stale_tmps). */
+static void remove_old_state(const char *dir, rf_diags *d)
+{
+    if (remove_dir(dir) != 0 && errno != ENOENT)
+        rf_diag_add(d, RF_SEV_WARNING, rf_mkloc(dir, 0, 0),
+                    "cannot remove this folder, the database's state before the commit: %s (the commit is done; the "
+                    "folder may be removed)",
+                    strerror(errno));
 }
 
 rf_status rf_db_writer_end_table(rf_db_writer *w, int32_t tid, rf_diags *d)
@@ -1383,7 +1416,7 @@ static rf_status commit_in_place(rf_db_writer *w, rf_diags *d)
     if (!st && rename(npath, mpath) != 0) st = io_error(d, mpath, "replace the manifest");
     if (!st) {
         w->committed = 1;
-        sync_path(w->tmp_dir, 1, d);
+        sync_committed(w->tmp_dir, d);
         rf_buf_free(&w->manifest);
         w->manifest = m; /* (the caller's record of what it committed) */
         rf_buf_init(&m);
@@ -1464,7 +1497,7 @@ rf_status rf_db_writer_commit(rf_db_writer *w, rf_diags *d)
             ** temporary name, is removed after */
             if (syscall(SYS_renameat2, AT_FDCWD, w->tmp_dir, AT_FDCWD, w->final_dir, 2 /* RENAME_EXCHANGE */) == 0) {
                 w->committed = 1;
-                remove_dir(w->tmp_dir);
+                remove_old_state(w->tmp_dir, d);
                 goto durable;
             }
 #endif
@@ -1494,7 +1527,7 @@ rf_status rf_db_writer_commit(rf_db_writer *w, rf_diags *d)
         return st;
     }
     w->committed = 1;
-    if (old) remove_dir(old);
+    if (old) remove_old_state(old, d);
     free(old);
 #ifdef SYS_renameat2
 durable:
@@ -1506,7 +1539,7 @@ durable:
         if (sl == parent) sl[1] = 0;
         else if (sl) *sl = 0;
         else strcpy(parent, ".");
-        sync_path(parent, 1, d);
+        sync_committed(parent, d);
     }
     free(parent);
     return RF_OK;
@@ -1538,7 +1571,7 @@ void rf_db_writer_free(rf_db_writer *w)
         }
         free(w->w[i]);
     }
-    if (!w->committed && w->tmp_dir && !w->in_place) remove_dir(w->tmp_dir);
+    if (!w->committed && w->tmp_dir && !w->in_place) (void)remove_dir(w->tmp_dir);
     free(w->w);
     free(w->db.tables);
     rf_arena_free(&w->db.arena);

@@ -700,7 +700,9 @@ REDFOX_API int rf_batch_add_text(rf_batch *b, const char *name, const char *text
 ** reports the error) as without the read ahead. A FIFO or other file that
 ** is not regular is never opened ahead: its transaction reads it, in order.
 ** Adding to b, or freeing it, waits for the thread first. REDFOX_NOMEM:
-** no memory or no thread (nothing read ahead). */
+** no memory (nothing read ahead); where the system cannot start a thread
+** now, nothing is read ahead either, and REDFOX_OK: rf_exec reads the
+** files. */
 REDFOX_API int rf_batch_read_ahead(rf_batch *b);
 /* rf_batch_read_ahead, and each file read is also parsed there for prog
 ** (into its base predicates' columns, on threads threads; <= 0: every

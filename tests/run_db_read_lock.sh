@@ -27,6 +27,17 @@ wait $holder
 waited_ms=$(( (e - s) / 1000000 ))
 [ "$waited_ms" -ge 1000 ] || fail "the run did not wait for the writer's lock ($waited_ms ms)"
 
+# 1b. a commit waits for a run reading the database (its shared lock), and
+# --profile says it waited for the lock, not for "another exec" (it said so)
+echo "+edge(999, 998)." > "$tmp/w.txn"
+flock -s "$tmp/db" sleep 1 &
+holder=$!
+sleep 0.3
+"$redfox" exec "$tmp/db" "$prog" --batch "$tmp/w.txn" --profile > /dev/null 2> "$tmp/w.err" || { cat "$tmp/w.err"; fail "exec beside a reader"; }
+wait $holder
+grep -q "^exec: waited for the lock on $tmp/db (another exec or import committing, or runs reading it)$" "$tmp/w.err" ||
+    { cat "$tmp/w.err"; fail "exec beside a reader: the profile does not say it waited for the lock"; }
+
 # 2. runs beside a stream of commits: each succeeds
 i=0
 while [ $i -lt 12 ]; do

@@ -28,6 +28,7 @@ bad() { # name text expected-message
 bad unknown '+buys("c3", 1).\n+nosuch(1).\n' '2:2: error: unknown predicate `nosuch`'
 bad derived '+spent("c1", 1, 10).\n' '1:2: error: `spent` is derived by the program'"'"'s rules'
 bad arity '+buys("c3").\n' '1:1: error: `buys` has 2 columns; this fact gives 1'
+bad empty_int '+buys("c3", ).\n' '1:13: error: expected an int value'
 bad toomany '+price(3, 4, 5).\n' '1:14: error: too many values: `price` has 2 columns'
 bad type '+price(3, x4).\n' '1:11: error: expected an int, found "x4"'
 bad key '+buys("c9", 9).\n+price(1, 11).\n' '2:1: error: key violation: `price` already holds (p) = (1)'
@@ -202,6 +203,40 @@ grep -q 'c7' "$tmp/out" || { cat "$tmp/out"; fail "--batch -: the inserted row i
 [ $? -eq 2 ] || fail "--batch - twice: not bad usage"
 "$redfox" exec "$tmp/db" - --batch - <"$p" >/dev/null 2>&1
 [ $? -eq 2 ] || fail "the program and --batch - both from standard input: not bad usage"
+# a UTF-8 byte order mark at the start of a transaction file is skipped (an
+# editor's): a bad first line is named at the column after it, nothing
+# committed; a good one is applied (before, 1:1 "expected '+' ...")
+before=$(state)
+printf '\357\273\277+buys("c8", x).\n' >"$tmp/bom_bad.txn"
+"$redfox" exec "$tmp/db" "$p" --device cpu --batch "$tmp/bom_bad.txn" >/dev/null 2>"$tmp/err"
+[ $? -eq 1 ] && grep -qF "$tmp/bom_bad.txn:1:13: error: expected an int" "$tmp/err" ||
+    { cat "$tmp/err"; fail "a byte order mark and a bad line"; }
+[ "$(state)" = "$before" ] || fail "a byte order mark and a bad line: the database changed"
+printf '\357\273\277+price(77, 1).\n+buys("c8", 1).\n+price(77, 2).\n' >"$tmp/bom_viol.txn"
+"$redfox" exec "$tmp/db" "$p" --device cpu --batch "$tmp/bom_viol.txn" >/dev/null 2>"$tmp/err"
+[ $? -eq 1 ] && grep -qF "$tmp/bom_viol.txn:3:1: error: key violation" "$tmp/err" ||
+    { cat "$tmp/err"; fail "a byte order mark and a key violation"; }
+printf '\357\273\277+buys("c8", 1).\n' >"$tmp/bom.txn"
+"$redfox" exec "$tmp/db" "$p" --device cpu --format csv --batch "$tmp/bom.txn" >"$tmp/out" 2>"$tmp/err" ||
+    { cat "$tmp/err"; fail "a byte order mark before a good line"; }
+grep -q 'c8' "$tmp/out" || { cat "$tmp/out"; fail "a byte order mark: the inserted row is not in the outputs"; }
+# a NUL byte is an error naming its line; a stream is read no further than
+# its first one (before, --batch /dev/zero read until memory ran out). The
+# stream here stays open 4 s after its NUL: exec must end before (timeout 3)
+before=$(state)
+{ printf '+buys("c5", 1).\n\000\n'; sleep 4; } | timeout 3 "$redfox" exec "$tmp/db" "$p" --device cpu --batch - >/dev/null 2>"$tmp/err"
+rc=$?
+[ $rc -eq 1 ] && grep -qF '/dev/stdin:2:1: error: a NUL byte: a transaction file is text' "$tmp/err" ||
+    { cat "$tmp/err"; fail "a stream with a NUL byte: exit $rc (124: read on past the NUL)"; }
+[ "$(state)" = "$before" ] || fail "a stream with a NUL byte: the database changed"
+# options that ask for opposite things: bad usage, the database unchanged
+before=$(state)
+for opts in "--recompute --incremental" "--init --incremental"; do
+    # shellcheck disable=SC2086
+    "$redfox" exec "$tmp/db" "$p" --device cpu $opts --batch "$tmp/arity.txn" >/dev/null 2>"$tmp/err"
+    [ $? -eq 2 ] && grep -q 'ask for opposite things' "$tmp/err" || { cat "$tmp/err"; fail "$opts: not bad usage"; }
+done
+[ "$(state)" = "$before" ] || fail "opposite options: the database changed"
 # not a database; a compiled program
 "$redfox" exec "$tmp/data" "$p" --device cpu >/dev/null 2>"$tmp/err"
 [ $? -eq 1 ] && grep -qF 'not a redfox database' "$tmp/err" || { cat "$tmp/err"; fail "not a database"; }

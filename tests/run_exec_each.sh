@@ -474,5 +474,36 @@ if [ -w /dev/full ]; then
     "$redfox" run "$prog" --data "$tmp/kd" --device cpu --format tbl >"$tmp/kgot" || fail "standard output full: run"
     cmp -s "$tmp/kgot" "$tmp/kstate.2" || fail "standard output full: the database is not the 2 transactions' state"
 fi
+# ---- threads the system cannot start -------------------------------------------
+# (pthread_create failing with EAGAIN: the system's limit of threads or
+# processes reached, as on a loaded machine.) The read ahead of a batch, the
+# CPU's pool of threads and a commit's end on its thread only overlap work:
+# where a thread cannot start, the work is done without it. strace fails the
+# Nth clone3 of each thread (it counts a thread's calls apart), then every
+# one: each exec commits the five transactions (k2, k4, k5 copy on write)
+# and prints each one's outputs, those of a run over its state. (Before, each
+# of the first thread creations failed the exec with "out of memory", the
+# transactions before it committed but not said.) Where the C library makes
+# threads by clone, not clone3, nothing is injected and the runs are plain.
+if command -v strace >/dev/null 2>&1; then
+    for n in 1 2 3 4 5 6 7 8 9 10 11 12 every; do
+        when=
+        [ "$n" = every ] || when=":when=$n"
+        rm -rf "$tmp/td" "$tmp/td.split" "$tmp"/td.tmp.*
+        cp -r "$tmp/k0" "$tmp/td"
+        $nolsan strace -f -qq -o /dev/null -e trace=clone3 -e inject=clone3:error=EAGAIN$when "$redfox" exec "$tmp/td" \
+            "$prog" --device "$dev" --each --batch "$tmp/k1.txn" --batch "$tmp/k2.txn" --batch "$tmp/k4.txn" \
+            --batch "$tmp/k5.txn" --batch "$tmp/k3.txn" --format tbl >"$tmp/td.out" 2>"$tmp/td.err" ||
+            { cat "$tmp/td.err"; fail "no thread ($n): the exec failed"; }
+        split_out "$tmp/td.out" "$tmp/td.split"
+        for i in 1 2 3 4 5; do
+            cmp -s "$tmp/td.split/$i" "$tmp/hstate.$i" || fail "no thread ($n): transaction $i's outputs are not a run's over its state"
+        done
+        ! ls -d "$tmp"/td.tmp.* >/dev/null 2>&1 || fail "no thread ($n): a commit's folder left beside the database"
+    done
+    echo "ok: threads that cannot start (the Nth, N = 1..12, and every one): the five transactions committed, as runs"
+else
+    echo "skipped: threads that cannot start (strace missing)"
+fi
 echo "ok: --each on $mode: 7 bank transactions (6 by diffs, 1 recomputed) and 4 closure ones, each equal to a run; a bad one stops there;"
 echo "    killed 6 times, each time the state after this many of its 3 transactions:$seen"

@@ -77,7 +77,8 @@ static const char *usage =
     "  --incremental        maintain them incrementally whatever the batch's size\n"
     "                       (by default a batch that changes more than an eighth\n"
     "                       of the base predicates' stored rows recomputes\n"
-    "                       aggregates and other rules kept by diffs: cheaper)\n"
+    "                       aggregates and other rules kept by diffs: cheaper;\n"
+    "                       not with --init or --recompute)\n"
     "  --device D           auto (default), cpu or gpu: where the program runs\n"
     "  --threads N          CPU threads (default: all cores)\n"
     "  --format F           table (default), csv or tbl, as `redfox run`\n"
@@ -114,11 +115,12 @@ static int log_stderr(void *user, const void *bytes, int64_t n)
 static rf_batch *each_batch(const char *path, const rf_program *p, int threads)
 {
     rf_batch *b = rf_batch_new();
-    if (b && (rf_batch_add_file(b, path) ||
-              (strcmp(path, "/dev/stdin") && (p ? rf_batch_parse_ahead(b, p, threads) : rf_batch_read_ahead(b))))) {
+    if (b && rf_batch_add_file(b, path)) {
         rf_batch_free(b);
-        b = NULL;
+        return NULL;
     }
+    /* (only an overlap: where it cannot start, the transaction reads the file) */
+    if (b && strcmp(path, "/dev/stdin")) (void)(p ? rf_batch_parse_ahead(b, p, threads) : rf_batch_read_ahead(b));
     return b;
 }
 
@@ -242,6 +244,9 @@ int rf_tool_exec(int argc, char **argv)
     o.incremental = force_incremental;
     if (force_recompute && force_incremental)
         return rf_tool_usage_error("exec", "--recompute and --incremental ask for opposite things");
+    /* (--init recomputes every derived predicate: nothing is maintained) */
+    if (init && force_incremental)
+        return rf_tool_usage_error("exec", "--init and --incremental ask for opposite things");
     o.profile = profile;
     o.profile_kernels = kernels;
     o.show_programs = show;

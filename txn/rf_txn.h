@@ -234,8 +234,12 @@ void rf_txn_strings_free(rf_txn_strings *s);
 rf_status rf_txn_ops_take(rf_txn_pred *p, rf_txn_ops **from);
 /* The message of the bad line at byte offset bad (path:line:col). */
 rf_status rf_txn_parse_report(rf_txn *t, const char *path, const char *text, int64_t len, int64_t bad, rf_diags *d);
-/* The line and column (from 1) of byte offset at of text. */
+/* The line and column (from 1) of byte offset at of text (line 1's
+** columns counted after a byte order mark). */
 void rf_txn_text_pos(const char *text, int64_t at, int64_t *line, int32_t *col);
+/* 3 where text (len bytes) starts with a UTF-8 byte order mark, which a
+** transaction file may (an editor's), else 0: skipped by the parse. */
+int64_t rf_txn_bom_len(const char *text, int64_t len);
 
 /* ---- txn_kset.c ------------------------------------------------------- */
 

@@ -130,6 +130,7 @@ static rf_status read_file(const char *path, rf_cpu_pool *pool, char **text, int
         return RF_EUSER;
     }
     int64_t cap = regular ? (int64_t)sb.st_size + 1 : 65536, n = 0;
+    int rerr = 0; /* a stream's read error */
     char *buf = rf_malloc((size_t)cap + 1);
     rf_status st = buf ? RF_OK : RF_ENOMEM;
     enum { PART = 1 << 20 };
@@ -148,11 +149,25 @@ static rf_status read_file(const char *path, rf_cpu_pool *pool, char **text, int
             buf = nb;
             cap *= 2;
         }
-        size_t got = fread(buf + n, 1, (size_t)(cap - n), f);
+        /* a NUL byte is never in a transaction file (text; nor in its
+        ** strings): a stream that holds one (/dev/zero, a binary pipe) is
+        ** read no further, its error named by the parse, rather than read
+        ** until memory runs out or its writer ends; so a stream is read as
+        ** its bytes come (read(2)), not a buffer's worth at a time */
+        size_t got;
+        if (regular) {
+            got = fread(buf + n, 1, (size_t)(cap - n), f);
+        } else {
+            ssize_t r;
+            while ((r = read(fileno(f), buf + n, (size_t)(cap - n))) < 0 && errno == EINTR) {}
+            if (r < 0) rerr = errno;
+            got = r > 0 ? (size_t)r : 0;
+        }
         if (!got) break;
         n += (int64_t)got;
+        if (!regular && memchr(buf + n - (int64_t)got, 0, got)) break;
     }
-    int bad = ferror(f), e = errno;
+    int bad = ferror(f) || rerr, e = rerr ? rerr : errno;
     fclose(f);
     if (!st && bad) {
         rf_error(d, rf_mkloc(path, 0, 0), "cannot read the transaction file: %s", strerror(e ? e : EIO));

@@ -738,7 +738,11 @@ static rf_status report(exec_ctx *x, rf_txn_report *rep, const char *db_dir, int
     rf_buf *b = &rep->profile;
     const char *why = rep->why;
     int64_t nins = rep->inserted, ndel = rep->deleted;
-    if (waited) rf_buf_printf(b, "exec: waited for another exec on %s to commit\n", db_dir);
+    /* (flock says no more than that the lock was held: by another writer,
+    ** an exec or an import, or shared by runs reading the database) */
+    if (waited)
+        rf_buf_printf(b, "exec: waited for the lock on %s (another exec or import committing, or runs reading it)\n",
+                      db_dir);
     if (x->overlapped)
         rf_buf_printf(b, "exec: ran while the last transaction's commit ended on a thread (its syncs, manifest and "
                          "exchange: %.3f ms there); waited %.3f ms for that end before this one's commit\n",

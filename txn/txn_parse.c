@@ -154,7 +154,7 @@ static rf_status value(reader *r, int32_t pred, int32_t col, int64_t op, rf_type
         if ((r->p == r->end || *r->p == '/') && e > start && e[-1] == '.') r->p = --e;
         s = start;
         n = e - start;
-        if (e == start) st = err_at(r, start, "expected a %s value%s", rf_val_type_name(ty), "");
+        if (e == start) st = err_at(r, start, "expected a%s %s value", ty == RF_TYPE_INT ? "n" : "", rf_val_type_name(ty));
     }
     if (st) {
         rf_buf_free(&b);
@@ -256,6 +256,7 @@ static rf_status line(reader *r, const char *text)
     skip_ws(r);
     if (r->p >= r->end || (r->end - r->p >= 2 && r->p[0] == '/' && r->p[1] == '/')) return RF_OK;
     const char *at = r->p;
+    if (!*r->p) return err_at(r, at, "a NUL byte: a transaction file is text, one update a line%s%s", "", "");
     if (*r->p != '+' && *r->p != '-')
         return err_at(r, at, "expected '+' (insert) or '-' (delete) and a fact, as in +edge(1, 2)%s%s", "", "");
     int insert = *r->p++ == '+';
@@ -566,8 +567,10 @@ rf_status rf_txn_parse_pending(rf_txn *t, rf_cpu_pool *pool, int32_t file, const
         rf_txn_strings_free(ss);
         return RF_ENOMEM;
     }
-    /* cut at line starts: each chunk ends after the newline at or after its share */
-    const char *p = text, *end = text + len;
+    /* cut at line starts: each chunk ends after the newline at or after its
+    ** share (a UTF-8 byte order mark at the start skipped, as a program's
+    ** and an input file's are) */
+    const char *p = text + rf_txn_bom_len(text, len), *end = text + len;
     int32_t nc = 0;
     for (int64_t i = 0; i < nchunks && p < end; i++) {
         const char *e = i + 1 == nchunks ? end : text + len * (i + 1) / nchunks;
@@ -667,10 +670,15 @@ rf_status rf_txn_parse(rf_txn *t, rf_cpu_pool *pool, int32_t file, const char *p
     return st;
 }
 
+int64_t rf_txn_bom_len(const char *text, int64_t len)
+{
+    return len >= 3 && !memcmp(text, "\xef\xbb\xbf", 3) ? 3 : 0;
+}
+
 void rf_txn_text_pos(const char *text, int64_t at, int64_t *line, int32_t *col)
 {
-    int64_t ln = 1, l0 = 0;
-    for (int64_t i = 0; i < at; i++)
+    int64_t ln = 1, l0 = rf_txn_bom_len(text, at); /* (columns of line 1 count after a byte order mark) */
+    for (int64_t i = l0; i < at; i++)
         if (text[i] == '\n') ln++, l0 = i + 1;
     *line = ln;
     *col = (int32_t)(at - l0 + 1);

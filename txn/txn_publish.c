@@ -2,7 +2,8 @@
 ** txn/txn_publish.c: the last step of a transaction's copy-on-write commit
 ** (the new folder's files synced, its manifest written, the folder
 ** exchanged with the database's) run on a thread of its own, while the
-** next transaction of the process runs (`redfox exec --each`).
+** next transaction of the process runs (`redfox exec --each`); in the
+** caller where the system cannot start that thread.
 **
 ** Owns: rf_txn_publish: that thread, what it holds until it ends (the
 ** database writer, the transaction's open database and its lock on the
@@ -27,6 +28,7 @@
 
 struct rf_txn_publish {
     pthread_t thread;
+    int inline_run; /* the system could not start the thread: the step ran in rf_txn_publish_start */
     rf_db_writer *w;
     rf_db *db;
     int lockfd;
@@ -78,11 +80,12 @@ rf_status rf_txn_publish_start(rf_db_writer *w, rf_db *db, int lockfd, const cha
     /* a SIGINT, SIGTERM or SIGHUP waits for the end (rf_file.h): the new
     ** folder is exchanged in or removed, never left beside the database */
     rf_file_hold_signals();
+    /* a thread the system cannot start now (EAGAIN: its limit of threads or
+    ** processes reached) does not fail a commit whose columns are written:
+    ** the step runs here, as a commit that does not end on a thread does */
     if (pthread_create(&p->thread, NULL, publish, p)) {
-        rf_file_release_signals();
-        free(p->dir);
-        free(p);
-        return RF_ENOMEM;
+        p->inline_run = 1;
+        (void)publish(p);
     }
     *out = p;
     return RF_OK;
@@ -92,7 +95,7 @@ rf_status rf_txn_publish_wait(rf_txn_publish *p, double *waited, double *seconds
                               int64_t *manifest_len, rf_diags *d)
 {
     double t0 = rf_now();
-    pthread_join(p->thread, NULL);
+    if (!p->inline_run) pthread_join(p->thread, NULL);
     if (waited) *waited = rf_now() - t0;
     if (seconds) *seconds = p->seconds;
     for (int64_t i = 0; i < p->d.count; i++) rf_diag_add(d, p->d.items[i].sev, p->d.items[i].loc, "%s", p->d.items[i].msg);

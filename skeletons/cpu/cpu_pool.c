@@ -110,10 +110,17 @@ rf_status rf_cpu_pool_new(int threads, rf_cpu_pool **out)
         }
         for (int i = 1; i < threads; i++) {
             worker_arg *a = malloc(sizeof *a);
-            if (!a || pthread_create(&p->threads[i], NULL, worker_main, (a->pool = p, a->id = i, a))) {
-                free(a);
+            if (!a) {
                 rf_cpu_pool_free(p);
                 return RF_ENOMEM;
+            }
+            /* a thread the system cannot start now (EAGAIN: its limit of
+            ** threads or processes reached) is not an error: the pool works
+            ** with those it has (rf_cpu_pool_threads), and no result depends
+            ** on their number */
+            if (pthread_create(&p->threads[i], NULL, worker_main, (a->pool = p, a->id = i, a))) {
+                free(a);
+                break;
             }
             p->nthreads = i + 1;
         }

@@ -77,7 +77,9 @@ rf_status rf_cpu_table_alloc(int32_t ncols, const rf_cpu_kind *kinds, int64_t nr
 typedef struct rf_cpu_pool rf_cpu_pool;
 
 /* threads >= 1 is the total number of threads including the caller's;
-** threads - 1 workers are started. */
+** threads - 1 workers are started, or as many as the system starts (a
+** thread it cannot start now is left out: rf_cpu_pool_threads says how many
+** there are). */
 rf_status rf_cpu_pool_new(int threads, rf_cpu_pool **out);
 void rf_cpu_pool_free(rf_cpu_pool *pool);
 int rf_cpu_pool_threads(const rf_cpu_pool *pool); /* 1 for NULL */
