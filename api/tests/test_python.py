@@ -442,7 +442,12 @@ def test_wide():
             ([(None,)], ["decimal"], 2, "row 1: a NoneType where decimal takes"),
             ([("2024-01-01",)], ["date"], 2, "row 1: a str where date takes a datetime.date"),
             ([("\ud800",)], ["string"], 1, "row 1: '\\ud800' is not valid UTF-8"),
-            ([(1, 2), (3,)], ["int", "int"], 2, "row 2 has 1 values where 2 types were given")):
+            ([(1, 2), (3,)], ["int", "int"], 2, "row 2 has 1 values where 2 types were given"),
+            # a boolean column took any value by its truth: "false" and "no"
+            # were stored as true, None as false, 2 as true
+            ([(True,), ("false",)], ["boolean"], 2, "row 2: a str where boolean takes a bool"),
+            ([(None,)], ["boolean"], 2, "row 1: a NoneType where boolean takes a bool"),
+            ([(0,), (2,)], ["boolean"], 1, "row 2: 2 is not a boolean")):
         for how in ("put", "insert"):
             try:
                 if how == "put":

@@ -615,8 +615,23 @@ def _days(v):
     return (v - _EPOCH).days
 
 
+def _bool(v):
+    # (never by truth: "false" and "no" are true, None false)
+    if isinstance(v, bool):
+        return 1 if v else 0
+    if type(v).__module__ == "numpy" and hasattr(v, "item"):  # numpy's bool_ and ints
+        return _bool(v.item())
+    try:
+        i = operator.index(v)
+    except TypeError:
+        raise _BadValue(2, "a %s where boolean takes a bool" % type(v).__name__) from None
+    if i not in (0, 1):
+        raise _BadValue(1, "%r is not a boolean (True or False, 1 or 0)" % (v,))
+    return i
+
+
 _CONVERT = {"int": (c_int64, _int64), "float": (c_double, _float), "decimal": (c_int64, _decimal_units),
-            "string": (c_char_p, _utf8), "boolean": (ctypes.c_uint8, lambda v: 1 if v else 0),
+            "string": (c_char_p, _utf8), "boolean": (ctypes.c_uint8, _bool),
             "date": (c_int32, _days)}
 
 
