@@ -111,7 +111,9 @@ static int import_column(rf_database *db, const char *name, int32_t c, const str
     int64_t fn = first_null(a, a->offset + off, n);
     if (fn >= 0) FAIL(REDFOX_ERROR, "%s: column %d (%s), row %lld: a null (redfox has no nulls)", name, (int)c + 1,
                       cname, (long long)fn + 1);
-    for (int k = 1; k < nbuf && n; k++)
+    /* (a string's bytes may be NULL where they are none: the C Data
+    ** Interface lets a buffer of 0 bytes be NULL; checked below) */
+    for (int k = 1; k < (nbuf == 3 ? 2 : nbuf) && n; k++)
         if (!a->buffers[k])
             FAIL(REDFOX_MISUSE, "%s: column %d (%s): buffer %d of the format '%s' is NULL", name, (int)c + 1, cname, k,
                  f);
@@ -221,7 +223,10 @@ static int import_column(rf_database *db, const char *name, int32_t c, const str
                 FAIL(REDFOX_MISUSE, "%s: column %d (%s), row %lld: string offsets out of order", name, (int)c + 1,
                      cname, (long long)i);
         }
-        col->bytes = (const char *)buf + base; /* zero-copy: the bytes stay in the array */
+        if (!buf && o[n] > 0)
+            FAIL(REDFOX_MISUSE, "%s: column %d (%s): buffer 2 of the format '%s' is NULL (the strings hold %lld bytes)",
+                 name, (int)c + 1, cname, f, (long long)o[n]);
+        col->bytes = buf ? (const char *)buf + base : ""; /* zero-copy: the bytes stay in the array */
         for (int64_t i = 0; i < n; i++) {
             rf_val_err e;
             if (rf_val_check_utf8(col->bytes + o[i], o[i + 1] - o[i], &e))

@@ -663,6 +663,31 @@ static void test_arrow_bad(void)
     atop.offset = 2, atop.length = 1; /* the rows after it are fine */
     CHECK_OK(rf_database_put_arrow(db, "t", &top, &atop), rf_errmsg(db));
     rf_close(db);
+    /* strings of 0 bytes in all with a NULL bytes buffer, as the C Data
+    ** Interface allows a buffer of 0 bytes to be (they were refused: "buffer
+    ** 2 of the format 'u' is NULL"); where they hold bytes it is refused */
+    static const int32_t empties[4] = {0, 0, 0, 0}, two[4] = {0, 1, 1, 2};
+    for (int k = 0; k < 2; k++) {
+        static const void *eb[3];
+        eb[0] = NULL, eb[1] = k ? two : empties, eb[2] = NULL;
+        struct ArrowArray ekid = {3, 0, 0, 3, 0, eb, NULL, NULL, release_kid, NULL}, *ekp = &ekid;
+        struct ArrowArray etop = {3, 0, 0, 1, 1, tb, &ekp, NULL, release_kid, NULL};
+        CHECK_OK(rf_open(NULL, &db), rf_errmsg(db));
+        int rc = rf_database_put_arrow(db, "t", &top, &etop);
+        if (!k) {
+            CHECK_OK(rc, rf_errmsg(db));
+            rf_program *p = compile_ok("t(s) -> string(s).\nlang:input[`t] = \"t.csv\".\n"
+                                       "n[] = c <- agg<<c = count()>> t(_).\nlang:output[`n] = \"n\".\n");
+            rf_result *res = NULL;
+            CHECK_OK(rf_run(db, p, NULL, &res), rf_errmsg(db));
+            CHECK(rf_result_int(res, 0, 0, 0) == 1); /* "" three times: one row */
+            rf_result_free(res);
+            rf_program_free(p);
+        } else {
+            CHECK(rc == REDFOX_MISUSE && strstr(rf_errmsg(db), "column 1 (s): buffer 2 of the format 'u' is NULL"));
+        }
+        rf_close(db);
+    }
 }
 
 /* A stream of several batches: the closures of two disjoint graphs, each
