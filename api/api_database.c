@@ -253,15 +253,17 @@ void rf_run_options_init(rf_run_options *o)
     rf_run_options_init_v2(o, offsetof(rf_run_options, trace_file) + sizeof o->trace_file);
 }
 
-/* The table standing for input v (by file name, then predicate name), or
+/* The table standing for input v (by predicate name, then file name), or
 ** NULL; *for_pred: 1 when it was given under the predicate's name, so that
-** it stands for this predicate only, not for the other readers of its file. */
+** it stands for this predicate only, not for the other readers of its file.
+** (The predicate's own rows come first: rows given for its file as well
+** stand for the file's other readers.) */
 static api_table *table_for(rf_database *db, const rf_hir_var *v, int *for_pred)
 {
-    api_table *t = v->input_file ? find_table(db, v->input_file) : NULL;
-    *for_pred = !t;
-    if (!t && v->name) t = find_table(db, v->name);
+    api_table *t = v->name ? find_table(db, v->name) : NULL;
     if (!t && v->pred_name) t = find_table(db, v->pred_name);
+    *for_pred = t != NULL;
+    if (!t && v->input_file) t = find_table(db, v->input_file);
     return t;
 }
 
