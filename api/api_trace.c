@@ -31,8 +31,12 @@ double rf_trace_clock(void) { return rf_now(); }
 
 int rf_trace_event(rf_trace *t, const char *cat, const char *name, double t0, double t1, int64_t n)
 {
-    if (!t || !cat || !name) return REDFOX_MISUSE;
+    if (!t) return REDFOX_MISUSE;
     api_diags_clear(&t->diags);
+    if (!cat || !name) {
+        api_diags_error(&t->diags, "rf_trace_event: no %s", !cat ? "category" : "name");
+        return REDFOX_MISUSE;
+    }
     /* a time that is no number writes no JSON number (the file was not JSON) */
     if (!isfinite(t0) || !isfinite(t1)) {
         api_diags_error(&t->diags,

@@ -424,7 +424,10 @@ int main(int argc, char **argv)
     CHECK(rf_exec(NULL, prog, b, &o, &res) == REDFOX_MISUSE);
     rf_exec_options bado;
     memset(&bado, 0, sizeof bado);
-    CHECK(rf_exec(db, prog, b, &bado, &res) == REDFOX_MISUSE);
+    CHECK(rf_exec(db, prog, b, &bado, &res) == REDFOX_MISUSE && *rf_errmsg(db));
+    /* rf_exec_wait with no commit ending: REDFOX_OK and no message (the
+    ** last failed call's stayed) */
+    CHECK(rf_exec_wait(db) == REDFOX_OK && !*rf_errmsg(db));
     rf_batch_free(b);
     rf_batch_free(NULL);
     CHECK(rf_result_exec_incremental(NULL) == 0 && rf_result_exec_profile(NULL) == NULL);

@@ -241,6 +241,9 @@ static void test_profile(void)
     /* times that are not finite are refused (NaN was written as nan: no JSON) */
     CHECK(rf_trace_event(t, "phase", "nan", NAN, c0, -1) == REDFOX_MISUSE && strstr(rf_trace_errmsg(t), "finite"));
     CHECK(rf_trace_event(t, "phase", "inf", c0, INFINITY, -1) == REDFOX_MISUSE);
+    /* no category or name: said so (the message was empty) */
+    CHECK(rf_trace_event(t, NULL, "x", c0, c0, -1) == REDFOX_MISUSE && strstr(rf_trace_errmsg(t), "no category"));
+    CHECK(rf_trace_event(t, "phase", NULL, c0, c0, -1) == REDFOX_MISUSE && strstr(rf_trace_errmsg(t), "no name"));
     CHECK(rf_trace_event(t, "phase", "later", c0, rf_trace_clock(), -1) == REDFOX_OK && !*rf_trace_errmsg(t));
     rf_run_options o;
     rf_run_options_init_v2(&o, sizeof o);

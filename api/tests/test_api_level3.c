@@ -111,6 +111,8 @@ static void test_rfx(const char *dir)
     CHECK(rf_program_write_rfx(p, bad, &o) == REDFOX_IO);
     CHECK(strstr(rf_program_errmsg(p), "no/such/dir") != NULL);
     CHECK(rf_program_write_rfx(p, NULL, &o) == REDFOX_MISUSE);
+    /* an empty path is no path (it was REDFOX_IO, "cannot replace it: No such file or directory") */
+    CHECK(rf_program_write_rfx(p, "", &o) == REDFOX_MISUSE && strstr(rf_program_errmsg(p), "no path"));
     CHECK(rf_program_write_rfx(NULL, path, &o) == REDFOX_MISUSE);
     rf_compile_options junk;
     memset(&junk, 0, sizeof junk);
