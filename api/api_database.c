@@ -467,6 +467,10 @@ int rf_run(rf_database *db, const rf_program *prog, const rf_run_options *opt, r
         api_diags_error(&db->diags, "rf_run: unknown device %d", o.device);
         return REDFOX_MISUSE;
     }
+    if (o.threads > API_MAX_THREADS) {
+        api_diags_error(&db->diags, "rf_run: threads %d: at most %d (<= 0: one per core)", o.threads, API_MAX_THREADS);
+        return REDFOX_MISUSE;
+    }
     if (o.trace_file && !*o.trace_file) {
         api_diags_error(&db->diags, "rf_run: trace_file is empty (a file's name, or NULL for no trace file)");
         return REDFOX_MISUSE;

@@ -146,6 +146,13 @@ int rf_batch_read_ahead(rf_batch *b)
 int rf_batch_parse_ahead(rf_batch *b, const rf_program *prog, int threads)
 {
     if (!b) return REDFOX_MISUSE;
+    if (threads > API_MAX_THREADS) {
+        (void)read_ahead_wait(b);
+        api_diags_clear(&b->diags);
+        api_diags_error(&b->diags, "rf_batch_parse_ahead: threads %d: at most %d (<= 0: every core)", threads,
+                        API_MAX_THREADS);
+        return REDFOX_MISUSE;
+    }
     /* (a program without its LogiQL source, or not compiled: read only) */
     const rf_fe_program *fe = prog && prog->fe && prog->hir && prog->nsrc ? prog->fe : NULL;
     return start_ahead(b, fe, threads, "rf_batch_parse_ahead");
@@ -428,6 +435,10 @@ int rf_exec(rf_database *db, const rf_program *prog, const rf_batch *batch, cons
     o.size = sizeof o;
     if (o.device != REDFOX_DEVICE_AUTO && o.device != REDFOX_DEVICE_CPU && o.device != REDFOX_DEVICE_GPU) {
         api_diags_error(&db->diags, "rf_exec: unknown device %d", o.device);
+        return REDFOX_MISUSE;
+    }
+    if (o.threads > API_MAX_THREADS) {
+        api_diags_error(&db->diags, "rf_exec: threads %d: at most %d (<= 0: one per core)", o.threads, API_MAX_THREADS);
         return REDFOX_MISUSE;
     }
     rf_diags d;

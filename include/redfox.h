@@ -401,7 +401,8 @@ REDFOX_API const rf_diagnostic *rf_trace_diag(const rf_trace *t, int64_t i);
 typedef struct rf_run_options {
     size_t size;            /* the bytes set up, set by rf_run_options_init(_v2) */
     int device;             /* REDFOX_DEVICE_*; default AUTO */
-    int threads;            /* CPU threads; <= 0 (default): one per core */
+    int threads;            /* CPU threads; <= 0 (default): one per core; at most 1024
+                            ** (more: REDFOX_MISUSE, as `redfox run --threads`) */
     int64_t max_iterations; /* rounds of one recursive stratum before an error; <= 0 (default): no bound */
     int no_fuse;            /* GPU: every kernel separately, no Kernel Weaver fusion (default 0) */
     int profile;            /* collect per-kernel statistics (rf_result_profile); default 0 */
@@ -706,7 +707,7 @@ REDFOX_API int rf_batch_add_text(rf_batch *b, const char *name, const char *text
 REDFOX_API int rf_batch_read_ahead(rf_batch *b);
 /* rf_batch_read_ahead, and each file read is also parsed there for prog
 ** (into its base predicates' columns, on threads threads; <= 0: every
-** core; at the lowest CPU priority, on Linux), so that rf_exec(db, prog, b, ...) starts with it parsed: only its
+** core; at most 1024, more: REDFOX_MISUSE; at the lowest CPU priority, on Linux), so that rf_exec(db, prog, b, ...) starts with it parsed: only its
 ** strings are interned then, into the dictionary the transactions before
 ** left (the parse touches nothing of the database or the transaction
 ** under way), and an error of the file (a bad line: path:line:col) is
@@ -741,7 +742,8 @@ REDFOX_API const char *rf_batch_errmsg(const rf_batch *b);
 typedef struct rf_exec_options {
     size_t size;          /* set by rf_exec_options_init */
     int device;           /* REDFOX_DEVICE_* of every run; default AUTO */
-    int threads;          /* CPU threads; <= 0 (default): one per core */
+    int threads;          /* CPU threads; <= 0 (default): one per core; at most 1024 (more:
+                          ** REDFOX_MISUSE) */
     const char *settings; /* tuning settings "NAME=VALUE,..." as rf_run_options.settings; NULL: none */
     const char *cache_dir;/* as rf_run_options.cache_dir; NULL (default): the default folder */
     int init;             /* 1: recompute and store every derived predicate (`--init`) */

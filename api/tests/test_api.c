@@ -1121,6 +1121,17 @@ static void test_settings(void)
     rf_result_free(res);
     struct stat sb;
     CHECK(stat(model, &sb) == 0);
+    /* threads beyond the tools' 1024: REDFOX_MISUSE naming them (100000 was
+    ** REDFOX_NOMEM, "out of memory"); <= 0 is one per core */
+    o.settings = NULL;
+    o.device = REDFOX_DEVICE_CPU;
+    o.threads = 100000;
+    res = NULL;
+    CHECK(rf_run(db, p, &o, &res) == REDFOX_MISUSE && !res && strstr(rf_errmsg(db), "threads 100000: at most 1024"));
+    o.threads = -5;
+    CHECK_OK(rf_run(db, p, &o, &res), rf_errmsg(db));
+    CHECK(res && rf_result_rows(res, 0) == 3);
+    rf_result_free(res);
     rf_close(db);
     rf_program_free(p);
     char cmd[400];

@@ -428,6 +428,13 @@ int main(int argc, char **argv)
     /* rf_exec_wait with no commit ending: REDFOX_OK and no message (the
     ** last failed call's stayed) */
     CHECK(rf_exec_wait(db) == REDFOX_OK && !*rf_errmsg(db));
+    /* threads beyond 1024 (the tools' bound): REDFOX_MISUSE naming them (it
+    ** was REDFOX_NOMEM, "out of memory", for 100000) */
+    rf_exec_options many = o;
+    many.threads = 100000;
+    CHECK(rf_exec(db, prog, NULL, &many, &res) == REDFOX_MISUSE && res == NULL &&
+          strstr(rf_errmsg(db), "threads 100000: at most 1024"));
+    CHECK(rf_batch_parse_ahead(b, prog, 100000) == REDFOX_MISUSE && strstr(rf_batch_errmsg(b), "at most 1024"));
     rf_batch_free(b);
     rf_batch_free(NULL);
     CHECK(rf_result_exec_incremental(NULL) == 0 && rf_result_exec_profile(NULL) == NULL);
