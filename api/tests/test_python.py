@@ -430,6 +430,15 @@ def test_wide():
     # does not take with 2. A str with a NUL was cut at it (two rows became
     # one), the others raised TypeError or AttributeError or misnamed NaN.
     sdb = redfox.Database()
+    # integer options beyond their C fields' range raise (ctypes kept their
+    # low bits: max_iterations=2**64 + 1 ran with a bound of 1 round)
+    for opt in ({"max_iterations": (1 << 64) + 1}, {"threads": (1 << 32) + 2}, {"gpu_memory": -1},
+                {"threads": "2"}):
+        try:
+            sdb.run("x(a) -> int(a).\n", device="cpu", **opt)
+            check(False, "%r raises" % (opt,))
+        except redfox.Error as e:
+            check(e.code == 2 and list(opt)[0] in e.message, "%r: %s" % (opt, e.message))
     for rows, types, code, what in (
             ([("a",), ("a\x00b",)], ["string"], 1, "column 1 (string), row 2: a string with a NUL character"),
             ([(b"a",)], ["string"], 2, "column 1 (string), row 1: a bytes where string takes a str"),

@@ -669,6 +669,22 @@ def _row_columns(rows, types, where):
     return ncols, tcodes, len(rows), ptrs, cols
 
 
+def _option(name, v, lo, hi):
+    """An integer option checked against its C field's range: ctypes keeps
+    the low bits of a bigger int without a word (max_iterations=2**64 + 1
+    became 1)."""
+    try:
+        v = operator.index(v)
+    except TypeError:
+        raise Error(2, "redfox: %s takes an int, not a %s" % (name, type(v).__name__)) from None
+    if not lo <= v <= hi:
+        raise Error(2, "redfox: %s %d is out of range (%d to %d)" % (name, v, lo, hi))
+    return v
+
+
+_C_INT = (-(1 << 31), (1 << 31) - 1)
+
+
 # ---- batches (transactions, API level 4) -----------------------------------------
 
 class Batch:
@@ -814,8 +830,8 @@ class Database:
         if device not in _DEVICES:
             raise Error(2, "redfox: unknown device %r (auto, cpu or gpu)" % (device,))
         o.device = _DEVICES[device]
-        o.threads = threads
-        o.max_iterations = max_iterations
+        o.threads = _option("threads", threads, *_C_INT)
+        o.max_iterations = _option("max_iterations", max_iterations, *_INT64)
         o.no_fuse = 1 if no_fuse else 0
         o.profile = 1 if profile else 0
         if settings:
@@ -825,7 +841,7 @@ class Database:
             o.trace_file = os.fsencode(trace)
         if cache_dir is not None:
             o.cache_dir = os.fsencode(cache_dir)
-        o.gpu_memory = gpu_memory
+        o.gpu_memory = _option("gpu_memory", gpu_memory, 0, (1 << 64) - 1)
         if world is not None:
             if not isinstance(world, World) or not world._h:
                 raise Error(2, "redfox: world is a World not yet ended")
@@ -874,7 +890,7 @@ class Database:
         if device not in _DEVICES:
             raise Error(2, "redfox: unknown device %r (auto, cpu or gpu)" % (device,))
         o.device = _DEVICES[device]
-        o.threads = threads
+        o.threads = _option("threads", threads, *_C_INT)
         o.init = 1 if init else 0
         o.recompute = 1 if recompute else 0
         o.profile = 1 if profile else 0
