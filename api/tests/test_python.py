@@ -222,6 +222,28 @@ def test_level2(redfox_bin):
         sio = io.StringIO()
         base["tri"].write(sio, "table")
         check(sio.getvalue() == base["tri"].text("table"), "write to a StringIO")
+        # a BytesIO (it failed: str written to it), a text file in UTF-16 (it
+        # got UTF-8 bytes under its own), and the file's position and mode
+        # kept: writes after a seek land there (the file was left O_APPEND)
+        bio = io.BytesIO()
+        base["tri"].write(bio, "tbl")
+        check(bio.getvalue() == base["tri"].text("tbl").encode(), "write to a BytesIO")
+        with open(out, "w", encoding="utf-16") as f:
+            base["tri"].write(f, "csv")
+        with open(out, encoding="utf-16") as f:
+            check(f.read() == base["tri"].text("csv"), "write to a UTF-16 text file")
+        for mode in ("w", "wb"):
+            with open(out, mode) as f:
+                head = "HEAD\n" if mode == "w" else b"HEAD\n"
+                f.write(head)
+                base["tri"].write(f, "csv")
+                f.write(head)
+                f.seek(0)
+                f.write("ZZ" if mode == "w" else b"ZZ")
+            with open(out) as f:
+                want = "ZZAD\n" + base["tri"].text("csv") + "HEAD\n"
+                got = f.read()
+                check(got == want, "write to a file (%s), then after a seek: %r" % (mode, got))
         # keep_inputs: the second run reads the kept rows, not the changed file
         with open(os.path.join(tmp, "e.csv"), "w") as f:
             f.write("1,2\n2,3\n1,3\n")

@@ -40,6 +40,7 @@ import codecs
 import ctypes
 import datetime
 import decimal
+import io
 import operator
 import os
 from collections import namedtuple
@@ -1055,25 +1056,38 @@ class Relation:
             rf_free(p)
 
     def write(self, file, format="csv"):
-        """Writes the relation to file as text() gives it: a file with a
-        descriptor through rf_result_write (its FILE *), any other object
-        with write() through rf_result_write_to."""
+        """Writes the relation to file as text() gives it, at the file's
+        position: a binary file with a descriptor through rf_result_write
+        (its FILE *), any other object with write() (a text file, in its
+        own encoding and newlines; io.StringIO, io.BytesIO) through
+        rf_result_write_to."""
         if format not in _FORMATS:
             raise Error(2, "redfox: unknown format %r (csv, tbl or table)" % (format,))
-        try:
-            fd = file.fileno()
-        except (AttributeError, OSError, ValueError):
-            fd = None
+        binary = isinstance(file, (io.RawIOBase, io.BufferedIOBase)) or "b" in getattr(file, "mode", "")
+        fd = None
+        if binary:
+            try:
+                fd = file.fileno()
+            except (AttributeError, OSError, ValueError):
+                fd = None
         if fd is not None:
             file.flush()
-            f = _libc.fdopen(os.dup(fd), b"ab" if "b" in getattr(file, "mode", "") else b"a")
+            dup = os.dup(fd)
+            # "w" (never "a": glibc's fdopen would set O_APPEND on the caller's
+            # open file, so that its later writes went to the end after a seek)
+            f = _libc.fdopen(dup, b"wb")
             if not f:
+                os.close(dup)
                 raise Error(5, "redfox: cannot write to %r" % (file,))
             code = rf_result_write(self._result._h, self._i, _FORMATS[format], f)
             if _libc.fclose(f) and not code:
                 code = 5
+            try:  # the file object goes on after what was written under it
+                if file.seekable():
+                    file.seek(os.lseek(fd, 0, os.SEEK_CUR))
+            except (AttributeError, OSError, ValueError):
+                pass
         else:
-            binary = "b" in getattr(file, "mode", "")
             utf8 = codecs.getincrementaldecoder("utf-8")()  # a piece may end inside a character
 
             def piece(_user, p, n):
