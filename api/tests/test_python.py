@@ -225,6 +225,15 @@ def test_level2(redfox_bin):
         # a BytesIO (it failed: str written to it), a text file in UTF-16 (it
         # got UTF-8 bytes under its own), and the file's position and mode
         # kept: writes after a seek land there (the file was left O_APPEND)
+        # a column counted from the end, as a list's (-1 raised a bare TypeError)
+        tri = base["tri"]
+        check(tri.column(-1) == tri.column(len(tri.columns) - 1), "column(-1)")
+        for bad in (len(tri.columns), -len(tri.columns) - 1):
+            try:
+                tri.column(bad)
+                check(False, "column(%d) raises" % bad)
+            except IndexError:
+                pass
         bio = io.BytesIO()
         base["tri"].write(bio, "tbl")
         check(bio.getvalue() == base["tri"].text("tbl").encode(), "write to a BytesIO")

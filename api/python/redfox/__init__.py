@@ -1007,6 +1007,11 @@ class Relation:
         """Column c (index or name) as a list of Python values."""
         if isinstance(c, str):
             c = self.columns.index(c)
+        c = operator.index(c)
+        if c < 0:  # from the end, as a list's index (it reached the library as -1: a bare TypeError)
+            c += len(self.columns)
+        if not 0 <= c < len(self.columns):
+            raise IndexError("redfox: %s has no column %d (%d columns)" % (self.name, c, len(self.columns)))
         h, i, n = self._result._h, self._i, len(self)
         if n == 0:
             return []
