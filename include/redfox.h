@@ -382,10 +382,12 @@ REDFOX_API double rf_trace_clock(void);
 /* One event: category cat ("phase", "load", "kernel", "gpu"), its name, its
 ** start and end (rf_trace_clock) and rows or bytes n (-1: none). cat and
 ** name are copied. REDFOX_MISUSE for a time that is not finite (NaN,
-** infinity: no JSON number), rf_trace_errmsg saying so. */
+** infinity: no JSON number) or a cat or name that is not UTF-8 (JSON's
+** text is), rf_trace_errmsg saying so. */
 REDFOX_API int rf_trace_event(rf_trace *t, const char *cat, const char *name, double t0, double t1, int64_t n);
 /* Writes the timeline to path as Chrome trace-event JSON, the process named
-** process (NULL: "redfox library"): written aside and renamed into place.
+** process (NULL: "redfox library"; not UTF-8: REDFOX_MISUSE): written
+** aside and renamed into place.
 ** REDFOX_IO when it cannot be written: rf_trace_errmsg says why (and
 ** rf_trace_diag_count / rf_trace_diag give the record). */
 REDFOX_API int rf_trace_write(rf_trace *t, const char *path, const char *process);
