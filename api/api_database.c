@@ -533,12 +533,31 @@ int rf_run(rf_database *db, const rf_program *prog, const rf_run_options *opt, r
     if (!st && db->dir && rf_db_is_database(db->dir)) st = rf_file_lock_folder_shared(db->dir, &dblock, &waited, &d);
     int threads = o.threads > 0 ? o.threads : rf_online_cpus();
     const rf_hir_program *h = prog->hir;
+    char *read = db->ntables ? rf_calloc((size_t)db->ntables, 1) : NULL; /* [table]: 1 when an input read it */
     for (int32_t i = 0; i < prog->ninputs && !st; i++) {
         const rf_hir_var *v = h->vars[prog->inputs[i]];
         int for_pred = 0;
         api_table *t = table_for(db, v, &for_pred);
         if (t) st = put_input(db, t, v, for_pred, cache, threads, &d);
+        if (t && read) read[t - db->tables] = 1;
     }
+    /* a relation given under a name no input of the program has (a typo:
+    ** "edges", "./edge.csv") was left unread without a word, the run
+    ** reading the file instead: said, as a warning (a database may hold
+    ** relations of other programs) */
+    for (int32_t k = 0; read && !st && k < db->ntables; k++) {
+        if (read[k]) continue;
+        int named = 0; /* an input of that file, each given its own rows under its predicate's name */
+        for (int32_t i = 0; i < prog->ninputs && !named; i++) {
+            const char *file = h->vars[prog->inputs[i]]->input_file;
+            named = file && !strcmp(file, db->tables[k].name);
+        }
+        rf_diag_add(&d, RF_SEV_WARNING, rf_mkloc(NULL, 0, 0), "the relation given as '%s' was not read: %s",
+                    db->tables[k].name,
+                    named ? "each input of that file read the rows given under its predicate's name"
+                          : "the program has no input of that file (as its lang:input names it) or predicate");
+    }
+    free(read);
     rf_rt_trace_log trace;
     rf_rt_trace_log_init(&trace);
     trace_pair tp = {o.trace_file ? &trace : NULL, o.trace ? &o.trace->log : NULL};

@@ -188,7 +188,9 @@ REDFOX_API const rf_diagnostic *rf_database_diag(const rf_database *db, int64_t 
 ** predicate reading it; or its predicate's name ("flight"): to that
 ** predicate alone (another one reading the same file reads the file, or
 ** the rows given under the file's name: a predicate reads rows given
-** under its own name before those given for its file).
+** under its own name before those given for its file). A run that reads
+** none of a relation given (no input of the program has that name: a
+** typo) says so with a warning among its diagnostics, and reads the file.
 ** ncols columns of the types in types[] (REDFOX_*); columns[c] points at
 ** nrows values in the layout of the type (see VALUES above), strings as
 ** const char *const * (NUL-terminated UTF-8). The rows are copied (and

@@ -1164,6 +1164,16 @@ static char *run_csv(rf_database *db, const char *src, const char *name)
     return text;
 }
 
+/* Whether the last call on db left a warning holding what. */
+static int has_warning(const rf_database *db, const char *what)
+{
+    for (int64_t i = 0; i < rf_database_diag_count(db); i++) {
+        const rf_diagnostic *g = rf_database_diag(db, i);
+        if (g->severity == REDFOX_SEV_WARNING && strstr(g->message, what)) return 1;
+    }
+    return 0;
+}
+
 /* Rows given under a predicate's name stand for that predicate only: an
 ** input of another predicate on the same file reads the file, in the same
 ** program and (with keep_inputs) in a later one, whichever runs first; rows
@@ -1243,6 +1253,28 @@ static void test_readers(void)
         }
         rf_close(db);
     }
+    /* rows given under a name no input reads (a typo) are said to be unread,
+    ** as a warning of the run (they were left unread without a word, the
+    ** file read instead); so are the file's, where its one reader read its own */
+    rf_database *db = NULL;
+    CHECK_OK(rf_open(dir, &db), rf_errmsg(db));
+    CHECK_OK(rf_database_put_rows(db, "edges", 2, ii, 1, cols), rf_errmsg(db));
+    char *t = run_csv(db, only_edge, "oe");
+    CHECK(t && !strcmp(t, file_rows));
+    rf_free(t);
+    CHECK(has_warning(db, "the relation given as 'edges' was not read: the program has no input of that file"));
+    CHECK_OK(rf_database_drop(db, "edges"), rf_errmsg(db));
+    CHECK_OK(rf_database_put_rows(db, "edge", 2, ii, 1, cols), rf_errmsg(db));
+    CHECK_OK(rf_database_put_rows(db, "e.csv", 2, ii, 1, cols), rf_errmsg(db));
+    t = run_csv(db, only_edge, "oe");
+    CHECK(t && !strcmp(t, given_rows));
+    rf_free(t);
+    CHECK(has_warning(db, "the relation given as 'e.csv' was not read: each input of that file read the rows given"));
+    CHECK(!has_warning(db, "'edge' was not read"));
+    t = run_csv(db, both, "oo"); /* both read: no warning */
+    rf_free(t);
+    CHECK(!has_warning(db, "was not read"));
+    rf_close(db);
     remove(file);
     rmdir(dir);
 }
