@@ -551,11 +551,9 @@ int rf_exec(rf_database *db, const rf_program *prog, const rf_batch *batch, cons
 int rf_exec_wait(rf_database *db)
 {
     if (!db) return REDFOX_MISUSE;
-    if (!db->resident || !rf_txn_resident_publishing(db->resident)) {
-        /* nothing to wait for: a failed end keeps the message that says why */
-        if (db->async_status == REDFOX_OK) api_diags_clear(&db->diags);
-        return db->async_status;
-    }
+    /* nothing to wait for: the diagnostics stay those of the call before (a
+    ** failed rf_exec's, read after this call asks about the commit before it) */
+    if (!db->resident || !rf_txn_resident_publishing(db->resident)) return db->async_status;
     api_diags_clear(&db->diags);
     rf_diags d;
     rf_diags_init(&d);

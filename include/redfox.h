@@ -811,7 +811,9 @@ REDFOX_API int rf_exec(rf_database *db, const rf_program *prog, const rf_batch *
 ** (rf_errmsg(db) says why): the database is at the transaction before it,
 ** and an rf_exec after it on db failed without applying anything. Later
 ** rf_exec calls on db, rf_close, and any other process's transaction wait
-** for that end too. */
+** for that end too. With no end to wait for (none left, or a failed
+** rf_exec waited for it) it changes no diagnostics: rf_errmsg(db) still
+** says why the call before it failed. */
 REDFOX_API int rf_exec_wait(rf_database *db);
 /* What the transaction of an rf_exec result did; 0 / NULL for a result of
 ** rf_run. 1 when the derived predicates were maintained incrementally, 0
