@@ -441,6 +441,14 @@ int rf_exec(rf_database *db, const rf_program *prog, const rf_batch *batch, cons
         api_diags_error(&db->diags, "rf_exec: threads %d: at most %d (<= 0: one per core)", o.threads, API_MAX_THREADS);
         return REDFOX_MISUSE;
     }
+    /* a start after the call (another clock's time: time(), an epoch) or no
+    ** number made the profile's times negative or NaN */
+    if (!(o.start <= 0) && !(o.start <= rf_now())) {
+        api_diags_error(&db->diags,
+                        "rf_exec: start %g is not a time of rf_trace_clock() before the call (now %g; <= 0: from the call)",
+                        o.start, rf_now());
+        return REDFOX_MISUSE;
+    }
     rf_diags d;
     rf_diags_init(&d);
     rf_rt_tuning tune;

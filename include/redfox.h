@@ -765,7 +765,8 @@ typedef struct rf_exec_options {
     void *log_user;       /* handed to log as is */
     double start;         /* rf_trace_clock() when the caller's work began (its compile): the
                           ** profile's "compile" and "in all" times count from it; <= 0
-                          ** (default): from the call */
+                          ** (default): from the call; later than the call, or NaN:
+                          ** REDFOX_MISUSE */
     int incremental;      /* 1: maintain incrementally whatever the batch's size (`--incremental`);
                           ** 0 (default): a batch that changes more than an eighth of the base
                           ** predicates' stored rows recomputes what diffs would maintain (cheaper) */
