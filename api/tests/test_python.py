@@ -470,6 +470,21 @@ def test_wide():
             check(False, "%r raises" % (opt,))
         except redfox.Error as e:
             check(e.code == 2 and list(opt)[0] in e.message, "%r: %s" % (opt, e.message))
+    # arguments of another type than the str they are: redfox.Error code 2
+    # naming them (AttributeError: 'int' object has no attribute 'encode')
+    for call, what in ((lambda: sdb.put(5, [(1,)], ["int"]), "the relation's name is a str, not a int"),
+                       (lambda: sdb.drop(None), "the relation's name is a str, not a NoneType"),
+                       (lambda: sdb.put_arrow(b"t", None), "the relation's name is a str, not a bytes"),
+                       (lambda: sdb.put_arrow("t", 5), "put_arrow takes an object with __arrow_c_array__"),
+                       (lambda: redfox.Batch().insert(3, [(1,)], ["int"]), "the predicate is a str, not a int"),
+                       (lambda: redfox.Batch().add_text(b"+e(1)."), "the text is a str, not a bytes")):
+        try:
+            call()
+            check(False, "%s raises" % what)
+        except redfox.Error as e:
+            check(e.code == 2 and what in e.message, e.message)
+        except Exception as e:  # noqa: BLE001 (what the test is about)
+            check(False, "%s: %s: %s" % (what, type(e).__name__, e))
     for rows, types, code, what in (
             ([("a",), ("a\x00b",)], ["string"], 1, "column 1 (string), row 2: a string with a NUL character"),
             ([(b"a",)], ["string"], 2, "column 1 (string), row 1: a bytes where string takes a str"),

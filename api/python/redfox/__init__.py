@@ -686,6 +686,15 @@ def _option(name, v, lo, hi):
 _C_INT = (-(1 << 31), (1 << 31) - 1)
 
 
+def _text_arg(what, v):
+    """A str argument (a relation's or predicate's name, a batch's text) as
+    UTF-8 bytes; another type raises redfox.Error code 2 naming the argument
+    (it raised AttributeError: 'int' object has no attribute 'encode')."""
+    if not isinstance(v, str):
+        raise Error(2, "redfox: %s is a str, not a %s" % (what, type(v).__name__))
+    return v.encode()
+
+
 # ---- batches (transactions, API level 4) -----------------------------------------
 
 class Batch:
@@ -715,7 +724,7 @@ class Batch:
 
     def _rows(self, fn, pred, rows, types):
         cols = _row_columns(rows, types, pred)
-        return self._check(fn(self._h, pred.encode(), *cols[:4]))
+        return self._check(fn(self._h, _text_arg("the predicate", pred), *cols[:4]))
 
     def insert(self, pred, rows, types):
         """Rows inserted into base predicate pred (a row already there: nothing)."""
@@ -731,8 +740,9 @@ class Batch:
 
     def add_text(self, text, name=None):
         """Transaction text (`+pred(v, ...).` / `-pred(v, ...).` lines)."""
-        data = text.encode()
-        return self._check(rf_batch_add_text(self._h, name.encode() if name else None, data, len(data)))
+        data = _text_arg("the text", text)
+        return self._check(rf_batch_add_text(self._h, _text_arg("the name", name) if name is not None else None, data,
+                                             len(data)))
 
 
 # What a transaction did (Result.transaction): incremental (bool), why it was
@@ -778,8 +788,9 @@ class Database:
     def put(self, name, rows, types):
         """Gives input relation name (its lang:input file name or its
         predicate's name) as a list of tuples of the given type names."""
+        key = _text_arg("the relation's name", name)
         cols = _row_columns(rows, types, name)
-        self._check(rf_database_put_rows(self._h, name.encode(), *cols[:4]))
+        self._check(rf_database_put_rows(self._h, key, *cols[:4]))
 
     def put_arrow(self, name, data):
         """Gives input relation name from any object of the Arrow PyCapsule
@@ -787,20 +798,25 @@ class Database:
         any number of chunks), or a (schema capsule, array capsule) pair. An
         array is moved in (int64, double and date32 columns without a copy);
         a stream's batches are copied."""
+        key = _text_arg("the relation's name", name)
+        if not (hasattr(data, "__arrow_c_stream__") or hasattr(data, "__arrow_c_array__") or
+                (isinstance(data, tuple) and len(data) == 2)):
+            raise Error(2, "redfox: put_arrow takes an object with __arrow_c_array__ or __arrow_c_stream__, or a "
+                           "(schema capsule, array capsule) pair, not a %s" % type(data).__name__)
         if hasattr(data, "__arrow_c_stream__") and not hasattr(data, "__arrow_c_array__"):
             stream_cap = data.__arrow_c_stream__()
             sp = _capsule_ptr(stream_cap, _STREAM_NAME)
-            self._check(rf_database_put_arrow_stream(self._h, name.encode(), ctypes.cast(sp, POINTER(ArrowArrayStream))))
+            self._check(rf_database_put_arrow_stream(self._h, key, ctypes.cast(sp, POINTER(ArrowArrayStream))))
             return
         schema_cap, array_cap = data.__arrow_c_array__() if hasattr(data, "__arrow_c_array__") else data
         sp = _capsule_ptr(schema_cap, _SCHEMA_NAME)
         ap = _capsule_ptr(array_cap, _ARRAY_NAME)
-        self._check(rf_database_put_arrow(self._h, name.encode(), ctypes.cast(sp, POINTER(ArrowSchema)),
+        self._check(rf_database_put_arrow(self._h, key, ctypes.cast(sp, POINTER(ArrowSchema)),
                                           ctypes.cast(ap, POINTER(ArrowArray))))
 
     def drop(self, name):
         """Forgets a relation given by put or put_arrow: runs read its file again."""
-        self._check(rf_database_drop(self._h, name.encode()))
+        self._check(rf_database_drop(self._h, _text_arg("the relation's name", name)))
 
     def forget_device(self):
         """Frees what the GPU holds of the kept inputs (rf_database_forget_device):
