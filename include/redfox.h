@@ -246,7 +246,7 @@ REDFOX_API int rf_compile(const char *text, int64_t len, const char *name, rf_pr
 REDFOX_API int rf_compile_files(const char *const *paths, int32_t n, rf_program **prog);
 /* The same for n programs already in memory: texts[i] of lens[i] bytes
 ** (lens NULL, or lens[i] < 0: NUL-terminated), named names[i] in
-** diagnostics (NULL: "<string>"). One of them may be a compiled program
+** diagnostics (names NULL, or names[i] NULL: "<string>"). One of them may be a compiled program
 ** (.rfx bytes, told by a name ending in .rfx or by the file's magic bytes),
 ** then alone: for a program read from a pipe or standard input, whichever
 ** it is. The texts are read during the call only. */

@@ -1332,7 +1332,13 @@ static void test_buffers(const char *rfx_path)
           strstr(rf_program_errmsg(mixed), "cannot be combined"));
     rf_program_free(mixed);
     mixed = NULL;
-    CHECK(rf_compile_buffers(names, NULL, NULL, 1, &mixed) == REDFOX_MISUSE);
+    CHECK(rf_compile_buffers(names, NULL, NULL, 1, &mixed) == REDFOX_MISUSE &&
+          strstr(rf_program_errmsg(mixed), "texts is NULL"));
+    /* names NULL, as lens NULL: each "<string>" (it was refused: "no programs") */
+    rf_program *unnamed = NULL;
+    CHECK(rf_compile_buffers(NULL, btexts, NULL, 2, &unnamed) == REDFOX_ERROR); /* (nowhere is undefined) */
+    CHECK(rf_program_diag_count(unnamed) >= 1 && !strcmp(rf_program_diag(unnamed, 0)->file, "<string>"));
+    rf_program_free(unnamed);
     rf_free(t1);
     rf_free(t2);
     rf_result_free(r1);
