@@ -234,6 +234,12 @@ static void test_errors(void)
     rf_database *db = NULL;
     CHECK(rf_open("/nonexistent/folder", &db) == REDFOX_IO && strstr(rf_errmsg(db), "/nonexistent/folder"));
     rf_close(db);
+    /* a folder given as a program says so (it said "read error") */
+    const char *folder[1] = {"/"};
+    rf_program *fp = NULL;
+    CHECK(rf_compile_files(folder, 1, &fp) == REDFOX_ERROR &&
+          !strcmp(rf_program_errmsg(fp), "/: cannot read the program: Is a directory"));
+    rf_program_free(fp);
     CHECK_OK(rf_open(NULL, &db), rf_errmsg(db));
     /* bad values are refused when given, naming the column and row */
     int32_t bad_date[2] = {0, 4000000};
