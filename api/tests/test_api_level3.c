@@ -203,9 +203,13 @@ static void test_dump(void)
     /* formats a form has not, unknown forms, a writer that stops */
     CHECK(dump(p, REDFOX_DUMP_RULES, REDFOX_DUMP_YAML, NULL, &s) == REDFOX_MISUSE && !*s);
     free(s);
-    CHECK(strstr(rf_program_errmsg(p), "rules has no format") != NULL);
+    /* the format by name and the ones the form has (it said "rules has no format 1") */
+    CHECK(!strcmp(rf_program_errmsg(p), "rf_program_dump: rules has no format YAML (it has text)"));
     CHECK(dump(p, REDFOX_DUMP_HARMONY, REDFOX_DUMP_DOT, NULL, &s) == REDFOX_MISUSE);
     free(s);
+    CHECK(dump(p, REDFOX_DUMP_AST, REDFOX_DUMP_DOT, NULL, &s) == REDFOX_MISUSE && !*s);
+    free(s);
+    CHECK(!strcmp(rf_program_errmsg(p), "rf_program_dump: ast has no format dot (it has text and YAML)"));
     CHECK(dump(p, 42, REDFOX_DUMP_TEXT, NULL, &s) == REDFOX_MISUSE);
     free(s);
     CHECK(rf_program_dump(p, REDFOX_DUMP_AST, REDFOX_DUMP_TEXT, NULL, NULL, NULL) == REDFOX_MISUSE);
