@@ -31,6 +31,10 @@ int rf_open(const char *path, rf_database **out)
     rf_database *db = *out = rf_calloc(1, sizeof *db);
     if (!db) return REDFOX_NOMEM;
     if (!(db->dir = rf_strdup(path ? path : "."))) return REDFOX_NOMEM;
+    if (!*db->dir) { /* (it said ": cannot open the data folder: No such file or directory") */
+        api_diags_error(&db->diags, "rf_open: an empty path (NULL: the current folder)");
+        return REDFOX_MISUSE;
+    }
     struct stat sb;
     if (stat(db->dir, &sb) != 0) {
         api_diags_error(&db->diags, "%s: cannot open the data folder: %s", db->dir, strerror(errno));

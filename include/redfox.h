@@ -164,9 +164,9 @@ typedef struct rf_database rf_database;
 /* Opens path as the source of a program's lang:input files: a folder of text
 ** files (CSV, TBL: the program's directives say how to read them) or a
 ** redfox database (a folder `redfox import` wrote: only the columns a
-** program reads are read). NULL: the current folder. Nothing is read here
-** beyond checking that the folder exists: each run reads the files it
-** needs, when it runs. On failure *db is still set (unless out of memory)
+** program reads are read). NULL: the current folder ("": REDFOX_MISUSE).
+** Nothing is read here beyond checking that the folder exists: each run
+** reads the files it needs, when it runs. On failure *db is still set (unless out of memory)
 ** and rf_errmsg(*db) says why; close it with rf_close. */
 REDFOX_API int rf_open(const char *path, rf_database **db);
 /* Frees db and every relation given to it (Arrow arrays moved in are

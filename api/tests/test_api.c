@@ -234,6 +234,9 @@ static void test_errors(void)
     rf_database *db = NULL;
     CHECK(rf_open("/nonexistent/folder", &db) == REDFOX_IO && strstr(rf_errmsg(db), "/nonexistent/folder"));
     rf_close(db);
+    /* an empty path names no folder: a bad argument, said so (it was ": cannot open the data folder") */
+    CHECK(rf_open("", &db) == REDFOX_MISUSE && !strcmp(rf_errmsg(db), "rf_open: an empty path (NULL: the current folder)"));
+    rf_close(db);
     /* a folder given as a program says so (it said "read error") */
     const char *folder[1] = {"/"};
     rf_program *fp = NULL;
