@@ -396,6 +396,16 @@ lang:output[`link] = "link".
         lines = cmd.stdout.decode().split("\n")
         check(cmd.returncode == 0 and lines[0] == "rich (%d rows)" % len(rich) and sorted(lines[2:2 + len(rich)]) == rich,
               "redfox exec on a copy: %r against %r" % (cmd.stdout, rich))
+        # a closed batch raises, in exec and in its own calls (exec took it as
+        # no batch and committed nothing; insert failed with no message)
+        b.close()
+        for call in (lambda: db.exec(prog, b, device="cpu"), lambda: b.add_text("-account(1, \"x\", 1).\n"),
+                     lambda: b.insert("account", [(9, "z", decimal.Decimal(1))], ["int", "string", "decimal"])):
+            try:
+                call()
+                check(False, "a closed batch raises")
+            except redfox.Error as e:
+                check(e.code == 2 and "the batch is closed" in e.message, e.message)
         db.close()
 def test_level4_stats():
     """API level 4 through the module: Result.stats(), device_info(),

@@ -722,9 +722,17 @@ class Batch:
             raise Error(code, rf_batch_errmsg(self._h).decode())
         return self
 
+    def _open(self):
+        """The handle; a closed batch raises (its calls failed with no message,
+        and Database.exec took it as no batch: nothing applied)."""
+        if not getattr(self, "_h", None):
+            raise Error(2, "redfox: the batch is closed")
+        return self._h
+
     def _rows(self, fn, pred, rows, types):
+        h = self._open()
         cols = _row_columns(rows, types, pred)
-        return self._check(fn(self._h, _text_arg("the predicate", pred), *cols[:4]))
+        return self._check(fn(h, _text_arg("the predicate", pred), *cols[:4]))
 
     def insert(self, pred, rows, types):
         """Rows inserted into base predicate pred (a row already there: nothing)."""
@@ -736,12 +744,13 @@ class Batch:
 
     def add_file(self, path):
         """A transaction file, read when the batch is applied."""
-        return self._check(rf_batch_add_file(self._h, os.fsencode(path)))
+        return self._check(rf_batch_add_file(self._open(), os.fsencode(path)))
 
     def add_text(self, text, name=None):
         """Transaction text (`+pred(v, ...).` / `-pred(v, ...).` lines)."""
+        h = self._open()
         data = _text_arg("the text", text)
-        return self._check(rf_batch_add_text(self._h, _text_arg("the name", name) if name is not None else None, data,
+        return self._check(rf_batch_add_text(h, _text_arg("the name", name) if name is not None else None, data,
                                              len(data)))
 
 
@@ -917,7 +926,9 @@ class Database:
         if cache_dir is not None:
             o.cache_dir = os.fsencode(cache_dir)
         h = c_void_p()
-        self._check(rf_exec(self._h, program._h, batch._h if batch is not None else None, ctypes.byref(o),
+        if batch is not None and not isinstance(batch, Batch):
+            raise Error(2, "redfox: batch is a Batch (or None), not a %s" % type(batch).__name__)
+        self._check(rf_exec(self._h, program._h, batch._open() if batch is not None else None, ctypes.byref(o),
                             ctypes.byref(h)))
         return Result(h, _diags(rf_database_diag_count, rf_database_diag, self._h))
 
