@@ -42,7 +42,7 @@ static int holds_rows(int64_t len, int64_t off, int64_t n)
 ** null, or -1. */
 static int64_t first_null(const struct ArrowArray *a, int64_t off, int64_t n)
 {
-    if (a->null_count == 0 || a->n_buffers < 1 || !a->buffers[0]) return -1;
+    if (a->null_count == 0 || a->n_buffers < 1 || !a->buffers || !a->buffers[0]) return -1;
     for (int64_t i = 0; i < n; i++)
         if (!bit(a->buffers[0], off + i)) return i;
     return -1;
@@ -99,9 +99,6 @@ static int import_column(rf_database *db, const char *name, int32_t c, const str
              (long long)a->offset, (long long)a->length);
     if (!holds_rows(a->length, off, n))
         FAIL(REDFOX_MISUSE, "%s: column %d (%s): shorter than the relation", name, (int)c + 1, cname);
-    int64_t fn = first_null(a, a->offset + off, n);
-    if (fn >= 0) FAIL(REDFOX_ERROR, "%s: column %d (%s), row %lld: a null (redfox has no nulls)", name, (int)c + 1,
-                      cname, (long long)fn + 1);
     int64_t at = a->offset + off; /* physical index of the first row */
     int nbuf = !strcmp(f, "u") || !strcmp(f, "U") ? 3 : 2;
     if (a->n_buffers != nbuf)
@@ -110,7 +107,13 @@ static int import_column(rf_database *db, const char *name, int32_t c, const str
     if (!a->buffers)
         FAIL(REDFOX_MISUSE, "%s: column %d (%s): no buffers (a NULL buffers array) where the format '%s' has %d", name,
              (int)c + 1, cname, f, nbuf);
-    for (int k = 1; k < nbuf && n; k++)
+    /* (the validity bitmap is read once the buffers array is known to be there) */
+    int64_t fn = first_null(a, a->offset + off, n);
+    if (fn >= 0) FAIL(REDFOX_ERROR, "%s: column %d (%s), row %lld: a null (redfox has no nulls)", name, (int)c + 1,
+                      cname, (long long)fn + 1);
+    /* (a string's bytes may be NULL where they are none: the C Data
+    ** Interface lets a buffer of 0 bytes be NULL; checked below) */
+    for (int k = 1; k < (nbuf == 3 ? 2 : nbuf) && n; k++)
         if (!a->buffers[k])
             FAIL(REDFOX_MISUSE, "%s: column %d (%s): buffer %d of the format '%s' is NULL", name, (int)c + 1, cname, k,
                  f);
@@ -220,7 +223,10 @@ static int import_column(rf_database *db, const char *name, int32_t c, const str
                 FAIL(REDFOX_MISUSE, "%s: column %d (%s), row %lld: string offsets out of order", name, (int)c + 1,
                      cname, (long long)i);
         }
-        col->bytes = (const char *)buf + base; /* zero-copy: the bytes stay in the array */
+        if (!buf && o[n] > 0)
+            FAIL(REDFOX_MISUSE, "%s: column %d (%s): buffer 2 of the format '%s' is NULL (the strings hold %lld bytes)",
+                 name, (int)c + 1, cname, f, (long long)o[n]);
+        col->bytes = buf ? (const char *)buf + base : ""; /* zero-copy: the bytes stay in the array */
         for (int64_t i = 0; i < n; i++) {
             rf_val_err e;
             if (rf_val_check_utf8(col->bytes + o[i], o[i + 1] - o[i], &e))

@@ -31,6 +31,10 @@ int rf_open(const char *path, rf_database **out)
     rf_database *db = *out = rf_calloc(1, sizeof *db);
     if (!db) return REDFOX_NOMEM;
     if (!(db->dir = rf_strdup(path ? path : "."))) return REDFOX_NOMEM;
+    if (!*db->dir) { /* (it said ": cannot open the data folder: No such file or directory") */
+        api_diags_error(&db->diags, "rf_open: an empty path (NULL: the current folder)");
+        return REDFOX_MISUSE;
+    }
     struct stat sb;
     if (stat(db->dir, &sb) != 0) {
         api_diags_error(&db->diags, "%s: cannot open the data folder: %s", db->dir, strerror(errno));
@@ -253,15 +257,17 @@ void rf_run_options_init(rf_run_options *o)
     rf_run_options_init_v2(o, offsetof(rf_run_options, trace_file) + sizeof o->trace_file);
 }
 
-/* The table standing for input v (by file name, then predicate name), or
+/* The table standing for input v (by predicate name, then file name), or
 ** NULL; *for_pred: 1 when it was given under the predicate's name, so that
-** it stands for this predicate only, not for the other readers of its file. */
+** it stands for this predicate only, not for the other readers of its file.
+** (The predicate's own rows come first: rows given for its file as well
+** stand for the file's other readers.) */
 static api_table *table_for(rf_database *db, const rf_hir_var *v, int *for_pred)
 {
-    api_table *t = v->input_file ? find_table(db, v->input_file) : NULL;
-    *for_pred = !t;
-    if (!t && v->name) t = find_table(db, v->name);
+    api_table *t = v->name ? find_table(db, v->name) : NULL;
     if (!t && v->pred_name) t = find_table(db, v->pred_name);
+    *for_pred = t != NULL;
+    if (!t && v->input_file) t = find_table(db, v->input_file);
     return t;
 }
 
@@ -465,6 +471,10 @@ int rf_run(rf_database *db, const rf_program *prog, const rf_run_options *opt, r
         api_diags_error(&db->diags, "rf_run: unknown device %d", o.device);
         return REDFOX_MISUSE;
     }
+    if (o.threads > API_MAX_THREADS) {
+        api_diags_error(&db->diags, "rf_run: threads %d: at most %d (<= 0: one per core)", o.threads, API_MAX_THREADS);
+        return REDFOX_MISUSE;
+    }
     if (o.trace_file && !*o.trace_file) {
         api_diags_error(&db->diags, "rf_run: trace_file is empty (a file's name, or NULL for no trace file)");
         return REDFOX_MISUSE;
@@ -527,12 +537,31 @@ int rf_run(rf_database *db, const rf_program *prog, const rf_run_options *opt, r
     if (!st && db->dir && rf_db_is_database(db->dir)) st = rf_file_lock_folder_shared(db->dir, &dblock, &waited, &d);
     int threads = o.threads > 0 ? o.threads : rf_online_cpus();
     const rf_hir_program *h = prog->hir;
+    char *read = db->ntables ? rf_calloc((size_t)db->ntables, 1) : NULL; /* [table]: 1 when an input read it */
     for (int32_t i = 0; i < prog->ninputs && !st; i++) {
         const rf_hir_var *v = h->vars[prog->inputs[i]];
         int for_pred = 0;
         api_table *t = table_for(db, v, &for_pred);
         if (t) st = put_input(db, t, v, for_pred, cache, threads, &d);
+        if (t && read) read[t - db->tables] = 1;
     }
+    /* a relation given under a name no input of the program has (a typo:
+    ** "edges", "./edge.csv") was left unread without a word, the run
+    ** reading the file instead: said, as a warning (a database may hold
+    ** relations of other programs) */
+    for (int32_t k = 0; read && !st && k < db->ntables; k++) {
+        if (read[k]) continue;
+        int named = 0; /* an input of that file, each given its own rows under its predicate's name */
+        for (int32_t i = 0; i < prog->ninputs && !named; i++) {
+            const char *file = h->vars[prog->inputs[i]]->input_file;
+            named = file && !strcmp(file, db->tables[k].name);
+        }
+        rf_diag_add(&d, RF_SEV_WARNING, rf_mkloc(NULL, 0, 0), "the relation given as '%s' was not read: %s",
+                    db->tables[k].name,
+                    named ? "each input of that file read the rows given under its predicate's name"
+                          : "the program has no input of that file (as its lang:input names it) or predicate");
+    }
+    free(read);
     rf_rt_trace_log trace;
     rf_rt_trace_log_init(&trace);
     trace_pair tp = {o.trace_file ? &trace : NULL, o.trace ? &o.trace->log : NULL};

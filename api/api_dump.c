@@ -130,7 +130,11 @@ int rf_program_dump(rf_program *prog, int what, int format, const rf_compile_opt
         return REDFOX_MISUSE;
     }
     if (!format_ok(what, format)) {
-        api_diags_error(&prog->diags, "rf_program_dump: %s has no format %d", dump_names[what], format);
+        /* the format by name, and those the form has (a Python caller gave 'dot', not 2) */
+        static const char *const format_names[] = {"text", "YAML", "dot"};
+        api_diags_error(&prog->diags, "rf_program_dump: %s has no format %s (it has text%s)", dump_names[what],
+                        format >= 0 && format <= 2 ? format_names[format] : "of that number",
+                        what == REDFOX_DUMP_PLAN ? ", YAML and dot" : what == REDFOX_DUMP_AST ? " and YAML" : "");
         return REDFOX_MISUSE;
     }
     rf_status st;

@@ -148,6 +148,13 @@ int rf_batch_read_ahead(rf_batch *b)
 int rf_batch_parse_ahead(rf_batch *b, const rf_program *prog, int threads)
 {
     if (!b) return REDFOX_MISUSE;
+    if (threads > API_MAX_THREADS) {
+        (void)read_ahead_wait(b);
+        api_diags_clear(&b->diags);
+        api_diags_error(&b->diags, "rf_batch_parse_ahead: threads %d: at most %d (<= 0: every core)", threads,
+                        API_MAX_THREADS);
+        return REDFOX_MISUSE;
+    }
     /* (a program without its LogiQL source, or not compiled: read only) */
     const rf_fe_program *fe = prog && prog->fe && prog->hir && prog->nsrc ? prog->fe : NULL;
     return start_ahead(b, fe, threads);
@@ -432,6 +439,18 @@ int rf_exec(rf_database *db, const rf_program *prog, const rf_batch *batch, cons
         api_diags_error(&db->diags, "rf_exec: unknown device %d", o.device);
         return REDFOX_MISUSE;
     }
+    if (o.threads > API_MAX_THREADS) {
+        api_diags_error(&db->diags, "rf_exec: threads %d: at most %d (<= 0: one per core)", o.threads, API_MAX_THREADS);
+        return REDFOX_MISUSE;
+    }
+    /* a start after the call (another clock's time: time(), an epoch) or no
+    ** number made the profile's times negative or NaN */
+    if (!(o.start <= 0) && !(o.start <= rf_now())) {
+        api_diags_error(&db->diags,
+                        "rf_exec: start %g is not a time of rf_trace_clock() before the call (now %g; <= 0: from the call)",
+                        o.start, rf_now());
+        return REDFOX_MISUSE;
+    }
     rf_diags d;
     rf_diags_init(&d);
     rf_rt_tuning tune;
@@ -542,6 +561,8 @@ int rf_exec(rf_database *db, const rf_program *prog, const rf_batch *batch, cons
 int rf_exec_wait(rf_database *db)
 {
     if (!db) return REDFOX_MISUSE;
+    /* nothing to wait for: the diagnostics stay those of the call before (a
+    ** failed rf_exec's, read after this call asks about the commit before it) */
     if (!db->resident || !rf_txn_resident_publishing(db->resident)) return db->async_status;
     api_diags_clear(&db->diags);
     rf_diags d;

@@ -31,6 +31,11 @@ const char *api_diags_errmsg(const api_diags *a);
 /* rf_status -> REDFOX_* */
 int api_code(rf_status st);
 
+/* The most CPU threads a run, a transaction or a parse ahead takes, as the
+** tools' --threads: more is a bad argument (REDFOX_MISUSE), not a run that
+** fails starting them ("out of memory"). */
+#define API_MAX_THREADS 1024
+
 /* One column of a relation given in memory: values at the runtime's layout
 ** (rf_rt_data.h), or strings as offsets into bytes (string i is
 ** bytes[off[i] .. off[i+1])). owned: data, off and bytes are the table's to

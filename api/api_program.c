@@ -221,8 +221,10 @@ int rf_compile_buffers_v2(const char *const *names, const char *const *texts, co
         api_diags_error(&p->diags, "rf_compile_buffers_v2: unknown stop_after %d", o.stop_after);
         return REDFOX_MISUSE;
     }
-    if (!names || !texts || n <= 0) {
-        api_diags_error(&p->diags, "rf_compile_buffers: no programs");
+    /* (names NULL, as lens NULL: every program "<string>"; it was refused
+    ** as "no programs") */
+    if (!texts || n <= 0) {
+        api_diags_error(&p->diags, "rf_compile_buffers: no programs (%s)", !texts ? "texts is NULL" : "n is not 1 or more");
         return REDFOX_MISUSE;
     }
     const char **nm = rf_arena_alloc(&p->arena, (size_t)n * sizeof *nm);
@@ -234,7 +236,7 @@ int rf_compile_buffers_v2(const char *const *names, const char *const *texts, co
             free(ln);
             return REDFOX_MISUSE;
         }
-        if (!(nm[i] = rf_arena_strdup(&p->arena, names[i] ? names[i] : "<string>"))) st = RF_ENOMEM;
+        if (!(nm[i] = rf_arena_strdup(&p->arena, names && names[i] ? names[i] : "<string>"))) st = RF_ENOMEM;
         ln[i] = lens && lens[i] >= 0 ? lens[i] : (int64_t)strlen(texts[i]);
     }
     if (!st) st = compile_buffers(p, nm, texts, ln, n, &o, &d);

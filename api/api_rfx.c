@@ -95,9 +95,9 @@ int rf_program_write_rfx(rf_program *prog, const char *path, const rf_compile_op
         api_diags_error(&prog->diags, "rf_program_write_rfx: the options were not set up with rf_compile_options_init");
         return REDFOX_MISUSE;
     }
-    if (!path || !prog->hir) {
+    if (!path || !*path || !prog->hir) {
         api_diags_error(&prog->diags, "rf_program_write_rfx: %s",
-                        !path                           ? "no path"
+                        !path || !*path                 ? "no path"
                         : prog->stage != REDFOX_STAGE_ALL ? "the program was compiled with stop_after"
                                                           : "the program did not compile");
         return REDFOX_MISUSE;

@@ -4,13 +4,24 @@
 ** run, output) and writes one Chrome trace-event file.
 **
 ** Owns: rf_trace_* (the events through the runtime's trace log,
-** runtime/rf_rt_trace.h, and the diagnostics of a failed write).
+** runtime/rf_rt_trace.h, their names checked to be UTF-8 as JSON's text
+** is, and the diagnostics of a failed write).
 */
 #include "api_internal.h"
 #include "rf_sys.h"
+#include "rf_value.h"
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
+
+/* Is s valid UTF-8? JSON text is UTF-8: other bytes copied into the file
+** made one no JSON parser reads. */
+static int utf8_ok(const char *s)
+{
+    rf_val_err e;
+    return rf_val_check_utf8(s, (int64_t)strlen(s), &e) == RF_OK;
+}
 
 rf_trace *rf_trace_new(void)
 {
@@ -31,8 +42,17 @@ double rf_trace_clock(void) { return rf_now(); }
 
 int rf_trace_event(rf_trace *t, const char *cat, const char *name, double t0, double t1, int64_t n)
 {
-    if (!t || !cat || !name) return REDFOX_MISUSE;
+    if (!t) return REDFOX_MISUSE;
     api_diags_clear(&t->diags);
+    if (!cat || !name) {
+        api_diags_error(&t->diags, "rf_trace_event: no %s", !cat ? "category" : "name");
+        return REDFOX_MISUSE;
+    }
+    if (!utf8_ok(cat) || !utf8_ok(name)) {
+        api_diags_error(&t->diags, "rf_trace_event: the %s is not valid UTF-8 (JSON's text is)",
+                        !utf8_ok(cat) ? "category" : "name");
+        return REDFOX_MISUSE;
+    }
     /* a time that is no number writes no JSON number (the file was not JSON) */
     if (!isfinite(t0) || !isfinite(t1)) {
         api_diags_error(&t->diags,
@@ -50,6 +70,10 @@ int rf_trace_write(rf_trace *t, const char *path, const char *process)
     api_diags_clear(&t->diags);
     if (!path || !*path) {
         api_diags_error(&t->diags, "rf_trace_write: no file");
+        return REDFOX_MISUSE;
+    }
+    if (process && !utf8_ok(process)) {
+        api_diags_error(&t->diags, "rf_trace_write: the process name is not valid UTF-8 (JSON's text is)");
         return REDFOX_MISUSE;
     }
     rf_diags d;

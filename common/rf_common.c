@@ -458,12 +458,13 @@ rf_status rf_read_file(const char *path, char **data, int64_t *len, const char *
     rf_buf_init(&b);
     char tmp[65536];
     size_t n;
+    errno = 0;
     while ((n = fread(tmp, 1, sizeof tmp, f)) > 0) rf_buf_append(&b, tmp, (int64_t)n);
-    int err = ferror(f);
+    int err = ferror(f), e = errno; /* (a folder: EISDIR, said as such rather than "read error") */
     fclose(f);
     if (err) {
         rf_buf_free(&b);
-        *why = "read error";
+        *why = e ? strerror(e) : "read error";
         return RF_EIO;
     }
     if (b.oom) {

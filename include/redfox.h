@@ -164,9 +164,9 @@ typedef struct rf_database rf_database;
 /* Opens path as the source of a program's lang:input files: a folder of text
 ** files (CSV, TBL: the program's directives say how to read them) or a
 ** redfox database (a folder `redfox import` wrote: only the columns a
-** program reads are read). NULL: the current folder. Nothing is read here
-** beyond checking that the folder exists: each run reads the files it
-** needs, when it runs. On failure *db is still set (unless out of memory)
+** program reads are read). NULL: the current folder ("": REDFOX_MISUSE).
+** Nothing is read here beyond checking that the folder exists: each run
+** reads the files it needs, when it runs. On failure *db is still set (unless out of memory)
 ** and rf_errmsg(*db) says why; close it with rf_close. */
 REDFOX_API int rf_open(const char *path, rf_database **db);
 /* Frees db and every relation given to it (Arrow arrays moved in are
@@ -186,7 +186,11 @@ REDFOX_API const rf_diagnostic *rf_database_diag(const rf_database *db, int64_t 
 ** of the file. name is the input's file name as the program's lang:input
 ** directive gives it ("flights.csv"): the rows stand for the file to every
 ** predicate reading it; or its predicate's name ("flight"): to that
-** predicate alone (another one reading the same file reads the file).
+** predicate alone (another one reading the same file reads the file, or
+** the rows given under the file's name: a predicate reads rows given
+** under its own name before those given for its file). A run that reads
+** none of a relation given (no input of the program has that name: a
+** typo) says so with a warning among its diagnostics, and reads the file.
 ** ncols columns of the types in types[] (REDFOX_*); columns[c] points at
 ** nrows values in the layout of the type (see VALUES above), strings as
 ** const char *const * (NUL-terminated UTF-8). The rows are copied (and
@@ -242,7 +246,7 @@ REDFOX_API int rf_compile(const char *text, int64_t len, const char *name, rf_pr
 REDFOX_API int rf_compile_files(const char *const *paths, int32_t n, rf_program **prog);
 /* The same for n programs already in memory: texts[i] of lens[i] bytes
 ** (lens NULL, or lens[i] < 0: NUL-terminated), named names[i] in
-** diagnostics (NULL: "<string>"). One of them may be a compiled program
+** diagnostics (names NULL, or names[i] NULL: "<string>"). One of them may be a compiled program
 ** (.rfx bytes, told by a name ending in .rfx or by the file's magic bytes),
 ** then alone: for a program read from a pipe or standard input, whichever
 ** it is. The texts are read during the call only. */
@@ -380,10 +384,12 @@ REDFOX_API double rf_trace_clock(void);
 /* One event: category cat ("phase", "load", "kernel", "gpu"), its name, its
 ** start and end (rf_trace_clock) and rows or bytes n (-1: none). cat and
 ** name are copied. REDFOX_MISUSE for a time that is not finite (NaN,
-** infinity: no JSON number), rf_trace_errmsg saying so. */
+** infinity: no JSON number) or a cat or name that is not UTF-8 (JSON's
+** text is), rf_trace_errmsg saying so. */
 REDFOX_API int rf_trace_event(rf_trace *t, const char *cat, const char *name, double t0, double t1, int64_t n);
 /* Writes the timeline to path as Chrome trace-event JSON, the process named
-** process (NULL: "redfox library"): written aside and renamed into place.
+** process (NULL: "redfox library"; not UTF-8: REDFOX_MISUSE): written
+** aside and renamed into place.
 ** REDFOX_IO when it cannot be written: rf_trace_errmsg says why (and
 ** rf_trace_diag_count / rf_trace_diag give the record). */
 REDFOX_API int rf_trace_write(rf_trace *t, const char *path, const char *process);
@@ -399,7 +405,8 @@ REDFOX_API const rf_diagnostic *rf_trace_diag(const rf_trace *t, int64_t i);
 typedef struct rf_run_options {
     size_t size;            /* the bytes set up, set by rf_run_options_init(_v2) */
     int device;             /* REDFOX_DEVICE_*; default AUTO */
-    int threads;            /* CPU threads; <= 0 (default): one per core */
+    int threads;            /* CPU threads; <= 0 (default): one per core; at most 1024
+                            ** (more: REDFOX_MISUSE, as `redfox run --threads`) */
     int64_t max_iterations; /* rounds of one recursive stratum before an error; <= 0 (default): no bound */
     int no_fuse;            /* GPU: every kernel separately, no Kernel Weaver fusion (default 0) */
     int profile;            /* collect per-kernel statistics (rf_result_profile); default 0 */
@@ -706,7 +713,7 @@ REDFOX_API int rf_batch_add_text(rf_batch *b, const char *name, const char *text
 REDFOX_API int rf_batch_read_ahead(rf_batch *b);
 /* rf_batch_read_ahead, and each file read is also parsed there for prog
 ** (into its base predicates' columns, on threads threads; <= 0: every
-** core; at the lowest CPU priority, on Linux), so that rf_exec(db, prog, b, ...) starts with it parsed: only its
+** core; at most 1024, more: REDFOX_MISUSE; at the lowest CPU priority, on Linux), so that rf_exec(db, prog, b, ...) starts with it parsed: only its
 ** strings are interned then, into the dictionary the transactions before
 ** left (the parse touches nothing of the database or the transaction
 ** under way), and an error of the file (a bad line: path:line:col) is
@@ -741,7 +748,8 @@ REDFOX_API const char *rf_batch_errmsg(const rf_batch *b);
 typedef struct rf_exec_options {
     size_t size;          /* set by rf_exec_options_init */
     int device;           /* REDFOX_DEVICE_* of every run; default AUTO */
-    int threads;          /* CPU threads; <= 0 (default): one per core */
+    int threads;          /* CPU threads; <= 0 (default): one per core; at most 1024 (more:
+                          ** REDFOX_MISUSE) */
     const char *settings; /* tuning settings "NAME=VALUE,..." as rf_run_options.settings; NULL: none */
     const char *cache_dir;/* as rf_run_options.cache_dir; NULL (default): the default folder */
     int init;             /* 1: recompute and store every derived predicate (`--init`) */
@@ -759,7 +767,8 @@ typedef struct rf_exec_options {
     void *log_user;       /* handed to log as is */
     double start;         /* rf_trace_clock() when the caller's work began (its compile): the
                           ** profile's "compile" and "in all" times count from it; <= 0
-                          ** (default): from the call */
+                          ** (default): from the call; later than the call, or NaN:
+                          ** REDFOX_MISUSE */
     int incremental;      /* 1: maintain incrementally whatever the batch's size (`--incremental`);
                           ** 0 (default): a batch that changes more than an eighth of the base
                           ** predicates' stored rows recomputes what diffs would maintain (cheaper) */
@@ -805,7 +814,9 @@ REDFOX_API int rf_exec(rf_database *db, const rf_program *prog, const rf_batch *
 ** (rf_errmsg(db) says why): the database is at the transaction before it,
 ** and an rf_exec after it on db failed without applying anything. Later
 ** rf_exec calls on db, rf_close, and any other process's transaction wait
-** for that end too. */
+** for that end too. With no end to wait for (none left, or a failed
+** rf_exec waited for it) it changes no diagnostics: rf_errmsg(db) still
+** says why the call before it failed. */
 REDFOX_API int rf_exec_wait(rf_database *db);
 /* What the transaction of an rf_exec result did; 0 / NULL for a result of
 ** rf_run. 1 when the derived predicates were maintained incrementally, 0

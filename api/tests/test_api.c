@@ -234,6 +234,15 @@ static void test_errors(void)
     rf_database *db = NULL;
     CHECK(rf_open("/nonexistent/folder", &db) == REDFOX_IO && strstr(rf_errmsg(db), "/nonexistent/folder"));
     rf_close(db);
+    /* an empty path names no folder: a bad argument, said so (it was ": cannot open the data folder") */
+    CHECK(rf_open("", &db) == REDFOX_MISUSE && !strcmp(rf_errmsg(db), "rf_open: an empty path (NULL: the current folder)"));
+    rf_close(db);
+    /* a folder given as a program says so (it said "read error") */
+    const char *folder[1] = {"/"};
+    rf_program *fp = NULL;
+    CHECK(rf_compile_files(folder, 1, &fp) == REDFOX_ERROR &&
+          !strcmp(rf_program_errmsg(fp), "/: cannot read the program: Is a directory"));
+    rf_program_free(fp);
     CHECK_OK(rf_open(NULL, &db), rf_errmsg(db));
     /* bad values are refused when given, naming the column and row */
     int32_t bad_date[2] = {0, 4000000};
@@ -630,18 +639,21 @@ static void test_arrow_bad(void)
         rf_close(db);
     }
     /* a child's NULL buffers array, and a NULL buffer in it, said so (it said
-    ** "2 buffers where the format 'l' has 2") */
-    for (int k = 0; k < 2; k++) {
+    ** "2 buffers where the format 'l' has 2"); a NULL buffers array with a
+    ** null count not 0 (-1: not known) too (its validity bitmap was looked
+    ** for in it first: a crash) */
+    for (int k = 0; k < 3; k++) {
         static const void *nullbuf[2] = {NULL, NULL};
         struct ArrowSchema kid = {"l", "x", NULL, 0, 0, NULL, NULL, schema_noop, NULL}, *kp = &kid;
         struct ArrowSchema top = {"+s", "", NULL, 0, 1, &kp, NULL, schema_noop, NULL};
-        struct ArrowArray akid = {2, 0, 0, 2, 0, k ? nullbuf : NULL, NULL, NULL, release_kid, NULL}, *akp = &akid;
+        struct ArrowArray akid = {2, k == 2 ? -1 : 0, 0, 2, 0, k == 1 ? nullbuf : NULL, NULL, NULL, release_kid, NULL},
+                          *akp = &akid;
         struct ArrowArray atop = {2, 0, 0, 1, 1, tb, &akp, NULL, release_kid, NULL};
         rf_database *db = NULL;
         CHECK_OK(rf_open(NULL, &db), rf_errmsg(db));
         CHECK(rf_database_put_arrow(db, "t", &top, &atop) == REDFOX_MISUSE);
-        CHECK(strstr(rf_errmsg(db), k ? "column 1 (x): buffer 1 of the format 'l' is NULL"
-                                      : "column 1 (x): no buffers (a NULL buffers array)"));
+        CHECK(strstr(rf_errmsg(db), k == 1 ? "column 1 (x): buffer 1 of the format 'l' is NULL"
+                                           : "column 1 (x): no buffers (a NULL buffers array)"));
         rf_close(db);
     }
     /* a string with a NUL byte: refused as a file's is (it was taken, and
@@ -660,6 +672,31 @@ static void test_arrow_bad(void)
     atop.offset = 2, atop.length = 1; /* the rows after it are fine */
     CHECK_OK(rf_database_put_arrow(db, "t", &top, &atop), rf_errmsg(db));
     rf_close(db);
+    /* strings of 0 bytes in all with a NULL bytes buffer, as the C Data
+    ** Interface allows a buffer of 0 bytes to be (they were refused: "buffer
+    ** 2 of the format 'u' is NULL"); where they hold bytes it is refused */
+    static const int32_t empties[4] = {0, 0, 0, 0}, two[4] = {0, 1, 1, 2};
+    for (int k = 0; k < 2; k++) {
+        static const void *eb[3];
+        eb[0] = NULL, eb[1] = k ? two : empties, eb[2] = NULL;
+        struct ArrowArray ekid = {3, 0, 0, 3, 0, eb, NULL, NULL, release_kid, NULL}, *ekp = &ekid;
+        struct ArrowArray etop = {3, 0, 0, 1, 1, tb, &ekp, NULL, release_kid, NULL};
+        CHECK_OK(rf_open(NULL, &db), rf_errmsg(db));
+        int rc = rf_database_put_arrow(db, "t", &top, &etop);
+        if (!k) {
+            CHECK_OK(rc, rf_errmsg(db));
+            rf_program *p = compile_ok("t(s) -> string(s).\nlang:input[`t] = \"t.csv\".\n"
+                                       "n[] = c <- agg<<c = count()>> t(_).\nlang:output[`n] = \"n\".\n");
+            rf_result *res = NULL;
+            CHECK_OK(rf_run(db, p, NULL, &res), rf_errmsg(db));
+            CHECK(rf_result_int(res, 0, 0, 0) == 1); /* "" three times: one row */
+            rf_result_free(res);
+            rf_program_free(p);
+        } else {
+            CHECK(rc == REDFOX_MISUSE && strstr(rf_errmsg(db), "column 1 (s): buffer 2 of the format 'u' is NULL"));
+        }
+        rf_close(db);
+    }
 }
 
 /* A stream of several batches: the closures of two disjoint graphs, each
@@ -1093,6 +1130,17 @@ static void test_settings(void)
     rf_result_free(res);
     struct stat sb;
     CHECK(stat(model, &sb) == 0);
+    /* threads beyond the tools' 1024: REDFOX_MISUSE naming them (100000 was
+    ** REDFOX_NOMEM, "out of memory"); <= 0 is one per core */
+    o.settings = NULL;
+    o.device = REDFOX_DEVICE_CPU;
+    o.threads = 100000;
+    res = NULL;
+    CHECK(rf_run(db, p, &o, &res) == REDFOX_MISUSE && !res && strstr(rf_errmsg(db), "threads 100000: at most 1024"));
+    o.threads = -5;
+    CHECK_OK(rf_run(db, p, &o, &res), rf_errmsg(db));
+    CHECK(res && rf_result_rows(res, 0) == 3);
+    rf_result_free(res);
     rf_close(db);
     rf_program_free(p);
     char cmd[400];
@@ -1123,6 +1171,16 @@ static char *run_csv(rf_database *db, const char *src, const char *name)
     rf_result_free(res);
     rf_program_free(p);
     return text;
+}
+
+/* Whether the last call on db left a warning holding what. */
+static int has_warning(const rf_database *db, const char *what)
+{
+    for (int64_t i = 0; i < rf_database_diag_count(db); i++) {
+        const rf_diagnostic *g = rf_database_diag(db, i);
+        if (g->severity == REDFOX_SEV_WARNING && strstr(g->message, what)) return 1;
+    }
+    return 0;
 }
 
 /* Rows given under a predicate's name stand for that predicate only: an
@@ -1188,8 +1246,44 @@ static void test_readers(void)
         CHECK(oe && !strcmp(oe, given_rows) && oo && !strcmp(oo, given_rows));
         rf_free(oe);
         rf_free(oo);
+        /* under both names: edge reads its own rows, other the file's (the
+        ** file's rows were read by edge too, its own left unread) */
+        int64_t a2[1] = {7}, b2[1] = {8};
+        const void *cols2[2] = {a2, b2};
+        CHECK_OK(rf_database_put_rows(db, "edge", 2, ii, 1, cols2), rf_errmsg(db));
+        for (int twice = 0; twice < 2; twice++) { /* the second from what keep_inputs kept */
+            oe = run_csv(db, both, "oe");
+            oo = run_csv(db, both, "oo");
+            CHECK(oe && !strcmp(oe, "a,b\n7,8\n") && oo && !strcmp(oo, given_rows));
+            if (oe && oo && (strcmp(oe, "a,b\n7,8\n") || strcmp(oo, given_rows)))
+                fprintf(stderr, "keep %d, both names: oe\n%soo\n%s", keep, oe, oo);
+            rf_free(oe);
+            rf_free(oo);
+        }
         rf_close(db);
     }
+    /* rows given under a name no input reads (a typo) are said to be unread,
+    ** as a warning of the run (they were left unread without a word, the
+    ** file read instead); so are the file's, where its one reader read its own */
+    rf_database *db = NULL;
+    CHECK_OK(rf_open(dir, &db), rf_errmsg(db));
+    CHECK_OK(rf_database_put_rows(db, "edges", 2, ii, 1, cols), rf_errmsg(db));
+    char *t = run_csv(db, only_edge, "oe");
+    CHECK(t && !strcmp(t, file_rows));
+    rf_free(t);
+    CHECK(has_warning(db, "the relation given as 'edges' was not read: the program has no input of that file"));
+    CHECK_OK(rf_database_drop(db, "edges"), rf_errmsg(db));
+    CHECK_OK(rf_database_put_rows(db, "edge", 2, ii, 1, cols), rf_errmsg(db));
+    CHECK_OK(rf_database_put_rows(db, "e.csv", 2, ii, 1, cols), rf_errmsg(db));
+    t = run_csv(db, only_edge, "oe");
+    CHECK(t && !strcmp(t, given_rows));
+    rf_free(t);
+    CHECK(has_warning(db, "the relation given as 'e.csv' was not read: each input of that file read the rows given"));
+    CHECK(!has_warning(db, "'edge' was not read"));
+    t = run_csv(db, both, "oo"); /* both read: no warning */
+    rf_free(t);
+    CHECK(!has_warning(db, "was not read"));
+    rf_close(db);
     remove(file);
     rmdir(dir);
 }
@@ -1247,7 +1341,13 @@ static void test_buffers(const char *rfx_path)
           strstr(rf_program_errmsg(mixed), "cannot be combined"));
     rf_program_free(mixed);
     mixed = NULL;
-    CHECK(rf_compile_buffers(names, NULL, NULL, 1, &mixed) == REDFOX_MISUSE);
+    CHECK(rf_compile_buffers(names, NULL, NULL, 1, &mixed) == REDFOX_MISUSE &&
+          strstr(rf_program_errmsg(mixed), "texts is NULL"));
+    /* names NULL, as lens NULL: each "<string>" (it was refused: "no programs") */
+    rf_program *unnamed = NULL;
+    CHECK(rf_compile_buffers(NULL, btexts, NULL, 2, &unnamed) == REDFOX_ERROR); /* (nowhere is undefined) */
+    CHECK(rf_program_diag_count(unnamed) >= 1 && !strcmp(rf_program_diag(unnamed, 0)->file, "<string>"));
+    rf_program_free(unnamed);
     rf_free(t1);
     rf_free(t2);
     rf_result_free(r1);

@@ -17,6 +17,7 @@
 #include "redfox.h"
 #include "test_check.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -424,7 +425,25 @@ int main(int argc, char **argv)
     CHECK(rf_exec(NULL, prog, b, &o, &res) == REDFOX_MISUSE);
     rf_exec_options bado;
     memset(&bado, 0, sizeof bado);
-    CHECK(rf_exec(db, prog, b, &bado, &res) == REDFOX_MISUSE);
+    CHECK(rf_exec(db, prog, b, &bado, &res) == REDFOX_MISUSE && *rf_errmsg(db));
+    /* rf_exec_wait with no commit ending: REDFOX_OK, the failed call's
+    ** message kept (as redfox.h says; `redfox exec --each` reads it after) */
+    CHECK(rf_exec_wait(db) == REDFOX_OK && strstr(rf_errmsg(db), "rf_exec_options_init"));
+    /* threads beyond 1024 (the tools' bound): REDFOX_MISUSE naming them (it
+    ** was REDFOX_NOMEM, "out of memory", for 100000) */
+    rf_exec_options many = o;
+    many.threads = 100000;
+    CHECK(rf_exec(db, prog, NULL, &many, &res) == REDFOX_MISUSE && res == NULL &&
+          strstr(rf_errmsg(db), "threads 100000: at most 1024"));
+    CHECK(rf_batch_parse_ahead(b, prog, 100000) == REDFOX_MISUSE && strstr(rf_batch_errmsg(b), "at most 1024"));
+    /* a start later than the call (another clock's, 1e18) or NaN: refused
+    ** (the profile said "compile -999999999999924371456.000 ms") */
+    rf_exec_options late = o;
+    late.start = 1e18;
+    CHECK(rf_exec(db, prog, NULL, &late, &res) == REDFOX_MISUSE && res == NULL &&
+          strstr(rf_errmsg(db), "is not a time of rf_trace_clock() before the call"));
+    late.start = NAN;
+    CHECK(rf_exec(db, prog, NULL, &late, &res) == REDFOX_MISUSE && res == NULL);
     rf_batch_free(b);
     rf_batch_free(NULL);
     CHECK(rf_result_exec_incremental(NULL) == 0 && rf_result_exec_profile(NULL) == NULL);

@@ -241,6 +241,12 @@ static void test_profile(void)
     /* times that are not finite are refused (NaN was written as nan: no JSON) */
     CHECK(rf_trace_event(t, "phase", "nan", NAN, c0, -1) == REDFOX_MISUSE && strstr(rf_trace_errmsg(t), "finite"));
     CHECK(rf_trace_event(t, "phase", "inf", c0, INFINITY, -1) == REDFOX_MISUSE);
+    /* no category or name: said so (the message was empty) */
+    CHECK(rf_trace_event(t, NULL, "x", c0, c0, -1) == REDFOX_MISUSE && strstr(rf_trace_errmsg(t), "no category"));
+    CHECK(rf_trace_event(t, "phase", NULL, c0, c0, -1) == REDFOX_MISUSE && strstr(rf_trace_errmsg(t), "no name"));
+    /* names that are not UTF-8: refused (their bytes went into the file, which no JSON parser read) */
+    CHECK(rf_trace_event(t, "phase", "bad\xff", c0, c0, -1) == REDFOX_MISUSE && strstr(rf_trace_errmsg(t), "UTF-8"));
+    CHECK(rf_trace_event(t, "ph\xc0\x80", "x", c0, c0, -1) == REDFOX_MISUSE && strstr(rf_trace_errmsg(t), "category"));
     CHECK(rf_trace_event(t, "phase", "later", c0, rf_trace_clock(), -1) == REDFOX_OK && !*rf_trace_errmsg(t));
     rf_run_options o;
     rf_run_options_init_v2(&o, sizeof o);
@@ -285,6 +291,7 @@ static void test_profile(void)
     CHECK(rf_trace_write(t, path, NULL) == REDFOX_IO && rf_trace_diag_count(t) >= 1 &&
           strstr(rf_trace_diag(t, 0)->file, "no/such"));
     CHECK(rf_trace_write(t, "", NULL) == REDFOX_MISUSE && !strcmp(rf_trace_errmsg(t), "rf_trace_write: no file"));
+    CHECK(rf_trace_write(t, path, "proc\xfe") == REDFOX_MISUSE && strstr(rf_trace_errmsg(t), "not valid UTF-8"));
     snprintf(path, sizeof path, "%s/t.json", dir);
     unlink(path);
     rmdir(dir);

@@ -111,6 +111,8 @@ static void test_rfx(const char *dir)
     CHECK(rf_program_write_rfx(p, bad, &o) == REDFOX_IO);
     CHECK(strstr(rf_program_errmsg(p), "no/such/dir") != NULL);
     CHECK(rf_program_write_rfx(p, NULL, &o) == REDFOX_MISUSE);
+    /* an empty path is no path (it was REDFOX_IO, "cannot replace it: No such file or directory") */
+    CHECK(rf_program_write_rfx(p, "", &o) == REDFOX_MISUSE && strstr(rf_program_errmsg(p), "no path"));
     CHECK(rf_program_write_rfx(NULL, path, &o) == REDFOX_MISUSE);
     rf_compile_options junk;
     memset(&junk, 0, sizeof junk);
@@ -201,9 +203,13 @@ static void test_dump(void)
     /* formats a form has not, unknown forms, a writer that stops */
     CHECK(dump(p, REDFOX_DUMP_RULES, REDFOX_DUMP_YAML, NULL, &s) == REDFOX_MISUSE && !*s);
     free(s);
-    CHECK(strstr(rf_program_errmsg(p), "rules has no format") != NULL);
+    /* the format by name and the ones the form has (it said "rules has no format 1") */
+    CHECK(!strcmp(rf_program_errmsg(p), "rf_program_dump: rules has no format YAML (it has text)"));
     CHECK(dump(p, REDFOX_DUMP_HARMONY, REDFOX_DUMP_DOT, NULL, &s) == REDFOX_MISUSE);
     free(s);
+    CHECK(dump(p, REDFOX_DUMP_AST, REDFOX_DUMP_DOT, NULL, &s) == REDFOX_MISUSE && !*s);
+    free(s);
+    CHECK(!strcmp(rf_program_errmsg(p), "rf_program_dump: ast has no format dot (it has text and YAML)"));
     CHECK(dump(p, 42, REDFOX_DUMP_TEXT, NULL, &s) == REDFOX_MISUSE);
     free(s);
     CHECK(rf_program_dump(p, REDFOX_DUMP_AST, REDFOX_DUMP_TEXT, NULL, NULL, NULL) == REDFOX_MISUSE);

@@ -222,6 +222,37 @@ def test_level2(redfox_bin):
         sio = io.StringIO()
         base["tri"].write(sio, "table")
         check(sio.getvalue() == base["tri"].text("table"), "write to a StringIO")
+        # a BytesIO (it failed: str written to it), a text file in UTF-16 (it
+        # got UTF-8 bytes under its own), and the file's position and mode
+        # kept: writes after a seek land there (the file was left O_APPEND)
+        # a column counted from the end, as a list's (-1 raised a bare TypeError)
+        tri = base["tri"]
+        check(tri.column(-1) == tri.column(len(tri.columns) - 1), "column(-1)")
+        for bad in (len(tri.columns), -len(tri.columns) - 1):
+            try:
+                tri.column(bad)
+                check(False, "column(%d) raises" % bad)
+            except IndexError:
+                pass
+        bio = io.BytesIO()
+        base["tri"].write(bio, "tbl")
+        check(bio.getvalue() == base["tri"].text("tbl").encode(), "write to a BytesIO")
+        with open(out, "w", encoding="utf-16") as f:
+            base["tri"].write(f, "csv")
+        with open(out, encoding="utf-16") as f:
+            check(f.read() == base["tri"].text("csv"), "write to a UTF-16 text file")
+        for mode in ("w", "wb"):
+            with open(out, mode) as f:
+                head = "HEAD\n" if mode == "w" else b"HEAD\n"
+                f.write(head)
+                base["tri"].write(f, "csv")
+                f.write(head)
+                f.seek(0)
+                f.write("ZZ" if mode == "w" else b"ZZ")
+            with open(out) as f:
+                want = "ZZAD\n" + base["tri"].text("csv") + "HEAD\n"
+                got = f.read()
+                check(got == want, "write to a file (%s), then after a seek: %r" % (mode, got))
         # keep_inputs: the second run reads the kept rows, not the changed file
         with open(os.path.join(tmp, "e.csv"), "w") as f:
             f.write("1,2\n2,3\n1,3\n")
@@ -365,6 +396,16 @@ lang:output[`link] = "link".
         lines = cmd.stdout.decode().split("\n")
         check(cmd.returncode == 0 and lines[0] == "rich (%d rows)" % len(rich) and sorted(lines[2:2 + len(rich)]) == rich,
               "redfox exec on a copy: %r against %r" % (cmd.stdout, rich))
+        # a closed batch raises, in exec and in its own calls (exec took it as
+        # no batch and committed nothing; insert failed with no message)
+        b.close()
+        for call in (lambda: db.exec(prog, b, device="cpu"), lambda: b.add_text("-account(1, \"x\", 1).\n"),
+                     lambda: b.insert("account", [(9, "z", decimal.Decimal(1))], ["int", "string", "decimal"])):
+            try:
+                call()
+                check(False, "a closed batch raises")
+            except redfox.Error as e:
+                check(e.code == 2 and "the batch is closed" in e.message, e.message)
         db.close()
 def test_level4_stats():
     """API level 4 through the module: Result.stats(), device_info(),
@@ -430,6 +471,30 @@ def test_wide():
     # does not take with 2. A str with a NUL was cut at it (two rows became
     # one), the others raised TypeError or AttributeError or misnamed NaN.
     sdb = redfox.Database()
+    # integer options beyond their C fields' range raise (ctypes kept their
+    # low bits: max_iterations=2**64 + 1 ran with a bound of 1 round)
+    for opt in ({"max_iterations": (1 << 64) + 1}, {"threads": (1 << 32) + 2}, {"gpu_memory": -1},
+                {"threads": "2"}):
+        try:
+            sdb.run("x(a) -> int(a).\n", device="cpu", **opt)
+            check(False, "%r raises" % (opt,))
+        except redfox.Error as e:
+            check(e.code == 2 and list(opt)[0] in e.message, "%r: %s" % (opt, e.message))
+    # arguments of another type than the str they are: redfox.Error code 2
+    # naming them (AttributeError: 'int' object has no attribute 'encode')
+    for call, what in ((lambda: sdb.put(5, [(1,)], ["int"]), "the relation's name is a str, not a int"),
+                       (lambda: sdb.drop(None), "the relation's name is a str, not a NoneType"),
+                       (lambda: sdb.put_arrow(b"t", None), "the relation's name is a str, not a bytes"),
+                       (lambda: sdb.put_arrow("t", 5), "put_arrow takes an object with __arrow_c_array__"),
+                       (lambda: redfox.Batch().insert(3, [(1,)], ["int"]), "the predicate is a str, not a int"),
+                       (lambda: redfox.Batch().add_text(b"+e(1)."), "the text is a str, not a bytes")):
+        try:
+            call()
+            check(False, "%s raises" % what)
+        except redfox.Error as e:
+            check(e.code == 2 and what in e.message, e.message)
+        except Exception as e:  # noqa: BLE001 (what the test is about)
+            check(False, "%s: %s: %s" % (what, type(e).__name__, e))
     for rows, types, code, what in (
             ([("a",), ("a\x00b",)], ["string"], 1, "column 1 (string), row 2: a string with a NUL character"),
             ([(b"a",)], ["string"], 2, "column 1 (string), row 1: a bytes where string takes a str"),
@@ -442,7 +507,12 @@ def test_wide():
             ([(None,)], ["decimal"], 2, "row 1: a NoneType where decimal takes"),
             ([("2024-01-01",)], ["date"], 2, "row 1: a str where date takes a datetime.date"),
             ([("\ud800",)], ["string"], 1, "row 1: '\\ud800' is not valid UTF-8"),
-            ([(1, 2), (3,)], ["int", "int"], 2, "row 2 has 1 values where 2 types were given")):
+            ([(1, 2), (3,)], ["int", "int"], 2, "row 2 has 1 values where 2 types were given"),
+            # a boolean column took any value by its truth: "false" and "no"
+            # were stored as true, None as false, 2 as true
+            ([(True,), ("false",)], ["boolean"], 2, "row 2: a str where boolean takes a bool"),
+            ([(None,)], ["boolean"], 2, "row 1: a NoneType where boolean takes a bool"),
+            ([(0,), (2,)], ["boolean"], 1, "row 2: 2 is not a boolean")):
         for how in ("put", "insert"):
             try:
                 if how == "put":

@@ -40,6 +40,7 @@ import codecs
 import ctypes
 import datetime
 import decimal
+import io
 import operator
 import os
 from collections import namedtuple
@@ -615,8 +616,23 @@ def _days(v):
     return (v - _EPOCH).days
 
 
+def _bool(v):
+    # (never by truth: "false" and "no" are true, None false)
+    if isinstance(v, bool):
+        return 1 if v else 0
+    if type(v).__module__ == "numpy" and hasattr(v, "item"):  # numpy's bool_ and ints
+        return _bool(v.item())
+    try:
+        i = operator.index(v)
+    except TypeError:
+        raise _BadValue(2, "a %s where boolean takes a bool" % type(v).__name__) from None
+    if i not in (0, 1):
+        raise _BadValue(1, "%r is not a boolean (True or False, 1 or 0)" % (v,))
+    return i
+
+
 _CONVERT = {"int": (c_int64, _int64), "float": (c_double, _float), "decimal": (c_int64, _decimal_units),
-            "string": (c_char_p, _utf8), "boolean": (ctypes.c_uint8, lambda v: 1 if v else 0),
+            "string": (c_char_p, _utf8), "boolean": (ctypes.c_uint8, _bool),
             "date": (c_int32, _days)}
 
 
@@ -654,6 +670,31 @@ def _row_columns(rows, types, where):
     return ncols, tcodes, len(rows), ptrs, cols
 
 
+def _option(name, v, lo, hi):
+    """An integer option checked against its C field's range: ctypes keeps
+    the low bits of a bigger int without a word (max_iterations=2**64 + 1
+    became 1)."""
+    try:
+        v = operator.index(v)
+    except TypeError:
+        raise Error(2, "redfox: %s takes an int, not a %s" % (name, type(v).__name__)) from None
+    if not lo <= v <= hi:
+        raise Error(2, "redfox: %s %d is out of range (%d to %d)" % (name, v, lo, hi))
+    return v
+
+
+_C_INT = (-(1 << 31), (1 << 31) - 1)
+
+
+def _text_arg(what, v):
+    """A str argument (a relation's or predicate's name, a batch's text) as
+    UTF-8 bytes; another type raises redfox.Error code 2 naming the argument
+    (it raised AttributeError: 'int' object has no attribute 'encode')."""
+    if not isinstance(v, str):
+        raise Error(2, "redfox: %s is a str, not a %s" % (what, type(v).__name__))
+    return v.encode()
+
+
 # ---- batches (transactions, API level 4) -----------------------------------------
 
 class Batch:
@@ -681,9 +722,17 @@ class Batch:
             raise Error(code, rf_batch_errmsg(self._h).decode())
         return self
 
+    def _open(self):
+        """The handle; a closed batch raises (its calls failed with no message,
+        and Database.exec took it as no batch: nothing applied)."""
+        if not getattr(self, "_h", None):
+            raise Error(2, "redfox: the batch is closed")
+        return self._h
+
     def _rows(self, fn, pred, rows, types):
+        h = self._open()
         cols = _row_columns(rows, types, pred)
-        return self._check(fn(self._h, pred.encode(), *cols[:4]))
+        return self._check(fn(h, _text_arg("the predicate", pred), *cols[:4]))
 
     def insert(self, pred, rows, types):
         """Rows inserted into base predicate pred (a row already there: nothing)."""
@@ -695,12 +744,14 @@ class Batch:
 
     def add_file(self, path):
         """A transaction file, read when the batch is applied."""
-        return self._check(rf_batch_add_file(self._h, os.fsencode(path)))
+        return self._check(rf_batch_add_file(self._open(), os.fsencode(path)))
 
     def add_text(self, text, name=None):
         """Transaction text (`+pred(v, ...).` / `-pred(v, ...).` lines)."""
-        data = text.encode()
-        return self._check(rf_batch_add_text(self._h, name.encode() if name else None, data, len(data)))
+        h = self._open()
+        data = _text_arg("the text", text)
+        return self._check(rf_batch_add_text(h, _text_arg("the name", name) if name is not None else None, data,
+                                             len(data)))
 
 
 # What a transaction did (Result.transaction): incremental (bool), why it was
@@ -746,8 +797,9 @@ class Database:
     def put(self, name, rows, types):
         """Gives input relation name (its lang:input file name or its
         predicate's name) as a list of tuples of the given type names."""
+        key = _text_arg("the relation's name", name)
         cols = _row_columns(rows, types, name)
-        self._check(rf_database_put_rows(self._h, name.encode(), *cols[:4]))
+        self._check(rf_database_put_rows(self._h, key, *cols[:4]))
 
     def put_arrow(self, name, data):
         """Gives input relation name from any object of the Arrow PyCapsule
@@ -755,20 +807,25 @@ class Database:
         any number of chunks), or a (schema capsule, array capsule) pair. An
         array is moved in (int64, double and date32 columns without a copy);
         a stream's batches are copied."""
+        key = _text_arg("the relation's name", name)
+        if not (hasattr(data, "__arrow_c_stream__") or hasattr(data, "__arrow_c_array__") or
+                (isinstance(data, tuple) and len(data) == 2)):
+            raise Error(2, "redfox: put_arrow takes an object with __arrow_c_array__ or __arrow_c_stream__, or a "
+                           "(schema capsule, array capsule) pair, not a %s" % type(data).__name__)
         if hasattr(data, "__arrow_c_stream__") and not hasattr(data, "__arrow_c_array__"):
             stream_cap = data.__arrow_c_stream__()
             sp = _capsule_ptr(stream_cap, _STREAM_NAME)
-            self._check(rf_database_put_arrow_stream(self._h, name.encode(), ctypes.cast(sp, POINTER(ArrowArrayStream))))
+            self._check(rf_database_put_arrow_stream(self._h, key, ctypes.cast(sp, POINTER(ArrowArrayStream))))
             return
         schema_cap, array_cap = data.__arrow_c_array__() if hasattr(data, "__arrow_c_array__") else data
         sp = _capsule_ptr(schema_cap, _SCHEMA_NAME)
         ap = _capsule_ptr(array_cap, _ARRAY_NAME)
-        self._check(rf_database_put_arrow(self._h, name.encode(), ctypes.cast(sp, POINTER(ArrowSchema)),
+        self._check(rf_database_put_arrow(self._h, key, ctypes.cast(sp, POINTER(ArrowSchema)),
                                           ctypes.cast(ap, POINTER(ArrowArray))))
 
     def drop(self, name):
         """Forgets a relation given by put or put_arrow: runs read its file again."""
-        self._check(rf_database_drop(self._h, name.encode()))
+        self._check(rf_database_drop(self._h, _text_arg("the relation's name", name)))
 
     def forget_device(self):
         """Frees what the GPU holds of the kept inputs (rf_database_forget_device):
@@ -799,8 +856,8 @@ class Database:
         if device not in _DEVICES:
             raise Error(2, "redfox: unknown device %r (auto, cpu or gpu)" % (device,))
         o.device = _DEVICES[device]
-        o.threads = threads
-        o.max_iterations = max_iterations
+        o.threads = _option("threads", threads, *_C_INT)
+        o.max_iterations = _option("max_iterations", max_iterations, *_INT64)
         o.no_fuse = 1 if no_fuse else 0
         o.profile = 1 if profile else 0
         if settings:
@@ -810,7 +867,7 @@ class Database:
             o.trace_file = os.fsencode(trace)
         if cache_dir is not None:
             o.cache_dir = os.fsencode(cache_dir)
-        o.gpu_memory = gpu_memory
+        o.gpu_memory = _option("gpu_memory", gpu_memory, 0, (1 << 64) - 1)
         if world is not None:
             if not isinstance(world, World) or not world._h:
                 raise Error(2, "redfox: world is a World not yet ended")
@@ -859,7 +916,7 @@ class Database:
         if device not in _DEVICES:
             raise Error(2, "redfox: unknown device %r (auto, cpu or gpu)" % (device,))
         o.device = _DEVICES[device]
-        o.threads = threads
+        o.threads = _option("threads", threads, *_C_INT)
         o.init = 1 if init else 0
         o.recompute = 1 if recompute else 0
         o.profile = 1 if profile else 0
@@ -869,7 +926,9 @@ class Database:
         if cache_dir is not None:
             o.cache_dir = os.fsencode(cache_dir)
         h = c_void_p()
-        self._check(rf_exec(self._h, program._h, batch._h if batch is not None else None, ctypes.byref(o),
+        if batch is not None and not isinstance(batch, Batch):
+            raise Error(2, "redfox: batch is a Batch (or None), not a %s" % type(batch).__name__)
+        self._check(rf_exec(self._h, program._h, batch._open() if batch is not None else None, ctypes.byref(o),
                             ctypes.byref(h)))
         return Result(h, _diags(rf_database_diag_count, rf_database_diag, self._h))
 
@@ -975,6 +1034,11 @@ class Relation:
         """Column c (index or name) as a list of Python values."""
         if isinstance(c, str):
             c = self.columns.index(c)
+        c = operator.index(c)
+        if c < 0:  # from the end, as a list's index (it reached the library as -1: a bare TypeError)
+            c += len(self.columns)
+        if not 0 <= c < len(self.columns):
+            raise IndexError("redfox: %s has no column %d (%d columns)" % (self.name, c, len(self.columns)))
         h, i, n = self._result._h, self._i, len(self)
         if n == 0:
             return []
@@ -1024,25 +1088,38 @@ class Relation:
             rf_free(p)
 
     def write(self, file, format="csv"):
-        """Writes the relation to file as text() gives it: a file with a
-        descriptor through rf_result_write (its FILE *), any other object
-        with write() through rf_result_write_to."""
+        """Writes the relation to file as text() gives it, at the file's
+        position: a binary file with a descriptor through rf_result_write
+        (its FILE *), any other object with write() (a text file, in its
+        own encoding and newlines; io.StringIO, io.BytesIO) through
+        rf_result_write_to."""
         if format not in _FORMATS:
             raise Error(2, "redfox: unknown format %r (csv, tbl or table)" % (format,))
-        try:
-            fd = file.fileno()
-        except (AttributeError, OSError, ValueError):
-            fd = None
+        binary = isinstance(file, (io.RawIOBase, io.BufferedIOBase)) or "b" in getattr(file, "mode", "")
+        fd = None
+        if binary:
+            try:
+                fd = file.fileno()
+            except (AttributeError, OSError, ValueError):
+                fd = None
         if fd is not None:
             file.flush()
-            f = _libc.fdopen(os.dup(fd), b"ab" if "b" in getattr(file, "mode", "") else b"a")
+            dup = os.dup(fd)
+            # "w" (never "a": glibc's fdopen would set O_APPEND on the caller's
+            # open file, so that its later writes went to the end after a seek)
+            f = _libc.fdopen(dup, b"wb")
             if not f:
+                os.close(dup)
                 raise Error(5, "redfox: cannot write to %r" % (file,))
             code = rf_result_write(self._result._h, self._i, _FORMATS[format], f)
             if _libc.fclose(f) and not code:
                 code = 5
+            try:  # the file object goes on after what was written under it
+                if file.seekable():
+                    file.seek(os.lseek(fd, 0, os.SEEK_CUR))
+            except (AttributeError, OSError, ValueError):
+                pass
         else:
-            binary = "b" in getattr(file, "mode", "")
             utf8 = codecs.getincrementaldecoder("utf-8")()  # a piece may end inside a character
 
             def piece(_user, p, n):
