@@ -17,6 +17,9 @@
 # the next blocks' order check (it waited for ever for the header's turn).
 # A repeated key after quoted fields that span lines is named by the line
 # its record starts on, as the text run names it (not by its row number).
+# A float key column is compared in the language's total order (NaN one
+# value, above inf): a NaN between two rows of a repeated two-column key
+# made each row seem above the one before, and the repeat was taken.
 set -u
 redfox=$1
 tmp=${TMPDIR:-/tmp}/rf_db_keyorder.$$
@@ -148,4 +151,26 @@ for tb in 1 4096; do
     grep -F "$(sed 's/^[^:]*://' "$tmp/err.text")" "$tmp/err" >/dev/null ||
         { cat "$tmp/err"; fail "import (--text-block $tb) names other lines than the text run"; }
 done
+# a float key with NaN: (1.0, 5) repeated on line 4, a NaN on line 3 between
+mkdir -p "$tmp/nan"
+printf '1.0|5|a\n2.0|1|b\nnan|2|c\n1.0|5|d\n' >"$tmp/nan/f.tbl"
+for decl in 'f(x, y, s) -> float(x), int(y), string(s).
+lang:input:key[`f] = "x, y".' 'f[x, y] = s -> float(x), int(y), string(s).'; do
+    printf '%s\nlang:input[`f] = "f.tbl".\nlang:output[`f] = "f".\n' "$decl" >"$tmp/nan.logic"
+    "$redfox" run "$tmp/nan.logic" --data "$tmp/nan" --device cpu >/dev/null 2>"$tmp/err.text" && fail "the text run took a repeated float key"
+    grep -q "f.tbl:4:1: error: .*(1.0, 5)" "$tmp/err.text" || { cat "$tmp/err.text"; fail "the text run names another row"; }
+    for t in 1 2; do
+        rm -rf "$tmp/ndb"
+        "$redfox" import "$tmp/nan.logic" --data "$tmp/nan" --out "$tmp/ndb" --threads $t >/dev/null 2>"$tmp/err"
+        rc=$?
+        [ $rc -eq 1 ] || { cat "$tmp/err"; fail "import of a repeated float key beside a NaN (--threads $t): exit $rc"; }
+        grep -F "$(sed 's/^[^:]*://' "$tmp/err.text")" "$tmp/err" >/dev/null ||
+            { cat "$tmp/err"; fail "import (--threads $t) of a repeated float key: another message than the text run's"; }
+        [ -e "$tmp/ndb" ] && fail "a failed import of a float key left a database"
+    done
+done
+# NaN keys that rise in that order ((nan, 1), (nan, 2)) are distinct: taken
+printf 'nan|1|a\nnan|2|b\ninf|3|c\n' >"$tmp/nan/f.tbl"
+rm -rf "$tmp/ndb"
+"$redfox" import "$tmp/nan.logic" --data "$tmp/nan" --out "$tmp/ndb" 2>"$tmp/err" || { cat "$tmp/err"; fail "import of distinct NaN keys"; }
 echo ok
