@@ -292,6 +292,17 @@ static int64_t record_end(const char *buf, int64_t len, char delim, int threads)
     return end;
 }
 
+/* record_end of a window of the file; at the file's start a UTF-8 byte
+** order mark is first passed over, as the loader skips it
+** (runtime/io/rf_load.c): behind the mark, a first field opening with '"'
+** is quoted, and its line ends are no record's end. */
+static int64_t window_end(const char *buf, int64_t len, int file_start, char delim, int threads)
+{
+    int64_t bom = file_start && len >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
+    int64_t end = record_end(buf + bom, len - bom, delim, threads);
+    return end ? end + bom : 0;
+}
+
 /* The lines on which tt's rows start (a block of it, its text from line
 ** first_line, a header line skipped first): a pair for each row that does
 ** not start on the line after the row before's, as the text path keeps a
@@ -421,7 +432,7 @@ static rf_status import_mapped(rf_importer *imp, int32_t tid, const char *path, 
         int64_t left = size - pos, cut = left;
         double c0 = rf_now(), cc0 = rf_import_thread_cpu();
         for (int64_t win = imp->block; win < left; win *= 2) {
-            cut = record_end(map + pos, win, imp->tabs[tid].t.delimiter, imp->threads);
+            cut = window_end(map + pos, win, pos == 0, imp->tabs[tid].t.delimiter, imp->threads);
             if (cut > 0) break;
             cut = left; /* no record ends in the window: a larger one */
         }
@@ -533,7 +544,7 @@ rf_status rf_import_file(rf_importer *imp, int32_t tid, const char *path, rf_dia
         int64_t cut = len;
         if (!eof) {
             double c0 = rf_now(), cc0 = rf_import_thread_cpu();
-            cut = record_end(buf, len, imp->tabs[tid].t.delimiter, imp->threads);
+            cut = window_end(buf, len, done == 0, imp->tabs[tid].t.delimiter, imp->threads);
             imp->times.cuts.wall += rf_now() - c0;
             imp->times.cuts.cpu += rf_import_thread_cpu() - cc0;
             if (cut == 0) continue;
