@@ -99,6 +99,19 @@ static rf_status choose_encodings(rf_importer *imp, itable *it, const rf_rt_text
     return RF_OK;
 }
 
+/* Do a and b declare the same key (the same columns, in any order) and the
+** same functional dependency? (Either has nothing more to check.) */
+static int same_checks(const rf_import_table *a, const rf_import_table *b)
+{
+    if (a->nfd != b->nfd || a->nkey != b->nkey) return 0;
+    for (int32_t k = 0; k < a->nkey; k++) {
+        int found = 0;
+        for (int32_t m = 0; m < b->nkey && !found; m++) found = a->key[k] == b->key[m];
+        if (!found) return 0;
+    }
+    return 1;
+}
+
 rf_status rf_import_add(rf_importer *imp, const rf_import_table *t, int32_t *tid, rf_diags *d)
 {
     /* the writer's tables grow: nothing may be writing them */
@@ -112,6 +125,16 @@ rf_status rf_import_add(rf_importer *imp, const rf_import_table *t, int32_t *tid
             rf_error(d, rf_mkloc(t->file, 0, 0), "`%s` and `%s` both read this file, with different columns or format",
                      o->pred, t->pred);
             return RF_EUSER;
+        }
+        /* another key or dependency over the same rows: checked at the end */
+        itable *it = &imp->tabs[i];
+        int same = same_checks(o, t);
+        for (int32_t k = 0; k < it->nalso && !same; k++) same = same_checks(&it->also[k], t);
+        if (!same) {
+            rf_import_table *na = rf_realloc(it->also, ((size_t)it->nalso + 1) * sizeof *na);
+            if (!na) return RF_ENOMEM;
+            it->also = na;
+            it->also[it->nalso++] = *t;
         }
         *tid = i;
         return RF_OK;
@@ -630,6 +653,7 @@ void rf_import_free(rf_importer *imp)
     for (int32_t i = 0; i < imp->n; i++) {
         free(imp->tabs[i].path);
         free(imp->tabs[i].fd_cols);
+        free(imp->tabs[i].also);
         free(imp->tabs[i].done);
         free(imp->tabs[i].jumps);
         rf_import_order_free(&imp->tabs[i].key_order);
