@@ -178,6 +178,31 @@ static void remove_stale_tmps(const char *final, rf_diags *d)
     free(parent);
 }
 
+/* Can the commit put a database at dir? Not where something it will not
+** replace stands (the commit says the same, and checks again): asked
+** first, so that an import refuses before its work, not after it. */
+static rf_status check_replaceable(const char *dir, rf_diags *d)
+{
+    struct stat sb;
+    if (lstat(dir, &sb) != 0) return RF_OK; /* nothing there (or the commit says why) */
+    if (!S_ISDIR(sb.st_mode)) {
+        rf_error(d, rf_mkloc(dir, 0, 0), "exists and is %s: not replacing it",
+                 S_ISLNK(sb.st_mode) ? "a symbolic link (give the folder it names)" : "not a folder");
+        return RF_EUSER;
+    }
+    if (rf_db_is_database(dir)) return RF_OK;
+    DIR *dp = opendir(dir);
+    int empty = dp != NULL;
+    for (struct dirent *e; dp && empty && (e = readdir(dp)) != NULL;)
+        empty = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..");
+    if (dp) closedir(dp);
+    if (!empty) {
+        rf_error(d, rf_mkloc(dir, 0, 0), "exists and is neither a redfox database nor an empty folder: not replacing it");
+        return RF_EUSER;
+    }
+    return RF_OK;
+}
+
 rf_status rf_db_writer_new(const char *dir, const char *writer_version, rf_db_writer **out, rf_diags *d)
 {
     *out = NULL;
@@ -190,6 +215,11 @@ rf_status rf_db_writer_new(const char *dir, const char *writer_version, rf_db_wr
     if (!w->final_dir) {
         rf_db_writer_free(w);
         return RF_ENOMEM;
+    }
+    rf_status cst = check_replaceable(w->final_dir, d);
+    if (cst) {
+        rf_db_writer_free(w);
+        return cst;
     }
     remove_stale_tmps(w->final_dir, d);
     for (int k = 0;; k++) {
@@ -1453,7 +1483,8 @@ rf_status rf_db_writer_commit(rf_db_writer *w, rf_diags *d)
     char *old = NULL;
     if (lstat(w->final_dir, &sb) == 0) {
         if (!S_ISDIR(sb.st_mode)) {
-            rf_error(d, rf_mkloc(w->final_dir, 0, 0), "exists and is not a folder: not replacing it");
+            rf_error(d, rf_mkloc(w->final_dir, 0, 0), "exists and is %s: not replacing it",
+                     S_ISLNK(sb.st_mode) ? "a symbolic link (give the folder it names)" : "not a folder");
             return RF_EUSER;
         }
         if (rf_db_is_database(w->final_dir)) {
