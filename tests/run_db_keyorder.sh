@@ -202,6 +202,12 @@ printf '1|2\n3|4\n' >"$tmp/two/t.tbl"
 grep -q "keys: 0 held by the rows' order.*, 2 read back and grouped" "$tmp/err" || { cat "$tmp/err"; fail "the second and third predicates' checks not counted"; }
 "$redfox" run "$tmp/two.logic" --data "$tmp/tdb" --device cpu --format csv >"$tmp/out.twodb" 2>/dev/null || fail "run from the database of two predicates of one file"
 cmp -s "$tmp/out.two" "$tmp/out.twodb" || fail "two predicates of one file: the database answers otherwise"
+# two predicates reading one file with other columns: one table per file, said
+printf 'a(x, y) -> int(x), int(y).\nlang:input[`a] = "t.tbl".\nb(x, y) -> int(x), string(y).\nlang:input[`b] = "t.tbl".\nlang:output[`a] = "a".\nlang:output[`b] = "b".\n' >"$tmp/twotypes.logic"
+rm -rf "$tmp/tdb"
+"$redfox" import "$tmp/twotypes.logic" --data "$tmp/two" --out "$tmp/tdb" >/dev/null 2>"$tmp/err" && fail "import of one file as two tables"
+grep -qF 't.tbl: error: `a` and `b` both read this file, with different columns or format: a database holds one table per file' "$tmp/err" ||
+    { cat "$tmp/err"; fail "one file as two tables: the message does not say why"; }
 # NaN keys that rise in that order ((nan, 1), (nan, 2)) are distinct: taken
 printf 'nan|1|a\nnan|2|b\ninf|3|c\n' >"$tmp/nan/f.tbl"
 rm -rf "$tmp/ndb"

@@ -122,7 +122,9 @@ rf_status rf_import_add(rf_importer *imp, const rf_import_table *t, int32_t *tid
         if (strcmp(o->file, t->file)) continue;
         if (o->ncols != t->ncols || memcmp(o->types, t->types, (size_t)t->ncols * sizeof *t->types) ||
             o->delimiter != t->delimiter || o->header != t->header) {
-            rf_error(d, rf_mkloc(t->file, 0, 0), "`%s` and `%s` both read this file, with different columns or format",
+            rf_error(d, rf_mkloc(t->file, 0, 0),
+                     "`%s` and `%s` both read this file, with different columns or format: a database holds one "
+                     "table per file, so import them from two files",
                      o->pred, t->pred);
             return RF_EUSER;
         }
