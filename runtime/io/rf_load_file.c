@@ -56,9 +56,11 @@ void rf_rt_load_open_error(const char *path, const char *pred, int err, rf_diags
     /* a redfox database that lost its manifest reads as a folder of text
     ** files (the manifest alone makes a database): say what it looks like */
     char *col = !no_dir && err == ENOENT && dir ? rf_sprintf("%s/t00000.c00000.col", dir) : NULL;
-    if (col && stat(col, &ds) == 0)
+    char *man = col ? rf_sprintf("%s/manifest.rfdb", dir) : NULL;
+    if (col && stat(col, &ds) == 0 && man && stat(man, &ds) != 0)
         rf_buf_printf(&b, " (the folder holds a redfox database's column files but no manifest.rfdb, so it is read "
                           "as a folder of text files)");
+    free(man);
     free(col);
     rf_error(d, loc, "%s", b.data ? b.data : "cannot open file");
     rf_buf_free(&b);
