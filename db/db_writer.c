@@ -29,6 +29,7 @@
 */
 #include "db_internal.h"
 
+#include "rf_file.h"
 #include "rf_sys.h"
 
 #include <dirent.h>
@@ -231,7 +232,24 @@ rf_status rf_db_writer_new(const char *dir, const char *writer_version, rf_db_wr
         }
         if (mkdir(w->tmp_dir, 0777) == 0) break;
         if (errno != EEXIST || k > 1000) {
-            rf_status st = io_error(d, w->tmp_dir, "create the database's temporary folder");
+            rf_status st;
+            int err = errno;
+            char *parent = err == ENOENT ? rf_file_dirname(w->final_dir) : NULL;
+            struct stat psb;
+            if (parent && stat(parent, &psb) == 0) { /* there (a file system refusing): the system's words */
+                free(parent);
+                parent = NULL;
+            }
+            errno = err;
+            if (parent) {
+                /* the folder it would be in is missing: name that, not DB.tmp.PID.N */
+                rf_error(d, rf_mkloc(w->final_dir, 0, 0), "cannot create the database: the folder %s does not exist",
+                         parent);
+                st = RF_EIO;
+                free(parent);
+            } else {
+                st = io_error(d, w->tmp_dir, "create the database's temporary folder");
+            }
             free(w->tmp_dir);
             w->tmp_dir = NULL;
             rf_db_writer_free(w);

@@ -144,6 +144,10 @@ done
 [ -f "$tmp/notdb/file" ] && [ "$(cat "$tmp/afile")" = keep ] && [ -L "$tmp/alink" ] || fail "a refused --out was changed"
 ls "$tmp" | grep -q "\.tmp\.\|\.old\." && fail "a refused --out left a temporary folder"
 rm -f "$tmp/afile" "$tmp/alink"
+# a missing folder above --out is named (not the temporary DB.tmp.PID.N)
+"$redfox" import "$tmp/prog.logic" --data "$tmp/nowriter" --out "$tmp/no/such/db" >/dev/null 2>"$tmp/err"
+[ $? -eq 1 ] && grep -qF "$tmp/no/such/db: error: cannot create the database: the folder $tmp/no/such does not exist" "$tmp/err" ||
+    { cat "$tmp/err"; fail "--out in a missing folder: not named"; }
 # a second import replaces the database, and removes the temporary folder an
 # import stopped by a signal left (its process gone, nothing written to it for
 # ten minutes); not one a live writer may still fill, nor anything else
