@@ -7,7 +7,8 @@
 # program reading one file under two spellings imports one table, and from
 # a FIFO reads it once (the import waited for ever for a second writer); a
 # database an older redfox wrote with the table "./t.txt" is still read by
-# either spelling. The text run and every database answer alike.
+# either spelling, and exec commits to it. The text run and every database
+# answer alike.
 set -u
 redfox=$1
 tmp=${TMPDIR:-/tmp}/rf_db_input_names.$$
@@ -76,4 +77,18 @@ for p in plain dotted; do
         { cat "$tmp/err"; fail "run of $p from a database whose table is './t.txt'"; }
     cmp -s "$tmp/want" "$tmp/got" || fail "run of $p from a database whose table is './t.txt' answers otherwise"
 done
+# ... and redfox exec commits to it (the table "./t.txt" is the program's
+# t.txt, not another table: it was "two inputs read this file")
+# (exec: no two base predicates of one file)
+grep -v '`w\]\|^w(' "$tmp/plain.logic" >"$tmp/xplain.logic"
+grep -v '`w\]\|^w(' "$tmp/dotted.logic" >"$tmp/xdotted.logic"
+printf '+t(7, 8).\n' >"$tmp/ins.txt"
+"$redfox" exec "$tmp/db" "$tmp/xplain.logic" --batch "$tmp/ins.txt" --device cpu --format csv >"$tmp/got" 2>"$tmp/err" ||
+    { cat "$tmp/err"; fail "exec on a database whose table is './t.txt'"; }
+grep -q '^7,8$' "$tmp/got" || { cat "$tmp/got"; fail "exec on a database whose table is './t.txt': the row is not there"; }
+printf -- '-t(7, 8).\n' >"$tmp/del.txt"
+"$redfox" exec "$tmp/db" "$tmp/xdotted.logic" --batch "$tmp/del.txt" --device cpu --format csv >/dev/null 2>"$tmp/err" ||
+    { cat "$tmp/err"; fail "exec (a deletion) on a database whose table is './t.txt'"; }
+"$redfox" run "$tmp/plain.logic" --data "$tmp/db" --device cpu --format csv >"$tmp/got" 2>/dev/null || fail "run after the execs"
+cmp -s "$tmp/want" "$tmp/got" || { diff "$tmp/want" "$tmp/got"; fail "after an insert and a delete, the database answers otherwise"; }
 echo ok
