@@ -130,7 +130,7 @@ rf_status rf_import_add(rf_importer *imp, const rf_import_table *t, int32_t *tid
         }
         /* another key or dependency over the same rows: checked at the end */
         itable *it = &imp->tabs[i];
-        int same = same_checks(o, t);
+        int same = t->nkey == 0 && t->nfd < 0 ? 1 : same_checks(o, t);
         for (int32_t k = 0; k < it->nalso && !same; k++) same = same_checks(&it->also[k], t);
         if (!same) {
             rf_import_table *na = rf_realloc(it->also, ((size_t)it->nalso + 1) * sizeof *na);

@@ -394,10 +394,10 @@ static int fd_by_order(const itable *it)
 /* The key and the functional dependency of a table that its rows' order
 ** did not settle (tools/db_import_order.c), checked on its columns read
 ** back from the new files, with the runtime's checks (the same messages as
-** the text path). *grouped: how many were checked so. */
+** the text path), then those of the other predicates reading the same file
+** (it->also). *grouped: how many were checked so. */
 static rf_status check_grouped(rf_importer *imp, itable *it, const rf_import_table *t, int need_key, int need_fd,
                                rf_cpu_pool *pool, rf_diags *d);
-
 static rf_status check_key(rf_importer *imp, itable *it, rf_cpu_pool *pool, int32_t *grouped, rf_diags *d)
 {
     const rf_import_table *t = &it->t;
