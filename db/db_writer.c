@@ -372,8 +372,19 @@ rf_status rf_db_writer_table_key(rf_db_writer *w, int32_t tid, int32_t nkey, con
 static rf_status table_add(rf_db_writer *w, const char *name, int32_t ncols, const rf_type *types,
                            const char *const *colnames, int32_t nkey, const int32_t *key, int32_t *tid, rf_diags *d)
 {
-    if (ncols < 1 || ncols > RF_DB_MAX_COLS || nkey < 0 || nkey > ncols || w->db.ntables >= RF_DB_MAX_TABLES)
-        return RF_EINTERNAL;
+    /* the format's limits (docs/DATABASE.md, The manifest): a program may
+    ** declare more, which a text run reads, so they are the user's to hear */
+    if (ncols > RF_DB_MAX_COLS) {
+        rf_error(d, rf_mkloc(name, 0, 0), "a table of %d columns: a table of a redfox database holds at most %d",
+                 (int)ncols, RF_DB_MAX_COLS);
+        return RF_EUSER;
+    }
+    if (w->db.ntables >= RF_DB_MAX_TABLES) {
+        rf_error(d, rf_mkloc(name, 0, 0), "more than %d tables: a redfox database holds at most %d", RF_DB_MAX_TABLES,
+                 RF_DB_MAX_TABLES);
+        return RF_EUSER;
+    }
+    if (ncols < 1 || nkey < 0 || nkey > ncols) return RF_EINTERNAL;
     if (rf_db_find_table(&w->db, name)) {
         rf_error(d, rf_mkloc(name, 0, 0), "two inputs read this file with different columns");
         return RF_EUSER;

@@ -144,6 +144,20 @@ done
 [ -f "$tmp/notdb/file" ] && [ "$(cat "$tmp/afile")" = keep ] && [ -L "$tmp/alink" ] || fail "a refused --out was changed"
 ls "$tmp" | grep -q "\.tmp\.\|\.old\." && fail "a refused --out left a temporary folder"
 rm -f "$tmp/afile" "$tmp/alink"
+# a table wider than the format's 4096 columns (a text run reads it): said,
+# exit 1, not an internal error (exit 3)
+for n in 4097; do
+    mkdir -p "$tmp/wide$n"
+    awk -v n=$n 'BEGIN { s = "t("; u = ""; for (i = 0; i < n; i++) { s = s (i ? ", " : "") "c" i; u = u (i ? ", " : "") "int(c" i ")" }
+        print s ") -> " u "."; print "lang:input[`t] = \"t.txt\"."; print "o(c0) <- " s "), c0 > 0."; print "lang:output[`o] = \"o\"." }' \
+        >"$tmp/wide$n.logic"
+    awk -v n=$n 'BEGIN { for (i = 1; i <= n; i++) printf "%d%s", i, (i < n ? "|" : "\n") }' >"$tmp/wide$n/t.txt"
+    "$redfox" import "$tmp/wide$n.logic" --data "$tmp/wide$n" --out "$tmp/widedb$n" >/dev/null 2>"$tmp/err"
+    rc=$?
+    [ $rc -eq 1 ] && grep -qF "t.txt: error: a table of 4097 columns: a table of a redfox database holds at most 4096" "$tmp/err" ||
+        { cat "$tmp/err"; fail "import of 4097 columns: exit $rc, or another message"; }
+    [ -e "$tmp/widedb$n" ] && fail "a refused wide table left a database"
+done
 # a missing folder above --out is named (not the temporary DB.tmp.PID.N)
 "$redfox" import "$tmp/prog.logic" --data "$tmp/nowriter" --out "$tmp/no/such/db" >/dev/null 2>"$tmp/err"
 [ $? -eq 1 ] && grep -qF "$tmp/no/such/db: error: cannot create the database: the folder $tmp/no/such does not exist" "$tmp/err" ||
