@@ -449,6 +449,8 @@ static rf_status import_mapped(rf_importer *imp, int32_t tid, const char *path, 
     *mapped = map != MAP_FAILED;
     if (!*mapped) return RF_OK;
     madvise(map, (size_t)size, MADV_SEQUENTIAL);
+    /* a file cut short meanwhile: NUL bytes past its end, not SIGBUS */
+    int guard = rf_rt_map_guard_add(map, size);
     imp->times.read.wall += rf_now() - t0;
     const int64_t page = sysconf(_SC_PAGESIZE) > 0 ? sysconf(_SC_PAGESIZE) : 4096;
     int64_t pos = 0, dropped = 0;
@@ -476,6 +478,7 @@ static rf_status import_mapped(rf_importer *imp, int32_t tid, const char *path, 
         if (imp->progress) show_progress(path, pos, size);
     }
     if (imp->progress) fputc('\n', stderr);
+    rf_rt_map_guard_remove(guard);
     munmap(map, (size_t)size);
     return st;
 }
