@@ -198,7 +198,8 @@ static rf_status check_replaceable(const char *dir, rf_diags *d)
         empty = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..");
     if (dp) closedir(dp);
     if (!empty) {
-        rf_error(d, rf_mkloc(dir, 0, 0), "exists and is neither a redfox database nor an empty folder: not replacing it");
+        rf_error(d, rf_mkloc(dir, 0, 0),
+                 "exists and is neither a redfox database nor an empty folder: not replacing it");
         return RF_EUSER;
     }
     return RF_OK;

@@ -156,8 +156,8 @@ int rf_tool_tpch_gen(int argc, char **argv)
     free(manifest);
     if (strcmp(format, "db") && is_db) {
         fprintf(stderr,
-                "redfox tpch gen: %s: error: is a redfox database (it holds manifest.rfdb), which readers take before any "
-                ".tbl file there: write the text elsewhere, or give --format db to replace the database\n",
+                "redfox tpch gen: %s: error: is a redfox database (it holds manifest.rfdb), which readers take "
+                "before any .tbl file there: write the text elsewhere, or give --format db to replace the database\n",
                 out);
         return RF_EXIT_USER;
     }

@@ -69,7 +69,8 @@ static void guard_install(void)
     sigemptyset(&sa.sa_mask);
     /* an ignored SIGBUS stays so; any other disposition is kept for the
     ** faults that are not the guard's */
-    if (sigaction(SIGBUS, NULL, &guard_prev) == 0 && ((guard_prev.sa_flags & SA_SIGINFO) || guard_prev.sa_handler != SIG_IGN))
+    if (sigaction(SIGBUS, NULL, &guard_prev) == 0 &&
+        ((guard_prev.sa_flags & SA_SIGINFO) || guard_prev.sa_handler != SIG_IGN))
         sigaction(SIGBUS, &sa, NULL);
 }
 
