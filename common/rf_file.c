@@ -5,7 +5,8 @@
 ** (and the signals it holds while commits are under way, for the caller
 ** to end the process by once they ended),
 ** the output folder's lock, the lock of a folder replaced as a whole (a
-** database) or rewritten file by file (a text folder that `tpch gen` writes).
+** database) or rewritten file by file (a text folder that `tpch gen` writes),
+** and the tidy form of an input's relative file name (rf_file_name_tidy).
 **
 ** The registry is a fixed array of atomic pointers to temporaries' names,
 ** so that the handler (which may run on any thread, at any moment) only
@@ -156,6 +157,38 @@ char *rf_file_dirname(const char *path)
     if (!s) return rf_strdup(".");
     if (s == path) return rf_strdup("/");
     return rf_strndup(path, (size_t)(s - path));
+}
+
+void rf_file_name_tidy(char *name)
+{
+    char *w = name;
+    const char *r = name;
+    while (*r) {
+        const char *e = strchr(r, '/');
+        size_t n = e ? (size_t)(e - r) : strlen(r);
+        if (n && !(n == 1 && r[0] == '.')) {
+            if (w > name) *w++ = '/';
+            memmove(w, r, n);
+            w += n;
+        }
+        r += n + (e != NULL);
+    }
+    if (w > name) *w = 0; /* else ("." or "/"): as it was */
+}
+
+int rf_file_same_name(const char *a, const char *b)
+{
+    if (!strcmp(a, b)) return 1;
+    char *ta = rf_strdup(a), *tb = rf_strdup(b);
+    int same = ta && tb;
+    if (same) {
+        rf_file_name_tidy(ta);
+        rf_file_name_tidy(tb);
+        same = !strcmp(ta, tb);
+    }
+    free(ta);
+    free(tb);
+    return same;
 }
 
 static rf_status fail(rf_file_out *f, rf_diags *d, const char *what, int e)

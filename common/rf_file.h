@@ -75,6 +75,15 @@ rf_status rf_file_sync_dir(const char *path, rf_diags *d);
 /* The folder part of path ("." when it has none); caller frees. */
 char *rf_file_dirname(const char *path);
 
+/* A relative file name in its tidy form, in place: "." segments and empty
+** ones (a repeated or leading '/') dropped, so that "./t.txt", "t.txt" and
+** "sub//./t.txt" against "sub/t.txt" name one input (one table of a
+** database). ".." is kept (it depends on links). A name that would become
+** empty is left as it is. */
+void rf_file_name_tidy(char *name);
+/* Do a and b name one file by their tidy forms? */
+int rf_file_same_name(const char *a, const char *b);
+
 /* Removes temporaries of path (".NAME.redfox-PID-N.tmp" in its folder)
 ** left by a process that no longer runs (killed by SIGKILL, say). Call it
 ** while holding the folder's lock. Returns how many were removed. */

@@ -10,6 +10,7 @@
 ** never read out of bounds.
 */
 #include "db_internal.h"
+#include "rf_file.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -466,5 +467,8 @@ const rf_db_table *rf_db_find_table(const rf_db *db, const char *name)
 {
     for (int32_t i = 0; i < db->ntables; i++)
         if (!strcmp(db->tables[i].name, name)) return &db->tables[i];
+    /* an older import kept the program's spelling ("./t.txt"): the same file */
+    for (int32_t i = 0; i < db->ntables; i++)
+        if (rf_file_same_name(db->tables[i].name, name)) return &db->tables[i];
     return NULL;
 }

@@ -204,9 +204,13 @@ void rf_db_narrow_pack(rf_type t, const void *v, int64_t n, const rf_db_block *b
 int64_t rf_db_narrow_check(const rf_db_block *bl, const unsigned char *src, int64_t n)
 {
     uint64_t qmax = ((uint64_t)bl->max - (uint64_t)bl->min) / rf_db_pow10(bl->exp);
+    /* past the width's own largest value every stored value is in range,
+    ** as rf_db_narrow_decode has it: (uint8_t)qmax of a range of 1000
+    ** would have been 232, and a stored 240 refused here but not there */
+    uint64_t wmax = bl->width == 1 ? 0xff : bl->width == 2 ? 0xffff : 0xffffffffu;
+    if (qmax >= wmax) return -1;
     if (bl->width == 1) CHECK_ONLY(uint8_t);
     if (bl->width == 2) CHECK_ONLY(uint16_t);
-    if (qmax >= 0xffffffffu) return -1;
     CHECK_ONLY(uint32_t);
 }
 

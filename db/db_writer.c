@@ -29,6 +29,7 @@
 */
 #include "db_internal.h"
 
+#include "rf_file.h"
 #include "rf_sys.h"
 
 #include <dirent.h>
@@ -178,6 +179,32 @@ static void remove_stale_tmps(const char *final, rf_diags *d)
     free(parent);
 }
 
+/* Can the commit put a database at dir? Not where something it will not
+** replace stands (the commit says the same, and checks again): asked
+** first, so that an import refuses before its work, not after it. */
+static rf_status check_replaceable(const char *dir, rf_diags *d)
+{
+    struct stat sb;
+    if (lstat(dir, &sb) != 0) return RF_OK; /* nothing there (or the commit says why) */
+    if (!S_ISDIR(sb.st_mode)) {
+        rf_error(d, rf_mkloc(dir, 0, 0), "exists and is %s: not replacing it",
+                 S_ISLNK(sb.st_mode) ? "a symbolic link (give the folder it names)" : "not a folder");
+        return RF_EUSER;
+    }
+    if (rf_db_is_database(dir)) return RF_OK;
+    DIR *dp = opendir(dir);
+    int empty = dp != NULL;
+    for (struct dirent *e; dp && empty && (e = readdir(dp)) != NULL;)
+        empty = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..");
+    if (dp) closedir(dp);
+    if (!empty) {
+        rf_error(d, rf_mkloc(dir, 0, 0),
+                 "exists and is neither a redfox database nor an empty folder: not replacing it");
+        return RF_EUSER;
+    }
+    return RF_OK;
+}
+
 rf_status rf_db_writer_new(const char *dir, const char *writer_version, rf_db_writer **out, rf_diags *d)
 {
     *out = NULL;
@@ -191,6 +218,11 @@ rf_status rf_db_writer_new(const char *dir, const char *writer_version, rf_db_wr
         rf_db_writer_free(w);
         return RF_ENOMEM;
     }
+    rf_status cst = check_replaceable(w->final_dir, d);
+    if (cst) {
+        rf_db_writer_free(w);
+        return cst;
+    }
     remove_stale_tmps(w->final_dir, d);
     for (int k = 0;; k++) {
         free(w->tmp_dir);
@@ -201,7 +233,24 @@ rf_status rf_db_writer_new(const char *dir, const char *writer_version, rf_db_wr
         }
         if (mkdir(w->tmp_dir, 0777) == 0) break;
         if (errno != EEXIST || k > 1000) {
-            rf_status st = io_error(d, w->tmp_dir, "create the database's temporary folder");
+            rf_status st;
+            int err = errno;
+            char *parent = err == ENOENT ? rf_file_dirname(w->final_dir) : NULL;
+            struct stat psb;
+            if (parent && stat(parent, &psb) == 0) { /* there (a file system refusing): the system's words */
+                free(parent);
+                parent = NULL;
+            }
+            errno = err;
+            if (parent) {
+                /* the folder it would be in is missing: name that, not DB.tmp.PID.N */
+                rf_error(d, rf_mkloc(w->final_dir, 0, 0), "cannot create the database: the folder %s does not exist",
+                         parent);
+                st = RF_EIO;
+                free(parent);
+            } else {
+                st = io_error(d, w->tmp_dir, "create the database's temporary folder");
+            }
             free(w->tmp_dir);
             w->tmp_dir = NULL;
             rf_db_writer_free(w);
@@ -324,8 +373,19 @@ rf_status rf_db_writer_table_key(rf_db_writer *w, int32_t tid, int32_t nkey, con
 static rf_status table_add(rf_db_writer *w, const char *name, int32_t ncols, const rf_type *types,
                            const char *const *colnames, int32_t nkey, const int32_t *key, int32_t *tid, rf_diags *d)
 {
-    if (ncols < 1 || ncols > RF_DB_MAX_COLS || nkey < 0 || nkey > ncols || w->db.ntables >= RF_DB_MAX_TABLES)
-        return RF_EINTERNAL;
+    /* the format's limits (docs/DATABASE.md, The manifest): a program may
+    ** declare more, which a text run reads, so they are the user's to hear */
+    if (ncols > RF_DB_MAX_COLS) {
+        rf_error(d, rf_mkloc(name, 0, 0), "a table of %d columns: a table of a redfox database holds at most %d",
+                 (int)ncols, RF_DB_MAX_COLS);
+        return RF_EUSER;
+    }
+    if (w->db.ntables >= RF_DB_MAX_TABLES) {
+        rf_error(d, rf_mkloc(name, 0, 0), "more than %d tables: a redfox database holds at most %d", RF_DB_MAX_TABLES,
+                 RF_DB_MAX_TABLES);
+        return RF_EUSER;
+    }
+    if (ncols < 1 || nkey < 0 || nkey > ncols) return RF_EINTERNAL;
     if (rf_db_find_table(&w->db, name)) {
         rf_error(d, rf_mkloc(name, 0, 0), "two inputs read this file with different columns");
         return RF_EUSER;
@@ -1486,7 +1546,8 @@ rf_status rf_db_writer_commit(rf_db_writer *w, rf_diags *d)
     char *old = NULL;
     if (lstat(w->final_dir, &sb) == 0) {
         if (!S_ISDIR(sb.st_mode)) {
-            rf_error(d, rf_mkloc(w->final_dir, 0, 0), "exists and is not a folder: not replacing it");
+            rf_error(d, rf_mkloc(w->final_dir, 0, 0), "exists and is %s: not replacing it",
+                     S_ISLNK(sb.st_mode) ? "a symbolic link (give the folder it names)" : "not a folder");
             return RF_EUSER;
         }
         if (rf_db_is_database(w->final_dir)) {

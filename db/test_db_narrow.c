@@ -129,6 +129,28 @@ static void test_blocks(void)
     packed[517] = 99;
     bl.exp = 5; /* a divisor that makes the values overflow the block's range */
     CHECK(rf_db_narrow_decode(RF_TYPE_DECIMAL, &bl, packed, N, back) >= 0);
+    /* a range wider than the width holds (well formed: every stored value
+    ** decodes within it): the check alone (the GPU's) and the widening
+    ** (the CPU's) agree, for each width; the check once compared with the
+    ** range cut to the width (1000 as a byte: 232) and refused 240 */
+    static const uint64_t wider[3] = {1000, 70000, UINT64_C(5000000000)};
+    for (int k = 0; k < 3; k++) {
+        int width = k == 0 ? 1 : k == 1 ? 2 : 4;
+        memset(&bl, 0, sizeof bl);
+        bl.width = (uint8_t)width;
+        bl.min = -7;
+        bl.max = bl.min + (int64_t)wider[k];
+        unsigned char stored[4 * 8];
+        memset(stored, 0, sizeof stored);
+        for (int i = 0; i < 8; i++) {
+            uint32_t q = (width == 1 ? 240u : width == 2 ? 65530u : 0xfffffff0u) + (uint32_t)i;
+            memcpy(stored + i * width, &q, (size_t)width);
+        }
+        int64_t wide[8];
+        CHECK(rf_db_narrow_decode(RF_TYPE_INT, &bl, stored, 8, wide) == -1);
+        CHECK(rf_db_narrow_check(&bl, stored, 8) == -1);
+        CHECK(wide[0] == bl.min + (width == 1 ? 240 : width == 2 ? 65530 : (int64_t)0xfffffff0u));
+    }
 }
 
 /* ---- a narrow database -------------------------------------------------- */

@@ -6,6 +6,7 @@
 ** and recording them on their predicates.
 */
 #include "check_internal.h"
+#include "rf_file.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -214,7 +215,15 @@ static void directive(rf_checker *c, const rf_ast_atom *h, uint8_t *seen)
                      p->name, v->sval);
             return;
         }
-        p->input_file = v->sval;
+        /* "./t.txt" and "t.txt" are one file, and must be one table of a
+        ** database (and one reading of a FIFO at import) */
+        char *name = rf_arena_strdup(c->a, v->sval);
+        if (!name) {
+            rf_error(c->d, v->loc, "out of memory");
+            return;
+        }
+        rf_file_name_tidy(name);
+        p->input_file = name;
         break;
     case D_DELIM:
         if (v->slen != 1 || v->sval[0] == '\n' || v->sval[0] == '\r' || v->sval[0] == 0 ||

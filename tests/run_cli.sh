@@ -127,6 +127,19 @@ fi
 if [ $? -ne 1 ] || ! grep -qF "the data folder '$t/no-such-folder' does not exist" "$e"; then
     echo "FAIL: import --data a missing folder: not named as such"; cat "$e"; fail=1
 fi
+# import: a database as the data folder (import reads text) is named as
+# such, not "a folder of column files but no manifest.rfdb"
+mkdir -p "${TMPDIR:-/tmp}/rf_cli_dbdata.$$"
+printf '1|2\n' >"${TMPDIR:-/tmp}/rf_cli_dbdata.$$/edges.csv"
+printf 'e(x, y) -> int(x), int(y).\nlang:input[`e] = "edges.csv".\nlang:output[`e] = "e".\n' >"${TMPDIR:-/tmp}/rf_cli_dbdata.$$.logic"
+"$r" import "${TMPDIR:-/tmp}/rf_cli_dbdata.$$.logic" --data "${TMPDIR:-/tmp}/rf_cli_dbdata.$$" --out "${TMPDIR:-/tmp}/rf_cli_db.$$" 2>"$e" >/dev/null || {
+    echo "FAIL: import of edges.csv"; cat "$e"; fail=1; }
+"$r" import "${TMPDIR:-/tmp}/rf_cli_dbdata.$$.logic" --data "${TMPDIR:-/tmp}/rf_cli_db.$$" --out "${TMPDIR:-/tmp}/rf_cli_db2.$$" 2>"$e" >/dev/null
+if [ $? -ne 1 ] || ! grep -qF "the data folder '${TMPDIR:-/tmp}/rf_cli_db.$$' is a redfox database (it holds manifest.rfdb): import reads the text files" "$e" ||
+    [ -e "${TMPDIR:-/tmp}/rf_cli_db2.$$" ]; then
+    echo "FAIL: import --data a database: not named as such"; cat "$e"; fail=1
+fi
+rm -rf "${TMPDIR:-/tmp}/rf_cli_dbdata.$$" "${TMPDIR:-/tmp}/rf_cli_dbdata.$$.logic" "${TMPDIR:-/tmp}/rf_cli_db.$$" "${TMPDIR:-/tmp}/rf_cli_db2.$$"
 printf 'p(x) -> int(x).\np(x) <- q(x).\n' | "$r" run - --data "$t/no-such-folder" 2>"$e" >/dev/null
 if ! grep -q "undefined predicate" "$e" || grep -q "data folder" "$e"; then
     echo "FAIL: a program error comes before the data folder's"; cat "$e"; fail=1

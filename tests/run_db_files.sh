@@ -4,7 +4,8 @@
 # file named and exit 1 (a damaged column the program does not read is never
 # opened); two processes reading one database at once agree with each other
 # and with the text; a failed import leaves nothing behind and never replaces
-# a folder that is not a database; types that do not match are refused.
+# a folder that is not a database (nor a file or a symbolic link), which it
+# says before reading any input; types that do not match are refused.
 set -u
 redfox=$1
 tmp=${TMPDIR:-/tmp}/rf_db_files.$$
@@ -121,6 +122,46 @@ mkdir "$tmp/notdb"; echo keep >"$tmp/notdb/file"
 cp "$tmp/t.good" "$tmp/data/t.tbl"
 "$redfox" import "$tmp/prog.logic" --data "$tmp/data" --out "$tmp/notdb" 2>"$tmp/err"
 [ $? -eq 1 ] && [ -f "$tmp/notdb/file" ] || { cat "$tmp/err"; fail "replaced a folder that is not a database"; }
+# ... and says so before reading any input (it read and wrote everything,
+# then refused at the commit): an input that is a FIFO no one writes would
+# block the import; a folder that is not a database, a file and a symbolic
+# link (to a database) are refused at once, each named
+mkdir -p "$tmp/nowriter"
+mkfifo "$tmp/nowriter/t.tbl" || fail "mkfifo"
+echo keep >"$tmp/afile"
+ln -s db "$tmp/alink"
+for o in notdb afile alink; do
+    timeout 20 "$redfox" import "$tmp/prog.logic" --data "$tmp/nowriter" --out "$tmp/$o" >/dev/null 2>"$tmp/err"
+    rc=$?
+    [ $rc -eq 1 ] || { cat "$tmp/err"; fail "--out $o: exit $rc, not 1 before reading the input"; }
+    case $o in
+    notdb) want="notdb: error: exists and is neither a redfox database nor an empty folder: not replacing it" ;;
+    afile) want="afile: error: exists and is not a folder: not replacing it" ;;
+    alink) want="alink: error: exists and is a symbolic link (give the folder it names): not replacing it" ;;
+    esac
+    grep -qF "$want" "$tmp/err" || { cat "$tmp/err"; fail "--out $o: not '$want'"; }
+done
+[ -f "$tmp/notdb/file" ] && [ "$(cat "$tmp/afile")" = keep ] && [ -L "$tmp/alink" ] || fail "a refused --out was changed"
+ls "$tmp" | grep -q "\.tmp\.\|\.old\." && fail "a refused --out left a temporary folder"
+rm -f "$tmp/afile" "$tmp/alink"
+# a table wider than the format's 4096 columns (a text run reads it): said,
+# exit 1, not an internal error (exit 3)
+for n in 4097; do
+    mkdir -p "$tmp/wide$n"
+    awk -v n=$n 'BEGIN { s = "t("; u = ""; for (i = 0; i < n; i++) { s = s (i ? ", " : "") "c" i; u = u (i ? ", " : "") "int(c" i ")" }
+        print s ") -> " u "."; print "lang:input[`t] = \"t.txt\"."; print "o(c0) <- " s "), c0 > 0."; print "lang:output[`o] = \"o\"." }' \
+        >"$tmp/wide$n.logic"
+    awk -v n=$n 'BEGIN { for (i = 1; i <= n; i++) printf "%d%s", i, (i < n ? "|" : "\n") }' >"$tmp/wide$n/t.txt"
+    "$redfox" import "$tmp/wide$n.logic" --data "$tmp/wide$n" --out "$tmp/widedb$n" >/dev/null 2>"$tmp/err"
+    rc=$?
+    [ $rc -eq 1 ] && grep -qF "t.txt: error: a table of 4097 columns: a table of a redfox database holds at most 4096" "$tmp/err" ||
+        { cat "$tmp/err"; fail "import of 4097 columns: exit $rc, or another message"; }
+    [ -e "$tmp/widedb$n" ] && fail "a refused wide table left a database"
+done
+# a missing folder above --out is named (not the temporary DB.tmp.PID.N)
+"$redfox" import "$tmp/prog.logic" --data "$tmp/nowriter" --out "$tmp/no/such/db" >/dev/null 2>"$tmp/err"
+[ $? -eq 1 ] && grep -qF "$tmp/no/such/db: error: cannot create the database: the folder $tmp/no/such does not exist" "$tmp/err" ||
+    { cat "$tmp/err"; fail "--out in a missing folder: not named"; }
 # a second import replaces the database, and removes the temporary folder an
 # import stopped by a signal left (its process gone, nothing written to it for
 # ten minutes); not one a live writer may still fill, nor anything else

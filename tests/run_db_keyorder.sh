@@ -17,6 +17,13 @@
 # the next blocks' order check (it waited for ever for the header's turn).
 # A repeated key after quoted fields that span lines is named by the line
 # its record starts on, as the text run names it (not by its row number).
+# A float key column is compared in the language's total order (NaN one
+# value, above inf): a NaN between two rows of a repeated two-column key
+# made each row seem above the one before, and the repeat was taken.
+# Several predicates reading one file: each one's key and functional
+# dependency is checked (only the first predicate's was: a key declared by
+# the second was never checked, and the import took a file the text run
+# refuses).
 set -u
 redfox=$1
 tmp=${TMPDIR:-/tmp}/rf_db_keyorder.$$
@@ -148,4 +155,61 @@ for tb in 1 4096; do
     grep -F "$(sed 's/^[^:]*://' "$tmp/err.text")" "$tmp/err" >/dev/null ||
         { cat "$tmp/err"; fail "import (--text-block $tb) names other lines than the text run"; }
 done
+# a float key with NaN: (1.0, 5) repeated on line 4, a NaN on line 3 between
+mkdir -p "$tmp/nan"
+printf '1.0|5|a\n2.0|1|b\nnan|2|c\n1.0|5|d\n' >"$tmp/nan/f.tbl"
+for decl in 'f(x, y, s) -> float(x), int(y), string(s).
+lang:input:key[`f] = "x, y".' 'f[x, y] = s -> float(x), int(y), string(s).'; do
+    printf '%s\nlang:input[`f] = "f.tbl".\nlang:output[`f] = "f".\n' "$decl" >"$tmp/nan.logic"
+    "$redfox" run "$tmp/nan.logic" --data "$tmp/nan" --device cpu >/dev/null 2>"$tmp/err.text" && fail "the text run took a repeated float key"
+    grep -q "f.tbl:4:1: error: .*(1.0, 5)" "$tmp/err.text" || { cat "$tmp/err.text"; fail "the text run names another row"; }
+    for t in 1 2; do
+        rm -rf "$tmp/ndb"
+        "$redfox" import "$tmp/nan.logic" --data "$tmp/nan" --out "$tmp/ndb" --threads $t >/dev/null 2>"$tmp/err"
+        rc=$?
+        [ $rc -eq 1 ] || { cat "$tmp/err"; fail "import of a repeated float key beside a NaN (--threads $t): exit $rc"; }
+        grep -F "$(sed 's/^[^:]*://' "$tmp/err.text")" "$tmp/err" >/dev/null ||
+            { cat "$tmp/err"; fail "import (--threads $t) of a repeated float key: another message than the text run's"; }
+        [ -e "$tmp/ndb" ] && fail "a failed import of a float key left a database"
+    done
+done
+# two or three predicates of one file, the key or dependency broken on the
+# second or third: refused as the text run refuses it, naming that predicate
+mkdir -p "$tmp/two"
+printf '1|2\n3|4\n1|5\n' >"$tmp/two/t.tbl"
+for decl in 'b(x, y) -> int(x), int(y).
+lang:input:key[`b] = "x".' 'b[x] = y -> int(x), int(y).' 'b(x, y) -> int(x), int(y).
+lang:input:key[`b] = "y".
+c[x] = y -> int(x), int(y).
+lang:input[`c] = "t.tbl".
+lang:output[`c] = "c".'; do
+    printf 'a(x, y) -> int(x), int(y).\nlang:input[`a] = "t.tbl".\n%s\nlang:input[`b] = "t.tbl".\nlang:output[`a] = "a".\nlang:output[`b] = "b".\n' \
+        "$decl" >"$tmp/two.logic"
+    "$redfox" run "$tmp/two.logic" --data "$tmp/two" --device cpu >/dev/null 2>"$tmp/err.text" && fail "the text run took a second predicate's repeated key"
+    grep -q "t.tbl:3:1: error: .*\`[bc]\`" "$tmp/err.text" || { cat "$tmp/err.text"; fail "the text run names another predicate or line"; }
+    rm -rf "$tmp/tdb"
+    "$redfox" import "$tmp/two.logic" --data "$tmp/two" --out "$tmp/tdb" >/dev/null 2>"$tmp/err"
+    rc=$?
+    [ $rc -eq 1 ] || { cat "$tmp/err"; fail "import of a file whose second predicate's key repeats: exit $rc"; }
+    grep -F "$(sed 's/^[^:]*://' "$tmp/err.text")" "$tmp/err" >/dev/null ||
+        { cat "$tmp/err"; cat "$tmp/err.text"; fail "import of two predicates of one file: another message than the text run's"; }
+    [ -e "$tmp/tdb" ] && fail "a failed import of two predicates of one file left a database"
+done
+# ... and taken where the keys hold, the database answering as the text
+printf '1|2\n3|4\n' >"$tmp/two/t.tbl"
+"$redfox" run "$tmp/two.logic" --data "$tmp/two" --device cpu --format csv >"$tmp/out.two" 2>"$tmp/err" || { cat "$tmp/err"; fail "text run of two predicates of one file"; }
+"$redfox" import "$tmp/two.logic" --data "$tmp/two" --out "$tmp/tdb" --profile 2>"$tmp/err" || { cat "$tmp/err"; fail "import of two predicates of one file"; }
+grep -q "keys: 0 held by the rows' order.*, 2 read back and grouped" "$tmp/err" || { cat "$tmp/err"; fail "the second and third predicates' checks not counted"; }
+"$redfox" run "$tmp/two.logic" --data "$tmp/tdb" --device cpu --format csv >"$tmp/out.twodb" 2>/dev/null || fail "run from the database of two predicates of one file"
+cmp -s "$tmp/out.two" "$tmp/out.twodb" || fail "two predicates of one file: the database answers otherwise"
+# two predicates reading one file with other columns: one table per file, said
+printf 'a(x, y) -> int(x), int(y).\nlang:input[`a] = "t.tbl".\nb(x, y) -> int(x), string(y).\nlang:input[`b] = "t.tbl".\nlang:output[`a] = "a".\nlang:output[`b] = "b".\n' >"$tmp/twotypes.logic"
+rm -rf "$tmp/tdb"
+"$redfox" import "$tmp/twotypes.logic" --data "$tmp/two" --out "$tmp/tdb" >/dev/null 2>"$tmp/err" && fail "import of one file as two tables"
+grep -qF 't.tbl: error: `a` and `b` both read this file, with different columns or format: a database holds one table per file' "$tmp/err" ||
+    { cat "$tmp/err"; fail "one file as two tables: the message does not say why"; }
+# NaN keys that rise in that order ((nan, 1), (nan, 2)) are distinct: taken
+printf 'nan|1|a\nnan|2|b\ninf|3|c\n' >"$tmp/nan/f.tbl"
+rm -rf "$tmp/ndb"
+"$redfox" import "$tmp/nan.logic" --data "$tmp/nan" --out "$tmp/ndb" 2>"$tmp/err" || { cat "$tmp/err"; fail "import of distinct NaN keys"; }
 echo ok

@@ -5,7 +5,8 @@
 # correctly (when ANSWERS, the SF 0.01 answers, exist) and `tpch bench` runs
 # on it. Imports with 1, 2 and 3 threads give the same bytes. `tpch gen
 # --format db --tables LIST` over a database keeps the tables it does not
-# generate (as text keeps their .tbl files): it dropped them.
+# generate (as text keeps their .tbl files): it dropped them. Text tables
+# into a database's folder (never read there) are refused.
 set -u
 redfox=$1
 answers=$2
@@ -46,4 +47,9 @@ if [ -f "$answers/q01.csv" ]; then
 fi
 "$redfox" tpch bench --data "$tmp/gen.db" --sf 0.01 --device cpu --repeat 1 --queries 6,13 >"$tmp/bench.out" 2>&1 || { cat "$tmp/bench.out"; fail "tpch bench from the database"; }
 grep -q "^q06 " "$tmp/bench.out" || { cat "$tmp/bench.out"; fail "tpch bench printed no Q06"; }
+# text tables into a database's folder would never be read (its manifest
+# makes it the database): refused, nothing written (it wrote them, exit 0)
+"$redfox" tpch gen --sf 0.01 --tables region --out "$tmp/gen.db" >/dev/null 2>"$tmp/err"
+[ $? -eq 1 ] && grep -qF "gen.db: error: is a redfox database (it holds manifest.rfdb)" "$tmp/err" || { cat "$tmp/err"; fail "tpch gen of text into a database"; }
+[ -e "$tmp/gen.db/region.tbl" ] && fail "tpch gen wrote text into a database"
 echo ok

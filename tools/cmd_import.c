@@ -7,6 +7,7 @@
 */
 #include "db_import.h"
 #include "pipeline.h"
+#include "rf_db.h"
 #include "rf_file.h"
 #include "tools.h"
 
@@ -40,7 +41,8 @@ static const char *usage =
     "and none of its files changed for ten minutes.\n"
     "\n"
     "options:\n"
-    "  --data DIR    where the input files are (default: .)\n"
+    "  --data DIR    where the input files are (default: .): text, not a\n"
+    "                database\n"
     "  --out DB      the database to write\n"
     "  --threads N   threads for each stage: parsing, writing the columns,\n"
     "                checking keys, which overlap (default: all cores); the\n"
@@ -130,6 +132,15 @@ int rf_tool_import(int argc, char **argv)
     if (stat(data, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
         fprintf(stderr, "redfox import: the data folder '%s' %s\n", data,
                 stat(data, &sb) == 0 ? "is not a folder" : "does not exist");
+        return RF_EXIT_USER;
+    }
+    /* import reads text: a database given as --data was read as a folder of
+    ** text files, whose error then said the folder had no manifest */
+    if (rf_db_is_database(data)) {
+        fprintf(stderr,
+                "redfox import: the data folder '%s' is a redfox database (it holds manifest.rfdb): import reads the "
+                "text files a program declares; run, tpch run and tpch bench read a database with --data\n",
+                data);
         return RF_EXIT_USER;
     }
     rf_arena arena;

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "rf_file.h"
@@ -26,7 +27,9 @@ static const char usage[] =
     "\n"
     "  --sf X         scale factor, 0.01 to 1000: whole numbers from 1 up,\n"
     "                 multiples of 0.001 below 1 (SF 1 is about 1 GB)\n"
-    "  --out DIR      output folder, created if missing. The files are written\n"
+    "  --out DIR      output folder, created if missing (not a redfox\n"
+    "                 database, whose readers ignore .tbl files: --format db\n"
+    "                 replaces one). The files are written\n"
     "                 aside and renamed into place once all are complete, so a\n"
     "                 failed or killed run leaves the old ones (a SIGINT, SIGTERM\n"
     "                 or SIGHUP during the renames lets them all end, then ends\n"
@@ -137,6 +140,20 @@ int rf_tool_tpch_gen(int argc, char **argv)
         if (end == jobs_arg || *end || errno || j < 1 || j > 256)
             return bad_usage("--jobs '%s' must be a whole number from 1 to 256", jobs_arg);
         o.jobs = (int)j;
+    }
+    /* text .tbl files in a database's folder are never read: a folder with
+    ** a manifest is read as the database (docs/DATABASE.md), so a run of the
+    ** new scale factor would read the old one's tables, silently */
+    char *manifest = rf_sprintf("%s/manifest.rfdb", out); /* (rf_db.h's RF_DB_MANIFEST) */
+    struct stat msb;
+    int is_db = manifest && stat(manifest, &msb) == 0;
+    free(manifest);
+    if (strcmp(format, "db") && is_db) {
+        fprintf(stderr,
+                "redfox tpch gen: %s: error: is a redfox database (it holds manifest.rfdb), which readers take "
+                "before any .tbl file there: write the text elsewhere, or give --format db to replace the database\n",
+                out);
+        return RF_EXIT_USER;
     }
     o.out_dir = out;
     o.tables = tables;

@@ -99,6 +99,19 @@ static rf_status choose_encodings(rf_importer *imp, itable *it, const rf_rt_text
     return RF_OK;
 }
 
+/* Do a and b declare the same key (the same columns, in any order) and the
+** same functional dependency? (Either has nothing more to check.) */
+static int same_checks(const rf_import_table *a, const rf_import_table *b)
+{
+    if (a->nfd != b->nfd || a->nkey != b->nkey) return 0;
+    for (int32_t k = 0; k < a->nkey; k++) {
+        int found = 0;
+        for (int32_t m = 0; m < b->nkey && !found; m++) found = a->key[k] == b->key[m];
+        if (!found) return 0;
+    }
+    return 1;
+}
+
 rf_status rf_import_add(rf_importer *imp, const rf_import_table *t, int32_t *tid, rf_diags *d)
 {
     /* the writer's tables grow: nothing may be writing them */
@@ -109,9 +122,21 @@ rf_status rf_import_add(rf_importer *imp, const rf_import_table *t, int32_t *tid
         if (strcmp(o->file, t->file)) continue;
         if (o->ncols != t->ncols || memcmp(o->types, t->types, (size_t)t->ncols * sizeof *t->types) ||
             o->delimiter != t->delimiter || o->header != t->header) {
-            rf_error(d, rf_mkloc(t->file, 0, 0), "`%s` and `%s` both read this file, with different columns or format",
+            rf_error(d, rf_mkloc(t->file, 0, 0),
+                     "`%s` and `%s` both read this file, with different columns or format: a database holds one "
+                     "table per file, so import them from two files",
                      o->pred, t->pred);
             return RF_EUSER;
+        }
+        /* another key or dependency over the same rows: checked at the end */
+        itable *it = &imp->tabs[i];
+        int same = t->nkey == 0 && t->nfd < 0 ? 1 : same_checks(o, t);
+        for (int32_t k = 0; k < it->nalso && !same; k++) same = same_checks(&it->also[k], t);
+        if (!same) {
+            rf_import_table *na = rf_realloc(it->also, ((size_t)it->nalso + 1) * sizeof *na);
+            if (!na) return RF_ENOMEM;
+            it->also = na;
+            it->also[it->nalso++] = *t;
         }
         *tid = i;
         return RF_OK;
@@ -292,6 +317,17 @@ static int64_t record_end(const char *buf, int64_t len, char delim, int threads)
     return end;
 }
 
+/* record_end of a window of the file; at the file's start a UTF-8 byte
+** order mark is first passed over, as the loader skips it
+** (runtime/io/rf_load.c): behind the mark, a first field opening with '"'
+** is quoted, and its line ends are no record's end. */
+static int64_t window_end(const char *buf, int64_t len, int file_start, char delim, int threads)
+{
+    int64_t bom = file_start && len >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
+    int64_t end = record_end(buf + bom, len - bom, delim, threads);
+    return end ? end + bom : 0;
+}
+
 /* The lines on which tt's rows start (a block of it, its text from line
 ** first_line, a header line skipped first): a pair for each row that does
 ** not start on the line after the row before's, as the text path keeps a
@@ -413,6 +449,8 @@ static rf_status import_mapped(rf_importer *imp, int32_t tid, const char *path, 
     *mapped = map != MAP_FAILED;
     if (!*mapped) return RF_OK;
     madvise(map, (size_t)size, MADV_SEQUENTIAL);
+    /* a file cut short meanwhile: NUL bytes past its end, not SIGBUS */
+    int guard = rf_rt_map_guard_add(map, size);
     imp->times.read.wall += rf_now() - t0;
     const int64_t page = sysconf(_SC_PAGESIZE) > 0 ? sysconf(_SC_PAGESIZE) : 4096;
     int64_t pos = 0, dropped = 0;
@@ -421,7 +459,7 @@ static rf_status import_mapped(rf_importer *imp, int32_t tid, const char *path, 
         int64_t left = size - pos, cut = left;
         double c0 = rf_now(), cc0 = rf_import_thread_cpu();
         for (int64_t win = imp->block; win < left; win *= 2) {
-            cut = record_end(map + pos, win, imp->tabs[tid].t.delimiter, imp->threads);
+            cut = window_end(map + pos, win, pos == 0, imp->tabs[tid].t.delimiter, imp->threads);
             if (cut > 0) break;
             cut = left; /* no record ends in the window: a larger one */
         }
@@ -440,6 +478,7 @@ static rf_status import_mapped(rf_importer *imp, int32_t tid, const char *path, 
         if (imp->progress) show_progress(path, pos, size);
     }
     if (imp->progress) fputc('\n', stderr);
+    rf_rt_map_guard_remove(guard);
     munmap(map, (size_t)size);
     return st;
 }
@@ -533,7 +572,7 @@ rf_status rf_import_file(rf_importer *imp, int32_t tid, const char *path, rf_dia
         int64_t cut = len;
         if (!eof) {
             double c0 = rf_now(), cc0 = rf_import_thread_cpu();
-            cut = record_end(buf, len, imp->tabs[tid].t.delimiter, imp->threads);
+            cut = window_end(buf, len, done == 0, imp->tabs[tid].t.delimiter, imp->threads);
             imp->times.cuts.wall += rf_now() - c0;
             imp->times.cuts.cpu += rf_import_thread_cpu() - cc0;
             if (cut == 0) continue;
@@ -619,6 +658,7 @@ void rf_import_free(rf_importer *imp)
     for (int32_t i = 0; i < imp->n; i++) {
         free(imp->tabs[i].path);
         free(imp->tabs[i].fd_cols);
+        free(imp->tabs[i].also);
         free(imp->tabs[i].done);
         free(imp->tabs[i].jumps);
         rf_import_order_free(&imp->tabs[i].key_order);

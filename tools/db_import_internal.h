@@ -54,6 +54,12 @@ typedef struct itable {
     rf_import_order key_order; /* the declared key, checked by row order as blocks are written */
     rf_import_order fd_order;  /* a functional dependency's key columns, the same */
     int32_t *fd_cols;  /* 0 .. nfd - 1 */
+    /* other predicates reading the same file (same columns and format)
+    ** whose key or functional dependency is not t's: checked too when the
+    ** table ends, by grouping (a run checks each predicate's), so that the
+    ** import takes no file a text run of the program refuses */
+    rf_import_table *also;
+    int32_t nalso;
     int64_t blocks;    /* blocks handed to the column writing so far */
     int64_t *done;     /* [ncols + 1]: per column (and the key order, last),
                           the blocks written; a block's column waits for the

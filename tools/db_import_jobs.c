@@ -394,13 +394,32 @@ static int fd_by_order(const itable *it)
 /* The key and the functional dependency of a table that its rows' order
 ** did not settle (tools/db_import_order.c), checked on its columns read
 ** back from the new files, with the runtime's checks (the same messages as
-** the text path). *grouped: how many were checked so. */
+** the text path), then those of the other predicates reading the same file
+** (it->also). *grouped: how many were checked so. */
+static rf_status check_grouped(rf_importer *imp, itable *it, const rf_import_table *t, int need_key, int need_fd,
+                               rf_cpu_pool *pool, rf_diags *d);
 static rf_status check_key(rf_importer *imp, itable *it, rf_cpu_pool *pool, int32_t *grouped, rf_diags *d)
 {
     const rf_import_table *t = &it->t;
     int need_key = t->nkey > 0 && !it->key_order.rising;
     int need_fd = t->nfd >= 0 && !fd_by_order(it);
     *grouped = need_key + need_fd;
+    rf_status st = need_key || need_fd ? check_grouped(imp, it, t, need_key, need_fd, pool, d) : RF_OK;
+    /* those of the other predicates reading the file, in the program's
+    ** order (only t's were compared by the rows' order: theirs are grouped) */
+    for (int32_t k = 0; k < it->nalso && !st; k++) {
+        const rf_import_table *a = &it->also[k];
+        *grouped += (a->nkey > 0) + (a->nfd >= 0);
+        st = check_grouped(imp, it, a, a->nkey > 0, a->nfd >= 0, pool, d);
+    }
+    return st;
+}
+
+/* t's key (need_key) and functional dependency (need_fd) over the table's
+** rows, read back from the new files and grouped. */
+static rf_status check_grouped(rf_importer *imp, itable *it, const rf_import_table *t, int need_key, int need_fd,
+                               rf_cpu_pool *pool, rf_diags *d)
+{
     if (!need_key && !need_fd) return RF_OK;
     rf_hir_var v;
     memset(&v, 0, sizeof v);
@@ -465,7 +484,7 @@ static void *end_main(void *arg)
     if (!st) st = rf_db_writer_end_table(imp->w, it->tid, &j->d);
     double t1 = rf_now(), c1 = rf_import_thread_cpu();
     j->end_wall = t1 - t0;
-    int need = (it->t.nkey > 0 && !it->key_order.rising) || (it->t.nfd >= 0 && !fd_by_order(it));
+    int need = (it->t.nkey > 0 && !it->key_order.rising) || (it->t.nfd >= 0 && !fd_by_order(it)) || it->nalso > 0;
     if (!st && need) {
         rf_cpu_pool *pool = NULL;
         st = rf_cpu_pool_new(imp->threads, &pool);
@@ -492,7 +511,9 @@ static rf_status join_end(rf_importer *imp, rf_diags *d)
     imp->times.keys.wall += j->keys_wall;
     imp->times.keys.cpu += j->keys_cpu;
     imp->times.keys_grouped += j->keys_grouped;
-    if (!j->status) imp->times.keys_ordered += (j->it->t.nkey > 0) + (j->it->t.nfd >= 0) - j->keys_grouped;
+    int32_t checks = (j->it->t.nkey > 0) + (j->it->t.nfd >= 0);
+    for (int32_t k = 0; k < j->it->nalso; k++) checks += (j->it->also[k].nkey > 0) + (j->it->also[k].nfd >= 0);
+    if (!j->status) imp->times.keys_ordered += checks - j->keys_grouped;
     rf_status st = j->status;
     diags_move(&j->d, d);
     rf_diags_free(&j->d);

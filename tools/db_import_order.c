@@ -18,10 +18,14 @@
 ** columns of a functional dependency.
 **
 ** The order is the key columns' in the declared order, each compared as
-** its type orders values (strings by their bytes). Equal and unordered
-** values (a NaN, or -0.0 beside 0.0, which the key check counts as equal)
-** are never "above", so they send the table to the full check: the order
-** check only ever concludes that keys are distinct where they are.
+** its type orders values (strings by their bytes; floats by the language's
+** total order, docs/LANGUAGE.md "Types": every NaN one value above inf,
+** -0.0 equal to 0.0). Equal values are never "above", so they send the
+** table to the full check: the order check only ever concludes that keys
+** are distinct where they are. The order must be total: had a NaN been
+** "unordered" and the comparison gone on to the next key column, as for an
+** equal value, rows (1.0, 5), (2.0, 1), (nan, 2), (1.0, 5) would each seem
+** above the one before, and the repeated key (1.0, 5) would pass.
 */
 #include "db_import_internal.h"
 
@@ -48,15 +52,20 @@ void rf_import_order_free(rf_import_order *o)
     memset(o, 0, sizeof *o);
 }
 
+/* Floats in the language's total order: 1 when x is above y, 0 when they
+** are equal (two NaNs, -0.0 and 0.0), -1 when x is below y. */
+static inline int cmp_f64(double x, double y)
+{
+    if (x != x || y != y) return (x != x) - (y != y);
+    return (x > y) - (x < y);
+}
+
 /* Compares value a with value b of one column: 1 when a is above b, 0 when
-** they are equal or unordered, -1 when a is below b. */
+** they are equal, -1 when a is below b. */
 static inline int cmp_num(rf_type t, const void *data, int64_t a, int64_t b)
 {
     switch (t) {
-    case RF_TYPE_FLOAT: {
-        double x = ((const double *)data)[a], y = ((const double *)data)[b];
-        return x > y ? 1 : x < y ? -1 : 0;
-    }
+    case RF_TYPE_FLOAT: return cmp_f64(((const double *)data)[a], ((const double *)data)[b]);
     case RF_TYPE_DATE: {
         int32_t x = ((const int32_t *)data)[a], y = ((const int32_t *)data)[b];
         return (x > y) - (x < y);
@@ -110,11 +119,7 @@ static int first_above(const rf_import_order *o, const rf_rt_texttable *tt)
             /* the last row's value, kept as a one-row column of its type */
             const void *last = &o->num[k];
             switch (o->types[c]) {
-            case RF_TYPE_FLOAT: {
-                double x = ((const double *)col->data)[0], y = *(const double *)last;
-                s = x > y ? 1 : x < y ? -1 : 0;
-                break;
-            }
+            case RF_TYPE_FLOAT: s = cmp_f64(((const double *)col->data)[0], *(const double *)last); break;
             case RF_TYPE_DATE: {
                 int32_t x = ((const int32_t *)col->data)[0], y = *(const int32_t *)last;
                 s = (x > y) - (x < y);

@@ -31,6 +31,7 @@
 #include "rf_mix.h"
 
 #include "rf_cpu.h"
+#include "rf_file.h"
 #include "rf_rt_input.h"
 #include "rf_sys.h"
 #include "rf_value.h"
@@ -747,7 +748,9 @@ static rf_status commit_with(rf_txn *t, const rf_db *db, rf_db_writer *w, int le
     ** does not read, and other programs' derived tables */
     for (int32_t i = 0; !st && i < db->ntables; i++) {
         int mine = stamp && !strcmp(stamp, db->tables[i].name);
-        for (int32_t k = 0; k < t->npreds && !mine; k++) mine = !strcmp(t->preds[k].table, db->tables[i].name);
+        /* (by the tidy name: an older import kept a program's "./t.txt") */
+        for (int32_t k = 0; k < t->npreds && !mine; k++)
+            mine = rf_file_same_name(t->preds[k].table, db->tables[i].name);
         int32_t tid = -1;
         if (!mine) st = rf_db_writer_table_from(w, db, &db->tables[i], 0, &tid, d);
         if (!mine && !st && tid < 0) st = copy_table(w, db, &db->tables[i], d);

@@ -1039,6 +1039,14 @@ static rf_status load(const char *path, const char *mem, int64_t memsize, int64_
 
     run_all(cs, n, phase_parse);
 
+    /* a file cut short under its mapping reads as NUL bytes past its new
+    ** end (rf_rt_map_guard_add): that, not a NUL byte, is the error */
+    if (rf_rt_map_guard_shrunk(j.data)) {
+        rf_error(d, rf_mkloc(path, 0, 0),
+                 "the file was cut short while it was read: another process truncated or rewrote it");
+        st = RF_EUSER;
+        goto fail;
+    }
 
     {
         int any_oom = 0, nerr = 0;

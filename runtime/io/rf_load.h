@@ -117,6 +117,7 @@ typedef struct rf_rt_textrange {
     char *data;
     int64_t size;
     int is_mmap;
+    int guard;   /* (rf_rt_map_guard_add) */
     int64_t lo, hi;
     int64_t newlines;
     int quote;
@@ -132,5 +133,18 @@ void rf_rt_load_open_error(const char *path, const char *pred, int err, rf_diags
 
 /* Frees every array; safe on a zeroed or already freed table. */
 void rf_rt_texttable_free(rf_rt_texttable *t);
+
+/* A mapped text file that another process cuts short while it is read:
+** its pages past the new end raise SIGBUS, which killed the process (exit
+** 135, an import leaving its temporary folder). A mapping registered here
+** has such pages replaced by zero pages instead (the handler maps them),
+** so the parse meets NUL bytes, an error, and the reader asks
+** rf_rt_map_guard_shrunk to name the cause. rf_rt_map_guard_add returns a
+** slot (0: none free, the mapping unguarded), which rf_rt_map_guard_remove
+** releases before the mapping goes. A SIGBUS elsewhere keeps its default. */
+int rf_rt_map_guard_add(const void *base, int64_t len);
+void rf_rt_map_guard_remove(int slot);
+/* Did a guarded mapping holding p lose pages to a shrunk file? */
+int rf_rt_map_guard_shrunk(const void *p);
 
 #endif

@@ -5,17 +5,108 @@
 ** Owns: opening the file, mapping a regular file or reading any other
 ** (a pipe, a FIFO, a special file) whole, with the progress of that read,
 ** releasing it, or handing the bytes read whole to the caller (rf_rt_read_whole), and the error for a file that cannot be opened (the input
-** predicate, the full path looked for, the reason, a missing folder named).
+** predicate, the full path looked for, the reason, a missing folder named);
+** the SIGBUS guard of mapped files that shrink while read (rf_rt_map_guard_add).
 */
 #include "rf_load_file.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+/* ---- the SIGBUS guard (rf_load.h) ------------------------------------ */
+
+/* Slots of guarded mappings: the handler only loads them (atomics) and
+** maps zero pages, both safe in a signal handler. */
+enum { GUARD_SLOTS = 64 };
+static struct {
+    _Atomic uintptr_t base, len;
+    atomic_int shrunk;
+} guard[GUARD_SLOTS];
+static pthread_once_t guard_once = PTHREAD_ONCE_INIT;
+static uintptr_t guard_page = 4096;
+static struct sigaction guard_prev; /* SIGBUS's disposition before the guard */
+
+static void guard_handler(int sig, siginfo_t *si, void *uc)
+{
+    (void)uc;
+    uintptr_t a = (uintptr_t)si->si_addr;
+    for (int i = 0; i < GUARD_SLOTS; i++) {
+        uintptr_t b = atomic_load(&guard[i].base), n = atomic_load(&guard[i].len);
+        if (!b || a < b || a >= b + n) continue;
+        /* past the file's new end: zero pages from here to the mapping's
+        ** end, so the faulting read, run again, reads NUL bytes */
+        uintptr_t page = a & ~(guard_page - 1);
+        if (mmap((void *)page, (size_t)(b + n - page), PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) !=
+            MAP_FAILED) {
+            atomic_store(&guard[i].shrunk, 1);
+            return;
+        }
+        break;
+    }
+    /* not a guarded mapping's: the disposition before the guard (the
+    ** default, or a rank's crash line, tools/world_start.c), which the
+    ** read, run again, meets as it would have without the guard */
+    sigaction(sig, &guard_prev, NULL);
+}
+
+static void guard_install(void)
+{
+    long ps = sysconf(_SC_PAGESIZE);
+    if (ps > 0) guard_page = (uintptr_t)ps;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = guard_handler;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    /* an ignored SIGBUS stays so; any other disposition is kept for the
+    ** faults that are not the guard's */
+    if (sigaction(SIGBUS, NULL, &guard_prev) == 0 &&
+        ((guard_prev.sa_flags & SA_SIGINFO) || guard_prev.sa_handler != SIG_IGN))
+        sigaction(SIGBUS, &sa, NULL);
+}
+
+int rf_rt_map_guard_add(const void *base, int64_t len)
+{
+    if (!base || len <= 0) return 0;
+    pthread_once(&guard_once, guard_install);
+    for (int i = 0; i < GUARD_SLOTS; i++) {
+        uintptr_t none = 0;
+        if (atomic_compare_exchange_strong(&guard[i].base, &none, (uintptr_t)1)) {
+            /* claimed (base 1 matches no address): the length, then the base */
+            atomic_store(&guard[i].shrunk, 0);
+            atomic_store(&guard[i].len, (uintptr_t)len);
+            atomic_store(&guard[i].base, (uintptr_t)base);
+            return i + 1;
+        }
+    }
+    return 0;
+}
+
+void rf_rt_map_guard_remove(int slot)
+{
+    if (slot < 1 || slot > GUARD_SLOTS) return;
+    atomic_store(&guard[slot - 1].len, 0);
+    atomic_store(&guard[slot - 1].base, 0);
+}
+
+int rf_rt_map_guard_shrunk(const void *p)
+{
+    uintptr_t a = (uintptr_t)p;
+    for (int i = 0; i < GUARD_SLOTS; i++) {
+        uintptr_t b = atomic_load(&guard[i].base), n = atomic_load(&guard[i].len);
+        if (b > 1 && a >= b && a < b + n) return atomic_load(&guard[i].shrunk);
+    }
+    return 0;
+}
 
 static const char *os_reason(int err, char *buf, size_t n)
 {
@@ -56,9 +147,11 @@ void rf_rt_load_open_error(const char *path, const char *pred, int err, rf_diags
     /* a redfox database that lost its manifest reads as a folder of text
     ** files (the manifest alone makes a database): say what it looks like */
     char *col = !no_dir && err == ENOENT && dir ? rf_sprintf("%s/t00000.c00000.col", dir) : NULL;
-    if (col && stat(col, &ds) == 0)
+    char *man = col ? rf_sprintf("%s/manifest.rfdb", dir) : NULL;
+    if (col && stat(col, &ds) == 0 && man && stat(man, &ds) != 0)
         rf_buf_printf(&b, " (the folder holds a redfox database's column files but no manifest.rfdb, so it is read "
                           "as a folder of text files)");
+    free(man);
     free(col);
     rf_error(d, loc, "%s", b.data ? b.data : "cannot open file");
     rf_buf_free(&b);
@@ -96,6 +189,7 @@ rf_status rf_rt_file_map(const char *path, const rf_rt_load_opts *o, rf_rt_mappe
             m->data = p;
             m->size = (int64_t)st.st_size;
             m->is_mmap = 1;
+            m->guard = rf_rt_map_guard_add(p, m->size);
             return RF_OK;
         }
     }
@@ -162,7 +256,14 @@ rf_status rf_rt_read_whole(const char *path, const rf_rt_load_opts *o, char **da
         /* a regular file after all (it changed since the caller looked): a copy */
         char *copy = rf_malloc((size_t)m.size + 1);
         if (copy) memcpy(copy, m.data, (size_t)m.size);
+        int shrunk = rf_rt_map_guard_shrunk(m.data);
         rf_rt_file_unmap(&m);
+        if (copy && shrunk) {
+            free(copy);
+            rf_error(d, rf_mkloc(path, 0, 0),
+                     "the file was cut short while it was read: another process truncated or rewrote it");
+            return RF_EUSER;
+        }
         if (!copy) {
             rf_error(d, rf_mkloc(path, 0, 0), "out of memory reading the file");
             return RF_ENOMEM;
@@ -177,6 +278,7 @@ rf_status rf_rt_read_whole(const char *path, const rf_rt_load_opts *o, char **da
 void rf_rt_file_unmap(rf_rt_mapped *m)
 {
     if (m->is_mmap < 0) return; /* the caller's memory */
+    rf_rt_map_guard_remove(m->guard);
     if (m->is_mmap)
         munmap(m->data, (size_t)m->size);
     else

@@ -11,6 +11,7 @@ typedef struct rf_rt_mapped {
     char *data;
     int64_t size;
     int is_mmap; /* 1 mapped, 0 read into a malloc'd block, -1 the caller's memory */
+    int guard;   /* its rf_rt_map_guard_add slot (0: none) */
 } rf_rt_mapped;
 
 /* Maps path (a regular file) or reads it whole (anything else; o->progress,

@@ -46,6 +46,7 @@ rf_status rf_rt_text_range(const char *path, const rf_rt_load_opts *o, int part,
     r->data = m.data;
     r->size = m.size;
     r->is_mmap = m.is_mmap;
+    r->guard = m.guard;
     int64_t lo = (int64_t)((rf_dec128)m.size * part / nparts), hi = (int64_t)((rf_dec128)m.size * (part + 1) / nparts);
     /* the first line (a header) is always part 0's, however small the file */
     if (part > 0 && lo < 1) lo = 1;
@@ -60,7 +61,7 @@ rf_status rf_rt_text_range(const char *path, const rf_rt_load_opts *o, int part,
 
 void rf_rt_text_range_free(rf_rt_textrange *r)
 {
-    rf_rt_mapped m = {r->data, r->size, r->is_mmap};
+    rf_rt_mapped m = {r->data, r->size, r->is_mmap, r->guard};
     if (r->data) rf_rt_file_unmap(&m);
     memset(r, 0, sizeof *r);
 }

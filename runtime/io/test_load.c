@@ -849,6 +849,42 @@ static void test_ranges(void)
     }
 }
 
+/* A mapped file cut short by another process while it is read: the pages
+** past its new end read as NUL bytes instead of raising SIGBUS (which
+** killed the process, exit 135), and the parse names the cause. */
+static void test_shrunk(void)
+{
+    enum { LINES = 4096 }; /* "12345\n" each: 24 KiB, six pages */
+    char *text = malloc(LINES * 6 + 1);
+    CHECK(text != NULL);
+    if (!text) return;
+    for (int i = 0; i < LINES; i++) memcpy(text + i * 6, "12345\n", 6);
+    const char *p = write_file("shrunk.tbl", text, LINES * 6);
+    free(text);
+    rf_rt_textrange r;
+    rf_diags d;
+    rf_diags_init(&d);
+    CHECK(rf_rt_text_range(p, NULL, 0, 1, &r, &d) == RF_OK);
+    CHECK(r.is_mmap == 1 && r.size == LINES * 6);
+    CHECK(truncate(p, 100) == 0);
+    CHECK(!rf_rt_map_guard_shrunk(r.data));
+    CHECK(r.data[LINES * 6 - 1] == 0); /* past the end: a NUL, not SIGBUS */
+    CHECK(rf_rt_map_guard_shrunk(r.data));
+    rf_type ty[1] = {RF_TYPE_INT};
+    rf_rt_load_opts o = {.delimiter = '|', .threads = 2};
+    rf_rt_texttable t;
+    CHECK(rf_rt_load_mem(p, r.data, r.size, 1, ty, 1, &o, &t, &d) == RF_EUSER);
+    CHECK(d.count >= 1 && strstr(d.items[0].msg, "cut short while it was read") != NULL);
+    rf_rt_text_range_free(&r);
+    rf_diags_free(&d);
+    /* a new mapping of the file, whole again, is not marked */
+    rf_diags_init(&d);
+    CHECK(rf_rt_text_range(p, NULL, 0, 1, &r, &d) == RF_OK);
+    CHECK(r.size == 100 && !rf_rt_map_guard_shrunk(r.data));
+    rf_rt_text_range_free(&r);
+    rf_diags_free(&d);
+}
+
 int main(int argc, char **argv)
 {
     if (argc >= 3 && !strcmp(argv[1], "--tpch")) return run_tpch(argv[2]);
@@ -872,6 +908,7 @@ int main(int argc, char **argv)
     test_missing_named();
     test_csv_threads();
     test_ranges();
+    test_shrunk();
     for (int i = 0; i < nmade; i++) {
         unlink(made[i]);
         free(made[i]);
