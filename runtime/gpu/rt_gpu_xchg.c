@@ -10,7 +10,8 @@
 ** runtime/dist hands over (NCCL between GPUs; MPI over the emulator's
 ** memory, which is host memory), and the rank's new value: the parts
 ** received laid out by source rank, each in its order, exactly as the move
-** through host memory lays them out. This rank's own part is copied on the
+** through host memory lays them out (every rank's room for them voted on
+** before any rows move, so that a rank without room stops all of them). This rank's own part is copied on the
 ** device. Relations with string columns come here only when every code
 ** they hold is one all ranks share (runtime/dist/dist_codes.c): a code
 ** moves as any 4-byte column and is hashed as a date's value, as
@@ -73,16 +74,18 @@ rf_status rf_gx_exchange(void *dev, int32_t var, const rf_rt_xmove *mv, const rf
     const rf_hir_var *hv = x->p->vars[var];
     gval *v = &x->vals[var];
     int n = xp->size, me = xp->rank;
-    rf_status wst = rf_gx_widen(x, var, 1); /* a narrow set's columns in 64 bits, as they move */
-    if (wst) return wst;
+    /* a narrow set's columns in 64 bits, as they move (a failure here, as
+    ** any before the counts, is this rank's vote in them: the others stop
+    ** with it rather than wait for its rows) */
+    rf_status wst = rf_gx_widen(x, var, 1);
     gval *parts = rf_calloc((size_t)n, sizeof *parts);
-    int64_t *cnt = rf_calloc((size_t)n * 3 + 1, sizeof *cnt), *send = cnt, *recv = cnt ? cnt + n : NULL,
-            *roff = cnt ? cnt + 2 * n : NULL;
+    int64_t *cnt = rf_calloc((size_t)n * 5 + 1, sizeof *cnt), *send = cnt, *recv = cnt ? cnt + n : NULL,
+            *roff = cnt ? cnt + 2 * n : NULL, *none = cnt ? cnt + 3 * n : NULL, *unused = cnt ? cnt + 4 * n : NULL;
     rf_rt_xbuf *bufs = rf_calloc((size_t)n * 2 * ((size_t)hv->ncols + 1), sizeof *bufs);
     /* the columns the value has: an input's columns no kernel reads were
     ** never copied, on any rank (the program decides, not the data) */
     uint8_t *has = rf_malloc((size_t)hv->ncols + 1);
-    rf_status st = parts && cnt && bufs && has ? RF_OK : RF_ENOMEM;
+    rf_status st = wst ? wst : parts && cnt && bufs && has ? RF_OK : RF_ENOMEM;
     /* under a memory cap the value may be in host memory: on the GPU first */
     if (!st) st = rf_gx_hold_var(x, var);
     if (has) rf_rt_input_cols_read(x->p, var, has);
@@ -105,7 +108,18 @@ rf_status rf_gx_exchange(void *dev, int32_t var, const rf_rt_xmove *mv, const rf
     }
     gval nv;
     memset(&nv, 0, sizeof nv);
-    if (!st) st = rf_gx_rel_alloc(x, &nv, hv->types, hv->ncols, total, total);
+    if (!st) {
+        /* the room for what this rank receives may not be there (under a
+        ** cap: a gather on rank 0), which no other rank can know: every
+        ** rank's room is voted on before any sends, else the others would
+        ** wait in the exchange for a rank that left it (until
+        ** rank_timeout_s) */
+        rf_status ast = rf_gx_rel_alloc(x, &nv, hv->types, hv->ncols, total, total);
+        if (ast && ast != RF_ENOMEM)
+            rf_error(x->d, rf_mkloc(NULL, 0, 0), "rank %d: GPU failure making room for the rows of %s", me, mv->what);
+        rf_status vst = xp->counts(xp->ctx, ast != RF_OK, none, unused, mv->what, x->d);
+        st = ast ? ast : vst;
+    }
     int nsend = 0, nrecv = 0;
     rf_rt_xbuf *sends = bufs, *recvs = bufs ? bufs + (size_t)n * ((size_t)hv->ncols + 1) : NULL;
     int64_t row_bytes = 0;
