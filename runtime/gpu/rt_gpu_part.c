@@ -47,7 +47,9 @@ int rf_gx_part_can(const gx *x, const rf_hir_kernel *k)
                 k->out != k->in[0] && (k->kind == RF_HIR_GATHER_MAP || k->out != k->in[1]));
     if (rf_gx_radix_can(x, k)) return 1; /* in key partitions (rt_gpu_radix.c) */
     if (k->kind == RF_HIR_MAP) return k->nin == 1 && k->idx < 0;
-    if (k->kind == RF_HIR_JOIN_MAP || k->kind == RF_HIR_GATHER_MAP) return k->idx >= 0;
+    /* (one whose output is a side, `dist = gather_map(dist, dist.sel)`,
+    ** too: its ranges' outputs are kept apart, run_ranges) */
+    if (k->kind == RF_HIR_JOIN_MAP || k->kind == RF_HIR_GATHER_MAP) return k->idx >= 0 && k->out != k->idx;
     /* (a self-join's range would stand for both sides: key partitions only;
     ** a join without keys is made on the host, cross_on_host) */
     if (k->kind == RF_HIR_JOIN_INDEX || k->kind == RF_HIR_ANTI_INDEX)
@@ -271,6 +273,13 @@ static rf_status run_ranges(gx *x, const rf_hir_kernel *k, int64_t nparts, gacc 
     const rf_hir_var *iv = x->p->vars[in];
     int64_t n = x->vals[in].nrows;
     rf_status st = RF_OK;
+    /* an output that is one of the kernel's inputs (a map's side) would
+    ** replace it, whole, after the first range: each range's output is kept
+    ** apart instead, and the ranges' rows replace the input at the end */
+    int aliased = k->out == k->idx;
+    for (int32_t i = 0; i < k->nin; i++) aliased |= k->in[i] == k->out;
+    gval res;
+    memset(&res, 0, sizeof res);
     for (int64_t i = 0; i < nparts && !st; i++) {
         int64_t lo = n / nparts * i + (i < n % nparts ? i : n % nparts);
         int64_t hi = lo + n / nparts + (i < n % nparts);
@@ -283,7 +292,9 @@ static rf_status run_ranges(gx *x, const rf_hir_kernel *k, int64_t nparts, gacc 
             gval whole = x->vals[in];
             r.used = x->epoch; /* in use: never moved out under the kernel */
             x->vals[in] = r;
+            if (aliased) x->range_out = &res, x->range_out_var = k->out;
             st = rf_gx_run_kernel(x, k);
+            x->range_out = NULL;
             r = x->vals[in];
             x->vals[in] = whole;
         }
@@ -293,8 +304,9 @@ static rf_status run_ranges(gx *x, const rf_hir_kernel *k, int64_t nparts, gacc 
         if (st == RF_EDEVMEM)
             rf_gx_unfit(x, hi - lo,
                         hi - lo == 1 && (reads_alone(k, in) || others_one_row(x, k, in)) ? RF_GX_UNIT_ROW : RF_GX_UNIT_NONE);
-        if (!st) st = rf_gx_acc_take(x, a, ov, makes_index(k), k->nin > 1 && in == k->in[1], lo, &x->vals[k->out]);
-        rf_gx_var_clear(x, k->out);
+        if (!st) st = rf_gx_acc_take(x, a, ov, makes_index(k), k->nin > 1 && in == k->in[1], lo, aliased ? &res : &x->vals[k->out]);
+        if (aliased) rf_gx_val_clear(x, &res, ov->ncols);
+        else rf_gx_var_clear(x, k->out);
     }
     return st;
 }
