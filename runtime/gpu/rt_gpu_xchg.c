@@ -10,8 +10,10 @@
 ** runtime/dist hands over (NCCL between GPUs; MPI over the emulator's
 ** memory, which is host memory), and the rank's new value: the parts
 ** received laid out by source rank, each in its order, exactly as the move
-** through host memory lays them out (every rank's room for them voted on
-** before any rows move, so that a rank without room stops all of them). This rank's own part is copied on the
+** through host memory lays them out. A rank without room on its device
+** for the move (under a cap) says so in the counts, or in a second vote
+** on the room for the rows received, before any rows move: every rank
+** then leaves the move to the host path (xs->host_instead). This rank's own part is copied on the
 ** device. Relations with string columns come here only when every code
 ** they hold is one all ranks share (runtime/dist/dist_codes.c): a code
 ** moves as any 4-byte column and is hashed as a date's value, as
@@ -86,6 +88,7 @@ rf_status rf_gx_exchange(void *dev, int32_t var, const rf_rt_xmove *mv, const rf
     ** never copied, on any rank (the program decides, not the data) */
     uint8_t *has = rf_malloc((size_t)hv->ncols + 1);
     rf_status st = wst ? wst : parts && cnt && bufs && has ? RF_OK : RF_ENOMEM;
+    int64_t ndiag = x->d->count, nerr = x->d->nerrors;
     /* under a memory cap the value may be in host memory: on the GPU first */
     if (!st) st = rf_gx_hold_var(x, var);
     if (has) rf_rt_input_cols_read(x->p, var, has);
@@ -97,10 +100,29 @@ rf_status rf_gx_exchange(void *dev, int32_t var, const rf_rt_xmove *mv, const rf
                   : mv->kind == RF_RT_XMOVE_ALL || j == 0 ? v->nrows
                   : 0;
     }
+    /* no room on this device (under a cap): a count of -1 for every rank
+    ** tells them all to move the rows through host memory instead, which
+    ** needs no device room (xs->host_instead) */
+    int noroom = st == RF_EDEVMEM && cnt;
+    if (noroom) {
+        rf_gx_held_drop_diags(x, ndiag, nerr);
+        st = RF_OK;
+        for (int j = 0; j < n; j++) send[j] = -1;
+    }
     if (st && st != RF_ENOMEM) rf_error(x->d, rf_mkloc(NULL, 0, 0), "rank %d: GPU failure cutting %s into parts", me, mv->what);
     /* every rank's counts (and whether one failed) */
     rf_status cst = cnt ? xp->counts(xp->ctx, st != RF_OK, send, recv, mv->what, x->d) : RF_ENOMEM;
     if (!st) st = cst;
+    for (int j = 0; j < n && !st; j++) noroom |= recv[j] < 0;
+    if (!st && noroom) {
+        xs->host_instead = 1;
+        for (int j = 0; j < n; j++) rf_gx_val_clear(x, &parts[j], hv->ncols);
+        free(parts);
+        free(cnt);
+        free(bufs);
+        free(has);
+        return RF_OK;
+    }
     int64_t total = 0;
     for (int j = 0; j < n && !st; j++) {
         roff[j] = total;
@@ -113,12 +135,27 @@ rf_status rf_gx_exchange(void *dev, int32_t var, const rf_rt_xmove *mv, const rf
         ** cap: a gather on rank 0), which no other rank can know: every
         ** rank's room is voted on before any sends, else the others would
         ** wait in the exchange for a rank that left it (until
-        ** rank_timeout_s) */
+        ** rank_timeout_s); a failure other than room stops them all */
+        int64_t nd = x->d->count, ne = x->d->nerrors;
         rf_status ast = rf_gx_rel_alloc(x, &nv, hv->types, hv->ncols, total, total);
-        if (ast && ast != RF_ENOMEM)
-            rf_error(x->d, rf_mkloc(NULL, 0, 0), "rank %d: GPU failure making room for the rows of %s", me, mv->what);
+        /* (no room: -1 for every rank, as above) */
+        if (ast == RF_EDEVMEM) {
+            rf_gx_held_drop_diags(x, nd, ne);
+            ast = RF_OK;
+            for (int j = 0; j < n; j++) none[j] = -1;
+        }
         rf_status vst = xp->counts(xp->ctx, ast != RF_OK, none, unused, mv->what, x->d);
         st = ast ? ast : vst;
+        for (int j = 0; j < n && !st; j++) xs->host_instead |= none[j] < 0 || unused[j] < 0;
+        if (!st && xs->host_instead) {
+            rf_gx_val_clear(x, &nv, hv->ncols);
+            for (int j = 0; j < n; j++) rf_gx_val_clear(x, &parts[j], hv->ncols);
+            free(parts);
+            free(cnt);
+            free(bufs);
+            free(has);
+            return RF_OK;
+        }
     }
     int nsend = 0, nrecv = 0;
     rf_rt_xbuf *sends = bufs, *recvs = bufs ? bufs + (size_t)n * ((size_t)hv->ncols + 1) : NULL;
