@@ -414,6 +414,9 @@ typedef struct gx {
     ** fit: its rows, and what it was when it cannot split (RF_GX_UNIT_*) */
     int64_t unfit_rows;
     int unfit_unit;
+    /* a part's kernel found no room for the strings' copy it reads
+    ** (rf_gx_args_rowstr): then that copy, not the part, does not fit */
+    int dict_unfit;
     /* a kernel in row ranges whose output is one of its own inputs (a
     ** map's side, `dist = gather_map(dist, dist.sel)`): each range's output
     ** goes to *range_out, not to variable range_out_var, which the next

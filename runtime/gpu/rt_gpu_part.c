@@ -203,6 +203,7 @@ void rf_gx_unfit(gx *x, int64_t rows, int unit)
 {
     x->unfit_rows = rows;
     x->unfit_unit = unit;
+    if (rows == 0 && unit == RF_GX_UNIT_NONE) x->dict_unfit = 0; /* (a new attempt) */
 }
 
 rf_diag *rf_gx_oom_prefix(gx *x, int64_t from, const char *what)
@@ -237,7 +238,18 @@ rf_status rf_gx_unfit_error(gx *x, int64_t ndiag, int64_t nerr)
     rf_gx_cap_text(x, cap, sizeof cap);
     long long n = (long long)x->unfit_rows;
     const char *what = x->unfit_unit == RF_GX_UNIT_ROW ? "one row" : x->unfit_unit == RF_GX_UNIT_KEY ? "one key" : "one group";
-    if (x->unfit_unit == RF_GX_UNIT_ROW)
+    /* (the smallest part failed for the strings' copy its kernel reads,
+    ** whatever its rows: a join map comparing strings under a cap that the
+    ** strings a rule made grew past) */
+    char part[64];
+    if (x->unfit_unit == RF_GX_UNIT_ROW || n <= 1) snprintf(part, sizeof part, "one row");
+    else snprintf(part, sizeof part, "%s of %lld rows", what, n);
+    if (x->dict_unfit)
+        rf_error(x->d, rf_mkloc(NULL, 0, 0),
+                 "out of GPU memory: the strings' copy, which does not split (the program reads string bytes), does not fit "
+                 "%s with the work of its kernel's smallest part (%s)",
+                 cap, part);
+    else if (x->unfit_unit == RF_GX_UNIT_ROW)
         rf_error(x->d, rf_mkloc(NULL, 0, 0), "out of GPU memory: %s, which does not split, does not fit %s with its kernel's work",
                  what, cap);
     else
@@ -530,6 +542,7 @@ static rf_status run_in_ranges(gx *x, const rf_hir_kernel *k)
 
 rf_status rf_gx_run_parts(gx *x, const rf_hir_kernel *k)
 {
+    x->dict_unfit = 0;
     if (!x->plans[k->id].gpu) {
         rf_status st = rf_gx_map_held(x, k);
         if (!st) x->parted++, x->parts++;
