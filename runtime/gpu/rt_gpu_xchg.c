@@ -10,11 +10,11 @@
 ** runtime/dist hands over (NCCL between GPUs; MPI over the emulator's
 ** memory, which is host memory), and the rank's new value: the parts
 ** received laid out by source rank, each in its order, exactly as the move
-** through host memory lays them out. A rank without room on its device
-** for the move (under a cap) says so in the counts, or in a second vote
-** on the room for the rows received, before any rows move: every rank
-** then leaves the move to the host path (xs->host_instead). This rank's own part is copied on the
-** device. Relations with string columns come here only when every code
+** through host memory lays them out; this rank's own part is copied on the
+** device. A rank without room on its device for the move (under a cap)
+** says so in the counts, or in a second vote on the room for the rows
+** received, before any rows move: every rank then leaves the move to the
+** host path (xs->host_instead). Relations with string columns come here only when every code
 ** they hold is one all ranks share (runtime/dist/dist_codes.c): a code
 ** moves as any 4-byte column and is hashed as a date's value, as
 ** dist_pack.c hashes a shared code; the rest move through host memory.
@@ -82,7 +82,8 @@ rf_status rf_gx_exchange(void *dev, int32_t var, const rf_rt_xmove *mv, const rf
     rf_status wst = rf_gx_widen(x, var, 1);
     gval *parts = rf_calloc((size_t)n, sizeof *parts);
     int64_t *cnt = rf_calloc((size_t)n * 5 + 1, sizeof *cnt), *send = cnt, *recv = cnt ? cnt + n : NULL,
-            *roff = cnt ? cnt + 2 * n : NULL, *none = cnt ? cnt + 3 * n : NULL, *unused = cnt ? cnt + 4 * n : NULL;
+            *roff = cnt ? cnt + 2 * n : NULL, *room_vote = cnt ? cnt + 3 * n : NULL,
+            *room_votes = cnt ? cnt + 4 * n : NULL;
     rf_rt_xbuf *bufs = rf_calloc((size_t)n * 2 * ((size_t)hv->ncols + 1), sizeof *bufs);
     /* the columns the value has: an input's columns no kernel reads were
     ** never copied, on any rank (the program decides, not the data) */
@@ -142,11 +143,11 @@ rf_status rf_gx_exchange(void *dev, int32_t var, const rf_rt_xmove *mv, const rf
         if (ast == RF_EDEVMEM) {
             rf_gx_held_drop_diags(x, nd, ne);
             ast = RF_OK;
-            for (int j = 0; j < n; j++) none[j] = -1;
+            for (int j = 0; j < n; j++) room_vote[j] = -1;
         }
-        rf_status vst = xp->counts(xp->ctx, ast != RF_OK, none, unused, mv->what, x->d);
+        rf_status vst = xp->counts(xp->ctx, ast != RF_OK, room_vote, room_votes, mv->what, x->d);
         st = ast ? ast : vst;
-        for (int j = 0; j < n && !st; j++) xs->host_instead |= none[j] < 0 || unused[j] < 0;
+        for (int j = 0; j < n && !st; j++) xs->host_instead |= room_vote[j] < 0 || room_votes[j] < 0;
         if (!st && xs->host_instead) {
             rf_gx_val_clear(x, &nv, hv->ncols);
             for (int j = 0; j < n; j++) rf_gx_val_clear(x, &parts[j], hv->ncols);
