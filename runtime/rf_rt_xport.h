@@ -52,10 +52,14 @@ typedef struct rf_rt_xmove {
     const char *what; /* for messages: "the hash of variable r" */
 } rf_rt_xmove;
 
-/* What one move on the device sent and received (other ranks only). */
+/* What one move on the device sent and received (other ranks only), or
+** that it moved nothing because a rank's device had no room for it (every
+** rank then says so alike, and the driver moves the rows through host
+** memory instead). */
 typedef struct rf_rt_xstat {
     int64_t bytes_sent, bytes_received;
     int64_t rows_sent, rows_received; /* to and from other ranks */
+    int host_instead;
 } rf_rt_xstat;
 
 #endif

@@ -71,11 +71,16 @@ static rf_status dist_move(const rf_rt_device_ops *dv, void *dev, const rf_rt_en
 {
     double t0 = rf_rt_dist_clock(x);
     if (on) {
-        rf_rt_xstat xs = {0, 0, 0, 0};
+        rf_rt_xstat xs = {0, 0, 0, 0, 0};
         rf_status st = dv->exchange(dev, m->var, mv, xp, &xs);
-        rf_rt_dist_moved_on_device(x, m, st, &xs);
         rf_rt_dist_timed(x, RF_RT_DIST_STEP_DEVMOVE, t0);
-        return st;
+        /* (a rank without room on its device for the move: every rank
+        ** moves the rows through host memory, below) */
+        if (st || !xs.host_instead) {
+            rf_rt_dist_moved_on_device(x, m, st, &xs);
+            return st;
+        }
+        t0 = rf_rt_dist_clock(x);
     }
     const rf_rt_rel *cur = dv->view ? dv->view(dev, m->var) : NULL;
     rf_rt_dist_timed(x, RF_RT_DIST_STEP_VIEW, t0);

@@ -272,6 +272,12 @@ void rf_gx_var_clear(gx *x, int32_t var) { rf_gx_val_clear(x, &x->vals[var], x->
 /* Replaces variable var's value by *v (which is emptied). */
 void rf_gx_var_set(gx *x, int32_t var, gval *v)
 {
+    if (x->range_out && var == x->range_out_var) {
+        rf_gx_val_clear(x, x->range_out, x->p->vars[var]->ncols);
+        *x->range_out = *v;
+        memset(v, 0, sizeof *v);
+        return;
+    }
     rf_gx_var_clear(x, var);
     x->vals[var] = *v;
     x->vals[var].used = x->epoch; /* made by the running kernel: in use (rt_gpu_spill.c) */

@@ -467,8 +467,9 @@ static const rf_rt_rel *gpu_view(void *dev, int32_t var)
     if (!x->views && !(x->views = rf_calloc((size_t)x->p->nvars + 1, sizeof *x->views))) return NULL;
     rf_rt_rel *r = &x->views[var];
     rf_rt_rel_free(r);
-    /* (under a cap the value may be in host memory: back first, as for an output) */
-    return rf_gx_hold_var(x, var) || rf_gx_widen(x, var, 1) || rf_gx_host_rel(x, var, r) ? NULL : r;
+    /* as an output's copy: under a cap the value may be in host memory, and
+    ** is read there, never brought back first (there may be no room for it) */
+    return gpu_to_host(x, var, r) ? NULL : r;
 }
 
 static void drop_view(gx *x, int32_t var)

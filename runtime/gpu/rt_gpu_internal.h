@@ -414,6 +414,15 @@ typedef struct gx {
     ** fit: its rows, and what it was when it cannot split (RF_GX_UNIT_*) */
     int64_t unfit_rows;
     int unfit_unit;
+    /* a part's kernel found no room for the strings' copy it reads
+    ** (rf_gx_args_rowstr): then that copy, not the part, does not fit */
+    int dict_unfit;
+    /* a kernel in row ranges whose output is one of its own inputs (a
+    ** map's side, `dist = gather_map(dist, dist.sel)`): each range's output
+    ** goes to *range_out, not to variable range_out_var, which the next
+    ** range still reads (NULL: none) */
+    gval *range_out;
+    int32_t range_out_var;
     /* kernels run on recursive sets in partitions (rt_gpu_recpart.c), the
     ** most partitions, inserts so run, bytes to the device and back */
     int64_t recparted, recpart_max, recpart_rounds, recpart_hits;

@@ -52,6 +52,7 @@ rf_status rf_gx_args_rowstr(gx *x, const rf_gpu_kplan *pl, rf_gpu_args *a)
     ** dictionary's device copy: every code a column can hold is there */
     if (pl->nrowstr <= 0 || RF_A_DICT_OFFSETS(*a)) return RF_OK;
     rf_status st = rf_gpu_dict_sync(&x->str, 0);
+    if (st == RF_EDEVMEM) x->dict_unfit = 1;
     RF_A_DICT_OFFSETS(*a) = x->str.dd.off.p;
     RF_A_DICT_BYTES(*a) = x->str.dd.bytes.p;
     return st;

@@ -47,7 +47,9 @@ int rf_gx_part_can(const gx *x, const rf_hir_kernel *k)
                 k->out != k->in[0] && (k->kind == RF_HIR_GATHER_MAP || k->out != k->in[1]));
     if (rf_gx_radix_can(x, k)) return 1; /* in key partitions (rt_gpu_radix.c) */
     if (k->kind == RF_HIR_MAP) return k->nin == 1 && k->idx < 0;
-    if (k->kind == RF_HIR_JOIN_MAP || k->kind == RF_HIR_GATHER_MAP) return k->idx >= 0;
+    /* (one whose output is a side, `dist = gather_map(dist, dist.sel)`,
+    ** too: its ranges' outputs are kept apart, run_ranges) */
+    if (k->kind == RF_HIR_JOIN_MAP || k->kind == RF_HIR_GATHER_MAP) return k->idx >= 0 && k->out != k->idx;
     /* (a self-join's range would stand for both sides: key partitions only;
     ** a join without keys is made on the host, cross_on_host) */
     if (k->kind == RF_HIR_JOIN_INDEX || k->kind == RF_HIR_ANTI_INDEX)
@@ -201,6 +203,7 @@ void rf_gx_unfit(gx *x, int64_t rows, int unit)
 {
     x->unfit_rows = rows;
     x->unfit_unit = unit;
+    if (rows == 0 && unit == RF_GX_UNIT_NONE) x->dict_unfit = 0; /* (a new attempt) */
 }
 
 rf_diag *rf_gx_oom_prefix(gx *x, int64_t from, const char *what)
@@ -235,7 +238,18 @@ rf_status rf_gx_unfit_error(gx *x, int64_t ndiag, int64_t nerr)
     rf_gx_cap_text(x, cap, sizeof cap);
     long long n = (long long)x->unfit_rows;
     const char *what = x->unfit_unit == RF_GX_UNIT_ROW ? "one row" : x->unfit_unit == RF_GX_UNIT_KEY ? "one key" : "one group";
-    if (x->unfit_unit == RF_GX_UNIT_ROW)
+    /* (the smallest part failed for the strings' copy its kernel reads,
+    ** whatever its rows: a join map comparing strings under a cap that the
+    ** strings a rule made grew past) */
+    char part[64];
+    if (x->unfit_unit == RF_GX_UNIT_ROW || n <= 1) snprintf(part, sizeof part, "one row");
+    else snprintf(part, sizeof part, "%s of %lld rows", what, n);
+    if (x->dict_unfit)
+        rf_error(x->d, rf_mkloc(NULL, 0, 0),
+                 "out of GPU memory: the strings' copy, which does not split (the program reads string bytes), does not fit "
+                 "%s with the work of its kernel's smallest part (%s)",
+                 cap, part);
+    else if (x->unfit_unit == RF_GX_UNIT_ROW)
         rf_error(x->d, rf_mkloc(NULL, 0, 0), "out of GPU memory: %s, which does not split, does not fit %s with its kernel's work",
                  what, cap);
     else
@@ -271,6 +285,13 @@ static rf_status run_ranges(gx *x, const rf_hir_kernel *k, int64_t nparts, gacc 
     const rf_hir_var *iv = x->p->vars[in];
     int64_t n = x->vals[in].nrows;
     rf_status st = RF_OK;
+    /* an output that is one of the kernel's inputs (a map's side) would
+    ** replace it, whole, after the first range: each range's output is kept
+    ** apart instead, and the ranges' rows replace the input at the end */
+    int aliased = k->out == k->idx;
+    for (int32_t i = 0; i < k->nin; i++) aliased |= k->in[i] == k->out;
+    gval res;
+    memset(&res, 0, sizeof res);
     for (int64_t i = 0; i < nparts && !st; i++) {
         int64_t lo = n / nparts * i + (i < n % nparts ? i : n % nparts);
         int64_t hi = lo + n / nparts + (i < n % nparts);
@@ -283,7 +304,9 @@ static rf_status run_ranges(gx *x, const rf_hir_kernel *k, int64_t nparts, gacc 
             gval whole = x->vals[in];
             r.used = x->epoch; /* in use: never moved out under the kernel */
             x->vals[in] = r;
+            if (aliased) x->range_out = &res, x->range_out_var = k->out;
             st = rf_gx_run_kernel(x, k);
+            x->range_out = NULL;
             r = x->vals[in];
             x->vals[in] = whole;
         }
@@ -293,8 +316,9 @@ static rf_status run_ranges(gx *x, const rf_hir_kernel *k, int64_t nparts, gacc 
         if (st == RF_EDEVMEM)
             rf_gx_unfit(x, hi - lo,
                         hi - lo == 1 && (reads_alone(k, in) || others_one_row(x, k, in)) ? RF_GX_UNIT_ROW : RF_GX_UNIT_NONE);
-        if (!st) st = rf_gx_acc_take(x, a, ov, makes_index(k), k->nin > 1 && in == k->in[1], lo, &x->vals[k->out]);
-        rf_gx_var_clear(x, k->out);
+        if (!st) st = rf_gx_acc_take(x, a, ov, makes_index(k), k->nin > 1 && in == k->in[1], lo, aliased ? &res : &x->vals[k->out]);
+        if (aliased) rf_gx_val_clear(x, &res, ov->ncols);
+        else rf_gx_var_clear(x, k->out);
     }
     return st;
 }
@@ -518,6 +542,7 @@ static rf_status run_in_ranges(gx *x, const rf_hir_kernel *k)
 
 rf_status rf_gx_run_parts(gx *x, const rf_hir_kernel *k)
 {
+    x->dict_unfit = 0;
     if (!x->plans[k->id].gpu) {
         rf_status st = rf_gx_map_held(x, k);
         if (!st) x->parted++, x->parts++;

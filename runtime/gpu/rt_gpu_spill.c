@@ -195,6 +195,9 @@ static void describe(void *ctx, uint64_t in_use, char *buf, size_t n)
     uint64_t bytes[4] = {others, builds, str, words};
     for (int i = 0; i < 4 && at > 0 && (size_t)at < n; i++)
         if (bytes[i]) at += snprintf(buf + at, n - (size_t)at, ", %s %llu", name[i], (unsigned long long)bytes[i]);
+    /* the strings' copy alone in use (kernels read any code's bytes: it
+    ** never moves): it is the part that leaves no room, and does not split */
+    if (str && str == in_use && at > 0 && (size_t)at < n) snprintf(buf + at, n - (size_t)at, ", which does not split");
 }
 
 void rf_gx_spill_init(gx *x)

@@ -215,6 +215,7 @@ rf_status rf_gx_run(gx *x, const rf_hir_kernel *k, rf_rt_kprof *prof)
     ** before this kernel's own values come back */
     rf_gx_live_before(x, k);
     rf_gx_jidx_before(x, k); /* (builds kept for a loop that was left, or on what k writes) */
+    x->dict_unfit = 0;        /* (this kernel's parts say whether the strings' copy failed them) */
     int done = 0, blocked = 0, parts = 0;
     int64_t ndiag = x->d->count, nerr = x->d->nerrors;
     /* a recursive set in partitions (rt_gpu_recpart.c): its own kernels

@@ -10,8 +10,11 @@
 ** runtime/dist hands over (NCCL between GPUs; MPI over the emulator's
 ** memory, which is host memory), and the rank's new value: the parts
 ** received laid out by source rank, each in its order, exactly as the move
-** through host memory lays them out. This rank's own part is copied on the
-** device. Relations with string columns come here only when every code
+** through host memory lays them out; this rank's own part is copied on the
+** device. A rank without room on its device for the move (under a cap)
+** says so in the counts, or in a second vote on the room for the rows
+** received, before any rows move: every rank then leaves the move to the
+** host path (xs->host_instead). Relations with string columns come here only when every code
 ** they hold is one all ranks share (runtime/dist/dist_codes.c): a code
 ** moves as any 4-byte column and is hashed as a date's value, as
 ** dist_pack.c hashes a shared code; the rest move through host memory.
@@ -73,16 +76,20 @@ rf_status rf_gx_exchange(void *dev, int32_t var, const rf_rt_xmove *mv, const rf
     const rf_hir_var *hv = x->p->vars[var];
     gval *v = &x->vals[var];
     int n = xp->size, me = xp->rank;
-    rf_status wst = rf_gx_widen(x, var, 1); /* a narrow set's columns in 64 bits, as they move */
-    if (wst) return wst;
+    /* a narrow set's columns in 64 bits, as they move (a failure here, as
+    ** any before the counts, is this rank's vote in them: the others stop
+    ** with it rather than wait for its rows) */
+    rf_status wst = rf_gx_widen(x, var, 1);
     gval *parts = rf_calloc((size_t)n, sizeof *parts);
-    int64_t *cnt = rf_calloc((size_t)n * 3 + 1, sizeof *cnt), *send = cnt, *recv = cnt ? cnt + n : NULL,
-            *roff = cnt ? cnt + 2 * n : NULL;
+    int64_t *cnt = rf_calloc((size_t)n * 5 + 1, sizeof *cnt), *send = cnt, *recv = cnt ? cnt + n : NULL,
+            *roff = cnt ? cnt + 2 * n : NULL, *room_vote = cnt ? cnt + 3 * n : NULL,
+            *room_votes = cnt ? cnt + 4 * n : NULL;
     rf_rt_xbuf *bufs = rf_calloc((size_t)n * 2 * ((size_t)hv->ncols + 1), sizeof *bufs);
     /* the columns the value has: an input's columns no kernel reads were
     ** never copied, on any rank (the program decides, not the data) */
     uint8_t *has = rf_malloc((size_t)hv->ncols + 1);
-    rf_status st = parts && cnt && bufs && has ? RF_OK : RF_ENOMEM;
+    rf_status st = wst ? wst : parts && cnt && bufs && has ? RF_OK : RF_ENOMEM;
+    int64_t ndiag = x->d->count, nerr = x->d->nerrors;
     /* under a memory cap the value may be in host memory: on the GPU first */
     if (!st) st = rf_gx_hold_var(x, var);
     if (has) rf_rt_input_cols_read(x->p, var, has);
@@ -94,10 +101,29 @@ rf_status rf_gx_exchange(void *dev, int32_t var, const rf_rt_xmove *mv, const rf
                   : mv->kind == RF_RT_XMOVE_ALL || j == 0 ? v->nrows
                   : 0;
     }
+    /* no room on this device (under a cap): a count of -1 for every rank
+    ** tells them all to move the rows through host memory instead, which
+    ** needs no device room (xs->host_instead) */
+    int noroom = st == RF_EDEVMEM && cnt;
+    if (noroom) {
+        rf_gx_held_drop_diags(x, ndiag, nerr);
+        st = RF_OK;
+        for (int j = 0; j < n; j++) send[j] = -1;
+    }
     if (st && st != RF_ENOMEM) rf_error(x->d, rf_mkloc(NULL, 0, 0), "rank %d: GPU failure cutting %s into parts", me, mv->what);
     /* every rank's counts (and whether one failed) */
     rf_status cst = cnt ? xp->counts(xp->ctx, st != RF_OK, send, recv, mv->what, x->d) : RF_ENOMEM;
     if (!st) st = cst;
+    for (int j = 0; j < n && !st; j++) noroom |= recv[j] < 0;
+    if (!st && noroom) {
+        xs->host_instead = 1;
+        for (int j = 0; j < n; j++) rf_gx_val_clear(x, &parts[j], hv->ncols);
+        free(parts);
+        free(cnt);
+        free(bufs);
+        free(has);
+        return RF_OK;
+    }
     int64_t total = 0;
     for (int j = 0; j < n && !st; j++) {
         roff[j] = total;
@@ -105,7 +131,33 @@ rf_status rf_gx_exchange(void *dev, int32_t var, const rf_rt_xmove *mv, const rf
     }
     gval nv;
     memset(&nv, 0, sizeof nv);
-    if (!st) st = rf_gx_rel_alloc(x, &nv, hv->types, hv->ncols, total, total);
+    if (!st) {
+        /* the room for what this rank receives may not be there (under a
+        ** cap: a gather on rank 0), which no other rank can know: every
+        ** rank's room is voted on before any sends, else the others would
+        ** wait in the exchange for a rank that left it (until
+        ** rank_timeout_s); a failure other than room stops them all */
+        int64_t nd = x->d->count, ne = x->d->nerrors;
+        rf_status ast = rf_gx_rel_alloc(x, &nv, hv->types, hv->ncols, total, total);
+        /* (no room: -1 for every rank, as above) */
+        if (ast == RF_EDEVMEM) {
+            rf_gx_held_drop_diags(x, nd, ne);
+            ast = RF_OK;
+            for (int j = 0; j < n; j++) room_vote[j] = -1;
+        }
+        rf_status vst = xp->counts(xp->ctx, ast != RF_OK, room_vote, room_votes, mv->what, x->d);
+        st = ast ? ast : vst;
+        for (int j = 0; j < n && !st; j++) xs->host_instead |= room_vote[j] < 0 || room_votes[j] < 0;
+        if (!st && xs->host_instead) {
+            rf_gx_val_clear(x, &nv, hv->ncols);
+            for (int j = 0; j < n; j++) rf_gx_val_clear(x, &parts[j], hv->ncols);
+            free(parts);
+            free(cnt);
+            free(bufs);
+            free(has);
+            return RF_OK;
+        }
+    }
     int nsend = 0, nrecv = 0;
     rf_rt_xbuf *sends = bufs, *recvs = bufs ? bufs + (size_t)n * ((size_t)hv->ncols + 1) : NULL;
     int64_t row_bytes = 0;
