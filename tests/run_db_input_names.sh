@@ -52,24 +52,18 @@ wait
 "$redfox" run "$tmp/plain.logic" --data "$tmp/fdb" --device cpu --format csv >"$tmp/got" 2>/dev/null || fail "run from the FIFO's database"
 cmp -s "$tmp/want" "$tmp/got" || fail "the FIFO's database answers otherwise"
 # an older import's table "./t.txt" (the manifest rewritten, its checksums made right)
-python3 - "$tmp/db/manifest.rfdb" "$tmp/old.manifest" <<'PY' || fail "python"
+python3 - "$(dirname "$0")" "$tmp/db/manifest.rfdb" "$tmp/old.manifest" <<'PY' || fail "python"
 import struct, sys
-def crc32c(b):
-    c = 0xffffffff
-    for x in b:
-        c ^= x
-        for _ in range(8):
-            c = (c >> 1) ^ (0x82F63B78 if c & 1 else 0)
-    return c ^ 0xffffffff
-m = bytearray(open(sys.argv[1], 'rb').read())
+sys.path.insert(0, sys.argv[1])
+from rfdb_manifest import seal
+m = bytearray(open(sys.argv[2], 'rb').read())
 name = struct.pack('<Q', 5) + b't.txt'
 at = m.find(name, 64)
 assert at == 68, at                           # the first table's name, after the table count
 m[at:at + len(name)] = struct.pack('<Q', 7) + b'./t.txt'
 m[16:24] = struct.pack('<Q', len(m))
-m[24:28] = struct.pack('<I', crc32c(m[64:]))
-m[60:64] = struct.pack('<I', crc32c(m[:60]))
-open(sys.argv[2], 'wb').write(m)
+seal(m)
+open(sys.argv[3], 'wb').write(m)
 PY
 cp "$tmp/old.manifest" "$tmp/db/manifest.rfdb"
 for p in plain dotted; do

@@ -77,22 +77,16 @@ fresh; flip "$tmp/bad/t00000.c00002.col" $((65536 * 2 + 100)); refused "a narrow
 fresh; head -c 1000 "$tmp/db/t00000.c00003.col" >"$tmp/bad/t00000.c00003.col"; refused "a narrow column truncated" "t00000.c00003.col: error: truncated or damaged"
 # a width byte of the manifest (its checksums made right again): the key column's first block record
 # ends with width, exp; the record follows the column's entry. Found by the key column's file name.
-python3 - "$tmp/db/manifest.rfdb" "$tmp/bad.manifest" <<'PY' || fail "python"
+python3 - "$(dirname "$0")" "$tmp/db/manifest.rfdb" "$tmp/bad.manifest" <<'PY' || fail "python"
 import struct, sys
-def crc32c(b):
-    c = 0xffffffff
-    for x in b:
-        c ^= x
-        for _ in range(8):
-            c = (c >> 1) ^ (0x82F63B78 if c & 1 else 0)
-    return c ^ 0xffffffff
-m = bytearray(open(sys.argv[1], 'rb').read())
+sys.path.insert(0, sys.argv[1])
+from rfdb_manifest import seal
+m = bytearray(open(sys.argv[2], 'rb').read())
 at = m.find(b't00000.c00000.col') + 17 + 8 + 4 + 8  # the name, size, crc, nblocks
 assert m[at + 20] in (1, 2, 4, 8)
 m[at + 20] = 3                                      # block 1's width
-m[24:28] = struct.pack('<I', crc32c(m[64:]))
-m[60:64] = struct.pack('<I', crc32c(m[:60]))
-open(sys.argv[2], 'wb').write(m)
+seal(m)
+open(sys.argv[3], 'wb').write(m)
 PY
 fresh; cp "$tmp/bad.manifest" "$tmp/bad/manifest.rfdb"; refused "a width byte out of range" "manifest.rfdb: error: table 't.tbl' column 1 block 1: a width out of range"
 # usage

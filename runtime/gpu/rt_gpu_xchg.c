@@ -115,22 +115,17 @@ rf_status rf_gx_exchange(void *dev, int32_t var, const rf_rt_xmove *mv, const rf
     rf_status cst = cnt ? xp->counts(xp->ctx, st != RF_OK, send, recv, mv->what, x->d) : RF_ENOMEM;
     if (!st) st = cst;
     for (int j = 0; j < n && !st; j++) noroom |= recv[j] < 0;
+    gval nv;
+    memset(&nv, 0, sizeof nv);
     if (!st && noroom) {
         xs->host_instead = 1;
-        for (int j = 0; j < n; j++) rf_gx_val_clear(x, &parts[j], hv->ncols);
-        free(parts);
-        free(cnt);
-        free(bufs);
-        free(has);
-        return RF_OK;
+        goto out;
     }
     int64_t total = 0;
     for (int j = 0; j < n && !st; j++) {
         roff[j] = total;
         total += recv[j];
     }
-    gval nv;
-    memset(&nv, 0, sizeof nv);
     if (!st) {
         /* the room for what this rank receives may not be there (under a
         ** cap: a gather on rank 0), which no other rank can know: every
@@ -148,15 +143,7 @@ rf_status rf_gx_exchange(void *dev, int32_t var, const rf_rt_xmove *mv, const rf
         rf_status vst = xp->counts(xp->ctx, ast != RF_OK, room_vote, room_votes, mv->what, x->d);
         st = ast ? ast : vst;
         for (int j = 0; j < n && !st; j++) xs->host_instead |= room_vote[j] < 0 || room_votes[j] < 0;
-        if (!st && xs->host_instead) {
-            rf_gx_val_clear(x, &nv, hv->ncols);
-            for (int j = 0; j < n; j++) rf_gx_val_clear(x, &parts[j], hv->ncols);
-            free(parts);
-            free(cnt);
-            free(bufs);
-            free(has);
-            return RF_OK;
-        }
+        if (!st && xs->host_instead) goto out;
     }
     int nsend = 0, nrecv = 0;
     rf_rt_xbuf *sends = bufs, *recvs = bufs ? bufs + (size_t)n * ((size_t)hv->ncols + 1) : NULL;
@@ -193,6 +180,7 @@ rf_status rf_gx_exchange(void *dev, int32_t var, const rf_rt_xmove *mv, const rf
         if (x->views) rf_rt_rel_free(&x->views[var]);
         rf_gx_var_set(x, var, &nv); /* (not distinct: rows of several ranks) */
     }
+out: /* (the rows moving through host memory instead: xs->host_instead, st RF_OK) */
     rf_gx_val_clear(x, &nv, hv->ncols);
     for (int j = 0; parts && j < n; j++) rf_gx_val_clear(x, &parts[j], hv->ncols);
     free(parts);
