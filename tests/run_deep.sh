@@ -83,6 +83,16 @@ must_run diff "$(expect 1000 5000000 -1)" 300
 { header; printf 'out(x, y) <- in(x), y = '; sum "$long" +; printf '.\nlang:output[`out] = "out".\n'; } > "$tmp/sum_long.logic"
 must_run sum_long "$(expect "$long" 0 1)" 300 cpu
 must_run sum_long "$(expect "$long" 0 1)" 300 emu
+# a concatenation of LONG strings, t + t + ... + t: only the whole string is
+# interned (interning each partial one kept LONG^2 / 2 bytes per row: 15 GB),
+# so it runs in little memory; its length is LONG times the row's
+{ header; printf 'ins(t) -> string(t).\nlang:input[`ins] = "in.csv".\nout(t, n) <- ins(t), n = string:length['
+  awk -v n="$long" 'BEGIN { printf "t"; for (i = 1; i < n; i++) printf " + t" }'
+  printf '].\nlang:output[`out] = "out".\n'; } > "$tmp/cat_long.logic"
+must_run cat_long "$(awk -v n="$long" 'BEGIN { for (x = 1; x <= 3; x++) printf "%d|%d ", x, n }')" 300 cpu
+rss=$(sed -n 's/^cat_long: cpu run from source: .* peak RSS \([0-9]*\) KB$/\1/p' "$tmp/err")
+if [ -n "$rss" ] && [ "$rss" -gt 1000000 ]; then echo "FAIL: cat_long: peak RSS $rss KB"; fail=1; fi
+must_run cat_long "$(awk -v n="$long" 'BEGIN { for (x = 1; x <= 3; x++) printf "%d|%d ", x, n }')" 300 emu
 # operands that are not columns or constants: the GPU code calls a helper per 64
 prod() { awk -v n="$1" 'BEGIN { for (i = 0; i < n; i++) printf " - x * 2" }'; }
 { header; printf 'out(x, y) <- in(x), y = 5000000'; prod 1000; printf '.\nlang:output[`out] = "out".\n'; } > "$tmp/diff_emu.logic"
