@@ -229,8 +229,12 @@ typedef struct rf_rt_result rf_rt_result;
 /* The program's hash: its variables (names, roles, types, files) and kernels. */
 uint64_t rf_rt_place_prog_hash(const rf_hir_program *p);
 /* The inputs' rows and the bytes of the columns p reads, before reading
-** them: a database's manifest, or text files' sizes (8 bytes a column a row). */
-void rf_rt_place_inputs(const rf_hir_program *p, const char *data_dir, double *rows, double *bytes);
+** them: a database's manifest, or text files' sizes (8 bytes a column a
+** row); an input that is neither, the rows cache holds for it in memory
+** (NULL: none). */
+typedef struct rf_rt_cache rf_rt_cache;
+void rf_rt_place_inputs(const rf_hir_program *p, const char *data_dir, const rf_rt_cache *cache, double *rows,
+                        double *bytes);
 /* The model file under o's cache_dir read (a damaged one: a warning in d)
 ** and p's time on both devices predicted, over o->runs runs, with o->later's
 ** programs' gain on a started GPU (their copies: the columns p and the

@@ -206,5 +206,32 @@ if [ "$(id -u)" != 0 ]; then
         { no "a damaged, unwritable model: no warning that it stays so"; cat "$tmp/e15"; }
     chmod u+w "$tmp/c5/place"
 fi
+# `redfox exec`: its programs read the transaction's states from memory
+# (no file, no table): their rows were estimated as none, so a model that
+# measured them 10 s on the CPU and 1 ms on the GPU still predicted the CPU
+# at 0 s and chose it ("predicted faster than the GPU (0 s against 0.3 s)")
+tc=$ex/../../tests/exec/tc.logic
+mkdir -p "$tmp/x/data"
+awk 'BEGIN { for (i = 0; i < 300; i++) printf "%d,%d\n", i % 97, (i * 7) % 101 }' >"$tmp/x/data/edge.csv"
+if "$r" import "$tc" --data "$tmp/x/data" --out "$tmp/x/db" >/dev/null 2>&1; then
+    cp -r "$tmp/x/db" "$tmp/x/db2"
+    "$r" exec "$tmp/x/db" "$tc" --device cpu --format csv --cache-dir "$tmp/c6" >"$tmp/x/cpu" 2>/dev/null ||
+        no "exec --device cpu: exit $?"
+    m6=$tmp/c6/place/model.txt
+    grep -q "^r [0-9a-f]* cpu 0 [1-9]" "$m6" || { no "exec: a run record without the rows read from memory"; cat "$m6"; }
+    { echo "redfox placement model 1"
+      grep "^r " "$m6" | while read -r _ h _ _ rows bytes k _; do
+          echo "r $h cpu 0 $rows $bytes $k 0 0 10"
+          echo "r $h gpu 0 $rows $bytes $k 0 0 0.001"
+      done; } >"$tmp/x/m" && mv "$tmp/x/m" "$m6"
+    "$r" exec "$tmp/x/db2" "$tc" --device auto --format csv --cache-dir "$tmp/c6" >"$tmp/x/auto" 2>"$tmp/e16" ||
+        no "exec --device auto: exit $?"
+    cmp -s "$tmp/x/cpu" "$tmp/x/auto" || no "exec --device auto: another output than the CPU's"
+    grep -q "running on the CPU: predicted faster" "$tmp/e16" &&
+        { no "exec --device auto: the CPU predicted faster against the model's runs"; cat "$tmp/e16"; }
+    grep -q "running on the GPU\|no usable GPU" "$tmp/e16" || { no "exec --device auto: no note of the GPU"; cat "$tmp/e16"; }
+else
+    no "import for exec"
+fi
 [ $fail = 0 ] && echo "placement model: written, read back, damage ignored, auto says where it runs"
 exit $fail
