@@ -206,6 +206,15 @@ if [ "$(id -u)" != 0 ]; then
         { no "a damaged, unwritable model: no warning that it stays so"; cat "$tmp/e15"; }
     chmod u+w "$tmp/c5/place"
 fi
+# --repeat: a damaged model is found (and written anew) by the first run;
+# its warning was lost, the library keeping only the last run's messages
+mkdir -p "$tmp/c7/place"
+printf 'redfox placement model 1\nzz\n' >"$tmp/c7/place/model.txt"
+"$r" run "$ex/reach.logic" --data "$ex" --device auto --format csv --cache-dir "$tmp/c7" --repeat 3 \
+    >"$tmp/a17" 2>"$tmp/e17" || no "auto --repeat 3, a damaged model: exit $?"
+cmp -s "$tmp/cpu" "$tmp/a17" || no "auto --repeat 3, a damaged model: another output"
+[ "$(grep -c "model.txt:2:1: warning: the placement model is damaged" "$tmp/e17")" = 1 ] ||
+    { no "--repeat 3: the first run's warning of a damaged model not printed once"; cat "$tmp/e17"; }
 # `redfox exec`: its programs read the transaction's states from memory
 # (no file, no table): their rows were estimated as none, so a model that
 # measured them 10 s on the CPU and 1 ms on the GPU still predicted the CPU
