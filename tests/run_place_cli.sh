@@ -215,6 +215,19 @@ printf 'redfox placement model 1\nzz\n' >"$tmp/c7/place/model.txt"
 cmp -s "$tmp/cpu" "$tmp/a17" || no "auto --repeat 3, a damaged model: another output"
 [ "$(grep -c "model.txt:2:1: warning: the placement model is damaged" "$tmp/e17")" = 1 ] ||
     { no "--repeat 3: the first run's warning of a damaged model not printed once"; cat "$tmp/e17"; }
+# tpch run: the choice for all its queries reads the model first (and
+# writes a damaged one anew); its warning was dropped, the first query's
+# run then finding a sound, empty model
+if "$r" tpch gen --sf 0.01 --tables lineitem --out "$tmp/tp" >/dev/null 2>&1; then
+    mkdir -p "$tmp/c8/place"
+    printf 'redfox placement model 1\nzz\n' >"$tmp/c8/place/model.txt"
+    "$r" tpch run --data "$tmp/tp" --queries 6 --device auto --format csv --cache-dir "$tmp/c8" >/dev/null \
+        2>"$tmp/e18" || no "tpch run --device auto, a damaged model: exit $?"
+    [ "$(grep -c "model.txt:2:1: warning: the placement model is damaged" "$tmp/e18")" = 1 ] ||
+        { no "tpch run: the warning of a damaged model not printed once"; cat "$tmp/e18"; }
+else
+    no "tpch gen for tpch run"
+fi
 # `redfox exec`: its programs read the transaction's states from memory
 # (no file, no table): their rows were estimated as none, so a model that
 # measured them 10 s on the CPU and 1 ms on the GPU still predicted the CPU
