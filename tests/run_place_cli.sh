@@ -215,6 +215,24 @@ printf 'redfox placement model 1\nzz\n' >"$tmp/c7/place/model.txt"
 cmp -s "$tmp/cpu" "$tmp/a17" || no "auto --repeat 3, a damaged model: another output"
 [ "$(grep -c "model.txt:2:1: warning: the placement model is damaged" "$tmp/e17")" = 1 ] ||
     { no "--repeat 3: the first run's warning of a damaged model not printed once"; cat "$tmp/e17"; }
+# something already under the name of this process's temporary (the
+# shell's pid is redfox's after exec): a named pipe there hung the rewrite
+# for ever, a symbolic link had the model written into the file it names
+if command -v timeout >/dev/null 2>&1 && command -v mkfifo >/dev/null 2>&1; then
+    mkdir -p "$tmp/c9/place" "$tmp/c10/place"
+    echo precious >"$tmp/victim"
+    printf 'redfox placement model 1\nzz\n' >"$tmp/c9/place/model.txt"
+    cp "$tmp/c9/place/model.txt" "$tmp/c10/place/model.txt"
+    timeout 30 sh -c 'mkfifo "$1/place/model.txt.$$.1.tmp" && exec "$2" run "$3/reach.logic" --data "$3" \
+        --device auto --format csv --cache-dir "$1"' sh "$tmp/c9" "$r" "$ex" >"$tmp/a19" 2>/dev/null ||
+        no "a named pipe under the temporary's name: exit $? (124: hung)"
+    cmp -s "$tmp/cpu" "$tmp/a19" || no "a named pipe under the temporary's name: another output"
+    timeout 30 sh -c 'ln -s "$4" "$1/place/model.txt.$$.1.tmp" && exec "$2" run "$3/reach.logic" --data "$3" \
+        --device auto --format csv --cache-dir "$1"' sh "$tmp/c10" "$r" "$ex" "$tmp/victim" >/dev/null 2>&1 ||
+        no "a link under the temporary's name: exit $?"
+    [ "$(cat "$tmp/victim")" = precious ] || no "a link under the temporary's name: the file it names written"
+    grep -q "^r " "$tmp/c10/place/model.txt" || no "a link under the temporary's name: no model written"
+fi
 # tpch run: the choice for all its queries reads the model first (and
 # writes a damaged one anew); its warning was dropped, the first query's
 # run then finding a sound, empty model
