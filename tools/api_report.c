@@ -103,14 +103,16 @@ void rf_tool_print_new_warnings(const rf_database *db, char **seen)
     for (int64_t i = 0; i < n; i++) {
         const rf_diagnostic *g = database_diag(db, i);
         if (g->severity != REDFOX_SEV_WARNING) continue;
+        /* (after a newline: *seen holds "\nLINE\n" for each, so that one
+        ** line is never found inside another) */
         char *line = g->file[0] && g->line > 0
-                         ? rf_sprintf("%s:%d:%d: warning: %s\n", g->file, (int)g->line, (int)g->column, g->message)
-                         : g->file[0] ? rf_sprintf("%s: warning: %s\n", g->file, g->message)
-                                      : rf_sprintf("redfox: warning: %s\n", g->message);
+                         ? rf_sprintf("\n%s:%d:%d: warning: %s\n", g->file, (int)g->line, (int)g->column, g->message)
+                         : g->file[0] ? rf_sprintf("\n%s: warning: %s\n", g->file, g->message)
+                                      : rf_sprintf("\nredfox: warning: %s\n", g->message);
         if (!line) continue;
         /* (each line once: a warning every run gives is not printed a thousand times) */
         if (!*seen || !strstr(*seen, line)) {
-            fputs(line, stderr);
+            fputs(line + 1, stderr);
             char *more = rf_sprintf("%s%s", *seen ? *seen : "", line);
             if (more) {
                 free(*seen);
