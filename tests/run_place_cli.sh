@@ -233,6 +233,15 @@ if command -v timeout >/dev/null 2>&1 && command -v mkfifo >/dev/null 2>&1; then
     [ "$(cat "$tmp/victim")" = precious ] || no "a link under the temporary's name: the file it names written"
     grep -q "^r " "$tmp/c10/place/model.txt" || no "a link under the temporary's name: no model written"
 fi
+# the emulated GPU's runs are not recorded (its times are no GPU's), as
+# the docs say; a CPU run is
+rm -rf "$tmp/c11"
+RF_GPU_EMULATE=1 "$r" run "$ex/reach.logic" --data "$ex" --device gpu --format csv --cache-dir "$tmp/c11" \
+    >"$tmp/a20" 2>/dev/null || no "emulated --device gpu: exit $?"
+cmp -s "$tmp/cpu" "$tmp/a20" || no "emulated --device gpu: another output"
+grep -q "^r " "$tmp/c11/place/model.txt" 2>/dev/null && no "the emulated GPU's run was recorded"
+"$r" run "$ex/reach.logic" --data "$ex" --device cpu --format csv --cache-dir "$tmp/c11" >/dev/null 2>&1
+[ "$(grep -c "^r [0-9a-f]* cpu " "$tmp/c11/place/model.txt")" = 1 ] || no "a CPU run after an emulated one: not one record"
 # tpch run: the choice for all its queries reads the model first (and
 # writes a damaged one anew); its warning was dropped, the first query's
 # run then finding a sound, empty model
