@@ -69,7 +69,8 @@ rf_status rf_rt_place_add(rf_rt_place_model *m, const rf_rt_place_rec *r);
 char *rf_rt_place_path(const char *cache_dir);
 /* Reads the model file at path into m (empty when there is none). A file
 ** that is not a model of this version, or has a damaged line, is ignored
-** with a warning naming it and the line (m stays empty: it is written anew).
+** with a warning naming it and the line (m stays empty: it is written anew);
+** a last line without its newline is left out (rf_rt_place_whole_lines).
 ** So is one that is not a regular file (a named pipe, a device: never
 ** opened so as to block, never read without end) or is larger than
 ** RF_RT_PLACE_MAX_FILE_BYTES; a folder is passed over without a warning.
@@ -82,6 +83,10 @@ rf_status rf_rt_place_read(const char *path, rf_rt_place_model *m, rf_diags *d);
 ** when memory ran out. The records are added to m's. */
 int64_t rf_rt_place_parse(char *text, int64_t len, int64_t line0, rf_rt_place_model *m, int64_t *lines,
                           rf_status *st);
+/* The length of text[0, len) up to and with its last newline (0: none):
+** what a read parses. A last line without its newline may be an append
+** still being written (rt_place.c): it is left out, not damage. */
+int64_t rf_rt_place_whole_lines(const char *text, int64_t len);
 /* m cut to its newest RF_RT_PLACE_MAX_RECORDS records. */
 void rf_rt_place_trim(rf_rt_place_model *m);
 /* The warning for the model file at path damaged at line; m emptied. */
@@ -224,8 +229,12 @@ typedef struct rf_rt_result rf_rt_result;
 /* The program's hash: its variables (names, roles, types, files) and kernels. */
 uint64_t rf_rt_place_prog_hash(const rf_hir_program *p);
 /* The inputs' rows and the bytes of the columns p reads, before reading
-** them: a database's manifest, or text files' sizes (8 bytes a column a row). */
-void rf_rt_place_inputs(const rf_hir_program *p, const char *data_dir, double *rows, double *bytes);
+** them: a database's manifest, or text files' sizes (8 bytes a column a
+** row); an input that is neither, the rows cache holds for it in memory
+** (NULL: none). */
+typedef struct rf_rt_cache rf_rt_cache;
+void rf_rt_place_inputs(const rf_hir_program *p, const char *data_dir, const rf_rt_cache *cache, double *rows,
+                        double *bytes);
 /* The model file under o's cache_dir read (a damaged one: a warning in d)
 ** and p's time on both devices predicted, over o->runs runs, with o->later's
 ** programs' gain on a started GPU (their copies: the columns p and the

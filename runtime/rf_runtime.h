@@ -78,6 +78,10 @@ void rf_rt_cache_forget_device(rf_rt_cache *c);
 /* 1 when c holds input v's rows for path (read or put), as a run would
 ** find them. */
 int rf_rt_cache_holds(const rf_rt_cache *c, const char *path, const rf_hir_var *v);
+/* The rows of input v at path that a run with c reads from memory (put,
+** or read before), as find_cached finds them; -1 when c holds none (for
+** --device auto's estimate of inputs given in memory: rt_place_run.c). */
+int64_t rf_rt_cache_input_rows(const rf_rt_cache *c, const char *path, const rf_hir_var *v);
 /* 1 when c holds rows put for path and input v's types by rf_rt_cache_put
 ** with this reader (NULL: those for every reader). */
 int rf_rt_cache_holds_put(const rf_rt_cache *c, const char *path, const char *reader, const rf_hir_var *v);

@@ -799,6 +799,12 @@ int rf_rt_cache_holds(const rf_rt_cache *c, const char *path, const rf_hir_var *
     return find_cached(c, path, v) != NULL;
 }
 
+int64_t rf_rt_cache_input_rows(const rf_rt_cache *c, const char *path, const rf_hir_var *v)
+{
+    const cached *e = find_cached(c, path, v);
+    return e ? e->rel.nrows : -1;
+}
+
 int rf_rt_cache_holds_put(const rf_rt_cache *c, const char *path, const char *reader, const rf_hir_var *v)
 {
     for (int32_t i = 0; c && i < c->n; i++) {

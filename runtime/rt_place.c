@@ -12,7 +12,12 @@
 ** line, or a line that does not parse, a number not finite or negative or
 ** past what a measurement can be (rf_rt_place_rec_plausible), and the
 ** whole file is ignored (a warning says which line): a model is a cache,
-** made anew from the next runs.
+** made anew from the next runs. A last line without its newline is not
+** read, and is no damage: it may be another run's append still being
+** written (a write of more than a page shows its first page to a reader
+** before the rest), and all the records before it were thrown away with a
+** warning when several runs ran at once; the next append writes the file
+** anew without it (a file cut short by a crash).
 **
 ** A run adds its records by appending their lines (O_APPEND, one write):
 ** reading, formatting and renaming the whole file after every run cost
@@ -189,6 +194,12 @@ static int parse_line(char *s, rf_rt_place_rec *r)
     }
 }
 
+int64_t rf_rt_place_whole_lines(const char *text, int64_t len)
+{
+    while (len > 0 && text[len - 1] != '\n') len--;
+    return len;
+}
+
 int64_t rf_rt_place_parse(char *text, int64_t len, int64_t line0, rf_rt_place_model *m, int64_t *lines,
                           rf_status *st)
 {
@@ -258,7 +269,7 @@ rf_status rf_rt_place_read(const char *path, rf_rt_place_model *m, rf_diags *d)
     }
     if (rst) return RF_OK; /* none yet (or a folder, or unreadable: nothing to learn from) */
     rf_status st;
-    int64_t bad = rf_rt_place_parse(text, len, 0, m, &lines, &st);
+    int64_t bad = rf_rt_place_parse(text, rf_rt_place_whole_lines(text, len), 0, m, &lines, &st);
     if (!bad && lines == 0 && len > 0) bad = 1;
     free(text);
     if (!bad) rf_rt_place_trim(m); /* appended past the bound since the last rewrite: the newest count */

@@ -162,14 +162,16 @@ rf_status rf_rt_place_load(const char *path, rf_rt_place_model *m, rf_diags *d)
         free(bpath);
         return rf_rt_place_read(path, m, d);
     }
-    int64_t len = (int64_t)sb.st_size - from, lines = line0;
-    /* the whole text's CRC-32 (the cache's covered part's, continued), before
-    ** the parse cuts the text into lines */
+    /* its whole lines: a last one without its newline may be an append
+    ** still being written, neither read nor covered by a cache made now */
+    int64_t raw = (int64_t)sb.st_size - from, len = rf_rt_place_whole_lines(text, raw), lines = line0;
+    /* the lines' CRC-32 (the cache's covered part's, continued), before the
+    ** parse cuts the text into lines */
     uint64_t crc = crc32(cached ? (uLong)h.crc : crc32(0L, Z_NULL, 0), (const Bytef *)text, (uInt)len);
     rf_status st = RF_OK;
     int64_t bad = len > 0 ? rf_rt_place_parse(text, len, line0, m, &lines, &st) : 0;
     free(text);
-    if (!bad && !cached && len > 0 && lines == 0) bad = 1;
+    if (!bad && !cached && raw > 0 && lines == 0) bad = 1;
     if (bad || st) {
         if (bad) rf_rt_place_damaged(path, bad, m, d);
         else rf_rt_place_model_free(m);
@@ -179,7 +181,7 @@ rf_status rf_rt_place_load(const char *path, rf_rt_place_model *m, rf_diags *d)
     rf_rt_place_trim(m);
     /* made again when there was none, or when many lines came after it */
     if (len > 0 && (!cached || lines - line0 >= BIN_REMAKE_LINES))
-        bin_write(bpath, &sb, (int64_t)sb.st_size, lines, crc, m);
+        bin_write(bpath, &sb, from + len, lines, crc, m);
     free(bpath);
     return RF_OK;
 }

@@ -87,11 +87,29 @@ static int seen_before(seen_cols *s, const char *file, int32_t c)
     return 0;
 }
 
+/* The rows of input x that cache holds in memory where no file or table
+** stands for it (a transaction's states in `redfox exec`, a library
+** caller's rows): their count, the bytes of the columns read; 0 when none.
+** Without it such a program was estimated at no rows at all, its every
+** run predicted at 0 s on the CPU whatever the model had measured. */
+static double rows_in_memory(const rf_hir_var *x, const char *dir, const rf_rt_cache *cache, const uint8_t *read,
+                             seen_cols *seen, double *bytes)
+{
+    char *path = cache ? rf_sprintf("%s/%s", dir, x->input_file) : NULL;
+    int64_t n = path ? rf_rt_cache_input_rows(cache, path, x) : -1;
+    free(path);
+    if (n <= 0) return 0;
+    for (int32_t c = 0; c < x->ncols; c++)
+        if (read[c] && !seen_before(seen, x->input_file, c)) *bytes += (double)n * rf_rt_type_width(x->types[c]);
+    return (double)n;
+}
+
 /* rf_rt_place_inputs with the database open already (db: NULL for text
 ** files) and the columns seen (NULL: none): rows count every input, bytes
-** the columns not seen. */
-static void inputs_of(const rf_hir_program *p, const char *dir, rf_db *db, seen_cols *seen, double *rows,
-                      double *bytes)
+** the columns not seen; an input neither file nor table, from cache's
+** memory (NULL: none). */
+static void inputs_of(const rf_hir_program *p, const char *dir, rf_db *db, const rf_rt_cache *cache, seen_cols *seen,
+                      double *rows, double *bytes)
 {
     *rows = *bytes = 0;
     for (int32_t v = 0; v < p->nvars; v++) {
@@ -113,8 +131,12 @@ static void inputs_of(const rf_hir_program *p, const char *dir, rf_db *db, seen_
                 *rows += n;
                 for (int32_t c = 0; c < x->ncols; c++)
                     if (read[c] && !seen_before(seen, x->input_file, c)) *bytes += n * rf_rt_type_width(x->types[c]);
+            } else {
+                *rows += rows_in_memory(x, dir, cache, read, seen, bytes);
             }
             free(path);
+        } else {
+            *rows += rows_in_memory(x, dir, cache, read, seen, bytes);
         }
         free(read);
     }
@@ -132,11 +154,12 @@ static rf_db *open_db(const char *dir)
     return db;
 }
 
-void rf_rt_place_inputs(const rf_hir_program *p, const char *data_dir, double *rows, double *bytes)
+void rf_rt_place_inputs(const rf_hir_program *p, const char *data_dir, const rf_rt_cache *cache, double *rows,
+                        double *bytes)
 {
     const char *dir = data_dir ? data_dir : ".";
     rf_db *db = open_db(dir);
-    inputs_of(p, dir, db, NULL, rows, bytes);
+    inputs_of(p, dir, db, cache, NULL, rows, bytes);
     if (db) rf_db_close(db);
 }
 
@@ -227,11 +250,11 @@ void rf_rt_place_choose(const rf_hir_program *p, const rf_rt_options *o, int thr
     ** (only while it is not started: a started GPU costs them nothing) */
     double later = 0;
     double rows, bytes;
-    inputs_of(p, dir, db, sp, &rows, &bytes);
+    inputs_of(p, dir, db, o->cache, sp, &rows, &bytes);
     for (int32_t i = 0; i < o->nlater && !gpu_started; i++) {
         if (!o->later || !o->later[i]) continue;
         const char **kinds = query_of(o->later[i], &q);
-        inputs_of(o->later[i], dir, db, sp, &q.rows, &q.bytes);
+        inputs_of(o->later[i], dir, db, o->cache, sp, &q.rows, &q.bytes);
         q.runs = o->later_runs;
         later += rf_rt_place_gain(&m, &q);
         free(kinds);
@@ -278,7 +301,7 @@ int rf_rt_place_workload_gpu(const rf_hir_program *const *ps, int32_t n, int64_t
     for (int32_t i = 0; i < n; i++) {
         if (!ps[i]) continue;
         const char **kinds = query_of(ps[i], &q);
-        inputs_of(ps[i], dir, db, kept ? &seen : NULL, &q.rows, &q.bytes);
+        inputs_of(ps[i], dir, db, o->cache, kept ? &seen : NULL, &q.rows, &q.bytes);
         gain += rf_rt_place_gain(&m, &q);
         if (i == 0) { /* the start of a fresh process, as the model knows it */
             rf_rt_place_choice ch;
@@ -318,7 +341,7 @@ void rf_rt_place_record(const rf_hir_program *p, const rf_rt_options *o, rf_rt_r
         /* the features as a choice sees them before a run (the estimate,
         ** not the rows read after block skipping), so that this program's
         ** records predict its next run; inputs from memory: what was read */
-        rf_rt_place_inputs(p, o->data_dir, &r->rows, &r->bytes);
+        rf_rt_place_inputs(p, o->data_dir, o->cache, &r->rows, &r->bytes);
         if (r->rows <= 0) {
             r->rows = res->input_rows;
             r->bytes = res->input_bytes;

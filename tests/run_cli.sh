@@ -18,6 +18,16 @@ check 0 "run help" "$r" run --help
 check 0 "tpch help" "$r" tpch --help
 # bench's --sf is optional (the data's own by default: tpch bench --help)
 "$r" tpch --help | grep -qF 'bench --data DIR [--sf X]' || { echo "FAIL: tpch --help shows bench's --sf as required"; fail=1; }
+# every option a command's --help lists under "options:" is in its usage
+# lines too (tpch run and bench listed --cache-dir DIR | --no-cache only below)
+for c in run compile exec import dump "tpch run" "tpch bench" "tpch gen"; do
+    # shellcheck disable=SC2086
+    h=$("$r" $c --help 2>&1)
+    u=$(printf '%s\n' "$h" | awk 'NF == 0 { exit } { print }')
+    for o in $(printf '%s\n' "$h" | awk 'f && /^  --[a-z]/ { print $1 } /^options:/ { f = 1 }' | tr -d ',' | sort -u); do
+        printf '%s\n' "$u" | grep -q -- "$o\b" || { echo "FAIL: redfox $c --help: $o not in its usage lines"; fail=1; }
+    done
+done
 check 2 "no command" "$r"
 check 2 "unknown option" "$r" compile --frobnicate "$t/logiql/even_odd.logic"
 check 2 "dump without what" "$r" dump "$t/logiql/even_odd.logic"

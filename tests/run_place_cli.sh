@@ -206,5 +206,81 @@ if [ "$(id -u)" != 0 ]; then
         { no "a damaged, unwritable model: no warning that it stays so"; cat "$tmp/e15"; }
     chmod u+w "$tmp/c5/place"
 fi
+# --repeat: a damaged model is found (and written anew) by the first run;
+# its warning was lost, the library keeping only the last run's messages
+mkdir -p "$tmp/c7/place"
+printf 'redfox placement model 1\nzz\n' >"$tmp/c7/place/model.txt"
+"$r" run "$ex/reach.logic" --data "$ex" --device auto --format csv --cache-dir "$tmp/c7" --repeat 3 \
+    >"$tmp/a17" 2>"$tmp/e17" || no "auto --repeat 3, a damaged model: exit $?"
+cmp -s "$tmp/cpu" "$tmp/a17" || no "auto --repeat 3, a damaged model: another output"
+[ "$(grep -c "model.txt:2:1: warning: the placement model is damaged" "$tmp/e17")" = 1 ] ||
+    { no "--repeat 3: the first run's warning of a damaged model not printed once"; cat "$tmp/e17"; }
+# something already under the name of this process's temporary (the
+# shell's pid is redfox's after exec): a named pipe there hung the rewrite
+# for ever, a symbolic link had the model written into the file it names
+if command -v timeout >/dev/null 2>&1 && command -v mkfifo >/dev/null 2>&1; then
+    mkdir -p "$tmp/c9/place" "$tmp/c10/place"
+    echo precious >"$tmp/victim"
+    printf 'redfox placement model 1\nzz\n' >"$tmp/c9/place/model.txt"
+    cp "$tmp/c9/place/model.txt" "$tmp/c10/place/model.txt"
+    timeout 30 sh -c 'mkfifo "$1/place/model.txt.$$.1.tmp" && exec "$2" run "$3/reach.logic" --data "$3" \
+        --device auto --format csv --cache-dir "$1"' sh "$tmp/c9" "$r" "$ex" >"$tmp/a19" 2>/dev/null ||
+        no "a named pipe under the temporary's name: exit $? (124: hung)"
+    cmp -s "$tmp/cpu" "$tmp/a19" || no "a named pipe under the temporary's name: another output"
+    timeout 30 sh -c 'ln -s "$4" "$1/place/model.txt.$$.1.tmp" && exec "$2" run "$3/reach.logic" --data "$3" \
+        --device auto --format csv --cache-dir "$1"' sh "$tmp/c10" "$r" "$ex" "$tmp/victim" >/dev/null 2>&1 ||
+        no "a link under the temporary's name: exit $?"
+    [ "$(cat "$tmp/victim")" = precious ] || no "a link under the temporary's name: the file it names written"
+    grep -q "^r " "$tmp/c10/place/model.txt" || no "a link under the temporary's name: no model written"
+fi
+# the emulated GPU's runs are not recorded (its times are no GPU's), as
+# the docs say; a CPU run is
+rm -rf "$tmp/c11"
+RF_GPU_EMULATE=1 "$r" run "$ex/reach.logic" --data "$ex" --device gpu --format csv --cache-dir "$tmp/c11" \
+    >"$tmp/a20" 2>/dev/null || no "emulated --device gpu: exit $?"
+cmp -s "$tmp/cpu" "$tmp/a20" || no "emulated --device gpu: another output"
+grep -q "^r " "$tmp/c11/place/model.txt" 2>/dev/null && no "the emulated GPU's run was recorded"
+"$r" run "$ex/reach.logic" --data "$ex" --device cpu --format csv --cache-dir "$tmp/c11" >/dev/null 2>&1
+[ "$(grep -c "^r [0-9a-f]* cpu " "$tmp/c11/place/model.txt")" = 1 ] || no "a CPU run after an emulated one: not one record"
+# tpch run: the choice for all its queries reads the model first (and
+# writes a damaged one anew); its warning was dropped, the first query's
+# run then finding a sound, empty model
+if "$r" tpch gen --sf 0.01 --tables lineitem --out "$tmp/tp" >/dev/null 2>&1; then
+    mkdir -p "$tmp/c8/place"
+    printf 'redfox placement model 1\nzz\n' >"$tmp/c8/place/model.txt"
+    "$r" tpch run --data "$tmp/tp" --queries 6 --device auto --format csv --cache-dir "$tmp/c8" >/dev/null \
+        2>"$tmp/e18" || no "tpch run --device auto, a damaged model: exit $?"
+    [ "$(grep -c "model.txt:2:1: warning: the placement model is damaged" "$tmp/e18")" = 1 ] ||
+        { no "tpch run: the warning of a damaged model not printed once"; cat "$tmp/e18"; }
+else
+    no "tpch gen for tpch run"
+fi
+# `redfox exec`: its programs read the transaction's states from memory
+# (no file, no table): their rows were estimated as none, so a model that
+# measured them 10 s on the CPU and 1 ms on the GPU still predicted the CPU
+# at 0 s and chose it ("predicted faster than the GPU (0 s against 0.3 s)")
+tc=$ex/../../tests/exec/tc.logic
+mkdir -p "$tmp/x/data"
+awk 'BEGIN { for (i = 0; i < 300; i++) printf "%d,%d\n", i % 97, (i * 7) % 101 }' >"$tmp/x/data/edge.csv"
+if "$r" import "$tc" --data "$tmp/x/data" --out "$tmp/x/db" >/dev/null 2>&1; then
+    cp -r "$tmp/x/db" "$tmp/x/db2"
+    "$r" exec "$tmp/x/db" "$tc" --device cpu --format csv --cache-dir "$tmp/c6" >"$tmp/x/cpu" 2>/dev/null ||
+        no "exec --device cpu: exit $?"
+    m6=$tmp/c6/place/model.txt
+    grep -q "^r [0-9a-f]* cpu 0 [1-9]" "$m6" || { no "exec: a run record without the rows read from memory"; cat "$m6"; }
+    { echo "redfox placement model 1"
+      grep "^r " "$m6" | while read -r _ h _ _ rows bytes k _; do
+          echo "r $h cpu 0 $rows $bytes $k 0 0 10"
+          echo "r $h gpu 0 $rows $bytes $k 0 0 0.001"
+      done; } >"$tmp/x/m" && mv "$tmp/x/m" "$m6"
+    "$r" exec "$tmp/x/db2" "$tc" --device auto --format csv --cache-dir "$tmp/c6" >"$tmp/x/auto" 2>"$tmp/e16" ||
+        no "exec --device auto: exit $?"
+    cmp -s "$tmp/x/cpu" "$tmp/x/auto" || no "exec --device auto: another output than the CPU's"
+    grep -q "running on the CPU: predicted faster" "$tmp/e16" &&
+        { no "exec --device auto: the CPU predicted faster against the model's runs"; cat "$tmp/e16"; }
+    grep -q "running on the GPU\|no usable GPU" "$tmp/e16" || { no "exec --device auto: no note of the GPU"; cat "$tmp/e16"; }
+else
+    no "import for exec"
+fi
 [ $fail = 0 ] && echo "placement model: written, read back, damage ignored, auto says where it runs"
 exit $fail

@@ -5,7 +5,8 @@
 **
 ** Owns: rf_tool_finish_api and its forms for programs, databases and
 ** timelines; which rank reports a failed run (rf_tool_run_reports); and lines picked from a run's profile (--repeat's per-run
-** report).
+** report); the warnings of --repeat's runs before the last
+** (rf_tool_print_new_warnings).
 */
 #include "redfox.h"
 #include "rf_rt_dist.h"
@@ -91,6 +92,34 @@ int rf_tool_finish_api(int code, const void *obj, int64_t n, rf_tool_diag_at_fn 
     default:
         if (print && !nerrors) fprintf(stderr, "redfox: internal error\n");
         return RF_EXIT_INTERNAL;
+    }
+}
+
+static const rf_diagnostic *database_diag(const void *db, int64_t i);
+
+void rf_tool_print_new_warnings(const rf_database *db, char **seen)
+{
+    int64_t n = rf_database_diag_count(db);
+    for (int64_t i = 0; i < n; i++) {
+        const rf_diagnostic *g = database_diag(db, i);
+        if (g->severity != REDFOX_SEV_WARNING) continue;
+        /* (after a newline: *seen holds "\nLINE\n" for each, so that one
+        ** line is never found inside another) */
+        char *line = g->file[0] && g->line > 0
+                         ? rf_sprintf("\n%s:%d:%d: warning: %s\n", g->file, (int)g->line, (int)g->column, g->message)
+                         : g->file[0] ? rf_sprintf("\n%s: warning: %s\n", g->file, g->message)
+                                      : rf_sprintf("\nredfox: warning: %s\n", g->message);
+        if (!line) continue;
+        /* (each line once: a warning every run gives is not printed a thousand times) */
+        if (!*seen || !strstr(*seen, line)) {
+            fputs(line + 1, stderr);
+            char *more = rf_sprintf("%s%s", *seen ? *seen : "", line);
+            if (more) {
+                free(*seen);
+                *seen = more;
+            }
+        }
+        free(line);
     }
 }
 

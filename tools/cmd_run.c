@@ -535,6 +535,7 @@ int rf_tool_run(int argc, char **argv)
     if (!rc && repeat > 1) rf_database_keep_inputs(db, 1); /* repeated runs read the inputs once */
     int ran = 0; /* the run started (several ranks: it may have failed on this one) */
     int code = REDFOX_OK;
+    char *warned = NULL; /* the earlier runs' warnings printed */
     for (int64_t r = 0; !rc && r < repeat && !code; r++) {
         rf_result_free(res);
         res = NULL;
@@ -543,6 +544,7 @@ int rf_tool_run(int argc, char **argv)
         o.process_exits = r == repeat - 1 && rf_tool_exits_early();
         o.runs = repeat - r; /* auto weighs the GPU's start against the runs left */
         code = rf_run(db, p, &o, &res);
+        if (!code && r < repeat - 1 && rank == 0) rf_tool_print_new_warnings(db, &warned);
         if (!code && rf_result_device_log(res)) fputs(rf_result_device_log(res), stderr);
         if (!code && repeat > 1 && rank == 0)
             fprintf(stderr, "run %lld of %lld (device %s): load %.6f s, run %.6f s\n", (long long)(r + 1),
@@ -553,6 +555,7 @@ int rf_tool_run(int argc, char **argv)
         /* what each run read and copied (kept inputs: only the first copies) */
         if (!code && repeat > 1 && rank == 0 && profile) rf_tool_profile_lines(res, prefix, rf_tool_pick_load);
     }
+    free(warned);
     double t_ran = rf_trace_clock();
     /* a text folder's lock is let go once its files are read, before the
     ** outputs are written: --out DIR takes DIR/.redfox.lock, which `tpch

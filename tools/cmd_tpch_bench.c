@@ -43,6 +43,7 @@ static const char *usage =
     "                         [--queries LIST] [--bandwidth GBPS] [--json FILE]\n"
     "                         [--duckdb FILE] [--threads N] [--no-fuse]\n"
     "                         [--set NAME=VALUE] [--gpu-memory N]\n"
+    "                         [--cache-dir DIR | --no-cache]\n"
     "\n"
     "Times the TPC-H queries built into redfox on the dbgen .tbl files in DIR\n"
     "(generated at scale factor X). The tables are parsed into host memory once,\n"

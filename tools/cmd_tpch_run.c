@@ -41,7 +41,7 @@ static const char *usage =
     "                       [--format table|csv|tbl] [--out DIR] [--repeat N]\n"
     "                       [--check ANSWERS_DIR] [--threads N] [--profile]\n"
     "                       [--no-fuse] [--set NAME=VALUE] [--gpu-memory N]\n"
-    "                       [--gpus N]\n"
+    "                       [--gpus N] [--cache-dir DIR | --no-cache]\n"
     "\n"
     "Runs the TPC-H queries built into redfox (tpch/queries/q01.logic ..\n"
     "q22.logic, with the validation parameters) on the dbgen .tbl files in\n"

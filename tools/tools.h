@@ -82,6 +82,11 @@ int rf_tool_finish_trace(int code, const struct rf_trace *t, int print);
 /* The lines of res's profile that pick accepts (a line without its end,
 ** len bytes), each on stderr after prefix (tools/api_report.c). */
 struct rf_result;
+/* --repeat N: the warnings among db's messages of a run before the last
+** (the library keeps only the last call's), printed now, each text once
+** (*seen: those printed so far, owned; NULL at first). A warning of the
+** first run only (a damaged placement model, written anew by it) was lost. */
+void rf_tool_print_new_warnings(const struct rf_database *db, char **seen);
 void rf_tool_profile_lines(const struct rf_result *res, const char *prefix, int (*pick)(const char *line, size_t len));
 /* For rf_tool_profile_lines: the load's lines, what was read and copied
 ** (the phases, the GPU's input cache, each rank's read and copies): one

@@ -28,6 +28,7 @@
 #include <dlfcn.h>
 #include <zlib.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -325,7 +326,15 @@ int rf_gpu_cache_write(const char *dir, const char *path, const void *data, uint
     free(d);
     char *tmp = rf_gpu_cache_tmp_name(path, "tmp");
     if (!tmp) return 0;
-    FILE *f = fopen(tmp, "wb");
+    /* a new file, never one found under the name (this process's own, so
+    ** none of redfox's): fopen "wb" wrote through a symbolic link there
+    ** into the file it names, and waited for ever on a named pipe; such a
+    ** thing is removed (not a folder) and the name taken once more */
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (fd < 0 && errno == EEXIST && unlink(tmp) == 0)
+        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    FILE *f = fd >= 0 ? fdopen(fd, "wb") : NULL;
+    if (!f && fd >= 0) close(fd);
     int ok = f && fwrite(data, 1, (size_t)len, f) == (size_t)len;
     if (f && fclose(f) != 0) ok = 0;
     if (ok && rename(tmp, path) != 0) ok = 0;
