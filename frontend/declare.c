@@ -34,6 +34,21 @@ static const rf_ast_formula *first_non_type(const rf_ast_clause *cl)
     return NULL;
 }
 
+/* 1 when atom a's predicate is in a built-in namespace (int:, string:, ...):
+** refused at a with how it was used (declared, defined), and its name kept
+** so that later uses of it give no second error. */
+static int in_builtin_namespace(rf_checker *c, const rf_ast_atom *a, const char *how)
+{
+    int ns = rf_chk_builtin_namespace(a->name);
+    if (!ns) return 0;
+    rf_error(c->d, a->loc,
+             "`%s` is in the built-in namespace `%.*s`, which holds only the language's built-ins: a predicate of "
+             "the program cannot be %s there (choose another name)",
+             a->name, ns, a->name, how);
+    if (rf_ptrvec_push(&c->refused, (void *)a->name)) c->oom = 1;
+    return 1;
+}
+
 static void declare(rf_checker *c, const rf_ast_clause *cl)
 {
     if (cl->nheads != 1) {
@@ -45,15 +60,7 @@ static void declare(rf_checker *c, const rf_ast_clause *cl)
         rf_error(c->d, h->loc, "`%s` is a built-in name and cannot be declared", h->name);
         return;
     }
-    int ns = rf_chk_builtin_namespace(h->name);
-    if (ns) {
-        rf_error(c->d, h->loc,
-                 "`%s` is in the built-in namespace `%.*s`, which holds only the language's built-ins: a predicate "
-                 "of the program cannot be declared there (choose another name)",
-                 h->name, ns, h->name);
-        if (rf_ptrvec_push(&c->refused, (void *)h->name)) c->oom = 1;
-        return;
-    }
+    if (in_builtin_namespace(c, h, "declared")) return;
     rf_fe_pred *old = rf_chk_find(c, h->name);
     const rf_ast_formula *constraint = first_non_type(cl);
     char where[320];
@@ -162,15 +169,7 @@ void rf_chk_define_heads(rf_checker *c, const rf_ast_program *ast)
                 rf_error(c->d, a->loc, "`%s` is a built-in and cannot be defined by a rule", a->name);
                 continue;
             }
-            int ns = rf_chk_builtin_namespace(a->name);
-            if (ns) {
-                rf_error(c->d, a->loc,
-                         "`%s` is in the built-in namespace `%.*s`, which holds only the language's built-ins: a "
-                         "predicate of the program cannot be defined there (choose another name)",
-                         a->name, ns, a->name);
-                if (rf_ptrvec_push(&c->refused, (void *)a->name)) c->oom = 1;
-                continue;
-            }
+            if (in_builtin_namespace(c, a, "defined")) continue;
             rf_fe_pred *p = rf_chk_find(c, a->name);
             if (!p) rf_chk_add_pred(c, a->name, a->loc, a->nargs, a->functional);
         }
