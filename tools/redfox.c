@@ -29,6 +29,8 @@ static const char *usage =
     "                                        derived predicates maintained incrementally\n"
     "  dump --ast|--rules|--plan PROG.logic  print an intermediate form\n"
     "  tpch gen|run|bench ...                TPC-H data, the 22 queries, their timings\n"
+    "  hold [--seconds N]                    keep the NVIDIA driver started for the redfox\n"
+    "                                        processes that follow (a fresh GPU run's 0.1 s)\n"
     "\n"
     "options:\n"
     "  -h, --help       this text; `redfox <command> --help` for a command\n"
@@ -216,6 +218,7 @@ static int command(int argc, char **argv)
     if (!strcmp(cmd, "exec")) return rf_tool_exec(argc - 1, argv + 1);
     if (!strcmp(cmd, "dump")) return rf_tool_dump(argc - 1, argv + 1);
     if (!strcmp(cmd, "tpch")) return rf_tool_tpch(argc - 1, argv + 1);
+    if (!strcmp(cmd, "hold")) return rf_tool_hold(argc - 1, argv + 1);
     fprintf(stderr, "redfox: unknown command '%s'\n\n%s", cmd, usage);
     return RF_EXIT_USAGE;
 }

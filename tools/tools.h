@@ -35,6 +35,7 @@ int rf_tool_world_start(int *argc, char ***argv, const char *const *sets, int ns
 int rf_tool_import(int argc, char **argv);
 int rf_tool_exec(int argc, char **argv);
 int rf_tool_dump(int argc, char **argv);
+int rf_tool_hold(int argc, char **argv);
 int rf_tool_tpch(int argc, char **argv);
 int rf_tool_tpch_gen(int argc, char **argv);
 int rf_tool_tpch_run(int argc, char **argv);
