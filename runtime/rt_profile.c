@@ -15,6 +15,10 @@
 #include <stdio.h>
 #include <string.h>
 
+/* cuInit slower than this gets --profile's hint about `redfox hold`: 10-16
+** ms on an H200 while another process holds the driver, 104-192 ms alone */
+#define RF_RT_SLOW_CUINIT_S 0.05
+
 /* The GPU's start in its parts: the driver's (where this run started it),
 ** the stream and pinned buffers, the rest of the device's open, the
 ** program's module, the pool's arenas; which of them ran on threads of
@@ -61,6 +65,15 @@ static void gpu_start_write(const rf_rt_result *res, FILE *f)
             "gpu start: %s%s, the rest of the device's open (plans, pool) %.3f ms; program %.3f ms%s; pool arenas "
             "%.3f ms (in the copy or the run)\n",
             drv, pin, (rest > 0 ? rest : 0) * 1e3, res->program_seconds * 1e3, mod, res->gpu_alloc_seconds * 1e3);
+    /* a slow cuInit is, on the hosts measured, the unified-memory module
+    ** registering a GPU no other process had registered (tools/cmd_hold.c):
+    ** said where the user can act on it */
+    if (res->gpu_start_driver == 1 && res->gpu_start_init_s > RF_RT_SLOW_CUINIT_S)
+        fprintf(f,
+                "gpu start hint: cuInit took %.0f ms; where no other process has the GPU started, the driver's "
+                "unified-memory module (nvidia-uvm) registers it anew, about 0.1 s on an H200: `redfox hold` "
+                "running beside keeps it started for later processes (redfox hold --help)\n",
+                res->gpu_start_init_s * 1e3);
 }
 
 /* A rank's load: what it read, and on the GPU what its inputs copied. */
