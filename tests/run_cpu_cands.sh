@@ -29,6 +29,8 @@
 #    first failing row, message and exit status as --no-fuse; so where
 #    two stages of a join fail (stages.logic), the earlier stage's error
 #    though a later stage fails in an earlier part.
+#  - Same generation over layers whose round's first chunks of left rows
+#    match nothing (samegen.logic): every pair, in parts and apart.
 # --sanitized: no address-space limit (a sanitizer's allocator reserves more).
 set -u
 limit=1
@@ -404,4 +406,41 @@ mkdir -p "$tmp/st"
     >"$tmp/st/edge.facts"
 same_error stages "$tmp/st" "--set cpu_part_pairs=1" "--set cpu_part_pairs=2" ""
 grep -q "overflow in 102 \* 100000000000000000" "$tmp/st/err.a" || no "stages: not the computed key's error: $(cat "$tmp/st/err.a")"
+# Same generation over 4 layers of 400 nodes under one root (samegen.logic):
+# in its third round the first 1024 edges (out of the layers above) match
+# none of the new rows, and the next chunk has more pairs than a part. A
+# chunk of no pairs given alone read as the end of the join's parts: that
+# round made no rows and the count stopped at 480,046. Every ordered pair of
+# distinct nodes of one layer, counted by Python from the edges' depths;
+# the default, parts of 1,000 pairs, one part per join and --no-fuse.
+mkdir -p "$tmp/sg"
+python3 -B - "$tmp/sg/edge.facts" <<'PY' || no "samegen: no input"
+import random, sys
+random.seed(11)
+rows, prev, node = [], [0], 1
+for layer in range(4):
+    cur = list(range(node, node + 400))
+    node += 400
+    rows += [(random.choice(prev), c) for c in cur]
+    prev = cur
+open(sys.argv[1], "w").write("".join("%d\t%d\n" % r for r in sorted(rows)))
+PY
+want=$(python3 -B - "$tmp/sg/edge.facts" <<'PY'
+import sys
+parent = {int(c): int(p) for p, c in (l.split("\t") for l in open(sys.argv[1]))}
+depth = {}
+def d(n):
+    if n not in depth: depth[n] = 0 if n not in parent else d(parent[n]) + 1
+    return depth[n]
+count = {}
+for n in parent: count[d(n)] = count.get(d(n), 0) + 1
+print(sum(k * (k - 1) for k in count.values()))
+PY
+)
+for opts in "" "--set cpu_part_pairs=1000" "--set cpu_part_pairs=off" "--no-fuse"; do
+    # shellcheck disable=SC2086
+    got=$($to "$redfox" run "$dir/samegen.logic" --data "$tmp/sg" --device cpu --threads 2 --format csv $opts 2>"$tmp/sg/err" | tail -1)
+    [ "$got" = "$want" ] || { no "samegen with '$opts': $got pairs, not $want"; cat "$tmp/sg/err"; }
+done
+echo "samegen: $want pairs of one layer, in parts and apart"
 exit $fail

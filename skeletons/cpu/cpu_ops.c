@@ -815,10 +815,16 @@ rf_status rf_cpu_join_parts_next(rf_cpu_pool *pool, rf_cpu_join_parts *p, int64_
     *lidx = *ridx = NULL;
     *n = 0;
     const join_plan *jp = &p->jp;
-    if (p->next >= jp->nch) return RF_OK;
     if (max_pairs < 1) max_pairs = 1;
-    int64_t c0 = p->next, c1 = c0 + 1;
 #define PARTS_AT(c) ((c) < jp->nch ? jp->counts[c] : jp->total)
+    /* chunks without pairs are passed over: given alone (a part of none
+    ** before a chunk too big to join it), their *n = 0 would read as the
+    ** end, and the pairs of the chunks after them were lost (a same-
+    ** generation round whose first 1024 left rows matched nothing made no
+    ** rows at all: a wrong answer, its fixpoint reached a round early) */
+    while (p->next < jp->nch && p->given == 0 && PARTS_AT(p->next + 1) == PARTS_AT(p->next)) p->next++;
+    if (p->next >= jp->nch) return RF_OK;
+    int64_t c0 = p->next, c1 = c0 + 1;
     if (p->given > 0 || PARTS_AT(c0 + 1) - PARTS_AT(c0) > max_pairs)
         return parts_cut(p, PARTS_AT(c0 + 1) - PARTS_AT(c0), max_pairs, lidx, ridx, n);
     /* whole chunks from next on, at least one, while their pairs stay within the bound */
