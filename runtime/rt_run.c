@@ -898,6 +898,16 @@ static rf_status run(const rf_hir_program *p, const rf_rt_options *o, rf_rt_resu
             place_note(*out, &ch, 0, 0);
             return st;
         }
+        /* no GPU at all (no driver installed: found without loading one,
+        ** which a CPU choice never does): the note says so, not a
+        ** prediction against a GPU that is not there */
+        char none[256];
+        if (!ch.gpu && !started && rf_rt_gpu_absent(none, sizeof none)) {
+            rf_diag_add(d, RF_SEV_NOTE, rf_mkloc(NULL, 0, 0), "running on the CPU: no usable GPU (%s)", none);
+            rf_status st = rf_rt_run_on(&rf_rt_cpu_device, p, o, out, d);
+            place_note(*out, &ch, 0, 0);
+            return st;
+        }
         if (!ch.gpu) {
             if (ch.tie)
                 rf_diag_add(d, RF_SEV_NOTE, rf_mkloc(NULL, 0, 0),

@@ -157,6 +157,12 @@ int rf_rt_gpu_emulated(void) { return rf_gpu_emulated(); }
 
 int rf_rt_gpu_started(void) { return rf_gpu_emulated() || rf_gpu_cuda_started(); }
 
+int rf_rt_gpu_absent(char *why, size_t n)
+{
+    if (rf_gpu_emulated()) return 0;
+    return rf_gpu_cuda_absent(why, n);
+}
+
 int rf_rt_gpu_maybe(char *why, size_t n)
 {
     if (rf_gpu_emulated()) return rf_rt_gpu_available(why, n);
