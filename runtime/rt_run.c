@@ -836,6 +836,8 @@ static void place_note(rf_rt_result *res, const rf_rt_place_choice *ch, int gpu,
     res->place_host_gpu = ch->host_gpu;
     res->place_tie = ch->tie;
     res->place_driver_loaded = rf_rt_place_driver_loaded();
+    res->place_emulated = rf_rt_gpu_emulated();
+    res->place_gpu_started = ch->gpu_started;
     res->place_choose_s = ch->choose_s;
     res->place_model_s = ch->model_s;
     res->place_inputs_s = ch->inputs_s;

@@ -42,7 +42,9 @@ int rf_rt_gpu_absent(char *why, size_t n);
 ** checks before it starts them. */
 int rf_rt_gpu_count(char *why, size_t n);
 /* 1 when the GPU's driver runs in this process already (a run's start
-** then costs no driver start), or the GPU is the emulator. */
+** then costs no driver start), or, for the emulator, once it has opened in
+** this process: before, --device auto weighs its start as a real GPU's
+** (the emulator stands in for one; it never ran "already started"). */
 int rf_rt_gpu_started(void);
 /* 1 when the GPU is the emulator (RF_GPU_EMULATE, for tests): device
 ** addresses are then host addresses (GPU ranks move rows over MPI). */
