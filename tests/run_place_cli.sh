@@ -302,6 +302,19 @@ if "$r" tpch gen --sf 0.01 --tables lineitem --out "$tmp/tp" >/dev/null 2>&1; th
         2>"$tmp/e18" || no "tpch run --device auto, a damaged model: exit $?"
     [ "$(grep -c "model.txt:2:1: warning: the placement model is damaged" "$tmp/e18")" = 1 ] ||
         { no "tpch run: the warning of a damaged model not printed once"; cat "$tmp/e18"; }
+    # its line on the GPU code compiled ahead: with no driver installed, that
+    # there is no GPU (it said the CPU was predicted faster); with a driver's
+    # name on the loader's path, the prediction
+    if [ $nodriver -eq 1 ]; then
+        "$r" tpch run --data "$tmp/tp" --queries 6 --device auto --profile --no-cache >/dev/null 2>"$tmp/e18b" ||
+            no "tpch run --device auto --profile: exit $?"
+        grep -q "^auto: no usable GPU (no NVIDIA driver: libcuda.so.1 is installed nowhere the dynamic loader looks): no GPU code compiled ahead" \
+            "$tmp/e18b" || { no "tpch run, no driver installed: not said"; cat "$tmp/e18b"; }
+        $withlib "$r" tpch run --data "$tmp/tp" --queries 6 --device auto --profile --no-cache >/dev/null \
+            2>"$tmp/e18c" || no "tpch run --device auto --profile, a driver's name: exit $?"
+        grep -q "^auto: the CPU predicted faster for every query" "$tmp/e18c" ||
+            { no "tpch run, a driver's name on the loader's path: not the prediction"; cat "$tmp/e18c"; }
+    fi
 else
     no "tpch gen for tpch run"
 fi
