@@ -25,6 +25,23 @@ int rf_chk_builtin_namespace(const char *name)
     }
 }
 
+int rf_chk_txn_namespace(const char *name)
+{
+    const char *colon = strchr(name, ':');
+    size_t k = strlen(RF_FE_TXN_NS);
+    if (!colon || strncmp(name, RF_FE_TXN_NS, k) || (name[k] != ':' && name[k] != '_')) return 0;
+    return (int)(colon - name + 1);
+}
+
+int rf_chk_refused_namespace(const rf_checker *c, const rf_ast_atom *a)
+{
+    int ns = rf_chk_builtin_namespace(a->name);
+    if (ns) return ns;
+    ns = rf_chk_txn_namespace(a->name);
+    if (ns && c->txn_source && a->loc.file && !strcmp(a->loc.file, c->txn_source)) return 0;
+    return ns;
+}
+
 int rf_chk_is_reserved(const char *name)
 {
     rf_type t;
@@ -195,12 +212,19 @@ static void warn_no_output(const rf_ast_program *ast, const rf_fe_program *p, rf
 rf_status rf_fe_check(const rf_ast_program *ast, rf_arena *arena, rf_fe_program **out,
                       rf_diags *diags)
 {
+    return rf_fe_check_opts(ast, NULL, arena, out, diags);
+}
+
+rf_status rf_fe_check_opts(const rf_ast_program *ast, const rf_fe_options *o, rf_arena *arena, rf_fe_program **out,
+                           rf_diags *diags)
+{
     *out = NULL;
     rf_checker c;
     memset(&c, 0, sizeof c);
     c.a = arena;
     c.d = diags;
     c.file = ast->file;
+    c.txn_source = o ? o->txn_source : NULL;
     if (broken_init(&c, ast)) c.oom = 1;
 
     /* Every pass runs on what the passes before it kept (a wrong rule is
@@ -245,14 +269,14 @@ rf_status rf_fe_check(const rf_ast_program *ast, rf_arena *arena, rf_fe_program 
 /* Checks what parsed, also after syntax errors (error recovery dropped the
 ** broken clauses), so that one compile reports every independent error;
 ** the program is handed out only when there were none. */
-static rf_status check_parsed(rf_status parsed, const rf_ast_program *ast, rf_arena *arena, rf_fe_program **prog,
-                              rf_diags *diags)
+static rf_status check_parsed(rf_status parsed, const rf_ast_program *ast, const rf_fe_options *o, rf_arena *arena,
+                              rf_fe_program **prog, rf_diags *diags)
 {
     if (parsed == RF_ENOMEM || !ast || !prog) {
         rf_diags_sort(diags);
         return parsed;
     }
-    rf_status st = rf_fe_check(ast, arena, prog, diags);
+    rf_status st = rf_fe_check_opts(ast, o, arena, prog, diags);
     if (parsed && st != RF_ENOMEM) {
         *prog = NULL;
         return parsed;
@@ -280,7 +304,7 @@ rf_status rf_fe_load_file(const char *path, rf_arena *arena, rf_ast_program **as
     }
     st = rf_fe_parse(file, src, len, arena, ast, diags);
     free(src);
-    return check_parsed(st, *ast, arena, prog, diags);
+    return check_parsed(st, *ast, NULL, arena, prog, diags);
 }
 
 /* Concatenates the clauses of several parsed files into one program. */
@@ -315,6 +339,13 @@ static rf_status merge(rf_ast_program **parts, int32_t n, const char *name, rf_a
 rf_status rf_fe_load_sources(const char *const *names, const char *const *texts, const int64_t *lens, int32_t n,
                              rf_arena *arena, rf_ast_program **ast, rf_fe_program **prog, rf_diags *diags)
 {
+    return rf_fe_load_sources_opts(names, texts, lens, n, NULL, arena, ast, prog, diags);
+}
+
+rf_status rf_fe_load_sources_opts(const char *const *names, const char *const *texts, const int64_t *lens, int32_t n,
+                                  const rf_fe_options *o, rf_arena *arena, rf_ast_program **ast, rf_fe_program **prog,
+                                  rf_diags *diags)
+{
     *ast = NULL;
     if (prog) *prog = NULL;
     rf_ast_program **parts = rf_arena_alloc(arena, (size_t)(n + 1) * sizeof *parts);
@@ -327,7 +358,7 @@ rf_status rf_fe_load_sources(const char *const *names, const char *const *texts,
     }
     rf_status st = merge(parts, n, names[n - 1], arena, ast);
     if (st) return st;
-    return check_parsed(worst, *ast, arena, prog, diags);
+    return check_parsed(worst, *ast, o, arena, prog, diags);
 }
 
 rf_status rf_fe_load_files(const char *const *paths, int32_t n, rf_arena *arena, rf_ast_program **ast,
@@ -348,5 +379,5 @@ rf_status rf_fe_load_files(const char *const *paths, int32_t n, rf_arena *arena,
     if (!name) return RF_ENOMEM;
     rf_status st = merge(parts, n, name, arena, ast);
     if (st) return st;
-    return check_parsed(worst, *ast, arena, prog, diags);
+    return check_parsed(worst, *ast, NULL, arena, prog, diags);
 }

@@ -16,6 +16,7 @@ typedef struct rf_checker {
     rf_arena *a;
     rf_diags *d;
     const char *file;
+    const char *txn_source; /* rf_fe_options.txn_source */
     rf_ptrvec preds;  /* rf_fe_pred* */
     rf_ptrvec rules;  /* rf_fe_rule* */
     /* name -> pred hash table (open addressing, power of two) */
@@ -53,6 +54,13 @@ int rf_chk_is_reserved(const char *name); /* type names, built-ins, lang: */
 ** built-in's (int:, string:, float:, decimal:, date:), else 0: the
 ** language's, no user predicate is in one (LANGUAGE.md, Lexical structure). */
 int rf_chk_builtin_namespace(const char *name);
+/* The same for the namespaces reserved for `redfox exec`'s generated
+** programs: `redfox_txn:` and `redfox_txn_*:` (RF_FE_TXN_NS), else 0. */
+int rf_chk_txn_namespace(const char *name);
+/* The length of the namespace (with its ':') in which a, a declared or
+** defined predicate, may not be: a built-in's, or one reserved for exec
+** outside the source allowed it (rf_fe_options.txn_source); else 0. */
+int rf_chk_refused_namespace(const rf_checker *c, const rf_ast_atom *a);
 /* 1 when name appears in a clause that a syntax error dropped, or was
 ** refused as a name in a built-in's namespace: errors that it is undefined
 ** would be echoes of that one. */

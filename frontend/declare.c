@@ -34,17 +34,25 @@ static const rf_ast_formula *first_non_type(const rf_ast_clause *cl)
     return NULL;
 }
 
-/* 1 when atom a's predicate is in a built-in namespace (int:, string:, ...):
+/* 1 when atom a's predicate is in a namespace the program may not use: a
+** built-in's (int:, string:, ...), or one reserved for the programs `redfox
+** exec` generates (redfox_txn_*:, outside the one source allowed them):
 ** refused at a with how it was used (declared, defined), and its name kept
 ** so that later uses of it give no second error. */
-static int in_builtin_namespace(rf_checker *c, const rf_ast_atom *a, const char *how)
+static int in_refused_namespace(rf_checker *c, const rf_ast_atom *a, const char *how)
 {
-    int ns = rf_chk_builtin_namespace(a->name);
+    int ns = rf_chk_refused_namespace(c, a);
     if (!ns) return 0;
-    rf_error(c->d, a->loc,
-             "`%s` is in the built-in namespace `%.*s`, which holds only the language's built-ins: a predicate of "
-             "the program cannot be %s there (choose another name)",
-             a->name, ns, a->name, how);
+    if (rf_chk_builtin_namespace(a->name))
+        rf_error(c->d, a->loc,
+                 "`%s` is in the built-in namespace `%.*s`, which holds only the language's built-ins: a predicate of "
+                 "the program cannot be %s there (choose another name)",
+                 a->name, ns, a->name, how);
+    else
+        rf_error(c->d, a->loc,
+                 "`%s` is in the namespace `%.*s`, reserved for the programs `redfox exec` generates (`"
+                 RF_FE_TXN_NS "_*:`): a predicate of the program cannot be %s there (choose another name)",
+                 a->name, ns, a->name, how);
     if (rf_ptrvec_push(&c->refused, (void *)a->name)) c->oom = 1;
     return 1;
 }
@@ -60,7 +68,7 @@ static void declare(rf_checker *c, const rf_ast_clause *cl)
         rf_error(c->d, h->loc, "`%s` is a built-in name and cannot be declared", h->name);
         return;
     }
-    if (in_builtin_namespace(c, h, "declared")) return;
+    if (in_refused_namespace(c, h, "declared")) return;
     rf_fe_pred *old = rf_chk_find(c, h->name);
     const rf_ast_formula *constraint = first_non_type(cl);
     char where[320];
@@ -169,7 +177,7 @@ void rf_chk_define_heads(rf_checker *c, const rf_ast_program *ast)
                 rf_error(c->d, a->loc, "`%s` is a built-in and cannot be defined by a rule", a->name);
                 continue;
             }
-            if (in_builtin_namespace(c, a, "defined")) continue;
+            if (in_refused_namespace(c, a, "defined")) continue;
             rf_fe_pred *p = rf_chk_find(c, a->name);
             if (!p) rf_chk_add_pred(c, a->name, a->loc, a->nargs, a->functional);
         }

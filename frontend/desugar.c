@@ -22,7 +22,7 @@ static void desugar_clause(rf_checker *c, const rf_ast_clause *cl)
         return; /* handled by rf_chk_directives */
     }
     for (int32_t h = 0; h < cl->nheads; h++)
-        if (rf_chk_is_reserved(cl->heads[h]->name) || rf_chk_builtin_namespace(cl->heads[h]->name))
+        if (rf_chk_is_reserved(cl->heads[h]->name) || rf_chk_refused_namespace(c, cl->heads[h]))
             return; /* reported by pass 2 */
     if (!cl->body) {
         if (cl->naggs) return;

@@ -228,10 +228,28 @@ typedef struct rf_fe_program {
 rf_status rf_fe_parse(const char *file, const char *src, int64_t len, rf_arena *arena,
                       rf_ast_program **out, rf_diags *diags);
 
+/* The namespaces `redfox_txn:` and `redfox_txn_*:` are reserved for the
+** programs `redfox exec` generates (txn/, LANGUAGE.md, Transactions): no
+** user program declares or defines a predicate there. */
+#define RF_FE_TXN_NS "redfox_txn"
+
+/* How the front end checks a program: zeroed (or NULL where a function takes
+** a pointer), as every user program is checked. */
+typedef struct rf_fe_options {
+    /* the name of the one source (one of the names given to
+    ** rf_fe_load_sources_opts) whose clauses may declare and define
+    ** predicates in the RF_FE_TXN_NS namespaces: the text `redfox exec`
+    ** generates, and only exec sets it; NULL: none may */
+    const char *txn_source;
+} rf_fe_options;
+
 /* Resolves names, desugars, infers and checks types, checks safety and
 ** stratifies. Returns RF_EUSER with diagnostics when the program is wrong. */
 rf_status rf_fe_check(const rf_ast_program *ast, rf_arena *arena, rf_fe_program **out,
                       rf_diags *diags);
+/* The same under options o (NULL: the defaults). */
+rf_status rf_fe_check_opts(const rf_ast_program *ast, const rf_fe_options *o, rf_arena *arena, rf_fe_program **out,
+                           rf_diags *diags);
 
 /* 1 when d is the checker's warning that the program has no lang:output:
 ** commands that read a program only for its input declarations (import,
@@ -252,6 +270,10 @@ rf_status rf_fe_load_files(const char *const *paths, int32_t n, rf_arena *arena,
 ** names[i]; names must outlive the program). */
 rf_status rf_fe_load_sources(const char *const *names, const char *const *texts, const int64_t *lens, int32_t n,
                              rf_arena *arena, rf_ast_program **ast, rf_fe_program **prog, rf_diags *diags);
+/* The same under options o (NULL: the defaults). */
+rf_status rf_fe_load_sources_opts(const char *const *names, const char *const *texts, const int64_t *lens, int32_t n,
+                                  const rf_fe_options *o, rf_arena *arena, rf_ast_program **ast, rf_fe_program **prog,
+                                  rf_diags *diags);
 
 /* The checked program in LogiQL-like text (for `redfox dump --rules`). */
 void rf_fe_print_program(const rf_fe_program *p, rf_buf *out);

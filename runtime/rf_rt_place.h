@@ -197,6 +197,7 @@ typedef struct rf_rt_place_choice {
     int host_gpu;            /* rf_rt_place_choose: what the model's last host record of this
                                 host says: 1 a usable GPU (host_kind), 0 none, -1 no record */
     char host_kind[24];
+    int gpu_started;         /* rf_rt_place_choose: the GPU weighed as started (no start to pay) */
     /* rf_rt_place_choose: what the choice itself cost (--profile): the
     ** model file read and parsed, the inputs' sizes (and the later
     ** programs'), the prediction; choose_s all of them */

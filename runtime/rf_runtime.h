@@ -240,6 +240,8 @@ typedef struct rf_rt_result {
     int place_host_gpu;        /* what the model said of this host's GPU: 1 one, 0 none, -1 nothing */
     double place_choose_s, place_model_s, place_inputs_s, place_predict_s; /* the choice's own cost */
     int place_driver_loaded;   /* libcuda.so.1 was loaded in this process when the run ended */
+    int place_emulated;        /* the GPU weighed was the emulator (RF_GPU_EMULATE), predicted as a real one */
+    int place_gpu_started;     /* the GPU weighed as started in this process (no start to pay) */
     int place_tie;             /* the GPU predicted faster by less than the tie margin: the CPU,
                                   which needs no start (RF_RT_PLACE_TIE) */
     int host_gpu_found;        /* this run looked for the GPU: 1 found one (host_gpu_kind), 0 none;

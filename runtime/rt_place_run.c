@@ -270,6 +270,7 @@ void rf_rt_place_choose(const rf_hir_program *p, const rf_rt_options *o, int thr
     char host[64];
     rf_rt_place_host(host);
     out->host_gpu = host_known(&m, host, out->host_kind);
+    out->gpu_started = gpu_started;
     free(kinds);
     free(seen.h);
     if (db) rf_db_close(db);

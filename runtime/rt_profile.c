@@ -177,9 +177,18 @@ void rf_rt_profile_write(const rf_rt_result *res, FILE *f)
         if (res->place_tie)
             snprintf(tie, sizeof tie, "; a near tie (the GPU faster by less than %.0f %% of the CPU's time): the CPU, "
                      "which needs no start", RF_RT_PLACE_TIE * 100);
+        /* the emulator has no driver: its figures are the model's for a real
+        ** GPU (its own times are not recorded), its start weighed until it
+        ** has opened in this process, as a real GPU's driver start */
+        const char *how = res->place_emulated
+                              ? (res->place_gpu_started ? "; the GPU emulated (RF_GPU_EMULATE): predicted as a real GPU, "
+                                                     "started in this process (no start to pay)"
+                                                   : "; the GPU emulated (RF_GPU_EMULATE): predicted as a real GPU, "
+                                                     "its start included (not yet run in this process)")
+                          : res->place_probed ? ""
+                                              : "; the GPU's driver not loaded (the choice needs none)";
         fprintf(f, "auto: predicted cpu %.6f s, gpu %s -> chose %s (model: %lld records)%s%s\n", res->place_cpu_s, g,
-                res->device, (long long)res->place_records, tie,
-                res->place_probed ? "" : "; the GPU's driver not loaded (the choice needs none)");
+                res->device, (long long)res->place_records, tie, how);
         if (res->place_runs > 1 || res->place_later_gain_s > 0) {
             char gt[400];
             if (res->place_gpu_total_s < 0) snprintf(gt, sizeof gt, "-");
@@ -195,9 +204,16 @@ void rf_rt_profile_write(const rf_rt_result *res, FILE *f)
                 res->place_predict_s * 1e3, res->place_driver_loaded ? "loaded" : "not loaded");
         double start = !gpu ? 0 : res->start_aside ? res->start_wait_seconds : res->device_seconds + res->program_seconds;
         double copy = gpu ? res->copy_seconds : 0;
-        fprintf(f, "auto: actual %s %.6f s (start not hidden %.6f s, copies %.6f s, run and outputs %.6f s; reading "
+        /* the copies' phase ends waiting for the program's kernels (the
+        ** JIT's module; the emulator's object, built by a compiler where
+        ** its cache has none: seconds): part of the start, not copying */
+        double module = gpu && res->gpu_module_wait_s > 0 && res->gpu_module_wait_s <= copy ? res->gpu_module_wait_s : 0;
+        char mod[96] = "";
+        if (gpu)
+            snprintf(mod, sizeof mod, ", the program's kernels waited for %.6f s", module);
+        fprintf(f, "auto: actual %s %.6f s (start not hidden %.6f s%s, copies %.6f s, run and outputs %.6f s; reading "
                    "%.6f s, the same on both devices, not counted)\n",
-                res->device, start + copy + res->run_seconds + res->output_seconds, start, copy,
+                res->device, start + copy + res->run_seconds + res->output_seconds, start, mod, copy - module,
                 res->run_seconds + res->output_seconds, res->read_seconds);
     }
     if (res->place_unkept[0])

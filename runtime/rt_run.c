@@ -836,6 +836,8 @@ static void place_note(rf_rt_result *res, const rf_rt_place_choice *ch, int gpu,
     res->place_host_gpu = ch->host_gpu;
     res->place_tie = ch->tie;
     res->place_driver_loaded = rf_rt_place_driver_loaded();
+    res->place_emulated = rf_rt_gpu_emulated();
+    res->place_gpu_started = ch->gpu_started;
     res->place_choose_s = ch->choose_s;
     res->place_model_s = ch->model_s;
     res->place_inputs_s = ch->inputs_s;
@@ -894,6 +896,16 @@ static rf_status run(const rf_hir_program *p, const rf_rt_options *o, rf_rt_resu
             rf_diag_add(d, RF_SEV_NOTE, rf_mkloc(NULL, 0, 0),
                         "running on the CPU: no usable GPU (none on this host when last looked for; --device gpu "
                         "looks again)");
+            rf_status st = rf_rt_run_on(&rf_rt_cpu_device, p, o, out, d);
+            place_note(*out, &ch, 0, 0);
+            return st;
+        }
+        /* no GPU at all (no driver installed: found without loading one,
+        ** which a CPU choice never does): the note says so, not a
+        ** prediction against a GPU that is not there */
+        char none[256];
+        if (!ch.gpu && !started && rf_rt_gpu_absent(none, sizeof none)) {
+            rf_diag_add(d, RF_SEV_NOTE, rf_mkloc(NULL, 0, 0), "running on the CPU: no usable GPU (%s)", none);
             rf_status st = rf_rt_run_on(&rf_rt_cpu_device, p, o, out, d);
             place_note(*out, &ch, 0, 0);
             return st;

@@ -110,6 +110,39 @@ TMPDIR=$tmp/tmpd RF_GPU_EMU_CXX=$tmp/cxx run --cache-dir "$tmp/afile" >"$tmp/out
 cmp -s "$tmp/ref" "$tmp/out" || no "--cache-dir a file, \$TMPDIR set: another answer"
 grep -q " -o $tmp/tmpd/rf_emu_" "$tmp/cxx.log" || { no "the build not in \$TMPDIR"; cat "$tmp/cxx.log"; }
 [ -z "$(ls -A "$tmp/tmpd")" ] || no "the temporary folder in \$TMPDIR left behind"
+# something already under the names of this process's build temporaries
+# (the shell's pid is redfox's after exec; HASH.so.PID.1.cpp, the source,
+# and HASH.so.PID.2.tmp, the object, are its first two): a named pipe there
+# made the linker fail (the cache passed over: built in a temporary folder
+# at every run) or, with a compiler writing its output in place, wait for
+# ever; a symbolic link had the object written through it into the file it
+# names, with such a compiler. Now both are replaced by new files: the run
+# ends with the same answer, the object cached, the linked file untouched.
+# (With the system's compiler, then one that writes in place, through what
+# is at its -o.)
+printf '#!/bin/sh\nt=$(mktemp) || exit 1\nout=; prev=\nfor a; do [ "$prev" = -o ] && out=$a; prev=$a; done\nc++ "$@" -o "$t" && cat "$t" >"$out"; rc=$?\nrm -f "$t"\nexit $rc\n' >"$tmp/inplace"
+chmod +x "$tmp/inplace"
+echo precious >"$tmp/victim"
+base=$(basename "$so")
+for cxx in c++ "$tmp/inplace"; do
+    for what in pipe link; do
+        pc=$tmp/planted.$what
+        rm -rf "$pc"
+        mkdir -p "$pc/emu"
+        RF_GPU_EMU_CXX=$cxx timeout 60 sh -c '
+            t=$1/emu/$2.$$
+            if [ "$3" = pipe ]; then mkfifo "$t.2.tmp" "$t.1.cpp" || exit 99
+            else ln -s "$4" "$t.2.tmp" && ln -s "$4" "$t.1.cpp" || exit 99; fi
+            exec "$5" run "$6/reach.logic" --data "$6" --device gpu --format csv --cache-dir "$1"' \
+            sh "$pc" "$base" "$what" "$tmp/victim" "$r" "$ex" >"$tmp/out" 2>"$tmp/err"
+        rc=$?
+        [ $rc -eq 0 ] || { no "a $what under the build's temporaries ($cxx): exit $rc (124: it hung)"; cat "$tmp/err"; }
+        cmp -s "$tmp/ref" "$tmp/out" || no "a $what under the build's temporaries ($cxx): another answer"
+        [ "$(cat "$tmp/victim")" = precious ] || no "a $what under the build's temporaries ($cxx): the linked file written"
+        [ -f "$pc/emu/$base" ] && [ ! -L "$pc/emu/$base" ] ||
+            { no "a $what under the build's temporaries ($cxx): no object cached"; ls -l "$pc/emu"; }
+    done
+done
 # a cache folder whose path holds a quote, a blank and a shell command
 q="$tmp/it's; touch $tmp/injected; '"
 run --cache-dir "$q" >"$tmp/out" 2>"$tmp/err"

@@ -237,6 +237,17 @@ for opts in "--recompute --incremental" "--init --incremental"; do
     [ $? -eq 2 ] && grep -q 'ask for opposite things' "$tmp/err" || { cat "$tmp/err"; fail "$opts: not bad usage"; }
 done
 [ "$(state)" = "$before" ] || fail "opposite options: the database changed"
+# a program of exec's own namespaces (redfox_txn_*, reserved for the
+# programs exec generates; before, exec ran it): refused at its rule, exit
+# 1, the database unchanged
+before=$(state)
+{ cat "$p"; echo 'redfox_txn_d:big(c) <- big(c, _).'; } >"$tmp/txnname.logic"
+line=$(($(wc -l <"$p") + 1))
+"$redfox" exec "$tmp/db" "$tmp/txnname.logic" --device cpu --batch "$tmp/ok.txn" >/dev/null 2>"$tmp/err"
+rc=$?
+[ $rc -eq 1 ] && grep -qF "txnname.logic:$line:1: error: \`redfox_txn_d:big\` is in the namespace \`redfox_txn_d:\`, reserved" "$tmp/err" ||
+    { cat "$tmp/err"; fail "a program defining redfox_txn_d:big: exit $rc"; }
+[ "$(state)" = "$before" ] || fail "a program defining redfox_txn_d:big: the database changed"
 # not a database; a compiled program
 "$redfox" exec "$tmp/data" "$p" --device cpu >/dev/null 2>"$tmp/err"
 [ $? -eq 1 ] && grep -qF 'not a redfox database' "$tmp/err" || { cat "$tmp/err"; fail "not a database"; }

@@ -15,6 +15,17 @@ trap 'rm -rf "$tmp"' EXIT
 fail=0
 no() { echo "FAIL: $*"; fail=1; }
 model=$tmp/cache/place/model.txt
+# a host with no GPU's driver installed (--device gpu cannot load one), where
+# auto's CPU choice says there is no GPU; a file of the driver's name where
+# the dynamic loader looks (LD_LIBRARY_PATH: $withlib) is a driver that may
+# be there, whose prediction the CPU choice gives, loading nothing
+nodriver=0
+"$r" run "$ex/reach.logic" --data "$ex" --device gpu --no-cache 2>&1 >/dev/null |
+    grep -q "libcuda.so.1 cannot be loaded" && nodriver=1
+mkdir -p "$tmp/fakelib"
+: >"$tmp/fakelib/libcuda.so.1"
+withlib=
+[ $nodriver -eq 1 ] && withlib="env LD_LIBRARY_PATH=$tmp/fakelib"
 
 "$r" run "$ex/reach.logic" --data "$ex" --device cpu --format csv --no-cache >"$tmp/cpu" 2>/dev/null || no "cpu run"
 "$r" run "$ex/reach.logic" --data "$ex" --device auto --format csv --cache-dir "$tmp/cache" --profile \
@@ -50,6 +61,22 @@ grep -q "model.txt:2:1: warning: the placement model is damaged" "$tmp/e3" || { 
 # the choice from the defaults: a tiny program on the CPU, no driver loaded
 grep -q "^auto: predicted .* -> chose cpu (model: 0 records); the GPU's driver not loaded" "$tmp/e3" ||
     { no "a damaged model: not the defaults' choice"; cat "$tmp/e3"; }
+# no driver installed: the CPU choice says there is no GPU, not a
+# prediction against one (before: "predicted faster than the GPU"), and
+# still loads no driver; with a driver's name on the loader's path, the
+# prediction
+if [ $nodriver -eq 1 ]; then
+    grep -q "note: running on the CPU: no usable GPU (no NVIDIA driver: libcuda.so.1 is installed nowhere" "$tmp/e3" &&
+        grep -q "^auto: predicted cpu [0-9.]* s, gpu - (no usable GPU) -> chose cpu (model: 0 records); the GPU's driver not loaded" "$tmp/e3" &&
+        grep -q "libcuda.so.1 not loaded in this process" "$tmp/e3" ||
+        { no "no driver installed: auto does not say there is no GPU"; cat "$tmp/e3"; }
+    grep -q "predicted faster than the GPU" "$tmp/e3" && no "no driver installed: a prediction against a GPU"
+    $withlib "$r" run "$ex/reach.logic" --data "$ex" --device auto --format csv --no-cache \
+        --profile >/dev/null 2>"$tmp/e3b" || no "auto, a driver's name on the loader's path: exit $?"
+    grep -q "note: running on the CPU: predicted faster than the GPU" "$tmp/e3b" &&
+        grep -q "libcuda.so.1 not loaded in this process" "$tmp/e3b" ||
+        { no "a driver's name on the loader's path: not the prediction"; cat "$tmp/e3b"; }
+fi
 [ "$(grep -c "^r " "$model")" -eq 1 ] && ! grep -q "zz" "$model" || no "the damaged model was not written anew"
 # another version: ignored likewise
 printf 'redfox placement model 0\n' >"$model"
@@ -116,9 +143,11 @@ synth "$@"
 "$r" run "$ex/reach.logic" --data "$ex" --device auto --format csv --cache-dir "$tmp/c2" --profile \
     >"$tmp/a5" 2>"$tmp/e5" || no "auto, one run: exit $?"
 cmp -s "$tmp/cpu" "$tmp/a5" || no "auto, one run: another output"
-grep -q "^auto: predicted cpu 0.150000 s, gpu 0.30[0-9]* s -> chose cpu (model: 2 records); the GPU's driver not loaded" \
+# (a host with no driver installed: the GPU's figure is that there is none,
+# found without loading a driver)
+grep -q "^auto: predicted cpu 0.150000 s, gpu \(0.30[0-9]* s\|- (no usable GPU)\) -> chose cpu (model: 2 records); the GPU's driver not loaded" \
     "$tmp/e5" || { no "one run: not the CPU without the driver"; cat "$tmp/e5"; }
-grep -q "no usable GPU" "$tmp/e5" && no "one run: the driver was probed"
+grep -q "libcuda.so.1 not loaded in this process" "$tmp/e5" || no "one run: the driver was loaded"
 synth "$@"
 "$r" run "$ex/reach.logic" --data "$ex" --device auto --format csv --cache-dir "$tmp/c2" --profile --repeat 3 \
     >"$tmp/a6" 2>"$tmp/e6" || no "auto, three runs: exit $?"
@@ -150,11 +179,32 @@ if grep -q "no usable GPU" "$tmp/e6"; then
 else
     grep -q "^h [^ ]* gpu [^ -]" "$m2" || { no "no host record of the GPU found"; cat "$m2"; }
 fi
+# the emulator (RF_GPU_EMULATE) is weighed as a real GPU that has not run in
+# this process yet, its start included (before: as one already started, at
+# 0.001 s, and chosen for one run); --repeat 3's first run weighs the start
+# once, and the next runs find it started; the actual line gives the wait
+# for the program's kernels (the emulator's object) apart from the copies
+synth "$@"
+RF_GPU_EMULATE=1 "$r" run "$ex/reach.logic" --data "$ex" --device auto --format csv --cache-dir "$tmp/c2" --profile \
+    >"$tmp/a5e" 2>"$tmp/e5e" || no "emulated auto, one run: exit $?"
+cmp -s "$tmp/cpu" "$tmp/a5e" || no "emulated auto, one run: another output"
+grep -q "^auto: predicted cpu 0.150000 s, gpu 0.30[0-9]* s -> chose cpu (model: 2 records); the GPU emulated (RF_GPU_EMULATE): predicted as a real GPU, its start included" \
+    "$tmp/e5e" || { no "emulated auto, one run: its start not weighed"; cat "$tmp/e5e"; }
+synth "$@"
+RF_GPU_EMULATE=1 "$r" run "$ex/reach.logic" --data "$ex" --device auto --format csv --cache-dir "$tmp/c2" --profile \
+    --repeat 3 >"$tmp/a6e" 2>"$tmp/e6e" || no "emulated auto, three runs: exit $?"
+cmp -s "$tmp/cpu" "$tmp/a6e" || no "emulated auto, three runs: another output"
+grep -q "^run 1 of 3: auto: predicted cpu 0.150000 s, gpu 0.30[0-9]* s -> chose gpu (model: 2 records); the GPU emulated (RF_GPU_EMULATE): predicted as a real GPU, its start included" \
+    "$tmp/e6e" &&
+    grep -q "^auto: predicted cpu 0.150000 s, gpu 0.00[0-9]* s -> chose gpu (model: 2 records); the GPU emulated (RF_GPU_EMULATE): predicted as a real GPU, started in this process" \
+        "$tmp/e6e" &&
+    grep -q "^auto: actual gpu [0-9.]* s (start not hidden [0-9.]* s, the program's kernels waited for [0-9.]* s, copies" \
+        "$tmp/e6e" || { no "emulated auto, three runs: not weighed as a GPU started by its first run"; cat "$tmp/e6e"; }
 # a prediction far past any real time (a record of this program's GPU run
 # on next to no rows): the line whole, not cut off in its GPU figure
 set -- $(grep "^r " "$m2" | head -n 1)
 printf 'redfox placement model 1\nr %s gpu 1 1e-290 %s %s 0.3 0 1\n' "$2" "$6" "$7" >"$m2"
-"$r" run "$ex/reach.logic" --data "$ex" --device auto --format csv --cache-dir "$tmp/c2" --profile \
+$withlib "$r" run "$ex/reach.logic" --data "$ex" --device auto --format csv --cache-dir "$tmp/c2" --profile \
     >"$tmp/a10" 2>"$tmp/e10" || no "auto, a huge prediction: exit $?"
 cmp -s "$tmp/cpu" "$tmp/a10" || no "auto, a huge prediction: another output"
 grep -q "^auto: predicted cpu [0-9.]* s, gpu [0-9]\{200,\}\.[0-9]\{6\} s -> chose cpu (model: 1 records)" "$tmp/e10" ||
@@ -252,6 +302,19 @@ if "$r" tpch gen --sf 0.01 --tables lineitem --out "$tmp/tp" >/dev/null 2>&1; th
         2>"$tmp/e18" || no "tpch run --device auto, a damaged model: exit $?"
     [ "$(grep -c "model.txt:2:1: warning: the placement model is damaged" "$tmp/e18")" = 1 ] ||
         { no "tpch run: the warning of a damaged model not printed once"; cat "$tmp/e18"; }
+    # its line on the GPU code compiled ahead: with no driver installed, that
+    # there is no GPU (it said the CPU was predicted faster); with a driver's
+    # name on the loader's path, the prediction
+    if [ $nodriver -eq 1 ]; then
+        "$r" tpch run --data "$tmp/tp" --queries 6 --device auto --profile --no-cache >/dev/null 2>"$tmp/e18b" ||
+            no "tpch run --device auto --profile: exit $?"
+        grep -q "^auto: no usable GPU (no NVIDIA driver: libcuda.so.1 is installed nowhere the dynamic loader looks): no GPU code compiled ahead" \
+            "$tmp/e18b" || { no "tpch run, no driver installed: not said"; cat "$tmp/e18b"; }
+        $withlib "$r" tpch run --data "$tmp/tp" --queries 6 --device auto --profile --no-cache >/dev/null \
+            2>"$tmp/e18c" || no "tpch run --device auto --profile, a driver's name: exit $?"
+        grep -q "^auto: the CPU predicted faster for every query" "$tmp/e18c" ||
+            { no "tpch run, a driver's name on the loader's path: not the prediction"; cat "$tmp/e18c"; }
+    fi
 else
     no "tpch gen for tpch run"
 fi

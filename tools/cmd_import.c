@@ -189,28 +189,55 @@ int rf_tool_import(int argc, char **argv)
     int32_t *order = st ? NULL : rf_calloc((size_t)ntabs, sizeof *order);
     char **paths = st ? NULL : rf_calloc((size_t)ntabs, sizeof *paths);
     if (!st && (!tids || !sizes || !order || !paths)) st = RF_ENOMEM;
+    /* per table, its file's place in the order read (for a failure's report) */
+    int32_t *place = st ? NULL : rf_calloc((size_t)ntabs, sizeof *place);
+    if (!st && !place) st = RF_ENOMEM;
     int32_t nfiles = 0;
     for (int32_t i = 0; i < ntabs && !st; i++) {
         st = rf_import_add(imp, &tabs[i], &tids[i], &d);
         if (st) break;
-        int first = 1;
-        for (int32_t j = 0; j < i && first; j++) first = strcmp(tabs[j].file, tabs[i].file) != 0;
-        if (!first) continue; /* a second predicate of the same file */
+        int32_t first = -1;
+        for (int32_t j = 0; j < i && first < 0; j++)
+            if (!strcmp(tabs[j].file, tabs[i].file)) first = j;
+        place[i] = first; /* (a second predicate of the same file: its first's, below) */
+        if (first >= 0) continue;
         if (!(paths[i] = rf_sprintf("%s/%s", data, tabs[i].file))) st = RF_ENOMEM;
         sizes[i] = paths[i] && stat(paths[i], &sb) == 0 && S_ISREG(sb.st_mode) ? (int64_t)sb.st_size : 0;
         int32_t k = nfiles++;
         for (; k > 0 && sizes[order[k - 1]] < sizes[i]; k--) order[k] = order[k - 1];
         order[k] = i;
     }
+    int64_t count0 = d.count, nerrors0 = d.nerrors;
+    int32_t failed_at = -1; /* the file being read when the import failed; nfiles: the commit */
     for (int32_t k = 0; k < nfiles && !st; k++) {
         int32_t i = order[k];
         st = rf_import_file(imp, tids[i], paths[i], &d);
         if (!st) st = rf_import_end(imp, tids[i], &d); /* its dictionaries' memory back as the next file goes */
+        if (st) failed_at = k;
     }
     rf_file_unlock(datalock);
-    if (!st) st = rf_import_commit(imp, &d);
+    if (!st) {
+        st = rf_import_commit(imp, &d);
+        if (st) failed_at = nfiles;
+    }
+    /* the error a text run would give: the files went largest first, the
+    ** run reads in the program's order. Known good: the files read before
+    ** the one before the failure (a failure at file k is k's own, or the
+    ** end of k - 1 still checking its keys beside it) */
+    if (st && failed_at >= 0 && st != RF_ENOMEM && !rf_file_signal_held()) {
+        uint8_t *good = rf_calloc((size_t)ntabs, 1);
+        int32_t *at = rf_calloc((size_t)ntabs, sizeof *at);
+        if (good && at) {
+            for (int32_t k = 0; k < nfiles; k++) at[order[k]] = k;
+            for (int32_t i = 0; i < ntabs; i++) good[i] = at[place[i] >= 0 ? place[i] : i] < failed_at - 1;
+            st = rf_import_first_error(tabs, ntabs, data, good, (int)threads, &d, count0, nerrors0, st);
+        }
+        free(good);
+        free(at);
+    }
     for (int32_t i = 0; paths && i < ntabs; i++) free(paths[i]);
     free(paths);
+    free(place);
     free(order);
     free(sizes);
     free(tids);

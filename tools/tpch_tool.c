@@ -125,13 +125,19 @@ int rf_tpch_prepare_gpu(const int want[RF_TPCH_NQUERIES + 1], const rf_rt_option
     if (gpu && !go) {
         rf_diags d;
         rf_diags_init(&d);
-        go = rf_rt_place_workload_gpu(ps, n, runs, 1, rt, rt->threads > 0 ? rt->threads : rf_online_cpus(), &d) &&
-             rf_rt_gpu_maybe(NULL, 0);
+        int predicted = rf_rt_place_workload_gpu(ps, n, runs, 1, rt, rt->threads > 0 ? rt->threads : rf_online_cpus(), &d);
+        /* no GPU at all (looked for without loading a driver where the CPU
+        ** is predicted, as the runs' choice does): said, not a prediction */
+        char why[256] = "";
+        int none = predicted ? !rf_rt_gpu_maybe(why, sizeof why) : rf_rt_gpu_absent(why, sizeof why);
+        go = predicted && !none;
         /* a damaged model, found here and written anew: said here (the
         ** first query's run then finds a sound, empty one and says nothing) */
         if (rank == 0) rf_diags_print(&d, stderr);
         rf_diags_free(&d);
-        if (verbose && !go)
+        if (verbose && none)
+            fprintf(stderr, "auto: no usable GPU (%s): no GPU code compiled ahead\n", why);
+        else if (verbose && !go)
             fprintf(stderr, "auto: the CPU predicted faster for every query, the GPU's start included: no GPU code "
                             "compiled ahead\n");
     }

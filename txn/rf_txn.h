@@ -23,8 +23,9 @@
 #include "rf_runtime.h"
 
 /* The namespace of the predicates a transaction's generated programs use
-** (docs/LANGUAGE.md reserves it). */
-#define RF_TXN_NS "redfox_txn"
+** (docs/LANGUAGE.md reserves it: the front end refuses it in any other
+** source, rf_fe_options.txn_source). */
+#define RF_TXN_NS RF_FE_TXN_NS
 
 typedef struct rf_txn_pred {
     const rf_fe_pred *fe; /* the user's predicate */

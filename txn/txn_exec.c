@@ -108,7 +108,10 @@ static rf_status compile(exec_ctx *x, const rf_txn_sources *user, const char *ge
         rf_qp_options qo = {.no_lftj = 0, .no_exists = 0};
         rf_diags cd;
         rf_diags_init(&cd);
-        st = rf_fe_load_sources(names, texts, lens, n, arena, &ast, &fe, &cd);
+        /* (the generated text alone declares and defines the reserved
+        ** redfox_txn_* predicates; the user's files were checked as any) */
+        rf_fe_options fo = {.txn_source = gen_name};
+        st = rf_fe_load_sources_opts(names, texts, lens, n, &fo, arena, &ast, &fe, &cd);
         if (!st) st = rf_qp_build_opts(fe, &qo, &qp, &cd);
         if (!st) st = rf_qp_optimize(qp, &cd);
         if (!st) st = rf_hir_lower(qp, hir, &cd);

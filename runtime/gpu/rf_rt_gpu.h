@@ -31,13 +31,20 @@ int rf_rt_gpu_available(char *why, size_t n);
 ** why saying why. The driver (rt_run.c) then starts the GPU on a thread
 ** beside the reading of the inputs. */
 int rf_rt_gpu_maybe(char *why, size_t n);
+/* Cheaper still, loading nothing: 1 when there is surely no usable GPU (no
+** driver installed where the dynamic loader looks, or the probe ran and
+** failed; never for the emulator), why saying why; 0 when there may be one.
+** --device auto's CPU choice asks it, to say so rather than predict. */
+int rf_rt_gpu_absent(char *why, size_t n);
 /* The GPUs a process of this host may use, counted without starting any
 ** (the driver's library and cuInit; the emulator counts as one): 0 when
 ** there is none, why saying why. For a launcher of several ranks, which
 ** checks before it starts them. */
 int rf_rt_gpu_count(char *why, size_t n);
 /* 1 when the GPU's driver runs in this process already (a run's start
-** then costs no driver start), or the GPU is the emulator. */
+** then costs no driver start), or, for the emulator, once it has opened in
+** this process: before, --device auto weighs its start as a real GPU's
+** (the emulator stands in for one; it never ran "already started"). */
 int rf_rt_gpu_started(void);
 /* 1 when the GPU is the emulator (RF_GPU_EMULATE, for tests): device
 ** addresses are then host addresses (GPU ranks move rows over MPI). */

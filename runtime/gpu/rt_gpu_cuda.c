@@ -500,6 +500,12 @@ int rf_gpu_cuda_maybe(char *why, size_t n)
     return 1;
 }
 
+int rf_gpu_cuda_absent(char *why, size_t n)
+{
+    if (drv.probed) return !probe(why, n, 0);
+    return !rf_gpu_driver_installed(why, n);
+}
+
 int rf_gpu_cuda_count(char *why, size_t n)
 {
     if (drv.probed) {

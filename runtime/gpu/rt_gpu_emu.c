@@ -211,6 +211,19 @@ static rf_status build_object(gdev *g, const char *dir, const char *so, const rf
     char *qcpp = cpp ? shell_quoted(cpp) : NULL;
     char *qtmpso = tmpso ? shell_quoted(tmpso) : NULL;
     rf_status st = qcpp && qtmpso ? RF_OK : RF_ENOMEM;
+    /* the object's temporary made new here before the compiler writes it:
+    ** a named pipe already under its name made the linker fail or wait on
+    ** it, a symbolic link there had the object written, sealed and renamed
+    ** through it, as the linker treats what it finds (the cache's writes
+    ** make theirs new alike: rf_gpu_cache_create_new). The source's own
+    ** temporary is rf_gpu_cache_write's, renamed over what is at cpp */
+    int fd = st ? -1 : rf_gpu_cache_create_new(tmpso);
+    if (fd >= 0) close(fd);
+    else if (!st) {
+        if (report)
+            rf_error(g->d, rf_mkloc(NULL, 0, 0), "GPU emulator: cannot create %s: %s", tmpso, strerror(errno));
+        st = RF_EINTERNAL;
+    }
     if (!st) {
         rf_gpu_cache_write(dir, cpp, all->data, (uint64_t)all->len);
         const char *cxx = getenv("RF_GPU_EMU_CXX"), *flags = getenv("RF_GPU_EMU_CXXFLAGS");

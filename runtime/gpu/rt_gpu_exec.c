@@ -155,7 +155,21 @@ int rf_rt_gpu_count(char *why, size_t n)
 int64_t rf_rt_gpu_pci(void) { return rf_gpu_emulated() ? 0 : rf_gpu_cuda_pci(); }
 int rf_rt_gpu_emulated(void) { return rf_gpu_emulated(); }
 
-int rf_rt_gpu_started(void) { return rf_gpu_emulated() || rf_gpu_cuda_started(); }
+/* the emulator opened once in this process (its start paid, as a driver's
+** is once the real GPU's has run) */
+static int emulator_opened;
+
+int rf_rt_gpu_started(void)
+{
+    if (rf_gpu_emulated()) return __atomic_load_n(&emulator_opened, __ATOMIC_ACQUIRE);
+    return rf_gpu_cuda_started();
+}
+
+int rf_rt_gpu_absent(char *why, size_t n)
+{
+    if (rf_gpu_emulated()) return 0;
+    return rf_gpu_cuda_absent(why, n);
+}
 
 int rf_rt_gpu_maybe(char *why, size_t n)
 {
@@ -314,9 +328,10 @@ static rf_status gpu_open(const rf_rt_env *env, void **dev)
     x->g.cpu = env->pool; /* set again after the device opens (it zeroes g) */
     char why[256];
     rf_status st;
-    if (rf_gpu_emulated())
+    if (rf_gpu_emulated()) {
         st = rf_gpu_emu_open(&x->g, env->d);
-    else
+        if (!st) __atomic_store_n(&emulator_opened, 1, __ATOMIC_RELEASE);
+    } else
         st = rf_gpu_cuda_open(&x->g, env->d, why, sizeof why);
     if (st == RF_EUSER) {
         rf_error(env->d, rf_mkloc(NULL, 0, 0), "no usable GPU: %s", why);

@@ -156,6 +156,12 @@ int rf_gpu_cuda_start_parts(double *init, double *context, double *cudart, doubl
 /* Cheap, no driver start: 0 when the probe ran and failed or when the
 ** NVIDIA driver library cannot be loaded (why says so); else 1. */
 int rf_gpu_cuda_maybe(char *why, size_t n);
+/* Cheaper still, nothing loaded: 0 when there is surely no usable GPU, the
+** driver's library installed nowhere the dynamic loader looks (or the probe
+** ran and failed; a build without CUDA), why saying why; else 1
+** (rt_gpu_driver_find.c has the search). */
+int rf_gpu_cuda_absent(char *why, size_t n);
+int rf_gpu_driver_installed(char *why, size_t n);
 /* The CUDA devices this process sees, by the driver's library and cuInit
 ** alone (no context, no GPU memory taken): 0 when there is none or no
 ** driver, why saying why. */

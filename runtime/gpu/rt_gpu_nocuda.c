@@ -24,6 +24,7 @@ rf_status rf_gpu_cuda_open(gdev *g, rf_diags *d, char *why, size_t nwhy)
 void rf_gpu_cuda_bind_thread(void) {}
 
 int rf_gpu_cuda_maybe(char *why, size_t n) { return rf_gpu_cuda_probe(why, n); }
+int rf_gpu_cuda_absent(char *why, size_t n) { return !rf_gpu_cuda_probe(why, n); }
 int rf_gpu_cuda_count(char *why, size_t n) { return rf_gpu_cuda_probe(why, n); }
 
 int rf_gpu_cuda_jit_cache(const rf_gpu_ptx *ptx, const char *cache_dir)

@@ -318,6 +318,18 @@ char *rf_gpu_cache_tmp_name(const char *path, const char *ext)
     return rf_sprintf("%s.%ld.%lu.%s", path, (long)getpid(), (unsigned long)++written, ext);
 }
 
+int rf_gpu_cache_create_new(const char *tmp)
+{
+    /* a new file, never one found under the name (this process's own, so
+    ** none of redfox's): fopen "wb" wrote through a symbolic link there
+    ** into the file it names, and waited for ever on a named pipe; such a
+    ** thing is removed (not a folder) and the name taken once more */
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (fd < 0 && errno == EEXIST && unlink(tmp) == 0)
+        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    return fd;
+}
+
 int rf_gpu_cache_write(const char *dir, const char *path, const void *data, uint64_t len)
 {
     char *d = rf_strdup(dir);
@@ -326,13 +338,7 @@ int rf_gpu_cache_write(const char *dir, const char *path, const void *data, uint
     free(d);
     char *tmp = rf_gpu_cache_tmp_name(path, "tmp");
     if (!tmp) return 0;
-    /* a new file, never one found under the name (this process's own, so
-    ** none of redfox's): fopen "wb" wrote through a symbolic link there
-    ** into the file it names, and waited for ever on a named pipe; such a
-    ** thing is removed (not a folder) and the name taken once more */
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-    if (fd < 0 && errno == EEXIST && unlink(tmp) == 0)
-        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    int fd = rf_gpu_cache_create_new(tmp);
     FILE *f = fd >= 0 ? fdopen(fd, "wb") : NULL;
     if (!f && fd >= 0) close(fd);
     int ok = f && fwrite(data, 1, (size_t)len, f) == (size_t)len;

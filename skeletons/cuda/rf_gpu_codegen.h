@@ -396,6 +396,13 @@ int rf_gpu_cache_dir_make(const char *dir);
 ** entry (two runs of one program at once) do not write one file together.
 ** Malloc'd; NULL when out of memory. */
 char *rf_gpu_cache_tmp_name(const char *path, const char *ext);
+/* Creates tmp (a name of rf_gpu_cache_tmp_name) as a new, empty regular
+** file (O_CREAT | O_EXCL | O_NOFOLLOW): something already under the name
+** (this process's own, so none of redfox's: a named pipe, a symbolic link)
+** is removed, not a folder, and the name taken once more, so that what is
+** written there never hangs nor goes through a link. Its descriptor, open
+** for writing; -1 with errno set. */
+int rf_gpu_cache_create_new(const char *tmp);
 
 /* 128-bit hash of bytes (two 64-bit lanes), for cache keys. */
 void rf_gpu_hash128(const void *data, uint64_t n, uint64_t out[2]);
