@@ -24,7 +24,7 @@ typedef struct rf_rt_tuning {
     int64_t gpu_ordered_min;
     /* cpu_part_pairs: the most join pairs a recursion's round of two joins or
     ** more holds at once on the CPU, its candidates made part by part
-    ** (runtime/cpu/rt_cpu_cands.c) */
+    ** (runtime/cpu/rt_cpu_cands.c); 0: auto (rf_rt_tuning_part_pairs) */
     int64_t cpu_part_pairs;
     /* cpu_part_linear: join pairs from which a recursion's round of one join
     ** (a linear recursion) also runs in parts, where its pairs repeat rows
@@ -75,6 +75,12 @@ const rf_rt_tuning *rf_rt_tuning_default(void);
 ** an unknown name or a value of the wrong kind. A path setting keeps a
 ** pointer into assign, which must outlive t. */
 rf_status rf_rt_tuning_set(rf_rt_tuning *t, const char *assign, char *why, size_t n);
+/* cpu_part_pairs as a run of `threads` threads uses it: the setting, or for
+** auto RF_RT_PART_PAIRS_PER_THREAD a thread (each part's pairs are shared
+** among the threads; smaller parts cost a 16-thread round more in the
+** threads' meetings than they save in memory). */
+#define RF_RT_PART_PAIRS_PER_THREAD INT64_C(65536)
+int64_t rf_rt_tuning_part_pairs(const rf_rt_tuning *t, int threads);
 /* One line per setting (name, default, meaning) for --help, indented. */
 void rf_rt_tuning_help(rf_buf *out, const char *indent);
 

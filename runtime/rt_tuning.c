@@ -12,7 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef enum { ROWS, SWITCH, MIB, PATH, SECONDS, BYTES } kind;
+/* ROWS_AUTO: a count of rows (1 or more), off, or auto (0: the user of the
+** setting decides, as its help says) */
+typedef enum { ROWS, ROWS_AUTO, SWITCH, MIB, PATH, SECONDS, BYTES } kind;
 
 typedef struct setting {
     const char *name;
@@ -31,10 +33,11 @@ static const setting settings[] = {
     {"gpu_ordered_min", ROWS, offsetof(rf_rt_tuning, gpu_ordered_min), 65536,
      "right rows from which a GPU join whose build side has one key column checks whether "
      "it ascends and then skips the sort (a count, or off)"},
-    {"cpu_part_pairs", ROWS, offsetof(rf_rt_tuning, cpu_part_pairs), 131072,
-     "the most join pairs a recursion's round of two joins or more holds at once on the CPU: its "
-     "joins' pairs are mapped, deduplicated and subtracted from the known rows part by part (a count, "
-     "or off: a join's pairs in one part; --no-fuse: every kernel whole). A round of two joins or "
+    {"cpu_part_pairs", ROWS_AUTO, offsetof(rf_rt_tuning, cpu_part_pairs), 0,
+     "the most join pairs a recursion's round of two joins or more holds at once on the CPU (auto: "
+     "65536 a thread, 131072 on 2 threads; a count; or off: a join's pairs in one part): its "
+     "joins' pairs are mapped, deduplicated and subtracted from the known rows part by part "
+     "(--no-fuse: every kernel whole). A round of two joins or "
      "more runs in parts, its rules' negations and the later joins of a rule of three atoms or more "
      "included (a round of one join, a linear recursion of two atoms: see cpu_part_linear; "
      "--profile counts the rounds in parts)"},
@@ -119,6 +122,13 @@ static rf_status parse_bytes(const char *name, const char *v, int64_t *at, char 
     return RF_OK;
 }
 
+int64_t rf_rt_tuning_part_pairs(const rf_rt_tuning *t, int threads)
+{
+    if (!t) t = rf_rt_tuning_default();
+    if (t->cpu_part_pairs > 0) return t->cpu_part_pairs;
+    return RF_RT_PART_PAIRS_PER_THREAD * (threads > 1 ? threads : 1);
+}
+
 rf_status rf_rt_tuning_set(rf_rt_tuning *t, const char *assign, char *why, size_t n)
 {
     const char *eq = strchr(assign, '=');
@@ -150,6 +160,10 @@ rf_status rf_rt_tuning_set(rf_rt_tuning *t, const char *assign, char *why, size_
             *(int64_t *)at = s->k == MIB ? 0 : INT64_MAX;
             return RF_OK;
         }
+        if (s->k == ROWS_AUTO && !strcmp(v, "auto")) {
+            *(int64_t *)at = 0;
+            return RF_OK;
+        }
         char *end = NULL;
         errno = 0;
         long long x = *v >= '0' && *v <= '9' ? strtoll(v, &end, 10) : -1;
@@ -158,9 +172,10 @@ rf_status rf_rt_tuning_set(rf_rt_tuning *t, const char *assign, char *why, size_
         ** seconds is no wait at all, not the absence of a limit that the
         ** runtime's 0 means: a limit is 1 second or more, or off) */
         if (x < 0 || errno == ERANGE || *end || (s->k == MIB && (x == 0 || x > (1LL << 40))) ||
-            (s->k == SECONDS && x == 0)) {
+            ((s->k == SECONDS || s->k == ROWS_AUTO) && x == 0)) {
             snprintf(why, n, s->k == MIB ? "%s takes a size in MiB (1 or more) or auto, not '%s'"
                                          : s->k == SECONDS ? "%s takes a number of seconds (1 or more) or off, not '%s'"
+                                         : s->k == ROWS_AUTO ? "%s takes a count of rows (1 or more), auto or off, not '%s'"
                                          : "%s takes a count of rows or off, not '%s'",
                      s->name, v);
             return RF_EUSAGE;
@@ -178,7 +193,7 @@ void rf_rt_tuning_help(rf_buf *out, const char *indent)
         const setting *s = &settings[i];
         char d[32];
         if (s->k == SWITCH) snprintf(d, sizeof d, "%s", s->dflt ? "on" : "off");
-        else if (s->k == MIB) snprintf(d, sizeof d, "auto");
+        else if (s->k == MIB || (s->k == ROWS_AUTO && !s->dflt)) snprintf(d, sizeof d, "auto");
         else if (s->k == BYTES && !s->dflt) snprintf(d, sizeof d, "off");
         else if (s->k == BYTES) { /* in the biggest unit that divides it, as the parser reads it */
             int64_t x = s->dflt;

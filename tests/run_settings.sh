@@ -45,6 +45,15 @@ grep -q "unknown setting 'nope'" "$tmp/err" || { echo "FAIL: unknown setting: no
 [ "$(grep -c "see .*--help" "$tmp/err")" -eq 1 ] || { echo "FAIL: unknown setting: the hint to --help not once"; cat "$tmp/err"; fail=1; }
 check 2 "a count expected" "$r" run "$prog" --data "$data" --device cpu --set gpu_runs_min=many
 grep -q "gpu_runs_min takes a count of rows or off, not 'many'" "$tmp/err" || { echo "FAIL: bad count: no message"; fail=1; }
+# cpu_part_pairs: a count of 1 or more, auto (its default) or off; 0 would be parts of no pairs
+check 2 "cpu_part_pairs=0" "$r" run "$prog" --data "$data" --device cpu --set cpu_part_pairs=0
+grep -q "cpu_part_pairs takes a count of rows (1 or more), auto or off, not '0'" "$tmp/err" ||
+    { echo "FAIL: cpu_part_pairs=0: no message"; cat "$tmp/err"; fail=1; }
+for v in auto off 1 131072; do
+    "$r" run "$prog" --data "$data" --device cpu --set cpu_part_pairs=$v >/dev/null 2>"$tmp/err" ||
+        { echo "FAIL: cpu_part_pairs=$v refused"; cat "$tmp/err"; fail=1; }
+done
+"$r" run --help | grep -q "cpu_part_pairs (default auto)" || { echo "FAIL: run --help: cpu_part_pairs's default is not auto"; fail=1; }
 check 2 "on or off expected" "$r" run "$prog" --data "$data" --device cpu --set hugepages=maybe
 check 2 "no value" "$r" run "$prog" --data "$data" --device cpu --set gpu_runs_min
 check 2 "set without an argument" "$r" run "$prog" --data "$data" --device cpu --set

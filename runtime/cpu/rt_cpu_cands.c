@@ -648,7 +648,7 @@ static rf_status run_span(exec *x, const rf_cx_cdplan *pl)
     const rf_hir_var *dv = x->p->vars[pl->diff->out];
     cands cd;
     memset(&cd, 0, sizeof cd);
-    cd.bound = x->o.tuning ? x->o.tuning->cpu_part_pairs : rf_rt_tuning_default()->cpu_part_pairs;
+    cd.bound = rf_rt_tuning_part_pairs(x->o.tuning, x->threads);
     rf_status st = RF_OK;
     int64_t all = 0;
     for (int32_t i = 0; i < pl->npre && !st; i++) {
@@ -822,7 +822,8 @@ static int worth_parts(exec *x, rf_cx_cdplan *pl, rf_status *st)
     if (side[0]->nrows == 0 || side[1]->nrows == 0) return 0;
     const rf_rt_tuning *tu = x->o.tuning ? x->o.tuning : rf_rt_tuning_default();
     /* from cpu_part_linear pairs (and more than a part) */
-    int64_t bound = tu->cpu_part_linear > tu->cpu_part_pairs ? tu->cpu_part_linear : tu->cpu_part_pairs;
+    int64_t part = rf_rt_tuning_part_pairs(tu, x->threads);
+    int64_t bound = tu->cpu_part_linear > part ? tu->cpu_part_linear : part;
     if (tu->cpu_part_linear == INT64_MAX) return 0;
     /* few pairs at most, without counting them: the new rows times the most
     ** right rows one key matches, from the right side's kept index, else
