@@ -122,6 +122,24 @@ rf_status rf_rt_eval_map(const rf_rt_eval_ctx *ctx, const rf_qp_expr *filter, rf
                          int32_t nouts, const rf_type *out_types, const rf_rt_side sides[2], int64_t n,
                          rf_rt_rel *out, rf_diags *d);
 
+/* A run-time error an error pass found (rf_rt_eval_map_all). */
+typedef struct rf_rt_eval_failure {
+    int64_t row;  /* the evaluation (0 .. n) that failed */
+    int64_t pos;  /* its row in *out; -1 where the filter failed */
+    int32_t expr; /* where: -1 the filter, else the output column's expression */
+    char *msg;    /* owned: what rf_rt_eval_map would say, "division by zero in 3 / 0" */
+} rf_rt_eval_failure;
+/* rf_rt_eval_map for an error's path: a run-time error stops nothing. Every
+** row is evaluated, and each expression's first failure in a row (the
+** filter's, each output's) is listed in *fails (*nfails of them, in no
+** order; free with rf_rt_eval_failures_free); *out holds every row the
+** filter kept, a failed output's value unspecified. RF_OK unless out of
+** memory or an internal error. */
+rf_status rf_rt_eval_map_all(const rf_rt_eval_ctx *ctx, const rf_qp_expr *filter, rf_qp_expr *const *outs,
+                             int32_t nouts, const rf_type *out_types, const rf_rt_side sides[2], int64_t n,
+                             rf_rt_rel *out, rf_rt_eval_failure **fails, int64_t *nfails, rf_diags *d);
+void rf_rt_eval_failures_free(rf_rt_eval_failure *f, int64_t n);
+
 /* ---- helpers for the runtime's modules (added by the runtime data stage) -- */
 
 

@@ -25,7 +25,9 @@
 ** that row the first failing node in evaluation order), finishes the batch
 ** and stops; threads above a known failure stop early. The call reports the
 ** lowest failing row over all threads, so the message does not depend on
-** the thread count.
+** the thread count. An error pass (rf_rt_eval_map_all, call.collect) stops
+** at nothing: each expression's first failure in each row is listed, with
+** where the row went in the output (rt_agg_expr.c chooses among them).
 **
 ** New strings (concatenation, substring). Threads do not add to the
 ** dictionary while they run: a string already in the dictionary gets its
@@ -85,6 +87,32 @@ int rf_rt_like_fast_ok(const char *p, int64_t m) { return like_fast_ok(p, m); }
 void rf_rt_ev_fail(wk *w, const uint16_t *sel, int j, const char *fmt, ...)
 {
     int64_t row = w->r0 + (sel ? sel[j] : j);
+    if (w->c->collect) {
+        /* an error pass: the expression's first failure in the row, listed */
+        int bj = sel ? sel[j] : j;
+        if (w->failed[bj] || w->oom) return;
+        if (w->nfails == w->capfails) {
+            int64_t cap = w->capfails ? 2 * w->capfails : 64;
+            rf_rt_eval_failure *f = realloc(w->fails, (size_t)cap * sizeof *f);
+            if (!f) {
+                w->oom = 1;
+                return;
+            }
+            w->fails = f;
+            w->capfails = cap;
+        }
+        va_list ap;
+        va_start(ap, fmt);
+        char *m = rf_vsprintf(fmt, ap);
+        va_end(ap);
+        if (!m) {
+            w->oom = 1;
+            return;
+        }
+        w->failed[bj] = 1;
+        w->fails[w->nfails++] = (rf_rt_eval_failure){row, -1, w->cur_expr, m};
+        return;
+    }
     if (row >= w->err_row) return;
     va_list ap;
     va_start(ap, fmt);
@@ -120,6 +148,10 @@ static void worker_filter(void *arg, int t)
         if (atomic_load_explicit(&c->err_row, memory_order_relaxed) < r0) return; /* a lower row failed */
         int k = (int)(w->hi - r0 < BATCH ? w->hi - r0 : BATCH);
         w->r0 = r0;
+        if (c->collect) {
+            w->cur_expr = -1;
+            memset(w->failed, 0, BATCH);
+        }
         int kk = rf_rt_ev_sel(w, c->filter, NULL, k, w->fsel);
         uint64_t *bits = w->selbits + b * (BATCH / 64);
         memset(bits, 0, (BATCH / 64) * sizeof *bits);
@@ -157,8 +189,13 @@ static void worker(void *arg, int t)
         /* the outputs run even when the filter failed in this batch: a row
         ** before the failing one may fail in an output, and which row fails
         ** first must not depend on where batches start */
+        int64_t f0 = w->nfails;
         if (kk > 0 && !w->oom) {
             for (int32_t o = 0; o < c->nouts; o++) {
+                if (c->collect) {
+                    w->cur_expr = o;
+                    memset(w->failed, 0, BATCH);
+                }
                 size_t wd = (size_t)rf_rt_type_width(c->out_types[o]);
                 char *dst = (char *)c->out->cols[o] + (size_t)at * wd;
                 en *x = c->outs[o];
@@ -168,6 +205,17 @@ static void worker(void *arg, int t)
                     const void *v = rf_rt_ev(w, x, sel, kk);
                     memcpy(dst, v, (size_t)kk * wd);
                 }
+            }
+            /* an error pass: where the failed rows went (the selection is in row order) */
+            for (int64_t f = f0; f < w->nfails; f++) {
+                int bj = (int)(w->fails[f].row - r0), lo = 0, hi = kk;
+                if (!sel) lo = bj;
+                while (sel && lo < hi) {
+                    int mid = (lo + hi) / 2;
+                    if (sel[mid] < bj) lo = mid + 1;
+                    else hi = mid;
+                }
+                w->fails[f].pos = at + lo;
             }
             at += kk;
         }
@@ -389,6 +437,8 @@ static void free_call(call *c)
                 free(ch);
             }
             free(w->tbuf);
+            rf_rt_eval_failures_free(w->fails, w->nfails);
+            free(w->failed);
         }
         free(c->w);
     }
@@ -436,11 +486,19 @@ static rf_status intern_pending(call *c)
     return st;
 }
 
-rf_status rf_rt_eval_map(const rf_rt_eval_ctx *ctx, const rf_qp_expr *filter, rf_qp_expr *const *outs, int32_t nouts,
-                         const rf_type *out_types, const rf_rt_side sides[2], int64_t n, rf_rt_rel *out, rf_diags *d)
+void rf_rt_eval_failures_free(rf_rt_eval_failure *f, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++) free(f[i].msg);
+    free(f);
+}
+
+static rf_status eval_map(const rf_rt_eval_ctx *ctx, const rf_qp_expr *filter, rf_qp_expr *const *outs, int32_t nouts,
+                          const rf_type *out_types, const rf_rt_side sides[2], int64_t n, rf_rt_rel *out,
+                          rf_rt_eval_failure **fails, int64_t *nfails, rf_diags *d)
 {
     call c;
     memset(&c, 0, sizeof c);
+    c.collect = fails != NULL;
     c.ctx = ctx;
     c.dict = ctx->dict;
     c.sides = sides;
@@ -515,6 +573,10 @@ rf_status rf_rt_eval_map(const rf_rt_eval_ctx *ctx, const rf_qp_expr *filter, rf
         w->fsel = malloc(BATCH * sizeof *w->fsel);
         w->andbuf = malloc(((size_t)c.nand * 3 + 1) * BATCH * sizeof *w->andbuf);
         w->subcache = malloc(((size_t)c.nsub * SUBCACHE * 2 + 1) * sizeof *w->subcache);
+        if (c.collect && !(w->failed = calloc(BATCH, 1))) {
+            c.st = RF_ENOMEM;
+            goto done;
+        }
         if (c.filter) w->selbits = malloc((size_t)((w->hi - w->lo) / BATCH + 1) * (BATCH / 64) * sizeof *w->selbits);
         if (!w->scratch || !w->fsel || !w->andbuf || !w->subcache || (c.filter && !w->selbits)) {
             c.st = RF_ENOMEM;
@@ -557,6 +619,24 @@ rf_status rf_rt_eval_map(const rf_rt_eval_ctx *ctx, const rf_qp_expr *filter, rf
     }
     if ((c.st = rf_rt_rel_truncate(out, at))) goto done;
     c.st = intern_pending(&c);
+    if (!c.st && c.collect) {
+        /* every thread's failures, handed over */
+        int64_t nf = 0;
+        for (int t = 0; t < T; t++) nf += c.w[t].nfails;
+        rf_rt_eval_failure *all = malloc((size_t)(nf + 1) * sizeof *all);
+        if (!all) {
+            c.st = RF_ENOMEM;
+            goto done;
+        }
+        nf = 0;
+        for (int t = 0; t < T; t++) {
+            if (c.w[t].nfails) memcpy(all + nf, c.w[t].fails, (size_t)c.w[t].nfails * sizeof *all);
+            nf += c.w[t].nfails;
+            c.w[t].nfails = 0;
+        }
+        *fails = all;
+        *nfails = nf;
+    }
 
 done:
     if (c.st) {
@@ -568,4 +648,19 @@ done:
     rf_status st = c.st;
     free_call(&c);
     return st;
+}
+
+rf_status rf_rt_eval_map(const rf_rt_eval_ctx *ctx, const rf_qp_expr *filter, rf_qp_expr *const *outs, int32_t nouts,
+                         const rf_type *out_types, const rf_rt_side sides[2], int64_t n, rf_rt_rel *out, rf_diags *d)
+{
+    return eval_map(ctx, filter, outs, nouts, out_types, sides, n, out, NULL, NULL, d);
+}
+
+rf_status rf_rt_eval_map_all(const rf_rt_eval_ctx *ctx, const rf_qp_expr *filter, rf_qp_expr *const *outs,
+                             int32_t nouts, const rf_type *out_types, const rf_rt_side sides[2], int64_t n,
+                             rf_rt_rel *out, rf_rt_eval_failure **fails, int64_t *nfails, rf_diags *d)
+{
+    *fails = NULL;
+    *nfails = 0;
+    return eval_map(ctx, filter, outs, nouts, out_types, sides, n, out, fails, nfails, d);
 }

@@ -97,6 +97,11 @@ typedef struct wk {
     size_t left;
     char *tbuf;
     size_t tcap;
+    /* an error pass (call.collect): every failure, one per row and expression */
+    rf_rt_eval_failure *fails;
+    int64_t nfails, capfails;
+    int32_t cur_expr; /* the expression being evaluated: -1 the filter, else the output */
+    uint8_t *failed;  /* per batch index: cur_expr failed there already */
 } wk;
 
 typedef struct call {
@@ -118,6 +123,7 @@ typedef struct call {
     rf_rt_rel *out;
     rf_diags *d;
     rf_status st;
+    int collect; /* an error pass: a failure stops nothing and is listed (wk.fails) */
 } call;
 
 /* Characters [start, start + len) of s, clipped to s, as a byte range. */
@@ -147,7 +153,8 @@ static inline const char *fdate(char *buf, int32_t v)
 static inline void *scr(wk *w, const en *x) { return w->scratch + (size_t)x->slot * w->slot_bytes; }
 
 /* rt_eval.c: errors */
-/* Records an error of the row at position j unless an earlier row failed. */
+/* Records an error of the row at position j unless an earlier row failed
+** (an error pass: lists it, unless that row's expression failed already). */
 void rf_rt_ev_fail(wk *w, const uint16_t *sel, int j, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 /* rt_eval_ops.c: node x's values on the k selected rows of the batch (sel

@@ -1195,6 +1195,59 @@ static void test_first_error(void)
     rf_rt_rel_free(&r);
 }
 
+/* The error pass (rf_rt_eval_map_all): every row evaluated, each
+** expression's first failure in a row listed with the row's place in the
+** output, whatever the thread count. */
+static void test_all_errors(void)
+{
+    int64_t n = 60000;
+    rf_type tt[2] = {RF_TYPE_INT, RF_TYPE_INT}, ot[3] = {RF_TYPE_INT, RF_TYPE_INT, RF_TYPE_INT};
+    rf_rt_rel r;
+    rf_rt_rel_alloc(&r, 2, tt, n);
+    int64_t *x = r.cols[0], *y = r.cols[1];
+    for (int64_t i = 0; i < n; i++) {
+        x[i] = 1 + i % 5;
+        y[i] = i;
+    }
+    x[20600] = x[50000] = 0;                       /* the filter divides by them */
+    y[20100] = y[30000] = INT64_C(1) << 62;        /* every output overflows there */
+    rf_qp_expr *cx = col(0, 0, RF_TYPE_INT), *cy = col(0, 1, RF_TYPE_INT);
+    rf_qp_expr *f = cmp(RF_CMP_GT, bin('/', ci(10), cx), ci(0));
+    /* (the third fails twice in a row: its first failure is listed) */
+    rf_qp_expr *o[3] = {bin('*', cy, ci(2)), bin('*', cy, ci(3)), bin('+', bin('*', cy, ci(2)), bin('*', cy, ci(4)))};
+    for (int th = 1; th <= 4; th++) {
+        rf_rt_eval_ctx ctx = {D, th, rf_mkloc("t.logic", 7, 2), "k2"};
+        rf_rt_side sides[2] = {{&r, NULL}, {NULL, NULL}};
+        rf_rt_rel res;
+        rf_diags d;
+        rf_diags_init(&d);
+        rf_rt_eval_failure *fl = NULL;
+        int64_t nf = -1;
+        CHECK(rf_rt_eval_map_all(&ctx, f, o, 3, ot, sides, n, &res, &fl, &nf, &d) == RF_OK);
+        CHECK(d.count == 0 && res.nrows == n - 2 && nf == 8);
+        int seen = 0;
+        for (int64_t i = 0; i < nf; i++) {
+            const rf_rt_eval_failure *e = &fl[i];
+            if (e->expr < 0) {
+                CHECK((e->row == 20600 || e->row == 50000) && e->pos == -1 &&
+                      strcmp(e->msg, "division by zero in 10 / 0") == 0);
+                seen |= e->row == 20600 ? 1 : 2;
+                continue;
+            }
+            CHECK(e->row == 20100 || e->row == 30000);
+            CHECK(e->pos == (e->row == 20100 ? 20100 : 29999));
+            CHECK(strcmp(e->msg, e->expr == 1 ? "integer overflow in 4611686018427387904 * 3"
+                                              : "integer overflow in 4611686018427387904 * 2") == 0);
+            seen |= 1 << (2 + e->expr + 3 * (e->row == 30000));
+        }
+        CHECK(seen == 0xff);
+        rf_rt_eval_failures_free(fl, nf);
+        rf_rt_rel_free(&res);
+        rf_diags_free(&d);
+    }
+    rf_rt_rel_free(&r);
+}
+
 /* ---- output tests ----------------------------------------------------------- */
 
 static char *capture(const rf_rt_rel *r, const char *const *names, rf_rt_format f)
@@ -1494,6 +1547,7 @@ int main(int argc, char **argv)
             test_filters_and_joins();
             test_threads_identical();
             test_first_error();
+            test_all_errors();
         }
         if (all || strcmp(what, "output") == 0) test_output();
         printf("%d checks, %d failures\n", checks, failures);

@@ -10,7 +10,10 @@
 # the message named the rule only. A total without group columns names none.
 # An average of totals (wide decimals) beyond decimal's range names its group
 # too (the GPU said "decimal out of range" alone; the CPU named the group),
-# and so does redfox exec where a batch brings such rows in.
+# and so does redfox exec where a batch brings such rows in. An error inside
+# the aggregated expression (total(a / b), b zero; min, max, count() over a
+# body computing it; no group) names the group too, the least, and there the
+# least message; one in a plain rule or a group key does not.
 set -u
 redfox=$1
 tmp=${TMPDIR:-/tmp}/rf_agg_group_error.$$
@@ -160,6 +163,160 @@ for dev in cpu gpu; do
     [ $rc -eq 1 ] || fail "avg of totals, exec $dev: exit $rc, expected 1"
     grep -qxF -- "$tmp/w.logic:4:1: error: $want" "$tmp/err" ||
         { fail "avg of totals, exec $dev: not the message: $want"; grep error "$tmp/err"; }
+done
+# ---- an error inside an aggregated expression (total(a / b), b zero) names
+# the group of the failing row: the least failing key (as above), and within
+# it the least message by its bytes, whatever the rows' order (row 0 of a
+# failing group divides 90 + g by zero, row 1 1000 + g: "1000..." is the
+# least, though not the first row). Before, it named the operation alone,
+# for the first failing row. Columns: group g, string s ("z" and g's last
+# digit), a row id, a, b.
+make_div() { # DIR NG FAIL
+    mkdir -p "$1"
+    awk -v ng="$2" -v fl="$3" 'BEGIN {
+        nf = split(fl, f, " "); for (i = 1; i <= nf; i++) bf[f[i]] = 1
+        id = 0
+        for (r = 0; r < 3; r++)
+            for (i = 0; i < ng; i++) {
+                g = ng - 1 - i
+                if (g in bf && r < 2) { a = r == 0 ? 90 + g : 1000 + g; b = 0 }
+                else { a = g + r; b = 1 + r }
+                print g ",z" (g % 10) "," id++ "," a "," b
+            }
+    }' >"$1/t.csv"
+}
+# the expected line: KEYCOL 1 (g, a number), 2 (s, by its bytes) or 0 (no
+# group); OP the operator the failing expression applies to a and b
+expect_div() { # DIR KEYCOL OP
+    LC_ALL=C awk -F, -v kc="$2" -v op="$3" '$5 == 0 {
+            print (kc ? $kc : "") "\tdivision by zero in " $4 " " op " 0"
+        }' "$1/t.csv" |
+        if [ "$2" = 1 ]; then LC_ALL=C sort -t "	" -k1,1n -k2,2; else LC_ALL=C sort -t "	" -k1,1 -k2,2; fi |
+        head -n 1 | awk -F "	" -v kc="$2" '{
+            q = kc == 2 ? "\"" : ""
+            print $2 (kc ? " for the group (" q $1 q ")" : "")
+        }'
+}
+# the first failing row's message (a non-aggregated expression: as before),
+# dividing column COL (4: a, 1: g) by b
+expect_first() { # DIR COL
+    awk -F, -v c="$2" '$5 == 0 { print "division by zero in " $c " / 0"; exit }' "$1/t.csv"
+}
+div_prog() { # FILE KEYED(0/1) RULE
+    { echo 't(g, s, id, a, b) -> int(g), string(s), int(id), int(a), int(b).'
+      echo 'lang:input[`t] = "t.csv".'
+      echo 'lang:input:delimiter[`t] = ",".'
+      if [ "$2" = 1 ]; then echo 'lang:input:key[`t] = "id".'; else echo '// (no key: the body is a set)'; fi
+      echo "$3"
+      echo "$4"
+    } >"$1"
+}
+check_div() { # WHAT DIR PROG WANT [options]
+    what=$1 dir=$2 prog=$3 dwant=$4
+    shift 4
+    for way in cpu gpu 2; do
+        case $way in
+        cpu) timeout 120 "$redfox" run "$prog" --data "$dir" --out "$tmp/o" --device cpu "$@" 2>"$tmp/err" ;;
+        gpu) RF_GPU_EMULATE=1 timeout 120 "$redfox" run "$prog" --data "$dir" --out "$tmp/o" --device gpu "$@" 2>"$tmp/err" ;;
+        *) [ -n "$mpi" ] && [ -n "$div_ranks" ] || continue
+           timeout 120 $mpi "$way" "$redfox" run "$prog" --data "$dir" --out "$tmp/o" --device cpu "$@" \
+               --set rank_timeout_s=60 >/dev/null 2>"$tmp/err" ;;
+        esac
+        rc=$?
+        [ $rc -eq 1 ] || fail "$what, $way $*: exit $rc, expected 1"
+        grep -qxF -- "$prog:5:1: error: $dwant" "$tmp/err" ||
+            { fail "$what, $way $*: not the message: $dwant"; grep error "$tmp/err"; }
+        [ "$(grep -c "^$prog:.*error:" "$tmp/err")" -eq 1 ] || fail "$what, $way $*: the error not once"
+    done
+}
+make_div "$tmp/dfew" 7 "5 3 1"
+make_div "$tmp/dmany" 300 "250 177 201"
+for keyed in 0 1; do
+    div_prog "$tmp/tg$keyed.logic" $keyed 'st(g, x) <- agg<<x = total(a / b)>> t(g, _, _, a, b).' 'lang:output[`st] = "st".'
+    div_prog "$tmp/ts$keyed.logic" $keyed 'sn[s] = x <- agg<<x = total(a / b)>> t(_, s, _, a, b).' 'lang:output[`sn] = "sn".'
+done
+div_prog "$tmp/mn.logic" 1 'mm(g, x, y) <- agg<<x = min(a / b), y = max(a)>> t(g, _, _, a, b).' 'lang:output[`mm] = "mm".'
+div_prog "$tmp/mx.logic" 0 'mx(s, x) <- agg<<x = max(a % b)>> t(_, s, _, a, b).' 'lang:output[`mx] = "mx".'
+div_prog "$tmp/ct.logic" 0 'ct(g, x) <- agg<<x = count()>> t(g, _, _, a, b), y = a / b.' 'lang:output[`ct] = "ct".'
+div_prog "$tmp/all.logic" 1 'all[] = x <- agg<<x = total(a / b)>> t(_, _, _, a, b).' 'lang:output[`all] = "all".'
+# not aggregated: the rows of a plain rule; a group key computed by the failing division
+div_prog "$tmp/q.logic" 0 'q(g, y) <- t(g, _, _, a, b), y = a / b.' 'lang:output[`q] = "q".'
+div_prog "$tmp/kq.logic" 0 'kq(k, x) <- agg<<x = total(a)>> t(g, _, _, a, b), k = g / b.' 'lang:output[`kq] = "kq".'
+# (2 ranks: on the few groups; the many only change what fuses on one process)
+for d in dfew dmany; do
+    div_ranks=
+    [ $d = dfew ] && div_ranks=1
+    want=$(expect_div "$tmp/$d" 1 /)
+    case $want in *"in 1"*) ;; *) fail "$d: the test's own data gives $want, not the row of 1000 + g" ;; esac
+    wants=$(expect_div "$tmp/$d" 2 /)
+    for keyed in 0 1; do
+        for fuse in "" --no-fuse; do
+            check_div "total(a / b) $d keyed $keyed" "$tmp/$d" "$tmp/tg$keyed.logic" "$want" $fuse
+            check_div "total(a / b) by a string, $d keyed $keyed" "$tmp/$d" "$tmp/ts$keyed.logic" "$wants" $fuse
+        done
+    done
+    check_div "min(a / b) $d" "$tmp/$d" "$tmp/mn.logic" "$want"
+    check_div "max(a % b) $d" "$tmp/$d" "$tmp/mx.logic" "$(expect_div "$tmp/$d" 2 %)"
+    check_div "count() over y = a / b, $d" "$tmp/$d" "$tmp/ct.logic" "$want"
+    check_div "total(a / b) without a group, $d" "$tmp/$d" "$tmp/all.logic" "$(expect_div "$tmp/$d" 0 /)"
+    check_div "total(a / b) without a group, $d" "$tmp/$d" "$tmp/all.logic" "$(expect_div "$tmp/$d" 0 /)" --no-fuse
+done
+want=$(expect_div "$tmp/dfew" 1 /)
+[ "$want" = "division by zero in 1001 / 0 for the group (1)" ] || fail "few: the test's own data names $want"
+# the emulated GPU's map in row ranges (under a memory cap): the least group
+# fails in a later range than another group does; all the ranges' rows count
+mkdir -p "$tmp/dranges"
+awk 'BEGIN { id = 0
+    for (r = 0; r < 40; r++)
+        for (i = 0; i < 300; i++) {
+            g = 299 - i
+            if ((g == 250 && r < 2) || (g == 5 && r >= 30 && r < 32)) { a = r % 2 == 0 ? 90 + g : 1000 + g; b = 0 }
+            else { a = g + r; b = 1 + r }
+            print g ",z" (g % 10) "," id++ "," a "," b
+        }
+}' >"$tmp/dranges/t.csv"
+want=$(expect_div "$tmp/dranges" 1 /)
+[ "$want" = "division by zero in 1005 / 0 for the group (5)" ] || fail "ranges: the test's own data names $want"
+RF_GPU_EMULATE=1 timeout 120 "$redfox" run "$tmp/tg0.logic" --data "$tmp/dranges" --out "$tmp/o" --device gpu \
+    --gpu-memory 200K 2>"$tmp/err"
+grep -qxF -- "$tmp/tg0.logic:5:1: error: $want" "$tmp/err" ||
+    { fail "total(a / b), gpu in row ranges: not the message: $want"; grep error "$tmp/err"; }
+# not aggregated: the first failing row's message, as before (no group)
+for p in q kq; do
+    if [ $p = q ]; then first=$(expect_first "$tmp/dfew" 4); else first=$(expect_first "$tmp/dfew" 1); fi
+    for dev in cpu gpu; do
+        RF_GPU_EMULATE=1 timeout 120 "$redfox" run "$tmp/$p.logic" --data "$tmp/dfew" --out "$tmp/o" --device $dev \
+            2>"$tmp/err"
+        rc=$?
+        [ $rc -eq 1 ] || fail "$p (not aggregated), $dev: exit $rc, expected 1"
+        grep -qxF -- "$tmp/$p.logic:5:1: error: $first" "$tmp/err" ||
+            { fail "$p (not aggregated), $dev: not the message: $first"; grep error "$tmp/err"; }
+    done
+done
+# the emulated GPU on 2 ranks (fused and not)
+if [ -n "$mpi" ]; then
+    want=$(expect_div "$tmp/dfew" 1 /)
+    for fuse in "" --no-fuse; do
+        RF_GPU_EMULATE=1 timeout 120 $mpi 2 -x RF_GPU_EMULATE "$redfox" run "$tmp/tg1.logic" --data "$tmp/dfew" \
+            --out "$tmp/o" --device gpu $fuse --set rank_timeout_s=60 >/dev/null 2>"$tmp/err"
+        grep -qxF -- "$tmp/tg1.logic:5:1: error: $want" "$tmp/err" ||
+            { fail "total(a / b), gpu on 2 ranks $fuse: not the message: $want"; grep error "$tmp/err"; }
+        [ "$(grep -c "^$tmp/tg1.logic:.*error:" "$tmp/err")" -eq 1 ] || fail "total(a / b), gpu on 2 ranks $fuse: the error not once"
+    done
+fi
+# redfox exec: a batch that brings the failing rows in, the same line
+mkdir -p "$tmp/dex"
+echo "0,z0,9999,1,1" >"$tmp/dex/t.csv"
+"$redfox" import "$tmp/tg0.logic" --data "$tmp/dex" --out "$tmp/ddb" >/dev/null 2>&1 || fail "total(a / b): import"
+awk -F, '{ print "+t(" $1 ", \"" $2 "\", " $3 ", " $4 ", " $5 ")." }' "$tmp/dfew/t.csv" >"$tmp/div.txn"
+want=$(expect_div "$tmp/dfew" 1 /)
+for dev in cpu gpu; do
+    RF_GPU_EMULATE=1 timeout 120 "$redfox" exec "$tmp/ddb" "$tmp/tg0.logic" --batch "$tmp/div.txn" --device $dev \
+        >/dev/null 2>"$tmp/err"
+    rc=$?
+    [ $rc -eq 1 ] || fail "total(a / b), exec $dev: exit $rc, expected 1"
+    grep -qxF -- "$tmp/tg0.logic:5:1: error: $want" "$tmp/err" ||
+        { fail "total(a / b), exec $dev: not the message: $want"; grep error "$tmp/err"; }
 done
 [ -n "$mpi" ] || echo "(no mpirun running redfox here: ranks not checked)"
 [ $fails -eq 0 ] || exit 1

@@ -156,7 +156,10 @@ static rf_status k_map(exec *x, const rf_hir_kernel *k, const rf_rt_side sides[2
     const rf_hir_var *out = x->p->vars[k->out];
     rf_rt_rel r;
     memset(&r, 0, sizeof r);
+    int64_t nd = x->d->count, ne = x->d->nerrors;
     rf_status st = rf_rt_eval_map(&ctx, k->filter, k->outs, k->nouts, out->types, sides, n, &r, x->d);
+    /* an aggregated expression's error names its group instead */
+    if (st == RF_EUSER) st = rf_rt_agg_expr_fail(&ctx, x->p, k, sides, n, x->d, nd, ne, x->fd_clash);
     if (st) return st;
     rf_cx_val_clear(&x->vals[k->out]);
     x->vals[k->out].rel = r;

@@ -13,7 +13,9 @@
 **
 ** The result is the REDUCE's relation exactly as the three kernels make it:
 ** groups in the order of their first row, the same values, the same errors
-** (the map's first failing row; overflow of a total when it is finished).
+** (the map's first failing row, or where it fails in an aggregated
+** expression the group rf_rt_agg_expr_fail names; overflow of a total when
+** it is finished).
 ** Only what that allows is fused: counts; totals and averages of int and
 ** decimal columns (their sums are exact, so the order of adding does not
 ** matter); min and max of int, decimal and date columns; group keys of any
@@ -539,9 +541,16 @@ static rf_status run_span(exec *x, const rf_cx_gtplan *pl, int *ran)
     if (fe < nchunks) {
         /* the first failing chunk's first failing row: the whole map's error */
         st = g.st[fe];
+        int64_t nd = x->d->count, ne = x->d->nerrors;
         if (g.diags[fe])
             for (int64_t i = 0; i < g.diags[fe]->count; i++)
                 rf_diag_add(x->d, g.diags[fe]->items[i].sev, g.diags[fe]->items[i].loc, "%s", g.diags[fe]->items[i].msg);
+        if (st == RF_EUSER) {
+            /* an aggregated expression's error names its group, over all the map's rows */
+            rf_rt_eval_ctx ectx = {x->dict, x->threads, kloc(x, m), rf_hir_kind_name(m->kind)};
+            rf_rt_side s[2] = {{in, NULL}, {NULL, NULL}};
+            st = rf_rt_agg_expr_fail(&ectx, x->p, m, s, in->nrows, x->d, nd, ne, x->fd_clash);
+        }
     }
     for (int i = 0; !st && g.tables && i < T; i++) {
         if (g.tables[i].oom) st = RF_ENOMEM;

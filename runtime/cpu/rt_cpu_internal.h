@@ -25,6 +25,7 @@
 
 #include "rf_cpu.h"
 #include "rf_rt_input.h"
+#include "rf_rt_agg_expr.h"
 #include "rt_device.h"
 
 #include <stdlib.h>

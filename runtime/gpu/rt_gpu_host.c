@@ -192,9 +192,37 @@ static rf_status host_row(gx *x, int32_t var, gptr rows, int64_t r, rf_rt_rel *o
     return st;
 }
 
-/* The message for the lowest failing row: the CPU evaluator on that row. */
-rf_status rf_gx_map_error(gx *x, const rf_hir_kernel *k, const int32_t vars[2], const gptr rows[2], int64_t row)
+/* Where map k (n rows) fails in an aggregated expression, the group the
+** error names (rf_rt_agg_expr_fail) over all its rows, on the host: d's
+** diagnostics after keep (the row's message) are replaced then. */
+static rf_status map_error_group(gx *x, const rf_hir_kernel *k, const int32_t vars[2], const gptr rows[2], int64_t n,
+                                 int64_t keep, int64_t keep_errors)
 {
+    rf_rt_rel r[2];
+    memset(r, 0, sizeof r);
+    int64_t *ri[2] = {NULL, NULL};
+    rf_status st = RF_OK;
+    for (int s = 0; s < 2 && !st; s++) {
+        if (vars[s] < 0) continue;
+        st = rf_gx_host_rel(x, vars[s], &r[s]);
+        if (!st && rows[s]) st = rf_gx_host_i64(x, rows[s], n, &ri[s]);
+    }
+    rf_rt_side sides[2] = {{vars[0] >= 0 ? &r[0] : NULL, ri[0]}, {vars[1] >= 0 ? &r[1] : NULL, ri[1]}};
+    rf_rt_eval_ctx ctx = {x->dict, x->threads, kloc(x, k), rf_hir_kind_name(k->kind)};
+    if (!st) st = rf_rt_agg_expr_fail(&ctx, x->p, k, sides, n, x->d, keep, keep_errors, x->fd_clash);
+    for (int s = 0; s < 2; s++) {
+        rf_rt_rel_free(&r[s]);
+        free(ri[s]);
+    }
+    return st;
+}
+
+/* The message for the lowest failing row: the CPU evaluator on that row;
+** where that is an aggregated expression's, its group's (map_error_group). */
+rf_status rf_gx_map_error(gx *x, const rf_hir_kernel *k, const int32_t vars[2], const gptr rows[2], int64_t n,
+                          int64_t row)
+{
+    int64_t keep = x->d->count, keep_errors = x->d->nerrors;
     rf_rt_rel r[2], tmp;
     memset(r, 0, sizeof r);
     memset(&tmp, 0, sizeof tmp);
@@ -218,6 +246,7 @@ rf_status rf_gx_map_error(gx *x, const rf_hir_kernel *k, const int32_t vars[2], 
     rf_rt_rel_free(&tmp);
     rf_rt_rel_free(&r[0]);
     rf_rt_rel_free(&r[1]);
+    if (st == RF_EUSER) st = map_error_group(x, k, vars, rows, n, keep, keep_errors);
     return st;
 }
 
@@ -236,7 +265,9 @@ rf_status rf_gx_map_on_host(gx *x, const rf_hir_kernel *k, const int32_t vars[2]
     rf_rt_side sides[2] = {{vars[0] >= 0 ? &r[0] : NULL, ra}, {vars[1] >= 0 ? &r[1] : NULL, rb}};
     rf_rt_eval_ctx ctx = {x->dict, x->threads, kloc(x, k), rf_hir_kind_name(k->kind)};
     const rf_hir_var *ov = x->p->vars[k->out];
+    int64_t keep = x->d->count, keep_errors = x->d->nerrors;
     if (!st) st = rf_rt_eval_map(&ctx, k->filter, k->outs, k->nouts, ov->types, sides, n, &out, x->d);
+    if (st == RF_EUSER) st = rf_rt_agg_expr_fail(&ctx, x->p, k, sides, n, x->d, keep, keep_errors, x->fd_clash);
     gval v;
     memset(&v, 0, sizeof v);
     if (!st) st = rf_gx_upload_rel(x, &out, ov->types, ov->ncols, NULL, NULL, &v);
@@ -250,36 +281,54 @@ rf_status rf_gx_map_on_host(gx *x, const rf_hir_kernel *k, const int32_t vars[2]
     return st;
 }
 
-rf_status rf_gx_map_held(gx *x, const rf_hir_kernel *k)
+/* Map k's inputs as host relations (r), from host memory (moved there), and
+** for a join map or gather map its index's entries (e): the sides of
+** its n evaluations. */
+static rf_status held_sides(gx *x, const rf_hir_kernel *k, rf_rt_rel r[2], int64_t *e[2], rf_rt_side sides[2],
+                            int64_t *n)
 {
     int32_t vars[2] = {k->in[0], k->kind == RF_HIR_JOIN_MAP ? k->in[1] : -1};
-    rf_rt_rel r[2], out;
-    memset(r, 0, sizeof r);
-    memset(&out, 0, sizeof out);
-    int64_t *e[2] = {NULL, NULL}, n = 0;
-    rf_gx_var_clear(x, k->out);
+    memset(r, 0, 2 * sizeof *r);
+    e[0] = e[1] = NULL;
+    *n = 0;
     rf_status st = RF_OK;
     for (int s = 0; s < 2 && !st; s++)
         if (vars[s] >= 0) st = rf_gx_held_host_rel(x, vars[s], &r[s]);
-    if (!st && k->kind == RF_HIR_MAP) n = r[0].nrows;
+    if (!st && k->kind == RF_HIR_MAP) *n = r[0].nrows;
     if (!st && k->kind != RF_HIR_MAP) {
         /* the index's entries (slot a: left rows, b: right rows) from host memory */
         st = rf_gx_spill_var(x, k->idx);
         const gval *ix = &x->vals[k->idx];
         int32_t inc = x->p->vars[k->idx]->ncols;
-        n = ix->nrows;
+        *n = ix->nrows;
         for (int s = 0; s < 2 && !st; s++) {
             if (vars[s] < 0) continue;
             const int64_t *h = rf_gx_held_col(ix, inc + s);
-            if (!(e[s] = rf_malloc((size_t)(n + 1) * 8))) st = RF_ENOMEM;
-            else if (n && !h) st = RF_EINTERNAL;
-            else if (n) memcpy(e[s], h, (size_t)n * 8);
+            if (!(e[s] = rf_malloc((size_t)(*n + 1) * 8))) st = RF_ENOMEM;
+            else if (*n && !h) st = RF_EINTERNAL;
+            else if (*n) memcpy(e[s], h, (size_t)*n * 8);
         }
     }
-    rf_rt_side sides[2] = {{vars[0] >= 0 ? &r[0] : NULL, e[0]}, {vars[1] >= 0 ? &r[1] : NULL, e[1]}};
+    for (int s = 0; s < 2; s++) {
+        sides[s].rel = vars[s] >= 0 ? &r[s] : NULL;
+        sides[s].rows = e[s];
+    }
+    return st;
+}
+
+rf_status rf_gx_map_held(gx *x, const rf_hir_kernel *k)
+{
+    rf_rt_rel r[2], out;
+    memset(&out, 0, sizeof out);
+    int64_t *e[2], n = 0;
+    rf_rt_side sides[2];
+    rf_gx_var_clear(x, k->out);
+    rf_status st = held_sides(x, k, r, e, sides, &n);
     rf_rt_eval_ctx ctx = {x->dict, x->threads, kloc(x, k), rf_hir_kind_name(k->kind)};
     const rf_hir_var *ov = x->p->vars[k->out];
+    int64_t keep = x->d->count, keep_errors = x->d->nerrors;
     if (!st) st = rf_rt_eval_map(&ctx, k->filter, k->outs, k->nouts, ov->types, sides, n, &out, x->d);
+    if (st == RF_EUSER) st = rf_rt_agg_expr_fail(&ctx, x->p, k, sides, n, x->d, keep, keep_errors, x->fd_clash);
     gval v;
     memset(&v, 0, sizeof v);
     if (!st) st = rf_gx_held_rel(x, &out, ov->types, ov->ncols, NULL, 0, &v);
@@ -290,6 +339,21 @@ rf_status rf_gx_map_held(gx *x, const rf_hir_kernel *k)
     free(e[0]);
     free(e[1]);
     x->on_host = 1;
+    return st;
+}
+
+rf_status rf_gx_map_error_whole(gx *x, const rf_hir_kernel *k, int64_t keep, int64_t keep_errors)
+{
+    rf_rt_rel r[2];
+    int64_t *e[2], n = 0;
+    rf_rt_side sides[2];
+    rf_status st = held_sides(x, k, r, e, sides, &n);
+    rf_rt_eval_ctx ctx = {x->dict, x->threads, kloc(x, k), rf_hir_kind_name(k->kind)};
+    if (!st) st = rf_rt_agg_expr_fail(&ctx, x->p, k, sides, n, x->d, keep, keep_errors, x->fd_clash);
+    rf_rt_rel_free(&r[0]);
+    rf_rt_rel_free(&r[1]);
+    free(e[0]);
+    free(e[1]);
     return st;
 }
 

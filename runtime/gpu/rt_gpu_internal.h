@@ -307,6 +307,7 @@ rf_status rf_gpu_str_ranks(gstr *s, gptr col, int64_t n, gbuf *ranks, int64_t *l
 #include "rf_cpu.h"
 #include "rf_rt_gpu.h"
 #include "rf_runtime.h"
+#include "rf_rt_agg_expr.h"
 #include "rt_device.h"
 
 #define TILE RF_GPU_TILE
@@ -575,8 +576,16 @@ rf_status rf_gx_upload_rel(gx *x, const rf_rt_rel *r, const rf_type *types, int3
 /* rt_gpu_host.c: on the host */
 rf_status rf_gx_build_island(gx *x, const rf_hir_kernel *k, const rf_gpu_island *is, const gval *side, gptr rows,
                               int64_t n, gbuf *table, int64_t *base);
-rf_status rf_gx_map_error(gx *x, const rf_hir_kernel *k, const int32_t vars[2], const gptr rows[2], int64_t row);
+/* The message of map k's failing row (of n; the CPU evaluator on it, or its
+** group: rf_rt_agg_expr_fail). */
+rf_status rf_gx_map_error(gx *x, const rf_hir_kernel *k, const int32_t vars[2], const gptr rows[2], int64_t n,
+                          int64_t row);
 rf_status rf_gx_map_on_host(gx *x, const rf_hir_kernel *k, const int32_t vars[2], const gval *idx, int64_t n);
+/* Map k failed in one of its row ranges (rt_gpu_part.c) with a run-time
+** error: where it is an aggregated expression's, the group over all its
+** rows (rf_rt_agg_expr_fail, its inputs moved to host memory), replacing
+** d's diagnostics after keep; RF_EUSER otherwise, d as it was. */
+rf_status rf_gx_map_error_whole(gx *x, const rf_hir_kernel *k, int64_t keep, int64_t keep_errors);
 /* A map, join map or gather map that runs on the host (its plan is not the
 ** GPU's) whose values do not fit on the device: its sides and index read from
 ** host memory, its output left there (rt_gpu_spill.c) until a kernel reads it. */

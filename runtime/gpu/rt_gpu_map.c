@@ -158,7 +158,7 @@ rf_status rf_gx_k_map(gx *x, const rf_hir_kernel *k)
         if (!st && count > 0) st = rf_gx_launch(x, name, n, &a);
         if (!st) st = get_i64(x, err.p, &bad);
     }
-    if (!st && bad != -1) st = rf_gx_map_error(x, k, vars, rows, bad);
+    if (!st && bad != -1) st = rf_gx_map_error(x, k, vars, rows, n, bad);
     gfree(x, &err);
     gfree(x, &pos);
     for (int32_t j = 0; j < RF_GPU_MAX_ISLANDS; j++) gfree(x, &tabs[j]);

@@ -26,7 +26,8 @@
 ** distinct, and the unique reading it drops the repeats itself, giving the
 ** same first occurrences. An error of a row (overflow, a bad date) is found
 ** in the first range that holds a failing row, at its lowest failing row:
-** the row the whole kernel reports. `--profile` counts the kernels run in
+** the row the whole kernel reports (or, in an aggregated expression, the
+** group all the ranges' rows name: rf_gx_map_error_whole). `--profile` counts the kernels run in
 ** parts and their ranges.
 */
 #include "rt_gpu_internal.h"
@@ -305,10 +306,15 @@ static rf_status run_ranges(gx *x, const rf_hir_kernel *k, int64_t nparts, gacc 
             r.used = x->epoch; /* in use: never moved out under the kernel */
             x->vals[in] = r;
             if (aliased) x->range_out = &res, x->range_out_var = k->out;
+            int64_t keep = x->d->count, keep_errors = x->d->nerrors;
             st = rf_gx_run_kernel(x, k);
             x->range_out = NULL;
             r = x->vals[in];
             x->vals[in] = whole;
+            /* a map's row error in an aggregated expression: its group over every range */
+            if (st == RF_EUSER && k->nouts > 0 &&
+                (k->kind == RF_HIR_MAP || k->kind == RF_HIR_JOIN_MAP || k->kind == RF_HIR_GATHER_MAP))
+                st = rf_gx_map_error_whole(x, k, keep, keep_errors);
         }
         rf_gx_val_clear(x, &r, iv->ncols);
         /* (a range of one row is the smallest part only where the kernel
