@@ -176,6 +176,29 @@ grep -q "db.tmp.4194000.0: note: removed this temporary folder" "$tmp/err" || { 
 [ -d "$tmp/db.tmp.4194001.0" ] && [ -d "$tmp/db.tmp.4194002.1/sub" ] && [ -d "$tmp/db.tmp.x.0" ] ||
     fail "a folder that is not a stale temporary one was removed"
 rm -rf "$tmp/db.tmp.4194001.0" "$tmp/db.tmp.4194002.1" "$tmp/db.tmp.x.0"
+# the user's files in a database's folder (a run's outputs written there with
+# --out, notes, a symbolic link, a subfolder) stay there when an import or an
+# exec's copy-on-write commit replaces the folder: they were removed with the
+# old state, silently
+"$redfox" run "$tmp/prog.logic" --data "$tmp/db" --device cpu --out "$tmp/db" 2>"$tmp/err" || fail "run --out into the database"
+cp "$tmp/db/out.csv" "$tmp/out.keep"
+echo notes >"$tmp/db/README"; ln -s README "$tmp/db/link"; mkdir "$tmp/db/sub"; echo sub >"$tmp/db/sub/f"
+user_files_kept() {
+    [ "$(cat "$tmp/db/README")" = notes ] && [ "$(readlink "$tmp/db/link")" = README ] &&
+        [ "$(cat "$tmp/db/sub/f")" = sub ] && cmp -s "$tmp/db/out.csv" "$tmp/out.keep" ||
+        { ls -la "$tmp/db"; cat "$tmp/err"; fail "$1: the user's files in the database's folder were not kept"; }
+    ls "$tmp" | grep -q "^db\.\(tmp\|old\)\." && { ls "$tmp"; fail "$1: left a folder beside the database"; }
+    grep -q "warning" "$tmp/err" && { cat "$tmp/err"; fail "$1: a warning"; }
+    run_db "$tmp/db" || { cat "$tmp/db.err"; fail "$1: the database does not read"; }
+}
+"$redfox" import "$tmp/prog.logic" --data "$tmp/data" --out "$tmp/db" 2>"$tmp/err" || { cat "$tmp/err"; fail "import over a database holding the user's files"; }
+user_files_kept "import"
+cmp -s "$tmp/db.out" "$tmp/text.out" || fail "import over the user's files: the database"
+printf -- '-t(1, "s1", 2000-01-02, 1.01).\n' >"$tmp/del.txn"
+"$redfox" exec "$tmp/db" "$tmp/prog.logic" --batch "$tmp/del.txn" --device cpu >/dev/null 2>"$tmp/err" || { cat "$tmp/err"; fail "exec over the user's files"; }
+user_files_kept "exec"
+cmp -s "$tmp/db.out" "$tmp/text.out" && fail "exec over the user's files: the row was not deleted"
+rm -rf "$tmp/db/README" "$tmp/db/link" "$tmp/db/sub" "$tmp/db/out.csv" "$tmp/db/.redfox.lock"
 # a functional predicate given two values for one key: refused at import
 cat >"$tmp/fn.logic" <<'P'
 price[k] = v -> int(k), decimal(v).
