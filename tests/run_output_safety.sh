@@ -130,6 +130,40 @@ kill)
     done
     [ $caught -ge 2 ] || fail "caught a run mid-write only $caught times in 6"
     echo "killed mid-write $caught times in 6"
+    # a SIGINT, SIGTERM or SIGHUP during the renames (strace sends it as the
+    # first one returns): they all end, and the process ends by the signal
+    # saying that the outputs are in place; tpch run --out (all or none)
+    # ended at once, its results in the folder some new, some old, and run
+    # --out said nothing of the outputs it had put in place
+    if command -v strace >/dev/null 2>&1; then
+        out=$tmp/out_held
+        rm -rf "$out"
+        run small "$out" || fail "run small"
+        # (LeakSanitizer cannot run under ptrace)
+        ASAN_OPTIONS=${ASAN_OPTIONS:-}:detect_leaks=0 strace -f -qq -o /dev/null -e trace=rename \
+            -e inject=rename:signal=TERM:when=1 "$redfox" run "$tmp/tc.rfx" --device cpu --data "$tmp/big" --out "$out" \
+            2>"$tmp/err"
+        rc=$?
+        [ -f "$tmp/ref_big/path.csv" ] || run big "$tmp/ref_big" 2>/dev/null || fail "run big"
+        [ $rc -eq 143 ] && same_as "$out" "$tmp/ref_big" || { cat "$tmp/err"; fail "SIGTERM during the renames: exit $rc, or not the new outputs"; }
+        grep -q "^redfox run: stopped by SIGTERM once the outputs were in place: all 2 are written to $out\$" "$tmp/err" ||
+            { cat "$tmp/err"; fail "SIGTERM during the renames: not said"; }
+        only_outputs "$out" "SIGTERM during the renames left a temporary:"
+        "$redfox" tpch gen --sf 0.01 --tables lineitem --out "$tmp/tpch" 2>/dev/null || fail "tpch gen"
+        "$redfox" tpch run --data "$tmp/tpch" --queries 1,6 --device cpu --out "$tmp/tq_ref" >/dev/null 2>&1 || fail "tpch run"
+        for sig in INT HUP; do
+            mkdir -p "$tmp/tq"; echo old >"$tmp/tq/q01.csv"; echo old >"$tmp/tq/q06.csv"
+            ASAN_OPTIONS=${ASAN_OPTIONS:-}:detect_leaks=0 strace -f -qq -o /dev/null -e trace=rename \
+                -e inject=rename:signal=$sig:when=1 "$redfox" tpch run --data "$tmp/tpch" --queries 1,6 --device cpu \
+                --out "$tmp/tq" >/dev/null 2>"$tmp/err"
+            rc=$?
+            cmp -s "$tmp/tq/q01.csv" "$tmp/tq_ref/q01.csv" && cmp -s "$tmp/tq/q06.csv" "$tmp/tq_ref/q06.csv" ||
+                { cat "$tmp/err"; fail "tpch run --out, SIG$sig during the renames: not all the new results (a mix)"; }
+            [ $rc -gt 128 ] && grep -q "^redfox tpch run: stopped by SIG$sig once the results were in place: all 2 are written" "$tmp/err" ||
+                { cat "$tmp/err"; fail "tpch run --out, SIG$sig during the renames: exit $rc, or not said"; }
+            ls -A "$tmp/tq" | grep -q '\.tmp$' && fail "tpch run --out, SIG$sig: a temporary left"
+        done
+    fi
     ;;
 symlink)
     mkdata small 40 60 4

@@ -66,8 +66,10 @@ static const char *usage =
     "                       printing; DIR is created if missing. Files are written\n"
     "                       aside and renamed into place only when all were\n"
     "                       written and synced, so a failed or killed run leaves\n"
-    "                       the folder's files as they were (a crash during the\n"
-    "                       final renames may leave some new, some old). A second\n"
+    "                       the folder's files as they were (a crash or SIGKILL\n"
+    "                       during the final renames may leave some new, some\n"
+    "                       old; a SIGINT, SIGTERM or SIGHUP lets them end, says\n"
+    "                       so, and ends the run by the signal). A second\n"
     "                       run writing the same DIR waits for the first to finish\n"
     "                       (a lock on DIR/.redfox.lock). An output file that is a\n"
     "                       symbolic link is refused, never written through,\n"
@@ -235,11 +237,17 @@ static int write_outputs(const rf_result *res, const char *outdir, int fmt)
         if (!st) st = cst;
     }
     /* the only window: a crash (SIGKILL) between two renames leaves some new,
-    ** some old; SIGINT, SIGTERM and SIGHUP wait for the renames */
+    ** some old; SIGINT, SIGTERM and SIGHUP wait for the renames (and their
+    ** sync), and then the process ends by the signal, saying that the
+    ** outputs are in place (it said nothing, and status 130 read as "not
+    ** written") */
     rf_file_commit_begin();
     for (int32_t i = 0; !st && i < nout; i++) st = rf_file_out_rename(&files[i], &d);
-    rf_file_commit_end();
     if (!st && nout) st = rf_file_sync_dir(files[0].path, &d);
+    if (!st && rf_file_signal_held())
+        fprintf(stderr, "redfox run: stopped by %s once the outputs were in place: all %d are written to %s\n",
+                rf_file_signal_name(rf_file_signal_held()), (int)nout, outdir);
+    rf_file_commit_end();
     for (int32_t i = 0; files && i < nout; i++) rf_file_out_abort(&files[i]);
     free(files);
     rf_file_unlock(lock);

@@ -59,7 +59,10 @@ static const char *usage =
     "                      the answers' format ('|'-separated, header row, as\n"
     "                      --check reads). Written aside and renamed into place\n"
     "                      at the end, all or none: only when every query ran and\n"
-    "                      its file was written. A second run writing the same DIR\n"
+    "                      its file was written (a crash or SIGKILL during the\n"
+    "                      renames may leave some new, some old; a SIGINT,\n"
+    "                      SIGTERM or SIGHUP lets them end, says so, and ends\n"
+    "                      the run by the signal). A second run writing the same DIR\n"
     "                      waits (a lock on DIR/.redfox.lock); a file there that\n"
     "                      is a symbolic link is refused, never written through\n"
     "  --repeat N          run each query N times; times are the median\n"
@@ -613,13 +616,23 @@ static int tpch_run_ranks(run_opts *pro, rf_rt_options *prt, rf_world *world, co
             fprintf(stderr, "redfox tpch run: nothing written to %s: %d quer%s did not run or could not be written\n",
                     outdir, unwritten, unwritten == 1 ? "y" : "ies");
         } else {
+            /* all or none: a SIGINT, SIGTERM or SIGHUP waits for the
+            ** renames (it came between two, and the handler removed the
+            ** files not yet renamed: the folder held some results of this
+            ** run and some of the one before), then ends the process, which
+            ** says that the files are in place */
             int any = 0;
+            rf_file_commit_begin();
             for (int q = 1; q <= NQUERIES && !st; q++)
                 if (want[q]) {
                     st = rf_file_out_rename(&files[q], &d);
                     any = q;
                 }
             if (!st && any) st = rf_file_sync_dir(files[any].path, &d);
+            if (!st && rf_file_signal_held())
+                fprintf(stderr, "redfox tpch run: stopped by %s once the results were in place: all %d are written "
+                        "to %s\n", rf_file_signal_name(rf_file_signal_held()), nwant, outdir);
+            rf_file_commit_end();
         }
         for (int q = 0; q <= NQUERIES; q++) rf_file_out_abort(&files[q]);
         rf_file_unlock(lock);
