@@ -130,6 +130,26 @@ kill)
     done
     [ $caught -ge 2 ] || fail "caught a run mid-write only $caught times in 6"
     echo "killed mid-write $caught times in 6"
+    # the temporaries that a SIGKILL left beside compile -o's program, run
+    # --trace's timeline and tpch bench --json's file (named as theirs, the
+    # process gone, untouched for ten minutes) are removed by the next writer
+    # of that file, as run --out's are; a recent one is kept (a writer of
+    # another pid namespace may still write it). They stayed for ever.
+    mkdir -p "$tmp/stale"
+    for f in tc.rfx t.json b.json; do
+        echo part >"$tmp/stale/.$f.redfox-4194000-0.tmp"; echo part >"$tmp/stale/.$f.redfox-4194001-0.tmp"
+        touch -d '1 hour ago' "$tmp/stale/.$f.redfox-4194000-0.tmp"
+    done
+    "$redfox" compile "$tmp/tc.logic" -o "$tmp/stale/tc.rfx" 2>/dev/null || fail "compile -o"
+    "$redfox" run "$tmp/tc.rfx" --device cpu --data "$tmp/small" --trace "$tmp/stale/t.json" >/dev/null 2>&1 || fail "run --trace"
+    "$redfox" tpch gen --sf 0.01 --tables lineitem --out "$tmp/tpch" 2>/dev/null || fail "tpch gen"
+    "$redfox" tpch bench --data "$tmp/tpch" --sf 0.01 --queries 6 --repeat 1 --device cpu --json "$tmp/stale/b.json" \
+        >/dev/null 2>&1 || fail "tpch bench --json"
+    for f in tc.rfx t.json b.json; do
+        [ -f "$tmp/stale/$f" ] || fail "$f not written"
+        [ -e "$tmp/stale/.$f.redfox-4194000-0.tmp" ] && fail "the stale temporary of $f was kept"
+        [ -e "$tmp/stale/.$f.redfox-4194001-0.tmp" ] || fail "a recent temporary of $f was removed"
+    done
     # a SIGINT, SIGTERM or SIGHUP during the renames (strace sends it as the
     # first one returns): they all end, and the process ends by the signal
     # saying that the outputs are in place; tpch run --out (all or none)
@@ -149,7 +169,6 @@ kill)
         grep -q "^redfox run: stopped by SIGTERM once the outputs were in place: all 2 are written to $out\$" "$tmp/err" ||
             { cat "$tmp/err"; fail "SIGTERM during the renames: not said"; }
         only_outputs "$out" "SIGTERM during the renames left a temporary:"
-        "$redfox" tpch gen --sf 0.01 --tables lineitem --out "$tmp/tpch" 2>/dev/null || fail "tpch gen"
         "$redfox" tpch run --data "$tmp/tpch" --queries 1,6 --device cpu --out "$tmp/tq_ref" >/dev/null 2>&1 || fail "tpch run"
         for sig in INT HUP; do
             mkdir -p "$tmp/tq"; echo old >"$tmp/tq/q01.csv"; echo old >"$tmp/tq/q06.csv"
