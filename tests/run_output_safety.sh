@@ -71,9 +71,22 @@ concurrent)
             fail "trial $trial: the folder matches neither run (or mixes them)"
         fi
         only_outputs "$out" "trial $trial"
-        grep -h . "$tmp/err_a" "$tmp/err_b" | grep -v -q "waiting for another run" &&
+        grep -h . "$tmp/err_a" "$tmp/err_b" | grep -v -q "waiting for another process writing to" &&
             fail "trial $trial: unexpected messages: $(cat "$tmp/err_a" "$tmp/err_b")"
     done
+    # the lock held by another kind of writer (tpch gen writes a folder under
+    # the same lock): the wait names a process, not "another run"
+    if command -v flock >/dev/null 2>&1; then
+        rm -f "$tmp/locked"
+        flock "$out/.redfox.lock" sh -c 'touch "$0"; sleep 2' "$tmp/locked" &
+        fl=$!
+        i=0
+        while [ ! -e "$tmp/locked" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+        run a "$out" 2>"$tmp/err_w" || fail "run while another process holds the lock"
+        wait $fl
+        grep -q "^redfox run: waiting for another process writing to $out (it holds $out/.redfox.lock)$" "$tmp/err_w" ||
+            fail "the wait for the lock: $(cat "$tmp/err_w")"
+    fi
     ;;
 kill)
     mkdata big 1500 3000 3

@@ -200,7 +200,7 @@ static int write_outputs(const rf_result *res, const char *outdir, int fmt)
     int lock = -1, busy = -1;
     rf_status st = rf_file_lock_try(outdir, &lock, &busy, &d);
     if (!st && lock < 0) {
-        fprintf(stderr, "redfox run: waiting for another run writing to %s (it holds %s/%s)\n", outdir, outdir,
+        fprintf(stderr, "redfox run: waiting for another process writing to %s (it holds %s/%s)\n", outdir, outdir,
                 RF_FILE_LOCK_NAME);
         st = rf_file_lock_wait(outdir, busy, &d);
         lock = busy;

@@ -508,7 +508,7 @@ static int tpch_run_ranks(run_opts *pro, rf_rt_options *prt, rf_world *world, co
         int busy = -1;
         rf_status st = rf_file_lock_try(outdir, &lock, &busy, &d);
         if (!st && lock < 0) {
-            fprintf(stderr, "redfox tpch run: waiting for another run writing to %s (it holds %s/%s)\n", outdir,
+            fprintf(stderr, "redfox tpch run: waiting for another process writing to %s (it holds %s/%s)\n", outdir,
                     outdir, RF_FILE_LOCK_NAME);
             st = rf_file_lock_wait(outdir, busy, &d);
             lock = busy;
