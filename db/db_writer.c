@@ -1417,15 +1417,34 @@ static void sync_committed(const char *dir, rf_diags *d)
                     strerror(err));
 }
 
+/* The manifest of the database in dir, for the names of its files (NULL
+** where there is none or it does not read: then only own_file's names). */
+static rf_db *manifest_of(const char *dir)
+{
+    rf_diags dd;
+    rf_diags_init(&dd);
+    rf_db *m = NULL;
+    if (rf_db_is_database(dir) && rf_db_open(dir, &m, &dd) != RF_OK) m = NULL;
+    rf_diags_free(&dd);
+    return m;
+}
+
 /* Is name one of a database folder's own files: its manifest (or the one
-** an in-place commit writes aside), a column file, a dictionary or a
-** strings file (tNNNNN.cNNNNN.col|dict|str)? Anything else in the folder
-** (a run's outputs written there, a user's notes, a lock file) is the
-** user's: a writer that replaces the folder carries it over and never
-** removes it. */
-static int own_file(const char *name)
+** an in-place commit writes aside), a file its manifest m (or NULL) names
+** (another writer may name them otherwise), or one named as redfox names
+** them (tNNNNN.cNNNNN.col|dict|str)? Anything else in the folder (a run's
+** outputs written there, a user's notes, a lock file) is the user's: a
+** writer that replaces the folder carries it over and never removes it. */
+static int own_file(const rf_db *m, const char *name)
 {
     if (!strcmp(name, RF_DB_MANIFEST)) return 1;
+    for (int32_t i = 0; m && i < m->ntables; i++)
+        for (int32_t c = 0; c < m->tables[i].ncols; c++) {
+            const rf_db_column *col = &m->tables[i].cols[c];
+            if ((col->file && !strcmp(col->file, name)) || (col->dict_file && !strcmp(col->dict_file, name)) ||
+                (col->str_file && !strcmp(col->str_file, name)))
+                return 1;
+        }
     size_t ml = strlen(RF_DB_MANIFEST);
     if (!strncmp(name, RF_DB_MANIFEST, ml) && !strcmp(name + ml, ".new")) return 1;
     const char *p = name;
@@ -1457,19 +1476,21 @@ static int same_file(const char *dir, const char *other, const char *name)
 ** folder (errno ENOTEMPTY). */
 static int remove_dir(const char *dir, const char *other)
 {
+    rf_db *m = manifest_of(dir);
     DIR *dh = opendir(dir);
     int err = dh ? 0 : errno; /* (the cause, rather than the rmdir's "not empty" it leads to) */
     if (dh) {
         struct dirent *e;
         while ((e = readdir(dh)) != NULL) {
             if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-            if (!own_file(e->d_name) && !(other && same_file(dir, other, e->d_name))) continue;
+            if (!own_file(m, e->d_name) && !(other && same_file(dir, other, e->d_name))) continue;
             char *p = rf_sprintf("%s/%s", dir, e->d_name);
             if (p) unlink(p);
             free(p);
         }
         closedir(dh);
     }
+    rf_db_close(m);
     if (rmdir(dir) == 0) return 0;
     if (err) errno = err;
     return -1;
@@ -1484,10 +1505,11 @@ static int remove_dir(const char *dir, const char *other)
 static int carry_links(const char *old, const char *new)
 {
     int linked = 0;
+    rf_db *m = manifest_of(old);
     DIR *dh = opendir(old);
     struct dirent *e;
     while (dh && (e = readdir(dh)) != NULL) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || own_file(e->d_name)) continue;
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || own_file(m, e->d_name)) continue;
         char *a = rf_sprintf("%s/%s", old, e->d_name), *b = rf_sprintf("%s/%s", new, e->d_name);
         struct stat sb;
         /* (linkat without AT_SYMLINK_FOLLOW links a symbolic link itself) */
@@ -1496,6 +1518,7 @@ static int carry_links(const char *old, const char *new)
         free(b);
     }
     if (dh) closedir(dh);
+    rf_db_close(m);
     return linked;
 }
 
@@ -1504,10 +1527,11 @@ static int carry_links(const char *old, const char *new)
 ** the new database's folder, where it has nothing of that name. */
 static void carry_moves(const char *oldstate, const char *final)
 {
+    rf_db *m = manifest_of(oldstate);
     DIR *dh = opendir(oldstate);
     struct dirent *e;
     while (dh && (e = readdir(dh)) != NULL) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || own_file(e->d_name)) continue;
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || own_file(m, e->d_name)) continue;
         char *a = rf_sprintf("%s/%s", oldstate, e->d_name), *b = rf_sprintf("%s/%s", final, e->d_name);
         struct stat sb;
         if (a && b && lstat(b, &sb) != 0 && errno == ENOENT) (void)rename(a, b);
@@ -1515,6 +1539,7 @@ static void carry_moves(const char *oldstate, const char *final)
         free(b);
     }
     if (dh) closedir(dh);
+    rf_db_close(m);
 }
 
 /* The old state's folder, removed once the commit is done; where it stays

@@ -199,6 +199,32 @@ printf -- '-t(1, "s1", 2000-01-02, 1.01).\n' >"$tmp/del.txn"
 user_files_kept "exec"
 cmp -s "$tmp/db.out" "$tmp/text.out" && fail "exec over the user's files: the row was not deleted"
 rm -rf "$tmp/db/README" "$tmp/db/link" "$tmp/db/sub" "$tmp/db/out.csv" "$tmp/db/.redfox.lock"
+# a database whose files another writer named otherwise (a reader takes
+# every name from the manifest): replaced, none of its files is taken for
+# the user's and kept beside the new ones
+if command -v python3 >/dev/null 2>&1; then
+    rm -rf "$tmp/dbo"
+    cp -r "$tmp/db" "$tmp/dbo"
+    python3 - "$(dirname "$0")" "$tmp/dbo" <<'PY' || fail "python: rename a column file"
+import os, sys
+sys.path.insert(0, sys.argv[1])
+from rfdb_manifest import seal
+d = sys.argv[2]
+m = bytearray(open(d + '/manifest.rfdb', 'rb').read())
+old, new = b't00000.c00002.col', b'other-col-02.data'
+at = m.find(old, 64)
+assert at > 0 and len(old) == len(new)
+m[at:at + len(old)] = new
+seal(m)
+open(d + '/manifest.rfdb', 'wb').write(m)
+os.rename(d + '/t00000.c00002.col', d + '/other-col-02.data')
+PY
+    run_db "$tmp/dbo" || { cat "$tmp/db.err"; fail "a database with another writer's file names does not read"; }
+    cp "$tmp/db.out" "$tmp/dbo.want"
+    "$redfox" import "$tmp/prog.logic" --data "$tmp/data" --out "$tmp/dbo" 2>"$tmp/err" || { cat "$tmp/err"; fail "import over another writer's database"; }
+    [ -e "$tmp/dbo/other-col-02.data" ] && fail "import: the old database's file (another writer's name) was kept"
+    ls "$tmp" | grep -q "^dbo\.\(tmp\|old\)\." && fail "import over another writer's database: a folder left"
+fi
 # a functional predicate given two values for one key: refused at import
 cat >"$tmp/fn.logic" <<'P'
 price[k] = v -> int(k), decimal(v).
