@@ -1549,7 +1549,15 @@ static void carry_moves(const char *oldstate, const char *final)
 static void remove_old_state(const char *dir, const char *final, rf_diags *d)
 {
     carry_moves(dir, final);
-    if (remove_dir(dir, final) != 0 && errno != ENOENT)
+    int r = remove_dir(dir, final);
+    if (r != 0 && (errno == ENOTEMPTY || errno == EEXIST))
+        /* (a user's file that could be neither linked nor moved into the
+        ** new folder: the disk full, say; it is not to be removed) */
+        rf_diag_add(d, RF_SEV_WARNING, rf_mkloc(dir, 0, 0),
+                    "this folder, the database's state before the commit, keeps files that were in the database's "
+                    "folder and are not the database's, which could not be carried into the new one (the commit is "
+                    "done; move them back)");
+    else if (r != 0 && errno != ENOENT)
         rf_diag_add(d, RF_SEV_WARNING, rf_mkloc(dir, 0, 0),
                     "cannot remove this folder, the database's state before the commit: %s (the commit is done; the "
                     "folder may be removed)",

@@ -199,6 +199,21 @@ printf -- '-t(1, "s1", 2000-01-02, 1.01).\n' >"$tmp/del.txn"
 user_files_kept "exec"
 cmp -s "$tmp/db.out" "$tmp/text.out" && fail "exec over the user's files: the row was not deleted"
 rm -rf "$tmp/db/README" "$tmp/db/link" "$tmp/db/sub" "$tmp/db/out.csv" "$tmp/db/.redfox.lock"
+# a user's file that can be neither linked nor moved into the new folder
+# (strace: both fail with ENOSPC) stays in the old state's folder, which a
+# warning names as keeping it: never removed, nor called removable
+if command -v strace >/dev/null 2>&1; then
+    echo notes >"$tmp/db/README"
+    env ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 strace -f -qq -o /dev/null -e trace=linkat,rename \
+        -e inject=linkat:error=ENOSPC -e inject=rename:error=ENOSPC \
+        "$redfox" import "$tmp/prog.logic" --data "$tmp/data" --out "$tmp/db" 2>"$tmp/err" || { cat "$tmp/err"; fail "import, the user's file not carried"; }
+    kept=$(ls -d "$tmp"/db.tmp.* 2>/dev/null)
+    [ -n "$kept" ] && [ "$(cat "$kept/README")" = notes ] || { cat "$tmp/err"; fail "a user's file that could not be carried was removed"; }
+    grep -q "^$kept: warning: this folder, the database's state before the commit, keeps files that were in the database's folder and are not the database's" "$tmp/err" ||
+        { cat "$tmp/err"; fail "a user's file that could not be carried: not said"; }
+    run_db "$tmp/db" || fail "the database after an import whose user's file was not carried"
+    rm -rf "$kept"
+fi
 # a database whose files another writer named otherwise (a reader takes
 # every name from the manifest): replaced, none of its files is taken for
 # the user's and kept beside the new ones
