@@ -225,6 +225,19 @@ rf_status rf_db_writer_new(const char *dir, const char *writer_version, rf_db_wr
         rf_db_writer_free(w);
         return RF_ENOMEM;
     }
+    /* DB given as "." or ".." (an import run inside the database): named
+    ** by its absolute path, so that its temporary folder goes beside it and
+    ** the commit can exchange it (no rename moves "."): the commit failed,
+    ** after all the work, with "cannot move the old database aside: Device
+    ** or resource busy" */
+    const char *slash = strrchr(w->final_dir, '/'), *last = slash ? slash + 1 : w->final_dir;
+    if (!strcmp(last, ".") || !strcmp(last, "..")) {
+        char *real = realpath(w->final_dir, NULL);
+        if (real) {
+            free(w->final_dir);
+            w->final_dir = real;
+        }
+    }
     rf_status cst = check_replaceable(w->final_dir, d);
     if (cst) {
         rf_db_writer_free(w);

@@ -199,6 +199,12 @@ printf -- '-t(1, "s1", 2000-01-02, 1.01).\n' >"$tmp/del.txn"
 user_files_kept "exec"
 cmp -s "$tmp/db.out" "$tmp/text.out" && fail "exec over the user's files: the row was not deleted"
 rm -rf "$tmp/db/README" "$tmp/db/link" "$tmp/db/sub" "$tmp/db/out.csv" "$tmp/db/.redfox.lock"
+# an import run inside the database, --out . (the commit failed after all
+# the work: "cannot move the old database aside: Device or resource busy")
+(cd "$tmp/db" && "$redfox" import ../prog.logic --data ../data --out . >/dev/null 2>"$tmp/err") ||
+    { cat "$tmp/err"; fail "import --out . inside the database"; }
+run_db "$tmp/db" && cmp -s "$tmp/db.out" "$tmp/text.out" || fail "import --out .: the database"
+ls "$tmp" | grep -q "^db\.\(tmp\|old\)\." && fail "import --out .: a folder left"
 # a user's file that can be neither linked nor moved into the new folder
 # (strace: both fail with ENOSPC) stays in the old state's folder, which a
 # warning names as keeping it: never removed, nor called removable
