@@ -86,6 +86,24 @@ concurrent)
         wait $fl
         grep -q "^redfox run: waiting for another process writing to $out (it holds $out/.redfox.lock)$" "$tmp/err_w" ||
             fail "the wait for the lock: $(cat "$tmp/err_w")"
+        # a run reading the folder (its shared lock, held here by flock):
+        # the outputs are put in place once it ends, never while it reads
+        # (a reader of a.csv and b.csv saw one run's a and another's b)
+        run a "$out" 2>/dev/null || fail "run a"
+        rm -f "$tmp/rlocked"
+        flock -s "$out" sh -c 'touch "$0"; sleep 3' "$tmp/rlocked" &
+        fl=$!
+        i=0
+        while [ ! -e "$tmp/rlocked" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+        run b "$out" 2>"$tmp/err_r" &
+        pr=$!
+        sleep 1.5
+        same_as "$out" "$tmp/ref_a" || fail "run --out put its outputs in place while a run read the folder"
+        wait $pr || { cat "$tmp/err_r"; fail "run --out beside a reader"; }
+        wait $fl
+        same_as "$out" "$tmp/ref_b" || fail "run --out beside a reader: not its outputs once the reader ended"
+        grep -q "^$out: note: waited for the runs reading this folder before putting the outputs in place$" "$tmp/err_r" ||
+            fail "the wait for the readers: $(cat "$tmp/err_r")"
     fi
     ;;
 kill)

@@ -18,6 +18,7 @@
 */
 #include "pipeline.h"
 #include "redfox.h"
+#include "rf_db.h"
 #include "rf_file.h"
 #include "rf_rt_dist.h"
 #include "rf_runtime.h"
@@ -63,7 +64,8 @@ static const char *usage =
     "                      renames may leave some new, some old; a SIGINT,\n"
     "                      SIGTERM or SIGHUP lets them end, says so, and ends\n"
     "                      the run by the signal). A second run writing the same DIR\n"
-    "                      waits (a lock on DIR/.redfox.lock); a file there that\n"
+    "                      waits (a lock on DIR/.redfox.lock), and the renames\n"
+    "                      wait for the runs reading DIR (a lock on DIR); a file there that\n"
     "                      is a symbolic link is refused, never written through\n"
     "  --repeat N          run each query N times; times are the median\n"
     "  --check DIR         compare each result with DIR/qNN.csv: PASS or FAIL\n"
@@ -621,7 +623,13 @@ static int tpch_run_ranks(run_opts *pro, rf_rt_options *prt, rf_world *world, co
             ** files not yet renamed: the folder held some results of this
             ** run and some of the one before), then ends the process, which
             ** says that the files are in place */
-            int any = 0;
+            int any = 0, dirlock = -1, waited = 0;
+            /* (under the folder's exclusive lock, as run --out: a reader of
+            ** DIR as a text folder never reads results of two runs) */
+            if (!rf_db_is_database(outdir)) st = rf_file_lock_folder(outdir, &dirlock, &waited, &d);
+            if (!st && waited)
+                rf_diag_add(&d, RF_SEV_NOTE, rf_mkloc(outdir, 0, 0),
+                            "waited for the runs reading this folder before putting the results in place");
             rf_file_commit_begin();
             for (int q = 1; q <= NQUERIES && !st; q++)
                 if (want[q]) {
@@ -633,6 +641,7 @@ static int tpch_run_ranks(run_opts *pro, rf_rt_options *prt, rf_world *world, co
                 fprintf(stderr, "redfox tpch run: stopped by %s once the results were in place: all %d are written "
                         "to %s\n", rf_file_signal_name(rf_file_signal_held()), nwant, outdir);
             rf_file_commit_end();
+            rf_file_unlock(dirlock);
         }
         for (int q = 0; q <= NQUERIES; q++) rf_file_out_abort(&files[q]);
         rf_file_unlock(lock);
