@@ -532,9 +532,14 @@ int rf_run(rf_database *db, const rf_program *prog, const rf_run_options *opt, r
     ro.cache = cache;
     /* a database is read under its shared lock, as `redfox run` reads it: a
     ** commit or an import replacing it waits for the run, and the run for
-    ** one under way (which it then reads whole) */
+    ** one under way (which it then reads whole); so is a folder of text
+    ** files, whose writers (tpch gen, run --out) rename their files under
+    ** it held exclusively: the run never reads files of two of their
+    ** generations (it took no lock and could) */
     int dblock = -1, waited = 0;
-    if (!st && db->dir && rf_db_is_database(db->dir)) st = rf_file_lock_folder_shared(db->dir, &dblock, &waited, &d);
+    if (!st && db->dir)
+        st = rf_db_is_database(db->dir) ? rf_file_lock_folder_shared(db->dir, &dblock, &waited, &d)
+                                        : rf_file_lock_text_folder_shared(db->dir, &dblock, &waited, &d);
     int threads = o.threads > 0 ? o.threads : rf_online_cpus();
     const rf_hir_program *h = prog->hir;
     char *read = db->ntables ? rf_calloc((size_t)db->ntables, 1) : NULL; /* [table]: 1 when an input read it */

@@ -356,7 +356,12 @@ void rf_file_out_abort(rf_file_out *f)
     f->tmp = f->path = NULL;
 }
 
-int64_t rf_file_remove_stale(const char *path)
+static int64_t remove_stale(const char *path, int64_t min_age_s);
+
+int64_t rf_file_remove_stale(const char *path) { return remove_stale(path, 0); }
+int64_t rf_file_remove_stale_unlocked(const char *path) { return remove_stale(path, RF_FILE_STALE_S); }
+
+static int64_t remove_stale(const char *path, int64_t min_age_s)
 {
     char *dir = rf_file_dirname(path);
     const char *slash = strrchr(path, '/');
@@ -374,6 +379,10 @@ int64_t rf_file_remove_stale(const char *path)
         int used = 0;
         if (pid <= 0 || *end != '-' || sscanf(end + 1, "%u.tmp%n", &counter, &used) != 1 || end[1 + used]) continue;
         if (pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue; /* alive */
+        struct stat sb;
+        if (min_age_s > 0 && (fstatat(dirfd(dd), e->d_name, &sb, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(sb.st_mode) ||
+                              (int64_t)(time(NULL) - sb.st_mtime) < min_age_s))
+            continue;
         if (unlinkat(dirfd(dd), e->d_name, 0) == 0) n++;
     }
     if (dd) closedir(dd);

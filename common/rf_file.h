@@ -88,6 +88,13 @@ int rf_file_same_name(const char *a, const char *b);
 ** left by a process that no longer runs (killed by SIGKILL, say). Call it
 ** while holding the folder's lock. Returns how many were removed. */
 int64_t rf_file_remove_stale(const char *path);
+/* The same for a writer that holds no lock on the folder (compile -o, run
+** --trace, tpch bench --json): only temporaries that also changed last
+** RF_FILE_STALE_S ago or more, so that the writer of another pid namespace
+** sharing the folder (its pid unseen here) is never robbed of a file it
+** still writes. */
+#define RF_FILE_STALE_S 600
+int64_t rf_file_remove_stale_unlocked(const char *path);
 
 /* The advisory lock of an output folder: flock(LOCK_EX) on DIR/.redfox.lock
 ** (created if missing, never through a link). rf_file_lock_try returns RF_OK

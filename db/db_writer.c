@@ -9,7 +9,9 @@
 ** strings in order of first appearance, built with a hash table and written
 ** when the column ends), the manifest (written last; its bytes kept for the
 ** caller, rf_db_writer_manifest), and the rename that
-** puts the directory in place. Until that rename nothing at DIR changes, and
+** puts the directory in place, the user's files in a database folder it
+** replaces carried into the new one (carry_links, carry_moves: only the
+** database's own files are ever removed). Until that rename nothing at DIR changes, and
 ** the temporary directory has no manifest until every column is on disk: a
 ** failed or killed writer leaves nothing that reads as a database.
 ** In place (rf_db_writer_in_place): no temporary directory; a table's new
@@ -116,7 +118,7 @@ static rf_status write_all(int fd, const void *p, int64_t n)
     return RF_OK;
 }
 
-static int remove_dir(const char *dir);
+static int remove_dir(const char *dir, const char *other);
 
 /* Is tmp (a folder's entry) a temporary folder of final's writer that
 ** no one writes any more: DIR.tmp.PID.N of a process that is gone (a writer
@@ -170,9 +172,14 @@ static void remove_stale_tmps(const char *final, rf_diags *d)
         if (!stale_tmp(final, parent, e->d_name)) continue;
         char *path = slash ? rf_sprintf("%s/%s", parent, e->d_name) : rf_strdup(e->d_name);
         if (!path) break;
-        (void)remove_dir(path);
-        rf_diag_add(d, RF_SEV_NOTE, rf_mkloc(path, 0, 0),
-                    "removed this temporary folder: a writer of the database that stopped before its end left it");
+        if (remove_dir(path, final) == 0)
+            rf_diag_add(d, RF_SEV_NOTE, rf_mkloc(path, 0, 0),
+                        "removed this temporary folder: a writer of the database that stopped before its end left it");
+        else if (errno == ENOTEMPTY || errno == EEXIST)
+            rf_diag_add(d, RF_SEV_NOTE, rf_mkloc(path, 0, 0),
+                        "a writer of the database that stopped before its end left this temporary folder; its "
+                        "database files are removed, the files that are not the database's are kept (move or "
+                        "remove them)");
         free(path);
     }
     if (dh) closedir(dh);
@@ -217,6 +224,19 @@ rf_status rf_db_writer_new(const char *dir, const char *writer_version, rf_db_wr
     if (!w->final_dir) {
         rf_db_writer_free(w);
         return RF_ENOMEM;
+    }
+    /* DB given as "." or ".." (an import run inside the database): named
+    ** by its absolute path, so that its temporary folder goes beside it and
+    ** the commit can exchange it (no rename moves "."): the commit failed,
+    ** after all the work, with "cannot move the old database aside: Device
+    ** or resource busy" */
+    const char *slash = strrchr(w->final_dir, '/'), *last = slash ? slash + 1 : w->final_dir;
+    if (!strcmp(last, ".") || !strcmp(last, "..")) {
+        char *real = realpath(w->final_dir, NULL);
+        if (real) {
+            free(w->final_dir);
+            w->final_dir = real;
+        }
     }
     rf_status cst = check_replaceable(w->final_dir, d);
     if (cst) {
@@ -1410,34 +1430,147 @@ static void sync_committed(const char *dir, rf_diags *d)
                     strerror(err));
 }
 
-/* Removes a database folder's files (only files: a database has no
-** subfolders) and the folder; -1 (errno set) where the folder stays. */
-static int remove_dir(const char *dir)
+/* The manifest of the database in dir, for the names of its files (NULL
+** where there is none or it does not read: then only own_file's names). */
+static rf_db *manifest_of(const char *dir)
 {
+    rf_diags dd;
+    rf_diags_init(&dd);
+    rf_db *m = NULL;
+    if (rf_db_is_database(dir) && rf_db_open(dir, &m, &dd) != RF_OK) m = NULL;
+    rf_diags_free(&dd);
+    return m;
+}
+
+/* Is name one of a database folder's own files: its manifest (or the one
+** an in-place commit writes aside), a file its manifest m (or NULL) names
+** (another writer may name them otherwise), or one named as redfox names
+** them (tNNNNN.cNNNNN.col|dict|str)? Anything else in the folder (a run's
+** outputs written there, a user's notes, a lock file) is the user's: a
+** writer that replaces the folder carries it over and never removes it. */
+static int own_file(const rf_db *m, const char *name)
+{
+    if (!strcmp(name, RF_DB_MANIFEST)) return 1;
+    for (int32_t i = 0; m && i < m->ntables; i++)
+        for (int32_t c = 0; c < m->tables[i].ncols; c++) {
+            const rf_db_column *col = &m->tables[i].cols[c];
+            if ((col->file && !strcmp(col->file, name)) || (col->dict_file && !strcmp(col->dict_file, name)) ||
+                (col->str_file && !strcmp(col->str_file, name)))
+                return 1;
+        }
+    size_t ml = strlen(RF_DB_MANIFEST);
+    if (!strncmp(name, RF_DB_MANIFEST, ml) && !strcmp(name + ml, ".new")) return 1;
+    const char *p = name;
+    if (*p++ != 't') return 0;
+    int digits = 0;
+    while (*p >= '0' && *p <= '9') p++, digits++;
+    if (!digits || *p++ != '.' || *p++ != 'c') return 0;
+    digits = 0;
+    while (*p >= '0' && *p <= '9') p++, digits++;
+    return digits && (!strcmp(p, ".col") || !strcmp(p, ".dict") || !strcmp(p, ".str"));
+}
+
+/* Are dir/name and other/name one file (hard links of one inode)? */
+static int same_file(const char *dir, const char *other, const char *name)
+{
+    char *a = rf_sprintf("%s/%s", dir, name), *b = rf_sprintf("%s/%s", other, name);
+    struct stat sa, sb;
+    int same = a && b && lstat(a, &sa) == 0 && lstat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    free(a);
+    free(b);
+    return same;
+}
+
+/* Removes a database folder's own files (own_file; a database has no
+** subfolders) and the folder; -1 (errno set) where the folder stays. The
+** user's files in it are removed only where other (a folder, or NULL) holds
+** the same file under the same name (carried over: carry_links), so that
+** no file but the database's is ever lost; where one stays, so does the
+** folder (errno ENOTEMPTY). */
+static int remove_dir(const char *dir, const char *other)
+{
+    rf_db *m = manifest_of(dir);
     DIR *dh = opendir(dir);
     int err = dh ? 0 : errno; /* (the cause, rather than the rmdir's "not empty" it leads to) */
     if (dh) {
         struct dirent *e;
         while ((e = readdir(dh)) != NULL) {
             if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+            if (!own_file(m, e->d_name) && !(other && same_file(dir, other, e->d_name))) continue;
             char *p = rf_sprintf("%s/%s", dir, e->d_name);
             if (p) unlink(p);
             free(p);
         }
         closedir(dh);
     }
+    rf_db_close(m);
     if (rmdir(dir) == 0) return 0;
     if (err) errno = err;
     return -1;
+}
+
+/* Before a copy-on-write commit replaces the database at old with the
+** folder at new: the user's files in old (not own_file: a run's outputs
+** written into the database's folder, notes) hard-linked into new under
+** their names, so that they are in the folder at DIR before and after the
+** exchange, never lost with the old state. A subfolder, or a file that
+** cannot be linked, is left for carry_moves. Returns how many it linked. */
+static int carry_links(const char *old, const char *new)
+{
+    int linked = 0;
+    rf_db *m = manifest_of(old);
+    DIR *dh = opendir(old);
+    struct dirent *e;
+    while (dh && (e = readdir(dh)) != NULL) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || own_file(m, e->d_name)) continue;
+        char *a = rf_sprintf("%s/%s", old, e->d_name), *b = rf_sprintf("%s/%s", new, e->d_name);
+        struct stat sb;
+        /* (linkat without AT_SYMLINK_FOLLOW links a symbolic link itself) */
+        if (a && b && lstat(a, &sb) == 0 && !S_ISDIR(sb.st_mode) && linkat(AT_FDCWD, a, AT_FDCWD, b, 0) == 0) linked++;
+        free(a);
+        free(b);
+    }
+    if (dh) closedir(dh);
+    rf_db_close(m);
+    return linked;
+}
+
+/* Once the commit replaced the database: the user's entries of the old
+** state's folder that carry_links could not link (subfolders) moved into
+** the new database's folder, where it has nothing of that name. */
+static void carry_moves(const char *oldstate, const char *final)
+{
+    rf_db *m = manifest_of(oldstate);
+    DIR *dh = opendir(oldstate);
+    struct dirent *e;
+    while (dh && (e = readdir(dh)) != NULL) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || own_file(m, e->d_name)) continue;
+        char *a = rf_sprintf("%s/%s", oldstate, e->d_name), *b = rf_sprintf("%s/%s", final, e->d_name);
+        struct stat sb;
+        if (a && b && lstat(b, &sb) != 0 && errno == ENOENT) (void)rename(a, b);
+        free(a);
+        free(b);
+    }
+    if (dh) closedir(dh);
+    rf_db_close(m);
 }
 
 /* The old state's folder, removed once the commit is done; where it stays
 ** (the system refused), a warning names it: it may be removed (the next
 ** writer of the database removes it once this process is gone,
 ** remove_stale_tmps). */
-static void remove_old_state(const char *dir, rf_diags *d)
+static void remove_old_state(const char *dir, const char *final, rf_diags *d)
 {
-    if (remove_dir(dir) != 0 && errno != ENOENT)
+    carry_moves(dir, final);
+    int r = remove_dir(dir, final);
+    if (r != 0 && (errno == ENOTEMPTY || errno == EEXIST))
+        /* (a user's file that could be neither linked nor moved into the
+        ** new folder: the disk full, say; it is not to be removed) */
+        rf_diag_add(d, RF_SEV_WARNING, rf_mkloc(dir, 0, 0),
+                    "this folder, the database's state before the commit, keeps files that were in the database's "
+                    "folder and are not the database's, which could not be carried into the new one (the commit is "
+                    "done; move them back)");
+    else if (r != 0 && errno != ENOENT)
         rf_diag_add(d, RF_SEV_WARNING, rf_mkloc(dir, 0, 0),
                     "cannot remove this folder, the database's state before the commit: %s (the commit is done; the "
                     "folder may be removed)",
@@ -1551,6 +1684,9 @@ rf_status rf_db_writer_commit(rf_db_writer *w, rf_diags *d)
             return RF_EUSER;
         }
         if (rf_db_is_database(w->final_dir)) {
+            /* the user's files there stay at DIR: linked into the new
+            ** folder first (and that made durable with it) */
+            if (carry_links(w->final_dir, w->tmp_dir) && (st = sync_path(w->tmp_dir, 1, d)) != RF_OK) return st;
 #ifdef SYS_renameat2
             /* one atomic exchange (Linux 3.15): DIR is the old database or
             ** the new one at every moment, never missing (`redfox exec`
@@ -1558,7 +1694,7 @@ rf_status rf_db_writer_commit(rf_db_writer *w, rf_diags *d)
             ** temporary name, is removed after */
             if (syscall(SYS_renameat2, AT_FDCWD, w->tmp_dir, AT_FDCWD, w->final_dir, 2 /* RENAME_EXCHANGE */) == 0) {
                 w->committed = 1;
-                remove_old_state(w->tmp_dir, d);
+                remove_old_state(w->tmp_dir, w->final_dir, d);
                 goto durable;
             }
 #endif
@@ -1588,7 +1724,7 @@ rf_status rf_db_writer_commit(rf_db_writer *w, rf_diags *d)
         return st;
     }
     w->committed = 1;
-    if (old) remove_old_state(old, d);
+    if (old) remove_old_state(old, w->final_dir, d);
     free(old);
 #ifdef SYS_renameat2
 durable:
@@ -1632,7 +1768,7 @@ void rf_db_writer_free(rf_db_writer *w)
         }
         free(w->w[i]);
     }
-    if (!w->committed && w->tmp_dir && !w->in_place) (void)remove_dir(w->tmp_dir);
+    if (!w->committed && w->tmp_dir && !w->in_place) (void)remove_dir(w->tmp_dir, w->final_dir);
     free(w->w);
     free(w->db.tables);
     rf_arena_free(&w->db.arena);

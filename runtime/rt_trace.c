@@ -90,6 +90,7 @@ rf_status rf_rt_trace_log_write(const rf_rt_trace_log *t, const char *path, cons
     }
     rf_file_out f;
     rf_file_out_init(&f);
+    rf_file_remove_stale_unlocked(path); /* (a killed run's temporary) */
     rf_status st = rf_file_out_open(&f, path, d);
     if (!st) {
         rf_file_out_write_cb(&f, head.data, head.len);

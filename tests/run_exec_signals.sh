@@ -167,7 +167,30 @@ if command -v strace >/dev/null 2>&1; then
     cmp -s "$tmp/out" "$tmp/c1.want" || fail "SIGHUP during a plain exec's commit: not its outputs"
     "$redfox" run "$prog" --data "$tmp/db" --device cpu --format tbl >"$tmp/got" || fail "run after SIGHUP"
     cmp -s "$tmp/got" "$tmp/c1.want" || fail "SIGHUP during a plain exec's commit: the database is not its state"
-    echo "ok: SIGTERM, SIGINT, SIGHUP inside commits (an exchange on its thread, in place, a plain exec): each commit ended, said, no folder left"
+
+    # ---- --each, its second batch a FIFO that no one writes: a SIGINT held
+    # while the first commit's exchange ends on its thread stops the second
+    # transaction's wait for its bytes (it waited for a writer for ever, the
+    # ^C swallowed: a blocking open restarts after the handler)
+    rm -rf "$tmp/db" "$tmp/db".tmp.* "$tmp/fifo.txn"
+    cp -r "$tmp/db0" "$tmp/db"
+    mkfifo "$tmp/fifo.txn" || fail "mkfifo"
+    $nolsan timeout -s KILL 30 strace -f -qq -o /dev/null -P "$tmp/db" -e trace=renameat2 -e inject=renameat2:delay_enter=1000000:when=1 $dflt sh -c \
+        'echo $$ >"$0"; exec "$@"' "$tmp/pid" "$redfox" exec "$tmp/db" "$prog" --device "$dev" --each --batch "$tmp/c1.txn" \
+        --batch "$tmp/fifo.txn" --format tbl >"$tmp/out" 2>"$tmp/err" &
+    spid=$!
+    wait_for "$tmp/db.tmp.*/manifest.rfdb" || fail "FIFO batch: no commit ending"
+    kill -INT "$(cat "$tmp/pid")"
+    wait $spid
+    code=$?
+    kill -KILL "$(cat "$tmp/pid")" 2>/dev/null
+    [ $code -eq 130 ] || { cat "$tmp/err"; fail "SIGINT while the next batch, a FIFO, waits for its writer: status $code, not 130 (137: it hung)"; }
+    no_tmp "SIGINT while the next batch waits"
+    grep -q "^redfox exec: transaction 2 of 2 (.*fifo.txn) stopped by SIGINT before its commit; the one before it is committed, and those after it are not applied$" \
+        "$tmp/err" || { cat "$tmp/err"; fail "SIGINT while the next batch, a FIFO, waits: no word of what is committed"; }
+    "$redfox" run "$prog" --data "$tmp/db" --device cpu --format tbl >"$tmp/got" || fail "run after SIGINT"
+    cmp -s "$tmp/got" "$tmp/c1.want" || fail "SIGINT while the next batch waits: the database is not transaction 1's state"
+    echo "ok: SIGTERM, SIGINT, SIGHUP inside commits (an exchange on its thread, in place, a plain exec, a FIFO batch after it): each commit ended, said, no folder left"
 else
     echo "skipped: signals inside commits held by strace (strace missing)"
 fi

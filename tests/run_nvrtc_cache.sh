@@ -62,5 +62,17 @@ for n in 1 2; do
     [ "$(wc -l <"$tmp/err")" = 1 ] || { no "a folder with a file, compile $n: more than the warning said"; cat "$tmp/err"; }
 done
 rm -rf "$e"
-[ $fail = 0 ] && echo "NVRTC's cache: damaged entries compiled again, sound ones served"
+# the temporary of a writer killed between its creation and its rename
+# (SIGKILL; about 400 KB of PTX) is removed by the next write into the
+# folder once its process is gone and it is a minute old; one of a live
+# process, or a recent one, is kept. They stayed for ever.
+d=$(dirname "$e")
+echo part >"$d/x.ptx.4194000.1.tmp"; echo part >"$d/y.ptx.4194001.1.tmp"; echo part >"$d/z.ptx.$$.1.tmp"
+touch -d '1 hour ago' "$d/x.ptx.4194000.1.tmp" "$d/z.ptx.$$.1.tmp"
+rm -f "$e"
+"$r" compile "$prog" -o "$tmp/d.rfx" --cache-dir "$c" 2>"$tmp/err" || { no "compile after a killed writer"; cat "$tmp/err"; }
+[ -e "$d/x.ptx.4194000.1.tmp" ] && no "a stale temporary of a gone writer was kept"
+[ -e "$d/y.ptx.4194001.1.tmp" ] || no "a recent temporary was removed"
+[ -e "$d/z.ptx.$$.1.tmp" ] || no "a live process's temporary was removed"
+[ $fail = 0 ] && echo "NVRTC's cache: damaged entries compiled again, sound ones served, stale temporaries removed"
 exit $fail

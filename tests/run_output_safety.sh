@@ -71,9 +71,40 @@ concurrent)
             fail "trial $trial: the folder matches neither run (or mixes them)"
         fi
         only_outputs "$out" "trial $trial"
-        grep -h . "$tmp/err_a" "$tmp/err_b" | grep -v -q "waiting for another run" &&
+        grep -h . "$tmp/err_a" "$tmp/err_b" | grep -v -q "waiting for another process writing to" &&
             fail "trial $trial: unexpected messages: $(cat "$tmp/err_a" "$tmp/err_b")"
     done
+    # the lock held by another kind of writer (tpch gen writes a folder under
+    # the same lock): the wait names a process, not "another run"
+    if command -v flock >/dev/null 2>&1; then
+        rm -f "$tmp/locked"
+        flock "$out/.redfox.lock" sh -c 'touch "$0"; sleep 2' "$tmp/locked" &
+        fl=$!
+        i=0
+        while [ ! -e "$tmp/locked" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+        run a "$out" 2>"$tmp/err_w" || fail "run while another process holds the lock"
+        wait $fl
+        grep -q "^redfox run: waiting for another process writing to $out (it holds $out/.redfox.lock)$" "$tmp/err_w" ||
+            fail "the wait for the lock: $(cat "$tmp/err_w")"
+        # a run reading the folder (its shared lock, held here by flock):
+        # the outputs are put in place once it ends, never while it reads
+        # (a reader of a.csv and b.csv saw one run's a and another's b)
+        run a "$out" 2>/dev/null || fail "run a"
+        rm -f "$tmp/rlocked"
+        flock -s "$out" sh -c 'touch "$0"; sleep 3' "$tmp/rlocked" &
+        fl=$!
+        i=0
+        while [ ! -e "$tmp/rlocked" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+        run b "$out" 2>"$tmp/err_r" &
+        pr=$!
+        sleep 1.5
+        same_as "$out" "$tmp/ref_a" || fail "run --out put its outputs in place while a run read the folder"
+        wait $pr || { cat "$tmp/err_r"; fail "run --out beside a reader"; }
+        wait $fl
+        same_as "$out" "$tmp/ref_b" || fail "run --out beside a reader: not its outputs once the reader ended"
+        grep -q "^$out: note: waited for the runs reading this folder before putting the outputs in place$" "$tmp/err_r" ||
+            fail "the wait for the readers: $(cat "$tmp/err_r")"
+    fi
     ;;
 kill)
     mkdata big 1500 3000 3
@@ -130,6 +161,59 @@ kill)
     done
     [ $caught -ge 2 ] || fail "caught a run mid-write only $caught times in 6"
     echo "killed mid-write $caught times in 6"
+    # the temporaries that a SIGKILL left beside compile -o's program, run
+    # --trace's timeline and tpch bench --json's file (named as theirs, the
+    # process gone, untouched for ten minutes) are removed by the next writer
+    # of that file, as run --out's are; a recent one is kept (a writer of
+    # another pid namespace may still write it). They stayed for ever.
+    mkdir -p "$tmp/stale"
+    for f in tc.rfx t.json b.json; do
+        echo part >"$tmp/stale/.$f.redfox-4194000-0.tmp"; echo part >"$tmp/stale/.$f.redfox-4194001-0.tmp"
+        touch -d '1 hour ago' "$tmp/stale/.$f.redfox-4194000-0.tmp"
+    done
+    "$redfox" compile "$tmp/tc.logic" -o "$tmp/stale/tc.rfx" 2>/dev/null || fail "compile -o"
+    "$redfox" run "$tmp/tc.rfx" --device cpu --data "$tmp/small" --trace "$tmp/stale/t.json" >/dev/null 2>&1 || fail "run --trace"
+    "$redfox" tpch gen --sf 0.01 --tables lineitem --out "$tmp/tpch" 2>/dev/null || fail "tpch gen"
+    "$redfox" tpch bench --data "$tmp/tpch" --sf 0.01 --queries 6 --repeat 1 --device cpu --json "$tmp/stale/b.json" \
+        >/dev/null 2>&1 || fail "tpch bench --json"
+    for f in tc.rfx t.json b.json; do
+        [ -f "$tmp/stale/$f" ] || fail "$f not written"
+        [ -e "$tmp/stale/.$f.redfox-4194000-0.tmp" ] && fail "the stale temporary of $f was kept"
+        [ -e "$tmp/stale/.$f.redfox-4194001-0.tmp" ] || fail "a recent temporary of $f was removed"
+    done
+    # a SIGINT, SIGTERM or SIGHUP during the renames (strace sends it as the
+    # first one returns): they all end, and the process ends by the signal
+    # saying that the outputs are in place; tpch run --out (all or none)
+    # ended at once, its results in the folder some new, some old, and run
+    # --out said nothing of the outputs it had put in place
+    if command -v strace >/dev/null 2>&1; then
+        out=$tmp/out_held
+        rm -rf "$out"
+        run small "$out" || fail "run small"
+        # (LeakSanitizer cannot run under ptrace)
+        ASAN_OPTIONS=${ASAN_OPTIONS:-}:detect_leaks=0 strace -f -qq -o /dev/null -e trace=rename \
+            -e inject=rename:signal=TERM:when=1 "$redfox" run "$tmp/tc.rfx" --device cpu --data "$tmp/big" --out "$out" \
+            2>"$tmp/err"
+        rc=$?
+        [ -f "$tmp/ref_big/path.csv" ] || run big "$tmp/ref_big" 2>/dev/null || fail "run big"
+        [ $rc -eq 143 ] && same_as "$out" "$tmp/ref_big" || { cat "$tmp/err"; fail "SIGTERM during the renames: exit $rc, or not the new outputs"; }
+        grep -q "^redfox run: stopped by SIGTERM once the outputs were in place: all 2 are written to $out\$" "$tmp/err" ||
+            { cat "$tmp/err"; fail "SIGTERM during the renames: not said"; }
+        only_outputs "$out" "SIGTERM during the renames left a temporary:"
+        "$redfox" tpch run --data "$tmp/tpch" --queries 1,6 --device cpu --out "$tmp/tq_ref" >/dev/null 2>&1 || fail "tpch run"
+        for sig in INT HUP; do
+            mkdir -p "$tmp/tq"; echo old >"$tmp/tq/q01.csv"; echo old >"$tmp/tq/q06.csv"
+            ASAN_OPTIONS=${ASAN_OPTIONS:-}:detect_leaks=0 strace -f -qq -o /dev/null -e trace=rename \
+                -e inject=rename:signal=$sig:when=1 "$redfox" tpch run --data "$tmp/tpch" --queries 1,6 --device cpu \
+                --out "$tmp/tq" >/dev/null 2>"$tmp/err"
+            rc=$?
+            cmp -s "$tmp/tq/q01.csv" "$tmp/tq_ref/q01.csv" && cmp -s "$tmp/tq/q06.csv" "$tmp/tq_ref/q06.csv" ||
+                { cat "$tmp/err"; fail "tpch run --out, SIG$sig during the renames: not all the new results (a mix)"; }
+            [ $rc -gt 128 ] && grep -q "^redfox tpch run: stopped by SIG$sig once the results were in place: all 2 are written" "$tmp/err" ||
+                { cat "$tmp/err"; fail "tpch run --out, SIG$sig during the renames: exit $rc, or not said"; }
+            ls -A "$tmp/tq" | grep -q '\.tmp$' && fail "tpch run --out, SIG$sig: a temporary left"
+        done
+    fi
     ;;
 symlink)
     mkdata small 40 60 4

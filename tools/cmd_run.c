@@ -66,10 +66,14 @@ static const char *usage =
     "                       printing; DIR is created if missing. Files are written\n"
     "                       aside and renamed into place only when all were\n"
     "                       written and synced, so a failed or killed run leaves\n"
-    "                       the folder's files as they were (a crash during the\n"
-    "                       final renames may leave some new, some old). A second\n"
+    "                       the folder's files as they were (a crash or SIGKILL\n"
+    "                       during the final renames may leave some new, some\n"
+    "                       old; a SIGINT, SIGTERM or SIGHUP lets them end, says\n"
+    "                       so, and ends the run by the signal). A second\n"
     "                       run writing the same DIR waits for the first to finish\n"
-    "                       (a lock on DIR/.redfox.lock). An output file that is a\n"
+    "                       (a lock on DIR/.redfox.lock), and the renames wait for\n"
+    "                       the runs reading DIR as their data (a lock on DIR), so\n"
+    "                       none reads outputs of two runs. An output file that is a\n"
     "                       symbolic link is refused, never written through,\n"
     "                       and one that is an input file of the run (DIR the\n"
     "                       data folder, an output named like an input) is\n"
@@ -198,7 +202,7 @@ static int write_outputs(const rf_result *res, const char *outdir, int fmt)
     int lock = -1, busy = -1;
     rf_status st = rf_file_lock_try(outdir, &lock, &busy, &d);
     if (!st && lock < 0) {
-        fprintf(stderr, "redfox run: waiting for another run writing to %s (it holds %s/%s)\n", outdir, outdir,
+        fprintf(stderr, "redfox run: waiting for another process writing to %s (it holds %s/%s)\n", outdir, outdir,
                 RF_FILE_LOCK_NAME);
         st = rf_file_lock_wait(outdir, busy, &d);
         lock = busy;
@@ -234,12 +238,30 @@ static int write_outputs(const rf_result *res, const char *outdir, int fmt)
         rf_status cst = rf_file_out_close(&files[i], &d);
         if (!st) st = cst;
     }
+    /* the renames under the folder's own lock held exclusively, which the
+    ** runs reading DIR as a text folder hold shared from their first file to
+    ** their last (as tpch gen renames its tables): a run reading the outputs
+    ** never reads some of this run and some of another (it did). Not in a
+    ** database's folder: that lock is the database's, and no one reads the
+    ** outputs there as a text folder (this run may hold it shared) */
+    int dirlock = -1, waited = 0;
+    if (!st && nout && !rf_db_is_database(outdir)) st = rf_file_lock_folder(outdir, &dirlock, &waited, &d);
+    if (!st && waited)
+        rf_diag_add(&d, RF_SEV_NOTE, rf_mkloc(outdir, 0, 0),
+                    "waited for the runs reading this folder before putting the outputs in place");
     /* the only window: a crash (SIGKILL) between two renames leaves some new,
-    ** some old; SIGINT, SIGTERM and SIGHUP wait for the renames */
+    ** some old; SIGINT, SIGTERM and SIGHUP wait for the renames (and their
+    ** sync), and then the process ends by the signal, saying that the
+    ** outputs are in place (it said nothing, and status 130 read as "not
+    ** written") */
     rf_file_commit_begin();
     for (int32_t i = 0; !st && i < nout; i++) st = rf_file_out_rename(&files[i], &d);
-    rf_file_commit_end();
     if (!st && nout) st = rf_file_sync_dir(files[0].path, &d);
+    if (!st && rf_file_signal_held())
+        fprintf(stderr, "redfox run: stopped by %s once the outputs were in place: all %d are written to %s\n",
+                rf_file_signal_name(rf_file_signal_held()), (int)nout, outdir);
+    rf_file_commit_end();
+    rf_file_unlock(dirlock);
     for (int32_t i = 0; files && i < nout; i++) rf_file_out_abort(&files[i]);
     free(files);
     rf_file_unlock(lock);

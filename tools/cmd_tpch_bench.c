@@ -448,6 +448,7 @@ static int write_json(const char *path, const report *r, const bstat *bs, const 
     rf_diags d;
     rf_diags_init(&d);
     rf_file_out out;
+    rf_file_remove_stale_unlocked(path); /* (a killed bench's temporary) */
     rf_status st = rf_file_out_open(&out, path, &d);
     if (!st) {
         rf_file_out_write(&out, text, (int64_t)len);

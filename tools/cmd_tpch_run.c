@@ -18,6 +18,7 @@
 */
 #include "pipeline.h"
 #include "redfox.h"
+#include "rf_db.h"
 #include "rf_file.h"
 #include "rf_rt_dist.h"
 #include "rf_runtime.h"
@@ -59,8 +60,12 @@ static const char *usage =
     "                      the answers' format ('|'-separated, header row, as\n"
     "                      --check reads). Written aside and renamed into place\n"
     "                      at the end, all or none: only when every query ran and\n"
-    "                      its file was written. A second run writing the same DIR\n"
-    "                      waits (a lock on DIR/.redfox.lock); a file there that\n"
+    "                      its file was written (a crash or SIGKILL during the\n"
+    "                      renames may leave some new, some old; a SIGINT,\n"
+    "                      SIGTERM or SIGHUP lets them end, says so, and ends\n"
+    "                      the run by the signal). A second run writing the same DIR\n"
+    "                      waits (a lock on DIR/.redfox.lock), and the renames\n"
+    "                      wait for the runs reading DIR (a lock on DIR); a file there that\n"
     "                      is a symbolic link is refused, never written through\n"
     "  --repeat N          run each query N times; times are the median\n"
     "  --check DIR         compare each result with DIR/qNN.csv: PASS or FAIL\n"
@@ -505,7 +510,7 @@ static int tpch_run_ranks(run_opts *pro, rf_rt_options *prt, rf_world *world, co
         int busy = -1;
         rf_status st = rf_file_lock_try(outdir, &lock, &busy, &d);
         if (!st && lock < 0) {
-            fprintf(stderr, "redfox tpch run: waiting for another run writing to %s (it holds %s/%s)\n", outdir,
+            fprintf(stderr, "redfox tpch run: waiting for another process writing to %s (it holds %s/%s)\n", outdir,
                     outdir, RF_FILE_LOCK_NAME);
             st = rf_file_lock_wait(outdir, busy, &d);
             lock = busy;
@@ -613,13 +618,30 @@ static int tpch_run_ranks(run_opts *pro, rf_rt_options *prt, rf_world *world, co
             fprintf(stderr, "redfox tpch run: nothing written to %s: %d quer%s did not run or could not be written\n",
                     outdir, unwritten, unwritten == 1 ? "y" : "ies");
         } else {
-            int any = 0;
+            /* all or none: a SIGINT, SIGTERM or SIGHUP waits for the
+            ** renames (it came between two, and the handler removed the
+            ** files not yet renamed: the folder held some results of this
+            ** run and some of the one before), then ends the process, which
+            ** says that the files are in place */
+            int any = 0, dirlock = -1, waited = 0;
+            /* (under the folder's exclusive lock, as run --out: a reader of
+            ** DIR as a text folder never reads results of two runs) */
+            if (!rf_db_is_database(outdir)) st = rf_file_lock_folder(outdir, &dirlock, &waited, &d);
+            if (!st && waited)
+                rf_diag_add(&d, RF_SEV_NOTE, rf_mkloc(outdir, 0, 0),
+                            "waited for the runs reading this folder before putting the results in place");
+            rf_file_commit_begin();
             for (int q = 1; q <= NQUERIES && !st; q++)
                 if (want[q]) {
                     st = rf_file_out_rename(&files[q], &d);
                     any = q;
                 }
             if (!st && any) st = rf_file_sync_dir(files[any].path, &d);
+            if (!st && rf_file_signal_held())
+                fprintf(stderr, "redfox tpch run: stopped by %s once the results were in place: all %d are written "
+                        "to %s\n", rf_file_signal_name(rf_file_signal_held()), nwant, outdir);
+            rf_file_commit_end();
+            rf_file_unlock(dirlock);
         }
         for (int q = 0; q <= NQUERIES; q++) rf_file_out_abort(&files[q]);
         rf_file_unlock(lock);

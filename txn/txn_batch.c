@@ -18,11 +18,13 @@
 ** reported here as a file's parsed now.
 */
 #include "rf_cpu.h"
+#include "rf_file.h"
 #include "rf_sys.h"
 #include "rf_txn.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,14 +114,35 @@ static void pread_part(void *ctx, int64_t begin, int64_t end, int worker)
     }
 }
 
+/* Until the stream fd (opened O_NONBLOCK) has bytes or its end to read:
+** 1; 0 once a SIGINT, SIGTERM or SIGHUP is held (rf_file.h). A FIFO opened
+** to block waits in the open for its writer, and a blocking read restarts
+** after the handler (SA_RESTART): a ^C held while the commit before ended
+** on its thread (`exec --each`) then waited for a writer that might never
+** come. */
+static int stream_readable(int fd)
+{
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    while (!rf_file_signal_held()) {
+        int r = poll(&p, 1, 50);
+        if (r > 0 || (r < 0 && errno != EINTR)) return 1;
+    }
+    return 0;
+}
+
 /* The whole file into *text (NUL-terminated), sized once where the size is
 ** known; a large regular file read in parallel parts, then on in order (to
-** its end, should it have grown). */
+** its end, should it have grown). A stream (FIFO, pipe, terminal) is
+** opened without waiting for its writer and read as its bytes come
+** (stream_readable). */
 static rf_status read_file(const char *path, rf_cpu_pool *pool, char **text, int64_t *len, rf_diags *d)
 {
-    FILE *f = fopen(path, "rb");
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
     if (!f) {
-        rf_error(d, rf_mkloc(path, 0, 0), "cannot read the transaction file: %s", strerror(errno));
+        int e = errno;
+        if (fd >= 0) close(fd);
+        rf_error(d, rf_mkloc(path, 0, 0), "cannot read the transaction file: %s", strerror(e));
         return RF_EUSER;
     }
     struct stat sb;
@@ -130,7 +153,7 @@ static rf_status read_file(const char *path, rf_cpu_pool *pool, char **text, int
         return RF_EUSER;
     }
     int64_t cap = regular ? (int64_t)sb.st_size + 1 : 65536, n = 0;
-    int rerr = 0; /* a stream's read error */
+    int rerr = 0, stopped = 0; /* a stream's read error; a signal held while it waited */
     char *buf = rf_malloc((size_t)cap + 1);
     rf_status st = buf ? RF_OK : RF_ENOMEM;
     enum { PART = 1 << 20 };
@@ -158,9 +181,11 @@ static rf_status read_file(const char *path, rf_cpu_pool *pool, char **text, int
         if (regular) {
             got = fread(buf + n, 1, (size_t)(cap - n), f);
         } else {
-            ssize_t r;
-            while ((r = read(fileno(f), buf + n, (size_t)(cap - n))) < 0 && errno == EINTR) {}
-            if (r < 0) rerr = errno;
+            ssize_t r = -1;
+            while (!(stopped = !stream_readable(fileno(f))) &&
+                   (r = read(fileno(f), buf + n, (size_t)(cap - n))) < 0 &&
+                   (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)) {}
+            if (r < 0 && !stopped) rerr = errno;
             got = r > 0 ? (size_t)r : 0;
         }
         if (!got) break;
@@ -169,7 +194,11 @@ static rf_status read_file(const char *path, rf_cpu_pool *pool, char **text, int
     }
     int bad = ferror(f) || rerr, e = rerr ? rerr : errno;
     fclose(f);
-    if (!st && bad) {
+    if (!st && stopped) {
+        rf_error(d, rf_mkloc(path, 0, 0), "stopped by %s while waiting for the transaction file's bytes",
+                 rf_file_signal_name(rf_file_signal_held()));
+        st = RF_EUSER;
+    } else if (!st && bad) {
         rf_error(d, rf_mkloc(path, 0, 0), "cannot read the transaction file: %s", strerror(e ? e : EIO));
         st = RF_EUSER;
     }

@@ -167,6 +167,29 @@ def test_folder(redfox_bin, examples):
     check(sorted(rows) == ["destinations"] and len(rows["destinations"]) == text.count("\n") - 1, "redfox.run")
 
 
+def test_text_folder_lock():
+    """A folder of text files is read under its shared lock, as the command
+    line reads it: a run waits while a writer (tpch gen, run --out) holds it
+    exclusively to put its files in place (it read on, and could read files
+    of two generations)."""
+    import fcntl
+    import tempfile
+    import threading
+    import time
+    with tempfile.TemporaryDirectory() as tmp:
+        with open(os.path.join(tmp, "e.csv"), "w") as f:
+            f.write("1,2\n2,3\n")
+        fd = os.open(tmp, os.O_RDONLY)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        threading.Timer(1.5, lambda: os.close(fd)).start()
+        t0 = time.monotonic()
+        rows = redfox.run(TRI.replace("tri(a, b, c) <-", "tri(a, b, b) <-").replace("edge(b, c), edge(a, c)", "edge(b, _)"),
+                          data=tmp, device="cpu")
+        waited = time.monotonic() - t0
+        check(waited >= 1.0, "a run of a text folder held exclusively did not wait (%.2f s)" % waited)
+        check(len(rows["tri"]) == 1, "the run after the wait: %r" % rows["tri"])
+
+
 TRI = """
 edge(x, y) -> int(x), int(y).
 lang:input[`edge] = "e.csv".
@@ -532,6 +555,7 @@ test_capsule_by_ctypes(rel)
 test_errors()
 test_wide()
 test_folder(sys.argv[1], sys.argv[2])
+test_text_folder_lock()
 test_level2(sys.argv[1])
 test_level3(sys.argv[1])
 test_level4_stats()

@@ -285,6 +285,7 @@ rf_status rf_rfx_writer_write_file(rf_rfx_writer *w, const char *path, rf_diags 
     ** never sees a part, a failure leaves the old file, a link is not
     ** followed, a device (/dev/null) is written in place. */
     rf_file_out f;
+    rf_file_remove_stale_unlocked(path); /* (a killed compile's temporary) */
     rf_status st = rf_file_out_open(&f, path, d);
     if (st == RF_OK) {
         sink s = {NULL, f.fd, 0};

@@ -8,7 +8,8 @@
 ** (--cache-dir, $XDG_CACHE_HOME/redfox or ~/.cache/redfox, file
 ** nvrtc/<hash of source, architecture, options and NVRTC version>.ptx,
 ** written through a temporary file and a rename so that a concurrent reader
-** never sees half a file, and read only when its head's length and CRC-32
+** never sees half a file (a gone writer's temporaries swept by the next
+** write into the folder: sweep_stale_tmps), and read only when its head's length and CRC-32
 ** agree with it: rf_gpu_cache_read_checked, which the driver's JIT cache
 ** shares, its cubins also checked as ELF files by rf_gpu_cubin_read_checked,
 ** as the emulator's objects share the seal), the programs this
@@ -25,15 +26,18 @@
 #include "rf_rfx.h"
 #include "rf_sys.h"
 
+#include <dirent.h>
 #include <dlfcn.h>
 #include <zlib.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 /* The options every program is compiled with besides the architecture (as
@@ -330,11 +334,53 @@ int rf_gpu_cache_create_new(const char *tmp)
     return fd;
 }
 
+/* The pid in a cache writer's temporary's name, NAME.<pid>.<n>.tmp
+** (rf_gpu_cache_tmp_name), else 0. */
+static long cache_tmp_pid(const char *name)
+{
+    size_t n = strlen(name);
+    if (n < 8 || strcmp(name + n - 4, ".tmp")) return 0;
+    const char *e = name + n - 4, *p = e;
+    while (p > name && p[-1] >= '0' && p[-1] <= '9') p--;
+    if (p == e || p == name || p[-1] != '.') return 0; /* <n> */
+    e = --p;
+    while (p > name && p[-1] >= '0' && p[-1] <= '9') p--;
+    if (p == e || e - p > 10 || p == name || p[-1] != '.') return 0; /* <pid> */
+    long pid = 0;
+    for (; p < e; p++) pid = pid * 10 + (*p - '0');
+    return pid;
+}
+
+/* Removes from the cache folder dir the temporaries of writers that are
+** gone (SIGKILL, a crash, or a signal that ended the process between the
+** temporary's creation and its rename): some 400 KB of PTX each, kept for
+** ever before (the emulator's builds and the placement model sweep their
+** own alike). Only a process's that no longer exists (kill 0: ESRCH), and
+** only once the file is CACHE_STALE_TMP_S old (a writer of another pid
+** namespace sharing the folder renames its file within a moment). */
+#define CACHE_STALE_TMP_S 60
+static void sweep_stale_tmps(const char *dir)
+{
+    DIR *dh = opendir(dir);
+    time_t now = time(NULL);
+    struct dirent *e;
+    while (dh && (e = readdir(dh))) {
+        long pid = cache_tmp_pid(e->d_name);
+        if (pid <= 0 || pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue;
+        struct stat sb;
+        if (!fstatat(dirfd(dh), e->d_name, &sb, AT_SYMLINK_NOFOLLOW) && S_ISREG(sb.st_mode) &&
+            now - sb.st_mtime > CACHE_STALE_TMP_S)
+            (void)unlinkat(dirfd(dh), e->d_name, 0);
+    }
+    if (dh) closedir(dh);
+}
+
 int rf_gpu_cache_write(const char *dir, const char *path, const void *data, uint64_t len)
 {
     char *d = rf_strdup(dir);
     if (!d) return 0;
     make_dirs(d);
+    sweep_stale_tmps(d);
     free(d);
     char *tmp = rf_gpu_cache_tmp_name(path, "tmp");
     if (!tmp) return 0;
