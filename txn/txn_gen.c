@@ -428,11 +428,14 @@ void rf_txn_gen_dred(const rf_txn *t, rf_buf *out)
             ** semi-naive evaluation adds (not yet in cur, a superset of old
             ** minus od) is over-deleted; probing od every round cost more
             ** than the round */
-            if (!r->nbody) continue; /* a fact stays: old holds it, od cannot */
+            /* a fact of the program is derived again as it is: another rule
+            ** of its predicate may have over-deleted it */
             rf_txn_gen_pred_name(RF_TXN_NS "_cur", h, out);
             args(r, r->head_args, h->arity, out);
-            rf_buf_puts(out, " <- ");
-            body(t, r, -1, NULL, NULL, 1, changed, 1, out);
+            if (r->nbody) {
+                rf_buf_puts(out, " <- ");
+                body(t, r, -1, NULL, NULL, 1, changed, 1, out);
+            }
             rf_buf_puts(out, ".\n");
         }
         /* what no deleted fact touched stays */
