@@ -6,7 +6,11 @@
 # --each; MODE cpu runs exec on the CPU, emu on the GPU emulator:
 #   - facts of a derived predicate that another of its rules also derives
 #     from a deleted fact (DRed over-deletes them, and must derive them
-#     again: it used to drop them, in recursion too).
+#     again: it used to drop them, in recursion too);
+#   - a predicate declared with no rules, facts or lang:input (empty), read
+#     by rules maintained by delta rules, DRed and diffs, and an output (the
+#     generated programs used to name it undeclared: every batch failed, and
+#     its output was left out).
 set -u
 redfox=$1
 mode=$2
@@ -81,4 +85,38 @@ printf -- '-e(1, 2).\n-s(2).\n' >"$tmp/f2.txn"
 # p(1) is a fact; tc(1, 2) too, and with e(2, 3) it derives tc(1, 3)
 check facts "$tmp/facts.logic" "p (1 row) x 1 tc (3 rows) x,y 1,2 1,3 2,3 " "$tmp/f1.txn" "$tmp/f2.txn"
 
-echo "PASS: exec over facts beside rules ($mode)"
+# ---- a predicate declared only: empty --------------------------------------------------
+rm -f "$tmp/data/"*
+cat >"$tmp/empty.logic" <<'P'
+e(a, b) -> int(a), int(b).
+lang:input[`e] = "e.csv".
+lang:input:delimiter[`e] = ",".
+q(x) -> int(x).
+u(x, y) <- e(x, y).
+u(x, y) <- q(x), q(y).
+tc(x, y) <- u(x, y).
+tc(x, z) <- tc(x, y), u(y, z).
+lang:output[`q] = "q".
+lang:output[`tc] = "tc".
+P
+cat >"$tmp/empty_diff.logic" <<'P'
+e(a, b) -> int(a), int(b).
+lang:input[`e] = "e.csv".
+lang:input:delimiter[`e] = ",".
+q(x) -> int(x).
+z[x] = v -> int(x), int(v).
+r(x, y) <- e(x, y), !q(y).
+c[x] = n <- agg<<n = count()>> e(x, y), !z[y] = _.
+d[x] = n <- agg<<n = count()>> e(x, y), q(y).
+lang:output[`q] = "q".
+lang:output[`r] = "r".
+lang:output[`c] = "c".
+lang:output[`d] = "d".
+P
+printf '1,2\n2,3\n' >"$tmp/data/e.csv"
+printf -- '+e(3, 4).\n' >"$tmp/e1.txn"
+printf -- '-e(1, 2).\n' >"$tmp/e2.txn"
+check empty_delta "$tmp/empty.logic" "q (0 rows) x tc (3 rows) x,y 2,3 2,4 3,4 " "$tmp/e1.txn" "$tmp/e2.txn"
+check empty_diffs "$tmp/empty_diff.logic" "q (0 rows) x r (2 rows) x,y 2,3 3,4 c (2 rows) x,n 2,1 3,1 d (0 rows) x,n " \
+    "$tmp/e1.txn" "$tmp/e2.txn"
+echo "PASS: exec over facts beside rules and declared-only predicates ($mode)"

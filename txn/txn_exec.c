@@ -222,6 +222,11 @@ static const rf_rt_rel *rel_for(exec_ctx *x, const rf_hir_var *v)
         if (!strncmp(ns, RF_TXN_NS "_mid", nslen) && nslen == strlen(RF_TXN_NS "_mid")) return &p->mid;
         return state_after(x, p); /* _out, or the user's own inputs */
     }
+    /* a predicate of no rows (declared only: rf_txn_gen_empty_inputs, an
+    ** output of the outputs' program) */
+    static const rf_rt_rel empty;
+    for (int32_t i = 0; colon && i < x->t.fe->npreds; i++)
+        if (!strcmp(x->t.fe->preds[i]->name, pname) && !rf_txn_pred_has_rows(x->t.fe->preds[i])) return &empty;
     return NULL;
 }
 
@@ -1047,7 +1052,7 @@ static rf_status exec_once(const rf_txn_sources *src, const rf_fe_program *fe, c
     tm[T_MAINT] = rf_now();
     x.t_compile_maint = x.t_compile;
     int32_t nout = 0;
-    for (int32_t i = 0; !st && i < x.t.npreds; i++) nout += x.t.preds[i].fe->output_name != NULL;
+    for (int32_t i = 0; !st && i < fe->npreds; i++) nout += fe->preds[i]->output_name != NULL;
     if (!st && nout) {
         rf_buf gen;
         rf_buf_init(&gen);
