@@ -10,7 +10,8 @@
 #   - a predicate declared with no rules, facts or lang:input (empty), read
 #     by rules maintained by delta rules, DRed and diffs, and an output (the
 #     generated programs used to name it undeclared: every batch failed, and
-#     its output was left out).
+#     its output was left out); a batch updating it is refused as not a
+#     base predicate.
 set -u
 redfox=$1
 mode=$2
@@ -119,4 +120,11 @@ printf -- '-e(1, 2).\n' >"$tmp/e2.txn"
 check empty_delta "$tmp/empty.logic" "q (0 rows) x tc (3 rows) x,y 2,3 2,4 3,4 " "$tmp/e1.txn" "$tmp/e2.txn"
 check empty_diffs "$tmp/empty_diff.logic" "q (0 rows) x r (2 rows) x,y 2,3 3,4 c (2 rows) x,n 2,1 3,1 d (0 rows) x,n " \
     "$tmp/e1.txn" "$tmp/e2.txn"
+# a batch updating the declared-only predicate is refused as one that is not a base predicate
+# (it used to say that the program has no such predicate)
+printf -- '+e(7, 8).\n+q(1).\n' >"$tmp/q.txn"
+"$redfox" exec "$tmp/db" "$tmp/empty_diff.logic" --device $dev --batch "$tmp/q.txn" >/dev/null 2>"$tmp/err"
+rc=$?
+[ $rc -eq 1 ] && grep -qF "$tmp/q.txn:2:2: error: \`q\` is not a base predicate (it has no lang:input)" "$tmp/err" ||
+    { cat "$tmp/err"; fail "a batch updating q: exit $rc"; }
 echo "PASS: exec over facts beside rules and declared-only predicates ($mode)"
