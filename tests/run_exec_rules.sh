@@ -11,7 +11,9 @@
 #     by rules maintained by delta rules, DRed and diffs, and an output (the
 #     generated programs used to name it undeclared: every batch failed, and
 #     its output was left out); a batch updating it is refused as not a
-#     base predicate.
+#     base predicate;
+#   - --incremental on a program that cannot be maintained incrementally: a
+#     note says it is recomputed, and why.
 set -u
 redfox=$1
 mode=$2
@@ -127,4 +129,24 @@ printf -- '+e(7, 8).\n+q(1).\n' >"$tmp/q.txn"
 rc=$?
 [ $rc -eq 1 ] && grep -qF "$tmp/q.txn:2:2: error: \`q\` is not a base predicate (it has no lang:input)" "$tmp/err" ||
     { cat "$tmp/err"; fail "a batch updating q: exit $rc"; }
+# --incremental on a program that cannot be maintained incrementally (recursion beside an
+# aggregate): recomputed, correct, and a note says so (it used to say nothing)
+cat >"$tmp/recagg.logic" <<'P'
+e(a, b) -> int(a), int(b).
+lang:input[`e] = "e.csv".
+lang:input:delimiter[`e] = ",".
+tc(x, y) <- e(x, y).
+tc(x, z) <- tc(x, y), e(y, z).
+c[x] = n <- agg<<n = count()>> tc(x, _).
+lang:output[`c] = "c".
+P
+printf -- '+e(3, 4).\n' >"$tmp/r1.txn"
+rm -rf "$tmp/db"
+"$redfox" import "$tmp/recagg.logic" --data "$tmp/data" --out "$tmp/db" >/dev/null 2>&1 || fail "recagg: import"
+"$redfox" exec "$tmp/db" "$tmp/recagg.logic" --device $dev >/dev/null 2>&1 || fail "recagg: the first exec"
+got=$("$redfox" exec "$tmp/db" "$tmp/recagg.logic" --device $dev --format csv --incremental --batch "$tmp/r1.txn" 2>"$tmp/err" |
+    tr '\n' ' ')
+[ "$got" = "x,n 1,3 2,2 3,1 " ] || { cat "$tmp/err"; fail "recagg --incremental: got '$got'"; }
+grep -qF "note: --incremental: this program's derived predicates are recomputed from scratch, which incremental maintenance cannot keep: a recursive predicate beside" "$tmp/err" ||
+    { cat "$tmp/err"; fail "recagg --incremental: no note"; }
 echo "PASS: exec over facts beside rules and declared-only predicates ($mode)"

@@ -1010,6 +1010,12 @@ static rf_status exec_once(const rf_txn_sources *src, const rf_fe_program *fe, c
         if (!why && rf_txn_gen_incremental_why_not(fe)) {
             why = rf_txn_gen_diff_why_not(fe);
             x.diffs = !why;
+            /* asked for, and not possible: said, not done silently */
+            if (why && opt->incremental)
+                rf_diag_add(d, RF_SEV_NOTE, rf_mkloc(db_dir, 0, 0),
+                            "--incremental: this program's derived predicates are recomputed from scratch, which "
+                            "incremental maintenance cannot keep: %s",
+                            why);
         }
         /* Diffs cost about the batch, a recompute about the stored rows:
         ** TPC-B on an H100 host (10^6 transactions a batch over 1-3 M
