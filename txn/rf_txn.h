@@ -293,6 +293,12 @@ void rf_txn_gen_pred_name(const char *ns, const rf_fe_pred *p, rf_buf *b);
 void rf_txn_gen_expr(const rf_fe_rule *r, const rf_fe_expr *e, rf_buf *b);
 void rf_txn_gen_declare(const char *ns, const rf_fe_pred *p, rf_buf *b);
 void rf_txn_gen_input(const char *ns, const rf_fe_pred *p, rf_buf *b);
+/* `redfox_txn_old:Q` declared as an input for each predicate Q that a rule
+** of the program reads and that has no rows (declared, with no rules, facts
+** or lang:input: always empty; the transaction keeps no rf_txn_pred for it),
+** so that the generated rules can read it; the run is handed it empty
+** (txn_exec.c). */
+void rf_txn_gen_empty_inputs(const rf_txn *t, rf_buf *out);
 /* A comment saying that the generated rules after it come from the user's
 ** rule r (`// from rule N (FILE:LINE:COL)`, N its index in t->fe's rules),
 ** or (r NULL) from none: so that a run-time error in them names r

@@ -225,6 +225,11 @@ static const rf_rt_rel *rel_for(exec_ctx *x, const rf_hir_var *v)
         if (!strncmp(ns, RF_TXN_NS "_mid", nslen) && nslen == strlen(RF_TXN_NS "_mid")) return &p->mid;
         return state_after(x, p); /* _out, or the user's own inputs */
     }
+    /* a predicate of no rows (declared only: rf_txn_gen_empty_inputs, an
+    ** output of the outputs' program) */
+    static const rf_rt_rel empty;
+    for (int32_t i = 0; colon && i < x->t.fe->npreds; i++)
+        if (!strcmp(x->t.fe->preds[i]->name, pname) && !rf_txn_pred_has_rows(x->t.fe->preds[i])) return &empty;
     return NULL;
 }
 
@@ -1008,6 +1013,12 @@ static rf_status exec_once(const rf_txn_sources *src, const rf_fe_program *fe, c
         if (!why && rf_txn_gen_incremental_why_not(fe)) {
             why = rf_txn_gen_diff_why_not(fe);
             x.diffs = !why;
+            /* asked for, and not possible: said, not done silently */
+            if (why && opt->incremental)
+                rf_diag_add(d, RF_SEV_NOTE, rf_mkloc(db_dir, 0, 0),
+                            "--incremental: this program's derived predicates are recomputed from scratch, which "
+                            "incremental maintenance cannot keep: %s",
+                            why);
         }
         /* Diffs cost about the batch, a recompute about the stored rows:
         ** TPC-B on an H100 host (10^6 transactions a batch over 1-3 M
@@ -1050,7 +1061,7 @@ static rf_status exec_once(const rf_txn_sources *src, const rf_fe_program *fe, c
     tm[T_MAINT] = rf_now();
     x.t_compile_maint = x.t_compile;
     int32_t nout = 0;
-    for (int32_t i = 0; !st && i < x.t.npreds; i++) nout += x.t.preds[i].fe->output_name != NULL;
+    for (int32_t i = 0; !st && i < fe->npreds; i++) nout += fe->preds[i]->output_name != NULL;
     if (!st && nout) {
         rf_buf gen;
         rf_buf_init(&gen);

@@ -223,6 +223,27 @@ void rf_txn_gen_input(const char *ns, const rf_fe_pred *p, rf_buf *b)
     free(f);
 }
 
+void rf_txn_gen_empty_inputs(const rf_txn *t, rf_buf *out)
+{
+    const rf_fe_program *fe = t->fe;
+    uint8_t *seen = rf_calloc((size_t)fe->npreds + 1, 1);
+    if (!seen) {
+        out->oom = 1;
+        return;
+    }
+    for (int32_t i = 0; i < t->npreds; i++)
+        for (int32_t ri = 0; ri < t->preds[i].fe->nrules; ri++) {
+            const rf_fe_rule *r = t->preds[i].fe->rules[ri];
+            for (int32_t l = 0; l < r->nbody; l++) {
+                const rf_fe_pred *q = r->body[l]->kind == RF_FE_ATOM ? r->body[l]->pred : NULL;
+                if (!q || seen[q->id] || rf_txn_pred_has_rows(q)) continue;
+                seen[q->id] = 1;
+                rf_txn_gen_input(RF_TXN_NS "_old", q, out);
+            }
+        }
+    free(seen);
+}
+
 /* `P(V0, V1)` or, for a functional P, `P[V0] = V1`, with plain variables. */
 static void plain_atom(const char *ns, const rf_fe_pred *p, int functional, rf_buf *b)
 {
@@ -340,6 +361,7 @@ void rf_txn_gen_delta(const rf_txn *t, rf_buf *out)
         rf_txn_gen_input(RF_TXN_NS "_old", p->fe, out);
         if (p->base && changed[p->fe->id]) rf_txn_gen_input(RF_TXN_NS "_ins", p->fe, out);
     }
+    rf_txn_gen_empty_inputs(t, out);
     for (int32_t i = 0; i < t->npreds; i++) {
         rf_txn_pred *p = &t->preds[i];
         if (p->base) continue;
@@ -402,6 +424,7 @@ void rf_txn_gen_dred(const rf_txn *t, rf_buf *out)
         if (p->base) rf_txn_gen_input(RF_TXN_NS "_mid", p->fe, out);
         if (p->base && changed[p->fe->id]) rf_txn_gen_input(RF_TXN_NS "_del", p->fe, out);
     }
+    rf_txn_gen_empty_inputs(t, out);
     for (int32_t i = 0; i < t->npreds; i++) {
         rf_txn_pred *p = &t->preds[i];
         if (p->base) continue;
@@ -428,11 +451,14 @@ void rf_txn_gen_dred(const rf_txn *t, rf_buf *out)
             ** semi-naive evaluation adds (not yet in cur, a superset of old
             ** minus od) is over-deleted; probing od every round cost more
             ** than the round */
-            if (!r->nbody) continue; /* a fact stays: old holds it, od cannot */
+            /* a fact of the program is derived again as it is: another rule
+            ** of its predicate may have over-deleted it */
             rf_txn_gen_pred_name(RF_TXN_NS "_cur", h, out);
             args(r, r->head_args, h->arity, out);
-            rf_buf_puts(out, " <- ");
-            body(t, r, -1, NULL, NULL, 1, changed, 1, out);
+            if (r->nbody) {
+                rf_buf_puts(out, " <- ");
+                body(t, r, -1, NULL, NULL, 1, changed, 1, out);
+            }
             rf_buf_puts(out, ".\n");
         }
         /* what no deleted fact touched stays */
@@ -454,8 +480,9 @@ void rf_txn_gen_dred(const rf_txn *t, rf_buf *out)
 void rf_txn_gen_outputs(const rf_txn *t, rf_buf *out)
 {
     rf_buf_puts(out, "// redfox exec: the program's outputs after the transaction\n");
-    for (int32_t i = 0; i < t->npreds; i++) {
-        const rf_fe_pred *q = t->preds[i].fe;
+    /* (every output in the program's order, one of no rows included: handed empty) */
+    for (int32_t i = 0; i < t->fe->npreds; i++) {
+        const rf_fe_pred *q = t->fe->preds[i];
         if (!q->output_name) continue;
         if (!q->arity) {
             /* no columns: handed as its stored column (true where it holds),

@@ -906,6 +906,7 @@ void rf_txn_gen_diff(rf_txn *t, rf_buf *out)
         }
         if (n & NEED_DEL) rf_txn_gen_input(NS_DEL, q, out);
     }
+    rf_txn_gen_empty_inputs(t, out);
     if (rules.oom) out->oom = 1;
     else rf_buf_append(out, rules.data, rules.len);
 done:

@@ -272,7 +272,16 @@ static rf_status line(reader *r, const char *text)
                      ? r->last
                      : find_by_name(t, name, r->p - name);
     r->last = pi;
-    if (pi < 0) return err_at(r, name, "unknown predicate `%s`: the program has no such predicate%s", NM, "");
+    if (pi < 0) {
+        /* (a predicate the program only declares has no relation here) */
+        for (int32_t i = 0; t->fe && i < t->fe->npreds; i++) {
+            const char *pn = t->fe->preds[i]->name;
+            if (!strncmp(pn, name, (size_t)(r->p - name)) && pn[r->p - name] == 0)
+                return err_at(r, name, "`%s` is not a base predicate (it has no lang:input): a transaction changes only base "
+                                       "predicates%s", NM, "");
+        }
+        return err_at(r, name, "unknown predicate `%s`: the program has no such predicate%s", NM, "");
+    }
     rf_txn_pred *p = &t->preds[pi];
     if (!p->base)
         return err_at(r, name, "`%s` is derived by the program's rules: a transaction changes only base predicates (those with lang:input)%s",
