@@ -313,6 +313,11 @@ EOF
         ! grep -q "rank 1 of 2: no answer from rank 0 within 3 s" "$tmp/hang.err"; then
         echo "FAIL: a hung rank: exit $rc after $((t1 - t0)) s"; cat "$tmp/hang.err"; fails=$((fails + 1))
     fi
+    # the limit cannot tell a hung rank from a busy one (a rank still working
+    # after rank_timeout_s stops a correct run): the message says both (it
+    # said "it died or hangs" of a rank only slower than the limit)
+    grep -q "it died, hangs or is still busy (a limit too short), the others answered" "$tmp/hang.err" ||
+        { echo "FAIL: a hung rank: the message does not say the rank may be busy"; cat "$tmp/hang.err"; fails=$((fails + 1)); }
     mkdir -p "$tmp/stop"
     awk 'BEGIN { for (i = 0; i < 4000; i++) print i "|" i + 1 "|" }' >"$tmp/stop/edges.tbl"
     # stopped NAME NP RANK DELAY: NP ranks, RANK stopping itself (SIGSTOP)
