@@ -4,7 +4,8 @@
 **
 ** Owns: the rounds of every block, the --max-iterations bound (none by
 ** default: a recursion runs until it derives nothing new, as in Soufflé),
-** the error that names a stopped stratum's predicates and their sizes, and
+** the error that names a stopped stratum's predicates and their sizes (over
+** every rank where there are several), and
 ** the progress reports of a long fixpoint (rf_rt_options.progress).
 */
 #ifndef RF_RT_FIXPOINT_H
@@ -14,12 +15,21 @@
 
 /* The rows a device holds for a variable now (its own bookkeeping). */
 typedef int64_t (*rf_rt_rows_fn)(const void *ctx, int32_t var);
+/* With several ranks: turns n variables' rows on this rank (rows, in place)
+** into the run's, over every rank; a collective, which every rank makes at
+** the same step of the walk (the --max-iterations error, reached by all in
+** the same round). */
+typedef rf_status (*rf_rt_totals_fn)(void *ctx, int32_t n, const int32_t *vars, int64_t *rows, rf_diags *d);
 
 typedef struct rf_rt_fixpoint {
     const rf_hir_program *p;
     const rf_rt_options *o;
     rf_rt_rows_fn rows;
     const void *ctx;
+    /* NULL in one process; with several ranks, what makes a rank's sizes the
+    ** run's, so that the error names the sizes one process would */
+    rf_rt_totals_fn totals;
+    void *totals_ctx;
     int64_t *visits;   /* entries of each block */
     int32_t cur;       /* the block entered last (-1: none) */
     double t0;         /* when the current loop was entered from another block */

@@ -137,16 +137,27 @@ rf_status rf_rt_fixpoint_enter(rf_rt_fixpoint *f, int32_t b, rf_diags *d)
     /* the predicates and their sizes say what diverges better than the block */
     int32_t vars[MAX_NAMED], more;
     int32_t n = loop_preds(f->p, bl, vars, &more);
+    int64_t rows[MAX_NAMED];
+    for (int32_t i = 0; i < n; i++) rows[i] = f->rows(f->ctx, vars[i]);
+    /* the tested deltas' rows: the last round's new tuples */
+    int64_t *tested = rf_calloc((size_t)bl->ntest + 1, sizeof *tested);
+    if (!tested) return RF_ENOMEM;
+    for (int32_t t = 0; t < bl->ntest; t++) tested[t] = f->rows(f->ctx, bl->test[t]);
+    /* several ranks: each holds its share of a relation (or all of it,
+    ** replicated), so the sizes are made the run's, not this rank's */
+    rf_status st = RF_OK;
+    if (f->totals) st = f->totals(f->totals_ctx, n, vars, rows, d);
+    if (f->totals && !st) st = f->totals(f->totals_ctx, bl->ntest, bl->test, tested, d);
+    int64_t added = 0;
+    for (int32_t t = 0; t < bl->ntest; t++) added += tested[t];
+    free(tested);
+    if (st) return st;
     rf_buf b2;
     rf_buf_init(&b2);
-    for (int32_t i = 0; i < n; i++) {
-        int64_t r = f->rows(f->ctx, vars[i]);
-        rf_buf_printf(&b2, "%s`%s` (%lld tuple%s)", i ? ", " : "", f->p->vars[vars[i]]->name, (long long)r,
-                      r == 1 ? "" : "s");
-    }
+    for (int32_t i = 0; i < n; i++)
+        rf_buf_printf(&b2, "%s`%s` (%lld tuple%s)", i ? ", " : "", f->p->vars[vars[i]]->name, (long long)rows[i],
+                      rows[i] == 1 ? "" : "s");
     if (more) rf_buf_printf(&b2, " and %d more", (int)more);
-    int64_t added = 0;
-    for (int32_t t = 0; t < bl->ntest; t++) added += f->rows(f->ctx, bl->test[t]);
     if (!n) rf_buf_puts(&b2, bl->comment ? bl->comment : "a recursive stratum");
     rf_error(d, rf_mkloc(f->p->source, 0, 0),
              "the recursion of %s did not converge within %lld iterations: its last round derived %lld new "

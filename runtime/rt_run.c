@@ -335,6 +335,11 @@ static uint8_t *combine_steps(const rf_hir_program *p)
     return steps;
 }
 
+static rf_status dist_rows_total(void *dist, int32_t n, const int32_t *vars, int64_t *rows, rf_diags *d)
+{
+    return rf_rt_dist_rows_total(dist, n, vars, rows, d);
+}
+
 /* Follows the block graph from block 0 until Halt. */
 static rf_status walk(const rf_rt_device_ops *dv, void *dev, const rf_rt_env *env, rf_rt_dist *dist,
                       const rf_rt_xport *xp)
@@ -342,6 +347,11 @@ static rf_status walk(const rf_rt_device_ops *dv, void *dev, const rf_rt_env *en
     const rf_hir_program *p = env->p;
     rf_rt_fixpoint fx;
     rf_status fst = rf_rt_fixpoint_init(&fx, p, env->o, dv->rows, dev);
+    if (dist) {
+        /* the error's sizes: the run's over every rank, not this rank's share */
+        fx.totals = dist_rows_total;
+        fx.totals_ctx = dist;
+    }
     int32_t maxin = rf_hir_max_inputs(p);
     int64_t *in_rows = rf_calloc((size_t)maxin + 1, sizeof *in_rows); /* for --profile */
     uint8_t *steps = dist ? NULL : combine_steps(p); /* several ranks: the parts must combine */

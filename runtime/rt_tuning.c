@@ -73,8 +73,9 @@ static const setting settings[] = {
      "(on or off; off reads every block, for comparison)"},
     {"rank_timeout_s", SECONDS, offsetof(rf_rt_tuning, rank_timeout_s), 300,
      "with several MPI ranks: seconds a rank waits for the others in an exchange before it stops "
-     "all ranks with an error naming the ranks that did not answer (died or hang), and for MPI's own "
-     "start (a number of seconds, 1 or more, or off: no limit)"},
+     "all ranks with an error naming the ranks that did not answer (died or hang, or still busy: unlike "
+     "the other settings, a limit, which stops a run whose ranks work longer than it between "
+     "exchanges), and for MPI's own start (a number of seconds, 1 or more, or off: no limit)"},
     {"rank_broadcast_bytes", BYTES, offsetof(rf_rt_tuning, rank_broadcast_bytes), INT64_C(256) << 20,
      "with several MPI ranks: a join whose sides would move broadcasts a side instead when its "
      "bytes (all ranks' rows; strings the ranks do not share as codes at their length) are at "

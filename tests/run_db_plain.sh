@@ -35,6 +35,15 @@ done
 [ -f "$tmp/db.auto/t00000.c00002.dict" ] && [ ! -e "$tmp/db.auto/t00000.c00002.str" ] || fail "auto: the 97-string column is not a dictionary"
 [ -f "$tmp/db.plain/t00000.c00002.str" ] || fail "plain: a column has a dictionary"
 ls "$tmp/db.dict" | grep -q "\.str$" && fail "dict: a column is plain"
+# auto chooses on the first --text-block's rows (--help): 4 KiB hold fewer
+# than 256 rows, too few to tell, so the distinct column gets a dictionary
+# (the help said "a column's first 4096 rows" whatever the block)
+"$redfox" import "$tmp/prog.logic" --data "$tmp/data" --out "$tmp/db.small" --text-block 4K --block-rows 4096 2>"$tmp/err" ||
+    { cat "$tmp/err"; fail "import --text-block 4K"; }
+[ -f "$tmp/db.small/t00000.c00001.dict" ] && [ ! -e "$tmp/db.small/t00000.c00001.str" ] ||
+    fail "--text-block 4K: the distinct column is not a dictionary, as the help says"
+"$redfox" run "$tmp/prog.logic" --data "$tmp/db.small" --device cpu --format csv >"$tmp/db.out" 2>"$tmp/err" || { cat "$tmp/err"; fail "run from --text-block 4K"; }
+cmp -s "$tmp/text.out" "$tmp/db.out" || fail "--text-block 4K: output differs from text"
 
 db=$tmp/db.auto
 run_db() { "$redfox" run "$tmp/prog.logic" --data "$1" --device cpu --format csv >"$tmp/db.out" 2>"$tmp/db.err"; }

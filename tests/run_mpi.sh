@@ -169,6 +169,37 @@ EOF
         [ "$(grep -c "error" "$tmp/div.err3")" -ne 2 ] || grep -q "the run failed" "$tmp/div.err3"; then
         echo "FAIL: a failing rank: exit $rc"; cat "$tmp/div.err3"; fails=$((fails + 1))
     fi
+    # --max-iterations stops every rank in the same round: the error names the
+    # recursion's sizes over all ranks, as one process does (rank 0 named its
+    # own share: `reach` (72 tuples) ... 36 new tuples on 2 ranks, where one
+    # process has 122 and 61), whatever moves the ranks made
+    mkdir -p "$tmp/iter"
+    awk 'BEGIN { for (i = 0; i < 150; i++) print (i * 37 + 11) % 61 "|" (i * i * 7 + 3) % 61 }' >"$tmp/iter/edge.tbl"
+    cat >"$tmp/iter.logic" <<'EOF'
+edge(x, y) -> int(x), int(y).
+lang:input[`edge] = "edge.tbl".
+reach(x, y) <- edge(x, y).
+reach(x, z) <- reach(x, y), reach(y, z).
+n(c) <- agg<<c = count()>> reach(_, _).
+lang:output[`n] = "n".
+EOF
+    for it in 1 2; do
+        "$redfox" run "$tmp/iter.logic" --data "$tmp/iter" --device $dev --max-iterations $it >/dev/null 2>"$tmp/iter.err1"
+        want=$(grep -m1 "did not converge" "$tmp/iter.err1")
+        [ -n "$want" ] || { echo "FAIL: one process, --max-iterations $it: no error"; cat "$tmp/iter.err1"; fails=$((fails + 1)); }
+        for np in 2 3; do
+            for bc in 256M off; do
+                $mpi $np "$redfox" run "$tmp/iter.logic" --data "$tmp/iter" --device $dev --max-iterations $it \
+                    --set rank_broadcast_bytes=$bc >/dev/null 2>"$tmp/iter.err"
+                rc=$?
+                runs=$((runs + 1))
+                if [ $rc -ne 1 ] || [ "$(grep -m1 "did not converge" "$tmp/iter.err")" != "$want" ]; then
+                    echo "FAIL: --max-iterations $it on $np ranks (rank_broadcast_bytes=$bc): exit $rc, not: $want"
+                    cat "$tmp/iter.err"; fails=$((fails + 1))
+                fi
+            done
+        done
+    done
     # the same in tpch run: a bad line in the last rank's share of lineitem
     if [ $dev = cpu ]; then
         mkdir -p "$tmp/tpch"
@@ -282,6 +313,11 @@ EOF
         ! grep -q "rank 1 of 2: no answer from rank 0 within 3 s" "$tmp/hang.err"; then
         echo "FAIL: a hung rank: exit $rc after $((t1 - t0)) s"; cat "$tmp/hang.err"; fails=$((fails + 1))
     fi
+    # the limit cannot tell a hung rank from a busy one (a rank still working
+    # after rank_timeout_s stops a correct run): the message says both (it
+    # said "it died or hangs" of a rank only slower than the limit)
+    grep -q "it died, hangs or is still busy (a limit too short), the others answered" "$tmp/hang.err" ||
+        { echo "FAIL: a hung rank: the message does not say the rank may be busy"; cat "$tmp/hang.err"; fails=$((fails + 1)); }
     mkdir -p "$tmp/stop"
     awk 'BEGIN { for (i = 0; i < 4000; i++) print i "|" i + 1 "|" }' >"$tmp/stop/edges.tbl"
     # stopped NAME NP RANK DELAY: NP ranks, RANK stopping itself (SIGSTOP)

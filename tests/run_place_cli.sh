@@ -265,6 +265,13 @@ printf 'redfox placement model 1\nzz\n' >"$tmp/c7/place/model.txt"
 cmp -s "$tmp/cpu" "$tmp/a17" || no "auto --repeat 3, a damaged model: another output"
 [ "$(grep -c "model.txt:2:1: warning: the placement model is damaged" "$tmp/e17")" = 1 ] ||
     { no "--repeat 3: the first run's warning of a damaged model not printed once"; cat "$tmp/e17"; }
+# a warning every run gives (here the emulated GPU's cap, which sends each
+# run to the CPU): once, not again for the last run (it came twice)
+RF_GPU_EMULATE=1 "$r" run "$ex/reach.logic" --data "$ex" --device gpu --gpu-memory 1 --format csv \
+    --cache-dir "$tmp/c7" --repeat 3 >"$tmp/a18" 2>"$tmp/e18" || no "gpu --repeat 3 under a cap: exit $?"
+cmp -s "$tmp/cpu" "$tmp/a18" || no "gpu --repeat 3 under a cap: another output"
+[ "$(grep -c "warning: .*out of GPU memory" "$tmp/e18")" = 1 ] ||
+    { no "--repeat 3: a warning of every run not printed once"; cat "$tmp/e18"; }
 # something already under the name of this process's temporary (the
 # shell's pid is redfox's after exec): a named pipe there hung the rewrite
 # for ever, a symbolic link had the model written into the file it names

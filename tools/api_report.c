@@ -52,9 +52,20 @@ int rf_tool_pick_load(const char *line, size_t len)
     return 0;
 }
 
+/* A warning as printed, between newlines ("\nLINE\n": so that one line is
+** never found inside another in a list of them); NULL without memory. */
+static char *warning_line(const rf_diagnostic *g)
+{
+    return g->file[0] && g->line > 0
+               ? rf_sprintf("\n%s:%d:%d: warning: %s\n", g->file, (int)g->line, (int)g->column, g->message)
+           : g->file[0] ? rf_sprintf("\n%s: warning: %s\n", g->file, g->message)
+                        : rf_sprintf("\nredfox: warning: %s\n", g->message);
+}
+
 /* Diagnostics records as rf_diags_print prints them: the first
-** RF_DIAGS_SHOWN errors (every warning and note), then how many more. */
-static int64_t print_diags(const void *obj, int64_t n, rf_tool_diag_at_fn at)
+** RF_DIAGS_SHOWN errors (every warning and note, but the warnings seen
+** holds: printed already), then how many more. */
+static int64_t print_diags(const void *obj, int64_t n, rf_tool_diag_at_fn at, const char *seen)
 {
     static const char *names[] = {"error", "warning", "note"};
     int64_t shown = 0, nerrors = 0;
@@ -63,6 +74,12 @@ static int64_t print_diags(const void *obj, int64_t n, rf_tool_diag_at_fn at)
         int sev = g->severity >= 0 && g->severity <= 2 ? g->severity : 0;
         if (sev == REDFOX_SEV_ERROR) nerrors++;
         if (sev == REDFOX_SEV_ERROR && shown++ >= RF_DIAGS_SHOWN) continue;
+        if (sev == REDFOX_SEV_WARNING && seen) {
+            char *line = warning_line(g);
+            int dup = line && strstr(seen, line);
+            free(line);
+            if (dup) continue;
+        }
         if (g->file[0] && g->line > 0)
             fprintf(stderr, "%s:%d:%d: %s: %s\n", g->file, (int)g->line, (int)g->column, names[sev], g->message);
         else if (g->file[0])
@@ -76,9 +93,9 @@ static int64_t print_diags(const void *obj, int64_t n, rf_tool_diag_at_fn at)
     return nerrors;
 }
 
-int rf_tool_finish_api(int code, const void *obj, int64_t n, rf_tool_diag_at_fn at, int print)
+static int finish_api(int code, const void *obj, int64_t n, rf_tool_diag_at_fn at, int print, const char *seen)
 {
-    int64_t nerrors = print ? print_diags(obj, n, at) : 0;
+    int64_t nerrors = print ? print_diags(obj, n, at, seen) : 0;
     switch (code) {
     case REDFOX_OK: return RF_EXIT_OK;
     case REDFOX_ERROR:
@@ -95,6 +112,11 @@ int rf_tool_finish_api(int code, const void *obj, int64_t n, rf_tool_diag_at_fn 
     }
 }
 
+int rf_tool_finish_api(int code, const void *obj, int64_t n, rf_tool_diag_at_fn at, int print)
+{
+    return finish_api(code, obj, n, at, print, NULL);
+}
+
 static const rf_diagnostic *database_diag(const void *db, int64_t i);
 
 void rf_tool_print_new_warnings(const rf_database *db, char **seen)
@@ -103,12 +125,7 @@ void rf_tool_print_new_warnings(const rf_database *db, char **seen)
     for (int64_t i = 0; i < n; i++) {
         const rf_diagnostic *g = database_diag(db, i);
         if (g->severity != REDFOX_SEV_WARNING) continue;
-        /* (after a newline: *seen holds "\nLINE\n" for each, so that one
-        ** line is never found inside another) */
-        char *line = g->file[0] && g->line > 0
-                         ? rf_sprintf("\n%s:%d:%d: warning: %s\n", g->file, (int)g->line, (int)g->column, g->message)
-                         : g->file[0] ? rf_sprintf("\n%s: warning: %s\n", g->file, g->message)
-                                      : rf_sprintf("\nredfox: warning: %s\n", g->message);
+        char *line = warning_line(g); /* (*seen holds "\nLINE\n" for each) */
         if (!line) continue;
         /* (each line once: a warning every run gives is not printed a thousand times) */
         if (!*seen || !strstr(*seen, line)) {
@@ -135,6 +152,11 @@ int rf_tool_finish_program(int code, const rf_program *p, int print)
 int rf_tool_finish_database(int code, const rf_database *db, int print)
 {
     return rf_tool_finish_api(code, db, rf_database_diag_count(db), database_diag, print);
+}
+
+int rf_tool_finish_database_seen(int code, const rf_database *db, int print, const char *seen)
+{
+    return finish_api(code, db, rf_database_diag_count(db), database_diag, print, seen);
 }
 
 int rf_tool_finish_trace(int code, const rf_trace *t, int print)

@@ -59,7 +59,9 @@ static const char *usage =
     "                smaller blocks let range filters skip finer)\n"
     "  --strings M   how string columns are stored: auto (default: plain when\n"
     "                at least 90% of a column's first 4096 rows are distinct,\n"
-    "                else a dictionary), dict (always a dictionary) or plain\n"
+    "                else a dictionary; chosen on the first --text-block of a\n"
+    "                file, so on its rows where it holds fewer, and a\n"
+    "                dictionary under 256), dict (always a dictionary) or plain\n"
     "                (never one); answers are the same either way\n"
     "  --narrow on|off  on (default): int, decimal, date and string-code\n"
     "                columns stored per block at the width their values need\n"
@@ -70,7 +72,8 @@ static const char *usage =
     "  --text-block BYTES  text parsed at a time, whole records (default 64M):\n"
     "                bytes with an optional K, M, G or T suffix (powers of 1024,\n"
     "                as --gpu-memory); memory grows with it, and much smaller\n"
-    "                blocks cost time; the database's rows are the same\n"
+    "                blocks cost time; the database's rows are the same (a\n"
+    "                string column's storage may not: see --strings)\n"
     "  -h, --help    this text\n";
 
 int rf_tool_import(int argc, char **argv)

@@ -577,7 +577,6 @@ int rf_tool_run(int argc, char **argv)
         /* what each run read and copied (kept inputs: only the first copies) */
         if (!code && repeat > 1 && rank == 0 && profile) rf_tool_profile_lines(res, prefix, rf_tool_pick_load);
     }
-    free(warned);
     double t_ran = rf_trace_clock();
     /* a text folder's lock is let go once its files are read, before the
     ** outputs are written: --out DIR takes DIR/.redfox.lock, which `tpch
@@ -588,7 +587,9 @@ int rf_tool_run(int argc, char **argv)
         dblock = -1;
     }
     /* a run's messages: rank 0's, or those of the rank that failed (runtime/dist) */
-    if (ran) rc = rf_tool_finish_database(code, db, rank == 0 || (code && rf_tool_run_reports(rank)));
+    /* (less the warnings an earlier run printed: each text once) */
+    if (ran) rc = rf_tool_finish_database_seen(code, db, rank == 0 || (code && rf_tool_run_reports(rank)), warned);
+    free(warned);
     if (!rc && rank == 0) { /* with several ranks, rank 0 holds and writes the outputs */
         if (profile) rf_result_profile_write(res, stderr);
         double t_out = rf_trace_clock();

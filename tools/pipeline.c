@@ -292,7 +292,9 @@ void rf_tool_print_settings(FILE *f)
     rf_buf b;
     rf_buf_init(&b);
     rf_rt_tuning_help(&b, "  ");
-    fprintf(f, "\nsettings (--set NAME=VALUE; they change how a run computes, never what):\n%s", rf_buf_cstr(&b));
+    fprintf(f, "\nsettings (--set NAME=VALUE; they change how a run computes, never what, but for\n"
+               "rank_timeout_s, a limit):\n%s",
+            rf_buf_cstr(&b));
     rf_buf_free(&b);
 }
 

@@ -73,6 +73,9 @@ typedef const struct rf_diagnostic *(*rf_tool_diag_at_fn)(const void *obj, int64
 int rf_tool_finish_api(int code, const void *obj, int64_t n, rf_tool_diag_at_fn at, int print);
 int rf_tool_finish_program(int code, const struct rf_program *p, int print);
 int rf_tool_finish_database(int code, const struct rf_database *db, int print);
+/* The same, leaving out the warnings seen holds (rf_tool_print_new_warnings'
+** list: --repeat's earlier runs printed them). */
+int rf_tool_finish_database_seen(int code, const struct rf_database *db, int print, const char *seen);
 /* 1 when this rank prints a failed run's messages (several ranks): rank 0,
 ** and the rank whose error stopped them all (runtime/dist), not every rank
 ** that error merely stopped (each said "the run failed" once more); also

@@ -245,12 +245,13 @@ static void timed_out(rf_rt_dist_world *w, double timeout_s, const char *what, r
     int nmiss = who_missing(w, who, sizeof who, &lowest);
     if (nmiss > 0)
         rf_error(d, rf_mkloc(NULL, 0, 0), "rank %d of %d: no answer from %s within %g s during %s: %s%s", w->rank,
-                 w->size, who, timeout_s, what, nmiss > 1 ? "they died or hang, the others answered"
-                                                          : "it died or hangs, the others answered",
+                 w->size, who, timeout_s, what, nmiss > 1 ? "they died, hang or are still busy (a limit too short), the others answered"
+                 : "it died, hangs or is still busy (a limit too short), the others answered",
                  rf_rt_dist_limit_hint(what));
     else
         rf_error(d, rf_mkloc(NULL, 0, 0),
-                 "rank %d of %d: no answer from the other ranks within %g s during %s: a rank died or hangs%s",
+                 "rank %d of %d: no answer from the other ranks within %g s during %s: a rank died, hangs or is still "
+                 "busy (a limit too short)%s",
                  w->rank, w->size, timeout_s, what, rf_rt_dist_limit_hint(what));
     if (nmiss == 0 || lowest == w->rank) return;
     rf_rt_dist_set_stopped_by(lowest);

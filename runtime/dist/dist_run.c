@@ -9,7 +9,8 @@
 ** relation need no communication; the moves through host memory before
 ** one kernel go together: one vote, one exchange), each input's share, and
 ** the rank's time (by step: rf_rt_dist_clock), bytes and round trips for
-** --profile; the rank whose error stopped the last run (rf_rt_dist_stopped_by)
+** --profile; relations' sizes over every rank (rf_rt_dist_rows_total); the
+** rank whose error stopped the last run (rf_rt_dist_stopped_by)
 ** and the launcher's rank before MPI starts (rf_rt_dist_launch_rank).
 */
 #include "dist_internal.h"
@@ -638,6 +639,29 @@ rf_status rf_rt_dist_any(rf_rt_dist *x, int local_any, int *any, rf_diags *d)
     rf_status st = dist_vote(x, 0, v, all, "a loop's test", d);
     *any = 0;
     for (int r = 0; r < x->size && !st; r++) *any |= all[r].v[0] != 0;
+    free(all);
+    return st;
+}
+
+rf_status rf_rt_dist_rows_total(rf_rt_dist *x, int32_t n, const int32_t *vars, int64_t *rows, rf_diags *d)
+{
+    rf_rt_dist_vote *all = rf_calloc((size_t)x->size, sizeof *all);
+    if (!all) return RF_ENOMEM;
+    rf_status st = RF_OK;
+    /* (a vote carries RF_RT_DIST_VOTE_N numbers: one per chunk of variables) */
+    for (int32_t i0 = 0; i0 < n && !st; i0 += RF_RT_DIST_VOTE_N) {
+        int32_t m = n - i0 < RF_RT_DIST_VOTE_N ? n - i0 : RF_RT_DIST_VOTE_N;
+        int64_t v[RF_RT_DIST_VOTE_N] = {0};
+        for (int32_t i = 0; i < m; i++) v[i] = rows[i0 + i];
+        if ((st = dist_vote(x, 0, v, all, "a recursion's sizes", d))) break;
+        for (int32_t i = 0; i < m; i++) {
+            int32_t var = vars[i0 + i];
+            /* replicated: every rank holds all its rows, this one's are the run's */
+            if (var >= 0 && var < x->p->nvars && x->vars[var].place.kind == RF_RT_PLACE_REPL) continue;
+            rows[i0 + i] = 0;
+            for (int r = 0; r < x->size; r++) rows[i0 + i] += all[r].v[i];
+        }
+    }
     free(all);
     return st;
 }

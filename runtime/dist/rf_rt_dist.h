@@ -285,6 +285,10 @@ void rf_rt_dist_at(rf_rt_dist *x, const rf_hir_block *bl, int32_t j, int64_t (*r
 ** rank with the least key (keys are hashed to ranks, each on one), as one
 ** process names the least key over all rows; else the lowest failed rank's. */
 void rf_rt_dist_fd_clash(rf_rt_dist *x, const char *key, int64_t n);
+/* The run's rows of n variables from this rank's (rows, in place): summed
+** over the ranks, but a replicated variable's (every rank holds all its
+** rows) as they are. A collective (the --max-iterations error's sizes). */
+rf_status rf_rt_dist_rows_total(rf_rt_dist *x, int32_t n, const int32_t *vars, int64_t *rows, rf_diags *d);
 /* A branch: *any becomes whether any rank holds rows of a tested variable. */
 rf_status rf_rt_dist_any(rf_rt_dist *x, int local_any, int *any, rf_diags *d);
 /* ---- moves on the device (dist_xport.c) ---------------------------------- */
