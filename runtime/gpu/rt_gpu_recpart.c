@@ -583,17 +583,31 @@ static rf_status rel_of(gx *x, const rf_hir_var *hv, const hrows *r, const int64
 }
 
 /* Rows [lo, hi) of variable var's value on the device, into host columns
-** at their types' widths (narrow columns widened). */
+** at their types' widths (narrow columns widened). The kernel may have left
+** the value in host memory: an insert of a value outside 32 bits into a
+** narrow partition, under a cap with no room for a column in both widths,
+** widens it there (rt_gpu_narrow.c, widen_held). Its rows are read there
+** then: read from the device, the columns it no longer has gave zeros,
+** which matched no candidate, and the run failed with an internal error. */
 static rf_status rows_back(gx *x, int32_t var, int64_t lo, int64_t hi, char **cols)
 {
     const rf_hir_var *hv = x->p->vars[var];
     const gval *v = &x->vals[var];
     rf_status st = RF_OK;
+    hrows h;
+    memset(&h, 0, sizeof h);
+    /* (a value partly brought back: all of it in host memory first) */
+    if (v->held && !(st = rf_gx_spill_var(x, var))) held_rows(x, var, &h);
     for (int32_t c = 0; c < hv->ncols && !st; c++) {
         int w = wid(hv->types[c]), sw = (int)rf_gx_set_width(x, var, c);
         int64_t n = hi - lo;
         if (!(cols[c] = rf_malloc((size_t)(n > 0 ? n : 1) * (size_t)w))) return RF_ENOMEM;
         if (n <= 0) continue;
+        if (v->held) {
+            if (!h.col[c]) return RF_EINTERNAL; /* a kernel's output holds every column */
+            for (int64_t i = 0; i < n; i++) value_put(cols[c], w, i, value_at(h.col[c], h.w[c], h.narrow[c], lo + i));
+            continue;
+        }
         if (!colp(v, c)) {
             memset(cols[c], 0, (size_t)n * (size_t)w);
             continue;
