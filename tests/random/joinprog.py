@@ -11,9 +11,10 @@
 # on PATH, or $SOUFFLE) for a second opinion, and shrinks a failing case.
 #
 # usage: joinprog.py check REDFOX [--seeds A:B] [--gpu | --gpu1] [--gpu-only]
-#                    [--souffle] [--keep DIR] [--quick] [-v]
+#                    [--souffle] [--rfx-db] [--keep DIR] [--quick] [-v]
 #        (--gpu: the emulated GPU's variants too, --gpu1: its plain run only;
-#        --gpu-only: no CPU switches; --quick: three CPU switches)
+#        --gpu-only: no CPU switches; --quick: three CPU switches; --rfx-db:
+#        the .rfx and an imported database too)
 #        joinprog.py gen SEED DIR           (prog.logic, prog.dl, inputs)
 #        joinprog.py shrink REDFOX SEED DIR (the smallest program still failing)
 import os
@@ -924,6 +925,11 @@ VARIANTS = [
     ('parts1', ['--device', 'cpu', '--set', 'cpu_part_pairs=1',
                 '--set', 'cpu_part_linear=1'], None),
 ]
+# --rfx-db: the compiled .rfx and an imported database (blocks of 2 rows)
+RFX_DB_VARIANTS = [
+    ('rfx', ['@rfx', '--device', 'cpu'], None),
+    ('db', ['@db', '--device', 'cpu'], None),
+]
 GPU_VARIANTS = [
     ('gpu', ['--device', 'gpu'], {'RF_GPU_EMULATE': '1'}),
     ('gpu-cap', ['--device', 'gpu', '--gpu-memory', '4K'], {'RF_GPU_EMULATE': '1'}),
@@ -937,11 +943,28 @@ def redfox_run(redfox, d, name, extra, env=None):
     out = os.path.join(d, 'out_' + name)
     shutil.rmtree(out, ignore_errors=True)
     os.makedirs(out)
+    prog = os.path.join(d, 'prog.logic')
+    data = d
+    if extra and extra[0] == '@rfx':
+        prog = os.path.join(d, 'prog.rfx')
+        rc, _, se = run([redfox, 'compile', os.path.join(d, 'prog.logic'),
+                         '-o', prog, '--no-cache'], env)
+        if rc != 0:
+            return rc, se, out
+        extra = extra[1:]
+    if extra and extra[0] == '@db':
+        data = os.path.join(d, 'db')
+        shutil.rmtree(data, ignore_errors=True)
+        rc, _, se = run([redfox, 'import', os.path.join(d, 'prog.logic'),
+                         '--data', d, '--out', data, '--block-rows', '2'], env)
+        if rc != 0:
+            return rc, se, out
+        extra = extra[1:]
     cache = ['--no-cache']
     if os.environ.get('JOINPROG_CACHE'):
         cache = ['--cache-dir', os.environ['JOINPROG_CACHE']]
-    rc, so, se = run([redfox, 'run', os.path.join(d, 'prog.logic'), '--data',
-                      d, '--out', out] + cache + extra, env)
+    rc, so, se = run([redfox, 'run', prog, '--data', data, '--out', out]
+                     + cache + extra, env)
     return rc, se, out
 
 
@@ -1126,6 +1149,9 @@ def main():
         opts['variants'] = VARIANTS[1:3] + VARIANTS[-1:]
     if '--gpu-only' in args:
         opts['variants'] = []
+    if '--rfx-db' in args:
+        opts['variants'] = list(opts.get('variants', VARIANTS)) + \
+            RFX_DB_VARIANTS
     if '--gpu1' in args:
         opts['gpu'] = True
         opts['ngpu'] = 1
