@@ -226,6 +226,32 @@ static int functional_atom(const rf_ast_formula *f)
     return 0;
 }
 
+/* Whether `!(l)`, a negated conjunction of one atom or comparison, is the
+** plain negation `!l`: every variable of l is used elsewhere in the rule
+** (none is existential), so no auxiliary predicate is needed. */
+int rf_dsg_not_conj_is_plain(rule_builder *b, const rf_ast_formula *f)
+{
+    const rf_ast_formula *sub = f->sub;
+    if (sub->kind != RF_FORM_AND || sub->nitems != 1) return 0;
+    const rf_ast_formula *it = sub->items[0];
+    if (it->kind != RF_FORM_ATOM && it->kind != RF_FORM_CMP) return 0;
+    namelist *nl = rf_arena_alloc(b->c->a, 2 * sizeof *nl);
+    if (!nl) return 0; /* the auxiliary predicate's path reports it */
+    namelist *inner = &nl[0], *outer = &nl[1];
+    names_all(inner, sub, 0);
+    if (b->head)
+        for (int32_t i = 0; i < b->head->nargs; i++) names_of_expr(outer, b->head->args[i], 0);
+    if (b->cl)
+        for (int32_t g = 0; g < b->cl->naggs; g++) names_of_expr(outer, b->cl->aggs[g].arg, 0);
+    if (b->k)
+        for (int32_t j = 0; j < b->k->n; j++)
+            if (b->k->items[j] != f) names_all(outer, b->k->items[j], 0);
+    if (inner->overflow || outer->overflow) return 0;
+    for (int32_t i = 0; i < inner->n; i++)
+        if (!nl_has(outer, inner->names[i])) return 0;
+    return 1;
+}
+
 /* !(a, b, ...) with atoms: an auxiliary predicate _notLINE_COL over the
 ** conjunction's variables that the rest of the rule also uses (the others
 ** are existential inside the negation), defined by the conjunction, and

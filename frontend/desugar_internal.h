@@ -75,6 +75,7 @@ void rf_dsg_body_atom(rule_builder *b, const rf_ast_atom *a, int negated, rf_loc
 /* desugar_aux.c */
 /* !(a, b, ...) with atoms, negating an auxiliary predicate. */
 void rf_dsg_body_not_conj(rule_builder *b, const rf_ast_formula *f);
+int rf_dsg_not_conj_is_plain(rule_builder *b, const rf_ast_formula *f);
 /* h1(...), h2(...) <- body, through an auxiliary predicate. */
 void rf_dsg_multi_head(rf_checker *c, const rf_ast_clause *cl, const dnf *d);
 /* An aggregate over a body of several disjuncts, through an auxiliary predicate. */

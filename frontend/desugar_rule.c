@@ -662,7 +662,11 @@ static void body_basic(rule_builder *b, const rf_ast_formula *f)
     case RF_FORM_NOT:
         if (f->sub->kind == RF_FORM_ATOM) rf_dsg_body_atom(b, &f->sub->atom, 1, f->loc);
         else if (f->sub->kind == RF_FORM_CMP) body_cmp(b, f->sub, 1);
-        else if (f->sub->kind == RF_FORM_AND) rf_dsg_body_not_conj(b, f);
+        else if (rf_dsg_not_conj_is_plain(b, f)) {
+            const rf_ast_formula *it = f->sub->items[0];
+            if (it->kind == RF_FORM_ATOM) rf_dsg_body_atom(b, &it->atom, 1, f->loc);
+            else body_cmp(b, it, 1);
+        } else if (f->sub->kind == RF_FORM_AND) rf_dsg_body_not_conj(b, f);
         else b->bad = 1; /* reported by rf_dsg_dnf_of */
         break;
     default: b->bad = 1; break;

@@ -263,12 +263,20 @@ lit
     | NOT lit {
         $$ = rf_ast_formula_new(A, RF_FORM_NOT, L(st, @1)); NEED($$);
         $$->sub = $2;
+        /* `!(a(x, z))` negates a conjunction of one literal: its variables
+        ** used nowhere else are existential, as in `!(a(x, z), z > 0)`;
+        ** `!a(x, z)` is a negated atom, whose variables must be bound */
+        if ($2->paren && ($2->kind == RF_FORM_ATOM || $2->kind == RF_FORM_CMP)) {
+            rf_ast_formula *c = rf_ast_formula_new(A, RF_FORM_AND, $2->loc); NEED(c);
+            if (push_item(st, c, $2)) { st->oom = 1; YYABORT; }
+            $$->sub = c;
+        }
       }
     | expr cmpop expr {
         $$ = rf_ast_formula_new(A, RF_FORM_CMP, L(st, @2)); NEED($$);
         $$->op = (rf_cmp_op)$2; $$->lhs = $1; $$->rhs = $3;
       }
-    | LPAREN formula RPAREN { $$ = $2; }
+    | LPAREN formula RPAREN { $$ = $2; $$->paren = 1; }
     ;
 
 cmpop

@@ -90,6 +90,7 @@ struct rf_ast_formula {
     rf_ast_formula **items;
     int32_t nitems;
     int32_t capitems; /* room in items (the parser appends) */
+    uint8_t paren;    /* written in parentheses: `!(a)` is a conjunction of one */
 };
 
 /* One `v = func(arg)` inside agg<< >>. arg is NULL for count(). */
