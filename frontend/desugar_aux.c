@@ -226,6 +226,19 @@ static int functional_atom(const rf_ast_formula *f)
     return 0;
 }
 
+/* The names the rule uses outside the negation f: its head's, its
+** aggregates' arguments' and the rest of its body's. */
+static void names_outside(rule_builder *b, const rf_ast_formula *f, namelist *outer)
+{
+    if (b->head)
+        for (int32_t i = 0; i < b->head->nargs; i++) names_of_expr(outer, b->head->args[i], 0);
+    if (b->cl)
+        for (int32_t g = 0; g < b->cl->naggs; g++) names_of_expr(outer, b->cl->aggs[g].arg, 0);
+    if (b->k)
+        for (int32_t j = 0; j < b->k->n; j++)
+            if (b->k->items[j] != f) names_all(outer, b->k->items[j], 0);
+}
+
 /* Whether `!(l)`, a negated conjunction of one atom or comparison, is the
 ** plain negation `!l`: every variable of l is used elsewhere in the rule
 ** (none is existential), so no auxiliary predicate is needed. */
@@ -239,13 +252,7 @@ int rf_dsg_not_conj_is_plain(rule_builder *b, const rf_ast_formula *f)
     if (!nl) return 0; /* the auxiliary predicate's path reports it */
     namelist *inner = &nl[0], *outer = &nl[1];
     names_all(inner, sub, 0);
-    if (b->head)
-        for (int32_t i = 0; i < b->head->nargs; i++) names_of_expr(outer, b->head->args[i], 0);
-    if (b->cl)
-        for (int32_t g = 0; g < b->cl->naggs; g++) names_of_expr(outer, b->cl->aggs[g].arg, 0);
-    if (b->k)
-        for (int32_t j = 0; j < b->k->n; j++)
-            if (b->k->items[j] != f) names_all(outer, b->k->items[j], 0);
+    names_outside(b, f, outer);
     if (inner->overflow || outer->overflow) return 0;
     for (int32_t i = 0; i < inner->n; i++)
         if (!nl_has(outer, inner->names[i])) return 0;
@@ -275,13 +282,7 @@ void rf_dsg_body_not_conj(rule_builder *b, const rf_ast_formula *f)
     memset(nl, 0, 4 * sizeof *nl);
     namelist *inner = &nl[0], *outer = &nl[1], *shared = &nl[2], *need = &nl[3];
     names_all(inner, sub, 0);
-    if (b->head)
-        for (int32_t i = 0; i < b->head->nargs; i++) names_of_expr(outer, b->head->args[i], 0);
-    if (b->cl)
-        for (int32_t g = 0; g < b->cl->naggs; g++) names_of_expr(outer, b->cl->aggs[g].arg, 0);
-    if (b->k)
-        for (int32_t j = 0; j < b->k->n; j++)
-            if (b->k->items[j] != f) names_all(outer, b->k->items[j], 0);
+    names_outside(b, f, outer);
     for (int32_t i = 0; i < inner->n; i++)
         if (nl_has(outer, inner->names[i])) nl_add(shared, inner->names[i], inner->locs[i]);
     bound_names bn = {0, 0, 0};

@@ -1022,6 +1022,37 @@ static void test_agg(void)
 
 /* ---- joins ------------------------------------------------------------ */
 
+/* Whether a join's pairs given in parts of at most bound (*parts of them),
+** laid end to end, are rl, rr (nref pairs, rf_cpu_hash_join's), in order. */
+static int parts_match(rf_cpu_pool *pool, const rf_cpu_table *l, const int32_t *lkeys, const rf_cpu_table *r,
+                       const int32_t *rkeys, int32_t nk, const rf_cpu_join_side *side, int64_t bound,
+                       const int64_t *rl, const int64_t *rr, int64_t nref, int64_t *parts)
+{
+    rf_cpu_join_parts *jp = NULL;
+    if (rf_cpu_join_parts_new(pool, l, lkeys, r, rkeys, nk, side, &jp)) return 0;
+    int ok = rf_cpu_join_parts_total(jp) == nref;
+    int64_t at = 0, *pl, *pr, pn;
+    *parts = 0;
+    for (;;) {
+        if (rf_cpu_join_parts_next(pool, jp, bound, &pl, &pr, &pn)) {
+            ok = 0;
+            break;
+        }
+        if (pn == 0) {
+            free(pl);
+            free(pr);
+            break;
+        }
+        ok &= at + pn <= nref && same_i64(pl, rl + at, pn) && same_i64(pr, rr + at, pn) && pn <= bound;
+        at += pn;
+        ++*parts;
+        free(pl);
+        free(pr);
+    }
+    rf_cpu_join_parts_free(jp);
+    return ok && at == nref;
+}
+
 typedef struct join_case {
     int32_t nk;
     rf_cpu_kind kinds[2];
@@ -1118,27 +1149,9 @@ static void test_join(void)
                 if (on_side) OK(rf_cpu_join_side_new(pools[p], &r, rkeys, nk, &side));
                 const int64_t bounds[3] = {1, 777, INT64_MAX};
                 for (int bi = 0; bi < 3; bi++) {
-                    rf_cpu_join_parts *jp = NULL;
-                    OK(rf_cpu_join_parts_new(pools[p], &l, lkeys, &r, rkeys, nk, side, &jp));
-                    CHECK(rf_cpu_join_parts_total(jp) == nref);
-                    int64_t at = 0, parts = 0, *pl, *pr, pn;
-                    int ok = 1;
-                    for (;;) {
-                        OK(rf_cpu_join_parts_next(pools[p], jp, bounds[bi], &pl, &pr, &pn));
-                        if (pn == 0) {
-                            free(pl);
-                            free(pr);
-                            break;
-                        }
-                        ok &= at + pn <= nref && same_i64(pl, rl + at, pn) && same_i64(pr, rr + at, pn);
-                        ok &= pn <= bounds[bi];
-                        at += pn;
-                        parts++;
-                        free(pl);
-                        free(pr);
-                    }
-                    CHECK(ok && at == nref && (bi < 2 || parts <= 1));
-                    rf_cpu_join_parts_free(jp);
+                    int64_t parts = 0;
+                    CHECK(parts_match(pools[p], &l, lkeys, &r, rkeys, nk, side, bounds[bi], rl, rr, nref, &parts) &&
+                          (bi < 2 || parts <= 1));
                 }
                 rf_cpu_join_side_free(side);
             }
@@ -1608,24 +1621,8 @@ static void test_join_parts_gaps(void)
             if (on_side) OK(rf_cpu_join_side_new(pools[p], &r, keys, 1, &side));
             const int64_t bounds[4] = {1, 100, 5000, INT64_MAX};
             for (int bi = 0; bi < 4; bi++) {
-                rf_cpu_join_parts *jp = NULL;
-                OK(rf_cpu_join_parts_new(pools[p], &l, keys, &r, keys, 1, side, &jp));
-                int64_t at = 0, *pl, *pr, pn;
-                int ok = 1;
-                for (;;) {
-                    OK(rf_cpu_join_parts_next(pools[p], jp, bounds[bi], &pl, &pr, &pn));
-                    if (pn == 0) {
-                        free(pl);
-                        free(pr);
-                        break;
-                    }
-                    ok &= at + pn <= nref && same_i64(pl, rl + at, pn) && same_i64(pr, rr + at, pn) && pn <= bounds[bi];
-                    at += pn;
-                    free(pl);
-                    free(pr);
-                }
-                CHECK(ok && at == nref);
-                rf_cpu_join_parts_free(jp);
+                int64_t parts = 0;
+                CHECK(parts_match(pools[p], &l, keys, &r, keys, 1, side, bounds[bi], rl, rr, nref, &parts));
             }
             rf_cpu_join_side_free(side);
         }
