@@ -103,17 +103,22 @@ expect() { # DIR KEYCOL
         }' "$1/t.csv" | if [ "$2" = 1 ]; then sort -t "	" -k1,1n; else LC_ALL=C sort -t "	" -k1,1; fi |
         head -n 1 | awk -F "	" -v kc="$2" '{ q = kc == 2 ? "\"" : ""; print "aggregate: " $2 " for the group (" q $1 q ")" }'
 }
+run_way() { # WAY PROG DIR [options]: PROG on the CPU, the emulated GPU or WAY CPU ranks; stderr in $tmp/err
+    rw_way=$1 rw_prog=$2 rw_dir=$3
+    shift 3
+    case $rw_way in
+    cpu) timeout 120 "$redfox" run "$rw_prog" --data "$rw_dir" --out "$tmp/o" --device cpu "$@" 2>"$tmp/err" ;;
+    gpu) RF_GPU_EMULATE=1 timeout 120 "$redfox" run "$rw_prog" --data "$rw_dir" --out "$tmp/o" --device gpu "$@" 2>"$tmp/err" ;;
+    *) timeout 120 $mpi "$rw_way" "$redfox" run "$rw_prog" --data "$rw_dir" --out "$tmp/o" --device cpu "$@" \
+           --set rank_timeout_s=60 >/dev/null 2>"$tmp/err" ;;
+    esac
+}
 check() { # WHAT DIR PROG WANT [--no-fuse]
     what=$1 dir=$2 prog=$3 want=$4
     shift 4
     for way in cpu gpu 2; do
-        case $way in
-        cpu) timeout 120 "$redfox" run "$prog" --data "$dir" --out "$tmp/o" --device cpu "$@" 2>"$tmp/err" ;;
-        gpu) RF_GPU_EMULATE=1 timeout 120 "$redfox" run "$prog" --data "$dir" --out "$tmp/o" --device gpu "$@" 2>"$tmp/err" ;;
-        *) [ -n "$mpi" ] || continue
-           timeout 120 $mpi "$way" "$redfox" run "$prog" --data "$dir" --out "$tmp/o" --device cpu "$@" \
-               --set rank_timeout_s=60 >/dev/null 2>"$tmp/err" ;;
-        esac
+        [ "$way" != 2 ] || [ -n "$mpi" ] || continue
+        run_way "$way" "$prog" "$dir" "$@"
         rc=$?
         [ $rc -eq 1 ] || fail "$what, $way $*: exit $rc, expected 1"
         grep -qxF -- "$prog:4:1: error: $want" "$tmp/err" ||
@@ -215,13 +220,8 @@ check_div() { # WHAT DIR PROG WANT [options]
     what=$1 dir=$2 prog=$3 dwant=$4
     shift 4
     for way in cpu gpu 2; do
-        case $way in
-        cpu) timeout 120 "$redfox" run "$prog" --data "$dir" --out "$tmp/o" --device cpu "$@" 2>"$tmp/err" ;;
-        gpu) RF_GPU_EMULATE=1 timeout 120 "$redfox" run "$prog" --data "$dir" --out "$tmp/o" --device gpu "$@" 2>"$tmp/err" ;;
-        *) [ -n "$mpi" ] && [ -n "$div_ranks" ] || continue
-           timeout 120 $mpi "$way" "$redfox" run "$prog" --data "$dir" --out "$tmp/o" --device cpu "$@" \
-               --set rank_timeout_s=60 >/dev/null 2>"$tmp/err" ;;
-        esac
+        [ "$way" != 2 ] || { [ -n "$mpi" ] && [ -n "$div_ranks" ]; } || continue
+        run_way "$way" "$prog" "$dir" "$@"
         rc=$?
         [ $rc -eq 1 ] || fail "$what, $way $*: exit $rc, expected 1"
         grep -qxF -- "$prog:5:1: error: $dwant" "$tmp/err" ||

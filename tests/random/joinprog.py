@@ -20,9 +20,10 @@
 import os
 import random
 import shutil
-import subprocess
 import sys
 import tempfile
+
+from randprog import run  # (one runner for both generators: a command's status and output, or 'timeout')
 
 BIG = os.environ.get('JOINPROG_BIG') == '1'
 CMPS = ['=', '!=', '<', '<=', '>', '>=']
@@ -861,18 +862,6 @@ def expected(prog):
 
 
 # ------------------------------------------------------------ running
-def run(cmd, env=None, timeout=60):
-    e = dict(os.environ)
-    if env:
-        e.update(env)
-    try:
-        p = subprocess.run(cmd, capture_output=True, text=True, env=e,
-                           timeout=timeout)
-        return p.returncode, p.stdout, p.stderr
-    except subprocess.TimeoutExpired:
-        return 'timeout', '', ''
-
-
 def read_rows(path, sep):
     if not os.path.exists(path):
         return None
