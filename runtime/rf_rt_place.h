@@ -17,7 +17,7 @@
 #include "rf_common.h"
 #include "rf_harmony.h"
 
-#define RF_RT_PLACE_VERSION 1
+#define RF_RT_PLACE_VERSION 2 /* 2: a run record's start state may be 2 (held); files of 1 are read */
 #define RF_RT_PLACE_MAX_RECORDS 4096 /* the file keeps the newest this many */
 #define RF_RT_PLACE_COMPACT_BYTES ((int64_t)RF_RT_PLACE_MAX_RECORDS * 2 * 80) /* appended past it: rewritten */
 /* The most a model file can hold: the compaction bound and what runs that
@@ -36,7 +36,9 @@ typedef struct rf_rt_place_rec {
     int gpu;           /* the device: 1 the GPU, 0 the CPU; host: 1 a usable GPU, 0 none */
     char host[64];     /* host: its name */
     uint64_t prog;     /* run: the program's hash (rf_rt_place_prog_hash) */
-    int fresh;         /* run, GPU: the driver started in this run (a fresh process) */
+    int fresh;         /* run, GPU: where the driver started: 0 in an earlier run of this process,
+                          1 in this run (a fresh process), 2 in this run while a `redfox hold`
+                          held it on the host (rf_rt_hold.h: the short start) */
     char kind[24];     /* kernel: its kind ("join_index"); host: the GPU's ("NVIDIA_H100_80GB_HBM3", "-") */
     double rows, bytes; /* run: the inputs' rows and the bytes of the columns read, as
                            rf_rt_place_inputs estimates them before a run; kernel: rows and bytes in */
@@ -153,6 +155,8 @@ typedef struct rf_rt_place_query {
     double rows, bytes;       /* the inputs' (estimated before reading) */
     int threads;              /* the CPU's */
     int gpu_started;          /* the GPU's driver runs in this process already */
+    int gpu_held;             /* not started, but a `redfox hold` holds the driver on this host
+                                 (rf_rt_hold_present): a fresh process's start is the short one */
     int64_t runs;             /* the runs of this program the process will make from this one on,
                                  this one included (<= 1: this one) */
     int kept;                 /* the inputs are kept between those runs (an input cache): on the
@@ -175,6 +179,13 @@ typedef struct rf_rt_place_query {
 #define RF_RT_PLACE_GPU_KERNEL_S 20e-6
 #define RF_RT_PLACE_GPU_START_S 0.3
 #define RF_RT_PLACE_GPU_BW 10e9
+/* A start while `redfox hold` runs, before any run has measured one: this
+** share of a fresh process's start as measured (or of the default). On the
+** H200 a fresh q06's start not hidden by its reading was about 150 ms
+** alone and 75 ms beside the holder; a guess on the low side is corrected
+** by the GPU run it leads to, one on the high side would never be (the CPU
+** chosen, no held GPU start ever measured). */
+#define RF_RT_PLACE_HELD_SHARE 0.5
 /* A near tie: a GPU not started yet is chosen only when it is predicted
 ** faster than the CPU by this share of the CPU's time at least; within it
 ** the CPU, which needs no start, runs (the start's and the prediction's
@@ -198,6 +209,8 @@ typedef struct rf_rt_place_choice {
                                 host says: 1 a usable GPU (host_kind), 0 none, -1 no record */
     char host_kind[24];
     int gpu_started;         /* rf_rt_place_choose: the GPU weighed as started (no start to pay) */
+    int gpu_held;            /* the start weighed as a held driver's (q->gpu_held) */
+    int held_guessed;        /* ... guessed (RF_RT_PLACE_HELD_SHARE): no held start measured yet */
     /* rf_rt_place_choose: what the choice itself cost (--profile): the
     ** model file read and parsed, the inputs' sizes (and the later
     ** programs'), the prediction; choose_s all of them */

@@ -208,6 +208,7 @@ typedef struct rf_rt_result {
     int start_aside;
     double start_wait_seconds;
     int gpu_fresh;             /* GPU: the driver started in this run (a fresh process) */
+    int gpu_held;              /* ... while a `redfox hold` held it on the host (rf_rt_hold.h) */
     /* GPU, the start's parts (--profile), seconds. gpu_start_driver: 1 the
     ** driver's start is this run's (the parts below it filled), 2 it started
     ** earlier in the process, 3 the emulator (no driver). The driver loaded
@@ -242,6 +243,8 @@ typedef struct rf_rt_result {
     int place_driver_loaded;   /* libcuda.so.1 was loaded in this process when the run ended */
     int place_emulated;        /* the GPU weighed was the emulator (RF_GPU_EMULATE), predicted as a real one */
     int place_gpu_started;     /* the GPU weighed as started in this process (no start to pay) */
+    int place_gpu_held;        /* its start weighed as a held driver's (`redfox hold` runs) */
+    int place_held_guessed;    /* ... a share of a fresh start: no held start measured yet */
     int place_tie;             /* the GPU predicted faster by less than the tie margin: the CPU,
                                   which needs no start (RF_RT_PLACE_TIE) */
     int host_gpu_found;        /* this run looked for the GPU: 1 found one (host_gpu_kind), 0 none;

@@ -172,8 +172,8 @@ static int parse_line(char *s, rf_rt_place_rec *r)
         r->prog = strtoull(t[1], &end, 16);
         if (*end || t[1][0] == '-' || t[1][0] == '+') return 0;
         r->type = 'r';
-        if ((r->gpu = dev_of(t[2])) < 0 || (strcmp(t[3], "0") && strcmp(t[3], "1"))) return 0;
-        r->fresh = t[3][0] == '1';
+        if ((r->gpu = dev_of(t[2])) < 0 || t[3][0] < '0' || t[3][0] > '2' || t[3][1]) return 0;
+        r->fresh = t[3][0] - '0';
         if (!num(t[4], &r->rows) || !num(t[5], &r->bytes) || !num(t[6], &kernels) || kernels > INT32_MAX ||
             kernels != (double)(int32_t)kernels)
             return 0;
@@ -216,8 +216,9 @@ int64_t rf_rt_place_parse(char *text, int64_t len, int64_t line0, rf_rt_place_mo
         line++;
         if (line == 1) {
             char want[64];
+            /* version 1's records are version 2's without a held start */
             snprintf(want, sizeof want, HEADER " %d", RF_RT_PLACE_VERSION);
-            if (strcmp(p, want)) bad = 1;
+            if (strcmp(p, want) && strcmp(p, HEADER " 1")) bad = 1;
         } else {
             rf_rt_place_rec r;
             if (memchr(p, 0, (size_t)(nl - p)) || !parse_line(p, &r)) bad = line;
@@ -284,7 +285,7 @@ static void format_rec(const rf_rt_place_rec *r, rf_buf *out)
         rf_buf_printf(out, "h %s %s %s\n", r->host[0] ? r->host : "?", r->gpu ? "gpu" : "none",
                       r->kind[0] ? r->kind : "-");
     else if (r->type == 'r')
-        rf_buf_printf(out, "r %016" PRIx64 " %s %d %.17g %.17g %d %.9g %.9g %.9g\n", r->prog, dev, r->fresh ? 1 : 0,
+        rf_buf_printf(out, "r %016" PRIx64 " %s %d %.17g %.17g %d %.9g %.9g %.9g\n", r->prog, dev, r->fresh,
                       r->rows, r->bytes, (int)r->kernels, r->start_s, r->copy_s, r->seconds);
     else
         rf_buf_printf(out, "k %s %s %.17g %.17g %.9g\n", dev, r->kind[0] ? r->kind : "?", r->rows, r->bytes,
@@ -597,6 +598,15 @@ static double predict_run(const rf_rt_place_model *m, const rf_rt_place_query *q
     return t;
 }
 
+/* The mean of one start state's starts, this program's where it has any
+** (how much of the start its reading hides is its own), else every
+** program's, else dflt. */
+static double mean_start(const double sum[2], const int64_t n[2], double dflt)
+{
+    int w = n[1] ? 1 : 0;
+    return n[w] ? sum[w] / (double)n[w] : dflt;
+}
+
 void rf_rt_place_predict(const rf_rt_place_model *m, const rf_rt_place_query *q, rf_rt_place_choice *out)
 {
     memset(out, 0, sizeof *out);
@@ -613,19 +623,27 @@ void rf_rt_place_predict(const rf_rt_place_model *m, const rf_rt_place_query *q,
     ** rate; this program's own runs where there are any: how much of the
     ** start its reading hides, and what its copies hold beyond the columns'
     ** bytes (the strings' dictionary: q13's comments), are its own */
-    double start[2] = {0, 0}, copy_b[2] = {0, 0}, copy_s[2] = {0, 0};
-    int64_t nstart[2] = {0, 0};
+    /* start[state][w]: the start states of rf_rt_place_rec.fresh, w 0 every
+    ** program's records, 1 this program's */
+    double start[3][2] = {{0, 0}, {0, 0}, {0, 0}}, copy_b[2] = {0, 0}, copy_s[2] = {0, 0};
+    int64_t nstart[3][2] = {{0, 0}, {0, 0}, {0, 0}};
     for (int64_t i = 0; i < mm->n; i++) {
         const rf_rt_place_rec *r = &mm->recs[i];
-        if (r->type != 'r' || !r->gpu) continue;
+        if (r->type != 'r' || !r->gpu || r->fresh < 0 || r->fresh > 2) continue;
         int own = r->prog == q->prog;
         for (int w = 0; w <= own; w++) {
-            if (r->fresh == !q->gpu_started) start[w] += r->start_s, nstart[w]++;
+            start[r->fresh][w] += r->start_s, nstart[r->fresh][w]++;
             if (r->copy_s > 0 && r->bytes > 0) copy_b[w] += r->bytes, copy_s[w] += r->copy_s;
         }
     }
-    int ws = nstart[1] ? 1 : 0, wc = copy_s[1] > 0 ? 1 : 0;
-    out->gpu_start_s = nstart[ws] ? start[ws] / (double)nstart[ws] : !q->gpu_started ? RF_RT_PLACE_GPU_START_S : 0;
+    int want = q->gpu_started ? 0 : q->gpu_held ? 2 : 1, wc = copy_s[1] > 0 ? 1 : 0;
+    out->gpu_held = want == 2;
+    out->gpu_start_s = mean_start(start[want], nstart[want], want ? RF_RT_PLACE_GPU_START_S : 0);
+    /* a held driver's start not measured yet: a share of a fresh one's */
+    if (want == 2 && !nstart[2][0] && !nstart[2][1]) {
+        out->gpu_start_s = RF_RT_PLACE_HELD_SHARE * mean_start(start[1], nstart[1], RF_RT_PLACE_GPU_START_S);
+        out->held_guessed = 1;
+    }
     out->gpu_copy_s = q->bytes / (copy_s[wc] > 0 ? copy_b[wc] / copy_s[wc] : RF_RT_PLACE_GPU_BW);
     out->gpu_s = gpu_run + out->gpu_start_s + out->gpu_copy_s;
     /* the runs ahead: the start once, kept inputs copied once */

@@ -129,7 +129,7 @@ static int bin_read(const char *bpath, int fd, const struct stat *sb, rf_rt_plac
     if (ok) /* the records as a parse would give them (a damaged cache: the text again) */
         for (int64_t i = 0; i < m->n && ok; i++) {
             const rf_rt_place_rec *r = &m->recs[i];
-            ok = (r->type == 'r' || r->type == 'k' || r->type == 'h') && (r->gpu == 0 || r->gpu == 1) &&
+            ok = (r->type == 'r' || r->type == 'k' || r->type == 'h') && (r->gpu == 0 || r->gpu == 1) && r->fresh >= 0 && r->fresh <= 2 &&
                  memchr(r->kind, 0, sizeof r->kind) && memchr(r->host, 0, sizeof r->host) && r->kernels >= 0 &&
                  ok_num(r->rows) && ok_num(r->bytes) && ok_num(r->start_s) && ok_num(r->copy_s) &&
                  ok_num(r->seconds) && rf_rt_place_rec_plausible(r);

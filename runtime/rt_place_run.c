@@ -13,6 +13,7 @@
 ** GPU kind as host records hold them, and the records of a finished run.
 */
 #include "rf_rt_place.h"
+#include "rf_rt_hold.h"
 
 #include "rf_db.h"
 #include "rf_gpu_codegen.h"
@@ -264,6 +265,7 @@ void rf_rt_place_choose(const rf_hir_program *p, const rf_rt_options *o, int thr
     q.bytes = bytes;
     q.runs = o->runs;
     q.gpu_started = gpu_started;
+    q.gpu_held = !gpu_started && rf_rt_hold_present();
     q.later_gain_s = later;
     double t2 = rf_now();
     rf_rt_place_predict(&m, &q, out);
@@ -298,6 +300,7 @@ int rf_rt_place_workload_gpu(const rf_hir_program *const *ps, int32_t n, int64_t
     q.threads = threads;
     q.kept = kept;
     q.runs = runs;
+    q.gpu_held = rf_rt_hold_present();
     double gain = 0, start = 0;
     for (int32_t i = 0; i < n; i++) {
         if (!ps[i]) continue;
@@ -338,7 +341,7 @@ void rf_rt_place_record(const rf_hir_program *p, const rf_rt_options *o, rf_rt_r
         r->type = 'r';
         r->gpu = gpu;
         r->prog = rf_rt_place_prog_hash(p);
-        r->fresh = gpu && res->gpu_fresh;
+        r->fresh = !gpu || !res->gpu_fresh ? 0 : res->gpu_held ? 2 : 1;
         /* the features as a choice sees them before a run (the estimate,
         ** not the rows read after block skipping), so that this program's
         ** records predict its next run; inputs from memory: what was read */

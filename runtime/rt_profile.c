@@ -187,8 +187,14 @@ void rf_rt_profile_write(const rf_rt_result *res, FILE *f)
                                                      "its start included (not yet run in this process)")
                           : res->place_probed ? ""
                                               : "; the GPU's driver not loaded (the choice needs none)";
-        fprintf(f, "auto: predicted cpu %.6f s, gpu %s -> chose %s (model: %lld records)%s%s\n", res->place_cpu_s, g,
-                res->device, (long long)res->place_records, tie, how);
+        /* a fresh process's start while `redfox hold` runs is the short one */
+        const char *held = !res->place_gpu_held ? ""
+                           : res->place_held_guessed
+                               ? "; the driver held by `redfox hold`: its start weighed at half a fresh one's (no "
+                                 "held start measured yet)"
+                               : "; the driver held by `redfox hold`: its start as measured while held";
+        fprintf(f, "auto: predicted cpu %.6f s, gpu %s -> chose %s (model: %lld records)%s%s%s\n", res->place_cpu_s,
+                g, res->device, (long long)res->place_records, held, tie, how);
         if (res->place_runs > 1 || res->place_later_gain_s > 0) {
             char gt[400];
             if (res->place_gpu_total_s < 0) snprintf(gt, sizeof gt, "-");

@@ -21,6 +21,7 @@
 #include "rt_device.h"
 #include "rt_inputs.h"
 #include "rt_start.h"
+#include "rf_rt_hold.h"
 #include "rf_rt_place.h"
 
 #include <stdlib.h>
@@ -848,6 +849,8 @@ static void place_note(rf_rt_result *res, const rf_rt_place_choice *ch, int gpu,
     res->place_driver_loaded = rf_rt_place_driver_loaded();
     res->place_emulated = rf_rt_gpu_emulated();
     res->place_gpu_started = ch->gpu_started;
+    res->place_gpu_held = ch->gpu_held;
+    res->place_held_guessed = ch->held_guessed;
     res->place_choose_s = ch->choose_s;
     res->place_model_s = ch->model_s;
     res->place_inputs_s = ch->inputs_s;
@@ -957,8 +960,13 @@ static rf_status run(const rf_hir_program *p, const rf_rt_options *o, rf_rt_resu
         if (gpu) {
             rf_diags gd;
             rf_diags_init(&gd);
+            /* asked before the start: a holder that comes later did not shorten it */
+            int held = !started && !rf_rt_gpu_emulated() && rf_rt_hold_present();
             rf_status gst = rf_rt_run_on(&rf_rt_gpu_device, p, o, out, &gd);
-            if (*out) (*out)->gpu_fresh = !started;
+            if (*out) {
+                (*out)->gpu_fresh = !started;
+                (*out)->gpu_held = held;
+            }
             /* the driver started, or failed to, beside the reading */
             int usable = rf_rt_gpu_available(why, sizeof why);
             if (o->device == RF_RT_DEVICE_AUTO)

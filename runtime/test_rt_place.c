@@ -127,7 +127,7 @@ static void test_file(const char *tmp)
         rf_buf b;
         rf_buf_init(&b);
         CHECK(!rf_rt_place_format(&m, &b) && b.data &&
-              !strcmp(b.data, "redfox placement model 1\nh node-1 none -\nh node-2 gpu NVIDIA_H100_80GB_HBM3\n"));
+              !strcmp(b.data, "redfox placement model 2\nh node-1 none -\nh node-2 gpu NVIDIA_H100_80GB_HBM3\n"));
         rf_buf_free(&b);
     }
     rf_rt_place_model_free(&m);
@@ -162,6 +162,10 @@ static void test_file(const char *tmp)
         "redfox placement model 1\nr 00000000000000ab gpu 1 5 40 13 0 1e300 0.1\n",
         "redfox placement model 1\nk cpu map 1e300 2 3\n",
         "redfox placement model 1\nk cpu map 1 2e19 3\n",
+        /* a start state past 2 (held) */
+        "redfox placement model 2\nr 00000000000000ab gpu 3 5 40 13 0.1 0 0.1\n",
+        "redfox placement model 2\nr 00000000000000ab gpu 12 5 40 13 0.1 0 0.1\n",
+        "redfox placement model 3\n",
         "\x01\x02garbage",
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -182,7 +186,7 @@ static void test_file(const char *tmp)
     rf_rt_place_model_free(&m);
     /* a line damaged in the middle: an append does not parse the file (it
     ** adds its lines), the next read finds it, and a reset starts it anew */
-    write_text(path, "redfox placement model 1\nk gpu map 1 2 zz\n");
+    write_text(path, "redfox placement model 2\nk gpu map 1 2 zz\n");
     CHECK(!rf_rt_place_append(path, recs, 2, &d));
     rf_diags_free(&d);
     rf_diags_init(&d);
@@ -255,6 +259,69 @@ static rf_rt_place_query map_query(uint64_t prog, int threads, double rows, doub
     q.rows = rows;
     q.bytes = bytes;
     return q;
+}
+
+/* A fresh process's start while `redfox hold` holds the driver (start
+** state 2): the held runs' own starts where there are any, else a share of
+** a fresh start (RF_RT_PLACE_HELD_SHARE); version 1's files read, state 2
+** kept through a round trip. */
+static void test_held(const char *tmp)
+{
+    rf_rt_place_query q = map_query(7, 4, 1e6, 1e8);
+    rf_rt_place_choice ch;
+    rf_rt_place_model m = {NULL, 0, 0};
+    /* CPU 0.15 s; GPU fresh start 0.2 s, copies 0.02 s, run 0.01 s */
+    rf_rt_place_rec rs[] = {run_rec(7, 0, 0, 1e6, 1e8, 0, 0, 0.15), run_rec(7, 1, 1, 1e6, 1e8, 0.2, 0.02, 0.01),
+                            run_rec(7, 1, 1, 1e6, 1e8, 0.2, 0.02, 0.01)};
+    for (size_t i = 0; i < sizeof rs / sizeof rs[0]; i++) CHECK(!rf_rt_place_add(&m, &rs[i]));
+    rf_rt_place_predict(&m, &q, &ch);
+    CHECK(near(ch.gpu_start_s, 0.2) && !ch.gpu && !ch.gpu_held && !ch.held_guessed);
+    /* held, no held start measured: half the fresh one's, 0.13 s against
+    ** 0.15 s, more than the tie's 10 % under: the GPU */
+    q.gpu_held = 1;
+    rf_rt_place_predict(&m, &q, &ch);
+    CHECK(near(ch.gpu_start_s, RF_RT_PLACE_HELD_SHARE * 0.2) && ch.gpu_held && ch.held_guessed && ch.gpu);
+    /* one measured: its start, 0.12 s: 0.15 s, the CPU */
+    rf_rt_place_rec h = run_rec(7, 1, 2, 1e6, 1e8, 0.12, 0.02, 0.01);
+    CHECK(!rf_rt_place_add(&m, &h));
+    rf_rt_place_predict(&m, &q, &ch);
+    CHECK(near(ch.gpu_start_s, 0.12) && ch.gpu_held && !ch.held_guessed && !ch.gpu);
+    /* the fresh start, not held, is not the held one's */
+    q.gpu_held = 0;
+    rf_rt_place_predict(&m, &q, &ch);
+    CHECK(near(ch.gpu_start_s, 0.2) && !ch.gpu_held);
+    /* no record at all: half the default */
+    rf_rt_place_model none = {NULL, 0, 0};
+    q.gpu_held = 1;
+    rf_rt_place_predict(&none, &q, &ch);
+    CHECK(near(ch.gpu_start_s, RF_RT_PLACE_HELD_SHARE * RF_RT_PLACE_GPU_START_S) && ch.held_guessed);
+    /* started in the process: no start, held or not */
+    q.gpu_started = 1;
+    rf_rt_place_predict(&m, &q, &ch);
+    CHECK(ch.gpu_start_s == 0 && !ch.gpu_held);
+    /* the file: state 2 kept through an append and a read; a version 1
+    ** file is read, and an append to it writes the file anew as version 2 */
+    char *path = rf_sprintf("%s/place/held.txt", tmp);
+    remove(path);
+    rf_diags d;
+    rf_diags_init(&d);
+    CHECK(!rf_rt_place_append(path, &h, 1, &d));
+    rf_rt_place_model back;
+    CHECK(!rf_rt_place_read(path, &back, &d) && back.n == 1 && back.recs[0].fresh == 2 && d.count == 0);
+    rf_rt_place_model_free(&back);
+    write_text(path, "redfox placement model 1\nr 0000000000000007 gpu 1 1000000 100000000 4 0.2 0.02 0.01\n");
+    CHECK(!rf_rt_place_read(path, &back, &d) && back.n == 1 && back.recs[0].fresh == 1 && d.count == 0);
+    rf_rt_place_model_free(&back);
+    CHECK(!rf_rt_place_append(path, &h, 1, &d));
+    CHECK(!rf_rt_place_read(path, &back, &d) && back.n == 2 && back.recs[1].fresh == 2 && d.count == 0);
+    rf_rt_place_model_free(&back);
+    char head[32] = "";
+    FILE *f = fopen(path, "r");
+    CHECK(f && fgets(head, sizeof head, f) && !strcmp(head, "redfox placement model 2\n"));
+    if (f) fclose(f);
+    rf_diags_free(&d);
+    free(path);
+    rf_rt_place_model_free(&m);
 }
 
 /* A near tie (issue 27): a GPU not started must win by RF_RT_PLACE_TIE of
@@ -754,6 +821,7 @@ int main(int argc, char **argv)
     test_fits();
     test_file(argv[1]);
     test_tie();
+    test_held(argv[1]);
     test_choice();
     test_own_costs(argv[1]);
     test_cache(argv[1]);

@@ -8,6 +8,10 @@ set -u
 r=$1
 tmp=${TMPDIR:-/tmp}/rf_gpu_hold.$$
 mkdir -p "$tmp"
+# the mark of a holder (runtime/rt_hold.c) in this test's own folder: a
+# holder here must not change the choices of tests running beside it
+TMPDIR=$tmp
+export TMPDIR
 pid=
 trap '[ -n "$pid" ] && kill -9 "$pid" 2>/dev/null; rm -rf "$tmp"' EXIT
 fail=0
@@ -36,9 +40,18 @@ while ! grep -q "is held for" "$tmp/hold.err" 2>/dev/null; do
     sleep 0.1
 done
 for n in 1 2 3; do
-    "$r" run "$p" --device gpu --out "$tmp/gpu$n" 2>"$tmp/gpu.err" || { no "gpu run $n beside hold"; cat "$tmp/gpu.err"; }
+    "$r" run "$p" --device gpu --out "$tmp/gpu$n" --cache-dir "$tmp/cache" 2>"$tmp/gpu.err" ||
+        { no "gpu run $n beside hold"; cat "$tmp/gpu.err"; }
     cmp -s "$tmp/cpu/reach.csv" "$tmp/gpu$n/reach.csv" || no "gpu run $n beside hold: output differs from the CPU's"
 done
+# the placement model records those starts as a held driver's (state 2),
+# and auto beside the holder weighs them (not the guess)
+[ "$(grep -c '^r [0-9a-f]* gpu 2 ' "$tmp/cache/place/model.txt" 2>/dev/null)" -eq 3 ] ||
+    { no "the model does not record three held GPU starts"; cat "$tmp/cache/place/model.txt"; }
+"$r" run "$p" --device auto --profile --out "$tmp/auto" --cache-dir "$tmp/cache" 2>"$tmp/auto.err" ||
+    { no "auto beside hold"; cat "$tmp/auto.err"; }
+grep -q "held by .redfox hold.: its start as measured while held" "$tmp/auto.err" ||
+    { no "auto beside hold: not the held starts"; cat "$tmp/auto.err"; }
 kill -s TERM "$pid"
 wait "$pid"; rc=$?
 pid=

@@ -11,6 +11,10 @@ fake=$2
 fake_init=$3
 tmp=${TMPDIR:-/tmp}/rf_hold.$$
 mkdir -p "$tmp"
+# the mark of a holder (runtime/rt_hold.c) in this test's own folder: a
+# holder here must not change the choices of tests running beside it
+TMPDIR=$tmp
+export TMPDIR
 pid=
 trap '[ -n "$pid" ] && kill -9 "$pid" 2>/dev/null; rm -rf "$tmp"' EXIT
 fail=0
@@ -78,6 +82,34 @@ kill -s TERM "$pid"
 wait "$pid"; rc=$?
 pid=
 [ $rc -eq 0 ] || no "SIGTERM after an ignored SIGHUP: exit $rc"
+
+# the mark (runtime/rt_hold.c): while a holder runs, --device auto weighs the
+# held start (--profile says so); not before it, not after it ends. The
+# mark's folder is this test's ($TMPDIR), so no other test sees it.
+TMPDIR=$tmp
+export TMPDIR
+ex=$(cd "$(dirname "$0")/../examples/quickstart" && pwd)
+auto() { "$r" run "$ex/reach.logic" --data "$ex" --device auto --profile --cache-dir "$tmp/cache" >/dev/null 2>"$tmp/p"; }
+auto || { no "auto without a holder failed"; cat "$tmp/p"; }
+grep -q "^auto: predicted" "$tmp/p" || { no "no auto line"; cat "$tmp/p"; }
+grep -q "held by .redfox hold." "$tmp/p" && no "held said with no holder"
+rm -f "$tmp/e"
+"$r" hold 2>"$tmp/e" &
+pid=$!
+wait_line || no "mark: no 'held' line in 30 s"
+auto || { no "auto beside a holder failed"; cat "$tmp/p"; }
+grep -q "the driver held by .redfox hold.: its start weighed at half a fresh one's" "$tmp/p" ||
+    { no "auto beside a holder does not weigh the held start"; cat "$tmp/p"; }
+kill -s TERM "$pid"
+wait "$pid"
+pid=
+auto && ! grep -q "held by .redfox hold." "$tmp/p" || { no "held said after the holder ended"; cat "$tmp/p"; }
+# a link planted where the mark goes: not followed; a warning, and the hold holds
+rm -f "$tmp/redfox-hold.lock"
+ln -s "$tmp/planted" "$tmp/redfox-hold.lock"
+"$r" hold --seconds 1 2>"$tmp/e"; rc=$?
+[ $rc -eq 0 ] && grep -q "warning: cannot mark the driver as held" "$tmp/e" && [ ! -e "$tmp/planted" ] ||
+    { no "a planted link: exit $rc"; cat "$tmp/e"; }
 
 [ $fail -eq 0 ] && echo "hold: ok"
 exit $fail

@@ -32,7 +32,7 @@ withlib=
     >"$tmp/a1" 2>"$tmp/e1" || { no "auto run 1: exit $?"; cat "$tmp/e1"; }
 cmp -s "$tmp/cpu" "$tmp/a1" || no "auto run 1: another output than the CPU's"
 [ -f "$model" ] || no "auto run 1 wrote no model file"
-head -n 1 "$model" 2>/dev/null | grep -qx "redfox placement model 1" || no "the model file has no version line"
+head -n 1 "$model" 2>/dev/null | grep -qx "redfox placement model 2" || no "the model file has no version line"
 grep -q "^r [0-9a-f]\{16\} cpu 0 " "$model" 2>/dev/null || no "no run record of the CPU run"
 grep -q "^k cpu join_index " "$model" 2>/dev/null || no "--profile left no kernel records"
 grep -q "^auto: predicted cpu .* -> chose \(cpu\|gpu\) (model: 0 records)" "$tmp/e1" || { no "run 1: no prediction line"; cat "$tmp/e1"; }
@@ -53,7 +53,7 @@ n2=$(grep -c . "$model")
 "$r" run "$ex/reach.logic" --data "$ex" --device cpu --format csv --cache-dir "$tmp/cache" >/dev/null 2>&1
 [ "$(grep -c . "$model")" -eq $((n2 + 1)) ] || no "a run without --profile should add one run record"
 # damaged: a warning naming the file, the run as ever, the file written anew
-printf 'redfox placement model 1\nr 12 cpu zz\n' >"$model"
+printf 'redfox placement model 2\nr 12 cpu zz\n' >"$model"
 "$r" run "$ex/reach.logic" --data "$ex" --device auto --format csv --cache-dir "$tmp/cache" --profile >"$tmp/a3" \
     2>"$tmp/e3" || no "auto with a damaged model: exit $?"
 cmp -s "$tmp/cpu" "$tmp/a3" || no "auto with a damaged model: another output"
@@ -101,7 +101,7 @@ odd() { # odd WHAT DEVICE WARN MAKE...: the run's exit, time, warning and the fi
         grep -q "place/model.txt: warning: the placement model $warn" "$tmp/e9" || { no "$what: no warning"; cat "$tmp/e9"; }
     fi
     m3=$tmp/c3/place/model.txt
-    [ -f "$m3" ] && [ ! -L "$m3" ] && [ "$(head -n 1 "$m3")" = "redfox placement model 1" ] &&
+    [ -f "$m3" ] && [ ! -L "$m3" ] && [ "$(head -n 1 "$m3")" = "redfox placement model 2" ] &&
         [ "$(wc -c <"$m3")" -lt 100000 ] || no "$what: the model was not written anew"
 }
 odd "model.txt a named pipe" cpu "is not a regular file" mkfifo "$tmp/c3/place/model.txt"
@@ -110,7 +110,7 @@ if [ -c /dev/zero ]; then
     odd "model.txt a link to /dev/zero" cpu "is not a regular file" ln -s /dev/zero "$tmp/c3/place/model.txt"
     odd "model.txt a link to /dev/zero (auto)" auto "is not a regular file" ln -s /dev/zero "$tmp/c3/place/model.txt"
 fi
-big() { printf 'redfox placement model 1\n' >"$tmp/c3/place/model.txt" && truncate -s 2G "$tmp/c3/place/model.txt"; }
+big() { printf 'redfox placement model 2\n' >"$tmp/c3/place/model.txt" && truncate -s 2G "$tmp/c3/place/model.txt"; }
 if command -v truncate >/dev/null 2>&1; then
     odd "model.txt of 2 GiB" cpu "is larger than a model can be" big
     odd "model.txt of 2 GiB (auto)" auto "is larger than a model can be" big
@@ -136,7 +136,7 @@ rm -rf "$tmp/c2"
 m2=$tmp/c2/place/model.txt
 set -- $(grep "^r " "$m2" | head -n 1)
 synth() {
-    printf 'redfox placement model 1\nr %s cpu 0 %s %s %s 0 0 0.15\nr %s gpu 1 %s %s %s 0.3 0 0.001\n' \
+    printf 'redfox placement model 2\nr %s cpu 0 %s %s %s 0 0 0.15\nr %s gpu 1 %s %s %s 0.3 0 0.001\n' \
         "$2" "$5" "$6" "$7" "$2" "$5" "$6" "$7" >"$m2"
 }
 synth "$@"
@@ -203,14 +203,14 @@ grep -q "^run 1 of 3: auto: predicted cpu 0.150000 s, gpu 0.30[0-9]* s -> chose 
 # a prediction far past any real time (a record of this program's GPU run
 # on next to no rows): the line whole, not cut off in its GPU figure
 set -- $(grep "^r " "$m2" | head -n 1)
-printf 'redfox placement model 1\nr %s gpu 1 1e-290 %s %s 0.3 0 1\n' "$2" "$6" "$7" >"$m2"
+printf 'redfox placement model 2\nr %s gpu 1 1e-290 %s %s 0.3 0 1\n' "$2" "$6" "$7" >"$m2"
 $withlib "$r" run "$ex/reach.logic" --data "$ex" --device auto --format csv --cache-dir "$tmp/c2" --profile \
     >"$tmp/a10" 2>"$tmp/e10" || no "auto, a huge prediction: exit $?"
 cmp -s "$tmp/cpu" "$tmp/a10" || no "auto, a huge prediction: another output"
 grep -q "^auto: predicted cpu [0-9.]* s, gpu [0-9]\{200,\}\.[0-9]\{6\} s -> chose cpu (model: 1 records)" "$tmp/e10" ||
     { no "a huge prediction: the profile's line cut short"; cat "$tmp/e10"; }
 # numbers no run measures (a time of 1e308 s): damage, not a record to trust
-printf 'redfox placement model 1\nr %s cpu 0 %s %s %s 0 0 1e308\n' "$2" "$5" "$6" "$7" >"$m2"
+printf 'redfox placement model 2\nr %s cpu 0 %s %s %s 0 0 1e308\n' "$2" "$5" "$6" "$7" >"$m2"
 "$r" run "$ex/reach.logic" --data "$ex" --device auto --format csv --cache-dir "$tmp/c2" --profile \
     >"$tmp/a11" 2>"$tmp/e11" || no "auto, a time of 1e308 s: exit $?"
 grep -q "model.txt:2:1: warning: the placement model is damaged" "$tmp/e11" || { no "a time of 1e308 s: no warning"; cat "$tmp/e11"; }
@@ -249,7 +249,7 @@ mkdir -p "$tmp/cwd"
 if [ "$(id -u)" != 0 ]; then
     rm -rf "$tmp/c5"
     mkdir -p "$tmp/c5/place"
-    printf 'redfox placement model 1\nzz\n' >"$tmp/c5/place/model.txt"
+    printf 'redfox placement model 2\nzz\n' >"$tmp/c5/place/model.txt"
     chmod a-w "$tmp/c5/place"
     "$r" run "$ex/reach.logic" --data "$ex" --device auto --format csv --cache-dir "$tmp/c5" >/dev/null 2>"$tmp/e15"
     grep -q "model.txt: warning: the placement model cannot be written anew (Permission denied)" "$tmp/e15" ||
@@ -259,7 +259,7 @@ fi
 # --repeat: a damaged model is found (and written anew) by the first run;
 # its warning was lost, the library keeping only the last run's messages
 mkdir -p "$tmp/c7/place"
-printf 'redfox placement model 1\nzz\n' >"$tmp/c7/place/model.txt"
+printf 'redfox placement model 2\nzz\n' >"$tmp/c7/place/model.txt"
 "$r" run "$ex/reach.logic" --data "$ex" --device auto --format csv --cache-dir "$tmp/c7" --repeat 3 \
     >"$tmp/a17" 2>"$tmp/e17" || no "auto --repeat 3, a damaged model: exit $?"
 cmp -s "$tmp/cpu" "$tmp/a17" || no "auto --repeat 3, a damaged model: another output"
@@ -278,7 +278,7 @@ cmp -s "$tmp/cpu" "$tmp/a18" || no "gpu --repeat 3 under a cap: another output"
 if command -v timeout >/dev/null 2>&1 && command -v mkfifo >/dev/null 2>&1; then
     mkdir -p "$tmp/c9/place" "$tmp/c10/place"
     echo precious >"$tmp/victim"
-    printf 'redfox placement model 1\nzz\n' >"$tmp/c9/place/model.txt"
+    printf 'redfox placement model 2\nzz\n' >"$tmp/c9/place/model.txt"
     cp "$tmp/c9/place/model.txt" "$tmp/c10/place/model.txt"
     timeout 30 sh -c 'mkfifo "$1/place/model.txt.$$.1.tmp" && exec "$2" run "$3/reach.logic" --data "$3" \
         --device auto --format csv --cache-dir "$1"' sh "$tmp/c9" "$r" "$ex" >"$tmp/a19" 2>/dev/null ||
@@ -304,7 +304,7 @@ grep -q "^r " "$tmp/c11/place/model.txt" 2>/dev/null && no "the emulated GPU's r
 # run then finding a sound, empty model
 if "$r" tpch gen --sf 0.01 --tables lineitem --out "$tmp/tp" >/dev/null 2>&1; then
     mkdir -p "$tmp/c8/place"
-    printf 'redfox placement model 1\nzz\n' >"$tmp/c8/place/model.txt"
+    printf 'redfox placement model 2\nzz\n' >"$tmp/c8/place/model.txt"
     "$r" tpch run --data "$tmp/tp" --queries 6 --device auto --format csv --cache-dir "$tmp/c8" >/dev/null \
         2>"$tmp/e18" || no "tpch run --device auto, a damaged model: exit $?"
     [ "$(grep -c "model.txt:2:1: warning: the placement model is damaged" "$tmp/e18")" = 1 ] ||
@@ -338,7 +338,7 @@ if "$r" import "$tc" --data "$tmp/x/data" --out "$tmp/x/db" >/dev/null 2>&1; the
         no "exec --device cpu: exit $?"
     m6=$tmp/c6/place/model.txt
     grep -q "^r [0-9a-f]* cpu 0 [1-9]" "$m6" || { no "exec: a run record without the rows read from memory"; cat "$m6"; }
-    { echo "redfox placement model 1"
+    { echo "redfox placement model 2"
       grep "^r " "$m6" | while read -r _ h _ _ rows bytes k _; do
           echo "r $h cpu 0 $rows $bytes $k 0 0 10"
           echo "r $h gpu 0 $rows $bytes $k 0 0 0.001"

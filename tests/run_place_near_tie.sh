@@ -27,7 +27,7 @@ set -- $(grep "^r " "$model" | head -n 1)
 [ $# -eq 10 ] || { no "no run record to build on"; exit 1; }
 # synth CPU_S GPU_RUN_S: this program's records, a fresh GPU start of 0.3 s
 synth() {
-    printf 'redfox placement model 1\nr %s cpu 0 %s %s %s 0 0 %s\nr %s gpu 1 %s %s %s 0.3 0 %s\n' \
+    printf 'redfox placement model 2\nr %s cpu 0 %s %s %s 0 0 %s\nr %s gpu 1 %s %s %s 0.3 0 %s\n' \
         "$p" "$rows" "$bytes" "$kern" "$1" "$p" "$rows" "$bytes" "$kern" "$2" >"$model"
 }
 p=$2 rows=$5 bytes=$6 kern=$7

@@ -18,6 +18,7 @@
 ** makes no context: it holds about 4 MiB of the GPU's memory and no CPU.
 */
 #include "rf_rt_gpu.h"
+#include "rf_rt_hold.h"
 #include "rf_sys.h"
 #include "tools.h"
 
@@ -39,7 +40,9 @@ static const char *usage =
     "H200: cuInit 104-192 ms alone, 10-16 ms while `redfox hold` runs). It\n"
     "calls cuInit and waits: no context, about 4 MiB of GPU memory, no CPU.\n"
     "The driver's persistence mode does not keep this registration; any\n"
-    "process that started the driver and still runs does.\n"
+    "process that started the driver and still runs does. While it runs,\n"
+    "--device auto weighs the short start (it holds a lock on\n"
+    "redfox-hold.lock in $TMPDIR, else /tmp, that auto asks for).\n"
     "\n"
     "  --seconds N   hold for N seconds (1 to 31536000), then exit\n"
     "  -h, --help    this text\n"
@@ -90,6 +93,12 @@ int rf_tool_hold(int argc, char **argv)
         fprintf(stderr, "redfox hold: error: no GPU to hold: %s\n", why[0] ? why : "none found");
         return RF_EXIT_USER;
     }
+    /* the mark that tells --device auto the start is short (rf_rt_hold.h);
+    ** without it the hold still shortens starts: a warning, not an error */
+    rf_diags md;
+    rf_diags_init(&md);
+    if (rf_rt_hold_mark(&md) != RF_OK) rf_diags_print(&md, stderr);
+    rf_diags_free(&md);
     fprintf(stderr,
             "redfox hold: the NVIDIA driver is held for %d GPU%s (its start here took %.0f ms); process %ld, "
             "stop it with Ctrl-C or kill %ld\n",

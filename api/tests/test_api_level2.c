@@ -358,7 +358,7 @@ static void test_runs(void)
     for (int c = 0; c < 3; c++) {
         m = fopen(model, "w"); /* anew each time: the runs add their own records */
         if (m) {
-            fprintf(m, "redfox placement model 1\nr %s cpu 0 %.17g %.17g %d 0 0 0.15\nr %s gpu 1 %.17g %.17g %d 0.3 0 0.001\n",
+            fprintf(m, "redfox placement model 2\nr %s cpu 0 %.17g %.17g %d 0 0 0.15\nr %s gpu 1 %.17g %.17g %d 0.3 0 0.001\n",
                     prog, rows, bytes, kernels, prog, rows, bytes, kernels);
             fclose(m);
         }
