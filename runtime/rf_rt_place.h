@@ -26,9 +26,11 @@
 ** warning and written anew, never read into memory. */
 #define RF_RT_PLACE_MAX_FILE_BYTES ((int64_t)4 << 20)
 
-/* One measurement. A run record: one run of a program, the times that
-** differ between the devices (reading the inputs on the host is the same
-** on both and not counted). A kernel record (from --profile): one kernel.
+/* One measurement. A run record: one run of a program, its times on a
+** device: the reading of its inputs (not the same on both devices: the CPU
+** widens a database's narrow columns as it reads them, the GPU copies them
+** narrow and widens them on the device), on the GPU its start and copies,
+** then the run. A kernel record (from --profile): one kernel.
 ** A host record: what a run that looked for the GPU found on a host (its
 ** kind, or none), so that auto need not load the driver to know. */
 typedef struct rf_rt_place_rec {
@@ -43,6 +45,9 @@ typedef struct rf_rt_place_rec {
     double rows, bytes; /* run: the inputs' rows and the bytes of the columns read, as
                            rf_rt_place_inputs estimates them before a run; kernel: rows and bytes in */
     int32_t kernels;   /* run: the program's kernels */
+    double read_s;     /* run: the inputs' reading on the host (database or text files), where this
+                          run read them all itself (no inputs kept from an earlier run of its process:
+                          rf_rt_options.cache NULL); -1 not known (and in records of version 1) */
     double start_s;    /* run, GPU: the start the reading did not hide (driver, context, module) */
     double copy_s;     /* run, GPU: the inputs' copies to the device */
     double seconds;    /* run: the run and its outputs back; kernel: its time */
@@ -194,7 +199,11 @@ typedef struct rf_rt_place_query {
 #define RF_RT_PLACE_TIE 0.10
 
 typedef struct rf_rt_place_choice {
-    double cpu_s, gpu_s;     /* predicted for one run (the GPU: with its start and copies) */
+    double cpu_s, gpu_s;     /* predicted for one run (the GPU: with its start and copies; both
+                                with their reading) */
+    double cpu_read_s, gpu_read_s; /* of those: the reading (this program's runs that read their
+                                inputs; one device's stands for the other's where only it has any;
+                                0 with none) */
     double gpu_start_s, gpu_copy_s; /* of gpu_s: the start (0 when started) and the copies */
     int64_t runs;            /* the runs weighed (q->runs, at least 1) */
     double cpu_total_s, gpu_total_s; /* predicted for all of them (the GPU's start once, kept

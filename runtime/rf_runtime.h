@@ -233,6 +233,7 @@ typedef struct rf_rt_result {
     ** out), the model's records; place_gpu_s < 0: no usable GPU */
     int place_auto;
     double place_cpu_s, place_gpu_s;
+    double place_cpu_read_s, place_gpu_read_s; /* of those: the inputs' reading */
     int64_t place_records;
     int64_t place_runs;        /* the runs weighed; their predicted totals and the later */
     double place_cpu_total_s, place_gpu_total_s, place_later_gain_s; /* programs' gain */

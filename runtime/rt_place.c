@@ -152,6 +152,7 @@ static int word(const char *t, char *out, size_t n)
 int rf_rt_place_rec_plausible(const rf_rt_place_rec *r)
 {
     return r->rows <= RF_RT_PLACE_MAX_COUNT && r->bytes <= RF_RT_PLACE_MAX_COUNT &&
+           (r->read_s == -1 || (r->read_s >= 0 && r->read_s <= RF_RT_PLACE_MAX_SECONDS)) &&
            r->start_s <= RF_RT_PLACE_MAX_SECONDS && r->copy_s <= RF_RT_PLACE_MAX_SECONDS &&
            r->seconds <= RF_RT_PLACE_MAX_SECONDS;
 }
@@ -161,14 +162,15 @@ int rf_rt_place_rec_plausible(const rf_rt_place_rec *r)
 static int parse_line(char *s, rf_rt_place_rec *r)
 {
     memset(r, 0, sizeof *r);
-    char *t[11];
-    int n = split(s, t, 10);
+    char *t[12];
+    int n = split(s, t, 11);
     if (n < 1 || t[0][1]) return 0;
     switch (t[0][0]) {
     case 'r': {
         double kernels;
         char *end;
-        if (n != 10 || strlen(t[1]) != 16) return 0;
+        /* 10 tokens: no reading (version 1's records); 11: the reading 8th, "-" not known */
+        if ((n != 10 && n != 11) || strlen(t[1]) != 16) return 0;
         r->prog = strtoull(t[1], &end, 16);
         if (*end || t[1][0] == '-' || t[1][0] == '+') return 0;
         r->type = 'r';
@@ -178,7 +180,10 @@ static int parse_line(char *s, rf_rt_place_rec *r)
             kernels != (double)(int32_t)kernels)
             return 0;
         r->kernels = (int32_t)kernels;
-        return num(t[7], &r->start_s) && num(t[8], &r->copy_s) && num(t[9], &r->seconds) &&
+        r->read_s = -1;
+        int o = n - 10; /* past the reading */
+        if (o && strcmp(t[7], "-") && !num(t[7], &r->read_s)) return 0;
+        return num(t[7 + o], &r->start_s) && num(t[8 + o], &r->copy_s) && num(t[9 + o], &r->seconds) &&
                rf_rt_place_rec_plausible(r);
     }
     case 'k':
@@ -284,9 +289,12 @@ static void format_rec(const rf_rt_place_rec *r, rf_buf *out)
     if (r->type == 'h')
         rf_buf_printf(out, "h %s %s %s\n", r->host[0] ? r->host : "?", r->gpu ? "gpu" : "none",
                       r->kind[0] ? r->kind : "-");
-    else if (r->type == 'r')
-        rf_buf_printf(out, "r %016" PRIx64 " %s %d %.17g %.17g %d %.9g %.9g %.9g\n", r->prog, dev, r->fresh,
-                      r->rows, r->bytes, (int)r->kernels, r->start_s, r->copy_s, r->seconds);
+    else if (r->type == 'r') {
+        char rd[32] = "-";
+        if (r->read_s >= 0) snprintf(rd, sizeof rd, "%.9g", r->read_s);
+        rf_buf_printf(out, "r %016" PRIx64 " %s %d %.17g %.17g %d %s %.9g %.9g %.9g\n", r->prog, dev, r->fresh,
+                      r->rows, r->bytes, (int)r->kernels, rd, r->start_s, r->copy_s, r->seconds);
+    }
     else
         rf_buf_printf(out, "k %s %s %.17g %.17g %.9g\n", dev, r->kind[0] ? r->kind : "?", r->rows, r->bytes,
                       r->seconds);
@@ -616,8 +624,21 @@ void rf_rt_place_predict(const rf_rt_place_model *m, const rf_rt_place_query *q,
            *y = rf_malloc((size_t)n * sizeof *y);
     rf_rt_place_model none = {NULL, 0, 0};
     const rf_rt_place_model *mm = x1 && x2 && y ? m : &none; /* short of memory: the defaults */
-    out->cpu_s = predict_run(mm, q, 0, x1, x2, y, &out->cpu_basis);
+    double cpu_run = predict_run(mm, q, 0, x1, x2, y, &out->cpu_basis);
     double gpu_run = predict_run(mm, q, 1, x1, x2, y, &out->gpu_basis);
+    /* each device's reading of this program's inputs, from its runs that
+    ** read them all: where only one device has any, it stands for both
+    ** (no difference weighed); with none, 0 on both */
+    double rd[2] = {0, 0};
+    int64_t nrd[2] = {0, 0};
+    for (int64_t i = 0; i < mm->n; i++) {
+        const rf_rt_place_rec *r = &mm->recs[i];
+        if (r->type == 'r' && r->prog == q->prog && r->read_s >= 0) rd[r->gpu != 0] += r->read_s, nrd[r->gpu != 0]++;
+    }
+    for (int w = 0; w < 2; w++) rd[w] = nrd[w] ? rd[w] / (double)nrd[w] : nrd[!w] ? rd[!w] / (double)nrd[!w] : 0;
+    out->cpu_read_s = rd[0];
+    out->gpu_read_s = rd[1];
+    out->cpu_s = cpu_run + out->cpu_read_s;
     /* the GPU's fixed costs: its start as measured in runs like this one
     ** (a fresh process, or one whose driver runs), copies at the measured
     ** rate; this program's own runs where there are any: how much of the
@@ -645,14 +666,14 @@ void rf_rt_place_predict(const rf_rt_place_model *m, const rf_rt_place_query *q,
         out->held_guessed = 1;
     }
     out->gpu_copy_s = q->bytes / (copy_s[wc] > 0 ? copy_b[wc] / copy_s[wc] : RF_RT_PLACE_GPU_BW);
-    out->gpu_s = gpu_run + out->gpu_start_s + out->gpu_copy_s;
-    /* the runs ahead: the start once, kept inputs copied once */
+    out->gpu_s = out->gpu_read_s + gpu_run + out->gpu_start_s + out->gpu_copy_s;
+    /* the runs ahead: the start once, kept inputs read and copied once */
     int64_t runs = q->runs > 1 ? q->runs : 1;
-    double rn = (double)runs;
+    double rn = (double)runs, once = q->kept ? 1 : rn;
     out->runs = runs;
     out->later_gain_s = q->later_gain_s > 0 ? q->later_gain_s : 0;
-    out->cpu_total_s = rn * out->cpu_s;
-    double started_total = rn * gpu_run + (q->kept ? 1 : rn) * out->gpu_copy_s;
+    out->cpu_total_s = rn * cpu_run + once * out->cpu_read_s;
+    double started_total = rn * gpu_run + once * (out->gpu_copy_s + out->gpu_read_s);
     out->gpu_total_s = started_total + out->gpu_start_s;
     double cpu_side = out->cpu_total_s + out->later_gain_s;
     out->gpu = started_total < out->cpu_total_s && out->gpu_total_s < cpu_side;

@@ -31,7 +31,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define BIN_MAGIC "redfox placement cache 2" /* 1: the covered bytes' last 64 kept, not their sum */
+#define BIN_MAGIC "redfox placement cache 3" /* 2: no reading in a run record; 1: the covered bytes' last 64 kept */
 #define BIN_REMAKE_LINES 256  /* lines after the covered bytes that make the cache again */
 
 typedef struct bin_head {
@@ -131,7 +131,7 @@ static int bin_read(const char *bpath, int fd, const struct stat *sb, rf_rt_plac
             const rf_rt_place_rec *r = &m->recs[i];
             ok = (r->type == 'r' || r->type == 'k' || r->type == 'h') && (r->gpu == 0 || r->gpu == 1) && r->fresh >= 0 && r->fresh <= 2 &&
                  memchr(r->kind, 0, sizeof r->kind) && memchr(r->host, 0, sizeof r->host) && r->kernels >= 0 &&
-                 ok_num(r->rows) && ok_num(r->bytes) && ok_num(r->start_s) && ok_num(r->copy_s) &&
+                 ok_num(r->rows) && ok_num(r->bytes) && (r->read_s == -1 || ok_num(r->read_s)) && ok_num(r->start_s) && ok_num(r->copy_s) &&
                  ok_num(r->seconds) && rf_rt_place_rec_plausible(r);
         }
     close(bfd);

@@ -351,6 +351,9 @@ void rf_rt_place_record(const rf_hir_program *p, const rf_rt_options *o, rf_rt_r
             r->bytes = res->input_bytes;
         }
         for (int32_t b = 0; b < p->nblocks; b++) r->kernels += p->blocks[b]->nkernels;
+        /* the reading, where this run did it all (no inputs kept from an
+        ** earlier run of the process: those are not read again) */
+        r->read_s = o->cache ? -1 : res->read_seconds;
         r->start_s = !gpu ? 0 : res->start_aside ? res->start_wait_seconds : res->device_seconds + res->program_seconds;
         r->copy_s = gpu ? res->copy_seconds : 0;
         r->seconds = res->run_seconds + res->output_seconds;

@@ -195,6 +195,9 @@ void rf_rt_profile_write(const rf_rt_result *res, FILE *f)
                                : "; the driver held by `redfox hold`: its start as measured while held";
         fprintf(f, "auto: predicted cpu %.6f s, gpu %s -> chose %s (model: %lld records)%s%s%s\n", res->place_cpu_s,
                 g, res->device, (long long)res->place_records, held, tie, how);
+        if (res->place_cpu_read_s > 0 || res->place_gpu_read_s > 0)
+            fprintf(f, "auto: of those, the inputs' reading: cpu %.6f s, gpu %.6f s (this program's runs)\n",
+                    res->place_cpu_read_s, res->place_gpu_read_s);
         if (res->place_runs > 1 || res->place_later_gain_s > 0) {
             char gt[400];
             if (res->place_gpu_total_s < 0) snprintf(gt, sizeof gt, "-");
@@ -217,10 +220,10 @@ void rf_rt_profile_write(const rf_rt_result *res, FILE *f)
         char mod[96] = "";
         if (gpu)
             snprintf(mod, sizeof mod, ", the program's kernels waited for %.6f s", module);
-        fprintf(f, "auto: actual %s %.6f s (start not hidden %.6f s%s, copies %.6f s, run and outputs %.6f s; reading "
-                   "%.6f s, the same on both devices, not counted)\n",
-                res->device, start + copy + res->run_seconds + res->output_seconds, start, mod, copy - module,
-                res->run_seconds + res->output_seconds, res->read_seconds);
+        fprintf(f, "auto: actual %s %.6f s (reading %.6f s, start not hidden %.6f s%s, copies %.6f s, run and outputs "
+                   "%.6f s)\n",
+                res->device, res->read_seconds + start + copy + res->run_seconds + res->output_seconds,
+                res->read_seconds, start, mod, copy - module, res->run_seconds + res->output_seconds);
     }
     if (res->place_unkept[0])
         fprintf(f, "placement model: this run's records not kept (%s): --device auto does not learn from it\n",

@@ -850,6 +850,8 @@ static void place_note(rf_rt_result *res, const rf_rt_place_choice *ch, int gpu,
     res->place_emulated = rf_rt_gpu_emulated();
     res->place_gpu_started = ch->gpu_started;
     res->place_gpu_held = ch->gpu_held;
+    res->place_cpu_read_s = ch->cpu_read_s;
+    res->place_gpu_read_s = ch->gpu_read_s;
     res->place_held_guessed = ch->held_guessed;
     res->place_choose_s = ch->choose_s;
     res->place_model_s = ch->model_s;

@@ -198,7 +198,7 @@ grep -q "^run 1 of 3: auto: predicted cpu 0.150000 s, gpu 0.30[0-9]* s -> chose 
     "$tmp/e6e" &&
     grep -q "^auto: predicted cpu 0.150000 s, gpu 0.00[0-9]* s -> chose gpu (model: 2 records); the GPU emulated (RF_GPU_EMULATE): predicted as a real GPU, started in this process" \
         "$tmp/e6e" &&
-    grep -q "^auto: actual gpu [0-9.]* s (start not hidden [0-9.]* s, the program's kernels waited for [0-9.]* s, copies" \
+    grep -q "^auto: actual gpu [0-9.]* s (reading [0-9.]* s, start not hidden [0-9.]* s, the program's kernels waited for [0-9.]* s, copies" \
         "$tmp/e6e" || { no "emulated auto, three runs: not weighed as a GPU started by its first run"; cat "$tmp/e6e"; }
 # a prediction far past any real time (a record of this program's GPU run
 # on next to no rows): the line whole, not cut off in its GPU figure

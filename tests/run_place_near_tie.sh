@@ -24,7 +24,7 @@ model=$tmp/cache/place/model.txt
 "$r" run "$ex/reach.logic" --data "$ex" --device cpu --format csv --cache-dir "$tmp/cache" >"$tmp/cpu" 2>/dev/null ||
     no "cpu run"
 set -- $(grep "^r " "$model" | head -n 1)
-[ $# -eq 10 ] || { no "no run record to build on"; exit 1; }
+[ $# -eq 11 ] || { no "no run record to build on"; exit 1; }
 # synth CPU_S GPU_RUN_S: this program's records, a fresh GPU start of 0.3 s
 synth() {
     printf 'redfox placement model 2\nr %s cpu 0 %s %s %s 0 0 %s\nr %s gpu 1 %s %s %s 0.3 0 %s\n' \
