@@ -6,7 +6,7 @@
 #   2. a holder starts: auto once (its held start guessed), the GPU and the CPU twice, auto three times;
 #   3. the holder stops: auto three times.
 # BASE_REDFOX, an older build's redfox: it learns the same way with a model of its own (step 1),
-# then runs auto three times beside the holder, in the same call.
+# then runs auto three times beside the holder and three times alone, in the same call.
 # Wall from fork to exit; auto's choice from its note. docs/BENCHMARKS.md, "`--device auto`".
 set -u
 [ $# -ge 1 ] || { echo "usage: $0 BUILD [WORK] [SF] [QUERIES] [BASE_REDFOX]" >&2; exit 2; }
@@ -51,6 +51,8 @@ for q in qs:
 h.terminate(); h.wait()
 for q in qs:
     for _ in range(3): rec("auto alone", q, "auto")
+    if B != "-":
+        for _ in range(3): rec("base auto alone", q, "auto", True)
 med = lambda k, q: st.median(x[0] for x in res[(q, k)])
 print(f"{'query':6s} {'cpu':>7s} {'gpu':>7s} {'gpu held':>9s} {'cpu held':>9s} | {'auto held (guess)':>18s} {'auto held':>16s} {'auto alone':>16s}")
 for q in qs:
@@ -61,7 +63,8 @@ for q in qs:
           f"{med('auto held', q):7.3f} {ch('auto held'):>3s} x{med('auto held', q) / bh:4.2f} "
           f"{med('auto alone', q):7.3f} {ch('auto alone'):>3s} x{med('auto alone', q) / ba:4.2f}")
     if B != "-":
-        print(f"{'':6s} base build beside the holder: auto {med('base auto held', q):7.3f} {ch('base auto held'):>3s} "
-              f"x{med('base auto held', q) / bh:4.2f}")
+        print(f"{'':6s} base build: auto beside the holder {med('base auto held', q):7.3f} {ch('base auto held'):>3s} "
+              f"x{med('base auto held', q) / bh:4.2f}, alone {med('base auto alone', q):7.3f} {ch('base auto alone'):>3s} "
+              f"x{med('base auto alone', q) / ba:4.2f}")
 print("(seconds, medians of fresh processes; letters: auto's choices in order; x: auto over the better device's median)")
 P
