@@ -49,7 +49,7 @@ lang:input[`w] = "w.csv".
 lang:input:delimiter[`w] = ",".
 lang:input:key[`w] = "a".
 """
-NV = 10  # ints in 0..NV-1
+NV = int(os.environ.get("RF_EXEC_REC_NV", "10"))  # ints in 0..NV-1 (exploring: more)
 
 
 class Prog:
@@ -111,7 +111,7 @@ def gen_program(rng):
             ch = rng.choice(["join", "filter", "negw", "negd", "agg", "agg", "agg", "aggk", "aggchain", "unionfacts"])
         else:
             ch = rng.choice(["tc", "tc", "nonlin", "mutual", "sym", "arith", "viafun", "consts", "facts", "proj",
-                             "str", "strrec", "join3", "agg", "neg"])
+                             "str", "strrec", "join3", "agg", "neg", "reach", "factonly"])
         B = rng.choice(ints2)
         C = rng.choice(ints2)
         if ch in ("agg", "aggk", "aggchain"):
@@ -223,6 +223,24 @@ def gen_program(rng):
             if rng.random() < 0.5:
                 P.facts.append((o, (rng.randrange(NV), rng.randrange(NV))))
             ints2 += [name, o]
+        elif ch == "reach":
+            # reachable from the program's facts only: DRed re-derives from them
+            P.decls.append("%s(x) -> int(x)." % name)
+            P.types[name] = "i"
+            for _ in range(rng.randint(1, 2)):
+                P.facts.append((name, (rng.randrange(NV),)))
+            add_rule(P, name, ["y"], [("atom", name, ["x"]), ("atom", rng.choice(ints2), ["x", "y"])])
+        elif ch == "factonly":
+            # a derived predicate of facts alone, read by a rule over the base
+            P.decls.append("%s(x) -> int(x)." % name)
+            P.types[name] = "i"
+            for _ in range(rng.randint(1, 3)):
+                P.facts.append((name, (rng.randrange(NV),)))
+            q = name + "j"
+            P.decls.append("%sj(x, y) -> int(x), int(y)." % name)
+            P.types[q] = "ii"
+            add_rule(P, q, ["x", "y"], [("atom", B, ["x", "y"]), ("atom", name, ["x"])])
+            P.outs.append(q)
         elif ch == "proj":
             P.decls.append("%s(x) -> int(x)." % name)
             P.types[name] = "i"
