@@ -85,7 +85,7 @@ def body_text(body):
         elif b[0] == "cmp":
             out.append("%s %s %s" % (term_text(b[1]), b[2], term_text(b[3])))
         else:
-            out.append("%s = %s + %d" % (b[1], b[2], b[3]))
+            out.append("%s = %s + %s" % (b[1], b[2], b[3]))
     return ", ".join(out)
 
 
@@ -108,13 +108,14 @@ def gen_program(rng):
     for i in range(n):
         name = "p%d" % i
         if nonrec:
-            ch = rng.choice(["join", "filter", "negw", "negd", "agg", "agg", "agg", "aggk", "aggchain", "unionfacts"])
+            ch = rng.choice(["join", "filter", "negw", "negd", "agg", "agg", "agg", "aggk", "aggchain", "unionfacts",
+                             "aggexpr"])
         else:
             ch = rng.choice(["tc", "tc", "nonlin", "mutual", "sym", "arith", "viafun", "consts", "facts", "proj",
                              "str", "strrec", "join3", "agg", "neg", "reach", "factonly"])
         B = rng.choice(ints2)
         C = rng.choice(ints2)
-        if ch in ("agg", "aggk", "aggchain"):
+        if ch in ("agg", "aggk", "aggchain", "aggexpr"):
             name = "a%d" % i
             fn = rng.choice(["count", "total", "min", "max"])
             if ch == "agg":
@@ -126,6 +127,11 @@ def gen_program(rng):
                     [("atom", B, ["_1", "x"]), ("atom", C, ["x", "y"]), ("cmp", "y", ">", rng.randrange(NV))],
                     [("atom", B, ["x", "y"]), ("not", C, ["y", "_"])],
                 ])
+            elif ch == "aggexpr":
+                # the group a value computed from the body (keys reached through an assignment)
+                body = [("atom", B, ["z", "y"]), ("add", "x", "z", "y")]
+                if rng.random() < 0.5:
+                    body = [("atom", B, ["z", "w"]), ("atom", C, ["w", "y"]), ("add", "x", "z", rng.randint(1, 3))]
             elif ch == "aggk":
                 body = [("atom", B, ["x", "z"]), ("atom", "k", ["z", "y"])]
                 if rng.random() < 0.5:
@@ -139,6 +145,8 @@ def gen_program(rng):
             for b in body:
                 if b[0] == "atom":
                     bvars |= set(t for t in b[2] if isinstance(t, str) and t != "_")
+                elif b[0] == "add":
+                    bvars.add(b[1])
             if fn != "count" and "y" not in bvars:
                 fn = "count"
             keyless = rng.random() < 0.15
@@ -329,7 +337,7 @@ def solve(body, rels, env, i):
         if ok:
             yield from solve(body, rels, env, i + 1)
     else:
-        v = env[b[2]] + b[3]
+        v = env[b[2]] + (env[b[3]] if is_var(b[3]) else b[3])
         if b[1] in env:
             if env[b[1]] != v:
                 return
