@@ -36,6 +36,7 @@ bad key '+buys("c9", 9).\n+price(1, 11).\n' '2:1: error: key violation: `price` 
 bad key2 '+price(7, 1).\n+price(7, 2).\n' '2:1: error: key violation: `price` already holds (p) = (7)'
 bad syntax '+buys("c1" 1).\n' '1:12: error: expected '"','"' or '"')'"
 bad string '+buys("c1, 1).\n' '1:7: error: a string without its closing quote'
+bad nul_after '+buys("c3", 3).\0\n' '1:16: error: a NUL byte: a transaction file is text'
 bad missing '// nothing yet\nprice(1, 2).\n' '2:1: error: expected '"'+'"' (insert) or '"'-'"' (delete)'
 # a key replaced in batch order is fine
 printf -- '-price(1, 10).\n+price(1, 11).\n' >"$tmp/ok.txn"
