@@ -18,6 +18,8 @@
 # transaction every predicate printed (base and derived) equals Python's
 # evaluation over Python's base state; --recompute runs on a copy and must
 # agree; with --emu the GPU emulator on another copy must print the same bytes.
+# Exploring: RF_EXEC_REC_NV (ints in 0..NV-1; 10), RF_EXEC_REC_ROWS (times the
+# rows and batches; 1), RF_EXEC_GEN_TIMEOUT (seconds a command may take; 60).
 # usage: exec_rec_gen.py REDFOX WORKDIR [--emu] [--seeds A-B | --seed N ...] [--keep] [-v]
 import os
 import random
@@ -50,6 +52,7 @@ lang:input:delimiter[`w] = ",".
 lang:input:key[`w] = "a".
 """
 NV = int(os.environ.get("RF_EXEC_REC_NV", "10"))  # ints in 0..NV-1 (exploring: more)
+ROWS = int(os.environ.get("RF_EXEC_REC_ROWS", "1"))  # exploring: this many times the rows
 
 
 class Prog:
@@ -401,7 +404,7 @@ def fresh_name(rng):
 def gen_state(rng):
     st = {"e": set(), "g": set(), "k": {}, "w": {}}
     for p in ("e", "g"):
-        for _ in range(rng.randint(0, 20)):
+        for _ in range(rng.randint(0, 20 * ROWS)):
             st[p].add((rng.randrange(NV), rng.randrange(NV)))
     for _ in range(rng.randint(0, 8)):
         st["k"][rng.randrange(NV)] = rng.randrange(NV)
@@ -478,7 +481,7 @@ def gen_batch(rng, st, allow_violation):
     elif r < 0.35:
         size = 0
     else:
-        size = rng.choice([1, 2, 3, 5, 8, 15, 30])
+        size = rng.choice([1, 2, 3, 5, 8, 15, 30]) * (1 if rng.random() < 0.7 else ROWS)
     kinds = ["ins", "ins", "del", "del", "delabsent", "insdel", "delins", "upd", "upd2", "dup", "empty"]
     if allow_violation:
         kinds.append("viol")
@@ -620,6 +623,11 @@ class Case:
         self.redfox, self.work, self.seed, self.emu = redfox, work, seed, emu
         self.rng = random.Random(seed)
         self.log = []
+        r = random.Random(seed * 5 + 3)
+        self.sets = []
+        if r.random() < 0.5:
+            self.sets = [kv for kv in ("cpu_part_pairs=%d" % r.choice([1, 2, 7, 64]), "cpu_part_linear=%d" % r.choice([1, 4]),
+                                       "gpu_runs_min=1", "gpu_ordered_min=1", "block_skip=off") if r.random() < 0.6]
 
     def exec(self, db, files, mode, device, each):
         args = [self.redfox, "exec", db, self.progf, "--format", "csv", "--device", device]
@@ -627,6 +635,10 @@ class Case:
             args.append(mode)
         if each:
             args.append("--each")
+        # settings that change how the generated runs compute, never what:
+        # joins in tiny parts, the ordered and run-walking paths at any size
+        for kv in self.sets:
+            args += ["--set", kv]
         for f in files:
             args += ["--batch", f]
         env = dict(os.environ)
