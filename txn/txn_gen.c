@@ -44,9 +44,9 @@ static const char *why_not(const rf_fe_program *p, int recursion)
         if (!derived(q)) continue;
         if (q->aux) return "the program negates a conjunction or shares a rule body (a predicate the compiler made)";
         if (q->lattice) return "the program has a recursive min or max";
-        if (q->functional)
-            return recursion ? "a recursive predicate beside a derived functional predicate" BESIDE_RECURSION
-                             : "a derived predicate is functional";
+        /* (beside a recursion, an aggregate or a negation in a functional
+        ** predicate's rules is named, below, before its being functional) */
+        if (q->functional && !recursion) return "a derived predicate is functional";
         if (q->arity == 0) return "a derived predicate has no columns";
         for (int32_t r = 0; r < q->nrules; r++) {
             const rf_fe_rule *ru = q->rules[r];
@@ -65,6 +65,7 @@ static const char *why_not(const rf_fe_program *p, int recursion)
                 return recursion ? "a rule has more than 8 atoms, in a program with recursion (which the diffs do not keep)"
                                  : "a rule has more than 8 atoms";
         }
+        if (q->functional) return "a recursive predicate beside a derived functional predicate" BESIDE_RECURSION;
     }
     return NULL;
 }
