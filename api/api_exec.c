@@ -443,6 +443,11 @@ int rf_exec(rf_database *db, const rf_program *prog, const rf_batch *batch, cons
         api_diags_error(&db->diags, "rf_exec: threads %d: at most %d (<= 0: one per core)", o.threads, API_MAX_THREADS);
         return REDFOX_MISUSE;
     }
+    /* (as `redfox exec` refuses them: the recomputation won, silently) */
+    if (o.incremental && (o.recompute || o.init)) {
+        api_diags_error(&db->diags, "rf_exec: incremental and %s ask for opposite things", o.init ? "init" : "recompute");
+        return REDFOX_MISUSE;
+    }
     /* a start after the call (another clock's time: time(), an epoch) or no
     ** number made the profile's times negative or NaN */
     if (!(o.start <= 0) && !(o.start <= rf_now())) {

@@ -771,7 +771,8 @@ typedef struct rf_exec_options {
                           ** REDFOX_MISUSE */
     int incremental;      /* 1: maintain incrementally whatever the batch's size (`--incremental`);
                           ** 0 (default): a batch that changes more than an eighth of the base
-                          ** predicates' stored rows recomputes what diffs would maintain (cheaper) */
+                          ** predicates' stored rows recomputes what diffs would maintain (cheaper);
+                          ** with init or recompute: REDFOX_MISUSE (they ask for opposite things) */
     int level4_end;       /* not read: level 4's struct ended here, padded to 8 bytes, so a
                           ** field of level 5 in that padding would be within the size a
                           ** level-4 caller passes */

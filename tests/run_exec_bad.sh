@@ -2,7 +2,8 @@
 # tests/run_exec_bad.sh REDFOX EXEC_DIR: bad transactions of `redfox exec`
 # (an unknown or derived predicate, a wrong number of values, a value of the
 # wrong type, a key violation, a bad line after good ones) are errors naming
-# file:line:col, exit 1, and leave the database exactly as it was.
+# file:line:col, exit 1, and leave the database exactly as it was; so does a
+# program declaring a base predicate's columns otherwise than its table (named).
 set -u
 redfox=$1
 dir=$2
@@ -35,6 +36,7 @@ bad key '+buys("c9", 9).\n+price(1, 11).\n' '2:1: error: key violation: `price` 
 bad key2 '+price(7, 1).\n+price(7, 2).\n' '2:1: error: key violation: `price` already holds (p) = (7)'
 bad syntax '+buys("c1" 1).\n' '1:12: error: expected '"','"' or '"')'"
 bad string '+buys("c1, 1).\n' '1:7: error: a string without its closing quote'
+bad nul_after '+buys("c3", 3).\0\n' '1:16: error: a NUL byte: a transaction file is text'
 bad missing '// nothing yet\nprice(1, 2).\n' '2:1: error: expected '"'+'"' (insert) or '"'-'"' (delete)'
 # a key replaced in batch order is fine
 printf -- '-price(1, 10).\n+price(1, 11).\n' >"$tmp/ok.txn"
@@ -248,6 +250,16 @@ rc=$?
 [ $rc -eq 1 ] && grep -qF "txnname.logic:$line:1: error: \`redfox_txn_d:big\` is in the namespace \`redfox_txn_d:\`, reserved" "$tmp/err" ||
     { cat "$tmp/err"; fail "a program defining redfox_txn_d:big: exit $rc"; }
 [ "$(state)" = "$before" ] || fail "a program defining redfox_txn_d:big: the database changed"
+# a program declaring a base predicate's columns otherwise than the database's table: the
+# error names both, as a run over the database does (exec said only that they differ)
+before=$(state)
+sed 's/^price(p, v) -> int(p), int(v)\./price(p, v) -> int(p), decimal(v)./' "$p" >"$tmp/retyped.logic"
+grep -q 'decimal(v)' "$tmp/retyped.logic" || fail "retyped.logic: no column retyped"
+"$redfox" exec "$tmp/db" "$tmp/retyped.logic" --device cpu --batch "$tmp/ok.txn" >/dev/null 2>"$tmp/err"
+rc=$?
+[ $rc -eq 1 ] && grep -qF "$tmp/db/manifest.rfdb: error: the database's table 'price.csv' has columns (int, int), but \`price\` declares (int, decimal)" "$tmp/err" ||
+    { cat "$tmp/err"; fail "a program retyping price: exit $rc"; }
+[ "$(state)" = "$before" ] || fail "a program retyping price: the database changed"
 # not a database; a compiled program
 "$redfox" exec "$tmp/data" "$p" --device cpu >/dev/null 2>"$tmp/err"
 [ $? -eq 1 ] && grep -qF 'not a redfox database' "$tmp/err" || { cat "$tmp/err"; fail "not a database"; }

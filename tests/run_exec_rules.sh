@@ -13,7 +13,9 @@
 #     its output was left out); a batch updating it is refused as not a
 #     base predicate;
 #   - --incremental on a program that cannot be maintained incrementally: a
-#     note says it is recomputed, and why.
+#     note says it is recomputed, and why: what keeps the delta rules from
+#     a recursion (a shared rule body, a derived functional predicate) is
+#     named, not "negation or aggregation" that the program does not have.
 set -u
 redfox=$1
 mode=$2
@@ -149,4 +151,20 @@ got=$("$redfox" exec "$tmp/db" "$tmp/recagg.logic" --device $dev --format csv --
 [ "$got" = "x,n 1,3 2,2 3,1 " ] || { cat "$tmp/err"; fail "recagg --incremental: got '$got'"; }
 grep -qF "note: --incremental: this program's derived predicates are recomputed from scratch, which incremental maintenance cannot keep: a recursive predicate beside" "$tmp/err" ||
     { cat "$tmp/err"; fail "recagg --incremental: no note"; }
+# recursion beside what keeps the delta rules from it without negation or aggregation: the
+# reason names it (both said "a recursive predicate beside negation or aggregation")
+why() { # name rules reason: exec --incremental of a program of tc and RULES says REASON
+    { head -5 "$tmp/recagg.logic"; printf '%s\nlang:output[`tc] = "tc".\n' "$2"; } >"$tmp/$1.logic"
+    rm -rf "$tmp/db"
+    "$redfox" import "$tmp/$1.logic" --data "$tmp/data" --out "$tmp/db" >/dev/null 2>&1 || fail "$1: import"
+    "$redfox" exec "$tmp/db" "$tmp/$1.logic" --device $dev >/dev/null 2>&1 || fail "$1: the first exec"
+    got=$("$redfox" exec "$tmp/db" "$tmp/$1.logic" --device $dev --format csv --incremental --batch "$tmp/r1.txn" \
+        2>"$tmp/err" | tr '\n' ' ')
+    [ "$got" = "x,y 1,2 1,3 1,4 2,3 2,4 3,4 " ] || { cat "$tmp/err"; fail "$1 --incremental: got '$got'"; }
+    grep -qF "which incremental maintenance cannot keep: $3" "$tmp/err" || { cat "$tmp/err"; fail "$1: the note does not say '$3'"; }
+    ! grep -q "negation or aggregation (" "$tmp/err" || { cat "$tmp/err"; fail "$1: the note names negation or aggregation"; }
+}
+why recheads 'h1(x), h2(x, x) <- e(x, _).' "the program negates a conjunction or shares a rule body"
+why recfun 'f[x] = y <- e(x, y), y > 100.' "a recursive predicate beside a derived functional predicate"
+why recaggfun 'f[x] = n <- agg<<n = count()>> e(x, _).' "a recursive predicate beside aggregation"
 echo "PASS: exec over facts beside rules and declared-only predicates ($mode)"

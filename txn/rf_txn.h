@@ -265,6 +265,10 @@ rf_status rf_txn_kset_resolve(rf_txn_pred *p, struct rf_cpu_pool *pool, rf_txn_v
 /* Why the program's derived predicates cannot be maintained by delta rules
 ** (negation, aggregation, ...; a static string), or NULL when they can. */
 const char *rf_txn_gen_incremental_why_not(const rf_fe_program *p);
+/* The same reason in the words for a program with recursion, which only the
+** delta rules maintain ("a recursive predicate beside negation ..."), or
+** NULL where they can. */
+const char *rf_txn_gen_recursion_why_not(const rf_fe_program *p);
 /* Appends to out a program text that, added to the user's program, outputs
 ** every derived predicate P as `redfox_txn_mat:P`. */
 void rf_txn_gen_materialize(const rf_txn *t, rf_buf *out);

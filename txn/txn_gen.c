@@ -32,30 +32,47 @@
 
 static int derived(const rf_fe_pred *p) { return !p->input_file && p->nrules > 0; }
 
-const char *rf_txn_gen_incremental_why_not(const rf_fe_program *p)
+/* RECURSION: the words for a program with recursion, which only the delta
+** rules keep (the diffs keep none), so that what stops them is named as
+** being beside the recursion. */
+#define BESIDE_RECURSION " (the delta rules maintain recursion only in programs without negation, aggregation or " \
+                         "derived functional predicates; the diffs keep none)"
+static const char *why_not(const rf_fe_program *p, int recursion)
 {
     for (int32_t i = 0; i < p->npreds; i++) {
         const rf_fe_pred *q = p->preds[i];
         if (!derived(q)) continue;
         if (q->aux) return "the program negates a conjunction or shares a rule body (a predicate the compiler made)";
         if (q->lattice) return "the program has a recursive min or max";
-        if (q->functional) return "a derived predicate is functional";
+        /* (beside a recursion, an aggregate or a negation in a functional
+        ** predicate's rules is named, below, before its being functional) */
+        if (q->functional && !recursion) return "a derived predicate is functional";
         if (q->arity == 0) return "a derived predicate has no columns";
         for (int32_t r = 0; r < q->nrules; r++) {
             const rf_fe_rule *ru = q->rules[r];
-            if (ru->naggs) return "the program aggregates";
+            if (ru->naggs)
+                return recursion ? "a recursive predicate beside aggregation" BESIDE_RECURSION : "the program aggregates";
             int32_t atoms = 0;
             for (int32_t l = 0; l < ru->nbody; l++) {
                 const rf_fe_lit *x = ru->body[l];
-                if (x->negated) return "the program has negation";
+                if (x->negated)
+                    return recursion ? "a recursive predicate beside negation" BESIDE_RECURSION
+                                     : "the program has negation";
                 if (x->kind == RF_FE_ATOM) atoms++;
                 else if (x->kind != RF_FE_CMP && x->kind != RF_FE_ASSIGN) return "a rule uses a built-in predicate or a disjunction";
             }
-            if (atoms > MAX_DELTA_ATOMS) return "a rule has more than 8 atoms";
+            if (atoms > MAX_DELTA_ATOMS)
+                return recursion ? "a rule has more than 8 atoms, in a program with recursion (which the diffs do not keep)"
+                                 : "a rule has more than 8 atoms";
         }
+        if (q->functional) return "a recursive predicate beside a derived functional predicate" BESIDE_RECURSION;
     }
     return NULL;
 }
+
+const char *rf_txn_gen_incremental_why_not(const rf_fe_program *p) { return why_not(p, 0); }
+
+const char *rf_txn_gen_recursion_why_not(const rf_fe_program *p) { return why_not(p, 1); }
 
 /* ---- printing ------------------------------------------------------------ */
 

@@ -62,8 +62,12 @@ const char *rf_txn_gen_diff_why_not(const rf_fe_program *p)
         if (!derived(q)) continue;
         if (q->aux) return "the program negates a conjunction or shares a rule body (a predicate the compiler made)";
         if (q->lattice) return "the program has a recursive min or max";
-        if (q->recursive) return "a recursive predicate beside negation or aggregation (the delta rules maintain recursion "
-                                 "only in programs without them)";
+        /* (what keeps the delta rules from the recursion is the reason: it
+        ** was "beside negation or aggregation" for a shared rule body too) */
+        if (q->recursive) {
+            const char *why = rf_txn_gen_recursion_why_not(p);
+            return why ? why : "a recursive predicate (the diffs keep no recursion; the delta rules do)";
+        }
         if (q->arity == 0) return "a derived predicate has no columns";
         for (int32_t ri = 0; ri < q->nrules; ri++) {
             const rf_fe_rule *r = q->rules[ri];

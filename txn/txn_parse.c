@@ -342,6 +342,9 @@ static rf_status line(reader *r, const char *text)
     skip_ws(r);
     if (r->p < r->end && *r->p == '.') r->p++;
     skip_ws(r);
+    /* (a NUL byte there is named as one: it was "unexpected text") */
+    if (r->p < r->end && !*r->p)
+        return err_at(r, r->p, "a NUL byte: a transaction file is text, one update a line%s%s", "", "");
     if (r->p < r->end && !(r->end - r->p >= 2 && r->p[0] == '/' && r->p[1] == '/'))
         return err_at(r, r->p, "unexpected text after the fact%s%s", "", "");
     o->insert[o->n] = (uint8_t)insert;

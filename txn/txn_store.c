@@ -173,9 +173,19 @@ static rf_status read_table(rf_txn *t, const rf_db *db, const rf_db_table *tb, c
     int same = tb->ncols == tp->ncols;
     for (int32_t c = 0; same && c < tp->ncols; c++) same = tb->cols[c].type == types[c];
     if (!same) {
+        /* (the words of a run reading the database, rt_db_input.c: which
+        ** columns the table has and which the program declares) */
+        rf_buf has, decl;
+        rf_buf_init(&has);
+        rf_buf_init(&decl);
+        for (int32_t c = 0; c < tb->ncols; c++) rf_buf_printf(&has, "%s%s", c ? ", " : "", rf_val_type_name(tb->cols[c].type));
+        for (int32_t c = 0; c < tp->ncols; c++) rf_buf_printf(&decl, "%s%s", c ? ", " : "", rf_val_type_name(types[c]));
         rf_error(d, rf_mkloc(mpath, 0, 0),
-                 "the database's table '%s' does not have the columns `%s` declares: import the data again with this program",
-                 tb->name, p->name);
+                 "the database's table '%s' has columns (%s), but `%s` declares (%s): import the data again with this "
+                 "program",
+                 tb->name, rf_buf_cstr(&has), p->name, rf_buf_cstr(&decl));
+        rf_buf_free(&has);
+        rf_buf_free(&decl);
         free(mpath);
         return RF_EUSER;
     }

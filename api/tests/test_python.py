@@ -430,6 +430,47 @@ lang:output[`link] = "link".
             except redfox.Error as e:
                 check(e.code == 2 and "the batch is closed" in e.message, e.message)
         db.close()
+def test_level4_incremental(redfox_bin):
+    """Database.exec(incremental=True) is `exec --incremental`: a batch over an
+    eighth of the stored rows is maintained by diffs, not recomputed (the
+    keyword was missing: only the command line could ask for it)."""
+    import shutil, tempfile
+    prog_text = """e(a, b) -> int(a), int(b).
+lang:input[`e] = "e.csv".
+lang:input:delimiter[`e] = ",".
+n[a] = c <- agg<<c = count()>> e(a, _).
+lang:output[`n] = "n".
+"""
+    with tempfile.TemporaryDirectory() as tmp:
+        os.mkdir(os.path.join(tmp, "data"))
+        with open(os.path.join(tmp, "data", "e.csv"), "w") as f:
+            f.write("1,1\n1,2\n2,1\n3,3\n")
+        src = os.path.join(tmp, "n.logic")
+        with open(src, "w") as f:
+            f.write(prog_text)
+        dbdir = os.path.join(tmp, "db")
+        r = subprocess.run([redfox_bin, "import", src, "--data", os.path.join(tmp, "data"), "--out", dbdir],
+                           capture_output=True)
+        check(r.returncode == 0, "import: %r" % r.stderr)
+        prog = redfox.compile_files(src)
+        db = redfox.Database(dbdir)
+        db.exec(prog, device="cpu")
+        big = redfox.Batch().insert("e", [(2, 2), (4, 1)], ["int", "int"])  # 2 rows over 4 stored: above an eighth
+        t = db.exec(prog, big, device="cpu").transaction
+        check(not t.incremental and "eighth" in (t.why or ""), "by default: recomputed: %r" % (t,))
+        big = redfox.Batch().delete("e", [(2, 2), (4, 1)], ["int", "int"])
+        res = db.exec(prog, big, device="cpu", incremental=True)
+        t = res.transaction
+        check(t.incremental and t.why is None, "incremental=True: maintained by diffs: %r" % (t,))
+        check(sorted(res["n"].rows()) == [(1, 2), (2, 1), (3, 1)], "n: %r" % (res["n"].rows(),))
+        try:
+            db.exec(prog, None, device="cpu", incremental=True, recompute=True)
+            check(False, "incremental with recompute raises")
+        except redfox.Error as e:
+            check(e.code == 2, e.message)
+        db.close()
+
+
 def test_level4_stats():
     """API level 4 through the module: Result.stats(), device_info(),
     Database.forget_device(), and a World of one process (no mpirun)."""
@@ -561,5 +602,6 @@ test_level3(sys.argv[1])
 test_level4_stats()
 if redfox.rf_api_level() >= 4:
     test_level4(sys.argv[1])
+    test_level4_incremental(sys.argv[1])
 print("ok" if not failures else "%d failed" % failures)
 sys.exit(1 if failures else 0)

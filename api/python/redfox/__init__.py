@@ -898,15 +898,18 @@ class Database:
 
 
     def exec(self, program, batch=None, device="auto", threads=0, settings=None, cache_dir=None, init=False,
-             recompute=False, profile=False):
+             recompute=False, profile=False, incremental=False):
         """One transaction over this redfox database (`redfox exec`): batch (a
         Batch; None: no updates) applied to program's base predicates, all or
         nothing; its derived predicates, stored in the database, brought up to
         date (incrementally where the program allows); the new state
         committed. Returns the program's outputs after it, a Result whose
         .transaction says what was done. init / recompute: recompute every
-        derived predicate instead. profile: Result.transaction.profile holds
-        `redfox exec --profile`'s lines."""
+        derived predicate instead. incremental: maintain them incrementally
+        whatever the batch's size (`--incremental`; by default a batch changing
+        more than an eighth of the stored base rows recomputes what diffs keep).
+        profile: Result.transaction.profile holds `redfox exec --profile`'s
+        lines.""" 
         if rf_api_level() < 4:
             raise Error(2, "redfox: the library is older than API level 4 (no transactions)")
         if isinstance(program, str):
@@ -919,6 +922,7 @@ class Database:
         o.threads = _option("threads", threads, *_C_INT)
         o.init = 1 if init else 0
         o.recompute = 1 if recompute else 0
+        o.incremental = 1 if incremental else 0
         o.profile = 1 if profile else 0
         if settings:
             o.settings = ",".join("%s=%s" % kv for kv in settings.items()).encode() \
