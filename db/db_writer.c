@@ -128,14 +128,14 @@ static int remove_dir(const char *dir, const char *other);
 ** but as big as one), none of its files changed for STALE_S (a writer on
 ** another host, whose PID means nothing here, writes its files as it goes)? */
 #define STALE_S 600
-/* Is name (a folder's entry beside final) DIR.tmp.PID.N of final's writer
-** of another process that is gone? */
-static int gone_writers_tmp(const char *final, const char *name)
+/* Is name (a folder's entry beside final) DIR.KIND.PID.N (kind ".tmp." or
+** ".old.") of final's writer of another process that is gone? */
+static int gone_writers(const char *final, const char *name, const char *kind)
 {
     const char *base = strrchr(final, '/');
     base = base ? base + 1 : final;
     size_t n = strlen(base);
-    if (strncmp(name, base, n) != 0 || strncmp(name + n, ".tmp.", 5) != 0) return 0;
+    if (strncmp(name, base, n) != 0 || strncmp(name + n, kind, 5) != 0) return 0;
     char *end;
     errno = 0;
     long pid = strtol(name + n + 5, &end, 10);
@@ -149,7 +149,7 @@ static int gone_writers_tmp(const char *final, const char *name)
 
 static int stale_tmp(const char *final, const char *parent, const char *name)
 {
-    if (!gone_writers_tmp(final, name)) return 0;
+    if (!gone_writers(final, name, ".tmp.")) return 0;
     char *path = rf_sprintf("%s/%s", parent, name);
     if (!path) return 0;
     struct stat sb;
@@ -1565,8 +1565,8 @@ static void carry_moves(const char *oldstate, const char *final)
     rf_db_close(m);
 }
 
-/* A user's subfolder of DB sits in DB.tmp.PID.N, the old state's folder,
-** from the exchange until carry_moves: a writer killed between them (SIGKILL,
+/* A user's subfolder of DB sits in DB.tmp.PID.N (DB.old.PID.N without an
+** exchange), the old state's folder, from the exchange until carry_moves: a writer killed between them (SIGKILL,
 ** a crash) leaves it there. Only an old state holds subfolders (a new state
 ** is written file by file, and carry_links links no folder), and no one
 ** writes into it, so moving them now is what the killed writer's
@@ -1624,7 +1624,9 @@ void rf_db_recover_subfolders(const char *dir, rf_diags *d)
     DIR *dh = parent ? opendir(parent) : NULL;
     struct dirent *e;
     while (dh && (e = readdir(dh)) != NULL) {
-        if (!gone_writers_tmp(final, e->d_name)) continue;
+        /* (DIR.old.PID.N: the old state where the system has no exchange,
+        ** renamed aside before the new folder is renamed into place) */
+        if (!gone_writers(final, e->d_name, ".tmp.") && !gone_writers(final, e->d_name, ".old.")) continue;
         char *tmp = rf_sprintf("%s/%s", parent, e->d_name);
         struct stat sb;
         if (tmp && lstat(tmp, &sb) == 0 && S_ISDIR(sb.st_mode)) recover_from(tmp, final, d);

@@ -230,7 +230,8 @@ rf_status rf_db_writer_in_place(const rf_db *db, const char *writer_version, rf_
 /* The folders a user keeps in the database's folder dir (not the
 ** database's: a database has no subfolders) that a writer killed by SIGKILL
 ** or a crash between its commit's exchange and their move into the new
-** folder left in the old state's folder (DIR.tmp.PID.N, its process gone),
+** folder left in the old state's folder (DIR.tmp.PID.N, or DIR.old.PID.N where
+** the system has no exchange; its process gone),
 ** moved back into dir, each with a note in d; one that dir now holds
 ** another entry of the name of, or that the system refuses to move (a
 ** reader without write permission), stays, with a warning naming it and
