@@ -127,6 +127,10 @@ static int names_ok(const char *t, size_t tl, const char *p, size_t pl)
 {
     if (!pl || !tl || memchr(t, '/', tl) || memchr(p, '/', pl)) return 0;
     if ((pl == 1 && p[0] == '.') || (pl == 2 && p[0] == '.' && p[1] == '.')) return 0;
+    /* (never over the journal itself or the folder's lock file) */
+    if ((pl == strlen(RF_FILE_RENAMES_NAME) && !memcmp(p, RF_FILE_RENAMES_NAME, pl)) ||
+        (pl == strlen(RF_FILE_LOCK_NAME) && !memcmp(p, RF_FILE_LOCK_NAME, pl)))
+        return 0;
     size_t cut = pl > 180 ? 180 : pl;
     const char *mid = ".redfox-", *end = ".tmp";
     return tl > 1 + cut + strlen(mid) + strlen(end) && t[0] == '.' && !memcmp(t + 1, p, cut) &&
@@ -183,8 +187,9 @@ rf_status rf_file_renames_finish(const char *dir, rf_diags *d)
     size_t hl = strlen(HEAD), tl = strlen(TAIL);
     const char *s = b.data;
     size_t len = (size_t)b.len;
-    int well_formed = !st && (int64_t)len <= MAX_JOURNAL && len >= hl + tl && !memcmp(s, HEAD, hl) &&
-                      !memcmp(s + len - tl, TAIL, tl);
+    /* (no NUL byte: the renames below read each line as a C string) */
+    int well_formed = !st && (int64_t)len <= MAX_JOURNAL && len >= hl + tl && !memchr(s, 0, len) &&
+                      !memcmp(s, HEAD, hl) && !memcmp(s + len - tl, TAIL, tl);
     int64_t pairs = 0;
     for (size_t at = hl; well_formed && at < len - tl;) {
         const char *nl = memchr(s + at, '\n', len - tl - at), *sl = nl ? memchr(s + at, '/', (size_t)(nl - s - at)) : NULL;

@@ -174,6 +174,22 @@ int main(void)
     damaged("redfox renames 1\n.b.csv.redfox-1-1.tmp/a.csv\nend\n");        /* not a.csv's */
     damaged("redfox renames 1\n.a.csv.redfox-1-1.tmp\nend\n");              /* no final name */
     damaged("redfox renames 1\n.a.csv.redfox-1-1.tmp/a.csv\nx\nend\n");     /* a line of nothing */
+    damaged("redfox renames 1\n..redfox-renames.redfox-1-1.tmp/.redfox-renames\nend\n"); /* the journal */
+    damaged("redfox renames 1\n..redfox.lock.redfox-1-1.tmp/.redfox.lock\nend\n");       /* the lock */
+    { /* a NUL byte in a name */
+        static const char nul[] = "redfox renames 1\n.a.csv.redfox-1-1.tmp/a.csv\0x\nend\n";
+        spit(path_in(".a.csv.redfox-1-1.tmp"), "aside\n");
+        FILE *f = fopen(path_in(RF_FILE_RENAMES_NAME), "w");
+        CHECK(f && fwrite(nul, 1, sizeof nul - 1, f) == sizeof nul - 1);
+        if (f) fclose(f);
+        rf_diags nd;
+        rf_diags_init(&nd);
+        CHECK(rf_file_renames_finish(dir, &nd) == RF_EUSER && has_diag(&nd, RF_SEV_ERROR, "not a list of renames"));
+        CHECK(has(path_in(".a.csv.redfox-1-1.tmp"), "aside\n"));
+        unlink(path_in(RF_FILE_RENAMES_NAME));
+        unlink(path_in(".a.csv.redfox-1-1.tmp"));
+        rf_diags_free(&nd);
+    }
     /* a journal listing a temporary already renamed: nothing to do but remove it */
     spit(path_in(RF_FILE_RENAMES_NAME), "redfox renames 1\n.a.csv.redfox-1-1.tmp/a.csv\nend\n");
     rf_diags_free(&d);
