@@ -192,7 +192,8 @@ rf_status rf_file_renames_finish(const char *dir, rf_diags *d)
                       !memcmp(s, HEAD, hl) && !memcmp(s + len - tl, TAIL, tl);
     int64_t pairs = 0;
     for (size_t at = hl; well_formed && at < len - tl;) {
-        const char *nl = memchr(s + at, '\n', len - tl - at), *sl = nl ? memchr(s + at, '/', (size_t)(nl - s - at)) : NULL;
+        const char *nl = memchr(s + at, '\n', len - tl - at);
+        const char *sl = nl ? memchr(s + at, '/', (size_t)(nl - s - at)) : NULL;
         well_formed = sl && names_ok(s + at, (size_t)(sl - s - at), sl + 1, (size_t)(nl - sl - 1));
         at = nl ? (size_t)(nl - s) + 1 : len;
         pairs++;

@@ -13,7 +13,8 @@
 ** replaces carried into the new one (carry_links, carry_moves: only the
 ** database's own files are ever removed) and the user's subfolders a writer
 ** killed between its exchange and carry_moves left in the old state's
-** folder moved back (rf_db_recover_subfolders). Until that rename nothing at DIR changes, and
+** folder moved back (rf_db_recover_subfolders). Until that rename nothing
+** at DIR changes, and
 ** the temporary directory has no manifest until every column is on disk: a
 ** failed or killed writer leaves nothing that reads as a database.
 ** In place (rf_db_writer_in_place): no temporary directory; a table's new
@@ -1566,8 +1567,8 @@ static void carry_moves(const char *oldstate, const char *final)
 }
 
 /* A user's subfolder of DB sits in DB.tmp.PID.N (DB.old.PID.N without an
-** exchange), the old state's folder, from the exchange until carry_moves: a writer killed between them (SIGKILL,
-** a crash) leaves it there. Only an old state holds subfolders (a new state
+** exchange), the old state's folder, from the exchange until carry_moves:
+** a writer killed between them (SIGKILL, a crash) leaves it there. Only an old state holds subfolders (a new state
 ** is written file by file, and carry_links links no folder), and no one
 ** writes into it, so moving them now is what the killed writer's
 ** carry_moves would have done, at whatever age. */

@@ -15,6 +15,10 @@ command -v strace >/dev/null 2>&1 || { echo "SKIP: strace missing"; exit 77; }
 tmp=${TMPDIR:-/tmp}/rf_exec_subfolder.$$
 mkdir -p "$tmp/data"
 tmp=$(cd "$tmp" && pwd -P) # (the messages name the folders by their real paths)
+# (a cache of its own: a placement model another redfox rewrites in the
+# shared one would add a rename to those the kills count)
+XDG_CACHE_HOME=$tmp/cache
+export XDG_CACHE_HOME
 trap 'chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 p="$dir/tc.logic"

@@ -14,6 +14,10 @@ command -v strace >/dev/null 2>&1 || { echo "SKIP: strace missing"; exit 77; }
 tmp=${TMPDIR:-/tmp}/rf_out_crash.$$
 mkdir -p "$tmp/d1" "$tmp/d2"
 tmp=$(cd "$tmp" && pwd -P)
+# (a cache of its own: a placement model another redfox rewrites in the
+# shared one would add a rename to those the kills count)
+XDG_CACHE_HOME=$tmp/cache
+export XDG_CACHE_HOME
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 cat >"$tmp/w.logic" <<'EOF'
@@ -82,6 +86,8 @@ for next in run import out; do
             o=0
             for f in a b c; do cmp -s "$tmp/o/$f.csv" "$tmp/old/$f.csv" && o=$((o + 1)); done
             [ $o != 0 ] && [ $o != 3 ] && mixed=$((mixed + 1))
+            j=0
+            [ -e "$tmp/o/.redfox-renames" ] && j=1
             case $next in
             run)
                 "$redfox" run "$tmp/r.logic" --data "$tmp/o" --device cpu --format csv >"$tmp/got" 2>"$tmp/err" ||
@@ -90,8 +96,8 @@ for next in run import out; do
             import)
                 "$redfox" import "$tmp/r.logic" --data "$tmp/o" --out "$tmp/db" >/dev/null 2>"$tmp/err" ||
                     { cat "$tmp/err"; fail "$call $k: the next import"; }
-                "$redfox" run "$tmp/r.logic" --data "$tmp/db" --device cpu --format csv >"$tmp/got" 2>"$tmp/err" ||
-                    { cat "$tmp/err"; fail "$call $k: the imported database"; }
+                "$redfox" run "$tmp/r.logic" --data "$tmp/db" --device cpu --format csv >"$tmp/got" 2>"$tmp/err2" ||
+                    { cat "$tmp/err2"; fail "$call $k: the imported database"; }
                 cmp -s "$tmp/got" "$tmp/rold" || cmp -s "$tmp/got" "$tmp/rnew" || fail "$call $k: the next import read a mix" ;;
             out)
                 "$redfox" run "$tmp/w.logic" --data "$tmp/d1" --out "$tmp/o" --device cpu 2>"$tmp/err" ||
@@ -100,6 +106,8 @@ for next in run import out; do
                 ls -a "$tmp/o" | grep -q 'redfox-.*\.tmp$' && fail "$call $k: a temporary stays after the next run --out" ;;
             esac
             one_run "$tmp/o" "$next after $call $k"
+            [ $j = 0 ] || grep -q "^$tmp/o: note: finished putting in place the 3 files a redfox writer killed" "$tmp/err" ||
+                { cat "$tmp/err"; fail "$next after $call $k: no note of the renames finished"; }
             k=$((k + 1))
         done
     done

@@ -551,7 +551,8 @@ int rf_tool_run(int argc, char **argv)
         int waited = 0;
         rf_status lst = data_is_db ? rf_file_lock_folder_shared(data, &dblock, &waited, &ld)
                                    : rf_file_lock_text_folder_shared(data, &dblock, &waited, &ld);
-        if (lst) rc = rf_tool_finish(lst, &ld);
+        /* (and a note: a killed writer's renames finished, rf_file.h) */
+        if (lst || (rank == 0 && ld.count)) rc = rf_tool_finish(lst, &ld);
         rf_diags_free(&ld);
     }
     if (!rc) { /* a program without input files runs wherever its data folder is missing */

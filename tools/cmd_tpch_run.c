@@ -520,6 +520,7 @@ static int tpch_run_ranks(run_opts *pro, rf_rt_options *prt, rf_world *world, co
             rf_file_unlock(lock);
             return rf_tool_finish(st, &d);
         }
+        if (d.count) rf_tool_finish(st, &d); /* (a note: a killed writer's renames finished, rf_file.h) */
         rf_diags_free(&d);
     }
 
