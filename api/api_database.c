@@ -540,6 +540,8 @@ int rf_run(rf_database *db, const rf_program *prog, const rf_run_options *opt, r
     if (!st && db->dir)
         st = rf_db_is_database(db->dir) ? rf_file_lock_folder_shared(db->dir, &dblock, &waited, &d)
                                         : rf_file_lock_text_folder_shared(db->dir, &dblock, &waited, &d);
+    /* a user's subfolders a `redfox exec` killed mid-commit left aside */
+    if (!st && db->dir && dblock >= 0 && rf_db_is_database(db->dir)) rf_db_recover_subfolders(db->dir, &d);
     int threads = o.threads > 0 ? o.threads : rf_online_cpus();
     const rf_hir_program *h = prog->hir;
     char *read = db->ntables ? rf_calloc((size_t)db->ntables, 1) : NULL; /* [table]: 1 when an input read it */

@@ -419,8 +419,14 @@ rf_status rf_file_lock_try(const char *dir, int *fd, int *busy_fd, rf_diags *d)
     }
     int r;
     while ((r = flock(l, LOCK_EX | LOCK_NB)) != 0 && errno == EINTR) {}
-    if (r == 0) *fd = l;
-    else if (errno == EWOULDBLOCK) *busy_fd = l;
+    if (r == 0) {
+        free(lp);
+        rf_status st = rf_file_renames_finish(dir, d);
+        if (st) close(l);
+        else *fd = l;
+        return st;
+    }
+    if (errno == EWOULDBLOCK) *busy_fd = l;
     else {
         int e = errno;
         close(l);
@@ -518,16 +524,24 @@ rf_status rf_file_lock_text_folder_shared(const char *dir, int *fd, int *waited,
     struct stat sb;
     if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) return RF_OK;
     int probe = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (probe < 0 && errno == EACCES) return RF_OK;
+    int unlockable = probe < 0 && errno == EACCES;
     if (probe >= 0) close(probe);
-    return lock_folder(dir, LOCK_SH, 1, fd, waited, d);
+    rf_status st = unlockable ? RF_OK : lock_folder(dir, LOCK_SH, 1, fd, waited, d);
+    /* a killed writer's renames made before anything is read (several
+    ** readers may finish one journal at once: rf_file_renames.c) */
+    if (!st) st = rf_file_renames_finish(dir, d);
+    if (st && *fd >= 0) {
+        close(*fd);
+        *fd = -1;
+    }
+    return st;
 }
 
 rf_status rf_file_lock_wait(const char *dir, int busy_fd, rf_diags *d)
 {
     int r;
     while ((r = flock(busy_fd, LOCK_EX)) != 0 && errno == EINTR) {}
-    if (r == 0) return RF_OK;
+    if (r == 0) return rf_file_renames_finish(dir, d); /* (on failure the caller releases busy_fd) */
     rf_error(d, rf_mkloc(dir, 0, 0), "cannot lock the output folder: %s", strerror(errno));
     return RF_EIO;
 }

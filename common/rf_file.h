@@ -18,9 +18,13 @@
 ** a commit, so cleanup code may always call it. A writer of several files
 ** that must change together opens all, writes all, closes all and only then
 ** renames all: a failure before the renames leaves every final name as it
-** was. The renames themselves are one system call each; a crash between two
-** of them leaves some files new and some old (there is no atomic rename of
-** several files on POSIX).
+** was. The renames themselves are one system call each, and there is no
+** atomic rename of several files on POSIX: a crash between two of them
+** would leave some files new and some old, so the writer lists them first
+** in a journal (rf_file_renames_begin) and removes it after the last
+** (rf_file_renames_end); a reader or writer of the folder that finds one
+** (rf_file_lock_try, rf_file_lock_wait, rf_file_lock_text_folder_shared)
+** makes the renames left before it reads or writes anything.
 **
 ** Symbolic links are never written through: a final name that is a link
 ** is refused (RF_EIO, the error says why) before anything is written; a
@@ -96,11 +100,33 @@ int64_t rf_file_remove_stale(const char *path);
 #define RF_FILE_STALE_S 600
 int64_t rf_file_remove_stale_unlocked(const char *path);
 
+/* A set of renames into one folder, all or nothing as redfox's readers and
+** writers of it see them (common/rf_file_renames.c). A writer of several
+** files of dir that closed them all, holding dir's lock (rf_file_lock_try)
+** and the folder's own exclusively (rf_file_lock_folder, where it takes
+** it), calls rf_file_renames_begin (the journal DIR/.redfox-renames listing
+** the renames of files[0..n) that have a temporary, written aside and
+** synced; none for one rename), renames them (rf_file_out_rename), syncs
+** the folder (rf_file_sync_dir) and calls rf_file_renames_end (the journal
+** removed). A writer killed between them leaves the journal:
+** rf_file_renames_finish (called by the locks below) makes the renames it
+** lists that are not made (every temporary in it is complete and synced),
+** then removes it, with a note; where it cannot (a reader without write
+** permission), an error naming dir and what to do, and nothing of dir is
+** to be read. RF_OK where there is no journal. */
+#define RF_FILE_RENAMES_NAME ".redfox-renames"
+rf_status rf_file_renames_begin(const char *dir, const rf_file_out *files, int64_t n, rf_diags *d);
+rf_status rf_file_renames_end(const char *dir, rf_diags *d);
+rf_status rf_file_renames_finish(const char *dir, rf_diags *d);
+
 /* The advisory lock of an output folder: flock(LOCK_EX) on DIR/.redfox.lock
 ** (created if missing, never through a link). rf_file_lock_try returns RF_OK
 ** with *fd >= 0 when it holds the lock, RF_OK with *fd = -1 and *busy_fd the
 ** open lock file when another process holds it (then rf_file_lock_wait
-** blocks until it is free), and an error otherwise. */
+** blocks until it is free), and an error otherwise. Once either holds it,
+** a journal a killed writer left in dir is finished
+** (rf_file_renames_finish), before the caller's stale temporaries are
+** removed; where that fails, the lock is released and the error returned. */
 #define RF_FILE_LOCK_NAME ".redfox.lock"
 rf_status rf_file_lock_try(const char *dir, int *fd, int *busy_fd, rf_diags *d);
 rf_status rf_file_lock_wait(const char *dir, int busy_fd, rf_diags *d);
@@ -127,7 +153,9 @@ rf_status rf_file_lock_folder_shared(const char *dir, int *fd, int *waited, rf_d
 ** system without flock (ENOLCK, EOPNOTSUPP, ENOSYS, EINVAL: NFS without its
 ** lock service, some FUSE), is not locked: RF_OK with *fd = -1 (the reader
 ** reports a missing folder itself), so that it reads as it did before the
-** lock existed. */
+** lock existed. A journal a killed writer left (rf_file_renames_finish) is
+** finished once the lock is held (or found not to be had); where that
+** fails, the lock is released and the error returned: dir is not to be read. */
 rf_status rf_file_lock_text_folder_shared(const char *dir, int *fd, int *waited, rf_diags *d);
 /* A wait for one of these three folder locks while this process holds the
 ** signals (rf_file_hold_signals, rf_file_commit_begin) ends when a SIGINT,

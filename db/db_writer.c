@@ -11,7 +11,10 @@
 ** caller, rf_db_writer_manifest), and the rename that
 ** puts the directory in place, the user's files in a database folder it
 ** replaces carried into the new one (carry_links, carry_moves: only the
-** database's own files are ever removed). Until that rename nothing at DIR changes, and
+** database's own files are ever removed) and the user's subfolders a writer
+** killed between its exchange and carry_moves left in the old state's
+** folder moved back (rf_db_recover_subfolders). Until that rename nothing
+** at DIR changes, and
 ** the temporary directory has no manifest until every column is on disk: a
 ** failed or killed writer leaves nothing that reads as a database.
 ** In place (rf_db_writer_in_place): no temporary directory; a table's new
@@ -126,12 +129,14 @@ static int remove_dir(const char *dir, const char *other);
 ** but as big as one), none of its files changed for STALE_S (a writer on
 ** another host, whose PID means nothing here, writes its files as it goes)? */
 #define STALE_S 600
-static int stale_tmp(const char *final, const char *parent, const char *name)
+/* Is name (a folder's entry beside final) DIR.KIND.PID.N (kind ".tmp." or
+** ".old.") of final's writer of another process that is gone? */
+static int gone_writers(const char *final, const char *name, const char *kind)
 {
     const char *base = strrchr(final, '/');
     base = base ? base + 1 : final;
     size_t n = strlen(base);
-    if (strncmp(name, base, n) != 0 || strncmp(name + n, ".tmp.", 5) != 0) return 0;
+    if (strncmp(name, base, n) != 0 || strncmp(name + n, kind, 5) != 0) return 0;
     char *end;
     errno = 0;
     long pid = strtol(name + n + 5, &end, 10);
@@ -140,7 +145,12 @@ static int stale_tmp(const char *final, const char *parent, const char *name)
     if (!*k) return 0;
     for (const char *c = k; *c; c++)
         if (*c < '0' || *c > '9') return 0;
-    if (kill((pid_t)pid, 0) == 0 || errno != ESRCH) return 0;
+    return kill((pid_t)pid, 0) != 0 && errno == ESRCH;
+}
+
+static int stale_tmp(const char *final, const char *parent, const char *name)
+{
+    if (!gone_writers(final, name, ".tmp.")) return 0;
     char *path = rf_sprintf("%s/%s", parent, name);
     if (!path) return 0;
     struct stat sb;
@@ -164,6 +174,7 @@ static int stale_tmp(const char *final, const char *parent, const char *name)
 ** each with a note. */
 static void remove_stale_tmps(const char *final, rf_diags *d)
 {
+    rf_db_recover_subfolders(final, d);
     const char *slash = strrchr(final, '/');
     char *parent = slash ? rf_strndup(final, slash == final ? 1 : (size_t)(slash - final)) : rf_strdup(".");
     DIR *dh = parent ? opendir(parent) : NULL;
@@ -1553,6 +1564,78 @@ static void carry_moves(const char *oldstate, const char *final)
     }
     if (dh) closedir(dh);
     rf_db_close(m);
+}
+
+/* A user's subfolder of DB sits in DB.tmp.PID.N (DB.old.PID.N without an
+** exchange), the old state's folder, from the exchange until carry_moves:
+** a writer killed between them (SIGKILL, a crash) leaves it there. Only an old state holds subfolders (a new state
+** is written file by file, and carry_links links no folder), and no one
+** writes into it, so moving them now is what the killed writer's
+** carry_moves would have done, at whatever age. */
+static void recover_from(const char *tmp, const char *final, rf_diags *d)
+{
+    DIR *dh = opendir(tmp);
+    struct dirent *e;
+    int moved = 0;
+    while (dh && (e = readdir(dh)) != NULL) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+        char *a = rf_sprintf("%s/%s", tmp, e->d_name), *b = rf_sprintf("%s/%s", final, e->d_name);
+        struct stat sa, sb;
+        if (a && b && lstat(a, &sa) == 0 && S_ISDIR(sa.st_mode)) {
+            if (lstat(b, &sb) == 0)
+                rf_diag_add(d, RF_SEV_WARNING, rf_mkloc(a, 0, 0),
+                            "a folder that was in %s, left here by a writer of the database killed during its commit; "
+                            "%s now holds another %s: not moved back (move or merge it yourself)",
+                            final, final, e->d_name);
+            else if (rename(a, b) == 0) {
+                moved++;
+                rf_diag_add(d, RF_SEV_NOTE, rf_mkloc(b, 0, 0),
+                            "moved this folder back from %s, where a writer of the database killed during its commit "
+                            "left it",
+                            tmp);
+            } else
+                rf_diag_add(d, RF_SEV_WARNING, rf_mkloc(a, 0, 0),
+                            "a folder that was in %s, left here by a writer of the database killed during its commit; "
+                            "cannot move it back: %s (move it back into %s)",
+                            final, strerror(errno), final);
+        }
+        free(a);
+        free(b);
+    }
+    if (dh) closedir(dh);
+    /* the moves, durable; a failure is not reported: a move a system crash
+    ** loses leaves the folder where it was, and the next reader moves it */
+    for (int k = 0; moved && k < 2; k++) {
+        int fd = open(k ? tmp : final, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd >= 0) {
+            (void)fsync(fd);
+            close(fd);
+        }
+    }
+}
+
+void rf_db_recover_subfolders(const char *dir, rf_diags *d)
+{
+    /* the folder the database is (a symbolic link's, "."'s): its
+    ** temporary folders are beside that one */
+    char *final = realpath(dir, NULL);
+    if (!final) return; /* (no database there: the caller says so) */
+    char *slash = strrchr(final, '/');
+    char *parent = slash == final ? rf_strdup("/") : slash ? rf_strndup(final, (size_t)(slash - final)) : NULL;
+    DIR *dh = parent ? opendir(parent) : NULL;
+    struct dirent *e;
+    while (dh && (e = readdir(dh)) != NULL) {
+        /* (DIR.old.PID.N: the old state where the system has no exchange,
+        ** renamed aside before the new folder is renamed into place) */
+        if (!gone_writers(final, e->d_name, ".tmp.") && !gone_writers(final, e->d_name, ".old.")) continue;
+        char *tmp = rf_sprintf("%s/%s", parent, e->d_name);
+        struct stat sb;
+        if (tmp && lstat(tmp, &sb) == 0 && S_ISDIR(sb.st_mode)) recover_from(tmp, final, d);
+        free(tmp);
+    }
+    if (dh) closedir(dh);
+    free(parent);
+    free(final);
 }
 
 /* The old state's folder, removed once the commit is done; where it stays

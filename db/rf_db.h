@@ -227,6 +227,17 @@ rf_status rf_db_writer_new(const char *dir, const char *writer_version, rf_db_wr
 ** it removes the temporary folders earlier writers of db left (each with
 ** a note in d: a writer gone, none of its files changed for ten minutes). */
 rf_status rf_db_writer_in_place(const rf_db *db, const char *writer_version, rf_db_writer **out, rf_diags *d);
+/* The folders a user keeps in the database's folder dir (not the
+** database's: a database has no subfolders) that a writer killed by SIGKILL
+** or a crash between its commit's exchange and their move into the new
+** folder left in the old state's folder (DIR.tmp.PID.N, or DIR.old.PID.N where
+** the system has no exchange; its process gone),
+** moved back into dir, each with a note in d; one that dir now holds
+** another entry of the name of, or that the system refuses to move (a
+** reader without write permission), stays, with a warning naming it and
+** what to do. Writers (rf_db_writer_new, rf_db_writer_in_place) call it;
+** readers and `redfox exec` call it under the database's lock. */
+void rf_db_recover_subfolders(const char *dir, rf_diags *d);
 int rf_db_writer_is_in_place(const rf_db_writer *w);
 /* The old rows' bytes that the tables continued copy on write with
 ** rf_db_writer_table_from (append 1) carried over so far: *linked in the

@@ -164,7 +164,10 @@ done
     { cat "$tmp/err"; fail "--out in a missing folder: not named"; }
 # a second import replaces the database, and removes the temporary folder an
 # import stopped by a signal left (its process gone, nothing written to it for
-# ten minutes); not one a live writer may still fill, nor anything else
+# ten minutes); not one a live writer may still fill, nor anything else. A
+# subfolder in one of a writer that is gone is the user's (a database has
+# none: a writer killed between its exchange and moving the old folder's
+# subfolders into the new one left it): moved back into the database
 mkdir -p "$tmp/db.tmp.4194000.0" "$tmp/db.tmp.4194001.0" "$tmp/db.tmp.4194002.1/sub" "$tmp/db.tmp.x.0"
 echo part >"$tmp/db.tmp.4194000.0/t00000.c00000.col"; echo part >"$tmp/db.tmp.4194001.0/t00000.c00000.col"
 touch -d '1 hour ago' "$tmp/db.tmp.4194000.0/t00000.c00000.col" "$tmp/db.tmp.4194000.0" "$tmp/db.tmp.4194002.1/sub" \
@@ -173,8 +176,11 @@ touch -d '1 hour ago' "$tmp/db.tmp.4194000.0/t00000.c00000.col" "$tmp/db.tmp.419
 run_db "$tmp/db" && cmp -s "$tmp/db.out" "$tmp/text.out" || fail "the re-imported database"
 [ -e "$tmp/db.tmp.4194000.0" ] && fail "a stale temporary folder was kept"
 grep -q "db.tmp.4194000.0: note: removed this temporary folder" "$tmp/err" || { cat "$tmp/err"; fail "no note of the removal"; }
-[ -d "$tmp/db.tmp.4194001.0" ] && [ -d "$tmp/db.tmp.4194002.1/sub" ] && [ -d "$tmp/db.tmp.x.0" ] ||
+[ -d "$tmp/db.tmp.4194001.0" ] && [ -d "$tmp/db.tmp.x.0" ] ||
     fail "a folder that is not a stale temporary one was removed"
+[ -d "$tmp/db/sub" ] && [ ! -e "$tmp/db.tmp.4194002.1/sub" ] || fail "a subfolder left aside was not moved back"
+grep -q "db/sub: note: moved this folder back from .*db.tmp.4194002.1" "$tmp/err" || { cat "$tmp/err"; fail "no note of the move"; }
+rm -rf "$tmp/db/sub"
 rm -rf "$tmp/db.tmp.4194001.0" "$tmp/db.tmp.4194002.1" "$tmp/db.tmp.x.0"
 # the user's files in a database's folder (a run's outputs written there with
 # --out, notes, a symbolic link, a subfolder) stay there when an import or an

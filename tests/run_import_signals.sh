@@ -315,14 +315,15 @@ echo "ok: tpch gen --format db (--tables lineitem over a database): signals at r
 
 # ---- redfox tpch gen (text) -------------------------------------------------------
 if command -v strace >/dev/null 2>&1; then
-    # the second rename (lineitem's) held 1 s, SIGINT sent once the first
-    # (customer's) is done: every table then of SF 0.05
+    # the second rename of a table (lineitem's) held 1 s, SIGINT sent once
+    # the first (customer's) is done: every table then of SF 0.05 (the
+    # first rename of all puts the journal listing them in place)
     rm -rf "$tmp/tt"
     cp -r "$tmp/t01" "$tmp/tt"
     rm -f "$tmp/pid"
     # (no -P: strace 6.1 matches no rename() by its path; tpch gen renames
-    # nothing but its tables, customer's first)
-    $limit $nolsan strace -f -qq -o /dev/null -e trace=rename -e inject=rename:delay_enter=1000000:when=2 \
+    # nothing but its journal and its tables, customer's first)
+    $limit $nolsan strace -f -qq -o /dev/null -e trace=rename -e inject=rename:delay_enter=1000000:when=3 \
         $dflt sh -c "$mark" "$tmp/pid" \
         "$redfox" tpch gen --sf 0.05 --out "$tmp/tt" 2>"$tmp/err" &
     spid=$!

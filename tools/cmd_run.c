@@ -67,8 +67,10 @@ static const char *usage =
     "                       aside and renamed into place only when all were\n"
     "                       written and synced, so a failed or killed run leaves\n"
     "                       the folder's files as they were (a crash or SIGKILL\n"
-    "                       during the final renames may leave some new, some\n"
-    "                       old; a SIGINT, SIGTERM or SIGHUP lets them end, says\n"
+    "                       during the final renames leaves DIR/.redfox-renames\n"
+    "                       listing them, and the next redfox reader or writer of\n"
+    "                       DIR makes the rest before it reads: never some new,\n"
+    "                       some old; a SIGINT, SIGTERM or SIGHUP lets them end, says\n"
     "                       so, and ends the run by the signal). A second\n"
     "                       run writing the same DIR waits for the first to finish\n"
     "                       (a lock on DIR/.redfox.lock), and the renames wait for\n"
@@ -249,14 +251,16 @@ static int write_outputs(const rf_result *res, const char *outdir, int fmt)
     if (!st && waited)
         rf_diag_add(&d, RF_SEV_NOTE, rf_mkloc(outdir, 0, 0),
                     "waited for the runs reading this folder before putting the outputs in place");
-    /* the only window: a crash (SIGKILL) between two renames leaves some new,
-    ** some old; SIGINT, SIGTERM and SIGHUP wait for the renames (and their
-    ** sync), and then the process ends by the signal, saying that the
-    ** outputs are in place (it said nothing, and status 130 read as "not
-    ** written") */
+    /* SIGINT, SIGTERM and SIGHUP wait for the renames (and their sync), and
+    ** then the process ends by the signal, saying that the outputs are in
+    ** place (it said nothing, and status 130 read as "not written"); a crash
+    ** (SIGKILL) between two renames leaves the journal listing them, which
+    ** the next reader or writer of DIR finishes (rf_file_renames_begin) */
     rf_file_commit_begin();
+    if (!st && nout) st = rf_file_renames_begin(outdir, files, nout, &d);
     for (int32_t i = 0; !st && i < nout; i++) st = rf_file_out_rename(&files[i], &d);
     if (!st && nout) st = rf_file_sync_dir(files[0].path, &d);
+    if (!st && nout) st = rf_file_renames_end(outdir, &d);
     if (!st && rf_file_signal_held())
         fprintf(stderr, "redfox run: stopped by %s once the outputs were in place: all %d are written to %s\n",
                 rf_file_signal_name(rf_file_signal_held()), (int)nout, outdir);
@@ -547,7 +551,8 @@ int rf_tool_run(int argc, char **argv)
         int waited = 0;
         rf_status lst = data_is_db ? rf_file_lock_folder_shared(data, &dblock, &waited, &ld)
                                    : rf_file_lock_text_folder_shared(data, &dblock, &waited, &ld);
-        if (lst) rc = rf_tool_finish(lst, &ld);
+        /* (and a note: a killed writer's renames finished, rf_file.h) */
+        if (lst || (rank == 0 && ld.count)) rc = rf_tool_finish(lst, &ld);
         rf_diags_free(&ld);
     }
     if (!rc) { /* a program without input files runs wherever its data folder is missing */

@@ -61,7 +61,8 @@ static const char *usage =
     "                      --check reads). Written aside and renamed into place\n"
     "                      at the end, all or none: only when every query ran and\n"
     "                      its file was written (a crash or SIGKILL during the\n"
-    "                      renames may leave some new, some old; a SIGINT,\n"
+    "                      renames leaves DIR/.redfox-renames, and the next\n"
+    "                      redfox reader or writer of DIR makes the rest; a SIGINT,\n"
     "                      SIGTERM or SIGHUP lets them end, says so, and ends\n"
     "                      the run by the signal). A second run writing the same DIR\n"
     "                      waits (a lock on DIR/.redfox.lock), and the renames\n"
@@ -519,6 +520,7 @@ static int tpch_run_ranks(run_opts *pro, rf_rt_options *prt, rf_world *world, co
             rf_file_unlock(lock);
             return rf_tool_finish(st, &d);
         }
+        if (d.count) rf_tool_finish(st, &d); /* (a note: a killed writer's renames finished, rf_file.h) */
         rf_diags_free(&d);
     }
 
@@ -631,12 +633,15 @@ static int tpch_run_ranks(run_opts *pro, rf_rt_options *prt, rf_world *world, co
                 rf_diag_add(&d, RF_SEV_NOTE, rf_mkloc(outdir, 0, 0),
                             "waited for the runs reading this folder before putting the results in place");
             rf_file_commit_begin();
+            /* (a SIGKILL between two renames: the journal's, rf_file.h) */
+            if (!st) st = rf_file_renames_begin(outdir, files, NQUERIES + 1, &d);
             for (int q = 1; q <= NQUERIES && !st; q++)
                 if (want[q]) {
                     st = rf_file_out_rename(&files[q], &d);
                     any = q;
                 }
             if (!st && any) st = rf_file_sync_dir(files[any].path, &d);
+            if (!st) st = rf_file_renames_end(outdir, &d);
             if (!st && rf_file_signal_held())
                 fprintf(stderr, "redfox tpch run: stopped by %s once the results were in place: all %d are written "
                         "to %s\n", rf_file_signal_name(rf_file_signal_held()), nwant, outdir);

@@ -236,7 +236,7 @@ int rf_tpch_lock_data(const char *data, int *fd)
     int waited = 0;
     rf_status st = rf_db_is_database(data) ? rf_file_lock_folder_shared(data, fd, &waited, &d)
                                            : rf_file_lock_text_folder_shared(data, fd, &waited, &d);
-    int rc = st ? rf_tool_finish(st, &d) : 0;
+    int rc = st || d.count ? rf_tool_finish(st, &d) : 0; /* (a note: rf_file.h's journal finished) */
     rf_diags_free(&d);
     return rc;
 }

@@ -963,6 +963,8 @@ static rf_status exec_once(const rf_txn_sources *src, const rf_fe_program *fe, c
     /* one transaction at a time per database: a second exec waits, then
     ** reads what the first committed (no update is lost) */
     if (!st && !x.overlapped) st = rf_file_lock_folder(db_dir, &lockfd, &waited, d);
+    /* a user's subfolders an earlier exec killed mid-commit left aside */
+    if (!st && !x.overlapped) rf_db_recover_subfolders(db_dir, d);
     if (!st && !x.overlapped) st = rf_db_open(db_dir, &db, d);
     tm[T_LOADED] = rf_now();
     if (!st && resident && !x.overlapped) st = rf_txn_resident_take(resident, &x.t, db_dir, &x.kept);
@@ -1081,6 +1083,7 @@ static rf_status exec_once(const rf_txn_sources *src, const rf_fe_program *fe, c
     if (!st && x.overlapped) st = previous_commit(&x, db_dir, d);
     if (!st) st = stop_if_signalled(db_dir, d);
     if (!st && x.overlapped) st = rf_file_lock_folder(db_dir, &lockfd, &waited, d);
+    if (!st && x.overlapped) rf_db_recover_subfolders(db_dir, d);
     if (!st && x.overlapped) st = rf_db_open(db_dir, &db, d);
     if (!st && x.overlapped && !rf_txn_resident_current(resident, db_dir)) {
         *redo = 1;

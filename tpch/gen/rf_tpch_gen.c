@@ -471,10 +471,13 @@ done:
     ** all in place (rf_file_end_by_signal) */
     int last = -1;
     rf_file_hold_signals();
+    /* (a SIGKILL between two renames: the journal's, rf_file.h) */
+    if (st == RF_OK && renames) st = rf_file_renames_begin(o->out_dir, r.file, NFILES, d);
     for (int f = 0; f < NFILES && st == RF_OK; f++)
         if (r.fd[f] >= 0 && (st = rf_file_out_rename(&r.file[f], d)) == RF_OK) last = f;
-    rf_file_release_signals();
     if (st == RF_OK && last >= 0) st = rf_file_sync_dir(r.path[last], d);
+    if (st == RF_OK && renames) st = rf_file_renames_end(o->out_dir, d);
+    rf_file_release_signals();
     rf_file_unlock(dirlock);
     for (int f = 0; f < NFILES; f++) {
         rf_file_out_abort(&r.file[f]);
