@@ -1733,7 +1733,7 @@ rf_status rf_db_writer_commit(rf_db_writer *w, rf_diags *d)
     if (old) remove_old_state(old, w->final_dir, d);
     free(old);
 #ifdef SYS_renameat2
-durable:
+durable:; /* (a statement: C11 allows no declaration right after a label, and clang refuses one) */
 #endif
     /* the rename itself, durable */
     char *parent = rf_strdup(w->final_dir);
