@@ -266,17 +266,23 @@ rf_status rf_db_writer_new(const char *dir, const char *writer_version, rf_db_wr
         if (errno != EEXIST || k > 1000) {
             rf_status st;
             int err = errno;
-            char *parent = err == ENOENT ? rf_file_dirname(w->final_dir) : NULL;
+            char *parent = err == ENOENT || err == ENOTDIR ? rf_file_dirname(w->final_dir) : NULL;
             struct stat psb;
-            if (parent && stat(parent, &psb) == 0) { /* there (a file system refusing): the system's words */
+            int there = parent && stat(parent, &psb) == 0;
+            if (there && S_ISDIR(psb.st_mode)) { /* there (a file system refusing): the system's words */
                 free(parent);
                 parent = NULL;
             }
             errno = err;
             if (parent) {
-                /* the folder it would be in is missing: name that, not DB.tmp.PID.N */
-                rf_error(d, rf_mkloc(w->final_dir, 0, 0), "cannot create the database: the folder %s does not exist",
-                         parent);
+                /* the folder it would be in is missing, or a file: name
+                ** that, not DB.tmp.PID.N */
+                if (there)
+                    rf_error(d, rf_mkloc(w->final_dir, 0, 0), "cannot create the database: %s is not a folder",
+                             parent);
+                else
+                    rf_error(d, rf_mkloc(w->final_dir, 0, 0),
+                             "cannot create the database: the folder %s does not exist", parent);
                 st = RF_EIO;
                 free(parent);
             } else {
@@ -1810,7 +1816,7 @@ rf_status rf_db_writer_commit(rf_db_writer *w, rf_diags *d)
     if (old) remove_old_state(old, w->final_dir, d);
     free(old);
 #ifdef SYS_renameat2
-durable:
+durable:; /* (a statement: C11 allows no declaration right after a label, and clang refuses one) */
 #endif
     /* the rename itself, durable */
     char *parent = rf_strdup(w->final_dir);

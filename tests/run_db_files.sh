@@ -162,6 +162,11 @@ done
 "$redfox" import "$tmp/prog.logic" --data "$tmp/nowriter" --out "$tmp/no/such/db" >/dev/null 2>"$tmp/err"
 [ $? -eq 1 ] && grep -qF "$tmp/no/such/db: error: cannot create the database: the folder $tmp/no/such does not exist" "$tmp/err" ||
     { cat "$tmp/err"; fail "--out in a missing folder: not named"; }
+# a file where the folder above --out would be is named (not DB.tmp.PID.N)
+: >"$tmp/afile"
+"$redfox" import "$tmp/prog.logic" --data "$tmp/nowriter" --out "$tmp/afile/db" >/dev/null 2>"$tmp/err"
+[ $? -eq 1 ] && grep -qF "$tmp/afile/db: error: cannot create the database: $tmp/afile is not a folder" "$tmp/err" ||
+    { cat "$tmp/err"; fail "--out under a file: not named"; }
 # a second import replaces the database, and removes the temporary folder an
 # import stopped by a signal left (its process gone, nothing written to it for
 # ten minutes); not one a live writer may still fill, nor anything else. A

@@ -3,7 +3,8 @@
 # error a text run (`redfox run --data DIR`) names: with several bad input
 # files, the first in the program's order (the run's), not the largest (the
 # file the import reads first), whatever the threads; a bad row's, a key's,
-# a missing file's. Each case's expectation is the text run's own errors.
+# a missing file's, a FIFO's that the import had not reached. Each
+# case's expectation is the text run's own errors.
 set -u
 redfox=$1
 tmp=${TMPDIR:-/tmp}/rf_db_first_error.$$
@@ -70,4 +71,34 @@ mkdir -p "$tmp/missing"
 { rows 100; echo '101,1.5'; } >"$tmp/missing/b.csv"
 rows 20 >"$tmp/missing/c.csv"
 case_ missing 'a\.csv'
+# a a FIFO with a bad row (its size unknown: the import's turn for it comes
+# last) and b's bad row: the import fails at b before opening a, and must
+# still read a as the run does (a FIFO that the import never opened is
+# unread, not "read once"); each reader gets its own writer
+mkdir -p "$tmp/fifo"
+if mkfifo "$tmp/fifo/a.csv" 2>/dev/null; then
+    { rows 3; echo '4,y'; } >"$tmp/fifo.a"
+    { rows 3000; echo 'q,1'; } >"$tmp/fifo/b.csv"
+    rows 20 >"$tmp/fifo/c.csv"
+    # a writer that gives up after 30 s where nothing opens the FIFO
+    writer() { timeout 30 sh -c 'cat "$1" >"$2"' sh "$tmp/fifo.a" "$tmp/fifo/a.csv" 2>/dev/null & }
+    writer
+    "$redfox" run "$tmp/prog.logic" --data "$tmp/fifo" --device cpu >/dev/null 2>"$tmp/run.err"
+    wait
+    grep ': error: ' "$tmp/run.err" >"$tmp/want"
+    grep -q 'a\.csv:4:' "$tmp/want" || { cat "$tmp/run.err"; fail "fifo: the run should name a.csv:4 (the test's premise)"; }
+    for t in 1 2; do
+        rm -rf "$tmp/db"
+        writer
+        wpid=$!
+        "$redfox" import "$tmp/prog.logic" --data "$tmp/fifo" --out "$tmp/db" --threads $t >/dev/null 2>"$tmp/imp.err"
+        rc=$?
+        kill "$wpid" 2>/dev/null
+        wait
+        [ $rc -eq 1 ] || { cat "$tmp/imp.err"; fail "fifo, --threads $t: exit $rc, expected 1"; }
+        grep ': error: ' "$tmp/imp.err" >"$tmp/got"
+        cmp -s "$tmp/want" "$tmp/got" ||
+            { echo "run:"; cat "$tmp/want"; echo "import:"; cat "$tmp/got"; fail "fifo, --threads $t: not the run's error"; }
+    done
+fi
 echo ok

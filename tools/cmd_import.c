@@ -229,13 +229,19 @@ int rf_tool_import(int argc, char **argv)
     ** end of k - 1 still checking its keys beside it) */
     if (st && failed_at >= 0 && st != RF_ENOMEM && !rf_file_signal_held()) {
         uint8_t *good = rf_calloc((size_t)ntabs, 1);
+        uint8_t *opened = rf_calloc((size_t)ntabs, 1);
         int32_t *at = rf_calloc((size_t)ntabs, sizeof *at);
-        if (good && at) {
+        if (good && opened && at) {
             for (int32_t k = 0; k < nfiles; k++) at[order[k]] = k;
-            for (int32_t i = 0; i < ntabs; i++) good[i] = at[place[i] >= 0 ? place[i] : i] < failed_at - 1;
-            st = rf_import_first_error(tabs, ntabs, data, good, (int)threads, &d, count0, nerrors0, st);
+            for (int32_t i = 0; i < ntabs; i++) {
+                int32_t k = at[place[i] >= 0 ? place[i] : i];
+                good[i] = k < failed_at - 1;
+                opened[i] = k <= failed_at; /* a FIFO's turn not reached: still unread */
+            }
+            st = rf_import_first_error(tabs, ntabs, data, good, opened, (int)threads, &d, count0, nerrors0, st);
         }
         free(good);
+        free(opened);
         free(at);
     }
     for (int32_t i = 0; paths && i < ntabs; i++) free(paths[i]);

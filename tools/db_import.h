@@ -125,10 +125,13 @@ void rf_import_get_times(const rf_importer *imp, rf_import_times *out);
 ** table not known good (good[i] 0: its file not yet read, or read while
 ** the failure came) is read again as the run reads it, in that order; the
 ** first that fails replaces the import's diagnostics with its own, and its
-** status is returned. None failing (or only streams, which were read once):
-** the import's stand, and st is returned. (tools/db_import_first.c) */
+** status is returned. A stream (pipe, FIFO) that the import opened
+** (opened[i] 1) was read once and is not read again; one it never reached
+** is read now, as the run would. None failing: the import's stands, and
+** st is returned. (tools/db_import_first.c) */
 rf_status rf_import_first_error(const rf_import_table *tabs, int32_t n, const char *data, const uint8_t *good,
-                                int threads, rf_diags *d, int64_t count, int64_t nerrors, rf_status st);
+                                const uint8_t *opened, int threads, rf_diags *d, int64_t count, int64_t nerrors,
+                                rf_status st);
 
 /* The input tables a checked program declares (all of them, used or not),
 ** or, for a compiled program, those its Harmony program reads. *out is

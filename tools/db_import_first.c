@@ -9,7 +9,8 @@
 ** run reads them (rf_rt_load_input: the loader, the key and functional
 ** dependency checks), in the program's order, and the first that fails
 ** gives the error, the run's own; the same whatever the threads or the
-** order the import took.
+** order the import took. A pipe or FIFO the import never opened (streams
+** are read last) is read here too; one it opened is not read again.
 */
 #include "db_import.h"
 
@@ -50,7 +51,8 @@ static rf_status read_as_run(const rf_import_table *tab, const char *path, rf_cp
 }
 
 rf_status rf_import_first_error(const rf_import_table *tabs, int32_t n, const char *data, const uint8_t *good,
-                                int threads, rf_diags *d, int64_t count, int64_t nerrors, rf_status st)
+                                const uint8_t *opened, int threads, rf_diags *d, int64_t count, int64_t nerrors,
+                                rf_status st)
 {
     if (threads <= 0) threads = rf_online_cpus();
     rf_cpu_pool *pool = NULL;
@@ -64,10 +66,12 @@ rf_status rf_import_first_error(const rf_import_table *tabs, int32_t n, const ch
             out = RF_ENOMEM;
             break;
         }
-        /* a pipe or FIFO was read once, by the import: not again (the
-        ** import's own error stands where no file before it fails) */
+        /* a pipe or FIFO that the import opened was read once: not again
+        ** (the import's own error stands where no file before it fails);
+        ** one whose turn never came (streams go last: their size is
+        ** unknown) is unread, and read now as the run reads it */
         struct stat sb;
-        int stream = stat(path, &sb) == 0 && !S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode);
+        int stream = opened[i] && stat(path, &sb) == 0 && !S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode);
         rf_diags rd;
         rf_diags_init(&rd);
         rf_status rst = stream ? RF_OK : read_as_run(&tabs[i], path, pool, threads, &rd);

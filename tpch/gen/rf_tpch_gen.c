@@ -451,7 +451,7 @@ rf_status rf_tpch_gen(const rf_tpch_gen_opts *o, rf_diags *d)
     }
     for (int64_t i = 0; i < r.nspare; i++) free(r.spare[i].data);
 
-done:
+done:; /* (a statement: C11 allows no declaration right after a label, and clang refuses one) */
     /* all synced, then all renamed; half-written tables would pass for
     ** whole ones, so on any failure none is renamed. The renames are made
     ** under the folder's exclusive lock, which readers of a text folder
