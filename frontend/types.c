@@ -430,6 +430,21 @@ static void type_cmp(rf_checker *c, rf_fe_rule *r, rf_fe_lit *l, int *bad)
     rf_buf_free(&db);
 }
 
+/* Where rule r's body first binds variable v (an atom's argument or an
+** assignment), else fallback. */
+static rf_loc first_use(const rf_fe_rule *r, int32_t v, rf_loc fallback)
+{
+    for (int32_t i = 0; i < r->nbody; i++) {
+        const rf_fe_lit *l = r->body[i];
+        if (l->kind == RF_FE_ATOM && !l->negated) {
+            for (int32_t j = 0; j < l->nargs; j++)
+                if (l->args[j]->kind == RF_FE_VAR && l->args[j]->var == v) return l->args[j]->loc;
+        } else if (l->kind == RF_FE_ASSIGN && l->var == v)
+            return l->loc;
+    }
+    return fallback;
+}
+
 static void check_rule(rf_checker *c, rf_fe_rule *r)
 {
     int bad = 0;
@@ -557,6 +572,17 @@ static void check_rule(rf_checker *c, rf_fe_rule *r)
             l->rhs = cast_to(c, a, ct);
             if (append_lit(c, r, l)) break;
             r->head_args[i] = v;
+            continue;
+        }
+        if (vt != RF_TYPE_UNKNOWN && r->head->aux == 1) {
+            /* the head is the shared body of a disjunction (an aggregate's,
+            ** or several heads'): one rule a disjunct, the column's type
+            ** set by an earlier one; the user wrote neither the predicate
+            ** nor its head, so name the disjunct's own use of the variable */
+            rf_error(c->d, first_use(r, a->var, a->loc),
+                     "type mismatch: `%s` is %s in this disjunct, but %s in an earlier one (a variable that "
+                     "every disjunct binds must have one type in all of them)",
+                     r->vars[a->var].temp ? "the value" : r->vars[a->var].name, tn(vt), tn(ct));
             continue;
         }
         b.len = 0;
