@@ -7,6 +7,7 @@
 ** usage: test_rt_hold TMPDIR
 */
 #include "rf_rt_hold.h"
+#include "rf_test_check.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -15,15 +16,6 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-static int fails;
-#define CHECK(c)                                                                                                       \
-    do {                                                                                                               \
-        if (!(c)) {                                                                                                    \
-            fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__, __LINE__, #c);                                               \
-            fails++;                                                                                                   \
-        }                                                                                                              \
-    } while (0)
 
 /* A child that marks and waits; its pid once it has marked (-1: none). */
 static pid_t holder(void)
@@ -125,7 +117,7 @@ int main(int argc, char **argv)
     free(want);
     free(path);
     free(dir);
-    if (fails) return 1;
+    if (failures) return 1;
     printf("hold mark: seen while its holder lives, not after; links, pipes and folders refused\n");
     return 0;
 }

@@ -27,6 +27,9 @@ import shutil
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from exec_gen import read_csv_row  # noqa: E402 (one CSV reader for both generators)
+
 TIMEOUT = int(os.environ.get("RF_EXEC_GEN_TIMEOUT", "60"))
 
 
@@ -552,31 +555,6 @@ def sh(args, env=None, input=None):
     if p.returncode not in (0, 1, 2):
         raise Fail("exit %d: %s\n%s" % (p.returncode, " ".join(args), p.stderr.decode(errors="replace")[-2000:]))
     return p
-
-
-def read_csv_row(line_):
-    out, cur, i, q = [], "", 0, False
-    while i < len(line_):
-        c = line_[i]
-        if q:
-            if c == '"':
-                if i + 1 < len(line_) and line_[i + 1] == '"':
-                    cur += '"'
-                    i += 1
-                else:
-                    q = False
-            else:
-                cur += c
-        elif c == '"':
-            q = True
-        elif c == ",":
-            out.append(cur)
-            cur = ""
-        else:
-            cur += c
-        i += 1
-    out.append(cur)
-    return out
 
 
 def parse_outputs(text, P):

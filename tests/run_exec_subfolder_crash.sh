@@ -127,13 +127,7 @@ grep -q "${aside}: warning: .*now holds another notes: not moved back" "$tmp/err
 echo "ok: a clash kept both, with a warning"
 
 # ---- a reader that may not move it: the run reads, with a warning saying what to do (as another user than root)
-if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1 && setpriv --reuid=65534 --regid=65534 --clear-groups true 2>/dev/null; then
-    as_other="setpriv --reuid=65534 --regid=65534 --clear-groups"
-elif [ "$(id -u)" != 0 ]; then
-    as_other=""
-else
-    as_other=none
-fi
+. "$(dirname "$0")/lib_other_user.sh"
 if [ "$as_other" != none ]; then
     strand
     t=$(ls -d "$tmp"/db.tmp.*) || fail "nothing aside"

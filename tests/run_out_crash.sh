@@ -178,13 +178,7 @@ one_run_files
 echo "ok: a damaged journal is refused"
 
 # ---- a reader that may not write DIR: refused, saying what to do (as another user than root)
-if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1 && setpriv --reuid=65534 --regid=65534 --clear-groups true 2>/dev/null; then
-    as_other="setpriv --reuid=65534 --regid=65534 --clear-groups"
-elif [ "$(id -u)" != 0 ]; then
-    as_other=""
-else
-    as_other=none
-fi
+. "$(dirname "$0")/lib_other_user.sh"
 if [ "$as_other" != none ]; then
     k=2
     while [ $k -le 6 ]; do
