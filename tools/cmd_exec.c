@@ -208,7 +208,7 @@ int rf_tool_exec(int argc, char **argv)
             if (nbatches == 4096) return rf_tool_usage_error("exec", "too many batches (at most 4096)");
             batches[nbatches++] = batch;
         } else if (a[0] == '-' && a[1]) {
-            return rf_tool_usage_error("exec", "unknown option '%s'", a);
+            return rf_tool_unknown_option("exec", a, usage);
         } else if (!db_dir) {
             db_dir = a;
         } else if (nprogs == 256) {

@@ -103,7 +103,7 @@ int rf_tool_import(int argc, char **argv)
             (m = rf_tool_opt_value("import", argc, argv, &i, "--text-block", &text_s))) {
             if (m < 0) return RF_EXIT_USAGE;
         } else if (a[0] == '-' && a[1]) {
-            return rf_tool_usage_error("import", "unknown option '%s'", a);
+            return rf_tool_unknown_option("import", a, usage);
         } else if (nprogs == 256) {
             return rf_tool_usage_error("import", "too many files (at most 256)");
         } else {

@@ -393,7 +393,7 @@ int rf_tool_run(int argc, char **argv)
             (m = rf_tool_opt_value("run", argc, argv, &i, "--gpus", &gpus_s))) {
             if (m < 0) return RF_EXIT_USAGE;
         } else if (a[0] == '-' && a[1]) {
-            return rf_tool_usage_error("run", "unknown option '%s'", a);
+            return rf_tool_unknown_option("run", a, usage);
         } else if (nprogs == 256) {
             return rf_tool_usage_error("run", "too many files (at most 256)");
         } else {

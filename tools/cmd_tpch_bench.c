@@ -495,6 +495,7 @@ int rf_tool_tpch_bench(int argc, char **argv)
             (m = rf_tool_opt_value(C, argc, argv, &i, "--threads", &threads))) {
             if (m < 0) return RF_EXIT_USAGE;
         } else {
+            if (a[0] == '-' && a[1]) return rf_tool_unknown_option(C, a, usage);
             return rf_tool_usage_error(C, "unknown argument '%s'", a);
         }
     }

@@ -367,6 +367,7 @@ int rf_tool_tpch_run(int argc, char **argv)
             (m = rf_tool_opt_value("tpch run", argc, argv, &i, "--gpus", &gpus_s))) {
             if (m < 0) return RF_EXIT_USAGE;
         } else {
+            if (a[0] == '-' && a[1]) return rf_tool_unknown_option("tpch run", a, usage);
             return rf_tool_usage_error("tpch run", "unknown argument '%s'", a);
         }
     }

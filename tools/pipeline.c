@@ -265,7 +265,16 @@ int rf_tool_opt_set(const char *cmd, int argc, char **argv, int *i, rf_rt_tuning
     if (m) return m;
     m = rf_tool_opt_list_value(cmd, argc, argv, i, "--set", &v);
     if (m <= 0) return m;
-    if (rf_rt_tuning_set(t, v, why, sizeof why)) return rf_tool_usage_error(cmd, "--set: %s", why), -1;
+    if (rf_rt_tuning_set(t, v, why, sizeof why)) {
+        /* a name none of the settings has, close to one: said which */
+        const char *names[64];
+        int64_t n = 0;
+        while (n < 64 && (names[n] = rf_rt_tuning_name(n))) n++;
+        const char *eq = strchr(v, '=');
+        const char *near = eq ? rf_tool_suggest(v, (size_t)(eq - v), names, n) : NULL;
+        if (near) return rf_tool_usage_error(cmd, "--set: %s; did you mean '%s'?", why, near), -1;
+        return rf_tool_usage_error(cmd, "--set: %s", why), -1;
+    }
     if (sets) {
         if (*nsets == RF_TOOL_MAX_SETS)
             return rf_tool_usage_error(cmd, "too many --set (at most %d)", RF_TOOL_MAX_SETS), -1;
