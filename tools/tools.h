@@ -146,6 +146,15 @@ const char *rf_tool_suggest(const char *word, size_t len, const char *const *nam
 ** where one of the options usage names (its synopsis, its "  --NAME"
 ** lines, --help) is close to ARG (before any '='); returns 2. */
 int rf_tool_unknown_option(const char *cmd, const char *arg, const char *usage);
+/* --threads: the most any command takes (rf_run_options' and
+** rf_exec_options' bound too); the count above which, where it is also over
+** four times the online CPUs, a note says that they take turns. */
+#define RF_TOOL_MAX_THREADS 1024
+#define RF_TOOL_THREADS_NOTE_MIN 64
+/* --threads S of command cmd into *threads: 1 when it is a number from 1
+** to RF_TOOL_MAX_THREADS (a note on stderr when it is many more than the
+** CPUs), else 0 after the usage error naming the bound. */
+int rf_tool_threads(const char *cmd, const char *s, int *threads);
 /* 1 when s is a whole decimal number in [lo, hi] (digits, a leading minus
 ** at most: no blanks, no plus), stored in *out. */
 int rf_tool_parse_int(const char *s, int64_t lo, int64_t hi, int64_t *out);
