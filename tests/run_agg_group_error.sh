@@ -24,6 +24,10 @@ trap 'rm -rf "$tmp"' EXIT
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# (a sanitizer build: Open MPI's own allocations live until exit, as
+# tests/mpi_env.sh tells it; else the probe below failed and no rank case ran)
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
+export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$(cd "$(dirname "$0")" && pwd)/lsan_mpi.supp"
 mpi=
 # rows of group g (int) and name n (string): the groups come in descending
 # order of g, and so do the names ("z" and g's last digit: "z9" first);
