@@ -81,6 +81,9 @@ rf_status rf_rt_tuning_set(rf_rt_tuning *t, const char *assign, char *why, size_
 ** threads' meetings than they save in memory). */
 #define RF_RT_PART_PAIRS_PER_THREAD INT64_C(65536)
 int64_t rf_rt_tuning_part_pairs(const rf_rt_tuning *t, int threads);
+/* The name of setting i (0, 1, ...), or NULL past the last: the names an
+** unknown one is compared with (tools/suggest.c's "did you mean"). */
+const char *rf_rt_tuning_name(int64_t i);
 /* One line per setting (name, default, meaning) for --help, indented. */
 void rf_rt_tuning_help(rf_buf *out, const char *indent);
 

@@ -130,6 +130,11 @@ int64_t rf_rt_tuning_part_pairs(const rf_rt_tuning *t, int threads)
     return RF_RT_PART_PAIRS_PER_THREAD * (threads > 1 ? threads : 1);
 }
 
+const char *rf_rt_tuning_name(int64_t i)
+{
+    return i >= 0 && (size_t)i < sizeof settings / sizeof settings[0] ? settings[i].name : NULL;
+}
+
 rf_status rf_rt_tuning_set(rf_rt_tuning *t, const char *assign, char *why, size_t n)
 {
     const char *eq = strchr(assign, '=');

@@ -115,7 +115,7 @@ int rf_tool_compile(int argc, char **argv)
         } else if (!strcmp(a, "--no-fuse")) {
             o.no_fuse = 1;
         } else if (a[0] == '-' && a[1]) {
-            return rf_tool_usage_error("compile", "unknown option '%s'", a);
+            return rf_tool_unknown_option("compile", a, usage);
         } else if (nprogs == 256) {
             return rf_tool_usage_error("compile", "too many files (at most 256)");
         } else {

@@ -183,7 +183,7 @@ int rf_tool_dump(int argc, char **argv)
         } else if ((m = rf_tool_opt_value("dump", argc, argv, &i, "--format", &format)) != 0) {
             if (m < 0) return RF_EXIT_USAGE;
         } else if (a[0] == '-' && a[1]) {
-            return rf_tool_usage_error("dump", "unknown option '%s'", a);
+            return rf_tool_unknown_option("dump", a, usage);
         } else if (nprogs == 256) {
             return rf_tool_usage_error("dump", "too many files (at most 256)");
         } else {

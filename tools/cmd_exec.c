@@ -82,7 +82,8 @@ static const char *usage =
     "                       cannot be maintained incrementally is recomputed,\n"
     "                       and a note says why\n"
     "  --device D           auto (default), cpu or gpu: where the program runs\n"
-    "  --threads N          CPU threads (default: all cores)\n"
+    "  --threads N          CPU threads, 1 to 1024 (default: all cores; over four\n"
+    "                       times the cores and 64: a note, they take turns)\n"
     "  --format F           table (default), csv or tbl, as `redfox run`\n"
     "  --profile            how the derived predicates were maintained and where\n"
     "                       the time went, on stderr\n"
@@ -208,7 +209,7 @@ int rf_tool_exec(int argc, char **argv)
             if (nbatches == 4096) return rf_tool_usage_error("exec", "too many batches (at most 4096)");
             batches[nbatches++] = batch;
         } else if (a[0] == '-' && a[1]) {
-            return rf_tool_usage_error("exec", "unknown option '%s'", a);
+            return rf_tool_unknown_option("exec", a, usage);
         } else if (!db_dir) {
             db_dir = a;
         } else if (nprogs == 256) {

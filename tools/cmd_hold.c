@@ -64,6 +64,7 @@ int rf_tool_hold(int argc, char **argv)
         int m = rf_tool_opt_value("hold", argc, argv, &i, "--seconds", &seconds);
         if (m < 0) return RF_EXIT_USAGE;
         if (m) continue;
+        if (argv[i][0] == '-' && argv[i][1]) return rf_tool_unknown_option("hold", argv[i], usage);
         return rf_tool_usage_error("hold", "unknown argument '%s'", argv[i]);
     }
     int64_t secs = 0;

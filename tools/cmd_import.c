@@ -46,7 +46,8 @@ static const char *usage =
     "  --out DB      the database to write\n"
     "  --threads N   threads for each stage: parsing, writing the columns,\n"
     "                checking keys, which overlap (default: all cores); the\n"
-    "                database is the same, byte for byte, for any N\n"
+    "                database is the same, byte for byte, for any N (1 to\n"
+    "                1024; over four times the cores and 64: a note)\n"
     "  --profile     print where the time went to stderr, wall clock and CPU\n"
     "                summed over threads: reading the files, parsing, string\n"
     "                dictionaries and column files, ending the columns, key\n"
@@ -103,7 +104,7 @@ int rf_tool_import(int argc, char **argv)
             (m = rf_tool_opt_value("import", argc, argv, &i, "--text-block", &text_s))) {
             if (m < 0) return RF_EXIT_USAGE;
         } else if (a[0] == '-' && a[1]) {
-            return rf_tool_usage_error("import", "unknown option '%s'", a);
+            return rf_tool_unknown_option("import", a, usage);
         } else if (nprogs == 256) {
             return rf_tool_usage_error("import", "too many files (at most 256)");
         } else {
@@ -112,9 +113,8 @@ int rf_tool_import(int argc, char **argv)
     }
     if (!nprogs) return rf_tool_usage_error("import", "no program given");
     if (!out || !out[0]) return rf_tool_usage_error("import", "--out DB is required");
-    int64_t threads = 0;
-    if (threads_s && !rf_tool_parse_int(threads_s, 1, 1024, &threads))
-        return rf_tool_usage_error("import", "--threads takes a number from 1 to 1024");
+    int threads = 0;
+    if (threads_s && !rf_tool_threads("import", threads_s, &threads)) return RF_EXIT_USAGE;
     int64_t block_rows = 0;
     if (block_s && (!rf_tool_parse_int(block_s, 1, INT64_C(1) << 30, &block_rows) || (block_rows & (block_rows - 1))))
         return rf_tool_usage_error("import", "--block-rows takes a power of two from 1 to 2^30");

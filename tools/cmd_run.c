@@ -104,7 +104,9 @@ static const char *usage =
     "                       A .rfx file runs the plan it was compiled with: these\n"
     "                       five switches then only print a note saying so\n"
     "  --threads N          CPU threads (default: all cores; with several ranks on\n"
-    "                       a host, its cores divided among them)\n"
+    "                       a host, its cores divided among them), 1 to 1024;\n"
+    "                       over four times the cores and 64, a note says that\n"
+    "                       they take turns on them (slower than one a core)\n"
     "  --max-iterations N   stop with an error when a recursive stratum has run\n"
     "                       N rounds without reaching its fixpoint; the error\n"
     "                       names its predicates and their sizes (default: no\n"
@@ -397,7 +399,7 @@ int rf_tool_run(int argc, char **argv)
             (m = rf_tool_opt_value("run", argc, argv, &i, "--gpus", &gpus_s))) {
             if (m < 0) return RF_EXIT_USAGE;
         } else if (a[0] == '-' && a[1]) {
-            return rf_tool_usage_error("run", "unknown option '%s'", a);
+            return rf_tool_unknown_option("run", a, usage);
         } else if (nprogs == 256) {
             return rf_tool_usage_error("run", "too many files (at most 256)");
         } else {
@@ -438,10 +440,7 @@ int rf_tool_run(int argc, char **argv)
     else if (!strcmp(format, "tbl")) fmt = REDFOX_FORMAT_TBL;
     else return rf_tool_usage_error("run", "unknown format '%s' (table, csv or tbl)", format);
     int64_t v;
-    if (threads) {
-        if (!rf_tool_parse_int(threads, 1, 1024, &v)) return rf_tool_usage_error("run", "--threads takes a number from 1 to 1024");
-        o.threads = (int)v;
-    }
+    if (threads && !rf_tool_threads("run", threads, &o.threads)) return RF_EXIT_USAGE;
     if (maxit) {
         if (!rf_tool_parse_int(maxit, 1, INT64_MAX, &v)) return rf_tool_usage_error("run", "--max-iterations takes a positive number");
         o.max_iterations = v;

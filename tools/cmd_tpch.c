@@ -29,6 +29,9 @@ int rf_tool_tpch(int argc, char **argv)
     if (!strcmp(cmd, "gen")) return rf_tool_tpch_gen(argc - 1, argv + 1);
     if (!strcmp(cmd, "run")) return rf_tool_tpch_run(argc - 1, argv + 1);
     if (!strcmp(cmd, "bench")) return rf_tool_tpch_bench(argc - 1, argv + 1);
-    fprintf(stderr, "redfox tpch: unknown command '%s'\n\n%s", cmd, usage);
+    static const char *const commands[] = {"gen", "run", "bench"};
+    const char *near = rf_tool_suggest(cmd, strlen(cmd), commands, sizeof commands / sizeof commands[0]);
+    if (near) fprintf(stderr, "redfox tpch: unknown command '%s'; did you mean '%s'?\n\n%s", cmd, near, usage);
+    else fprintf(stderr, "redfox tpch: unknown command '%s'\n\n%s", cmd, usage);
     return RF_EXIT_USAGE;
 }

@@ -97,7 +97,8 @@ static const char *usage =
     "                      bench/duckdb/tpch.mjs prints, i.e. lines 'q01 197.5 ms'\n"
     "                      (other lines are ignored), or a JSON object such as\n"
     "                      {\"q01\": 197.5, \"q06\": 31}; milliseconds, any subset\n"
-    "  --threads N         CPU threads (default: all cores)\n"
+    "  --threads N         CPU threads, 1 to 1024 (default: all cores; over four\n"
+    "                      times the cores and 64: a note, they take turns)\n"
     "  --no-fuse           every kernel separately (GPU: no Kernel Weaver fusion,\n"
     "                      CPU: no grouped totals, a recursion's pairs whole);\n"
     "                      compare with a run without it (the JSON says \"fused\")\n"
@@ -495,6 +496,7 @@ int rf_tool_tpch_bench(int argc, char **argv)
             (m = rf_tool_opt_value(C, argc, argv, &i, "--threads", &threads))) {
             if (m < 0) return RF_EXIT_USAGE;
         } else {
+            if (a[0] == '-' && a[1]) return rf_tool_unknown_option(C, a, usage);
             return rf_tool_usage_error(C, "unknown argument '%s'", a);
         }
     }

@@ -121,7 +121,7 @@ int rf_tool_tpch_gen(int argc, char **argv)
             if (matched < 0) return RF_EXIT_USAGE;
         }
         if (!matched) {
-            if (a[0] == '-') return bad_usage("unknown option '%s'", a);
+            if (a[0] == '-') return rf_tool_unknown_option("tpch gen", a, usage);
             return bad_usage("unexpected argument '%s'", a);
         }
     }

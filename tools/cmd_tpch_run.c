@@ -72,7 +72,8 @@ static const char *usage =
     "  --check DIR         compare each result with DIR/qNN.csv: PASS or FAIL\n"
     "                      with the first difference; exit 1 on any failure.\n"
     "                      --out cannot be this folder (exit 2)\n"
-    "  --threads N         CPU threads (default: all cores)\n"
+    "  --threads N         CPU threads, 1 to 1024 (default: all cores; over four\n"
+    "                      times the cores and 64: a note, they take turns)\n"
     "  --profile           per-kernel device, time and rows of each query's\n"
     "                      last run, on stderr; with --repeat, what each run\n"
     "                      read and copied (phases, input cache, ranks)\n"
@@ -368,6 +369,7 @@ int rf_tool_tpch_run(int argc, char **argv)
             (m = rf_tool_opt_value("tpch run", argc, argv, &i, "--gpus", &gpus_s))) {
             if (m < 0) return RF_EXIT_USAGE;
         } else {
+            if (a[0] == '-' && a[1]) return rf_tool_unknown_option("tpch run", a, usage);
             return rf_tool_usage_error("tpch run", "unknown argument '%s'", a);
         }
     }

@@ -219,6 +219,9 @@ static int command(int argc, char **argv)
     if (!strcmp(cmd, "dump")) return rf_tool_dump(argc - 1, argv + 1);
     if (!strcmp(cmd, "tpch")) return rf_tool_tpch(argc - 1, argv + 1);
     if (!strcmp(cmd, "hold")) return rf_tool_hold(argc - 1, argv + 1);
-    fprintf(stderr, "redfox: unknown command '%s'\n\n%s", cmd, usage);
+    static const char *const commands[] = {"compile", "run", "import", "exec", "dump", "tpch", "hold", "help"};
+    const char *near = rf_tool_suggest(cmd, strlen(cmd), commands, sizeof commands / sizeof commands[0]);
+    if (near) fprintf(stderr, "redfox: unknown command '%s'; did you mean '%s'?\n\n%s", cmd, near, usage);
+    else fprintf(stderr, "redfox: unknown command '%s'\n\n%s", cmd, usage);
     return RF_EXIT_USAGE;
 }

@@ -133,6 +133,28 @@ void rf_tool_progress_clear(void);
 ** exit 0. An output that is not there yet names no input (a file that was
 ** read is there); a device, a FIFO or "-" is never replaced by a write. */
 int rf_tool_same_file(const char *out, const char *in);
+/* tools/suggest.c: "did you mean". The optimal string alignment distance
+** of two names (an insertion, deletion, substitution or swap of neighbours
+** each one). */
+int64_t rf_tool_name_distance(const char *a, size_t na, const char *b, size_t nb);
+/* The name of names[0, n) closest to word[0, len) where it is close (at
+** most a third of word's length apart, leading dashes not counted; at
+** least 1, at most 3; the first of equals), else NULL; NULL too where word
+** is one of them. */
+const char *rf_tool_suggest(const char *word, size_t len, const char *const *names, int64_t n);
+/* The usage error "unknown option 'ARG'", with "; did you mean '--NAME'?"
+** where one of the options usage names (its synopsis, its "  --NAME"
+** lines, --help) is close to ARG (before any '='); returns 2. */
+int rf_tool_unknown_option(const char *cmd, const char *arg, const char *usage);
+/* --threads: the most any command takes (rf_run_options' and
+** rf_exec_options' bound too); the count above which, where it is also over
+** four times the online CPUs, a note says that they take turns. */
+#define RF_TOOL_MAX_THREADS 1024
+#define RF_TOOL_THREADS_NOTE_MIN 64
+/* --threads S of command cmd into *threads: 1 when it is a number from 1
+** to RF_TOOL_MAX_THREADS (a note on stderr when it is many more than the
+** CPUs), else 0 after the usage error naming the bound. */
+int rf_tool_threads(const char *cmd, const char *s, int *threads);
 /* 1 when s is a whole decimal number in [lo, hi] (digits, a leading minus
 ** at most: no blanks, no plus), stored in *out. */
 int rf_tool_parse_int(const char *s, int64_t lo, int64_t hi, int64_t *out);

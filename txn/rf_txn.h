@@ -46,6 +46,9 @@ typedef struct rf_txn_pred {
     rf_db_map *maps;      /* by column of cur, read from the database: its mapping (addr NULL: none) */
     rf_rt_rel next;       /* after it (owned; empty until computed) */
     rf_rt_rel ins, del;   /* base: the rows the batch really added and removed (owned) */
+    int64_t replaced;     /* base: the keys (lang:input:key, a functional predicate's) whose stored row
+                             the batch replaced: a row of del and one of ins each, one change of a
+                             row (the switch to recomputing counts it once; txn_kset.c) */
     rf_rt_rel mid;        /* base: cur without the deleted rows (DRed's state between its phases) */
     int64_t rows_before;  /* rows of cur as read (for --profile) */
     int64_t prefix;       /* the first rows of the new state (next, else cur) that are the stored
@@ -527,6 +530,7 @@ typedef struct rf_txn_derived {
 typedef struct rf_txn_report {
     const char *why;        /* why the derived predicates were recomputed (static); NULL: maintained incrementally */
     int64_t inserted, deleted; /* base rows the batch really added and removed */
+    int64_t replaced;       /* ... of which a key's row replaced (one row of each; rf_txn_pred.replaced) */
     const char *device;     /* where the last run ran (static); NULL: no run */
     rf_txn_derived *derived;
     int32_t nderived;

@@ -275,6 +275,7 @@ static rf_status resolve_all(rf_txn *t, int check_only, rf_diags *d)
             rf_rt_rel_free(&p->next);
             rf_rt_rel_free(&p->ins);
             rf_rt_rel_free(&p->del);
+            p->replaced = 0;
             p->has_next = 0;
             p->tail = 0;
         }

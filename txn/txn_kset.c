@@ -22,6 +22,10 @@
 ** order (a batch of new ids), every run is one update: its inserts are the
 ** new rows, and the runs are not walked.
 **
+** A key whose stored row goes and whose new row comes is counted
+** (rf_txn_pred.replaced): one row changed toward exec's switch to
+** recomputing, not a delete and an insert.
+**
 ** Values compare as the runtime compares them (rf_value.h: -0.0 equals
 ** 0.0, NaNs equal), and a database row repeated counts once.
 */
@@ -46,6 +50,7 @@ typedef struct kset {
     rf_txn_violation *viol; /* [threads] */
     int64_t **scratch;      /* [threads]: the present rows of a run */
     int64_t *nscratch;
+    int64_t *replaced;      /* [threads]: the runs' keys whose stored row went and a new row came */
     int oom;
 } kset;
 
@@ -81,7 +86,7 @@ static void resolve_run(kset *k, int64_t s, int64_t e, int worker)
 {
     int64_t *present = k->scratch[worker];
     int64_t np = 0, cap = k->nscratch[worker];
-    int64_t nold = 0;
+    int64_t nold = 0, ngone = 0, nnew = 0;
     while (s + nold < e && k->perm[s + nold] < k->ninv) nold++;
     for (int64_t i = s; i < e; i++) {
         int64_t r = k->perm[i];
@@ -125,6 +130,7 @@ static void resolve_run(kset *k, int64_t s, int64_t e, int worker)
         int kept = 0;
         for (int64_t h = 0; h < np && !kept; h++) kept = present[h] == r || same_row(k, present[h], r);
         k->gone[r] = (uint8_t)!kept;
+        ngone += !kept;
     }
     for (int64_t h = 0; h < np; h++) {
         if (present[h] < k->ninv) continue;
@@ -135,10 +141,15 @@ static void resolve_run(kset *k, int64_t s, int64_t e, int worker)
             int64_t r = k->perm[i];
             if (k->insert[r - k->ninv] && (r == present[h] || same_row(k, r, present[h]))) {
                 k->first_ins[r - k->ninv] = 1;
+                nnew++;
                 break;
             }
         }
     }
+    /* a key whose stored row went and whose new row came: its value
+    ** replaced, one row changed (a run without keys is one fact, which
+    ** cannot both go and come) */
+    if (k->nkeys) k->replaced[worker] += ngone < nnew ? ngone : nnew;
 out:
     return;
 }
@@ -480,7 +491,8 @@ rf_status rf_txn_kset_resolve(rf_txn_pred *p, rf_cpu_pool *pool, rf_txn_violatio
     k.viol = rf_calloc((size_t)threads, sizeof *k.viol);
     k.scratch = rf_calloc((size_t)threads, sizeof *k.scratch);
     k.nscratch = rf_calloc((size_t)threads, sizeof *k.nscratch);
-    if (!st && (!k.gone || !k.first_ins || !k.viol || !k.scratch || !k.nscratch)) st = RF_ENOMEM;
+    k.replaced = rf_calloc((size_t)threads, sizeof *k.replaced);
+    if (!st && (!k.gone || !k.first_ins || !k.viol || !k.scratch || !k.nscratch || !k.replaced)) st = RF_ENOMEM;
     for (int i = 0; !st && i < threads; i++) k.viol[i].op = -1;
     if (!st && distinct && !ninv) {
         /* every update alone on its key, no stored row of it: an insert adds
@@ -549,6 +561,8 @@ rf_status rf_txn_kset_resolve(rf_txn_pred *p, rf_cpu_pool *pool, rf_txn_violatio
         p->has_next = !appended;
         p->tail = appended;
         p->changed = ins.nrows > 0 || del.nrows > 0;
+        p->replaced = 0;
+        for (int i = 0; i < threads; i++) p->replaced += k.replaced[i];
         /* every database row kept, none a repeat: next is cur, then the inserted rows */
         if (ndel || first) p->prefix = 0;
     } else {
@@ -559,6 +573,7 @@ rf_status rf_txn_kset_resolve(rf_txn_pred *p, rf_cpu_pool *pool, rf_txn_violatio
     for (int i = 0; k.scratch && i < threads; i++) free(k.scratch[i]);
     free(k.scratch);
     free(k.nscratch);
+    free(k.replaced);
     free(k.viol);
     free(k.gone);
     free(k.first_ins);
