@@ -24,8 +24,19 @@ mkdir -p "$tmp"
 lockpid=
 wpid=
 # open_gate: the FIFO writer's gate opened and closed (read and write: an
-# open that does not wait for the reader), so that its writer ends
-open_gate() { [ -n "$wpid" ] && { exec 3<>"$tmp/gate"; exec 3>&-; wait "$wpid"; wpid=; }; }
+# open that does not wait for the reader), so that its writer ends; the
+# input FIFO is held open to read meanwhile, for a writer still waiting to
+# open it (an import stopped before it opened the FIFO: under the
+# sanitizers, slow, the writer then waited for ever)
+open_gate() {
+    [ -n "$wpid" ] || return 0
+    [ -p "$tmp/fifo/teller.tbl" ] && exec 4<>"$tmp/fifo/teller.tbl"
+    exec 3<>"$tmp/gate"
+    exec 3>&-
+    wait "$wpid"
+    exec 4>&-
+    wpid=
+}
 cleanup() {
     [ -n "$lockpid" ] && kill "$lockpid" 2>/dev/null
     open_gate
