@@ -221,7 +221,7 @@ int64_t rf_rt_place_parse(char *text, int64_t len, int64_t line0, rf_rt_place_mo
         line++;
         if (line == 1) {
             char want[64];
-            /* version 1's records are version 2's without a held start */
+            /* version 1's records are version 2's without a held start or a reading */
             snprintf(want, sizeof want, HEADER " %d", RF_RT_PLACE_VERSION);
             if (strcmp(p, want) && strcmp(p, HEADER " 1")) bad = 1;
         } else {
@@ -639,13 +639,13 @@ void rf_rt_place_predict(const rf_rt_place_model *m, const rf_rt_place_query *q,
     out->cpu_read_s = rd[0];
     out->gpu_read_s = rd[1];
     out->cpu_s = cpu_run + out->cpu_read_s;
-    /* the GPU's fixed costs: its start as measured in runs like this one
-    ** (a fresh process, or one whose driver runs), copies at the measured
-    ** rate; this program's own runs where there are any: how much of the
-    ** start its reading hides, and what its copies hold beyond the columns'
-    ** bytes (the strings' dictionary: q13's comments), are its own */
-    /* start[state][w]: the start states of rf_rt_place_rec.fresh, w 0 every
-    ** program's records, 1 this program's */
+    /* the GPU's fixed costs: its start as measured in runs that started the
+    ** same way (alone in a fresh process, beside a holder, or in a process
+    ** whose driver runs: start[state], the states of rf_rt_place_rec.fresh),
+    ** copies at the measured rate; this program's own runs (start[.][1])
+    ** where there are any: how much of the start its reading hides, and what
+    ** its copies hold beyond the columns' bytes (the strings' dictionary:
+    ** q13's comments), are its own */
     double start[3][2] = {{0, 0}, {0, 0}, {0, 0}}, copy_b[2] = {0, 0}, copy_s[2] = {0, 0};
     int64_t nstart[3][2] = {{0, 0}, {0, 0}, {0, 0}};
     for (int64_t i = 0; i < mm->n; i++) {
