@@ -16,33 +16,7 @@
 #include <unistd.h>
 
 #include "rf_test_check.h"
-
-static char dir[256];
-
-static char *path_in(const char *name)
-{
-    static char buf[4][512];
-    static int k;
-    k = (k + 1) % 4;
-    snprintf(buf[k], sizeof buf[k], "%s/%s", dir, name);
-    return buf[k];
-}
-
-static char *slurp(const char *p)
-{
-    char *data = NULL;
-    int64_t len;
-    const char *why;
-    if (rf_read_file(p, &data, &len, &why)) return NULL;
-    return data;
-}
-
-static void spit(const char *p, const char *text)
-{
-    FILE *f = fopen(p, "w");
-    fputs(text, f);
-    fclose(f);
-}
+#include "rf_test_folder.h"
 
 /* Files in dir other than the named ones. */
 static int others(const char *a, const char *b, const char *c)
@@ -70,8 +44,7 @@ static int has_error(const rf_diags *d, const char *text)
 
 int main(void)
 {
-    snprintf(dir, sizeof dir, "%s/rf_test_file.%ld", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (long)getpid());
-    CHECK(mkdir(dir, 0777) == 0);
+    test_folder_make("rf_test_file");
     rf_diags d;
     rf_diags_init(&d);
     rf_file_out f;

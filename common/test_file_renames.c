@@ -20,34 +20,14 @@
 #include <unistd.h>
 
 #include "rf_test_check.h"
-
-static char dir[256];
-
-static char *path_in(const char *name)
-{
-    static char buf[4][512];
-    static int k;
-    k = (k + 1) % 4;
-    snprintf(buf[k], sizeof buf[k], "%s/%s", dir, name);
-    return buf[k];
-}
+#include "rf_test_folder.h"
 
 static int has(const char *p, const char *text)
 {
-    char *data = NULL;
-    int64_t len;
-    const char *why;
-    if (rf_read_file(p, &data, &len, &why)) return 0;
-    int same = !strcmp(data, text);
+    char *data = slurp(p);
+    int same = data && !strcmp(data, text);
     free(data);
     return same;
-}
-
-static void spit(const char *p, const char *text)
-{
-    FILE *f = fopen(p, "w");
-    fputs(text, f);
-    fclose(f);
 }
 
 static int has_diag(const rf_diags *d, rf_severity sev, const char *text)
@@ -99,8 +79,7 @@ static void damaged(const char *text)
 
 int main(void)
 {
-    snprintf(dir, sizeof dir, "%s/rf_test_renames.%ld", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (long)getpid());
-    CHECK(mkdir(dir, 0777) == 0);
+    test_folder_make("rf_test_renames");
     rf_diags d;
     rf_diags_init(&d);
     rf_file_out files[3];

@@ -226,9 +226,24 @@ static void directive(rf_checker *c, const rf_ast_atom *h, uint8_t *seen)
         p->input_file = name;
         break;
     case D_DELIM:
-        if (v->slen != 1 || v->sval[0] == '\n' || v->sval[0] == '\r' || v->sval[0] == 0 ||
-            (unsigned char)v->sval[0] >= 0x80) {
-            rf_error(c->d, v->loc, "the delimiter must be one character (ASCII), not a line end");
+        /* say what was found: "é" is one character to its writer but two
+        ** bytes to a reader that splits fields on a byte */
+        if (v->slen == 0) {
+            rf_error(c->d, v->loc, "the delimiter is empty: it must be one ASCII character");
+            return;
+        }
+        if (v->slen > 1) {
+            rf_error(c->d, v->loc, "the delimiter is %lld bytes, not one ASCII character", (long long)v->slen);
+            return;
+        }
+        if (v->sval[0] == '\n' || v->sval[0] == '\r') {
+            rf_error(c->d, v->loc, "the delimiter cannot be a line end (%s): line ends separate records",
+                     v->sval[0] == '\n' ? "\\n" : "\\r");
+            return;
+        }
+        if (v->sval[0] == 0 || (unsigned char)v->sval[0] >= 0x80) {
+            rf_error(c->d, v->loc, "the delimiter is the byte 0x%02x, not an ASCII character",
+                     (unsigned)(unsigned char)v->sval[0]);
             return;
         }
         if (v->sval[0] == '"') {

@@ -20,7 +20,8 @@ typedef struct lw {
     rf_qp_rel **full, **delta, **newr; /* by predicate id */
     rf_qp_block *cur;
     int exists; /* another-row tests as per-key aggregates (qp_exists.c) */
-    int limit_error; /* an expression passed the plan's bounds (reported): the program's error, not ours */
+    int user_error; /* reported an error of the program (an expression past the plan's bounds, facts
+                    ** that break a functional dependency), not ours */
 } lw;
 
 /* The intermediate result of a rule: a relation whose column i holds rule
@@ -127,14 +128,14 @@ static rf_qp_expr *lower_expr_in(lw *L, const rf_fe_rule *r, const pipe *pp, con
         rf_error(L->d, loc,
                  "expression too large (more than %d operations, counting the definitions of the variables it uses): compute part of it in a rule of its own",
                  RF_QP_MAX_EXPR_NODES);
-        L->limit_error = 1;
+        L->user_error = 1;
         return NULL;
     }
     if (x && h > RF_QP_MAX_EXPR_HEIGHT) {
         rf_error(L->d, loc,
                  "expression nested too deeply once the variables it uses are replaced by their definitions (more than %d levels): compute part of it in a rule of its own",
                  RF_QP_MAX_EXPR_HEIGHT);
-        L->limit_error = 1;
+        L->user_error = 1;
         return NULL;
     }
     return x;
@@ -823,8 +824,9 @@ static rf_qp_cmd *facts_cmd(lw *L, const rf_fe_pred *q, rf_qp_rel *dst)
     int32_t w = q->arity;
     rf_fe_const *raw = rf_calloc((size_t)(n * w + 1), sizeof *raw);
     int64_t *idx = rf_calloc((size_t)n + 1, sizeof *idx), *tmp = rf_calloc((size_t)n + 1, sizeof *tmp);
+    rf_loc *locs = rf_calloc((size_t)n + 1, sizeof *locs);
     rf_qp_cmd *c = NULL;
-    if (!raw || !idx || !tmp) {
+    if (!raw || !idx || !tmp || !locs) {
         p->oom = 1;
         goto done;
     }
@@ -833,9 +835,21 @@ static rf_qp_cmd *facts_cmd(lw *L, const rf_fe_pred *q, rf_qp_rel *dst)
         if (!is_fact(q->rules[i])) continue;
         for (int32_t j = 0; j < w; j++) raw[k * w + j] = *fact_value(q->rules[i], j);
         idx[k] = k;
+        locs[k] = q->rules[i]->loc;
         k++;
     }
     sort_rows(raw, w, idx, tmp, n);
+    /* facts that give a functional predicate's key two values: the
+    ** program's error, at the fact (no run could pass the check); the
+    ** lowering goes on, to report the other predicates' too */
+    if (L->full[q->id]->fd_checked) {
+        int clash = qp_facts_fd_check(L->d, q, raw, idx, n, locs);
+        if (clash < 0) {
+            p->oom = 1;
+            goto done;
+        }
+        if (clash) L->user_error = 1;
+    }
     if (!dst) dst = qp_temp_new(p, w);
     c = qp_cmd_new(p, RF_QP_FACTS, dst, 0);
     if (!dst || !c) goto done;
@@ -859,6 +873,7 @@ done:
     free(raw);
     free(idx);
     free(tmp);
+    free(locs);
     return p->oom ? NULL : c;
 }
 
@@ -1234,7 +1249,7 @@ rf_status rf_qp_build_opts(const rf_fe_program *fe, const rf_qp_options *opt, rf
     if (p->oom) goto fail;
     if (d->nerrors > errors) {
         rf_qp_free(p);
-        return L.limit_error ? RF_EUSER : RF_EINTERNAL;
+        return L.user_error ? RF_EUSER : RF_EINTERNAL;
     }
     rf_qp_infer(p);
     rf_status st = rf_qp_verify(p, d);
@@ -1246,7 +1261,7 @@ rf_status rf_qp_build_opts(const rf_fe_program *fe, const rf_qp_options *opt, rf
     return RF_OK;
 fail:
     rf_qp_free(p);
-    if (d->nerrors > errors) return L.limit_error ? RF_EUSER : RF_EINTERNAL;
+    if (d->nerrors > errors) return L.user_error ? RF_EUSER : RF_EINTERNAL;
     return RF_ENOMEM;
 }
 

@@ -64,6 +64,13 @@ rf_qp_expr *qp_e_copy(rf_qp_program *p, const rf_qp_expr *e);
 int qp_e_equal(const rf_qp_expr *a, const rf_qp_expr *b);
 int qp_const_equal(const rf_fe_const *a, const rf_fe_const *b);
 int qp_const_cmp(const rf_fe_const *a, const rf_fe_const *b);
+/* Reports (rf_error, at the later fact) each key that the facts of the
+** functional predicate q give two values (qp_facts_fd.c). rows: n facts of
+** q->arity columns in source order; sorted: their indices, sorted by every
+** column (stably); locs: each fact's place. 1: errors reported; 0: none;
+** -1: out of memory. */
+int qp_facts_fd_check(rf_diags *d, const rf_fe_pred *q, const rf_fe_const *rows, const int64_t *sorted, int64_t n,
+                      const rf_loc *locs);
 /* A copy of e where COL(side, c) is a copy of outs[c]. */
 rf_qp_expr *qp_e_subst(rf_qp_program *p, const rf_qp_expr *e, int32_t side, rf_qp_expr *const *outs);
 /* An expression's height (0 for NULL) and node count. */

@@ -350,7 +350,7 @@ def write_data(st, folder):
 
 def txn_value(v):
     if isinstance(v, str):
-        return '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"'
+        return '"' + v.replace("\\", "\\\\").replace('"', '\\"').replace("\t", "\\t").replace("\n", "\\n") + '"'
     return str(v)
 
 
@@ -793,7 +793,11 @@ def udiff(a, b):
     return "\n".join(list(difflib.unified_diff(a.decode(errors="replace").split("\n"), b.decode(errors="replace").split("\n"), "want", "got", lineterm=""))[:40])
 
 
-def main():
+def run_seeds(new_case, note=None):
+    """The command line of both generators (exec_rec_gen.py imports it):
+    REDFOX WORKDIR [--emu] [--seeds A-B | --seed N ...] [--keep] [-v].
+    new_case(redfox, work, seed, emu) makes a case whose go() says how it
+    went in a line or raises Fail; with -v, note(case, line) may say more."""
     redfox = sys.argv[1]
     work = sys.argv[2]
     shutil.rmtree(work, ignore_errors=True)
@@ -813,24 +817,33 @@ def main():
     bad = 0
     stats = {}
     for seed in seeds:
-        c = Case(redfox, os.path.join(work, "s%d" % seed), seed, emu)
+        c = new_case(redfox, os.path.join(work, "s%d" % seed), seed, emu)
         try:
             r = c.go()
             if "-v" in sys.argv:
-                print(seed, r)
-                if r.startswith("exec refused"):
-                    print("   ", c.log[-1])
+                print(seed, r, flush=True)
+                if note:
+                    note(c, r)
             stats[r.split(":")[0]] = stats.get(r.split(":")[0], 0) + 1
             if not keep:
                 shutil.rmtree(c.work, ignore_errors=True)
         except Fail as ex:
             bad += 1
-            print("FAIL seed %d: %s" % (seed, ex))
+            print("FAIL seed %d: %s" % (seed, ex), flush=True)
             print("  program and batches in %s; commands:" % c.work)
-            for line in c.log[-3:]:
-                print("   ", line)
+            for ln in c.log[-3:]:
+                print("   ", ln)
     print("seeds %d, failed %d, %s" % (len(seeds), bad, stats))
     sys.exit(1 if bad else 0)
+
+
+def note_refusal(c, r):
+    if r.startswith("exec refused"):
+        print("   ", c.log[-1])
+
+
+def main():
+    run_seeds(Case, note_refusal)
 
 
 if __name__ == "__main__":

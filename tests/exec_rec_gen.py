@@ -24,17 +24,11 @@
 import os
 import random
 import shutil
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from exec_gen import read_csv_row  # noqa: E402 (one CSV reader for both generators)
-
-TIMEOUT = int(os.environ.get("RF_EXEC_GEN_TIMEOUT", "60"))
-
-
-class Fail(Exception):
-    pass
+# one runner for both generators: commands, values in files and batches, seeds
+from exec_gen import Fail, csv_value, read_csv_row, run_seeds, sh, txn_value  # noqa: E402
 
 
 # ---- programs -------------------------------------------------------------------
@@ -420,12 +414,6 @@ def copy_state(st):
     return {"e": set(st["e"]), "g": set(st["g"]), "k": dict(st["k"]), "w": dict(st["w"])}
 
 
-def csv_value(v):
-    if isinstance(v, str):
-        return '"' + v.replace('"', '""') + '"'
-    return str(v)
-
-
 def write_data(st, folder):
     os.makedirs(folder, exist_ok=True)
     for p in ("e", "g"):
@@ -436,12 +424,6 @@ def write_data(st, folder):
         with open(os.path.join(folder, p + ".csv"), "w") as fh:
             for a in sorted(st[p]):
                 fh.write("%d,%s\n" % (a, csv_value(st[p][a])))
-
-
-def txn_value(v):
-    if isinstance(v, str):
-        return '"' + v.replace("\\", "\\\\").replace('"', '\\"').replace("\t", "\\t").replace("\n", "\\n") + '"'
-    return str(v)
 
 
 def line(p, row, sign):
@@ -547,14 +529,6 @@ def gen_batch(rng, st, allow_violation):
 
 
 # ---- running ---------------------------------------------------------------------
-def sh(args, env=None, input=None):
-    try:
-        p = subprocess.run(args, capture_output=True, timeout=TIMEOUT, env=env)
-    except subprocess.TimeoutExpired:
-        raise Fail("timed out (%ds): %s" % (TIMEOUT, " ".join(args)))
-    if p.returncode not in (0, 1, 2):
-        raise Fail("exit %d: %s\n%s" % (p.returncode, " ".join(args), p.stderr.decode(errors="replace")[-2000:]))
-    return p
 
 
 def parse_outputs(text, P):
@@ -722,39 +696,7 @@ class Case:
 
 
 def main():
-    redfox = sys.argv[1]
-    work = sys.argv[2]
-    shutil.rmtree(work, ignore_errors=True)
-    emu = "--emu" in sys.argv
-    keep = "--keep" in sys.argv
-    seeds = []
-    i = 3
-    while i < len(sys.argv):
-        if sys.argv[i] == "--seeds":
-            a, b = sys.argv[i + 1].split("-")
-            seeds += list(range(int(a), int(b) + 1))
-            i += 1
-        elif sys.argv[i] == "--seed":
-            seeds.append(int(sys.argv[i + 1]))
-            i += 1
-        i += 1
-    bad = 0
-    for seed in seeds:
-        c = Case(redfox, os.path.join(work, "s%d" % seed), seed, emu)
-        try:
-            r = c.go()
-            if "-v" in sys.argv:
-                print(seed, r, flush=True)
-            if not keep:
-                shutil.rmtree(c.work, ignore_errors=True)
-        except Fail as ex:
-            bad += 1
-            print("FAIL seed %d: %s" % (seed, ex), flush=True)
-            print("  program and batches in %s; commands:" % c.work)
-            for ln in c.log[-3:]:
-                print("   ", ln)
-    print("seeds %d, failed %d" % (len(seeds), bad))
-    sys.exit(1 if bad else 0)
+    run_seeds(Case)
 
 
 if __name__ == "__main__":

@@ -1,8 +1,9 @@
 #!/bin/sh
 # tests/run_stdin.sh REDFOX TESTS_DIR: programs from standard input ('-'),
 # /dev/stdin, pipes and FIFOs for run, compile and dump; the warnings for an
-# empty program and one without lang:output; a data file that is a FIFO read
-# by two inputs (other types) is read once, not waited on a second time.
+# empty program and one without lang:output; a clash of two facts at the
+# second; a data file that is a FIFO read by two inputs (other types) is
+# read once, not waited on a second time.
 set -u
 r=$1
 t=$2
@@ -32,6 +33,16 @@ echo 'garbage(((' | "$r" run /dev/stdin --device cpu >/dev/null 2>"$tmp/err"
 rc=$?
 [ $rc -eq 1 ] || no "garbage from /dev/stdin: exit $rc, expected 1"
 grep -q '^/dev/stdin:1:[0-9]*: error: syntax error' "$tmp/err" || { no "garbage from /dev/stdin: no syntax error"; cat "$tmp/err"; }
+# two facts that give a functional key two values: the error at the second
+# fact (line 3), naming the first (line 2), on the CPU and the GPU (emulated)
+for dev in cpu gpu; do
+    printf 'f[x] = y -> int(x), int(y).\nf[1] = 2.\nf[1] = 3.\nlang:output[`f] = "f".\n' |
+        RF_GPU_EMULATE=1 "$r" run - --device $dev >/dev/null 2>"$tmp/err"
+    rc=$?
+    [ $rc -eq 1 ] || no "facts' clash, $dev: exit $rc, expected 1"
+    grep -qxF '<stdin>:3:1: error: functional dependency violated: `f` has two values for the key (1): (3) here, (2) at <stdin>:2:1' "$tmp/err" ||
+        { no "facts' clash, $dev: not at the second fact"; cat "$tmp/err"; }
+done
 # an empty program: a warning, exit 0, nothing on stdout
 out=$("$r" run - --device cpu </dev/null 2>"$tmp/err")
 rc=$?

@@ -345,6 +345,23 @@ def test_level3(redfox_bin):
             check(e.code == 2 and "stop_after" in e.message, e.message)
 
 
+def imported_db(redfox_bin, tmp, prog_text, table, rows):
+    """The program prog_text (in tmp) compiled, and the database `redfox
+    import` makes in tmp/db from its one input file, tmp/data/TABLE with
+    rows: (the program's path, the database's, the program, the database)."""
+    os.mkdir(os.path.join(tmp, "data"))
+    with open(os.path.join(tmp, "data", table), "w") as f:
+        f.write(rows)
+    src = os.path.join(tmp, "prog.logic")
+    with open(src, "w") as f:
+        f.write(prog_text)
+    dbdir = os.path.join(tmp, "db")
+    r = subprocess.run([redfox_bin, "import", src, "--data", os.path.join(tmp, "data"), "--out", dbdir],
+                       capture_output=True)
+    check(r.returncode == 0, "import: %r" % r.stderr)
+    return src, dbdir, redfox.compile_files(src), redfox.Database(dbdir)
+
+
 def test_level4(redfox_bin):
     """API level 4 through the module: Database.exec on a database `redfox
     import` made: batches of rows, text and a file applied, each result equal
@@ -363,18 +380,7 @@ lang:output[`rich] = "rich".
 lang:output[`link] = "link".
 """
     with tempfile.TemporaryDirectory() as tmp:
-        os.mkdir(os.path.join(tmp, "data"))
-        with open(os.path.join(tmp, "data", "account.csv"), "w") as f:
-            f.write("1,ann,50.5\n2,bob,150\n3,ann,10\n")
-        src = os.path.join(tmp, "bank.logic")
-        with open(src, "w") as f:
-            f.write(prog_text)
-        dbdir = os.path.join(tmp, "db")
-        r = subprocess.run([redfox_bin, "import", src, "--data", os.path.join(tmp, "data"), "--out", dbdir],
-                           capture_output=True)
-        check(r.returncode == 0, "import: %r" % r.stderr)
-        prog = redfox.compile_files(src)
-        db = redfox.Database(dbdir)
+        src, dbdir, prog, db = imported_db(redfox_bin, tmp, prog_text, "account.csv", "1,ann,50.5\n2,bob,150\n3,ann,10\n")
 
         def same_as_run(res, what):
             fresh = db.run(prog, device="cpu")
@@ -430,11 +436,13 @@ lang:output[`link] = "link".
             except redfox.Error as e:
                 check(e.code == 2 and "the batch is closed" in e.message, e.message)
         db.close()
+
+
 def test_level4_incremental(redfox_bin):
     """Database.exec(incremental=True) is `exec --incremental`: a batch over an
     eighth of the stored rows is maintained by diffs, not recomputed (the
     keyword was missing: only the command line could ask for it)."""
-    import shutil, tempfile
+    import tempfile
     prog_text = """e(a, b) -> int(a), int(b).
 lang:input[`e] = "e.csv".
 lang:input:delimiter[`e] = ",".
@@ -442,18 +450,7 @@ n[a] = c <- agg<<c = count()>> e(a, _).
 lang:output[`n] = "n".
 """
     with tempfile.TemporaryDirectory() as tmp:
-        os.mkdir(os.path.join(tmp, "data"))
-        with open(os.path.join(tmp, "data", "e.csv"), "w") as f:
-            f.write("1,1\n1,2\n2,1\n3,3\n")
-        src = os.path.join(tmp, "n.logic")
-        with open(src, "w") as f:
-            f.write(prog_text)
-        dbdir = os.path.join(tmp, "db")
-        r = subprocess.run([redfox_bin, "import", src, "--data", os.path.join(tmp, "data"), "--out", dbdir],
-                           capture_output=True)
-        check(r.returncode == 0, "import: %r" % r.stderr)
-        prog = redfox.compile_files(src)
-        db = redfox.Database(dbdir)
+        _, _, prog, db = imported_db(redfox_bin, tmp, prog_text, "e.csv", "1,1\n1,2\n2,1\n3,3\n")
         db.exec(prog, device="cpu")
         big = redfox.Batch().insert("e", [(2, 2), (4, 1)], ["int", "int"])  # 2 rows over 4 stored: above an eighth
         t = db.exec(prog, big, device="cpu").transaction

@@ -18,6 +18,9 @@
 import csv, os, random, subprocess, sys, shutil, tempfile
 from decimal import Decimal, ROUND_HALF_UP
 
+# (one printer of decimals and of literals for both generators)
+from randprog import fmt_dec, fmt_lit as randprog_fmt_lit
+
 DOM = range(0, 4)
 SV = ['', 'a', 'B', 'ab', 'é', 'a b']
 DV = [Decimal('0.1'), Decimal('-0.35'), Decimal('2.000001'), Decimal('0'), Decimal('-7')]
@@ -30,18 +33,6 @@ def fkey(v):
     if isinstance(v, float):
         return (1, v)
     return (0, v)
-
-def fmt_dec(d):
-    d = d.quantize(Decimal('0.000001'), rounding=ROUND_HALF_UP)
-    s = format(d, 'f')
-    if '.' in s:
-        s = s.rstrip('0')
-        ip, fp = s.split('.')
-        fp = fp.ljust(2, '0')
-        s = ip + '.' + fp
-    if s.startswith('-') and Decimal(s) == 0:
-        s = s[1:]
-    return s
 
 class Gen:
     def __init__(self, seed):
@@ -178,22 +169,17 @@ def fmt_atom(p, ts):
         return 'f1[%s] = %s' % (fmt_t(ts[0]), fmt_t(ts[1]))
     return '%s(%s)' % (p, ', '.join(fmt_t(t) for t in ts))
 
-def fmt_lit(l):
+def agg_lit(l):
+    """The literals only this generator writes, over variables' names."""
     k = l[0]
-    if k == 'atom':
-        return fmt_atom(l[1], l[2])
-    if k == 'neg':
-        return '!' + fmt_atom(l[1], l[2])
-    if k == 'disj':
-        return '(' + ' ; '.join(', '.join(fmt_lit(x) for x in d) for d in l[1]) + ')'
     if k == 'fapp':
         return '%s = f1[%s] + 0' % (l[2], l[1])
-    if k == 'cmp':
+    if k in ('cmp', 'cmpc'):
         return '%s %s %s' % (l[2], l[1], l[3])
-    if k == 'cmpc':
-        return '%s %s %s' % (l[2], l[1], l[3])
-    if k == 'negconj':
-        return '!(' + ', '.join(fmt_lit(x) for x in l[1]) + ')'
+    return None
+
+def fmt_lit(l):
+    return randprog_fmt_lit(l, fmt_atom, agg_lit)
 
 def fmt_rule(ru):
     hargs = [str(c) for c in ru['consts']] + ru['keys'] + [a[0] for a in ru['aggs']]
@@ -302,7 +288,8 @@ def tot(xs):
     return sum(xs)
 
 def fmtv(v):
-    if isinstance(v, tuple): return fmt_dec(v[1])
+    # an average: rounded as redfox rounds (half away from zero), then printed
+    if isinstance(v, tuple): return fmt_dec(v[1].quantize(Decimal('0.000001'), rounding=ROUND_HALF_UP))
     if isinstance(v, Decimal): return fmt_dec(v)
     if isinstance(v, float):
         if v == 0: return '0.0'

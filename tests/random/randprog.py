@@ -248,14 +248,22 @@ def fmt_atom(p, terms):
     return '%s(%s)' % (p.name, ', '.join(fmt_term(t) for t in terms))
 
 
-def fmt_lit(l):
+def fmt_lit(l, atom=None, more=None):
+    """A body literal as LogiQL. aggprog.py, whose atoms and comparisons are
+    its own, passes atom(pred, terms) for atoms and more(l) for the kinds
+    only it has (None: a kind of this function's)."""
+    atom = atom or fmt_atom
+    if more:
+        s = more(l)
+        if s is not None:
+            return s
     k = l[0]
     if k == 'atom':
-        return fmt_atom(l[1], l[2])
+        return atom(l[1], l[2])
     if k == 'neg':
-        return '!' + fmt_atom(l[1], l[2])
+        return '!' + atom(l[1], l[2])
     if k == 'negconj':
-        return '!(' + ', '.join(fmt_lit(x) for x in l[1]) + ')'
+        return '!(' + ', '.join(fmt_lit(x, atom, more) for x in l[1]) + ')'
     if k == 'cmp':
         return '%s %s %s' % (fmt_expr(l[2]), l[1], fmt_expr(l[3]))
     if k == 'assign':
@@ -264,7 +272,7 @@ def fmt_lit(l):
         return '%sstring:like(%s, "%s")' % ('!' if l[1] else '',
                                             fmt_expr(l[2]), l[3])
     if k == 'disj':
-        return '(' + ' ; '.join(', '.join(fmt_lit(x) for x in c)
+        return '(' + ' ; '.join(', '.join(fmt_lit(x, atom, more) for x in c)
                                 for c in l[1]) + ')'
     raise ValueError(k)
 
