@@ -209,7 +209,7 @@ static rf_status check_replaceable(const char *dir, rf_diags *d)
                  S_ISLNK(sb.st_mode) ? "a symbolic link (give the folder it names)" : "not a folder");
         return RF_EUSER;
     }
-    if (rf_db_is_database(dir)) return RF_OK;
+    if (rf_db_is_database(dir)) return rf_db_check_manifest(dir, d);
     DIR *dp = opendir(dir);
     int empty = dp != NULL;
     for (struct dirent *e; dp && empty && (e = readdir(dp)) != NULL;)
@@ -1773,6 +1773,8 @@ rf_status rf_db_writer_commit(rf_db_writer *w, rf_diags *d)
             return RF_EUSER;
         }
         if (rf_db_is_database(w->final_dir)) {
+            /* (a manifest that is a link to nothing: refused, as at the start) */
+            if ((st = rf_db_check_manifest(w->final_dir, d)) != RF_OK) return st;
             /* the user's files there stay at DIR: linked into the new
             ** folder first (and that made durable with it) */
             if (carry_links(w->final_dir, w->tmp_dir) && (st = sync_path(w->tmp_dir, 1, d)) != RF_OK) return st;

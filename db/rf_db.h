@@ -60,8 +60,15 @@ int rf_db_col_width(rf_type t, rf_db_encoding enc);
 ** a string column's dictionary codes. */
 int rf_db_narrowable(rf_type t);
 
-/* 1 when dir holds a manifest (a database, perhaps a damaged one). */
+/* 1 when dir holds a manifest (a database, perhaps a damaged one): an
+** entry of that name of any kind, a symbolic link naming nothing included. */
 int rf_db_is_database(const char *dir);
+/* RF_OK unless dir's manifest.rfdb is a symbolic link whose target cannot
+** be reached (names nothing, a loop): then an error naming DIR/manifest.rfdb
+** and the target. Such a folder is a database (rf_db_is_database) that no
+** reader can read and that no writer may replace or write into: readers
+** (rf_db_open) and writers (rf_db_writer_new, `run --out`) refuse it. */
+rf_status rf_db_check_manifest(const char *dir, rf_diags *d);
 
 /* ---- the decoded manifest --------------------------------------------- */
 

@@ -187,6 +187,17 @@ static const char *format_ext(int fmt)
     return fmt == REDFOX_FORMAT_CSV ? "csv" : fmt == REDFOX_FORMAT_TBL ? "tbl" : "txt";
 }
 
+/* rf_db_check_manifest's error (printed where print), as an exit status. */
+static int check_manifest(const char *dir, int print)
+{
+    rf_diags d;
+    rf_diags_init(&d);
+    rf_status st = rf_db_check_manifest(dir, &d);
+    int rc = st ? print ? rf_tool_finish(st, &d) : RF_EXIT_USER : RF_EXIT_OK;
+    rf_diags_free(&d);
+    return rc;
+}
+
 /* Every output into DIR/NAME.EXT under the folder's lock: all written aside
 ** and synced, then all renamed, or none. */
 static int write_outputs(const rf_result *res, const char *outdir, int fmt)
@@ -196,6 +207,8 @@ static int write_outputs(const rf_result *res, const char *outdir, int fmt)
         fprintf(stderr, "redfox run: cannot create %s: %s\n", outdir, strerror(errno));
         return RF_EXIT_USER;
     }
+    int mrc = check_manifest(outdir, 1);
+    if (mrc) return mrc;
     if (stat(outdir, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
         fprintf(stderr, "redfox run: --out %s: not a folder\n", outdir);
         return RF_EXIT_USER;
@@ -534,6 +547,9 @@ int rf_tool_run(int argc, char **argv)
         if (rank == 0) fprintf(stderr, "redfox run: --out %s: not a folder\n", outdir);
         rc = RF_EXIT_USER;
     }
+    /* a folder whose manifest.rfdb links to nothing: a broken database,
+    ** not a folder to write the outputs into (write_outputs asks again) */
+    if (!rc && outdir && rf_db_is_database(outdir)) rc = check_manifest(outdir, rank == 0);
     if (!rc && (rc = refuse_output_over_input(p, progs, nprogs, needed ? data : NULL, outdir, fmt, trace_path,
                                               rank == 0)) != 0 && trace) {
         rf_trace_free(trace); /* not written either: it would replace an input */

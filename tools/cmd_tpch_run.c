@@ -504,6 +504,14 @@ static int tpch_run_ranks(run_opts *pro, rf_rt_options *prt, rf_world *world, co
         fprintf(stderr, "redfox tpch run: cannot create %s: %s\n", outdir, strerror(errno));
         return RF_EXIT_USER;
     }
+    if (outdir) { /* a folder whose manifest.rfdb links to nothing: a broken database, not one to write into */
+        rf_diags md;
+        rf_diags_init(&md);
+        rf_status mst = rf_db_check_manifest(outdir, &md);
+        int mrc = mst ? rf_tool_finish(mst, &md) : 0;
+        rf_diags_free(&md);
+        if (mrc) return mrc;
+    }
     rf_file_out files[NQUERIES + 1];
     for (int q = 0; q <= NQUERIES; q++) rf_file_out_init(&files[q]);
     int lock = -1;
