@@ -245,6 +245,21 @@ rf_status rf_db_writer_in_place(const rf_db *db, const char *writer_version, rf_
 ** what to do. Writers (rf_db_writer_new, rf_db_writer_in_place) call it;
 ** readers and `redfox exec` call it under the database's lock. */
 void rf_db_recover_subfolders(const char *dir, rf_diags *d);
+/* Where dir does not exist and a writer of it that is gone left it aside
+** (DIR.old.PID.N: killed between its commit's two renames where the system
+** has no exchange, the old state renamed aside, the new one not yet in
+** place): that folder renamed back to dir, with a note in d, and the
+** writer's new state (DIR.tmp.PID.N, complete but never put in place, so
+** never promised) removed. The old state is the committed one: the commit
+** had not ended. Waits for the folder's lock (a writer of another host
+** still at it ends first). RF_OK where dir exists or nothing is aside; an
+** error naming dir where it cannot put it back (no write permission: what
+** to do is said) or where two such folders are aside (which to keep is
+** not guessed). Readers (`run`, `tpch run`, `tpch bench`, rf_open) and
+** writers (rf_db_writer_new, `redfox exec`, `run --out`) call it before
+** they look at dir; the writers also remove the DIR.old.PID.N of gone
+** writers whose commits ended (the new state in place). */
+rf_status rf_db_restore_missing(const char *dir, rf_diags *d);
 int rf_db_writer_is_in_place(const rf_db_writer *w);
 /* The old rows' bytes that the tables continued copy on write with
 ** rf_db_writer_table_from (append 1) carried over so far: *linked in the

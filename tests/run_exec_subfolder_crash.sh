@@ -78,7 +78,8 @@ echo "ok: $kills kills, $stranded of them left a subfolder aside, each moved bac
 # fails renameat2 with EINVAL) the old state is renamed aside, DB.old.PID.N,
 # and the new folder renamed into place: killed at each move of a subfolder
 # after that, the next run moves it back from DB.old.PID.N. (A kill between
-# those two renames leaves no DB at all: a known gap, not tested here.)
+# those two renames leaves no DB, until the next reader or writer puts the
+# old state back: tests/run_exec_aside_crash.sh.)
 fkills=0 fstranded=0
 for call in rename renameat; do
     k=3

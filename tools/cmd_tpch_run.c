@@ -489,6 +489,9 @@ static int tpch_run_ranks(run_opts *pro, rf_rt_options *prt, rf_world *world, co
         ro.run.threads = t > 1 ? t : 1;
         rt.threads = ro.run.threads;
     }
+    int mrc = rf_tpch_restore_missing(data);
+    if (!mrc && outdir) mrc = rf_tpch_restore_missing(outdir);
+    if (mrc) return mrc;
     struct stat sb;
     if (stat(data, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
         fprintf(stderr, "redfox tpch run: the data folder '%s' %s\n", data,
@@ -508,7 +511,7 @@ static int tpch_run_ranks(run_opts *pro, rf_rt_options *prt, rf_world *world, co
         rf_diags md;
         rf_diags_init(&md);
         rf_status mst = rf_db_check_manifest(outdir, &md);
-        int mrc = mst ? rf_tool_finish(mst, &md) : 0;
+        mrc = mst ? rf_tool_finish(mst, &md) : 0;
         rf_diags_free(&md);
         if (mrc) return mrc;
     }
