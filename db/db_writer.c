@@ -95,6 +95,8 @@ struct rf_db_writer {
     int64_t adopted_bytes, copied_bytes; /* old rows carried over: in the old files (linked), in clones or copies */
     uint32_t block_rows; /* of tables added from now on */
     int wide;           /* rf_db_writer_narrow(w, 0): tables added from now on not narrow */
+    char **copies;      /* the user's files carry_links copied (not linked) into the new folder */
+    int32_t ncopies;
     /* rf_db_writer_stats (atomic: columns are written from several threads) */
     int64_t io_bytes;
     int64_t io_ns[4]; /* write calls' wall and CPU, the writeback's start's wall and CPU */
@@ -1542,13 +1544,85 @@ static int remove_dir(const char *dir, const char *other)
     return -1;
 }
 
+/* A copy of the user's file (or symbolic link) a, whose lstat is sb, as b
+** in the new folder, which no one reads until the exchange (so written in
+** place, not aside): the bytes (a clone where the file system shares
+** blocks, else copied in the kernel, else read and written), the mode, the
+** times and (where allowed) the owner, synced. 0, or -1 with nothing left
+** at b. */
+static int copy_user_file(const char *a, const char *b, const struct stat *sb)
+{
+    if (S_ISLNK(sb->st_mode)) {
+        char to[4096];
+        ssize_t n = readlink(a, to, sizeof to - 1);
+        if (n < 0 || n >= (ssize_t)sizeof to - 1) return -1;
+        to[n] = 0;
+        if (symlink(to, b) != 0) return -1;
+        (void)lchown(b, sb->st_uid, sb->st_gid);
+        return 0;
+    }
+    int in = open(a, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    int out = in >= 0 ? open(b, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600) : -1;
+    int ok = in >= 0 && out >= 0;
+#ifdef FICLONE
+    int cloned = ok && ioctl(out, FICLONE, in) == 0;
+#else
+    int cloned = 0;
+#endif
+    int kernel = 1; /* copy_file_range, until it says it cannot */
+    char *buf = NULL; /* (read and write: 64 KiB at a time) */
+    for (; ok && !cloned;) {
+        ssize_t k = -1;
+#ifdef __linux__
+        if (kernel) {
+            k = copy_file_range(in, NULL, out, NULL, 1u << 30, 0);
+            if (k < 0 && (errno == EXDEV || errno == ENOSYS || errno == EOPNOTSUPP || errno == EINVAL)) {
+                kernel = 0;
+                continue;
+            }
+        }
+#else
+        kernel = 0;
+#endif
+        if (!kernel && !buf && !(buf = rf_malloc(1 << 16))) {
+            ok = 0;
+            break;
+        }
+        if (!kernel) {
+            k = read(in, buf, 1 << 16);
+            if (k > 0 && write_all(out, buf, k) != RF_OK) k = -1;
+        }
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) {
+            ok = k == 0;
+            break;
+        }
+    }
+    if (ok) {
+        (void)fchown(out, sb->st_uid, sb->st_gid); /* (root's copy keeps the owner; another's cannot) */
+        struct timespec ts[2] = {sb->st_atim, sb->st_mtim};
+        ok = fchmod(out, sb->st_mode & 07777) == 0 && futimens(out, ts) == 0 && fsync(out) == 0;
+    }
+    free(buf);
+    if (in >= 0) close(in);
+    if (out >= 0 && close(out) != 0) ok = 0;
+    if (!ok && out >= 0) unlink(b);
+    return ok ? 0 : -1;
+}
+
 /* Before a copy-on-write commit replaces the database at old with the
 ** folder at new: the user's files in old (not own_file: a run's outputs
 ** written into the database's folder, notes) hard-linked into new under
 ** their names, so that they are in the folder at DIR before and after the
-** exchange, never lost with the old state. A subfolder, or a file that
-** cannot be linked, is left for carry_moves. Returns how many it linked. */
-static int carry_links(const char *old, const char *new)
+** exchange, never lost with the old state. A file that cannot be linked
+** (too many links already, EMLINK; another owner's under
+** protected_hardlinks, EPERM) is copied there instead, and its name kept in
+** w->copies: after the exchange remove_old_state renames the file itself
+** over its copy, so that DIR holds it (or, killed before, its copy) at
+** every moment, never nothing. A subfolder (or a file that can be neither
+** linked nor copied) is left for carry_moves. Returns how many it linked
+** or copied. */
+static int carry_links(rf_db_writer *w, const char *old, const char *new)
 {
     int linked = 0;
     rf_db *m = manifest_of(old);
@@ -1559,7 +1633,19 @@ static int carry_links(const char *old, const char *new)
         char *a = rf_sprintf("%s/%s", old, e->d_name), *b = rf_sprintf("%s/%s", new, e->d_name);
         struct stat sb;
         /* (linkat without AT_SYMLINK_FOLLOW links a symbolic link itself) */
-        if (a && b && lstat(a, &sb) == 0 && !S_ISDIR(sb.st_mode) && linkat(AT_FDCWD, a, AT_FDCWD, b, 0) == 0) linked++;
+        if (a && b && lstat(a, &sb) == 0 && !S_ISDIR(sb.st_mode)) {
+            if (linkat(AT_FDCWD, a, AT_FDCWD, b, 0) == 0) linked++;
+            else if (errno != EEXIST && (S_ISREG(sb.st_mode) || S_ISLNK(sb.st_mode))) {
+                char **more = rf_realloc(w->copies, ((size_t)w->ncopies + 1) * sizeof *more);
+                char *name = more ? rf_strdup(e->d_name) : NULL;
+                if (more) w->copies = more;
+                if (name && copy_user_file(a, b, &sb) == 0) {
+                    w->copies[w->ncopies++] = name;
+                    linked++;
+                } else
+                    free(name);
+            }
+        }
         free(a);
         free(b);
     }
@@ -1887,8 +1973,17 @@ static void remove_stale_olds(const char *final, rf_diags *d)
 ** (the system refused), a warning names it: it may be removed (the next
 ** writer of the database removes it once this process is gone,
 ** remove_stale_tmps). */
-static void remove_old_state(const char *dir, const char *final, rf_diags *d)
+static void remove_old_state(const rf_db_writer *w, const char *dir, const char *final, rf_diags *d)
 {
+    /* the files carry_links copied: the file itself over its copy (one
+    ** rename: final holds the one or the other at every moment), so that
+    ** it keeps its owner, its links and its inode */
+    for (int32_t i = 0; i < w->ncopies; i++) {
+        char *a = rf_sprintf("%s/%s", dir, w->copies[i]), *b = rf_sprintf("%s/%s", final, w->copies[i]);
+        if (a && b) (void)rename(a, b);
+        free(a);
+        free(b);
+    }
     carry_moves(dir, final);
     int r = remove_dir(dir, final);
     if (r != 0 && (errno == ENOTEMPTY || errno == EEXIST))
@@ -2016,7 +2111,7 @@ rf_status rf_db_writer_commit(rf_db_writer *w, rf_diags *d)
             if ((st = rf_db_check_manifest(w->final_dir, d)) != RF_OK) return st;
             /* the user's files there stay at DIR: linked into the new
             ** folder first (and that made durable with it) */
-            if (carry_links(w->final_dir, w->tmp_dir) && (st = sync_path(w->tmp_dir, 1, d)) != RF_OK) return st;
+            if (carry_links(w, w->final_dir, w->tmp_dir) && (st = sync_path(w->tmp_dir, 1, d)) != RF_OK) return st;
 #ifdef SYS_renameat2
             /* one atomic exchange (Linux 3.15): DIR is the old database or
             ** the new one at every moment, never missing (`redfox exec`
@@ -2024,7 +2119,7 @@ rf_status rf_db_writer_commit(rf_db_writer *w, rf_diags *d)
             ** temporary name, is removed after */
             if (syscall(SYS_renameat2, AT_FDCWD, w->tmp_dir, AT_FDCWD, w->final_dir, 2 /* RENAME_EXCHANGE */) == 0) {
                 w->committed = 1;
-                remove_old_state(w->tmp_dir, w->final_dir, d);
+                remove_old_state(w, w->tmp_dir, w->final_dir, d);
                 goto durable;
             }
 #endif
@@ -2054,7 +2149,7 @@ rf_status rf_db_writer_commit(rf_db_writer *w, rf_diags *d)
         return st;
     }
     w->committed = 1;
-    if (old) remove_old_state(old, w->final_dir, d);
+    if (old) remove_old_state(w, old, w->final_dir, d);
     free(old);
 #ifdef SYS_renameat2
 durable:; /* (a statement: C11 allows no declaration right after a label, and clang refuses one) */
@@ -2082,6 +2177,8 @@ void rf_db_writer_free(rf_db_writer *w)
 {
     if (!w) return;
     rf_buf_free(&w->manifest);
+    for (int32_t i = 0; i < w->ncopies; i++) free(w->copies[i]);
+    free(w->copies);
     for (int32_t i = 0; i < w->db.ntables; i++) {
         for (int32_t c = 0; c < w->db.tables[i].ncols; c++) {
             wcol *wc = &w->w[i][c];
