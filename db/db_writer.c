@@ -1848,7 +1848,32 @@ static void sync_folder(const char *dir)
     }
 }
 
-rf_status rf_db_restore_missing(const char *dir, rf_diags *d)
+static rf_status restore_missing(const char *dir, int depth, rf_diags *d);
+
+/* final is a symbolic link: where the folder it names is missing, that
+** one (a writer reached the database through the link and renamed the
+** folder it names: `redfox exec` does), a link to a link followed so a few
+** times. */
+static rf_status restore_through_link(const char *final, int depth, rf_diags *d)
+{
+    struct stat sb;
+    char to[4096];
+    ssize_t n;
+    if (depth >= 8 || stat(final, &sb) == 0 || errno != ENOENT || (n = readlink(final, to, sizeof to - 1)) <= 0 ||
+        n >= (ssize_t)sizeof to - 1)
+        return RF_OK;
+    to[n] = 0;
+    char *parent = to[0] == '/' ? NULL : parent_of(final);
+    char *target = to[0] == '/' ? rf_strdup(to) : parent ? rf_sprintf("%s/%s", parent, to) : NULL;
+    rf_status st = target ? restore_missing(target, depth + 1, d) : RF_ENOMEM;
+    free(target);
+    free(parent);
+    return st;
+}
+
+rf_status rf_db_restore_missing(const char *dir, rf_diags *d) { return restore_missing(dir, 0, d); }
+
+static rf_status restore_missing(const char *dir, int depth, rf_diags *d)
 {
     size_t n = strlen(dir);
     while (n > 1 && dir[n - 1] == '/') n--;
@@ -1856,8 +1881,9 @@ rf_status rf_db_restore_missing(const char *dir, rf_diags *d)
     if (!final) return RF_ENOMEM;
     struct stat sb;
     if (lstat(final, &sb) == 0 || errno != ENOENT) { /* there (or not to be known here: the caller says) */
+        rf_status lst = lstat(final, &sb) == 0 && S_ISLNK(sb.st_mode) ? restore_through_link(final, depth, d) : RF_OK;
         free(final);
-        return RF_OK;
+        return lst;
     }
     const char *slash = strrchr(final, '/'), *base = slash ? slash + 1 : final;
     char *parent = parent_of(final);

@@ -251,7 +251,9 @@ void rf_db_recover_subfolders(const char *dir, rf_diags *d);
 ** place): that folder renamed back to dir, with a note in d, and the
 ** writer's new state (DIR.tmp.PID.N, complete but never put in place, so
 ** never promised) removed. The old state is the committed one: the commit
-** had not ended. Waits for the folder's lock (a writer of another host
+** had not ended. dir a symbolic link naming a missing folder: that folder
+** (a writer reaches the database through the link and renames the folder it
+** names). Waits for the folder's lock (a writer of another host
 ** still at it ends first). RF_OK where dir exists or nothing is aside; an
 ** error naming dir where it cannot put it back (no write permission: what
 ** to do is said) or where two such folders are aside (which to keep is

@@ -160,6 +160,27 @@ window() {
     fail "no kill left no database"
 }
 
+# ---- the database reached through a symbolic link (exec renames the folder
+# it names): the next run through the link puts that folder back
+ln -s db "$tmp/dblink"
+linked=0
+for n in 1 2 3 4; do
+    rm -rf "$tmp/db" "$tmp"/db.tmp.* "$tmp"/db.old.*
+    cp -r "$tmp/db0" "$tmp/db"
+    strace -f -qq -o /dev/null -e trace=renameat2,rename -e inject=renameat2:error=EINVAL -e inject=rename:signal=KILL:when=$n \
+        "$redfox" exec "$tmp/dblink" "$p" --device cpu --format csv --batch "$tmp/b.txn" >/dev/null 2>&1 && break
+    [ -e "$tmp/db" ] && continue
+    "$redfox" run "$p" --data "$tmp/dblink" --device cpu --format csv >"$tmp/got" 2>"$tmp/err" ||
+        { cat "$tmp/err"; fail "link: the next run"; }
+    cmp -s "$tmp/got" "$tmp/old" || fail "link: not the old state"
+    grep -q "note: put the database back from $tmp/db.old\." "$tmp/err" || { cat "$tmp/err"; fail "link: no note"; }
+    linked=1
+    break
+done
+[ $linked = 1 ] || fail "link: no kill left the folder it names missing"
+rm "$tmp/dblink"
+echo "ok: through a symbolic link, the folder it names put back"
+
 # ---- two old states aside: neither is guessed
 window
 old=$(ls -d "$tmp"/db.old.*)
