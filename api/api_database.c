@@ -35,6 +35,15 @@ int rf_open(const char *path, rf_database **out)
         api_diags_error(&db->diags, "rf_open: an empty path (NULL: the current folder)");
         return REDFOX_MISUSE;
     }
+    /* a database that a writer killed mid-commit left aside (DIR.old.PID.N,
+    ** where the system has no exchange): put back first, its note kept in
+    ** the database's diagnostics (rf_database_diag) */
+    rf_diags rd;
+    rf_diags_init(&rd);
+    rf_status rst = rf_db_restore_missing(db->dir, &rd);
+    rf_status sst = rd.count ? api_diags_set(&db->diags, &rd) : RF_OK;
+    rf_diags_free(&rd);
+    if (rst || sst) return rst == RF_ENOMEM || sst ? REDFOX_NOMEM : REDFOX_IO;
     struct stat sb;
     if (stat(db->dir, &sb) != 0) {
         api_diags_error(&db->diags, "%s: cannot open the data folder: %s", db->dir, strerror(errno));

@@ -37,13 +37,49 @@ int rf_db_type_width(rf_type t)
 
 int rf_db_col_width(rf_type t, rf_db_encoding enc) { return enc == RF_DB_ENC_PLAIN ? 8 : rf_db_type_width(t); }
 
+/* lstat, not stat: a manifest.rfdb that is a symbolic link naming nothing
+** still makes the folder a database (a broken one, which its readers and
+** writers refuse, naming it: rf_db_check_manifest), never a folder of text
+** files read without a word, nor an ordinary folder written into */
 int rf_db_is_database(const char *dir)
 {
     char *p = rf_sprintf("%s/%s", dir, RF_DB_MANIFEST);
     struct stat sb;
-    int yes = p && stat(p, &sb) == 0;
+    int yes = p && lstat(p, &sb) == 0;
     free(p);
     return yes;
+}
+
+/* The target of the symbolic link at path, for a message ("?" where it
+** cannot be read); the caller frees it. */
+static char *link_target(const char *path)
+{
+    char buf[4096];
+    ssize_t n = readlink(path, buf, sizeof buf - 1);
+    if (n < 0) return rf_strdup("?");
+    buf[n] = 0;
+    return rf_strdup(buf);
+}
+
+rf_status rf_db_check_manifest(const char *dir, rf_diags *d)
+{
+    char *p = rf_sprintf("%s/%s", dir, RF_DB_MANIFEST);
+    if (!p) return RF_ENOMEM;
+    struct stat sb;
+    rf_status st = RF_OK;
+    if (lstat(p, &sb) == 0 && S_ISLNK(sb.st_mode) && stat(p, &sb) != 0) {
+        int err = errno;
+        char *to = link_target(p);
+        rf_error(d, rf_mkloc(p, 0, 0),
+                 "a symbolic link whose target cannot be reached (%s: %s): the folder is a redfox database "
+                 "without its manifest, which is neither read nor replaced nor written into (put back the file the "
+                 "link names, or remove the link)",
+                 to ? to : "?", strerror(err));
+        free(to);
+        st = RF_EUSER;
+    }
+    free(p);
+    return st;
 }
 
 /* A file name the manifest may give: [A-Za-z0-9._-], 1 to 255 bytes, not
@@ -438,6 +474,11 @@ rf_status rf_db_open(const char *dir, rf_db **out, rf_diags *d)
     /* a regular file (rf_read_file reads pipes too: a named pipe in the
     ** manifest's place would block every reader) */
     struct stat sb;
+    rf_status cst = rf_db_check_manifest(dir, d); /* (a link to nothing: said as such, not "No such file") */
+    if (cst) {
+        free(path);
+        return cst;
+    }
     if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
         rf_error(d, rf_mkloc(path, 0, 0), "cannot read the database manifest: not a regular file (%s)",
                  S_ISDIR(sb.st_mode) ? "a folder" : S_ISFIFO(sb.st_mode) ? "a named pipe" : "a device or socket");

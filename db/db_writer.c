@@ -13,7 +13,11 @@
 ** replaces carried into the new one (carry_links, carry_moves: only the
 ** database's own files are ever removed) and the user's subfolders a writer
 ** killed between its exchange and carry_moves left in the old state's
-** folder moved back (rf_db_recover_subfolders). Until that rename nothing
+** folder moved back (rf_db_recover_subfolders); where the system has no
+** exchange, the old state a writer killed between its two renames left
+** aside (DIR.old.PID.N) put back at DIR, which it left missing
+** (rf_db_restore_missing), and those of commits that ended removed
+** (remove_stale_olds). Until that rename nothing
 ** at DIR changes, and
 ** the temporary directory has no manifest until every column is on disk: a
 ** failed or killed writer leaves nothing that reads as a database.
@@ -44,6 +48,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -90,6 +95,8 @@ struct rf_db_writer {
     int64_t adopted_bytes, copied_bytes; /* old rows carried over: in the old files (linked), in clones or copies */
     uint32_t block_rows; /* of tables added from now on */
     int wide;           /* rf_db_writer_narrow(w, 0): tables added from now on not narrow */
+    char **copies;      /* the user's files carry_links copied (not linked) into the new folder */
+    int32_t ncopies;
     /* rf_db_writer_stats (atomic: columns are written from several threads) */
     int64_t io_bytes;
     int64_t io_ns[4]; /* write calls' wall and CPU, the writeback's start's wall and CPU */
@@ -122,6 +129,7 @@ static rf_status write_all(int fd, const void *p, int64_t n)
 }
 
 static int remove_dir(const char *dir, const char *other);
+static void remove_stale_olds(const char *final, rf_diags *d);
 
 /* Is tmp (a folder's entry) a temporary folder of final's writer that
 ** no one writes any more: DIR.tmp.PID.N of a process that is gone (a writer
@@ -175,6 +183,7 @@ static int stale_tmp(const char *final, const char *parent, const char *name)
 static void remove_stale_tmps(const char *final, rf_diags *d)
 {
     rf_db_recover_subfolders(final, d);
+    remove_stale_olds(final, d);
     const char *slash = strrchr(final, '/');
     char *parent = slash ? rf_strndup(final, slash == final ? 1 : (size_t)(slash - final)) : rf_strdup(".");
     DIR *dh = parent ? opendir(parent) : NULL;
@@ -209,7 +218,7 @@ static rf_status check_replaceable(const char *dir, rf_diags *d)
                  S_ISLNK(sb.st_mode) ? "a symbolic link (give the folder it names)" : "not a folder");
         return RF_EUSER;
     }
-    if (rf_db_is_database(dir)) return RF_OK;
+    if (rf_db_is_database(dir)) return rf_db_check_manifest(dir, d);
     DIR *dp = opendir(dir);
     int empty = dp != NULL;
     for (struct dirent *e; dp && empty && (e = readdir(dp)) != NULL;)
@@ -249,7 +258,11 @@ rf_status rf_db_writer_new(const char *dir, const char *writer_version, rf_db_wr
             w->final_dir = real;
         }
     }
-    rf_status cst = check_replaceable(w->final_dir, d);
+    /* a database a killed writer left aside (no exchange) is put back
+    ** first: then replaced as the database it is, never written over as
+    ** a folder that was missing */
+    rf_status cst = rf_db_restore_missing(w->final_dir, d);
+    if (!cst) cst = check_replaceable(w->final_dir, d);
     if (cst) {
         rf_db_writer_free(w);
         return cst;
@@ -1507,6 +1520,11 @@ static int same_file(const char *dir, const char *other, const char *name)
 static int remove_dir(const char *dir, const char *other)
 {
     rf_db *m = manifest_of(dir);
+    /* the manifest first: a removal stopped part way (a kill) leaves a
+    ** folder that no one takes for a whole database (rf_db_restore_missing) */
+    char *mp = rf_sprintf("%s/%s", dir, RF_DB_MANIFEST);
+    if (mp) (void)unlink(mp);
+    free(mp);
     DIR *dh = opendir(dir);
     int err = dh ? 0 : errno; /* (the cause, rather than the rmdir's "not empty" it leads to) */
     if (dh) {
@@ -1526,13 +1544,85 @@ static int remove_dir(const char *dir, const char *other)
     return -1;
 }
 
+/* A copy of the user's file (or symbolic link) a, whose lstat is sb, as b
+** in the new folder, which no one reads until the exchange (so written in
+** place, not aside): the bytes (a clone where the file system shares
+** blocks, else copied in the kernel, else read and written), the mode, the
+** times and (where allowed) the owner, synced. 0, or -1 with nothing left
+** at b. */
+static int copy_user_file(const char *a, const char *b, const struct stat *sb)
+{
+    if (S_ISLNK(sb->st_mode)) {
+        char to[4096];
+        ssize_t n = readlink(a, to, sizeof to - 1);
+        if (n < 0 || n >= (ssize_t)sizeof to - 1) return -1;
+        to[n] = 0;
+        if (symlink(to, b) != 0) return -1;
+        (void)lchown(b, sb->st_uid, sb->st_gid);
+        return 0;
+    }
+    int in = open(a, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    int out = in >= 0 ? open(b, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600) : -1;
+    int ok = in >= 0 && out >= 0;
+#ifdef FICLONE
+    int cloned = ok && ioctl(out, FICLONE, in) == 0;
+#else
+    int cloned = 0;
+#endif
+    int kernel = 1; /* copy_file_range, until it says it cannot */
+    char *buf = NULL; /* (read and write: 64 KiB at a time) */
+    for (; ok && !cloned;) {
+        ssize_t k = -1;
+#ifdef __linux__
+        if (kernel) {
+            k = copy_file_range(in, NULL, out, NULL, 1u << 30, 0);
+            if (k < 0 && (errno == EXDEV || errno == ENOSYS || errno == EOPNOTSUPP || errno == EINVAL)) {
+                kernel = 0;
+                continue;
+            }
+        }
+#else
+        kernel = 0;
+#endif
+        if (!kernel && !buf && !(buf = rf_malloc(1 << 16))) {
+            ok = 0;
+            break;
+        }
+        if (!kernel) {
+            k = read(in, buf, 1 << 16);
+            if (k > 0 && write_all(out, buf, k) != RF_OK) k = -1;
+        }
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) {
+            ok = k == 0;
+            break;
+        }
+    }
+    if (ok) {
+        (void)fchown(out, sb->st_uid, sb->st_gid); /* (root's copy keeps the owner; another's cannot) */
+        struct timespec ts[2] = {sb->st_atim, sb->st_mtim};
+        ok = fchmod(out, sb->st_mode & 07777) == 0 && futimens(out, ts) == 0 && fsync(out) == 0;
+    }
+    free(buf);
+    if (in >= 0) close(in);
+    if (out >= 0 && close(out) != 0) ok = 0;
+    if (!ok && out >= 0) unlink(b);
+    return ok ? 0 : -1;
+}
+
 /* Before a copy-on-write commit replaces the database at old with the
 ** folder at new: the user's files in old (not own_file: a run's outputs
 ** written into the database's folder, notes) hard-linked into new under
 ** their names, so that they are in the folder at DIR before and after the
-** exchange, never lost with the old state. A subfolder, or a file that
-** cannot be linked, is left for carry_moves. Returns how many it linked. */
-static int carry_links(const char *old, const char *new)
+** exchange, never lost with the old state. A file that cannot be linked
+** (too many links already, EMLINK; another owner's under
+** protected_hardlinks, EPERM) is copied there instead, and its name kept in
+** w->copies: after the exchange remove_old_state renames the file itself
+** over its copy, so that DIR holds it (or, killed before, its copy) at
+** every moment, never nothing. A subfolder (or a file that can be neither
+** linked nor copied) is left for carry_moves. Returns how many it linked
+** or copied. */
+static int carry_links(rf_db_writer *w, const char *old, const char *new)
 {
     int linked = 0;
     rf_db *m = manifest_of(old);
@@ -1543,7 +1633,19 @@ static int carry_links(const char *old, const char *new)
         char *a = rf_sprintf("%s/%s", old, e->d_name), *b = rf_sprintf("%s/%s", new, e->d_name);
         struct stat sb;
         /* (linkat without AT_SYMLINK_FOLLOW links a symbolic link itself) */
-        if (a && b && lstat(a, &sb) == 0 && !S_ISDIR(sb.st_mode) && linkat(AT_FDCWD, a, AT_FDCWD, b, 0) == 0) linked++;
+        if (a && b && lstat(a, &sb) == 0 && !S_ISDIR(sb.st_mode)) {
+            if (linkat(AT_FDCWD, a, AT_FDCWD, b, 0) == 0) linked++;
+            else if (errno != EEXIST && (S_ISREG(sb.st_mode) || S_ISLNK(sb.st_mode))) {
+                char **more = rf_realloc(w->copies, ((size_t)w->ncopies + 1) * sizeof *more);
+                char *name = more ? rf_strdup(e->d_name) : NULL;
+                if (more) w->copies = more;
+                if (name && copy_user_file(a, b, &sb) == 0) {
+                    w->copies[w->ncopies++] = name;
+                    linked++;
+                } else
+                    free(name);
+            }
+        }
         free(a);
         free(b);
     }
@@ -1644,12 +1746,270 @@ void rf_db_recover_subfolders(const char *dir, rf_diags *d)
     free(final);
 }
 
+/* ---- a commit killed between its two renames (no exchange) ------------- */
+
+/* The path of the entry name beside final (as final is given: relative,
+** "db", names it "db.old.1.0", not "./db.old.1.0"). */
+static char *beside(const char *final, const char *parent, const char *name)
+{
+    return strchr(final, '/') ? rf_sprintf("%s/%s", parent, name) : rf_strdup(name);
+}
+
+static char *parent_of(const char *final)
+{
+    const char *slash = strrchr(final, '/');
+    return slash == final ? rf_strdup("/") : slash ? rf_strndup(final, (size_t)(slash - final)) : rf_strdup(".");
+}
+
+/* Is name DIR.tmp.PID.N, of the writer PID (as text) and any N? */
+static int tmp_of_pid(const char *base, const char *pid, const char *name)
+{
+    size_t b = strlen(base), p = strlen(pid);
+    if (strncmp(name, base, b) || strncmp(name + b, ".tmp.", 5) || strncmp(name + b + 5, pid, p) ||
+        name[b + 5 + p] != '.')
+        return 0;
+    const char *k = name + b + 5 + p + 1;
+    if (!*k) return 0;
+    for (; *k; k++)
+        if (*k < '0' || *k > '9') return 0;
+    return 1;
+}
+
+/* The PID of DIR.old.PID.N (name) as text, for tmp_of_pid; NULL when none. */
+static char *pid_of_old(const char *base, const char *name)
+{
+    const char *p = name + strlen(base) + 5, *dot = strchr(p, '.');
+    return dot ? rf_strndup(p, (size_t)(dot - p)) : NULL;
+}
+
+/* Does a DIR.tmp.PID.N of old's writer (old: DIR.old.PID.M) beside final
+** hold a manifest: a new state complete and synced, that the writer had
+** not yet renamed into place when it was killed? Its path (to free) in
+** *tmp where it does. */
+static int complete_new_state(const char *final, const char *parent, const char *base, const char *old, char **tmp)
+{
+    *tmp = NULL;
+    char *pid = pid_of_old(base, old);
+    DIR *dh = pid ? opendir(parent) : NULL;
+    struct dirent *e;
+    while (dh && !*tmp && (e = readdir(dh)) != NULL) {
+        if (!tmp_of_pid(base, pid, e->d_name)) continue;
+        char *path = beside(final, parent, e->d_name);
+        struct stat sb;
+        if (path && lstat(path, &sb) == 0 && S_ISDIR(sb.st_mode) && rf_db_is_database(path)) *tmp = path;
+        else free(path);
+    }
+    if (dh) closedir(dh);
+    free(pid);
+    return *tmp != NULL;
+}
+
+/* The lock of the folder at path (a writer holds its database's lock from
+** before its commit to after it, rf_file_lock_folder, and a rename keeps
+** it on the folder): taken exclusively, waiting (wait) or not; the
+** descriptor to close, -1 where it is not taken (held elsewhere: a writer
+** of another host, whose PID means nothing here, still at work), -2 where
+** the file system has no such locks (then the PID alone says). */
+static int lock_aside(const char *path, int wait)
+{
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    int r;
+    while ((r = flock(fd, LOCK_EX | (wait ? 0 : LOCK_NB))) != 0 && errno == EINTR) {}
+    if (r == 0) return fd;
+    int e = errno;
+    close(fd);
+    return e == ENOLCK || e == EOPNOTSUPP || e == ENOTSUP || e == ENOSYS || e == EINVAL ? -2 : -1;
+}
+
+/* rename(from, to) where nothing is at to (an empty folder created there
+** meanwhile is not replaced): renameat2's RENAME_NOREPLACE where the
+** system has it, else a check first. */
+static int rename_noreplace(const char *from, const char *to)
+{
+#ifdef SYS_renameat2
+    if (syscall(SYS_renameat2, AT_FDCWD, from, AT_FDCWD, to, 1 /* RENAME_NOREPLACE */) == 0) return 0;
+    if (errno != EINVAL && errno != ENOSYS) return -1;
+#endif
+    struct stat sb;
+    if (lstat(to, &sb) == 0) {
+        errno = EEXIST;
+        return -1;
+    }
+    return rename(from, to);
+}
+
+static void sync_folder(const char *dir)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0) {
+        (void)fsync(fd);
+        close(fd);
+    }
+}
+
+static rf_status restore_missing(const char *dir, int depth, rf_diags *d);
+
+/* final is a symbolic link: where the folder it names is missing, that
+** one (a writer reached the database through the link and renamed the
+** folder it names: `redfox exec` does), a link to a link followed so a few
+** times. */
+static rf_status restore_through_link(const char *final, int depth, rf_diags *d)
+{
+    struct stat sb;
+    char to[4096];
+    ssize_t n;
+    if (depth >= 8 || stat(final, &sb) == 0 || errno != ENOENT || (n = readlink(final, to, sizeof to - 1)) <= 0 ||
+        n >= (ssize_t)sizeof to - 1)
+        return RF_OK;
+    to[n] = 0;
+    char *parent = to[0] == '/' ? NULL : parent_of(final);
+    char *target = to[0] == '/' ? rf_strdup(to) : parent ? rf_sprintf("%s/%s", parent, to) : NULL;
+    rf_status st = target ? restore_missing(target, depth + 1, d) : RF_ENOMEM;
+    free(target);
+    free(parent);
+    return st;
+}
+
+rf_status rf_db_restore_missing(const char *dir, rf_diags *d) { return restore_missing(dir, 0, d); }
+
+static rf_status restore_missing(const char *dir, int depth, rf_diags *d)
+{
+    size_t n = strlen(dir);
+    while (n > 1 && dir[n - 1] == '/') n--;
+    char *final = rf_strndup(dir, n);
+    if (!final) return RF_ENOMEM;
+    struct stat sb;
+    if (lstat(final, &sb) == 0 || errno != ENOENT) { /* there (or not to be known here: the caller says) */
+        rf_status lst = lstat(final, &sb) == 0 && S_ISLNK(sb.st_mode) ? restore_through_link(final, depth, d) : RF_OK;
+        free(final);
+        return lst;
+    }
+    const char *slash = strrchr(final, '/'), *base = slash ? slash + 1 : final;
+    char *parent = parent_of(final);
+    /* the old states that dead writers of final moved aside: whole (a
+    ** commit renames a database aside, then removes it only once the new
+    ** one is in place, which it is not) */
+    char *found = NULL, *other = NULL;
+    DIR *dh = parent ? opendir(parent) : NULL;
+    struct dirent *e;
+    while (dh && (e = readdir(dh)) != NULL) {
+        if (!gone_writers(final, e->d_name, ".old.")) continue;
+        char *path = beside(final, parent, e->d_name);
+        if (path && lstat(path, &sb) == 0 && S_ISDIR(sb.st_mode) && rf_db_is_database(path)) {
+            if (!found) {
+                found = path;
+                path = NULL;
+            } else if (!other) {
+                other = path;
+                path = NULL;
+            }
+        }
+        free(path);
+    }
+    if (dh) closedir(dh);
+    rf_status st = RF_OK;
+    if (found && other) {
+        /* two commits killed so (a database made at final in between, then
+        ** lost again): which is the later is not to be guessed */
+        rf_error(d, rf_mkloc(final, 0, 0),
+                 "does not exist; writers of this database killed during their commits left more than one state of "
+                 "it beside it (%s, %s): rename the one to keep to %s",
+                 found, other, final);
+        st = RF_EUSER;
+    } else if (found) {
+        /* the lock its writer held (waited for: a writer of another host
+        ** still between its two renames ends first, and finds final there) */
+        int lk = lock_aside(found, 1);
+        if (lk != -1 && rename_noreplace(found, final) == 0) {
+            sync_folder(parent);
+            rf_diag_add(d, RF_SEV_NOTE, rf_mkloc(final, 0, 0),
+                        "put the database back from %s: a writer of it killed during its commit, between moving "
+                        "the old state aside and the new one into place (the system has no atomic exchange), left "
+                        "none here; this is the state before that commit, which had not ended",
+                        found);
+            /* that commit's new state, never put in place nor promised */
+            char *tmp = NULL;
+            if (complete_new_state(final, parent, base, strrchr(found, '/') ? strrchr(found, '/') + 1 : found, &tmp) && remove_dir(tmp, final) == 0)
+                rf_diag_add(d, RF_SEV_NOTE, rf_mkloc(tmp, 0, 0),
+                            "removed this folder: the new state of that commit, which it had not put in place");
+            free(tmp);
+        } else if (lk != -1 && errno != ENOENT && errno != EEXIST && errno != ENOTEMPTY) {
+            /* (ENOENT, EEXIST: another process put it back, or made final, first) */
+            rf_error(d, rf_mkloc(final, 0, 0),
+                     "does not exist: %s is the database, as it was before a commit whose writer was killed during "
+                     "it, and cannot be put back: %s (rename it to %s)",
+                     found, strerror(errno), final);
+            st = RF_EIO;
+        }
+        if (lk >= 0) close(lk);
+    }
+    free(found);
+    free(other);
+    free(parent);
+    free(final);
+    return st;
+}
+
+/* The old states (DIR.old.PID.N) of writers of final that are gone and
+** whose commits ended (final is a database, and no new state of theirs
+** waits beside it: the rename that put it in place was made), not locked
+** by anyone: what remove_old_state would have done, each with a note. A
+** user's entries in one (carry_moves had not run) are moved into final
+** first; one that cannot be stays, and so does the folder. */
+static void remove_stale_olds(const char *final, rf_diags *d)
+{
+    if (!rf_db_is_database(final)) return;
+    const char *slash = strrchr(final, '/'), *base = slash ? slash + 1 : final;
+    char *parent = parent_of(final);
+    DIR *dh = parent ? opendir(parent) : NULL;
+    struct dirent *e;
+    while (dh && (e = readdir(dh)) != NULL) {
+        if (!gone_writers(final, e->d_name, ".old.")) continue;
+        char *path = beside(final, parent, e->d_name), *tmp = NULL;
+        struct stat sb;
+        if (!path || lstat(path, &sb) != 0 || !S_ISDIR(sb.st_mode) ||
+            complete_new_state(final, parent, base, e->d_name, &tmp)) {
+            free(tmp);
+            free(path);
+            continue;
+        }
+        int lk = lock_aside(path, 0);
+        if (lk != -1) {
+            recover_from(path, final, d); /* (its subfolders, each with a note) */
+            carry_moves(path, final);
+            if (remove_dir(path, final) == 0)
+                rf_diag_add(d, RF_SEV_NOTE, rf_mkloc(path, 0, 0),
+                            "removed this folder, the database's state before a commit that ended: its writer was "
+                            "killed before it removed it");
+            else if (errno == ENOTEMPTY || errno == EEXIST)
+                rf_diag_add(d, RF_SEV_NOTE, rf_mkloc(path, 0, 0),
+                            "this folder is the database's state before a commit that ended (its writer was killed "
+                            "before it removed it); its database files are removed, the files that are not the "
+                            "database's are kept (move or remove them)");
+        }
+        if (lk >= 0) close(lk);
+        free(path);
+    }
+    if (dh) closedir(dh);
+    free(parent);
+}
+
 /* The old state's folder, removed once the commit is done; where it stays
 ** (the system refused), a warning names it: it may be removed (the next
 ** writer of the database removes it once this process is gone,
 ** remove_stale_tmps). */
-static void remove_old_state(const char *dir, const char *final, rf_diags *d)
+static void remove_old_state(const rf_db_writer *w, const char *dir, const char *final, rf_diags *d)
 {
+    /* the files carry_links copied: the file itself over its copy (one
+    ** rename: final holds the one or the other at every moment), so that
+    ** it keeps its owner, its links and its inode */
+    for (int32_t i = 0; i < w->ncopies; i++) {
+        char *a = rf_sprintf("%s/%s", dir, w->copies[i]), *b = rf_sprintf("%s/%s", final, w->copies[i]);
+        if (a && b) (void)rename(a, b);
+        free(a);
+        free(b);
+    }
     carry_moves(dir, final);
     int r = remove_dir(dir, final);
     if (r != 0 && (errno == ENOTEMPTY || errno == EEXIST))
@@ -1773,9 +2133,11 @@ rf_status rf_db_writer_commit(rf_db_writer *w, rf_diags *d)
             return RF_EUSER;
         }
         if (rf_db_is_database(w->final_dir)) {
+            /* (a manifest that is a link to nothing: refused, as at the start) */
+            if ((st = rf_db_check_manifest(w->final_dir, d)) != RF_OK) return st;
             /* the user's files there stay at DIR: linked into the new
             ** folder first (and that made durable with it) */
-            if (carry_links(w->final_dir, w->tmp_dir) && (st = sync_path(w->tmp_dir, 1, d)) != RF_OK) return st;
+            if (carry_links(w, w->final_dir, w->tmp_dir) && (st = sync_path(w->tmp_dir, 1, d)) != RF_OK) return st;
 #ifdef SYS_renameat2
             /* one atomic exchange (Linux 3.15): DIR is the old database or
             ** the new one at every moment, never missing (`redfox exec`
@@ -1783,7 +2145,7 @@ rf_status rf_db_writer_commit(rf_db_writer *w, rf_diags *d)
             ** temporary name, is removed after */
             if (syscall(SYS_renameat2, AT_FDCWD, w->tmp_dir, AT_FDCWD, w->final_dir, 2 /* RENAME_EXCHANGE */) == 0) {
                 w->committed = 1;
-                remove_old_state(w->tmp_dir, w->final_dir, d);
+                remove_old_state(w, w->tmp_dir, w->final_dir, d);
                 goto durable;
             }
 #endif
@@ -1813,7 +2175,7 @@ rf_status rf_db_writer_commit(rf_db_writer *w, rf_diags *d)
         return st;
     }
     w->committed = 1;
-    if (old) remove_old_state(old, w->final_dir, d);
+    if (old) remove_old_state(w, old, w->final_dir, d);
     free(old);
 #ifdef SYS_renameat2
 durable:; /* (a statement: C11 allows no declaration right after a label, and clang refuses one) */
@@ -1841,6 +2203,8 @@ void rf_db_writer_free(rf_db_writer *w)
 {
     if (!w) return;
     rf_buf_free(&w->manifest);
+    for (int32_t i = 0; i < w->ncopies; i++) free(w->copies[i]);
+    free(w->copies);
     for (int32_t i = 0; i < w->db.ntables; i++) {
         for (int32_t c = 0; c < w->db.tables[i].ncols; c++) {
             wcol *wc = &w->w[i][c];

@@ -60,8 +60,15 @@ int rf_db_col_width(rf_type t, rf_db_encoding enc);
 ** a string column's dictionary codes. */
 int rf_db_narrowable(rf_type t);
 
-/* 1 when dir holds a manifest (a database, perhaps a damaged one). */
+/* 1 when dir holds a manifest (a database, perhaps a damaged one): an
+** entry of that name of any kind, a symbolic link naming nothing included. */
 int rf_db_is_database(const char *dir);
+/* RF_OK unless dir's manifest.rfdb is a symbolic link whose target cannot
+** be reached (names nothing, a loop): then an error naming DIR/manifest.rfdb
+** and the target. Such a folder is a database (rf_db_is_database) that no
+** reader can read and that no writer may replace or write into: readers
+** (rf_db_open) and writers (rf_db_writer_new, `run --out`) refuse it. */
+rf_status rf_db_check_manifest(const char *dir, rf_diags *d);
 
 /* ---- the decoded manifest --------------------------------------------- */
 
@@ -238,6 +245,23 @@ rf_status rf_db_writer_in_place(const rf_db *db, const char *writer_version, rf_
 ** what to do. Writers (rf_db_writer_new, rf_db_writer_in_place) call it;
 ** readers and `redfox exec` call it under the database's lock. */
 void rf_db_recover_subfolders(const char *dir, rf_diags *d);
+/* Where dir does not exist and a writer of it that is gone left it aside
+** (DIR.old.PID.N: killed between its commit's two renames where the system
+** has no exchange, the old state renamed aside, the new one not yet in
+** place): that folder renamed back to dir, with a note in d, and the
+** writer's new state (DIR.tmp.PID.N, complete but never put in place, so
+** never promised) removed. The old state is the committed one: the commit
+** had not ended. dir a symbolic link naming a missing folder: that folder
+** (a writer reaches the database through the link and renames the folder it
+** names). Waits for the folder's lock (a writer of another host
+** still at it ends first). RF_OK where dir exists or nothing is aside; an
+** error naming dir where it cannot put it back (no write permission: what
+** to do is said) or where two such folders are aside (which to keep is
+** not guessed). Readers (`run`, `tpch run`, `tpch bench`, rf_open) and
+** writers (rf_db_writer_new, `redfox exec`, `run --out`) call it before
+** they look at dir; the writers also remove the DIR.old.PID.N of gone
+** writers whose commits ended (the new state in place). */
+rf_status rf_db_restore_missing(const char *dir, rf_diags *d);
 int rf_db_writer_is_in_place(const rf_db_writer *w);
 /* The old rows' bytes that the tables continued copy on write with
 ** rf_db_writer_table_from (append 1) carried over so far: *linked in the

@@ -166,7 +166,11 @@ typedef struct rf_database rf_database;
 ** redfox database (a folder `redfox import` wrote: only the columns a
 ** program reads are read). NULL: the current folder ("": REDFOX_MISUSE).
 ** Nothing is read here beyond checking that the folder exists: each run
-** reads the files it needs, when it runs. On failure *db is still set (unless out of memory)
+** reads the files it needs, when it runs. Where path is missing because a
+** writer of the database was killed during its commit on a system without
+** an atomic exchange (docs/DATABASE.md, Writing), the database it left
+** aside is put back first, with a note (rf_database_diag). On failure *db
+** is still set (unless out of memory)
 ** and rf_errmsg(*db) says why; close it with rf_close. */
 REDFOX_API int rf_open(const char *path, rf_database **db);
 /* Frees db and every relation given to it (Arrow arrays moved in are

@@ -298,8 +298,11 @@ int rf_tool_exec(int argc, char **argv)
         int code = rf_compile_buffers_v2(src.names, src.texts, src.lens, src.n, NULL, &p);
         rc = rf_tool_finish_program(code, p, 1);
     }
-    /* a folder that is missing or not a database: rf_exec names it */
-    if (!rc && rf_open(db_dir, &db) == REDFOX_NOMEM) rc = rf_tool_finish_api(REDFOX_NOMEM, NULL, 0, NULL, 1);
+    /* a folder that is missing or not a database: rf_exec names it; a
+    ** database that a killed commit left aside, put back: its note */
+    int ocode = rc ? REDFOX_OK : rf_open(db_dir, &db);
+    if (ocode == REDFOX_NOMEM) rc = rf_tool_finish_api(REDFOX_NOMEM, NULL, 0, NULL, 1);
+    else if (!rc && !ocode && rf_database_diag_count(db)) rc = rf_tool_finish_database(REDFOX_OK, db, 1);
     /* --each: each commit but the last ends on a thread while the next
     ** transaction runs (async_commit); a transaction's outputs are printed
     ** once its commit ended: after the next one's rf_exec, which waits for

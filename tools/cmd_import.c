@@ -140,6 +140,12 @@ int rf_tool_import(int argc, char **argv)
     /* import reads text: a database given as --data was read as a folder of
     ** text files, whose error then said the folder had no manifest */
     if (rf_db_is_database(data)) {
+        rf_diags md; /* (a manifest that links to nothing: said as such) */
+        rf_diags_init(&md);
+        rf_status mst = rf_db_check_manifest(data, &md);
+        int mrc = mst ? rf_tool_finish(mst, &md) : 0;
+        rf_diags_free(&md);
+        if (mrc) return mrc;
         fprintf(stderr,
                 "redfox import: the data folder '%s' is a redfox database (it holds manifest.rfdb): import reads the "
                 "text files a program declares; run, tpch run and tpch bench read a database with --data\n",

@@ -187,6 +187,17 @@ static const char *format_ext(int fmt)
     return fmt == REDFOX_FORMAT_CSV ? "csv" : fmt == REDFOX_FORMAT_TBL ? "tbl" : "txt";
 }
 
+/* rf_db_check_manifest's error (printed where print), as an exit status. */
+static int check_manifest(const char *dir, int print)
+{
+    rf_diags d;
+    rf_diags_init(&d);
+    rf_status st = rf_db_check_manifest(dir, &d);
+    int rc = st ? print ? rf_tool_finish(st, &d) : RF_EXIT_USER : RF_EXIT_OK;
+    rf_diags_free(&d);
+    return rc;
+}
+
 /* Every output into DIR/NAME.EXT under the folder's lock: all written aside
 ** and synced, then all renamed, or none. */
 static int write_outputs(const rf_result *res, const char *outdir, int fmt)
@@ -196,6 +207,8 @@ static int write_outputs(const rf_result *res, const char *outdir, int fmt)
         fprintf(stderr, "redfox run: cannot create %s: %s\n", outdir, strerror(errno));
         return RF_EXIT_USER;
     }
+    int mrc = check_manifest(outdir, 1);
+    if (mrc) return mrc;
     if (stat(outdir, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
         fprintf(stderr, "redfox run: --out %s: not a folder\n", outdir);
         return RF_EXIT_USER;
@@ -276,6 +289,20 @@ static int write_outputs(const rf_result *res, const char *outdir, int fmt)
     return rc;
 }
 
+/* A database that a writer killed mid-commit left aside (DIR.old.PID.N,
+** where the system has no exchange) put back at dir before anything looks
+** at it (rf_db_restore_missing; its note printed where print): 0, or the
+** exit status of its error. */
+static int restore_missing(const char *dir, int print)
+{
+    rf_diags rd;
+    rf_diags_init(&rd);
+    rf_status st = rf_db_restore_missing(dir, &rd);
+    int rc = st || (print && rd.count) ? print ? rf_tool_finish(st, &rd) : RF_EXIT_USER : 0;
+    rf_diags_free(&rd);
+    return rc;
+}
+
 /* The data folder is needed only by a program that reads input files: then
 ** a missing one is an error naming the folder and the first input that
 ** reads it. 0 when it is there or not needed (*needed says which). */
@@ -286,6 +313,7 @@ static int check_data_folder(const rf_program *p, const char *data, int print, i
         if (rf_program_input_file(p, i)) first = i;
     struct stat sb;
     *needed = first >= 0;
+    if (first >= 0 && restore_missing(data, print)) return 1;
     if (first < 0 || (stat(data, &sb) == 0 && S_ISDIR(sb.st_mode))) return 0;
     int exists = stat(data, &sb) == 0;
     if (print)
@@ -528,12 +556,18 @@ int rf_tool_run(int argc, char **argv)
     if (trace) rf_trace_event(trace, "phase", "compile", c0, t_loaded, -1);
     int needed = 0;
     if (!rc && check_data_folder(p, data, rank == 0, &needed)) rc = RF_EXIT_USER;
+    /* --out naming a database a killed commit left aside: put back, not
+    ** created anew as a folder of text files beside it */
+    if (!rc && outdir) rc = restore_missing(outdir, rank == 0);
     /* --out naming a file fails now, not after a run whose outputs it would lose */
     struct stat ob;
     if (!rc && outdir && stat(outdir, &ob) == 0 && !S_ISDIR(ob.st_mode)) {
         if (rank == 0) fprintf(stderr, "redfox run: --out %s: not a folder\n", outdir);
         rc = RF_EXIT_USER;
     }
+    /* a folder whose manifest.rfdb links to nothing: a broken database,
+    ** not a folder to write the outputs into (write_outputs asks again) */
+    if (!rc && outdir && rf_db_is_database(outdir)) rc = check_manifest(outdir, rank == 0);
     if (!rc && (rc = refuse_output_over_input(p, progs, nprogs, needed ? data : NULL, outdir, fmt, trace_path,
                                               rank == 0)) != 0 && trace) {
         rf_trace_free(trace); /* not written either: it would replace an input */

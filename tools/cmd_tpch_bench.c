@@ -568,6 +568,8 @@ int rf_tool_tpch_bench(int argc, char **argv)
         }
         for (int q = 1; q <= NQUERIES; q++) bs[q].duckdb_ms = ms[q];
     }
+    int mrc = rf_tpch_restore_missing(data);
+    if (mrc) return mrc;
     struct stat sb;
     if (stat(data, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
         fprintf(stderr, "redfox tpch bench: the data folder '%s' %s\n", data,

@@ -147,9 +147,21 @@ int rf_tool_tpch_gen(int argc, char **argv)
     /* text .tbl files in a database's folder are never read: a folder with
     ** a manifest is read as the database (docs/DATABASE.md), so a run of the
     ** new scale factor would read the old one's tables, silently */
+    /* (lstat, as rf_db_is_database: this tool does not link db/) */
     char *manifest = rf_sprintf("%s/manifest.rfdb", out); /* (rf_db.h's RF_DB_MANIFEST) */
     struct stat msb;
-    int is_db = manifest && stat(manifest, &msb) == 0;
+    int is_db = manifest && lstat(manifest, &msb) == 0;
+    if (is_db && S_ISLNK(msb.st_mode) && stat(manifest, &msb) != 0) {
+        /* a manifest that links to nothing: a broken database, neither
+        ** replaced nor written into (rf_db_check_manifest says the same) */
+        fprintf(stderr,
+                "%s: error: a symbolic link whose target cannot be reached (%s): the folder is a redfox database "
+                "without its manifest, which is neither read nor replaced nor written into (put back the file the "
+                "link names, or remove the link)\n",
+                manifest, strerror(errno));
+        free(manifest);
+        return RF_EXIT_USER;
+    }
     free(manifest);
     if (strcmp(format, "db") && is_db) {
         fprintf(stderr,

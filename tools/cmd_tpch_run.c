@@ -489,6 +489,9 @@ static int tpch_run_ranks(run_opts *pro, rf_rt_options *prt, rf_world *world, co
         ro.run.threads = t > 1 ? t : 1;
         rt.threads = ro.run.threads;
     }
+    int mrc = rf_tpch_restore_missing(data);
+    if (!mrc && outdir) mrc = rf_tpch_restore_missing(outdir);
+    if (mrc) return mrc;
     struct stat sb;
     if (stat(data, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
         fprintf(stderr, "redfox tpch run: the data folder '%s' %s\n", data,
@@ -503,6 +506,14 @@ static int tpch_run_ranks(run_opts *pro, rf_rt_options *prt, rf_world *world, co
     if (outdir && mkdir(outdir, 0777) != 0 && errno != EEXIST) {
         fprintf(stderr, "redfox tpch run: cannot create %s: %s\n", outdir, strerror(errno));
         return RF_EXIT_USER;
+    }
+    if (outdir) { /* a folder whose manifest.rfdb links to nothing: a broken database, not one to write into */
+        rf_diags md;
+        rf_diags_init(&md);
+        rf_status mst = rf_db_check_manifest(outdir, &md);
+        mrc = mst ? rf_tool_finish(mst, &md) : 0;
+        rf_diags_free(&md);
+        if (mrc) return mrc;
     }
     rf_file_out files[NQUERIES + 1];
     for (int q = 0; q <= NQUERIES; q++) rf_file_out_init(&files[q]);

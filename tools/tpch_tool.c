@@ -228,6 +228,16 @@ void rf_tpch_print_notes(const rf_program *p, const rf_database *db, int *noted)
     rf_diags_free(&keep);
 }
 
+int rf_tpch_restore_missing(const char *dir)
+{
+    rf_diags d;
+    rf_diags_init(&d);
+    rf_status st = rf_db_restore_missing(dir, &d);
+    int rc = st || d.count ? rf_tool_finish(st, &d) : 0;
+    rf_diags_free(&d);
+    return rc;
+}
+
 int rf_tpch_lock_data(const char *data, int *fd)
 {
     *fd = -1;

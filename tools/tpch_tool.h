@@ -38,6 +38,11 @@ rf_status rf_tpch_compile_query(int q, rf_arena *arena, rf_fe_program **fe, rf_h
 ** not meet (the error is printed). */
 int rf_tpch_prepare_gpu(const int want[RF_TPCH_NQUERIES + 1], const rf_rt_options *rt, int64_t runs, int verbose,
                         rf_world *world);
+/* A database that a writer killed mid-commit left aside (DIR.old.PID.N,
+** where the system has no exchange) put back at dir before anything looks
+** at it (rf_db_restore_missing), its note printed: 0, or the exit status
+** of its error (printed). */
+int rf_tpch_restore_missing(const char *dir);
 /* data's folder's shared lock, held in *fd until rf_file_unlock (or the
 ** process's end), as `redfox run` holds it: a writer replacing a database
 ** (import, tpch gen --format db, exec's commit) waits for the queries, which

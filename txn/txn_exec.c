@@ -913,8 +913,10 @@ static rf_status exec_once(const rf_txn_sources *src, const rf_fe_program *fe, c
     ** the link stays and names the new state) */
     char *real = NULL;
     struct stat lst;
+    /* a database a killed commit left aside (no exchange): put back first */
+    st = rf_db_restore_missing(db_dir, d);
     if (lstat(db_dir, &lst) == 0 && S_ISLNK(lst.st_mode) && (real = realpath(db_dir, NULL))) db_dir = real;
-    if (!rf_db_is_database(db_dir)) {
+    if (!st && !rf_db_is_database(db_dir)) {
         rf_error(d, rf_mkloc(db_dir, 0, 0), "not a redfox database (no %s): create it with `redfox import`", RF_DB_MANIFEST);
         st = RF_EUSER;
     }
