@@ -119,7 +119,9 @@ static rf_status dict_reserve(gstr *s, int64_t ncodes, uint64_t nbytes)
 
 /* One batch of a copy, codes [c0, c1), in two passes over slices of the
 ** codes, a thread each: the first notes each code's end (its length added
-** to its slice's), which become absolute once the slices' sums are known;
+** to its slice's: rf_rt_dict_ends reads the lengths the code table keeps, 4
+** bytes a code, not the strings), which become absolute once the slices'
+** sums are known;
 ** the second runs inside the copy (h2d_fill): each piece of the batch's
 ** bytes is made straight where the copy takes it from (the real device's
 ** pinned staging buffer), the codes it covers found by their ends, so that
@@ -154,18 +156,12 @@ static void dsync_task(void *arg, int t)
         for (int64_t c = a; c < b; c++) ds->offs[c - ds->c0] += ds->add[t];
         return;
     }
-    uint64_t n = 0;
-    for (int64_t c = a; c < b; c++) {
-        int64_t len = 0;
-        rf_rt_dict_str(ds->dict, (uint32_t)c, &len);
-        n += (uint64_t)len;
-        ds->offs[c - ds->c0] = n;
-    }
-    ds->len[t] = n;
+    ds->len[t] = rf_rt_dict_ends(ds->dict, a, b, 0, ds->offs + (a - ds->c0));
 }
 
 /* h2d_fill's source: bytes [begin, end) of the batch, from the strings of
-** the codes they cover (the first found by binary search on the ends). */
+** the codes they cover (the first found by binary search on the ends),
+** gathered a segment of the code table at a time (rf_rt_dict_gather). */
 static void dsync_fill(void *ctx, uint64_t begin, uint64_t end, char *out)
 {
     const dsync *ds = ctx;
@@ -178,16 +174,8 @@ static void dsync_fill(void *ctx, uint64_t begin, uint64_t end, char *out)
         else
             lo = mid + 1;
     }
-    for (int64_t i = lo; i < n && begin < end; i++) {
-        uint64_t s0 = i ? ds->offs[i - 1] - ds->base : 0, s1 = ds->offs[i] - ds->base;
-        if (s1 == s0) continue;
-        int64_t len = 0;
-        const char *p = rf_rt_dict_str(ds->dict, (uint32_t)(ds->c0 + i), &len);
-        uint64_t from = begin - s0, to = (s1 < end ? s1 : end) - s0;
-        memcpy(out, p + from, (size_t)(to - from));
-        out += to - from;
-        begin = s0 + to;
-    }
+    uint64_t s0 = lo ? ds->offs[lo - 1] - ds->base : 0;
+    if (lo < n) rf_rt_dict_gather(ds->dict, ds->c0 + lo, ds->c1, begin - s0, out, end - begin);
 }
 
 #define BATCH_CODES (INT64_C(1) << 23)
@@ -208,7 +196,8 @@ rf_status rf_gpu_dict_sync(gstr *s, int64_t need)
     if (cnt <= dd->n && dd->off.p) return RF_OK;
     int Tmax = s->threads < 1 ? 1 : s->threads > 64 ? 64 : s->threads;
     int64_t batch = s->batch_codes > 0 ? s->batch_codes : BATCH_CODES;
-    uint64_t *offs = rf_malloc((size_t)batch * 8);
+    if (batch > cnt - dd->n) batch = cnt - dd->n; /* (an extension: room for its codes only) */
+    uint64_t *offs = rf_malloc((size_t)batch * 8 + 8);
     rf_status st = offs ? RF_OK : RF_ENOMEM;
     if (!st && dd->n == 0) {
         /* (room for the codes there are: later batches rarely move it) */
