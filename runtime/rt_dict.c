@@ -167,7 +167,10 @@ static inline const char **entry_at(const rf_rt_dict *d, uint32_t code)
 }
 
 /* Segment k's lengths, after its pointers. */
-static inline uint32_t *seg_lens(const char **seg, int k) { return (uint32_t *)(seg + ((size_t)1 << (k + SEG_BASE_BITS))); }
+static inline uint32_t *seg_lens(const char **seg, int k)
+{
+    return (uint32_t *)(seg + ((size_t)1 << (k + SEG_BASE_BITS)));
+}
 
 /* Code c's entry: p (the bytes, after the stored length) and its length n. */
 static inline void set_entry(rf_rt_dict *d, uint32_t c, const char *p, uint32_t n)
@@ -457,7 +460,8 @@ uint64_t rf_rt_dict_ends(const rf_rt_dict *d, int64_t c0, int64_t c1, uint64_t a
         int k;
         uint64_t idx;
         seg_pos((uint32_t)c, &k, &idx);
-        const uint32_t *lens = seg_lens(atomic_load_explicit(&((rf_rt_dict *)d)->seg[k], memory_order_acquire), k) + idx;
+        const char **base = atomic_load_explicit(&((rf_rt_dict *)d)->seg[k], memory_order_acquire);
+        const uint32_t *lens = seg_lens(base, k) + idx;
         int64_t room = ((int64_t)1 << (k + SEG_BASE_BITS)) - (int64_t)idx, m = c1 - c < room ? c1 - c : room;
         uint64_t *e = ends + (c - c0);
         for (int64_t i = 0; i < m; i++) {

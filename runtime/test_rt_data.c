@@ -358,9 +358,10 @@ static void test_dict_ranges(void)
     int64_t n = 9000;
     uint32_t code;
     for (int64_t i = 0; i < n; i++) {
-        char t[80];
-        int l = i % 7 == 3 || i % 1024 == 0 ? 0 : snprintf(t, sizeof t, "s%lld-%.*s", (long long)i, (int)(i % 50), "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz");
-        if (l == 0) snprintf(t, sizeof t, "%s", ""); /* empty strings intern once: the rest repeat code 0's */
+        char t[80] = "";
+        /* (empty strings intern once: the later ones repeat its code) */
+        static const char az[] = "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz";
+        int l = i % 7 == 3 || i % 1024 == 0 ? 0 : snprintf(t, sizeof t, "s%lld-%.*s", (long long)i, (int)(i % 50), az);
         CHECK(rf_rt_dict_intern(d, t, l, &code) == RF_OK);
     }
     /* and a bulk intern's (its own path to the code table), repeats among them */
@@ -371,7 +372,8 @@ static void test_dict_ranges(void)
         int64_t at = 0;
         for (int64_t i = 0; i < nb; i++) {
             boff[i] = at;
-            at += i % 11 == 4 ? 0 : snprintf(bb + at, 40, "bulk-%lld.%.*s", (long long)(i % 4999), (int)(i % 13), "xyzxyzxyzxyzx");
+            if (i % 11 != 4)
+                at += snprintf(bb + at, 40, "bulk-%lld.%.*s", (long long)(i % 4999), (int)(i % 13), "xyzxyzxyzxyzx");
         }
         boff[nb] = at;
         CHECK(rf_rt_dict_intern_many(d, boff, bb, nb, bc, 3) == RF_OK);
@@ -395,7 +397,8 @@ static void test_dict_ranges(void)
         const char *p = rf_rt_dict_str(d, (uint32_t)c, &len);
         memcpy(all + ref[c], p, (size_t)len);
     }
-    static const int64_t cuts[][2] = {{0, 0}, {0, 1}, {0, 1024}, {1000, 1100}, {1023, 3073}, {0, -1}, {5000, -1}, {7167, 7169}, {7000, -1}, {3000, 11000}};
+    static const int64_t cuts[][2] = {{0, 0},  {0, 1},      {0, 1024},    {1000, 1100}, {1023, 3073},
+                                      {0, -1}, {5000, -1}, {7167, 7169}, {7000, -1},   {3000, 11000}};
     for (size_t k = 0; k < sizeof cuts / sizeof cuts[0]; k++) {
         int64_t c0 = cuts[k][0], c1 = cuts[k][1] < 0 || cuts[k][1] > cnt ? cnt : cuts[k][1];
         uint64_t total = rf_rt_dict_ends(d, c0, c1, 77, ends);

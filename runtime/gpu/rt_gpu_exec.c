@@ -137,17 +137,18 @@ static int needs_dict(const gx *x, int rowstr_only)
 
 /* Is the dictionary copied with the inputs? Where a kernel reads strings
 ** per row (any code), or where most codes the device copy lacks are this
-** run's own. Not where most are strings earlier runs in the process
-** interned (another query's tables, in a cache's dictionary): the islands,
-** which read the codes their columns hold, then copy those when they run
-** (rf_gpu_str_island: a window of them where that is less). TPC-H q13 after
-** q10 in one process, SF 0.01: its LIKE reads 2 codes; up front, the copy
-** moved q10's 6,030 strings (244,906 bytes) for them. */
+** run's own, or few. Not where most are strings earlier runs in the
+** process interned (another query's tables, in a cache's dictionary), at
+** least RF_GPU_DICT_WINDOW_MIN of them: the islands, which read the codes
+** their columns hold, then copy those when they run (rf_gpu_str_island: a
+** window of them where that is less). TPC-H q13 after q10 in one process,
+** SF 0.2: its LIKE reads 2 codes; up front, the copy moved q10's 120,000
+** customer strings for them. */
 static int dict_up_front(const gx *x)
 {
     int64_t have = x->str.dd.off.p ? x->str.dd.n : 0, n0 = x->str.codes0, n = rf_rt_dict_count(x->dict);
     if (needs_dict(x, 1)) return 1;
-    return n0 - have <= n - n0;
+    return n0 - have <= n - n0 || n0 - have < RF_GPU_DICT_WINDOW_MIN;
 }
 
 int rf_rt_gpu_available(char *why, size_t n)

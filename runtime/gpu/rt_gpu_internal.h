@@ -263,6 +263,12 @@ typedef struct gstr {
     uint64_t idle_dd; /* until a kernel of the run asks for it (rt_gpu_cache.c) */
 } gstr;
 
+/* Codes the dictionary's device copy would take that no kernel reads,
+** below which they are copied anyway (up front, or growing the copy for an
+** island) rather than left out (a window, rt_gpu_str.c): a few MB at most,
+** and they stay on the device for the runs after. */
+#define RF_GPU_DICT_WINDOW_MIN (INT64_C(1) << 16)
+
 /* Makes the device copy hold codes 0..need-1 (need 0: every code the
 ** dictionary has now), copying only the codes it lacks: a copy kept from
 ** earlier runs (rt_gpu_cache.c) grows by the codes interned since. */

@@ -299,9 +299,10 @@ static void window_fill(void *ctx, uint64_t begin, uint64_t end, char *out)
 ** present alone, in fresh buffers (*wo, *wb: the caller releases them once
 ** the kernels are done). The window's offsets count from its own bytes and
 ** *off is where an array of them indexed by code would start, so kernels
-** read it as they read the whole copy. (TPC-H q13 after q10 in one process:
-** its LIKE reads 2 codes above q10's 6,030 strings, which growing the copy
-** would move; q20's reads 2 codes 6,000 apart.) */
+** read it as they read the whole copy. (TPC-H q13 after q10 in one process,
+** SF 0.2: its LIKE reads 2 codes above q10's 120,000 strings, which growing
+** the copy would move.) Fewer than RF_GPU_DICT_WINDOW_MIN codes besides its
+** own: the copy grows (it stays for later kernels and runs). */
 static rf_status dict_span(gstr *s, int64_t lo, int64_t hi, gptr bm, gptr *off, gptr *bytes, gbuf *wo, gbuf *wb)
 {
     gdict *dd = &s->dd;
@@ -317,8 +318,9 @@ static rf_status dict_span(gstr *s, int64_t lo, int64_t hi, gptr bm, gptr *off, 
         st = present ? s->g->ops->d2h(s->g, present, bm, (uint64_t)span) : RF_ENOMEM;
         for (int64_t i = 0; i < span && !st; i++) np += present[i] != 0;
     }
-    /* grow the copy: all there, a window too big, or half of what it adds read here */
-    if (!present || st || hi + 1 - have <= 2 * np) {
+    /* grow the copy: all there, a window too big, half of what it adds read
+    ** here, or what it adds besides few */
+    if (!present || st || hi + 1 - have <= 2 * np || hi + 1 - have - np < RF_GPU_DICT_WINDOW_MIN) {
         free(present);
         if (st) return st;
         st = rf_gpu_dict_sync(s, hi + 1);
