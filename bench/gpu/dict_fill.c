@@ -11,7 +11,7 @@
 **            as the real device's pinned staging buffers are), the bytes
 **            per second over the strings' bytes plus the u64 offsets, and
 **            the CPU time of all threads (steadier on a shared machine);
-**            the best of DICT_FILL_REPS syncs (default 4, the first not
+**            the best of REPS syncs (-r, default 4; the first not
 **            counted);
 **   memcpy   one plain copy of as many bytes between two touched buffers
 **            with the same threads: what a fill that only moves bytes
@@ -20,7 +20,7 @@
 ** buffers would get them, with the same threads, so sync's rate is the
 ** host's fill rate, the bound on the real copy where PCIe is faster.
 **
-** usage: dict_fill DB TABLE COLUMN [THREADS...]   (threads default: 1 2)
+** usage: dict_fill [-r REPS] DB TABLE COLUMN [THREADS...]   (threads: 1 2)
 ** e.g.   dict_fill /tmp/sf1db orders.tbl 8 1 2
 */
 #include "rf_rt_data.h"
@@ -54,7 +54,7 @@ static void mc_part(void *ctx, int64_t b, int64_t e, int w)
     memcpy(m->dst + b, m->src + b, (size_t)(e - b));
 }
 
-static int bench(const rf_db *db, const rf_db_table *t, int32_t c, int threads)
+static int bench(const rf_db *db, const rf_db_table *t, int32_t c, int threads, int reps)
 {
     rf_diags d;
     rf_diags_init(&d);
@@ -84,7 +84,6 @@ static int bench(const rf_db *db, const rf_db_table *t, int32_t c, int threads)
     s.threads = threads;
     double best = 1e30, cbest = 1e30;
     uint64_t bytes = 0;
-    int reps = getenv("DICT_FILL_REPS") ? atoi(getenv("DICT_FILL_REPS")) : 4;
     for (int rep = 0; rep < reps; rep++) {
         rf_gpu_dict_free(&s);
         s.copied = 0;
@@ -130,8 +129,14 @@ static int bench(const rf_db *db, const rf_db_table *t, int32_t c, int threads)
 
 int main(int argc, char **argv)
 {
-    if (argc < 4) {
-        fprintf(stderr, "usage: dict_fill DB TABLE COLUMN [THREADS...]\n");
+    int reps = 4;
+    if (argc > 2 && !strcmp(argv[1], "-r")) {
+        reps = atoi(argv[2]);
+        argc -= 2;
+        argv += 2;
+    }
+    if (argc < 4 || reps < 2) {
+        fprintf(stderr, "usage: dict_fill [-r REPS (2 or more)] DB TABLE COLUMN [THREADS...]\n");
         return 2;
     }
     rf_diags d;
@@ -148,8 +153,8 @@ int main(int argc, char **argv)
         return 2;
     }
     int bad = 0;
-    if (argc == 4) bad |= bench(db, t, c, 1) || bench(db, t, c, 2);
-    for (int i = 4; i < argc && !bad; i++) bad |= bench(db, t, c, atoi(argv[i]));
+    if (argc == 4) bad |= bench(db, t, c, 1, reps) || bench(db, t, c, 2, reps);
+    for (int i = 4; i < argc && !bad; i++) bad |= bench(db, t, c, atoi(argv[i]), reps);
     rf_db_close(db);
     rf_diags_free(&d);
     return bad;
