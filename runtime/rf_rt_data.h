@@ -33,6 +33,12 @@ rf_status rf_rt_dict_intern(rf_rt_dict *d, const char *s, int64_t len, uint32_t 
 /* The bytes of a code; safe while other threads intern (storage never moves). */
 const char *rf_rt_dict_str(const rf_rt_dict *d, uint32_t code, int64_t *len);
 int64_t rf_rt_dict_count(const rf_rt_dict *d);
+/* The running ends of codes [c0, c1) (codes a caller was given): ends[i] =
+** at + the lengths of codes c0 .. c0 + i; returns ends' last (at if none). */
+uint64_t rf_rt_dict_ends(const rf_rt_dict *d, int64_t c0, int64_t c1, uint64_t at, uint64_t *ends);
+/* n bytes of the strings of codes c, c + 1, ... (below c1; codes a caller
+** was given) one after another, from byte skip of code c's, at out. */
+void rf_rt_dict_gather(const rf_rt_dict *d, int64_t c, int64_t c1, uint64_t skip, char *out, uint64_t n);
 /* A new dictionary holding d's strings under the same codes (NULL: out of
 ** memory), for a result that outlives d's owner's next changes. */
 rf_rt_dict *rf_rt_dict_copy(const rf_rt_dict *d);

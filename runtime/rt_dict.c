@@ -19,7 +19,10 @@
 ** the bytes live in arena chunks that never move either, so rf_rt_dict_str
 ** and rf_rt_dict_cmp read without locks while other threads intern. Each
 ** stored string is a 4-byte length, the bytes and a NUL; an entry is a
-** pointer to the bytes.
+** pointer to the bytes. A segment holds its entries' lengths too, after
+** its pointers (4 bytes a code more), so that the running ends of a range
+** of codes (rf_rt_dict_ends: the GPU dictionary copy's offsets) read 4
+** bytes a code, not every string's line of the arena.
 */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -148,7 +151,7 @@ static int ensure_seg(rf_rt_dict *d, int k)
     pthread_mutex_lock(&d->segmu);
     const char **s = atomic_load_explicit(&d->seg[k], memory_order_relaxed);
     if (!s) {
-        s = rf_rt_alloc_big(sizeof *s << (k + SEG_BASE_BITS));
+        s = rf_rt_alloc_big((sizeof *s + sizeof(uint32_t)) << (k + SEG_BASE_BITS));
         if (s) atomic_store_explicit(&d->seg[k], s, memory_order_release);
     }
     pthread_mutex_unlock(&d->segmu);
@@ -161,6 +164,23 @@ static inline const char **entry_at(const rf_rt_dict *d, uint32_t code)
     uint64_t idx;
     seg_pos(code, &k, &idx);
     return atomic_load_explicit(&((rf_rt_dict *)d)->seg[k], memory_order_acquire) + idx;
+}
+
+/* Segment k's lengths, after its pointers. */
+static inline uint32_t *seg_lens(const char **seg, int k)
+{
+    return (uint32_t *)(seg + ((size_t)1 << (k + SEG_BASE_BITS)));
+}
+
+/* Code c's entry: p (the bytes, after the stored length) and its length n. */
+static inline void set_entry(rf_rt_dict *d, uint32_t c, const char *p, uint32_t n)
+{
+    int k;
+    uint64_t idx;
+    seg_pos(c, &k, &idx);
+    const char **seg = atomic_load_explicit(&d->seg[k], memory_order_acquire);
+    seg[idx] = p;
+    seg_lens(seg, k)[idx] = n;
 }
 
 static inline int64_t stored_len(const char *p)
@@ -366,7 +386,7 @@ static rf_status add_locked(rf_rt_dict *d, stripe *st, uint32_t h, const char *s
         atomic_store(&d->broken, 1);
         return RF_ENOMEM;
     }
-    *entry_at(d, (uint32_t)c) = p;
+    set_entry(d, (uint32_t)c, p, (uint32_t)len);
     uint64_t i = empty_slot(st, h);
     st->tab[i].code = (uint32_t)c;
     st->tab[i].h = h;
@@ -431,6 +451,52 @@ const char *rf_rt_dict_str(const rf_rt_dict *d, uint32_t code, int64_t *len)
     const char *p = *entry_at(d, code);
     *len = stored_len(p);
     return p;
+}
+
+uint64_t rf_rt_dict_ends(const rf_rt_dict *d, int64_t c0, int64_t c1, uint64_t at, uint64_t *ends)
+{
+    /* segment by segment: one lookup of the segment per run of its entries */
+    for (int64_t c = c0; c < c1;) {
+        int k;
+        uint64_t idx;
+        seg_pos((uint32_t)c, &k, &idx);
+        const char **base = atomic_load_explicit(&((rf_rt_dict *)d)->seg[k], memory_order_acquire);
+        const uint32_t *lens = seg_lens(base, k) + idx;
+        int64_t room = ((int64_t)1 << (k + SEG_BASE_BITS)) - (int64_t)idx, m = c1 - c < room ? c1 - c : room;
+        uint64_t *e = ends + (c - c0);
+        for (int64_t i = 0; i < m; i++) {
+            at += lens[i];
+            e[i] = at;
+        }
+        c += m;
+    }
+    return at;
+}
+
+void rf_rt_dict_gather(const rf_rt_dict *d, int64_t c, int64_t c1, uint64_t skip, char *out, uint64_t n)
+{
+    while (n > 0 && c < c1) {
+        int k;
+        uint64_t idx;
+        seg_pos((uint32_t)c, &k, &idx);
+        const char **base = atomic_load_explicit(&((rf_rt_dict *)d)->seg[k], memory_order_acquire);
+        const char *const *seg = base + idx;
+        const uint32_t *lens = seg_lens(base, k) + idx;
+        int64_t room = ((int64_t)1 << (k + SEG_BASE_BITS)) - (int64_t)idx, m = c1 - c < room ? c1 - c : room, i = 0;
+        for (; i < m && n > 0; i++) {
+            uint64_t len = lens[i];
+            if (skip >= len) { /* (an empty string, or one the range starts after) */
+                skip -= len;
+                continue;
+            }
+            uint64_t w = len - skip < n ? len - skip : n;
+            memcpy(out, seg[i] + skip, (size_t)w);
+            out += w;
+            n -= w;
+            skip = 0;
+        }
+        c += i;
+    }
 }
 
 int64_t rf_rt_dict_count(const rf_rt_dict *d) { return atomic_load(&((rf_rt_dict *)d)->count); }
@@ -626,7 +692,7 @@ static void walk(bulk *b, int t, int mode)
         memcpy(p, &n, 4);
         memcpy(p + 4, b->src.bytes + off[i], n);
         p[4 + n] = 0;
-        *entry_at(b->d, (uint32_t)c) = p + 4;
+        set_entry(b->d, (uint32_t)c, p + 4, n);
         p += n + 5;
         b->res[q] = (uint32_t)c++;
     }

@@ -348,6 +348,82 @@ static void *conc_main(void *p)
 ** 20,000 bytes was written 3.6 KB past a 16 KiB chunk, and loading such a
 ** text field aborted in malloc). A dict of its own, so every stripe starts
 ** with its smallest chunk; freeing it walks the heap the writes would break. */
+/* rf_rt_dict_ends and rf_rt_dict_gather against rf_rt_dict_str, one code at
+** a time: ranges that cross the code table's segments (1024, 2048, 4096
+** ... entries), start and end inside strings, skip over empty strings,
+** and stop short of their last code. */
+static void test_dict_ranges(void)
+{
+    rf_rt_dict *d = rf_rt_dict_new();
+    int64_t n = 9000;
+    uint32_t code;
+    for (int64_t i = 0; i < n; i++) {
+        char t[80] = "";
+        /* (empty strings intern once: the later ones repeat its code) */
+        static const char az[] = "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz";
+        int l = i % 7 == 3 || i % 1024 == 0 ? 0 : snprintf(t, sizeof t, "s%lld-%.*s", (long long)i, (int)(i % 50), az);
+        CHECK(rf_rt_dict_intern(d, t, l, &code) == RF_OK);
+    }
+    /* and a bulk intern's (its own path to the code table), repeats among them */
+    {
+        int64_t nb = 6000, *boff = malloc((size_t)(nb + 1) * sizeof *boff);
+        char *bb = malloc((size_t)nb * 40);
+        uint32_t *bc = malloc((size_t)nb * sizeof *bc);
+        int64_t at = 0;
+        for (int64_t i = 0; i < nb; i++) {
+            boff[i] = at;
+            if (i % 11 != 4)
+                at += snprintf(bb + at, 40, "bulk-%lld.%.*s", (long long)(i % 4999), (int)(i % 13), "xyzxyzxyzxyzx");
+        }
+        boff[nb] = at;
+        CHECK(rf_rt_dict_intern_many(d, boff, bb, nb, bc, 3) == RF_OK);
+        free(boff);
+        free(bb);
+        free(bc);
+    }
+    int64_t cnt = rf_rt_dict_count(d);
+    uint64_t *ref = malloc((size_t)(cnt + 1) * 8), *ends = malloc((size_t)(cnt + 1) * 8);
+    char *all = NULL, *got = NULL;
+    ref[0] = 0;
+    for (int64_t c = 0; c < cnt; c++) {
+        int64_t len = 0;
+        rf_rt_dict_str(d, (uint32_t)c, &len);
+        ref[c + 1] = ref[c] + (uint64_t)len;
+    }
+    all = malloc((size_t)ref[cnt] + 1);
+    got = malloc((size_t)ref[cnt] + 1);
+    for (int64_t c = 0; c < cnt; c++) {
+        int64_t len = 0;
+        const char *p = rf_rt_dict_str(d, (uint32_t)c, &len);
+        memcpy(all + ref[c], p, (size_t)len);
+    }
+    static const int64_t cuts[][2] = {{0, 0},  {0, 1},      {0, 1024},    {1000, 1100}, {1023, 3073},
+                                      {0, -1}, {5000, -1}, {7167, 7169}, {7000, -1},   {3000, 11000}};
+    for (size_t k = 0; k < sizeof cuts / sizeof cuts[0]; k++) {
+        int64_t c0 = cuts[k][0], c1 = cuts[k][1] < 0 || cuts[k][1] > cnt ? cnt : cuts[k][1];
+        uint64_t total = rf_rt_dict_ends(d, c0, c1, 77, ends);
+        int ok = total == 77 + ref[c1] - ref[c0];
+        for (int64_t c = c0; ok && c < c1; c++) ok = ends[c - c0] == 77 + ref[c + 1] - ref[c0];
+        CHECK(ok);
+        /* every byte range of the codes' strings, from some starts */
+        uint64_t nb = ref[c1] - ref[c0];
+        for (uint64_t b = 0; b < nb; b += nb / 5 + 1)
+            for (uint64_t e = b; e <= nb; e += (nb - b) / 3 + 1) {
+                /* the first code that ends after b, as rt_gpu_str.c's fill finds it */
+                int64_t c = c0;
+                while (c < c1 && ref[c + 1] - ref[c0] <= b) c++;
+                memset(got, '#', (size_t)nb + 1);
+                if (c < c1) rf_rt_dict_gather(d, c, c1, b - (ref[c] - ref[c0]), got, e - b);
+                CHECK(memcmp(got, all + ref[c0] + b, (size_t)(e - b)) == 0 && got[e - b] == '#');
+            }
+    }
+    free(ref);
+    free(ends);
+    free(all);
+    free(got);
+    rf_rt_dict_free(d);
+}
+
 static void test_dict_medium(void)
 {
     rf_rt_dict *d = rf_rt_dict_new();
@@ -1532,6 +1608,7 @@ int main(int argc, char **argv)
         if (all || strcmp(what, "dict") == 0) {
             test_dict_basic();
             test_dict_medium();
+            test_dict_ranges();
             test_dict_concurrent();
             test_dict_bulk();
         }
