@@ -48,8 +48,6 @@ typedef struct rf_rt_env {
     const rf_hir_program *p;
     const rf_rt_options *o;
     rf_rt_dict *dict;    /* the run's strings (the driver owns it) */
-    int64_t dict_codes0; /* the codes dict held when the run began (earlier runs' strings,
-                            where the run keeps a cache): the rest are this run's */
     rf_cpu_pool *pool;   /* host threads (the driver owns them) */
     int threads;         /* their number */
     rf_rt_result *res;   /* the result being made: a device adds its own figures */

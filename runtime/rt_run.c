@@ -634,7 +634,6 @@ rf_status rf_rt_run_on(const rf_rt_device_ops *dv, const rf_hir_program *p, cons
     if (res) res->host_gpu_found = -1; /* set where the driver looks for the GPU (run, below) */
     env.res = res;
     env.dict = o->cache ? rf_rt_cache_dict(o->cache) : rf_rt_dict_new();
-    env.dict_codes0 = env.dict ? rf_rt_dict_count(env.dict) : 0;
     /* a device keeps its copies of the inputs in the cache (a rank's, of
     ** its share: the stamps name the share's rows, rt_inputs.c) */
     env.devcache = rf_rt_cache_device(o->cache);

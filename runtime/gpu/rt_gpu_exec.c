@@ -115,12 +115,11 @@ static rf_status gpu_load(void *dev, int32_t var, rf_rt_rel *r, int borrowed, co
 }
 
 /* Does a kernel read string bytes on the device (device islands, string
-** sort keys, min/max of strings; rowstr_only: string work per row, which
-** reads any code)? Then the dictionary is copied up front (dict_up_front).
+** sort keys, min/max of strings)? Then the dictionary is copied up front.
 ** Not for string sort keys and min/max alone: their ranks are made on the
 ** host for few rows (rt_gpu_str.c), and for many the dictionary is copied
 ** when they first need it (the run's time, not the load's). */
-static int needs_dict(const gx *x, int rowstr_only)
+static int needs_dict(const gx *x)
 {
     const rf_hir_program *p = x->p;
     for (int32_t b = 0; b < p->nblocks; b++)
@@ -128,27 +127,11 @@ static int needs_dict(const gx *x, int rowstr_only)
             const rf_hir_kernel *k = p->blocks[b]->kernels[j];
             if (k->id >= 0 && k->id < x->nkernels) {
                 if (x->plans[k->id].nrowstr > 0) return 1;
-                for (int32_t i = 0; i < x->plans[k->id].nisland && !rowstr_only; i++)
+                for (int32_t i = 0; i < x->plans[k->id].nisland; i++)
                     if (x->plans[k->id].islands[i].dev) return 1;
             }
         }
     return 0;
-}
-
-/* Is the dictionary copied with the inputs? Where a kernel reads strings
-** per row (any code), or where most codes the device copy lacks are this
-** run's own, or few. Not where most are strings earlier runs in the
-** process interned (another query's tables, in a cache's dictionary), at
-** least RF_GPU_DICT_WINDOW_MIN of them: the islands, which read the codes
-** their columns hold, then copy those when they run (rf_gpu_str_island: a
-** window of them where that is less). TPC-H q13 after q10 in one process,
-** SF 0.2: its LIKE reads 2 codes; up front, the copy moved q10's 120,000
-** customer strings for them. */
-static int dict_up_front(const gx *x)
-{
-    int64_t have = x->str.dd.off.p ? x->str.dd.n : 0, n0 = x->str.codes0, n = rf_rt_dict_count(x->dict);
-    if (needs_dict(x, 1)) return 1;
-    return n0 - have <= n - n0 || n0 - have < RF_GPU_DICT_WINDOW_MIN;
 }
 
 int rf_rt_gpu_available(char *why, size_t n)
@@ -384,7 +367,6 @@ static rf_status gpu_open(const rf_rt_env *env, void **dev)
     x->str.pool = x->pool;
     x->str.dict = x->dict;
     x->str.threads = x->threads;
-    x->str.codes0 = env->dict_codes0;
     if (!st && p->nblocks == 1) {
         x->last_reader = rf_calloc((size_t)p->nvars + 1, sizeof *x->last_reader);
         if (!x->last_reader) st = RF_ENOMEM;
@@ -432,7 +414,7 @@ static rf_status gpu_load_end(void *dev)
     rf_status st = rf_gx_module_wait(x);
     /* the dictionary is data like the columns: copied with them */
     int64_t ndiag = x->d->count;
-    if (!st && needs_dict(x, 0) && dict_up_front(x) && (st = rf_gpu_dict_sync(&x->str, 0)) == RF_EDEVMEM)
+    if (!st && needs_dict(x) && (st = rf_gpu_dict_sync(&x->str, 0)) == RF_EDEVMEM)
         /* one piece (kernels read any code's bytes): the warning says so */
         rf_gx_oom_prefix(x, ndiag, "the strings' copy, which does not split (the program reads string bytes): ");
     if (!st) st = wake(x);

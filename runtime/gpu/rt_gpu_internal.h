@@ -256,18 +256,11 @@ typedef struct gstr {
     int threads; /* host threads for copying the dictionary */
     int64_t batch_codes; /* codes copied per batch (0: 8 M; tests set fewer) */
     gdict dd;
-    uint64_t copied; /* bytes of dictionary copied to the device so far (windows too) */
-    int64_t codes0;  /* the codes the dictionary held when the run began (rf_rt_env) */
+    uint64_t copied; /* bytes of dictionary copied to the device so far */
     int synced;      /* a kernel of this run asked for the device copy (it stays until the run ends) */
     uint64_t *idle;  /* with an input cache: its idle bytes, which hold the copy's (idle_dd) */
     uint64_t idle_dd; /* until a kernel of the run asks for it (rt_gpu_cache.c) */
 } gstr;
-
-/* Codes the dictionary's device copy would take that no kernel reads,
-** below which they are copied anyway (up front, or growing the copy for an
-** island) rather than left out (a window, rt_gpu_str.c): a few MB at most,
-** and they stay on the device for the runs after. */
-#define RF_GPU_DICT_WINDOW_MIN (INT64_C(1) << 16)
 
 /* Makes the device copy hold codes 0..need-1 (need 0: every code the
 ** dictionary has now), copying only the codes it lacks: a copy kept from

@@ -8,12 +8,7 @@
 ** the inputs are loaded, with the inputs (so its copy counts as loading, not
 ** as running), and extended in place when a kernel meets a code interned
 ** later (constants, facts, strings made on the host): capacity is kept with
-** some slack, so an extension is usually one small copy of the new tail.
-** Where earlier runs of the process interned most of what the copy lacks
-** (another query's tables) and the run reads string bytes only in islands
-** and ranks, nothing is copied up front (rt_gpu_exec.c), and an island or
-** a sort whose codes lie above many it does not read gets a window of its
-** own codes instead (dict_span), released after it. The
+** some slack, so an extension is usually one small copy of the new tail. The
 ** host's threads make the bytes in batches of codes straight into the copy's
 ** staging (h2d_fill), each string read once, with no gathered copy between.
 **
@@ -185,22 +180,6 @@ static void dsync_fill(void *ctx, uint64_t begin, uint64_t end, char *out)
 
 #define BATCH_CODES (INT64_C(1) << 23)
 
-/* ds's ends, each code's (absolute: the first code starts at ds->base), on
-** ds->T threads: returns where the last code ends. */
-static uint64_t dsync_ends(dsync *ds)
-{
-    ds->phase = 0;
-    rf_rt_parallel(ds->T, dsync_task, ds);
-    uint64_t at = ds->base;
-    for (int t = 0; t < ds->T; t++) {
-        ds->add[t] = at;
-        at += ds->len[t];
-    }
-    ds->phase = 1;
-    rf_rt_parallel(ds->T, dsync_task, ds);
-    return at;
-}
-
 rf_status rf_gpu_dict_sync(gstr *s, int64_t need)
 {
     gdict *dd = &s->dd;
@@ -238,7 +217,14 @@ rf_status rf_gpu_dict_sync(gstr *s, int64_t need)
         ds.base = dd->nbytes;
         /* (an extension by a few codes: one thread) */
         ds.T = ds.c1 - ds.c0 < 65536 && !s->batch_codes ? 1 : Tmax;
-        uint64_t at = dsync_ends(&ds);
+        rf_rt_parallel(ds.T, dsync_task, &ds);
+        uint64_t at = dd->nbytes;
+        for (int t = 0; t < ds.T; t++) {
+            ds.add[t] = at;
+            at += ds.len[t];
+        }
+        ds.phase = 1;
+        rf_rt_parallel(ds.T, dsync_task, &ds);
         /* room for the rest too, estimated from the bytes per code so
         ** far (an eighth more): the bytes rarely move more than once */
         uint64_t want = at;
@@ -259,106 +245,6 @@ rf_status rf_gpu_dict_sync(gstr *s, int64_t need)
     }
     free(offs);
     return st;
-}
-
-/* A window's bytes: the strings of the codes present, in code order. */
-typedef struct wfill {
-    const rf_rt_dict *dict;
-    int64_t lo, span;
-    const uint64_t *ends; /* ends[i]: where code lo + i ends (0 bytes: absent) */
-} wfill;
-
-static void window_fill(void *ctx, uint64_t begin, uint64_t end, char *out)
-{
-    const wfill *w = ctx;
-    int64_t a = 0, b = w->span;
-    while (a < b) { /* the first code that ends after begin */
-        int64_t mid = a + (b - a) / 2;
-        if (w->ends[mid] > begin)
-            b = mid;
-        else
-            a = mid + 1;
-    }
-    for (int64_t i = a; i < w->span && begin < end; i++) {
-        uint64_t s0 = i ? w->ends[i - 1] : 0, s1 = w->ends[i];
-        if (s1 == s0) continue;
-        int64_t len = 0;
-        const char *p = rf_rt_dict_str(w->dict, (uint32_t)(w->lo + i), &len);
-        uint64_t to = (s1 < end ? s1 : end) - s0;
-        memcpy(out, p + (begin - s0), (size_t)(to - (begin - s0)));
-        out += to - (begin - s0);
-        begin = s0 + to;
-    }
-}
-
-/* The device dictionary for kernels that read the strings of the codes in
-** [lo, hi] that bm (a device byte per code of the span) marks, and no
-** others (*off, *bytes: their t[RF_ARGS_TDICT] pair). The run's copy, grown
-** to hi, where most of what that adds is read here (it stays for later
-** kernels); else a window: offsets over the span, the bytes of the codes
-** present alone, in fresh buffers (*wo, *wb: the caller releases them once
-** the kernels are done). The window's offsets count from its own bytes and
-** *off is where an array of them indexed by code would start, so kernels
-** read it as they read the whole copy. (TPC-H q13 after q10 in one process,
-** SF 0.2: its LIKE reads 2 codes above q10's 120,000 strings, which growing
-** the copy would move.) Fewer than RF_GPU_DICT_WINDOW_MIN codes besides its
-** own: the copy grows (it stays for later kernels and runs). */
-static rf_status dict_span(gstr *s, int64_t lo, int64_t hi, gptr bm, gptr *off, gptr *bytes, gbuf *wo, gbuf *wb)
-{
-    gdict *dd = &s->dd;
-    int64_t have = dd->off.p ? dd->n : 0, span = hi - lo + 1;
-    int64_t batch = s->batch_codes > 0 ? s->batch_codes : BATCH_CODES;
-    if (hi >= rf_rt_dict_count(s->dict)) return RF_EINTERNAL; /* a code the dictionary never gave */
-    uint8_t *present = NULL;
-    uint64_t *ends = NULL;
-    rf_status st = RF_OK;
-    int64_t np = 0;
-    if (hi >= have && span <= batch) {
-        present = rf_malloc((size_t)span + 1);
-        st = present ? s->g->ops->d2h(s->g, present, bm, (uint64_t)span) : RF_ENOMEM;
-        for (int64_t i = 0; i < span && !st; i++) np += present[i] != 0;
-    }
-    /* grow the copy: all there, a window too big, half of what it adds read
-    ** here, or what it adds besides few */
-    if (!present || st || hi + 1 - have <= 2 * np || hi + 1 - have - np < RF_GPU_DICT_WINDOW_MIN) {
-        free(present);
-        if (st) return st;
-        st = rf_gpu_dict_sync(s, hi + 1);
-        *off = dd->off.p;
-        *bytes = dd->bytes.p;
-        return st;
-    }
-    ends = rf_malloc((size_t)(span + 1) * 8);
-    if (!ends) st = RF_ENOMEM;
-    uint64_t nb = 0, prev = 0;
-    /* every code's end (from the lengths the code table keeps), then the
-    ** absent ones' lengths taken out */
-    if (!st) rf_rt_dict_ends(s->dict, lo, hi + 1, 0, ends + 1);
-    for (int64_t i = 0; i < span && !st; i++) {
-        uint64_t e = ends[i + 1];
-        if (present[i]) nb += e - prev;
-        prev = e;
-        ends[i + 1] = nb;
-    }
-    if (!st) ends[0] = 0;
-    wfill w = {s->dict, lo, span, ends + 1};
-    if (!st) st = rf_gpool_alloc(s->pool, (uint64_t)(span + 1) * 8, wo);
-    if (!st) st = rf_gpool_alloc(s->pool, nb ? nb : 1, wb);
-    if (!st && nb) st = s->g->ops->h2d_fill(s->g, wb->p, nb, window_fill, &w);
-    if (!st) st = s->g->ops->h2d(s->g, wo->p, ends, (uint64_t)(span + 1) * 8);
-    /* the offsets are read by the copies: wait for them */
-    if (!st) st = s->g->ops->sync(s->g);
-    free(present);
-    free(ends);
-    if (st) {
-        rf_gpool_release(s->pool, wo);
-        rf_gpool_release(s->pool, wb);
-        return st;
-    }
-    s->copied += nb + (uint64_t)(span + 1) * 8;
-    *off = wo->p - (uint64_t)lo * 8;
-    *bytes = wb->p;
-    return RF_OK;
 }
 
 rf_status rf_gpu_code_range(gstr *s, gptr col, gptr rows, int64_t n, int64_t *lo, int64_t *hi)
@@ -502,9 +388,7 @@ rf_status rf_gpu_str_island(gstr *s, int32_t kid, int32_t j, const rf_gpu_island
     rf_status st = rf_gpu_code_set(s, col, rows, n, &lo, &hi, &bm);
     if (st) return st;
     int64_t span = hi - lo + 1;
-    gbuf wo = {0, 0}, wb = {0, 0};
-    gptr doff = 0, dbytes = 0;
-    st = dict_span(s, lo, hi, bm.p, &doff, &dbytes, &wo, &wb);
+    st = rf_gpu_dict_sync(s, hi + 1);
     int w = is->e->type == RF_TYPE_BOOL ? 1 : 8;
     if (!st) st = rf_gpool_alloc(s->pool, (uint64_t)span * (uint64_t)w, &out);
     rf_gpu_args a;
@@ -513,8 +397,8 @@ rf_status rf_gpu_str_island(gstr *s, int32_t kid, int32_t j, const rf_gpu_island
     RF_A_CODE_LO(a) = lo;
     RF_A_STR_PRESENT(a) = bm.p;
     RF_A_STR_TABLE(a) = out.p;
-    RF_A_DICT_OFFSETS(a) = doff;
-    RF_A_DICT_BYTES(a) = dbytes;
+    RF_A_DICT_OFFSETS(a) = s->dd.off.p;
+    RF_A_DICT_BYTES(a) = s->dd.bytes.p;
     char name[64];
     snprintf(name, sizeof name, "rfk%d_isl%d", kid, j);
     if (!st) st = slaunch(s, name, span, &a);
@@ -527,8 +411,6 @@ rf_status rf_gpu_str_island(gstr *s, int32_t kid, int32_t j, const rf_gpu_island
     }
     rf_gpool_release(s->pool, &out);
     rf_gpool_release(s->pool, &bm);
-    rf_gpool_release(s->pool, &wo);
-    rf_gpool_release(s->pool, &wb);
     *base = lo;
     return st;
 }
@@ -634,17 +516,15 @@ rf_status rf_gpu_str_ranks(gstr *s, gptr col, int64_t n, gbuf *ranks, int64_t *l
         rf_gpool_release(s->pool, &bm);
         return host_ranks(s, col, n, *lo, span, ranks, back);
     }
-    gbuf wo = {0, 0}, wb = {0, 0};
-    gptr doff = 0, dbytes = 0;
-    if (!st) st = dict_span(s, *lo, hi, bm.p, &doff, &dbytes, &wo, &wb);
+    if (!st) st = rf_gpu_dict_sync(s, hi + 1);
     if (!st) st = select_flags(s, bm.p, span, &idx, &np);
     rf_gpool_release(s->pool, &bm);
     rf_gpu_args a;
     memset(&a, 0, sizeof a);
     a.n = np;
     RF_A_CHUNK_CODE_LO(a) = *lo;
-    RF_A_DICT_OFFSETS(a) = doff;
-    RF_A_DICT_BYTES(a) = dbytes;
+    RF_A_DICT_OFFSETS(a) = s->dd.off.p;
+    RF_A_DICT_BYTES(a) = s->dd.bytes.p;
     uint64_t maxlen = 0;
     if (!st) st = rf_gpool_alloc(s->pool, (uint64_t)np * 8, &keys);
     if (!st) st = rf_gpool_alloc(s->pool, 8, &mx);
@@ -682,8 +562,6 @@ rf_status rf_gpu_str_ranks(gstr *s, gptr col, int64_t n, gbuf *ranks, int64_t *l
     }
     rf_gpool_release(s->pool, &keys);
     rf_gpool_release(s->pool, &mx);
-    rf_gpool_release(s->pool, &wo);
-    rf_gpool_release(s->pool, &wb);
     if (!st) st = rf_gpool_alloc(s->pool, (uint64_t)span * 4, ranks);
     if (!st && back) st = rf_gpool_alloc(s->pool, (uint64_t)np * 4, back);
     memset(&a, 0, sizeof a);
