@@ -9,7 +9,8 @@
 ** input load timed as the load (rt_inputs.c reads, the device takes; a
 ** device with a slow start is started beside the reading, rt_start.c), the walk of the block graph
 ** (blocks, their kernels in order, terminators, the fixpoint watch
-** rf_rt_fixpoint with the --max-iterations bound, releases of dead values),
+** rf_rt_fixpoint with the --max-iterations bound, releases of dead values;
+** which of a loop's kernels a round runs is rt_rounds.c's),
 ** the per-kernel profile, and the outputs; with several ranks, the first
 ** vote of a run, that every rank runs rank 0's program on its device. A
 ** device is reached only through rf_rt_device_ops (rt_device.h).
@@ -20,6 +21,7 @@
 #include "rf_sys.h"
 #include "rt_device.h"
 #include "rt_inputs.h"
+#include "rt_rounds.h"
 #include "rt_start.h"
 #include "rf_rt_hold.h"
 #include "rf_rt_place.h"
@@ -336,120 +338,6 @@ static uint8_t *combine_steps(const rf_hir_program *p)
     return steps;
 }
 
-/* ---- a loop's kernels of empty input -------------------------------------
-** A semi-naive loop runs every rule of its stratum each round, and a rule
-** whose deltas are empty derives nothing: in a stratum of N predicates where
-** one gained rows, the other rules' kernels would each allocate, free (on
-** the GPU: launch) and make nothing, rounds x N times (a cycle of 2000
-** copies took 15 s on the CPU). So the walk does not run a loop's kernel
-** whose driving input is empty (makes_nothing: a map, copy, sort, dedupe or
-** difference of nothing, a join with an empty side, an anti-join of nothing,
-** a concatenation of nothing, a gather or join map of an empty index): its
-** output becomes empty, and an insert of nothing leaves its set as it is.
-** That is the kernel's result exactly; --profile counts it as skipped, not
-** as a call. A fused kernel (fused_until) is skipped whole or not at all,
-** and the later stages of one that ran are the device's. Sizes are the
-** host's (rows: the CPU's counts and the GPU's, which it reads back after
-** every kernel whose size depends on the data): no wait for the device.
-** With several ranks a rank's own rows do not tell, and every rank must
-** skip alike: the walk keeps which variables are empty on every rank (the
-** loop's tests, whose emptiness the ranks vote on at the branch anyway, and
-** what a skipped kernel made). */
-
-typedef struct skipper {
-    const rf_rt_device_ops *dv;
-    void *dev;
-    rf_rt_dist *dist;
-    uint8_t *empty;   /* with ranks: per variable, known to hold no rows on any rank */
-    int32_t *made;    /* the outputs of a fused kernel's stages that would be empty */
-    int32_t nmade;
-} skipper;
-
-static int is_loop(const rf_hir_block *bl)
-{
-    return bl->term == RF_HIR_T_BRANCH && (bl->target == bl->id || bl->else_target == bl->id);
-}
-
-static int var_empty(const skipper *s, int32_t v)
-{
-    if (v < 0) return 0;
-    for (int32_t i = 0; i < s->nmade; i++)
-        if (s->made[i] == v) return 1;
-    return s->dist ? s->empty[v] : s->dv->rows(s->dev, v) == 0;
-}
-
-/* Whether kernel k makes the empty relation (an insert: adds nothing)
-** without running, by which of its inputs are empty. */
-static int makes_nothing(const skipper *s, const rf_hir_kernel *k)
-{
-    switch (k->kind) {
-    case RF_HIR_MAP:
-    case RF_HIR_ANTI_INDEX: /* (the left side's rows that ...) */
-    case RF_HIR_UNIQUE:
-    case RF_HIR_DIFFERENCE: /* (the first input's rows that ...) */
-    case RF_HIR_SORT:
-    case RF_HIR_COPY: return k->nin >= 1 && var_empty(s, k->in[0]);
-    case RF_HIR_JOIN_MAP:
-    case RF_HIR_GATHER_MAP:
-    case RF_HIR_GATHER: return var_empty(s, k->idx);
-    case RF_HIR_JOIN_INDEX: return k->nin >= 2 && (var_empty(s, k->in[0]) || var_empty(s, k->in[1]));
-    case RF_HIR_LFTJ:
-        for (int32_t i = 0; i < k->nin; i++)
-            if (var_empty(s, k->in[i])) return 1;
-        return 0;
-    case RF_HIR_CONCAT:
-    case RF_HIR_INSERT: {
-        /* an insert adds in[1..] to its set in[0] */
-        int32_t i0 = k->kind == RF_HIR_INSERT;
-        if (k->nin <= i0 || (i0 && k->in[0] != k->out)) return 0;
-        for (int32_t i = i0; i < k->nin; i++)
-            if (!var_empty(s, k->in[i])) return 0;
-        return 1;
-    }
-    default: return 0; /* a group or a total of nothing is not always nothing */
-    }
-}
-
-/* How many kernels from bl's j-th on the walk does not run (0: it runs the
-** j-th): one, or a fused kernel's stages, all of them. */
-static int32_t skip_count(skipper *s, const rf_hir_block *bl, int32_t j)
-{
-    const rf_hir_kernel *k = bl->kernels[j];
-    if (!makes_nothing(s, k)) return 0;
-    int32_t last = s->dv->fused_until ? s->dv->fused_until(s->dev, k) : -1;
-    if (last < 0 || last == k->id) return 1;
-    s->nmade = 0;
-    int32_t n = 0;
-    for (int32_t i = j; i < bl->nkernels; i++) {
-        const rf_hir_kernel *ki = bl->kernels[i];
-        if (i > j && !makes_nothing(s, ki)) break;
-        if (ki->kind != RF_HIR_INSERT) s->made[s->nmade++] = ki->out;
-        if (ki->id == last) {
-            n = i - j + 1;
-            break;
-        }
-    }
-    s->nmade = 0;
-    return n;
-}
-
-/* Kernel k is not run: its result, empty, in place. */
-static void skip_kernel(skipper *s, const rf_rt_env *env, const rf_hir_kernel *k)
-{
-    if (env->o->profile && k->id >= 0 && k->id < env->res->nstats) env->res->stats[k->id].skipped++;
-    int insert = k->kind == RF_HIR_INSERT;
-    if (s->dv->skip) s->dv->skip(s->dev, k);
-    else if (!insert && s->dv->rows(s->dev, k->out) > 0) s->dv->free(s->dev, k->out);
-    if (s->dist && !insert) {
-        s->empty[k->out] = 1;
-        rf_rt_dist_emptied(s->dist, k->out);
-    }
-    for (int32_t r = 0; r < k->nrelease; r++) {
-        s->dv->free(s->dev, k->release[r]);
-        if (s->dist) s->empty[k->release[r]] = 1;
-    }
-}
-
 static rf_status dist_rows_total(void *dist, int32_t n, const int32_t *vars, int64_t *rows, rf_diags *d)
 {
     return rf_rt_dist_rows_total(dist, n, vars, rows, d);
@@ -467,23 +355,21 @@ static rf_status walk(const rf_rt_device_ops *dv, void *dev, const rf_rt_env *en
         fx.totals = dist_rows_total;
         fx.totals_ctx = dist;
     }
-    int32_t maxin = rf_hir_max_inputs(p), maxk = 0, maxtest = 0;
-    for (int32_t i = 0; i < p->nblocks; i++) {
-        if (p->blocks[i]->nkernels > maxk) maxk = p->blocks[i]->nkernels;
+    int32_t maxin = rf_hir_max_inputs(p), maxtest = 0;
+    for (int32_t i = 0; i < p->nblocks; i++)
         if (p->blocks[i]->ntest > maxtest) maxtest = p->blocks[i]->ntest;
-    }
     int64_t *in_rows = rf_calloc((size_t)maxin + 1, sizeof *in_rows); /* for --profile */
     uint8_t *steps = dist ? NULL : combine_steps(p); /* several ranks: the parts must combine */
-    skipper sk = {dv, dev, dist, NULL, rf_calloc((size_t)maxk + 1, sizeof *sk.made), 0};
-    /* with ranks: the known empty variables, and a branch's tests' emptiness (here and everywhere) */
+    /* a loop's kernels of empty input are not run (rt_rounds.c) */
+    rf_rt_rounds *rounds = NULL;
+    rf_status rst = rf_rt_rounds_new(env, dv, dev, dist, &rounds);
+    /* with ranks: a branch's tests' emptiness, here and everywhere */
     uint8_t *tested = dist ? rf_calloc((size_t)maxtest * 2 + 1, 1) : NULL;
-    if (dist) sk.empty = rf_calloc((size_t)p->nvars + 1, 1);
-    if (fst || !in_rows || !sk.made || (dist && (!tested || !sk.empty))) {
+    if (fst || rst || !in_rows || (dist && !tested)) {
         rf_rt_fixpoint_end(&fx);
         free(in_rows);
         free(steps);
-        free(sk.made);
-        free(sk.empty);
+        rf_rt_rounds_free(rounds);
         free(tested);
         return RF_ENOMEM;
     }
@@ -491,23 +377,14 @@ static rf_status walk(const rf_rt_device_ops *dv, void *dev, const rf_rt_env *en
     int32_t b = 0;
     while (!st) {
         const rf_hir_block *bl = p->blocks[b];
-        if ((st = rf_rt_fixpoint_enter(&fx, b, env->d))) break;
-        int loop = is_loop(bl);
-        int32_t span_end = -1; /* a fused kernel that ran: its stages up to here are the device's */
-        for (int32_t j = 0; j < bl->nkernels && !st; j++) {
+        if ((st = rf_rt_fixpoint_enter(&fx, b, env->d)) || (st = rf_rt_rounds_enter(rounds, b))) break;
+        for (int32_t j = rf_rt_rounds_next(rounds, -1); j < bl->nkernels && !st; j = rf_rt_rounds_next(rounds, j)) {
             const rf_hir_kernel *k = bl->kernels[j];
-            if (loop && j > span_end) {
-                int32_t n = skip_count(&sk, bl, j);
-                for (int32_t i = 0; i < n; i++) skip_kernel(&sk, env, bl->kernels[j + i]);
-                if (n > 0) {
-                    j += n - 1;
-                    continue;
-                }
-                int32_t last = dv->fused_until ? dv->fused_until(dev, k) : -1;
-                for (int32_t i = j + 1; last >= 0 && last != k->id && i < bl->nkernels; i++)
-                    if (bl->kernels[i]->id == last) span_end = i;
+            int32_t skipped = rf_rt_rounds_skip(rounds, j);
+            if (skipped > 0) {
+                j += skipped - 1;
+                continue;
             }
-            if (sk.empty) sk.empty[k->out] = 0;
             int step = steps && k->id >= 0 ? steps[k->id] : 0;
             if (step == 1) { /* a combining group: its rows are its groups */
                 for (int32_t r = 0; r < k->nrelease; r++) dv->free(dev, k->release[r]);
@@ -524,6 +401,7 @@ static rf_status walk(const rf_rt_device_ops *dv, void *dev, const rf_rt_env *en
                 copy.naggs = 0;
                 if ((st = run_kernel(dv, dev, env, &copy, in_rows))) break;
                 for (int32_t r = 0; r < k->nrelease; r++) dv->free(dev, k->release[r]);
+                rf_rt_rounds_ran(rounds, j);
                 continue;
             }
             if (dist) rf_rt_dist_at(dist, bl, j, dv->rows, dev);
@@ -542,9 +420,10 @@ static rf_status walk(const rf_rt_device_ops *dv, void *dev, const rf_rt_env *en
                 rf_rt_dist_fd_clash(dist, env->fd_clash->data, env->fd_clash->len);
             if (st) break;
             if (dist) rf_rt_dist_ran(dist, k);
+            rf_rt_rounds_ran(rounds, j);
             for (int32_t r = 0; r < k->nrelease; r++) {
                 dv->free(dev, k->release[r]);
-                if (sk.empty) sk.empty[k->release[r]] = 1;
+                rf_rt_rounds_freed(rounds, k->release[r]);
             }
         }
         if (st) break;
@@ -559,17 +438,17 @@ static rf_status walk(const rf_rt_device_ops *dv, void *dev, const rf_rt_env *en
             uint8_t *local = tested, *some = tested + bl->ntest;
             for (int32_t t = 0; t < bl->ntest; t++) local[t] = dv->rows(dev, bl->test[t]) > 0;
             if ((st = rf_rt_dist_any_each(dist, bl->ntest, local, some, &any, env->d))) break;
-            for (int32_t t = 0; t < bl->ntest; t++) sk.empty[bl->test[t]] = !some[t];
-        } else {
+            for (int32_t t = 0; t < bl->ntest; t++) rf_rt_rounds_tested(rounds, bl->test[t], some[t]);
+        } else if (!rf_rt_rounds_any(rounds, &any)) {
             for (int32_t t = 0; t < bl->ntest && !any; t++) any = dv->rows(dev, bl->test[t]) > 0;
         }
         b = any ? bl->target : bl->else_target;
     }
+    if (env->o->profile) rf_rt_rounds_profile(rounds, env->res);
     rf_rt_fixpoint_end(&fx);
     free(in_rows);
     free(steps);
-    free(sk.made);
-    free(sk.empty);
+    rf_rt_rounds_free(rounds);
     free(tested);
     return st;
 }
