@@ -16,7 +16,8 @@
 #   calls: fewer than a tenth of the kernel runs it skipped (without the skip
 #   every rule runs every round: about N * N * 5 calls);
 # MODE emu: the GPU emulator, fused and --no-fuse, with its skipped count;
-# MODE mpi: 2 CPU ranks (skipped, 77, where mpirun or MPI is missing).
+# MODE mpi: 2 CPU ranks and 2 emulated GPU ranks (skipped, 77, where mpirun
+#   or MPI is missing).
 set -u
 redfox=$1
 tests=$2
@@ -152,7 +153,11 @@ emu)
     done
     ;;
 mpi)
-    for prog in ring mutual closure; do run ranks "$prog" --device cpu; done
+    export RF_GPU_EMULATE=1 # (for the GPU ranks; the CPU's ignore it)
+    for prog in ring mutual closure; do
+        run ranks "$prog" --device cpu
+        run gpuranks "$prog" --device gpu
+    done
     ;;
 esac
 [ "$fails" -eq 0 ] || { echo "$fails failure(s)"; exit 1; }
