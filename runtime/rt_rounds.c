@@ -263,6 +263,11 @@ static loop_plan *plan_new(rf_rt_rounds *r, const rf_hir_block *bl)
                 else lp->readers[lp->rstart[v]++] = j;
             }
         }
+        /* a fused kernel's stage looked at every round: its first stage too
+        ** (a stage looked at alone would be taken as done by its fused kernel's
+        ** last run: the GPU keeps that until the first stage runs again) */
+        for (int32_t j = 0; !pass && j < n; j++)
+            if (bit_has(lp->always, j)) bit_set(lp->always, lp->head[j]);
         if (pass) /* (the placing moved each start to the next's) */
             for (int32_t v = p->nvars; v > 0; v--) lp->rstart[v] = lp->rstart[v - 1];
         if (pass) lp->rstart[0] = 0;
