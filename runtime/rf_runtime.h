@@ -168,7 +168,8 @@ typedef struct rf_rt_kstat {
     int32_t kernel;            /* kernel id */
     const char *what;          /* "k12 join_index" */
     const char *device;        /* "cpu" */
-    int64_t calls;
+    int64_t calls;             /* runs (work done) */
+    int64_t skipped;           /* in a loop, not run: its driving input was empty (rt_run.c) */
     double seconds;
     int64_t rows_in, rows_out;
     int64_t bytes_in, bytes_out; /* the columns the kernel uses (rf_hir_kernel_bytes) */

@@ -147,6 +147,12 @@ typedef struct rf_rt_device_ops {
     ** that may hold a rank's own strings moves on the device when, this
     ** time, no rank's rows hold any (runtime/dist/dist_codes.c). */
     rf_status (*codes_below)(void *dev, int32_t var, int64_t limit, int *below);
+    /* Optional: kernel k of a loop is not run, its driving input being
+    ** empty (rt_run.c): its output becomes empty (an insert's set stays as
+    ** it is) without a launch, and the device keeps the bookkeeping a run
+    ** would (the GPU: the values that died before k are freed). NULL: the
+    ** driver frees the output (free) where it holds rows. */
+    void (*skip)(void *dev, const rf_hir_kernel *k);
 } rf_rt_device_ops;
 
 /* The two devices (runtime/cpu/rt_cpu_exec.c, runtime/gpu/rt_gpu_exec.c). */

@@ -110,18 +110,28 @@ static void rank_steps_write(int32_t r, int32_t n, const rf_rt_rankstat *s, doub
 void rf_rt_profile_write(const rf_rt_result *res, FILE *f)
 {
     fprintf(f, "profile (device %s): load %.6f s, run %.6f s\n", res->device, res->load_seconds, res->run_seconds);
-    fprintf(f, "%-6s %-12s %-6s %6s %10s %12s %12s %14s\n", "kernel", "kind", "device", "calls", "ms", "rows in",
-            "rows out", "bytes moved");
+    int64_t skipped = 0, kskipped = 0;
+    for (int32_t i = 0; i < res->nstats; i++) {
+        skipped += res->stats[i].skipped;
+        kskipped += res->stats[i].skipped > 0;
+    }
+    /* (the column only where a loop's kernel was not run: its input was empty) */
+    fprintf(f, "%-6s %-12s %-6s %6s %10s %12s %12s %14s%s\n", "kernel", "kind", "device", "calls", "ms", "rows in",
+            "rows out", "bytes moved", skipped ? "  skipped" : "");
     for (int32_t i = 0; i < res->nstats; i++) {
         const rf_rt_kstat *s = &res->stats[i];
-        if (!s->calls) continue;
-        char rin[24], rout[24];
+        if (!s->calls && !s->skipped) continue;
+        char rin[24], rout[24], skip[32] = "";
         snprintf(rin, sizeof rin, "%lld", (long long)s->rows_in);
         snprintf(rout, sizeof rout, "%lld", (long long)s->rows_out);
-        fprintf(f, "k%-5d %-12s %-6s %6lld %10.3f %12s %12s %14lld\n", s->kernel, s->what, s->device,
+        if (skipped) snprintf(skip, sizeof skip, " %8lld", (long long)s->skipped);
+        fprintf(f, "k%-5d %-12s %-6s %6lld %10.3f %12s %12s %14lld%s\n", s->kernel, s->what, s->device ? s->device : "-",
                 (long long)s->calls, s->seconds * 1e3, s->rows_in < 0 ? "-" : rin, s->rows_out < 0 ? "-" : rout,
-                (long long)(s->bytes_in + s->bytes_out));
+                (long long)(s->bytes_in + s->bytes_out), skip);
     }
+    if (skipped)
+        fprintf(f, "skipped: %lld runs of %lld kernels in loops, not run: their driving input was empty (nothing to make)\n",
+                (long long)skipped, (long long)kskipped);
     if (!strcmp(res->device, "gpu")) {
         /* the copy phase's rate from its own bytes (a run under a cap copies
         ** ranges of inputs later, in the run: h2d_bytes counts those too) */

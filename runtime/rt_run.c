@@ -9,7 +9,8 @@
 ** input load timed as the load (rt_inputs.c reads, the device takes; a
 ** device with a slow start is started beside the reading, rt_start.c), the walk of the block graph
 ** (blocks, their kernels in order, terminators, the fixpoint watch
-** rf_rt_fixpoint with the --max-iterations bound, releases of dead values),
+** rf_rt_fixpoint with the --max-iterations bound, releases of dead values;
+** which of a loop's kernels a round runs is rt_rounds.c's),
 ** the per-kernel profile, and the outputs; with several ranks, the first
 ** vote of a run, that every rank runs rank 0's program on its device. A
 ** device is reached only through rf_rt_device_ops (rt_device.h).
@@ -20,6 +21,7 @@
 #include "rf_sys.h"
 #include "rt_device.h"
 #include "rt_inputs.h"
+#include "rt_rounds.h"
 #include "rt_start.h"
 #include "rf_rt_hold.h"
 #include "rf_rt_place.h"
@@ -353,22 +355,36 @@ static rf_status walk(const rf_rt_device_ops *dv, void *dev, const rf_rt_env *en
         fx.totals = dist_rows_total;
         fx.totals_ctx = dist;
     }
-    int32_t maxin = rf_hir_max_inputs(p);
+    int32_t maxin = rf_hir_max_inputs(p), maxtest = 0;
+    for (int32_t i = 0; i < p->nblocks; i++)
+        if (p->blocks[i]->ntest > maxtest) maxtest = p->blocks[i]->ntest;
     int64_t *in_rows = rf_calloc((size_t)maxin + 1, sizeof *in_rows); /* for --profile */
     uint8_t *steps = dist ? NULL : combine_steps(p); /* several ranks: the parts must combine */
-    if (fst || !in_rows) {
+    /* a loop's kernels of empty input are not run (rt_rounds.c) */
+    rf_rt_rounds *rounds = NULL;
+    rf_status rst = rf_rt_rounds_new(env, dv, dev, dist, &rounds);
+    /* with ranks: a branch's tests' emptiness, here and everywhere */
+    uint8_t *tested = dist ? rf_calloc((size_t)maxtest * 2 + 1, 1) : NULL;
+    if (fst || rst || !in_rows || (dist && !tested)) {
         rf_rt_fixpoint_end(&fx);
         free(in_rows);
         free(steps);
+        rf_rt_rounds_free(rounds);
+        free(tested);
         return RF_ENOMEM;
     }
     rf_status st = RF_OK;
     int32_t b = 0;
     while (!st) {
         const rf_hir_block *bl = p->blocks[b];
-        if ((st = rf_rt_fixpoint_enter(&fx, b, env->d))) break;
-        for (int32_t j = 0; j < bl->nkernels && !st; j++) {
+        if ((st = rf_rt_fixpoint_enter(&fx, b, env->d)) || (st = rf_rt_rounds_enter(rounds, b))) break;
+        for (int32_t j = rf_rt_rounds_next(rounds, -1); j < bl->nkernels && !st; j = rf_rt_rounds_next(rounds, j)) {
             const rf_hir_kernel *k = bl->kernels[j];
+            int32_t skipped = rf_rt_rounds_skip(rounds, j);
+            if (skipped > 0) {
+                j += skipped - 1;
+                continue;
+            }
             int step = steps && k->id >= 0 ? steps[k->id] : 0;
             if (step == 1) { /* a combining group: its rows are its groups */
                 for (int32_t r = 0; r < k->nrelease; r++) dv->free(dev, k->release[r]);
@@ -385,6 +401,7 @@ static rf_status walk(const rf_rt_device_ops *dv, void *dev, const rf_rt_env *en
                 copy.naggs = 0;
                 if ((st = run_kernel(dv, dev, env, &copy, in_rows))) break;
                 for (int32_t r = 0; r < k->nrelease; r++) dv->free(dev, k->release[r]);
+                rf_rt_rounds_ran(rounds, j);
                 continue;
             }
             if (dist) rf_rt_dist_at(dist, bl, j, dv->rows, dev);
@@ -403,7 +420,11 @@ static rf_status walk(const rf_rt_device_ops *dv, void *dev, const rf_rt_env *en
                 rf_rt_dist_fd_clash(dist, env->fd_clash->data, env->fd_clash->len);
             if (st) break;
             if (dist) rf_rt_dist_ran(dist, k);
-            for (int32_t r = 0; r < k->nrelease; r++) dv->free(dev, k->release[r]);
+            rf_rt_rounds_ran(rounds, j);
+            for (int32_t r = 0; r < k->nrelease; r++) {
+                dv->free(dev, k->release[r]);
+                rf_rt_rounds_freed(rounds, k->release[r]);
+            }
         }
         if (st) break;
         if (bl->term == RF_HIR_T_HALT) break;
@@ -412,13 +433,23 @@ static rf_status walk(const rf_rt_device_ops *dv, void *dev, const rf_rt_env *en
             continue;
         }
         int any = 0;
-        for (int32_t t = 0; t < bl->ntest && !any; t++) any = dv->rows(dev, bl->test[t]) > 0;
-        if (dist && (st = rf_rt_dist_any(dist, any, &any, env->d))) break;
+        if (dist) {
+            /* the ranks vote on each test: what is empty on every rank, the next round skips */
+            uint8_t *local = tested, *some = tested + bl->ntest;
+            for (int32_t t = 0; t < bl->ntest; t++) local[t] = dv->rows(dev, bl->test[t]) > 0;
+            if ((st = rf_rt_dist_any_each(dist, bl->ntest, local, some, &any, env->d))) break;
+            for (int32_t t = 0; t < bl->ntest; t++) rf_rt_rounds_tested(rounds, bl->test[t], some[t]);
+        } else if (!rf_rt_rounds_any(rounds, &any)) {
+            for (int32_t t = 0; t < bl->ntest && !any; t++) any = dv->rows(dev, bl->test[t]) > 0;
+        }
         b = any ? bl->target : bl->else_target;
     }
+    if (env->o->profile) rf_rt_rounds_profile(rounds, env->res);
     rf_rt_fixpoint_end(&fx);
     free(in_rows);
     free(steps);
+    rf_rt_rounds_free(rounds);
+    free(tested);
     return st;
 }
 

@@ -600,4 +600,5 @@ const rf_rt_device_ops rf_rt_cpu_device = {
     cpu_fused_until, cpu_unfuse, /* grouped totals at their map; a recursion's candidates at its first join */
     0,                           /* takes columns widened (rt_inputs.c widens stored ones) */
     NULL,                        /* (no exchange: nothing to check codes for) */
+    NULL,                        /* a kernel not run: the driver frees its output (cpu_free) */
 };

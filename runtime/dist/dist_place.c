@@ -779,6 +779,8 @@ void rf_rt_dist_at(rf_rt_dist *x, const rf_hir_block *bl, int32_t j, int64_t (*r
     x->kernels++;
 }
 
+void rf_rt_dist_emptied(rf_rt_dist *x, int32_t var) { x->vars[var].place = place_of(RF_RT_PLACE_EMPTY); }
+
 void rf_rt_dist_loaded(rf_rt_dist *x, int32_t var) { x->vars[var].place = place_of(RF_RT_PLACE_ANY); }
 
 void rf_rt_dist_loaded_whole(rf_rt_dist *x, int32_t var) { x->vars[var].place = place_of(RF_RT_PLACE_REPL); }

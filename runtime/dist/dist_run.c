@@ -631,14 +631,32 @@ void rf_rt_dist_read(rf_rt_dist *x, int64_t rows, int64_t bytes)
     x->stat.read_bytes += bytes;
 }
 
-rf_status rf_rt_dist_any(rf_rt_dist *x, int local_any, int *any, rf_diags *d)
+/* Bits of a vote's numbers that carry a test's emptiness (not the sign bit). */
+#define TEST_BITS 63
+
+rf_status rf_rt_dist_any_each(rf_rt_dist *x, int32_t n, const uint8_t *local, uint8_t *some, int *any, rf_diags *d)
 {
     rf_rt_dist_vote *all = rf_calloc((size_t)x->size, sizeof *all);
     if (!all) return RF_ENOMEM;
-    int64_t v[RF_RT_DIST_VOTE_N] = {local_any};
-    rf_status st = dist_vote(x, 0, v, all, "a loop's test", d);
+    rf_status st = RF_OK;
     *any = 0;
-    for (int r = 0; r < x->size && !st; r++) *any |= all[r].v[0] != 0;
+    /* one vote per RF_RT_DIST_VOTE_N * TEST_BITS tests, and one for none:
+    ** every rank votes alike (they run one program) */
+    int32_t per = RF_RT_DIST_VOTE_N * TEST_BITS, i0 = 0;
+    do {
+        int32_t m = n - i0 < per ? n - i0 : per;
+        int64_t v[RF_RT_DIST_VOTE_N] = {0};
+        for (int32_t i = 0; i < m; i++)
+            if (local[i0 + i]) v[i / TEST_BITS] |= INT64_C(1) << (i % TEST_BITS);
+        if ((st = dist_vote(x, 0, v, all, "a loop's test", d))) break;
+        for (int32_t i = 0; i < m; i++) {
+            int64_t bit = INT64_C(1) << (i % TEST_BITS);
+            some[i0 + i] = 0;
+            for (int r = 0; r < x->size && !some[i0 + i]; r++) some[i0 + i] = (all[r].v[i / TEST_BITS] & bit) != 0;
+            *any |= some[i0 + i];
+        }
+        i0 += per;
+    } while (i0 < n);
     free(all);
     return st;
 }

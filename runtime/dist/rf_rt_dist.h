@@ -271,6 +271,9 @@ rf_status rf_rt_dist_move_rels(rf_rt_dist *x, const rf_rt_dist_move *m, int32_t 
 int rf_rt_dist_span_still(rf_rt_dist *x, const rf_hir_block *bl, int32_t j0, int32_t last);
 /* Records where kernel k's output is after it ran. */
 void rf_rt_dist_ran(rf_rt_dist *x, const rf_hir_kernel *k);
+/* Variable var holds no rows on any rank (the walk did not run the kernel
+** that writes it, whose driving input was empty on every rank). */
+void rf_rt_dist_emptied(rf_rt_dist *x, int32_t var);
 /* The walk is at kernel j of block bl (planned next); rows(dev, v) gives
 ** this rank's rows of any variable v. A join that weighs a broadcast plans
 ** the rest of bl ahead with it (no messages) and counts the later moves of
@@ -289,8 +292,10 @@ void rf_rt_dist_fd_clash(rf_rt_dist *x, const char *key, int64_t n);
 ** over the ranks, but a replicated variable's (every rank holds all its
 ** rows) as they are. A collective (the --max-iterations error's sizes). */
 rf_status rf_rt_dist_rows_total(rf_rt_dist *x, int32_t n, const int32_t *vars, int64_t *rows, rf_diags *d);
-/* A branch: *any becomes whether any rank holds rows of a tested variable. */
-rf_status rf_rt_dist_any(rf_rt_dist *x, int local_any, int *any, rf_diags *d);
+/* A branch's n tests: some[i] becomes whether any rank holds rows of the
+** i-th (local[i]: whether this rank does), *any whether any rank holds rows
+** of one of them. A collective (one vote per 1008 tests, and one for none). */
+rf_status rf_rt_dist_any_each(rf_rt_dist *x, int32_t n, const uint8_t *local, uint8_t *some, int *any, rf_diags *d);
 /* ---- moves on the device (dist_xport.c) ---------------------------------- */
 
 /* The transport for moves a device makes itself (rf_rt_xport.h), for a run

@@ -498,6 +498,19 @@ static void gpu_free(void *dev, int32_t var)
     rf_gx_var_clear(dev, var);
 }
 
+/* A loop's kernel the driver does not run (its driving input is empty): no
+** launch; the values that died before it are freed as a run would free
+** them (rt_gpu_live.c), and its output is empty. */
+static void gpu_skip(void *dev, const rf_hir_kernel *k)
+{
+    gx *x = dev;
+    rf_gx_live_before(x, k);
+    rf_gx_jidx_before(x, k);
+    if (k->kind == RF_HIR_INSERT) return; /* (its set stays as it is) */
+    drop_view(x, k->out);
+    rf_gx_var_clear(x, k->out);
+}
+
 /* After a start beside the reading: the run's thread takes the device over. */
 static void gpu_attach(void *dev, rf_diags *d)
 {
@@ -608,5 +621,5 @@ const rf_rt_device_ops rf_rt_gpu_device = {
     gpu_to_host, gpu_free, gpu_close, gpu_view,
     gpu_attach,  rf_gx_exchange, gpu_report, gpu_fused_until, gpu_unfuse,
     1, /* narrow columns as stored: widened on the device (rt_gpu_wire.c) */
-    rf_gx_codes_below,
+    rf_gx_codes_below, gpu_skip,
 };
